@@ -1,0 +1,240 @@
+package decode
+
+import (
+	"encoding/hex"
+	"fmt"
+	"net"
+	"net/netip"
+	"sort"
+	"strconv"
+	"sync"
+)
+
+// Kind says how a field's value is stored, compared and printed.
+type Kind uint8
+
+const (
+	KindUint   Kind = iota // unsigned integer (Value.U)
+	KindBool               // 0/1 (Value.U)
+	KindString             // text (Value.S)
+	KindBytes              // raw bytes (Value.B), printed as hex
+	KindAddr               // IPv4/IPv6 address or GID (Value.A)
+	KindMAC                // 6-byte MAC (Value.B)
+	KindFloat              // float64 (Value.F), e.g. frame.time_epoch
+)
+
+var kindNames = [...]string{"uint", "bool", "string", "bytes", "address", "mac", "float"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// FieldID is the catalogue index of a field; comparing IDs is how the hot
+// path avoids string work.
+type FieldID uint16
+
+// FieldDef describes one field of the catalogue behind -G fields, -e and -Y.
+type FieldDef struct {
+	ID   FieldID
+	Name string // stable contract, e.g. "smc.cdc.prod.count"
+	Kind Kind
+	Desc string
+	// Hex asks the -V tree to show the number in hex (fields output stays decimal).
+	Hex bool
+	// Enum, when set, names a numeric value (e.g. a decline code), for -V and text lines.
+	Enum func(uint64) string
+}
+
+// FieldOpt adjusts a FieldDef at registration.
+type FieldOpt func(*FieldDef)
+
+// Hex shows the value in hex in the -V tree.
+func Hex() FieldOpt { return func(d *FieldDef) { d.Hex = true } }
+
+// Enum attaches a namer for numeric values.
+func Enum(f func(uint64) string) FieldOpt { return func(d *FieldDef) { d.Enum = f } }
+
+// The catalogue is written only by package initialisation (Field calls in
+// var blocks), like gopacket's layer-type registry, and read-only afterwards.
+var catalogue struct {
+	sync.RWMutex
+	defs   []FieldDef
+	byName map[string]FieldID
+}
+
+// Field registers a field in the catalogue and returns its ID. It is meant
+// for package-level var blocks; a duplicate name is a programming error and
+// panics at start-up.
+func Field(name string, k Kind, desc string, opts ...FieldOpt) FieldID {
+	catalogue.Lock()
+	defer catalogue.Unlock()
+	if catalogue.byName == nil {
+		catalogue.byName = make(map[string]FieldID)
+	}
+	if _, dup := catalogue.byName[name]; dup {
+		panic("decode: field registered twice: " + name)
+	}
+	id := FieldID(len(catalogue.defs))
+	d := FieldDef{ID: id, Name: name, Kind: k, Desc: desc}
+	for _, o := range opts {
+		o(&d)
+	}
+	catalogue.defs = append(catalogue.defs, d)
+	catalogue.byName[name] = id
+	return id
+}
+
+// LookupField finds a field by name.
+func LookupField(name string) (FieldDef, bool) {
+	catalogue.RLock()
+	defer catalogue.RUnlock()
+	id, ok := catalogue.byName[name]
+	if !ok {
+		return FieldDef{}, false
+	}
+	return catalogue.defs[id], true
+}
+
+// Def returns the definition of a registered field.
+func Def(id FieldID) FieldDef {
+	catalogue.RLock()
+	defer catalogue.RUnlock()
+	return catalogue.defs[id]
+}
+
+// Fields returns every registered field sorted by name.
+func Fields() []FieldDef {
+	catalogue.RLock()
+	out := append([]FieldDef(nil), catalogue.defs...)
+	catalogue.RUnlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Value is one field value. Which member is meaningful depends on the
+// field's Kind. B may alias packet bytes: copy it to keep it past the frame.
+type Value struct {
+	U uint64
+	F float64
+	S string
+	B []byte
+	A netip.Addr
+}
+
+// Format renders v the way -T fields prints it: numbers in decimal,
+// booleans 0/1, addresses in their usual text form, bytes as hex.
+func (v Value) Format(k Kind) string {
+	return string(v.Append(nil, k))
+}
+
+// Append is Format without allocating a new string.
+func (v Value) Append(dst []byte, k Kind) []byte {
+	switch k {
+	case KindUint, KindBool:
+		return strconv.AppendUint(dst, v.U, 10)
+	case KindString:
+		return append(dst, v.S...)
+	case KindBytes:
+		return hex.AppendEncode(dst, v.B)
+	case KindAddr:
+		return v.A.AppendTo(dst)
+	case KindMAC:
+		if len(v.B) == 6 {
+			return append(dst, net.HardwareAddr(v.B).String()...)
+		}
+		return hex.AppendEncode(dst, v.B)
+	case KindFloat:
+		return strconv.AppendFloat(dst, v.F, 'f', 9, 64)
+	}
+	return dst
+}
+
+// Display renders v for the -V tree and text lines: hex where the field asks
+// for it, plus the enum name when there is one.
+func (v Value) Display(d FieldDef) string {
+	var s string
+	switch {
+	case (d.Kind == KindUint) && d.Hex:
+		s = fmt.Sprintf("0x%x", v.U)
+	default:
+		s = v.Format(d.Kind)
+	}
+	if d.Enum != nil {
+		if n := d.Enum(v.U); n != "" {
+			s += " (" + n + ")"
+		}
+	}
+	return s
+}
+
+// Record collects the fields of one frame (or one tracker object). It is
+// reused from frame to frame: Reset keeps the backing arrays.
+type Record struct {
+	IDs  []FieldID
+	Vals []Value
+}
+
+// Reset empties the record, keeping its memory.
+func (r *Record) Reset() {
+	r.IDs = r.IDs[:0]
+	r.Vals = r.Vals[:0]
+}
+
+// Add appends one value.
+func (r *Record) Add(id FieldID, v Value) {
+	r.IDs = append(r.IDs, id)
+	r.Vals = append(r.Vals, v)
+}
+
+// AddUint appends a numeric value.
+func (r *Record) AddUint(id FieldID, u uint64) { r.Add(id, Value{U: u}) }
+
+// AddBool appends a boolean as 0/1.
+func (r *Record) AddBool(id FieldID, b bool) {
+	var u uint64
+	if b {
+		u = 1
+	}
+	r.Add(id, Value{U: u})
+}
+
+// AddString appends text.
+func (r *Record) AddString(id FieldID, s string) { r.Add(id, Value{S: s}) }
+
+// AddBytes appends raw bytes (aliasing b) for KindBytes and KindMAC fields.
+func (r *Record) AddBytes(id FieldID, b []byte) { r.Add(id, Value{B: b}) }
+
+// AddAddr appends an address or GID.
+func (r *Record) AddAddr(id FieldID, a netip.Addr) { r.Add(id, Value{A: a}) }
+
+// AddFloat appends a float.
+func (r *Record) AddFloat(id FieldID, f float64) { r.Add(id, Value{F: f}) }
+
+// First returns the first value of id in the record.
+func (r *Record) First(id FieldID) (Value, bool) {
+	for i, x := range r.IDs {
+		if x == id {
+			return r.Vals[i], true
+		}
+	}
+	return Value{}, false
+}
+
+// Has reports whether id occurs in the record.
+func (r *Record) Has(id FieldID) bool {
+	for _, x := range r.IDs {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
+
+// FieldAppender is implemented by every layer and tracker object that
+// contributes fields.
+type FieldAppender interface {
+	AppendFields(r *Record)
+}
