@@ -1,0 +1,59 @@
+# smcscope — the two commands a fresh machine needs are `make demo` and `make test`.
+GO          ?= go
+BIN         := bin
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+# The demo reads a capture made by this repository's own lab; before the first lab run
+# the reference capture of the same scenario is used.
+DEMO_SAMPLE ?= $(firstword $(wildcard samples/pingpong.pcap) testdata/reference/pingpong.pcap)
+FUZZTIME    ?= 5m
+
+.PHONY: all build demo test test-deps lint unit e2e samples fuzz bench clean
+
+all: build
+
+build:
+	CGO_ENABLED=0 $(GO) build -o $(BIN)/ ./cmd/...
+
+# Set up and run the main job on a bundled sample.
+demo: build
+	@echo "== smcdump -r $(DEMO_SAMPLE) -c 25 (one line per SMC-relevant frame)"
+	@$(BIN)/smcdump -r $(DEMO_SAMPLE) -c 25
+	@echo; echo "== the decline of a server without RoCE device"
+	@$(BIN)/smcdump -r $(firstword $(wildcard samples/decline-nordma.pcap) testdata/reference/decline-nordma.pcap) -Y 'smc.clc.type == 4'
+	@echo; echo "== connections (-z smc,conns)"
+	@$(BIN)/smcdump -r $(DEMO_SAMPLE) -z smc,conns
+	@echo; echo "== link groups (-z smc,lgr)"
+	@$(BIN)/smcdump -r $(DEMO_SAMPLE) -z smc,lgr
+
+# Everything CI runs: tools, lint, unit + differential tests, lab end-to-end tests.
+test: test-deps lint unit e2e
+
+test-deps:
+	@scripts/test-deps
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
+
+unit:
+	$(GO) test -count=1 ./...
+
+# Boots the QEMU lab and drives the real binaries in it; skips with the reason where it cannot run.
+e2e:
+	SMCSCOPE_E2E=1 $(GO) test -count=1 -timeout 25m -v -run 'E2E' ./lab/
+
+# Regenerate samples/ from the lab (root, qemu; about 3 minutes).
+samples:
+	lab/run all
+
+# Fuzz every target for FUZZTIME each.
+fuzz:
+	@scripts/fuzz-all $(FUZZTIME)
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./decode/ ./capture/ ./track/ ./filter/
+	bench/compare.sh
+
+clean:
+	rm -rf $(BIN)
