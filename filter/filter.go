@@ -1,0 +1,248 @@
+package filter
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/smcscope/smcscope/decode"
+)
+
+// Filter is a compiled display filter. It is immutable, so one Filter may
+// be shared by goroutines that each match their own Records.
+type Filter struct {
+	root node
+	ids  []decode.FieldID
+}
+
+// Compile parses expr and resolves its field names through the decode
+// catalogue. Errors are *SyntaxError.
+func Compile(expr string) (*Filter, error) {
+	toks, err := lex(expr)
+	if err != nil {
+		return nil, err
+	}
+	p := &parser{expr: expr, toks: toks}
+	if toks[0].kind == tEOF {
+		return nil, errAt(expr, toks[0].pos, "empty filter")
+	}
+	root, err := p.parseOr()
+	if err != nil {
+		return nil, err
+	}
+	if t := p.peek(); t.kind != tEOF {
+		msg := "unexpected " + t.describe()
+		switch t.kind {
+		case tRParen:
+			msg = `unexpected ")" without matching "("`
+		case tWord, tString, tLParen, tNot:
+			msg += `: expected "and", "or" or end of filter`
+		}
+		return nil, errAt(expr, t.pos, msg)
+	}
+	return &Filter{root: root, ids: p.ids}, nil
+}
+
+// Match reports whether the frame's fields satisfy the filter. It does not
+// allocate.
+func (f *Filter) Match(r *decode.Record) bool {
+	return f.root.match(r)
+}
+
+// String returns the filter in canonical form: keywords spelled out ("and",
+// "==") and parentheses only where precedence needs them. Compiling it
+// yields an equivalent filter.
+func (f *Filter) String() string {
+	return string(f.root.appendTo(nil))
+}
+
+// Fields lists the catalogue fields the filter reads (a protocol prefix
+// contributes all of its fields), in order of first use, so a caller can
+// tell whether a lazy decoder must produce them.
+func (f *Filter) Fields() []decode.FieldID {
+	return append([]decode.FieldID(nil), f.ids...)
+}
+
+// node is one compiled sub-expression.
+type node interface {
+	match(r *decode.Record) bool
+	appendTo(b []byte) []byte
+}
+
+type andNode struct{ l, r node }
+
+func (n *andNode) match(r *decode.Record) bool { return n.l.match(r) && n.r.match(r) }
+func (n *andNode) appendTo(b []byte) []byte {
+	b = appendOperand(b, n.l, true)
+	b = append(b, " and "...)
+	return appendOperand(b, n.r, true)
+}
+
+type orNode struct{ l, r node }
+
+func (n *orNode) match(r *decode.Record) bool { return n.l.match(r) || n.r.match(r) }
+func (n *orNode) appendTo(b []byte) []byte {
+	b = appendOperand(b, n.l, false)
+	b = append(b, " or "...)
+	return appendOperand(b, n.r, false)
+}
+
+type notNode struct{ x node }
+
+func (n *notNode) match(r *decode.Record) bool { return !n.x.match(r) }
+func (n *notNode) appendTo(b []byte) []byte {
+	b = append(b, "not "...)
+	switch n.x.(type) {
+	case *andNode, *orNode:
+		b = append(b, '(')
+		b = n.x.appendTo(b)
+		return append(b, ')')
+	}
+	return n.x.appendTo(b)
+}
+
+// appendOperand writes an operand of "and"/"or", parenthesising an "or"
+// under an "and" (where precedence would otherwise regroup it).
+func appendOperand(b []byte, x node, inAnd bool) []byte {
+	if _, isOr := x.(*orNode); isOr && inAnd {
+		b = append(b, '(')
+		b = x.appendTo(b)
+		return append(b, ')')
+	}
+	return x.appendTo(b)
+}
+
+// presentNode tests that one field occurs in the frame.
+type presentNode struct {
+	id   decode.FieldID
+	name string
+}
+
+func (n *presentNode) match(r *decode.Record) bool { return r.Has(n.id) }
+func (n *presentNode) appendTo(b []byte) []byte    { return append(b, n.name...) }
+
+// prefixNode tests that any field under a protocol prefix (smc.cdc, roce)
+// occurs; a bitset over FieldIDs keeps this one load per record entry.
+type prefixNode struct {
+	bits []uint64
+	name string
+}
+
+func (n *prefixNode) match(r *decode.Record) bool {
+	for _, id := range r.IDs {
+		if w := int(id >> 6); w < len(n.bits) && n.bits[w]&(1<<(id&63)) != 0 {
+			return true
+		}
+	}
+	return false
+}
+func (n *prefixNode) appendTo(b []byte) []byte { return append(b, n.name...) }
+
+type op uint8
+
+const (
+	opEq    op = iota // any value equal
+	opNe              // present, and no value equal (Wireshark's "!=", all_ne)
+	opAnyNe           // any value not equal (Wireshark's "~=")
+	opLt
+	opLe
+	opGt
+	opGe
+	opContains
+)
+
+var opText = [...]string{"==", "!=", "~=", "<", "<=", ">", ">=", "contains"}
+
+// cmpNode compares every value of one field with a literal.
+type cmpNode struct {
+	id   decode.FieldID
+	kind decode.Kind
+	op   op
+	lit  literal
+	name string
+	text string // the literal as typed, for String
+}
+
+func (n *cmpNode) match(r *decode.Record) bool {
+	seen := false
+	for i, id := range r.IDs {
+		if id != n.id {
+			continue
+		}
+		seen = true
+		v := &r.Vals[i]
+		var hit bool
+		switch n.op {
+		case opEq, opNe:
+			hit = equalLiteral(n.kind, v, &n.lit)
+			if n.op == opNe {
+				if hit {
+					return false
+				}
+				continue
+			}
+		case opAnyNe:
+			hit = !equalLiteral(n.kind, v, &n.lit)
+		case opLt:
+			hit = compareValue(n.kind, v, &n.lit.v) < 0
+		case opLe:
+			hit = compareValue(n.kind, v, &n.lit.v) <= 0
+		case opGt:
+			hit = compareValue(n.kind, v, &n.lit.v) > 0
+		case opGe:
+			hit = compareValue(n.kind, v, &n.lit.v) >= 0
+		case opContains:
+			if n.kind == decode.KindString {
+				hit = strings.Contains(v.S, n.lit.v.S)
+			} else {
+				hit = bytes.Contains(v.B, n.lit.v.B)
+			}
+		}
+		if hit {
+			return true
+		}
+	}
+	return n.op == opNe && seen
+}
+
+func (n *cmpNode) appendTo(b []byte) []byte {
+	b = append(b, n.name...)
+	b = append(b, ' ')
+	b = append(b, opText[n.op]...)
+	b = append(b, ' ')
+	return append(b, n.text...)
+}
+
+// inNode tests whether any value of a field is in a set of literals.
+type inNode struct {
+	id    decode.FieldID
+	kind  decode.Kind
+	set   []literal
+	name  string
+	texts []string
+}
+
+func (n *inNode) match(r *decode.Record) bool {
+	for i, id := range r.IDs {
+		if id != n.id {
+			continue
+		}
+		for j := range n.set {
+			if equalLiteral(n.kind, &r.Vals[i], &n.set[j]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (n *inNode) appendTo(b []byte) []byte {
+	b = append(b, n.name...)
+	b = append(b, " in {"...)
+	for i, t := range n.texts {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = append(b, t...)
+	}
+	return append(b, '}')
+}

@@ -1,0 +1,388 @@
+package filter
+
+import (
+	"errors"
+	"net/netip"
+	"strings"
+	"testing"
+
+	"github.com/smcscope/smcscope/decode"
+)
+
+// Test-only fields, one per Kind, under a prefix no real layer uses. The
+// values put in them below are taken from testdata/reference (pingpong:
+// server 10.10.0.1, client GID ::ffff:10.10.0.2 on MAC 52:54:00:0a:00:02,
+// UEID "SMC-LAB-UEID"; decline-nordma: peer diagnosis 0x03030002).
+var (
+	ftUint = decode.Field("filtertest.u", decode.KindUint, "test uint", decode.Enum(func(v uint64) string {
+		switch v {
+		case 1:
+			return "Proposal"
+		case 4:
+			return "Decline"
+		}
+		return ""
+	}))
+	ftHex   = decode.Field("filtertest.hex", decode.KindUint, "test hex uint", decode.Hex())
+	ftBool  = decode.Field("filtertest.flag", decode.KindBool, "test bool")
+	ftStr   = decode.Field("filtertest.s", decode.KindString, "test string")
+	ftBytes = decode.Field("filtertest.bytes", decode.KindBytes, "test bytes")
+	ftAddr  = decode.Field("filtertest.addr", decode.KindAddr, "test address")
+	ftMAC   = decode.Field("filtertest.mac", decode.KindMAC, "test MAC")
+	ftFloat = decode.Field("filtertest.f", decode.KindFloat, "test float")
+	ftSubA  = decode.Field("filtertest.sub.a", decode.KindUint, "under the sub prefix")
+	ftSubB  = decode.Field("filtertest.sub.b", decode.KindUint, "under the sub prefix")
+	ftSubx  = decode.Field("filtertest.subx", decode.KindUint, "shares letters, not the prefix")
+	ftNever = decode.Field("filtertest.never", decode.KindUint, "never in the test record")
+)
+
+func testRecord() *decode.Record {
+	r := &decode.Record{}
+	r.AddUint(ftUint, 4)
+	r.AddUint(ftUint, 42) // a second occurrence: multi-valued semantics
+	r.AddUint(ftHex, 0x03030002)
+	r.AddBool(ftBool, true)
+	r.AddString(ftStr, "SMC-LAB-UEID")
+	r.AddBytes(ftBytes, []byte{0xe2, 0xd4, 0xc3, 0xd9})
+	r.AddAddr(ftAddr, netip.MustParseAddr("10.10.0.1"))
+	r.AddAddr(ftAddr, netip.MustParseAddr("::ffff:10.10.0.2"))
+	r.AddBytes(ftMAC, []byte{0x52, 0x54, 0x00, 0x0a, 0x00, 0x02})
+	r.AddFloat(ftFloat, 1.5)
+	r.AddUint(ftSubA, 7)
+	return r
+}
+
+func TestMatch(t *testing.T) {
+	t.Parallel()
+	rec := testRecord()
+	tests := []struct {
+		expr string
+		want bool
+	}{
+		// presence and prefixes
+		{"filtertest.u", true},
+		{"filtertest.never", false},
+		{"filtertest.sub", true},
+		{"filtertest.sub.b", false},
+		{"filtertest", true},
+		{"!filtertest.never", true},
+		{"not filtertest.sub", false},
+		// numbers: decimal, hex, no octal, enum names, words for operators
+		{"filtertest.u == 4", true},
+		{"filtertest.u == 0x4", true},
+		{"filtertest.u == 04", true},
+		{"filtertest.u == 042", true},
+		{"filtertest.u == decline", true},
+		{"filtertest.u == Proposal", false},
+		{"filtertest.u eq 42", true},
+		{"filtertest.u == 5", false},
+		{"filtertest.hex == 0x03030002", true},
+		{"filtertest.hex == 50528258", true},
+		{"filtertest.hex > 0x03030001 && filtertest.hex < 0x03030003", true},
+		{"filtertest.hex ge 0x03030002 and filtertest.hex le 0x03030002", true},
+		{"filtertest.hex gt 0x03030002", false},
+		// multi-valued: any for ==, <, >; "!=" is "not =="; "~=" is any-differs
+		{"filtertest.u > 40", true},
+		{"filtertest.u < 5", true},
+		{"filtertest.u > 42", false},
+		{"filtertest.u != 4", false},
+		{"filtertest.u ne 5", true},
+		{"filtertest.u ~= 4", true},
+		{"filtertest.u any_ne 4", true},
+		{"filtertest.never != 4", false},
+		{"filtertest.never ~= 4", false},
+		{"filtertest.never == 0", false},
+		// sets and ranges
+		{"filtertest.u in {1 2 3}", false},
+		{"filtertest.u in {1, 2, 4}", true},
+		{"filtertest.u in {40..50}", true},
+		{"filtertest.u in {5..41}", false},
+		{"filtertest.u in {proposal decline}", true},
+		{"filtertest.addr in {10.10.0.9 10.10.0.2}", true},
+		{`filtertest.s in {"x" "SMC-LAB-UEID"}`, true},
+		{"filtertest.f in {1..2}", true},
+		// booleans
+		{"filtertest.flag == 1", true},
+		{"filtertest.flag == true", true},
+		{"filtertest.flag == FALSE", false},
+		{"filtertest.flag != 0", true},
+		// strings
+		{`filtertest.s == "SMC-LAB-UEID"`, true},
+		{`filtertest.s == SMC-LAB-UEID`, true},
+		{`filtertest.s == "smc-lab-ueid"`, false},
+		{`filtertest.s contains "LAB"`, true},
+		{`filtertest.s contains "lab"`, false},
+		{`filtertest.s > "SMC"`, true},
+		{`filtertest.s == "\x53MC-LAB-UEID"`, true},
+		// byte strings
+		{"filtertest.bytes == e2:d4:c3:d9", true},
+		{"filtertest.bytes == 0xe2d4c3d9", true},
+		{"filtertest.bytes == e2d4c3d9", true},
+		{"filtertest.bytes == e2-d4-c3-d9", true},
+		{"filtertest.bytes == e2:d4:c3", false},
+		{"filtertest.bytes contains d4:c3", true},
+		{"filtertest.bytes contains c3:d4", false},
+		{`filtertest.bytes contains "\xc3\xd9"`, true},
+		{"filtertest.bytes > e2:d4", true},
+		// addresses, GIDs, prefixes
+		{"filtertest.addr == 10.10.0.1", true},
+		{"filtertest.addr == 10.10.0.2", true}, // IPv4 literal vs IPv4-mapped GID
+		{"filtertest.addr == ::ffff:10.10.0.2", true},
+		{"filtertest.addr == ::ffff:10.10.0.1", true},
+		{"filtertest.addr == 0:0:0:0:0:ffff:0a0a:0002", true},
+		{"filtertest.addr == fe80::5054:ff:fe0a:2", false},
+		{"filtertest.addr == 10.10.0.0/16", true},
+		{"filtertest.addr == 192.168.0.0/16", false},
+		{"filtertest.addr != 10.10.0.0/24", false},
+		{"filtertest.addr > 10.10.0.1", true},
+		// MACs
+		{"filtertest.mac == 52:54:00:0a:00:02", true},
+		{"filtertest.mac == 52-54-00-0A-00-02", true},
+		{"filtertest.mac == 52:54:00:0a:00:01", false},
+		// floats
+		{"filtertest.f > 1.25", true},
+		{"filtertest.f == 1.5", true},
+		// logic and precedence: not > and > or
+		{"filtertest.never or filtertest.u == 4", true},
+		{"filtertest.never || filtertest.u == 4 && filtertest.flag", true},
+		{"filtertest.u == 4 or filtertest.never and filtertest.never", true},
+		{"(filtertest.u == 4 or filtertest.never) and filtertest.never", false},
+		{"not filtertest.never and filtertest.u", true},
+		{"not (filtertest.never or filtertest.u)", false},
+		{"!!filtertest.u", true},
+		{"((filtertest.u))", true},
+		{"filtertest.u==4&&filtertest.flag==1", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.expr, func(t *testing.T) {
+			f, err := Compile(tc.expr)
+			if err != nil {
+				t.Fatalf("Compile(%q): %v", tc.expr, err)
+			}
+			if got := f.Match(rec); got != tc.want {
+				t.Errorf("Compile(%q).Match = %v, want %v", tc.expr, got, tc.want)
+			}
+			// The canonical form must compile to a filter with the same
+			// verdict and the same canonical form.
+			g, err := Compile(f.String())
+			if err != nil {
+				t.Fatalf("Compile(String() = %q): %v", f.String(), err)
+			}
+			if g.String() != f.String() || g.Match(rec) != tc.want {
+				t.Errorf("round trip of %q via %q changed the filter", tc.expr, f.String())
+			}
+		})
+	}
+}
+
+func TestMatchEmptyRecord(t *testing.T) {
+	t.Parallel()
+	var empty decode.Record
+	for _, expr := range []string{"filtertest.u", "filtertest", "filtertest.u == 4",
+		"filtertest.u != 4", "filtertest.u in {4}", `filtertest.s contains "a"`} {
+		f, err := Compile(expr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Match(&empty) {
+			t.Errorf("%q matched an empty record", expr)
+		}
+	}
+	f, err := Compile("not filtertest.u")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.Match(&empty) {
+		t.Error(`"not filtertest.u" did not match an empty record`)
+	}
+}
+
+func TestString(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{"filtertest.u eq 4 && filtertest.flag", "filtertest.u == 4 and filtertest.flag"},
+		{"(filtertest.u || filtertest.flag) && filtertest.s", "(filtertest.u or filtertest.flag) and filtertest.s"},
+		{"filtertest.u || (filtertest.flag && filtertest.s)", "filtertest.u or filtertest.flag and filtertest.s"},
+		{"!(filtertest.u && filtertest.s)", "not (filtertest.u and filtertest.s)"},
+		{"filtertest.u in {1,2, 3..5}", "filtertest.u in {1 2 3..5}"},
+		{`filtertest.s contains "a\"b"`, `filtertest.s contains "a\"b"`},
+	}
+	for _, tc := range tests {
+		f, err := Compile(tc.in)
+		if tc.want == "" {
+			if err == nil {
+				t.Errorf("Compile(%q) succeeded, want error", tc.in)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("Compile(%q): %v", tc.in, err)
+		}
+		if got := f.String(); got != tc.want {
+			t.Errorf("Compile(%q).String() = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestFields(t *testing.T) {
+	t.Parallel()
+	f, err := Compile("filtertest.u == 4 and filtertest.sub or filtertest.u")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := f.Fields()
+	want := map[decode.FieldID]bool{ftUint: true, ftSubA: true, ftSubB: true}
+	if len(got) != len(want) {
+		t.Fatalf("Fields() = %v, want the IDs of %v", got, []string{"filtertest.u", "filtertest.sub.a", "filtertest.sub.b"})
+	}
+	for _, id := range got {
+		if !want[id] {
+			t.Errorf("Fields() has %d (%s), not read by the filter", id, decode.Def(id).Name)
+		}
+	}
+	if f.Match(&decode.Record{IDs: []decode.FieldID{ftSubx}, Vals: []decode.Value{{U: 1}}}) {
+		t.Error(`prefix "filtertest.sub" matched field filtertest.subx`)
+	}
+}
+
+func TestSyntaxErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		expr string
+		col  int
+		msg  string // substring of the message
+	}{
+		{"", 1, "empty filter"},
+		{"   ", 4, "empty filter"},
+		{"filtertest.u == 4 and smc.foo.bar", 23, `unknown field "smc.foo.bar"`},
+		{"filtertest.u ==", 14, `expected value after "=="`},
+		{"filtertest.u == and filtertest.s", 14, `expected value after "=="`},
+		{"filtertest.u >", 14, `expected value after ">"`},
+		{`filtertest.s == "abc`, 17, "unterminated string"},
+		{`filtertest.s == "abc\`, 17, "unterminated string"},
+		{`filtertest.s == "a\qb"`, 19, "bad escape"},
+		{"(filtertest.u", 1, `unclosed "("`},
+		{"((filtertest.u)", 1, `unclosed "("`},
+		{"filtertest.u)", 13, `unexpected ")"`},
+		{"(filtertest.u filtertest.s)", 15, `expected ")"`},
+		{"filtertest.u filtertest.s", 14, `expected "and", "or"`},
+		{`filtertest.u == "4"`, 17, "a string cannot be compared"},
+		{"filtertest.u == abc", 17, `"abc" is not an unsigned number for filtertest.u`},
+		{"filtertest.u == 99999999999999999999999", 17, "out of range"},
+		{"filtertest.u == 010x", 17, "is not an unsigned number"},
+		{"filtertest.flag == 2", 20, "not a boolean"},
+		{"filtertest.flag > 0", 17, "can only be compared with == or !="},
+		{"filtertest.addr == 10.10.0.300", 20, "is not an address"},
+		{"filtertest.addr == fe80::1%eth0", 20, "is not an address"},
+		{"filtertest.addr > 10.0.0.0/8", 19, "prefix can only be compared"},
+		{"filtertest.mac == 52:54:00:0a:00", 19, "is not a MAC address"},
+		{"filtertest.bytes == e2:d4x", 21, "is not a byte string"},
+		{"filtertest.bytes == 0xe2d", 21, "is not a byte string"},
+		{"filtertest.f == abc", 17, "is not a number"},
+		{"filtertest.u contains 4", 14, `"contains" needs a string or byte field`},
+		{"filtertest.sub == 4", 1, "is a protocol, not a field"},
+		{"filtertest.u in 4", 17, `expected "{"`},
+		{"filtertest.u in {}", 17, "empty set"},
+		{"filtertest.u in {1 2", 17, `unclosed "{"`},
+		{"filtertest.u in {5..1}", 18, "empty range"},
+		{"filtertest.u in {1 (}", 20, "in set"},
+		{"filtertest.u = 4", 14, `comparison is "=="`},
+		{"filtertest.u == 4 @", 19, "unexpected character"},
+		{"and filtertest.u", 1, "keyword"},
+		{"filtertest.u and", 17, "got end of filter"},
+		{"42", 1, "expected a field name"},
+		{"== 4", 1, "expected a field name"},
+		{"not", 4, "end of filter"},
+		{"é == 1", 1, "expected a field name"},
+		{"FILTERTEST.u", 1, "unknown field"},                         // names are case-sensitive, keywords are not
+		{"filtertest.s == \"é\" and x.y", 25, `unknown field "x.y"`}, // columns count runes
+	}
+	for _, tc := range tests {
+		t.Run(tc.expr, func(t *testing.T) {
+			_, err := Compile(tc.expr)
+			var se *SyntaxError
+			if !errors.As(err, &se) {
+				t.Fatalf("Compile(%q) error = %v, want *SyntaxError", tc.expr, err)
+			}
+			if se.Col != tc.col || !strings.Contains(se.Msg, tc.msg) {
+				t.Errorf("Compile(%q) = %q (col %d), want col %d and %q", tc.expr, se.Error(), se.Col, tc.col, tc.msg)
+			}
+			if want := "column "; !strings.HasPrefix(se.Error(), want) {
+				t.Errorf("Error() = %q, want prefix %q", se.Error(), want)
+			}
+		})
+	}
+}
+
+func TestCaret(t *testing.T) {
+	t.Parallel()
+	expr := "filtertest.u == 4 and\tsmc.foo"
+	_, err := Compile(expr)
+	var se *SyntaxError
+	if !errors.As(err, &se) {
+		t.Fatalf("want *SyntaxError, got %v", err)
+	}
+	want := expr + "\n" + strings.Repeat(" ", 21) + "\t^"
+	if got := se.Caret(expr); got != want {
+		t.Errorf("Caret =\n%s\nwant\n%s", got, want)
+	}
+	if se.Error() != `column 23: unknown field "smc.foo"` {
+		t.Errorf("Error() = %q", se.Error())
+	}
+	end := (&SyntaxError{Col: 5, Msg: "x"}).Caret("ab")
+	if end != "ab\n    ^" {
+		t.Errorf("Caret past the end = %q", end)
+	}
+}
+
+func TestMatchDoesNotAllocate(t *testing.T) {
+	rec := testRecord()
+	for _, expr := range []string{
+		"filtertest.u == 4 and filtertest.flag",
+		"filtertest.sub or filtertest.never",
+		`filtertest.s contains "LAB" and filtertest.bytes contains d4:c3`,
+		"filtertest.addr == 10.10.0.0/16 and filtertest.addr in {10.10.0.2} and filtertest.mac == 52:54:00:0a:00:02",
+		"not filtertest.u != 4 or filtertest.f > 1 or filtertest.u in {1..3}",
+	} {
+		f, err := Compile(expr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := testing.AllocsPerRun(100, func() { f.Match(rec) }); n != 0 {
+			t.Errorf("Match(%q) allocates %v times per call", expr, n)
+		}
+	}
+}
+
+func BenchmarkMatch(b *testing.B) {
+	rec := testRecord()
+	for _, bc := range []struct{ name, expr string }{
+		{"presence", "filtertest.flag"},
+		{"prefix", "filtertest.sub"},
+		{"uint", "filtertest.hex == 0x03030002"},
+		{"and-or", "filtertest.u == 5 or filtertest.hex == 0x03030002 and filtertest.flag"},
+		{"set", "filtertest.u in {1 2 3 40..50}"},
+		{"addr-prefix", "filtertest.addr == 10.10.0.0/16"},
+		{"contains", `filtertest.s contains "UEID"`},
+	} {
+		f, err := Compile(bc.expr)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				f.Match(rec)
+			}
+		})
+	}
+}
+
+func BenchmarkCompile(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Compile("filtertest.u == 4 and (filtertest.sub or not filtertest.addr == 10.10.0.0/16)"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
