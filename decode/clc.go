@@ -1,0 +1,438 @@
+package decode
+
+import (
+	"encoding/binary"
+	"fmt"
+	"net/netip"
+	"strconv"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+)
+
+// CLCType is the CLC message type at offset 4 (smc-wire-format §2.2).
+type CLCType uint8
+
+// CLC message types, net/smc/smc_clc.h.
+const (
+	CLCTypeProposal CLCType = 1 // SMC_CLC_PROPOSAL
+	CLCTypeAccept   CLCType = 2 // SMC_CLC_ACCEPT
+	CLCTypeConfirm  CLCType = 3 // SMC_CLC_CONFIRM
+	CLCTypeDecline  CLCType = 4 // SMC_CLC_DECLINE
+)
+
+func (t CLCType) String() string {
+	switch t {
+	case CLCTypeProposal:
+		return "Proposal"
+	case CLCTypeAccept:
+		return "Accept"
+	case CLCTypeConfirm:
+		return "Confirm"
+	case CLCTypeDecline:
+		return "Decline"
+	}
+	return "type(" + strconv.Itoa(int(t)) + ")"
+}
+
+// SMCType is the 2-bit SMC type ("path") of the CLC header: offered types in
+// a Proposal, the chosen one in Accept/Confirm (smc-wire-format §2.2).
+type SMCType uint8
+
+// SMC types, net/smc/smc_clc.h.
+const (
+	SMCTypeR SMCType = 0 // SMC_TYPE_R: SMC-R only
+	SMCTypeD SMCType = 1 // SMC_TYPE_D: SMC-D only
+	SMCTypeN SMCType = 2 // SMC_TYPE_N: neither
+	SMCTypeB SMCType = 3 // SMC_TYPE_B: both
+)
+
+func (t SMCType) String() string {
+	switch t {
+	case SMCTypeR:
+		return "SMC-R"
+	case SMCTypeD:
+		return "SMC-D"
+	case SMCTypeN:
+		return "none"
+	case SMCTypeB:
+		return "SMC-R+SMC-D"
+	}
+	return "smctype(" + strconv.Itoa(int(t)) + ")"
+}
+
+// HasR reports whether t includes SMC-R.
+func (t SMCType) HasR() bool { return t == SMCTypeR || t == SMCTypeB }
+
+// HasD reports whether t includes SMC-D.
+func (t SMCType) HasD() bool { return t == SMCTypeD || t == SMCTypeB }
+
+// CLC eyecatchers, "SMCR" and "SMCD" in EBCDIC. Linux accepts either one at
+// the start and in the trailer of every message (smc-wire-format §2.1).
+var (
+	EyecatcherSMCR = [4]byte{0xE2, 0xD4, 0xC3, 0xD9}
+	EyecatcherSMCD = [4]byte{0xE2, 0xD4, 0xC3, 0xC4}
+)
+
+func validEyecatcher(b []byte) bool {
+	if len(b) < 4 {
+		return false
+	}
+	e := [4]byte(b[:4])
+	return e == EyecatcherSMCR || e == EyecatcherSMCD
+}
+
+func eyecatcherName(e [4]byte) string {
+	switch e {
+	case EyecatcherSMCR:
+		return "SMCR"
+	case EyecatcherSMCD:
+		return "SMCD"
+	}
+	return fmt.Sprintf("%x", e[:])
+}
+
+const (
+	clcHeaderLen  = 8
+	clcTrailerLen = 4
+	clcMinLen     = clcHeaderLen + clcTrailerLen
+)
+
+// CLC is one CLC message (smc-wire-format §2): the handshake SMC runs in
+// the TCP stream before switching to RDMA or ISM. Only the body that matches
+// Type is meaningful; the others are zero.
+//
+// Contents is the message (Length bytes); Payload is whatever followed it
+// in the input (another CLC message, or application data after a fallback).
+type CLC struct {
+	layers.BaseLayer
+	// Offset 0, 4 bytes: "SMCR" or "SMCD" in EBCDIC.
+	Eyecatcher [4]byte
+	// Offset 4, 1 byte.
+	Type CLCType
+	// Offset 5, 2 bytes: total length including header and trailer.
+	Length uint16
+	// Offset 7, mask 0xF0.
+	Version uint8
+	// Offset 7, mask 0x08: first contact in Accept/Confirm, out of sync in
+	// a Decline, high bit of TypeV2 in a v2 Proposal.
+	Flag bool
+	// Offset 7, mask 0x0C: SMC v2 types offered (v2 Proposal only).
+	TypeV2 SMCType
+	// Offset 7, mask 0x03: SMC v1 types offered (Proposal) or the type chosen
+	// (Accept/Confirm).
+	TypeV1 SMCType
+
+	Proposal CLCProposal
+	Accept   CLCAccept // Accept and Confirm
+	Decline  CLCDecline
+
+	// Offset Length-4, 4 bytes. Linux does not check it on a Decline, so
+	// neither does DecodeFromBytes; see TrailerValid.
+	Trailer [4]byte
+}
+
+// LayerType returns LayerTypeCLC.
+func (c *CLC) LayerType() gopacket.LayerType { return LayerTypeCLC }
+
+// CanDecode returns LayerTypeCLC.
+func (c *CLC) CanDecode() gopacket.LayerClass { return LayerTypeCLC }
+
+// NextLayerType returns LayerTypeZero: nothing is encapsulated in CLC.
+// Bytes after the message are left in Payload for the stream framer.
+func (c *CLC) NextLayerType() gopacket.LayerType { return gopacket.LayerTypeZero }
+
+// FirstContact reports the first-contact flag of an Accept or Confirm (the
+// connection creates a new link group).
+func (c *CLC) FirstContact() bool {
+	return (c.Type == CLCTypeAccept || c.Type == CLCTypeConfirm) && c.Flag
+}
+
+// OutOfSync reports the out-of-sync flag of a Decline (the receiver must
+// drop its link group).
+func (c *CLC) OutOfSync() bool { return c.Type == CLCTypeDecline && c.Flag }
+
+// TrailerValid reports whether the trailer is a valid eyecatcher. It is
+// always true for decoded Proposals, Accepts and Confirms.
+func (c *CLC) TrailerValid() bool { return validEyecatcher(c.Trailer[:]) }
+
+// layerName names the message for errors, e.g. "CLC Accept".
+func (c *CLC) layerName() string {
+	switch c.Type {
+	case CLCTypeProposal:
+		return "CLC Proposal"
+	case CLCTypeAccept:
+		return "CLC Accept"
+	case CLCTypeConfirm:
+		return "CLC Confirm"
+	case CLCTypeDecline:
+		return "CLC Decline"
+	}
+	return "CLC"
+}
+
+// CLCMessageLength frames CLC messages in a TCP stream: it reports the
+// length field of the message starting at b. ok is false while fewer than 7
+// bytes are present, when b does not start with an eyecatcher, or when the
+// length is too small to hold a header and trailer (so a caller cutting
+// messages out of a stream always advances).
+func CLCMessageLength(b []byte) (n int, ok bool) {
+	if len(b) < 7 {
+		return 0, false
+	}
+	n = int(binary.BigEndian.Uint16(b[5:7]))
+	if !validEyecatcher(b) {
+		return n, false
+	}
+	return n, n >= clcMinLen
+}
+
+// DecodeFromBytes decodes one CLC message from the start of data. It does
+// not allocate unless it returns an error; after an error c is zero.
+func (c *CLC) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
+	err := c.decode(data, df)
+	if err != nil {
+		*c = CLC{}
+	}
+	return err
+}
+
+func (c *CLC) decode(data []byte, df gopacket.DecodeFeedback) error {
+	*c = CLC{}
+	if len(data) >= 4 && !validEyecatcher(data) {
+		return &Error{Layer: "CLC", Field: "eyecatcher", Offset: 0, Err: ErrBadEyecatcher,
+			Detail: fmt.Sprintf("% x", data[:4])}
+	}
+	if len(data) < clcHeaderLen {
+		df.SetTruncated()
+		return truncated("CLC", "header", 0, clcHeaderLen, len(data))
+	}
+	c.Eyecatcher = [4]byte(data[:4])
+	c.Type = CLCType(data[4])
+	c.Length = binary.BigEndian.Uint16(data[5:7])
+	b7 := data[7]
+	c.Version = b7 >> 4
+	c.Flag = b7&0x08 != 0
+	c.TypeV2 = SMCType(b7 >> 2 & 0x03)
+	c.TypeV1 = SMCType(b7 & 0x03)
+	name := c.layerName()
+	if c.Type < CLCTypeProposal || c.Type > CLCTypeDecline {
+		return &Error{Layer: name, Field: "type", Offset: 4, Err: ErrUnknownType,
+			Detail: "type " + strconv.Itoa(int(c.Type))}
+	}
+	if c.Version == 0 {
+		// Linux rejects version 0 (smc_clc_wait_msg); there is no layout for it.
+		return &Error{Layer: name, Field: "version", Offset: 7, Err: ErrUnknownType, Detail: "version 0"}
+	}
+	l := int(c.Length)
+	if l < clcMinLen {
+		return badLength(name, "length", 5, fmt.Sprintf("length %d is shorter than header and trailer (%d)", l, clcMinLen))
+	}
+	if l > len(data) {
+		df.SetTruncated()
+		return truncated(name, "length", 5, l, len(data))
+	}
+	msg := data[:l]
+	c.Trailer = [4]byte(msg[l-clcTrailerLen:])
+	if c.Type != CLCTypeDecline && !validEyecatcher(c.Trailer[:]) {
+		return &Error{Layer: name, Field: "trailer", Offset: l - clcTrailerLen, Err: ErrBadEyecatcher,
+			Detail: fmt.Sprintf("% x", c.Trailer[:])}
+	}
+	var err error
+	switch c.Type {
+	case CLCTypeProposal:
+		err = c.Proposal.decode(c, msg)
+	case CLCTypeAccept, CLCTypeConfirm:
+		err = c.Accept.decode(c, msg)
+	case CLCTypeDecline:
+		err = c.Decline.decode(c, msg)
+	}
+	if err != nil {
+		return err
+	}
+	c.Contents = msg
+	c.Payload = data[l:]
+	return nil
+}
+
+func decodeCLC(data []byte, p gopacket.PacketBuilder) error {
+	c := &CLC{}
+	if err := c.DecodeFromBytes(data, p); err != nil {
+		return err
+	}
+	p.AddLayer(c)
+	if len(c.Payload) > 0 {
+		return p.NextDecoder(gopacket.LayerTypePayload)
+	}
+	return nil
+}
+
+// Fields of the common header, smc-wire-format §2.2.
+var (
+	fCLCEyecatcher = Field("smc.clc.eyecatcher", KindString, "CLC eyecatcher (SMCR or SMCD, EBCDIC)")
+	fCLCType       = Field("smc.clc.type", KindUint, "CLC message type (1 Proposal, 2 Accept, 3 Confirm, 4 Decline)",
+		Enum(func(u uint64) string { return CLCType(u).String() }))
+	fCLCLength  = Field("smc.clc.length", KindUint, "CLC message length including header and trailer")
+	fCLCVersion = Field("smc.clc.version", KindUint, "SMC version of the CLC header (1 or 2)")
+	fCLCPath    = Field("smc.clc.path", KindUint, "SMC v1 type: offered (Proposal) or chosen (Accept/Confirm): 0 SMC-R, 1 SMC-D, 2 none, 3 both",
+		Enum(func(u uint64) string { return SMCType(u).String() }))
+	fCLCTrailer = Field("smc.clc.trailer", KindString, "CLC trailer eyecatcher (SMCR or SMCD; raw hex if invalid)")
+)
+
+// AppendFields adds every field of the message to r.
+func (c *CLC) AppendFields(r *Record) {
+	r.AddString(fCLCEyecatcher, eyecatcherName(c.Eyecatcher))
+	r.AddUint(fCLCType, uint64(c.Type))
+	r.AddUint(fCLCLength, uint64(c.Length))
+	r.AddUint(fCLCVersion, uint64(c.Version))
+	if c.Type != CLCTypeDecline {
+		r.AddUint(fCLCPath, uint64(c.TypeV1))
+	}
+	switch c.Type {
+	case CLCTypeProposal:
+		c.Proposal.appendFields(c, r)
+	case CLCTypeAccept, CLCTypeConfirm:
+		c.Accept.appendFields(c, r)
+	case CLCTypeDecline:
+		c.Decline.appendFields(c, r)
+	}
+	r.AddString(fCLCTrailer, eyecatcherName(c.Trailer))
+}
+
+// AppendSummary appends a one-line description, e.g.
+// `CLC Accept SMC-Rv2 first-contact QPN 0x11 token 1 rkey 0x3a9 ...`.
+func (c *CLC) AppendSummary(dst []byte) []byte {
+	dst = append(dst, c.layerName()...)
+	switch c.Type {
+	case CLCTypeProposal:
+		return c.Proposal.appendSummary(c, dst)
+	case CLCTypeAccept, CLCTypeConfirm:
+		return c.Accept.appendSummary(c, dst)
+	case CLCTypeDecline:
+		return c.Decline.appendSummary(c, dst)
+	}
+	return dst
+}
+
+// String returns the summary line.
+func (c *CLC) String() string { return string(c.AppendSummary(nil)) }
+
+// appendMode appends e.g. "SMC-Rv2" for a chosen type and version.
+func appendMode(dst []byte, t SMCType, version uint8) []byte {
+	switch t {
+	case SMCTypeR:
+		dst = append(dst, "SMC-R"...)
+	case SMCTypeD:
+		dst = append(dst, "SMC-D"...)
+	default:
+		dst = append(dst, t.String()...)
+		dst = append(dst, ' ')
+	}
+	dst = append(dst, 'v')
+	return strconv.AppendUint(dst, uint64(version), 10)
+}
+
+// Shared field encodings, smc-wire-format §2.8.
+
+// gid16 reads a 16-byte GID as an address; RoCEv2 GIDs are IPv4-mapped.
+func gid16(b []byte) netip.Addr { return netip.AddrFrom16([16]byte(b[:16])) }
+
+func be24(b []byte) uint32 { return uint32(b[0])<<16 | uint32(b[1])<<8 | uint32(b[2]) }
+
+// RMBESizeBytes expands the 4-bit compressed RMBE/DMBE size: 1 << (n+14).
+func RMBESizeBytes(n uint8) uint64 { return 1 << (uint64(n&0x0f) + 14) }
+
+// QPMTUBytes expands the IB MTU enum (1 = 256 ... 5 = 4096); 0 if invalid.
+func QPMTUBytes(m uint8) uint64 {
+	if m < 1 || m > 5 {
+		return 0
+	}
+	return 128 << m
+}
+
+// OSTypeName names the OS type of a first-contact extension or v2 Decline.
+func OSTypeName(t uint8) string {
+	switch t {
+	case 1:
+		return "z/OS"
+	case 2:
+		return "Linux"
+	case 3:
+		return "AIX"
+	case 15:
+		return "unknown"
+	}
+	return ""
+}
+
+func osTypeEnum(u uint64) string { return OSTypeName(uint8(u)) }
+
+// trimBlanks drops the blank (and NUL) padding of EIDs and hostnames.
+func trimBlanks(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == 0) {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+func isZero(b []byte) bool {
+	for _, x := range b {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// appendPeerID renders a Linux peer ID as instance@MAC (2 random bytes and
+// the MAC of the first RoCE port, smc-wire-format §2.8).
+func appendPeerID(dst []byte, id [8]byte) []byte {
+	dst = strconv.AppendUint(dst, uint64(binary.BigEndian.Uint16(id[:2])), 10)
+	dst = append(dst, '@')
+	return appendMAC(dst, id[2:])
+}
+
+func appendMAC(dst []byte, mac []byte) []byte {
+	const digits = "0123456789abcdef"
+	for i, x := range mac {
+		if i > 0 {
+			dst = append(dst, ':')
+		}
+		dst = append(dst, digits[x>>4], digits[x&0xf])
+	}
+	return dst
+}
+
+func appendHex(dst []byte, u uint64) []byte {
+	dst = append(dst, '0', 'x')
+	return strconv.AppendUint(dst, u, 16)
+}
+
+// appendSize renders a power-of-two byte count as 64KiB / 1MiB.
+func appendSize(dst []byte, n uint64) []byte {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return append(strconv.AppendUint(dst, n>>20, 10), "MiB"...)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return append(strconv.AppendUint(dst, n>>10, 10), "KiB"...)
+	}
+	return append(strconv.AppendUint(dst, n, 10), 'B')
+}
+
+// appendQuoted quotes EIDs and hostnames, escaping anything that is not
+// printable ASCII, since they come straight off the wire.
+func appendQuoted(dst []byte, b []byte) []byte {
+	const digits = "0123456789abcdef"
+	dst = append(dst, '"')
+	for _, x := range b {
+		switch {
+		case x == '"' || x == '\\':
+			dst = append(dst, '\\', x)
+		case x >= 0x20 && x < 0x7f:
+			dst = append(dst, x)
+		default:
+			dst = append(dst, '\\', 'x', digits[x>>4], digits[x&0xf])
+		}
+	}
+	return append(dst, '"')
+}

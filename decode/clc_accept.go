@@ -1,0 +1,370 @@
+package decode
+
+import (
+	"encoding/binary"
+	"fmt"
+	"net/netip"
+	"strconv"
+)
+
+// Accept/Confirm layout, smc-wire-format §2.5 (SMC-R) and §2.6 (SMC-D),
+// net/smc/smc_clc.h (smc_clc_msg_accept_confirm).
+const (
+	acceptV1RLen   = 68  // SMC-R v1 total length
+	acceptV1DLen   = 48  // SMC-D v1 total length
+	acceptV2RBody  = 104 // SMC-R v2 up to the first-contact extension
+	acceptV2DBody  = 74  // SMC-D v2 up to the first-contact extension
+	fceBaseLen     = 36  // smc_clc_first_contact_ext
+	fceV2xLen      = 52  // smc_clc_first_contact_ext_v2x
+	fceGIDListHdr  = 4   // smc_clc_fce_gid_ext without the GIDs
+	gidLen         = 16  // SMC_GID_SIZE
+	hostnameLen    = 32  // SMC_MAX_HOSTNAME_LEN
+	acceptEIDROff  = 64  // negotiated EID, SMC-R v2
+	acceptEIDDOff  = 34  // negotiated EID, SMC-D v2
+	acceptCHIDDOff = 32  // CHID, SMC-D v2
+)
+
+// CLCAccept is the body of an Accept (server to client) or a Confirm
+// (client to server): the same layout carrying the sender's values. SMC-R
+// fields are set when CLC.TypeV1 is SMCTypeR, SMC-D fields when SMCTypeD.
+type CLCAccept struct {
+	// SMC-R, smc-wire-format §2.5.
+	PeerID     [8]byte    // Offset 8, 8 bytes: sender system ID.
+	GID        netip.Addr // Offset 16, 16 bytes: sender GID of the link (v2: IPv4-mapped).
+	MAC        [6]byte    // Offset 32, 6 bytes: sender RoCE MAC.
+	QPN        uint32     // Offset 38, 3 bytes: sender QP number (BTH DestQP towards the sender).
+	RKey       uint32     // Offset 41, 4 bytes: rkey of the sender's RMB (RETH R_Key towards it).
+	RMBEIdx    uint8      // Offset 45: RMBE index in the RMB (Linux: 1).
+	AlertToken uint32     // Offset 46, 4 bytes: sender connection token (in CDCs sent to it).
+	RMBESize   uint8      // Offset 50, mask 0xF0: compressed RMBE size, see RMBESizeBytes.
+	QPMTU      uint8      // Offset 50, mask 0x0F: IB MTU enum, see QPMTUBytes.
+	RMBVA      uint64     // Offset 52, 8 bytes: RMB virtual/DMA address (RETH VA base).
+	PSN        uint32     // Offset 61, 3 bytes: sender's initial send PSN on the QP.
+
+	// SMC-D, smc-wire-format §2.6.
+	SMCDGID  uint64  // Offset 8, 8 bytes: sender ISM GID.
+	DMBToken uint64  // Offset 16, 8 bytes: sender DMB token.
+	DMBEIdx  uint8   // Offset 24.
+	DMBESize uint8   // Offset 25, mask 0xF0: compressed DMBE size.
+	LinkID   [4]byte // Offset 28, 4 bytes: link-group ID in the sender's host byte order.
+	CHID     uint16  // Offset 32, 2 bytes (v2).
+	GIDExt   uint64  // Offset 66, 8 bytes (v2): GID extension of an Emulated-ISM device.
+
+	// EID is the negotiated EID, 32 bytes blank padded (v2; offset 64 for
+	// SMC-R, 34 for SMC-D).
+	EID []byte
+
+	// HasFCE: the first-contact extension follows (v2 with first contact).
+	HasFCE bool
+	FCE    CLCFCE
+
+	// HasGIDList: a first-contact SMC-R Confirm lists the client's GIDs.
+	HasGIDList bool
+	GIDCount   uint8 // GID list +0.
+	gids       []byte
+}
+
+// ListGID returns the i-th GID of a first-contact Confirm's GID list.
+func (a *CLCAccept) ListGID(i int) netip.Addr { return gid16(a.gids[i*gidLen:]) }
+
+// CLCFCE is the first-contact extension of a v2 Accept/Confirm
+// (smc_clc_first_contact_ext and its v2x form).
+type CLCFCE struct {
+	Offset   int    // message offset of the extension
+	Len      int    // 36 (base) or 52 (v2x; also the 36+16 reserved of 5.16..6.5)
+	Direct   bool   // +0, mask 0x80: peer on the same subnet (SMC-Rv2 direct)
+	OSType   uint8  // +1, mask 0xF0: 1 z/OS, 2 Linux, 3 AIX
+	Release  uint8  // +1, mask 0x0F: SMC v2 release (0 = v2.0, 1 = v2.1)
+	Hostname []byte // +4, 32 bytes, blank padded
+	// v2x fields (Len 52); zero means "not negotiated" (release 0).
+	MaxConns      uint8  // +36: negotiated max connections per link group
+	MaxLinks      uint8  // +37: negotiated max links per link group
+	FeatureMask   uint16 // +38: supplemental features
+	VendorOptions uint32 // +40: vendor experimental options
+}
+
+func (a *CLCAccept) decode(c *CLC, m []byte) error {
+	name := c.layerName()
+	l := len(m)
+	lim := l - clcTrailerLen
+	switch c.TypeV1 {
+	case SMCTypeR:
+		want := acceptV1RLen
+		if c.Version >= 2 {
+			want = acceptV2RBody + clcTrailerLen
+		}
+		if l < want || (c.Version == 1 && l != want) {
+			return badLength(name, "length", 5, fmt.Sprintf("SMC-R v%d needs length %d, got %d", c.Version, want, l))
+		}
+		a.PeerID = [8]byte(m[8:16])
+		a.GID = gid16(m[16:])
+		a.MAC = [6]byte(m[32:38])
+		a.QPN = be24(m[38:])
+		a.RKey = binary.BigEndian.Uint32(m[41:])
+		a.RMBEIdx = m[45]
+		a.AlertToken = binary.BigEndian.Uint32(m[46:])
+		a.RMBESize = m[50] >> 4
+		a.QPMTU = m[50] & 0x0f
+		a.RMBVA = binary.BigEndian.Uint64(m[52:])
+		a.PSN = be24(m[61:])
+		if c.Version < 2 {
+			return nil
+		}
+		a.EID = m[acceptEIDROff : acceptEIDROff+propEIDLen]
+		return a.decodeV2Tail(c, m[:lim], acceptV2RBody, c.Type == CLCTypeConfirm)
+	case SMCTypeD:
+		want := acceptV1DLen
+		if c.Version >= 2 {
+			want = acceptV2DBody + clcTrailerLen
+		}
+		if l < want || (c.Version == 1 && l != want) {
+			return badLength(name, "length", 5, fmt.Sprintf("SMC-D v%d needs length %d, got %d", c.Version, want, l))
+		}
+		a.SMCDGID = binary.BigEndian.Uint64(m[8:])
+		a.DMBToken = binary.BigEndian.Uint64(m[16:])
+		a.DMBEIdx = m[24]
+		a.DMBESize = m[25] >> 4
+		a.LinkID = [4]byte(m[28:32])
+		if c.Version < 2 {
+			return nil
+		}
+		a.CHID = binary.BigEndian.Uint16(m[acceptCHIDDOff:])
+		a.EID = m[acceptEIDDOff : acceptEIDDOff+propEIDLen]
+		a.GIDExt = binary.BigEndian.Uint64(m[66:])
+		return a.decodeV2Tail(c, m[:lim], acceptV2DBody, false)
+	}
+	return &Error{Layer: name, Field: "path", Offset: 7, Err: ErrUnknownType,
+		Detail: "chosen SMC type " + c.TypeV1.String()}
+}
+
+// decodeV2Tail decodes what follows the fixed v2 body: nothing without first
+// contact, else the FCE and, in an SMC-R Confirm, the GID list. body is the
+// message without its trailer.
+func (a *CLCAccept) decodeV2Tail(c *CLC, body []byte, fceOff int, gidList bool) error {
+	name := c.layerName()
+	rest := len(body) - fceOff
+	if !c.Flag {
+		if rest != 0 {
+			return badLength(name, "length", 5, fmt.Sprintf("%d unexpected bytes before the trailer without first contact", rest))
+		}
+		return nil
+	}
+	fceLen := 0
+	switch {
+	case gidList:
+		// The FCE size is not on the wire; it is the one that makes the GID
+		// count and the length agree (smc-wire-format §2.5, "robust rule").
+		for _, n := range [...]int{fceV2xLen, fceBaseLen} {
+			g := fceOff + n
+			if g+fceGIDListHdr <= len(body) && g+fceGIDListHdr+gidLen*int(body[g]) == len(body) {
+				fceLen = n
+				break
+			}
+		}
+		if fceLen == 0 {
+			return badLength(name, "gid_count", fceOff+fceV2xLen,
+				fmt.Sprintf("%d bytes after offset %d fit no FCE + GID list", rest, fceOff))
+		}
+	case rest == fceV2xLen || rest == fceBaseLen:
+		fceLen = rest
+	default:
+		return badLength(name, "fce", fceOff, fmt.Sprintf("first-contact extension of %d bytes (want %d or %d)", rest, fceBaseLen, fceV2xLen))
+	}
+	f := &a.FCE
+	a.HasFCE = true
+	fb := body[fceOff : fceOff+fceLen]
+	f.Offset = fceOff
+	f.Len = fceLen
+	f.Direct = fb[0]&0x80 != 0
+	f.OSType = fb[1] >> 4
+	f.Release = fb[1] & 0x0f
+	f.Hostname = fb[4 : 4+hostnameLen]
+	if fceLen == fceV2xLen {
+		f.MaxConns = fb[36]
+		f.MaxLinks = fb[37]
+		f.FeatureMask = binary.BigEndian.Uint16(fb[38:])
+		f.VendorOptions = binary.BigEndian.Uint32(fb[40:])
+	}
+	if gidList {
+		g := fceOff + fceLen
+		a.HasGIDList = true
+		a.GIDCount = body[g]
+		a.gids = body[g+fceGIDListHdr:]
+	}
+	return nil
+}
+
+// Accept/Confirm fields, smc-wire-format §2.5, §2.6.
+var (
+	fCLCFirstContact = Field("smc.clc.first_contact", KindBool, "first contact: the connection creates a new link group")
+	fCLCQPN          = Field("smc.clc.qpn", KindUint, "sender QP number (SMC-R)", Hex())
+	fCLCRKey         = Field("smc.clc.rkey", KindUint, "rkey of the sender's RMB (SMC-R)", Hex())
+	fCLCRMBEIdx      = Field("smc.clc.rmbe_idx", KindUint, "RMBE index in the RMB (SMC-R)")
+	fCLCAlertToken   = Field("smc.clc.alert_token", KindUint, "sender RMBE alert token = connection token in CDCs (SMC-R)")
+	fCLCRMBESize     = Field("smc.clc.rmbe_size", KindUint, "RMBE size in bytes (SMC-R)")
+	fCLCMTU          = Field("smc.clc.mtu", KindUint, "QP MTU in bytes (SMC-R)")
+	fCLCRMBVA        = Field("smc.clc.rmb_va", KindUint, "RMB virtual address (SMC-R)", Hex())
+	fCLCPSN          = Field("smc.clc.psn", KindUint, "sender initial packet sequence number (SMC-R)", Hex())
+
+	fSMCDGID      = Field("smc.clc.smcd.gid", KindUint, "sender ISM GID (SMC-D)", Hex())
+	fSMCDDMBToken = Field("smc.clc.smcd.dmb_token", KindUint, "sender DMB token (SMC-D)", Hex())
+	fSMCDDMBEIdx  = Field("smc.clc.smcd.dmbe_idx", KindUint, "DMBE index (SMC-D)")
+	fSMCDDMBESize = Field("smc.clc.smcd.dmbe_size", KindUint, "DMBE size in bytes (SMC-D)")
+	fSMCDLinkID   = Field("smc.clc.smcd.link_id", KindBytes, "link-group ID, raw bytes in the sender's host order (SMC-D)")
+	fSMCDCHID     = Field("smc.clc.smcd.chid", KindUint, "ISM CHID (SMC-D v2)", Hex())
+	fSMCDGIDExt   = Field("smc.clc.smcd.gid_ext", KindUint, "GID extension of an Emulated-ISM device (SMC-D v2)", Hex())
+
+	fFCEDirect      = Field("smc.clc.fce.direct", KindBool, "SMC-Rv2 direct: peer on the same IP subnet")
+	fFCEOSType      = Field("smc.clc.fce.os_type", KindUint, "sender OS type (1 z/OS, 2 Linux, 3 AIX)", Enum(osTypeEnum))
+	fFCERelease     = Field("smc.clc.fce.release", KindUint, "sender SMC v2 release (0 = v2.0, 1 = v2.1)")
+	fFCEHostname    = Field("smc.clc.fce.hostname", KindString, "sender host name")
+	fFCEMaxConns    = Field("smc.clc.fce.max_conns", KindUint, "negotiated max connections per link group (v2.1)")
+	fFCEMaxLinks    = Field("smc.clc.fce.max_links", KindUint, "negotiated max links per link group (v2.1)")
+	fFCEFeatureMask = Field("smc.clc.fce.feature_mask", KindUint, "negotiated supplemental features (v2.1)", Hex())
+	fFCEVendorOpts  = Field("smc.clc.fce.vendor_options", KindUint, "vendor experimental options (v2.1)", Hex())
+
+	fCLCGIDCount = Field("smc.clc.gid_count", KindUint, "number of GIDs in a first-contact Confirm's GID list")
+	fCLCGIDList  = Field("smc.clc.gid_list", KindAddr, "client RoCEv2 GID usable for the link group (one value per GID)")
+)
+
+func (a *CLCAccept) appendFields(c *CLC, r *Record) {
+	r.AddBool(fCLCFirstContact, c.Flag)
+	switch c.TypeV1 {
+	case SMCTypeR:
+		r.AddBytes(fCLCPeerID, a.PeerID[:])
+		r.AddAddr(fCLCGID, a.GID)
+		r.AddBytes(fCLCMAC, a.MAC[:])
+		r.AddUint(fCLCQPN, uint64(a.QPN))
+		r.AddUint(fCLCRKey, uint64(a.RKey))
+		r.AddUint(fCLCRMBEIdx, uint64(a.RMBEIdx))
+		r.AddUint(fCLCAlertToken, uint64(a.AlertToken))
+		r.AddUint(fCLCRMBESize, RMBESizeBytes(a.RMBESize))
+		r.AddUint(fCLCMTU, QPMTUBytes(a.QPMTU))
+		r.AddUint(fCLCRMBVA, a.RMBVA)
+		r.AddUint(fCLCPSN, uint64(a.PSN))
+	case SMCTypeD:
+		r.AddUint(fSMCDGID, a.SMCDGID)
+		r.AddUint(fSMCDDMBToken, a.DMBToken)
+		r.AddUint(fSMCDDMBEIdx, uint64(a.DMBEIdx))
+		r.AddUint(fSMCDDMBESize, RMBESizeBytes(a.DMBESize))
+		r.AddBytes(fSMCDLinkID, a.LinkID[:])
+		if c.Version >= 2 {
+			r.AddUint(fSMCDCHID, uint64(a.CHID))
+			r.AddUint(fSMCDGIDExt, a.GIDExt)
+		}
+	}
+	if a.EID != nil {
+		r.AddString(fCLCEID, string(trimBlanks(a.EID)))
+	}
+	if a.HasFCE {
+		f := &a.FCE
+		r.AddBool(fFCEDirect, f.Direct)
+		r.AddUint(fFCEOSType, uint64(f.OSType))
+		r.AddUint(fFCERelease, uint64(f.Release))
+		r.AddString(fFCEHostname, string(trimBlanks(f.Hostname)))
+		if f.Len == fceV2xLen {
+			r.AddUint(fFCEMaxConns, uint64(f.MaxConns))
+			r.AddUint(fFCEMaxLinks, uint64(f.MaxLinks))
+			r.AddUint(fFCEFeatureMask, uint64(f.FeatureMask))
+			r.AddUint(fFCEVendorOpts, uint64(f.VendorOptions))
+		}
+	}
+	if a.HasGIDList {
+		r.AddUint(fCLCGIDCount, uint64(a.GIDCount))
+		for i := range int(a.GIDCount) {
+			r.AddAddr(fCLCGIDList, a.ListGID(i))
+		}
+	}
+}
+
+// appendSummary: `CLC Accept SMC-Rv2 first-contact QPN 0x11 token 1 rkey 0x3a9 ...`.
+func (a *CLCAccept) appendSummary(c *CLC, dst []byte) []byte {
+	dst = append(dst, ' ')
+	dst = appendMode(dst, c.TypeV1, c.Version)
+	if c.Flag {
+		dst = append(dst, " first-contact"...)
+	}
+	switch c.TypeV1 {
+	case SMCTypeR:
+		dst = append(dst, " QPN "...)
+		dst = appendHex(dst, uint64(a.QPN))
+		dst = append(dst, " token "...)
+		dst = strconv.AppendUint(dst, uint64(a.AlertToken), 10)
+		dst = append(dst, " rkey "...)
+		dst = appendHex(dst, uint64(a.RKey))
+		dst = append(dst, " VA "...)
+		dst = appendHex(dst, a.RMBVA)
+		dst = append(dst, " PSN "...)
+		dst = appendHex(dst, uint64(a.PSN))
+		dst = append(dst, " RMBE "...)
+		dst = appendSize(dst, RMBESizeBytes(a.RMBESize))
+		if a.RMBEIdx != 1 {
+			dst = append(dst, " idx "...)
+			dst = strconv.AppendUint(dst, uint64(a.RMBEIdx), 10)
+		}
+		dst = append(dst, " MTU "...)
+		dst = strconv.AppendUint(dst, QPMTUBytes(a.QPMTU), 10)
+		dst = append(dst, " GID "...)
+		dst = a.GID.AppendTo(dst)
+		dst = append(dst, " MAC "...)
+		dst = appendMAC(dst, a.MAC[:])
+		dst = append(dst, " peer "...)
+		dst = appendPeerID(dst, a.PeerID)
+	case SMCTypeD:
+		dst = append(dst, " GID "...)
+		dst = appendHex(dst, a.SMCDGID)
+		dst = append(dst, " DMB token "...)
+		dst = appendHex(dst, a.DMBToken)
+		dst = append(dst, " DMBE "...)
+		dst = appendSize(dst, RMBESizeBytes(a.DMBESize))
+		if c.Version >= 2 {
+			dst = append(dst, " CHID "...)
+			dst = appendHex(dst, uint64(a.CHID))
+			if a.GIDExt != 0 {
+				dst = append(dst, " GID ext "...)
+				dst = appendHex(dst, a.GIDExt)
+			}
+		}
+	}
+	if a.EID != nil {
+		dst = append(dst, " EID "...)
+		dst = appendQuoted(dst, trimBlanks(a.EID))
+	}
+	if a.HasFCE {
+		f := &a.FCE
+		dst = append(dst, " (FCE: "...)
+		if n := OSTypeName(f.OSType); n != "" {
+			dst = append(dst, n...)
+		} else {
+			dst = append(dst, "OS "...)
+			dst = strconv.AppendUint(dst, uint64(f.OSType), 10)
+		}
+		dst = append(dst, " release "...)
+		dst = strconv.AppendUint(dst, uint64(f.Release), 10)
+		dst = append(dst, " host "...)
+		dst = appendQuoted(dst, trimBlanks(f.Hostname))
+		if f.Direct {
+			dst = append(dst, " direct"...)
+		}
+		if f.MaxConns != 0 || f.MaxLinks != 0 || f.FeatureMask != 0 {
+			dst = append(dst, ", max conns "...)
+			dst = strconv.AppendUint(dst, uint64(f.MaxConns), 10)
+			dst = append(dst, " links "...)
+			dst = strconv.AppendUint(dst, uint64(f.MaxLinks), 10)
+			dst = append(dst, " features "...)
+			dst = appendHex(dst, uint64(f.FeatureMask))
+		}
+		dst = append(dst, ')')
+	}
+	if a.HasGIDList {
+		dst = append(dst, " GIDs"...)
+		for i := range int(a.GIDCount) {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, ' ')
+			dst = a.ListGID(i).AppendTo(dst)
+		}
+	}
+	return dst
+}

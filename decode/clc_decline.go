@@ -1,0 +1,132 @@
+package decode
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strconv"
+)
+
+// Decline layout, smc-wire-format §2.7, net/smc/smc_clc.h
+// (smc_clc_msg_decline, smc_clc_msg_decline_v2).
+const (
+	declineV1Len     = 28
+	declineV2Len     = 44
+	declineExtraDiag = 4 // SMC_DECL_DIAG_COUNT_V2
+)
+
+// CLCDecline is the body of a Decline (type 4), sent instead of any other
+// CLC message when a side falls back to TCP.
+type CLCDecline struct {
+	PeerID    [8]byte     // Offset 8, 8 bytes: sender system ID (zero without RoCE device).
+	Diagnosis DeclineCode // Offset 16, 4 bytes: peer diagnosis (SMC_CLC_DECL_*).
+	OSType    uint8       // Offset 20, mask 0xF0 (v2): sender OS type.
+	// Offset 24, 4 x 4 bytes (v2): additional diagnosis codes; Linux sends 0.
+	ExtraDiag [declineExtraDiag]DeclineCode
+}
+
+func (d *CLCDecline) decode(c *CLC, m []byte) error {
+	// Linux accepts a v1 Decline of exactly 28 bytes and a v2 one of exactly
+	// 44 (smc_clc_msg_hdr_valid); it does not check the trailer.
+	want := declineV1Len
+	if c.Version >= 2 {
+		want = declineV2Len
+	}
+	if len(m) != want {
+		return badLength("CLC Decline", "length", 5, fmt.Sprintf("v%d Decline must be %d bytes, length says %d", c.Version, want, len(m)))
+	}
+	d.PeerID = [8]byte(m[8:16])
+	d.Diagnosis = DeclineCode(binary.BigEndian.Uint32(m[16:20]))
+	if c.Version >= 2 {
+		d.OSType = m[20] >> 4
+		for i := range d.ExtraDiag {
+			d.ExtraDiag[i] = DeclineCode(binary.BigEndian.Uint32(m[24+4*i:]))
+		}
+	}
+	return nil
+}
+
+// Decline fields, smc-wire-format §2.7.
+var (
+	fCLCOutOfSync      = Field("smc.clc.out_of_sync", KindBool, "Decline out-of-sync flag: the receiver must drop its link group")
+	fDeclineReason     = Field("smc.clc.decline.reason", KindUint, "peer diagnosis: the sender's decline reason (SMC_CLC_DECL_*)", Hex(), Enum(declineEnum))
+	fDeclineOSType     = Field("smc.clc.decline.os_type", KindUint, "sender OS type (v2 Decline)", Enum(osTypeEnum))
+	fDeclineExtraDiag  = Field("smc.clc.decline.extra_diag", KindUint, "additional diagnosis code (v2 Decline; one value per slot)", Hex(), Enum(declineEnum))
+	fDeclineReasonName = Field("smc.clc.decline.reason_name", KindString, "kernel name of the decline reason (e.g. NOSMCRDEV)")
+)
+
+// peerIDReset is "%%%%%%%" plus NUL, the value Linux keeps in
+// local_systemid until a RoCE device is set up (SMC_LOCAL_SYSTEMID_RESET);
+// seen in testdata/vectors/clc_v1_smcr_decline_nosmcdev.hex.
+var peerIDReset = [8]byte{0x25, 0x25, 0x25, 0x25, 0x25, 0x25, 0x25, 0x00}
+
+// declineEnum names known codes only: an unknown code would just repeat the
+// hex value the -V tree already shows.
+func declineEnum(u uint64) string {
+	if c := DeclineCode(u); c.Known() {
+		return c.String()
+	}
+	return ""
+}
+
+func (d *CLCDecline) appendFields(c *CLC, r *Record) {
+	r.AddBool(fCLCOutOfSync, c.Flag)
+	r.AddBytes(fCLCPeerID, d.PeerID[:])
+	r.AddUint(fDeclineReason, uint64(d.Diagnosis))
+	r.AddString(fDeclineReasonName, d.Diagnosis.String())
+	if c.Version >= 2 {
+		r.AddUint(fDeclineOSType, uint64(d.OSType))
+		for _, x := range d.ExtraDiag {
+			r.AddUint(fDeclineExtraDiag, uint64(x))
+		}
+	}
+}
+
+// appendSummary: `CLC Decline SMC-Rv2 0x03030002 NOSMCRDEV: no usable SMC-R (RoCE) device`.
+func (d *CLCDecline) appendSummary(c *CLC, dst []byte) []byte {
+	dst = append(dst, ' ')
+	// A Decline has no chosen type; the eyecatcher says which family sent it.
+	t := SMCTypeR
+	if c.Eyecatcher == EyecatcherSMCD {
+		t = SMCTypeD
+	}
+	dst = appendMode(dst, t, c.Version)
+	dst = append(dst, ' ')
+	dst = d.Diagnosis.appendHex(dst)
+	dst = append(dst, ' ')
+	dst = append(dst, d.Diagnosis.String()...)
+	dst = append(dst, ": "...)
+	dst = append(dst, d.Diagnosis.Meaning()...)
+	if c.Flag {
+		dst = append(dst, " [out of sync: drop the link group]"...)
+	}
+	for i, x := range d.ExtraDiag {
+		if x != 0 {
+			dst = append(dst, " extra["...)
+			dst = strconv.AppendInt(dst, int64(i), 10)
+			dst = append(dst, "] "...)
+			dst = x.appendHex(dst)
+			dst = append(dst, ' ')
+			dst = append(dst, x.String()...)
+		}
+	}
+	dst = append(dst, " (sender "...)
+	switch {
+	case isZero(d.PeerID[:]):
+		dst = append(dst, "peer ID 0: no RoCE device"...)
+	case d.PeerID == peerIDReset:
+		dst = append(dst, "peer ID unset: no SMC device yet"...)
+	default:
+		dst = appendPeerID(dst, d.PeerID)
+	}
+	if c.Version >= 2 {
+		if n := OSTypeName(d.OSType); n != "" {
+			dst = append(dst, ", "...)
+			dst = append(dst, n...)
+		}
+	}
+	if !c.TrailerValid() {
+		dst = append(dst, ", bad trailer"...)
+	}
+	dst = append(dst, ')')
+	return dst
+}

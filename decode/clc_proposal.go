@@ -1,0 +1,380 @@
+package decode
+
+import (
+	"encoding/binary"
+	"fmt"
+	"net/netip"
+	"strconv"
+)
+
+// Proposal layout, smc-wire-format §2.4 and net/smc/smc_clc.h
+// (smc_clc_msg_proposal_area).
+const (
+	propFixedLen    = 40 // header + peer ID + GID + MAC + iparea_offset
+	propSMCDAreaLen = 40 // smc_clc_msg_smcd
+	propPrefixLen   = 8  // smc_clc_msg_proposal_prefix
+	propIPv6Len     = 17 // smc_clc_ipv6_prefix, packed
+	propV2ExtLen    = 40 // smc_clc_v2_extension_fixed
+	propEIDLen      = 32 // SMC_MAX_EID_LEN
+	propSMCDv2Len   = 48 // smc_clc_smcd_v2_extension_fixed
+	propGIDCHIDLen  = 10 // smc_clc_smcd_gid_chid
+	// The v2 extension offset counts from the end of its own field (52).
+	propV2ExtBase = 52
+)
+
+// CLCProposal is the body of a Proposal (type 1, client to server).
+type CLCProposal struct {
+	// Offset 8, 8 bytes: sender system ID; zero in a v2-only Proposal.
+	PeerID [8]byte
+	// Offset 16, 16 bytes: SMC-R v1 (RoCEv1) GID; zero if not offered.
+	GID netip.Addr
+	// Offset 32, 6 bytes: RoCE MAC for SMC-R v1.
+	MAC [6]byte
+	// Offset 38, 2 bytes: bytes between offset 40 and the IP prefix area.
+	IPAreaOffset uint16
+
+	// HasSMCDArea: the 40-byte SMC-D area at offset 40 is present (always
+	// in v2, in v1 only when IPAreaOffset is 40).
+	HasSMCDArea bool
+	ISMGID      uint64  // Offset 40, 8 bytes: native ISM GID.
+	ISMCHID     uint16  // Offset 48, 2 bytes (v2).
+	V2ExtOffset uint16  // Offset 50, 2 bytes: from offset 52 to the v2 extension.
+	VendorOUI   [3]byte // Offset 52, 3 bytes.
+
+	// HasPrefix: the IP prefix area at 40+IPAreaOffset is present (v1, or
+	// v2 offering a v1 type).
+	HasPrefix       bool
+	IPv4Prefix      netip.Addr // prefix +0, 4 bytes: outgoing subnet.
+	IPv4PrefixLen   uint8      // prefix +4.
+	IPv6PrefixCount uint8      // prefix +7.
+	ipv6            []byte     // 17 bytes per prefix
+
+	HasV2Ext bool
+	V2Ext    CLCV2Ext
+
+	HasSMCDv2Ext bool
+	SMCDv2Ext    CLCSMCDv2Ext
+}
+
+// IPv6Prefix returns the i-th IPv6 prefix of the prefix area.
+func (p *CLCProposal) IPv6Prefix(i int) (addr netip.Addr, bits uint8) {
+	b := p.ipv6[i*propIPv6Len:]
+	return gid16(b), b[16]
+}
+
+// CLCV2Ext is the SMC v2 extension of a Proposal (smc_clc_v2_extension).
+type CLCV2Ext struct {
+	Offset          int        // message offset of the extension
+	EIDCount        uint8      // ext +0: user EIDs that follow
+	ISMGIDCount     uint8      // ext +1: entries of the SMC-Dv2 GID/CHID list
+	Release         uint8      // ext +3, mask 0xF0: 0 = v2.0, 1 = v2.1
+	SEIDPresent     bool       // ext +3, mask 0x01: system EID indicator
+	SMCDv2ExtOffset uint16     // ext +6: from ext+8 to the SMC-Dv2 extension
+	RoCEv2GID       netip.Addr // ext +8, 16 bytes: SMC-Rv2 GID (IPv4-mapped)
+	MaxConns        uint8      // ext +24 (v2.1): proposed max connections per link group
+	MaxLinks        uint8      // ext +25 (v2.1): proposed max links per link group
+	FeatureMask     uint16     // ext +26 (v2.1): 0x0001 = Emulated-ISM
+	eids            []byte
+}
+
+// EID returns the i-th user EID without its blank padding.
+func (e *CLCV2Ext) EID(i int) []byte {
+	return trimBlanks(e.eids[i*propEIDLen : (i+1)*propEIDLen])
+}
+
+// CLCSMCDv2Ext is the SMC-Dv2 extension of a Proposal
+// (smc_clc_smcd_v2_extension).
+type CLCSMCDv2Ext struct {
+	Offset  int    // message offset of the extension
+	SEID    []byte // +0, 32 bytes: system EID, valid when SEIDPresent
+	gidchid []byte // +48: ISMGIDCount entries of GID (8) + CHID (2)
+}
+
+// GIDCHID returns the i-th ISM GID and CHID. An Emulated-ISM device takes two
+// consecutive entries with the same CHID (the second GID is its extension).
+func (e *CLCSMCDv2Ext) GIDCHID(i int) (gid uint64, chid uint16) {
+	b := e.gidchid[i*propGIDCHIDLen:]
+	return binary.BigEndian.Uint64(b), binary.BigEndian.Uint16(b[8:])
+}
+
+// Len returns the number of GID/CHID entries.
+func (e *CLCSMCDv2Ext) Len() int { return len(e.gidchid) / propGIDCHIDLen }
+
+func (p *CLCProposal) decode(c *CLC, m []byte) error {
+	const name = "CLC Proposal"
+	lim := len(m) - clcTrailerLen // first byte of the trailer
+	if lim < propFixedLen {
+		return badLength(name, "length", 5, fmt.Sprintf("length %d, fixed part needs %d", len(m), propFixedLen+clcTrailerLen))
+	}
+	p.PeerID = [8]byte(m[8:16])
+	p.GID = gid16(m[16:])
+	p.MAC = [6]byte(m[32:38])
+	p.IPAreaOffset = binary.BigEndian.Uint16(m[38:40])
+	if p.IPAreaOffset > propSMCDAreaLen {
+		// smc_clc_proposal_get_prefix refuses anything beyond the SMC-D area.
+		return badLength(name, "iparea_offset", 38, fmt.Sprintf("IP area offset %d > %d", p.IPAreaOffset, propSMCDAreaLen))
+	}
+	end := propFixedLen // end of the last region seen, must meet the trailer
+	need := func(field string, off, n int) error {
+		if off+n > lim {
+			return badLength(name, field, off, fmt.Sprintf("needs %d bytes at offset %d, trailer at %d", n, off, lim))
+		}
+		end = max(end, off+n)
+		return nil
+	}
+
+	v2 := c.Version >= 2
+	if v2 || p.IPAreaOffset == propSMCDAreaLen {
+		if err := need("smcd_area", propFixedLen, propSMCDAreaLen); err != nil {
+			return err
+		}
+		p.HasSMCDArea = true
+		p.ISMGID = binary.BigEndian.Uint64(m[40:48])
+		p.ISMCHID = binary.BigEndian.Uint16(m[48:50])
+		p.V2ExtOffset = binary.BigEndian.Uint16(m[50:52])
+		p.VendorOUI = [3]byte(m[52:55])
+	}
+
+	if !v2 || c.TypeV1 != SMCTypeN {
+		off := propFixedLen + int(p.IPAreaOffset)
+		if err := need("ip_prefix", off, propPrefixLen); err != nil {
+			return err
+		}
+		p.HasPrefix = true
+		p.IPv4Prefix = netip.AddrFrom4([4]byte(m[off : off+4]))
+		p.IPv4PrefixLen = m[off+4]
+		p.IPv6PrefixCount = m[off+7]
+		n := int(p.IPv6PrefixCount) * propIPv6Len
+		if err := need("ipv6_prefix", off+propPrefixLen, n); err != nil {
+			return err
+		}
+		p.ipv6 = m[off+propPrefixLen : off+propPrefixLen+n]
+	}
+
+	if v2 && c.TypeV2 != SMCTypeN && p.V2ExtOffset != 0 {
+		off := propV2ExtBase + int(p.V2ExtOffset)
+		if err := need("v2_ext", off, propV2ExtLen); err != nil {
+			return err
+		}
+		e := &p.V2Ext
+		p.HasV2Ext = true
+		e.Offset = off
+		e.EIDCount = m[off]
+		e.ISMGIDCount = m[off+1]
+		e.Release = m[off+3] >> 4
+		e.SEIDPresent = m[off+3]&0x01 != 0
+		e.SMCDv2ExtOffset = binary.BigEndian.Uint16(m[off+6:])
+		e.RoCEv2GID = gid16(m[off+8:])
+		e.MaxConns = m[off+24]
+		e.MaxLinks = m[off+25]
+		e.FeatureMask = binary.BigEndian.Uint16(m[off+26:])
+		n := int(e.EIDCount) * propEIDLen
+		if err := need("eid", off+propV2ExtLen, n); err != nil {
+			return err
+		}
+		e.eids = m[off+propV2ExtLen : off+propV2ExtLen+n]
+
+		if c.TypeV2.HasD() && e.SMCDv2ExtOffset != 0 {
+			d := off + 8 + int(e.SMCDv2ExtOffset)
+			if err := need("smcd_v2_ext", d, propSMCDv2Len); err != nil {
+				return err
+			}
+			p.HasSMCDv2Ext = true
+			p.SMCDv2Ext.Offset = d
+			p.SMCDv2Ext.SEID = m[d : d+propEIDLen]
+			n := int(e.ISMGIDCount) * propGIDCHIDLen
+			if err := need("gid_chid", d+propSMCDv2Len, n); err != nil {
+				return err
+			}
+			p.SMCDv2Ext.gidchid = m[d+propSMCDv2Len : d+propSMCDv2Len+n]
+		}
+	}
+
+	// Linux checks the exact length (smc_clc_msg_prop_valid); a mismatch is
+	// the best evidence of a mis-framed or corrupt message.
+	if end != lim {
+		return badLength(name, "length", 5, fmt.Sprintf("length %d, but the contents end at %d", len(m), end+clcTrailerLen))
+	}
+	return nil
+}
+
+// Proposal fields, smc-wire-format §2.4.
+var (
+	fCLCPeerID = Field("smc.clc.peer_id", KindBytes, "sender system ID (Linux: 2-byte instance + MAC)")
+	fCLCGID    = Field("smc.clc.gid", KindAddr, "sender RoCE GID (Proposal: SMC-R v1 GID)")
+	fCLCMAC    = Field("smc.clc.mac", KindMAC, "sender RoCE MAC")
+	fCLCEID    = Field("smc.clc.eid", KindString, "EID: user EIDs offered (Proposal) or the negotiated EID (Accept/Confirm)")
+
+	fPropPathV2       = Field("smc.clc.proposal.path_v2", KindUint, "SMC v2 types offered (0 SMC-R, 1 SMC-D, 2 none, 3 both)", Enum(func(u uint64) string { return SMCType(u).String() }))
+	fPropIPAreaOffset = Field("smc.clc.proposal.iparea_offset", KindUint, "bytes between offset 40 and the IP prefix area")
+	fPropISMGID       = Field("smc.clc.proposal.ism_gid", KindUint, "native ISM GID (SMC-D area)", Hex())
+	fPropISMCHID      = Field("smc.clc.proposal.ism_chid", KindUint, "ISM CHID (SMC-D area, v2)", Hex())
+	fPropV2ExtOffset  = Field("smc.clc.proposal.v2_ext_offset", KindUint, "offset from byte 52 to the v2 extension")
+	fPropVendorOUI    = Field("smc.clc.proposal.vendor_oui", KindBytes, "vendor OUI (SMC-D area)")
+	fPropIPv4Prefix   = Field("smc.clc.proposal.ipv4_prefix", KindAddr, "outgoing IPv4 subnet")
+	fPropIPv4PrefLen  = Field("smc.clc.proposal.ipv4_prefix_len", KindUint, "IPv4 prefix length")
+	fPropIPv6Count    = Field("smc.clc.proposal.ipv6_prefix_count", KindUint, "number of IPv6 prefixes")
+	fPropIPv6Prefix   = Field("smc.clc.proposal.ipv6_prefix", KindAddr, "IPv6 prefix (one value per prefix)")
+	fPropIPv6PrefLen  = Field("smc.clc.proposal.ipv6_prefix_len", KindUint, "IPv6 prefix length (one value per prefix)")
+	fPropEIDCount     = Field("smc.clc.proposal.eid_count", KindUint, "number of user EIDs (v2 extension)")
+	fPropISMGIDCount  = Field("smc.clc.proposal.ism_gid_count", KindUint, "number of SMC-Dv2 GID/CHID entries")
+	fPropRelease      = Field("smc.clc.proposal.release", KindUint, "SMC v2 release offered (0 = v2.0, 1 = v2.1)")
+	fPropSEIDPresent  = Field("smc.clc.proposal.seid_present", KindBool, "system EID indicator")
+	fPropSMCDv2Offset = Field("smc.clc.proposal.smcd_v2_ext_offset", KindUint, "offset from v2 ext+8 to the SMC-Dv2 extension")
+	fPropRoCEv2GID    = Field("smc.clc.proposal.rocev2_gid", KindAddr, "SMC-Rv2 RoCEv2 GID offered")
+	fPropMaxConns     = Field("smc.clc.proposal.max_conns", KindUint, "proposed max connections per link group (v2.1)")
+	fPropMaxLinks     = Field("smc.clc.proposal.max_links", KindUint, "proposed max links per link group (v2.1)")
+	fPropFeatureMask  = Field("smc.clc.proposal.feature_mask", KindUint, "supplemental features (v2.1; 0x0001 Emulated-ISM)", Hex())
+	fPropSEID         = Field("smc.clc.proposal.seid", KindString, "system EID (SMC-Dv2 extension)")
+	fPropSMCDGID      = Field("smc.clc.proposal.smcd_gid", KindUint, "SMC-Dv2 ISM GID (one value per entry)", Hex())
+	fPropSMCDCHID     = Field("smc.clc.proposal.smcd_chid", KindUint, "SMC-Dv2 ISM CHID (one value per entry)", Hex())
+)
+
+func (p *CLCProposal) appendFields(c *CLC, r *Record) {
+	if c.Version >= 2 {
+		r.AddUint(fPropPathV2, uint64(c.TypeV2))
+	}
+	r.AddBytes(fCLCPeerID, p.PeerID[:])
+	r.AddAddr(fCLCGID, p.GID)
+	r.AddBytes(fCLCMAC, p.MAC[:])
+	r.AddUint(fPropIPAreaOffset, uint64(p.IPAreaOffset))
+	if p.HasSMCDArea {
+		r.AddUint(fPropISMGID, p.ISMGID)
+		r.AddUint(fPropISMCHID, uint64(p.ISMCHID))
+		r.AddUint(fPropV2ExtOffset, uint64(p.V2ExtOffset))
+		r.AddBytes(fPropVendorOUI, p.VendorOUI[:])
+	}
+	if p.HasPrefix {
+		r.AddAddr(fPropIPv4Prefix, p.IPv4Prefix)
+		r.AddUint(fPropIPv4PrefLen, uint64(p.IPv4PrefixLen))
+		r.AddUint(fPropIPv6Count, uint64(p.IPv6PrefixCount))
+		for i := range int(p.IPv6PrefixCount) {
+			a, bits := p.IPv6Prefix(i)
+			r.AddAddr(fPropIPv6Prefix, a)
+			r.AddUint(fPropIPv6PrefLen, uint64(bits))
+		}
+	}
+	if p.HasV2Ext {
+		e := &p.V2Ext
+		r.AddUint(fPropEIDCount, uint64(e.EIDCount))
+		r.AddUint(fPropISMGIDCount, uint64(e.ISMGIDCount))
+		r.AddUint(fPropRelease, uint64(e.Release))
+		r.AddBool(fPropSEIDPresent, e.SEIDPresent)
+		r.AddUint(fPropSMCDv2Offset, uint64(e.SMCDv2ExtOffset))
+		r.AddAddr(fPropRoCEv2GID, e.RoCEv2GID)
+		r.AddUint(fPropMaxConns, uint64(e.MaxConns))
+		r.AddUint(fPropMaxLinks, uint64(e.MaxLinks))
+		r.AddUint(fPropFeatureMask, uint64(e.FeatureMask))
+		for i := range int(e.EIDCount) {
+			r.AddString(fCLCEID, string(e.EID(i)))
+		}
+	}
+	if p.HasSMCDv2Ext {
+		d := &p.SMCDv2Ext
+		r.AddString(fPropSEID, string(trimBlanks(d.SEID)))
+		for i := range d.Len() {
+			gid, chid := d.GIDCHID(i)
+			r.AddUint(fPropSMCDGID, gid)
+			r.AddUint(fPropSMCDCHID, uint64(chid))
+		}
+	}
+}
+
+// appendSummary: `CLC Proposal SMC-Rv2 (v2 ext: 1 EID "SMC-LAB-UEID", release 1, ...)`.
+func (p *CLCProposal) appendSummary(c *CLC, dst []byte) []byte {
+	dst = append(dst, ' ')
+	n := 0
+	mode := func(s string) {
+		if n > 0 {
+			dst = append(dst, '/')
+		}
+		dst = append(dst, s...)
+		n++
+	}
+	if c.Version >= 2 {
+		if c.TypeV2.HasR() {
+			mode("SMC-Rv2")
+		}
+		if c.TypeV2.HasD() {
+			mode("SMC-Dv2")
+		}
+	}
+	if c.TypeV1.HasR() {
+		mode("SMC-Rv1")
+	}
+	if c.TypeV1.HasD() {
+		mode("SMC-Dv1")
+	}
+	if n == 0 {
+		dst = append(dst, "no SMC type"...)
+	}
+	if !isZero(p.PeerID[:]) {
+		dst = append(dst, " peer "...)
+		dst = appendPeerID(dst, p.PeerID)
+	}
+	if c.TypeV1.HasR() && !p.GID.IsUnspecified() {
+		dst = append(dst, " GID "...)
+		dst = p.GID.AppendTo(dst)
+	}
+	if p.HasPrefix {
+		dst = append(dst, " prefix "...)
+		dst = p.IPv4Prefix.AppendTo(dst)
+		dst = append(dst, '/')
+		dst = strconv.AppendUint(dst, uint64(p.IPv4PrefixLen), 10)
+		for i := range int(p.IPv6PrefixCount) {
+			a, bits := p.IPv6Prefix(i)
+			dst = append(dst, ", "...)
+			dst = a.AppendTo(dst)
+			dst = append(dst, '/')
+			dst = strconv.AppendUint(dst, uint64(bits), 10)
+		}
+	}
+	if p.HasSMCDArea && p.ISMGID != 0 {
+		dst = append(dst, " ISM GID "...)
+		dst = appendHex(dst, p.ISMGID)
+	}
+	if p.HasV2Ext {
+		e := &p.V2Ext
+		dst = append(dst, " (v2 ext: "...)
+		dst = strconv.AppendUint(dst, uint64(e.EIDCount), 10)
+		if e.EIDCount == 1 {
+			dst = append(dst, " EID"...)
+		} else {
+			dst = append(dst, " EIDs"...)
+		}
+		for i := range int(e.EIDCount) {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, ' ')
+			dst = appendQuoted(dst, e.EID(i))
+		}
+		dst = append(dst, ", release "...)
+		dst = strconv.AppendUint(dst, uint64(e.Release), 10)
+		if c.TypeV2.HasR() {
+			dst = append(dst, ", GID "...)
+			dst = e.RoCEv2GID.AppendTo(dst)
+		}
+		if e.MaxConns != 0 || e.MaxLinks != 0 || e.FeatureMask != 0 {
+			dst = append(dst, ", max conns "...)
+			dst = strconv.AppendUint(dst, uint64(e.MaxConns), 10)
+			dst = append(dst, " links "...)
+			dst = strconv.AppendUint(dst, uint64(e.MaxLinks), 10)
+			dst = append(dst, " features "...)
+			dst = appendHex(dst, uint64(e.FeatureMask))
+		}
+		if p.HasSMCDv2Ext {
+			if e.SEIDPresent {
+				dst = append(dst, ", SEID "...)
+				dst = appendQuoted(dst, trimBlanks(p.SMCDv2Ext.SEID))
+			}
+			dst = append(dst, ", "...)
+			dst = strconv.AppendUint(dst, uint64(p.SMCDv2Ext.Len()), 10)
+			dst = append(dst, " ISM GIDs"...)
+		}
+		dst = append(dst, ')')
+	} else if c.Version >= 2 && c.TypeV2 != SMCTypeN {
+		dst = append(dst, " (no v2 extension)"...)
+	}
+	return dst
+}

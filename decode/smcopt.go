@@ -1,0 +1,51 @@
+package decode
+
+import "github.com/gopacket/gopacket/layers"
+
+// TCP option kind 254 is shared by every RFC 6994 experiment; only the ExID
+// tells SMC apart (smc-wire-format §1). TCP Fast Open (0xF989) and AccECN
+// (0xACC0) use the same kind, so the kind alone is not evidence of SMC.
+const (
+	tcpOptionKindExperimental layers.TCPOptionKind = 254
+	smcOptionMinLen                                = 6 // kind + len + 4-byte ExID
+)
+
+// smcExID is the SMC experiment ID, "SMCR" in EBCDIC.
+var smcExID = [4]byte{0xE2, 0xD4, 0xC3, 0xD9}
+
+var fTCPSMCOption = Field("tcp.smc_option", KindBool,
+	"SYN/SYN-ACK carries the SMC TCP option (kind 254, ExID 0xE2D4C3D9)")
+
+// SMCOption reports whether a TCP segment's options announce SMC. It applies
+// the Linux receive check (smc_parse_options): kind 254, even length >= 6,
+// first four data bytes equal to the SMC ExID.
+func SMCOption(opts []layers.TCPOption) bool {
+	for _, o := range opts {
+		if o.OptionType != tcpOptionKindExperimental {
+			continue
+		}
+		if o.OptionLength < smcOptionMinLen || o.OptionLength%2 != 0 || len(o.OptionData) < 4 {
+			continue
+		}
+		if [4]byte(o.OptionData[:4]) == smcExID {
+			return true
+		}
+	}
+	return false
+}
+
+// AppendSMCOptionFields adds tcp.smc_option: 1 when the segment carries the
+// SMC option, 0 on a SYN or SYN-ACK without it (the fallback evidence), and
+// nothing on other segments, where the option is never sent.
+func AppendSMCOptionFields(r *Record, tcp *layers.TCP) {
+	if tcp == nil {
+		return
+	}
+	if SMCOption(tcp.Options) {
+		r.AddBool(fTCPSMCOption, true)
+		return
+	}
+	if tcp.SYN {
+		r.AddBool(fTCPSMCOption, false)
+	}
+}
