@@ -1,0 +1,42 @@
+// Command smcping measures SMC-R (AF_SMC) round trips against TCP on the
+// same path and proves which mode each connection really used. See
+// package probe for the protocol and the options.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/smcscope/smcscope/probe"
+)
+
+func main() {
+	os.Exit(run())
+}
+
+func run() int {
+	opt, err := probe.ParseArgs(os.Args[1:], os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "smcping: %v\n", err)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err = probe.Run(ctx, opt, os.Stdout, os.Stderr)
+	switch {
+	case err == nil:
+		return 0
+	case opt.Server && ctx.Err() != nil:
+		return 0
+	}
+	fmt.Fprintf(os.Stderr, "smcping: %v\n", err)
+	return 1
+}

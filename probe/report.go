@@ -1,0 +1,230 @@
+package probe
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// Report is what the client prints; -o json writes it as is.
+type Report struct {
+	Target   string       `json:"target"`
+	Proto    string       `json:"proto"`
+	Conns    []ConnReport `json:"connections"`
+	Results  []Result     `json:"results,omitempty"`
+	Ratios   []Ratio      `json:"smc_tcp_ratios,omitempty"`
+	BW       []BWResult   `json:"bandwidth,omitempty"`
+	hists    map[string][]Bucket
+	histKeys []string
+}
+
+// ConnReport is the proof of one connection's mode.
+type ConnReport struct {
+	Proto           string `json:"proto"`
+	Local           string `json:"local"`
+	Remote          string `json:"remote"`
+	Inode           uint64 `json:"inode"`
+	Mode            string `json:"mode"`
+	Reason          uint32 `json:"reason,omitempty"`
+	ReasonName      string `json:"reason_name,omitempty"`
+	ReasonMeaning   string `json:"reason_meaning,omitempty"`
+	PeerDiagnosis   uint32 `json:"peer_diagnosis,omitempty"`
+	PeerDiagName    string `json:"peer_diagnosis_name,omitempty"`
+	PeerDiagMeaning string `json:"peer_diagnosis_meaning,omitempty"`
+	Link            *Link  `json:"link,omitempty"`
+	ProofError      string `json:"proof_error,omitempty"`
+	proof           Proof
+}
+
+// Result is the statistics of one protocol at one size. RTT is the round
+// trip; HalfRTT = RTT/2 is the one-way estimate sockperf reports.
+type Result struct {
+	Proto   string  `json:"proto"`
+	Mode    string  `json:"mode"`
+	Size    int     `json:"size"`
+	RTT     Summary `json:"rtt"`
+	HalfRTT Summary `json:"half_rtt"`
+}
+
+// Ratio compares SMC with the TCP baseline at one size (below 1: SMC faster).
+type Ratio struct {
+	Size int     `json:"size"`
+	P50  float64 `json:"p50"`
+	Mean float64 `json:"mean"`
+	P99  float64 `json:"p99"`
+}
+
+func newReport(o Options, m *modeRun) *Report {
+	r := &Report{Target: m.target.String(), Proto: m.proto.String(), hists: map[string][]Bucket{}}
+	r.addConns(m)
+	return r
+}
+
+func (r *Report) addConns(m *modeRun) {
+	for _, c := range m.conns {
+		cr := ConnReport{
+			Proto: m.proto.String(), Local: c.conn.LocalAddr().String(), Remote: c.conn.RemoteAddr().String(),
+			Inode: c.conn.Inode, Mode: c.proof.Mode.String(), Link: c.proof.Link, proof: c.proof,
+		}
+		if c.proof.Mode == ModeFallback {
+			cr.Reason, cr.ReasonName, cr.ReasonMeaning = uint32(c.proof.Reason), c.proof.Reason.String(), c.proof.Reason.Meaning()
+			if d := c.proof.PeerDiagnosis; d != 0 {
+				cr.PeerDiagnosis, cr.PeerDiagName, cr.PeerDiagMeaning = uint32(d), d.String(), d.Meaning()
+			}
+		}
+		if c.proof.Err != nil {
+			cr.ProofError = c.proof.Err.Error()
+		}
+		r.Conns = append(r.Conns, cr)
+	}
+}
+
+// modeLabel names what the samples measured: the protocol asked for and
+// the mode the kernel chose, "smc/SMC-R" or "smc/TCP-FALLBACK".
+func modeLabel(m *modeRun) string {
+	mode := ""
+	for _, c := range m.conns {
+		switch {
+		case mode == "":
+			mode = c.proof.Mode.String()
+		case mode != c.proof.Mode.String():
+			mode = "mixed"
+		}
+	}
+	return mode
+}
+
+func (r *Report) addResult(o Options, m *modeRun, size int) {
+	n := 0
+	for _, c := range m.conns {
+		n += len(c.samples)
+	}
+	all := make([]time.Duration, 0, n)
+	for _, c := range m.conns {
+		all = append(all, c.samples...)
+	}
+	s := Summarize(all)
+	res := Result{Proto: m.proto.String(), Mode: modeLabel(m), Size: size, RTT: s, HalfRTT: s.Half()}
+	r.Results = append(r.Results, res)
+	if o.Hist {
+		key := fmt.Sprintf("%s size %d", res.Proto, size)
+		r.hists[key] = Histogram(all, 20)
+		r.histKeys = append(r.histKeys, key)
+	}
+	if m.proto == ProtoTCP {
+		for _, prev := range r.Results {
+			if prev.Size == size && prev.Proto != "tcp" && s.P50 > 0 && s.Mean > 0 && s.P99 > 0 {
+				r.Ratios = append(r.Ratios, Ratio{
+					Size: size,
+					P50:  float64(prev.RTT.P50) / float64(s.P50),
+					Mean: float64(prev.RTT.Mean) / float64(s.Mean),
+					P99:  float64(prev.RTT.P99) / float64(s.P99),
+				})
+			}
+		}
+	}
+}
+
+func (r *Report) write(w io.Writer, o Options) error {
+	if o.Output == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	}
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "smcping %s proto %s, %d connection(s) per protocol", r.Target, r.Proto, o.Parallel)
+	if o.Duration > 0 {
+		fmt.Fprintf(bw, ", %v per size", o.Duration)
+	} else {
+		fmt.Fprintf(bw, ", %d messages per connection and size", o.Count)
+	}
+	if o.Interval > 0 {
+		fmt.Fprintf(bw, ", one every %v\n", o.Interval)
+	} else {
+		fmt.Fprintf(bw, ", back to back\n")
+	}
+	for i, c := range r.Conns {
+		fmt.Fprintf(bw, "conn %d %s %s -> %s: %s\n", i+1, c.Proto, c.Local, c.Remote, c.proof)
+	}
+	if len(r.Results) > 0 {
+		writeTable(bw, "RTT (round trip), usec", r.Results, func(x Result) Summary { return x.RTT })
+		writeTable(bw, "RTT/2 (one-way estimate, as sockperf reports), usec", r.Results, func(x Result) Summary { return x.HalfRTT })
+	}
+	for _, q := range r.Ratios {
+		fmt.Fprintf(bw, "SMC/TCP ratio size %d: p50 %.3f  mean %.3f  p99 %.3f\n", q.Size, q.P50, q.Mean, q.P99)
+	}
+	for _, k := range r.histKeys {
+		fmt.Fprintf(bw, "\nhistogram RTT usec, %s\n", k)
+		WriteHistogram(bw, r.hists[k])
+	}
+	if len(r.BW) > 0 {
+		tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(bw, "\none-way stream\n")
+		fmt.Fprintln(tw, "proto\tsize\tconns\tmessages\tseconds\tMB/s\tmsg/s\t")
+		for _, b := range r.BW {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.3f\t%.1f\t%.0f\t\n", b.Proto, b.Size, b.Conns, b.Messages, b.Seconds, b.MBPerSec, b.MsgsPerSec)
+		}
+		tw.Flush()
+	}
+	return bw.Flush()
+}
+
+func writeTable(w io.Writer, title string, rs []Result, pick func(Result) Summary) {
+	fmt.Fprintf(w, "\n%s\n", title)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "size\tproto\tmode\tn\tmin\tmean\tstddev\tp50\tp90\tp99\tp99.9\tp99.99\tmax\t")
+	for _, x := range rs {
+		s := pick(x)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", x.Size, x.Proto, x.Mode, s.N,
+			usec(s.Min), usec(s.Mean), usec(s.Stddev), usec(s.P50), usec(s.P90), usec(s.P99), usec(s.P999), usec(s.P9999), usec(s.Max))
+	}
+	tw.Flush()
+}
+
+// csvLog is --log: every sample, in the order taken, one line each.
+type csvLog struct {
+	f *os.File
+	w *bufio.Writer
+}
+
+func openCSV(name string) (*csvLog, error) {
+	f, err := os.Create(name)
+	if err != nil {
+		return nil, fmt.Errorf("--log: %w", err)
+	}
+	l := &csvLog{f: f, w: bufio.NewWriter(f)}
+	_, err = l.w.WriteString("proto,mode,size,conn,seq,rtt_ns\n")
+	return l, err
+}
+
+func (l *csvLog) write(m *modeRun, size int) error {
+	for ci, c := range m.conns {
+		mode := strings.ToLower(c.proof.Mode.String())
+		for i, s := range c.samples {
+			if _, err := fmt.Fprintf(l.w, "%s,%s,%d,%d,%d,%d\n", m.proto, mode, size, ci+1, i, s.Nanoseconds()); err != nil {
+				return fmt.Errorf("--log: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+func (l *csvLog) close() error {
+	if l.f == nil {
+		return nil
+	}
+	err := l.w.Flush()
+	if cerr := l.f.Close(); err == nil {
+		err = cerr
+	}
+	l.f = nil
+	if err != nil {
+		return fmt.Errorf("--log: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,345 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/netip"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Run executes Options: the server until ctx ends, or the client's
+// measurements with their report on stdout. Logs go to stderr.
+func Run(ctx context.Context, o Options, stdout, stderr io.Writer) error {
+	if o.Server {
+		return runServer(ctx, o, stderr)
+	}
+	return runClient(ctx, o, stdout, KernelInspector{})
+}
+
+func runServer(ctx context.Context, o Options, stderr io.Writer) error {
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	s := NewServer(ServerConfig{
+		Addr: o.Listen, Port: o.Port, TCPPort: o.TCPPort, TCPOnly: o.TCPOnly, SMCProto: o.Proto,
+		MaxMessage: o.MaxMessage, MaxConns: o.MaxConns, IdleTimeout: o.IdleTimeout,
+		Log: log, Inspector: KernelInspector{},
+	})
+	if err := s.Listen(); err != nil {
+		return err
+	}
+	kind := o.Proto.String()
+	if o.TCPOnly {
+		kind = "tcp (not SMC-capable)"
+	}
+	args := []any{"proto", kind, "addr", s.Addrs()[0].String()}
+	if len(s.Addrs()) > 1 {
+		args = append(args, "tcp_baseline", s.Addrs()[1].String())
+	}
+	args = append(args, "max_msg", o.MaxMessage, "max_conns", o.MaxConns, "idle", o.IdleTimeout.String())
+	log.Info("listening", args...)
+	return s.Serve(ctx)
+}
+
+// connRun is one measured connection and its preallocated samples.
+type connRun struct {
+	conn    *Conn
+	pinger  *Pinger
+	proof   Proof
+	samples []time.Duration
+}
+
+// modeRun is the set of connections of one protocol.
+type modeRun struct {
+	proto  Proto
+	target netip.AddrPort
+	conns  []*connRun
+}
+
+func (m *modeRun) close() {
+	for _, c := range m.conns {
+		c.conn.Close()
+	}
+}
+
+func resolve(ctx context.Context, host string) (netip.Addr, error) {
+	if a, err := netip.ParseAddr(host); err == nil {
+		return a.Unmap(), nil
+	}
+	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	if err != nil {
+		return netip.Addr{}, fmt.Errorf("resolve %s: %w", host, err)
+	}
+	// SMC-Rv2 works over IPv4 only (lab-recipe gotcha 2), so prefer it.
+	for _, a := range addrs {
+		if a.Unmap().Is4() {
+			return a.Unmap(), nil
+		}
+	}
+	return addrs[0], nil
+}
+
+func dialMode(ctx context.Context, o Options, p Proto, target netip.AddrPort, in Inspector, n, maxSize, samples int) (*modeRun, error) {
+	m := &modeRun{proto: p, target: target}
+	for range n {
+		c, err := Dial(ctx, p, target, o.Timeout)
+		if err != nil {
+			m.close()
+			return nil, err
+		}
+		cr := &connRun{conn: c, pinger: NewPinger(c, maxSize), samples: make([]time.Duration, 0, samples)}
+		if p.IsSMC() {
+			// Ask while the connection is open: sock_diag forgets closed sockets.
+			cr.proof = Prove(in, c.Inode, addrPort(c.LocalAddr()), addrPort(c.RemoteAddr()))
+		} else {
+			cr.proof = Proof{Mode: ModeTCP}
+		}
+		m.conns = append(m.conns, cr)
+	}
+	return m, nil
+}
+
+func runClient(ctx context.Context, o Options, stdout io.Writer, in Inspector) error {
+	addr, err := resolve(ctx, o.Host)
+	if err != nil {
+		return err
+	}
+	if o.Check {
+		return runCheck(ctx, o, stdout, addr, in)
+	}
+	maxSize := slices.Max(o.Sizes)
+	perConn := o.Count
+	if o.Duration > 0 {
+		perConn = max(o.MaxSamples/o.Parallel, 1)
+	}
+	if o.Bandwidth {
+		perConn = 0
+	}
+	primary, err := dialMode(ctx, o, o.Proto, netip.AddrPortFrom(addr, o.Port), in, o.Parallel, maxSize, perConn)
+	if err != nil {
+		return err
+	}
+	defer primary.close()
+	modes := []*modeRun{primary}
+	rep := newReport(o, primary)
+	if o.Require == "smc" {
+		for _, c := range primary.conns {
+			if err := c.proof.Require(); err != nil {
+				rep.write(stdout, o)
+				return err
+			}
+		}
+	}
+	if o.CompareTCP {
+		base, err := dialMode(ctx, o, ProtoTCP, netip.AddrPortFrom(addr, o.TCPPort), in, o.Parallel, maxSize, perConn)
+		if err != nil {
+			return fmt.Errorf("TCP baseline (--compare tcp, port %d): %w", o.TCPPort, err)
+		}
+		defer base.close()
+		modes = append(modes, base)
+		rep.addConns(base)
+	}
+	var logw *csvLog
+	if o.LogFile != "" {
+		if logw, err = openCSV(o.LogFile); err != nil {
+			return err
+		}
+		defer logw.close()
+	}
+	for _, size := range o.Sizes {
+		if o.Bandwidth {
+			for _, m := range modes {
+				r, err := stream(ctx, o, m, size)
+				if err != nil {
+					return err
+				}
+				rep.BW = append(rep.BW, r)
+			}
+			continue
+		}
+		if err := measure(ctx, o, modes, size); err != nil {
+			return err
+		}
+		for _, m := range modes {
+			if logw != nil {
+				if err := logw.write(m, size); err != nil {
+					return err
+				}
+			}
+			rep.addResult(o, m, size)
+		}
+	}
+	if logw != nil {
+		if err := logw.close(); err != nil {
+			return err
+		}
+	}
+	return rep.write(stdout, o)
+}
+
+// measure runs warm-up and then alternating rounds of each protocol until
+// every connection has o.Count samples or o.Duration has passed. Rounds
+// keep slow drifts of the path (other load, CPU frequency) from favouring
+// one protocol.
+func measure(ctx context.Context, o Options, modes []*modeRun, size int) error {
+	for _, m := range modes {
+		err := parallel(m.conns, func(_ int, c *connRun) error {
+			c.samples = c.samples[:0]
+			for range o.Warmup {
+				if _, err := c.pinger.Ping(size); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("%s warm-up, size %d: %w", m.proto, size, err)
+		}
+	}
+	round := o.Round
+	if len(modes) == 1 {
+		round = 1000 // only to look at ctx now and then
+	}
+	var deadline time.Time
+	if o.Duration > 0 {
+		deadline = time.Now().Add(o.Duration)
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		done := true
+		for _, m := range modes {
+			err := parallel(m.conns, func(_ int, c *connRun) error { return c.loop(size, round, deadline, o.Interval) })
+			if err != nil {
+				return fmt.Errorf("%s ping-pong, size %d: %w", m.proto, size, err)
+			}
+			for _, c := range m.conns {
+				full := len(c.samples) == cap(c.samples)
+				done = done && (full || (!deadline.IsZero() && !time.Now().Before(deadline)))
+			}
+		}
+		if done {
+			return nil
+		}
+	}
+}
+
+// loop is the measuring loop: no allocation, samples appended within the
+// capacity reserved before.
+func (c *connRun) loop(size, quota int, deadline time.Time, interval time.Duration) error {
+	next := time.Now()
+	for i := 0; i < quota && len(c.samples) < cap(c.samples); i++ {
+		if !deadline.IsZero() && !time.Now().Before(deadline) {
+			return nil
+		}
+		if interval > 0 {
+			if d := time.Until(next); d > 0 {
+				time.Sleep(d)
+			}
+			next = next.Add(interval)
+		}
+		rtt, err := c.pinger.Ping(size)
+		if err != nil {
+			return err
+		}
+		c.samples = append(c.samples, rtt)
+	}
+	return nil
+}
+
+func parallel(conns []*connRun, fn func(int, *connRun) error) error {
+	if len(conns) == 1 {
+		return fn(0, conns[0])
+	}
+	errs := make([]error, len(conns))
+	var wg sync.WaitGroup
+	for i, c := range conns {
+		wg.Go(func() { errs[i] = fn(i, c) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// BWResult is one one-way stream measurement.
+type BWResult struct {
+	Proto      string  `json:"proto"`
+	Size       int     `json:"size"`
+	Conns      int     `json:"conns"`
+	Messages   int     `json:"messages"`
+	Bytes      int64   `json:"bytes"`
+	Seconds    float64 `json:"seconds"`
+	MBPerSec   float64 `json:"mb_per_s"`
+	MsgsPerSec float64 `json:"msg_per_s"`
+}
+
+// stream sends no-reply messages for o.Duration (or o.Count per
+// connection), then one ping: its echo proves the server has read all, so
+// the time includes delivery, not just queueing into the send buffer.
+func stream(ctx context.Context, o Options, m *modeRun, size int) (BWResult, error) {
+	counts := make([]int, len(m.conns))
+	var deadline time.Time
+	start := time.Now()
+	if o.Duration > 0 {
+		deadline = start.Add(o.Duration)
+	}
+	err := parallel(m.conns, func(i int, c *connRun) error {
+		n := 0
+		for ; o.Duration > 0 || n < o.Count; n++ {
+			if o.Duration > 0 && n%64 == 0 && (!time.Now().Before(deadline) || ctx.Err() != nil) {
+				break
+			}
+			if err := c.pinger.Send(size); err != nil {
+				return err
+			}
+		}
+		counts[i] = n
+		_, err := c.pinger.Ping(HeaderLen)
+		return err
+	})
+	if err != nil {
+		return BWResult{}, fmt.Errorf("%s stream, size %d: %w", m.proto, size, err)
+	}
+	secs := time.Since(start).Seconds()
+	r := BWResult{Proto: m.proto.String(), Size: size, Conns: len(m.conns), Seconds: secs}
+	for _, n := range counts {
+		r.Messages += n
+	}
+	r.Bytes = int64(r.Messages) * int64(size)
+	r.MBPerSec = float64(r.Bytes) / 1e6 / secs
+	r.MsgsPerSec = float64(r.Messages) / secs
+	return r, nil
+}
+
+// runCheck opens one connection, proves its mode, exchanges a few pings
+// and prints one line: "OK SMC-R via ..." or "FAIL fallback ...".
+func runCheck(ctx context.Context, o Options, stdout io.Writer, addr netip.Addr, in Inspector) error {
+	size := o.Sizes[0]
+	m, err := dialMode(ctx, o, o.Proto, netip.AddrPortFrom(addr, o.Port), in, 1, size, 10)
+	if err != nil {
+		fmt.Fprintf(stdout, "FAIL connect: %v\n", err)
+		return err
+	}
+	defer m.close()
+	c := m.conns[0]
+	if err := c.loop(size, 10, time.Time{}, 0); err != nil {
+		fmt.Fprintf(stdout, "FAIL %s ping: %v\n", c.proof, err)
+		return err
+	}
+	s := Summarize(c.samples)
+	err = c.proof.Require()
+	if !o.Proto.IsSMC() {
+		err = nil
+	}
+	verdict := "OK"
+	if err != nil {
+		verdict = "FAIL"
+	}
+	_, werr := fmt.Fprintf(stdout, "%s %s (%s %v, rtt p50 %sus over %d pings of %d B)\n",
+		verdict, c.proof, o.Proto, c.conn.RemoteAddr(), usec(s.P50), s.N, size)
+	return errors.Join(err, werr)
+}

@@ -1,0 +1,35 @@
+//go:build !linux
+
+package probe
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/netip"
+	"runtime"
+	"time"
+)
+
+// Conn is an open probe connection plus what identifies it to sock_diag.
+type Conn struct {
+	net.Conn
+	Proto Proto
+	Inode uint64
+}
+
+func errUnimplemented() error {
+	return fmt.Errorf("probe: SMC sockets not implemented on %s/%s", runtime.GOOS, runtime.GOARCH)
+}
+
+// Dial is only implemented on Linux.
+func Dial(ctx context.Context, p Proto, ap netip.AddrPort, timeout time.Duration) (*Conn, error) {
+	return nil, errUnimplemented()
+}
+
+// Listen is only implemented on Linux.
+func Listen(p Proto, ap netip.AddrPort, backlog int) (net.Listener, error) {
+	return nil, errUnimplemented()
+}
+
+func socketInode(c net.Conn) uint64 { return 0 }

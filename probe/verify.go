@@ -1,0 +1,180 @@
+package probe
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"strings"
+)
+
+// Mode is what the kernel made of a connection.
+type Mode uint8
+
+const (
+	ModeUnknown  Mode = iota // not proven (no smc_diag, socket not found)
+	ModeSMCR                 // SMC-R: data over RDMA
+	ModeSMCD                 // SMC-D: data over ISM / loopback-ism
+	ModeFallback             // an SMC socket that fell back to TCP
+	ModeTCP                  // a plain TCP socket (the baseline)
+)
+
+var modeNames = [...]string{ModeUnknown: "unknown", ModeSMCR: "SMC-R", ModeSMCD: "SMC-D", ModeFallback: "TCP-FALLBACK", ModeTCP: "TCP"}
+
+func (m Mode) String() string {
+	if int(m) < len(modeNames) {
+		return modeNames[m]
+	}
+	return fmt.Sprintf("mode(%d)", uint8(m))
+}
+
+// IsSMC reports whether data really goes over SMC.
+func (m Mode) IsSMC() bool { return m == ModeSMCR || m == ModeSMCD }
+
+// Link is the SMC-R link a connection uses (smc_diag LGRINFO, plus the
+// link group ID from SMC_GEN_NETLINK when it could be matched).
+type Link struct {
+	LinkID   uint8  `json:"link_id"`
+	IBDev    string `json:"ibdev"`
+	IBPort   uint8  `json:"ibport"`
+	GID      string `json:"gid"`
+	PeerGID  string `json:"peer_gid"`
+	Role     string `json:"role,omitempty"`
+	LGRID    uint32 `json:"lgr_id,omitempty"`
+	HasLGRID bool   `json:"-"`
+}
+
+// DiagSocket is what SMC sock_diag reports about one socket, reduced to
+// what proves a mode. Inspector implementations convert to it.
+type DiagSocket struct {
+	Inode         uint64
+	Src, Dst      netip.AddrPort
+	Mode          Mode
+	Reason        DeclineCode
+	PeerDiagnosis DeclineCode
+	Link          *Link
+}
+
+// Inspector lists the kernel's SMC sockets; the kernel one is smcnl-based,
+// tests pass fixed lists.
+type Inspector interface {
+	Sockets() ([]DiagSocket, error)
+}
+
+// Proof is the kernel's word on one connection, or why there is none.
+type Proof struct {
+	Mode          Mode
+	Reason        DeclineCode
+	PeerDiagnosis DeclineCode
+	Link          *Link
+	// Err says why Mode is ModeUnknown.
+	Err error
+}
+
+// Prove finds the socket by inode (always filled by smc_diag) and, failing
+// that, by 4-tuple: IPPROTO_SMC sockets report 0.0.0.0 addresses (lab
+// gotcha 8), and an inode of 0 means the caller could not fstat.
+func Prove(in Inspector, inode uint64, local, remote netip.AddrPort) Proof {
+	if in == nil {
+		return Proof{Err: errors.New("no SMC socket inspector")}
+	}
+	socks, err := in.Sockets()
+	if err != nil {
+		return Proof{Err: err}
+	}
+	s, ok := matchSocket(socks, inode, local, remote)
+	if !ok {
+		return Proof{Err: fmt.Errorf("socket (inode %d, %v -> %v) not in SMC sock_diag dump of %d sockets", inode, local, remote, len(socks))}
+	}
+	return Proof{Mode: s.Mode, Reason: s.Reason, PeerDiagnosis: s.PeerDiagnosis, Link: s.Link}
+}
+
+func matchSocket(socks []DiagSocket, inode uint64, local, remote netip.AddrPort) (DiagSocket, bool) {
+	if inode != 0 {
+		for _, s := range socks {
+			if s.Inode == inode {
+				return s, true
+			}
+		}
+	}
+	if !local.IsValid() || !remote.IsValid() {
+		return DiagSocket{}, false
+	}
+	for _, s := range socks {
+		if unmap(s.Src) == unmap(local) && unmap(s.Dst) == unmap(remote) {
+			return s, true
+		}
+	}
+	return DiagSocket{}, false
+}
+
+func unmap(ap netip.AddrPort) netip.AddrPort {
+	return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
+}
+
+// reasonText renders a code as "0x05000000 PEERDECL: peer declined".
+func reasonText(c DeclineCode) string {
+	return fmt.Sprintf("0x%08x %s: %s", uint32(c), c, c.Meaning())
+}
+
+func (p Proof) String() string {
+	var b strings.Builder
+	switch p.Mode {
+	case ModeUnknown:
+		b.WriteString("mode unknown")
+		if p.Err != nil {
+			b.WriteString(" (")
+			b.WriteString(p.Err.Error())
+			b.WriteString(")")
+		}
+	case ModeSMCR:
+		b.WriteString("SMC-R")
+		if l := p.Link; l != nil {
+			fmt.Fprintf(&b, " via %s port %d link %d", l.IBDev, l.IBPort, l.LinkID)
+			if l.HasLGRID {
+				fmt.Fprintf(&b, " lgr 0x%x", l.LGRID)
+			}
+			fmt.Fprintf(&b, " gid %s peer %s", l.GID, l.PeerGID)
+		}
+	case ModeFallback:
+		b.WriteString("fallback ")
+		fmt.Fprintf(&b, "0x%08x %s", uint32(p.Reason), p.Reason)
+		if p.PeerDiagnosis != 0 {
+			fmt.Fprintf(&b, " (peer 0x%08x %s: %s)", uint32(p.PeerDiagnosis), p.PeerDiagnosis, p.PeerDiagnosis.Meaning())
+		} else {
+			fmt.Fprintf(&b, ": %s", p.Reason.Meaning())
+		}
+	default:
+		b.WriteString(p.Mode.String())
+	}
+	return b.String()
+}
+
+// FallbackError reports a connection that did not use SMC although it was
+// required. Reason is the local fallback reason, PeerDiagnosis the code
+// from the peer's CLC Decline (0 when the peer sent none).
+type FallbackError struct {
+	Reason        DeclineCode
+	PeerDiagnosis DeclineCode
+}
+
+func (e *FallbackError) Error() string {
+	return "connection fell back to TCP: " + Proof{Mode: ModeFallback, Reason: e.Reason, PeerDiagnosis: e.PeerDiagnosis}.String()
+}
+
+// ErrNotProven is returned (wrapped) when SMC is required but the kernel
+// could not be asked which mode a connection uses.
+var ErrNotProven = errors.New("SMC mode not proven")
+
+// Require turns a proof into an error when the connection is not SMC.
+func (p Proof) Require() error {
+	switch {
+	case p.Mode.IsSMC():
+		return nil
+	case p.Mode == ModeFallback:
+		return &FallbackError{Reason: p.Reason, PeerDiagnosis: p.PeerDiagnosis}
+	case p.Mode == ModeUnknown && p.Err != nil:
+		return fmt.Errorf("%w: %w", ErrNotProven, p.Err)
+	default:
+		return fmt.Errorf("%w: connection mode %s", ErrNotProven, p.Mode)
+	}
+}

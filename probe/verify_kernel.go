@@ -1,0 +1,89 @@
+package probe
+
+import (
+	"errors"
+
+	"github.com/smcscope/smcscope/smcnl"
+)
+
+// KernelInspector asks the running kernel through smcnl: SMC sock_diag for
+// the sockets, and SMC_GEN_NETLINK for the link-group ID that sock_diag
+// does not report.
+type KernelInspector struct{}
+
+// Sockets implements Inspector.
+func (KernelInspector) Sockets() ([]DiagSocket, error) {
+	socks, err := smcnl.Sockets()
+	if err != nil {
+		if errors.Is(err, smcnl.ErrNotSupported) {
+			return nil, &UnsupportedError{Feature: "SMC sock_diag", Needs: "the smc_diag kernel module (modprobe smc_diag; CONFIG_SMC_DIAG)", Err: err}
+		}
+		return nil, err
+	}
+	var groups []smcnl.LinkGroupR
+	for _, s := range socks {
+		if s.LGR != nil {
+			groups = linkGroups()
+			break
+		}
+	}
+	out := make([]DiagSocket, 0, len(socks))
+	for _, s := range socks {
+		out = append(out, fromSMCNL(s, groups))
+	}
+	return out, nil
+}
+
+// linkGroups is best effort: without SMC_GEN_NETLINK (before 5.11) the
+// proof simply carries no link-group ID.
+func linkGroups() []smcnl.LinkGroupR {
+	c, err := smcnl.Dial()
+	if err != nil {
+		return nil
+	}
+	defer c.Close()
+	g, err := c.LinkGroupsR()
+	if err != nil {
+		return nil
+	}
+	return g
+}
+
+func fromSMCNL(s smcnl.Socket, groups []smcnl.LinkGroupR) DiagSocket {
+	d := DiagSocket{
+		Inode:         s.Inode,
+		Src:           s.Src,
+		Dst:           s.Dst,
+		Reason:        DeclineCode(s.FallbackReason),
+		PeerDiagnosis: DeclineCode(s.PeerDiagnosis),
+	}
+	switch s.Mode {
+	case smcnl.ModeSMCR:
+		d.Mode = ModeSMCR
+	case smcnl.ModeSMCD:
+		d.Mode = ModeSMCD
+	case smcnl.ModeFallback:
+		d.Mode = ModeFallback
+	}
+	if l := s.LGR; l != nil && d.Mode == ModeSMCR {
+		d.Link = &Link{LinkID: l.LinkID, IBDev: l.IBDev, IBPort: l.IBPort, GID: l.GID, PeerGID: l.PeerGID, Role: l.Role.String()}
+		d.Link.LGRID, d.Link.HasLGRID = findLGR(groups, l)
+	}
+	return d
+}
+
+// findLGR matches the socket's link to a link group by device, port, link
+// ID and both GIDs: sock_diag has no link-group ID of its own.
+func findLGR(groups []smcnl.LinkGroupR, l *smcnl.LGRInfo) (uint32, bool) {
+	for _, g := range groups {
+		if g.Role != l.Role {
+			continue
+		}
+		for _, k := range g.Links {
+			if k.ID == l.LinkID && k.IBDev == l.IBDev && k.IBPort == l.IBPort && k.GID == l.GID && k.PeerGID == l.PeerGID {
+				return g.ID, true
+			}
+		}
+	}
+	return 0, false
+}
