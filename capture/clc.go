@@ -1,0 +1,275 @@
+package capture
+
+import (
+	"time"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/reassembly"
+)
+
+// CLC messages travel in the TCP stream right after the handshake of an SMC
+// connection. Only those streams are reassembled: a segment reaches the
+// gopacket assembler when its connection's SYN carried the SMC option, or
+// (captures that start mid-connection) when its payload starts with a CLC
+// eyecatcher. A stream is dropped after Confirm or Decline or at its first
+// non-CLC byte, so memory depends on the number of handshakes in flight,
+// not on the traffic.
+
+const (
+	clcHeaderLen = 8
+	// clcMaxLen bounds a believable CLC length: the largest Linux message
+	// (a v2 Proposal with 8 EIDs and 8 ISM GIDs) is well under 1 KiB.
+	clcMaxLen = 4096
+	// clcIdle is how long a handshake may stall (capture time) before its
+	// stream is forgotten; Linux gives up after 6 s per message.
+	clcIdle = 30 * time.Second
+
+	clcTypeConfirm = 3
+	clcTypeDecline = 4
+)
+
+var (
+	eyeSMCR = [4]byte{0xE2, 0xD4, 0xC3, 0xD9}
+	eyeSMCD = [4]byte{0xE2, 0xD4, 0xC3, 0xC4}
+)
+
+// clcStart reports whether b starts with a CLC eyecatcher, or could once
+// more bytes arrive.
+func clcStart(b []byte) (yes, maybe bool) {
+	n := min(len(b), 4)
+	if [4]byte(append(b[:n:n], eyeSMCR[n:]...)) == eyeSMCR || [4]byte(append(b[:n:n], eyeSMCD[n:]...)) == eyeSMCD {
+		return n == 4, n < 4
+	}
+	return false, false
+}
+
+// clcLength cuts one message: n > 0 is its total length, need says more
+// bytes are required, and n == 0 && !need means b is not CLC.
+func clcLength(b []byte) (n int, need bool) {
+	yes, maybe := clcStart(b)
+	switch {
+	case maybe:
+		return 0, true
+	case !yes:
+		return 0, false
+	case len(b) < 7:
+		return 0, true
+	}
+	l := int(b[5])<<8 | int(b[6])
+	if l < clcHeaderLen || l > clcMaxLen {
+		return 0, false
+	}
+	return l, false
+}
+
+type flowKey [2]gopacket.Flow
+
+// clcFlow is the pre-filter's view of one TCP connection.
+type clcFlow struct {
+	stream   *clcStream
+	lastSeen time.Time
+}
+
+// clcAssembler owns the reassembly state of one Reader.
+type clcAssembler struct {
+	asm   *reassembly.Assembler
+	flows map[flowKey]*clcFlow
+	ctx   asmContext
+	frame *Frame // frame being assembled; receives completed messages
+	arena []byte // message bytes of the current frame
+	now   time.Time
+	swept time.Time
+}
+
+type asmContext struct{ ci gopacket.CaptureInfo }
+
+func (c *asmContext) GetCaptureInfo() gopacket.CaptureInfo { return c.ci }
+
+func newCLCAssembler() *clcAssembler {
+	a := &clcAssembler{flows: make(map[flowKey]*clcFlow)}
+	a.asm = reassembly.NewAssembler(reassembly.NewStreamPool(a))
+	// A CLC handshake is a few hundred bytes; bound what a broken or
+	// hostile stream can make us queue while waiting for a gap.
+	a.asm.MaxBufferedPagesPerConnection = 16
+	a.asm.MaxBufferedPagesTotal = 4096
+	return a
+}
+
+// New implements reassembly.StreamFactory.
+func (a *clcAssembler) New(netFlow, tcpFlow gopacket.Flow, tcp *layers.TCP, ac reassembly.AssemblerContext) reassembly.Stream {
+	k := flowKey{netFlow, tcpFlow}
+	s := &clcStream{a: a, key: k}
+	if fl := a.lookup(k); fl != nil {
+		fl.stream = s
+	}
+	return s
+}
+
+func (a *clcAssembler) lookup(k flowKey) *clcFlow {
+	if fl, ok := a.flows[k]; ok {
+		return fl
+	}
+	return a.flows[flowKey{k[0].Reverse(), k[1].Reverse()}]
+}
+
+func (a *clcAssembler) forget(k flowKey) {
+	delete(a.flows, k)
+	delete(a.flows, flowKey{k[0].Reverse(), k[1].Reverse()})
+}
+
+// segment feeds f's TCP segment to the assembler if its connection is (or
+// may be) an SMC handshake; completed messages land in f.clcRaw.
+func (a *clcAssembler) segment(f *Frame) {
+	t := f.TCP
+	net := f.NetworkFlow()
+	k := flowKey{net, t.TransportFlow()}
+	fl := a.lookup(k)
+	switch {
+	case fl != nil:
+	case t.SYN && f.SMCOption:
+		fl = &clcFlow{}
+		a.flows[k] = fl
+	case len(t.Payload) > 0:
+		if yes, _ := clcStart(t.Payload); !yes {
+			return
+		}
+		fl = &clcFlow{}
+		a.flows[k] = fl
+	default:
+		return
+	}
+	ts := f.CI.Timestamp
+	fl.lastSeen = ts
+	a.frame = f
+	a.arena = a.arena[:0]
+	a.ctx.ci = f.CI
+	a.asm.AssembleWithContext(net, t, &a.ctx)
+	a.frame = nil
+	if fl.stream != nil && fl.stream.done || t.RST {
+		a.forget(k)
+	}
+	a.sweep(ts)
+}
+
+// sweep forgets stalled handshakes, in capture time, at most once per
+// clcIdle so that the per-frame cost stays a comparison.
+func (a *clcAssembler) sweep(now time.Time) {
+	if now.Sub(a.swept) < clcIdle {
+		return
+	}
+	a.swept = now
+	old := now.Add(-clcIdle)
+	for k, fl := range a.flows {
+		if fl.lastSeen.Before(old) {
+			delete(a.flows, k)
+		}
+	}
+	a.asm.FlushCloseOlderThan(old)
+}
+
+// flushAll ends every stream at the end of the capture.
+func (a *clcAssembler) flushAll() {
+	a.asm.FlushAll()
+	clear(a.flows)
+}
+
+// emit hands one complete message to the current frame. The bytes are
+// copied because the assembler reuses its buffers.
+func (a *clcAssembler) emit(msg []byte) {
+	if a.frame == nil { // flushed at end of capture: no frame to carry it
+		return
+	}
+	start := len(a.arena)
+	if cap(a.arena)-start < len(msg) {
+		// A new backing array: earlier messages of this frame keep the old
+		// one, so their slices stay valid.
+		a.arena = make([]byte, 0, max(2*cap(a.arena), len(msg), 1024))
+		start = 0
+	}
+	a.arena = append(a.arena, msg...)
+	a.frame.clcRaw = append(a.frame.clcRaw, a.arena[start:start+len(msg):start+len(msg)])
+}
+
+// clcStream is one TCP connection's pair of half-streams.
+type clcStream struct {
+	a       *clcAssembler
+	key     flowKey
+	pending [2][]byte // partial message per direction
+	started [2]bool
+	done    bool
+}
+
+func dirIndex(d reassembly.TCPFlowDirection) int {
+	if d == reassembly.TCPDirClientToServer {
+		return 0
+	}
+	return 1
+}
+
+// Accept implements reassembly.Stream. A half seen without its SYN is
+// started at its first segment, so mid-connection captures still cut
+// messages that begin in that segment.
+func (s *clcStream) Accept(tcp *layers.TCP, ci gopacket.CaptureInfo, dir reassembly.TCPFlowDirection, nextSeq reassembly.Sequence, start *bool, ac reassembly.AssemblerContext) bool {
+	if s.done {
+		return false
+	}
+	i := dirIndex(dir)
+	if !s.started[i] {
+		s.started[i] = true
+		if !tcp.SYN {
+			*start = true
+		}
+	}
+	return true
+}
+
+// ReassembledSG implements reassembly.Stream.
+func (s *clcStream) ReassembledSG(sg reassembly.ScatterGather, ac reassembly.AssemblerContext) {
+	if s.done {
+		return
+	}
+	n, _ := sg.Lengths()
+	if n == 0 {
+		return
+	}
+	dir, _, _, skip := sg.Info()
+	i := dirIndex(dir)
+	data := sg.Fetch(n)
+	if skip != 0 { // bytes lost: a message spanning the gap is broken
+		s.pending[i] = s.pending[i][:0]
+	}
+	if len(s.pending[i]) > 0 {
+		s.pending[i] = append(s.pending[i], data...)
+		data = s.pending[i]
+	}
+	for len(data) > 0 && !s.done {
+		l, need := clcLength(data)
+		if need || l > len(data) {
+			break
+		}
+		if l == 0 { // application data: the handshake is over
+			s.done = true
+			return
+		}
+		s.a.emit(data[:l])
+		if typ := data[4]; typ == clcTypeConfirm || typ == clcTypeDecline {
+			s.done = true
+		}
+		data = data[l:]
+	}
+	if s.done {
+		s.pending[i] = nil
+		return
+	}
+	// Keep the partial tail; copy first because data may alias pending.
+	rest := append([]byte(nil), data...)
+	s.pending[i] = append(s.pending[i][:0], rest...)
+}
+
+// ReassemblyComplete implements reassembly.Stream.
+func (s *clcStream) ReassemblyComplete(ac reassembly.AssemblerContext) bool {
+	s.done = true
+	s.pending = [2][]byte{}
+	return true
+}

@@ -1,0 +1,214 @@
+package capture
+
+import (
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+
+	"github.com/smcscope/smcscope/decode"
+)
+
+// Link types this package decodes. LINKTYPE_RAW has three numbers in the
+// wild (101 in files, DLT_RAW 12 or 14 on some BSDs), and 228/229 are the
+// version-specific raw variants.
+const (
+	linkTypeRawBSD12 layers.LinkType = 12
+	linkTypeRawBSD14 layers.LinkType = 14
+)
+
+// SupportedLinkType reports whether a capture of link type lt can be decoded.
+func SupportedLinkType(lt layers.LinkType) bool {
+	switch lt {
+	case layers.LinkTypeEthernet, layers.LinkTypeLinuxSLL, layers.LinkTypeLinuxSLL2,
+		layers.LinkTypeRaw, linkTypeRawBSD12, linkTypeRawBSD14, layers.LinkTypeIPv4, layers.LinkTypeIPv6:
+		return true
+	}
+	return false
+}
+
+// EtherType of RoCEv1 (GRH follows the Ethernet header) and UDP port of
+// RoCEv2 (BTH follows the UDP header): gopacket knows neither, so the chain
+// is continued by hand rather than by registering global port/EtherType
+// tables that other users of gopacket in the same binary would see.
+const (
+	etherTypeRoCE layers.EthernetType = 0x8915
+	udpPortRoCEv2 layers.UDPPort      = 4791
+)
+
+// vlanStack decodes up to two stacked 802.1Q/802.1ad tags (QinQ) into
+// separate structs: a single layers.Dot1Q in the parser would be
+// overwritten by the inner tag.
+type vlanStack struct {
+	tags [2]layers.Dot1Q
+	n    int // tags decoded in this frame
+	cur  int // index of the tag decoded last
+}
+
+func (v *vlanStack) reset() { v.n, v.cur = 0, 0 }
+
+func (v *vlanStack) CanDecode() gopacket.LayerClass { return layers.LayerTypeDot1Q }
+
+func (v *vlanStack) NextLayerType() gopacket.LayerType { return v.tags[v.cur].NextLayerType() }
+
+func (v *vlanStack) LayerPayload() []byte { return v.tags[v.cur].Payload }
+
+func (v *vlanStack) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
+	i := v.n
+	if i >= len(v.tags) {
+		i = len(v.tags) - 1 // a third tag overwrites the inner one
+	}
+	v.cur = i
+	if err := v.tags[i].DecodeFromBytes(data, df); err != nil {
+		return err
+	}
+	v.n = i + 1
+	return nil
+}
+
+// Decoder turns raw frames of one link type into a Frame. It owns every
+// layer struct and reuses them, so decoding a frame does not allocate.
+type Decoder struct {
+	linkType layers.LinkType
+
+	eth  layers.Ethernet
+	vlan vlanStack
+	sll  layers.LinuxSLL
+	sll2 layers.LinuxSLL2
+	ip4  layers.IPv4
+	ip6  layers.IPv6
+	tcp  layers.TCP
+	udp  layers.UDP
+	roce roceLayers
+
+	link, raw4, raw6 *gopacket.DecodingLayerParser
+	roce1, roce2     *gopacket.DecodingLayerParser
+	tail             []gopacket.LayerType
+}
+
+// NewDecoder returns a Decoder for frames of link type lt.
+func NewDecoder(lt layers.LinkType) (*Decoder, error) {
+	if !SupportedLinkType(lt) {
+		return nil, &FileError{Err: ErrUnsupportedLink}
+	}
+	d := &Decoder{linkType: lt, tail: make([]gopacket.LayerType, 0, 8)}
+	dlc := gopacket.DecodingLayerContainer(gopacket.DecodingLayerSparse(nil))
+	for _, l := range []gopacket.DecodingLayer{&d.eth, &d.vlan, &d.sll, &d.sll2, &d.ip4, &d.ip6, &d.tcp, &d.udp} {
+		dlc = dlc.Put(l)
+	}
+	dlc = d.roce.put(dlc)
+	parser := func(first gopacket.LayerType) *gopacket.DecodingLayerParser {
+		p := gopacket.NewDecodingLayerParser(first)
+		p.SetDecodingLayerContainer(dlc)
+		p.IgnoreUnsupported = true
+		return p
+	}
+	switch lt {
+	case layers.LinkTypeEthernet:
+		d.link = parser(layers.LayerTypeEthernet)
+	case layers.LinkTypeLinuxSLL:
+		d.link = parser(layers.LayerTypeLinuxSLL)
+	case layers.LinkTypeLinuxSLL2:
+		d.link = parser(layers.LayerTypeLinuxSLL2)
+	}
+	d.raw4 = parser(layers.LayerTypeIPv4)
+	d.raw6 = parser(layers.LayerTypeIPv6)
+	d.roce1 = parser(d.roce.firstV1())
+	d.roce2 = parser(d.roce.firstV2())
+	return d, nil
+}
+
+// LinkType is the link type the decoder was made for.
+func (d *Decoder) LinkType() layers.LinkType { return d.linkType }
+
+// Decode decodes f.Data into f, resetting every per-frame field except
+// Number, CI and Data.
+func (d *Decoder) Decode(f *Frame) {
+	f.reset()
+	f.LinkType = d.linkType
+	d.vlan.reset()
+	p := d.link
+	if p == nil { // raw IP: the version nibble picks the first layer
+		p = d.raw4
+		if len(f.Data) > 0 && f.Data[0]>>4 == 6 {
+			p = d.raw6
+		}
+	}
+	err := p.DecodeLayers(f.Data, &f.Decoded)
+	truncated := p.Truncated
+	if err == nil {
+		if p2, payload := d.roceStart(f.Decoded); p2 != nil {
+			err = p2.DecodeLayers(payload, &d.tail)
+			truncated = truncated || p2.Truncated
+			f.Decoded = append(f.Decoded, d.tail...)
+		}
+	}
+	f.Truncated = truncated
+	if err != nil {
+		f.Err = err
+	}
+	d.attach(f)
+}
+
+// roceStart says whether the base chain ended where a RoCE header starts:
+// after an Ethernet/VLAN header of EtherType 0x8915 (RoCEv1) or after a UDP
+// header to port 4791 (RoCEv2). The RoCE layers may already have been
+// decoded by the base chain if someone registered them in gopacket's tables.
+func (d *Decoder) roceStart(decoded []gopacket.LayerType) (*gopacket.DecodingLayerParser, []byte) {
+	if len(decoded) == 0 {
+		return nil, nil
+	}
+	switch decoded[len(decoded)-1] {
+	case layers.LayerTypeUDP:
+		if d.udp.DstPort == udpPortRoCEv2 {
+			return d.roce2, d.udp.Payload
+		}
+	case layers.LayerTypeEthernet:
+		if d.eth.EthernetType == etherTypeRoCE {
+			return d.roce1, d.eth.Payload
+		}
+	case layers.LayerTypeDot1Q:
+		if t := &d.vlan.tags[d.vlan.cur]; t.Type == etherTypeRoCE {
+			return d.roce1, t.Payload
+		}
+	case layers.LayerTypeLinuxSLL:
+		if d.sll.EthernetType == etherTypeRoCE {
+			return d.roce1, d.sll.Payload
+		}
+	case layers.LayerTypeLinuxSLL2:
+		if d.sll2.ProtocolType == etherTypeRoCE {
+			return d.roce1, d.sll2.Payload
+		}
+	}
+	return nil, nil
+}
+
+// attach points the frame at the layers decoded in this frame.
+func (d *Decoder) attach(f *Frame) {
+	for _, t := range f.Decoded {
+		switch t {
+		case layers.LayerTypeEthernet:
+			f.Eth = &d.eth
+		case layers.LayerTypeDot1Q:
+			f.VLAN = d.vlan.tags[:d.vlan.n]
+		case layers.LayerTypeLinuxSLL:
+			f.SLL = &d.sll
+		case layers.LayerTypeLinuxSLL2:
+			f.SLL2 = &d.sll2
+		case layers.LayerTypeIPv4:
+			f.IPv4 = &d.ip4
+		case layers.LayerTypeIPv6:
+			f.IPv6 = &d.ip6
+		case layers.LayerTypeTCP:
+			f.TCP = &d.tcp
+		case layers.LayerTypeUDP:
+			f.UDP = &d.udp
+		default:
+			d.roce.attach(t, f)
+		}
+	}
+	if f.TCP != nil && f.TCP.SYN {
+		f.SMCOption = decode.SMCOption(f.TCP.Options)
+	}
+	if f.BTH != nil {
+		d.roce.checkICRC(f)
+	}
+}

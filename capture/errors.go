@@ -1,0 +1,47 @@
+package capture
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinels for the ways a capture file can be unusable; FileError wraps
+// them so callers can branch with errors.Is while users read one line.
+var (
+	ErrNotCapture      = errors.New("not a capture file")
+	ErrEmpty           = errors.New("empty file")
+	ErrTruncatedFile   = errors.New("truncated")
+	ErrCorruptRecord   = errors.New("corrupt record")
+	ErrUnsupportedLink = errors.New("unsupported link type")
+	ErrNoPermission    = errors.New("needs CAP_NET_RAW")
+)
+
+// FileError is a failure of the capture file itself (as opposed to one
+// frame's content), with where it happened so the user can check the file.
+type FileError struct {
+	Name   string // file name, "-" for stdin
+	Frame  int    // 1-based frame that could not be read; 0 for the header
+	Offset int64  // file offset where reading stopped; -1 when unknown
+	Err    error  // one of the sentinels above, or the reader's error
+	Detail string
+}
+
+func (e *FileError) Error() string {
+	name := e.Name
+	if name == "-" {
+		name = "stdin"
+	}
+	switch {
+	case errors.Is(e.Err, ErrTruncatedFile):
+		s := fmt.Sprintf("%s: truncated at frame %d", name, e.Frame)
+		if e.Offset >= 0 {
+			s += fmt.Sprintf(" (file offset %d)", e.Offset)
+		}
+		return s
+	case e.Detail != "":
+		return fmt.Sprintf("%s: %v %s", name, e.Err, e.Detail)
+	}
+	return fmt.Sprintf("%s: %v", name, e.Err)
+}
+
+func (e *FileError) Unwrap() error { return e.Err }

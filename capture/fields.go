@@ -1,0 +1,108 @@
+package capture
+
+import (
+	"net/netip"
+
+	"github.com/smcscope/smcscope/decode"
+)
+
+// Fields of the frame and of the gopacket layers below SMC; the SMC and
+// RoCE layers register their own in package decode.
+var (
+	fFrameNumber = decode.Field("frame.number", decode.KindUint, "Frame number (1-based position in the capture)")
+	fFrameTime   = decode.Field("frame.time_epoch", decode.KindFloat, "Capture time, seconds since 1970-01-01 UTC")
+	fFrameLen    = decode.Field("frame.len", decode.KindUint, "Frame length on the wire")
+	fFrameCapLen = decode.Field("frame.cap_len", decode.KindUint, "Bytes captured of the frame")
+	fEthSrc      = decode.Field("eth.src", decode.KindMAC, "Ethernet source address")
+	fEthDst      = decode.Field("eth.dst", decode.KindMAC, "Ethernet destination address")
+	fEthType     = decode.Field("eth.type", decode.KindUint, "EtherType", decode.Hex())
+	fVLANID      = decode.Field("vlan.id", decode.KindUint, "802.1Q VLAN identifier (outer tag first)")
+	fIPSrc       = decode.Field("ip.src", decode.KindAddr, "IPv4 or IPv6 source address")
+	fIPDst       = decode.Field("ip.dst", decode.KindAddr, "IPv4 or IPv6 destination address")
+	fIPProto     = decode.Field("ip.proto", decode.KindUint, "IP protocol (IPv6: next header)")
+	fIPTTL       = decode.Field("ip.ttl", decode.KindUint, "IPv4 TTL or IPv6 hop limit")
+	fIPVersion   = decode.Field("ip.version", decode.KindUint, "IP version (4 or 6)")
+	fTCPSrcPort  = decode.Field("tcp.srcport", decode.KindUint, "TCP source port")
+	fTCPDstPort  = decode.Field("tcp.dstport", decode.KindUint, "TCP destination port")
+	fTCPSeq      = decode.Field("tcp.seq", decode.KindUint, "TCP sequence number (absolute)")
+	fTCPAck      = decode.Field("tcp.ack", decode.KindUint, "TCP acknowledgement number (absolute)")
+	fTCPLen      = decode.Field("tcp.len", decode.KindUint, "TCP payload length")
+	fTCPSYN      = decode.Field("tcp.flags.syn", decode.KindBool, "TCP SYN flag")
+	fTCPACK      = decode.Field("tcp.flags.ack", decode.KindBool, "TCP ACK flag")
+	fTCPFIN      = decode.Field("tcp.flags.fin", decode.KindBool, "TCP FIN flag")
+	fTCPRST      = decode.Field("tcp.flags.rst", decode.KindBool, "TCP RST flag")
+	fUDPSrcPort  = decode.Field("udp.srcport", decode.KindUint, "UDP source port")
+	fUDPDstPort  = decode.Field("udp.dstport", decode.KindUint, "UDP destination port")
+	fFrameCut    = decode.Field("frame.cut", decode.KindBool, "Frame cut by the capture's snap length (present only when cut)")
+	fFrameError  = decode.Field("frame.error", decode.KindString, "Decode error of this frame, with layer, field and offset")
+)
+
+func appendBaseFields(r *decode.Record, f *Frame) {
+	r.AddUint(fFrameNumber, uint64(f.Number))
+	ts := f.CI.Timestamp
+	r.AddFloat(fFrameTime, float64(ts.Unix())+float64(ts.Nanosecond())/1e9)
+	r.AddUint(fFrameLen, uint64(f.CI.Length))
+	r.AddUint(fFrameCapLen, uint64(f.CI.CaptureLength))
+	if f.Cut {
+		r.AddBool(fFrameCut, true)
+	}
+	if f.Eth != nil {
+		r.AddBytes(fEthSrc, f.Eth.SrcMAC)
+		r.AddBytes(fEthDst, f.Eth.DstMAC)
+		r.AddUint(fEthType, uint64(f.Eth.EthernetType))
+	}
+	for i := range f.VLAN {
+		r.AddUint(fVLANID, uint64(f.VLAN[i].VLANIdentifier))
+	}
+	switch {
+	case f.IPv4 != nil:
+		ip := f.IPv4
+		r.AddUint(fIPVersion, 4)
+		r.AddAddr(fIPSrc, addr(ip.SrcIP))
+		r.AddAddr(fIPDst, addr(ip.DstIP))
+		r.AddUint(fIPProto, uint64(ip.Protocol))
+		r.AddUint(fIPTTL, uint64(ip.TTL))
+	case f.IPv6 != nil:
+		ip := f.IPv6
+		r.AddUint(fIPVersion, 6)
+		r.AddAddr(fIPSrc, addr(ip.SrcIP))
+		r.AddAddr(fIPDst, addr(ip.DstIP))
+		r.AddUint(fIPProto, uint64(ip.NextHeader))
+		r.AddUint(fIPTTL, uint64(ip.HopLimit))
+	}
+	if t := f.TCP; t != nil {
+		r.AddUint(fTCPSrcPort, uint64(t.SrcPort))
+		r.AddUint(fTCPDstPort, uint64(t.DstPort))
+		r.AddUint(fTCPSeq, uint64(t.Seq))
+		r.AddUint(fTCPAck, uint64(t.Ack))
+		r.AddUint(fTCPLen, uint64(len(t.Payload)))
+		r.AddBool(fTCPSYN, t.SYN)
+		r.AddBool(fTCPACK, t.ACK)
+		r.AddBool(fTCPFIN, t.FIN)
+		r.AddBool(fTCPRST, t.RST)
+		decode.AppendSMCOptionFields(r, t)
+	}
+	if u := f.UDP; u != nil {
+		r.AddUint(fUDPSrcPort, uint64(u.SrcPort))
+		r.AddUint(fUDPDstPort, uint64(u.DstPort))
+	}
+	if f.ICRC.Checked {
+	}
+	if f.Err != nil {
+		r.AddString(fFrameError, f.Err.Error())
+	}
+	for _, e := range f.CLCErr {
+		r.AddString(fFrameError, e.Error())
+	}
+}
+
+// addr converts without allocating; an unparsable length gives the zero Addr.
+func addr(ip []byte) netip.Addr {
+	switch len(ip) {
+	case 4:
+		return netip.AddrFrom4([4]byte(ip))
+	case 16:
+		return netip.AddrFrom16([16]byte(ip))
+	}
+	return netip.Addr{}
+}

@@ -1,0 +1,113 @@
+package capture
+
+import (
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+
+	"github.com/smcscope/smcscope/decode"
+)
+
+// ICRCStatus is the result of recomputing a RoCE packet's invariant CRC.
+type ICRCStatus struct {
+	Checked bool   // the frame was complete enough to compute it
+	OK      bool   // computed == carried
+	Got     uint32 // carried in the packet
+	Want    uint32 // computed
+}
+
+// Frame is one captured frame and what was decoded from it. A Reader reuses
+// one Frame: its slices and layer pointers are valid until the next call to
+// Next. Layer pointers are nil when the layer is absent from this frame.
+type Frame struct {
+	Number   int // 1-based position in the capture
+	CI       gopacket.CaptureInfo
+	Data     []byte
+	LinkType layers.LinkType
+	Decoded  []gopacket.LayerType
+
+	Eth  *layers.Ethernet
+	VLAN []layers.Dot1Q // outer tag first
+	SLL  *layers.LinuxSLL
+	SLL2 *layers.LinuxSLL2
+	IPv4 *layers.IPv4
+	IPv6 *layers.IPv6
+	TCP  *layers.TCP
+	UDP  *layers.UDP
+
+	// RoCE and SMC layers (GRH, BTH, ..., LLC, CDC) and CLC messages.
+	SMCLayers
+
+	ICRC ICRCStatus
+	// SMCOption: this TCP SYN or SYN-ACK carried the SMC option.
+	SMCOption bool
+	// CLCErr holds decode errors of CLC messages completed by this frame.
+	CLCErr []error
+	// Cut: the capture kept fewer bytes than were on the wire (snaplen).
+	Cut bool
+	// Truncated: a layer needed more bytes than the frame holds.
+	Truncated bool
+	// Err is the first decode error of the frame's headers, with context.
+	Err error
+
+	clcRaw [][]byte // CLC messages completed by this frame, not yet decoded
+	rec    decode.Record
+	recSet bool
+}
+
+func (f *Frame) reset() {
+	f.Decoded = f.Decoded[:0]
+	f.Eth, f.VLAN, f.SLL, f.SLL2 = nil, nil, nil, nil
+	f.IPv4, f.IPv6, f.TCP, f.UDP = nil, nil, nil, nil
+	f.SMCLayers.reset()
+	f.ICRC = ICRCStatus{}
+	f.SMCOption = false
+	f.CLC = f.CLC[:0]
+	f.CLCErr = f.CLCErr[:0]
+	f.clcRaw = f.clcRaw[:0]
+	f.Cut = f.CI.CaptureLength < f.CI.Length
+	f.Truncated = false
+	f.Err = nil
+	f.recSet = false
+}
+
+// Has reports whether layer type t was decoded in this frame.
+func (f *Frame) Has(t gopacket.LayerType) bool {
+	for _, x := range f.Decoded {
+		if x == t {
+			return true
+		}
+	}
+	return false
+}
+
+// NetworkFlow is the IP flow of the frame (zero Flow when there is no IP).
+func (f *Frame) NetworkFlow() gopacket.Flow {
+	switch {
+	case f.IPv4 != nil:
+		return f.IPv4.NetworkFlow()
+	case f.IPv6 != nil:
+		return f.IPv6.NetworkFlow()
+	}
+	return gopacket.Flow{}
+}
+
+// SMCRelevant reports whether the frame belongs to SMC: a TCP segment with
+// the SMC option, a CLC message, or any RoCE packet (LLC, CDC, RDMA WRITE,
+// ACK/NAK all ride on the BTH).
+func (f *Frame) SMCRelevant() bool {
+	return f.SMCOption || len(f.CLC) > 0 || len(f.CLCErr) > 0 || f.BTH != nil || f.GRH != nil
+}
+
+// Fields returns the frame's field record (frame.*, eth.*, ip.*, tcp.*,
+// udp.*, then every decoded SMC/RoCE layer's fields), filled on first use.
+func (f *Frame) Fields() *decode.Record {
+	if f.recSet {
+		return &f.rec
+	}
+	f.recSet = true
+	r := &f.rec
+	r.Reset()
+	appendBaseFields(r, f)
+	appendRoCEFields(r, f)
+	return r
+}

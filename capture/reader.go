@@ -1,0 +1,226 @@
+package capture
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/pcapgo"
+)
+
+// PacketSource is what a Reader pulls raw frames from: pcapgo's file
+// readers, the live AF_PACKET handle, or the libpcap RDMA sniffer. The
+// returned data may be reused by the source on the next call.
+type PacketSource interface {
+	ZeroCopyReadPacketData() ([]byte, gopacket.CaptureInfo, error)
+}
+
+// File magics (first four bytes, as read little-endian).
+const (
+	magicPcapMicro   = 0xa1b2c3d4
+	magicPcapNano    = 0xa1b23c4d
+	magicPcapMicroBE = 0xd4c3b2a1
+	magicPcapNanoBE  = 0x4d3cb2a1
+	magicPcapNG      = 0x0a0d0d0a
+	pcapHeaderLen    = 24
+	pcapRecordLen    = 16
+)
+
+// Reader yields decoded frames from one capture.
+type Reader struct {
+	name    string
+	src     PacketSource
+	closer  io.Closer
+	dec     *Decoder
+	clc     *clcAssembler
+	frame   Frame
+	isPcap  bool  // classic pcap: record offsets can be computed exactly
+	offset  int64 // pcap: file offset of the next record
+	counter *countingReader
+	snaplen uint32
+	err     error // sticky
+}
+
+// countingReader counts bytes pulled from the file, which for pcapng is the
+// best offset available: the block reader buffers internally.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// Open opens a pcap or pcapng file, or stdin when name is "-". The format
+// is detected from the magic, not from the file name.
+func Open(name string) (*Reader, error) {
+	var (
+		in     io.Reader
+		closer io.Closer
+	)
+	if name == "-" {
+		in = os.Stdin
+	} else {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		in, closer = f, f
+	}
+	r, err := NewFileReader(name, in)
+	if err != nil {
+		if closer != nil {
+			closer.Close()
+		}
+		return nil, err
+	}
+	r.closer = closer
+	return r, nil
+}
+
+// NewFileReader reads a pcap or pcapng stream named name (for messages).
+func NewFileReader(name string, in io.Reader) (*Reader, error) {
+	cr := &countingReader{r: in}
+	br := bufio.NewReaderSize(cr, 1<<16)
+	magic, err := br.Peek(4)
+	if len(magic) == 0 {
+		if err == nil || errors.Is(err, io.EOF) {
+			return nil, &FileError{Name: name, Err: ErrEmpty, Offset: -1}
+		}
+		return nil, &FileError{Name: name, Err: err, Offset: -1}
+	}
+	if len(magic) < 4 {
+		return nil, &FileError{Name: name, Err: ErrNotCapture, Offset: -1,
+			Detail: fmt.Sprintf("(only %d bytes)", len(magic))}
+	}
+	var (
+		src     PacketSource
+		lt      layers.LinkType
+		snaplen uint32
+		isPcap  bool
+	)
+	switch m := binary.LittleEndian.Uint32(magic); m {
+	case magicPcapMicro, magicPcapNano, magicPcapMicroBE, magicPcapNanoBE:
+		pr, err := pcapgo.NewReader(br)
+		if err != nil {
+			return nil, headerError(name, err)
+		}
+		src, lt, snaplen, isPcap = pr, pr.LinkType(), pr.Snaplen(), true
+	case magicPcapNG:
+		nr, err := pcapgo.NewNgReader(br, pcapgo.NgReaderOptions{SkipUnknownVersion: true})
+		if err != nil {
+			return nil, headerError(name, err)
+		}
+		src, lt = nr, nr.LinkType()
+		if ifc, err := nr.Interface(0); err == nil {
+			snaplen = ifc.SnapLength
+		}
+	default:
+		return nil, &FileError{Name: name, Err: ErrNotCapture, Offset: -1,
+			Detail: fmt.Sprintf("(magic %02x%02x%02x%02x)", magic[0], magic[1], magic[2], magic[3])}
+	}
+	r, err := NewReader(name, src, lt)
+	if err != nil {
+		return nil, err
+	}
+	r.counter, r.isPcap, r.offset, r.snaplen = cr, isPcap, pcapHeaderLen, snaplen
+	return r, nil
+}
+
+func headerError(name string, err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return &FileError{Name: name, Err: ErrTruncatedFile, Offset: -1}
+	}
+	return &FileError{Name: name, Err: ErrNotCapture, Offset: -1, Detail: "(" + err.Error() + ")"}
+}
+
+// NewReader decodes frames of link type lt pulled from src.
+func NewReader(name string, src PacketSource, lt layers.LinkType) (*Reader, error) {
+	dec, err := NewDecoder(lt)
+	if err != nil {
+		return nil, &FileError{Name: name, Err: ErrUnsupportedLink, Offset: -1, Detail: fmt.Sprint(int(lt))}
+	}
+	r := &Reader{name: name, src: src, dec: dec, clc: newCLCAssembler()}
+	r.frame.Decoded = make([]gopacket.LayerType, 0, 16)
+	return r, nil
+}
+
+// Name is the file name given to Open ("-" for stdin) or the interface.
+func (r *Reader) Name() string { return r.name }
+
+// LinkType of the capture.
+func (r *Reader) LinkType() layers.LinkType { return r.dec.LinkType() }
+
+// Snaplen of the capture file (0 when unknown).
+func (r *Reader) Snaplen() uint32 { return r.snaplen }
+
+// Next reads and decodes the next frame. It returns io.EOF at the clean end
+// of the capture and a *FileError when the file is damaged; frames before
+// the damage have been returned normally.
+func (r *Reader) Next() (*Frame, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	data, ci, err := r.src.ZeroCopyReadPacketData()
+	f := &r.frame
+	if err != nil {
+		r.err = r.fileError(f.Number+1, ci, err)
+		if r.err == io.EOF {
+			r.clc.flushAll()
+		}
+		return nil, r.err
+	}
+	f.Number++
+	f.CI, f.Data = ci, data
+	if r.isPcap {
+		r.offset += pcapRecordLen + int64(ci.CaptureLength)
+	}
+	r.dec.Decode(f)
+	if f.TCP != nil {
+		r.clc.segment(f)
+		if len(f.clcRaw) > 0 {
+			decodeCLCs(f)
+		}
+	}
+	return f, nil
+}
+
+// fileError classifies a read error of frame n. pcapgo reports a record
+// cut inside its header as io.ErrUnexpectedEOF, but a record cut right after
+// its header as io.EOF with a non-zero capture length.
+func (r *Reader) fileError(n int, ci gopacket.CaptureInfo, err error) error {
+	if err == io.EOF && ci.CaptureLength == 0 {
+		return io.EOF
+	}
+	off := int64(-1)
+	switch {
+	case r.isPcap:
+		off = r.offset
+	case r.counter != nil:
+		off = r.counter.n
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return &FileError{Name: r.name, Frame: n, Offset: off, Err: ErrTruncatedFile}
+	}
+	if r.counter == nil { // live source: pass the OS error through
+		return err
+	}
+	return &FileError{Name: r.name, Frame: n, Offset: off, Err: ErrCorruptRecord,
+		Detail: fmt.Sprintf("at frame %d (file offset %d): %v", n, off, err)}
+}
+
+// Close releases the file (not stdin).
+func (r *Reader) Close() error {
+	if r.closer != nil {
+		return r.closer.Close()
+	}
+	return nil
+}

@@ -1,0 +1,424 @@
+package capture
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/pcapgo"
+)
+
+func TestReadReferenceCaptures(t *testing.T) {
+	// Frame counts from capinfos; TCP/RoCE counts from tshark on the same files.
+	tests := []struct {
+		file            string
+		frames, tcp     int
+		roce, smcOption int
+	}{
+		{pingpong, 4140, 13, 4123, 2},
+		{declineRDM, 76, 0, 0, 2},
+		{fallback, 74, 0, 0, 1},
+		{noUEID, 76, 0, 0, 2},
+		{publicRoCE, 60, 0, 20, 0},
+		{negTFO, 14, 14, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(filepath.Base(tt.file), func(t *testing.T) {
+			r, err := Open(tt.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			fs, err := collect(t, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(fs) != tt.frames {
+				t.Errorf("frames = %d, want %d", len(fs), tt.frames)
+			}
+			var tcp, roce, opt int
+			for i, f := range fs {
+				if f.n != i+1 {
+					t.Fatalf("frame %d numbered %d", i+1, f.n)
+				}
+				if f.tcp {
+					tcp++
+				}
+				if f.roce {
+					roce++
+				}
+				if f.smcOpt {
+					opt++
+				}
+			}
+			if tt.tcp != 0 && tcp != tt.tcp {
+				t.Errorf("TCP frames = %d, want %d", tcp, tt.tcp)
+			}
+			if roce != tt.roce {
+				t.Errorf("RoCEv2 frames = %d, want %d", roce, tt.roce)
+			}
+			if opt != tt.smcOption {
+				t.Errorf("frames with SMC option = %d, want %d", opt, tt.smcOption)
+			}
+		})
+	}
+}
+
+func TestBadFiles(t *testing.T) {
+	dir := t.TempDir()
+	orig, err := os.ReadFile(pingpong)
+	if err != nil {
+		t.Fatal(err)
+	}
+	offs := recordOffsets(t, orig)
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	badLink := append([]byte(nil), orig...)
+	badLink[20], badLink[21], badLink[22], badLink[23] = 147, 0, 0, 0
+
+	tests := []struct {
+		name      string
+		path      string
+		openErr   string // error from Open
+		readErr   string // error from Next after the good frames
+		goodCount int
+		sentinel  error
+	}{
+		{name: "empty", path: write("empty.pcap", nil), openErr: "empty.pcap: empty file", sentinel: ErrEmpty},
+		{name: "text", path: "../testdata/reference/README.md", openErr: "README.md: not a capture file (magic 2320", sentinel: ErrNotCapture},
+		{name: "tiny", path: write("tiny.pcap", orig[:3]), openErr: "not a capture file (only 3 bytes)", sentinel: ErrNotCapture},
+		{name: "header cut", path: write("hdr.pcap", orig[:10]), openErr: "hdr.pcap: truncated", sentinel: ErrTruncatedFile},
+		{name: "link type", path: write("link.pcap", badLink), openErr: "link.pcap: unsupported link type 147", sentinel: ErrUnsupportedLink},
+		{name: "cut in record data", path: write("cut1.pcap", orig[:offs[100]+16+5]), goodCount: 100,
+			readErr: fmt.Sprintf("cut1.pcap: truncated at frame 101 (file offset %d)", offs[100]), sentinel: ErrTruncatedFile},
+		{name: "cut in record header", path: write("cut2.pcap", orig[:offs[7]+9]), goodCount: 7,
+			readErr: fmt.Sprintf("cut2.pcap: truncated at frame 8 (file offset %d)", offs[7]), sentinel: ErrTruncatedFile},
+		{name: "cut after record header", path: write("cut3.pcap", orig[:offs[7]+16]), goodCount: 7,
+			readErr: fmt.Sprintf("cut3.pcap: truncated at frame 8 (file offset %d)", offs[7]), sentinel: ErrTruncatedFile},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := Open(tt.path)
+			if tt.openErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.openErr) {
+					t.Fatalf("Open error = %v, want %q", err, tt.openErr)
+				}
+				if !errors.Is(err, tt.sentinel) {
+					t.Errorf("error %v does not wrap %v", err, tt.sentinel)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			fs, err := collect(t, r)
+			if len(fs) != tt.goodCount {
+				t.Errorf("decoded %d frames before the error, want %d", len(fs), tt.goodCount)
+			}
+			if err == nil || !strings.HasSuffix(err.Error(), tt.readErr) {
+				t.Fatalf("error = %v, want %q", err, tt.readErr)
+			}
+			if !errors.Is(err, tt.sentinel) {
+				t.Errorf("error %v does not wrap %v", err, tt.sentinel)
+			}
+		})
+	}
+}
+
+func TestStdinName(t *testing.T) {
+	_, err := NewFileReader("-", strings.NewReader(""))
+	if err == nil || err.Error() != "stdin: empty file" {
+		t.Fatalf("error = %v", err)
+	}
+	b, _ := os.ReadFile(declineRDM)
+	r, err := NewFileReader("-", bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := collect(t, r)
+	if err != nil || len(fs) != 76 {
+		t.Fatalf("read %d frames, err %v", len(fs), err)
+	}
+}
+
+func TestSnaplenCut(t *testing.T) {
+	frames := readRaw(t, pingpong)
+	for i := range frames {
+		if len(frames[i].data) > 60 {
+			frames[i].data = frames[i].data[:60]
+			frames[i].ci.CaptureLength = 60
+		}
+	}
+	r, err := Open(writePcap(t, t.TempDir(), "snap.pcap", layers.LinkTypeEthernet, frames))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := collect(t, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fs) != 4140 {
+		t.Fatalf("frames = %d, want 4140: cut frames must not stop the read", len(fs))
+	}
+	var cut int
+	for _, f := range fs {
+		if f.cut {
+			cut++
+		}
+	}
+	// Every frame but the 62-byte RoCE ACKs and short TCP segments is longer than 60.
+	if cut < 2000 {
+		t.Errorf("only %d frames flagged as cut", cut)
+	}
+}
+
+func TestPcapNG(t *testing.T) {
+	frames := readRaw(t, pingpong)
+	var buf bytes.Buffer
+	w, err := pcapgo.NewNgWriter(&buf, layers.LinkTypeEthernet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range frames {
+		if err := w.WritePacket(f.ci, f.data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewFileReader("ng", bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := collect(t, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fs) != len(frames) {
+		t.Fatalf("pcapng frames = %d, want %d", len(fs), len(frames))
+	}
+	clcs := 0
+	for _, f := range fs {
+		clcs += len(f.clc)
+	}
+	if clcs != 3 {
+		t.Errorf("CLC messages via pcapng = %d, want 3", clcs)
+	}
+
+	// Truncated pcapng: frames before the cut, then a truncation error.
+	r, err = NewFileReader("ng.pcapng", bytes.NewReader(buf.Bytes()[:buf.Len()/2]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err = collect(t, r)
+	if !errors.Is(err, ErrTruncatedFile) || !strings.HasPrefix(err.Error(), "ng.pcapng: truncated at frame ") {
+		t.Fatalf("error = %v", err)
+	}
+	if len(fs) < 1000 {
+		t.Errorf("only %d frames before the cut", len(fs))
+	}
+}
+
+// relink re-encapsulates the IP packets of real Ethernet frames.
+func relink(t *testing.T, frames []rawFrame, hdr func(f rawFrame, etype []byte) []byte) []rawFrame {
+	t.Helper()
+	var out []rawFrame
+	for _, f := range frames {
+		d := hdr(f, f.data[12:14])
+		if d == nil {
+			continue
+		}
+		d = append(d, f.data[14:]...)
+		ci := f.ci
+		ci.CaptureLength, ci.Length = len(d), len(d)
+		out = append(out, rawFrame{ci, d})
+	}
+	return out
+}
+
+func TestLinkTypes(t *testing.T) {
+	frames := readRaw(t, pingpong)
+	ipOnly := func(f rawFrame, et []byte) []byte {
+		if et[0] != 0x08 || et[1] != 0x00 {
+			return nil
+		}
+		return []byte{}
+	}
+	sll := func(f rawFrame, et []byte) []byte {
+		h := []byte{0, 0, 0, 1, 0, 6}
+		h = append(h, f.data[6:12]...)
+		h = append(h, 0, 0)
+		return append(h, et...)
+	}
+	sll2 := func(f rawFrame, et []byte) []byte {
+		h := append([]byte{}, et...)
+		h = append(h, 0, 0, 0, 0, 0, 2, 0, 1, 0, 6)
+		h = append(h, f.data[6:12]...)
+		return append(h, 0, 0)
+	}
+	vlan := func(tags ...[]byte) func(rawFrame, []byte) []byte {
+		return func(f rawFrame, et []byte) []byte {
+			h := append([]byte{}, f.data[:12]...)
+			for _, tag := range tags {
+				h = append(h, tag...)
+			}
+			return append(h, et...)
+		}
+	}
+	tests := []struct {
+		name  string
+		lt    layers.LinkType
+		hdr   func(rawFrame, []byte) []byte
+		vlans int
+	}{
+		{"raw101", layers.LinkTypeRaw, ipOnly, 0},
+		{"raw12", 12, ipOnly, 0},
+		{"raw14", 14, ipOnly, 0},
+		{"ipv4", layers.LinkTypeIPv4, ipOnly, 0},
+		{"sll", layers.LinkTypeLinuxSLL, sll, 0},
+		{"sll2", layers.LinkTypeLinuxSLL2, sll2, 0},
+		{"dot1q", layers.LinkTypeEthernet, vlan([]byte{0x81, 0x00, 0x00, 0x64}), 1},
+		{"qinq", layers.LinkTypeEthernet, vlan([]byte{0x88, 0xa8, 0x00, 0xc8}, []byte{0x81, 0x00, 0x00, 0x64}), 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fr := relink(t, frames, tt.hdr)
+			r, err := NewReader(tt.name, &sliceSource{frames: fr}, tt.lt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fs, err := collect(t, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var tcp, roce, opt, clc int
+			for _, f := range fs {
+				if f.err != nil {
+					t.Fatalf("frame %d: %v", f.n, f.err)
+				}
+				if f.vlans != tt.vlans {
+					t.Fatalf("frame %d: %d VLAN tags, want %d", f.n, f.vlans, tt.vlans)
+				}
+				if f.tcp {
+					tcp++
+				}
+				if f.roce {
+					roce++
+				}
+				if f.smcOpt {
+					opt++
+				}
+				clc += len(f.clc)
+			}
+			if tcp != 13 || roce != 4123 || opt != 2 || clc != 3 {
+				t.Errorf("tcp=%d roce=%d smcopt=%d clc=%d, want 13 4123 2 3", tcp, roce, opt, clc)
+			}
+		})
+	}
+}
+
+func TestUnsupportedLinkTypeReader(t *testing.T) {
+	_, err := NewReader("x", &sliceSource{}, layers.LinkTypeIEEE802_11)
+	if err == nil || err.Error() != "x: unsupported link type 105" {
+		t.Fatalf("error = %v", err)
+	}
+}
+
+func TestDecodeNeverPanics(t *testing.T) {
+	// Every prefix of real frames of each kind must decode without panic
+	// (the parser would recover, but Frame.Fields runs outside it).
+	frames := readRaw(t, pingpong)
+	d, err := NewDecoder(layers.LinkTypeEthernet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f Frame
+	for _, i := range []int{4, 5, 7, 9, 13, 21, 22, 23, 4113} {
+		data := frames[i].data
+		for n := 0; n <= len(data); n++ {
+			f.Data = data[:n]
+			f.CI = gopacket.CaptureInfo{CaptureLength: n, Length: len(data)}
+			d.Decode(&f)
+			_ = f.Fields()
+		}
+	}
+}
+
+func TestCorruptRecord(t *testing.T) {
+	b, err := os.ReadFile(declineRDM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	offs := recordOffsets(t, b)
+	// Frame 5's captured length grows past its original length.
+	b = append([]byte(nil), b...)
+	b[offs[4]+8+3] = 0x7f
+	r, err := NewFileReader("bad.pcap", bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := collect(t, r)
+	if len(fs) != 4 || !errors.Is(err, ErrCorruptRecord) ||
+		!strings.HasPrefix(err.Error(), fmt.Sprintf("bad.pcap: corrupt record at frame 5 (file offset %d): ", offs[4])) {
+		t.Fatalf("%d frames, error %v", len(fs), err)
+	}
+}
+
+func TestRoCELayersAndICRC(t *testing.T) {
+	for _, file := range []string{pingpong, publicRoCE} {
+		r, err := Open(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var bth, checked, ok, cdc int
+		for {
+			f, err := r.Next()
+			if err != nil {
+				break
+			}
+			if f.BTH == nil {
+				continue
+			}
+			bth++
+			if f.CDC != nil {
+				cdc++
+			}
+			if f.ICRC.Checked {
+				checked++
+				if f.ICRC.OK && f.ICRC.Got == f.ICRC.Want {
+					ok++
+				}
+			}
+		}
+		r.Close()
+		if bth == 0 || checked != bth || ok != bth {
+			t.Errorf("%s: %d BTH, %d ICRC checked, %d ok", file, bth, checked, ok)
+		}
+		if file == pingpong && cdc == 0 {
+			t.Errorf("no CDC decoded in pingpong")
+		}
+	}
+	// One flipped payload bit must fail the check.
+	frames := readRaw(t, pingpong)
+	fr := frames[22] // frame 23: CDC SEND (smc-wire-format §11.14)
+	fr.data = append([]byte(nil), fr.data...)
+	fr.data[60] ^= 1
+	r, _ := NewReader("x", &sliceSource{frames: []rawFrame{fr}}, layers.LinkTypeEthernet)
+	f, err := r.Next()
+	if err != nil || f.BTH == nil || !f.ICRC.Checked || f.ICRC.OK {
+		t.Fatalf("corrupted frame: err %v, ICRC %+v", err, f.ICRC)
+	}
+}

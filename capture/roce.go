@@ -1,0 +1,163 @@
+package capture
+
+import (
+	"errors"
+
+	"github.com/gopacket/gopacket"
+
+	"github.com/smcscope/smcscope/decode"
+)
+
+// SMCLayers are the RoCE and SMC layers of a frame, embedded in Frame so
+// that f.BTH, f.CDC, f.CLC read naturally. Pointers are nil when the layer
+// is absent from the frame.
+type SMCLayers struct {
+	GRH   *decode.GRH
+	BTH   *decode.BTH
+	RETH  *decode.RETH
+	AETH  *decode.AETH
+	ImmDt *decode.ImmDt
+	IETH  *decode.IETH
+	DETH  *decode.DETH
+	LLC   *decode.LLC
+	CDC   *decode.CDC
+	// CLC holds the CLC messages this frame completed in its TCP stream
+	// (reassembled across segments; several when one segment carries more).
+	CLC []*decode.CLC
+
+	clcPool []*decode.CLC // reused message structs behind CLC
+}
+
+func (s *SMCLayers) reset() {
+	s.GRH, s.BTH, s.RETH, s.AETH, s.ImmDt, s.IETH, s.DETH, s.LLC, s.CDC = nil, nil, nil, nil, nil, nil, nil, nil, nil
+	s.CLC = s.CLC[:0]
+}
+
+// roceLayers owns the decoder's RoCE/SMC layer structs.
+type roceLayers struct {
+	grh   decode.GRH
+	bth   decode.BTH
+	reth  decode.RETH
+	aeth  decode.AETH
+	imm   decode.ImmDt
+	ieth  decode.IETH
+	deth  decode.DETH
+	llc   decode.LLC
+	cdc   decode.CDC
+	noICR bool // skip the ICRC check
+}
+
+func (r *roceLayers) put(dlc gopacket.DecodingLayerContainer) gopacket.DecodingLayerContainer {
+	for _, l := range []gopacket.DecodingLayer{&r.grh, &r.bth, &r.reth, &r.aeth, &r.imm, &r.ieth, &r.deth, &r.llc, &r.cdc} {
+		dlc = dlc.Put(l)
+	}
+	return dlc
+}
+
+func (r *roceLayers) firstV1() gopacket.LayerType { return decode.LayerTypeGRH }
+func (r *roceLayers) firstV2() gopacket.LayerType { return decode.LayerTypeBTH }
+
+func (r *roceLayers) attach(t gopacket.LayerType, f *Frame) {
+	switch t {
+	case decode.LayerTypeGRH:
+		f.GRH = &r.grh
+	case decode.LayerTypeBTH:
+		f.BTH = &r.bth
+	case decode.LayerTypeRETH:
+		f.RETH = &r.reth
+	case decode.LayerTypeAETH:
+		f.AETH = &r.aeth
+	case decode.LayerTypeImmDt:
+		f.ImmDt = &r.imm
+	case decode.LayerTypeIETH:
+		f.IETH = &r.ieth
+	case decode.LayerTypeDETH:
+		f.DETH = &r.deth
+	case decode.LayerTypeLLC:
+		f.LLC = &r.llc
+	case decode.LayerTypeCDC:
+		f.CDC = &r.cdc
+	}
+}
+
+// checkICRC recomputes the invariant CRC of a complete RoCE packet. The
+// network header is found by capacity arithmetic: every layer's Contents is
+// a subslice of f.Data, so this costs no copy.
+func (r *roceLayers) checkICRC(f *Frame) {
+	if r.noICR || f.Cut || f.Truncated {
+		return
+	}
+	var (
+		want uint32
+		err  error
+	)
+	switch {
+	case f.GRH != nil:
+		want, err = decode.ICRCRoCEv1(f.Data[cap(f.Data)-cap(f.GRH.Contents):])
+	case f.IPv4 != nil:
+		want, err = decode.ICRCRoCEv2(f.Data[cap(f.Data)-cap(f.IPv4.Contents):])
+	case f.IPv6 != nil:
+		want, err = decode.ICRCRoCEv2(f.Data[cap(f.Data)-cap(f.IPv6.Contents):])
+	default:
+		return
+	}
+	if err != nil && !errors.Is(err, decode.ErrBadICRC) {
+		return // not computable (length fields disagree): not a verdict
+	}
+	f.ICRC = ICRCStatus{Checked: true, OK: err == nil, Got: f.BTH.ICRC, Want: want}
+}
+
+// appendRoCEFields adds the fields of every RoCE/SMC layer of the frame
+// and of its CLC messages, in wire order.
+func appendRoCEFields(r *decode.Record, f *Frame) {
+	if f.GRH != nil {
+		f.GRH.AppendFields(r)
+	}
+	if f.BTH != nil {
+		f.BTH.AppendFields(r)
+	}
+	if f.DETH != nil {
+		f.DETH.AppendFields(r)
+	}
+	if f.RETH != nil {
+		f.RETH.AppendFields(r)
+	}
+	if f.AETH != nil {
+		f.AETH.AppendFields(r)
+	}
+	if f.ImmDt != nil {
+		f.ImmDt.AppendFields(r)
+	}
+	if f.IETH != nil {
+		f.IETH.AppendFields(r)
+	}
+	if f.ICRC.Checked {
+		decode.AppendICRCField(r, f.ICRC.OK)
+	}
+	if f.LLC != nil {
+		f.LLC.AppendFields(r)
+	}
+	if f.CDC != nil {
+		f.CDC.AppendFields(r)
+	}
+	for _, c := range f.CLC {
+		c.AppendFields(r)
+	}
+}
+
+// decodeCLCs decodes the messages the reassembler completed in this frame.
+// A message that fails to decode is reported in CLCErr and left out of CLC.
+func decodeCLCs(f *Frame) {
+	for _, raw := range f.clcRaw {
+		i := len(f.CLC)
+		if i == len(f.clcPool) {
+			f.clcPool = append(f.clcPool, new(decode.CLC))
+		}
+		c := f.clcPool[i]
+		if err := c.DecodeFromBytes(raw, gopacket.NilDecodeFeedback); err != nil {
+			f.CLCErr = append(f.CLCErr, err)
+			continue
+		}
+		f.CLC = append(f.CLC, c)
+	}
+}
