@@ -1,0 +1,235 @@
+package capture
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+)
+
+// handshake holds the real SMC-Rv2 handshake of pingpong.pcap: the SYN and
+// SYN-ACK (frames 5, 6), the client's stream (Proposal, frame 8, then
+// Confirm, frame 12) and the server's (Accept, frame 10), plus header
+// templates to build new segments around those bytes.
+type handshake struct {
+	syn, synack rawFrame
+	c2s, s2c    []byte
+	tmpl        [2]gopacket.Packet // c2s, s2c data segments
+	isn         [2]uint32
+	proposal    []byte
+	accept      []byte
+	confirm     []byte
+}
+
+func loadHandshake(t *testing.T) *handshake {
+	t.Helper()
+	fr := readRaw(t, pingpong)
+	h := &handshake{syn: fr[4], synack: fr[5]}
+	pkt := func(i int) gopacket.Packet { return gopacket.NewPacket(fr[i].data, layers.LayerTypeEthernet, gopacket.Default) }
+	tcp := func(p gopacket.Packet) *layers.TCP { return p.Layer(layers.LayerTypeTCP).(*layers.TCP) }
+	h.isn[0], h.isn[1] = tcp(pkt(4)).Seq+1, tcp(pkt(5)).Seq+1
+	h.tmpl[0], h.tmpl[1] = pkt(7), pkt(9)
+	h.proposal = tcp(pkt(7)).Payload
+	h.accept = tcp(pkt(9)).Payload
+	h.confirm = tcp(pkt(11)).Payload
+	if len(h.proposal) != 156 || len(h.accept) != 160 || len(h.confirm) != 180 {
+		t.Fatalf("unexpected handshake sizes %d %d %d", len(h.proposal), len(h.accept), len(h.confirm))
+	}
+	h.c2s = append(append([]byte(nil), h.proposal...), h.confirm...)
+	h.s2c = h.accept
+	return h
+}
+
+// seg is one segment of a test sequence: bytes [off, off+n) of direction
+// dir's stream (0 client->server, 1 server->client).
+type seg struct{ dir, off, n int }
+
+func (h *handshake) build(t *testing.T, s seg) rawFrame {
+	t.Helper()
+	p := h.tmpl[s.dir]
+	eth := *p.Layer(layers.LayerTypeEthernet).(*layers.Ethernet)
+	ip := *p.Layer(layers.LayerTypeIPv4).(*layers.IPv4)
+	tcp := *p.Layer(layers.LayerTypeTCP).(*layers.TCP)
+	stream := h.c2s
+	if s.dir == 1 {
+		stream = h.s2c
+	}
+	tcp.Seq = h.isn[s.dir] + uint32(s.off)
+	if err := tcp.SetNetworkLayerForChecksum(&ip); err != nil {
+		t.Fatal(err)
+	}
+	buf := gopacket.NewSerializeBuffer()
+	opts := gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true}
+	if err := gopacket.SerializeLayers(buf, opts, &eth, &ip, &tcp, gopacket.Payload(stream[s.off:s.off+s.n])); err != nil {
+		t.Fatal(err)
+	}
+	d := append([]byte(nil), buf.Bytes()...)
+	return rawFrame{gopacket.CaptureInfo{Timestamp: p.Metadata().Timestamp, CaptureLength: len(d), Length: len(d)}, d}
+}
+
+func TestCLCResegmentation(t *testing.T) {
+	h := loadHandshake(t)
+	P, A, C := len(h.proposal), len(h.accept), len(h.confirm)
+	// want maps a 0-based index in the sequence (after SYN, SYN-ACK when
+	// present) to the messages that frame completes.
+	tests := []struct {
+		name   string
+		noSYN  bool
+		segs   []seg
+		want   map[int][]string
+	}{
+		{"as captured", false,
+			[]seg{{0, 0, P}, {1, 0, A}, {0, P, C}},
+			map[int][]string{0: {"P"}, 1: {"A"}, 2: {"C"}}},
+		{"proposal in three segments", false,
+			[]seg{{0, 0, 5}, {0, 5, 95}, {0, 100, P - 100}, {1, 0, A}, {0, P, C}},
+			map[int][]string{2: {"P"}, 3: {"A"}, 4: {"C"}}},
+		{"header split before the length", false,
+			[]seg{{0, 0, 6}, {0, 6, P - 6}, {1, 0, A}, {0, P, C}},
+			map[int][]string{1: {"P"}, 2: {"A"}, 3: {"C"}}},
+		{"accept then proposal and confirm merged", false,
+			[]seg{{1, 0, A}, {0, 0, P + C}},
+			map[int][]string{0: {"A"}, 1: {"P", "C"}}},
+		{"retransmitted proposal", false,
+			[]seg{{0, 0, P}, {0, 0, P}, {1, 0, A}, {1, 0, A}, {0, P, C}},
+			map[int][]string{0: {"P"}, 2: {"A"}, 4: {"C"}}},
+		{"overlapping retransmission", false,
+			[]seg{{0, 0, 100}, {0, 50, P - 50}, {1, 0, A}, {0, P, C}},
+			map[int][]string{1: {"P"}, 2: {"A"}, 3: {"C"}}},
+		{"out of order", false,
+			[]seg{{0, 80, P - 80}, {0, 0, 80}, {1, 100, A - 100}, {1, 0, 100}, {0, P + 90, C - 90}, {0, P, 90}},
+			map[int][]string{1: {"P"}, 3: {"A"}, 5: {"C"}}},
+		{"proposal tail carries the confirm head", false,
+			[]seg{{0, 0, P - 10}, {1, 0, A}, {0, P - 10, 30}, {0, P + 20, C - 20}},
+			map[int][]string{1: {"A"}, 2: {"P"}, 3: {"C"}}},
+		{"capture starts after the handshake", true,
+			[]seg{{0, 0, P}, {1, 0, A}, {0, P, C}},
+			map[int][]string{0: {"P"}, 1: {"A"}, 2: {"C"}}},
+	}
+	msgs := map[string][]byte{"P": h.proposal, "A": h.accept, "C": h.confirm}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var frames []rawFrame
+			if !tt.noSYN {
+				frames = append(frames, h.syn, h.synack)
+			}
+			for _, s := range tt.segs {
+				frames = append(frames, h.build(t, s))
+			}
+			r, err := NewReader("seq", &sliceSource{frames: frames}, layers.LinkTypeEthernet)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fs, err := collect(t, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			base := 2
+			if tt.noSYN {
+				base = 0
+			}
+			for i, f := range fs[base:] {
+				want := tt.want[i]
+				if len(f.clc) != len(want) {
+					t.Errorf("segment %d: %d CLC messages, want %v", i, len(f.clc), want)
+					continue
+				}
+				for j, name := range want {
+					if !bytes.Equal(f.clc[j], msgs[name]) {
+						t.Errorf("segment %d message %d is not the real %s", i, j, name)
+					}
+				}
+			}
+			if n := len(r.clc.flows); n != 0 {
+				t.Errorf("%d flows still tracked after Confirm", n)
+			}
+		})
+	}
+}
+
+// TestCLCStreamsEnd checks which streams are followed at all, on whole
+// real captures: a fallback stream is dropped at its first application
+// byte, the negative controls (TCP option 254 but not SMC) are never
+// followed, and nothing stays tracked at the end.
+func TestCLCStreamsEnd(t *testing.T) {
+	tests := []struct {
+		file string
+		want []string // frame:type:length of each CLC message, in order
+	}{
+		{pingpong, []string{"8:1:156", "10:2:160", "12:3:180"}},
+		{declineRDM, []string{"8:1:156", "10:4:44"}},
+		{noUEID, []string{"8:4:28"}},
+		{fallback, nil},
+		{negTFO, nil},
+		{"../testdata/public/tcpdump_tests_negative_controls/accecn_handshake.pcap", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			r, err := Open(tt.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			var got []string
+			maxFlows := 0
+			for {
+				f, err := r.Next()
+				if err != nil {
+					break
+				}
+				for _, m := range f.clcRaw {
+					got = append(got, fmt.Sprintf("%d:%d:%d", f.Number, m[4], len(m)))
+				}
+				maxFlows = max(maxFlows, len(r.clc.flows))
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("CLC messages %v, want %v", got, tt.want)
+			}
+			if len(r.clc.flows) != 0 {
+				t.Errorf("%d flows tracked at the end", len(r.clc.flows))
+			}
+			if tt.want == nil && tt.file != fallback && maxFlows != 0 {
+				t.Errorf("a non-SMC stream was tracked")
+			}
+		})
+	}
+}
+
+// TestCLCMemoryFlat replays the fallback handshake (SMC SYN, then plain
+// data) on many distinct connections: tracked state must not grow.
+func TestCLCMemoryFlat(t *testing.T) {
+	fr := readRaw(t, fallback)
+	var frames []rawFrame
+	for port := 0; port < 200; port++ {
+		for _, f := range fr[:20] {
+			d := append([]byte(nil), f.data...)
+			// Give every copy its own client port (TCP checksum is not checked).
+			p := gopacket.NewPacket(d, layers.LayerTypeEthernet, gopacket.NoCopy)
+			if tl, ok := p.Layer(layers.LayerTypeTCP).(*layers.TCP); ok {
+				off := len(d) - len(tl.Contents) - len(tl.Payload)
+				if tl.SrcPort == 5000 {
+					d[off+2], d[off+3] = byte(port>>8)|0x80, byte(port)
+				} else {
+					d[off], d[off+1] = byte(port>>8)|0x80, byte(port)
+				}
+			}
+			frames = append(frames, rawFrame{f.ci, d})
+		}
+	}
+	r, err := NewReader("flat", &sliceSource{frames: frames}, layers.LinkTypeEthernet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	maxFlows := 0
+	for {
+		if _, err := r.Next(); err != nil {
+			break
+		}
+		maxFlows = max(maxFlows, len(r.clc.flows))
+	}
+	if maxFlows > 2 {
+		t.Errorf("up to %d flows tracked at once; each fallback stream should be dropped at its first data byte", maxFlows)
+	}
+}
