@@ -74,7 +74,7 @@ var (
 	EyecatcherSMCD = [4]byte{0xE2, 0xD4, 0xC3, 0xC4}
 )
 
-func validEyecatcher(b []byte) bool {
+func clcValidEyecatcher(b []byte) bool {
 	if len(b) < 4 {
 		return false
 	}
@@ -82,7 +82,7 @@ func validEyecatcher(b []byte) bool {
 	return e == EyecatcherSMCR || e == EyecatcherSMCD
 }
 
-func eyecatcherName(e [4]byte) string {
+func clcEyecatcherName(e [4]byte) string {
 	switch e {
 	case EyecatcherSMCR:
 		return "SMCR"
@@ -154,7 +154,7 @@ func (c *CLC) OutOfSync() bool { return c.Type == CLCTypeDecline && c.Flag }
 
 // TrailerValid reports whether the trailer is a valid eyecatcher. It is
 // always true for decoded Proposals, Accepts and Confirms.
-func (c *CLC) TrailerValid() bool { return validEyecatcher(c.Trailer[:]) }
+func (c *CLC) TrailerValid() bool { return clcValidEyecatcher(c.Trailer[:]) }
 
 // layerName names the message for errors, e.g. "CLC Accept".
 func (c *CLC) layerName() string {
@@ -181,7 +181,7 @@ func CLCMessageLength(b []byte) (n int, ok bool) {
 		return 0, false
 	}
 	n = int(binary.BigEndian.Uint16(b[5:7]))
-	if !validEyecatcher(b) {
+	if !clcValidEyecatcher(b) {
 		return n, false
 	}
 	return n, n >= clcMinLen
@@ -199,7 +199,7 @@ func (c *CLC) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 
 func (c *CLC) decode(data []byte, df gopacket.DecodeFeedback) error {
 	*c = CLC{}
-	if len(data) >= 4 && !validEyecatcher(data) {
+	if len(data) >= 4 && !clcValidEyecatcher(data) {
 		return &Error{Layer: "CLC", Field: "eyecatcher", Offset: 0, Err: ErrBadEyecatcher,
 			Detail: fmt.Sprintf("% x", data[:4])}
 	}
@@ -234,7 +234,7 @@ func (c *CLC) decode(data []byte, df gopacket.DecodeFeedback) error {
 	}
 	msg := data[:l]
 	c.Trailer = [4]byte(msg[l-clcTrailerLen:])
-	if c.Type != CLCTypeDecline && !validEyecatcher(c.Trailer[:]) {
+	if c.Type != CLCTypeDecline && !clcValidEyecatcher(c.Trailer[:]) {
 		return &Error{Layer: name, Field: "trailer", Offset: l - clcTrailerLen, Err: ErrBadEyecatcher,
 			Detail: fmt.Sprintf("% x", c.Trailer[:])}
 	}
@@ -281,7 +281,7 @@ var (
 
 // AppendFields adds every field of the message to r.
 func (c *CLC) AppendFields(r *Record) {
-	r.AddString(fCLCEyecatcher, eyecatcherName(c.Eyecatcher))
+	r.AddString(fCLCEyecatcher, clcEyecatcherName(c.Eyecatcher))
 	r.AddUint(fCLCType, uint64(c.Type))
 	r.AddUint(fCLCLength, uint64(c.Length))
 	r.AddUint(fCLCVersion, uint64(c.Version))
@@ -296,7 +296,7 @@ func (c *CLC) AppendFields(r *Record) {
 	case CLCTypeDecline:
 		c.Decline.appendFields(c, r)
 	}
-	r.AddString(fCLCTrailer, eyecatcherName(c.Trailer))
+	r.AddString(fCLCTrailer, clcEyecatcherName(c.Trailer))
 }
 
 // AppendSummary appends a one-line description, e.g.
@@ -317,8 +317,8 @@ func (c *CLC) AppendSummary(dst []byte) []byte {
 // String returns the summary line.
 func (c *CLC) String() string { return string(c.AppendSummary(nil)) }
 
-// appendMode appends e.g. "SMC-Rv2" for a chosen type and version.
-func appendMode(dst []byte, t SMCType, version uint8) []byte {
+// clcAppendMode appends e.g. "SMC-Rv2" for a chosen type and version.
+func clcAppendMode(dst []byte, t SMCType, version uint8) []byte {
 	switch t {
 	case SMCTypeR:
 		dst = append(dst, "SMC-R"...)
@@ -334,10 +334,10 @@ func appendMode(dst []byte, t SMCType, version uint8) []byte {
 
 // Shared field encodings, smc-wire-format §2.8.
 
-// gid16 reads a 16-byte GID as an address; RoCEv2 GIDs are IPv4-mapped.
-func gid16(b []byte) netip.Addr { return netip.AddrFrom16([16]byte(b[:16])) }
+// clcGID reads a 16-byte GID as an address; RoCEv2 GIDs are IPv4-mapped.
+func clcGID(b []byte) netip.Addr { return netip.AddrFrom16([16]byte(b[:16])) }
 
-func be24(b []byte) uint32 { return uint32(b[0])<<16 | uint32(b[1])<<8 | uint32(b[2]) }
+func clcBE24(b []byte) uint32 { return uint32(b[0])<<16 | uint32(b[1])<<8 | uint32(b[2]) }
 
 // RMBESizeBytes expands the 4-bit compressed RMBE/DMBE size: 1 << (n+14).
 func RMBESizeBytes(n uint8) uint64 { return 1 << (uint64(n&0x0f) + 14) }
@@ -365,17 +365,17 @@ func OSTypeName(t uint8) string {
 	return ""
 }
 
-func osTypeEnum(u uint64) string { return OSTypeName(uint8(u)) }
+func clcOSTypeEnum(u uint64) string { return OSTypeName(uint8(u)) }
 
-// trimBlanks drops the blank (and NUL) padding of EIDs and hostnames.
-func trimBlanks(b []byte) []byte {
+// clcTrimBlanks drops the blank (and NUL) padding of EIDs and hostnames.
+func clcTrimBlanks(b []byte) []byte {
 	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == 0) {
 		b = b[:len(b)-1]
 	}
 	return b
 }
 
-func isZero(b []byte) bool {
+func clcIsZero(b []byte) bool {
 	for _, x := range b {
 		if x != 0 {
 			return false
@@ -384,15 +384,15 @@ func isZero(b []byte) bool {
 	return true
 }
 
-// appendPeerID renders a Linux peer ID as instance@MAC (2 random bytes and
+// clcAppendPeerID renders a Linux peer ID as instance@MAC (2 random bytes and
 // the MAC of the first RoCE port, smc-wire-format §2.8).
-func appendPeerID(dst []byte, id [8]byte) []byte {
+func clcAppendPeerID(dst []byte, id [8]byte) []byte {
 	dst = strconv.AppendUint(dst, uint64(binary.BigEndian.Uint16(id[:2])), 10)
 	dst = append(dst, '@')
-	return appendMAC(dst, id[2:])
+	return clcAppendMAC(dst, id[2:])
 }
 
-func appendMAC(dst []byte, mac []byte) []byte {
+func clcAppendMAC(dst []byte, mac []byte) []byte {
 	const digits = "0123456789abcdef"
 	for i, x := range mac {
 		if i > 0 {
@@ -403,13 +403,13 @@ func appendMAC(dst []byte, mac []byte) []byte {
 	return dst
 }
 
-func appendHex(dst []byte, u uint64) []byte {
+func clcAppendHex(dst []byte, u uint64) []byte {
 	dst = append(dst, '0', 'x')
 	return strconv.AppendUint(dst, u, 16)
 }
 
-// appendSize renders a power-of-two byte count as 64KiB / 1MiB.
-func appendSize(dst []byte, n uint64) []byte {
+// clcAppendSize renders a power-of-two byte count as 64KiB / 1MiB.
+func clcAppendSize(dst []byte, n uint64) []byte {
 	switch {
 	case n >= 1<<20 && n%(1<<20) == 0:
 		return append(strconv.AppendUint(dst, n>>20, 10), "MiB"...)
@@ -419,9 +419,9 @@ func appendSize(dst []byte, n uint64) []byte {
 	return append(strconv.AppendUint(dst, n, 10), 'B')
 }
 
-// appendQuoted quotes EIDs and hostnames, escaping anything that is not
+// clcAppendQuoted quotes EIDs and hostnames, escaping anything that is not
 // printable ASCII, since they come straight off the wire.
-func appendQuoted(dst []byte, b []byte) []byte {
+func clcAppendQuoted(dst []byte, b []byte) []byte {
 	const digits = "0123456789abcdef"
 	dst = append(dst, '"')
 	for _, x := range b {

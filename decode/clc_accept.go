@@ -65,7 +65,7 @@ type CLCAccept struct {
 }
 
 // ListGID returns the i-th GID of a first-contact Confirm's GID list.
-func (a *CLCAccept) ListGID(i int) netip.Addr { return gid16(a.gids[i*gidLen:]) }
+func (a *CLCAccept) ListGID(i int) netip.Addr { return clcGID(a.gids[i*gidLen:]) }
 
 // CLCFCE is the first-contact extension of a v2 Accept/Confirm
 // (smc_clc_first_contact_ext and its v2x form).
@@ -97,16 +97,16 @@ func (a *CLCAccept) decode(c *CLC, m []byte) error {
 			return badLength(name, "length", 5, fmt.Sprintf("SMC-R v%d needs length %d, got %d", c.Version, want, l))
 		}
 		a.PeerID = [8]byte(m[8:16])
-		a.GID = gid16(m[16:])
+		a.GID = clcGID(m[16:])
 		a.MAC = [6]byte(m[32:38])
-		a.QPN = be24(m[38:])
+		a.QPN = clcBE24(m[38:])
 		a.RKey = binary.BigEndian.Uint32(m[41:])
 		a.RMBEIdx = m[45]
 		a.AlertToken = binary.BigEndian.Uint32(m[46:])
 		a.RMBESize = m[50] >> 4
 		a.QPMTU = m[50] & 0x0f
 		a.RMBVA = binary.BigEndian.Uint64(m[52:])
-		a.PSN = be24(m[61:])
+		a.PSN = clcBE24(m[61:])
 		if c.Version < 2 {
 			return nil
 		}
@@ -215,7 +215,7 @@ var (
 	fSMCDGIDExt   = Field("smc.clc.smcd.gid_ext", KindUint, "GID extension of an Emulated-ISM device (SMC-D v2)", Hex())
 
 	fFCEDirect      = Field("smc.clc.fce.direct", KindBool, "SMC-Rv2 direct: peer on the same IP subnet")
-	fFCEOSType      = Field("smc.clc.fce.os_type", KindUint, "sender OS type (1 z/OS, 2 Linux, 3 AIX)", Enum(osTypeEnum))
+	fFCEOSType      = Field("smc.clc.fce.os_type", KindUint, "sender OS type (1 z/OS, 2 Linux, 3 AIX)", Enum(clcOSTypeEnum))
 	fFCERelease     = Field("smc.clc.fce.release", KindUint, "sender SMC v2 release (0 = v2.0, 1 = v2.1)")
 	fFCEHostname    = Field("smc.clc.fce.hostname", KindString, "sender host name")
 	fFCEMaxConns    = Field("smc.clc.fce.max_conns", KindUint, "negotiated max connections per link group (v2.1)")
@@ -254,14 +254,14 @@ func (a *CLCAccept) appendFields(c *CLC, r *Record) {
 		}
 	}
 	if a.EID != nil {
-		r.AddString(fCLCEID, string(trimBlanks(a.EID)))
+		r.AddString(fCLCEID, string(clcTrimBlanks(a.EID)))
 	}
 	if a.HasFCE {
 		f := &a.FCE
 		r.AddBool(fFCEDirect, f.Direct)
 		r.AddUint(fFCEOSType, uint64(f.OSType))
 		r.AddUint(fFCERelease, uint64(f.Release))
-		r.AddString(fFCEHostname, string(trimBlanks(f.Hostname)))
+		r.AddString(fFCEHostname, string(clcTrimBlanks(f.Hostname)))
 		if f.Len == fceV2xLen {
 			r.AddUint(fFCEMaxConns, uint64(f.MaxConns))
 			r.AddUint(fFCEMaxLinks, uint64(f.MaxLinks))
@@ -280,24 +280,24 @@ func (a *CLCAccept) appendFields(c *CLC, r *Record) {
 // appendSummary: `CLC Accept SMC-Rv2 first-contact QPN 0x11 token 1 rkey 0x3a9 ...`.
 func (a *CLCAccept) appendSummary(c *CLC, dst []byte) []byte {
 	dst = append(dst, ' ')
-	dst = appendMode(dst, c.TypeV1, c.Version)
+	dst = clcAppendMode(dst, c.TypeV1, c.Version)
 	if c.Flag {
 		dst = append(dst, " first-contact"...)
 	}
 	switch c.TypeV1 {
 	case SMCTypeR:
 		dst = append(dst, " QPN "...)
-		dst = appendHex(dst, uint64(a.QPN))
+		dst = clcAppendHex(dst, uint64(a.QPN))
 		dst = append(dst, " token "...)
 		dst = strconv.AppendUint(dst, uint64(a.AlertToken), 10)
 		dst = append(dst, " rkey "...)
-		dst = appendHex(dst, uint64(a.RKey))
+		dst = clcAppendHex(dst, uint64(a.RKey))
 		dst = append(dst, " VA "...)
-		dst = appendHex(dst, a.RMBVA)
+		dst = clcAppendHex(dst, a.RMBVA)
 		dst = append(dst, " PSN "...)
-		dst = appendHex(dst, uint64(a.PSN))
+		dst = clcAppendHex(dst, uint64(a.PSN))
 		dst = append(dst, " RMBE "...)
-		dst = appendSize(dst, RMBESizeBytes(a.RMBESize))
+		dst = clcAppendSize(dst, RMBESizeBytes(a.RMBESize))
 		if a.RMBEIdx != 1 {
 			dst = append(dst, " idx "...)
 			dst = strconv.AppendUint(dst, uint64(a.RMBEIdx), 10)
@@ -307,28 +307,28 @@ func (a *CLCAccept) appendSummary(c *CLC, dst []byte) []byte {
 		dst = append(dst, " GID "...)
 		dst = a.GID.AppendTo(dst)
 		dst = append(dst, " MAC "...)
-		dst = appendMAC(dst, a.MAC[:])
+		dst = clcAppendMAC(dst, a.MAC[:])
 		dst = append(dst, " peer "...)
-		dst = appendPeerID(dst, a.PeerID)
+		dst = clcAppendPeerID(dst, a.PeerID)
 	case SMCTypeD:
 		dst = append(dst, " GID "...)
-		dst = appendHex(dst, a.SMCDGID)
+		dst = clcAppendHex(dst, a.SMCDGID)
 		dst = append(dst, " DMB token "...)
-		dst = appendHex(dst, a.DMBToken)
+		dst = clcAppendHex(dst, a.DMBToken)
 		dst = append(dst, " DMBE "...)
-		dst = appendSize(dst, RMBESizeBytes(a.DMBESize))
+		dst = clcAppendSize(dst, RMBESizeBytes(a.DMBESize))
 		if c.Version >= 2 {
 			dst = append(dst, " CHID "...)
-			dst = appendHex(dst, uint64(a.CHID))
+			dst = clcAppendHex(dst, uint64(a.CHID))
 			if a.GIDExt != 0 {
 				dst = append(dst, " GID ext "...)
-				dst = appendHex(dst, a.GIDExt)
+				dst = clcAppendHex(dst, a.GIDExt)
 			}
 		}
 	}
 	if a.EID != nil {
 		dst = append(dst, " EID "...)
-		dst = appendQuoted(dst, trimBlanks(a.EID))
+		dst = clcAppendQuoted(dst, clcTrimBlanks(a.EID))
 	}
 	if a.HasFCE {
 		f := &a.FCE
@@ -342,7 +342,7 @@ func (a *CLCAccept) appendSummary(c *CLC, dst []byte) []byte {
 		dst = append(dst, " release "...)
 		dst = strconv.AppendUint(dst, uint64(f.Release), 10)
 		dst = append(dst, " host "...)
-		dst = appendQuoted(dst, trimBlanks(f.Hostname))
+		dst = clcAppendQuoted(dst, clcTrimBlanks(f.Hostname))
 		if f.Direct {
 			dst = append(dst, " direct"...)
 		}
@@ -352,7 +352,7 @@ func (a *CLCAccept) appendSummary(c *CLC, dst []byte) []byte {
 			dst = append(dst, " links "...)
 			dst = strconv.AppendUint(dst, uint64(f.MaxLinks), 10)
 			dst = append(dst, " features "...)
-			dst = appendHex(dst, uint64(f.FeatureMask))
+			dst = clcAppendHex(dst, uint64(f.FeatureMask))
 		}
 		dst = append(dst, ')')
 	}

@@ -48,20 +48,20 @@ func (d *CLCDecline) decode(c *CLC, m []byte) error {
 // Decline fields, smc-wire-format §2.7.
 var (
 	fCLCOutOfSync      = Field("smc.clc.out_of_sync", KindBool, "Decline out-of-sync flag: the receiver must drop its link group")
-	fDeclineReason     = Field("smc.clc.decline.reason", KindUint, "peer diagnosis: the sender's decline reason (SMC_CLC_DECL_*)", Hex(), Enum(declineEnum))
-	fDeclineOSType     = Field("smc.clc.decline.os_type", KindUint, "sender OS type (v2 Decline)", Enum(osTypeEnum))
-	fDeclineExtraDiag  = Field("smc.clc.decline.extra_diag", KindUint, "additional diagnosis code (v2 Decline; one value per slot)", Hex(), Enum(declineEnum))
+	fDeclineReason     = Field("smc.clc.decline.reason", KindUint, "peer diagnosis: the sender's decline reason (SMC_CLC_DECL_*)", Hex(), Enum(clcDeclineEnum))
+	fDeclineOSType     = Field("smc.clc.decline.os_type", KindUint, "sender OS type (v2 Decline)", Enum(clcOSTypeEnum))
+	fDeclineExtraDiag  = Field("smc.clc.decline.extra_diag", KindUint, "additional diagnosis code (v2 Decline; one value per slot)", Hex(), Enum(clcDeclineEnum))
 	fDeclineReasonName = Field("smc.clc.decline.reason_name", KindString, "kernel name of the decline reason (e.g. NOSMCRDEV)")
 )
 
-// peerIDReset is "%%%%%%%" plus NUL, the value Linux keeps in
+// clcPeerIDReset is "%%%%%%%" plus NUL, the value Linux keeps in
 // local_systemid until a RoCE device is set up (SMC_LOCAL_SYSTEMID_RESET);
 // seen in testdata/vectors/clc_v1_smcr_decline_nosmcdev.hex.
-var peerIDReset = [8]byte{0x25, 0x25, 0x25, 0x25, 0x25, 0x25, 0x25, 0x00}
+var clcPeerIDReset = [8]byte{0x25, 0x25, 0x25, 0x25, 0x25, 0x25, 0x25, 0x00}
 
-// declineEnum names known codes only: an unknown code would just repeat the
+// clcDeclineEnum names known codes only: an unknown code would just repeat the
 // hex value the -V tree already shows.
-func declineEnum(u uint64) string {
+func clcDeclineEnum(u uint64) string {
 	if c := DeclineCode(u); c.Known() {
 		return c.String()
 	}
@@ -89,9 +89,9 @@ func (d *CLCDecline) appendSummary(c *CLC, dst []byte) []byte {
 	if c.Eyecatcher == EyecatcherSMCD {
 		t = SMCTypeD
 	}
-	dst = appendMode(dst, t, c.Version)
+	dst = clcAppendMode(dst, t, c.Version)
 	dst = append(dst, ' ')
-	dst = d.Diagnosis.appendHex(dst)
+	dst = d.Diagnosis.clcAppendHex(dst)
 	dst = append(dst, ' ')
 	dst = append(dst, d.Diagnosis.String()...)
 	dst = append(dst, ": "...)
@@ -104,19 +104,19 @@ func (d *CLCDecline) appendSummary(c *CLC, dst []byte) []byte {
 			dst = append(dst, " extra["...)
 			dst = strconv.AppendInt(dst, int64(i), 10)
 			dst = append(dst, "] "...)
-			dst = x.appendHex(dst)
+			dst = x.clcAppendHex(dst)
 			dst = append(dst, ' ')
 			dst = append(dst, x.String()...)
 		}
 	}
 	dst = append(dst, " (sender "...)
 	switch {
-	case isZero(d.PeerID[:]):
+	case clcIsZero(d.PeerID[:]):
 		dst = append(dst, "peer ID 0: no RoCE device"...)
-	case d.PeerID == peerIDReset:
+	case d.PeerID == clcPeerIDReset:
 		dst = append(dst, "peer ID unset: no SMC device yet"...)
 	default:
-		dst = appendPeerID(dst, d.PeerID)
+		dst = clcAppendPeerID(dst, d.PeerID)
 	}
 	if c.Version >= 2 {
 		if n := OSTypeName(d.OSType); n != "" {

@@ -57,9 +57,9 @@ type CLCProposal struct {
 }
 
 // IPv6Prefix returns the i-th IPv6 prefix of the prefix area.
-func (p *CLCProposal) IPv6Prefix(i int) (addr netip.Addr, bits uint8) {
+func (p *CLCProposal) IPv6Prefix(i int) (clcAddr netip.Addr, bits uint8) {
 	b := p.ipv6[i*propIPv6Len:]
-	return gid16(b), b[16]
+	return clcGID(b), b[16]
 }
 
 // CLCV2Ext is the SMC v2 extension of a Proposal (smc_clc_v2_extension).
@@ -79,7 +79,7 @@ type CLCV2Ext struct {
 
 // EID returns the i-th user EID without its blank padding.
 func (e *CLCV2Ext) EID(i int) []byte {
-	return trimBlanks(e.eids[i*propEIDLen : (i+1)*propEIDLen])
+	return clcTrimBlanks(e.eids[i*propEIDLen : (i+1)*propEIDLen])
 }
 
 // CLCSMCDv2Ext is the SMC-Dv2 extension of a Proposal
@@ -107,7 +107,7 @@ func (p *CLCProposal) decode(c *CLC, m []byte) error {
 		return badLength(name, "length", 5, fmt.Sprintf("length %d, fixed part needs %d", len(m), propFixedLen+clcTrailerLen))
 	}
 	p.PeerID = [8]byte(m[8:16])
-	p.GID = gid16(m[16:])
+	p.GID = clcGID(m[16:])
 	p.MAC = [6]byte(m[32:38])
 	p.IPAreaOffset = binary.BigEndian.Uint16(m[38:40])
 	if p.IPAreaOffset > propSMCDAreaLen {
@@ -164,7 +164,7 @@ func (p *CLCProposal) decode(c *CLC, m []byte) error {
 		e.Release = m[off+3] >> 4
 		e.SEIDPresent = m[off+3]&0x01 != 0
 		e.SMCDv2ExtOffset = binary.BigEndian.Uint16(m[off+6:])
-		e.RoCEv2GID = gid16(m[off+8:])
+		e.RoCEv2GID = clcGID(m[off+8:])
 		e.MaxConns = m[off+24]
 		e.MaxLinks = m[off+25]
 		e.FeatureMask = binary.BigEndian.Uint16(m[off+26:])
@@ -271,7 +271,7 @@ func (p *CLCProposal) appendFields(c *CLC, r *Record) {
 	}
 	if p.HasSMCDv2Ext {
 		d := &p.SMCDv2Ext
-		r.AddString(fPropSEID, string(trimBlanks(d.SEID)))
+		r.AddString(fPropSEID, string(clcTrimBlanks(d.SEID)))
 		for i := range d.Len() {
 			gid, chid := d.GIDCHID(i)
 			r.AddUint(fPropSMCDGID, gid)
@@ -308,9 +308,9 @@ func (p *CLCProposal) appendSummary(c *CLC, dst []byte) []byte {
 	if n == 0 {
 		dst = append(dst, "no SMC type"...)
 	}
-	if !isZero(p.PeerID[:]) {
+	if !clcIsZero(p.PeerID[:]) {
 		dst = append(dst, " peer "...)
-		dst = appendPeerID(dst, p.PeerID)
+		dst = clcAppendPeerID(dst, p.PeerID)
 	}
 	if c.TypeV1.HasR() && !p.GID.IsUnspecified() {
 		dst = append(dst, " GID "...)
@@ -331,7 +331,7 @@ func (p *CLCProposal) appendSummary(c *CLC, dst []byte) []byte {
 	}
 	if p.HasSMCDArea && p.ISMGID != 0 {
 		dst = append(dst, " ISM GID "...)
-		dst = appendHex(dst, p.ISMGID)
+		dst = clcAppendHex(dst, p.ISMGID)
 	}
 	if p.HasV2Ext {
 		e := &p.V2Ext
@@ -347,7 +347,7 @@ func (p *CLCProposal) appendSummary(c *CLC, dst []byte) []byte {
 				dst = append(dst, ',')
 			}
 			dst = append(dst, ' ')
-			dst = appendQuoted(dst, e.EID(i))
+			dst = clcAppendQuoted(dst, e.EID(i))
 		}
 		dst = append(dst, ", release "...)
 		dst = strconv.AppendUint(dst, uint64(e.Release), 10)
@@ -361,12 +361,12 @@ func (p *CLCProposal) appendSummary(c *CLC, dst []byte) []byte {
 			dst = append(dst, " links "...)
 			dst = strconv.AppendUint(dst, uint64(e.MaxLinks), 10)
 			dst = append(dst, " features "...)
-			dst = appendHex(dst, uint64(e.FeatureMask))
+			dst = clcAppendHex(dst, uint64(e.FeatureMask))
 		}
 		if p.HasSMCDv2Ext {
 			if e.SEIDPresent {
 				dst = append(dst, ", SEID "...)
-				dst = appendQuoted(dst, trimBlanks(p.SMCDv2Ext.SEID))
+				dst = clcAppendQuoted(dst, clcTrimBlanks(p.SMCDv2Ext.SEID))
 			}
 			dst = append(dst, ", "...)
 			dst = strconv.AppendUint(dst, uint64(p.SMCDv2Ext.Len()), 10)

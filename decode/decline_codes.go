@@ -210,10 +210,10 @@ func (c DeclineCode) Meaning() string {
 
 // hex renders c as 0x%08x without fmt, so AppendSummary stays cheap.
 func (c DeclineCode) hex() string {
-	return string(c.appendHex(nil))
+	return string(c.clcAppendHex(nil))
 }
 
-func (c DeclineCode) appendHex(dst []byte) []byte {
+func (c DeclineCode) clcAppendHex(dst []byte) []byte {
 	const digits = "0123456789abcdef"
 	dst = append(dst, '0', 'x')
 	for shift := 28; shift >= 0; shift -= 4 {
