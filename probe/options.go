@@ -138,15 +138,19 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 		return usage("-p %d: not a port", port)
 	}
 	o.Port = uint16(port)
-	switch {
-	case tcpPort == -1 && port < 65535:
-		o.TCPPort = uint16(port + 1)
-	case tcpPort == -1:
-		o.TCPPort = uint16(port - 1)
-	case tcpPort >= 0 && tcpPort <= 65535:
-		o.TCPPort = uint16(tcpPort)
-	default:
+	if tcpPort < -1 || tcpPort > 65535 {
 		return usage("--tcp-port %d: not a port", tcpPort)
+	}
+	// The baseline port follows the SMC port, also one given as HOST:PORT.
+	baseline := func() {
+		switch {
+		case tcpPort >= 0:
+			o.TCPPort = uint16(tcpPort)
+		case o.Port < 65535:
+			o.TCPPort = o.Port + 1
+		default:
+			o.TCPPort = o.Port - 1
+		}
 	}
 	o.IdleTimeout, o.Timeout = idle, timeout
 	if o.Server {
@@ -162,6 +166,7 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 		if o.MaxMessage < HeaderLen || o.MaxConns < 1 || idle <= 0 {
 			return usage("--max-msg >= %d, --max-conns >= 1 and --idle > 0 required", HeaderLen)
 		}
+		baseline()
 		return o, nil
 	}
 	if o.TCPOnly {
@@ -205,6 +210,7 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 	if o.Count < 1 || o.Parallel < 1 || o.Warmup < 0 || o.Round < 1 || o.MaxSamples < 1 || timeout <= 0 {
 		return usage("-n, -P, --round, --max-samples >= 1, --warmup >= 0 and --timeout > 0 required")
 	}
+	baseline()
 	return o, nil
 }
 

@@ -1,0 +1,142 @@
+package probe
+
+import (
+	"errors"
+	"flag"
+	"io"
+	"net/netip"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseSizes(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []int
+		err  string
+	}{
+		{in: "64", want: []int{64}},
+		{in: "8192,64,1024", want: []int{64, 1024, 8192}},
+		{in: "64-65536", want: []int{64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536}},
+		{in: "4-4", want: []int{4}},
+		{in: "64,64-256,100", want: []int{64, 100, 128, 256}},
+		{in: "4", want: []int{4}},
+		{in: "3", err: "outside"},
+		{in: "0", err: "outside"},
+		{in: "-64", err: "not a number"},
+		{in: "100-200", err: "powers of two"},
+		{in: "256-64", err: "powers of two"},
+		{in: "64,", err: "not a number"},
+		{in: "x", err: "not a number"},
+		{in: "67108865", err: "outside"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := ParseSizes(tt.in)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("ParseSizes(%q) = %v, %v; want error with %q", tt.in, got, err, tt.err)
+				}
+				return
+			}
+			if err != nil || !slices.Equal(got, tt.want) {
+				t.Fatalf("ParseSizes(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseArgs(t *testing.T) {
+	tests := []struct {
+		name  string
+		args  string
+		check func(t *testing.T, o Options)
+		err   string
+	}{
+		{name: "server defaults", args: "-s", check: func(t *testing.T, o Options) {
+			if !o.Server || o.TCPOnly || o.Port != 5000 || o.TCPPort != 5001 || o.Proto != ProtoSMC || o.MaxConns != DefaultMaxConns || o.Listen != netip.IPv4Unspecified() {
+				t.Errorf("%+v", o)
+			}
+		}},
+		{name: "server tcp only", args: "-s --tcp -p 7000 --tcp-port 0", check: func(t *testing.T, o Options) {
+			if !o.TCPOnly || o.Port != 7000 || o.TCPPort != 0 {
+				t.Errorf("%+v", o)
+			}
+		}},
+		{name: "server proto tcp means tcp only", args: "-s --proto tcp", check: func(t *testing.T, o Options) {
+			if !o.TCPOnly {
+				t.Errorf("TCPOnly not set")
+			}
+		}},
+		{name: "host first then flags", args: "10.10.0.1:6000 -n 500 -m 64,1024 --require smc", check: func(t *testing.T, o Options) {
+			if o.Host != "10.10.0.1" || o.Port != 6000 || o.TCPPort != 6001 || o.Count != 500 || !slices.Equal(o.Sizes, []int{64, 1024}) || o.Require != "smc" {
+				t.Errorf("%+v", o)
+			}
+		}},
+		{name: "flags around host", args: "-n 5 server.example -P 4 --compare tcp -o json", check: func(t *testing.T, o Options) {
+			if o.Host != "server.example" || o.Port != 5000 || o.Parallel != 4 || !o.CompareTCP || o.Output != "json" || o.Count != 5 {
+				t.Errorf("%+v", o)
+			}
+		}},
+		{name: "ipv6 bracketed", args: "[fd00:10::1]:5000", check: func(t *testing.T, o Options) {
+			if o.Host != "fd00:10::1" || o.Port != 5000 {
+				t.Errorf("%+v", o)
+			}
+		}},
+		{name: "ipv6 bare", args: "fd00:10::1 -p 7", check: func(t *testing.T, o Options) {
+			if o.Host != "fd00:10::1" || o.Port != 7 {
+				t.Errorf("%+v", o)
+			}
+		}},
+		{name: "seconds and durations", args: "h -t 2.5 -i 1ms", check: func(t *testing.T, o Options) {
+			if o.Duration != 2500*time.Millisecond || o.Interval != time.Millisecond {
+				t.Errorf("%+v", o)
+			}
+		}},
+		{name: "compare with tcp proto is a no-op", args: "h --proto tcp --compare tcp", check: func(t *testing.T, o Options) {
+			if o.CompareTCP || o.Proto != ProtoTCP {
+				t.Errorf("%+v", o)
+			}
+		}},
+		{name: "ipproto", args: "h --proto ipproto --check", check: func(t *testing.T, o Options) {
+			if o.Proto != ProtoIPPROTO || !o.Check {
+				t.Errorf("%+v", o)
+			}
+		}},
+		{name: "no host", args: "-n 5", err: "exactly one HOST"},
+		{name: "two hosts", args: "a b", err: "exactly one HOST"},
+		{name: "server with host", args: "-s a", err: "no HOST"},
+		{name: "tcp flag on client", args: "a --tcp", err: "server flag"},
+		{name: "bad proto", args: "a --proto udp", err: "unknown protocol"},
+		{name: "bad port", args: "-p 70000 a", err: "not a port"},
+		{name: "bad host port", args: "a:x", err: "HOST[:PORT]"},
+		{name: "bad size", args: "a -m 2", err: "-m"},
+		{name: "bad duration", args: "a -t -1", err: "-t"},
+		{name: "bad require", args: "a --require rdma", err: "--require"},
+		{name: "require smc over tcp", args: "a --require smc --proto tcp", err: "never succeed"},
+		{name: "bad output", args: "a -o xml", err: "-o"},
+		{name: "zero parallel", args: "a -P 0", err: "-P"},
+		{name: "unknown flag", args: "a --bogus", err: "bogus"},
+		{name: "server zero conns", args: "-s --max-conns 0", err: "max-conns"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, err := ParseArgs(strings.Fields(tt.args), io.Discard)
+			if tt.err != "" {
+				if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("err = %v, want ErrUsage mentioning %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.check(t, o)
+		})
+	}
+	if _, err := ParseArgs([]string{"-h"}, io.Discard); !errors.Is(err, flag.ErrHelp) {
+		t.Errorf("-h: %v, want flag.ErrHelp", err)
+	}
+}

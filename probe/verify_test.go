@@ -1,0 +1,214 @@
+package probe
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/smcscope/smcscope/smcnl"
+)
+
+// diagFromLog rebuilds what smc_diag reported for conn0 from the "DIAG"
+// line of a lab guest log in testdata/reference (Linux 6.12 ground
+// truth), e.g.
+//
+//	CLIENT conn0 DIAG 10.10.0.2:55036 -> 10.10.0.1:5000 ESTABLISHED mode=TCP-FALLBACK fallback=0x05000000(PEERDECL) peer_diag=0x03030002(NOSMCRDEV)
+//
+// It also returns the kernel names the log gives for both codes.
+func diagFromLog(t *testing.T, name string) (DiagSocket, map[string]string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "reference", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(string(b)) {
+		f := strings.Fields(line)
+		i := slicesIndex(f, "DIAG")
+		if i < 0 || len(f) < i+4 || f[i+2] != "->" {
+			continue
+		}
+		d := DiagSocket{Src: netip.MustParseAddrPort(f[i+1]), Dst: netip.MustParseAddrPort(f[i+3])}
+		kv := map[string]string{}
+		for _, w := range f[i+4:] {
+			if k, v, ok := strings.Cut(w, "="); ok {
+				kv[k] = v
+			}
+		}
+		names := map[string]string{}
+		code := func(k string) DeclineCode {
+			v, n, _ := strings.Cut(kv[k], "(")
+			u, err := strconv.ParseUint(strings.TrimPrefix(v, "0x"), 16, 32)
+			if err != nil && v != "" {
+				t.Fatalf("%s: %s=%q: %v", name, k, kv[k], err)
+			}
+			names[k] = strings.TrimSuffix(n, ")")
+			return DeclineCode(u)
+		}
+		d.Reason, d.PeerDiagnosis = code("fallback"), code("peer_diag")
+		switch kv["mode"] {
+		case "SMCR":
+			d.Mode = ModeSMCR
+			dev, port, _ := strings.Cut(kv["dev"], "/")
+			p, _ := strconv.Atoi(port)
+			id, _ := strconv.Atoi(kv["link"])
+			d.Link = &Link{LinkID: uint8(id), IBDev: dev, IBPort: uint8(p), GID: kv["gid"], PeerGID: kv["peer_gid"], Role: kv["role"]}
+		case "TCP-FALLBACK":
+			d.Mode = ModeFallback
+		default:
+			t.Fatalf("%s: mode %q", name, kv["mode"])
+		}
+		return d, names
+	}
+	t.Fatalf("%s: no DIAG line", name)
+	return DiagSocket{}, nil
+}
+
+func slicesIndex(f []string, s string) int {
+	for i, v := range f {
+		if v == s {
+			return i
+		}
+	}
+	return -1
+}
+
+type fakeInspector struct {
+	socks []DiagSocket
+	err   error
+}
+
+func (f fakeInspector) Sockets() ([]DiagSocket, error) { return f.socks, f.err }
+
+func TestProveLabGroundTruth(t *testing.T) {
+	tests := []struct {
+		log       string
+		mode      Mode
+		text      string // the --check line body
+		reason    DeclineCode
+		peerDiag  DeclineCode
+		fallsBack bool
+	}{
+		{log: "pingpong.client.log", mode: ModeSMCR,
+			text: "SMC-R via rxe0 port 1 link 1 gid 0000:0000:0000:0000:0000:ffff:0a0a:0002 peer 0000:0000:0000:0000:0000:ffff:0a0a:0001"},
+		{log: "pingpong.server.log", mode: ModeSMCR,
+			text: "SMC-R via rxe0 port 1 link 1 gid 0000:0000:0000:0000:0000:ffff:0a0a:0001 peer 0000:0000:0000:0000:0000:ffff:0a0a:0002"},
+		{log: "decline-nordma.client.log", mode: ModeFallback, fallsBack: true, reason: 0x05000000, peerDiag: 0x03030002,
+			text: "fallback 0x05000000 PEERDECL (peer 0x03030002 NOSMCRDEV: no SMC-R (RoCE) device)"},
+		{log: "decline-nordma.server.log", mode: ModeFallback, fallsBack: true, reason: 0x03030002,
+			text: "fallback 0x03030002 NOSMCRDEV: no SMC-R (RoCE) device"},
+		{log: "fallback-nosmc.client.log", mode: ModeFallback, fallsBack: true, reason: 0x03010000,
+			text: "fallback 0x03010000 PEERNOSMC: peer did not offer SMC (no TCP option): not an SMC server"},
+		{log: "no-ueid.client.log", mode: ModeFallback, fallsBack: true, reason: 0x03030000,
+			text: "fallback 0x03030000 NOSMCDEV: no SMC device, or no matching UEID"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.log, func(t *testing.T) {
+			d, names := diagFromLog(t, tt.log)
+			d.Inode = 4711
+			// Decoys: a listener and another connection with the same ports reversed.
+			in := fakeInspector{socks: []DiagSocket{
+				{Inode: 1, Src: netip.MustParseAddrPort("0.0.0.0:5000"), Mode: ModeFallback, Reason: 0x03010000},
+				{Inode: 2, Src: d.Dst, Dst: d.Src, Mode: ModeFallback, Reason: 0x09990000},
+				d,
+			}}
+			for _, how := range []struct {
+				name  string
+				inode uint64
+				l, r  netip.AddrPort
+			}{
+				{"by inode", 4711, netip.AddrPort{}, netip.AddrPort{}},
+				{"by 4-tuple", 0, d.Src, d.Dst},
+			} {
+				p := Prove(in, how.inode, how.l, how.r)
+				if p.Err != nil || p.Mode != tt.mode {
+					t.Fatalf("%s: Prove = %+v", how.name, p)
+				}
+				if got := p.String(); got != tt.text {
+					t.Errorf("%s: String() = %q\nwant           %q", how.name, got, tt.text)
+				}
+			}
+			// Our names must be the kernel names the lab tool printed.
+			p := Prove(in, 4711, netip.AddrPort{}, netip.AddrPort{})
+			if n := names["fallback"]; n != "" && p.Reason != 0 && p.Reason.String() != n {
+				t.Errorf("reason name %q, log says %q", p.Reason, n)
+			}
+			if n := names["peer_diag"]; n != "none" && n != "" && p.PeerDiagnosis.String() != n {
+				t.Errorf("peer diagnosis name %q, log says %q", p.PeerDiagnosis, n)
+			}
+			err := p.Require()
+			var fe *FallbackError
+			if got := errors.As(err, &fe); got != tt.fallsBack {
+				t.Fatalf("Require() = %v, FallbackError %v, want %v", err, got, tt.fallsBack)
+			}
+			if fe != nil && (fe.Reason != tt.reason || fe.PeerDiagnosis != tt.peerDiag) {
+				t.Errorf("FallbackError = %+v, want reason %#x peer %#x", fe, tt.reason, tt.peerDiag)
+			}
+		})
+	}
+}
+
+func TestProveNotFound(t *testing.T) {
+	d, _ := diagFromLog(t, "pingpong.client.log")
+	d.Inode = 10
+	in := fakeInspector{socks: []DiagSocket{d}}
+	// IPPROTO_SMC sockets report 0.0.0.0 (lab gotcha 8): only the inode finds them.
+	p := Prove(in, 11, netip.MustParseAddrPort("10.10.0.2:1"), d.Dst)
+	if p.Mode != ModeUnknown || p.Err == nil {
+		t.Fatalf("Prove = %+v, want not found", p)
+	}
+	if err := p.Require(); !errors.Is(err, ErrNotProven) {
+		t.Errorf("Require() = %v, want ErrNotProven", err)
+	}
+	diagErr := &UnsupportedError{Feature: "SMC sock_diag", Needs: "the smc_diag kernel module", Err: os.ErrNotExist}
+	p = Prove(fakeInspector{err: diagErr}, 10, netip.AddrPort{}, netip.AddrPort{})
+	if err := p.Require(); !errors.Is(err, ErrNotProven) || !errors.Is(err, ErrNotSupported) || !strings.Contains(err.Error(), "smc_diag") {
+		t.Errorf("Require() = %v, want ErrNotProven wrapping the smc_diag error", err)
+	}
+	if p := Prove(nil, 1, netip.AddrPort{}, netip.AddrPort{}); p.Err == nil {
+		t.Error("nil inspector proved something")
+	}
+}
+
+// TestFindLGR uses the link group and link the pingpong client dumped
+// over SMC_GEN_NETLINK (LINK: lines of pingpong.client.log).
+func TestFindLGR(t *testing.T) {
+	gid, peer := "0000:0000:0000:0000:0000:ffff:0a0a:0002", "0000:0000:0000:0000:0000:ffff:0a0a:0001"
+	groups := []smcnl.LinkGroupR{
+		{ID: 0x200, Role: smcnl.RoleServer, Links: []smcnl.Link{{ID: 1, IBDev: "rxe0", IBPort: 1, GID: gid, PeerGID: peer}}},
+		{ID: 0x100, Role: smcnl.RoleClient, Links: []smcnl.Link{{ID: 1, IBDev: "rxe0", IBPort: 1, GID: gid, PeerGID: peer}}},
+	}
+	s := smcnl.Socket{Mode: smcnl.ModeSMCR, Inode: 9, LGR: &smcnl.LGRInfo{LinkID: 1, IBDev: "rxe0", IBPort: 1, GID: gid, PeerGID: peer, Role: smcnl.RoleClient}}
+	d := fromSMCNL(s, groups)
+	if d.Mode != ModeSMCR || d.Link == nil || !d.Link.HasLGRID || d.Link.LGRID != 0x100 {
+		t.Fatalf("fromSMCNL = %+v link %+v", d, d.Link)
+	}
+	p := Proof{Mode: d.Mode, Link: d.Link}
+	want := fmt.Sprintf("SMC-R via rxe0 port 1 link 1 lgr 0x100 gid %s peer %s", gid, peer)
+	if p.String() != want {
+		t.Errorf("String() = %q, want %q", p.String(), want)
+	}
+	s.LGR.PeerGID = "other"
+	if d := fromSMCNL(s, groups); d.Link.HasLGRID {
+		t.Errorf("matched a link group with a different peer GID: %+v", d.Link)
+	}
+	fb := fromSMCNL(smcnl.Socket{Mode: smcnl.ModeFallback, FallbackReason: 0x05000000, PeerDiagnosis: 0x03030002}, nil)
+	if fb.Mode != ModeFallback || fb.Reason != 0x05000000 || fb.PeerDiagnosis != 0x03030002 || fb.Link != nil {
+		t.Errorf("fallback = %+v", fb)
+	}
+}
+
+func TestKernelInspectorWithoutSMCDiag(t *testing.T) {
+	_, err := KernelInspector{}.Sockets()
+	if err == nil {
+		t.Skip("this kernel answers SMC sock_diag; the missing-module message cannot be tested here")
+	}
+	if errors.Is(err, ErrNotSupported) && !strings.Contains(err.Error(), "smc_diag") {
+		t.Errorf("error %q does not name the smc_diag module", err)
+	}
+	t.Logf("kernel inspector: %v", err)
+}
