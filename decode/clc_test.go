@@ -46,8 +46,8 @@ func TestCLCVectors(t *testing.T) {
 	peer4 := [8]byte{0xb1, 0xa0, 0x98, 0x03, 0x9b, 0xab, 0xcd, 0xef} // 45472@98:03:9b:ab:cd:ef
 	peer6 := [8]byte{0x39, 0x44, 0x98, 0x03, 0x9b, 0xab, 0xcd, 0xef} // 14660@...
 	type accept struct {
-		peer                     [8]byte
-		first                    bool
+		peer                      [8]byte
+		first                     bool
 		qpn, rkey, token, va, psn uint64
 	}
 	accepts := []struct {

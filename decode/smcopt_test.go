@@ -1,0 +1,98 @@
+package decode
+
+import (
+	"testing"
+
+	"github.com/gopacket/gopacket/layers"
+)
+
+func TestSMCOption(t *testing.T) {
+	t.Parallel()
+	// smc-wire-format §11.1: the client's SYN (5) and the server's SYN-ACK (6).
+	syns := map[int]bool{}
+	for _, f := range clcReadTCP(t, "reference/pingpong.pcap") {
+		if f.tcp.SYN {
+			syns[f.n] = SMCOption(f.tcp.Options)
+		}
+	}
+	if !syns[5] || !syns[6] {
+		t.Errorf("pingpong SYN/SYN-ACK option = %v, want frames 5 and 6 true", syns)
+	}
+	// A plain TCP listener answers without the option (fallback-nosmc frame 6).
+	for _, f := range clcReadTCP(t, "reference/fallback-nosmc.pcap") {
+		if !f.tcp.SYN {
+			if SMCOption(f.tcp.Options) {
+				t.Errorf("fallback-nosmc frame %d: option on a non-SYN segment", f.n)
+			}
+			continue
+		}
+		want := !f.tcp.ACK // client SYN has it, server SYN-ACK does not
+		if got := SMCOption(f.tcp.Options); got != want {
+			t.Errorf("fallback-nosmc frame %d (ACK %v): SMCOption = %v, want %v", f.n, f.tcp.ACK, got, want)
+		}
+	}
+}
+
+// tcpdump's TFO and AccECN captures use kind 254 with other ExIDs.
+func TestSMCOptionNegativeControls(t *testing.T) {
+	t.Parallel()
+	for _, file := range []string{
+		"public/tcpdump_tests_negative_controls/tfo-5c1fa7f9ae91.pcap",
+		"public/tcpdump_tests_negative_controls/accecn_handshake.pcap",
+	} {
+		kind254 := 0
+		for _, f := range clcReadTCP(t, file) {
+			for _, o := range f.tcp.Options {
+				if o.OptionType == 254 {
+					kind254++
+				}
+			}
+			if SMCOption(f.tcp.Options) {
+				t.Errorf("%s frame %d: SMC reported for a non-SMC kind 254 option", file, f.n)
+			}
+		}
+		if kind254 == 0 {
+			t.Errorf("%s: no kind 254 option found; the control proves nothing", file)
+		}
+	}
+}
+
+func TestAppendSMCOptionFields(t *testing.T) {
+	t.Parallel()
+	frames := clcReadTCP(t, "reference/fallback-nosmc.pcap")
+	var synWith, synAckWithout, data *layers.TCP
+	for _, f := range frames {
+		switch {
+		case f.tcp.SYN && !f.tcp.ACK:
+			synWith = f.tcp
+		case f.tcp.SYN && f.tcp.ACK:
+			synAckWithout = f.tcp
+		case len(f.tcp.Payload) > 0 && data == nil:
+			data = f.tcp
+		}
+	}
+	if synWith == nil || synAckWithout == nil || data == nil {
+		t.Fatal("fallback-nosmc.pcap lacks SYN, SYN-ACK or data")
+	}
+	for _, tc := range []struct {
+		name string
+		tcp  *layers.TCP
+		want string // "" = field absent
+	}{
+		{"SYN with option", synWith, "1"},
+		{"SYN-ACK without option", synAckWithout, "0"},
+		{"data segment", data, ""},
+		{"nil", nil, ""},
+	} {
+		var r Record
+		AppendSMCOptionFields(&r, tc.tcp)
+		v, ok := r.First(fTCPSMCOption)
+		got := ""
+		if ok {
+			got = v.Format(KindBool)
+		}
+		if got != tc.want {
+			t.Errorf("%s: tcp.smc_option = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
