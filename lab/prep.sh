@@ -1,0 +1,220 @@
+#!/usr/bin/env bash
+# Host-side preparation for the lab, sourced by lab/run: packages, guest kernel, modules,
+# static binaries, initramfs. Everything it makes lives under $BUILD (git-ignored) and is
+# reused when present, so a second run only rebuilds what changed.
+set -euo pipefail
+
+# need_tools installs what is missing with apt, from the machine's own apt sources.
+need_tools() {
+	local -A pkg_of=(
+		[qemu-system-x86_64]=qemu-system-x86 [busybox]=busybox-static [cpio]=cpio
+		[modprobe]=kmod [depmod]=kmod [xz]=xz-utils [zstd]=zstd [ip]=iproute2 [rdma]=iproute2
+		[mergecap]=wireshark-common [dpkg-deb]=dpkg [timeout]=coreutils
+	)
+	local missing=() tool
+	for tool in "${!pkg_of[@]}"; do
+		if ! PATH="$PATH:/usr/sbin:/sbin" command -v "$tool" >/dev/null 2>&1; then
+			missing+=("${pkg_of[$tool]}")
+		fi
+	done
+	# busybox from a non-static build cannot run in the initramfs.
+	if ! file -L "$(command -v busybox 2>/dev/null || echo /nonexistent)" 2>/dev/null | grep -q 'statically linked'; then
+		missing+=(busybox-static)
+	fi
+	[ ${#missing[@]} -eq 0 ] && return 0
+	mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
+	log "installing with apt: ${missing[*]}"
+	[ "$(id -u)" -eq 0 ] || die "missing ${missing[*]} and not root: cannot apt-get install"
+	timeout 300 apt-get update -qq || die "apt-get update failed"
+	DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y -qq --no-install-recommends \
+		"${missing[@]}" file || die "apt-get install ${missing[*]} failed"
+}
+
+# archive_source prints "URI KEYRING" of the host's Debian archive (the entry carrying the
+# bookworm suite), from deb822 .sources or a one-line sources.list. No host is written here:
+# whatever mirror the machine uses is the one the lab uses.
+archive_source() {
+	local f uri="" key="" suites="" line
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -r "$f" ] || continue
+		# deb822 stanzas are separated by blank lines.
+		while IFS= read -r line || [ -n "$line" ]; do
+			case "$line" in
+			URIs:*) read -r uri _ <<<"${line#URIs:}" ;;
+			Suites:*) suites=${line#Suites:} ;;
+			Signed-By:*) read -r key _ <<<"${line#Signed-By:}" ;;
+			"")
+				if [[ " $suites " == *" $SUITE_BASE "* ]] && [ -n "$uri" ]; then
+					echo "$uri" "$key"
+					return 0
+				fi
+				uri="" key="" suites=""
+				;;
+			esac
+		done < <(cat "$f"; echo)
+	done
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+		[ -r "$f" ] || continue
+		line=$(grep -E "^deb +(\[[^]]*\] +)?[a-z]+://[^ ]+ +$SUITE_BASE +" "$f" | head -1 || true)
+		if [ -n "$line" ]; then
+			line=$(sed -E 's/^deb +(\[[^]]*\] +)?//' <<<"$line")
+			echo "${line%% *}" ""
+			return 0
+		fi
+	done
+	return 1
+}
+
+# fetch_kernel downloads the newest linux-image-*-amd64 that bookworm-backports'
+# linux-image-amd64 depends on, with a private apt configuration under $BUILD/apt so the
+# host's apt state is never touched.
+fetch_kernel() {
+	local apt="$BUILD/apt" src uri key
+	if ls "$BUILD"/kernel/linux-image-*.deb >/dev/null 2>&1; then
+		return 0
+	fi
+	src=$(archive_source) || die "no Debian $SUITE_BASE archive in the host's apt sources"
+	read -r uri key <<<"$src"
+	mkdir -p "$apt/lists/partial" "$apt/cache/partial" "$apt/parts" "$apt/prefs" "$BUILD/kernel"
+	: >"$apt/status"
+	local opt="[arch=amd64${key:+ signed-by=$key}]"
+	echo "deb $opt $uri $SUITE_BASE-backports main" >"$apt/sources.list"
+	APTOPTS=(-o "Dir::Etc::SourceList=$apt/sources.list" -o "Dir::Etc::SourceParts=$apt/parts"
+		-o "Dir::Etc::Preferences=$apt/prefs/none" -o "Dir::Etc::PreferencesParts=$apt/prefs"
+		-o "Dir::State::Lists=$apt/lists" -o "Dir::State::status=$apt/status"
+		-o "Dir::Cache=$apt/cache" -o "Dir::Cache::Archives=$apt/cache"
+		-o "APT::Architecture=amd64" -o "Debug::NoLocking=1" -o "APT::Sandbox::User=root")
+	log "apt (private config): $SUITE_BASE-backports index"
+	timeout 300 apt-get "${APTOPTS[@]}" -qq update || die "private apt-get update failed (no network to the archive?)"
+	local dep
+	dep=$(timeout 60 apt-cache "${APTOPTS[@]}" depends linux-image-amd64 |
+		awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
+	[ -n "$dep" ] || die "linux-image-amd64 in $SUITE_BASE-backports has no linux-image-* dependency"
+	log "kernel package: $dep"
+	(cd "$BUILD/kernel" && timeout 600 apt-get "${APTOPTS[@]}" -qq download "$dep") ||
+		die "download of $dep failed"
+}
+
+# extract_kernel unpacks vmlinuz and the modules the guest needs, in load order, .ko
+# decompressed (busybox insmod reads plain ELF only).
+extract_kernel() {
+	local deb root kver
+	deb=$(ls "$BUILD"/kernel/linux-image-*.deb | sort -V | tail -1)
+	root="$BUILD/kernel/root"
+	if [ ! -f "$BUILD/kernel/stamp" ] || [ "$deb" -nt "$BUILD/kernel/stamp" ]; then
+		rm -rf "$root"
+		timeout 300 dpkg-deb -x "$deb" "$root" || die "dpkg-deb -x $deb failed"
+		touch "$BUILD/kernel/stamp"
+	fi
+	kver=$(ls "$root/lib/modules" | head -1)
+	KVER=$kver
+	cp "$root/boot/vmlinuz-$kver" "$BUILD/vmlinuz"
+	timeout 120 depmod -b "$root" "$kver" || die "depmod failed"
+	# crc32_generic is no declared dependency of rdma_rxe, but rxe needs the crc32 shash for
+	# the ICRC and nothing can auto-load modules in the initramfs.
+	local want=(crc32_generic failover net_failover virtio_net ib_core ib_uverbs udp_tunnel
+		ip6_udp_tunnel rdma_rxe smc smc_diag) m f order=()
+	for m in "${want[@]}"; do
+		while read -r kind f _; do
+			[ "$kind" = insmod ] && order+=("$f")
+		done < <(modprobe -d "$root" -S "$kver" --show-depends "$m" 2>/dev/null || true)
+	done
+	rm -rf "$BUILD/modules" && mkdir -p "$BUILD/modules"
+	: >"$BUILD/modules/order"
+	for f in "${order[@]}"; do
+		local name base
+		base=$(basename "$f")
+		name=${base%%.ko*}.ko
+		grep -qx "$name" "$BUILD/modules/order" && continue
+		case "$f" in
+		*.xz) xz -dc "$f" >"$BUILD/modules/$name" ;;
+		*.zst) zstd -qdc "$f" >"$BUILD/modules/$name" ;;
+		*) cp "$f" "$BUILD/modules/$name" ;;
+		esac
+		echo "$name" >>"$BUILD/modules/order"
+	done
+	for m in crc32_generic rdma_rxe smc smc_diag virtio_net; do
+		grep -qx "$m.ko" "$BUILD/modules/order" || die "module $m not found in $deb"
+	done
+}
+
+# build_binaries builds the guest programs statically. The lab's own labstub must build;
+# the project's binaries are optional here (the e2e scenarios check that they exist).
+build_binaries() {
+	mkdir -p "$BUILD/bin"
+	rm -f "$BUILD"/bin/*
+	(cd "$REPO" && CGO_ENABLED=0 timeout 600 go build -trimpath -o "$BUILD/bin/labstub" ./lab/guest/labstub) ||
+		die "go build labstub failed"
+	local pkg name
+	for pkg in ./cmd/smcping ./cmd/smcdump ./lab/guest/smclab; do
+		name=$(basename "$pkg")
+		if ! ls "$REPO/$pkg"/*.go >/dev/null 2>&1; then
+			log "note: $pkg does not exist yet"
+			continue
+		fi
+		if ! (cd "$REPO" && CGO_ENABLED=0 timeout 600 go build -trimpath -o "$BUILD/bin/$name" "$pkg") >"$BUILD/bin/$name.build.log" 2>&1; then
+			log "note: $pkg does not build (CGO_ENABLED=0), see $BUILD/bin/$name.build.log"
+			rm -f "$BUILD/bin/$name"
+		fi
+	done
+	# The host uses the same smcdump to verify the wire.
+	if ls "$REPO"/cmd/smcdump/*.go >/dev/null 2>&1; then
+		(cd "$REPO" && timeout 600 go build -o "$BUILD/host-smcdump" ./cmd/smcdump) >/dev/null 2>&1 ||
+			rm -f "$BUILD/host-smcdump"
+	fi
+}
+
+# copy_with_libs copies a dynamically linked host binary and its libraries into root $1.
+copy_with_libs() {
+	local root=$1 src=$2 dst=$3 lib
+	install -D -m 0755 "$src" "$root$dst"
+	for lib in $(ldd "$src" 2>/dev/null | grep -oE '/[^ ]+\.so[^ ]*' | sort -u); do
+		[ -e "$root$lib" ] || install -D -m 0755 "$(readlink -f "$lib")" "$root$lib"
+	done
+}
+
+build_initramfs() {
+	local root="$BUILD/initramfs" bb ip rdma
+	rm -rf "$root"
+	mkdir -p "$root"/{bin,sbin,lib/modules,lab,etc,proc,sys,dev,tmp,out}
+	bb=$(command -v busybox)
+	file -L "$bb" | grep -q 'statically linked' || die "$bb is not static (install busybox-static)"
+	install -m 0755 "$bb" "$root/bin/busybox"
+	ip=$(PATH="$PATH:/usr/sbin:/sbin" command -v ip)
+	rdma=$(PATH="$PATH:/usr/sbin:/sbin" command -v rdma)
+	copy_with_libs "$root" "$ip" /bin/iproute2-ip
+	copy_with_libs "$root" "$rdma" /bin/rdma
+	install -m 0755 "$LAB/guest/init" "$root/init"
+	install -m 0644 "$LAB/guest/scenarios.sh" "$root/lab/scenarios.sh"
+	cp "$BUILD"/modules/*.ko "$BUILD/modules/order" "$root/lib/modules/"
+	local b
+	for b in "$BUILD"/bin/*; do
+		case "$b" in *.log) continue ;; esac
+		install -m 0755 "$b" "$root/bin/"
+	done
+	echo "root:x:0:0:root:/tmp:/bin/sh" >"$root/etc/passwd"
+	(cd "$root" && find . | LC_ALL=C sort | timeout 120 cpio -o -H newc --quiet | gzip -1 >"$BUILD/initramfs.cpio.gz") ||
+		die "initramfs build failed"
+}
+
+# choose_accel: /dev/kvm on a PVM host (kvm_pvm) cannot boot a stock kernel, so TCG is the
+# default there; elsewhere KVM is used when it answers a probe boot.
+choose_accel() {
+	ACCEL=${LAB_ACCEL:-}
+	if [ -z "$ACCEL" ]; then
+		if [ -d /sys/module/kvm_pvm ] || [ ! -w /dev/kvm ]; then
+			ACCEL=tcg
+		elif timeout 40 qemu-system-x86_64 -accel kvm -cpu host -m 512 -nodefaults -no-user-config \
+			-display none -no-reboot -kernel "$BUILD/vmlinuz" -initrd "$BUILD/initramfs.cpio.gz" \
+			-append "console=ttyS0 panic=-1 lab.scen=probe lab.role=probe" -serial stdio 2>/dev/null |
+			grep -q 'LAB-PROBE-OK'; then
+			ACCEL=kvm
+		else
+			ACCEL=tcg
+		fi
+	fi
+	case "$ACCEL" in
+	kvm) ACCEL_ARGS=(-accel kvm -cpu host) ;;
+	*) ACCEL_ARGS=(-accel tcg) ;;
+	esac
+}
