@@ -1,0 +1,201 @@
+package decode
+
+import (
+	"encoding/binary"
+	"strconv"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+)
+
+// CDCCursor is a producer or consumer cursor: the byte offset Count inside
+// an RMBE, and Wrap, the number of completed passes over it (§4.2).
+type CDCCursor struct {
+	Wrap  uint16
+	Count uint32
+}
+
+// CDCProdFlags is byte 24 of a CDC (smc_cdc_producer_flags; §4.3).
+type CDCProdFlags uint8
+
+// Producer flags.
+const (
+	CDCWriteBlocked       CDCProdFlags = 0x80 // write_blocked: no room in the peer's RMBE
+	CDCUrgentPending      CDCProdFlags = 0x40 // urg_data_pending
+	CDCUrgentPresent      CDCProdFlags = 0x20 // urg_data_present
+	CDCConsUpdateReq      CDCProdFlags = 0x10 // cons_curs_upd_req
+	CDCFailoverValidation CDCProdFlags = 0x08 // failover_validation (seq = last CDC on the failed link - 1)
+)
+
+// CDCConnFlags is byte 25 of a CDC (smc_cdc_conn_state_flags; §4.3).
+type CDCConnFlags uint8
+
+// Connection state flags.
+const (
+	CDCPeerDoneWriting CDCConnFlags = 0x80 // peer_done_writing: shutdown(SHUT_WR)
+	CDCPeerConnClosed  CDCConnFlags = 0x40 // peer_conn_closed: close()
+	CDCPeerConnAbort   CDCConnFlags = 0x20 // peer_conn_abort: abnormal close
+)
+
+var cdcProdFlagNames = [...]struct {
+	f    CDCProdFlags
+	name string
+}{
+	{CDCWriteBlocked, "write-blocked"}, {CDCUrgentPending, "urgent-pending"},
+	{CDCUrgentPresent, "urgent-present"}, {CDCConsUpdateReq, "cons-update-requested"},
+	{CDCFailoverValidation, "failover-validation"},
+}
+
+var cdcConnFlagNames = [...]struct {
+	f    CDCConnFlags
+	name string
+}{
+	{CDCPeerDoneWriting, "peer-done-writing"}, {CDCPeerConnClosed, "peer-conn-closed"},
+	{CDCPeerConnAbort, "peer-conn-abort"},
+}
+
+// CDC is an SMC-R Connection Data Control message: 44 bytes, type 0xFE,
+// sent as RC SEND Only on the link's QP after the RDMA WRITEs it announces
+// (smc-wire-format §4.1; Linux struct smc_cdc_msg).
+type CDC struct {
+	layers.BaseLayer
+	Type      uint8        // offset 0: 0xFE
+	Length    uint8        // offset 1: 44
+	Seq       uint16       // offset 2: per connection and direction, first = 1
+	Token     uint32       // offset 4: the receiver's RMBE alert token
+	Prod      CDCCursor    // offset 8: bytes written into the receiver's RMBE
+	Cons      CDCCursor    // offset 16: bytes consumed from the sender's own RMBE
+	ProdFlags CDCProdFlags // offset 24
+	ConnFlags CDCConnFlags // offset 25
+}
+
+// LayerType returns LayerTypeCDC.
+func (c *CDC) LayerType() gopacket.LayerType { return LayerTypeCDC }
+
+// CanDecode returns LayerTypeCDC.
+func (c *CDC) CanDecode() gopacket.LayerClass { return LayerTypeCDC }
+
+// NextLayerType returns LayerTypeZero: a CDC fills its SEND.
+func (c *CDC) NextLayerType() gopacket.LayerType { return payloadOrZero(c.Payload) }
+
+// DecodeFromBytes decodes a CDC from an RC SEND payload. Reserved bits and
+// bytes are not checked: a vendor kernel puts credits there (§5.9).
+func (c *CDC) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
+	*c = CDC{}
+	if len(data) < 2 {
+		df.SetTruncated()
+		return truncated("CDC", "length", len(data), 2, len(data))
+	}
+	c.Type, c.Length = data[0], data[1]
+	if c.Type != cdcType {
+		return &Error{Layer: "CDC", Field: "type", Offset: 0, Err: ErrUnknownType,
+			Detail: "type 0x" + string(appendHexPad(nil, uint64(c.Type), 2)) + ", want 0xfe"}
+	}
+	if c.Length != smcMsgLen {
+		return badLength("CDC", "length", 1, "length "+strconv.Itoa(int(c.Length))+", want 44")
+	}
+	if len(data) < smcMsgLen {
+		df.SetTruncated()
+		return truncated("CDC", "", len(data), smcMsgLen, len(data))
+	}
+	_ = data[25]
+	c.Seq = binary.BigEndian.Uint16(data[2:4])
+	c.Token = binary.BigEndian.Uint32(data[4:8])
+	c.Prod = CDCCursor{Wrap: binary.BigEndian.Uint16(data[10:12]), Count: binary.BigEndian.Uint32(data[12:16])}
+	c.Cons = CDCCursor{Wrap: binary.BigEndian.Uint16(data[18:20]), Count: binary.BigEndian.Uint32(data[20:24])}
+	c.ProdFlags = CDCProdFlags(data[24])
+	c.ConnFlags = CDCConnFlags(data[25])
+	c.Contents = data[:smcMsgLen]
+	c.Payload = data[smcMsgLen:]
+	return nil
+}
+
+// AppendFields adds the smc.cdc.* fields.
+func (c *CDC) AppendFields(r *Record) {
+	r.AddUint(fCDCSeq, uint64(c.Seq))
+	r.AddUint(fCDCToken, uint64(c.Token))
+	r.AddUint(fCDCProdWrap, uint64(c.Prod.Wrap))
+	r.AddUint(fCDCProdCount, uint64(c.Prod.Count))
+	r.AddUint(fCDCConsWrap, uint64(c.Cons.Wrap))
+	r.AddUint(fCDCConsCount, uint64(c.Cons.Count))
+	r.AddUint(fCDCProdFlags, uint64(c.ProdFlags))
+	r.AddUint(fCDCConnFlags, uint64(c.ConnFlags))
+	r.AddBool(fCDCWriteBlocked, c.ProdFlags&CDCWriteBlocked != 0)
+	r.AddBool(fCDCUrgentPending, c.ProdFlags&CDCUrgentPending != 0)
+	r.AddBool(fCDCUrgentPresent, c.ProdFlags&CDCUrgentPresent != 0)
+	r.AddBool(fCDCConsUpdateReq, c.ProdFlags&CDCConsUpdateReq != 0)
+	r.AddBool(fCDCFailover, c.ProdFlags&CDCFailoverValidation != 0)
+	r.AddBool(fCDCPeerDoneWriting, c.ConnFlags&CDCPeerDoneWriting != 0)
+	r.AddBool(fCDCPeerConnClosed, c.ConnFlags&CDCPeerConnClosed != 0)
+	r.AddBool(fCDCPeerConnAbort, c.ConnFlags&CDCPeerConnAbort != 0)
+}
+
+// AppendSummary appends e.g. "CDC seq 1 token 1 prod 0/64 cons 0/88
+// [write-blocked]"; the bracket lists the flags that are set.
+func (c *CDC) AppendSummary(dst []byte) []byte {
+	dst = append(dst, "CDC seq "...)
+	dst = strconv.AppendUint(dst, uint64(c.Seq), 10)
+	dst = append(dst, " token "...)
+	dst = strconv.AppendUint(dst, uint64(c.Token), 10)
+	dst = append(dst, " prod "...)
+	dst = c.Prod.append(dst)
+	dst = append(dst, " cons "...)
+	dst = c.Cons.append(dst)
+	return c.appendFlags(dst)
+}
+
+func (c *CDC) appendFlags(dst []byte) []byte {
+	if c.ProdFlags&0xF8 == 0 && c.ConnFlags&0xE0 == 0 {
+		return dst
+	}
+	sep := byte('[')
+	dst = append(dst, ' ')
+	for _, n := range cdcProdFlagNames {
+		if c.ProdFlags&n.f != 0 {
+			dst = append(append(dst, sep), n.name...)
+			sep = ' '
+		}
+	}
+	for _, n := range cdcConnFlagNames {
+		if c.ConnFlags&n.f != 0 {
+			dst = append(append(dst, sep), n.name...)
+			sep = ' '
+		}
+	}
+	return append(dst, ']')
+}
+
+func (cc CDCCursor) append(dst []byte) []byte {
+	dst = strconv.AppendUint(dst, uint64(cc.Wrap), 10)
+	dst = append(dst, '/')
+	return strconv.AppendUint(dst, uint64(cc.Count), 10)
+}
+
+func decodeCDC(data []byte, p gopacket.PacketBuilder) error {
+	c := &CDC{}
+	if err := c.DecodeFromBytes(data, p); err != nil {
+		return err
+	}
+	p.AddLayer(c)
+	return nextOrDone(p, c.NextLayerType(), c.Payload)
+}
+
+// CDC fields (smc-wire-format §4.1, §4.3).
+var (
+	fCDCSeq             = Field("smc.cdc.seq", KindUint, "CDC sequence number")
+	fCDCToken           = Field("smc.cdc.token", KindUint, "CDC alert token of the receiving connection", Hex())
+	fCDCProdWrap        = Field("smc.cdc.prod.wrap", KindUint, "CDC producer cursor wrap count")
+	fCDCProdCount       = Field("smc.cdc.prod.count", KindUint, "CDC producer cursor byte offset in the receiver's RMBE")
+	fCDCConsWrap        = Field("smc.cdc.cons.wrap", KindUint, "CDC consumer cursor wrap count")
+	fCDCConsCount       = Field("smc.cdc.cons.count", KindUint, "CDC consumer cursor byte offset in the sender's RMBE")
+	fCDCProdFlags       = Field("smc.cdc.prod_flags", KindUint, "CDC producer flags byte", Hex())
+	fCDCConnFlags       = Field("smc.cdc.conn_flags", KindUint, "CDC connection state flags byte", Hex())
+	fCDCWriteBlocked    = Field("smc.cdc.flags.write_blocked", KindBool, "CDC: sender blocked, peer RMBE full")
+	fCDCUrgentPending   = Field("smc.cdc.flags.urgent_pending", KindBool, "CDC: urgent data pending")
+	fCDCUrgentPresent   = Field("smc.cdc.flags.urgent_present", KindBool, "CDC: urgent data present")
+	fCDCConsUpdateReq   = Field("smc.cdc.flags.cons_update_req", KindBool, "CDC: consumer cursor update requested")
+	fCDCFailover        = Field("smc.cdc.flags.failover_validation", KindBool, "CDC: failover validation")
+	fCDCPeerDoneWriting = Field("smc.cdc.flags.peer_done_writing", KindBool, "CDC: peer done writing (shutdown write)")
+	fCDCPeerConnClosed  = Field("smc.cdc.flags.peer_conn_closed", KindBool, "CDC: peer connection closed")
+	fCDCPeerConnAbort   = Field("smc.cdc.flags.peer_conn_abort", KindBool, "CDC: peer connection aborted")
+)

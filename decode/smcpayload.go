@@ -1,0 +1,48 @@
+package decode
+
+import "github.com/gopacket/gopacket"
+
+// SMC-R message sizes (smc-wire-format §3.1, §3.2, §4.1).
+const (
+	smcMsgLen   = 44   // SMC_WR_TX_SIZE: every v1 LLC, every CDC
+	llcV2MaxLen = 8192 // SMC_WR_BUF_V2_SIZE
+	cdcType     = 0xFE // SMC_CDC_MSG_TYPE
+)
+
+// SMCPayloadType tells whether the payload of an RC SEND is an SMC-R
+// message: LayerTypeCDC for a 44-byte CDC (type 0xFE, length byte 44),
+// LayerTypeLLC for a 44-byte v1 LLC (types 0x01..0x09) or a v2 LLC (types
+// 0x21..0x29) whose 16-bit length — in either byte order, since Linux
+// writes it in host order (§3.2) — equals len(p) and lies in 44..8192;
+// gopacket.LayerTypePayload for anything else.
+//
+// The test is deliberately strict (exact length, known type codes) so
+// that other RDMA users on the same wire — perftest, NCCL, rdma_cm, rping —
+// are not mistaken for SMC; Wireshark's heuristic is the v1 half of it
+// (§5.8).
+func SMCPayloadType(p []byte) gopacket.LayerType {
+	if len(p) < smcMsgLen {
+		return gopacket.LayerTypePayload
+	}
+	t := p[0]
+	switch {
+	case t == cdcType:
+		if len(p) == smcMsgLen && p[1] == smcMsgLen {
+			return LayerTypeCDC
+		}
+	case t >= 0x01 && t <= 0x09:
+		if len(p) == smcMsgLen && p[1] == smcMsgLen {
+			return LayerTypeLLC
+		}
+	case t >= 0x21 && t <= 0x29:
+		if len(p) > llcV2MaxLen {
+			return gopacket.LayerTypePayload
+		}
+		le := int(p[1]) | int(p[2])<<8
+		be := int(p[1])<<8 | int(p[2])
+		if le == len(p) || be == len(p) {
+			return LayerTypeLLC
+		}
+	}
+	return gopacket.LayerTypePayload
+}
