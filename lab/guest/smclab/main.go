@@ -1,0 +1,37 @@
+// Command smclab reads and changes SMC kernel state inside the lab guests:
+// user EIDs, SMC sockets (sock_diag), link groups and links, devices,
+// statistics, and raw netlink recordings for smcnl/testdata.
+//
+//	smclab ueid add NAME | ueid del NAME | ueid flush | ueid list
+//	smclab diag [-json]
+//	smclab lgr [-json]
+//	smclab dev [-json]
+//	smclab stats [-json]
+//	smclab fallback [-json]
+//	smclab sysinfo [-json]
+//	smclab wait-lgr-gone SECONDS
+//	smclab record DIR
+//
+// Text output is stable key=value lines (see smcnl.Write*). Exit status: 0
+// done, 1 failed, 2 usage.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+)
+
+func main() {
+	err := run(os.Args[1:], os.Stdout)
+	if err == nil {
+		return
+	}
+	fmt.Fprintf(os.Stderr, "smclab: %v\n", err)
+	var ue usageError
+	if errors.As(err, &ue) {
+		fmt.Fprint(os.Stderr, usage)
+		os.Exit(2)
+	}
+	os.Exit(1)
+}

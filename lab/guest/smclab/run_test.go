@@ -1,0 +1,26 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+)
+
+func TestRunUsage(t *testing.T) {
+	for _, args := range [][]string{
+		nil,
+		{"nope"},
+		{"diag", "-x"},
+		{"stats", "-json", "extra"},
+		{"wait-lgr-gone"},
+		{"wait-lgr-gone", "-1"},
+		{"record"},
+	} {
+		var out bytes.Buffer
+		err := run(args, &out)
+		var ue usageError
+		if !errors.As(err, &ue) {
+			t.Errorf("run(%q) = %v, want a usage error", args, err)
+		}
+	}
+}
