@@ -10,7 +10,8 @@ import (
 // The Write* functions print kernel state as stable "key=value" lines, one
 // object per line, for people and for scripts that grep them (the lab's
 // verification does). Keys never change meaning; new keys are appended.
-// Strings are always quoted, numbers never are.
+// Free-form strings are always quoted; numbers, enum names, addresses and
+// cursors never are.
 
 // kv accumulates one line.
 type kv struct {
@@ -80,7 +81,7 @@ func WriteSockets(w io.Writer, ss []Socket) error {
 	var l kv
 	for _, s := range ss {
 		l.word("socket").v("state", s.State).v("mode", s.Mode).u("family", uint64(s.Family)).
-			u("shutdown", uint64(s.Shutdown)).s("src", s.Src.String()).s("dst", s.Dst.String()).
+			u("shutdown", uint64(s.Shutdown)).v("src", s.Src).v("dst", s.Dst).
 			u("ifindex", uint64(s.IfIndex)).x("cookie", s.Cookie, 1).u("uid", uint64(s.UID)).
 			u("inode", s.Inode).x("fallback", uint64(s.FallbackReason), 8).
 			x("peer_diag", uint64(s.PeerDiagnosis), 8)
