@@ -1,0 +1,160 @@
+package track
+
+import (
+	"net/netip"
+
+	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/decode"
+)
+
+// Feed runs one decoded frame through the tracker. Frames must come in
+// capture order; f is only read during the call.
+func (t *Tracker) Feed(f *capture.Frame) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	in := &t.in
+	fill(in, f)
+	t.feed(in)
+}
+
+// fill copies what the tracker needs from f into in, reusing in's memory.
+func fill(in *input, f *capture.Frame) {
+	in.number = f.Number
+	in.ts = f.CI.Timestamp
+	in.isTCP, in.isRoCE = false, false
+	in.clcN = 0
+	var src, dst netip.Addr
+	switch {
+	case f.IPv4 != nil:
+		src, _ = netip.AddrFromSlice(f.IPv4.SrcIP)
+		dst, _ = netip.AddrFromSlice(f.IPv4.DstIP)
+		src, dst = src.Unmap(), dst.Unmap()
+	case f.IPv6 != nil:
+		src, _ = netip.AddrFromSlice(f.IPv6.SrcIP)
+		dst, _ = netip.AddrFromSlice(f.IPv6.DstIP)
+	}
+	switch {
+	case f.TCP != nil && src.IsValid():
+		in.isTCP = true
+		s := &in.tcp
+		tc := f.TCP
+		s.src = netip.AddrPortFrom(src, uint16(tc.SrcPort))
+		s.dst = netip.AddrPortFrom(dst, uint16(tc.DstPort))
+		s.syn, s.ack, s.fin, s.rst = tc.SYN, tc.ACK, tc.FIN, tc.RST
+		s.smcOpt = f.SMCOption
+		s.payload = len(tc.Payload)
+		s.clcEyecatcher = len(tc.Payload) >= 4 && tc.Payload[0] == 0xE2 && tc.Payload[1] == 0xD4 &&
+			tc.Payload[2] == 0xC3 && (tc.Payload[3] == 0xD9 || tc.Payload[3] == 0xC4)
+		for _, c := range f.CLC {
+			if in.clcN == len(in.clc) {
+				in.clc = append(in.clc, clcIn{})
+			}
+			fillCLC(&in.clc[in.clcN], c)
+			in.clcN++
+		}
+		if len(f.CLCErr) > 0 {
+			s.clcEyecatcher = true // a damaged CLC message is still CLC, not application data
+		}
+	case f.BTH != nil:
+		in.isRoCE = true
+		r := &in.roce
+		if f.GRH != nil {
+			// RoCEv1: the GRH carries the GIDs that CLC and LLC announce.
+			r.src, r.dst = gidAddr(f.GRH.SGID), gidAddr(f.GRH.DGID)
+		} else {
+			r.src, r.dst = src, dst
+		}
+		b := f.BTH
+		r.opcode = uint8(b.Opcode)
+		r.destQP, r.psn, r.ackReq = b.DestQP, b.PSN, b.AckReq
+		r.hasRETH = f.RETH != nil
+		if r.hasRETH {
+			r.va, r.rkey, r.dmaLen = f.RETH.VA, f.RETH.RKey, f.RETH.DMALen
+		}
+		r.hasAETH = f.AETH != nil
+		if r.hasAETH {
+			r.syndrome, r.msn = uint8(f.AETH.Syndrome), f.AETH.MSN
+		}
+		r.hasCDC = f.CDC != nil
+		if r.hasCDC {
+			c := f.CDC
+			r.cdc = cdcIn{seq: c.Seq, token: c.Token,
+				prod:      Cursor{c.Prod.Wrap, c.Prod.Count},
+				cons:      Cursor{c.Cons.Wrap, c.Cons.Count},
+				prodFlags: uint8(c.ProdFlags), connFlags: uint8(c.ConnFlags)}
+		}
+		r.hasLLC = f.LLC != nil
+		if r.hasLLC {
+			fillLLC(&r.llc, f.LLC)
+		}
+	}
+}
+
+func fillCLC(m *clcIn, c *decode.CLC) {
+	*m = clcIn{typ: uint8(c.Type), version: c.Version, flag: c.Flag}
+	switch c.Type {
+	case decode.CLCTypeProposal:
+		if c.Proposal.HasV2Ext && c.Proposal.V2Ext.EIDCount > 0 {
+			m.eid = string(c.Proposal.V2Ext.EID(0))
+		}
+	case decode.CLCTypeAccept, decode.CLCTypeConfirm:
+		a := &c.Accept
+		m.smcd = c.TypeV1 == decode.SMCTypeD
+		m.eid = string(a.EID)
+		if m.smcd {
+			m.ep = Endpoint{RMBESize: uint32(decode.RMBESizeBytes(a.DMBESize)), Valid: true}
+			break
+		}
+		m.ep = Endpoint{
+			PeerID: a.PeerID, GID: a.GID, MAC: a.MAC, QPN: a.QPN, RKey: a.RKey,
+			RMBEIdx: a.RMBEIdx, Token: a.AlertToken,
+			RMBESize: uint32(decode.RMBESizeBytes(a.RMBESize)),
+			MTU:      uint32(decode.QPMTUBytes(a.QPMTU)),
+			VA:       a.RMBVA, PSN: a.PSN, Valid: true,
+		}
+		if a.HasFCE {
+			m.maxLinks, m.maxConns = a.FCE.MaxLinks, a.FCE.MaxConns
+		}
+	case decode.CLCTypeDecline:
+		m.decline = uint32(c.Decline.Diagnosis)
+	}
+}
+
+func fillLLC(m *llcIn, l *decode.LLC) {
+	*m = llcIn{typ: uint8(l.Type.Base()), version: l.Version, resp: l.Response}
+	switch l.Type.Base() {
+	case decode.LLCConfirmLink:
+		b := &l.ConfirmLink
+		m.mac, m.gid, m.qpn, m.linkID, m.uid = b.MAC, b.GID, b.QPN, b.LinkID, b.LinkUID
+		m.maxLinks, m.maxConns = b.MaxLinks, b.MaxConns
+	case decode.LLCAddLink:
+		b := &l.AddLink
+		m.mac, m.gid, m.qpn, m.linkID, m.psn = b.MAC, b.GID, b.QPN, b.LinkID, b.PSN
+		m.reject = b.Rejected
+		for _, tr := range b.Triplets() {
+			if m.nTrip == len(m.trip) {
+				break
+			}
+			m.trip[m.nTrip] = triplet{tr.RKey, tr.RKeyNew, tr.VANew}
+			m.nTrip++
+		}
+	case decode.LLCDeleteLink:
+		b := &l.DeleteLink
+		m.linkID, m.reason, m.all, m.orderly = b.LinkID, uint32(b.Reason), b.All, b.Orderly
+	case decode.LLCConfirmRKey:
+		b := &l.ConfirmRKey
+		m.rkey, m.va = b.RKey, b.VA
+		for _, o := range b.OtherLinks() {
+			m.others[m.nOthers] = rkeyOther{o.LinkID, o.RKey, o.VA}
+			m.nOthers++
+		}
+	case decode.LLCDeleteRKey:
+		for _, rk := range l.DeleteRKey.RKeyList() {
+			if m.nDel == len(m.delRKeys) {
+				break
+			}
+			m.delRKeys[m.nDel] = rk
+			m.nDel++
+		}
+	}
+}

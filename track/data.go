@@ -1,0 +1,264 @@
+package track
+
+import "fmt"
+
+// rmbeSize is the size of the RMBE that direction d writes into.
+func (c *Conn) rmbeSize(d Dir) uint32 {
+	if d == DirC2S {
+		return c.ServerEP.RMBESize
+	}
+	return c.ClientEP.RMBESize
+}
+
+// cdc follows one CDC: sequence, cursors (bytes produced and consumed),
+// flags, close, failover.
+func (t *Tracker) cdc(l *Link, d Dir, in *input) {
+	m := &in.roce.cdc
+	g := l.lgr
+	c := g.tokens[tokenKey{d, m.token}]
+	if c == nil {
+		c = t.inferConn(l, d, m.token, in)
+	}
+	t.touchConn(c, in, d)
+	rec := t.recording(c)
+	f := &c.Flow[d]
+	f.CDCs++
+	if c.TFirstCDC.IsZero() {
+		c.TFirstCDC = in.ts
+	}
+	t.claimWrites(c, l, d)
+	if m.prodFlags&cdcFailover != 0 {
+		// Sent on the surviving link with seq = last - 1 and zero cursors:
+		// it moves the connection and must not disturb the counters.
+		f.Failover++
+		from := c.Link
+		t.attach(c, l)
+		if rec {
+			t.note(c, in, d, "CDC", fmt.Sprintf("failover validation seq %d token %d: connection moved from link %d to link %d", m.seq, m.token, from, l.ID))
+		}
+		return
+	}
+	if c.link == nil {
+		t.attach(c, l)
+	}
+	if f.haveSeq {
+		dd := seqDiff(m.seq, f.LastSeq)
+		if dd <= 0 {
+			f.SeqDup++
+			if rec {
+				t.note(c, in, d, "CDC", fmt.Sprintf("seq %d again (last %d): ignored", m.seq, f.LastSeq))
+			}
+			return
+		}
+		if dd > 1 {
+			f.SeqGaps += int(dd) - 1
+		}
+	}
+	f.LastSeq, f.haveSeq = m.seq, true
+	// A connection known from its handshake starts at cursor 0; one joined
+	// mid-stream starts counting at its first CDC.
+	var produced, consumed uint64
+	okP, okC := false, false
+	if f.haveProd || !c.Inferred {
+		if produced, okP = m.prod.Sub(f.Prod, c.rmbeSize(d)); okP {
+			f.Bytes += produced
+		} else {
+			f.CursorErrors++
+		}
+	}
+	if f.haveCons || !c.Inferred {
+		if consumed, okC = m.cons.Sub(f.Cons, c.rmbeSize(d.Reverse())); okC {
+			f.Consumed += consumed
+		} else {
+			f.CursorErrors++
+		}
+	}
+	f.Prod, f.haveProd = m.prod, true
+	f.Cons, f.haveCons = m.cons, true
+	t.cur.hasCDC, t.cur.cdcBytes = okP, produced
+	if m.prodFlags&cdcWriteBlocked != 0 {
+		f.WriteBlocked++
+	}
+	if m.prodFlags&cdcUrgentPending != 0 {
+		f.UrgentPending++
+	}
+	if m.prodFlags&cdcUrgentPresent != 0 {
+		f.UrgentPresent++
+	}
+	if m.prodFlags&cdcConsUpdReq != 0 {
+		f.ConsUpdReq++
+	}
+	if m.connFlags&cdcDoneWriting != 0 {
+		f.DoneWriting = true
+	}
+	if m.connFlags&cdcConnClosed != 0 {
+		f.Closed = true
+	}
+	if m.connFlags&cdcAbort != 0 {
+		f.Aborted = true
+	}
+	if c.TClose.IsZero() && c.Closed() {
+		c.TClose = in.ts
+	}
+	if rec {
+		t.note(c, in, d, "CDC", cdcInfo(m, produced, okP, consumed, okC))
+	}
+}
+
+func cdcInfo(m *cdcIn, produced uint64, okP bool, consumed uint64, okC bool) string {
+	s := fmt.Sprintf("seq %d token %d prod %d/%d cons %d/%d", m.seq, m.token, m.prod.Wrap, m.prod.Count, m.cons.Wrap, m.cons.Count)
+	if okP && produced > 0 {
+		s += fmt.Sprintf(" (+%d B written)", produced)
+	}
+	if okC && consumed > 0 {
+		s += fmt.Sprintf(" (+%d B consumed)", consumed)
+	}
+	flags := []struct {
+		on   bool
+		name string
+	}{
+		{m.prodFlags&cdcWriteBlocked != 0, "write-blocked"},
+		{m.prodFlags&cdcUrgentPending != 0, "urgent-pending"},
+		{m.prodFlags&cdcUrgentPresent != 0, "urgent-present"},
+		{m.prodFlags&cdcConsUpdReq != 0, "cons-update-requested"},
+		{m.connFlags&cdcDoneWriting != 0, "peer-done-writing"},
+		{m.connFlags&cdcConnClosed != 0, "peer-conn-closed"},
+		{m.connFlags&cdcAbort != 0, "abort"},
+	}
+	for _, f := range flags {
+		if f.on {
+			s += " [" + f.name + "]"
+		}
+	}
+	return s
+}
+
+// inferConn makes a connection for a CDC token nobody announced. A stream
+// whose other direction is already known on this link group is paired with
+// it; Linux numbers tokens alike on both sides, so an equal token is
+// preferred when there is a choice.
+func (t *Tracker) inferConn(l *Link, d Dir, token uint32, in *input) *Conn {
+	g := l.lgr
+	var pick *Conn
+	n := 0
+	for _, c := range g.conns {
+		if !c.Inferred || c.finished || c.hasTok[d] || !c.hasTok[d.Reverse()] {
+			continue
+		}
+		n++
+		if pick == nil || c.tokens[d.Reverse()] == token {
+			pick = c
+		}
+	}
+	if pick != nil && n > 1 && pick.tokens[d.Reverse()] != token {
+		pick = nil
+	}
+	if pick == nil {
+		pick = t.newConn(in)
+		pick.Inferred = true
+		pick.Outcome = OutcomeUnknown
+		t.stats.InferredConns++
+		t.attach(pick, l)
+	}
+	t.registerToken(pick, d, token)
+	return pick
+}
+
+// write attributes an RDMA WRITE by the rkey of its first packet.
+func (t *Tracker) write(l *Link, d Dir, in *input) {
+	r := &in.roce
+	rc := &l.RC[d]
+	switch r.opcode {
+	case opWriteFirst, opWriteOnly, opWriteOnlyImm:
+		t.stats.Writes++
+		rc.curWrite, rc.curPending = nil, false
+		ref, ok := l.lgr.rkeys[rkeyKey{l, d, r.rkey}]
+		if !ok {
+			rc.Unattached++
+			t.cur.unattached = true
+			rc.curPending = r.opcode == opWriteFirst
+			t.pendWrite(rc, r.rkey, uint64(r.dmaLen), 1)
+			return
+		}
+		c := ref.conn
+		t.touchConn(c, in, d)
+		f := &c.Flow[d]
+		f.Writes++
+		f.WriteBytes += uint64(r.dmaLen)
+		outside := ref.va != 0 && ref.size != 0 && (r.va < ref.va || r.va+uint64(r.dmaLen) > ref.va+uint64(ref.size))
+		if outside {
+			f.WritesOutside++
+		}
+		if r.opcode == opWriteFirst {
+			rc.curWrite = c
+		}
+		if t.recording(c) {
+			info := fmt.Sprintf("%d B at RMBE offset %d (rkey %#x)", r.dmaLen, r.va-ref.va, r.rkey)
+			if ref.va == 0 {
+				info = fmt.Sprintf("%d B at VA %#x (rkey %#x)", r.dmaLen, r.va, r.rkey)
+			}
+			if outside {
+				info += " OUTSIDE the RMBE"
+			}
+			t.note(c, in, d, "RDMA WRITE", info)
+		}
+	default: // MIDDLE, LAST
+		if c := rc.curWrite; c != nil {
+			t.touchConn(c, in, d)
+			if r.opcode != opWriteMiddle {
+				rc.curWrite = nil
+			}
+			return
+		}
+		t.cur.unattached = true
+		if rc.curPending {
+			t.pendWrite(rc, 0, 0, 0)
+		}
+		if r.opcode != opWriteMiddle {
+			rc.curPending = false
+		}
+	}
+}
+
+// pendWrite remembers an unattributed WRITE frame until the next CDC on
+// the same link direction; rkey 0 with writes 0 adds a continuation frame.
+func (t *Tracker) pendWrite(rc *RC, rkey uint32, bytes uint64, writes int) {
+	if writes == 0 {
+		if n := len(rc.pend); n > 0 {
+			rc.pend[n-1].frames++
+		}
+		return
+	}
+	if n := len(rc.pend); n > 0 && rc.pend[n-1].rkey == rkey {
+		p := &rc.pend[n-1]
+		p.bytes += bytes
+		p.writes += writes
+		p.frames++
+		return
+	}
+	if len(rc.pend) >= 8 {
+		return // stays unattached
+	}
+	rc.pend = append(rc.pend, pendingWrite{rkey: rkey, bytes: bytes, writes: writes, frames: 1})
+}
+
+// claimWrites gives the oldest pending WRITEs of this link direction to c:
+// Linux posts a connection's WRITEs and then its CDC on the same QP, so the
+// CDC names the connection, and its rkey is learned for later WRITEs.
+func (t *Tracker) claimWrites(c *Conn, l *Link, d Dir) {
+	rc := &l.RC[d]
+	if len(rc.pend) == 0 {
+		return
+	}
+	p := rc.pend[0]
+	rc.pend = append(rc.pend[:0], rc.pend[1:]...)
+	f := &c.Flow[d]
+	f.WriteBytes += p.bytes
+	f.Writes += p.writes
+	t.stats.Unattached -= p.frames
+	t.stats.LateAttached += p.frames
+	t.stats.ConnAttached += p.frames
+	rc.Unattached -= p.writes
+	c.Frames += p.frames
+	l.lgr.rkeys[rkeyKey{l, d, p.rkey}] = rmbRef{conn: c}
+}

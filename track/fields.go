@@ -1,0 +1,111 @@
+package track
+
+import (
+	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/decode"
+)
+
+// Tracker fields for -T fields, -V and -Y. They describe what the tracker
+// knew when the frame went by (one pass): an early frame of a connection
+// has outcome "pending" even if the connection later fell back.
+var (
+	fConnID       = decode.Field("smc.conn.id", decode.KindUint, "tracker connection number of this frame (smc,conns)")
+	fConnDir      = decode.Field("smc.conn.dir", decode.KindString, "direction of this frame in its connection or link: C->S or S->C (A->B/B->A when roles are unknown)")
+	fConnOutcome  = decode.Field("smc.conn.outcome", decode.KindUint, "connection outcome so far: 0 pending, 1 SMC-R, 2 SMC-D, 3 fallback, 4 unknown (joined mid-stream)", decode.Enum(outcomeEnum))
+	fConnFallback = decode.Field("smc.conn.fallback.reason", decode.KindUint, "decline code of the connection's fallback (0x03010000 when the SYN-ACK lacked the SMC option)", decode.Hex(), decode.Enum(declineEnum))
+	fConnInferred = decode.Field("smc.conn.inferred", decode.KindBool, "connection was built from CDCs alone (its handshake is not in the capture)")
+	fConnBytes    = decode.Field("smc.conn.bytes", decode.KindUint, "bytes produced so far in this frame's direction (from CDC producer cursors)")
+	fConnCDCs     = decode.Field("smc.conn.cdcs", decode.KindUint, "CDCs so far in this frame's direction")
+	fCDCBytes     = decode.Field("smc.cdc.bytes", decode.KindUint, "bytes this CDC's producer cursor advanced (wrap-aware)")
+	fLGRID        = decode.Field("smc.lgr.id", decode.KindUint, "tracker link-group number of this frame (smc,lgr)")
+	fLinkID       = decode.Field("smc.link.id", decode.KindUint, "tracker link number of this frame (smc,links)")
+	fLinkNum      = decode.Field("smc.link.num", decode.KindUint, "link number on the wire (LLC link ID) of this frame's link")
+	fLinkState    = decode.Field("smc.link.state", decode.KindUint, "state of this frame's link after it", decode.Enum(linkStateEnum))
+	fRetrans      = decode.Field("smc.rc.retrans", decode.KindBool, "RC request packet with a PSN seen before (retransmission)")
+	fPSNGap       = decode.Field("smc.rc.psn_gap", decode.KindUint, "packets missing before this one: its PSN jumped ahead by this much")
+	fUnattached   = decode.Field("smc.track.unattached", decode.KindBool, "RoCE frame the tracker could not tie to a connection when it went by")
+)
+
+func outcomeEnum(u uint64) string {
+	if u > uint64(OutcomeUnknown) {
+		return ""
+	}
+	return Outcome(u).String()
+}
+
+func declineEnum(u uint64) string {
+	if u > 0xFFFFFFFF {
+		return ""
+	}
+	return decode.DeclineCode(u).String()
+}
+
+func linkStateEnum(u uint64) string {
+	if u > uint64(LinkDeleted) {
+		return ""
+	}
+	return LinkState(u).String()
+}
+
+// AppendFields adds the tracker's fields for f, which must be the frame
+// last passed to Feed (call it right after Feed, before the next frame).
+func (t *Tracker) AppendFields(f *capture.Frame, r *decode.Record) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	a := &t.cur
+	if f == nil || a.frame != f.Number {
+		return
+	}
+	if a.unattached {
+		r.AddBool(fUnattached, true)
+	}
+	if c := a.conn; c != nil {
+		r.AddUint(fConnID, uint64(c.ID))
+		r.AddString(fConnDir, dirName(a.dir, c.Inferred))
+		r.AddUint(fConnOutcome, uint64(c.Outcome))
+		switch {
+		case c.Outcome == OutcomeFallback && c.Fallback.Cause == CauseDecline:
+			r.AddUint(fConnFallback, uint64(c.Fallback.Code))
+		case c.Outcome == OutcomeFallback && c.Fallback.Cause == CauseNoOptionSYNACK:
+			r.AddUint(fConnFallback, uint64(decode.DeclinePeerNoSMC))
+		}
+		if c.Inferred {
+			r.AddBool(fConnInferred, true)
+		}
+		fl := &c.Flow[a.dir]
+		r.AddUint(fConnBytes, fl.Bytes)
+		r.AddUint(fConnCDCs, uint64(fl.CDCs))
+		if c.LGR != 0 && a.link == nil {
+			r.AddUint(fLGRID, uint64(c.LGR))
+		}
+	} else if a.link != nil {
+		r.AddString(fConnDir, dirName(a.dir, a.link.Inferred))
+	}
+	if a.hasCDC {
+		r.AddUint(fCDCBytes, a.cdcBytes)
+	}
+	if l := a.link; l != nil {
+		r.AddUint(fLGRID, uint64(l.LGR))
+		r.AddUint(fLinkID, uint64(l.ID))
+		if l.LinkID != 0 {
+			r.AddUint(fLinkNum, uint64(l.LinkID))
+		}
+		r.AddUint(fLinkState, uint64(l.State))
+	}
+	if a.retrans {
+		r.AddBool(fRetrans, true)
+	}
+	if a.psnGap > 0 {
+		r.AddUint(fPSNGap, uint64(a.psnGap))
+	}
+}
+
+func dirName(d Dir, inferred bool) string {
+	if inferred {
+		if d == DirC2S {
+			return "A->B"
+		}
+		return "B->A"
+	}
+	return d.String()
+}

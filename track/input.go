@@ -1,0 +1,193 @@
+package track
+
+import (
+	"net/netip"
+	"time"
+)
+
+// input is the tracker's view of one frame, filled from a capture.Frame by
+// adapt.go. Keeping the tracker logic on this small struct keeps it
+// independent of the decoders' struct layouts; it is reused per frame.
+type input struct {
+	number int
+	ts     time.Time
+
+	isTCP bool
+	tcp   tcpIn
+	clc   []clcIn
+	clcN  int
+
+	isRoCE bool
+	roce   roceIn
+}
+
+type tcpIn struct {
+	src, dst      netip.AddrPort
+	syn, ack      bool
+	fin, rst      bool
+	smcOpt        bool
+	payload       int
+	clcEyecatcher bool // payload starts with "SMCR"/"SMCD" in EBCDIC
+}
+
+// CLC message types (smc-wire-format §2.2).
+const (
+	clcProposal = 1
+	clcAccept   = 2
+	clcConfirm  = 3
+	clcDecline  = 4
+)
+
+var clcNames = [...]string{"CLC ?", "CLC Proposal", "CLC Accept", "CLC Confirm", "CLC Decline"}
+
+func clcName(t uint8) string {
+	if int(t) < len(clcNames) {
+		return clcNames[t]
+	}
+	return "CLC ?"
+}
+
+type clcIn struct {
+	typ      uint8
+	version  uint8
+	flag     bool // first contact (Accept/Confirm), out of sync (Decline)
+	smcd     bool // Accept/Confirm chose SMC-D
+	ep       Endpoint
+	eid      string
+	decline  uint32
+	maxLinks uint8
+	maxConns uint8
+}
+
+// LLC types as v1 codes; v2 types are 0x20 + these (smc-wire-format §3.3).
+const (
+	llcConfirmLink    = 0x01
+	llcAddLink        = 0x02
+	llcAddLinkCont    = 0x03
+	llcDeleteLink     = 0x04
+	llcRequestAddLink = 0x05
+	llcConfirmRKey    = 0x06
+	llcTestLink       = 0x07
+	llcConfirmRKeyCnt = 0x08
+	llcDeleteRKey     = 0x09
+)
+
+var llcNames = [...]string{"LLC ?", "CONFIRM_LINK", "ADD_LINK", "ADD_LINK_CONT", "DELETE_LINK",
+	"REQUEST_ADD_LINK", "CONFIRM_RKEY", "TEST_LINK", "CONFIRM_RKEY_CONT", "DELETE_RKEY"}
+
+func llcName(t uint8) string {
+	if int(t) < len(llcNames) {
+		return llcNames[t]
+	}
+	return "LLC ?"
+}
+
+type triplet struct {
+	oldRKey, newRKey uint32
+	newVA            uint64
+}
+
+type llcIn struct {
+	typ     uint8 // v1 code
+	version uint8
+	resp    bool
+	reject  bool
+	all     bool
+	orderly bool
+
+	mac      [6]byte
+	gid      netip.Addr
+	qpn      uint32
+	linkID   uint8
+	uid      uint32
+	psn      uint32
+	maxLinks uint8
+	maxConns uint8
+	reason   uint32
+
+	rkey    uint32
+	va      uint64
+	others  [2]rkeyOther
+	nOthers int
+
+	trip  [16]triplet
+	nTrip int
+
+	delRKeys [8]uint32
+	nDel     int
+}
+
+type cdcIn struct {
+	seq       uint16
+	token     uint32
+	prod      Cursor
+	cons      Cursor
+	prodFlags uint8
+	connFlags uint8
+}
+
+// CDC flag bits (smc-wire-format §4.3).
+const (
+	cdcWriteBlocked  = 0x80
+	cdcUrgentPending = 0x40
+	cdcUrgentPresent = 0x20
+	cdcConsUpdReq    = 0x10
+	cdcFailover      = 0x08
+
+	cdcDoneWriting = 0x80
+	cdcConnClosed  = 0x40
+	cdcAbort       = 0x20
+)
+
+// RC opcodes the tracker distinguishes (smc-wire-format §5.4).
+const (
+	opSendFirst     = 0x00
+	opSendOnlyInv   = 0x17
+	opWriteFirst    = 0x06
+	opWriteMiddle   = 0x07
+	opWriteLast     = 0x08
+	opWriteLastImm  = 0x09
+	opWriteOnly     = 0x0A
+	opWriteOnlyImm  = 0x0B
+	opAck           = 0x11
+	opAtomicAck     = 0x12
+	opReadRespFirst = 0x0D
+	opReadRespOnly  = 0x10
+)
+
+type roceIn struct {
+	src, dst netip.Addr
+	opcode   uint8
+	destQP   uint32
+	psn      uint32
+	ackReq   bool
+
+	hasRETH bool
+	va      uint64
+	rkey    uint32
+	dmaLen  uint32
+
+	hasAETH  bool
+	syndrome uint8
+	msn      uint32
+
+	hasLLC bool
+	llc    llcIn
+	hasCDC bool
+	cdc    cdcIn
+}
+
+// isRequest reports whether an RC opcode is a requester packet (carries a
+// PSN of the sender's sequence) rather than a response.
+func isRequest(op uint8) bool {
+	if op>>5 != 0 { // not RC
+		return false
+	}
+	switch {
+	case op == opAck || op == opAtomicAck:
+		return false
+	case op >= opReadRespFirst && op <= opReadRespOnly:
+		return false
+	}
+	return op <= opSendOnlyInv
+}

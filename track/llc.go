@@ -1,0 +1,184 @@
+package track
+
+import (
+	"fmt"
+
+	"github.com/smcscope/smcscope/decode"
+)
+
+// llc follows link and link-group state from one LLC message sent in
+// direction d on link l (flows in smc-wire-format §3.6).
+func (t *Tracker) llc(l *Link, d Dir, in *input) {
+	m := &in.roce.llc
+	g := l.lgr
+	kind := "req"
+	if m.resp {
+		kind = "resp"
+	}
+	name := llcName(m.typ)
+	if m.version >= 2 {
+		name += "_V2"
+	}
+	switch m.typ {
+	case llcConfirmLink:
+		if !m.resp && d == DirC2S && l.Inferred {
+			t.flip(l)
+			d = DirS2C
+		}
+		e := l.end(d)
+		e.MAC, e.GID, e.QPN, e.UID = m.mac, m.gid, m.qpn, m.uid
+		if !e.Addr.IsValid() {
+			e.Addr = gidAddr(m.gid)
+		}
+		l.LinkID = m.linkID
+		if d == DirS2C {
+			g.ServerLGRID = m.uid - uint32(m.linkID)
+		} else {
+			g.ClientLGRID = m.uid - uint32(m.linkID)
+		}
+		if m.maxLinks != 0 {
+			g.MaxLinks = m.maxLinks
+		}
+		if m.maxConns != 0 {
+			g.MaxConns = m.maxConns
+		}
+		if m.resp {
+			l.State = LinkUp
+		} else if l.State != LinkUp {
+			l.State = LinkConfirming
+		}
+		l.addHistory(in, fmt.Sprintf("%s %s link %d UID %08x", name, kind, m.linkID, m.uid))
+		// The first connection of a new link waits for this exchange.
+		if len(l.conns) > 0 && l.conns[0].TFirstCDC.IsZero() {
+			c := l.conns[0]
+			t.touchConn(c, in, d)
+			if t.recording(c) {
+				t.note(c, in, d, "LLC "+name, fmt.Sprintf("%s link %d QPN %#x GID %v", kind, m.linkID, m.qpn, m.gid))
+			}
+		}
+	case llcAddLink:
+		if !m.resp && d == DirC2S && l.Inferred {
+			t.flip(l)
+			d = DirS2C
+		}
+		t.addLink(l, d, in, name, kind)
+	case llcDeleteLink:
+		what := fmt.Sprintf("%s %s", name, kind)
+		if m.all {
+			what += " ALL"
+		}
+		if m.orderly {
+			what += " ORDERLY"
+		}
+		what += fmt.Sprintf(" link %d reason %#08x %s", m.linkID, m.reason, decode.DeleteLinkReason(m.reason).Meaning())
+		l.addHistory(in, what)
+		if m.all {
+			if !g.Deleted {
+				g.Deleted, g.DeleteCode = true, m.reason
+			}
+			for _, x := range g.links {
+				if x.State != LinkRejected && x.State != LinkDeleted {
+					x.State, x.DeleteCode = LinkDeleted, m.reason
+				}
+			}
+			break
+		}
+		if x := g.linkByID(m.linkID); x != nil {
+			if x != l {
+				x.addHistory(in, what+fmt.Sprintf(" (sent on link %d)", l.LinkID))
+			}
+			if x.State != LinkDeleted {
+				x.State, x.DeleteCode = LinkDeleted, m.reason
+			}
+		}
+	case llcConfirmRKey:
+		// The request comes from the RMB's owner; WRITEs into it travel the
+		// other way. The response echoes the request.
+		wd := d.Reverse()
+		if m.resp {
+			wd = d
+		}
+		l.addHistory(in, fmt.Sprintf("%s %s rkey %#x VA %#x (+%d other links)", name, kind, m.rkey, m.va, m.nOthers))
+		ref, ok := g.rkeys[rkeyKey{l, wd, m.rkey}]
+		switch {
+		case ok && !m.resp:
+			for _, o := range m.others[:m.nOthers] {
+				if ol := g.linkByID(o.linkID); ol != nil {
+					g.rkeys[rkeyKey{ol, wd, o.rkey}] = rmbRef{conn: ref.conn, va: o.va, size: ref.size}
+				}
+			}
+		case !ok && !m.resp:
+			g.pendingRKeys[rkeyKey{l, d, m.rkey}] = append([]rkeyOther(nil), m.others[:m.nOthers]...)
+		}
+		if ok {
+			t.touchConn(ref.conn, in, d)
+			if t.recording(ref.conn) {
+				t.note(ref.conn, in, d, "LLC "+name, fmt.Sprintf("%s rkey %#x VA %#x", kind, m.rkey, m.va))
+			}
+		}
+	case llcDeleteRKey:
+		l.addHistory(in, fmt.Sprintf("%s %s %d rkeys", name, kind, m.nDel))
+		if m.resp {
+			break
+		}
+		for _, rk := range m.delRKeys[:m.nDel] {
+			if ref, ok := g.rkeys[rkeyKey{l, d.Reverse(), rk}]; ok {
+				t.touchConn(ref.conn, in, d)
+				if t.recording(ref.conn) {
+					t.note(ref.conn, in, d, "LLC "+name, fmt.Sprintf("%s rkey %#x: RMB freed", kind, rk))
+				}
+			}
+		}
+	case llcTestLink:
+		l.TestLinks++
+	default:
+		l.addHistory(in, name+" "+kind)
+	}
+}
+
+// addLink follows ADD_LINK: the request creates the new link with the
+// server's values, the response adds the client's and makes it reachable
+// on the wire, a reject (which echoes the request) ends it. The rkey
+// triplets map each RMB's rkey on the existing link to its rkey on the new
+// one, which is how later WRITEs on the new link find their connection.
+func (t *Tracker) addLink(l *Link, d Dir, in *input, name, kind string) {
+	m := &in.roce.llc
+	g := l.lgr
+	nl := g.linkByID(m.linkID)
+	if nl != nil && nl.State != LinkAdding {
+		nl = nil
+	}
+	if nl == nil && (m.resp || m.reject) {
+		// The request was not captured.
+		nl = t.newLink(g, in, l.Inferred)
+		nl.LinkID = m.linkID
+	}
+	switch {
+	case m.reject:
+		nl.State = LinkRejected
+		l.addHistory(in, fmt.Sprintf("%s %s REJECT link %d", name, kind, m.linkID))
+		nl.addHistory(in, fmt.Sprintf("%s %s REJECT (sent on link %d)", name, kind, l.LinkID))
+		return
+	case !m.resp:
+		nl = t.newLink(g, in, l.Inferred)
+		nl.LinkID, nl.State = m.linkID, LinkAdding
+		l.addHistory(in, fmt.Sprintf("%s %s for link %d (%d rkeys)", name, kind, m.linkID, m.nTrip))
+		nl.addHistory(in, fmt.Sprintf("%s %s (sent on link %d)", name, kind, l.LinkID))
+	default:
+		nl.State = LinkAdded
+		l.addHistory(in, fmt.Sprintf("%s %s link %d accepted (%d rkeys)", name, kind, m.linkID, m.nTrip))
+		nl.addHistory(in, fmt.Sprintf("%s %s accepted (sent on link %d)", name, kind, l.LinkID))
+	}
+	e := nl.end(d)
+	*e = LinkEnd{Addr: gidAddr(m.gid), GID: m.gid, MAC: m.mac, QPN: m.qpn, PSN: m.psn}
+	if m.resp && nl.Client.Addr.IsValid() && nl.Server.Addr.IsValid() {
+		t.keyLink(nl, DirC2S, qpKey{nl.Client.Addr, nl.Server.Addr, nl.Server.QPN})
+		t.keyLink(nl, DirS2C, qpKey{nl.Server.Addr, nl.Client.Addr, nl.Client.QPN})
+	}
+	wd := d.Reverse() // WRITEs into the sender's RMBs
+	for _, tr := range m.trip[:m.nTrip] {
+		if ref, ok := g.rkeys[rkeyKey{l, wd, tr.oldRKey}]; ok {
+			g.rkeys[rkeyKey{nl, wd, tr.newRKey}] = rmbRef{conn: ref.conn, va: tr.newVA, size: ref.size}
+		}
+	}
+}

@@ -1,0 +1,342 @@
+package track
+
+import (
+	"net/netip"
+	"time"
+)
+
+// Dir is the direction of a frame relative to a connection or link. The
+// server is the link-group owner (it sends CONFIRM_LINK and ADD_LINK
+// requests). For objects built from RoCE traffic alone the roles are not
+// known: DirC2S then means "the first direction seen" (shown as A->B).
+type Dir uint8
+
+const (
+	DirC2S Dir = iota // client -> server
+	DirS2C            // server -> client
+)
+
+func (d Dir) String() string {
+	if d == DirC2S {
+		return "C->S"
+	}
+	return "S->C"
+}
+
+// Reverse returns the other direction.
+func (d Dir) Reverse() Dir { return d ^ 1 }
+
+// Outcome is what became of an SMC connection attempt.
+type Outcome uint8
+
+const (
+	OutcomePending  Outcome = iota // handshake not finished (or capture ended first)
+	OutcomeSMCR                    // SMC-R negotiated (Accept + Confirm)
+	OutcomeSMCD                    // SMC-D negotiated: no RDMA traffic on the wire
+	OutcomeFallback                // plain TCP: see Conn.Fallback
+	OutcomeUnknown                 // seen only mid-stream (no TCP handshake, no CLC)
+)
+
+var outcomeNames = [...]string{"pending", "SMC-R", "SMC-D", "fallback", "unknown"}
+
+func (o Outcome) String() string {
+	if int(o) < len(outcomeNames) {
+		return outcomeNames[o]
+	}
+	return "outcome?"
+}
+
+// FallbackCause says why a connection stayed on TCP.
+type FallbackCause uint8
+
+const (
+	CauseNone           FallbackCause = iota
+	CauseNoOptionSYN                  // client's SYN had no SMC option (never tracked; kept for completeness)
+	CauseNoOptionSYNACK               // server's SYN-ACK had no SMC option: server is not SMC-capable
+	CauseDecline                      // a CLC Decline was sent
+	CauseNoCLC                        // both options present but payload that is not CLC followed
+)
+
+var causeNames = [...]string{"", "option missing on client SYN", "option missing on server SYN-ACK", "CLC Decline", "no CLC after SMC options"}
+
+func (c FallbackCause) String() string {
+	if int(c) < len(causeNames) {
+		return causeNames[c]
+	}
+	return "cause?"
+}
+
+// Stage is where in the handshake something happened.
+type Stage uint8
+
+const (
+	StageSYN      Stage = iota // before any CLC
+	StageProposal              // instead of a Proposal
+	StageAccept                // after Proposal, instead of Accept
+	StageConfirm               // after Accept, instead of Confirm
+	StageLink                  // after Confirm (first-link setup failed)
+)
+
+var stageNames = [...]string{"TCP handshake", "instead of Proposal", "after Proposal", "after Accept", "after Confirm"}
+
+func (s Stage) String() string {
+	if int(s) < len(stageNames) {
+		return stageNames[s]
+	}
+	return "stage?"
+}
+
+// Fallback describes a connection that stayed on TCP.
+type Fallback struct {
+	Cause     FallbackCause
+	Code      uint32 // decline peer diagnosis (0 without Decline)
+	By        Dir    // direction of the Decline: DirC2S = client declined
+	Stage     Stage
+	OutOfSync bool
+	Frame     int
+}
+
+// Endpoint holds what one side announced in its CLC Accept (server) or
+// Confirm (client): its RMB, alert token and the link it placed the
+// connection on.
+type Endpoint struct {
+	PeerID   [8]byte
+	GID      netip.Addr
+	MAC      [6]byte
+	QPN      uint32
+	RKey     uint32
+	RMBEIdx  uint8
+	Token    uint32
+	RMBESize uint32 // bytes
+	MTU      uint32 // bytes
+	VA       uint64
+	PSN      uint32
+	Valid    bool
+}
+
+// Flow counts what one direction of a connection carried.
+type Flow struct {
+	CDCs          int
+	Bytes         uint64 // produced, from producer-cursor deltas
+	Consumed      uint64 // consumed by the sender in its own RMBE, from consumer-cursor deltas
+	WriteBytes    uint64 // RDMA WRITE bytes into the receiver's RMBE (RETH DMA length)
+	Writes        int    // RDMA WRITE messages
+	WritesOutside int    // WRITEs whose VA fell outside the receiver's RMBE
+	WriteBlocked  int
+	UrgentPending int
+	UrgentPresent int
+	ConsUpdReq    int
+	Failover      int // failover-validation CDCs
+	SeqGaps       int // CDC sequence numbers skipped
+	SeqDup        int // CDC sequence numbers seen again (retransmitted or older)
+	CursorErrors  int // cursor went backwards or could not be followed
+	TCPBytes      uint64
+	DoneWriting   bool
+	Closed        bool
+	Aborted       bool
+	FIN, RST      bool
+	Prod, Cons    Cursor
+	LastSeq       uint16
+	haveSeq       bool
+	haveProd      bool
+	haveCons      bool
+}
+
+// Conn is one SMC connection attempt (one internal TCP connection).
+type Conn struct {
+	ID                                                    int
+	Client, Server                                        netip.AddrPort // zero for connections seen only on RoCE
+	Inferred                                              bool           // built from CDCs alone (capture started mid-connection)
+	OptionSYN                                             bool
+	OptionSYNACK                                          bool
+	SeenSYN                                               bool
+	SeenSYNACK                                            bool
+	Version                                               uint8 // CLC version of the Accept (or Proposal)
+	SMCD                                                  bool
+	FirstContact                                          bool
+	EID                                                   string
+	CLCTypes                                              []uint8 // CLC message types in order (1..4)
+	Outcome                                               Outcome
+	Fallback                                              Fallback
+	ClientEP                                              Endpoint
+	ServerEP                                              Endpoint
+	LGR, Link                                             int // tracker IDs, 0 = none
+	Flow                                                  [2]Flow
+	FirstFrame                                            int
+	LastFrame                                             int
+	Frames                                                int
+	Start, Last                                           time.Time
+	TSYN, TProposal, TAccept, TConfirm, TFirstCDC, TClose time.Time
+	Timeline                                              []Event
+	TimelineCut                                           int // events not kept because the timeline was full
+
+	lgr      *LinkGroup
+	link     *Link
+	finished bool
+	tokens   [2]uint32 // receiver token of each direction while registered
+	hasTok   [2]bool
+}
+
+// Closed reports whether both sides signalled the end (CDC close flags, or
+// TCP FIN/RST for a fallback connection).
+func (c *Conn) Closed() bool {
+	if c.Outcome == OutcomeFallback || c.Outcome == OutcomePending {
+		return (c.Flow[0].FIN && c.Flow[1].FIN) || c.Flow[0].RST || c.Flow[1].RST
+	}
+	end := func(f *Flow) bool { return f.Closed || f.Aborted }
+	return (end(&c.Flow[0]) && end(&c.Flow[1])) || c.Flow[0].Aborted || c.Flow[1].Aborted
+}
+
+// LinkState is a link's state as the observer last saw it.
+type LinkState uint8
+
+const (
+	LinkUnknown    LinkState = iota // seen only as RoCE traffic
+	LinkConfirming                  // first link announced by CLC, CONFIRM_LINK not finished
+	LinkAdding                      // ADD_LINK request seen
+	LinkAdded                       // ADD_LINK accepted, CONFIRM_LINK on the new link pending
+	LinkUp                          // CONFIRM_LINK response seen
+	LinkRejected                    // ADD_LINK rejected
+	LinkDeleted                     // DELETE_LINK
+)
+
+var linkStateNames = [...]string{"unknown", "confirming", "adding", "added", "up", "rejected", "deleted"}
+
+func (s LinkState) String() string {
+	if int(s) < len(linkStateNames) {
+		return linkStateNames[s]
+	}
+	return "state?"
+}
+
+// LinkEnd is one side of a link.
+type LinkEnd struct {
+	Addr netip.Addr // IP of the RoCEv2 packets (v4-mapped GIDs unmapped), or the GID for RoCEv1
+	GID  netip.Addr
+	MAC  [6]byte
+	QPN  uint32
+	PSN  uint32 // initial PSN
+	UID  uint32 // link user ID from CONFIRM_LINK
+}
+
+// RC counts the reliable-connection transport of one link direction.
+type RC struct {
+	Packets    int // request packets (SEND, WRITE, READ ...)
+	Sends      int
+	WritePkts  int
+	Acks       int // acknowledgements sent in this direction
+	NAKs       int
+	RNRs       int
+	PSNGaps    int // times the PSN jumped ahead
+	PSNMissing int // packets skipped by those jumps
+	Retrans    int // request packets with a PSN seen before
+	LLCs       int
+	CDCs       int
+	Unattached int // CDCs or WRITEs that matched no connection
+	nextPSN    uint32
+	havePSN    bool
+	lastConn   *Conn  // connection of the last request, to attribute ACKs
+	lastPSN    uint32 // PSN of the last request packet
+	curWrite   *Conn  // connection of the WRITE message in progress (FIRST..LAST)
+	curPending bool   // the WRITE in progress matched no rkey
+	pend       []pendingWrite
+}
+
+// pendingWrite is an RDMA WRITE whose rkey matched no known RMB; the next
+// CDC on the same link direction names the connection it belonged to.
+type pendingWrite struct {
+	rkey   uint32
+	bytes  uint64
+	writes int
+	frames int
+}
+
+// LinkEvent is one step in a link's life.
+type LinkEvent struct {
+	Frame int
+	Time  time.Time
+	What  string
+}
+
+// Link is one RC QP pair of a link group.
+type Link struct {
+	ID          int
+	LGR         int
+	LinkID      uint8 // link number on the wire (0 until CONFIRM_LINK/ADD_LINK)
+	Client      LinkEnd
+	Server      LinkEnd
+	State       LinkState
+	DeleteCode  uint32
+	Inferred    bool // built from RoCE traffic alone; Client/Server mean A/B
+	RC          [2]RC
+	Conns       []int
+	History     []LinkEvent
+	FirstFrame  int
+	LastFrame   int
+	Start, Last time.Time
+
+	TestLinks int
+
+	lgr   *LinkGroup
+	conns []*Conn
+	keys  [2]qpKey
+	keyed [2]bool
+}
+
+// LinkGroup is one SMC-R link group as seen from both ends.
+type LinkGroup struct {
+	ID           int
+	ServerPeerID [8]byte
+	ClientPeerID [8]byte
+	ServerLGRID  uint32 // link user ID minus link number, from CONFIRM_LINK
+	ClientLGRID  uint32
+	Version      uint8
+	MaxLinks     uint8
+	MaxConns     uint8
+	Inferred     bool
+	Deleted      bool
+	DeleteCode   uint32
+	Links        []int
+	Conns        []int
+	FirstFrame   int
+	Start        time.Time
+
+	links  []*Link
+	conns  []*Conn
+	tokens map[tokenKey]*Conn
+	rkeys  map[rkeyKey]rmbRef
+	// CONFIRM_RKEY announcements waiting for the Accept/Confirm that names
+	// the same rkey on the link they were sent on.
+	pendingRKeys map[rkeyKey][]rkeyOther
+}
+
+// Event is one frame in a connection's timeline.
+type Event struct {
+	Frame int
+	Time  time.Time
+	Dir   Dir
+	What  string // e.g. "CLC Accept", "CDC", "RDMA WRITE"
+	Info  string // meaning, e.g. "seq 1 prod 0/64 (+64 B)"
+}
+
+// Stats counts frames by what the tracker could do with them, so nothing
+// is dropped silently.
+type Stats struct {
+	Frames        int
+	TCP           int // TCP segments of tracked connections
+	TCPUntracked  int // TCP segments of connections without SMC option (or seen mid-stream without CLC)
+	CLC           int // CLC messages
+	RoCE          int // RoCE packets (BTH decoded)
+	LLC           int
+	CDC           int
+	Writes        int // RDMA WRITE messages (FIRST/ONLY)
+	ConnAttached  int // frames attributed to a connection
+	LinkOnly      int // RoCE frames attributed to a link but to no connection
+	Unattached    int // CDCs / WRITEs that could not be attributed when seen
+	LateAttached  int // of those, attributed later (WRITE resolved by the CDC that followed it)
+	Retrans       int // RoCE request packets with a repeated PSN
+	InferredLinks int // links created from RoCE traffic alone
+	InferredConns int // connections created from CDCs alone
+	Evicted       int // finished connections dropped because of Options.MaxConns
+	Other         int // frames that are neither TCP nor RoCE
+}

@@ -1,0 +1,268 @@
+package track
+
+import "fmt"
+
+func (t *Tracker) newLGR(in *input, inferred bool) *LinkGroup {
+	t.nextLGR++
+	g := &LinkGroup{
+		ID: t.nextLGR, Inferred: inferred, FirstFrame: in.number, Start: in.ts,
+		tokens:       make(map[tokenKey]*Conn),
+		rkeys:        make(map[rkeyKey]rmbRef),
+		pendingRKeys: make(map[rkeyKey][]rkeyOther),
+	}
+	t.lgrs = append(t.lgrs, g)
+	return g
+}
+
+func (t *Tracker) newLink(g *LinkGroup, in *input, inferred bool) *Link {
+	t.nextLink++
+	l := &Link{ID: t.nextLink, LGR: g.ID, lgr: g, Inferred: inferred, FirstFrame: in.number, Start: in.ts, Last: in.ts}
+	g.links = append(g.links, l)
+	g.Links = append(g.Links, l.ID)
+	t.links = append(t.links, l)
+	return l
+}
+
+// keyLink makes frames with wire key k resolve to direction d of l. The
+// expected first PSN comes from the sender's CLC/ADD_LINK value.
+func (t *Tracker) keyLink(l *Link, d Dir, k qpKey) {
+	t.byQP[k] = linkRef{l, d}
+	l.keys[d], l.keyed[d] = k, true
+	delete(t.unknownQP, k)
+	if e := l.end(d); e.PSN != 0 && !l.RC[d].havePSN {
+		l.RC[d].nextPSN, l.RC[d].havePSN = e.PSN, true
+	}
+}
+
+// end returns the sending side of direction d.
+func (l *Link) end(d Dir) *LinkEnd {
+	if d == DirC2S {
+		return &l.Client
+	}
+	return &l.Server
+}
+
+func (l *Link) addHistory(in *input, what string) {
+	if len(l.History) < maxLinkHistory {
+		l.History = append(l.History, LinkEvent{Frame: in.number, Time: in.ts, What: what})
+	}
+}
+
+// linkByID finds the newest link of g with the given link number.
+func (g *LinkGroup) linkByID(id uint8) *Link {
+	for i := len(g.links) - 1; i >= 0; i-- {
+		if g.links[i].LinkID == id {
+			return g.links[i]
+		}
+	}
+	return nil
+}
+
+// roce handles one RoCE packet: find the link direction by (IP src, IP
+// dst, DestQP), follow the RC PSN sequence, then the SMC content.
+func (t *Tracker) roce(in *input) {
+	r := &in.roce
+	t.stats.RoCE++
+	key := qpKey{r.src, r.dst, r.destQP}
+	ref, ok := t.byQP[key]
+	if !ok {
+		if ref, ok = t.resolveUnknown(in, key); !ok {
+			t.cur.unattached = true
+			return
+		}
+	}
+	l, d := ref.link, ref.dir
+	t.cur.link, t.cur.dir = l, d
+	l.LastFrame, l.Last = in.number, in.ts
+	rc := &l.RC[d]
+	if !isRequest(r.opcode) {
+		if r.hasAETH {
+			t.ack(l, d, in)
+		}
+		return
+	}
+	if rc.havePSN {
+		switch dd := psnDiff(r.psn, rc.nextPSN); {
+		case dd < 0:
+			rc.Retrans++
+			t.stats.Retrans++
+			t.cur.retrans = true
+			if c := rc.lastConn; c != nil && r.psn == rc.lastPSN {
+				t.touchConn(c, in, d)
+				if t.recording(c) {
+					t.note(c, in, d, "RoCE", fmt.Sprintf("retransmission PSN %#06x", r.psn))
+				}
+			}
+			return
+		case dd > 0:
+			rc.PSNGaps++
+			rc.PSNMissing += int(dd)
+			t.cur.psnGap = int(dd)
+		}
+	}
+	rc.havePSN, rc.nextPSN = true, (r.psn+1)&0xFFFFFF
+	rc.Packets++
+	rc.lastPSN = r.psn
+	switch op := r.opcode; {
+	case r.hasLLC:
+		rc.Sends++
+		rc.LLCs++
+		t.stats.LLC++
+		t.llc(l, d, in)
+	case r.hasCDC:
+		rc.Sends++
+		rc.CDCs++
+		t.stats.CDC++
+		t.cdc(l, d, in)
+	case op >= opWriteFirst && op <= opWriteOnlyImm:
+		rc.WritePkts++
+		t.write(l, d, in)
+	case op <= 0x05 || op == 0x16 || op == opSendOnlyInv:
+		rc.Sends++
+	}
+	rc.lastConn = t.cur.conn
+}
+
+// resolveUnknown handles a packet whose wire key no CLC or LLC announced:
+// either it is the first packet of the unseen direction of a link built
+// from traffic, or an LLC/CDC proves an SMC-R link the capture joined late.
+// Other packets (ACKs, WRITEs, non-SMC RoCE) on unknown keys only count.
+func (t *Tracker) resolveUnknown(in *input, key qpKey) (linkRef, bool) {
+	r := &in.roce
+	smc := r.hasLLC || r.hasCDC
+	pair := addrPair{key.dst, key.src}
+	if cands := t.halfLinks[pair]; len(cands) > 0 {
+		var pick *Link
+		for _, l := range cands {
+			kd := l.knownDir()
+			// An ACK for the last request of the known direction pairs them
+			// without doubt.
+			if r.hasAETH && l.RC[kd].Packets > 0 && r.psn == l.RC[kd].lastPSN {
+				pick = l
+			}
+		}
+		if pick == nil && smc {
+			pick = cands[len(cands)-1]
+		}
+		if pick != nil {
+			t.removeHalf(pair, pick)
+			d := pick.knownDir().Reverse()
+			e := pick.end(d.Reverse())
+			e.QPN = key.qpn
+			t.keyLink(pick, d, key)
+			return linkRef{pick, d}, true
+		}
+	}
+	if !smc {
+		u := t.unknownQP[key]
+		if u == nil && len(t.unknownQP) < maxUnknownQPs {
+			u = &unknownQP{}
+			t.unknownQP[key] = u
+		}
+		if u != nil {
+			u.frames++
+			u.last = in.ts
+		}
+		return linkRef{}, false
+	}
+	g := t.newLGR(in, true)
+	l := t.newLink(g, in, true)
+	l.Client.Addr, l.Server.Addr, l.Server.QPN = key.src, key.dst, key.qpn
+	l.addHistory(in, "first seen mid-stream: link setup not in the capture")
+	if u := t.unknownQP[key]; u != nil {
+		l.addHistory(in, fmt.Sprintf("%d earlier frames on this QP before it could be identified", u.frames))
+	}
+	t.keyLink(l, DirC2S, key)
+	t.halfLinks[addrPair{key.src, key.dst}] = append(t.halfLinks[addrPair{key.src, key.dst}], l)
+	t.stats.InferredLinks++
+	return linkRef{l, DirC2S}, true
+}
+
+func (l *Link) knownDir() Dir {
+	if l.keyed[DirC2S] {
+		return DirC2S
+	}
+	return DirS2C
+}
+
+func (t *Tracker) removeHalf(p addrPair, l *Link) {
+	c := t.halfLinks[p]
+	for i, x := range c {
+		if x == l {
+			c = append(c[:i], c[i+1:]...)
+			break
+		}
+	}
+	if len(c) == 0 {
+		delete(t.halfLinks, p)
+	} else {
+		t.halfLinks[p] = c
+	}
+}
+
+// ack counts an RC acknowledgement and ties it to the connection whose
+// request it acknowledges.
+func (t *Tracker) ack(l *Link, d Dir, in *input) {
+	r := &in.roce
+	rc := &l.RC[d]
+	rc.Acks++
+	kind := "ACK"
+	switch (r.syndrome >> 5) & 3 {
+	case 1:
+		rc.RNRs++
+		kind = "RNR NAK"
+	case 3:
+		rc.NAKs++
+		kind = "NAK"
+	}
+	rev := &l.RC[d.Reverse()]
+	if c := rev.lastConn; c != nil && r.psn == rev.lastPSN {
+		t.touchConn(c, in, d)
+		if t.recording(c) {
+			t.note(c, in, d, "RoCE "+kind, fmt.Sprintf("PSN %#06x MSN %d", r.psn, r.msn))
+		}
+	}
+}
+
+// flip swaps the roles of a link built from traffic alone once an LLC
+// request shows which side owns the link group.
+func (t *Tracker) flip(l *Link) {
+	g := l.lgr
+	if !g.Inferred || len(g.links) != 1 {
+		return
+	}
+	l.Client, l.Server = l.Server, l.Client
+	l.RC[0], l.RC[1] = l.RC[1], l.RC[0]
+	l.keys[0], l.keys[1] = l.keys[1], l.keys[0]
+	l.keyed[0], l.keyed[1] = l.keyed[1], l.keyed[0]
+	for d := range 2 {
+		if l.keyed[d] {
+			t.byQP[l.keys[d]] = linkRef{l, Dir(d)}
+		}
+	}
+	tokens := make(map[tokenKey]*Conn, len(g.tokens))
+	for k, c := range g.tokens {
+		tokens[tokenKey{k.dir.Reverse(), k.token}] = c
+	}
+	g.tokens = tokens
+	rkeys := make(map[rkeyKey]rmbRef, len(g.rkeys))
+	for k, v := range g.rkeys {
+		rkeys[rkeyKey{k.link, k.dir.Reverse(), k.rkey}] = v
+	}
+	g.rkeys = rkeys
+	g.ServerPeerID, g.ClientPeerID = g.ClientPeerID, g.ServerPeerID
+	g.ServerLGRID, g.ClientLGRID = g.ClientLGRID, g.ServerLGRID
+	for _, c := range g.conns {
+		c.Flow[0], c.Flow[1] = c.Flow[1], c.Flow[0]
+		c.tokens[0], c.tokens[1] = c.tokens[1], c.tokens[0]
+		c.hasTok[0], c.hasTok[1] = c.hasTok[1], c.hasTok[0]
+		c.ClientEP, c.ServerEP = c.ServerEP, c.ClientEP
+		for i := range c.Timeline {
+			c.Timeline[i].Dir ^= 1
+		}
+	}
+	if t.cur.link == l {
+		t.cur.dir ^= 1
+	}
+	l.addHistory(&t.in, "roles identified: the sender of an LLC request owns the link group (server)")
+}

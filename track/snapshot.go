@@ -1,0 +1,68 @@
+package track
+
+// Snapshot is a copy of everything the tracker knows, safe to keep and to
+// read while the tracker goes on.
+type Snapshot struct {
+	Stats      Stats
+	Conns      []Conn
+	Links      []Link
+	LinkGroups []LinkGroup
+}
+
+// Snapshot copies the current state.
+func (t *Tracker) Snapshot() Snapshot {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.snapshot()
+}
+
+func (t *Tracker) snapshot() Snapshot {
+	s := Snapshot{
+		Stats:      t.stats,
+		Conns:      make([]Conn, len(t.conns)),
+		Links:      make([]Link, len(t.links)),
+		LinkGroups: make([]LinkGroup, len(t.lgrs)),
+	}
+	for i, c := range t.conns {
+		x := *c
+		x.CLCTypes = append([]uint8(nil), c.CLCTypes...)
+		x.Timeline = append([]Event(nil), c.Timeline...)
+		x.lgr, x.link = nil, nil
+		s.Conns[i] = x
+	}
+	for i, l := range t.links {
+		x := *l
+		x.Conns = append([]int(nil), l.Conns...)
+		x.History = append([]LinkEvent(nil), l.History...)
+		for d := range x.RC {
+			x.RC[d].lastConn, x.RC[d].curWrite, x.RC[d].pend = nil, nil, nil
+		}
+		x.lgr, x.conns = nil, nil
+		s.Links[i] = x
+	}
+	for i, g := range t.lgrs {
+		x := *g
+		x.Links = append([]int(nil), g.Links...)
+		x.Conns = append([]int(nil), g.Conns...)
+		x.links, x.conns, x.tokens, x.rkeys, x.pendingRKeys = nil, nil, nil, nil, nil
+		s.LinkGroups[i] = x
+	}
+	return s
+}
+
+// Stats returns the frame counters.
+func (t *Tracker) Stats() Stats {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.stats
+}
+
+// Conn returns a copy of the connection with tracker ID id.
+func (s *Snapshot) Conn(id int) (Conn, bool) {
+	for _, c := range s.Conns {
+		if c.ID == id {
+			return c, true
+		}
+	}
+	return Conn{}, false
+}

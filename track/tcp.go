@@ -1,0 +1,321 @@
+package track
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/smcscope/smcscope/decode"
+)
+
+// tcp handles a TCP segment: the SYN options decide whether the connection
+// is an SMC attempt, CLC messages carry the handshake, FIN/RST the end.
+func (t *Tracker) tcp(in *input) {
+	s := &in.tcp
+	key := makeTCPKey(s.src, s.dst)
+	c := t.byTuple[key]
+	if c != nil && s.syn && !s.ack && (c.SeenSYNACK || c.Closed() || s.src != c.Client) {
+		// The 4-tuple is being reused by a new connection.
+		delete(t.byTuple, key)
+		t.finish(c)
+		c = nil
+	}
+	if c == nil {
+		c = t.startConn(in, key)
+		if c == nil {
+			t.stats.TCPUntracked++
+			return
+		}
+	}
+	t.stats.TCP++
+	d := DirC2S
+	if s.src != c.Client {
+		d = DirS2C
+	}
+	t.touchConn(c, in, d)
+	rec := t.recording(c)
+	f := &c.Flow[d]
+	switch {
+	case s.syn && !s.ack:
+		c.SeenSYN = true
+		c.OptionSYN = s.smcOpt
+		if c.TSYN.IsZero() {
+			c.TSYN = in.ts
+		}
+	case s.syn && s.ack:
+		c.SeenSYNACK = true
+		c.OptionSYNACK = s.smcOpt
+		if !s.smcOpt && c.Outcome == OutcomePending {
+			c.Outcome = OutcomeFallback
+			c.Fallback = Fallback{Cause: CauseNoOptionSYNACK, By: DirS2C, Stage: StageSYN, Frame: in.number}
+		}
+	}
+	if s.fin {
+		f.FIN = true
+	}
+	if s.rst {
+		f.RST = true
+	}
+	if s.payload > 0 {
+		f.TCPBytes += uint64(s.payload)
+		if in.clcN == 0 && !s.clcEyecatcher && len(c.CLCTypes) == 0 &&
+			c.Outcome == OutcomePending && c.OptionSYN && c.OptionSYNACK {
+			// Both sides offered SMC but the first payload is not CLC.
+			c.Outcome = OutcomeFallback
+			c.Fallback = Fallback{Cause: CauseNoCLC, By: d, Stage: StageProposal, Frame: in.number}
+		}
+	}
+	if c.TClose.IsZero() && (s.rst || (c.Flow[0].FIN && c.Flow[1].FIN)) &&
+		(c.Outcome == OutcomeFallback || c.Outcome == OutcomePending) {
+		c.TClose = in.ts
+	}
+	if rec && (in.clcN == 0 || s.syn || s.fin || s.rst) {
+		t.note(c, in, d, "TCP", tcpInfo(s))
+	}
+	for i := range in.clcN {
+		t.clc(c, d, &in.clc[i], in, rec)
+	}
+}
+
+// startConn creates a connection for a segment of an unknown 4-tuple, or
+// returns nil when the segment is not SMC: a SYN without the SMC option,
+// or a mid-stream segment without a CLC message.
+func (t *Tracker) startConn(in *input, key tcpKey) *Conn {
+	s := &in.tcp
+	var client, server = s.src, s.dst
+	switch {
+	case s.syn && !s.ack:
+		if !s.smcOpt {
+			return nil
+		}
+	case s.syn && s.ack:
+		if !s.smcOpt {
+			return nil
+		}
+		client, server = s.dst, s.src
+	case in.clcN > 0:
+		// Capture started after the SYNs: the CLC type says who sends.
+		switch in.clc[0].typ {
+		case clcAccept:
+			client, server = s.dst, s.src
+		case clcDecline:
+			if s.dst.Port() > s.src.Port() {
+				client, server = s.dst, s.src
+			}
+		}
+	default:
+		return nil
+	}
+	c := t.newConn(in)
+	c.Client, c.Server = client, server
+	t.byTuple[key] = c
+	return c
+}
+
+func tcpInfo(s *tcpIn) string {
+	var b strings.Builder
+	flag := func(on bool, name string) {
+		if on {
+			if b.Len() > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(name)
+		}
+	}
+	flag(s.syn, "SYN")
+	flag(s.ack && (s.syn || s.fin), "ACK")
+	flag(s.fin, "FIN")
+	flag(s.rst, "RST")
+	if b.Len() == 0 {
+		b.WriteString("ACK")
+	}
+	if s.syn {
+		if s.smcOpt {
+			b.WriteString(" with SMC option")
+		} else {
+			b.WriteString(" WITHOUT SMC option")
+		}
+	}
+	if s.payload > 0 {
+		fmt.Fprintf(&b, " %d B payload", s.payload)
+	}
+	return b.String()
+}
+
+// clc advances the handshake with one CLC message sent in direction d.
+func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
+	t.stats.CLC++
+	if len(c.CLCTypes) < maxCLCTypes {
+		c.CLCTypes = append(c.CLCTypes, m.typ)
+	}
+	switch m.typ {
+	case clcProposal:
+		if c.TProposal.IsZero() {
+			c.TProposal = in.ts
+		}
+		if c.Version == 0 {
+			c.Version = m.version
+		}
+		if c.EID == "" {
+			c.EID = m.eid
+		}
+	case clcAccept:
+		c.TAccept = in.ts
+		c.ServerEP = m.ep
+		c.Version = m.version
+		c.SMCD = m.smcd
+		c.FirstContact = m.flag
+		if m.eid != "" {
+			c.EID = m.eid
+		}
+	case clcConfirm:
+		c.TConfirm = in.ts
+		c.ClientEP = m.ep
+		if c.Outcome == OutcomePending {
+			if m.smcd || c.SMCD {
+				c.Outcome = OutcomeSMCD
+			} else {
+				c.Outcome = OutcomeSMCR
+			}
+		}
+		if c.Outcome == OutcomeSMCR && c.ServerEP.Valid {
+			t.place(c, in, m)
+		}
+	case clcDecline:
+		stage := StageProposal
+		switch {
+		case !c.TConfirm.IsZero():
+			stage = StageLink
+		case !c.TAccept.IsZero():
+			stage = StageConfirm
+		case !c.TProposal.IsZero():
+			stage = StageAccept
+		}
+		c.Outcome = OutcomeFallback
+		c.Fallback = Fallback{Cause: CauseDecline, Code: m.decline, By: d, Stage: stage, OutOfSync: m.flag, Frame: in.number}
+		if c.TClose.IsZero() && c.lgr != nil {
+			t.unregister(c) // the connection never uses the link
+		}
+		if c.Version == 0 {
+			c.Version = m.version
+		}
+	}
+	if rec {
+		t.note(c, in, d, clcName(m.typ), clcInfo(c, m))
+	}
+}
+
+func clcInfo(c *Conn, m *clcIn) string {
+	switch m.typ {
+	case clcProposal:
+		return fmt.Sprintf("v%d offer%s", m.version, eidInfo(m.eid))
+	case clcAccept, clcConfirm:
+		kind := "SMC-R"
+		if m.smcd {
+			kind = "SMC-D"
+		}
+		fc := "reused link group"
+		if m.flag {
+			fc = "first contact"
+		}
+		return fmt.Sprintf("%sv%d %s: GID %v QPN %#x rkey %#x token %d RMBE %d B VA %#x PSN %#x",
+			kind, m.version, fc, m.ep.GID, m.ep.QPN, m.ep.RKey, m.ep.Token, m.ep.RMBESize, m.ep.VA, m.ep.PSN)
+	case clcDecline:
+		code := decode.DeclineCode(m.decline)
+		s := fmt.Sprintf("v%d %#08x %s: %s (%s)", m.version, m.decline, code, code.Meaning(), c.Fallback.Stage)
+		if m.flag {
+			s += " [out of sync]"
+		}
+		return s
+	}
+	return ""
+}
+
+func eidInfo(eid string) string {
+	if eid == "" {
+		return ""
+	}
+	return " EID " + strings.TrimRight(eid, " ")
+}
+
+// place ties an SMC-R connection to its link and link group once both
+// Accept and Confirm are known: the link's wire keys come from the GIDs and
+// QPNs of the two messages.
+func (t *Tracker) place(c *Conn, in *input, m *clcIn) {
+	s, cl := &c.ServerEP, &c.ClientEP
+	c2s := qpKey{gidAddr(cl.GID), gidAddr(s.GID), s.QPN}
+	s2c := qpKey{gidAddr(s.GID), gidAddr(cl.GID), cl.QPN}
+	var l *Link
+	if ref, ok := t.byQP[c2s]; ok && !c.FirstContact && ref.dir == DirC2S && !ref.link.lgr.Deleted {
+		l = ref.link
+	}
+	if ref, ok := t.byQP[c2s]; ok && l == nil && ref.link.Inferred && !c.FirstContact {
+		l = ref.link // traffic seen before this connection's handshake
+	}
+	if l == nil {
+		g := t.newLGR(in, !c.FirstContact)
+		g.ServerPeerID = s.PeerID
+		g.ClientPeerID = cl.PeerID
+		g.MaxLinks, g.MaxConns = m.maxLinks, m.maxConns
+		l = t.newLink(g, in, false)
+		l.Server = LinkEnd{Addr: gidAddr(s.GID), GID: s.GID, MAC: s.MAC, QPN: s.QPN, PSN: s.PSN}
+		l.Client = LinkEnd{Addr: gidAddr(cl.GID), GID: cl.GID, MAC: cl.MAC, QPN: cl.QPN, PSN: cl.PSN}
+		if c.FirstContact {
+			l.State = LinkConfirming
+			l.addHistory(in, "announced by CLC Accept/Confirm (first contact)")
+		} else {
+			l.State = LinkUp
+			l.addHistory(in, "known from CLC Accept/Confirm of a reused link group (its setup was not captured)")
+		}
+		t.keyLink(l, DirC2S, c2s)
+		t.keyLink(l, DirS2C, s2c)
+	}
+	g := l.lgr
+	if g.Version == 0 {
+		g.Version = c.Version
+	}
+	t.attach(c, l)
+	t.registerToken(c, DirC2S, s.Token)
+	t.registerToken(c, DirS2C, cl.Token)
+	t.registerRMB(c, l, DirC2S, s)
+	t.registerRMB(c, l, DirS2C, cl)
+}
+
+// attach makes l the link c currently uses.
+func (t *Tracker) attach(c *Conn, l *Link) {
+	if c.link == l {
+		return
+	}
+	c.link, c.Link = l, l.ID
+	l.Conns = append(l.Conns, c.ID)
+	l.conns = append(l.conns, c)
+	if c.lgr != l.lgr {
+		c.lgr, c.LGR = l.lgr, l.lgr.ID
+		l.lgr.Conns = append(l.lgr.Conns, c.ID)
+		l.lgr.conns = append(l.lgr.conns, c)
+	}
+}
+
+func (t *Tracker) registerToken(c *Conn, d Dir, token uint32) {
+	c.lgr.tokens[tokenKey{d, token}] = c
+	c.tokens[d], c.hasTok[d] = token, true
+}
+
+// registerRMB records the receiver's RMB element (rkey/VA on link l) that
+// WRITEs in direction d target, and any rkeys for the same RMB on other
+// links that a CONFIRM_RKEY announced before the CLC message.
+func (t *Tracker) registerRMB(c *Conn, l *Link, d Dir, ep *Endpoint) {
+	g := l.lgr
+	va := ep.VA
+	if ep.RMBEIdx > 1 {
+		va += uint64(ep.RMBEIdx-1) * uint64(ep.RMBESize)
+	}
+	g.rkeys[rkeyKey{l, d, ep.RKey}] = rmbRef{conn: c, va: va, size: ep.RMBESize}
+	sender := d.Reverse() // CONFIRM_RKEY travels from the RMB's owner
+	pk := rkeyKey{l, sender, ep.RKey}
+	for _, o := range g.pendingRKeys[pk] {
+		if ol := g.linkByID(o.linkID); ol != nil {
+			g.rkeys[rkeyKey{ol, d, o.rkey}] = rmbRef{conn: c, va: o.va, size: ep.RMBESize}
+		}
+	}
+	delete(g.pendingRKeys, pk)
+}

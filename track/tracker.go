@@ -1,0 +1,271 @@
+package track
+
+import (
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Options tune memory and what is recorded. The zero value is usable.
+type Options struct {
+	// IdleTimeout removes a connection from the live tables when no frame
+	// of it was seen for this long (capture time). Default 15 minutes: an
+	// SMC-R connection's TCP stays silent while data flows over RDMA, and
+	// Linux keeps an idle link group for 10 minutes.
+	IdleTimeout time.Duration
+	// MaxConns caps how many connections are kept for the views; the
+	// oldest finished ones are dropped first and counted in Stats.Evicted.
+	// Default 100000.
+	MaxConns int
+	// Timeline selects connections whose frames are recorded one by one
+	// for the smc,timeline view: "" none, "all", a tracker connection ID
+	// ("3") or an endpoint ("10.10.0.2:49018") of the TCP connection.
+	Timeline string
+	// TimelineMax caps the events kept per connection (default 100000).
+	TimelineMax int
+}
+
+const (
+	defaultIdle        = 15 * time.Minute
+	defaultMaxConns    = 100000
+	defaultTimelineMax = 100000
+	maxLinkHistory     = 256
+	maxCLCTypes        = 8
+	maxUnknownQPs      = 4096
+)
+
+// Tracker follows connections, links and link groups over a stream of
+// frames. Feed it every frame in capture order; Snapshot and the views may
+// be called at any time, also from another goroutine.
+type Tracker struct {
+	mu    sync.Mutex
+	opts  Options
+	stats Stats
+
+	conns []*Conn
+	links []*Link
+	lgrs  []*LinkGroup
+
+	byTuple   map[tcpKey]*Conn
+	byQP      map[qpKey]linkRef
+	halfLinks map[addrPair][]*Link // inferred links whose reverse direction is not keyed yet
+	unknownQP map[qpKey]*unknownQP
+
+	nextConn, nextLink, nextLGR int
+	lastSweep                   time.Time
+	timelineID                  int // > 0 when Options.Timeline names an ID
+
+	in  input
+	cur attribution
+}
+
+// unknownQP counts frames on a QP direction that no SMC message has
+// identified yet; they are promoted to a link at the first LLC or CDC.
+type unknownQP struct {
+	frames int
+	last   time.Time
+}
+
+// attribution is what the last fed frame was tied to, for AppendFields.
+type attribution struct {
+	frame      int
+	conn       *Conn
+	link       *Link
+	dir        Dir
+	cdcBytes   uint64
+	hasCDC     bool
+	retrans    bool
+	psnGap     int
+	unattached bool
+}
+
+// New returns a Tracker.
+func New(opts Options) *Tracker {
+	if opts.IdleTimeout <= 0 {
+		opts.IdleTimeout = defaultIdle
+	}
+	if opts.MaxConns <= 0 {
+		opts.MaxConns = defaultMaxConns
+	}
+	if opts.TimelineMax <= 0 {
+		opts.TimelineMax = defaultTimelineMax
+	}
+	t := &Tracker{
+		opts:      opts,
+		byTuple:   make(map[tcpKey]*Conn),
+		byQP:      make(map[qpKey]linkRef),
+		halfLinks: make(map[addrPair][]*Link),
+		unknownQP: make(map[qpKey]*unknownQP),
+	}
+	if n, err := strconv.Atoi(opts.Timeline); err == nil && n > 0 {
+		t.timelineID = n
+	}
+	return t
+}
+
+// feed runs one frame through the tracker; in is t.in, filled by the adapter.
+func (t *Tracker) feed(in *input) {
+	t.cur = attribution{frame: in.number}
+	t.stats.Frames++
+	switch {
+	case in.isTCP:
+		t.tcp(in)
+	case in.isRoCE:
+		t.roce(in)
+	default:
+		t.stats.Other++
+	}
+	t.account()
+	if in.ts.Sub(t.lastSweep) > t.opts.IdleTimeout/4 {
+		t.sweep(in.ts)
+	}
+}
+
+// account files the frame under exactly one of the Stats buckets.
+func (t *Tracker) account() {
+	switch {
+	case t.cur.conn != nil:
+		t.stats.ConnAttached++
+	case t.cur.unattached:
+		t.stats.Unattached++
+	case t.cur.link != nil:
+		t.stats.LinkOnly++
+	}
+}
+
+func (t *Tracker) touchConn(c *Conn, in *input, d Dir) {
+	if c.FirstFrame == 0 {
+		c.FirstFrame = in.number
+		c.Start = in.ts
+	}
+	c.LastFrame = in.number
+	c.Last = in.ts
+	c.Frames++
+	t.cur.conn = c
+	t.cur.dir = d
+}
+
+func (t *Tracker) newConn(in *input) *Conn {
+	t.nextConn++
+	c := &Conn{ID: t.nextConn}
+	t.conns = append(t.conns, c)
+	if len(t.conns) > t.opts.MaxConns {
+		t.evict()
+	}
+	return c
+}
+
+// recording reports whether c's frames go into its timeline.
+func (t *Tracker) recording(c *Conn) bool {
+	switch {
+	case t.opts.Timeline == "":
+		return false
+	case t.opts.Timeline == "all":
+		return true
+	case t.timelineID > 0:
+		return c.ID == t.timelineID
+	}
+	s := t.opts.Timeline
+	return (c.Client.IsValid() && c.Client.String() == s) || (c.Server.IsValid() && c.Server.String() == s)
+}
+
+func (t *Tracker) note(c *Conn, in *input, d Dir, what, info string) {
+	if len(c.Timeline) >= t.opts.TimelineMax {
+		c.TimelineCut++
+		return
+	}
+	c.Timeline = append(c.Timeline, Event{Frame: in.number, Time: in.ts, Dir: d, What: what, Info: info})
+}
+
+// sweep ends connections idle for longer than the idle timeout and forgets
+// unknown QPs, so the live tables follow the live connections.
+func (t *Tracker) sweep(now time.Time) {
+	t.lastSweep = now
+	for k, c := range t.byTuple {
+		if now.Sub(c.Last) > t.opts.IdleTimeout {
+			delete(t.byTuple, k)
+			t.finish(c)
+		}
+	}
+	for _, c := range t.conns {
+		if !c.finished && c.Inferred && now.Sub(c.Last) > t.opts.IdleTimeout {
+			t.finish(c) // inferred connections have no tuple entry
+		}
+	}
+	for k, u := range t.unknownQP {
+		if now.Sub(u.last) > t.opts.IdleTimeout {
+			delete(t.unknownQP, k)
+		}
+	}
+}
+
+// finish marks c as no longer live.
+func (t *Tracker) finish(c *Conn) {
+	c.finished = true
+	t.unregister(c)
+	if c.lgr != nil {
+		c.lgr.conns = removeConn(c.lgr.conns, c)
+	}
+	if c.link != nil {
+		c.link.conns = removeConn(c.link.conns, c)
+	}
+}
+
+func removeConn(list []*Conn, c *Conn) []*Conn {
+	for i, x := range list {
+		if x == c {
+			return append(list[:i], list[i+1:]...)
+		}
+	}
+	return list
+}
+
+// unregister takes c out of its link group's lookup tables.
+func (t *Tracker) unregister(c *Conn) {
+	g := c.lgr
+	if g == nil {
+		return
+	}
+	for d := range 2 {
+		if c.hasTok[d] {
+			k := tokenKey{Dir(d), c.tokens[d]}
+			if g.tokens[k] == c {
+				delete(g.tokens, k)
+			}
+		}
+	}
+	for k, r := range g.rkeys {
+		if r.conn == c {
+			delete(g.rkeys, k)
+		}
+	}
+}
+
+// evict drops the oldest finished connections beyond Options.MaxConns; if
+// none is finished the oldest live one goes (its counters are lost, the
+// count says so).
+func (t *Tracker) evict() {
+	excess := len(t.conns) - t.opts.MaxConns
+	out := t.conns[:0]
+	for _, c := range t.conns {
+		if excess > 0 && c.finished {
+			excess--
+			t.stats.Evicted++
+			continue
+		}
+		out = append(out, c)
+	}
+	for excess > 0 && len(out) > 1 {
+		c := out[0]
+		for k, x := range t.byTuple {
+			if x == c {
+				delete(t.byTuple, k)
+			}
+		}
+		t.finish(c)
+		out = out[1:]
+		excess--
+		t.stats.Evicted++
+	}
+	t.conns = out
+}

@@ -1,0 +1,693 @@
+package track
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/smcscope/smcscope/decode"
+)
+
+// View names for smcdump -z.
+const (
+	ViewConns    = "smc,conns"
+	ViewLinks    = "smc,links"
+	ViewLGR      = "smc,lgr"
+	ViewDecline  = "smc,decline"
+	ViewTimeline = "smc,timeline"
+)
+
+// Views lists the view names with a one-line description, for -z help.
+func Views() [][2]string {
+	return [][2]string{
+		{ViewConns, "SMC connections: outcome, handshake times, CDCs and bytes per direction"},
+		{ViewLinks, "RoCE links: QPs, state, RC ACK/NAK/RNR, PSN gaps, retransmissions"},
+		{ViewLGR, "link groups: peers, links, connections, deletion reason"},
+		{ViewDecline, "fallbacks: who declined, when, why (decline codes named)"},
+		{ViewTimeline + ",CONN", "life of one connection frame by frame (CONN = ID or ip:port)"},
+	}
+}
+
+// ErrUnknownView is returned for a -z name the tracker does not provide.
+var ErrUnknownView = errors.New("unknown view")
+
+// ParseView splits a -z argument such as "smc,timeline,3" into the view
+// name and its argument.
+func ParseView(spec string) (name, arg string, err error) {
+	if strings.HasPrefix(spec, ViewTimeline) {
+		rest := strings.TrimPrefix(spec, ViewTimeline)
+		if !strings.HasPrefix(rest, ",") || len(rest) < 2 {
+			return "", "", fmt.Errorf("%w: %q needs a connection: %s,ID or %s,IP:PORT", ErrUnknownView, spec, ViewTimeline, ViewTimeline)
+		}
+		return ViewTimeline, rest[1:], nil
+	}
+	switch spec {
+	case ViewConns, ViewLinks, ViewLGR, ViewDecline:
+		return spec, "", nil
+	}
+	return "", "", fmt.Errorf("%w: %q (known: smc,conns smc,links smc,lgr smc,decline smc,timeline,CONN)", ErrUnknownView, spec)
+}
+
+// OptionsForViews returns opts with what the given -z specs need set
+// before the pass (a timeline is recorded only for the connections it
+// names). Unknown specs are left for WriteView to report.
+func OptionsForViews(opts Options, specs []string) Options {
+	for _, s := range specs {
+		if name, arg, err := ParseView(s); err == nil && name == ViewTimeline {
+			if opts.Timeline != "" && opts.Timeline != arg {
+				opts.Timeline = "all"
+			} else {
+				opts.Timeline = arg
+			}
+		}
+	}
+	return opts
+}
+
+// WriteView writes one view. format is "text" (aligned table, the
+// default when empty) or "json".
+func (t *Tracker) WriteView(w io.Writer, name, arg, format string) error {
+	snap := t.Snapshot()
+	return snap.WriteView(w, name, arg, format)
+}
+
+// WriteView renders a view of a snapshot.
+func (s *Snapshot) WriteView(w io.Writer, name, arg, format string) error {
+	if format == "" {
+		format = "text"
+	}
+	if format != "text" && format != "json" {
+		return fmt.Errorf("view %s: unknown format %q (text or json)", name, format)
+	}
+	var v any
+	var text func(*tabwriter.Writer)
+	switch name {
+	case ViewConns:
+		rows := s.connRows()
+		v, text = rows, func(tw *tabwriter.Writer) { s.textConns(tw, rows) }
+	case ViewLinks:
+		rows := s.linkRows()
+		v, text = rows, func(tw *tabwriter.Writer) { textLinks(tw, rows) }
+	case ViewLGR:
+		rows := s.lgrRows()
+		v, text = rows, func(tw *tabwriter.Writer) { textLGRs(tw, rows) }
+	case ViewDecline:
+		d := s.declineView()
+		v, text = d, func(tw *tabwriter.Writer) { textDecline(tw, d, len(s.Conns)) }
+	case ViewTimeline:
+		c, err := s.findConn(arg)
+		if err != nil {
+			return err
+		}
+		tl := timelineOf(c)
+		v, text = tl, func(tw *tabwriter.Writer) { textTimeline(tw, tl) }
+	default:
+		_, _, err := ParseView(name)
+		if err == nil {
+			err = fmt.Errorf("%w: %q", ErrUnknownView, name)
+		}
+		return err
+	}
+	if format == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	text(tw)
+	return tw.Flush()
+}
+
+func (s *Snapshot) findConn(arg string) (*Conn, error) {
+	if id, err := strconv.Atoi(arg); err == nil {
+		for i := range s.Conns {
+			if s.Conns[i].ID == id {
+				return &s.Conns[i], nil
+			}
+		}
+		return nil, fmt.Errorf("smc,timeline: no connection %d (see smc,conns)", id)
+	}
+	for i := range s.Conns {
+		c := &s.Conns[i]
+		if (c.Client.IsValid() && c.Client.String() == arg) || (c.Server.IsValid() && c.Server.String() == arg) {
+			return c, nil
+		}
+	}
+	return nil, fmt.Errorf("smc,timeline: no connection with endpoint %q (see smc,conns)", arg)
+}
+
+// ---- smc,conns ----
+
+// ConnRow is one line of smc,conns (also its JSON form).
+type ConnRow struct {
+	ID           int       `json:"id"`
+	Client       string    `json:"client,omitempty"`
+	Server       string    `json:"server,omitempty"`
+	Outcome      string    `json:"outcome"`
+	Detail       string    `json:"detail"`
+	Version      uint8     `json:"version,omitempty"`
+	FirstContact bool      `json:"first_contact"`
+	Inferred     bool      `json:"inferred,omitempty"`
+	EID          string    `json:"eid,omitempty"`
+	LGR          int       `json:"lgr,omitempty"`
+	Link         int       `json:"link,omitempty"`
+	OptionSYN    bool      `json:"option_syn"`
+	OptionSYNACK bool      `json:"option_synack"`
+	CLC          []string  `json:"clc,omitempty"`
+	Handshake    Durations `json:"handshake"`
+	Client2Srv   FlowRow   `json:"c2s"`
+	Srv2Client   FlowRow   `json:"s2c"`
+	ServerToken  uint32    `json:"server_token,omitempty"`
+	ClientToken  uint32    `json:"client_token,omitempty"`
+	ServerRKey   string    `json:"server_rkey,omitempty"`
+	ClientRKey   string    `json:"client_rkey,omitempty"`
+	ServerRMB    string    `json:"server_rmb_va,omitempty"`
+	ClientRMB    string    `json:"client_rmb_va,omitempty"`
+	ServerRMBE   uint32    `json:"server_rmbe_size,omitempty"`
+	ClientRMBE   uint32    `json:"client_rmbe_size,omitempty"`
+	Frames       int       `json:"frames"`
+	FirstFrame   int       `json:"first_frame"`
+	LastFrame    int       `json:"last_frame"`
+	Closed       bool      `json:"closed"`
+	Close        string    `json:"close,omitempty"`
+}
+
+// Durations are handshake steps in milliseconds from the SYN (negative
+// when the step was not seen).
+type Durations struct {
+	Proposal float64 `json:"proposal_ms"`
+	Accept   float64 `json:"accept_ms"`
+	Confirm  float64 `json:"confirm_ms"`
+	FirstCDC float64 `json:"first_cdc_ms"`
+}
+
+// FlowRow is one direction of a connection.
+type FlowRow struct {
+	CDCs          int    `json:"cdcs"`
+	Bytes         uint64 `json:"bytes"`
+	Consumed      uint64 `json:"consumed"`
+	WriteBytes    uint64 `json:"write_bytes"`
+	Writes        int    `json:"writes"`
+	WritesOutside int    `json:"writes_outside_rmbe,omitempty"`
+	TCPBytes      uint64 `json:"tcp_bytes"`
+	WriteBlocked  int    `json:"write_blocked,omitempty"`
+	UrgentPending int    `json:"urgent_pending,omitempty"`
+	UrgentPresent int    `json:"urgent_present,omitempty"`
+	ConsUpdReq    int    `json:"cons_update_requested,omitempty"`
+	Failover      int    `json:"failover_validation,omitempty"`
+	SeqGaps       int    `json:"seq_gaps,omitempty"`
+	SeqDup        int    `json:"seq_dup,omitempty"`
+	CursorErrors  int    `json:"cursor_errors,omitempty"`
+	Prod          string `json:"prod"`
+	Cons          string `json:"cons"`
+}
+
+func flowRow(f *Flow) FlowRow {
+	return FlowRow{CDCs: f.CDCs, Bytes: f.Bytes, Consumed: f.Consumed, WriteBytes: f.WriteBytes, Writes: f.Writes,
+		WritesOutside: f.WritesOutside, TCPBytes: f.TCPBytes, WriteBlocked: f.WriteBlocked,
+		UrgentPending: f.UrgentPending, UrgentPresent: f.UrgentPresent, ConsUpdReq: f.ConsUpdReq,
+		Failover: f.Failover, SeqGaps: f.SeqGaps, SeqDup: f.SeqDup, CursorErrors: f.CursorErrors,
+		Prod: fmt.Sprintf("%d/%d", f.Prod.Wrap, f.Prod.Count), Cons: fmt.Sprintf("%d/%d", f.Cons.Wrap, f.Cons.Count)}
+}
+
+func ms(from, to time.Time) float64 {
+	if from.IsZero() || to.IsZero() {
+		return -1
+	}
+	return float64(to.Sub(from).Microseconds()) / 1000
+}
+
+func addrString(a interface {
+	IsValid() bool
+	String() string
+}) string {
+	if !a.IsValid() {
+		return ""
+	}
+	return a.String()
+}
+
+func (s *Snapshot) connRows() []ConnRow {
+	rows := make([]ConnRow, 0, len(s.Conns))
+	for i := range s.Conns {
+		c := &s.Conns[i]
+		start := c.TSYN
+		if start.IsZero() {
+			start = c.TProposal
+		}
+		r := ConnRow{
+			ID: c.ID, Client: addrString(c.Client), Server: addrString(c.Server),
+			Outcome: c.Outcome.String(), Detail: ConnDetail(c), Version: c.Version,
+			FirstContact: c.FirstContact, Inferred: c.Inferred, EID: strings.TrimRight(c.EID, " "),
+			LGR: c.LGR, Link: c.Link, OptionSYN: c.OptionSYN, OptionSYNACK: c.OptionSYNACK,
+			Handshake:  Durations{ms(start, c.TProposal), ms(start, c.TAccept), ms(start, c.TConfirm), ms(start, c.TFirstCDC)},
+			Client2Srv: flowRow(&c.Flow[DirC2S]), Srv2Client: flowRow(&c.Flow[DirS2C]),
+			Frames: c.Frames, FirstFrame: c.FirstFrame, LastFrame: c.LastFrame,
+			Closed: c.Closed(), Close: closeInfo(c),
+		}
+		for _, ty := range c.CLCTypes {
+			r.CLC = append(r.CLC, strings.TrimPrefix(clcName(ty), "CLC "))
+		}
+		if c.ServerEP.Valid && !c.SMCD {
+			r.ServerToken, r.ServerRKey, r.ServerRMB, r.ServerRMBE = c.ServerEP.Token, fmt.Sprintf("%#x", c.ServerEP.RKey), fmt.Sprintf("%#x", c.ServerEP.VA), c.ServerEP.RMBESize
+		}
+		if c.ClientEP.Valid && !c.SMCD {
+			r.ClientToken, r.ClientRKey, r.ClientRMB, r.ClientRMBE = c.ClientEP.Token, fmt.Sprintf("%#x", c.ClientEP.RKey), fmt.Sprintf("%#x", c.ClientEP.VA), c.ClientEP.RMBESize
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// ConnDetail says in a few words how a connection's handshake ended.
+func ConnDetail(c *Conn) string {
+	switch c.Outcome {
+	case OutcomeFallback:
+		fb := &c.Fallback
+		if fb.Cause != CauseDecline {
+			return fb.Cause.String()
+		}
+		who := "client"
+		if fb.By == DirS2C {
+			who = "server"
+		}
+		code := decode.DeclineCode(fb.Code)
+		s := fmt.Sprintf("%s declined %#08x %s %s", who, fb.Code, code, fb.Stage)
+		if fb.OutOfSync {
+			s += " [out of sync]"
+		}
+		return s
+	case OutcomeSMCR, OutcomeSMCD:
+		if c.FirstContact {
+			return "first contact (new link group)"
+		}
+		return "reused link group"
+	case OutcomeUnknown:
+		return "joined mid-stream (from CDCs)"
+	}
+	switch {
+	case len(c.CLCTypes) > 0:
+		return "handshake incomplete after " + strings.TrimPrefix(clcName(c.CLCTypes[len(c.CLCTypes)-1]), "CLC ")
+	case c.SeenSYNACK:
+		return "no CLC yet"
+	}
+	return "SYN only"
+}
+
+func closeInfo(c *Conn) string {
+	var parts []string
+	for d := DirC2S; d <= DirS2C; d++ {
+		f := &c.Flow[d]
+		who := "client"
+		if d == DirS2C {
+			who = "server"
+		}
+		switch {
+		case f.Aborted:
+			parts = append(parts, who+" abort")
+		case f.Closed:
+			parts = append(parts, who+" closed")
+		case f.DoneWriting:
+			parts = append(parts, who+" done writing")
+		}
+		if f.RST {
+			parts = append(parts, who+" RST")
+		} else if f.FIN {
+			parts = append(parts, who+" FIN")
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func fmtMS(v float64) string {
+	if v < 0 {
+		return "-"
+	}
+	return strconv.FormatFloat(v, 'f', 3, 64)
+}
+
+func (s *Snapshot) textConns(tw *tabwriter.Writer, rows []ConnRow) {
+	fmt.Fprintf(tw, "SMC connections: %d\n", len(rows))
+	fmt.Fprintln(tw, "ID\tClient\tServer\tOutcome\tDetail\tVer\tLGR\tLink\tCDC C>S\tCDC S>C\tBytes C>S\tBytes S>C\tWRITE C>S\tWRITE S>C\tConfirm ms\t1st CDC ms\tFrames\tClose")
+	for _, r := range rows {
+		client, server := r.Client, r.Server
+		if r.Inferred {
+			client, server = "(A)", "(B)"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\tv%d\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%d\t%s\n",
+			r.ID, client, server, r.Outcome, r.Detail, r.Version, idOrDash(r.LGR), idOrDash(r.Link),
+			r.Client2Srv.CDCs, r.Srv2Client.CDCs, r.Client2Srv.Bytes, r.Srv2Client.Bytes,
+			r.Client2Srv.WriteBytes, r.Srv2Client.WriteBytes, fmtMS(r.Handshake.Confirm), fmtMS(r.Handshake.FirstCDC),
+			r.Frames, r.Close)
+	}
+	st := &s.Stats
+	fmt.Fprintf(tw, "frames %d: attached to a connection %d (late %d), link only %d, unattached %d, TCP not tracked %d, other %d; retransmissions %d; evicted connections %d\n",
+		st.Frames, st.ConnAttached, st.LateAttached, st.LinkOnly, st.Unattached, st.TCPUntracked, st.Other, st.Retrans, st.Evicted)
+}
+
+func idOrDash(id int) string {
+	if id == 0 {
+		return "-"
+	}
+	return strconv.Itoa(id)
+}
+
+// ---- smc,links ----
+
+// LinkRow is one line of smc,links.
+type LinkRow struct {
+	ID         int      `json:"id"`
+	LGR        int      `json:"lgr"`
+	LinkID     uint8    `json:"link_id"`
+	State      string   `json:"state"`
+	Inferred   bool     `json:"inferred,omitempty"`
+	DeleteCode string   `json:"delete_reason,omitempty"`
+	Client     EndRow   `json:"client"`
+	Server     EndRow   `json:"server"`
+	C2S        RCRow    `json:"c2s"`
+	S2C        RCRow    `json:"s2c"`
+	TestLinks  int      `json:"test_links,omitempty"`
+	Conns      []int    `json:"conns"`
+	History    []string `json:"history"`
+}
+
+// EndRow is one side of a link.
+type EndRow struct {
+	Addr string `json:"addr,omitempty"`
+	GID  string `json:"gid,omitempty"`
+	MAC  string `json:"mac,omitempty"`
+	QPN  string `json:"qpn"`
+	PSN  string `json:"initial_psn,omitempty"`
+	UID  string `json:"link_uid,omitempty"`
+}
+
+// RCRow counts one direction of a link.
+type RCRow struct {
+	Packets    int `json:"packets"`
+	Sends      int `json:"sends"`
+	WritePkts  int `json:"write_packets"`
+	LLCs       int `json:"llcs"`
+	CDCs       int `json:"cdcs"`
+	Acks       int `json:"acks"`
+	NAKs       int `json:"naks"`
+	RNRs       int `json:"rnr_naks"`
+	PSNGaps    int `json:"psn_gaps"`
+	PSNMissing int `json:"psn_missing"`
+	Retrans    int `json:"retransmissions"`
+	Unattached int `json:"unattached"`
+}
+
+func endRow(e *LinkEnd) EndRow {
+	r := EndRow{Addr: addrString(e.Addr), GID: addrString(e.GID), QPN: fmt.Sprintf("%#06x", e.QPN)}
+	if e.MAC != ([6]byte{}) {
+		r.MAC = net.HardwareAddr(e.MAC[:]).String()
+	}
+	if e.PSN != 0 {
+		r.PSN = fmt.Sprintf("%#06x", e.PSN)
+	}
+	if e.UID != 0 {
+		r.UID = fmt.Sprintf("%08x", e.UID)
+	}
+	return r
+}
+
+func rcRow(r *RC) RCRow {
+	return RCRow{r.Packets, r.Sends, r.WritePkts, r.LLCs, r.CDCs, r.Acks, r.NAKs, r.RNRs, r.PSNGaps, r.PSNMissing, r.Retrans, r.Unattached}
+}
+
+func (s *Snapshot) linkRows() []LinkRow {
+	rows := make([]LinkRow, 0, len(s.Links))
+	for i := range s.Links {
+		l := &s.Links[i]
+		r := LinkRow{ID: l.ID, LGR: l.LGR, LinkID: l.LinkID, State: l.State.String(), Inferred: l.Inferred,
+			Client: endRow(&l.Client), Server: endRow(&l.Server), C2S: rcRow(&l.RC[DirC2S]), S2C: rcRow(&l.RC[DirS2C]),
+			TestLinks: l.TestLinks, Conns: append([]int{}, l.Conns...)}
+		if l.State == LinkDeleted {
+			r.DeleteCode = fmt.Sprintf("%#08x %s", l.DeleteCode, decode.DeleteLinkReason(l.DeleteCode))
+		}
+		for _, h := range l.History {
+			r.History = append(r.History, fmt.Sprintf("frame %d: %s", h.Frame, h.What))
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+func textLinks(tw *tabwriter.Writer, rows []LinkRow) {
+	fmt.Fprintf(tw, "SMC-R links: %d (C = client, S = server = link-group owner; A/B when roles are unknown)\n", len(rows))
+	fmt.Fprintln(tw, "ID\tLGR\tLink\tState\tClient addr QPN\tServer addr QPN\tPkts C>S\tPkts S>C\tACK\tNAK\tRNR\tPSN gaps\tRetrans\tConns\tDeleted")
+	for _, r := range rows {
+		c, sv := "C ", "S "
+		if r.Inferred {
+			c, sv = "A ", "B "
+		}
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n",
+			r.ID, r.LGR, r.LinkID, r.State, c+r.Client.Addr+" "+r.Client.QPN, sv+r.Server.Addr+" "+r.Server.QPN,
+			r.C2S.Packets, r.S2C.Packets, r.C2S.Acks+r.S2C.Acks, r.C2S.NAKs+r.S2C.NAKs, r.C2S.RNRs+r.S2C.RNRs,
+			r.C2S.PSNGaps+r.S2C.PSNGaps, r.C2S.Retrans+r.S2C.Retrans, intList(r.Conns), r.DeleteCode)
+	}
+	for _, r := range rows {
+		if len(r.History) == 0 {
+			continue
+		}
+		fmt.Fprintf(tw, "link %d:\n", r.ID)
+		for _, h := range r.History {
+			fmt.Fprintf(tw, "  %s\n", h)
+		}
+	}
+}
+
+func intList(ids []int) string {
+	if len(ids) == 0 {
+		return "-"
+	}
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = strconv.Itoa(id)
+	}
+	return strings.Join(s, ",")
+}
+
+// ---- smc,lgr ----
+
+// LGRRow is one line of smc,lgr.
+type LGRRow struct {
+	ID           int    `json:"id"`
+	State        string `json:"state"`
+	Inferred     bool   `json:"inferred,omitempty"`
+	ServerPeerID string `json:"server_peer_id"`
+	ClientPeerID string `json:"client_peer_id"`
+	ServerLGRID  string `json:"server_lgr_id,omitempty"`
+	ClientLGRID  string `json:"client_lgr_id,omitempty"`
+	Version      uint8  `json:"version"`
+	MaxLinks     uint8  `json:"max_links"`
+	MaxConns     uint8  `json:"max_conns"`
+	Links        []int  `json:"links"`
+	Conns        []int  `json:"conns"`
+	DeleteCode   string `json:"delete_reason,omitempty"`
+	FirstFrame   int    `json:"first_frame"`
+}
+
+func peerID(id [8]byte) string {
+	if id == ([8]byte{}) {
+		return "-"
+	}
+	return fmt.Sprintf("%02x%02x@%s", id[0], id[1], net.HardwareAddr(id[2:]))
+}
+
+func (s *Snapshot) lgrRows() []LGRRow {
+	rows := make([]LGRRow, 0, len(s.LinkGroups))
+	for i := range s.LinkGroups {
+		g := &s.LinkGroups[i]
+		r := LGRRow{ID: g.ID, State: "active", Inferred: g.Inferred, ServerPeerID: peerID(g.ServerPeerID),
+			ClientPeerID: peerID(g.ClientPeerID), Version: g.Version, MaxLinks: g.MaxLinks, MaxConns: g.MaxConns,
+			Links: append([]int{}, g.Links...), Conns: append([]int{}, g.Conns...), FirstFrame: g.FirstFrame}
+		if g.ServerLGRID != 0 {
+			r.ServerLGRID = fmt.Sprintf("%#x", g.ServerLGRID)
+		}
+		if g.ClientLGRID != 0 {
+			r.ClientLGRID = fmt.Sprintf("%#x", g.ClientLGRID)
+		}
+		if g.Deleted {
+			r.State = "deleted"
+			r.DeleteCode = fmt.Sprintf("%#08x %s", g.DeleteCode, decode.DeleteLinkReason(g.DeleteCode).Meaning())
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+func textLGRs(tw *tabwriter.Writer, rows []LGRRow) {
+	fmt.Fprintf(tw, "SMC-R link groups: %d\n", len(rows))
+	fmt.Fprintln(tw, "ID\tState\tServer peer\tClient peer\tServer lgr\tClient lgr\tVer\tMax links\tMax conns\tLinks\tConns\tDeleted")
+	for _, r := range rows {
+		state := r.State
+		if r.Inferred {
+			state += " (joined mid-stream)"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\tv%d\t%d\t%d\t%s\t%s\t%s\n", r.ID, state, r.ServerPeerID, r.ClientPeerID,
+			dash(r.ServerLGRID), dash(r.ClientLGRID), r.Version, r.MaxLinks, r.MaxConns, intList(r.Links), intList(r.Conns), r.DeleteCode)
+	}
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// ---- smc,decline ----
+
+// DeclineView lists the fallbacks and counts them by reason.
+type DeclineView struct {
+	Fallbacks []DeclineRow  `json:"fallbacks"`
+	ByReason  []ReasonCount `json:"by_reason"`
+}
+
+// DeclineRow is one connection that stayed on TCP.
+type DeclineRow struct {
+	ID        int    `json:"id"`
+	Client    string `json:"client"`
+	Server    string `json:"server"`
+	Cause     string `json:"cause"`
+	By        string `json:"by"`
+	Stage     string `json:"stage"`
+	Code      string `json:"code,omitempty"`
+	Name      string `json:"name,omitempty"`
+	Meaning   string `json:"meaning"`
+	OutOfSync bool   `json:"out_of_sync,omitempty"`
+	Frame     int    `json:"frame"`
+}
+
+// ReasonCount counts fallbacks with one reason.
+type ReasonCount struct {
+	Reason string `json:"reason"`
+	Count  int    `json:"count"`
+}
+
+func (s *Snapshot) declineView() DeclineView {
+	v := DeclineView{Fallbacks: []DeclineRow{}, ByReason: []ReasonCount{}}
+	count := map[string]int{}
+	for i := range s.Conns {
+		c := &s.Conns[i]
+		if c.Outcome != OutcomeFallback {
+			continue
+		}
+		fb := &c.Fallback
+		r := DeclineRow{ID: c.ID, Client: addrString(c.Client), Server: addrString(c.Server),
+			Cause: fb.Cause.String(), Stage: fb.Stage.String(), Frame: fb.Frame, OutOfSync: fb.OutOfSync}
+		r.By = "client"
+		if fb.By == DirS2C {
+			r.By = "server"
+		}
+		var reason string
+		switch fb.Cause {
+		case CauseDecline:
+			code := decode.DeclineCode(fb.Code)
+			r.Code, r.Name, r.Meaning = fmt.Sprintf("%#08x", fb.Code), code.String(), code.Meaning()
+			reason = r.Code + " " + r.Name + " (" + r.By + ")"
+		case CauseNoOptionSYNACK:
+			// Same meaning as the client's local reason 0x03010000 PEERNOSMC.
+			code := decode.DeclinePeerNoSMC
+			r.Code, r.Name, r.Meaning = fmt.Sprintf("%#08x", uint32(code)), code.String(), "server did not answer the SMC option: "+code.Meaning()
+			reason = "no SMC option on SYN-ACK (" + r.Code + " " + r.Name + " locally)"
+		default:
+			r.Meaning = fb.Cause.String()
+			reason = r.Meaning
+		}
+		count[reason]++
+		v.Fallbacks = append(v.Fallbacks, r)
+	}
+	for k, n := range count {
+		v.ByReason = append(v.ByReason, ReasonCount{k, n})
+	}
+	sort.Slice(v.ByReason, func(i, j int) bool {
+		if v.ByReason[i].Count != v.ByReason[j].Count {
+			return v.ByReason[i].Count > v.ByReason[j].Count
+		}
+		return v.ByReason[i].Reason < v.ByReason[j].Reason
+	})
+	return v
+}
+
+func textDecline(tw *tabwriter.Writer, v DeclineView, total int) {
+	fmt.Fprintf(tw, "SMC fallbacks: %d of %d connections\n", len(v.Fallbacks), total)
+	fmt.Fprintln(tw, "ID\tClient\tServer\tBy\tStage\tCode\tName\tMeaning\tFrame")
+	for _, r := range v.Fallbacks {
+		oos := ""
+		if r.OutOfSync {
+			oos = " [out of sync]"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s%s\t%d\n", r.ID, r.Client, r.Server, r.By, r.Stage, dash(r.Code), dash(r.Name), r.Meaning, oos, r.Frame)
+	}
+	if len(v.ByReason) > 0 {
+		fmt.Fprintln(tw, "by reason:")
+		for _, r := range v.ByReason {
+			fmt.Fprintf(tw, "  %d\t%s\n", r.Count, r.Reason)
+		}
+	}
+}
+
+// ---- smc,timeline ----
+
+// Timeline is the life of one connection.
+type Timeline struct {
+	Conn   ConnRow         `json:"conn"`
+	Events []TimelineEvent `json:"events"`
+	Cut    int             `json:"events_not_kept,omitempty"`
+	Note   string          `json:"note,omitempty"`
+}
+
+// TimelineEvent is one frame of a timeline.
+type TimelineEvent struct {
+	Frame int     `json:"frame"`
+	Rel   float64 `json:"rel_s"`
+	Dir   string  `json:"dir"`
+	What  string  `json:"what"`
+	Info  string  `json:"info"`
+}
+
+func timelineOf(c *Conn) Timeline {
+	snap := Snapshot{Conns: []Conn{*c}}
+	tl := Timeline{Conn: snap.connRows()[0], Events: []TimelineEvent{}, Cut: c.TimelineCut}
+	if len(c.Timeline) == 0 && c.Frames > 0 {
+		tl.Note = "no events recorded: the tracker records a timeline only for connections named before the pass (Options.Timeline / track.OptionsForViews)"
+	}
+	var t0 time.Time
+	if len(c.Timeline) > 0 {
+		t0 = c.Timeline[0].Time
+	}
+	for _, e := range c.Timeline {
+		dir := e.Dir.String()
+		if c.Inferred {
+			dir = map[Dir]string{DirC2S: "A->B", DirS2C: "B->A"}[e.Dir]
+		}
+		tl.Events = append(tl.Events, TimelineEvent{Frame: e.Frame, Rel: e.Time.Sub(t0).Seconds(), Dir: dir, What: e.What, Info: e.Info})
+	}
+	return tl
+}
+
+func textTimeline(tw *tabwriter.Writer, tl Timeline) {
+	c := &tl.Conn
+	fmt.Fprintf(tw, "SMC connection %d: %s -> %s, %s (%s)\n", c.ID, dash(c.Client), dash(c.Server), c.Outcome, c.Detail)
+	if tl.Note != "" {
+		fmt.Fprintln(tw, tl.Note)
+	}
+	fmt.Fprintln(tw, "Frame\tTime\tDir\tWhat\tMeaning")
+	for _, e := range tl.Events {
+		fmt.Fprintf(tw, "%d\t%.6f\t%s\t%s\t%s\n", e.Frame, e.Rel, e.Dir, e.What, e.Info)
+	}
+	if tl.Cut > 0 {
+		fmt.Fprintf(tw, "(%d more events not kept: Options.TimelineMax)\n", tl.Cut)
+	}
+	fmt.Fprintf(tw, "C->S: %d CDCs, %d B produced, %d B by RDMA WRITE; S->C: %d CDCs, %d B produced, %d B by RDMA WRITE; close: %s\n",
+		c.Client2Srv.CDCs, c.Client2Srv.Bytes, c.Client2Srv.WriteBytes, c.Srv2Client.CDCs, c.Srv2Client.Bytes, c.Srv2Client.WriteBytes, dash(c.Close))
+}
