@@ -91,9 +91,7 @@ func (d *CLCDecline) appendSummary(c *CLC, dst []byte) []byte {
 	}
 	dst = clcAppendMode(dst, t, c.Version)
 	dst = append(dst, ' ')
-	dst = d.Diagnosis.clcAppendHex(dst)
-	dst = append(dst, ' ')
-	dst = append(dst, d.Diagnosis.String()...)
+	dst = clcAppendCode(dst, d.Diagnosis)
 	dst = append(dst, ": "...)
 	dst = append(dst, d.Diagnosis.Meaning()...)
 	if c.Flag {
@@ -104,9 +102,7 @@ func (d *CLCDecline) appendSummary(c *CLC, dst []byte) []byte {
 			dst = append(dst, " extra["...)
 			dst = strconv.AppendInt(dst, int64(i), 10)
 			dst = append(dst, "] "...)
-			dst = x.clcAppendHex(dst)
-			dst = append(dst, ' ')
-			dst = append(dst, x.String()...)
+			dst = clcAppendCode(dst, x)
 		}
 	}
 	dst = append(dst, " (sender "...)
@@ -128,5 +124,16 @@ func (d *CLCDecline) appendSummary(c *CLC, dst []byte) []byte {
 		dst = append(dst, ", bad trailer"...)
 	}
 	dst = append(dst, ')')
+	return dst
+}
+
+// clcAppendCode appends "0x03030002 NOSMCRDEV", or only the hex of a code
+// that has no name.
+func clcAppendCode(dst []byte, c DeclineCode) []byte {
+	dst = c.clcAppendHex(dst)
+	if _, errno := c.Errno(); errno || c.Known() {
+		dst = append(dst, ' ')
+		dst = append(dst, c.String()...)
+	}
 	return dst
 }
