@@ -27,7 +27,9 @@ func loadHandshake(t *testing.T) *handshake {
 	t.Helper()
 	fr := readRaw(t, pingpong)
 	h := &handshake{syn: fr[4], synack: fr[5]}
-	pkt := func(i int) gopacket.Packet { return gopacket.NewPacket(fr[i].data, layers.LayerTypeEthernet, gopacket.Default) }
+	pkt := func(i int) gopacket.Packet {
+		return gopacket.NewPacket(fr[i].data, layers.LayerTypeEthernet, gopacket.Default)
+	}
 	tcp := func(p gopacket.Packet) *layers.TCP { return p.Layer(layers.LayerTypeTCP).(*layers.TCP) }
 	h.isn[0], h.isn[1] = tcp(pkt(4)).Seq+1, tcp(pkt(5)).Seq+1
 	h.tmpl[0], h.tmpl[1] = pkt(7), pkt(9)
@@ -75,10 +77,10 @@ func TestCLCResegmentation(t *testing.T) {
 	// want maps a 0-based index in the sequence (after SYN, SYN-ACK when
 	// present) to the messages that frame completes.
 	tests := []struct {
-		name   string
-		noSYN  bool
-		segs   []seg
-		want   map[int][]string
+		name  string
+		noSYN bool
+		segs  []seg
+		want  map[int][]string
 	}{
 		{"as captured", false,
 			[]seg{{0, 0, P}, {1, 0, A}, {0, P, C}},

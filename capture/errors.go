@@ -45,3 +45,18 @@ func (e *FileError) Error() string {
 }
 
 func (e *FileError) Unwrap() error { return e.Err }
+
+// LiveError is a failure to open a live capture.
+type LiveError struct {
+	Iface string
+	Err   error
+}
+
+func (e *LiveError) Error() string {
+	if errors.Is(e.Err, ErrNoPermission) {
+		return fmt.Sprintf("smcdump: capturing on %s needs CAP_NET_RAW (run as root or setcap cap_net_raw,cap_net_admin+ep on the smcdump binary)", e.Iface)
+	}
+	return fmt.Sprintf("smcdump: capturing on %s: %v", e.Iface, e.Err)
+}
+
+func (e *LiveError) Unwrap() error { return e.Err }

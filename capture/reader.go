@@ -153,6 +153,9 @@ func NewReader(name string, src PacketSource, lt layers.LinkType) (*Reader, erro
 	return r, nil
 }
 
+// SetICRCCheck turns the RoCE ICRC verification on (the default) or off.
+func (r *Reader) SetICRCCheck(on bool) { r.dec.roce.noICR = !on }
+
 // Name is the file name given to Open ("-" for stdin) or the interface.
 func (r *Reader) Name() string { return r.name }
 

@@ -1,0 +1,64 @@
+package capture
+
+import (
+	"errors"
+	"fmt"
+	"net"
+
+	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/pcapgo"
+	"golang.org/x/sys/unix"
+)
+
+// OpenLive captures on an interface through an AF_PACKET socket (no cgo).
+// filter is a -f argument (see CompileFilter); empty means DefaultFilterExpr.
+// snaplen <= 0 keeps whole frames.
+func OpenLive(iface, filter string, snaplen int) (*Reader, error) {
+	if _, err := net.InterfaceByName(iface); err != nil {
+		return nil, fmt.Errorf("smcdump: no interface %q: %w", iface, err)
+	}
+	prog := defaultFilter
+	if filter != "" {
+		var err error
+		if prog, err = CompileFilter(filter); err != nil {
+			return nil, fmt.Errorf("smcdump: %w", err)
+		}
+	}
+	if err := probePacketSocket(); err != nil {
+		return nil, &LiveError{Iface: iface, Err: err}
+	}
+	h, err := pcapgo.NewEthernetHandle(iface)
+	if err != nil {
+		return nil, &LiveError{Iface: iface, Err: err}
+	}
+	if snaplen > 0 {
+		if err := h.SetCaptureLength(snaplen); err != nil {
+			h.Close()
+			return nil, &LiveError{Iface: iface, Err: err}
+		}
+	}
+	if err := h.SetBPF(prog); err != nil {
+		h.Close()
+		return nil, &LiveError{Iface: iface, Err: fmt.Errorf("attaching the filter: %w", err)}
+	}
+	r, err := NewReader(iface, h, layers.LinkTypeEthernet)
+	if err != nil {
+		h.Close()
+		return nil, err
+	}
+	r.closer = h
+	return r, nil
+}
+
+// probePacketSocket opens and closes a packet socket so that a missing
+// capability is reported as such (pcapgo flattens the errno into text).
+func probePacketSocket() error {
+	fd, err := unix.Socket(unix.AF_PACKET, unix.SOCK_RAW|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		if errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES) {
+			return ErrNoPermission
+		}
+		return err
+	}
+	return unix.Close(fd)
+}
