@@ -7,7 +7,7 @@ import "github.com/gopacket/gopacket/layers"
 // (0xACC0) use the same kind, so the kind alone is not evidence of SMC.
 const (
 	tcpOptionKindExperimental layers.TCPOptionKind = 254
-	smcOptionMinLen                                = 6 // kind + len + 4-byte ExID
+	smcOptionMinLen           uint8                = 6 // kind + len + 4-byte ExID
 )
 
 // smcExID is the SMC experiment ID, "SMCR" in EBCDIC.
