@@ -116,9 +116,10 @@ func (r *Report) addResult(o Options, m *modeRun, size int) {
 		r.hists[key] = Histogram(all, 20)
 		r.histKeys = append(r.histKeys, key)
 	}
-	if m.proto == ProtoTCP {
-		for _, prev := range r.Results {
-			if prev.Size == size && prev.Proto != "tcp" && s.P50 > 0 && s.Mean > 0 && s.P99 > 0 {
+	if m.baseline {
+		// The baseline is measured after the primary at each size.
+		for _, prev := range r.Results[:len(r.Results)-1] {
+			if prev.Size == size && s.P50 > 0 && s.Mean > 0 && s.P99 > 0 {
 				r.Ratios = append(r.Ratios, Ratio{
 					Size: size,
 					P50:  float64(prev.RTT.P50) / float64(s.P50),

@@ -55,9 +55,11 @@ type connRun struct {
 
 // modeRun is the set of connections of one protocol.
 type modeRun struct {
-	proto  Proto
-	target netip.AddrPort
-	conns  []*connRun
+	proto Proto
+	// baseline marks the --compare tcp connections; ratios divide by them.
+	baseline bool
+	target   netip.AddrPort
+	conns    []*connRun
 }
 
 func (m *modeRun) close() {
@@ -140,6 +142,7 @@ func runClient(ctx context.Context, o Options, stdout io.Writer, in Inspector) e
 			return fmt.Errorf("TCP baseline (--compare tcp, port %d): %w", o.TCPPort, err)
 		}
 		defer base.close()
+		base.baseline = true
 		modes = append(modes, base)
 		rep.addConns(base)
 	}

@@ -1,0 +1,220 @@
+package probe
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// loopbackOptions is a client run against a server started by startServer.
+func loopbackOptions(t *testing.T, cfg ServerConfig) Options {
+	t.Helper()
+	s, _ := startServer(t, cfg)
+	addrs := s.Addrs()
+	o := Options{
+		Host: "127.0.0.1", Port: addrs[0].Port(), Proto: ProtoTCP, Count: 50, Sizes: []int{64, 1024},
+		Parallel: 1, Warmup: 3, Round: 10, Output: "json", Timeout: 5 * time.Second, MaxSamples: 1000,
+	}
+	if len(addrs) > 1 {
+		o.TCPPort = addrs[1].Port()
+	}
+	return o
+}
+
+func runJSON(t *testing.T, o Options) Report {
+	t.Helper()
+	var out bytes.Buffer
+	if err := runClient(context.Background(), o, &out, fakeInspector{}); err != nil {
+		t.Fatalf("runClient: %v", err)
+	}
+	var r Report
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatalf("json: %v\n%s", err, out.String())
+	}
+	return r
+}
+
+func TestLoopbackPingPong(t *testing.T) {
+	o := loopbackOptions(t, ServerConfig{TCPOnly: true, TCPPort: 0})
+	o.Parallel = 3
+	o.LogFile = filepath.Join(t.TempDir(), "samples.csv")
+	r := runJSON(t, o)
+	if len(r.Conns) != 3 || r.Conns[0].Mode != "TCP" {
+		t.Fatalf("connections: %+v", r.Conns)
+	}
+	if len(r.Results) != 2 {
+		t.Fatalf("results: %+v", r.Results)
+	}
+	for i, res := range r.Results {
+		if res.Size != o.Sizes[i] || res.RTT.N != 150 || res.Proto != "tcp" || res.Mode != "TCP" {
+			t.Errorf("result %d: %+v", i, res)
+		}
+		if res.RTT.Min <= 0 || res.RTT.Min > res.RTT.P50 || res.RTT.P50 > res.RTT.Max || res.HalfRTT.P50 != res.RTT.P50/2 {
+			t.Errorf("result %d: inconsistent statistics %+v", i, res)
+		}
+	}
+	f, err := os.Open(o.LogFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	lines := 0
+	for sc := bufio.NewScanner(f); sc.Scan(); lines++ {
+		if lines > 0 && !strings.HasPrefix(sc.Text(), "tcp,tcp,") {
+			t.Fatalf("log line %d: %q", lines, sc.Text())
+		}
+	}
+	if want := 1 + 2*3*50; lines != want {
+		t.Errorf("log has %d lines, want %d", lines, want)
+	}
+}
+
+// TestLoopbackInterleaved runs the --compare path with TCP on both sides
+// (the only kind this machine has): rounds alternate, both get all samples
+// and the ratio is computed.
+func TestLoopbackInterleaved(t *testing.T) {
+	o := loopbackOptions(t, ServerConfig{TCPOnly: true, TCPPort: 0})
+	s2, _ := startServer(t, ServerConfig{TCPOnly: true})
+	o.TCPPort = s2.Addrs()[0].Port()
+	o.CompareTCP = true
+	o.Sizes = []int{64}
+	o.Count = 35 // not a multiple of the round: the last round is short
+	r := runJSON(t, o)
+	if len(r.Results) != 2 || r.Results[0].RTT.N != 35 || r.Results[1].RTT.N != 35 {
+		t.Fatalf("results: %+v", r.Results)
+	}
+	if len(r.Ratios) != 1 || r.Ratios[0].P50 <= 0 {
+		t.Errorf("ratios: %+v", r.Ratios)
+	}
+	if len(r.Conns) != 2 || !strings.HasSuffix(r.Conns[1].Remote, ":"+strconv.Itoa(int(o.TCPPort))) {
+		t.Errorf("baseline connection: %+v", r.Conns)
+	}
+}
+
+func TestLoopbackDurationAndText(t *testing.T) {
+	o := loopbackOptions(t, ServerConfig{TCPOnly: true})
+	o.Count, o.Duration, o.Output, o.Hist = 1, 100*time.Millisecond, "text", true
+	o.Sizes = []int{64}
+	var out bytes.Buffer
+	if err := runClient(context.Background(), o, &out, fakeInspector{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"RTT (round trip), usec", "RTT/2 (one-way estimate", "p99.99", "histogram RTT usec, tcp size 64", "100ms per size"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+func TestLoopbackBandwidth(t *testing.T) {
+	o := loopbackOptions(t, ServerConfig{TCPOnly: true})
+	o.Bandwidth, o.Count, o.Sizes, o.Parallel = true, 2000, []int{16384}, 2
+	r := runJSON(t, o)
+	if len(r.BW) != 1 {
+		t.Fatalf("bandwidth: %+v", r.BW)
+	}
+	b := r.BW[0]
+	if b.Messages != 4000 || b.Bytes != 4000*16384 || b.MBPerSec <= 0 || b.Conns != 2 {
+		t.Errorf("bandwidth: %+v", b)
+	}
+}
+
+func TestLoopbackCheck(t *testing.T) {
+	o := loopbackOptions(t, ServerConfig{TCPOnly: true})
+	o.Check = true
+	var out bytes.Buffer
+	if err := runClient(context.Background(), o, &out, fakeInspector{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(out.String(), "OK TCP (tcp 127.0.0.1:") || strings.Count(out.String(), "\n") != 1 {
+		t.Errorf("check line %q", out.String())
+	}
+}
+
+// smcAvailable reports whether this kernel opens AF_SMC sockets.
+func smcAvailable() bool {
+	fd, err := unix.Socket(unix.AF_SMC, unix.SOCK_STREAM, 0)
+	if err == nil {
+		unix.Close(fd)
+	}
+	return err == nil
+}
+
+func TestCompareWithoutSMC(t *testing.T) {
+	if smcAvailable() {
+		t.Skip("this kernel has AF_SMC; the missing-module path cannot be tested here")
+	}
+	o := loopbackOptions(t, ServerConfig{TCPOnly: true})
+	o.Proto, o.CompareTCP = ProtoSMC, true
+	err := runClient(context.Background(), o, io.Discard, KernelInspector{})
+	if !errors.Is(err, ErrNotSupported) || !errors.Is(err, syscall.EAFNOSUPPORT) {
+		t.Fatalf("err = %v, want ErrNotSupported wrapping EAFNOSUPPORT", err)
+	}
+	for _, want := range []string{"AF_SMC", "smc kernel module", "CONFIG_SMC"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q does not say %q", err, want)
+		}
+	}
+	o.Proto = ProtoIPPROTO
+	err = runClient(context.Background(), o, io.Discard, KernelInspector{})
+	if !errors.Is(err, ErrNotSupported) || !strings.Contains(err.Error(), "6.11") {
+		t.Errorf("IPPROTO_SMC: err = %v, want ErrNotSupported naming Linux 6.11", err)
+	}
+	s := NewServer(ServerConfig{Addr: netip.MustParseAddr("127.0.0.1")})
+	if err := s.Listen(); !errors.Is(err, ErrNotSupported) || !strings.Contains(err.Error(), "smc kernel module") {
+		t.Errorf("SMC server Listen: %v", err)
+	}
+}
+
+func TestSocketErrorNamesModule(t *testing.T) {
+	tests := []struct {
+		p     Proto
+		errno syscall.Errno
+		want  string
+	}{
+		{ProtoSMC, unix.EAFNOSUPPORT, "smc kernel module (modprobe smc; CONFIG_SMC)"},
+		{ProtoIPPROTO, unix.EPROTONOSUPPORT, "Linux >= 6.11"},
+		{ProtoTCP, unix.EMFILE, "socket: too many open files"},
+	}
+	for _, tt := range tests {
+		err := socketError(tt.p, tt.errno)
+		if !strings.Contains(err.Error(), tt.want) || !errors.Is(err, tt.errno) {
+			t.Errorf("socketError(%v, %v) = %v, want %q", tt.p, tt.errno, err, tt.want)
+		}
+		if got := errors.Is(err, ErrNotSupported); got != tt.p.IsSMC() {
+			t.Errorf("socketError(%v, %v): ErrNotSupported = %v", tt.p, tt.errno, got)
+		}
+	}
+}
+
+func TestDialErrors(t *testing.T) {
+	// A port nobody listens on: bind one, close it, dial it.
+	s, ap := startServer(t, ServerConfig{TCPOnly: true})
+	s.Close()
+	_, err := Dial(context.Background(), ProtoTCP, ap, time.Second)
+	if !errors.Is(err, syscall.ECONNREFUSED) || !strings.Contains(err.Error(), ap.String()) {
+		t.Errorf("closed port: %v, want ECONNREFUSED naming %v", err, ap)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	// 192.0.2.1 (TEST-NET-1) never answers; the cancelled context must end
+	// the wait at once instead of the 1 h timeout.
+	start := time.Now()
+	_, err = Dial(ctx, ProtoTCP, netip.MustParseAddrPort("192.0.2.1:9"), time.Hour)
+	if err == nil || time.Since(start) > 30*time.Second {
+		t.Errorf("cancelled dial: %v after %v", err, time.Since(start))
+	}
+}

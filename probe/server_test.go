@@ -1,0 +1,137 @@
+package probe
+
+import (
+	"errors"
+	"io"
+	"net"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// expectClosed reads until the server closes c, failing after 10 s.
+func expectClosed(t *testing.T, c net.Conn) {
+	t.Helper()
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	_, err := io.Copy(io.Discard, c)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatal("server did not close the connection")
+	}
+}
+
+func TestServerRejectsOversize(t *testing.T) {
+	_, ap := startServer(t, ServerConfig{TCPOnly: true, MaxMessage: 1024})
+	c := dialTCP(t, ap)
+	p := NewPinger(c, 4096)
+	if _, err := p.Ping(1024); err != nil {
+		t.Fatalf("ping at the limit: %v", err)
+	}
+	if _, err := p.Ping(1025); err == nil {
+		t.Fatal("ping above the limit succeeded")
+	}
+	expectClosed(t, c)
+}
+
+func TestServerRejectsShortHeader(t *testing.T) {
+	_, ap := startServer(t, ServerConfig{TCPOnly: true})
+	c := dialTCP(t, ap)
+	if _, err := c.Write([]byte{0, 0, 0, 3}); err != nil {
+		t.Fatal(err)
+	}
+	expectClosed(t, c)
+}
+
+func TestServerMaxConns(t *testing.T) {
+	_, ap := startServer(t, ServerConfig{TCPOnly: true, MaxConns: 1})
+	a := dialTCP(t, ap)
+	if _, err := NewPinger(a, 64).Ping(64); err != nil {
+		t.Fatal(err)
+	}
+	b := dialTCP(t, ap)
+	if _, err := NewPinger(b, 64).Ping(64); err == nil {
+		t.Fatal("second connection served despite MaxConns 1")
+	}
+	if _, err := NewPinger(a, 64).Ping(64); err != nil {
+		t.Fatalf("first connection after the refused one: %v", err)
+	}
+}
+
+func TestServerIdleTimeout(t *testing.T) {
+	_, ap := startServer(t, ServerConfig{TCPOnly: true, IdleTimeout: 20 * time.Millisecond})
+	expectClosed(t, dialTCP(t, ap))
+}
+
+// TestServerStreamHasNoReply checks that no-reply messages produce no
+// bytes: the only reply is the 4-byte echo of the final ping.
+func TestServerStreamHasNoReply(t *testing.T) {
+	_, ap := startServer(t, ServerConfig{TCPOnly: true})
+	c := dialTCP(t, ap)
+	p := NewPinger(c, 8192)
+	for range 10 {
+		if err := p.Send(8192); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := p.Ping(HeaderLen); err != nil {
+		t.Fatal(err)
+	}
+	c.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+	if n, err := c.Read(make([]byte, 1)); n != 0 || !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Errorf("extra reply bytes: n=%d err=%v", n, err)
+	}
+}
+
+func TestServeWithoutListen(t *testing.T) {
+	if err := NewServer(ServerConfig{}).Serve(t.Context()); err == nil {
+		t.Error("Serve without Listen returned nil")
+	}
+}
+
+// TestPingLoopDoesNotAllocate covers the measuring loop and, since
+// AllocsPerRun counts every goroutine, the server's echo loop too.
+func TestPingLoopDoesNotAllocate(t *testing.T) {
+	_, ap := startServer(t, ServerConfig{TCPOnly: true})
+	c := dialTCP(t, ap)
+	cr := &connRun{conn: c, pinger: NewPinger(c, 1024), samples: make([]time.Duration, 0, 10000)}
+	if err := cr.loop(1024, 10, time.Time{}, 0); err != nil { // grow nothing later
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Hour)
+	allocs := testing.AllocsPerRun(200, func() {
+		if err := cr.loop(1024, 5, deadline, 0); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("ping loop: %v allocations per 5 pings, want 0", allocs)
+	}
+	if len(cr.samples) != 10+5*201 {
+		t.Errorf("%d samples, want %d", len(cr.samples), 10+5*201)
+	}
+}
+
+func BenchmarkPingLoopback(b *testing.B) {
+	for _, size := range []int{64, 1024, 16384} {
+		b.Run("size="+strconv.Itoa(size), func(b *testing.B) {
+			s := NewServer(ServerConfig{TCPOnly: true})
+			if err := s.Listen(); err != nil {
+				b.Fatal(err)
+			}
+			go s.Serve(b.Context())
+			c, err := Dial(b.Context(), ProtoTCP, s.Addrs()[0], time.Second)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			p := NewPinger(c, size)
+			b.ReportAllocs()
+			b.SetBytes(int64(2 * size))
+			for b.Loop() {
+				if _, err := p.Ping(size); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
