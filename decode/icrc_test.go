@@ -1,0 +1,173 @@
+package decode
+
+import (
+	"errors"
+	"path/filepath"
+	"testing"
+)
+
+// TestICRCEveryPacket verifies the ICRC of every RoCE packet under
+// testdata; the corpus notes (testdata/public/SOURCES.md) and §5.5 say
+// every one is correct.
+func TestICRCEveryPacket(t *testing.T) {
+	total := 0
+	for _, path := range roceCaptures(t) {
+		for i, frame := range roceReadPcap(t, path) {
+			ip, bth, ok := roceSplit(frame)
+			if !ok {
+				continue
+			}
+			total++
+			got, err := ICRCRoCEv2(ip)
+			if err != nil {
+				t.Errorf("%s frame %d: %v", filepath.Base(path), i+1, err)
+				continue
+			}
+			var b BTH
+			if err := b.DecodeFromBytes(bth, &roceFeedback{}); err != nil {
+				t.Fatalf("%s frame %d: %v", filepath.Base(path), i+1, err)
+			}
+			if b.ICRC != got {
+				t.Errorf("%s frame %d: BTH.ICRC %#x, computed %#x", filepath.Base(path), i+1, b.ICRC, got)
+			}
+		}
+	}
+	if total != 4123+1653 {
+		t.Errorf("checked %d packets, want %d", total, 4123+1653)
+	}
+}
+
+// TestICRCWorkedExample is §11.14: pingpong.pcap frame 23 ends in
+// 28 58 e0 29 = CRC 0x29E05828.
+func TestICRCWorkedExample(t *testing.T) {
+	ip, _, _ := roceSplit(roceFrame(t, "pingpong.pcap", 23))
+	got, err := ICRCRoCEv2(ip)
+	if err != nil || got != 0x29E05828 {
+		t.Fatalf("ICRC %#x, %v; want 0x29e05828", got, err)
+	}
+}
+
+// TestICRCMasking flips bytes of a real packet: a variant field (TOS, TTL,
+// IP checksum, UDP checksum, FECN/BECN byte) must not change the ICRC,
+// anything else must.
+func TestICRCMasking(t *testing.T) {
+	orig, _, _ := roceSplit(roceFrame(t, "pingpong.pcap", 22))
+	variant := map[int]bool{1: true, 8: true, 10: true, 11: true, 26: true, 27: true, 28 + 4: true}
+	for i := range len(orig) - 4 {
+		if i == 2 || i == 3 || i == 0 || i == 24 || i == 25 {
+			continue // IP total length, version/IHL, UDP length: change the framing, tested below
+		}
+		ip := append([]byte(nil), orig...)
+		ip[i] ^= 0x01
+		_, err := ICRCRoCEv2(ip)
+		if variant[i] {
+			if err != nil {
+				t.Errorf("flip at %d (variant field): %v", i, err)
+			}
+		} else if !errors.Is(err, ErrBadICRC) {
+			t.Errorf("flip at %d: err %v, want ErrBadICRC", i, err)
+		}
+	}
+	// A flipped ICRC byte is reported with the offset of the trailer.
+	ip := append([]byte(nil), orig...)
+	ip[len(ip)-1] ^= 0x80
+	_, err := ICRCRoCEv2(ip)
+	var de *Error
+	if !errors.As(err, &de) || !errors.Is(err, ErrBadICRC) || de.Offset != len(ip)-4 {
+		t.Errorf("flipped trailer: %v", err)
+	}
+}
+
+// TestICRCFraming covers lengths that do not describe a RoCE packet.
+func TestICRCFraming(t *testing.T) {
+	orig, _, _ := roceSplit(roceFrame(t, "pingpong.pcap", 24))
+	// Ethernet padding after the IP packet is ignored.
+	padded := append(append([]byte(nil), orig...), 0, 0, 0, 0, 0, 0)
+	if _, err := ICRCRoCEv2(padded); err != nil {
+		t.Errorf("padded: %v", err)
+	}
+	for n := range len(orig) {
+		if _, err := ICRCRoCEv2(orig[:n]); err == nil {
+			t.Errorf("cut to %d bytes: no error", n)
+		}
+	}
+	bad := append([]byte(nil), orig...)
+	bad[0] = 0x55
+	if _, err := ICRCRoCEv2(bad); !errors.Is(err, ErrUnknownType) {
+		t.Errorf("IP version 5: %v", err)
+	}
+	bad[0] = 0x44
+	if _, err := ICRCRoCEv2(bad); !errors.Is(err, ErrBadLength) {
+		t.Errorf("IHL 4: %v", err)
+	}
+}
+
+// TestICRCRoCEv1 uses the hwipl RoCEv1 packet, whose ICRC the source
+// zero-filled: the check must fail with the computed value in hand, and
+// the masked GRH fields (traffic class, flow label, hop limit) and the
+// BTH FECN/BECN byte must not change that value.
+func TestICRCRoCEv1(t *testing.T) {
+	p := roceV1Packet(t)
+	want, err := ICRCRoCEv1(p)
+	if !errors.Is(err, ErrBadICRC) {
+		t.Fatalf("zero ICRC: %v", err)
+	}
+	for _, off := range []int{0, 1, 2, 3, 7, 40 + 4} {
+		q := append([]byte(nil), p...)
+		q[off] ^= 0x0F
+		if off == 0 {
+			q[off] ^= 0x0F ^ 0x03 // keep the version nibble
+		}
+		if got, _ := ICRCRoCEv1(q); got != want {
+			t.Errorf("flip at %d changed the ICRC: %#x vs %#x", off, got, want)
+		}
+	}
+	// With the computed value written as the trailer, it verifies.
+	q := append([]byte(nil), p...)
+	q[len(q)-4], q[len(q)-3], q[len(q)-2], q[len(q)-1] = byte(want), byte(want>>8), byte(want>>16), byte(want>>24)
+	if _, err := ICRCRoCEv1(q); err != nil {
+		t.Errorf("with trailer: %v", err)
+	}
+	q[20] ^= 1 // SGID
+	if _, err := ICRCRoCEv1(q); !errors.Is(err, ErrBadICRC) {
+		t.Errorf("SGID flip: %v", err)
+	}
+	for n := range len(p) {
+		if _, err := ICRCRoCEv1(p[:n]); err == nil || errors.Is(err, ErrBadICRC) {
+			t.Errorf("cut to %d: %v", n, err)
+		}
+	}
+}
+
+func TestICRCDoesNotMalloc(t *testing.T) {
+	ip, _, _ := roceSplit(roceFrame(t, "pingpong.pcap", 18))
+	if n := testing.AllocsPerRun(200, func() {
+		if _, err := ICRCRoCEv2(ip); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("ICRCRoCEv2: %v allocations", n)
+	}
+	p := roceV1Packet(t)
+	want, _ := ICRCRoCEv1(p)
+	p[len(p)-4], p[len(p)-3], p[len(p)-2], p[len(p)-1] = byte(want), byte(want>>8), byte(want>>16), byte(want>>24)
+	if n := testing.AllocsPerRun(200, func() { _, _ = ICRCRoCEv1(p) }); n != 0 {
+		t.Errorf("ICRCRoCEv1: %v allocations", n)
+	}
+}
+
+func BenchmarkICRCRoCEv2(b *testing.B) {
+	for _, c := range []struct {
+		name  string
+		frame int
+	}{{"CDC", 23}, {"ACK", 24}, {"ADD_LINK_88B", 18}} {
+		ip, _, _ := roceSplit(roceFrame(b, "pingpong.pcap", c.frame))
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(ip)))
+			for b.Loop() {
+				_, _ = ICRCRoCEv2(ip)
+			}
+		})
+	}
+}
