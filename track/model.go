@@ -235,11 +235,33 @@ type RC struct {
 	Unattached int // CDCs or WRITEs that matched no connection
 	nextPSN    uint32
 	havePSN    bool
-	lastConn   *Conn  // connection of the last request, to attribute ACKs
-	lastPSN    uint32 // PSN of the last request packet
-	curWrite   *Conn  // connection of the WRITE message in progress (FIRST..LAST)
-	curPending bool   // the WRITE in progress matched no rkey
+	lastPSN    uint32      // PSN of the last request packet
+	recent     [16]psnConn // connections of the last requests, to attribute ACKs
+	nRecent    int
+	curWrite   *Conn // connection of the WRITE message in progress (FIRST..LAST)
+	curPending bool  // the WRITE in progress matched no rkey
 	pend       []pendingWrite
+}
+
+// psnConn remembers which connection a request packet belonged to.
+type psnConn struct {
+	psn  uint32
+	conn *Conn
+}
+
+// connOf returns the connection of a recent request with this PSN.
+func (r *RC) connOf(psn uint32) *Conn {
+	for i := range r.recent {
+		if e := &r.recent[i]; e.conn != nil && e.psn == psn {
+			return e.conn
+		}
+	}
+	return nil
+}
+
+func (r *RC) remember(psn uint32, c *Conn) {
+	r.recent[r.nRecent%len(r.recent)] = psnConn{psn, c}
+	r.nRecent++
 }
 
 // pendingWrite is an RDMA WRITE whose rkey matched no known RMB; the next

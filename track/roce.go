@@ -87,7 +87,7 @@ func (t *Tracker) roce(in *input) {
 			rc.Retrans++
 			t.stats.Retrans++
 			t.cur.retrans = true
-			if c := rc.lastConn; c != nil && r.psn == rc.lastPSN {
+			if c := rc.connOf(r.psn); c != nil {
 				t.touchConn(c, in, d)
 				if t.recording(c) {
 					t.note(c, in, d, "RoCE", fmt.Sprintf("retransmission PSN %#06x", r.psn))
@@ -120,7 +120,9 @@ func (t *Tracker) roce(in *input) {
 	case op <= 0x05 || op == 0x16 || op == opSendOnlyInv:
 		rc.Sends++
 	}
-	rc.lastConn = t.cur.conn
+	if t.cur.conn != nil {
+		rc.remember(r.psn, t.cur.conn)
+	}
 }
 
 // resolveUnknown handles a packet whose wire key no CLC or LLC announced:
@@ -216,7 +218,7 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 		kind = "NAK"
 	}
 	rev := &l.RC[d.Reverse()]
-	if c := rev.lastConn; c != nil && r.psn == rev.lastPSN {
+	if c := rev.connOf(r.psn); c != nil {
 		t.touchConn(c, in, d)
 		if t.recording(c) {
 			t.note(c, in, d, "RoCE "+kind, fmt.Sprintf("PSN %#06x MSN %d", r.psn, r.msn))

@@ -35,7 +35,7 @@ func (t *Tracker) snapshot() Snapshot {
 		x.Conns = append([]int(nil), l.Conns...)
 		x.History = append([]LinkEvent(nil), l.History...)
 		for d := range x.RC {
-			x.RC[d].lastConn, x.RC[d].curWrite, x.RC[d].pend = nil, nil, nil
+			x.RC[d].recent, x.RC[d].curWrite, x.RC[d].pend = [16]psnConn{}, nil, nil
 		}
 		x.lgr, x.conns = nil, nil
 		s.Links[i] = x
