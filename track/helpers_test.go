@@ -94,12 +94,12 @@ func countWire(t testing.TB, name string, skip int) wireCount {
 // guestLog is the kernel's own view of the scenario from a guest console
 // log: the smc_diag line of connection 0 and the SMC netlink statistics.
 type guestLog struct {
-	diag  map[string]string // key=value of the "conn0 DIAG " line
-	local, peer string      // the DIAG line's "LOCAL -> PEER"
-	end   map[string]string // key=value of the "conn0 DIAG-END " line (client only)
-	stats map[string]string // key=value of the STATS: line
-	lgr   map[string]string // first LINK: lgr_smcr line
-	link  map[string]string // first LINK: link_smcr line
+	diag        map[string]string // key=value of the "conn0 DIAG " line
+	local, peer string            // the DIAG line's "LOCAL -> PEER"
+	end         map[string]string // key=value of the "conn0 DIAG-END " line (client only)
+	stats       map[string]string // key=value of the STATS: line
+	lgr         map[string]string // first LINK: lgr_smcr line
+	link        map[string]string // first LINK: link_smcr line
 }
 
 var kvRE = regexp.MustCompile(`([a-z_.0-9]+)=("[^"]*"|\S+)`)
