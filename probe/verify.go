@@ -111,11 +111,6 @@ func unmap(ap netip.AddrPort) netip.AddrPort {
 	return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
 }
 
-// reasonText renders a code as "0x05000000 PEERDECL: peer declined".
-func reasonText(c DeclineCode) string {
-	return fmt.Sprintf("0x%08x %s: %s", uint32(c), c, c.Meaning())
-}
-
 func (p Proof) String() string {
 	var b strings.Builder
 	switch p.Mode {

@@ -98,13 +98,13 @@ func TestProveLabGroundTruth(t *testing.T) {
 		{log: "pingpong.server.log", mode: ModeSMCR,
 			text: "SMC-R via rxe0 port 1 link 1 gid 0000:0000:0000:0000:0000:ffff:0a0a:0001 peer 0000:0000:0000:0000:0000:ffff:0a0a:0002"},
 		{log: "decline-nordma.client.log", mode: ModeFallback, fallsBack: true, reason: 0x05000000, peerDiag: 0x03030002,
-			text: "fallback 0x05000000 PEERDECL (peer 0x03030002 NOSMCRDEV: no SMC-R (RoCE) device)"},
+			text: "fallback 0x05000000 PEERDECL (peer 0x03030002 NOSMCRDEV: " + DeclineCode(0x03030002).Meaning() + ")"},
 		{log: "decline-nordma.server.log", mode: ModeFallback, fallsBack: true, reason: 0x03030002,
-			text: "fallback 0x03030002 NOSMCRDEV: no SMC-R (RoCE) device"},
+			text: "fallback 0x03030002 NOSMCRDEV: " + DeclineCode(0x03030002).Meaning()},
 		{log: "fallback-nosmc.client.log", mode: ModeFallback, fallsBack: true, reason: 0x03010000,
-			text: "fallback 0x03010000 PEERNOSMC: peer did not offer SMC (no TCP option): not an SMC server"},
+			text: "fallback 0x03010000 PEERNOSMC: " + DeclineCode(0x03010000).Meaning()},
 		{log: "no-ueid.client.log", mode: ModeFallback, fallsBack: true, reason: 0x03030000,
-			text: "fallback 0x03030000 NOSMCDEV: no SMC device, or no matching UEID"},
+			text: "fallback 0x03030000 NOSMCDEV: " + DeclineCode(0x03030000).Meaning()},
 	}
 	for _, tt := range tests {
 		t.Run(tt.log, func(t *testing.T) {
