@@ -271,6 +271,7 @@ func clcAll(t testing.TB) map[string][]byte {
 	} {
 		out[f] = clcReadVector(t, f)
 	}
+	out["multilink.pcap/37"] = testFrameAcceptReusedLGR
 	for _, f := range []string{"pingpong.pcap", "decline-nordma.pcap", "no-ueid.pcap"} {
 		for n, b := range clcFrames(t, "reference/"+f) {
 			out[f+"/"+clcItoa(n)] = b
@@ -551,5 +552,54 @@ func TestCLCDoesNotMalloc(t *testing.T) {
 		}); n != 0 {
 			t.Errorf("%s: DecodeFromBytes allocates %v times per message", name, n)
 		}
+	}
+}
+
+// testFrameAcceptReusedLGR is the server's CLC Accept of multilink.pcap frame
+// 37 (Linux 6.12 lab, smc-wire-format §11.5; the capture is not in the
+// repository, the bytes are): a second connection placed on link 2 of an
+// existing link group, so no first contact and no FCE (108 bytes).
+//
+//	0000  e2 d4 c3 d9 02 00 6c 20 f4 ee 52 54 00 0a 00 01
+//	0010  00 00 00 00 00 00 00 00 00 00 ff ff 0a 0a 00 0b
+//	0020  52 54 00 0a 01 01 00 00 11 00 00 04 6b 01 00 00
+//	0030  00 02 23 00 ff 42 95 3b 03 b6 00 00 00 f1 3e 41
+//	0040  53 4d 43 2d 4c 41 42 2d 55 45 49 44 20 20 20 20
+//	0050  20 20 20 20 20 20 20 20 20 20 20 20 20 20 20 20
+//	0060  00 00 00 00 00 00 00 00 e2 d4 c3 d9
+var testFrameAcceptReusedLGR = []byte{
+	0xe2, 0xd4, 0xc3, 0xd9, 0x02, 0x00, 0x6c, 0x20, 0xf4, 0xee, 0x52, 0x54, 0x00, 0x0a, 0x00, 0x01,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0x0a, 0x0a, 0x00, 0x0b,
+	0x52, 0x54, 0x00, 0x0a, 0x01, 0x01, 0x00, 0x00, 0x11, 0x00, 0x00, 0x04, 0x6b, 0x01, 0x00, 0x00,
+	0x00, 0x02, 0x23, 0x00, 0xff, 0x42, 0x95, 0x3b, 0x03, 0xb6, 0x00, 0x00, 0x00, 0xf1, 0x3e, 0x41,
+	0x53, 0x4d, 0x43, 0x2d, 0x4c, 0x41, 0x42, 0x2d, 0x55, 0x45, 0x49, 0x44, 0x20, 0x20, 0x20, 0x20,
+	0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xe2, 0xd4, 0xc3, 0xd9,
+}
+
+func TestCLCAcceptReusedLinkGroup(t *testing.T) {
+	t.Parallel()
+	c := clcMustDecode(t, testFrameAcceptReusedLGR)
+	a := c.Accept
+	if c.Type != CLCTypeAccept || c.Length != 108 || c.Version != 2 || c.FirstContact() || a.HasFCE || a.HasGIDList {
+		t.Errorf("header = %v %d v%d fc %v fce %v", c.Type, c.Length, c.Version, c.FirstContact(), a.HasFCE)
+	}
+	if a.GID != clcAddr("::ffff:10.10.0.11") || a.MAC != ([6]byte{0x52, 0x54, 0, 0x0a, 0x01, 0x01}) {
+		t.Errorf("gid %v mac %x", a.GID, a.MAC)
+	}
+	if a.QPN != 0x11 || a.RKey != 0x46b || a.RMBEIdx != 1 || a.AlertToken != 2 || a.RMBVA != 0xff42953b03b60000 || a.PSN != 0xf13e41 {
+		t.Errorf("QPN %#x rkey %#x idx %d token %d VA %#x PSN %#x", a.QPN, a.RKey, a.RMBEIdx, a.AlertToken, a.RMBVA, a.PSN)
+	}
+	if string(clcTrimBlanks(a.EID)) != "SMC-LAB-UEID" {
+		t.Errorf("EID %q", a.EID)
+	}
+	want := `CLC Accept SMC-Rv2 QPN 0x11 token 2 rkey 0x46b VA 0xff42953b03b60000 PSN 0xf13e41 RMBE 64KiB MTU 1024 GID ::ffff:10.10.0.11 MAC 52:54:00:0a:01:01 peer 62702@52:54:00:0a:00:01 EID "SMC-LAB-UEID"`
+	if got := c.String(); got != want {
+		t.Errorf("summary\n got %s\nwant %s", got, want)
+	}
+	// Without first contact nothing may follow the fixed v2 body.
+	ext := clcWithLength(append(append(bytes.Clone(testFrameAcceptReusedLGR[:104]), make([]byte, 52)...), testFrameAcceptReusedLGR[104:]...), 160)
+	if err := c.DecodeFromBytes(ext, gopacket.NilDecodeFeedback); !errors.Is(err, ErrBadLength) {
+		t.Errorf("non-first-contact Accept with 52 extra bytes: %v", err)
 	}
 }
