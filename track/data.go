@@ -26,7 +26,7 @@ func (t *Tracker) cdc(l *Link, d Dir, in *input) {
 	if c.TFirstCDC.IsZero() {
 		c.TFirstCDC = in.ts
 	}
-	t.claimWrites(c, l, d)
+	claimed := t.claimWrites(c, l, d)
 	if m.prodFlags&cdcFailover != 0 {
 		// Sent on the surviving link with seq = last - 1 and zero cursors:
 		// it moves the connection and must not disturb the counters.
@@ -72,6 +72,11 @@ func (t *Tracker) cdc(l *Link, d Dir, in *input) {
 		} else {
 			f.CursorErrors++
 		}
+	}
+	if !f.haveProd && c.Inferred {
+		// The first CDC seen of a joined connection announces the WRITEs
+		// seen just before it: count them from there on.
+		f.Bytes += claimed
 	}
 	f.Prod, f.haveProd = m.prod, true
 	f.Cons, f.haveCons = m.cons, true
@@ -245,10 +250,10 @@ func (t *Tracker) pendWrite(rc *RC, rkey uint32, bytes uint64, writes int) {
 // claimWrites gives the oldest pending WRITEs of this link direction to c:
 // Linux posts a connection's WRITEs and then its CDC on the same QP, so the
 // CDC names the connection, and its rkey is learned for later WRITEs.
-func (t *Tracker) claimWrites(c *Conn, l *Link, d Dir) {
+func (t *Tracker) claimWrites(c *Conn, l *Link, d Dir) uint64 {
 	rc := &l.RC[d]
 	if len(rc.pend) == 0 {
-		return
+		return 0
 	}
 	p := rc.pend[0]
 	rc.pend = append(rc.pend[:0], rc.pend[1:]...)
@@ -261,4 +266,5 @@ func (t *Tracker) claimWrites(c *Conn, l *Link, d Dir) {
 	rc.Unattached -= p.writes
 	c.Frames += p.frames
 	l.lgr.rkeys[rkeyKey{l, d, p.rkey}] = rmbRef{conn: c}
+	return p.bytes
 }

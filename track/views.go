@@ -305,9 +305,9 @@ func closeInfo(c *Conn) string {
 	var parts []string
 	for d := DirC2S; d <= DirS2C; d++ {
 		f := &c.Flow[d]
-		who := "client"
-		if d == DirS2C {
-			who = "server"
+		who := map[bool]string{false: "client", true: "server"}[d == DirS2C]
+		if c.Inferred {
+			who = map[bool]string{false: "A", true: "B"}[d == DirS2C]
 		}
 		switch {
 		case f.Aborted:
@@ -341,8 +341,8 @@ func (s *Snapshot) textConns(tw *tabwriter.Writer, rows []ConnRow) {
 		if r.Inferred {
 			client, server = "(A)", "(B)"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\tv%d\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%d\t%s\n",
-			r.ID, client, server, r.Outcome, r.Detail, r.Version, idOrDash(r.LGR), idOrDash(r.Link),
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%d\t%s\n",
+			r.ID, client, server, r.Outcome, r.Detail, version(r.Version), idOrDash(r.LGR), idOrDash(r.Link),
 			r.Client2Srv.CDCs, r.Srv2Client.CDCs, r.Client2Srv.Bytes, r.Srv2Client.Bytes,
 			r.Client2Srv.WriteBytes, r.Srv2Client.WriteBytes, fmtMS(r.Handshake.Confirm), fmtMS(r.Handshake.FirstCDC),
 			r.Frames, r.Close)
@@ -350,6 +350,13 @@ func (s *Snapshot) textConns(tw *tabwriter.Writer, rows []ConnRow) {
 	st := &s.Stats
 	fmt.Fprintf(tw, "frames %d: attached to a connection %d (late %d), link only %d, unattached %d, TCP not tracked %d, other %d; retransmissions %d; evicted connections %d\n",
 		st.Frames, st.ConnAttached, st.LateAttached, st.LinkOnly, st.Unattached, st.TCPUntracked, st.Other, st.Retrans, st.Evicted)
+}
+
+func version(v uint8) string {
+	if v == 0 {
+		return "-"
+	}
+	return "v" + strconv.Itoa(int(v))
 }
 
 func idOrDash(id int) string {
