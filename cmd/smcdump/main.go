@@ -1,0 +1,67 @@
+// Command smcdump is a tshark-like dissector for SMC-R captures: TCP SMC
+// option, CLC handshake, RoCE LLC/CDC/RDMA traffic. See output.Options.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"golang.org/x/term"
+
+	"github.com/smcscope/smcscope/output"
+)
+
+func main() {
+	var o output.Options
+	var format string
+	fs := flag.NewFlagSet("smcdump", flag.ContinueOnError)
+	fs.StringVar(&o.Read, "r", "", "read capture `FILE` (pcap or pcapng; - for stdin)")
+	fs.StringVar(&o.Iface, "i", "", "capture live on `IFACE` (needs CAP_NET_RAW)")
+	fs.StringVar(&o.Write, "w", "", "write selected frames to pcapng `FILE`")
+	fs.IntVar(&o.Count, "c", 0, "stop after `N` selected frames")
+	fs.BoolVar(&o.All, "a", false, "show all frames, not only SMC-relevant ones")
+	fs.BoolVar(&o.Verbose, "V", false, "print the field tree of each frame")
+	fs.BoolVar(&o.Hex, "x", false, "print a hex dump of each frame")
+	fs.StringVar(&format, "T", "", "output `FORMAT`: text, json, jsonl, fields")
+	fs.Func("e", "field to print with -T fields (repeatable)", func(s string) error {
+		o.Fields = append(o.Fields, s)
+		return nil
+	})
+	fs.Func("E", "fields option: separator=CHAR, header=y|n (repeatable)", o.ParseSeparatorOption)
+	fs.StringVar(&o.Glossary, "G", "", "print a glossary: fields")
+	fs.StringVar(&o.DisplayFilter, "Y", "", "display filter `EXPR` (e.g. smc.clc.type == 4)")
+	fs.StringVar(&o.CaptureFilter, "f", "", "live capture filter: pcap-filter `EXPR` (via tcpdump) or bpf:RAW")
+	fs.IntVar(&o.Snaplen, "s", 0, "live snap length in `BYTES` (0: whole frames)")
+	fs.Func("z", "statistics view `SPEC` (repeatable)", func(s string) error {
+		o.Views = append(o.Views, s)
+		return nil
+	})
+	if err := fs.Parse(os.Args[1:]); err != nil {
+		if err == flag.ErrHelp {
+			os.Exit(0)
+		}
+		os.Exit(2)
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "smcdump: unexpected argument %q\n", fs.Arg(0))
+		os.Exit(2)
+	}
+	o.Format = output.Format(format)
+	o.NewView = newView
+	o.Progress = o.Read != "" && o.Read != "-" && term.IsTerminal(int(os.Stderr.Fd()))
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := output.Run(ctx, o)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+	}
+	os.Exit(output.ExitCode(err))
+}
+
+// newView resolves -z specs; the connection tracker plugs in here.
+var newView func(spec string) (output.View, error)

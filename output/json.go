@@ -1,0 +1,167 @@
+package output
+
+import (
+	"bufio"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/decode"
+)
+
+// jsonPrinter writes one JSON object per frame: the frame's fields by name
+// (a field with several values becomes an array, in wire order) and
+// "_summary", the text lines. With array set the objects form one JSON
+// array (-T json), whose closing bracket end always writes, so output cut
+// by an error or an interrupt is still valid; otherwise one object per line
+// (-T jsonl).
+type jsonPrinter struct {
+	w     *bufio.Writer
+	array bool
+	n     int
+	b     []byte
+	line  []byte
+	seen  []bool // per field ID: already written in this object
+	base  *time.Time
+}
+
+func (p *jsonPrinter) begin() error {
+	if p.array {
+		p.w.WriteByte('[')
+	}
+	return nil
+}
+
+func (p *jsonPrinter) end() error {
+	if p.array {
+		if p.n > 0 {
+			p.w.WriteByte('\n')
+		}
+		p.w.WriteString("]\n")
+	}
+	return nil
+}
+
+func (p *jsonPrinter) frame(f *capture.Frame) error {
+	r := f.Fields()
+	b := p.b[:0]
+	if p.array {
+		if p.n > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, "\n  "...)
+	}
+	p.n++
+	b = append(b, '{')
+	for i := range p.seen {
+		p.seen[i] = false
+	}
+	first := true
+	for i, id := range r.IDs {
+		if int(id) >= len(p.seen) {
+			p.seen = append(p.seen, make([]bool, int(id)+1-len(p.seen))...)
+		}
+		if p.seen[id] {
+			continue
+		}
+		p.seen[id] = true
+		d := decode.Def(id)
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = appendJSONString(b, d.Name)
+		b = append(b, ':')
+		n := 0
+		for j := i; j < len(r.IDs); j++ {
+			if r.IDs[j] == id {
+				n++
+			}
+		}
+		if n > 1 {
+			b = append(b, '[')
+		}
+		k := 0
+		for j := i; j < len(r.IDs); j++ {
+			if r.IDs[j] != id {
+				continue
+			}
+			if k > 0 {
+				b = append(b, ',')
+			}
+			k++
+			b = appendJSONValue(b, d, r.Vals[j])
+		}
+		if n > 1 {
+			b = append(b, ']')
+		}
+	}
+	if !first {
+		b = append(b, ',')
+	}
+	b = append(b, `"_summary":[`...)
+	lines := max(1, len(f.CLC))
+	for i := 0; i < lines; i++ {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		clc := i
+		if len(f.CLC) == 0 {
+			clc = -1
+		}
+		p.line = AppendLine(p.line[:0], f, *p.base, clc)
+		p.line = p.line[:len(p.line)-1]
+		b = appendJSONString(b, string(p.line))
+	}
+	b = append(b, "]}"...)
+	if !p.array {
+		b = append(b, '\n')
+	}
+	p.b = b
+	_, err := p.w.Write(b)
+	return err
+}
+
+func appendJSONValue(b []byte, d decode.FieldDef, v decode.Value) []byte {
+	switch d.Kind {
+	case decode.KindUint:
+		return strconv.AppendUint(b, v.U, 10)
+	case decode.KindBool:
+		return strconv.AppendBool(b, v.U != 0)
+	case decode.KindFloat:
+		return strconv.AppendFloat(b, v.F, 'f', 9, 64)
+	}
+	s := v.Append(nil, d.Kind)
+	return appendJSONString(b, string(s))
+}
+
+// appendJSONString quotes s per RFC 8259 (strconv.Quote's \x escapes are
+// not JSON); invalid UTF-8 becomes U+FFFD.
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				b = append(b, '\\', c)
+			case c < 0x20:
+				b = append(b, `\u00`...)
+				b = append(b, hexDigits[c>>4], hexDigits[c&15])
+			default:
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			b = append(b, `\ufffd`...)
+		} else {
+			b = append(b, s[i:i+n]...)
+		}
+		i += n
+	}
+	return append(b, '"')
+}

@@ -1,0 +1,344 @@
+package output
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/decode"
+	"github.com/smcscope/smcscope/filter"
+)
+
+// Format is the -T output format.
+type Format string
+
+// Output formats of -T; FormatText is the default line per frame.
+const (
+	FormatText   Format = "text"
+	FormatJSON   Format = "json"
+	FormatJSONL  Format = "jsonl"
+	FormatFields Format = "fields"
+)
+
+// View consumes every frame read (before frame selection) and writes a
+// report at the end: the hook for -z views (connection tracker).
+type View interface {
+	Frame(f *capture.Frame)
+	Done(w io.Writer) error
+}
+
+// Options is one smcdump run, as given on the command line.
+type Options struct {
+	Read          string   // -r FILE ("-" is stdin)
+	Iface         string   // -i IFACE (live)
+	Write         string   // -w FILE (pcapng)
+	Count         int      // -c N: stop after N selected frames (0 = all)
+	All           bool     // -a: every frame, not only SMC-relevant ones
+	Verbose       bool     // -V: field tree
+	Hex           bool     // -x: hex dump
+	Format        Format   // -T
+	Fields        []string // -e (with -T fields)
+	Separator     string   // -E separator=
+	Header        bool     // -E header=y
+	Glossary      string   // -G: "fields" lists the field catalogue
+	DisplayFilter string   // -Y
+	CaptureFilter string   // -f (live only)
+	Snaplen       int      // live snap length (0 = whole frames)
+	Views         []string // -z specs, resolved by NewView
+	// NewView builds the -z view for a spec; nil means -z is unsupported.
+	NewView func(spec string) (View, error)
+	// Progress on Stderr for long reads (set when Stderr is a terminal).
+	Progress bool
+
+	Stdout, Stderr io.Writer
+
+	base time.Time // timestamp of the first frame read: text times are relative to it
+}
+
+// UsageError is a command-line mistake (exit status 2).
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return "smcdump: " + e.Msg }
+
+func usagef(format string, a ...any) error { return &UsageError{Msg: fmt.Sprintf(format, a...)} }
+
+// ExitCode maps Run's result to smcdump's exit status: 0 success, 2 usage
+// error or damaged capture file, 1 anything else. Decode errors of single
+// frames are shown in the output and do not fail the run.
+func ExitCode(err error) int {
+	var ue *UsageError
+	var fe *capture.FileError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ue), errors.As(err, &fe):
+		return 2
+	}
+	return 1
+}
+
+// ParseSeparatorOption applies one -E option (separator=, header=).
+func (o *Options) ParseSeparatorOption(s string) error {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok {
+		return usagef("-E %q: want name=value", s)
+	}
+	switch k {
+	case "separator":
+		switch v {
+		case `/t`, `\t`:
+			v = "\t"
+		case `/s`:
+			v = " "
+		}
+		o.Separator = v
+	case "header":
+		switch v {
+		case "y", "yes", "1":
+			o.Header = true
+		case "n", "no", "0":
+			o.Header = false
+		default:
+			return usagef("-E header=%q: want y or n", v)
+		}
+	default:
+		return usagef("-E %q: unknown option (separator=, header=)", k)
+	}
+	return nil
+}
+
+// printer writes one selected frame in the chosen format.
+type printer interface {
+	begin() error
+	frame(f *capture.Frame) error
+	end() error
+}
+
+// Run executes the options until the capture ends, Count frames were
+// selected, or ctx is cancelled; output written so far is always
+// completed (JSON arrays are closed).
+func Run(ctx context.Context, o Options) error {
+	if o.Stdout == nil {
+		o.Stdout = os.Stdout
+	}
+	if o.Stderr == nil {
+		o.Stderr = os.Stderr
+	}
+	if o.Glossary != "" {
+		if o.Glossary != "fields" {
+			return usagef("-G %q: only -G fields is supported", o.Glossary)
+		}
+		bw := bufio.NewWriter(o.Stdout)
+		writeGlossary(bw)
+		return bw.Flush()
+	}
+	if err := o.check(); err != nil {
+		return err
+	}
+	var flt *filter.Filter
+	if o.DisplayFilter != "" {
+		var err error
+		if flt, err = filter.Compile(o.DisplayFilter); err != nil {
+			return &UsageError{Msg: "-Y: " + err.Error()}
+		}
+	}
+	var views []View
+	for _, spec := range o.Views {
+		if o.NewView == nil {
+			return usagef("-z %q: no views available", spec)
+		}
+		v, err := o.NewView(spec)
+		if err != nil {
+			return &UsageError{Msg: "-z: " + err.Error()}
+		}
+		views = append(views, v)
+	}
+
+	r, err := o.open()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	stop := context.AfterFunc(ctx, func() {
+		if o.Iface != "" {
+			r.Close() // unblocks a live read
+		}
+	})
+	defer stop()
+
+	var w *capture.Writer
+	if o.Write != "" {
+		if w, err = capture.CreateFile(o.Write, r.LinkType()); err != nil {
+			return fmt.Errorf("smcdump: -w: %w", err)
+		}
+	}
+	bw := bufio.NewWriterSize(o.Stdout, 1<<16)
+	p, err := o.printer(bw)
+	if err != nil {
+		return err
+	}
+	runErr := o.loop(ctx, r, flt, views, w, p)
+	if p != nil {
+		if err := p.end(); err != nil && runErr == nil {
+			runErr = err
+		}
+	}
+	for _, v := range views {
+		if err := v.Done(bw); err != nil && runErr == nil {
+			runErr = err
+		}
+	}
+	if err := bw.Flush(); err != nil && runErr == nil {
+		runErr = err
+	}
+	if w != nil {
+		if err := w.Close(); err != nil && runErr == nil {
+			runErr = fmt.Errorf("smcdump: -w: %w", err)
+		}
+	}
+	return runErr
+}
+
+func (o *Options) check() error {
+	switch {
+	case o.Read == "" && o.Iface == "":
+		return usagef("nothing to read: give -r FILE (- for stdin) or -i IFACE")
+	case o.Read != "" && o.Iface != "":
+		return usagef("-r and -i exclude each other")
+	case o.CaptureFilter != "" && o.Iface == "":
+		return usagef("-f is a capture filter for -i; use -Y to filter a file")
+	case o.Count < 0:
+		return usagef("-c %d: want a positive count", o.Count)
+	}
+	switch o.Format {
+	case "", FormatText, FormatJSON, FormatJSONL:
+		if len(o.Fields) > 0 {
+			return usagef("-e needs -T fields")
+		}
+	case FormatFields:
+		if len(o.Fields) == 0 {
+			return usagef("-T fields needs at least one -e FIELD")
+		}
+		for _, name := range o.Fields {
+			if _, ok := decode.LookupField(name); !ok {
+				return usagef("-e %q: unknown field (smcdump -G fields lists them)", name)
+			}
+		}
+	default:
+		return usagef("-T %q: want text, json, jsonl or fields", o.Format)
+	}
+	return nil
+}
+
+func (o *Options) open() (*capture.Reader, error) {
+	if o.Iface != "" {
+		return capture.OpenLive(o.Iface, o.CaptureFilter, o.Snaplen)
+	}
+	return capture.Open(o.Read)
+}
+
+// printer picks the output format. With -w and no explicit -T/-V/-x the
+// frames are only saved, as with tshark -w.
+func (o *Options) printer(bw *bufio.Writer) (printer, error) {
+	switch o.Format {
+	case FormatJSON:
+		return &jsonPrinter{w: bw, array: true, base: &o.base}, nil
+	case FormatJSONL:
+		return &jsonPrinter{w: bw, base: &o.base}, nil
+	case FormatFields:
+		fp := &fieldsPrinter{w: bw, sep: o.Separator, header: o.Header}
+		if fp.sep == "" {
+			fp.sep = "\t"
+		}
+		for _, name := range o.Fields {
+			d, _ := decode.LookupField(name)
+			fp.defs = append(fp.defs, d)
+		}
+		return fp, nil
+	}
+	if o.Write != "" && o.Format == "" && !o.Verbose && !o.Hex {
+		return nil, nil
+	}
+	return &textPrinter{w: bw, verbose: o.Verbose, hex: o.Hex, base: &o.base}, nil
+}
+
+func (o *Options) loop(ctx context.Context, r *capture.Reader, flt *filter.Filter, views []View, w *capture.Writer, p printer) error {
+	if p != nil {
+		if err := p.begin(); err != nil {
+			return err
+		}
+	}
+	prog := progress{on: o.Progress, w: o.Stderr, last: time.Now()}
+	defer prog.clear()
+	selected := 0
+	for {
+		if ctx.Err() != nil {
+			return nil
+		}
+		f, err := r.Next()
+		if err != nil {
+			if err == io.EOF || (o.Iface != "" && ctx.Err() != nil) {
+				return nil
+			}
+			return err
+		}
+		if f.Number == 1 {
+			o.base = f.CI.Timestamp
+		}
+		prog.tick(f.Number)
+		for _, v := range views {
+			v.Frame(f)
+		}
+		if !o.All && !f.SMCRelevant() {
+			continue
+		}
+		if flt != nil && !flt.Match(f.Fields()) {
+			continue
+		}
+		if w != nil {
+			if err := w.WriteFrame(f); err != nil {
+				return fmt.Errorf("smcdump: -w: %w", err)
+			}
+		}
+		if p != nil {
+			if err := p.frame(f); err != nil {
+				return err
+			}
+		}
+		selected++
+		if o.Count > 0 && selected >= o.Count {
+			return nil
+		}
+	}
+}
+
+// progress prints a frame counter on a terminal's stderr during long reads.
+type progress struct {
+	on    bool
+	w     io.Writer
+	last  time.Time
+	shown bool
+}
+
+func (p *progress) tick(n int) {
+	if !p.on || n&0xffff != 0 {
+		return
+	}
+	if now := time.Now(); now.Sub(p.last) > 250*time.Millisecond {
+		p.last = now
+		p.shown = true
+		fmt.Fprintf(p.w, "\rsmcdump: %d frames read", n)
+	}
+}
+
+func (p *progress) clear() {
+	if p.shown {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+}

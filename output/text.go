@@ -1,0 +1,351 @@
+package output
+
+import (
+	"bufio"
+	"net/netip"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/decode"
+)
+
+// textPrinter writes "N  time  src -> dst  PROTO  summary", one line per
+// frame (one per CLC message when a segment completes several), optionally
+// followed by the -V field tree and the -x hex dump.
+type textPrinter struct {
+	w       *bufio.Writer
+	verbose bool
+	hex     bool
+	base    *time.Time
+	line    []byte
+}
+
+func (p *textPrinter) begin() error { return nil }
+func (p *textPrinter) end() error   { return nil }
+
+func (p *textPrinter) frame(f *capture.Frame) error {
+	if len(f.CLC) == 0 {
+		p.line = AppendLine(p.line[:0], f, *p.base, -1)
+		p.w.Write(p.line)
+	}
+	for i := range f.CLC {
+		p.line = AppendLine(p.line[:0], f, *p.base, i)
+		p.w.Write(p.line)
+	}
+	if p.verbose {
+		writeTree(p.w, f)
+	}
+	if p.hex {
+		writeHex(p.w, f.Data)
+	}
+	if p.verbose || p.hex {
+		p.w.WriteByte('\n')
+	}
+	return nil
+}
+
+// AppendLine appends the text line of frame f (newline included). clc
+// selects which of f.CLC the line describes; -1 describes the frame.
+// Times are seconds since base.
+func AppendLine(dst []byte, f *capture.Frame, base time.Time, clc int) []byte {
+	dst = strconv.AppendInt(dst, int64(f.Number), 10)
+	dst = append(dst, "  "...)
+	d := f.CI.Timestamp.Sub(base)
+	if base.IsZero() {
+		d = 0
+	}
+	dst = strconv.AppendFloat(dst, d.Seconds(), 'f', 6, 64)
+	dst = append(dst, "  "...)
+	dst = appendEndpoints(dst, f)
+	dst = append(dst, "  "...)
+	dst = appendProtoSummary(dst, f, clc)
+	dst = appendProblems(dst, f)
+	return append(dst, '\n')
+}
+
+func appendEndpoints(dst []byte, f *capture.Frame) []byte {
+	var src, dstA netip.Addr
+	switch {
+	case f.GRH != nil:
+		src, dstA = f.GRH.SGID, f.GRH.DGID
+	case f.IPv4 != nil:
+		src, dstA = addrOf(f.IPv4.SrcIP), addrOf(f.IPv4.DstIP)
+	case f.IPv6 != nil:
+		src, dstA = addrOf(f.IPv6.SrcIP), addrOf(f.IPv6.DstIP)
+	case f.Eth != nil:
+		dst = appendMAC(dst, f.Eth.SrcMAC)
+		dst = append(dst, " -> "...)
+		return appendMAC(dst, f.Eth.DstMAC)
+	default:
+		return append(dst, "? -> ?"...)
+	}
+	dst = src.AppendTo(dst)
+	if f.TCP != nil {
+		dst = append(dst, ':')
+		dst = strconv.AppendUint(dst, uint64(f.TCP.SrcPort), 10)
+	}
+	dst = append(dst, " -> "...)
+	dst = dstA.AppendTo(dst)
+	if f.TCP != nil {
+		dst = append(dst, ':')
+		dst = strconv.AppendUint(dst, uint64(f.TCP.DstPort), 10)
+	}
+	return dst
+}
+
+// addrOf converts without allocating; a malformed length gives the zero Addr.
+func addrOf(ip []byte) netip.Addr {
+	switch len(ip) {
+	case 4:
+		return netip.AddrFrom4([4]byte(ip))
+	case 16:
+		return netip.AddrFrom16([16]byte(ip))
+	}
+	return netip.Addr{}
+}
+
+const hexDigits = "0123456789abcdef"
+
+func appendMAC(dst []byte, m []byte) []byte {
+	for i, b := range m {
+		if i > 0 {
+			dst = append(dst, ':')
+		}
+		dst = append(dst, hexDigits[b>>4], hexDigits[b&15])
+	}
+	return dst
+}
+
+// appendProtoSummary writes the PROTO column and the summary of the
+// highest decoded layer, with the RoCE transport header after SMC messages.
+func appendProtoSummary(dst []byte, f *capture.Frame, clc int) []byte {
+	switch {
+	case clc >= 0:
+		dst = append(dst, "CLC  "...)
+		return f.CLC[clc].AppendSummary(dst)
+	case f.LLC != nil:
+		dst = append(dst, "LLC  "...)
+		dst = f.LLC.AppendSummary(dst)
+		return appendRoCE(append(dst, " | "...), f)
+	case f.CDC != nil:
+		dst = append(dst, "CDC  "...)
+		dst = f.CDC.AppendSummary(dst)
+		return appendRoCE(append(dst, " | "...), f)
+	case f.BTH != nil:
+		// BTH's summary starts with "RoCE ", which the PROTO column says.
+		dst = append(dst, "RoCE "...)
+		n := len(dst)
+		dst = appendRoCE(dst, f)
+		if len(dst) >= n+5 && string(dst[n:n+5]) == "RoCE " {
+			dst = append(dst[:n], dst[n+4:]...)
+		}
+		return dst
+	case f.TCP != nil:
+		dst = append(dst, "TCP  "...)
+		return appendTCP(dst, f)
+	case f.UDP != nil:
+		dst = append(dst, "UDP  "...)
+		dst = strconv.AppendUint(dst, uint64(f.UDP.SrcPort), 10)
+		dst = append(dst, " -> "...)
+		dst = strconv.AppendUint(dst, uint64(f.UDP.DstPort), 10)
+		return appendLen(dst, len(f.UDP.Payload))
+	case f.IPv4 != nil:
+		dst = append(dst, "IPv4  proto "...)
+		return strconv.AppendUint(dst, uint64(f.IPv4.Protocol), 10)
+	case f.IPv6 != nil:
+		dst = append(dst, "IPv6  next header "...)
+		return strconv.AppendUint(dst, uint64(f.IPv6.NextHeader), 10)
+	case f.Eth != nil:
+		dst = append(dst, "ETH  type 0x"...)
+		return strconv.AppendUint(dst, uint64(f.Eth.EthernetType), 16)
+	}
+	return append(dst, "?  undecoded"...)
+}
+
+func appendLen(dst []byte, n int) []byte {
+	dst = append(dst, " len "...)
+	return strconv.AppendInt(dst, int64(n), 10)
+}
+
+func appendRoCE(dst []byte, f *capture.Frame) []byte {
+	dst = f.BTH.AppendSummary(dst)
+	if f.RETH != nil {
+		dst = append(dst, ' ')
+		dst = f.RETH.AppendSummary(dst)
+	}
+	if f.LLC == nil && f.CDC == nil && f.AETH == nil && f.RETH == nil {
+		dst = appendLen(dst, len(f.BTH.Data()))
+	}
+	return dst
+}
+
+func appendTCP(dst []byte, f *capture.Frame) []byte {
+	t := f.TCP
+	dst = append(dst, '[')
+	n := len(dst)
+	flag := func(on bool, name string) {
+		if !on {
+			return
+		}
+		if len(dst) > n {
+			dst = append(dst, ", "...)
+		}
+		dst = append(dst, name...)
+	}
+	flag(t.SYN, "SYN")
+	flag(t.FIN, "FIN")
+	flag(t.RST, "RST")
+	flag(t.PSH, "PSH")
+	flag(t.ACK, "ACK")
+	dst = append(dst, "] seq "...)
+	dst = strconv.AppendUint(dst, uint64(t.Seq), 10)
+	dst = appendLen(dst, len(t.Payload))
+	if t.SYN {
+		if f.SMCOption {
+			dst = append(dst, " SMC option"...)
+		} else {
+			dst = append(dst, " no SMC option"...)
+		}
+	}
+	return dst
+}
+
+// appendProblems flags what makes the line less than the whole truth.
+func appendProblems(dst []byte, f *capture.Frame) []byte {
+	if f.Cut {
+		dst = append(dst, " [cut by snaplen: "...)
+		dst = strconv.AppendInt(dst, int64(f.CI.CaptureLength), 10)
+		dst = append(dst, " of "...)
+		dst = strconv.AppendInt(dst, int64(f.CI.Length), 10)
+		dst = append(dst, " bytes]"...)
+	}
+	if f.ICRC.Checked && !f.ICRC.OK {
+		dst = append(dst, " [bad ICRC 0x"...)
+		dst = appendHex32(dst, f.ICRC.Got)
+		dst = append(dst, ", computed 0x"...)
+		dst = appendHex32(dst, f.ICRC.Want)
+		dst = append(dst, ']')
+	}
+	if f.Err != nil {
+		dst = append(dst, " [error: "...)
+		dst = append(dst, f.Err.Error()...)
+		dst = append(dst, ']')
+	}
+	for _, e := range f.CLCErr {
+		dst = append(dst, " [error: "...)
+		dst = append(dst, e.Error()...)
+		dst = append(dst, ']')
+	}
+	return dst
+}
+
+func appendHex32(dst []byte, v uint32) []byte {
+	for s := 28; s >= 0; s -= 4 {
+		dst = append(dst, hexDigits[v>>uint(s)&15])
+	}
+	return dst
+}
+
+// layer groups for the -V tree, by field-name prefix.
+var groupTitles = map[string]string{
+	"frame": "Frame", "eth": "Ethernet", "vlan": "802.1Q VLAN", "ip": "Internet Protocol",
+	"tcp": "TCP", "udp": "UDP", "roce": "RoCE", "ib": "InfiniBand transport",
+	"smc": "SMC",
+}
+
+func groupOf(name string) string {
+	// smc.clc.x, smc.llc.x, smc.cdc.x, ib.bth.x: two components name the layer.
+	dots := 0
+	for i := 0; i < len(name); i++ {
+		if name[i] == '.' {
+			dots++
+			if dots == 2 || (dots == 1 && !(hasPrefix(name, "smc.") || hasPrefix(name, "ib.") || hasPrefix(name, "roce."))) {
+				return name[:i]
+			}
+		}
+	}
+	return name
+}
+
+func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }
+
+// writeTree prints the -V tree: the frame's fields grouped by layer, each
+// with its displayed value and description.
+func writeTree(w *bufio.Writer, f *capture.Frame) {
+	r := f.Fields()
+	cur := ""
+	for i, id := range r.IDs {
+		d := decode.Def(id)
+		g := groupOf(d.Name)
+		if g != cur {
+			cur = g
+			title := groupTitles[g]
+			if i := indexByte(g, '.'); title == "" && i > 0 {
+				title = groupTitles[g[:i]] + " " + strings.ToUpper(g[i+1:])
+			}
+			w.WriteString("  ")
+			if title != "" {
+				w.WriteString(title)
+				w.WriteString(" (")
+				w.WriteString(g)
+				w.WriteString(")")
+			} else {
+				w.WriteString(g)
+			}
+			w.WriteByte('\n')
+		}
+		w.WriteString("      ")
+		w.WriteString(d.Name)
+		w.WriteString(" = ")
+		w.WriteString(r.Vals[i].Display(d))
+		if d.Desc != "" {
+			w.WriteString("    (")
+			w.WriteString(d.Desc)
+			w.WriteString(")")
+		}
+		w.WriteByte('\n')
+	}
+}
+
+func indexByte(s string, c byte) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			return i
+		}
+	}
+	return -1
+}
+
+// writeHex prints a tshark-style hex dump: offset, 16 bytes, ASCII.
+func writeHex(w *bufio.Writer, b []byte) {
+	var line []byte
+	for off := 0; off < len(b); off += 16 {
+		line = line[:0]
+		for s := 12; s >= 0; s -= 4 {
+			line = append(line, hexDigits[off>>uint(s)&15])
+		}
+		line = append(line, "  "...)
+		end := min(off+16, len(b))
+		for i := off; i < off+16; i++ {
+			if i < end {
+				line = append(line, hexDigits[b[i]>>4], hexDigits[b[i]&15], ' ')
+			} else {
+				line = append(line, "   "...)
+			}
+			if i == off+7 {
+				line = append(line, ' ')
+			}
+		}
+		line = append(line, ' ')
+		for _, c := range b[off:end] {
+			if c < 0x20 || c > 0x7e {
+				c = '.'
+			}
+			line = append(line, c)
+		}
+		line = append(line, '\n')
+		w.Write(line)
+	}
+}
