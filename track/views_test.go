@@ -1,0 +1,140 @@
+package track
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestViews(t *testing.T) {
+	pp := feedFile(t, refDir+"pingpong.pcap", Options{Timeline: "10.10.0.2:49018"}, 0)
+	dn := feedFile(t, refDir+"decline-nordma.pcap", Options{}, 0)
+	tests := []struct {
+		tr        *Tracker
+		spec      string
+		wantText  []string
+		jsonCheck func(t *testing.T, b []byte)
+	}{
+		{pp, "smc,conns", []string{"10.10.0.2:49018", "10.10.0.1:5000", "SMC-R", "first contact", "32664", "32640", "512"},
+			func(t *testing.T, b []byte) {
+				var rows []ConnRow
+				mustJSON(t, b, &rows)
+				if len(rows) != 1 || rows[0].Client2Srv.Bytes != 32664 || rows[0].ServerRKey != "0x3a9" || rows[0].Handshake.Confirm <= 0 {
+					t.Errorf("conns json: %+v", rows)
+				}
+			}},
+		{pp, "smc,links", []string{"deleted", "rejected", "0x000011", "0x000012", "CONFIRM_LINK_V2 resp link 1", "operator-initiated"},
+			func(t *testing.T, b []byte) {
+				var rows []LinkRow
+				mustJSON(t, b, &rows)
+				if len(rows) != 2 || rows[0].Server.UID != "00000101" || rows[0].C2S.Retrans+rows[0].S2C.Retrans != 14 {
+					t.Errorf("links json: %+v", rows)
+				}
+			}},
+		{pp, "smc,lgr", []string{"e4ef@52:54:00:0a:00:01", "413e@52:54:00:0a:00:02", "0x100", "1,2"},
+			func(t *testing.T, b []byte) {
+				var rows []LGRRow
+				mustJSON(t, b, &rows)
+				if len(rows) != 1 || rows[0].State != "deleted" || len(rows[0].Links) != 2 {
+					t.Errorf("lgr json: %+v", rows)
+				}
+			}},
+		{dn, "smc,decline", []string{"server", "after Proposal", "0x03030002", "NOSMCRDEV", "1 of 1"},
+			func(t *testing.T, b []byte) {
+				var v DeclineView
+				mustJSON(t, b, &v)
+				if len(v.Fallbacks) != 1 || v.Fallbacks[0].Name != "NOSMCRDEV" || v.Fallbacks[0].By != "server" || len(v.ByReason) != 1 {
+					t.Errorf("decline json: %+v", v)
+				}
+			}},
+		{pp, "smc,timeline,1", []string{"CLC Accept", "first contact", "+64 B written", "peer-conn-closed", "RMB freed"},
+			func(t *testing.T, b []byte) {
+				var tl Timeline
+				mustJSON(t, b, &tl)
+				if tl.Conn.ID != 1 || len(tl.Events) < 2000 || tl.Events[0].Frame != 5 || tl.Events[0].Rel != 0 {
+					t.Errorf("timeline json: %d events, first %+v", len(tl.Events), tl.Events[:1])
+				}
+			}},
+		{pp, "smc,timeline,10.10.0.1:5000", []string{"SYN with SMC option"}, nil},
+	}
+	for _, tc := range tests {
+		name, arg, err := ParseView(tc.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := tc.tr.WriteView(&b, name, arg, "text"); err != nil {
+			t.Fatalf("%s: %v", tc.spec, err)
+		}
+		for _, w := range tc.wantText {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("%s text lacks %q:\n%s", tc.spec, w, clip(b.String()))
+			}
+		}
+		if tc.jsonCheck != nil {
+			b.Reset()
+			if err := tc.tr.WriteView(&b, name, arg, "json"); err != nil {
+				t.Fatalf("%s json: %v", tc.spec, err)
+			}
+			tc.jsonCheck(t, b.Bytes())
+		}
+	}
+}
+
+func TestViewErrors(t *testing.T) {
+	tr := feedFile(t, refDir+"no-ueid.pcap", Options{}, 0)
+	var b bytes.Buffer
+	for _, spec := range []string{"smc,nope", "smc,timeline", "smc,timeline,", "io,phs"} {
+		if _, _, err := ParseView(spec); !errors.Is(err, ErrUnknownView) {
+			t.Errorf("ParseView(%q) = %v, want ErrUnknownView", spec, err)
+		}
+	}
+	if err := tr.WriteView(&b, "smc,nope", "", "text"); !errors.Is(err, ErrUnknownView) {
+		t.Errorf("unknown view: %v", err)
+	}
+	if err := tr.WriteView(&b, ViewConns, "", "xml"); err == nil {
+		t.Error("unknown format accepted")
+	}
+	if err := tr.WriteView(&b, ViewTimeline, "7", "text"); err == nil || !strings.Contains(err.Error(), "no connection 7") {
+		t.Errorf("missing connection: %v", err)
+	}
+	b.Reset()
+	// Without Options.Timeline the view says why it is empty.
+	if err := tr.WriteView(&b, ViewTimeline, "1", "text"); err != nil || !strings.Contains(b.String(), "no events recorded") {
+		t.Errorf("timeline without recording: %v\n%s", err, b.String())
+	}
+	// Empty tracker: views still render.
+	for _, v := range []string{ViewConns, ViewLinks, ViewLGR, ViewDecline} {
+		b.Reset()
+		if err := New(Options{}).WriteView(&b, v, "", "json"); err != nil || !json.Valid(b.Bytes()) {
+			t.Errorf("%s on empty tracker: %v %q", v, err, b.String())
+		}
+	}
+}
+
+func TestOptionsForViews(t *testing.T) {
+	o := OptionsForViews(Options{}, []string{"smc,conns", "smc,timeline,3"})
+	if o.Timeline != "3" {
+		t.Errorf("Timeline = %q, want 3", o.Timeline)
+	}
+	o = OptionsForViews(Options{}, []string{"smc,timeline,3", "smc,timeline,10.0.0.1:5"})
+	if o.Timeline != "all" {
+		t.Errorf("two timelines: %q, want all", o.Timeline)
+	}
+}
+
+func mustJSON(t *testing.T, b []byte, v any) {
+	t.Helper()
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("invalid JSON: %v\n%s", err, clip(string(b)))
+	}
+}
+
+func clip(s string) string {
+	if len(s) > 2000 {
+		return s[:2000] + "..."
+	}
+	return s
+}
