@@ -103,8 +103,12 @@ func (c *Conn) rawReplies(msgs []genetlink.Message) []netlink.Message {
 			continue
 		}
 		out = append(out, netlink.Message{
-			Header: netlink.Header{Type: netlink.HeaderType(c.family.ID), Flags: netlink.Multi},
-			Data:   b,
+			Header: netlink.Header{
+				Length: uint32(nlmsgHeaderLen + len(b)),
+				Type:   netlink.HeaderType(c.family.ID),
+				Flags:  netlink.Multi,
+			},
+			Data: b,
 		})
 	}
 	return out

@@ -66,7 +66,7 @@ func wantPingpongLGR(id uint32, links ...Link) LinkGroupR {
 		V2Common:    &V2Common{Version: 2, Release: 1, PeerOS: 2, NegotiatedEID: "SMC-LAB-UEID", PeerHost: "(none)"},
 		V2:          &LGRV2{Direct: true, MaxConns: 255, MaxLinks: 2},
 		SndBufAlloc: 65536, RMBAlloc: 65536,
-		Links:       links,
+		Links: links,
 	}
 }
 

@@ -221,15 +221,7 @@ func record(dir string, w io.Writer) error {
 		return err
 	}
 	save := func(name string, msgs []netlink.Message) {
-		var b []byte
-		for _, m := range msgs {
-			mb, err := m.MarshalBinary()
-			if err != nil {
-				fmt.Fprintf(w, "record=%q error=%q\n", name, err.Error())
-				return
-			}
-			b = append(b, mb...)
-		}
+		b := smcnl.AppendMessages(nil, msgs)
 		p := filepath.Join(dir, name+".bin")
 		if err := os.WriteFile(p, b, 0o644); err != nil {
 			fmt.Fprintf(w, "record=%q error=%q\n", name, err.Error())

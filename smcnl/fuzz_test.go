@@ -1,0 +1,94 @@
+package smcnl
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/mdlayher/netlink"
+)
+
+// Properties of every parser: no panic on any input, and no partial result
+// alongside an error. Plain `go test` runs the seeds (the realistic
+// messages of the other tests) and the corpus in testdata/fuzz.
+
+func checkNoPartial(t *testing.T, v any, ok bool, err error) {
+	t.Helper()
+	if err != nil && (ok || !reflect.ValueOf(v).IsZero()) {
+		t.Fatalf("partial result %+v (ok=%v) with error %v", v, ok, err)
+	}
+}
+
+func FuzzParseSocket(f *testing.F) {
+	f.Add(pingpongClientSocket(f))
+	f.Add(declineClientSocket(f))
+	f.Add(make([]byte, smcDiagMsgLen))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, err := ParseSocket(b)
+		checkNoPartial(t, s, false, err)
+	})
+}
+
+func FuzzParseLinkGroupR(f *testing.F) {
+	f.Add(pingpongLGR(0x100, 0, 1).Data)
+	f.Add(pingpongLink(1, 3, 0x01010000).Data)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		g, ok, err := ParseLinkGroupR(b)
+		checkNoPartial(t, g, ok, err)
+	})
+}
+
+func FuzzParseLink(f *testing.F) {
+	f.Add(pingpongLink(1, 3, 0x01010000).Data)
+	f.Add(pingpongLGR(0x100, 0, 1).Data)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		l, ok, err := ParseLink(b)
+		checkNoPartial(t, l, ok, err)
+	})
+}
+
+func FuzzParseLinkGroupD(f *testing.F) {
+	f.Add(reply(cmdGetLGRSMCD, []netlink.Attribute{nest(genLGRSMCD, u32(lgrDID, 1), u32(lgrDCHID, 2),
+		nest(lgrDV2Common, u8(lgrV2Ver, 2)))}).Data)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		g, ok, err := ParseLinkGroupD(b)
+		checkNoPartial(t, g, ok, err)
+	})
+}
+
+func FuzzParseStats(f *testing.F) {
+	f.Add(pingpongClientStats().Data)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, ok, err := ParseStats(b)
+		checkNoPartial(t, s, ok, err)
+	})
+}
+
+func FuzzParseFallbackStats(f *testing.F) {
+	f.Add(reply(cmdGetFallbackStats, []netlink.Attribute{nest(genFbStats,
+		u8(fbType, 1), pad(0), u64(fbSrvCnt, 1), pad(0), u64(fbClntCnt, 0),
+		u32(fbRsnCode, 0x03030002), u16(fbRsnCnt, 1))}).Data)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, err := ParseFallbackStats([][]byte{b, b})
+		checkNoPartial(t, s, false, err)
+	})
+}
+
+func FuzzParseDevice(f *testing.F) {
+	f.Add(reply(cmdGetDevSMCR, []netlink.Attribute{nest(genDevSMCR, u32(devUseCnt, 1), str(devIBName, "rxe0"),
+		nest(devPort, u32(portNetDev, 2), u8(portState, 1)))}).Data)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		d, ok, err := ParseDeviceR(b)
+		checkNoPartial(t, d, ok, err)
+		d, ok, err = ParseDeviceD(b)
+		checkNoPartial(t, d, ok, err)
+	})
+}
+
+func FuzzParseSysInfo(f *testing.F) {
+	f.Add(reply(cmdGetSysInfo, []netlink.Attribute{nest(genSysInfo,
+		u8(sysVer, 2), u8(sysRel, 1), u8(sysIsSMCRV2, 1), str(sysLocalHost, "(none)"))}).Data)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, ok, err := ParseSysInfo(b)
+		checkNoPartial(t, s, ok, err)
+	})
+}
