@@ -141,6 +141,7 @@ func (a *clcAssembler) segment(f *Frame) {
 	}
 	ts := f.CI.Timestamp
 	fl.lastSeen = ts
+	f.SMCFlow = true
 	a.frame = f
 	a.arena = a.arena[:0]
 	a.ctx.ci = f.CI

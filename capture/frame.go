@@ -40,6 +40,9 @@ type Frame struct {
 	ICRC ICRCStatus
 	// SMCOption: this TCP SYN or SYN-ACK carried the SMC option.
 	SMCOption bool
+	// SMCFlow: this TCP segment belongs to a connection followed as SMC
+	// (its SYN carried the option, or it started with a CLC message).
+	SMCFlow bool
 	// CLCErr holds decode errors of CLC messages completed by this frame.
 	CLCErr []error
 	// Cut: the capture kept fewer bytes than were on the wire (snaplen).
@@ -61,6 +64,7 @@ func (f *Frame) reset() {
 	f.SMCLayers.reset()
 	f.ICRC = ICRCStatus{}
 	f.SMCOption = false
+	f.SMCFlow = false
 	f.CLC = f.CLC[:0]
 	f.CLCErr = f.CLCErr[:0]
 	f.clcRaw = f.clcRaw[:0]
@@ -91,11 +95,12 @@ func (f *Frame) NetworkFlow() gopacket.Flow {
 	return gopacket.Flow{}
 }
 
-// SMCRelevant reports whether the frame belongs to SMC: a TCP segment with
-// the SMC option, a CLC message, or any RoCE packet (LLC, CDC, RDMA WRITE,
+// SMCRelevant reports whether the frame belongs to SMC: a TCP SYN with the
+// SMC option or answering one (a SYN-ACK without it is the fallback
+// evidence), a CLC message, or any RoCE packet (LLC, CDC, RDMA WRITE,
 // ACK/NAK all ride on the BTH).
 func (f *Frame) SMCRelevant() bool {
-	return f.SMCOption || len(f.CLC) > 0 || len(f.CLCErr) > 0 || f.BTH != nil || f.GRH != nil
+	return f.SMCOption || (f.SMCFlow && f.TCP.SYN) || len(f.CLC) > 0 || len(f.CLCErr) > 0 || f.BTH != nil || f.GRH != nil
 }
 
 // Fields returns the frame's field record (frame.*, eth.*, ip.*, tcp.*,

@@ -69,15 +69,16 @@ func (e *UsageError) Error() string { return "smcdump: " + e.Msg }
 func usagef(format string, a ...any) error { return &UsageError{Msg: fmt.Sprintf(format, a...)} }
 
 // ExitCode maps Run's result to smcdump's exit status: 0 success, 2 usage
-// error or damaged capture file, 1 anything else. Decode errors of single
-// frames are shown in the output and do not fail the run.
+// error or a capture file damaged part-way (truncated, corrupt record: the
+// output is incomplete), 1 any other failure (unreadable, empty or
+// non-capture file, live capture refused). Decode errors of single frames
+// are shown in the output and do not fail the run.
 func ExitCode(err error) int {
 	var ue *UsageError
-	var fe *capture.FileError
 	switch {
 	case err == nil:
 		return 0
-	case errors.As(err, &ue), errors.As(err, &fe):
+	case errors.As(err, &ue), errors.Is(err, capture.ErrTruncatedFile), errors.Is(err, capture.ErrCorruptRecord):
 		return 2
 	}
 	return 1

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestBinary builds smcdump and runs it as a user would.
+func TestBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "smcdump")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	ref := "../../testdata/reference/"
+	pp, err := os.ReadFile(ref + "pingpong.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(dir, "cut.pcap")
+	if err := os.WriteFile(cut, pp[:2000], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		args   []string
+		stdin  []byte
+		code   int
+		stdout string // substring
+		stderr string // substring
+	}{
+		{"decline", []string{"-r", ref + "decline-nordma.pcap"}, nil, 0, "CLC Decline SMC-Rv2 0x03030002 NOSMCRDEV", ""},
+		{"stdin", []string{"-r", "-", "-T", "fields", "-e", "smc.clc.type", "-Y", "smc.clc"}, pp, 0, "1\n2\n3\n", ""},
+		{"truncated", []string{"-r", cut}, nil, 2, "", "cut.pcap: truncated at frame "},
+		{"not capture", []string{"-r", ref + "README.md"}, nil, 1, "", "not a capture file"},
+		{"bad flag", []string{"-q"}, nil, 2, "", "flag provided but not defined"},
+		{"bad filter", []string{"-r", ref + "pingpong.pcap", "-Y", "smc.clc.type =="}, nil, 2, "", "-Y"},
+		{"glossary", []string{"-G", "fields"}, nil, 0, "smc.cdc.seq\tuint\t", ""},
+		{"extra arg", []string{"-r", ref + "pingpong.pcap", "extra"}, nil, 2, "", `unexpected argument "extra"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := exec.Command(bin, tt.args...)
+			var out, errb bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &errb
+			if tt.stdin != nil {
+				cmd.Stdin = bytes.NewReader(tt.stdin)
+			}
+			err := cmd.Run()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != tt.code {
+				t.Errorf("exit %d, want %d (stderr %q)", code, tt.code, errb.String())
+			}
+			if !strings.Contains(out.String(), tt.stdout) {
+				t.Errorf("stdout lacks %q:\n%s", tt.stdout, out.String())
+			}
+			if !strings.Contains(errb.String(), tt.stderr) {
+				t.Errorf("stderr %q lacks %q", errb.String(), tt.stderr)
+			}
+			if tt.code != 0 && tt.name != "bad flag" && strings.Count(strings.TrimSpace(errb.String()), "\n") != 0 {
+				t.Errorf("error is not one line: %q", errb.String())
+			}
+		})
+	}
+}

@@ -1,0 +1,353 @@
+package output
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/decode"
+)
+
+const (
+	ref        = "../testdata/reference/"
+	pingpong   = ref + "pingpong.pcap"
+	declineRDM = ref + "decline-nordma.pcap"
+	fallback   = ref + "fallback-nosmc.pcap"
+	noUEID     = ref + "no-ueid.pcap"
+)
+
+func run(t *testing.T, o Options) (string, string, error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	o.Stdout, o.Stderr = &out, &errb
+	err := Run(context.Background(), o)
+	return out.String(), errb.String(), err
+}
+
+// lineOf returns the text lines of frame n.
+func linesOf(out string, n int) []string {
+	var ls []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, fmt.Sprintf("%d  ", n)) {
+			ls = append(ls, l)
+		}
+	}
+	return ls
+}
+
+func TestTextGolden(t *testing.T) {
+	tests := []struct {
+		file  string
+		frame int
+		want  []string // substrings of the frame's line
+	}{
+		{declineRDM, 5, []string{"10.10.0.2:55036 -> 10.10.0.1:5000", "TCP", "[SYN]", "SMC option"}},
+		{declineRDM, 8, []string{"CLC Proposal", "SMC-Rv2", `"SMC-LAB-UEID"`}},
+		{declineRDM, 10, []string{"10.10.0.1:5000 -> 10.10.0.2:55036", "CLC Decline", "0x03030002 NOSMCRDEV"}},
+		{noUEID, 8, []string{"CLC Decline", "0x03030000"}},
+		{fallback, 6, []string{"[SYN, ACK]", "no SMC option"}},
+		{pingpong, 10, []string{"CLC Accept", "first-contact", "QPN 0x11", "rkey 0x3a9"}},
+		{pingpong, 12, []string{"CLC Confirm", "PSN 0xddf8a0"}},
+		{pingpong, 14, []string{"LLC", "CONFIRM_LINK_V2", "SEND Only", "PSN 0xa6ac2e"}},
+		{pingpong, 22, []string{"RoCE  RC RDMA WRITE Only", "rkey 0x3a9", "len 24"}},
+		{pingpong, 23, []string{"10.10.0.2 -> 10.10.0.1  CDC  CDC seq 1 token 1 prod 0/24"}},
+		{pingpong, 24, []string{"RoCE  RC ACK", "PSN 0xddf8a2"}},
+	}
+	outs := map[string]string{}
+	for _, tt := range tests {
+		out, ok := outs[tt.file]
+		if !ok {
+			var err error
+			out, _, err = run(t, Options{Read: tt.file})
+			if err != nil {
+				t.Fatal(err)
+			}
+			outs[tt.file] = out
+		}
+		ls := linesOf(out, tt.frame)
+		if len(ls) != 1 {
+			t.Errorf("%s frame %d: %d lines %q", tt.file, tt.frame, len(ls), ls)
+			continue
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(ls[0], w) {
+				t.Errorf("%s frame %d: line %q lacks %q", tt.file, tt.frame, ls[0], w)
+			}
+		}
+	}
+	// Not SMC-relevant: the fallback's application data (frame 8) and pure
+	// ACKs are hidden unless -a.
+	if ls := linesOf(outs[fallback], 8); len(ls) != 0 {
+		t.Errorf("fallback frame 8 shown without -a: %q", ls)
+	}
+	all, _, err := run(t, Options{Read: fallback, All: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(all, "\n"); n != 74 {
+		t.Errorf("-a printed %d lines, want 74", n)
+	}
+	if ls := linesOf(all, 8); len(ls) != 1 || !strings.Contains(ls[0], "len 24") {
+		t.Errorf("-a frame 8: %q", ls)
+	}
+}
+
+func TestCount(t *testing.T) {
+	out, _, err := run(t, Options{Read: pingpong, Count: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out, "\n"); n != 7 {
+		t.Errorf("-c 7 printed %d lines", n)
+	}
+}
+
+func TestVerboseAndHex(t *testing.T) {
+	out, _, err := run(t, Options{Read: declineRDM, Verbose: true, Hex: true, DisplayFilter: "smc.clc.type == 4"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{
+		"10  ", "CLC Decline",
+		"  SMC CLC (smc.clc)\n",
+		"smc.clc.decline.reason = 0x3030002 (NOSMCRDEV)",
+		"tcp.srcport = 5000",
+		"0000  52 54 00 0a 00 02 52 54  00 0a 00 01 08 00 45 00  RT....RT......E.",
+	} {
+		if !strings.Contains(out, w) {
+			t.Errorf("-V -x output lacks %q", w)
+		}
+	}
+	if strings.Contains(out, "CLC Proposal") {
+		t.Error("-Y smc.clc.type == 4 let the Proposal through")
+	}
+}
+
+func TestFields(t *testing.T) {
+	out, _, err := run(t, Options{Read: pingpong, Format: FormatFields,
+		Fields: []string{"frame.number", "smc.clc.type", "ip.src", "tcp.flags.syn"}, Separator: ";", Header: true,
+		DisplayFilter: "tcp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "frame.number;smc.clc.type;ip.src;tcp.flags.syn\n" +
+		"5;;10.10.0.2;1\n6;;10.10.0.1;1\n8;1;10.10.0.2;0\n10;2;10.10.0.1;0\n12;3;10.10.0.2;0\n"
+	if out != want {
+		t.Errorf("fields output:\n%s\nwant:\n%s", out, want)
+	}
+	// A field with several values in one frame is joined by ','.
+	out, _, err = run(t, Options{Read: pingpong, Format: FormatFields, Fields: []string{"frame.number", "roce.bth.psn"},
+		DisplayFilter: "frame.number == 23"})
+	if err != nil || out != "23\t14547107\n" {
+		t.Errorf("got %q %v", out, err)
+	}
+}
+
+func TestFieldsMultipleValues(t *testing.T) {
+	// The Confirm carries a GID list; each CLC has several GID fields,
+	// and vlan-less frames have none: joined values, empty column.
+	out, _, err := run(t, Options{Read: pingpong, Format: FormatFields, Fields: []string{"frame.number", "vlan.id", "smc.clc.type", "smc.clc.type"},
+		DisplayFilter: "smc.clc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out != "8\t\t1\t1\n10\t\t2\t2\n12\t\t3\t3\n" {
+		t.Errorf("got %q", out)
+	}
+}
+
+func TestJSON(t *testing.T) {
+	for _, f := range []Format{FormatJSON, FormatJSONL} {
+		out, _, err := run(t, Options{Read: declineRDM, Format: f, All: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var objs []map[string]any
+		if f == FormatJSON {
+			if err := json.Unmarshal([]byte(out), &objs); err != nil {
+				t.Fatalf("-T json invalid: %v", err)
+			}
+		} else {
+			for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+				var m map[string]any
+				if err := json.Unmarshal([]byte(l), &m); err != nil {
+					t.Fatalf("-T jsonl line invalid: %v: %s", err, l)
+				}
+				objs = append(objs, m)
+			}
+		}
+		if len(objs) != 76 {
+			t.Fatalf("%s: %d objects, want 76", f, len(objs))
+		}
+		d := objs[9]
+		if d["frame.number"] != 10.0 || d["smc.clc.decline.reason"] != float64(0x03030002) || d["tcp.smc_option"] != nil {
+			t.Errorf("%s frame 10: %v", f, d)
+		}
+		if s := fmt.Sprint(d["_summary"]); !strings.Contains(s, "NOSMCRDEV") {
+			t.Errorf("%s frame 10 summary %s", f, s)
+		}
+	}
+}
+
+// TestJSONClosedOnError: a truncated file ends the run with an error, but
+// the JSON array written so far is complete.
+func TestJSONClosedOnError(t *testing.T) {
+	b, err := os.ReadFile(pingpong)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "cut.pcap")
+	if err := os.WriteFile(p, b[:3000], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := run(t, Options{Read: p, Format: FormatJSON, All: true})
+	if !errors.Is(err, capture.ErrTruncatedFile) || ExitCode(err) != 2 {
+		t.Fatalf("error %v (exit %d)", err, ExitCode(err))
+	}
+	var objs []map[string]any
+	if err := json.Unmarshal([]byte(out), &objs); err != nil || len(objs) == 0 {
+		t.Fatalf("JSON after truncation invalid (%v): %q", err, out)
+	}
+	// Cancellation (interrupt) closes it too.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var buf bytes.Buffer
+	if err := Run(ctx, Options{Read: pingpong, Format: FormatJSON, Stdout: &buf, Stderr: io.Discard}); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(buf.Bytes(), &objs); err != nil {
+		t.Fatalf("JSON after cancel invalid: %v: %q", err, buf.String())
+	}
+}
+
+func TestGlossary(t *testing.T) {
+	out, _, err := run(t, Options{Glossary: "fields"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != len(decode.Fields()) {
+		t.Fatalf("%d lines for %d fields", len(lines), len(decode.Fields()))
+	}
+	want := map[string]bool{"frame.number\tuint\t": false, "smc.cdc.seq\tuint\t": false, "ip.src\taddress\t": false, "tcp.smc_option\tbool\t": false}
+	for _, l := range lines {
+		if strings.Count(l, "\t") != 2 {
+			t.Errorf("line %q: want name<TAB>type<TAB>description", l)
+		}
+		for w := range want {
+			if strings.HasPrefix(l, w) {
+				want[w] = true
+			}
+		}
+	}
+	for w, ok := range want {
+		if !ok {
+			t.Errorf("-G fields lacks %q", w)
+		}
+	}
+	if _, _, err := run(t, Options{Glossary: "protocols"}); ExitCode(err) != 2 {
+		t.Errorf("-G protocols: %v", err)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	tests := []struct {
+		o    Options
+		want string
+	}{
+		{Options{}, "nothing to read"},
+		{Options{Read: pingpong, Iface: "lo"}, "exclude"},
+		{Options{Read: pingpong, Format: FormatFields}, "needs at least one -e"},
+		{Options{Read: pingpong, Format: FormatFields, Fields: []string{"smc.nope"}}, `-e "smc.nope": unknown field`},
+		{Options{Read: pingpong, Fields: []string{"ip.src"}}, "-e needs -T fields"},
+		{Options{Read: pingpong, Format: "xml"}, `-T "xml"`},
+		{Options{Read: pingpong, DisplayFilter: "smc.clc.type =="}, "-Y: "},
+		{Options{Read: pingpong, CaptureFilter: "tcp"}, "-f is a capture filter for -i"},
+		{Options{Read: pingpong, Views: []string{"smc,conns"}}, "-z"},
+	}
+	for _, tt := range tests {
+		_, _, err := run(t, tt.o)
+		if err == nil || !strings.Contains(err.Error(), tt.want) || ExitCode(err) != 2 {
+			t.Errorf("%+v: error %v (exit %d), want %q and exit 2", tt.o, err, ExitCode(err), tt.want)
+		}
+	}
+	var o Options
+	for _, bad := range []string{"separator", "header=maybe", "quote=d"} {
+		if err := o.ParseSeparatorOption(bad); err == nil {
+			t.Errorf("-E %s accepted", bad)
+		}
+	}
+	if err := o.ParseSeparatorOption("separator=/t"); err != nil || o.Separator != "\t" {
+		t.Errorf("separator=/t: %v %q", err, o.Separator)
+	}
+}
+
+func TestBadFileErrors(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.pcap")
+	os.WriteFile(empty, nil, 0o644)
+	tests := []struct {
+		path, want string
+		code       int
+	}{
+		{empty, "empty.pcap: empty file", 1},
+		{ref + "README.md", "not a capture file", 1},
+		{filepath.Join(dir, "missing.pcap"), "no such file", 1},
+	}
+	for _, tt := range tests {
+		_, _, err := run(t, Options{Read: tt.path})
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v", tt.path, err)
+		}
+		if c := ExitCode(err); c != tt.code {
+			t.Errorf("%s: exit %d, want %d", tt.path, c, tt.code)
+		}
+	}
+}
+
+// TestWriteSelected: -w saves the selected frames as pcapng that reads back.
+func TestWriteSelected(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "out.pcapng")
+	out, _, err := run(t, Options{Read: pingpong, Write: p, DisplayFilter: "smc.clc or smc.llc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out != "" {
+		t.Errorf("-w alone printed %q", out)
+	}
+	out, _, err = run(t, Options{Read: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "CLC Proposal") || !strings.Contains(out, "CONFIRM_LINK_V2") || strings.Contains(out, "CDC seq") {
+		t.Errorf("re-read of -w output:\n%s", out)
+	}
+}
+
+type countView struct{ n *int }
+
+func (v countView) Frame(f *capture.Frame) { *v.n++ }
+func (v countView) Done(w io.Writer) error {
+	_, err := fmt.Fprintf(w, "view saw %d frames\n", *v.n)
+	return err
+}
+
+func TestViewsSeeEveryFrame(t *testing.T) {
+	n := 0
+	out, _, err := run(t, Options{Read: fallback, Views: []string{"count"},
+		NewView: func(spec string) (View, error) { return countView{&n}, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(out, "view saw 74 frames\n") {
+		t.Errorf("output tail: %q", out[max(0, len(out)-80):])
+	}
+}
