@@ -9,7 +9,7 @@
 //	smclab stats [-json]
 //	smclab fallback [-json]
 //	smclab sysinfo [-json]
-//	smclab wait-lgr-gone SECONDS
+//	smclab wait-lgr-gone [-keep N] SECONDS
 //	smclab record DIR
 //
 // Text output is stable key=value lines (see smcnl.Write*). Exit status: 0

@@ -58,14 +58,22 @@ func run(args []string, w io.Writer) error {
 		defer c.Close()
 		return genl(c, cmd, asJSON, w)
 	case "wait-lgr-gone":
+		keep := 0
+		if len(rest) == 3 && rest[0] == "-keep" {
+			k, err := strconv.Atoi(rest[1])
+			if err != nil || k < 0 {
+				return usageError(fmt.Sprintf("wait-lgr-gone: bad -keep %q", rest[1]))
+			}
+			keep, rest = k, rest[2:]
+		}
 		if len(rest) != 1 {
-			return usageError("wait-lgr-gone: need SECONDS")
+			return usageError("wait-lgr-gone: need [-keep N] SECONDS")
 		}
 		secs, err := strconv.ParseFloat(rest[0], 64)
 		if err != nil || secs < 0 {
 			return usageError(fmt.Sprintf("wait-lgr-gone: bad SECONDS %q", rest[0]))
 		}
-		return waitLGRGone(time.Duration(secs*float64(time.Second)), w)
+		return waitLGRGone(time.Duration(secs*float64(time.Second)), keep, w)
 	case "record":
 		if len(rest) != 1 {
 			return usageError("record: need DIR")
@@ -187,10 +195,10 @@ func genl(c *smcnl.Conn, cmd string, asJSON bool, w io.Writer) error {
 	return smcnl.WriteSysInfo(w, s, us)
 }
 
-// waitLGRGone polls until no SMC-R link group is left: the kernel frees a
-// link group some seconds after its last connection, and the next scenario
-// must not reuse it.
-func waitLGRGone(d time.Duration, w io.Writer) error {
+// waitLGRGone polls until at most keep SMC-R link groups are left: the
+// kernel frees a link group some seconds after its last connection, and the
+// next scenario must not reuse it.
+func waitLGRGone(d time.Duration, keep int, w io.Writer) error {
 	c, err := smcnl.Dial()
 	if err != nil {
 		return err
@@ -202,8 +210,8 @@ func waitLGRGone(d time.Duration, w io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if len(rs) == 0 {
-			_, err := fmt.Fprintf(w, "lgr_gone=1 after_ms=%d\n", time.Since(start).Milliseconds())
+		if len(rs) <= keep {
+			_, err := fmt.Fprintf(w, "lgr_gone=1 lgrs=%d after_ms=%d\n", len(rs), time.Since(start).Milliseconds())
 			return err
 		}
 		if time.Since(start) >= d {

@@ -14,6 +14,8 @@ func TestRunUsage(t *testing.T) {
 		{"stats", "-json", "extra"},
 		{"wait-lgr-gone"},
 		{"wait-lgr-gone", "-1"},
+		{"wait-lgr-gone", "-keep", "x", "5"},
+		{"wait-lgr-gone", "-keep", "1"},
 		{"record"},
 	} {
 		var out bytes.Buffer
