@@ -251,8 +251,10 @@ type psnConn struct {
 
 // connOf returns the connection of a recent request with this PSN.
 func (r *RC) connOf(psn uint32) *Conn {
-	for i := range r.recent {
-		if e := &r.recent[i]; e.conn != nil && e.psn == psn {
+	// Newest first: an ACK usually answers one of the last requests.
+	n := len(r.recent)
+	for i := range min(r.nRecent, n) {
+		if e := &r.recent[(r.nRecent-1-i)%n]; e.psn == psn {
 			return e.conn
 		}
 	}

@@ -27,6 +27,7 @@ func (t *Tracker) newLink(g *LinkGroup, in *input, inferred bool) *Link {
 // expected first PSN comes from the sender's CLC/ADD_LINK value.
 func (t *Tracker) keyLink(l *Link, d Dir, k qpKey) {
 	t.byQP[k] = linkRef{l, d}
+	t.qpCache = [4]qpCacheEntry{}
 	l.keys[d], l.keyed[d] = k, true
 	delete(t.unknownQP, k)
 	if e := l.end(d); e.PSN != 0 && !l.RC[d].havePSN {
@@ -64,7 +65,7 @@ func (t *Tracker) roce(in *input) {
 	r := &in.roce
 	t.stats.RoCE++
 	key := qpKey{r.src, r.dst, r.destQP}
-	ref, ok := t.byQP[key]
+	ref, ok := t.lookupQP(key)
 	if !ok {
 		if ref, ok = t.resolveUnknown(in, key); !ok {
 			t.cur.unattached = true
@@ -123,6 +124,20 @@ func (t *Tracker) roce(in *input) {
 	if t.cur.conn != nil {
 		rc.remember(r.psn, t.cur.conn)
 	}
+}
+
+func (t *Tracker) lookupQP(k qpKey) (linkRef, bool) {
+	for i := range t.qpCache {
+		if e := &t.qpCache[i]; e.ref.link != nil && e.key == k {
+			return e.ref, true
+		}
+	}
+	ref, ok := t.byQP[k]
+	if ok {
+		t.qpCache[t.qpNext%len(t.qpCache)] = qpCacheEntry{k, ref}
+		t.qpNext++
+	}
+	return ref, ok
 }
 
 // resolveUnknown handles a packet whose wire key no CLC or LLC announced:
@@ -242,6 +257,7 @@ func (t *Tracker) flip(l *Link) {
 			t.byQP[l.keys[d]] = linkRef{l, Dir(d)}
 		}
 	}
+	t.qpCache = [4]qpCacheEntry{}
 	tokens := make(map[tokenKey]*Conn, len(g.tokens))
 	for k, c := range g.tokens {
 		tokens[tokenKey{k.dir.Reverse(), k.token}] = c

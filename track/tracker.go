@@ -57,6 +57,15 @@ type Tracker struct {
 
 	in  input
 	cur attribution
+	// qpCache holds the last wire keys looked up: RoCE traffic comes in
+	// runs on few QPs, and hashing two netip.Addr per frame dominated Feed.
+	qpCache [4]qpCacheEntry
+	qpNext  int
+}
+
+type qpCacheEntry struct {
+	key qpKey
+	ref linkRef
 }
 
 // unknownQP counts frames on a QP direction that no SMC message has
@@ -116,7 +125,7 @@ func (t *Tracker) feed(in *input) {
 		t.stats.Other++
 	}
 	t.account()
-	if in.ts.Sub(t.lastSweep) > t.opts.IdleTimeout/4 {
+	if t.stats.Frames&1023 == 0 && in.ts.Sub(t.lastSweep) > t.opts.IdleTimeout/4 {
 		t.sweep(in.ts)
 	}
 }
