@@ -33,7 +33,7 @@ var (
 	ftSubA  = decode.Field("filtertest.sub.a", decode.KindUint, "under the sub prefix")
 	ftSubB  = decode.Field("filtertest.sub.b", decode.KindUint, "under the sub prefix")
 	ftSubx  = decode.Field("filtertest.subx", decode.KindUint, "shares letters, not the prefix")
-	ftNever = decode.Field("filtertest.never", decode.KindUint, "never in the test record")
+	_       = decode.Field("filtertest.never", decode.KindUint, "never in the test record")
 )
 
 func testRecord() *decode.Record {
