@@ -197,14 +197,14 @@ func (a *CLCAccept) decodeV2Tail(c *CLC, body []byte, fceOff int, gidList bool) 
 // Accept/Confirm fields, smc-wire-format §2.5, §2.6.
 var (
 	fCLCFirstContact = Field("smc.clc.first_contact", KindBool, "first contact: the connection creates a new link group")
-	fCLCQPN          = Field("smc.clc.qpn", KindUint, "sender QP number (SMC-R)", Hex())
+	fCLCQPN          = Field("smc.clc.qpn", KindUint, "sender QP number (SMC-R)", HexN(6))
 	fCLCRKey         = Field("smc.clc.rkey", KindUint, "rkey of the sender's RMB (SMC-R)", Hex())
 	fCLCRMBEIdx      = Field("smc.clc.rmbe_idx", KindUint, "RMBE index in the RMB (SMC-R)")
 	fCLCAlertToken   = Field("smc.clc.alert_token", KindUint, "sender RMBE alert token = connection token in CDCs (SMC-R)")
 	fCLCRMBESize     = Field("smc.clc.rmbe_size", KindUint, "RMBE size in bytes (SMC-R)")
 	fCLCMTU          = Field("smc.clc.mtu", KindUint, "QP MTU in bytes (SMC-R)")
 	fCLCRMBVA        = Field("smc.clc.rmb_va", KindUint, "RMB virtual address (SMC-R)", Hex())
-	fCLCPSN          = Field("smc.clc.psn", KindUint, "sender initial packet sequence number (SMC-R)", Hex())
+	fCLCPSN          = Field("smc.clc.psn", KindUint, "sender initial packet sequence number (SMC-R)", HexN(6))
 
 	fSMCDGID      = Field("smc.clc.smcd.gid", KindUint, "sender ISM GID (SMC-D)", Hex())
 	fSMCDDMBToken = Field("smc.clc.smcd.dmb_token", KindUint, "sender DMB token (SMC-D)", Hex())

@@ -44,6 +44,8 @@ type FieldDef struct {
 	Desc string
 	// Hex asks the -V tree to show the number in hex (fields output stays decimal).
 	Hex bool
+	// HexDigits zero-pads the hex form, so codes read as the kernel writes them (0x03030002).
+	HexDigits int
 	// Enum, when set, names a numeric value (e.g. a decline code), for -V and text lines.
 	Enum func(uint64) string
 }
@@ -53,6 +55,9 @@ type FieldOpt func(*FieldDef)
 
 // Hex shows the value in hex in the -V tree.
 func Hex() FieldOpt { return func(d *FieldDef) { d.Hex = true } }
+
+// HexN shows the value in hex zero-padded to n digits in the -V tree.
+func HexN(n int) FieldOpt { return func(d *FieldDef) { d.Hex, d.HexDigits = true, n } }
 
 // Enum attaches a namer for numeric values.
 func Enum(f func(uint64) string) FieldOpt { return func(d *FieldDef) { d.Enum = f } }
@@ -158,7 +163,7 @@ func (v Value) Display(d FieldDef) string {
 	var s string
 	switch {
 	case (d.Kind == KindUint) && d.Hex:
-		s = fmt.Sprintf("0x%x", v.U)
+		s = fmt.Sprintf("0x%0*x", d.HexDigits, v.U)
 	default:
 		s = v.Format(d.Kind)
 	}
