@@ -537,7 +537,7 @@ func TestCLCAppendFields(t *testing.T) {
 	}
 	// The -V tree names decline codes.
 	d, _ := LookupField("smc.clc.decline.reason")
-	if got := (Value{U: 0x03030002}).Display(d); got != "0x3030002 (NOSMCRDEV)" {
+	if got := (Value{U: 0x03030002}).Display(d); got != "0x03030002 (NOSMCRDEV)" {
 		t.Errorf("Display = %q", got)
 	}
 }
