@@ -34,7 +34,11 @@ func (t *Tracker) cdc(l *Link, d Dir, in *input) {
 		from := c.Link
 		t.attach(c, l)
 		if rec {
-			t.note(c, in, d, "CDC", fmt.Sprintf("failover validation seq %d token %d: connection moved from link %d to link %d", m.seq, m.token, from, l.ID))
+			what := fmt.Sprintf("connection moved from link %d to link %d", from, l.ID)
+			if from == l.ID {
+				what = fmt.Sprintf("peer confirms the move to link %d", l.ID)
+			}
+			t.note(c, in, d, "CDC", fmt.Sprintf("failover validation seq %d token %d: %s", m.seq, m.token, what))
 		}
 		return
 	}

@@ -145,17 +145,17 @@ func (t *Tracker) addLink(l *Link, d Dir, in *input, name, kind string) {
 	m := &in.roce.llc
 	g := l.lgr
 	nl := g.linkByID(m.linkID)
-	if nl != nil && nl.State != LinkAdding {
-		nl = nil
-	}
-	if nl == nil && (m.resp || m.reject) {
-		// The request was not captured.
-		nl = t.newLink(g, in, l.Inferred)
-		nl.LinkID = m.linkID
-	}
 	switch {
 	case m.reject:
-		nl.State = LinkRejected
+		// The reject echoes the newest request for this link number,
+		// which may already have been deleted meanwhile.
+		if nl == nil {
+			nl = t.newLink(g, in, l.Inferred)
+			nl.LinkID = m.linkID
+		}
+		if nl.State == LinkAdding || nl.State == LinkAdded || nl.State == LinkUnknown {
+			nl.State = LinkRejected
+		}
 		l.addHistory(in, fmt.Sprintf("%s %s REJECT link %d", name, kind, m.linkID))
 		nl.addHistory(in, fmt.Sprintf("%s %s REJECT (sent on link %d)", name, kind, l.LinkID))
 		return
@@ -165,6 +165,11 @@ func (t *Tracker) addLink(l *Link, d Dir, in *input, name, kind string) {
 		l.addHistory(in, fmt.Sprintf("%s %s for link %d (%d rkeys)", name, kind, m.linkID, m.nTrip))
 		nl.addHistory(in, fmt.Sprintf("%s %s (sent on link %d)", name, kind, l.LinkID))
 	default:
+		if nl == nil || nl.State != LinkAdding {
+			// The request was not captured.
+			nl = t.newLink(g, in, l.Inferred)
+			nl.LinkID = m.linkID
+		}
 		nl.State = LinkAdded
 		l.addHistory(in, fmt.Sprintf("%s %s link %d accepted (%d rkeys)", name, kind, m.linkID, m.nTrip))
 		nl.addHistory(in, fmt.Sprintf("%s %s accepted (sent on link %d)", name, kind, l.LinkID))

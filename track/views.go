@@ -292,13 +292,19 @@ func ConnDetail(c *Conn) string {
 	case OutcomeUnknown:
 		return "joined mid-stream (from CDCs)"
 	}
+	var s string
 	switch {
 	case len(c.CLCTypes) > 0:
-		return "handshake incomplete after " + strings.TrimPrefix(clcName(c.CLCTypes[len(c.CLCTypes)-1]), "CLC ")
+		s = "handshake incomplete after " + strings.TrimPrefix(clcName(c.CLCTypes[len(c.CLCTypes)-1]), "CLC ")
 	case c.SeenSYNACK:
-		return "no CLC yet"
+		s = "no CLC yet"
+	default:
+		s = "SYN only"
 	}
-	return "SYN only"
+	if c.Flow[0].FIN || c.Flow[1].FIN || c.Flow[0].RST || c.Flow[1].RST {
+		s += "; TCP closed before the handshake finished"
+	}
+	return s
 }
 
 func closeInfo(c *Conn) string {
