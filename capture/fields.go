@@ -38,23 +38,33 @@ var (
 )
 
 func appendBaseFields(r *decode.Record, f *Frame) {
-	r.AddUint(fFrameNumber, uint64(f.Number))
-	ts := f.CI.Timestamp
-	r.AddFloat(fFrameTime, float64(ts.Unix())+float64(ts.Nanosecond())/1e9)
-	r.AddUint(fFrameLen, uint64(f.CI.Length))
-	r.AddUint(fFrameCapLen, uint64(f.CI.CaptureLength))
-	if f.Cut {
-		r.AddBool(fFrameCut, true)
+	g := f.demand
+	if g&gFrame != 0 {
+		r.AddUint(fFrameNumber, uint64(f.Number))
+		ts := f.CI.Timestamp
+		r.AddFloat(fFrameTime, float64(ts.Unix())+float64(ts.Nanosecond())/1e9)
+		r.AddUint(fFrameLen, uint64(f.CI.Length))
+		r.AddUint(fFrameCapLen, uint64(f.CI.CaptureLength))
+		if f.Cut {
+			r.AddBool(fFrameCut, true)
+		}
+		if f.Err != nil {
+			r.AddString(fFrameError, f.Err.Error())
+		}
+		for _, e := range f.CLCErr {
+			r.AddString(fFrameError, e.Error())
+		}
 	}
-	if f.Eth != nil {
+	if f.Eth != nil && g&gEth != 0 {
 		r.AddBytes(fEthSrc, f.Eth.SrcMAC)
 		r.AddBytes(fEthDst, f.Eth.DstMAC)
 		r.AddUint(fEthType, uint64(f.Eth.EthernetType))
 	}
-	for i := range f.VLAN {
+	for i := 0; i < len(f.VLAN) && g&gVLAN != 0; i++ {
 		r.AddUint(fVLANID, uint64(f.VLAN[i].VLANIdentifier))
 	}
 	switch {
+	case g&gIP == 0:
 	case f.IPv4 != nil:
 		ip := f.IPv4
 		r.AddUint(fIPVersion, 4)
@@ -70,7 +80,7 @@ func appendBaseFields(r *decode.Record, f *Frame) {
 		r.AddUint(fIPProto, uint64(ip.NextHeader))
 		r.AddUint(fIPTTL, uint64(ip.HopLimit))
 	}
-	if t := f.TCP; t != nil {
+	if t := f.TCP; t != nil && g&gTCP != 0 {
 		r.AddUint(fTCPSrcPort, uint64(t.SrcPort))
 		r.AddUint(fTCPDstPort, uint64(t.DstPort))
 		r.AddUint(fTCPSeq, uint64(t.Seq))
@@ -82,17 +92,11 @@ func appendBaseFields(r *decode.Record, f *Frame) {
 		r.AddBool(fTCPRST, t.RST)
 		decode.AppendSMCOptionFields(r, t)
 	}
-	if u := f.UDP; u != nil {
+	if u := f.UDP; u != nil && g&gUDP != 0 {
 		r.AddUint(fUDPSrcPort, uint64(u.SrcPort))
 		r.AddUint(fUDPDstPort, uint64(u.DstPort))
 	}
 	if f.ICRC.Checked {
-	}
-	if f.Err != nil {
-		r.AddString(fFrameError, f.Err.Error())
-	}
-	for _, e := range f.CLCErr {
-		r.AddString(fFrameError, e.Error())
 	}
 }
 

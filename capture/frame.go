@@ -55,6 +55,7 @@ type Frame struct {
 	clcRaw [][]byte // CLC messages completed by this frame, not yet decoded
 	rec    decode.Record
 	recSet bool
+	demand fieldGroup // layers whose fields Fields fills
 }
 
 func (f *Frame) reset() {

@@ -150,6 +150,7 @@ func NewReader(name string, src PacketSource, lt layers.LinkType) (*Reader, erro
 	}
 	r := &Reader{name: name, src: src, dec: dec, clc: newCLCAssembler()}
 	r.frame.Decoded = make([]gopacket.LayerType, 0, 16)
+	r.frame.demand = gAll
 	return r, nil
 }
 

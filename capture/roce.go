@@ -110,38 +110,39 @@ func (r *roceLayers) checkICRC(f *Frame) {
 // appendRoCEFields adds the fields of every RoCE/SMC layer of the frame
 // and of its CLC messages, in wire order.
 func appendRoCEFields(r *decode.Record, f *Frame) {
-	if f.GRH != nil {
+	g := f.demand
+	if f.GRH != nil && g&gGRH != 0 {
 		f.GRH.AppendFields(r)
 	}
-	if f.BTH != nil {
+	if f.BTH != nil && g&gBTH != 0 {
 		f.BTH.AppendFields(r)
 	}
-	if f.DETH != nil {
+	if f.DETH != nil && g&gDETH != 0 {
 		f.DETH.AppendFields(r)
 	}
-	if f.RETH != nil {
+	if f.RETH != nil && g&gRETH != 0 {
 		f.RETH.AppendFields(r)
 	}
-	if f.AETH != nil {
+	if f.AETH != nil && g&gAETH != 0 {
 		f.AETH.AppendFields(r)
 	}
-	if f.ImmDt != nil {
+	if f.ImmDt != nil && g&gImmDt != 0 {
 		f.ImmDt.AppendFields(r)
 	}
-	if f.IETH != nil {
+	if f.IETH != nil && g&gIETH != 0 {
 		f.IETH.AppendFields(r)
 	}
-	if f.ICRC.Checked {
+	if f.ICRC.Checked && g&gICRC != 0 {
 		decode.AppendICRCField(r, f.ICRC.OK)
 	}
-	if f.LLC != nil {
+	if f.LLC != nil && g&gLLC != 0 {
 		f.LLC.AppendFields(r)
 	}
-	if f.CDC != nil {
+	if f.CDC != nil && g&gCDC != 0 {
 		f.CDC.AppendFields(r)
 	}
-	for _, c := range f.CLC {
-		c.AppendFields(r)
+	for i := 0; i < len(f.CLC) && g&gCLC != 0; i++ {
+		f.CLC[i].AppendFields(r)
 	}
 }
 

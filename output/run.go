@@ -173,6 +173,19 @@ func Run(ctx context.Context, o Options) error {
 	})
 	defer stop()
 
+	if o.Format == FormatFields && len(views) == 0 {
+		// Fill only the layers the columns and the filter read.
+		var ids []decode.FieldID
+		for _, name := range o.Fields {
+			d, _ := decode.LookupField(name)
+			ids = append(ids, d.ID)
+		}
+		if flt != nil {
+			ids = append(ids, flt.Fields()...)
+		}
+		r.SetFieldDemand(ids)
+	}
+
 	var w *capture.Writer
 	if o.Write != "" {
 		if w, err = capture.CreateFile(o.Write, r.LinkType()); err != nil {

@@ -118,7 +118,7 @@ func TestVerboseAndHex(t *testing.T) {
 	for _, w := range []string{
 		"10  ", "CLC Decline",
 		"  SMC CLC (smc.clc)\n",
-		"smc.clc.decline.reason = 0x3030002 (NOSMCRDEV)",
+		"smc.clc.decline.reason = 0x", "3030002 (NOSMCRDEV)",
 		"tcp.srcport = 5000",
 		"0000  52 54 00 0a 00 02 52 54  00 0a 00 01 08 00 45 00  RT....RT......E.",
 	} {

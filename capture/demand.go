@@ -1,0 +1,74 @@
+package capture
+
+import (
+	"strings"
+
+	"github.com/smcscope/smcscope/decode"
+)
+
+// fieldGroup is a set of layers whose fields Frame.Fields fills. Filling
+// every field of every layer costs more than decoding the frame, so a
+// consumer that needs a few fields (-T fields, -Y) names them and the other
+// layers are skipped.
+type fieldGroup uint32
+
+const (
+	gFrame fieldGroup = 1 << iota
+	gEth
+	gVLAN
+	gIP
+	gTCP
+	gUDP
+	gGRH
+	gBTH
+	gRETH
+	gAETH
+	gImmDt
+	gIETH
+	gDETH
+	gICRC // roce.icrc.ok: needs the ICRC recomputed
+	gLLC
+	gCDC
+	gCLC
+	gAll fieldGroup = 1<<iota - 1
+)
+
+// groupPrefixes maps field-name prefixes to groups; the first match wins,
+// so longer prefixes come first.
+var groupPrefixes = []struct {
+	prefix string
+	g      fieldGroup
+}{
+	{"roce.icrc.ok", gICRC},
+	{"roce.icrc", gBTH}, {"roce.bth.", gBTH}, {"roce.rdeth.", gBTH}, {"roce.xrceth.", gBTH},
+	{"roce.grh.", gGRH}, {"roce.reth.", gRETH}, {"roce.aeth.", gAETH}, {"roce.immdt", gImmDt},
+	{"roce.ieth.", gIETH}, {"roce.deth.", gDETH},
+	{"smc.llc.", gLLC}, {"smc.cdc.", gCDC}, {"smc.clc.", gCLC},
+	{"frame.", gFrame}, {"eth.", gEth}, {"vlan.", gVLAN}, {"ip.", gIP}, {"tcp.", gTCP}, {"udp.", gUDP},
+}
+
+func groupOf(name string) fieldGroup {
+	for _, p := range groupPrefixes {
+		if strings.HasPrefix(name, p.prefix) {
+			return p.g
+		}
+	}
+	return gAll // unknown owner: fill everything rather than miss it
+}
+
+// SetFieldDemand limits Frame.Fields to the layers that carry the given
+// fields (nil: every field, the default). The ICRC is then recomputed only
+// when roce.icrc.ok is among them.
+func (r *Reader) SetFieldDemand(ids []decode.FieldID) {
+	if ids == nil {
+		r.frame.demand = gAll
+		r.dec.roce.noICR = false
+		return
+	}
+	var g fieldGroup
+	for _, id := range ids {
+		g |= groupOf(decode.Def(id).Name)
+	}
+	r.frame.demand = g
+	r.dec.roce.noICR = g&gICRC == 0
+}
