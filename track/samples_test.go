@@ -1,0 +1,236 @@
+package track
+
+import (
+	"bufio"
+	"math/bits"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/smcscope/smcscope/decode"
+)
+
+// samplesDir holds the lab's captures; SMCSCOPE_SAMPLES points elsewhere
+// (e.g. a fresh lab run) without editing the test.
+func samplesDir() string {
+	if d := os.Getenv("SMCSCOPE_SAMPLES"); d != "" {
+		return d
+	}
+	return "../samples"
+}
+
+// sampleTruth is what the guests' kernels said about a sample (smc_diag per
+// connection, SMC netlink statistics, link groups and links), read from the
+// logs the lab keeps next to each capture.
+type sampleTruth struct {
+	conns   map[string]map[string]string // by "client -> server": key=value of the first diag line
+	stats   map[string]string            // client's SMC statistics
+	lgrIDs  map[uint64]bool              // client's link-group IDs
+	linkUID map[uint64]uint64            // client's link id -> link UID as netlink prints it (confirmed links)
+}
+
+var (
+	tupleRE = regexp.MustCompile(`^(CLIENT|SERVER) .*?(\d+\.\d+\.\d+\.\d+:\d+|\[[0-9a-fA-F:.]+\]:\d+) -> (\S+)`)
+	statsRE = regexp.MustCompile(`(?:^|\s)(?:stats\.)?smcr\.(tx_bytes|rx_bytes)=(\d+)`)
+)
+
+func readTruth(t *testing.T, logs []string) sampleTruth {
+	g := sampleTruth{conns: map[string]map[string]string{}, stats: map[string]string{},
+		lgrIDs: map[uint64]bool{}, linkUID: map[uint64]uint64{}}
+	for _, name := range logs {
+		f, err := os.Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		client := strings.Contains(filepath.Base(name), "client")
+		sc := bufio.NewScanner(f)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			kv := map[string]string{}
+			for _, x := range kvRE.FindAllStringSubmatch(line, -1) {
+				kv[x[1]] = strings.Trim(x[2], `"`)
+			}
+			if m := tupleRE.FindStringSubmatch(line); m != nil && kv["mode"] != "" {
+				key := m[2] + " -> " + m[3]
+				if m[1] == "SERVER" {
+					key = m[3] + " -> " + m[2]
+					kv = prefixed("server.", kv)
+				}
+				if g.conns[key] == nil {
+					g.conns[key] = map[string]string{}
+				}
+				for k, v := range kv {
+					if _, ok := g.conns[key][k]; !ok {
+						g.conns[key][k] = v
+					}
+				}
+				continue
+			}
+			if !client {
+				continue
+			}
+			if strings.HasPrefix(line, "STATS:") {
+				for _, x := range statsRE.FindAllStringSubmatch(line, -1) {
+					g.stats[x[1]] = x[2]
+				}
+			}
+			if id, ok := kv["lgr_smcr.id"]; ok {
+				g.lgrIDs[num(t, id)] = true
+			}
+			if strings.Contains(line, "LGR: id=") {
+				g.lgrIDs[num(t, kv["id"])] = true
+			}
+			if strings.Contains(line, "LINK: lgr=") && kv["peer_uid"] != "" && num(t, kv["peer_uid"]) != 0 {
+				g.linkUID[num(t, kv["link_id"])] = num(t, kv["uid"])
+			}
+		}
+		f.Close()
+		if err := sc.Err(); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	return g
+}
+
+func prefixed(p string, m map[string]string) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[p+k] = v
+	}
+	return out
+}
+
+// TestSamples checks the tracker on every lab capture against the kernels'
+// view recorded beside it.
+func TestSamples(t *testing.T) {
+	dir := samplesDir()
+	pcaps, _ := filepath.Glob(filepath.Join(dir, "*.pcap"))
+	if len(pcaps) == 0 {
+		t.Skipf("no captures in %s yet (the lab publishes them with lab/run all)", dir)
+	}
+	for _, p := range pcaps {
+		base := strings.TrimSuffix(p, ".pcap")
+		t.Run(filepath.Base(base), func(t *testing.T) {
+			s := feedFile(t, p, Options{}, 0).Snapshot()
+			checkAccounting(t, s.Stats)
+			if s.Stats.Unattached != 0 {
+				t.Errorf("%d unattached frames in a capture that starts at boot", s.Stats.Unattached)
+			}
+			for _, c := range s.Conns {
+				for d := range 2 {
+					f := c.Flow[d]
+					if c.Outcome == OutcomeSMCR && (f.Bytes != f.WriteBytes || f.CursorErrors != 0 || f.SeqGaps != 0 || f.WritesOutside != 0) {
+						t.Errorf("conn %d %v: %d B by cursor, %d B by WRITE, cursor errors %d, seq gaps %d, WRITEs outside RMBE %d",
+							c.ID, Dir(d), f.Bytes, f.WriteBytes, f.CursorErrors, f.SeqGaps, f.WritesOutside)
+					}
+				}
+			}
+			logs, _ := filepath.Glob(base + "*.log")
+			more, _ := filepath.Glob(filepath.Join(base, "*.log"))
+			logs = append(logs, more...)
+			g := readTruth(t, logs)
+			if len(g.conns) == 0 {
+				t.Logf("no ground-truth log beside %s: checked invariants only", p)
+				return
+			}
+			checkTruth(t, s, g)
+		})
+	}
+}
+
+func checkTruth(t *testing.T, s Snapshot, g sampleTruth) {
+	byTuple := map[string]*Conn{}
+	for i := range s.Conns {
+		c := &s.Conns[i]
+		byTuple[c.Client.String()+" -> "+c.Server.String()] = c
+	}
+	var c2s, s2c uint64
+	for key, kv := range g.conns {
+		if a, b, _ := strings.Cut(key, " -> "); hostOf(a) == hostOf(b) {
+			continue // a host's connection to itself never reaches the wire
+		}
+		c := byTuple[key]
+		if c == nil {
+			t.Errorf("kernel reports connection %s, the tracker does not have it", key)
+			continue
+		}
+		mode := kv["mode"]
+		if mode == "" {
+			mode = kv["server.mode"]
+		}
+		switch {
+		case mode == "SMCR":
+			if c.Outcome != OutcomeSMCR {
+				t.Errorf("%s: outcome %v, kernel says SMC-R", key, c.Outcome)
+			}
+			if tok, ok := kv["token"]; ok && uint64(c.ClientEP.Token) != num(t, tok) {
+				t.Errorf("%s: client token %d, kernel %s", key, c.ClientEP.Token, tok)
+			}
+			if tok, ok := kv["server.token"]; ok && uint64(c.ServerEP.Token) != num(t, tok) {
+				t.Errorf("%s: server token %d, kernel %s", key, c.ServerEP.Token, tok)
+			}
+			c2s += c.Flow[DirC2S].Bytes
+			s2c += c.Flow[DirS2C].Bytes
+		case strings.Contains(mode, "FALLBACK"):
+			reason := kv["reason"]
+			if reason == "" {
+				reason = kv["fallback"]
+			}
+			if c.Outcome != OutcomeFallback || reason == "" {
+				t.Errorf("%s: outcome %v, kernel says %s %s", key, c.Outcome, mode, reason)
+				continue
+			}
+			fb := c.Fallback
+			switch r := decode.DeclineCode(num(t, reason)); r {
+			case decode.DeclinePeerNoSMC:
+				if fb.Cause != CauseNoOptionSYNACK {
+					t.Errorf("%s: fallback %+v, kernel says PEERNOSMC", key, fb)
+				}
+			case decode.DeclinePeerDecl:
+				if fb.Cause != CauseDecline || fb.By != DirS2C || uint64(fb.Code) != num(t, kv["peer_diag"]) {
+					t.Errorf("%s: fallback %+v, kernel says the server declined %s", key, fb, kv["peer_diag"])
+				}
+			default:
+				if fb.Cause != CauseDecline || fb.By != DirC2S || fb.Code != uint32(r) {
+					t.Errorf("%s: fallback %+v, kernel says the client declined %#x", key, fb, uint32(r))
+				}
+			}
+		}
+	}
+	if v, ok := g.stats["tx_bytes"]; ok && c2s != num(t, v) {
+		t.Errorf("client->server bytes %d, client's SMC statistics say tx_bytes %s", c2s, v)
+	}
+	if v, ok := g.stats["rx_bytes"]; ok && s2c != num(t, v) {
+		t.Errorf("server->client bytes %d, client's SMC statistics say rx_bytes %s", s2c, v)
+	}
+	have := map[uint64]bool{}
+	for _, lg := range s.LinkGroups {
+		have[uint64(lg.ClientLGRID)] = true
+	}
+	for id := range g.lgrIDs {
+		if !have[id] {
+			t.Errorf("client link group %#x (netlink) not found; tracker has %v", id, have)
+		}
+	}
+	for linkID, uid := range g.linkUID {
+		found := false
+		for _, l := range s.Links {
+			if uint64(l.LinkID) == linkID && uint64(l.Client.UID) == uint64(bits.ReverseBytes32(uint32(uid))) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("client link %d (uid %#x in netlink) not found with that UID", linkID, uid)
+		}
+	}
+}
+
+func hostOf(addrPort string) string {
+	if i := strings.LastIndexByte(addrPort, ':'); i >= 0 {
+		return addrPort[:i]
+	}
+	return addrPort
+}
