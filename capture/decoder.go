@@ -64,6 +64,18 @@ func (v *vlanStack) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) err
 	return nil
 }
 
+// udpLayer is layers.UDP whose next layer is the BTH on the RoCEv2 port
+// and nothing otherwise: it spares the per-frame lookup in gopacket's
+// port table, and no UDP payload but RoCE matters here.
+type udpLayer struct{ layers.UDP }
+
+func (u *udpLayer) NextLayerType() gopacket.LayerType {
+	if u.DstPort == udpPortRoCEv2 {
+		return decode.LayerTypeBTH
+	}
+	return gopacket.LayerTypeZero
+}
+
 // Decoder turns raw frames of one link type into a Frame. It owns every
 // layer struct and reuses them, so decoding a frame does not allocate.
 type Decoder struct {
@@ -76,7 +88,7 @@ type Decoder struct {
 	ip4  layers.IPv4
 	ip6  layers.IPv6
 	tcp  layers.TCP
-	udp  layers.UDP
+	udp  udpLayer
 	roce roceLayers
 
 	link, raw4, raw6 *gopacket.DecodingLayerParser
@@ -200,7 +212,7 @@ func (d *Decoder) attach(f *Frame) {
 		case layers.LayerTypeTCP:
 			f.TCP = &d.tcp
 		case layers.LayerTypeUDP:
-			f.UDP = &d.udp
+			f.UDP = &d.udp.UDP
 		default:
 			d.roce.attach(t, f)
 		}
