@@ -301,10 +301,11 @@ type Link struct {
 
 	TestLinks int
 
-	lgr   *LinkGroup
-	conns []*Conn
-	keys  [2]qpKey
-	keyed [2]bool
+	lgr     *LinkGroup
+	conns   []*Conn
+	retired bool // out of the lookup tables (deleted or idle)
+	keys    [2]qpKey
+	keyed   [2]bool
 }
 
 // LinkGroup is one SMC-R link group as seen from both ends.
@@ -362,5 +363,6 @@ type Stats struct {
 	InferredLinks int // links created from RoCE traffic alone
 	InferredConns int // connections created from CDCs alone
 	Evicted       int // finished connections dropped because of Options.MaxConns
+	EvictedLinks  int // retired links dropped from the views because of Options.MaxConns
 	Other         int // frames that are neither TCP nor RoCE
 }

@@ -206,6 +206,71 @@ func (t *Tracker) sweep(now time.Time) {
 			delete(t.unknownQP, k)
 		}
 	}
+	// Links of deleted link groups, and links seen only as traffic, leave
+	// the wire-key table once idle, so a later group reusing the QPNs
+	// starts clean and the table follows the live links.
+	for _, l := range t.links {
+		if !l.retired && (l.lgr.Deleted || l.Inferred || l.State == LinkRejected) && now.Sub(l.Last) > t.opts.IdleTimeout {
+			t.retire(l)
+		}
+	}
+	if len(t.links) > t.opts.MaxConns {
+		t.evictLinks()
+	}
+}
+
+// retire takes l out of the lookup tables; it stays in the views.
+func (t *Tracker) retire(l *Link) {
+	l.retired = true
+	for d := range 2 {
+		if l.keyed[d] {
+			if ref, ok := t.byQP[l.keys[d]]; ok && ref.link == l {
+				delete(t.byQP, l.keys[d])
+			}
+		}
+	}
+	t.qpCache = [4]qpCacheEntry{}
+	if l.keyed[0] != l.keyed[1] {
+		k := l.keys[l.knownDir()]
+		t.removeHalf(addrPair{k.src, k.dst}, l)
+	}
+	l.conns = nil
+	g := l.lgr
+	for _, x := range g.links {
+		if !x.retired {
+			return
+		}
+	}
+	g.tokens, g.rkeys, g.pendingRKeys, g.conns = map[tokenKey]*Conn{}, map[rkeyKey]rmbRef{}, map[rkeyKey][]rkeyOther{}, nil
+}
+
+// evictLinks drops the oldest retired links and their empty link groups
+// from the views beyond Options.MaxConns.
+func (t *Tracker) evictLinks() {
+	excess := len(t.links) - t.opts.MaxConns*9/10
+	out := t.links[:0]
+	for _, l := range t.links {
+		if excess > 0 && l.retired {
+			excess--
+			t.stats.EvictedLinks++
+			continue
+		}
+		out = append(out, l)
+	}
+	clear(t.links[len(out):])
+	t.links = out
+	live := map[*LinkGroup]bool{}
+	for _, l := range t.links {
+		live[l.lgr] = true
+	}
+	gs := t.lgrs[:0]
+	for _, g := range t.lgrs {
+		if live[g] {
+			gs = append(gs, g)
+		}
+	}
+	clear(t.lgrs[len(gs):])
+	t.lgrs = gs
 }
 
 // finish marks c as no longer live.
@@ -251,10 +316,12 @@ func (t *Tracker) unregister(c *Conn) {
 }
 
 // evict drops the oldest finished connections beyond Options.MaxConns; if
-// none is finished the oldest live one goes (its counters are lost, the
-// count says so).
+// too few are finished the oldest live ones go (their counters are lost,
+// the count says so).
 func (t *Tracker) evict() {
-	excess := len(t.conns) - t.opts.MaxConns
+	// Evict in batches down to 90 % so that the scan is not paid per
+	// new connection once the cap is reached.
+	excess := len(t.conns) - t.opts.MaxConns*9/10
 	out := t.conns[:0]
 	for _, c := range t.conns {
 		if excess > 0 && c.finished {
@@ -264,6 +331,7 @@ func (t *Tracker) evict() {
 		}
 		out = append(out, c)
 	}
+	clear(t.conns[len(out):])
 	for excess > 0 && len(out) > 1 {
 		c := out[0]
 		for k, x := range t.byTuple {

@@ -1,0 +1,86 @@
+package track
+
+import (
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/smcscope/smcscope/capture"
+)
+
+// replay loads a real capture as tracker inputs once, so a test can feed
+// it many times with other ports and times, like a long capture of many
+// connections.
+func replay(t *testing.T, name string) []input {
+	var ins []input
+	eachFrame(t, name, func(f *capture.Frame) {
+		var in input
+		fill(&in, f)
+		in.clc = append([]clcIn(nil), in.clc[:in.clcN]...)
+		ins = append(ins, in)
+	})
+	return ins
+}
+
+// TestBoundedMemory: memory follows the live connections, not the frames
+// or the number of connections ever seen.
+func TestBoundedMemory(t *testing.T) {
+	fb := replay(t, refDir+"decline-nordma.pcap")
+	pp := replay(t, refDir+"pingpong.pcap")
+	tr := New(Options{IdleTimeout: 10 * time.Second, MaxConns: 200})
+	base := fb[0].ts
+	const rounds = 3000
+	for i := range rounds {
+		shift := time.Duration(i) * time.Second
+		port := uint16(20000 + i)
+		for _, in := range fb {
+			in.ts = in.ts.Add(shift)
+			if in.isTCP {
+				// Move the client to another port, keeping the real bytes otherwise.
+				if in.tcp.src.Port() != 5000 {
+					in.tcp.src = netip.AddrPortFrom(in.tcp.src.Addr(), port)
+				} else {
+					in.tcp.dst = netip.AddrPortFrom(in.tcp.dst.Addr(), port)
+				}
+			}
+			in.number = tr.stats.Frames + 1
+			tr.feed(&in)
+		}
+		if i%100 == 0 {
+			// Every 100 s a whole SMC-R connection with its link group.
+			for _, in := range pp {
+				in.ts = base.Add(shift).Add(in.ts.Sub(pp[0].ts))
+				in.number = tr.stats.Frames + 1
+				tr.feed(&in)
+			}
+		}
+	}
+	st := tr.stats
+	checkAccounting(t, st)
+	t.Logf("live tuples %d, kept conns %d, evicted %d, wire keys %d, links %d (evicted %d), lgrs %d",
+		len(tr.byTuple), len(tr.conns), st.Evicted, len(tr.byQP), len(tr.links), st.EvictedLinks, len(tr.lgrs))
+	if len(tr.byTuple) > 40 {
+		t.Errorf("%d connections in the live table after %d, want only the last ~10 s", len(tr.byTuple), rounds)
+	}
+	if len(tr.conns) > 200 || st.Evicted < rounds-200 {
+		t.Errorf("%d connections kept, %d evicted; want at most MaxConns=200", len(tr.conns), st.Evicted)
+	}
+	if len(tr.byQP) > 4 {
+		t.Errorf("%d wire keys live, want only the last link group's", len(tr.byQP))
+	}
+	var fallbacks, smcr int
+	for _, c := range tr.conns {
+		switch c.Outcome {
+		case OutcomeFallback:
+			fallbacks++
+		case OutcomeSMCR:
+			smcr++
+			if c.Flow[DirC2S].Bytes != 32664 {
+				t.Errorf("replayed SMC-R conn %d: %d B, want 32664 each time", c.ID, c.Flow[DirC2S].Bytes)
+			}
+		}
+	}
+	if fallbacks == 0 || smcr == 0 {
+		t.Errorf("kept %d fallbacks and %d SMC-R connections, want both kinds", fallbacks, smcr)
+	}
+}
