@@ -56,6 +56,10 @@ func groupOf(name string) fieldGroup {
 	return gAll // unknown owner: fill everything rather than miss it
 }
 
+// FrameField reports whether Frame.Fields fills field id (as opposed to
+// fields other packages, such as the tracker, add to the record).
+func FrameField(id decode.FieldID) bool { return groupOf(decode.Def(id).Name) != gAll }
+
 // SetFieldDemand limits Frame.Fields to the layers that carry the given
 // fields (nil: every field, the default). The ICRC is then recomputed only
 // when roce.icrc.ok is among them.

@@ -26,11 +26,16 @@ const (
 	FormatFields Format = "fields"
 )
 
-// View consumes every frame read (before frame selection) and writes a
-// report at the end: the hook for -z views (connection tracker).
-type View interface {
-	Frame(f *capture.Frame)
-	Done(w io.Writer) error
+// Tracker is the hook for the connection tracker (package track, wired by
+// cmd/smcdump): it sees every frame read, before selection, in capture
+// order; adds its own fields (smc.conn.*, ...) to a frame's record for -Y,
+// -e and -V; and writes the -z views at the end.
+type Tracker interface {
+	Feed(f *capture.Frame)
+	// AppendFields adds the tracker's fields for f, the frame just fed.
+	AppendFields(f *capture.Frame, r *decode.Record)
+	// WriteViews writes the -z views; format is "text" or "json".
+	WriteViews(w io.Writer, specs []string, format string) error
 }
 
 // Options is one smcdump run, as given on the command line.
@@ -50,9 +55,11 @@ type Options struct {
 	DisplayFilter string   // -Y
 	CaptureFilter string   // -f (live only)
 	Snaplen       int      // live snap length (0 = whole frames)
-	Views         []string // -z specs, resolved by NewView
-	// NewView builds the -z view for a spec; nil means -z is unsupported.
-	NewView func(spec string) (View, error)
+	Views         []string // -z specs
+	// NewTracker builds the tracker for the -z specs (possibly none); nil
+	// means neither -z nor tracker fields are available. Run creates it
+	// only when views or tracker fields are asked for.
+	NewTracker func(views []string) (Tracker, error)
 	// Progress on Stderr for long reads (set when Stderr is a terminal).
 	Progress bool
 
@@ -149,16 +156,16 @@ func Run(ctx context.Context, o Options) error {
 			return &UsageError{Msg: "-Y: " + err.Error()}
 		}
 	}
-	var views []View
-	for _, spec := range o.Views {
-		if o.NewView == nil {
-			return usagef("-z %q: no views available", spec)
+	demand, tracked := o.demand(flt)
+	var tr Tracker
+	if len(o.Views) > 0 || tracked {
+		if o.NewTracker == nil {
+			return usagef("-z and tracker fields are not available in this build")
 		}
-		v, err := o.NewView(spec)
-		if err != nil {
+		var err error
+		if tr, err = o.NewTracker(o.Views); err != nil {
 			return &UsageError{Msg: "-z: " + err.Error()}
 		}
-		views = append(views, v)
 	}
 
 	r, err := o.open()
@@ -173,18 +180,7 @@ func Run(ctx context.Context, o Options) error {
 	})
 	defer stop()
 
-	if o.Format == FormatFields && len(views) == 0 {
-		// Fill only the layers the columns and the filter read.
-		var ids []decode.FieldID
-		for _, name := range o.Fields {
-			d, _ := decode.LookupField(name)
-			ids = append(ids, d.ID)
-		}
-		if flt != nil {
-			ids = append(ids, flt.Fields()...)
-		}
-		r.SetFieldDemand(ids)
-	}
+	r.SetFieldDemand(demand)
 
 	var w *capture.Writer
 	if o.Write != "" {
@@ -197,14 +193,18 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	runErr := o.loop(ctx, r, flt, views, w, p)
+	runErr := o.loop(ctx, r, flt, tr, tracked, w, p)
 	if p != nil {
 		if err := p.end(); err != nil && runErr == nil {
 			runErr = err
 		}
 	}
-	for _, v := range views {
-		if err := v.Done(bw); err != nil && runErr == nil {
+	if tr != nil && len(o.Views) > 0 {
+		format := "text"
+		if o.Format == FormatJSON || o.Format == FormatJSONL {
+			format = "json"
+		}
+		if err := tr.WriteViews(bw, o.Views, format); err != nil && runErr == nil {
 			runErr = err
 		}
 	}
@@ -282,7 +282,33 @@ func (o *Options) printer(bw *bufio.Writer) (printer, error) {
 	return &textPrinter{w: bw, verbose: o.Verbose, hex: o.Hex, base: &o.base}, nil
 }
 
-func (o *Options) loop(ctx context.Context, r *capture.Reader, flt *filter.Filter, views []View, w *capture.Writer, p printer) error {
+// demand says which fields the output reads: nil (all) for the formats
+// that print whole records, else the -e columns and the -Y fields. tracked
+// is set when some of them are the tracker's, or a full record is printed
+// and a tracker is available.
+func (o *Options) demand(flt *filter.Filter) (ids []decode.FieldID, tracked bool) {
+	if o.Verbose || o.Format == FormatJSON || o.Format == FormatJSONL {
+		return nil, o.NewTracker != nil
+	}
+	ids = []decode.FieldID{}
+	if o.Format == FormatFields {
+		for _, name := range o.Fields {
+			d, _ := decode.LookupField(name)
+			ids = append(ids, d.ID)
+		}
+	}
+	if flt != nil {
+		ids = append(ids, flt.Fields()...)
+	}
+	for _, id := range ids {
+		if !capture.FrameField(id) {
+			tracked = true
+		}
+	}
+	return ids, tracked
+}
+
+func (o *Options) loop(ctx context.Context, r *capture.Reader, flt *filter.Filter, tr Tracker, tracked bool, w *capture.Writer, p printer) error {
 	if p != nil {
 		if err := p.begin(); err != nil {
 			return err
@@ -306,8 +332,11 @@ func (o *Options) loop(ctx context.Context, r *capture.Reader, flt *filter.Filte
 			o.base = f.CI.Timestamp
 		}
 		prog.tick(f.Number)
-		for _, v := range views {
-			v.Frame(f)
+		if tr != nil {
+			tr.Feed(f)
+			if tracked {
+				tr.AppendFields(f, f.Fields())
+			}
 		}
 		if !o.All && !f.SMCRelevant() {
 			continue

@@ -332,22 +332,50 @@ func TestWriteSelected(t *testing.T) {
 	}
 }
 
-type countView struct{ n *int }
+// fakeTracker counts frames and adds one field the capture does not fill.
+type fakeTracker struct {
+	n     int
+	specs []string
+}
 
-func (v countView) Frame(f *capture.Frame) { *v.n++ }
-func (v countView) Done(w io.Writer) error {
-	_, err := fmt.Fprintf(w, "view saw %d frames\n", *v.n)
+var fFake = decode.Field("zz.test.seen", decode.KindUint, "frames fed to the test tracker so far")
+
+func (t *fakeTracker) Feed(f *capture.Frame) { t.n++ }
+func (t *fakeTracker) AppendFields(f *capture.Frame, r *decode.Record) {
+	r.AddUint(fFake, uint64(t.n))
+}
+func (t *fakeTracker) WriteViews(w io.Writer, specs []string, format string) error {
+	_, err := fmt.Fprintf(w, "%s view %v saw %d frames\n", format, specs, t.n)
 	return err
 }
 
-func TestViewsSeeEveryFrame(t *testing.T) {
-	n := 0
-	out, _, err := run(t, Options{Read: fallback, Views: []string{"count"},
-		NewView: func(spec string) (View, error) { return countView{&n}, nil }})
+func TestTrackerHook(t *testing.T) {
+	var made []*fakeTracker
+	newT := func(specs []string) (Tracker, error) {
+		ft := &fakeTracker{specs: specs}
+		made = append(made, ft)
+		return ft, nil
+	}
+	// -z: the tracker sees every frame, not only the selected ones.
+	out, _, err := run(t, Options{Read: fallback, Views: []string{"smc,conns"}, NewTracker: newT})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasSuffix(out, "view saw 74 frames\n") {
+	if !strings.HasSuffix(out, "text view [smc,conns] saw 74 frames\n") {
 		t.Errorf("output tail: %q", out[max(0, len(out)-80):])
+	}
+	// Tracker fields in -Y and -e make Run create a tracker and add them.
+	out, _, err = run(t, Options{Read: fallback, Format: FormatFields, Fields: []string{"frame.number", "zz.test.seen"},
+		DisplayFilter: "zz.test.seen == 6", All: true, NewTracker: newT})
+	if err != nil || out != "6\t6\n" {
+		t.Errorf("tracker field: %q %v", out, err)
+	}
+	// Plain text needs no tracker.
+	n := len(made)
+	if _, _, err := run(t, Options{Read: fallback, NewTracker: newT}); err != nil || len(made) != n {
+		t.Errorf("a tracker was made for plain text output (%v)", err)
+	}
+	if _, _, err := run(t, Options{Read: fallback, Views: []string{"x"}}); ExitCode(err) != 2 {
+		t.Errorf("-z without a tracker: %v", err)
 	}
 }

@@ -51,7 +51,7 @@ func main() {
 		os.Exit(2)
 	}
 	o.Format = output.Format(format)
-	o.NewView = newView
+	o.NewTracker = newTracker
 	o.Progress = o.Read != "" && o.Read != "-" && term.IsTerminal(int(os.Stderr.Fd()))
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -62,6 +62,3 @@ func main() {
 	}
 	os.Exit(output.ExitCode(err))
 }
-
-// newView resolves -z specs; the connection tracker plugs in here.
-var newView func(spec string) (output.View, error)

@@ -42,6 +42,9 @@ func TestBinary(t *testing.T) {
 		{"not capture", []string{"-r", ref + "README.md"}, nil, 1, "", "not a capture file"},
 		{"bad flag", []string{"-q"}, nil, 2, "", "flag provided but not defined"},
 		{"bad filter", []string{"-r", ref + "pingpong.pcap", "-Y", "smc.clc.type =="}, nil, 2, "", "-Y"},
+		{"views", []string{"-r", ref + "pingpong.pcap", "-z", "smc,conns", "-c", "3"}, nil, 0, "SMC connections: 1", ""},
+		{"bad view", []string{"-r", ref + "pingpong.pcap", "-z", "smc,nope"}, nil, 2, "", "-z: unknown view"},
+		{"tracker field", []string{"-r", ref + "pingpong.pcap", "-T", "fields", "-e", "smc.conn.dir", "-Y", "smc.clc"}, nil, 0, "C->S\nS->C\nC->S\n", ""},
 		{"glossary", []string{"-G", "fields"}, nil, 0, "smc.cdc.seq\tuint\t", ""},
 		{"extra arg", []string{"-r", ref + "pingpong.pcap", "extra"}, nil, 2, "", `unexpected argument "extra"`},
 	}
