@@ -78,7 +78,6 @@ type clcAssembler struct {
 	ctx   asmContext
 	frame *Frame // frame being assembled; receives completed messages
 	arena []byte // message bytes of the current frame
-	now   time.Time
 	swept time.Time
 }
 
