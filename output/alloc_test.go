@@ -1,0 +1,77 @@
+package output
+
+import (
+	"bufio"
+	"io"
+	"os"
+	"testing"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/pcapgo"
+
+	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/decode"
+)
+
+// TestFieldsDoNotAllocate: a -T fields line (after the reader is warm)
+// must not allocate, for TCP/CLC and RoCE frames alike.
+func TestFieldsDoNotAllocate(t *testing.T) {
+	names := []string{"frame.number", "frame.time_epoch", "eth.src", "ip.src", "ip.dst", "tcp.srcport",
+		"roce.bth.psn", "roce.bth.opcode", "smc.cdc.prod.count", "smc.llc.type", "roce.icrc.ok"}
+	p := &fieldsPrinter{w: bufio.NewWriter(io.Discard), sep: "\t"}
+	var ids []decode.FieldID
+	for _, n := range names {
+		d, ok := decode.LookupField(n)
+		if !ok {
+			t.Fatalf("no field %s", n)
+		}
+		p.defs = append(p.defs, d)
+		ids = append(ids, d.ID)
+	}
+	in, err := os.Open(pingpong)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	pr, err := pcapgo.NewReader(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := 1; n <= 40; n++ {
+		data, ci, err := pr.ReadPacketData()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n < 14 { // RoCE frames only: replaying a TCP segment is a retransmission
+			continue
+		}
+		src := &replay{data: data, ci: ci}
+		r, err := capture.NewReader("a", src, layers.LinkTypeEthernet)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.SetFieldDemand(ids)
+		line := func() {
+			f, err := r.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.frame(f)
+		}
+		line()
+		if a := testing.AllocsPerRun(100, line); a != 0 {
+			t.Errorf("frame %d: %v allocations per -T fields line", n, a)
+		}
+	}
+}
+
+// replay serves one frame forever.
+type replay struct {
+	data []byte
+	ci   gopacket.CaptureInfo
+}
+
+func (r *replay) ZeroCopyReadPacketData() ([]byte, gopacket.CaptureInfo, error) {
+	return r.data, r.ci, nil
+}
