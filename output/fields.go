@@ -49,11 +49,7 @@ func (p *fieldsPrinter) frame(f *capture.Frame) error {
 				b = append(b, ',')
 			}
 			first = false
-			if v := r.Vals[j]; d.Kind == decode.KindMAC && len(v.B) == 6 {
-				b = appendMAC(b, v.B) // Value.Append goes through a string here
-			} else {
-				b = v.Append(b, d.Kind)
-			}
+			b = r.Vals[j].Append(b, d.Kind)
 		}
 	}
 	b = append(b, '\n')
