@@ -12,6 +12,10 @@ import (
 type Pinger struct {
 	conn net.Conn
 	buf  []byte
+	// base makes every timestamp a single monotonic clock read
+	// (time.Since(base)); time.Now would also read the wall clock, which
+	// costs about 0.1 µs more per ping on a VM.
+	base time.Time
 }
 
 // NewPinger prepares a Pinger for messages up to maxSize bytes.
@@ -20,7 +24,7 @@ func NewPinger(c net.Conn, maxSize int) *Pinger {
 	for i := range buf {
 		buf[i] = byte(i) // a pattern, so a broken echo is seen in a capture
 	}
-	return &Pinger{conn: c, buf: buf}
+	return &Pinger{conn: c, buf: buf, base: time.Now()}
 }
 
 // Ping sends one size-byte message and waits for its echo; it returns the
@@ -30,14 +34,14 @@ func (p *Pinger) Ping(size int) (time.Duration, error) {
 		return 0, fmt.Errorf("ping: size %d outside [%d, %d]", size, HeaderLen, len(p.buf))
 	}
 	putHeader(p.buf, size, false)
-	start := time.Now()
+	start := time.Since(p.base)
 	if _, err := p.conn.Write(p.buf[:size]); err != nil {
 		return 0, fmt.Errorf("send %d bytes: %w", size, err)
 	}
 	if _, err := io.ReadFull(p.conn, p.buf[:size]); err != nil {
 		return 0, fmt.Errorf("receive %d-byte echo: %w (server limit below %d bytes, or server gone)", size, err, size)
 	}
-	rtt := time.Since(start)
+	rtt := time.Since(p.base) - start
 	if got, noReply := parseHeader(p.buf); got != size || noReply {
 		return 0, fmt.Errorf("echo header says %d bytes, sent %d: not an smcping server?", got, size)
 	}

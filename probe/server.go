@@ -82,13 +82,13 @@ func (s *Server) Listen() error {
 	if s.cfg.TCPOnly {
 		main = ProtoTCP
 	}
-	ln, err := Listen(main, netip.AddrPortFrom(s.cfg.Addr, s.cfg.Port), 128)
+	ln, err := listen(main, netip.AddrPortFrom(s.cfg.Addr, s.cfg.Port), 128, s.cfg.IdleTimeout)
 	if err != nil {
 		return err
 	}
 	s.lns = append(s.lns, ln)
 	if s.cfg.TCPPort != 0 {
-		ln, err := Listen(ProtoTCP, netip.AddrPortFrom(s.cfg.Addr, s.cfg.TCPPort), 128)
+		ln, err := listen(ProtoTCP, netip.AddrPortFrom(s.cfg.Addr, s.cfg.TCPPort), 128, s.cfg.IdleTimeout)
 		if err != nil {
 			s.Close()
 			return fmt.Errorf("TCP baseline listener: %w", err)
@@ -146,7 +146,7 @@ func (s *Server) Serve(ctx context.Context) error {
 
 func (s *Server) acceptLoop(ctx context.Context, ln net.Listener, p Proto) error {
 	for {
-		c, err := ln.Accept()
+		c, err := accept(ln, p)
 		if err != nil {
 			if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
 				return nil
@@ -164,7 +164,7 @@ func (s *Server) acceptLoop(ctx context.Context, ln net.Listener, p Proto) error
 		go func() {
 			defer s.wg.Done()
 			defer func() { <-s.slots }()
-			stop := context.AfterFunc(ctx, func() { c.Close() })
+			stop := context.AfterFunc(ctx, func() { interrupt(c) })
 			defer stop()
 			s.logAccept(c, p)
 			n, err := s.handle(c)
@@ -187,16 +187,31 @@ func (s *Server) logAccept(c net.Conn, p Proto) {
 	s.cfg.Log.Info("connection accepted", args...)
 }
 
-// handle echoes messages until EOF. It allocates only when a message is
-// larger than any before on this connection.
+// handle echoes messages until EOF. It reads as much as the socket has,
+// so a ping costs one read and one write (sockperf's server does the
+// same), and allocates only when a message is larger than any before on
+// this connection.
 func (s *Server) handle(c net.Conn) (int, error) {
 	buf := make([]byte, min(64<<10, s.cfg.MaxMessage))
-	for n := 0; ; n++ {
-		if err := c.SetDeadline(time.Now().Add(s.cfg.IdleTimeout)); err != nil {
-			return n, err
+	// On a blocking socket (fdConn) this is a per-call timeout: an idle
+	// timeout for the whole connection, set once.
+	if err := c.SetDeadline(time.Now().Add(s.cfg.IdleTimeout)); err != nil {
+		return 0, err
+	}
+	have := 0 // bytes of buf holding data not yet handled
+	fill := func(need int) error {
+		for have < need {
+			n, err := c.Read(buf[have:])
+			have += n
+			if err != nil {
+				return err
+			}
 		}
-		if _, err := io.ReadFull(c, buf[:HeaderLen]); err != nil {
-			if errors.Is(err, io.EOF) {
+		return nil
+	}
+	for n := 0; ; n++ {
+		if err := fill(HeaderLen); err != nil {
+			if errors.Is(err, io.EOF) && have == 0 {
 				return n, nil
 			}
 			return n, fmt.Errorf("read header: %w", err)
@@ -206,17 +221,17 @@ func (s *Server) handle(c net.Conn) (int, error) {
 			return n, err
 		}
 		if size > len(buf) {
-			buf = append(buf[:HeaderLen], make([]byte, size-HeaderLen)...)
+			buf = append(buf, make([]byte, size-len(buf))...)
 		}
-		if _, err := io.ReadFull(c, buf[HeaderLen:size]); err != nil {
+		if err := fill(size); err != nil {
 			return n, fmt.Errorf("read %d-byte message: %w", size, err)
 		}
-		if noReply {
-			continue
+		if !noReply {
+			if _, err := c.Write(buf[:size]); err != nil {
+				return n, fmt.Errorf("reply: %w", err)
+			}
 		}
-		if _, err := c.Write(buf[:size]); err != nil {
-			return n, fmt.Errorf("reply: %w", err)
-		}
+		have = copy(buf, buf[size:have])
 	}
 }
 

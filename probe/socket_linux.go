@@ -6,9 +6,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/netip"
 	"os"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -87,8 +89,13 @@ type Conn struct {
 	Inode uint64
 }
 
+// ioTimeout bounds every blocked read or write of a client connection, so
+// that a peer that vanishes without a FIN or RST cannot hang smcping.
+const ioTimeout = 60 * time.Second
+
 // Dial opens a connection of kind p to ap. The connect is non-blocking so
-// that ctx and timeout bound it even when the peer never answers.
+// that ctx and timeout bound it even when the peer never answers; the
+// connection itself is then switched to blocking I/O (see fdConn).
 func Dial(ctx context.Context, p Proto, ap netip.AddrPort, timeout time.Duration) (*Conn, error) {
 	fd, err := openSocket(p, ap)
 	if err != nil {
@@ -96,6 +103,18 @@ func Dial(ctx context.Context, p Proto, ap netip.AddrPort, timeout time.Duration
 	}
 	opErr := func(err error) error {
 		return &net.OpError{Op: "dial", Net: p.String(), Addr: net.TCPAddrFromAddrPort(ap), Err: err}
+	}
+	// Before connect: an SMC socket that falls back copies its timeouts to
+	// the internal TCP socket only at connect (smc_copy_sock_settings_to_clc).
+	if err := setTimeouts(fd, ioTimeout); err != nil {
+		unix.Close(fd)
+		return nil, opErr(err)
+	}
+	// As sockperf does by default, and as Go does for its TCP sockets; on an
+	// SMC socket it also stops SMC's own autocorking from delaying a ping.
+	if err := unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1); err != nil {
+		unix.Close(fd)
+		return nil, opErr(os.NewSyscallError("setsockopt TCP_NODELAY", err))
 	}
 	err = unix.Connect(fd, sockaddr(ap, clcDomain(p, ap)))
 	if err != nil && !errors.Is(err, unix.EINPROGRESS) {
@@ -108,7 +127,11 @@ func Dial(ctx context.Context, p Proto, ap netip.AddrPort, timeout time.Duration
 			return nil, opErr(err)
 		}
 	}
-	return wrapConn(fd, p)
+	c, err := newFDConn(fd, p)
+	if err != nil {
+		return nil, opErr(err)
+	}
+	return &Conn{Conn: c, Proto: p, Inode: c.ino}, nil
 }
 
 // waitConnected polls in short slices so that ctx cancellation is noticed.
@@ -142,43 +165,183 @@ func waitConnected(ctx context.Context, fd int, timeout time.Duration) error {
 	}
 }
 
-// wrapConn hands fd to the Go runtime poller. net.FileConn works for AF_SMC
-// because getsockname on an SMC socket answers with the clcsock's AF_INET[6]
-// address.
-func wrapConn(fd int, p Proto) (*Conn, error) {
+func setTimeouts(fd int, d time.Duration) error {
+	tv := unix.NsecToTimeval(d.Nanoseconds())
+	if err := unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv); err != nil {
+		return os.NewSyscallError("setsockopt SO_RCVTIMEO", err)
+	}
+	if err := unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv); err != nil {
+		return os.NewSyscallError("setsockopt SO_SNDTIMEO", err)
+	}
+	return nil
+}
+
+// fdConn is a connection on a blocking socket. The measuring thread sleeps
+// in read(2) and the kernel wakes it directly, as sockperf's does; through
+// the Go netpoller every message would cost an extra epoll wake-up (about
+// +50 % RTT on loopback TCP, see BENCH.md). Each fdConn is used by one
+// goroutine; others may only call interrupt.
+type fdConn struct {
+	fd            int
+	ino           uint64
+	net           string
+	local, remote net.Addr
+	closed        atomic.Bool
+}
+
+// newFDConn takes ownership of fd (closing it on error) and makes it blocking.
+func newFDConn(fd int, p Proto) (*fdConn, error) {
 	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		unix.Close(fd)
-		return nil, os.NewSyscallError("fstat", err)
+	err := unix.Fstat(fd, &st)
+	if err == nil {
+		err = unix.SetNonblock(fd, false)
 	}
-	f := os.NewFile(uintptr(fd), p.String())
-	c, err := net.FileConn(f)
-	f.Close() // FileConn holds its own dup
 	if err != nil {
-		return nil, fmt.Errorf("wrap %s socket: %w", p, err)
+		unix.Close(fd)
+		return nil, os.NewSyscallError("socket setup", err)
 	}
-	return &Conn{Conn: c, Proto: p, Inode: st.Ino}, nil
+	c := &fdConn{fd: fd, ino: st.Ino, net: p.String()}
+	// getsockname on an SMC socket answers with the internal TCP socket's
+	// address; IPPROTO_SMC sockets are AF_INET[6] anyway.
+	if sa, err := unix.Getsockname(fd); err == nil {
+		c.local = tcpAddr(sa)
+	}
+	if sa, err := unix.Getpeername(fd); err == nil {
+		c.remote = tcpAddr(sa)
+	}
+	return c, nil
+}
+
+func tcpAddr(sa unix.Sockaddr) *net.TCPAddr {
+	switch a := sa.(type) {
+	case *unix.SockaddrInet4:
+		return net.TCPAddrFromAddrPort(netip.AddrPortFrom(netip.AddrFrom4(a.Addr), uint16(a.Port)))
+	case *unix.SockaddrInet6:
+		return net.TCPAddrFromAddrPort(netip.AddrPortFrom(netip.AddrFrom16(a.Addr).Unmap(), uint16(a.Port)))
+	}
+	return &net.TCPAddr{}
+}
+
+func (c *fdConn) opErr(op string, err error) error {
+	if c.closed.Load() {
+		err = net.ErrClosed
+	} else if errors.Is(err, unix.EAGAIN) {
+		err = os.ErrDeadlineExceeded // SO_RCVTIMEO / SO_SNDTIMEO expired
+	} else {
+		err = os.NewSyscallError(op, err)
+	}
+	return &net.OpError{Op: op, Net: c.net, Source: c.local, Addr: c.remote, Err: err}
+}
+
+func (c *fdConn) Read(b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	for {
+		n, err := unix.Read(c.fd, b)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return 0, c.opErr("read", err)
+		case n == 0:
+			return 0, io.EOF
+		}
+		return n, nil
+	}
+}
+
+func (c *fdConn) Write(b []byte) (int, error) {
+	n := 0
+	for n < len(b) {
+		m, err := unix.Write(c.fd, b[n:])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return n, c.opErr("write", err)
+		}
+		n += m
+	}
+	return n, nil
+}
+
+// Close shuts the socket down and closes it; only the owning goroutine may call it.
+func (c *fdConn) Close() error {
+	if c.closed.Swap(true) {
+		return nil
+	}
+	unix.Shutdown(c.fd, unix.SHUT_RDWR)
+	return os.NewSyscallError("close", unix.Close(c.fd))
+}
+
+// interrupt wakes a goroutine blocked in Read or Write (they return EOF or
+// EPIPE) without closing the descriptor under its feet.
+func (c *fdConn) interrupt() { unix.Shutdown(c.fd, unix.SHUT_RDWR) }
+
+func (c *fdConn) LocalAddr() net.Addr  { return c.local }
+func (c *fdConn) RemoteAddr() net.Addr { return c.remote }
+
+// SetDeadline and its two siblings turn the deadline into a per-call
+// timeout (SO_RCVTIMEO/SO_SNDTIMEO): it bounds each blocked read or write,
+// so it acts as an idle timeout rather than an absolute deadline, which is
+// all smcping needs. The zero time disables it.
+func (c *fdConn) SetDeadline(t time.Time) error {
+	if err := c.SetReadDeadline(t); err != nil {
+		return err
+	}
+	return c.SetWriteDeadline(t)
+}
+
+func (c *fdConn) SetReadDeadline(t time.Time) error  { return c.setTimeout(unix.SO_RCVTIMEO, t) }
+func (c *fdConn) SetWriteDeadline(t time.Time) error { return c.setTimeout(unix.SO_SNDTIMEO, t) }
+
+func (c *fdConn) setTimeout(opt int, t time.Time) error {
+	var d time.Duration
+	if !t.IsZero() {
+		d = max(time.Until(t), time.Microsecond)
+	}
+	tv := unix.NsecToTimeval(d.Nanoseconds())
+	if err := unix.SetsockoptTimeval(c.fd, unix.SOL_SOCKET, opt, &tv); err != nil {
+		return c.opErr("setsockopt", err)
+	}
+	return nil
 }
 
 // Listen opens a listening socket of kind p on ap.
 func Listen(p Proto, ap netip.AddrPort, backlog int) (net.Listener, error) {
+	return listen(p, ap, backlog, 0)
+}
+
+// listen sets the idle timeout on the listening socket: accepted sockets
+// inherit it, including the internal TCP socket of an SMC connection that
+// falls back, which a setsockopt after accept would not reach.
+func listen(p Proto, ap netip.AddrPort, backlog int, idle time.Duration) (net.Listener, error) {
 	fd, err := openSocket(p, ap)
 	if err != nil {
 		return nil, err
 	}
-	fail := func(op string, err error) (net.Listener, error) {
+	fail := func(err error) (net.Listener, error) {
 		unix.Close(fd)
-		return nil, &net.OpError{Op: "listen", Net: p.String(), Addr: net.TCPAddrFromAddrPort(ap), Err: os.NewSyscallError(op, err)}
+		return nil, &net.OpError{Op: "listen", Net: p.String(), Addr: net.TCPAddrFromAddrPort(ap), Err: err}
 	}
 	if err := unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_REUSEADDR, 1); err != nil {
-		return fail("setsockopt", err)
+		return fail(os.NewSyscallError("setsockopt", err))
+	}
+	if idle > 0 {
+		if err := setTimeouts(fd, idle); err != nil {
+			return fail(err)
+		}
 	}
 	if err := unix.Bind(fd, sockaddr(ap, clcDomain(p, ap))); err != nil {
-		return fail("bind", err)
+		return fail(os.NewSyscallError("bind", err))
 	}
 	if err := unix.Listen(fd, backlog); err != nil {
-		return fail("listen", err)
+		return fail(os.NewSyscallError("listen", err))
 	}
+	// The listener stays on the Go poller: accept latency does not matter,
+	// and closing it must wake Accept, which shutdown(2) does not do for
+	// an SMC listener.
 	f := os.NewFile(uintptr(fd), p.String())
 	ln, err := net.FileListener(f)
 	f.Close()
@@ -188,22 +351,49 @@ func Listen(p Proto, ap netip.AddrPort, backlog int) (net.Listener, error) {
 	return ln, nil
 }
 
-// socketInode returns the inode of a connection's socket, or 0.
-func socketInode(c net.Conn) uint64 {
+// accept takes the next connection from the Go poller and moves it to a
+// blocking descriptor of its own. (A listener's RawConn cannot Read, so
+// accept4 cannot be called under the poller directly.)
+func accept(ln net.Listener, p Proto) (net.Conn, error) {
+	c, err := ln.Accept()
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close() // the dup below keeps the socket open
 	sc, ok := c.(syscall.Conn)
 	if !ok {
-		return 0
+		return nil, fmt.Errorf("accept: %T has no descriptor", c)
 	}
 	rc, err := sc.SyscallConn()
 	if err != nil {
-		return 0
+		return nil, err
 	}
-	var ino uint64
-	_ = rc.Control(func(fd uintptr) {
-		var st unix.Stat_t
-		if unix.Fstat(int(fd), &st) == nil {
-			ino = st.Ino
-		}
-	})
-	return ino
+	nfd := -1
+	var derr error
+	if err := rc.Control(func(fd uintptr) {
+		nfd, derr = unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0)
+	}); err != nil {
+		return nil, err
+	}
+	if derr != nil {
+		return nil, os.NewSyscallError("dup", derr)
+	}
+	return newFDConn(nfd, p)
+}
+
+// interrupt wakes the goroutine serving c; Close is only safe from it.
+func interrupt(c net.Conn) {
+	if fc, ok := c.(*fdConn); ok {
+		fc.interrupt()
+		return
+	}
+	c.Close()
+}
+
+// socketInode returns the inode of a connection's socket, or 0.
+func socketInode(c net.Conn) uint64 {
+	if fc, ok := c.(*fdConn); ok {
+		return fc.ino
+	}
+	return 0
 }

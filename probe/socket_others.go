@@ -32,4 +32,12 @@ func Listen(p Proto, ap netip.AddrPort, backlog int) (net.Listener, error) {
 	return nil, errUnimplemented()
 }
 
+func listen(p Proto, ap netip.AddrPort, backlog int, idle time.Duration) (net.Listener, error) {
+	return nil, errUnimplemented()
+}
+
+func accept(ln net.Listener, p Proto) (net.Conn, error) { return ln.Accept() }
+
+func interrupt(c net.Conn) { c.Close() }
+
 func socketInode(c net.Conn) uint64 { return 0 }
