@@ -3,6 +3,7 @@ package capture
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/gopacket/gopacket"
@@ -233,5 +234,48 @@ func TestCLCMemoryFlat(t *testing.T) {
 	}
 	if maxFlows > 2 {
 		t.Errorf("up to %d flows tracked at once; each fallback stream should be dropped at its first data byte", maxFlows)
+	}
+}
+
+// TestCLCCorruptedBytes flips each byte of the real Proposal in turn: the
+// reader must not panic, and must report either a decoded message, a
+// decode error, or (for a broken eyecatcher or length) no CLC at all.
+func TestCLCCorruptedBytes(t *testing.T) {
+	h := loadHandshake(t)
+	P := len(h.proposal)
+	orig := append([]byte(nil), h.c2s...)
+	outcomes := map[string]int{}
+	for j := 0; j < P; j++ {
+		h.c2s = append(h.c2s[:0:0], orig...)
+		h.c2s[j] ^= 0xff
+		frames := []rawFrame{h.syn, h.synack, h.build(t, seg{0, 0, P})}
+		r, err := NewReader("c", &sliceSource{frames: frames}, layers.LinkTypeEthernet)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var last *Frame
+		for {
+			f, err := r.Next()
+			if err != nil {
+				break
+			}
+			last = f
+		}
+		switch {
+		case len(last.CLC) == 1:
+			outcomes["decoded"]++
+		case len(last.CLCErr) == 1:
+			outcomes["error"]++
+			if !strings.Contains(last.CLCErr[0].Error(), "CLC") {
+				t.Errorf("byte %d: error without layer context: %v", j, last.CLCErr[0])
+			}
+		default:
+			outcomes["not CLC"]++
+		}
+	}
+	// Bytes 0-3 (eyecatcher) and 5 (length beyond any CLC) stop the framing; a flipped
+	// type or version byte fails the decode; most payload bytes still decode.
+	if outcomes["not CLC"] < 5 || outcomes["error"] == 0 || outcomes["decoded"] == 0 {
+		t.Errorf("outcomes %v", outcomes)
 	}
 }
