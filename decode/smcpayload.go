@@ -14,7 +14,9 @@ const (
 // LayerTypeLLC for a 44-byte v1 LLC (types 0x01..0x09) or a v2 LLC (types
 // 0x21..0x29) whose 16-bit length — in either byte order, since Linux
 // writes it in host order (§3.2) — equals len(p) and lies in 44..8192;
-// gopacket.LayerTypePayload for anything else.
+// gopacket.LayerTypePayload for anything else. The undefined v2 codes
+// 0x23 and 0x28 are claimed too, so that such a message shows up as the
+// LLC protocol violation it is (LLC.DecodeFromBytes: ErrUnknownType).
 //
 // The test is deliberately strict (exact length, known type codes) so
 // that other RDMA users on the same wire — perftest, NCCL, rdma_cm, rping —
