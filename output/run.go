@@ -296,6 +296,8 @@ func (o *Options) demand(flt *filter.Filter) (ids []decode.FieldID, tracked bool
 			d, _ := decode.LookupField(name)
 			ids = append(ids, d.ID)
 		}
+	} else {
+		ids = append(ids, decode.FieldICRCOK) // text lines flag a bad ICRC
 	}
 	if flt != nil {
 		ids = append(ids, flt.Fields()...)

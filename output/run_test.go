@@ -12,6 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/pcapgo"
+
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
 )
@@ -377,5 +380,58 @@ func TestTrackerHook(t *testing.T) {
 	}
 	if _, _, err := run(t, Options{Read: fallback, Views: []string{"x"}}); ExitCode(err) != 2 {
 		t.Errorf("-z without a tracker: %v", err)
+	}
+}
+
+// TestProblemsShown: frames cut by the snap length and RoCE frames with a
+// wrong ICRC are printed, flagged, and the run goes on.
+func TestProblemsShown(t *testing.T) {
+	in, err := os.Open(pingpong)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	pr, err := pcapgo.NewReader(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "damaged.pcap")
+	out, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := pcapgo.NewWriter(out)
+	w.WriteFileHeader(65535, layers.LinkTypeEthernet)
+	for n := 1; n <= 30; n++ {
+		data, ci, err := pr.ReadPacketData()
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch n {
+		case 22: // WRITE ONLY cut to 80 of its 98 bytes
+			data, ci.CaptureLength = data[:80], 80
+		case 23: // CDC with one payload bit flipped: the ICRC no longer matches
+			data[70] ^= 0x01
+		}
+		w.WritePacket(ci, data)
+	}
+	out.Close()
+	text, _, err := run(t, Options{Read: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := linesOf(text, 22); len(l) != 1 || !strings.Contains(l[0], "[cut by snaplen: 80 of 98 bytes]") {
+		t.Errorf("frame 22: %q", l)
+	}
+	if l := linesOf(text, 23); len(l) != 1 || !strings.Contains(l[0], "[bad ICRC 0x") {
+		t.Errorf("frame 23: %q", l)
+	}
+	if l := linesOf(text, 30); len(l) != 1 {
+		t.Errorf("the run stopped before frame 30")
+	}
+	fields, _, err := run(t, Options{Read: p, Format: FormatFields, Fields: []string{"frame.number", "roce.icrc.ok", "frame.cut"},
+		DisplayFilter: "roce.icrc.ok == 0 or frame.cut"})
+	if err != nil || fields != "22\t\t1\n23\t0\t\n" {
+		t.Errorf("fields %q %v", fields, err)
 	}
 }
