@@ -3,9 +3,11 @@
 package probe
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net"
+	"net/netip"
 	"os"
 	"strconv"
 	"testing"
@@ -136,4 +138,30 @@ func BenchmarkPingLoopback(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestServeStopsWithOpenConnections checks that ending Serve's context
+// wakes handlers blocked in read(2) on their blocking sockets.
+func TestServeStopsWithOpenConnections(t *testing.T) {
+	s := NewServer(ServerConfig{Addr: netip.MustParseAddr("127.0.0.1"), TCPOnly: true})
+	if err := s.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx) }()
+	c := dialTCP(t, s.Addrs()[0])
+	if _, err := NewPinger(c, 64).Ping(64); err != nil { // the handler is now blocked in read
+		t.Fatal(err)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Serve did not return with a connection open")
+	}
+	expectClosed(t, c)
 }
