@@ -69,6 +69,12 @@ type flowKey [2]gopacket.Flow
 type clcFlow struct {
 	stream   *clcStream
 	lastSeen time.Time
+	orig     gopacket.Flow // network flow of the first segment seen
+	// asmNet is orig under a type unique to this connection: the assembler
+	// keys its connections by flow, and a finished handshake stays in its
+	// pool until swept, so a new connection on the same 4-tuple (port
+	// reuse) needs a key of its own to start afresh.
+	asmNet gopacket.Flow
 }
 
 // clcAssembler owns the reassembly state of one Reader.
@@ -76,8 +82,10 @@ type clcAssembler struct {
 	asm   *reassembly.Assembler
 	flows map[flowKey]*clcFlow
 	ctx   asmContext
-	frame *Frame // frame being assembled; receives completed messages
-	arena []byte // message bytes of the current frame
+	frame *Frame   // frame being assembled; receives completed messages
+	cur   *clcFlow // flow being assembled; New attaches its stream
+	gen   int64    // connections seen, for clcFlow.asmNet
+	arena []byte   // message bytes of the current frame
 	swept time.Time
 }
 
@@ -97,12 +105,19 @@ func newCLCAssembler() *clcAssembler {
 
 // New implements reassembly.StreamFactory.
 func (a *clcAssembler) New(netFlow, tcpFlow gopacket.Flow, tcp *layers.TCP, ac reassembly.AssemblerContext) reassembly.Stream {
-	k := flowKey{netFlow, tcpFlow}
-	s := &clcStream{a: a, key: k}
-	if fl := a.lookup(k); fl != nil {
-		fl.stream = s
+	s := &clcStream{a: a}
+	if a.cur != nil {
+		a.cur.stream = s
 	}
 	return s
+}
+
+func (a *clcAssembler) newFlow(k flowKey) *clcFlow {
+	a.gen++
+	src, dst := k[0].Endpoints()
+	fl := &clcFlow{orig: k[0], asmNet: gopacket.NewFlow(gopacket.EndpointType(-a.gen), src.Raw(), dst.Raw())}
+	a.flows[k] = fl
+	return fl
 }
 
 func (a *clcAssembler) lookup(k flowKey) *clcFlow {
@@ -127,25 +142,27 @@ func (a *clcAssembler) segment(f *Frame) {
 	switch {
 	case fl != nil:
 	case t.SYN && f.SMCOption:
-		fl = &clcFlow{}
-		a.flows[k] = fl
+		fl = a.newFlow(k)
 	case len(t.Payload) > 0:
 		if yes, _ := clcStart(t.Payload); !yes {
 			return
 		}
-		fl = &clcFlow{}
-		a.flows[k] = fl
+		fl = a.newFlow(k)
 	default:
 		return
 	}
 	ts := f.CI.Timestamp
 	fl.lastSeen = ts
 	f.SMCFlow = true
-	a.frame = f
+	asmNet := fl.asmNet
+	if net != fl.orig {
+		asmNet = asmNet.Reverse()
+	}
+	a.frame, a.cur = f, fl
 	a.arena = a.arena[:0]
 	a.ctx.ci = f.CI
-	a.asm.AssembleWithContext(net, t, &a.ctx)
-	a.frame = nil
+	a.asm.AssembleWithContext(asmNet, t, &a.ctx)
+	a.frame, a.cur = nil, nil
 	if fl.stream != nil && fl.stream.done || t.RST {
 		a.forget(k)
 	}
@@ -194,7 +211,6 @@ func (a *clcAssembler) emit(msg []byte) {
 // clcStream is one TCP connection's pair of half-streams.
 type clcStream struct {
 	a       *clcAssembler
-	key     flowKey
 	pending [2][]byte // partial message per direction
 	started [2]bool
 	done    bool

@@ -279,3 +279,27 @@ func TestCLCCorruptedBytes(t *testing.T) {
 		t.Errorf("outcomes %v", outcomes)
 	}
 }
+
+// TestCLCPortReuse replays the real handshake twice on the same 4-tuple
+// (a client reusing its port): both must be reassembled.
+func TestCLCPortReuse(t *testing.T) {
+	raw := readRaw(t, pingpong)
+	frames := append(append([]rawFrame(nil), raw[4:12]...), raw[4:12]...)
+	r, err := NewReader("reuse", &sliceSource{frames: frames}, layers.LinkTypeEthernet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := collect(t, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int
+	for _, f := range fs {
+		for _, m := range f.clc {
+			got = append(got, int(m[4]))
+		}
+	}
+	if fmt.Sprint(got) != "[1 2 3 1 2 3]" {
+		t.Errorf("CLC types %v, want two handshakes", got)
+	}
+}
