@@ -1,6 +1,8 @@
 package smcnl
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -10,6 +12,28 @@ import (
 // Properties of every parser: no panic on any input, and no partial result
 // alongside an error. Plain `go test` runs the seeds (the realistic
 // messages of the other tests) and the corpus in testdata/fuzz.
+
+// addRecorded seeds f with every message of testdata/*/name.bin.
+func addRecorded(f *testing.F, name string) {
+	paths, _ := filepath.Glob(filepath.Join("testdata", "*", name+".bin"))
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		msgs, err := SplitMessages(b)
+		if err != nil {
+			f.Fatalf("%s: %v", p, err)
+		}
+		for _, m := range msgs {
+			if name == "diag" {
+				f.Add(m.Data)
+			} else if len(m.Data) >= 4 {
+				f.Add(m.Data[4:]) // past the generic netlink header
+			}
+		}
+	}
+}
 
 func checkNoPartial(t *testing.T, v any, ok bool, err error) {
 	t.Helper()
@@ -22,6 +46,7 @@ func FuzzParseSocket(f *testing.F) {
 	f.Add(pingpongClientSocket(f))
 	f.Add(declineClientSocket(f))
 	f.Add(make([]byte, smcDiagMsgLen))
+	addRecorded(f, "diag")
 	f.Fuzz(func(t *testing.T, b []byte) {
 		s, err := ParseSocket(b)
 		checkNoPartial(t, s, false, err)
@@ -31,6 +56,7 @@ func FuzzParseSocket(f *testing.F) {
 func FuzzParseLinkGroupR(f *testing.F) {
 	f.Add(pingpongLGR(0x100, 0, 1).Data)
 	f.Add(pingpongLink(1, 3, 0x01010000).Data)
+	addRecorded(f, "links")
 	f.Fuzz(func(t *testing.T, b []byte) {
 		g, ok, err := ParseLinkGroupR(b)
 		checkNoPartial(t, g, ok, err)
@@ -57,6 +83,7 @@ func FuzzParseLinkGroupD(f *testing.F) {
 
 func FuzzParseStats(f *testing.F) {
 	f.Add(pingpongClientStats().Data)
+	addRecorded(f, "stats")
 	f.Fuzz(func(t *testing.T, b []byte) {
 		s, ok, err := ParseStats(b)
 		checkNoPartial(t, s, ok, err)
@@ -67,6 +94,7 @@ func FuzzParseFallbackStats(f *testing.F) {
 	f.Add(reply(cmdGetFallbackStats, []netlink.Attribute{nest(genFbStats,
 		u8(fbType, 1), pad(0), u64(fbSrvCnt, 1), pad(0), u64(fbClntCnt, 0),
 		u32(fbRsnCode, 0x03030002), u16(fbRsnCnt, 1))}).Data)
+	addRecorded(f, "fallback")
 	f.Fuzz(func(t *testing.T, b []byte) {
 		s, err := ParseFallbackStats([][]byte{b, b})
 		checkNoPartial(t, s, false, err)
@@ -76,6 +104,7 @@ func FuzzParseFallbackStats(f *testing.F) {
 func FuzzParseDevice(f *testing.F) {
 	f.Add(reply(cmdGetDevSMCR, []netlink.Attribute{nest(genDevSMCR, u32(devUseCnt, 1), str(devIBName, "rxe0"),
 		nest(devPort, u32(portNetDev, 2), u8(portState, 1)))}).Data)
+	addRecorded(f, "dev_smcr")
 	f.Fuzz(func(t *testing.T, b []byte) {
 		d, ok, err := ParseDeviceR(b)
 		checkNoPartial(t, d, ok, err)
@@ -87,6 +116,7 @@ func FuzzParseDevice(f *testing.F) {
 func FuzzParseSysInfo(f *testing.F) {
 	f.Add(reply(cmdGetSysInfo, []netlink.Attribute{nest(genSysInfo,
 		u8(sysVer, 2), u8(sysRel, 1), u8(sysIsSMCRV2, 1), str(sysLocalHost, "(none)"))}).Data)
+	addRecorded(f, "sysinfo")
 	f.Fuzz(func(t *testing.T, b []byte) {
 		s, ok, err := ParseSysInfo(b)
 		checkNoPartial(t, s, ok, err)
