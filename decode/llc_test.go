@@ -2,9 +2,15 @@ package decode
 
 import (
 	"errors"
+	"fmt"
 	"net/netip"
+	"os"
 	"strings"
 	"testing"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/pcapgo"
 )
 
 func roceDecodeLLC(t testing.TB, b []byte) *LLC {
@@ -345,4 +351,44 @@ func BenchmarkLLC(b *testing.B) {
 			}
 		})
 	}
+}
+
+// ExampleLLC prints the LLC messages of the reference capture up to the
+// first DELETE LINK of the final teardown (its RC retransmissions follow).
+// Importing decode is enough for gopacket.NewPacket to find the BTH behind
+// UDP port 4791 and the LLC in an RC SEND.
+func ExampleLLC() {
+	f, err := os.Open("../testdata/reference/pingpong.pcap")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer f.Close()
+	r, err := pcapgo.NewReader(f)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for n := 1; n <= 4126; n++ {
+		data, _, err := r.ReadPacketData()
+		if err != nil {
+			break
+		}
+		p := gopacket.NewPacket(data, layers.LayerTypeEthernet, gopacket.NoCopy)
+		if l, ok := p.Layer(LayerTypeLLC).(*LLC); ok {
+			fmt.Printf("%d %s\n", n, l.AppendSummary(nil))
+		}
+	}
+	// Output:
+	// 14 LLC CONFIRM_LINK_V2 req link 1 uid 0x00000101 QP 0x000011 GID ::ffff:10.10.0.1
+	// 16 LLC CONFIRM_LINK_V2 resp link 1 uid 0x00000101 QP 0x000011 GID ::ffff:10.10.0.2
+	// 18 LLC ADD_LINK_V2 req link 2 QP 0x000012 PSN 0xe0dd7c MTU 1024 GID ::ffff:10.10.0.1 rkeys 1
+	// 20 LLC ADD_LINK_V2 resp REJECT link 2
+	// 4114 LLC DELETE_RKEY_V2 req count 1 rkey 0x369
+	// 4115 LLC DELETE_RKEY_V2 req count 1 rkey 0x3a9
+	// 4117 LLC DELETE_RKEY_V2 resp count 1
+	// 4120 LLC DELETE_RKEY_V2 resp count 1
+	// 4122 LLC DELETE_LINK_V2 req ALL link 0 reason 0x00020000 operator-initiated
+	// 4124 LLC DELETE_LINK_V2 req ALL ORDERLY link 0 reason 0x00020000 operator-initiated
+	// 4126 LLC DELETE_LINK_V2 req ALL link 0 reason 0x00030000 program-initiated
 }
