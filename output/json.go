@@ -2,6 +2,7 @@ package output
 
 import (
 	"bufio"
+	"math"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -130,6 +131,9 @@ func appendJSONValue(b []byte, d decode.FieldDef, v decode.Value) []byte {
 	case decode.KindBool:
 		return strconv.AppendBool(b, v.U != 0)
 	case decode.KindFloat:
+		if math.IsNaN(v.F) || math.IsInf(v.F, 0) {
+			return append(b, "null"...) // JSON has no NaN or infinity
+		}
 		return strconv.AppendFloat(b, v.F, 'f', 9, 64)
 	}
 	s := v.Append(nil, d.Kind)
