@@ -63,6 +63,9 @@ func (t *Tracker) cdc(l *Link, d Dir, in *input) {
 	// mid-stream starts counting at its first CDC.
 	var produced, consumed uint64
 	okP, okC := false, false
+	if f.haveProd && c.rmbeSize(d) == 0 {
+		t.learnRMBESize(c, d, f, m.prod)
+	}
 	if f.haveProd || !c.Inferred {
 		if produced, okP = m.prod.Sub(f.Prod, c.rmbeSize(d)); okP {
 			f.Bytes += produced
@@ -84,6 +87,7 @@ func (t *Tracker) cdc(l *Link, d Dir, in *input) {
 	}
 	f.Prod, f.haveProd = m.prod, true
 	f.Cons, f.haveCons = m.cons, true
+	f.sinceCDC = 0
 	t.cur.hasCDC, t.cur.cdcBytes = okP, produced
 	if m.prodFlags&cdcWriteBlocked != 0 {
 		f.WriteBlocked++
@@ -142,6 +146,30 @@ func cdcInfo(m *cdcIn, produced uint64, okP bool, consumed uint64, okC bool) str
 	return s
 }
 
+// learnRMBESize works out the receiver's RMBE size of a connection joined
+// mid-stream (no CLC told it) the first time its producer cursor wraps:
+// the WRITEs since the last CDC say how many bytes the wrap covered.
+// Only a size Linux can have (16 KiB << n) is accepted.
+func (t *Tracker) learnRMBESize(c *Conn, d Dir, f *Flow, cur Cursor) {
+	dw := uint64(uint16(cur.Wrap - f.Prod.Wrap))
+	if dw == 0 || dw >= 0x8000 || f.sinceCDC == 0 {
+		return
+	}
+	n := int64(f.sinceCDC) + int64(f.Prod.Count) - int64(cur.Count)
+	if n <= 0 || n%int64(dw) != 0 {
+		return
+	}
+	size := uint64(n) / dw
+	if size < 1<<14 || size&(size-1) != 0 || size > 1<<29 || uint64(cur.Count) >= size || uint64(f.Prod.Count) >= size {
+		return
+	}
+	if d == DirC2S {
+		c.ServerEP.RMBESize = uint32(size)
+	} else {
+		c.ClientEP.RMBESize = uint32(size)
+	}
+}
+
 // inferConn makes a connection for a CDC token nobody announced. A stream
 // whose other direction is already known on this link group is paired with
 // it; Linux numbers tokens alike on both sides, so an equal token is
@@ -194,6 +222,7 @@ func (t *Tracker) write(l *Link, d Dir, in *input) {
 		f := &c.Flow[d]
 		f.Writes++
 		f.WriteBytes += uint64(r.dmaLen)
+		f.sinceCDC += uint64(r.dmaLen)
 		outside := ref.va != 0 && ref.size != 0 && (r.va < ref.va || r.va+uint64(r.dmaLen) > ref.va+uint64(ref.size))
 		if outside {
 			f.WritesOutside++
@@ -264,6 +293,7 @@ func (t *Tracker) claimWrites(c *Conn, l *Link, d Dir) uint64 {
 	f := &c.Flow[d]
 	f.WriteBytes += p.bytes
 	f.Writes += p.writes
+	f.sinceCDC += p.bytes
 	t.stats.Unattached -= p.frames
 	t.stats.LateAttached += p.frames
 	t.stats.ConnAttached += p.frames

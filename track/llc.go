@@ -22,7 +22,7 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 	switch m.typ {
 	case llcConfirmLink:
 		if !m.resp && d == DirC2S && l.Inferred {
-			t.flip(l)
+			t.flip(l, in)
 			d = DirS2C
 		}
 		e := l.end(d)
@@ -58,7 +58,7 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 		}
 	case llcAddLink:
 		if !m.resp && d == DirC2S && l.Inferred {
-			t.flip(l)
+			t.flip(l, in)
 			d = DirS2C
 		}
 		t.addLink(l, d, in, name, kind)

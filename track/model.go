@@ -137,6 +137,7 @@ type Flow struct {
 	FIN, RST      bool
 	Prod, Cons    Cursor
 	LastSeq       uint16
+	sinceCDC      uint64 // WRITE bytes attributed since the last CDC
 	haveSeq       bool
 	haveProd      bool
 	haveCons      bool

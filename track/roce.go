@@ -243,7 +243,7 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 
 // flip swaps the roles of a link built from traffic alone once an LLC
 // request shows which side owns the link group.
-func (t *Tracker) flip(l *Link) {
+func (t *Tracker) flip(l *Link, in *input) {
 	g := l.lgr
 	if !g.Inferred || len(g.links) != 1 {
 		return
@@ -282,5 +282,5 @@ func (t *Tracker) flip(l *Link) {
 	if t.cur.link == l {
 		t.cur.dir ^= 1
 	}
-	l.addHistory(&t.in, "roles identified: the sender of an LLC request owns the link group (server)")
+	l.addHistory(in, "roles identified: the sender of an LLC request owns the link group (server)")
 }

@@ -234,3 +234,87 @@ func hostOf(addrPort string) string {
 	}
 	return addrPort
 }
+
+// TestSamplesJoinedGroup cuts each sample inside its first SMC-R
+// connection's data phase: that connection is joined mid-stream (built
+// from CDCs), and a later connection that reuses the link group must land
+// on the same link, settle its roles, and count the same bytes as in the
+// full capture.
+func TestSamplesJoinedGroup(t *testing.T) {
+	dir := samplesDir()
+	pcaps, _ := filepath.Glob(filepath.Join(dir, "*.pcap"))
+	if len(pcaps) == 0 {
+		t.Skipf("no captures in %s yet (the lab publishes them with lab/run all)", dir)
+	}
+	tried := 0
+	for _, p := range pcaps {
+		full := feedFile(t, p, Options{}, 0).Snapshot()
+		var first, reused *Conn
+		for i := range full.Conns {
+			c := &full.Conns[i]
+			switch {
+			case c.Outcome != OutcomeSMCR:
+			case first == nil && c.FirstContact && c.Flow[DirC2S].CDCs > 4:
+				first = c
+			case first != nil && reused == nil && !c.FirstContact && c.LGR == first.LGR && c.Flow[DirC2S].CDCs > 0:
+				reused = c
+			}
+		}
+		if first == nil || reused == nil || reused.FirstFrame <= first.FirstFrame+40 {
+			continue
+		}
+		tried++
+		skip := first.FirstFrame + 40 // inside the first connection's data phase
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			s := feedFile(t, p, Options{}, skip).Snapshot()
+			checkAccounting(t, s.Stats)
+			var got *Conn
+			for i := range s.Conns {
+				if s.Conns[i].Client == reused.Client && s.Conns[i].Server == reused.Server {
+					got = &s.Conns[i]
+				}
+			}
+			if got == nil || got.Outcome != OutcomeSMCR {
+				t.Fatalf("reused connection %v not found as SMC-R", reused.Client)
+			}
+			for d := range 2 {
+				if got.Flow[d].Bytes != reused.Flow[d].Bytes || got.Flow[d].CDCs != reused.Flow[d].CDCs || got.Flow[d].WriteBytes != reused.Flow[d].WriteBytes {
+					t.Errorf("%v: %d B / %d CDCs / %d B WRITE, full capture %d / %d / %d", Dir(d),
+						got.Flow[d].Bytes, got.Flow[d].CDCs, got.Flow[d].WriteBytes, reused.Flow[d].Bytes, reused.Flow[d].CDCs, reused.Flow[d].WriteBytes)
+				}
+			}
+			joined := 0
+			for _, c := range s.Conns {
+				if c.Inferred {
+					joined++
+					if c.Link != got.Link {
+						t.Errorf("joined conn %d on link %d, reused conn on link %d: want one link", c.ID, c.Link, got.Link)
+					}
+					// Roles are known now: the joined stream's client->server
+					// side is the client's RMB writes of the full capture.
+					if c.Flow[DirC2S].Prod != first.Flow[DirC2S].Prod {
+						t.Errorf("joined conn final C->S cursor %v, full capture %v (roles not settled?)", c.Flow[DirC2S].Prod, first.Flow[DirC2S].Prod)
+					}
+					// Cursor wraps need the RMBE size, which no CLC gave:
+					// it is learned from the WRITEs at the first wrap.
+					for d := range 2 {
+						if f := c.Flow[d]; f.Bytes != f.WriteBytes || f.CursorErrors != 0 {
+							t.Errorf("joined conn %v: %d B by cursor, %d B by WRITE, %d cursor errors", Dir(d), f.Bytes, f.WriteBytes, f.CursorErrors)
+						}
+					}
+				}
+			}
+			if joined == 0 {
+				t.Error("the first connection was not joined from its CDCs")
+			}
+			for _, l := range s.Links {
+				if l.ID == got.Link && (l.Inferred || !l.keyed[0] || !l.keyed[1]) {
+					t.Errorf("link %d after the CLC: inferred %v keyed %v", l.ID, l.Inferred, l.keyed)
+				}
+			}
+		})
+	}
+	if tried == 0 {
+		t.Skip("no sample has a first-contact connection followed by a reused one")
+	}
+}

@@ -245,11 +245,11 @@ func (t *Tracker) place(c *Conn, in *input, m *clcIn) {
 	c2s := qpKey{gidAddr(cl.GID), gidAddr(s.GID), s.QPN}
 	s2c := qpKey{gidAddr(s.GID), gidAddr(cl.GID), cl.QPN}
 	var l *Link
-	if ref, ok := t.byQP[c2s]; ok && !c.FirstContact && ref.dir == DirC2S && !ref.link.lgr.Deleted {
-		l = ref.link
+	if !c.FirstContact {
+		l = t.reusedLink(c2s, s2c, in)
 	}
-	if ref, ok := t.byQP[c2s]; ok && l == nil && ref.link.Inferred && !c.FirstContact {
-		l = ref.link // traffic seen before this connection's handshake
+	if l != nil && l.Inferred {
+		t.adopt(l, c2s, s2c, s, cl, in)
 	}
 	if l == nil {
 		g := t.newLGR(in, !c.FirstContact)
@@ -278,6 +278,55 @@ func (t *Tracker) place(c *Conn, in *input, m *clcIn) {
 	t.registerToken(c, DirS2C, cl.Token)
 	t.registerRMB(c, l, DirC2S, s)
 	t.registerRMB(c, l, DirS2C, cl)
+}
+
+// reusedLink finds the link a connection of a reused link group was
+// placed on, by either wire key. A link built from traffic alone may have
+// its roles the wrong way round; the CLC settles them.
+func (t *Tracker) reusedLink(c2s, s2c qpKey, in *input) *Link {
+	for d, k := range [2]qpKey{c2s, s2c} {
+		ref, ok := t.byQP[k]
+		if !ok || (ref.link.lgr.Deleted && !ref.link.Inferred) {
+			continue
+		}
+		if ref.dir != Dir(d) {
+			if !ref.link.Inferred {
+				continue // contradicts what CLC/LLC said about this link
+			}
+			t.flip(ref.link, in)
+			if ref = t.byQP[k]; ref.dir != Dir(d) {
+				continue
+			}
+		}
+		return ref.link
+	}
+	return nil
+}
+
+// adopt completes a link built from traffic with what a CLC handshake on
+// it announced: both ends, both wire keys.
+func (t *Tracker) adopt(l *Link, c2s, s2c qpKey, s, cl *Endpoint, in *input) {
+	fill := func(e *LinkEnd, ep *Endpoint) {
+		e.Addr, e.GID, e.MAC, e.QPN = gidAddr(ep.GID), ep.GID, ep.MAC, ep.QPN
+		if e.PSN == 0 {
+			e.PSN = ep.PSN
+		}
+	}
+	fill(&l.Server, s)
+	fill(&l.Client, cl)
+	if l.keyed[0] != l.keyed[1] {
+		k := l.keys[l.knownDir()]
+		t.removeHalf(addrPair{k.src, k.dst}, l)
+	}
+	for d, k := range [2]qpKey{c2s, s2c} {
+		if !l.keyed[d] {
+			t.keyLink(l, Dir(d), k)
+		}
+	}
+	g := l.lgr
+	g.ServerPeerID, g.ClientPeerID = s.PeerID, cl.PeerID
+	l.Inferred = false
+	l.addHistory(in, "roles and QPs learned from the CLC Accept/Confirm of a connection on this link")
 }
 
 // attach makes l the link c currently uses.
