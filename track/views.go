@@ -120,9 +120,18 @@ func (s *Snapshot) WriteView(w io.Writer, name, arg, format string) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(v)
 	}
+	// Framed like tshark -z output, so several views read apart.
+	const rule = "================================================================================\n"
+	if _, err := io.WriteString(w, rule); err != nil {
+		return err
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	text(tw)
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, rule)
+	return err
 }
 
 func (s *Snapshot) findConn(arg string) (*Conn, error) {
@@ -172,6 +181,8 @@ type ConnRow struct {
 	ClientRMB    string    `json:"client_rmb_va,omitempty"`
 	ServerRMBE   uint32    `json:"server_rmbe_size,omitempty"`
 	ClientRMBE   uint32    `json:"client_rmbe_size,omitempty"`
+	ServerIdx    uint8     `json:"server_rmbe_idx,omitempty"`
+	ClientIdx    uint8     `json:"client_rmbe_idx,omitempty"`
 	Frames       int       `json:"frames"`
 	FirstFrame   int       `json:"first_frame"`
 	LastFrame    int       `json:"last_frame"`
@@ -257,9 +268,11 @@ func (s *Snapshot) connRows() []ConnRow {
 		}
 		if c.ServerEP.Valid && !c.SMCD {
 			r.ServerToken, r.ServerRKey, r.ServerRMB, r.ServerRMBE = c.ServerEP.Token, fmt.Sprintf("%#x", c.ServerEP.RKey), fmt.Sprintf("%#x", c.ServerEP.VA), c.ServerEP.RMBESize
+			r.ServerIdx = c.ServerEP.RMBEIdx
 		}
 		if c.ClientEP.Valid && !c.SMCD {
 			r.ClientToken, r.ClientRKey, r.ClientRMB, r.ClientRMBE = c.ClientEP.Token, fmt.Sprintf("%#x", c.ClientEP.RKey), fmt.Sprintf("%#x", c.ClientEP.VA), c.ClientEP.RMBESize
+			r.ClientIdx = c.ClientEP.RMBEIdx
 		}
 		rows = append(rows, r)
 	}
