@@ -45,6 +45,7 @@ type Options struct {
 	Write         string   // -w FILE (pcapng)
 	Count         int      // -c N: stop after N selected frames (0 = all)
 	All           bool     // -a: every frame, not only SMC-relevant ones
+	Quiet         bool     // -q: print no frames (only -z views; -w still writes)
 	Verbose       bool     // -V: field tree
 	Hex           bool     // -x: hex dump
 	Format        Format   // -T
@@ -276,7 +277,7 @@ func (o *Options) printer(bw *bufio.Writer) (printer, error) {
 		}
 		return fp, nil
 	}
-	if o.Write != "" && o.Format == "" && !o.Verbose && !o.Hex {
+	if o.Quiet || (o.Write != "" && o.Format == "" && !o.Verbose && !o.Hex) {
 		return nil, nil
 	}
 	return &textPrinter{w: bw, verbose: o.Verbose, hex: o.Hex, base: &o.base}, nil

@@ -367,6 +367,10 @@ func TestTrackerHook(t *testing.T) {
 	if !strings.HasSuffix(out, "text view [smc,conns] saw 74 frames\n") {
 		t.Errorf("output tail: %q", out[max(0, len(out)-80):])
 	}
+	out, _, err = run(t, Options{Read: fallback, Quiet: true, Views: []string{"smc,conns"}, NewTracker: newT})
+	if err != nil || out != "text view [smc,conns] saw 74 frames\n" {
+		t.Errorf("-q -z output %q (%v)", out, err)
+	}
 	// Tracker fields in -Y and -e make Run create a tracker and add them.
 	out, _, err = run(t, Options{Read: fallback, Format: FormatFields, Fields: []string{"frame.number", "zz.test.seen"},
 		DisplayFilter: "zz.test.seen == 6", All: true, NewTracker: newT})

@@ -24,6 +24,7 @@ func main() {
 	fs.StringVar(&o.Write, "w", "", "write selected frames to pcapng `FILE`")
 	fs.IntVar(&o.Count, "c", 0, "stop after `N` selected frames")
 	fs.BoolVar(&o.All, "a", false, "show all frames, not only SMC-relevant ones")
+	fs.BoolVar(&o.Quiet, "q", false, "print no frames (only the -z views)")
 	fs.BoolVar(&o.Verbose, "V", false, "print the field tree of each frame")
 	fs.BoolVar(&o.Hex, "x", false, "print a hex dump of each frame")
 	fs.StringVar(&format, "T", "", "output `FORMAT`: text, json, jsonl, fields")
