@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
+	"strings"
 )
 
 // PortForNetdev returns the RDMA device and port behind a network
@@ -20,6 +21,11 @@ import (
 // No match gives an error matching fs.ErrNotExist; no device at all gives
 // ErrNoDevices.
 func (f FS) PortForNetdev(netdev string) (dev string, port int, err error) {
+	if netdev == "" || netdev == "." || netdev == ".." || strings.ContainsRune(netdev, '/') {
+		// Not an interface name; as a path element it would match the
+		// device/net directory itself.
+		return "", 0, fmt.Errorf("no RDMA device for netdev %q: %w", netdev, fs.ErrNotExist)
+	}
 	names, err := f.DeviceNames()
 	if err != nil {
 		return "", 0, err
