@@ -194,3 +194,59 @@ func TestGroundTruthPingpongServerDevice(t *testing.T) {
 		t.Errorf("DevicesR (-want +got):\n%s", diff)
 	}
 }
+
+// multiconn: four concurrent connections on one link group (labstub client
+// -P 4 -n 300,200,120,80 -m 64,1000,4096,200), paused after 10 round trips
+// each. labstub.report at the end: "STATS: smcr.clnt_v2_succ=4
+// smcr.rx_bytes=726720 smcr.tx_bytes=726724 smcr.rx_cnt=700
+// smcr.tx_cnt=704".
+func TestGroundTruthMulticonn(t *testing.T) {
+	ss := recordedSockets(t, "multiconn-client-active")
+	if len(ss) != 4 {
+		t.Fatalf("%d sockets, want 4", len(ss))
+	}
+	c := recordedConn(t, "multiconn-client-active")
+	st, err := c.Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rx, tx uint64
+	tokens := map[uint32]bool{}
+	sizes := map[uint32]bool{}
+	for _, s := range ss {
+		if s.Mode != ModeSMCR || s.Conn == nil || s.LGR == nil {
+			t.Fatalf("socket %+v is not an SMC-R connection with details", s)
+		}
+		rx += uint64(s.Conn.RxProd.Count)
+		tx += uint64(s.Conn.TxProd.Count)
+		tokens[s.Conn.Token] = true
+		// 10 round trips of this connection's message size (+1 byte the
+		// client sends first): the sizes 64, 1000, 4096, 200 reappear.
+		sizes[s.Conn.RxProd.Count/10] = true
+	}
+	if rx != st.SMCR.RxBytes || tx != st.SMCR.TxBytes {
+		t.Errorf("sum of cursors rx %d tx %d, stats rx_bytes %d tx_bytes %d", rx, tx, st.SMCR.RxBytes, st.SMCR.TxBytes)
+	}
+	if len(tokens) != 4 {
+		t.Errorf("alert tokens %v, want 4 distinct", tokens)
+	}
+	if want := map[uint32]bool{64: true, 1000: true, 4096: true, 200: true}; !cmp.Equal(want, sizes) {
+		t.Errorf("message sizes from cursors %v, want %v", sizes, want)
+	}
+	gs, err := c.LinkGroupsR()
+	if err != nil || len(gs) != 1 || len(gs[0].Links) != 1 {
+		t.Fatalf("LinkGroupsR = %+v, %v; want one group with one link", gs, err)
+	}
+	if g := gs[0]; g.Conns != 4 || g.Links[0].ConnCount != 4 || g.SndBufAlloc != 4*65536 || g.RMBAlloc != 4*65536 {
+		t.Errorf("link group %+v: want 4 connections and 4 x 64 KiB buffers", g)
+	}
+
+	st, err = recordedConn(t, "multiconn-client-end").Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := [5]uint64{st.SMCR.ClientV2Succ, st.SMCR.RxBytes, st.SMCR.TxBytes, st.SMCR.RxCount, st.SMCR.TxCount}
+	if want := [5]uint64{4, 726720, 726724, 700, 704}; got != want {
+		t.Errorf("end SMCR clnt_v2_succ/rx_bytes/tx_bytes/rx_cnt/tx_cnt = %v, want %v", got, want)
+	}
+}
