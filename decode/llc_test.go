@@ -392,3 +392,73 @@ func ExampleLLC() {
 	// 4124 LLC DELETE_LINK_V2 req ALL ORDERLY link 0 reason 0x00020000 operator-initiated
 	// 4126 LLC DELETE_LINK_V2 req ALL link 0 reason 0x00030000 program-initiated
 }
+
+// TestLLCOtherTypes covers the types no capture or published vector holds
+// (TEST LINK, ADD LINK CONT, CONFIRM RKEY CONT, REQUEST ADD LINK) by
+// retyping real 44-byte LLCs and checking each field against the bytes at
+// the offsets of §3.5 (kernel layout).
+func TestLLCOtherTypes(t *testing.T) {
+	retype := func(b []byte, ty byte) []byte {
+		b = append([]byte(nil), b...)
+		b[0] = ty
+		return b
+	}
+	// CONFIRM LINK v2 (frame 14) bytes read as TEST LINK v2: user data 4..19.
+	m := retype(roceSendPayload(t, "pingpong.pcap", 14), 0x27)
+	l := roceDecodeLLC(t, m)
+	if l.Type != LLCTestLinkV2 || string(l.TestLink.UserData[:]) != string(m[4:20]) {
+		t.Errorf("TEST LINK %v % x", l.Type, l.TestLink.UserData)
+	}
+	var r Record
+	l.AppendFields(&r)
+	if d, _ := LookupField("smc.llc.test_data"); true {
+		if v, ok := r.First(d.ID); !ok || string(v.B) != string(m[4:20]) {
+			t.Errorf("smc.llc.test_data % x", v.B)
+		}
+	}
+
+	// CONFIRM RKEY v1 vector read as ADD LINK CONT: link 4, count 5,
+	// triplets at 8 and 24.
+	m = retype(roceVector(t, "llc_v1_confirm_rkey_req"), 0x03)
+	m[5] = 2
+	l = roceDecodeLLC(t, m)
+	c := l.AddLinkCont
+	if l.Type != LLCAddLinkCont || c.LinkID != m[4] || c.NumRKeys != 2 || len(c.Triplets()) != 2 ||
+		c.RKeys[0] != readTriplet(m[8:]) || c.RKeys[1] != readTriplet(m[24:]) {
+		t.Errorf("ADD LINK CONT %+v", c)
+	}
+	// ... and as CONFIRM RKEY CONT: count 4, rtokens at 5, 18, 31.
+	m = retype(roceVector(t, "llc_v1_confirm_rkey_req"), 0x08)
+	m[4] = 3
+	l = roceDecodeLLC(t, m)
+	cc := l.ConfirmRKeyCont
+	if l.Type != LLCConfirmRKeyCont || len(cc.Tokens()) != 3 || cc.RTokens[0].LinkID != m[5] ||
+		cc.RTokens[0].RKey != 0x155d00 || cc.RTokens[0] != readRToken(m[5:]) || cc.RTokens[2] != readRToken(m[31:]) {
+		t.Errorf("CONFIRM RKEY CONT %+v", cc)
+	}
+
+	// DELETE LINK v2 (frame 4124, zero from byte 9) as REQUEST ADD LINK v2
+	// with one GID at 28: the GID count at 24 is the only non-zero byte.
+	m = retype(roceSendPayload(t, "pingpong.pcap", 4124), 0x25)
+	m[24] = 1
+	l = roceDecodeLLC(t, m)
+	if q := l.RequestAddLink; l.Type != LLCRequestAddLinkV2 || q.NumGIDs != 1 || len(q.GIDList()) != 1 ||
+		q.GIDs[0] != netip.AddrFrom16([16]byte(m[28:44])) {
+		t.Errorf("REQUEST ADD LINK %+v", q)
+	}
+	m[24] = 2 // 28 + 32 > 44
+	var bad LLC
+	if err := bad.DecodeFromBytes(m, &roceFeedback{}); !errors.Is(err, ErrBadLength) {
+		t.Errorf("REQUEST ADD LINK with 2 GIDs in 44 bytes: %v", err)
+	}
+	for _, ty := range []byte{0x27, 0x03, 0x08, 0x25} {
+		m := retype(roceVector(t, "llc_v1_confirm_rkey_req"), ty)
+		if ty == 0x27 || ty == 0x25 {
+			m = retype(roceSendPayload(t, "pingpong.pcap", 4124), ty)
+		}
+		l := roceDecodeLLC(t, m)
+		if s := l.AppendSummary(nil); !strings.HasPrefix(string(s), "LLC "+LLCType(ty).String()+" req") {
+			t.Errorf("%#02x summary %q", ty, s)
+		}
+	}
+}

@@ -305,3 +305,44 @@ func TestWholeCaptures(t *testing.T) {
 		t.Errorf("decoded %d RoCE frames, want %d", total, 4123+1653)
 	}
 }
+
+// TestTruncatedFrames cuts one frame of every kind (opcode, and LLC type
+// or CDC) of every capture at every length and runs it through the
+// DecodingLayerParser and gopacket.NewPacket with their panic recovery
+// switched off, so that a panic in a layer fails the test.
+func TestTruncatedFrames(t *testing.T) {
+	kinds := 0
+	for _, path := range roceCaptures(t) {
+		seen := map[[2]byte]bool{}
+		for i, frame := range roceReadPcap(t, path) {
+			_, bth, ok := roceSplit(frame)
+			if !ok {
+				continue
+			}
+			k := [2]byte{bth[0], 0}
+			if len(bth) > 12 {
+				k[1] = bth[12]
+			}
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			kinds++
+			rp := newRoceParser()
+			rp.p.IgnorePanic = true
+			for n := range len(frame) {
+				_ = rp.decode(frame[:n])
+				p := gopacket.NewPacket(frame[:n], layers.LayerTypeEthernet,
+					gopacket.DecodeOptions{NoCopy: true, SkipDecodeRecovery: true})
+				if l := p.Layer(LayerTypeBTH); l != nil {
+					if b := l.(*BTH); len(b.Contents)+len(b.Payload) > n {
+						t.Errorf("%s frame %d cut to %d: BTH reaches past the cut", filepath.Base(path), i+1, n)
+					}
+				}
+			}
+		}
+	}
+	if kinds < 40 {
+		t.Errorf("only %d frame kinds", kinds)
+	}
+}
