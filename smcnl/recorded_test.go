@@ -19,15 +19,20 @@ import (
 // readRecording splits a .bin file into netlink messages.
 func readRecording(t *testing.T, path string) []netlink.Message {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	msgs, err := SplitMessages(b)
+	msgs, err := SplitMessages(mustRead(t, path))
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
 	return msgs
+}
+
+func mustRead(t testing.TB, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // replayConn serves every command from the recording of one scenario.
