@@ -41,6 +41,7 @@ func fill(in *input, f *capture.Frame) {
 		s.src = netip.AddrPortFrom(src, uint16(tc.SrcPort))
 		s.dst = netip.AddrPortFrom(dst, uint16(tc.DstPort))
 		s.syn, s.ack, s.fin, s.rst = tc.SYN, tc.ACK, tc.FIN, tc.RST
+		s.seq = tc.Seq
 		s.smcOpt = f.SMCOption
 		s.payload = len(tc.Payload)
 		s.clcEyecatcher = len(tc.Payload) >= 4 && tc.Payload[0] == 0xE2 && tc.Payload[1] == 0xD4 &&

@@ -23,6 +23,7 @@ type input struct {
 
 type tcpIn struct {
 	src, dst      netip.AddrPort
+	seq           uint32
 	syn, ack      bool
 	fin, rst      bool
 	smcOpt        bool

@@ -84,3 +84,37 @@ func TestBoundedMemory(t *testing.T) {
 		t.Errorf("kept %d fallbacks and %d SMC-R connections, want both kinds", fallbacks, smcr)
 	}
 }
+
+// TestTupleReuse: a retransmitted SYN stays one connection; the same
+// 4-tuple used again after a close is a new one.
+func TestTupleReuse(t *testing.T) {
+	fb := replay(t, refDir+"decline-nordma.pcap")
+	tr := New(Options{})
+	n := 0
+	feed := func(in input) {
+		n++
+		in.number = n
+		tr.feed(&in)
+	}
+	for i, in := range fb {
+		feed(in)
+		if in.isTCP && in.tcp.syn && !in.tcp.ack {
+			feed(fb[i]) // the SYN again, as a retransmission
+		}
+	}
+	for _, in := range fb {
+		in.ts = in.ts.Add(time.Minute)
+		feed(in)
+	}
+	if len(tr.conns) != 2 {
+		t.Fatalf("%d connections, want 2 (one per use of the tuple)", len(tr.conns))
+	}
+	for _, c := range tr.conns {
+		if c.Outcome != OutcomeFallback || c.Fallback.Code != 0x03030002 || !c.Closed() {
+			t.Errorf("conn %d: %v %+v closed %v", c.ID, c.Outcome, c.Fallback, c.Closed())
+		}
+	}
+	if f := tr.conns[0].Frames; f != len(fb)-4+1 {
+		t.Errorf("first connection has %d frames, want %d (its frames and the repeated SYN)", f, len(fb)-4+1)
+	}
+}

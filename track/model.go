@@ -173,6 +173,7 @@ type Conn struct {
 
 	lgr      *LinkGroup
 	link     *Link
+	synSeq   uint32 // client's initial sequence number, to tell a retransmitted SYN from a new connection
 	finished bool
 	tokens   [2]uint32 // receiver token of each direction while registered
 	hasTok   [2]bool

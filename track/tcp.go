@@ -13,8 +13,9 @@ func (t *Tracker) tcp(in *input) {
 	s := &in.tcp
 	key := makeTCPKey(s.src, s.dst)
 	c := t.byTuple[key]
-	if c != nil && s.syn && !s.ack && (c.SeenSYNACK || c.Closed() || s.src != c.Client) {
-		// The 4-tuple is being reused by a new connection.
+	if c != nil && s.syn && !s.ack && (!c.SeenSYN || s.seq != c.synSeq || s.src != c.Client || c.Closed()) {
+		// The 4-tuple is being reused by a new connection (a retransmitted
+		// SYN carries the same initial sequence number).
 		delete(t.byTuple, key)
 		t.finish(c)
 		c = nil
@@ -37,6 +38,7 @@ func (t *Tracker) tcp(in *input) {
 	switch {
 	case s.syn && !s.ack:
 		c.SeenSYN = true
+		c.synSeq = s.seq
 		c.OptionSYN = s.smcOpt
 		if c.TSYN.IsZero() {
 			c.TSYN = in.ts
