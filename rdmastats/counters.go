@@ -1,12 +1,14 @@
 package rdmastats
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -118,20 +120,22 @@ func walkCounters(dir string, pma bool, add func(name string, v uint64)) (found 
 	if err != nil {
 		return false, 0, fmt.Errorf("listing counters: %w", err)
 	}
+	var buf [64]byte // a counter is at most 20 digits; "N/A (no PMA)" fits too
 	for _, e := range ents {
 		if e.IsDir() {
 			continue
 		}
 		name := e.Name()
 		path := filepath.Join(dir, name)
-		s, ok, err := readString(path)
+		b, ok, err := readSmall(path, buf[:])
 		if err != nil {
 			return false, 0, err
 		}
-		if !ok || s == notAvailable {
+		b = bytes.TrimSpace(b)
+		if !ok || string(b) == notAvailable {
 			continue
 		}
-		v, err := strconv.ParseUint(s, 10, 64)
+		v, err := parseDecimal(b)
 		if err != nil {
 			return false, 0, fmt.Errorf("failed to parse counter %q: %w", path, err)
 		}
@@ -147,4 +151,64 @@ func walkCounters(dir string, pma bool, add func(name string, v uint64)) (found 
 		add(name, v)
 	}
 	return true, lifespan, nil
+}
+
+// readSmall reads a sysfs attribute of at most len(buf) bytes into buf
+// without the per-file buffer and stat of os.ReadFile: a refresh reads
+// dozens of counters per port. ok is false for unsupported attributes
+// (see unsupported).
+func readSmall(path string, buf []byte) (b []byte, ok bool, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if unsupported(err) {
+			return nil, false, nil
+		}
+		return nil, false, fmt.Errorf("failed to read file %q: %w", path, err)
+	}
+	defer f.Close()
+	n := 0
+	for n < len(buf) {
+		m, err := f.Read(buf[n:])
+		n += m
+		if err == io.EOF {
+			return buf[:n], true, nil
+		}
+		if err != nil {
+			if unsupported(err) {
+				return nil, false, nil
+			}
+			return nil, false, fmt.Errorf("failed to read file %q: %w", path, err)
+		}
+		if m == 0 {
+			break
+		}
+	}
+	// sysfs returns a whole attribute in one read; a file that fills the
+	// buffer is not a counter.
+	if n == len(buf) {
+		if m, _ := f.Read(buf[:1]); m > 0 {
+			return nil, false, fmt.Errorf("file %q: longer than %d bytes, not a counter", path, len(buf))
+		}
+	}
+	return buf[:n], true, nil
+}
+
+// parseDecimal parses an unsigned decimal counter without converting to a
+// string first.
+func parseDecimal(b []byte) (uint64, error) {
+	if len(b) == 0 {
+		return 0, errors.New("empty counter")
+	}
+	var v uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, fmt.Errorf("invalid counter %q", b)
+		}
+		d := uint64(c - '0')
+		if v > (math.MaxUint64-d)/10 {
+			return 0, fmt.Errorf("counter %q overflows 64 bits", b)
+		}
+		v = v*10 + d
+	}
+	return v, nil
 }

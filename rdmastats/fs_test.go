@@ -3,6 +3,7 @@ package rdmastats
 import (
 	"errors"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -360,6 +361,12 @@ func TestBrokenFiles(t *testing.T) {
 		{"negative counter", func(t *testing.T, root string) {
 			writeFile(t, root, port+"hw_counters/rdma_sends", "-1\n")
 		}},
+		{"oversized counter file", func(t *testing.T, root string) {
+			writeFile(t, root, port+"hw_counters/rdma_sends", strings.Repeat("1", 100)+"\n")
+		}},
+		{"empty counter file", func(t *testing.T, root string) {
+			writeFile(t, root, port+"hw_counters/rdma_sends", "\n")
+		}},
 		{"garbage lifespan", func(t *testing.T, root string) {
 			writeFile(t, root, port+"hw_counters/lifespan", "12ms\n")
 		}},
@@ -541,6 +548,21 @@ func TestUnitOf(t *testing.T) {
 	for _, tt := range tests {
 		if got := UnitOf(tt.name); got != tt.want {
 			t.Errorf("UnitOf(%q) = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestParseDecimal(t *testing.T) {
+	t.Parallel()
+	good := map[string]uint64{"0": 0, "516": 516, "18446744073709551615": math.MaxUint64, "007": 7}
+	for in, want := range good {
+		if got, err := parseDecimal([]byte(in)); err != nil || got != want {
+			t.Errorf("parseDecimal(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "18446744073709551616", "99999999999999999999", "-1", "+1", "1 2", "0x10", "N/A"} {
+		if got, err := parseDecimal([]byte(in)); err == nil {
+			t.Errorf("parseDecimal(%q) = %d, want an error", in, got)
 		}
 	}
 }
