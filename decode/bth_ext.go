@@ -10,11 +10,12 @@ import (
 
 // The extension headers that follow the BTH (smc-wire-format §5.5, IBTA
 // vol. 1 §9.3). Each layer knows only its own bytes, so after RETH, AETH,
-// DETH, ImmDt and IETH the chain continues as gopacket.Payload; the two
-// opcodes that stack a second header behind the first (RDMA WRITE Only
-// with Immediate: RETH then ImmDt; UD SEND Only with Immediate: DETH then
-// ImmDt) are covered by BTH.Data and BTH.Opcode.HasImmDt, and their
-// immediate value by RETH.ImmDt / DETH.ImmDt helpers.
+// DETH, ImmDt and IETH the chain continues as gopacket.Payload. Where IBTA
+// stacks a second header behind the first — RDMA WRITE Only with
+// Immediate (RETH, ImmDt), UD SEND Only with Immediate (DETH, ImmDt), and
+// the RD requests (DETH, then RETH/ImmDt/AtomicETH) — that header stays at
+// the front of the payload; BTH.Data and BTH.Imm know the whole chain and
+// give the data and the immediate value. SMC-R never sends these.
 
 const (
 	rethLen  = 16

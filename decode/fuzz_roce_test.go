@@ -230,3 +230,21 @@ func FuzzICRC(f *testing.F) {
 		_, _ = ICRCRoCEv1(ip)
 	})
 }
+
+// FuzzGRH: a GRH either fails with a *decode.Error or hands the BTH no
+// more than PayLen bytes.
+func FuzzGRH(f *testing.F) {
+	f.Add(roceV1Packet(f))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var g GRH
+		err := g.DecodeFromBytes(data, &roceFeedback{})
+		roceCheckLayer(t, data, err, g.Contents, g.Payload)
+		if err == nil && len(g.Payload) != int(g.PayloadLen) {
+			t.Fatalf("payload %d, PayLen %d", len(g.Payload), g.PayloadLen)
+		}
+		if err == nil && g.NextLayerType() == LayerTypeBTH {
+			var b BTH
+			roceCheckLayer(t, g.Payload, b.DecodeFromBytes(g.Payload, &roceFeedback{}), b.Contents, b.Payload)
+		}
+	})
+}
