@@ -29,6 +29,7 @@ func TestFieldsDoNotAllocate(t *testing.T) {
 		p.defs = append(p.defs, d)
 		ids = append(ids, d.ID)
 	}
+	p.index()
 	in, err := os.Open(pingpong)
 	if err != nil {
 		t.Fatal(err)

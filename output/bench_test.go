@@ -20,7 +20,7 @@ func BenchmarkDecodePingpong(b *testing.B) {
 		name string
 		o    Options
 	}{
-		{"fields", Options{Format: FormatFields, Fields: []string{"frame.number", "ip.src", "roce.bth.psn", "smc.cdc.prod.count"}}},
+		{"fields", Options{All: true, Format: FormatFields, Fields: []string{"frame.number", "roce.bth.opcode", "roce.bth.dqpn", "roce.bth.psn", "smc.cdc.seq", "smc.clc.type"}}},
 		{"text", Options{}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {

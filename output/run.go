@@ -275,6 +275,7 @@ func (o *Options) printer(bw *bufio.Writer) (printer, error) {
 			d, _ := decode.LookupField(name)
 			fp.defs = append(fp.defs, d)
 		}
+		fp.index()
 		return fp, nil
 	}
 	if o.Quiet || (o.Write != "" && o.Format == "" && !o.Verbose && !o.Hex) {

@@ -439,3 +439,11 @@ func TestProblemsShown(t *testing.T) {
 		t.Errorf("fields %q %v", fields, err)
 	}
 }
+
+func TestFieldsJoinedValues(t *testing.T) {
+	out, _, err := run(t, Options{Read: declineRDM, Format: FormatFields,
+		Fields: []string{"frame.number", "smc.clc.decline.extra_diag", "smc.clc.type"}, DisplayFilter: "smc.clc.type == 4"})
+	if err != nil || out != "10\t0,0,0,0\t4\n" {
+		t.Errorf("got %q %v", out, err)
+	}
+}
