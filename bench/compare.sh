@@ -67,6 +67,7 @@ measure() {
 }
 
 : >"$work/results"
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
 # Warm the page cache so the first tool does not pay for the disk.
 cat "$work/big.pcap" >/dev/null
 measure smcdump-fields "$work/smcdump" -r "$work/big.pcap" -a -T fields "${sfields[@]}"
@@ -78,6 +79,7 @@ echo
 echo "capture: $(awk -v b="$bytes" 'BEGIN { printf "%.0f MiB", b / 1048576 }'), $frames frames" \
 	"(${inputs[*]} repeated); $(nproc) CPUs; $(tshark -v 2>/dev/null | head -1 | awk "{print \$1, \$3}");" \
 	"$(tcpdump --version 2>&1 | head -1); $(go version | cut -d' ' -f3)"
+echo "load average before/after: $load0 / $(cut -d' ' -f1-3 /proc/loadavg) (numbers from a busy machine are low)"
 echo
 awk -v frames="$frames" '
 	{ name[NR] = $1; sec[NR] = $2; rss[NR] = $3; lines[NR] = $4; if ($1 == "tshark-fields") ts = $2; if ($1 == "tcpdump") td = $2 }
