@@ -380,6 +380,12 @@ func (b *BTH) AppendFields(r *Record) {
 			r.AddUint(fBTHXRCSRQ, uint64(b.XRCSRQ))
 		}
 	}
+	// An ImmDt behind another extension header (WRITE Only with
+	// Immediate, UD/RD with Immediate) has no layer of its own; report it
+	// here so that roce.immdt is there whichever header carries it.
+	if imm, ok := b.Imm(); ok && len(b.Payload) > 0 && bthNext(b.Opcode, b.Payload) != LayerTypeImmDt {
+		r.AddUint(fImmDt, uint64(imm))
+	}
 	r.AddUint(fICRC, uint64(b.ICRC))
 }
 

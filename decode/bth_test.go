@@ -153,6 +153,12 @@ func TestBTHPublic(t *testing.T) {
 		if len(b.Data()) != 0 {
 			t.Errorf("Data() %d bytes, want 0", len(b.Data()))
 		}
+		// tshark shows the ImmDt of this frame; so does roce.immdt.
+		var r Record
+		b.AppendFields(&r)
+		if d, _ := LookupField("roce.immdt"); !r.Has(d.ID) {
+			t.Error("roce.immdt missing")
+		}
 	})
 	t.Run("WRITE Last with Immediate + ImmDt", func(t *testing.T) {
 		b, _ := roceBTH(t, "public/linlinw5_rdma_ib_tutorial/nccl__nccl_node0.pcap", 644)
@@ -166,6 +172,19 @@ func TestBTHPublic(t *testing.T) {
 		imm, ok := b.Imm()
 		if im.Imm != 0x00200000 || !ok || imm != im.Imm {
 			t.Errorf("ImmDt %#x, Imm() %#x %v; want 0x00200000", im.Imm, imm, ok)
+		}
+		// Here the ImmDt layer reports it, the BTH does not repeat it.
+		var r Record
+		b.AppendFields(&r)
+		im.AppendFields(&r)
+		n := 0
+		for _, id := range r.IDs {
+			if d, _ := LookupField("roce.immdt"); id == d.ID {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("roce.immdt %d times", n)
 		}
 	})
 	t.Run("SEND First/Middle/Last", func(t *testing.T) {
