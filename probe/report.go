@@ -131,11 +131,11 @@ func (r *Report) addResult(o Options, m *modeRun, size int) {
 	}
 }
 
-func (r *Report) write(w io.Writer, o Options) error {
+// writeHeader prints the run and the proof of every connection (text
+// only; JSON comes whole from writeBody).
+func (r *Report) writeHeader(w io.Writer, o Options) error {
 	if o.Output == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		return nil
 	}
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "smcping %s proto %s, %d connection(s) per protocol", r.Target, r.Proto, o.Parallel)
@@ -152,6 +152,18 @@ func (r *Report) write(w io.Writer, o Options) error {
 	for i, c := range r.Conns {
 		fmt.Fprintf(bw, "conn %d %s %s -> %s: %s\n", i+1, c.Proto, c.Local, c.Remote, c.proof)
 	}
+	return bw.Flush()
+}
+
+// writeBody prints the measurements: the statistics tables, ratios,
+// histograms and stream results, or the whole report as JSON.
+func (r *Report) writeBody(w io.Writer, o Options) error {
+	if o.Output == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	}
+	bw := bufio.NewWriter(w)
 	if len(r.Results) > 0 {
 		writeTable(bw, "RTT (round trip), usec", r.Results, func(x Result) Summary { return x.RTT })
 		writeTable(bw, "RTT/2 (one-way estimate, as sockperf reports), usec", r.Results, func(x Result) Summary { return x.HalfRTT })

@@ -131,7 +131,12 @@ func runClient(ctx context.Context, o Options, stdout io.Writer, in Inspector) e
 	if o.Require == "smc" {
 		for _, c := range primary.conns {
 			if err := c.proof.Require(); err != nil {
-				rep.write(stdout, o)
+				// Nothing was measured: the proofs are the whole report.
+				if o.Output == "json" {
+					rep.writeBody(stdout, o)
+				} else {
+					rep.writeHeader(stdout, o)
+				}
 				return err
 			}
 		}
@@ -145,6 +150,10 @@ func runClient(ctx context.Context, o Options, stdout io.Writer, in Inspector) e
 		base.baseline = true
 		modes = append(modes, base)
 		rep.addConns(base)
+	}
+	// The proofs come first, so a long run shows at once what it measures.
+	if err := rep.writeHeader(stdout, o); err != nil {
+		return err
 	}
 	var logw *csvLog
 	if o.LogFile != "" {
@@ -181,7 +190,7 @@ func runClient(ctx context.Context, o Options, stdout io.Writer, in Inspector) e
 			return err
 		}
 	}
-	return rep.write(stdout, o)
+	return rep.writeBody(stdout, o)
 }
 
 // measure runs warm-up and then alternating rounds of each protocol until
