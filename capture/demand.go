@@ -33,6 +33,35 @@ const (
 	gAll fieldGroup = 1<<iota - 1
 )
 
+// frameFieldSet selects frame.* fields one by one: frame.number alone is
+// the usual -T fields column and the others would triple its cost.
+type frameFieldSet uint8
+
+const (
+	wNumber frameFieldSet = 1 << iota
+	wTime
+	wLen // frame.len and frame.cap_len
+	wCut
+	wError
+	wAllFrame frameFieldSet = 1<<iota - 1
+)
+
+func frameFieldBit(id decode.FieldID) frameFieldSet {
+	switch id {
+	case fFrameNumber:
+		return wNumber
+	case fFrameTime:
+		return wTime
+	case fFrameLen, fFrameCapLen:
+		return wLen
+	case fFrameCut:
+		return wCut
+	case fFrameError:
+		return wError
+	}
+	return wAllFrame // a frame.* field registered elsewhere: keep all
+}
+
 // groupPrefixes maps field-name prefixes to groups; the first match wins,
 // so longer prefixes come first.
 var groupPrefixes = []struct {
@@ -65,14 +94,24 @@ func FrameField(id decode.FieldID) bool { return groupOf(decode.Def(id).Name) !=
 // when roce.icrc.ok is among them.
 func (r *Reader) SetFieldDemand(ids []decode.FieldID) {
 	if ids == nil {
-		r.frame.demand = gAll
+		r.frame.demand, r.frame.frameFields = gAll, wAllFrame
 		r.dec.roce.noICR = false
 		return
 	}
-	var g fieldGroup
+	var (
+		g fieldGroup
+		w frameFieldSet
+	)
 	for _, id := range ids {
-		g |= groupOf(decode.Def(id).Name)
+		gi := groupOf(decode.Def(id).Name)
+		g |= gi
+		switch gi {
+		case gFrame:
+			w |= frameFieldBit(id)
+		case gAll:
+			w = wAllFrame
+		}
 	}
-	r.frame.demand = g
+	r.frame.demand, r.frame.frameFields = g, w
 	r.dec.roce.noICR = g&gICRC == 0
 }

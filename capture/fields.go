@@ -39,20 +39,28 @@ var (
 
 func appendBaseFields(r *decode.Record, f *Frame) {
 	g := f.demand
-	if g&gFrame != 0 {
-		r.AddUint(fFrameNumber, uint64(f.Number))
-		ts := f.CI.Timestamp
-		r.AddFloat(fFrameTime, float64(ts.Unix())+float64(ts.Nanosecond())/1e9)
-		r.AddUint(fFrameLen, uint64(f.CI.Length))
-		r.AddUint(fFrameCapLen, uint64(f.CI.CaptureLength))
-		if f.Cut {
+	if w := f.frameFields; w != 0 {
+		if w&wNumber != 0 {
+			r.AddUint(fFrameNumber, uint64(f.Number))
+		}
+		if w&wTime != 0 {
+			ts := f.CI.Timestamp
+			r.AddFloat(fFrameTime, float64(ts.Unix())+float64(ts.Nanosecond())/1e9)
+		}
+		if w&wLen != 0 {
+			r.AddUint(fFrameLen, uint64(f.CI.Length))
+			r.AddUint(fFrameCapLen, uint64(f.CI.CaptureLength))
+		}
+		if f.Cut && w&wCut != 0 {
 			r.AddBool(fFrameCut, true)
 		}
-		if f.Err != nil {
-			r.AddString(fFrameError, f.Err.Error())
-		}
-		for _, e := range f.CLCErr {
-			r.AddString(fFrameError, e.Error())
+		if w&wError != 0 {
+			if f.Err != nil {
+				r.AddString(fFrameError, f.Err.Error())
+			}
+			for _, e := range f.CLCErr {
+				r.AddString(fFrameError, e.Error())
+			}
 		}
 	}
 	if f.Eth != nil && g&gEth != 0 {
@@ -95,8 +103,6 @@ func appendBaseFields(r *decode.Record, f *Frame) {
 	if u := f.UDP; u != nil && g&gUDP != 0 {
 		r.AddUint(fUDPSrcPort, uint64(u.SrcPort))
 		r.AddUint(fUDPDstPort, uint64(u.DstPort))
-	}
-	if f.ICRC.Checked {
 	}
 }
 

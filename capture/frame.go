@@ -52,10 +52,11 @@ type Frame struct {
 	// Err is the first decode error of the frame's headers, with context.
 	Err error
 
-	clcRaw [][]byte // CLC messages completed by this frame, not yet decoded
-	rec    decode.Record
-	recSet bool
-	demand fieldGroup // layers whose fields Fields fills
+	clcRaw      [][]byte // CLC messages completed by this frame, not yet decoded
+	rec         decode.Record
+	recSet      bool
+	demand      fieldGroup    // layers whose fields Fields fills
+	frameFields frameFieldSet // frame.* fields Fields fills
 }
 
 func (f *Frame) reset() {

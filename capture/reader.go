@@ -89,7 +89,7 @@ func Open(name string) (*Reader, error) {
 // NewFileReader reads a pcap or pcapng stream named name (for messages).
 func NewFileReader(name string, in io.Reader) (*Reader, error) {
 	cr := &countingReader{r: in}
-	br := bufio.NewReaderSize(cr, 1<<16)
+	br := bufio.NewReaderSize(cr, 1<<18)
 	magic, err := br.Peek(4)
 	if len(magic) == 0 {
 		if err == nil || errors.Is(err, io.EOF) {
@@ -150,7 +150,7 @@ func NewReader(name string, src PacketSource, lt layers.LinkType) (*Reader, erro
 	}
 	r := &Reader{name: name, src: src, dec: dec, clc: newCLCAssembler()}
 	r.frame.Decoded = make([]gopacket.LayerType, 0, 16)
-	r.frame.demand = gAll
+	r.frame.demand, r.frame.frameFields = gAll, wAllFrame
 	return r, nil
 }
 

@@ -347,7 +347,7 @@ func TestDecodeNeverPanics(t *testing.T) {
 		t.Fatal(err)
 	}
 	var f Frame
-	f.demand = gAll
+	f.demand, f.frameFields = gAll, wAllFrame
 	check := func(what string) {
 		d.Decode(&f)
 		_ = f.Fields()

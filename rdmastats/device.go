@@ -16,7 +16,7 @@ import (
 
 // Device is one RDMA device (/sys/class/infiniband/<Name>). String fields
 // are empty when the driver does not provide the attribute: board_id and
-// hca_type exist for Mellanox HCAs only, parent for Soft-RoCE (rxe) only.
+// hca_type exist for Mellanox HCAs only, parent for software devices (rxe).
 type Device struct {
 	Name         string
 	NodeType     string // node_type without its number: "CA", "RNIC", "switch"
@@ -216,6 +216,11 @@ func (f FS) Devices() ([]Device, error) {
 // Device reads one RDMA device by name. A device that does not exist gives
 // an error matching fs.ErrNotExist.
 func (f FS) Device(name string) (Device, error) {
+	if name == "" || name == "." || name == ".." || strings.ContainsRune(name, '/') {
+		// Not a device name: as a path element it would escape the class
+		// directory.
+		return Device{}, fmt.Errorf("RDMA device %q: %w", name, fs.ErrNotExist)
+	}
 	dir := f.path(classDir, name)
 	if _, err := os.Stat(dir); err != nil {
 		return Device{}, fmt.Errorf("RDMA device %q: %w", name, err)

@@ -239,6 +239,11 @@ func TestNoDevices(t *testing.T) {
 
 func TestDeviceNotExist(t *testing.T) {
 	t.Parallel()
+	for _, name := range []string{"", ".", "..", "../infiniband/rxe0", "rxe0/ports"} {
+		if d, err := NewFS(fixtureRoot).Device(name); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("Device(%q) = %v, %v; want fs.ErrNotExist", name, d.Name, err)
+		}
+	}
 	_, err := NewFS(fixtureRoot).Device("mlx5_9")
 	if !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("Device(mlx5_9) error = %v, want fs.ErrNotExist", err)
@@ -390,6 +395,39 @@ func TestBrokenFiles(t *testing.T) {
 				if errors.Is(err, ErrNoDevices) {
 					t.Errorf("%s() error %v matches ErrNoDevices", call, err)
 				}
+			}
+		})
+	}
+}
+
+// TestUnreadableAttributes replaces attribute files with symlink loops,
+// which even root cannot read: Devices must fail naming the file rather
+// than report an empty attribute.
+func TestUnreadableAttributes(t *testing.T) {
+	t.Parallel()
+	for _, rel := range []string{
+		"class/infiniband/mlx5_0/node_type",
+		"class/infiniband/mlx5_0/device/uevent",
+		"class/infiniband/mlx5_0/ports/1/state",
+		"class/infiniband/mlx5_0/ports/1/rate",
+		"class/infiniband/mlx5_0/ports/1/gids/0",
+		"class/infiniband/mlx5_0/ports/1/gid_attrs/types/0",
+		"class/infiniband/mlx5_0/ports/1/gid_attrs/ndevs/0",
+		"class/infiniband/mlx5_0/ports/1/counters/port_rcv_data",
+	} {
+		t.Run(rel, func(t *testing.T) {
+			t.Parallel()
+			root := copyFixture(t)
+			p := filepath.Join(root, rel)
+			if err := os.Remove(p); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(filepath.Base(p), p); err != nil {
+				t.Fatal(err)
+			}
+			_, err := NewFS(root).Devices()
+			if err == nil || !strings.Contains(err.Error(), rel) {
+				t.Errorf("Devices() error = %v, want one naming %s", err, rel)
 			}
 		})
 	}
@@ -548,6 +586,11 @@ func TestUnitOf(t *testing.T) {
 	for _, tt := range tests {
 		if got := UnitOf(tt.name); got != tt.want {
 			t.Errorf("UnitOf(%q) = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	for u, want := range map[Unit]string{UnitCount: "", UnitBytes: "bytes", UnitPackets: "packets", UnitTicks: "ticks"} {
+		if got := u.String(); got != want {
+			t.Errorf("Unit(%d).String() = %q, want %q", u, got, want)
 		}
 	}
 }

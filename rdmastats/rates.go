@@ -20,7 +20,10 @@ const (
 	// StatusReset: the counter went backwards. Counters restart from zero
 	// when a device is re-created (rdma link delete/add, driver reload) or
 	// cleared (perfquery -R), so the current value is what was counted
-	// since the reset, a lower bound of the true increase.
+	// since the reset, a lower bound of the true increase. A reset
+	// followed by more counting than before within one interval looks
+	// like StatusOK; compare Device lists across refreshes to catch
+	// re-created devices.
 	StatusReset
 )
 

@@ -217,6 +217,12 @@ func TestSnapshotLifespans(t *testing.T) {
 	if diff := cmp.Diff(want, s.Lifespans); diff != "" {
 		t.Errorf("Lifespans mismatch (-want +got):\n%s", diff)
 	}
+	if got := s.MaxLifespan(); got != 12*time.Millisecond {
+		t.Errorf("MaxLifespan() = %v, want 12ms (rxe0)", got)
+	}
+	if got := (Snapshot{}).MaxLifespan(); got != 0 {
+		t.Errorf("empty MaxLifespan() = %v, want 0", got)
+	}
 	if s.Time.IsZero() {
 		t.Error("Snapshot().Time is zero")
 	}

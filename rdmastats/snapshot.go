@@ -57,6 +57,17 @@ type Snapshot struct {
 	Lifespans map[Key]time.Duration
 }
 
+// MaxLifespan returns the longest hw_counters lifespan in the snapshot, 0
+// when no driver reported one. A refresh interval shorter than this sees
+// cached values, so rates alternate between zero and double.
+func (s Snapshot) MaxLifespan() time.Duration {
+	var longest time.Duration
+	for _, l := range s.Lifespans {
+		longest = max(longest, l)
+	}
+	return longest
+}
+
 // Snapshot reads the counters of every device, and nothing else, which
 // makes it the call to repeat on a refresh timer. It gives ErrNoDevices
 // when there is no device.
