@@ -29,6 +29,9 @@ type sampleTruth struct {
 	stats   map[string]string            // client's SMC statistics
 	lgrIDs  map[uint64]bool              // client's link-group IDs
 	linkUID map[uint64]uint64            // client's link id -> link UID as netlink prints it (confirmed links)
+	// failoverLink is the client's link that carries connections after a
+	// failover (an "AFTER-FAILOVER LINK:" line with conns > 0); 0 = none.
+	failoverLink uint64
 }
 
 var (
@@ -54,9 +57,10 @@ func readTruth(t *testing.T, logs []string) sampleTruth {
 				kv[x[1]] = strings.Trim(x[2], `"`)
 			}
 			if m := tupleRE.FindStringSubmatch(line); m != nil && kv["mode"] != "" {
+				// Servers print "local -> peer" or "peer -> local" depending on
+				// the tool; checkTruth tries both orders.
 				key := m[2] + " -> " + m[3]
 				if m[1] == "SERVER" {
-					key = m[3] + " -> " + m[2]
 					kv = prefixed("server.", kv)
 				}
 				if g.conns[key] == nil {
@@ -82,6 +86,9 @@ func readTruth(t *testing.T, logs []string) sampleTruth {
 			}
 			if strings.Contains(line, "LGR: id=") {
 				g.lgrIDs[num(t, kv["id"])] = true
+			}
+			if strings.HasPrefix(line, "AFTER-FAILOVER LINK:") && kv["conns"] != "" && num(t, kv["conns"]) > 0 {
+				g.failoverLink = num(t, kv["link_id"])
 			}
 			if strings.Contains(line, "LINK: lgr=") && kv["peer_uid"] != "" && num(t, kv["peer_uid"]) != 0 {
 				g.linkUID[num(t, kv["link_id"])] = num(t, kv["uid"])
@@ -148,11 +155,16 @@ func checkTruth(t *testing.T, s Snapshot, g sampleTruth) {
 		byTuple[c.Client.String()+" -> "+c.Server.String()] = c
 	}
 	var c2s, s2c uint64
+	counted := map[*Conn]bool{}
 	for key, kv := range g.conns {
 		if a, b, _ := strings.Cut(key, " -> "); hostOf(a) == hostOf(b) {
 			continue // a host's connection to itself never reaches the wire
 		}
 		c := byTuple[key]
+		if c == nil {
+			a, b, _ := strings.Cut(key, " -> ")
+			c = byTuple[b+" -> "+a]
+		}
 		if c == nil {
 			t.Errorf("kernel reports connection %s, the tracker does not have it", key)
 			continue
@@ -172,9 +184,12 @@ func checkTruth(t *testing.T, s Snapshot, g sampleTruth) {
 			if tok, ok := kv["server.token"]; ok && uint64(c.ServerEP.Token) != num(t, tok) {
 				t.Errorf("%s: server token %d, kernel %s", key, c.ServerEP.Token, tok)
 			}
-			c2s += c.Flow[DirC2S].Bytes
-			s2c += c.Flow[DirS2C].Bytes
-		case strings.Contains(mode, "FALLBACK"):
+			if !counted[c] {
+				c2s += c.Flow[DirC2S].Bytes
+				s2c += c.Flow[DirS2C].Bytes
+				counted[c] = true
+			}
+		case strings.Contains(mode, "FALLBACK") || (mode == "TCP" && kv["reason"] != "" && num(t, kv["reason"]) != 0):
 			reason := kv["reason"]
 			if reason == "" {
 				reason = kv["fallback"]
@@ -205,6 +220,30 @@ func checkTruth(t *testing.T, s Snapshot, g sampleTruth) {
 	}
 	if v, ok := g.stats["rx_bytes"]; ok && s2c != num(t, v) {
 		t.Errorf("server->client bytes %d, client's SMC statistics say rx_bytes %s", s2c, v)
+	}
+	if g.failoverLink != 0 {
+		// The kernel moved connections to this link: the tracker must have
+		// seen failover-validation CDCs both ways, moved them to it, and
+		// deleted the failed link with reason "lost path".
+		moved, lost := 0, 0
+		for _, c := range s.Conns {
+			if c.Flow[DirC2S].Failover > 0 && c.Flow[DirS2C].Failover > 0 {
+				moved++
+				for _, l := range s.Links {
+					if l.ID == c.Link && uint64(l.LinkID) != g.failoverLink {
+						t.Errorf("conn %d ends on link number %d, kernel moved it to %d", c.ID, l.LinkID, g.failoverLink)
+					}
+				}
+			}
+		}
+		for _, l := range s.Links {
+			if l.State == LinkDeleted && l.DeleteCode == uint32(decode.DelLinkLostPath) {
+				lost++
+			}
+		}
+		if moved == 0 || lost == 0 {
+			t.Errorf("failover: %d connections moved, %d links lost; the kernel reports a failover", moved, lost)
+		}
 	}
 	have := map[uint64]bool{}
 	for _, lg := range s.LinkGroups {
