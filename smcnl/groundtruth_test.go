@@ -250,3 +250,88 @@ func TestGroundTruthMulticonn(t *testing.T) {
 		t.Errorf("end SMCR clnt_v2_succ/rx_bytes/tx_bytes/rx_cnt/tx_cnt = %v, want %v", got, want)
 	}
 }
+
+// multilink: two links (eth0/rxe0, eth1/rxe1, PNET ID LABNET) and two
+// connections paused; then eth1 goes down and the link group fails over.
+// labstub.report before: "LGR: id=0x100 role=client type=SYMMETRIC conns=2",
+// "LINK: ... link_id=1 state=3 conns=1 dev=rxe0 netdev=2 uid=0x1010000
+// peer_uid=0x1010000 ...:0a0a:0002 ...:0a0a:0001", "LINK: ... link_id=2
+// state=3 conns=1 dev=rxe1 netdev=3 uid=0x2010000 peer_uid=0x2010000
+// ...:0a0a:000c ...:0a0a:000b"; after: "type=SINGLE conns=2", only link 1
+// with conns=2.
+func TestGroundTruthMultilinkFailover(t *testing.T) {
+	const gidC1, gidS1 = "0000:0000:0000:0000:0000:ffff:0a0a:000c", "0000:0000:0000:0000:0000:ffff:0a0a:000b"
+	link1 := Link{ID: 1, IBDev: "rxe0", IBPort: 1, GID: gidClient, PeerGID: gidServer, NetDev: 2,
+		UID: 0x01010000, PeerUID: 0x01010000, State: LinkActive, ConnCount: 1}
+	link2 := Link{ID: 2, IBDev: "rxe1", IBPort: 1, GID: gidC1, PeerGID: gidS1, NetDev: 3,
+		UID: 0x02010000, PeerUID: 0x02010000, State: LinkActive, ConnCount: 1}
+	group := func(typ LGRType, links ...Link) []LinkGroupR {
+		return []LinkGroupR{{
+			ID: 0x100, Role: RoleClient, Type: typ, PNETID: "LABNET", Conns: 2, NetCookie: 1,
+			V2Common:    &V2Common{Version: 2, Release: 1, PeerOS: 2, NegotiatedEID: "SMC-LAB-UEID", PeerHost: "(none)"},
+			V2:          &LGRV2{Direct: true, MaxConns: 255, MaxLinks: 2},
+			SndBufAlloc: 2 * 65536, RMBAlloc: 2 * 65536,
+			Links:       links,
+		}}
+	}
+	after := link1
+	after.ConnCount = 2
+	for _, tt := range []struct {
+		phase string
+		want  []LinkGroupR
+		// the links the two sockets' LGRINFO name: smc_diag reports
+		// each connection's own link, so failover moves one of them
+		sockLinks map[uint8]int
+	}{
+		{"before", group(LGRTypeSymmetric, link1, link2), map[uint8]int{1: 1, 2: 1}},
+		{"after", group(LGRTypeSingle, after), map[uint8]int{1: 2}},
+	} {
+		t.Run(tt.phase, func(t *testing.T) {
+			dir := "multilink-client-" + tt.phase
+			gs, err := recordedConn(t, dir).LinkGroupsR()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, gs); diff != "" {
+				t.Errorf("LinkGroupsR (-want +got):\n%s", diff)
+			}
+			got := map[uint8]int{}
+			for _, s := range recordedSockets(t, dir) {
+				if s.LGR == nil {
+					t.Fatalf("socket without LGRINFO: %+v", s)
+				}
+				got[s.LGR.LinkID]++
+				for _, l := range gs[0].Links {
+					if l.ID == s.LGR.LinkID && (l.IBDev != s.LGR.IBDev || l.GID != s.LGR.GID) {
+						t.Errorf("socket LGRINFO %+v disagrees with link %+v", *s.LGR, l)
+					}
+				}
+			}
+			if !cmp.Equal(tt.sockLinks, got) {
+				t.Errorf("sockets per link %v, want %v", got, tt.sockLinks)
+			}
+		})
+	}
+
+	// Device view after failover: rxe1's port went inactive, rxe0 is now
+	// the only path (critical).
+	ds, err := recordedConn(t, "multilink-client-after").DevicesR()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds) != 2 || ds[0].IBName != "rxe0" || !ds[0].Critical || ds[1].IBName != "rxe1" ||
+		ds[1].Critical || len(ds[1].Ports) != 1 || ds[1].Ports[0].Active || ds[1].Ports[0].PNETID != "LABNET" {
+		t.Errorf("DevicesR after failover = %+v", ds)
+	}
+
+	st, err := recordedConn(t, "multilink-client-end").Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// labstub.report: "smcr.clnt_v2_succ=3 smcr.rx_bytes=128000
+	// smcr.tx_bytes=128003 smcr.rx_cnt=550 smcr.tx_cnt=553".
+	got := [5]uint64{st.SMCR.ClientV2Succ, st.SMCR.RxBytes, st.SMCR.TxBytes, st.SMCR.RxCount, st.SMCR.TxCount}
+	if want := [5]uint64{3, 128000, 128003, 550, 553}; got != want {
+		t.Errorf("end SMCR clnt_v2_succ/rx_bytes/tx_bytes/rx_cnt/tx_cnt = %v, want %v", got, want)
+	}
+}
