@@ -118,3 +118,29 @@ func TestTupleReuse(t *testing.T) {
 		t.Errorf("first connection has %d frames, want %d (its frames and the repeated SYN)", f, len(fb)-4+1)
 	}
 }
+
+// TestEvictLive: when every connection is still live, the cap still holds
+// and the evicted ones leave the live table too.
+func TestEvictLive(t *testing.T) {
+	fb := replay(t, refDir+"decline-nordma.pcap")
+	var syn input
+	for _, in := range fb {
+		if in.isTCP && in.tcp.syn && !in.tcp.ack {
+			syn = in
+			break
+		}
+	}
+	tr := New(Options{MaxConns: 100})
+	for i := range 5000 {
+		in := syn
+		in.tcp.src = netip.AddrPortFrom(in.tcp.src.Addr(), uint16(1024+i))
+		in.number = i + 1
+		tr.feed(&in)
+	}
+	if len(tr.conns) > 100 || len(tr.byTuple) > 100 || tr.stats.Evicted != 5000-len(tr.conns) {
+		t.Errorf("kept %d, live table %d, evicted %d; want at most 100 and the rest evicted", len(tr.conns), len(tr.byTuple), tr.stats.Evicted)
+	}
+	if last := tr.conns[len(tr.conns)-1]; last.Client.Port() != 1024+4999 {
+		t.Errorf("newest connection %v was evicted", last.Client)
+	}
+}

@@ -334,10 +334,8 @@ func (t *Tracker) evict() {
 	clear(t.conns[len(out):])
 	for excess > 0 && len(out) > 1 {
 		c := out[0]
-		for k, x := range t.byTuple {
-			if x == c {
-				delete(t.byTuple, k)
-			}
+		if k := makeTCPKey(c.Client, c.Server); t.byTuple[k] == c {
+			delete(t.byTuple, k)
 		}
 		t.finish(c)
 		out = out[1:]
