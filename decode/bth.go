@@ -222,7 +222,7 @@ type BTH struct {
 	TVer     uint8     // offset 1 0x0F: transport header version (0)
 	PKey     uint16    // offset 2: partition key
 	FECN     bool      // offset 4 0x80 (RoCEv2 leaves congestion marking to IP ECN)
-	BECN     bool      // offset 4 0x40
+	BECN     bool      // offset 4 0x40; 0x3F and offset 8 0x7F are reserved, ignored as IBTA asks
 	DestQP   uint32    // offset 5, 24 bits
 	AckReq   bool      // offset 8 0x80
 	PSN      uint32    // offset 9, 24 bits
@@ -233,9 +233,6 @@ type BTH struct {
 	// ICRC is the invariant CRC as transmitted: the last 4 bytes read
 	// little-endian, so it compares directly with ICRCRoCEv2/ICRCRoCEv1.
 	ICRC uint32
-	// reserved bits, kept only for the reserved-value check
-	resv4 uint8
-	resv8 uint8
 }
 
 // LayerType returns LayerTypeBTH.
@@ -261,10 +258,8 @@ func (b *BTH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 	b.PKey = binary.BigEndian.Uint16(data[2:4])
 	b.FECN = data[4]&0x80 != 0
 	b.BECN = data[4]&0x40 != 0
-	b.resv4 = data[4] & 0x3F
 	b.DestQP = uint32(data[5])<<16 | uint32(data[6])<<8 | uint32(data[7])
 	b.AckReq = data[8]&0x80 != 0
-	b.resv8 = data[8] & 0x7F
 	b.PSN = uint32(data[9])<<16 | uint32(data[10])<<8 | uint32(data[11])
 	end := len(data) - icrcLen
 	b.ICRC = binary.LittleEndian.Uint32(data[end:])
