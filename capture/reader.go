@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 
 	"github.com/gopacket/gopacket"
@@ -71,7 +72,11 @@ func Open(name string) (*Reader, error) {
 	} else {
 		f, err := os.Open(name)
 		if err != nil {
-			return nil, err
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err // the name is said once, by FileError
+			}
+			return nil, &FileError{Name: name, Err: err, Offset: -1}
 		}
 		in, closer = f, f
 	}

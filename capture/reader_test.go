@@ -137,6 +137,13 @@ func TestBadFiles(t *testing.T) {
 	}
 }
 
+func TestOpenMissing(t *testing.T) {
+	_, err := Open("/nonexistent/x.pcap")
+	if err == nil || err.Error() != "/nonexistent/x.pcap: no such file or directory" {
+		t.Fatalf("error = %v", err)
+	}
+}
+
 func TestStdinName(t *testing.T) {
 	_, err := NewFileReader("-", strings.NewReader(""))
 	if err == nil || err.Error() != "stdin: empty file" {
