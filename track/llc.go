@@ -2,6 +2,7 @@ package track
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/smcscope/smcscope/decode"
 )
@@ -72,6 +73,21 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 		}
 		what += fmt.Sprintf(" link %d reason %#08x %s", m.linkID, m.reason, decode.DeleteLinkReason(m.reason).Meaning())
 		l.addHistory(in, what)
+		if t.opts.Timeline != "" {
+			// Recorded connections see what happens to their links (not
+			// counted as their frames).
+			affected := l.lgr.conns
+			if !m.all {
+				if x := g.linkByID(m.linkID); x != nil {
+					affected = x.conns
+				}
+			}
+			for _, c := range affected {
+				if t.recording(c) && !c.Closed() {
+					t.note(c, in, d, "LLC "+name, fmt.Sprintf("(link event) %s", strings.TrimPrefix(what, name+" ")))
+				}
+			}
+		}
 		if m.all {
 			if !g.Deleted {
 				g.Deleted, g.DeleteCode = true, m.reason
