@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
 
@@ -445,5 +446,69 @@ func TestFieldsJoinedValues(t *testing.T) {
 		Fields: []string{"frame.number", "smc.clc.decline.extra_diag", "smc.clc.type"}, DisplayFilter: "smc.clc.type == 4"})
 	if err != nil || out != "10\t0,0,0,0\t4\n" {
 		t.Errorf("got %q %v", out, err)
+	}
+}
+
+// TestTwoCLCInOneSegment: a segment completing two CLC messages prints one
+// line for each, under the same frame number. The bytes are pingpong's
+// Proposal and Confirm, re-sent in one segment after the real Accept.
+func TestTwoCLCInOneSegment(t *testing.T) {
+	in, err := os.Open(pingpong)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	pr, err := pcapgo.NewReader(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var frames [][]byte
+	var cis []gopacket.CaptureInfo
+	for n := 1; n <= 12; n++ {
+		d, ci, err := pr.ReadPacketData()
+		if err != nil {
+			t.Fatal(err)
+		}
+		frames, cis = append(frames, d), append(cis, ci)
+	}
+	pkt := func(i int) gopacket.Packet { return gopacket.NewPacket(frames[i], layers.LayerTypeEthernet, gopacket.Default) }
+	p8 := pkt(7)
+	eth := *p8.Layer(layers.LayerTypeEthernet).(*layers.Ethernet)
+	ip := *p8.Layer(layers.LayerTypeIPv4).(*layers.IPv4)
+	tcp := *p8.Layer(layers.LayerTypeTCP).(*layers.TCP)
+	payload := append(append([]byte(nil), tcp.Payload...), pkt(11).Layer(layers.LayerTypeTCP).(*layers.TCP).Payload...)
+	tcp.SetNetworkLayerForChecksum(&ip)
+	buf := gopacket.NewSerializeBuffer()
+	if err := gopacket.SerializeLayers(buf, gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true},
+		&eth, &ip, &tcp, gopacket.Payload(payload)); err != nil {
+		t.Fatal(err)
+	}
+	merged := buf.Bytes()
+
+	p := filepath.Join(t.TempDir(), "merged.pcap")
+	out, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := pcapgo.NewWriter(out)
+	w.WriteFileHeader(65535, layers.LinkTypeEthernet)
+	for _, i := range []int{4, 5, 6, 9} { // SYN, SYN-ACK, ACK, Accept
+		w.WritePacket(cis[i], frames[i])
+	}
+	ci := cis[11]
+	ci.CaptureLength, ci.Length = len(merged), len(merged)
+	w.WritePacket(ci, merged)
+	out.Close()
+
+	text, _, err := run(t, Options{Read: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls := linesOf(text, 5)
+	if len(ls) != 2 || !strings.Contains(ls[0], "CLC Proposal") || !strings.Contains(ls[1], "CLC Confirm") {
+		t.Errorf("frame 5 lines: %q", ls)
+	}
+	if ls := linesOf(text, 4); len(ls) != 1 || !strings.Contains(ls[0], "CLC Accept") {
+		t.Errorf("frame 4 lines: %q", ls)
 	}
 }
