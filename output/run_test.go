@@ -471,7 +471,9 @@ func TestTwoCLCInOneSegment(t *testing.T) {
 		}
 		frames, cis = append(frames, d), append(cis, ci)
 	}
-	pkt := func(i int) gopacket.Packet { return gopacket.NewPacket(frames[i], layers.LayerTypeEthernet, gopacket.Default) }
+	pkt := func(i int) gopacket.Packet {
+		return gopacket.NewPacket(frames[i], layers.LayerTypeEthernet, gopacket.Default)
+	}
 	p8 := pkt(7)
 	eth := *p8.Layer(layers.LayerTypeEthernet).(*layers.Ethernet)
 	ip := *p8.Layer(layers.LayerTypeIPv4).(*layers.IPv4)
