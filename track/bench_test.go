@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/decode"
 )
 
 // The tracker's cost is measured against decoding alone on the same
@@ -70,5 +71,41 @@ func BenchmarkFeedRoCE(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		in := &data[i%len(data)]
 		tr.feed(in)
+	}
+}
+
+// TestFeedDoesNotMalloc: the per-frame path (RoCE WRITE, CDC, ACK of a
+// known connection, and its -Y fields) allocates nothing.
+func TestFeedDoesNotMalloc(t *testing.T) {
+	var frames []input
+	eachFrame(t, refDir+"pingpong.pcap", func(f *capture.Frame) {
+		var in input
+		fill(&in, f)
+		in.clc = append([]clcIn(nil), in.clc[:in.clcN]...)
+		frames = append(frames, in)
+	})
+	tr := New(Options{})
+	for i := range frames[:30] {
+		tr.feed(&frames[i])
+	}
+	data := frames[30:4100]
+	var rec decode.Record
+	var f capture.Frame
+	i := 0
+	allocs := testing.AllocsPerRun(2000, func() {
+		in := &data[i%len(data)]
+		i++
+		tr.mu.Lock()
+		tr.feed(in)
+		tr.mu.Unlock()
+		f.Number = in.number
+		rec.Reset()
+		tr.AppendFields(&f, &rec)
+	})
+	if allocs != 0 {
+		t.Errorf("%.1f allocations per frame, want 0", allocs)
+	}
+	if len(rec.IDs) == 0 {
+		t.Error("no tracker fields added: the test measures nothing")
 	}
 }
