@@ -5,7 +5,8 @@
 //
 // The observer sees both ends of a link group, so the server's and the
 // client's view of one group are a single LinkGroup here, and a link is one
-// Link with a client->server and a server->client direction.
+// Link with a client->server and a server->client direction. The server is
+// the link-group owner (it sends CONFIRM_LINK and ADD_LINK requests).
 //
 // Correlation keys (smc-wire-format §6.1): a connection by its TCP 4-tuple;
 // a link on the wire by (IP source, IP destination, BTH DestQP) per
@@ -13,9 +14,21 @@
 // receiver's alert token inside the link group; an RDMA WRITE by the
 // receiver's RMB rkey on that link (from CLC, CONFIRM_RKEY or ADD_LINK).
 //
-// Memory grows with the number of connections and links, not frames: only
-// counters and a bounded per-connection timeline (when asked for) are kept,
+// A capture that starts mid-connection still works: the first LLC or CDC
+// on an unknown QP creates a link ("joined mid-stream", roles A/B until an
+// LLC request or a later CLC handshake settles them), CDC streams become
+// connections, WRITEs are tied to the CDC that follows them, and an RMBE
+// size no CLC announced is learned at the first cursor wrap. Frames seen
+// before any of this was possible are counted in Stats.Unattached.
+//
+// Use: New, then Feed every frame in capture order (and AppendFields right
+// after Feed for the smc.conn.*/smc.link.*/smc.lgr.* fields of -Y and -e),
+// then Snapshot or WriteView (smc,conns smc,links smc,lgr smc,decline
+// smc,timeline,CONN). Timelines are recorded only for the connections
+// named in Options.Timeline; OptionsForViews sets it from -z specs.
+//
+// Memory grows with the number of live connections and links, not frames:
 // connections idle for longer than Options.IdleTimeout leave the live
-// tables, and Options.MaxConns caps how many finished ones stay for the
-// views.
+// tables, links of deleted groups leave the wire-key table, and
+// Options.MaxConns caps how many finished ones stay for the views.
 package track
