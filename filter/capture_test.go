@@ -39,6 +39,14 @@ func TestRealCaptures(t *testing.T) {
 		{"pingpong.pcap", "smc.clc.type == 2 and smc.clc.gid == 10.10.0.1 and smc.clc.mac == 52:54:00:0a:00:01", 1},
 		{"pingpong.pcap", "smc.clc.eid contains \"LAB\"", 3},
 		{"pingpong.pcap", "roce and not (smc.cdc or smc.llc or roce.bth.opcode in {10 17})", 0},
+		// Either-direction aliases; counts from tshark -Y with the same filter.
+		{"pingpong.pcap", "tcp.port == 5000", 13},
+		{"pingpong.pcap", "udp.port == 4791", 4123},
+		{"pingpong.pcap", "ip.addr == 10.10.0.2", 4138},
+		{"pingpong.pcap", "ip.addr != 10.10.0.1", 0},
+		{"pingpong.pcap", "ip.addr ~= 10.10.0.1", 4138},
+		{"pingpong.pcap", "not ip.addr == 10.10.0.1", 2},
+		{"pingpong.pcap", "eth.addr == 52:54:00:0a:00:01", 4139},
 	}
 	for _, tc := range tests {
 		t.Run(tc.file+"/"+tc.expr, func(t *testing.T) {
@@ -69,5 +77,30 @@ func TestRealCaptures(t *testing.T) {
 				t.Errorf("%s: %q matched %d frames, want %d", tc.file, tc.expr, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestAliasForms checks that aliases print as written and report errors
+// under their own name.
+func TestAliasForms(t *testing.T) {
+	t.Parallel()
+	for _, expr := range []string{
+		"tcp.port == 5000",
+		"ip.addr != 10.10.0.0/24",
+		"not ip.addr in {10.10.0.1 10.10.0.2} or udp.port",
+		"(eth.addr == 52:54:00:0a:00:01 or tcp.port > 1024) and ip.addr",
+	} {
+		f, err := filter.Compile(expr)
+		if err != nil {
+			t.Fatalf("Compile(%q): %v", expr, err)
+		}
+		if f.String() != expr {
+			t.Errorf("Compile(%q).String() = %q", expr, f.String())
+		}
+	}
+	_, err := filter.Compile("tcp.port == http")
+	var se *filter.SyntaxError
+	if !errors.As(err, &se) || se.Col != 13 || se.Msg != `"http" is not an unsigned number for tcp.port` {
+		t.Errorf("Compile(tcp.port == http) = %v", err)
 	}
 }

@@ -18,6 +18,9 @@
 //
 //   - A field name alone tests presence; a protocol prefix (smc.cdc, roce,
 //     tcp) tests whether any catalogue field under it is present.
+//   - Wireshark's either-direction names eth.addr, ip.addr, tcp.port and
+//     udp.port stand for the source and destination fields ("ip.addr !=
+//     a": there is an address and neither is a).
 //   - Comparisons: == != ~= < <= > >= (also eq ne any_ne lt le gt ge) and
 //     contains (strings and byte strings).
 //   - Sets: field in {1 2 0x10 20..30}; commas are optional; ranges are

@@ -129,13 +129,32 @@ var wordOps = map[string]op{
 func (p *parser) parseField(name token) (node, error) {
 	def, isField := decode.LookupField(name.text)
 	prefixIDs := fieldsUnder(name.text)
+	var targets []decode.FieldDef
 	if !isField && len(prefixIDs) == 0 {
+		if targets = aliasTargets(name.text); targets != nil {
+			n, err := p.parseField1(name, targets[0], true, nil, targets)
+			if err != nil {
+				return nil, err
+			}
+			return expandAlias(n, targets), nil
+		}
 		if c := name.text[0]; (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') {
 			return nil, errAt(p.expr, name.pos, "expected a field name, got "+name.describe())
 		}
 		return nil, errAt(p.expr, name.pos, "unknown field "+strconv.Quote(name.text))
 	}
+	return p.parseField1(name, def, isField, prefixIDs, nil)
+}
 
+// parseField1 parses what follows a resolved name. For an alias, def is
+// its first target renamed to the alias, and targets lists them all.
+func (p *parser) parseField1(name token, def decode.FieldDef, isField bool, prefixIDs []decode.FieldID, targets []decode.FieldDef) (node, error) {
+	if targets != nil {
+		def.Name = name.text
+		for _, t := range targets {
+			p.use(t.ID)
+		}
+	}
 	opTok := p.peek()
 	o, isOp := op(0), false
 	switch opTok.kind {
@@ -272,4 +291,76 @@ func fieldsUnder(name string) []decode.FieldID {
 		}
 	}
 	return ids
+}
+
+// aliases are Wireshark's either-direction fields. Each stands for its
+// targets as long as the catalogue has them all, with one Kind, and does
+// not define the alias name itself.
+var aliases = map[string][]string{
+	"eth.addr": {"eth.src", "eth.dst"},
+	"ip.addr":  {"ip.src", "ip.dst"},
+	"tcp.port": {"tcp.srcport", "tcp.dstport"},
+	"udp.port": {"udp.srcport", "udp.dstport"},
+}
+
+func aliasTargets(name string) []decode.FieldDef {
+	names, ok := aliases[name]
+	if !ok {
+		return nil
+	}
+	defs := make([]decode.FieldDef, 0, len(names))
+	for _, n := range names {
+		d, ok := decode.LookupField(n)
+		if !ok || (len(defs) > 0 && d.Kind != defs[0].Kind) {
+			return nil
+		}
+		defs = append(defs, d)
+	}
+	return defs
+}
+
+// aliasNode is an alias expanded over its targets; it prints as written.
+type aliasNode struct {
+	node
+	text string
+}
+
+func (n *aliasNode) appendTo(b []byte) []byte { return append(b, n.text...) }
+
+// expandAlias turns a node parsed against an alias into the same test on
+// every target, with Wireshark's meaning: "ip.addr == a" holds if either
+// address is a; "ip.addr != a" holds if there is an address and none is a.
+func expandAlias(n node, targets []decode.FieldDef) node {
+	text := string(n.appendTo(nil))
+	var present, each node
+	for _, t := range targets {
+		var pn, en node = &presentNode{id: t.ID, name: t.Name}, nil
+		switch x := n.(type) {
+		case *presentNode:
+			en = pn
+		case *cmpNode:
+			c := *x
+			c.id, c.name = t.ID, t.Name
+			if c.op == opNe {
+				c.op = opEq
+			}
+			en = &c
+		case *inNode:
+			c := *x
+			c.id, c.name = t.ID, t.Name
+			en = &c
+		}
+		present, each = orOf(present, pn), orOf(each, en)
+	}
+	if c, ok := n.(*cmpNode); ok && c.op == opNe {
+		each = &andNode{present, &notNode{each}}
+	}
+	return &aliasNode{node: each, text: text}
+}
+
+func orOf(a, b node) node {
+	if a == nil {
+		return b
+	}
+	return &orNode{a, b}
 }
