@@ -2,6 +2,7 @@ package capture
 
 import (
 	"bufio"
+	"compress/gzip"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -91,7 +92,8 @@ func Open(name string) (*Reader, error) {
 	return r, nil
 }
 
-// NewFileReader reads a pcap or pcapng stream named name (for messages).
+// NewFileReader reads a pcap or pcapng stream, possibly gzip-compressed;
+// name is used in messages.
 func NewFileReader(name string, in io.Reader) (*Reader, error) {
 	cr := &countingReader{r: in}
 	br := bufio.NewReaderSize(cr, 1<<18)
@@ -105,6 +107,15 @@ func NewFileReader(name string, in io.Reader) (*Reader, error) {
 	if len(magic) < 4 {
 		return nil, &FileError{Name: name, Err: ErrNotCapture, Offset: -1,
 			Detail: fmt.Sprintf("(only %d bytes)", len(magic))}
+	}
+	if magic[0] == 0x1f && magic[1] == 0x8b {
+		// gzip (capture.pcap.gz): offsets in messages are then offsets
+		// in the decompressed stream.
+		gz, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, &FileError{Name: name, Err: ErrNotCapture, Offset: -1, Detail: "(bad gzip: " + err.Error() + ")"}
+		}
+		return NewFileReader(name, gz)
 	}
 	var (
 		src     PacketSource

@@ -2,6 +2,7 @@ package capture
 
 import (
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"os"
@@ -134,6 +135,37 @@ func TestBadFiles(t *testing.T) {
 				t.Errorf("error %v does not wrap %v", err, tt.sentinel)
 			}
 		})
+	}
+}
+
+func TestGzip(t *testing.T) {
+	b, err := os.ReadFile(pingpong)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write(b)
+	zw.Close()
+	r, err := NewFileReader("pp.pcap.gz", bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := collect(t, r)
+	clc := 0
+	for _, f := range fs {
+		clc += len(f.clc)
+	}
+	if err != nil || len(fs) != 4140 || clc != 3 {
+		t.Fatalf("%d frames, %d CLC, err %v", len(fs), clc, err)
+	}
+	// A cut gzip stream is a truncated capture, not a crash.
+	r, err = NewFileReader("pp.pcap.gz", bytes.NewReader(buf.Bytes()[:buf.Len()/2]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := collect(t, r); !errors.Is(err, ErrTruncatedFile) {
+		t.Fatalf("cut gzip: %v", err)
 	}
 }
 
