@@ -514,3 +514,21 @@ func TestTwoCLCInOneSegment(t *testing.T) {
 		t.Errorf("frame 4 lines: %q", ls)
 	}
 }
+
+func TestProgress(t *testing.T) {
+	var buf bytes.Buffer
+	p := progress{on: true, w: &buf}
+	p.tick(1 << 16) // last is zero: long ago
+	p.tick(1<<16 + 1)
+	p.clear()
+	if got := buf.String(); got != "\rsmcdump: 65536 frames read\r\033[K" {
+		t.Errorf("progress output %q", got)
+	}
+	buf.Reset()
+	off := progress{w: &buf}
+	off.tick(1 << 16)
+	off.clear()
+	if buf.Len() != 0 {
+		t.Errorf("progress printed while off: %q", buf.String())
+	}
+}
