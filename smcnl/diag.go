@@ -356,6 +356,9 @@ type DiagConn struct {
 
 // DialDiag opens a NETLINK_SOCK_DIAG socket.
 func DialDiag() (*DiagConn, error) {
+	if err := checkOS(); err != nil {
+		return nil, err
+	}
 	c, err := netlink.Dial(netlinkSockDiag, nil)
 	if err != nil {
 		return nil, fmt.Errorf("smcnl: dial sock_diag: %w", err)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 
@@ -33,6 +34,9 @@ type Recorder func(cmd uint8, replies []netlink.Message)
 // Dial opens a generic netlink socket and resolves SMC_GEN_NETLINK. A kernel
 // without the family gives an *UnsupportedError.
 func Dial() (*Conn, error) {
+	if err := checkOS(); err != nil {
+		return nil, err
+	}
 	c, err := genetlink.Dial(nil)
 	if err != nil {
 		return nil, fmt.Errorf("smcnl: dial generic netlink: %w", err)
@@ -43,6 +47,15 @@ func Dial() (*Conn, error) {
 		return nil, err
 	}
 	return conn, nil
+}
+
+// checkOS turns "netlink is not implemented on this OS" into the package's
+// ErrNotSupported, so callers (smctop, smcping) need one check everywhere.
+func checkOS() error {
+	if runtime.GOOS != "linux" {
+		return &UnsupportedError{Feature: "SMC netlink on " + runtime.GOOS, MinKernel: "Linux 5.11"}
+	}
+	return nil
 }
 
 // NewConn resolves SMC_GEN_NETLINK on an existing connection (a genltest

@@ -271,7 +271,7 @@ func TestGroundTruthMultilinkFailover(t *testing.T) {
 			V2Common:    &V2Common{Version: 2, Release: 1, PeerOS: 2, NegotiatedEID: "SMC-LAB-UEID", PeerHost: "(none)"},
 			V2:          &LGRV2{Direct: true, MaxConns: 255, MaxLinks: 2},
 			SndBufAlloc: 2 * 65536, RMBAlloc: 2 * 65536,
-			Links:       links,
+			Links: links,
 		}}
 	}
 	after := link1
