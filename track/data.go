@@ -1,6 +1,9 @@
 package track
 
-import "fmt"
+import (
+	"fmt"
+	"sort"
+)
 
 // rmbeSize is the size of the RMBE that direction d writes into.
 func (c *Conn) rmbeSize(d Dir) uint32 {
@@ -16,8 +19,13 @@ func (t *Tracker) cdc(l *Link, d Dir, in *input) {
 	m := &in.roce.cdc
 	g := l.lgr
 	c := g.tokens[tokenKey{d, m.token}]
-	if c == nil {
-		c = t.inferConn(l, d, m.token, in)
+	switch {
+	case c == nil:
+		c = t.inferConn(l, d, m, in)
+	case c.Inferred && !c.hasTok[d.Reverse()]:
+		if y := g.halfMatch(d, m.cons, c); y != nil {
+			c = t.merge(c, y)
+		}
 	}
 	t.touchConn(c, in, d)
 	rec := t.recording(c)
@@ -170,26 +178,15 @@ func (t *Tracker) learnRMBESize(c *Conn, d Dir, f *Flow, cur Cursor) {
 	}
 }
 
-// inferConn makes a connection for a CDC token nobody announced. A stream
-// whose other direction is already known on this link group is paired with
-// it; Linux numbers tokens alike on both sides, so an equal token is
-// preferred when there is a choice.
-func (t *Tracker) inferConn(l *Link, d Dir, token uint32, in *input) *Conn {
+// inferConn makes a connection for a CDC token nobody announced. The
+// stream is paired with a joined connection that knows only the other
+// direction when the evidence is unique: the CDC's consumer cursor equals
+// that stream's producer cursor (see halfMatch). Otherwise it starts a
+// connection of its own, merged later by cdc. Tokens are no evidence:
+// each side numbers its own, and they coincide across connections.
+func (t *Tracker) inferConn(l *Link, d Dir, m *cdcIn, in *input) *Conn {
 	g := l.lgr
-	var pick *Conn
-	n := 0
-	for _, c := range g.conns {
-		if !c.Inferred || c.finished || c.hasTok[d] || !c.hasTok[d.Reverse()] {
-			continue
-		}
-		n++
-		if pick == nil || c.tokens[d.Reverse()] == token {
-			pick = c
-		}
-	}
-	if pick != nil && n > 1 && pick.tokens[d.Reverse()] != token {
-		pick = nil
-	}
+	pick := g.halfMatch(d, m.cons, nil)
 	if pick == nil {
 		pick = t.newConn(in)
 		pick.Inferred = true
@@ -197,8 +194,100 @@ func (t *Tracker) inferConn(l *Link, d Dir, token uint32, in *input) *Conn {
 		t.stats.InferredConns++
 		t.attach(pick, l)
 	}
-	t.registerToken(pick, d, token)
+	t.registerToken(pick, d, m.token)
 	return pick
+}
+
+// halfMatch finds the one joined connection that knows only the direction
+// opposite to d and whose producer cursor there equals cons. A CDC's
+// consumer cursor acknowledges what the peer wrote into the sender's RMBE,
+// so once the receiver has caught up it equals the peer's producer cursor
+// of the same connection. Two candidates with the same cursor prove
+// nothing: then there is no match.
+func (g *LinkGroup) halfMatch(d Dir, cons Cursor, except *Conn) *Conn {
+	var pick *Conn
+	for _, c := range g.conns {
+		if c == except || !c.Inferred || c.finished || c.hasTok[d] || !c.hasTok[d.Reverse()] {
+			continue
+		}
+		if f := &c.Flow[d.Reverse()]; f.haveProd && f.Prod == cons {
+			if pick != nil {
+				return nil
+			}
+			pick = c
+		}
+	}
+	return pick
+}
+
+// merge joins two halves of one joined connection (each built from one
+// direction's CDCs) into the older one, which it returns.
+func (t *Tracker) merge(a, b *Conn) *Conn {
+	keep, gone := a, b
+	if b.ID < a.ID {
+		keep, gone = b, a
+	}
+	g := keep.lgr
+	for d := range 2 {
+		if gone.hasTok[d] && !keep.hasTok[d] {
+			keep.Flow[d] = gone.Flow[d]
+			keep.tokens[d], keep.hasTok[d] = gone.tokens[d], true
+			g.tokens[tokenKey{Dir(d), gone.tokens[d]}] = keep
+		}
+	}
+	for k, r := range g.rkeys {
+		if r.conn == gone {
+			r.conn = keep
+			g.rkeys[k] = r
+		}
+	}
+	for _, l := range g.links {
+		for d := range l.RC {
+			rc := &l.RC[d]
+			for i := range rc.recent {
+				if rc.recent[i].conn == gone {
+					rc.recent[i].conn = keep
+				}
+			}
+			if rc.curWrite == gone {
+				rc.curWrite = keep
+			}
+		}
+		l.conns = removeConn(l.conns, gone)
+		l.Conns = removeID(l.Conns, gone.ID)
+	}
+	g.conns = removeConn(g.conns, gone)
+	g.Conns = removeID(g.Conns, gone.ID)
+	t.conns = removeConn(t.conns, gone)
+	gone.finished = true
+	t.stats.InferredConns--
+	keep.Frames += gone.Frames
+	if gone.FirstFrame < keep.FirstFrame {
+		keep.FirstFrame, keep.Start = gone.FirstFrame, gone.Start
+	}
+	if gone.LastFrame > keep.LastFrame {
+		keep.LastFrame, keep.Last = gone.LastFrame, gone.Last
+	}
+	if !gone.TFirstCDC.IsZero() && gone.TFirstCDC.Before(keep.TFirstCDC) {
+		keep.TFirstCDC = gone.TFirstCDC
+	}
+	if len(gone.Timeline) > 0 {
+		keep.Timeline = append(keep.Timeline, gone.Timeline...)
+		sort.SliceStable(keep.Timeline, func(i, j int) bool { return keep.Timeline[i].Frame < keep.Timeline[j].Frame })
+	}
+	if t.cur.conn == gone {
+		t.cur.conn = keep
+	}
+	return keep
+}
+
+func removeID(ids []int, id int) []int {
+	for i, x := range ids {
+		if x == id {
+			return append(ids[:i], ids[i+1:]...)
+		}
+	}
+	return ids
 }
 
 // write attributes an RDMA WRITE by the rkey of its first packet.
