@@ -1,11 +1,14 @@
 package capture
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/reassembly"
+
+	"github.com/smcscope/smcscope/decode"
 )
 
 // CLC messages travel in the TCP stream right after the handshake of an SMC
@@ -246,10 +249,7 @@ func (s *clcStream) ReassembledSG(sg reassembly.ScatterGather, ac reassembly.Ass
 		return
 	}
 	n, _ := sg.Lengths()
-	if n == 0 {
-		return
-	}
-	dir, _, _, skip := sg.Info()
+	dir, _, end, skip := sg.Info()
 	i := dirIndex(dir)
 	data := sg.Fetch(n)
 	if skip != 0 { // bytes lost: a message spanning the gap is broken
@@ -274,13 +274,32 @@ func (s *clcStream) ReassembledSG(sg reassembly.ScatterGather, ac reassembly.Ass
 		}
 		data = data[l:]
 	}
-	if s.done {
+	switch {
+	case s.done:
 		s.pending[i] = nil
+	case end && len(data) > 0:
+		// FIN or RST in sequence after part of a message: a handshake cut
+		// short is worth seeing, on the frame that ended it.
+		s.a.cut(data)
+		s.pending[i] = nil
+	default:
+		// Keep the partial tail; copy first because data may alias pending.
+		rest := append([]byte(nil), data...)
+		s.pending[i] = append(s.pending[i][:0], rest...)
+	}
+}
+
+// cut reports an incomplete message at the end of its stream.
+func (a *clcAssembler) cut(p []byte) {
+	if a.frame == nil {
 		return
 	}
-	// Keep the partial tail; copy first because data may alias pending.
-	rest := append([]byte(nil), data...)
-	s.pending[i] = append(s.pending[i][:0], rest...)
+	want := "?"
+	if len(p) >= 7 {
+		want = strconv.Itoa(int(p[5])<<8 | int(p[6]))
+	}
+	a.frame.CLCErr = append(a.frame.CLCErr, &decode.Error{Layer: "CLC", Field: "length", Offset: len(p),
+		Err: decode.ErrTruncated, Detail: "stream ended after " + strconv.Itoa(len(p)) + " of " + want + " bytes"})
 }
 
 // ReassemblyComplete implements reassembly.Stream.

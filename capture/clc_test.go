@@ -303,3 +303,42 @@ func TestCLCPortReuse(t *testing.T) {
 		t.Errorf("CLC types %v, want two handshakes", got)
 	}
 }
+
+// TestCLCCutByFIN: the client sends the first 100 bytes of its real
+// Proposal and then closes; the FIN frame reports the incomplete message.
+func TestCLCCutByFIN(t *testing.T) {
+	h := loadHandshake(t)
+	part := h.build(t, seg{0, 0, 100})
+	// The FIN right after those 100 bytes: same template, no payload.
+	fin := h.build(t, seg{0, 100, 0})
+	p := gopacket.NewPacket(fin.data, layers.LayerTypeEthernet, gopacket.Default)
+	eth := *p.Layer(layers.LayerTypeEthernet).(*layers.Ethernet)
+	ip := *p.Layer(layers.LayerTypeIPv4).(*layers.IPv4)
+	tcp := *p.Layer(layers.LayerTypeTCP).(*layers.TCP)
+	tcp.FIN = true
+	tcp.SetNetworkLayerForChecksum(&ip)
+	buf := gopacket.NewSerializeBuffer()
+	if err := gopacket.SerializeLayers(buf, gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true}, &eth, &ip, &tcp); err != nil {
+		t.Fatal(err)
+	}
+	fin.data = buf.Bytes()
+	fin.ci.CaptureLength, fin.ci.Length = len(fin.data), len(fin.data)
+
+	r, err := NewReader("fin", &sliceSource{frames: []rawFrame{h.syn, h.synack, part, fin}}, layers.LinkTypeEthernet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errs []string
+	for {
+		f, err := r.Next()
+		if err != nil {
+			break
+		}
+		for _, e := range f.CLCErr {
+			errs = append(errs, fmt.Sprintf("%d: %v", f.Number, e))
+		}
+	}
+	if len(errs) != 1 || !strings.HasPrefix(errs[0], "4: CLC: offset 100 (length): truncated: stream ended after 100 of 156 bytes") {
+		t.Errorf("errors %q", errs)
+	}
+}
