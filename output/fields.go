@@ -8,39 +8,42 @@ import (
 )
 
 // fieldsPrinter writes -T fields: one line per frame, the -e fields in
-// order, separated by sep; several values of one field are joined by ','.
-// It reuses one line buffer, so a frame costs no allocation.
+// order, separated by sep; several values of one field are joined by agg
+// (or only the first/last is kept, -E occurrence). It walks each record
+// once through a field-to-columns index and reuses its buffers, so a frame
+// costs no allocation.
 type fieldsPrinter struct {
-	w      *bufio.Writer
-	defs   []decode.FieldDef
-	sep    string
-	header bool
-	line   []byte
-	// col maps a field ID to its column (-1: not printed), so a frame's
-	// record is walked once; cols holds each column's text of the frame.
-	// nil when a field is asked for twice: then the simple path runs.
-	col  []int
-	cols [][]byte
+	w          *bufio.Writer
+	defs       []decode.FieldDef
+	sep        string
+	agg        string
+	quote      byte // 0, '"' or '\''
+	occurrence byte // 'a' all, 'f' first, 'l' last
+	header     bool
+	line       []byte
+	colsOf     [][]int  // field ID -> its columns
+	cols       [][]byte // text of each column for the current frame
+	has        []bool   // column got a value in the current frame
 }
 
-// index builds col; called once the columns are known.
+// index builds colsOf; called once the columns are known.
 func (p *fieldsPrinter) index() {
 	maxID := 0
 	for _, d := range p.defs {
 		maxID = max(maxID, int(d.ID))
 	}
-	col := make([]int, maxID+1)
-	for i := range col {
-		col[i] = -1
-	}
+	p.colsOf = make([][]int, maxID+1)
 	for i, d := range p.defs {
-		if col[d.ID] >= 0 {
-			return // duplicate column
-		}
-		col[d.ID] = i
+		p.colsOf[d.ID] = append(p.colsOf[d.ID], i)
 	}
-	p.col = col
 	p.cols = make([][]byte, len(p.defs))
+	p.has = make([]bool, len(p.defs))
+	if p.agg == "" {
+		p.agg = ","
+	}
+	if p.occurrence == 0 {
+		p.occurrence = 'a'
+	}
 }
 
 func (p *fieldsPrinter) begin() error {
@@ -59,54 +62,39 @@ func (p *fieldsPrinter) begin() error {
 func (p *fieldsPrinter) end() error { return nil }
 
 func (p *fieldsPrinter) frame(f *capture.Frame) error {
-	if p.col == nil {
-		return p.frameSimple(f)
-	}
 	r := f.Fields()
 	for i := range p.cols {
-		p.cols[i] = p.cols[i][:0]
+		p.cols[i], p.has[i] = p.cols[i][:0], false
 	}
 	for j, id := range r.IDs {
-		if int(id) >= len(p.col) || p.col[id] < 0 {
+		if int(id) >= len(p.colsOf) {
 			continue
 		}
-		c := p.col[id]
-		if len(p.cols[c]) > 0 {
-			p.cols[c] = append(p.cols[c], ',')
+		for _, c := range p.colsOf[id] {
+			switch {
+			case !p.has[c]:
+			case p.occurrence == 'f':
+				continue
+			case p.occurrence == 'l':
+				p.cols[c] = p.cols[c][:0]
+			default:
+				p.cols[c] = append(p.cols[c], p.agg...)
+			}
+			p.has[c] = true
+			p.cols[c] = r.Vals[j].Append(p.cols[c], p.defs[c].Kind)
 		}
-		p.cols[c] = r.Vals[j].Append(p.cols[c], p.defs[c].Kind)
 	}
 	b := p.line[:0]
 	for i, c := range p.cols {
 		if i > 0 {
 			b = append(b, p.sep...)
 		}
-		b = append(b, c...)
-	}
-	b = append(b, '\n')
-	p.line = b
-	_, err := p.w.Write(b)
-	return err
-}
-
-// frameSimple scans the record once per column (any column list).
-func (p *fieldsPrinter) frameSimple(f *capture.Frame) error {
-	r := f.Fields()
-	b := p.line[:0]
-	for i, d := range p.defs {
-		if i > 0 {
-			b = append(b, p.sep...)
-		}
-		first := true
-		for j, id := range r.IDs {
-			if id != d.ID {
-				continue
-			}
-			if !first {
-				b = append(b, ',')
-			}
-			first = false
-			b = r.Vals[j].Append(b, d.Kind)
+		if p.quote != 0 && p.has[i] {
+			b = append(b, p.quote)
+			b = append(b, c...)
+			b = append(b, p.quote)
+		} else {
+			b = append(b, c...)
 		}
 	}
 	b = append(b, '\n')

@@ -50,8 +50,11 @@ type Options struct {
 	Hex           bool     // -x: hex dump
 	Format        Format   // -T
 	Fields        []string // -e (with -T fields)
-	Separator     string   // -E separator=
+	Separator     string   // -E separator= (default tab)
 	Header        bool     // -E header=y
+	Aggregator    string   // -E aggregator= joins several values of a field (default ",")
+	Quote         byte     // -E quote=d|s: 0, '"' or '\''
+	Occurrence    byte     // -E occurrence=f|l|a: first, last or all values (default all)
 	Glossary      string   // -G: "fields" lists the field catalogue
 	DisplayFilter string   // -Y
 	CaptureFilter string   // -f (live only)
@@ -92,7 +95,9 @@ func ExitCode(err error) int {
 	return 1
 }
 
-// ParseSeparatorOption applies one -E option (separator=, header=).
+// ParseSeparatorOption applies one -E option, as tshark: separator=,
+// header=, aggregator=, quote=, occurrence=. "/t" and "/s" stand for tab
+// and space.
 func (o *Options) ParseSeparatorOption(s string) error {
 	k, v, ok := strings.Cut(s, "=")
 	if !ok {
@@ -116,8 +121,34 @@ func (o *Options) ParseSeparatorOption(s string) error {
 		default:
 			return usagef("-E header=%q: want y or n", v)
 		}
+	case "aggregator":
+		switch v {
+		case "/s":
+			v = " "
+		case "/t", `\t`:
+			v = "\t"
+		}
+		o.Aggregator = v
+	case "quote":
+		switch v {
+		case "d":
+			o.Quote = '"'
+		case "s":
+			o.Quote = '\''
+		case "n":
+			o.Quote = 0
+		default:
+			return usagef("-E quote=%q: want d, s or n", v)
+		}
+	case "occurrence":
+		switch v {
+		case "f", "l", "a":
+			o.Occurrence = v[0]
+		default:
+			return usagef("-E occurrence=%q: want f, l or a", v)
+		}
 	default:
-		return usagef("-E %q: unknown option (separator=, header=)", k)
+		return usagef("-E %q: unknown option (separator=, header=, aggregator=, quote=, occurrence=)", k)
 	}
 	return nil
 }
@@ -267,7 +298,7 @@ func (o *Options) printer(bw *bufio.Writer) (printer, error) {
 	case FormatJSONL:
 		return &jsonPrinter{w: bw, base: &o.base}, nil
 	case FormatFields:
-		fp := &fieldsPrinter{w: bw, sep: o.Separator, header: o.Header}
+		fp := &fieldsPrinter{w: bw, sep: o.Separator, header: o.Header, agg: o.Aggregator, quote: o.Quote, occurrence: o.Occurrence}
 		if fp.sep == "" {
 			fp.sep = "\t"
 		}

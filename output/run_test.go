@@ -284,7 +284,7 @@ func TestUsageErrors(t *testing.T) {
 		}
 	}
 	var o Options
-	for _, bad := range []string{"separator", "header=maybe", "quote=d"} {
+	for _, bad := range []string{"separator", "header=maybe", "quote=x", "occurrence=2", "bogus=1"} {
 		if err := o.ParseSeparatorOption(bad); err == nil {
 			t.Errorf("-E %s accepted", bad)
 		}
@@ -530,5 +530,32 @@ func TestProgress(t *testing.T) {
 	off.clear()
 	if buf.Len() != 0 {
 		t.Errorf("progress printed while off: %q", buf.String())
+	}
+}
+
+func TestFieldsEOptions(t *testing.T) {
+	base := Options{Read: declineRDM, Format: FormatFields,
+		Fields: []string{"frame.number", "smc.clc.decline.extra_diag", "vlan.id"}, DisplayFilter: "smc.clc.type == 4"}
+	tests := []struct {
+		opts []string
+		want string
+	}{
+		{nil, "10\t0,0,0,0\t\n"},
+		{[]string{"aggregator=/s", "separator=;"}, "10;0 0 0 0;\n"},
+		{[]string{"occurrence=f"}, "10\t0\t\n"},
+		{[]string{"occurrence=l", "quote=d"}, "\"10\"\t\"0\"\t\n"},
+		{[]string{"quote=s", "header=y", "separator=,"}, "frame.number,smc.clc.decline.extra_diag,vlan.id\n'10','0,0,0,0',\n"},
+	}
+	for _, tt := range tests {
+		o := base
+		for _, e := range tt.opts {
+			if err := o.ParseSeparatorOption(e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out, _, err := run(t, o)
+		if err != nil || out != tt.want {
+			t.Errorf("-E %v: got %q (%v), want %q", tt.opts, out, err, tt.want)
+		}
 	}
 }

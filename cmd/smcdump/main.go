@@ -32,7 +32,7 @@ func main() {
 		o.Fields = append(o.Fields, s)
 		return nil
 	})
-	fs.Func("E", "fields option: separator=CHAR, header=y|n (repeatable)", o.ParseSeparatorOption)
+	fs.Func("E", "-T fields option: separator=, header=y|n, aggregator=, quote=d|s|n, occurrence=f|l|a", o.ParseSeparatorOption)
 	fs.StringVar(&o.Glossary, "G", "", "print a glossary: fields")
 	fs.StringVar(&o.DisplayFilter, "Y", "", "display filter `EXPR` (e.g. smc.clc.type == 4)")
 	fs.StringVar(&o.CaptureFilter, "f", "", "live capture filter: pcap-filter `EXPR` (via tcpdump) or bpf:RAW")
