@@ -36,7 +36,7 @@ func (p *Pinger) Ping(size int) (time.Duration, error) {
 	putHeader(p.buf, size, false)
 	start := time.Since(p.base)
 	if _, err := p.conn.Write(p.buf[:size]); err != nil {
-		return 0, fmt.Errorf("send %d bytes: %w", size, err)
+		return 0, fmt.Errorf("send %d bytes: %w (server limit below %d bytes, or server gone)", size, err, size)
 	}
 	if _, err := io.ReadFull(p.conn, p.buf[:size]); err != nil {
 		return 0, fmt.Errorf("receive %d-byte echo: %w (server limit below %d bytes, or server gone)", size, err, size)

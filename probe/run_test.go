@@ -220,3 +220,25 @@ func TestDialErrors(t *testing.T) {
 		t.Errorf("cancelled dial: %v after %v", err, time.Since(start))
 	}
 }
+
+// TestAcceptedAddrs checks that accepted connections always have both
+// addresses (the server logs and proves by them).
+func TestAcceptedAddrs(t *testing.T) {
+	ln, err := Listen(ProtoTCP, netip.MustParseAddrPort("127.0.0.1:0"), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	c := dialTCP(t, netip.MustParseAddrPort(ln.Addr().String()))
+	a, err := accept(ln, ProtoTCP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if a.RemoteAddr().String() != c.LocalAddr().String() || a.LocalAddr().String() != c.RemoteAddr().String() {
+		t.Errorf("accepted %v <- %v, dialled %v -> %v", a.LocalAddr(), a.RemoteAddr(), c.LocalAddr(), c.RemoteAddr())
+	}
+	if socketInode(a) == 0 || socketInode(a) == c.Inode {
+		t.Errorf("inode %d (client %d)", socketInode(a), c.Inode)
+	}
+}

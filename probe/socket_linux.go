@@ -201,7 +201,7 @@ func newFDConn(fd int, p Proto) (*fdConn, error) {
 		unix.Close(fd)
 		return nil, os.NewSyscallError("socket setup", err)
 	}
-	c := &fdConn{fd: fd, ino: st.Ino, net: p.String()}
+	c := &fdConn{fd: fd, ino: st.Ino, net: p.String(), local: &net.TCPAddr{}, remote: &net.TCPAddr{}}
 	// getsockname on an SMC socket answers with the internal TCP socket's
 	// address; IPPROTO_SMC sockets are AF_INET[6] anyway.
 	if sa, err := unix.Getsockname(fd); err == nil {
@@ -376,6 +376,10 @@ func accept(ln net.Listener, p Proto) (net.Conn, error) {
 		return nil, err
 	}
 	defer c.Close() // the dup below keeps the socket open
+	// accept4 returned the addresses. getpeername on the accepted SMC-R
+	// socket failed once in the lab (smc_getname answers ENOTCONN outside
+	// SMC_ACTIVE/APPCLOSEWAIT1), which left RemoteAddr nil.
+	local, remote := c.LocalAddr(), c.RemoteAddr()
 	sc, ok := c.(syscall.Conn)
 	if !ok {
 		return nil, fmt.Errorf("accept: %T has no descriptor", c)
@@ -394,7 +398,17 @@ func accept(ln net.Listener, p Proto) (net.Conn, error) {
 	if derr != nil {
 		return nil, os.NewSyscallError("dup", derr)
 	}
-	return newFDConn(nfd, p)
+	fc, err := newFDConn(nfd, p)
+	if err != nil {
+		return nil, err
+	}
+	if a, ok := local.(*net.TCPAddr); ok && a != nil {
+		fc.local = a
+	}
+	if a, ok := remote.(*net.TCPAddr); ok && a != nil {
+		fc.remote = a
+	}
+	return fc, nil
 }
 
 // interrupt wakes the goroutine serving c; Close is only safe from it.
