@@ -1,10 +1,317 @@
 #!/usr/bin/env bash
-# Verification of one scenario run, sourced by lab/run. Placeholder, extended below.
-verify_scenario() {
-	local sc=$1 dir=$2 bad=0
-	for r in server client; do
-		[ "$(cat "$dir/$r/rc" 2>/dev/null)" = 0 ] || { log "$sc: $r rc=$(cat "$dir/$r/rc" 2>/dev/null || echo none)"; bad=1; }
-	done
-	[ $bad = 0 ]
+# Verification of one scenario run, sourced by lab/run. Two independent views must agree
+# with what the scenario is meant to make the kernel do:
+#   * the kernel's own view, from the guests (labstub: smc_diag mode and fallback reason,
+#     SMC netlink stats, link groups and links);
+#   * the wire, from the host capture (tshark on raw bytes: CLC eyecatchers, RoCE opcodes,
+#     QP numbers; and the project's smcdump when it builds).
+# Every fact checked is written as "truth.<key>=<value>" into DIR/truth, the ground truth
+# that samples/<scenario>.log carries for the tests.
+
+# Expected client result per scenario: mode reason peer_diag connections.
+declare -A EXPECT=(
+	[pingpong]="SMCR 0x00000000 0x00000000 1"
+	[multiconn]="SMCR 0x00000000 0x00000000 4"
+	[multilink]="SMCR 0x00000000 0x00000000 2"
+	[teardown]="SMCR 0x00000000 0x00000000 1"
+	[long]="SMCR 0x00000000 0x00000000 1"
+	[fallback-nosmc]="TCP-FALLBACK 0x03010000 0x00000000 1"
+	[decline-nordma]="TCP-FALLBACK 0x05000000 0x03030002 1"
+	[decline-ueid]="TCP-FALLBACK 0x05000000 0x03030000 1"
+	[no-ueid]="TCP-FALLBACK 0x03030000 0x00000000 1"
+	[ipv6]="TCP-FALLBACK 0x03030000 0x00000000 1"
+	[e2e-smc]="SMCR 0x00000000 0x00000000 1"
+	[e2e-decline]="TCP-FALLBACK 0x05000000 0x03030002 1"
+)
+
+# tshark_count FILE FILTER prints how many frames match a display filter.
+tshark_count() {
+	timeout 120 tshark -n -r "$1" -Y "$2" -T fields -e frame.number 2>/dev/null | wc -l
 }
-publish_samples() { :; }
+
+# kv FILE KEY prints the value of key=value in the first line that has it.
+kv() { grep -oE "(^| )$2=[^ ]*" "$1" 2>/dev/null | head -1 | sed -E "s/^ ?$2=//"; }
+
+verify_scenario() {
+	local sc=$1 dir=$2 bad=0 bad_tool=0 truth="$dir/truth"
+	: >"$truth"
+	local mode reason peer nconns
+	read -r mode reason peer nconns <<<"${EXPECT[$sc]}"
+	check() { # check WHAT OK(0/1)
+		if [ "$2" = 0 ]; then
+			echo "check $1: ok" >>"$dir/verify.log"
+		else
+			echo "check $1: FAILED" >>"$dir/verify.log"
+			log "$sc: check failed: $1"
+			bad=1
+		fi
+	}
+	# tcheck is a check of the project's own tools: a failure fails the scenario but does
+	# not make the sample untrue.
+	tcheck() {
+		if [ "$2" = 0 ]; then
+			echo "tool-check $1: ok" >>"$dir/verify.log"
+		else
+			echo "tool-check $1: FAILED" >>"$dir/verify.log"
+			log "$sc: tool check failed: $1"
+			bad_tool=1
+		fi
+	}
+	fact() { echo "truth.$1=$2" >>"$truth"; }
+	: >"$dir/verify.log"
+	local r
+	for r in server client; do
+		check "$r guest finished with rc=0 ($(cat "$dir/$r/rc" 2>/dev/null || echo none))" \
+			"$([ "$(cat "$dir/$r/rc" 2>/dev/null)" = 0 ] && echo 0 || echo 1)"
+	done
+	fact scenario "$sc"
+	fact kernel "$KVER"
+	case "$sc" in e2e-*)
+		verify_e2e "$sc" "$dir"
+		cat "$dir/verify.log" >&2
+		[ $bad = 0 ] || return 1
+		[ $bad_tool = 0 ] || return 2
+		return 0 ;;
+	esac
+
+	# --- kernel view, client side: every measured connection (not the bulk one) ---
+	local clog="$dir/client/client.log" n=0 line i
+	while read -r line; do
+		i=$(sed -E 's/^CLIENT conn([0-9]+) .*/\1/' <<<"$line")
+		local m rs pd tok
+		m=$(kv <(echo "$line") mode) rs=$(kv <(echo "$line") reason) pd=$(kv <(echo "$line") peer_diag)
+		tok=$(kv <(echo "$line") token)
+		fact "client.conn$i.mode" "$m"
+		fact "client.conn$i.reason" "$rs"
+		fact "client.conn$i.peer_diag" "$pd"
+		[ -n "$tok" ] && fact "client.conn$i.token" "$tok"
+		check "client conn$i mode=$m reason=$rs peer_diag=$pd (want $mode $reason $peer)" \
+			"$([ "$m" = "$mode" ] && [ "$rs" = "$reason" ] && [ "$pd" = "$peer" ] && echo 0 || echo 1)"
+		n=$((n + 1))
+	done < <(grep -E '^CLIENT conn[0-9]+ [0-9a-f[]' "$clog" 2>/dev/null | grep -v ' END ' | head -"$nconns")
+	fact client.conns "$n"
+	check "client made $n of $nconns connections" "$([ "$n" = "$nconns" ] && echo 0 || echo 1)"
+	local res
+	res=$(grep -c '^CLIENT RESULT conns=[0-9]* failed=0' "$clog" 2>/dev/null || true)
+	check "every client run finished without failure ($res result lines)" \
+		"$([ "$res" -ge 1 ] && ! grep -q 'failed=[1-9]\|CLIENT TIMEOUT' "$clog" && echo 0 || echo 1)"
+	grep -E '^CLIENT conn[0-9]+ n=' "$clog" | sed -E 's/^CLIENT (conn[0-9]+) n=([0-9]+) size=([0-9]+).*/\1 \2 \3/' |
+		while read -r c nn sz; do
+			fact "client.$c.round_trips" "$nn"
+			fact "client.$c.msg_size" "$sz"
+		done
+	local rep="$dir/client/client.report" srep="$dir/server/server.report"
+	local k
+	for k in clnt_v2_succ rx_bytes tx_bytes; do
+		fact "client.stats.$k" "$(kv "$rep" "smcr.$k" || true)"
+	done
+	fact "server.stats.srv_v2_succ" "$(kv "$srep" smcr.srv_v2_succ || true)"
+	fact client.fallback_stats "$(grep '^FBSTATS' "$rep" | sed 's/^FBSTATS: //' | tr ' ' ',' | paste -sd';')"
+	fact server.fallback_stats "$(grep '^FBSTATS' "$srep" | sed 's/^FBSTATS: //' | tr ' ' ',' | paste -sd';')"
+	local nlgr nlink
+	nlgr=$(grep -c '^LGR:' "$rep" || true)
+	nlink=$(grep -c '^LINK:' "$rep" || true)
+	fact client.link_groups_at_end "$nlgr"
+	fact client.links_at_end "$nlink"
+
+	# --- the wire ---
+	local pcap="$dir/capture.pcap"
+	check "capture exists" "$([ -s "$pcap" ] && echo 0 || echo 1)"
+	local frames writes writes_multi clc nonclc decl roce synopt synackopt
+	frames=$(capinfos -c -M "$pcap" 2>/dev/null | awk '/Number of packets/ {print $NF}')
+	fact frames "$frames"
+	roce=$(tshark_count "$pcap" 'udp.dstport==4791')
+	writes=$(tshark_count "$pcap" 'infiniband.bth.opcode in {6 7 8 9 10 11}')
+	writes_multi=$(tshark_count "$pcap" 'infiniband.bth.opcode == 6')
+	clc=$(tshark_count "$pcap" 'tcp.port==5000 && tcp.len>=4 && tcp.payload[0:4]==e2:d4:c3:d9')
+	nonclc=$(tshark_count "$pcap" 'tcp.port==5000 && tcp.len>0 && !(tcp.len>=4 && tcp.payload[0:4]==e2:d4:c3:d9)')
+	decl=$(tshark_count "$pcap" 'tcp.port==5000 && tcp.len>=8 && tcp.payload[0:4]==e2:d4:c3:d9 && tcp.payload[4]==4')
+	synopt=$(tshark_count "$pcap" 'tcp.flags.syn==1 && tcp.flags.ack==0 && tcp.options.experimental.exid==0xe2d4')
+	synackopt=$(tshark_count "$pcap" 'tcp.flags.syn==1 && tcp.flags.ack==1 && tcp.options.experimental.exid==0xe2d4')
+	fact wire.roce_frames "$roce"
+	fact wire.rdma_write_frames "$writes"
+	fact wire.rdma_write_first_frames "$writes_multi"
+	fact wire.clc_segments "$clc"
+	fact wire.clc_decline_segments "$decl"
+	fact wire.tcp_payload_not_clc "$nonclc"
+	fact wire.syn_with_smc_option "$synopt"
+	fact wire.synack_with_smc_option "$synackopt"
+	if [ "$mode" = SMCR ]; then
+		check "SMC: RDMA WRITEs on the wire ($writes)" "$([ "$writes" -gt 0 ] && echo 0 || echo 1)"
+		check "SMC: no TCP payload but CLC on port 5000 ($nonclc)" "$([ "$nonclc" = 0 ] && echo 0 || echo 1)"
+		check "SMC: no CLC Decline ($decl)" "$([ "$decl" = 0 ] && echo 0 || echo 1)"
+		# Discriminating identifiers: the QPs each side sends to must differ.
+		local sqp cqp
+		sqp=$(timeout 60 tshark -n -r "$pcap" -Y 'ip.src==10.10.0.1 && infiniband.bth.opcode==4' -T fields -e infiniband.bth.destqp 2>/dev/null | sort -u | paste -sd,)
+		cqp=$(timeout 60 tshark -n -r "$pcap" -Y 'ip.src==10.10.0.2 && infiniband.bth.opcode==4' -T fields -e infiniband.bth.destqp 2>/dev/null | sort -u | paste -sd,)
+		fact wire.server_sends_to_qps "$sqp"
+		fact wire.client_sends_to_qps "$cqp"
+		check "QP numbers differ per side (server->$sqp client->$cqp)" \
+			"$([ -n "$sqp" ] && [ -n "$cqp" ] && [ -z "$(comm -12 <(tr , '\n' <<<"$sqp") <(tr , '\n' <<<"$cqp"))" ] && echo 0 || echo 1)"
+		local stok ctok
+		ctok=$(grep -E '^CLIENT conn0 [0-9]' "$clog" | head -1 | grep -oE 'token=0x[0-9a-f]+' | cut -d= -f2)
+		stok=$(grep -E '^SERVER accept .*10\.10\.0\.2' "$dir/server/server.log" | head -1 | grep -oE 'token=0x[0-9a-f]+' | cut -d= -f2)
+		fact server.conn0.token "$stok"
+		check "alert tokens differ per side (client $ctok, server $stok)" \
+			"$([ -n "$ctok" ] && [ -n "$stok" ] && [ "$ctok" != "$stok" ] && echo 0 || echo 1)"
+		check "client SMC-Rv2 successes counted ($(kv "$rep" smcr.clnt_v2_succ))" \
+			"$([ "$(kv "$rep" smcr.clnt_v2_succ)" -ge "$nconns" ] 2>/dev/null && echo 0 || echo 1)"
+	else
+		check "fallback: no RoCE frames ($roce)" "$([ "$roce" = 0 ] && echo 0 || echo 1)"
+		check "fallback: the data went over TCP ($nonclc segments)" "$([ "$nonclc" -gt 0 ] && echo 0 || echo 1)"
+		check "fallback: SYN carries the SMC option ($synopt)" "$([ "$synopt" -ge 1 ] && echo 0 || echo 1)"
+	fi
+	case "$sc" in
+	fallback-nosmc)
+		check "no CLC at all ($clc) and no SMC option on the SYN-ACK ($synackopt)" \
+			"$([ "$clc" = 0 ] && [ "$synackopt" = 0 ] && echo 0 || echo 1)" ;;
+	decline-nordma | decline-ueid | no-ueid | ipv6 | e2e-decline)
+		check "a CLC Decline on the wire ($decl)" "$([ "$decl" -ge 1 ] && echo 0 || echo 1)" ;;
+	multiconn)
+		check "one link group for 4 connections ($nlgr)" "$([ "$nlgr" = 1 ] && echo 0 || echo 1)" ;;
+	long)
+		check "multi-packet RDMA WRITEs ($writes_multi WRITE First)" "$([ "$writes_multi" -gt 0 ] && echo 0 || echo 1)"
+		check "bulk connection used SMC-R" "$(grep -q '^CLIENT bulk END .*mode=SMCR' "$clog" && echo 0 || echo 1)"
+		fact client.bulk_bytes "$(kv "$clog" bytes)" ;;
+	multilink)
+		local before after post
+		before=$(grep -c '^BEFORE-FAILOVER LINK:' "$clog" || true)
+		after=$(grep -c '^AFTER-FAILOVER LINK:' "$clog" || true)
+		fact client.links_before_failover "$before"
+		fact client.links_after_failover "$after"
+		check "two links before eth1 goes down ($before), one after ($after)" \
+			"$([ "$before" = 2 ] && [ "$after" = 1 ] && echo 0 || echo 1)"
+		post=$(grep -cE '^CLIENT conn0 [0-9].*mode=SMCR' "$clog" || true)
+		check "a new SMC-R connection after the failover (conn0 lines: $post)" "$([ "$post" -ge 2 ] && echo 0 || echo 1)" ;;
+	teardown)
+		check "smc unloaded on the client" "$(grep -q 'rmmod smc_diag smc' "$dir/client.console" && ! grep -q 'rc=[1-9].*rmmod' "$dir/client.console" && echo 0 || echo 1)" ;;
+	esac
+	verify_smcdump "$sc" "$dir" "$mode"
+	cat "$dir/verify.log" >&2
+	[ $bad = 0 ] || return 1
+	[ $bad_tool = 0 ] || return 2
+	return 0
+}
+
+# verify_smcdump decodes the capture with the project's smcdump (when it builds) and
+# compares its view with the raw-byte counts above.
+verify_smcdump() {
+	local sc=$1 dir=$2 mode=$3 bin="$BUILD/host-smcdump" pcap="$2/capture.pcap"
+	[ -x "$bin" ] || { echo "tool-check smcdump: skipped (cmd/smcdump does not build yet)" >>"$dir/verify.log"; return 0; }
+	local rc=0
+	timeout 120 "$bin" -r "$pcap" >"$dir/smcdump.txt" 2>"$dir/smcdump.err" || rc=$?
+	tcheck "smcdump -r capture.pcap exits 0 (rc=$rc)" "$([ $rc = 0 ] && echo 0 || echo 1)"
+	sdf() { timeout 120 "$bin" -r "$pcap" -a -T fields "$@" 2>/dev/null; }
+	local w d dc c
+	w=$(sdf -e roce.bth.opcode | grep -cxE '6|7|8|9|10|11' || true)
+	tcheck "smcdump counts the RDMA WRITEs tshark counts ($w vs $(kv "$dir/truth" truth.wire.rdma_write_frames))" \
+		"$([ "$w" = "$(kv "$dir/truth" truth.wire.rdma_write_frames)" ] && echo 0 || echo 1)"
+	d=$(sdf -Y 'smc.clc.type == 4' -e frame.number | grep -c . || true)
+	tcheck "smcdump finds the CLC Declines ($d vs $(kv "$dir/truth" truth.wire.clc_decline_segments))" \
+		"$([ "$d" = "$(kv "$dir/truth" truth.wire.clc_decline_segments)" ] && echo 0 || echo 1)"
+	echo "truth.smcdump.clc_types=$(sdf -e smc.clc.type | grep . | sort | uniq -c | awk '{printf "%s%s:%s", sep, $2, $1; sep=","}')" >>"$dir/truth"
+	echo "truth.smcdump.llc_types=$(sdf -e smc.llc.type | grep . | sort | uniq -c | awk '{printf "%s%s:%s", sep, $2, $1; sep=","}')" >>"$dir/truth"
+	if [ "$mode" = SMCR ]; then
+		c=$(sdf -e smc.cdc.seq | grep -c . || true)
+		tcheck "smcdump decodes CDC messages ($c)" "$([ "$c" -gt 0 ] && echo 0 || echo 1)"
+		echo "truth.smcdump.cdc_messages=$c" >>"$dir/truth"
+	fi
+	case "$sc" in
+	decline-nordma | decline-ueid)
+		dc=$(sdf -Y 'smc.clc.type == 4' -e smc.clc.decline.reason | head -1)
+		tcheck "smcdump decline reason ($dc) is the client's peer_diag ($(kv "$dir/truth" truth.client.conn0.peer_diag))" \
+			"$([ $((dc)) = $(($(kv "$dir/truth" truth.client.conn0.peer_diag))) ] 2>/dev/null && echo 0 || echo 1)" ;;
+	no-ueid | ipv6)
+		dc=$(sdf -Y 'smc.clc.type == 4' -e smc.clc.decline.reason | head -1)
+		tcheck "smcdump decline reason ($dc) is the client's reason ($(kv "$dir/truth" truth.client.conn0.reason))" \
+			"$([ $((dc)) = $(($(kv "$dir/truth" truth.client.conn0.reason))) ] 2>/dev/null && echo 0 || echo 1)" ;;
+	esac
+}
+
+# step_rc DIR NAME prints the exit status of an e2e step ("none" when it did not run).
+step_rc() { sed -n "s/^STEP $2 rc=//p" "$1/client/e2e.txt" 2>/dev/null | head -1 | grep . || echo none; }
+
+# verify_e2e checks the project's binaries in the e2e-* scenarios against the kernel
+# (labstub's report in the same guest) and the wire; lab/e2e_test.go asserts on the same
+# files in more detail.
+verify_e2e() {
+	local sc=$1 dir=$2 c="$dir/client" pcap="$dir/capture.pcap" have
+	for have in smcping smcdump smclab; do
+		tcheck "$have is in the guest" "$(grep -qx "HAVE $have" "$c/e2e.txt" 2>/dev/null && echo 0 || echo 1)"
+	done
+	local writes nonclc decl
+	writes=$(tshark_count "$pcap" 'infiniband.bth.opcode in {6 7 8 9 10 11}')
+	nonclc=$(tshark_count "$pcap" 'tcp.port==5000 && tcp.len>0 && !(tcp.len>=4 && tcp.payload[0:4]==e2:d4:c3:d9)')
+	decl=$(tshark_count "$pcap" 'tcp.port==5000 && tcp.len>=8 && tcp.payload[0:4]==e2:d4:c3:d9 && tcp.payload[4]==4')
+	fact wire.rdma_write_frames "$writes"
+	fact wire.tcp_payload_not_clc "$nonclc"
+	fact wire.clc_decline_segments "$decl"
+	case "$sc" in
+	e2e-smc)
+		check "wire: RDMA WRITEs ($writes), no TCP payload on 5000 but CLC ($nonclc), no Decline ($decl)" \
+			"$([ "$writes" -gt 0 ] && [ "$nonclc" = 0 ] && [ "$decl" = 0 ] && echo 0 || echo 1)"
+		check "kernel: client SMC-Rv2 successes ($(kv "$c/client.report" smcr.clnt_v2_succ))" \
+			"$([ "$(kv "$c/client.report" smcr.clnt_v2_succ)" -ge 3 ] 2>/dev/null && echo 0 || echo 1)"
+		tcheck "smcping --check exit 0 and says OK SMC-R via rxe0 (rc=$(step_rc "$dir" smcping-check))" \
+			"$([ "$(step_rc "$dir" smcping-check)" = 0 ] && grep -q '^OK SMC-R via rxe0' "$c/smcping-check.txt" && echo 0 || echo 1)"
+		local st
+		for st in smcping-require smcping-plain smcping-compare smcping-bw; do
+			tcheck "$st exit 0 (rc=$(step_rc "$dir" $st))" "$([ "$(step_rc "$dir" $st)" = 0 ] && echo 0 || echo 1)"
+		done
+		if [ -s "$c/live.pcapng" ]; then
+			local key='-e ip.src -e ip.dst -e tcp.seq_raw -e tcp.len -e infiniband.bth.destqp -e infiniband.bth.psn -e infiniband.bth.opcode'
+			# shellcheck disable=SC2086
+			timeout 120 tshark -n -r "$c/live.pcapng" -T fields $key 2>/dev/null | sort >"$dir/live.keys"
+			# shellcheck disable=SC2086
+			timeout 120 tshark -n -r "$pcap" -T fields $key 2>/dev/null | sort >"$dir/capture.keys"
+			local nl missing
+			nl=$(wc -l <"$dir/live.keys")
+			missing=$(comm -23 "$dir/live.keys" "$dir/capture.keys" | wc -l)
+			fact e2e.live_frames "$nl"
+			tcheck "smcdump -i eth0 live capture: $nl frames, all on the host's capture ($missing missing)" \
+				"$([ "$nl" -gt 50 ] && [ "$missing" = 0 ] && echo 0 || echo 1)"
+		else
+			tcheck "smcdump -i eth0 live capture written" 1
+		fi
+		;;
+	e2e-decline)
+		check "wire: a CLC Decline ($decl), no RDMA WRITE ($writes)" \
+			"$([ "$decl" -ge 1 ] && [ "$writes" = 0 ] && echo 0 || echo 1)"
+		tcheck "smcping --check fails and names 0x05000000 PEERDECL, peer 0x03030002 (rc=$(step_rc "$dir" smcping-check))" \
+			"$([ "$(step_rc "$dir" smcping-check)" != 0 ] && grep -q '^FAIL fallback 0x05000000 PEERDECL (peer 0x03030002' "$c/smcping-check.txt" && echo 0 || echo 1)"
+		tcheck "smcping --require smc exits 1 (rc=$(step_rc "$dir" smcping-require))" \
+			"$([ "$(step_rc "$dir" smcping-require)" = 1 ] && echo 0 || echo 1)"
+		tcheck "smcping without --require exits 0 (rc=$(step_rc "$dir" smcping-plain))" \
+			"$([ "$(step_rc "$dir" smcping-plain)" = 0 ] && echo 0 || echo 1)"
+		;;
+	esac
+	if grep -qx 'HAVE smclab' "$c/e2e.txt" 2>/dev/null; then
+		tcheck "smclab stats exit 0 (rc=$(step_rc "$dir" smclab-stats))" "$([ "$(step_rc "$dir" smclab-stats)" = 0 ] && echo 0 || echo 1)"
+	fi
+	verify_smcdump "$sc" "$dir" "$([ "$sc" = e2e-smc ] && echo SMCR || echo TCP-FALLBACK)"
+}
+
+# publish_samples DIR SCENARIO... copies the captures and a compact log (ground truth,
+# verification, the guests' own reports) of verified scenarios into DIR.
+publish_samples() {
+	local dest=$1 sc d r
+	shift
+	mkdir -p "$dest"
+	for sc in "$@"; do
+		case "$sc" in e2e-*) continue ;; esac
+		d="$OUT/$sc"
+		cp "$d/capture.pcap" "$dest/$sc.pcap"
+		{
+			echo "# smcscope lab ground truth for $sc.pcap (lab/verify.sh; truth.* lines are machine-readable)"
+			cat "$d/truth"
+			echo "# checks"
+			cat "$d/verify.log"
+		} >"$dest/$sc.log"
+		# The guests' own words, one file per side (the tests read connection lines from
+		# both and link groups/statistics from the client's).
+		for r in client server; do
+			cat "$d/$r/$r.log" "$d/$r/$r.report" >"$dest/$sc.$r.log" 2>/dev/null || true
+		done
+	done
+	log "published ${*} to $dest"
+}

@@ -58,7 +58,7 @@ setup_net() {
 
 setup_smc() {
 	# decline-nordma: the server has SMC but no RoCE device.
-	if ! { [ "$SCEN" = decline-nordma ] && [ "$ROLE" = server ]; }; then
+	if ! { [ "$SCEN" = decline-nordma ] || [ "$SCEN" = e2e-decline ]; } || [ "$ROLE" != server ]; then
 		rxe_add rxe0 eth0 "$(myaddr $SRV $CLI)" || return 1
 	fi
 	if [ "$SCEN" = multilink ]; then
@@ -95,8 +95,12 @@ smc_scenario() {
 shift_ids() {
 	# SMC finds no RoCE device for a connection routed over lo unless lo shares a PNET ID
 	# with one; rxe then loops the RoCE traffic back inside the guest (nothing on the wire).
-	run 10 labstub pnet-add LABSELF lo rxe0 || return 1
-	run 30 labstub client -addr "$SRV:$PORT" -n 3 -m 16 -P 2 -timeout 25s || return 1
+	if [ "$SCEN" = multilink ]; then
+		run 10 labstub pnet-add LABNET lo "" || return 1
+	else
+		run 10 labstub pnet-add LABSELF lo rxe0 || return 1
+	fi
+	run 30 labstub client -addr "$SRV:$PORT" -n 2 -m 16 -P 1 -timeout 25s || return 1
 	run 10 labstub report | grep -E '^(LGR|LINK|SOCK)' || true
 }
 
@@ -126,13 +130,24 @@ server_main() {
 	ipv6) srvargs="-6" ;;
 	*) srvargs="" ;;
 	esac
+	case "$SCEN" in
+	e2e-*)
+		# The project's smcping is the server (AF_SMC on PORT, TCP baseline on PORT+1).
+		if [ -x /bin/smcping ]; then
+			smcping -s -p $PORT >>/out/smcping-server.txt 2>&1 &
+		else
+			echo "SMCPING-MISSING" >>/out/smcping-server.txt
+			labstub serve -p $PORT >>/out/server.log 2>&1 &
+		fi
+		;;
+	*)
+		labstub serve -p $PORT $srvargs >>/out/server.log 2>&1 &
+		;;
+	esac
+	# The throwaway connections of shift_ids need the listener; it is the real one.
+	sleep 0.3
 	if smc_scenario && [ "$SHIFT_IDS" != 0 ]; then
-		# The throwaway connections need a listener too; it is the real one.
-		labstub serve -p $PORT $srvargs >>/out/server.log 2>&1 &
-		sleep 0.3
 		shift_ids || log "shift_ids failed"
-	else
-		labstub serve -p $PORT $srvargs >>/out/server.log 2>&1 &
 	fi
 	nbase=$(labstub report 2>/dev/null | grep -c '^LGR:')
 	log "LAB-READY (link groups before the client: $nbase)"
@@ -140,7 +155,7 @@ server_main() {
 	if smc_scenario; then
 		run 60 labstub wait-lgr-gone -t 50 -keep "$nbase" || return 1
 	fi
-	cat /out/server.log
+	cat /out/server.log 2>/dev/null
 	final_report
 	return 0
 }
@@ -163,6 +178,9 @@ client_main() {
 		;;
 	multilink)
 		multilink_client || rc=$?
+		;;
+	e2e-*)
+		e2e_client || rc=$?
 		;;
 	ipv6)
 		run 60 labstub client -addr "[$SRV6]:$PORT" -n 20 -m 64 || rc=$?
@@ -208,8 +226,67 @@ multilink_client() {
 	rc=$?
 	cat /tmp/ml.out
 	cat /tmp/ml.out >>/out/client.log
+	# After the failover the server tries a second, asymmetric link on the remaining
+	# device; a connection made while it is ACTIVATING waits for it (or times out under
+	# load), so the new connection waits until the link group settled.
+	i=0
+	while [ $i -lt 100 ] && timeout 5 labstub report | grep -q '^LINK:.* state=[12] '; do
+		sleep 0.2
+		i=$((i + 1))
+	done
+	timeout 10 labstub report | grep -E '^(LGR|LINK)' | sed 's/^/SETTLED /' | tee -a /out/client.log
 	run 60 labstub client -addr $SRV:$PORT -n 50 -m 128 || rc=$?
 	return $rc
+}
+
+# step NAME CMD... runs one step of an e2e scenario: output in /out/NAME.txt, exit status
+# as "STEP NAME rc=N" in /out/e2e.txt. A non-zero status is a result here, not an error.
+step() {
+	name=$1
+	shift
+	log "+ $* (> $name.txt)"
+	timeout 100 "$@" >/out/"$name".txt 2>&1
+	src=$?
+	echo "STEP $name rc=$src" >>/out/e2e.txt
+	cat /out/"$name".txt
+	log "$name rc=$src"
+}
+
+# e2e_client runs the project's binaries against the kernel: smcping's mode proof and exit
+# codes, smcdump's live capture on eth0 (compared on the host with the filter-dump capture
+# of the same wire), smclab's view of the kernel (compared with labstub's report).
+e2e_client() {
+	: >/out/e2e.txt
+	for b in smcping smcdump smclab; do
+		if [ -x /bin/$b ]; then echo "HAVE $b" >>/out/e2e.txt; else echo "MISSING $b" >>/out/e2e.txt; fi
+	done
+	[ -x /bin/smcping ] || return 1
+	live=""
+	if [ "$SCEN" = e2e-smc ] && [ -x /bin/smcdump ]; then
+		timeout -s INT 100 smcdump -i eth0 -a -w /out/live.pcapng >/out/smcdump-live.txt 2>&1 &
+		live=$!
+		sleep 1
+	fi
+	step smcping-check smcping $SRV -p $PORT --check
+	step smcping-require smcping $SRV -p $PORT -n 50 -m 64,1000 --warmup 5 --require smc -o json
+	step smcping-plain smcping $SRV -p $PORT -n 30 -m 200 --warmup 5
+	if [ "$SCEN" = e2e-smc ]; then
+		step smcping-compare smcping $SRV -p $PORT -n 40 -m 64 --warmup 5 --compare tcp --round 20
+		step smcping-bw smcping $SRV -p $PORT -n 50 -m 16384 --warmup 0 --bw
+	fi
+	if [ -n "$live" ]; then
+		sleep 1
+		kill -INT "$live" 2>/dev/null
+		wait "$live"
+		echo "STEP smcdump-live rc=$?" >>/out/e2e.txt
+	fi
+	if [ -x /bin/smclab ]; then
+		for c in diag lgr stats fallback sysinfo; do
+			step "smclab-$c" smclab $c
+			step "smclab-$c-json" smclab $c -json
+		done
+	fi
+	return 0
 }
 
 scenario_main() {

@@ -43,7 +43,7 @@ var smcStates = map[uint8]string{1: "ACTIVE", 2: "INIT", 7: "CLOSED", 10: "LISTE
 	24: "APPFINCLOSEWAIT", 25: "PEERFINCLOSEWAIT", 26: "PEERABORTWAIT", 27: "PROCESSABORT"}
 
 func (s diagSock) String() string {
-	mode := map[uint8]string{0: "SMCR", 1: "TCP", 2: "SMCD"}[s.mode]
+	mode := map[uint8]string{0: "SMCR", 1: "TCP-FALLBACK", 2: "SMCD"}[s.mode]
 	b := fmt.Sprintf("%s -> %s state=%s mode=%s reason=0x%08x peer_diag=0x%08x",
 		s.src, s.dst, smcStates[s.state], mode, s.reason, s.peerDiag)
 	if s.hasToken {

@@ -135,7 +135,7 @@ func serve(args []string) error {
 		if !*tcp {
 			fmt.Printf("SERVER accept %s\n", describe(local, remote))
 		} else {
-			fmt.Printf("SERVER accept %s -> %s mode=TCP\n", remote, local)
+			fmt.Printf("SERVER accept %s -> %s mode=TCP (plain TCP listener)\n", local, remote)
 		}
 		go func() {
 			defer unix.Close(nfd)

@@ -1,0 +1,356 @@
+package lab
+
+// End-to-end tests: boot the lab (two QEMU guests, Linux 6.12, Soft-RoCE) and check the
+// project's binaries inside the guests against the kernel and the wire.
+//
+// They run only when asked, because a run needs root, QEMU (installed with apt when
+// missing), network access to the Debian archive the first time and 2-5 minutes:
+//
+//	SMCSCOPE_E2E=1 go test -v -timeout 20m ./lab/
+//
+// SMCSCOPE_E2E_RUN=DIR reuses the run directory of an earlier `lab/run --out DIR e2e`
+// instead of booting (no root needed then). Anything that keeps the lab from running is a
+// t.Skip naming the reason (lab/run exits 3 and prints "lab: CANNOT RUN: <reason>").
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/gopacket/gopacket/pcapgo"
+)
+
+var (
+	runOnce sync.Once
+	runDir  string
+	runSkip string
+	runErr  error
+)
+
+// labRun boots the e2e scenarios once per test binary and returns the run directory.
+func labRun(t *testing.T) string {
+	t.Helper()
+	runOnce.Do(func() {
+		if d := os.Getenv("SMCSCOPE_E2E_RUN"); d != "" {
+			runDir = d
+			return
+		}
+		if os.Getenv("SMCSCOPE_E2E") != "1" {
+			runSkip = "set SMCSCOPE_E2E=1 to boot the lab (root, QEMU, the Debian archive; minutes), " +
+				"or SMCSCOPE_E2E_RUN=DIR to check an earlier `lab/run --out DIR e2e`"
+			return
+		}
+		if os.Geteuid() != 0 {
+			runSkip = "the lab needs root (apt, QEMU networking); running as uid " + strconv.Itoa(os.Geteuid())
+			return
+		}
+		dir, err := os.MkdirTemp("", "smcscope-e2e-")
+		if err != nil {
+			runErr = err
+			return
+		}
+		runDir = dir
+		var stderr bytes.Buffer
+		cmd := exec.Command("./run", "--out", dir, "--no-samples", "e2e")
+		cmd.Stdout = os.Stdout
+		cmd.Stderr = io.MultiWriter(os.Stderr, &stderr)
+		err = cmd.Run()
+		var ee *exec.ExitError
+		switch {
+		case errors.As(err, &ee) && ee.ExitCode() == 3:
+			runSkip = cannotRun(stderr.String())
+		case err != nil:
+			// Verification failures are reported by the tests below from the files;
+			// only a run that produced nothing is an error here.
+			if _, serr := os.Stat(filepath.Join(dir, "e2e-smc")); serr != nil {
+				runErr = err
+			}
+		}
+	})
+	if runSkip != "" {
+		t.Skip(runSkip)
+	}
+	if runErr != nil {
+		t.Fatalf("lab/run e2e: %v", runErr)
+	}
+	return runDir
+}
+
+func cannotRun(stderr string) string {
+	for _, l := range strings.Split(stderr, "\n") {
+		if _, r, ok := strings.Cut(l, "CANNOT RUN: "); ok {
+			return "lab cannot run here: " + r
+		}
+	}
+	return "lab cannot run here (lab/run exit 3)"
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (the guest did not hand it out)", err)
+	}
+	return string(b)
+}
+
+// steps reads the exit status of every e2e step from the client's e2e.txt.
+func steps(t *testing.T, scen string) (rc map[string]int, have map[string]bool) {
+	t.Helper()
+	rc, have = map[string]int{}, map[string]bool{}
+	sc := bufio.NewScanner(strings.NewReader(readFile(t, filepath.Join(labRun(t), scen, "client", "e2e.txt"))))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		switch {
+		case len(f) == 3 && f[0] == "STEP" && strings.HasPrefix(f[2], "rc="):
+			n, err := strconv.Atoi(strings.TrimPrefix(f[2], "rc="))
+			if err != nil {
+				t.Fatalf("bad step line %q", sc.Text())
+			}
+			rc[f[1]] = n
+		case len(f) == 2 && f[0] == "HAVE":
+			have[f[1]] = true
+		}
+	}
+	return rc, have
+}
+
+func need(t *testing.T, have map[string]bool, bins ...string) {
+	t.Helper()
+	for _, b := range bins {
+		if !have[b] {
+			t.Fatalf("%s was not in the guest (it did not build with CGO_ENABLED=0)", b)
+		}
+	}
+}
+
+// kernelLink is the client's SMC-R link as labstub (the lab's oracle) read it from netlink.
+type kernelLink struct{ dev, gid, peerGID string }
+
+var linkRE = regexp.MustCompile(`^LINK: .*link_id=1 .*dev=(\S+) .*gid=(\S+) peer_gid=(\S+)`)
+
+func clientLink(t *testing.T, scen string) kernelLink {
+	t.Helper()
+	for _, l := range strings.Split(readFile(t, filepath.Join(labRun(t), scen, "client", "client.report")), "\n") {
+		if m := linkRE.FindStringSubmatch(l); m != nil {
+			return kernelLink{m[1], m[2], m[3]}
+		}
+	}
+	t.Fatal("no link 1 in the client's netlink report")
+	return kernelLink{}
+}
+
+func TestSmcpingCheckProvesSMCR(t *testing.T) {
+	rc, have := steps(t, "e2e-smc")
+	need(t, have, "smcping")
+	out := readFile(t, filepath.Join(runDir, "e2e-smc", "client", "smcping-check.txt"))
+	if rc["smcping-check"] != 0 {
+		t.Errorf("smcping --check exit %d, want 0:\n%s", rc["smcping-check"], out)
+	}
+	l := clientLink(t, "e2e-smc")
+	want := "OK SMC-R via " + l.dev + " port 1 link 1 "
+	if !strings.HasPrefix(out, want) || !strings.Contains(out, "gid "+l.gid+" peer "+l.peerGID) {
+		t.Errorf("smcping --check said\n%s\nthe kernel's link: %s gid %s peer %s", out, l.dev, l.gid, l.peerGID)
+	}
+}
+
+func TestSmcpingRequireJSON(t *testing.T) {
+	rc, have := steps(t, "e2e-smc")
+	need(t, have, "smcping")
+	if rc["smcping-require"] != 0 {
+		t.Errorf("smcping --require smc exit %d against an SMC server, want 0", rc["smcping-require"])
+	}
+	raw := readFile(t, filepath.Join(runDir, "e2e-smc", "client", "smcping-require.txt"))
+	var rep struct {
+		Conns []struct {
+			Proto, Local, Remote, Mode string
+			Link                       *struct {
+				IBDev string `json:"ibdev"`
+				GID   string `json:"gid"`
+			} `json:"link"`
+		} `json:"connections"`
+		Results []struct {
+			Mode string
+			Size int
+			RTT  struct{ N int } `json:"rtt"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(raw), &rep); err != nil {
+		t.Fatalf("smcping -o json: %v\n%s", err, raw)
+	}
+	l := clientLink(t, "e2e-smc")
+	if len(rep.Conns) == 0 {
+		t.Fatal("no connections in the JSON report")
+	}
+	for _, c := range rep.Conns {
+		if c.Proto != "smc" {
+			continue
+		}
+		if c.Mode != "SMC-R" || c.Link == nil || c.Link.IBDev != l.dev || c.Link.GID != l.gid {
+			t.Errorf("connection %s -> %s: mode %q link %+v; kernel: SMC-R via %s gid %s", c.Local, c.Remote, c.Mode, c.Link, l.dev, l.gid)
+		}
+	}
+	sizes := map[int]bool{}
+	for _, r := range rep.Results {
+		sizes[r.Size] = r.RTT.N > 0
+	}
+	if !sizes[64] || !sizes[1000] {
+		t.Errorf("results for sizes %v, want 64 and 1000 with samples", sizes)
+	}
+}
+
+func TestSmcpingOtherModesExitZero(t *testing.T) {
+	rc, have := steps(t, "e2e-smc")
+	need(t, have, "smcping")
+	for _, s := range []string{"smcping-plain", "smcping-compare", "smcping-bw"} {
+		if v, ok := rc[s]; !ok || v != 0 {
+			t.Errorf("%s: exit %d (ran: %v), want 0; output:\n%s", s, v, ok,
+				readFile(t, filepath.Join(runDir, "e2e-smc", "client", s+".txt")))
+		}
+	}
+}
+
+func TestSmcpingDecline(t *testing.T) {
+	rc, have := steps(t, "e2e-decline")
+	need(t, have, "smcping")
+	out := readFile(t, filepath.Join(runDir, "e2e-decline", "client", "smcping-check.txt"))
+	// The server has SMC but no RoCE device: it declines with NOSMCRDEV, the client's
+	// local reason is PEERDECL (see samples/decline-nordma.log for the kernel's view).
+	const want = "FAIL fallback 0x05000000 PEERDECL (peer 0x03030002 NOSMCRDEV"
+	if rc["smcping-check"] == 0 || !strings.HasPrefix(out, want) {
+		t.Errorf("smcping --check exit %d:\n%s\nwant a non-zero exit and %q", rc["smcping-check"], out, want)
+	}
+	if rc["smcping-require"] != 1 {
+		t.Errorf("smcping --require smc exit %d against a declining server, want 1", rc["smcping-require"])
+	}
+	if rc["smcping-plain"] != 0 {
+		t.Errorf("smcping without --require exit %d, want 0 (fallback is a result, not an error)", rc["smcping-plain"])
+	}
+}
+
+// frames reads every frame of a pcap or pcapng file.
+func frames(t *testing.T, path string) [][]byte {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var next func() ([]byte, error)
+	if strings.HasSuffix(path, ".pcapng") {
+		r, err := pcapgo.NewNgReader(f, pcapgo.DefaultNgReaderOptions)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		next = func() ([]byte, error) { d, _, err := r.ReadPacketData(); return d, err }
+	} else {
+		r, err := pcapgo.NewReader(f)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		next = func() ([]byte, error) { d, _, err := r.ReadPacketData(); return d, err }
+	}
+	var out [][]byte
+	for {
+		d, err := next()
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			t.Fatalf("%s: frame %d: %v", path, len(out)+1, err)
+		}
+		out = append(out, d)
+	}
+}
+
+// TestSmcdumpLiveCaptureMatchesWire compares what smcdump captured live on the client's
+// eth0 with what QEMU recorded on the server's end of the same wire: every live frame must
+// be on the wire byte for byte, and the live capture must miss nothing between its first
+// and last frame.
+func TestSmcdumpLiveCaptureMatchesWire(t *testing.T) {
+	rc, have := steps(t, "e2e-smc")
+	need(t, have, "smcdump")
+	if rc["smcdump-live"] != 0 {
+		t.Errorf("smcdump -i eth0 exit %d after SIGINT, want 0", rc["smcdump-live"])
+	}
+	live := frames(t, filepath.Join(runDir, "e2e-smc", "client", "live.pcapng"))
+	wire := frames(t, filepath.Join(runDir, "e2e-smc", "capture.pcap"))
+	if len(live) < 100 {
+		t.Fatalf("live capture has %d frames; smcping made thousands", len(live))
+	}
+	pos := map[string][]int{}
+	for i, f := range wire {
+		pos[string(f)] = append(pos[string(f)], i)
+	}
+	first, last, missing := len(wire), -1, 0
+	for _, f := range live {
+		p := pos[string(f)]
+		if len(p) == 0 {
+			missing++
+			continue
+		}
+		first, last = min(first, p[0]), max(last, p[0])
+		pos[string(f)] = p[1:]
+	}
+	if missing > 0 {
+		t.Errorf("%d of %d live frames are not on the wire byte for byte", missing, len(live))
+	}
+	// The two ends timestamp independently, so frames near the window's edges may be
+	// ordered differently; a few of slack, no more.
+	if window := last - first + 1; window-len(live) > 4 || window < len(live)-missing {
+		t.Errorf("live capture has %d frames, the wire has %d between the first and the last of them", len(live), window)
+	}
+}
+
+// TestSmcdumpDecodesFreshCapture runs the host's smcdump over the fresh capture and the
+// live one and checks the handshake and data path it reports.
+func TestSmcdumpDecodesFreshCapture(t *testing.T) {
+	dir := labRun(t)
+	bin := filepath.Join(t.TempDir(), "smcdump")
+	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/smcdump").CombinedOutput(); err != nil {
+		t.Fatalf("go build smcdump: %v\n%s", err, out)
+	}
+	for _, name := range []string{"capture.pcap", "client/live.pcapng"} {
+		p := filepath.Join(dir, "e2e-smc", name)
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		out, err := exec.Command(bin, "-r", p, "-a", "-T", "fields", "-e", "smc.clc.type", "-e", "roce.bth.opcode").Output()
+		if err != nil {
+			t.Errorf("smcdump -r %s: %v", name, err)
+			continue
+		}
+		clc, writes := map[string]int{}, 0
+		for _, l := range strings.Split(string(out), "\n") {
+			f := strings.Split(l, "\t")
+			if len(f) != 2 {
+				continue
+			}
+			if f[0] != "" {
+				clc[f[0]]++
+			}
+			switch f[1] {
+			case "6", "7", "8", "9", "10", "11":
+				writes++
+			}
+		}
+		// Every smcping connection is a fresh CLC handshake; nothing declines.
+		if clc["1"] == 0 || clc["1"] != clc["2"] || clc["2"] != clc["3"] || clc["4"] != 0 {
+			t.Errorf("%s: CLC types %v, want as many Proposals (1) as Accepts (2) and Confirms (3), no Decline (4)", name, clc)
+		}
+		if writes == 0 {
+			t.Errorf("%s: no RDMA WRITE decoded", name)
+		}
+	}
+}
