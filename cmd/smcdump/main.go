@@ -28,16 +28,16 @@ func main() {
 	fs.BoolVar(&o.Verbose, "V", false, "print the field tree of each frame")
 	fs.BoolVar(&o.Hex, "x", false, "print a hex dump of each frame")
 	fs.StringVar(&format, "T", "", "output `FORMAT`: text, json, jsonl, fields")
-	fs.Func("e", "field to print with -T fields (repeatable)", func(s string) error {
+	fs.Func("e", "`FIELD` to print with -T fields (repeatable; -G fields lists them)", func(s string) error {
 		o.Fields = append(o.Fields, s)
 		return nil
 	})
-	fs.Func("E", "-T fields option: separator=, header=y|n, aggregator=, quote=d|s|n, occurrence=f|l|a", o.ParseSeparatorOption)
-	fs.StringVar(&o.Glossary, "G", "", "print a glossary: fields")
+	fs.Func("E", "-T fields `OPTION`: separator=, header=y|n, aggregator=, quote=d|s|n, occurrence=f|l|a", o.ParseSeparatorOption)
+	fs.StringVar(&o.Glossary, "G", "", "print a glossary of `KIND`: fields")
 	fs.StringVar(&o.DisplayFilter, "Y", "", "display filter `EXPR` (e.g. smc.clc.type == 4)")
 	fs.StringVar(&o.CaptureFilter, "f", "", "live capture filter: pcap-filter `EXPR` (via tcpdump) or bpf:RAW")
 	fs.IntVar(&o.Snaplen, "s", 0, "live snap length in `BYTES` (0: whole frames)")
-	fs.Func("z", "statistics view `SPEC` (repeatable)", func(s string) error {
+	fs.Func("z", "tracker view `SPEC` (repeatable):"+viewHelp(), func(s string) error {
 		o.Views = append(o.Views, s)
 		return nil
 	})

@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"strings"
 
 	"github.com/smcscope/smcscope/output"
 	"github.com/smcscope/smcscope/track"
@@ -30,4 +31,13 @@ func (t tracker) WriteViews(w io.Writer, views []string, format string) error {
 		}
 	}
 	return nil
+}
+
+// viewHelp lists the tracker's views for -h.
+func viewHelp() string {
+	var b strings.Builder
+	for _, v := range track.Views() {
+		b.WriteString("\n  " + v[0] + ": " + v[1])
+	}
+	return b.String()
 }
