@@ -184,10 +184,10 @@ func readSmall(path string, buf []byte) (b []byte, ok bool, err error) {
 		}
 	}
 	// sysfs returns a whole attribute in one read; a file that fills the
-	// buffer is not a counter.
+	// buffer is not one of the short attributes read here.
 	if n == len(buf) {
 		if m, _ := f.Read(buf[:1]); m > 0 {
-			return nil, false, fmt.Errorf("file %q: longer than %d bytes, not a counter", path, len(buf))
+			return nil, false, fmt.Errorf("file %q: longer than %d bytes", path, len(buf))
 		}
 	}
 	return buf[:n], true, nil

@@ -103,14 +103,15 @@ func (f FS) portNumbers(dev string) ([]int, error) {
 
 // readString returns the trimmed content of a sysfs attribute and whether
 // it exists. Attributes a driver does not provide are simply absent, so
-// only other failures are errors.
+// only other failures are errors. Attributes are short (node_desc, the
+// longest read here, is at most 64 bytes), so a stack buffer replaces the
+// page-sized one os.ReadFile allocates for every sysfs file: a live rxe
+// GID table alone is 1024 files.
 func readString(path string) (string, bool, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		if unsupported(err) {
-			return "", false, nil
-		}
-		return "", false, fmt.Errorf("failed to read file %q: %w", path, err)
+	var buf [256]byte
+	b, ok, err := readSmall(path, buf[:])
+	if err != nil || !ok {
+		return "", ok, err
 	}
 	return string(bytes.TrimSpace(b)), true, nil
 }

@@ -609,3 +609,19 @@ func TestParseDecimal(t *testing.T) {
 		}
 	}
 }
+
+func TestOversizedAttribute(t *testing.T) {
+	t.Parallel()
+	root := copyFixture(t)
+	writeFile(t, root, "class/infiniband/rxe0/node_desc", strings.Repeat("x", 300)+"\n")
+	if _, err := NewFS(root).Devices(); err == nil || !strings.Contains(err.Error(), "node_desc") {
+		t.Errorf("Devices() with a 300-byte node_desc: error = %v, want one naming node_desc", err)
+	}
+	// The kernel's limit, 64 bytes (IB_DEVICE_NODE_DESC_MAX), reads fine.
+	desc := strings.Repeat("d", 64)
+	writeFile(t, root, "class/infiniband/rxe0/node_desc", desc+"\n")
+	d, err := NewFS(root).Device("rxe0")
+	if err != nil || d.NodeDesc != desc {
+		t.Errorf("Device(rxe0) with a 64-byte node_desc = %q, %v", d.NodeDesc, err)
+	}
+}
