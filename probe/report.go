@@ -67,21 +67,22 @@ func newReport(o Options, m *modeRun) *Report {
 
 func (r *Report) addConns(m *modeRun) {
 	for _, c := range m.conns {
-		cr := ConnReport{
-			Proto: m.proto.String(), Local: c.conn.LocalAddr().String(), Remote: c.conn.RemoteAddr().String(),
-			Inode: c.conn.Inode, Mode: c.proof.Mode.String(), Link: c.proof.Link, proof: c.proof,
-		}
-		if c.proof.Mode == ModeFallback {
-			cr.Reason, cr.ReasonName, cr.ReasonMeaning = uint32(c.proof.Reason), c.proof.Reason.String(), c.proof.Reason.Meaning()
-			if d := c.proof.PeerDiagnosis; d != 0 {
-				cr.PeerDiagnosis, cr.PeerDiagName, cr.PeerDiagMeaning = uint32(d), d.String(), d.Meaning()
-			}
-		}
-		if c.proof.Err != nil {
-			cr.ProofError = c.proof.Err.Error()
-		}
-		r.Conns = append(r.Conns, cr)
+		r.Conns = append(r.Conns, connReport(m.proto, c.conn.LocalAddr().String(), c.conn.RemoteAddr().String(), c.conn.Inode, c.proof))
 	}
+}
+
+func connReport(p Proto, local, remote string, inode uint64, pr Proof) ConnReport {
+	cr := ConnReport{Proto: p.String(), Local: local, Remote: remote, Inode: inode, Mode: pr.Mode.String(), Link: pr.Link, proof: pr}
+	if pr.Mode == ModeFallback {
+		cr.Reason, cr.ReasonName, cr.ReasonMeaning = uint32(pr.Reason), pr.Reason.String(), pr.Reason.Meaning()
+		if d := pr.PeerDiagnosis; d != 0 {
+			cr.PeerDiagnosis, cr.PeerDiagName, cr.PeerDiagMeaning = uint32(d), d.String(), d.Meaning()
+		}
+	}
+	if pr.Err != nil {
+		cr.ProofError = pr.Err.Error()
+	}
+	return cr
 }
 
 // modeLabel names what the samples measured: the protocol asked for and
