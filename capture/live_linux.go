@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
+	"strings"
 
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
@@ -15,6 +17,11 @@ import (
 // snaplen <= 0 keeps whole frames.
 func OpenLive(iface, filter string, snaplen int) (*Reader, error) {
 	if _, err := net.InterfaceByName(iface); err != nil {
+		// Not a netdev: an ibverbs device (mlx5_0) goes to libpcap's RDMA
+		// sniffer, which sees what a hardware RNIC hides from the netdev.
+		if _, serr := os.Stat("/sys/class/infiniband/" + iface); serr == nil && !strings.Contains(iface, "/") {
+			return openRDMA(iface, filter, snaplen)
+		}
 		return nil, fmt.Errorf("smcdump: no interface %q: %w", iface, err)
 	}
 	prog := defaultFilter

@@ -1,4 +1,4 @@
-//go:build rdmasniff && cgo
+//go:build linux && rdmasniff && cgo
 
 package capture
 
@@ -44,3 +44,7 @@ func OpenRDMA(device, filter string, snaplen int) (*Reader, error) {
 type closerFunc func() error
 
 func (c closerFunc) Close() error { return c() }
+
+func openRDMA(device, filter string, snaplen int) (*Reader, error) {
+	return OpenRDMA(device, filter, snaplen)
+}
