@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -68,6 +69,16 @@ func (m *modeRun) close() {
 	}
 }
 
+// interruptOn wakes the measuring goroutines, blocked in read(2), when ctx
+// ends (Ctrl-C); without it they would wait for the next reply.
+func (m *modeRun) interruptOn(ctx context.Context) (stop func() bool) {
+	return context.AfterFunc(ctx, func() {
+		for _, c := range m.conns {
+			interrupt(c.conn.Conn)
+		}
+	})
+}
+
 func resolve(ctx context.Context, host string) (netip.Addr, error) {
 	if a, err := netip.ParseAddr(host); err == nil {
 		return a.Unmap(), nil
@@ -126,6 +137,7 @@ func runClient(ctx context.Context, o Options, stdout io.Writer, in Inspector) e
 		return err
 	}
 	defer primary.close()
+	defer primary.interruptOn(ctx)()
 	modes := []*modeRun{primary}
 	rep := newReport(o, primary)
 	if o.Require == "smc" {
@@ -147,6 +159,7 @@ func runClient(ctx context.Context, o Options, stdout io.Writer, in Inspector) e
 			return fmt.Errorf("TCP baseline (--compare tcp, port %d): %w", o.TCPPort, err)
 		}
 		defer base.close()
+		defer base.interruptOn(ctx)()
 		base.baseline = true
 		modes = append(modes, base)
 		rep.addConns(base)
@@ -167,14 +180,14 @@ func runClient(ctx context.Context, o Options, stdout io.Writer, in Inspector) e
 			for _, m := range modes {
 				r, err := stream(ctx, o, m, size)
 				if err != nil {
-					return err
+					return cmp.Or(ctx.Err(), err)
 				}
 				rep.BW = append(rep.BW, r)
 			}
 			continue
 		}
 		if err := measure(ctx, o, modes, size); err != nil {
-			return err
+			return cmp.Or(ctx.Err(), err)
 		}
 		for _, m := range modes {
 			if logw != nil {

@@ -242,3 +242,29 @@ func TestAcceptedAddrs(t *testing.T) {
 		t.Errorf("inode %d (client %d)", socketInode(a), c.Inode)
 	}
 }
+
+// TestClientInterrupted checks that cancelling the context ends a run
+// whose goroutines are blocked in read(2) on a server that never answers.
+func TestClientInterrupted(t *testing.T) {
+	ln, err := Listen(ProtoTCP, netip.MustParseAddrPort("127.0.0.1:0"), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close() // accepted by the kernel, never served
+	ap := netip.MustParseAddrPort(ln.Addr().String())
+	o := Options{Host: "127.0.0.1", Port: ap.Port(), Proto: ProtoTCP, Count: 10, Sizes: []int{64}, Parallel: 2,
+		Round: 10, Output: "text", Timeout: 5 * time.Second, MaxSamples: 10}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- runClient(ctx, o, io.Discard, fakeInspector{}) }()
+	time.Sleep(50 * time.Millisecond) // let it block; the check below does not depend on it
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("err = %v, want context.Canceled", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("client did not stop after cancel")
+	}
+}

@@ -36,6 +36,9 @@ func run() int {
 		return 0
 	case opt.Server && ctx.Err() != nil:
 		return 0
+	case ctx.Err() != nil:
+		fmt.Fprintln(os.Stderr, "smcping: interrupted")
+		return 1
 	}
 	fmt.Fprintf(os.Stderr, "smcping: %v\n", err)
 	return 1
