@@ -75,6 +75,16 @@ type Port struct {
 	HWLifespan time.Duration
 }
 
+// Port returns the port numbered n (from 1) and whether the device has it.
+func (d Device) Port(n int) (Port, bool) {
+	for _, p := range d.Ports {
+		if p.Port == n {
+			return p, true
+		}
+	}
+	return Port{}, false
+}
+
 // Netdevs returns the network interfaces named by the port's GID entries
 // (gid_attrs/ndevs), each once, in GID order. It is the RoCE mapping the
 // SMC-R code uses to pick a device for a netdev.

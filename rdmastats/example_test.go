@@ -61,3 +61,24 @@ func ExampleRates() {
 	// rdma_sends           ok       50.0/s health=none unhealthy=false
 	// send_err             absent    0.0/s health=error unhealthy=false
 }
+
+// ExampleFS_PortForNetdev joins an SMC-R link, which names its netdev, to
+// the RNIC port whose counters to show.
+func ExampleFS_PortForNetdev() {
+	fsys := rdmastats.NewFS("testdata/sys")
+	dev, port, err := fsys.PortForNetdev("eth0")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	d, _ := fsys.Device(dev)
+	p, _ := d.Port(port)
+	sends, _ := p.HWCounters.Get("rdma_sends")
+	_, hasPMA := p.Counters.Get("port_xmit_data")
+	fmt.Printf("eth0 -> %s/%d rdma_sends=%d pma=%v lifespan=%v\n", dev, port, sends, hasPMA, p.HWLifespan)
+	_, _, err = fsys.PortForNetdev("eth9")
+	fmt.Println(err)
+	// Output:
+	// eth0 -> rxe0/1 rdma_sends=516 pma=false lifespan=12ms
+	// no RDMA device for netdev "eth9": file does not exist
+}

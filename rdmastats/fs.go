@@ -117,9 +117,10 @@ func readString(path string) (string, bool, error) {
 }
 
 // unsupported reports whether a read error means "this attribute has no
-// value here" rather than a failure. The kernel answers reads of unused
-// GID table entries with EINVAL, counters a PMA lacks with EINVAL or
-// EOPNOTSUPP, and a port whose netdev went away with ENODEV.
+// value here" rather than a failure. Reads of unused GID table entries'
+// gid_attrs fail with EINVAL (seen on a real rxe0, testdata/README.md);
+// EOPNOTSUPP, ENODEV and ENODATA are what drivers return for counters and
+// attributes they cannot serve, so they are treated the same way.
 func unsupported(err error) bool {
 	return errors.Is(err, fs.ErrNotExist) ||
 		errors.Is(err, syscall.EINVAL) ||

@@ -190,6 +190,12 @@ func TestDevicesFixture(t *testing.T) {
 	if devs[1].Ports[0].Counters != nil {
 		t.Errorf("rxe0 PMA counters = %v, want nil (absent directory)", devs[1].Ports[0].Counters)
 	}
+	if p, ok := devs[0].Port(1); !ok || p.RateText != "25 Gb/sec (1X EDR)" {
+		t.Errorf("mlx5_0 Port(1) = %+v, %v; want port 1", p, ok)
+	}
+	if _, ok := devs[0].Port(2); ok {
+		t.Error("mlx5_0 Port(2) found, the device has one port")
+	}
 	if got := devs[1].Ports[0].Netdevs(); !cmp.Equal(got, []string{"eth0"}) {
 		t.Errorf("rxe0 port netdevs = %q, want [eth0]", got)
 	}
