@@ -93,7 +93,7 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 	fs.IntVar(&o.MaxConns, "max-conns", DefaultMaxConns, "server: connections served at once")
 	fs.DurationVar(&idle, "idle", DefaultIdleTimeout, "server: close connections idle this long")
 	fs.IntVar(&port, "p", DefaultPort, "port of the SMC server")
-	fs.IntVar(&tcpPort, "tcp-port", -1, "port of the TCP baseline (default PORT+1)")
+	fs.IntVar(&tcpPort, "tcp-port", -1, "port of the TCP baseline (default PORT+1; server: 0 disables)")
 	fs.StringVar(&proto, "proto", "smc", "socket kind: smc (AF_SMC), ipproto (IPPROTO_SMC, Linux >= 6.11), tcp")
 	fs.IntVar(&o.Count, "n", 1000, "messages per connection, size and protocol")
 	fs.StringVar(&dur, "t", "", "run each size for this long instead of -n (\"5s\", or seconds)")
@@ -134,7 +134,8 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 	if o.Proto, err = ParseProto(proto); err != nil {
 		return usage("--proto: %v", err)
 	}
-	if port < 1 || port > 65535 {
+	// The server may ask the kernel for a port (-p 0, logged at start).
+	if port < 0 || port > 65535 || (port == 0 && !o.Server) {
 		return usage("-p %d: not a port", port)
 	}
 	o.Port = uint16(port)
@@ -146,6 +147,8 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 		switch {
 		case tcpPort >= 0:
 			o.TCPPort = uint16(tcpPort)
+		case o.Port == 0:
+			o.TCPPort = 0
 		case o.Port < 65535:
 			o.TCPPort = o.Port + 1
 		default:

@@ -65,6 +65,11 @@ func TestParseArgs(t *testing.T) {
 				t.Errorf("%+v", o)
 			}
 		}},
+		{name: "server kernel-chosen port", args: "-s -p 0", check: func(t *testing.T, o Options) {
+			if o.Port != 0 || o.TCPPort != 0 {
+				t.Errorf("%+v", o)
+			}
+		}},
 		{name: "server proto tcp means tcp only", args: "-s --proto tcp", check: func(t *testing.T, o Options) {
 			if !o.TCPOnly {
 				t.Errorf("TCPOnly not set")
@@ -112,6 +117,7 @@ func TestParseArgs(t *testing.T) {
 		{name: "bad proto", args: "a --proto udp", err: "unknown protocol"},
 		{name: "bad port", args: "-p 70000 a", err: "not a port"},
 		{name: "bad host port", args: "a:x", err: "HOST[:PORT]"},
+		{name: "client port 0", args: "a -p 0", err: "not a port"},
 		{name: "bad size", args: "a -m 2", err: "-m"},
 		{name: "bad duration", args: "a -t -1", err: "-t"},
 		{name: "bad require", args: "a --require rdma", err: "--require"},
