@@ -19,6 +19,10 @@ func (t *Tracker) cdc(l *Link, d Dir, in *input) {
 	m := &in.roce.cdc
 	g := l.lgr
 	c := g.tokens[tokenKey{d, m.token}]
+	if c == nil && m.prodFlags&cdcFailover != 0 {
+		c, d = t.failoverConn(l, d, m, in)
+		g = l.lgr
+	}
 	switch {
 	case c == nil:
 		c = t.inferConn(l, d, m, in)
@@ -196,6 +200,92 @@ func (t *Tracker) inferConn(l *Link, d Dir, m *cdcIn, in *input) *Conn {
 	}
 	t.registerToken(pick, d, m.token)
 	return pick
+}
+
+// failoverConn finds the connection a failover-validation CDC belongs to
+// when this link's group does not know its token: the connection was
+// followed on another link that the tracker had to put in a group of its
+// own (joined mid-stream, its ADD_LINK not captured). The validation
+// carries the receiver's token and the last sequence number minus one
+// (smc-wire-format §4.3), which identifies it; both groups are then one.
+func (t *Tracker) failoverConn(l *Link, d Dir, m *cdcIn, in *input) (*Conn, Dir) {
+	for _, og := range t.lgrs {
+		if og == l.lgr || (!og.Inferred && !l.lgr.Inferred) {
+			continue
+		}
+		// A group built from traffic alone may have its directions the
+		// other way round: its first seen direction was the other one.
+		for _, dd := range [2]Dir{d, d.Reverse()} {
+			x := og.tokens[tokenKey{dd, m.token}]
+			if x == nil || !x.Flow[dd].haveSeq || x.Flow[dd].LastSeq != m.seq+1 {
+				continue
+			}
+			if dd != d && !t.flip(og, in) {
+				if l.lgr.rolesKnown || !t.flip(l.lgr, in) {
+					continue
+				}
+				d = d.Reverse() // this frame's own group turned instead
+			}
+			t.mergeLGR(l.lgr, og, in)
+			return x, d
+		}
+	}
+	return nil, d
+}
+
+// mergeLGR makes one link group of two that turned out to be the same
+// (the older one stays).
+func (t *Tracker) mergeLGR(a, b *LinkGroup, in *input) *LinkGroup {
+	keep, gone := a, b
+	if b.ID < a.ID {
+		keep, gone = b, a
+	}
+	for _, l := range gone.links {
+		l.lgr, l.LGR = keep, keep.ID
+		keep.links = append(keep.links, l)
+		keep.Links = append(keep.Links, l.ID)
+		l.addHistory(in, fmt.Sprintf("link group %d merged into %d: a connection failed over between them", gone.ID, keep.ID))
+	}
+	for _, c := range gone.conns {
+		c.lgr, c.LGR = keep, keep.ID
+		keep.conns = append(keep.conns, c)
+	}
+	keep.Conns = append(keep.Conns, gone.Conns...)
+	for k, v := range gone.tokens {
+		if _, ok := keep.tokens[k]; !ok {
+			keep.tokens[k] = v
+		}
+	}
+	for k, v := range gone.rkeys {
+		if _, ok := keep.rkeys[k]; !ok {
+			keep.rkeys[k] = v
+		}
+	}
+	for k, v := range gone.pendingRKeys {
+		if _, ok := keep.pendingRKeys[k]; !ok {
+			keep.pendingRKeys[k] = v
+		}
+	}
+	if keep.ServerPeerID == ([8]byte{}) {
+		keep.ServerPeerID, keep.ClientPeerID = gone.ServerPeerID, gone.ClientPeerID
+	}
+	if keep.ServerLGRID == 0 {
+		keep.ServerLGRID, keep.ClientLGRID = gone.ServerLGRID, gone.ClientLGRID
+	}
+	if keep.Version == 0 {
+		keep.Version, keep.MaxLinks, keep.MaxConns = gone.Version, gone.MaxLinks, gone.MaxConns
+	}
+	keep.Inferred = keep.Inferred && gone.Inferred
+	if gone.FirstFrame < keep.FirstFrame {
+		keep.FirstFrame, keep.Start = gone.FirstFrame, gone.Start
+	}
+	for i, g := range t.lgrs {
+		if g == gone {
+			t.lgrs = append(t.lgrs[:i], t.lgrs[i+1:]...)
+			break
+		}
+	}
+	return keep
 }
 
 // halfMatch finds the one joined connection that knows only the direction

@@ -61,7 +61,7 @@ func (t *Tracker) AppendFields(f *capture.Frame, r *decode.Record) {
 	}
 	if c := a.conn; c != nil {
 		r.AddUint(fConnID, uint64(c.ID))
-		r.AddString(fConnDir, dirName(a.dir, c.Inferred))
+		r.AddString(fConnDir, dirName(a.dir, c.Inferred && (c.link == nil || c.link.Inferred)))
 		r.AddUint(fConnOutcome, uint64(c.Outcome))
 		switch {
 		case c.Outcome == OutcomeFallback && c.Fallback.Cause == CauseDecline:

@@ -22,10 +22,7 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 	}
 	switch m.typ {
 	case llcConfirmLink:
-		if !m.resp && d == DirC2S && l.Inferred {
-			t.flip(l, in)
-			d = DirS2C
-		}
+		d = t.serverSends(l, d, m.resp, in)
 		e := l.end(d)
 		e.MAC, e.GID, e.QPN, e.UID = m.mac, m.gid, m.qpn, m.uid
 		if !e.Addr.IsValid() {
@@ -58,10 +55,7 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 			}
 		}
 	case llcAddLink:
-		if !m.resp && d == DirC2S && l.Inferred {
-			t.flip(l, in)
-			d = DirS2C
-		}
+		d = t.serverSends(l, d, m.resp, in)
 		t.addLink(l, d, in, name, kind)
 	case llcDeleteLink:
 		what := fmt.Sprintf("%s %s", name, kind)
@@ -150,6 +144,23 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 	default:
 		l.addHistory(in, name+" "+kind)
 	}
+}
+
+// serverSends handles CONFIRM_LINK and ADD_LINK: only the server sends
+// their requests, which settles the roles of a group joined mid-stream.
+// It returns the frame's direction after a possible flip.
+func (t *Tracker) serverSends(l *Link, d Dir, resp bool, in *input) Dir {
+	g := l.lgr
+	if !g.Inferred || g.rolesKnown {
+		return d
+	}
+	if (!resp && d == DirC2S) || (resp && d == DirS2C) {
+		if t.flip(g, in) {
+			d = d.Reverse()
+		}
+	}
+	g.settle()
+	return d
 }
 
 // addLink follows ADD_LINK: the request creates the new link with the

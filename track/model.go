@@ -148,6 +148,7 @@ type Conn struct {
 	ID                                                    int
 	Client, Server                                        netip.AddrPort // zero for connections seen only on RoCE
 	Inferred                                              bool           // built from CDCs alone (capture started mid-connection)
+	RolesUnknown                                          bool           // Inferred and still no evidence who is client and server: C->S means A->B (set by Snapshot)
 	OptionSYN                                             bool
 	OptionSYNACK                                          bool
 	SeenSYN                                               bool
@@ -328,10 +329,11 @@ type LinkGroup struct {
 	FirstFrame   int
 	Start        time.Time
 
-	links  []*Link
-	conns  []*Conn
-	tokens map[tokenKey]*Conn
-	rkeys  map[rkeyKey]rmbRef
+	links      []*Link
+	conns      []*Conn
+	rolesKnown bool // client and server are known (not just A and B)
+	tokens     map[tokenKey]*Conn
+	rkeys      map[rkeyKey]rmbRef
 	// CONFIRM_RKEY announcements waiting for the Accept/Confirm that names
 	// the same rkey on the link they were sent on.
 	pendingRKeys map[rkeyKey][]rkeyOther

@@ -241,20 +241,24 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 	}
 }
 
-// flip swaps the roles of a link built from traffic alone once an LLC
-// request shows which side owns the link group.
-func (t *Tracker) flip(l *Link, in *input) {
-	g := l.lgr
-	if !g.Inferred || len(g.links) != 1 {
-		return
+// flip swaps client and server in a link group built from traffic alone:
+// its first seen direction was taken as client->server, and an LLC request
+// (only the server sends CONFIRM_LINK and ADD_LINK requests), a CLC
+// handshake or another group's orientation says otherwise. All links of
+// the group turn together; once the roles are known they stay.
+func (t *Tracker) flip(g *LinkGroup, in *input) bool {
+	if !g.Inferred || g.rolesKnown {
+		return false
 	}
-	l.Client, l.Server = l.Server, l.Client
-	l.RC[0], l.RC[1] = l.RC[1], l.RC[0]
-	l.keys[0], l.keys[1] = l.keys[1], l.keys[0]
-	l.keyed[0], l.keyed[1] = l.keyed[1], l.keyed[0]
-	for d := range 2 {
-		if l.keyed[d] {
-			t.byQP[l.keys[d]] = linkRef{l, Dir(d)}
+	for _, l := range g.links {
+		l.Client, l.Server = l.Server, l.Client
+		l.RC[0], l.RC[1] = l.RC[1], l.RC[0]
+		l.keys[0], l.keys[1] = l.keys[1], l.keys[0]
+		l.keyed[0], l.keyed[1] = l.keyed[1], l.keyed[0]
+		for d := range 2 {
+			if l.keyed[d] {
+				t.byQP[l.keys[d]] = linkRef{l, Dir(d)}
+			}
 		}
 	}
 	t.qpCache = [4]qpCacheEntry{}
@@ -268,6 +272,11 @@ func (t *Tracker) flip(l *Link, in *input) {
 		rkeys[rkeyKey{k.link, k.dir.Reverse(), k.rkey}] = v
 	}
 	g.rkeys = rkeys
+	pending := make(map[rkeyKey][]rkeyOther, len(g.pendingRKeys))
+	for k, v := range g.pendingRKeys {
+		pending[rkeyKey{k.link, k.dir.Reverse(), k.rkey}] = v
+	}
+	g.pendingRKeys = pending
 	g.ServerPeerID, g.ClientPeerID = g.ClientPeerID, g.ServerPeerID
 	g.ServerLGRID, g.ClientLGRID = g.ClientLGRID, g.ServerLGRID
 	for _, c := range g.conns {
@@ -279,8 +288,20 @@ func (t *Tracker) flip(l *Link, in *input) {
 			c.Timeline[i].Dir ^= 1
 		}
 	}
-	if t.cur.link == l {
+	if t.cur.link != nil && t.cur.link.lgr == g {
 		t.cur.dir ^= 1
 	}
-	l.addHistory(in, "roles identified: the sender of an LLC request owns the link group (server)")
+	for _, l := range g.links {
+		l.addHistory(in, "roles identified: client and server were the other way round")
+	}
+	return true
+}
+
+// settle records that g's roles are known (from an LLC request or a CLC
+// handshake), so the A/B labels become client/server.
+func (g *LinkGroup) settle() {
+	g.rolesKnown = true
+	for _, l := range g.links {
+		l.Inferred = false
+	}
 }

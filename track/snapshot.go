@@ -27,6 +27,7 @@ func (t *Tracker) snapshot() Snapshot {
 		x := *c
 		x.CLCTypes = append([]uint8(nil), c.CLCTypes...)
 		x.Timeline = append([]Event(nil), c.Timeline...)
+		x.RolesUnknown = c.Inferred && (c.link == nil || c.link.Inferred)
 		x.lgr, x.link = nil, nil
 		s.Conns[i] = x
 	}

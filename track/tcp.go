@@ -250,7 +250,7 @@ func (t *Tracker) place(c *Conn, in *input, m *clcIn) {
 	if !c.FirstContact {
 		l = t.reusedLink(c2s, s2c, in)
 	}
-	if l != nil && l.Inferred {
+	if l != nil && (l.Inferred || !l.keyed[0] || !l.keyed[1]) {
 		t.adopt(l, c2s, s2c, s, cl, in)
 	}
 	if l == nil {
@@ -291,14 +291,8 @@ func (t *Tracker) reusedLink(c2s, s2c qpKey, in *input) *Link {
 		if !ok || (ref.link.lgr.Deleted && !ref.link.Inferred) {
 			continue
 		}
-		if ref.dir != Dir(d) {
-			if !ref.link.Inferred {
-				continue // contradicts what CLC/LLC said about this link
-			}
-			t.flip(ref.link, in)
-			if ref = t.byQP[k]; ref.dir != Dir(d) {
-				continue
-			}
+		if ref.dir != Dir(d) && !t.flip(ref.link.lgr, in) {
+			continue // contradicts what CLC/LLC said about this link
 		}
 		return ref.link
 	}
@@ -327,7 +321,7 @@ func (t *Tracker) adopt(l *Link, c2s, s2c qpKey, s, cl *Endpoint, in *input) {
 	}
 	g := l.lgr
 	g.ServerPeerID, g.ClientPeerID = s.PeerID, cl.PeerID
-	l.Inferred = false
+	g.settle()
 	l.addHistory(in, "roles and QPs learned from the CLC Accept/Confirm of a connection on this link")
 }
 

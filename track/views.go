@@ -164,6 +164,7 @@ type ConnRow struct {
 	Version      uint8     `json:"version,omitempty"`
 	FirstContact bool      `json:"first_contact"`
 	Inferred     bool      `json:"inferred,omitempty"`
+	RolesUnknown bool      `json:"roles_unknown,omitempty"`
 	EID          string    `json:"eid,omitempty"`
 	LGR          int       `json:"lgr,omitempty"`
 	Link         int       `json:"link,omitempty"`
@@ -247,6 +248,10 @@ func addrString(a interface {
 
 func (s *Snapshot) connRows() []ConnRow {
 	rows := make([]ConnRow, 0, len(s.Conns))
+	links := map[int]*Link{}
+	for i := range s.Links {
+		links[s.Links[i].ID] = &s.Links[i]
+	}
 	for i := range s.Conns {
 		c := &s.Conns[i]
 		start := c.TSYN
@@ -256,12 +261,16 @@ func (s *Snapshot) connRows() []ConnRow {
 		r := ConnRow{
 			ID: c.ID, Client: addrString(c.Client), Server: addrString(c.Server),
 			Outcome: c.Outcome.String(), Detail: ConnDetail(c), Version: c.Version,
-			FirstContact: c.FirstContact, Inferred: c.Inferred, EID: strings.TrimRight(c.EID, " "),
+			FirstContact: c.FirstContact, Inferred: c.Inferred, RolesUnknown: c.RolesUnknown, EID: strings.TrimRight(c.EID, " "),
 			LGR: c.LGR, Link: c.Link, OptionSYN: c.OptionSYN, OptionSYNACK: c.OptionSYNACK,
 			Handshake:  Durations{ms(start, c.TProposal), ms(start, c.TAccept), ms(start, c.TConfirm), ms(start, c.TFirstCDC)},
 			Client2Srv: flowRow(&c.Flow[DirC2S]), Srv2Client: flowRow(&c.Flow[DirS2C]),
 			Frames: c.Frames, FirstFrame: c.FirstFrame, LastFrame: c.LastFrame,
 			Closed: c.Closed(), Close: closeInfo(c),
+		}
+		if l := links[c.Link]; c.Inferred && l != nil {
+			// No TCP connection seen: show the hosts from the link.
+			r.Client, r.Server = addrString(l.Client.Addr), addrString(l.Server.Addr)
 		}
 		for _, ty := range c.CLCTypes {
 			r.CLC = append(r.CLC, strings.TrimPrefix(clcName(ty), "CLC "))
@@ -325,7 +334,7 @@ func closeInfo(c *Conn) string {
 	for d := DirC2S; d <= DirS2C; d++ {
 		f := &c.Flow[d]
 		who := map[bool]string{false: "client", true: "server"}[d == DirS2C]
-		if c.Inferred {
+		if c.RolesUnknown {
 			who = map[bool]string{false: "A", true: "B"}[d == DirS2C]
 		}
 		switch {
@@ -357,8 +366,11 @@ func (s *Snapshot) textConns(tw *tabwriter.Writer, rows []ConnRow) {
 	fmt.Fprintln(tw, "ID\tClient\tServer\tOutcome\tDetail\tVer\tLGR\tLink\tCDC C>S\tCDC S>C\tBytes C>S\tBytes S>C\tWRITE C>S\tWRITE S>C\tConfirm ms\t1st CDC ms\tFrames\tClose")
 	for _, r := range rows {
 		client, server := r.Client, r.Server
-		if r.Inferred {
-			client, server = "(A)", "(B)"
+		switch {
+		case r.RolesUnknown:
+			client, server = "A "+dash(r.Client), "B "+dash(r.Server)
+		case r.Inferred:
+			client, server = dash(r.Client)+" (no TCP)", dash(r.Server)+" (no TCP)"
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%d\t%s\n",
 			r.ID, client, server, r.Outcome, r.Detail, version(r.Version), idOrDash(r.LGR), idOrDash(r.Link),
@@ -693,7 +705,7 @@ func timelineOf(c *Conn) Timeline {
 	}
 	for _, e := range c.Timeline {
 		dir := e.Dir.String()
-		if c.Inferred {
+		if c.RolesUnknown {
 			dir = map[Dir]string{DirC2S: "A->B", DirS2C: "B->A"}[e.Dir]
 		}
 		tl.Events = append(tl.Events, TimelineEvent{Frame: e.Frame, Rel: e.Time.Sub(t0).Seconds(), Dir: dir, What: e.What, Info: e.Info})
