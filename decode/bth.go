@@ -18,7 +18,7 @@ type BTHOpcode uint8
 const (
 	TransportRC  = 0x00 // IB_OPCODE_RC, reliable connected (SMC-R uses only this)
 	TransportUC  = 0x20 // IB_OPCODE_UC
-	TransportRD  = 0x40 // IB_OPCODE_RD
+	TransportRD  = 0x40 // IB_OPCODE_RD; Mellanox DC reuses this range with other headers (Wireshark: "DC")
 	TransportUD  = 0x60 // IB_OPCODE_UD
 	TransportCNP = 0x80 // IB_OPCODE_CNP, RoCEv2 congestion notification
 	TransportXRC = 0xA0 // IB_OPCODE_XRC
