@@ -15,11 +15,26 @@
 // server never replies with more bytes than it received and closes a
 // connection whose message is shorter than 4 or longer than its limit.
 //
+// # Mode proof
+//
+// While each connection is open, Prove looks it up in the kernel's SMC
+// sock_diag dump (through smcnl) by socket inode, or by 4-tuple when the
+// inode is unknown: IPPROTO_SMC sockets report 0.0.0.0 addresses. The proof
+// names SMC-R with its link (RDMA device, port, GIDs, link ID) and the link
+// group ID from SMC_GEN_NETLINK, SMC-D, or a fallback with the local
+// reason and the peer's diagnosis (decode.DeclineCode names and meanings).
+// --require smc and --check decide with errors.As on *FallbackError.
+//
 // # Allocation
 //
 // The measuring loop (Pinger.Ping) and the server's echo loop do not
 // allocate: buffers and the sample slice are sized before the loop, and
 // timestamps come from the monotonic clock (time.Now/time.Since).
+//
+// # Exit codes
+//
+// smcping exits 0 on success, 1 when the run failed (including a fallback
+// under --require smc or --check) and 2 on a usage error.
 //
 // # Entry points
 //

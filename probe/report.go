@@ -212,8 +212,11 @@ func openCSV(name string) (*csvLog, error) {
 		return nil, fmt.Errorf("--log: %w", err)
 	}
 	l := &csvLog{f: f, w: bufio.NewWriter(f)}
-	_, err = l.w.WriteString("proto,mode,size,conn,seq,rtt_ns\n")
-	return l, err
+	if _, err := l.w.WriteString("proto,mode,size,conn,seq,rtt_ns\n"); err != nil {
+		l.close()
+		return nil, fmt.Errorf("--log: %w", err)
+	}
+	return l, nil
 }
 
 func (l *csvLog) write(m *modeRun, size int) error {
