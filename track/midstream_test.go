@@ -82,3 +82,31 @@ func TestMidStream(t *testing.T) {
 		}
 	}
 }
+
+// TestMidStreamRoles starts pingpong.pcap right after the CLC handshake:
+// the first RoCE frame is the server's CONFIRM_LINK request, which tells
+// who owns the link group although it travels "first" (A->B).
+func TestMidStreamRoles(t *testing.T) {
+	const name = refDir + "pingpong.pcap"
+	full := feedFile(t, name, Options{}, 0).Snapshot()
+	s := feedFile(t, name, Options{}, 13).Snapshot()
+	if len(s.Links) != 2 || len(s.Conns) != 1 {
+		t.Fatalf("%d links %d conns, want link 1 + rejected link 2, 1 conn", len(s.Links), len(s.Conns))
+	}
+	l, c := s.Links[0], s.Conns[0]
+	if l.Inferred || c.RolesUnknown || l.Client.Addr.String() != "10.10.0.2" || l.Server.Addr.String() != "10.10.0.1" {
+		t.Errorf("link roles: inferred %v, client %v server %v; want settled by CONFIRM_LINK, client 10.10.0.2", l.Inferred, l.Client.Addr, l.Server.Addr)
+	}
+	if l.LinkID != 1 || l.Server.UID != full.Links[0].Server.UID || s.LinkGroups[0].ServerLGRID != full.LinkGroups[0].ServerLGRID {
+		t.Errorf("link %d UID %#x lgr %#x, want the values of the whole capture", l.LinkID, l.Server.UID, s.LinkGroups[0].ServerLGRID)
+	}
+	for d := range 2 {
+		if c.Flow[d].Bytes != full.Conns[0].Flow[d].Bytes || c.Flow[d].CDCs != full.Conns[0].Flow[d].CDCs {
+			t.Errorf("%v: %d B / %d CDCs, whole capture %d / %d", Dir(d), c.Flow[d].Bytes, c.Flow[d].CDCs,
+				full.Conns[0].Flow[d].Bytes, full.Conns[0].Flow[d].CDCs)
+		}
+	}
+	if s.Links[1].State != LinkRejected {
+		t.Errorf("link 2 state %v, want rejected", s.Links[1].State)
+	}
+}
