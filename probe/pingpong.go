@@ -16,6 +16,8 @@ type Pinger struct {
 	// (time.Since(base)); time.Now would also read the wall clock, which
 	// costs about 0.1 µs more per ping on a VM.
 	base time.Time
+	// sent is when the last Ping started, as an offset from base.
+	sent time.Duration
 }
 
 // NewPinger prepares a Pinger for messages up to maxSize bytes.
@@ -35,6 +37,7 @@ func (p *Pinger) Ping(size int) (time.Duration, error) {
 	}
 	putHeader(p.buf, size, false)
 	start := time.Since(p.base)
+	p.sent = start
 	if _, err := p.conn.Write(p.buf[:size]); err != nil {
 		return 0, fmt.Errorf("send %d bytes: %w (server limit below %d bytes, or server gone)", size, err, size)
 	}
@@ -47,6 +50,14 @@ func (p *Pinger) Ping(size int) (time.Duration, error) {
 	}
 	return rtt, nil
 }
+
+// SentAt returns when the last Ping was sent, as an offset from the
+// Pinger's creation (or the base given to SetBase).
+func (p *Pinger) SentAt() time.Duration { return p.sent }
+
+// SetBase sets the time SentAt counts from, so that the pingers of one
+// run share a time line.
+func (p *Pinger) SetBase(t time.Time) { p.base = t }
 
 // Send sends one size-byte message the server discards (stream mode).
 func (p *Pinger) Send(size int) error {

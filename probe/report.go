@@ -200,7 +200,10 @@ func writeTable(w io.Writer, title string, rs []Result, pick func(Result) Summar
 	tw.Flush()
 }
 
-// csvLog is --log: every sample, in the order taken, one line each.
+// csvLog is --log: every sample, in the order taken, one line each, like
+// sockperf's --full-log. sent_ns is when the ping left, counted from the
+// start of the run on the monotonic clock, the same time line for every
+// connection and protocol; rtt_ns is its round trip.
 type csvLog struct {
 	f *os.File
 	w *bufio.Writer
@@ -212,7 +215,7 @@ func openCSV(name string) (*csvLog, error) {
 		return nil, fmt.Errorf("--log: %w", err)
 	}
 	l := &csvLog{f: f, w: bufio.NewWriter(f)}
-	if _, err := l.w.WriteString("proto,mode,size,conn,seq,rtt_ns\n"); err != nil {
+	if _, err := l.w.WriteString("proto,mode,size,conn,seq,sent_ns,rtt_ns\n"); err != nil {
 		l.close()
 		return nil, fmt.Errorf("--log: %w", err)
 	}
@@ -223,7 +226,11 @@ func (l *csvLog) write(m *modeRun, size int) error {
 	for ci, c := range m.conns {
 		mode := strings.ToLower(c.proof.Mode.String())
 		for i, s := range c.samples {
-			if _, err := fmt.Fprintf(l.w, "%s,%s,%d,%d,%d,%d\n", m.proto, mode, size, ci+1, i, s.Nanoseconds()); err != nil {
+			var sent time.Duration
+			if i < len(c.sent) {
+				sent = c.sent[i]
+			}
+			if _, err := fmt.Fprintf(l.w, "%s,%s,%d,%d,%d,%d,%d\n", m.proto, mode, size, ci+1, i, sent.Nanoseconds(), s.Nanoseconds()); err != nil {
 				return fmt.Errorf("--log: %w", err)
 			}
 		}

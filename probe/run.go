@@ -52,6 +52,7 @@ type connRun struct {
 	pinger  *Pinger
 	proof   Proof
 	samples []time.Duration
+	sent    []time.Duration // when each sample's ping left, for --log
 }
 
 // modeRun is the set of connections of one protocol.
@@ -96,7 +97,7 @@ func resolve(ctx context.Context, host string) (netip.Addr, error) {
 	return addrs[0], nil
 }
 
-func dialMode(ctx context.Context, o Options, p Proto, target netip.AddrPort, in Inspector, n, maxSize, samples int) (*modeRun, error) {
+func dialMode(ctx context.Context, o Options, p Proto, target netip.AddrPort, in Inspector, n, maxSize, samples int, base time.Time) (*modeRun, error) {
 	m := &modeRun{proto: p, target: target}
 	for range n {
 		c, err := Dial(ctx, p, target, o.Timeout)
@@ -105,6 +106,10 @@ func dialMode(ctx context.Context, o Options, p Proto, target netip.AddrPort, in
 			return nil, err
 		}
 		cr := &connRun{conn: c, pinger: NewPinger(c, maxSize), samples: make([]time.Duration, 0, samples)}
+		cr.pinger.SetBase(base)
+		if o.LogFile != "" {
+			cr.sent = make([]time.Duration, 0, samples)
+		}
 		if p.IsSMC() {
 			// Ask while the connection is open: sock_diag forgets closed sockets.
 			cr.proof = Prove(in, c.Inode, addrPort(c.LocalAddr()), addrPort(c.RemoteAddr()))
@@ -132,7 +137,8 @@ func runClient(ctx context.Context, o Options, stdout io.Writer, in Inspector) e
 	if o.Bandwidth {
 		perConn = 0
 	}
-	primary, err := dialMode(ctx, o, o.Proto, netip.AddrPortFrom(addr, o.Port), in, o.Parallel, maxSize, perConn)
+	start := time.Now() // the time line of --log
+	primary, err := dialMode(ctx, o, o.Proto, netip.AddrPortFrom(addr, o.Port), in, o.Parallel, maxSize, perConn, start)
 	if err != nil {
 		return err
 	}
@@ -154,7 +160,7 @@ func runClient(ctx context.Context, o Options, stdout io.Writer, in Inspector) e
 		}
 	}
 	if o.CompareTCP {
-		base, err := dialMode(ctx, o, ProtoTCP, netip.AddrPortFrom(addr, o.TCPPort), in, o.Parallel, maxSize, perConn)
+		base, err := dialMode(ctx, o, ProtoTCP, netip.AddrPortFrom(addr, o.TCPPort), in, o.Parallel, maxSize, perConn, start)
 		if err != nil {
 			return fmt.Errorf("TCP baseline (--compare tcp, port %d): %w", o.TCPPort, err)
 		}
@@ -214,6 +220,7 @@ func measure(ctx context.Context, o Options, modes []*modeRun, size int) error {
 	for _, m := range modes {
 		err := parallel(m.conns, func(_ int, c *connRun) error {
 			c.samples = c.samples[:0]
+			c.sent = c.sent[:0]
 			for range o.Warmup {
 				if _, err := c.pinger.Ping(size); err != nil {
 					return err
@@ -273,6 +280,9 @@ func (c *connRun) loop(size, quota int, deadline time.Time, interval time.Durati
 			return err
 		}
 		c.samples = append(c.samples, rtt)
+		if cap(c.sent) > 0 {
+			c.sent = append(c.sent, c.pinger.SentAt())
+		}
 	}
 	return nil
 }
@@ -344,7 +354,7 @@ func stream(ctx context.Context, o Options, m *modeRun, size int) (BWResult, err
 // and prints one line: "OK SMC-R via ..." or "FAIL fallback ...".
 func runCheck(ctx context.Context, o Options, stdout io.Writer, addr netip.Addr, in Inspector) error {
 	size := o.Sizes[0]
-	m, err := dialMode(ctx, o, o.Proto, netip.AddrPortFrom(addr, o.Port), in, 1, size, 10)
+	m, err := dialMode(ctx, o, o.Proto, netip.AddrPortFrom(addr, o.Port), in, 1, size, 10, time.Now())
 	if err != nil {
 		fmt.Fprintf(stdout, "FAIL connect: %v\n", err)
 		return err

@@ -74,10 +74,25 @@ func TestLoopbackPingPong(t *testing.T) {
 	}
 	defer f.Close()
 	lines := 0
+	lastSent := map[string]int64{}
 	for sc := bufio.NewScanner(f); sc.Scan(); lines++ {
-		if lines > 0 && !strings.HasPrefix(sc.Text(), "tcp,tcp,") {
+		if lines == 0 {
+			if sc.Text() != "proto,mode,size,conn,seq,sent_ns,rtt_ns" {
+				t.Fatalf("log header %q", sc.Text())
+			}
+			continue
+		}
+		f := strings.Split(sc.Text(), ",")
+		if len(f) != 7 || f[0] != "tcp" || f[1] != "tcp" {
 			t.Fatalf("log line %d: %q", lines, sc.Text())
 		}
+		sent, _ := strconv.ParseInt(f[5], 10, 64)
+		rtt, _ := strconv.ParseInt(f[6], 10, 64)
+		key := f[2] + "/" + f[3]
+		if sent <= lastSent[key] || rtt <= 0 {
+			t.Fatalf("log line %d: %q: sent_ns not increasing per connection (last %d) or rtt_ns <= 0", lines, sc.Text(), lastSent[key])
+		}
+		lastSent[key] = sent + rtt // the next ping leaves after this echo
 	}
 	if want := 1 + 2*3*50; lines != want {
 		t.Errorf("log has %d lines, want %d", lines, want)

@@ -97,7 +97,7 @@ func TestServeWithoutListen(t *testing.T) {
 func TestPingLoopDoesNotAllocate(t *testing.T) {
 	_, ap := startServer(t, ServerConfig{TCPOnly: true})
 	c := dialTCP(t, ap)
-	cr := &connRun{conn: c, pinger: NewPinger(c, 1024), samples: make([]time.Duration, 0, 10000)}
+	cr := &connRun{conn: c, pinger: NewPinger(c, 1024), samples: make([]time.Duration, 0, 10000), sent: make([]time.Duration, 0, 10000)}
 	if err := cr.loop(1024, 10, time.Time{}, 0); err != nil { // grow nothing later
 		t.Fatal(err)
 	}
