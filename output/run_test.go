@@ -510,6 +510,13 @@ func TestTwoCLCInOneSegment(t *testing.T) {
 	if len(ls) != 2 || !strings.Contains(ls[0], "CLC Proposal") || !strings.Contains(ls[1], "CLC Confirm") {
 		t.Errorf("frame 5 lines: %q", ls)
 	}
+	tree, _, err := run(t, Options{Read: p, Verbose: true, DisplayFilter: "frame.number == 5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(tree, "  SMC CLC (smc.clc)\n"); n != 2 {
+		t.Errorf("-V shows %d CLC groups for two messages", n)
+	}
 	if ls := linesOf(text, 4); len(ls) != 1 || !strings.Contains(ls[0], "CLC Accept") {
 		t.Errorf("frame 4 lines: %q", ls)
 	}

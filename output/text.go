@@ -276,11 +276,14 @@ func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }
 func writeTree(w *bufio.Writer, f *capture.Frame) {
 	r := f.Fields()
 	cur := ""
+	var first decode.FieldID // first field of the current group
 	for i, id := range r.IDs {
 		d := decode.Def(id)
 		g := groupOf(d.Name)
-		if g != cur {
-			cur = g
+		// The group's first field coming back means a second message of the
+		// same layer (two CLC messages completed by one segment).
+		if g != cur || (id == first && i > 0) {
+			cur, first = g, id
 			title := groupTitles[g]
 			if i := indexByte(g, '.'); title == "" && i > 0 {
 				title = groupTitles[g[:i]] + " " + strings.ToUpper(g[i+1:])
