@@ -37,6 +37,7 @@ type ConnReport struct {
 	PeerDiagName    string `json:"peer_diagnosis_name,omitempty"`
 	PeerDiagMeaning string `json:"peer_diagnosis_meaning,omitempty"`
 	Link            *Link  `json:"link,omitempty"`
+	DMB             *DMB   `json:"dmb,omitempty"`
 	ProofError      string `json:"proof_error,omitempty"`
 	proof           Proof
 }
@@ -72,7 +73,7 @@ func (r *Report) addConns(m *modeRun) {
 }
 
 func connReport(p Proto, local, remote string, inode uint64, pr Proof) ConnReport {
-	cr := ConnReport{Proto: p.String(), Local: local, Remote: remote, Inode: inode, Mode: pr.Mode.String(), Link: pr.Link, proof: pr}
+	cr := ConnReport{Proto: p.String(), Local: local, Remote: remote, Inode: inode, Mode: pr.Mode.String(), Link: pr.Link, DMB: pr.DMB, proof: pr}
 	if pr.Mode == ModeFallback {
 		cr.Reason, cr.ReasonName, cr.ReasonMeaning = uint32(pr.Reason), pr.Reason.String(), pr.Reason.Meaning()
 		if d := pr.PeerDiagnosis; d != 0 {

@@ -43,6 +43,14 @@ type Link struct {
 	HasLGRID bool   `json:"-"`
 }
 
+// DMB is the SMC-D buffer a connection uses (smc_diag DMBINFO).
+type DMB struct {
+	GID       uint64 `json:"gid"`
+	PeerGID   uint64 `json:"peer_gid"`
+	Token     uint64 `json:"token"`
+	PeerToken uint64 `json:"peer_token"`
+}
+
 // DiagSocket is what SMC sock_diag reports about one socket, reduced to
 // what proves a mode. Inspector implementations convert to it.
 type DiagSocket struct {
@@ -52,6 +60,7 @@ type DiagSocket struct {
 	Reason        DeclineCode
 	PeerDiagnosis DeclineCode
 	Link          *Link
+	DMB           *DMB
 }
 
 // Inspector lists the kernel's SMC sockets; the kernel one is smcnl-based,
@@ -66,6 +75,7 @@ type Proof struct {
 	Reason        DeclineCode
 	PeerDiagnosis DeclineCode
 	Link          *Link
+	DMB           *DMB
 	// Err says why Mode is ModeUnknown.
 	Err error
 }
@@ -85,7 +95,7 @@ func Prove(in Inspector, inode uint64, local, remote netip.AddrPort) Proof {
 	if !ok {
 		return Proof{Err: fmt.Errorf("socket (inode %d, %v -> %v) not in SMC sock_diag dump of %d sockets", inode, local, remote, len(socks))}
 	}
-	return Proof{Mode: s.Mode, Reason: s.Reason, PeerDiagnosis: s.PeerDiagnosis, Link: s.Link}
+	return Proof{Mode: s.Mode, Reason: s.Reason, PeerDiagnosis: s.PeerDiagnosis, Link: s.Link, DMB: s.DMB}
 }
 
 func matchSocket(socks []DiagSocket, inode uint64, local, remote netip.AddrPort) (DiagSocket, bool) {
@@ -129,6 +139,11 @@ func (p Proof) String() string {
 				fmt.Fprintf(&b, " lgr 0x%x", l.LGRID)
 			}
 			fmt.Fprintf(&b, " gid %s peer %s", l.GID, l.PeerGID)
+		}
+	case ModeSMCD:
+		b.WriteString("SMC-D")
+		if d := p.DMB; d != nil {
+			fmt.Fprintf(&b, " gid %#x peer %#x token %#x", d.GID, d.PeerGID, d.Token)
 		}
 	case ModeFallback:
 		b.WriteString("fallback ")

@@ -69,6 +69,9 @@ func fromSMCNL(s smcnl.Socket, groups []smcnl.LinkGroupR) DiagSocket {
 		d.Link = &Link{LinkID: l.LinkID, IBDev: l.IBDev, IBPort: l.IBPort, GID: l.GID, PeerGID: l.PeerGID, Role: l.Role.String()}
 		d.Link.LGRID, d.Link.HasLGRID = findLGR(groups, l)
 	}
+	if m := s.DMB; m != nil && d.Mode == ModeSMCD {
+		d.DMB = &DMB{GID: m.MyGID, PeerGID: m.PeerGID, Token: m.Token, PeerToken: m.PeerToken}
+	}
 	return d
 }
 

@@ -196,6 +196,10 @@ func TestFindLGR(t *testing.T) {
 	if d := fromSMCNL(s, groups); d.Link.HasLGRID {
 		t.Errorf("matched a link group with a different peer GID: %+v", d.Link)
 	}
+	smcd := fromSMCNL(smcnl.Socket{Mode: smcnl.ModeSMCD, DMB: &smcnl.DMBInfo{MyGID: 0x1a, PeerGID: 0x2b, Token: 0x3c, PeerToken: 0x4d}}, nil)
+	if got, want := (Proof{Mode: smcd.Mode, DMB: smcd.DMB}).String(), "SMC-D gid 0x1a peer 0x2b token 0x3c"; got != want {
+		t.Errorf("SMC-D proof %q, want %q", got, want)
+	}
 	fb := fromSMCNL(smcnl.Socket{Mode: smcnl.ModeFallback, FallbackReason: 0x05000000, PeerDiagnosis: 0x03030002}, nil)
 	if fb.Mode != ModeFallback || fb.Reason != 0x05000000 || fb.PeerDiagnosis != 0x03030002 || fb.Link != nil {
 		t.Errorf("fallback = %+v", fb)
