@@ -351,22 +351,22 @@ type Event struct {
 // Stats counts frames by what the tracker could do with them, so nothing
 // is dropped silently.
 type Stats struct {
-	Frames        int
-	TCP           int // TCP segments of tracked connections
-	TCPUntracked  int // TCP segments of connections without SMC option (or seen mid-stream without CLC)
-	CLC           int // CLC messages
-	RoCE          int // RoCE packets (BTH decoded)
-	LLC           int
-	CDC           int
-	Writes        int // RDMA WRITE messages (FIRST/ONLY)
-	ConnAttached  int // frames attributed to a connection
-	LinkOnly      int // RoCE frames attributed to a link but to no connection
-	Unattached    int // CDCs / WRITEs that could not be attributed when seen
-	LateAttached  int // of those, attributed later (WRITE resolved by the CDC that followed it)
-	Retrans       int // RoCE request packets with a repeated PSN
-	InferredLinks int // links created from RoCE traffic alone
-	InferredConns int // connections created from CDCs alone
-	Evicted       int // finished connections dropped because of Options.MaxConns
-	EvictedLinks  int // retired links dropped from the views because of Options.MaxConns
-	Other         int // frames that are neither TCP nor RoCE
+	Frames        int `json:"frames"`
+	TCP           int `json:"tcp"`           // TCP segments of tracked connections
+	TCPUntracked  int `json:"tcp_untracked"` // TCP segments of connections without SMC option (or seen mid-stream without CLC)
+	CLC           int `json:"clc"`           // CLC messages
+	RoCE          int `json:"roce"`          // RoCE packets (BTH decoded)
+	LLC           int `json:"llc"`
+	CDC           int `json:"cdc"`
+	Writes        int `json:"writes"`         // RDMA WRITE messages (FIRST/ONLY)
+	ConnAttached  int `json:"conn_attached"`  // frames attributed to a connection
+	LinkOnly      int `json:"link_only"`      // RoCE frames attributed to a link but to no connection
+	Unattached    int `json:"unattached"`     // RoCE frames tied to no connection: on QPs not identified yet, or CDCs/WRITEs that matched nothing
+	LateAttached  int `json:"late_attached"`  // of those, attributed later (WRITE resolved by the CDC that followed it)
+	Retrans       int `json:"retrans"`        // RoCE request packets with a repeated PSN
+	InferredLinks int `json:"inferred_links"` // links created from RoCE traffic alone
+	InferredConns int `json:"inferred_conns"` // connections created from CDCs alone
+	Evicted       int `json:"evicted"`        // finished connections dropped because of Options.MaxConns
+	EvictedLinks  int `json:"evicted_links"`  // retired links dropped from the views because of Options.MaxConns
+	Other         int `json:"other"`          // frames that are neither TCP nor RoCE
 }

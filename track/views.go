@@ -91,7 +91,7 @@ func (s *Snapshot) WriteView(w io.Writer, name, arg, format string) error {
 	switch name {
 	case ViewConns:
 		rows := s.connRows()
-		v, text = rows, func(tw *tabwriter.Writer) { s.textConns(tw, rows) }
+		v, text = ConnsView{rows, s.Stats}, func(tw *tabwriter.Writer) { s.textConns(tw, rows) }
 	case ViewLinks:
 		rows := s.linkRows()
 		v, text = rows, func(tw *tabwriter.Writer) { textLinks(tw, rows) }
@@ -154,7 +154,14 @@ func (s *Snapshot) findConn(arg string) (*Conn, error) {
 
 // ---- smc,conns ----
 
-// ConnRow is one line of smc,conns (also its JSON form).
+// ConnsView is the JSON form of smc,conns: the connections and the frame
+// counts that say what could not be attributed.
+type ConnsView struct {
+	Conns []ConnRow `json:"conns"`
+	Stats Stats     `json:"stats"`
+}
+
+// ConnRow is one line of smc,conns.
 type ConnRow struct {
 	ID           int       `json:"id"`
 	Client       string    `json:"client,omitempty"`

@@ -19,9 +19,10 @@ func TestViews(t *testing.T) {
 	}{
 		{pp, "smc,conns", []string{"10.10.0.2:49018", "10.10.0.1:5000", "SMC-R", "first contact", "32664", "32640", "512"},
 			func(t *testing.T, b []byte) {
-				var rows []ConnRow
-				mustJSON(t, b, &rows)
-				if len(rows) != 1 || rows[0].Client2Srv.Bytes != 32664 || rows[0].ServerRKey != "0x3a9" || rows[0].Handshake.Confirm <= 0 {
+				var v ConnsView
+				mustJSON(t, b, &v)
+				rows := v.Conns
+				if v.Stats.Frames != 4140 || len(rows) != 1 || rows[0].Client2Srv.Bytes != 32664 || rows[0].ServerRKey != "0x3a9" || rows[0].Handshake.Confirm <= 0 {
 					t.Errorf("conns json: %+v", rows)
 				}
 			}},
