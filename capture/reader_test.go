@@ -460,3 +460,33 @@ func TestRoCELayersAndICRC(t *testing.T) {
 		t.Fatalf("corrupted frame: err %v, ICRC %+v", err, f.ICRC)
 	}
 }
+
+func TestNanosecondPcap(t *testing.T) {
+	frames := readRaw(t, declineRDM)
+	var buf bytes.Buffer
+	w := pcapgo.NewWriterNanos(&buf)
+	if err := w.WriteFileHeader(65535, layers.LinkTypeEthernet); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range frames {
+		w.WritePacket(f.ci, f.data)
+	}
+	r, err := NewFileReader("nano", bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for {
+		f, err := r.Next()
+		if err != nil {
+			break
+		}
+		if !f.CI.Timestamp.Equal(frames[n].ci.Timestamp) {
+			t.Fatalf("frame %d: time %v, want %v", n+1, f.CI.Timestamp, frames[n].ci.Timestamp)
+		}
+		n++
+	}
+	if n != len(frames) {
+		t.Fatalf("%d frames, want %d", n, len(frames))
+	}
+}
