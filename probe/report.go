@@ -60,7 +60,7 @@ type Ratio struct {
 	P99  float64 `json:"p99"`
 }
 
-func newReport(o Options, m *modeRun) *Report {
+func newReport(m *modeRun) *Report {
 	r := &Report{Target: m.target.String(), Proto: m.proto.String(), hists: map[string][]Bucket{}}
 	r.addConns(m)
 	return r

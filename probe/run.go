@@ -145,7 +145,7 @@ func runClient(ctx context.Context, o Options, stdout io.Writer, in Inspector) e
 	defer primary.close()
 	defer primary.interruptOn(ctx)()
 	modes := []*modeRun{primary}
-	rep := newReport(o, primary)
+	rep := newReport(primary)
 	if o.Require == "smc" {
 		for _, c := range primary.conns {
 			if err := c.proof.Require(); err != nil {
