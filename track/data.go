@@ -126,11 +126,11 @@ func (t *Tracker) cdc(l *Link, d Dir, in *input) {
 		c.TClose = in.ts
 	}
 	if rec {
-		t.note(c, in, d, "CDC", cdcInfo(m, produced, okP, consumed, okC))
+		t.note(c, in, d, "CDC", cdcInfo(m, produced, okP, consumed, okC, sideName(c, d)))
 	}
 }
 
-func cdcInfo(m *cdcIn, produced uint64, okP bool, consumed uint64, okC bool) string {
+func cdcInfo(m *cdcIn, produced uint64, okP bool, consumed uint64, okC bool, sender string) string {
 	s := fmt.Sprintf("seq %d token %d prod %d/%d cons %d/%d", m.seq, m.token, m.prod.Wrap, m.prod.Count, m.cons.Wrap, m.cons.Count)
 	if okP && produced > 0 {
 		s += fmt.Sprintf(" (+%d B written)", produced)
@@ -138,17 +138,18 @@ func cdcInfo(m *cdcIn, produced uint64, okP bool, consumed uint64, okC bool) str
 	if okC && consumed > 0 {
 		s += fmt.Sprintf(" (+%d B consumed)", consumed)
 	}
+	// Flag names as in the kernel, with what they mean here.
 	flags := []struct {
 		on   bool
 		name string
 	}{
-		{m.prodFlags&cdcWriteBlocked != 0, "write-blocked"},
-		{m.prodFlags&cdcUrgentPending != 0, "urgent-pending"},
-		{m.prodFlags&cdcUrgentPresent != 0, "urgent-present"},
-		{m.prodFlags&cdcConsUpdReq != 0, "cons-update-requested"},
-		{m.connFlags&cdcDoneWriting != 0, "peer-done-writing"},
-		{m.connFlags&cdcConnClosed != 0, "peer-conn-closed"},
-		{m.connFlags&cdcAbort != 0, "abort"},
+		{m.prodFlags&cdcWriteBlocked != 0, "write-blocked: " + sender + " has data but the peer's RMBE is full"},
+		{m.prodFlags&cdcUrgentPending != 0, "urgent-pending: " + sender + " has urgent data queued"},
+		{m.prodFlags&cdcUrgentPresent != 0, "urgent-present: the last byte written is urgent data"},
+		{m.prodFlags&cdcConsUpdReq != 0, "cons-update-requested: " + sender + " asks for the peer's consumer cursor"},
+		{m.connFlags&cdcDoneWriting != 0, "peer-done-writing: " + sender + " shut down writing"},
+		{m.connFlags&cdcConnClosed != 0, "peer-conn-closed: " + sender + " closed the connection"},
+		{m.connFlags&cdcAbort != 0, "peer-conn-abort: " + sender + " aborted the connection"},
 	}
 	for _, f := range flags {
 		if f.on {
@@ -156,6 +157,20 @@ func cdcInfo(m *cdcIn, produced uint64, okP bool, consumed uint64, okC bool) str
 		}
 	}
 	return s
+}
+
+// sideName names the sender of direction d of c.
+func sideName(c *Conn, d Dir) string {
+	unknown := c.Inferred && (c.link == nil || c.link.Inferred)
+	switch {
+	case unknown && d == DirC2S:
+		return "A"
+	case unknown:
+		return "B"
+	case d == DirC2S:
+		return "client"
+	}
+	return "server"
 }
 
 // learnRMBESize works out the receiver's RMBE size of a connection joined

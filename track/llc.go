@@ -57,6 +57,11 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 	case llcAddLink:
 		d = t.serverSends(l, d, m.resp, in)
 		t.addLink(l, d, in, name, kind)
+		info := fmt.Sprintf("%s for link %d", kind, m.linkID)
+		if m.reject {
+			info = fmt.Sprintf("%s REJECT of link %d", kind, m.linkID)
+		}
+		t.linkEvent(l.conns, in, d, "LLC "+name, info)
 	case llcDeleteLink:
 		what := fmt.Sprintf("%s %s", name, kind)
 		if m.all {
@@ -67,21 +72,13 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 		}
 		what += fmt.Sprintf(" link %d reason %#08x %s", m.linkID, m.reason, decode.DeleteLinkReason(m.reason).Meaning())
 		l.addHistory(in, what)
-		if t.opts.Timeline != "" {
-			// Recorded connections see what happens to their links (not
-			// counted as their frames).
-			affected := l.lgr.conns
-			if !m.all {
-				if x := g.linkByID(m.linkID); x != nil {
-					affected = x.conns
-				}
-			}
-			for _, c := range affected {
-				if t.recording(c) && !c.Closed() {
-					t.note(c, in, d, "LLC "+name, fmt.Sprintf("(link event) %s", strings.TrimPrefix(what, name+" ")))
-				}
+		affected := l.lgr.conns
+		if !m.all {
+			if x := g.linkByID(m.linkID); x != nil {
+				affected = x.conns
 			}
 		}
+		t.linkEvent(affected, in, d, "LLC "+name, strings.TrimPrefix(what, name+" "))
 		if m.all {
 			if !g.Deleted {
 				g.Deleted, g.DeleteCode = true, m.reason
@@ -143,6 +140,19 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 		l.TestLinks++
 	default:
 		l.addHistory(in, name+" "+kind)
+	}
+}
+
+// linkEvent puts a link's LLC event in the timelines of the recorded,
+// still open connections on it (not counted as their frames).
+func (t *Tracker) linkEvent(conns []*Conn, in *input, d Dir, what, info string) {
+	if t.opts.Timeline == "" {
+		return
+	}
+	for _, c := range conns {
+		if t.recording(c) && !c.Closed() {
+			t.note(c, in, d, what, "(link event) "+info)
+		}
 	}
 }
 

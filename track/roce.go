@@ -236,7 +236,7 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 	if c := rev.connOf(r.psn); c != nil {
 		t.touchConn(c, in, d)
 		if t.recording(c) {
-			t.note(c, in, d, "RoCE "+kind, fmt.Sprintf("PSN %#06x MSN %d", r.psn, r.msn))
+			t.note(c, in, d, "RoCE "+kind, fmt.Sprintf("for PSN %#06x MSN %d", r.psn, r.msn))
 		}
 	}
 }
