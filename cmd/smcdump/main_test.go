@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestBinary builds smcdump and runs it as a user would.
@@ -77,5 +79,43 @@ func TestBinary(t *testing.T) {
 				t.Errorf("error is not one line: %q", errb.String())
 			}
 		})
+	}
+}
+
+// TestInterruptClosesJSON: Ctrl-C during a live capture ends the run
+// cleanly with a complete JSON array.
+func TestInterruptClosesJSON(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("needs CAP_NET_RAW for a live capture on lo")
+	}
+	bin := filepath.Join(t.TempDir(), "smcdump")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "-i", "lo", "-T", "json")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	cmd.Process.Signal(os.Interrupt)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("exit: %v (stderr %q)", err, errb.String())
+		}
+	case <-time.After(5 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("smcdump still running 5 s after SIGINT")
+	}
+	var v []any
+	if err := json.Unmarshal(out.Bytes(), &v); err != nil {
+		t.Fatalf("output after SIGINT is not a JSON array: %v: %q", err, out.String())
 	}
 }
