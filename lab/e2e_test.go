@@ -137,7 +137,7 @@ func need(t *testing.T, have map[string]bool, bins ...string) {
 // kernelLink is the client's SMC-R link as labstub (the lab's oracle) read it from netlink.
 type kernelLink struct{ dev, gid, peerGID string }
 
-var linkRE = regexp.MustCompile(`^LINK: .*link_id=1 .*dev=(\S+) .*gid=(\S+) peer_gid=(\S+)`)
+var linkRE = regexp.MustCompile(`^LINK: .* link_id=1 .* dev=(\S+) .* gid=(\S+) peer_gid=(\S+)`)
 
 func clientLink(t *testing.T, scen string) kernelLink {
 	t.Helper()

@@ -157,7 +157,12 @@ build_binaries() {
 			rm -f "$BUILD/bin/$name"
 		fi
 	done
-	# The host uses the same smcdump to verify the wire.
+	build_host_smcdump
+}
+
+# build_host_smcdump: the host verifies the wire with the same smcdump.
+build_host_smcdump() {
+	rm -f "$BUILD/host-smcdump"
 	if ls "$REPO"/cmd/smcdump/*.go >/dev/null 2>&1; then
 		(cd "$REPO" && timeout 600 go build -o "$BUILD/host-smcdump" ./cmd/smcdump) >/dev/null 2>&1 ||
 			rm -f "$BUILD/host-smcdump"

@@ -33,7 +33,8 @@ tshark_count() {
 kv() { grep -oE "(^| )$2=[^ ]*" "$1" 2>/dev/null | head -1 | sed -E "s/^ ?$2=//"; }
 
 verify_scenario() {
-	local sc=$1 dir=$2 bad=0 bad_tool=0 truth="$dir/truth"
+	local sc=$1 dir=$2 bad=0 bad_tool=0
+	local truth="$dir/truth"
 	: >"$truth"
 	local mode reason peer nconns
 	read -r mode reason peer nconns <<<"${EXPECT[$sc]}"
@@ -121,7 +122,7 @@ verify_scenario() {
 	frames=$(capinfos -c -M "$pcap" 2>/dev/null | awk '/Number of packets/ {print $NF}')
 	fact frames "$frames"
 	roce=$(tshark_count "$pcap" 'udp.dstport==4791')
-	writes=$(tshark_count "$pcap" 'infiniband.bth.opcode in {6 7 8 9 10 11}')
+	writes=$(tshark_count "$pcap" 'infiniband.bth.opcode in {6,7,8,9,10,11}')
 	writes_multi=$(tshark_count "$pcap" 'infiniband.bth.opcode == 6')
 	clc=$(tshark_count "$pcap" 'tcp.port==5000 && tcp.len>=4 && tcp.payload[0:4]==e2:d4:c3:d9')
 	nonclc=$(tshark_count "$pcap" 'tcp.port==5000 && tcp.len>0 && !(tcp.len>=4 && tcp.payload[0:4]==e2:d4:c3:d9)')
@@ -196,7 +197,8 @@ verify_scenario() {
 # verify_smcdump decodes the capture with the project's smcdump (when it builds) and
 # compares its view with the raw-byte counts above.
 verify_smcdump() {
-	local sc=$1 dir=$2 mode=$3 bin="$BUILD/host-smcdump" pcap="$2/capture.pcap"
+	local sc=$1 dir=$2 mode=$3 bin="$BUILD/host-smcdump"
+	local pcap="$dir/capture.pcap"
 	[ -x "$bin" ] || { echo "tool-check smcdump: skipped (cmd/smcdump does not build yet)" >>"$dir/verify.log"; return 0; }
 	local rc=0
 	timeout 120 "$bin" -r "$pcap" >"$dir/smcdump.txt" 2>"$dir/smcdump.err" || rc=$?
@@ -235,12 +237,13 @@ step_rc() { sed -n "s/^STEP $2 rc=//p" "$1/client/e2e.txt" 2>/dev/null | head -1
 # (labstub's report in the same guest) and the wire; lab/e2e_test.go asserts on the same
 # files in more detail.
 verify_e2e() {
-	local sc=$1 dir=$2 c="$dir/client" pcap="$dir/capture.pcap" have
+	local sc=$1 dir=$2
+	local c="$dir/client" pcap="$dir/capture.pcap" have
 	for have in smcping smcdump smclab; do
 		tcheck "$have is in the guest" "$(grep -qx "HAVE $have" "$c/e2e.txt" 2>/dev/null && echo 0 || echo 1)"
 	done
 	local writes nonclc decl
-	writes=$(tshark_count "$pcap" 'infiniband.bth.opcode in {6 7 8 9 10 11}')
+	writes=$(tshark_count "$pcap" 'infiniband.bth.opcode in {6,7,8,9,10,11}')
 	nonclc=$(tshark_count "$pcap" 'tcp.port==5000 && tcp.len>0 && !(tcp.len>=4 && tcp.payload[0:4]==e2:d4:c3:d9)')
 	decl=$(tshark_count "$pcap" 'tcp.port==5000 && tcp.len>=8 && tcp.payload[0:4]==e2:d4:c3:d9 && tcp.payload[4]==4')
 	fact wire.rdma_write_frames "$writes"
@@ -313,5 +316,64 @@ publish_samples() {
 			cat "$d/$r/$r.log" "$d/$r/$r.report" >"$dest/$sc.$r.log" 2>/dev/null || true
 		done
 	done
+	write_samples_readme "$dest"
 	log "published ${*} to $dest"
+}
+
+# What each scenario makes the kernels do (the README's words; the numbers come from the
+# verified truth files).
+declare -A DESCRIBE=(
+	[pingpong]="one SMC-Rv2 connection, 500 x 64 B ping-pong (RDMA WRITE + CDC); first contact: CONFIRM_LINK_V2, ADD_LINK_V2 rejected (one RoCE device per side); close, DELETE_RKEY_V2, DELETE_LINK_V2 at client power-off"
+	[multiconn]="4 concurrent SMC-Rv2 connections in one link group (1 first contact, 3 reuse), 300/200/120/80 round trips of 64/1000/4096/200 B"
+	[multilink]="2 NICs + 2 rxe + PNET table per side: symmetric 2-link group, 2 connections, client eth1 down while idle -> failover to link 1 (DELETE_LINK), traffic resumes, then a new connection"
+	[teardown]="one SMC-Rv2 connection (500 x 64 B), then rmmod smc on the client: link group terminated while both run (DELETE_LINK all)"
+	[long]="3000 x 64 B ping-pong (cursor wraps in the 64 KiB RMBE), then 1 MiB one-way bulk on a second connection (multi-packet RDMA WRITE)"
+	[fallback-nosmc]="plain TCP server: SMC option on the SYN only, none on the SYN-ACK, no CLC; client falls back PEERNOSMC"
+	[decline-nordma]="server has SMC and a UEID but no RoCE device: client Proposal, server CLC Decline NOSMCRDEV; client falls back PEERDECL"
+	[decline-ueid]="server and client have different UEIDs: client Proposal, server CLC Decline NOSMCDEV; client falls back PEERDECL"
+	[no-ueid]="no UEID anywhere: SMC-Rv2 impossible (and SMC-Rv1 over rxe too): client sends a v1-format CLC Decline NOSMCDEV instead of a Proposal"
+	[ipv6]="IPv6 connection (fd00:10::/64): SMC-Rv2 is IPv4 only, client sends a CLC Decline NOSMCDEV"
+)
+
+write_samples_readme() {
+	local dest=$1 f sc
+	{
+		cat <<'HDR'
+# Lab captures (Linux 6.12, SMC-Rv2 over Soft-RoCE, two QEMU guests)
+
+Regenerate with `lab/run all` (about 5-10 minutes on 2 cores under TCG; see lab/README.md).
+Server 10.10.0.1 (eth1 10.10.0.11), client 10.10.0.2 (eth1 10.10.0.12), TCP port 5000,
+RoCEv2 on UDP 4791; captured by QEMU filter-dump on the server's NIC(s), so every frame
+of the virtual wire in both directions, from boot to power-off.
+
+Identifiers are made to differ between the sides: before the client starts, the server
+opens a throwaway SMC connection to itself (lo shares a PNET ID with rxe0; it never
+reaches the wire), which advances its QP numbers and alert tokens. Message sizes and
+counts differ per connection.
+
+Beside each `X.pcap`: `X.log` (the verified ground truth as `truth.key=value` lines and
+the checks that passed), `X.client.log` / `X.server.log` (the guests' own words: smc_diag
+per connection, SMC netlink statistics, fallback statistics, link groups and links, rxe
+counters, kernel messages). Modes and reasons are the kernel's (smc_diag); the `wire.*`
+counts come from raw bytes (tshark), `smcdump.*` from the project's decoder.
+
+| sample | what the kernel did | verified ground truth |
+|---|---|---|
+HDR
+		for f in "$dest"/*.log; do
+			case "$f" in *.client.log | *.server.log) continue ;; esac
+			sc=$(basename "$f" .log)
+			local t="$f" conns modes
+			modes=$(grep -E '^truth\.client\.conn[0-9]+\.(mode|reason|peer_diag)=' "$t" |
+				sed -E 's/^truth\.client\.(conn[0-9]+)\.(mode|reason|peer_diag)=/\1 \2 /' |
+				awk '{v[$1] = v[$1] ($2 == "mode" ? "" : " " $2 "=") $3} END {for (c in v) printf "%s: %s; ", c, v[c]}')
+			printf '| %s.pcap | %s | frames %s; client conns %s (%s); client tx/rx bytes %s/%s; link groups %s, links %s at end; RDMA WRITE frames %s; CLC segments %s (Declines %s); TCP payload outside CLC %s; QPs server->%s client->%s |\n' \
+				"$sc" "${DESCRIBE[$sc]:-}" "$(kv "$t" truth.frames)" "$(kv "$t" truth.client.conns)" "${modes%; }" \
+				"$(kv "$t" truth.client.stats.tx_bytes)" "$(kv "$t" truth.client.stats.rx_bytes)" \
+				"$(kv "$t" truth.client.link_groups_at_end)" "$(kv "$t" truth.client.links_at_end)" \
+				"$(kv "$t" truth.wire.rdma_write_frames)" "$(kv "$t" truth.wire.clc_segments)" \
+				"$(kv "$t" truth.wire.clc_decline_segments)" "$(kv "$t" truth.wire.tcp_payload_not_clc)" \
+				"$(kv "$t" truth.wire.server_sends_to_qps)" "$(kv "$t" truth.wire.client_sends_to_qps)"
+		done
+	} >"$dest/README.md"
 }
