@@ -193,7 +193,16 @@ func runClient(ctx context.Context, o Options, stdout io.Writer, in Inspector) e
 			continue
 		}
 		if err := measure(ctx, o, modes, size); err != nil {
-			return cmp.Or(ctx.Err(), err)
+			if ctx.Err() == nil {
+				return err
+			}
+			// Interrupted (Ctrl-C): report what was measured, as ping does.
+			for _, m := range modes {
+				if len(m.conns[0].samples) > 0 {
+					rep.addResult(o, m, size)
+				}
+			}
+			return errors.Join(ctx.Err(), rep.writeBody(stdout, o))
 		}
 		for _, m := range modes {
 			if logw != nil {

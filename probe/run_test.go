@@ -271,7 +271,8 @@ func TestClientInterrupted(t *testing.T) {
 		Round: 10, Output: "text", Timeout: 5 * time.Second, MaxSamples: 10}
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
-	go func() { done <- runClient(ctx, o, io.Discard, fakeInspector{}) }()
+	var out bytes.Buffer
+	go func() { done <- runClient(ctx, o, &out, fakeInspector{}) }()
 	time.Sleep(50 * time.Millisecond) // let it block; the check below does not depend on it
 	cancel()
 	select {
@@ -279,7 +280,27 @@ func TestClientInterrupted(t *testing.T) {
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("err = %v, want context.Canceled", err)
 		}
+		if strings.Contains(out.String(), "RTT (round trip)") {
+			t.Errorf("statistics printed without a single sample:\n%s", out.String())
+		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("client did not stop after cancel")
+	}
+}
+
+// TestClientInterruptedReports checks that Ctrl-C in the middle of a
+// paced run still prints the statistics of the samples taken so far.
+func TestClientInterruptedReports(t *testing.T) {
+	o := loopbackOptions(t, ServerConfig{TCPOnly: true})
+	o.Count, o.Sizes, o.Warmup, o.Interval, o.Output = 100000, []int{64}, 0, 5*time.Millisecond, "text"
+	ctx, cancel := context.WithCancel(t.Context())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	var out bytes.Buffer
+	err := runClient(ctx, o, &out, fakeInspector{})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if !strings.Contains(out.String(), "RTT (round trip)") || !strings.Contains(out.String(), "one every 5ms") {
+		t.Errorf("no partial statistics:\n%s", out.String())
 	}
 }
