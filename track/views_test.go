@@ -139,3 +139,32 @@ func clip(s string) string {
 	}
 	return s
 }
+
+// TestConcurrentSnapshot: a live UI reads views while the capture goroutine
+// feeds (run with -race).
+func TestConcurrentSnapshot(t *testing.T) {
+	tr := New(Options{Timeline: "1"})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		eachFrame(t, refDir+"pingpong.pcap", tr.Feed)
+	}()
+	for reading := true; reading; {
+		select {
+		case <-done:
+			reading = false
+		default:
+		}
+		s := tr.Snapshot()
+		var b bytes.Buffer
+		if err := s.WriteView(&b, ViewConns, "", "json"); err != nil {
+			t.Fatal(err)
+		}
+		if len(s.Conns) > 0 {
+			_ = s.WriteView(&b, ViewTimeline, "1", "text")
+		}
+	}
+	if s := tr.Snapshot(); s.Stats.Frames != 4140 {
+		t.Errorf("%d frames fed", s.Stats.Frames)
+	}
+}
