@@ -95,6 +95,7 @@ func FrameField(id decode.FieldID) bool { return groupOf(decode.Def(id).Name) !=
 func (r *Reader) SetFieldDemand(ids []decode.FieldID) {
 	if ids == nil {
 		r.frame.demand, r.frame.frameFields = gAll, wAllFrame
+		r.frame.rec.WantOnly(nil)
 		r.dec.roce.noICR = false
 		return
 	}
@@ -113,5 +114,10 @@ func (r *Reader) SetFieldDemand(ids []decode.FieldID) {
 		}
 	}
 	r.frame.demand, r.frame.frameFields = g, w
+	if w == wAllFrame || g&gAll == gAll {
+		r.frame.rec.WantOnly(nil)
+	} else {
+		r.frame.rec.WantOnly(ids)
+	}
 	r.dec.roce.noICR = g&gICRC == 0
 }

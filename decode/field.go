@@ -180,6 +180,28 @@ func (v Value) Display(d FieldDef) string {
 type Record struct {
 	IDs  []FieldID
 	Vals []Value
+	// Want, when non-nil, keeps only the fields marked true. Layers add all
+	// their fields regardless; dropping the unwanted ones here is cheaper than
+	// teaching every layer the demand, and -T fields asks for a handful.
+	Want []bool
+}
+
+// WantOnly limits the record to ids (nil: every field).
+func (r *Record) WantOnly(ids []FieldID) {
+	if ids == nil {
+		r.Want = nil
+		return
+	}
+	max := 0
+	for _, id := range ids {
+		if int(id) >= max {
+			max = int(id) + 1
+		}
+	}
+	r.Want = make([]bool, max)
+	for _, id := range ids {
+		r.Want[id] = true
+	}
 }
 
 // Reset empties the record, keeping its memory.
@@ -190,6 +212,9 @@ func (r *Record) Reset() {
 
 // Add appends one value.
 func (r *Record) Add(id FieldID, v Value) {
+	if r.Want != nil && (int(id) >= len(r.Want) || !r.Want[id]) {
+		return
+	}
 	r.IDs = append(r.IDs, id)
 	r.Vals = append(r.Vals, v)
 }
