@@ -2,8 +2,10 @@ package track
 
 import (
 	"bytes"
+
 	"encoding/json"
 	"errors"
+	"github.com/smcscope/smcscope/capture"
 	"strings"
 	"testing"
 )
@@ -144,10 +146,22 @@ func clip(s string) string {
 // feeds (run with -race).
 func TestConcurrentSnapshot(t *testing.T) {
 	tr := New(Options{Timeline: "1"})
+	r, err := capture.Open(refDir + "pingpong.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
 	done := make(chan struct{})
 	go func() {
+		// Not t.Fatal here: that must run on the test's goroutine.
 		defer close(done)
-		eachFrame(t, refDir+"pingpong.pcap", tr.Feed)
+		for {
+			f, err := r.Next()
+			if err != nil {
+				return
+			}
+			tr.Feed(f)
+		}
 	}()
 	for reading := true; reading; {
 		select {
