@@ -2,12 +2,12 @@ package track
 
 import (
 	"bytes"
-
 	"encoding/json"
 	"errors"
-	"github.com/smcscope/smcscope/capture"
 	"strings"
 	"testing"
+
+	"github.com/smcscope/smcscope/capture"
 )
 
 func TestViews(t *testing.T) {
