@@ -370,7 +370,7 @@ func fmtMS(v float64) string {
 
 func (s *Snapshot) textConns(tw *tabwriter.Writer, rows []ConnRow) {
 	fmt.Fprintf(tw, "SMC connections: %d\n", len(rows))
-	fmt.Fprintln(tw, "ID\tClient\tServer\tOutcome\tDetail\tVer\tLGR\tLink\tCDC C>S\tCDC S>C\tBytes C>S\tBytes S>C\tWRITE C>S\tWRITE S>C\tConfirm ms\t1st CDC ms\tFrames\tClose")
+	fmt.Fprintln(tw, "ID\tClient\tServer\tOutcome\tDetail\tVer\tLGR\tLink\tCDC C>S\tCDC S>C\tBytes C>S\tBytes S>C\tWRITE C>S\tWRITE S>C\tConfirm ms\t1st CDC ms\tFrames\tClose\tNotes")
 	for _, r := range rows {
 		client, server := r.Client, r.Server
 		switch {
@@ -379,15 +379,41 @@ func (s *Snapshot) textConns(tw *tabwriter.Writer, rows []ConnRow) {
 		case r.Inferred:
 			client, server = dash(r.Client)+" (no TCP)", dash(r.Server)+" (no TCP)"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%d\t%s\n",
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%d\t%s\t%s\n",
 			r.ID, client, server, r.Outcome, r.Detail, version(r.Version), idOrDash(r.LGR), idOrDash(r.Link),
 			r.Client2Srv.CDCs, r.Srv2Client.CDCs, r.Client2Srv.Bytes, r.Srv2Client.Bytes,
 			r.Client2Srv.WriteBytes, r.Srv2Client.WriteBytes, fmtMS(r.Handshake.Confirm), fmtMS(r.Handshake.FirstCDC),
-			r.Frames, r.Close)
+			r.Frames, dash(r.Close), dash(flowNotes(r)))
 	}
 	st := &s.Stats
 	fmt.Fprintf(tw, "frames %d: attached to a connection %d (late %d), link only %d, unattached %d, TCP not tracked %d, other %d; retransmissions %d; evicted connections %d\n",
 		st.Frames, st.ConnAttached, st.LateAttached, st.LinkOnly, st.Unattached, st.TCPUntracked, st.Other, st.Retrans, st.Evicted)
+}
+
+// flowNotes lists what deserves a look: flow-control and failover events
+// and anything the cursors and WRITEs disagree on.
+func flowNotes(r ConnRow) string {
+	var n []string
+	for _, x := range []struct {
+		dir string
+		f   *FlowRow
+	}{{"C>S", &r.Client2Srv}, {"S>C", &r.Srv2Client}} {
+		f := x.f
+		for _, c := range []struct {
+			n    int
+			name string
+		}{{f.WriteBlocked, "write-blocked"}, {f.UrgentPending + f.UrgentPresent, "urgent"}, {f.ConsUpdReq, "cons-update-req"},
+			{f.Failover, "failover"}, {f.SeqGaps, "seq-gaps"}, {f.SeqDup, "seq-dup"}, {f.CursorErrors, "cursor-errors"},
+			{f.WritesOutside, "writes-outside-RMBE"}} {
+			if c.n > 0 {
+				n = append(n, fmt.Sprintf("%s %s %d", x.dir, c.name, c.n))
+			}
+		}
+		if f.Bytes != f.WriteBytes && (f.CDCs > 0 || f.Writes > 0) {
+			n = append(n, fmt.Sprintf("%s cursor/WRITE bytes differ", x.dir))
+		}
+	}
+	return strings.Join(n, ", ")
 }
 
 func version(v uint8) string {
