@@ -335,3 +335,36 @@ func TestGroundTruthMultilinkFailover(t *testing.T) {
 		t.Errorf("end SMCR clnt_v2_succ/rx_bytes/tx_bytes/rx_cnt/tx_cnt = %v, want %v", got, want)
 	}
 }
+
+// long: one connection paused after 1500 x 64 B round trips, past the end
+// of the 64 KiB RMBE, so every cursor has wrapped once: 1 x 65536 + 30464 =
+// 96000 bytes, which GET_STATS counts linearly. labstub.report at the end:
+// "STATS: smcr.clnt_v2_succ=2 smcr.rx_bytes=192008 smcr.tx_bytes=1240586
+// smcr.rx_cnt=3001 smcr.tx_cnt=3042" (after the 1 MiB bulk transfer).
+func TestGroundTruthLongCursorWrap(t *testing.T) {
+	ss := recordedSockets(t, "long-client-active")
+	if len(ss) != 1 || ss[0].Conn == nil {
+		t.Fatalf("sockets = %+v, want one SMC-R connection", ss)
+	}
+	ci := ss[0].Conn
+	st, err := recordedConn(t, "long-client-active").Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	linear := func(c Cursor) uint64 { return uint64(c.Wrap)*uint64(ci.RMBESize) + uint64(c.Count) }
+	if ci.RxProd.Wrap != 1 || ci.TxProd.Wrap != 1 {
+		t.Errorf("rx_prod %v tx_prod %v: want wrap 1 after 96000 bytes through a 64 KiB RMBE", ci.RxProd, ci.TxProd)
+	}
+	if linear(ci.RxProd) != st.SMCR.RxBytes || linear(ci.TxProd) != st.SMCR.TxBytes || st.SMCR.RxBytes != 1500*64 {
+		t.Errorf("cursors rx %v tx %v (RMBE %d) vs stats rx_bytes %d tx_bytes %d, want 96000 received",
+			ci.RxProd, ci.TxProd, ci.RMBESize, st.SMCR.RxBytes, st.SMCR.TxBytes)
+	}
+	st, err = recordedConn(t, "long-client-end").Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := [5]uint64{st.SMCR.ClientV2Succ, st.SMCR.RxBytes, st.SMCR.TxBytes, st.SMCR.RxCount, st.SMCR.TxCount}
+	if want := [5]uint64{2, 192008, 1240586, 3001, 3042}; got != want {
+		t.Errorf("end SMCR clnt_v2_succ/rx_bytes/tx_bytes/rx_cnt/tx_cnt = %v, want %v", got, want)
+	}
+}
