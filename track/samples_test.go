@@ -25,7 +25,7 @@ func samplesDir() string {
 // connection, SMC netlink statistics, link groups and links), read from the
 // logs the lab keeps next to each capture.
 type sampleTruth struct {
-	conns   map[string]map[string]string // by "client -> server": key=value of the first diag line
+	conns   map[string]map[string]string // by pairKey of the endpoints: key=value of the first diag lines (server's prefixed "server.")
 	stats   map[string]string            // client's SMC statistics
 	lgrIDs  map[uint64]bool              // client's link-group IDs
 	linkUID map[uint64]uint64            // client's link id -> link UID as netlink prints it (confirmed links)
@@ -58,8 +58,8 @@ func readTruth(t *testing.T, logs []string) sampleTruth {
 			}
 			if m := tupleRE.FindStringSubmatch(line); m != nil && kv["mode"] != "" {
 				// Servers print "local -> peer" or "peer -> local" depending on
-				// the tool; checkTruth tries both orders.
-				key := m[2] + " -> " + m[3]
+				// the tool: key the connection by its unordered endpoints.
+				key := pairKey(m[2], m[3])
 				if m[1] == "SERVER" {
 					kv = prefixed("server.", kv)
 				}
@@ -135,6 +135,7 @@ func TestSamples(t *testing.T) {
 					}
 				}
 			}
+			checkWireTruth(t, s, base+".log")
 			logs, _ := filepath.Glob(base + "*.log")
 			more, _ := filepath.Glob(filepath.Join(base, "*.log"))
 			logs = append(logs, more...)
@@ -152,19 +153,15 @@ func checkTruth(t *testing.T, s Snapshot, g sampleTruth) {
 	byTuple := map[string]*Conn{}
 	for i := range s.Conns {
 		c := &s.Conns[i]
-		byTuple[c.Client.String()+" -> "+c.Server.String()] = c
+		byTuple[pairKey(c.Client.String(), c.Server.String())] = c
 	}
 	var c2s, s2c uint64
 	counted := map[*Conn]bool{}
 	for key, kv := range g.conns {
-		if a, b, _ := strings.Cut(key, " -> "); hostOf(a) == hostOf(b) {
+		if a, b, _ := strings.Cut(key, " "); hostOf(a) == hostOf(b) {
 			continue // a host's connection to itself never reaches the wire
 		}
 		c := byTuple[key]
-		if c == nil {
-			a, b, _ := strings.Cut(key, " -> ")
-			c = byTuple[b+" -> "+a]
-		}
 		if c == nil {
 			t.Errorf("kernel reports connection %s, the tracker does not have it", key)
 			continue
@@ -265,6 +262,13 @@ func checkTruth(t *testing.T, s Snapshot, g sampleTruth) {
 			t.Errorf("client link %d (uid %#x in netlink) not found with that UID", linkID, uid)
 		}
 	}
+}
+
+func pairKey(a, b string) string {
+	if b < a {
+		a, b = b, a
+	}
+	return a + " " + b
 }
 
 func hostOf(addrPort string) string {
@@ -402,5 +406,40 @@ func TestSamplesCut(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// checkWireTruth compares with the lab's machine-readable facts about the
+// wire (truth.key=value lines in X.log, counted by tshark there).
+func checkWireTruth(t *testing.T, s Snapshot, name string) {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return
+	}
+	truth := map[string]string{}
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(line), "="); ok && strings.HasPrefix(k, "truth.") {
+			truth[k] = v
+		}
+	}
+	if v, ok := truth["truth.frames"]; ok && uint64(s.Stats.Frames) != num(t, v) {
+		t.Errorf("%d frames, the lab counted %s", s.Stats.Frames, v)
+	}
+	if v, ok := truth["truth.wire.roce_frames"]; ok && uint64(s.Stats.RoCE) != num(t, v) {
+		t.Errorf("%d RoCE frames, the lab counted %s", s.Stats.RoCE, v)
+	}
+	if v, ok := truth["truth.wire.rdma_write_frames"]; ok {
+		// The tracker skips retransmitted packets' content; the lab
+		// counts every frame.
+		pkts, retrans := 0, 0
+		for _, l := range s.Links {
+			for d := range 2 {
+				pkts += l.RC[d].WritePkts
+				retrans += l.RC[d].Retrans
+			}
+		}
+		if w := num(t, v); uint64(pkts) > w || w > uint64(pkts+retrans) {
+			t.Errorf("%d RDMA WRITE packets (+%d retransmissions), the lab counted %d", pkts, retrans, w)
+		}
 	}
 }
