@@ -32,6 +32,13 @@ tshark_count() {
 # kv FILE KEY prints the value of key=value in the first line that has it.
 kv() { grep -oE "(^| )$2=[^ ]*" "$1" 2>/dev/null | head -1 | sed -E "s/^ ?$2=//"; }
 
+# kvd is kv with "-" for a missing value.
+kvd() {
+	local v
+	v=$(kv "$1" "$2")
+	echo "${v:--}"
+}
+
 verify_scenario() {
 	local sc=$1 dir=$2 bad=0 bad_tool=0
 	local truth="$dir/truth"
@@ -365,15 +372,21 @@ HDR
 			sc=$(basename "$f" .log)
 			local t="$f" conns modes
 			modes=$(grep -E '^truth\.client\.conn[0-9]+\.(mode|reason|peer_diag)=' "$t" |
-				sed -E 's/^truth\.client\.(conn[0-9]+)\.(mode|reason|peer_diag)=/\1 \2 /' |
-				awk '{v[$1] = v[$1] ($2 == "mode" ? "" : " " $2 "=") $3} END {for (c in v) printf "%s: %s; ", c, v[c]}')
-			printf '| %s.pcap | %s | frames %s; client conns %s (%s); client tx/rx bytes %s/%s; link groups %s, links %s at end; RDMA WRITE frames %s; CLC segments %s (Declines %s); TCP payload outside CLC %s; QPs server->%s client->%s |\n' \
-				"$sc" "${DESCRIBE[$sc]:-}" "$(kv "$t" truth.frames)" "$(kv "$t" truth.client.conns)" "${modes%; }" \
-				"$(kv "$t" truth.client.stats.tx_bytes)" "$(kv "$t" truth.client.stats.rx_bytes)" \
-				"$(kv "$t" truth.client.link_groups_at_end)" "$(kv "$t" truth.client.links_at_end)" \
-				"$(kv "$t" truth.wire.rdma_write_frames)" "$(kv "$t" truth.wire.clc_segments)" \
-				"$(kv "$t" truth.wire.clc_decline_segments)" "$(kv "$t" truth.wire.tcp_payload_not_clc)" \
-				"$(kv "$t" truth.wire.server_sends_to_qps)" "$(kv "$t" truth.wire.client_sends_to_qps)"
+				sed -E 's/^truth\.client\.conn([0-9]+)\.(mode|reason|peer_diag)=(.*)/\1 \2 \3/' |
+				sort -n -k1,1 -s | awk '$2 == "mode" {if (c != "") printf "%s; ", c; c = "conn" $1 " " $3; next}
+					{c = c " " $2 "=" $3} END {if (c != "") printf "%s", c}')
+			local extra=""
+			[ -n "$(kv "$t" truth.client.links_before_failover)" ] &&
+				extra="; links before/after failover $(kv "$t" truth.client.links_before_failover)/$(kv "$t" truth.client.links_after_failover)"
+			[ -n "$(kv "$t" truth.client.bulk_bytes)" ] && extra="$extra; bulk $(kv "$t" truth.client.bulk_bytes) B over SMC-R, WRITE First frames $(kv "$t" truth.wire.rdma_write_first_frames)"
+			printf '| %s.pcap | %s | frames %s; client conns %s (%s); client tx/rx bytes %s/%s; link groups %s, links %s at end; RDMA WRITE frames %s; CLC segments %s (Declines %s); TCP payload outside CLC %s; dest QP S->C %s, C->S %s%s |\n' \
+				"$sc" "${DESCRIBE[$sc]:-}" "$(kvd "$t" truth.frames)" "$(kvd "$t" truth.client.conns)" "${modes%; }" \
+				"$(kvd "$t" truth.client.stats.tx_bytes)" "$(kvd "$t" truth.client.stats.rx_bytes)" \
+				"$(kvd "$t" truth.client.link_groups_at_end)" "$(kvd "$t" truth.client.links_at_end)" \
+				"$(kvd "$t" truth.wire.rdma_write_frames)" "$(kvd "$t" truth.wire.clc_segments)" \
+				"$(kvd "$t" truth.wire.clc_decline_segments)" "$(kvd "$t" truth.wire.tcp_payload_not_clc)" \
+				"$(kvd "$t" truth.wire.server_sends_to_qps)" "$(kvd "$t" truth.wire.client_sends_to_qps)" "$extra"
+
 		done
 	} >"$dest/README.md"
 }
