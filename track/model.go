@@ -51,13 +51,14 @@ type FallbackCause uint8
 
 const (
 	CauseNone           FallbackCause = iota
-	CauseNoOptionSYN                  // client's SYN had no SMC option (never tracked; kept for completeness)
 	CauseNoOptionSYNACK               // server's SYN-ACK had no SMC option: server is not SMC-capable
 	CauseDecline                      // a CLC Decline was sent
 	CauseNoCLC                        // both options present but payload that is not CLC followed
 )
 
-var causeNames = [...]string{"", "option missing on client SYN", "option missing on server SYN-ACK", "CLC Decline", "no CLC after SMC options"}
+// A SYN without the option is plain TCP, not an SMC attempt, so there is no
+// "option missing on the client's SYN" cause.
+var causeNames = [...]string{"", "option missing on server SYN-ACK", "CLC Decline", "no CLC after SMC options"}
 
 func (c FallbackCause) String() string {
 	if int(c) < len(causeNames) {

@@ -20,6 +20,8 @@ type Options struct {
 	// Timeline selects connections whose frames are recorded one by one
 	// for the smc,timeline view: "" none, "all", a tracker connection ID
 	// ("3") or an endpoint ("10.10.0.2:49018") of the TCP connection.
+	// Recorded events cost memory per frame (up to TimelineMax per
+	// connection), so "all" is for small captures.
 	Timeline string
 	// TimelineMax caps the events kept per connection (default 100000).
 	TimelineMax int
