@@ -520,7 +520,7 @@ func textLinks(tw *tabwriter.Writer, rows []LinkRow) {
 			c, sv = "A ", "B "
 		}
 		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n",
-			r.ID, r.LGR, r.LinkID, r.State, c+r.Client.Addr+" "+r.Client.QPN, sv+r.Server.Addr+" "+r.Server.QPN,
+			r.ID, r.LGR, r.LinkID, r.State, c+endText(r.Client), sv+endText(r.Server),
 			r.C2S.Packets, r.S2C.Packets, r.C2S.Acks+r.S2C.Acks, r.C2S.NAKs+r.S2C.NAKs, r.C2S.RNRs+r.S2C.RNRs,
 			r.C2S.PSNGaps+r.S2C.PSNGaps, r.C2S.Retrans+r.S2C.Retrans, intList(r.Conns), r.DeleteCode)
 	}
@@ -533,6 +533,15 @@ func textLinks(tw *tabwriter.Writer, rows []LinkRow) {
 			fmt.Fprintf(tw, "  %s\n", h)
 		}
 	}
+}
+
+// endText shows a link end as "addr QPN", or "-" when nothing is known
+// (the client end of a rejected ADD_LINK, which only echoes the request).
+func endText(e EndRow) string {
+	if e.Addr == "" && e.QPN == "0x000000" {
+		return "-"
+	}
+	return dash(e.Addr) + " " + e.QPN
 }
 
 func intList(ids []int) string {
