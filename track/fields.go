@@ -16,7 +16,7 @@ var (
 	fConnInferred = decode.Field("smc.conn.inferred", decode.KindBool, "connection was built from CDCs alone (its handshake is not in the capture)")
 	fConnBytes    = decode.Field("smc.conn.bytes", decode.KindUint, "bytes produced so far in this frame's direction (from CDC producer cursors)")
 	fConnCDCs     = decode.Field("smc.conn.cdcs", decode.KindUint, "CDCs so far in this frame's direction")
-	fCDCBytes     = decode.Field("smc.cdc.bytes", decode.KindUint, "bytes this CDC's producer cursor advanced (wrap-aware)")
+	fCDCBytes     = decode.Field("smc.conn.cdc_bytes", decode.KindUint, "bytes this CDC's producer cursor advanced (wrap-aware)")
 	fLGRID        = decode.Field("smc.lgr.id", decode.KindUint, "tracker link-group number of this frame (smc,lgr)")
 	fLinkID       = decode.Field("smc.link.id", decode.KindUint, "tracker link number of this frame (smc,links)")
 	fLinkNum      = decode.Field("smc.link.num", decode.KindUint, "link number on the wire (LLC link ID) of this frame's link")

@@ -48,9 +48,9 @@ func TestAppendFields(t *testing.T) {
 		{10, "smc.conn.dir", "S->C"},
 		{12, "smc.conn.outcome", "1"}, {12, "smc.lgr.id", "1"}, // SMC-R from the Confirm on
 		{14, "smc.conn.id", "1"}, {14, "smc.link.id", "1"}, {14, "smc.link.num", "1"}, {14, "smc.link.state", "3"}, // CONFIRM_LINK req -> confirming... see below
-		{22, "smc.conn.id", "1"}, {22, "smc.cdc.bytes", ""},
-		{23, "smc.cdc.bytes", "24"}, {23, "smc.conn.bytes", "24"}, {23, "smc.conn.cdcs", "1"},
-		{31, "smc.conn.dir", "S->C"}, {31, "smc.cdc.bytes", "64"},
+		{22, "smc.conn.id", "1"}, {22, "smc.conn.cdc_bytes", ""},
+		{23, "smc.conn.cdc_bytes", "24"}, {23, "smc.conn.bytes", "24"}, {23, "smc.conn.cdcs", "1"},
+		{31, "smc.conn.dir", "S->C"}, {31, "smc.conn.cdc_bytes", "64"},
 		{4106, "smc.conn.bytes", "32664"},
 		{4127, "smc.rc.retrans", "1"}, {4127, "smc.conn.id", ""},
 	}
@@ -80,7 +80,7 @@ func TestAppendFields(t *testing.T) {
 // TestFilterOnTrackerFields runs -Y expressions over tracker fields the way
 // smcdump does and compares the counts with the tracker's own numbers.
 func TestFilterOnTrackerFields(t *testing.T) {
-	exprs := []string{"smc.conn.id == 1", "smc.rc.retrans", "smc.cdc.bytes && smc.conn.dir == \"C->S\"", "smc.track.unattached"}
+	exprs := []string{"smc.conn.id == 1", "smc.rc.retrans", "smc.conn.cdc_bytes && smc.conn.dir == \"C->S\"", "smc.track.unattached"}
 	fs := make([]*filter.Filter, len(exprs))
 	for i, e := range exprs {
 		f, err := filter.Compile(e)
@@ -114,5 +114,17 @@ func TestFilterOnTrackerFields(t *testing.T) {
 	n, s = count(refDir+"pingpong.pcap", 1000)
 	if n[3] != s.Stats.Unattached+s.Stats.LateAttached || n[3] == 0 {
 		t.Errorf("'%s' matched %d, want %d unattached when seen", exprs[3], n[3], s.Stats.Unattached+s.Stats.LateAttached)
+	}
+}
+
+// TestFieldsAreTrackerFields: smcdump decides from the name whether a -Y or
+// -e field needs the tracker (capture.FrameField false); a tracker field in
+// a layer's namespace (e.g. smc.cdc.*) would silently never match.
+func TestFieldsAreTrackerFields(t *testing.T) {
+	for _, id := range []decode.FieldID{fConnID, fConnDir, fConnOutcome, fConnFallback, fConnInferred, fConnBytes,
+		fConnCDCs, fCDCBytes, fLGRID, fLinkID, fLinkNum, fLinkState, fRetrans, fPSNGap, fUnattached} {
+		if capture.FrameField(id) {
+			t.Errorf("%s is taken for a frame field by capture: smcdump would not feed the tracker for it", decode.Def(id).Name)
+		}
 	}
 }
