@@ -71,6 +71,33 @@ func OptionsForViews(opts Options, specs []string) Options {
 	return opts
 }
 
+// NewForViews validates -z specs and returns a tracker set up for them
+// (timelines recorded for the connections they name).
+func NewForViews(opts Options, specs []string) (*Tracker, error) {
+	for _, s := range specs {
+		if _, _, err := ParseView(s); err != nil {
+			return nil, err
+		}
+	}
+	return New(OptionsForViews(opts, specs)), nil
+}
+
+// WriteViews writes the views of several -z specs in order, from one
+// snapshot, so they agree with each other.
+func (t *Tracker) WriteViews(w io.Writer, specs []string, format string) error {
+	snap := t.Snapshot()
+	for _, spec := range specs {
+		name, arg, err := ParseView(spec)
+		if err != nil {
+			return err
+		}
+		if err := snap.WriteView(w, name, arg, format); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // WriteView writes one view. format is "text" (aligned table, the
 // default when empty) or "json".
 func (t *Tracker) WriteView(w io.Writer, name, arg, format string) error {

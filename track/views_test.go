@@ -182,3 +182,27 @@ func TestConcurrentSnapshot(t *testing.T) {
 		t.Errorf("%d frames fed", s.Stats.Frames)
 	}
 }
+
+func TestWriteViews(t *testing.T) {
+	if _, err := NewForViews(Options{}, []string{"smc,conns", "smc,bogus"}); !errors.Is(err, ErrUnknownView) {
+		t.Fatalf("NewForViews accepted a bad spec: %v", err)
+	}
+	tr, err := NewForViews(Options{}, []string{"smc,conns", "smc,timeline,1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eachFrame(t, refDir+"no-ueid.pcap", tr.Feed)
+	var b bytes.Buffer
+	if err := tr.WriteViews(&b, []string{"smc,conns", "smc,decline", "smc,timeline,1"}, "text"); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, w := range []string{"SMC connections: 1", "SMC fallbacks: 1 of 1", "CLC Decline", "NOSMCDEV"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("views lack %q:\n%s", w, clip(out))
+		}
+	}
+	if strings.Count(out, "=====\n") != 6 {
+		t.Errorf("want 3 framed views:\n%s", clip(out))
+	}
+}
