@@ -2,6 +2,7 @@ package track
 
 import (
 	"net/netip"
+	"strings"
 
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
@@ -98,6 +99,7 @@ func fillCLC(m *clcIn, c *decode.CLC) {
 		if c.Proposal.HasV2Ext && c.Proposal.V2Ext.EIDCount > 0 {
 			m.eid = string(c.Proposal.V2Ext.EID(0))
 		}
+		m.offered = offered(c)
 	case decode.CLCTypeAccept, decode.CLCTypeConfirm:
 		a := &c.Accept
 		m.smcd = c.TypeV1 == decode.SMCTypeD
@@ -158,4 +160,22 @@ func fillLLC(m *llcIn, l *decode.LLC) {
 			m.nDel++
 		}
 	}
+}
+
+// offered names what a Proposal offers, e.g. "SMC-Rv2" or "SMC-Rv1+SMC-Dv1".
+func offered(c *decode.CLC) string {
+	var parts []string
+	add := func(t decode.SMCType, v string) {
+		if t.HasR() {
+			parts = append(parts, "SMC-R"+v)
+		}
+		if t.HasD() {
+			parts = append(parts, "SMC-D"+v)
+		}
+	}
+	if c.Version >= 2 {
+		add(c.TypeV2, "v2")
+	}
+	add(c.TypeV1, "v1")
+	return strings.Join(parts, "+")
 }

@@ -56,6 +56,7 @@ type clcIn struct {
 	ep       Endpoint
 	eid      string
 	decline  uint32
+	offered  string // Proposal: the SMC types and versions offered
 	maxLinks uint8
 	maxConns uint8
 }

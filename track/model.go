@@ -158,6 +158,7 @@ type Conn struct {
 	SMCD                                                  bool
 	FirstContact                                          bool
 	EID                                                   string
+	Offered                                               string  // what the Proposal offered, e.g. "SMC-Rv2+SMC-Dv2"
 	CLCTypes                                              []uint8 // CLC message types in order (1..4)
 	Outcome                                               Outcome
 	Fallback                                              Fallback

@@ -50,6 +50,9 @@ func TestPingpong(t *testing.T) {
 	if c.Client.String() != cl.local || c.Server.String() != cl.peer {
 		t.Errorf("tuple %v -> %v, want %s -> %s", c.Client, c.Server, cl.local, cl.peer)
 	}
+	if c.Offered != "SMC-Rv2" || strings.TrimRight(c.EID, " ") != "SMC-LAB-UEID" {
+		t.Errorf("Proposal offered %q EID %q, want SMC-Rv2 and the lab's UEID", c.Offered, c.EID)
+	}
 	if !c.OptionSYN || !c.OptionSYNACK {
 		t.Errorf("SMC option SYN %v SYN-ACK %v, want both", c.OptionSYN, c.OptionSYNACK)
 	}

@@ -160,6 +160,7 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 		if c.EID == "" {
 			c.EID = m.eid
 		}
+		c.Offered = m.offered
 	case clcAccept:
 		c.TAccept = in.ts
 		c.ServerEP = m.ep
@@ -209,7 +210,7 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 func clcInfo(c *Conn, m *clcIn) string {
 	switch m.typ {
 	case clcProposal:
-		return fmt.Sprintf("v%d offer%s", m.version, eidInfo(m.eid))
+		return fmt.Sprintf("v%d offers %s%s", m.version, dashEmpty(m.offered), eidInfo(m.eid))
 	case clcAccept, clcConfirm:
 		kind := "SMC-R"
 		if m.smcd {
@@ -230,6 +231,13 @@ func clcInfo(c *Conn, m *clcIn) string {
 		return s
 	}
 	return ""
+}
+
+func dashEmpty(s string) string {
+	if s == "" {
+		return "nothing"
+	}
+	return s
 }
 
 func eidInfo(eid string) string {

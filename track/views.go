@@ -200,6 +200,7 @@ type ConnRow struct {
 	Inferred     bool      `json:"inferred,omitempty"`
 	RolesUnknown bool      `json:"roles_unknown,omitempty"`
 	EID          string    `json:"eid,omitempty"`
+	Offered      string    `json:"offered,omitempty"`
 	LGR          int       `json:"lgr,omitempty"`
 	Link         int       `json:"link,omitempty"`
 	OptionSYN    bool      `json:"option_syn"`
@@ -295,7 +296,7 @@ func (s *Snapshot) connRows() []ConnRow {
 		r := ConnRow{
 			ID: c.ID, Client: addrString(c.Client), Server: addrString(c.Server),
 			Outcome: c.Outcome.String(), Detail: ConnDetail(c), Version: c.Version,
-			FirstContact: c.FirstContact, Inferred: c.Inferred, RolesUnknown: c.RolesUnknown, EID: strings.TrimRight(c.EID, " "),
+			FirstContact: c.FirstContact, Inferred: c.Inferred, RolesUnknown: c.RolesUnknown, EID: strings.TrimRight(c.EID, " "), Offered: c.Offered,
 			LGR: c.LGR, Link: c.Link, OptionSYN: c.OptionSYN, OptionSYNACK: c.OptionSYNACK,
 			Handshake:  Durations{ms(start, c.TProposal), ms(start, c.TAccept), ms(start, c.TConfirm), ms(start, c.TFirstCDC)},
 			Client2Srv: flowRow(&c.Flow[DirC2S]), Srv2Client: flowRow(&c.Flow[DirS2C]),
