@@ -231,6 +231,7 @@ type RC struct {
 	WritePkts  int
 	Acks       int // acknowledgements sent in this direction
 	NAKs       int
+	NAKCodes   [5]int // by NAK code: PSN sequence error, invalid request, remote access error, remote operational error, invalid RD request
 	RNRs       int
 	PSNGaps    int // times the PSN jumped ahead
 	PSNMissing int // packets skipped by those jumps

@@ -1,6 +1,10 @@
 package track
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/smcscope/smcscope/decode"
+)
 
 func (t *Tracker) newLGR(in *input, inferred bool) *LinkGroup {
 	t.nextLGR++
@@ -230,7 +234,10 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 		kind = "RNR NAK"
 	case 3:
 		rc.NAKs++
-		kind = "NAK"
+		if code := r.syndrome & 0x1F; int(code) < len(rc.NAKCodes) {
+			rc.NAKCodes[code]++
+		}
+		kind = "NAK " + decode.NAKCode(r.syndrome&0x1F).String()
 	}
 	rev := &l.RC[d.Reverse()]
 	if c := rev.connOf(r.psn); c != nil {

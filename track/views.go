@@ -489,18 +489,19 @@ type EndRow struct {
 
 // RCRow counts one direction of a link.
 type RCRow struct {
-	Packets    int `json:"packets"`
-	Sends      int `json:"sends"`
-	WritePkts  int `json:"write_packets"`
-	LLCs       int `json:"llcs"`
-	CDCs       int `json:"cdcs"`
-	Acks       int `json:"acks"`
-	NAKs       int `json:"naks"`
-	RNRs       int `json:"rnr_naks"`
-	PSNGaps    int `json:"psn_gaps"`
-	PSNMissing int `json:"psn_missing"`
-	Retrans    int `json:"retransmissions"`
-	Unattached int `json:"unattached"`
+	Packets    int            `json:"packets"`
+	Sends      int            `json:"sends"`
+	WritePkts  int            `json:"write_packets"`
+	LLCs       int            `json:"llcs"`
+	CDCs       int            `json:"cdcs"`
+	Acks       int            `json:"acks"`
+	NAKs       int            `json:"naks"`
+	NAKCodes   map[string]int `json:"nak_codes,omitempty"`
+	RNRs       int            `json:"rnr_naks"`
+	PSNGaps    int            `json:"psn_gaps"`
+	PSNMissing int            `json:"psn_missing"`
+	Retrans    int            `json:"retransmissions"`
+	Unattached int            `json:"unattached"`
 }
 
 func endRow(e *LinkEnd) EndRow {
@@ -518,7 +519,17 @@ func endRow(e *LinkEnd) EndRow {
 }
 
 func rcRow(r *RC) RCRow {
-	return RCRow{r.Packets, r.Sends, r.WritePkts, r.LLCs, r.CDCs, r.Acks, r.NAKs, r.RNRs, r.PSNGaps, r.PSNMissing, r.Retrans, r.Unattached}
+	row := RCRow{Packets: r.Packets, Sends: r.Sends, WritePkts: r.WritePkts, LLCs: r.LLCs, CDCs: r.CDCs, Acks: r.Acks,
+		NAKs: r.NAKs, RNRs: r.RNRs, PSNGaps: r.PSNGaps, PSNMissing: r.PSNMissing, Retrans: r.Retrans, Unattached: r.Unattached}
+	for code, n := range r.NAKCodes {
+		if n > 0 {
+			if row.NAKCodes == nil {
+				row.NAKCodes = map[string]int{}
+			}
+			row.NAKCodes[decode.NAKCode(code).String()] = n
+		}
+	}
+	return row
 }
 
 func (s *Snapshot) linkRows() []LinkRow {
