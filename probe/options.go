@@ -37,7 +37,7 @@ type Options struct {
 	Interval   time.Duration // pacing; 0 is back to back (-i)
 	Parallel   int           // connections per mode (-P)
 	Warmup     int           // unrecorded pings per connection and size
-	CompareTCP bool          // --compare tcp
+	Compare    []Proto       // --compare: protocols measured interleaved with Proto
 	Round      int           // messages per mode per round when comparing
 	Hist       bool
 	LogFile    string
@@ -59,7 +59,7 @@ const usageText = `usage:
   smcping -s [-p PORT] [--tcp-port PORT] [--tcp] [--proto smc|ipproto] [--listen ADDR]
              [--max-msg BYTES] [--max-conns N] [--idle DURATION]
   smcping HOST[:PORT] [-n N | -t DURATION] [-m SIZES] [-i INTERVAL] [-P N] [--warmup N]
-             [--proto smc|ipproto|tcp] [--compare tcp] [--bw] [--hist] [--log FILE]
+             [--proto smc|ipproto|tcp] [--compare tcp[,ipproto|smc]] [--bw] [--hist] [--log FILE]
              [--require smc] [--check] [-o text|json] [--timeout DURATION]
 
 The server listens for SMC on PORT (default 5000) and for the plain TCP
@@ -68,6 +68,8 @@ plain TCP, so the server is not SMC-capable at all.
 SIZES is one size, a list "64,1024,8192" or a range of powers of two
 "64-65536"; a size counts the 4-byte smcping header (minimum 4).
 -n counts messages per connection, per size and per protocol.
+--compare runs the other protocols in alternating rounds with the first;
+TCP goes to --tcp-port, AF_SMC and IPPROTO_SMC both to PORT.
 `
 
 // ParseArgs parses smcping's arguments; HOST may come before, between or
@@ -101,7 +103,7 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 	fs.StringVar(&intv, "i", "0", "interval between pings (\"1ms\"); 0 is back to back")
 	fs.IntVar(&o.Parallel, "P", 1, "parallel connections per protocol")
 	fs.IntVar(&o.Warmup, "warmup", 100, "unrecorded pings per connection and size")
-	fs.StringVar(&compare, "compare", "", "\"tcp\": measure a TCP baseline interleaved in the same run")
+	fs.StringVar(&compare, "compare", "", "protocols measured interleaved in the same run: tcp (the baseline, on --tcp-port), ipproto, smc; comma-separated")
 	fs.IntVar(&o.Round, "round", 100, "messages per protocol per round with --compare")
 	fs.BoolVar(&o.Hist, "hist", false, "print a histogram per size and protocol")
 	fs.StringVar(&o.LogFile, "log", "", "write every sample to this CSV file")
@@ -192,12 +194,16 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 	if o.Interval, err = parseSeconds(intv); err != nil || o.Interval < 0 {
 		return usage("-i %q: want a duration >= 0", intv)
 	}
-	switch compare {
-	case "":
-	case "tcp":
-		o.CompareTCP = o.Proto != ProtoTCP
-	default:
-		return usage("--compare %q: only \"tcp\" is known", compare)
+	if compare != "" {
+		for name := range strings.SplitSeq(compare, ",") {
+			p, err := ParseProto(strings.TrimSpace(name))
+			if err != nil {
+				return usage("--compare: %v", err)
+			}
+			if p != o.Proto && !slices.Contains(o.Compare, p) {
+				o.Compare = append(o.Compare, p)
+			}
+		}
 	}
 	switch o.Require {
 	case "", "smc":

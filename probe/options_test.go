@@ -81,7 +81,7 @@ func TestParseArgs(t *testing.T) {
 			}
 		}},
 		{name: "flags around host", args: "-n 5 server.example -P 4 --compare tcp -o json", check: func(t *testing.T, o Options) {
-			if o.Host != "server.example" || o.Port != 5000 || o.Parallel != 4 || !o.CompareTCP || o.Output != "json" || o.Count != 5 {
+			if o.Host != "server.example" || o.Port != 5000 || o.Parallel != 4 || !slices.Equal(o.Compare, []Proto{ProtoTCP}) || o.Output != "json" || o.Count != 5 {
 				t.Errorf("%+v", o)
 			}
 		}},
@@ -101,10 +101,16 @@ func TestParseArgs(t *testing.T) {
 			}
 		}},
 		{name: "compare with tcp proto is a no-op", args: "h --proto tcp --compare tcp", check: func(t *testing.T, o Options) {
-			if o.CompareTCP || o.Proto != ProtoTCP {
+			if len(o.Compare) != 0 || o.Proto != ProtoTCP {
 				t.Errorf("%+v", o)
 			}
 		}},
+		{name: "three-way compare", args: "h --compare tcp,ipproto,smc,tcp", check: func(t *testing.T, o Options) {
+			if !slices.Equal(o.Compare, []Proto{ProtoTCP, ProtoIPPROTO}) {
+				t.Errorf("Compare = %v, want [tcp ipproto]", o.Compare)
+			}
+		}},
+		{name: "bad compare", args: "h --compare udp", err: "--compare"},
 		{name: "ipproto", args: "h --proto ipproto --check", check: func(t *testing.T, o Options) {
 			if o.Proto != ProtoIPPROTO || !o.Check {
 				t.Errorf("%+v", o)

@@ -17,7 +17,7 @@ type Report struct {
 	Proto    string       `json:"proto"`
 	Conns    []ConnReport `json:"connections"`
 	Results  []Result     `json:"results,omitempty"`
-	Ratios   []Ratio      `json:"smc_tcp_ratios,omitempty"`
+	Ratios   []Ratio      `json:"ratios_to_tcp,omitempty"`
 	BW       []BWResult   `json:"bandwidth,omitempty"`
 	hists    map[string][]Bucket
 	histKeys []string
@@ -50,14 +50,18 @@ type Result struct {
 	Size    int     `json:"size"`
 	RTT     Summary `json:"rtt"`
 	HalfRTT Summary `json:"half_rtt"`
+	// baseline marks the --compare tcp results, the denominator of Ratios.
+	baseline bool
 }
 
-// Ratio compares SMC with the TCP baseline at one size (below 1: SMC faster).
+// Ratio compares one protocol with the TCP baseline at one size, RTT over
+// RTT (below 1: faster than TCP).
 type Ratio struct {
-	Size int     `json:"size"`
-	P50  float64 `json:"p50"`
-	Mean float64 `json:"mean"`
-	P99  float64 `json:"p99"`
+	Proto string  `json:"proto"`
+	Size  int     `json:"size"`
+	P50   float64 `json:"p50"`
+	Mean  float64 `json:"mean"`
+	P99   float64 `json:"p99"`
 }
 
 func newReport(m *modeRun) *Report {
@@ -112,29 +116,41 @@ func (r *Report) addResult(o Options, m *modeRun, size int) {
 	}
 	s := Summarize(all)
 	res := Result{Proto: m.proto.String(), Mode: modeLabel(m), Size: size, RTT: s, HalfRTT: s.Half()}
-	r.Results = append(r.Results, res)
 	if o.Hist {
 		key := fmt.Sprintf("%s size %d", res.Proto, size)
 		r.hists[key] = Histogram(all, 20)
 		r.histKeys = append(r.histKeys, key)
 	}
-	if m.baseline {
-		// The baseline is measured after the primary at each size.
-		for _, prev := range r.Results[:len(r.Results)-1] {
-			if prev.Size == size && s.P50 > 0 && s.Mean > 0 && s.P99 > 0 {
-				r.Ratios = append(r.Ratios, Ratio{
-					Size: size,
-					P50:  float64(prev.RTT.P50) / float64(s.P50),
-					Mean: float64(prev.RTT.Mean) / float64(s.Mean),
-					P99:  float64(prev.RTT.P99) / float64(s.P99),
-				})
-			}
+	res.baseline = m.baseline
+	r.Results = append(r.Results, res)
+}
+
+// addRatios divides every other protocol's results at size by those of the
+// TCP baseline measured in the same rounds.
+func (r *Report) addRatios(size int) {
+	var base *Result
+	for i := range r.Results {
+		if x := &r.Results[i]; x.Size == size && x.baseline {
+			base = x
 		}
+	}
+	if base == nil || base.RTT.P50 <= 0 || base.RTT.Mean <= 0 || base.RTT.P99 <= 0 {
+		return
+	}
+	for _, x := range r.Results {
+		if x.Size != size || x.baseline {
+			continue
+		}
+		r.Ratios = append(r.Ratios, Ratio{
+			Proto: x.Proto,
+			Size:  size,
+			P50:   float64(x.RTT.P50) / float64(base.RTT.P50),
+			Mean:  float64(x.RTT.Mean) / float64(base.RTT.Mean),
+			P99:   float64(x.RTT.P99) / float64(base.RTT.P99),
+		})
 	}
 }
 
-// writeHeader prints the run and the proof of every connection (text
-// only; JSON comes whole from writeBody).
 func (r *Report) writeHeader(w io.Writer, o Options) error {
 	if o.Output == "json" {
 		return nil
@@ -171,7 +187,7 @@ func (r *Report) writeBody(w io.Writer, o Options) error {
 		writeTable(bw, "RTT/2 (one-way estimate, as sockperf reports), usec", r.Results, func(x Result) Summary { return x.HalfRTT })
 	}
 	for _, q := range r.Ratios {
-		fmt.Fprintf(bw, "SMC/TCP ratio size %d: p50 %.3f  mean %.3f  p99 %.3f\n", q.Size, q.P50, q.Mean, q.P99)
+		fmt.Fprintf(bw, "%s/tcp ratio size %d: p50 %.3f  mean %.3f  p99 %.3f\n", q.Proto, q.Size, q.P50, q.Mean, q.P99)
 	}
 	for _, k := range r.histKeys {
 		fmt.Fprintf(bw, "\nhistogram RTT usec, %s\n", k)

@@ -59,7 +59,7 @@ func TestReportGolden(t *testing.T) {
 		{Proto: "smc", Mode: "mixed", Size: 64, RTT: s1, HalfRTT: s1.Half()},
 		{Proto: "tcp", Mode: "TCP", Size: 64, RTT: s2, HalfRTT: s2.Half()},
 	}
-	r.Ratios = []Ratio{{Size: 64, P50: float64(s1.P50) / float64(s2.P50), Mean: float64(s1.Mean) / float64(s2.Mean), P99: float64(s1.P99) / float64(s2.P99)}}
+	r.Ratios = []Ratio{{Proto: "smc", Size: 64, P50: float64(s1.P50) / float64(s2.P50), Mean: float64(s1.Mean) / float64(s2.Mean), P99: float64(s1.P99) / float64(s2.P99)}}
 	r.BW = []BWResult{{Proto: "smc", Size: 65536, Conns: 1, Messages: 192, Bytes: 192 * 65536, Seconds: 3.001, MBPerSec: 4.19, MsgsPerSec: 64}}
 	for _, out := range []string{"text", "json"} {
 		o := Options{Output: out, Parallel: 2, Count: 200}

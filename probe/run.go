@@ -146,29 +146,38 @@ func runClient(ctx context.Context, o Options, stdout io.Writer, in Inspector) e
 	defer primary.interruptOn(ctx)()
 	modes := []*modeRun{primary}
 	rep := newReport(primary)
+	for _, p := range o.Compare {
+		port := o.Port
+		if p == ProtoTCP {
+			port = o.TCPPort
+		}
+		m, err := dialMode(ctx, o, p, netip.AddrPortFrom(addr, port), in, o.Parallel, maxSize, perConn, start)
+		if err != nil {
+			return fmt.Errorf("--compare %s (port %d): %w", p, port, err)
+		}
+		defer m.close()
+		defer m.interruptOn(ctx)()
+		m.baseline = p == ProtoTCP
+		modes = append(modes, m)
+		rep.addConns(m)
+	}
 	if o.Require == "smc" {
-		for _, c := range primary.conns {
-			if err := c.proof.Require(); err != nil {
-				// Nothing was measured: the proofs are the whole report.
-				if o.Output == "json" {
-					rep.writeBody(stdout, o)
-				} else {
-					rep.writeHeader(stdout, o)
+		for _, m := range modes {
+			for _, c := range m.conns {
+				if !m.proto.IsSMC() {
+					continue
 				}
-				return err
+				if err := c.proof.Require(); err != nil {
+					// Nothing was measured: the proofs are the whole report.
+					if o.Output == "json" {
+						rep.writeBody(stdout, o)
+					} else {
+						rep.writeHeader(stdout, o)
+					}
+					return err
+				}
 			}
 		}
-	}
-	if o.CompareTCP {
-		base, err := dialMode(ctx, o, ProtoTCP, netip.AddrPortFrom(addr, o.TCPPort), in, o.Parallel, maxSize, perConn, start)
-		if err != nil {
-			return fmt.Errorf("TCP baseline (--compare tcp, port %d): %w", o.TCPPort, err)
-		}
-		defer base.close()
-		defer base.interruptOn(ctx)()
-		base.baseline = true
-		modes = append(modes, base)
-		rep.addConns(base)
 	}
 	// The proofs come first, so a long run shows at once what it measures.
 	if err := rep.writeHeader(stdout, o); err != nil {
@@ -212,6 +221,7 @@ func runClient(ctx context.Context, o Options, stdout io.Writer, in Inspector) e
 			}
 			rep.addResult(o, m, size)
 		}
+		rep.addRatios(size)
 	}
 	if logw != nil {
 		if err := logw.close(); err != nil {

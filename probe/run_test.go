@@ -106,7 +106,7 @@ func TestLoopbackInterleaved(t *testing.T) {
 	o := loopbackOptions(t, ServerConfig{TCPOnly: true, TCPPort: 0})
 	s2, _ := startServer(t, ServerConfig{TCPOnly: true})
 	o.TCPPort = s2.Addrs()[0].Port()
-	o.CompareTCP = true
+	o.Compare = []Proto{ProtoTCP}
 	o.Sizes = []int{64}
 	o.Count = 35 // not a multiple of the round: the last round is short
 	r := runJSON(t, o)
@@ -175,7 +175,7 @@ func TestCompareWithoutSMC(t *testing.T) {
 		t.Skip("this kernel has AF_SMC; the missing-module path cannot be tested here")
 	}
 	o := loopbackOptions(t, ServerConfig{TCPOnly: true})
-	o.Proto, o.CompareTCP = ProtoSMC, true
+	o.Proto, o.Compare = ProtoSMC, []Proto{ProtoTCP}
 	err := runClient(context.Background(), o, io.Discard, KernelInspector{})
 	if !errors.Is(err, ErrNotSupported) || !errors.Is(err, syscall.EAFNOSUPPORT) {
 		t.Fatalf("err = %v, want ErrNotSupported wrapping EAFNOSUPPORT", err)
