@@ -598,20 +598,21 @@ func intList(ids []int) string {
 
 // LGRRow is one line of smc,lgr.
 type LGRRow struct {
-	ID           int    `json:"id"`
-	State        string `json:"state"`
-	Inferred     bool   `json:"inferred,omitempty"`
-	ServerPeerID string `json:"server_peer_id"`
-	ClientPeerID string `json:"client_peer_id"`
-	ServerLGRID  string `json:"server_lgr_id,omitempty"`
-	ClientLGRID  string `json:"client_lgr_id,omitempty"`
-	Version      uint8  `json:"version"`
-	MaxLinks     uint8  `json:"max_links"`
-	MaxConns     uint8  `json:"max_conns"`
-	Links        []int  `json:"links"`
-	Conns        []int  `json:"conns"`
-	DeleteCode   string `json:"delete_reason,omitempty"`
-	FirstFrame   int    `json:"first_frame"`
+	ID           int      `json:"id"`
+	State        string   `json:"state"`
+	Inferred     bool     `json:"inferred,omitempty"`
+	ServerPeerID string   `json:"server_peer_id"`
+	ClientPeerID string   `json:"client_peer_id"`
+	ServerLGRID  string   `json:"server_lgr_id,omitempty"`
+	ClientLGRID  string   `json:"client_lgr_id,omitempty"`
+	Version      uint8    `json:"version"`
+	MaxLinks     uint8    `json:"max_links"`
+	MaxConns     uint8    `json:"max_conns"`
+	Links        []int    `json:"links"`
+	LinkStates   []string `json:"link_states"` // "ID(link N):state" per link
+	Conns        []int    `json:"conns"`
+	DeleteCode   string   `json:"delete_reason,omitempty"`
+	FirstFrame   int      `json:"first_frame"`
 }
 
 func peerID(id [8]byte) string {
@@ -622,6 +623,14 @@ func peerID(id [8]byte) string {
 }
 
 func (s *Snapshot) lgrRows() []LGRRow {
+	state := map[int]string{}
+	for i := range s.Links {
+		l := &s.Links[i]
+		state[l.ID] = fmt.Sprintf("%d:%s", l.ID, l.State)
+		if l.LinkID != 0 {
+			state[l.ID] = fmt.Sprintf("%d(link %d):%s", l.ID, l.LinkID, l.State)
+		}
+	}
 	rows := make([]LGRRow, 0, len(s.LinkGroups))
 	for i := range s.LinkGroups {
 		g := &s.LinkGroups[i]
@@ -638,6 +647,9 @@ func (s *Snapshot) lgrRows() []LGRRow {
 			r.State = "deleted"
 			r.DeleteCode = fmt.Sprintf("%#08x %s", g.DeleteCode, decode.DeleteLinkReason(g.DeleteCode).Meaning())
 		}
+		for _, id := range g.Links {
+			r.LinkStates = append(r.LinkStates, state[id])
+		}
 		rows = append(rows, r)
 	}
 	return rows
@@ -652,7 +664,7 @@ func textLGRs(tw *tabwriter.Writer, rows []LGRRow) {
 			state += " (joined mid-stream)"
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\tv%d\t%d\t%d\t%s\t%s\t%s\n", r.ID, state, r.ServerPeerID, r.ClientPeerID,
-			dash(r.ServerLGRID), dash(r.ClientLGRID), r.Version, r.MaxLinks, r.MaxConns, intList(r.Links), intList(r.Conns), r.DeleteCode)
+			dash(r.ServerLGRID), dash(r.ClientLGRID), r.Version, r.MaxLinks, r.MaxConns, dash(strings.Join(r.LinkStates, " ")), intList(r.Conns), r.DeleteCode)
 	}
 }
 

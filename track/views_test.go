@@ -36,7 +36,7 @@ func TestViews(t *testing.T) {
 					t.Errorf("links json: %+v", rows)
 				}
 			}},
-		{pp, "smc,lgr", []string{"e4ef@52:54:00:0a:00:01", "413e@52:54:00:0a:00:02", "0x100", "1,2"},
+		{pp, "smc,lgr", []string{"e4ef@52:54:00:0a:00:01", "413e@52:54:00:0a:00:02", "0x100", "1(link 1):deleted 2(link 2):rejected"},
 			func(t *testing.T, b []byte) {
 				var rows []LGRRow
 				mustJSON(t, b, &rows)
