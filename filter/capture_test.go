@@ -4,9 +4,11 @@ import (
 	"errors"
 	"io"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/filter"
 )
 
@@ -102,5 +104,57 @@ func TestAliasForms(t *testing.T) {
 	var se *filter.SyntaxError
 	if !errors.As(err, &se) || se.Col != 13 || se.Msg != `"http" is not an unsigned number for tcp.port` {
 		t.Errorf("Compile(tcp.port == http) = %v", err)
+	}
+}
+
+// BenchmarkMatchPingpong matches typical filters against the records of
+// every frame of the real pingpong capture, as smcdump -Y does.
+func BenchmarkMatchPingpong(b *testing.B) {
+	r, err := capture.Open(filepath.Join("..", "testdata", "reference", "pingpong.pcap"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var recs []decode.Record
+	for {
+		fr, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		// The reader reuses its record and frame bytes: keep deep copies.
+		src := fr.Fields()
+		rec := decode.Record{IDs: slices.Clone(src.IDs), Vals: slices.Clone(src.Vals)}
+		for i := range rec.Vals {
+			rec.Vals[i].B = slices.Clone(rec.Vals[i].B)
+		}
+		recs = append(recs, rec)
+	}
+	r.Close()
+	for _, bc := range []struct{ name, expr string }{
+		{"clc-decline", "smc.clc.type == 4 and smc.clc.decline.reason == 0x03030002"},
+		{"prefix", "smc.llc"},
+		{"alias", "ip.addr == 10.10.0.2 and udp.port == 4791"},
+		{"ip-addr", "ip.addr == 10.10.0.2"},
+		{"ip-src", "ip.src == 10.10.0.2"},
+		{"udp-port", "udp.port == 4791"},
+		{"cdc-range", "smc.cdc.seq in {100..200} || smc.cdc.flags.peer_conn_closed"},
+	} {
+		f, err := filter.Compile(bc.expr)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			n := 0
+			for b.Loop() {
+				for i := range recs {
+					f.Match(&recs[i])
+				}
+				n += len(recs)
+			}
+			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "frames/s")
+		})
 	}
 }

@@ -111,14 +111,28 @@ func appendOperand(b []byte, x node, inAnd bool) []byte {
 	return x.appendTo(b)
 }
 
-// presentNode tests that one field occurs in the frame.
+// fieldIDs are the fields a test reads: one field twice, or the two
+// targets of an alias such as ip.addr. A fixed pair keeps the scan of the
+// record to one pass without a slice to range over.
+type fieldIDs [2]decode.FieldID
+
+func (f *fieldIDs) has(id decode.FieldID) bool { return id == f[0] || id == f[1] }
+
+// presentNode tests that a field occurs in the frame.
 type presentNode struct {
-	id   decode.FieldID
+	ids  fieldIDs
 	name string
 }
 
-func (n *presentNode) match(r *decode.Record) bool { return r.Has(n.id) }
-func (n *presentNode) appendTo(b []byte) []byte    { return append(b, n.name...) }
+func (n *presentNode) match(r *decode.Record) bool {
+	for _, id := range r.IDs {
+		if n.ids.has(id) {
+			return true
+		}
+	}
+	return false
+}
+func (n *presentNode) appendTo(b []byte) []byte { return append(b, n.name...) }
 
 // prefixNode tests that any field under a protocol prefix (smc.cdc, roce)
 // occurs; a bitset over FieldIDs keeps this one load per record entry.
@@ -152,9 +166,9 @@ const (
 
 var opText = [...]string{"==", "!=", "~=", "<", "<=", ">", ">=", "contains"}
 
-// cmpNode compares every value of one field with a literal.
+// cmpNode compares every value of a field with a literal.
 type cmpNode struct {
-	id   decode.FieldID
+	ids  fieldIDs
 	kind decode.Kind
 	op   op
 	lit  literal
@@ -165,7 +179,7 @@ type cmpNode struct {
 func (n *cmpNode) match(r *decode.Record) bool {
 	seen := false
 	for i, id := range r.IDs {
-		if id != n.id {
+		if !n.ids.has(id) {
 			continue
 		}
 		seen = true
@@ -214,7 +228,7 @@ func (n *cmpNode) appendTo(b []byte) []byte {
 
 // inNode tests whether any value of a field is in a set of literals.
 type inNode struct {
-	id    decode.FieldID
+	ids   fieldIDs
 	kind  decode.Kind
 	set   []literal
 	name  string
@@ -223,7 +237,7 @@ type inNode struct {
 
 func (n *inNode) match(r *decode.Record) bool {
 	for i, id := range r.IDs {
-		if id != n.id {
+		if !n.ids.has(id) {
 			continue
 		}
 		for j := range n.set {

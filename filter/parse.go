@@ -15,6 +15,7 @@ type parser struct {
 	i    int
 	ids  []decode.FieldID
 	seen map[decode.FieldID]bool
+	cur  fieldIDs // the field(s) of the comparison being parsed
 }
 
 func (p *parser) peek() token { return p.toks[p.i] }
@@ -132,11 +133,7 @@ func (p *parser) parseField(name token) (node, error) {
 	var targets []decode.FieldDef
 	if !isField && len(prefixIDs) == 0 {
 		if targets = aliasTargets(name.text); targets != nil {
-			n, err := p.parseField1(name, targets[0], true, nil, targets)
-			if err != nil {
-				return nil, err
-			}
-			return expandAlias(n, targets), nil
+			return p.parseField1(name, targets[0], true, nil, targets)
 		}
 		if c := name.text[0]; (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') {
 			return nil, errAt(p.expr, name.pos, "expected a field name, got "+name.describe())
@@ -149,11 +146,11 @@ func (p *parser) parseField(name token) (node, error) {
 // parseField1 parses what follows a resolved name. For an alias, def is
 // its first target renamed to the alias, and targets lists them all.
 func (p *parser) parseField1(name token, def decode.FieldDef, isField bool, prefixIDs []decode.FieldID, targets []decode.FieldDef) (node, error) {
+	p.cur = fieldIDs{def.ID, def.ID}
 	if targets != nil {
 		def.Name = name.text
-		for _, t := range targets {
-			p.use(t.ID)
-		}
+		p.cur = fieldIDs{targets[0].ID, targets[1].ID}
+		p.use(targets[1].ID)
 	}
 	opTok := p.peek()
 	o, isOp := op(0), false
@@ -205,7 +202,7 @@ func (p *parser) parseField1(name token, def decode.FieldDef, isField bool, pref
 	if lit.isPrefix && o != opEq && o != opNe && o != opAnyNe {
 		return nil, errAt(p.expr, v.pos, "an address prefix can only be compared with == or !=")
 	}
-	return &cmpNode{id: def.ID, kind: def.Kind, op: o, lit: lit, name: def.Name, text: v.raw}, nil
+	return &cmpNode{ids: p.cur, kind: def.Kind, op: o, lit: lit, name: def.Name, text: v.raw}, nil
 }
 
 // parseSet reads "{v1 v2 lo..hi}" (commas optional) after "in".
@@ -214,7 +211,7 @@ func (p *parser) parseSet(def decode.FieldDef, in token) (node, error) {
 	if open.kind != tLBrace {
 		return nil, errAt(p.expr, open.pos, `expected "{" after "in", got `+open.describe())
 	}
-	n := &inNode{id: def.ID, kind: def.Kind, name: def.Name}
+	n := &inNode{ids: p.cur, kind: def.Kind, name: def.Name}
 	for {
 		t := p.next()
 		switch t.kind {
@@ -246,7 +243,7 @@ func (p *parser) parseSet(def decode.FieldDef, in token) (node, error) {
 func (p *parser) presence(name token, def decode.FieldDef, isField bool, under []decode.FieldID) node {
 	if isField && len(under) == 0 {
 		p.use(def.ID)
-		return &presentNode{id: def.ID, name: def.Name}
+		return &presentNode{ids: p.cur, name: def.Name}
 	}
 	if isField {
 		under = append(under, def.ID)
@@ -293,9 +290,12 @@ func fieldsUnder(name string) []decode.FieldID {
 	return ids
 }
 
-// aliases are Wireshark's either-direction fields. Each stands for its
-// targets as long as the catalogue has them all, with one Kind, and does
-// not define the alias name itself.
+// aliases are Wireshark's either-direction fields. Each stands for its two
+// targets as long as the catalogue has both, with one Kind, and does not
+// define the alias name itself. A comparison on an alias reads the values
+// of both fields as one multi-valued field, which gives Wireshark's
+// meaning: "ip.addr == a" holds if either address is a, "ip.addr != a" if
+// there is an address and neither is a.
 var aliases = map[string][]string{
 	"eth.addr": {"eth.src", "eth.dst"},
 	"ip.addr":  {"ip.src", "ip.dst"},
@@ -317,50 +317,4 @@ func aliasTargets(name string) []decode.FieldDef {
 		defs = append(defs, d)
 	}
 	return defs
-}
-
-// aliasNode is an alias expanded over its targets; it prints as written.
-type aliasNode struct {
-	node
-	text string
-}
-
-func (n *aliasNode) appendTo(b []byte) []byte { return append(b, n.text...) }
-
-// expandAlias turns a node parsed against an alias into the same test on
-// every target, with Wireshark's meaning: "ip.addr == a" holds if either
-// address is a; "ip.addr != a" holds if there is an address and none is a.
-func expandAlias(n node, targets []decode.FieldDef) node {
-	text := string(n.appendTo(nil))
-	var present, each node
-	for _, t := range targets {
-		var pn, en node = &presentNode{id: t.ID, name: t.Name}, nil
-		switch x := n.(type) {
-		case *presentNode:
-			en = pn
-		case *cmpNode:
-			c := *x
-			c.id, c.name = t.ID, t.Name
-			if c.op == opNe {
-				c.op = opEq
-			}
-			en = &c
-		case *inNode:
-			c := *x
-			c.id, c.name = t.ID, t.Name
-			en = &c
-		}
-		present, each = orOf(present, pn), orOf(each, en)
-	}
-	if c, ok := n.(*cmpNode); ok && c.op == opNe {
-		each = &andNode{present, &notNode{each}}
-	}
-	return &aliasNode{node: each, text: text}
-}
-
-func orOf(a, b node) node {
-	if a == nil {
-		return b
-	}
-	return &orNode{a, b}
 }

@@ -126,6 +126,9 @@ var wantLayers = map[string][]string{
 }
 
 func TestAgainstTshark(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs tshark and smcdump on every capture: skipped with -short")
+	}
 	tshark, err := exec.LookPath("tshark")
 	if err != nil {
 		t.Skip("tshark not installed: run make test-deps")
