@@ -251,7 +251,8 @@ func ParseSocket(b []byte) (Socket, error) {
 
 // diagAddrs picks IPv4 or IPv6. AF_SMC sockets report family 43 for both,
 // so the address words decide (lab-recipe gotcha 8): smc_diag fills only
-// the first word for SMCPROTO_SMC, all four for SMCPROTO_SMC6.
+// the first word for SMCPROTO_SMC, all four for SMCPROTO_SMC6. All-zero
+// words (an SMC6 listener on ::) are ambiguous and come out as 0.0.0.0.
 func diagAddrs(family uint8, src, dst []byte) (netip.Addr, netip.Addr) {
 	v4 := family == afINET
 	if family != afINET && family != afINET6 {

@@ -368,3 +368,30 @@ func TestGroundTruthLongCursorWrap(t *testing.T) {
 		t.Errorf("end SMCR clnt_v2_succ/rx_bytes/tx_bytes/rx_cnt/tx_cnt = %v, want %v", got, want)
 	}
 }
+
+// ipv6 and no-ueid: fallbacks. The lab client's own line
+// (labstub.client.log, from its socket and its independent sock_diag code): "[fd00:10::2]:50324 -> [fd00:10::1]:5000 ... mode=TCP
+// reason=0x03030000" and "10.10.0.2:42052 -> 10.10.0.1:5000 ... mode=TCP
+// reason=0x03030000" (NOSMCDEV: SMC-Rv2 needs IPv4, resp. a UEID). The
+// IPv6 socket is family 43 like the IPv4 one: only the address words
+// tell them apart.
+func TestGroundTruthFallbackAddresses(t *testing.T) {
+	for _, tt := range []struct {
+		dir      string
+		src, dst string
+	}{
+		{"ipv6-client-active", "[fd00:10::2]:50324", "[fd00:10::1]:5000"},
+		{"no-ueid-client-active", "10.10.0.2:42052", "10.10.0.1:5000"},
+	} {
+		ss := recordedSockets(t, tt.dir)
+		if len(ss) != 1 {
+			t.Fatalf("%s: %d sockets, want 1", tt.dir, len(ss))
+		}
+		s := ss[0]
+		if s.Family != afSMC || s.Mode != ModeFallback || s.FallbackReason != 0x03030000 || s.PeerDiagnosis != 0 ||
+			s.Src.String() != tt.src || s.Dst.String() != tt.dst {
+			t.Errorf("%s: socket %v -> %v family %d mode %v reason %#x, want %s -> %s family 43 fallback 0x03030000",
+				tt.dir, s.Src, s.Dst, s.Family, s.Mode, s.FallbackReason, tt.src, tt.dst)
+		}
+	}
+}
