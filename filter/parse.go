@@ -130,9 +130,8 @@ var wordOps = map[string]op{
 func (p *parser) parseField(name token) (node, error) {
 	def, isField := decode.LookupField(name.text)
 	prefixIDs := fieldsUnder(name.text)
-	var targets []decode.FieldDef
 	if !isField && len(prefixIDs) == 0 {
-		if targets = aliasTargets(name.text); targets != nil {
+		if targets := aliasTargets(name.text); targets != nil {
 			return p.parseField1(name, targets[0], true, nil, targets)
 		}
 		if c := name.text[0]; (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') {
@@ -171,7 +170,7 @@ func (p *parser) parseField1(name token, def decode.FieldDef, isField bool, pref
 	}
 	p.use(def.ID)
 	if isIn {
-		return p.parseSet(def, opTok)
+		return p.parseSet(def)
 	}
 
 	v := p.peek()
@@ -206,7 +205,7 @@ func (p *parser) parseField1(name token, def decode.FieldDef, isField bool, pref
 }
 
 // parseSet reads "{v1 v2 lo..hi}" (commas optional) after "in".
-func (p *parser) parseSet(def decode.FieldDef, in token) (node, error) {
+func (p *parser) parseSet(def decode.FieldDef) (node, error) {
 	open := p.next()
 	if open.kind != tLBrace {
 		return nil, errAt(p.expr, open.pos, `expected "{" after "in", got `+open.describe())
@@ -240,6 +239,7 @@ func (p *parser) parseSet(def decode.FieldDef, in token) (node, error) {
 	}
 }
 
+// presence tests for a field, or for any field under a protocol prefix.
 func (p *parser) presence(name token, def decode.FieldDef, isField bool, under []decode.FieldID) node {
 	if isField && len(under) == 0 {
 		p.use(def.ID)
@@ -248,23 +248,16 @@ func (p *parser) presence(name token, def decode.FieldDef, isField bool, under [
 	if isField {
 		under = append(under, def.ID)
 	}
-	var max decode.FieldID
+	var hi decode.FieldID
 	for _, id := range under {
 		p.use(id)
-		max = maxID(max, id)
+		hi = max(hi, id)
 	}
-	bits := make([]uint64, int(max>>6)+1)
+	bits := make([]uint64, int(hi>>6)+1)
 	for _, id := range under {
 		bits[id>>6] |= 1 << (id & 63)
 	}
 	return &prefixNode{bits: bits, name: name.text}
-}
-
-func maxID(a, b decode.FieldID) decode.FieldID {
-	if a > b {
-		return a
-	}
-	return b
 }
 
 func (p *parser) use(id decode.FieldID) {
@@ -296,7 +289,7 @@ func fieldsUnder(name string) []decode.FieldID {
 // of both fields as one multi-valued field, which gives Wireshark's
 // meaning: "ip.addr == a" holds if either address is a, "ip.addr != a" if
 // there is an address and neither is a.
-var aliases = map[string][]string{
+var aliases = map[string][2]string{
 	"eth.addr": {"eth.src", "eth.dst"},
 	"ip.addr":  {"ip.src", "ip.dst"},
 	"tcp.port": {"tcp.srcport", "tcp.dstport"},
