@@ -11,6 +11,9 @@ import (
 // Feed runs one decoded frame through the tracker. Frames must come in
 // capture order; f is only read during the call.
 func (t *Tracker) Feed(f *capture.Frame) {
+	if f == nil {
+		return
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	in := &t.in

@@ -89,3 +89,21 @@ func FuzzTrackCapture(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) { feedBytes(t, data) })
 }
+
+// TestOddFrames: frames without IP (ARP, LLDP), a nil frame, and fields for
+// a frame that was never fed do nothing.
+func TestOddFrames(t *testing.T) {
+	tr := New(Options{})
+	tr.Feed(nil)
+	var rec decode.Record
+	tr.AppendFields(nil, &rec)
+	eachFrame(t, refDir+"pingpong.pcap", func(f *capture.Frame) {
+		if f.IPv4 == nil && f.IPv6 == nil {
+			tr.Feed(f)
+		}
+	})
+	s := tr.Snapshot()
+	if s.Stats.Frames == 0 || s.Stats.Other != s.Stats.Frames || len(s.Conns)+len(s.Links) != 0 || len(rec.IDs) != 0 {
+		t.Errorf("non-IP frames: %+v, %d conns, %d links", s.Stats, len(s.Conns), len(s.Links))
+	}
+}
