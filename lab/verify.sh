@@ -304,11 +304,12 @@ verify_e2e() {
 # publish_samples DIR SCENARIO... copies the captures and a compact log (ground truth,
 # verification, the guests' own reports) of verified scenarios into DIR.
 publish_samples() {
-	local dest=$1 sc d r
+	local dest=$1 sc d r done=()
 	shift
 	mkdir -p "$dest"
 	for sc in "$@"; do
 		case "$sc" in e2e-*) continue ;; esac
+		done+=("$sc")
 		d="$OUT/$sc"
 		cp "$d/capture.pcap" "$dest/$sc.pcap"
 		{
@@ -324,7 +325,7 @@ publish_samples() {
 		done
 	done
 	write_samples_readme "$dest"
-	log "published ${*} to $dest"
+	log "published ${done[*]:-nothing} to $dest"
 }
 
 # What each scenario makes the kernels do (the README's words; the numbers come from the
