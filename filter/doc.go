@@ -22,7 +22,9 @@
 //     udp.port stand for the source and destination fields ("ip.addr !=
 //     a": there is an address and neither is a).
 //   - Comparisons: == != ~= < <= > >= (also eq ne any_ne lt le gt ge) and
-//     contains (strings and byte strings).
+//     contains (strings and byte strings), matches (a quoted Go regular
+//     expression against a string field, case-insensitive unless it starts
+//     with (?-i), as in Wireshark).
 //   - Sets: field in {1 2 0x10 20..30}; commas are optional; ranges are
 //     for numbers.
 //   - Logic: and &&, or ||, not !, parentheses. "not" binds tightest, then

@@ -162,9 +162,10 @@ const (
 	opGt
 	opGe
 	opContains
+	opMatches // regular expression, case-insensitive as in Wireshark
 )
 
-var opText = [...]string{"==", "!=", "~=", "<", "<=", ">", ">=", "contains"}
+var opText = [...]string{"==", "!=", "~=", "<", "<=", ">", ">=", "contains", "matches"}
 
 // cmpNode compares every value of a field with a literal.
 type cmpNode struct {
@@ -204,6 +205,8 @@ func (n *cmpNode) match(r *decode.Record) bool {
 			hit = compareValue(n.kind, v, &n.lit.v) > 0
 		case opGe:
 			hit = compareValue(n.kind, v, &n.lit.v) >= 0
+		case opMatches:
+			hit = n.lit.re.MatchString(v.S)
 		case opContains:
 			if n.kind == decode.KindString {
 				hit = strings.Contains(v.S, n.lit.v.S)

@@ -114,6 +114,9 @@ func TestMatch(t *testing.T) {
 		{`filtertest.s contains "lab"`, false},
 		{`filtertest.s > "SMC"`, true},
 		{`filtertest.s == "\x53MC-LAB-UEID"`, true},
+		{`filtertest.s matches "^smc-.*-ueid$"`, true}, // case-insensitive, as in Wireshark
+		{`filtertest.s matches "(?-i)^smc"`, false},
+		{`filtertest.s matches "LAB-[0-9]"`, false},
 		// byte strings
 		{"filtertest.bytes == e2:d4:c3:d9", true},
 		{"filtertest.bytes == 0xe2d4c3d9", true},
@@ -280,6 +283,9 @@ func TestSyntaxErrors(t *testing.T) {
 		{"filtertest.bytes == 0xe2d", 21, "is not a byte string"},
 		{"filtertest.f == abc", 17, "is not a number"},
 		{"filtertest.u contains 4", 14, `"contains" needs a string or byte field`},
+		{`filtertest.u matches "4"`, 14, `"matches" needs a string field`},
+		{`filtertest.s matches abc`, 22, "quoted regular expression"},
+		{`filtertest.s matches "a("`, 22, "bad regular expression"},
 		{"filtertest.sub == 4", 1, "is a protocol, not a field"},
 		{"filtertest.u in 4", 17, `expected "{"`},
 		{"filtertest.u in {}", 17, "empty set"},
@@ -341,6 +347,7 @@ func TestMatchDoesNotAllocate(t *testing.T) {
 		"filtertest.u == 4 and filtertest.flag",
 		"filtertest.sub or filtertest.never",
 		`filtertest.s contains "LAB" and filtertest.bytes contains d4:c3`,
+		`filtertest.s matches "^smc-.*-ueid$"`,
 		"filtertest.addr == 10.10.0.0/16 and filtertest.addr in {10.10.0.2} and filtertest.mac == 52:54:00:0a:00:02",
 		"not filtertest.u != 4 or filtertest.f > 1 or filtertest.u in {1..3}",
 	} {

@@ -1,6 +1,7 @@
 package filter
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -113,7 +114,7 @@ func (p *parser) parsePrimary() (node, error) {
 
 func isReserved(w string) bool {
 	switch strings.ToLower(w) {
-	case "and", "or", "not", "contains", "in", "eq", "ne", "lt", "le", "gt", "ge", "any_ne":
+	case "and", "or", "not", "contains", "matches", "in", "eq", "ne", "lt", "le", "gt", "ge", "any_ne":
 		return true
 	}
 	return false
@@ -123,7 +124,7 @@ func isReserved(w string) bool {
 var wordOps = map[string]op{
 	"eq": opEq, "ne": opNe, "any_ne": opAnyNe, "lt": opLt, "le": opLe, "gt": opGt, "ge": opGe,
 	"==": opEq, "!=": opNe, "~=": opAnyNe, "<": opLt, "<=": opLe, ">": opGt, ">=": opGe,
-	"contains": opContains,
+	"contains": opContains, "matches": opMatches,
 }
 
 // parseField handles "name", "name OP value" and "name in {...}".
@@ -189,6 +190,18 @@ func (p *parser) parseField1(name token, def decode.FieldDef, isField bool, pref
 			return nil, errAt(p.expr, opTok.pos, `"contains" needs a string or byte field; `+
 				def.Name+" is "+def.Kind.String())
 		}
+	case opMatches:
+		if def.Kind != decode.KindString {
+			return nil, errAt(p.expr, opTok.pos, `"matches" needs a string field; `+def.Name+" is "+def.Kind.String())
+		}
+		if v.kind != tString {
+			return nil, errAt(p.expr, v.pos, `"matches" needs a quoted regular expression`)
+		}
+		re, err := regexp.Compile("(?i)" + v.text)
+		if err != nil {
+			return nil, errAt(p.expr, v.pos, "bad regular expression: "+err.Error())
+		}
+		return &cmpNode{ids: p.cur, kind: def.Kind, op: o, lit: literal{re: re}, name: def.Name, text: v.raw}, nil
 	case opLt, opLe, opGt, opGe:
 		if def.Kind == decode.KindBool {
 			return nil, errAt(p.expr, opTok.pos, "a boolean field ("+def.Name+") can only be compared with == or !=")

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"math"
 	"net/netip"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -24,6 +25,8 @@ type literal struct {
 	// matches by containment.
 	prefix   netip.Prefix
 	isPrefix bool
+	// re is the compiled pattern of "matches".
+	re *regexp.Regexp
 }
 
 // enumScanLimit bounds the search of an enum name at compile time; the

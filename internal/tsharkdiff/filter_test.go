@@ -38,6 +38,8 @@ var filterPairs = []struct {
 	{"reference/pingpong.pcap", "ip.addr != 10.10.0.9", "ip.addr != 10.10.0.9"},
 	{"reference/pingpong.pcap", "eth.addr == 52:54:00:0a:00:01 && !ip", "eth.addr == 52:54:00:0a:00:01 && !ip"},
 	{"reference/pingpong.pcap", `smc.clc.eid contains "LAB"`, `smc.proposal.eid contains "LAB" || smc.accept.eid contains "LAB" || smc.confirm.eid contains "LAB"`},
+	{"reference/pingpong.pcap", `smc.clc.eid matches "lab-ueid *$"`, `smc.proposal.eid matches "lab-ueid *$" || smc.accept.eid matches "lab-ueid *$" || smc.confirm.eid matches "lab-ueid *$"`},
+	{"reference/pingpong.pcap", `smc.clc.fce.hostname matches "^\\(NONE\\)"`, `smc.accept.peer.host.name matches "^\\(NONE\\)" || smc.confirm.peer.host.name matches "^\\(NONE\\)"`},
 	{"reference/pingpong.pcap", "smc.clc.gid == 10.10.0.1", "smc.accept.server.preferred.gid == ::ffff:10.10.0.1"},
 	{"reference/pingpong.pcap", "tcp.smc_option == 1", "tcp.options.experimental.exid == 0xe2d4"},
 	{"reference/fallback-nosmc.pcap", "tcp.smc_option == 0", "tcp.flags.syn == 1 and not tcp.options.experimental.exid == 0xe2d4"},
