@@ -7,7 +7,7 @@ set -euo pipefail
 # need_tools installs what is missing with apt, from the machine's own apt sources.
 need_tools() {
 	local -A pkg_of=(
-		[qemu-system-x86_64]=qemu-system-x86 [busybox]=busybox-static [cpio]=cpio
+		[qemu-system-x86_64]=qemu-system-x86 [tshark]=tshark [capinfos]=wireshark-common [busybox]=busybox-static [cpio]=cpio
 		[modprobe]=kmod [depmod]=kmod [xz]=xz-utils [zstd]=zstd [ip]=iproute2 [rdma]=iproute2
 		[mergecap]=wireshark-common [dpkg-deb]=dpkg [timeout]=coreutils
 	)
@@ -24,10 +24,10 @@ need_tools() {
 	[ ${#missing[@]} -eq 0 ] && return 0
 	mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
 	log "installing with apt: ${missing[*]}"
-	[ "$(id -u)" -eq 0 ] || die "missing ${missing[*]} and not root: cannot apt-get install"
-	timeout 300 apt-get update -qq || die "apt-get update failed"
+	[ "$(id -u)" -eq 0 ] || cannot_run "missing ${missing[*]} and not root: cannot apt-get install"
+	timeout 300 apt-get update -qq || cannot_run "apt-get update failed (no network to the archive?)"
 	DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y -qq --no-install-recommends \
-		"${missing[@]}" file || die "apt-get install ${missing[*]} failed"
+		"${missing[@]}" file || cannot_run "apt-get install ${missing[*]} failed"
 }
 
 # archive_source prints "URI KEYRING" of the host's Debian archive (the entry carrying the
@@ -73,7 +73,7 @@ fetch_kernel() {
 	if ls "$BUILD"/kernel/linux-image-*.deb >/dev/null 2>&1; then
 		return 0
 	fi
-	src=$(archive_source) || die "no Debian $SUITE_BASE archive in the host's apt sources"
+	src=$(archive_source) || cannot_run "no Debian $SUITE_BASE archive in the host's apt sources"
 	read -r uri key <<<"$src"
 	mkdir -p "$apt/lists/partial" "$apt/cache/partial" "$apt/parts" "$apt/prefs" "$BUILD/kernel"
 	: >"$apt/status"
@@ -85,14 +85,14 @@ fetch_kernel() {
 		-o "Dir::Cache=$apt/cache" -o "Dir::Cache::Archives=$apt/cache"
 		-o "APT::Architecture=amd64" -o "Debug::NoLocking=1" -o "APT::Sandbox::User=root")
 	log "apt (private config): $SUITE_BASE-backports index"
-	timeout 300 apt-get "${APTOPTS[@]}" -qq update || die "private apt-get update failed (no network to the archive?)"
+	timeout 300 apt-get "${APTOPTS[@]}" -qq update || cannot_run "private apt-get update failed (no network to the archive?)"
 	local dep
 	dep=$(timeout 60 apt-cache "${APTOPTS[@]}" depends linux-image-amd64 |
 		awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
-	[ -n "$dep" ] || die "linux-image-amd64 in $SUITE_BASE-backports has no linux-image-* dependency"
+	[ -n "$dep" ] || cannot_run "linux-image-amd64 in $SUITE_BASE-backports has no linux-image-* dependency"
 	log "kernel package: $dep"
 	(cd "$BUILD/kernel" && timeout 600 apt-get "${APTOPTS[@]}" -qq download "$dep") ||
-		die "download of $dep failed"
+		cannot_run "download of $dep failed"
 }
 
 # extract_kernel unpacks vmlinuz and the modules the guest needs, in load order, .ko
