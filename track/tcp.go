@@ -173,6 +173,10 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 	case clcConfirm:
 		c.TConfirm = in.ts
 		c.ClientEP = m.ep
+		c.FirstContact = c.FirstContact || m.flag // the Accept may be missing from the capture
+		if c.Version == 0 {
+			c.Version = m.version
+		}
 		if c.Outcome == OutcomePending {
 			if m.smcd || c.SMCD {
 				c.Outcome = OutcomeSMCD
