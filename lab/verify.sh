@@ -225,7 +225,22 @@ verify_smcdump() {
 		tcheck "smcdump decodes CDC messages ($c)" "$([ "$c" -gt 0 ] && echo 0 || echo 1)"
 		echo "truth.smcdump.cdc_messages=$c" >>"$dir/truth"
 	fi
+	local n
 	case "$sc" in
+	multilink)
+		# Failover: both sides send failover-validation CDCs on the surviving link, and the
+		# lost link is deleted with reason LOST_PATH (0x00010000), not as "all".
+		n=$(sdf -Y 'smc.cdc.flags.failover_validation == 1' -e frame.number | grep -c . || true)
+		echo "truth.smcdump.failover_validation_cdcs=$n" >>"$dir/truth"
+		tcheck "smcdump: failover-validation CDCs ($n)" "$([ "$n" -ge 1 ] && echo 0 || echo 1)"
+		n=$(sdf -e smc.llc.type -e smc.llc.delete.reason -e smc.llc.delete.all | grep -cxP '36\t65536\t0' || true)
+		echo "truth.smcdump.delete_link_lost_path=$n" >>"$dir/truth"
+		tcheck "smcdump: DELETE_LINK LOST_PATH for one link ($n)" "$([ "$n" -ge 1 ] && echo 0 || echo 1)" ;;
+	teardown)
+		# rmmod smc on the client: it deletes the whole link group (reason 0x00020000).
+		n=$(sdf -Y 'ip.src == 10.10.0.2' -e smc.llc.type -e smc.llc.delete.reason -e smc.llc.delete.all | grep -cxP '36\t131072\t1' || true)
+		echo "truth.smcdump.client_delete_link_all=$n" >>"$dir/truth"
+		tcheck "smcdump: client DELETE_LINK all, reason 0x00020000 ($n)" "$([ "$n" -ge 1 ] && echo 0 || echo 1)" ;;
 	decline-nordma | decline-ueid)
 		dc=$(sdf -Y 'smc.clc.type == 4' -e smc.clc.decline.reason | head -1)
 		tcheck "smcdump decline reason ($dc) is the client's peer_diag ($(kv "$dir/truth" truth.client.conn0.peer_diag))" \
