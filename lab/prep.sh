@@ -9,7 +9,10 @@ need_tools() {
 	local -A pkg_of=(
 		[qemu-system-x86_64]=qemu-system-x86 [tshark]=tshark [capinfos]=wireshark-common [busybox]=busybox-static [cpio]=cpio
 		[modprobe]=kmod [depmod]=kmod [xz]=xz-utils [zstd]=zstd [ip]=iproute2 [rdma]=iproute2
-		[mergecap]=wireshark-common [dpkg-deb]=dpkg [timeout]=coreutils
+		[mergecap]=wireshark-common [dpkg-deb]=dpkg [timeout]=coreutils [file]=file
+		# Debian's Go is older than go.mod wants; with GOTOOLCHAIN=auto (the default) it
+		# fetches the right toolchain through the module proxy.
+		[go]=golang-go
 	)
 	local missing=() tool
 	for tool in "${!pkg_of[@]}"; do
