@@ -371,8 +371,10 @@ of the virtual wire in both directions, from boot to power-off.
 
 Identifiers are made to differ between the sides: before the client starts, the server
 opens a throwaway SMC connection to itself (lo shares a PNET ID with rxe0; it never
-reaches the wire), which advances its QP numbers and alert tokens. Message sizes and
-counts differ per connection.
+reaches the wire), which advances its QP numbers and alert tokens. That connection ends
+in a fallback (first-link timeout), so the server's fallback statistics in SMC scenarios
+show server 0x02010000 / client 0x05000000 once; it is not part of any capture. Message
+sizes and counts differ per connection.
 
 Beside each `X.pcap`: `X.log` (the verified ground truth as `truth.key=value` lines and
 the checks that passed), `X.client.log` / `X.server.log` (the guests' own words: smc_diag
