@@ -167,6 +167,21 @@ func TestSmcpingCheckProvesSMCR(t *testing.T) {
 	}
 }
 
+// TestSmcpingCheckIPPROTO: IPPROTO_SMC sockets (Linux 6.11+) are reported by smc_diag
+// with 0.0.0.0 addresses, so the mode proof must not rely on the address match alone.
+func TestSmcpingCheckIPPROTO(t *testing.T) {
+	rc, have := steps(t, "e2e-smc")
+	need(t, have, "smcping")
+	v, ran := rc["smcping-ipproto"]
+	if !ran {
+		t.Skip("this run predates the ipproto step")
+	}
+	out := readFile(t, filepath.Join(runDir, "e2e-smc", "client", "smcping-ipproto.txt"))
+	if v != 0 || !strings.HasPrefix(out, "OK SMC-R via "+clientLink(t, "e2e-smc").dev) {
+		t.Errorf("smcping --proto ipproto --check exit %d:\n%s\nwant exit 0 and OK SMC-R", v, out)
+	}
+}
+
 func TestSmcpingRequireJSON(t *testing.T) {
 	rc, have := steps(t, "e2e-smc")
 	need(t, have, "smcping")

@@ -280,7 +280,7 @@ verify_e2e() {
 		tcheck "smcping --check exit 0 and says OK SMC-R via rxe0 (rc=$(step_rc "$dir" smcping-check))" \
 			"$([ "$(step_rc "$dir" smcping-check)" = 0 ] && grep -q '^OK SMC-R via rxe0' "$c/smcping-check.txt" && echo 0 || echo 1)"
 		local st
-		for st in smcping-require smcping-plain smcping-compare smcping-bw; do
+		for st in smcping-require smcping-plain smcping-compare smcping-bw smcping-ipproto; do
 			tcheck "$st exit 0 (rc=$(step_rc "$dir" $st))" "$([ "$(step_rc "$dir" $st)" = 0 ] && echo 0 || echo 1)"
 		done
 		if [ -s "$c/live.pcapng" ]; then

@@ -273,6 +273,8 @@ e2e_client() {
 	if [ "$SCEN" = e2e-smc ]; then
 		step smcping-compare smcping $SRV -p $PORT -n 40 -m 64 --warmup 5 --compare tcp --round 20
 		step smcping-bw smcping $SRV -p $PORT -n 50 -m 16384 --warmup 0 --bw
+		# IPPROTO_SMC sockets (6.11+): smc_diag reports them with 0.0.0.0 addresses.
+		step smcping-ipproto smcping $SRV -p $PORT --proto ipproto --check
 	fi
 	if [ -n "$live" ]; then
 		sleep 1
