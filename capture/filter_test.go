@@ -149,6 +149,8 @@ func TestWriterRoundTrip(t *testing.T) {
 		if err != nil {
 			break
 		}
+		// A live AF_PACKET source reports the kernel ifindex (eth0 = 2 in the lab).
+		f.CI.InterfaceIndex = 2
 		if err := w.WriteFrame(f); err != nil {
 			t.Fatal(err)
 		}

@@ -45,7 +45,14 @@ func CreateFile(name string, lt layers.LinkType) (*Writer, error) {
 }
 
 // WriteFrame appends the frame as captured.
-func (w *Writer) WriteFrame(f *Frame) error { return w.ng.WritePacket(f.CI, f.Data) }
+func (w *Writer) WriteFrame(f *Frame) error {
+	ci := f.CI
+	// The writer declares a single pcapng interface; a live source reports
+	// the kernel ifindex here, which pcapng would read as an interface number
+	// that does not exist and reject every frame.
+	ci.InterfaceIndex = 0
+	return w.ng.WritePacket(ci, f.Data)
+}
 
 // Close flushes and closes the file.
 func (w *Writer) Close() error {
