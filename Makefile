@@ -7,7 +7,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 DEMO_SAMPLE ?= $(firstword $(wildcard samples/pingpong.pcap) testdata/reference/pingpong.pcap)
 FUZZTIME    ?= 5m
 
-.PHONY: all build demo test test-deps lint unit e2e samples fuzz bench clean
+.PHONY: all build demo test test-deps lint unit e2e samples fuzz bench clean lab-clean
 
 all: build
 
@@ -41,7 +41,7 @@ unit:
 
 # Boots the QEMU lab and drives the real binaries in it; skips with the reason where it cannot run.
 e2e:
-	SMCSCOPE_E2E=1 $(GO) test -count=1 -timeout 25m -v -run 'E2E' ./lab/
+	SMCSCOPE_E2E=1 $(GO) test -count=1 -timeout 25m -v ./lab/
 
 # Regenerate samples/ from the lab (root, qemu; about 3 minutes).
 samples:
@@ -57,3 +57,7 @@ bench:
 
 clean:
 	rm -rf $(BIN)
+
+# The lab's cache (kernel package, modules, initramfs, run directories).
+lab-clean:
+	rm -rf lab/build
