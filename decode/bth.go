@@ -2,7 +2,6 @@ package decode
 
 import (
 	"encoding/binary"
-	"strconv"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
@@ -402,16 +401,6 @@ func (b *BTH) AppendSummary(dst []byte) []byte {
 	dst = appendHexPad(dst, uint64(b.DestQP), 6)
 	dst = append(dst, " PSN 0x"...)
 	return appendHexPad(dst, uint64(b.PSN), 6)
-}
-
-// appendHexPad appends v in lower-case hex, zero-padded to width digits.
-func appendHexPad(dst []byte, v uint64, width int) []byte {
-	var buf [16]byte
-	s := strconv.AppendUint(buf[:0], v, 16)
-	for i := len(s); i < width; i++ {
-		dst = append(dst, '0')
-	}
-	return append(dst, s...)
 }
 
 // decodeBTH is the gopacket.Decoder behind LayerTypeBTH.

@@ -337,8 +337,6 @@ func clcAppendMode(dst []byte, t SMCType, version uint8) []byte {
 // clcGID reads a 16-byte GID as an address; RoCEv2 GIDs are IPv4-mapped.
 func clcGID(b []byte) netip.Addr { return netip.AddrFrom16([16]byte(b[:16])) }
 
-func clcBE24(b []byte) uint32 { return uint32(b[0])<<16 | uint32(b[1])<<8 | uint32(b[2]) }
-
 // RMBESizeBytes expands the 4-bit compressed RMBE/DMBE size: 1 << (n+14).
 func RMBESizeBytes(n uint8) uint64 { return 1 << (uint64(n&0x0f) + 14) }
 
@@ -404,8 +402,7 @@ func clcAppendMAC(dst []byte, mac []byte) []byte {
 }
 
 func clcAppendHex(dst []byte, u uint64) []byte {
-	dst = append(dst, '0', 'x')
-	return strconv.AppendUint(dst, u, 16)
+	return appendHexPad(append(dst, '0', 'x'), u, 0)
 }
 
 // clcAppendSize renders a power-of-two byte count as 64KiB / 1MiB.

@@ -99,14 +99,14 @@ func (a *CLCAccept) decode(c *CLC, m []byte) error {
 		a.PeerID = [8]byte(m[8:16])
 		a.GID = clcGID(m[16:])
 		a.MAC = [6]byte(m[32:38])
-		a.QPN = clcBE24(m[38:])
+		a.QPN = u24(m[38:])
 		a.RKey = binary.BigEndian.Uint32(m[41:])
 		a.RMBEIdx = m[45]
 		a.AlertToken = binary.BigEndian.Uint32(m[46:])
 		a.RMBESize = m[50] >> 4
 		a.QPMTU = m[50] & 0x0f
 		a.RMBVA = binary.BigEndian.Uint64(m[52:])
-		a.PSN = clcBE24(m[61:])
+		a.PSN = u24(m[61:])
 		if c.Version < 2 {
 			return nil
 		}

@@ -495,8 +495,6 @@ func readRToken(b []byte) LLCRToken {
 	return LLCRToken{LinkID: b[0], RKey: binary.BigEndian.Uint32(b[1:5]), VA: binary.BigEndian.Uint64(b[5:13])}
 }
 
-func u24(b []byte) uint32 { return uint32(b[0])<<16 | uint32(b[1])<<8 | uint32(b[2]) }
-
 // layerName names the message in errors: "LLC ADD_LINK_V2".
 func (l *LLC) layerName() string { return "LLC " + l.Type.String() }
 
