@@ -43,6 +43,9 @@ func (t *Tracker) cdc(l *Link, d Dir, in *input) {
 		// Sent on the surviving link with seq = last - 1 and zero cursors:
 		// it moves the connection and must not disturb the counters.
 		f.Failover++
+		if f.FailoverFrame == 0 {
+			f.FailoverFrame = in.number
+		}
 		from := c.Link
 		t.attach(c, l)
 		if rec {

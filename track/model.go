@@ -128,6 +128,7 @@ type Flow struct {
 	UrgentPresent int
 	ConsUpdReq    int
 	Failover      int // failover-validation CDCs
+	FailoverFrame int // frame of the first one
 	SeqGaps       int // CDC sequence numbers skipped
 	SeqDup        int // CDC sequence numbers seen again (retransmitted or older)
 	CursorErrors  int // cursor went backwards or could not be followed

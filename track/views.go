@@ -613,6 +613,9 @@ type LGRRow struct {
 	Conns        []int    `json:"conns"`
 	DeleteCode   string   `json:"delete_reason,omitempty"`
 	FirstFrame   int      `json:"first_frame"`
+	// History is the group's life: links confirmed, added, rejected and
+	// deleted (with reason), and connections moved to another link.
+	History []string `json:"history,omitempty"`
 }
 
 func peerID(id [8]byte) string {
@@ -650,9 +653,66 @@ func (s *Snapshot) lgrRows() []LGRRow {
 		for _, id := range g.Links {
 			r.LinkStates = append(r.LinkStates, state[id])
 		}
+		r.History = s.lgrHistory(g)
 		rows = append(rows, r)
 	}
 	return rows
+}
+
+// lgrHistory merges the group-level events of its links: the same LLC frame
+// is in the history of the link it was sent on and of the link it is about,
+// so frames are listed once.
+func (s *Snapshot) lgrHistory(g *LinkGroup) []string {
+	type ev struct {
+		frame int
+		what  string
+	}
+	var evs []ev
+	seen := map[int]bool{}
+	for i := range s.Links {
+		l := &s.Links[i]
+		if l.LGR != g.ID {
+			continue
+		}
+		for _, h := range l.History {
+			if seen[h.Frame] || !groupLevel(h.What) {
+				continue
+			}
+			seen[h.Frame] = true
+			evs = append(evs, ev{h.Frame, h.What})
+		}
+	}
+	for i := range s.Conns {
+		c := &s.Conns[i]
+		if c.LGR != g.ID {
+			continue
+		}
+		n := c.Flow[DirC2S].Failover + c.Flow[DirS2C].Failover
+		if n == 0 {
+			continue
+		}
+		first := c.Flow[DirC2S].FailoverFrame
+		if f := c.Flow[DirS2C].FailoverFrame; first == 0 || (f != 0 && f < first) {
+			first = f
+		}
+		evs = append(evs, ev{first, fmt.Sprintf("failover: connection %d moved to link %d (%d failover-validation CDCs)", c.ID, c.Link, n)})
+	}
+	sort.SliceStable(evs, func(i, j int) bool { return evs[i].frame < evs[j].frame })
+	out := make([]string, len(evs))
+	for i, e := range evs {
+		out[i] = fmt.Sprintf("frame %d: %s", e.frame, e.what)
+	}
+	return out
+}
+
+// groupLevel keeps what changes the group's shape; rkey traffic stays in smc,links.
+func groupLevel(what string) bool {
+	for _, p := range []string{"announced", "CONFIRM_LINK", "ADD_LINK", "DELETE_LINK"} {
+		if strings.HasPrefix(what, p) {
+			return true
+		}
+	}
+	return false
 }
 
 func textLGRs(tw *tabwriter.Writer, rows []LGRRow) {
@@ -665,6 +725,15 @@ func textLGRs(tw *tabwriter.Writer, rows []LGRRow) {
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\tv%d\t%d\t%d\t%s\t%s\t%s\n", r.ID, state, r.ServerPeerID, r.ClientPeerID,
 			dash(r.ServerLGRID), dash(r.ClientLGRID), r.Version, r.MaxLinks, r.MaxConns, dash(strings.Join(r.LinkStates, " ")), intList(r.Conns), r.DeleteCode)
+	}
+	for _, r := range rows {
+		if len(r.History) == 0 {
+			continue
+		}
+		fmt.Fprintf(tw, "link group %d:\n", r.ID)
+		for _, h := range r.History {
+			fmt.Fprintf(tw, "  %s\n", h)
+		}
 	}
 }
 

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -204,5 +207,40 @@ func TestWriteViews(t *testing.T) {
 	}
 	if strings.Count(out, "=====\n") != 6 {
 		t.Errorf("want 3 framed views:\n%s", clip(out))
+	}
+}
+
+// The smc,lgr view of a failover capture must tell the whole story in one
+// place: both links, the connections moving, and the DELETE_LINK reason.
+func TestLGRViewShowsFailover(t *testing.T) {
+	p := filepath.Join(samplesDir(), "multilink.pcap")
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("%s not there yet (lab/run all publishes it)", p)
+	}
+	var b strings.Builder
+	if err := feedFile(t, p, Options{}, 0).WriteView(&b, "smc,lgr", "", "text"); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"(link 1):", "(link 2):", // both links of the symmetric group
+		"ADD_LINK_V2 resp link 2 accepted",
+		"failover: connection ", // a connection moved by failover-validation CDCs
+		"DELETE_LINK_V2 req ORDERLY link 2 reason 0x00010000 lost path",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("smc,lgr lacks %q:\n%s", want, out)
+		}
+	}
+	// History is in frame order.
+	last := 0
+	for _, line := range strings.Split(out, "\n") {
+		var n int
+		if _, err := fmt.Sscanf(strings.TrimSpace(line), "frame %d:", &n); err == nil {
+			if n < last {
+				t.Errorf("history not in frame order at %q", line)
+			}
+			last = n
+		}
 	}
 }
