@@ -20,14 +20,19 @@ import (
 type jsonPrinter struct {
 	w     *bufio.Writer
 	array bool
-	n     int
-	b     []byte
-	line  []byte
-	seen  []bool // per field ID: already written in this object
-	base  *time.Time
+	// inObject wraps the array as {"frames": [...]: the -z views close it.
+	inObject bool
+	n        int
+	b        []byte
+	line     []byte
+	seen     []bool // per field ID: already written in this object
+	base     *time.Time
 }
 
 func (p *jsonPrinter) begin() error {
+	if p.inObject {
+		p.w.WriteString(`{"frames":`)
+	}
 	if p.array {
 		p.w.WriteByte('[')
 	}
@@ -39,7 +44,11 @@ func (p *jsonPrinter) end() error {
 		if p.n > 0 {
 			p.w.WriteByte('\n')
 		}
-		p.w.WriteString("]\n")
+		if p.inObject {
+			p.w.WriteByte(']') // the views follow, then the closing brace
+		} else {
+			p.w.WriteString("]\n")
+		}
 	}
 	return nil
 }

@@ -2,7 +2,9 @@ package output
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -232,11 +234,7 @@ func Run(ctx context.Context, o Options) error {
 		}
 	}
 	if tr != nil && len(o.Views) > 0 {
-		format := "text"
-		if o.Format == FormatJSON || o.Format == FormatJSONL {
-			format = "json"
-		}
-		if err := tr.WriteViews(bw, o.Views, format); err != nil && runErr == nil {
+		if err := o.writeViews(bw, tr, p != nil); err != nil && runErr == nil {
 			runErr = err
 		}
 	}
@@ -294,8 +292,16 @@ func (o *Options) open() (*capture.Reader, error) {
 func (o *Options) printer(bw *bufio.Writer) (printer, error) {
 	switch o.Format {
 	case FormatJSON:
-		return &jsonPrinter{w: bw, array: true, base: &o.base}, nil
+		if o.Quiet {
+			return nil, nil
+		}
+		// With -z the frames and the views form one document:
+		// {"frames": [...], "views": {...}}.
+		return &jsonPrinter{w: bw, array: true, inObject: len(o.Views) > 0, base: &o.base}, nil
 	case FormatJSONL:
+		if o.Quiet {
+			return nil, nil
+		}
 		return &jsonPrinter{w: bw, base: &o.base}, nil
 	case FormatFields:
 		fp := &fieldsPrinter{w: bw, sep: o.Separator, header: o.Header, agg: o.Aggregator, quote: o.Quote, occurrence: o.Occurrence}
@@ -419,4 +425,54 @@ func (p *progress) clear() {
 	if p.shown {
 		fmt.Fprint(p.w, "\r\033[K")
 	}
+}
+
+// writeViews writes the -z views after the frames. Text views follow the
+// lines; -T json closes the document the frames opened (or writes one of its
+// own after -q), so the output stays one valid JSON value; -T jsonl gives
+// each view a line of its own.
+func (o *Options) writeViews(bw *bufio.Writer, tr Tracker, framesOpen bool) error {
+	switch o.Format {
+	case FormatJSON, FormatJSONL:
+	default:
+		return tr.WriteViews(bw, o.Views, "text")
+	}
+	if o.Format == FormatJSON {
+		if framesOpen {
+			bw.WriteString(`,"views":{`)
+		} else {
+			bw.WriteString(`{"views":{`)
+		}
+	}
+	var buf, compact bytes.Buffer
+	for i, spec := range o.Views {
+		buf.Reset()
+		compact.Reset()
+		if err := tr.WriteViews(&buf, []string{spec}, "json"); err != nil {
+			return err
+		}
+		if err := json.Compact(&compact, buf.Bytes()); err != nil {
+			return fmt.Errorf("smcdump: -z %s: %w", spec, err)
+		}
+		name := appendJSONString(nil, spec)
+		if o.Format == FormatJSONL {
+			bw.WriteString(`{"view":`)
+			bw.Write(name)
+			bw.WriteString(`,"data":`)
+			bw.Write(compact.Bytes())
+			bw.WriteString("}\n")
+			continue
+		}
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		bw.WriteString("\n  ")
+		bw.Write(name)
+		bw.WriteByte(':')
+		bw.Write(compact.Bytes())
+	}
+	if o.Format == FormatJSON {
+		bw.WriteString("\n}}\n")
+	}
+	return nil
 }

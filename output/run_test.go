@@ -566,3 +566,56 @@ func TestFieldsEOptions(t *testing.T) {
 		}
 	}
 }
+
+// jsonTracker writes a JSON view, as track does with format "json".
+type jsonTracker struct{ fakeTracker }
+
+func (t *jsonTracker) WriteViews(w io.Writer, specs []string, format string) error {
+	_, err := fmt.Fprintf(w, "{\n  \"view\": %q,\n  \"format\": %q,\n  \"frames\": %d\n}\n", specs[0], format, t.n)
+	return err
+}
+
+// TestJSONWithViews: -T json with -z stays one JSON value, -T jsonl gives
+// each view its own line, and -q leaves the frames out of both.
+func TestJSONWithViews(t *testing.T) {
+	newT := func([]string) (Tracker, error) { return &jsonTracker{}, nil }
+	views := []string{"smc,conns", "smc,decline"}
+	for _, quiet := range []bool{false, true} {
+		out, _, err := run(t, Options{Read: declineRDM, Format: FormatJSON, All: true, Quiet: quiet, Views: views, NewTracker: newT})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Frames []map[string]any          `json:"frames"`
+			Views  map[string]map[string]any `json:"views"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatalf("-T json -z (quiet %v) is not one JSON value: %v\n%s", quiet, err, out)
+		}
+		wantFrames := 76
+		if quiet {
+			wantFrames = 0
+		}
+		if len(doc.Frames) != wantFrames || len(doc.Views) != 2 || doc.Views["smc,decline"]["format"] != "json" ||
+			doc.Views["smc,conns"]["frames"] != 76.0 {
+			t.Errorf("quiet %v: %d frames, views %v", quiet, len(doc.Frames), doc.Views)
+		}
+	}
+	out, _, err := run(t, Options{Read: declineRDM, Format: FormatJSONL, All: true, Views: views, NewTracker: newT})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 76+2 {
+		t.Fatalf("-T jsonl -z: %d lines, want 78", len(lines))
+	}
+	for i, l := range lines[76:] {
+		var v struct {
+			View string         `json:"view"`
+			Data map[string]any `json:"data"`
+		}
+		if err := json.Unmarshal([]byte(l), &v); err != nil || v.View != views[i] || v.Data["frames"] != 76.0 {
+			t.Errorf("view line %q: %+v %v", l, v, err)
+		}
+	}
+}
