@@ -3,6 +3,7 @@
 // statistics, and raw netlink recordings for smcnl/testdata.
 //
 //	smclab ueid add NAME | ueid del NAME | ueid flush | ueid list
+//	smclab pnet add PNETID NETDEV|- [IBDEV [PORT]] | pnet del PNETID | pnet flush | pnet list [-json]
 //	smclab diag [-json]
 //	smclab lgr [-json]
 //	smclab dev [-json]

@@ -16,6 +16,7 @@ import (
 
 const usage = `usage:
   smclab ueid add NAME | ueid del NAME | ueid flush | ueid list
+  smclab pnet add PNETID NETDEV|- [IBDEV [PORT]] | pnet del PNETID | pnet flush | pnet list [-json]
   smclab diag|lgr|dev|stats|fallback|sysinfo [-json]
   smclab wait-lgr-gone SECONDS
   smclab record DIR
@@ -41,6 +42,8 @@ func run(args []string, w io.Writer) error {
 	switch cmd {
 	case "ueid":
 		return ueid(rest, w)
+	case "pnet":
+		return pnet(rest, w)
 	case "diag":
 		ss, err := smcnl.Sockets()
 		if err != nil {
@@ -128,6 +131,65 @@ func ueid(args []string, w io.Writer) error {
 		return err
 	}
 	return usageError(fmt.Sprintf("ueid: bad arguments %q", args))
+}
+
+// pnet changes or lists the PNET table: which netdevs and RDMA ports
+// share a physical network (two rxe devices, or a device for lo).
+func pnet(args []string, w io.Writer) error {
+	if len(args) == 0 {
+		return usageError("pnet: need add|del|flush|list")
+	}
+	var e smcnl.PNETEntry
+	switch {
+	case args[0] == "add" && len(args) >= 3 && len(args) <= 5:
+		e.PNETID = args[1]
+		if args[2] != "-" {
+			e.EthName = args[2]
+		}
+		if len(args) >= 4 {
+			e.IBName = args[3]
+		}
+		if len(args) == 5 {
+			p, err := strconv.ParseUint(args[4], 10, 8)
+			if err != nil || p == 0 {
+				return usageError(fmt.Sprintf("pnet add: bad PORT %q", args[4]))
+			}
+			e.IBPort = uint8(p)
+		}
+	case args[0] == "del" && len(args) == 2, args[0] == "flush" && len(args) == 1:
+	case args[0] == "list" && (len(args) == 1 || len(args) == 2 && args[1] == "-json"):
+	default:
+		return usageError(fmt.Sprintf("pnet: bad arguments %q", args))
+	}
+	c, err := smcnl.DialPNET()
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	switch args[0] {
+	case "add":
+		if err := c.AddPNETID(e); err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(w, "pnet=%q eth=%q ib=%q\n", e.PNETID, e.EthName, e.IBName)
+		return err
+	case "del":
+		return c.RemovePNETID(args[1])
+	case "flush":
+		return c.FlushPNETIDs()
+	}
+	es, err := c.PNETIDs()
+	if err != nil {
+		return err
+	}
+	if len(args) == 2 {
+		return writeJSON(w, es)
+	}
+	for _, e := range es {
+		fmt.Fprintf(w, "pnet=%q eth=%q ib=%q ib_port=%d\n", e.PNETID, e.EthName, e.IBName, e.IBPort)
+	}
+	_, err = fmt.Fprintf(w, "pnets=%d\n", len(es))
+	return err
 }
 
 func genl(c *smcnl.Conn, cmd string, asJSON bool, w io.Writer) error {

@@ -17,6 +17,11 @@ func TestRunUsage(t *testing.T) {
 		{"wait-lgr-gone", "-keep", "x", "5"},
 		{"wait-lgr-gone", "-keep", "1"},
 		{"record"},
+		{"pnet"},
+		{"pnet", "add", "N"},
+		{"pnet", "add", "N", "eth0", "rxe0", "0"},
+		{"pnet", "list", "-x"},
+		{"pnet", "del"},
 	} {
 		var out bytes.Buffer
 		err := run(args, &out)
