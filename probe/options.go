@@ -41,6 +41,7 @@ type Options struct {
 	Round      int           // messages per mode per round when comparing
 	Hist       bool
 	LogFile    string
+	Diag       bool   // --diag: print each connection's sock_diag line at the end
 	Bandwidth  bool   // --bw
 	Require    string // "" or "smc"
 	Check      bool
@@ -59,7 +60,7 @@ const usageText = `usage:
   smcping -s [-p PORT] [--tcp-port PORT] [--tcp] [--proto smc|ipproto] [--listen ADDR]
              [--max-msg BYTES] [--max-conns N] [--idle DURATION]
   smcping HOST[:PORT] [-n N | -t DURATION] [-m SIZES] [-i INTERVAL] [-P N] [--warmup N]
-             [--proto smc|ipproto|tcp] [--compare tcp[,ipproto|smc]] [--bw] [--hist] [--log FILE]
+             [--proto smc|ipproto|tcp] [--compare tcp[,ipproto|smc]] [--bw] [--hist] [--log FILE] [--diag]
              [--require smc] [--check] [-o text|json] [--timeout DURATION]
 
 The server listens for SMC on PORT (default 5000) and for the plain TCP
@@ -107,6 +108,7 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 	fs.IntVar(&o.Round, "round", 100, "messages per protocol per round with --compare")
 	fs.BoolVar(&o.Hist, "hist", false, "print a histogram per size and protocol")
 	fs.StringVar(&o.LogFile, "log", "", "write every sample to this CSV file")
+	fs.BoolVar(&o.Diag, "diag", false, "print each connection's kernel state (sock_diag: token, cursors) at the end, before closing")
 	fs.BoolVar(&o.Bandwidth, "bw", false, "one-way stream throughput instead of ping-pong")
 	fs.StringVar(&o.Require, "require", "", "\"smc\": fail (exit 1) unless every connection uses SMC")
 	fs.BoolVar(&o.Check, "check", false, "one connection, print one OK/FAIL line about its mode")

@@ -13,14 +13,16 @@ import (
 
 // Report is what the client prints; -o json writes it as is.
 type Report struct {
-	Target   string       `json:"target"`
-	Proto    string       `json:"proto"`
-	Conns    []ConnReport `json:"connections"`
-	Results  []Result     `json:"results,omitempty"`
-	Ratios   []Ratio      `json:"ratios_to_tcp,omitempty"`
-	BW       []BWResult   `json:"bandwidth,omitempty"`
-	hists    map[string][]Bucket
-	histKeys []string
+	Target  string       `json:"target"`
+	Proto   string       `json:"proto"`
+	Conns   []ConnReport `json:"connections"`
+	Results []Result     `json:"results,omitempty"`
+	Ratios  []Ratio      `json:"ratios_to_tcp,omitempty"`
+	BW      []BWResult   `json:"bandwidth,omitempty"`
+	// FinalDiag is --diag: each connection's sock_diag line at the end.
+	FinalDiag []string `json:"final_diag,omitempty"`
+	hists     map[string][]Bucket
+	histKeys  []string
 }
 
 // ConnReport is the proof of one connection's mode.
@@ -36,6 +38,7 @@ type ConnReport struct {
 	PeerDiagnosis   uint32 `json:"peer_diagnosis,omitempty"`
 	PeerDiagName    string `json:"peer_diagnosis_name,omitempty"`
 	PeerDiagMeaning string `json:"peer_diagnosis_meaning,omitempty"`
+	Token           uint32 `json:"token,omitempty"`
 	Link            *Link  `json:"link,omitempty"`
 	DMB             *DMB   `json:"dmb,omitempty"`
 	ProofError      string `json:"proof_error,omitempty"`
@@ -77,7 +80,7 @@ func (r *Report) addConns(m *modeRun) {
 }
 
 func connReport(p Proto, local, remote string, inode uint64, pr Proof) ConnReport {
-	cr := ConnReport{Proto: p.String(), Local: local, Remote: remote, Inode: inode, Mode: pr.Mode.String(), Link: pr.Link, DMB: pr.DMB, proof: pr}
+	cr := ConnReport{Proto: p.String(), Local: local, Remote: remote, Inode: inode, Mode: pr.Mode.String(), Token: pr.Token, Link: pr.Link, DMB: pr.DMB, proof: pr}
 	if pr.Mode == ModeFallback {
 		cr.Reason, cr.ReasonName, cr.ReasonMeaning = uint32(pr.Reason), pr.Reason.String(), pr.Reason.Meaning()
 		if d := pr.PeerDiagnosis; d != 0 {
@@ -201,6 +204,12 @@ func (r *Report) writeBody(w io.Writer, o Options) error {
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.3f\t%.1f\t%.0f\t\n", b.Proto, b.Size, b.Conns, b.Messages, b.Seconds, b.MBPerSec, b.MsgsPerSec)
 		}
 		tw.Flush()
+	}
+	if len(r.FinalDiag) > 0 {
+		fmt.Fprintf(bw, "\nkernel state at the end (sock_diag)\n")
+		for _, l := range r.FinalDiag {
+			fmt.Fprintf(bw, "diag %s\n", l)
+		}
 	}
 	return bw.Flush()
 }

@@ -228,7 +228,36 @@ func runClient(ctx context.Context, o Options, stdout io.Writer, in Inspector) e
 			return err
 		}
 	}
+	if o.Diag {
+		rep.FinalDiag = finalDiag(in, modes)
+	}
 	return rep.writeBody(stdout, o)
+}
+
+// finalDiag is --diag: the kernel's sock_diag line of every connection,
+// taken after the last reply and before closing, "conn N PROTO: ...".
+func finalDiag(in Inspector, modes []*modeRun) []string {
+	var out []string
+	sl, ok := in.(SocketLiner)
+	for _, m := range modes {
+		for _, c := range m.conns {
+			var line string
+			switch {
+			case !m.proto.IsSMC():
+				line = "not an SMC socket"
+			case !ok:
+				line = "no sock_diag line from this inspector"
+			default:
+				l, err := sl.SocketLine(c.conn.Inode, addrPort(c.conn.LocalAddr()), addrPort(c.conn.RemoteAddr()))
+				if err != nil {
+					l = "error: " + err.Error()
+				}
+				line = l
+			}
+			out = append(out, fmt.Sprintf("conn %d %s: %s", len(out)+1, m.proto, line))
+		}
+	}
+	return out
 }
 
 // measure runs warm-up and then alternating rounds of each protocol until

@@ -61,6 +61,10 @@ type DiagSocket struct {
 	PeerDiagnosis DeclineCode
 	Link          *Link
 	DMB           *DMB
+	// Token is the connection's alert token (SMC-R; 0 before the CLC
+	// handshake gave one): the key CDC messages carry, so a capture can be
+	// matched with the kernel's view.
+	Token uint32
 }
 
 // Inspector lists the kernel's SMC sockets; the kernel one is smcnl-based,
@@ -76,6 +80,7 @@ type Proof struct {
 	PeerDiagnosis DeclineCode
 	Link          *Link
 	DMB           *DMB
+	Token         uint32 // alert token, see DiagSocket.Token
 	// Err says why Mode is ModeUnknown.
 	Err error
 }
@@ -95,7 +100,15 @@ func Prove(in Inspector, inode uint64, local, remote netip.AddrPort) Proof {
 	if !ok {
 		return Proof{Err: fmt.Errorf("socket (inode %d, %v -> %v) not in SMC sock_diag dump of %d sockets", inode, local, remote, len(socks))}
 	}
-	return Proof{Mode: s.Mode, Reason: s.Reason, PeerDiagnosis: s.PeerDiagnosis, Link: s.Link, DMB: s.DMB}
+	return Proof{Mode: s.Mode, Reason: s.Reason, PeerDiagnosis: s.PeerDiagnosis, Link: s.Link, DMB: s.DMB, Token: s.Token}
+}
+
+// SocketLiner is an Inspector that can also print the kernel's whole
+// sock_diag record of one socket as one key=value line (smcnl's format,
+// cursors and token included); smcping --diag prints it at the end of a
+// run, before the connections close and sock_diag forgets them.
+type SocketLiner interface {
+	SocketLine(inode uint64, local, remote netip.AddrPort) (string, error)
 }
 
 func matchSocket(socks []DiagSocket, inode uint64, local, remote netip.AddrPort) (DiagSocket, bool) {

@@ -1,7 +1,11 @@
 package probe
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
+	"net/netip"
+	"strings"
 
 	"github.com/smcscope/smcscope/smcnl"
 )
@@ -69,6 +73,9 @@ func fromSMCNL(s smcnl.Socket, groups []smcnl.LinkGroupR) DiagSocket {
 		d.Link = &Link{LinkID: l.LinkID, IBDev: l.IBDev, IBPort: l.IBPort, GID: l.GID, PeerGID: l.PeerGID, Role: l.Role.String()}
 		d.Link.LGRID, d.Link.HasLGRID = findLGR(groups, l)
 	}
+	if s.Conn != nil {
+		d.Token = s.Conn.Token
+	}
 	if m := s.DMB; m != nil && d.Mode == ModeSMCD {
 		d.DMB = &DMB{GID: m.MyGID, PeerGID: m.PeerGID, Token: m.Token, PeerToken: m.PeerToken}
 	}
@@ -89,4 +96,26 @@ func findLGR(groups []smcnl.LinkGroupR, l *smcnl.LGRInfo) (uint32, bool) {
 		}
 	}
 	return 0, false
+}
+
+// SocketLine implements SocketLiner with smcnl.WriteSockets.
+func (KernelInspector) SocketLine(inode uint64, local, remote netip.AddrPort) (string, error) {
+	socks, err := smcnl.Sockets()
+	if err != nil {
+		return "", err
+	}
+	for _, byInode := range []bool{true, false} {
+		for _, s := range socks {
+			if byInode && inode != 0 && s.Inode == inode ||
+				!byInode && local.IsValid() && unmap(s.Src) == unmap(local) && unmap(s.Dst) == unmap(remote) {
+				var b bytes.Buffer
+				if err := smcnl.WriteSockets(&b, []smcnl.Socket{s}); err != nil {
+					return "", err
+				}
+				line, _, _ := strings.Cut(b.String(), "\n")
+				return line, nil
+			}
+		}
+	}
+	return "", fmt.Errorf("socket (inode %d, %v -> %v) not in SMC sock_diag dump of %d sockets", inode, local, remote, len(socks))
 }

@@ -3,9 +3,11 @@ package probe
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -215,4 +217,50 @@ func TestKernelInspectorWithoutSMCDiag(t *testing.T) {
 		t.Errorf("error %q does not name the smc_diag module", err)
 	}
 	t.Logf("kernel inspector: %v", err)
+}
+
+// linerInspector is a fakeInspector that also prints sock_diag lines.
+type linerInspector struct {
+	fakeInspector
+	lines map[uint64]string
+}
+
+func (l linerInspector) SocketLine(inode uint64, _, _ netip.AddrPort) (string, error) {
+	if s, ok := l.lines[inode]; ok {
+		return s, nil
+	}
+	return "", errors.New("not found")
+}
+
+// TestFinalDiag checks --diag's lines: numbered over all protocols, the
+// kernel's line for SMC sockets found, the reason otherwise.
+func TestFinalDiag(t *testing.T) {
+	conn := func(inode uint64) *connRun {
+		a, b := net.Pipe()
+		t.Cleanup(func() { a.Close(); b.Close() })
+		return &connRun{conn: &Conn{Conn: a, Inode: inode}}
+	}
+	modes := []*modeRun{
+		{proto: ProtoSMC, conns: []*connRun{conn(7), conn(8)}},
+		{proto: ProtoTCP, conns: []*connRun{conn(9)}},
+	}
+	in := linerInspector{lines: map[uint64]string{7: "socket state=ACTIVE mode=SMCR token=0x1234"}}
+	got := finalDiag(in, modes)
+	want := []string{"conn 1 smc: socket state=ACTIVE mode=SMCR token=0x1234", "conn 2 smc: error: not found", "conn 3 tcp: not an SMC socket"}
+	if !slices.Equal(got, want) {
+		t.Errorf("finalDiag = %q, want %q", got, want)
+	}
+	got = finalDiag(fakeInspector{}, modes[:1])
+	if len(got) != 2 || !strings.HasSuffix(got[0], "no sock_diag line from this inspector") {
+		t.Errorf("without SocketLiner: %q", got)
+	}
+}
+
+// TestFromSMCNLToken: the alert token from sock_diag's CONNINFO reaches
+// the proof, which the server logs and -o json reports.
+func TestFromSMCNLToken(t *testing.T) {
+	d := fromSMCNL(smcnl.Socket{Inode: 3, Mode: smcnl.ModeSMCR, Conn: &smcnl.ConnInfo{Token: 0x2a7}}, nil)
+	if p := Prove(fakeInspector{socks: []DiagSocket{d}}, 3, netip.AddrPort{}, netip.AddrPort{}); p.Token != 0x2a7 || p.Mode != ModeSMCR {
+		t.Errorf("proof %+v, want SMC-R with token 0x2a7", p)
+	}
 }
