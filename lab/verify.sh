@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# Verification of one scenario run, sourced by lab/run. Two independent views must agree
-# with what the scenario is meant to make the kernel do:
-#   * the kernel's own view, from the guests (labstub: smc_diag mode and fallback reason,
-#     SMC netlink stats, link groups and links);
+# Verification of one scenario run, sourced by lab/run. Two views must agree with what the
+# scenario is meant to make the kernel do, and with each other:
+#   * the kernel's own view, from the guests (smclab and smcping --diag, i.e. package
+#     smcnl: smc_diag mode, fallback reason, token and cursors, SMC netlink stats, link
+#     groups and links);
 #   * the wire, from the host capture (tshark on raw bytes: CLC eyecatchers, RoCE opcodes,
-#     QP numbers; and the project's smcdump when it builds).
+#     QP numbers; and the project's smcdump, i.e. package decode).
+# The kernel view is read by the project's own netlink code, so verify_kernel_wire
+# cross-checks it against the wire decoded by a different code path (tokens, cursors,
+# link UIDs): a fact both agree on is not an artefact of either.
 # Every fact checked is written as "truth.<key>=<value>" into DIR/truth, the ground truth
 # that samples/<scenario>.log carries for the tests.
 
@@ -184,7 +188,8 @@ verify_scenario() {
 	multilink)
 		local before after post
 		before=$(grep -c '^BEFORE-FAILOVER LINK:' "$clog" || true)
-		after=$(grep -c '^AFTER-FAILOVER LINK:' "$clog" || true)
+		# A link the server starts right after the failover (ACTIVATING) is not a survivor.
+		after=$(grep '^AFTER-FAILOVER LINK:' "$clog" | grep -cv ' state=ACTIVATING ' || true)
 		fact client.links_before_failover "$before"
 		fact client.links_after_failover "$after"
 		check "two links before eth1 goes down ($before), one after ($after)" \
@@ -194,11 +199,67 @@ verify_scenario() {
 	teardown)
 		check "smc unloaded on the client" "$(grep -q 'rmmod smc_diag smc' "$dir/client.console" && ! grep -q 'rc=[1-9].*rmmod' "$dir/client.console" && echo 0 || echo 1)" ;;
 	esac
+	verify_kernel_wire "$dir"
 	verify_smcdump "$sc" "$dir" "$mode"
 	cat "$dir/verify.log" >&2
 	[ $bad = 0 ] || return 1
 	[ $bad_tool = 0 ] || return 2
 	return 0
+}
+
+# verify_kernel_wire compares the kernel's view (smcnl in the guests) with the wire as
+# smcdump decodes it. Tokens: every SMC-R client connection's smc_diag token is an alert
+# token the client sent in a CLC Confirm, the server's (from its accept log) one the server
+# sent in a CLC Accept. Cursors: a client connection's final rx_prod (what the server
+# wrote into its RMBE, read before close) is the producer cursor of the last CDC sent to
+# its token. Links: every confirmed client link's UID and peer UID from netlink,
+# byte-swapped (netlink prints the 4 wire bytes as a native u32), are CONFIRM_LINK link
+# UIDs on the wire.
+verify_kernel_wire() {
+	local dir=$1 bin="$BUILD/host-smcdump" pcap="$dir/capture.pcap"
+	local clog="$dir/client/client.log" slog="$dir/server/server.log"
+	if [ ! -x "$bin" ]; then
+		check "kernel vs wire: smcdump builds" 1
+		return
+	fi
+	kwf() { timeout 120 "$bin" -r "$pcap" -T fields "$@" 2>/dev/null; }
+	local confirm accept uids line tok rxp got nt=0 nc=0 nu=0 u sw
+	confirm=$(kwf -Y 'smc.clc.type == 3' -e smc.clc.alert_token | grep . | sort -u)
+	accept=$(kwf -Y 'smc.clc.type == 2' -e smc.clc.alert_token | grep . | sort -u)
+	uids=$(kwf -Y 'smc.llc.link_uid' -e smc.llc.link_uid | grep . | sort -u)
+	while read -r line; do
+		tok=$(kv <(echo "$line") token)
+		rxp=$(kv <(echo "$line") rx_prod)
+		[ -n "$tok" ] || continue
+		nt=$((nt + 1))
+		check "kernel vs wire: client token $tok is in a CLC Confirm" \
+			"$(grep -qx "$((tok))" <<<"$confirm" && echo 0 || echo 1)"
+		if [ -n "$rxp" ]; then
+			got=$(kwf -Y "(ip.dst == 10.10.0.2 || ip.dst == 10.10.0.12) && smc.cdc.token == $((tok))" \
+				-e smc.cdc.prod.wrap -e smc.cdc.prod.count | tail -1 | tr '\t' /)
+			nc=$((nc + 1))
+			check "kernel vs wire: client token $tok final rx_prod $rxp is the last CDC's producer cursor ($got)" \
+				"$([ "$got" = "$rxp" ] && echo 0 || echo 1)"
+		fi
+	done < <(grep -E '^CLIENT (conn[0-9]+|bulk END) [0-9]' "$clog" 2>/dev/null | grep 'mode=SMCR')
+	while read -r line; do
+		tok=$(kv <(echo "$line") token)
+		[ -n "$tok" ] || continue
+		nt=$((nt + 1))
+		check "kernel vs wire: server token $tok is in a CLC Accept" \
+			"$(grep -qx "$((tok))" <<<"$accept" && echo 0 || echo 1)"
+	done < <(grep -E '^SERVER accept .*-> 10\.10\.0\.2:.*mode=SMCR' "$slog" 2>/dev/null)
+	while read -r u; do
+		[ -n "$u" ] && [ $((u)) != 0 ] || continue
+		sw=$(( ((u & 0xff) << 24) | ((u & 0xff00) << 8) | ((u >> 8) & 0xff00) | ((u >> 24) & 0xff) ))
+		nu=$((nu + 1))
+		check "kernel vs wire: link UID $u (netlink) is a CONFIRM_LINK link UID on the wire ($(printf '0x%08x' $sw))" \
+			"$(grep -qx "$sw" <<<"$uids" && echo 0 || echo 1)"
+	done < <(cat "$clog" "$dir/client/client.report" 2>/dev/null | grep -E '^([A-Z-]+ )?LINK: lgr=' |
+		grep -v 'peer_uid=0x00000000' | grep -oE ' (uid|peer_uid)=0x[0-9a-f]+' | cut -d= -f2 | sort -u)
+	fact kernel_wire.tokens_checked "$nt"
+	fact kernel_wire.cursors_checked "$nc"
+	fact kernel_wire.link_uids_checked "$nu"
 }
 
 # verify_smcdump decodes the capture with the project's smcdump (when it builds) and
@@ -256,7 +317,7 @@ verify_smcdump() {
 step_rc() { sed -n "s/^STEP $2 rc=//p" "$1/client/e2e.txt" 2>/dev/null | head -1 | grep . || echo none; }
 
 # verify_e2e checks the project's binaries in the e2e-* scenarios against the kernel
-# (labstub's report in the same guest) and the wire; lab/e2e_test.go asserts on the same
+# (smclab's report in the same guest) and the wire; lab/e2e_test.go asserts on the same
 # files in more detail.
 verify_e2e() {
 	local sc=$1 dir=$2

@@ -4,11 +4,14 @@
 # powers off; the host then tells the server "done", and the server waits for its link
 # group to disappear (the client's reboot notifier sent DELETE_LINK) before reporting.
 #
-# The ping-pong/bulk traffic and the kernel's view come from labstub (the lab's own
-# independent oracle); the project's binaries run in the e2e-* scenarios.
+# The traffic is the project's smcping (server and clients); the kernel's view (UEID,
+# PNET table, smc_diag, SMC netlink) is the project's smclab (package smcnl). What the
+# kernel says is checked on the host against the wire (verify.sh), so neither view is
+# taken on trust.
 
 PORT=5000
 SRV=10.10.0.1
+SRV_TARGET=$SRV
 CLI=10.10.0.2
 SRV1=10.10.0.11
 CLI1=10.10.0.12
@@ -65,13 +68,13 @@ setup_smc() {
 		rxe_add rxe1 eth1 "$(myaddr $SRV1 $CLI1)" || return 1
 		for p in "eth0 rxe0" "eth1 rxe1"; do
 			set -- $p
-			run 10 labstub pnet-add LABNET "$1" "$2" || return 1
+			run 10 smclab pnet add LABNET "$1" "$2" || return 1
 		done
 	fi
 	case "$SCEN" in
 	no-ueid) ;;
-	decline-ueid) run 10 labstub ueid-add "$(myaddr SMC-LAB-OTHER $UEID)" || return 1 ;;
-	*) run 10 labstub ueid-add $UEID || return 1 ;;
+	decline-ueid) run 10 smclab ueid add "$(myaddr SMC-LAB-OTHER $UEID)" || return 1 ;;
+	*) run 10 smclab ueid add $UEID || return 1 ;;
 	esac
 	rdma link show
 	# One grep over the whole GID table: a process per entry costs seconds under TCG.
@@ -96,12 +99,97 @@ shift_ids() {
 	# SMC finds no RoCE device for a connection routed over lo unless lo shares a PNET ID
 	# with one; rxe then loops the RoCE traffic back inside the guest (nothing on the wire).
 	if [ "$SCEN" = multilink ]; then
-		run 10 labstub pnet-add LABNET lo "" || return 1
+		run 10 smclab pnet add LABNET lo || return 1
 	else
-		run 10 labstub pnet-add LABSELF lo rxe0 || return 1
+		run 10 smclab pnet add LABSELF lo rxe0 || return 1
 	fi
-	run 30 labstub client -addr "$SRV:$PORT" -n 2 -m 16 -P 1 -timeout 25s || return 1
-	run 10 labstub report | grep -E '^(LGR|LINK|SOCK)' || true
+	run 30 smcping "$SRV" -p $PORT -n 2 -m 16 --warmup 0 --timeout 25s || return 1
+	kstate | grep -E '^(LGR|LINK|SOCK)' || true
+}
+
+# lgr_lines prints smclab's link groups and links as "LGR: id=..." and
+# "LINK: lgr=... link_id=..." lines (the lab's log format, read by verify.sh and
+# track/samples_test.go).
+lgr_lines() {
+	timeout 10 smclab lgr | sed -n -e 's/^lgr /LGR: /p' -e 's/^link lgr=\([^ ]*\) id=/LINK: lgr=\1 link_id=/p'
+}
+
+# kstate is the kernel's view in the lab's log format: SYSINFO, STATS (non-zero SMC
+# counters on one line), FBSTATS, LGR, LINK, PNET and SOCK lines, all from smclab.
+kstate() {
+	timeout 10 smclab sysinfo | sed 's/^/SYSINFO: /'
+	echo "STATS: $(timeout 10 smclab stats | grep -v '=0$' | tr '\n' ' ')"
+	timeout 10 smclab fallback |
+		sed -n 's/^fallback side=\([a-z]*\) code=\(0x[0-9a-f]*\) count=/FBSTATS: side=\1 reason=\2 count=/p'
+	lgr_lines
+	timeout 10 smclab pnet list | grep '^pnet=' | sed 's/^/PNET: /'
+	timeout 10 smclab diag | sed -n 's/^socket /SOCK: /p'
+}
+
+# client_lines FIRST PREFIX < smcping-output turns smcping --diag's end-of-run lines
+# ("diag conn K smc: socket state=... src=A dst=B ... fallback=R peer_diag=P token=T ...")
+# into "CLIENT connN A -> B state=... mode=... reason=R peer_diag=P token=T ..." lines,
+# N counted from FIRST; another PREFIX ("CLIENT bulk END") replaces "CLIENT connN".
+client_lines() {
+	awk -v first="$1" -v prefix="$2" '
+		/^diag conn [0-9]+ [a-z]+: socket / {
+			n = $3 - 1 + first
+			line = $0
+			sub(/^diag conn [0-9]+ [a-z]+: socket /, "", line)
+			src = line; sub(/.* src=/, "", src); sub(/ .*/, "", src)
+			dst = line; sub(/.* dst=/, "", dst); sub(/ .*/, "", dst)
+			sub(/ fallback=/, " reason=", line)
+			name = (prefix == "CLIENT") ? "CLIENT conn" n : prefix
+			print name " " src " -> " dst " " line
+		}'
+}
+
+# smcping_run FIRST NAME N SIZE ARGS... runs one smcping client (N round trips of SIZE bytes, no
+# warm-up, the kernel's view of its connection at the end) and reports it (ping_report).
+smcping_run() {
+	first=$1 name=$2 n=$3 size=$4
+	shift 4
+	log "+ smcping $SRV_TARGET -n $n -m $size $* (> $name.out)"
+	timeout 120 smcping "$SRV_TARGET" -p $PORT -n "$n" -m "$size" --warmup 0 --timeout 30s --diag "$@" \
+		>/tmp/"$name".out 2>&1
+	prc=$?
+	ping_report "$first" "$n" "$size" "$prc" </tmp/"$name".out
+	return $prc
+}
+
+# ping_report FIRST N SIZE RC < smcping-output appends the lab's lines for one smcping run
+# to /out/client.log (and the console): smcping's output, CLIENT connK lines numbered from
+# FIRST, "CLIENT connK n=N size=SIZE" when it succeeded, and "CLIENT RESULT".
+ping_report() {
+	cat >/tmp/ping.out
+	{
+		cat /tmp/ping.out
+		client_lines "$1" CLIENT </tmp/ping.out
+		k=$1
+		for c in $(sed -n 's/^diag conn \([0-9]*\) .*/\1/p' /tmp/ping.out); do
+			[ "$4" = 0 ] && echo "CLIENT conn$k n=$2 size=$3"
+			k=$((k + 1))
+		done
+		f=0
+		[ "$4" = 0 ] || f=1
+		echo "CLIENT RESULT conns=$((k - $1)) failed=$f rc=$4"
+	} | tee -a /out/client.log
+}
+
+# server_lines FILE turns the smcping server's "connection accepted" log lines into
+# "SERVER accept LOCAL -> REMOTE mode=... [reason=...] [token=...]" lines.
+server_lines() {
+	awk '/msg="connection accepted"/ {
+		r = $0; sub(/.* remote=/, "", r); sub(/ .*/, "", r)
+		l = $0; sub(/.* local=/, "", l); sub(/ .*/, "", l)
+		mode = "TCP"; extra = ""
+		if ($0 ~ /mode="SMC-R/) mode = "SMCR"
+		if ($0 ~ /mode="fallback /) {
+			mode = "TCP-FALLBACK"; c = $0; sub(/.*mode="fallback /, "", c); sub(/ .*/, "", c); extra = " reason=" c
+		}
+		if ($0 ~ / token=/) { t = $0; sub(/.* token=/, "", t); sub(/ .*/, "", t); extra = extra " token=" t }
+		print "SERVER accept " l " -> " r " mode=" mode extra
+	}' "$@"
 }
 
 hw_counters() {
@@ -117,7 +205,7 @@ hw_counters() {
 
 final_report() {
 	{
-		timeout 20 labstub report
+		kstate
 		hw_counters
 		dmesg | grep -E 'smc|rxe|infiniband' | sed 's/^/DMESG /'
 	} >/out/"$ROLE".report 2>&1
@@ -125,37 +213,32 @@ final_report() {
 }
 
 server_main() {
+	# smcping is the server: AF_SMC on PORT (e2e: plus the TCP baseline on PORT+1, for
+	# --compare tcp); a plain TCP server for fallback-nosmc; [::] for ipv6.
 	case "$SCEN" in
-	fallback-nosmc) srvargs="-tcp" ;;
-	ipv6) srvargs="-6" ;;
-	*) srvargs="" ;;
+	fallback-nosmc) srvargs="--tcp --tcp-port 0" ;;
+	ipv6) srvargs="--listen :: --tcp-port 0" ;;
+	e2e-*) srvargs="" ;;
+	*) srvargs="--tcp-port 0" ;;
 	esac
-	case "$SCEN" in
-	e2e-*)
-		# The project's smcping is the server (AF_SMC on PORT, TCP baseline on PORT+1).
-		if [ -x /bin/smcping ]; then
-			smcping -s -p $PORT >>/out/smcping-server.txt 2>&1 &
-		else
-			echo "SMCPING-MISSING" >>/out/smcping-server.txt
-			labstub serve -p $PORT >>/out/server.log 2>&1 &
-		fi
-		;;
-	*)
-		labstub serve -p $PORT $srvargs >>/out/server.log 2>&1 &
-		;;
-	esac
+	# shellcheck disable=SC2086
+	smcping -s -p $PORT --idle 120s $srvargs >>/out/smcping-server.txt 2>&1 &
 	# The throwaway connections of shift_ids need the listener; it is the real one.
-	sleep 0.3
+	i=0
+	while ! grep -q 'msg=listening' /out/smcping-server.txt && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
 	if smc_scenario && [ "$SHIFT_IDS" != 0 ]; then
 		shift_ids || log "shift_ids failed"
 	fi
-	nbase=$(labstub report 2>/dev/null | grep -c '^LGR:')
+	nbase=$(lgr_lines | grep -c '^LGR:')
 	log "LAB-READY (link groups before the client: $nbase)"
 	wait_host done || return 1
 	if smc_scenario; then
-		run 60 labstub wait-lgr-gone -t 50 -keep "$nbase" || return 1
+		run 60 smclab wait-lgr-gone -keep "$nbase" 50 || return 1
 	fi
-	cat /out/server.log 2>/dev/null
+	server_lines /out/smcping-server.txt | tee -a /out/server.log
 	final_report
 	return 0
 }
@@ -166,15 +249,16 @@ client_main() {
 	rc=0
 	case "$SCEN" in
 	pingpong | teardown)
-		run 120 labstub client -addr $SRV:$PORT -n 500 -m 64 || rc=$?
+		smcping_run 0 pp 500 64 || rc=$?
 		;;
 	multiconn)
-		# Different sizes and counts per connection, so per-connection numbers differ.
-		run 120 labstub client -addr $SRV:$PORT -P 4 -n 300,200,120,80 -m 64,1000,4096,200 || rc=$?
+		multiconn_client || rc=$?
 		;;
 	long)
-		# 64 KiB RMBEs: 3000 x 64 B wraps the cursors; 1 MiB bulk gives multi-packet WRITEs.
-		run 120 labstub client -addr $SRV:$PORT -n 3000 -m 64 -bulk 1048576 || rc=$?
+		# 64 KiB RMBEs: 3000 x 64 B wraps the cursors; a 1 MiB one-way stream (16 messages
+		# of 64 KiB) on a second connection gives multi-packet WRITEs.
+		smcping_run 0 pp 3000 64 || rc=$?
+		bulk_client || rc=$?
 		;;
 	multilink)
 		multilink_client || rc=$?
@@ -183,10 +267,11 @@ client_main() {
 		e2e_client || rc=$?
 		;;
 	ipv6)
-		run 60 labstub client -addr "[$SRV6]:$PORT" -n 20 -m 64 || rc=$?
+		SRV_TARGET=$SRV6
+		smcping_run 0 pp 20 64 || rc=$?
 		;;
 	*)
-		run 60 labstub client -addr $SRV:$PORT -n 20 -m 64 || rc=$?
+		smcping_run 0 pp 20 64 || rc=$?
 		;;
 	esac
 	final_report
@@ -198,44 +283,107 @@ client_main() {
 	return $rc
 }
 
-# multilink_client: two links (eth0/rxe0, eth1/rxe1, one PNET ID), two connections, then
-# eth1 goes down while the connections are idle (traffic in flight on the dying link
-# stalled 1 of 2 runs), the link group fails over to link 1, traffic resumes, and a new
-# connection is made afterwards.
-multilink_client() {
-	rm -f /tmp/pause.ready /tmp/pause.go
-	labstub client -addr $SRV:$PORT -P 2 -n 300,200 -m 64,512 -pause-after 100 \
-		-pause-file /tmp/pause -timeout 100s >/tmp/ml.out 2>&1 &
-	pid=$!
+# multiconn_client: 4 smcping clients with their own counts and sizes, so the numbers
+# differ per connection; each starts once the one before is connected, so the first makes
+# the link group (first contact) and the other three join it while it runs.
+multiconn_client() {
+	pids="" k=0
+	for cfg in "300 64" "200 1000" "120 4096" "80 200"; do
+		set -- $cfg
+		smcping "$SRV" -p $PORT -n "$1" -m "$2" --warmup 0 --timeout 30s --diag >/tmp/mc$k.out 2>&1 &
+		pids="$pids $!"
+		wait_conns /tmp/mc$k.out 1
+		k=$((k + 1))
+	done
+	mrc=0 k=0
+	for cfg in "300 64" "200 1000" "120 4096" "80 200"; do
+		set -- $cfg
+		p=$(echo $pids | cut -d' ' -f$((k + 1)))
+		wait "$p"
+		prc=$?
+		[ $prc = 0 ] || mrc=$prc
+		ping_report $k "$1" "$2" $prc </tmp/mc$k.out
+		k=$((k + 1))
+	done
+	return $mrc
+}
+
+# wait_conns FILE N waits (up to 30 s) until smcping has printed the proofs of N
+# connections (its "conn K ..." header lines): they are established.
+wait_conns() {
 	i=0
-	while [ ! -e /tmp/pause.ready ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
-	timeout 10 labstub report | grep -E '^(LGR|LINK)' | sed 's/^/BEFORE-FAILOVER /' | tee -a /out/client.log
+	while [ "$(grep -c '^conn [0-9]' "$1" 2>/dev/null)" -lt "$2" ] && [ $i -lt 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
+# bulk_client: a one-way stream of 16 x 64 KiB, reported as "CLIENT bulk END ... bytes=".
+bulk_client() {
+	log "+ smcping $SRV --bw -n 16 -m 65536"
+	timeout 120 smcping "$SRV" -p $PORT --bw -n 16 -m 65536 --warmup 0 --timeout 30s --diag >/tmp/bulk.out 2>&1
+	brc=$?
+	{
+		cat /tmp/bulk.out
+		client_lines 0 "CLIENT bulk END" </tmp/bulk.out | sed "s/\$/ bytes=$((16 * 65536)) rc=$brc/"
+	} | tee -a /out/client.log
+	return $brc
+}
+
+# multilink_client: two links (eth0/rxe0, eth1/rxe1, one PNET ID), two paced smcping
+# clients (a ping every 20 ms), then eth1 goes down while both connections are idle, the
+# link group fails over to link 1, traffic resumes, and a new connection is made.
+# Idle is made by stopping both smcping processes (SIGSTOP) and waiting a second: a ping
+# in flight completes in the kernels within milliseconds, so no data is on the dying link
+# when it goes (traffic in flight there stalled 1 of 2 runs). SIGCONT resumes them; paced
+# pings then catch up back to back.
+multilink_client() {
+	smcping "$SRV" -p $PORT -n 300 -m 64 -i 20ms --warmup 0 --timeout 30s --diag >/tmp/ml0.out 2>&1 &
+	p0=$!
+	wait_conns /tmp/ml0.out 1
+	smcping "$SRV" -p $PORT -n 200 -m 512 -i 20ms --warmup 0 --timeout 30s --diag >/tmp/ml1.out 2>&1 &
+	p1=$!
+	wait_conns /tmp/ml1.out 1
+	sleep 1
+	kill -STOP $p0 $p1
+	log "smcping clients stopped: connections idle"
+	sleep 1
+	lgr_lines | sed 's/^/BEFORE-FAILOVER /' | tee -a /out/client.log
 	log "eth1 down"
 	ip link set eth1 down
+	# The snapshot that shows the failover is the one logged. Right after it the server
+	# starts a new, asymmetric link on the remaining device (ACTIVATING): that is not a
+	# survivor of the failover, so it is not counted.
 	i=0
 	while [ $i -lt 100 ]; do
-		n=$(timeout 5 labstub report | grep -c '^LINK:')
+		lgr_lines >/tmp/after
+		n=$(grep '^LINK:' /tmp/after | grep -cv ' state=ACTIVATING ')
 		[ "$n" = 1 ] && break
 		sleep 0.2
 		i=$((i + 1))
 	done
 	log "links after eth1 down: $n"
-	timeout 10 labstub report | grep -E '^(LGR|LINK)' | sed 's/^/AFTER-FAILOVER /' | tee -a /out/client.log
-	touch /tmp/pause.go
-	wait $pid
-	rc=$?
-	cat /tmp/ml.out
-	cat /tmp/ml.out >>/out/client.log
+	sed 's/^/AFTER-FAILOVER /' /tmp/after | tee -a /out/client.log
+	kill -CONT $p0 $p1
+	log "smcping clients continued"
+	wait $p0
+	rc0=$?
+	wait $p1
+	rc1=$?
+	ping_report 0 300 64 $rc0 </tmp/ml0.out
+	ping_report 1 200 512 $rc1 </tmp/ml1.out
+	rc=0
+	{ [ $rc0 = 0 ] && [ $rc1 = 0 ]; } || rc=1
 	# After the failover the server tries a second, asymmetric link on the remaining
 	# device; a connection made while it is ACTIVATING waits for it (or times out under
 	# load), so the new connection waits until the link group settled.
 	i=0
-	while [ $i -lt 100 ] && timeout 5 labstub report | grep -q '^LINK:.* state=[12] '; do
+	while [ $i -lt 100 ] && lgr_lines | grep -qE '^LINK:.* state=(INACTIVE|ACTIVATING) '; do
 		sleep 0.2
 		i=$((i + 1))
 	done
-	timeout 10 labstub report | grep -E '^(LGR|LINK)' | sed 's/^/SETTLED /' | tee -a /out/client.log
-	run 60 labstub client -addr $SRV:$PORT -n 50 -m 128 || rc=$?
+	lgr_lines | sed 's/^/SETTLED /' | tee -a /out/client.log
+	smcping_run 0 new 50 128 || rc=$?
 	return $rc
 }
 
@@ -254,7 +402,7 @@ step() {
 
 # e2e_client runs the project's binaries against the kernel: smcping's mode proof and exit
 # codes, smcdump's live capture on eth0 (compared on the host with the filter-dump capture
-# of the same wire), smclab's view of the kernel (compared with labstub's report).
+# of the same wire), smclab's view of the kernel (compared with the wire on the host).
 e2e_client() {
 	: >/out/e2e.txt
 	for b in smcping smcdump smclab; do
