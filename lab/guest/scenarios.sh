@@ -420,15 +420,20 @@ e2e_client() {
 	step smcping-plain smcping $SRV -p $PORT -n 30 -m 200 --warmup 5
 	if [ "$SCEN" = e2e-smc ]; then
 		step smcping-compare smcping $SRV -p $PORT -n 40 -m 64 --warmup 5 --compare tcp --round 20
-		step smcping-bw smcping $SRV -p $PORT -n 50 -m 16384 --warmup 0 --bw
-		# IPPROTO_SMC sockets (6.11+): smc_diag reports them with 0.0.0.0 addresses.
-		step smcping-ipproto smcping $SRV -p $PORT --proto ipproto --check
 	fi
+	# The live capture ends before the one-way stream: under TCG smcdump's packet socket
+	# drops part of a burst of 16 KiB WRITEs (the wire has them; seen in the first run
+	# without labstub), and the host's check wants every frame its filter selects.
 	if [ -n "$live" ]; then
 		sleep 1
 		kill -INT "$live" 2>/dev/null
 		wait "$live"
 		echo "STEP smcdump-live rc=$?" >>/out/e2e.txt
+	fi
+	if [ "$SCEN" = e2e-smc ]; then
+		step smcping-bw smcping $SRV -p $PORT -n 50 -m 16384 --warmup 0 --bw
+		# IPPROTO_SMC sockets (6.11+): smc_diag reports them with 0.0.0.0 addresses.
+		step smcping-ipproto smcping $SRV -p $PORT --proto ipproto --check
 	fi
 	if [ -x /bin/smclab ]; then
 		for c in diag lgr stats fallback sysinfo; do
