@@ -22,7 +22,15 @@
 //	err = c.AddUEID("SMC-LAB-UEID")  // needs CAP_NET_ADMIN
 //	lgrs, err := c.LinkGroupsR()     // link groups with their links
 //
-// NewConn and NewDiagConn accept existing connections, so tests run against
+// DialPNET resolves the legacy SMC_PNETID family, the PNET table that ties
+// netdevs and RDMA device ports to one physical network (a host with two
+// RoCE devices needs it; so does using a device for lo):
+//
+//	p, err := smcnl.DialPNET()
+//	err = p.AddPNETID(smcnl.PNETEntry{PNETID: "LABNET", EthName: "eth1", IBName: "rxe1"})
+//	es, err := p.PNETIDs()
+//
+// NewConn, NewDiagConn and NewPNETConn accept existing connections, so tests run against
 // genltest and nltest fakes without root or SMC. The Parse* functions decode
 // single reply messages and are what the fuzz targets exercise.
 //
