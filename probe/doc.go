@@ -24,6 +24,11 @@
 // group ID from SMC_GEN_NETLINK, SMC-D, or a fallback with the local
 // reason and the peer's diagnosis (decode.DeclineCode names and meanings).
 // --require smc and --check decide with errors.As on *FallbackError.
+// Proofs carry the SMC-R alert token, the key of the connection's CDC
+// messages, so a capture can be matched with the kernel (the server logs
+// it per accepted connection). --diag prints each connection's whole
+// sock_diag line (SocketLiner), cursors included, after the last reply and
+// before the close, when the cursors are final and the socket still listed.
 //
 // # Allocation
 //
