@@ -25,8 +25,8 @@ func (t *Tracker) cdc(l *Link, d Dir, in *input) {
 	}
 	switch {
 	case c == nil:
-		c = t.inferConn(l, d, m, in)
-	case c.Inferred && !c.hasTok[d.Reverse()]:
+		c, d = t.inferConn(l, d, m, in)
+	case (c.Inferred || c.halfPlaced) && !c.hasTok[d.Reverse()]:
 		if y := g.halfMatch(d, m.cons, c); y != nil {
 			c = t.merge(c, y)
 		}
@@ -206,7 +206,10 @@ func (t *Tracker) learnRMBESize(c *Conn, d Dir, f *Flow, cur Cursor) {
 // that stream's producer cursor (see halfMatch). Otherwise it starts a
 // connection of its own, merged later by cdc. Tokens are no evidence:
 // each side numbers its own, and they coincide across connections.
-func (t *Tracker) inferConn(l *Link, d Dir, m *cdcIn, in *input) *Conn {
+func (t *Tracker) inferConn(l *Link, d Dir, m *cdcIn, in *input) (*Conn, Dir) {
+	if c, dd := t.claimHalf(l, d, m, in); c != nil {
+		return c, dd
+	}
 	g := l.lgr
 	pick := g.halfMatch(d, m.cons, nil)
 	if pick == nil {
@@ -217,7 +220,7 @@ func (t *Tracker) inferConn(l *Link, d Dir, m *cdcIn, in *input) *Conn {
 		t.attach(pick, l)
 	}
 	t.registerToken(pick, d, m.token)
-	return pick
+	return pick, d
 }
 
 // failoverConn finds the connection a failover-validation CDC belongs to
@@ -315,7 +318,7 @@ func (t *Tracker) mergeLGR(a, b *LinkGroup, in *input) *LinkGroup {
 func (g *LinkGroup) halfMatch(d Dir, cons Cursor, except *Conn) *Conn {
 	var pick *Conn
 	for _, c := range g.conns {
-		if c == except || !c.Inferred || c.finished || c.hasTok[d] || !c.hasTok[d.Reverse()] {
+		if c == except || !(c.Inferred || c.halfPlaced) || c.finished || c.hasTok[d] || !c.hasTok[d.Reverse()] {
 			continue
 		}
 		if f := &c.Flow[d.Reverse()]; f.haveProd && f.Prod == cons {
@@ -376,7 +379,7 @@ func (t *Tracker) merge(a, b *Conn) *Conn {
 	if gone.LastFrame > keep.LastFrame {
 		keep.LastFrame, keep.Last = gone.LastFrame, gone.Last
 	}
-	if !gone.TFirstCDC.IsZero() && gone.TFirstCDC.Before(keep.TFirstCDC) {
+	if !gone.TFirstCDC.IsZero() && (keep.TFirstCDC.IsZero() || gone.TFirstCDC.Before(keep.TFirstCDC)) {
 		keep.TFirstCDC = gone.TFirstCDC
 	}
 	if len(gone.Timeline) > 0 {

@@ -179,8 +179,11 @@ type Conn struct {
 	link     *Link
 	synSeq   uint32 // client's initial sequence number, to tell a retransmitted SYN from a new connection
 	finished bool
-	tokens   [2]uint32 // receiver token of each direction while registered
-	hasTok   [2]bool
+	// halfPlaced: placed from a Confirm without its Accept, so one
+	// direction's token is unknown and is paired like a joined connection's.
+	halfPlaced bool
+	tokens     [2]uint32 // receiver token of each direction while registered
+	hasTok     [2]bool
 }
 
 // Closed reports whether both sides signalled the end (CDC close flags, or

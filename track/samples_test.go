@@ -3,12 +3,14 @@ package track
 import (
 	"bufio"
 	"math/bits"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
 )
 
@@ -441,5 +443,59 @@ func checkWireTruth(t *testing.T, s Snapshot, name string) {
 		if w := num(t, v); uint64(pkts) > w || w > uint64(pkts+retrans) {
 			t.Errorf("%d RDMA WRITE packets (+%d retransmissions), the lab counted %d", pkts, retrans, w)
 		}
+	}
+}
+
+// TestSamplesStartAtConfirm cuts every sample just before each Confirm of a
+// reused link group, so the capture holds the Confirm but not the Accept
+// (nor, usually, the link's setup): the connection must still be found on
+// its link, with CDCs both ways, and be counted once. A lab run whose cut
+// fell there counted one connection twice, from TCP and from its CDCs.
+func TestSamplesStartAtConfirm(t *testing.T) {
+	dir := samplesDir()
+	pcaps, _ := filepath.Glob(filepath.Join(dir, "*.pcap"))
+	if len(pcaps) == 0 {
+		t.Skipf("no captures in %s yet (the lab publishes them with lab/run all)", dir)
+	}
+	tried := 0
+	for _, p := range pcaps {
+		type confirm struct {
+			frame  int
+			client netip.AddrPort
+		}
+		var cuts []confirm
+		eachFrame(t, p, func(f *capture.Frame) {
+			for _, m := range f.CLC {
+				if m.Type == decode.CLCTypeConfirm && !m.FirstContact() && f.TCP != nil && f.IPv4 != nil {
+					src, _ := netip.AddrFromSlice(f.IPv4.SrcIP)
+					cuts = append(cuts, confirm{f.Number, netip.AddrPortFrom(src, uint16(f.TCP.SrcPort))})
+				}
+			}
+		})
+		full := feedFile(t, p, Options{}, 0).Snapshot()
+		for _, cut := range cuts {
+			tried++
+			s := feedFile(t, p, Options{}, cut.frame-1).Snapshot()
+			checkAccounting(t, s.Stats)
+			if len(s.Conns) > len(full.Conns) {
+				t.Errorf("%s from frame %d: %d connections, the whole capture has %d", filepath.Base(p), cut.frame, len(s.Conns), len(full.Conns))
+			}
+			var c *Conn
+			for i := range s.Conns {
+				if s.Conns[i].Client == cut.client {
+					c = &s.Conns[i]
+				}
+			}
+			switch {
+			case c == nil:
+				t.Errorf("%s from frame %d: connection %v not found", filepath.Base(p), cut.frame, cut.client)
+			case c.LGR == 0 || c.Flow[DirC2S].CDCs == 0 || c.Flow[DirS2C].CDCs == 0:
+				t.Errorf("%s from frame %d: connection %v on lgr %d with %d/%d CDCs: not joined to its link",
+					filepath.Base(p), cut.frame, cut.client, c.LGR, c.Flow[DirC2S].CDCs, c.Flow[DirS2C].CDCs)
+			}
+		}
+	}
+	if tried == 0 {
+		t.Skip("no sample has a Confirm of a reused link group")
 	}
 }

@@ -184,8 +184,11 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 				c.Outcome = OutcomeSMCR
 			}
 		}
-		if c.Outcome == OutcomeSMCR && c.ServerEP.Valid {
+		switch {
+		case c.Outcome == OutcomeSMCR && c.ServerEP.Valid:
 			t.place(c, in, m)
+		case c.Outcome == OutcomeSMCR:
+			t.placeClientHalf(c, in)
 		}
 	case clcDecline:
 		stage := StageProposal
@@ -292,6 +295,89 @@ func (t *Tracker) place(c *Conn, in *input, m *clcIn) {
 	t.registerToken(c, DirS2C, cl.Token)
 	t.registerRMB(c, l, DirC2S, s)
 	t.registerRMB(c, l, DirS2C, cl)
+}
+
+// placeClientHalf places a connection whose Confirm was captured but not
+// its Accept (the capture starts between the two): the client's GID and QPN
+// find the link, and the client's token claims the S->C CDCs. The C->S half
+// is paired later by cursor evidence (halfMatch), as for joined connections;
+// without this the connection was counted twice, once from TCP and once
+// from its CDCs.
+func (t *Tracker) placeClientHalf(c *Conn, in *input) {
+	cl := &c.ClientEP
+	dst := gidAddr(cl.GID)
+	var (
+		found *Link
+		dir   Dir
+	)
+	for k, ref := range t.byQP {
+		if k.dst != dst || k.qpn != cl.QPN || ref.link.lgr.Deleted {
+			continue
+		}
+		if found != nil && found != ref.link {
+			return // two links fit: no guess
+		}
+		found, dir = ref.link, ref.dir
+	}
+	if found == nil {
+		t.addPendingHalf(c)
+		return
+	}
+	if dir != DirS2C && !t.flip(found.lgr, in) {
+		return
+	}
+	t.attachHalf(c, found)
+}
+
+func (t *Tracker) attachHalf(c *Conn, l *Link) {
+	c.halfPlaced = true
+	t.attach(c, l)
+	t.registerToken(c, DirS2C, c.ClientEP.Token)
+	t.registerRMB(c, l, DirS2C, &c.ClientEP)
+}
+
+// maxPendingHalf bounds pendingHalf: it only ever holds the connections
+// caught between Accept and Confirm at the start of a capture.
+const maxPendingHalf = 64
+
+func (t *Tracker) addPendingHalf(c *Conn) {
+	keep := t.pendingHalf[:0]
+	for _, x := range t.pendingHalf {
+		if !x.finished && x.link == nil {
+			keep = append(keep, x)
+		}
+	}
+	if len(keep) >= maxPendingHalf {
+		keep = keep[1:]
+	}
+	t.pendingHalf = append(keep, c)
+}
+
+// claimHalf finds the half-placed connection a CDC of a newly seen stream
+// belongs to: the stream goes to the client's QP and GID that its Confirm
+// announced and carries the client's token. Only that triple is evidence
+// enough; the C->S half is then paired by cursors (halfMatch).
+func (t *Tracker) claimHalf(l *Link, d Dir, m *cdcIn, in *input) (*Conn, Dir) {
+	if !l.keyed[d] {
+		return nil, d
+	}
+	k := l.keys[d]
+	for i, c := range t.pendingHalf {
+		cl := &c.ClientEP
+		if c.finished || c.link != nil || k.dst != gidAddr(cl.GID) || k.qpn != cl.QPN || m.token != cl.Token {
+			continue
+		}
+		if d != DirS2C {
+			if !t.flip(l.lgr, in) {
+				continue
+			}
+			d = DirS2C
+		}
+		t.pendingHalf = append(t.pendingHalf[:i], t.pendingHalf[i+1:]...)
+		t.attachHalf(c, l)
+		return c, d
+	}
+	return nil, d
 }
 
 // reusedLink finds the link a connection of a reused link group was

@@ -52,6 +52,10 @@ type Tracker struct {
 	byQP      map[qpKey]linkRef
 	halfLinks map[addrPair][]*Link // inferred links whose reverse direction is not keyed yet
 	unknownQP map[qpKey]*unknownQP
+	// pendingHalf holds connections whose Confirm came before any traffic
+	// of their link (the capture started after the Accept); their S->C
+	// CDCs claim them once the link shows up (claimHalf).
+	pendingHalf []*Conn
 
 	nextConn, nextLink, nextLGR int
 	lastSweep                   time.Time
