@@ -155,6 +155,9 @@ func TestWriterRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if n, ok := r.Dropped(); ok || n != 0 {
+		t.Errorf("a file reader claims to count kernel drops (%d, %v)", n, ok)
+	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}

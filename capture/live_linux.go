@@ -54,6 +54,13 @@ func OpenLive(iface, filter string, snaplen int) (*Reader, error) {
 		return nil, err
 	}
 	r.closer = h
+	r.drops = func() (uint64, error) {
+		st, err := h.Stats() // counts since the previous call
+		if err != nil {
+			return 0, err
+		}
+		return uint64(st.Drops), nil
+	}
 	return r, nil
 }
 

@@ -67,6 +67,9 @@ func TestLiveLoopback(t *testing.T) {
 		if f.BTH == nil || f.CDC == nil || f.CDC.Seq != 1 {
 			t.Fatalf("live frame decoded as %v", f.Decoded)
 		}
+		if n, ok := r.Dropped(); !ok || n != 0 {
+			t.Errorf("live reader Dropped() = %d, %v; want 0 drops, countable", n, ok)
+		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("no frame captured on lo within 5 s")
 	}

@@ -46,6 +46,23 @@ type Reader struct {
 	counter *countingReader
 	snaplen uint32
 	err     error // sticky
+	// drops reads the kernel's count of frames it dropped since the last
+	// call (live sources only); dropped accumulates it.
+	drops   func() (uint64, error)
+	dropped uint64
+}
+
+// Dropped returns how many frames the kernel dropped before this reader
+// could take them (a live capture that cannot keep up), and whether the
+// source can tell at all.
+func (r *Reader) Dropped() (uint64, bool) {
+	if r.drops == nil {
+		return 0, false
+	}
+	if n, err := r.drops(); err == nil {
+		r.dropped += n
+	}
+	return r.dropped, true
 }
 
 // countingReader counts bytes pulled from the file, which for pcapng is the

@@ -228,6 +228,11 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	runErr := o.loop(ctx, r, flt, tr, tracked, w, p)
+	if n, ok := r.Dropped(); ok && n > 0 {
+		// As tshark does: a live capture that lost frames says so, since
+		// the tracker's counts and -w's file are then incomplete.
+		fmt.Fprintf(o.Stderr, "smcdump: %s: %d frames dropped by the kernel\n", r.Name(), n)
+	}
 	if p != nil {
 		if err := p.end(); err != nil && runErr == nil {
 			runErr = err
