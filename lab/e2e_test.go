@@ -261,6 +261,25 @@ func TestSmcpingDecline(t *testing.T) {
 	}
 }
 
+// TestSmcpingPeerNotSMC: against a plain TCP server (smcping -s --tcp) the SYN-ACK has
+// no SMC option, no CLC is sent, and the client's kernel reports PEERNOSMC, which smcping
+// must name; --require smc fails, a plain run measures TCP and succeeds.
+func TestSmcpingPeerNotSMC(t *testing.T) {
+	rc, have := steps(t, "e2e-nosmc")
+	need(t, have, "smcping")
+	out := readFile(t, filepath.Join(runDir, "e2e-nosmc", "client", "smcping-check.txt"))
+	const want = "FAIL fallback 0x03010000 PEERNOSMC"
+	if rc["smcping-check"] == 0 || !strings.HasPrefix(out, want) {
+		t.Errorf("smcping --check exit %d:\n%s\nwant a non-zero exit and %q", rc["smcping-check"], out, want)
+	}
+	if rc["smcping-require"] != 1 {
+		t.Errorf("smcping --require smc exit %d against a plain TCP server, want 1", rc["smcping-require"])
+	}
+	if rc["smcping-plain"] != 0 {
+		t.Errorf("smcping without --require exit %d, want 0", rc["smcping-plain"])
+	}
+}
+
 // rawCLCTypes counts TCP segments of port 5000 whose payload starts with the CLC
 // eyecatcher, by type byte: the reference for smcdump's CLC decode of the same file.
 func rawCLCTypes(t *testing.T, path string) map[string]int {

@@ -26,6 +26,7 @@ declare -A EXPECT=(
 	[ipv6]="TCP-FALLBACK 0x03030000 0x00000000 1"
 	[e2e-smc]="SMCR 0x00000000 0x00000000 1"
 	[e2e-decline]="TCP-FALLBACK 0x05000000 0x03030002 1"
+	[e2e-nosmc]="TCP-FALLBACK 0x03010000 0x00000000 1"
 )
 
 # tshark_count FILE FILTER prints how many frames match a display filter.
@@ -174,7 +175,7 @@ verify_scenario() {
 		check "fallback: SYN carries the SMC option ($synopt)" "$([ "$synopt" -ge 1 ] && echo 0 || echo 1)"
 	fi
 	case "$sc" in
-	fallback-nosmc)
+	fallback-nosmc | e2e-nosmc)
 		check "no CLC at all ($clc) and no SMC option on the SYN-ACK ($synackopt)" \
 			"$([ "$clc" = 0 ] && [ "$synackopt" = 0 ] && echo 0 || echo 1)" ;;
 	decline-nordma | decline-ueid | no-ueid | ipv6 | e2e-decline)
@@ -365,6 +366,16 @@ verify_e2e() {
 			"$([ "$decl" -ge 1 ] && [ "$writes" = 0 ] && echo 0 || echo 1)"
 		tcheck "smcping --check fails and names 0x05000000 PEERDECL, peer 0x03030002 (rc=$(step_rc "$dir" smcping-check))" \
 			"$([ "$(step_rc "$dir" smcping-check)" != 0 ] && grep -q '^FAIL fallback 0x05000000 PEERDECL (peer 0x03030002' "$c/smcping-check.txt" && echo 0 || echo 1)"
+		tcheck "smcping --require smc exits 1 (rc=$(step_rc "$dir" smcping-require))" \
+			"$([ "$(step_rc "$dir" smcping-require)" = 1 ] && echo 0 || echo 1)"
+		tcheck "smcping without --require exits 0 (rc=$(step_rc "$dir" smcping-plain))" \
+			"$([ "$(step_rc "$dir" smcping-plain)" = 0 ] && echo 0 || echo 1)"
+		;;
+	e2e-nosmc)
+		check "wire: no CLC Decline ($decl), no RDMA WRITE ($writes), data on TCP ($nonclc)" \
+			"$([ "$decl" = 0 ] && [ "$writes" = 0 ] && [ "$nonclc" -gt 0 ] && echo 0 || echo 1)"
+		tcheck "smcping --check fails and names 0x03010000 PEERNOSMC (rc=$(step_rc "$dir" smcping-check))" \
+			"$([ "$(step_rc "$dir" smcping-check)" != 0 ] && grep -q '^FAIL fallback 0x03010000 PEERNOSMC' "$c/smcping-check.txt" && echo 0 || echo 1)"
 		tcheck "smcping --require smc exits 1 (rc=$(step_rc "$dir" smcping-require))" \
 			"$([ "$(step_rc "$dir" smcping-require)" = 1 ] && echo 0 || echo 1)"
 		tcheck "smcping without --require exits 0 (rc=$(step_rc "$dir" smcping-plain))" \

@@ -86,7 +86,7 @@ setup_smc() {
 # smc_scenario says whether the scenario ends with an SMC-R link group to wait for.
 smc_scenario() {
 	case "$SCEN" in
-	fallback-nosmc | decline-nordma | decline-ueid | no-ueid | ipv6 | e2e-decline) return 1 ;;
+	fallback-nosmc | decline-nordma | decline-ueid | no-ueid | ipv6 | e2e-decline | e2e-nosmc) return 1 ;;
 	esac
 	return 0
 }
@@ -216,7 +216,7 @@ server_main() {
 	# smcping is the server: AF_SMC on PORT (e2e: plus the TCP baseline on PORT+1, for
 	# --compare tcp); a plain TCP server for fallback-nosmc; [::] for ipv6.
 	case "$SCEN" in
-	fallback-nosmc) srvargs="--tcp --tcp-port 0" ;;
+	fallback-nosmc | e2e-nosmc) srvargs="--tcp --tcp-port 0" ;;
 	ipv6) srvargs="--listen :: --tcp-port 0" ;;
 	e2e-*) srvargs="" ;;
 	*) srvargs="--tcp-port 0" ;;
