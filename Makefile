@@ -21,9 +21,9 @@ demo: build
 	@echo; echo "== the decline of a server without RoCE device"
 	@$(BIN)/smcdump -r $(firstword $(wildcard samples/decline-nordma.pcap) testdata/reference/decline-nordma.pcap) -Y 'smc.clc.type == 4'
 	@echo; echo "== connections (-z smc,conns)"
-	@$(BIN)/smcdump -r $(DEMO_SAMPLE) -z smc,conns
-	@echo; echo "== link groups (-z smc,lgr)"
-	@$(BIN)/smcdump -r $(DEMO_SAMPLE) -z smc,lgr
+	@$(BIN)/smcdump -q -r $(DEMO_SAMPLE) -z smc,conns
+	@echo; echo "== link group of the failover capture (-z smc,lgr)"
+	@$(BIN)/smcdump -q -r $(firstword $(wildcard samples/multilink.pcap) $(DEMO_SAMPLE)) -z smc,lgr
 
 # Everything CI runs: tools, lint, unit + differential tests, lab end-to-end tests.
 test: test-deps lint unit e2e
