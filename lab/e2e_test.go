@@ -244,36 +244,30 @@ func TestSmcpingOtherModesExitZero(t *testing.T) {
 }
 
 func TestSmcpingDecline(t *testing.T) {
-	rc, have := steps(t, "e2e-decline")
-	need(t, have, "smcping")
-	out := readFile(t, filepath.Join(runDir, "e2e-decline", "client", "smcping-check.txt"))
 	// The server has SMC but no RoCE device: it declines with NOSMCRDEV, the client's
 	// local reason is PEERDECL (see samples/decline-nordma.log for the kernel's view).
-	const want = "FAIL fallback 0x05000000 PEERDECL (peer 0x03030002 NOSMCRDEV"
-	if rc["smcping-check"] == 0 || !strings.HasPrefix(out, want) {
-		t.Errorf("smcping --check exit %d:\n%s\nwant a non-zero exit and %q", rc["smcping-check"], out, want)
-	}
-	if rc["smcping-require"] != 1 {
-		t.Errorf("smcping --require smc exit %d against a declining server, want 1", rc["smcping-require"])
-	}
-	if rc["smcping-plain"] != 0 {
-		t.Errorf("smcping without --require exit %d, want 0 (fallback is a result, not an error)", rc["smcping-plain"])
-	}
+	checkFallback(t, "e2e-decline", "FAIL fallback 0x05000000 PEERDECL (peer 0x03030002 NOSMCRDEV")
 }
 
 // TestSmcpingPeerNotSMC: against a plain TCP server (smcping -s --tcp) the SYN-ACK has
-// no SMC option, no CLC is sent, and the client's kernel reports PEERNOSMC, which smcping
-// must name; --require smc fails, a plain run measures TCP and succeeds.
+// no SMC option, no CLC is sent, and the client's kernel reports PEERNOSMC.
 func TestSmcpingPeerNotSMC(t *testing.T) {
-	rc, have := steps(t, "e2e-nosmc")
+	checkFallback(t, "e2e-nosmc", "FAIL fallback 0x03010000 PEERNOSMC")
+}
+
+// checkFallback asserts smcping's report and exit codes in a scenario that falls back:
+// --check fails naming the reason, --require smc exits 1, a plain run measures TCP and
+// exits 0 (a fallback is a result, not an error).
+func checkFallback(t *testing.T, scen, want string) {
+	t.Helper()
+	rc, have := steps(t, scen)
 	need(t, have, "smcping")
-	out := readFile(t, filepath.Join(runDir, "e2e-nosmc", "client", "smcping-check.txt"))
-	const want = "FAIL fallback 0x03010000 PEERNOSMC"
+	out := readFile(t, filepath.Join(runDir, scen, "client", "smcping-check.txt"))
 	if rc["smcping-check"] == 0 || !strings.HasPrefix(out, want) {
 		t.Errorf("smcping --check exit %d:\n%s\nwant a non-zero exit and %q", rc["smcping-check"], out, want)
 	}
 	if rc["smcping-require"] != 1 {
-		t.Errorf("smcping --require smc exit %d against a plain TCP server, want 1", rc["smcping-require"])
+		t.Errorf("smcping --require smc exit %d, want 1", rc["smcping-require"])
 	}
 	if rc["smcping-plain"] != 0 {
 		t.Errorf("smcping without --require exit %d, want 0", rc["smcping-plain"])
