@@ -162,3 +162,40 @@ func decodeCLCs(f *Frame) {
 		f.CLC = append(f.CLC, c)
 	}
 }
+
+// UnclassifiedSend reports an RC SEND First/Only whose payload the SMC
+// classifier did not take for an LLC or CDC message: on a queue pair known
+// to carry SMC that is a malformed SMC message, not opaque data.
+func (f *Frame) UnclassifiedSend() bool {
+	if f.BTH == nil || f.LLC != nil || f.CDC != nil || f.BTH.Opcode.Transport() != decode.TransportRC {
+		return false
+	}
+	op := f.BTH.Opcode.Op()
+	return (op == decode.OpSendOnly || op == decode.OpSendFirst) && len(f.BTH.Data()) > 0
+}
+
+// DecodeSMC decodes an unclassified SEND (see UnclassifiedSend) as the SMC
+// message its first byte names, for a frame on a queue pair the caller
+// knows is an SMC-R link (the tracker saw its CLC or LLC exchange): no
+// guessing, and a message that does not decode is reported in f.Err with
+// its field and offset.
+func (r *Reader) DecodeSMC(f *Frame) {
+	if !f.UnclassifiedSend() {
+		return
+	}
+	p, rl := f.BTH.Data(), &r.dec.roce
+	var err error
+	if p[0] == 0xFE { // the CDC type byte; every other value is an LLC type
+		if err = rl.cdc.DecodeFromBytes(p, gopacket.NilDecodeFeedback); err == nil {
+			f.CDC = &rl.cdc
+			f.Decoded = append(f.Decoded, decode.LayerTypeCDC)
+		}
+	} else if err = rl.llc.DecodeFromBytes(p, gopacket.NilDecodeFeedback); err == nil {
+		f.LLC = &rl.llc
+		f.Decoded = append(f.Decoded, decode.LayerTypeLLC)
+	}
+	if err != nil && f.Err == nil {
+		f.Err = err
+	}
+	f.recSet = false // the record must be rebuilt with the new layer
+}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
+	"github.com/smcscope/smcscope/track"
 )
 
 const (
@@ -344,7 +345,8 @@ type fakeTracker struct {
 
 var fFake = decode.Field("zz.test.seen", decode.KindUint, "frames fed to the test tracker so far")
 
-func (t *fakeTracker) Feed(f *capture.Frame) { t.n++ }
+func (t *fakeTracker) Feed(f *capture.Frame)       { t.n++ }
+func (t *fakeTracker) SMCQP(f *capture.Frame) bool { return false }
 func (t *fakeTracker) AppendFields(f *capture.Frame, r *decode.Record) {
 	r.AddUint(fFake, uint64(t.n))
 }
@@ -617,5 +619,58 @@ func TestJSONWithViews(t *testing.T) {
 		if err := json.Unmarshal([]byte(l), &v); err != nil || v.View != views[i] || v.Data["frames"] != 76.0 {
 			t.Errorf("view line %q: %+v %v", l, v, err)
 		}
+	}
+}
+
+// TestKnownQPDecodesSMC: a SEND on a queue pair the tracker knows as an SMC-R
+// link is decoded as SMC even when the payload classifier rejects it, so a
+// malformed message is reported as an SMC error instead of passing as opaque
+// RDMA data. Frame 23 of pingpong.pcap is a CDC; its length byte is changed
+// from 44 to 45.
+func TestKnownQPDecodesSMC(t *testing.T) {
+	in, err := os.Open(pingpong)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	pr, err := pcapgo.NewReader(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "badcdc.pcap")
+	out, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := pcapgo.NewWriter(out)
+	w.WriteFileHeader(65535, layers.LinkTypeEthernet)
+	for n := 1; n <= 30; n++ {
+		data, ci, err := pr.ReadPacketData()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 23 {
+			const cdcLen = 14 + 20 + 8 + 12 + 1 // Ethernet, IPv4, UDP, BTH, then the CDC type byte
+			if data[cdcLen-1] != 0xFE || data[cdcLen] != 44 {
+				t.Fatalf("frame 23 is not the CDC expected: % x", data[cdcLen-1:cdcLen+1])
+			}
+			data[cdcLen] = 45
+		}
+		w.WritePacket(ci, data)
+	}
+	out.Close()
+	opts := Options{Read: p, Format: FormatFields, Fields: []string{"smc.cdc.seq", "frame.error"},
+		DisplayFilter: "frame.number == 23", All: true}
+	// Without the tracker nothing says the QP is SMC: the classifier's word stands.
+	got, _, err := run(t, opts)
+	if err != nil || got != "\t\n" {
+		t.Errorf("without tracker: %q %v", got, err)
+	}
+	opts.Views, opts.Quiet = nil, false
+	opts.NewTracker = func(v []string) (Tracker, error) { return track.NewForViews(track.Options{}, v) }
+	opts.Fields = append(opts.Fields, "smc.conn.id") // a tracker field makes Run feed the tracker
+	got, _, err = run(t, opts)
+	if err != nil || !strings.HasPrefix(got, "\tCDC") || !strings.Contains(got, "bad length") {
+		t.Errorf("with tracker: %q %v, want a CDC length error", got, err)
 	}
 }

@@ -21,6 +21,25 @@ func (t *Tracker) Feed(f *capture.Frame) {
 	t.feed(in)
 }
 
+// SMCQP reports whether f is a RoCE packet on a queue pair the tracker
+// knows as an SMC-R link (announced by CLC or LLC, or proven by its
+// LLC/CDC traffic), so that its SEND payloads are SMC messages by fact,
+// not by the classifier's guess.
+func (t *Tracker) SMCQP(f *capture.Frame) bool {
+	if f == nil || f.BTH == nil {
+		return false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var in input // not t.in: Feed fills that for the same frame next
+	fill(&in, f)
+	if !in.isRoCE {
+		return false
+	}
+	_, ok := t.lookupQP(qpKey{in.roce.src, in.roce.dst, in.roce.destQP})
+	return ok
+}
+
 // fill copies what the tracker needs from f into in, reusing in's memory.
 func fill(in *input, f *capture.Frame) {
 	in.number = f.Number
