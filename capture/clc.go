@@ -27,21 +27,14 @@ const (
 	// clcIdle is how long a handshake may stall (capture time) before its
 	// stream is forgotten; Linux gives up after 6 s per message.
 	clcIdle = 30 * time.Second
-
-	clcTypeConfirm = 3
-	clcTypeDecline = 4
-)
-
-var (
-	eyeSMCR = [4]byte{0xE2, 0xD4, 0xC3, 0xD9}
-	eyeSMCD = [4]byte{0xE2, 0xD4, 0xC3, 0xC4}
 )
 
 // clcStart reports whether b starts with a CLC eyecatcher, or could once
 // more bytes arrive.
 func clcStart(b []byte) (yes, maybe bool) {
 	n := min(len(b), 4)
-	if [4]byte(append(b[:n:n], eyeSMCR[n:]...)) == eyeSMCR || [4]byte(append(b[:n:n], eyeSMCD[n:]...)) == eyeSMCD {
+	smcr, smcd := decode.EyecatcherSMCR, decode.EyecatcherSMCD
+	if [4]byte(append(b[:n:n], smcr[n:]...)) == smcr || [4]byte(append(b[:n:n], smcd[n:]...)) == smcd {
 		return n == 4, n < 4
 	}
 	return false, false
@@ -269,7 +262,7 @@ func (s *clcStream) ReassembledSG(sg reassembly.ScatterGather, ac reassembly.Ass
 			return
 		}
 		s.a.emit(data[:l])
-		if typ := data[4]; typ == clcTypeConfirm || typ == clcTypeDecline {
+		if typ := decode.CLCType(data[4]); typ == decode.CLCTypeConfirm || typ == decode.CLCTypeDecline {
 			s.done = true
 		}
 		data = data[l:]
