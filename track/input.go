@@ -3,6 +3,8 @@ package track
 import (
 	"net/netip"
 	"time"
+
+	"github.com/smcscope/smcscope/decode"
 )
 
 // input is the tracker's view of one frame, filled from a capture.Frame by
@@ -128,33 +130,31 @@ type cdcIn struct {
 	connFlags uint8
 }
 
-// CDC flag bits (smc-wire-format §4.3).
+// CDC flag bits and RC opcodes the tracker distinguishes, as plain bytes
+// for the input it copies out of each frame.
 const (
-	cdcWriteBlocked  = 0x80
-	cdcUrgentPending = 0x40
-	cdcUrgentPresent = 0x20
-	cdcConsUpdReq    = 0x10
-	cdcFailover      = 0x08
+	cdcWriteBlocked  = uint8(decode.CDCWriteBlocked)
+	cdcUrgentPending = uint8(decode.CDCUrgentPending)
+	cdcUrgentPresent = uint8(decode.CDCUrgentPresent)
+	cdcConsUpdReq    = uint8(decode.CDCConsUpdateReq)
+	cdcFailover      = uint8(decode.CDCFailoverValidation)
 
-	cdcDoneWriting = 0x80
-	cdcConnClosed  = 0x40
-	cdcAbort       = 0x20
-)
+	cdcDoneWriting = uint8(decode.CDCPeerDoneWriting)
+	cdcConnClosed  = uint8(decode.CDCPeerConnClosed)
+	cdcAbort       = uint8(decode.CDCPeerConnAbort)
 
-// RC opcodes the tracker distinguishes (smc-wire-format §5.4).
-const (
-	opSendFirst     = 0x00
-	opSendOnlyInv   = 0x17
-	opWriteFirst    = 0x06
-	opWriteMiddle   = 0x07
-	opWriteLast     = 0x08
-	opWriteLastImm  = 0x09
-	opWriteOnly     = 0x0A
-	opWriteOnlyImm  = 0x0B
-	opAck           = 0x11
-	opAtomicAck     = 0x12
-	opReadRespFirst = 0x0D
-	opReadRespOnly  = 0x10
+	opSendFirst     = uint8(decode.OpSendFirst)
+	opSendOnlyInv   = uint8(decode.OpSendOnlyInv)
+	opWriteFirst    = uint8(decode.OpWriteFirst)
+	opWriteMiddle   = uint8(decode.OpWriteMiddle)
+	opWriteLast     = uint8(decode.OpWriteLast)
+	opWriteLastImm  = uint8(decode.OpWriteLastImm)
+	opWriteOnly     = uint8(decode.OpWriteOnly)
+	opWriteOnlyImm  = uint8(decode.OpWriteOnlyImm)
+	opAck           = uint8(decode.OpAcknowledge)
+	opAtomicAck     = uint8(decode.OpAtomicAcknowledge)
+	opReadRespFirst = uint8(decode.OpReadResponseFirst)
+	opReadRespOnly  = uint8(decode.OpReadResponseOnly)
 )
 
 type roceIn struct {
