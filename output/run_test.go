@@ -393,36 +393,15 @@ func TestTrackerHook(t *testing.T) {
 // TestProblemsShown: frames cut by the snap length and RoCE frames with a
 // wrong ICRC are printed, flagged, and the run goes on.
 func TestProblemsShown(t *testing.T) {
-	in, err := os.Open(pingpong)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	pr, err := pcapgo.NewReader(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(t.TempDir(), "damaged.pcap")
-	out, err := os.Create(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := pcapgo.NewWriter(out)
-	w.WriteFileHeader(65535, layers.LinkTypeEthernet)
-	for n := 1; n <= 30; n++ {
-		data, ci, err := pr.ReadPacketData()
-		if err != nil {
-			t.Fatal(err)
-		}
+	p := rewriteFrames(t, pingpong, 30, func(n int, data []byte, ci *gopacket.CaptureInfo) []byte {
 		switch n {
 		case 22: // WRITE ONLY cut to 80 of its 98 bytes
 			data, ci.CaptureLength = data[:80], 80
 		case 23: // CDC with one payload bit flipped: the ICRC no longer matches
 			data[70] ^= 0x01
 		}
-		w.WritePacket(ci, data)
-	}
-	out.Close()
+		return data
+	})
 	text, _, err := run(t, Options{Read: p})
 	if err != nil {
 		t.Fatal(err)
@@ -628,27 +607,7 @@ func TestJSONWithViews(t *testing.T) {
 // RDMA data. Frame 23 of pingpong.pcap is a CDC; its length byte is changed
 // from 44 to 45.
 func TestKnownQPDecodesSMC(t *testing.T) {
-	in, err := os.Open(pingpong)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	pr, err := pcapgo.NewReader(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(t.TempDir(), "badcdc.pcap")
-	out, err := os.Create(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := pcapgo.NewWriter(out)
-	w.WriteFileHeader(65535, layers.LinkTypeEthernet)
-	for n := 1; n <= 30; n++ {
-		data, ci, err := pr.ReadPacketData()
-		if err != nil {
-			t.Fatal(err)
-		}
+	p := rewriteFrames(t, pingpong, 30, func(n int, data []byte, _ *gopacket.CaptureInfo) []byte {
 		if n == 23 {
 			const cdcLen = 14 + 20 + 8 + 12 + 1 // Ethernet, IPv4, UDP, BTH, then the CDC type byte
 			if data[cdcLen-1] != 0xFE || data[cdcLen] != 44 {
@@ -656,9 +615,8 @@ func TestKnownQPDecodesSMC(t *testing.T) {
 			}
 			data[cdcLen] = 45
 		}
-		w.WritePacket(ci, data)
-	}
-	out.Close()
+		return data
+	})
 	opts := Options{Read: p, Format: FormatFields, Fields: []string{"smc.cdc.seq", "frame.error"},
 		DisplayFilter: "frame.number == 23", All: true}
 	// Without the tracker nothing says the QP is SMC: the classifier's word stands.
@@ -673,4 +631,39 @@ func TestKnownQPDecodesSMC(t *testing.T) {
 	if err != nil || !strings.HasPrefix(got, "\tCDC") || !strings.Contains(got, "bad length") {
 		t.Errorf("with tracker: %q %v, want a CDC length error", got, err)
 	}
+}
+
+// rewriteFrames copies the first n frames of a real capture into a new pcap
+// in t.TempDir(), letting edit change a frame (it returns the new bytes).
+func rewriteFrames(t *testing.T, src string, n int, edit func(n int, data []byte, ci *gopacket.CaptureInfo) []byte) string {
+	t.Helper()
+	in, err := os.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	pr, err := pcapgo.NewReader(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "edited.pcap")
+	out, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	w := pcapgo.NewWriter(out)
+	if err := w.WriteFileHeader(65535, layers.LinkTypeEthernet); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= n; i++ {
+		data, ci, err := pr.ReadPacketData()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.WritePacket(ci, edit(i, data, &ci)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return p
 }
