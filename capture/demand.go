@@ -96,7 +96,7 @@ func (r *Reader) SetFieldDemand(ids []decode.FieldID) {
 	if ids == nil {
 		r.frame.demand, r.frame.frameFields = gAll, wAllFrame
 		r.frame.rec.WantOnly(nil)
-		r.dec.roce.noICR = false
+		r.noICRC = false
 		return
 	}
 	var (
@@ -119,5 +119,5 @@ func (r *Reader) SetFieldDemand(ids []decode.FieldID) {
 	} else {
 		r.frame.rec.WantOnly(ids)
 	}
-	r.dec.roce.noICR = g&gICRC == 0
+	r.noICRC = g&gICRC == 0
 }

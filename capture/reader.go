@@ -38,7 +38,10 @@ type Reader struct {
 	name    string
 	src     PacketSource
 	closer  io.Closer
-	dec     *Decoder
+	dec     *Decoder // the decoder of the current frame's link type
+	first   *Decoder // the file's (first interface's) link type
+	decs    map[layers.LinkType]*Decoder
+	noICRC  bool
 	clc     *clcAssembler
 	frame   Frame
 	isPcap  bool  // classic pcap: record offsets can be computed exactly
@@ -148,14 +151,15 @@ func NewFileReader(name string, in io.Reader) (*Reader, error) {
 		}
 		src, lt, snaplen, isPcap = pr, pr.LinkType(), pr.Snaplen(), true
 	case magicPcapNG:
-		nr, err := pcapgo.NewNgReader(br, pcapgo.NgReaderOptions{SkipUnknownVersion: true})
+		// A pcapng file may hold interfaces of different link types (mergecap
+		// of an SLL and an Ethernet capture, say); without WantMixedLinkType
+		// pcapgo skips every frame of the other types without a word.
+		lt = pcapngFirstLinkType(br)
+		nr, err := pcapgo.NewNgReader(br, pcapgo.NgReaderOptions{SkipUnknownVersion: true, WantMixedLinkType: true})
 		if err != nil {
 			return nil, headerError(name, err)
 		}
-		src, lt = nr, nr.LinkType()
-		if ifc, err := nr.Interface(0); err == nil {
-			snaplen = ifc.SnapLength
-		}
+		src = nr
 	default:
 		return nil, &FileError{Name: name, Err: ErrNotCapture, Offset: -1,
 			Detail: fmt.Sprintf("(magic %02x%02x%02x%02x)", magic[0], magic[1], magic[2], magic[3])}
@@ -166,6 +170,27 @@ func NewFileReader(name string, in io.Reader) (*Reader, error) {
 	}
 	r.counter, r.isPcap, r.offset, r.snaplen = cr, isPcap, pcapHeaderLen, snaplen
 	return r, nil
+}
+
+// pcapngFirstLinkType reads the link type of the first interface block
+// from the buffered header; pcapgo does not tell it when mixed link types
+// are enabled. Ethernet when the header cannot be read (NewNgReader then
+// reports the damage).
+func pcapngFirstLinkType(br *bufio.Reader) layers.LinkType {
+	hdr, _ := br.Peek(12)
+	if len(hdr) < 12 {
+		return layers.LinkTypeEthernet
+	}
+	var bo binary.ByteOrder = binary.LittleEndian
+	if binary.BigEndian.Uint32(hdr[8:12]) == 0x1A2B3C4D {
+		bo = binary.BigEndian
+	}
+	shb := int(bo.Uint32(hdr[4:8]))
+	b, _ := br.Peek(shb + 10)
+	if shb < 28 || len(b) < shb+10 || bo.Uint32(b[shb:shb+4]) != 1 { // block type 1: interface description
+		return layers.LinkTypeEthernet
+	}
+	return layers.LinkType(bo.Uint16(b[shb+8 : shb+10]))
 }
 
 func headerError(name string, err error) error {
@@ -181,20 +206,20 @@ func NewReader(name string, src PacketSource, lt layers.LinkType) (*Reader, erro
 	if err != nil {
 		return nil, &FileError{Name: name, Err: ErrUnsupportedLink, Offset: -1, Detail: fmt.Sprint(int(lt))}
 	}
-	r := &Reader{name: name, src: src, dec: dec, clc: newCLCAssembler()}
+	r := &Reader{name: name, src: src, dec: dec, first: dec, clc: newCLCAssembler()}
 	r.frame.Decoded = make([]gopacket.LayerType, 0, 16)
 	r.frame.demand, r.frame.frameFields = gAll, wAllFrame
 	return r, nil
 }
 
 // SetICRCCheck turns the RoCE ICRC verification on (the default) or off.
-func (r *Reader) SetICRCCheck(on bool) { r.dec.roce.noICR = !on }
+func (r *Reader) SetICRCCheck(on bool) { r.noICRC = !on }
 
 // Name is the file name given to Open ("-" for stdin) or the interface.
 func (r *Reader) Name() string { return r.name }
 
 // LinkType of the capture.
-func (r *Reader) LinkType() layers.LinkType { return r.dec.LinkType() }
+func (r *Reader) LinkType() layers.LinkType { return r.first.LinkType() }
 
 // Snaplen of the capture file (0 when unknown).
 func (r *Reader) Snaplen() uint32 { return r.snaplen }
@@ -220,6 +245,13 @@ func (r *Reader) Next() (*Frame, error) {
 	if r.isPcap {
 		r.offset += pcapRecordLen + int64(ci.CaptureLength)
 	}
+	if lt, ok := r.decoderFor(ci); !ok {
+		f.reset()
+		f.LinkType = lt
+		f.Err = fmt.Errorf("%w %d (pcapng interface %d)", ErrUnsupportedLink, int(lt), ci.InterfaceIndex)
+		return f, nil
+	}
+	r.dec.roce.noICR = r.noICRC
 	r.dec.Decode(f)
 	if f.TCP != nil {
 		r.clc.segment(f)
@@ -228,6 +260,36 @@ func (r *Reader) Next() (*Frame, error) {
 		}
 	}
 	return f, nil
+}
+
+// decoderFor makes r.dec the decoder of the frame's link type: a pcapng
+// file names it per interface (pcapgo puts it in AncillaryData). It reports
+// false for a link type no decoder handles (r.dec is then unchanged); the
+// frame is shown with that error and reading goes on.
+func (r *Reader) decoderFor(ci gopacket.CaptureInfo) (layers.LinkType, bool) {
+	lt := r.first.LinkType()
+	if len(ci.AncillaryData) > 0 {
+		if l, ok := ci.AncillaryData[0].(layers.LinkType); ok {
+			lt = l
+		}
+	}
+	if lt == r.dec.LinkType() {
+		return lt, true
+	}
+	d, seen := r.decs[lt]
+	if !seen {
+		d, _ = NewDecoder(lt) // nil: unsupported, remembered as such
+		if r.decs == nil {
+			r.decs = make(map[layers.LinkType]*Decoder)
+		}
+		r.decs[r.dec.LinkType()] = r.dec
+		r.decs[lt] = d
+	}
+	if d == nil {
+		return lt, false
+	}
+	r.dec = d
+	return lt, true
 }
 
 // fileError classifies a read error of frame n. pcapgo reports a record

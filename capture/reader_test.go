@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -528,5 +529,89 @@ func TestBigEndianPcap(t *testing.T) {
 	}
 	if err != nil || len(fs) != 76 || clc != 2 {
 		t.Fatalf("%d frames, %d CLC, err %v", len(fs), clc, err)
+	}
+}
+
+// TestPcapngMixedLinkTypes: a pcapng with several interfaces of different
+// link types (mergecap of a `tcpdump -i any` capture and an Ethernet one) is
+// read whole: each frame is decoded by its interface's link type, and an
+// interface of an unsupported type yields frames that carry the error while
+// reading goes on. pcapgo's default silently skipped every frame whose
+// interface differed from the first.
+func TestPcapngMixedLinkTypes(t *testing.T) {
+	eth := readRaw(t, declineRDM)
+	sll := relink(t, readRaw(t, pingpong)[:40], func(f rawFrame, et []byte) []byte {
+		h := []byte{0, 0, 0, 1, 0, 6}
+		h = append(h, f.data[6:12]...)
+		h = append(h, 0, 0)
+		return append(h, et...)
+	})
+	var buf bytes.Buffer
+	w, err := pcapgo.NewNgWriterInterface(&buf, pcapgo.NgInterface{LinkType: layers.LinkTypeEthernet, SnapLength: 65535}, pcapgo.DefaultNgWriterOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sllIf, err := w.AddInterface(pcapgo.NgInterface{LinkType: layers.LinkTypeLinuxSLL, SnapLength: 65535})
+	if err != nil {
+		t.Fatal(err)
+	}
+	erfIf, err := w.AddInterface(pcapgo.NgInterface{LinkType: 197, SnapLength: 65535}) // ERF: not decoded
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(f rawFrame, ifc int) {
+		ci := f.ci
+		ci.InterfaceIndex = ifc
+		if err := w.WritePacket(ci, f.data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range max(len(eth), len(sll)) {
+		if i < len(eth) {
+			write(eth[i], 0)
+		}
+		if i < len(sll) {
+			write(sll[i], sllIf)
+		}
+		if i == 5 {
+			write(eth[0], erfIf)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewFileReader("mixed.pcapng", bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.LinkType() != layers.LinkTypeEthernet {
+		t.Errorf("LinkType() = %v, want the first interface's (Ethernet)", r.LinkType())
+	}
+	var n, ethIP, sllIP, unsupported, clc int
+	for {
+		f, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+		clc += len(f.CLC)
+		switch {
+		case errors.Is(f.Err, ErrUnsupportedLink):
+			unsupported++
+		case f.IPv4 != nil && f.SLL != nil:
+			sllIP++
+		case f.IPv4 != nil && f.Eth != nil:
+			ethIP++
+		}
+	}
+	want := len(eth) + len(sll) + 1
+	if n != want || unsupported != 1 || sllIP == 0 || ethIP == 0 {
+		t.Errorf("read %d frames (want %d): %d Ethernet+IP, %d SLL+IP, %d unsupported", n, want, ethIP, sllIP, unsupported)
+	}
+	if clc != 2+3 { // decline-nordma: Proposal, Decline; pingpong: Proposal, Accept, Confirm
+		t.Errorf("%d CLC messages reassembled across both link types, want 5", clc)
 	}
 }
