@@ -1,7 +1,6 @@
 package decode
 
 import (
-	"encoding/hex"
 	"errors"
 	"io"
 	"os"
@@ -130,15 +129,7 @@ func roceSendPayload(t testing.TB, file string, n int) []byte {
 // roceVector reads testdata/vectors/NAME.hex (see its SOURCES.md).
 func roceVector(t testing.TB, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile("../testdata/vectors/" + name + ".hex")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := hex.DecodeString(strings.Join(strings.Fields(string(b)), ""))
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	return out
+	return clcReadVector(t, name+".hex")
 }
 
 // roceV1Packet puts the hwipl RoCEv1 vectors together the way the
