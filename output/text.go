@@ -261,15 +261,13 @@ func groupOf(name string) string {
 	for i := 0; i < len(name); i++ {
 		if name[i] == '.' {
 			dots++
-			if dots == 2 || (dots == 1 && !(hasPrefix(name, "smc.") || hasPrefix(name, "ib.") || hasPrefix(name, "roce."))) {
+			if dots == 2 || (dots == 1 && !(strings.HasPrefix(name, "smc.") || strings.HasPrefix(name, "ib.") || strings.HasPrefix(name, "roce."))) {
 				return name[:i]
 			}
 		}
 	}
 	return name
 }
-
-func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }
 
 // writeTree prints the -V tree: the frame's fields grouped by layer, each
 // with its displayed value and description.
@@ -285,7 +283,7 @@ func writeTree(w *bufio.Writer, f *capture.Frame) {
 		if g != cur || (id == first && i > 0) {
 			cur, first = g, id
 			title := groupTitles[g]
-			if i := indexByte(g, '.'); title == "" && i > 0 {
+			if i := strings.IndexByte(g, '.'); title == "" && i > 0 {
 				title = groupTitles[g[:i]] + " " + strings.ToUpper(g[i+1:])
 			}
 			w.WriteString("  ")
@@ -310,15 +308,6 @@ func writeTree(w *bufio.Writer, f *capture.Frame) {
 		}
 		w.WriteByte('\n')
 	}
-}
-
-func indexByte(s string, c byte) int {
-	for i := 0; i < len(s); i++ {
-		if s[i] == c {
-			return i
-		}
-	}
-	return -1
 }
 
 // writeHex prints a tshark-style hex dump: offset, 16 bytes, ASCII.
