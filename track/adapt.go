@@ -67,8 +67,9 @@ func fill(in *input, f *capture.Frame) {
 		s.seq = tc.Seq
 		s.smcOpt = f.SMCOption
 		s.payload = len(tc.Payload)
-		s.clcEyecatcher = len(tc.Payload) >= 4 && tc.Payload[0] == 0xE2 && tc.Payload[1] == 0xD4 &&
-			tc.Payload[2] == 0xC3 && (tc.Payload[3] == 0xD9 || tc.Payload[3] == 0xC4)
+		var e [4]byte
+		copy(e[:], tc.Payload)
+		s.clcEyecatcher = len(tc.Payload) >= 4 && (e == decode.EyecatcherSMCR || e == decode.EyecatcherSMCD)
 		for _, c := range f.CLC {
 			if in.clcN == len(in.clc) {
 				in.clc = append(in.clc, clcIn{})
