@@ -2,8 +2,6 @@ package decode
 
 import (
 	"encoding/hex"
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +9,6 @@ import (
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
-	"github.com/gopacket/gopacket/pcapgo"
 )
 
 // clcReadVector loads one message from ../testdata/vectors (see SOURCES.md there).
@@ -34,30 +31,14 @@ type clcTCPFrame struct {
 	tcp *layers.TCP
 }
 
-// clcReadTCP returns every TCP segment of a pcap under ../testdata.
+// clcReadTCP returns every TCP segment of an Ethernet pcap under ../testdata.
 func clcReadTCP(t testing.TB, rel string) []clcTCPFrame {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "testdata", rel))
-	if err != nil {
-		t.Fatalf("open capture: %v", err)
-	}
-	defer f.Close()
-	r, err := pcapgo.NewReader(f)
-	if err != nil {
-		t.Fatalf("%s: %v", rel, err)
-	}
 	var out []clcTCPFrame
-	for n := 1; ; n++ {
-		data, _, err := r.ReadPacketData()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatalf("%s: frame %d: %v", rel, n, err)
-		}
-		p := gopacket.NewPacket(data, r.LinkType(), gopacket.Default)
+	for i, data := range roceReadPcap(t, filepath.Join("..", "testdata", rel)) {
+		p := gopacket.NewPacket(data, layers.LayerTypeEthernet, gopacket.Default)
 		if tcp, ok := p.Layer(layers.LayerTypeTCP).(*layers.TCP); ok {
-			out = append(out, clcTCPFrame{n, tcp})
+			out = append(out, clcTCPFrame{i + 1, tcp})
 		}
 	}
 	return out
