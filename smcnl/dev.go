@@ -42,17 +42,7 @@ func (c *Conn) devices(cmd uint8, typ uint16) ([]Device, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []Device
-	for i, m := range msgs {
-		d, ok, err := parseDevice(m.Data, typ)
-		if err != nil {
-			return nil, fmt.Errorf("smcnl: reply %d: %w", i, err)
-		}
-		if ok {
-			out = append(out, d)
-		}
-	}
-	return out, nil
+	return parseAll(msgs, func(b []byte) (Device, bool, error) { return parseDevice(b, typ) })
 }
 
 // ParseDeviceR decodes one GET_DEV_SMCR reply message.

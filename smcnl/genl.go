@@ -287,6 +287,38 @@ func (c *Conn) SetHSLimitation(on bool) error {
 	return err
 }
 
+// parseAll decodes every reply with parse and keeps the ones that hold
+// its nest.
+func parseAll[T any](msgs []genetlink.Message, parse func([]byte) (T, bool, error)) ([]T, error) {
+	var out []T
+	for i, m := range msgs {
+		v, ok, err := parse(m.Data)
+		if err != nil {
+			return nil, fmt.Errorf("smcnl: reply %d: %w", i, err)
+		}
+		if ok {
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
+// parseFirst decodes the replies of cmd until one holds the nest parse
+// looks for (named what in the error when none does).
+func parseFirst[T any](cmd uint8, what string, msgs []genetlink.Message, parse func([]byte) (T, bool, error)) (T, error) {
+	var zero T
+	for i, m := range msgs {
+		v, ok, err := parse(m.Data)
+		if err != nil {
+			return zero, fmt.Errorf("smcnl: reply %d: %w", i, err)
+		}
+		if ok {
+			return v, nil
+		}
+	}
+	return zero, fmt.Errorf("smcnl: %s: no %s in reply", cmdName(cmd), what)
+}
+
 // nested finds the top-level attribute typ of one reply message and hands
 // its payload to fn. Replies without it are skipped (ok=false).
 func nested(data []byte, typ uint16, fn func(*netlink.AttributeDecoder) error) (ok bool, err error) {

@@ -197,17 +197,7 @@ func (c *Conn) LinkGroupsD() ([]LinkGroupD, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []LinkGroupD
-	for i, m := range msgs {
-		g, ok, err := ParseLinkGroupD(m.Data)
-		if err != nil {
-			return nil, fmt.Errorf("smcnl: reply %d: %w", i, err)
-		}
-		if ok {
-			out = append(out, g)
-		}
-	}
-	return out, nil
+	return parseAll(msgs, ParseLinkGroupD)
 }
 
 // ParseLinkGroupD decodes one reply message; ok is false when it holds no

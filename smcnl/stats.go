@@ -66,16 +66,7 @@ func (c *Conn) Stats() (Stats, error) {
 	if err != nil {
 		return Stats{}, err
 	}
-	for i, m := range msgs {
-		s, ok, err := ParseStats(m.Data)
-		if err != nil {
-			return Stats{}, fmt.Errorf("smcnl: reply %d: %w", i, err)
-		}
-		if ok {
-			return s, nil
-		}
-	}
-	return Stats{}, fmt.Errorf("smcnl: %s: no STATS in reply", cmdName(cmdGetStats))
+	return parseFirst(cmdGetStats, "STATS", msgs, ParseStats)
 }
 
 // ParseStats decodes one GET_STATS reply message; ok is false when it holds

@@ -22,16 +22,7 @@ func (c *Conn) SysInfo() (SysInfo, error) {
 	if err != nil {
 		return SysInfo{}, err
 	}
-	for _, m := range msgs {
-		s, ok, err := ParseSysInfo(m.Data)
-		if err != nil {
-			return SysInfo{}, err
-		}
-		if ok {
-			return s, nil
-		}
-	}
-	return SysInfo{}, fmt.Errorf("smcnl: %s: no SYS_INFO in reply", cmdName(cmdGetSysInfo))
+	return parseFirst(cmdGetSysInfo, "SYS_INFO", msgs, ParseSysInfo)
 }
 
 // ParseSysInfo decodes the attributes of one GET_SYS_INFO reply; ok is false
@@ -57,7 +48,7 @@ func ParseSysInfo(b []byte) (s SysInfo, ok bool, err error) {
 		return nil
 	})
 	if err != nil {
-		return SysInfo{}, false, fmt.Errorf("smcnl: SYS_INFO: %w", err)
+		return SysInfo{}, false, fmt.Errorf("SYS_INFO: %w", err)
 	}
 	return s, ok, nil
 }
