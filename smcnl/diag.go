@@ -1,6 +1,7 @@
 package smcnl
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -341,10 +342,8 @@ func parseDMBInfo(p []byte) (*DMBInfo, error) {
 
 // cString returns the bytes before the first NUL.
 func cString(b []byte) string {
-	for i, c := range b {
-		if c == 0 {
-			return string(b[:i])
-		}
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
 	}
 	return string(b)
 }

@@ -1,7 +1,6 @@
 package smcnl
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -212,12 +211,7 @@ func (c *Conn) UEIDs() ([]string, error) {
 
 // eidString trims the NUL and the blank padding the kernel keeps in stored
 // EIDs (they are 32 blank-padded bytes on the wire and in the CLC).
-func eidString(b []byte) string {
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		b = b[:i]
-	}
-	return strings.TrimRight(string(b), " ")
-}
+func eidString(b []byte) string { return strings.TrimRight(cString(b), " ") }
 
 // SEID is the system EID and whether it is in use; only s390 has one.
 type SEID struct {
