@@ -214,10 +214,5 @@ func (c DeclineCode) hex() string {
 }
 
 func (c DeclineCode) clcAppendHex(dst []byte) []byte {
-	const digits = "0123456789abcdef"
-	dst = append(dst, '0', 'x')
-	for shift := 28; shift >= 0; shift -= 4 {
-		dst = append(dst, digits[(uint32(c)>>uint(shift))&0xf])
-	}
-	return dst
+	return appendHexPad(append(dst, '0', 'x'), uint64(c), 8)
 }
