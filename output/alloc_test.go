@@ -3,12 +3,10 @@ package output
 import (
 	"bufio"
 	"io"
-	"os"
 	"testing"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
-	"github.com/gopacket/gopacket/pcapgo"
 
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
@@ -30,24 +28,12 @@ func TestFieldsDoNotAllocate(t *testing.T) {
 		ids = append(ids, d.ID)
 	}
 	p.index()
-	in, err := os.Open(pingpong)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	pr, err := pcapgo.NewReader(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for n := 1; n <= 40; n++ {
-		data, ci, err := pr.ReadPacketData()
-		if err != nil {
-			t.Fatal(err)
-		}
+	for i, fr := range readFrames(t, pingpong, 40) {
+		n := i + 1
 		if n < 14 { // RoCE frames only: replaying a TCP segment is a retransmission
 			continue
 		}
-		src := &replay{data: data, ci: ci}
+		src := &replay{data: fr.data, ci: fr.ci}
 		r, err := capture.NewReader("a", src, layers.LinkTypeEthernet)
 		if err != nil {
 			t.Fatal(err)

@@ -3,13 +3,7 @@ package output
 import (
 	"context"
 	"io"
-	"os"
-	"path/filepath"
 	"testing"
-
-	"github.com/gopacket/gopacket"
-	"github.com/gopacket/gopacket/layers"
-	"github.com/gopacket/gopacket/pcapgo"
 )
 
 // BenchmarkDecodePingpong runs the whole smcdump pipeline (read, decode,
@@ -42,44 +36,10 @@ func BenchmarkDecodePingpong(b *testing.B) {
 
 func bigCapture(b *testing.B) (string, int) {
 	b.Helper()
-	in, err := os.Open(pingpong)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer in.Close()
-	r, err := pcapgo.NewReader(in)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var (
-		all [][]byte
-		cis []gopacket.CaptureInfo
-	)
-	for {
-		d, ci, err := r.ReadPacketData()
-		if err != nil {
-			break
-		}
-		all, cis = append(all, d), append(cis, ci)
-	}
-	p := filepath.Join(b.TempDir(), "big.pcap")
-	out, err := os.Create(p)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer out.Close()
-	w := pcapgo.NewWriter(out)
-	if err := w.WriteFileHeader(65535, layers.LinkTypeEthernet); err != nil {
-		b.Fatal(err)
-	}
-	n := 0
+	one := readFrames(b, pingpong, -1)
+	var all []rawFrame
 	for rep := 0; rep < 25; rep++ {
-		for i, d := range all {
-			if err := w.WritePacket(cis[i], d); err != nil {
-				b.Fatal(err)
-			}
-			n++
-		}
+		all = append(all, one...)
 	}
-	return p, n
+	return writeFrames(b, "big.pcap", all), len(all)
 }

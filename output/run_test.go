@@ -434,26 +434,9 @@ func TestFieldsJoinedValues(t *testing.T) {
 // line for each, under the same frame number. The bytes are pingpong's
 // Proposal and Confirm, re-sent in one segment after the real Accept.
 func TestTwoCLCInOneSegment(t *testing.T) {
-	in, err := os.Open(pingpong)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	pr, err := pcapgo.NewReader(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var frames [][]byte
-	var cis []gopacket.CaptureInfo
-	for n := 1; n <= 12; n++ {
-		d, ci, err := pr.ReadPacketData()
-		if err != nil {
-			t.Fatal(err)
-		}
-		frames, cis = append(frames, d), append(cis, ci)
-	}
+	frames := readFrames(t, pingpong, 12)
 	pkt := func(i int) gopacket.Packet {
-		return gopacket.NewPacket(frames[i], layers.LayerTypeEthernet, gopacket.Default)
+		return gopacket.NewPacket(frames[i].data, layers.LayerTypeEthernet, gopacket.Default)
 	}
 	p8 := pkt(7)
 	eth := *p8.Layer(layers.LayerTypeEthernet).(*layers.Ethernet)
@@ -468,20 +451,10 @@ func TestTwoCLCInOneSegment(t *testing.T) {
 	}
 	merged := buf.Bytes()
 
-	p := filepath.Join(t.TempDir(), "merged.pcap")
-	out, err := os.Create(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := pcapgo.NewWriter(out)
-	w.WriteFileHeader(65535, layers.LinkTypeEthernet)
-	for _, i := range []int{4, 5, 6, 9} { // SYN, SYN-ACK, ACK, Accept
-		w.WritePacket(cis[i], frames[i])
-	}
-	ci := cis[11]
+	ci := frames[11].ci
 	ci.CaptureLength, ci.Length = len(merged), len(merged)
-	w.WritePacket(ci, merged)
-	out.Close()
+	// SYN, SYN-ACK, ACK, Accept, then the merged segment.
+	p := writeFrames(t, "merged.pcap", []rawFrame{frames[4], frames[5], frames[6], frames[9], {ci, merged}})
 
 	text, _, err := run(t, Options{Read: p})
 	if err != nil {
@@ -633,9 +606,15 @@ func TestKnownQPDecodesSMC(t *testing.T) {
 	}
 }
 
-// rewriteFrames copies the first n frames of a real capture into a new pcap
-// in t.TempDir(), letting edit change a frame (it returns the new bytes).
-func rewriteFrames(t *testing.T, src string, n int, edit func(n int, data []byte, ci *gopacket.CaptureInfo) []byte) string {
+// rawFrame is one frame of a capture, copied.
+type rawFrame struct {
+	ci   gopacket.CaptureInfo
+	data []byte
+}
+
+// readFrames returns the first n frames of a real capture, or all of them
+// when n < 0.
+func readFrames(t testing.TB, src string, n int) []rawFrame {
 	t.Helper()
 	in, err := os.Open(src)
 	if err != nil {
@@ -646,7 +625,25 @@ func rewriteFrames(t *testing.T, src string, n int, edit func(n int, data []byte
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(t.TempDir(), "edited.pcap")
+	var fs []rawFrame
+	for n < 0 || len(fs) < n {
+		data, ci, err := pr.ReadPacketData()
+		if n < 0 && errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs = append(fs, rawFrame{ci, data})
+	}
+	return fs
+}
+
+// writeFrames writes frames as an Ethernet pcap called name in t.TempDir()
+// and returns its path.
+func writeFrames(t testing.TB, name string, fs []rawFrame) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
 	out, err := os.Create(p)
 	if err != nil {
 		t.Fatal(err)
@@ -656,14 +653,21 @@ func rewriteFrames(t *testing.T, src string, n int, edit func(n int, data []byte
 	if err := w.WriteFileHeader(65535, layers.LinkTypeEthernet); err != nil {
 		t.Fatal(err)
 	}
-	for i := 1; i <= n; i++ {
-		data, ci, err := pr.ReadPacketData()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.WritePacket(ci, edit(i, data, &ci)); err != nil {
+	for _, f := range fs {
+		if err := w.WritePacket(f.ci, f.data); err != nil {
 			t.Fatal(err)
 		}
 	}
 	return p
+}
+
+// rewriteFrames copies the first n frames of a real capture into a new pcap
+// in t.TempDir(), letting edit change a frame (it returns the new bytes).
+func rewriteFrames(t *testing.T, src string, n int, edit func(n int, data []byte, ci *gopacket.CaptureInfo) []byte) string {
+	t.Helper()
+	fs := readFrames(t, src, n)
+	for i := range fs {
+		fs[i].data = edit(i+1, fs[i].data, &fs[i].ci)
+	}
+	return writeFrames(t, "edited.pcap", fs)
 }
