@@ -66,7 +66,10 @@ func replayConn(t *testing.T, dir string) *Conn {
 }
 
 func TestRecorded(t *testing.T) {
-	entries, _ := os.ReadDir("testdata")
+	entries, err := os.ReadDir("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
 	var n int
 	for _, e := range entries {
 		dir := filepath.Join("testdata", e.Name())
@@ -86,7 +89,7 @@ func TestRecorded(t *testing.T) {
 		})
 	}
 	if n == 0 {
-		t.Skip("no lab recordings in testdata/<scenario>/*.bin yet (made by `smclab record DIR` in the lab)")
+		t.Fatal("no lab recordings in testdata/<scenario>/*.bin (made by `smclab record DIR` in the lab)")
 	}
 }
 
