@@ -10,8 +10,8 @@ const (
 	smcOptionMinLen           uint8                = 6 // kind + len + 4-byte ExID
 )
 
-// smcExID is the SMC experiment ID, "SMCR" in EBCDIC.
-var smcExID = [4]byte{0xE2, 0xD4, 0xC3, 0xD9}
+// smcExID is the SMC experiment ID: the SMC-R CLC eyecatcher, "SMCR" in EBCDIC.
+var smcExID = EyecatcherSMCR
 
 var fTCPSMCOption = Field("tcp.smc_option", KindBool,
 	"SYN/SYN-ACK carries the SMC TCP option (kind 254, ExID 0xE2D4C3D9)")
