@@ -29,15 +29,38 @@ func (t *Tracker) SMCQP(f *capture.Frame) bool {
 	if f == nil || f.BTH == nil {
 		return false
 	}
+	src, dst := ipAddrs(f)
+	if f.TCP != nil && src.IsValid() {
+		return false // fill takes it as TCP
+	}
+	src, dst = roceAddrs(f, src, dst)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	var in input // not t.in: Feed fills that for the same frame next
-	fill(&in, f)
-	if !in.isRoCE {
-		return false
-	}
-	_, ok := t.lookupQP(qpKey{in.roce.src, in.roce.dst, in.roce.destQP})
+	_, ok := t.lookupQP(qpKey{src, dst, f.BTH.DestQP})
 	return ok
+}
+
+// ipAddrs returns f's IP addresses, IPv4 unmapped; invalid without an IP layer.
+func ipAddrs(f *capture.Frame) (src, dst netip.Addr) {
+	switch {
+	case f.IPv4 != nil:
+		src, _ = netip.AddrFromSlice(f.IPv4.SrcIP)
+		dst, _ = netip.AddrFromSlice(f.IPv4.DstIP)
+		return src.Unmap(), dst.Unmap()
+	case f.IPv6 != nil:
+		src, _ = netip.AddrFromSlice(f.IPv6.SrcIP)
+		dst, _ = netip.AddrFromSlice(f.IPv6.DstIP)
+	}
+	return src, dst
+}
+
+// roceAddrs returns the addresses that key a RoCE frame's queue pair: for
+// RoCEv1 the GRH's GIDs, which CLC and LLC announce, else the IP ones.
+func roceAddrs(f *capture.Frame, ipSrc, ipDst netip.Addr) (src, dst netip.Addr) {
+	if f.GRH != nil {
+		return gidAddr(f.GRH.SGID), gidAddr(f.GRH.DGID)
+	}
+	return ipSrc, ipDst
 }
 
 // fill copies what the tracker needs from f into in, reusing in's memory.
@@ -46,16 +69,7 @@ func fill(in *input, f *capture.Frame) {
 	in.ts = f.CI.Timestamp
 	in.isTCP, in.isRoCE = false, false
 	in.clcN = 0
-	var src, dst netip.Addr
-	switch {
-	case f.IPv4 != nil:
-		src, _ = netip.AddrFromSlice(f.IPv4.SrcIP)
-		dst, _ = netip.AddrFromSlice(f.IPv4.DstIP)
-		src, dst = src.Unmap(), dst.Unmap()
-	case f.IPv6 != nil:
-		src, _ = netip.AddrFromSlice(f.IPv6.SrcIP)
-		dst, _ = netip.AddrFromSlice(f.IPv6.DstIP)
-	}
+	src, dst := ipAddrs(f)
 	switch {
 	case f.TCP != nil && src.IsValid():
 		in.isTCP = true
@@ -83,12 +97,7 @@ func fill(in *input, f *capture.Frame) {
 	case f.BTH != nil:
 		in.isRoCE = true
 		r := &in.roce
-		if f.GRH != nil {
-			// RoCEv1: the GRH carries the GIDs that CLC and LLC announce.
-			r.src, r.dst = gidAddr(f.GRH.SGID), gidAddr(f.GRH.DGID)
-		} else {
-			r.src, r.dst = src, dst
-		}
+		r.src, r.dst = roceAddrs(f, src, dst)
 		b := f.BTH
 		r.opcode = uint8(b.Opcode)
 		r.destQP, r.psn, r.ackReq = b.DestQP, b.PSN, b.AckReq
