@@ -48,18 +48,7 @@ var filterPairs = []struct {
 }
 
 func TestFiltersAgainstTshark(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs tshark and smcdump per filter: skipped with -short")
-	}
-	tshark, err := exec.LookPath("tshark")
-	if err != nil {
-		t.Skip("tshark not installed: run make test-deps")
-	}
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := buildSmcdump(t, root)
+	tshark, root, bin := setup(t, "runs tshark and smcdump per filter")
 	for _, fp := range filterPairs {
 		t.Run(fp.file+"/"+fp.ours, func(t *testing.T) {
 			t.Parallel()

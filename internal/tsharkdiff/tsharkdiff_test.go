@@ -125,20 +125,27 @@ var wantLayers = map[string][]string{
 	"testdata/reference/no-ueid.pcap":        {"CLC", "TCP"},
 }
 
-func TestAgainstTshark(t *testing.T) {
+// setup skips under -short (what says why) or without tshark, and
+// otherwise returns tshark's path, the module root and a fresh smcdump.
+func setup(t *testing.T, what string) (tshark, root, bin string) {
+	t.Helper()
 	if testing.Short() {
-		t.Skip("runs tshark and smcdump on every capture: skipped with -short")
+		t.Skip(what + ": skipped with -short")
 	}
 	tshark, err := exec.LookPath("tshark")
 	if err != nil {
 		t.Skip("tshark not installed: run make test-deps")
 	}
-	root, err := filepath.Abs(filepath.Join("..", ".."))
+	root, err = filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return tshark, root, buildSmcdump(t, root)
+}
+
+func TestAgainstTshark(t *testing.T) {
+	tshark, root, bin := setup(t, "runs tshark and smcdump on every capture")
 	files := captures(t, root)
-	bin := buildSmcdump(t, root)
 	checkCatalogue(t, bin)
 
 	ours, theirs := fieldLists()
