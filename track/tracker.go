@@ -253,18 +253,9 @@ func (t *Tracker) retire(l *Link) {
 // evictLinks drops the oldest retired links and their empty link groups
 // from the views beyond Options.MaxConns.
 func (t *Tracker) evictLinks() {
-	excess := len(t.links) - t.opts.MaxConns*9/10
-	out := t.links[:0]
-	for _, l := range t.links {
-		if excess > 0 && l.retired {
-			excess--
-			t.stats.EvictedLinks++
-			continue
-		}
-		out = append(out, l)
-	}
-	clear(t.links[len(out):])
-	t.links = out
+	var n int
+	t.links, n = dropOldest(t.links, len(t.links)-t.opts.MaxConns*9/10, func(l *Link) bool { return l.retired })
+	t.stats.EvictedLinks += n
 	live := map[*LinkGroup]bool{}
 	for _, l := range t.links {
 		live[l.lgr] = true
@@ -328,16 +319,9 @@ func (t *Tracker) evict() {
 	// Evict in batches down to 90 % so that the scan is not paid per
 	// new connection once the cap is reached.
 	excess := len(t.conns) - t.opts.MaxConns*9/10
-	out := t.conns[:0]
-	for _, c := range t.conns {
-		if excess > 0 && c.finished {
-			excess--
-			t.stats.Evicted++
-			continue
-		}
-		out = append(out, c)
-	}
-	clear(t.conns[len(out):])
+	out, n := dropOldest(t.conns, excess, func(c *Conn) bool { return c.finished })
+	t.stats.Evicted += n
+	excess -= n
 	for excess > 0 && len(out) > 1 {
 		c := out[0]
 		if k := makeTCPKey(c.Client, c.Server); t.byTuple[k] == c {
@@ -349,4 +333,20 @@ func (t *Tracker) evict() {
 		t.stats.Evicted++
 	}
 	t.conns = out
+}
+
+// dropOldest removes from list, in place and oldest first, up to n
+// elements for which done is true, and says how many went.
+func dropOldest[T any](list []*T, n int, done func(*T) bool) ([]*T, int) {
+	out := list[:0]
+	dropped := 0
+	for _, x := range list {
+		if dropped < n && done(x) {
+			dropped++
+			continue
+		}
+		out = append(out, x)
+	}
+	clear(list[len(out):])
+	return out, dropped
 }
