@@ -257,9 +257,9 @@ func (b *BTH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 	b.PKey = binary.BigEndian.Uint16(data[2:4])
 	b.FECN = data[4]&0x80 != 0
 	b.BECN = data[4]&0x40 != 0
-	b.DestQP = uint32(data[5])<<16 | uint32(data[6])<<8 | uint32(data[7])
+	b.DestQP = u24(data[5:])
 	b.AckReq = data[8]&0x80 != 0
-	b.PSN = uint32(data[9])<<16 | uint32(data[10])<<8 | uint32(data[11])
+	b.PSN = u24(data[9:])
 	end := len(data) - icrcLen
 	b.ICRC = binary.LittleEndian.Uint32(data[end:])
 	if !b.Opcode.Valid() {
@@ -277,7 +277,7 @@ func (b *BTH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 			df.SetTruncated()
 			return truncated("BTH", "rdeth", hdr, bthRDETHLen, end-hdr)
 		}
-		b.EEContext = uint32(data[13])<<16 | uint32(data[14])<<8 | uint32(data[15])
+		b.EEContext = u24(data[13:])
 		hdr += bthRDETHLen
 	case TransportXRC:
 		if op := b.Opcode.Op(); op < OpReadResponseFirst || op > OpAtomicAcknowledge {
@@ -285,7 +285,7 @@ func (b *BTH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 				df.SetTruncated()
 				return truncated("BTH", "xrceth", hdr, bthXRCETHLen, end-hdr)
 			}
-			b.XRCSRQ = uint32(data[13])<<16 | uint32(data[14])<<8 | uint32(data[15])
+			b.XRCSRQ = u24(data[13:])
 			hdr += bthXRCETHLen
 		}
 	}

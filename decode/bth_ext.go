@@ -185,7 +185,7 @@ func (h *AETH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 		return truncated("AETH", "", len(data), aethLen, len(data))
 	}
 	h.Syndrome = AETHSyndrome(data[0])
-	h.MSN = uint32(data[1])<<16 | uint32(data[2])<<8 | uint32(data[3])
+	h.MSN = u24(data[1:])
 	h.Contents = data[:aethLen]
 	h.Payload = data[aethLen:]
 	if h.Syndrome.Type() == AETHReserved {
@@ -311,7 +311,7 @@ func (h *DETH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 		return truncated("DETH", "", len(data), dethLen, len(data))
 	}
 	h.QKey = binary.BigEndian.Uint32(data[:4])
-	h.SrcQP = uint32(data[5])<<16 | uint32(data[6])<<8 | uint32(data[7])
+	h.SrcQP = u24(data[5:])
 	h.Contents = data[:dethLen]
 	h.Payload = data[dethLen:]
 	return nil
