@@ -391,10 +391,7 @@ func TestSmcdumpLiveCaptureMatchesWire(t *testing.T) {
 // live one and checks the handshake and data path it reports.
 func TestSmcdumpDecodesFreshCapture(t *testing.T) {
 	dir := labRun(t)
-	bin := filepath.Join(t.TempDir(), "smcdump")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/smcdump").CombinedOutput(); err != nil {
-		t.Fatalf("go build smcdump: %v\n%s", err, out)
-	}
+	bin := buildSmcdump(t)
 	for _, name := range []string{"capture.pcap", "client/live.pcapng"} {
 		p := filepath.Join(dir, "e2e-smc", name)
 		if _, err := os.Stat(p); err != nil {
@@ -432,6 +429,16 @@ func TestSmcdumpDecodesFreshCapture(t *testing.T) {
 	}
 }
 
+// buildSmcdump builds the host's smcdump into a temporary directory.
+func buildSmcdump(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "smcdump")
+	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/smcdump").CombinedOutput(); err != nil {
+		t.Fatalf("go build smcdump: %v\n%s", err, out)
+	}
+	return bin
+}
+
 // kvLine returns the value of key=value in text (first occurrence), quotes removed.
 func kvLine(text, key string) (string, bool) {
 	re := regexp.MustCompile(`(?m)(?:^|\s)` + regexp.QuoteMeta(key) + `=("[^"]*"|\S+)`)
@@ -465,10 +472,7 @@ func TestSmclabAgreesWithWire(t *testing.T) {
 			t.Errorf("%s exit %d, -json exit %d; want 0", s, rc[s], rc[s+"-json"])
 		}
 	}
-	bin := filepath.Join(t.TempDir(), "smcdump")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/smcdump").CombinedOutput(); err != nil {
-		t.Fatalf("go build smcdump: %v\n%s", err, out)
-	}
+	bin := buildSmcdump(t)
 	out, err := exec.Command(bin, "-r", filepath.Join(runDir, "e2e-smc", "capture.pcap"), "-T", "fields",
 		"-Y", "smc.llc.link_uid", "-e", "smc.llc.link_uid").Output()
 	if err != nil {
