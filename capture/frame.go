@@ -76,16 +76,6 @@ func (f *Frame) reset() {
 	f.recSet = false
 }
 
-// Has reports whether layer type t was decoded in this frame.
-func (f *Frame) Has(t gopacket.LayerType) bool {
-	for _, x := range f.Decoded {
-		if x == t {
-			return true
-		}
-	}
-	return false
-}
-
 // NetworkFlow is the IP flow of the frame (zero Flow when there is no IP).
 func (f *Frame) NetworkFlow() gopacket.Flow {
 	switch {

@@ -47,7 +47,6 @@ type Reader struct {
 	isPcap  bool  // classic pcap: record offsets can be computed exactly
 	offset  int64 // pcap: file offset of the next record
 	counter *countingReader
-	snaplen uint32
 	err     error // sticky
 	// drops reads the kernel's count of frames it dropped since the last
 	// call (live sources only); dropped accumulates it.
@@ -138,10 +137,9 @@ func NewFileReader(name string, in io.Reader) (*Reader, error) {
 		return NewFileReader(name, gz)
 	}
 	var (
-		src     PacketSource
-		lt      layers.LinkType
-		snaplen uint32
-		isPcap  bool
+		src    PacketSource
+		lt     layers.LinkType
+		isPcap bool
 	)
 	switch m := binary.LittleEndian.Uint32(magic); m {
 	case magicPcapMicro, magicPcapNano, magicPcapMicroBE, magicPcapNanoBE:
@@ -149,7 +147,7 @@ func NewFileReader(name string, in io.Reader) (*Reader, error) {
 		if err != nil {
 			return nil, headerError(name, err)
 		}
-		src, lt, snaplen, isPcap = pr, pr.LinkType(), pr.Snaplen(), true
+		src, lt, isPcap = pr, pr.LinkType(), true
 	case magicPcapNG:
 		// A pcapng file may hold interfaces of different link types (mergecap
 		// of an SLL and an Ethernet capture, say); without WantMixedLinkType
@@ -168,7 +166,7 @@ func NewFileReader(name string, in io.Reader) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.counter, r.isPcap, r.offset, r.snaplen = cr, isPcap, pcapHeaderLen, snaplen
+	r.counter, r.isPcap, r.offset = cr, isPcap, pcapHeaderLen
 	return r, nil
 }
 
@@ -220,9 +218,6 @@ func (r *Reader) Name() string { return r.name }
 
 // LinkType of the capture.
 func (r *Reader) LinkType() layers.LinkType { return r.first.LinkType() }
-
-// Snaplen of the capture file (0 when unknown).
-func (r *Reader) Snaplen() uint32 { return r.snaplen }
 
 // Next reads and decodes the next frame. It returns io.EOF at the clean end
 // of the capture and a *FileError when the file is damaged; frames before
