@@ -23,6 +23,17 @@ func samplesDir() string {
 	return "../samples"
 }
 
+// samplePcaps lists the lab's captures, skipping the test while there are none.
+func samplePcaps(t *testing.T) []string {
+	t.Helper()
+	dir := samplesDir()
+	pcaps, _ := filepath.Glob(filepath.Join(dir, "*.pcap"))
+	if len(pcaps) == 0 {
+		t.Skipf("no captures in %s yet (the lab publishes them with lab/run all)", dir)
+	}
+	return pcaps
+}
+
 // sampleTruth is what the guests' kernels said about a sample (smc_diag per
 // connection, SMC netlink statistics, link groups and links), read from the
 // logs the lab keeps next to each capture.
@@ -115,11 +126,7 @@ func prefixed(p string, m map[string]string) map[string]string {
 // TestSamples checks the tracker on every lab capture against the kernels'
 // view recorded beside it.
 func TestSamples(t *testing.T) {
-	dir := samplesDir()
-	pcaps, _ := filepath.Glob(filepath.Join(dir, "*.pcap"))
-	if len(pcaps) == 0 {
-		t.Skipf("no captures in %s yet (the lab publishes them with lab/run all)", dir)
-	}
+	pcaps := samplePcaps(t)
 	for _, p := range pcaps {
 		base := strings.TrimSuffix(p, ".pcap")
 		t.Run(filepath.Base(base), func(t *testing.T) {
@@ -286,11 +293,7 @@ func hostOf(addrPort string) string {
 // on the same link, settle its roles, and count the same bytes as in the
 // full capture.
 func TestSamplesJoinedGroup(t *testing.T) {
-	dir := samplesDir()
-	pcaps, _ := filepath.Glob(filepath.Join(dir, "*.pcap"))
-	if len(pcaps) == 0 {
-		t.Skipf("no captures in %s yet (the lab publishes them with lab/run all)", dir)
-	}
+	pcaps := samplePcaps(t)
 	tried := 0
 	for _, p := range pcaps {
 		full := feedFile(t, p, Options{}, 0).Snapshot()
@@ -370,11 +373,7 @@ func TestSamplesJoinedGroup(t *testing.T) {
 // connections, cursors are the evidence), WRITEs must agree with cursors
 // (RMBE sizes learned at wraps), and link groups must not multiply.
 func TestSamplesCut(t *testing.T) {
-	dir := samplesDir()
-	pcaps, _ := filepath.Glob(filepath.Join(dir, "*.pcap"))
-	if len(pcaps) == 0 {
-		t.Skipf("no captures in %s yet (the lab publishes them with lab/run all)", dir)
-	}
+	pcaps := samplePcaps(t)
 	for _, p := range pcaps {
 		full := feedFile(t, p, Options{}, 0).Snapshot()
 		if len(full.Links) == 0 {
@@ -452,11 +451,7 @@ func checkWireTruth(t *testing.T, s Snapshot, name string) {
 // its link, with CDCs both ways, and be counted once. A lab run whose cut
 // fell there counted one connection twice, from TCP and from its CDCs.
 func TestSamplesStartAtConfirm(t *testing.T) {
-	dir := samplesDir()
-	pcaps, _ := filepath.Glob(filepath.Join(dir, "*.pcap"))
-	if len(pcaps) == 0 {
-		t.Skipf("no captures in %s yet (the lab publishes them with lab/run all)", dir)
-	}
+	pcaps := samplePcaps(t)
 	tried := 0
 	for _, p := range pcaps {
 		type confirm struct {
