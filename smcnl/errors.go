@@ -86,9 +86,18 @@ func mapCmdError(cmd uint8, err error) error {
 		return nil
 	}
 	op := cmdName(cmd)
-	switch {
-	case errors.Is(err, syscall.EOPNOTSUPP):
+	if errors.Is(err, syscall.EOPNOTSUPP) {
 		return &UnsupportedError{Feature: op, MinKernel: minKernel[cmd], Err: err}
+	}
+	return mapErrno(op, err)
+}
+
+// mapErrno names op in err and makes EPERM/EACCES match os.ErrPermission
+// and ENODEV os.ErrNotExist, for both SMC_GEN_NETLINK and SMC_PNETID.
+// EEXIST (a UEID or a device under another PNET ID already there) matches
+// os.ErrExist by itself.
+func mapErrno(op string, err error) error {
+	switch {
 	case errors.Is(err, syscall.EPERM), errors.Is(err, syscall.EACCES):
 		return fmt.Errorf("smcnl: %s: %w (%w)", op, os.ErrPermission, err)
 	case errors.Is(err, syscall.ENODEV):

@@ -84,17 +84,7 @@ func (c *Conn) SetRecorder(fn Recorder) {
 // execute sends one command and returns the replies. Dumps (dump=true) are
 // how the kernel serves every GET; the rest are acknowledged requests.
 func (c *Conn) execute(cmd uint8, dump bool, data []byte) ([]genetlink.Message, error) {
-	flags := netlink.Request
-	if dump {
-		flags |= netlink.Dump
-	} else {
-		flags |= netlink.Acknowledge
-	}
-	req := genetlink.Message{
-		Header: genetlink.Header{Command: cmd, Version: c.family.Version},
-		Data:   data,
-	}
-	msgs, err := c.c.Execute(req, c.family.ID, flags)
+	msgs, err := genlExecute(c.c, c.family, cmd, dump, data)
 	if err != nil {
 		return nil, mapCmdError(cmd, err)
 	}
@@ -105,6 +95,22 @@ func (c *Conn) execute(cmd uint8, dump bool, data []byte) ([]genetlink.Message, 
 		rec(cmd, c.rawReplies(msgs))
 	}
 	return msgs, nil
+}
+
+// genlExecute sends one command of family f (SMC_GEN_NETLINK or
+// SMC_PNETID) and returns the replies.
+func genlExecute(c *genetlink.Conn, f genetlink.Family, cmd uint8, dump bool, data []byte) ([]genetlink.Message, error) {
+	flags := netlink.Request
+	if dump {
+		flags |= netlink.Dump
+	} else {
+		flags |= netlink.Acknowledge
+	}
+	req := genetlink.Message{
+		Header: genetlink.Header{Command: cmd, Version: f.Version},
+		Data:   data,
+	}
+	return c.Execute(req, f.ID, flags)
 }
 
 func (c *Conn) rawReplies(msgs []genetlink.Message) []netlink.Message {

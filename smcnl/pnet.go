@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"syscall"
 
 	"github.com/mdlayher/genetlink"
 	"github.com/mdlayher/netlink"
@@ -100,38 +99,15 @@ func NormalizePNETID(name string) (string, error) {
 }
 
 func (p *PNETConn) execute(cmd uint8, dump bool, data []byte) ([]genetlink.Message, error) {
-	flags := netlink.Request
-	if dump {
-		flags |= netlink.Dump
-	} else {
-		flags |= netlink.Acknowledge
-	}
-	msgs, err := p.c.Execute(genetlink.Message{
-		Header: genetlink.Header{Command: cmd, Version: p.family.Version},
-		Data:   data,
-	}, p.family.ID, flags)
+	msgs, err := genlExecute(p.c, p.family, cmd, dump, data)
 	if err != nil {
-		return nil, mapPNETError(cmd, err)
+		return nil, mapErrno(pnetCmdNames[cmd], err)
 	}
 	return msgs, nil
 }
 
 var pnetCmdNames = map[uint8]string{pnetCmdGet: "SMC_PNETID_GET", pnetCmdAdd: "SMC_PNETID_ADD",
 	pnetCmdDel: "SMC_PNETID_DEL", pnetCmdFlush: "SMC_PNETID_FLUSH"}
-
-// mapPNETError gives PNET errors the package's vocabulary, as mapCmdError
-// does; EEXIST (a device already under another PNET ID) matches
-// os.ErrExist by itself.
-func mapPNETError(cmd uint8, err error) error {
-	op := pnetCmdNames[cmd]
-	switch {
-	case errors.Is(err, syscall.EPERM), errors.Is(err, syscall.EACCES):
-		return fmt.Errorf("smcnl: %s: %w (%w)", op, os.ErrPermission, err)
-	case errors.Is(err, syscall.ENODEV):
-		return fmt.Errorf("smcnl: %s: %w (%w)", op, os.ErrNotExist, err)
-	}
-	return fmt.Errorf("smcnl: %s: %w", op, err)
-}
 
 // AddPNETID puts e.EthName and/or the RDMA port e.IBName:e.IBPort under
 // e.PNETID (IBPort 0 means port 1). Devices must exist; a device already
