@@ -96,10 +96,11 @@ func Prove(in Inspector, inode uint64, local, remote netip.AddrPort) Proof {
 	if err != nil {
 		return Proof{Err: err}
 	}
-	s, ok := matchSocket(socks, inode, local, remote)
-	if !ok {
-		return Proof{Err: fmt.Errorf("socket (inode %d, %v -> %v) not in SMC sock_diag dump of %d sockets", inode, local, remote, len(socks))}
+	i := matchSocket(socks, inode, local, remote)
+	if i < 0 {
+		return Proof{Err: notInDump(inode, local, remote, len(socks))}
 	}
+	s := socks[i]
 	return Proof{Mode: s.Mode, Reason: s.Reason, PeerDiagnosis: s.PeerDiagnosis, Link: s.Link, DMB: s.DMB, Token: s.Token}
 }
 
@@ -111,23 +112,29 @@ type SocketLiner interface {
 	SocketLine(inode uint64, local, remote netip.AddrPort) (string, error)
 }
 
-func matchSocket(socks []DiagSocket, inode uint64, local, remote netip.AddrPort) (DiagSocket, bool) {
+// matchSocket returns the index of the socket with inode or, failing that,
+// with the 4-tuple local -> remote; -1 when there is none.
+func matchSocket(socks []DiagSocket, inode uint64, local, remote netip.AddrPort) int {
 	if inode != 0 {
-		for _, s := range socks {
+		for i, s := range socks {
 			if s.Inode == inode {
-				return s, true
+				return i
 			}
 		}
 	}
 	if !local.IsValid() || !remote.IsValid() {
-		return DiagSocket{}, false
+		return -1
 	}
-	for _, s := range socks {
+	for i, s := range socks {
 		if unmap(s.Src) == unmap(local) && unmap(s.Dst) == unmap(remote) {
-			return s, true
+			return i
 		}
 	}
-	return DiagSocket{}, false
+	return -1
+}
+
+func notInDump(inode uint64, local, remote netip.AddrPort, n int) error {
+	return fmt.Errorf("socket (inode %d, %v -> %v) not in SMC sock_diag dump of %d sockets", inode, local, remote, n)
 }
 
 func unmap(ap netip.AddrPort) netip.AddrPort {

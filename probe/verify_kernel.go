@@ -3,7 +3,6 @@ package probe
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"net/netip"
 	"strings"
 
@@ -98,24 +97,25 @@ func findLGR(groups []smcnl.LinkGroupR, l *smcnl.LGRInfo) (uint32, bool) {
 	return 0, false
 }
 
-// SocketLine implements SocketLiner with smcnl.WriteSockets.
+// SocketLine implements SocketLiner with smcnl.WriteSockets, finding the
+// socket as Prove does.
 func (KernelInspector) SocketLine(inode uint64, local, remote netip.AddrPort) (string, error) {
 	socks, err := smcnl.Sockets()
 	if err != nil {
 		return "", err
 	}
-	for _, byInode := range []bool{true, false} {
-		for _, s := range socks {
-			if byInode && inode != 0 && s.Inode == inode ||
-				!byInode && local.IsValid() && unmap(s.Src) == unmap(local) && unmap(s.Dst) == unmap(remote) {
-				var b bytes.Buffer
-				if err := smcnl.WriteSockets(&b, []smcnl.Socket{s}); err != nil {
-					return "", err
-				}
-				line, _, _ := strings.Cut(b.String(), "\n")
-				return line, nil
-			}
-		}
+	keys := make([]DiagSocket, len(socks))
+	for i, s := range socks {
+		keys[i] = DiagSocket{Inode: s.Inode, Src: s.Src, Dst: s.Dst}
 	}
-	return "", fmt.Errorf("socket (inode %d, %v -> %v) not in SMC sock_diag dump of %d sockets", inode, local, remote, len(socks))
+	i := matchSocket(keys, inode, local, remote)
+	if i < 0 {
+		return "", notInDump(inode, local, remote, len(socks))
+	}
+	var b bytes.Buffer
+	if err := smcnl.WriteSockets(&b, socks[i:i+1]); err != nil {
+		return "", err
+	}
+	line, _, _ := strings.Cut(b.String(), "\n")
+	return line, nil
 }
