@@ -23,7 +23,8 @@
 // names SMC-R with its link (RDMA device, port, GIDs, link ID) and the link
 // group ID from SMC_GEN_NETLINK, SMC-D, or a fallback with the local
 // reason and the peer's diagnosis (decode.DeclineCode names and meanings).
-// --require smc and --check decide with errors.As on *FallbackError.
+// --require smc and --check decide with Proof.Require, whose error is a
+// *FallbackError (errors.As) or wraps ErrNotProven (errors.Is).
 // Proofs carry the SMC-R alert token, the key of the connection's CDC
 // messages, so a capture can be matched with the kernel (the server logs
 // it per accepted connection). --diag prints each connection's whole
