@@ -32,18 +32,23 @@ type Recorder func(cmd uint8, replies []netlink.Message)
 
 // Dial opens a generic netlink socket and resolves SMC_GEN_NETLINK. A kernel
 // without the family gives an *UnsupportedError.
-func Dial() (*Conn, error) {
+func Dial() (*Conn, error) { return dialGenl(NewConn) }
+
+// dialGenl opens a generic netlink socket and hands it to newConn, closing
+// it again when newConn fails.
+func dialGenl[T any](newConn func(*genetlink.Conn) (T, error)) (T, error) {
+	var zero T
 	if err := checkOS(); err != nil {
-		return nil, err
+		return zero, err
 	}
 	c, err := genetlink.Dial(nil)
 	if err != nil {
-		return nil, fmt.Errorf("smcnl: dial generic netlink: %w", err)
+		return zero, fmt.Errorf("smcnl: dial generic netlink: %w", err)
 	}
-	conn, err := NewConn(c)
+	conn, err := newConn(c)
 	if err != nil {
 		_ = c.Close()
-		return nil, err
+		return zero, err
 	}
 	return conn, nil
 }
@@ -60,14 +65,24 @@ func checkOS() error {
 // NewConn resolves SMC_GEN_NETLINK on an existing connection (a genltest
 // connection in tests). The Conn takes ownership of c.
 func NewConn(c *genetlink.Conn) (*Conn, error) {
-	f, err := c.GetFamily(familyName)
+	f, err := resolveFamily(c, familyName, "5.11")
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, &UnsupportedError{Feature: familyName, MinKernel: "5.11", Err: err}
-		}
-		return nil, fmt.Errorf("smcnl: resolve %s: %w", familyName, err)
+		return nil, err
 	}
 	return &Conn{c: c, family: f}, nil
+}
+
+// resolveFamily looks up a generic netlink family; a kernel without it
+// gives an *UnsupportedError naming minKernel.
+func resolveFamily(c *genetlink.Conn, name, minKernel string) (genetlink.Family, error) {
+	f, err := c.GetFamily(name)
+	if errors.Is(err, os.ErrNotExist) {
+		return f, &UnsupportedError{Feature: name, MinKernel: minKernel, Err: err}
+	}
+	if err != nil {
+		return f, fmt.Errorf("smcnl: resolve %s: %w", name, err)
+	}
+	return f, nil
 }
 
 // Close closes the underlying netlink socket.

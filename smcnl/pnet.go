@@ -1,7 +1,6 @@
 package smcnl
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -51,31 +50,14 @@ type PNETConn struct {
 }
 
 // DialPNET opens a generic netlink socket and resolves SMC_PNETID.
-func DialPNET() (*PNETConn, error) {
-	if err := checkOS(); err != nil {
-		return nil, err
-	}
-	c, err := genetlink.Dial(nil)
-	if err != nil {
-		return nil, fmt.Errorf("smcnl: dial generic netlink: %w", err)
-	}
-	p, err := NewPNETConn(c)
-	if err != nil {
-		_ = c.Close()
-		return nil, err
-	}
-	return p, nil
-}
+func DialPNET() (*PNETConn, error) { return dialGenl(NewPNETConn) }
 
 // NewPNETConn resolves SMC_PNETID on an existing connection (genltest in
 // tests). The PNETConn takes ownership of c.
 func NewPNETConn(c *genetlink.Conn) (*PNETConn, error) {
-	f, err := c.GetFamily(pnetFamilyName)
+	f, err := resolveFamily(c, pnetFamilyName, "4.11")
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, &UnsupportedError{Feature: pnetFamilyName, MinKernel: "4.11", Err: err}
-		}
-		return nil, fmt.Errorf("smcnl: resolve %s: %w", pnetFamilyName, err)
+		return nil, err
 	}
 	return &PNETConn{c: c, family: f}, nil
 }
