@@ -106,13 +106,9 @@ func appendBaseFields(r *decode.Record, f *Frame) {
 	}
 }
 
-// addr converts without allocating; an unparsable length gives the zero Addr.
+// addr converts without allocating; a length other than 4 or 16 gives the
+// zero Addr.
 func addr(ip []byte) netip.Addr {
-	switch len(ip) {
-	case 4:
-		return netip.AddrFrom4([4]byte(ip))
-	case 16:
-		return netip.AddrFrom16([16]byte(ip))
-	}
-	return netip.Addr{}
+	a, _ := netip.AddrFromSlice(ip)
+	return a
 }

@@ -95,15 +95,11 @@ func appendEndpoints(dst []byte, f *capture.Frame) []byte {
 	return dst
 }
 
-// addrOf converts without allocating; a malformed length gives the zero Addr.
+// addrOf converts without allocating; a length other than 4 or 16 gives the
+// zero Addr.
 func addrOf(ip []byte) netip.Addr {
-	switch len(ip) {
-	case 4:
-		return netip.AddrFrom4([4]byte(ip))
-	case 16:
-		return netip.AddrFrom16([16]byte(ip))
-	}
-	return netip.Addr{}
+	a, _ := netip.AddrFromSlice(ip)
+	return a
 }
 
 const hexDigits = "0123456789abcdef"
