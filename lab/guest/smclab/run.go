@@ -18,7 +18,7 @@ const usage = `usage:
   smclab ueid add NAME | ueid del NAME | ueid flush | ueid list
   smclab pnet add PNETID NETDEV|- [IBDEV [PORT]] | pnet del PNETID | pnet flush | pnet list [-json]
   smclab diag|lgr|dev|stats|fallback|sysinfo [-json]
-  smclab wait-lgr-gone SECONDS
+  smclab wait-lgr-gone [-keep N] SECONDS
   smclab record DIR
 `
 
