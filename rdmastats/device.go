@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"net/netip"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -329,6 +330,7 @@ func (f FS) port(dev string, pn int) (Port, error) {
 // gids reads the populated entries of a port's GID table.
 func (f FS) gids(dev, port string, ll LinkLayer) ([]GIDEntry, error) {
 	dir := f.path(classDir, dev, "ports", port, "gids")
+	attrs := f.path(classDir, dev, "ports", port, "gid_attrs")
 	ents, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -342,7 +344,7 @@ func (f FS) gids(dev, port string, ll LinkLayer) ([]GIDEntry, error) {
 		if err != nil {
 			continue
 		}
-		s, ok, err := readString(f.path(classDir, dev, "ports", port, "gids", e.Name()))
+		s, ok, err := readString(filepath.Join(dir, e.Name()))
 		if err != nil {
 			return nil, err
 		}
@@ -356,11 +358,11 @@ func (f FS) gids(dev, port string, ll LinkLayer) ([]GIDEntry, error) {
 		if g.IsZero() {
 			continue
 		}
-		typ, _, err := readString(f.path(classDir, dev, "ports", port, "gid_attrs", "types", e.Name()))
+		typ, _, err := readString(filepath.Join(attrs, "types", e.Name()))
 		if err != nil {
 			return nil, err
 		}
-		ndev, _, err := readString(f.path(classDir, dev, "ports", port, "gid_attrs", "ndevs", e.Name()))
+		ndev, _, err := readString(filepath.Join(attrs, "ndevs", e.Name()))
 		if err != nil {
 			return nil, err
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -42,7 +43,7 @@ func (f FS) PortForNetdev(netdev string) (dev string, port int, err error) {
 				return "", 0, err
 			}
 			for _, i := range idx {
-				s, ok, err := readString(f.path(classDir, d, "ports", strconv.Itoa(pn), "gid_attrs", "ndevs", i))
+				s, ok, err := readString(filepath.Join(dir, i))
 				if err != nil {
 					return "", 0, err
 				}
