@@ -1,6 +1,7 @@
 package track
 
 import (
+	"net/netip"
 	"strconv"
 	"sync"
 	"time"
@@ -59,7 +60,8 @@ type Tracker struct {
 
 	nextConn, nextLink, nextLGR int
 	lastSweep                   time.Time
-	timelineID                  int // > 0 when Options.Timeline names an ID
+	timelineID                  int            // > 0 when Options.Timeline names an ID
+	timelineEP                  netip.AddrPort // valid when Options.Timeline names an endpoint
 
 	in  input
 	cur attribution
@@ -114,6 +116,11 @@ func New(opts Options) *Tracker {
 	}
 	if n, err := strconv.Atoi(opts.Timeline); err == nil && n > 0 {
 		t.timelineID = n
+	}
+	// Parsed once: recording runs per frame. Only the canonical form
+	// matches, as the endpoint is shown in smc,conns.
+	if ap, err := netip.ParseAddrPort(opts.Timeline); err == nil && ap.String() == opts.Timeline {
+		t.timelineEP = ap
 	}
 	return t
 }
@@ -179,9 +186,10 @@ func (t *Tracker) recording(c *Conn) bool {
 		return true
 	case t.timelineID > 0:
 		return c.ID == t.timelineID
+	case t.timelineEP.IsValid():
+		return c.Client == t.timelineEP || c.Server == t.timelineEP
 	}
-	s := t.opts.Timeline
-	return (c.Client.IsValid() && c.Client.String() == s) || (c.Server.IsValid() && c.Server.String() == s)
+	return false
 }
 
 func (t *Tracker) note(c *Conn, in *input, d Dir, what, info string) {
