@@ -9,7 +9,7 @@
 #   -n       no tshark: its run takes minutes per 100 MiB and GiBs of memory
 #   inputs   captures to repeat (default testdata/reference/pingpong.pcap)
 #
-# Needs go, tshark, tcpdump and GNU time (/usr/bin/time -v).
+# Needs go, tcpdump, GNU time (/usr/bin/time -v) and, without -n, tshark.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -28,7 +28,9 @@ shift $((OPTIND - 1))
 inputs=("$@")
 [ ${#inputs[@]} -gt 0 ] || inputs=(testdata/reference/pingpong.pcap)
 
-for tool in go tshark tcpdump /usr/bin/time; do
+tools=(go tcpdump /usr/bin/time)
+[ "$tshark" = 0 ] || tools+=(tshark)
+for tool in "${tools[@]}"; do
 	command -v "$tool" >/dev/null || { echo "compare.sh: $tool not found (make test-deps installs the tools)" >&2; exit 1; }
 done
 
