@@ -55,13 +55,7 @@ func BenchmarkDecodeAndTrack(b *testing.B) { benchCapture(b, true) }
 // the hot path (RoCE WRITE/CDC/ACK) should not allocate.
 func BenchmarkFeedRoCE(b *testing.B) {
 	tr := New(Options{})
-	var frames []input
-	eachFrame(b, refDir+"pingpong.pcap", func(f *capture.Frame) {
-		var in input
-		fill(&in, f)
-		in.clc = append([]clcIn(nil), in.clc[:in.clcN]...)
-		frames = append(frames, in)
-	})
+	frames := replay(b, refDir+"pingpong.pcap")
 	// Prime the tracker with the handshake and link setup.
 	for i := range frames[:30] {
 		tr.feed(&frames[i])
@@ -77,13 +71,7 @@ func BenchmarkFeedRoCE(b *testing.B) {
 // TestFeedDoesNotMalloc: the per-frame path (RoCE WRITE, CDC, ACK of a
 // known connection, and its -Y fields) allocates nothing.
 func TestFeedDoesNotMalloc(t *testing.T) {
-	var frames []input
-	eachFrame(t, refDir+"pingpong.pcap", func(f *capture.Frame) {
-		var in input
-		fill(&in, f)
-		in.clc = append([]clcIn(nil), in.clc[:in.clcN]...)
-		frames = append(frames, in)
-	})
+	frames := replay(t, refDir+"pingpong.pcap")
 	tr := New(Options{})
 	for i := range frames[:30] {
 		tr.feed(&frames[i])

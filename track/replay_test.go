@@ -11,7 +11,8 @@ import (
 // replay loads a real capture as tracker inputs once, so a test can feed
 // it many times with other ports and times, like a long capture of many
 // connections.
-func replay(t *testing.T, name string) []input {
+func replay(t testing.TB, name string) []input {
+	t.Helper()
 	var ins []input
 	eachFrame(t, name, func(f *capture.Frame) {
 		var in input
