@@ -254,14 +254,14 @@ func (a *CLCAccept) appendFields(c *CLC, r *Record) {
 		}
 	}
 	if a.EID != nil {
-		r.AddString(fCLCEID, string(clcTrimBlanks(a.EID)))
+		r.AddText(fCLCEID, clcTrimBlanks(a.EID))
 	}
 	if a.HasFCE {
 		f := &a.FCE
 		r.AddBool(fFCEDirect, f.Direct)
 		r.AddUint(fFCEOSType, uint64(f.OSType))
 		r.AddUint(fFCERelease, uint64(f.Release))
-		r.AddString(fFCEHostname, string(clcTrimBlanks(f.Hostname)))
+		r.AddText(fFCEHostname, clcTrimBlanks(f.Hostname))
 		if f.Len == fceV2xLen {
 			r.AddUint(fFCEMaxConns, uint64(f.MaxConns))
 			r.AddUint(fFCEMaxLinks, uint64(f.MaxLinks))

@@ -266,12 +266,12 @@ func (p *CLCProposal) appendFields(c *CLC, r *Record) {
 		r.AddUint(fPropMaxLinks, uint64(e.MaxLinks))
 		r.AddUint(fPropFeatureMask, uint64(e.FeatureMask))
 		for i := range int(e.EIDCount) {
-			r.AddString(fCLCEID, string(e.EID(i)))
+			r.AddText(fCLCEID, e.EID(i))
 		}
 	}
 	if p.HasSMCDv2Ext {
 		d := &p.SMCDv2Ext
-		r.AddString(fPropSEID, string(clcTrimBlanks(d.SEID)))
+		r.AddText(fPropSEID, clcTrimBlanks(d.SEID))
 		for i := range d.Len() {
 			gid, chid := d.GIDCHID(i)
 			r.AddUint(fPropSMCDGID, gid)

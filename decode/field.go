@@ -210,9 +210,14 @@ func (r *Record) Reset() {
 	r.Vals = r.Vals[:0]
 }
 
+// drops reports whether Want leaves id out.
+func (r *Record) drops(id FieldID) bool {
+	return r.Want != nil && (int(id) >= len(r.Want) || !r.Want[id])
+}
+
 // Add appends one value.
 func (r *Record) Add(id FieldID, v Value) {
-	if r.Want != nil && (int(id) >= len(r.Want) || !r.Want[id]) {
+	if r.drops(id) {
 		return
 	}
 	r.IDs = append(r.IDs, id)
@@ -233,6 +238,14 @@ func (r *Record) AddBool(id FieldID, b bool) {
 
 // AddString appends text.
 func (r *Record) AddString(id FieldID, s string) { r.Add(id, Value{S: s}) }
+
+// AddText appends wire bytes as text. The string is only made when the
+// field is kept, so a Want-limited record does not allocate for it.
+func (r *Record) AddText(id FieldID, b []byte) {
+	if !r.drops(id) {
+		r.Add(id, Value{S: string(b)})
+	}
+}
 
 // AddBytes appends raw bytes (aliasing b) for KindBytes and KindMAC fields.
 func (r *Record) AddBytes(id FieldID, b []byte) { r.Add(id, Value{B: b}) }
