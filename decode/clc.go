@@ -2,6 +2,7 @@ package decode
 
 import (
 	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"net/netip"
 	"strconv"
@@ -89,7 +90,8 @@ func clcEyecatcherName(e [4]byte) string {
 	case EyecatcherSMCD:
 		return "SMCD"
 	}
-	return fmt.Sprintf("%x", e[:])
+	// Not fmt: an e[:] that escapes would move e to the heap on every call.
+	return hex.EncodeToString(e[:])
 }
 
 const (

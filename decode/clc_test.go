@@ -552,6 +552,21 @@ func TestCLCDoesNotMalloc(t *testing.T) {
 		}); n != 0 {
 			t.Errorf("%s: DecodeFromBytes allocates %v times per message", name, n)
 		}
+		// Fields and summary line run per frame too: -T fields with a few
+		// (here non-text) fields wanted, and the text line.
+		r := Record{IDs: make([]FieldID, 0, 128), Vals: make([]Value, 0, 128)}
+		r.WantOnly([]FieldID{fCLCType, fCLCLength, fCLCQPN})
+		line := make([]byte, 0, 512)
+		if n := testing.AllocsPerRun(100, func() {
+			r.Reset()
+			c.AppendFields(&r)
+			line = c.AppendSummary(line[:0])
+		}); n != 0 {
+			t.Errorf("%s: AppendFields+AppendSummary allocate %v times per message", name, n)
+		}
+		if !r.Has(fCLCType) || r.Has(fCLCEID) || r.Has(fFCEHostname) {
+			t.Errorf("%s: Want-limited record holds %v", name, r.IDs)
+		}
 	}
 }
 
