@@ -866,11 +866,7 @@ func timelineOf(c *Conn) Timeline {
 		t0 = c.Timeline[0].Time
 	}
 	for _, e := range c.Timeline {
-		dir := e.Dir.String()
-		if c.RolesUnknown {
-			dir = map[Dir]string{DirC2S: "A->B", DirS2C: "B->A"}[e.Dir]
-		}
-		tl.Events = append(tl.Events, TimelineEvent{Frame: e.Frame, Rel: e.Time.Sub(t0).Seconds(), Dir: dir, What: e.What, Info: e.Info})
+		tl.Events = append(tl.Events, TimelineEvent{Frame: e.Frame, Rel: e.Time.Sub(t0).Seconds(), Dir: dirName(e.Dir, c.RolesUnknown), What: e.What, Info: e.Info})
 	}
 	return tl
 }
