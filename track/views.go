@@ -133,7 +133,7 @@ func (s *Snapshot) WriteView(w io.Writer, name, arg, format string) error {
 		if err != nil {
 			return err
 		}
-		tl := timelineOf(c)
+		tl := timelineOf(c, s.linksByID())
 		v, text = tl, func(tw *tabwriter.Writer) { textTimeline(tw, tl) }
 	default:
 		_, _, err := ParseView(name)
@@ -283,44 +283,54 @@ func addrString(a interface {
 
 func (s *Snapshot) connRows() []ConnRow {
 	rows := make([]ConnRow, 0, len(s.Conns))
-	links := map[int]*Link{}
+	links := s.linksByID()
+	for i := range s.Conns {
+		rows = append(rows, connRow(&s.Conns[i], links))
+	}
+	return rows
+}
+
+func (s *Snapshot) linksByID() map[int]*Link {
+	links := make(map[int]*Link, len(s.Links))
 	for i := range s.Links {
 		links[s.Links[i].ID] = &s.Links[i]
 	}
-	for i := range s.Conns {
-		c := &s.Conns[i]
-		start := c.TSYN
-		if start.IsZero() {
-			start = c.TProposal
-		}
-		r := ConnRow{
-			ID: c.ID, Client: addrString(c.Client), Server: addrString(c.Server),
-			Outcome: c.Outcome.String(), Detail: ConnDetail(c), Version: c.Version,
-			FirstContact: c.FirstContact, Inferred: c.Inferred, RolesUnknown: c.RolesUnknown, EID: strings.TrimRight(c.EID, " "), Offered: c.Offered,
-			LGR: c.LGR, Link: c.Link, OptionSYN: c.OptionSYN, OptionSYNACK: c.OptionSYNACK,
-			Handshake:  Durations{ms(start, c.TProposal), ms(start, c.TAccept), ms(start, c.TConfirm), ms(start, c.TFirstCDC)},
-			Client2Srv: flowRow(&c.Flow[DirC2S]), Srv2Client: flowRow(&c.Flow[DirS2C]),
-			Frames: c.Frames, FirstFrame: c.FirstFrame, LastFrame: c.LastFrame,
-			Closed: c.Closed(), Close: closeInfo(c),
-		}
-		if l := links[c.Link]; c.Inferred && l != nil {
-			// No TCP connection seen: show the hosts from the link.
-			r.Client, r.Server = addrString(l.Client.Addr), addrString(l.Server.Addr)
-		}
-		for _, ty := range c.CLCTypes {
-			r.CLC = append(r.CLC, strings.TrimPrefix(clcName(ty), "CLC "))
-		}
-		if c.ServerEP.Valid && !c.SMCD {
-			r.ServerToken, r.ServerRKey, r.ServerRMB, r.ServerRMBE = c.ServerEP.Token, fmt.Sprintf("%#x", c.ServerEP.RKey), fmt.Sprintf("%#x", c.ServerEP.VA), c.ServerEP.RMBESize
-			r.ServerIdx = c.ServerEP.RMBEIdx
-		}
-		if c.ClientEP.Valid && !c.SMCD {
-			r.ClientToken, r.ClientRKey, r.ClientRMB, r.ClientRMBE = c.ClientEP.Token, fmt.Sprintf("%#x", c.ClientEP.RKey), fmt.Sprintf("%#x", c.ClientEP.VA), c.ClientEP.RMBESize
-			r.ClientIdx = c.ClientEP.RMBEIdx
-		}
-		rows = append(rows, r)
+	return links
+}
+
+// connRow is c's line of smc,conns; links finds the link of an inferred
+// connection, whose hosts stand in for the TCP endpoints.
+func connRow(c *Conn, links map[int]*Link) ConnRow {
+	start := c.TSYN
+	if start.IsZero() {
+		start = c.TProposal
 	}
-	return rows
+	r := ConnRow{
+		ID: c.ID, Client: addrString(c.Client), Server: addrString(c.Server),
+		Outcome: c.Outcome.String(), Detail: ConnDetail(c), Version: c.Version,
+		FirstContact: c.FirstContact, Inferred: c.Inferred, RolesUnknown: c.RolesUnknown, EID: strings.TrimRight(c.EID, " "), Offered: c.Offered,
+		LGR: c.LGR, Link: c.Link, OptionSYN: c.OptionSYN, OptionSYNACK: c.OptionSYNACK,
+		Handshake:  Durations{ms(start, c.TProposal), ms(start, c.TAccept), ms(start, c.TConfirm), ms(start, c.TFirstCDC)},
+		Client2Srv: flowRow(&c.Flow[DirC2S]), Srv2Client: flowRow(&c.Flow[DirS2C]),
+		Frames: c.Frames, FirstFrame: c.FirstFrame, LastFrame: c.LastFrame,
+		Closed: c.Closed(), Close: closeInfo(c),
+	}
+	if l := links[c.Link]; c.Inferred && l != nil {
+		// No TCP connection seen: show the hosts from the link.
+		r.Client, r.Server = addrString(l.Client.Addr), addrString(l.Server.Addr)
+	}
+	for _, ty := range c.CLCTypes {
+		r.CLC = append(r.CLC, strings.TrimPrefix(clcName(ty), "CLC "))
+	}
+	if c.ServerEP.Valid && !c.SMCD {
+		r.ServerToken, r.ServerRKey, r.ServerRMB, r.ServerRMBE = c.ServerEP.Token, fmt.Sprintf("%#x", c.ServerEP.RKey), fmt.Sprintf("%#x", c.ServerEP.VA), c.ServerEP.RMBESize
+		r.ServerIdx = c.ServerEP.RMBEIdx
+	}
+	if c.ClientEP.Valid && !c.SMCD {
+		r.ClientToken, r.ClientRKey, r.ClientRMB, r.ClientRMBE = c.ClientEP.Token, fmt.Sprintf("%#x", c.ClientEP.RKey), fmt.Sprintf("%#x", c.ClientEP.VA), c.ClientEP.RMBESize
+		r.ClientIdx = c.ClientEP.RMBEIdx
+	}
+	return r
 }
 
 // ConnDetail says in a few words how a connection's handshake ended.
@@ -855,9 +865,8 @@ type TimelineEvent struct {
 	Info  string  `json:"info"`
 }
 
-func timelineOf(c *Conn) Timeline {
-	snap := Snapshot{Conns: []Conn{*c}}
-	tl := Timeline{Conn: snap.connRows()[0], Events: []TimelineEvent{}, Cut: c.TimelineCut}
+func timelineOf(c *Conn, links map[int]*Link) Timeline {
+	tl := Timeline{Conn: connRow(c, links), Events: []TimelineEvent{}, Cut: c.TimelineCut}
 	if len(c.Timeline) == 0 && c.Frames > 0 {
 		tl.Note = "no events recorded: the tracker records a timeline only for connections named before the pass (Options.Timeline / track.OptionsForViews)"
 	}

@@ -244,3 +244,28 @@ func TestLGRViewShowsFailover(t *testing.T) {
 		}
 	}
 }
+
+// An inferred connection (no TCP seen) shows its link's hosts in the
+// header of smc,timeline, as in its smc,conns line.
+func TestTimelineInferredHosts(t *testing.T) {
+	s := feedFile(t, refDir+"pingpong.pcap", Options{Timeline: "all"}, 2001).Snapshot()
+	var conns ConnsView
+	var tl Timeline
+	for _, x := range []struct {
+		spec string
+		v    any
+	}{{"smc,conns", &conns}, {"smc,timeline,1", &tl}} {
+		var b bytes.Buffer
+		name, arg, _ := ParseView(x.spec)
+		if err := s.WriteView(&b, name, arg, "json"); err != nil {
+			t.Fatal(err)
+		}
+		mustJSON(t, b.Bytes(), x.v)
+	}
+	if len(conns.Conns) != 1 || !conns.Conns[0].Inferred || conns.Conns[0].Client == "" {
+		t.Fatalf("want one inferred connection with hosts from its link: %+v", conns.Conns)
+	}
+	if c := conns.Conns[0]; tl.Conn.Client != c.Client || tl.Conn.Server != c.Server {
+		t.Errorf("timeline header %q -> %q, smc,conns %q -> %q", tl.Conn.Client, tl.Conn.Server, c.Client, c.Server)
+	}
+}
