@@ -16,6 +16,7 @@ func BenchmarkDecodePingpong(b *testing.B) {
 	}{
 		{"fields", Options{All: true, Format: FormatFields, Fields: []string{"frame.number", "roce.bth.opcode", "roce.bth.dqpn", "roce.bth.psn", "smc.cdc.seq", "smc.clc.type"}}},
 		{"text", Options{}},
+		{"jsonl", Options{All: true, Format: FormatJSONL}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			p, frames := bigCapture(b)

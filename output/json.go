@@ -25,6 +25,7 @@ type jsonPrinter struct {
 	n        int
 	b        []byte
 	line     []byte
+	val      []byte // text of the current non-numeric value
 	seen     []bool // per field ID: already written in this object
 	base     *time.Time
 }
@@ -101,7 +102,7 @@ func (p *jsonPrinter) frame(f *capture.Frame) error {
 				b = append(b, ',')
 			}
 			k++
-			b = appendJSONValue(b, d, r.Vals[j])
+			b = appendJSONValue(b, d, r.Vals[j], &p.val)
 		}
 		if n > 1 {
 			b = append(b, ']')
@@ -122,7 +123,7 @@ func (p *jsonPrinter) frame(f *capture.Frame) error {
 		}
 		p.line = AppendLine(p.line[:0], f, *p.base, clc)
 		p.line = p.line[:len(p.line)-1]
-		b = appendJSONString(b, string(p.line))
+		b = appendJSONString(b, p.line)
 	}
 	b = append(b, "]}"...)
 	if !p.array {
@@ -133,7 +134,7 @@ func (p *jsonPrinter) frame(f *capture.Frame) error {
 	return err
 }
 
-func appendJSONValue(b []byte, d decode.FieldDef, v decode.Value) []byte {
+func appendJSONValue(b []byte, d decode.FieldDef, v decode.Value, scratch *[]byte) []byte {
 	switch d.Kind {
 	case decode.KindUint:
 		return strconv.AppendUint(b, v.U, 10)
@@ -145,13 +146,14 @@ func appendJSONValue(b []byte, d decode.FieldDef, v decode.Value) []byte {
 		}
 		return strconv.AppendFloat(b, v.F, 'f', 9, 64)
 	}
-	s := v.Append(nil, d.Kind)
-	return appendJSONString(b, string(s))
+	// scratch holds the text form between frames: no allocation per value.
+	*scratch = v.Append((*scratch)[:0], d.Kind)
+	return appendJSONString(b, *scratch)
 }
 
 // appendJSONString quotes s per RFC 8259 (strconv.Quote's \x escapes are
 // not JSON); invalid UTF-8 becomes U+FFFD.
-func appendJSONString(b []byte, s string) []byte {
+func appendJSONString[S ~string | ~[]byte](b []byte, s S) []byte {
 	b = append(b, '"')
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -168,7 +170,7 @@ func appendJSONString(b []byte, s string) []byte {
 			i++
 			continue
 		}
-		r, n := utf8.DecodeRuneInString(s[i:])
+		r, n := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
 		if r == utf8.RuneError && n == 1 {
 			b = append(b, `\ufffd`...)
 		} else {

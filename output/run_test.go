@@ -671,3 +671,20 @@ func rewriteFrames(t *testing.T, src string, n int, edit func(n int, data []byte
 	}
 	return writeFrames(t, "edited.pcap", fs)
 }
+
+// TestAppendJSONString: escapes, multi-byte runes and invalid UTF-8, the
+// same for string and []byte input.
+func TestAppendJSONString(t *testing.T) {
+	in := "a\"b\\c\x01é€\xffz\xe2\x82"
+	want := `"a\"b\\c\u0001é€\ufffdz\ufffd\ufffd"`
+	if got := string(appendJSONString(nil, in)); got != want {
+		t.Errorf("string: %s, want %s", got, want)
+	}
+	if got := string(appendJSONString(nil, []byte(in))); got != want {
+		t.Errorf("[]byte: %s, want %s", got, want)
+	}
+	var s string
+	if err := json.Unmarshal([]byte(want), &s); err != nil || s != "a\"b\\c\x01é€\ufffdz\ufffd\ufffd" {
+		t.Errorf("not JSON for %q: %q %v", in, s, err)
+	}
+}
