@@ -30,6 +30,9 @@ func testRoCEAllocs(t *testing.T, icrc bool) {
 			if err != nil || f.BTH == nil {
 				t.Fatalf("frame %d: %v", i+1, err)
 			}
+			if f.ICRC.Checked != icrc {
+				t.Fatalf("frame %d: ICRC checked %v, want %v", i+1, f.ICRC.Checked, icrc)
+			}
 			f.Fields()
 		}
 		run()
