@@ -41,25 +41,3 @@ func testRoCEAllocs(t *testing.T, icrc bool) {
 		}
 	}
 }
-
-func BenchmarkReaderPingpong(b *testing.B) {
-	raw := readRaw(b, pingpong)
-	src := &sliceSource{frames: raw}
-	r, err := NewReader("b", src, layers.LinkTypeEthernet)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if src.i == len(raw) {
-			src.i = 0
-		}
-		f, err := r.Next()
-		if err != nil {
-			b.Fatal(err)
-		}
-		f.Fields()
-	}
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "frames/s")
-}
