@@ -164,3 +164,37 @@ func TestNoCLCAfterOptions(t *testing.T) {
 			c.Outcome, c.Fallback, c.OptionSYN, c.OptionSYNACK)
 	}
 }
+
+// TestEvictLinks: retired links beyond MaxConns leave the views with the
+// link groups that have no link left, and the newest ones stay.
+func TestEvictLinks(t *testing.T) {
+	pp := replay(t, refDir+"pingpong.pcap")
+	tr := New(Options{IdleTimeout: 10 * time.Second, MaxConns: 10})
+	base := pp[0].ts
+	const rounds = 40
+	for i := range rounds {
+		shift := time.Duration(i) * 100 * time.Second
+		for _, in := range pp {
+			in.ts = base.Add(shift).Add(in.ts.Sub(base))
+			in.number = tr.stats.Frames + 1
+			tr.feed(&in)
+		}
+	}
+	st := tr.stats
+	checkAccounting(t, st)
+	if st.EvictedLinks == 0 || len(tr.links) > 10+2 || len(tr.links)+st.EvictedLinks != tr.nextLink {
+		t.Errorf("%d links kept, %d evicted of %d; want the cap to hold and every link counted", len(tr.links), st.EvictedLinks, tr.nextLink)
+	}
+	live := map[*LinkGroup]bool{}
+	for _, l := range tr.links {
+		live[l.lgr] = true
+	}
+	for _, g := range tr.lgrs {
+		if !live[g] {
+			t.Errorf("link group %d kept without a link", g.ID)
+		}
+	}
+	if len(tr.lgrs) == 0 || tr.lgrs[len(tr.lgrs)-1].ID != tr.nextLGR {
+		t.Errorf("newest link group evicted (%d kept, %d made)", len(tr.lgrs), tr.nextLGR)
+	}
+}
