@@ -14,6 +14,10 @@ type Writer struct {
 	bw *bufio.Writer
 	ng *pcapgo.NgWriter
 	f  *os.File
+	lt layers.LinkType // of interface 0
+	// ifs numbers the interfaces added for frames of other link types
+	// (a pcapng read with mixed link types).
+	ifs map[layers.LinkType]int
 }
 
 // NewWriter writes a pcapng stream of link type lt to w.
@@ -23,7 +27,7 @@ func NewWriter(w io.Writer, lt layers.LinkType) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Writer{bw: bw, ng: ng}, nil
+	return &Writer{bw: bw, ng: ng, lt: lt}, nil
 }
 
 // CreateFile creates (or truncates) a pcapng file; "-" is stdout.
@@ -47,10 +51,26 @@ func CreateFile(name string, lt layers.LinkType) (*Writer, error) {
 // WriteFrame appends the frame as captured.
 func (w *Writer) WriteFrame(f *Frame) error {
 	ci := f.CI
-	// The writer declares a single pcapng interface; a live source reports
-	// the kernel ifindex here, which pcapng would read as an interface number
-	// that does not exist and reject every frame.
+	// The frame goes to the writer's interface of its link type, not to the
+	// source's: a live source reports the kernel ifindex here, which pcapng
+	// would read as an interface number that does not exist.
 	ci.InterfaceIndex = 0
+	if f.LinkType != w.lt {
+		id, ok := w.ifs[f.LinkType]
+		if !ok {
+			intf := pcapgo.DefaultNgInterface
+			intf.LinkType = f.LinkType
+			var err error
+			if id, err = w.ng.AddInterface(intf); err != nil {
+				return err
+			}
+			if w.ifs == nil {
+				w.ifs = make(map[layers.LinkType]int)
+			}
+			w.ifs[f.LinkType] = id
+		}
+		ci.InterfaceIndex = id
+	}
 	return w.ng.WritePacket(ci, f.Data)
 }
 
