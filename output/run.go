@@ -109,13 +109,7 @@ func (o *Options) ParseSeparatorOption(s string) error {
 	}
 	switch k {
 	case "separator":
-		switch v {
-		case `/t`, `\t`:
-			v = "\t"
-		case `/s`:
-			v = " "
-		}
-		o.Separator = v
+		o.Separator = unescapeBlank(v)
 	case "header":
 		switch v {
 		case "y", "yes", "1":
@@ -126,13 +120,7 @@ func (o *Options) ParseSeparatorOption(s string) error {
 			return usagef("-E header=%q: want y or n", v)
 		}
 	case "aggregator":
-		switch v {
-		case "/s":
-			v = " "
-		case "/t", `\t`:
-			v = "\t"
-		}
-		o.Aggregator = v
+		o.Aggregator = unescapeBlank(v)
 	case "quote":
 		switch v {
 		case "d":
@@ -155,6 +143,17 @@ func (o *Options) ParseSeparatorOption(s string) error {
 		return usagef("-E %q: unknown option (separator=, header=, aggregator=, quote=, occurrence=)", k)
 	}
 	return nil
+}
+
+// unescapeBlank reads the -E spellings of tab and space.
+func unescapeBlank(v string) string {
+	switch v {
+	case `/t`, `\t`:
+		return "\t"
+	case `/s`:
+		return " "
+	}
+	return v
 }
 
 // printer writes one selected frame in the chosen format.
