@@ -296,18 +296,15 @@ func (o *Options) open() (*capture.Reader, error) {
 // printer picks the output format. With -w and no explicit -T/-V/-x the
 // frames are only saved, as with tshark -w.
 func (o *Options) printer(bw *bufio.Writer) (printer, error) {
+	if o.Quiet { // -q: no frames in any format, only the -z views
+		return nil, nil
+	}
 	switch o.Format {
 	case FormatJSON:
-		if o.Quiet {
-			return nil, nil
-		}
 		// With -z the frames and the views form one document:
 		// {"frames": [...], "views": {...}}.
 		return &jsonPrinter{w: bw, array: true, inObject: len(o.Views) > 0, base: &o.base}, nil
 	case FormatJSONL:
-		if o.Quiet {
-			return nil, nil
-		}
 		return &jsonPrinter{w: bw, base: &o.base}, nil
 	case FormatFields:
 		fp := &fieldsPrinter{w: bw, sep: o.Separator, header: o.Header, agg: o.Aggregator, quote: o.Quote, occurrence: o.Occurrence}
@@ -321,7 +318,7 @@ func (o *Options) printer(bw *bufio.Writer) (printer, error) {
 		fp.index()
 		return fp, nil
 	}
-	if o.Quiet || (o.Write != "" && o.Format == "" && !o.Verbose && !o.Hex) {
+	if o.Write != "" && o.Format == "" && !o.Verbose && !o.Hex {
 		return nil, nil
 	}
 	return &textPrinter{w: bw, verbose: o.Verbose, hex: o.Hex, base: &o.base}, nil

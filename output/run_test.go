@@ -688,3 +688,17 @@ func TestAppendJSONString(t *testing.T) {
 		t.Errorf("not JSON for %q: %q %v", in, s, err)
 	}
 }
+
+// TestQuietAllFormats: -q prints no frame in any format (only -z views).
+func TestQuietAllFormats(t *testing.T) {
+	for _, f := range []Format{FormatText, FormatJSON, FormatJSONL, FormatFields} {
+		o := Options{Read: declineRDM, Format: f, Quiet: true, All: true}
+		if f == FormatFields {
+			o.Fields = []string{"frame.number"}
+		}
+		out, _, err := run(t, o)
+		if err != nil || out != "" {
+			t.Errorf("-q -T %s printed %q (%v)", f, out, err)
+		}
+	}
+}
