@@ -2,7 +2,8 @@ package probe
 
 import "github.com/smcscope/smcscope/decode"
 
-// DeclineCode is a fallback reason or peer diagnosis (SMC_CLC_DECL_*,
-// smc-wire-format §2.7). It is decode's type, so smcping, smcdump and
-// smctop print the same kernel names and meanings.
+// DeclineCode is a fallback reason or peer diagnosis (SMC_CLC_DECL_* in
+// net/smc/smc_clc.h, the peer_diagnosis of struct smc_clc_msg_decline). It
+// is decode's type, so smcping, smcdump and smctop print the same kernel
+// names and meanings.
 type DeclineCode = decode.DeclineCode

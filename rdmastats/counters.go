@@ -52,8 +52,8 @@ func (u Unit) String() string {
 }
 
 // wordCounters are the PMA data counters that count 4-byte words
-// (IBA PortCounters PortXmitData/PortRcvData "divided by 4"),
-// smc-wire-format §7.3. The kernel exposes the raw PMA value.
+// (IBA PortCounters PortXmitData/PortRcvData "divided by 4",
+// drivers/infiniband/core/sysfs.c). The kernel exposes the raw PMA value.
 var wordCounters = map[string]bool{
 	"port_xmit_data": true,
 	"port_rcv_data":  true,

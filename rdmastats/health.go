@@ -37,9 +37,11 @@ func (h Health) String() string {
 	return "none"
 }
 
-// healthOf lists counter names from smc-wire-format §7.3: mlx5 and rxe
-// hw_counters and the PMA error counters. Names are shared where drivers
-// agree (duplicate_request, link_downed).
+// healthOf lists counter names of the drivers' hw_counters
+// (drivers/infiniband/hw/mlx5/counters.c,
+// drivers/infiniband/sw/rxe/rxe_hw_counters.c) and the PMA error counters
+// (drivers/infiniband/core/sysfs.c). Names are shared where drivers agree
+// (duplicate_request, link_downed).
 var healthOf = map[string]Health{
 	// mlx5 congestion control (DCQCN).
 	"np_cnp_sent":                HealthCongestion,

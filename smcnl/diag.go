@@ -121,7 +121,7 @@ type Cursor struct {
 func (c Cursor) String() string { return fmt.Sprintf("%d/%d", c.Wrap, c.Count) }
 
 // ConnInfo is the SMC connection's buffer state (struct smc_diag_conninfo,
-// smc-wire-format §7.2), present once the connection has an alert token.
+// include/uapi/linux/smc_diag.h), present once the connection has an alert token.
 type ConnInfo struct {
 	Token            uint32 // local alert token: the value the peer puts in CDCs to us
 	SndBufSize       uint32
@@ -131,7 +131,7 @@ type ConnInfo struct {
 	RxCons           Cursor // last consumer cursor received from the peer
 	TxProd           Cursor // our producer cursor, into the peer's RMBE
 	TxCons           Cursor // our consumer cursor
-	RxProdFlags      uint8  // CDC wire bit layout, smc-wire-format §4.3
+	RxProdFlags      uint8  // CDC wire bit layout (struct smc_cdc_producer_flags, net/smc/smc_cdc.h)
 	RxConnStateFlags uint8
 	TxProdFlags      uint8
 	TxConnStateFlags uint8

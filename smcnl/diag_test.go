@@ -19,7 +19,8 @@ import (
 // and decline-nordma connections (testdata/reference/*.client.log, Linux
 // 6.12 guests): addresses, ports, mode, token, buffer sizes, cursors, link,
 // GIDs and fallback codes. Cookie, UID and inode are not in the logs and are
-// chosen to be distinguishable. Layouts: smc-wire-format §7.2, host order
+// chosen to be distinguishable. Layouts: struct smc_diag_msg and its attributes
+// (include/uapi/linux/smc_diag.h), host order
 // (the hex below is x86 little-endian).
 
 // mustHex decodes hex fixtures; on each line, the first word that is not

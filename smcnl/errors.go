@@ -30,7 +30,7 @@ func (e *UnsupportedError) Is(target error) bool { return target == ErrNotSuppor
 func (e *UnsupportedError) Unwrap() error { return e.Err }
 
 // minKernel dates each command by the uapi commit that added it
-// (smc-wire-format §8), for the UnsupportedError of an older kernel.
+// (include/uapi/linux/smc.h, enum SMC_NETLINK_*), for the UnsupportedError of an older kernel.
 var minKernel = map[uint8]string{
 	cmdGetSysInfo:       "5.11",
 	cmdGetLGRSMCR:       "5.11",

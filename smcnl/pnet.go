@@ -9,8 +9,8 @@ import (
 	"github.com/mdlayher/netlink"
 )
 
-// The legacy "SMC_PNETID" family configures the PNET table (smc_pnet.c,
-// smc-wire-format §7.1): which netdevs and RDMA device ports share a
+// The legacy "SMC_PNETID" family configures the PNET table (net/smc/smc_pnet.c,
+// include/uapi/linux/smc.h SMC_PNETID_*): which netdevs and RDMA device ports share a
 // physical network, so SMC-R picks an RDMA device for a TCP route. Soft-RoCE
 // needs it as soon as a host has two RoCE devices, or to use a device for
 // connections routed over another netdev (lo).

@@ -2,7 +2,8 @@ package smcnl
 
 // Numbers from the kernel's include/uapi/linux/smc.h, smc_diag.h and
 // sock_diag.h, with the C names kept in comments so grep finds them.
-// Layouts and quirks: smc-wire-format §7.
+// Layouts: the structs of include/uapi/linux/smc_diag.h and the netlink
+// policies of net/smc/smc_netlink.c; quirks: doc.go.
 
 // Generic netlink family.
 const (
