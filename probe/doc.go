@@ -18,8 +18,8 @@
 // # Mode proof
 //
 // While each connection is open, Prove looks it up in the kernel's SMC
-// sock_diag dump (through smcnl) by socket inode, or by 4-tuple when the
-// inode is unknown: IPPROTO_SMC sockets report 0.0.0.0 addresses. The proof
+// sock_diag dump (through smcnl) by socket inode or cookie, never by
+// 4-tuple: IPPROTO_SMC sockets report all-zero addresses. The proof
 // names SMC-R with its link (RDMA device, port, GIDs, link ID) and the link
 // group ID from SMC_GEN_NETLINK, SMC-D, or a fallback with the local
 // reason and the peer's diagnosis (decode.DeclineCode names and meanings).

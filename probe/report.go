@@ -31,6 +31,7 @@ type ConnReport struct {
 	Local           string `json:"local"`
 	Remote          string `json:"remote"`
 	Inode           uint64 `json:"inode"`
+	Cookie          uint64 `json:"cookie,omitempty"`
 	Mode            string `json:"mode"`
 	Reason          uint32 `json:"reason,omitempty"`
 	ReasonName      string `json:"reason_name,omitempty"`
@@ -75,12 +76,12 @@ func newReport(m *modeRun) *Report {
 
 func (r *Report) addConns(m *modeRun) {
 	for _, c := range m.conns {
-		r.Conns = append(r.Conns, connReport(m.proto, c.conn.LocalAddr().String(), c.conn.RemoteAddr().String(), c.conn.Inode, c.proof))
+		r.Conns = append(r.Conns, connReport(m.proto, c.conn.LocalAddr().String(), c.conn.RemoteAddr().String(), c.conn.ID(), c.proof))
 	}
 }
 
-func connReport(p Proto, local, remote string, inode uint64, pr Proof) ConnReport {
-	cr := ConnReport{Proto: p.String(), Local: local, Remote: remote, Inode: inode, Mode: pr.Mode.String(), Token: pr.Token, Link: pr.Link, DMB: pr.DMB, proof: pr}
+func connReport(p Proto, local, remote string, id SocketID, pr Proof) ConnReport {
+	cr := ConnReport{Proto: p.String(), Local: local, Remote: remote, Inode: id.Inode, Cookie: id.Cookie, Mode: pr.Mode.String(), Token: pr.Token, Link: pr.Link, DMB: pr.DMB, proof: pr}
 	if pr.Mode == ModeFallback {
 		cr.Reason, cr.ReasonName, cr.ReasonMeaning = uint32(pr.Reason), pr.Reason.String(), pr.Reason.Meaning()
 		if d := pr.PeerDiagnosis; d != 0 {

@@ -49,9 +49,9 @@ func TestReportGolden(t *testing.T) {
 	fb, _ := diagFromLog(t, "decline-nordma.client.log")
 	r := &Report{Target: "10.10.0.1:5000", Proto: "smc", hists: map[string][]Bucket{}}
 	r.Conns = []ConnReport{
-		connReport(ProtoSMC, smcr.Src.String(), smcr.Dst.String(), 400, Proof{Mode: smcr.Mode, Link: smcr.Link}),
-		connReport(ProtoSMC, fb.Src.String(), fb.Dst.String(), 401, Proof{Mode: fb.Mode, Reason: fb.Reason, PeerDiagnosis: fb.PeerDiagnosis}),
-		connReport(ProtoTCP, "10.10.0.2:50930", "10.10.0.1:5001", 402, Proof{Mode: ModeTCP}),
+		connReport(ProtoSMC, smcr.Src.String(), smcr.Dst.String(), SocketID{Inode: 400}, Proof{Mode: smcr.Mode, Link: smcr.Link}),
+		connReport(ProtoSMC, fb.Src.String(), fb.Dst.String(), SocketID{Inode: 401}, Proof{Mode: fb.Mode, Reason: fb.Reason, PeerDiagnosis: fb.PeerDiagnosis}),
+		connReport(ProtoTCP, "10.10.0.2:50930", "10.10.0.1:5001", SocketID{Inode: 402}, Proof{Mode: ModeTCP}),
 	}
 	s1 := summaryUS(400, 2027.719, 4828.897, 1261.818, 4494.752, 6460.824, 8507.334, 11852.903, 11852.903, 11852.903)
 	s2 := summaryUS(400, 778.570, 2492.680, 1277.216, 2295.033, 3869.127, 5903.425, 13031.249, 13031.249, 13031.249)

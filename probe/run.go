@@ -112,7 +112,7 @@ func dialMode(ctx context.Context, o Options, p Proto, target netip.AddrPort, in
 		}
 		if p.IsSMC() {
 			// Ask while the connection is open: sock_diag forgets closed sockets.
-			cr.proof = Prove(in, c.Inode, addrPort(c.LocalAddr()), addrPort(c.RemoteAddr()))
+			cr.proof = Prove(in, c.ID())
 		} else {
 			cr.proof = Proof{Mode: ModeTCP}
 		}
@@ -248,7 +248,7 @@ func finalDiag(in Inspector, modes []*modeRun) []string {
 			case !ok:
 				line = "no sock_diag line from this inspector"
 			default:
-				l, err := sl.SocketLine(c.conn.Inode, addrPort(c.conn.LocalAddr()), addrPort(c.conn.RemoteAddr()))
+				l, err := sl.SocketLine(c.conn.ID())
 				if err != nil {
 					l = "error: " + err.Error()
 				}

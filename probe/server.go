@@ -181,7 +181,7 @@ func (s *Server) acceptLoop(ctx context.Context, ln net.Listener, p Proto) error
 func (s *Server) logAccept(c net.Conn, p Proto) {
 	args := []any{"remote", c.RemoteAddr().String(), "local", c.LocalAddr().String(), "proto", p.String()}
 	if p.IsSMC() && s.cfg.Inspector != nil {
-		pr := Prove(s.cfg.Inspector, socketInode(c), addrPort(c.LocalAddr()), addrPort(c.RemoteAddr()))
+		pr := Prove(s.cfg.Inspector, socketID(c))
 		args = append(args, "mode", pr.String())
 		if pr.Token != 0 {
 			args = append(args, "token", fmt.Sprintf("%#x", pr.Token))

@@ -86,9 +86,14 @@ func clcDomain(p Proto, ap netip.AddrPort) int {
 type Conn struct {
 	net.Conn
 	Proto Proto
-	// Inode of the socket, the key SMC sock_diag reports (smc_diag_msg.diag_inode).
-	Inode uint64
+	// Inode and Cookie of the socket, the keys SMC sock_diag reports
+	// (smc_diag_msg.diag_inode, id.idiag_cookie); 0 when unknown.
+	Inode  uint64
+	Cookie uint64
 }
+
+// ID returns what finds the connection in SMC sock_diag.
+func (c *Conn) ID() SocketID { return SocketID{Inode: c.Inode, Cookie: c.Cookie} }
 
 // ioTimeout bounds every blocked read or write of a client connection, so
 // that a peer that vanishes without a FIN or RST cannot hang smcping.
@@ -132,7 +137,7 @@ func Dial(ctx context.Context, p Proto, ap netip.AddrPort, timeout time.Duration
 	if err != nil {
 		return nil, opErr(err)
 	}
-	return &Conn{Conn: c, Proto: p, Inode: c.ino}, nil
+	return &Conn{Conn: c, Proto: p, Inode: c.ino, Cookie: c.cookie}, nil
 }
 
 // waitConnected polls in short slices so that ctx cancellation is noticed.
@@ -184,7 +189,7 @@ func setTimeouts(fd int, d time.Duration) error {
 // goroutine; others may only call interrupt.
 type fdConn struct {
 	fd            int
-	ino           uint64
+	ino, cookie   uint64
 	net           string
 	local, remote net.Addr
 	closed        atomic.Bool
@@ -202,6 +207,11 @@ func newFDConn(fd int, p Proto) (*fdConn, error) {
 		return nil, os.NewSyscallError("socket setup", err)
 	}
 	c := &fdConn{fd: fd, ino: st.Ino, net: p.String(), local: &net.TCPAddr{}, remote: &net.TCPAddr{}}
+	// SO_COOKIE (4.18+) is the sock's cookie, the one smc_diag reports; a
+	// kernel without it leaves the inode as the only key.
+	if v, err := unix.GetsockoptUint64(fd, unix.SOL_SOCKET, unix.SO_COOKIE); err == nil {
+		c.cookie = v
+	}
 	// getsockname on an SMC socket answers with the internal TCP socket's
 	// address; IPPROTO_SMC sockets are AF_INET[6] anyway.
 	if sa, err := unix.Getsockname(fd); err == nil {
@@ -420,10 +430,11 @@ func interrupt(c net.Conn) {
 	c.Close()
 }
 
-// socketInode returns the inode of a connection's socket, or 0.
-func socketInode(c net.Conn) uint64 {
+// socketID returns what finds a connection's socket in SMC sock_diag
+// (zero when it is not one of ours).
+func socketID(c net.Conn) SocketID {
 	if fc, ok := c.(*fdConn); ok {
-		return fc.ino
+		return SocketID{Inode: fc.ino, Cookie: fc.cookie}
 	}
-	return 0
+	return SocketID{}
 }

@@ -14,9 +14,13 @@ import (
 // Conn is an open probe connection plus what identifies it to sock_diag.
 type Conn struct {
 	net.Conn
-	Proto Proto
-	Inode uint64
+	Proto  Proto
+	Inode  uint64
+	Cookie uint64
 }
+
+// ID returns what finds the connection in SMC sock_diag.
+func (c *Conn) ID() SocketID { return SocketID{Inode: c.Inode, Cookie: c.Cookie} }
 
 func errUnimplemented() error {
 	return fmt.Errorf("probe: SMC sockets not implemented on %s/%s", runtime.GOOS, runtime.GOARCH)
@@ -40,4 +44,4 @@ func accept(ln net.Listener, p Proto) (net.Conn, error) { return ln.Accept() }
 
 func interrupt(c net.Conn) { c.Close() }
 
-func socketInode(c net.Conn) uint64 { return 0 }
+func socketID(c net.Conn) SocketID { return SocketID{} }

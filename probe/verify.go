@@ -54,7 +54,10 @@ type DMB struct {
 // DiagSocket is what SMC sock_diag reports about one socket, reduced to
 // what proves a mode. Inspector implementations convert to it.
 type DiagSocket struct {
-	Inode         uint64
+	Inode  uint64
+	Cookie uint64
+	// Src and Dst are for people: IPPROTO_SMC sockets report all-zero
+	// addresses, so they never identify a socket (see SocketID).
 	Src, Dst      netip.AddrPort
 	Mode          Mode
 	Reason        DeclineCode
@@ -85,10 +88,26 @@ type Proof struct {
 	Err error
 }
 
-// Prove finds the socket by inode (always filled by smc_diag) and, failing
-// that, by 4-tuple: IPPROTO_SMC sockets report 0.0.0.0 addresses (lab
-// gotcha 8), and an inode of 0 means the caller could not fstat.
-func Prove(in Inspector, inode uint64, local, remote netip.AddrPort) Proof {
+// SocketID names one socket to SMC sock_diag: the inode of its file
+// (smc_diag_msg.diag_inode) and its cookie (SO_COOKIE, which is what
+// smc_diag_msg.id.idiag_cookie carries; both come from the SMC sock, not
+// the internal TCP one). Either one finds the socket. The 4-tuple does not:
+// smc_diag_msg_common_fill (net/smc/smc_diag.c) fills the addresses only
+// for AF_SMC sockets, so an IPPROTO_SMC socket (Linux 6.11+, family 2 or
+// 10) reports ports but all-zero addresses, and an address match could pick
+// another connection.
+type SocketID struct {
+	Inode  uint64
+	Cookie uint64
+}
+
+func (id SocketID) String() string {
+	return fmt.Sprintf("inode %d, cookie %#x", id.Inode, id.Cookie)
+}
+
+// Prove finds the socket by inode or cookie in the kernel's SMC sock_diag
+// dump and returns its mode.
+func Prove(in Inspector, id SocketID) Proof {
 	if in == nil {
 		return Proof{Err: errors.New("no SMC socket inspector")}
 	}
@@ -96,9 +115,9 @@ func Prove(in Inspector, inode uint64, local, remote netip.AddrPort) Proof {
 	if err != nil {
 		return Proof{Err: err}
 	}
-	i := matchSocket(socks, inode, local, remote)
+	i := matchSocket(socks, id)
 	if i < 0 {
-		return Proof{Err: notInDump(inode, local, remote, len(socks))}
+		return Proof{Err: notInDump(id, len(socks))}
 	}
 	s := socks[i]
 	return Proof{Mode: s.Mode, Reason: s.Reason, PeerDiagnosis: s.PeerDiagnosis, Link: s.Link, DMB: s.DMB, Token: s.Token}
@@ -109,36 +128,25 @@ func Prove(in Inspector, inode uint64, local, remote netip.AddrPort) Proof {
 // cursors and token included); smcping --diag prints it at the end of a
 // run, before the connections close and sock_diag forgets them.
 type SocketLiner interface {
-	SocketLine(inode uint64, local, remote netip.AddrPort) (string, error)
+	SocketLine(id SocketID) (string, error)
 }
 
-// matchSocket returns the index of the socket with inode or, failing that,
-// with the 4-tuple local -> remote; -1 when there is none.
-func matchSocket(socks []DiagSocket, inode uint64, local, remote netip.AddrPort) int {
-	if inode != 0 {
-		for i, s := range socks {
-			if s.Inode == inode {
-				return i
-			}
-		}
-	}
-	if !local.IsValid() || !remote.IsValid() {
-		return -1
-	}
+// matchSocket returns the index of the socket with id's inode or cookie
+// (a zero one is unknown and matches nothing); -1 when there is none.
+func matchSocket(socks []DiagSocket, id SocketID) int {
 	for i, s := range socks {
-		if unmap(s.Src) == unmap(local) && unmap(s.Dst) == unmap(remote) {
+		if (id.Inode != 0 && s.Inode == id.Inode) || (id.Cookie != 0 && s.Cookie == id.Cookie) {
 			return i
 		}
 	}
 	return -1
 }
 
-func notInDump(inode uint64, local, remote netip.AddrPort, n int) error {
-	return fmt.Errorf("socket (inode %d, %v -> %v) not in SMC sock_diag dump of %d sockets", inode, local, remote, n)
-}
-
-func unmap(ap netip.AddrPort) netip.AddrPort {
-	return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
+func notInDump(id SocketID, n int) error {
+	if id.Inode == 0 && id.Cookie == 0 {
+		return errors.New("socket has neither inode nor cookie to find it in SMC sock_diag")
+	}
+	return fmt.Errorf("socket (%v) not in SMC sock_diag dump of %d sockets", id, n)
 }
 
 func (p Proof) String() string {

@@ -3,7 +3,6 @@ package probe
 import (
 	"bytes"
 	"errors"
-	"net/netip"
 	"strings"
 
 	"github.com/smcscope/smcscope/smcnl"
@@ -55,6 +54,7 @@ func linkGroups() []smcnl.LinkGroupR {
 func fromSMCNL(s smcnl.Socket, groups []smcnl.LinkGroupR) DiagSocket {
 	d := DiagSocket{
 		Inode:         s.Inode,
+		Cookie:        s.Cookie,
 		Src:           s.Src,
 		Dst:           s.Dst,
 		Reason:        DeclineCode(s.FallbackReason),
@@ -99,18 +99,18 @@ func findLGR(groups []smcnl.LinkGroupR, l *smcnl.LGRInfo) (uint32, bool) {
 
 // SocketLine implements SocketLiner with smcnl.WriteSockets, finding the
 // socket as Prove does.
-func (KernelInspector) SocketLine(inode uint64, local, remote netip.AddrPort) (string, error) {
+func (KernelInspector) SocketLine(id SocketID) (string, error) {
 	socks, err := smcnl.Sockets()
 	if err != nil {
 		return "", err
 	}
 	keys := make([]DiagSocket, len(socks))
 	for i, s := range socks {
-		keys[i] = DiagSocket{Inode: s.Inode, Src: s.Src, Dst: s.Dst}
+		keys[i] = DiagSocket{Inode: s.Inode, Cookie: s.Cookie}
 	}
-	i := matchSocket(keys, inode, local, remote)
+	i := matchSocket(keys, id)
 	if i < 0 {
-		return "", notInDump(inode, local, remote, len(socks))
+		return "", notInDump(id, len(socks))
 	}
 	var b bytes.Buffer
 	if err := smcnl.WriteSockets(&b, socks[i:i+1]); err != nil {

@@ -111,22 +111,22 @@ func TestProveLabGroundTruth(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.log, func(t *testing.T) {
 			d, names := diagFromLog(t, tt.log)
-			d.Inode = 4711
+			d.Inode, d.Cookie = 4711, 0x2000000004711
 			// Decoys: a listener and another connection with the same ports reversed.
 			in := fakeInspector{socks: []DiagSocket{
-				{Inode: 1, Src: netip.MustParseAddrPort("0.0.0.0:5000"), Mode: ModeFallback, Reason: 0x03010000},
-				{Inode: 2, Src: d.Dst, Dst: d.Src, Mode: ModeFallback, Reason: 0x09990000},
+				{Inode: 1, Cookie: 0x2000000000001, Src: netip.MustParseAddrPort("0.0.0.0:5000"), Mode: ModeFallback, Reason: 0x03010000},
+				{Inode: 2, Cookie: 0x2000000000002, Src: d.Dst, Dst: d.Src, Mode: ModeFallback, Reason: 0x09990000},
 				d,
 			}}
 			for _, how := range []struct {
-				name  string
-				inode uint64
-				l, r  netip.AddrPort
+				name string
+				id   SocketID
 			}{
-				{"by inode", 4711, netip.AddrPort{}, netip.AddrPort{}},
-				{"by 4-tuple", 0, d.Src, d.Dst},
+				{"by inode", SocketID{Inode: 4711}},
+				{"by cookie", SocketID{Cookie: 0x2000000004711}},
+				{"by both", SocketID{Inode: 4711, Cookie: 0x2000000004711}},
 			} {
-				p := Prove(in, how.inode, how.l, how.r)
+				p := Prove(in, how.id)
 				if p.Err != nil || p.Mode != tt.mode {
 					t.Fatalf("%s: Prove = %+v", how.name, p)
 				}
@@ -135,7 +135,7 @@ func TestProveLabGroundTruth(t *testing.T) {
 				}
 			}
 			// Our names must be the kernel names the lab tool printed.
-			p := Prove(in, 4711, netip.AddrPort{}, netip.AddrPort{})
+			p := Prove(in, SocketID{Inode: 4711})
 			if n := names["fallback"]; n != "" && p.Reason != 0 && p.Reason.String() != n {
 				t.Errorf("reason name %q, log says %q", p.Reason, n)
 			}
@@ -156,22 +156,24 @@ func TestProveLabGroundTruth(t *testing.T) {
 
 func TestProveNotFound(t *testing.T) {
 	d, _ := diagFromLog(t, "pingpong.client.log")
-	d.Inode = 10
+	d.Inode, d.Cookie = 10, 0x100
 	in := fakeInspector{socks: []DiagSocket{d}}
-	// IPPROTO_SMC sockets report 0.0.0.0 (lab gotcha 8): only the inode finds them.
-	p := Prove(in, 11, netip.MustParseAddrPort("10.10.0.2:1"), d.Dst)
-	if p.Mode != ModeUnknown || p.Err == nil {
-		t.Fatalf("Prove = %+v, want not found", p)
+	for _, id := range []SocketID{{Inode: 11}, {Cookie: 0x101}, {}} {
+		p := Prove(in, id)
+		if p.Mode != ModeUnknown || p.Err == nil {
+			t.Fatalf("Prove(%v) = %+v, want not found", id, p)
+		}
 	}
+	p := Prove(in, SocketID{Inode: 11})
 	if err := p.Require(); !errors.Is(err, ErrNotProven) {
 		t.Errorf("Require() = %v, want ErrNotProven", err)
 	}
 	diagErr := &UnsupportedError{Feature: "SMC sock_diag", Needs: "the smc_diag kernel module", Err: os.ErrNotExist}
-	p = Prove(fakeInspector{err: diagErr}, 10, netip.AddrPort{}, netip.AddrPort{})
+	p = Prove(fakeInspector{err: diagErr}, SocketID{Inode: 10})
 	if err := p.Require(); !errors.Is(err, ErrNotProven) || !errors.Is(err, ErrNotSupported) || !strings.Contains(err.Error(), "smc_diag") {
 		t.Errorf("Require() = %v, want ErrNotProven wrapping the smc_diag error", err)
 	}
-	if p := Prove(nil, 1, netip.AddrPort{}, netip.AddrPort{}); p.Err == nil {
+	if p := Prove(nil, SocketID{Inode: 1}); p.Err == nil {
 		t.Error("nil inspector proved something")
 	}
 }
@@ -225,8 +227,8 @@ type linerInspector struct {
 	lines map[uint64]string
 }
 
-func (l linerInspector) SocketLine(inode uint64, _, _ netip.AddrPort) (string, error) {
-	if s, ok := l.lines[inode]; ok {
+func (l linerInspector) SocketLine(id SocketID) (string, error) {
+	if s, ok := l.lines[id.Inode]; ok {
 		return s, nil
 	}
 	return "", errors.New("not found")
@@ -260,7 +262,30 @@ func TestFinalDiag(t *testing.T) {
 // the proof, which the server logs and -o json reports.
 func TestFromSMCNLToken(t *testing.T) {
 	d := fromSMCNL(smcnl.Socket{Inode: 3, Mode: smcnl.ModeSMCR, Conn: &smcnl.ConnInfo{Token: 0x2a7}}, nil)
-	if p := Prove(fakeInspector{socks: []DiagSocket{d}}, 3, netip.AddrPort{}, netip.AddrPort{}); p.Token != 0x2a7 || p.Mode != ModeSMCR {
+	if p := Prove(fakeInspector{socks: []DiagSocket{d}}, SocketID{Inode: 3}); p.Token != 0x2a7 || p.Mode != ModeSMCR {
 		t.Errorf("proof %+v, want SMC-R with token 0x2a7", p)
+	}
+}
+
+// TestProveIPPROTOSMC: sock_diag reports IPPROTO_SMC sockets with all-zero
+// addresses (smc_diag_msg_common_fill fills them for AF_SMC only; seen in
+// the lab's e2e-ipproto scenario), so two connections to the same port look
+// alike but for the source port, and a listener looks like a connection.
+// Inode and cookie find the right one; without them nothing is proven.
+func TestProveIPPROTOSMC(t *testing.T) {
+	zero := func(port uint16) netip.AddrPort { return netip.AddrPortFrom(netip.IPv4Unspecified(), port) }
+	socks := []DiagSocket{
+		{Inode: 20, Cookie: 0x4020, Src: zero(5000), Dst: zero(0), Mode: ModeFallback, Reason: 0x03010000},
+		{Inode: 21, Cookie: 0x4021, Src: zero(40001), Dst: zero(5000), Mode: ModeFallback, Reason: 0x03030000},
+		{Inode: 22, Cookie: 0x4022, Src: zero(40002), Dst: zero(5000), Mode: ModeSMCR, Token: 0x33},
+	}
+	in := fakeInspector{socks: socks}
+	for _, id := range []SocketID{{Inode: 22}, {Cookie: 0x4022}} {
+		if p := Prove(in, id); p.Mode != ModeSMCR || p.Token != 0x33 {
+			t.Errorf("Prove(%v) = %+v, want the SMC-R connection", id, p)
+		}
+	}
+	if p := Prove(in, SocketID{}); p.Err == nil || !strings.Contains(p.Err.Error(), "neither inode nor cookie") {
+		t.Errorf("Prove without keys = %+v, want an error saying why", p)
 	}
 }
