@@ -179,7 +179,7 @@ func TestSmcpingCheckIPPROTO(t *testing.T) {
 	need(t, have, "smcping")
 	v, ran := rc["smcping-ipproto"]
 	if !ran {
-		t.Skip("this run predates the ipproto step")
+		t.Fatal("the smcping-ipproto step did not run")
 	}
 	out := readFile(t, filepath.Join(runDir, "e2e-smc", "client", "smcping-ipproto.txt"))
 	if v != 0 || !strings.HasPrefix(out, "OK SMC-R via "+clientLink(t, "e2e-smc").dev) {
@@ -508,5 +508,174 @@ func TestSmclabAgreesWithWire(t *testing.T) {
 	var anyJSON any
 	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(c, "smclab-stats-json.txt"))), &anyJSON); err != nil {
 		t.Errorf("smclab stats -json is not JSON: %v", err)
+	}
+}
+
+// liveTestNames lists the TestLive* functions of a package's live_linux_test.go: the
+// tests the guest must have run, so a new one is required without touching this file.
+func liveTestNames(t *testing.T, pkg string) []string {
+	t.Helper()
+	src := readFile(t, filepath.Join("..", pkg, "live_linux_test.go"))
+	var names []string
+	for _, m := range regexp.MustCompile(`(?m)^func (TestLive\w*)\(t \*testing\.T\)`).FindAllStringSubmatch(src, -1) {
+		names = append(names, m[1])
+	}
+	if len(names) == 0 {
+		t.Fatalf("no TestLive* in %s/live_linux_test.go", pkg)
+	}
+	return names
+}
+
+// TestLiveTestsRanInGuest: the tests of smcnl and rdmastats that need a kernel with SMC
+// and an RDMA device skip on this host; e2e-smc runs them in the client guest (go test -c
+// binaries, -test.v) while an SMC-R connection carries pings. Every one of them must have
+// passed there, none skipped.
+func TestLiveTestsRanInGuest(t *testing.T) {
+	rc, have := steps(t, "e2e-smc")
+	result := regexp.MustCompile(`(?m)^--- (PASS|FAIL|SKIP): (\S+)`)
+	for _, pkg := range []string{"smcnl", "rdmastats"} {
+		need(t, have, pkg+".test")
+		step := pkg + "-live"
+		out := readFile(t, filepath.Join(runDir, "e2e-smc", "client", step+".txt"))
+		if v, ok := rc[step]; !ok || v != 0 {
+			t.Errorf("%s: exit %d (ran: %v), want 0:\n%s", step, v, ok, out)
+		}
+		got := map[string]string{}
+		for _, m := range result.FindAllStringSubmatch(out, -1) {
+			got[m[2]] = m[1]
+		}
+		var ran []string
+		for _, name := range liveTestNames(t, pkg) {
+			switch got[name] {
+			case "PASS":
+				ran = append(ran, name)
+			case "":
+				t.Errorf("%s: %s did not run in the guest", pkg, name)
+			default:
+				t.Errorf("%s: %s %s in the guest:\n%s", pkg, name, got[name], out)
+			}
+		}
+		t.Logf("%s: passed in the e2e-smc guest against a live SMC-R connection: %s", pkg, strings.Join(ran, " "))
+	}
+}
+
+// diagSocket is one "socket ..." line of smclab diag (smcnl's key=value format).
+type diagSocket map[string]string
+
+func diagSockets(text string) []diagSocket {
+	var out []diagSocket
+	for _, l := range strings.Split(text, "\n") {
+		if !strings.HasPrefix(l, "socket ") {
+			continue
+		}
+		s := diagSocket{}
+		for _, f := range strings.Fields(l)[1:] {
+			if k, v, ok := strings.Cut(f, "="); ok {
+				s[k] = strings.Trim(v, `"`)
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// TestIPPROTOSMCDiag checks what Linux 6.11+ reports for IPPROTO_SMC sockets
+// (socket(AF_INET, SOCK_STREAM, IPPROTO_SMC)) in SMC sock_diag, and that smcping proves
+// their mode anyway. smc_diag_msg_common_fill (net/smc/smc_diag.c) sets the family from
+// the sock (AF_INET for these, AF_SMC for AF_SMC sockets) and copies the addresses only
+// for SMCPROTO_SMC/SMC6, so an IPPROTO_SMC connection shows family 2, its ports and
+// 0.0.0.0 on both ends, while an AF_SMC connection next to it shows family 43 and its
+// addresses. Only the inode or the cookie identifies it.
+func TestIPPROTOSMCDiag(t *testing.T) {
+	rc, have := steps(t, "e2e-ipproto")
+	need(t, have, "smcping")
+	need(t, have, "smclab")
+	c := filepath.Join(runDir, "e2e-ipproto", "client")
+	check := readFile(t, filepath.Join(c, "ipproto-check.txt"))
+	if rc["ipproto-check"] != 0 || !strings.HasPrefix(check, "OK SMC-R via "+clientLink(t, "e2e-ipproto").dev) {
+		t.Errorf("smcping --proto ipproto --check exit %d:\n%s\nwant exit 0 and OK SMC-R", rc["ipproto-check"], check)
+	}
+
+	// smcping -o json --diag: the proof (found by inode or cookie) and the kernel's line.
+	raw := readFile(t, filepath.Join(c, "ipproto-json.txt"))
+	var rep struct {
+		Conns []struct {
+			Proto, Local, Remote, Mode string
+			Inode, Cookie              uint64
+		} `json:"connections"`
+		FinalDiag []string `json:"final_diag"`
+	}
+	if err := json.Unmarshal([]byte(raw), &rep); err != nil {
+		t.Fatalf("smcping --proto ipproto -o json: %v\n%s", err, raw)
+	}
+	if rc["ipproto-json"] != 0 || len(rep.Conns) != 1 || len(rep.FinalDiag) != 1 {
+		t.Fatalf("smcping --proto ipproto --require smc -o json --diag: exit %d, %d connections, %d diag lines:\n%s",
+			rc["ipproto-json"], len(rep.Conns), len(rep.FinalDiag), raw)
+	}
+	conn := rep.Conns[0]
+	_, line, _ := strings.Cut(rep.FinalDiag[0], ": ")
+	ds := diagSockets(line)
+	if conn.Proto != "ipproto" || conn.Mode != "SMC-R" || conn.Inode == 0 || conn.Cookie == 0 || len(ds) != 1 {
+		t.Fatalf("connection %+v, diag line %q", conn, rep.FinalDiag[0])
+	}
+	d := ds[0]
+	_, lport, _ := strings.Cut(conn.Local, ":")
+	want := diagSocket{"family": "2", "mode": "SMCR", "src": "0.0.0.0:" + lport, "dst": "0.0.0.0:5000",
+		"inode": strconv.FormatUint(conn.Inode, 10), "cookie": fmt.Sprintf("%#x", conn.Cookie)}
+	for k, v := range want {
+		if d[k] != v {
+			t.Errorf("IPPROTO_SMC socket %s -> %s: sock_diag %s=%s, want %s (line %q)", conn.Local, conn.Remote, k, d[k], v, line)
+		}
+	}
+
+	// Both kinds at once, as smclab dumps them.
+	var ipp, afsmc int
+	for _, s := range diagSockets(readFile(t, filepath.Join(c, "ipproto-diag.txt"))) {
+		if s["state"] != "ACTIVE" {
+			continue
+		}
+		switch s["family"] {
+		case "2":
+			ipp++
+			if !strings.HasPrefix(s["src"], "0.0.0.0:") || s["dst"] != "0.0.0.0:5000" || s["mode"] != "SMCR" {
+				t.Errorf("active IPPROTO_SMC socket %v", s)
+			}
+		case "43":
+			afsmc++
+			if !strings.HasPrefix(s["src"], "10.10.0.2:") || s["dst"] != "10.10.0.1:5000" || s["mode"] != "SMCR" {
+				t.Errorf("active AF_SMC socket %v", s)
+			}
+		default:
+			t.Errorf("active SMC socket of family %s: %v", s["family"], s)
+		}
+	}
+	if rc["ipproto-diag"] != 0 || ipp != 1 || afsmc != 1 {
+		t.Errorf("smclab diag (exit %d) while one IPPROTO_SMC and one AF_SMC connection ran: %d and %d active", rc["ipproto-diag"], ipp, afsmc)
+	}
+
+	// The server's accepted IPPROTO_SMC sockets, proven by inode or cookie as well (the
+	// server's throwaway connection to itself falls back, see README), and its listener.
+	srv := readFile(t, filepath.Join(runDir, "e2e-ipproto", "server", "server.log"))
+	smcr := 0
+	for _, l := range strings.Split(srv, "\n") {
+		if !strings.Contains(l, " -> 10.10.0.2:") {
+			continue
+		}
+		if !strings.Contains(l, " mode=SMCR ") {
+			t.Errorf("server: %s", l)
+		}
+		smcr++
+	}
+	if smcr < 4 {
+		t.Errorf("server accepted %d connections from the client, want the 4 smcping made:\n%s", smcr, srv)
+	}
+	var lis []diagSocket
+	for _, s := range diagSockets(strings.ReplaceAll(readFile(t, filepath.Join(runDir, "e2e-ipproto", "server", "server.report")), "SOCK: ", "socket ")) {
+		if s["state"] == "LISTEN" {
+			lis = append(lis, s)
+		}
+	}
+	if len(lis) != 1 || lis[0]["family"] != "2" || lis[0]["src"] != "0.0.0.0:5000" {
+		t.Errorf("server's listeners in sock_diag: %v, want one IPPROTO_SMC listener, family 2, 0.0.0.0:5000", lis)
 	}
 }

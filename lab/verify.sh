@@ -25,6 +25,7 @@ declare -A EXPECT=(
 	[no-ueid]="TCP-FALLBACK 0x03030000 0x00000000 1"
 	[ipv6]="TCP-FALLBACK 0x03030000 0x00000000 1"
 	[e2e-smc]="SMCR 0x00000000 0x00000000 1"
+	[e2e-ipproto]="SMCR 0x00000000 0x00000000 1"
 	[e2e-decline]="TCP-FALLBACK 0x05000000 0x03030002 1"
 	[e2e-nosmc]="TCP-FALLBACK 0x03010000 0x00000000 1"
 )
@@ -360,6 +361,19 @@ verify_e2e() {
 		else
 			tcheck "smcdump -i eth0 live capture written" 1
 		fi
+		for st in smcnl-live rdmastats-live; do
+			tcheck "$st (go test -run '^TestLive' in the guest) exit 0 (rc=$(step_rc "$dir" $st))" \
+				"$([ "$(step_rc "$dir" $st)" = 0 ] && ! grep -q -- '^--- SKIP' "$c/$st.txt" && echo 0 || echo 1)"
+		done
+		;;
+	e2e-ipproto)
+		check "wire: RDMA WRITEs ($writes), no TCP payload on 5000 but CLC ($nonclc), no Decline ($decl)" \
+			"$([ "$writes" -gt 0 ] && [ "$nonclc" = 0 ] && [ "$decl" = 0 ] && echo 0 || echo 1)"
+		tcheck "smcping --proto ipproto --check exit 0 and says OK SMC-R via rxe0 (rc=$(step_rc "$dir" ipproto-check))" \
+			"$([ "$(step_rc "$dir" ipproto-check)" = 0 ] && grep -q '^OK SMC-R via rxe0' "$c/ipproto-check.txt" && echo 0 || echo 1)"
+		tcheck "smcping --proto ipproto --require smc exit 0 (rc=$(step_rc "$dir" ipproto-json))" \
+			"$([ "$(step_rc "$dir" ipproto-json)" = 0 ] && echo 0 || echo 1)"
+		fact e2e.ipproto_diag "$(grep '^socket ' "$c/ipproto-diag.txt" 2>/dev/null | grep -oE '(family|src|dst)=[^ ]+' | paste -sd, | sed 's/,family/;family/g')"
 		;;
 	e2e-decline)
 		check "wire: a CLC Decline ($decl), no RDMA WRITE ($writes)" \
@@ -382,10 +396,10 @@ verify_e2e() {
 			"$([ "$(step_rc "$dir" smcping-plain)" = 0 ] && echo 0 || echo 1)"
 		;;
 	esac
-	if grep -qx 'HAVE smclab' "$c/e2e.txt" 2>/dev/null; then
+	if [ "$sc" != e2e-ipproto ] && grep -qx 'HAVE smclab' "$c/e2e.txt" 2>/dev/null; then
 		tcheck "smclab stats exit 0 (rc=$(step_rc "$dir" smclab-stats))" "$([ "$(step_rc "$dir" smclab-stats)" = 0 ] && echo 0 || echo 1)"
 	fi
-	verify_smcdump "$sc" "$dir" "$([ "$sc" = e2e-smc ] && echo SMCR || echo TCP-FALLBACK)"
+	verify_smcdump "$sc" "$dir" "$(case "$sc" in e2e-smc | e2e-ipproto) echo SMCR ;; *) echo TCP-FALLBACK ;; esac)"
 }
 
 # publish_samples DIR SCENARIO... copies the captures and a compact log (ground truth,

@@ -88,7 +88,8 @@ func resolve(ctx context.Context, host string) (netip.Addr, error) {
 	if err != nil {
 		return netip.Addr{}, fmt.Errorf("resolve %s: %w", host, err)
 	}
-	// SMC-Rv2 works over IPv4 only (lab-recipe gotcha 2), so prefer it.
+	// SMC-Rv2 works over IPv4 only (smc_find_proposal_devices in
+	// net/smc/af_smc.c drops v2 for a native IPv6 clcsock), so prefer it.
 	for _, a := range addrs {
 		if a.Unmap().Is4() {
 			return a.Unmap(), nil

@@ -169,8 +169,11 @@ type Socket struct {
 	State    State
 	Mode     Mode
 	Shutdown Shutdown
-	// Src and Dst are the internal TCP socket's endpoints. IPPROTO_SMC
-	// sockets report 0.0.0.0 (lab-recipe gotcha 8).
+	// Src and Dst are the internal TCP socket's endpoints.
+	// smc_diag_msg_common_fill (net/smc/smc_diag.c) copies the addresses
+	// only for AF_SMC sockets: an IPPROTO_SMC socket reports its ports and
+	// all-zero addresses (family 2, 0.0.0.0 in the lab on 6.12), so only
+	// Inode or Cookie identify a socket.
 	Src, Dst netip.AddrPort
 	IfIndex  uint32
 	Cookie   uint64
@@ -251,8 +254,8 @@ func ParseSocket(b []byte) (Socket, error) {
 }
 
 // diagAddrs picks IPv4 or IPv6. AF_SMC sockets report family 43 for both,
-// so the address words decide (lab-recipe gotcha 8): smc_diag fills only
-// the first word for SMCPROTO_SMC, all four for SMCPROTO_SMC6. All-zero
+// so the address words decide (net/smc/smc_diag.c fills only
+// the first word for SMCPROTO_SMC, all four for SMCPROTO_SMC6). All-zero
 // words (an SMC6 listener on ::) are ambiguous and come out as 0.0.0.0.
 func diagAddrs(family uint8, src, dst []byte) (netip.Addr, netip.Addr) {
 	v4 := family == afINET

@@ -182,7 +182,8 @@ func TestParseSocketAddressFamilies(t *testing.T) {
 		{"AF_SMC v6", afSMC, "fd000000000000000000000000000002", "fd000000000000000000000000000001", "[fd00::2]:49018"},
 		// A v6 socket talking to an IPv4 peer: v4-mapped, reported as IPv4.
 		{"AF_SMC v4-mapped", afSMC, "00000000000000000000ffff0a0a0002", "00000000000000000000ffff0a0a0001", "10.10.0.2:49018"},
-		// IPPROTO_SMC (6.11+): the kernel leaves the addresses zero (gotcha 8).
+		// IPPROTO_SMC (6.11+): the kernel leaves the addresses zero
+		// (smc_diag_msg_common_fill; seen in the lab's e2e-ipproto).
 		{"IPPROTO_SMC zero", afINET, "00000000000000000000000000000000", "00000000000000000000000000000000", "0.0.0.0:49018"},
 		{"AF_INET6 family", afINET6, "00000000000000000000000000000000", "00000000000000000000000000000000", "[::]:49018"},
 	}

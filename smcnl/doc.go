@@ -45,9 +45,11 @@
 // # Kernel quirks handled here
 //
 //   - sock_diag reports family 43 for IPv4 and IPv6 AF_SMC sockets, so the
-//     address words decide; IPPROTO_SMC sockets report 0.0.0.0. An all-zero
-//     pair (an IPv6 listener on ::, seen in the lab) cannot be told from
-//     IPv4 and is reported as 0.0.0.0.
+//     address words decide. IPPROTO_SMC sockets (6.11+) report the inet
+//     family (2 or 10), their ports, inode and cookie, but all-zero
+//     addresses (seen in the lab on 6.12): find a socket by Inode or
+//     Cookie, never by address. An all-zero pair (an IPv6 listener on ::,
+//     seen in the lab) cannot be told from IPv4 and is reported as 0.0.0.0.
 //   - V2_COMMON attributes are numbered from 0, so type 0 is data, not UNSPEC.
 //   - NLA_UINT attributes (SNDBUF_ALLOC, RMB_ALLOC) are 4 or 8 bytes; the
 //     SMC-D CHID is documented u16 and sent as u32.

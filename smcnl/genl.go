@@ -165,7 +165,7 @@ func NormalizeUEID(name string) (string, error) {
 
 // ueidAttr builds the request attribute: the kernel rejects with EINVAL any
 // length but exactly 33 bytes, 32 blank-padded characters plus NUL
-// (smc_nl_add_ueid; lab-recipe gotcha 2).
+// (smc_nl_add_ueid in net/smc/smc_clc.c).
 func ueidAttr(name string) ([]byte, error) {
 	u, err := NormalizeUEID(name)
 	if err != nil {

@@ -218,6 +218,7 @@ server_main() {
 	case "$SCEN" in
 	fallback-nosmc | e2e-nosmc) srvargs="--tcp --tcp-port 0" ;;
 	ipv6) srvargs="--listen :: --tcp-port 0" ;;
+	e2e-ipproto) srvargs="--proto ipproto --tcp-port 0" ;;
 	e2e-*) srvargs="" ;;
 	*) srvargs="--tcp-port 0" ;;
 	esac
@@ -262,6 +263,9 @@ client_main() {
 		;;
 	multilink)
 		multilink_client || rc=$?
+		;;
+	e2e-ipproto)
+		ipproto_client || rc=$?
 		;;
 	e2e-*)
 		e2e_client || rc=$?
@@ -405,9 +409,7 @@ step() {
 # of the same wire), smclab's view of the kernel (compared with the wire on the host).
 e2e_client() {
 	: >/out/e2e.txt
-	for b in smcping smcdump smclab; do
-		if [ -x /bin/$b ]; then echo "HAVE $b" >>/out/e2e.txt; else echo "MISSING $b" >>/out/e2e.txt; fi
-	done
+	have_bins
 	[ -x /bin/smcping ] || return 1
 	live=""
 	if [ "$SCEN" = e2e-smc ] && [ -x /bin/smcdump ]; then
@@ -434,6 +436,7 @@ e2e_client() {
 		step smcping-bw smcping $SRV -p $PORT -n 50 -m 16384 --warmup 0 --bw
 		# IPPROTO_SMC sockets (6.11+): smc_diag reports them with 0.0.0.0 addresses.
 		step smcping-ipproto smcping $SRV -p $PORT --proto ipproto --check
+		during_ping live_tests
 	fi
 	if [ -x /bin/smclab ]; then
 		for c in diag lgr stats fallback sysinfo; do
@@ -441,6 +444,61 @@ e2e_client() {
 			step "smclab-$c-json" smclab $c -json
 		done
 	fi
+	return 0
+}
+
+have_bins() {
+	for b in smcping smcdump smclab smcnl.test rdmastats.test; do
+		if [ -x /bin/$b ]; then echo "HAVE $b" >>/out/e2e.txt; else echo "MISSING $b" >>/out/e2e.txt; fi
+	done
+}
+
+# during_ping FN... runs FN (and its arguments) while a paced smcping connection carries
+# pings (one every 10 ms, until it is stopped), so what FN reads of the kernel sees a live
+# SMC-R connection whose cursors and counters move.
+during_ping() {
+	smcping $SRV -p $PORT -n 1000000 -m 64 -i 10ms --warmup 0 --timeout 60s >/out/bg-ping.txt 2>&1 &
+	bg=$!
+	wait_conns /out/bg-ping.txt 1
+	"$@"
+	kill -INT $bg 2>/dev/null
+	wait $bg
+	echo "STEP bg-ping rc=$?" >>/out/e2e.txt
+}
+
+# live_tests runs the Go tests that need a kernel with SMC and an RDMA device (TestLive* of
+# packages smcnl and rdmastats, built by prep.sh with go test -c). SMCNL_LIVE_WANT=smcr makes
+# them require the running connection; SMCNL_LIVE_WRITE=1 lets them change (and restore)
+# the UEID and PNET tables and the handshake limitation. lab/e2e_test.go fails on any skip.
+live_tests() {
+	for t in smcnl rdmastats; do
+		[ -x /bin/$t.test ] || continue
+		step "$t-live" env SMCNL_LIVE_WANT=smcr SMCNL_LIVE_WRITE=1 /bin/$t.test -test.v -test.run '^TestLive' -test.timeout 90s
+	done
+}
+
+# ipproto_client: IPPROTO_SMC sockets (socket(AF_INET, SOCK_STREAM, IPPROTO_SMC), Linux
+# 6.11+) against an IPPROTO_SMC listener. smcping proves their mode by inode or cookie;
+# smclab's sock_diag dump, taken while an IPPROTO_SMC and an AF_SMC connection both run,
+# shows how the kernel reports each kind (family, addresses).
+ipproto_client() {
+	: >/out/e2e.txt
+	have_bins
+	step ipproto-check smcping $SRV -p $PORT --proto ipproto --check
+	step ipproto-json smcping $SRV -p $PORT --proto ipproto -n 30 -m 64 --warmup 0 --require smc --diag -o json
+	smcping $SRV -p $PORT --proto smc -n 1000000 -m 64 -i 10ms --warmup 0 --timeout 60s >/out/bg-afsmc.txt 2>&1 &
+	bg2=$!
+	wait_conns /out/bg-afsmc.txt 1
+	smcping $SRV -p $PORT --proto ipproto -n 1000000 -m 64 -i 10ms --warmup 0 --timeout 60s >/out/bg-ipproto.txt 2>&1 &
+	bg1=$!
+	wait_conns /out/bg-ipproto.txt 1
+	step ipproto-diag smclab diag
+	step ipproto-diag-json smclab diag -json
+	kill -INT $bg1 $bg2 2>/dev/null
+	wait $bg1
+	echo "STEP bg-ipproto rc=$?" >>/out/e2e.txt
+	wait $bg2
+	echo "STEP bg-afsmc rc=$?" >>/out/e2e.txt
 	return 0
 }
 
