@@ -4,13 +4,16 @@ package lab
 // project's binaries inside the guests against the kernel and the wire.
 //
 // They run only when asked, because a run needs root, QEMU (installed with apt when
-// missing), network access to the Debian archive the first time and 2-5 minutes:
+// missing), network access to the Debian archive the first time and minutes (measured run
+// times in lab/README.md; the limits are lab/run's, `lab/run --limits`):
 //
-//	SMCSCOPE_E2E=1 go test -v -timeout 20m ./lab/
+//	make e2e    # SMCSCOPE_E2E=1 go test -v -timeout $(lab/run --go-test-timeout) ./lab/
 //
 // SMCSCOPE_E2E_RUN=DIR reuses the run directory of an earlier `lab/run --out DIR e2e`
 // instead of booting (no root needed then). Anything that keeps the lab from running is a
 // t.Skip naming the reason (lab/run exits 3 and prints "lab: CANNOT RUN: <reason>").
+// With SMCSCOPE_E2E_STATUS=FILE, TestMain writes one line into FILE saying whether the
+// lab ran and how it went, or why not; make e2e prints it last.
 
 import (
 	"bufio"
@@ -38,18 +41,49 @@ import (
 )
 
 var (
-	runOnce sync.Once
-	runDir  string
-	runSkip string
-	runErr  error
+	runOnce    sync.Once
+	runDir     string
+	runSkip    string
+	runErr     error
+	runSummary string // lab/run's "summary:" line
+	runReused  bool
 )
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if f := os.Getenv("SMCSCOPE_E2E_STATUS"); f != "" {
+		if err := os.WriteFile(f, []byte(statusLine(code)+"\n"), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "lab e2e: status:", err)
+		}
+	}
+	os.Exit(code)
+}
+
+// statusLine is make e2e's last line: whether the lab ran and what came of it, or why not.
+func statusLine(code int) string {
+	verdict := "PASS"
+	if code != 0 {
+		verdict = "FAIL"
+	}
+	switch {
+	case runSkip != "":
+		return "lab e2e: SKIPPED, " + runSkip
+	case runErr != nil:
+		return fmt.Sprintf("lab e2e: FAIL, lab/run produced nothing: %v", runErr)
+	case runReused:
+		return fmt.Sprintf("lab e2e: %s, checked the earlier run in %s (SMCSCOPE_E2E_RUN)", verdict, runDir)
+	case runDir == "":
+		return fmt.Sprintf("lab e2e: %s, no lab test was selected, the lab did not run", verdict)
+	}
+	return fmt.Sprintf("lab e2e: %s, the lab ran (%s)", verdict, runSummary)
+}
 
 // labRun boots the e2e scenarios once per test binary and returns the run directory.
 func labRun(t *testing.T) string {
 	t.Helper()
 	runOnce.Do(func() {
 		if d := os.Getenv("SMCSCOPE_E2E_RUN"); d != "" {
-			runDir = d
+			runDir, runReused = d, true
 			return
 		}
 		if os.Getenv("SMCSCOPE_E2E") != "1" {
@@ -72,6 +106,11 @@ func labRun(t *testing.T) string {
 		cmd.Stdout = os.Stdout
 		cmd.Stderr = io.MultiWriter(os.Stderr, &stderr)
 		err = cmd.Run()
+		for _, l := range strings.Split(stderr.String(), "\n") {
+			if _, s, ok := strings.Cut(l, "lab: summary: "); ok {
+				runSummary = "lab/run: " + s
+			}
+		}
 		var ee *exec.ExitError
 		switch {
 		case errors.As(err, &ee) && ee.ExitCode() == 3:
