@@ -237,11 +237,3 @@ func (s *Server) handle(c net.Conn) (int, error) {
 		have = copy(buf, buf[size:have])
 	}
 }
-
-func addrPort(a net.Addr) netip.AddrPort {
-	if t, ok := a.(*net.TCPAddr); ok {
-		ap := t.AddrPort()
-		return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
-	}
-	return netip.AddrPort{}
-}
