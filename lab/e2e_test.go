@@ -313,15 +313,17 @@ func checkFallback(t *testing.T, scen, want string) {
 	}
 }
 
-// rawCLCTypes counts TCP segments of port 5000 whose payload starts with the CLC
-// eyecatcher, by type byte: the reference for smcdump's CLC decode of the same file.
+// rawCLCTypes counts TCP segments of the smcping ports (5000; 5002, the observation
+// connection of e2e-smc) whose payload starts with the CLC eyecatcher, by type byte: the
+// reference for smcdump's CLC decode of the same file.
 func rawCLCTypes(t *testing.T, path string) map[string]int {
 	t.Helper()
 	out := map[string]int{}
 	for _, f := range frames(t, path) {
 		p := gopacket.NewPacket(f, layers.LayerTypeEthernet, gopacket.NoCopy)
 		tcp, ok := p.Layer(layers.LayerTypeTCP).(*layers.TCP)
-		if !ok || (tcp.SrcPort != 5000 && tcp.DstPort != 5000) {
+		smcping := func(p layers.TCPPort) bool { return p == 5000 || p == 5002 }
+		if !ok || (!smcping(tcp.SrcPort) && !smcping(tcp.DstPort)) {
 			continue
 		}
 		if pl := tcp.Payload; len(pl) >= 8 && bytes.Equal(pl[:4], []byte{0xe2, 0xd4, 0xc3, 0xd9}) {
@@ -717,4 +719,64 @@ func TestIPPROTOSMCDiag(t *testing.T) {
 	if len(lis) != 1 || lis[0]["family"] != "2" || lis[0]["src"] != "0.0.0.0:5000" {
 		t.Errorf("server's listeners in sock_diag: %v, want one IPPROTO_SMC listener, family 2, 0.0.0.0:5000", lis)
 	}
+}
+
+// hwCounters reads the "HWCOUNTERS dev: name=value ..." line of a device.
+func hwCounters(t *testing.T, text, dev string) map[string]uint64 {
+	t.Helper()
+	for _, l := range strings.Split(text, "\n") {
+		rest, ok := strings.CutPrefix(l, "HWCOUNTERS "+dev+":")
+		if !ok {
+			continue
+		}
+		out := map[string]uint64{}
+		for _, f := range strings.Fields(rest) {
+			k, v, _ := strings.Cut(f, "=")
+			out[k] = hexNum(t, v)
+		}
+		return out
+	}
+	t.Fatalf("no HWCOUNTERS line for %s", dev)
+	return nil
+}
+
+// TestServerObservesPing: in e2e-smc the server takes two snapshots of its kernel view,
+// a second apart, while the client's paced connection to port 5002 runs (the observation
+// window, lab/guest/scenarios.sh). Both show that connection as active SMC-R on the
+// server's link group, and rxe0 counted packets in between.
+func TestServerObservesPing(t *testing.T) {
+	dir := filepath.Join(labRun(t), "e2e-smc", "server")
+	snaps := []string{readFile(t, filepath.Join(dir, "observe1.txt")), readFile(t, filepath.Join(dir, "observe2.txt"))}
+	var cursors []string
+	for i, s := range snaps {
+		var conn diagSocket
+		for _, d := range diagSockets(s) {
+			if d["state"] == "ACTIVE" && d["src"] == "10.10.0.1:5002" && strings.HasPrefix(d["dst"], "10.10.0.2:") {
+				conn = d
+			}
+		}
+		if conn == nil || conn["mode"] != "SMCR" || conn["role"] != "server" || conn["ib_dev"] != "rxe0" {
+			t.Fatalf("snapshot %d: no active SMC-R connection 10.10.0.1:5002 <- 10.10.0.2 on rxe0:\n%s", i+1, s)
+		}
+		cursors = append(cursors, conn["rx_prod"])
+		found := false
+		for _, l := range strings.Split(s, "\n") {
+			if strings.HasPrefix(l, "link ") && strings.Contains(l, `ib_dev="rxe0"`) && strings.Contains(l, "peer_gid=\""+conn["peer_gid"]) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("snapshot %d: no link on rxe0 to peer %s in the link groups:\n%s", i+1, conn["peer_gid"], s)
+		}
+	}
+	if cursors[0] == cursors[1] {
+		t.Errorf("the connection's rx_prod did not move between the snapshots (%s)", cursors[0])
+	}
+	a, b := hwCounters(t, snaps[0], "rxe0"), hwCounters(t, snaps[1], "rxe0")
+	for _, k := range []string{"sent_pkts", "rcvd_pkts"} {
+		if b[k] <= a[k] {
+			t.Errorf("rxe0 %s did not increase between the snapshots: %d -> %d", k, a[k], b[k])
+		}
+	}
+	t.Logf("server: rx_prod %s -> %s, rxe0 sent_pkts %d -> %d", cursors[0], cursors[1], a["sent_pkts"], b["sent_pkts"])
 }

@@ -3,6 +3,7 @@ package smcnl
 import (
 	"net/netip"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -393,5 +394,45 @@ func TestGroundTruthFallbackAddresses(t *testing.T) {
 			t.Errorf("%s: socket %v -> %v family %d mode %v reason %#x, want %s -> %s family 43 fallback 0x03030000",
 				tt.dir, s.Src, s.Dst, s.Family, s.Mode, s.FallbackReason, tt.src, tt.dst)
 		}
+	}
+}
+
+// ipproto-client-active: an IPPROTO_SMC and an AF_SMC connection of the client,
+// both SMC-R and running, to the server's IPPROTO_SMC listener (lab e2e-ipproto).
+// smcping.conns holds smcping's own lines for them, whose local addresses come from
+// getsockname, not from sock_diag: "ipproto 10.10.0.2:53626" and "smc 10.10.0.2:53616".
+// The kernel reports the IPPROTO_SMC socket with family 2 and its ports but 0.0.0.0
+// addresses (smc_diag_msg_common_fill fills addresses for AF_SMC only); the AF_SMC one
+// with family 43 and its addresses. ipproto-server-done: the server's IPPROTO_SMC
+// listener, family 2, 0.0.0.0:5000.
+func TestGroundTruthIPPROTOSMC(t *testing.T) {
+	conns := string(mustRead(t, filepath.Join("testdata", "ipproto-client-active", "smcping.conns")))
+	for _, want := range []string{"conn 1 ipproto 10.10.0.2:53626 -> 10.10.0.1:5000: SMC-R", "conn 1 smc 10.10.0.2:53616 -> 10.10.0.1:5000: SMC-R"} {
+		if !strings.Contains(conns, want) {
+			t.Fatalf("smcping.conns lacks %q", want)
+		}
+	}
+	byFamily := map[uint8]Socket{}
+	for _, s := range recordedSockets(t, "ipproto-client-active") {
+		if s.State != StateActive || s.Mode != ModeSMCR || s.Conn == nil || s.LGR == nil {
+			t.Errorf("socket %+v: want active SMC-R with CONNINFO and LGRINFO", s)
+		}
+		if s.Inode == 0 || s.Cookie == 0 {
+			t.Errorf("socket %v -> %v without inode or cookie", s.Src, s.Dst)
+		}
+		byFamily[s.Family] = s
+	}
+	if len(byFamily) != 2 {
+		t.Fatalf("families %v, want 2 (IPPROTO_SMC) and 43 (AF_SMC)", byFamily)
+	}
+	for fam, want := range map[uint8][2]string{afINET: {"0.0.0.0:53626", "0.0.0.0:5000"}, afSMC: {"10.10.0.2:53616", "10.10.0.1:5000"}} {
+		s := byFamily[fam]
+		if s.Src.String() != want[0] || s.Dst.String() != want[1] {
+			t.Errorf("family %d: %v -> %v, want %s -> %s", fam, s.Src, s.Dst, want[0], want[1])
+		}
+	}
+	ls := recordedSockets(t, "ipproto-server-done")
+	if len(ls) != 1 || ls[0].State != StateListen || ls[0].Family != afINET || ls[0].Src.String() != "0.0.0.0:5000" {
+		t.Errorf("server sockets %+v, want one IPPROTO_SMC listener, family 2, 0.0.0.0:5000", ls)
 	}
 }

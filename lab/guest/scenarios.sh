@@ -224,6 +224,11 @@ server_main() {
 	esac
 	# shellcheck disable=SC2086
 	smcping -s -p $PORT --idle 120s $srvargs >>/out/smcping-server.txt 2>&1 &
+	if [ "$SCEN" = e2e-smc ]; then
+		smcping -s -p $OBS_PORT --tcp-port 0 --idle 120s >>/out/smcping-obs.txt 2>&1 &
+		obs_srv=$!
+		server_observe &
+	fi
 	# The throwaway connections of shift_ids need the listener; it is the real one.
 	i=0
 	while ! grep -q 'msg=listening' /out/smcping-server.txt && [ $i -lt 50 ]; do
@@ -236,6 +241,7 @@ server_main() {
 	nbase=$(lgr_lines | grep -c '^LGR:')
 	log "LAB-READY (link groups before the client: $nbase)"
 	wait_host done || return 1
+	[ "$SCEN" = e2e-ipproto ] && record_out done
 	if smc_scenario; then
 		run 60 smclab wait-lgr-gone -keep "$nbase" 50 || return 1
 	fi
@@ -447,23 +453,80 @@ e2e_client() {
 	return 0
 }
 
+# record_out PHASE writes the kernel's netlink replies (smclab record) to
+# /out/rec-PHASE-<name>.bin, the recordings of smcnl/testdata (its README says how).
+record_out() {
+	rm -rf /tmp/rec
+	run 20 smclab record /tmp/rec || true
+	for f in /tmp/rec/*.bin; do
+		[ -e "$f" ] && cp "$f" /out/rec-"$1"-"$(basename "$f")"
+	done
+}
+
 have_bins() {
 	for b in smcping smcdump smclab smcnl.test rdmastats.test; do
 		if [ -x /bin/$b ]; then echo "HAVE $b" >>/out/e2e.txt; else echo "MISSING $b" >>/out/e2e.txt; fi
 	done
 }
 
-# during_ping FN... runs FN (and its arguments) while a paced smcping connection carries
-# pings (one every 10 ms, until it is stopped), so what FN reads of the kernel sees a live
-# SMC-R connection whose cursors and counters move.
+# The observation window of the e2e scenarios: a paced smcping connection (one ping every
+# 10 ms) to a second smcping server on OBS_PORT, which only it uses. Both guests look at
+# the kernel while it runs. The connection is also the only channel between the guests
+# (the control lines go to the host): the server takes its snapshots once it accepted the
+# connection; the client, when done with its own, makes a second, one-ping connection to
+# OBS_PORT; the server, having seen both, stops its OBS_PORT server, which ends the paced
+# connection, and the client goes on.
+OBS_PORT=5002
+
+# during_ping FN... (client) runs FN (and its arguments) in the observation window.
 during_ping() {
-	smcping $SRV -p $PORT -n 1000000 -m 64 -i 10ms --warmup 0 --timeout 60s >/out/bg-ping.txt 2>&1 &
+	smcping $SRV -p $OBS_PORT -n 1000000 -m 64 -i 10ms --warmup 0 --timeout 60s >/out/bg-ping.txt 2>&1 &
 	bg=$!
 	wait_conns /out/bg-ping.txt 1
 	"$@"
+	log "observation done; telling the server"
+	timeout 30 smcping $SRV -p $OBS_PORT -n 1 -m 16 --warmup 0 --timeout 20s >/tmp/obs-done.txt 2>&1
+	i=0
+	while kill -0 $bg 2>/dev/null && [ $i -lt 600 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
 	kill -INT $bg 2>/dev/null
 	wait $bg
 	echo "STEP bg-ping rc=$?" >>/out/e2e.txt
+}
+
+# server_observe (server, in the background) waits for the client's paced connection on
+# OBS_PORT, takes the server's snapshots while it runs (observe_server), then waits for
+# the client's second connection and stops the OBS_PORT server (see OBS_PORT).
+server_observe() {
+	i=0
+	while [ "$(grep -c 'msg="connection accepted"' /out/smcping-obs.txt 2>/dev/null)" -lt 1 ]; do
+		sleep 0.2
+		i=$((i + 1))
+		[ $i -lt 600 ] || { log "observe: no connection on $OBS_PORT"; return 1; }
+	done
+	observe_server
+	i=0
+	while [ "$(grep -c 'msg="connection accepted"' /out/smcping-obs.txt 2>/dev/null)" -lt 2 ] && [ $i -lt 600 ]; do
+		sleep 0.2
+		i=$((i + 1))
+	done
+	log "observe: done, stopping the smcping server on $OBS_PORT"
+	kill -INT "$obs_srv"
+}
+
+# observe_server: two snapshots of the server's kernel view a second apart while the
+# client's paced connection runs (lab/e2e_test.go compares them).
+observe_server() {
+	for k in 1 2; do
+		[ $k = 2 ] && sleep 1
+		{
+			timeout 10 smclab diag
+			timeout 10 smclab lgr
+			hw_counters
+		} >/out/observe$k.txt 2>&1
+	done
 }
 
 # live_tests runs the Go tests that need a kernel with SMC and an RDMA device (TestLive* of
@@ -494,6 +557,7 @@ ipproto_client() {
 	wait_conns /out/bg-ipproto.txt 1
 	step ipproto-diag smclab diag
 	step ipproto-diag-json smclab diag -json
+	record_out active
 	kill -INT $bg1 $bg2 2>/dev/null
 	wait $bg1
 	echo "STEP bg-ipproto rc=$?" >>/out/e2e.txt
