@@ -94,11 +94,81 @@ func clcEyecatcherName(e [4]byte) string {
 	return hex.EncodeToString(e[:])
 }
 
+// CLC framing, net/smc/smc_clc.h and smc_clc_wait_msg in net/smc/smc_clc.c:
+// every message is a struct smc_clc_msg_hdr (8 bytes, the length at offset
+// 5 counting the whole message) and ends with a struct smc_clc_msg_trail (4
+// bytes), so no length below 12 can be a message.
 const (
 	clcHeaderLen  = 8
 	clcTrailerLen = 4
 	clcMinLen     = clcHeaderLen + clcTrailerLen
+
+	// CLCMinLength is the smallest length a CLC message can have: header
+	// and trailer.
+	CLCMinLength = clcMinLen
+	// CLCMaxLength bounds the length a stream framer believes. Linux reads
+	// any length (smc_clc_wait_msg drains what exceeds its buffer), but the
+	// largest message it sends, a v2 Proposal (struct
+	// smc_clc_msg_proposal_area with 8 UEIDs and 8 ISM GIDs), is under
+	// 1 KiB; a length beyond this is damage, not a message worth waiting for.
+	CLCMaxLength = 4096
 )
+
+// CLCFraming is what the first bytes of a TCP stream say about a CLC
+// message there; see CLCFrame.
+type CLCFraming uint8
+
+// CLCFrame results.
+const (
+	CLCNotCLC    CLCFraming = iota // no eyecatcher: not a CLC message
+	CLCNeedMore                    // an eyecatcher prefix, or fewer than 7 bytes: wait for more
+	CLCFramed                      // a message of the returned length starts here
+	CLCBadLength                   // an eyecatcher then a length outside CLCMinLength..CLCMaxLength
+)
+
+// CLCFrame frames a CLC message at the start of b, the next bytes of a TCP
+// stream: the one rule stream reassemblers and trackers share. For
+// CLCFramed and CLCBadLength, n is the length field.
+func CLCFrame(b []byte) (n int, f CLCFraming) {
+	p := b[:min(len(b), 4)]
+	if !clcPrefixOf(p, EyecatcherSMCR) && !clcPrefixOf(p, EyecatcherSMCD) {
+		return 0, CLCNotCLC
+	}
+	if len(b) < 7 {
+		return 0, CLCNeedMore
+	}
+	n = int(binary.BigEndian.Uint16(b[5:7]))
+	if n < CLCMinLength || n > CLCMaxLength {
+		return n, CLCBadLength
+	}
+	return n, CLCFramed
+}
+
+func clcPrefixOf(p []byte, e [4]byte) bool {
+	for i, x := range p {
+		if x != e[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// CLCBadLengthError is the error for a message CLCFrame reports as
+// CLCBadLength, in the form DecodeFromBytes uses.
+func CLCBadLengthError(b []byte) error {
+	n, f := CLCFrame(b)
+	if f != CLCBadLength {
+		return nil
+	}
+	name := "CLC"
+	if len(b) > 4 {
+		name = (&CLC{Type: CLCType(b[4])}).layerName()
+	}
+	if n < CLCMinLength {
+		return badLength(name, "length", 5, fmt.Sprintf("length %d is shorter than header and trailer (%d)", n, CLCMinLength))
+	}
+	return badLength(name, "length", 5, fmt.Sprintf("length %d exceeds the largest CLC message (%d)", n, CLCMaxLength))
+}
 
 // CLC is one CLC message (smc-wire-format §2): the handshake SMC runs in
 // the TCP stream before switching to RDMA or ISM. Only the body that matches
