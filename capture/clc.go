@@ -19,45 +19,9 @@ import (
 // non-CLC byte, so memory depends on the number of handshakes in flight,
 // not on the traffic.
 
-const (
-	clcHeaderLen = 8
-	// clcMaxLen bounds a believable CLC length: the largest Linux message
-	// (a v2 Proposal with 8 EIDs and 8 ISM GIDs) is well under 1 KiB.
-	clcMaxLen = 4096
-	// clcIdle is how long a handshake may stall (capture time) before its
-	// stream is forgotten; Linux gives up after 6 s per message.
-	clcIdle = 30 * time.Second
-)
-
-// clcStart reports whether b starts with a CLC eyecatcher, or could once
-// more bytes arrive.
-func clcStart(b []byte) (yes, maybe bool) {
-	n := min(len(b), 4)
-	smcr, smcd := decode.EyecatcherSMCR, decode.EyecatcherSMCD
-	if [4]byte(append(b[:n:n], smcr[n:]...)) == smcr || [4]byte(append(b[:n:n], smcd[n:]...)) == smcd {
-		return n == 4, n < 4
-	}
-	return false, false
-}
-
-// clcLength cuts one message: n > 0 is its total length, need says more
-// bytes are required, and n == 0 && !need means b is not CLC.
-func clcLength(b []byte) (n int, need bool) {
-	yes, maybe := clcStart(b)
-	switch {
-	case maybe:
-		return 0, true
-	case !yes:
-		return 0, false
-	case len(b) < 7:
-		return 0, true
-	}
-	l := int(b[5])<<8 | int(b[6])
-	if l < clcHeaderLen || l > clcMaxLen {
-		return 0, false
-	}
-	return l, false
-}
+// clcIdle is how long a handshake may stall (capture time) before its
+// stream is forgotten; Linux gives up after 6 s per message.
+const clcIdle = 30 * time.Second
 
 type flowKey [2]gopacket.Flow
 
@@ -139,8 +103,8 @@ func (a *clcAssembler) segment(f *Frame) {
 	case fl != nil:
 	case t.SYN && f.SMCOption:
 		fl = a.newFlow(k)
-	case len(t.Payload) > 0:
-		if yes, _ := clcStart(t.Payload); !yes {
+	case len(t.Payload) >= 4:
+		if _, fr := decode.CLCFrame(t.Payload); fr == decode.CLCNotCLC {
 			return
 		}
 		fl = a.newFlow(k)
@@ -253,13 +217,21 @@ func (s *clcStream) ReassembledSG(sg reassembly.ScatterGather, ac reassembly.Ass
 		data = s.pending[i]
 	}
 	for len(data) > 0 && !s.done {
-		l, need := clcLength(data)
-		if need || l > len(data) {
-			break
-		}
-		if l == 0 { // application data: the handshake is over
+		l, fr := decode.CLCFrame(data)
+		if fr == decode.CLCNotCLC { // application data: the handshake is over
 			s.done = true
 			return
+		}
+		if fr == decode.CLCBadLength {
+			// An eyecatcher then a length no message has: Linux's receiver
+			// fails the handshake here (smc_clc_wait_msg), and the stream
+			// cannot be framed further.
+			s.a.malformed(data)
+			s.done = true
+			break
+		}
+		if fr == decode.CLCNeedMore || l > len(data) {
+			break
 		}
 		s.a.emit(data[:l])
 		if typ := decode.CLCType(data[4]); typ == decode.CLCTypeConfirm || typ == decode.CLCTypeDecline {
@@ -293,6 +265,13 @@ func (a *clcAssembler) cut(p []byte) {
 	}
 	a.frame.CLCErr = append(a.frame.CLCErr, &decode.Error{Layer: "CLC", Field: "length", Offset: len(p),
 		Err: decode.ErrTruncated, Detail: "stream ended after " + strconv.Itoa(len(p)) + " of " + want + " bytes"})
+}
+
+// malformed reports a message whose length field cannot be right.
+func (a *clcAssembler) malformed(p []byte) {
+	if a.frame != nil {
+		a.frame.CLCErr = append(a.frame.CLCErr, decode.CLCBadLengthError(p))
+	}
 }
 
 // ReassemblyComplete implements reassembly.Stream.

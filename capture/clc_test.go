@@ -2,12 +2,15 @@ package capture
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
+
+	"github.com/smcscope/smcscope/decode"
 )
 
 // handshake holds the real SMC-Rv2 handshake of pingpong.pcap: the SYN and
@@ -269,13 +272,17 @@ func TestCLCCorruptedBytes(t *testing.T) {
 			if !strings.Contains(last.CLCErr[0].Error(), "CLC") {
 				t.Errorf("byte %d: error without layer context: %v", j, last.CLCErr[0])
 			}
+			if j == 5 && !errors.Is(last.CLCErr[0], decode.ErrBadLength) {
+				t.Errorf("byte 5 (length high byte): %v, want a bad length", last.CLCErr[0])
+			}
 		default:
 			outcomes["not CLC"]++
 		}
 	}
-	// Bytes 0-3 (eyecatcher) and 5 (length beyond any CLC) stop the framing; a flipped
-	// type or version byte fails the decode; most payload bytes still decode.
-	if outcomes["not CLC"] < 5 || outcomes["error"] == 0 || outcomes["decoded"] == 0 {
+	// Bytes 0-3 (eyecatcher) stop the framing; a length beyond any CLC
+	// (byte 5), a flipped type or version byte fail the decode; most
+	// payload bytes still decode.
+	if outcomes["not CLC"] != 4 || outcomes["error"] == 0 || outcomes["decoded"] == 0 {
 		t.Errorf("outcomes %v", outcomes)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/gopacket/gopacket/layers"
+
+	"github.com/smcscope/smcscope/decode"
 	"golang.org/x/net/bpf"
 )
 
@@ -59,7 +61,9 @@ func TestDefaultFilterOnRealFrames(t *testing.T) {
 				t.Fatal(err)
 			}
 			syn := f.TCP != nil && f.TCP.SYN
-			clcStart, _ := clcStart(tcpPayload(f))
+			pl := tcpPayload(f)
+			_, fr := decode.CLCFrame(pl)
+			clcStart := len(pl) >= 4 && fr != decode.CLCNotCLC
 			want := syn || clcStart || f.BTH != nil
 			if (n > 0) != want {
 				t.Errorf("%s frame %d: filter says %v, want %v", file, f.Number, n > 0, want)
