@@ -125,7 +125,7 @@ func fill(in *input, f *capture.Frame) {
 }
 
 func fillCLC(m *clcIn, c *decode.CLC) {
-	*m = clcIn{typ: uint8(c.Type), version: c.Version, flag: c.Flag}
+	*m = clcIn{typ: c.Type, version: c.Version, flag: c.Flag}
 	switch c.Type {
 	case decode.CLCTypeProposal:
 		if c.Proposal.HasV2Ext && c.Proposal.V2Ext.EIDCount > 0 {
@@ -156,7 +156,7 @@ func fillCLC(m *clcIn, c *decode.CLC) {
 }
 
 func fillLLC(m *llcIn, l *decode.LLC) {
-	*m = llcIn{typ: uint8(l.Type.Base()), version: l.Version, resp: l.Response}
+	*m = llcIn{typ: l.Type, resp: l.Response}
 	switch l.Type.Base() {
 	case decode.LLCConfirmLink:
 		b := &l.ConfirmLink

@@ -1,7 +1,8 @@
 package track
 
 // Cursor is a CDC producer or consumer cursor: Count is a byte offset in an
-// RMBE and Wrap counts completed passes over it (smc-wire-format §4.2).
+// RMBE and Wrap counts completed passes over it (union smc_host_cursor,
+// net/smc/smc_cdc.h).
 type Cursor struct {
 	Wrap  uint16
 	Count uint32

@@ -228,7 +228,7 @@ func (t *Tracker) inferConn(l *Link, d Dir, m *cdcIn, in *input) (*Conn, Dir) {
 // followed on another link that the tracker had to put in a group of its
 // own (joined mid-stream, its ADD_LINK not captured). The validation
 // carries the receiver's token and the last sequence number minus one
-// (smc-wire-format §4.3), which identifies it; both groups are then one.
+// (smc_cdc_msg_validate in net/smc/smc_cdc.c), which identifies it; both groups are then one.
 func (t *Tracker) failoverConn(l *Link, d Dir, m *cdcIn, in *input) (*Conn, Dir) {
 	for _, og := range t.lgrs {
 		if og == l.lgr || (!og.Inferred && !l.lgr.Inferred) {

@@ -33,25 +33,11 @@ type tcpIn struct {
 	clcEyecatcher bool // payload starts with "SMCR"/"SMCD" in EBCDIC
 }
 
-// CLC message types (smc-wire-format §2.2).
-const (
-	clcProposal = 1
-	clcAccept   = 2
-	clcConfirm  = 3
-	clcDecline  = 4
-)
-
-var clcNames = [...]string{"CLC ?", "CLC Proposal", "CLC Accept", "CLC Confirm", "CLC Decline"}
-
-func clcName(t uint8) string {
-	if int(t) < len(clcNames) {
-		return clcNames[t]
-	}
-	return "CLC ?"
-}
+// clcName names a CLC message type, "CLC Proposal".
+func clcName(t uint8) string { return "CLC " + decode.CLCType(t).String() }
 
 type clcIn struct {
-	typ      uint8
+	typ      decode.CLCType
 	version  uint8
 	flag     bool // first contact (Accept/Confirm), out of sync (Decline)
 	smcd     bool // Accept/Confirm chose SMC-D
@@ -63,37 +49,13 @@ type clcIn struct {
 	maxConns uint8
 }
 
-// LLC types as v1 codes; v2 types are 0x20 + these (smc-wire-format §3.3).
-const (
-	llcConfirmLink    = 0x01
-	llcAddLink        = 0x02
-	llcAddLinkCont    = 0x03
-	llcDeleteLink     = 0x04
-	llcRequestAddLink = 0x05
-	llcConfirmRKey    = 0x06
-	llcTestLink       = 0x07
-	llcConfirmRKeyCnt = 0x08
-	llcDeleteRKey     = 0x09
-)
-
-var llcNames = [...]string{"LLC ?", "CONFIRM_LINK", "ADD_LINK", "ADD_LINK_CONT", "DELETE_LINK",
-	"REQUEST_ADD_LINK", "CONFIRM_RKEY", "TEST_LINK", "CONFIRM_RKEY_CONT", "DELETE_RKEY"}
-
-func llcName(t uint8) string {
-	if int(t) < len(llcNames) {
-		return llcNames[t]
-	}
-	return "LLC ?"
-}
-
 type triplet struct {
 	oldRKey, newRKey uint32
 	newVA            uint64
 }
 
 type llcIn struct {
-	typ     uint8 // v1 code
-	version uint8
+	typ     decode.LLCType // as sent: v1 code, or v2 (0x20 + the v1 code)
 	resp    bool
 	reject  bool
 	all     bool

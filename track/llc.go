@@ -8,7 +8,7 @@ import (
 )
 
 // llc follows link and link-group state from one LLC message sent in
-// direction d on link l (flows in smc-wire-format §3.6).
+// direction d on link l (the flows of net/smc/smc_llc.c).
 func (t *Tracker) llc(l *Link, d Dir, in *input) {
 	m := &in.roce.llc
 	g := l.lgr
@@ -16,12 +16,9 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 	if m.resp {
 		kind = "resp"
 	}
-	name := llcName(m.typ)
-	if m.version >= 2 {
-		name += "_V2"
-	}
-	switch m.typ {
-	case llcConfirmLink:
+	name := m.typ.String()
+	switch m.typ.Base() {
+	case decode.LLCConfirmLink:
 		d = t.serverSends(l, d, m.resp, in)
 		e := l.end(d)
 		e.MAC, e.GID, e.QPN, e.UID = m.mac, m.gid, m.qpn, m.uid
@@ -54,7 +51,7 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 				t.note(c, in, d, "LLC "+name, fmt.Sprintf("%s link %d QPN %#x GID %v", kind, m.linkID, m.qpn, m.gid))
 			}
 		}
-	case llcAddLink:
+	case decode.LLCAddLink:
 		d = t.serverSends(l, d, m.resp, in)
 		t.addLink(l, d, in, name, kind)
 		info := fmt.Sprintf("%s for link %d", kind, m.linkID)
@@ -62,7 +59,7 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 			info = fmt.Sprintf("%s REJECT of link %d", kind, m.linkID)
 		}
 		t.linkEvent(l.conns, in, d, "LLC "+name, info)
-	case llcDeleteLink:
+	case decode.LLCDeleteLink:
 		what := fmt.Sprintf("%s %s", name, kind)
 		if m.all {
 			what += " ALL"
@@ -98,7 +95,7 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 				x.State, x.DeleteCode = LinkDeleted, m.reason
 			}
 		}
-	case llcConfirmRKey:
+	case decode.LLCConfirmRKey:
 		// The request comes from the RMB's owner; WRITEs into it travel the
 		// other way. The response echoes the request.
 		wd := d.Reverse()
@@ -123,7 +120,7 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 				t.note(ref.conn, in, d, "LLC "+name, fmt.Sprintf("%s rkey %#x VA %#x", kind, m.rkey, m.va))
 			}
 		}
-	case llcDeleteRKey:
+	case decode.LLCDeleteRKey:
 		l.addHistory(in, fmt.Sprintf("%s %s %d rkeys", name, kind, m.nDel))
 		if m.resp {
 			break
@@ -136,7 +133,7 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 				}
 			}
 		}
-	case llcTestLink:
+	case decode.LLCTestLink:
 		l.TestLinks++
 	default:
 		l.addHistory(in, name+" "+kind)

@@ -97,9 +97,9 @@ func (t *Tracker) startConn(in *input, key tcpKey) *Conn {
 	case in.clcN > 0:
 		// Capture started after the SYNs: the CLC type says who sends.
 		switch in.clc[0].typ {
-		case clcAccept:
+		case decode.CLCTypeAccept:
 			client, server = s.dst, s.src
-		case clcDecline:
+		case decode.CLCTypeDecline:
 			if s.dst.Port() > s.src.Port() {
 				client, server = s.dst, s.src
 			}
@@ -147,10 +147,10 @@ func tcpInfo(s *tcpIn) string {
 func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 	t.stats.CLC++
 	if len(c.CLCTypes) < maxCLCTypes {
-		c.CLCTypes = append(c.CLCTypes, m.typ)
+		c.CLCTypes = append(c.CLCTypes, uint8(m.typ))
 	}
 	switch m.typ {
-	case clcProposal:
+	case decode.CLCTypeProposal:
 		if c.TProposal.IsZero() {
 			c.TProposal = in.ts
 		}
@@ -161,7 +161,7 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 			c.EID = m.eid
 		}
 		c.Offered = m.offered
-	case clcAccept:
+	case decode.CLCTypeAccept:
 		c.TAccept = in.ts
 		c.ServerEP = m.ep
 		c.Version = m.version
@@ -170,7 +170,7 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 		if m.eid != "" {
 			c.EID = m.eid
 		}
-	case clcConfirm:
+	case decode.CLCTypeConfirm:
 		c.TConfirm = in.ts
 		c.ClientEP = m.ep
 		c.FirstContact = c.FirstContact || m.flag // the Accept may be missing from the capture
@@ -190,7 +190,7 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 		case c.Outcome == OutcomeSMCR:
 			t.placeClientHalf(c, in)
 		}
-	case clcDecline:
+	case decode.CLCTypeDecline:
 		stage := StageProposal
 		switch {
 		case !c.TConfirm.IsZero():
@@ -210,15 +210,15 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 		}
 	}
 	if rec {
-		t.note(c, in, d, clcName(m.typ), clcInfo(c, m))
+		t.note(c, in, d, clcName(uint8(m.typ)), clcInfo(c, m))
 	}
 }
 
 func clcInfo(c *Conn, m *clcIn) string {
 	switch m.typ {
-	case clcProposal:
+	case decode.CLCTypeProposal:
 		return fmt.Sprintf("v%d offers %s%s", m.version, dashEmpty(m.offered), eidInfo(m.eid))
-	case clcAccept, clcConfirm:
+	case decode.CLCTypeAccept, decode.CLCTypeConfirm:
 		kind := "SMC-R"
 		if m.smcd {
 			kind = "SMC-D"
@@ -229,7 +229,7 @@ func clcInfo(c *Conn, m *clcIn) string {
 		}
 		return fmt.Sprintf("%sv%d %s: GID %v QPN %#x rkey %#x token %d RMBE %d B VA %#x PSN %#x",
 			kind, m.version, fc, m.ep.GID, m.ep.QPN, m.ep.RKey, m.ep.Token, m.ep.RMBESize, m.ep.VA, m.ep.PSN)
-	case clcDecline:
+	case decode.CLCTypeDecline:
 		code := decode.DeclineCode(m.decline)
 		s := fmt.Sprintf("v%d %#08x %s: %s (%s)", m.version, m.decline, code, code.Meaning(), c.Fallback.Stage)
 		if m.flag {
