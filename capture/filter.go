@@ -13,7 +13,8 @@ import (
 )
 
 // DefaultFilterExpr is the live capture filter when -f is not given: the
-// SMC-relevant traffic of smc-wire-format §1, §2, §5. The SMC option's
+// SMC-relevant traffic: TCP SYNs (the SMC option, RFC 7609 and
+// net/smc/af_smc.c), CLC messages (net/smc/smc_clc.c) and RoCE. The SMC option's
 // position among TCP options varies, which classic BPF cannot search, so
 // every SYN/SYN-ACK passes (the decoder checks the option); CLC is matched
 // by the eyecatcher at the start of the TCP payload; RoCEv2 by UDP port

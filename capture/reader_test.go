@@ -453,7 +453,7 @@ func TestRoCELayersAndICRC(t *testing.T) {
 	}
 	// One flipped payload bit must fail the check.
 	frames := readRaw(t, pingpong)
-	fr := frames[22] // frame 23: CDC SEND (smc-wire-format §11.14)
+	fr := frames[22] // frame 23: CDC SEND (struct smc_cdc_msg)
 	fr.data = append([]byte(nil), fr.data...)
 	fr.data[60] ^= 1
 	r, _ := NewReader("x", &sliceSource{frames: []rawFrame{fr}}, layers.LinkTypeEthernet)

@@ -68,7 +68,7 @@ var mappings = []mapping{
 		theirs: []string{"tcp.flags.syn", "tcp.options.experimental.exid", "tcp.options.experimental.data"},
 		derive: deriveSMCOption},
 
-	// CLC header (smc-wire-format §2). tshark reuses smc.proposal.smc.version
+	// CLC header (struct smc_clc_msg_hdr). tshark reuses smc.proposal.smc.version
 	// for the version of Accept and Confirm.
 	{layer: "CLC", ours: []string{"smc.clc.type"}, theirs: []string{"smc.clc_msg"}, kind: vUint},
 	// smc.length also names the CDC length byte (44), so only CLC frames count.
@@ -121,7 +121,7 @@ var mappings = []mapping{
 	{layer: "CLC", ours: []string{"smc.clc.fce.hostname"}, theirs: []string{"smc.accept.peer.host.name", "smc.confirm.peer.host.name"}, kind: vText},
 	{layer: "CLC", ours: []string{"smc.clc.gid_count"}, theirs: []string{"smc.confirm.gid.list.entry_count"}, kind: vUint},
 	{layer: "CLC", ours: []string{"smc.clc.gid_list"}, theirs: []string{"smc.confirm.gid.list.entry"}, kind: vAddr},
-	// SMC v2.1 (smc-wire-format §2.5): tshark 4.0 predates v2.1 and shows
+	// SMC v2.1 (struct smc_clc_first_contact_ext_v2x): tshark 4.0 predates v2.1 and shows
 	// the max_conns, max_links and feature_mask bytes of Proposal, Accept
 	// and Confirm as "Reserved". They are compared with the bytes of the
 	// 16-byte smc.reserved occurrence that holds them (the last one that
@@ -139,7 +139,7 @@ var mappings = []mapping{
 	{layer: "CLC", ours: []string{"smc.clc.decline.os_type"}, theirs: []string{"smc.decline.os.type"}, kind: vUint},
 	{layer: "CLC", ours: []string{"smc.clc.out_of_sync"}, theirs: []string{"smc.decline.osync"}, kind: vBool},
 
-	// CDC (smc-wire-format §5). tshark 4.0 names the producer and the
+	// CDC (struct smc_cdc_msg). tshark 4.0 names the producer and the
 	// consumer cursor alike (smc.rmbe.ctrl.prod.wrap.seq twice, then
 	// smc.rmbe.ctrl.peer.prod.curs twice), so both of ours are concatenated.
 	{layer: "CDC", ours: []string{"smc.cdc.seq"}, theirs: []string{"smc.rmbe.ctrl.seqno"}, kind: vUint},

@@ -41,7 +41,7 @@ type exception struct {
 
 var exceptions = []exception{
 	// tshark 4.0 has no dissector for the SMC-Rv2 LLC messages (types
-	// 0x21-0x29, smc-wire-format §4): with rpcordma disabled they are plain
+	// 0x21-0x29, net/smc/smc_llc.c): with rpcordma disabled they are plain
 	// RC SEND frames, and with it enabled they are "malformed RPC-over-RDMA"
 	// (testdata/reference/README.md).
 	{"llc-v2-undecoded", func(m *mapping, ours, theirs fieldRow, ov, tv []string) bool {
@@ -81,7 +81,7 @@ var exceptions = []exception{
 // either tool that moves these numbers fails the test instead of hiding.
 //
 // Not listed because no capture has the message: tshark's offsets for SMC
-// v1 ADD LINK CONTINUATION and DELETE RKEY (smc-wire-format §11 notes), and
+// v1 ADD LINK CONTINUATION and DELETE RKEY (net/smc/smc_llc.h), and
 // "llc-v1" below, which counts SMC v1 LLC frames so that a sample with them
 // is noticed and the LLC mapping extended.
 var wantQuirks = map[string]map[string]int{
