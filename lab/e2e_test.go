@@ -780,3 +780,31 @@ func TestServerObservesPing(t *testing.T) {
 	}
 	t.Logf("server: rx_prod %s -> %s, rxe0 sent_pkts %d -> %d", cursors[0], cursors[1], a["sent_pkts"], b["sent_pkts"])
 }
+
+// TestFallbackObserved: in e2e-decline and e2e-nosmc the observation window's paced
+// connection falls back; both snapshots of the client show it open with the kernel's
+// reason, and the declining server's show its side with its own reason (the server of
+// e2e-nosmc is plain TCP and has no SMC socket).
+func TestFallbackObserved(t *testing.T) {
+	for _, tt := range []struct {
+		scen, role, local, reason, peerDiag string
+	}{
+		{"e2e-decline", "client", "10.10.0.2:", "0x05000000", "0x03030002"},
+		{"e2e-decline", "server", "10.10.0.1:5002", "0x03030002", "0x00000000"},
+		{"e2e-nosmc", "client", "10.10.0.2:", "0x03010000", "0x00000000"},
+	} {
+		for k := 1; k <= 2; k++ {
+			snap := readFile(t, filepath.Join(labRun(t), tt.scen, tt.role, fmt.Sprintf("observe%d.txt", k)))
+			var found diagSocket
+			for _, d := range diagSockets(snap) {
+				if d["state"] == "ACTIVE" && strings.HasPrefix(d["src"], tt.local) && (d["src"] == "10.10.0.1:5002" || d["dst"] == "10.10.0.1:5002") {
+					found = d
+				}
+			}
+			if found == nil || found["mode"] != "TCP-FALLBACK" || found["fallback"] != tt.reason || found["peer_diag"] != tt.peerDiag {
+				t.Errorf("%s %s snapshot %d: want the paced connection on port 5002 as TCP-FALLBACK %s peer %s, got %v:\n%s",
+					tt.scen, tt.role, k, tt.reason, tt.peerDiag, found, snap)
+			}
+		}
+	}
+}

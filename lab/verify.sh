@@ -328,9 +328,10 @@ verify_e2e() {
 		tcheck "$have is in the guest" "$(grep -qx "HAVE $have" "$c/e2e.txt" 2>/dev/null && echo 0 || echo 1)"
 	done
 	local writes nonclc decl
+	# smcping's ports: 5000, and 5002 for the observation window (scenarios.sh OBS_PORT).
 	writes=$(tshark_count "$pcap" 'infiniband.bth.opcode in {6,7,8,9,10,11}')
-	nonclc=$(tshark_count "$pcap" 'tcp.port==5000 && tcp.len>0 && !(tcp.len>=4 && tcp.payload[0:4]==e2:d4:c3:d9)')
-	decl=$(tshark_count "$pcap" 'tcp.port==5000 && tcp.len>=8 && tcp.payload[0:4]==e2:d4:c3:d9 && tcp.payload[4]==4')
+	nonclc=$(tshark_count "$pcap" 'tcp.port in {5000,5002} && tcp.len>0 && !(tcp.len>=4 && tcp.payload[0:4]==e2:d4:c3:d9)')
+	decl=$(tshark_count "$pcap" 'tcp.port in {5000,5002} && tcp.len>=8 && tcp.payload[0:4]==e2:d4:c3:d9 && tcp.payload[4]==4')
 	fact wire.rdma_write_frames "$writes"
 	fact wire.tcp_payload_not_clc "$nonclc"
 	fact wire.clc_decline_segments "$decl"

@@ -224,11 +224,14 @@ server_main() {
 	esac
 	# shellcheck disable=SC2086
 	smcping -s -p $PORT --idle 120s $srvargs >>/out/smcping-server.txt 2>&1 &
-	if [ "$SCEN" = e2e-smc ]; then
-		smcping -s -p $OBS_PORT --tcp-port 0 --idle 120s >>/out/smcping-obs.txt 2>&1 &
+	case "$SCEN" in
+	e2e-smc | e2e-decline | e2e-nosmc)
+		# shellcheck disable=SC2086
+		smcping -s -p $OBS_PORT $(echo "$srvargs" | grep -o -- --tcp) --tcp-port 0 --idle 120s >>/out/smcping-obs.txt 2>&1 &
 		obs_srv=$!
 		server_observe &
-	fi
+		;;
+	esac
 	# The throwaway connections of shift_ids need the listener; it is the real one.
 	i=0
 	while ! grep -q 'msg=listening' /out/smcping-server.txt && [ $i -lt 50 ]; do
@@ -318,11 +321,16 @@ multiconn_client() {
 	return $mrc
 }
 
+# count_lines FILE PATTERN prints how many lines of FILE match, 0 while FILE does not
+# exist yet (grep -c on a missing file prints nothing, and an empty count would end a
+# waiting loop at once).
+count_lines() { cat "$1" 2>/dev/null | grep -c "$2"; }
+
 # wait_conns FILE N waits (up to 30 s) until smcping has printed the proofs of N
 # connections (its "conn K ..." header lines): they are established.
 wait_conns() {
 	i=0
-	while [ "$(grep -c '^conn [0-9]' "$1" 2>/dev/null)" -lt "$2" ] && [ $i -lt 300 ]; do
+	while [ "$(count_lines "$1" '^conn [0-9]')" -lt "$2" ] && [ $i -lt 300 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
@@ -442,7 +450,9 @@ e2e_client() {
 		step smcping-bw smcping $SRV -p $PORT -n 50 -m 16384 --warmup 0 --bw
 		# IPPROTO_SMC sockets (6.11+): smc_diag reports them with 0.0.0.0 addresses.
 		step smcping-ipproto smcping $SRV -p $PORT --proto ipproto --check
-		during_ping live_tests
+		during_ping smc_window
+	else
+		during_ping observe_client
 	fi
 	if [ -x /bin/smclab ]; then
 		for c in diag lgr stats fallback sysinfo; do
@@ -501,14 +511,14 @@ during_ping() {
 # the client's second connection and stops the OBS_PORT server (see OBS_PORT).
 server_observe() {
 	i=0
-	while [ "$(grep -c 'msg="connection accepted"' /out/smcping-obs.txt 2>/dev/null)" -lt 1 ]; do
+	while [ "$(count_lines /out/smcping-obs.txt 'msg="connection accepted"')" -lt 1 ]; do
 		sleep 0.2
 		i=$((i + 1))
 		[ $i -lt 600 ] || { log "observe: no connection on $OBS_PORT"; return 1; }
 	done
 	observe_server
 	i=0
-	while [ "$(grep -c 'msg="connection accepted"' /out/smcping-obs.txt 2>/dev/null)" -lt 2 ] && [ $i -lt 600 ]; do
+	while [ "$(count_lines /out/smcping-obs.txt 'msg="connection accepted"')" -lt 2 ] && [ $i -lt 600 ]; do
 		sleep 0.2
 		i=$((i + 1))
 	done
@@ -516,9 +526,11 @@ server_observe() {
 	kill -INT "$obs_srv"
 }
 
-# observe_server: two snapshots of the server's kernel view a second apart while the
-# client's paced connection runs (lab/e2e_test.go compares them).
-observe_server() {
+# observe_server and observe_client: two snapshots of the guest's kernel view a second
+# apart while the paced connection runs (lab/e2e_test.go compares them).
+observe_server() { observe; }
+observe_client() { observe; }
+observe() {
 	for k in 1 2; do
 		[ $k = 2 ] && sleep 1
 		{
@@ -538,6 +550,12 @@ live_tests() {
 		[ -x /bin/$t.test ] || continue
 		step "$t-live" env SMCNL_LIVE_WANT=smcr SMCNL_LIVE_WRITE=1 /bin/$t.test -test.v -test.run '^TestLive' -test.timeout 90s
 	done
+}
+
+# smc_window is what the client does in e2e-smc's observation window.
+smc_window() {
+	live_tests
+	observe_client
 }
 
 # ipproto_client: IPPROTO_SMC sockets (socket(AF_INET, SOCK_STREAM, IPPROTO_SMC), Linux
