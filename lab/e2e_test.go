@@ -808,3 +808,53 @@ func TestFallbackObserved(t *testing.T) {
 		}
 	}
 }
+
+// TestLabRunVerified makes lab/run's own verification (verify.sh: kernel, wire, the
+// project's tools, each line "check ...: ok|FAILED") part of the Go result, for every
+// scenario of the run.
+func TestLabRunVerified(t *testing.T) {
+	dir := labRun(t)
+	logs, err := filepath.Glob(filepath.Join(dir, "*", "verify.log"))
+	if err != nil || len(logs) == 0 {
+		t.Fatalf("no verify.log in %s (%v)", dir, err)
+	}
+	for _, p := range logs {
+		text := readFile(t, p)
+		ok := strings.Count(text, ": ok\n")
+		for _, l := range strings.Split(text, "\n") {
+			if strings.HasSuffix(l, ": FAILED") {
+				t.Errorf("%s: %s", filepath.Base(filepath.Dir(p)), l)
+			}
+		}
+		if ok == 0 {
+			t.Errorf("%s: no check passed:\n%s", p, text)
+		}
+	}
+}
+
+// TestMultilinkFailover: two links on rxe0/rxe1 in one link group; eth1 goes down under
+// idle connections, the group keeps one link, the paced connections finish on it, and a
+// new connection uses SMC-R afterwards (as smclab read the kernel at each point).
+func TestMultilinkFailover(t *testing.T) {
+	log := readFile(t, filepath.Join(labRun(t), "multilink", "client", "client.log"))
+	count := func(prefix string) (n int) {
+		for _, l := range strings.Split(log, "\n") {
+			if strings.HasPrefix(l, prefix) && !strings.Contains(l, " state=ACTIVATING ") {
+				n++
+			}
+		}
+		return n
+	}
+	before, after := count("BEFORE-FAILOVER LINK:"), count("AFTER-FAILOVER LINK:")
+	if before != 2 || after != 1 {
+		t.Errorf("links before eth1 went down %d, after %d; want 2 and 1:\n%s", before, after, log)
+	}
+	for _, dev := range []string{`"rxe0"`, `"rxe1"`} {
+		if !regexp.MustCompile(`(?m)^BEFORE-FAILOVER LINK:.*`+dev).MatchString(log) {
+			t.Errorf("no link on %s before the failover", dev)
+		}
+	}
+	if n := strings.Count(log, "CLIENT RESULT conns=1 failed=0 rc=0"); n != 3 {
+		t.Errorf("%d of 3 smcping runs (two paced across the failover, one after) finished cleanly:\n%s", n, log)
+	}
+}
