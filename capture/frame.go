@@ -45,6 +45,10 @@ type Frame struct {
 	SMCFlow bool
 	// CLCErr holds decode errors of CLC messages completed by this frame.
 	CLCErr []error
+	// SMCMalformed: an RC SEND on a queue pair known to be an SMC-R link
+	// did not decode as the LLC or CDC message it must be (the error is
+	// in Err).
+	SMCMalformed bool
 	// Cut: the capture kept fewer bytes than were on the wire (snaplen).
 	Cut bool
 	// Truncated: a layer needed more bytes than the frame holds.
@@ -69,6 +73,7 @@ func (f *Frame) reset() {
 	f.SMCFlow = false
 	f.CLC = f.CLC[:0]
 	f.CLCErr = f.CLCErr[:0]
+	f.SMCMalformed = false
 	f.clcRaw = f.clcRaw[:0]
 	f.Cut = f.CI.CaptureLength < f.CI.Length
 	f.Truncated = false

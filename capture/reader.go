@@ -43,6 +43,7 @@ type Reader struct {
 	decs    map[layers.LinkType]*Decoder
 	noICRC  bool
 	clc     *clcAssembler
+	qps     smcQPs // queue pairs known to be SMC-R links
 	frame   Frame
 	isPcap  bool  // classic pcap: record offsets can be computed exactly
 	offset  int64 // pcap: file offset of the next record
@@ -248,10 +249,13 @@ func (r *Reader) Next() (*Frame, error) {
 	}
 	r.dec.roce.noICR = r.noICRC
 	r.dec.Decode(f)
-	if f.TCP != nil {
+	switch {
+	case f.BTH != nil:
+		r.qps.roce(&r.dec.roce, f)
+	case f.TCP != nil:
 		r.clc.segment(f)
 		if len(f.clcRaw) > 0 {
-			decodeCLCs(f)
+			decodeCLCs(f, &r.qps)
 		}
 	}
 	return f, nil

@@ -147,8 +147,9 @@ func appendRoCEFields(r *decode.Record, f *Frame) {
 }
 
 // decodeCLCs decodes the messages the reassembler completed in this frame.
-// A message that fails to decode is reported in CLCErr and left out of CLC.
-func decodeCLCs(f *Frame) {
+// A message that fails to decode is reported in CLCErr and left out of CLC;
+// the queue pairs of an SMC-R Accept or Confirm join qps.
+func decodeCLCs(f *Frame, qps *smcQPs) {
 	for _, raw := range f.clcRaw {
 		i := len(f.CLC)
 		if i == len(f.clcPool) {
@@ -160,42 +161,6 @@ func decodeCLCs(f *Frame) {
 			continue
 		}
 		f.CLC = append(f.CLC, c)
+		qps.learnCLC(c)
 	}
-}
-
-// UnclassifiedSend reports an RC SEND First/Only whose payload the SMC
-// classifier did not take for an LLC or CDC message: on a queue pair known
-// to carry SMC that is a malformed SMC message, not opaque data.
-func (f *Frame) UnclassifiedSend() bool {
-	if f.BTH == nil || f.LLC != nil || f.CDC != nil || f.BTH.Opcode.Transport() != decode.TransportRC {
-		return false
-	}
-	op := f.BTH.Opcode.Op()
-	return (op == decode.OpSendOnly || op == decode.OpSendFirst) && len(f.BTH.Data()) > 0
-}
-
-// DecodeSMC decodes an unclassified SEND (see UnclassifiedSend) as the SMC
-// message its first byte names, for a frame on a queue pair the caller
-// knows is an SMC-R link (the tracker saw its CLC or LLC exchange): no
-// guessing, and a message that does not decode is reported in f.Err with
-// its field and offset.
-func (r *Reader) DecodeSMC(f *Frame) {
-	if !f.UnclassifiedSend() {
-		return
-	}
-	p, rl := f.BTH.Data(), &r.dec.roce
-	var err error
-	if p[0] == 0xFE { // the CDC type byte; every other value is an LLC type
-		if err = rl.cdc.DecodeFromBytes(p, gopacket.NilDecodeFeedback); err == nil {
-			f.CDC = &rl.cdc
-			f.Decoded = append(f.Decoded, decode.LayerTypeCDC)
-		}
-	} else if err = rl.llc.DecodeFromBytes(p, gopacket.NilDecodeFeedback); err == nil {
-		f.LLC = &rl.llc
-		f.Decoded = append(f.Decoded, decode.LayerTypeLLC)
-	}
-	if err != nil && f.Err == nil {
-		f.Err = err
-	}
-	f.recSet = false // the record must be rebuilt with the new layer
 }

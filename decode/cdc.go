@@ -54,6 +54,10 @@ var cdcConnFlagNames = [...]struct {
 	{CDCPeerConnAbort, "peer-conn-abort"},
 }
 
+// CDCType is the type byte of every CDC message (SMC_CDC_MSG_TYPE,
+// net/smc/smc_cdc.h); every other first byte of an SMC-R SEND is an LLC type.
+const CDCType = cdcType
+
 // CDC is an SMC-R Connection Data Control message: 44 bytes, type 0xFE,
 // sent as RC SEND Only on the link's QP after the RDMA WRITEs it announces
 // (smc-wire-format §4.1; Linux struct smc_cdc_msg).

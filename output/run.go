@@ -38,8 +38,6 @@ type Tracker interface {
 	AppendFields(f *capture.Frame, r *decode.Record)
 	// WriteViews writes the -z views; format is "text" or "json".
 	WriteViews(w io.Writer, specs []string, format string) error
-	// SMCQP reports a RoCE frame on a queue pair known to be an SMC-R link.
-	SMCQP(f *capture.Frame) bool
 }
 
 // Options is one smcdump run, as given on the command line.
@@ -377,9 +375,6 @@ func (o *Options) loop(ctx context.Context, r *capture.Reader, flt *filter.Filte
 		}
 		prog.tick(f.Number)
 		if tr != nil {
-			if f.UnclassifiedSend() && tr.SMCQP(f) {
-				r.DecodeSMC(f)
-			}
 			tr.Feed(f)
 			if tracked {
 				tr.AppendFields(f, f.Fields())

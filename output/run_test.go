@@ -345,8 +345,7 @@ type fakeTracker struct {
 
 var fFake = decode.Field("zz.test.seen", decode.KindUint, "frames fed to the test tracker so far")
 
-func (t *fakeTracker) Feed(f *capture.Frame)       { t.n++ }
-func (t *fakeTracker) SMCQP(f *capture.Frame) bool { return false }
+func (t *fakeTracker) Feed(f *capture.Frame) { t.n++ }
 func (t *fakeTracker) AppendFields(f *capture.Frame, r *decode.Record) {
 	r.AddUint(fFake, uint64(t.n))
 }
@@ -592,9 +591,9 @@ func TestKnownQPDecodesSMC(t *testing.T) {
 	})
 	opts := Options{Read: p, Format: FormatFields, Fields: []string{"smc.cdc.seq", "frame.error"},
 		DisplayFilter: "frame.number == 23", All: true}
-	// Without the tracker nothing says the QP is SMC: the classifier's word stands.
+	// Without the tracker too: the reader learned the QP from the CLC handshake.
 	got, _, err := run(t, opts)
-	if err != nil || got != "\t\n" {
+	if err != nil || got != "\tCDC: offset 1 (length): bad length: length 45, want 44\n" {
 		t.Errorf("without tracker: %q %v", got, err)
 	}
 	opts.Views, opts.Quiet = nil, false

@@ -21,25 +21,6 @@ func (t *Tracker) Feed(f *capture.Frame) {
 	t.feed(in)
 }
 
-// SMCQP reports whether f is a RoCE packet on a queue pair the tracker
-// knows as an SMC-R link (announced by CLC or LLC, or proven by its
-// LLC/CDC traffic), so that its SEND payloads are SMC messages by fact,
-// not by the classifier's guess.
-func (t *Tracker) SMCQP(f *capture.Frame) bool {
-	if f == nil || f.BTH == nil {
-		return false
-	}
-	src, dst := ipAddrs(f)
-	if f.TCP != nil && src.IsValid() {
-		return false // fill takes it as TCP
-	}
-	src, dst = roceAddrs(f, src, dst)
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	_, ok := t.lookupQP(qpKey{src, dst, f.BTH.DestQP})
-	return ok
-}
-
 // ipAddrs returns f's IP addresses, IPv4 unmapped; invalid without an IP layer.
 func ipAddrs(f *capture.Frame) (src, dst netip.Addr) {
 	switch {
@@ -91,7 +72,8 @@ func fill(in *input, f *capture.Frame) {
 			fillCLC(&in.clc[in.clcN], c)
 			in.clcN++
 		}
-		if len(f.CLCErr) > 0 {
+		s.clcErrs = len(f.CLCErr)
+		if s.clcErrs > 0 {
 			s.clcEyecatcher = true // a damaged CLC message is still CLC, not application data
 		}
 	case f.BTH != nil:
@@ -117,6 +99,7 @@ func fill(in *input, f *capture.Frame) {
 				cons:      Cursor{c.Cons.Wrap, c.Cons.Count},
 				prodFlags: uint8(c.ProdFlags), connFlags: uint8(c.ConnFlags)}
 		}
+		r.malformed = f.SMCMalformed
 		r.hasLLC = f.LLC != nil
 		if r.hasLLC {
 			fillLLC(&r.llc, f.LLC)

@@ -30,6 +30,7 @@ type tcpIn struct {
 	fin, rst      bool
 	smcOpt        bool
 	payload       int
+	clcErrs       int  // CLC messages of this segment that did not decode
 	clcEyecatcher bool // payload starts with "SMCR"/"SMCD" in EBCDIC
 }
 
@@ -135,10 +136,11 @@ type roceIn struct {
 	syndrome uint8
 	msn      uint32
 
-	hasLLC bool
-	llc    llcIn
-	hasCDC bool
-	cdc    cdcIn
+	malformed bool // a SEND on an SMC-R link that is no valid LLC or CDC
+	hasLLC    bool
+	llc       llcIn
+	hasCDC    bool
+	cdc       cdcIn
 }
 
 // isRequest reports whether an RC opcode is a requester packet (carries a

@@ -376,4 +376,7 @@ type Stats struct {
 	Evicted       int `json:"evicted"`        // finished connections dropped because of Options.MaxConns
 	EvictedLinks  int `json:"evicted_links"`  // retired links dropped from the views because of Options.MaxConns
 	Other         int `json:"other"`          // frames that are neither TCP nor RoCE
+	// Malformed SMC messages: CLC messages that did not decode, and SENDs
+	// on an SMC-R link that did not decode as LLC or CDC.
+	Malformed int `json:"malformed,omitempty"`
 }

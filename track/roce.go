@@ -119,6 +119,9 @@ func (t *Tracker) roce(in *input) {
 		rc.CDCs++
 		t.stats.CDC++
 		t.cdc(l, d, in)
+	case r.malformed:
+		rc.Sends++
+		t.stats.Malformed++
 	case op >= opWriteFirst && op <= opWriteOnlyImm:
 		rc.WritePkts++
 		t.write(l, d, in)

@@ -11,6 +11,7 @@ import (
 // is an SMC attempt, CLC messages carry the handshake, FIN/RST the end.
 func (t *Tracker) tcp(in *input) {
 	s := &in.tcp
+	t.stats.Malformed += s.clcErrs
 	key := makeTCPKey(s.src, s.dst)
 	c := t.byTuple[key]
 	if c != nil && s.syn && !s.ack && (!c.SeenSYN || s.seq != c.synSeq || s.src != c.Client || c.Closed()) {

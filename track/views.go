@@ -426,6 +426,9 @@ func (s *Snapshot) textConns(tw *tabwriter.Writer, rows []ConnRow) {
 	st := &s.Stats
 	fmt.Fprintf(tw, "frames %d: attached to a connection %d (late %d), link only %d, unattached %d, TCP not tracked %d, other %d; retransmissions %d; evicted connections %d\n",
 		st.Frames, st.ConnAttached, st.LateAttached, st.LinkOnly, st.Unattached, st.TCPUntracked, st.Other, st.Retrans, st.Evicted)
+	if st.Malformed > 0 {
+		fmt.Fprintf(tw, "malformed SMC messages %d (frame.error shows each)\n", st.Malformed)
+	}
 }
 
 // flowNotes lists what deserves a look: flow-control and failover events

@@ -1,0 +1,160 @@
+package capture
+
+import (
+	"net/netip"
+
+	"github.com/gopacket/gopacket"
+
+	"github.com/smcscope/smcscope/decode"
+)
+
+// A Reader remembers which queue pairs carry SMC-R, so that every SEND on
+// such a queue pair is decoded as the SMC message it must be (RFC 7609: an
+// SMC-R link's QPs carry only LLC and CDC messages, struct smc_llc_msg and
+// struct smc_cdc_msg in Linux) and a damaged one is reported as a decode
+// error in every output mode, instead of passing as opaque RDMA data
+// because the payload classifier (decode.SMCPayloadType) turned it down.
+//
+// A queue pair is learned from what names it: the GID and QPN that a CLC
+// Accept or Confirm (SMC-R) or an LLC CONFIRM_LINK or ADD_LINK announces
+// for its sender, and the destination of any SEND that decoded as LLC or
+// CDC. Only destinations are keyed: a SEND's BTH names the receiver's QP.
+
+// qpKey is a queue pair by the address packets to it carry: the IPv6 (or
+// IPv4-mapped) destination of RoCEv2, the destination GID of RoCEv1.
+type qpKey struct {
+	addr [16]byte
+	qpn  uint32
+}
+
+// maxSMCQPs bounds the set on a long live capture; when it is full it is
+// emptied and relearned from the next LLC/CDC of each link.
+const maxSMCQPs = 4096
+
+type smcQPs struct {
+	m map[qpKey]struct{}
+	// recent holds the last keys added or found, so that the steady
+	// stream of CDCs on a few links costs a comparison, not a map lookup.
+	recent [4]qpKey
+	next   int
+}
+
+func (s *smcQPs) has(k qpKey) bool {
+	for i := range s.recent {
+		if s.recent[i] == k {
+			return true
+		}
+	}
+	if _, ok := s.m[k]; ok {
+		s.remember(k)
+		return true
+	}
+	return false
+}
+
+func (s *smcQPs) add(k qpKey) {
+	if s.has(k) {
+		return
+	}
+	if s.m == nil || len(s.m) >= maxSMCQPs {
+		s.m = make(map[qpKey]struct{})
+	}
+	s.m[k] = struct{}{}
+	s.remember(k)
+}
+
+func (s *smcQPs) remember(k qpKey) {
+	s.recent[s.next] = k
+	s.next = (s.next + 1) % len(s.recent)
+}
+
+func (s *smcQPs) addAnnounced(gid netip.Addr, qpn uint32) {
+	if gid.IsValid() && qpn != 0 {
+		s.add(qpKey{gid.As16(), qpn})
+	}
+}
+
+// roceDst returns the key of the queue pair f's BTH is sent to.
+func roceDst(f *Frame) (qpKey, bool) {
+	k := qpKey{qpn: f.BTH.DestQP}
+	switch {
+	case f.GRH != nil:
+		k.addr = f.GRH.DGID.As16()
+	case f.IPv4 != nil && len(f.IPv4.DstIP) >= 4:
+		ip := f.IPv4.DstIP.To4()
+		k.addr = [16]byte{10: 0xff, 11: 0xff, 12: ip[0], 13: ip[1], 14: ip[2], 15: ip[3]}
+	case f.IPv6 != nil && len(f.IPv6.DstIP) == 16:
+		k.addr = [16]byte(f.IPv6.DstIP)
+	default:
+		return k, false
+	}
+	return k, true
+}
+
+// learnCLC records the queue pairs an SMC-R Accept or Confirm announces.
+func (s *smcQPs) learnCLC(c *decode.CLC) {
+	if (c.Type == decode.CLCTypeAccept || c.Type == decode.CLCTypeConfirm) && c.TypeV1 != decode.SMCTypeD {
+		s.addAnnounced(c.Accept.GID, c.Accept.QPN)
+	}
+}
+
+// roce learns from or applies the set to one RoCE frame: an LLC or CDC
+// proves its destination QP is SMC-R (and CONFIRM_LINK / ADD_LINK announce
+// the sender's); an RC SEND the classifier did not take, on a known QP, is
+// decoded as SMC.
+func (s *smcQPs) roce(r *roceLayers, f *Frame) {
+	switch {
+	case f.LLC != nil:
+		switch f.LLC.Type.Base() {
+		case decode.LLCConfirmLink:
+			s.addAnnounced(f.LLC.ConfirmLink.GID, f.LLC.ConfirmLink.QPN)
+		case decode.LLCAddLink:
+			s.addAnnounced(f.LLC.AddLink.GID, f.LLC.AddLink.QPN)
+		}
+		fallthrough
+	case f.CDC != nil:
+		if k, ok := roceDst(f); ok {
+			s.add(k)
+		}
+	case f.UnclassifiedSend():
+		if k, ok := roceDst(f); ok && s.has(k) {
+			r.decodeSMC(f)
+		}
+	}
+}
+
+// UnclassifiedSend reports an RC SEND First/Only whose payload the SMC
+// classifier did not take for an LLC or CDC message: on a queue pair known
+// to carry SMC that is a malformed SMC message, not opaque data.
+func (f *Frame) UnclassifiedSend() bool {
+	if f.BTH == nil || f.LLC != nil || f.CDC != nil || f.BTH.Opcode.Transport() != decode.TransportRC {
+		return false
+	}
+	op := f.BTH.Opcode.Op()
+	return (op == decode.OpSendOnly || op == decode.OpSendFirst) && len(f.BTH.Data()) > 0
+}
+
+// decodeSMC decodes an unclassified SEND on a queue pair known to be an
+// SMC-R link as the SMC message its first byte names: no guessing, and a
+// message that does not decode is reported in f.Err with its field and
+// offset, and flagged in f.SMCMalformed.
+func (r *roceLayers) decodeSMC(f *Frame) {
+	p := f.BTH.Data()
+	var err error
+	if p[0] == decode.CDCType {
+		if err = r.cdc.DecodeFromBytes(p, gopacket.NilDecodeFeedback); err == nil {
+			f.CDC = &r.cdc
+			f.Decoded = append(f.Decoded, decode.LayerTypeCDC)
+		}
+	} else if err = r.llc.DecodeFromBytes(p, gopacket.NilDecodeFeedback); err == nil {
+		f.LLC = &r.llc
+		f.Decoded = append(f.Decoded, decode.LayerTypeLLC)
+	}
+	if err != nil {
+		f.SMCMalformed = true
+		if f.Err == nil {
+			f.Err = err
+		}
+	}
+	f.recSet = false // the record must be rebuilt with the new layer
+}
