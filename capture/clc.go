@@ -220,6 +220,9 @@ func (s *clcStream) ReassembledSG(sg reassembly.ScatterGather, ac reassembly.Ass
 		l, fr := decode.CLCFrame(data)
 		if fr == decode.CLCNotCLC { // application data: the handshake is over
 			s.done = true
+			if s.a.frame != nil {
+				s.a.frame.NotCLC = true
+			}
 			return
 		}
 		if fr == decode.CLCBadLength {

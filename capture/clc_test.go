@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -347,5 +348,43 @@ func TestCLCCutByFIN(t *testing.T) {
 	}
 	if len(errs) != 1 || !strings.HasPrefix(errs[0], "4: CLC: offset 100 (length): truncated: stream ended after 100 of 156 bytes") {
 		t.Errorf("errors %q", errs)
+	}
+}
+
+// TestCLCNotCLC: NotCLC marks the segment with which the stream reached
+// application data where a CLC message would start, judged on the
+// reassembled stream: a Proposal cut into segments shorter than its
+// eyecatcher, or sent second half first, never sets it; data sent after
+// both SYNs carried the option does, on the segment that put it in order.
+func TestCLCNotCLC(t *testing.T) {
+	h := loadHandshake(t)
+	P := len(h.proposal)
+	run := func(segs ...seg) []bool {
+		frames := []rawFrame{h.syn, h.synack}
+		for _, s := range segs {
+			frames = append(frames, h.build(t, s))
+		}
+		r, err := NewReader("seq", &sliceSource{frames: frames}, layers.LinkTypeEthernet)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []bool
+		for {
+			f, err := r.Next()
+			if err != nil {
+				return got[2:]
+			}
+			got = append(got, f.NotCLC)
+		}
+	}
+	if got := run(seg{0, 0, 3}, seg{0, 3, 17}, seg{0, 20, P - 20}); slices.Contains(got, true) {
+		t.Errorf("Proposal in 3+17+rest: NotCLC %v", got)
+	}
+	if got := run(seg{0, 78, P - 78}, seg{0, 0, 78}); slices.Contains(got, true) {
+		t.Errorf("Proposal halves out of order: NotCLC %v", got)
+	}
+	h.c2s = []byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	if got := run(seg{0, 10, len(h.c2s) - 10}, seg{0, 0, 10}); !slices.Equal(got, []bool{false, true}) {
+		t.Errorf("application data, out of order: NotCLC %v, want on the second segment", got)
 	}
 }

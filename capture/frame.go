@@ -43,6 +43,13 @@ type Frame struct {
 	// SMCFlow: this TCP segment belongs to a connection followed as SMC
 	// (its SYN carried the option, or it started with a CLC message).
 	SMCFlow bool
+	// NotCLC: with this segment, the reassembled stream of a connection
+	// followed as SMC reached bytes that are not CLC where a message would
+	// start: application data, so the CLC handshake is over (or, before
+	// any CLC, never began). Said once per connection, on the segment that
+	// completed those bytes in sequence, which is not always the segment
+	// that carries them (out of order).
+	NotCLC bool
 	// CLCErr holds decode errors of CLC messages completed by this frame.
 	CLCErr []error
 	// SMCMalformed: an RC SEND on a queue pair known to be an SMC-R link
@@ -74,6 +81,7 @@ func (f *Frame) reset() {
 	f.CLC = f.CLC[:0]
 	f.CLCErr = f.CLCErr[:0]
 	f.SMCMalformed = false
+	f.NotCLC = false
 	f.clcRaw = f.clcRaw[:0]
 	f.Cut = f.CI.CaptureLength < f.CI.Length
 	f.Truncated = false

@@ -62,9 +62,7 @@ func fill(in *input, f *capture.Frame) {
 		s.seq = tc.Seq
 		s.smcOpt = f.SMCOption
 		s.payload = len(tc.Payload)
-		var e [4]byte
-		copy(e[:], tc.Payload)
-		s.clcEyecatcher = len(tc.Payload) >= 4 && (e == decode.EyecatcherSMCR || e == decode.EyecatcherSMCD)
+		s.notCLC = f.NotCLC
 		for _, c := range f.CLC {
 			if in.clcN == len(in.clc) {
 				in.clc = append(in.clc, clcIn{})
@@ -73,9 +71,6 @@ func fill(in *input, f *capture.Frame) {
 			in.clcN++
 		}
 		s.clcErrs = len(f.CLCErr)
-		if s.clcErrs > 0 {
-			s.clcEyecatcher = true // a damaged CLC message is still CLC, not application data
-		}
 	case f.BTH != nil:
 		in.isRoCE = true
 		r := &in.roce

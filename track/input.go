@@ -31,7 +31,7 @@ type tcpIn struct {
 	smcOpt        bool
 	payload       int
 	clcErrs       int  // CLC messages of this segment that did not decode
-	clcEyecatcher bool // payload starts with "SMCR"/"SMCD" in EBCDIC
+	notCLC        bool // the stream reached application data where CLC would start (capture.Frame.NotCLC)
 }
 
 // clcName names a CLC message type, "CLC Proposal".

@@ -146,25 +146,6 @@ func TestEvictLive(t *testing.T) {
 	}
 }
 
-// TestNoCLCAfterOptions: both SYNs carry the SMC option but the first
-// payload is application data (here: decline-nordma.pcap without its two
-// CLC frames, as if the capture had lost them and the peers had fallen
-// back silently).
-func TestNoCLCAfterOptions(t *testing.T) {
-	tr := New(Options{})
-	for _, in := range replay(t, refDir+"decline-nordma.pcap") {
-		if in.isTCP && (in.clcN > 0 || in.tcp.clcEyecatcher) {
-			continue
-		}
-		tr.feed(&in)
-	}
-	c := tr.conns[0]
-	if c.Outcome != OutcomeFallback || c.Fallback.Cause != CauseNoCLC || c.Fallback.By != DirC2S || !c.OptionSYN || !c.OptionSYNACK {
-		t.Errorf("outcome %v fallback %+v options %v/%v, want fallback without CLC, noticed on the client's first payload",
-			c.Outcome, c.Fallback, c.OptionSYN, c.OptionSYNACK)
-	}
-}
-
 // TestEvictLinks: retired links beyond MaxConns leave the views with the
 // link groups that have no link left, and the newest ones stay.
 func TestEvictLinks(t *testing.T) {

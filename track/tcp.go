@@ -60,12 +60,15 @@ func (t *Tracker) tcp(in *input) {
 	}
 	if s.payload > 0 {
 		f.TCPBytes += uint64(s.payload)
-		if in.clcN == 0 && !s.clcEyecatcher && len(c.CLCTypes) == 0 &&
-			c.Outcome == OutcomePending && c.OptionSYN && c.OptionSYNACK {
-			// Both sides offered SMC but the first payload is not CLC.
-			c.Outcome = OutcomeFallback
-			c.Fallback = Fallback{Cause: CauseNoCLC, By: d, Stage: StageProposal, Frame: in.number}
-		}
+	}
+	if s.notCLC && in.clcN == 0 && len(c.CLCTypes) == 0 &&
+		c.Outcome == OutcomePending && c.OptionSYN && c.OptionSYNACK {
+		// Both sides offered SMC but the stream, reassembled, starts with
+		// bytes that are not CLC. Judged on the stream, not the segment: a
+		// Proposal split into segments of fewer than 4 bytes, or whose
+		// second half arrives first, is still a Proposal.
+		c.Outcome = OutcomeFallback
+		c.Fallback = Fallback{Cause: CauseNoCLC, By: d, Stage: StageProposal, Frame: in.number}
 	}
 	if c.TClose.IsZero() && (s.rst || (c.Flow[0].FIN && c.Flow[1].FIN)) &&
 		(c.Outcome == OutcomeFallback || c.Outcome == OutcomePending) {

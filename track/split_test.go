@@ -1,0 +1,198 @@
+package track
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"slices"
+	"testing"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/pcapgo"
+
+	"github.com/smcscope/smcscope/capture"
+)
+
+// rawFrame is one frame of a real capture, copied.
+type rawFrame struct {
+	ci   gopacket.CaptureInfo
+	data []byte
+}
+
+func readRawFrames(t testing.TB, name string) []rawFrame {
+	t.Helper()
+	in, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	pr, err := pcapgo.NewReader(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fs []rawFrame
+	for {
+		data, ci, err := pr.ReadPacketData()
+		if errors.Is(err, io.EOF) {
+			return fs
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs = append(fs, rawFrame{ci, data})
+	}
+}
+
+type rawSource struct {
+	frames []rawFrame
+	i      int
+}
+
+func (s *rawSource) ZeroCopyReadPacketData() ([]byte, gopacket.CaptureInfo, error) {
+	if s.i == len(s.frames) {
+		return nil, gopacket.CaptureInfo{}, io.EOF
+	}
+	f := s.frames[s.i]
+	s.i++
+	return f.data, f.ci, nil
+}
+
+// trackRaw runs frames through a capture.Reader (CLC reassembly included)
+// and a tracker.
+func trackRaw(t testing.TB, frames []rawFrame) *Tracker {
+	t.Helper()
+	r, err := capture.NewReader("built", &rawSource{frames: frames}, layers.LinkTypeEthernet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := New(Options{})
+	for {
+		f, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return tr
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr.Feed(f)
+	}
+}
+
+// resegment cuts the TCP payload of a real Ethernet/IPv4 frame into
+// segments of the given sizes (the last takes the rest), each a valid
+// frame with its own sequence number and checksums, as a sender with a
+// small MSS or a middlebox would have sent it.
+func resegment(t testing.TB, fr rawFrame, sizes ...int) []rawFrame {
+	t.Helper()
+	p := gopacket.NewPacket(fr.data, layers.LayerTypeEthernet, gopacket.Default)
+	eth := *p.Layer(layers.LayerTypeEthernet).(*layers.Ethernet)
+	ip := *p.Layer(layers.LayerTypeIPv4).(*layers.IPv4)
+	tcp := *p.Layer(layers.LayerTypeTCP).(*layers.TCP)
+	payload := tcp.Payload
+	var out []rawFrame
+	off := 0
+	for i := 0; off < len(payload); i++ {
+		n := len(payload) - off
+		if i < len(sizes) && sizes[i] < n {
+			n = sizes[i]
+		}
+		seg := tcp
+		seg.Seq = tcp.Seq + uint32(off)
+		if err := seg.SetNetworkLayerForChecksum(&ip); err != nil {
+			t.Fatal(err)
+		}
+		buf := gopacket.NewSerializeBuffer()
+		opts := gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true}
+		if err := gopacket.SerializeLayers(buf, opts, &eth, &ip, &seg, gopacket.Payload(payload[off:off+n])); err != nil {
+			t.Fatal(err)
+		}
+		d := slices.Clone(buf.Bytes())
+		out = append(out, rawFrame{gopacket.CaptureInfo{Timestamp: fr.ci.Timestamp, CaptureLength: len(d), Length: len(d)}, d})
+		off += n
+	}
+	return out
+}
+
+// TestSplitCLC: the Proposal of pingpong.pcap (Linux 6.12, frame 8)
+// re-sent in small segments, and as two halves in the wrong order, must
+// give the tracker the same handshake and outcome as the capture itself:
+// the stream decides, not the segment.
+func TestSplitCLC(t *testing.T) {
+	raw := readRawFrames(t, refDir+"pingpong.pcap")
+	const proposal = 8 - 1 // index of frame 8
+	want := trackRaw(t, raw).Snapshot().Conns[0]
+	if want.Outcome != OutcomeSMCR || !slices.Equal(want.CLCTypes, []uint8{1, 2, 3}) {
+		t.Fatalf("unsplit capture: outcome %v CLC %v", want.Outcome, want.CLCTypes)
+	}
+	halves := resegment(t, raw[proposal], 78)
+	for name, segs := range map[string][]rawFrame{
+		"3+17+rest":            resegment(t, raw[proposal], 3, 17),
+		"30+10+rest":           resegment(t, raw[proposal], 30, 10),
+		"1 byte then rest":     resegment(t, raw[proposal], 1),
+		"halves out of order":  {halves[1], halves[0]},
+		"second half repeated": {halves[1], halves[0], halves[1]},
+	} {
+		t.Run(name, func(t *testing.T) {
+			frames := slices.Concat(raw[:proposal], segs, raw[proposal+1:])
+			tr := trackRaw(t, frames)
+			s := tr.Snapshot()
+			if len(s.Conns) != 1 {
+				t.Fatalf("%d connections", len(s.Conns))
+			}
+			c := s.Conns[0]
+			if c.Outcome != want.Outcome || c.Fallback != want.Fallback || !slices.Equal(c.CLCTypes, want.CLCTypes) ||
+				c.LGR != want.LGR || c.Flow[0].CDCs != want.Flow[0].CDCs || c.Flow[1].Bytes != want.Flow[1].Bytes {
+				t.Errorf("outcome %v fallback %+v CLC %v lgr %d CDCs %d bytes %d; want as unsplit: %v %+v %v %d %d %d",
+					c.Outcome, c.Fallback, c.CLCTypes, c.LGR, c.Flow[0].CDCs, c.Flow[1].Bytes,
+					want.Outcome, want.Fallback, want.CLCTypes, want.LGR, want.Flow[0].CDCs, want.Flow[1].Bytes)
+			}
+			if rows := declineRows(t, tr); rows != 0 {
+				t.Errorf("smc,decline lists %d fallbacks, want none", rows)
+			}
+		})
+	}
+}
+
+// declineRows counts the fallbacks the smc,decline view lists.
+func declineRows(t *testing.T, tr *Tracker) int {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := tr.WriteViews(&buf, []string{ViewDecline}, "json"); err != nil {
+		t.Fatal(err)
+	}
+	var v struct{ Fallbacks []json.RawMessage }
+	if err := json.Unmarshal(buf.Bytes(), &v); err != nil {
+		t.Fatalf("smc,decline JSON: %v\n%s", err, buf.Bytes())
+	}
+	return len(v.Fallbacks)
+}
+
+// TestNoCLCAfterOptions: both SYNs carry the SMC option but the stream
+// starts with application data (decline-nordma.pcap without its two CLC
+// frames, as if the peers had fallen back silently): a fallback without
+// CLC, noticed on the client's first payload.
+func TestNoCLCAfterOptions(t *testing.T) {
+	var frames []rawFrame
+	clcFrames := map[int]bool{}
+	eachFrame(t, refDir+"decline-nordma.pcap", func(f *capture.Frame) {
+		if len(f.CLC) > 0 {
+			clcFrames[f.Number] = true
+		}
+	})
+	if len(clcFrames) != 2 {
+		t.Fatalf("%d CLC frames in decline-nordma.pcap, want 2", len(clcFrames))
+	}
+	for i, fr := range readRawFrames(t, refDir+"decline-nordma.pcap") {
+		if !clcFrames[i+1] {
+			frames = append(frames, fr)
+		}
+	}
+	c := trackRaw(t, frames).conns[0]
+	if c.Outcome != OutcomeFallback || c.Fallback.Cause != CauseNoCLC || c.Fallback.By != DirC2S || !c.OptionSYN || !c.OptionSYNACK {
+		t.Errorf("outcome %v fallback %+v options %v/%v, want fallback without CLC, noticed on the client's first payload",
+			c.Outcome, c.Fallback, c.OptionSYN, c.OptionSYNACK)
+	}
+}
