@@ -24,14 +24,14 @@ type input struct {
 }
 
 type tcpIn struct {
-	src, dst      netip.AddrPort
-	seq           uint32
-	syn, ack      bool
-	fin, rst      bool
-	smcOpt        bool
-	payload       int
-	clcErrs       int  // CLC messages of this segment that did not decode
-	notCLC        bool // the stream reached application data where CLC would start (capture.Frame.NotCLC)
+	src, dst netip.AddrPort
+	seq      uint32
+	syn, ack bool
+	fin, rst bool
+	smcOpt   bool
+	payload  int
+	clcErrs  int  // CLC messages of this segment that did not decode
+	notCLC   bool // the stream reached application data where CLC would start (capture.Frame.NotCLC)
 }
 
 // clcName names a CLC message type, "CLC Proposal".
