@@ -1,12 +1,15 @@
 package output
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
 
 	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/track"
@@ -116,5 +119,71 @@ func TestMalformedSMCEveryMode(t *testing.T) {
 		NewTracker: func(v []string) (Tracker, error) { return track.NewForViews(track.Options{}, v) }})
 	if err != nil || !strings.Contains(views, "malformed SMC messages 2") {
 		t.Errorf("-z smc,conns does not count the two malformed messages: %v\n%s", err, views)
+	}
+}
+
+// patchTCP re-serializes a real Ethernet/IPv4/TCP frame after edit changed
+// its payload, so that checksums and lengths are right again.
+func patchTCP(t *testing.T, data []byte, edit func(payload []byte)) []byte {
+	t.Helper()
+	p := gopacket.NewPacket(data, layers.LayerTypeEthernet, gopacket.Default)
+	eth := *p.Layer(layers.LayerTypeEthernet).(*layers.Ethernet)
+	ip := *p.Layer(layers.LayerTypeIPv4).(*layers.IPv4)
+	tcp := *p.Layer(layers.LayerTypeTCP).(*layers.TCP)
+	payload := bytes.Clone(tcp.Payload)
+	edit(payload)
+	if err := tcp.SetNetworkLayerForChecksum(&ip); err != nil {
+		t.Fatal(err)
+	}
+	buf := gopacket.NewSerializeBuffer()
+	opts := gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true}
+	if err := gopacket.SerializeLayers(buf, opts, &eth, &ip, &tcp, gopacket.Payload(payload)); err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Clone(buf.Bytes())
+}
+
+// TestMalformedCLCLength: the real Proposal of pingpong.pcap (frame 8,
+// after a SYN and SYN-ACK that both carry the SMC option) with an
+// impossible length, then the TCP close. Linux's server fails such a
+// handshake (smc_clc_wait_msg: EPROTO) without a Decline. The Proposal is a
+// frame.error with its offset in every mode, and the tracker counts it and
+// calls the connection failed, with the reason.
+func TestMalformedCLCLength(t *testing.T) {
+	all := readFrames(t, pingpong, -1)
+	for _, l := range []int{0xffff, 4, 0} {
+		t.Run(fmt.Sprint(l), func(t *testing.T) {
+			var fs []rawFrame
+			for _, n := range []int{5, 6, 7, 8, 9, 4107, 4109, 4111, 4112} {
+				fs = append(fs, all[n-1])
+			}
+			fs[3].data = patchTCP(t, fs[3].data, func(p []byte) { p[5], p[6] = byte(l>>8), byte(l) })
+			fs[3].ci.CaptureLength, fs[3].ci.Length = len(fs[3].data), len(fs[3].data)
+			p := writeFrames(t, "badlen.pcap", fs)
+			want := "CLC Proposal: offset 5 (length): bad length: length " + fmt.Sprint(l)
+
+			text, _, err := run(t, Options{Read: p})
+			if l := linesOf(text, 4); err != nil || len(l) != 1 || !strings.Contains(l[0], want) {
+				t.Errorf("text: %v %q, want %q", err, l, want)
+			}
+			fields, _, err := run(t, Options{Read: p, Format: FormatFields, Fields: []string{"frame.number", "frame.error"}, DisplayFilter: "frame.error"})
+			if err != nil || !strings.HasPrefix(fields, "4\t"+want) || strings.Count(fields, "\n") != 1 {
+				t.Errorf("-Y frame.error -T fields: %v %q", err, fields)
+			}
+			verbose, _, err := run(t, Options{Read: p, Verbose: true, DisplayFilter: "frame.number == 4"})
+			if err != nil || !strings.Contains(verbose, want) {
+				t.Errorf("-V: %v\n%s", err, verbose)
+			}
+			js, _, err := run(t, Options{Read: p, Format: FormatJSON, DisplayFilter: "frame.error"})
+			if err != nil || !strings.Contains(js, want) {
+				t.Errorf("-T json: %v\n%s", err, js)
+			}
+			views, _, err := run(t, Options{Read: p, Quiet: true, Views: []string{"smc,conns", "smc,decline"},
+				NewTracker: func(v []string) (Tracker, error) { return track.NewForViews(track.Options{}, v) }})
+			if err != nil || !strings.Contains(views, "failed   malformed CLC from the client: "+want) ||
+				!strings.Contains(views, "malformed SMC messages 1") || strings.Contains(views, "no CLC after SMC options") {
+				t.Errorf("-z: %v\n%s", err, views)
+			}
+		})
 	}
 }

@@ -71,6 +71,9 @@ func fill(in *input, f *capture.Frame) {
 			in.clcN++
 		}
 		s.clcErrs = len(f.CLCErr)
+		if s.clcErrs > 0 {
+			s.clcErr = f.CLCErr[0].Error()
+		}
 	case f.BTH != nil:
 		in.isRoCE = true
 		r := &in.roce

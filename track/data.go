@@ -38,6 +38,7 @@ func (t *Tracker) cdc(l *Link, d Dir, in *input) {
 	if c.TFirstCDC.IsZero() {
 		c.TFirstCDC = in.ts
 	}
+	connUp(c)
 	claimed := t.claimWrites(c, l, d)
 	if m.prodFlags&cdcFailover != 0 {
 		// Sent on the surviving link with seq = last - 1 and zero cursors:

@@ -11,7 +11,7 @@ import (
 var (
 	fConnID       = decode.Field("smc.conn.id", decode.KindUint, "tracker connection number of this frame (smc,conns)")
 	fConnDir      = decode.Field("smc.conn.dir", decode.KindString, "direction of this frame in its connection or link: C->S or S->C (A->B/B->A when roles are unknown)")
-	fConnOutcome  = decode.Field("smc.conn.outcome", decode.KindUint, "connection outcome so far: 0 pending, 1 SMC-R, 2 SMC-D, 3 fallback, 4 unknown (joined mid-stream)", decode.Enum(outcomeEnum))
+	fConnOutcome  = decode.Field("smc.conn.outcome", decode.KindUint, "connection outcome so far: 0 pending, 1 SMC-R, 2 SMC-D, 3 fallback, 4 unknown (joined mid-stream), 5 failed (no SMC, no fallback)", decode.Enum(outcomeEnum))
 	fConnFallback = decode.Field("smc.conn.fallback.reason", decode.KindUint, "decline code of the connection's fallback (0x03010000 when the SYN-ACK lacked the SMC option)", decode.Hex(), decode.Enum(declineEnum))
 	fConnInferred = decode.Field("smc.conn.inferred", decode.KindBool, "connection was built from CDCs alone (its handshake is not in the capture)")
 	fConnBytes    = decode.Field("smc.conn.bytes", decode.KindUint, "bytes produced so far in this frame's direction (from CDC producer cursors)")
@@ -27,7 +27,7 @@ var (
 )
 
 func outcomeEnum(u uint64) string {
-	if u > uint64(OutcomeUnknown) {
+	if u > uint64(OutcomeFailed) {
 		return ""
 	}
 	return Outcome(u).String()

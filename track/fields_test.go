@@ -27,7 +27,7 @@ func fieldRun(t *testing.T, name string, skip int, fn func(f *capture.Frame, r *
 
 func TestAppendFields(t *testing.T) {
 	byFrame := map[int]map[string]string{}
-	keep := map[int]bool{8: true, 10: true, 12: true, 14: true, 22: true, 23: true, 31: true, 4106: true, 4127: true}
+	keep := map[int]bool{8: true, 10: true, 12: true, 14: true, 16: true, 22: true, 23: true, 31: true, 4106: true, 4127: true}
 	tr := fieldRun(t, refDir+"pingpong.pcap", 0, func(f *capture.Frame, r *decode.Record) {
 		if !keep[f.Number] {
 			return
@@ -46,7 +46,8 @@ func TestAppendFields(t *testing.T) {
 	}{
 		{8, "smc.conn.id", "1"}, {8, "smc.conn.dir", "C->S"}, {8, "smc.conn.outcome", "0"}, // pending at the Proposal
 		{10, "smc.conn.dir", "S->C"},
-		{12, "smc.conn.outcome", "1"}, {12, "smc.lgr.id", "1"}, // SMC-R from the Confirm on
+		{12, "smc.conn.outcome", "0"}, {12, "smc.lgr.id", "1"}, // first contact: pending after the Confirm ...
+		{14, "smc.conn.outcome", "0"}, {16, "smc.conn.outcome", "1"}, // ... until the CONFIRM_LINK response
 		{14, "smc.conn.id", "1"}, {14, "smc.link.id", "1"}, {14, "smc.link.num", "1"}, {14, "smc.link.state", "3"}, // CONFIRM_LINK req -> confirming... see below
 		{22, "smc.conn.id", "1"}, {22, "smc.conn.cdc_bytes", ""},
 		{23, "smc.conn.cdc_bytes", "24"}, {23, "smc.conn.bytes", "24"}, {23, "smc.conn.cdcs", "1"},

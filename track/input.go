@@ -30,8 +30,9 @@ type tcpIn struct {
 	fin, rst bool
 	smcOpt   bool
 	payload  int
-	clcErrs  int  // CLC messages of this segment that did not decode
-	notCLC   bool // the stream reached application data where CLC would start (capture.Frame.NotCLC)
+	clcErrs  int    // CLC messages of this segment that did not decode
+	clcErr   string // the first one's error
+	notCLC   bool   // the stream reached application data where CLC would start (capture.Frame.NotCLC)
 }
 
 // clcName names a CLC message type, "CLC Proposal".

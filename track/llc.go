@@ -39,6 +39,7 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 		}
 		if m.resp {
 			l.State = LinkUp
+			t.linkUp(l)
 		} else if l.State != LinkUp {
 			l.State = LinkConfirming
 		}

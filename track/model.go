@@ -35,9 +35,14 @@ const (
 	OutcomeSMCD                    // SMC-D negotiated: no RDMA traffic on the wire
 	OutcomeFallback                // plain TCP: see Conn.Fallback
 	OutcomeUnknown                 // seen only mid-stream (no TCP handshake, no CLC)
+	// OutcomeFailed: the SMC attempt ended without SMC and without a
+	// fallback, see Conn.Failure: a malformed CLC message (Linux ends the
+	// connection with EPROTO, smc_clc_wait_msg) or a first link that was
+	// never confirmed, when TCP closed.
+	OutcomeFailed
 )
 
-var outcomeNames = [...]string{"pending", "SMC-R", "SMC-D", "fallback", "unknown"}
+var outcomeNames = [...]string{"pending", "SMC-R", "SMC-D", "fallback", "unknown", "failed"}
 
 func (o Outcome) String() string {
 	if int(o) < len(outcomeNames) {
@@ -175,6 +180,15 @@ type Conn struct {
 	Timeline                                              []Event
 	TimelineCut                                           int // events not kept because the timeline was full
 
+	// AwaitingLink: the CLC handshake chose SMC-R, but the link the
+	// connection is placed on is not confirmed yet (first contact: until
+	// the CONFIRM_LINK exchange completes). Outcome stays pending until then.
+	AwaitingLink bool
+	// Failure says what went wrong in a handshake that did not fall back:
+	// set as soon as it is seen (the outcome stays pending), and the
+	// outcome becomes OutcomeFailed when TCP closes.
+	Failure string
+
 	lgr      *LinkGroup
 	link     *Link
 	synSeq   uint32 // client's initial sequence number, to tell a retransmitted SYN from a new connection
@@ -189,7 +203,7 @@ type Conn struct {
 // Closed reports whether both sides signalled the end (CDC close flags, or
 // TCP FIN/RST for a fallback connection).
 func (c *Conn) Closed() bool {
-	if c.Outcome == OutcomeFallback || c.Outcome == OutcomePending {
+	if c.Outcome == OutcomeFallback || c.Outcome == OutcomePending || c.Outcome == OutcomeFailed {
 		return (c.Flow[0].FIN && c.Flow[1].FIN) || c.Flow[0].RST || c.Flow[1].RST
 	}
 	end := func(f *Flow) bool { return f.Closed || f.Aborted }

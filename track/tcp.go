@@ -70,9 +70,18 @@ func (t *Tracker) tcp(in *input) {
 		c.Outcome = OutcomeFallback
 		c.Fallback = Fallback{Cause: CauseNoCLC, By: d, Stage: StageProposal, Frame: in.number}
 	}
+	if s.clcErrs > 0 && c.Outcome == OutcomePending && c.Failure == "" {
+		// Linux's receiver fails the handshake on it (EPROTO, no Decline);
+		// a Decline or a later CLC still decides if one follows.
+		c.Failure = "malformed CLC from the " + sender(d) + ": " + s.clcErr
+		if rec {
+			t.note(c, in, d, "CLC", "malformed: "+s.clcErr)
+		}
+	}
 	if c.TClose.IsZero() && (s.rst || (c.Flow[0].FIN && c.Flow[1].FIN)) &&
 		(c.Outcome == OutcomeFallback || c.Outcome == OutcomePending) {
 		c.TClose = in.ts
+		t.failPending(c)
 	}
 	if rec && (in.clcN == 0 || s.syn || s.fin || s.rst) {
 		t.note(c, in, d, "TCP", tcpInfo(s))
@@ -194,6 +203,14 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 		case c.Outcome == OutcomeSMCR:
 			t.placeClientHalf(c, in)
 		}
+		if c.Outcome == OutcomeSMCR && c.link != nil && !linkConfirmed(c.link) && c.TFirstCDC.IsZero() {
+			// Linux uses the connection only once its link is active:
+			// the first contact waits for CONFIRM_LINK (smc_listen_work,
+			// smc_connect_rdma in net/smc/af_smc.c), a reusing one finds
+			// an active link of the group, or waits for the first contact
+			// under the same lock.
+			c.Outcome, c.AwaitingLink = OutcomePending, true
+		}
 	case decode.CLCTypeDecline:
 		stage := StageProposal
 		switch {
@@ -216,6 +233,71 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 	if rec {
 		t.note(c, in, d, clcName(uint8(m.typ)), clcInfo(c, m))
 	}
+}
+
+// linkConfirmed reports whether a link can carry connections: its
+// CONFIRM_LINK exchange completed, or it was only ever seen carrying
+// traffic (set up before the capture).
+func linkConfirmed(l *Link) bool {
+	switch l.State {
+	case LinkConfirming, LinkAdding, LinkAdded:
+		return false
+	}
+	return true
+}
+
+// linkUp makes SMC-R the outcome of the connections that waited for l.
+func (t *Tracker) linkUp(l *Link) {
+	for _, c := range l.conns {
+		connUp(c)
+	}
+}
+
+// connUp: c's link is confirmed (or c carries CDCs, which proves it).
+func connUp(c *Conn) {
+	if c.AwaitingLink && c.Outcome == OutcomePending {
+		c.Outcome = OutcomeSMCR
+	}
+	c.AwaitingLink = false
+}
+
+// failPending ends a handshake that TCP closed while it waited for its
+// link or after a malformed CLC message: no SMC, and no fallback either.
+func (t *Tracker) failPending(c *Conn) {
+	if c.Outcome != OutcomePending || (!c.AwaitingLink && c.Failure == "") {
+		return
+	}
+	if c.AwaitingLink {
+		what := "no CONFIRM_LINK"
+		if l := c.link; l != nil && l.LinkID != 0 {
+			what = "CONFIRM_LINK not answered"
+		}
+		if !c.FirstContact {
+			what += " on the link group's first link"
+		}
+		c.Failure = "SMC-R failed: " + what + " before TCP closed"
+	}
+	c.Outcome, c.AwaitingLink = OutcomeFailed, false
+}
+
+// pendingDetail says why a pending connection waits, or "".
+func pendingDetail(c *Conn) string {
+	switch {
+	case c.AwaitingLink && c.FirstContact:
+		return "SMC-R pending: awaiting CONFIRM_LINK (first contact)"
+	case c.AwaitingLink:
+		return "SMC-R pending: awaiting CONFIRM_LINK of its link group"
+	case c.Failure != "":
+		return c.Failure
+	}
+	return ""
+}
+
+func sender(d Dir) string {
+	if d == DirS2C {
+		return "server"
+	}
+	return "client"
 }
 
 func clcInfo(c *Conn, m *clcIn) string {

@@ -358,6 +358,11 @@ func ConnDetail(c *Conn) string {
 		return "reused link group"
 	case OutcomeUnknown:
 		return "joined mid-stream (from CDCs)"
+	case OutcomeFailed:
+		return c.Failure
+	}
+	if s := pendingDetail(c); s != "" {
+		return s
 	}
 	var s string
 	switch {
