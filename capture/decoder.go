@@ -25,15 +25,6 @@ func SupportedLinkType(lt layers.LinkType) bool {
 	return false
 }
 
-// EtherType of RoCEv1 (GRH follows the Ethernet header) and UDP port of
-// RoCEv2 (BTH follows the UDP header): gopacket knows neither, so the chain
-// is continued by hand rather than by registering global port/EtherType
-// tables that other users of gopacket in the same binary would see.
-const (
-	etherTypeRoCE layers.EthernetType = 0x8915
-	udpPortRoCEv2 layers.UDPPort      = 4791
-)
-
 // vlanStack decodes up to two stacked 802.1Q/802.1ad tags (QinQ) into
 // separate structs: a single layers.Dot1Q in the parser would be
 // overwritten by the inner tag.
@@ -64,13 +55,14 @@ func (v *vlanStack) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) err
 	return nil
 }
 
-// udpLayer is layers.UDP whose next layer is the BTH on the RoCEv2 port
-// and nothing otherwise: it spares the per-frame lookup in gopacket's
-// port table, and no UDP payload but RoCE matters here.
+// udpLayer is layers.UDP whose next layer is the BTH on the RoCEv2
+// destination port and nothing otherwise: it spares the per-frame lookup in
+// gopacket's port table, and keeps a UDP datagram *from* port 4791 (which
+// that table would also send to the BTH) out of the RoCE decoders.
 type udpLayer struct{ layers.UDP }
 
 func (u *udpLayer) NextLayerType() gopacket.LayerType {
-	if u.DstPort == udpPortRoCEv2 {
+	if u.DstPort == decode.UDPPortRoCEv2 {
 		return decode.LayerTypeBTH
 	}
 	return gopacket.LayerTypeZero
@@ -91,9 +83,10 @@ type Decoder struct {
 	udp  udpLayer
 	roce roceLayers
 
+	// One chain from the link layer to the SMC message: RoCEv1's GRH is
+	// reached through the EtherType 0x8915 that package decode registers
+	// in gopacket's table, RoCEv2's BTH through udpLayer.
 	link, raw4, raw6 *gopacket.DecodingLayerParser
-	roce1, roce2     *gopacket.DecodingLayerParser
-	tail             []gopacket.LayerType
 }
 
 // NewDecoder returns a Decoder for frames of link type lt.
@@ -101,7 +94,7 @@ func NewDecoder(lt layers.LinkType) (*Decoder, error) {
 	if !SupportedLinkType(lt) {
 		return nil, &FileError{Err: ErrUnsupportedLink}
 	}
-	d := &Decoder{linkType: lt, tail: make([]gopacket.LayerType, 0, 8)}
+	d := &Decoder{linkType: lt}
 	dlc := gopacket.DecodingLayerContainer(gopacket.DecodingLayerSparse(nil))
 	for _, l := range []gopacket.DecodingLayer{&d.eth, &d.vlan, &d.sll, &d.sll2, &d.ip4, &d.ip6, &d.tcp, &d.udp} {
 		dlc = dlc.Put(l)
@@ -123,8 +116,6 @@ func NewDecoder(lt layers.LinkType) (*Decoder, error) {
 	}
 	d.raw4 = parser(layers.LayerTypeIPv4)
 	d.raw6 = parser(layers.LayerTypeIPv6)
-	d.roce1 = parser(d.roce.firstV1())
-	d.roce2 = parser(d.roce.firstV2())
 	return d, nil
 }
 
@@ -145,52 +136,11 @@ func (d *Decoder) Decode(f *Frame) {
 		}
 	}
 	err := p.DecodeLayers(f.Data, &f.Decoded)
-	truncated := p.Truncated
-	if err == nil {
-		if p2, payload := d.roceStart(f.Decoded); p2 != nil {
-			err = p2.DecodeLayers(payload, &d.tail)
-			truncated = truncated || p2.Truncated
-			f.Decoded = append(f.Decoded, d.tail...)
-		}
-	}
-	f.Truncated = truncated
+	f.Truncated = p.Truncated
 	if err != nil {
 		f.Err = err
 	}
 	d.attach(f)
-}
-
-// roceStart says whether the base chain ended where a RoCE header starts:
-// after an Ethernet/VLAN header of EtherType 0x8915 (RoCEv1) or after a UDP
-// header to port 4791 (RoCEv2). The RoCE layers may already have been
-// decoded by the base chain if someone registered them in gopacket's tables.
-func (d *Decoder) roceStart(decoded []gopacket.LayerType) (*gopacket.DecodingLayerParser, []byte) {
-	if len(decoded) == 0 {
-		return nil, nil
-	}
-	switch decoded[len(decoded)-1] {
-	case layers.LayerTypeUDP:
-		if d.udp.DstPort == udpPortRoCEv2 {
-			return d.roce2, d.udp.Payload
-		}
-	case layers.LayerTypeEthernet:
-		if d.eth.EthernetType == etherTypeRoCE {
-			return d.roce1, d.eth.Payload
-		}
-	case layers.LayerTypeDot1Q:
-		if t := &d.vlan.tags[d.vlan.cur]; t.Type == etherTypeRoCE {
-			return d.roce1, t.Payload
-		}
-	case layers.LayerTypeLinuxSLL:
-		if d.sll.EthernetType == etherTypeRoCE {
-			return d.roce1, d.sll.Payload
-		}
-	case layers.LayerTypeLinuxSLL2:
-		if d.sll2.ProtocolType == etherTypeRoCE {
-			return d.roce1, d.sll2.Payload
-		}
-	}
-	return nil, nil
 }
 
 // attach points the frame at the layers decoded in this frame.

@@ -54,9 +54,6 @@ func (r *roceLayers) put(dlc gopacket.DecodingLayerContainer) gopacket.DecodingL
 	return dlc
 }
 
-func (r *roceLayers) firstV1() gopacket.LayerType { return decode.LayerTypeGRH }
-func (r *roceLayers) firstV2() gopacket.LayerType { return decode.LayerTypeBTH }
-
 func (r *roceLayers) attach(t gopacket.LayerType, f *Frame) {
 	switch t {
 	case decode.LayerTypeGRH:
