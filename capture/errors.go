@@ -3,6 +3,7 @@ package capture
 import (
 	"errors"
 	"fmt"
+	"strconv"
 )
 
 // Sentinels for the ways a capture file can be unusable; FileError wraps
@@ -26,22 +27,35 @@ type FileError struct {
 	Detail string
 }
 
+// Error reads "FILE: frame N (file offset 0x..): what", the frame and
+// offset when known, the offset being where the frame's record starts
+// (in the decompressed stream for a gzip file).
 func (e *FileError) Error() string {
 	name := e.Name
 	if name == "-" {
 		name = "stdin"
 	}
-	switch {
-	case errors.Is(e.Err, ErrTruncatedFile):
-		s := fmt.Sprintf("%s: truncated at frame %d", name, e.Frame)
+	s := name + ": "
+	if e.Frame > 0 {
+		s += "frame " + strconv.Itoa(e.Frame)
 		if e.Offset >= 0 {
-			s += fmt.Sprintf(" (file offset %d)", e.Offset)
+			s += " (file offset 0x" + strconv.FormatInt(e.Offset, 16) + ")"
 		}
-		return s
-	case e.Detail != "":
-		return fmt.Sprintf("%s: %v %s", name, e.Err, e.Detail)
+		s += ": "
 	}
-	return fmt.Sprintf("%s: %v", name, e.Err)
+	switch {
+	case errors.Is(e.Err, ErrTruncatedFile) && e.Frame > 0:
+		return s + "truncated record: the file ends inside it"
+	case errors.Is(e.Err, ErrTruncatedFile):
+		return s + "truncated file header"
+	case errors.Is(e.Err, ErrEmpty) && e.Detail != "":
+		return s + "no data: " + e.Detail
+	case errors.Is(e.Err, ErrCorruptRecord) && e.Detail != "":
+		return s + e.Err.Error() + ": " + e.Detail
+	case e.Detail != "":
+		return s + e.Err.Error() + " " + e.Detail
+	}
+	return s + e.Err.Error()
 }
 
 func (e *FileError) Unwrap() error { return e.Err }
@@ -54,9 +68,9 @@ type LiveError struct {
 
 func (e *LiveError) Error() string {
 	if errors.Is(e.Err, ErrNoPermission) {
-		return fmt.Sprintf("smcdump: capturing on %s needs CAP_NET_RAW (run as root or setcap cap_net_raw,cap_net_admin+ep on the smcdump binary)", e.Iface)
+		return fmt.Sprintf("capturing on %s needs CAP_NET_RAW (run as root, or setcap cap_net_raw,cap_net_admin+ep on the binary)", e.Iface)
 	}
-	return fmt.Sprintf("smcdump: capturing on %s: %v", e.Iface, e.Err)
+	return fmt.Sprintf("capturing on %s: %v", e.Iface, e.Err)
 }
 
 func (e *LiveError) Unwrap() error { return e.Err }

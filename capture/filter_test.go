@@ -125,7 +125,7 @@ func TestOpenLiveErrors(t *testing.T) {
 		t.Fatalf("error = %v", err)
 	}
 	e := &LiveError{Iface: "eth0", Err: ErrNoPermission}
-	if !strings.HasPrefix(e.Error(), "smcdump: capturing on eth0 needs CAP_NET_RAW (run as root or setcap") {
+	if !strings.HasPrefix(e.Error(), "capturing on eth0 needs CAP_NET_RAW (run as root, or setcap") {
 		t.Errorf("message = %q", e.Error())
 	}
 	if os.Geteuid() == 0 {

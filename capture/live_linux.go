@@ -22,13 +22,13 @@ func OpenLive(iface, filter string, snaplen int) (*Reader, error) {
 		if _, serr := os.Stat("/sys/class/infiniband/" + iface); serr == nil && !strings.Contains(iface, "/") {
 			return openRDMA(iface, filter, snaplen)
 		}
-		return nil, fmt.Errorf("smcdump: no interface %q: %w", iface, err)
+		return nil, fmt.Errorf("no interface %q: %w", iface, err)
 	}
 	prog := defaultFilter
 	if filter != "" {
 		var err error
 		if prog, err = CompileFilter(filter); err != nil {
-			return nil, fmt.Errorf("smcdump: %w", err)
+			return nil, err // names -f itself
 		}
 	}
 	if err := probePacketSocket(); err != nil {

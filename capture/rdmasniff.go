@@ -19,18 +19,18 @@ func OpenRDMA(device, filter string, snaplen int) (*Reader, error) {
 	}
 	h, err := pcap.OpenLive(device, int32(snaplen), true, pcap.BlockForever)
 	if err != nil {
-		return nil, fmt.Errorf("smcdump: RDMA sniffer on %s: %w", device, err)
+		return nil, fmt.Errorf("RDMA sniffer on %s: %w", device, err)
 	}
 	if filter != "" {
 		if err := h.SetBPFFilter(filter); err != nil {
 			h.Close()
-			return nil, fmt.Errorf("smcdump: -f %q: %w", filter, err)
+			return nil, fmt.Errorf("-f %q: %w", filter, err)
 		}
 	}
 	lt := h.LinkType()
 	if lt != layers.LinkTypeEthernet {
 		h.Close()
-		return nil, fmt.Errorf("smcdump: RDMA sniffer on %s: unsupported link type %d", device, int(lt))
+		return nil, fmt.Errorf("RDMA sniffer on %s: unsupported link type %d", device, int(lt))
 	}
 	r, err := NewReader(device, h, lt)
 	if err != nil {

@@ -35,20 +35,21 @@ const (
 
 // Reader yields decoded frames from one capture.
 type Reader struct {
-	name    string
-	src     PacketSource
-	closer  io.Closer
-	dec     *Decoder // the decoder of the current frame's link type
-	first   *Decoder // the file's (first interface's) link type
-	decs    map[layers.LinkType]*Decoder
-	noICRC  bool
-	clc     *clcAssembler
-	qps     smcQPs // queue pairs known to be SMC-R links
-	frame   Frame
-	isPcap  bool  // classic pcap: record offsets can be computed exactly
-	offset  int64 // pcap: file offset of the next record
-	counter *countingReader
-	err     error // sticky
+	name   string
+	src    PacketSource
+	closer io.Closer
+	dec    *Decoder // the decoder of the current frame's link type
+	first  *Decoder // the file's (first interface's) link type
+	decs   map[layers.LinkType]*Decoder
+	noICRC bool
+	clc    *clcAssembler
+	qps    smcQPs // queue pairs known to be SMC-R links
+	frame  Frame
+	isPcap bool      // classic pcap: record offsets can be computed exactly
+	offset int64     // pcap: file offset of the next record
+	ng     *ngBlocks // pcapng: where each record starts
+	isFile bool      // read from a file or stdin (not live)
+	err    error     // sticky
 	// drops reads the kernel's count of frames it dropped since the last
 	// call (live sources only); dropped accumulates it.
 	drops   func() (uint64, error)
@@ -66,19 +67,6 @@ func (r *Reader) Dropped() (uint64, bool) {
 		r.dropped += n
 	}
 	return r.dropped, true
-}
-
-// countingReader counts bytes pulled from the file, which for pcapng is the
-// best offset available: the block reader buffers internally.
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
 }
 
 // Open opens a pcap or pcapng file, or stdin when name is "-". The format
@@ -115,11 +103,15 @@ func Open(name string) (*Reader, error) {
 // NewFileReader reads a pcap or pcapng stream, possibly gzip-compressed;
 // name is used in messages.
 func NewFileReader(name string, in io.Reader) (*Reader, error) {
-	cr := &countingReader{r: in}
-	br := bufio.NewReaderSize(cr, 1<<18)
+	br := bufio.NewReaderSize(in, 1<<18)
 	magic, err := br.Peek(4)
 	if len(magic) == 0 {
 		if err == nil || errors.Is(err, io.EOF) {
+			if name == "-" {
+				// Not a file that is empty: the writer closed the pipe (or
+				// stdin was /dev/null) before a capture header came.
+				return nil, &FileError{Name: name, Err: ErrEmpty, Offset: -1, Detail: "closed before a capture header"}
+			}
 			return nil, &FileError{Name: name, Err: ErrEmpty, Offset: -1}
 		}
 		return nil, &FileError{Name: name, Err: err, Offset: -1}
@@ -141,6 +133,7 @@ func NewFileReader(name string, in io.Reader) (*Reader, error) {
 		src    PacketSource
 		lt     layers.LinkType
 		isPcap bool
+		ng     *ngBlocks
 	)
 	switch m := binary.LittleEndian.Uint32(magic); m {
 	case magicPcapMicro, magicPcapNano, magicPcapMicroBE, magicPcapNanoBE:
@@ -154,7 +147,8 @@ func NewFileReader(name string, in io.Reader) (*Reader, error) {
 		// of an SLL and an Ethernet capture, say); without WantMixedLinkType
 		// pcapgo skips every frame of the other types without a word.
 		lt = pcapngFirstLinkType(br)
-		nr, err := pcapgo.NewNgReader(br, pcapgo.NgReaderOptions{SkipUnknownVersion: true, WantMixedLinkType: true})
+		ng = &ngBlocks{r: br}
+		nr, err := pcapgo.NewNgReader(ng, pcapgo.NgReaderOptions{SkipUnknownVersion: true, WantMixedLinkType: true})
 		if err != nil {
 			return nil, headerError(name, err)
 		}
@@ -167,7 +161,7 @@ func NewFileReader(name string, in io.Reader) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.counter, r.isPcap, r.offset = cr, isPcap, pcapHeaderLen
+	r.isFile, r.isPcap, r.offset, r.ng = true, isPcap, pcapHeaderLen, ng
 	return r, nil
 }
 
@@ -241,6 +235,9 @@ func (r *Reader) Next() (*Frame, error) {
 	if r.isPcap {
 		r.offset += pcapRecordLen + int64(ci.CaptureLength)
 	}
+	if r.ng != nil {
+		r.ng.delivered()
+	}
 	if lt, ok := r.decoderFor(ci); !ok {
 		f.reset()
 		f.LinkType = lt
@@ -302,17 +299,16 @@ func (r *Reader) fileError(n int, ci gopacket.CaptureInfo, err error) error {
 	switch {
 	case r.isPcap:
 		off = r.offset
-	case r.counter != nil:
-		off = r.counter.n
+	case r.ng != nil:
+		off = r.ng.recordStart()
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return &FileError{Name: r.name, Frame: n, Offset: off, Err: ErrTruncatedFile}
 	}
-	if r.counter == nil { // live source: pass the OS error through
+	if !r.isFile { // live source: pass the OS error through
 		return err
 	}
-	return &FileError{Name: r.name, Frame: n, Offset: off, Err: ErrCorruptRecord,
-		Detail: fmt.Sprintf("at frame %d (file offset %d): %v", n, off, err)}
+	return &FileError{Name: r.name, Frame: n, Offset: off, Err: ErrCorruptRecord, Detail: err.Error()}
 }
 
 // Close releases the file (not stdin).

@@ -104,11 +104,11 @@ func TestBadFiles(t *testing.T) {
 		{name: "header cut", path: write("hdr.pcap", orig[:10]), openErr: "hdr.pcap: truncated", sentinel: ErrTruncatedFile},
 		{name: "link type", path: write("link.pcap", badLink), openErr: "link.pcap: unsupported link type 147", sentinel: ErrUnsupportedLink},
 		{name: "cut in record data", path: write("cut1.pcap", orig[:offs[100]+16+5]), goodCount: 100,
-			readErr: fmt.Sprintf("cut1.pcap: truncated at frame 101 (file offset %d)", offs[100]), sentinel: ErrTruncatedFile},
+			readErr: fmt.Sprintf("cut1.pcap: frame 101 (file offset %#x): truncated record: the file ends inside it", offs[100]), sentinel: ErrTruncatedFile},
 		{name: "cut in record header", path: write("cut2.pcap", orig[:offs[7]+9]), goodCount: 7,
-			readErr: fmt.Sprintf("cut2.pcap: truncated at frame 8 (file offset %d)", offs[7]), sentinel: ErrTruncatedFile},
+			readErr: fmt.Sprintf("cut2.pcap: frame 8 (file offset %#x): truncated record: the file ends inside it", offs[7]), sentinel: ErrTruncatedFile},
 		{name: "cut after record header", path: write("cut3.pcap", orig[:offs[7]+16]), goodCount: 7,
-			readErr: fmt.Sprintf("cut3.pcap: truncated at frame 8 (file offset %d)", offs[7]), sentinel: ErrTruncatedFile},
+			readErr: fmt.Sprintf("cut3.pcap: frame 8 (file offset %#x): truncated record: the file ends inside it", offs[7]), sentinel: ErrTruncatedFile},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -180,7 +180,8 @@ func TestOpenMissing(t *testing.T) {
 
 func TestStdinName(t *testing.T) {
 	_, err := NewFileReader("-", strings.NewReader(""))
-	if err == nil || err.Error() != "stdin: empty file" {
+	// A closed pipe is not a file, let alone an empty one.
+	if err == nil || err.Error() != "stdin: no data: closed before a capture header" || !errors.Is(err, ErrEmpty) {
 		t.Fatalf("error = %v", err)
 	}
 	b, _ := os.ReadFile(declineRDM)
@@ -259,14 +260,25 @@ func TestPcapNG(t *testing.T) {
 		t.Errorf("CLC messages via pcapng = %d, want 3", clcs)
 	}
 
-	// Truncated pcapng: frames before the cut, then a truncation error.
-	r, err = NewFileReader("ng.pcapng", bytes.NewReader(buf.Bytes()[:buf.Len()/2]))
+	// Truncated pcapng: frames before the cut, then a truncation error
+	// naming the file offset where the cut record (an enhanced packet
+	// block, type 6, running past the cut) starts.
+	cut := buf.Len() / 2
+	r, err = NewFileReader("ng.pcapng", bytes.NewReader(buf.Bytes()[:cut]))
 	if err != nil {
 		t.Fatal(err)
 	}
 	fs, err = collect(t, r)
-	if !errors.Is(err, ErrTruncatedFile) || !strings.HasPrefix(err.Error(), "ng.pcapng: truncated at frame ") {
+	var fe *FileError
+	if !errors.As(err, &fe) || !errors.Is(err, ErrTruncatedFile) || fe.Frame != len(fs)+1 || fe.Offset < 0 {
 		t.Fatalf("error = %v", err)
+	}
+	b := buf.Bytes()
+	if typ, l := binary.LittleEndian.Uint32(b[fe.Offset:]), binary.LittleEndian.Uint32(b[fe.Offset+4:]); typ != 6 || fe.Offset+int64(l) <= int64(cut) {
+		t.Errorf("offset %#x: block type %d of %d bytes; want the enhanced packet block cut at %#x", fe.Offset, typ, l, cut)
+	}
+	if want := fmt.Sprintf("ng.pcapng: frame %d (file offset %#x): truncated record", fe.Frame, fe.Offset); !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("error = %v, want %q...", err, want)
 	}
 	if len(fs) < 1000 {
 		t.Errorf("only %d frames before the cut", len(fs))

@@ -68,6 +68,10 @@ type Options struct {
 	NewTracker func(views []string) (Tracker, error)
 	// Progress on Stderr for long reads (set when Stderr is a terminal).
 	Progress bool
+	// Program names the command in what Run itself writes to Stderr
+	// (progress, dropped frames); its errors are returned unprefixed, for
+	// the caller to print as "PROGRAM: error".
+	Program string
 
 	Stdout, Stderr io.Writer
 
@@ -77,7 +81,7 @@ type Options struct {
 // UsageError is a command-line mistake (exit status 2).
 type UsageError struct{ Msg string }
 
-func (e *UsageError) Error() string { return "smcdump: " + e.Msg }
+func (e *UsageError) Error() string { return e.Msg }
 
 func usagef(format string, a ...any) error { return &UsageError{Msg: fmt.Sprintf(format, a...)} }
 
@@ -218,7 +222,7 @@ func Run(ctx context.Context, o Options) error {
 	var w *capture.Writer
 	if o.Write != "" {
 		if w, err = capture.CreateFile(o.Write, r.LinkType()); err != nil {
-			return fmt.Errorf("smcdump: -w: %w", err)
+			return fmt.Errorf("-w: %w", err)
 		}
 	}
 	bw := bufio.NewWriterSize(o.Stdout, 1<<16)
@@ -230,7 +234,7 @@ func Run(ctx context.Context, o Options) error {
 	if n, ok := r.Dropped(); ok && n > 0 {
 		// As tshark does: a live capture that lost frames says so, since
 		// the tracker's counts and -w's file are then incomplete.
-		fmt.Fprintf(o.Stderr, "smcdump: %s: %d frames dropped by the kernel\n", r.Name(), n)
+		fmt.Fprintf(o.Stderr, "%s%s: %d frames dropped by the kernel\n", o.prefix(), r.Name(), n)
 	}
 	if p != nil {
 		if err := p.end(); err != nil && runErr == nil {
@@ -247,10 +251,18 @@ func Run(ctx context.Context, o Options) error {
 	}
 	if w != nil {
 		if err := w.Close(); err != nil && runErr == nil {
-			runErr = fmt.Errorf("smcdump: -w: %w", err)
+			runErr = fmt.Errorf("-w: %w", err)
 		}
 	}
 	return runErr
+}
+
+// prefix is "PROGRAM: " for Run's own lines on Stderr, or "".
+func (o *Options) prefix() string {
+	if o.Program == "" {
+		return ""
+	}
+	return o.Program + ": "
 }
 
 func (o *Options) check() error {
@@ -275,7 +287,7 @@ func (o *Options) check() error {
 		}
 		for _, name := range o.Fields {
 			if _, ok := decode.LookupField(name); !ok {
-				return usagef("-e %q: unknown field (smcdump -G fields lists them)", name)
+				return usagef("-e %q: unknown field (-G fields lists them)", name)
 			}
 		}
 	default:
@@ -356,7 +368,7 @@ func (o *Options) loop(ctx context.Context, r *capture.Reader, flt *filter.Filte
 			return err
 		}
 	}
-	prog := progress{on: o.Progress, w: o.Stderr, last: time.Now()}
+	prog := progress{on: o.Progress, w: o.Stderr, last: time.Now(), prefix: o.prefix()}
 	defer prog.clear()
 	selected := 0
 	for {
@@ -388,7 +400,7 @@ func (o *Options) loop(ctx context.Context, r *capture.Reader, flt *filter.Filte
 		}
 		if w != nil {
 			if err := w.WriteFrame(f); err != nil {
-				return fmt.Errorf("smcdump: -w: %w", err)
+				return fmt.Errorf("-w: %w", err)
 			}
 		}
 		if p != nil {
@@ -405,10 +417,11 @@ func (o *Options) loop(ctx context.Context, r *capture.Reader, flt *filter.Filte
 
 // progress prints a frame counter on a terminal's stderr during long reads.
 type progress struct {
-	on    bool
-	w     io.Writer
-	last  time.Time
-	shown bool
+	on     bool
+	prefix string
+	w      io.Writer
+	last   time.Time
+	shown  bool
 }
 
 func (p *progress) tick(n int) {
@@ -418,7 +431,7 @@ func (p *progress) tick(n int) {
 	if now := time.Now(); now.Sub(p.last) > 250*time.Millisecond {
 		p.last = now
 		p.shown = true
-		fmt.Fprintf(p.w, "\rsmcdump: %d frames read", n)
+		fmt.Fprintf(p.w, "\r%s%d frames read", p.prefix, n)
 	}
 }
 
@@ -453,7 +466,7 @@ func (o *Options) writeViews(bw *bufio.Writer, tr Tracker, framesOpen bool) erro
 			return err
 		}
 		if err := json.Compact(&compact, buf.Bytes()); err != nil {
-			return fmt.Errorf("smcdump: -z %s: %w", spec, err)
+			return fmt.Errorf("-z %s: %w", spec, err)
 		}
 		name := appendJSONString(nil, spec)
 		if o.Format == FormatJSONL {

@@ -477,7 +477,7 @@ func TestTwoCLCInOneSegment(t *testing.T) {
 
 func TestProgress(t *testing.T) {
 	var buf bytes.Buffer
-	p := progress{on: true, w: &buf}
+	p := progress{on: true, w: &buf, prefix: "smcdump: "}
 	p.tick(1 << 16) // last is zero: long ago
 	p.tick(1<<16 + 1)
 	p.clear()

@@ -51,6 +51,7 @@ func main() {
 		fmt.Fprintf(os.Stderr, "smcdump: unexpected argument %q\n", fs.Arg(0))
 		os.Exit(2)
 	}
+	o.Program = "smcdump"
 	o.Format = output.Format(format)
 	o.NewTracker = newTracker
 	o.Progress = o.Read != "" && o.Read != "-" && term.IsTerminal(int(os.Stderr.Fd()))
@@ -59,7 +60,9 @@ func main() {
 	err := output.Run(ctx, o)
 	stop()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
+		// Every error the same way: smcdump: FILE: frame N (file offset
+		// 0x..): what, or smcdump: -FLAG: what.
+		fmt.Fprintln(os.Stderr, "smcdump: "+err.Error())
 	}
 	os.Exit(output.ExitCode(err))
 }

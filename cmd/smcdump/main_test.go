@@ -40,7 +40,9 @@ func TestBinary(t *testing.T) {
 	}{
 		{"decline", []string{"-r", ref + "decline-nordma.pcap"}, nil, 0, "CLC Decline SMC-Rv2 0x03030002 NOSMCRDEV", ""},
 		{"stdin", []string{"-r", "-", "-T", "fields", "-e", "smc.clc.type", "-Y", "smc.clc"}, pp, 0, "1\n2\n3\n", ""},
-		{"truncated", []string{"-r", cut}, nil, 2, "", "cut.pcap: truncated at frame "},
+		{"truncated", []string{"-r", cut}, nil, 2, "", "smcdump: " + cut + ": frame 17 (file offset 0x79c): truncated record"},
+		{"closed stdin", []string{"-r", "-"}, []byte{}, 1, "", "smcdump: stdin: no data: closed before a capture header"},
+		{"bad -e", []string{"-r", ref + "pingpong.pcap", "-T", "fields", "-e", "nope"}, nil, 2, "", `smcdump: -e "nope": unknown field`},
 		{"not capture", []string{"-r", ref + "README.md"}, nil, 1, "", "not a capture file"},
 		{"bad flag", []string{"-Q"}, nil, 2, "", "flag provided but not defined"},
 		{"bad filter", []string{"-r", ref + "pingpong.pcap", "-Y", "smc.clc.type =="}, nil, 2, "", "-Y"},
@@ -77,6 +79,12 @@ func TestBinary(t *testing.T) {
 			}
 			if tt.code != 0 && tt.name != "bad flag" && strings.Count(strings.TrimSpace(errb.String()), "\n") != 0 {
 				t.Errorf("error is not one line: %q", errb.String())
+			}
+			if tt.code != 0 && tt.name != "bad flag" && !strings.HasPrefix(errb.String(), "smcdump: ") {
+				t.Errorf("error does not start with the program name: %q", errb.String())
+			}
+			if strings.Count(errb.String(), "smcdump:") > 1 {
+				t.Errorf("program name said twice: %q", errb.String())
 			}
 		})
 	}
