@@ -30,6 +30,9 @@ type clcFlow struct {
 	stream   *clcStream
 	lastSeen time.Time
 	orig     gopacket.Flow // network flow of the first segment seen
+	// smcSYN: followed from a SYN or SYN-ACK with the SMC option (not
+	// mid-stream from an eyecatcher).
+	smcSYN bool
 	// asmNet is orig under a type unique to this connection: the assembler
 	// keys its connections by flow, and a finished handshake stays in its
 	// pool until swept, so a new connection on the same 4-tuple (port
@@ -68,6 +71,7 @@ func (a *clcAssembler) New(netFlow, tcpFlow gopacket.Flow, tcp *layers.TCP, ac r
 	s := &clcStream{a: a}
 	if a.cur != nil {
 		a.cur.stream = s
+		s.smcSYN = a.cur.smcSYN
 	}
 	return s
 }
@@ -103,6 +107,7 @@ func (a *clcAssembler) segment(f *Frame) {
 	case fl != nil:
 	case t.SYN && f.SMCOption:
 		fl = a.newFlow(k)
+		fl.smcSYN = true
 	case len(t.Payload) >= 4:
 		if _, fr := decode.CLCFrame(t.Payload); fr == decode.CLCNotCLC {
 			return
@@ -174,6 +179,7 @@ type clcStream struct {
 	pending [2][]byte // partial message per direction
 	started [2]bool
 	done    bool
+	smcSYN  bool // see clcFlow.smcSYN
 }
 
 func dirIndex(d reassembly.TCPFlowDirection) int {
@@ -218,6 +224,11 @@ func (s *clcStream) ReassembledSG(sg reassembly.ScatterGather, ac reassembly.Ass
 	}
 	for len(data) > 0 && !s.done {
 		l, fr := decode.CLCFrame(data)
+		if fr == decode.CLCBadLength && !s.smcSYN {
+			// Followed mid-stream on the strength of 4 bytes: with a length
+			// no message has, they were not CLC after all.
+			fr = decode.CLCNotCLC
+		}
 		if fr == decode.CLCNotCLC { // application data: the handshake is over
 			s.done = true
 			if s.a.frame != nil {
@@ -226,9 +237,9 @@ func (s *clcStream) ReassembledSG(sg reassembly.ScatterGather, ac reassembly.Ass
 			return
 		}
 		if fr == decode.CLCBadLength {
-			// An eyecatcher then a length no message has: Linux's receiver
-			// fails the handshake here (smc_clc_wait_msg), and the stream
-			// cannot be framed further.
+			// After SMC SYNs, an eyecatcher then a length no message has:
+			// Linux's receiver fails the handshake here (smc_clc_wait_msg),
+			// and the stream cannot be framed further.
 			s.a.malformed(data)
 			s.done = true
 			break

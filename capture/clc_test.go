@@ -388,3 +388,37 @@ func TestCLCNotCLC(t *testing.T) {
 		t.Errorf("application data, out of order: NotCLC %v, want on the second segment", got)
 	}
 }
+
+// TestCLCBadLengthNeedsSMCSYN: an eyecatcher followed by an impossible
+// length is a malformed CLC after SYNs that carried the SMC option, but a
+// stream picked up mid-connection on those 4 bytes alone is simply not
+// CLC: no error.
+func TestCLCBadLengthNeedsSMCSYN(t *testing.T) {
+	h := loadHandshake(t)
+	P := len(h.proposal)
+	h.c2s = bytes.Clone(h.c2s)
+	h.c2s[5], h.c2s[6] = 0xff, 0xff
+	for _, withSYN := range []bool{true, false} {
+		var frames []rawFrame
+		if withSYN {
+			frames = append(frames, h.syn, h.synack)
+		}
+		frames = append(frames, h.build(t, seg{0, 0, P}))
+		r, err := NewReader("badlen", &sliceSource{frames: frames}, layers.LinkTypeEthernet)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var last *Frame
+		for {
+			f, err := r.Next()
+			if err != nil {
+				break
+			}
+			last = f
+		}
+		gotErr := len(last.CLCErr) == 1 && errors.Is(last.CLCErr[0], decode.ErrBadLength)
+		if gotErr != withSYN || len(last.CLC) != 0 {
+			t.Errorf("with SMC SYNs %v: CLC errors %v, %d messages", withSYN, last.CLCErr, len(last.CLC))
+		}
+	}
+}

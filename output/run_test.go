@@ -573,8 +573,8 @@ func TestJSONWithViews(t *testing.T) {
 	}
 }
 
-// TestKnownQPDecodesSMC: a SEND on a queue pair the tracker knows as an SMC-R
-// link is decoded as SMC even when the payload classifier rejects it, so a
+// TestKnownQPDecodesSMC: a SEND on a queue pair known (from the CLC
+// handshake) as an SMC-R link is decoded as SMC even when the payload classifier rejects it, so a
 // malformed message is reported as an SMC error instead of passing as opaque
 // RDMA data. Frame 23 of pingpong.pcap is a CDC; its length byte is changed
 // from 44 to 45.
