@@ -645,8 +645,10 @@ func peerID(id [8]byte) string {
 
 func (s *Snapshot) lgrRows() []LGRRow {
 	state := map[int]string{}
+	confirmed := map[int]bool{} // link groups with a link that can carry connections
 	for i := range s.Links {
 		l := &s.Links[i]
+		confirmed[l.LGR] = confirmed[l.LGR] || linkConfirmed(l)
 		state[l.ID] = fmt.Sprintf("%d:%s", l.ID, l.State)
 		if l.LinkID != 0 {
 			state[l.ID] = fmt.Sprintf("%d(link %d):%s", l.ID, l.LinkID, l.State)
@@ -663,6 +665,10 @@ func (s *Snapshot) lgrRows() []LGRRow {
 		}
 		if g.ClientLGRID != 0 {
 			r.ClientLGRID = fmt.Sprintf("%#x", g.ClientLGRID)
+		}
+		if !confirmed[g.ID] && len(g.Links) > 0 {
+			// As its connections: not usable before a link is confirmed.
+			r.State = "confirming"
 		}
 		if g.Deleted {
 			r.State = "deleted"
