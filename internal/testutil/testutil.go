@@ -1,0 +1,173 @@
+package testutil
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/pcapgo"
+)
+
+// update rewrites golden files instead of comparing with them.
+var update = flag.Bool("update", false, "rewrite golden files with the current output")
+
+// Updating reports whether -update was given.
+func Updating() bool { return *update }
+
+// Golden compares got with testdata/<TestName>/<name>.golden (the test's
+// name with subtests as directories). With -update it writes the file.
+func Golden(t testing.TB, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", filepath.FromSlash(t.Name()), name+".golden")
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -run %q -update to create it)", err, t.Name())
+	}
+	if !bytes.Equal(want, got) {
+		t.Errorf("%s differs from the output (-want +got; rerun with -update and review the diff):\n%s", path, Diff(want, got))
+	}
+}
+
+// Diff returns the first differing lines of want and got, a few each.
+func Diff(want, got []byte) string {
+	wl := strings.Split(string(want), "\n")
+	gl := strings.Split(string(got), "\n")
+	i := 0
+	for i < len(wl) && i < len(gl) && wl[i] == gl[i] {
+		i++
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "first difference at line %d (want %d lines, got %d)\n", i+1, len(wl), len(gl))
+	for j := i; j < i+5; j++ {
+		if j < len(wl) {
+			fmt.Fprintf(&b, "-%s\n", wl[j])
+		}
+	}
+	for j := i; j < i+5; j++ {
+		if j < len(gl) {
+			fmt.Fprintf(&b, "+%s\n", gl[j])
+		}
+	}
+	return b.String()
+}
+
+// Root returns the repository's root directory (where go.mod is).
+func Root(t testing.TB) string {
+	t.Helper()
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		t.Fatal("testutil: cannot find the repository root")
+	}
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// SamplesDir returns the samples/ directory of the repository.
+func SamplesDir(t testing.TB) string {
+	t.Helper()
+	return filepath.Join(Root(t), "samples")
+}
+
+// Samples returns the lab's captures, samples/*.pcap; it fails when there
+// are none, since every checkout has them.
+func Samples(t testing.TB) []string {
+	t.Helper()
+	return glob(t, filepath.Join(SamplesDir(t), "*.pcap"))
+}
+
+// References returns the reference kernel captures in testdata/reference.
+func References(t testing.TB) []string {
+	t.Helper()
+	return glob(t, filepath.Join(Root(t), "testdata", "reference", "*.pcap"))
+}
+
+func glob(t testing.TB, pattern string) []string {
+	t.Helper()
+	m, err := filepath.Glob(pattern)
+	if err != nil || len(m) == 0 {
+		t.Fatalf("no captures match %s (%v)", pattern, err)
+	}
+	return m
+}
+
+// Packet is one frame of a capture with its capture info.
+type Packet struct {
+	Data []byte
+	CI   gopacket.CaptureInfo
+}
+
+// ReadFrames reads every frame of a pcap or pcapng file.
+func ReadFrames(t testing.TB, path string) ([]Packet, layers.LinkType) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	type src interface {
+		ReadPacketData() ([]byte, gopacket.CaptureInfo, error)
+	}
+	var r src
+	var lt layers.LinkType
+	if pr, err := pcapgo.NewReader(f); err == nil {
+		r, lt = pr, pr.LinkType()
+	} else {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			t.Fatal(err)
+		}
+		nr, err := pcapgo.NewNgReader(f, pcapgo.DefaultNgReaderOptions)
+		if err != nil {
+			t.Fatalf("%s: neither pcap nor pcapng: %v", path, err)
+		}
+		r, lt = nr, nr.LinkType()
+	}
+	var out []Packet
+	for {
+		data, ci, err := r.ReadPacketData()
+		if errors.Is(err, io.EOF) {
+			return out, lt
+		}
+		if err != nil {
+			t.Fatalf("%s: frame %d: %v", path, len(out)+1, err)
+		}
+		out = append(out, Packet{Data: data, CI: ci})
+	}
+}
+
+// Frame returns frame n (1-based, as smcdump numbers them) of a capture.
+func Frame(t testing.TB, path string, n int) Packet {
+	t.Helper()
+	ps, _ := ReadFrames(t, path)
+	if n < 1 || n > len(ps) {
+		t.Fatalf("%s has %d frames, no frame %d", path, len(ps), n)
+	}
+	return ps[n-1]
+}
+
+// NeedTool skips the test, saying why, when the named program is not on PATH.
+func NeedTool(t testing.TB, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		t.Skipf("needs %s on PATH (make test-deps installs it): %v", name, err)
+	}
+	return p
+}
