@@ -8,14 +8,14 @@ require (
 	github.com/gopacket/gopacket v1.7.7
 	github.com/mdlayher/genetlink v1.4.0
 	github.com/mdlayher/netlink v1.11.2
-	golang.org/x/net v0.55.0
+	golang.org/x/net v0.59.0
 	golang.org/x/sys v0.49.0
-	golang.org/x/term v0.43.0
+	golang.org/x/term v0.46.0
 )
 
 require (
 	github.com/mdlayher/socket v0.6.0 // indirect
 	github.com/vishvananda/netlink v1.1.0 // indirect
 	github.com/vishvananda/netns v0.0.0-20211101163701-50045581ed74 // indirect
-	golang.org/x/sync v0.20.0 // indirect
+	golang.org/x/sync v0.23.0 // indirect
 )

@@ -281,6 +281,16 @@ func addrString(a interface {
 	return a.String()
 }
 
+// ConnRows returns the smc,conns rows: every connection, typed, for
+// renderers other than WriteView (smctop, the exporter, the browser).
+func (s *Snapshot) ConnRows() []ConnRow { return s.connRows() }
+
+// LinkRows returns the smc,links rows.
+func (s *Snapshot) LinkRows() []LinkRow { return s.linkRows() }
+
+// LGRRows returns the smc,lgr rows.
+func (s *Snapshot) LGRRows() []LGRRow { return s.lgrRows() }
+
 func (s *Snapshot) connRows() []ConnRow {
 	rows := make([]ConnRow, 0, len(s.Conns))
 	links := s.linksByID()

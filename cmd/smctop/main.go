@@ -1,0 +1,108 @@
+// Command smctop is the live SMC dashboard and Prometheus exporter: SMC
+// sockets joined to their link groups, links, RDMA devices and counters,
+// from the kernel, a live interface or a capture replay.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/smcscope/smcscope/monitor"
+	"github.com/smcscope/smcscope/render"
+)
+
+func main() {
+	fs := flag.NewFlagSet("smctop", flag.ContinueOnError)
+	interval := fs.Duration("interval", 2*time.Second, "refresh `INTERVAL`")
+	iface := fs.String("i", "", "also decode live traffic on `IFACE` (needs CAP_NET_RAW)")
+	read := fs.String("r", "", "replay capture `FILE` through the dashboard instead of the kernel")
+	speed := fs.Float64("speed", 0, "replay at `N` times the capture's pace (0: as fast as possible)")
+	once := fs.Bool("once", false, "print one snapshot of every view and exit")
+	format := fs.String("o", "text", "--once output `FORMAT`: text or json")
+	listen := fs.String("listen", "", "serve Prometheus /metrics on `ADDR` (e.g. 127.0.0.1:9714)")
+	noTUI := fs.Bool("no-tui", false, "with --listen: run the exporter only")
+	sysfs := fs.String("path.sysfs", "/sys", "sysfs mount `PATH`")
+	procfs := fs.String("path.procfs", "/proc", "procfs mount `PATH`")
+	tracefs := fs.String("path.tracefs", "/sys/kernel/tracing", "tracefs mount `PATH` (empty: no tracepoints)")
+	recorded := fs.String("netlink-replay", "", "read the kernel's SMC state from a recording `DIR` (smcnl/testdata layout)")
+	if err := fs.Parse(os.Args[1:]); err != nil {
+		if err == flag.ErrHelp {
+			os.Exit(0)
+		}
+		os.Exit(2)
+	}
+	if fs.NArg() > 0 || (*format != "text" && *format != "json") {
+		fmt.Fprintln(os.Stderr, "smctop: usage: smctop [--once [-o text|json]] [-r FILE | -i IFACE] [--listen ADDR]; -h lists the flags")
+		os.Exit(2)
+	}
+	var o monitor.Options
+	switch {
+	case *read != "":
+		o = monitor.Options{KernelErr: fmt.Errorf("replaying %s, not reading the kernel", *read)}
+	case *recorded != "":
+		k, err := monitor.ReplayKernel(*recorded)
+		o = monitor.Options{Kernel: k, KernelErr: err, SysfsRoot: *sysfs}
+	default:
+		tfs := *tracefs
+		if *once {
+			tfs = "" // one snapshot has no time for tracepoints to fire
+		}
+		o = monitor.Host(*sysfs, *procfs, tfs)
+	}
+	if *read != "" || *iface != "" {
+		w, err := monitor.OpenWire(*read, *iface, "", *speed)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "smctop: "+err.Error())
+			os.Exit(1)
+		}
+		o.Wire = w
+	}
+	m := monitor.New(o)
+	defer m.Close()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if *once {
+		os.Exit(runOnce(ctx, m, *format, *interval))
+	}
+	if err := runLive(ctx, m, *interval, *listen, *noTUI); err != nil {
+		fmt.Fprintln(os.Stderr, "smctop: "+err.Error())
+		os.Exit(1)
+	}
+}
+
+// runOnce prints one snapshot. A replay is read to its end first; on a
+// live host two refreshes one interval apart give rates.
+func runOnce(ctx context.Context, m *monitor.Monitor, format string, interval time.Duration) int {
+	if w := m.Wire(); w != nil {
+		if err := w.Run(ctx); err != nil {
+			fmt.Fprintln(os.Stderr, "smctop: "+err.Error())
+			return 1
+		}
+	} else {
+		m.Refresh()
+		select {
+		case <-ctx.Done():
+		case <-time.After(interval):
+		}
+	}
+	s := m.Refresh()
+	var err error
+	if format == "json" {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(s)
+	} else {
+		err = render.Monitor(os.Stdout, s)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "smctop: "+err.Error())
+		return 1
+	}
+	return 0
+}

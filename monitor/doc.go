@@ -1,0 +1,19 @@
+// Package monitor builds the live view of a host's SMC: every SMC socket
+// joined to its link, link group, RDMA device and port counters, with
+// rates, events and the settings that matter, as one typed Snapshot.
+//
+// The join follows the kernel's own keys: sock_diag gives each socket's
+// inode, cookie and first link (struct smc_diag_lgrinfo: ibdev, port,
+// GIDs), SMC_GEN_NETLINK gives every link group with all its links, and
+// rdmastats gives the ports' counters. IPPROTO_SMC sockets (Linux 6.11+)
+// come with family 2/10 and all-zero addresses, so sockets are keyed by
+// inode and cookie, never by their 4-tuple.
+//
+// The same Snapshot is made from a capture (Options.Wire): the tracker's
+// connections, links and link groups stand in for the kernel's, so the
+// dashboard and the exporter work on a machine without SMC.
+//
+// Snapshot is rendered elsewhere: package render prints it as text,
+// encoding/json as JSON, package metrics exports it to Prometheus and
+// tui/top places it in the dashboard's screens.
+package monitor

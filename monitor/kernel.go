@@ -1,0 +1,251 @@
+package monitor
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/smcscope/smcscope/decode"
+	"github.com/smcscope/smcscope/smcnl"
+)
+
+// Kernel is the kernel's SMC state: sock_diag and SMC_GEN_NETLINK. The
+// live implementation is DialKernel; tests and replays use ReplayKernel
+// over recordings made in the lab.
+type Kernel interface {
+	Sockets() ([]smcnl.Socket, error)
+	LinkGroupsR() ([]smcnl.LinkGroupR, error)
+	LinkGroupsD() ([]smcnl.LinkGroupD, error)
+	DevicesR() ([]smcnl.Device, error)
+	Stats() (smcnl.Stats, error)
+	FallbackStats() (smcnl.FallbackStats, error)
+	HSLimitation() (bool, error)
+	Close() error
+}
+
+type netlinkKernel struct {
+	*smcnl.Conn
+	diag *smcnl.DiagConn
+}
+
+func (k netlinkKernel) Sockets() ([]smcnl.Socket, error) {
+	if k.diag == nil {
+		return nil, smcnl.ErrNotSupported
+	}
+	return k.diag.Sockets()
+}
+
+func (k netlinkKernel) Close() error {
+	var err error
+	if k.Conn != nil {
+		err = k.Conn.Close()
+	}
+	if k.diag != nil {
+		err = errors.Join(err, k.diag.Close())
+	}
+	return err
+}
+
+// DialKernel opens sock_diag and SMC_GEN_NETLINK in the current network
+// namespace. Either may be missing (no smc_diag module, a kernel without
+// SMC); the error says which, and the other half still works.
+func DialKernel() (Kernel, error) {
+	var errs []error
+	k := netlinkKernel{}
+	d, err := smcnl.DialDiag()
+	if err != nil {
+		errs = append(errs, fmt.Errorf("sock_diag: %w", err))
+	} else {
+		k.diag = d
+	}
+	c, err := smcnl.Dial()
+	if err != nil {
+		errs = append(errs, fmt.Errorf("SMC netlink: %w", err))
+	} else {
+		k.Conn = c
+	}
+	if k.Conn == nil && k.diag == nil {
+		return nil, errors.Join(errs...)
+	}
+	return &k, errors.Join(errs...)
+}
+
+type replayKernel struct {
+	*smcnl.Conn
+	dir string
+}
+
+// ReplayKernel serves a recording directory (smcnl/testdata layout: one
+// .bin of raw replies per command) as if it were the kernel.
+func ReplayKernel(dir string) (Kernel, error) {
+	c, err := smcnl.Replay(dir)
+	if err != nil {
+		return nil, err
+	}
+	return replayKernel{Conn: c, dir: dir}, nil
+}
+
+func (r replayKernel) Sockets() ([]smcnl.Socket, error) { return smcnl.ReplaySockets(r.dir) }
+
+// reason names a decline/fallback code by its kernel name and meaning.
+func reason(code uint32) Reason {
+	if code == 0 {
+		return Reason{}
+	}
+	c := decode.DeclineCode(code)
+	return Reason{Code: code, Name: c.String(), Meaning: c.Meaning()}
+}
+
+// kernelConn builds the row of one sock_diag socket.
+func kernelConn(s smcnl.Socket) ConnRow {
+	r := ConnRow{
+		Source: "kernel",
+		Inode:  s.Inode,
+		Cookie: s.Cookie,
+		Family: s.Family,
+		State:  s.State.String(),
+		Src:    s.Src,
+		Dst:    s.Dst,
+	}
+	switch {
+	case s.Inode != 0:
+		r.Key = fmt.Sprintf("inode:%d", s.Inode)
+	default:
+		r.Key = fmt.Sprintf("cookie:%d", s.Cookie)
+	}
+	if s.Family == 43 { // AF_SMC
+		r.Proto = "AF_SMC"
+	} else {
+		r.Proto = "IPPROTO_SMC"
+		r.AddrHidden = !s.Src.Addr().IsValid() || s.Src.Addr().IsUnspecified()
+	}
+	switch s.Mode {
+	case smcnl.ModeSMCR:
+		r.Mode = "SMC-R"
+	case smcnl.ModeSMCD:
+		r.Mode = "SMC-D"
+	case smcnl.ModeFallback:
+		r.Mode = "fallback"
+	default:
+		r.Mode = s.Mode.String()
+	}
+	if s.State == smcnl.StateListen {
+		r.Mode = "listen"
+	} else if s.State == smcnl.StateInit && s.Mode != smcnl.ModeFallback {
+		r.Mode = "pending"
+	}
+	r.Fallback = reason(s.FallbackReason)
+	r.PeerDiagnosis = reason(s.PeerDiagnosis)
+	if c := s.Conn; c != nil {
+		r.Token = c.Token
+		r.SndBuf = c.SndBufSize
+		r.RMBE = c.RMBESize
+		r.PeerRMBE = c.PeerRMBESize
+		r.RxBytes = cursorBytes(c.RxProd, c.RMBESize)
+		r.TxBytes = cursorBytes(c.TxProd, c.PeerRMBESize)
+	}
+	if l := s.LGR; l != nil {
+		r.LinkID = l.LinkID
+		r.IBDev = l.IBDev
+		r.IBPort = l.IBPort
+		r.GID = l.GID
+		r.PeerGID = l.PeerGID
+		r.Role = l.Role.String()
+	}
+	return r
+}
+
+// cursorBytes is the bytes a producer cursor has moved since the
+// connection began: wraps times the ring size plus the offset (struct
+// smc_diag_cursor; the kernel's smc_curs_diff over the whole life).
+func cursorBytes(c smcnl.Cursor, size uint32) uint64 {
+	return uint64(c.Wrap)*uint64(size) + uint64(c.Count)
+}
+
+func lgrType(t smcnl.LGRType) string { return t.String() }
+
+var peerOS = map[uint8]string{1: "z/OS", 2: "Linux", 3: "AIX"}
+
+// kernelLGR builds the row of one SMC-R link group with all its links.
+func kernelLGR(g smcnl.LinkGroupR, netdev func(uint32) string) LinkGroupRow {
+	r := LinkGroupRow{
+		Key:         fmt.Sprintf("lgr:%08x", g.ID),
+		Source:      "kernel",
+		ID:          g.ID,
+		Kind:        "SMC-R",
+		Role:        g.Role.String(),
+		Type:        lgrType(g.Type),
+		PNETID:      g.PNETID,
+		VLANID:      g.VLANID,
+		Conns:       g.Conns,
+		SndBufAlloc: g.SndBufAlloc,
+		RMBAlloc:    g.RMBAlloc,
+	}
+	if v := g.V2Common; v != nil {
+		r.Version, r.Release = v.Version, v.Release
+		r.PeerOS = peerOS[v.PeerOS]
+		r.PeerHost, r.EID = v.PeerHost, v.NegotiatedEID
+	}
+	if v := g.V2; v != nil {
+		r.MaxConns, r.MaxLinks, r.Direct = v.MaxConns, v.MaxLinks, v.Direct
+	}
+	active := 0
+	for _, l := range g.Links {
+		lr := LinkRow{
+			ID: l.ID, State: l.State.String(), UID: l.UID, PeerUID: l.PeerUID,
+			IBDev: l.IBDev, IBPort: l.IBPort, GID: l.GID, PeerGID: l.PeerGID, Conns: l.ConnCount,
+		}
+		if netdev != nil {
+			lr.NetDev = netdev(l.NetDev)
+		}
+		if l.State == smcnl.LinkActive {
+			active++
+		}
+		r.Links = append(r.Links, lr)
+	}
+	r.Redundant = active >= 2
+	return r
+}
+
+// kernelLGRD builds the row of one SMC-D link group.
+func kernelLGRD(g smcnl.LinkGroupD) LinkGroupRow {
+	r := LinkGroupRow{
+		Key: fmt.Sprintf("lgrd:%08x", g.ID), Source: "kernel", ID: g.ID, Kind: "SMC-D",
+		PNETID: g.PNETID, VLANID: g.VLANID, Conns: g.Conns, SndBufAlloc: g.SndBufAlloc,
+		RMBAlloc: g.DMBAlloc, Redundant: true,
+	}
+	if v := g.V2Common; v != nil {
+		r.Version, r.Release = v.Version, v.Release
+		r.PeerOS = peerOS[v.PeerOS]
+		r.PeerHost, r.EID = v.PeerHost, v.NegotiatedEID
+	}
+	return r
+}
+
+// joinConns fills each SMC-R socket's link-group ID from the link groups:
+// sock_diag names only the socket's first link (ibdev, port, GIDs, link
+// ID) and role, not its group, so the group is the one with that link.
+// An ambiguous match (two groups over the same GID pair, e.g. different
+// VLANs) stays unjoined rather than guessed.
+func joinConns(conns []ConnRow, lgrs []LinkGroupRow) {
+	for i := range conns {
+		c := &conns[i]
+		if c.Mode != "SMC-R" || c.IBDev == "" {
+			continue
+		}
+		var found []uint32
+		for _, g := range lgrs {
+			if g.Kind != "SMC-R" || (c.Role != "" && g.Role != "" && g.Role != c.Role) {
+				continue
+			}
+			for _, l := range g.Links {
+				if l.ID == c.LinkID && l.IBDev == c.IBDev && l.IBPort == c.IBPort && l.GID == c.GID && l.PeerGID == c.PeerGID {
+					found = append(found, g.ID)
+					break
+				}
+			}
+		}
+		if len(found) == 1 {
+			c.LGRID = found[0]
+		}
+	}
+}

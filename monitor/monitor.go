@@ -1,0 +1,357 @@
+package monitor
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/smcscope/smcscope/rdmastats"
+	"github.com/smcscope/smcscope/smcnl"
+)
+
+// Options says where a Monitor reads from. The zero value reads nothing:
+// set Kernel (DialKernel, ReplayKernel) and/or Wire, and the roots.
+type Options struct {
+	Kernel Kernel // nil: no kernel view (a capture replay on any machine)
+	// KernelErr says why Kernel is nil or partial (shown as the source's detail).
+	KernelErr error
+	Wire      *Wire  // nil: no wire view
+	SysfsRoot string // "" skips RDMA devices; "/sys" on a live host
+	ProcRoot  string // "" skips process owners and sysctls; "/proc" on a live host
+	Tracer    *Tracer
+	TracerErr error // why there is no Tracer (shown as the events source's detail)
+	Now       func() time.Time
+}
+
+// Monitor makes Snapshots, keeping what rates, sparklines and events need
+// between them. Refresh is safe for one goroutine at a time.
+type Monitor struct {
+	o    Options
+	mu   sync.Mutex
+	rdma rdmaState
+	prev *Snapshot
+	log  []Event
+	// wireSeen keeps the wire's history lines already turned into events.
+	wireSeen map[string]bool
+}
+
+// New returns a Monitor over o.
+func New(o Options) *Monitor {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return &Monitor{o: o, wireSeen: map[string]bool{}}
+}
+
+// Close releases the kernel connections, tracer and capture.
+func (m *Monitor) Close() error {
+	var err error
+	if m.o.Kernel != nil {
+		err = m.o.Kernel.Close()
+	}
+	if m.o.Tracer != nil {
+		err = errors.Join(err, m.o.Tracer.Close())
+	}
+	if m.o.Wire != nil {
+		err = errors.Join(err, m.o.Wire.Close())
+	}
+	return err
+}
+
+// Wire returns the wire source, nil without one.
+func (m *Monitor) Wire() *Wire { return m.o.Wire }
+
+// Refresh reads every source once and returns the joined snapshot. A
+// source that fails is marked unavailable with its error; the others
+// still fill the snapshot.
+func (m *Monitor) Refresh() Snapshot {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.o.Now()
+	s := Snapshot{Time: now}
+	if m.prev != nil {
+		s.Interval = now.Sub(m.prev.Time)
+	}
+	var smcDevs []smcnl.Device
+	if k := m.o.Kernel; k != nil {
+		s.Origin = "kernel"
+		smcDevs = m.kernel(&s, k)
+	} else {
+		why := "not read"
+		if m.o.KernelErr != nil {
+			why = m.o.KernelErr.Error()
+		}
+		s.Sources = append(s.Sources, Source{Name: "sock_diag", Detail: why}, Source{Name: "smc_netlink", Detail: why})
+	}
+	if m.o.SysfsRoot != "" {
+		devs, err := m.rdma.devices(rdmastats.NewFS(m.o.SysfsRoot), now, smcDevs)
+		switch {
+		case errors.Is(err, rdmastats.ErrNoDevices) || (err == nil && len(devs) == 0):
+			s.Sources = append(s.Sources, Source{Name: "rdma_sysfs", Detail: "no RDMA devices"})
+		case err != nil:
+			s.Sources = append(s.Sources, Source{Name: "rdma_sysfs", Detail: err.Error()})
+		default:
+			s.Devices = devs
+			s.Sources = append(s.Sources, Source{Name: "rdma_sysfs", Available: true, Detail: m.o.SysfsRoot})
+		}
+	}
+	if m.o.ProcRoot != "" {
+		want := map[uint64]bool{}
+		for _, c := range s.Conns {
+			if c.Inode != 0 {
+				want[c.Inode] = true
+			}
+		}
+		owners := socketOwners(m.o.ProcRoot, want)
+		for i := range s.Conns {
+			if o, ok := owners[s.Conns[i].Inode]; ok {
+				s.Conns[i].PID, s.Conns[i].Comm = o.PID, o.Comm
+			}
+		}
+		s.Settings = smcSysctls(m.o.ProcRoot)
+		s.Sources = append(s.Sources, Source{Name: "procfs", Available: true, Detail: m.o.ProcRoot})
+	}
+	if w := m.o.Wire; w != nil {
+		conns, groups, evs := w.rows()
+		s.Conns = append(s.Conns, conns...)
+		s.LinkGroups = append(s.LinkGroups, groups...)
+		frames, last, done, err := w.Progress()
+		detail := fmt.Sprintf("%s: %d frames", w.Name(), frames)
+		if done {
+			detail += ", ended"
+		}
+		if err != nil {
+			detail += ": " + err.Error()
+		}
+		s.Sources = append(s.Sources, Source{Name: "wire", Available: err == nil, Detail: detail})
+		if s.Origin == "" {
+			s.Origin = w.Name()
+		} else {
+			s.Origin += "+" + w.Name()
+		}
+		var fresh []Event
+		for _, e := range evs {
+			if !m.wireSeen[e.Text] {
+				m.wireSeen[e.Text] = true
+				e.Time = last
+				fresh = append(fresh, e)
+			}
+		}
+		m.log = appendEvents(m.log, fresh...)
+	}
+	joinConns(s.Conns, s.LinkGroups)
+	sort.SliceStable(s.Conns, func(i, j int) bool { return s.Conns[i].Key < s.Conns[j].Key })
+	m.rates(&s)
+	s.Overview = overview(&s)
+	if m.o.Tracer != nil {
+		s.Sources = append(s.Sources, Source{Name: "events", Available: true, Detail: "tracefs smc:smc_switch_to_fallback, smc:smcr_link_down, and snapshot differences"})
+		m.log = appendEvents(m.log, m.o.Tracer.Drain()...)
+		// Tracepoints report fallbacks and link-down themselves; the
+		// differences add the rest.
+		for _, e := range diffEvents(m.prev, &s) {
+			if e.Kind != EventFallback && e.Kind != EventLinkDown {
+				m.log = appendEvents(m.log, e)
+			}
+		}
+	} else {
+		why := "snapshot differences"
+		if m.o.TracerErr != nil {
+			why += " (no tracepoints: " + m.o.TracerErr.Error() + ")"
+		}
+		s.Sources = append(s.Sources, Source{Name: "events", Available: true, Detail: why})
+		m.log = appendEvents(m.log, diffEvents(m.prev, &s)...)
+	}
+	s.Events = append([]Event(nil), m.log...)
+	snap := s
+	m.prev = &snap
+	return s
+}
+
+// kernel fills the kernel's part of s and returns SMC's RDMA devices.
+func (m *Monitor) kernel(s *Snapshot, k Kernel) []smcnl.Device {
+	src := func(name string, err error, detail string) {
+		if err != nil {
+			s.Sources = append(s.Sources, Source{Name: name, Detail: err.Error()})
+			return
+		}
+		s.Sources = append(s.Sources, Source{Name: name, Available: true, Detail: detail})
+	}
+	socks, err := k.Sockets()
+	src("sock_diag", err, fmt.Sprintf("%d SMC sockets", len(socks)))
+	for _, sk := range socks {
+		s.Conns = append(s.Conns, kernelConn(sk))
+	}
+	var names map[uint32]string
+	if m.o.SysfsRoot != "" {
+		names = readIfIndexes(m.o.SysfsRoot)
+	}
+	netdev := func(i uint32) string {
+		if n, ok := names[i]; ok {
+			return n
+		}
+		if i == 0 {
+			return ""
+		}
+		return fmt.Sprintf("if%d", i)
+	}
+	gs, err := k.LinkGroupsR()
+	src("smc_netlink", err, "SMC_GEN_NETLINK")
+	for _, g := range gs {
+		s.LinkGroups = append(s.LinkGroups, kernelLGR(g, netdev))
+	}
+	if gd, err := k.LinkGroupsD(); err == nil {
+		for _, g := range gd {
+			s.LinkGroups = append(s.LinkGroups, kernelLGRD(g))
+		}
+	}
+	devs, _ := k.DevicesR()
+	if st, err := k.Stats(); err == nil {
+		ks := &KernelStats{
+			SMCR:           techTotals(st.SMCR),
+			SMCD:           techTotals(st.SMCD),
+			ClientHSErrors: st.ClientHSErrCount,
+			ServerHSErrors: st.ServerHSErrCount,
+		}
+		s.Kernel = ks
+	}
+	if fb, err := k.FallbackStats(); err == nil {
+		if s.Kernel != nil {
+			s.Kernel.ClientFallbacks, s.Kernel.ServerFallbacks = fb.ClientTotal, fb.ServerTotal
+		}
+		for _, r := range fb.Server {
+			s.Fallbacks = append(s.Fallbacks, ReasonCount{Side: "server", Reason: reason(r.Code), Count: uint64(r.Count)})
+		}
+		for _, r := range fb.Client {
+			s.Fallbacks = append(s.Fallbacks, ReasonCount{Side: "client", Reason: reason(r.Code), Count: uint64(r.Count)})
+		}
+	}
+	if on, err := k.HSLimitation(); err == nil {
+		s.Overview.HSLimitation = &on
+	}
+	return devs
+}
+
+func techTotals(t smcnl.TechStats) TechTotals {
+	return TechTotals{
+		ClientSuccess: t.ClientV1Succ + t.ClientV2Succ, ServerSuccess: t.ServerV1Succ + t.ServerV2Succ,
+		RxBytes: t.RxBytes, TxBytes: t.TxBytes, RxCount: t.RxCount, TxCount: t.TxCount,
+		RxRMBUsage: t.RxRMBUsage, TxRMBUsage: t.TxRMBUsage,
+	}
+}
+
+// rates fills the per-second values against the previous snapshot.
+func (m *Monitor) rates(s *Snapshot) {
+	p := m.prev
+	if p == nil || s.Interval <= 0 {
+		return
+	}
+	dt := s.Interval.Seconds()
+	per := func(cur, old uint64) float64 {
+		if cur < old {
+			return 0 // counter reset (module reload)
+		}
+		return float64(cur-old) / dt
+	}
+	old := map[string]ConnRow{}
+	for _, c := range p.Conns {
+		old[c.Key] = c
+	}
+	for i := range s.Conns {
+		if o, ok := old[s.Conns[i].Key]; ok {
+			s.Conns[i].RxRate = per(s.Conns[i].RxBytes, o.RxBytes)
+			s.Conns[i].TxRate = per(s.Conns[i].TxBytes, o.TxBytes)
+		}
+	}
+	oldFB := map[string]uint64{}
+	for _, r := range p.Fallbacks {
+		oldFB[r.Side+fmt.Sprint(r.Reason.Code)] = r.Count
+	}
+	for i, r := range s.Fallbacks {
+		if o, ok := oldFB[r.Side+fmt.Sprint(r.Reason.Code)]; ok {
+			s.Fallbacks[i].Rate = per(r.Count, o)
+		}
+	}
+	if s.Kernel != nil && p.Kernel != nil {
+		k, o := s.Kernel, p.Kernel
+		s.Overview.HandshakeErrorRate = per(k.ClientHSErrors+k.ServerHSErrors, o.ClientHSErrors+o.ServerHSErrors)
+		s.Overview.FallbackRate = per(k.ClientFallbacks+k.ServerFallbacks, o.ClientFallbacks+o.ServerFallbacks)
+		s.Overview.SuccessRate = per(k.SMCR.ClientSuccess+k.SMCR.ServerSuccess+k.SMCD.ClientSuccess+k.SMCD.ServerSuccess,
+			o.SMCR.ClientSuccess+o.SMCR.ServerSuccess+o.SMCD.ClientSuccess+o.SMCD.ServerSuccess)
+		s.Overview.RxBytesRate = per(k.SMCR.RxBytes+k.SMCD.RxBytes, o.SMCR.RxBytes+o.SMCD.RxBytes)
+		s.Overview.TxBytesRate = per(k.SMCR.TxBytes+k.SMCD.TxBytes, o.SMCR.TxBytes+o.SMCD.TxBytes)
+	}
+}
+
+// overview counts what the first screen shows.
+func overview(s *Snapshot) Overview {
+	o := s.Overview
+	for _, c := range s.Conns {
+		switch c.Mode {
+		case "listen":
+			o.Listening++
+			continue
+		case "SMC-R":
+			o.SMCR++
+		case "SMC-D":
+			o.SMCD++
+		case "fallback":
+			o.Fallback++
+		default:
+			o.Pending++
+		}
+		o.Conns++
+	}
+	for _, g := range s.LinkGroups {
+		o.LinkGroups++
+		for _, l := range g.Links {
+			o.Links++
+			if l.State == "ACTIVE" || l.State == "active" {
+				o.LinksActive++
+			}
+		}
+		if g.Kind == "SMC-R" && !g.Redundant && g.State != "deleted" {
+			o.NoRedundancy++
+		}
+	}
+	for _, d := range s.Devices {
+		o.RNICs++
+		for _, p := range d.Ports {
+			if p.Port == 0 {
+				continue
+			}
+			if p.State == "ACTIVE" {
+				o.PortsActive++
+			} else {
+				o.PortsDown++
+			}
+			for _, c := range p.Counters {
+				if c.Moving {
+					o.ErrorCounters++
+				}
+			}
+		}
+	}
+	if k := s.Kernel; k != nil {
+		o.HandshakeErrors = k.ClientHSErrors + k.ServerHSErrors
+		o.FallbacksTotal = k.ClientFallbacks + k.ServerFallbacks
+		o.SuccessTotal = k.SMCR.ClientSuccess + k.SMCR.ServerSuccess + k.SMCD.ClientSuccess + k.SMCD.ServerSuccess
+	}
+	return o
+}
+
+// Host opens the live sources of this host: kernel (sock_diag and SMC
+// netlink), sysfs and procfs at the given roots, and the SMC tracepoints
+// in a private tracefs instance when tracefs is writable (root).
+func Host(sysfs, procfs, tracefs string) Options {
+	o := Options{SysfsRoot: sysfs, ProcRoot: procfs}
+	k, err := DialKernel()
+	o.Kernel, o.KernelErr = k, err
+	if tracefs != "" {
+		t, err := StartTracer(tracefs, fmt.Sprintf("smcscope-%d", os.Getpid()))
+		o.Tracer, o.TracerErr = t, err
+	}
+	return o
+}

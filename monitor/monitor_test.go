@@ -1,0 +1,126 @@
+package monitor
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fixedClock steps one second per call, so rates are exact.
+func fixedClock() func() time.Time {
+	t := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	return func() time.Time { t = t.Add(time.Second); return t }
+}
+
+func TestKernelJoin(t *testing.T) {
+	k, err := ReplayKernel("../smcnl/testdata/multilink-client-before")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(Options{Kernel: k, SysfsRoot: "../rdmastats/testdata/sys", Now: fixedClock()})
+	defer m.Close()
+	s := m.Refresh()
+	if s.Overview.SMCR != 2 || s.Overview.LinkGroups != 1 || s.Overview.Links != 2 || s.Overview.NoRedundancy != 0 {
+		t.Fatalf("overview %+v: want 2 SMC-R conns on one link group with two links", s.Overview)
+	}
+	g := s.LinkGroups[0]
+	if !g.Redundant || g.MaxLinks != 2 || g.MaxConns != 255 || g.Role != "client" {
+		t.Errorf("link group %+v", g)
+	}
+	links := map[uint8]string{}
+	for _, l := range g.Links {
+		links[l.ID] = l.IBDev
+	}
+	for _, c := range s.Conns {
+		if c.LGRID != g.ID {
+			t.Errorf("%s: link group %#x, want %#x (joined through its link %d on %s)", c.Key, c.LGRID, g.ID, c.LinkID, c.IBDev)
+		}
+		if links[c.LinkID] != c.IBDev {
+			t.Errorf("%s: link %d on %s, the group has it on %s", c.Key, c.LinkID, c.IBDev, links[c.LinkID])
+		}
+		if !strings.HasPrefix(c.Key, "inode:") {
+			t.Errorf("%s: kernel rows are keyed by inode", c.Key)
+		}
+	}
+	var rxe bool
+	for _, d := range s.Devices {
+		if d.Name == "rxe0" {
+			rxe = d.SMC && len(d.Ports) > 0 && d.Ports[0].PNETID == "LABNET"
+		}
+	}
+	if !rxe {
+		t.Errorf("rxe0 not marked as SMC's device with PNET ID LABNET: %+v", s.Devices)
+	}
+}
+
+func TestFailoverEvents(t *testing.T) {
+	before, err := ReplayKernel("../smcnl/testdata/multilink-client-before")
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := ReplayKernel("../smcnl/testdata/multilink-client-after")
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := fixedClock()
+	prev := New(Options{Kernel: before, Now: clock}).Refresh()
+	m := New(Options{Kernel: after, Now: clock})
+	m.prev = &prev
+	s := m.Refresh()
+	var kinds []string
+	for _, e := range s.Events {
+		kinds = append(kinds, e.Kind)
+	}
+	got := strings.Join(kinds, ",")
+	if !strings.Contains(got, EventLinkDown) || !strings.Contains(got, EventFailover) {
+		t.Errorf("events %q after eth1 went down: want link-down and failover", got)
+	}
+	if s.Overview.NoRedundancy != 1 {
+		t.Errorf("after failover %d link groups without redundancy, want 1", s.Overview.NoRedundancy)
+	}
+}
+
+func TestWireReplay(t *testing.T) {
+	w, err := OpenWire("../samples/multilink.pcap", "", "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(Options{Wire: w, Now: fixedClock()})
+	if err := w.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	s := m.Refresh()
+	if s.Overview.SMCR != 3 || len(s.LinkGroups) != 1 {
+		t.Fatalf("overview %+v, %d link groups: want 3 SMC-R connections on one group", s.Overview, len(s.LinkGroups))
+	}
+	g := s.LinkGroups[0]
+	if len(g.Links) < 2 || g.Links[0].QPN == 0 || g.Links[0].CDCs == 0 {
+		t.Errorf("links %+v: want both links with their QPs and CDCs", g.Links)
+	}
+	var failover, down bool
+	for _, e := range s.Events {
+		failover = failover || e.Kind == EventFailover
+		down = down || e.Kind == EventLinkDown
+	}
+	if !failover || !down {
+		t.Errorf("wire events lack failover (%v) or link-down (%v)", failover, down)
+	}
+	if s.Conns[0].LGRID != g.ID || s.Conns[0].Source != "wire" {
+		t.Errorf("conn %+v not joined to link group %d", s.Conns[0], g.ID)
+	}
+}
+
+func TestParseTraceLine(t *testing.T) {
+	ev, ok := ParseTraceLine(`  smcping-312 [000] ..... 101.5: smc_switch_to_fallback: sk=000000003a1b clcsk=00000000ff net=4 fallback_rsn=0x3030000`, time.Unix(0, 0))
+	if !ok || ev.Kind != EventFallback || !strings.Contains(ev.Text, "NOSMCDEV") {
+		t.Errorf("fallback line: %+v %v", ev, ok)
+	}
+	ev, ok = ParseTraceLine(`kworker/0:1-12 [000] ..... 7.1: smcr_link_down: lnk=00000000aa lgr=00000000bb net=4 state=2 dev=rxe1 location=smcr_port_err+0x1c`, time.Unix(0, 0))
+	if !ok || ev.Kind != EventLinkDown || !strings.Contains(ev.Text, "rxe1") {
+		t.Errorf("link-down line: %+v %v", ev, ok)
+	}
+	if _, ok := ParseTraceLine("some other event: x=1", time.Unix(0, 0)); ok {
+		t.Error("a non-SMC line was taken")
+	}
+}

@@ -1,0 +1,112 @@
+package monitor
+
+import (
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/smcscope/smcscope/rdmastats"
+	"github.com/smcscope/smcscope/smcnl"
+)
+
+// historyLen is how many rates a counter keeps for its sparkline.
+const historyLen = 60
+
+// rdmaState keeps what rates and sparklines need between refreshes.
+type rdmaState struct {
+	prev     rdmastats.Snapshot
+	havePrev bool
+	history  map[rdmastats.Key][]float64
+}
+
+func sourceName(s rdmastats.Source) string {
+	if s == rdmastats.SourcePMA {
+		return "pma"
+	}
+	return "hw"
+}
+
+// devices reads every RDMA device and turns counters into rates against
+// the previous refresh. smcDevs (SMC_NETLINK_GET_DEV_SMCR) says which
+// devices SMC uses and the ports' PNET IDs and link counts.
+func (st *rdmaState) devices(fs rdmastats.FS, now time.Time, smcDevs []smcnl.Device) ([]DeviceRow, error) {
+	devs, err := fs.Devices()
+	if err != nil {
+		return nil, err
+	}
+	snap := rdmastats.SnapshotOf(devs, now)
+	rates := map[rdmastats.Key]rdmastats.Rate{}
+	if st.havePrev {
+		if rs, err := rdmastats.Rates(st.prev, snap, snap.Time.Sub(st.prev.Time)); err == nil {
+			for _, r := range rs {
+				rates[r.Key] = r
+			}
+		}
+	}
+	st.prev, st.havePrev = snap, true
+	if st.history == nil {
+		st.history = map[rdmastats.Key][]float64{}
+	}
+	smcByName := map[string]smcnl.Device{}
+	for _, d := range smcDevs {
+		smcByName[d.IBName] = d
+	}
+	var out []DeviceRow
+	for _, d := range devs {
+		row := DeviceRow{Name: d.Name, Driver: d.Driver, Parent: d.Parent}
+		sd, used := smcByName[d.Name]
+		row.SMC, row.Critical = used, sd.Critical
+		for _, p := range d.Ports {
+			pr := PortRow{Port: p.Port, State: p.State, PhysState: p.PhysState, Rate: p.RateText, NetDevs: p.Netdevs()}
+			for _, g := range p.GIDs {
+				pr.GIDs = append(pr.GIDs, g.GID.String())
+			}
+			for _, sp := range sd.Ports {
+				if int(sp.Number) == p.Port {
+					pr.PNETID, pr.Links = sp.PNETID, sp.LinkCount
+				}
+			}
+			pr.Counters = append(st.counters(d.Name, p.Port, rdmastats.SourcePMA, p.Counters, rates),
+				st.counters(d.Name, p.Port, rdmastats.SourceHW, p.HWCounters, rates)...)
+			row.Ports = append(row.Ports, pr)
+		}
+		if len(d.HWCounters) > 0 {
+			row.Ports = append(row.Ports, PortRow{Port: 0, State: "device", Counters: st.counters(d.Name, 0, rdmastats.SourceHW, d.HWCounters, rates)})
+		}
+		out = append(out, row)
+	}
+	return out, nil
+}
+
+func (st *rdmaState) counters(dev string, port int, src rdmastats.Source, cs rdmastats.Counters, rates map[rdmastats.Key]rdmastats.Rate) []Counter {
+	names := make([]string, 0, len(cs))
+	for n := range cs {
+		if n == "lifespan" {
+			continue
+		}
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := make([]Counter, 0, len(names))
+	for _, n := range names {
+		k := rdmastats.Key{Device: dev, Port: port, Source: src, Name: n}
+		c := Counter{Name: n, Source: sourceName(src), Value: cs[n], Unit: rdmastats.UnitOf(n).String()}
+		if h := rdmastats.Classify(n); h != rdmastats.HealthNone {
+			c.Health = h.String()
+		}
+		if r, ok := rates[k]; ok {
+			c.Delta, c.Rate = r.Delta, r.PerSecond
+			c.Moving = c.Health != "" && r.Delta > 0
+			h := append(st.history[k], r.PerSecond)
+			if len(h) > historyLen {
+				h = h[len(h)-historyLen:]
+			}
+			st.history[k] = h
+			c.History = append([]float64(nil), h...)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func trimNL(b []byte) string { return strings.TrimSpace(string(b)) }
