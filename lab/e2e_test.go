@@ -850,7 +850,7 @@ func TestMultilinkFailover(t *testing.T) {
 		t.Errorf("links before eth1 went down %d, after %d; want 2 and 1:\n%s", before, after, log)
 	}
 	for _, dev := range []string{`"rxe0"`, `"rxe1"`} {
-		if !regexp.MustCompile(`(?m)^BEFORE-FAILOVER LINK:.*`+dev).MatchString(log) {
+		if !regexp.MustCompile(`(?m)^BEFORE-FAILOVER LINK:.*` + dev).MatchString(log) {
 			t.Errorf("no link on %s before the failover", dev)
 		}
 	}
