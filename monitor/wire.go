@@ -136,6 +136,9 @@ func (w *Wire) rows() ([]ConnRow, []LinkGroupRow, []Event) {
 			RxBytes: c.Srv2Client.Bytes, TxBytes: c.Client2Srv.Bytes, Token: c.ClientToken,
 			RMBE: c.ClientRMBE, PeerRMBE: c.ServerRMBE,
 		}
+		if c.Close != "" {
+			r.Detail += "; close: " + c.Close
+		}
 		if c.LGR != 0 {
 			r.LGRID = uint32(c.LGR)
 		}
@@ -199,9 +202,6 @@ func wireMode(outcome string) string {
 
 func wireState(c track.ConnRow) string {
 	if c.Closed {
-		if c.Close != "" {
-			return "closed (" + c.Close + ")"
-		}
 		return "closed"
 	}
 	return "open"

@@ -1,0 +1,144 @@
+package top
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gdamore/tcell/v2"
+
+	"github.com/smcscope/smcscope/monitor"
+	"github.com/smcscope/smcscope/render"
+	"github.com/smcscope/smcscope/tui/widget"
+)
+
+type conns struct {
+	t  *widget.Table
+	by map[string]monitor.ConnRow
+}
+
+func newConns() *conns {
+	return &conns{t: widget.NewTable("KEY", "MODE", "STATE", "LOCAL", "PEER", "PROCESS", "LGR", "LINK", "DEV", "RX/s", "TX/s", "REASON")}
+}
+
+func (c *conns) Name() string         { return "connections" }
+func (c *conns) Table() *widget.Table { return c.t }
+
+func (c *conns) update(s *monitor.Snapshot) {
+	c.by = map[string]monitor.ConnRow{}
+	for _, r := range s.Conns {
+		c.by[r.Key] = r
+	}
+	c.t.SetRows(connRows(s))
+}
+
+// connRows is the connections screen's model.
+func connRows(s *monitor.Snapshot) []widget.Row {
+	rows := make([]widget.Row, 0, len(s.Conns))
+	for _, r := range s.Conns {
+		row := widget.Row{Key: r.Key, Cells: []string{
+			r.Key, r.Mode, r.State, endpoint(r.Src.String(), r.AddrHidden, r.Src.Port()), endpoint(r.Dst.String(), r.AddrHidden, r.Dst.Port()),
+			proc(r), hexID(r.LGRID), numOr(int(r.LinkID)), dev(r.IBDev, r.IBPort),
+			bytesRate(r.RxRate), bytesRate(r.TxRate), render.ConnReason(r),
+		}}
+		switch r.Mode {
+		case "SMC-R", "SMC-D":
+			row.Color = tcell.ColorGreen
+		case "fallback", "failed":
+			row.Color = tcell.ColorRed
+		case "pending":
+			row.Color = tcell.ColorYellow
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+func (c *conns) Detail(key string) string {
+	r, ok := c.by[key]
+	if !ok {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s %s  %s -> %s  proto %s family %d inode %d cookie %#x\n", r.Key, r.Mode, r.State, r.Src, r.Dst, dashs(r.Proto), r.Family, r.Inode, r.Cookie)
+	if r.AddrHidden {
+		b.WriteString("IPPROTO_SMC socket: sock_diag reports its addresses as zero, only the ports; joined by inode\n")
+	}
+	fmt.Fprintf(&b, "process %s  role %s  link group %s link %s on %s gid %s peer %s\n", proc(r), dashs(r.Role), hexID(r.LGRID), numOr(int(r.LinkID)), dev(r.IBDev, r.IBPort), dashs(r.GID), dashs(r.PeerGID))
+	fmt.Fprintf(&b, "token %#x  sndbuf %d  RMBE %d  peer RMBE %d  rx %d B (%s)  tx %d B (%s)\n", r.Token, r.SndBuf, r.RMBE, r.PeerRMBE, r.RxBytes, bytesRate(r.RxRate), r.TxBytes, bytesRate(r.TxRate))
+	if r.Fallback.Code != 0 {
+		fmt.Fprintf(&b, "fallback %#08x %s: %s\n", r.Fallback.Code, r.Fallback.Name, r.Fallback.Meaning)
+	}
+	if r.PeerDiagnosis.Code != 0 {
+		fmt.Fprintf(&b, "peer diagnosis %#08x %s: %s\n", r.PeerDiagnosis.Code, r.PeerDiagnosis.Name, r.PeerDiagnosis.Meaning)
+	}
+	if r.Detail != "" {
+		b.WriteString(r.Detail + "\n")
+	}
+	return b.String()
+}
+
+func (c *conns) Drill(key string) (string, string, bool) {
+	r, ok := c.by[key]
+	if !ok || r.LGRID == 0 {
+		return "", "", false
+	}
+	return "linkgroups", hexID(r.LGRID), true
+}
+
+func endpoint(s string, hidden bool, port uint16) string {
+	if hidden {
+		return fmt.Sprintf("*:%d", port)
+	}
+	if s == "invalid AddrPort" {
+		return "-"
+	}
+	return s
+}
+
+func proc(r monitor.ConnRow) string {
+	if r.PID == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%s/%d", r.Comm, r.PID)
+}
+
+func hexID(v uint32) string {
+	if v == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%#x", v)
+}
+
+func numOr(v int) string {
+	if v == 0 {
+		return "-"
+	}
+	return fmt.Sprint(v)
+}
+
+func dev(name string, port uint8) string {
+	if name == "" {
+		return "-"
+	}
+	return fmt.Sprintf("%s/%d", name, port)
+}
+
+func dashs(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// bytesRate prints bytes per second with a binary prefix.
+func bytesRate(v float64) string {
+	switch {
+	case v >= 1<<30:
+		return fmt.Sprintf("%.1fGiB/s", v/(1<<30))
+	case v >= 1<<20:
+		return fmt.Sprintf("%.1fMiB/s", v/(1<<20))
+	case v >= 1<<10:
+		return fmt.Sprintf("%.1fKiB/s", v/(1<<10))
+	}
+	return fmt.Sprintf("%.0fB/s", v)
+}

@@ -1,0 +1,111 @@
+package top
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gdamore/tcell/v2"
+
+	"github.com/smcscope/smcscope/monitor"
+	"github.com/smcscope/smcscope/render"
+	"github.com/smcscope/smcscope/tui/widget"
+)
+
+type lgrs struct {
+	t  *widget.Table
+	by map[string]monitor.LinkGroupRow
+}
+
+func newLGRs() *lgrs {
+	return &lgrs{t: widget.NewTable("ID", "KIND", "ROLE", "TYPE/STATE", "CONNS", "LINKS", "DEVICES", "PEER", "V", "MAX L/C", "BUFFERS", "REDUNDANCY")}
+}
+
+func (l *lgrs) Name() string         { return "linkgroups" }
+func (l *lgrs) Table() *widget.Table { return l.t }
+
+func (l *lgrs) update(s *monitor.Snapshot) {
+	l.by = map[string]monitor.LinkGroupRow{}
+	for _, g := range s.LinkGroups {
+		l.by[g.Key] = g
+	}
+	l.t.SetRows(lgrRows(s))
+}
+
+// lgrRows is the link-group screen's model: one row per group, its links
+// (all of them, unlike smcss -R) in the devices and detail columns.
+func lgrRows(s *monitor.Snapshot) []widget.Row {
+	rows := make([]widget.Row, 0, len(s.LinkGroups))
+	for _, g := range s.LinkGroups {
+		active := 0
+		var devs []string
+		for _, k := range g.Links {
+			if k.State == "ACTIVE" || k.State == "active" {
+				active++
+			}
+			where := dev(k.IBDev, k.IBPort)
+			if k.IBDev == "" && k.QPN != 0 {
+				where = fmt.Sprintf("qp%#x", k.QPN) // a wire row: the QP is what the capture knows
+			}
+			devs = append(devs, fmt.Sprintf("%d:%s", k.ID, where))
+		}
+		red := "yes"
+		color := tcell.ColorGreen
+		if !g.Redundant {
+			red, color = "no-redundancy", tcell.ColorYellow
+		}
+		if g.State == "deleted" {
+			color = tcell.ColorGray
+		}
+		rows = append(rows, widget.Row{Key: g.Key, Color: color, Cells: []string{
+			hexID(g.ID), g.Kind, dashs(g.Role), dashs(g.Type + g.State), fmt.Sprint(g.Conns),
+			fmt.Sprintf("%d/%d", active, len(g.Links)), strings.Join(devs, " "),
+			dashs(strings.TrimSpace(g.PeerHost + " " + g.PeerOS)), version(g.Version, g.Release),
+			fmt.Sprintf("%d/%d", g.MaxLinks, g.MaxConns), fmt.Sprintf("%d/%d", g.SndBufAlloc, g.RMBAlloc), red,
+		}})
+	}
+	return rows
+}
+
+func (l *lgrs) Detail(key string) string {
+	g, ok := l.by[key]
+	if !ok {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s link group %s (%s)  role %s type %s  pnetid %s vlan %d  conns %d\n", g.Kind, hexID(g.ID), g.Source, dashs(g.Role), dashs(g.Type+g.State), dashs(g.PNETID), g.VLANID, g.Conns)
+	fmt.Fprintf(&b, "SMC %s  peer %s OS %s  EID %q  v2.1 limits: max links %d, max conns %d  direct %v\n", version(g.Version, g.Release), dashs(g.PeerHost), dashs(g.PeerOS), g.EID, g.MaxLinks, g.MaxConns, g.Direct)
+	fmt.Fprintf(&b, "buffers: send %d B, RMB %d B\n", g.SndBufAlloc, g.RMBAlloc)
+	if g.DeleteReason != "" {
+		fmt.Fprintf(&b, "deleted: %s\n", g.DeleteReason)
+	}
+	for _, k := range g.Links {
+		fmt.Fprintf(&b, "link %d %s  %s netdev %s  uid %#x peer %#x  conns %d  gid %s peer %s %s\n", k.ID, k.State, dev(k.IBDev, k.IBPort), dashs(k.NetDev), k.UID, k.PeerUID, k.Conns, dashs(k.GID), dashs(k.PeerGID), render.LinkWire(k))
+	}
+	for _, h := range g.History {
+		b.WriteString("  " + h + "\n")
+	}
+	return b.String()
+}
+
+func (l *lgrs) Drill(key string) (string, string, bool) {
+	g, ok := l.by[key]
+	if !ok {
+		return "", "", false
+	}
+	for _, k := range g.Links {
+		if k.IBDev != "" {
+			return "devices", k.IBDev, true
+		}
+	}
+	return "connections", hexID(g.ID), true
+}
+
+func version(v, r uint8) string {
+	if v == 0 {
+		return "-"
+	}
+	if r == 0 {
+		return fmt.Sprintf("v%d", v)
+	}
+	return fmt.Sprintf("v%d.%d", v, r)
+}

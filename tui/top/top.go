@@ -1,0 +1,108 @@
+// Package top is smctop's dashboard: one screen per file (overview,
+// connections, link groups, devices, events), each a pure function from
+// a monitor.Snapshot to rows plus a view that only places them.
+package top
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+
+	"github.com/smcscope/smcscope/monitor"
+	"github.com/smcscope/smcscope/tui"
+)
+
+// screen is a tui.Screen fed with snapshots.
+type screen interface {
+	tui.Screen
+	update(s *monitor.Snapshot)
+}
+
+// Top is the dashboard: the shell and its screens.
+type Top struct {
+	App     *tui.App
+	screens []screen
+}
+
+// New builds the dashboard's screens in the shell.
+func New() *Top {
+	t := &Top{screens: []screen{newOverview(), newConns(), newLGRs(), newDevices(), newEvents()}}
+	ts := make([]tui.Screen, len(t.screens))
+	for i, s := range t.screens {
+		ts[i] = s
+	}
+	t.App = tui.NewApp("smctop", ts...)
+	return t
+}
+
+// Update shows a snapshot; call it on the UI goroutine (tests) or through
+// App.QueueUpdateDraw (Run).
+func (t *Top) Update(s monitor.Snapshot) {
+	for _, sc := range t.screens {
+		sc.update(&s)
+	}
+	t.App.SetStatus(status(&s))
+	t.App.Refresh()
+}
+
+func status(s *monitor.Snapshot) string {
+	st := fmt.Sprintf("%s  %s", s.Origin, s.Time.Format("15:04:05"))
+	for _, src := range s.Sources {
+		if src.Name == "wire" {
+			st += "  " + src.Detail
+		}
+		if !src.Available && s.Kernel == nil && src.Name == "sock_diag" && s.Origin != "kernel" {
+			continue // a replay: not reading the kernel is the point
+		}
+		if !src.Available && (src.Name == "sock_diag" || src.Name == "rdma_sysfs") {
+			st += fmt.Sprintf("  [yellow]%s: %s[-]", src.Name, src.Detail)
+		}
+	}
+	return st
+}
+
+// Options are the dashboard's run settings.
+type Options struct {
+	Interval time.Duration
+	// Screen replaces the terminal (tests: tcell.NewSimulationScreen).
+	Screen tcell.Screen
+}
+
+// Run shows the dashboard until the user quits or ctx ends, refreshing m
+// every interval (a capture replay runs meanwhile in its own goroutine).
+func Run(ctx context.Context, m *monitor.Monitor, o Options) error {
+	t := New()
+	if o.Screen != nil {
+		t.App.SetScreen(o.Screen)
+	}
+	if o.Interval <= 0 {
+		o.Interval = 2 * time.Second
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if w := m.Wire(); w != nil {
+		go func() { _ = w.Run(ctx) }()
+	}
+	first := m.Refresh()
+	t.Update(first)
+	go func() {
+		tick := time.NewTicker(o.Interval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				t.App.Stop()
+				return
+			case <-tick.C:
+			}
+			if t.App.Paused() {
+				continue
+			}
+			s := m.Refresh()
+			t.App.QueueUpdateDraw(func() { t.Update(s) })
+		}
+	}()
+	return t.App.Run()
+}
