@@ -68,6 +68,9 @@ type Options struct {
 	Interval time.Duration
 	// Screen replaces the terminal (tests: tcell.NewSimulationScreen).
 	Screen tcell.Screen
+	// OnSnapshot, when set, gets every snapshot and how long it took (the
+	// exporter serves the dashboard's snapshots instead of refreshing again).
+	OnSnapshot func(monitor.Snapshot, time.Duration)
 }
 
 // Run shows the dashboard until the user quits or ctx ends, refreshing m
@@ -85,8 +88,15 @@ func Run(ctx context.Context, m *monitor.Monitor, o Options) error {
 	if w := m.Wire(); w != nil {
 		go func() { _ = w.Run(ctx) }()
 	}
-	first := m.Refresh()
-	t.Update(first)
+	refresh := func() monitor.Snapshot {
+		start := time.Now()
+		s := m.Refresh()
+		if o.OnSnapshot != nil {
+			o.OnSnapshot(s, time.Since(start))
+		}
+		return s
+	}
+	t.Update(refresh())
 	go func() {
 		tick := time.NewTicker(o.Interval)
 		defer tick.Stop()
@@ -100,7 +110,7 @@ func Run(ctx context.Context, m *monitor.Monitor, o Options) error {
 			if t.App.Paused() {
 				continue
 			}
-			s := m.Refresh()
+			s := refresh()
 			t.App.QueueUpdateDraw(func() { t.Update(s) })
 		}
 	}()

@@ -1,0 +1,58 @@
+package metrics
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/smcscope/smcscope/monitor"
+)
+
+// kernelCollector exports the SMC netlink statistics of the namespace
+// (SMC_NETLINK_GET_STATS, GET_FBACK_STATS) as counters.
+type kernelCollector struct {
+	success, hsErrors, fallbacks, reasons, bytes, rmbUsage, hsLimit *prometheus.Desc
+}
+
+func newKernelCollector() *kernelCollector {
+	return &kernelCollector{
+		success:   prometheus.NewDesc(namespace+"_conn_handshakes_total", "SMC connections established, by technology and side.", []string{"tech", "side"}, nil),
+		hsErrors:  prometheus.NewDesc(namespace+"_conn_handshake_errors_total", "SMC handshake errors, by side (SMC_NLA_STATS_*_HS_ERR_CNT).", []string{"side"}, nil),
+		fallbacks: prometheus.NewDesc(namespace+"_conn_fallbacks_total", "Connections that fell back to TCP, by side.", []string{"side"}, nil),
+		reasons:   prometheus.NewDesc(namespace+"_conn_fallback_reasons_total", "Fallbacks by side and reason, by kernel name (the kernel keeps 30 reasons per side).", []string{"side", "reason", "code"}, nil),
+		bytes:     prometheus.NewDesc(namespace+"_conn_bytes_total", "Bytes moved over SMC, by technology and direction.", []string{"tech", "direction"}, nil),
+		rmbUsage:  prometheus.NewDesc(namespace+"_conn_buffer_usage_bytes", "Bytes in use in SMC buffers, by technology and direction (Linux 6.10+).", []string{"tech", "direction"}, nil),
+		hsLimit:   prometheus.NewDesc(namespace+"_handshake_limitation_enabled", "Whether SMC handshake limitation (limit_smc_hs) is on.", nil, nil),
+	}
+}
+
+func (c *kernelCollector) collect(s *monitor.Snapshot, ch chan<- prometheus.Metric) {
+	counter := func(d *prometheus.Desc, v uint64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v), labels...)
+	}
+	if k := s.Kernel; k != nil {
+		for _, t := range []struct {
+			name string
+			v    monitor.TechTotals
+		}{{"smcr", k.SMCR}, {"smcd", k.SMCD}} {
+			counter(c.success, t.v.ClientSuccess, t.name, "client")
+			counter(c.success, t.v.ServerSuccess, t.name, "server")
+			counter(c.bytes, t.v.RxBytes, t.name, "rx")
+			counter(c.bytes, t.v.TxBytes, t.name, "tx")
+			ch <- prometheus.MustNewConstMetric(c.rmbUsage, prometheus.GaugeValue, float64(t.v.RxRMBUsage), t.name, "rx")
+			ch <- prometheus.MustNewConstMetric(c.rmbUsage, prometheus.GaugeValue, float64(t.v.TxRMBUsage), t.name, "tx")
+		}
+		counter(c.hsErrors, k.ClientHSErrors, "client")
+		counter(c.hsErrors, k.ServerHSErrors, "server")
+		counter(c.fallbacks, k.ClientFallbacks, "client")
+		counter(c.fallbacks, k.ServerFallbacks, "server")
+	}
+	for _, r := range s.Fallbacks {
+		counter(c.reasons, r.Count, r.Side, r.Reason.Name, hexCode(r.Reason.Code))
+	}
+	if on := s.Overview.HSLimitation; on != nil {
+		v := 0.0
+		if *on {
+			v = 1
+		}
+		ch <- prometheus.MustNewConstMetric(c.hsLimit, prometheus.GaugeValue, v)
+	}
+}
