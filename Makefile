@@ -24,6 +24,8 @@ demo: build
 	@$(BIN)/smcdump -q -r $(DEMO_SAMPLE) -z smc,conns
 	@echo; echo "== link group of the failover capture (-z smc,lgr)"
 	@$(BIN)/smcdump -q -r $(firstword $(wildcard samples/multilink.pcap) $(DEMO_SAMPLE)) -z smc,lgr
+	@echo; echo "== smctop over the same capture (--once; without --once it is the live dashboard)"
+	@$(BIN)/smctop -r $(firstword $(wildcard samples/multilink.pcap) $(DEMO_SAMPLE)) --once
 
 # Everything CI runs: tools, lint, unit + differential tests, lab end-to-end tests.
 test: test-deps lint unit e2e

@@ -5,7 +5,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -14,7 +13,6 @@ import (
 	"time"
 
 	"github.com/smcscope/smcscope/monitor"
-	"github.com/smcscope/smcscope/render"
 )
 
 func main() {
@@ -24,7 +22,8 @@ func main() {
 	read := fs.String("r", "", "replay capture `FILE` through the dashboard instead of the kernel")
 	speed := fs.Float64("speed", 0, "replay at `N` times the capture's pace (0: as fast as possible)")
 	once := fs.Bool("once", false, "print one snapshot of every view and exit")
-	format := fs.String("o", "text", "--once output `FORMAT`: text or json")
+	count := fs.Int("count", 0, "print `N` snapshots, one per interval, and exit (events accumulate across them)")
+	format := fs.String("o", "text", "--once/--count output `FORMAT`: text, json or jsonl (one line per snapshot)")
 	listen := fs.String("listen", "", "serve Prometheus /metrics on `ADDR` (e.g. 127.0.0.1:9714)")
 	noTUI := fs.Bool("no-tui", false, "with --listen: run the exporter only")
 	sysfs := fs.String("path.sysfs", "/sys", "sysfs mount `PATH`")
@@ -37,7 +36,7 @@ func main() {
 		}
 		os.Exit(2)
 	}
-	if fs.NArg() > 0 || (*format != "text" && *format != "json") {
+	if fs.NArg() > 0 || (*format != "text" && *format != "json" && *format != "jsonl") {
 		fmt.Fprintln(os.Stderr, "smctop: usage: smctop [--once [-o text|json]] [-r FILE | -i IFACE] [--listen ADDR]; -h lists the flags")
 		os.Exit(2)
 	}
@@ -68,41 +67,13 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *once {
-		os.Exit(runOnce(ctx, m, *format, *interval))
+		*count = 1
+	}
+	if *count > 0 {
+		os.Exit(runCount(ctx, m, *format, *interval, *count))
 	}
 	if err := runLive(ctx, m, *interval, *listen, *noTUI); err != nil {
 		fmt.Fprintln(os.Stderr, "smctop: "+err.Error())
 		os.Exit(1)
 	}
-}
-
-// runOnce prints one snapshot. A replay is read to its end first; on a
-// live host two refreshes one interval apart give rates.
-func runOnce(ctx context.Context, m *monitor.Monitor, format string, interval time.Duration) int {
-	if w := m.Wire(); w != nil {
-		if err := w.Run(ctx); err != nil {
-			fmt.Fprintln(os.Stderr, "smctop: "+err.Error())
-			return 1
-		}
-	} else {
-		m.Refresh()
-		select {
-		case <-ctx.Done():
-		case <-time.After(interval):
-		}
-	}
-	s := m.Refresh()
-	var err error
-	if format == "json" {
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(s)
-	} else {
-		err = render.Monitor(os.Stdout, s)
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "smctop: "+err.Error())
-		return 1
-	}
-	return 0
 }
