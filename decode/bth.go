@@ -9,7 +9,7 @@ import (
 
 // BTHOpcode is the 8-bit InfiniBand transport opcode: the top three bits
 // name the transport service (RC, UC, RD, UD, CNP, XRC), the low five the
-// operation (smc-wire-format §5.3, §5.4; IBTA vol. 1 table 38; Linux
+// operation (IBTA vol. 1 table 38; Linux
 // include/rdma/ib_pack.h IB_OPCODE_*).
 type BTHOpcode uint8
 
@@ -204,7 +204,7 @@ const (
 )
 
 // BTH is the InfiniBand Base Transport Header of a RoCEv1 or RoCEv2 packet
-// (smc-wire-format §5.3), together with what sits at the two ends of the
+// (IBTA vol. 1 §9.2), together with what sits at the two ends of the
 // transport payload: it removes the pad bytes and the 4-byte ICRC from its
 // Payload and keeps the ICRC value. The RD and XRC headers that come right
 // after the BTH (RDETH, XRCETH) have no layer of their own and are decoded
@@ -422,7 +422,7 @@ func nextOrDone(p gopacket.PacketBuilder, next gopacket.LayerType, payload []byt
 	return p.NextDecoder(next)
 }
 
-// BTH fields (smc-wire-format §5.3). PSN and QPN show in hex in -V, as
+// BTH fields (IBTA vol. 1 §9.2). PSN and QPN show in hex in -V, as
 // tshark does, and stay decimal in -T fields.
 var (
 	fBTHOpcode    = Field("roce.bth.opcode", KindUint, "BTH opcode (transport and operation)", Hex(), Enum(opcodeName))

@@ -8,7 +8,7 @@ import (
 	"github.com/gopacket/gopacket/layers"
 )
 
-// The extension headers that follow the BTH (smc-wire-format §5.5, IBTA
+// The extension headers that follow the BTH (IBTA
 // vol. 1 §9.3). Each layer knows only its own bytes, so after RETH, AETH,
 // DETH, ImmDt and IETH the chain continues as gopacket.Payload. Where IBTA
 // stacks a second header behind the first — RDMA WRITE Only with
@@ -383,7 +383,7 @@ func decodeDETH(data []byte, p gopacket.PacketBuilder) error {
 	return nextOrDone(p, h.NextLayerType(), h.Payload)
 }
 
-// Extension header fields (smc-wire-format §5.5).
+// Extension header fields (IBTA vol. 1 §9.3).
 var (
 	fRETHVA       = Field("roce.reth.va", KindUint, "RETH virtual address", Hex())
 	fRETHRKey     = Field("roce.reth.rkey", KindUint, "RETH remote key", Hex())

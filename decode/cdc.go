@@ -60,7 +60,7 @@ const CDCType = cdcType
 
 // CDC is an SMC-R Connection Data Control message: 44 bytes, type 0xFE,
 // sent as RC SEND Only on the link's QP after the RDMA WRITEs it announces
-// (smc-wire-format §4.1; Linux struct smc_cdc_msg).
+// (Linux struct smc_cdc_msg, net/smc/smc_cdc.h).
 type CDC struct {
 	layers.BaseLayer
 	Type      uint8        // offset 0: 0xFE
@@ -184,7 +184,7 @@ func decodeCDC(data []byte, p gopacket.PacketBuilder) error {
 	return nextOrDone(p, c.NextLayerType(), c.Payload)
 }
 
-// CDC fields (smc-wire-format §4.1, §4.3).
+// CDC fields (struct smc_cdc_msg, smc_cdc_producer_flags and smc_cdc_conn_state_flags in net/smc/smc_cdc.h).
 var (
 	fCDCSeq             = Field("smc.cdc.seq", KindUint, "CDC sequence number")
 	fCDCToken           = Field("smc.cdc.token", KindUint, "CDC alert token of the receiving connection", Hex())

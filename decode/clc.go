@@ -11,7 +11,7 @@ import (
 	"github.com/gopacket/gopacket/layers"
 )
 
-// CLCType is the CLC message type at offset 4 (smc-wire-format §2.2).
+// CLCType is the CLC message type at offset 4 (struct smc_clc_msg_hdr, net/smc/smc_clc.h).
 type CLCType uint8
 
 // CLC message types, net/smc/smc_clc.h.
@@ -37,7 +37,7 @@ func (t CLCType) String() string {
 }
 
 // SMCType is the 2-bit SMC type ("path") of the CLC header: offered types in
-// a Proposal, the chosen one in Accept/Confirm (smc-wire-format §2.2).
+// a Proposal, the chosen one in Accept/Confirm (struct smc_clc_msg_hdr, net/smc/smc_clc.h).
 type SMCType uint8
 
 // SMC types, net/smc/smc_clc.h.
@@ -69,7 +69,7 @@ func (t SMCType) HasR() bool { return t == SMCTypeR || t == SMCTypeB }
 func (t SMCType) HasD() bool { return t == SMCTypeD || t == SMCTypeB }
 
 // CLC eyecatchers, "SMCR" and "SMCD" in EBCDIC. Linux accepts either one at
-// the start and in the trailer of every message (smc-wire-format §2.1).
+// the start and in the trailer of every message (net/smc/smc_clc.c smc_clc_wait_msg checks either eyecatcher).
 var (
 	EyecatcherSMCR = [4]byte{0xE2, 0xD4, 0xC3, 0xD9}
 	EyecatcherSMCD = [4]byte{0xE2, 0xD4, 0xC3, 0xC4}
@@ -170,7 +170,7 @@ func CLCBadLengthError(b []byte) error {
 	return badLength(name, "length", 5, fmt.Sprintf("length %d exceeds the largest CLC message (%d)", n, CLCMaxLength))
 }
 
-// CLC is one CLC message (smc-wire-format §2): the handshake SMC runs in
+// CLC is one CLC message (net/smc/smc_clc.h, RFC 7609): the handshake SMC runs in
 // the TCP stream before switching to RDMA or ISM. Only the body that matches
 // Type is meaningful; the others are zero.
 //
@@ -339,7 +339,7 @@ func decodeCLC(data []byte, p gopacket.PacketBuilder) error {
 	return nil
 }
 
-// Fields of the common header, smc-wire-format §2.2.
+// Fields of the common header (struct smc_clc_msg_hdr).
 var (
 	fCLCEyecatcher = Field("smc.clc.eyecatcher", KindString, "CLC eyecatcher (SMCR or SMCD, EBCDIC)")
 	fCLCType       = Field("smc.clc.type", KindUint, "CLC message type (1 Proposal, 2 Accept, 3 Confirm, 4 Decline)",
@@ -404,7 +404,7 @@ func clcAppendMode(dst []byte, t SMCType, version uint8) []byte {
 	return strconv.AppendUint(dst, uint64(version), 10)
 }
 
-// Shared field encodings, smc-wire-format §2.8.
+// Shared field encodings (struct smc_clc_msg_local and friends, net/smc/smc_clc.h).
 
 // clcGID reads a 16-byte GID as an address; RoCEv2 GIDs are IPv4-mapped.
 func clcGID(b []byte) netip.Addr { return netip.AddrFrom16([16]byte(b[:16])) }
@@ -455,7 +455,7 @@ func clcIsZero(b []byte) bool {
 }
 
 // clcAppendPeerID renders a Linux peer ID as instance@MAC (2 random bytes and
-// the MAC of the first RoCE port, smc-wire-format §2.8).
+// the MAC of the first RoCE port, struct smc_clc_msg_local).
 func clcAppendPeerID(dst []byte, id [8]byte) []byte {
 	dst = strconv.AppendUint(dst, uint64(binary.BigEndian.Uint16(id[:2])), 10)
 	dst = append(dst, '@')

@@ -7,7 +7,7 @@ import (
 	"strconv"
 )
 
-// Accept/Confirm layout, smc-wire-format §2.5 (SMC-R) and §2.6 (SMC-D),
+// Accept/Confirm layout: struct smc_clc_msg_accept_confirm (SMC-R r0 and SMC-D d0 parts),
 // net/smc/smc_clc.h (smc_clc_msg_accept_confirm).
 const (
 	acceptV1RLen   = 68  // SMC-R v1 total length
@@ -28,7 +28,7 @@ const (
 // (client to server): the same layout carrying the sender's values. SMC-R
 // fields are set when CLC.TypeV1 is SMCTypeR, SMC-D fields when SMCTypeD.
 type CLCAccept struct {
-	// SMC-R, smc-wire-format §2.5.
+	// SMC-R: the r0 part of struct smc_clc_msg_accept_confirm.
 	PeerID     [8]byte    // Offset 8, 8 bytes: sender system ID.
 	GID        netip.Addr // Offset 16, 16 bytes: sender GID of the link (v2: IPv4-mapped).
 	MAC        [6]byte    // Offset 32, 6 bytes: sender RoCE MAC.
@@ -41,7 +41,7 @@ type CLCAccept struct {
 	RMBVA      uint64     // Offset 52, 8 bytes: RMB virtual/DMA address (RETH VA base).
 	PSN        uint32     // Offset 61, 3 bytes: sender's initial send PSN on the QP.
 
-	// SMC-D, smc-wire-format §2.6.
+	// SMC-D: the d0 part of struct smc_clc_msg_accept_confirm.
 	SMCDGID  uint64  // Offset 8, 8 bytes: sender ISM GID.
 	DMBToken uint64  // Offset 16, 8 bytes: sender DMB token.
 	DMBEIdx  uint8   // Offset 24.
@@ -153,7 +153,7 @@ func (a *CLCAccept) decodeV2Tail(c *CLC, body []byte, fceOff int, gidList bool) 
 	switch {
 	case gidList:
 		// The FCE size is not on the wire; it is the one that makes the GID
-		// count and the length agree (smc-wire-format §2.5, "robust rule").
+		// count and the length agree (as smc_clc_fill_fce / smc_clc_v2x_features_validate read it, net/smc/smc_clc.c).
 		for _, n := range [...]int{fceV2xLen, fceBaseLen} {
 			g := fceOff + n
 			if g+fceGIDListHdr <= len(body) && g+fceGIDListHdr+gidLen*int(body[g]) == len(body) {
@@ -194,7 +194,7 @@ func (a *CLCAccept) decodeV2Tail(c *CLC, body []byte, fceOff int, gidList bool) 
 	return nil
 }
 
-// Accept/Confirm fields, smc-wire-format §2.5, §2.6.
+// Accept/Confirm fields (struct smc_clc_msg_accept_confirm).
 var (
 	fCLCFirstContact = Field("smc.clc.first_contact", KindBool, "first contact: the connection creates a new link group")
 	fCLCQPN          = Field("smc.clc.qpn", KindUint, "sender QP number (SMC-R)", HexN(6))

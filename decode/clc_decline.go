@@ -6,7 +6,7 @@ import (
 	"strconv"
 )
 
-// Decline layout, smc-wire-format §2.7, net/smc/smc_clc.h
+// Decline layout: struct smc_clc_msg_decline and smc_clc_msg_decline_v2, net/smc/smc_clc.h
 // (smc_clc_msg_decline, smc_clc_msg_decline_v2).
 const (
 	declineV1Len     = 28
@@ -45,7 +45,7 @@ func (d *CLCDecline) decode(c *CLC, m []byte) error {
 	return nil
 }
 
-// Decline fields, smc-wire-format §2.7.
+// Decline fields (struct smc_clc_msg_decline).
 var (
 	fCLCOutOfSync      = Field("smc.clc.out_of_sync", KindBool, "Decline out-of-sync flag: the receiver must drop its link group")
 	fDeclineReason     = Field("smc.clc.decline.reason", KindUint, "peer diagnosis: the sender's decline reason (SMC_CLC_DECL_*)", HexN(8), Enum(clcDeclineEnum))

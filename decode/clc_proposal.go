@@ -7,7 +7,7 @@ import (
 	"strconv"
 )
 
-// Proposal layout, smc-wire-format §2.4 and net/smc/smc_clc.h
+// Proposal layout: struct smc_clc_msg_proposal and its v2 extensions in net/smc/smc_clc.h
 // (smc_clc_msg_proposal_area).
 const (
 	propFixedLen    = 40 // header + peer ID + GID + MAC + iparea_offset
@@ -198,7 +198,7 @@ func (p *CLCProposal) decode(c *CLC, m []byte) error {
 	return nil
 }
 
-// Proposal fields, smc-wire-format §2.4.
+// Proposal fields (struct smc_clc_msg_proposal, net/smc/smc_clc.h).
 var (
 	fCLCPeerID = Field("smc.clc.peer_id", KindBytes, "sender system ID (Linux: 2-byte instance + MAC)")
 	fCLCGID    = Field("smc.clc.gid", KindAddr, "sender RoCE GID (Proposal: SMC-R v1 GID)")

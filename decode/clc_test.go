@@ -127,7 +127,7 @@ func TestCLCVectors(t *testing.T) {
 	})
 }
 
-// Values from smc-wire-format §11.2-11.7 (Linux 6.12 SMC-Rv2 captures).
+// Values from the Linux 6.12 SMC-Rv2 captures of the lab (pingpong, multilink, decline-nordma, no-ueid).
 func TestCLCReference(t *testing.T) {
 	t.Parallel()
 	t.Run("pingpong/8 Proposal", func(t *testing.T) {
@@ -399,7 +399,7 @@ func TestCLCBadEyecatcherTypeVersion(t *testing.T) {
 
 func TestCLCSMCDEyecatcher(t *testing.T) {
 	t.Parallel()
-	// Receivers accept "SMCD" wherever "SMCR" may stand (smc-wire-format §2.1).
+	// Receivers accept "SMCD" wherever "SMCR" may stand (net/smc/smc_clc.c smc_clc_wait_msg checks either eyecatcher).
 	msg := bytes.Clone(clcReadVector(t, "clc_v1_smcr_accept_ipv4.hex"))
 	msg[3] = 0xc4
 	msg[len(msg)-1] = 0xc4
@@ -571,7 +571,7 @@ func TestCLCDoesNotMalloc(t *testing.T) {
 }
 
 // testFrameAcceptReusedLGR is the server's CLC Accept of multilink.pcap frame
-// 37 (Linux 6.12 lab, smc-wire-format §11.5; the capture is not in the
+// 37 (Linux 6.12 lab, multilink.pcap frame 37; the capture is not in the
 // repository, the bytes are): a second connection placed on link 2 of an
 // existing link group, so no first contact and no FCE (108 bytes).
 //

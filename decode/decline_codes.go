@@ -3,7 +3,7 @@ package decode
 import "strconv"
 
 // DeclineCode is an SMC decline / fallback reason: the peer diagnosis of a
-// CLC Decline (smc-wire-format §2.7), and the same 32-bit values as the local
+// CLC Decline (SMC_CLC_DECL_* in net/smc/smc_clc.h), and the same 32-bit values as the local
 // fallback reason in sock_diag and in the SMC netlink statistics. Local
 // reasons may also be negative errno values stored as uint32.
 //

@@ -33,7 +33,7 @@ func TestDeclineCodeNamesMatchKernel(t *testing.T) {
 	}
 }
 
-// Codes and names of smc-wire-format §2.7, plus the v2.1 additions.
+// Codes and names of SMC_CLC_DECL_* (net/smc/smc_clc.h), with the v2.1 additions.
 func TestDeclineCodeTable(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {

@@ -16,7 +16,7 @@ const (
 
 // GRH is the InfiniBand Global Route Header that starts a RoCEv1 packet
 // (EtherType 0x8915). It has the layout of an IPv6 header, with GIDs as
-// addresses (smc-wire-format §5.2). SMC-R v1 uses RoCEv1, so its GIDs are
+// addresses (IBTA vol. 1 §8.3, the GRH). SMC-R v1 uses RoCEv1, so its GIDs are
 // the CLC/LLC GIDs.
 type GRH struct {
 	layers.BaseLayer
@@ -105,7 +105,7 @@ func decodeGRH(data []byte, p gopacket.PacketBuilder) error {
 	return nextOrDone(p, g.NextLayerType(), g.Payload)
 }
 
-// GRH fields (smc-wire-format §5.2).
+// GRH fields (IBTA vol. 1 §8.3).
 var (
 	fGRHVersion    = Field("roce.grh.version", KindUint, "GRH IP version (6)")
 	fGRHTClass     = Field("roce.grh.tclass", KindUint, "GRH traffic class", Hex())

@@ -6,7 +6,7 @@ import (
 	"strconv"
 )
 
-// The ICRC (smc-wire-format §5.5; IBTA vol. 1 §7.8.1 and annex A17) is a
+// The ICRC (IBTA vol. 1 §7.8.1 and annex A17) is a
 // CRC-32 (IEEE 802.3, the zlib crc32) over the packet from the network
 // header to the end of the transport payload, with every field a router
 // may change masked to all ones, preceded by 8 bytes of ones standing for

@@ -10,7 +10,7 @@ import (
 )
 
 // LLCType is byte 0 of an LLC message: the v1 type code, or for v2 the
-// version nibble 0x20 plus the v1 code (smc-wire-format §3.3; Linux enum
+// version nibble 0x20 plus the v1 code (Linux enum
 // smc_llc_msg_type).
 type LLCType uint8
 
@@ -109,7 +109,7 @@ const (
 )
 
 // LLC is an SMC-R Link Layer Control message, v1 (44 bytes) or v2 (44 to
-// 8192 bytes), carried in RC SENDs on a link's QP (smc-wire-format §3).
+// 8192 bytes), carried in RC SENDs on a link's QP (struct smc_llc_msg_* in net/smc/smc_llc.c).
 // Exactly one of the per-type sub-structs is filled, chosen by Type.Base().
 type LLC struct {
 	layers.BaseLayer
@@ -745,7 +745,7 @@ func decodeLLC(data []byte, p gopacket.PacketBuilder) error {
 	return nextOrDone(p, l.NextLayerType(), l.Payload)
 }
 
-// LLC fields (smc-wire-format §3). Names are shared by the message types
+// LLC fields (struct smc_llc_msg_* in net/smc/smc_llc.c). Names are shared by the message types
 // that carry the same thing (a link ID is smc.llc.link_id in CONFIRM LINK,
 // ADD LINK and DELETE LINK); smc.llc.type tells them apart.
 var (

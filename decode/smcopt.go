@@ -3,7 +3,7 @@ package decode
 import "github.com/gopacket/gopacket/layers"
 
 // TCP option kind 254 is shared by every RFC 6994 experiment; only the ExID
-// tells SMC apart (smc-wire-format §1). TCP Fast Open (0xF989) and AccECN
+// tells SMC apart (TCPOPT_SMC_MAGIC, include/net/tcp.h; written by smc_options_write in net/ipv4/tcp_output.c). TCP Fast Open (0xF989) and AccECN
 // (0xACC0) use the same kind, so the kind alone is not evidence of SMC.
 const (
 	tcpOptionKindExperimental layers.TCPOptionKind = 254

@@ -8,7 +8,7 @@ import (
 
 func TestSMCOption(t *testing.T) {
 	t.Parallel()
-	// smc-wire-format §11.1: the client's SYN (5) and the server's SYN-ACK (6).
+	// pingpong.pcap: the client's SYN (frame 5) and the server's SYN-ACK (frame 6).
 	syns := map[int]bool{}
 	for _, f := range clcReadTCP(t, "reference/pingpong.pcap") {
 		if f.tcp.SYN {

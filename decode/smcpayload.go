@@ -2,7 +2,7 @@ package decode
 
 import "github.com/gopacket/gopacket"
 
-// SMC-R message sizes (smc-wire-format §3.1, §3.2, §4.1).
+// SMC-R message sizes (SMC_WR_TX_SIZE 44 and SMC_WR_BUF_V2_SIZE in net/smc/smc_wr.h; struct smc_cdc_msg).
 const (
 	smcMsgLen   = 44   // SMC_WR_TX_SIZE: every v1 LLC, every CDC
 	llcV2MaxLen = 8192 // SMC_WR_BUF_V2_SIZE

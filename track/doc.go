@@ -8,7 +8,7 @@
 // Link with a client->server and a server->client direction. The server is
 // the link-group owner (it sends CONFIRM_LINK and ADD_LINK requests).
 //
-// Correlation keys (smc-wire-format §6.1): a connection by its TCP 4-tuple;
+// Correlation keys (the kernel's own: struct smc_connection's alert tokens, QP numbers, link UIDs): a connection by its TCP 4-tuple;
 // a link on the wire by (IP source, IP destination, BTH DestQP) per
 // direction, because QPNs repeat across hosts and devices; a CDC by the
 // receiver's alert token inside the link group; an RDMA WRITE by the
