@@ -142,17 +142,17 @@ extract_kernel() {
 }
 
 # build_binaries builds the guest programs statically. smcping (the traffic) and smclab
-# (the kernel's view) must build, every scenario uses them; smcdump and the live test
-# binaries are needed by e2e-smc only (the e2e scenarios check that they exist).
+# (the kernel's view) must build, every scenario uses them; smcdump, smctop and the live
+# test binaries are needed by the e2e scenarios only (which check that they exist).
 build_binaries() {
 	mkdir -p "$BUILD/bin"
 	rm -f "$BUILD"/bin/*
 	local pkg name
-	for pkg in ./cmd/smcping ./lab/guest/smclab ./cmd/smcdump; do
+	for pkg in ./cmd/smcping ./lab/guest/smclab ./cmd/smcdump ./cmd/smctop; do
 		name=$(basename "$pkg")
 		if ! (cd "$REPO" && CGO_ENABLED=0 timeout 600 go build -trimpath -o "$BUILD/bin/$name" "$pkg") >"$BUILD/bin/$name.build.log" 2>&1; then
 			rm -f "$BUILD/bin/$name"
-			[ "$name" = smcdump ] || die "go build $pkg failed (CGO_ENABLED=0), see $BUILD/bin/$name.build.log"
+			{ [ "$name" = smcdump ] || [ "$name" = smctop ]; } || die "go build $pkg failed (CGO_ENABLED=0), see $BUILD/bin/$name.build.log"
 			log "note: $pkg does not build (CGO_ENABLED=0), see $BUILD/bin/$name.build.log"
 			continue
 		fi

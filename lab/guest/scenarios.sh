@@ -363,6 +363,13 @@ multilink_client() {
 	p1=$!
 	wait_conns /tmp/ml1.out 1
 	sleep 1
+	# smctop watches the failover from before eth1 goes down to after the new link:
+	# one snapshot every 500 ms; events accumulate in the one process.
+	if [ -x /bin/smctop ]; then
+		smctop --count 24 --interval 500ms -o jsonl >/out/smctop-stream.jsonl 2>/out/smctop-stream.err &
+		st=$!
+		sleep 1
+	fi
 	kill -STOP $p0 $p1
 	log "smcping clients stopped: connections idle"
 	sleep 1
@@ -384,6 +391,7 @@ multilink_client() {
 	sed 's/^/AFTER-FAILOVER /' /tmp/after | tee -a /out/client.log
 	kill -CONT $p0 $p1
 	log "smcping clients continued"
+	[ -n "${st:-}" ] && wait $st
 	wait $p0
 	rc0=$?
 	wait $p1
@@ -474,7 +482,7 @@ record_out() {
 }
 
 have_bins() {
-	for b in smcping smcdump smclab smcnl.test rdmastats.test; do
+	for b in smcping smcdump smctop smclab smcnl.test rdmastats.test; do
 		if [ -x /bin/$b ]; then echo "HAVE $b" >>/out/e2e.txt; else echo "MISSING $b" >>/out/e2e.txt; fi
 	done
 }
@@ -538,7 +546,20 @@ observe() {
 			timeout 10 smclab lgr
 			hw_counters
 		} >/out/observe$k.txt 2>&1
+		# smctop's join of the same moment (its two refreshes a second apart give rates);
+		# lab/e2e_test.go compares it with smclab's view above.
+		[ -x /bin/smctop ] && timeout 20 smctop --once -o json --interval 1s >/out/smctop$k.json 2>/out/smctop$k.err
 	done
+	# The exporter, scraped inside the guest; promtool checks it on the host.
+	if [ -x /bin/smctop ]; then
+		smctop --listen 127.0.0.1:9714 --no-tui >/out/smctop-listen.err 2>&1 &
+		exp=$!
+		sleep 1
+		timeout 10 wget -q -O /out/metrics.txt http://127.0.0.1:9714/metrics
+		echo "STEP smctop-metrics rc=$?" >>/out/e2e.txt
+		kill $exp 2>/dev/null
+		wait $exp 2>/dev/null
+	fi
 }
 
 # live_tests runs the Go tests that need a kernel with SMC and an RDMA device (TestLive* of

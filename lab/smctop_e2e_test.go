@@ -1,0 +1,184 @@
+package lab
+
+import (
+	"bufio"
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/smcscope/smcscope/monitor"
+)
+
+func readSnapshot(t *testing.T, path string) monitor.Snapshot {
+	t.Helper()
+	var s monitor.Snapshot
+	if err := json.Unmarshal([]byte(readFile(t, path)), &s); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return s
+}
+
+// smctopCounter returns a port counter of a device in a snapshot.
+func smctopCounter(s monitor.Snapshot, dev, name string) (monitor.Counter, bool) {
+	for _, d := range s.Devices {
+		if d.Name != dev {
+			continue
+		}
+		for _, p := range d.Ports {
+			for _, c := range p.Counters {
+				if c.Name == name {
+					return c, true
+				}
+			}
+		}
+	}
+	return monitor.Counter{}, false
+}
+
+// TestSmctopJoinsLiveConnection: in e2e-smc, while the paced connection to port 5002
+// runs, smctop --once -o json on the server shows it as SMC-R joined (by inode, through
+// its link) to the link group that smclab lists, its link on rxe0, and rxe0 as SMC's
+// device whose packet counters increase between the two snapshots.
+func TestSmctopJoinsLiveConnection(t *testing.T) {
+	dir := filepath.Join(labRun(t), "e2e-smc", "server")
+	var sent []uint64
+	for k := 1; k <= 2; k++ {
+		s := readSnapshot(t, filepath.Join(dir, "smctop"+string(rune('0'+k))+".json"))
+		var conn *monitor.ConnRow
+		for i, c := range s.Conns {
+			if c.Mode == "SMC-R" && c.Src.String() == "10.10.0.1:5002" {
+				conn = &s.Conns[i]
+			}
+		}
+		if conn == nil {
+			t.Fatalf("snapshot %d: no SMC-R connection from 10.10.0.1:5002: %+v", k, s.Conns)
+		}
+		if conn.Inode == 0 || conn.LGRID == 0 || conn.IBDev != "rxe0" || conn.Role != "server" {
+			t.Errorf("snapshot %d: connection not joined: %+v", k, *conn)
+		}
+		var lgr *monitor.LinkGroupRow
+		for i, g := range s.LinkGroups {
+			if g.ID == conn.LGRID {
+				lgr = &s.LinkGroups[i]
+			}
+		}
+		if lgr == nil || len(lgr.Links) == 0 || lgr.Links[0].IBDev != "rxe0" || lgr.Conns == 0 {
+			t.Errorf("snapshot %d: link group %#x of the connection: %+v", k, conn.LGRID, lgr)
+		}
+		var rxe *monitor.DeviceRow
+		for i, d := range s.Devices {
+			if d.Name == "rxe0" {
+				rxe = &s.Devices[i]
+			}
+		}
+		if rxe == nil || !rxe.SMC {
+			t.Errorf("snapshot %d: rxe0 missing or not marked as SMC's device: %+v", k, s.Devices)
+		}
+		c, ok := smctopCounter(s, "rxe0", "sent_pkts")
+		if !ok || c.Delta == 0 {
+			t.Errorf("snapshot %d: rxe0 sent_pkts did not move within the snapshot's interval: %+v", k, c)
+		}
+		sent = append(sent, c.Value)
+	}
+	if len(sent) == 2 && sent[1] <= sent[0] {
+		t.Errorf("rxe0 sent_pkts did not increase between the snapshots: %v", sent)
+	}
+}
+
+// TestSmctopFallbacks: in e2e-decline the paced connection falls back; smctop shows it
+// with the kernel's reason and the peer's diagnosis by name, on both sides.
+func TestSmctopFallbacks(t *testing.T) {
+	for _, tt := range []struct {
+		role, reason, peer string
+	}{
+		{"client", "PEERDECL", "NOSMCRDEV"},
+		{"server", "NOSMCRDEV", ""},
+	} {
+		s := readSnapshot(t, filepath.Join(labRun(t), "e2e-decline", tt.role, "smctop1.json"))
+		found := false
+		for _, c := range s.Conns {
+			if c.Mode == "fallback" && (c.Src.Port() == 5002 || c.Dst.Port() == 5002) &&
+				strings.Contains(c.Fallback.Name, tt.reason) && strings.Contains(c.PeerDiagnosis.Name, tt.peer) && c.Fallback.Meaning != "" {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("e2e-decline %s: no fallback on port 5002 with reason %s peer %q: %+v", tt.role, tt.reason, tt.peer, s.Conns)
+		}
+		if s.Overview.Fallback == 0 {
+			t.Errorf("e2e-decline %s: overview counts no fallback: %+v", tt.role, s.Overview)
+		}
+	}
+}
+
+// TestSmctopMultilinkFailover: smctop watching the multilink client across eth1 going
+// down sees both links of the link group first, one link later, and the link-down and
+// failover events (derived from its snapshots, or from the kernel's tracepoints).
+func TestSmctopMultilinkFailover(t *testing.T) {
+	text := readFile(t, filepath.Join(labRun(t), "multilink", "client", "smctop-stream.jsonl"))
+	var snaps []monitor.Snapshot
+	sc := bufio.NewScanner(strings.NewReader(text))
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		var s monitor.Snapshot
+		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
+			t.Fatalf("snapshot %d: %v", len(snaps)+1, err)
+		}
+		snaps = append(snaps, s)
+	}
+	if len(snaps) < 2 {
+		t.Fatalf("%d snapshots in the stream", len(snaps))
+	}
+	active := func(s monitor.Snapshot) (devs []string) {
+		for _, g := range s.LinkGroups {
+			for _, l := range g.Links {
+				if l.State == "ACTIVE" {
+					devs = append(devs, l.IBDev)
+				}
+			}
+		}
+		return devs
+	}
+	first := active(snaps[0])
+	if len(first) != 2 {
+		t.Errorf("first snapshot: active links on %v, want rxe0 and rxe1", first)
+	}
+	sawOne := false
+	for _, s := range snaps[1:] {
+		if len(active(s)) == 1 {
+			sawOne = true
+		}
+	}
+	if !sawOne {
+		t.Errorf("no snapshot shows the link group on one link after eth1 went down")
+	}
+	kinds := map[string]bool{}
+	for _, e := range snaps[len(snaps)-1].Events {
+		kinds[e.Kind] = true
+	}
+	if !kinds[monitor.EventLinkDown] || !kinds[monitor.EventFailover] {
+		t.Errorf("events of the last snapshot lack link-down or failover: %+v", snaps[len(snaps)-1].Events)
+	}
+}
+
+// TestSmctopMetrics: the exporter, scraped inside the e2e-smc server guest during the
+// paced connection, passes promtool and carries the same join as --once.
+func TestSmctopMetrics(t *testing.T) {
+	text := readFile(t, filepath.Join(labRun(t), "e2e-smc", "server", "metrics.txt"))
+	for _, want := range []string{`smc_conn_sockets{mode="SMC-R",source="kernel"}`, `smc_link_info{device="rxe0"`, `smc_rnic_sent_pkts_total{device="rxe0"`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+	promtool, err := exec.LookPath("promtool")
+	if err != nil {
+		t.Skipf("promtool not installed (make test-deps installs prometheus): %v", err)
+	}
+	cmd := exec.Command(promtool, "check", "metrics")
+	cmd.Stdin = strings.NewReader(text)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("promtool check metrics: %v\n%s", err, out)
+	}
+}
