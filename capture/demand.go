@@ -1,8 +1,6 @@
 package capture
 
 import (
-	"strings"
-
 	"github.com/smcscope/smcscope/decode"
 )
 
@@ -62,32 +60,27 @@ func frameFieldBit(id decode.FieldID) frameFieldSet {
 	return wAllFrame // a frame.* field registered elsewhere: keep all
 }
 
-// groupPrefixes maps field-name prefixes to groups; the first match wins,
-// so longer prefixes come first.
-var groupPrefixes = []struct {
-	prefix string
-	g      fieldGroup
-}{
-	{"roce.icrc.ok", gICRC},
-	{"roce.icrc", gBTH}, {"roce.bth.", gBTH}, {"roce.rdeth.", gBTH}, {"roce.xrceth.", gBTH},
-	{"roce.grh.", gGRH}, {"roce.reth.", gRETH}, {"roce.aeth.", gAETH}, {"roce.immdt", gImmDt},
-	{"roce.ieth.", gIETH}, {"roce.deth.", gDETH},
-	{"smc.llc.", gLLC}, {"smc.cdc.", gCDC}, {"smc.clc.", gCLC},
-	{"frame.", gFrame}, {"eth.", gEth}, {"vlan.", gVLAN}, {"ip.", gIP}, {"tcp.", gTCP}, {"udp.", gUDP},
+// ownerGroups maps each field owner to the layers the frame reader must
+// fill for it. Tracker owners map to gAll: the tracker reads every layer.
+var ownerGroups = [decode.NumOwners]fieldGroup{
+	decode.OwnerUnknown: gAll,
+	decode.OwnerFrame:   gFrame, decode.OwnerEthernet: gEth, decode.OwnerVLAN: gVLAN,
+	decode.OwnerIP: gIP, decode.OwnerTCP: gTCP, decode.OwnerUDP: gUDP,
+	decode.OwnerGRH: gGRH, decode.OwnerBTH: gBTH, decode.OwnerRDETH: gBTH, decode.OwnerXRCETH: gBTH,
+	decode.OwnerRETH: gRETH, decode.OwnerAETH: gAETH, decode.OwnerImmDt: gImmDt,
+	decode.OwnerIETH: gIETH, decode.OwnerDETH: gDETH,
+	decode.OwnerICRC:      gBTH,  // read from the trailer with the BTH
+	decode.OwnerICRCCheck: gICRC, // needs the ICRC recomputed
+	decode.OwnerCLC:       gCLC, decode.OwnerLLC: gLLC, decode.OwnerCDC: gCDC,
+	decode.OwnerTrackConn: gAll, decode.OwnerTrackLGR: gAll, decode.OwnerTrackLink: gAll,
+	decode.OwnerTrackRC: gAll, decode.OwnerTrack: gAll,
 }
 
-func groupOf(name string) fieldGroup {
-	for _, p := range groupPrefixes {
-		if strings.HasPrefix(name, p.prefix) {
-			return p.g
-		}
-	}
-	return gAll // unknown owner: fill everything rather than miss it
-}
+func groupOf(id decode.FieldID) fieldGroup { return ownerGroups[decode.Def(id).Owner] }
 
 // FrameField reports whether Frame.Fields fills field id (as opposed to
 // fields other packages, such as the tracker, add to the record).
-func FrameField(id decode.FieldID) bool { return groupOf(decode.Def(id).Name) != gAll }
+func FrameField(id decode.FieldID) bool { return !decode.Def(id).Owner.Tracker() }
 
 // SetFieldDemand limits Frame.Fields to the layers that carry the given
 // fields (nil: every field, the default). The ICRC is then recomputed only
@@ -104,7 +97,7 @@ func (r *Reader) SetFieldDemand(ids []decode.FieldID) {
 		w frameFieldSet
 	)
 	for _, id := range ids {
-		gi := groupOf(decode.Def(id).Name)
+		gi := groupOf(id)
 		g |= gi
 		switch gi {
 		case gFrame:

@@ -21,7 +21,7 @@ func TestFieldDemand(t *testing.T) {
 			t.Fatalf("frame %d: empty record", i+1)
 		}
 		for id, want := range full {
-			if groupOf(decode.Def(id).Name) == gAll {
+			if groupOf(id) == gAll {
 				t.Errorf("field %s has no layer group", decode.Def(id).Name)
 			}
 			got := fieldValues(t, frames, []decode.FieldID{id})

@@ -341,14 +341,14 @@ func decodeCLC(data []byte, p gopacket.PacketBuilder) error {
 
 // Fields of the common header (struct smc_clc_msg_hdr).
 var (
-	fCLCEyecatcher = Field("smc.clc.eyecatcher", KindString, "CLC eyecatcher (SMCR or SMCD, EBCDIC)")
-	fCLCType       = Field("smc.clc.type", KindUint, "CLC message type (1 Proposal, 2 Accept, 3 Confirm, 4 Decline)",
+	fCLCEyecatcher = Field(OwnerCLC, "smc.clc.eyecatcher", KindString, "CLC eyecatcher (SMCR or SMCD, EBCDIC)")
+	fCLCType       = Field(OwnerCLC, "smc.clc.type", KindUint, "CLC message type (1 Proposal, 2 Accept, 3 Confirm, 4 Decline)",
 		Enum(func(u uint64) string { return CLCType(u).String() }))
-	fCLCLength  = Field("smc.clc.length", KindUint, "CLC message length including header and trailer")
-	fCLCVersion = Field("smc.clc.version", KindUint, "SMC version of the CLC header (1 or 2)")
-	fCLCPath    = Field("smc.clc.path", KindUint, "SMC v1 type: offered (Proposal) or chosen (Accept/Confirm): 0 SMC-R, 1 SMC-D, 2 none, 3 both",
+	fCLCLength  = Field(OwnerCLC, "smc.clc.length", KindUint, "CLC message length including header and trailer")
+	fCLCVersion = Field(OwnerCLC, "smc.clc.version", KindUint, "SMC version of the CLC header (1 or 2)")
+	fCLCPath    = Field(OwnerCLC, "smc.clc.path", KindUint, "SMC v1 type: offered (Proposal) or chosen (Accept/Confirm): 0 SMC-R, 1 SMC-D, 2 none, 3 both",
 		Enum(func(u uint64) string { return SMCType(u).String() }))
-	fCLCTrailer = Field("smc.clc.trailer", KindString, "CLC trailer eyecatcher (SMCR or SMCD; raw hex if invalid)")
+	fCLCTrailer = Field(OwnerCLC, "smc.clc.trailer", KindString, "CLC trailer eyecatcher (SMCR or SMCD; raw hex if invalid)")
 )
 
 // AppendFields adds every field of the message to r.

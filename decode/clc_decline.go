@@ -47,11 +47,11 @@ func (d *CLCDecline) decode(c *CLC, m []byte) error {
 
 // Decline fields (struct smc_clc_msg_decline).
 var (
-	fCLCOutOfSync      = Field("smc.clc.out_of_sync", KindBool, "Decline out-of-sync flag: the receiver must drop its link group")
-	fDeclineReason     = Field("smc.clc.decline.reason", KindUint, "peer diagnosis: the sender's decline reason (SMC_CLC_DECL_*)", HexN(8), Enum(clcDeclineEnum))
-	fDeclineOSType     = Field("smc.clc.decline.os_type", KindUint, "sender OS type (v2 Decline)", Enum(clcOSTypeEnum))
-	fDeclineExtraDiag  = Field("smc.clc.decline.extra_diag", KindUint, "additional diagnosis code (v2 Decline; one value per slot)", HexN(8), Enum(clcDeclineEnum))
-	fDeclineReasonName = Field("smc.clc.decline.reason_name", KindString, "kernel name of the decline reason (e.g. NOSMCRDEV)")
+	fCLCOutOfSync      = Field(OwnerCLC, "smc.clc.out_of_sync", KindBool, "Decline out-of-sync flag: the receiver must drop its link group")
+	fDeclineReason     = Field(OwnerCLC, "smc.clc.decline.reason", KindUint, "peer diagnosis: the sender's decline reason (SMC_CLC_DECL_*)", HexN(8), Enum(clcDeclineEnum))
+	fDeclineOSType     = Field(OwnerCLC, "smc.clc.decline.os_type", KindUint, "sender OS type (v2 Decline)", Enum(clcOSTypeEnum))
+	fDeclineExtraDiag  = Field(OwnerCLC, "smc.clc.decline.extra_diag", KindUint, "additional diagnosis code (v2 Decline; one value per slot)", HexN(8), Enum(clcDeclineEnum))
+	fDeclineReasonName = Field(OwnerCLC, "smc.clc.decline.reason_name", KindString, "kernel name of the decline reason (e.g. NOSMCRDEV)")
 )
 
 // clcPeerIDReset is "%%%%%%%" plus NUL, the value Linux keeps in

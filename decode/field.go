@@ -7,7 +7,6 @@ import (
 	"net/netip"
 	"sort"
 	"strconv"
-	"sync"
 )
 
 // Kind says how a field's value is stored, compared and printed.
@@ -38,10 +37,13 @@ type FieldID uint16
 
 // FieldDef describes one field of the catalogue behind -G fields, -e and -Y.
 type FieldDef struct {
-	ID   FieldID
-	Name string // stable contract, e.g. "smc.cdc.prod.count"
-	Kind Kind
-	Desc string
+	ID FieldID
+	// Owner is what fills the field: the layer, the frame reader or the
+	// tracker. Demand-driven decoding and the -V headings read it.
+	Owner Owner
+	Name  string // stable contract, e.g. "smc.cdc.prod.count"
+	Kind  Kind
+	Desc  string
 	// Hex asks the -V tree to show the number in hex (fields output stays decimal).
 	Hex bool
 	// HexDigits zero-pads the hex form, so codes read as the kernel writes them (0x03030002).
@@ -63,19 +65,22 @@ func HexN(n int) FieldOpt { return func(d *FieldDef) { d.Hex, d.HexDigits = true
 func Enum(f func(uint64) string) FieldOpt { return func(d *FieldDef) { d.Enum = f } }
 
 // The catalogue is written only by package initialisation (Field calls in
-// var blocks), like gopacket's layer-type registry, and read-only afterwards.
+// package-level var blocks, which Go runs on one goroutine before main),
+// like gopacket's layer-type registry, and is immutable afterwards: the
+// read path takes no lock.
 var catalogue struct {
-	sync.RWMutex
 	defs   []FieldDef
 	byName map[string]FieldID
 }
 
-// Field registers a field in the catalogue and returns its ID. It is meant
-// for package-level var blocks; a duplicate name is a programming error and
-// panics at start-up.
-func Field(name string, k Kind, desc string, opts ...FieldOpt) FieldID {
-	catalogue.Lock()
-	defer catalogue.Unlock()
+// Field registers a field and the owner that fills it, and returns its ID.
+// It must be called only from package-level var blocks (initialisation);
+// a duplicate name or a missing owner is a programming error and panics at
+// start-up.
+func Field(owner Owner, name string, k Kind, desc string, opts ...FieldOpt) FieldID {
+	if owner == OwnerUnknown || owner >= NumOwners {
+		panic("decode: field without an owner: " + name)
+	}
 	if catalogue.byName == nil {
 		catalogue.byName = make(map[string]FieldID)
 	}
@@ -83,7 +88,7 @@ func Field(name string, k Kind, desc string, opts ...FieldOpt) FieldID {
 		panic("decode: field registered twice: " + name)
 	}
 	id := FieldID(len(catalogue.defs))
-	d := FieldDef{ID: id, Name: name, Kind: k, Desc: desc}
+	d := FieldDef{ID: id, Owner: owner, Name: name, Kind: k, Desc: desc}
 	for _, o := range opts {
 		o(&d)
 	}
@@ -94,8 +99,6 @@ func Field(name string, k Kind, desc string, opts ...FieldOpt) FieldID {
 
 // LookupField finds a field by name.
 func LookupField(name string) (FieldDef, bool) {
-	catalogue.RLock()
-	defer catalogue.RUnlock()
 	id, ok := catalogue.byName[name]
 	if !ok {
 		return FieldDef{}, false
@@ -105,16 +108,12 @@ func LookupField(name string) (FieldDef, bool) {
 
 // Def returns the definition of a registered field.
 func Def(id FieldID) FieldDef {
-	catalogue.RLock()
-	defer catalogue.RUnlock()
 	return catalogue.defs[id]
 }
 
 // Fields returns every registered field sorted by name.
 func Fields() []FieldDef {
-	catalogue.RLock()
 	out := append([]FieldDef(nil), catalogue.defs...)
-	catalogue.RUnlock()
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }

@@ -107,12 +107,12 @@ func decodeGRH(data []byte, p gopacket.PacketBuilder) error {
 
 // GRH fields (IBTA vol. 1 §8.3).
 var (
-	fGRHVersion    = Field("roce.grh.version", KindUint, "GRH IP version (6)")
-	fGRHTClass     = Field("roce.grh.tclass", KindUint, "GRH traffic class", Hex())
-	fGRHFlowLabel  = Field("roce.grh.flow_label", KindUint, "GRH flow label", Hex())
-	fGRHPayLen     = Field("roce.grh.paylen", KindUint, "GRH payload length (after the GRH, ICRC included)")
-	fGRHNextHeader = Field("roce.grh.nxthdr", KindUint, "GRH next header (0x1b = BTH)", Hex())
-	fGRHHopLimit   = Field("roce.grh.hoplimit", KindUint, "GRH hop limit")
-	fGRHSGID       = Field("roce.grh.sgid", KindAddr, "GRH source GID")
-	fGRHDGID       = Field("roce.grh.dgid", KindAddr, "GRH destination GID")
+	fGRHVersion    = Field(OwnerGRH, "roce.grh.version", KindUint, "GRH IP version (6)")
+	fGRHTClass     = Field(OwnerGRH, "roce.grh.tclass", KindUint, "GRH traffic class", Hex())
+	fGRHFlowLabel  = Field(OwnerGRH, "roce.grh.flow_label", KindUint, "GRH flow label", Hex())
+	fGRHPayLen     = Field(OwnerGRH, "roce.grh.paylen", KindUint, "GRH payload length (after the GRH, ICRC included)")
+	fGRHNextHeader = Field(OwnerGRH, "roce.grh.nxthdr", KindUint, "GRH next header (0x1b = BTH)", Hex())
+	fGRHHopLimit   = Field(OwnerGRH, "roce.grh.hoplimit", KindUint, "GRH hop limit")
+	fGRHSGID       = Field(OwnerGRH, "roce.grh.sgid", KindAddr, "GRH source GID")
+	fGRHDGID       = Field(OwnerGRH, "roce.grh.dgid", KindAddr, "GRH destination GID")
 )

@@ -141,4 +141,4 @@ func AppendICRCField(r *Record, ok bool) { r.AddBool(FieldICRCOK, ok) }
 
 // FieldICRCOK is roce.icrc.ok: 1 when the ICRC verified, 0 when it did not;
 // absent when nobody checked.
-var FieldICRCOK = Field("roce.icrc.ok", KindBool, "ICRC verified")
+var FieldICRCOK = Field(OwnerICRCCheck, "roce.icrc.ok", KindBool, "ICRC verified")

@@ -13,7 +13,7 @@ const (
 // smcExID is the SMC experiment ID: the SMC-R CLC eyecatcher, "SMCR" in EBCDIC.
 var smcExID = EyecatcherSMCR
 
-var fTCPSMCOption = Field("tcp.smc_option", KindBool,
+var fTCPSMCOption = Field(OwnerTCP, "tcp.smc_option", KindBool,
 	"SYN/SYN-ACK carries the SMC TCP option (kind 254, ExID 0xE2D4C3D9)")
 
 // SMCOption reports whether a TCP segment's options announce SMC. It applies

@@ -14,7 +14,7 @@ import (
 // server 10.10.0.1, client GID ::ffff:10.10.0.2 on MAC 52:54:00:0a:00:02,
 // UEID "SMC-LAB-UEID"; decline-nordma: peer diagnosis 0x03030002).
 var (
-	ftUint = decode.Field("filtertest.u", decode.KindUint, "test uint", decode.Enum(func(v uint64) string {
+	ftUint = decode.Field(decode.OwnerTrack, "filtertest.u", decode.KindUint, "test uint", decode.Enum(func(v uint64) string {
 		switch v {
 		case 1:
 			return "Proposal"
@@ -23,17 +23,17 @@ var (
 		}
 		return ""
 	}))
-	ftHex   = decode.Field("filtertest.hex", decode.KindUint, "test hex uint", decode.Hex())
-	ftBool  = decode.Field("filtertest.flag", decode.KindBool, "test bool")
-	ftStr   = decode.Field("filtertest.s", decode.KindString, "test string")
-	ftBytes = decode.Field("filtertest.bytes", decode.KindBytes, "test bytes")
-	ftAddr  = decode.Field("filtertest.addr", decode.KindAddr, "test address")
-	ftMAC   = decode.Field("filtertest.mac", decode.KindMAC, "test MAC")
-	ftFloat = decode.Field("filtertest.f", decode.KindFloat, "test float")
-	ftSubA  = decode.Field("filtertest.sub.a", decode.KindUint, "under the sub prefix")
-	ftSubB  = decode.Field("filtertest.sub.b", decode.KindUint, "under the sub prefix")
-	ftSubx  = decode.Field("filtertest.subx", decode.KindUint, "shares letters, not the prefix")
-	_       = decode.Field("filtertest.never", decode.KindUint, "never in the test record")
+	ftHex   = decode.Field(decode.OwnerTrack, "filtertest.hex", decode.KindUint, "test hex uint", decode.Hex())
+	ftBool  = decode.Field(decode.OwnerTrack, "filtertest.flag", decode.KindBool, "test bool")
+	ftStr   = decode.Field(decode.OwnerTrack, "filtertest.s", decode.KindString, "test string")
+	ftBytes = decode.Field(decode.OwnerTrack, "filtertest.bytes", decode.KindBytes, "test bytes")
+	ftAddr  = decode.Field(decode.OwnerTrack, "filtertest.addr", decode.KindAddr, "test address")
+	ftMAC   = decode.Field(decode.OwnerTrack, "filtertest.mac", decode.KindMAC, "test MAC")
+	ftFloat = decode.Field(decode.OwnerTrack, "filtertest.f", decode.KindFloat, "test float")
+	ftSubA  = decode.Field(decode.OwnerTrack, "filtertest.sub.a", decode.KindUint, "under the sub prefix")
+	ftSubB  = decode.Field(decode.OwnerTrack, "filtertest.sub.b", decode.KindUint, "under the sub prefix")
+	ftSubx  = decode.Field(decode.OwnerTrack, "filtertest.subx", decode.KindUint, "shares letters, not the prefix")
+	_       = decode.Field(decode.OwnerTrack, "filtertest.never", decode.KindUint, "never in the test record")
 )
 
 func testRecord() *decode.Record {

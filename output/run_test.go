@@ -343,7 +343,7 @@ type fakeTracker struct {
 	specs []string
 }
 
-var fFake = decode.Field("zz.test.seen", decode.KindUint, "frames fed to the test tracker so far")
+var fFake = decode.Field(decode.OwnerTrack, "zz.test.seen", decode.KindUint, "frames fed to the test tracker so far")
 
 func (t *fakeTracker) Feed(f *capture.Frame) { t.n++ }
 func (t *fakeTracker) AppendFields(f *capture.Frame, r *decode.Record) {

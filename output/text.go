@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"net/netip"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/smcscope/smcscope/capture"
@@ -244,54 +243,24 @@ func appendHex32(dst []byte, v uint32) []byte {
 	return dst
 }
 
-// layer groups for the -V tree, by field-name prefix.
-var groupTitles = map[string]string{
-	"frame": "Frame", "eth": "Ethernet", "vlan": "802.1Q VLAN", "ip": "Internet Protocol",
-	"tcp": "TCP", "udp": "UDP", "roce": "RoCE", "ib": "InfiniBand transport",
-	"smc": "SMC",
-}
-
-func groupOf(name string) string {
-	// smc.clc.x, smc.llc.x, smc.cdc.x, ib.bth.x: two components name the layer.
-	dots := 0
-	for i := 0; i < len(name); i++ {
-		if name[i] == '.' {
-			dots++
-			if dots == 2 || (dots == 1 && !(strings.HasPrefix(name, "smc.") || strings.HasPrefix(name, "ib.") || strings.HasPrefix(name, "roce."))) {
-				return name[:i]
-			}
-		}
-	}
-	return name
-}
-
 // writeTree prints the -V tree: the frame's fields grouped by layer, each
 // with its displayed value and description.
 func writeTree(w *bufio.Writer, f *capture.Frame) {
 	r := f.Fields()
 	cur := ""
-	var first decode.FieldID // first field of the current group
+	var first decode.FieldID // first field of the current heading
 	for i, id := range r.IDs {
 		d := decode.Def(id)
-		g := groupOf(d.Name)
+		g := d.Owner.Key()
 		// The group's first field coming back means a second message of the
 		// same layer (two CLC messages completed by one segment).
 		if g != cur || (id == first && i > 0) {
 			cur, first = g, id
-			title := groupTitles[g]
-			if i := strings.IndexByte(g, '.'); title == "" && i > 0 {
-				title = groupTitles[g[:i]] + " " + strings.ToUpper(g[i+1:])
-			}
 			w.WriteString("  ")
-			if title != "" {
-				w.WriteString(title)
-				w.WriteString(" (")
-				w.WriteString(g)
-				w.WriteString(")")
-			} else {
-				w.WriteString(g)
-			}
-			w.WriteByte('\n')
+			w.WriteString(d.Owner.Title())
+			w.WriteString(" (")
+			w.WriteString(g)
+			w.WriteString(")\n")
 		}
 		w.WriteString("      ")
 		w.WriteString(d.Name)
