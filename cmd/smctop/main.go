@@ -63,17 +63,21 @@ func main() {
 		o.Wire = w
 	}
 	m := monitor.New(o)
-	defer m.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	code := 0
 	if *once {
 		*count = 1
 	}
 	if *count > 0 {
-		os.Exit(runCount(ctx, m, *format, *interval, *count))
-	}
-	if err := runLive(ctx, m, *interval, *listen, *noTUI); err != nil {
+		code = runCount(ctx, m, *format, *interval, *count)
+	} else if err := runLive(ctx, m, *interval, *listen, *noTUI); err != nil {
 		fmt.Fprintln(os.Stderr, "smctop: "+err.Error())
-		os.Exit(1)
+		code = 1
 	}
+	stop()
+	// Close removes the tracefs instance and its enabled tracepoints.
+	if err := m.Close(); err != nil {
+		fmt.Fprintln(os.Stderr, "smctop: "+err.Error())
+	}
+	os.Exit(code)
 }
