@@ -26,6 +26,9 @@ type Wire struct {
 	tr    *track.Tracker
 	speed float64
 
+	closeOnce sync.Once
+	closeErr  error
+
 	mu     sync.Mutex
 	frames int
 	last   time.Time // capture time of the newest frame
@@ -71,7 +74,7 @@ func (w *Wire) Name() string {
 // done or a read fails. It is meant to run in its own goroutine; Snapshot
 // may be called meanwhile.
 func (w *Wire) Run(ctx context.Context) error {
-	defer w.r.Close()
+	defer w.Close()
 	var first, start time.Time
 	for ctx.Err() == nil {
 		f, err := w.r.Next()
@@ -118,8 +121,12 @@ func (w *Wire) Progress() (frames int, last time.Time, done bool, err error) {
 	return w.frames, w.last, w.done, w.err
 }
 
-// Close stops a live capture.
-func (w *Wire) Close() error { return w.r.Close() }
+// Close stops a live capture or closes the file; Run calls it when the
+// capture ends, so a later call returns the first result.
+func (w *Wire) Close() error {
+	w.closeOnce.Do(func() { w.closeErr = w.r.Close() })
+	return w.closeErr
+}
 
 // rows turns the tracker's state into the dashboard's rows.
 func (w *Wire) rows() ([]ConnRow, []LinkGroupRow, []Event) {
