@@ -20,16 +20,17 @@ func diffEvents(prev, cur *Snapshot) []Event {
 	add := func(kind, format string, a ...any) {
 		out = append(out, Event{Time: t, Kind: kind, Source: "diff", Text: fmt.Sprintf(format, a...)})
 	}
-	old := map[string]ConnRow{}
-	for _, c := range prev.Conns {
-		old[c.Key] = c
+	old := make(map[string]string, len(prev.Conns)) // key -> mode
+	for i := range prev.Conns {
+		old[prev.Conns[i].Key] = prev.Conns[i].Mode
 	}
-	for _, c := range cur.Conns {
-		o, seen := old[c.Key]
-		if c.Mode == "fallback" && (!seen || o.Mode != "fallback") {
+	for i := range cur.Conns {
+		c := &cur.Conns[i]
+		mode, seen := old[c.Key]
+		if c.Mode == "fallback" && (!seen || mode != "fallback") {
 			add(EventFallback, "%s %s -> %s fell back to TCP: %s%s", c.Key, c.Src, c.Dst, reasonText(c.Fallback), peerText(c.PeerDiagnosis))
 		}
-		if (c.Mode == "SMC-R" || c.Mode == "SMC-D") && (!seen || o.Mode != c.Mode) {
+		if (c.Mode == "SMC-R" || c.Mode == "SMC-D") && (!seen || mode != c.Mode) {
 			add(EventSMC, "%s %s -> %s uses %s%s", c.Key, c.Src, c.Dst, c.Mode, lgrText(c.LGRID))
 		}
 	}

@@ -181,6 +181,7 @@ func (m *Monitor) kernel(s *Snapshot, k Kernel) []smcnl.Device {
 	}
 	socks, err := k.Sockets()
 	src("sock_diag", err, fmt.Sprintf("%d SMC sockets", len(socks)))
+	s.Conns = make([]ConnRow, 0, len(socks))
 	for _, sk := range socks {
 		s.Conns = append(s.Conns, kernelConn(sk))
 	}
@@ -255,12 +256,13 @@ func (m *Monitor) rates(s *Snapshot) {
 		}
 		return float64(cur-old) / dt
 	}
-	old := map[string]ConnRow{}
-	for _, c := range p.Conns {
-		old[c.Key] = c
+	old := make(map[string]int, len(p.Conns))
+	for i := range p.Conns {
+		old[p.Conns[i].Key] = i
 	}
 	for i := range s.Conns {
-		if o, ok := old[s.Conns[i].Key]; ok {
+		if j, ok := old[s.Conns[i].Key]; ok {
+			o := &p.Conns[j]
 			s.Conns[i].RxRate = per(s.Conns[i].RxBytes, o.RxBytes)
 			s.Conns[i].TxRate = per(s.Conns[i].TxBytes, o.TxBytes)
 		}
