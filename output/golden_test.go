@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/smcscope/smcscope/internal/testutil"
+	"github.com/smcscope/smcscope/render"
 	"github.com/smcscope/smcscope/track"
 )
 
@@ -64,7 +65,7 @@ func TestGolden(t *testing.T) {
 				}
 				o := c.o
 				o.Read = path
-				o.NewTracker = func(v []string) (Tracker, error) { return track.NewForViews(track.Options{}, v) }
+				o.NewTracker = func(v []string) (Tracker, error) { return render.NewTracker(v) }
 				var out, errb bytes.Buffer
 				o.Stdout, o.Stderr = &out, &errb
 				err := Run(context.Background(), o)

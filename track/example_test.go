@@ -1,6 +1,7 @@
 package track_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,8 +13,8 @@ import (
 )
 
 // The whole tracker API in one pass: Feed every frame, read the tracker's
-// fields of each frame right after Feed, then render a view or inspect a
-// Snapshot.
+// fields of each frame right after Feed, then read the typed rows of a
+// view from a Snapshot.
 func Example() {
 	r, err := capture.Open("../testdata/reference/decline-nordma.pcap")
 	if err != nil {
@@ -40,8 +41,10 @@ func Example() {
 	s := tr.Snapshot()
 	c := s.Conns[0]
 	fmt.Println(c.Client, "->", c.Server, c.Outcome, track.ConnDetail(&c))
-	name, arg, _ := track.ParseView(views[0])
-	if err := s.WriteView(os.Stdout, name, arg, "json"); err != nil {
+	// The rows are typed; package render prints them as smcdump -z does.
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(s.DeclineView()); err != nil {
 		fmt.Println(err)
 	}
 	// Output:

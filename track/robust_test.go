@@ -3,6 +3,7 @@ package track
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"io"
 	"math/rand/v2"
@@ -33,13 +34,13 @@ func feedBytes(t testing.TB, data []byte) {
 		tr.AppendFields(f, &rec)
 	}
 	s := tr.Snapshot()
-	for _, v := range []string{ViewConns, ViewLinks, ViewLGR, ViewDecline} {
-		if err := s.WriteView(io.Discard, v, "", "json"); err != nil {
+	for _, v := range []any{s.ConnsView(), s.LinkRows(), s.LGRRows(), s.DeclineView()} {
+		if _, err := json.Marshal(v); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, c := range s.Conns {
-		if err := s.WriteView(io.Discard, ViewTimeline, strconv.Itoa(c.ID), "text"); err != nil {
+		if _, err := s.Timeline(strconv.Itoa(c.ID)); err != nil {
 			t.Fatalf("timeline of %d: %v", c.ID, err)
 		}
 	}

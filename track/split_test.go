@@ -1,8 +1,6 @@
 package track
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -159,15 +157,8 @@ func TestSplitCLC(t *testing.T) {
 // declineRows counts the fallbacks the smc,decline view lists.
 func declineRows(t *testing.T, tr *Tracker) int {
 	t.Helper()
-	var buf bytes.Buffer
-	if err := tr.WriteViews(&buf, []string{ViewDecline}, "json"); err != nil {
-		t.Fatal(err)
-	}
-	var v struct{ Fallbacks []json.RawMessage }
-	if err := json.Unmarshal(buf.Bytes(), &v); err != nil {
-		t.Fatalf("smc,decline JSON: %v\n%s", err, buf.Bytes())
-	}
-	return len(v.Fallbacks)
+	s := tr.Snapshot()
+	return len(s.DeclineView().Fallbacks)
 }
 
 // TestNoCLCAfterOptions: both SYNs carry the SMC option but the stream

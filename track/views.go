@@ -1,15 +1,12 @@
 package track
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"sort"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/smcscope/smcscope/decode"
@@ -82,86 +79,9 @@ func NewForViews(opts Options, specs []string) (*Tracker, error) {
 	return New(OptionsForViews(opts, specs)), nil
 }
 
-// WriteViews writes the views of several -z specs in order, from one
-// snapshot, so they agree with each other.
-func (t *Tracker) WriteViews(w io.Writer, specs []string, format string) error {
-	snap := t.Snapshot()
-	for _, spec := range specs {
-		name, arg, err := ParseView(spec)
-		if err != nil {
-			return err
-		}
-		if err := snap.WriteView(w, name, arg, format); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// WriteView writes one view. format is "text" (aligned table, the
-// default when empty) or "json".
-func (t *Tracker) WriteView(w io.Writer, name, arg, format string) error {
-	snap := t.Snapshot()
-	return snap.WriteView(w, name, arg, format)
-}
-
-// WriteView renders a view of a snapshot.
-func (s *Snapshot) WriteView(w io.Writer, name, arg, format string) error {
-	if format == "" {
-		format = "text"
-	}
-	if format != "text" && format != "json" {
-		return fmt.Errorf("view %s: unknown format %q (text or json)", name, format)
-	}
-	var v any
-	var text func(*tabwriter.Writer)
-	switch name {
-	case ViewConns:
-		rows := s.connRows()
-		v, text = ConnsView{rows, s.Stats}, func(tw *tabwriter.Writer) { s.textConns(tw, rows) }
-	case ViewLinks:
-		rows := s.linkRows()
-		v, text = rows, func(tw *tabwriter.Writer) { textLinks(tw, rows) }
-	case ViewLGR:
-		rows := s.lgrRows()
-		v, text = rows, func(tw *tabwriter.Writer) { textLGRs(tw, rows) }
-	case ViewDecline:
-		d := s.declineView()
-		v, text = d, func(tw *tabwriter.Writer) { textDecline(tw, d, len(s.Conns)) }
-	case ViewTimeline:
-		c, err := s.findConn(arg)
-		if err != nil {
-			return err
-		}
-		tl := timelineOf(c, s.linksByID())
-		v, text = tl, func(tw *tabwriter.Writer) { textTimeline(tw, tl) }
-	default:
-		_, _, err := ParseView(name)
-		if err == nil {
-			err = fmt.Errorf("%w: %q", ErrUnknownView, name)
-		}
-		return err
-	}
-	if format == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
-	}
-	// Framed like tshark -z output, so several views read apart.
-	const rule = "================================================================================\n"
-	if _, err := io.WriteString(w, rule); err != nil {
-		return err
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	text(tw)
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, rule)
-	return err
-}
-
-func (s *Snapshot) findConn(arg string) (*Conn, error) {
+// FindConn finds a connection by tracker ID ("3") or endpoint
+// ("10.10.0.2:54812"), as -z smc,timeline,CONN names it.
+func (s *Snapshot) FindConn(arg string) (*Conn, error) {
 	if id, err := strconv.Atoi(arg); err == nil {
 		for i := range s.Conns {
 			if s.Conns[i].ID == id {
@@ -291,6 +211,21 @@ func (s *Snapshot) LinkRows() []LinkRow { return s.linkRows() }
 // LGRRows returns the smc,lgr rows.
 func (s *Snapshot) LGRRows() []LGRRow { return s.lgrRows() }
 
+// ConnsView returns the smc,conns rows with the frame counts.
+func (s *Snapshot) ConnsView() ConnsView { return ConnsView{s.connRows(), s.Stats} }
+
+// DeclineView returns the smc,decline view.
+func (s *Snapshot) DeclineView() DeclineView { return s.declineView() }
+
+// Timeline returns the smc,timeline view of connection arg (see FindConn).
+func (s *Snapshot) Timeline(arg string) (Timeline, error) {
+	c, err := s.FindConn(arg)
+	if err != nil {
+		return Timeline{}, err
+	}
+	return timelineOf(c, s.linksByID()), nil
+}
+
 func (s *Snapshot) connRows() []ConnRow {
 	rows := make([]ConnRow, 0, len(s.Conns))
 	links := s.linksByID()
@@ -414,78 +349,6 @@ func closeInfo(c *Conn) string {
 	return strings.Join(parts, ", ")
 }
 
-func fmtMS(v float64) string {
-	if v < 0 {
-		return "-"
-	}
-	return strconv.FormatFloat(v, 'f', 3, 64)
-}
-
-func (s *Snapshot) textConns(tw *tabwriter.Writer, rows []ConnRow) {
-	fmt.Fprintf(tw, "SMC connections: %d\n", len(rows))
-	fmt.Fprintln(tw, "ID\tClient\tServer\tOutcome\tDetail\tVer\tLGR\tLink\tCDC C>S\tCDC S>C\tBytes C>S\tBytes S>C\tWRITE C>S\tWRITE S>C\tConfirm ms\t1st CDC ms\tFrames\tClose\tNotes")
-	for _, r := range rows {
-		client, server := r.Client, r.Server
-		switch {
-		case r.RolesUnknown:
-			client, server = "A "+dash(r.Client), "B "+dash(r.Server)
-		case r.Inferred:
-			client, server = dash(r.Client)+" (no TCP)", dash(r.Server)+" (no TCP)"
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%d\t%s\t%s\n",
-			r.ID, client, server, r.Outcome, r.Detail, version(r.Version), idOrDash(r.LGR), idOrDash(r.Link),
-			r.Client2Srv.CDCs, r.Srv2Client.CDCs, r.Client2Srv.Bytes, r.Srv2Client.Bytes,
-			r.Client2Srv.WriteBytes, r.Srv2Client.WriteBytes, fmtMS(r.Handshake.Confirm), fmtMS(r.Handshake.FirstCDC),
-			r.Frames, dash(r.Close), dash(flowNotes(r)))
-	}
-	st := &s.Stats
-	fmt.Fprintf(tw, "frames %d: attached to a connection %d (late %d), link only %d, unattached %d, TCP not tracked %d, other %d; retransmissions %d; evicted connections %d\n",
-		st.Frames, st.ConnAttached, st.LateAttached, st.LinkOnly, st.Unattached, st.TCPUntracked, st.Other, st.Retrans, st.Evicted)
-	if st.Malformed > 0 {
-		fmt.Fprintf(tw, "malformed SMC messages %d (frame.error shows each)\n", st.Malformed)
-	}
-}
-
-// flowNotes lists what deserves a look: flow-control and failover events
-// and anything the cursors and WRITEs disagree on.
-func flowNotes(r ConnRow) string {
-	var n []string
-	for _, x := range []struct {
-		dir string
-		f   *FlowRow
-	}{{"C>S", &r.Client2Srv}, {"S>C", &r.Srv2Client}} {
-		f := x.f
-		for _, c := range []struct {
-			n    int
-			name string
-		}{{f.WriteBlocked, "write-blocked"}, {f.UrgentPending + f.UrgentPresent, "urgent"}, {f.ConsUpdReq, "cons-update-req"},
-			{f.Failover, "failover"}, {f.SeqGaps, "seq-gaps"}, {f.SeqDup, "seq-dup"}, {f.CursorErrors, "cursor-errors"},
-			{f.WritesOutside, "writes-outside-RMBE"}} {
-			if c.n > 0 {
-				n = append(n, fmt.Sprintf("%s %s %d", x.dir, c.name, c.n))
-			}
-		}
-		if f.Bytes != f.WriteBytes && (f.CDCs > 0 || f.Writes > 0) {
-			n = append(n, fmt.Sprintf("%s cursor/WRITE bytes differ", x.dir))
-		}
-	}
-	return strings.Join(n, ", ")
-}
-
-func version(v uint8) string {
-	if v == 0 {
-		return "-"
-	}
-	return "v" + strconv.Itoa(int(v))
-}
-
-func idOrDash(id int) string {
-	if id == 0 {
-		return "-"
-	}
-	return strconv.Itoa(id)
-}
-
 // ---- smc,links ----
 
 // LinkRow is one line of smc,links.
@@ -576,50 +439,6 @@ func (s *Snapshot) linkRows() []LinkRow {
 		rows = append(rows, r)
 	}
 	return rows
-}
-
-func textLinks(tw *tabwriter.Writer, rows []LinkRow) {
-	fmt.Fprintf(tw, "SMC-R links: %d (C = client, S = server = link-group owner; A/B when roles are unknown)\n", len(rows))
-	fmt.Fprintln(tw, "ID\tLGR\tLink\tState\tClient addr QPN\tServer addr QPN\tPkts C>S\tPkts S>C\tACK\tNAK\tRNR\tPSN gaps\tRetrans\tConns\tDeleted")
-	for _, r := range rows {
-		c, sv := "C ", "S "
-		if r.Inferred {
-			c, sv = "A ", "B "
-		}
-		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n",
-			r.ID, r.LGR, r.LinkID, r.State, c+endText(r.Client), sv+endText(r.Server),
-			r.C2S.Packets, r.S2C.Packets, r.C2S.Acks+r.S2C.Acks, r.C2S.NAKs+r.S2C.NAKs, r.C2S.RNRs+r.S2C.RNRs,
-			r.C2S.PSNGaps+r.S2C.PSNGaps, r.C2S.Retrans+r.S2C.Retrans, intList(r.Conns), r.DeleteCode)
-	}
-	for _, r := range rows {
-		if len(r.History) == 0 {
-			continue
-		}
-		fmt.Fprintf(tw, "link %d:\n", r.ID)
-		for _, h := range r.History {
-			fmt.Fprintf(tw, "  %s\n", h)
-		}
-	}
-}
-
-// endText shows a link end as "addr QPN", or "-" when nothing is known
-// (the client end of a rejected ADD_LINK, which only echoes the request).
-func endText(e EndRow) string {
-	if e.Addr == "" && e.QPN == "0x000000" {
-		return "-"
-	}
-	return dash(e.Addr) + " " + e.QPN
-}
-
-func intList(ids []int) string {
-	if len(ids) == 0 {
-		return "-"
-	}
-	s := make([]string, len(ids))
-	for i, id := range ids {
-		s[i] = strconv.Itoa(id)
-	}
-	return strings.Join(s, ",")
 }
 
 // ---- smc,lgr ----
@@ -749,35 +568,6 @@ func groupLevel(what string) bool {
 	return false
 }
 
-func textLGRs(tw *tabwriter.Writer, rows []LGRRow) {
-	fmt.Fprintf(tw, "SMC-R link groups: %d\n", len(rows))
-	fmt.Fprintln(tw, "ID\tState\tServer peer\tClient peer\tServer lgr\tClient lgr\tVer\tMax links\tMax conns\tLinks\tConns\tDeleted")
-	for _, r := range rows {
-		state := r.State
-		if r.Inferred {
-			state += " (joined mid-stream)"
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\tv%d\t%d\t%d\t%s\t%s\t%s\n", r.ID, state, r.ServerPeerID, r.ClientPeerID,
-			dash(r.ServerLGRID), dash(r.ClientLGRID), r.Version, r.MaxLinks, r.MaxConns, dash(strings.Join(r.LinkStates, " ")), intList(r.Conns), r.DeleteCode)
-	}
-	for _, r := range rows {
-		if len(r.History) == 0 {
-			continue
-		}
-		fmt.Fprintf(tw, "link group %d:\n", r.ID)
-		for _, h := range r.History {
-			fmt.Fprintf(tw, "  %s\n", h)
-		}
-	}
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
 // ---- smc,decline ----
 
 // DeclineView lists the fallbacks and counts them by reason.
@@ -852,24 +642,6 @@ func (s *Snapshot) declineView() DeclineView {
 	return v
 }
 
-func textDecline(tw *tabwriter.Writer, v DeclineView, total int) {
-	fmt.Fprintf(tw, "SMC fallbacks: %d of %d connections\n", len(v.Fallbacks), total)
-	fmt.Fprintln(tw, "ID\tClient\tServer\tBy\tStage\tCode\tName\tMeaning\tFrame")
-	for _, r := range v.Fallbacks {
-		oos := ""
-		if r.OutOfSync {
-			oos = " [out of sync]"
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s%s\t%d\n", r.ID, r.Client, r.Server, r.By, r.Stage, dash(r.Code), dash(r.Name), r.Meaning, oos, r.Frame)
-	}
-	if len(v.ByReason) > 0 {
-		fmt.Fprintln(tw, "by reason:")
-		for _, r := range v.ByReason {
-			fmt.Fprintf(tw, "  %d\t%s\n", r.Count, r.Reason)
-		}
-	}
-}
-
 // ---- smc,timeline ----
 
 // Timeline is the life of one connection.
@@ -902,21 +674,4 @@ func timelineOf(c *Conn, links map[int]*Link) Timeline {
 		tl.Events = append(tl.Events, TimelineEvent{Frame: e.Frame, Rel: e.Time.Sub(t0).Seconds(), Dir: dirName(e.Dir, c.RolesUnknown), What: e.What, Info: e.Info})
 	}
 	return tl
-}
-
-func textTimeline(tw *tabwriter.Writer, tl Timeline) {
-	c := &tl.Conn
-	fmt.Fprintf(tw, "SMC connection %d: %s -> %s, %s (%s)\n", c.ID, dash(c.Client), dash(c.Server), c.Outcome, c.Detail)
-	if tl.Note != "" {
-		fmt.Fprintln(tw, tl.Note)
-	}
-	fmt.Fprintln(tw, "Frame\tTime\tDir\tWhat\tMeaning")
-	for _, e := range tl.Events {
-		fmt.Fprintf(tw, "%d\t%.6f\t%s\t%s\t%s\n", e.Frame, e.Rel, e.Dir, e.What, e.Info)
-	}
-	if tl.Cut > 0 {
-		fmt.Fprintf(tw, "(%d more events not kept: Options.TimelineMax)\n", tl.Cut)
-	}
-	fmt.Fprintf(tw, "C->S: %d CDCs, %d B produced, %d B by RDMA WRITE; S->C: %d CDCs, %d B produced, %d B by RDMA WRITE; close: %s\n",
-		c.Client2Srv.CDCs, c.Client2Srv.Bytes, c.Client2Srv.WriteBytes, c.Srv2Client.CDCs, c.Srv2Client.Bytes, c.Srv2Client.WriteBytes, dash(c.Close))
 }

@@ -4,12 +4,17 @@ import (
 	"strings"
 
 	"github.com/smcscope/smcscope/output"
+	"github.com/smcscope/smcscope/render"
 	"github.com/smcscope/smcscope/track"
 )
 
 // newTracker hands output the connection tracker for -z views and smc.conn.* fields.
 func newTracker(views []string) (output.Tracker, error) {
-	return track.NewForViews(track.Options{}, views)
+	t, err := render.NewTracker(views)
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
 }
 
 // viewHelp lists the tracker's views for -h.

@@ -1,0 +1,274 @@
+package render
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/smcscope/smcscope/track"
+)
+
+// Views writes the -z views of several specs (track.ParseView) in order,
+// from one snapshot, so they agree with each other. format is "text"
+// (tables framed like tshark -z output) or "json".
+func Views(w io.Writer, s *track.Snapshot, specs []string, format string) error {
+	for _, spec := range specs {
+		name, arg, err := track.ParseView(spec)
+		if err != nil {
+			return err
+		}
+		if err := View(w, s, name, arg, format); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// View writes one view of a snapshot: the tracker's typed rows as an
+// aligned table ("text", the default when empty) or as JSON.
+func View(w io.Writer, s *track.Snapshot, name, arg, format string) error {
+	if format == "" {
+		format = "text"
+	}
+	if format != "text" && format != "json" {
+		return fmt.Errorf("view %s: unknown format %q (text or json)", name, format)
+	}
+	var v any
+	var text func(*tabwriter.Writer)
+	switch name {
+	case track.ViewConns:
+		cv := s.ConnsView()
+		v, text = cv, func(tw *tabwriter.Writer) { textConns(tw, s, cv.Conns) }
+	case track.ViewLinks:
+		rows := s.LinkRows()
+		v, text = rows, func(tw *tabwriter.Writer) { textLinks(tw, rows) }
+	case track.ViewLGR:
+		rows := s.LGRRows()
+		v, text = rows, func(tw *tabwriter.Writer) { textLGRs(tw, rows) }
+	case track.ViewDecline:
+		d := s.DeclineView()
+		v, text = d, func(tw *tabwriter.Writer) { textDecline(tw, d, len(s.Conns)) }
+	case track.ViewTimeline:
+		tl, err := s.Timeline(arg)
+		if err != nil {
+			return err
+		}
+		v, text = tl, func(tw *tabwriter.Writer) { textTimeline(tw, tl) }
+	default:
+		_, _, err := track.ParseView(name)
+		if err == nil {
+			err = fmt.Errorf("%w: %q", track.ErrUnknownView, name)
+		}
+		return err
+	}
+	if format == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	}
+	// Framed like tshark -z output, so several views read apart.
+	const rule = "================================================================================\n"
+	if _, err := io.WriteString(w, rule); err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	text(tw)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, rule)
+	return err
+}
+
+// Tracker gives a tracker the views writer smcdump's output package asks
+// for: the -z views of one snapshot taken at the end of the pass.
+type Tracker struct{ *track.Tracker }
+
+// WriteViews renders specs from a snapshot of the tracker.
+func (t Tracker) WriteViews(w io.Writer, specs []string, format string) error {
+	s := t.Snapshot()
+	return Views(w, &s, specs, format)
+}
+
+func fmtMS(v float64) string {
+	if v < 0 {
+		return "-"
+	}
+	return strconv.FormatFloat(v, 'f', 3, 64)
+}
+
+func textConns(tw *tabwriter.Writer, s *track.Snapshot, rows []track.ConnRow) {
+	fmt.Fprintf(tw, "SMC connections: %d\n", len(rows))
+	fmt.Fprintln(tw, "ID\tClient\tServer\tOutcome\tDetail\tVer\tLGR\tLink\tCDC C>S\tCDC S>C\tBytes C>S\tBytes S>C\tWRITE C>S\tWRITE S>C\tConfirm ms\t1st CDC ms\tFrames\tClose\tNotes")
+	for _, r := range rows {
+		client, server := r.Client, r.Server
+		switch {
+		case r.RolesUnknown:
+			client, server = "A "+dash(r.Client), "B "+dash(r.Server)
+		case r.Inferred:
+			client, server = dash(r.Client)+" (no TCP)", dash(r.Server)+" (no TCP)"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%d\t%s\t%s\n",
+			r.ID, client, server, r.Outcome, r.Detail, clcVersion(r.Version), idOrDash(r.LGR), idOrDash(r.Link),
+			r.Client2Srv.CDCs, r.Srv2Client.CDCs, r.Client2Srv.Bytes, r.Srv2Client.Bytes,
+			r.Client2Srv.WriteBytes, r.Srv2Client.WriteBytes, fmtMS(r.Handshake.Confirm), fmtMS(r.Handshake.FirstCDC),
+			r.Frames, dash(r.Close), dash(flowNotes(r)))
+	}
+	st := &s.Stats
+	fmt.Fprintf(tw, "frames %d: attached to a connection %d (late %d), link only %d, unattached %d, TCP not tracked %d, other %d; retransmissions %d; evicted connections %d\n",
+		st.Frames, st.ConnAttached, st.LateAttached, st.LinkOnly, st.Unattached, st.TCPUntracked, st.Other, st.Retrans, st.Evicted)
+	if st.Malformed > 0 {
+		fmt.Fprintf(tw, "malformed SMC messages %d (frame.error shows each)\n", st.Malformed)
+	}
+}
+
+// flowNotes lists what deserves a look: flow-control and failover events
+// and anything the cursors and WRITEs disagree on.
+func flowNotes(r track.ConnRow) string {
+	var n []string
+	for _, x := range []struct {
+		dir string
+		f   *track.FlowRow
+	}{{"C>S", &r.Client2Srv}, {"S>C", &r.Srv2Client}} {
+		f := x.f
+		for _, c := range []struct {
+			n    int
+			name string
+		}{{f.WriteBlocked, "write-blocked"}, {f.UrgentPending + f.UrgentPresent, "urgent"}, {f.ConsUpdReq, "cons-update-req"},
+			{f.Failover, "failover"}, {f.SeqGaps, "seq-gaps"}, {f.SeqDup, "seq-dup"}, {f.CursorErrors, "cursor-errors"},
+			{f.WritesOutside, "writes-outside-RMBE"}} {
+			if c.n > 0 {
+				n = append(n, fmt.Sprintf("%s %s %d", x.dir, c.name, c.n))
+			}
+		}
+		if f.Bytes != f.WriteBytes && (f.CDCs > 0 || f.Writes > 0) {
+			n = append(n, fmt.Sprintf("%s cursor/WRITE bytes differ", x.dir))
+		}
+	}
+	return strings.Join(n, ", ")
+}
+
+func clcVersion(v uint8) string {
+	if v == 0 {
+		return "-"
+	}
+	return "v" + strconv.Itoa(int(v))
+}
+
+func idOrDash(id int) string {
+	if id == 0 {
+		return "-"
+	}
+	return strconv.Itoa(id)
+}
+
+func textLinks(tw *tabwriter.Writer, rows []track.LinkRow) {
+	fmt.Fprintf(tw, "SMC-R links: %d (C = client, S = server = link-group owner; A/B when roles are unknown)\n", len(rows))
+	fmt.Fprintln(tw, "ID\tLGR\tLink\tState\tClient addr QPN\tServer addr QPN\tPkts C>S\tPkts S>C\tACK\tNAK\tRNR\tPSN gaps\tRetrans\tConns\tDeleted")
+	for _, r := range rows {
+		c, sv := "C ", "S "
+		if r.Inferred {
+			c, sv = "A ", "B "
+		}
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n",
+			r.ID, r.LGR, r.LinkID, r.State, c+endText(r.Client), sv+endText(r.Server),
+			r.C2S.Packets, r.S2C.Packets, r.C2S.Acks+r.S2C.Acks, r.C2S.NAKs+r.S2C.NAKs, r.C2S.RNRs+r.S2C.RNRs,
+			r.C2S.PSNGaps+r.S2C.PSNGaps, r.C2S.Retrans+r.S2C.Retrans, intList(r.Conns), r.DeleteCode)
+	}
+	for _, r := range rows {
+		if len(r.History) == 0 {
+			continue
+		}
+		fmt.Fprintf(tw, "link %d:\n", r.ID)
+		for _, h := range r.History {
+			fmt.Fprintf(tw, "  %s\n", h)
+		}
+	}
+}
+
+// endText shows a link end as "addr QPN", or "-" when nothing is known
+// (the client end of a rejected ADD_LINK, which only echoes the request).
+func endText(e track.EndRow) string {
+	if e.Addr == "" && e.QPN == "0x000000" {
+		return "-"
+	}
+	return dash(e.Addr) + " " + e.QPN
+}
+
+func intList(ids []int) string {
+	if len(ids) == 0 {
+		return "-"
+	}
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = strconv.Itoa(id)
+	}
+	return strings.Join(s, ",")
+}
+
+func textLGRs(tw *tabwriter.Writer, rows []track.LGRRow) {
+	fmt.Fprintf(tw, "SMC-R link groups: %d\n", len(rows))
+	fmt.Fprintln(tw, "ID\tState\tServer peer\tClient peer\tServer lgr\tClient lgr\tVer\tMax links\tMax conns\tLinks\tConns\tDeleted")
+	for _, r := range rows {
+		state := r.State
+		if r.Inferred {
+			state += " (joined mid-stream)"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\tv%d\t%d\t%d\t%s\t%s\t%s\n", r.ID, state, r.ServerPeerID, r.ClientPeerID,
+			dash(r.ServerLGRID), dash(r.ClientLGRID), r.Version, r.MaxLinks, r.MaxConns, dash(strings.Join(r.LinkStates, " ")), intList(r.Conns), r.DeleteCode)
+	}
+	for _, r := range rows {
+		if len(r.History) == 0 {
+			continue
+		}
+		fmt.Fprintf(tw, "link group %d:\n", r.ID)
+		for _, h := range r.History {
+			fmt.Fprintf(tw, "  %s\n", h)
+		}
+	}
+}
+
+func textDecline(tw *tabwriter.Writer, v track.DeclineView, total int) {
+	fmt.Fprintf(tw, "SMC fallbacks: %d of %d connections\n", len(v.Fallbacks), total)
+	fmt.Fprintln(tw, "ID\tClient\tServer\tBy\tStage\tCode\tName\tMeaning\tFrame")
+	for _, r := range v.Fallbacks {
+		oos := ""
+		if r.OutOfSync {
+			oos = " [out of sync]"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s%s\t%d\n", r.ID, r.Client, r.Server, r.By, r.Stage, dash(r.Code), dash(r.Name), r.Meaning, oos, r.Frame)
+	}
+	if len(v.ByReason) > 0 {
+		fmt.Fprintln(tw, "by reason:")
+		for _, r := range v.ByReason {
+			fmt.Fprintf(tw, "  %d\t%s\n", r.Count, r.Reason)
+		}
+	}
+}
+
+func textTimeline(tw *tabwriter.Writer, tl track.Timeline) {
+	c := &tl.Conn
+	fmt.Fprintf(tw, "SMC connection %d: %s -> %s, %s (%s)\n", c.ID, dash(c.Client), dash(c.Server), c.Outcome, c.Detail)
+	if tl.Note != "" {
+		fmt.Fprintln(tw, tl.Note)
+	}
+	fmt.Fprintln(tw, "Frame\tTime\tDir\tWhat\tMeaning")
+	for _, e := range tl.Events {
+		fmt.Fprintf(tw, "%d\t%.6f\t%s\t%s\t%s\n", e.Frame, e.Rel, e.Dir, e.What, e.Info)
+	}
+	if tl.Cut > 0 {
+		fmt.Fprintf(tw, "(%d more events not kept: Options.TimelineMax)\n", tl.Cut)
+	}
+	fmt.Fprintf(tw, "C->S: %d CDCs, %d B produced, %d B by RDMA WRITE; S->C: %d CDCs, %d B produced, %d B by RDMA WRITE; close: %s\n",
+		c.Client2Srv.CDCs, c.Client2Srv.Bytes, c.Client2Srv.WriteBytes, c.Srv2Client.CDCs, c.Srv2Client.Bytes, c.Srv2Client.WriteBytes, dash(c.Close))
+}
+
+// NewTracker returns a tracker set up for the -z specs (see
+// track.NewForViews) that writes its views with this package.
+func NewTracker(specs []string) (Tracker, error) {
+	t, err := track.NewForViews(track.Options{}, specs)
+	return Tracker{t}, err
+}

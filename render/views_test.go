@@ -1,0 +1,317 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/output"
+	"github.com/smcscope/smcscope/track"
+)
+
+func TestViews(t *testing.T) {
+	pp := feedFile(t, refDir+"pingpong.pcap", track.Options{Timeline: "10.10.0.2:49018"}, 0)
+	dn := feedFile(t, refDir+"decline-nordma.pcap", track.Options{}, 0)
+	tests := []struct {
+		tr        *track.Tracker
+		spec      string
+		wantText  []string
+		jsonCheck func(t *testing.T, b []byte)
+	}{
+		{pp, "smc,conns", []string{"10.10.0.2:49018", "10.10.0.1:5000", "SMC-R", "first contact", "32664", "32640", "512"},
+			func(t *testing.T, b []byte) {
+				var v track.ConnsView
+				mustJSON(t, b, &v)
+				rows := v.Conns
+				if v.Stats.Frames != 4140 || len(rows) != 1 || rows[0].Client2Srv.Bytes != 32664 || rows[0].ServerRKey != "0x3a9" || rows[0].Handshake.Confirm <= 0 {
+					t.Errorf("conns json: %+v", rows)
+				}
+			}},
+		{pp, "smc,links", []string{"deleted", "rejected", "0x000011", "0x000012", "CONFIRM_LINK_V2 resp link 1", "operator-initiated"},
+			func(t *testing.T, b []byte) {
+				var rows []track.LinkRow
+				mustJSON(t, b, &rows)
+				if len(rows) != 2 || rows[0].Server.UID != "00000101" || rows[0].C2S.Retrans+rows[0].S2C.Retrans != 14 {
+					t.Errorf("links json: %+v", rows)
+				}
+			}},
+		{pp, "smc,lgr", []string{"e4ef@52:54:00:0a:00:01", "413e@52:54:00:0a:00:02", "0x100", "1(link 1):deleted 2(link 2):rejected"},
+			func(t *testing.T, b []byte) {
+				var rows []track.LGRRow
+				mustJSON(t, b, &rows)
+				if len(rows) != 1 || rows[0].State != "deleted" || len(rows[0].Links) != 2 {
+					t.Errorf("lgr json: %+v", rows)
+				}
+			}},
+		{dn, "smc,decline", []string{"server", "after Proposal", "0x03030002", "NOSMCRDEV", "1 of 1"},
+			func(t *testing.T, b []byte) {
+				var v track.DeclineView
+				mustJSON(t, b, &v)
+				if len(v.Fallbacks) != 1 || v.Fallbacks[0].Name != "NOSMCRDEV" || v.Fallbacks[0].By != "server" || len(v.ByReason) != 1 {
+					t.Errorf("decline json: %+v", v)
+				}
+			}},
+		{pp, "smc,timeline,1", []string{"CLC Accept", "first contact", "+64 B written", "peer-conn-closed", "RMB freed"},
+			func(t *testing.T, b []byte) {
+				var tl track.Timeline
+				mustJSON(t, b, &tl)
+				if tl.Conn.ID != 1 || len(tl.Events) < 2000 || tl.Events[0].Frame != 5 || tl.Events[0].Rel != 0 {
+					t.Errorf("timeline json: %d events, first %+v", len(tl.Events), tl.Events[:1])
+				}
+			}},
+		{pp, "smc,timeline,10.10.0.1:5000", []string{"SYN with SMC option"}, nil},
+	}
+	for _, tc := range tests {
+		name, arg, err := track.ParseView(tc.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := writeView(tc.tr, &b, name, arg, "text"); err != nil {
+			t.Fatalf("%s: %v", tc.spec, err)
+		}
+		for _, w := range tc.wantText {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("%s text lacks %q:\n%s", tc.spec, w, clip(b.String()))
+			}
+		}
+		if tc.jsonCheck != nil {
+			b.Reset()
+			if err := writeView(tc.tr, &b, name, arg, "json"); err != nil {
+				t.Fatalf("%s json: %v", tc.spec, err)
+			}
+			tc.jsonCheck(t, b.Bytes())
+		}
+	}
+}
+
+func TestViewErrors(t *testing.T) {
+	tr := feedFile(t, refDir+"no-ueid.pcap", track.Options{}, 0)
+	var b bytes.Buffer
+	for _, spec := range []string{"smc,nope", "smc,timeline", "smc,timeline,", "io,phs"} {
+		if _, _, err := track.ParseView(spec); !errors.Is(err, track.ErrUnknownView) {
+			t.Errorf("ParseView(%q) = %v, want track.ErrUnknownView", spec, err)
+		}
+	}
+	if err := writeView(tr, &b, "smc,nope", "", "text"); !errors.Is(err, track.ErrUnknownView) {
+		t.Errorf("unknown view: %v", err)
+	}
+	if err := writeView(tr, &b, track.ViewConns, "", "xml"); err == nil {
+		t.Error("unknown format accepted")
+	}
+	if err := writeView(tr, &b, track.ViewTimeline, "7", "text"); err == nil || !strings.Contains(err.Error(), "no connection 7") {
+		t.Errorf("missing connection: %v", err)
+	}
+	b.Reset()
+	// Without track.Options.Timeline the view says why it is empty.
+	if err := writeView(tr, &b, track.ViewTimeline, "1", "text"); err != nil || !strings.Contains(b.String(), "no events recorded") {
+		t.Errorf("timeline without recording: %v\n%s", err, b.String())
+	}
+	// Empty tracker: views still render.
+	for _, v := range []string{track.ViewConns, track.ViewLinks, track.ViewLGR, track.ViewDecline} {
+		b.Reset()
+		if err := writeView(track.New(track.Options{}), &b, v, "", "json"); err != nil || !json.Valid(b.Bytes()) {
+			t.Errorf("%s on empty tracker: %v %q", v, err, b.String())
+		}
+	}
+}
+
+func mustJSON(t *testing.T, b []byte, v any) {
+	t.Helper()
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("invalid JSON: %v\n%s", err, clip(string(b)))
+	}
+}
+
+func clip(s string) string {
+	if len(s) > 2000 {
+		return s[:2000] + "..."
+	}
+	return s
+}
+
+// TestConcurrentSnapshot: a live UI reads views while the capture goroutine
+// feeds (run with -race).
+func TestConcurrentSnapshot(t *testing.T) {
+	tr := track.New(track.Options{Timeline: "1"})
+	r, err := capture.Open(refDir + "pingpong.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	done := make(chan struct{})
+	go func() {
+		// Not t.Fatal here: that must run on the test's goroutine.
+		defer close(done)
+		for {
+			f, err := r.Next()
+			if err != nil {
+				return
+			}
+			tr.Feed(f)
+		}
+	}()
+	for reading := true; reading; {
+		select {
+		case <-done:
+			reading = false
+		default:
+		}
+		s := tr.Snapshot()
+		var b bytes.Buffer
+		if err := View(&b, &s, track.ViewConns, "", "json"); err != nil {
+			t.Fatal(err)
+		}
+		if len(s.Conns) > 0 {
+			_ = View(&b, &s, track.ViewTimeline, "1", "text")
+		}
+	}
+	if s := tr.Snapshot(); s.Stats.Frames != 4140 {
+		t.Errorf("%d frames fed", s.Stats.Frames)
+	}
+}
+
+func TestWriteViews(t *testing.T) {
+	if _, err := track.NewForViews(track.Options{}, []string{"smc,conns", "smc,bogus"}); !errors.Is(err, track.ErrUnknownView) {
+		t.Fatalf("NewForViews accepted a bad spec: %v", err)
+	}
+	tr, err := track.NewForViews(track.Options{}, []string{"smc,conns", "smc,timeline,1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr = feedInto(t, tr, refDir+"no-ueid.pcap")
+	var b bytes.Buffer
+	if err := writeViews(tr, &b, []string{"smc,conns", "smc,decline", "smc,timeline,1"}, "text"); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, w := range []string{"SMC connections: 1", "SMC fallbacks: 1 of 1", "CLC Decline", "NOSMCDEV"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("views lack %q:\n%s", w, clip(out))
+		}
+	}
+	if strings.Count(out, "=====\n") != 6 {
+		t.Errorf("want 3 framed views:\n%s", clip(out))
+	}
+}
+
+// The smc,lgr view of a failover capture must tell the whole story in one
+// place: both links, the connections moving, and the DELETE_LINK reason.
+func TestLGRViewShowsFailover(t *testing.T) {
+	p := filepath.Join(samplesDir(), "multilink.pcap")
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("%s not there yet (lab/run all publishes it)", p)
+	}
+	var b strings.Builder
+	if err := writeView(feedFile(t, p, track.Options{}, 0), &b, "smc,lgr", "", "text"); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"(link 1):", "(link 2):", // both links of the symmetric group
+		"ADD_LINK_V2 resp link 2 accepted",
+		"failover: connection ", // a connection moved by failover-validation CDCs
+		"DELETE_LINK_V2 req ORDERLY link 2 reason 0x00010000 lost path",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("smc,lgr lacks %q:\n%s", want, out)
+		}
+	}
+	// History is in frame order.
+	last := 0
+	for _, line := range strings.Split(out, "\n") {
+		var n int
+		if _, err := fmt.Sscanf(strings.TrimSpace(line), "frame %d:", &n); err == nil {
+			if n < last {
+				t.Errorf("history not in frame order at %q", line)
+			}
+			last = n
+		}
+	}
+}
+
+// An inferred connection (no TCP seen) shows its link's hosts in the
+// header of smc,timeline, as in its smc,conns line.
+func TestTimelineInferredHosts(t *testing.T) {
+	s := feedFile(t, refDir+"pingpong.pcap", track.Options{Timeline: "all"}, 2001).Snapshot()
+	var conns track.ConnsView
+	var tl track.Timeline
+	for _, x := range []struct {
+		spec string
+		v    any
+	}{{"smc,conns", &conns}, {"smc,timeline,1", &tl}} {
+		var b bytes.Buffer
+		name, arg, _ := track.ParseView(x.spec)
+		if err := View(&b, &s, name, arg, "json"); err != nil {
+			t.Fatal(err)
+		}
+		mustJSON(t, b.Bytes(), x.v)
+	}
+	if len(conns.Conns) != 1 || !conns.Conns[0].Inferred || conns.Conns[0].Client == "" {
+		t.Fatalf("want one inferred connection with hosts from its link: %+v", conns.Conns)
+	}
+	if c := conns.Conns[0]; tl.Conn.Client != c.Client || tl.Conn.Server != c.Server {
+		t.Errorf("timeline header %q -> %q, smc,conns %q -> %q", tl.Conn.Client, tl.Conn.Server, c.Client, c.Server)
+	}
+}
+
+const refDir = "../testdata/reference/"
+
+func samplesDir() string { return "../samples" }
+
+// feedFile runs a capture through a tracker, skipping the first skip
+// frames (a capture that starts mid-connection).
+func feedFile(t testing.TB, name string, opts track.Options, skip int) *track.Tracker {
+	t.Helper()
+	tr := track.New(opts)
+	r, err := capture.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for {
+		f, err := r.Next()
+		if err != nil {
+			return tr
+		}
+		if f.Number > skip {
+			tr.Feed(f)
+		}
+	}
+}
+
+func writeView(tr *track.Tracker, w io.Writer, name, arg, format string) error {
+	s := tr.Snapshot()
+	return View(w, &s, name, arg, format)
+}
+
+func writeViews(tr *track.Tracker, w io.Writer, specs []string, format string) error {
+	s := tr.Snapshot()
+	return Views(w, &s, specs, format)
+}
+
+func feedInto(t testing.TB, tr *track.Tracker, name string) *track.Tracker {
+	t.Helper()
+	r, err := capture.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for {
+		f, err := r.Next()
+		if err != nil {
+			return tr
+		}
+		tr.Feed(f)
+	}
+}
+
+// The tracker plugs into smcdump's hook through Tracker.
+var _ output.Tracker = Tracker{}
