@@ -330,26 +330,3 @@ func TestModeStateStrings(t *testing.T) {
 		}
 	}
 }
-
-func TestWriteSockets(t *testing.T) {
-	skipBigEndian(t)
-	var ss []Socket
-	for _, b := range [][]byte{pingpongClientSocket(t), declineClientSocket(t)} {
-		s, err := ParseSocket(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ss = append(ss, s)
-	}
-	var out bytes.Buffer
-	if err := WriteSockets(&out, ss); err != nil {
-		t.Fatal(err)
-	}
-	want := `socket state=ACTIVE mode=SMCR family=43 shutdown=0 src=10.10.0.2:49018 dst=10.10.0.1:5000 ifindex=0 cookie=0x10000002a uid=1000 inode=12345 fallback=0x00000000 peer_diag=0x00000000 token=0x1 sndbuf=65536 rmbe=65536 peer_rmbe=65536 rx_prod=0/32640 rx_cons=0/32664 tx_prod=0/32664 tx_cons=0/32640 rx_prod_flags=0x00 rx_conn_flags=0x00 tx_prod_flags=0x00 tx_conn_flags=0x00 tx_prep=0/32664 tx_sent=0/32664 tx_fin=3/32664 role=client link_id=1 ib_dev="rxe0" ib_port=1 gid="0000:0000:0000:0000:0000:ffff:0a0a:0002" peer_gid="0000:0000:0000:0000:0000:ffff:0a0a:0001"
-socket state=ACTIVE mode=TCP-FALLBACK family=43 shutdown=0 src=10.10.0.2:55036 dst=10.10.0.1:5000 ifindex=0 cookie=0x0 uid=0 inode=1 fallback=0x05000000 peer_diag=0x03030002
-sockets=2
-`
-	if diff := cmp.Diff(want, out.String()); diff != "" {
-		t.Fatalf("(-want +got):\n%s", diff)
-	}
-}

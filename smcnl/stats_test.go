@@ -1,8 +1,6 @@
 package smcnl
 
 import (
-	"bytes"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -85,24 +83,6 @@ func TestStats(t *testing.T) {
 		t.Fatalf("(-want +got):\n%s", diff)
 	}
 
-	// Every non-zero counter of the log line must appear with its value.
-	var out bytes.Buffer
-	if err := WriteStats(&out, got); err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(out.String(), "\n")
-	for _, kv := range strings.Fields(`smcr.clnt_v2_succ=1 smcr.nodelay=1 smcr.rx_bytes=32640 smcr.rx_cnt=510
-		smcr.rx_pload_size.8K=510 smcr.rx_rmb_size.64K=1 smcr.rx_rmb_stats.alloc=1 smcr.tx_bytes=32664
-		smcr.tx_cnt=511 smcr.tx_pload_size.8K=511 smcr.tx_rmb_size.64K=1 smcr.tx_rmb_stats.alloc=1
-		smcd.tx_bytes=0 clnt_hs_err=0 srv_hs_err=0`) {
-		found := false
-		for _, l := range lines {
-			found = found || l == kv
-		}
-		if !found {
-			t.Errorf("WriteStats lacks line %q", kv)
-		}
-	}
 }
 
 // TestFallbackStats uses the decline-nordma server ("fback_stats.is_server=1
@@ -131,16 +111,6 @@ func TestFallbackStats(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("(-want +got):\n%s", diff)
-	}
-	var out bytes.Buffer
-	if err := WriteFallbackStats(&out, got); err != nil {
-		t.Fatal(err)
-	}
-	wantText := "fallback_total server=1 client=2\n" +
-		"fallback side=server code=0x03030002 count=1\n" +
-		"fallback side=client code=0x05000000 count=2\n"
-	if diff := cmp.Diff(wantText, out.String()); diff != "" {
-		t.Fatalf("text (-want +got):\n%s", diff)
 	}
 }
 
@@ -174,17 +144,8 @@ func TestSysInfo(t *testing.T) {
 	if diff := cmp.Diff(SysInfo{Version: 2, Release: 1, SMCRv2: true, LocalHost: "(none)"}, got); diff != "" {
 		t.Fatalf("(-want +got):\n%s", diff)
 	}
-	us, err := c.UEIDs()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	if err := WriteSysInfo(&out, got, us); err != nil {
-		t.Fatal(err)
-	}
-	wantText := `sysinfo ver=2 rel=1 ism_v2=0 smcr_v2=1 local_host="(none)" seid="" ueids=1` + "\n" + `ueid="SMC-LAB-UEID"` + "\n"
-	if diff := cmp.Diff(wantText, out.String()); diff != "" {
-		t.Fatalf("text (-want +got):\n%s", diff)
+	if us, err := c.UEIDs(); err != nil || len(us) != 1 || us[0] != "SMC-LAB-UEID" {
+		t.Fatalf("UEIDs: %q %v", us, err)
 	}
 }
 
@@ -240,13 +201,5 @@ func TestDevicesR(t *testing.T) {
 		Ports: []Port{{Number: 1, NetDev: 2, Active: true, Valid: true, LinkCount: 1}}}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("(-want +got):\n%s", diff)
-	}
-	var out bytes.Buffer
-	if err := WriteDevices(&out, "smcr", got); err != nil {
-		t.Fatal(err)
-	}
-	wantText := `dev kind=smcr ib_name="rxe0" use_cnt=1 crit=1 pci_id="" pci_vendor=0x0000 pci_device=0x0000 pci_fid=0 pci_chid=0 port1_netdev=2 port1_active=1 port1_valid=1 port1_pnetid="" port1_pnet_usr=0 port1_links=1` + "\n"
-	if diff := cmp.Diff(wantText, out.String()); diff != "" {
-		t.Fatalf("text (-want +got):\n%s", diff)
 	}
 }
