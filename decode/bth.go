@@ -242,7 +242,17 @@ func (b *BTH) CanDecode() gopacket.LayerClass { return LayerTypeBTH }
 
 // DecodeFromBytes decodes the BTH from the UDP payload (RoCEv2) or the GRH
 // payload (RoCEv1), which must end with the ICRC.
+// DecodeFromBytes decodes one BTH. On error the layer is left as a new
+// one (gopacket's contract), never half-filled.
 func (b *BTH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
+	if err := b.decode(data, df); err != nil {
+		*b = BTH{}
+		return err
+	}
+	return nil
+}
+
+func (b *BTH) decode(data []byte, df gopacket.DecodeFeedback) error {
 	*b = BTH{}
 	if len(data) < bthLen+icrcLen {
 		df.SetTruncated()

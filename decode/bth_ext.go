@@ -46,7 +46,17 @@ func (h *RETH) CanDecode() gopacket.LayerClass { return LayerTypeRETH }
 func (h *RETH) NextLayerType() gopacket.LayerType { return payloadOrZero(h.Payload) }
 
 // DecodeFromBytes decodes the 16-byte RETH.
+// DecodeFromBytes decodes one RETH. On error the layer is left as a new
+// one (gopacket's contract), never half-filled.
 func (h *RETH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
+	if err := h.decode(data, df); err != nil {
+		*h = RETH{}
+		return err
+	}
+	return nil
+}
+
+func (h *RETH) decode(data []byte, df gopacket.DecodeFeedback) error {
 	*h = RETH{}
 	if len(data) < rethLen {
 		df.SetTruncated()
@@ -178,7 +188,17 @@ func (h *AETH) NextLayerType() gopacket.LayerType { return payloadOrZero(h.Paylo
 
 // DecodeFromBytes decodes the 4-byte AETH. A syndrome of the reserved
 // type (bits 0x60 = 10) is an error.
+// DecodeFromBytes decodes one AETH. On error the layer is left as a new
+// one (gopacket's contract), never half-filled.
 func (h *AETH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
+	if err := h.decode(data, df); err != nil {
+		*h = AETH{}
+		return err
+	}
+	return nil
+}
+
+func (h *AETH) decode(data []byte, df gopacket.DecodeFeedback) error {
 	*h = AETH{}
 	if len(data) < aethLen {
 		df.SetTruncated()
@@ -227,7 +247,17 @@ func (h *ImmDt) CanDecode() gopacket.LayerClass { return LayerTypeImmDt }
 func (h *ImmDt) NextLayerType() gopacket.LayerType { return payloadOrZero(h.Payload) }
 
 // DecodeFromBytes decodes the 4-byte ImmDt.
+// DecodeFromBytes decodes one ImmDt. On error the layer is left as a new
+// one (gopacket's contract), never half-filled.
 func (h *ImmDt) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
+	if err := h.decode(data, df); err != nil {
+		*h = ImmDt{}
+		return err
+	}
+	return nil
+}
+
+func (h *ImmDt) decode(data []byte, df gopacket.DecodeFeedback) error {
 	*h = ImmDt{}
 	if len(data) < immDtLen {
 		df.SetTruncated()
@@ -264,7 +294,17 @@ func (h *IETH) CanDecode() gopacket.LayerClass { return LayerTypeIETH }
 func (h *IETH) NextLayerType() gopacket.LayerType { return payloadOrZero(h.Payload) }
 
 // DecodeFromBytes decodes the 4-byte IETH.
+// DecodeFromBytes decodes one IETH. On error the layer is left as a new
+// one (gopacket's contract), never half-filled.
 func (h *IETH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
+	if err := h.decode(data, df); err != nil {
+		*h = IETH{}
+		return err
+	}
+	return nil
+}
+
+func (h *IETH) decode(data []byte, df gopacket.DecodeFeedback) error {
 	*h = IETH{}
 	if len(data) < iethLen {
 		df.SetTruncated()
@@ -304,7 +344,17 @@ func (h *DETH) CanDecode() gopacket.LayerClass { return LayerTypeDETH }
 func (h *DETH) NextLayerType() gopacket.LayerType { return payloadOrZero(h.Payload) }
 
 // DecodeFromBytes decodes the 8-byte DETH.
+// DecodeFromBytes decodes one DETH. On error the layer is left as a new
+// one (gopacket's contract), never half-filled.
 func (h *DETH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
+	if err := h.decode(data, df); err != nil {
+		*h = DETH{}
+		return err
+	}
+	return nil
+}
+
+func (h *DETH) decode(data []byte, df gopacket.DecodeFeedback) error {
 	*h = DETH{}
 	if len(data) < dethLen {
 		df.SetTruncated()

@@ -84,7 +84,17 @@ func (c *CDC) NextLayerType() gopacket.LayerType { return payloadOrZero(c.Payloa
 
 // DecodeFromBytes decodes a CDC from an RC SEND payload. Reserved bits and
 // bytes are not checked: a vendor kernel puts credits there (§5.9).
+// DecodeFromBytes decodes one CDC. On error the layer is left as a new
+// one (gopacket's contract), never half-filled.
 func (c *CDC) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
+	if err := c.decode(data, df); err != nil {
+		*c = CDC{}
+		return err
+	}
+	return nil
+}
+
+func (c *CDC) decode(data []byte, df gopacket.DecodeFeedback) error {
 	*c = CDC{}
 	if len(data) < 2 {
 		df.SetTruncated()

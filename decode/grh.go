@@ -47,7 +47,17 @@ func (g *GRH) NextLayerType() gopacket.LayerType {
 // DecodeFromBytes decodes the 40-byte GRH. The payload is cut to PayLen,
 // so Ethernet padding never reaches the BTH (whose last 4 bytes must be
 // the ICRC).
+// DecodeFromBytes decodes one GRH. On error the layer is left as a new
+// one (gopacket's contract), never half-filled.
 func (g *GRH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
+	if err := g.decode(data, df); err != nil {
+		*g = GRH{}
+		return err
+	}
+	return nil
+}
+
+func (g *GRH) decode(data []byte, df gopacket.DecodeFeedback) error {
 	*g = GRH{}
 	if len(data) < grhLen {
 		df.SetTruncated()
@@ -96,12 +106,21 @@ func (g *GRH) AppendSummary(dst []byte) []byte {
 	return g.DGID.AppendTo(dst)
 }
 
+// NetworkFlow is the flow between the two GIDs, as layers.IPv6 gives it
+// for its addresses: a RoCEv1 GRH is RoCE's network layer, so gopacket
+// users get Packet.NetworkLayer() and flows for RoCEv1 as for RoCEv2.
+func (g *GRH) NetworkFlow() gopacket.Flow {
+	s, d := g.SGID.As16(), g.DGID.As16()
+	return gopacket.NewFlow(layers.EndpointIPv6, s[:], d[:])
+}
+
 func decodeGRH(data []byte, p gopacket.PacketBuilder) error {
 	g := &GRH{}
 	if err := g.DecodeFromBytes(data, p); err != nil {
 		return err
 	}
 	p.AddLayer(g)
+	p.SetNetworkLayer(g)
 	return nextOrDone(p, g.NextLayerType(), g.Payload)
 }
 

@@ -351,7 +351,17 @@ func (l *LLC) NextLayerType() gopacket.LayerType { return payloadOrZero(l.Payloa
 // (the whole message: a v2 message split into SEND First/Middle/Last must
 // be put together first). A length byte that disagrees with the bytes is
 // an ErrBadLength (or ErrTruncated when the message is cut short).
+// DecodeFromBytes decodes one LLC. On error the layer is left as a new
+// one (gopacket's contract), never half-filled.
 func (l *LLC) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
+	if err := l.decode(data, df); err != nil {
+		*l = LLC{}
+		return err
+	}
+	return nil
+}
+
+func (l *LLC) decode(data []byte, df gopacket.DecodeFeedback) error {
 	*l = LLC{}
 	if len(data) < 4 {
 		df.SetTruncated()
