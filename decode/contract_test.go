@@ -47,6 +47,10 @@ func contractSamples(t *testing.T) map[gopacket.LayerType][][]byte {
 		}
 	}
 	add(LayerTypeGRH, roceV1Packet(t))
+	for _, v := range []string{"llc_v1_add_link_req", "llc_v1_confirm_link_req", "llc_v1_confirm_rkey_req", "llc_v1_delete_link_req_all_orderly", "llc_v1_delete_rkey_req"} {
+		add(LayerTypeLLC, roceVector(t, v))
+	}
+	add(LayerTypeCDC, roceVector(t, "cdc_v1_seq1_token3_prod13"))
 	return out
 }
 

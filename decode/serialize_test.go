@@ -35,7 +35,7 @@ func roundTrip(t testing.TB, l serializer, b []byte, opts gopacket.SerializeOpti
 // to its bytes, and FixLengths gives the same lengths the kernel wrote.
 func TestSerializeRoundTrip(t *testing.T) {
 	samples := contractSamples(t)
-	for _, lt := range []gopacket.LayerType{LayerTypeBTH, LayerTypeRETH, LayerTypeAETH, LayerTypeCDC, LayerTypeGRH} {
+	for _, lt := range []gopacket.LayerType{LayerTypeBTH, LayerTypeRETH, LayerTypeAETH, LayerTypeCDC, LayerTypeGRH, LayerTypeLLC} {
 		if len(samples[lt]) == 0 {
 			t.Errorf("%s: no sample", lt)
 		}
@@ -120,6 +120,32 @@ func FuzzSerializeBTH(f *testing.F) {
 		h.BaseLayer, g.BaseLayer = layers.BaseLayer{}, layers.BaseLayer{}
 		if !reflect.DeepEqual(h, g) {
 			t.Fatalf("round trip %+v != %+v", h, g)
+		}
+	})
+}
+
+// FuzzSerializeLLC: a decoded LLC serializes to a message that decodes to
+// the same fields.
+func FuzzSerializeLLC(f *testing.F) {
+	for _, v := range []string{"llc_v1_add_link_req", "llc_v1_confirm_link_req", "llc_v1_confirm_rkey_req", "llc_v1_delete_link_req_all_orderly", "llc_v1_delete_rkey_req"} {
+		f.Add(roceVector(f, v))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var l LLC
+		if l.DecodeFromBytes(b, gopacket.NilDecodeFeedback) != nil {
+			return
+		}
+		buf := gopacket.NewSerializeBuffer()
+		if err := l.SerializeTo(buf, gopacket.SerializeOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		var d LLC
+		if err := d.DecodeFromBytes(buf.Bytes(), gopacket.NilDecodeFeedback); err != nil {
+			t.Fatalf("re-decode: %v", err)
+		}
+		l.BaseLayer, d.BaseLayer = layers.BaseLayer{}, layers.BaseLayer{}
+		if !reflect.DeepEqual(l, d) {
+			t.Fatalf("round trip\n%+v\n%+v", l, d)
 		}
 	})
 }
