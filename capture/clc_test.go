@@ -33,7 +33,7 @@ func loadHandshake(t *testing.T) *handshake {
 	fr := readRaw(t, pingpong)
 	h := &handshake{syn: fr[4], synack: fr[5]}
 	pkt := func(i int) gopacket.Packet {
-		return gopacket.NewPacket(fr[i].data, layers.LayerTypeEthernet, gopacket.Default)
+		return gopacket.NewPacket(fr[i].Data, layers.LayerTypeEthernet, gopacket.Default)
 	}
 	tcp := func(p gopacket.Packet) *layers.TCP { return p.Layer(layers.LayerTypeTCP).(*layers.TCP) }
 	h.isn[0], h.isn[1] = tcp(pkt(4)).Seq+1, tcp(pkt(5)).Seq+1
@@ -73,7 +73,7 @@ func (h *handshake) build(t *testing.T, s seg) rawFrame {
 		t.Fatal(err)
 	}
 	d := append([]byte(nil), buf.Bytes()...)
-	return rawFrame{gopacket.CaptureInfo{Timestamp: p.Metadata().Timestamp, CaptureLength: len(d), Length: len(d)}, d}
+	return rawFrame{CI: gopacket.CaptureInfo{Timestamp: p.Metadata().Timestamp, CaptureLength: len(d), Length: len(d)}, Data: d}
 }
 
 func TestCLCResegmentation(t *testing.T) {
@@ -211,7 +211,7 @@ func TestCLCMemoryFlat(t *testing.T) {
 	var frames []rawFrame
 	for port := 0; port < 200; port++ {
 		for _, f := range fr[:20] {
-			d := append([]byte(nil), f.data...)
+			d := append([]byte(nil), f.Data...)
 			// Give every copy its own client port (TCP checksum is not checked).
 			p := gopacket.NewPacket(d, layers.LayerTypeEthernet, gopacket.NoCopy)
 			if tl, ok := p.Layer(layers.LayerTypeTCP).(*layers.TCP); ok {
@@ -222,7 +222,7 @@ func TestCLCMemoryFlat(t *testing.T) {
 					d[off], d[off+1] = byte(port>>8)|0x80, byte(port)
 				}
 			}
-			frames = append(frames, rawFrame{f.ci, d})
+			frames = append(frames, rawFrame{CI: f.CI, Data: d})
 		}
 	}
 	r, err := NewReader("flat", &sliceSource{frames: frames}, layers.LinkTypeEthernet)
@@ -319,7 +319,7 @@ func TestCLCCutByFIN(t *testing.T) {
 	part := h.build(t, seg{0, 0, 100})
 	// The FIN right after those 100 bytes: same template, no payload.
 	fin := h.build(t, seg{0, 100, 0})
-	p := gopacket.NewPacket(fin.data, layers.LayerTypeEthernet, gopacket.Default)
+	p := gopacket.NewPacket(fin.Data, layers.LayerTypeEthernet, gopacket.Default)
 	eth := *p.Layer(layers.LayerTypeEthernet).(*layers.Ethernet)
 	ip := *p.Layer(layers.LayerTypeIPv4).(*layers.IPv4)
 	tcp := *p.Layer(layers.LayerTypeTCP).(*layers.TCP)
@@ -329,8 +329,8 @@ func TestCLCCutByFIN(t *testing.T) {
 	if err := gopacket.SerializeLayers(buf, gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true}, &eth, &ip, &tcp); err != nil {
 		t.Fatal(err)
 	}
-	fin.data = buf.Bytes()
-	fin.ci.CaptureLength, fin.ci.Length = len(fin.data), len(fin.data)
+	fin.Data = buf.Bytes()
+	fin.CI.CaptureLength, fin.CI.Length = len(fin.Data), len(fin.Data)
 
 	r, err := NewReader("fin", &sliceSource{frames: []rawFrame{h.syn, h.synack, part, fin}}, layers.LinkTypeEthernet)
 	if err != nil {

@@ -56,7 +56,7 @@ func TestDefaultFilterOnRealFrames(t *testing.T) {
 			if err != nil {
 				break
 			}
-			n, err := vm.Run(raw[i].data)
+			n, err := vm.Run(raw[i].Data)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -180,7 +180,7 @@ func TestWriterRoundTrip(t *testing.T) {
 			}
 			break
 		}
-		if !bytes.Equal(f.Data, raw[i].data) || !f.CI.Timestamp.Equal(raw[i].ci.Timestamp) {
+		if !bytes.Equal(f.Data, raw[i].Data) || !f.CI.Timestamp.Equal(raw[i].CI.Timestamp) {
 			t.Fatalf("frame %d differs after the round trip", i+1)
 		}
 	}

@@ -45,14 +45,14 @@ func FuzzFile(f *testing.F) {
 // CDC, RDMA WRITE, ACK.
 func FuzzFrame(f *testing.F) {
 	for _, fr := range readRaw(f, pingpong)[:40] {
-		f.Add(fr.data)
+		f.Add(fr.Data)
 	}
 	for _, fr := range readRaw(f, declineRDM)[:12] {
-		f.Add(fr.data)
+		f.Add(fr.Data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ci := gopacket.CaptureInfo{Timestamp: time.Unix(1, 0), CaptureLength: len(data), Length: len(data)}
-		src := &sliceSource{frames: []rawFrame{{ci, data}, {ci, data}}}
+		src := &sliceSource{frames: []rawFrame{{CI: ci, Data: data}, {CI: ci, Data: data}}}
 		r, err := NewReader("fuzz", src, layers.LinkTypeEthernet)
 		if err != nil {
 			t.Fatal(err)

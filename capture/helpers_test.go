@@ -3,7 +3,7 @@ package capture
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
+	"github.com/smcscope/smcscope/internal/testutil"
 	"io"
 	"os"
 	"path/filepath"
@@ -24,35 +24,14 @@ const (
 	negTFO     = "../testdata/public/tcpdump_tests_negative_controls/tfo-5c1fa7f9ae91.pcap"
 )
 
-// rawFrame is a copy of one captured frame.
-type rawFrame struct {
-	ci   gopacket.CaptureInfo
-	data []byte
-}
+// rawFrame is one captured frame (the shared test helper's type).
+type rawFrame = testutil.Packet
 
-// readRaw returns every frame of a real capture, copied.
+// readRaw returns every frame of a real capture.
 func readRaw(t testing.TB, name string) []rawFrame {
 	t.Helper()
-	f, err := os.Open(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := pcapgo.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []rawFrame
-	for {
-		data, ci, err := r.ReadPacketData()
-		if errors.Is(err, io.EOF) {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, rawFrame{ci, data})
-	}
+	fs, _ := testutil.ReadFrames(t, name)
+	return fs
 }
 
 // sliceSource replays frames as a PacketSource.
@@ -67,7 +46,7 @@ func (s *sliceSource) ZeroCopyReadPacketData() ([]byte, gopacket.CaptureInfo, er
 	}
 	f := s.frames[s.i]
 	s.i++
-	return f.data, f.ci, nil
+	return f.Data, f.CI, nil
 }
 
 // writePcap writes frames as a classic pcap file in dir and returns its path.
@@ -79,7 +58,7 @@ func writePcap(t testing.TB, dir, name string, lt layers.LinkType, frames []rawF
 		t.Fatal(err)
 	}
 	for _, f := range frames {
-		if err := w.WritePacket(f.ci, f.data); err != nil {
+		if err := w.WritePacket(f.CI, f.Data); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -26,7 +26,7 @@ func TestLiveLoopback(t *testing.T) {
 	}
 	defer r.Close()
 	raw := readRaw(t, pingpong)
-	p := gopacket.NewPacket(raw[22].data, layers.LayerTypeEthernet, gopacket.Default)
+	p := gopacket.NewPacket(raw[22].Data, layers.LayerTypeEthernet, gopacket.Default)
 	payload := p.Layer(layers.LayerTypeUDP).(*layers.UDP).Payload
 
 	send := func(port int, b []byte) {

@@ -198,9 +198,9 @@ func TestStdinName(t *testing.T) {
 func TestSnaplenCut(t *testing.T) {
 	frames := readRaw(t, pingpong)
 	for i := range frames {
-		if len(frames[i].data) > 60 {
-			frames[i].data = frames[i].data[:60]
-			frames[i].ci.CaptureLength = 60
+		if len(frames[i].Data) > 60 {
+			frames[i].Data = frames[i].Data[:60]
+			frames[i].CI.CaptureLength = 60
 		}
 	}
 	r, err := Open(writePcap(t, t.TempDir(), "snap.pcap", layers.LinkTypeEthernet, frames))
@@ -234,7 +234,7 @@ func TestPcapNG(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range frames {
-		if err := w.WritePacket(f.ci, f.data); err != nil {
+		if err := w.WritePacket(f.CI, f.Data); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -290,14 +290,14 @@ func relink(t *testing.T, frames []rawFrame, hdr func(f rawFrame, etype []byte) 
 	t.Helper()
 	var out []rawFrame
 	for _, f := range frames {
-		d := hdr(f, f.data[12:14])
+		d := hdr(f, f.Data[12:14])
 		if d == nil {
 			continue
 		}
-		d = append(d, f.data[14:]...)
-		ci := f.ci
+		d = append(d, f.Data[14:]...)
+		ci := f.CI
 		ci.CaptureLength, ci.Length = len(d), len(d)
-		out = append(out, rawFrame{ci, d})
+		out = append(out, rawFrame{CI: ci, Data: d})
 	}
 	return out
 }
@@ -312,19 +312,19 @@ func TestLinkTypes(t *testing.T) {
 	}
 	sll := func(f rawFrame, et []byte) []byte {
 		h := []byte{0, 0, 0, 1, 0, 6}
-		h = append(h, f.data[6:12]...)
+		h = append(h, f.Data[6:12]...)
 		h = append(h, 0, 0)
 		return append(h, et...)
 	}
 	sll2 := func(f rawFrame, et []byte) []byte {
 		h := append([]byte{}, et...)
 		h = append(h, 0, 0, 0, 0, 0, 2, 0, 1, 0, 6)
-		h = append(h, f.data[6:12]...)
+		h = append(h, f.Data[6:12]...)
 		return append(h, 0, 0)
 	}
 	vlan := func(tags ...[]byte) func(rawFrame, []byte) []byte {
 		return func(f rawFrame, et []byte) []byte {
-			h := append([]byte{}, f.data[:12]...)
+			h := append([]byte{}, f.Data[:12]...)
 			for _, tag := range tags {
 				h = append(h, tag...)
 			}
@@ -409,7 +409,7 @@ func TestDecodeNeverPanics(t *testing.T) {
 		}
 	}
 	for _, i := range []int{4, 5, 7, 9, 13, 17, 21, 22, 23, 4113} {
-		data := frames[i].data
+		data := frames[i].Data
 		for n := 0; n <= len(data); n++ {
 			f.Data = data[:n]
 			f.CI = gopacket.CaptureInfo{CaptureLength: n, Length: len(data)}
@@ -466,8 +466,8 @@ func TestRoCELayersAndICRC(t *testing.T) {
 	// One flipped payload bit must fail the check.
 	frames := readRaw(t, pingpong)
 	fr := frames[22] // frame 23: CDC SEND (struct smc_cdc_msg)
-	fr.data = append([]byte(nil), fr.data...)
-	fr.data[60] ^= 1
+	fr.Data = append([]byte(nil), fr.Data...)
+	fr.Data[60] ^= 1
 	r, _ := NewReader("x", &sliceSource{frames: []rawFrame{fr}}, layers.LinkTypeEthernet)
 	f, err := r.Next()
 	if err != nil || f.BTH == nil || !f.ICRC.Checked || f.ICRC.OK {
@@ -483,7 +483,7 @@ func TestNanosecondPcap(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range frames {
-		w.WritePacket(f.ci, f.data)
+		w.WritePacket(f.CI, f.Data)
 	}
 	r, err := NewFileReader("nano", bytes.NewReader(buf.Bytes()))
 	if err != nil {
@@ -495,8 +495,8 @@ func TestNanosecondPcap(t *testing.T) {
 		if err != nil {
 			break
 		}
-		if !f.CI.Timestamp.Equal(frames[n].ci.Timestamp) {
-			t.Fatalf("frame %d: time %v, want %v", n+1, f.CI.Timestamp, frames[n].ci.Timestamp)
+		if !f.CI.Timestamp.Equal(frames[n].CI.Timestamp) {
+			t.Fatalf("frame %d: time %v, want %v", n+1, f.CI.Timestamp, frames[n].CI.Timestamp)
 		}
 		n++
 	}
@@ -554,7 +554,7 @@ func TestPcapngMixedLinkTypes(t *testing.T) {
 	eth := readRaw(t, declineRDM)
 	sll := relink(t, readRaw(t, pingpong)[:40], func(f rawFrame, et []byte) []byte {
 		h := []byte{0, 0, 0, 1, 0, 6}
-		h = append(h, f.data[6:12]...)
+		h = append(h, f.Data[6:12]...)
 		h = append(h, 0, 0)
 		return append(h, et...)
 	})
@@ -572,9 +572,9 @@ func TestPcapngMixedLinkTypes(t *testing.T) {
 		t.Fatal(err)
 	}
 	write := func(f rawFrame, ifc int) {
-		ci := f.ci
+		ci := f.CI
 		ci.InterfaceIndex = ifc
-		if err := w.WritePacket(ci, f.data); err != nil {
+		if err := w.WritePacket(ci, f.Data); err != nil {
 			t.Fatal(err)
 		}
 	}

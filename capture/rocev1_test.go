@@ -36,7 +36,7 @@ func rocev1(t *testing.T, v2 []byte, link []byte) []byte {
 // is decoded by the one parser chain (the GRH reached through EtherType
 // 0x8915), down to the CDC of frame 23 of pingpong.pcap, ICRC verified.
 func TestRoCEv1Chain(t *testing.T) {
-	v2 := readRaw(t, pingpong)[22].data
+	v2 := readRaw(t, pingpong)[22].Data
 	eth := slices.Clone(v2[:14])
 	binary.BigEndian.PutUint16(eth[12:], 0x8915)
 	qinq := slices.Concat(v2[:12], []byte{0x88, 0xa8, 0x00, 0x64, 0x81, 0x00, 0x00, 0x0a, 0x89, 0x15})

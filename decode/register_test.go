@@ -1,16 +1,13 @@
 package decode
 
 import (
-	"errors"
-	"io"
-	"os"
+	"github.com/smcscope/smcscope/internal/testutil"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
-	"github.com/gopacket/gopacket/pcapgo"
 )
 
 // Test helpers of the RoCE/LLC/CDC tests (prefix roce, so they do not
@@ -43,29 +40,15 @@ func roceCaptures(t testing.TB) []string {
 // roceReadPcap returns every frame of a capture, index 0 = frame 1.
 func roceReadPcap(t testing.TB, path string) [][]byte {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
+	ps, lt := testutil.ReadFrames(t, path)
+	if lt != layers.LinkTypeEthernet {
+		t.Fatalf("%s: link type %v, want Ethernet", path, lt)
 	}
-	defer f.Close()
-	r, err := pcapgo.NewReader(f)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
+	frames := make([][]byte, len(ps))
+	for i, p := range ps {
+		frames[i] = p.Data
 	}
-	if r.LinkType() != layers.LinkTypeEthernet {
-		t.Fatalf("%s: link type %v, want Ethernet", path, r.LinkType())
-	}
-	var frames [][]byte
-	for {
-		data, _, err := r.ReadPacketData()
-		if errors.Is(err, io.EOF) {
-			return frames
-		}
-		if err != nil {
-			t.Fatalf("%s: frame %d: %v", path, len(frames)+1, err)
-		}
-		frames = append(frames, data)
-	}
+	return frames
 }
 
 // roceFrame returns frame n (1-based, as tshark numbers them) of a

@@ -33,7 +33,7 @@ func TestFieldsDoNotAllocate(t *testing.T) {
 		if n < 14 { // RoCE frames only: replaying a TCP segment is a retransmission
 			continue
 		}
-		src := &replay{data: fr.data, ci: fr.ci}
+		src := &replay{data: fr.Data, ci: fr.CI}
 		r, err := capture.NewReader("a", src, layers.LinkTypeEthernet)
 		if err != nil {
 			t.Fatal(err)

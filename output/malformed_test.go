@@ -157,8 +157,8 @@ func TestMalformedCLCLength(t *testing.T) {
 			for _, n := range []int{5, 6, 7, 8, 9, 4107, 4109, 4111, 4112} {
 				fs = append(fs, all[n-1])
 			}
-			fs[3].data = patchTCP(t, fs[3].data, func(p []byte) { p[5], p[6] = byte(l>>8), byte(l) })
-			fs[3].ci.CaptureLength, fs[3].ci.Length = len(fs[3].data), len(fs[3].data)
+			fs[3].Data = patchTCP(t, fs[3].Data, func(p []byte) { p[5], p[6] = byte(l>>8), byte(l) })
+			fs[3].CI.CaptureLength, fs[3].CI.Length = len(fs[3].Data), len(fs[3].Data)
 			p := writeFrames(t, "badlen.pcap", fs)
 			want := "CLC Proposal: offset 5 (length): bad length: length " + fmt.Sprint(l)
 

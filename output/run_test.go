@@ -14,10 +14,10 @@ import (
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
-	"github.com/gopacket/gopacket/pcapgo"
 
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
+	"github.com/smcscope/smcscope/internal/testutil"
 	"github.com/smcscope/smcscope/render"
 )
 
@@ -435,7 +435,7 @@ func TestFieldsJoinedValues(t *testing.T) {
 func TestTwoCLCInOneSegment(t *testing.T) {
 	frames := readFrames(t, pingpong, 12)
 	pkt := func(i int) gopacket.Packet {
-		return gopacket.NewPacket(frames[i].data, layers.LayerTypeEthernet, gopacket.Default)
+		return gopacket.NewPacket(frames[i].Data, layers.LayerTypeEthernet, gopacket.Default)
 	}
 	p8 := pkt(7)
 	eth := *p8.Layer(layers.LayerTypeEthernet).(*layers.Ethernet)
@@ -450,10 +450,10 @@ func TestTwoCLCInOneSegment(t *testing.T) {
 	}
 	merged := buf.Bytes()
 
-	ci := frames[11].ci
+	ci := frames[11].CI
 	ci.CaptureLength, ci.Length = len(merged), len(merged)
 	// SYN, SYN-ACK, ACK, Accept, then the merged segment.
-	p := writeFrames(t, "merged.pcap", []rawFrame{frames[4], frames[5], frames[6], frames[9], {ci, merged}})
+	p := writeFrames(t, "merged.pcap", []rawFrame{frames[4], frames[5], frames[6], frames[9], {CI: ci, Data: merged}})
 
 	text, _, err := run(t, Options{Read: p})
 	if err != nil {
@@ -605,35 +605,19 @@ func TestKnownQPDecodesSMC(t *testing.T) {
 	}
 }
 
-// rawFrame is one frame of a capture, copied.
-type rawFrame struct {
-	ci   gopacket.CaptureInfo
-	data []byte
-}
+// rawFrame is one frame of a capture (the shared test helper's type).
+type rawFrame = testutil.Packet
 
 // readFrames returns the first n frames of a real capture, or all of them
 // when n < 0.
 func readFrames(t testing.TB, src string, n int) []rawFrame {
 	t.Helper()
-	in, err := os.Open(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	pr, err := pcapgo.NewReader(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var fs []rawFrame
-	for n < 0 || len(fs) < n {
-		data, ci, err := pr.ReadPacketData()
-		if n < 0 && errors.Is(err, io.EOF) {
-			break
+	fs, _ := testutil.ReadFrames(t, src)
+	if n >= 0 {
+		if n > len(fs) {
+			t.Fatalf("%s has %d frames, want %d", src, len(fs), n)
 		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		fs = append(fs, rawFrame{ci, data})
+		fs = fs[:n]
 	}
 	return fs
 }
@@ -642,22 +626,7 @@ func readFrames(t testing.TB, src string, n int) []rawFrame {
 // and returns its path.
 func writeFrames(t testing.TB, name string, fs []rawFrame) string {
 	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	out, err := os.Create(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer out.Close()
-	w := pcapgo.NewWriter(out)
-	if err := w.WriteFileHeader(65535, layers.LinkTypeEthernet); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range fs {
-		if err := w.WritePacket(f.ci, f.data); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return p
+	return testutil.WriteFrames(t, name, layers.LinkTypeEthernet, fs)
 }
 
 // rewriteFrames copies the first n frames of a real capture into a new pcap
@@ -666,7 +635,7 @@ func rewriteFrames(t *testing.T, src string, n int, edit func(n int, data []byte
 	t.Helper()
 	fs := readFrames(t, src, n)
 	for i := range fs {
-		fs[i].data = edit(i+1, fs[i].data, &fs[i].ci)
+		fs[i].Data = edit(i+1, fs[i].Data, &fs[i].CI)
 	}
 	return writeFrames(t, "edited.pcap", fs)
 }

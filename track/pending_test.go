@@ -14,7 +14,7 @@ import (
 func withoutRoCE(frames []rawFrame, keep func(n int) bool) []rawFrame {
 	var out []rawFrame
 	for i, fr := range frames {
-		p := gopacket.NewPacket(fr.data, layers.LayerTypeEthernet, gopacket.NoCopy)
+		p := gopacket.NewPacket(fr.Data, layers.LayerTypeEthernet, gopacket.NoCopy)
 		if u, ok := p.Layer(layers.LayerTypeUDP).(*layers.UDP); ok && u.DstPort == 4791 && !keep(i+1) {
 			continue
 		}

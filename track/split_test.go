@@ -2,46 +2,24 @@ package track
 
 import (
 	"errors"
+	"github.com/smcscope/smcscope/internal/testutil"
 	"io"
-	"os"
 	"slices"
 	"testing"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
-	"github.com/gopacket/gopacket/pcapgo"
 
 	"github.com/smcscope/smcscope/capture"
 )
 
-// rawFrame is one frame of a real capture, copied.
-type rawFrame struct {
-	ci   gopacket.CaptureInfo
-	data []byte
-}
+// rawFrame is one frame of a real capture (the shared test helper's type).
+type rawFrame = testutil.Packet
 
 func readRawFrames(t testing.TB, name string) []rawFrame {
 	t.Helper()
-	in, err := os.Open(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	pr, err := pcapgo.NewReader(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var fs []rawFrame
-	for {
-		data, ci, err := pr.ReadPacketData()
-		if errors.Is(err, io.EOF) {
-			return fs
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		fs = append(fs, rawFrame{ci, data})
-	}
+	fs, _ := testutil.ReadFrames(t, name)
+	return fs
 }
 
 type rawSource struct {
@@ -55,7 +33,7 @@ func (s *rawSource) ZeroCopyReadPacketData() ([]byte, gopacket.CaptureInfo, erro
 	}
 	f := s.frames[s.i]
 	s.i++
-	return f.data, f.ci, nil
+	return f.Data, f.CI, nil
 }
 
 // trackRaw runs frames through a capture.Reader (CLC reassembly included)
@@ -85,7 +63,7 @@ func trackRaw(t testing.TB, frames []rawFrame) *Tracker {
 // small MSS or a middlebox would have sent it.
 func resegment(t testing.TB, fr rawFrame, sizes ...int) []rawFrame {
 	t.Helper()
-	p := gopacket.NewPacket(fr.data, layers.LayerTypeEthernet, gopacket.Default)
+	p := gopacket.NewPacket(fr.Data, layers.LayerTypeEthernet, gopacket.Default)
 	eth := *p.Layer(layers.LayerTypeEthernet).(*layers.Ethernet)
 	ip := *p.Layer(layers.LayerTypeIPv4).(*layers.IPv4)
 	tcp := *p.Layer(layers.LayerTypeTCP).(*layers.TCP)
@@ -108,7 +86,7 @@ func resegment(t testing.TB, fr rawFrame, sizes ...int) []rawFrame {
 			t.Fatal(err)
 		}
 		d := slices.Clone(buf.Bytes())
-		out = append(out, rawFrame{gopacket.CaptureInfo{Timestamp: fr.ci.Timestamp, CaptureLength: len(d), Length: len(d)}, d})
+		out = append(out, rawFrame{CI: gopacket.CaptureInfo{Timestamp: fr.CI.Timestamp, CaptureLength: len(d), Length: len(d)}, Data: d})
 		off += n
 	}
 	return out

@@ -110,8 +110,8 @@ func glob(t testing.TB, pattern string) []string {
 
 // Packet is one frame of a capture with its capture info.
 type Packet struct {
-	Data []byte
 	CI   gopacket.CaptureInfo
+	Data []byte
 }
 
 // ReadFrames reads every frame of a pcap or pcapng file.
@@ -148,7 +148,7 @@ func ReadFrames(t testing.TB, path string) ([]Packet, layers.LinkType) {
 		if err != nil {
 			t.Fatalf("%s: frame %d: %v", path, len(out)+1, err)
 		}
-		out = append(out, Packet{Data: data, CI: ci})
+		out = append(out, Packet{CI: ci, Data: data})
 	}
 }
 
@@ -168,6 +168,33 @@ func NeedTool(t testing.TB, name string) string {
 	p, err := exec.LookPath(name)
 	if err != nil {
 		t.Skipf("needs %s on PATH (make test-deps installs it): %v", name, err)
+	}
+	return p
+}
+
+// WriteFrames writes frames as a pcap of link type lt called name in
+// t.TempDir() and returns its path (tests that patch real frames).
+func WriteFrames(t testing.TB, name string, lt layers.LinkType, frames []Packet) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w := pcapgo.NewWriter(f)
+	if err := w.WriteFileHeader(65536, lt); err != nil {
+		t.Fatal(err)
+	}
+	for _, fr := range frames {
+		ci := fr.CI
+		ci.CaptureLength = len(fr.Data)
+		if ci.Length < ci.CaptureLength {
+			ci.Length = ci.CaptureLength
+		}
+		if err := w.WritePacket(ci, fr.Data); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return p
 }
