@@ -11,12 +11,14 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/gopacket/gopacket/layers"
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
 )
 
 // feedBytes runs a (possibly damaged) pcap image through capture and the
-// tracker, including views and fields: nothing may panic.
+// tracker, including views and fields: nothing may panic, and the state
+// stays consistent (checkState).
 func feedBytes(t testing.TB, data []byte) {
 	r, err := capture.NewFileReader("fuzz.pcap", bytes.NewReader(data))
 	if err != nil {
@@ -24,16 +26,19 @@ func feedBytes(t testing.TB, data []byte) {
 	}
 	tr := New(Options{Timeline: "all", MaxConns: 8, IdleTimeout: 1})
 	var rec decode.Record
+	fed := 0
 	for {
 		f, err := r.Next()
 		if errors.Is(err, io.EOF) || err != nil {
 			break
 		}
 		tr.Feed(f)
+		fed++
 		rec.Reset()
 		tr.AppendFields(f, &rec)
 	}
 	s := tr.Snapshot()
+	checkState(t, &s, fed)
 	for _, v := range []any{s.ConnsView(), s.LinkRows(), s.LGRRows(), s.DeclineView()} {
 		if _, err := json.Marshal(v); err != nil {
 			t.Fatal(err)
@@ -107,4 +112,113 @@ func TestOddFrames(t *testing.T) {
 	if s.Stats.Frames == 0 || s.Stats.Other != s.Stats.Frames || len(s.Conns)+len(s.Links) != 0 || len(rec.IDs) != 0 {
 		t.Errorf("non-IP frames: %+v, %d conns, %d links", s.Stats, len(s.Conns), len(s.Links))
 	}
+}
+
+// checkState asserts what must hold of any tracker state, whatever the
+// input: every frame counted once, the attribution counts within the
+// frame count, every reference between connections, links and link
+// groups pointing at something the snapshot has, and outcomes and cursor
+// counts that are possible.
+func checkState(t testing.TB, s *Snapshot, fed int) {
+	t.Helper()
+	st := &s.Stats
+	if st.Frames != fed {
+		t.Errorf("stats count %d frames, %d were fed", st.Frames, fed)
+	}
+	if n := st.ConnAttached + st.LinkOnly + st.Unattached + st.TCPUntracked + st.Other; n > st.Frames {
+		t.Errorf("attribution counts add up to %d of %d frames: %+v", n, st.Frames, *st)
+	}
+	if st.LateAttached > st.Unattached+st.ConnAttached || st.LLC+st.CDC > st.RoCE {
+		t.Errorf("impossible counts: %+v", *st)
+	}
+	links := map[int]*Link{}
+	for i := range s.Links {
+		links[s.Links[i].ID] = &s.Links[i]
+	}
+	groups := map[int]*LinkGroup{}
+	for i := range s.LinkGroups {
+		groups[s.LinkGroups[i].ID] = &s.LinkGroups[i]
+	}
+	for _, c := range s.Conns {
+		if c.Outcome > OutcomeFailed {
+			t.Errorf("conn %d: outcome %d", c.ID, c.Outcome)
+		}
+		if c.Outcome == OutcomeFallback && c.Fallback.Cause == CauseNone {
+			t.Errorf("conn %d: fallback without a cause", c.ID)
+		}
+		for d := range c.Flow {
+			if f := &c.Flow[d]; f.CDCs < 0 || f.Writes < 0 || f.WritesOutside > f.Writes {
+				t.Errorf("conn %d %v: flow %+v", c.ID, Dir(d), *f)
+			}
+		}
+	}
+	for _, l := range s.Links {
+		if l.LGR != 0 && groups[l.LGR] == nil && !l.Inferred {
+			t.Errorf("link %d: link group %d is not in the snapshot", l.ID, l.LGR)
+		}
+	}
+	for _, g := range s.LinkGroups {
+		for _, id := range g.Links {
+			if links[id] == nil && st.EvictedLinks == 0 {
+				t.Errorf("link group %d: link %d is not in the snapshot", g.ID, id)
+			}
+		}
+	}
+}
+
+// TestCutCaptures cuts every sample at many points (a capture stopped
+// early): the tracker state stays consistent, and every connection that
+// closed before the cut has the outcome and CDC counts it has in the whole
+// capture.
+func TestCutCaptures(t *testing.T) {
+	compared := 0
+	for _, name := range []string{"pingpong", "multiconn", "multilink", "decline-nordma", "teardown"} {
+		path := "../samples/" + name + ".pcap"
+		frames := readRawFrames(t, path)
+		full := replayFrames(t, frames)
+		closedAt := map[int]int{} // conn ID -> last frame
+		for _, c := range full.Conns {
+			if c.Closed() {
+				closedAt[c.ID] = c.LastFrame
+			}
+		}
+		step := max(1, len(frames)/25)
+		for cut := 1; cut < len(frames); cut += step {
+			s := replayFrames(t, frames[:cut])
+			checkState(t, &s, cut)
+			for _, c := range s.Conns {
+				last, ok := closedAt[c.ID]
+				if !ok || last > cut {
+					continue
+				}
+				w, _ := full.Conn(c.ID)
+				compared++
+				if c.Outcome != w.Outcome || c.Flow[0].CDCs != w.Flow[0].CDCs || c.Flow[1].CDCs != w.Flow[1].CDCs {
+					t.Errorf("%s cut at %d: conn %d (closed at %d) is %v with %d/%d CDCs, whole capture %v %d/%d",
+						name, cut, c.ID, last, c.Outcome, c.Flow[0].CDCs, c.Flow[1].CDCs, w.Outcome, w.Flow[0].CDCs, w.Flow[1].CDCs)
+				}
+			}
+		}
+	}
+	if compared < 10 {
+		t.Errorf("only %d closed connections compared across the cuts", compared)
+	}
+}
+
+// replayFrames runs raw frames through the frame reader and a tracker.
+func replayFrames(t testing.TB, frames []rawFrame) Snapshot {
+	t.Helper()
+	r, err := capture.NewReader("cut", &rawSource{frames: frames}, layers.LinkTypeEthernet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := New(Options{})
+	for {
+		f, err := r.Next()
+		if err != nil {
+			break
+		}
+		tr.Feed(f)
+	}
+	return tr.Snapshot()
 }
