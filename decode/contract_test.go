@@ -39,7 +39,11 @@ func contractSamples(t *testing.T) map[gopacket.LayerType][][]byte {
 			}
 		}
 	}
-	for _, f := range []string{"reference/pingpong.pcap", "reference/decline-nordma.pcap", "reference/no-ueid.pcap"} {
+	for _, v := range []string{"accept_ipv4", "accept_ipv6", "confirm_ipv4", "confirm_ipv6", "decline_nosmcdev", "proposal_ipv4", "proposal_ipv6"} {
+		add(LayerTypeCLC, clcReadVector(t, "clc_v1_smcr_"+v+".hex"))
+	}
+	for _, f := range []string{"reference/pingpong.pcap", "reference/decline-nordma.pcap", "reference/no-ueid.pcap",
+		"../samples/multilink.pcap", "../samples/multiconn.pcap", "../samples/decline-ueid.pcap", "../samples/ipv6.pcap", "../samples/no-ueid.pcap"} {
 		for _, b := range clcFrames(t, f) {
 			if n, ok := CLCMessageLength(b); ok && n <= len(b) {
 				add(LayerTypeCLC, b[:n])
