@@ -2,6 +2,7 @@ package monitor
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -123,4 +124,36 @@ func TestParseTraceLine(t *testing.T) {
 	if _, ok := ParseTraceLine("some other event: x=1", time.Unix(0, 0)); ok {
 		t.Error("a non-SMC line was taken")
 	}
+}
+
+// TestWithoutSMCOrRDMA: a host without SMC in the kernel still shows its
+// RNICs and says why there are no sockets; a host without RDMA devices
+// still shows its sockets and says there are no RNICs.
+func TestWithoutSMCOrRDMA(t *testing.T) {
+	s := New(Options{KernelErr: errors.New("SMC netlink: not supported (no smc module)"), SysfsRoot: "../rdmastats/testdata/sys", Now: fixedClock()}).Refresh()
+	if len(s.Devices) == 0 || !hasSource(s, "rdma_sysfs", true) || !hasSource(s, "sock_diag", false) {
+		t.Errorf("no SMC: devices %d, sources %+v", len(s.Devices), s.Sources)
+	}
+	for _, src := range s.Sources {
+		if src.Name == "sock_diag" && !strings.Contains(src.Detail, "no smc module") {
+			t.Errorf("sock_diag source does not say why: %+v", src)
+		}
+	}
+	k, err := ReplayKernel("../smcnl/testdata/pingpong-client-active")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s = New(Options{Kernel: k, SysfsRoot: t.TempDir(), Now: fixedClock()}).Refresh()
+	if s.Overview.SMCR != 1 || !hasSource(s, "rdma_sysfs", false) {
+		t.Errorf("no RDMA: overview %+v, sources %+v", s.Overview, s.Sources)
+	}
+}
+
+func hasSource(s Snapshot, name string, available bool) bool {
+	for _, src := range s.Sources {
+		if src.Name == name {
+			return src.Available == available
+		}
+	}
+	return false
 }
