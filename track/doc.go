@@ -23,8 +23,9 @@
 //
 // Use: New, then Feed every frame in capture order (and AppendFields right
 // after Feed for the smc.conn.*/smc.link.*/smc.lgr.* fields of -Y and -e),
-// then Snapshot or WriteView (smc,conns smc,links smc,lgr smc,decline
-// smc,timeline,CONN). Timelines are recorded only for the connections
+// then Snapshot and its typed rows (ConnsView, LinkRows, LGRRows,
+// DeclineView, Timeline: the -z views smc,conns smc,links smc,lgr
+// smc,decline smc,timeline,CONN, which package render prints). Timelines are recorded only for the connections
 // named in Options.Timeline; OptionsForViews sets it from -z specs.
 //
 // Memory grows with the number of live connections and links, not frames:
