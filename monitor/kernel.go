@@ -23,22 +23,69 @@ type Kernel interface {
 	Close() error
 }
 
+// netlinkKernel is the live kernel. Either half may be missing (no
+// smc_diag module, or no SMC_GEN_NETLINK family); the missing half's
+// methods return genlErr or diagErr instead of touching a nil connection.
 type netlinkKernel struct {
-	*smcnl.Conn
-	diag *smcnl.DiagConn
+	genl    *smcnl.Conn
+	diag    *smcnl.DiagConn
+	genlErr error
+	diagErr error
 }
 
-func (k netlinkKernel) Sockets() ([]smcnl.Socket, error) {
+func (k *netlinkKernel) LinkGroupsR() ([]smcnl.LinkGroupR, error) {
+	if k.genl == nil {
+		return nil, k.genlErr
+	}
+	return k.genl.LinkGroupsR()
+}
+
+func (k *netlinkKernel) LinkGroupsD() ([]smcnl.LinkGroupD, error) {
+	if k.genl == nil {
+		return nil, k.genlErr
+	}
+	return k.genl.LinkGroupsD()
+}
+
+func (k *netlinkKernel) DevicesR() ([]smcnl.Device, error) {
+	if k.genl == nil {
+		return nil, k.genlErr
+	}
+	return k.genl.DevicesR()
+}
+
+func (k *netlinkKernel) Stats() (smcnl.Stats, error) {
+	if k.genl == nil {
+		return smcnl.Stats{}, k.genlErr
+	}
+	return k.genl.Stats()
+}
+
+func (k *netlinkKernel) FallbackStats() (smcnl.FallbackStats, error) {
+	if k.genl == nil {
+		return smcnl.FallbackStats{}, k.genlErr
+	}
+	return k.genl.FallbackStats()
+}
+
+func (k *netlinkKernel) HSLimitation() (bool, error) {
+	if k.genl == nil {
+		return false, k.genlErr
+	}
+	return k.genl.HSLimitation()
+}
+
+func (k *netlinkKernel) Sockets() ([]smcnl.Socket, error) {
 	if k.diag == nil {
-		return nil, smcnl.ErrNotSupported
+		return nil, k.diagErr
 	}
 	return k.diag.Sockets()
 }
 
-func (k netlinkKernel) Close() error {
+func (k *netlinkKernel) Close() error {
 	var err error
-	if k.Conn != nil {
-		err = k.Conn.Close()
+	if k.genl != nil {
+		err = k.genl.Close()
 	}
 	if k.diag != nil {
 		err = errors.Join(err, k.diag.Close())
@@ -50,24 +97,23 @@ func (k netlinkKernel) Close() error {
 // namespace. Either may be missing (no smc_diag module, a kernel without
 // SMC); the error says which, and the other half still works.
 func DialKernel() (Kernel, error) {
-	var errs []error
-	k := netlinkKernel{}
+	k := &netlinkKernel{}
 	d, err := smcnl.DialDiag()
 	if err != nil {
-		errs = append(errs, fmt.Errorf("sock_diag: %w", err))
+		k.diagErr = fmt.Errorf("sock_diag: %w", err)
 	} else {
 		k.diag = d
 	}
 	c, err := smcnl.Dial()
 	if err != nil {
-		errs = append(errs, fmt.Errorf("SMC netlink: %w", err))
+		k.genlErr = fmt.Errorf("SMC netlink: %w", err)
 	} else {
-		k.Conn = c
+		k.genl = c
 	}
-	if k.Conn == nil && k.diag == nil {
-		return nil, errors.Join(errs...)
+	if k.genl == nil && k.diag == nil {
+		return nil, errors.Join(k.diagErr, k.genlErr)
 	}
-	return &k, errors.Join(errs...)
+	return k, errors.Join(k.diagErr, k.genlErr)
 }
 
 type replayKernel struct {

@@ -157,3 +157,17 @@ func hasSource(s Snapshot, name string, available bool) bool {
 	}
 	return false
 }
+
+// TestHalfKernel: a kernel whose SMC_GEN_NETLINK family is missing (or
+// whose smc_diag is) answers with the reason, and a refresh still works
+// (smctop once dereferenced the missing half on such a host).
+func TestHalfKernel(t *testing.T) {
+	k := &netlinkKernel{genlErr: errors.New("SMC netlink: not supported"), diagErr: errors.New("sock_diag: not supported")}
+	s := New(Options{Kernel: k, Now: fixedClock()}).Refresh()
+	if hasSource(s, "sock_diag", true) || hasSource(s, "smc_netlink", true) {
+		t.Errorf("sources %+v", s.Sources)
+	}
+	if _, err := k.HSLimitation(); err == nil {
+		t.Error("HSLimitation without netlink gave no error")
+	}
+}
