@@ -31,19 +31,19 @@ func Monitor(w io.Writer, s monitor.Snapshot) error {
 	fmt.Fprintln(tw, "KEY\tMODE\tSTATE\tLOCAL\tPEER\tPROCESS\tLGR\tLINK\tDEV\tRX\tTX\tRX/s\tTX/s\tREASON")
 	for _, c := range s.Conns {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%.0f\t%.0f\t%s\n",
-			c.Key, c.Mode, c.State, addr(c.Src.String(), c.AddrHidden, c.Src.Port()), addr(c.Dst.String(), c.AddrHidden, c.Dst.Port()),
-			proc(c.PID, c.Comm), hexOrDash(c.LGRID), numOrDash(int(c.LinkID)), dev(c.IBDev, c.IBPort),
+			c.Key, c.Mode, c.State, Endpoint(c.Src.String(), c.AddrHidden, c.Src.Port()), Endpoint(c.Dst.String(), c.AddrHidden, c.Dst.Port()),
+			Process(c.PID, c.Comm), HexOrDash(c.LGRID), NumOrDash(int(c.LinkID)), Device(c.IBDev, c.IBPort),
 			c.RxBytes, c.TxBytes, c.RxRate, c.TxRate, ConnReason(c))
 	}
 	fmt.Fprintln(tw, "\n== link groups")
 	fmt.Fprintln(tw, "ID\tSRC\tKIND\tROLE\tTYPE/STATE\tCONNS\tV\tPEER\tMAX L/C\tBUF SND/RMB\tREDUNDANT\tDELETED")
 	for _, g := range s.LinkGroups {
 		fmt.Fprintf(tw, "%#x\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%d/%d\t%d/%d\t%v\t%s\n",
-			g.ID, g.Source, g.Kind, dash(g.Role), dash(g.Type+g.State), g.Conns, version(g.Version, g.Release),
+			g.ID, g.Source, g.Kind, dash(g.Role), dash(g.Type+g.State), g.Conns, Version(g.Version, g.Release),
 			dash(strings.TrimSpace(g.PeerHost+" "+g.PeerOS)), g.MaxLinks, g.MaxConns, g.SndBufAlloc, g.RMBAlloc, g.Redundant, dash(g.DeleteReason))
 		for _, l := range g.Links {
 			fmt.Fprintf(tw, "  link %d\t%s\t%s\tuid %#x peer %#x\t%s\tconns %d\tgid %s\tpeer %s\t%s\n",
-				l.ID, l.State, dev(l.IBDev, l.IBPort), l.UID, l.PeerUID, dash(l.NetDev), l.Conns, dash(l.GID), dash(l.PeerGID), LinkWire(l))
+				l.ID, l.State, Device(l.IBDev, l.IBPort), l.UID, l.PeerUID, dash(l.NetDev), l.Conns, dash(l.GID), dash(l.PeerGID), LinkWire(l))
 		}
 	}
 	fmt.Fprintln(tw, "\n== devices")
@@ -110,7 +110,9 @@ func LinkWire(l monitor.LinkRow) string {
 	return fmt.Sprintf("qp %#x<->%#x pkts %d cdcs %d retrans %d psn-gaps %d nak %d rnr %d", l.QPN, l.PeerQPN, l.Packets, l.CDCs, l.Retransmit, l.PSNGaps, l.NAKs, l.RNRs)
 }
 
-func addr(s string, hidden bool, port uint16) string {
+// Endpoint prints a socket address, "*:PORT" when sock_diag hid it
+// (IPPROTO_SMC), "-" when there is none.
+func Endpoint(s string, hidden bool, port uint16) string {
 	if hidden {
 		return fmt.Sprintf("*:%d", port)
 	}
@@ -120,33 +122,40 @@ func addr(s string, hidden bool, port uint16) string {
 	return s
 }
 
-func proc(pid int, comm string) string {
+// Process prints "comm/pid", "-" without an owner.
+func Process(pid int, comm string) string {
 	if pid == 0 {
 		return "-"
 	}
 	return fmt.Sprintf("%s/%d", comm, pid)
 }
 
-func hexOrDash(v uint32) string {
+// HexOrDash prints an ID in hex, "-" for zero.
+func HexOrDash(v uint32) string {
 	if v == 0 {
 		return "-"
 	}
 	return fmt.Sprintf("%#x", v)
 }
 
-func numOrDash(v int) string {
+// NumOrDash prints a number, "-" for zero.
+func NumOrDash(v int) string {
 	if v == 0 {
 		return "-"
 	}
 	return fmt.Sprint(v)
 }
 
-func dev(name string, port uint8) string {
+// Device prints "ibdev/port", "-" without a device.
+func Device(name string, port uint8) string {
 	if name == "" {
 		return "-"
 	}
 	return fmt.Sprintf("%s/%d", name, port)
 }
+
+// Dash prints s, "-" when it is empty.
+func Dash(s string) string { return dash(s) }
 
 func dash(s string) string {
 	if s == "" {
@@ -155,7 +164,8 @@ func dash(s string) string {
 	return s
 }
 
-func version(v, r uint8) string {
+// Version prints an SMC version and release ("v2.1"), "-" for none.
+func Version(v, r uint8) string {
 	if v == 0 {
 		return "-"
 	}

@@ -270,21 +270,7 @@ func samplesDir() string { return "../samples" }
 // frames (a capture that starts mid-connection).
 func feedFile(t testing.TB, name string, opts track.Options, skip int) *track.Tracker {
 	t.Helper()
-	tr := track.New(opts)
-	r, err := capture.Open(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	for {
-		f, err := r.Next()
-		if err != nil {
-			return tr
-		}
-		if f.Number > skip {
-			tr.Feed(f)
-		}
-	}
+	return feed(t, track.New(opts), name, skip)
 }
 
 func writeView(tr *track.Tracker, w io.Writer, name, arg, format string) error {
@@ -299,6 +285,12 @@ func writeViews(tr *track.Tracker, w io.Writer, specs []string, format string) e
 
 func feedInto(t testing.TB, tr *track.Tracker, name string) *track.Tracker {
 	t.Helper()
+	return feed(t, tr, name, 0)
+}
+
+// feed runs a capture through tr, skipping the first skip frames.
+func feed(t testing.TB, tr *track.Tracker, name string, skip int) *track.Tracker {
+	t.Helper()
 	r, err := capture.Open(name)
 	if err != nil {
 		t.Fatal(err)
@@ -309,7 +301,9 @@ func feedInto(t testing.TB, tr *track.Tracker, name string) *track.Tracker {
 		if err != nil {
 			return tr
 		}
-		tr.Feed(f)
+		if f.Number > skip {
+			tr.Feed(f)
+		}
 	}
 }
 

@@ -36,8 +36,8 @@ func connRows(s *monitor.Snapshot) []widget.Row {
 	rows := make([]widget.Row, 0, len(s.Conns))
 	for _, r := range s.Conns {
 		row := widget.Row{Key: r.Key, Cells: []string{
-			r.Key, r.Mode, r.State, endpoint(r.Src.String(), r.AddrHidden, r.Src.Port()), endpoint(r.Dst.String(), r.AddrHidden, r.Dst.Port()),
-			proc(r), hexID(r.LGRID), numOr(int(r.LinkID)), dev(r.IBDev, r.IBPort),
+			r.Key, r.Mode, r.State, render.Endpoint(r.Src.String(), r.AddrHidden, r.Src.Port()), render.Endpoint(r.Dst.String(), r.AddrHidden, r.Dst.Port()),
+			render.Process(r.PID, r.Comm), render.HexOrDash(r.LGRID), render.NumOrDash(int(r.LinkID)), render.Device(r.IBDev, r.IBPort),
 			bytesRate(r.RxRate), bytesRate(r.TxRate), render.ConnReason(r),
 		}}
 		switch r.Mode {
@@ -59,11 +59,11 @@ func (c *conns) Detail(key string) string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s %s  %s -> %s  proto %s family %d inode %d cookie %#x\n", r.Key, r.Mode, r.State, r.Src, r.Dst, dashs(r.Proto), r.Family, r.Inode, r.Cookie)
+	fmt.Fprintf(&b, "%s %s %s  %s -> %s  proto %s family %d inode %d cookie %#x\n", r.Key, r.Mode, r.State, r.Src, r.Dst, render.Dash(r.Proto), r.Family, r.Inode, r.Cookie)
 	if r.AddrHidden {
 		b.WriteString("IPPROTO_SMC socket: sock_diag reports its addresses as zero, only the ports; joined by inode\n")
 	}
-	fmt.Fprintf(&b, "process %s  role %s  link group %s link %s on %s gid %s peer %s\n", proc(r), dashs(r.Role), hexID(r.LGRID), numOr(int(r.LinkID)), dev(r.IBDev, r.IBPort), dashs(r.GID), dashs(r.PeerGID))
+	fmt.Fprintf(&b, "process %s  role %s  link group %s link %s on %s gid %s peer %s\n", render.Process(r.PID, r.Comm), render.Dash(r.Role), render.HexOrDash(r.LGRID), render.NumOrDash(int(r.LinkID)), render.Device(r.IBDev, r.IBPort), render.Dash(r.GID), render.Dash(r.PeerGID))
 	fmt.Fprintf(&b, "token %#x  sndbuf %d  RMBE %d  peer RMBE %d  rx %d B (%s)  tx %d B (%s)\n", r.Token, r.SndBuf, r.RMBE, r.PeerRMBE, r.RxBytes, bytesRate(r.RxRate), r.TxBytes, bytesRate(r.TxRate))
 	if r.Fallback.Code != 0 {
 		fmt.Fprintf(&b, "fallback %#08x %s: %s\n", r.Fallback.Code, r.Fallback.Name, r.Fallback.Meaning)
@@ -82,52 +82,7 @@ func (c *conns) Drill(key string) (string, string, bool) {
 	if !ok || r.LGRID == 0 {
 		return "", "", false
 	}
-	return "linkgroups", hexID(r.LGRID), true
-}
-
-func endpoint(s string, hidden bool, port uint16) string {
-	if hidden {
-		return fmt.Sprintf("*:%d", port)
-	}
-	if s == "invalid AddrPort" {
-		return "-"
-	}
-	return s
-}
-
-func proc(r monitor.ConnRow) string {
-	if r.PID == 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%s/%d", r.Comm, r.PID)
-}
-
-func hexID(v uint32) string {
-	if v == 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%#x", v)
-}
-
-func numOr(v int) string {
-	if v == 0 {
-		return "-"
-	}
-	return fmt.Sprint(v)
-}
-
-func dev(name string, port uint8) string {
-	if name == "" {
-		return "-"
-	}
-	return fmt.Sprintf("%s/%d", name, port)
-}
-
-func dashs(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
+	return "linkgroups", render.HexOrDash(r.LGRID), true
 }
 
 // bytesRate prints bytes per second with a binary prefix.

@@ -7,6 +7,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/smcscope/smcscope/monitor"
+	"github.com/smcscope/smcscope/render"
 	"github.com/smcscope/smcscope/tui/widget"
 )
 
@@ -83,7 +84,7 @@ func deviceRows(s *monitor.Snapshot) []widget.Row {
 				errs = strings.Join(moving, " ")
 			}
 			rows = append(rows, widget.Row{Key: portKey(dv.Name, p.Port), Color: color, Cells: []string{
-				dv.Name, fmt.Sprint(p.Port), p.State, dashs(strings.Join(p.NetDevs, ",")), dashs(p.PNETID),
+				dv.Name, fmt.Sprint(p.Port), p.State, render.Dash(strings.Join(p.NetDevs, ",")), render.Dash(p.PNETID),
 				yesNo(dv.SMC), fmt.Sprint(p.Links), fmt.Sprintf("%.0f/s", tx.Rate), fmt.Sprintf("%.0f/s", rx.Rate), errs,
 				widget.Sparkline(tx.History, 20),
 			}})
@@ -105,7 +106,7 @@ func (d *devices) Detail(key string) string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s port %d %s %s  rate %s  driver %s parent %s  used by SMC %v critical %v\n", dp.dev.Name, dp.port.Port, dp.port.State, dp.port.PhysState, dashs(dp.port.Rate), dashs(dp.dev.Driver), dashs(dp.dev.Parent), dp.dev.SMC, dp.dev.Critical)
+	fmt.Fprintf(&b, "%s port %d %s %s  rate %s  driver %s parent %s  used by SMC %v critical %v\n", dp.dev.Name, dp.port.Port, dp.port.State, dp.port.PhysState, render.Dash(dp.port.Rate), render.Dash(dp.dev.Driver), render.Dash(dp.dev.Parent), dp.dev.SMC, dp.dev.Critical)
 	if len(dp.port.GIDs) > 0 {
 		fmt.Fprintf(&b, "GIDs %s\n", strings.Join(dp.port.GIDs, " "))
 	}

@@ -42,7 +42,7 @@ func lgrRows(s *monitor.Snapshot) []widget.Row {
 			if k.State == "ACTIVE" || k.State == "active" {
 				active++
 			}
-			where := dev(k.IBDev, k.IBPort)
+			where := render.Device(k.IBDev, k.IBPort)
 			if k.IBDev == "" && k.QPN != 0 {
 				where = fmt.Sprintf("qp%#x", k.QPN) // a wire row: the QP is what the capture knows
 			}
@@ -57,9 +57,9 @@ func lgrRows(s *monitor.Snapshot) []widget.Row {
 			color = tcell.ColorGray
 		}
 		rows = append(rows, widget.Row{Key: g.Key, Color: color, Cells: []string{
-			hexID(g.ID), g.Kind, dashs(g.Role), dashs(g.Type + g.State), fmt.Sprint(g.Conns),
+			render.HexOrDash(g.ID), g.Kind, render.Dash(g.Role), render.Dash(g.Type + g.State), fmt.Sprint(g.Conns),
 			fmt.Sprintf("%d/%d", active, len(g.Links)), strings.Join(devs, " "),
-			dashs(strings.TrimSpace(g.PeerHost + " " + g.PeerOS)), version(g.Version, g.Release),
+			render.Dash(strings.TrimSpace(g.PeerHost + " " + g.PeerOS)), render.Version(g.Version, g.Release),
 			fmt.Sprintf("%d/%d", g.MaxLinks, g.MaxConns), fmt.Sprintf("%d/%d", g.SndBufAlloc, g.RMBAlloc), red,
 		}})
 	}
@@ -72,14 +72,14 @@ func (l *lgrs) Detail(key string) string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s link group %s (%s)  role %s type %s  pnetid %s vlan %d  conns %d\n", g.Kind, hexID(g.ID), g.Source, dashs(g.Role), dashs(g.Type+g.State), dashs(g.PNETID), g.VLANID, g.Conns)
-	fmt.Fprintf(&b, "SMC %s  peer %s OS %s  EID %q  v2.1 limits: max links %d, max conns %d  direct %v\n", version(g.Version, g.Release), dashs(g.PeerHost), dashs(g.PeerOS), g.EID, g.MaxLinks, g.MaxConns, g.Direct)
+	fmt.Fprintf(&b, "%s link group %s (%s)  role %s type %s  pnetid %s vlan %d  conns %d\n", g.Kind, render.HexOrDash(g.ID), g.Source, render.Dash(g.Role), render.Dash(g.Type+g.State), render.Dash(g.PNETID), g.VLANID, g.Conns)
+	fmt.Fprintf(&b, "SMC %s  peer %s OS %s  EID %q  v2.1 limits: max links %d, max conns %d  direct %v\n", render.Version(g.Version, g.Release), render.Dash(g.PeerHost), render.Dash(g.PeerOS), g.EID, g.MaxLinks, g.MaxConns, g.Direct)
 	fmt.Fprintf(&b, "buffers: send %d B, RMB %d B\n", g.SndBufAlloc, g.RMBAlloc)
 	if g.DeleteReason != "" {
 		fmt.Fprintf(&b, "deleted: %s\n", g.DeleteReason)
 	}
 	for _, k := range g.Links {
-		fmt.Fprintf(&b, "link %d %s  %s netdev %s  uid %#x peer %#x  conns %d  gid %s peer %s %s\n", k.ID, k.State, dev(k.IBDev, k.IBPort), dashs(k.NetDev), k.UID, k.PeerUID, k.Conns, dashs(k.GID), dashs(k.PeerGID), render.LinkWire(k))
+		fmt.Fprintf(&b, "link %d %s  %s netdev %s  uid %#x peer %#x  conns %d  gid %s peer %s %s\n", k.ID, k.State, render.Device(k.IBDev, k.IBPort), render.Dash(k.NetDev), k.UID, k.PeerUID, k.Conns, render.Dash(k.GID), render.Dash(k.PeerGID), render.LinkWire(k))
 	}
 	for _, h := range g.History {
 		b.WriteString("  " + h + "\n")
@@ -97,15 +97,5 @@ func (l *lgrs) Drill(key string) (string, string, bool) {
 			return "devices", k.IBDev, true
 		}
 	}
-	return "connections", hexID(g.ID), true
-}
-
-func version(v, r uint8) string {
-	if v == 0 {
-		return "-"
-	}
-	if r == 0 {
-		return fmt.Sprintf("v%d", v)
-	}
-	return fmt.Sprintf("v%d.%d", v, r)
+	return "connections", render.HexOrDash(g.ID), true
 }
