@@ -47,6 +47,7 @@ type Reader struct {
 	frame  Frame
 	isPcap bool      // classic pcap: record offsets can be computed exactly
 	offset int64     // pcap: file offset of the next record
+	last   int64     // pcap: file offset of the record of the frame last returned (-1: none)
 	ng     *ngBlocks // pcapng: where each record starts
 	isFile bool      // read from a file or stdin (not live)
 	err    error     // sticky
@@ -208,6 +209,12 @@ func NewReader(name string, src PacketSource, lt layers.LinkType) (*Reader, erro
 // SetICRCCheck turns the RoCE ICRC verification on (the default) or off.
 func (r *Reader) SetICRCCheck(on bool) { r.noICRC = !on }
 
+// RecordOffset returns the file offset where the record of the frame
+// Next last returned starts, for random access to a classic pcap file
+// (the capture browser's index); -1 for pcapng, gzip, stdin and live
+// sources, where records are not addressable that way.
+func (r *Reader) RecordOffset() int64 { return r.last }
+
 // Name is the file name given to Open ("-" for stdin) or the interface.
 func (r *Reader) Name() string { return r.name }
 
@@ -232,7 +239,9 @@ func (r *Reader) Next() (*Frame, error) {
 	}
 	f.Number++
 	f.CI, f.Data = ci, data
+	r.last = -1
 	if r.isPcap {
+		r.last = r.offset
 		r.offset += pcapRecordLen + int64(ci.CaptureLength)
 	}
 	if r.ng != nil {

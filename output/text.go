@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"net/netip"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/smcscope/smcscope/capture"
@@ -305,4 +306,23 @@ func writeHex(w *bufio.Writer, b []byte) {
 		line = append(line, '\n')
 		w.Write(line)
 	}
+}
+
+// Tree returns the -V field tree of frame f (the capture browser's detail
+// pane shows the same catalogue).
+func Tree(f *capture.Frame) string {
+	var b strings.Builder
+	w := bufio.NewWriter(&b)
+	writeTree(w, f)
+	w.Flush()
+	return b.String()
+}
+
+// Hex returns the -x hex dump of b.
+func Hex(b []byte) string {
+	var s strings.Builder
+	w := bufio.NewWriter(&s)
+	writeHex(w, b)
+	w.Flush()
+	return s.String()
 }

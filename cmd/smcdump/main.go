@@ -37,6 +37,7 @@ func main() {
 	fs.StringVar(&o.DisplayFilter, "Y", "", "display filter `EXPR` (e.g. smc.clc.type == 4)")
 	fs.StringVar(&o.CaptureFilter, "f", "", "live capture filter: pcap-filter `EXPR` (via tcpdump) or bpf:RAW")
 	fs.IntVar(&o.Snaplen, "s", 0, "live snap length in `BYTES` (0: whole frames)")
+	interactive := fs.Bool("I", false, "browse the capture interactively (with -r FILE or -i IFACE; -w FILE is the export file)")
 	fs.Func("z", "tracker view `SPEC` (repeatable):"+viewHelp(), func(s string) error {
 		o.Views = append(o.Views, s)
 		return nil
@@ -57,7 +58,11 @@ func main() {
 	o.Progress = o.Read != "" && o.Read != "-" && term.IsTerminal(int(os.Stderr.Fd()))
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := output.Run(ctx, o)
+	run := output.Run
+	if *interactive {
+		run = browse
+	}
+	err := run(ctx, o)
 	stop()
 	if err != nil {
 		// Every error the same way: smcdump: FILE: frame N (file offset

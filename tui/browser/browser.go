@@ -1,0 +1,526 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/filter"
+	"github.com/smcscope/smcscope/output"
+	"github.com/smcscope/smcscope/tui"
+)
+
+// keys is the browser's key table: it binds the keys and prints `?`.
+var keys = []tui.Binding{
+	{Key: "j/k, ↓/↑, PgUp/PgDn", Desc: "move in the packet list"},
+	{Key: "g/G", Desc: "first / last frame"},
+	{Key: "/", Desc: "display filter (the -Y language; red while it does not compile, enter applies)"},
+	{Key: "esc", Desc: "back: clear the filter or the followed connection"},
+	{Key: "f", Desc: "follow the selected frame's connection: handshake, CLC, its links' LLC, CDC, WRITEs"},
+	{Key: "a", Desc: "all frames / SMC-relevant frames only"},
+	{Key: ":N", Desc: "go to frame N"},
+	{Key: "m", Desc: "mark / unmark the frame"},
+	{Key: "w", Desc: "write the marked frames (else the list) to the -w file as pcapng"},
+	{Key: "tab", Desc: "next pane: list, field tree, hex"},
+	{Key: "enter", Desc: "in the field tree: expand / collapse a layer"},
+	{Key: "?", Desc: "this help"},
+	{Key: "q", Desc: "quit"},
+}
+
+// Options are the browser's settings.
+type Options struct {
+	Write  string       // -w: export file for `w`
+	Screen tcell.Screen // tests: a simulation screen
+}
+
+// Browser is the capture browser over an Index.
+type Browser struct {
+	App    *tview.Application
+	idx    *Index
+	opts   Options
+	list   *tview.Table
+	rows   *rowContent
+	tree   *tview.TreeView
+	hex    *tview.TextView
+	status *tview.TextView
+	prompt *tview.InputField
+	body   *tview.Flex
+	pages  *tview.Pages
+
+	mode    string // "relevant", "all", "filter EXPR", "follow N"
+	marks   map[int32]bool
+	message string
+	shown   int32 // frame in the tree and hex panes
+	ctx     context.Context
+}
+
+// rowContent is the virtual table content: the frame numbers of the list
+// and the lines decoded so far (only those the user looked at).
+type rowContent struct {
+	tview.TableContentReadOnly
+	b     *Browser
+	mu    sync.Mutex
+	ns    []int32
+	lines map[int32]string
+}
+
+func (c *rowContent) GetRowCount() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.ns)
+}
+
+func (c *rowContent) GetColumnCount() int { return 1 }
+
+func (c *rowContent) GetCell(row, _ int) *tview.TableCell {
+	c.mu.Lock()
+	if row < 0 || row >= len(c.ns) {
+		c.mu.Unlock()
+		return nil
+	}
+	n := c.ns[row]
+	line, ok := c.lines[n]
+	if !ok {
+		// Decode the window around the row: the rows about to be drawn.
+		lo, hi := max(0, row-16), min(len(c.ns), row+64)
+		want := append([]int32(nil), c.ns[lo:hi]...)
+		c.mu.Unlock()
+		got := c.b.lines(want)
+		c.mu.Lock()
+		for k, v := range got {
+			c.lines[k] = v
+		}
+		line = c.lines[n]
+	}
+	c.mu.Unlock()
+	mark := " "
+	if c.b.marks[n] {
+		mark = "*"
+	}
+	cell := tview.NewTableCell(tview.Escape(mark + line))
+	switch {
+	case strings.Contains(line, "error") || strings.Contains(line, "malformed"):
+		cell.SetTextColor(tcell.ColorRed)
+	case strings.Contains(line, "Decline"):
+		cell.SetTextColor(tcell.ColorYellow)
+	case strings.Contains(line, " LLC "):
+		cell.SetTextColor(tcell.ColorAqua)
+	case strings.Contains(line, " CLC "):
+		cell.SetTextColor(tcell.ColorGreen)
+	}
+	return cell
+}
+
+// lines decodes frames to their smcdump text lines.
+func (b *Browser) lines(ns []int32) map[int32]string {
+	out := map[int32]string{}
+	base := b.idx.base
+	_ = b.idx.Decode(ns, func(n int32, f *capture.Frame) {
+		var ls []string
+		if len(f.CLC) == 0 {
+			ls = append(ls, string(output.AppendLine(nil, f, base, -1)))
+		}
+		for i := range f.CLC {
+			ls = append(ls, string(output.AppendLine(nil, f, base, i)))
+		}
+		out[n] = strings.TrimRight(strings.Join(ls, " | "), "\n")
+	})
+	return out
+}
+
+// New builds the browser over an index.
+func New(ctx context.Context, idx *Index, o Options) *Browser {
+	b := &Browser{App: tview.NewApplication(), idx: idx, opts: o, marks: map[int32]bool{}, ctx: ctx, mode: "relevant"}
+	b.rows = &rowContent{b: b, lines: map[int32]string{}}
+	b.list = tview.NewTable().SetContent(b.rows).SetSelectable(true, false)
+	b.list.SetBorder(true).SetTitle(" frames ")
+	b.list.SetSelectionChangedFunc(func(row, _ int) { b.showFrame(row) })
+	b.tree = tview.NewTreeView()
+	b.tree.SetBorder(true).SetTitle(" fields ")
+	b.hex = tview.NewTextView().SetWrap(false)
+	b.hex.SetBorder(true).SetTitle(" hex ")
+	b.status = tview.NewTextView().SetDynamicColors(true)
+	b.prompt = tview.NewInputField()
+	b.prompt.SetChangedFunc(b.promptChanged)
+	b.prompt.SetDoneFunc(b.promptDone)
+	lower := tview.NewFlex().AddItem(b.tree, 0, 1, false).AddItem(b.hex, 0, 1, false)
+	b.body = tview.NewFlex().SetDirection(tview.FlexRow).
+		AddItem(b.list, 0, 3, true).
+		AddItem(lower, 0, 2, false).
+		AddItem(b.status, 1, 0, false)
+	help := tview.NewTextView().SetText("smcdump -I keys\n\n" + tui.Help(keys) + "\nesc or ? closes this help")
+	help.SetBorder(true).SetTitle(" help ")
+	b.pages = tview.NewPages().AddPage("main", b.body, true, true).
+		AddPage("help", tview.NewFlex().AddItem(nil, 0, 1, false).AddItem(help, 84, 0, true).AddItem(nil, 0, 1, false), true, false)
+	b.App.SetRoot(b.pages, true).EnableMouse(true)
+	b.App.SetInputCapture(b.input)
+	if o.Screen != nil {
+		b.App.SetScreen(o.Screen)
+	}
+	return b
+}
+
+// Keys returns the key table (tests check `?` lists each).
+func Keys() []tui.Binding { return keys }
+
+// Run shows the browser until the user quits; the list grows as the index
+// does (a live capture follows the tail unless the user scrolled away).
+func (b *Browser) Run() error {
+	b.setList(b.idx.Relevant(), "relevant")
+	go b.watch()
+	return b.App.Run()
+}
+
+// watch refreshes the list while the index grows.
+func (b *Browser) watch() {
+	for {
+		ch := b.idx.Changed()
+		select {
+		case <-b.ctx.Done():
+			return
+		case <-ch:
+		case <-time.After(500 * time.Millisecond):
+		}
+		n, done, err := b.idx.Progress()
+		b.App.QueueUpdateDraw(func() {
+			if b.mode == "relevant" || b.mode == "all" {
+				row, _ := b.list.GetSelection()
+				atEnd := row >= b.rows.GetRowCount()-1
+				ns := b.idx.Relevant()
+				if b.mode == "all" {
+					ns = b.idx.All()
+				}
+				b.rows.mu.Lock()
+				first := len(b.rows.ns) == 0
+				b.rows.ns = ns
+				b.rows.mu.Unlock()
+				if first && !b.idx.live {
+					// tview keeps an empty table scrolled to its end; a
+					// file opens at its first frame.
+					b.list.Select(0, 0)
+					b.list.ScrollToBeginning()
+				}
+				if b.idx.live && atEnd && len(ns) > 0 {
+					b.list.Select(len(ns)-1, 0) // live: follow the tail unless scrolled away
+				}
+				if b.shown == 0 && len(ns) > 0 {
+					r, _ := b.list.GetSelection()
+					b.showFrame(max(r, 0))
+				}
+			}
+			b.drawStatus(n, done, err)
+		})
+		if done {
+			return
+		}
+	}
+}
+
+func (b *Browser) setList(ns []int32, mode string) {
+	b.message = ""
+	b.rows.mu.Lock()
+	b.rows.ns = ns
+	b.rows.mu.Unlock()
+	b.mode = mode
+	b.list.Select(0, 0)
+	b.list.ScrollToBeginning()
+	b.showFrame(0)
+	n, done, err := b.idx.Progress()
+	b.drawStatus(n, done, err)
+}
+
+func (b *Browser) drawStatus(n int, done bool, err error) {
+	st := fmt.Sprintf("%s, %d rows", tview.Escape(b.mode), b.rows.GetRowCount())
+	if b.message != "" {
+		st += "  " + b.message
+	}
+	if len(b.marks) > 0 {
+		st += fmt.Sprintf("  %d marked", len(b.marks))
+	}
+	st += fmt.Sprintf("  %s %d frames", tview.Escape(filepath.Base(b.idx.path)), n)
+	if !done {
+		st += " [yellow](indexing…)[-]"
+	}
+	if err != nil {
+		st += " [red]" + tview.Escape(err.Error()) + "[-]"
+	}
+	b.status.SetText(st + "  [gray]? help  q quit[-]")
+}
+
+// showFrame fills the field tree and hex pane for the row.
+func (b *Browser) showFrame(row int) {
+	b.rows.mu.Lock()
+	if row < 0 || row >= len(b.rows.ns) {
+		b.rows.mu.Unlock()
+		b.tree.SetRoot(tview.NewTreeNode("no frame"))
+		b.hex.SetText("")
+		b.shown = 0
+		return
+	}
+	n := b.rows.ns[row]
+	b.rows.mu.Unlock()
+	b.shown = n
+	var tree, hex string
+	_ = b.idx.Decode([]int32{n}, func(_ int32, f *capture.Frame) {
+		tree, hex = output.Tree(f), output.Hex(f.Data)
+	})
+	conn, link := b.idx.Conn(int(n))
+	root := tview.NewTreeNode(fmt.Sprintf("frame %d  connection %d  link %d", n, conn, link))
+	var layer *tview.TreeNode
+	for _, l := range strings.Split(tree, "\n") {
+		switch {
+		case strings.HasPrefix(l, "      "):
+			if layer != nil {
+				layer.AddChild(tview.NewTreeNode(tview.Escape(strings.TrimSpace(l))))
+			}
+		case strings.TrimSpace(l) != "":
+			layer = tview.NewTreeNode(tview.Escape(strings.TrimSpace(l))).SetColor(tcell.ColorYellow)
+			layer.SetSelectedFunc(func() { layer := layer; layer.SetExpanded(!layer.IsExpanded()) })
+			root.AddChild(layer)
+		}
+	}
+	for _, c := range root.GetChildren() {
+		c := c
+		c.SetSelectedFunc(func() { c.SetExpanded(!c.IsExpanded()) })
+	}
+	b.tree.SetRoot(root).SetCurrentNode(root)
+	b.hex.SetText(hex).ScrollToBeginning()
+}
+
+func (b *Browser) selected() int32 {
+	row, _ := b.list.GetSelection()
+	b.rows.mu.Lock()
+	defer b.rows.mu.Unlock()
+	if row < 0 || row >= len(b.rows.ns) {
+		return 0
+	}
+	return b.rows.ns[row]
+}
+
+func (b *Browser) openPrompt(label string) {
+	b.prompt.SetLabel(label).SetText("").SetFieldBackgroundColor(tcell.ColorDarkBlue)
+	b.body.RemoveItem(b.status)
+	b.body.AddItem(b.prompt, 1, 0, true)
+	b.body.AddItem(b.status, 1, 0, false)
+	b.App.SetFocus(b.prompt)
+}
+
+func (b *Browser) closePrompt() {
+	b.body.RemoveItem(b.prompt)
+	b.App.SetFocus(b.list)
+}
+
+// promptChanged colours the filter as it is typed: green when it
+// compiles, red with the column of the error when it does not.
+func (b *Browser) promptChanged(text string) {
+	if b.prompt.GetLabel() != "/" {
+		return
+	}
+	if text == "" {
+		b.prompt.SetFieldBackgroundColor(tcell.ColorDarkBlue)
+		b.message = ""
+		return
+	}
+	if _, err := filter.Compile(text); err != nil {
+		b.prompt.SetFieldBackgroundColor(tcell.ColorDarkRed)
+		var se *filter.SyntaxError
+		if errors.As(err, &se) {
+			b.message = fmt.Sprintf("[red]column %d: %s[-]", se.Col, tview.Escape(se.Msg))
+		} else {
+			b.message = "[red]" + tview.Escape(err.Error()) + "[-]"
+		}
+	} else {
+		b.prompt.SetFieldBackgroundColor(tcell.ColorDarkGreen)
+		b.message = "[green]filter ok[-]"
+	}
+	n, done, err := b.idx.Progress()
+	b.drawStatus(n, done, err)
+}
+
+func (b *Browser) promptDone(k tcell.Key) {
+	label, text := b.prompt.GetLabel(), strings.TrimSpace(b.prompt.GetText())
+	b.closePrompt()
+	if k != tcell.KeyEnter {
+		return
+	}
+	switch label {
+	case "/":
+		b.applyFilter(text)
+	case ":":
+		b.gotoFrame(text)
+	}
+}
+
+func (b *Browser) applyFilter(expr string) {
+	if expr == "" {
+		b.setList(b.idx.Relevant(), "relevant")
+		return
+	}
+	flt, err := filter.Compile(expr)
+	if err != nil {
+		return // shown while typing
+	}
+	b.message = "[yellow]filtering…[-]"
+	go func() {
+		start := time.Now()
+		ns, err := b.idx.Filter(b.ctx, flt)
+		b.App.QueueUpdateDraw(func() {
+			b.setList(ns, "filter "+expr)
+			b.message = fmt.Sprintf("(%v)", time.Since(start).Round(time.Millisecond))
+			if err != nil {
+				b.message = "[red]" + tview.Escape(err.Error()) + "[-]"
+			}
+			n, done, perr := b.idx.Progress()
+			b.drawStatus(n, done, perr)
+		})
+	}()
+}
+
+func (b *Browser) gotoFrame(text string) {
+	n, err := strconv.Atoi(strings.TrimPrefix(text, "#"))
+	if err != nil {
+		b.message = "[red]:N wants a frame number[-]"
+		return
+	}
+	b.rows.mu.Lock()
+	idx := -1
+	for i, k := range b.rows.ns {
+		if int(k) >= n {
+			idx = i
+			break
+		}
+	}
+	b.rows.mu.Unlock()
+	if idx < 0 || b.rows.ns[idx] != int32(n) {
+		// Not in the list: show every frame, then go there.
+		b.setList(b.idx.All(), "all")
+		idx = n - 1
+	}
+	b.list.Select(idx, 0)
+}
+
+func (b *Browser) export() {
+	name := b.opts.Write
+	if name == "" {
+		name = "smcdump-export.pcapng"
+	}
+	var ns []int32
+	if len(b.marks) > 0 {
+		for n := range b.marks {
+			ns = append(ns, n)
+		}
+		sortInt32(ns)
+	} else {
+		b.rows.mu.Lock()
+		ns = append(ns, b.rows.ns...)
+		b.rows.mu.Unlock()
+	}
+	w, err := capture.CreateFile(name, b.idx.lt)
+	if err != nil {
+		b.message = "[red]" + tview.Escape(err.Error()) + "[-]"
+		return
+	}
+	var werr error
+	_ = b.idx.Decode(ns, func(_ int32, f *capture.Frame) {
+		if werr == nil {
+			werr = w.WriteFrame(f)
+		}
+	})
+	if err := w.Close(); werr == nil {
+		werr = err
+	}
+	if werr != nil {
+		b.message = "[red]" + tview.Escape(werr.Error()) + "[-]"
+		return
+	}
+	b.message = fmt.Sprintf("wrote %d frames to %s", len(ns), tview.Escape(name))
+}
+
+func (b *Browser) input(ev *tcell.EventKey) *tcell.EventKey {
+	if b.App.GetFocus() == b.prompt {
+		return ev
+	}
+	if name, _ := b.pages.GetFrontPage(); name == "help" {
+		if ev.Key() == tcell.KeyEscape || ev.Rune() == '?' || ev.Rune() == 'q' {
+			b.pages.HidePage("help")
+			b.App.SetFocus(b.list)
+		}
+		return nil
+	}
+	redraw := func() {
+		n, done, err := b.idx.Progress()
+		b.drawStatus(n, done, err)
+	}
+	switch ev.Key() {
+	case tcell.KeyTab:
+		switch b.App.GetFocus() {
+		case b.list:
+			b.App.SetFocus(b.tree)
+		case b.tree:
+			b.App.SetFocus(b.hex)
+		default:
+			b.App.SetFocus(b.list)
+		}
+		return nil
+	case tcell.KeyEscape:
+		if b.mode != "relevant" {
+			b.setList(b.idx.Relevant(), "relevant")
+		}
+		return nil
+	case tcell.KeyRune:
+	default:
+		return ev
+	}
+	if b.App.GetFocus() != b.list && ev.Rune() != 'q' && ev.Rune() != '?' {
+		return ev
+	}
+	switch ev.Rune() {
+	case 'q':
+		b.App.Stop()
+	case '?':
+		b.pages.ShowPage("help")
+	case '/':
+		b.openPrompt("/")
+	case ':':
+		b.openPrompt(":")
+	case 'a':
+		if b.mode == "all" {
+			b.setList(b.idx.Relevant(), "relevant")
+		} else {
+			b.setList(b.idx.All(), "all")
+		}
+	case 'f':
+		n := b.selected()
+		conn, _ := b.idx.Conn(int(n))
+		if conn == 0 {
+			b.message = "[yellow]the frame belongs to no connection[-]"
+			redraw()
+			return nil
+		}
+		b.setList(b.idx.Follow(conn), "follow connection "+strconv.Itoa(conn))
+	case 'm':
+		if n := b.selected(); n != 0 {
+			if b.marks[n] {
+				delete(b.marks, n)
+			} else {
+				b.marks[n] = true
+			}
+			redraw()
+		}
+	case 'w':
+		b.export()
+		redraw()
+	default:
+		return ev
+	}
+	return nil
+}

@@ -1,0 +1,441 @@
+// Package browser is smcdump -I: an SMC-aware capture browser. A
+// background pass builds an index (per frame its record offset, its
+// connection and link from the tracker, and flags); the packet list is
+// virtual, so only the rows on screen are decoded, from their offsets,
+// with their connection's handshake frames replayed first so CLC
+// reassembly sees the SYNs it needs.
+package browser
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/pcapgo"
+
+	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/decode"
+	"github.com/smcscope/smcscope/filter"
+	"github.com/smcscope/smcscope/track"
+)
+
+// entry is one frame of the index: 16 bytes, whatever the frame's size.
+type entry struct {
+	off   int64 // record offset in a classic pcap; -1 when frames are kept in raw
+	conn  int32 // tracker connection ID, 0 none
+	link  int16 // tracker link ID, 0 none
+	flags uint8
+}
+
+const (
+	flagRelevant uint8 = 1 << iota // SMC-relevant (smcdump's default selection)
+	flagError                      // frame.error set
+)
+
+// maxContext bounds the frames kept per connection for replaying its
+// handshake: SYN, SYN-ACK and the CLC segments come first.
+const maxContext = 16
+
+// Index is what the background pass learned about a capture.
+type Index struct {
+	path   string
+	live   bool   // frames arrive from an interface
+	header []byte // pcap global header, for reading single records back
+	lt     layers.LinkType
+
+	mu     sync.RWMutex
+	ents   []entry
+	raw    [][]byte // frames when the file is not a classic pcap (pcapng, gzip)
+	cis    []gopacket.CaptureInfo
+	ctx    map[int32][]int32 // connection -> its first TCP frames
+	conns  map[int32][2]int32
+	base   time.Time
+	done   bool
+	err    error
+	snap   *track.Snapshot
+	follow chan struct{} // closed and replaced when frames are appended
+}
+
+var (
+	fConnID = lookup("smc.conn.id")
+	fLinkID = lookup("smc.link.id")
+	fError  = lookup("frame.error")
+)
+
+func lookup(name string) decode.FieldID {
+	d, ok := decode.LookupField(name)
+	if !ok {
+		panic("browser: no field " + name)
+	}
+	return d.ID
+}
+
+// Open starts indexing path in the background; the index fills while the
+// user looks at the first frames.
+func Open(ctx context.Context, path string) (*Index, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	hdr := make([]byte, 24)
+	n, _ := io.ReadFull(f, hdr)
+	f.Close()
+	x := &Index{path: path, ctx: map[int32][]int32{}, conns: map[int32][2]int32{}, follow: make(chan struct{})}
+	if n == 24 && isPcapMagic(hdr) {
+		x.header = hdr
+	}
+	r, err := capture.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	x.lt = r.LinkType()
+	go x.build(ctx, r)
+	return x, nil
+}
+
+// OpenLive indexes frames as they arrive on iface (kept in memory).
+func OpenLive(ctx context.Context, iface, bpf string) (*Index, error) {
+	r, err := capture.OpenLive(iface, bpf, 0)
+	if err != nil {
+		return nil, err
+	}
+	x := &Index{path: iface, live: true, lt: r.LinkType(), ctx: map[int32][]int32{}, conns: map[int32][2]int32{}, follow: make(chan struct{})}
+	go x.build(ctx, r)
+	go func() { <-ctx.Done(); r.Close() }()
+	return x, nil
+}
+
+func isPcapMagic(h []byte) bool {
+	switch {
+	case bytes.Equal(h[:4], []byte{0xd4, 0xc3, 0xb2, 0xa1}), bytes.Equal(h[:4], []byte{0xa1, 0xb2, 0xc3, 0xd4}),
+		bytes.Equal(h[:4], []byte{0x4d, 0x3c, 0xb2, 0xa1}), bytes.Equal(h[:4], []byte{0xa1, 0xb2, 0x3c, 0x4d}):
+		return true
+	}
+	return false
+}
+
+// build is the background pass: capture, decode, track, one index entry
+// per frame.
+func (x *Index) build(ctx context.Context, r *capture.Reader) {
+	defer r.Close()
+	tr := track.New(track.Options{})
+	var rec decode.Record
+	batch := 0
+	for ctx.Err() == nil {
+		f, err := r.Next()
+		if err != nil {
+			x.mu.Lock()
+			if !errors.Is(err, io.EOF) {
+				x.err = err
+			}
+			x.done = true
+			s := tr.Snapshot()
+			x.snap = &s
+			x.notify()
+			x.mu.Unlock()
+			return
+		}
+		tr.Feed(f)
+		rec.Reset()
+		tr.AppendFields(f, &rec)
+		e := entry{off: r.RecordOffset()}
+		if v, ok := rec.First(fConnID); ok {
+			e.conn = int32(v.U)
+		}
+		if v, ok := rec.First(fLinkID); ok {
+			e.link = int16(v.U)
+		}
+		if f.SMCRelevant() {
+			e.flags |= flagRelevant
+		}
+		if f.Err != nil || f.SMCMalformed || len(f.CLCErr) > 0 {
+			e.flags |= flagError
+		}
+		x.mu.Lock()
+		if len(x.ents) == 0 {
+			x.base = f.CI.Timestamp
+		}
+		if x.header == nil || e.off < 0 {
+			e.off = -1
+			x.raw = append(x.raw, bytes.Clone(f.Data))
+			x.cis = append(x.cis, f.CI)
+		}
+		x.ents = append(x.ents, e)
+		n := int32(len(x.ents))
+		if e.conn != 0 && f.TCP != nil {
+			if c := x.ctx[e.conn]; len(c) < maxContext {
+				x.ctx[e.conn] = append(c, n)
+			}
+		}
+		if e.conn != 0 {
+			c := x.conns[e.conn]
+			if c[0] == 0 {
+				c[0] = n
+			}
+			c[1] = n
+			x.conns[e.conn] = c
+		}
+		batch++
+		if batch == 4096 {
+			batch = 0
+			x.notify()
+			s := tr.Snapshot()
+			x.snap = &s
+		}
+		x.mu.Unlock()
+	}
+}
+
+// notify wakes whoever waits for new frames (the live list). Callers hold mu.
+func (x *Index) notify() {
+	close(x.follow)
+	x.follow = make(chan struct{})
+}
+
+// Progress returns the frames indexed so far, whether the pass is done and
+// the error that ended it.
+func (x *Index) Progress() (n int, done bool, err error) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return len(x.ents), x.done, x.err
+}
+
+// Changed returns a channel closed when frames are appended.
+func (x *Index) Changed() <-chan struct{} {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.follow
+}
+
+// Snapshot is the tracker's state at the end of the pass (or of its last
+// batch while it runs).
+func (x *Index) Snapshot() *track.Snapshot {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.snap
+}
+
+// Conn returns the connection of frame n (1-based), 0 for none.
+func (x *Index) Conn(n int) (conn, link int) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if n < 1 || n > len(x.ents) {
+		return 0, 0
+	}
+	e := x.ents[n-1]
+	return int(e.conn), int(e.link)
+}
+
+// Relevant lists the SMC-relevant frames (smcdump's default selection).
+func (x *Index) Relevant() []int32 {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	var out []int32
+	for i, e := range x.ents {
+		if e.flags&flagRelevant != 0 {
+			out = append(out, int32(i+1))
+		}
+	}
+	return out
+}
+
+// All lists every frame indexed so far.
+func (x *Index) All() []int32 {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	out := make([]int32, len(x.ents))
+	for i := range out {
+		out[i] = int32(i + 1)
+	}
+	return out
+}
+
+// Follow lists the frames of connection conn: its TCP handshake and CLC,
+// its CDCs and RDMA WRITEs, and the LLC messages of its links (the frames
+// the tracker attributed to the connection or, for LLC, to one of its
+// links).
+func (x *Index) Follow(conn int) []int32 {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	links := map[int16]bool{}
+	for _, e := range x.ents {
+		if int(e.conn) == conn && e.link != 0 {
+			links[e.link] = true
+		}
+	}
+	var out []int32
+	for i, e := range x.ents {
+		if int(e.conn) == conn || (e.conn == 0 && e.link != 0 && links[e.link]) {
+			out = append(out, int32(i+1))
+		}
+	}
+	return out
+}
+
+// Filter runs a display filter over the whole capture (a second pass,
+// decoding only what the filter needs) and returns the matching frames.
+func (x *Index) Filter(ctx context.Context, flt *filter.Filter) ([]int32, error) {
+	var (
+		r   *capture.Reader
+		err error
+	)
+	if x.header == nil {
+		r, err = capture.NewReader(x.path, x.rawSource(), x.lt)
+	} else {
+		r, err = capture.Open(x.path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	ids := flt.Fields()
+	tracked := false
+	for _, id := range ids {
+		tracked = tracked || !capture.FrameField(id)
+	}
+	r.SetFieldDemand(ids)
+	var tr *track.Tracker
+	if tracked {
+		tr = track.New(track.Options{})
+	}
+	var out []int32
+	for ctx.Err() == nil {
+		f, err := r.Next()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return out, nil
+			}
+			return out, err
+		}
+		if tr != nil {
+			tr.Feed(f)
+			tr.AppendFields(f, f.Fields())
+		}
+		if flt.Match(f.Fields()) {
+			out = append(out, int32(f.Number))
+		}
+	}
+	return out, ctx.Err()
+}
+
+// rawSource replays the frames kept in memory.
+func (x *Index) rawSource() *frameSource {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	s := &frameSource{}
+	for i := range x.raw {
+		s.frames = append(s.frames, rawFrame{x.cis[i], x.raw[i]})
+	}
+	return s
+}
+
+type rawFrame struct {
+	ci   gopacket.CaptureInfo
+	data []byte
+}
+
+type frameSource struct {
+	frames []rawFrame
+	i      int
+}
+
+func (s *frameSource) ZeroCopyReadPacketData() ([]byte, gopacket.CaptureInfo, error) {
+	if s.i == len(s.frames) {
+		return nil, gopacket.CaptureInfo{}, io.EOF
+	}
+	f := s.frames[s.i]
+	s.i++
+	return f.data, f.ci, nil
+}
+
+// frame reads frame n (1-based) back: from its record in a classic pcap,
+// or from memory.
+func (x *Index) frame(f *os.File, n int) (rawFrame, error) {
+	x.mu.RLock()
+	e := x.ents[n-1]
+	if e.off < 0 {
+		fr := rawFrame{x.cis[n-1], x.raw[n-1]}
+		x.mu.RUnlock()
+		return fr, nil
+	}
+	x.mu.RUnlock()
+	r, err := pcapgo.NewReader(io.MultiReader(bytes.NewReader(x.header), io.NewSectionReader(f, e.off, 1<<62)))
+	if err != nil {
+		return rawFrame{}, err
+	}
+	data, ci, err := r.ReadPacketData()
+	return rawFrame{ci, data}, err
+}
+
+// Decode decodes frames ns (1-based) for display, replaying first the
+// handshake frames of their connections, and calls fn for each of them in
+// frame order. The frame is valid only during the call (the reader reuses
+// its layers).
+func (x *Index) Decode(ns []int32, fn func(n int32, f *capture.Frame)) error {
+	want := map[int32]bool{}
+	set := map[int32]bool{}
+	x.mu.RLock()
+	for _, n := range ns {
+		if n < 1 || int(n) > len(x.ents) {
+			continue
+		}
+		want[n], set[n] = true, true
+		if c := x.ents[n-1].conn; c != 0 {
+			for _, k := range x.ctx[c] {
+				if k < n {
+					set[k] = true
+				}
+			}
+		}
+	}
+	x.mu.RUnlock()
+	order := make([]int32, 0, len(set))
+	for n := range set {
+		order = append(order, n)
+	}
+	sortInt32(order)
+	var f *os.File
+	if x.header != nil {
+		var err error
+		if f, err = os.Open(x.path); err != nil {
+			return err
+		}
+		defer f.Close()
+	}
+	src := &frameSource{}
+	for _, n := range order {
+		fr, err := x.frame(f, int(n))
+		if err != nil {
+			return err
+		}
+		src.frames = append(src.frames, fr)
+	}
+	r, err := capture.NewReader(x.path, src, x.lt)
+	if err != nil {
+		return err
+	}
+	for i := 0; ; i++ {
+		fr, err := r.Next()
+		if err != nil {
+			return nil
+		}
+		if n := order[i]; want[n] {
+			fr.Number = int(n)
+			fn(n, fr)
+		}
+	}
+}
+
+func sortInt32(a []int32) {
+	for i := 1; i < len(a); i++ {
+		for j := i; j > 0 && a[j] < a[j-1]; j-- {
+			a[j], a[j-1] = a[j-1], a[j]
+		}
+	}
+}
