@@ -165,7 +165,7 @@ func TestBrowseFilterFollowExport(t *testing.T) {
 			t.Errorf("the followed connection does not end with DELETE_LINK:\n%s", scr)
 		}
 		h.key(tcell.KeyRune, 'w')
-		scr = h.until("wrote ")
+		h.until("wrote ")
 		rows := h.b.rows.GetRowCount()
 		r, err := capture.Open(export)
 		if err != nil {

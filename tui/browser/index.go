@@ -65,7 +65,6 @@ type Index struct {
 var (
 	fConnID = lookup("smc.conn.id")
 	fLinkID = lookup("smc.link.id")
-	fError  = lookup("frame.error")
 )
 
 func lookup(name string) decode.FieldID {

@@ -1,0 +1,132 @@
+package browser
+
+import (
+	"context"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/smcscope/smcscope/filter"
+	"github.com/smcscope/smcscope/internal/testutil"
+)
+
+// bigCapture writes a capture of about SMCSCOPE_BROWSER_MB MiB (default
+// 100) from the lab's samples with bench/mkbig: the kernel's own traffic,
+// repeated with moved timestamps.
+func bigCapture(b *testing.B) string {
+	b.Helper()
+	mb := 100
+	if s := os.Getenv("SMCSCOPE_BROWSER_MB"); s != "" {
+		mb, _ = strconv.Atoi(s)
+	}
+	p := filepath.Join(b.TempDir(), "big.pcap")
+	dir := testutil.SamplesDir(b)
+	cmd := exec.Command("go", "run", "../../bench/mkbig", "-o", p, "-size", strconv.Itoa(mb),
+		filepath.Join(dir, "multiconn.pcap"), filepath.Join(dir, "multilink.pcap"), filepath.Join(dir, "decline-nordma.pcap"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("mkbig: %v\n%s", err, out)
+	}
+	return p
+}
+
+func build(b *testing.B, path string) *Index {
+	b.Helper()
+	idx, err := Open(context.Background(), path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for {
+		ch := idx.Changed()
+		if _, done, err := idx.Progress(); done {
+			if err != nil {
+				b.Fatal(err)
+			}
+			return idx
+		}
+		<-ch
+	}
+}
+
+// BenchmarkBrowser measures what the issue bounds, on one big capture:
+// the first screen (the first rows decoded while the index is still being
+// built), the whole index pass (frames/s, bytes of index per frame, heap),
+// a display filter over the whole file (frames/s) and a jump to a random
+// frame (decoding its screen of 50 rows).
+func BenchmarkBrowser(b *testing.B) {
+	path := bigCapture(b)
+	st, _ := os.Stat(path)
+	b.Run("first-screen", func(b *testing.B) {
+		for b.Loop() {
+			ctx, cancel := context.WithCancel(context.Background())
+			idx, err := Open(ctx, path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for {
+				if n, _, _ := idx.Progress(); n >= 50 {
+					break
+				}
+				<-idx.Changed()
+			}
+			br := New(ctx, idx, Options{})
+			if got := br.lines(idx.All()[:50]); len(got) != 50 {
+				b.Fatalf("%d lines", len(got))
+			}
+			cancel()
+		}
+	})
+	var idx *Index
+	b.Run("index", func(b *testing.B) {
+		var before, after runtime.MemStats
+		for b.Loop() {
+			idx = nil
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			idx = build(b, path)
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+		}
+		n, _, _ := idx.Progress()
+		b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "frames/s")
+		b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(n), "heapB/frame")
+		b.ReportMetric(float64(after.HeapAlloc)/(1<<20), "heapMiB")
+		b.ReportMetric(float64(st.Size())/(1<<20), "fileMiB")
+		b.ReportMetric(float64(n), "frames")
+	})
+	if idx == nil {
+		idx = build(b, path)
+	}
+	n, _, _ := idx.Progress()
+	b.Run("filter", func(b *testing.B) {
+		flt, err := filter.Compile("smc.llc.type == 0x24 or smc.clc.type == 4")
+		if err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			if _, err := idx.Filter(context.Background(), flt); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "frames/s")
+	})
+	b.Run("jump", func(b *testing.B) {
+		br := New(context.Background(), idx, Options{})
+		all := idx.All()
+		rng := rand.New(rand.NewPCG(1, 2))
+		var worst time.Duration
+		for b.Loop() {
+			i := rng.IntN(len(all) - 50)
+			start := time.Now()
+			if got := br.lines(all[i : i+50]); len(got) == 0 {
+				b.Fatal("no lines")
+			}
+			worst = max(worst, time.Since(start))
+		}
+		b.ReportMetric(float64(worst.Microseconds())/1000, "worst-ms")
+	})
+}
