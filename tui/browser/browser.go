@@ -27,6 +27,10 @@ var keys = []tui.Binding{
 	{Key: "esc", Desc: "back: clear the filter or the followed connection"},
 	{Key: "f", Desc: "follow the selected frame's connection: handshake, CLC, its links' LLC, CDC, WRITEs"},
 	{Key: "a", Desc: "all frames / SMC-relevant frames only"},
+	{Key: "c", Desc: "conversations pane (the tracker's connections); enter lists one's frames"},
+	{Key: "l", Desc: "link groups pane: links, QPs, state; enter lists the group's frames"},
+	{Key: "d", Desc: "declines pane: who declined, when, why (kernel names)"},
+	{Key: "L", Desc: "list the selected frame's link group"},
 	{Key: ":N", Desc: "go to frame N"},
 	{Key: "m", Desc: "mark / unmark the frame"},
 	{Key: "w", Desc: "write the marked frames (else the list) to the -w file as pcapng"},
@@ -507,6 +511,14 @@ func (b *Browser) input(ev *tcell.EventKey) *tcell.EventKey {
 			return nil
 		}
 		b.setList(b.idx.Follow(conn), "follow connection "+strconv.Itoa(conn))
+	case 'c':
+		b.showPane("conversations")
+	case 'l':
+		b.showPane("linkgroups")
+	case 'd':
+		b.showPane("declines")
+	case 'L':
+		b.linkGroupOf(b.selected())
 	case 'm':
 		if n := b.selected(); n != 0 {
 			if b.marks[n] {
@@ -523,4 +535,27 @@ func (b *Browser) input(ev *tcell.EventKey) *tcell.EventKey {
 		return ev
 	}
 	return nil
+}
+
+// linkGroupOf lists the frames of frame n's link group.
+func (b *Browser) linkGroupOf(n int32) {
+	conn, link := b.idx.Conn(int(n))
+	s := b.idx.Snapshot()
+	if s == nil {
+		return
+	}
+	for _, g := range s.LGRRows() {
+		hit := false
+		for _, l := range g.Links {
+			hit = hit || (link != 0 && l == link)
+		}
+		for _, c := range g.Conns {
+			hit = hit || (conn != 0 && c == conn)
+		}
+		if hit {
+			b.setList(b.idx.LinkGroup(g.Links, g.Conns), "link group "+strconv.Itoa(g.ID))
+			return
+		}
+	}
+	b.message = "[yellow]the frame belongs to no link group[-]"
 }

@@ -248,3 +248,38 @@ func TestTmux(t *testing.T) {
 	}
 	run("send-keys", "q")
 }
+
+// TestPanes: conversations, link groups and declines from the tracker,
+// and the jumps from a pane or a frame to a connection or link group.
+func TestPanes(t *testing.T) {
+	h := open(t, "multilink.pcap", 160, 50, Options{})
+	h.until("[SYN]")
+	h.key(tcell.KeyRune, 'c')
+	scr := h.until("conversations")
+	if !strings.Contains(scr, "SMC-R") || !strings.Contains(scr, "10.10.0.2:54812") {
+		t.Errorf("conversations pane:\n%s", scr)
+	}
+	h.key(tcell.KeyRune, 'j')
+	h.key(tcell.KeyEnter, 0)
+	h.until("follow connection 2")
+	h.key(tcell.KeyRune, 'l')
+	scr = h.until("link groups")
+	if !strings.Contains(scr, "link 1") || !strings.Contains(scr, "link 2") {
+		t.Errorf("link groups pane lacks both links:\n%s", scr)
+	}
+	h.key(tcell.KeyEnter, 0)
+	h.until("link group 1, ")
+	h.key(tcell.KeyEscape, 0)
+	h.until("relevant, ")
+	h.key(tcell.KeyRune, 'L')
+	h.until("link group 1, ")
+	h.b.App.Stop()
+
+	h = open(t, "decline-nordma.pcap", 160, 50, Options{})
+	h.until("[SYN]")
+	h.key(tcell.KeyRune, 'd')
+	scr = h.until("declines")
+	if !strings.Contains(scr, "NOSMCRDEV") {
+		t.Errorf("declines pane:\n%s", scr)
+	}
+}

@@ -277,6 +277,27 @@ func (x *Index) Follow(conn int) []int32 {
 	return out
 }
 
+// LinkGroup lists the frames of a link group: those of its links and of
+// its connections.
+func (x *Index) LinkGroup(links, conns []int) []int32 {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	ls, cs := map[int16]bool{}, map[int32]bool{}
+	for _, l := range links {
+		ls[int16(l)] = true
+	}
+	for _, c := range conns {
+		cs[int32(c)] = true
+	}
+	var out []int32
+	for i, e := range x.ents {
+		if (e.link != 0 && ls[e.link]) || (e.conn != 0 && cs[e.conn]) {
+			out = append(out, int32(i+1))
+		}
+	}
+	return out
+}
+
 // Filter runs a display filter over the whole capture (a second pass,
 // decoding only what the filter needs) and returns the matching frames.
 func (x *Index) Filter(ctx context.Context, flt *filter.Filter) ([]int32, error) {
