@@ -63,7 +63,9 @@ type Browser struct {
 	mode    string // "relevant", "all", "filter EXPR", "follow N"
 	marks   map[int32]bool
 	message string
-	shown   int32 // frame in the tree and hex panes
+	shown   int32           // frame in the tree and hex panes
+	data    []byte          // its bytes
+	spans   map[string]span // where its layers sit in them
 	ctx     context.Context
 }
 
@@ -149,8 +151,9 @@ func New(ctx context.Context, idx *Index, o Options) *Browser {
 	b.list.SetBorder(true).SetTitle(" frames ")
 	b.list.SetSelectionChangedFunc(func(row, _ int) { b.showFrame(row) })
 	b.tree = tview.NewTreeView()
+	b.tree.SetChangedFunc(b.highlight)
 	b.tree.SetBorder(true).SetTitle(" fields ")
-	b.hex = tview.NewTextView().SetWrap(false)
+	b.hex = tview.NewTextView().SetWrap(false).SetDynamicColors(true)
 	b.hex.SetBorder(true).SetTitle(" hex ")
 	b.status = tview.NewTextView().SetDynamicColors(true)
 	b.prompt = tview.NewInputField()
@@ -273,9 +276,10 @@ func (b *Browser) showFrame(row int) {
 	n := b.rows.ns[row]
 	b.rows.mu.Unlock()
 	b.shown = n
-	var tree, hex string
+	var tree string
 	_ = b.idx.Decode([]int32{n}, func(_ int32, f *capture.Frame) {
-		tree, hex = output.Tree(f), output.Hex(f.Data)
+		tree = output.Tree(f)
+		b.data, b.spans = append(b.data[:0], f.Data...), layerSpans(f)
 	})
 	conn, link := b.idx.Conn(int(n))
 	root := tview.NewTreeNode(fmt.Sprintf("frame %d  connection %d  link %d", n, conn, link))
@@ -284,10 +288,10 @@ func (b *Browser) showFrame(row int) {
 		switch {
 		case strings.HasPrefix(l, "      "):
 			if layer != nil {
-				layer.AddChild(tview.NewTreeNode(tview.Escape(strings.TrimSpace(l))))
+				layer.AddChild(tview.NewTreeNode(tview.Escape(strings.TrimSpace(l))).SetReference(layer.GetReference()))
 			}
 		case strings.TrimSpace(l) != "":
-			layer = tview.NewTreeNode(tview.Escape(strings.TrimSpace(l))).SetColor(tcell.ColorYellow)
+			layer = tview.NewTreeNode(tview.Escape(strings.TrimSpace(l))).SetColor(tcell.ColorYellow).SetReference(headingKey(l))
 			layer.SetSelectedFunc(func() { layer := layer; layer.SetExpanded(!layer.IsExpanded()) })
 			root.AddChild(layer)
 		}
@@ -297,7 +301,7 @@ func (b *Browser) showFrame(row int) {
 		c.SetSelectedFunc(func() { c.SetExpanded(!c.IsExpanded()) })
 	}
 	b.tree.SetRoot(root).SetCurrentNode(root)
-	b.hex.SetText(hex).ScrollToBeginning()
+	b.hex.SetText(hexDump(b.data, span{})).ScrollToBeginning()
 }
 
 func (b *Browser) selected() int32 {
@@ -558,4 +562,23 @@ func (b *Browser) linkGroupOf(n int32) {
 		}
 	}
 	b.message = "[yellow]the frame belongs to no link group[-]"
+}
+
+// highlight marks in the hex pane the bytes of the layer of the selected
+// tree node (a layer heading, or a field under it).
+func (b *Browser) highlight(node *tview.TreeNode) {
+	if node == nil {
+		return
+	}
+	key, _ := node.GetReference().(string)
+	b.hex.SetText(hexDump(b.data, b.spans[key]))
+}
+
+// headingKey is the owner key of a field-tree heading, "SMC LLC (smc.llc)".
+func headingKey(l string) string {
+	l = strings.TrimSpace(l)
+	if i := strings.LastIndexByte(l, '('); i >= 0 && strings.HasSuffix(l, ")") {
+		return l[i+1 : len(l)-1]
+	}
+	return l
 }

@@ -283,3 +283,33 @@ func TestPanes(t *testing.T) {
 		t.Errorf("declines pane:\n%s", scr)
 	}
 }
+
+// TestLayerSpans: the hex pane highlights exactly the selected layer's
+// bytes (frame 13 of multilink.pcap: Ethernet, IPv4, UDP, BTH, an
+// ADD_LINK_V2 LLC, ICRC).
+func TestLayerSpans(t *testing.T) {
+	h := open(t, "multilink.pcap", 80, 24, Options{})
+	var spans map[string]span
+	var data []byte
+	if err := h.b.idx.Decode([]int32{13}, func(_ int32, f *capture.Frame) {
+		spans, data = layerSpans(f), append([]byte(nil), f.Data...)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]span{"eth": {0, 14}, "ip": {14, 20}, "udp": {34, 8}, "roce.bth": {42, 12}, "roce.icrc": {len(data) - 4, 4}}
+	for k, w := range want {
+		if spans[k] != w {
+			t.Errorf("%s: %+v, want %+v", k, spans[k], w)
+		}
+	}
+	llc := spans["smc.llc"]
+	if llc.off != 54 || llc.off+llc.n > len(data)-4 || llc.n < 44 {
+		t.Errorf("smc.llc %+v in a %d-byte frame", llc, len(data))
+	}
+	if n := strings.Count(hexDump(data, llc), "[black:yellow]"); n != llc.n {
+		t.Errorf("%d bytes highlighted, want %d", n, llc.n)
+	}
+	if headingKey("  SMC LLC (smc.llc)") != "smc.llc" {
+		t.Error("heading key")
+	}
+}
