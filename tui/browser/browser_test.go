@@ -313,3 +313,44 @@ func TestLayerSpans(t *testing.T) {
 		t.Error("heading key")
 	}
 }
+
+// TestEverySample opens every sample (and a pcapng, which is indexed in
+// memory) and finds its first SMC line and a field tree.
+func TestEverySample(t *testing.T) {
+	for _, p := range testutil.Samples(t) {
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			h := open(t, filepath.Base(p), 80, 24, Options{})
+			scr := h.until("frame ")
+			if !strings.Contains(scr, "SMC option") && !strings.Contains(scr, "[SYN") {
+				t.Errorf("first screen:\n%s", scr)
+			}
+		})
+	}
+	// A pcapng: export one, then browse it.
+	h := open(t, "pingpong.pcap", 80, 24, Options{Write: filepath.Join(t.TempDir(), "x.pcapng")})
+	h.until("[SYN]")
+	h.key(tcell.KeyRune, 'w')
+	h.until("wrote ")
+	h.b.App.Stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	idx, err := Open(ctx, h.b.opts.Write)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		ch := idx.Changed()
+		if _, done, _ := idx.Progress(); done {
+			break
+		}
+		<-ch
+	}
+	var line string
+	b := New(ctx, idx, Options{})
+	for _, l := range b.lines(idx.All()[:3]) {
+		line += l
+	}
+	if !strings.Contains(line, "SMC option") {
+		t.Errorf("pcapng browse: %q", line)
+	}
+}
