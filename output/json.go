@@ -25,8 +25,10 @@ type jsonPrinter struct {
 	n        int
 	b        []byte
 	line     []byte
-	val      []byte // text of the current non-numeric value
-	seen     []bool // per field ID: already written in this object
+	val      []byte   // text of the current non-numeric value
+	seen     []bool   // per field ID: already written in this object
+	count    []uint16 // per field ID: values in this record
+	keys     [][]byte // per field ID: its quoted name and colon, made once
 	base     *time.Time
 }
 
@@ -65,14 +67,17 @@ func (p *jsonPrinter) frame(f *capture.Frame) error {
 	}
 	p.n++
 	b = append(b, '{')
-	for i := range p.seen {
-		p.seen[i] = false
+	// One pass counts each field's values, so a field with one value (the
+	// common case) is written without looking at the rest of the record.
+	for _, id := range r.IDs {
+		if int(id) >= len(p.count) {
+			p.count = append(p.count, make([]uint16, int(id)+1-len(p.count))...)
+			p.seen = append(p.seen, make([]bool, int(id)+1-len(p.seen))...)
+		}
+		p.count[id]++
 	}
 	first := true
 	for i, id := range r.IDs {
-		if int(id) >= len(p.seen) {
-			p.seen = append(p.seen, make([]bool, int(id)+1-len(p.seen))...)
-		}
 		if p.seen[id] {
 			continue
 		}
@@ -82,19 +87,15 @@ func (p *jsonPrinter) frame(f *capture.Frame) error {
 			b = append(b, ',')
 		}
 		first = false
-		b = appendJSONString(b, d.Name)
-		b = append(b, ':')
-		n := 0
-		for j := i; j < len(r.IDs); j++ {
-			if r.IDs[j] == id {
-				n++
-			}
+		b = append(b, p.key(id, d.Name)...)
+		n := int(p.count[id])
+		if n == 1 {
+			b = appendJSONValue(b, d, r.Vals[i], &p.val)
+			continue
 		}
-		if n > 1 {
-			b = append(b, '[')
-		}
+		b = append(b, '[')
 		k := 0
-		for j := i; j < len(r.IDs); j++ {
+		for j := i; j < len(r.IDs) && k < n; j++ {
 			if r.IDs[j] != id {
 				continue
 			}
@@ -104,9 +105,10 @@ func (p *jsonPrinter) frame(f *capture.Frame) error {
 			k++
 			b = appendJSONValue(b, d, r.Vals[j], &p.val)
 		}
-		if n > 1 {
-			b = append(b, ']')
-		}
+		b = append(b, ']')
+	}
+	for _, id := range r.IDs {
+		p.count[id], p.seen[id] = 0, false
 	}
 	if !first {
 		b = append(b, ',')
@@ -151,11 +153,34 @@ func appendJSONValue(b []byte, d decode.FieldDef, v decode.Value, scratch *[]byt
 	return appendJSONString(b, *scratch)
 }
 
+// key returns the quoted name of field id and its colon, made the first
+// time the field is written.
+func (p *jsonPrinter) key(id decode.FieldID, name string) []byte {
+	if int(id) >= len(p.keys) {
+		p.keys = append(p.keys, make([][]byte, int(id)+1-len(p.keys))...)
+	}
+	if p.keys[id] == nil {
+		p.keys[id] = append(appendJSONString(nil, name), ':')
+	}
+	return p.keys[id]
+}
+
 // appendJSONString quotes s per RFC 8259 (strconv.Quote's \x escapes are
 // not JSON); invalid UTF-8 becomes U+FFFD.
 func appendJSONString[S ~string | ~[]byte](b []byte, s S) []byte {
 	b = append(b, '"')
-	for i := 0; i < len(s); {
+	// Most values (addresses, names, summaries) need no escape: copy the
+	// run of plain ASCII at once.
+	plain := 0
+	for plain < len(s) {
+		c := s[plain]
+		if c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			break
+		}
+		plain++
+	}
+	b = append(b, s[:plain]...)
+	for i := plain; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			switch {

@@ -1,6 +1,7 @@
 package testutil
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"flag"
@@ -182,7 +183,8 @@ func WriteFrames(t testing.TB, name string, lt layers.LinkType, frames []Packet)
 		t.Fatal(err)
 	}
 	defer f.Close()
-	w := pcapgo.NewWriter(f)
+	bw := bufio.NewWriter(f)
+	w := pcapgo.NewWriter(bw)
 	if err := w.WriteFileHeader(65536, lt); err != nil {
 		t.Fatal(err)
 	}
@@ -195,6 +197,9 @@ func WriteFrames(t testing.TB, name string, lt layers.LinkType, frames []Packet)
 		if err := w.WritePacket(ci, fr.Data); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := bw.Flush(); err != nil {
+		t.Fatal(err)
 	}
 	return p
 }
