@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"io"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gdamore/tcell/v2"
+	"github.com/gopacket/gopacket"
 
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/internal/testutil"
@@ -352,5 +354,78 @@ func TestEverySample(t *testing.T) {
 	}
 	if !strings.Contains(line, "SMC option") {
 		t.Errorf("pcapng browse: %q", line)
+	}
+}
+
+// slowSource hands out frames only when the test releases them, as a live
+// interface does.
+type slowSource struct {
+	frames []rawFrame
+	next   chan int // how many more frames may go
+	i, ok  int
+}
+
+func (s *slowSource) ZeroCopyReadPacketData() ([]byte, gopacket.CaptureInfo, error) {
+	for s.ok == 0 {
+		n, open := <-s.next
+		if !open {
+			return nil, gopacket.CaptureInfo{}, io.EOF
+		}
+		s.ok += n
+	}
+	if s.i == len(s.frames) {
+		return nil, gopacket.CaptureInfo{}, io.EOF
+	}
+	s.ok--
+	f := s.frames[s.i]
+	s.i++
+	return f.data, f.ci, nil
+}
+
+// TestLiveFollowsTail: frames appended while the browser runs extend the
+// list, which follows the tail until the user moves away from it.
+func TestLiveFollowsTail(t *testing.T) {
+	ps, lt := testutil.ReadFrames(t, filepath.Join(testutil.SamplesDir(t), "pingpong.pcap"))
+	src := &slowSource{next: make(chan int, 8)}
+	for _, p := range ps {
+		src.frames = append(src.frames, rawFrame{p.CI, p.Data})
+	}
+	r, err := capture.NewReader("live", src, lt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	idx := openLive(ctx, "eth-test", r)
+	sim := tcell.NewSimulationScreen("UTF-8")
+	if err := sim.Init(); err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{t: t, b: New(ctx, idx, Options{Screen: sim}), sim: sim, drew: make(chan struct{}, 64)}
+	h.b.App.SetAfterDrawFunc(func(tcell.Screen) {
+		select {
+		case h.drew <- struct{}{}:
+		default:
+		}
+	})
+	done := make(chan error, 1)
+	go func() { done <- h.b.Run() }()
+	defer func() { h.b.App.Stop(); <-done }()
+	h.wait()
+	sim.SetSize(100, 30)
+	src.next <- 20 // the handshake and the first link frames
+	h.until("20 frames")
+	h.key(tcell.KeyRune, 'G')
+	src.next <- 30
+	scr := h.until("50 frames")
+	row, _ := h.b.list.GetSelection()
+	if last := h.b.rows.GetRowCount() - 1; row != last {
+		t.Errorf("at the tail the list should follow it: row %d of %d\n%s", row, last, scr)
+	}
+	h.key(tcell.KeyRune, 'g') // the user scrolls away
+	src.next <- 30
+	h.until("80 frames")
+	if row, _ := h.b.list.GetSelection(); row != 0 {
+		t.Errorf("scrolled away, the list still moved to row %d", row)
 	}
 }

@@ -104,10 +104,15 @@ func OpenLive(ctx context.Context, iface, bpf string) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	x := &Index{path: iface, live: true, lt: r.LinkType(), ctx: map[int32][]int32{}, conns: map[int32][2]int32{}, follow: make(chan struct{})}
+	return openLive(ctx, iface, r), nil
+}
+
+// openLive indexes a reader whose frames arrive over time.
+func openLive(ctx context.Context, name string, r *capture.Reader) *Index {
+	x := &Index{path: name, live: true, lt: r.LinkType(), ctx: map[int32][]int32{}, conns: map[int32][2]int32{}, follow: make(chan struct{})}
 	go x.build(ctx, r)
 	go func() { <-ctx.Done(); r.Close() }()
-	return x, nil
+	return x
 }
 
 func isPcapMagic(h []byte) bool {
