@@ -150,7 +150,7 @@ func TestBrowseFilterFollowExport(t *testing.T) {
 		}
 		h.typ(" 0x22")
 		h.key(tcell.KeyEnter, 0)
-		scr = h.until("5 rows")
+		scr = h.until("0x22, 5 rows")
 		if !strings.Contains(scr, "ADD_LINK_V2 req link 2") {
 			t.Errorf("filtered list:\n%s", scr)
 		}
