@@ -2,25 +2,15 @@ package main
 
 import (
 	"encoding/json"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/smcscope/smcscope/internal/testutil"
 	"github.com/smcscope/smcscope/monitor"
 )
 
-func build(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "smctop")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	return bin
-}
+func build(t *testing.T) string { return testutil.GoBuild(t, ".", "smctop") }
 
 func TestOnceReplay(t *testing.T) {
 	bin := build(t)
@@ -54,43 +44,15 @@ func TestOnceReplay(t *testing.T) {
 // TestTmux drives the real binary in a terminal: tab to the link groups,
 // drill down, help.
 func TestTmux(t *testing.T) {
-	tmux := testutil.NeedTool(t, "tmux")
-	bin := build(t)
-	sock := filepath.Join(t.TempDir(), "tmux.sock")
-	run := func(args ...string) string {
-		out, err := exec.Command(tmux, append([]string{"-S", sock}, args...)...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("tmux %v: %v\n%s", args, err, out)
-		}
-		return string(out)
-	}
-	run("new-session", "-d", "-x", "120", "-y", "40", bin, "--netlink-replay", "../../smcnl/testdata/multilink-client-before",
+	x := testutil.NewTmux(t, 120, 40, build(t), "--netlink-replay", "../../smcnl/testdata/multilink-client-before",
 		"--path.sysfs", "../../rdmastats/testdata/sys", "--interval", "200ms")
-	defer exec.Command(tmux, "-S", sock, "kill-server").Run()
-	waitFor := func(want string) string {
-		t.Helper()
-		deadline := time.Now().Add(15 * time.Second)
-		for {
-			scr := run("capture-pane", "-p")
-			if strings.Contains(scr, want) {
-				return scr
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("screen never showed %q:\n%s", want, scr)
-			}
-			time.Sleep(100 * time.Millisecond) // polling the pane
-		}
-	}
-	waitFor("without redundancy")
-	run("send-keys", "2")
-	waitFor("inode:455")
-	run("send-keys", "Enter")
-	scr := waitFor("rxe1/1")
-	if os.Getenv("SMCTOP_SCREENS") != "" {
-		os.WriteFile(os.Getenv("SMCTOP_SCREENS"), []byte(scr), 0o644)
-	}
-	run("send-keys", "?")
-	waitFor("drill down")
-	run("send-keys", "Escape")
-	run("send-keys", "q")
+	x.WaitFor("without redundancy")
+	x.Keys("2")
+	x.WaitFor("inode:455")
+	x.Keys("Enter")
+	x.WaitFor("rxe1/1")
+	x.Keys("?")
+	x.WaitFor("drill down")
+	x.Keys("Escape")
+	x.Keys("q")
 }

@@ -3,7 +3,6 @@ package browser
 import (
 	"context"
 	"io"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,27 +15,10 @@ import (
 	"github.com/smcscope/smcscope/internal/testutil"
 )
 
-func screenText(sim tcell.SimulationScreen) string {
-	cells, w, h := sim.GetContents()
-	var b strings.Builder
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			if c := cells[y*w+x]; len(c.Runes) > 0 {
-				b.WriteRune(c.Runes[0])
-			} else {
-				b.WriteByte(' ')
-			}
-		}
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
-
+// harness runs the browser on a simulation screen.
 type harness struct {
-	t    *testing.T
-	b    *Browser
-	sim  tcell.SimulationScreen
-	drew chan struct{}
+	*testutil.Screen
+	b *Browser
 }
 
 // open indexes a sample completely, then runs the browser on a
@@ -49,88 +31,34 @@ func open(t *testing.T, sample string, w, h int, o Options) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
+	waitIndexed(t, idx)
+	return run(t, New(ctx, idx, o), w, h)
+}
+
+func run(t *testing.T, b *Browser, w, h int) *harness {
+	s := testutil.NewScreen(t, b.App)
+	s.Start(w, h, b.Run)
+	return &harness{s, b}
+}
+
+func waitIndexed(t testing.TB, idx *Index) {
+	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
+		ch := idx.Changed()
 		if _, done, err := idx.Progress(); done {
 			if err != nil {
 				t.Fatal(err)
 			}
-			break
+			return
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("index not built in 30 s")
 		}
-		<-idx.Changed()
-	}
-	sim := tcell.NewSimulationScreen("UTF-8")
-	if err := sim.Init(); err != nil {
-		t.Fatal(err)
-	}
-	o.Screen = sim
-	hs := &harness{t: t, b: New(ctx, idx, o), sim: sim, drew: make(chan struct{}, 64)}
-	hs.b.App.SetAfterDrawFunc(func(tcell.Screen) {
 		select {
-		case hs.drew <- struct{}{}:
-		default:
+		case <-ch:
+		case <-time.After(time.Second):
 		}
-	})
-	done := make(chan error, 1)
-	go func() { done <- hs.b.Run() }()
-	t.Cleanup(func() { hs.b.App.Stop(); <-done })
-	hs.wait()
-	sim.SetSize(w, h)
-	hs.sync()
-	return hs
-}
-
-func (h *harness) wait() {
-	h.t.Helper()
-	select {
-	case <-h.drew:
-	case <-time.After(10 * time.Second):
-		h.t.Fatal("no draw in 10 s")
-	}
-}
-
-// sync queues a no-op update and waits for its draw.
-func (h *harness) sync() string {
-	h.t.Helper()
-	for len(h.drew) > 0 {
-		<-h.drew
-	}
-	h.b.App.QueueUpdateDraw(func() {})
-	h.wait()
-	return screenText(h.sim)
-}
-
-func (h *harness) key(k tcell.Key, r rune) {
-	h.t.Helper()
-	for len(h.drew) > 0 {
-		<-h.drew
-	}
-	h.sim.InjectKey(k, r, tcell.ModNone)
-	h.wait()
-}
-
-func (h *harness) typ(s string) {
-	for _, r := range s {
-		h.key(tcell.KeyRune, r)
-	}
-}
-
-// until polls the screen (through draws) until it contains want.
-func (h *harness) until(want string) string {
-	h.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		scr := h.sync()
-		if strings.Contains(scr, want) {
-			return scr
-		}
-		if time.Now().After(deadline) {
-			h.t.Fatalf("screen never showed %q:\n%s", want, scr)
-		}
-		time.Sleep(20 * time.Millisecond) // polling, not asserting time
 	}
 }
 
@@ -138,36 +66,36 @@ func TestBrowseFilterFollowExport(t *testing.T) {
 	export := filepath.Join(t.TempDir(), "follow.pcapng")
 	for _, size := range [][2]int{{80, 24}, {160, 50}} {
 		h := open(t, "multilink.pcap", size[0], size[1], Options{Write: export})
-		scr := h.until("[SYN]")
+		scr := h.Until("[SYN]")
 		if !strings.Contains(scr, "CLC Proposal") || !strings.Contains(scr, "frame 3") {
 			t.Fatalf("%dx%d first screen:\n%s", size[0], size[1], scr)
 		}
 		// Filter: red while incomplete, then the LLC ADD_LINK frames.
-		h.key(tcell.KeyRune, '/')
-		h.typ("smc.llc.type ==")
-		if scr := h.sync(); !strings.Contains(scr, "column") {
+		h.Key(tcell.KeyRune, '/')
+		h.Type("smc.llc.type ==")
+		if scr := h.Sync(); !strings.Contains(scr, "column") {
 			t.Errorf("incomplete filter shows no error column:\n%s", scr)
 		}
-		h.typ(" 0x22")
-		h.key(tcell.KeyEnter, 0)
-		scr = h.until("0x22, 5 rows")
+		h.Type(" 0x22")
+		h.Key(tcell.KeyEnter, 0)
+		scr = h.Until("0x22, 5 rows")
 		if !strings.Contains(scr, "ADD_LINK_V2 req link 2") {
 			t.Errorf("filtered list:\n%s", scr)
 		}
 		// Follow the first connection from SYN to DELETE_LINK.
-		h.key(tcell.KeyEscape, 0)
-		h.until("relevant, ")
-		h.key(tcell.KeyRune, 'f')
-		scr = h.until("follow connection 1")
+		h.Key(tcell.KeyEscape, 0)
+		h.Until("relevant, ")
+		h.Key(tcell.KeyRune, 'f')
+		scr = h.Until("follow connection 1")
 		if !strings.Contains(scr, "CLC Proposal") || !strings.Contains(scr, "CONFIRM_LINK") {
 			t.Errorf("followed connection:\n%s", scr)
 		}
-		h.key(tcell.KeyRune, 'G')
-		if scr = h.sync(); !strings.Contains(scr, "DELETE_LINK") {
+		h.Key(tcell.KeyRune, 'G')
+		if scr = h.Sync(); !strings.Contains(scr, "DELETE_LINK") {
 			t.Errorf("the followed connection does not end with DELETE_LINK:\n%s", scr)
 		}
-		h.key(tcell.KeyRune, 'w')
-		h.until("wrote ")
+		h.Key(tcell.KeyRune, 'w')
+		h.Until("wrote ")
 		rows := h.b.rows.GetRowCount()
 		r, err := capture.Open(export)
 		if err != nil {
@@ -185,19 +113,19 @@ func TestBrowseFilterFollowExport(t *testing.T) {
 			t.Errorf("export has %d frames, the list %d", n, rows)
 		}
 		// Help lists every key of the table.
-		h.key(tcell.KeyRune, '?')
-		scr = h.sync()
+		h.Key(tcell.KeyRune, '?')
+		scr = h.Sync()
 		for _, k := range Keys() {
 			if !strings.Contains(scr, k.Desc[:min(len(k.Desc), 18)]) && size[1] >= 30 {
 				t.Errorf("help lacks %q", k.Key)
 			}
 		}
-		h.key(tcell.KeyEscape, 0)
+		h.Key(tcell.KeyEscape, 0)
 		// Go to a frame by number.
-		h.key(tcell.KeyRune, ':')
-		h.typ("4078")
-		h.key(tcell.KeyEnter, 0)
-		if scr = h.until("frame 4078"); !strings.Contains(scr, "REJECT") {
+		h.Key(tcell.KeyRune, ':')
+		h.Type("4078")
+		h.Key(tcell.KeyEnter, 0)
+		if scr = h.Until("frame 4078"); !strings.Contains(scr, "REJECT") {
 			t.Errorf(":4078:\n%s", scr)
 		}
 		h.b.App.Stop()
@@ -207,80 +135,52 @@ func TestBrowseFilterFollowExport(t *testing.T) {
 // TestTmux runs the real smcdump -I in an 80x24 tmux pane: filter, follow
 // a connection, quit.
 func TestTmux(t *testing.T) {
-	tmux := testutil.NeedTool(t, "tmux")
-	bin := filepath.Join(t.TempDir(), "smcdump")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/smcdump").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	sock := filepath.Join(t.TempDir(), "tmux.sock")
-	run := func(args ...string) string {
-		out, err := exec.Command(tmux, append([]string{"-S", sock}, args...)...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("tmux %v: %v\n%s", args, err, out)
-		}
-		return string(out)
-	}
-	run("new-session", "-d", "-x", "80", "-y", "24", bin, "-I", "-r", filepath.Join(testutil.SamplesDir(t), "pingpong.pcap"))
-	defer exec.Command(tmux, "-S", sock, "kill-server").Run()
-	waitFor := func(want string) string {
-		t.Helper()
-		deadline := time.Now().Add(20 * time.Second)
-		for {
-			scr := run("capture-pane", "-p")
-			if strings.Contains(scr, want) {
-				return scr
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("pane never showed %q:\n%s", want, scr)
-			}
-			time.Sleep(100 * time.Millisecond) // polling the pane
-		}
-	}
-	waitFor("[SYN]")
-	run("send-keys", "/")
-	run("send-keys", "-l", "smc.clc.type == 4 or smc.llc")
-	run("send-keys", "Enter")
-	waitFor("filter smc.clc.type")
-	run("send-keys", "Escape")
-	waitFor("relevant, ")
-	run("send-keys", "f")
-	scr := waitFor("follow connection 1")
-	if !strings.Contains(scr, "CLC Proposal") {
+	bin := testutil.GoBuild(t, "../../cmd/smcdump", "smcdump")
+	x := testutil.NewTmux(t, 80, 24, bin, "-I", "-r", filepath.Join(testutil.SamplesDir(t), "pingpong.pcap"))
+	x.WaitFor("[SYN]")
+	x.Keys("/")
+	x.Keys("-l", "smc.clc.type == 4 or smc.llc")
+	x.Keys("Enter")
+	x.WaitFor("filter smc.clc.type")
+	x.Keys("Escape")
+	x.WaitFor("relevant, ")
+	x.Keys("f")
+	if scr := x.WaitFor("follow connection 1"); !strings.Contains(scr, "CLC Proposal") {
 		t.Errorf("followed connection:\n%s", scr)
 	}
-	run("send-keys", "q")
+	x.Keys("q")
 }
 
 // TestPanes: conversations, link groups and declines from the tracker,
 // and the jumps from a pane or a frame to a connection or link group.
 func TestPanes(t *testing.T) {
 	h := open(t, "multilink.pcap", 160, 50, Options{})
-	h.until("[SYN]")
-	h.key(tcell.KeyRune, 'c')
-	scr := h.until("conversations")
+	h.Until("[SYN]")
+	h.Key(tcell.KeyRune, 'c')
+	scr := h.Until("conversations")
 	if !strings.Contains(scr, "SMC-R") || !strings.Contains(scr, "10.10.0.2:54812") {
 		t.Errorf("conversations pane:\n%s", scr)
 	}
-	h.key(tcell.KeyRune, 'j')
-	h.key(tcell.KeyEnter, 0)
-	h.until("follow connection 2")
-	h.key(tcell.KeyRune, 'l')
-	scr = h.until("link groups")
+	h.Key(tcell.KeyRune, 'j')
+	h.Key(tcell.KeyEnter, 0)
+	h.Until("follow connection 2")
+	h.Key(tcell.KeyRune, 'l')
+	scr = h.Until("link groups")
 	if !strings.Contains(scr, "link 1") || !strings.Contains(scr, "link 2") {
 		t.Errorf("link groups pane lacks both links:\n%s", scr)
 	}
-	h.key(tcell.KeyEnter, 0)
-	h.until("link group 1, ")
-	h.key(tcell.KeyEscape, 0)
-	h.until("relevant, ")
-	h.key(tcell.KeyRune, 'L')
-	h.until("link group 1, ")
+	h.Key(tcell.KeyEnter, 0)
+	h.Until("link group 1, ")
+	h.Key(tcell.KeyEscape, 0)
+	h.Until("relevant, ")
+	h.Key(tcell.KeyRune, 'L')
+	h.Until("link group 1, ")
 	h.b.App.Stop()
 
 	h = open(t, "decline-nordma.pcap", 160, 50, Options{})
-	h.until("[SYN]")
-	h.key(tcell.KeyRune, 'd')
-	scr = h.until("declines")
+	h.Until("[SYN]")
+	h.Key(tcell.KeyRune, 'd')
+	scr = h.Until("declines")
 	if !strings.Contains(scr, "NOSMCRDEV") {
 		t.Errorf("declines pane:\n%s", scr)
 	}
@@ -322,7 +222,7 @@ func TestEverySample(t *testing.T) {
 	for _, p := range testutil.Samples(t) {
 		t.Run(filepath.Base(p), func(t *testing.T) {
 			h := open(t, filepath.Base(p), 80, 24, Options{})
-			scr := h.until("frame ")
+			scr := h.Until("frame ")
 			if !strings.Contains(scr, "SMC option") && !strings.Contains(scr, "[SYN") {
 				t.Errorf("first screen:\n%s", scr)
 			}
@@ -330,9 +230,9 @@ func TestEverySample(t *testing.T) {
 	}
 	// A pcapng: export one, then browse it.
 	h := open(t, "pingpong.pcap", 80, 24, Options{Write: filepath.Join(t.TempDir(), "x.pcapng")})
-	h.until("[SYN]")
-	h.key(tcell.KeyRune, 'w')
-	h.until("wrote ")
+	h.Until("[SYN]")
+	h.Key(tcell.KeyRune, 'w')
+	h.Until("wrote ")
 	h.b.App.Stop()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -397,34 +297,19 @@ func TestLiveFollowsTail(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	idx := openLive(ctx, "eth-test", r)
-	sim := tcell.NewSimulationScreen("UTF-8")
-	if err := sim.Init(); err != nil {
-		t.Fatal(err)
-	}
-	h := &harness{t: t, b: New(ctx, idx, Options{Screen: sim}), sim: sim, drew: make(chan struct{}, 64)}
-	h.b.App.SetAfterDrawFunc(func(tcell.Screen) {
-		select {
-		case h.drew <- struct{}{}:
-		default:
-		}
-	})
-	done := make(chan error, 1)
-	go func() { done <- h.b.Run() }()
-	defer func() { h.b.App.Stop(); <-done }()
-	h.wait()
-	sim.SetSize(100, 30)
+	h := run(t, New(ctx, idx, Options{}), 100, 30)
 	src.next <- 20 // the handshake and the first link frames
-	h.until("20 frames")
-	h.key(tcell.KeyRune, 'G')
+	h.Until("20 frames")
+	h.Key(tcell.KeyRune, 'G')
 	src.next <- 30
-	scr := h.until("50 frames")
+	scr := h.Until("50 frames")
 	row, _ := h.b.list.GetSelection()
 	if last := h.b.rows.GetRowCount() - 1; row != last {
 		t.Errorf("at the tail the list should follow it: row %d of %d\n%s", row, last, scr)
 	}
-	h.key(tcell.KeyRune, 'g') // the user scrolls away
+	h.Key(tcell.KeyRune, 'g') // the user scrolls away
 	src.next <- 30
-	h.until("80 frames")
+	h.Until("80 frames")
 	if row, _ := h.b.list.GetSelection(); row != 0 {
 		t.Errorf("scrolled away, the list still moved to row %d", row)
 	}

@@ -1,0 +1,182 @@
+package testutil
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+)
+
+// Screen drives a tview application on tcell's simulation screen: keys
+// go in, and each call waits for the draw that follows (tview draws after
+// every event), never a sleep.
+type Screen struct {
+	t    testing.TB
+	App  *tview.Application
+	Sim  tcell.SimulationScreen
+	drew chan struct{}
+}
+
+// NewScreen puts app on a simulation screen; Start runs it.
+func NewScreen(t testing.TB, app *tview.Application) *Screen {
+	t.Helper()
+	sim := tcell.NewSimulationScreen("UTF-8")
+	if err := sim.Init(); err != nil {
+		t.Fatal(err)
+	}
+	s := &Screen{t: t, App: app, Sim: sim, drew: make(chan struct{}, 64)}
+	app.SetScreen(sim)
+	app.SetAfterDrawFunc(func(tcell.Screen) {
+		select {
+		case s.drew <- struct{}{}:
+		default:
+		}
+	})
+	return s
+}
+
+// Start runs the application (call Run on it in run) and sizes the screen
+// once it is up: tview initialises the screen in Run, which resets it.
+func (s *Screen) Start(w, h int, run func() error) {
+	s.t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- run() }()
+	s.t.Cleanup(func() { s.App.Stop(); <-done })
+	s.wait()
+	s.Sim.SetSize(w, h)
+	s.Sync()
+}
+
+func (s *Screen) wait() {
+	s.t.Helper()
+	select {
+	case <-s.drew:
+	case <-time.After(10 * time.Second):
+		s.t.Fatal("no draw within 10 s")
+	}
+}
+
+// Sync queues a no-op update, waits for its draw and returns the screen.
+func (s *Screen) Sync() string {
+	s.t.Helper()
+	for len(s.drew) > 0 {
+		<-s.drew
+	}
+	s.App.QueueUpdateDraw(func() {})
+	s.wait()
+	return s.Text()
+}
+
+// Key injects one key and waits for the draw after it.
+func (s *Screen) Key(k tcell.Key, r rune) {
+	s.t.Helper()
+	for len(s.drew) > 0 {
+		<-s.drew
+	}
+	s.Sim.InjectKey(k, r, tcell.ModNone)
+	s.wait()
+}
+
+// Type injects the runes of text.
+func (s *Screen) Type(text string) {
+	s.t.Helper()
+	for _, r := range text {
+		s.Key(tcell.KeyRune, r)
+	}
+}
+
+// Until syncs until the screen contains want (20 s at most).
+func (s *Screen) Until(want string) string {
+	s.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		scr := s.Sync()
+		if strings.Contains(scr, want) {
+			return scr
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("screen never showed %q:\n%s", want, scr)
+		}
+		time.Sleep(20 * time.Millisecond) // polling the screen, not asserting time
+	}
+}
+
+// Text is the simulation screen's content, one line per row.
+func (s *Screen) Text() string { return ScreenText(s.Sim) }
+
+// ScreenText returns a simulation screen's content, one line per row.
+func ScreenText(sim tcell.SimulationScreen) string {
+	cells, w, h := sim.GetContents()
+	var b strings.Builder
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			if c := cells[y*w+x]; len(c.Runes) > 0 {
+				b.WriteRune(c.Runes[0])
+			} else {
+				b.WriteByte(' ')
+			}
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// Tmux runs a real program in a private tmux server for the test.
+type Tmux struct {
+	t    testing.TB
+	tmux string
+	sock string
+}
+
+// NewTmux starts args in a w x h tmux pane (skips without tmux).
+func NewTmux(t testing.TB, w, h int, args ...string) *Tmux {
+	t.Helper()
+	x := &Tmux{t: t, tmux: NeedTool(t, "tmux"), sock: filepath.Join(t.TempDir(), "tmux.sock")}
+	x.Run(append([]string{"new-session", "-d", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h)}, args...)...)
+	t.Cleanup(func() { _ = exec.Command(x.tmux, "-S", x.sock, "kill-server").Run() })
+	return x
+}
+
+// Run runs a tmux command on the test's server.
+func (x *Tmux) Run(args ...string) string {
+	x.t.Helper()
+	out, err := exec.Command(x.tmux, append([]string{"-S", x.sock}, args...)...).CombinedOutput()
+	if err != nil {
+		x.t.Fatalf("tmux %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// Keys sends keys to the pane (tmux send-keys names: Enter, Escape, ...).
+func (x *Tmux) Keys(keys ...string) { x.Run(append([]string{"send-keys"}, keys...)...) }
+
+// WaitFor polls the pane until it shows want (20 s at most).
+func (x *Tmux) WaitFor(want string) string {
+	x.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		scr := x.Run("capture-pane", "-p")
+		if strings.Contains(scr, want) {
+			return scr
+		}
+		if time.Now().After(deadline) {
+			x.t.Fatalf("pane never showed %q:\n%s", want, scr)
+		}
+		time.Sleep(100 * time.Millisecond) // polling the pane
+	}
+}
+
+// GoBuild builds a package of the module into the test's temp dir.
+func GoBuild(t testing.TB, pkg, name string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), name)
+	if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+		t.Fatalf("build %s: %v\n%s", pkg, err, out)
+	}
+	return bin
+}
