@@ -129,3 +129,23 @@ func TestFieldsAreTrackerFields(t *testing.T) {
 		}
 	}
 }
+
+// TestCatalogueOwners: with decode, capture and track all linked (as in
+// smcdump), every field names an owner and every owner heads at least one
+// field, so demand-driven decoding and the -V headings never meet an
+// owner they cannot place or a heading nothing fills.
+func TestCatalogueOwners(t *testing.T) {
+	n := map[decode.Owner]int{}
+	for _, d := range decode.Fields() {
+		if d.Owner == decode.OwnerUnknown || d.Owner >= decode.NumOwners {
+			t.Errorf("%s: no owner", d.Name)
+			continue
+		}
+		n[d.Owner]++
+	}
+	for o := decode.OwnerUnknown + 1; o < decode.NumOwners; o++ {
+		if n[o] == 0 {
+			t.Errorf("owner %s (%s.*) has no field", o.Title(), o.Key())
+		}
+	}
+}
