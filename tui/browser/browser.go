@@ -457,7 +457,11 @@ func (b *Browser) input(ev *tcell.EventKey) *tcell.EventKey {
 	if b.App.GetFocus() == b.prompt {
 		return ev
 	}
-	if name, _ := b.pages.GetFrontPage(); name == "help" {
+	name, _ := b.pages.GetFrontPage()
+	if name == "pane" {
+		return ev // the tracker pane has its own keys (enter, esc, q)
+	}
+	if name == "help" {
 		if ev.Key() == tcell.KeyEscape || ev.Rune() == '?' || ev.Rune() == 'q' {
 			b.pages.HidePage("help")
 			b.App.SetFocus(b.list)

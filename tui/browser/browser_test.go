@@ -164,6 +164,10 @@ func TestPanes(t *testing.T) {
 	h.Key(tcell.KeyRune, 'j')
 	h.Key(tcell.KeyEnter, 0)
 	h.Until("follow connection 2")
+	h.Key(tcell.KeyRune, 'c')
+	h.Until("conversations")
+	h.Key(tcell.KeyEscape, 0) // closes the pane, back to the list it came from
+	h.Until("follow connection 2, ")
 	h.Key(tcell.KeyRune, 'l')
 	scr = h.Until("link groups")
 	if !strings.Contains(scr, "link 1") || !strings.Contains(scr, "link 2") {
