@@ -59,6 +59,7 @@ type Browser struct {
 	prompt *tview.InputField
 	body   *tview.Flex
 	pages  *tview.Pages
+	help   *tview.TextView
 
 	mode    string // "relevant", "all", "filter EXPR", "follow N"
 	marks   map[int32]bool
@@ -166,8 +167,10 @@ func New(ctx context.Context, idx *Index, o Options) *Browser {
 		AddItem(b.status, 1, 0, false)
 	help := tview.NewTextView().SetText("smcdump -I keys\n\n" + tui.Help(keys) + "\nesc or ? closes this help")
 	help.SetBorder(true).SetTitle(" help ")
-	b.pages = tview.NewPages().AddPage("main", b.body, true, true).
-		AddPage("help", tview.NewFlex().AddItem(nil, 0, 1, false).AddItem(help, 84, 0, true).AddItem(nil, 0, 1, false), true, false)
+	// Full screen and scrollable (j/k, arrows): the key list is longer
+	// than an 80x24 terminal is high.
+	b.help = help
+	b.pages = tview.NewPages().AddPage("main", b.body, true, true).AddPage("help", help, true, false)
 	b.App.SetRoot(b.pages, true).EnableMouse(true)
 	b.App.SetInputCapture(b.input)
 	if o.Screen != nil {
@@ -465,8 +468,9 @@ func (b *Browser) input(ev *tcell.EventKey) *tcell.EventKey {
 		if ev.Key() == tcell.KeyEscape || ev.Rune() == '?' || ev.Rune() == 'q' {
 			b.pages.HidePage("help")
 			b.App.SetFocus(b.list)
+			return nil
 		}
-		return nil
+		return ev // scrolls the help
 	}
 	redraw := func() {
 		n, done, err := b.idx.Progress()
@@ -500,6 +504,8 @@ func (b *Browser) input(ev *tcell.EventKey) *tcell.EventKey {
 		b.App.Stop()
 	case '?':
 		b.pages.ShowPage("help")
+		b.help.ScrollToBeginning()
+		b.App.SetFocus(b.help)
 	case '/':
 		b.openPrompt("/")
 	case ':':
