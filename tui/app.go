@@ -50,7 +50,8 @@ type App struct {
 
 // NewApp builds the shell over screens (at least one).
 func NewApp(title string, screens ...Screen) *App {
-	a := &App{Application: tview.NewApplication(), screens: screens, keys: baseKeys}
+	a := &App{Application: tview.NewApplication(), screens: screens}
+	a.keys = a.keyTable()
 	a.tabs = tview.NewTextView().SetDynamicColors(true).SetWrap(false)
 	a.detail = tview.NewTextView().SetDynamicColors(false).SetWrap(true)
 	a.detail.SetBorder(true).SetTitle(" detail ")
@@ -235,57 +236,62 @@ func (a *App) input(ev *tcell.EventKey) *tcell.EventKey {
 		}
 		return nil
 	}
+	if Dispatch(a.keys, ev) {
+		return nil
+	}
+	return ev // j/k/g/G and arrows: the table's own keys
+}
+
+// keyTable is the shell's one key table: it dispatches (input) and
+// documents (`?`) every key.
+func (a *App) keyTable() []Binding {
+	table := func() *widget.Table { return a.screen().Table() }
+	return []Binding{
+		{Key: "?", Desc: "help: this list", Match: Rune('?'), Do: func(*tcell.EventKey) { a.pages.ShowPage("help") }},
+		{Key: ":", Desc: "switch view (type its name, tab completes, enter goes)", Match: Rune(':'), Do: func(*tcell.EventKey) { a.openPrompt(':') }},
+		{Key: "tab", Desc: "next view", Match: KeyIs(tcell.KeyTab), Do: func(*tcell.EventKey) { a.show((a.cur + 1) % len(a.screens)) }},
+		{Key: "backtab", Desc: "previous view", Match: KeyIs(tcell.KeyBacktab), Do: func(*tcell.EventKey) { a.show((a.cur + len(a.screens) - 1) % len(a.screens)) }},
+		{Key: "/", Desc: "filter the rows (text in any column; esc clears)", Match: Rune('/'), Do: func(*tcell.EventKey) { a.openPrompt('/') }},
+		{Key: "s", Desc: "sort by the next column (again: reverse)", Match: Rune('s'), Do: func(*tcell.EventKey) { table().NextSort(); a.drawStatus() }},
+		{Key: "enter", Desc: "drill down: the selected row's link group, links or device", Match: KeyIs(tcell.KeyEnter), Do: func(*tcell.EventKey) { a.drill() }},
+		{Key: "esc", Desc: "back (or clear the filter, close help)", Match: KeyIs(tcell.KeyEscape), Do: func(*tcell.EventKey) { a.goBack() }},
+		{Key: "p", Desc: "pause / resume refreshing", Match: Rune('p'), Do: func(*tcell.EventKey) { a.paused = !a.paused; a.drawStatus() }},
+		{Key: "1-9", Desc: "views by number", Match: func(ev *tcell.EventKey) bool {
+			r := ev.Rune()
+			return ev.Key() == tcell.KeyRune && r >= '1' && r <= '9' && int(r-'1') < len(a.screens)
+		}, Do: func(ev *tcell.EventKey) { a.show(int(ev.Rune() - '1')) }},
+		{Key: "q", Desc: "quit", Match: Rune('q'), Do: func(*tcell.EventKey) { a.Stop() }},
+		{Key: "j/k, ↓/↑", Desc: "move down / up"},
+		{Key: "g/G", Desc: "first / last row"},
+		{Key: "h/l, ←/→", Desc: "scroll the columns (narrow terminals)"},
+	}
+}
+
+// drill opens what enter on the selected row leads to, remembering the
+// way back.
+func (a *App) drill() {
 	t := a.screen().Table()
-	switch ev.Key() {
-	case tcell.KeyTab:
-		a.show((a.cur + 1) % len(a.screens))
-		return nil
-	case tcell.KeyBacktab:
-		a.show((a.cur + len(a.screens) - 1) % len(a.screens))
-		return nil
-	case tcell.KeyEnter:
-		key := t.SelectedKey()
-		if view, filter, ok := a.screen().Drill(key); ok {
-			a.back = append(a.back, place{a.cur, t.Filter(), key})
-			a.ShowView(view, filter)
-		}
-		return nil
-	case tcell.KeyEscape:
-		if t.Filter() != "" {
-			t.SetFilter("")
-		} else if n := len(a.back); n > 0 {
-			p := a.back[n-1]
-			a.back = a.back[:n-1]
-			a.show(p.view)
-			a.screen().Table().SetFilter(p.filter)
-			a.screen().Table().SelectKey(p.key)
-		}
-		a.refreshDetail()
-		a.drawStatus()
-		return nil
-	case tcell.KeyRune:
-	default:
-		return ev
+	key := t.SelectedKey()
+	if view, filter, ok := a.screen().Drill(key); ok {
+		a.back = append(a.back, place{a.cur, t.Filter(), key})
+		a.ShowView(view, filter)
 	}
-	switch r := ev.Rune(); {
-	case r == 'q':
-		a.Stop()
-	case r == '?':
-		a.pages.ShowPage("help")
-	case r == ':' || r == '/':
-		a.openPrompt(r)
-	case r == 's':
-		t.NextSort()
-		a.drawStatus()
-	case r == 'p':
-		a.paused = !a.paused
-		a.drawStatus()
-	case r >= '1' && r <= '9' && int(r-'1') < len(a.screens):
-		a.show(int(r - '1'))
-	default:
-		return ev // j/k/g/G and arrows: the table's own keys
+}
+
+// goBack clears the filter, or returns to where the last drill-down began.
+func (a *App) goBack() {
+	t := a.screen().Table()
+	if t.Filter() != "" {
+		t.SetFilter("")
+	} else if n := len(a.back); n > 0 {
+		p := a.back[n-1]
+		a.back = a.back[:n-1]
+		a.show(p.view)
+		a.screen().Table().SetFilter(p.filter)
+		a.screen().Table().SelectKey(p.key)
 	}
-	return nil
+	a.refreshDetail()
+	a.drawStatus()
 }
 
 func center(p tview.Primitive, w, h int) tview.Primitive {

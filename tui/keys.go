@@ -7,30 +7,38 @@ import (
 	"github.com/gdamore/tcell/v2"
 )
 
-// Binding is one key and what it does. The same table binds the keys and
-// prints the help, so every bound key is described.
+// Binding is one key of a key table: what help shows (Key, Desc) and,
+// when Match is set, what the key does. The same table dispatches the keys
+// (Dispatch) and prints the help (Help), so no bound key goes undescribed.
+// A binding without Match documents a key the focused widget handles
+// itself (j/k in a table).
 type Binding struct {
-	Key  string // as shown in help: "q", "?", "enter", "tab"
-	Desc string
-	key  tcell.Key
-	r    rune
+	Key   string // as shown in help: "q", "?", "enter", "tab"
+	Desc  string
+	Match func(*tcell.EventKey) bool
+	Do    func(*tcell.EventKey)
 }
 
-// Keys is the shell's key table; screens add theirs with App.Bind.
-var baseKeys = []Binding{
-	{Key: "?", Desc: "help: this list", key: tcell.KeyRune, r: '?'},
-	{Key: ":", Desc: "switch view (type its name, tab completes, enter goes)", key: tcell.KeyRune, r: ':'},
-	{Key: "tab", Desc: "next view", key: tcell.KeyTab},
-	{Key: "backtab", Desc: "previous view", key: tcell.KeyBacktab},
-	{Key: "/", Desc: "filter the rows (text in any column; esc clears)", key: tcell.KeyRune, r: '/'},
-	{Key: "s", Desc: "sort by the next column (again: reverse)", key: tcell.KeyRune, r: 's'},
-	{Key: "enter", Desc: "drill down: the selected row's link group, links or device", key: tcell.KeyEnter},
-	{Key: "esc", Desc: "back (or clear the filter, close help)", key: tcell.KeyEscape},
-	{Key: "p", Desc: "pause / resume refreshing", key: tcell.KeyRune, r: 'p'},
-	{Key: "j/k, ↓/↑", Desc: "move down / up", key: tcell.KeyRune, r: 'j'},
-	{Key: "g/G", Desc: "first / last row", key: tcell.KeyRune, r: 'g'},
-	{Key: "1-5", Desc: "views by number", key: tcell.KeyRune, r: '1'},
-	{Key: "q", Desc: "quit", key: tcell.KeyRune, r: 'q'},
+// Rune matches a plain key.
+func Rune(r rune) func(*tcell.EventKey) bool {
+	return func(ev *tcell.EventKey) bool { return ev.Key() == tcell.KeyRune && ev.Rune() == r }
+}
+
+// KeyIs matches a special key (tcell.KeyEnter, tcell.KeyEscape, ...).
+func KeyIs(k tcell.Key) func(*tcell.EventKey) bool {
+	return func(ev *tcell.EventKey) bool { return ev.Key() == k }
+}
+
+// Dispatch runs the first binding that matches ev and reports whether one
+// did.
+func Dispatch(keys []Binding, ev *tcell.EventKey) bool {
+	for _, k := range keys {
+		if k.Match != nil && k.Match(ev) {
+			k.Do(ev)
+			return true
+		}
+	}
+	return false
 }
 
 // Help formats the key table as the `?` overlay's text.

@@ -19,27 +19,6 @@ import (
 	"github.com/smcscope/smcscope/tui"
 )
 
-// keys is the browser's key table: it binds the keys and prints `?`.
-var keys = []tui.Binding{
-	{Key: "j/k, ↓/↑, PgUp/PgDn", Desc: "move in the packet list"},
-	{Key: "g/G", Desc: "first / last frame"},
-	{Key: "/", Desc: "display filter (the -Y language; red while it does not compile, enter applies)"},
-	{Key: "esc", Desc: "back: clear the filter or the followed connection"},
-	{Key: "f", Desc: "follow the selected frame's connection: handshake, CLC, its links' LLC, CDC, WRITEs"},
-	{Key: "a", Desc: "all frames / SMC-relevant frames only"},
-	{Key: "c", Desc: "conversations pane (the tracker's connections); enter lists one's frames"},
-	{Key: "l", Desc: "link groups pane: links, QPs, state; enter lists the group's frames"},
-	{Key: "d", Desc: "declines pane: who declined, when, why (kernel names)"},
-	{Key: "L", Desc: "list the selected frame's link group"},
-	{Key: ":N", Desc: "go to frame N"},
-	{Key: "m", Desc: "mark / unmark the frame"},
-	{Key: "w", Desc: "write the marked frames (else the list) to the -w file as pcapng"},
-	{Key: "tab", Desc: "next pane: list, field tree, hex"},
-	{Key: "enter", Desc: "in the field tree: expand / collapse a layer"},
-	{Key: "?", Desc: "this help"},
-	{Key: "q", Desc: "quit"},
-}
-
 // Options are the browser's settings.
 type Options struct {
 	Write  string       // -w: export file for `w`
@@ -60,6 +39,7 @@ type Browser struct {
 	body   *tview.Flex
 	pages  *tview.Pages
 	help   *tview.TextView
+	keys   []tui.Binding
 
 	mode    string // "relevant", "all", "filter EXPR", "follow N"
 	marks   map[int32]bool
@@ -165,7 +145,8 @@ func New(ctx context.Context, idx *Index, o Options) *Browser {
 		AddItem(b.list, 0, 3, true).
 		AddItem(lower, 0, 2, false).
 		AddItem(b.status, 1, 0, false)
-	help := tview.NewTextView().SetText("smcdump -I keys\n\n" + tui.Help(keys) + "\nesc or ? closes this help")
+	b.keys = b.keyTable()
+	help := tview.NewTextView().SetText("smcdump -I keys\n\n" + tui.Help(b.keys) + "\nesc or ? closes this help")
 	help.SetBorder(true).SetTitle(" help ")
 	// Full screen and scrollable (j/k, arrows): the key list is longer
 	// than an 80x24 terminal is high.
@@ -180,7 +161,7 @@ func New(ctx context.Context, idx *Index, o Options) *Browser {
 }
 
 // Keys returns the key table (tests check `?` lists each).
-func Keys() []tui.Binding { return keys }
+func (b *Browser) Keys() []tui.Binding { return b.keys }
 
 // Run shows the browser until the user quits; the list grows as the index
 // does (a live capture follows the tail unless the user scrolled away).
@@ -472,83 +453,85 @@ func (b *Browser) input(ev *tcell.EventKey) *tcell.EventKey {
 		}
 		return ev // scrolls the help
 	}
+	// Plain keys act on the packet list; in the tree or hex pane they
+	// move there, except the global ones.
+	if ev.Key() == tcell.KeyRune && b.App.GetFocus() != b.list && ev.Rune() != 'q' && ev.Rune() != '?' {
+		return ev
+	}
+	if tui.Dispatch(b.keys, ev) {
+		return nil
+	}
+	return ev
+}
+
+// keyTable is the browser's one key table: it dispatches (input) and
+// documents (`?`) every key.
+func (b *Browser) keyTable() []tui.Binding {
 	redraw := func() {
 		n, done, err := b.idx.Progress()
 		b.drawStatus(n, done, err)
 	}
-	switch ev.Key() {
-	case tcell.KeyTab:
-		switch b.App.GetFocus() {
-		case b.list:
-			b.App.SetFocus(b.tree)
-		case b.tree:
-			b.App.SetFocus(b.hex)
-		default:
-			b.App.SetFocus(b.list)
-		}
-		return nil
-	case tcell.KeyEscape:
-		if b.mode != "relevant" {
-			b.setList(b.idx.Relevant(), "relevant")
-		}
-		return nil
-	case tcell.KeyRune:
-	default:
-		return ev
-	}
-	if b.App.GetFocus() != b.list && ev.Rune() != 'q' && ev.Rune() != '?' {
-		return ev
-	}
-	switch ev.Rune() {
-	case 'q':
-		b.App.Stop()
-	case '?':
-		b.pages.ShowPage("help")
-		b.help.ScrollToBeginning()
-		b.App.SetFocus(b.help)
-	case '/':
-		b.openPrompt("/")
-	case ':':
-		b.openPrompt(":")
-	case 'a':
-		if b.mode == "all" {
-			b.setList(b.idx.Relevant(), "relevant")
-		} else {
-			b.setList(b.idx.All(), "all")
-		}
-	case 'f':
-		n := b.selected()
-		conn, _ := b.idx.Conn(int(n))
-		if conn == 0 {
-			b.message = "[yellow]the frame belongs to no connection[-]"
-			redraw()
-			return nil
-		}
-		b.setList(b.idx.Follow(conn), "follow connection "+strconv.Itoa(conn))
-	case 'c':
-		b.showPane("conversations")
-	case 'l':
-		b.showPane("linkgroups")
-	case 'd':
-		b.showPane("declines")
-	case 'L':
-		b.linkGroupOf(b.selected())
-	case 'm':
-		if n := b.selected(); n != 0 {
-			if b.marks[n] {
-				delete(b.marks, n)
-			} else {
-				b.marks[n] = true
+	do := func(f func()) func(*tcell.EventKey) { return func(*tcell.EventKey) { f() } }
+	return []tui.Binding{
+		{Key: "j/k, ↓/↑, PgUp/PgDn", Desc: "move in the packet list"},
+		{Key: "g/G", Desc: "first / last frame"},
+		{Key: "/", Desc: "display filter (the -Y language; red while it does not compile, enter applies)",
+			Match: tui.Rune('/'), Do: do(func() { b.openPrompt("/") })},
+		{Key: "esc", Desc: "back: clear the filter or the followed connection", Match: tui.KeyIs(tcell.KeyEscape), Do: do(func() {
+			if b.mode != "relevant" {
+				b.setList(b.idx.Relevant(), "relevant")
 			}
-			redraw()
-		}
-	case 'w':
-		b.export()
-		redraw()
-	default:
-		return ev
+		})},
+		{Key: "f", Desc: "follow the selected frame's connection: handshake, CLC, its links' LLC, CDC, WRITEs", Match: tui.Rune('f'), Do: do(func() {
+			conn, _ := b.idx.Conn(int(b.selected()))
+			if conn == 0 {
+				b.message = "[yellow]the frame belongs to no connection[-]"
+				redraw()
+				return
+			}
+			b.setList(b.idx.Follow(conn), "follow connection "+strconv.Itoa(conn))
+		})},
+		{Key: "a", Desc: "all frames / SMC-relevant frames only", Match: tui.Rune('a'), Do: do(func() {
+			if b.mode == "all" {
+				b.setList(b.idx.Relevant(), "relevant")
+			} else {
+				b.setList(b.idx.All(), "all")
+			}
+		})},
+		{Key: "c", Desc: "conversations pane (the tracker's connections); enter lists one's frames", Match: tui.Rune('c'), Do: do(func() { b.showPane("conversations") })},
+		{Key: "l", Desc: "link groups pane: links, QPs, state; enter lists the group's frames", Match: tui.Rune('l'), Do: do(func() { b.showPane("linkgroups") })},
+		{Key: "d", Desc: "declines pane: who declined, when, why (kernel names)", Match: tui.Rune('d'), Do: do(func() { b.showPane("declines") })},
+		{Key: "L", Desc: "list the selected frame's link group", Match: tui.Rune('L'), Do: do(func() { b.linkGroupOf(b.selected()) })},
+		{Key: ":N", Desc: "go to frame N", Match: tui.Rune(':'), Do: do(func() { b.openPrompt(":") })},
+		{Key: "m", Desc: "mark / unmark the frame", Match: tui.Rune('m'), Do: do(func() {
+			if n := b.selected(); n != 0 {
+				if b.marks[n] {
+					delete(b.marks, n)
+				} else {
+					b.marks[n] = true
+				}
+				redraw()
+			}
+		})},
+		{Key: "w", Desc: "write the marked frames (else the list) to the -w file as pcapng", Match: tui.Rune('w'), Do: do(func() { b.export(); redraw() })},
+		{Key: "tab", Desc: "next pane: list, field tree, hex", Match: tui.KeyIs(tcell.KeyTab), Do: do(func() {
+			switch b.App.GetFocus() {
+			case b.list:
+				b.App.SetFocus(b.tree)
+			case b.tree:
+				b.App.SetFocus(b.hex)
+			default:
+				b.App.SetFocus(b.list)
+			}
+		})},
+		{Key: "enter", Desc: "in the field tree: expand / collapse a layer"},
+		{Key: "?", Desc: "this help", Match: tui.Rune('?'), Do: do(func() {
+			b.pages.ShowPage("help")
+			b.help.ScrollToBeginning()
+			b.App.SetFocus(b.help)
+		})},
+		{Key: "q", Desc: "quit", Match: tui.Rune('q'), Do: do(b.App.Stop)},
 	}
-	return nil
 }
 
 // linkGroupOf lists the frames of frame n's link group.

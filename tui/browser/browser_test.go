@@ -115,7 +115,7 @@ func TestBrowseFilterFollowExport(t *testing.T) {
 		// Help lists every key of the table.
 		h.Key(tcell.KeyRune, '?')
 		scr = h.Sync()
-		for _, k := range Keys() {
+		for _, k := range h.b.Keys() {
 			if !strings.Contains(scr, k.Desc[:min(len(k.Desc), 18)]) && size[1] >= 30 {
 				t.Errorf("help lacks %q", k.Key)
 			}
