@@ -33,7 +33,7 @@ func (c *linkCollector) collect(s *monitor.Snapshot, ch chan<- prometheus.Metric
 		for _, l := range g.Links {
 			link := fmt.Sprint(l.ID)
 			ch <- prometheus.MustNewConstMetric(c.info, prometheus.GaugeValue, 1, id, link, l.State, l.IBDev, fmt.Sprint(l.IBPort), l.NetDev)
-			ch <- prometheus.MustNewConstMetric(c.up, prometheus.GaugeValue, b2f(l.State == "ACTIVE" || l.State == "active"), id, link)
+			ch <- prometheus.MustNewConstMetric(c.up, prometheus.GaugeValue, b2f(l.Active), id, link)
 			ch <- prometheus.MustNewConstMetric(c.conns, prometheus.GaugeValue, float64(l.Conns), id, link)
 			if g.Source == "wire" {
 				ch <- prometheus.MustNewConstMetric(c.retrans, prometheus.CounterValue, float64(l.Retransmit), id, link)

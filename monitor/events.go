@@ -43,7 +43,7 @@ func diffEvents(prev, cur *Snapshot) []Event {
 		curG[g.Key] = true
 		o, seen := oldG[g.Key]
 		if !seen {
-			add(EventLGRCreated, "%s link group %#x created (%s, %d links)", g.Kind, g.ID, g.Role, len(g.Links))
+			add(EventLGRCreated, "%s link group %#x created (%s%d links)", g.Kind, g.ID, roleText(g.Role), len(g.Links))
 			continue
 		}
 		oldL := map[uint8]LinkRow{}
@@ -52,7 +52,7 @@ func diffEvents(prev, cur *Snapshot) []Event {
 		}
 		active := 0
 		for _, l := range g.Links {
-			if l.State == "ACTIVE" {
+			if l.Active {
 				active++
 			}
 		}
@@ -61,10 +61,10 @@ func diffEvents(prev, cur *Snapshot) []Event {
 			curL[l.ID] = true
 			ol, had := oldL[l.ID]
 			switch {
-			case had && ol.State == "ACTIVE" && l.State != "ACTIVE":
+			case had && ol.Active && !l.Active:
 				add(EventLinkDown, "link group %#x link %d on %s/%d went %s", g.ID, l.ID, l.IBDev, l.IBPort, l.State)
-			case (!had || ol.State != "ACTIVE") && l.State == "ACTIVE":
-				add(EventLinkUp, "link group %#x link %d on %s/%d is ACTIVE", g.ID, l.ID, l.IBDev, l.IBPort)
+			case (!had || !ol.Active) && l.Active:
+				add(EventLinkUp, "link group %#x link %d on %s/%d is %s", g.ID, l.ID, l.IBDev, l.IBPort, l.State)
 			}
 		}
 		for _, ol := range o.Links {
@@ -108,6 +108,13 @@ func diffEvents(prev, cur *Snapshot) []Event {
 		}
 	}
 	return out
+}
+
+func roleText(role string) string {
+	if role == "" {
+		return ""
+	}
+	return role + ", "
 }
 
 func reasonText(r Reason) string {

@@ -239,11 +239,12 @@ func kernelLGR(g smcnl.LinkGroupR, netdev func(uint32) string) LinkGroupRow {
 		lr := LinkRow{
 			ID: l.ID, State: l.State.String(), UID: l.UID, PeerUID: l.PeerUID,
 			IBDev: l.IBDev, IBPort: l.IBPort, GID: l.GID, PeerGID: l.PeerGID, Conns: l.ConnCount,
+			Active: l.State == smcnl.LinkActive,
 		}
 		if netdev != nil {
 			lr.NetDev = netdev(l.NetDev)
 		}
-		if l.State == smcnl.LinkActive {
+		if lr.Active {
 			active++
 		}
 		r.Links = append(r.Links, lr)

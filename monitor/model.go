@@ -9,6 +9,10 @@ import (
 type Snapshot struct {
 	Time     time.Time     `json:"time"`
 	Interval time.Duration `json:"interval_ns"` // since the previous snapshot (0 for the first)
+	// WireTime is the capture time of the newest frame of the wire source:
+	// rates of wire rows count capture time, so a replay at --speed N
+	// shows the capture's rates, not N times them.
+	WireTime time.Time `json:"wire_time,omitzero"`
 	// Origin says where the facts come from: "kernel", "capture FILE",
 	// "live IFACE", or "kernel+live IFACE".
 	Origin     string         `json:"origin"`
@@ -158,8 +162,11 @@ type LinkGroupRow struct {
 
 // LinkRow is one link of a link group.
 type LinkRow struct {
-	ID      uint8  `json:"id"`
-	State   string `json:"state"`
+	ID    uint8  `json:"id"`
+	State string `json:"state"`
+	// Active is whether the link carries traffic: SMC_LNK_ACTIVE in the
+	// kernel, CONFIRM_LINK completed (and not deleted) on the wire.
+	Active  bool   `json:"active"`
 	UID     uint32 `json:"uid,omitempty"`
 	PeerUID uint32 `json:"peer_uid,omitempty"`
 	IBDev   string `json:"ibdev,omitempty"`

@@ -119,6 +119,7 @@ func (m *Monitor) Refresh() Snapshot {
 		s.Conns = append(s.Conns, conns...)
 		s.LinkGroups = append(s.LinkGroups, groups...)
 		frames, last, done, err := w.Progress()
+		s.WireTime = last
 		detail := fmt.Sprintf("%s: %d frames", w.Name(), frames)
 		if done {
 			detail += ", ended"
@@ -249,22 +250,28 @@ func (m *Monitor) rates(s *Snapshot) {
 	if p == nil || s.Interval <= 0 {
 		return
 	}
-	dt := s.Interval.Seconds()
-	per := func(cur, old uint64) float64 {
-		if cur < old {
-			return 0 // counter reset (module reload)
+	perOver := func(dt float64) func(cur, old uint64) float64 {
+		return func(cur, old uint64) float64 {
+			if cur < old || dt <= 0 {
+				return 0 // counter reset (module reload), or no time passed
+			}
+			return float64(cur-old) / dt
 		}
-		return float64(cur-old) / dt
 	}
+	per := perOver(s.Interval.Seconds())
+	perWire := perOver(s.WireTime.Sub(p.WireTime).Seconds())
 	old := make(map[string]int, len(p.Conns))
 	for i := range p.Conns {
 		old[p.Conns[i].Key] = i
 	}
 	for i := range s.Conns {
 		if j, ok := old[s.Conns[i].Key]; ok {
-			o := &p.Conns[j]
-			s.Conns[i].RxRate = per(s.Conns[i].RxBytes, o.RxBytes)
-			s.Conns[i].TxRate = per(s.Conns[i].TxBytes, o.TxBytes)
+			o, rate := &p.Conns[j], per
+			if s.Conns[i].Source == "wire" {
+				rate = perWire
+			}
+			s.Conns[i].RxRate = rate(s.Conns[i].RxBytes, o.RxBytes)
+			s.Conns[i].TxRate = rate(s.Conns[i].TxBytes, o.TxBytes)
 		}
 	}
 	oldFB := map[string]uint64{}
@@ -310,7 +317,7 @@ func overview(s *Snapshot) Overview {
 		o.LinkGroups++
 		for _, l := range g.Links {
 			o.Links++
-			if l.State == "ACTIVE" || l.State == "active" {
+			if l.Active {
 				o.LinksActive++
 			}
 		}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/smcscope/smcscope/internal/testutil"
 )
 
 // fixedClock steps one second per call, so rates are exact.
@@ -169,5 +171,39 @@ func TestHalfKernel(t *testing.T) {
 	}
 	if _, err := k.HSLimitation(); err == nil {
 		t.Error("HSLimitation without netlink gave no error")
+	}
+}
+
+// TestWireRatesUseCaptureTime: a wire row's rate divides by the capture
+// time between two snapshots, not the wall time (a replay at --speed 10
+// takes a tenth of it).
+func TestWireRatesUseCaptureTime(t *testing.T) {
+	t0 := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	m := New(Options{})
+	m.prev = &Snapshot{Time: t0, WireTime: t0, Conns: []ConnRow{{Key: "wire:1", Source: "wire", RxBytes: 1000}}}
+	s := &Snapshot{Time: t0.Add(100 * time.Millisecond), Interval: 100 * time.Millisecond, WireTime: t0.Add(2 * time.Second),
+		Conns: []ConnRow{{Key: "wire:1", Source: "wire", RxBytes: 5000}}}
+	m.rates(s)
+	if got := s.Conns[0].RxRate; got != 2000 {
+		t.Errorf("rate %v B/s, want 4000 bytes over 2 s of capture = 2000", got)
+	}
+}
+
+// TestWireLinksActive: in the first 900 frames of multilink.pcap both
+// links are up (CONFIRM_LINK done, no DELETE_LINK yet): the wire rows
+// count them active and the group redundant, as the kernel rows would.
+func TestWireLinksActive(t *testing.T) {
+	frames, lt := testutil.ReadFrames(t, "../samples/multilink.pcap")
+	cut := testutil.WriteFrames(t, "first900.pcap", lt, frames[:900])
+	w, err := OpenWire(cut, "", "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	s := New(Options{Wire: w, Now: fixedClock()}).Refresh()
+	if s.Overview.LinksActive != 2 || s.Overview.NoRedundancy != 0 || len(s.LinkGroups) != 1 || !s.LinkGroups[0].Redundant {
+		t.Errorf("overview %+v, link groups %+v", s.Overview, s.LinkGroups)
 	}
 }

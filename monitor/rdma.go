@@ -59,7 +59,7 @@ func (st *rdmaState) devices(fs rdmastats.FS, now time.Time, smcDevs []smcnl.Dev
 		for _, p := range d.Ports {
 			pr := PortRow{Port: p.Port, State: p.State, PhysState: p.PhysState, Rate: p.RateText, NetDevs: p.Netdevs()}
 			for _, g := range p.GIDs {
-				pr.GIDs = append(pr.GIDs, g.GID.String())
+				pr.GIDs = append(pr.GIDs, g.GID.String()+" ("+g.Type.String()+")")
 			}
 			for _, sp := range sd.Ports {
 				if int(sp.Number) == p.Port {

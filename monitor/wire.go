@@ -172,14 +172,14 @@ func (w *Wire) rows() ([]ConnRow, []LinkGroupRow, []Event) {
 				continue
 			}
 			lr := LinkRow{
-				ID: l.LinkID, State: l.State, Conns: uint32(len(l.Conns)),
+				ID: l.LinkID, State: l.State, Active: l.State == track.LinkUp.String(), Conns: uint32(len(l.Conns)),
 				GID: l.Client.GID, PeerGID: l.Server.GID,
 				QPN: parseHex(l.Client.QPN), PeerQPN: parseHex(l.Server.QPN),
 				Packets: l.C2S.Packets + l.S2C.Packets, CDCs: l.C2S.CDCs + l.S2C.CDCs,
 				Retransmit: l.C2S.Retrans + l.S2C.Retrans, PSNGaps: l.C2S.PSNGaps + l.S2C.PSNGaps,
 				NAKs: l.C2S.NAKs + l.S2C.NAKs, RNRs: l.C2S.RNRs + l.S2C.RNRs, DeleteReason: l.DeleteCode,
 			}
-			if l.State == "active" || l.State == "confirmed" {
+			if lr.Active {
 				active++
 			}
 			gr.Links = append(gr.Links, lr)

@@ -39,7 +39,7 @@ func lgrRows(s *monitor.Snapshot) []widget.Row {
 		active := 0
 		var devs []string
 		for _, k := range g.Links {
-			if k.State == "ACTIVE" || k.State == "active" {
+			if k.Active {
 				active++
 			}
 			where := render.Device(k.IBDev, k.IBPort)
