@@ -156,8 +156,10 @@ func (a *App) show(i int) {
 	}
 	a.tabs.SetText(strings.Join(tabs, ""))
 	a.body.Clear()
+	// 3:2 leaves the detail six lines on an 80x24 terminal: a connection's
+	// or link group's whole story.
 	a.body.AddItem(a.screen().Table(), 0, 3, true)
-	a.body.AddItem(a.detail, 0, 1, false)
+	a.body.AddItem(a.detail, 0, 2, false)
 	a.SetFocus(a.screen().Table())
 	a.refreshDetail()
 	a.drawStatus()

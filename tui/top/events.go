@@ -30,6 +30,15 @@ func (e *events) update(s *monitor.Snapshot) {
 // eventRows is the event screen's model, newest first.
 func eventRows(s *monitor.Snapshot) []widget.Row {
 	rows := make([]widget.Row, 0, len(s.Events))
+	if len(s.Events) == 0 {
+		from := "snapshot differences"
+		for _, src := range s.Sources {
+			if src.Name == "events" {
+				from = src.Detail
+			}
+		}
+		return append(rows, widget.Row{Key: "none", Cells: []string{"-", "-", "-", "no event yet (from " + from + ")"}})
+	}
 	for i := len(s.Events) - 1; i >= 0; i-- {
 		ev := s.Events[i]
 		var c tcell.Color

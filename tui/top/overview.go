@@ -31,18 +31,30 @@ func overviewRows(s *monitor.Snapshot) []widget.Row {
 		}
 		return 0
 	}
+	// The totals and rates come from the kernel's SMC statistics; a
+	// capture replay has none, and says so rather than showing zeros.
+	kernel := func(rate, note string) (string, string) {
+		if s.Kernel == nil {
+			return "", "(no kernel statistics)"
+		}
+		return rate, note
+	}
+	okRate, okNote := kernel(rate(v.SuccessRate), "kernel: SMC handshakes that succeeded")
+	fbRate, fbNote := kernel(rate(v.FallbackRate), fmt.Sprintf("%d since boot", v.FallbacksTotal))
+	hsRate, hsNote := kernel(rate(v.HandshakeErrorRate), hsLimit(v.HSLimitation))
+	ioRate, ioNote := kernel(rate(v.RxBytesRate)+" / "+rate(v.TxBytesRate), "kernel SMC statistics")
 	rows := []widget.Row{
 		{Key: "conns", Cells: []string{"connections", fmt.Sprint(v.Conns), "", fmt.Sprintf("%d listening", v.Listening)}},
-		{Key: "smcr", Cells: []string{"  SMC-R", fmt.Sprint(v.SMCR), rate(v.SuccessRate), "kernel: SMC handshakes that succeeded"}, Color: tcell.ColorGreen},
+		{Key: "smcr", Cells: []string{"  SMC-R", fmt.Sprint(v.SMCR), okRate, okNote}, Color: tcell.ColorGreen},
 		{Key: "smcd", Cells: []string{"  SMC-D", fmt.Sprint(v.SMCD), "", ""}},
-		{Key: "fallback", Cells: []string{"  fallback to TCP", fmt.Sprint(v.Fallback), rate(v.FallbackRate), fmt.Sprintf("%d since boot", v.FallbacksTotal)}, Color: warn(v.Fallback > 0 || v.FallbackRate > 0)},
+		{Key: "fallback", Cells: []string{"  fallback to TCP", fmt.Sprint(v.Fallback), fbRate, fbNote}, Color: warn(v.Fallback > 0 || v.FallbackRate > 0)},
 		{Key: "pending", Cells: []string{"  pending/failed", fmt.Sprint(v.Pending), "", "handshake or first link not finished"}},
-		{Key: "hserr", Cells: []string{"handshake errors", fmt.Sprint(v.HandshakeErrors), rate(v.HandshakeErrorRate), hsLimit(v.HSLimitation)}, Color: warn(v.HandshakeErrorRate > 0)},
+		{Key: "hserr", Cells: []string{"handshake errors", fmt.Sprint(v.HandshakeErrors), hsRate, hsNote}, Color: warn(v.HandshakeErrorRate > 0)},
 		{Key: "lgrs", Cells: []string{"link groups", fmt.Sprint(v.LinkGroups), "", fmt.Sprintf("%d links, %d active", v.Links, v.LinksActive)}},
 		{Key: "noredundancy", Cells: []string{"  without redundancy", fmt.Sprint(v.NoRedundancy), "", "one link: a port or RNIC failure ends them"}, Color: warn(v.NoRedundancy > 0)},
 		{Key: "rnics", Cells: []string{"RNICs", fmt.Sprint(v.RNICs), "", fmt.Sprintf("ports %d active, %d down", v.PortsActive, v.PortsDown)}, Color: warn(v.PortsDown > 0)},
 		{Key: "errors", Cells: []string{"  error counters moving", fmt.Sprint(v.ErrorCounters), "", "out_of_sequence, packet_seq_err, timeouts, RNR, CNP/ECN ..."}, Color: warn(v.ErrorCounters > 0)},
-		{Key: "traffic", Cells: []string{"SMC bytes rx / tx", "", rate(v.RxBytesRate) + " / " + rate(v.TxBytesRate), "kernel SMC statistics"}},
+		{Key: "traffic", Cells: []string{"SMC bytes rx / tx", "", ioRate, ioNote}},
 	}
 	for _, r := range s.Fallbacks {
 		rows = append(rows, widget.Row{
