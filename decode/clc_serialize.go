@@ -3,18 +3,9 @@ package decode
 import (
 	"encoding/binary"
 	"fmt"
-	"net/netip"
 
 	"github.com/gopacket/gopacket"
 )
-
-// putGID writes a 16-byte GID (zero for the zero or invalid address).
-func putGID(b []byte, a netip.Addr) {
-	if a.IsValid() {
-		x := a.As16()
-		copy(b[:16], x[:])
-	}
-}
 
 // SerializeTo writes the CLC message as the kernel lays it out (struct
 // smc_clc_msg_hdr, the body of its type, struct smc_clc_msg_trail): every

@@ -2,7 +2,6 @@ package decode
 
 import (
 	"encoding/binary"
-	"net/netip"
 
 	"github.com/gopacket/gopacket"
 )
@@ -71,7 +70,7 @@ func (l *LLC) SerializeTo(buf gopacket.SerializeBuffer, opts gopacket.SerializeO
 	case LLCConfirmLink:
 		c := &l.ConfirmLink
 		copy(m[4:10], c.MAC[:])
-		putAddr16(m[10:26], c.GID)
+		putGID(m[10:26], c.GID)
 		put24(m[26:29], c.QPN)
 		m[29] = c.LinkID
 		binary.BigEndian.PutUint32(m[30:34], c.LinkUID)
@@ -82,7 +81,7 @@ func (l *LLC) SerializeTo(buf gopacket.SerializeBuffer, opts gopacket.SerializeO
 	case LLCAddLink:
 		a := &l.AddLink
 		copy(m[4:10], a.MAC[:])
-		putAddr16(m[12:28], a.GID)
+		putGID(m[12:28], a.GID)
 		put24(m[28:31], a.QPN)
 		m[31] = a.LinkID
 		m[32] = a.MTU & 0x0F
@@ -96,7 +95,7 @@ func (l *LLC) SerializeTo(buf gopacket.SerializeBuffer, opts gopacket.SerializeO
 			if a.Direct {
 				m[44] = 0x80
 			}
-			putAddr16(m[46:62], a.TargetGID)
+			putGID(m[46:62], a.TargetGID)
 			u16(m[70:72], a.NumRKeys)
 			for i, t := range a.Triplets() {
 				if 72+16*i+16 <= n {
@@ -125,7 +124,7 @@ func (l *LLC) SerializeTo(buf gopacket.SerializeBuffer, opts gopacket.SerializeO
 		m[24] = q.NumGIDs
 		for i, g := range q.GIDList() {
 			if 28+16*i+16 <= n {
-				putAddr16(m[28+16*i:], g)
+				putGID(m[28+16*i:], g)
 			}
 		}
 	case LLCConfirmRKey:
@@ -164,13 +163,6 @@ func (l *LLC) SerializeTo(buf gopacket.SerializeBuffer, opts gopacket.SerializeO
 	}
 	m[3] = f
 	return nil
-}
-
-func putAddr16(b []byte, a netip.Addr) {
-	if a.IsValid() {
-		x := a.As16()
-		copy(b[:16], x[:])
-	}
 }
 
 func putTriplet(b []byte, t LLCRKeyTriplet) {

@@ -3,6 +3,7 @@ package decode
 import (
 	"encoding/binary"
 	"errors"
+	"net/netip"
 
 	"github.com/gopacket/gopacket"
 )
@@ -16,6 +17,14 @@ import (
 // ICRCRoCEv1 and patch the last four bytes.
 
 func put24(b []byte, v uint32) { b[0], b[1], b[2] = byte(v>>16), byte(v>>8), byte(v) }
+
+// putGID writes a 16-byte GID (zero for the zero or invalid address).
+func putGID(b []byte, a netip.Addr) {
+	if a.IsValid() {
+		x := a.As16()
+		copy(b[:16], x[:])
+	}
+}
 
 // SerializeTo writes the BTH (with RDETH/XRCETH where the transport has
 // one) before the payload and the pad bytes and ICRC after it. With

@@ -207,8 +207,6 @@ func cursorBytes(c smcnl.Cursor, size uint32) uint64 {
 	return uint64(c.Wrap)*uint64(size) + uint64(c.Count)
 }
 
-func lgrType(t smcnl.LGRType) string { return t.String() }
-
 var peerOS = map[uint8]string{1: "z/OS", 2: "Linux", 3: "AIX"}
 
 // kernelLGR builds the row of one SMC-R link group with all its links.
@@ -219,7 +217,7 @@ func kernelLGR(g smcnl.LinkGroupR, netdev func(uint32) string) LinkGroupRow {
 		ID:          g.ID,
 		Kind:        "SMC-R",
 		Role:        g.Role.String(),
-		Type:        lgrType(g.Type),
+		Type:        g.Type.String(),
 		PNETID:      g.PNETID,
 		VLANID:      g.VLANID,
 		Conns:       g.Conns,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,8 +22,7 @@ import (
 
 // Options are the browser's settings.
 type Options struct {
-	Write  string       // -w: export file for `w`
-	Screen tcell.Screen // tests: a simulation screen
+	Write string // -w: export file for `w`
 }
 
 // Browser is the capture browser over an Index.
@@ -154,9 +154,6 @@ func New(ctx context.Context, idx *Index, o Options) *Browser {
 	b.pages = tview.NewPages().AddPage("main", b.body, true, true).AddPage("help", help, true, false)
 	b.App.SetRoot(b.pages, true).EnableMouse(true)
 	b.App.SetInputCapture(b.input)
-	if o.Screen != nil {
-		b.App.SetScreen(o.Screen)
-	}
 	return b
 }
 
@@ -276,7 +273,6 @@ func (b *Browser) showFrame(row int) {
 			}
 		case strings.TrimSpace(l) != "":
 			layer = tview.NewTreeNode(tview.Escape(strings.TrimSpace(l))).SetColor(tcell.ColorYellow).SetReference(headingKey(l))
-			layer.SetSelectedFunc(func() { layer := layer; layer.SetExpanded(!layer.IsExpanded()) })
 			root.AddChild(layer)
 		}
 	}
@@ -410,7 +406,7 @@ func (b *Browser) export() {
 		for n := range b.marks {
 			ns = append(ns, n)
 		}
-		sortInt32(ns)
+		slices.Sort(ns)
 	} else {
 		b.rows.mu.Lock()
 		ns = append(ns, b.rows.ns...)

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -33,10 +34,8 @@ type entry struct {
 	flags uint8
 }
 
-const (
-	flagRelevant uint8 = 1 << iota // SMC-relevant (smcdump's default selection)
-	flagError                      // frame.error set
-)
+// flagRelevant marks an SMC-relevant frame (smcdump's default selection).
+const flagRelevant uint8 = 1
 
 // maxContext bounds the frames kept per connection for replaying its
 // handshake: SYN, SYN-ACK and the CLC segments come first.
@@ -54,7 +53,6 @@ type Index struct {
 	raw    [][]byte // frames when the file is not a classic pcap (pcapng, gzip)
 	cis    []gopacket.CaptureInfo
 	ctx    map[int32][]int32 // connection -> its first TCP frames
-	conns  map[int32][2]int32
 	base   time.Time
 	done   bool
 	err    error
@@ -85,7 +83,7 @@ func Open(ctx context.Context, path string) (*Index, error) {
 	hdr := make([]byte, 24)
 	n, _ := io.ReadFull(f, hdr)
 	f.Close()
-	x := &Index{path: path, ctx: map[int32][]int32{}, conns: map[int32][2]int32{}, follow: make(chan struct{})}
+	x := &Index{path: path, ctx: map[int32][]int32{}, follow: make(chan struct{})}
 	if n == 24 && isPcapMagic(hdr) {
 		x.header = hdr
 	}
@@ -93,6 +91,7 @@ func Open(ctx context.Context, path string) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.SetICRCCheck(false) // the index shows no ICRC; rows on screen check it when decoded
 	x.lt = r.LinkType()
 	go x.build(ctx, r)
 	return x, nil
@@ -109,7 +108,7 @@ func OpenLive(ctx context.Context, iface, bpf string) (*Index, error) {
 
 // openLive indexes a reader whose frames arrive over time.
 func openLive(ctx context.Context, name string, r *capture.Reader) *Index {
-	x := &Index{path: name, live: true, lt: r.LinkType(), ctx: map[int32][]int32{}, conns: map[int32][2]int32{}, follow: make(chan struct{})}
+	x := &Index{path: name, live: true, lt: r.LinkType(), ctx: map[int32][]int32{}, follow: make(chan struct{})}
 	go x.build(ctx, r)
 	go func() { <-ctx.Done(); r.Close() }()
 	return x
@@ -158,9 +157,6 @@ func (x *Index) build(ctx context.Context, r *capture.Reader) {
 		if f.SMCRelevant() {
 			e.flags |= flagRelevant
 		}
-		if f.Err != nil || f.SMCMalformed || len(f.CLCErr) > 0 {
-			e.flags |= flagError
-		}
 		x.mu.Lock()
 		if len(x.ents) == 0 {
 			x.base = f.CI.Timestamp
@@ -176,14 +172,6 @@ func (x *Index) build(ctx context.Context, r *capture.Reader) {
 			if c := x.ctx[e.conn]; len(c) < maxContext {
 				x.ctx[e.conn] = append(c, n)
 			}
-		}
-		if e.conn != 0 {
-			c := x.conns[e.conn]
-			if c[0] == 0 {
-				c[0] = n
-			}
-			c[1] = n
-			x.conns[e.conn] = c
 		}
 		batch++
 		if batch == 4096 {
@@ -424,7 +412,7 @@ func (x *Index) Decode(ns []int32, fn func(n int32, f *capture.Frame)) error {
 	for n := range set {
 		order = append(order, n)
 	}
-	sortInt32(order)
+	slices.Sort(order)
 	var f *os.File
 	if x.header != nil {
 		var err error
@@ -453,14 +441,6 @@ func (x *Index) Decode(ns []int32, fn func(n int32, f *capture.Frame)) error {
 		if n := order[i]; want[n] {
 			fr.Number = int(n)
 			fn(n, fr)
-		}
-	}
-}
-
-func sortInt32(a []int32) {
-	for i := 1; i < len(a); i++ {
-		for j := i; j > 0 && a[j] < a[j-1]; j-- {
-			a[j], a[j-1] = a[j-1], a[j]
 		}
 	}
 }
