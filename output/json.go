@@ -26,8 +26,7 @@ type jsonPrinter struct {
 	b        []byte
 	line     []byte
 	val      []byte   // text of the current non-numeric value
-	seen     []bool   // per field ID: already written in this object
-	count    []uint16 // per field ID: values in this record
+	count    []uint16 // per field ID: values in this record not yet written
 	keys     [][]byte // per field ID: its quoted name and colon, made once
 	base     *time.Time
 }
@@ -72,23 +71,22 @@ func (p *jsonPrinter) frame(f *capture.Frame) error {
 	for _, id := range r.IDs {
 		if int(id) >= len(p.count) {
 			p.count = append(p.count, make([]uint16, int(id)+1-len(p.count))...)
-			p.seen = append(p.seen, make([]bool, int(id)+1-len(p.seen))...)
 		}
 		p.count[id]++
 	}
 	first := true
 	for i, id := range r.IDs {
-		if p.seen[id] {
-			continue
+		n := int(p.count[id])
+		if n == 0 {
+			continue // written with its first value
 		}
-		p.seen[id] = true
+		p.count[id] = 0
 		d := decode.Def(id)
 		if !first {
 			b = append(b, ',')
 		}
 		first = false
 		b = append(b, p.key(id, d.Name)...)
-		n := int(p.count[id])
 		if n == 1 {
 			b = appendJSONValue(b, d, r.Vals[i], &p.val)
 			continue
@@ -106,9 +104,6 @@ func (p *jsonPrinter) frame(f *capture.Frame) error {
 			b = appendJSONValue(b, d, r.Vals[j], &p.val)
 		}
 		b = append(b, ']')
-	}
-	for _, id := range r.IDs {
-		p.count[id], p.seen[id] = 0, false
 	}
 	if !first {
 		b = append(b, ',')
