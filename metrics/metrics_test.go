@@ -185,3 +185,27 @@ func TestPrometheusScrape(t *testing.T) {
 		time.Sleep(250 * time.Millisecond) // polling the server, not asserting time
 	}
 }
+
+// TestConcurrentScrapes: promhttp may collect for several scrapes at once;
+// nothing in the collectors may be shared unguarded (go test -race).
+func TestConcurrentScrapes(t *testing.T) {
+	src := fixture(t)
+	srv := httptest.NewServer(Handler(src))
+	defer srv.Close()
+	done := make(chan error, 8)
+	for range 8 {
+		go func() {
+			resp, err := http.Get(srv.URL)
+			if err == nil {
+				_, err = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+			done <- err
+		}()
+	}
+	for range 8 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -15,20 +15,21 @@ import (
 // _bytes_total, error counters with a health label so one rule watches
 // them all.
 type rnicCollector struct {
-	up, smc  *prometheus.Desc
-	counters map[string]*prometheus.Desc
+	up, smc *prometheus.Desc
 }
 
 func newRNICCollector() *rnicCollector {
 	l := []string{"device", "port"}
 	return &rnicCollector{
-		up:       prometheus.NewDesc(namespace+"_rnic_port_up", "1 when the RDMA port is ACTIVE.", l, nil),
-		smc:      prometheus.NewDesc(namespace+"_rnic_port_smc_links", "SMC-R links on the port (SMC_NETLINK_GET_DEV_SMCR).", []string{"device", "port", "pnetid"}, nil),
-		counters: map[string]*prometheus.Desc{},
+		up:  prometheus.NewDesc(namespace+"_rnic_port_up", "1 when the RDMA port is ACTIVE.", l, nil),
+		smc: prometheus.NewDesc(namespace+"_rnic_port_smc_links", "SMC-R links on the port (SMC_NETLINK_GET_DEV_SMCR).", []string{"device", "port", "pnetid"}, nil),
 	}
 }
 
-func (c *rnicCollector) desc(name, unit string) *prometheus.Desc {
+// counterDesc names a sysfs counter's metric. It is made per scrape:
+// promhttp may collect for several scrapes at once, so the collector
+// keeps no cache it would have to lock.
+func counterDesc(name, unit string) *prometheus.Desc {
 	metric := namespace + "_rnic_" + sanitize(name)
 	switch {
 	case unit == "bytes" && !strings.HasSuffix(metric, "_bytes"):
@@ -36,12 +37,7 @@ func (c *rnicCollector) desc(name, unit string) *prometheus.Desc {
 	default:
 		metric += "_total"
 	}
-	d, ok := c.counters[metric]
-	if !ok {
-		d = prometheus.NewDesc(metric, fmt.Sprintf("RDMA port counter %s (sysfs counters/ or hw_counters/).", name), []string{"device", "port", "health"}, nil)
-		c.counters[metric] = d
-	}
-	return d
+	return prometheus.NewDesc(metric, fmt.Sprintf("RDMA port counter %s (sysfs counters/ or hw_counters/).", name), []string{"device", "port", "health"}, nil)
 }
 
 func (c *rnicCollector) collect(s *monitor.Snapshot, ch chan<- prometheus.Metric) {
@@ -56,7 +52,7 @@ func (c *rnicCollector) collect(s *monitor.Snapshot, ch chan<- prometheus.Metric
 			}
 			seen := map[string]bool{}
 			for _, k := range p.Counters {
-				desc := c.desc(k.Name, k.Unit)
+				desc := counterDesc(k.Name, k.Unit)
 				if seen[desc.String()] {
 					continue // the same name from counters/ and hw_counters/: PMA wins
 				}
