@@ -40,6 +40,8 @@ lint:
 
 unit:
 	$(GO) test -count=1 ./...
+	# The concurrent parts (dashboard, browser, exporter, monitor) under the race detector.
+	$(GO) test -count=1 -race ./tui/... ./metrics/ ./monitor/
 
 # Boots the QEMU lab and drives the real binaries in it; skips with the reason where it cannot
 # run. Its time limits are lab/run's (lab/run --limits). The last line says whether the lab

@@ -106,8 +106,13 @@ func (s *Screen) Until(want string) string {
 	}
 }
 
-// Text is the simulation screen's content, one line per row.
-func (s *Screen) Text() string { return ScreenText(s.Sim) }
+// Text is the simulation screen's content, one line per row, read on the
+// application's goroutine, which is the one that draws.
+func (s *Screen) Text() string {
+	text := make(chan string, 1)
+	s.App.QueueUpdate(func() { text <- ScreenText(s.Sim) })
+	return <-text
+}
 
 // ScreenText returns a simulation screen's content, one line per row.
 func ScreenText(sim tcell.SimulationScreen) string {

@@ -153,6 +153,7 @@ func New(ctx context.Context, idx *Index, o Options) *Browser {
 	b.help = help
 	b.pages = tview.NewPages().AddPage("main", b.body, true, true).AddPage("help", help, true, false)
 	b.App.SetRoot(b.pages, true).EnableMouse(true)
+	b.setList(idx.Relevant(), "relevant")
 	b.App.SetInputCapture(b.input)
 	return b
 }
@@ -163,7 +164,6 @@ func (b *Browser) Keys() []tui.Binding { return b.keys }
 // Run shows the browser until the user quits; the list grows as the index
 // does (a live capture follows the tail unless the user scrolled away).
 func (b *Browser) Run() error {
-	b.setList(b.idx.Relevant(), "relevant")
 	go b.watch()
 	return b.App.Run()
 }

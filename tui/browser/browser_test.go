@@ -128,7 +128,6 @@ func TestBrowseFilterFollowExport(t *testing.T) {
 		if scr = h.Until("frame 4078"); !strings.Contains(scr, "REJECT") {
 			t.Errorf(":4078:\n%s", scr)
 		}
-		h.b.App.Stop()
 	}
 }
 
@@ -179,7 +178,6 @@ func TestPanes(t *testing.T) {
 	h.Until("relevant, ")
 	h.Key(tcell.KeyRune, 'L')
 	h.Until("link group 1, ")
-	h.b.App.Stop()
 
 	h = open(t, "decline-nordma.pcap", 160, 50, Options{})
 	h.Until("[SYN]")
@@ -237,7 +235,6 @@ func TestEverySample(t *testing.T) {
 	h.Until("[SYN]")
 	h.Key(tcell.KeyRune, 'w')
 	h.Until("wrote ")
-	h.b.App.Stop()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	idx, err := Open(ctx, h.b.opts.Write)

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/gdamore/tcell/v2"
 
 	"github.com/smcscope/smcscope/monitor"
 	"github.com/smcscope/smcscope/tui"
@@ -66,8 +65,6 @@ func status(s *monitor.Snapshot) string {
 // Options are the dashboard's run settings.
 type Options struct {
 	Interval time.Duration
-	// Screen replaces the terminal (tests: tcell.NewSimulationScreen).
-	Screen tcell.Screen
 	// OnSnapshot, when set, gets every snapshot and how long it took (the
 	// exporter serves the dashboard's snapshots instead of refreshing again).
 	OnSnapshot func(monitor.Snapshot, time.Duration)
@@ -76,10 +73,11 @@ type Options struct {
 // Run shows the dashboard until the user quits or ctx ends, refreshing m
 // every interval (a capture replay runs meanwhile in its own goroutine).
 func Run(ctx context.Context, m *monitor.Monitor, o Options) error {
-	t := New()
-	if o.Screen != nil {
-		t.App.SetScreen(o.Screen)
-	}
+	return New().Run(ctx, m, o)
+}
+
+// Run shows the dashboard until the user quits or ctx ends (see Run).
+func (t *Top) Run(ctx context.Context, m *monitor.Monitor, o Options) error {
 	if o.Interval <= 0 {
 		o.Interval = 2 * time.Second
 	}

@@ -126,30 +126,14 @@ func TestRunReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := monitor.New(monitor.Options{Wire: w})
-	sim := tcell.NewSimulationScreen("UTF-8")
-	if err := sim.Init(); err != nil {
-		t.Fatal(err)
-	}
-	sim.SetSize(120, 40)
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- Run(ctx, m, Options{Interval: 10 * time.Millisecond, Screen: sim}) }()
-	deadline := time.After(10 * time.Second)
-	for {
-		sim.InjectKey(tcell.KeyRune, '3', tcell.ModNone)
-		time.Sleep(20 * time.Millisecond) // polling the screen, not asserting time
-		if scr := testutil.ScreenText(sim); strings.Contains(scr, "deleted") && strings.Contains(scr, "1:qp0x11") {
-			break
-		}
-		select {
-		case <-deadline:
-			cancel()
-			t.Fatalf("replayed link group never shown:\n%s", testutil.ScreenText(sim))
-		default:
-		}
-	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
+	t.Cleanup(cancel) // after the screen's cleanup has stopped the app (cleanups run last-in first)
+	tp := New()
+	s := testutil.NewScreen(t, tp.App.Application)
+	s.Start(120, 40, func() error { return tp.Run(ctx, m, Options{Interval: 10 * time.Millisecond}) })
+	s.Key(tcell.KeyRune, '3')
+	scr := s.Until("1:qp0x11")
+	if !strings.Contains(scr, "deleted") {
+		t.Errorf("replayed link group not deleted at the end:\n%s", scr)
 	}
 }
