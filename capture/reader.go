@@ -209,10 +209,11 @@ func NewReader(name string, src PacketSource, lt layers.LinkType) (*Reader, erro
 // SetICRCCheck turns the RoCE ICRC verification on (the default) or off.
 func (r *Reader) SetICRCCheck(on bool) { r.noICRC = !on }
 
-// RecordOffset returns the file offset where the record of the frame
-// Next last returned starts, for random access to a classic pcap file
-// (the capture browser's index); -1 for pcapng, gzip, stdin and live
-// sources, where records are not addressable that way.
+// RecordOffset returns the offset where the record of the frame Next
+// last returned starts in a classic pcap stream, for random access (the
+// capture browser's index); -1 for pcapng and live sources. For a
+// gzip-compressed pcap it is an offset in the decompressed stream, which
+// the file itself cannot be read at.
 func (r *Reader) RecordOffset() int64 { return r.last }
 
 // Name is the file name given to Open ("-" for stdin) or the interface.
