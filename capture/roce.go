@@ -45,13 +45,7 @@ type roceLayers struct {
 	llc   decode.LLC
 	cdc   decode.CDC
 	noICR bool // skip the ICRC check
-}
-
-func (r *roceLayers) put(dlc gopacket.DecodingLayerContainer) gopacket.DecodingLayerContainer {
-	for _, l := range []gopacket.DecodingLayer{&r.grh, &r.bth, &r.reth, &r.aeth, &r.imm, &r.ieth, &r.deth, &r.llc, &r.cdc} {
-		dlc = dlc.Put(l)
-	}
-	return dlc
+	icrc  decode.ICRC
 }
 
 func (r *roceLayers) attach(t gopacket.LayerType, f *Frame) {
@@ -90,11 +84,11 @@ func (r *roceLayers) checkICRC(f *Frame) {
 	)
 	switch {
 	case f.GRH != nil:
-		want, err = decode.ICRCRoCEv1(f.Data[cap(f.Data)-cap(f.GRH.Contents):])
+		want, err = r.icrc.RoCEv1(f.Data[cap(f.Data)-cap(f.GRH.Contents):])
 	case f.IPv4 != nil:
-		want, err = decode.ICRCRoCEv2(f.Data[cap(f.Data)-cap(f.IPv4.Contents):])
+		want, err = r.icrc.RoCEv2(f.Data[cap(f.Data)-cap(f.IPv4.Contents):])
 	case f.IPv6 != nil:
-		want, err = decode.ICRCRoCEv2(f.Data[cap(f.Data)-cap(f.IPv6.Contents):])
+		want, err = r.icrc.RoCEv2(f.Data[cap(f.Data)-cap(f.IPv6.Contents):])
 	default:
 		return
 	}
@@ -160,4 +154,33 @@ func decodeCLCs(f *Frame, qps *smcQPs) {
 		f.CLC = append(f.CLC, c)
 		qps.learnCLC(c)
 	}
+}
+
+// layer returns the decoder's layer for typ, or nil when typ is not one of
+// the RoCE/SMC layers or lies below depth.
+func (r *roceLayers) layer(typ gopacket.LayerType, depth Depth) gopacket.DecodingLayer {
+	switch typ {
+	case decode.LayerTypeGRH:
+		return &r.grh
+	case decode.LayerTypeRETH:
+		return &r.reth
+	case decode.LayerTypeAETH:
+		return &r.aeth
+	case decode.LayerTypeImmDt:
+		return &r.imm
+	case decode.LayerTypeIETH:
+		return &r.ieth
+	case decode.LayerTypeDETH:
+		return &r.deth
+	}
+	if depth >= DepthTransport {
+		return nil
+	}
+	switch typ {
+	case decode.LayerTypeLLC:
+		return &r.llc
+	case decode.LayerTypeCDC:
+		return &r.cdc
+	}
+	return nil
 }

@@ -17,28 +17,44 @@ import (
 // the project's reference corpus (magnate3/linux-riscv-dev rocev1*.pcap),
 // which carry no licence and so are not in testdata.
 
-// icrcOnes stands in for the LRH and for every masked field. It is never
-// written. The masked header is fed to the CRC piece by piece instead of
-// being copied into a local buffer, because crc32.Update hands its slice
-// to a function variable and would move such a buffer to the heap.
-var icrcOnes = [8]byte{0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF}
+// The masked header is copied into a scratch buffer owned by an ICRC value
+// and the CRC is computed in one or two passes: fed piece by piece (a dozen
+// small updates per packet) it cost more than the rest of decoding a RoCE
+// frame, and crc32's fast (carry-less multiply) path needs runs of 64 bytes
+// or more. The buffer cannot live on the stack, since crc32.Update hands
+// its slice to a function variable, which moves it to the heap.
 
-// icrcVersionByte[v] is the first byte of a masked IPv6 header or GRH of
-// version v; read-only, for the same reason as icrcOnes.
-var icrcVersionByte = [16]byte{0x0F, 0x1F, 0x2F, 0x3F, 0x4F, 0x5F, 0x6F, 0x7F,
-	0x8F, 0x9F, 0xAF, 0xBF, 0xCF, 0xDF, 0xEF, 0xFF}
+// icrcScratch holds the LRH stand-in, the masked headers (up to a 60-byte
+// IPv4 header, UDP and BTH) and the rest of any packet of common size.
+const icrcScratch = 512
+
+// ICRC computes the invariant CRC of RoCE packets. The zero value is ready
+// to use; it is not safe for concurrent use.
+type ICRC struct {
+	buf [icrcScratch]byte
+}
 
 // ICRCRoCEv2 checks the ICRC of a RoCEv2 packet. ip starts at the IPv4 or
 // IPv6 header; the packet ends where the IP length field says (so trailing
 // Ethernet padding is ignored), and its last 4 bytes are the ICRC. It
 // returns the computed CRC, and an error wrapping ErrBadICRC when it
 // differs from the trailer (or ErrTruncated/ErrBadLength/ErrUnknownType
-// when ip does not hold a whole IP/UDP/BTH packet).
-func ICRCRoCEv2(ip []byte) (computed uint32, err error) {
+// when ip does not hold a whole IP/UDP/BTH packet). It allocates its
+// scratch buffer; checking many packets, keep an ICRC and call RoCEv2.
+func ICRCRoCEv2(ip []byte) (computed uint32, err error) { return new(ICRC).RoCEv2(ip) }
+
+// ICRCRoCEv1 checks the ICRC of a RoCEv1 packet; grh starts at the GRH
+// and the packet ends where GRH PayLen says, its last 4 bytes being the
+// ICRC. Results as for ICRCRoCEv2.
+func ICRCRoCEv1(grh []byte) (uint32, error) { return new(ICRC).RoCEv1(grh) }
+
+// RoCEv2 is ICRCRoCEv2 without allocating.
+func (c *ICRC) RoCEv2(ip []byte) (computed uint32, err error) {
 	if len(ip) < 1 {
 		return 0, truncated("ICRC", "ip", 0, 1, 0)
 	}
-	crc := crc32.Update(0, crc32.IEEETable, icrcOnes[:])
+	b := c.buf[:0]
+	b = append(b, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF) // the LRH
 	var hdr, end int
 	switch ip[0] >> 4 {
 	case 4:
@@ -56,13 +72,10 @@ func ICRCRoCEv2(ip []byte) (computed uint32, err error) {
 		if end > len(ip) {
 			return 0, truncated("ICRC", "total_length", 2, end, len(ip))
 		}
-		crc = crc32.Update(crc, crc32.IEEETable, ip[0:1])
-		crc = crc32.Update(crc, crc32.IEEETable, icrcOnes[:1]) // type of service (DSCP+ECN)
-		crc = crc32.Update(crc, crc32.IEEETable, ip[2:8])
-		crc = crc32.Update(crc, crc32.IEEETable, icrcOnes[:1]) // TTL
-		crc = crc32.Update(crc, crc32.IEEETable, ip[9:10])
-		crc = crc32.Update(crc, crc32.IEEETable, icrcOnes[:2]) // header checksum
-		crc = crc32.Update(crc, crc32.IEEETable, ip[12:hdr])
+		b = append(b, ip[:hdr]...)
+		b[8+1] = 0xFF                 // type of service (DSCP+ECN)
+		b[8+8] = 0xFF                 // TTL
+		b[8+10], b[8+11] = 0xFF, 0xFF // header checksum
 	case 6:
 		hdr = 40
 		if len(ip) < hdr {
@@ -72,7 +85,7 @@ func ICRCRoCEv2(ip []byte) (computed uint32, err error) {
 		if end > len(ip) {
 			return 0, truncated("ICRC", "payload_length", 4, end, len(ip))
 		}
-		crc = icrcIPv6(crc, ip[:hdr])
+		b = appendMaskedIPv6(b, ip[:hdr])
 	default:
 		return 0, &Error{Layer: "ICRC", Field: "ip version", Offset: 0, Err: ErrUnknownType,
 			Detail: "IP version " + strconv.Itoa(int(ip[0]>>4))}
@@ -80,15 +93,13 @@ func ICRCRoCEv2(ip []byte) (computed uint32, err error) {
 	if end < hdr+8+bthLen+icrcLen {
 		return 0, truncated("ICRC", "udp+bth", hdr, hdr+8+bthLen+icrcLen, end)
 	}
-	crc = crc32.Update(crc, crc32.IEEETable, ip[hdr:hdr+6])
-	crc = crc32.Update(crc, crc32.IEEETable, icrcOnes[:2]) // UDP checksum
-	return icrcFinish(crc, ip[hdr+8:end], hdr+8)
+	b = append(b, ip[hdr:hdr+8]...)
+	b[len(b)-2], b[len(b)-1] = 0xFF, 0xFF // UDP checksum
+	return icrcFinish(b, ip[hdr+8:end], hdr+8)
 }
 
-// ICRCRoCEv1 checks the ICRC of a RoCEv1 packet; grh starts at the GRH
-// and the packet ends where GRH PayLen says, its last 4 bytes being the
-// ICRC. Results as for ICRCRoCEv2.
-func ICRCRoCEv1(grh []byte) (uint32, error) {
+// RoCEv1 is ICRCRoCEv1 without allocating.
+func (c *ICRC) RoCEv1(grh []byte) (uint32, error) {
 	if len(grh) < grhLen {
 		return 0, truncated("ICRC", "grh", 0, grhLen, len(grh))
 	}
@@ -99,30 +110,39 @@ func ICRCRoCEv1(grh []byte) (uint32, error) {
 	if end < grhLen+bthLen+icrcLen {
 		return 0, truncated("ICRC", "bth", grhLen, grhLen+bthLen+icrcLen, end)
 	}
-	crc := crc32.Update(0, crc32.IEEETable, icrcOnes[:])
-	crc = icrcIPv6(crc, grh[:grhLen])
-	return icrcFinish(crc, grh[grhLen:end], grhLen)
+	b := append(c.buf[:0], 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF) // the LRH
+	b = appendMaskedIPv6(b, grh[:grhLen])
+	return icrcFinish(b, grh[grhLen:end], grhLen)
 }
 
-// icrcIPv6 adds an IPv6 header or GRH with traffic class, flow label and
-// hop limit set to ones.
-func icrcIPv6(crc uint32, h []byte) uint32 {
-	v := h[0] >> 4 // version kept, traffic class high nibble masked
-	crc = crc32.Update(crc, crc32.IEEETable, icrcVersionByte[v:v+1])
-	crc = crc32.Update(crc, crc32.IEEETable, icrcOnes[:3]) // traffic class low nibble + flow label
-	crc = crc32.Update(crc, crc32.IEEETable, h[4:7])
-	crc = crc32.Update(crc, crc32.IEEETable, icrcOnes[:1]) // hop limit
-	return crc32.Update(crc, crc32.IEEETable, h[8:40])
+// appendMaskedIPv6 appends an IPv6 header or GRH with traffic class, flow
+// label and hop limit set to ones (the version is kept).
+func appendMaskedIPv6(b, h []byte) []byte {
+	n := len(b)
+	b = append(b, h[:40]...)
+	b[n] |= 0x0F                              // traffic class high nibble
+	b[n+1], b[n+2], b[n+3] = 0xFF, 0xFF, 0xFF // traffic class low nibble + flow label
+	b[n+7] = 0xFF                             // hop limit
+	return b
 }
 
 // icrcFinish adds the BTH (with the FECN/BECN/reserved byte masked) and
-// the rest of the transport packet, and compares with the trailer. tp
-// starts at the BTH, at offset base of the caller's input, and ends with
-// the ICRC.
-func icrcFinish(crc uint32, tp []byte, base int) (uint32, error) {
-	crc = crc32.Update(crc, crc32.IEEETable, tp[:4])
-	crc = crc32.Update(crc, crc32.IEEETable, icrcOnes[:1])
-	crc = crc32.Update(crc, crc32.IEEETable, tp[5:len(tp)-icrcLen])
+// the rest of the transport packet to the masked headers in b (the
+// scratch buffer), and compares with the trailer. tp starts at the BTH, at
+// offset base of the caller's input, and ends with the ICRC.
+func icrcFinish(b, tp []byte, base int) (uint32, error) {
+	body := tp[:len(tp)-icrcLen]
+	n := len(b)
+	var crc uint32
+	if n+len(body) <= cap(b) {
+		b = append(b, body...)
+		b[n+4] = 0xFF
+		crc = crc32.ChecksumIEEE(b)
+	} else {
+		b = append(b, body[:bthLen]...)
+		b[n+4] = 0xFF
+		crc = crc32.Update(crc32.ChecksumIEEE(b), crc32.IEEETable, body[bthLen:])
+	}
 	if got := binary.LittleEndian.Uint32(tp[len(tp)-icrcLen:]); got != crc {
 		return crc, icrcMismatch(got, crc, base+len(tp)-icrcLen)
 	}

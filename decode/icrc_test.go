@@ -1,7 +1,9 @@
 package decode
 
 import (
+	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"path/filepath"
 	"testing"
 )
@@ -141,8 +143,9 @@ func TestICRCRoCEv1(t *testing.T) {
 
 func TestICRCDoesNotMalloc(t *testing.T) {
 	ip, _, _ := roceSplit(roceFrame(t, "pingpong.pcap", 18))
+	var c ICRC
 	if n := testing.AllocsPerRun(200, func() {
-		if _, err := ICRCRoCEv2(ip); err != nil {
+		if _, err := c.RoCEv2(ip); err != nil {
 			t.Fatal(err)
 		}
 	}); n != 0 {
@@ -151,7 +154,7 @@ func TestICRCDoesNotMalloc(t *testing.T) {
 	p := roceV1Packet(t)
 	want, _ := ICRCRoCEv1(p)
 	p[len(p)-4], p[len(p)-3], p[len(p)-2], p[len(p)-1] = byte(want), byte(want>>8), byte(want>>16), byte(want>>24)
-	if n := testing.AllocsPerRun(200, func() { _, _ = ICRCRoCEv1(p) }); n != 0 {
+	if n := testing.AllocsPerRun(200, func() { _, _ = c.RoCEv1(p) }); n != 0 {
 		t.Errorf("ICRCRoCEv1: %v allocations", n)
 	}
 }
@@ -165,9 +168,40 @@ func BenchmarkICRCRoCEv2(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(ip)))
+			var c ICRC
 			for b.Loop() {
-				_, _ = ICRCRoCEv2(ip)
+				_, _ = c.RoCEv2(ip)
 			}
 		})
+	}
+}
+
+// TestICRCSizes checks the one-pass CRC against a plain masked copy of the
+// whole packet for RoCEv2 packets on both sides of the scratch buffer's
+// size (above it the body is a second pass over the frame itself).
+func TestICRCSizes(t *testing.T) {
+	ip0, _, _ := roceSplit(roceFrame(t, "pingpong.pcap", 23)) // an IPv4 CDC
+	var c ICRC
+	for _, extra := range []int{0, 1, 63, 400, icrcScratch - 100, icrcScratch, icrcScratch + 1, 4096} {
+		ip := make([]byte, 0, len(ip0)+extra)
+		ip = append(ip, ip0[:len(ip0)-icrcLen]...)
+		for i := 0; i < extra; i++ {
+			ip = append(ip, byte(i*7))
+		}
+		ip = append(ip, 0, 0, 0, 0)
+		binary.BigEndian.PutUint16(ip[2:4], uint16(len(ip)))
+		binary.BigEndian.PutUint16(ip[24:26], uint16(len(ip)-20))
+		// The reference: ones for the LRH, then the packet with every
+		// variant field set to ones (IBTA annex A17.3.3).
+		m := append([]byte{0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF}, ip[:len(ip)-icrcLen]...)
+		m[8+1], m[8+8], m[8+10], m[8+11] = 0xFF, 0xFF, 0xFF, 0xFF
+		m[8+26], m[8+27] = 0xFF, 0xFF
+		m[8+28+4] = 0xFF
+		want := crc32.ChecksumIEEE(m)
+		binary.LittleEndian.PutUint32(ip[len(ip)-icrcLen:], want)
+		got, err := c.RoCEv2(ip)
+		if err != nil || got != want {
+			t.Errorf("%d bytes more: got 0x%08x, %v; want 0x%08x", extra, got, err, want)
+		}
 	}
 }
