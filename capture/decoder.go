@@ -1,6 +1,8 @@
 package capture
 
 import (
+	"fmt"
+
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 
@@ -70,6 +72,11 @@ func (u *udpLayer) NextLayerType() gopacket.LayerType {
 
 // Decoder turns raw frames of one link type into a Frame. It owns every
 // layer struct and reuses them, so decoding a frame does not allocate.
+//
+// The layers are chained by hand (decodeChain) rather than by gopacket's
+// DecodingLayerParser: its container lookup, interface calls and a second
+// pass to attach the layers cost more than decoding the headers of a RoCE
+// frame, and the chain can stop at the deepest layer a consumer needs.
 type Decoder struct {
 	linkType layers.LinkType
 
@@ -83,11 +90,27 @@ type Decoder struct {
 	udp  udpLayer
 	roce roceLayers
 
-	// One chain from the link layer to the SMC message: RoCEv1's GRH is
-	// reached through the EtherType 0x8915 that package decode registers
-	// in gopacket's table, RoCEv2's BTH through udpLayer.
-	link, raw4, raw6 *gopacket.DecodingLayerParser
+	first     gopacket.LayerType // layer the link type starts with (zero: raw IP)
+	truncated bool               // DecodeFeedback of the frame being decoded
+	// depth is the deepest layer decoded (all when zero): see SetDepth.
+	depth Depth
 }
+
+// Depth limits how far Decode goes down the protocol stack: consumers that
+// read only the outer headers (a -T fields column of the BTH, say) do not
+// pay for decoding what lies beneath.
+type Depth uint8
+
+// Depths, from the deepest.
+const (
+	DepthAll       Depth = iota // every layer, SMC messages included
+	DepthTransport              // up to the BTH and its extension headers; no LLC, CDC
+	DepthBTH                    // up to the BTH; no extension headers
+	DepthNetwork                // link, VLAN and IP (or GRH) only; no TCP, UDP
+)
+
+// SetTruncated implements gopacket.DecodeFeedback.
+func (d *Decoder) SetTruncated() { d.truncated = true }
 
 // NewDecoder returns a Decoder for frames of link type lt.
 func NewDecoder(lt layers.LinkType) (*Decoder, error) {
@@ -95,32 +118,23 @@ func NewDecoder(lt layers.LinkType) (*Decoder, error) {
 		return nil, &FileError{Err: ErrUnsupportedLink}
 	}
 	d := &Decoder{linkType: lt}
-	dlc := gopacket.DecodingLayerContainer(gopacket.DecodingLayerSparse(nil))
-	for _, l := range []gopacket.DecodingLayer{&d.eth, &d.vlan, &d.sll, &d.sll2, &d.ip4, &d.ip6, &d.tcp, &d.udp} {
-		dlc = dlc.Put(l)
-	}
-	dlc = d.roce.put(dlc)
-	parser := func(first gopacket.LayerType) *gopacket.DecodingLayerParser {
-		p := gopacket.NewDecodingLayerParser(first)
-		p.SetDecodingLayerContainer(dlc)
-		p.IgnoreUnsupported = true
-		return p
-	}
 	switch lt {
 	case layers.LinkTypeEthernet:
-		d.link = parser(layers.LayerTypeEthernet)
+		d.first = layers.LayerTypeEthernet
 	case layers.LinkTypeLinuxSLL:
-		d.link = parser(layers.LayerTypeLinuxSLL)
+		d.first = layers.LayerTypeLinuxSLL
 	case layers.LinkTypeLinuxSLL2:
-		d.link = parser(layers.LayerTypeLinuxSLL2)
+		d.first = layers.LayerTypeLinuxSLL2
 	}
-	d.raw4 = parser(layers.LayerTypeIPv4)
-	d.raw6 = parser(layers.LayerTypeIPv6)
 	return d, nil
 }
 
 // LinkType is the link type the decoder was made for.
 func (d *Decoder) LinkType() layers.LinkType { return d.linkType }
+
+// SetDepth limits decoding to the layers down to depth (DepthAll: every
+// layer, the default).
+func (d *Decoder) SetDepth(depth Depth) { d.depth = depth }
 
 // Decode decodes f.Data into f, resetting every per-frame field except
 // Number, CI and Data.
@@ -128,49 +142,114 @@ func (d *Decoder) Decode(f *Frame) {
 	f.reset()
 	f.LinkType = d.linkType
 	d.vlan.reset()
-	p := d.link
-	if p == nil { // raw IP: the version nibble picks the first layer
-		p = d.raw4
+	first := d.first
+	if first == gopacket.LayerTypeZero { // raw IP: the version nibble picks the first layer
+		first = layers.LayerTypeIPv4
 		if len(f.Data) > 0 && f.Data[0]>>4 == 6 {
-			p = d.raw6
+			first = layers.LayerTypeIPv6
 		}
 	}
-	err := p.DecodeLayers(f.Data, &f.Decoded)
-	f.Truncated = p.Truncated
-	if err != nil {
-		f.Err = err
-	}
-	d.attach(f)
-}
-
-// attach points the frame at the layers decoded in this frame.
-func (d *Decoder) attach(f *Frame) {
-	for _, t := range f.Decoded {
-		switch t {
-		case layers.LayerTypeEthernet:
-			f.Eth = &d.eth
-		case layers.LayerTypeDot1Q:
-			f.VLAN = d.vlan.tags[:d.vlan.n]
-		case layers.LayerTypeLinuxSLL:
-			f.SLL = &d.sll
-		case layers.LayerTypeLinuxSLL2:
-			f.SLL2 = &d.sll2
-		case layers.LayerTypeIPv4:
-			f.IPv4 = &d.ip4
-		case layers.LayerTypeIPv6:
-			f.IPv6 = &d.ip6
-		case layers.LayerTypeTCP:
-			f.TCP = &d.tcp
-		case layers.LayerTypeUDP:
-			f.UDP = &d.udp.UDP
-		default:
-			d.roce.attach(t, f)
-		}
-	}
+	d.truncated = false
+	d.decodeChain(f, first)
+	f.Truncated = d.truncated
 	if f.TCP != nil && f.TCP.SYN {
 		f.SMCOption = decode.SMCOption(f.TCP.Options)
 	}
 	if f.BTH != nil {
 		d.roce.checkICRC(f)
+	}
+}
+
+// decodeChain decodes the layers of f.Data from typ on, attaching each to
+// f as it goes, until a layer has no payload, names a next layer this
+// package does not decode (not an error, as with gopacket's
+// IgnoreUnsupported), lies below the decoder's depth, or fails: the first
+// error is the frame's, and the layers decoded before it stay attached.
+func (d *Decoder) decodeChain(f *Frame, typ gopacket.LayerType) {
+	defer func() {
+		// gopacket's own layers may panic on hostile input; a frame
+		// error is what the parser made of that too.
+		if r := recover(); r != nil {
+			f.Err = fmt.Errorf("panic: %v", r)
+		}
+	}()
+	data := f.Data
+	var err error
+	for len(data) > 0 {
+		var l gopacket.DecodingLayer
+		cur := typ
+		switch typ {
+		case layers.LayerTypeEthernet:
+			if err = d.eth.DecodeFromBytes(data, d); err == nil {
+				f.Eth = &d.eth
+				typ, data = d.eth.NextLayerType(), d.eth.Payload
+			}
+		case layers.LayerTypeDot1Q:
+			if err = d.vlan.DecodeFromBytes(data, d); err == nil {
+				f.VLAN = d.vlan.tags[:d.vlan.n]
+				typ, data = d.vlan.NextLayerType(), d.vlan.LayerPayload()
+			}
+		case layers.LayerTypeLinuxSLL:
+			if err = d.sll.DecodeFromBytes(data, d); err == nil {
+				f.SLL = &d.sll
+				typ, data = d.sll.NextLayerType(), d.sll.Payload
+			}
+		case layers.LayerTypeLinuxSLL2:
+			if err = d.sll2.DecodeFromBytes(data, d); err == nil {
+				f.SLL2 = &d.sll2
+				typ, data = d.sll2.NextLayerType(), d.sll2.Payload
+			}
+		case layers.LayerTypeIPv4:
+			if err = d.ip4.DecodeFromBytes(data, d); err == nil {
+				f.IPv4 = &d.ip4
+				typ, data = d.ip4.NextLayerType(), d.ip4.Payload
+			}
+		case layers.LayerTypeIPv6:
+			if err = d.ip6.DecodeFromBytes(data, d); err == nil {
+				f.IPv6 = &d.ip6
+				typ, data = d.ip6.NextLayerType(), d.ip6.Payload
+			}
+		case layers.LayerTypeTCP:
+			if d.depth >= DepthNetwork {
+				return
+			}
+			if err = d.tcp.DecodeFromBytes(data, d); err == nil {
+				f.TCP = &d.tcp
+				typ = gopacket.LayerTypeZero // the CLC reassembler reads the payload
+			}
+		case layers.LayerTypeUDP:
+			if d.depth >= DepthNetwork {
+				return
+			}
+			if err = d.udp.DecodeFromBytes(data, d); err == nil {
+				f.UDP = &d.udp.UDP
+				typ, data = d.udp.NextLayerType(), d.udp.Payload
+			}
+		case decode.LayerTypeBTH:
+			if d.depth >= DepthNetwork {
+				return
+			}
+			if err = d.roce.bth.DecodeFromBytes(data, d); err == nil {
+				f.BTH = &d.roce.bth
+				typ, data = d.roce.bth.NextLayerType(), d.roce.bth.Payload
+				if d.depth >= DepthBTH {
+					f.Decoded = append(f.Decoded, cur)
+					return
+				}
+			}
+		default:
+			if l = d.roce.layer(typ, d.depth); l == nil {
+				return
+			}
+			if err = l.DecodeFromBytes(data, d); err == nil {
+				d.roce.attach(typ, f)
+				typ, data = l.NextLayerType(), l.LayerPayload()
+			}
+		}
+		if err != nil {
+			f.Err = err
+			return
+		}
+		f.Decoded = append(f.Decoded, cur)
 	}
 }
