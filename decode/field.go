@@ -135,7 +135,7 @@ func (v Value) Format(k Kind) string {
 }
 
 // Append is Format without allocating a new string.
-func (v Value) Append(dst []byte, k Kind) []byte {
+func (v *Value) Append(dst []byte, k Kind) []byte {
 	switch k {
 	case KindUint, KindBool:
 		return strconv.AppendUint(dst, v.U, 10)
@@ -219,41 +219,77 @@ func (r *Record) Add(id FieldID, v Value) {
 	if r.drops(id) {
 		return
 	}
+	r.put(id)
+	r.Vals[len(r.Vals)-1] = v
+}
+
+// put appends id with a zero value, for the typed adders to fill in place:
+// building a whole Value and copying it in cost more than the rest of a
+// numeric field's way into the record.
+func (r *Record) put(id FieldID) *Value {
 	r.IDs = append(r.IDs, id)
-	r.Vals = append(r.Vals, v)
+	if n := len(r.Vals); n < cap(r.Vals) {
+		r.Vals = r.Vals[:n+1]
+		r.Vals[n] = Value{}
+	} else {
+		r.Vals = append(r.Vals, Value{})
+	}
+	return &r.Vals[len(r.Vals)-1]
 }
 
 // AddUint appends a numeric value.
-func (r *Record) AddUint(id FieldID, u uint64) { r.Add(id, Value{U: u}) }
+func (r *Record) AddUint(id FieldID, u uint64) {
+	if !r.drops(id) {
+		r.put(id).U = u
+	}
+}
 
 // AddBool appends a boolean as 0/1.
 func (r *Record) AddBool(id FieldID, b bool) {
-	var u uint64
-	if b {
-		u = 1
+	if !r.drops(id) {
+		var u uint64
+		if b {
+			u = 1
+		}
+		r.put(id).U = u
 	}
-	r.Add(id, Value{U: u})
 }
 
 // AddString appends text.
-func (r *Record) AddString(id FieldID, s string) { r.Add(id, Value{S: s}) }
+func (r *Record) AddString(id FieldID, s string) {
+	if !r.drops(id) {
+		r.put(id).S = s
+	}
+}
 
 // AddText appends wire bytes as text. The string is only made when the
 // field is kept, so a Want-limited record does not allocate for it.
 func (r *Record) AddText(id FieldID, b []byte) {
 	if !r.drops(id) {
-		r.Add(id, Value{S: string(b)})
+		r.put(id).S = string(b)
 	}
 }
 
 // AddBytes appends raw bytes (aliasing b) for KindBytes and KindMAC fields.
-func (r *Record) AddBytes(id FieldID, b []byte) { r.Add(id, Value{B: b}) }
+func (r *Record) AddBytes(id FieldID, b []byte) {
+	if !r.drops(id) {
+		r.put(id).B = b
+	}
+}
 
 // AddAddr appends an address or GID.
-func (r *Record) AddAddr(id FieldID, a netip.Addr) { r.Add(id, Value{A: a}) }
+func (r *Record) AddAddr(id FieldID, a netip.Addr) {
+	if !r.drops(id) {
+		r.put(id).A = a
+	}
+}
 
 // AddFloat appends a float.
-func (r *Record) AddFloat(id FieldID, f float64) { r.Add(id, Value{F: f}) }
+func (r *Record) AddFloat(id FieldID, f float64) {
+	if !r.drops(id) {
+		r.put(id).F = f
+	}
+}
 
 // First returns the first value of id in the record.
 func (r *Record) First(id FieldID) (Value, bool) {

@@ -88,7 +88,7 @@ func (p *jsonPrinter) frame(f *capture.Frame) error {
 		first = false
 		b = append(b, p.key(id, d.Name)...)
 		if n == 1 {
-			b = appendJSONValue(b, d, r.Vals[i], &p.val)
+			b = appendJSONValue(b, d, &r.Vals[i], &p.val)
 			continue
 		}
 		b = append(b, '[')
@@ -101,7 +101,7 @@ func (p *jsonPrinter) frame(f *capture.Frame) error {
 				b = append(b, ',')
 			}
 			k++
-			b = appendJSONValue(b, d, r.Vals[j], &p.val)
+			b = appendJSONValue(b, d, &r.Vals[j], &p.val)
 		}
 		b = append(b, ']')
 	}
@@ -131,7 +131,7 @@ func (p *jsonPrinter) frame(f *capture.Frame) error {
 	return err
 }
 
-func appendJSONValue(b []byte, d decode.FieldDef, v decode.Value, scratch *[]byte) []byte {
+func appendJSONValue(b []byte, d decode.FieldDef, v *decode.Value, scratch *[]byte) []byte {
 	switch d.Kind {
 	case decode.KindUint:
 		return strconv.AppendUint(b, v.U, 10)
