@@ -4,24 +4,37 @@ import (
 	"context"
 	"io"
 	"testing"
+
+	"github.com/smcscope/smcscope/render"
 )
 
+// benchFields are bench/compare.sh's -T fields columns.
+var benchFields = []string{"frame.number", "roce.bth.opcode", "roce.bth.dqpn", "roce.bth.psn", "smc.cdc.seq", "smc.clc.type"}
+
 // BenchmarkDecodePingpong runs the whole smcdump pipeline (read, decode,
-// reassemble, ICRC, fields, -T fields output) over pingpong.pcap repeated
-// to about 100k frames.
+// reassemble, ICRC, fields, output), wired as cmd/smcdump wires it (the
+// tracker available), over pingpong.pcap repeated to about 100k frames,
+// in each output mode bench/compare.sh times.
 func BenchmarkDecodePingpong(b *testing.B) {
 	for _, bc := range []struct {
 		name string
 		o    Options
 	}{
-		{"fields", Options{All: true, Format: FormatFields, Fields: []string{"frame.number", "roce.bth.opcode", "roce.bth.dqpn", "roce.bth.psn", "smc.cdc.seq", "smc.clc.type"}}},
+		{"fields", Options{All: true, Format: FormatFields, Fields: benchFields}},
+		{"fields4", Options{All: true, Format: FormatFields, Fields: benchFields[:4]}},
 		{"text", Options{}},
+		{"json", Options{All: true, Format: FormatJSON}},
 		{"jsonl", Options{All: true, Format: FormatJSONL}},
+		{"quiet", Options{Quiet: true}},
+		{"conns", Options{Quiet: true, Views: []string{"smc,conns"}}},
+		{"filter", Options{Quiet: true, DisplayFilter: "smc.cdc.seq > 5"}},
+		{"filter-conn", Options{Quiet: true, DisplayFilter: "smc.conn.id == 1"}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			p, frames := bigCapture(b)
 			o := bc.o
 			o.Read, o.Stdout, o.Stderr = p, io.Discard, io.Discard
+			o.NewTracker = func(views []string) (Tracker, error) { return render.NewTracker(views) }
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {

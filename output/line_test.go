@@ -1,0 +1,38 @@
+package output
+
+import (
+	"math/rand/v2"
+	"net/netip"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// TestAppendSeconds: the integer formatter of the text lines' time column
+// writes what strconv.AppendFloat(d.Seconds(), 'f', 6) writes, including
+// the ties and large and negative times it hands to the float path.
+func TestAppendSeconds(t *testing.T) {
+	ds := []time.Duration{0, 1, 499, 500, 501, 999, 1000, 1500, 999_999_499, 999_999_500, 999_999_999,
+		time.Second, 3*time.Second + 500, 86400 * time.Second, 1<<62 + 123456789, -1, -1500, -time.Second}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 200000 {
+		ds = append(ds, time.Duration(rng.Int64N(int64(48*time.Hour))))
+		ds = append(ds, time.Duration(rng.Int64N(2e9)/1000*1000+500)) // ties
+		ds = append(ds, time.Duration(rng.Int64N(1<<50)))
+	}
+	for _, d := range ds {
+		want := strconv.AppendFloat(nil, d.Seconds(), 'f', 6, 64)
+		if got := appendSeconds(nil, d); string(got) != string(want) {
+			t.Fatalf("%d ns: %s, want %s", int64(d), got, want)
+		}
+	}
+}
+
+func TestAppendIPv4(t *testing.T) {
+	for _, b := range [][4]byte{{0, 0, 0, 0}, {255, 255, 255, 255}, {10, 10, 0, 2}, {9, 99, 100, 199}} {
+		want := netip.AddrFrom4(b).String()
+		if got := appendIPv4(nil, b[:]); string(got) != want {
+			t.Errorf("%v: %s, want %s", b, got, want)
+		}
+	}
+}
