@@ -3,7 +3,8 @@ package decode
 import (
 	"encoding/hex"
 	"fmt"
-	"net"
+	"math"
+	"math/bits"
 	"net/netip"
 	"sort"
 	"strconv"
@@ -147,11 +148,52 @@ func (v *Value) Append(dst []byte, k Kind) []byte {
 		return v.A.AppendTo(dst)
 	case KindMAC:
 		if len(v.B) == 6 {
-			return append(dst, net.HardwareAddr(v.B).String()...)
+			for i, c := range v.B {
+				if i > 0 {
+					dst = append(dst, ':')
+				}
+				dst = append(dst, lowerHex[c>>4], lowerHex[c&15])
+			}
+			return dst
 		}
 		return hex.AppendEncode(dst, v.B)
 	case KindFloat:
-		return strconv.AppendFloat(dst, v.F, 'f', 9, 64)
+		return appendFixed9(dst, v.F)
+	}
+	return dst
+}
+
+// appendFixed9 is strconv.AppendFloat(dst, f, 'f', 9, 64) by integer
+// arithmetic for the floats it is used for, capture times of about 1.8e9
+// seconds: with nine decimals they need more digits than a float64 holds,
+// which sends strconv to its slow multi-precision path. The decimal digits
+// of f*1e9 are exact in 128 bits; ties round to even, as strconv does.
+// Other values (negative, tiny, huge, not finite) go to strconv.
+func appendFixed9(dst []byte, f float64) []byte {
+	b := math.Float64bits(f)
+	exp := int(b >> 52 & 0x7FF)
+	if b>>63 != 0 || exp == 0 || exp == 0x7FF {
+		return strconv.AppendFloat(dst, f, 'f', 9, 64)
+	}
+	mant := b&(1<<52-1) | 1<<52
+	shift := 1075 - exp // f = mant / 2^shift
+	if shift <= 0 || shift >= 64 {
+		return strconv.AppendFloat(dst, f, 'f', 9, 64)
+	}
+	hi, lo := bits.Mul64(mant, 1e9)
+	if hi>>uint(shift) != 0 { // f*1e9 does not fit 64 bits
+		return strconv.AppendFloat(dst, f, 'f', 9, 64)
+	}
+	q := hi<<(64-uint(shift)) | lo>>uint(shift)
+	rem, half := lo&(1<<uint(shift)-1), uint64(1)<<uint(shift-1)
+	if rem > half || rem == half && q&1 == 1 {
+		q++
+	}
+	dst = strconv.AppendUint(dst, q/1e9, 10)
+	frac := q % 1e9
+	dst = append(dst, '.')
+	for d := uint64(1e8); d > 0; d /= 10 {
+		dst = append(dst, byte('0'+frac/d%10))
 	}
 	return dst
 }

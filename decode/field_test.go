@@ -1,6 +1,9 @@
 package decode
 
 import (
+	"math"
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -25,6 +28,27 @@ func TestFieldOwners(t *testing.T) {
 	for o := OwnerGRH; o <= OwnerCDC; o++ {
 		if !seen[o] {
 			t.Errorf("owner %s has no field", o.Title())
+		}
+	}
+}
+
+// TestAppendFixed9: the integer formatter of frame.time_epoch writes what
+// strconv.AppendFloat(f, 'f', 9, 64) writes, ties and fallbacks included.
+func TestAppendFixed9(t *testing.T) {
+	fs := []float64{0, 1, 0.5, 0.0009765625, 1.0009765625, 3.0000000005, 1795330658.962938070,
+		1795336493.913579, 1 << 33, 1 << 34, 1 << 40, 1e300, -1, math.Inf(1), math.NaN(), 5e-324,
+		math.Nextafter(1795330658, 0), math.Nextafter(1795330658, 2e9)}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 300000 {
+		fs = append(fs, 1.6e9+rng.Float64()*4e8)             // capture times
+		fs = append(fs, rng.Float64()*100)                   // relative times
+		fs = append(fs, float64(rng.Uint64N(1<<40))/(1<<30)) // exact binary fractions: ties
+		fs = append(fs, math.Float64frombits(rng.Uint64()))  // anything
+	}
+	for _, f := range fs {
+		want := strconv.AppendFloat(nil, f, 'f', 9, 64)
+		if got := appendFixed9(nil, f); string(got) != string(want) {
+			t.Fatalf("%v (%#x): %s, want %s", f, math.Float64bits(f), got, want)
 		}
 	}
 }

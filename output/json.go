@@ -26,9 +26,16 @@ type jsonPrinter struct {
 	b        []byte
 	line     []byte
 	val      []byte   // text of the current non-numeric value
-	count    []uint16 // per field ID: values in this record not yet written
-	keys     [][]byte // per field ID: its quoted name and colon, made once
+	count    []uint16    // per field ID: values in this record not yet written
+	fields   []jsonField // per field ID: what the catalogue says, looked up once
 	base     *time.Time
+}
+
+// jsonField is what the writer needs of a field's catalogue entry: copying
+// the whole FieldDef for every value cost more than writing the value.
+type jsonField struct {
+	key  []byte // the quoted name and its colon
+	kind decode.Kind
 }
 
 func (p *jsonPrinter) begin() error {
@@ -81,14 +88,14 @@ func (p *jsonPrinter) frame(f *capture.Frame) error {
 			continue // written with its first value
 		}
 		p.count[id] = 0
-		d := decode.Def(id)
+		fd := p.field(id)
 		if !first {
 			b = append(b, ',')
 		}
 		first = false
-		b = append(b, p.key(id, d.Name)...)
+		b = append(b, fd.key...)
 		if n == 1 {
-			b = appendJSONValue(b, d, &r.Vals[i], &p.val)
+			b = appendJSONValue(b, fd.kind, &r.Vals[i], &p.val)
 			continue
 		}
 		b = append(b, '[')
@@ -101,7 +108,7 @@ func (p *jsonPrinter) frame(f *capture.Frame) error {
 				b = append(b, ',')
 			}
 			k++
-			b = appendJSONValue(b, d, &r.Vals[j], &p.val)
+			b = appendJSONValue(b, fd.kind, &r.Vals[j], &p.val)
 		}
 		b = append(b, ']')
 	}
@@ -131,8 +138,8 @@ func (p *jsonPrinter) frame(f *capture.Frame) error {
 	return err
 }
 
-func appendJSONValue(b []byte, d decode.FieldDef, v *decode.Value, scratch *[]byte) []byte {
-	switch d.Kind {
+func appendJSONValue(b []byte, kind decode.Kind, v *decode.Value, scratch *[]byte) []byte {
+	switch kind {
 	case decode.KindUint:
 		return strconv.AppendUint(b, v.U, 10)
 	case decode.KindBool:
@@ -141,23 +148,29 @@ func appendJSONValue(b []byte, d decode.FieldDef, v *decode.Value, scratch *[]by
 		if math.IsNaN(v.F) || math.IsInf(v.F, 0) {
 			return append(b, "null"...) // JSON has no NaN or infinity
 		}
-		return strconv.AppendFloat(b, v.F, 'f', 9, 64)
+		return v.Append(b, kind)
+	case decode.KindAddr, decode.KindMAC, decode.KindBytes:
+		// Digits, dots, colons: nothing to escape, so no second copy.
+		b = append(b, '"')
+		return append(v.Append(b, kind), '"')
 	}
 	// scratch holds the text form between frames: no allocation per value.
-	*scratch = v.Append((*scratch)[:0], d.Kind)
+	*scratch = v.Append((*scratch)[:0], kind)
 	return appendJSONString(b, *scratch)
 }
 
-// key returns the quoted name of field id and its colon, made the first
-// time the field is written.
-func (p *jsonPrinter) key(id decode.FieldID, name string) []byte {
-	if int(id) >= len(p.keys) {
-		p.keys = append(p.keys, make([][]byte, int(id)+1-len(p.keys))...)
+// field returns what the writer keeps of field id, made the first time
+// the field is written.
+func (p *jsonPrinter) field(id decode.FieldID) *jsonField {
+	if int(id) >= len(p.fields) {
+		p.fields = append(p.fields, make([]jsonField, int(id)+1-len(p.fields))...)
 	}
-	if p.keys[id] == nil {
-		p.keys[id] = append(appendJSONString(nil, name), ':')
+	fd := &p.fields[id]
+	if fd.key == nil {
+		d := decode.Def(id)
+		fd.key, fd.kind = append(appendJSONString(nil, d.Name), ':'), d.Kind
 	}
-	return p.keys[id]
+	return fd
 }
 
 // appendJSONString quotes s per RFC 8259 (strconv.Quote's \x escapes are
