@@ -18,20 +18,48 @@ import (
 // which carry no licence and so are not in testdata.
 
 // The masked header is copied into a scratch buffer owned by an ICRC value
-// and the CRC is computed in one or two passes: fed piece by piece (a dozen
-// small updates per packet) it cost more than the rest of decoding a RoCE
-// frame, and crc32's fast (carry-less multiply) path needs runs of 64 bytes
-// or more. The buffer cannot live on the stack, since crc32.Update hands
-// its slice to a function variable, which moves it to the heap.
+// and the CRC is computed in one pass (two for packets larger than the
+// buffer): fed piece by piece (a dozen small updates per packet) it cost
+// more than the rest of decoding a RoCE frame. The buffer cannot live on
+// the stack, since crc32.Update hands its slice to a function variable,
+// which moves it to the heap.
+//
+// crc32's fast path (carry-less multiply) takes runs of 64 bytes or more in
+// multiples of 16; shorter runs and the rest go byte-table by byte-table.
+// Most RoCE packets are 50 to 100 bytes, so the message is stretched to
+// such a length with zero bytes in front, which do not change a CRC whose
+// register is zero. The register is zero after the first four bytes of
+// the LRH stand-in (ones, against crc32's all-ones initial register), so
+// the CRC starts there from a zero register (crc32.Update with ^0) with
+// the zeros before the remaining four bytes of ones.
 
-// icrcScratch holds the LRH stand-in, the masked headers (up to a 60-byte
-// IPv4 header, UDP and BTH) and the rest of any packet of common size.
-const icrcScratch = 512
+// icrcScratch holds the zero run, the rest of the LRH stand-in, the
+// masked headers (up to a 60-byte IPv4 header, UDP and BTH) and the rest
+// of any packet of common size; icrcZeros is the zero run's room, never
+// written.
+const (
+	icrcZeros   = 64
+	icrcScratch = icrcZeros + 512
+)
 
 // ICRC computes the invariant CRC of RoCE packets. The zero value is ready
 // to use; it is not safe for concurrent use.
 type ICRC struct {
 	buf [icrcScratch]byte
+}
+
+// start returns the scratch buffer after the zero run, holding the last
+// four bytes of the LRH stand-in.
+func (c *ICRC) start() []byte {
+	return append(c.buf[icrcZeros:icrcZeros], 0xFF, 0xFF, 0xFF, 0xFF)
+}
+
+// sum returns the CRC of the message in b (which start began), counting
+// the four bytes of ones before it.
+func (c *ICRC) sum(b []byte) uint32 {
+	n := len(b)
+	pad := max(64, (n+15)&^15) - n
+	return crc32.Update(^uint32(0), crc32.IEEETable, c.buf[icrcZeros-pad:icrcZeros+n])
 }
 
 // ICRCRoCEv2 checks the ICRC of a RoCEv2 packet. ip starts at the IPv4 or
@@ -53,8 +81,7 @@ func (c *ICRC) RoCEv2(ip []byte) (computed uint32, err error) {
 	if len(ip) < 1 {
 		return 0, truncated("ICRC", "ip", 0, 1, 0)
 	}
-	b := c.buf[:0]
-	b = append(b, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF) // the LRH
+	b := c.start()
 	var hdr, end int
 	switch ip[0] >> 4 {
 	case 4:
@@ -73,9 +100,9 @@ func (c *ICRC) RoCEv2(ip []byte) (computed uint32, err error) {
 			return 0, truncated("ICRC", "total_length", 2, end, len(ip))
 		}
 		b = append(b, ip[:hdr]...)
-		b[8+1] = 0xFF                 // type of service (DSCP+ECN)
-		b[8+8] = 0xFF                 // TTL
-		b[8+10], b[8+11] = 0xFF, 0xFF // header checksum
+		b[4+1] = 0xFF                 // type of service (DSCP+ECN)
+		b[4+8] = 0xFF                 // TTL
+		b[4+10], b[4+11] = 0xFF, 0xFF // header checksum
 	case 6:
 		hdr = 40
 		if len(ip) < hdr {
@@ -95,7 +122,7 @@ func (c *ICRC) RoCEv2(ip []byte) (computed uint32, err error) {
 	}
 	b = append(b, ip[hdr:hdr+8]...)
 	b[len(b)-2], b[len(b)-1] = 0xFF, 0xFF // UDP checksum
-	return icrcFinish(b, ip[hdr+8:end], hdr+8)
+	return c.finish(b, ip[hdr+8:end], hdr+8)
 }
 
 // RoCEv1 is ICRCRoCEv1 without allocating.
@@ -110,9 +137,8 @@ func (c *ICRC) RoCEv1(grh []byte) (uint32, error) {
 	if end < grhLen+bthLen+icrcLen {
 		return 0, truncated("ICRC", "bth", grhLen, grhLen+bthLen+icrcLen, end)
 	}
-	b := append(c.buf[:0], 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF) // the LRH
-	b = appendMaskedIPv6(b, grh[:grhLen])
-	return icrcFinish(b, grh[grhLen:end], grhLen)
+	b := appendMaskedIPv6(c.start(), grh[:grhLen])
+	return c.finish(b, grh[grhLen:end], grhLen)
 }
 
 // appendMaskedIPv6 appends an IPv6 header or GRH with traffic class, flow
@@ -126,22 +152,22 @@ func appendMaskedIPv6(b, h []byte) []byte {
 	return b
 }
 
-// icrcFinish adds the BTH (with the FECN/BECN/reserved byte masked) and
-// the rest of the transport packet to the masked headers in b (the
-// scratch buffer), and compares with the trailer. tp starts at the BTH, at
-// offset base of the caller's input, and ends with the ICRC.
-func icrcFinish(b, tp []byte, base int) (uint32, error) {
+// finish adds the BTH (with the FECN/BECN/reserved byte masked) and the
+// rest of the transport packet to the masked headers in b (the scratch
+// buffer), and compares with the trailer. tp starts at the BTH, at offset
+// base of the caller's input, and ends with the ICRC.
+func (c *ICRC) finish(b, tp []byte, base int) (uint32, error) {
 	body := tp[:len(tp)-icrcLen]
 	n := len(b)
 	var crc uint32
 	if n+len(body) <= cap(b) {
 		b = append(b, body...)
 		b[n+4] = 0xFF
-		crc = crc32.ChecksumIEEE(b)
+		crc = c.sum(b)
 	} else {
 		b = append(b, body[:bthLen]...)
 		b[n+4] = 0xFF
-		crc = crc32.Update(crc32.ChecksumIEEE(b), crc32.IEEETable, body[bthLen:])
+		crc = crc32.Update(c.sum(b), crc32.IEEETable, body[bthLen:])
 	}
 	if got := binary.LittleEndian.Uint32(tp[len(tp)-icrcLen:]); got != crc {
 		return crc, icrcMismatch(got, crc, base+len(tp)-icrcLen)
