@@ -74,6 +74,17 @@ else
 fi
 say() { echo "compare.sh: $*" >&2; }
 
+# pinned_after CPU: the CPUs that a process pinned to CPU may use 1.5 s
+# later (on some shared machines something re-pins processes).
+pinned_after() {
+	local p
+	taskset -c "$1" sleep 2 &
+	p=$!
+	sleep 1.5
+	sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "/proc/$p/status"
+	wait "$p"
+}
+
 CGO_ENABLED=0 go build -o "$work/smcdump" ./cmd/smcdump
 CGO_ENABLED=0 go build -o "$work/readloop" ./bench/readloop
 
@@ -243,6 +254,7 @@ if [ "$flat" = 1 ]; then
 	done
 fi
 load1=$(cut -d' ' -f1-3 /proc/loadavg)
+held=$(pinned_after "$cpu")
 
 # The goals measured by Go tests: 0 allocations per frame and golden output.
 # gotest PATTERN PKG...: "met|N tests" or "NOT met|why".
@@ -269,6 +281,11 @@ echo
 echo "machine: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1); $(nproc --all) CPUs; kernel $(uname -r); every tool pinned to CPU $cpu (taskset; Go then uses 1 P)"
 echo "tools: $(go version | cut -d' ' -f3); smcdump from $rev; $(version tcpdump --version), $(tcpdump --version 2>&1 | sed -n 2p);" \
 	"$([ "$tshark" = 1 ] && version tshark -v | cut -d' ' -f1-3 || echo "tshark not run (-n)"); TZ=UTC"
+if [ "$held" = "$cpu" ]; then
+	echo "pinning: a process pinned to CPU $cpu was still on it 1.5 s later"
+else
+	echo "pinning: a process pinned to CPU $cpu was on CPUs $held 1.5 s later: something on this machine re-pins processes, so longer runs may have moved off CPU $cpu"
+fi
 echo "load average before/after: $load0 / $load1 (numbers from a busy machine are low)"
 echo "main capture: $(mib "$main_bytes"), $frames frames, $main_conns connections (${inputs[*]} repeated${mkbig_flags:+, mkbig $mkbig_flags})"
 echo "times: best of $reps run(s), stdout to /dev/null; MaxRSS: the highest of the runs (GNU time)"
