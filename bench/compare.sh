@@ -94,7 +94,11 @@ mkcap() {
 	local name=$1 mib=$2
 	shift 2
 	say "building $name.pcap ($mib MiB of $*)"
-	go run ./bench/mkbig "${mkflags[@]}" -o "$work/$name.pcap" -size "$mib" "$@" 2>"$work/$name.mkbig"
+	if ! go run ./bench/mkbig "${mkflags[@]}" -o "$work/$name.pcap" -size "$mib" "$@" 2>"$work/$name.mkbig"; then
+		say "mkbig failed:"
+		cat "$work/$name.mkbig" >&2
+		exit 1
+	fi
 	sed -n 's/.*: \([0-9]*\) frames$/\1/p' "$work/$name.mkbig"
 }
 
