@@ -1,38 +1,70 @@
 #!/usr/bin/env bash
-# Times smcdump against tshark and tcpdump on one large capture, in one run,
-# and prints frames/s, seconds, peak RSS and speed-up for each.
+# Measures smcdump against the pcap read loop, tcpdump and (optionally)
+# tshark in one run and checks the goals of issue 11 ("smcdump near the read
+# limit"); exits 0 whether or not they are met.
 #
-# usage: bench/compare.sh [-s MiB] [-k] [-n] [input.pcap ...]
-#   -s MiB   size of the generated capture (default 200; use 1024 for the
-#            1 GB figure in bench/README.md)
-#   -k       keep the work directory (capture and outputs) and print its path
-#   -n       no tshark: its run takes minutes per 100 MiB and GiBs of memory
-#   inputs   captures to repeat (default testdata/reference/pingpong.pcap)
+# Two captures are built with bench/mkbig: the main one (the inputs repeated,
+# by default the kernel's pingpong capture) and one of short connections (the
+# reference CLC declines repeated, ~100 connections per MiB). Every tool runs
+# pinned to one CPU (taskset), with TZ=UTC, stdout to /dev/null, under GNU
+# time, on a warm page cache, N times in rounds; the best time and the highest
+# peak RSS count. The report gives the machine, one table per capture
+# (frames/s, ratio to the read loop and to tcpdump, MaxRSS) and the targets,
+# met or NOT met. Untimed checks make sure that every tool saw every frame.
 #
-# Needs go, tcpdump, GNU time (/usr/bin/time -v) and, without -n, tshark.
+# usage: bench/compare.sh [-s MiB] [-r N] [-c CPU] [-S] [-n] [-k] [-m FLAGS] [input.pcap ...]
+#   -s MiB    size of each capture (default 200; 1024 for the 1 GB goals)
+#   -r N      runs of each measurement (default 3)
+#   -c CPU    the CPU every tool is pinned to (default the last online CPU)
+#   -S        flatness: the memory modes also on both kinds of capture at
+#             $FLAT_SIZES MiB (default "200 2048"), peak RSS compared
+#   -n        no tshark (it runs once, takes minutes per 100 MiB and GiBs of memory)
+#   -k        keep the work directory and print its path
+#   -m FLAGS  extra flags for bench/mkbig (default $MKBIG_FLAGS, else none)
+#   inputs    captures repeated into the main capture (default testdata/reference/pingpong.pcap)
+# environment: MKBIG_FLAGS, FLAT_SIZES, SHORT_INPUTS (the captures repeated
+#   into the short-connection capture)
+#
+# Needs go, taskset, tcpdump, GNU time (/usr/bin/time -v) and, without -n, tshark.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
+export LC_ALL=C TZ=UTC # TZ: without it tcpdump stats /etc/localtime for every packet
+
 size=200
-keep=0
+reps=3
+cpu=$(sed 's/.*[,-]//' /sys/devices/system/cpu/online)
+flat=0
 tshark=1
-while getopts "s:kn" opt; do
+keep=0
+mkbig_flags=${MKBIG_FLAGS:-}
+while getopts "s:r:c:Snkm:" opt; do
 	case $opt in
 	s) size=$OPTARG ;;
-	k) keep=1 ;;
+	r) reps=$OPTARG ;;
+	c) cpu=$OPTARG ;;
+	S) flat=1 ;;
 	n) tshark=0 ;;
-	*) sed -n '2,13p' "$0" >&2; exit 2 ;;
+	k) keep=1 ;;
+	m) mkbig_flags=$OPTARG ;;
+	*) sed -n '2,29p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
 inputs=("$@")
 [ ${#inputs[@]} -gt 0 ] || inputs=(testdata/reference/pingpong.pcap)
+read -r -a short_inputs <<<"${SHORT_INPUTS:-testdata/reference/decline-nordma.pcap testdata/reference/fallback-nosmc.pcap testdata/reference/no-ueid.pcap}"
+read -r -a flat_sizes <<<"${FLAT_SIZES:-200 2048}"
+read -r -a mkflags <<<"$mkbig_flags"
+[[ $size =~ ^[0-9]+$ && $reps =~ ^[1-9][0-9]*$ && $cpu =~ ^[0-9]+$ ]] || { echo "compare.sh: -s, -r and -c take numbers" >&2; exit 2; }
+[ ${#flat_sizes[@]} = 2 ] || { echo "compare.sh: FLAT_SIZES needs two sizes" >&2; exit 2; }
 
-tools=(go tcpdump /usr/bin/time)
+tools=(go taskset tcpdump /usr/bin/time)
 [ "$tshark" = 0 ] || tools+=(tshark)
 for tool in "${tools[@]}"; do
 	command -v "$tool" >/dev/null || { echo "compare.sh: $tool not found (make test-deps installs the tools)" >&2; exit 1; }
 done
+taskset -c "$cpu" true 2>/dev/null || { echo "compare.sh: cannot pin to CPU $cpu" >&2; exit 1; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/smcbench.XXXXXX")
 if [ "$keep" = 1 ]; then
@@ -40,74 +72,321 @@ if [ "$keep" = 1 ]; then
 else
 	trap 'rm -rf "$work"' EXIT
 fi
+say() { echo "compare.sh: $*" >&2; }
 
-CGO_ENABLED=0 go build -o "$work/smcdump" ./cmd/smcdump
-go run ./bench/mkbig -o "$work/big.pcap" -size "$size" "${inputs[@]}" 2>"$work/mkbig.log"
-frames=$(sed -n 's/.*: \([0-9]*\) frames$/\1/p' "$work/mkbig.log")
-bytes=$(stat -c %s "$work/big.pcap")
-
-# The same columns from each analyser: frame number, BTH opcode, dest QP,
-# PSN, CDC sequence number, CLC type; one line per frame (-a for smcdump).
-sfields=(-e frame.number -e roce.bth.opcode -e roce.bth.dqpn -e roce.bth.psn -e smc.cdc.seq -e smc.clc.type)
-tfields=(-e frame.number -e infiniband.bth.opcode -e infiniband.bth.destqp -e infiniband.bth.psn -e smc.rmbe.ctrl.seqno -e smc.clc_msg)
-
-# measure NAME CMD...: runs CMD with stdout to a file under GNU time and
-# appends "NAME seconds maxrss_kib lines" to results.
-measure() {
-	local name=$1
-	shift
-	sync
-	if ! /usr/bin/time -v -o "$work/$name.time" "$@" >"$work/$name.out" 2>"$work/$name.err"; then
-		echo "compare.sh: $name failed:" >&2
-		tail -5 "$work/$name.err" >&2
-		exit 1
-	fi
-	local wall rss lines
-	wall=$(sed -n 's/.*Elapsed (wall clock) time.*: //p' "$work/$name.time" |
-		awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; print s }')
-	rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$work/$name.time")
-	lines=$(wc -l <"$work/$name.out")
-	rm -f "$work/$name.out"
-	echo "$name $wall $rss $lines" >>"$work/results"
+# pinned_after CPU: the CPUs that a process pinned to CPU may use 1.5 s
+# later (on some shared machines something re-pins processes).
+pinned_after() {
+	local p
+	taskset -c "$1" sleep 2 &
+	p=$!
+	sleep 1.5
+	sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "/proc/$p/status"
+	wait "$p"
 }
 
-: >"$work/results"
+CGO_ENABLED=0 go build -o "$work/smcdump" ./cmd/smcdump
+CGO_ENABLED=0 go build -o "$work/readloop" ./bench/readloop
+
+# mkcap NAME MiB INPUT...: builds $work/NAME.pcap with mkbig and prints its
+# frame count.
+mkcap() {
+	local name=$1 mib=$2
+	shift 2
+	say "building $name.pcap ($mib MiB of $*)"
+	if ! go run ./bench/mkbig "${mkflags[@]}" -o "$work/$name.pcap" -size "$mib" "$@" 2>"$work/$name.mkbig"; then
+		say "mkbig failed:"
+		cat "$work/$name.mkbig" >&2
+		exit 1
+	fi
+	sed -n 's/.*: \([0-9]*\) frames$/\1/p' "$work/$name.mkbig"
+}
+
+# The same columns from smcdump and tshark: frame number, BTH opcode, dest
+# QP, PSN, CDC sequence number, CLC type; one line per frame (-a).
+sfields=(-e frame.number -e roce.bth.opcode -e roce.bth.dqpn -e roce.bth.psn -e smc.cdc.seq -e smc.clc.type)
+tfields=(-e frame.number -e infiniband.bth.opcode -e infiniband.bth.destqp -e infiniband.bth.psn -e smc.rmbe.ctrl.seqno -e smc.clc_msg)
+# The two filters select the same frames; the second names a tracker field,
+# so the only difference is the tracker.
+yplain='smc.cdc.seq == 5'
+ytracked='smc.cdc.seq == 5 and smc.conn.id'
+
+# setcmd MODE FILE: sets cmd to the command line of MODE on FILE.
+setcmd() {
+	local s=$work/smcdump f=$2
+	case $1 in
+	readloop) cmd=("$work/readloop" "$f") ;;
+	fields) cmd=("$s" -r "$f" -a -T fields "${sfields[@]}") ;;
+	text) cmd=("$s" -r "$f") ;;
+	tcpdump) cmd=(tcpdump -nn -r "$f") ;;
+	json) cmd=("$s" -r "$f" -T json) ;;
+	jsonl) cmd=("$s" -r "$f" -T jsonl) ;;
+	decode) cmd=("$s" -r "$f" -q) ;;
+	conns) cmd=("$s" -r "$f" -q -z "smc,conns") ;;
+	filter) cmd=("$s" -r "$f" -Y "$yplain") ;;
+	filter-tracked) cmd=("$s" -r "$f" -Y "$ytracked") ;;
+	tshark) cmd=(tshark -n -r "$f" --disable-protocol rpcordma -T fields "${tfields[@]}") ;;
+	*) echo "compare.sh: no mode $1" >&2; exit 2 ;;
+	esac
+}
+
+# label MODE: the table's name for MODE.
+label() {
+	case $1 in
+	readloop) echo "read loop (pcapgo, no decode)" ;;
+	fields) echo "smcdump -a -T fields (6 -e)" ;;
+	text) echo "smcdump (text)" ;;
+	tcpdump) echo "tcpdump -nn -r" ;;
+	json | jsonl) echo "smcdump -T $1" ;;
+	decode) echo "smcdump -q" ;;
+	conns) echo "smcdump -q -z smc,conns" ;;
+	filter) echo "smcdump -Y '$yplain'" ;;
+	filter-tracked) echo "smcdump -Y '... and smc.conn.id'" ;;
+	tshark) echo "tshark -T fields (6 -e), 1 run" ;;
+	esac
+}
+
+# measure RESULTS FILE MODE...: one run of each MODE on FILE, pinned to
+# $cpu under GNU time, stdout to /dev/null (the JSON of 1 GB is ~10 GB),
+# except conns, whose table is kept for its counts. Appends "MODE seconds
+# maxrss_kib" to RESULTS; the wall time is bash's clock (GNU time's has 10 ms
+# steps).
+measure() {
+	local results=$1 file=$2 mode out t0 t1 rss
+	shift 2
+	for mode in "$@"; do
+		setcmd "$mode" "$file"
+		out=/dev/null
+		[ "$mode" != conns ] || out=$work/conns.out
+		t0=$EPOCHREALTIME
+		if ! taskset -c "$cpu" /usr/bin/time -v -o "$work/time" "${cmd[@]}" >"$out" 2>"$work/err"; then
+			say "$mode failed: ${cmd[*]}"
+			tail -5 "$work/err" >&2
+			exit 1
+		fi
+		t1=$EPOCHREALTIME
+		rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$work/time")
+		echo "$mode $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }') $rss" >>"$results"
+	done
+}
+
+# rounds RESULTS FILE MODE...: $reps rounds of measure; each round runs
+# every mode once, so that drifts of the machine hit all modes alike.
+rounds() {
+	local i
+	cat "$2" >/dev/null # warm the page cache
+	for ((i = 1; i <= reps; i++)); do
+		say "$(basename "$2"): round $i of $reps"
+		measure "$@"
+	done
+}
+
+# best RESULTS: "MODE seconds maxrss_kib" per mode, in first-run order: the
+# minimum time and the maximum peak RSS over its runs.
+best() {
+	awk '!($1 in t) { order[++n] = $1; t[$1] = $2; r[$1] = $3 }
+		{ if ($2 < t[$1]) t[$1] = $2; if ($3 > r[$1]) r[$1] = $3 }
+		END { for (i = 1; i <= n; i++) print order[i], t[order[i]], r[order[i]] }' "$1"
+}
+
+# conns_counts: "connections frames" from the last conns table.
+conns_counts() {
+	awk '/^SMC connections: / { c = $3 } /^frames [0-9]+:/ { f = $2 + 0 } END { print c + 0, f + 0 }' "$work/conns.out"
+}
+
+main_modes=(readloop fields text tcpdump json jsonl decode conns filter filter-tracked)
+mem_modes=(fields text jsonl conns filter-tracked)
+
+frames=$(mkcap main "$size" "${inputs[@]}")
+main_bytes=$(stat -c %s "$work/main.pcap")
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
-# Warm the page cache so the first tool does not pay for the disk.
-cat "$work/big.pcap" >/dev/null
-measure smcdump-fields "$work/smcdump" -r "$work/big.pcap" -a -T fields "${sfields[@]}"
-measure smcdump-text "$work/smcdump" -r "$work/big.pcap"
-[ "$tshark" = 0 ] || measure tshark-fields tshark -n -r "$work/big.pcap" --disable-protocol rpcordma -T fields "${tfields[@]}"
-measure tcpdump tcpdump -nn -r "$work/big.pcap"
+rounds "$work/main.results" "$work/main.pcap" "${main_modes[@]}"
+read -r main_conns main_tracked < <(conns_counts)
+if [ "$tshark" = 1 ]; then
+	say "tshark (one run)"
+	measure "$work/main.results" "$work/main.pcap" tshark
+fi
+
+# Checks, untimed: every tool saw every frame, and the tracker does not
+# change what the filter selects.
+checks=()
+lines() {
+	setcmd "$1" "$work/main.pcap"
+	"${cmd[@]}" 2>/dev/null | wc -l
+}
+say "checks"
+rl=$("$work/readloop" "$work/main.pcap" | cut -d' ' -f1)
+[ "$rl" = "$frames" ] || checks+=("read loop read $rl frames of $frames")
+[ "$main_tracked" = "$frames" ] || checks+=("the tracker counted $main_tracked frames of $frames")
+n=$(lines fields)
+[ "$n" = "$frames" ] || checks+=("smcdump -T fields printed $n lines for $frames frames")
+n=$(lines tcpdump)
+[ "$n" = "$frames" ] || checks+=("tcpdump printed $n lines for $frames frames")
+n=$(lines text)
+if [ "$n" = 0 ] || [ "$n" -gt "$frames" ]; then
+	checks+=("smcdump printed $n text lines for $frames frames")
+fi
+setcmd filter "$work/main.pcap"
+"${cmd[@]}" >"$work/filter.out"
+setcmd filter-tracked "$work/main.pcap"
+"${cmd[@]}" >"$work/filter-tracked.out"
+[ -s "$work/filter.out" ] || checks+=("-Y '$yplain' selected no frame")
+cmp -s "$work/filter.out" "$work/filter-tracked.out" || checks+=("-Y '$yplain' and -Y '$ytracked' differ")
+rm -f "$work/filter.out" "$work/filter-tracked.out"
+
+short_frames=$(mkcap short "$size" "${short_inputs[@]}")
+short_bytes=$(stat -c %s "$work/short.pcap")
+rm -f "$work/main.pcap"
+rounds "$work/short.results" "$work/short.pcap" "${mem_modes[@]}"
+read -r short_conns short_tracked < <(conns_counts)
+[ "$short_tracked" = "$short_frames" ] || checks+=("the tracker counted $short_tracked frames of $short_frames (short connections)")
+rm -f "$work/short.pcap"
+
+if [ "$flat" = 1 ]; then
+	for fs in "${flat_sizes[@]}"; do
+		for kind in main short; do
+			if [ "$kind" = main ]; then
+				fr=$(mkcap "flat-$kind-$fs" "$fs" "${inputs[@]}")
+			else
+				fr=$(mkcap "flat-$kind-$fs" "$fs" "${short_inputs[@]}")
+			fi
+			rounds "$work/flat-$kind-$fs.results" "$work/flat-$kind-$fs.pcap" "${mem_modes[@]}"
+			read -r c _ < <(conns_counts)
+			echo "$fr $c" >"$work/flat-$kind-$fs.counts"
+			rm -f "$work/flat-$kind-$fs.pcap"
+		done
+	done
+fi
+load1=$(cut -d' ' -f1-3 /proc/loadavg)
+held=$(pinned_after "$cpu")
+
+# The goals measured by Go tests: 0 allocations per frame and golden output.
+# gotest PATTERN PKG...: "met|N tests" or "NOT met|why".
+gotest() {
+	local pat=$1 out n
+	shift
+	say "go test -run '$pat'"
+	if out=$(go test -count=1 -v -run "$pat" "$@" 2>&1); then
+		n=$(grep -c -- '^--- PASS' <<<"$out" || true)
+		if [ "$n" -gt 0 ]; then echo "met|$n tests: go test -run '$pat' $*"; else echo "NOT met|no test ran"; fi
+	else
+		echo "NOT met|go test -run '$pat' $* failed"
+	fi
+}
+allocs=$(gotest 'NotAllocate|NoAlloc' ./decode/ ./capture/ ./filter/ ./output/)
+goldens=$(gotest 'Golden' ./output/)
+
+mib() { awk -v b="$1" 'BEGIN { printf "%.0f MiB", b / 1048576 }'; }
+version() { "$@" 2>&1 | head -1; }
+rev=$(git rev-parse --short HEAD)
+git diff --quiet HEAD -- || rev="$rev + uncommitted changes"
 
 echo
-echo "capture: $(awk -v b="$bytes" 'BEGIN { printf "%.0f MiB", b / 1048576 }'), $frames frames" \
-	"(${inputs[*]} repeated); $(nproc) CPUs; $(tshark -v 2>/dev/null | head -1 | awk "{print \$1, \$3}");" \
-	"$(tcpdump --version 2>&1 | head -1); $(go version | cut -d' ' -f3)"
-echo "load average before/after: $load0 / $(cut -d' ' -f1-3 /proc/loadavg) (numbers from a busy machine are low)"
+echo "machine: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1); $(nproc --all) CPUs; kernel $(uname -r); every tool pinned to CPU $cpu (taskset; Go then uses 1 P)"
+echo "tools: $(go version | cut -d' ' -f3); smcdump from $rev; $(version tcpdump --version), $(tcpdump --version 2>&1 | sed -n 2p);" \
+	"$([ "$tshark" = 1 ] && version tshark -v | cut -d' ' -f1-3 || echo "tshark not run (-n)"); TZ=UTC"
+if [ "$held" = "$cpu" ]; then
+	echo "pinning: a process pinned to CPU $cpu was still on it 1.5 s later"
+else
+	echo "pinning: a process pinned to CPU $cpu was on CPUs $held 1.5 s later: something on this machine re-pins processes, so longer runs may have moved off CPU $cpu"
+fi
+echo "load average before/after: $load0 / $load1 (numbers from a busy machine are low)"
+echo "main capture: $(mib "$main_bytes"), $frames frames, $main_conns connections (${inputs[*]} repeated${mkbig_flags:+, mkbig $mkbig_flags})"
+echo "times: best of $reps run(s), stdout to /dev/null; MaxRSS: the highest of the runs (GNU time)"
 echo
-awk -v frames="$frames" '
-	{ name[NR] = $1; sec[NR] = $2; rss[NR] = $3; lines[NR] = $4; if ($1 == "tshark-fields") ts = $2; if ($1 == "tcpdump") td = $2 }
-	END {
-		printf "%-16s %10s %14s %12s %12s %12s %12s\n", "tool", "seconds", "frames/s", "MaxRSS MiB", "lines out", "vs tshark", "vs tcpdump"
-		for (i = 1; i <= NR; i++) {
-			s = sec[i] > 0 ? sec[i] : 0.01
-			vs = ts ? sprintf("%11.1fx", ts / s) : sprintf("%12s", "n/a")
-			printf "%-16s %10.2f %14.0f %12.1f %12d %s %11.2fx\n", name[i], sec[i], frames / s, rss[i] / 1024, lines[i], vs, td / s
-		}
-	}' "$work/results"
+best "$work/main.results" >"$work/main.best"
+table() {
+	awk -v frames="$1" -v labels="$2" '
+		BEGIN { n = split(labels, l, "|"); for (i = 1; i < n; i += 2) lab[l[i]] = l[i + 1] }
+		{ mode[NR] = $1; sec[NR] = $2; rss[NR] = $3; if ($1 == "readloop") rl = frames / $2; if ($1 == "tcpdump") td = frames / $2 }
+		END {
+			printf "%-36s %8s %12s %11s %10s %10s\n", "mode", "seconds", "frames/s", "vs readloop", "vs tcpdump", "MaxRSS MiB"
+			for (i = 1; i <= NR; i++) {
+				fps = frames / sec[i]
+				printf "%-36s %8.3f %12.0f %11s %10s %10.1f\n", lab[mode[i]], sec[i], fps,
+					rl ? sprintf("%.2f", fps / rl) : "-", td ? sprintf("%.2fx", fps / td) : "-", rss[i] / 1024
+			}
+		}' "$3"
+}
+labels=""
+for m in "${main_modes[@]}" tshark; do labels+="$m|$(label "$m")|"; done
+table "$frames" "$labels" "$work/main.best"
 echo
-awk -v frames="$frames" -v bytes="$bytes" '
-	$1 == "smcdump-fields" { s = $2 > 0 ? $2 : 0.01; fs = frames / s; sec = s; rss = $3 / 1024 }
-	$1 == "tshark-fields" { ts = $2 }
-	$1 == "tcpdump" { td = $2 }
-	END {
-		printf "targets (smcdump -T fields):\n"
-		if (ts) printf "  >= 20x tshark:        %5.1fx   %s\n", ts / sec, (ts / sec >= 20 ? "met" : "NOT met")
-		else printf "  >= 20x tshark:        not measured (-n)\n"
-		printf "  faster than tcpdump:  %5.2fx   %s\n", td / sec, (td > sec ? "met" : "NOT met")
-		printf "  >= 2M frames/s:       %5.2fM   %s\n", fs / 1e6, (fs >= 2e6 ? "met" : "NOT met")
-		printf "  <= 40 MiB peak RSS:   %5.1f    %s%s\n", rss, (rss <= 40 ? "met" : "NOT met"), (bytes < 1e9 ? " (target is for 1 GB: run with -s 1024)" : "")
-	}' "$work/results"
-# Each tool printed one line per frame; a short count means it stopped early.
-awk -v frames="$frames" '$1 != "smcdump-text" && $4 != frames { printf "warning: %s printed %d lines for %d frames\n", $1, $4, frames; bad = 1 } END { exit bad }' "$work/results" >&2 || true
+echo "short connections: $(mib "$short_bytes"), $short_frames frames, $short_conns connections (${short_inputs[*]} repeated${mkbig_flags:+, mkbig $mkbig_flags})"
+best "$work/short.results" >"$work/short.best"
+table "$short_frames" "$labels" "$work/short.best"
+
+if [ "$flat" = 1 ]; then
+	echo
+	echo "flatness: peak RSS (MiB) of the memory modes at ${flat_sizes[0]} and ${flat_sizes[1]} MiB"
+	for kind in main short; do
+		read -r f0 c0 <"$work/flat-$kind-${flat_sizes[0]}.counts"
+		read -r f1 c1 <"$work/flat-$kind-${flat_sizes[1]}.counts"
+		echo "$kind: $f0 frames, $c0 connections / $f1 frames, $c1 connections"
+		best "$work/flat-$kind-${flat_sizes[0]}.results" >"$work/flat0.best"
+		best "$work/flat-$kind-${flat_sizes[1]}.results" >"$work/flat1.best"
+		# "MODE seconds0 rss0 seconds1 rss1", in the order of the modes
+		awk 'NR == FNR { t[$1] = $2; r[$1] = $3; next } $1 in t { print $1, $2, $3, t[$1], r[$1] }' \
+			"$work/flat1.best" "$work/flat0.best" | tee -a "$work/flat.all" |
+			awk -v labels="$labels" '
+				BEGIN { n = split(labels, l, "|"); for (i = 1; i < n; i += 2) lab[l[i]] = l[i + 1] }
+				{ printf "  %-36s %8.1f %8.1f %+7.1f%%\n", lab[$1], $3 / 1024, $5 / 1024, ($5 / $3 - 1) * 100 }'
+	done
+fi
+
+echo
+echo "targets (issue 11):"
+# target GOAL VALUE VERDICT [NOTE]
+target() {
+	if [ -n "${4:-}" ]; then
+		printf '  %-46s %-14s %-8s %s\n' "$@"
+	else
+		printf '  %-46s %-14s %s\n' "$@"
+	fi
+}
+verdict() { if awk "BEGIN { exit !($1) }"; then echo met; else echo "NOT met"; fi; }
+get() { awk -v m="$2" '$1 == m { print $'"$3"' }' "$1"; }
+rl=$(get "$work/main.best" readloop 2)
+fi_=$(get "$work/main.best" fields 2)
+target "-T fields >= 50% of the read loop's frames/s" "$(awk -v a="$rl" -v b="$fi_" 'BEGIN { printf "%.0f%%", a / b * 100 }')" "$(verdict "$rl / $fi_ >= 0.5")"
+td=$(get "$work/main.best" tcpdump 2)
+tx=$(get "$work/main.best" text 2)
+target "text >= 2x tcpdump -nn -r (TZ=UTC)" "$(awk -v a="$td" -v b="$tx" 'BEGIN { printf "%.2fx", a / b }')" "$(verdict "$td / $tx >= 2")"
+for m in json jsonl; do
+	s=$(get "$work/main.best" "$m" 2)
+	target "-T $m >= 1 M frames/s" "$(awk -v f="$frames" -v s="$s" 'BEGIN { printf "%.2f M", f / s / 1e6 }')" "$(verdict "$frames / $s >= 1e6")"
+done
+over() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.1f%%", (b / a - 1) * 100 }'; }
+a=$(get "$work/main.best" decode 2)
+b=$(get "$work/main.best" conns 2)
+target "-q -z smc,conns <= 10% over -q" "$(over "$a" "$b")" "$(verdict "$b / $a <= 1.10")"
+a=$(get "$work/main.best" filter 2)
+b=$(get "$work/main.best" filter-tracked 2)
+target "-Y tracker field <= 10% over a plain field" "$(over "$a" "$b")" "$(verdict "$b / $a <= 1.10")"
+small=""
+[ "$size" -ge 1024 ] || small="; at $size MiB, the goal is for -s 1024"
+peak() { grep -v -e '^readloop ' -e '^tcpdump ' -e '^tshark ' "$1" | sort -k3,3n | tail -1; }
+read -r pm _ pr < <(peak "$work/main.best")
+target "peak RSS <= 64 MiB, repeated capture" "$(awk -v r="$pr" 'BEGIN { printf "%.1f MiB", r / 1024 }')" "$(verdict "$pr <= 65536")" "$(label "$pm")$small"
+read -r pm _ pr < <(peak "$work/short.best")
+many=""
+[ "$short_conns" -ge 100000 ] || many="; $short_conns connections, the goal is for 100 000+"
+target "peak RSS <= 64 MiB, short connections" "$(awk -v r="$pr" 'BEGIN { printf "%.1f MiB", r / 1024 }')" "$(verdict "$pr <= 65536")" "$(label "$pm")$small$many"
+if [ "$flat" = 1 ]; then
+	read -r w bad < <(awk '{ g = $5 - $3; if (g > $3 * 0.10 && g > 2048) bad++; if (g > w) w = g }
+		END { printf "%.1f %d\n", w / 1024, bad }' "$work/flat.all")
+	target "flat from ${flat_sizes[0]} to ${flat_sizes[1]} MiB (<= 10% or 2 MiB)" "max +$w MiB" "$(verdict "$bad == 0")"
+else
+	target "flat from ${flat_sizes[0]} to ${flat_sizes[1]} MiB" "-" "-" "not measured: -S measures it"
+fi
+target "0 allocations per frame (go test)" "-" "${allocs%%|*}" "${allocs#*|}"
+target "output identical (goldens, go test)" "-" "${goldens%%|*}" "${goldens#*|}"
+
+if [ ${#checks[@]} -gt 0 ]; then
+	echo
+	echo "checks FAILED (the figures above may not compare like with like):"
+	printf '  %s\n' "${checks[@]}"
+else
+	echo
+	echo "checks: read loop, tracker, -T fields and tcpdump saw all $frames frames; both -Y filters printed the same frames"
+fi
