@@ -138,7 +138,7 @@ func NewFileReader(name string, in io.Reader) (*Reader, error) {
 	)
 	switch m := binary.LittleEndian.Uint32(magic); m {
 	case magicPcapMicro, magicPcapNano, magicPcapMicroBE, magicPcapNanoBE:
-		pr, err := pcapgo.NewReader(br)
+		pr, err := newPcapFile(br)
 		if err != nil {
 			return nil, headerError(name, err)
 		}
