@@ -101,12 +101,12 @@ type Decoder struct {
 // pay for decoding what lies beneath.
 type Depth uint8
 
-// Depths, from the deepest.
+// Depths, from the deepest. TCP and UDP are always decoded: the CLC
+// reassembly and the choice of SMC-relevant frames need them.
 const (
 	DepthAll       Depth = iota // every layer, SMC messages included
 	DepthTransport              // up to the BTH and its extension headers; no LLC, CDC
 	DepthBTH                    // up to the BTH; no extension headers
-	DepthNetwork                // link, VLAN and IP (or GRH) only; no TCP, UDP
 )
 
 // SetTruncated implements gopacket.DecodeFeedback.
@@ -210,25 +210,16 @@ func (d *Decoder) decodeChain(f *Frame, typ gopacket.LayerType) {
 				typ, data = d.ip6.NextLayerType(), d.ip6.Payload
 			}
 		case layers.LayerTypeTCP:
-			if d.depth >= DepthNetwork {
-				return
-			}
 			if err = d.tcp.DecodeFromBytes(data, d); err == nil {
 				f.TCP = &d.tcp
 				typ = gopacket.LayerTypeZero // the CLC reassembler reads the payload
 			}
 		case layers.LayerTypeUDP:
-			if d.depth >= DepthNetwork {
-				return
-			}
 			if err = d.udp.DecodeFromBytes(data, d); err == nil {
 				f.UDP = &d.udp.UDP
 				typ, data = d.udp.NextLayerType(), d.udp.Payload
 			}
 		case decode.LayerTypeBTH:
-			if d.depth >= DepthNetwork {
-				return
-			}
 			if err = d.roce.bth.DecodeFromBytes(data, d); err == nil {
 				f.BTH = &d.roce.bth
 				typ, data = d.roce.bth.NextLayerType(), d.roce.bth.Payload

@@ -90,6 +90,7 @@ func (r *Reader) SetFieldDemand(ids []decode.FieldID) {
 		r.frame.demand, r.frame.frameFields = gAll, wAllFrame
 		r.frame.rec.WantOnly(nil)
 		r.noICRC = false
+		r.SetDepth(DepthAll)
 		return
 	}
 	var (
@@ -113,4 +114,33 @@ func (r *Reader) SetFieldDemand(ids []decode.FieldID) {
 		r.frame.rec.WantOnly(ids)
 	}
 	r.noICRC = g&gICRC == 0
+	r.SetDepth(demandDepth(g, w))
+}
+
+// demandDepth is how deep frames must be decoded for fields of groups g
+// and frame fields w. A decode error is a frame.error wherever it lies,
+// and the ICRC is only checked on a frame decoded whole (a truncated
+// extension header is not a verdict), so those take every layer.
+func demandDepth(g fieldGroup, w frameFieldSet) Depth {
+	switch {
+	case g&(gLLC|gCDC|gICRC) != 0 || w&wError != 0:
+		return DepthAll
+	case g&(gRETH|gAETH|gImmDt|gIETH|gDETH) != 0:
+		return DepthTransport
+	}
+	return DepthBTH
+}
+
+// SetDepth decodes frames down to depth, for the decoders of every link
+// type. SetFieldDemand sets it from the fields; a consumer that reads
+// whole frames whatever the fields (the tracker) sets DepthAll after it.
+func (r *Reader) SetDepth(depth Depth) {
+	r.depth = depth
+	r.dec.SetDepth(depth)
+	r.first.SetDepth(depth)
+	for _, d := range r.decs {
+		if d != nil {
+			d.SetDepth(depth)
+		}
+	}
 }

@@ -42,6 +42,7 @@ type Reader struct {
 	first  *Decoder // the file's (first interface's) link type
 	decs   map[layers.LinkType]*Decoder
 	noICRC bool
+	depth  Depth // how deep frames are decoded (SetFieldDemand)
 	clc    *clcAssembler
 	qps    smcQPs // queue pairs known to be SMC-R links
 	frame  Frame
@@ -258,7 +259,11 @@ func (r *Reader) Next() (*Frame, error) {
 	r.dec.Decode(f)
 	switch {
 	case f.BTH != nil:
-		r.qps.roce(&r.dec.roce, f)
+		// The set of SMC-R queue pairs is learned from and applied to
+		// LLC and CDC messages, which a shallower decode leaves alone.
+		if r.depth == DepthAll {
+			r.qps.roce(&r.dec.roce, f)
+		}
 	case f.TCP != nil:
 		r.clc.segment(f)
 		if len(f.clcRaw) > 0 {
@@ -285,6 +290,9 @@ func (r *Reader) decoderFor(ci gopacket.CaptureInfo) (layers.LinkType, bool) {
 	d, seen := r.decs[lt]
 	if !seen {
 		d, _ = NewDecoder(lt) // nil: unsupported, remembered as such
+		if d != nil {
+			d.SetDepth(r.depth)
+		}
 		if r.decs == nil {
 			r.decs = make(map[layers.LinkType]*Decoder)
 		}

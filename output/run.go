@@ -218,6 +218,9 @@ func Run(ctx context.Context, o Options) error {
 	defer stop()
 
 	r.SetFieldDemand(demand)
+	if tr != nil {
+		r.SetDepth(capture.DepthAll) // the tracker reads every layer
+	}
 
 	var w *capture.Writer
 	if o.Write != "" {
