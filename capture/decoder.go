@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"github.com/gopacket/gopacket"
@@ -184,6 +185,19 @@ func (d *Decoder) decodeChain(f *Frame, typ gopacket.LayerType) {
 				f.Eth = &d.eth
 				typ, data = d.eth.NextLayerType(), d.eth.Payload
 			}
+		case layers.LayerTypeIPv4:
+			if plainIPv4(data) {
+				// What layers.IPv4 would make of it, without its option
+				// parser and error paths: nearly every frame.
+				d.decodePlainIPv4(data)
+				err = nil
+			} else {
+				err = d.ip4.DecodeFromBytes(data, d)
+			}
+			if err == nil {
+				f.IPv4 = &d.ip4
+				typ, data = d.ip4.NextLayerType(), d.ip4.Payload
+			}
 		case layers.LayerTypeDot1Q:
 			if err = d.vlan.DecodeFromBytes(data, d); err == nil {
 				f.VLAN = d.vlan.tags[:d.vlan.n]
@@ -198,11 +212,6 @@ func (d *Decoder) decodeChain(f *Frame, typ gopacket.LayerType) {
 			if err = d.sll2.DecodeFromBytes(data, d); err == nil {
 				f.SLL2 = &d.sll2
 				typ, data = d.sll2.NextLayerType(), d.sll2.Payload
-			}
-		case layers.LayerTypeIPv4:
-			if err = d.ip4.DecodeFromBytes(data, d); err == nil {
-				f.IPv4 = &d.ip4
-				typ, data = d.ip4.NextLayerType(), d.ip4.Payload
 			}
 		case layers.LayerTypeIPv6:
 			if err = d.ip6.DecodeFromBytes(data, d); err == nil {
@@ -243,4 +252,28 @@ func (d *Decoder) decodeChain(f *Frame, typ gopacket.LayerType) {
 		}
 		f.Decoded = append(f.Decoded, cur)
 	}
+}
+
+// plainIPv4 reports an IPv4 header without options whose total length is
+// exactly the bytes that follow (no Ethernet padding, not cut).
+func plainIPv4(b []byte) bool {
+	return len(b) >= 20 && b[0] == 0x45 && int(binary.BigEndian.Uint16(b[2:4])) == len(b)
+}
+
+// decodePlainIPv4 fills the IPv4 layer from a plain header (plainIPv4)
+// field by field as layers.IPv4.DecodeFromBytes does.
+func (d *Decoder) decodePlainIPv4(b []byte) {
+	ip := &d.ip4
+	ip.Version, ip.IHL = 4, 5
+	ip.Length = uint16(len(b))
+	ip.TOS = b[1]
+	ip.Id = binary.BigEndian.Uint16(b[4:6])
+	ff := binary.BigEndian.Uint16(b[6:8])
+	ip.Flags, ip.FragOffset = layers.IPv4Flag(ff>>13), ff&0x1FFF
+	ip.TTL = b[8]
+	ip.Protocol = layers.IPProtocol(b[9])
+	ip.Checksum = binary.BigEndian.Uint16(b[10:12])
+	ip.SrcIP, ip.DstIP = b[12:16], b[16:20]
+	ip.Options, ip.Padding = ip.Options[:0], nil
+	ip.Contents, ip.Payload = b[:20], b[20:]
 }

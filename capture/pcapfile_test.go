@@ -8,6 +8,8 @@ import (
 	"os"
 	"testing"
 
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
 
 	"github.com/smcscope/smcscope/internal/testutil"
@@ -102,5 +104,56 @@ func readAll(t *testing.T, b []byte, viaPcapgo bool) string {
 			return out.String()
 		}
 		fmt.Fprintf(&out, "%d %v %d %d %x\n", i, ci.Timestamp, ci.CaptureLength, ci.Length, data)
+	}
+}
+
+// TestPlainIPv4AsGopacket: the decoder's shortcut for IPv4 headers without
+// options fills the layer exactly as layers.IPv4 does, on every IPv4
+// packet of the bundled captures and on variations of one.
+func TestPlainIPv4AsGopacket(t *testing.T) {
+	var ips [][]byte
+	for _, path := range append(testutil.Samples(t), testutil.References(t)...) {
+		frames, lt := testutil.ReadFrames(t, path)
+		if lt != layers.LinkTypeEthernet {
+			continue
+		}
+		for _, f := range frames {
+			if len(f.Data) > 14+20 && binary.BigEndian.Uint16(f.Data[12:14]) == 0x0800 {
+				ips = append(ips, f.Data[14:])
+			}
+		}
+	}
+	if len(ips) == 0 {
+		t.Fatal("no IPv4 packets")
+	}
+	one := append([]byte(nil), ips[0]...)
+	for _, v := range []func(b []byte){
+		func(b []byte) { b[6] = 0x20 },             // more fragments
+		func(b []byte) { b[6], b[7] = 0x00, 0x10 }, // fragment offset
+		func(b []byte) { b[9] = 99 },               // another protocol
+		func(b []byte) { b[1], b[8] = 0xB8, 0 },    // DSCP, TTL 0
+	} {
+		b := append([]byte(nil), one...)
+		v(b)
+		ips = append(ips, b)
+	}
+	d, _ := NewDecoder(layers.LinkTypeRaw)
+	checked := 0
+	for _, b := range ips {
+		if !plainIPv4(b) {
+			continue
+		}
+		var want layers.IPv4
+		if err := want.DecodeFromBytes(b, gopacket.NilDecodeFeedback); err != nil {
+			t.Fatalf("gopacket: %v", err)
+		}
+		d.decodePlainIPv4(b)
+		if got, w := fmt.Sprintf("%#v %v", d.ip4, d.ip4.NextLayerType()), fmt.Sprintf("%#v %v", want, want.NextLayerType()); got != w {
+			t.Fatalf("shortcut\n%s\ngopacket\n%s", got, w)
+		}
+		checked++
+	}
+	if checked < 100 {
+		t.Errorf("only %d plain headers checked", checked)
 	}
 }

@@ -9,7 +9,10 @@ func u24(b []byte) uint32 { return uint32(b[0])<<16 | uint32(b[1])<<8 | uint32(b
 // nibbles cost a fraction of strconv's general path.
 func appendHexPad(dst []byte, v uint64, width int) []byte {
 	n := 1
-	for x := v >> 4; x != 0; x >>= 4 {
+	if width > 0 && width < 16 && v < 1<<(4*uint(width)) {
+		n = width // the usual case: the value fits the width
+	}
+	for x := v >> (4 * uint(n)); x != 0; x >>= 4 {
 		n++
 	}
 	n = max(n, width)

@@ -36,3 +36,20 @@ func TestAppendIPv4(t *testing.T) {
 		}
 	}
 }
+
+// TestSince: the capture-time difference is time.Time.Sub's, near zero,
+// across seconds and both ways, and beyond the shortcut's range.
+func TestSince(t *testing.T) {
+	base := time.Unix(1795330658, 962938070).UTC()
+	for _, d := range []time.Duration{0, 1, -1, 999_999_999, -999_999_999, time.Second, 90 * 24 * time.Hour,
+		-90 * 24 * time.Hour, 100 * 365 * 24 * time.Hour, 200 * 365 * 24 * time.Hour, -200 * 365 * 24 * time.Hour} {
+		ts := base.Add(d)
+		if got, want := since(ts, base), ts.Sub(base); got != want {
+			t.Errorf("%v: %v, want %v", d, got, want)
+		}
+	}
+	far := time.Unix(1<<40, 5)
+	if got, want := since(far, base), far.Sub(base); got != want {
+		t.Errorf("far: %v, want %v", got, want)
+	}
+}
