@@ -25,7 +25,7 @@ type jsonPrinter struct {
 	n        int
 	b        []byte
 	line     []byte
-	val      []byte   // text of the current non-numeric value
+	val      []byte      // text of the current non-numeric value
 	count    []uint16    // per field ID: values in this record not yet written
 	fields   []jsonField // per field ID: what the catalogue says, looked up once
 	base     *time.Time
