@@ -2,6 +2,7 @@ package output
 
 import (
 	"bufio"
+	"encoding/binary"
 	"math"
 	"strconv"
 	"time"
@@ -166,13 +167,34 @@ func appendSummary(b []byte, f *capture.Frame, base time.Time, clc int, scratch 
 	n := len(b)
 	b = AppendLine(b, f, base, clc)
 	b = b[:len(b)-1] // the newline
-	for _, c := range b[n:] {
-		if c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
-			*scratch = append((*scratch)[:0], b[n:]...)
-			return appendJSONString(b[:n-1], *scratch)
-		}
+	if needsEscape(b[n:]) {
+		*scratch = append((*scratch)[:0], b[n:]...)
+		return appendJSONString(b[:n-1], *scratch)
 	}
 	return append(b, '"')
+}
+
+// needsEscape reports whether s holds a byte that a JSON string must not
+// carry as it is (a control byte, a quote, a backslash) or that needs a
+// UTF-8 check (any byte from 0x80). Eight bytes at a time: each test
+// below is nonzero exactly when some byte of x is below n, by the borrow
+// it leaves in that byte's top bit (exact for n up to 0x80).
+func needsEscape(s []byte) bool {
+	const ones, tops = 0x0101010101010101, 0x8080808080808080
+	for len(s) >= 8 {
+		x := binary.LittleEndian.Uint64(s)
+		q, bs := x^('"'*ones), x^('\\'*ones)
+		if ((x-0x20*ones)&^x|(q-ones)&^q|(bs-ones)&^bs|x)&tops != 0 {
+			return true
+		}
+		s = s[8:]
+	}
+	for _, c := range s {
+		if c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			return true
+		}
+	}
+	return false
 }
 
 // field returns what the writer keeps of field id, made the first time

@@ -53,3 +53,39 @@ func TestSince(t *testing.T) {
 		t.Errorf("far: %v, want %v", got, want)
 	}
 }
+
+// TestNeedsEscape: the eight-bytes-at-a-time test agrees with a byte
+// loop on every byte value at every position, and on random text.
+func TestNeedsEscape(t *testing.T) {
+	slow := func(s []byte) bool {
+		for _, c := range s {
+			if c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+				return true
+			}
+		}
+		return false
+	}
+	base := []byte("38  0.564140  10.10.0.1 -> 10.10.0.2  RoCE  RC ACK")
+	for i := range base {
+		for c := 0; c < 256; c++ {
+			s := append([]byte(nil), base...)
+			s[i] = byte(c)
+			if got, want := needsEscape(s), slow(s); got != want {
+				t.Fatalf("byte %#x at %d: %v, want %v", c, i, got, want)
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 100000 {
+		s := make([]byte, rng.IntN(40))
+		for i := range s {
+			s[i] = byte(0x20 + rng.IntN(0x60))
+			if rng.IntN(50) == 0 {
+				s[i] = byte(rng.IntN(256))
+			}
+		}
+		if got, want := needsEscape(s), slow(s); got != want {
+			t.Fatalf("%q: %v, want %v", s, got, want)
+		}
+	}
+}
