@@ -90,7 +90,6 @@ func (r *Reader) SetFieldDemand(ids []decode.FieldID) {
 		r.frame.demand, r.frame.frameFields = gAll, wAllFrame
 		r.frame.rec.WantOnly(nil)
 		r.noICRC = false
-		r.SetDepth(DepthAll)
 		return
 	}
 	var (
@@ -114,16 +113,30 @@ func (r *Reader) SetFieldDemand(ids []decode.FieldID) {
 		r.frame.rec.WantOnly(ids)
 	}
 	r.noICRC = g&gICRC == 0
-	r.SetDepth(demandDepth(g, w))
 }
 
-// demandDepth is how deep frames must be decoded for fields of groups g
-// and frame fields w. A decode error is a frame.error wherever it lies,
-// and the ICRC is only checked on a frame decoded whole (a truncated
-// extension header is not a verdict), so those take every layer.
-func demandDepth(g fieldGroup, w frameFieldSet) Depth {
+// DemandDepth is how deep frames must be decoded for a consumer that reads
+// the fields ids and nothing else (nil: every field), for Reader.SetDepth.
+// A decode error is a frame.error wherever it lies, and the ICRC is only
+// checked on a frame decoded whole (a truncated extension header is not a
+// verdict), so those take every layer; so do the tracker's fields.
+func DemandDepth(ids []decode.FieldID) Depth {
+	if ids == nil {
+		return DepthAll
+	}
+	var (
+		g fieldGroup
+		w frameFieldSet
+	)
+	for _, id := range ids {
+		gi := groupOf(id)
+		g |= gi
+		if gi == gFrame {
+			w |= frameFieldBit(id)
+		}
+	}
 	switch {
-	case g&(gLLC|gCDC|gICRC) != 0 || w&wError != 0:
+	case g&(gLLC|gCDC|gICRC) != 0 || w&wError != 0: // also the tracker's fields (gAll)
 		return DepthAll
 	case g&(gRETH|gAETH|gImmDt|gIETH|gDETH) != 0:
 		return DepthTransport
@@ -131,9 +144,10 @@ func demandDepth(g fieldGroup, w frameFieldSet) Depth {
 	return DepthBTH
 }
 
-// SetDepth decodes frames down to depth, for the decoders of every link
-// type. SetFieldDemand sets it from the fields; a consumer that reads
-// whole frames whatever the fields (the tracker) sets DepthAll after it.
+// SetDepth decodes frames down to depth (DepthAll, the default, decodes
+// every layer), for the decoders of every link type. Only a consumer that
+// reads nothing but a record's fields may go shallower (DemandDepth): the
+// tracker, say, reads every layer of every frame.
 func (r *Reader) SetDepth(depth Depth) {
 	r.depth = depth
 	r.dec.SetDepth(depth)

@@ -103,8 +103,8 @@ func readDemand(t *testing.T, frames []rawFrame, lt layers.LinkType, ids []decod
 		t.Fatal(err)
 	}
 	r.SetFieldDemand(ids)
-	if whole {
-		r.SetDepth(DepthAll)
+	if !whole {
+		r.SetDepth(DemandDepth(ids))
 	}
 	run := demandRun{depth: r.depth}
 	for range frames {

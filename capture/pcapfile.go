@@ -18,8 +18,9 @@ import (
 // frame) straight out of the Reader's buffer. pcapgo.Reader, which it
 // replaces for files, buffers the stream a second time and copies every
 // record into a slice of its own: that was a third of reading a frame.
-// Errors are pcapgo's, word for word, so that messages and the Reader's
-// classification of damaged files (fileError) stay as they were.
+// Errors are pcapgo's (header errors not capitalised), so that messages
+// and the Reader's classification of damaged files (fileError) stay as
+// they were.
 type pcapFile struct {
 	br         *bufio.Reader
 	bo         binary.ByteOrder
@@ -55,13 +56,13 @@ func newPcapFile(br *bufio.Reader) (*pcapFile, error) {
 	case magicPcapMicroBE:
 		p.bo, p.nanoFactor = binary.BigEndian, 1000
 	default:
-		return nil, fmt.Errorf("Unknown magic %x", magic)
+		return nil, fmt.Errorf("unknown magic %x", magic)
 	}
 	if v := p.bo.Uint16(hdr[4:6]); v != pcapVersionMajor {
-		return nil, fmt.Errorf("Unknown major version %d", v)
+		return nil, fmt.Errorf("unknown major version %d", v)
 	}
 	if v := p.bo.Uint16(hdr[6:8]); v != pcapVersionMinor {
-		return nil, fmt.Errorf("Unknown minor version %d", v)
+		return nil, fmt.Errorf("unknown minor version %d", v)
 	}
 	p.snaplen = p.bo.Uint32(hdr[16:20])
 	p.linkType = layers.LinkType(p.bo.Uint32(hdr[20:24]))

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/gopacket/gopacket"
@@ -62,7 +63,8 @@ func TestPcapFileAsPcapgo(t *testing.T) {
 	}
 	files = append(files, big)
 	for i, b := range files {
-		if got, want := readAll(t, b, false), readAll(t, b, true); got != want {
+		// Header errors are pcapgo's, but not capitalised.
+		if got, want := readAll(t, b, false), readAll(t, b, true); got != want && !(strings.HasPrefix(got, "header:") && strings.EqualFold(got, want)) {
 			t.Fatalf("input %d (%d bytes): pcapFile read\n%s\npcapgo read\n%s", i, len(b), got, want)
 		}
 	}

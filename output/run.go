@@ -218,8 +218,8 @@ func Run(ctx context.Context, o Options) error {
 	defer stop()
 
 	r.SetFieldDemand(demand)
-	if tr != nil {
-		r.SetDepth(capture.DepthAll) // the tracker reads every layer
+	if tr == nil { // the tracker reads every layer of every frame
+		r.SetDepth(capture.DemandDepth(demand))
 	}
 
 	var w *capture.Writer

@@ -316,6 +316,8 @@ func (x *Index) Filter(ctx context.Context, flt *filter.Filter) ([]int32, error)
 	var tr *track.Tracker
 	if tracked {
 		tr = track.New(track.Options{})
+	} else {
+		r.SetDepth(capture.DemandDepth(ids)) // the tracker reads every layer
 	}
 	var out []int32
 	for ctx.Err() == nil {
