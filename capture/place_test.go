@@ -230,14 +230,19 @@ func TestFieldSpansLayers(t *testing.T) {
 	}
 	n := len(f.Data)
 	for name, want := range map[string][2]Span{
-		"eth.type":      {{12, 2}, {0, 14}},
-		"ip.src":        {{26, 4}, {14, 20}},
-		"udp.dstport":   {{36, 2}, {34, 8}},
-		"roce.bth.dqpn": {{47, 3}, {42, 12}},
-		"roce.bth.se":   {{43, 1}, {42, 12}},
-		"roce.icrc":     {{n - 4, 4}, {n - 4, 4}},
-		"roce.icrc.ok":  {{}, {n - 4, 4}},
-		"frame.number":  {{}, {0, n}},
+		"eth.type":        {{12, 2}, {0, 14}},
+		"ip.src":          {{26, 4}, {14, 20}},
+		"udp.dstport":     {{36, 2}, {34, 8}},
+		"roce.bth.dqpn":   {{47, 3}, {42, 12}},
+		"roce.bth.se":     {{43, 1}, {42, 12}},
+		"smc.llc.type":    {{54, 1}, {54, n - 58}},
+		"smc.llc.qpn":     {{54 + 28, 3}, {54, n - 58}},
+		"roce.icrc":       {{n - 4, 4}, {n - 4, 4}},
+		"roce.icrc.ok":    {{}, {n - 4, 4}},
+		"frame.number":    {{}, {0, n}},
+		"smc.llc.rkey":    {{54 + 72, 4}, {54, n - 58}},
+		"smc.llc.length":  {{55, 2}, {54, n - 58}},
+		"smc.llc.version": {{54, 1}, {54, n - 58}},
 	} {
 		got := at[name]
 		if got.Field != want[0] || got.Layer != want[1] {
@@ -246,5 +251,82 @@ func TestFieldSpansLayers(t *testing.T) {
 	}
 	if f.LLC.Type != decode.LLCAddLinkV2 || binary.LittleEndian.Uint16(f.Data[55:57]) != f.LLC.Length {
 		t.Errorf("frame 13 is not the ADD_LINK_V2 this test reads: %v length %d", f.LLC.Type, f.LLC.Length)
+	}
+}
+
+// TestFieldSpansCLCSegments: a CLC message is found in the segment that
+// completes it, whole or (split across segments) its tail, and several
+// messages of one segment in stream order; fields outside the frame's
+// part of a message have no span.
+func TestFieldSpansCLCSegments(t *testing.T) {
+	h := loadHandshake(t)
+	P, A, C := len(h.proposal), len(h.accept), len(h.confirm)
+	frames := []rawFrame{h.syn, h.synack,
+		h.build(t, seg{1, 0, A}),           // 2: the Accept, whole
+		h.build(t, seg{0, 0, P - 10}),      // 3: most of the Proposal
+		h.build(t, seg{0, P - 10, 30}),     // 4: its last 10 bytes, the Confirm's first 20
+		h.build(t, seg{0, P + 20, C - 20}), // 5: the rest of the Confirm
+	}
+	merged := []rawFrame{h.syn, h.synack, h.build(t, seg{1, 0, A}), h.build(t, seg{0, 0, P + C})}
+	type want struct {
+		frame, msg int    // frame index, CLC message in it
+		name       string // field
+		off        int    // from the start of the TCP payload; -1: no span
+	}
+	for _, tc := range []struct {
+		name   string
+		frames []rawFrame
+		want   []want
+	}{
+		{"split", frames, []want{
+			{4, 0, "smc.clc.eyecatcher", -1}, {4, 0, "smc.clc.trailer", 6},
+			{5, 0, "smc.clc.eyecatcher", -1}, {5, 0, "smc.clc.qpn", 38 - 20}, {5, 0, "smc.clc.trailer", C - 20 - 4},
+			{2, 0, "smc.clc.qpn", 38},
+		}},
+		{"merged", merged, []want{
+			{3, 0, "smc.clc.eyecatcher", 0}, {3, 1, "smc.clc.eyecatcher", P}, {3, 1, "smc.clc.qpn", P + 38},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := NewReader(tc.name, &sliceSource{frames: tc.frames}, layers.LinkTypeEthernet)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range tc.frames {
+				f, err := r.Next()
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkFramePlaces(t, tc.name, f, placeStats{})
+				pay := cap(f.Data) - cap(f.TCP.Payload)
+				spans := f.FieldSpans()
+				for _, w := range tc.want {
+					if w.frame != i {
+						continue
+					}
+					msg, found := -1, false
+					for j, id := range f.Fields().IDs {
+						d := decode.Def(id)
+						if d.Name == "smc.clc.eyecatcher" {
+							msg++
+						}
+						if d.Name != w.name || msg != w.msg {
+							continue
+						}
+						found = true
+						got := -1
+						if spans[j].Field.N > 0 {
+							got = spans[j].Field.Off - pay
+						}
+						if got != w.off {
+							t.Errorf("frame %d message %d: %s at payload+%d, want %d", i, w.msg, w.name, got, w.off)
+						}
+					}
+					if !found {
+						t.Errorf("frame %d has no %s in message %d", i, w.name, w.msg)
+					}
+				}
+			}
+		})
 	}
 }
