@@ -7,32 +7,39 @@ import (
 )
 
 // Fields of the frame and of the gopacket layers below SMC; the SMC and
-// RoCE layers register their own in package decode.
+// RoCE layers register their own in package decode. Places (At) are from
+// the start of each header, as the kernel's structs lay them out: struct
+// ethhdr (include/uapi/linux/if_ether.h), struct vlan_hdr (TCI then the
+// inner EtherType, include/linux/if_vlan.h), struct iphdr or struct
+// ipv6hdr (include/uapi/linux/ip.h, ipv6.h) as the version nibble says,
+// struct tcphdr (flags in byte 13, include/uapi/linux/tcp.h), struct
+// udphdr. tcp.len and tcp.smc_option have no fixed place: one is
+// computed, the other is an option anywhere among the options.
 var (
 	fFrameNumber = decode.Field(decode.OwnerFrame, "frame.number", decode.KindUint, "Frame number (1-based position in the capture)")
 	fFrameTime   = decode.Field(decode.OwnerFrame, "frame.time_epoch", decode.KindFloat, "Capture time, seconds since 1970-01-01 UTC")
 	fFrameLen    = decode.Field(decode.OwnerFrame, "frame.len", decode.KindUint, "Frame length on the wire")
 	fFrameCapLen = decode.Field(decode.OwnerFrame, "frame.cap_len", decode.KindUint, "Bytes captured of the frame")
-	fEthSrc      = decode.Field(decode.OwnerEthernet, "eth.src", decode.KindMAC, "Ethernet source address")
-	fEthDst      = decode.Field(decode.OwnerEthernet, "eth.dst", decode.KindMAC, "Ethernet destination address")
-	fEthType     = decode.Field(decode.OwnerEthernet, "eth.type", decode.KindUint, "EtherType", decode.Hex())
-	fVLANID      = decode.Field(decode.OwnerVLAN, "vlan.id", decode.KindUint, "802.1Q VLAN identifier (outer tag first)")
-	fIPSrc       = decode.Field(decode.OwnerIP, "ip.src", decode.KindAddr, "IPv4 or IPv6 source address")
-	fIPDst       = decode.Field(decode.OwnerIP, "ip.dst", decode.KindAddr, "IPv4 or IPv6 destination address")
-	fIPProto     = decode.Field(decode.OwnerIP, "ip.proto", decode.KindUint, "IP protocol (IPv6: next header)")
-	fIPTTL       = decode.Field(decode.OwnerIP, "ip.ttl", decode.KindUint, "IPv4 TTL or IPv6 hop limit")
-	fIPVersion   = decode.Field(decode.OwnerIP, "ip.version", decode.KindUint, "IP version (4 or 6)")
-	fTCPSrcPort  = decode.Field(decode.OwnerTCP, "tcp.srcport", decode.KindUint, "TCP source port")
-	fTCPDstPort  = decode.Field(decode.OwnerTCP, "tcp.dstport", decode.KindUint, "TCP destination port")
-	fTCPSeq      = decode.Field(decode.OwnerTCP, "tcp.seq", decode.KindUint, "TCP sequence number (absolute)")
-	fTCPAck      = decode.Field(decode.OwnerTCP, "tcp.ack", decode.KindUint, "TCP acknowledgement number (absolute)")
+	fEthSrc      = decode.Field(decode.OwnerEthernet, "eth.src", decode.KindMAC, "Ethernet source address", decode.At(6, 6))
+	fEthDst      = decode.Field(decode.OwnerEthernet, "eth.dst", decode.KindMAC, "Ethernet destination address", decode.At(0, 6))
+	fEthType     = decode.Field(decode.OwnerEthernet, "eth.type", decode.KindUint, "EtherType", decode.Hex(), decode.At(12, 2))
+	fVLANID      = decode.Field(decode.OwnerVLAN, "vlan.id", decode.KindUint, "802.1Q VLAN identifier (outer tag first)", decode.At(0, 2, decode.Bits(0x0fff)))
+	fIPSrc       = decode.Field(decode.OwnerIP, "ip.src", decode.KindAddr, "IPv4 or IPv6 source address", decode.At(12, 4, decode.In(4)), decode.At(8, 16, decode.In(6)))
+	fIPDst       = decode.Field(decode.OwnerIP, "ip.dst", decode.KindAddr, "IPv4 or IPv6 destination address", decode.At(16, 4, decode.In(4)), decode.At(24, 16, decode.In(6)))
+	fIPProto     = decode.Field(decode.OwnerIP, "ip.proto", decode.KindUint, "IP protocol (IPv6: next header)", decode.At(9, 1, decode.In(4)), decode.At(6, 1, decode.In(6)))
+	fIPTTL       = decode.Field(decode.OwnerIP, "ip.ttl", decode.KindUint, "IPv4 TTL or IPv6 hop limit", decode.At(8, 1, decode.In(4)), decode.At(7, 1, decode.In(6)))
+	fIPVersion   = decode.Field(decode.OwnerIP, "ip.version", decode.KindUint, "IP version (4 or 6)", decode.At(0, 1, decode.Bits(0xf0)))
+	fTCPSrcPort  = decode.Field(decode.OwnerTCP, "tcp.srcport", decode.KindUint, "TCP source port", decode.At(0, 2))
+	fTCPDstPort  = decode.Field(decode.OwnerTCP, "tcp.dstport", decode.KindUint, "TCP destination port", decode.At(2, 2))
+	fTCPSeq      = decode.Field(decode.OwnerTCP, "tcp.seq", decode.KindUint, "TCP sequence number (absolute)", decode.At(4, 4))
+	fTCPAck      = decode.Field(decode.OwnerTCP, "tcp.ack", decode.KindUint, "TCP acknowledgement number (absolute)", decode.At(8, 4))
 	fTCPLen      = decode.Field(decode.OwnerTCP, "tcp.len", decode.KindUint, "TCP payload length")
-	fTCPSYN      = decode.Field(decode.OwnerTCP, "tcp.flags.syn", decode.KindBool, "TCP SYN flag")
-	fTCPACK      = decode.Field(decode.OwnerTCP, "tcp.flags.ack", decode.KindBool, "TCP ACK flag")
-	fTCPFIN      = decode.Field(decode.OwnerTCP, "tcp.flags.fin", decode.KindBool, "TCP FIN flag")
-	fTCPRST      = decode.Field(decode.OwnerTCP, "tcp.flags.rst", decode.KindBool, "TCP RST flag")
-	fUDPSrcPort  = decode.Field(decode.OwnerUDP, "udp.srcport", decode.KindUint, "UDP source port")
-	fUDPDstPort  = decode.Field(decode.OwnerUDP, "udp.dstport", decode.KindUint, "UDP destination port")
+	fTCPSYN      = decode.Field(decode.OwnerTCP, "tcp.flags.syn", decode.KindBool, "TCP SYN flag", decode.At(13, 1, decode.Bits(0x02)))
+	fTCPACK      = decode.Field(decode.OwnerTCP, "tcp.flags.ack", decode.KindBool, "TCP ACK flag", decode.At(13, 1, decode.Bits(0x10)))
+	fTCPFIN      = decode.Field(decode.OwnerTCP, "tcp.flags.fin", decode.KindBool, "TCP FIN flag", decode.At(13, 1, decode.Bits(0x01)))
+	fTCPRST      = decode.Field(decode.OwnerTCP, "tcp.flags.rst", decode.KindBool, "TCP RST flag", decode.At(13, 1, decode.Bits(0x04)))
+	fUDPSrcPort  = decode.Field(decode.OwnerUDP, "udp.srcport", decode.KindUint, "UDP source port", decode.At(0, 2))
+	fUDPDstPort  = decode.Field(decode.OwnerUDP, "udp.dstport", decode.KindUint, "UDP destination port", decode.At(2, 2))
 	fFrameCut    = decode.Field(decode.OwnerFrame, "frame.cut", decode.KindBool, "Frame cut by the capture's snap length (present only when cut)")
 	fFrameError  = decode.Field(decode.OwnerFrame, "frame.error", decode.KindString, "Decode error of this frame, with layer, field and offset")
 )

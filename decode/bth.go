@@ -433,22 +433,26 @@ func nextOrDone(p gopacket.PacketBuilder, next gopacket.LayerType, payload []byt
 }
 
 // BTH fields (IBTA vol. 1 §9.2). PSN and QPN show in hex in -V, as
-// tshark does, and stay decimal in -T fields.
+// tshark does, and stay decimal in -T fields. Places: the 12-byte BTH
+// (SE, M, PadCnt and TVer share byte 1; FECN and BECN byte 4; AckReq byte
+// 8); RDETH and XRCETH (§9.3), which this package folds into the BTH
+// layer, are one reserved byte and a 24-bit number; the ICRC is the
+// packet's last 4 bytes, little-endian (§7.8.1).
 var (
-	fBTHOpcode    = Field(OwnerBTH, "roce.bth.opcode", KindUint, "BTH opcode (transport and operation)", Hex(), Enum(opcodeName))
-	fBTHSE        = Field(OwnerBTH, "roce.bth.se", KindBool, "BTH solicited event")
-	fBTHM         = Field(OwnerBTH, "roce.bth.m", KindBool, "BTH migration state")
-	fBTHPadCnt    = Field(OwnerBTH, "roce.bth.padcnt", KindUint, "BTH pad count (bytes before the ICRC)")
-	fBTHTVer      = Field(OwnerBTH, "roce.bth.tver", KindUint, "BTH transport header version")
-	fBTHPKey      = Field(OwnerBTH, "roce.bth.pkey", KindUint, "BTH partition key", Hex())
-	fBTHFECN      = Field(OwnerBTH, "roce.bth.fecn", KindBool, "BTH forward explicit congestion notification")
-	fBTHBECN      = Field(OwnerBTH, "roce.bth.becn", KindBool, "BTH backward explicit congestion notification")
-	fBTHDestQP    = Field(OwnerBTH, "roce.bth.dqpn", KindUint, "BTH destination queue pair number", Hex())
-	fBTHAckReq    = Field(OwnerBTH, "roce.bth.ackreq", KindBool, "BTH acknowledge request")
-	fBTHPSN       = Field(OwnerBTH, "roce.bth.psn", KindUint, "BTH packet sequence number", Hex())
-	fBTHEEContext = Field(OwnerRDETH, "roce.rdeth.eecnxt", KindUint, "RDETH end-to-end context (RD only)", Hex())
-	fBTHXRCSRQ    = Field(OwnerXRCETH, "roce.xrceth.srq", KindUint, "XRCETH XRC shared receive queue (XRC only)", Hex())
-	fICRC         = Field(OwnerICRC, "roce.icrc", KindUint, "ICRC as transmitted (little-endian trailer)", Hex())
+	fBTHOpcode    = Field(OwnerBTH, "roce.bth.opcode", KindUint, "BTH opcode (transport and operation)", Hex(), Enum(opcodeName), At(0, 1))
+	fBTHSE        = Field(OwnerBTH, "roce.bth.se", KindBool, "BTH solicited event", At(1, 1, Bits(0x80)))
+	fBTHM         = Field(OwnerBTH, "roce.bth.m", KindBool, "BTH migration state", At(1, 1, Bits(0x40)))
+	fBTHPadCnt    = Field(OwnerBTH, "roce.bth.padcnt", KindUint, "BTH pad count (bytes before the ICRC)", At(1, 1, Bits(0x30)))
+	fBTHTVer      = Field(OwnerBTH, "roce.bth.tver", KindUint, "BTH transport header version", At(1, 1, Bits(0x0f)))
+	fBTHPKey      = Field(OwnerBTH, "roce.bth.pkey", KindUint, "BTH partition key", Hex(), At(2, 2))
+	fBTHFECN      = Field(OwnerBTH, "roce.bth.fecn", KindBool, "BTH forward explicit congestion notification", At(4, 1, Bits(0x80)))
+	fBTHBECN      = Field(OwnerBTH, "roce.bth.becn", KindBool, "BTH backward explicit congestion notification", At(4, 1, Bits(0x40)))
+	fBTHDestQP    = Field(OwnerBTH, "roce.bth.dqpn", KindUint, "BTH destination queue pair number", Hex(), At(5, 3))
+	fBTHAckReq    = Field(OwnerBTH, "roce.bth.ackreq", KindBool, "BTH acknowledge request", At(8, 1, Bits(0x80)))
+	fBTHPSN       = Field(OwnerBTH, "roce.bth.psn", KindUint, "BTH packet sequence number", Hex(), At(9, 3))
+	fBTHEEContext = Field(OwnerRDETH, "roce.rdeth.eecnxt", KindUint, "RDETH end-to-end context (RD only)", Hex(), At(1, 3))
+	fBTHXRCSRQ    = Field(OwnerXRCETH, "roce.xrceth.srq", KindUint, "XRCETH XRC shared receive queue (XRC only)", Hex(), At(1, 3))
+	fICRC         = Field(OwnerICRC, "roce.icrc", KindUint, "ICRC as transmitted (little-endian trailer)", Hex(), At(0, 4, LE()))
 )
 
 // Imm returns the immediate data of an opcode that carries an ImmDt. It

@@ -195,21 +195,26 @@ func decodeCDC(data []byte, p gopacket.PacketBuilder) error {
 }
 
 // CDC fields (struct smc_cdc_msg, smc_cdc_producer_flags and smc_cdc_conn_state_flags in net/smc/smc_cdc.h).
+// Places: seqno at 2, token at 4, the two 8-byte union smc_cdc_cursor at 8
+// and 16 (reserved, wrap, count), the flag bytes at 24 and 25 (the bit
+// fields of struct smc_cdc_producer_flags and smc_cdc_conn_state_flags in
+// net/smc/smc.h, whose __BIG_ENDIAN_BITFIELD order is the wire's:
+// write_blocked and peer_done_writing are bit 0x80).
 var (
-	fCDCSeq             = Field(OwnerCDC, "smc.cdc.seq", KindUint, "CDC sequence number")
-	fCDCToken           = Field(OwnerCDC, "smc.cdc.token", KindUint, "CDC alert token of the receiving connection", Hex())
-	fCDCProdWrap        = Field(OwnerCDC, "smc.cdc.prod.wrap", KindUint, "CDC producer cursor wrap count")
-	fCDCProdCount       = Field(OwnerCDC, "smc.cdc.prod.count", KindUint, "CDC producer cursor byte offset in the receiver's RMBE")
-	fCDCConsWrap        = Field(OwnerCDC, "smc.cdc.cons.wrap", KindUint, "CDC consumer cursor wrap count")
-	fCDCConsCount       = Field(OwnerCDC, "smc.cdc.cons.count", KindUint, "CDC consumer cursor byte offset in the sender's RMBE")
-	fCDCProdFlags       = Field(OwnerCDC, "smc.cdc.prod_flags", KindUint, "CDC producer flags byte", Hex())
-	fCDCConnFlags       = Field(OwnerCDC, "smc.cdc.conn_flags", KindUint, "CDC connection state flags byte", Hex())
-	fCDCWriteBlocked    = Field(OwnerCDC, "smc.cdc.flags.write_blocked", KindBool, "CDC: sender blocked, peer RMBE full")
-	fCDCUrgentPending   = Field(OwnerCDC, "smc.cdc.flags.urgent_pending", KindBool, "CDC: urgent data pending")
-	fCDCUrgentPresent   = Field(OwnerCDC, "smc.cdc.flags.urgent_present", KindBool, "CDC: urgent data present")
-	fCDCConsUpdateReq   = Field(OwnerCDC, "smc.cdc.flags.cons_update_req", KindBool, "CDC: consumer cursor update requested")
-	fCDCFailover        = Field(OwnerCDC, "smc.cdc.flags.failover_validation", KindBool, "CDC: failover validation")
-	fCDCPeerDoneWriting = Field(OwnerCDC, "smc.cdc.flags.peer_done_writing", KindBool, "CDC: peer done writing (shutdown write)")
-	fCDCPeerConnClosed  = Field(OwnerCDC, "smc.cdc.flags.peer_conn_closed", KindBool, "CDC: peer connection closed")
-	fCDCPeerConnAbort   = Field(OwnerCDC, "smc.cdc.flags.peer_conn_abort", KindBool, "CDC: peer connection aborted")
+	fCDCSeq             = Field(OwnerCDC, "smc.cdc.seq", KindUint, "CDC sequence number", At(2, 2))
+	fCDCToken           = Field(OwnerCDC, "smc.cdc.token", KindUint, "CDC alert token of the receiving connection", Hex(), At(4, 4))
+	fCDCProdWrap        = Field(OwnerCDC, "smc.cdc.prod.wrap", KindUint, "CDC producer cursor wrap count", At(10, 2))
+	fCDCProdCount       = Field(OwnerCDC, "smc.cdc.prod.count", KindUint, "CDC producer cursor byte offset in the receiver's RMBE", At(12, 4))
+	fCDCConsWrap        = Field(OwnerCDC, "smc.cdc.cons.wrap", KindUint, "CDC consumer cursor wrap count", At(18, 2))
+	fCDCConsCount       = Field(OwnerCDC, "smc.cdc.cons.count", KindUint, "CDC consumer cursor byte offset in the sender's RMBE", At(20, 4))
+	fCDCProdFlags       = Field(OwnerCDC, "smc.cdc.prod_flags", KindUint, "CDC producer flags byte", Hex(), At(24, 1))
+	fCDCConnFlags       = Field(OwnerCDC, "smc.cdc.conn_flags", KindUint, "CDC connection state flags byte", Hex(), At(25, 1))
+	fCDCWriteBlocked    = Field(OwnerCDC, "smc.cdc.flags.write_blocked", KindBool, "CDC: sender blocked, peer RMBE full", At(24, 1, Bits(uint64(CDCWriteBlocked))))
+	fCDCUrgentPending   = Field(OwnerCDC, "smc.cdc.flags.urgent_pending", KindBool, "CDC: urgent data pending", At(24, 1, Bits(uint64(CDCUrgentPending))))
+	fCDCUrgentPresent   = Field(OwnerCDC, "smc.cdc.flags.urgent_present", KindBool, "CDC: urgent data present", At(24, 1, Bits(uint64(CDCUrgentPresent))))
+	fCDCConsUpdateReq   = Field(OwnerCDC, "smc.cdc.flags.cons_update_req", KindBool, "CDC: consumer cursor update requested", At(24, 1, Bits(uint64(CDCConsUpdateReq))))
+	fCDCFailover        = Field(OwnerCDC, "smc.cdc.flags.failover_validation", KindBool, "CDC: failover validation", At(24, 1, Bits(uint64(CDCFailoverValidation))))
+	fCDCPeerDoneWriting = Field(OwnerCDC, "smc.cdc.flags.peer_done_writing", KindBool, "CDC: peer done writing (shutdown write)", At(25, 1, Bits(uint64(CDCPeerDoneWriting))))
+	fCDCPeerConnClosed  = Field(OwnerCDC, "smc.cdc.flags.peer_conn_closed", KindBool, "CDC: peer connection closed", At(25, 1, Bits(uint64(CDCPeerConnClosed))))
+	fCDCPeerConnAbort   = Field(OwnerCDC, "smc.cdc.flags.peer_conn_abort", KindBool, "CDC: peer connection aborted", At(25, 1, Bits(uint64(CDCPeerConnAbort))))
 )

@@ -339,16 +339,19 @@ func decodeCLC(data []byte, p gopacket.PacketBuilder) error {
 	return nil
 }
 
-// Fields of the common header (struct smc_clc_msg_hdr).
+// Fields of the common header (struct smc_clc_msg_hdr), placed from the
+// message's start: eyecatcher, type, length, then one byte of version
+// (0xf0), typev2 (0x0c) and typev1 (0x03), the __BIG_ENDIAN_BITFIELD order
+// being the wire's; the trailer (struct smc_clc_msg_trail) ends the message.
 var (
-	fCLCEyecatcher = Field(OwnerCLC, "smc.clc.eyecatcher", KindString, "CLC eyecatcher (SMCR or SMCD, EBCDIC)")
+	fCLCEyecatcher = Field(OwnerCLC, "smc.clc.eyecatcher", KindString, "CLC eyecatcher (SMCR or SMCD, EBCDIC)", At(0, 4))
 	fCLCType       = Field(OwnerCLC, "smc.clc.type", KindUint, "CLC message type (1 Proposal, 2 Accept, 3 Confirm, 4 Decline)",
-		Enum(func(u uint64) string { return CLCType(u).String() }))
-	fCLCLength  = Field(OwnerCLC, "smc.clc.length", KindUint, "CLC message length including header and trailer")
-	fCLCVersion = Field(OwnerCLC, "smc.clc.version", KindUint, "SMC version of the CLC header (1 or 2)")
+		Enum(func(u uint64) string { return CLCType(u).String() }), At(4, 1))
+	fCLCLength  = Field(OwnerCLC, "smc.clc.length", KindUint, "CLC message length including header and trailer", At(5, 2))
+	fCLCVersion = Field(OwnerCLC, "smc.clc.version", KindUint, "SMC version of the CLC header (1 or 2)", At(7, 1, Bits(0xf0)))
 	fCLCPath    = Field(OwnerCLC, "smc.clc.path", KindUint, "SMC v1 type: offered (Proposal) or chosen (Accept/Confirm): 0 SMC-R, 1 SMC-D, 2 none, 3 both",
-		Enum(func(u uint64) string { return SMCType(u).String() }))
-	fCLCTrailer = Field(OwnerCLC, "smc.clc.trailer", KindString, "CLC trailer eyecatcher (SMCR or SMCD; raw hex if invalid)")
+		Enum(func(u uint64) string { return SMCType(u).String() }), At(7, 1, Bits(0x03)))
+	fCLCTrailer = Field(OwnerCLC, "smc.clc.trailer", KindString, "CLC trailer eyecatcher (SMCR or SMCD; raw hex if invalid)", At(-4, 4))
 )
 
 // AppendFields adds every field of the message to r.

@@ -195,37 +195,65 @@ func (a *CLCAccept) decodeV2Tail(c *CLC, body []byte, fceOff int, gidList bool) 
 }
 
 // Accept/Confirm fields (struct smc_clc_msg_accept_confirm).
+//
+// Places, from the message's start: the first-contact bit of typev2 in the
+// header (SMC_FIRST_CONTACT_MASK); SMC-R: struct smcr_clc_msg_accept_confirm
+// at 8 (struct smc_clc_msg_local, then qpn, rmb_rkey, rmbe_idx,
+// rmbe_alert_token, one byte of rmbe_size (0xf0) and qp_mtu (0x0f),
+// rmb_dma_addr, psn), v2 the EID at 64 and the first-contact extension at
+// 104 (offsetofend r1); SMC-D: struct smcd_clc_msg_accept_confirm_common
+// at 8, v2 chid at 32, the EID at 34, gid_ext at 66, the extension at 74
+// (offsetofend d1). The extension is struct smc_clc_first_contact_ext(_v2x);
+// the GID list after it has no fixed place (the extension's size is not on
+// the wire).
 var (
-	fCLCFirstContact = Field(OwnerCLC, "smc.clc.first_contact", KindBool, "first contact: the connection creates a new link group")
-	fCLCQPN          = Field(OwnerCLC, "smc.clc.qpn", KindUint, "sender QP number (SMC-R)", HexN(6))
-	fCLCRKey         = Field(OwnerCLC, "smc.clc.rkey", KindUint, "rkey of the sender's RMB (SMC-R)", Hex())
-	fCLCRMBEIdx      = Field(OwnerCLC, "smc.clc.rmbe_idx", KindUint, "RMBE index in the RMB (SMC-R)")
-	fCLCAlertToken   = Field(OwnerCLC, "smc.clc.alert_token", KindUint, "sender RMBE alert token = connection token in CDCs (SMC-R)")
-	fCLCRMBESize     = Field(OwnerCLC, "smc.clc.rmbe_size", KindUint, "RMBE size in bytes (SMC-R)")
-	fCLCMTU          = Field(OwnerCLC, "smc.clc.mtu", KindUint, "QP MTU in bytes (SMC-R)")
-	fCLCRMBVA        = Field(OwnerCLC, "smc.clc.rmb_va", KindUint, "RMB virtual address (SMC-R)", Hex())
-	fCLCPSN          = Field(OwnerCLC, "smc.clc.psn", KindUint, "sender initial packet sequence number (SMC-R)", HexN(6))
+	fCLCFirstContact = Field(OwnerCLC, "smc.clc.first_contact", KindBool, "first contact: the connection creates a new link group", At(7, 1, Bits(0x08)))
+	fCLCQPN          = Field(OwnerCLC, "smc.clc.qpn", KindUint, "sender QP number (SMC-R)", HexN(6), At(38, 3))
+	fCLCRKey         = Field(OwnerCLC, "smc.clc.rkey", KindUint, "rkey of the sender's RMB (SMC-R)", Hex(), At(41, 4))
+	fCLCRMBEIdx      = Field(OwnerCLC, "smc.clc.rmbe_idx", KindUint, "RMBE index in the RMB (SMC-R)", At(45, 1))
+	fCLCAlertToken   = Field(OwnerCLC, "smc.clc.alert_token", KindUint, "sender RMBE alert token = connection token in CDCs (SMC-R)", At(46, 4))
+	fCLCRMBESize     = Field(OwnerCLC, "smc.clc.rmbe_size", KindUint, "RMBE size in bytes (SMC-R)", At(50, 1, Bits(0xf0), Via(rmbeSize)))
+	fCLCMTU          = Field(OwnerCLC, "smc.clc.mtu", KindUint, "QP MTU in bytes (SMC-R)", At(50, 1, Bits(0x0f), Via(qpMTU)))
+	fCLCRMBVA        = Field(OwnerCLC, "smc.clc.rmb_va", KindUint, "RMB virtual address (SMC-R)", Hex(), At(52, 8))
+	fCLCPSN          = Field(OwnerCLC, "smc.clc.psn", KindUint, "sender initial packet sequence number (SMC-R)", HexN(6), At(61, 3))
 
-	fSMCDGID      = Field(OwnerCLC, "smc.clc.smcd.gid", KindUint, "sender ISM GID (SMC-D)", Hex())
-	fSMCDDMBToken = Field(OwnerCLC, "smc.clc.smcd.dmb_token", KindUint, "sender DMB token (SMC-D)", Hex())
-	fSMCDDMBEIdx  = Field(OwnerCLC, "smc.clc.smcd.dmbe_idx", KindUint, "DMBE index (SMC-D)")
-	fSMCDDMBESize = Field(OwnerCLC, "smc.clc.smcd.dmbe_size", KindUint, "DMBE size in bytes (SMC-D)")
-	fSMCDLinkID   = Field(OwnerCLC, "smc.clc.smcd.link_id", KindBytes, "link-group ID, raw bytes in the sender's host order (SMC-D)")
-	fSMCDCHID     = Field(OwnerCLC, "smc.clc.smcd.chid", KindUint, "ISM CHID (SMC-D v2)", Hex())
-	fSMCDGIDExt   = Field(OwnerCLC, "smc.clc.smcd.gid_ext", KindUint, "GID extension of an Emulated-ISM device (SMC-D v2)", Hex())
+	fSMCDGID      = Field(OwnerCLC, "smc.clc.smcd.gid", KindUint, "sender ISM GID (SMC-D)", Hex(), At(8, 8))
+	fSMCDDMBToken = Field(OwnerCLC, "smc.clc.smcd.dmb_token", KindUint, "sender DMB token (SMC-D)", Hex(), At(16, 8))
+	fSMCDDMBEIdx  = Field(OwnerCLC, "smc.clc.smcd.dmbe_idx", KindUint, "DMBE index (SMC-D)", At(24, 1))
+	fSMCDDMBESize = Field(OwnerCLC, "smc.clc.smcd.dmbe_size", KindUint, "DMBE size in bytes (SMC-D)", At(25, 1, Bits(0xf0), Via(rmbeSize)))
+	fSMCDLinkID   = Field(OwnerCLC, "smc.clc.smcd.link_id", KindBytes, "link-group ID, raw bytes in the sender's host order (SMC-D)", At(28, 4))
+	fSMCDCHID     = Field(OwnerCLC, "smc.clc.smcd.chid", KindUint, "ISM CHID (SMC-D v2)", Hex(), At(acceptCHIDDOff, 2))
+	fSMCDGIDExt   = Field(OwnerCLC, "smc.clc.smcd.gid_ext", KindUint, "GID extension of an Emulated-ISM device (SMC-D v2)", Hex(), At(66, 8))
 
-	fFCEDirect      = Field(OwnerCLC, "smc.clc.fce.direct", KindBool, "SMC-Rv2 direct: peer on the same IP subnet")
-	fFCEOSType      = Field(OwnerCLC, "smc.clc.fce.os_type", KindUint, "sender OS type (1 z/OS, 2 Linux, 3 AIX)", Enum(clcOSTypeEnum))
-	fFCERelease     = Field(OwnerCLC, "smc.clc.fce.release", KindUint, "sender SMC v2 release (0 = v2.0, 1 = v2.1)")
-	fFCEHostname    = Field(OwnerCLC, "smc.clc.fce.hostname", KindString, "sender host name")
-	fFCEMaxConns    = Field(OwnerCLC, "smc.clc.fce.max_conns", KindUint, "negotiated max connections per link group (v2.1)")
-	fFCEMaxLinks    = Field(OwnerCLC, "smc.clc.fce.max_links", KindUint, "negotiated max links per link group (v2.1)")
-	fFCEFeatureMask = Field(OwnerCLC, "smc.clc.fce.feature_mask", KindUint, "negotiated supplemental features (v2.1)", Hex())
-	fFCEVendorOpts  = Field(OwnerCLC, "smc.clc.fce.vendor_options", KindUint, "vendor experimental options (v2.1)", Hex())
+	fFCEDirect      = Field(OwnerCLC, "smc.clc.fce.direct", KindBool, "SMC-Rv2 direct: peer on the same IP subnet", fceAt(0, 1, Bits(0x80)))
+	fFCEOSType      = Field(OwnerCLC, "smc.clc.fce.os_type", KindUint, "sender OS type (1 z/OS, 2 Linux, 3 AIX)", Enum(clcOSTypeEnum), fceAt(1, 1, Bits(0xf0)))
+	fFCERelease     = Field(OwnerCLC, "smc.clc.fce.release", KindUint, "sender SMC v2 release (0 = v2.0, 1 = v2.1)", fceAt(1, 1, Bits(0x0f)))
+	fFCEHostname    = Field(OwnerCLC, "smc.clc.fce.hostname", KindString, "sender host name", fceAt(4, hostnameLen))
+	fFCEMaxConns    = Field(OwnerCLC, "smc.clc.fce.max_conns", KindUint, "negotiated max connections per link group (v2.1)", fceAt(36, 1))
+	fFCEMaxLinks    = Field(OwnerCLC, "smc.clc.fce.max_links", KindUint, "negotiated max links per link group (v2.1)", fceAt(37, 1))
+	fFCEFeatureMask = Field(OwnerCLC, "smc.clc.fce.feature_mask", KindUint, "negotiated supplemental features (v2.1)", Hex(), fceAt(38, 2))
+	fFCEVendorOpts  = Field(OwnerCLC, "smc.clc.fce.vendor_options", KindUint, "vendor experimental options (v2.1)", Hex(), fceAt(40, 4))
 
 	fCLCGIDCount = Field(OwnerCLC, "smc.clc.gid_count", KindUint, "number of GIDs in a first-contact Confirm's GID list")
 	fCLCGIDList  = Field(OwnerCLC, "smc.clc.gid_list", KindAddr, "client RoCEv2 GID usable for the link group (one value per GID)")
 )
+
+// fceAt places a field of the first-contact extension, off bytes into it:
+// both places, as SMC-R and SMC-D put the extension apart.
+func fceAt(off, size int, opts ...PlaceOpt) FieldOpt {
+	r := At(acceptV2RBody+off, size, append(opts, clcAcceptIn(SMCTypeR))...)
+	d := At(acceptV2DBody+off, size, append(opts, clcAcceptIn(SMCTypeD))...)
+	return func(f *FieldDef) { r(f); d(f) }
+}
+
+// clcAcceptIn limits a place to Accept and Confirm messages of SMC type t.
+func clcAcceptIn(t SMCType) PlaceOpt {
+	return In(CLCLayout(CLCTypeAccept, t), CLCLayout(CLCTypeConfirm, t))
+}
+
+// rmbeSize and qpMTU are RMBESizeBytes and QPMTUBytes for a Place's Via.
+func rmbeSize(n uint64) uint64 { return RMBESizeBytes(uint8(n)) }
+func qpMTU(n uint64) uint64    { return QPMTUBytes(uint8(n)) }
 
 func (a *CLCAccept) appendFields(c *CLC, r *Record) {
 	r.AddBool(fCLCFirstContact, c.Flag)

@@ -45,12 +45,16 @@ func (d *CLCDecline) decode(c *CLC, m []byte) error {
 	return nil
 }
 
-// Decline fields (struct smc_clc_msg_decline).
+// Decline fields (struct smc_clc_msg_decline and smc_clc_msg_decline_v2),
+// placed from the message's start: the out-of-sync bit of typev2 in the
+// header, id_for_peer at 8, peer_diagnosis at 16, os_type (0xf0) at 20,
+// v2 peer_diagnosis_v2[] at 24. reason_name is the kernel's name for the
+// code, not wire bytes.
 var (
-	fCLCOutOfSync      = Field(OwnerCLC, "smc.clc.out_of_sync", KindBool, "Decline out-of-sync flag: the receiver must drop its link group")
-	fDeclineReason     = Field(OwnerCLC, "smc.clc.decline.reason", KindUint, "peer diagnosis: the sender's decline reason (SMC_CLC_DECL_*)", HexN(8), Enum(clcDeclineEnum))
-	fDeclineOSType     = Field(OwnerCLC, "smc.clc.decline.os_type", KindUint, "sender OS type (v2 Decline)", Enum(clcOSTypeEnum))
-	fDeclineExtraDiag  = Field(OwnerCLC, "smc.clc.decline.extra_diag", KindUint, "additional diagnosis code (v2 Decline; one value per slot)", HexN(8), Enum(clcDeclineEnum))
+	fCLCOutOfSync      = Field(OwnerCLC, "smc.clc.out_of_sync", KindBool, "Decline out-of-sync flag: the receiver must drop its link group", At(7, 1, Bits(0x08)))
+	fDeclineReason     = Field(OwnerCLC, "smc.clc.decline.reason", KindUint, "peer diagnosis: the sender's decline reason (SMC_CLC_DECL_*)", HexN(8), Enum(clcDeclineEnum), At(16, 4))
+	fDeclineOSType     = Field(OwnerCLC, "smc.clc.decline.os_type", KindUint, "sender OS type (v2 Decline)", Enum(clcOSTypeEnum), At(20, 1, Bits(0xf0)))
+	fDeclineExtraDiag  = Field(OwnerCLC, "smc.clc.decline.extra_diag", KindUint, "additional diagnosis code (v2 Decline; one value per slot)", HexN(8), Enum(clcDeclineEnum), At(24, 4, Every(4)))
 	fDeclineReasonName = Field(OwnerCLC, "smc.clc.decline.reason_name", KindString, "kernel name of the decline reason (e.g. NOSMCRDEV)")
 )
 

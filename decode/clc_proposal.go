@@ -199,18 +199,27 @@ func (p *CLCProposal) decode(c *CLC, m []byte) error {
 }
 
 // Proposal fields (struct smc_clc_msg_proposal, net/smc/smc_clc.h).
+//
+// Places, from the message's start: typev2 in the header; struct
+// smc_clc_msg_local at 8 (id_for_peer, gid, mac, which an Accept/Confirm
+// (r0) and a Decline (id_for_peer) carry at the same offsets);
+// iparea_offset at 38; struct smc_clc_msg_smcd at 40. The prefix area sits
+// where iparea_offset says and the v2 extensions where their offsets say:
+// their fields, and the Proposal's EIDs, have no fixed place. An Accept or
+// Confirm places its EID by SMC type (clcAcceptIn).
 var (
-	fCLCPeerID = Field(OwnerCLC, "smc.clc.peer_id", KindBytes, "sender system ID (Linux: 2-byte instance + MAC)")
-	fCLCGID    = Field(OwnerCLC, "smc.clc.gid", KindAddr, "sender RoCE GID (Proposal: SMC-R v1 GID)")
-	fCLCMAC    = Field(OwnerCLC, "smc.clc.mac", KindMAC, "sender RoCE MAC")
-	fCLCEID    = Field(OwnerCLC, "smc.clc.eid", KindString, "EID: user EIDs offered (Proposal) or the negotiated EID (Accept/Confirm)")
+	fCLCPeerID = Field(OwnerCLC, "smc.clc.peer_id", KindBytes, "sender system ID (Linux: 2-byte instance + MAC)", At(8, 8))
+	fCLCGID    = Field(OwnerCLC, "smc.clc.gid", KindAddr, "sender RoCE GID (Proposal: SMC-R v1 GID)", At(16, 16))
+	fCLCMAC    = Field(OwnerCLC, "smc.clc.mac", KindMAC, "sender RoCE MAC", At(32, 6))
+	fCLCEID    = Field(OwnerCLC, "smc.clc.eid", KindString, "EID: user EIDs offered (Proposal) or the negotiated EID (Accept/Confirm)",
+		At(acceptEIDROff, propEIDLen, clcAcceptIn(SMCTypeR)), At(acceptEIDDOff, propEIDLen, clcAcceptIn(SMCTypeD)))
 
-	fPropPathV2       = Field(OwnerCLC, "smc.clc.proposal.path_v2", KindUint, "SMC v2 types offered (0 SMC-R, 1 SMC-D, 2 none, 3 both)", Enum(func(u uint64) string { return SMCType(u).String() }))
-	fPropIPAreaOffset = Field(OwnerCLC, "smc.clc.proposal.iparea_offset", KindUint, "bytes between offset 40 and the IP prefix area")
-	fPropISMGID       = Field(OwnerCLC, "smc.clc.proposal.ism_gid", KindUint, "native ISM GID (SMC-D area)", Hex())
-	fPropISMCHID      = Field(OwnerCLC, "smc.clc.proposal.ism_chid", KindUint, "ISM CHID (SMC-D area, v2)", Hex())
-	fPropV2ExtOffset  = Field(OwnerCLC, "smc.clc.proposal.v2_ext_offset", KindUint, "offset from byte 52 to the v2 extension")
-	fPropVendorOUI    = Field(OwnerCLC, "smc.clc.proposal.vendor_oui", KindBytes, "vendor OUI (SMC-D area)")
+	fPropPathV2       = Field(OwnerCLC, "smc.clc.proposal.path_v2", KindUint, "SMC v2 types offered (0 SMC-R, 1 SMC-D, 2 none, 3 both)", Enum(func(u uint64) string { return SMCType(u).String() }), At(7, 1, Bits(0x0c)))
+	fPropIPAreaOffset = Field(OwnerCLC, "smc.clc.proposal.iparea_offset", KindUint, "bytes between offset 40 and the IP prefix area", At(38, 2))
+	fPropISMGID       = Field(OwnerCLC, "smc.clc.proposal.ism_gid", KindUint, "native ISM GID (SMC-D area)", Hex(), At(40, 8))
+	fPropISMCHID      = Field(OwnerCLC, "smc.clc.proposal.ism_chid", KindUint, "ISM CHID (SMC-D area, v2)", Hex(), At(48, 2))
+	fPropV2ExtOffset  = Field(OwnerCLC, "smc.clc.proposal.v2_ext_offset", KindUint, "offset from byte 52 to the v2 extension", At(50, 2))
+	fPropVendorOUI    = Field(OwnerCLC, "smc.clc.proposal.vendor_oui", KindBytes, "vendor OUI (SMC-D area)", At(52, 3))
 	fPropIPv4Prefix   = Field(OwnerCLC, "smc.clc.proposal.ipv4_prefix", KindAddr, "outgoing IPv4 subnet")
 	fPropIPv4PrefLen  = Field(OwnerCLC, "smc.clc.proposal.ipv4_prefix_len", KindUint, "IPv4 prefix length")
 	fPropIPv6Count    = Field(OwnerCLC, "smc.clc.proposal.ipv6_prefix_count", KindUint, "number of IPv6 prefixes")

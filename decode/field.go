@@ -51,6 +51,9 @@ type FieldDef struct {
 	HexDigits int
 	// Enum, when set, names a numeric value (e.g. a decline code), for -V and text lines.
 	Enum func(uint64) string
+	// Places say where the field's bytes sit in its layer (At; see
+	// Locate); none when it has no fixed place there.
+	Places []Place
 }
 
 // FieldOpt adjusts a FieldDef at registration.

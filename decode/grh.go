@@ -124,14 +124,16 @@ func decodeGRH(data []byte, p gopacket.PacketBuilder) error {
 	return nextOrDone(p, g.NextLayerType(), g.Payload)
 }
 
-// GRH fields (IBTA vol. 1 §8.3).
+// GRH fields (IBTA vol. 1 §8.3), placed in the 40-byte GRH: IPVer (4
+// bits), TClass (8) and FlowLabel (20) share the first 4 bytes, then
+// PayLen, NxtHdr, HopLmt, SGID, DGID.
 var (
-	fGRHVersion    = Field(OwnerGRH, "roce.grh.version", KindUint, "GRH IP version (6)")
-	fGRHTClass     = Field(OwnerGRH, "roce.grh.tclass", KindUint, "GRH traffic class", Hex())
-	fGRHFlowLabel  = Field(OwnerGRH, "roce.grh.flow_label", KindUint, "GRH flow label", Hex())
-	fGRHPayLen     = Field(OwnerGRH, "roce.grh.paylen", KindUint, "GRH payload length (after the GRH, ICRC included)")
-	fGRHNextHeader = Field(OwnerGRH, "roce.grh.nxthdr", KindUint, "GRH next header (0x1b = BTH)", Hex())
-	fGRHHopLimit   = Field(OwnerGRH, "roce.grh.hoplimit", KindUint, "GRH hop limit")
-	fGRHSGID       = Field(OwnerGRH, "roce.grh.sgid", KindAddr, "GRH source GID")
-	fGRHDGID       = Field(OwnerGRH, "roce.grh.dgid", KindAddr, "GRH destination GID")
+	fGRHVersion    = Field(OwnerGRH, "roce.grh.version", KindUint, "GRH IP version (6)", At(0, 1, Bits(0xf0)))
+	fGRHTClass     = Field(OwnerGRH, "roce.grh.tclass", KindUint, "GRH traffic class", Hex(), At(0, 2, Bits(0x0ff0)))
+	fGRHFlowLabel  = Field(OwnerGRH, "roce.grh.flow_label", KindUint, "GRH flow label", Hex(), At(1, 3, Bits(0x0fffff)))
+	fGRHPayLen     = Field(OwnerGRH, "roce.grh.paylen", KindUint, "GRH payload length (after the GRH, ICRC included)", At(4, 2))
+	fGRHNextHeader = Field(OwnerGRH, "roce.grh.nxthdr", KindUint, "GRH next header (0x1b = BTH)", Hex(), At(6, 1))
+	fGRHHopLimit   = Field(OwnerGRH, "roce.grh.hoplimit", KindUint, "GRH hop limit", At(7, 1))
+	fGRHSGID       = Field(OwnerGRH, "roce.grh.sgid", KindAddr, "GRH source GID", At(8, 16))
+	fGRHDGID       = Field(OwnerGRH, "roce.grh.dgid", KindAddr, "GRH destination GID", At(24, 16))
 )

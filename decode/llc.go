@@ -758,38 +758,91 @@ func decodeLLC(data []byte, p gopacket.PacketBuilder) error {
 // LLC fields (struct smc_llc_msg_* in net/smc/smc_llc.c). Names are shared by the message types
 // that carry the same thing (a link ID is smc.llc.link_id in CONFIRM LINK,
 // ADD LINK and DELETE LINK); smc.llc.type tells them apart.
+//
+// Places, from the start of the message: struct smc_llc_hdr (type, the v1
+// length byte whose low nibble is add_link_rej_rsn or the v2 length_v2 in
+// host order, flags at 3), then per type smc_llc_msg_confirm_link,
+// smc_llc_msg_add_link (+ smc_llc_msg_add_link_v2_ext at 44, its rt[] at
+// 72), smc_llc_msg_add_link_cont (rt[] at 8), smc_llc_msg_del_link,
+// smc_llc_msg_req_add_link_v2 (gid[] at 28), smc_llc_msg_confirm_rkey
+// (13-byte struct smc_rmb_rtoken from 4, the first one's link byte being
+// the count), smc_llc_msg_delete_rkey(_v2) (rkey[] at 8),
+// smc_llc_msg_test_link. The place of a field the types share depends on
+// the type (In, with llcIn); smc.llc.length_be is computed.
 var (
-	fLLCType         = Field(OwnerLLC, "smc.llc.type", KindUint, "LLC message type", Hex(), Enum(llcTypeName))
-	fLLCVersion      = Field(OwnerLLC, "smc.llc.version", KindUint, "LLC version (1 or 2)")
-	fLLCLength       = Field(OwnerLLC, "smc.llc.length", KindUint, "LLC message length")
-	fLLCLengthBE     = Field(OwnerLLC, "smc.llc.length_be", KindBool, "LLC v2 length was big-endian (Linux writes host order; x86 = little-endian)")
-	fLLCFlags        = Field(OwnerLLC, "smc.llc.flags", KindUint, "LLC flags byte", Hex())
-	fLLCResponse     = Field(OwnerLLC, "smc.llc.response", KindBool, "LLC response flag")
-	fLLCLinkID       = Field(OwnerLLC, "smc.llc.link_id", KindUint, "LLC link ID")
-	fLLCMAC          = Field(OwnerLLC, "smc.llc.mac", KindMAC, "LLC sender MAC")
-	fLLCGID          = Field(OwnerLLC, "smc.llc.gid", KindAddr, "LLC sender GID (REQUEST ADD LINK: each client GID)")
-	fLLCQPN          = Field(OwnerLLC, "smc.llc.qpn", KindUint, "LLC sender QP number", Hex())
-	fLLCPSN          = Field(OwnerLLC, "smc.llc.psn", KindUint, "LLC ADD LINK initial PSN", Hex())
-	fLLCMTU          = Field(OwnerLLC, "smc.llc.mtu", KindUint, "LLC ADD LINK IB MTU enum", Enum(ibMTUName))
-	fLLCLinkUID      = Field(OwnerLLC, "smc.llc.link_uid", KindUint, "LLC CONFIRM LINK link user ID", Hex())
-	fLLCMaxLinks     = Field(OwnerLLC, "smc.llc.max_links", KindUint, "LLC CONFIRM LINK max links")
-	fLLCMaxConns     = Field(OwnerLLC, "smc.llc.max_conns", KindUint, "LLC CONFIRM LINK max connections (v2.1)")
-	fLLCNoRMBEEyec   = Field(OwnerLLC, "smc.llc.no_rmbe_eyec", KindBool, "LLC CONFIRM LINK no RMBE eyecatchers flag")
-	fLLCReject       = Field(OwnerLLC, "smc.llc.reject", KindBool, "LLC ADD LINK rejected")
-	fLLCRejectReason = Field(OwnerLLC, "smc.llc.reject_reason", KindUint, "LLC v1 ADD LINK reject reason (1 = no alternate path)")
-	fLLCDirect       = Field(OwnerLLC, "smc.llc.direct", KindBool, "LLC ADD LINK v2 direct flag")
-	fLLCTargetGID    = Field(OwnerLLC, "smc.llc.target_gid", KindAddr, "LLC ADD LINK v2 client target GID")
-	fLLCRKeyCount    = Field(OwnerLLC, "smc.llc.rkey_count", KindUint, "LLC number of rkeys (ADD LINK v2, ADD LINK CONT, DELETE RKEY, CONFIRM RKEY CONT) or other links (CONFIRM RKEY)")
-	fLLCRKey         = Field(OwnerLLC, "smc.llc.rkey", KindUint, "LLC rkey (on the link the message is sent on, or of the named link)", Hex())
-	fLLCRKeyNew      = Field(OwnerLLC, "smc.llc.rkey_new", KindUint, "LLC rkey on the new link (ADD LINK)", Hex())
-	fLLCVA           = Field(OwnerLLC, "smc.llc.va", KindUint, "LLC RMB virtual address", Hex())
-	fLLCRKeyLink     = Field(OwnerLLC, "smc.llc.rkey_link", KindUint, "LLC link ID of the next rkey/VA (CONFIRM RKEY)")
-	fLLCDelReason    = Field(OwnerLLC, "smc.llc.delete.reason", KindUint, "LLC DELETE LINK reason", Hex(), Enum(deleteReasonName))
-	fLLCDelAll       = Field(OwnerLLC, "smc.llc.delete.all", KindBool, "LLC DELETE LINK all links (terminate link group)")
-	fLLCDelOrderly   = Field(OwnerLLC, "smc.llc.delete.orderly", KindBool, "LLC DELETE LINK orderly")
-	fLLCNegative     = Field(OwnerLLC, "smc.llc.negative", KindBool, "LLC CONFIRM/DELETE RKEY negative response")
-	fLLCRetry        = Field(OwnerLLC, "smc.llc.retry", KindBool, "LLC CONFIRM RKEY retry rkey set")
-	fLLCRKeyMask     = Field(OwnerLLC, "smc.llc.rkey_mask", KindUint, "LLC DELETE RKEY error mask (v2: number of invalid rkeys)", Hex())
-	fLLCGIDCount     = Field(OwnerLLC, "smc.llc.gid_count", KindUint, "LLC REQUEST ADD LINK number of GIDs")
-	fLLCTestData     = Field(OwnerLLC, "smc.llc.test_data", KindBytes, "LLC TEST LINK user data")
+	fLLCType     = Field(OwnerLLC, "smc.llc.type", KindUint, "LLC message type", Hex(), Enum(llcTypeName), At(0, 1))
+	fLLCVersion  = Field(OwnerLLC, "smc.llc.version", KindUint, "LLC version (1 or 2)", At(0, 1, Via(llcVersionOf)))
+	fLLCLength   = Field(OwnerLLC, "smc.llc.length", KindUint, "LLC message length", At(1, 1, llcV1()), At(1, 2, HostOrder(), llcV2()))
+	fLLCLengthBE = Field(OwnerLLC, "smc.llc.length_be", KindBool, "LLC v2 length was big-endian (Linux writes host order; x86 = little-endian)")
+	fLLCFlags    = Field(OwnerLLC, "smc.llc.flags", KindUint, "LLC flags byte", Hex(), At(3, 1))
+	fLLCResponse = Field(OwnerLLC, "smc.llc.response", KindBool, "LLC response flag", At(3, 1, Bits(LLCFlagResponse)))
+	fLLCLinkID   = Field(OwnerLLC, "smc.llc.link_id", KindUint, "LLC link ID", At(29, 1, llcIn(LLCConfirmLink)), At(31, 1, llcIn(LLCAddLink)), At(4, 1, llcIn(LLCAddLinkCont, LLCDeleteLink)))
+	fLLCMAC      = Field(OwnerLLC, "smc.llc.mac", KindMAC, "LLC sender MAC", At(4, 6))
+	fLLCGID      = Field(OwnerLLC, "smc.llc.gid", KindAddr, "LLC sender GID (REQUEST ADD LINK: each client GID)",
+		At(10, 16, llcIn(LLCConfirmLink)), At(12, 16, llcIn(LLCAddLink)), At(28, 16, Every(16), llcIn(LLCRequestAddLink)))
+	fLLCQPN          = Field(OwnerLLC, "smc.llc.qpn", KindUint, "LLC sender QP number", Hex(), At(26, 3, llcIn(LLCConfirmLink)), At(28, 3, llcIn(LLCAddLink)))
+	fLLCPSN          = Field(OwnerLLC, "smc.llc.psn", KindUint, "LLC ADD LINK initial PSN", Hex(), At(33, 3))
+	fLLCMTU          = Field(OwnerLLC, "smc.llc.mtu", KindUint, "LLC ADD LINK IB MTU enum", Enum(ibMTUName), At(32, 1, Bits(0x0f)))
+	fLLCLinkUID      = Field(OwnerLLC, "smc.llc.link_uid", KindUint, "LLC CONFIRM LINK link user ID", Hex(), At(30, 4))
+	fLLCMaxLinks     = Field(OwnerLLC, "smc.llc.max_links", KindUint, "LLC CONFIRM LINK max links", At(34, 1))
+	fLLCMaxConns     = Field(OwnerLLC, "smc.llc.max_conns", KindUint, "LLC CONFIRM LINK max connections (v2.1)", At(35, 1))
+	fLLCNoRMBEEyec   = Field(OwnerLLC, "smc.llc.no_rmbe_eyec", KindBool, "LLC CONFIRM LINK no RMBE eyecatchers flag", At(3, 1, Bits(LLCFlagNoRMBEEyecat), Via(llcBothBits)))
+	fLLCReject       = Field(OwnerLLC, "smc.llc.reject", KindBool, "LLC ADD LINK rejected", At(3, 1, Bits(LLCFlagAddLinkRej)))
+	fLLCRejectReason = Field(OwnerLLC, "smc.llc.reject_reason", KindUint, "LLC v1 ADD LINK reject reason (1 = no alternate path)", At(2, 1, Bits(0x0f)))
+	fLLCDirect       = Field(OwnerLLC, "smc.llc.direct", KindBool, "LLC ADD LINK v2 direct flag", At(44, 1, Bits(0x80)))
+	fLLCTargetGID    = Field(OwnerLLC, "smc.llc.target_gid", KindAddr, "LLC ADD LINK v2 client target GID", At(46, 16))
+	fLLCRKeyCount    = Field(OwnerLLC, "smc.llc.rkey_count", KindUint, "LLC number of rkeys (ADD LINK v2, ADD LINK CONT, DELETE RKEY, CONFIRM RKEY CONT) or other links (CONFIRM RKEY)",
+		At(70, 2, HostOrder(), llcIn(LLCAddLink)), At(5, 1, llcIn(LLCAddLinkCont)), At(4, 1, llcIn(LLCConfirmRKey, LLCConfirmRKeyCont, LLCDeleteRKey)))
+	fLLCRKey = Field(OwnerLLC, "smc.llc.rkey", KindUint, "LLC rkey (on the link the message is sent on, or of the named link)", Hex(),
+		At(72, 4, Every(16), llcIn(LLCAddLink)), At(8, 4, Every(16), llcIn(LLCAddLinkCont)),
+		At(5, 4, llcIn(LLCConfirmRKey)), At(18, 4, Every(13), llcIn(LLCConfirmRKey)),
+		At(6, 4, Every(13), llcIn(LLCConfirmRKeyCont)), At(8, 4, Every(4), llcIn(LLCDeleteRKey)))
+	fLLCRKeyNew = Field(OwnerLLC, "smc.llc.rkey_new", KindUint, "LLC rkey on the new link (ADD LINK)", Hex(), At(76, 4, Every(16), llcIn(LLCAddLink)), At(12, 4, Every(16), llcIn(LLCAddLinkCont)))
+	fLLCVA      = Field(OwnerLLC, "smc.llc.va", KindUint, "LLC RMB virtual address", Hex(),
+		At(80, 8, Every(16), llcIn(LLCAddLink)), At(16, 8, Every(16), llcIn(LLCAddLinkCont)),
+		At(9, 8, llcIn(LLCConfirmRKey)), At(22, 8, Every(13), llcIn(LLCConfirmRKey)), At(10, 8, Every(13), llcIn(LLCConfirmRKeyCont)))
+	fLLCRKeyLink = Field(OwnerLLC, "smc.llc.rkey_link", KindUint, "LLC link ID of the next rkey/VA (CONFIRM RKEY)",
+		At(17, 1, Every(13), llcIn(LLCConfirmRKey)), At(5, 1, Every(13), llcIn(LLCConfirmRKeyCont)))
+	fLLCDelReason  = Field(OwnerLLC, "smc.llc.delete.reason", KindUint, "LLC DELETE LINK reason", Hex(), Enum(deleteReasonName), At(5, 4))
+	fLLCDelAll     = Field(OwnerLLC, "smc.llc.delete.all", KindBool, "LLC DELETE LINK all links (terminate link group)", At(3, 1, Bits(LLCFlagDelLinkAll)))
+	fLLCDelOrderly = Field(OwnerLLC, "smc.llc.delete.orderly", KindBool, "LLC DELETE LINK orderly", At(3, 1, Bits(LLCFlagDelLinkOrd)))
+	fLLCNegative   = Field(OwnerLLC, "smc.llc.negative", KindBool, "LLC CONFIRM/DELETE RKEY negative response", At(3, 1, Bits(LLCFlagRKeyNeg)))
+	fLLCRetry      = Field(OwnerLLC, "smc.llc.retry", KindBool, "LLC CONFIRM RKEY retry rkey set", At(3, 1, Bits(LLCFlagRKeyRetry)))
+	fLLCRKeyMask   = Field(OwnerLLC, "smc.llc.rkey_mask", KindUint, "LLC DELETE RKEY error mask (v2: number of invalid rkeys)", Hex(), At(5, 1))
+	fLLCGIDCount   = Field(OwnerLLC, "smc.llc.gid_count", KindUint, "LLC REQUEST ADD LINK number of GIDs", At(24, 1))
+	fLLCTestData   = Field(OwnerLLC, "smc.llc.test_data", KindBytes, "LLC TEST LINK user data", At(4, 16))
 )
+
+// llcIn places a field in the given LLC types, v1 and v2 alike: their
+// layouts differ only in the header's length field.
+func llcIn(ts ...LLCType) PlaceOpt {
+	var v []int
+	for _, t := range ts {
+		v = append(v, int(t.Base()), int(t.Base()|0x20))
+	}
+	return In(v...)
+}
+
+// llcV1 and llcV2 place a field in every v1 or every v2 type.
+func llcV1() PlaceOpt { return llcVersionIn(0x00) }
+func llcV2() PlaceOpt { return llcVersionIn(0x20) }
+
+func llcVersionIn(version LLCType) PlaceOpt {
+	var v []int
+	for t := LLCConfirmLink; t <= LLCDeleteRKey; t++ {
+		v = append(v, int(version|t))
+	}
+	return In(v...)
+}
+
+// llcVersionOf is smc.llc.version from the type byte.
+func llcVersionOf(t uint64) uint64 { return uint64(LLCType(t).Version()) }
+
+// llcBothBits is 1 when both bits of SMC_LLC_FLAG_NO_RMBE_EYEC are set, as
+// LLCConfirmLinkBody.NoRMBEEyecatcher reads them.
+func llcBothBits(b uint64) uint64 {
+	if b == LLCFlagNoRMBEEyecat {
+		return 1
+	}
+	return 0
+}

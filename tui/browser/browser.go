@@ -33,7 +33,7 @@ type Browser struct {
 	list   *tview.Table
 	rows   *rowContent
 	tree   *tview.TreeView
-	hex    *tview.TextView
+	hex    *hexView
 	status *tview.TextView
 	prompt *tview.InputField
 	body   *tview.Flex
@@ -44,9 +44,8 @@ type Browser struct {
 	mode    string // "relevant", "all", "filter EXPR", "follow N"
 	marks   map[int32]bool
 	message string
-	shown   int32           // frame in the tree and hex panes
-	data    []byte          // its bytes
-	spans   map[string]span // where its layers sit in them
+	shown   int32  // frame in the tree and hex panes
+	data    []byte // its bytes
 	ctx     context.Context
 }
 
@@ -134,7 +133,7 @@ func New(ctx context.Context, idx *Index, o Options) *Browser {
 	b.tree = tview.NewTreeView()
 	b.tree.SetChangedFunc(b.highlight)
 	b.tree.SetBorder(true).SetTitle(" fields ")
-	b.hex = tview.NewTextView().SetWrap(false).SetDynamicColors(true)
+	b.hex = newHexView()
 	b.hex.SetBorder(true).SetTitle(" hex ")
 	b.status = tview.NewTextView().SetDynamicColors(true)
 	b.prompt = tview.NewInputField()
@@ -250,29 +249,50 @@ func (b *Browser) showFrame(row int) {
 	if row < 0 || row >= len(b.rows.ns) {
 		b.rows.mu.Unlock()
 		b.tree.SetRoot(tview.NewTreeNode("no frame"))
-		b.hex.SetText("")
+		b.hex.show(nil)
 		b.shown = 0
 		return
 	}
 	n := b.rows.ns[row]
 	b.rows.mu.Unlock()
 	b.shown = n
-	var tree string
+	var (
+		tree  string
+		spans map[fieldKey]nodeSpans
+	)
 	_ = b.idx.Decode([]int32{n}, func(_ int32, f *capture.Frame) {
 		tree = output.Tree(f)
-		b.data, b.spans = append(b.data[:0], f.Data...), layerSpans(f)
+		b.data, spans = append(b.data[:0], f.Data...), treeSpans(f)
 	})
 	conn, link := b.idx.Conn(int(n))
 	root := tview.NewTreeNode(fmt.Sprintf("frame %d  connection %d  link %d", n, conn, link))
-	var layer *tview.TreeNode
+	// Each node refers to the bytes it highlights: a field line its own
+	// (or its layer's), a layer heading its layer's, that of its first
+	// field. A field line is named by its field and, as a frame may hold
+	// several values of one field, by how many came before it.
+	var (
+		layer   *tview.TreeNode
+		heading *nodeSpans
+		seen    = map[string]int{}
+	)
 	for _, l := range strings.Split(tree, "\n") {
 		switch {
 		case strings.HasPrefix(l, "      "):
-			if layer != nil {
-				layer.AddChild(tview.NewTreeNode(tview.Escape(strings.TrimSpace(l))).SetReference(layer.GetReference()))
+			if layer == nil {
+				continue
 			}
+			line := strings.TrimSpace(l)
+			name, _, _ := strings.Cut(line, " = ")
+			k := seen[name]
+			seen[name] = k + 1
+			ref := spans[fieldKey{name, k}]
+			if heading.layer.n == 0 {
+				heading.layer = ref.layer
+			}
+			layer.AddChild(tview.NewTreeNode(tview.Escape(line)).SetReference(&ref))
 		case strings.TrimSpace(l) != "":
-			layer = tview.NewTreeNode(tview.Escape(strings.TrimSpace(l))).SetColor(tcell.ColorYellow).SetReference(headingKey(l))
+			heading = &nodeSpans{}
+			layer = tview.NewTreeNode(tview.Escape(strings.TrimSpace(l))).SetColor(tcell.ColorYellow).SetReference(heading)
 			root.AddChild(layer)
 		}
 	}
@@ -281,7 +301,7 @@ func (b *Browser) showFrame(row int) {
 		c.SetSelectedFunc(func() { c.SetExpanded(!c.IsExpanded()) })
 	}
 	b.tree.SetRoot(root).SetCurrentNode(root)
-	b.hex.SetText(hexDump(b.data, span{})).ScrollToBeginning()
+	b.hex.show(b.data)
 }
 
 func (b *Browser) selected() int32 {
@@ -553,21 +573,14 @@ func (b *Browser) linkGroupOf(n int32) {
 	b.message = "[yellow]the frame belongs to no link group[-]"
 }
 
-// highlight marks in the hex pane the bytes of the layer of the selected
-// tree node (a layer heading, or a field under it).
+// highlight marks in the hex pane the bytes of the selected tree node: a
+// field's own bytes, as Wireshark does, or its layer's where the field has
+// no fixed place in the frame (computed from several bytes, filled by the
+// tracker, behind a variable-length part); a layer heading's layer.
 func (b *Browser) highlight(node *tview.TreeNode) {
 	if node == nil {
 		return
 	}
-	key, _ := node.GetReference().(string)
-	b.hex.SetText(hexDump(b.data, b.spans[key]))
-}
-
-// headingKey is the owner key of a field-tree heading, "SMC LLC (smc.llc)".
-func headingKey(l string) string {
-	l = strings.TrimSpace(l)
-	if i := strings.LastIndexByte(l, '('); i >= 0 && strings.HasSuffix(l, ")") {
-		return l[i+1 : len(l)-1]
-	}
-	return l
+	ref, _ := node.GetReference().(*nodeSpans)
+	b.hex.mark(ref.pick())
 }

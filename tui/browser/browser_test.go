@@ -1,9 +1,13 @@
 package browser
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +16,7 @@ import (
 	"github.com/gopacket/gopacket"
 
 	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/internal/testutil"
 )
 
@@ -188,33 +193,217 @@ func TestPanes(t *testing.T) {
 	}
 }
 
-// TestLayerSpans: the hex pane highlights exactly the selected layer's
-// bytes (frame 13 of multilink.pcap: Ethernet, IPv4, UDP, BTH, an
-// ADD_LINK_V2 LLC, ICRC).
-func TestLayerSpans(t *testing.T) {
-	h := open(t, "multilink.pcap", 80, 24, Options{})
-	var spans map[string]span
-	var data []byte
-	if err := h.b.idx.Decode([]int32{13}, func(_ int32, f *capture.Frame) {
-		spans, data = layerSpans(f), append([]byte(nil), f.Data...)
-	}); err != nil {
-		t.Fatal(err)
+// hexMarked reads the hex pane off the screen: the frame offsets of the
+// bytes it shows, and of those shown highlighted.
+func (h *harness) hexMarked() (shown, marked []int) {
+	type cell struct {
+		r    rune
+		mark bool
 	}
-	want := map[string]span{"eth": {0, 14}, "ip": {14, 20}, "udp": {34, 8}, "roce.bth": {42, 12}, "roce.icrc": {len(data) - 4, 4}}
-	for k, w := range want {
-		if spans[k] != w {
-			t.Errorf("%s: %+v, want %+v", k, spans[k], w)
+	rows := make(chan [][]cell, 1)
+	h.App.QueueUpdate(func() {
+		x, y, w, ht := h.b.hex.GetInnerRect()
+		cells, sw, _ := h.Sim.GetContents()
+		var out [][]cell
+		for r := y; r < y+ht; r++ {
+			var line []cell
+			for c := x; c < x+w; c++ {
+				sc := cells[r*sw+c]
+				_, bg, _ := sc.Style.Decompose()
+				ch := ' '
+				if len(sc.Runes) > 0 {
+					ch = sc.Runes[0]
+				}
+				line = append(line, cell{ch, bg == tcell.ColorYellow})
+			}
+			out = append(out, line)
+		}
+		rows <- out
+	})
+	isHex := func(r rune) bool { return strings.ContainsRune("0123456789abcdef", r) }
+	for _, line := range <-rows {
+		var text strings.Builder
+		for _, c := range line {
+			text.WriteRune(c.r)
+		}
+		t := text.String()
+		off, err := strconv.ParseUint(t[:min(4, len(t))], 16, 32)
+		if len(t) < 6 || err != nil {
+			continue
+		}
+		// Bytes are two hex digits between spaces, after "0000  ".
+		for i, j := 6, int(off); i+1 < len(line); i++ {
+			if isHex(line[i].r) && isHex(line[i+1].r) && line[i-1].r == ' ' && (i+2 == len(line) || line[i+2].r == ' ') {
+				shown = append(shown, j)
+				if line[i].mark && line[i+1].mark {
+					marked = append(marked, j)
+				}
+				j++
+				i++
+			}
 		}
 	}
-	llc := spans["smc.llc"]
-	if llc.off != 54 || llc.off+llc.n > len(data)-4 || llc.n < 44 {
-		t.Errorf("smc.llc %+v in a %d-byte frame", llc, len(data))
+	return shown, marked
+}
+
+// current is the text of the field tree's current node.
+func (h *harness) current() string {
+	text := make(chan string, 1)
+	h.App.QueueUpdate(func() {
+		n := h.b.tree.GetCurrentNode()
+		if n == nil {
+			text <- ""
+			return
+		}
+		text <- n.GetText()
+	})
+	return <-text
+}
+
+// selectNode moves down the field tree, as a user does with the arrow
+// key, to the next node whose text starts with prefix (up with a prefix
+// that starts with "^").
+func (h *harness) selectNode(t *testing.T, prefix string) {
+	t.Helper()
+	key := tcell.KeyDown
+	if p, ok := strings.CutPrefix(prefix, "^"); ok {
+		key, prefix = tcell.KeyUp, p
 	}
-	if n := strings.Count(hexDump(data, llc), "[black:yellow]"); n != llc.n {
-		t.Errorf("%d bytes highlighted, want %d", n, llc.n)
+	for range 300 {
+		h.Key(key, 0)
+		if strings.HasPrefix(h.current(), prefix) {
+			return
+		}
 	}
-	if headingKey("  SMC LLC (smc.llc)") != "smc.llc" {
-		t.Error("heading key")
+	t.Fatalf("no node %q in the field tree", prefix)
+}
+
+// wantMarked checks that the hex pane highlights exactly the bytes of sp
+// among those it shows, and shows sp's first byte (a layer may be taller
+// than the pane).
+func (h *harness) wantMarked(t *testing.T, what string, sp span) {
+	t.Helper()
+	shown, marked := h.hexMarked()
+	var want []int
+	for _, i := range shown {
+		if i >= sp.off && i < sp.off+sp.n {
+			want = append(want, i)
+		}
+	}
+	if !slices.Equal(marked, want) || !slices.Contains(shown, sp.off) {
+		t.Errorf("%s: bytes %v highlighted, want %v (the pane shows %d..%d)\n%s", what, marked, want,
+			slices.Min(shown), slices.Max(shown), h.Text())
+	}
+}
+
+// TestFieldHighlight: selecting a field in the tree highlights exactly its
+// bytes in the hex pane (scrolled into view), a field without a fixed
+// place its layer's, and a layer heading its layer's; in a narrow pane
+// (80 columns) and a wide one.
+func TestFieldHighlight(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {160, 50}} {
+		h := open(t, "multilink.pcap", size[0], size[1], Options{})
+		h.Until("[SYN]")
+		// Frame 13: Ethernet, IPv4, UDP, BTH at 42, an ADD_LINK_V2 LLC at
+		// 54 whose first rkey triplet is at LLC+72, the ICRC.
+		h.gotoFrame(t, 13)
+		n := len(h.b.data)
+		for _, c := range []struct {
+			node string
+			sp   span
+		}{
+			{"Ethernet (eth)", span{0, 14}},
+			{"eth.src", span{6, 6}},
+			{"ip.ttl", span{14 + 8, 1}},
+			{"RoCE BTH (roce.bth)", span{42, 12}},
+			{"roce.bth.se", span{43, 1}},
+			{"roce.bth.dqpn", span{42 + 5, 3}},
+			{"roce.icrc ", span{n - 4, 4}},
+			{"roce.icrc.ok", span{n - 4, 4}}, // computed: the ICRC's bytes
+			{"SMC LLC (smc.llc)", span{54, n - 58}},
+			{"smc.llc.length_be", span{54, n - 58}}, // computed: the LLC's
+			{"smc.llc.qpn", span{54 + 28, 3}},
+			{"smc.llc.rkey ", span{54 + 72, 4}},    // below the pane's first rows
+			{"^RoCE BTH (roce.bth)", span{42, 12}}, // back up: the pane scrolls back
+		} {
+			h.selectNode(t, c.node)
+			h.wantMarked(t, fmt.Sprintf("%dx%d frame 13 %s", size[0], size[1], c.node), c.sp)
+		}
+		// Frame 26, a CDC: the sequence number is 2 bytes at CDC+2.
+		h.gotoFrame(t, 26)
+		h.selectNode(t, "smc.cdc.seq")
+		h.wantMarked(t, fmt.Sprintf("%dx%d frame 26 smc.cdc.seq", size[0], size[1]), span{54 + 2, 2})
+		h.selectNode(t, "smc.cdc.flags.write_blocked")
+		h.wantMarked(t, fmt.Sprintf("%dx%d frame 26 smc.cdc.flags.write_blocked", size[0], size[1]), span{54 + 24, 1})
+		// Frame 7, a CLC Accept in a TCP segment: found by its bytes, the
+		// QPN at +38, the EID of an SMC-R v2 Accept at +64.
+		h.gotoFrame(t, 7)
+		clc := bytes.Index(h.b.data, decode.EyecatcherSMCR[:])
+		h.selectNode(t, "smc.clc.qpn")
+		h.wantMarked(t, fmt.Sprintf("%dx%d frame 7 smc.clc.qpn", size[0], size[1]), span{clc + 38, 3})
+		h.selectNode(t, "smc.clc.eid")
+		h.wantMarked(t, fmt.Sprintf("%dx%d frame 7 smc.clc.eid", size[0], size[1]), span{clc + 64, 32})
+	}
+}
+
+// gotoFrame shows frame n (:n) and focuses the field tree.
+func (h *harness) gotoFrame(t *testing.T, n int) {
+	t.Helper()
+	for range 3 { // from wherever the focus is back to the packet list
+		if h.focusIsList() {
+			break
+		}
+		h.Key(tcell.KeyTab, 0)
+	}
+	h.Key(tcell.KeyRune, ':')
+	h.Type(strconv.Itoa(n))
+	h.Key(tcell.KeyEnter, 0)
+	h.Until(fmt.Sprintf("frame %d ", n))
+	h.Key(tcell.KeyTab, 0)
+}
+
+func (h *harness) focusIsList() bool {
+	list := make(chan bool, 1)
+	h.App.QueueUpdate(func() { list <- h.App.GetFocus() == h.b.list })
+	return <-list
+}
+
+// TestHexDump: 16 bytes a row where the pane is wide enough, 8 where it is
+// not, each highlighted byte marked once; and the tree's spans tell
+// repeated values of a field apart.
+func TestHexDump(t *testing.T) {
+	data := make([]byte, 40)
+	for per, wantRows := range map[int]int{wideRow: 3, narrowRow: 5} {
+		d := hexDump(data, span{14, 5}, per)
+		if rows := strings.Count(d, "\n"); rows != wantRows {
+			t.Errorf("%d a row: %d rows, want %d", per, rows, wantRows)
+		}
+		if n := strings.Count(d, "[black:yellow]"); n != 5 {
+			t.Errorf("%d a row: %d bytes highlighted, want 5", per, n)
+		}
+		if l := len(strings.SplitN(hexDump(data, span{}, per), "\n", 2)[0]); per == wideRow && l > wideCols {
+			t.Errorf("a 16-byte row is %d columns, more than the %d rowBytes counts", l, wideCols)
+		}
+	}
+	if rowBytes(38) != narrowRow || rowBytes(78) != wideRow {
+		t.Error("an 80-column terminal's pane (38 inside) should get 8 bytes a row, a 160-column one's 16")
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	idx, err := Open(ctx, filepath.Join(testutil.SamplesDir(t), "multilink.pcap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitIndexed(t, idx)
+	var spans map[fieldKey]nodeSpans
+	if err := idx.Decode([]int32{13}, func(_ int32, f *capture.Frame) { spans = treeSpans(f) }); err != nil {
+		t.Fatal(err)
+	}
+	// ADD_LINK_V2 rkey triplets, 16 bytes apart from LLC+72.
+	r0, r1 := spans[fieldKey{"smc.llc.rkey", 0}], spans[fieldKey{"smc.llc.rkey", 1}]
+	if r0.field != (span{126, 4}) || (r1.field.n != 0 && r1.field != span{142, 4}) || r0.layer != (span{54, r0.layer.n}) {
+		t.Errorf("rkeys at %+v and %+v in layer %+v", r0.field, r1.field, r0.layer)
 	}
 }
 

@@ -2,96 +2,137 @@ package browser
 
 import (
 	"strings"
-	"unsafe"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
 
 	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/decode"
 )
 
-// span is a byte range of a frame.
+// span is a byte range of a frame; n == 0 is none.
 type span struct{ off, n int }
 
-// layerSpans finds where each decoded layer's bytes sit in the frame,
-// keyed like the field tree's headings (the field owners' keys), so
-// selecting a layer or one of its fields highlights its bytes in the hex
-// pane. The layers' Contents are subslices of the frame's data; their
-// distance from its start is the offset. A CLC message reassembled from
-// earlier segments is not inside this frame and gets no span.
-func layerSpans(f *capture.Frame) map[string]span {
-	out := map[string]span{"frame": {0, len(f.Data)}}
-	add := func(key string, b []byte) {
-		if len(b) == 0 || len(f.Data) == 0 {
-			return
-		}
-		// Why unsafe: gopacket hands out subslices, not offsets.
-		off := int(uintptr(unsafe.Pointer(unsafe.SliceData(b))) - uintptr(unsafe.Pointer(unsafe.SliceData(f.Data))))
-		if off >= 0 && off+len(b) <= len(f.Data) {
-			out[key] = span{off, len(b)}
-		}
+func spanOf(s capture.Span) span { return span{s.Off, s.N} }
+
+// nodeSpans is what a field-tree node highlights: the field's own bytes
+// when it has a fixed place in the frame, else its layer's (a layer
+// heading has only the layer's).
+type nodeSpans struct{ field, layer span }
+
+func (s *nodeSpans) pick() span {
+	if s == nil {
+		return span{}
 	}
-	if f.Eth != nil {
-		add("eth", f.Eth.Contents)
+	if s.field.n > 0 {
+		return s.field
 	}
-	if f.IPv4 != nil {
-		add("ip", f.IPv4.Contents)
-	}
-	if f.IPv6 != nil {
-		add("ip", f.IPv6.Contents)
-	}
-	if f.TCP != nil {
-		add("tcp", f.TCP.Contents)
-	}
-	if f.UDP != nil {
-		add("udp", f.UDP.Contents)
-	}
-	s := &f.SMCLayers
-	if s.GRH != nil {
-		add("roce.grh", s.GRH.Contents)
-	}
-	if s.BTH != nil {
-		add("roce.bth", s.BTH.Contents)
-		if n := len(f.Data); n >= 4 {
-			out["roce.icrc"] = span{n - 4, 4}
-		}
-	}
-	if s.RETH != nil {
-		add("roce.reth", s.RETH.Contents)
-	}
-	if s.AETH != nil {
-		add("roce.aeth", s.AETH.Contents)
-	}
-	if s.ImmDt != nil {
-		add("roce.immdt", s.ImmDt.Contents)
-	}
-	if s.IETH != nil {
-		add("roce.ieth", s.IETH.Contents)
-	}
-	if s.DETH != nil {
-		add("roce.deth", s.DETH.Contents)
-	}
-	if s.LLC != nil {
-		add("smc.llc", s.LLC.Contents)
-	}
-	if s.CDC != nil {
-		add("smc.cdc", s.CDC.Contents)
-	}
-	for _, c := range s.CLC {
-		add("smc.clc", c.Contents)
+	return s.layer
+}
+
+// fieldKey names one value of the field tree: the field, and which of its
+// values in the frame it is (the tree and the record list them in the
+// same order).
+type fieldKey struct {
+	name string
+	k    int
+}
+
+// treeSpans indexes a frame's FieldSpans by field name and occurrence, the
+// way the field tree's lines can name them.
+func treeSpans(f *capture.Frame) map[fieldKey]nodeSpans {
+	out := map[fieldKey]nodeSpans{}
+	seen := map[string]int{}
+	spans := f.FieldSpans()
+	for i, id := range f.Fields().IDs {
+		name := decode.Def(id).Name
+		k := seen[name]
+		seen[name] = k + 1
+		out[fieldKey{name, k}] = nodeSpans{spanOf(spans[i].Field), spanOf(spans[i].Layer)}
 	}
 	return out
 }
 
-// hexDump formats data as output.Hex does (offset, 16 bytes, ASCII) and
-// marks the bytes of sp with a highlight region.
-func hexDump(data []byte, sp span) string {
+// Rows of the hex dump: 16 bytes need 55 columns (offset, two spaces, 16
+// bytes of three, one more space after the eighth), more than half an
+// 80-column terminal gives the pane; there it shows 8 a row, so that no
+// highlighted byte is cut off at the right edge.
+const (
+	wideRow   = 16
+	narrowRow = 8
+	wideCols  = 6 + 3*wideRow + 1
+)
+
+func rowBytes(cols int) int {
+	if cols >= wideCols {
+		return wideRow
+	}
+	return narrowRow
+}
+
+// hexView is the hex pane: the shown frame's bytes with the selected
+// field's or layer's bytes highlighted. It lays the dump out when it is
+// drawn, as wide as the pane is, and scrolls the selection into view.
+type hexView struct {
+	*tview.TextView
+	data   []byte
+	sel    span
+	perRow int  // bytes per row of the text now set; 0: lay out again
+	reveal bool // scroll to sel at the next draw
+}
+
+func newHexView() *hexView {
+	return &hexView{TextView: tview.NewTextView().SetWrap(false).SetDynamicColors(true)}
+}
+
+// show puts a new frame in the pane, scrolled to its start.
+func (h *hexView) show(data []byte) {
+	h.data, h.sel, h.perRow, h.reveal = data, span{}, 0, false
+	h.ScrollToBeginning()
+}
+
+// mark highlights sel (nothing when empty).
+func (h *hexView) mark(sel span) {
+	h.sel, h.perRow, h.reveal = sel, 0, sel.n > 0
+}
+
+// Draw lays the dump out for the pane's width, scrolls the selection into
+// view after mark, then draws the text.
+func (h *hexView) Draw(screen tcell.Screen) {
+	_, _, w, rows := h.GetInnerRect()
+	if per := rowBytes(w); per != h.perRow {
+		h.perRow = per
+		h.SetText(hexDump(h.data, h.sel, per))
+		h.reveal = h.reveal || h.sel.n > 0 // a new width moves the selection
+	}
+	if h.reveal && rows > 0 {
+		h.reveal = false
+		// Scroll as little as shows the selection, as the tree does; one
+		// taller than the pane shows its start.
+		first, last := h.sel.off/h.perRow, (h.sel.off+h.sel.n-1)/h.perRow
+		switch top, _ := h.GetScrollOffset(); {
+		case first < top || last-first >= rows:
+			h.ScrollTo(first, 0)
+		case last >= top+rows:
+			h.ScrollTo(last-rows+1, 0)
+		}
+	}
+	h.TextView.Draw(screen)
+}
+
+// hexDump formats data as output.Hex does (offset, then perRow bytes,
+// an extra space after every eighth) without the ASCII column, and marks
+// the bytes of sp with a highlight region.
+func hexDump(data []byte, sp span, perRow int) string {
 	const digits = "0123456789abcdef"
 	in := func(i int) bool { return sp.n > 0 && i >= sp.off && i < sp.off+sp.n }
 	var b strings.Builder
-	for off := 0; off < len(data); off += 16 {
+	for off := 0; off < len(data); off += perRow {
 		for s := 12; s >= 0; s -= 4 {
 			b.WriteByte(digits[off>>uint(s)&15])
 		}
 		b.WriteString("  ")
-		for i := off; i < off+16; i++ {
+		for i := off; i < off+perRow; i++ {
 			switch {
 			case i >= len(data):
 				b.WriteString("   ")
@@ -105,7 +146,7 @@ func hexDump(data []byte, sp span) string {
 				b.WriteByte(digits[data[i]&15])
 				b.WriteByte(' ')
 			}
-			if i == off+7 {
+			if i%8 == 7 && i != off+perRow-1 {
 				b.WriteByte(' ')
 			}
 		}
