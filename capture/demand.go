@@ -97,6 +97,12 @@ func (r *Reader) SetFieldDemand(ids []decode.FieldID) {
 		w frameFieldSet
 	)
 	for _, id := range ids {
+		if !FrameField(id) {
+			// The tracker adds its fields itself, from the layers it
+			// reads (the caller decodes every layer for it): they need
+			// no field of the frame's, nor the ICRC.
+			continue
+		}
 		gi := groupOf(id)
 		g |= gi
 		switch gi {

@@ -351,7 +351,7 @@ func (o *Options) demand(flt *filter.Filter) (ids []decode.FieldID, tracked bool
 			d, _ := decode.LookupField(name)
 			ids = append(ids, d.ID)
 		}
-	} else {
+	} else if !o.Quiet {
 		ids = append(ids, decode.FieldICRCOK) // text lines flag a bad ICRC
 	}
 	if flt != nil {
