@@ -193,6 +193,7 @@ type Conn struct {
 	link     *Link
 	synSeq   uint32 // client's initial sequence number, to tell a retransmitted SYN from a new connection
 	finished bool
+	folded   bool // in the tracker's folded sums, no longer listed
 	// halfPlaced: placed from a Confirm without its Accept, so one
 	// direction's token is unknown and is paired like a joined connection's.
 	halfPlaced bool
@@ -318,6 +319,7 @@ type Link struct {
 	Inferred    bool // built from RoCE traffic alone; Client/Server mean A/B
 	RC          [2]RC
 	Conns       []int
+	ConnsFolded int // connections of Conns folded into the totals (Options.MaxConns)
 	History     []LinkEvent
 	FirstFrame  int
 	LastFrame   int
@@ -328,8 +330,10 @@ type Link struct {
 	lgr     *LinkGroup
 	conns   []*Conn
 	retired bool // out of the lookup tables (deleted or idle)
+	folded  bool // in the tracker's folded sums, no longer listed
 	keys    [2]qpKey
 	keyed   [2]bool
+	history *int // the tracker's count of kept link events (maxHistory)
 }
 
 // LinkGroup is one SMC-R link group as seen from both ends.
@@ -347,6 +351,8 @@ type LinkGroup struct {
 	DeleteCode   uint32
 	Links        []int
 	Conns        []int
+	LinksFolded  int // links of Links folded into the totals
+	ConnsFolded  int // connections of Conns folded into the totals
 	FirstFrame   int
 	Start        time.Time
 
@@ -379,17 +385,18 @@ type Stats struct {
 	RoCE          int `json:"roce"`          // RoCE packets (BTH decoded)
 	LLC           int `json:"llc"`
 	CDC           int `json:"cdc"`
-	Writes        int `json:"writes"`         // RDMA WRITE messages (FIRST/ONLY)
-	ConnAttached  int `json:"conn_attached"`  // frames attributed to a connection
-	LinkOnly      int `json:"link_only"`      // RoCE frames attributed to a link but to no connection
-	Unattached    int `json:"unattached"`     // RoCE frames tied to no connection: on QPs not identified yet, or CDCs/WRITEs that matched nothing
-	LateAttached  int `json:"late_attached"`  // of those, attributed later (WRITE resolved by the CDC that followed it)
-	Retrans       int `json:"retrans"`        // RoCE request packets with a repeated PSN
-	InferredLinks int `json:"inferred_links"` // links created from RoCE traffic alone
-	InferredConns int `json:"inferred_conns"` // connections created from CDCs alone
-	Evicted       int `json:"evicted"`        // finished connections dropped because of Options.MaxConns
-	EvictedLinks  int `json:"evicted_links"`  // retired links dropped from the views because of Options.MaxConns
-	Other         int `json:"other"`          // frames that are neither TCP nor RoCE
+	Writes        int `json:"writes"`                 // RDMA WRITE messages (FIRST/ONLY)
+	ConnAttached  int `json:"conn_attached"`          // frames attributed to a connection
+	LinkOnly      int `json:"link_only"`              // RoCE frames attributed to a link but to no connection
+	Unattached    int `json:"unattached"`             // RoCE frames tied to no connection: on QPs not identified yet, or CDCs/WRITEs that matched nothing
+	LateAttached  int `json:"late_attached"`          // of those, attributed later (WRITE resolved by the CDC that followed it)
+	Retrans       int `json:"retrans"`                // RoCE request packets with a repeated PSN
+	InferredLinks int `json:"inferred_links"`         // links created from RoCE traffic alone
+	InferredConns int `json:"inferred_conns"`         // connections created from CDCs alone
+	Evicted       int `json:"evicted"`                // connections folded into the totals, no longer listed (Options.MaxConns)
+	EvictedLinks  int `json:"evicted_links"`          // links folded into the totals, no longer listed (Options.MaxConns)
+	EvictedLGRs   int `json:"evicted_lgrs,omitempty"` // link groups folded with their last link
+	Other         int `json:"other"`                  // frames that are neither TCP nor RoCE
 	// Malformed SMC messages: CLC messages that did not decode, and SENDs
 	// on an SMC-R link that did not decode as LLC or CDC.
 	Malformed int `json:"malformed,omitempty"`

@@ -20,7 +20,7 @@ func (t *Tracker) newLGR(in *input, inferred bool) *LinkGroup {
 
 func (t *Tracker) newLink(g *LinkGroup, in *input, inferred bool) *Link {
 	t.nextLink++
-	l := &Link{ID: t.nextLink, LGR: g.ID, lgr: g, Inferred: inferred, FirstFrame: in.number, Start: in.ts, Last: in.ts}
+	l := &Link{ID: t.nextLink, LGR: g.ID, lgr: g, Inferred: inferred, FirstFrame: in.number, Start: in.ts, Last: in.ts, history: &t.history}
 	g.links = append(g.links, l)
 	g.Links = append(g.Links, l.ID)
 	t.links = append(t.links, l)
@@ -50,6 +50,7 @@ func (l *Link) end(d Dir) *LinkEnd {
 func (l *Link) addHistory(in *input, what string) {
 	if len(l.History) < maxLinkHistory {
 		l.History = append(l.History, LinkEvent{Frame: in.number, Time: in.ts, What: what})
+		*l.history++
 	}
 }
 

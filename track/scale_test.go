@@ -228,3 +228,114 @@ func BenchmarkManyConns(b *testing.B) {
 		})
 	}
 }
+
+// TestManyConnsBounded feeds 200 000 short fallback connections and 20 000
+// SMC-R connections over one link group: what the tracker keeps stays
+// under its caps and the live heap stays flat from a quarter of the input
+// to all of it, while the views' totals count every connection fed, with
+// the outcome, reason and bytes of each.
+func TestManyConnsBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("feeds 16 million frames")
+	}
+	for _, w := range []struct {
+		name string
+		n    int
+	}{{"fallback", 200000}, {"smcr-one-lgr", 20000}} {
+		t.Run(w.name, func(t *testing.T) {
+			next := manyConns[0].next
+			if w.name == "smcr-one-lgr" {
+				next = manyConns[1].next
+			}
+			// One connection of each kind, alone, says what every copy adds.
+			unit := func() ConnTotals {
+				one := New(Options{})
+				g := newConnGen(t, one)
+				next(g)
+				next(g)
+				s := one.Snapshot()
+				return s.Totals().Conns
+			}()
+
+			tr := New(Options{})
+			g := newConnGen(t, tr)
+			base := heapInUse()
+			var quarter uint64
+			for i := range w.n {
+				next(g)
+				if i == w.n/4 {
+					quarter = heapInUse() - base
+				}
+			}
+			end := heapInUse() - base
+			runtime.KeepAlive(g) // its templates were in base
+			t.Logf("live heap %.1f MiB after %d connections, %.1f MiB after %d; kept %d conns, %d tuples, %d links, %d link groups",
+				float64(quarter)/(1<<20), w.n/4, float64(end)/(1<<20), w.n, len(tr.conns), len(tr.byTuple), len(tr.links), len(tr.lgrs))
+			if end > quarter+quarter/4+1<<20 || end > 16<<20 {
+				t.Errorf("live heap grew from %d to %d bytes: want it flat and under 16 MiB", quarter, end)
+			}
+			if len(tr.conns) > defaultMaxConns || len(tr.byTuple) > defaultMaxConns || len(tr.links) > defaultMaxConns || tr.history > maxHistory {
+				t.Errorf("kept %d conns, %d tuples, %d links, %d link events: want each within its cap", len(tr.conns), len(tr.byTuple), len(tr.links), tr.history)
+			}
+
+			s := tr.Snapshot()
+			checkAccounting(t, s.Stats)
+			tot := s.Totals().Conns
+			if tot.Conns != w.n || tot.Listed != len(s.Conns) || tot.Folded != w.n-len(s.Conns) || s.Stats.Evicted != tot.Folded || tot.FoldedOpen != 0 {
+				t.Errorf("totals count %d conns (%d listed, %d folded, %d open), evicted %d; want %d fed", tot.Conns, tot.Listed, tot.Folded, tot.FoldedOpen, s.Stats.Evicted, w.n)
+			}
+			if !s.Folded() || s.ConnsView().Totals == nil {
+				t.Error("folded connections, but the views show no totals")
+			}
+			// Every kind of connection came w.n/2 times (the SMC-R case: the
+			// first contact once, then reusing ones).
+			for o, n := range unit.Outcomes {
+				want := n * w.n / 2
+				if w.name == "smcr-one-lgr" {
+					want = w.n
+				}
+				if tot.Outcomes[o] != want {
+					t.Errorf("%s: %d, want %d (outcomes %v)", o, tot.Outcomes[o], want, tot.Outcomes)
+				}
+			}
+			if tot.Closed != w.n {
+				t.Errorf("%d closed, want all %d", tot.Closed, w.n)
+			}
+			for _, x := range []struct {
+				dir       string
+				got, unit FlowTotals
+			}{{"C->S", tot.C2S, unit.C2S}, {"S->C", tot.S2C, unit.S2C}} {
+				want := x.unit
+				want.CDCs, want.Writes = want.CDCs*w.n/2, want.Writes*w.n/2
+				want.Bytes, want.WriteBytes, want.TCPBytes = want.Bytes*uint64(w.n)/2, want.WriteBytes*uint64(w.n)/2, want.TCPBytes*uint64(w.n)/2
+				if w.name == "smcr-one-lgr" {
+					// The first connection is pingpong whole, the others trimmed
+					// copies: only the bytes (from the cursors) are the same.
+					want = FlowTotals{Bytes: x.unit.Bytes * uint64(w.n) / 2, TCPBytes: x.got.TCPBytes, CDCs: x.got.CDCs, Writes: x.got.Writes, WriteBytes: x.got.WriteBytes}
+				}
+				if x.got != want {
+					t.Errorf("%s totals %+v, want %+v", x.dir, x.got, want)
+				}
+			}
+			dv := s.DeclineView()
+			reasons := 0
+			for _, r := range dv.ByReason {
+				reasons += r.Count
+			}
+			if reasons != tot.Outcomes["fallback"] || dv.Folded+len(dv.Fallbacks) != reasons {
+				t.Errorf("smc,decline counts %d fallbacks by reason (%d listed, %d folded), want %d", reasons, len(dv.Fallbacks), dv.Folded, tot.Outcomes["fallback"])
+			}
+			if w.name == "smcr-one-lgr" {
+				gr := s.LGRRows()
+				if len(gr) != 1 || len(gr[0].Conns)+gr[0].ConnsFolded != w.n || len(gr[0].Conns) > defaultMaxConns {
+					t.Errorf("link groups %d, want one that lists up to %d of its %d connections and counts the rest", len(gr), defaultMaxConns, w.n)
+				}
+				for _, l := range s.LinkRows() {
+					if l.State == "up" && len(l.Conns)+l.ConnsFolded != w.n {
+						t.Errorf("link %d lists %d connections and counts %d folded, want %d", l.ID, len(l.Conns), l.ConnsFolded, w.n)
+					}
+				}
+			}
+		})
+	}
+}

@@ -7,6 +7,8 @@ type Snapshot struct {
 	Conns      []Conn
 	Links      []Link
 	LinkGroups []LinkGroup
+
+	folded folded // sums of what is not listed (Totals adds the rest)
 }
 
 // Snapshot copies the current state.
@@ -22,6 +24,13 @@ func (t *Tracker) snapshot() Snapshot {
 		Conns:      make([]Conn, len(t.conns)),
 		Links:      make([]Link, len(t.links)),
 		LinkGroups: make([]LinkGroup, len(t.lgrs)),
+		folded:     t.folded,
+	}
+	if t.folded.reasons != nil {
+		s.folded.reasons = make(map[fallbackReason]int, len(t.folded.reasons))
+		for k, v := range t.folded.reasons {
+			s.folded.reasons[k] = v
+		}
 	}
 	for i, c := range t.conns {
 		x := *c
@@ -38,7 +47,7 @@ func (t *Tracker) snapshot() Snapshot {
 		for d := range x.RC {
 			x.RC[d].recent, x.RC[d].curWrite, x.RC[d].pend = [16]psnConn{}, nil, nil
 		}
-		x.lgr, x.conns = nil, nil
+		x.lgr, x.conns, x.history = nil, nil, nil
 		s.Links[i] = x
 	}
 	for i, g := range t.lgrs {

@@ -14,9 +14,16 @@ type Options struct {
 	// SMC-R connection's TCP stays silent while data flows over RDMA, and
 	// Linux keeps an idle link group for 10 minutes.
 	IdleTimeout time.Duration
-	// MaxConns caps how many connections are kept for the views; the
-	// oldest finished ones are dropped first and counted in Stats.Evicted.
-	// Default 100000.
+	// MaxConns caps how many connections are kept whole for the views,
+	// and how many links. Beyond it the oldest are folded into the
+	// views' totals (Snapshot.Totals) and counted in Stats.Evicted and
+	// Stats.EvictedLinks: ended ones first, then, only if the cap is held
+	// by open ones, the oldest open ones, whose later frames then count as
+	// TCP not tracked (or start a connection joined mid-stream). Default
+	// 4096: a kept connection costs about 1 KiB in the tracker and 4 KiB
+	// more while the views are written, so smcdump's views stay within
+	// tens of MiB on any capture, and a few thousand rows are as many as
+	// anyone reads.
 	MaxConns int
 	// Timeline selects connections whose frames are recorded one by one
 	// for the smc,timeline view: "" none, "all", a tracker connection ID
@@ -30,11 +37,15 @@ type Options struct {
 
 const (
 	defaultIdle        = 15 * time.Minute
-	defaultMaxConns    = 100000
+	defaultMaxConns    = 4096
 	defaultTimelineMax = 100000
 	maxLinkHistory     = 256
-	maxCLCTypes        = 8
-	maxUnknownQPs      = 4096
+	// maxHistory caps the link events kept over all kept links (a few
+	// MiB with their texts): a capture with many busy link groups folds
+	// the oldest links sooner than MaxConns says.
+	maxHistory    = 32768
+	maxCLCTypes   = 8
+	maxUnknownQPs = 4096
 )
 
 // Tracker follows connections, links and link groups over a stream of
@@ -59,6 +70,8 @@ type Tracker struct {
 	pendingHalf []*Conn
 
 	nextConn, nextLink, nextLGR int
+	folded                      folded // what is no longer kept whole
+	history                     int    // link events held by the kept links (maxHistory)
 	lastSweep                   time.Time
 	timelineID                  int            // > 0 when Options.Timeline names an ID
 	timelineEP                  netip.AddrPort // valid when Options.Timeline names an endpoint
@@ -141,6 +154,14 @@ func (t *Tracker) feed(in *input) {
 	if t.stats.Frames&1023 == 0 && in.ts.Sub(t.lastSweep) > t.opts.IdleTimeout/4 {
 		t.sweep(in.ts)
 	}
+	// Folded after the frame, not while it is handled: the frame's
+	// connection and link stay whole until it is done with them.
+	if len(t.conns) > t.opts.MaxConns {
+		t.foldConns()
+	}
+	if len(t.links) > t.opts.MaxConns || t.history > maxHistory {
+		t.foldLinks()
+	}
 }
 
 // account files the frame under exactly one of the Stats buckets.
@@ -171,9 +192,6 @@ func (t *Tracker) newConn(in *input) *Conn {
 	t.nextConn++
 	c := &Conn{ID: t.nextConn}
 	t.conns = append(t.conns, c)
-	if len(t.conns) > t.opts.MaxConns {
-		t.evict()
-	}
 	return c
 }
 
@@ -204,17 +222,19 @@ func (t *Tracker) note(c *Conn, in *input, d Dir, what, info string) {
 // unknown QPs, so the live tables follow the live connections.
 func (t *Tracker) sweep(now time.Time) {
 	t.lastSweep = now
+	var idle []*Conn
 	for k, c := range t.byTuple {
 		if now.Sub(c.Last) > t.opts.IdleTimeout {
 			delete(t.byTuple, k)
-			t.finish(c)
+			idle = append(idle, c)
 		}
 	}
 	for _, c := range t.conns {
 		if !c.finished && c.Inferred && now.Sub(c.Last) > t.opts.IdleTimeout {
-			t.finish(c) // inferred connections have no tuple entry
+			idle = append(idle, c) // inferred connections have no tuple entry
 		}
 	}
+	t.finish(idle...)
 	for k, u := range t.unknownQP {
 		if now.Sub(u.last) > t.opts.IdleTimeout {
 			delete(t.unknownQP, k)
@@ -227,9 +247,6 @@ func (t *Tracker) sweep(now time.Time) {
 		if !l.retired && (l.lgr.Deleted || l.Inferred || l.State == LinkRejected) && now.Sub(l.Last) > t.opts.IdleTimeout {
 			t.retire(l)
 		}
-	}
-	if len(t.links) > t.opts.MaxConns {
-		t.evictLinks()
 	}
 }
 
@@ -258,36 +275,57 @@ func (t *Tracker) retire(l *Link) {
 	g.tokens, g.rkeys, g.pendingRKeys, g.conns = map[tokenKey]*Conn{}, map[rkeyKey]rmbRef{}, map[rkeyKey][]rkeyOther{}, nil
 }
 
-// evictLinks drops the oldest retired links and their empty link groups
-// from the views beyond Options.MaxConns.
-func (t *Tracker) evictLinks() {
-	var n int
-	t.links, n = dropOldest(t.links, len(t.links)-t.opts.MaxConns*9/10, func(l *Link) bool { return l.retired })
-	t.stats.EvictedLinks += n
-	live := map[*LinkGroup]bool{}
-	for _, l := range t.links {
-		live[l.lgr] = true
+// finish marks connections as no longer live: out of their link groups'
+// lookup tables and connection lists. Several at once (an idle sweep, a
+// fold) cost one pass over each group's tables, not one per connection.
+func (t *Tracker) finish(cs ...*Conn) {
+	var groups map[*LinkGroup]bool
+	for _, c := range cs {
+		if c.finished {
+			continue
+		}
+		c.finished = true
+		g := c.lgr
+		if g == nil {
+			continue
+		}
+		for d := range 2 {
+			if c.hasTok[d] {
+				if k := (tokenKey{Dir(d), c.tokens[d]}); g.tokens[k] == c {
+					delete(g.tokens, k)
+				}
+			}
+		}
+		if groups == nil {
+			groups = map[*LinkGroup]bool{}
+		}
+		groups[g] = true
 	}
-	gs := t.lgrs[:0]
-	for _, g := range t.lgrs {
-		if live[g] {
-			gs = append(gs, g)
+	for g := range groups {
+		for k, r := range g.rkeys {
+			if r.conn.finished {
+				delete(g.rkeys, k)
+			}
+		}
+		// A connection that moved (failover) is in the lists of each link
+		// it used.
+		g.conns = liveConns(g.conns)
+		for _, l := range g.links {
+			l.conns = liveConns(l.conns)
 		}
 	}
-	clear(t.lgrs[len(gs):])
-	t.lgrs = gs
 }
 
-// finish marks c as no longer live.
-func (t *Tracker) finish(c *Conn) {
-	c.finished = true
-	t.unregister(c)
-	if c.lgr != nil {
-		c.lgr.conns = removeConn(c.lgr.conns, c)
+// liveConns drops finished connections from list, in place.
+func liveConns(list []*Conn) []*Conn {
+	out := list[:0]
+	for _, c := range list {
+		if !c.finished {
+			out = append(out, c)
+		}
 	}
-	if c.link != nil {
-		c.link.conns = removeConn(c.link.conns, c)
-	}
+	clear(list[len(out):])
+	return out
 }
 
 func removeConn(list []*Conn, c *Conn) []*Conn {
@@ -318,43 +356,4 @@ func (t *Tracker) unregister(c *Conn) {
 			delete(g.rkeys, k)
 		}
 	}
-}
-
-// evict drops the oldest finished connections beyond Options.MaxConns; if
-// too few are finished the oldest live ones go (their counters are lost,
-// the count says so).
-func (t *Tracker) evict() {
-	// Evict in batches down to 90 % so that the scan is not paid per
-	// new connection once the cap is reached.
-	excess := len(t.conns) - t.opts.MaxConns*9/10
-	out, n := dropOldest(t.conns, excess, func(c *Conn) bool { return c.finished })
-	t.stats.Evicted += n
-	excess -= n
-	for excess > 0 && len(out) > 1 {
-		c := out[0]
-		if k := makeTCPKey(c.Client, c.Server); t.byTuple[k] == c {
-			delete(t.byTuple, k)
-		}
-		t.finish(c)
-		out = out[1:]
-		excess--
-		t.stats.Evicted++
-	}
-	t.conns = out
-}
-
-// dropOldest removes from list, in place and oldest first, up to n
-// elements for which done is true, and says how many went.
-func dropOldest[T any](list []*T, n int, done func(*T) bool) ([]*T, int) {
-	out := list[:0]
-	dropped := 0
-	for _, x := range list {
-		if dropped < n && done(x) {
-			dropped++
-			continue
-		}
-		out = append(out, x)
-	}
-	clear(list[len(out):])
-	return out, dropped
 }
