@@ -249,15 +249,21 @@ func (t *Tracker) timelinePin() *Conn {
 	return nil
 }
 
-// foldLinks folds the oldest links beyond Options.MaxConns, or while
-// their histories hold more than maxHistory events, down to 90 %:
-// links out of the lookup tables first, then links of deleted groups and
-// rejected ones, then any. A link group goes with its last link.
+// foldLinks folds the oldest links beyond maxLinks, or while their
+// histories hold more than maxHistory events, down to 90 %: links out of
+// the lookup tables first, then links of deleted groups and rejected ones.
+// Links in use are folded only beyond Options.MaxConns of them: one that
+// is still used would come back as a link joined mid-stream. A link group
+// goes with its last link.
 func (t *Tracker) foldLinks() {
-	excess := len(t.links) - t.opts.MaxConns*9/10
+	excess := len(t.links) - t.maxLinks()*9/10
 	hist := t.history - maxHistory*9/10
 	over := func() bool { return excess > 0 || hist > 0 }
-	for pass := 0; pass < 3 && over(); pass++ {
+	passes := 2
+	if len(t.links) > t.opts.MaxConns {
+		passes, excess = 3, len(t.links)-t.opts.MaxConns*9/10
+	}
+	for pass := 0; pass < passes && over(); pass++ {
 		for _, l := range t.links {
 			if !over() {
 				break

@@ -48,7 +48,9 @@ func (l *Link) end(d Dir) *LinkEnd {
 }
 
 func (l *Link) addHistory(in *input, what string) {
-	if len(l.History) < maxLinkHistory {
+	// The kept links' histories are bounded as a whole too: links in use
+	// are not folded to make room (see foldLinks).
+	if len(l.History) < maxLinkHistory && *l.history < 4*maxHistory {
 		l.History = append(l.History, LinkEvent{Frame: in.number, Time: in.ts, What: what})
 		*l.history++
 	}

@@ -274,7 +274,7 @@ func TestManyConnsBounded(t *testing.T) {
 			if end > quarter+quarter/4+1<<20 || end > 16<<20 {
 				t.Errorf("live heap grew from %d to %d bytes: want it flat and under 16 MiB", quarter, end)
 			}
-			if len(tr.conns) > defaultMaxConns || len(tr.byTuple) > defaultMaxConns || len(tr.links) > defaultMaxConns || tr.history > maxHistory {
+			if len(tr.conns) > defaultMaxConns || len(tr.byTuple) > defaultMaxConns || len(tr.links) > defaultMaxConns/4 || tr.history > maxHistory {
 				t.Errorf("kept %d conns, %d tuples, %d links, %d link events: want each within its cap", len(tr.conns), len(tr.byTuple), len(tr.links), tr.history)
 			}
 

@@ -15,8 +15,9 @@ type Options struct {
 	// Linux keeps an idle link group for 10 minutes.
 	IdleTimeout time.Duration
 	// MaxConns caps how many connections are kept whole for the views,
-	// and how many links. Beyond it the oldest are folded into the
-	// views' totals (Snapshot.Totals) and counted in Stats.Evicted and
+	// and a quarter of it how many links (a link weighs more: its history
+	// is listed too). Beyond it the oldest are folded into the views'
+	// totals (Snapshot.Totals) and counted in Stats.Evicted and
 	// Stats.EvictedLinks: ended ones first, then, only if the cap is held
 	// by open ones, the oldest open ones, whose later frames then count as
 	// TCP not tracked (or start a connection joined mid-stream). Default
@@ -40,10 +41,11 @@ const (
 	defaultMaxConns    = 4096
 	defaultTimelineMax = 100000
 	maxLinkHistory     = 256
-	// maxHistory caps the link events kept over all kept links (a few
-	// MiB with their texts): a capture with many busy link groups folds
-	// the oldest links sooner than MaxConns says.
-	maxHistory    = 32768
+	// maxHistory caps the link events kept over all kept links (about 1
+	// MiB with their texts, three times that in the views): a capture with
+	// many busy link groups folds the oldest links sooner than the cap on
+	// links says.
+	maxHistory    = 8192
 	maxCLCTypes   = 8
 	maxUnknownQPs = 4096
 )
@@ -159,10 +161,13 @@ func (t *Tracker) feed(in *input) {
 	if len(t.conns) > t.opts.MaxConns {
 		t.foldConns()
 	}
-	if len(t.links) > t.opts.MaxConns || t.history > maxHistory {
+	if len(t.links) > t.maxLinks() || t.history > maxHistory {
 		t.foldLinks()
 	}
 }
+
+// maxLinks is how many links are kept whole (see Options.MaxConns).
+func (t *Tracker) maxLinks() int { return max(t.opts.MaxConns/4, 1) }
 
 // account files the frame under exactly one of the Stats buckets.
 func (t *Tracker) account() {
