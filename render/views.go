@@ -1,7 +1,6 @@
 package render
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -28,7 +27,8 @@ func Views(w io.Writer, s *track.Snapshot, specs []string, format string) error 
 }
 
 // View writes one view of a snapshot: the tracker's typed rows as an
-// aligned table ("text", the default when empty) or as JSON.
+// aligned table ("text", the default when empty) or as compact JSON (one
+// line).
 func View(w io.Writer, s *track.Snapshot, name, arg, format string) error {
 	if format == "" {
 		format = "text"
@@ -65,9 +65,7 @@ func View(w io.Writer, s *track.Snapshot, name, arg, format string) error {
 		return err
 	}
 	if format == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
+		return writeJSON(w, v)
 	}
 	// Framed like tshark -z output, so several views read apart.
 	const rule = "================================================================================\n"

@@ -328,8 +328,9 @@ func TestViewsFolded(t *testing.T) {
 			"all C>S: 1024 CDCs, 65328 B produced, 65328 B in 1022 RDMA WRITEs, "}},
 		{"smc,decline", []string{"SMC fallbacks: 4 of 6 connections (1 listed, 3 folded: counted by reason below)\n",
 			"  2  0x03030002 NOSMCRDEV (server)\n", "  1  0x03030000 NOSMCDEV (client)\n", "  1  no SMC option on SYN-ACK"}},
-		{"smc,links", []string{"SMC-R links: 2 ", "listed 2 of 4 links; folded into these totals (history dropped): the 2 oldest\n", "all 4 links: rejected 2, deleted 2; "}},
-		{"smc,lgr", []string{"SMC-R link groups: 1\n", "listed 1 of 2 link groups; folded with their links: the 1 oldest; deleted: 2 of all\n"}},
+		{"smc,links", []string{"SMC-R links: 1 ", "listed 1 of 4 links; folded into these totals (history dropped): the 3 oldest\n", "all 4 links: rejected 2, deleted 2; "}},
+		{"smc,lgr", []string{"SMC-R link groups: 1\n", "listed 1 of 2 link groups; folded with their links: the 1 oldest; deleted: 2 of all\n",
+			"3(link 1):deleted +1 folded"}},
 	} {
 		var b bytes.Buffer
 		if err := writeView(tr, &b, tc.spec, "", "text"); err != nil {
@@ -353,5 +354,45 @@ func TestViewsFolded(t *testing.T) {
 	}
 	if err := writeView(tr, &b, "smc,timeline", "1", "text"); err == nil || !strings.Contains(err.Error(), "folded") {
 		t.Errorf("timeline of a folded connection: %v, want an error that says it was folded", err)
+	}
+}
+
+// TestJSONStreamsLikeMarshal: the views' JSON, written a row at a time, is
+// what json.Marshal makes of the whole view.
+func TestJSONStreamsLikeMarshal(t *testing.T) {
+	folded := track.New(track.Options{MaxConns: 2, Timeline: "all"})
+	for _, name := range []string{"pingpong", "decline-nordma", "fallback-nosmc", "no-ueid", "pingpong"} {
+		feedInto(t, folded, refDir+name+".pcap")
+	}
+	for _, tr := range []*track.Tracker{
+		feedFile(t, refDir+"pingpong.pcap", track.Options{Timeline: "all"}, 0),
+		feedFile(t, refDir+"decline-nordma.pcap", track.Options{Timeline: "all"}, 0),
+		feedFile(t, refDir+"pingpong.pcap", track.Options{Timeline: "all", TimelineMax: 10}, 2001), // events not kept
+		feedFile(t, refDir+"no-ueid.pcap", track.Options{}, 0),                                     // a timeline with a note
+		track.New(track.Options{}),
+		folded,
+	} {
+		s := tr.Snapshot()
+		views := []any{s.ConnsView(), s.LinkRows(), s.LGRRows(), s.DeclineView()}
+		for _, c := range s.Conns {
+			tl, err := s.Timeline(fmt.Sprint(c.ID))
+			if err != nil {
+				t.Fatal(err)
+			}
+			views = append(views, tl)
+		}
+		for _, v := range views {
+			want, err := json.Marshal(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got bytes.Buffer
+			if err := writeJSON(&got, v); err != nil {
+				t.Fatal(err)
+			}
+			if got.String() != string(want)+"\n" {
+				t.Errorf("%T: streamed JSON differs from json.Marshal:\n%s\n%s", v, clip(got.String()), clip(string(want)))
+			}
+		}
 	}
 }
