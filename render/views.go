@@ -330,8 +330,10 @@ func textTimeline(tw *tabwriter.Writer, tl track.Timeline) {
 }
 
 // NewTracker returns a tracker set up for the -z specs (see
-// track.NewForViews) that writes its views with this package.
+// track.NewForViews) that writes its views with this package. It is for
+// output.Run, which feeds it and writes its views from one goroutine, so
+// it takes no lock (track.Options.Unshared).
 func NewTracker(specs []string) (Tracker, error) {
-	t, err := track.NewForViews(track.Options{}, specs)
+	t, err := track.NewForViews(track.Options{Unshared: true}, specs)
 	return Tracker{t}, err
 }

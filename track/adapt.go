@@ -14,8 +14,10 @@ func (t *Tracker) Feed(f *capture.Frame) {
 	if f == nil {
 		return
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	if !t.opts.Unshared {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+	}
 	in := &t.in
 	fill(in, f)
 	t.feed(in)

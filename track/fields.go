@@ -50,8 +50,10 @@ func linkStateEnum(u uint64) string {
 // AppendFields adds the tracker's fields for f, which must be the frame
 // last passed to Feed (call it right after Feed, before the next frame).
 func (t *Tracker) AppendFields(f *capture.Frame, r *decode.Record) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	if !t.opts.Unshared {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+	}
 	a := &t.cur
 	if f == nil || a.frame != f.Number {
 		return

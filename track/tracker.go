@@ -34,6 +34,12 @@ type Options struct {
 	Timeline string
 	// TimelineMax caps the events kept per connection (default 100000).
 	TimelineMax int
+	// Unshared says that the goroutine that feeds the tracker is the only
+	// one to use it (Snapshot, views, fields), as smcdump does: Feed and
+	// AppendFields then skip the mutex, whose two atomic operations per
+	// call cost about as much as following a RoCE frame. Leave it false
+	// when another goroutine takes snapshots while frames are fed (smctop).
+	Unshared bool
 }
 
 const (
