@@ -155,9 +155,7 @@ func (t *Tracker) foldConns() {
 		if !doneForGood(c) {
 			t.folded.conns.open++
 		}
-		if k := makeTCPKey(c.Client, c.Server); t.byTuple[k] == c {
-			delete(t.byTuple, k)
-		}
+		t.untuple(c)
 	}
 	t.finish(out...)
 	gone := make(map[int]bool, len(out))

@@ -122,11 +122,14 @@ const (
 )
 
 type roceIn struct {
-	src, dst netip.Addr
-	opcode   uint8
-	destQP   uint32
-	psn      uint32
-	ackReq   bool
+	// key is the frame's link direction on the wire: IP addresses (the
+	// GRH's GIDs for RoCEv1) and BTH DestQP. Kept whole, read in place:
+	// copied out it was read back wider than fill wrote it, which stalls
+	// the CPU (store forwarding) on every RoCE frame.
+	key    qpKey
+	opcode uint8
+	psn    uint32
+	ackReq bool
 
 	hasRETH bool
 	va      uint64

@@ -262,9 +262,9 @@ type RC struct {
 	havePSN    bool
 	lastPSN    uint32      // PSN of the last request packet
 	recent     [16]psnConn // connections of the last requests, to attribute ACKs
-	nRecent    int
-	curWrite   *Conn // connection of the WRITE message in progress (FIRST..LAST)
-	curPending bool  // the WRITE in progress matched no rkey
+	nRecent    uint        // unsigned: the ring index is a mask, not a division
+	curWrite   *Conn       // connection of the WRITE message in progress (FIRST..LAST)
+	curPending bool        // the WRITE in progress matched no rkey
 	pend       []pendingWrite
 }
 
@@ -277,9 +277,9 @@ type psnConn struct {
 // connOf returns the connection of a recent request with this PSN.
 func (r *RC) connOf(psn uint32) *Conn {
 	// Newest first: an ACK usually answers one of the last requests.
-	n := len(r.recent)
-	for i := range min(r.nRecent, n) {
-		if e := &r.recent[(r.nRecent-1-i)%n]; e.psn == psn {
+	n := r.nRecent
+	for i := uint(1); i <= min(n, uint(len(r.recent))); i++ {
+		if e := &r.recent[(n-i)%uint(len(r.recent))]; e.psn == psn {
 			return e.conn
 		}
 	}
@@ -287,7 +287,7 @@ func (r *RC) connOf(psn uint32) *Conn {
 }
 
 func (r *RC) remember(psn uint32, c *Conn) {
-	r.recent[r.nRecent%len(r.recent)] = psnConn{psn, c}
+	r.recent[r.nRecent%uint(len(r.recent))] = psnConn{psn, c}
 	r.nRecent++
 }
 
@@ -331,6 +331,10 @@ type Link struct {
 	conns   []*Conn
 	retired bool // out of the lookup tables (deleted or idle)
 	folded  bool // in the tracker's folded sums, no longer listed
+	// rkeys finds the connection an RDMA WRITE on this link writes into
+	// by the receiver's RMB rkey (each link has its own rkey for an RMB),
+	// one map per direction of the WRITE; made at the first rkey.
+	rkeys   [2]map[uint32]rmbRef
 	keys    [2]qpKey
 	keyed   [2]bool
 	history *int // the tracker's count of kept link events (maxHistory)
@@ -359,8 +363,9 @@ type LinkGroup struct {
 	links      []*Link
 	conns      []*Conn
 	rolesKnown bool // client and server are known (not just A and B)
-	tokens     map[tokenKey]*Conn
-	rkeys      map[rkeyKey]rmbRef
+	// tokens finds a CDC's connection by the receiver's alert token, one
+	// map per direction of the CDC.
+	tokens [2]map[uint32]*Conn
 	// CONFIRM_RKEY announcements waiting for the Accept/Confirm that names
 	// the same rkey on the link they were sent on.
 	pendingRKeys map[rkeyKey][]rkeyOther

@@ -10,8 +10,7 @@ func (t *Tracker) newLGR(in *input, inferred bool) *LinkGroup {
 	t.nextLGR++
 	g := &LinkGroup{
 		ID: t.nextLGR, Inferred: inferred, FirstFrame: in.number, Start: in.ts,
-		tokens:       make(map[tokenKey]*Conn),
-		rkeys:        make(map[rkeyKey]rmbRef),
+		tokens:       [2]map[uint32]*Conn{{}, {}},
 		pendingRKeys: make(map[rkeyKey][]rkeyOther),
 	}
 	t.lgrs = append(t.lgrs, g)
@@ -71,10 +70,9 @@ func (g *LinkGroup) linkByID(id uint8) *Link {
 func (t *Tracker) roce(in *input) {
 	r := &in.roce
 	t.stats.RoCE++
-	key := qpKey{r.src, r.dst, r.destQP}
-	ref, ok := t.lookupQP(key)
+	ref, ok := t.lookupQP(&r.key)
 	if !ok {
-		if ref, ok = t.resolveUnknown(in, key); !ok {
+		if ref, ok = t.resolveUnknown(in, r.key); !ok {
 			t.cur.unattached = true
 			return
 		}
@@ -136,15 +134,15 @@ func (t *Tracker) roce(in *input) {
 	}
 }
 
-func (t *Tracker) lookupQP(k qpKey) (linkRef, bool) {
+func (t *Tracker) lookupQP(k *qpKey) (linkRef, bool) {
 	for i := range t.qpCache {
-		if e := &t.qpCache[i]; e.ref.link != nil && e.key == k {
+		if e := &t.qpCache[i]; e.ref.link != nil && e.key.eq(k) {
 			return e.ref, true
 		}
 	}
-	ref, ok := t.byQP[k]
+	ref, ok := t.byQP[*k]
 	if ok {
-		t.qpCache[t.qpNext%len(t.qpCache)] = qpCacheEntry{k, ref}
+		t.qpCache[t.qpNext%len(t.qpCache)] = qpCacheEntry{*k, ref}
 		t.qpNext++
 	}
 	return ref, ok
@@ -175,7 +173,7 @@ func (t *Tracker) resolveUnknown(in *input, key qpKey) (linkRef, bool) {
 			t.removeHalf(pair, pick)
 			d := pick.knownDir().Reverse()
 			e := pick.end(d.Reverse())
-			e.QPN = key.qpn
+			e.QPN = uint32(key.qpn)
 			t.keyLink(pick, d, key)
 			return linkRef{pick, d}, true
 		}
@@ -194,7 +192,7 @@ func (t *Tracker) resolveUnknown(in *input, key qpKey) (linkRef, bool) {
 	}
 	g := t.newLGR(in, true)
 	l := t.newLink(g, in, true)
-	l.Client.Addr, l.Server.Addr, l.Server.QPN = key.src, key.dst, key.qpn
+	l.Client.Addr, l.Server.Addr, l.Server.QPN = key.src.netip(), key.dst.netip(), uint32(key.qpn)
 	l.addHistory(in, "first seen mid-stream: link setup not in the capture")
 	if u := t.unknownQP[key]; u != nil {
 		l.addHistory(in, fmt.Sprintf("%d earlier frames on this QP before it could be identified", u.frames))
@@ -268,6 +266,7 @@ func (t *Tracker) flip(g *LinkGroup, in *input) bool {
 		l.RC[0], l.RC[1] = l.RC[1], l.RC[0]
 		l.keys[0], l.keys[1] = l.keys[1], l.keys[0]
 		l.keyed[0], l.keyed[1] = l.keyed[1], l.keyed[0]
+		l.rkeys[0], l.rkeys[1] = l.rkeys[1], l.rkeys[0]
 		for d := range 2 {
 			if l.keyed[d] {
 				t.byQP[l.keys[d]] = linkRef{l, Dir(d)}
@@ -275,19 +274,10 @@ func (t *Tracker) flip(g *LinkGroup, in *input) bool {
 		}
 	}
 	t.qpCache = [4]qpCacheEntry{}
-	tokens := make(map[tokenKey]*Conn, len(g.tokens))
-	for k, c := range g.tokens {
-		tokens[tokenKey{k.dir.Reverse(), k.token}] = c
-	}
-	g.tokens = tokens
-	rkeys := make(map[rkeyKey]rmbRef, len(g.rkeys))
-	for k, v := range g.rkeys {
-		rkeys[rkeyKey{k.link, k.dir.Reverse(), k.rkey}] = v
-	}
-	g.rkeys = rkeys
+	g.tokens[0], g.tokens[1] = g.tokens[1], g.tokens[0]
 	pending := make(map[rkeyKey][]rkeyOther, len(g.pendingRKeys))
 	for k, v := range g.pendingRKeys {
-		pending[rkeyKey{k.link, k.dir.Reverse(), k.rkey}] = v
+		pending[rkKey(k.link, Dir(k.dir).Reverse(), k.rkey)] = v
 	}
 	g.pendingRKeys = pending
 	g.ServerPeerID, g.ClientPeerID = g.ClientPeerID, g.ServerPeerID

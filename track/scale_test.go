@@ -26,8 +26,8 @@ type connGen struct {
 	// is pingpong's first connection without the group's teardown; each
 	// further one is a trimmed copy that reuses the group (see smcrConn).
 	setup, smcr []input
-	psn         map[netip.Addr]uint32 // next request PSN per sending address
-	perCopy     map[netip.Addr]uint32 // request packets per sending address in one copy of smcr
+	psn         map[addr]uint32 // next request PSN per sending address
+	perCopy     map[addr]uint32 // request packets per sending address in one copy of smcr
 }
 
 func newConnGen(t testing.TB, tr *Tracker) *connGen {
@@ -68,19 +68,19 @@ func newConnGen(t testing.TB, tr *Tracker) *connGen {
 	// ACK's, that of the request it answers); smcrConn adds where the
 	// link's sequence stands. ACKs of requests trimmed away go.
 	type sent struct {
-		src netip.Addr
+		src addr
 		psn uint32
 	}
 	index := map[sent]uint32{}
-	g.perCopy = map[netip.Addr]uint32{}
+	g.perCopy = map[addr]uint32{}
 	kept := body[:0]
 	for _, in := range body {
 		r := &in.roce
 		if isRequest(r.opcode) {
-			index[sent{r.src, r.psn}] = g.perCopy[r.src]
-			r.psn = g.perCopy[r.src]
-			g.perCopy[r.src]++
-		} else if i, ok := index[sent{r.dst, r.psn}]; ok {
+			index[sent{r.key.src, r.psn}] = g.perCopy[r.key.src]
+			r.psn = g.perCopy[r.key.src]
+			g.perCopy[r.key.src]++
+		} else if i, ok := index[sent{r.key.dst, r.psn}]; ok {
 			r.psn = i
 		} else {
 			continue
@@ -137,10 +137,10 @@ func (g *connGen) feed(tmpl []input, remap func(*input) bool) {
 // sequence and ACKs follow their request, so nothing looks retransmitted.
 func (g *connGen) smcrConn() {
 	if g.psn == nil {
-		g.psn = map[netip.Addr]uint32{}
+		g.psn = map[addr]uint32{}
 		g.feed(g.setup, func(in *input) bool {
 			if in.isRoCE && isRequest(in.roce.opcode) {
-				g.psn[in.roce.src] = (in.roce.psn + 1) & 0xFFFFFF
+				g.psn[in.roce.key.src] = (in.roce.psn + 1) & 0xFFFFFF
 			}
 			return true
 		})
@@ -148,9 +148,9 @@ func (g *connGen) smcrConn() {
 	}
 	g.feed(g.smcr, func(in *input) bool {
 		if r := &in.roce; in.isRoCE {
-			sender := r.src
+			sender := r.key.src
 			if !isRequest(r.opcode) {
-				sender = r.dst
+				sender = r.key.dst
 			}
 			r.psn = (g.psn[sender] + r.psn) & 0xFFFFFF
 		}

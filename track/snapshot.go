@@ -47,14 +47,14 @@ func (t *Tracker) snapshot() Snapshot {
 		for d := range x.RC {
 			x.RC[d].recent, x.RC[d].curWrite, x.RC[d].pend = [16]psnConn{}, nil, nil
 		}
-		x.lgr, x.conns, x.history = nil, nil, nil
+		x.lgr, x.conns, x.history, x.rkeys = nil, nil, nil, [2]map[uint32]rmbRef{}
 		s.Links[i] = x
 	}
 	for i, g := range t.lgrs {
 		x := *g
 		x.Links = append([]int(nil), g.Links...)
 		x.Conns = append([]int(nil), g.Conns...)
-		x.links, x.conns, x.tokens, x.rkeys, x.pendingRKeys = nil, nil, nil, nil, nil
+		x.links, x.conns, x.tokens, x.pendingRKeys = nil, nil, [2]map[uint32]*Conn{}, nil
 		s.LinkGroups[i] = x
 	}
 	return s

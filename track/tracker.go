@@ -51,9 +51,14 @@ const (
 	// MiB with their texts, three times that in the views): a capture with
 	// many busy link groups folds the oldest links sooner than the cap on
 	// links says.
-	maxHistory    = 8192
-	maxCLCTypes   = 8
-	maxUnknownQPs = 4096
+	maxHistory  = 8192
+	maxCLCTypes = 8
+	// maxPendingRKeys bounds a group's CONFIRM_RKEYs waiting for their
+	// connection's CLC message: Linux has at most 255 RMBs per link group
+	// (SMC_RMBS_PER_LGR_MAX, net/smc/smc_core.h) on up to 3 links
+	// (SMC_LINKS_PER_LGR_MAX); the rest is a capture joined mid-stream.
+	maxPendingRKeys = 1024
+	maxUnknownQPs   = 4096
 )
 
 // Tracker follows connections, links and link groups over a stream of
@@ -69,6 +74,7 @@ type Tracker struct {
 	lgrs  []*LinkGroup
 
 	byTuple   map[tcpKey]*Conn
+	lastTuple *Conn // of the last TCP segment, while it is in byTuple
 	byQP      map[qpKey]linkRef
 	halfLinks map[addrPair][]*Link // inferred links whose reverse direction is not keyed yet
 	unknownQP map[qpKey]*unknownQP
@@ -240,6 +246,7 @@ func (t *Tracker) sweep(now time.Time) {
 			idle = append(idle, c)
 		}
 	}
+	t.lastTuple = nil
 	for _, c := range t.conns {
 		if !c.finished && c.Inferred && now.Sub(c.Last) > t.opts.IdleTimeout {
 			idle = append(idle, c) // inferred connections have no tuple entry
@@ -258,6 +265,16 @@ func (t *Tracker) sweep(now time.Time) {
 		if !l.retired && (l.lgr.Deleted || l.Inferred || l.State == LinkRejected) && now.Sub(l.Last) > t.opts.IdleTimeout {
 			t.retire(l)
 		}
+	}
+}
+
+// untuple takes c out of the 4-tuple table.
+func (t *Tracker) untuple(c *Conn) {
+	if k := makeTCPKey(c.Client, c.Server); t.byTuple[k] == c {
+		delete(t.byTuple, k)
+	}
+	if t.lastTuple == c {
+		t.lastTuple = nil
 	}
 }
 
@@ -283,7 +300,10 @@ func (t *Tracker) retire(l *Link) {
 			return
 		}
 	}
-	g.tokens, g.rkeys, g.pendingRKeys, g.conns = map[tokenKey]*Conn{}, map[rkeyKey]rmbRef{}, map[rkeyKey][]rkeyOther{}, nil
+	g.tokens, g.pendingRKeys, g.conns = [2]map[uint32]*Conn{{}, {}}, map[rkeyKey][]rkeyOther{}, nil
+	for _, x := range g.links {
+		x.rkeys = [2]map[uint32]rmbRef{}
+	}
 }
 
 // finish marks connections as no longer live: out of their link groups'
@@ -302,8 +322,8 @@ func (t *Tracker) finish(cs ...*Conn) {
 		}
 		for d := range 2 {
 			if c.hasTok[d] {
-				if k := (tokenKey{Dir(d), c.tokens[d]}); g.tokens[k] == c {
-					delete(g.tokens, k)
+				if g.tokens[d][c.tokens[d]] == c {
+					delete(g.tokens[d], c.tokens[d])
 				}
 			}
 		}
@@ -313,9 +333,13 @@ func (t *Tracker) finish(cs ...*Conn) {
 		groups[g] = true
 	}
 	for g := range groups {
-		for k, r := range g.rkeys {
-			if r.conn.finished {
-				delete(g.rkeys, k)
+		for _, l := range g.links {
+			for _, m := range l.rkeys {
+				for k, r := range m {
+					if r.conn.finished {
+						delete(m, k)
+					}
+				}
 			}
 		}
 		// A connection that moved (failover) is in the lists of each link
@@ -355,16 +379,17 @@ func (t *Tracker) unregister(c *Conn) {
 		return
 	}
 	for d := range 2 {
-		if c.hasTok[d] {
-			k := tokenKey{Dir(d), c.tokens[d]}
-			if g.tokens[k] == c {
-				delete(g.tokens, k)
-			}
+		if c.hasTok[d] && g.tokens[d][c.tokens[d]] == c {
+			delete(g.tokens[d], c.tokens[d])
 		}
 	}
-	for k, r := range g.rkeys {
-		if r.conn == c {
-			delete(g.rkeys, k)
+	for _, l := range g.links {
+		for _, m := range l.rkeys {
+			for k, r := range m {
+				if r.conn == c {
+					delete(m, k)
+				}
+			}
 		}
 	}
 }
