@@ -370,6 +370,10 @@ func (t *Tracker) merge(a, b *Conn) *Conn {
 	g.conns = removeConn(g.conns, gone)
 	g.Conns = removeID(g.Conns, gone.ID)
 	t.conns = removeConn(t.conns, gone)
+	// A half placed from its Confirm is a TCP connection: its later
+	// segments are not tracked (they would go to a connection no view
+	// lists), and the idle sweep, which walks t.conns, need not find it.
+	t.untuple(gone)
 	gone.finished = true
 	t.stats.InferredConns--
 	keep.Frames += gone.Frames

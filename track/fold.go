@@ -1,5 +1,7 @@
 package track
 
+import "slices"
+
 // Folding keeps the tracker's memory flat however many connections a
 // capture holds: beyond Options.MaxConns the oldest connections (and
 // beyond their caps the oldest links and link groups) leave the tracker
@@ -130,9 +132,12 @@ func doneForGood(c *Conn) bool {
 func (t *Tracker) foldConns() {
 	excess := len(t.conns) - t.opts.MaxConns*9/10
 	pin := t.timelinePin()
-	var out []*Conn
+	var (
+		out []*Conn
+		at  []int // their places in t.conns
+	)
 	for pass := 0; pass < 3 && excess > 0; pass++ {
-		for _, c := range t.conns {
+		for i, c := range t.conns {
 			if excess == 0 {
 				break
 			}
@@ -145,8 +150,12 @@ func (t *Tracker) foldConns() {
 			}
 			c.folded = true
 			out = append(out, c)
+			at = append(at, i)
 			excess--
 		}
+	}
+	if len(out) == 0 {
+		return // all kept back for a timeline
 	}
 	for _, c := range out {
 		if c.finished {
@@ -167,14 +176,19 @@ func (t *Tracker) foldConns() {
 			groups[c.lgr] = true
 		}
 	}
-	kept := t.conns[:0]
-	for _, c := range t.conns {
-		if !c.folded {
-			kept = append(kept, c)
+	// Compacted by place: the kept connections are not visited (each
+	// visit is a cache miss, and most of them stay).
+	slices.Sort(at)
+	n := at[0]
+	for k, i := range at {
+		end := len(t.conns)
+		if k+1 < len(at) {
+			end = at[k+1]
 		}
+		n += copy(t.conns[n:], t.conns[i+1:end])
 	}
-	clear(t.conns[len(kept):])
-	t.conns = kept
+	clear(t.conns[n:])
+	t.conns = t.conns[:n]
 	// The link and link-group rows list their connections by ID; folded
 	// ones leave the lists and are counted instead.
 	for g := range groups {
@@ -182,6 +196,21 @@ func (t *Tracker) foldConns() {
 		for _, l := range g.links {
 			l.Conns, l.ConnsFolded = dropIDs(l.Conns, gone, l.ConnsFolded)
 		}
+	}
+	if len(t.pendingHalf) > 0 {
+		t.pendingHalf = slices.DeleteFunc(t.pendingHalf, func(c *Conn) bool { return c.folded })
+	}
+	// Nothing points to the folded connections any more (finish took them
+	// out of the tables and lists, foldConn out of the links' recent
+	// requests), so they serve the next ones: a connection is 1 KiB, and a
+	// capture of short connections otherwise makes the collector run three
+	// times as often, slowing the decoders with its write barriers.
+	for _, c := range out {
+		if len(t.spare) > t.opts.MaxConns/8 {
+			break // a batch is a tenth of the cap
+		}
+		c.Timeline = nil
+		t.spare = append(t.spare, c)
 	}
 }
 

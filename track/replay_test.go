@@ -179,3 +179,37 @@ func TestEvictLinks(t *testing.T) {
 		t.Errorf("newest link group evicted (%d kept, %d made)", len(tr.lgrs), tr.nextLGR)
 	}
 }
+
+// TestFoldKeepsTimelineConn: the connection whose timeline was asked for
+// stays whole however many come after it, and an endpoint that many
+// connections share keeps only the first of them (the one smc,timeline
+// shows) back from folding.
+func TestFoldKeepsTimelineConn(t *testing.T) {
+	fb := replay(t, refDir+"decline-nordma.pcap")
+	for _, tl := range []string{"2", "10.10.0.1:5000"} {
+		tr := New(Options{MaxConns: 10, Timeline: tl})
+		for i := range 100 {
+			for _, in := range fb {
+				in.ts = in.ts.Add(time.Duration(i) * time.Second)
+				if in.isTCP {
+					if in.tcp.src.Port() != 5000 {
+						in.tcp.src = netip.AddrPortFrom(in.tcp.src.Addr(), uint16(20000+i))
+					} else {
+						in.tcp.dst = netip.AddrPortFrom(in.tcp.dst.Addr(), uint16(20000+i))
+					}
+				}
+				in.number = tr.stats.Frames + 1
+				tr.feed(&in)
+			}
+		}
+		s := tr.Snapshot()
+		want := 2
+		if tl != "2" {
+			want = 1
+		}
+		c, err := s.FindConn(tl)
+		if err != nil || c.ID != want || len(c.Timeline) == 0 || len(s.Conns) > 10 || s.Stats.Evicted < 90 {
+			t.Errorf("timeline %s: conn %v (err %v), %d kept, %d folded; want conn %d kept whole with its events", tl, c, err, len(s.Conns), s.Stats.Evicted, want)
+		}
+	}
+}

@@ -523,6 +523,17 @@ func (t *Tracker) attach(c *Conn, l *Link) {
 	l.Conns = append(l.Conns, c.ID)
 	l.conns = append(l.conns, c)
 	if c.lgr != l.lgr {
+		if g := c.lgr; g != nil {
+			// Not seen to happen (a connection moves between groups only
+			// with mergeLGR), but a connection must be in the lists of its
+			// own group only: finish clears those, and a folded connection
+			// is reused.
+			g.conns = removeConn(g.conns, c)
+			for _, x := range g.links {
+				x.conns = removeConn(x.conns, c)
+			}
+			t.unregister(c)
+		}
 		c.lgr, c.LGR = l.lgr, l.lgr.ID
 		l.lgr.Conns = append(l.lgr.Conns, c.ID)
 		l.lgr.conns = append(l.lgr.conns, c)

@@ -84,8 +84,9 @@ type Tracker struct {
 	pendingHalf []*Conn
 
 	nextConn, nextLink, nextLGR int
-	folded                      folded // what is no longer kept whole
-	history                     int    // link events held by the kept links (maxHistory)
+	folded                      folded  // what is no longer kept whole
+	spare                       []*Conn // folded connections, nothing points to them: newConn reuses them
+	history                     int     // link events held by the kept links (maxHistory)
 	lastSweep                   time.Time
 	timelineID                  int            // > 0 when Options.Timeline names an ID
 	timelineEP                  netip.AddrPort // valid when Options.Timeline names an endpoint
@@ -207,7 +208,13 @@ func (t *Tracker) touchConn(c *Conn, in *input, d Dir) {
 
 func (t *Tracker) newConn(in *input) *Conn {
 	t.nextConn++
-	c := &Conn{ID: t.nextConn}
+	var c *Conn
+	if n := len(t.spare); n > 0 {
+		c, t.spare = t.spare[n-1], t.spare[:n-1]
+		*c = Conn{ID: t.nextConn, CLCTypes: c.CLCTypes[:0]}
+	} else {
+		c = &Conn{ID: t.nextConn}
+	}
 	t.conns = append(t.conns, c)
 	return c
 }
@@ -239,17 +246,18 @@ func (t *Tracker) note(c *Conn, in *input, d Dir, what, info string) {
 // unknown QPs, so the live tables follow the live connections.
 func (t *Tracker) sweep(now time.Time) {
 	t.lastSweep = now
+	// t.conns is in the order the connections began, and every live one
+	// is in it (also each of the 4-tuple table): one that began within
+	// the idle timeout cannot have been idle for longer, nor can any that
+	// began after it. The sweep visits the old ones only.
 	var idle []*Conn
-	for k, c := range t.byTuple {
-		if now.Sub(c.Last) > t.opts.IdleTimeout {
-			delete(t.byTuple, k)
-			idle = append(idle, c)
-		}
-	}
-	t.lastTuple = nil
 	for _, c := range t.conns {
-		if !c.finished && c.Inferred && now.Sub(c.Last) > t.opts.IdleTimeout {
-			idle = append(idle, c) // inferred connections have no tuple entry
+		if now.Sub(c.Start) <= t.opts.IdleTimeout {
+			break
+		}
+		if !c.finished && now.Sub(c.Last) > t.opts.IdleTimeout {
+			t.untuple(c)
+			idle = append(idle, c)
 		}
 	}
 	t.finish(idle...)
