@@ -26,6 +26,8 @@ func (t *Tracker) Feed(f *capture.Frame) {
 // ipAddrs returns f's IP addresses, IPv4 unmapped; invalid without an IP layer.
 func ipAddrs(f *capture.Frame) (src, dst netip.Addr) {
 	switch {
+	case f.IPv4 != nil && len(f.IPv4.SrcIP) == 4 && len(f.IPv4.DstIP) == 4:
+		return netip.AddrFrom4([4]byte(f.IPv4.SrcIP)), netip.AddrFrom4([4]byte(f.IPv4.DstIP))
 	case f.IPv4 != nil:
 		src, _ = netip.AddrFromSlice(f.IPv4.SrcIP)
 		dst, _ = netip.AddrFromSlice(f.IPv4.DstIP)
@@ -54,7 +56,7 @@ func roceAddrs(f *capture.Frame) (src, dst addr) {
 // fill copies what the tracker needs from f into in, reusing in's memory.
 func fill(in *input, f *capture.Frame) {
 	in.number = f.Number
-	in.ts = f.CI.Timestamp
+	in.ns = f.CI.Timestamp.UnixNano()
 	in.isTCP, in.isRoCE = false, false
 	in.clcN = 0
 	switch {

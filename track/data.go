@@ -36,7 +36,7 @@ func (t *Tracker) cdc(l *Link, d Dir, in *input) {
 	f := &c.Flow[d]
 	f.CDCs++
 	if c.TFirstCDC.IsZero() {
-		c.TFirstCDC = in.ts
+		c.TFirstCDC = in.ts()
 	}
 	connUp(c)
 	claimed := t.claimWrites(c, l, d)
@@ -127,7 +127,7 @@ func (t *Tracker) cdc(l *Link, d Dir, in *input) {
 		f.Aborted = true
 	}
 	if c.TClose.IsZero() && c.Closed() {
-		c.TClose = in.ts
+		c.TClose = in.ts()
 	}
 	if rec {
 		t.note(c, in, d, "CDC", cdcInfo(m, produced, okP, consumed, okC, sideName(c, d)))
@@ -381,7 +381,7 @@ func (t *Tracker) merge(a, b *Conn) *Conn {
 		keep.FirstFrame, keep.Start = gone.FirstFrame, gone.Start
 	}
 	if gone.LastFrame > keep.LastFrame {
-		keep.LastFrame, keep.Last = gone.LastFrame, gone.Last
+		keep.LastFrame, keep.lastNS = gone.LastFrame, gone.lastNS
 	}
 	if !gone.TFirstCDC.IsZero() && (keep.TFirstCDC.IsZero() || gone.TFirstCDC.Before(keep.TFirstCDC)) {
 		keep.TFirstCDC = gone.TFirstCDC
@@ -390,8 +390,8 @@ func (t *Tracker) merge(a, b *Conn) *Conn {
 		keep.Timeline = append(keep.Timeline, gone.Timeline...)
 		sort.SliceStable(keep.Timeline, func(i, j int) bool { return keep.Timeline[i].Frame < keep.Timeline[j].Frame })
 	}
-	if t.cur.conn == gone {
-		t.cur.conn = keep
+	if t.cur.theConn() == gone {
+		t.cur.setConn(keep)
 	}
 	return keep
 }

@@ -276,14 +276,14 @@ func (t *Tracker) timelinePin() *Conn {
 	return nil
 }
 
-// foldLinks folds the oldest links beyond maxLinks, or while their
+// foldLinks folds the oldest links beyond linkCap, or while their
 // histories hold more than maxHistory events, down to 90 %: links out of
 // the lookup tables first, then links of deleted groups and rejected ones.
 // Links in use are folded only beyond Options.MaxConns of them: one that
 // is still used would come back as a link joined mid-stream. A link group
 // goes with its last link.
 func (t *Tracker) foldLinks() {
-	excess := len(t.links) - t.maxLinks()*9/10
+	excess := len(t.links) - t.linkCap*9/10
 	hist := t.history - maxHistory*9/10
 	over := func() bool { return excess > 0 || hist > 0 }
 	passes := 2

@@ -175,7 +175,7 @@ type Conn struct {
 	FirstFrame                                            int
 	LastFrame                                             int
 	Frames                                                int
-	Start, Last                                           time.Time
+	Start, Last                                           time.Time // Last is set in snapshots (the tracker keeps lastNS)
 	TSYN, TProposal, TAccept, TConfirm, TFirstCDC, TClose time.Time
 	Timeline                                              []Event
 	TimelineCut                                           int // events not kept because the timeline was full
@@ -193,7 +193,8 @@ type Conn struct {
 	link     *Link
 	synSeq   uint32 // client's initial sequence number, to tell a retransmitted SYN from a new connection
 	finished bool
-	folded   bool // in the tracker's folded sums, no longer listed
+	folded   bool  // in the tracker's folded sums, no longer listed
+	lastNS   int64 // time of the last frame (Unix nanoseconds): written per frame, a time.Time holds a pointer
 	// halfPlaced: placed from a Confirm without its Accept, so one
 	// direction's token is unknown and is paired like a joined connection's.
 	halfPlaced bool
@@ -287,7 +288,11 @@ func (r *RC) connOf(psn uint32) *Conn {
 }
 
 func (r *RC) remember(psn uint32, c *Conn) {
-	r.recent[r.nRecent%uint(len(r.recent))] = psnConn{psn, c}
+	e := &r.recent[r.nRecent%uint(len(r.recent))]
+	e.psn = psn
+	if e.conn != c { // mostly the same connection: no pointer written
+		e.conn = c
+	}
 	r.nRecent++
 }
 
@@ -323,14 +328,15 @@ type Link struct {
 	History     []LinkEvent
 	FirstFrame  int
 	LastFrame   int
-	Start, Last time.Time
+	Start, Last time.Time // Last is set in snapshots (the tracker keeps lastNS)
 
 	TestLinks int
 
 	lgr     *LinkGroup
 	conns   []*Conn
-	retired bool // out of the lookup tables (deleted or idle)
-	folded  bool // in the tracker's folded sums, no longer listed
+	retired bool  // out of the lookup tables (deleted or idle)
+	folded  bool  // in the tracker's folded sums, no longer listed
+	lastNS  int64 // time of the last frame (Unix nanoseconds), as Conn's
 	// rkeys finds the connection an RDMA WRITE on this link writes into
 	// by the receiver's RMB rkey (each link has its own rkey for an RMB),
 	// one map per direction of the WRITE; made at the first rkey.

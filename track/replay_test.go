@@ -29,13 +29,13 @@ func TestBoundedMemory(t *testing.T) {
 	fb := replay(t, refDir+"decline-nordma.pcap")
 	pp := replay(t, refDir+"pingpong.pcap")
 	tr := New(Options{IdleTimeout: 10 * time.Second, MaxConns: 200})
-	base := fb[0].ts
+	base := fb[0].ts()
 	const rounds = 3000
 	for i := range rounds {
 		shift := time.Duration(i) * time.Second
 		port := uint16(20000 + i)
 		for _, in := range fb {
-			in.ts = in.ts.Add(shift)
+			in.ns += int64(shift)
 			if in.isTCP {
 				// Move the client to another port, keeping the real bytes otherwise.
 				if in.tcp.src.Port() != 5000 {
@@ -50,7 +50,7 @@ func TestBoundedMemory(t *testing.T) {
 		if i%100 == 0 {
 			// Every 100 s a whole SMC-R connection with its link group.
 			for _, in := range pp {
-				in.ts = base.Add(shift).Add(in.ts.Sub(pp[0].ts))
+				in.ns = base.Add(shift).Add(in.ts().Sub(pp[0].ts())).UnixNano()
 				in.number = tr.stats.Frames + 1
 				tr.feed(&in)
 			}
@@ -104,7 +104,7 @@ func TestTupleReuse(t *testing.T) {
 		}
 	}
 	for _, in := range fb {
-		in.ts = in.ts.Add(time.Minute)
+		in.ns += int64(time.Minute)
 		feed(in)
 	}
 	if len(tr.conns) != 2 {
@@ -151,12 +151,12 @@ func TestEvictLive(t *testing.T) {
 func TestEvictLinks(t *testing.T) {
 	pp := replay(t, refDir+"pingpong.pcap")
 	tr := New(Options{IdleTimeout: 10 * time.Second, MaxConns: 10})
-	base := pp[0].ts
+	base := pp[0].ts()
 	const rounds = 40
 	for i := range rounds {
 		shift := time.Duration(i) * 100 * time.Second
 		for _, in := range pp {
-			in.ts = base.Add(shift).Add(in.ts.Sub(base))
+			in.ns = base.Add(shift).Add(in.ts().Sub(base)).UnixNano()
 			in.number = tr.stats.Frames + 1
 			tr.feed(&in)
 		}
@@ -190,7 +190,7 @@ func TestFoldKeepsTimelineConn(t *testing.T) {
 		tr := New(Options{MaxConns: 10, Timeline: tl})
 		for i := range 100 {
 			for _, in := range fb {
-				in.ts = in.ts.Add(time.Duration(i) * time.Second)
+				in.ns += int64(time.Duration(i) * time.Second)
 				if in.isTCP {
 					if in.tcp.src.Port() != 5000 {
 						in.tcp.src = netip.AddrPortFrom(in.tcp.src.Addr(), uint16(20000+i))

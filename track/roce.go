@@ -9,7 +9,7 @@ import (
 func (t *Tracker) newLGR(in *input, inferred bool) *LinkGroup {
 	t.nextLGR++
 	g := &LinkGroup{
-		ID: t.nextLGR, Inferred: inferred, FirstFrame: in.number, Start: in.ts,
+		ID: t.nextLGR, Inferred: inferred, FirstFrame: in.number, Start: in.ts(),
 		tokens:       [2]map[uint32]*Conn{{}, {}},
 		pendingRKeys: make(map[rkeyKey][]rkeyOther),
 	}
@@ -19,7 +19,7 @@ func (t *Tracker) newLGR(in *input, inferred bool) *LinkGroup {
 
 func (t *Tracker) newLink(g *LinkGroup, in *input, inferred bool) *Link {
 	t.nextLink++
-	l := &Link{ID: t.nextLink, LGR: g.ID, lgr: g, Inferred: inferred, FirstFrame: in.number, Start: in.ts, Last: in.ts, history: &t.history}
+	l := &Link{ID: t.nextLink, LGR: g.ID, lgr: g, Inferred: inferred, FirstFrame: in.number, Start: in.ts(), lastNS: in.ns, history: &t.history}
 	g.links = append(g.links, l)
 	g.Links = append(g.Links, l.ID)
 	t.links = append(t.links, l)
@@ -50,7 +50,7 @@ func (l *Link) addHistory(in *input, what string) {
 	// The kept links' histories are bounded as a whole too: links in use
 	// are not folded to make room (see foldLinks).
 	if len(l.History) < maxLinkHistory && *l.history < 4*maxHistory {
-		l.History = append(l.History, LinkEvent{Frame: in.number, Time: in.ts, What: what})
+		l.History = append(l.History, LinkEvent{Frame: in.number, Time: in.ts(), What: what})
 		*l.history++
 	}
 }
@@ -78,8 +78,9 @@ func (t *Tracker) roce(in *input) {
 		}
 	}
 	l, d := ref.link, ref.dir
-	t.cur.link, t.cur.dir = l, d
-	l.LastFrame, l.Last = in.number, in.ts
+	t.cur.setLink(l)
+	t.cur.dir = d
+	l.LastFrame, l.lastNS = in.number, in.ns
 	rc := &l.RC[d]
 	if !isRequest(r.opcode) {
 		if r.hasAETH {
@@ -129,8 +130,8 @@ func (t *Tracker) roce(in *input) {
 	case op <= 0x05 || op == 0x16 || op == opSendOnlyInv:
 		rc.Sends++
 	}
-	if t.cur.conn != nil {
-		rc.remember(r.psn, t.cur.conn)
+	if c := t.cur.theConn(); c != nil {
+		rc.remember(r.psn, c)
 	}
 }
 
@@ -186,7 +187,7 @@ func (t *Tracker) resolveUnknown(in *input, key qpKey) (linkRef, bool) {
 		}
 		if u != nil {
 			u.frames++
-			u.last = in.ts
+			u.last = in.ns
 		}
 		return linkRef{}, false
 	}
@@ -231,22 +232,26 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 	r := &in.roce
 	rc := &l.RC[d]
 	rc.Acks++
-	kind := "ACK"
 	switch (r.syndrome >> 5) & 3 {
 	case 1:
 		rc.RNRs++
-		kind = "RNR NAK"
 	case 3:
 		rc.NAKs++
 		if code := r.syndrome & 0x1F; int(code) < len(rc.NAKCodes) {
 			rc.NAKCodes[code]++
 		}
-		kind = "NAK " + decode.NAKCode(r.syndrome&0x1F).String()
 	}
 	rev := &l.RC[d.Reverse()]
 	if c := rev.connOf(r.psn); c != nil {
 		t.touchConn(c, in, d)
 		if t.recording(c) {
+			kind := "ACK"
+			switch (r.syndrome >> 5) & 3 {
+			case 1:
+				kind = "RNR NAK"
+			case 3:
+				kind = "NAK " + decode.NAKCode(r.syndrome&0x1F).String()
+			}
 			t.note(c, in, d, "RoCE "+kind, fmt.Sprintf("for PSN %#06x MSN %d", r.psn, r.msn))
 		}
 	}
@@ -291,7 +296,7 @@ func (t *Tracker) flip(g *LinkGroup, in *input) bool {
 			c.Timeline[i].Dir ^= 1
 		}
 	}
-	if t.cur.link != nil && t.cur.link.lgr == g {
+	if l := t.cur.theLink(); l != nil && l.lgr == g {
 		t.cur.dir ^= 1
 	}
 	for _, l := range g.links {

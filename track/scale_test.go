@@ -35,7 +35,7 @@ func newConnGen(t testing.TB, tr *Tracker) *connGen {
 		fallback: replay(t, refDir+"fallback-nosmc.pcap"),
 		decline:  replay(t, refDir+"decline-nordma.pcap"),
 	}
-	g.at = g.fallback[0].ts
+	g.at = g.fallback[0].ts()
 	pp := replay(t, refDir+"pingpong.pcap")
 	end := len(pp)
 	for i, in := range pp {
@@ -106,7 +106,7 @@ func (g *connGen) feed(tmpl []input, remap func(*input) bool) {
 	// Past 64512 ports the client address changes too, so every
 	// connection has a 4-tuple of its own.
 	client := netip.AddrFrom4([4]byte{10, 20 + byte(k/64512>>8), byte(k / 64512), 2})
-	t0 := tmpl[0].ts
+	t0 := tmpl[0].ts()
 	var last time.Time
 	in := &g.in
 	for i := range tmpl {
@@ -114,8 +114,8 @@ func (g *connGen) feed(tmpl []input, remap func(*input) bool) {
 		if remap != nil && !remap(in) {
 			continue
 		}
-		in.ts = g.at.Add(in.ts.Sub(t0))
-		last = in.ts
+		in.ns = g.at.Add(in.ts().Sub(t0)).UnixNano()
+		last = in.ts()
 		if in.isTCP {
 			if in.tcp.src.Port() != 5000 {
 				in.tcp.src = netip.AddrPortFrom(client, port)

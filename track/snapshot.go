@@ -1,5 +1,7 @@
 package track
 
+import "time"
+
 // Snapshot is a copy of everything the tracker knows, safe to keep and to
 // read while the tracker goes on.
 type Snapshot struct {
@@ -37,6 +39,7 @@ func (t *Tracker) snapshot() Snapshot {
 		x.CLCTypes = append([]uint8(nil), c.CLCTypes...)
 		x.Timeline = append([]Event(nil), c.Timeline...)
 		x.RolesUnknown = c.Inferred && (c.link == nil || c.link.Inferred)
+		x.Last = time.Unix(0, c.lastNS)
 		x.lgr, x.link = nil, nil
 		s.Conns[i] = x
 	}
@@ -48,6 +51,7 @@ func (t *Tracker) snapshot() Snapshot {
 			x.RC[d].recent, x.RC[d].curWrite, x.RC[d].pend = [16]psnConn{}, nil, nil
 		}
 		x.lgr, x.conns, x.history, x.rkeys = nil, nil, nil, [2]map[uint32]rmbRef{}
+		x.Last = time.Unix(0, l.lastNS)
 		s.Links[i] = x
 	}
 	for i, g := range t.lgrs {

@@ -47,7 +47,7 @@ func (t *Tracker) tcp(in *input) {
 		c.synSeq = s.seq
 		c.OptionSYN = s.smcOpt
 		if c.TSYN.IsZero() {
-			c.TSYN = in.ts
+			c.TSYN = in.ts()
 		}
 	case s.syn && s.ack:
 		c.SeenSYNACK = true
@@ -85,7 +85,7 @@ func (t *Tracker) tcp(in *input) {
 	}
 	if c.TClose.IsZero() && (s.rst || (c.Flow[0].FIN && c.Flow[1].FIN)) &&
 		(c.Outcome == OutcomeFallback || c.Outcome == OutcomePending) {
-		c.TClose = in.ts
+		c.TClose = in.ts()
 		t.failPending(c)
 	}
 	if rec && (in.clcN == 0 || s.syn || s.fin || s.rst) {
@@ -170,7 +170,7 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 	switch m.typ {
 	case decode.CLCTypeProposal:
 		if c.TProposal.IsZero() {
-			c.TProposal = in.ts
+			c.TProposal = in.ts()
 		}
 		if c.Version == 0 {
 			c.Version = m.version
@@ -180,7 +180,7 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 		}
 		c.Offered = m.offered
 	case decode.CLCTypeAccept:
-		c.TAccept = in.ts
+		c.TAccept = in.ts()
 		c.ServerEP = m.ep
 		c.Version = m.version
 		c.SMCD = m.smcd
@@ -189,7 +189,7 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 			c.EID = m.eid
 		}
 	case decode.CLCTypeConfirm:
-		c.TConfirm = in.ts
+		c.TConfirm = in.ts()
 		c.ClientEP = m.ep
 		c.FirstContact = c.FirstContact || m.flag // the Accept may be missing from the capture
 		if c.Version == 0 {

@@ -84,10 +84,11 @@ type Tracker struct {
 	pendingHalf []*Conn
 
 	nextConn, nextLink, nextLGR int
-	folded                      folded  // what is no longer kept whole
-	spare                       []*Conn // folded connections, nothing points to them: newConn reuses them
-	history                     int     // link events held by the kept links (maxHistory)
-	lastSweep                   time.Time
+	folded                      folded         // what is no longer kept whole
+	spare                       []*Conn        // folded connections, nothing points to them: newConn reuses them
+	history                     int            // link events held by the kept links (maxHistory)
+	linkCap                     int            // how many links are kept whole: a quarter of Options.MaxConns
+	lastSweep                   int64          // Unix nanoseconds
 	timelineID                  int            // > 0 when Options.Timeline names an ID
 	timelineEP                  netip.AddrPort // valid when Options.Timeline names an endpoint
 
@@ -108,20 +109,59 @@ type qpCacheEntry struct {
 // identified yet; they are promoted to a link at the first LLC or CDC.
 type unknownQP struct {
 	frames int
-	last   time.Time
+	last   int64 // Unix nanoseconds
 }
 
 // attribution is what the last fed frame was tied to, for AppendFields.
 type attribution struct {
-	frame      int
-	conn       *Conn
-	link       *Link
-	dir        Dir
-	cdcBytes   uint64
-	hasCDC     bool
-	retrans    bool
-	psnGap     int
-	unattached bool
+	frame int
+	// conn and link are the frame's when hasConn and hasLink. They stay
+	// from frame to frame and are written only when they change: most
+	// frames belong to the last one's connection, and every pointer
+	// written costs a write barrier while the collector runs.
+	conn             *Conn
+	link             *Link
+	hasConn, hasLink bool
+	dir              Dir
+	cdcBytes         uint64
+	hasCDC           bool
+	retrans          bool
+	psnGap           int
+	unattached       bool
+}
+
+func (a *attribution) reset(frame int) {
+	a.frame, a.hasConn, a.hasLink, a.dir = frame, false, false, 0
+	a.cdcBytes, a.hasCDC, a.retrans, a.psnGap, a.unattached = 0, false, false, 0, false
+}
+
+func (a *attribution) setConn(c *Conn) {
+	if a.conn != c {
+		a.conn = c
+	}
+	a.hasConn = true
+}
+
+func (a *attribution) setLink(l *Link) {
+	if a.link != l {
+		a.link = l
+	}
+	a.hasLink = true
+}
+
+// theConn and theLink are the frame's connection and link, or nil.
+func (a *attribution) theConn() *Conn {
+	if a.hasConn {
+		return a.conn
+	}
+	return nil
+}
+
+func (a *attribution) theLink() *Link {
+	if a.hasLink {
+		return a.link
+	}
+	return nil
 }
 
 // New returns a Tracker.
@@ -137,6 +177,7 @@ func New(opts Options) *Tracker {
 	}
 	t := &Tracker{
 		opts:      opts,
+		linkCap:   max(opts.MaxConns/4, 1),
 		byTuple:   make(map[tcpKey]*Conn),
 		byQP:      make(map[qpKey]linkRef),
 		halfLinks: make(map[addrPair][]*Link),
@@ -155,7 +196,7 @@ func New(opts Options) *Tracker {
 
 // feed runs one frame through the tracker; in is t.in, filled by the adapter.
 func (t *Tracker) feed(in *input) {
-	t.cur = attribution{frame: in.number}
+	t.cur.reset(in.number)
 	t.stats.Frames++
 	switch {
 	case in.isTCP:
@@ -166,30 +207,27 @@ func (t *Tracker) feed(in *input) {
 		t.stats.Other++
 	}
 	t.account()
-	if t.stats.Frames&1023 == 0 && in.ts.Sub(t.lastSweep) > t.opts.IdleTimeout/4 {
-		t.sweep(in.ts)
+	if t.stats.Frames&1023 == 0 && in.ns-t.lastSweep > int64(t.opts.IdleTimeout/4) {
+		t.sweep(in.ns)
 	}
 	// Folded after the frame, not while it is handled: the frame's
 	// connection and link stay whole until it is done with them.
 	if len(t.conns) > t.opts.MaxConns {
 		t.foldConns()
 	}
-	if len(t.links) > t.maxLinks() || t.history > maxHistory {
+	if len(t.links) > t.linkCap || t.history > maxHistory {
 		t.foldLinks()
 	}
 }
 
-// maxLinks is how many links are kept whole (see Options.MaxConns).
-func (t *Tracker) maxLinks() int { return max(t.opts.MaxConns/4, 1) }
-
 // account files the frame under exactly one of the Stats buckets.
 func (t *Tracker) account() {
 	switch {
-	case t.cur.conn != nil:
+	case t.cur.hasConn:
 		t.stats.ConnAttached++
 	case t.cur.unattached:
 		t.stats.Unattached++
-	case t.cur.link != nil:
+	case t.cur.hasLink:
 		t.stats.LinkOnly++
 	}
 }
@@ -197,12 +235,12 @@ func (t *Tracker) account() {
 func (t *Tracker) touchConn(c *Conn, in *input, d Dir) {
 	if c.FirstFrame == 0 {
 		c.FirstFrame = in.number
-		c.Start = in.ts
+		c.Start = in.ts()
 	}
 	c.LastFrame = in.number
-	c.Last = in.ts
+	c.lastNS = in.ns
 	c.Frames++
-	t.cur.conn = c
+	t.cur.setConn(c)
 	t.cur.dir = d
 }
 
@@ -239,12 +277,13 @@ func (t *Tracker) note(c *Conn, in *input, d Dir, what, info string) {
 		c.TimelineCut++
 		return
 	}
-	c.Timeline = append(c.Timeline, Event{Frame: in.number, Time: in.ts, Dir: d, What: what, Info: info})
+	c.Timeline = append(c.Timeline, Event{Frame: in.number, Time: in.ts(), Dir: d, What: what, Info: info})
 }
 
 // sweep ends connections idle for longer than the idle timeout and forgets
 // unknown QPs, so the live tables follow the live connections.
-func (t *Tracker) sweep(now time.Time) {
+func (t *Tracker) sweep(now int64) {
+	timeout := int64(t.opts.IdleTimeout)
 	t.lastSweep = now
 	// t.conns is in the order the connections began, and every live one
 	// is in it (also each of the 4-tuple table): one that began within
@@ -252,17 +291,17 @@ func (t *Tracker) sweep(now time.Time) {
 	// began after it. The sweep visits the old ones only.
 	var idle []*Conn
 	for _, c := range t.conns {
-		if now.Sub(c.Start) <= t.opts.IdleTimeout {
+		if now-c.Start.UnixNano() <= timeout {
 			break
 		}
-		if !c.finished && now.Sub(c.Last) > t.opts.IdleTimeout {
+		if !c.finished && now-c.lastNS > timeout {
 			t.untuple(c)
 			idle = append(idle, c)
 		}
 	}
 	t.finish(idle...)
 	for k, u := range t.unknownQP {
-		if now.Sub(u.last) > t.opts.IdleTimeout {
+		if now-u.last > timeout {
 			delete(t.unknownQP, k)
 		}
 	}
@@ -270,7 +309,7 @@ func (t *Tracker) sweep(now time.Time) {
 	// the wire-key table once idle, so a later group reusing the QPNs
 	// starts clean and the table follows the live links.
 	for _, l := range t.links {
-		if !l.retired && (l.lgr.Deleted || l.Inferred || l.State == LinkRejected) && now.Sub(l.Last) > t.opts.IdleTimeout {
+		if !l.retired && (l.lgr.Deleted || l.Inferred || l.State == LinkRejected) && now-l.lastNS > timeout {
 			t.retire(l)
 		}
 	}
