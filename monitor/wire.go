@@ -163,7 +163,7 @@ func (w *Wire) rows() ([]ConnRow, []LinkGroupRow, []Event) {
 		gr := LinkGroupRow{
 			Key: "wire-lgr:" + strconv.Itoa(g.ID), Source: "wire", ID: uint32(g.ID), Kind: "SMC-R",
 			State: g.State, Version: g.Version, MaxLinks: g.MaxLinks, MaxConns: g.MaxConns,
-			Conns: uint32(len(g.Conns)), DeleteReason: g.DeleteCode, History: g.History,
+			Conns: uint32(len(g.Conns) + g.ConnsFolded), DeleteReason: g.DeleteCode, History: g.History,
 		}
 		active := 0
 		for _, id := range g.Links {
@@ -172,7 +172,7 @@ func (w *Wire) rows() ([]ConnRow, []LinkGroupRow, []Event) {
 				continue
 			}
 			lr := LinkRow{
-				ID: l.LinkID, State: l.State, Active: l.State == track.LinkUp.String(), Conns: uint32(len(l.Conns)),
+				ID: l.LinkID, State: l.State, Active: l.State == track.LinkUp.String(), Conns: uint32(len(l.Conns) + l.ConnsFolded),
 				GID: l.Client.GID, PeerGID: l.Server.GID,
 				QPN: parseHex(l.Client.QPN), PeerQPN: parseHex(l.Server.QPN),
 				Packets: l.C2S.Packets + l.S2C.Packets, CDCs: l.C2S.CDCs + l.S2C.CDCs,

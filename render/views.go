@@ -1,7 +1,6 @@
 package render
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -28,7 +27,8 @@ func Views(w io.Writer, s *track.Snapshot, specs []string, format string) error 
 }
 
 // View writes one view of a snapshot: the tracker's typed rows as an
-// aligned table ("text", the default when empty) or as JSON.
+// aligned table ("text", the default when empty) or as compact JSON (one
+// line).
 func View(w io.Writer, s *track.Snapshot, name, arg, format string) error {
 	if format == "" {
 		format = "text"
@@ -44,13 +44,13 @@ func View(w io.Writer, s *track.Snapshot, name, arg, format string) error {
 		v, text = cv, func(tw *tabwriter.Writer) { textConns(tw, s, cv.Conns) }
 	case track.ViewLinks:
 		rows := s.LinkRows()
-		v, text = rows, func(tw *tabwriter.Writer) { textLinks(tw, rows) }
+		v, text = rows, func(tw *tabwriter.Writer) { textLinks(tw, s, rows) }
 	case track.ViewLGR:
 		rows := s.LGRRows()
-		v, text = rows, func(tw *tabwriter.Writer) { textLGRs(tw, rows) }
+		v, text = rows, func(tw *tabwriter.Writer) { textLGRs(tw, s, rows) }
 	case track.ViewDecline:
 		d := s.DeclineView()
-		v, text = d, func(tw *tabwriter.Writer) { textDecline(tw, d, len(s.Conns)) }
+		v, text = d, func(tw *tabwriter.Writer) { textDecline(tw, s, d) }
 	case track.ViewTimeline:
 		tl, err := s.Timeline(arg)
 		if err != nil {
@@ -65,9 +65,7 @@ func View(w io.Writer, s *track.Snapshot, name, arg, format string) error {
 		return err
 	}
 	if format == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
+		return writeJSON(w, v)
 	}
 	// Framed like tshark -z output, so several views read apart.
 	const rule = "================================================================================\n"
@@ -123,6 +121,47 @@ func textConns(tw *tabwriter.Writer, s *track.Snapshot, rows []track.ConnRow) {
 	if st.Malformed > 0 {
 		fmt.Fprintf(tw, "malformed SMC messages %d (frame.error shows each)\n", st.Malformed)
 	}
+	if s.Folded() {
+		t := s.Totals()
+		textConnTotals(tw, &t.Conns)
+	}
+}
+
+// textConnTotals says what was folded and counts every connection: the
+// rows above are only the newest when a capture holds more connections
+// than the tracker keeps whole.
+func textConnTotals(tw *tabwriter.Writer, c *track.ConnTotals) {
+	if c.Folded > 0 {
+		open := ""
+		if c.FoldedOpen > 0 {
+			open = fmt.Sprintf(" (%d still open: their later frames count as TCP not tracked)", c.FoldedOpen)
+		}
+		fmt.Fprintf(tw, "listed %d of %d connections; folded into the totals below: the %d oldest%s\n", c.Listed, c.Conns, c.Folded, open)
+	}
+	var by []string
+	for _, o := range c.ByOutcome() {
+		by = append(by, fmt.Sprintf("%s %d", o.Outcome, o.Count))
+	}
+	fmt.Fprintf(tw, "all %d connections: %s; closed %d; frames %d\n", c.Conns, dash(strings.Join(by, ", ")), c.Closed, c.Frames)
+	for _, x := range []struct {
+		dir string
+		f   *track.FlowTotals
+	}{{"C>S", &c.C2S}, {"S>C", &c.S2C}} {
+		fmt.Fprintf(tw, "all %s: %d CDCs, %d B produced, %d B in %d RDMA WRITEs, %d B over TCP\n",
+			x.dir, x.f.CDCs, x.f.Bytes, x.f.WriteBytes, x.f.Writes, x.f.TCPBytes)
+	}
+}
+
+// connList lists a link's or link group's connections, and how many more
+// were folded.
+func connList(ids []int, folded int) string {
+	if folded == 0 {
+		return intList(ids)
+	}
+	if len(ids) == 0 {
+		return fmt.Sprintf("%d folded", folded)
+	}
+	return fmt.Sprintf("%s +%d folded", intList(ids), folded)
 }
 
 // flowNotes lists what deserves a look: flow-control and failover events
@@ -165,7 +204,7 @@ func idOrDash(id int) string {
 	return strconv.Itoa(id)
 }
 
-func textLinks(tw *tabwriter.Writer, rows []track.LinkRow) {
+func textLinks(tw *tabwriter.Writer, s *track.Snapshot, rows []track.LinkRow) {
 	fmt.Fprintf(tw, "SMC-R links: %d (C = client, S = server = link-group owner; A/B when roles are unknown)\n", len(rows))
 	fmt.Fprintln(tw, "ID\tLGR\tLink\tState\tClient addr QPN\tServer addr QPN\tPkts C>S\tPkts S>C\tACK\tNAK\tRNR\tPSN gaps\tRetrans\tConns\tDeleted")
 	for _, r := range rows {
@@ -176,7 +215,18 @@ func textLinks(tw *tabwriter.Writer, rows []track.LinkRow) {
 		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n",
 			r.ID, r.LGR, r.LinkID, r.State, c+endText(r.Client), sv+endText(r.Server),
 			r.C2S.Packets, r.S2C.Packets, r.C2S.Acks+r.S2C.Acks, r.C2S.NAKs+r.S2C.NAKs, r.C2S.RNRs+r.S2C.RNRs,
-			r.C2S.PSNGaps+r.S2C.PSNGaps, r.C2S.Retrans+r.S2C.Retrans, intList(r.Conns), r.DeleteCode)
+			r.C2S.PSNGaps+r.S2C.PSNGaps, r.C2S.Retrans+r.S2C.Retrans, connList(r.Conns, r.ConnsFolded), r.DeleteCode)
+	}
+	if t := s.Totals(); t.Links.Folded > 0 {
+		l := &t.Links
+		var by []string
+		for _, st := range l.ByState() {
+			by = append(by, fmt.Sprintf("%s %d", st.State, st.Count))
+		}
+		fmt.Fprintf(tw, "listed %d of %d links; folded into these totals (history dropped): the %d oldest\n", l.Listed, l.Links, l.Folded)
+		fmt.Fprintf(tw, "all %d links: %s; packets C>S %d S>C %d; ACK %d NAK %d RNR %d; PSN gaps %d; retransmissions %d\n",
+			l.Links, dash(strings.Join(by, ", ")), l.C2S.Packets, l.S2C.Packets, l.C2S.Acks+l.S2C.Acks, l.C2S.NAKs+l.S2C.NAKs,
+			l.C2S.RNRs+l.S2C.RNRs, l.C2S.PSNGaps+l.S2C.PSNGaps, l.C2S.Retrans+l.S2C.Retrans)
 	}
 	for _, r := range rows {
 		if len(r.History) == 0 {
@@ -209,7 +259,7 @@ func intList(ids []int) string {
 	return strings.Join(s, ",")
 }
 
-func textLGRs(tw *tabwriter.Writer, rows []track.LGRRow) {
+func textLGRs(tw *tabwriter.Writer, s *track.Snapshot, rows []track.LGRRow) {
 	fmt.Fprintf(tw, "SMC-R link groups: %d\n", len(rows))
 	fmt.Fprintln(tw, "ID\tState\tServer peer\tClient peer\tServer lgr\tClient lgr\tVer\tMax links\tMax conns\tLinks\tConns\tDeleted")
 	for _, r := range rows {
@@ -217,8 +267,16 @@ func textLGRs(tw *tabwriter.Writer, rows []track.LGRRow) {
 		if r.Inferred {
 			state += " (joined mid-stream)"
 		}
+		links := strings.Join(r.LinkStates, " ")
+		if r.LinksFolded > 0 {
+			links = strings.TrimSpace(fmt.Sprintf("%s +%d folded", links, r.LinksFolded))
+		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\tv%d\t%d\t%d\t%s\t%s\t%s\n", r.ID, state, r.ServerPeerID, r.ClientPeerID,
-			dash(r.ServerLGRID), dash(r.ClientLGRID), r.Version, r.MaxLinks, r.MaxConns, dash(strings.Join(r.LinkStates, " ")), intList(r.Conns), r.DeleteCode)
+			dash(r.ServerLGRID), dash(r.ClientLGRID), r.Version, r.MaxLinks, r.MaxConns, dash(links), connList(r.Conns, r.ConnsFolded), r.DeleteCode)
+	}
+	if t := s.Totals(); t.LinkGroups.Folded > 0 {
+		g := &t.LinkGroups
+		fmt.Fprintf(tw, "listed %d of %d link groups; folded with their links: the %d oldest; deleted: %d of all\n", g.Listed, g.LinkGroups, g.Folded, g.Deleted)
 	}
 	for _, r := range rows {
 		if len(r.History) == 0 {
@@ -231,8 +289,13 @@ func textLGRs(tw *tabwriter.Writer, rows []track.LGRRow) {
 	}
 }
 
-func textDecline(tw *tabwriter.Writer, v track.DeclineView, total int) {
-	fmt.Fprintf(tw, "SMC fallbacks: %d of %d connections\n", len(v.Fallbacks), total)
+func textDecline(tw *tabwriter.Writer, s *track.Snapshot, v track.DeclineView) {
+	if s.Folded() {
+		fmt.Fprintf(tw, "SMC fallbacks: %d of %d connections (%d listed, %d folded: counted by reason below)\n",
+			len(v.Fallbacks)+v.Folded, s.Totals().Conns.Conns, len(v.Fallbacks), v.Folded)
+	} else {
+		fmt.Fprintf(tw, "SMC fallbacks: %d of %d connections\n", len(v.Fallbacks), len(s.Conns))
+	}
 	fmt.Fprintln(tw, "ID\tClient\tServer\tBy\tStage\tCode\tName\tMeaning\tFrame")
 	for _, r := range v.Fallbacks {
 		oos := ""
@@ -267,8 +330,10 @@ func textTimeline(tw *tabwriter.Writer, tl track.Timeline) {
 }
 
 // NewTracker returns a tracker set up for the -z specs (see
-// track.NewForViews) that writes its views with this package.
+// track.NewForViews) that writes its views with this package. It is for
+// output.Run, which feeds it and writes its views from one goroutine, so
+// it takes no lock (track.Options.Unshared).
 func NewTracker(specs []string) (Tracker, error) {
-	t, err := track.NewForViews(track.Options{}, specs)
+	t, err := track.NewForViews(track.Options{Unshared: true}, specs)
 	return Tracker{t}, err
 }

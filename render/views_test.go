@@ -309,3 +309,90 @@ func feed(t testing.TB, tr *track.Tracker, name string, skip int) *track.Tracker
 
 // The tracker plugs into smcdump's hook through Tracker.
 var _ output.Tracker = Tracker{}
+
+// TestViewsFolded: when a capture holds more connections than the tracker
+// keeps whole, every view says how many are listed and counts all of them
+// by outcome, reason, bytes and state.
+func TestViewsFolded(t *testing.T) {
+	tr := track.New(track.Options{MaxConns: 2})
+	for _, name := range []string{"pingpong", "decline-nordma", "fallback-nosmc", "no-ueid", "pingpong", "decline-nordma"} {
+		feedInto(t, tr, refDir+name+".pcap")
+	}
+	for _, tc := range []struct {
+		spec string
+		want []string
+	}{
+		{"smc,conns", []string{"SMC connections: 2\n", "evicted connections 4\n",
+			"listed 2 of 6 connections; folded into the totals below: the 4 oldest\n",
+			"all 6 connections: SMC-R 2, fallback 4; closed 6; frames ",
+			"all C>S: 1024 CDCs, 65328 B produced, 65328 B in 1022 RDMA WRITEs, "}},
+		{"smc,decline", []string{"SMC fallbacks: 4 of 6 connections (1 listed, 3 folded: counted by reason below)\n",
+			"  2  0x03030002 NOSMCRDEV (server)\n", "  1  0x03030000 NOSMCDEV (client)\n", "  1  no SMC option on SYN-ACK"}},
+		{"smc,links", []string{"SMC-R links: 1 ", "listed 1 of 4 links; folded into these totals (history dropped): the 3 oldest\n", "all 4 links: rejected 2, deleted 2; "}},
+		{"smc,lgr", []string{"SMC-R link groups: 1\n", "listed 1 of 2 link groups; folded with their links: the 1 oldest; deleted: 2 of all\n",
+			"3(link 1):deleted +1 folded"}},
+	} {
+		var b bytes.Buffer
+		if err := writeView(tr, &b, tc.spec, "", "text"); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("%s lacks %q:\n%s", tc.spec, w, b.String())
+			}
+		}
+	}
+	var b bytes.Buffer
+	if err := writeView(tr, &b, "smc,conns", "", "json"); err != nil {
+		t.Fatal(err)
+	}
+	var v track.ConnsView
+	mustJSON(t, b.Bytes(), &v)
+	if tot := v.Totals; tot == nil || tot.Conns.Conns != 6 || tot.Conns.Folded != 4 || tot.Conns.Outcomes["fallback"] != 4 ||
+		tot.Links.Links != 4 || tot.LinkGroups.LinkGroups != 2 || tot.LinkGroups.Folded != 1 {
+		t.Errorf("conns json totals: %+v", v.Totals)
+	}
+	if err := writeView(tr, &b, "smc,timeline", "1", "text"); err == nil || !strings.Contains(err.Error(), "folded") {
+		t.Errorf("timeline of a folded connection: %v, want an error that says it was folded", err)
+	}
+}
+
+// TestJSONStreamsLikeMarshal: the views' JSON, written a row at a time, is
+// what json.Marshal makes of the whole view.
+func TestJSONStreamsLikeMarshal(t *testing.T) {
+	folded := track.New(track.Options{MaxConns: 2, Timeline: "all"})
+	for _, name := range []string{"pingpong", "decline-nordma", "fallback-nosmc", "no-ueid", "pingpong"} {
+		feedInto(t, folded, refDir+name+".pcap")
+	}
+	for _, tr := range []*track.Tracker{
+		feedFile(t, refDir+"pingpong.pcap", track.Options{Timeline: "all"}, 0),
+		feedFile(t, refDir+"decline-nordma.pcap", track.Options{Timeline: "all"}, 0),
+		feedFile(t, refDir+"pingpong.pcap", track.Options{Timeline: "all", TimelineMax: 10}, 2001), // events not kept
+		feedFile(t, refDir+"no-ueid.pcap", track.Options{}, 0),                                     // a timeline with a note
+		track.New(track.Options{}),
+		folded,
+	} {
+		s := tr.Snapshot()
+		views := []any{s.ConnsView(), s.LinkRows(), s.LGRRows(), s.DeclineView()}
+		for _, c := range s.Conns {
+			tl, err := s.Timeline(fmt.Sprint(c.ID))
+			if err != nil {
+				t.Fatal(err)
+			}
+			views = append(views, tl)
+		}
+		for _, v := range views {
+			want, err := json.Marshal(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got bytes.Buffer
+			if err := writeJSON(&got, v); err != nil {
+				t.Fatal(err)
+			}
+			if got.String() != string(want)+"\n" {
+				t.Errorf("%T: streamed JSON differs from json.Marshal:\n%s\n%s", v, clip(got.String()), clip(string(want)))
+			}
+		}
+	}
+}

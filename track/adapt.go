@@ -14,8 +14,10 @@ func (t *Tracker) Feed(f *capture.Frame) {
 	if f == nil {
 		return
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	if !t.opts.Unshared {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+	}
 	in := &t.in
 	fill(in, f)
 	t.feed(in)
@@ -24,6 +26,8 @@ func (t *Tracker) Feed(f *capture.Frame) {
 // ipAddrs returns f's IP addresses, IPv4 unmapped; invalid without an IP layer.
 func ipAddrs(f *capture.Frame) (src, dst netip.Addr) {
 	switch {
+	case f.IPv4 != nil && len(f.IPv4.SrcIP) == 4 && len(f.IPv4.DstIP) == 4:
+		return netip.AddrFrom4([4]byte(f.IPv4.SrcIP)), netip.AddrFrom4([4]byte(f.IPv4.DstIP))
 	case f.IPv4 != nil:
 		src, _ = netip.AddrFromSlice(f.IPv4.SrcIP)
 		dst, _ = netip.AddrFromSlice(f.IPv4.DstIP)
@@ -37,23 +41,28 @@ func ipAddrs(f *capture.Frame) (src, dst netip.Addr) {
 
 // roceAddrs returns the addresses that key a RoCE frame's queue pair: for
 // RoCEv1 the GRH's GIDs, which CLC and LLC announce, else the IP ones.
-func roceAddrs(f *capture.Frame, ipSrc, ipDst netip.Addr) (src, dst netip.Addr) {
-	if f.GRH != nil {
-		return gidAddr(f.GRH.SGID), gidAddr(f.GRH.DGID)
+func roceAddrs(f *capture.Frame) (src, dst addr) {
+	switch {
+	case f.GRH != nil:
+		return addrOf(f.GRH.SGID), addrOf(f.GRH.DGID)
+	case f.IPv4 != nil:
+		return addrOfIP(f.IPv4.SrcIP), addrOfIP(f.IPv4.DstIP)
+	case f.IPv6 != nil:
+		return addrOfIP(f.IPv6.SrcIP), addrOfIP(f.IPv6.DstIP)
 	}
-	return ipSrc, ipDst
+	return addr{}, addr{}
 }
 
 // fill copies what the tracker needs from f into in, reusing in's memory.
 func fill(in *input, f *capture.Frame) {
 	in.number = f.Number
-	in.ts = f.CI.Timestamp
+	in.ns = f.CI.Timestamp.UnixNano()
 	in.isTCP, in.isRoCE = false, false
 	in.clcN = 0
-	src, dst := ipAddrs(f)
 	switch {
-	case f.TCP != nil && src.IsValid():
+	case f.TCP != nil && (f.IPv4 != nil || f.IPv6 != nil):
 		in.isTCP = true
+		src, dst := ipAddrs(f)
 		s := &in.tcp
 		tc := f.TCP
 		s.src = netip.AddrPortFrom(src, uint16(tc.SrcPort))
@@ -77,10 +86,10 @@ func fill(in *input, f *capture.Frame) {
 	case f.BTH != nil:
 		in.isRoCE = true
 		r := &in.roce
-		r.src, r.dst = roceAddrs(f, src, dst)
+		r.key.src, r.key.dst = roceAddrs(f)
 		b := f.BTH
 		r.opcode = uint8(b.Opcode)
-		r.destQP, r.psn, r.ackReq = b.DestQP, b.PSN, b.AckReq
+		r.key.qpn, r.psn, r.ackReq = uint64(b.DestQP), b.PSN, b.AckReq
 		r.hasRETH = f.RETH != nil
 		if r.hasRETH {
 			r.va, r.rkey, r.dmaLen = f.RETH.VA, f.RETH.RKey, f.RETH.DMALen
@@ -91,11 +100,14 @@ func fill(in *input, f *capture.Frame) {
 		}
 		r.hasCDC = f.CDC != nil
 		if r.hasCDC {
-			c := f.CDC
-			r.cdc = cdcIn{seq: c.Seq, token: c.Token,
-				prod:      Cursor{c.Prod.Wrap, c.Prod.Count},
-				cons:      Cursor{c.Cons.Wrap, c.Cons.Count},
-				prodFlags: uint8(c.ProdFlags), connFlags: uint8(c.ConnFlags)}
+			// Field by field: a composite literal is built on the stack
+			// and copied in wider moves than it was written with, a
+			// store-forwarding stall on every CDC.
+			c, m := f.CDC, &r.cdc
+			m.seq, m.token = c.Seq, c.Token
+			m.prod.Wrap, m.prod.Count = c.Prod.Wrap, c.Prod.Count
+			m.cons.Wrap, m.cons.Count = c.Cons.Wrap, c.Cons.Count
+			m.prodFlags, m.connFlags = uint8(c.ProdFlags), uint8(c.ConnFlags)
 		}
 		r.malformed = f.SMCMalformed
 		r.hasLLC = f.LLC != nil

@@ -18,7 +18,7 @@ func (c *Conn) rmbeSize(d Dir) uint32 {
 func (t *Tracker) cdc(l *Link, d Dir, in *input) {
 	m := &in.roce.cdc
 	g := l.lgr
-	c := g.tokens[tokenKey{d, m.token}]
+	c := g.tokens[d][m.token]
 	if c == nil && m.prodFlags&cdcFailover != 0 {
 		c, d = t.failoverConn(l, d, m, in)
 		g = l.lgr
@@ -36,7 +36,7 @@ func (t *Tracker) cdc(l *Link, d Dir, in *input) {
 	f := &c.Flow[d]
 	f.CDCs++
 	if c.TFirstCDC.IsZero() {
-		c.TFirstCDC = in.ts
+		c.TFirstCDC = in.ts()
 	}
 	connUp(c)
 	claimed := t.claimWrites(c, l, d)
@@ -127,7 +127,7 @@ func (t *Tracker) cdc(l *Link, d Dir, in *input) {
 		f.Aborted = true
 	}
 	if c.TClose.IsZero() && c.Closed() {
-		c.TClose = in.ts
+		c.TClose = in.ts()
 	}
 	if rec {
 		t.note(c, in, d, "CDC", cdcInfo(m, produced, okP, consumed, okC, sideName(c, d)))
@@ -238,7 +238,7 @@ func (t *Tracker) failoverConn(l *Link, d Dir, m *cdcIn, in *input) (*Conn, Dir)
 		// A group built from traffic alone may have its directions the
 		// other way round: its first seen direction was the other one.
 		for _, dd := range [2]Dir{d, d.Reverse()} {
-			x := og.tokens[tokenKey{dd, m.token}]
+			x := og.tokens[dd][m.token]
 			if x == nil || !x.Flow[dd].haveSeq || x.Flow[dd].LastSeq != m.seq+1 {
 				continue
 			}
@@ -273,14 +273,11 @@ func (t *Tracker) mergeLGR(a, b *LinkGroup, in *input) *LinkGroup {
 		keep.conns = append(keep.conns, c)
 	}
 	keep.Conns = append(keep.Conns, gone.Conns...)
-	for k, v := range gone.tokens {
-		if _, ok := keep.tokens[k]; !ok {
-			keep.tokens[k] = v
-		}
-	}
-	for k, v := range gone.rkeys {
-		if _, ok := keep.rkeys[k]; !ok {
-			keep.rkeys[k] = v
+	for d := range gone.tokens {
+		for k, v := range gone.tokens[d] {
+			if _, ok := keep.tokens[d][k]; !ok {
+				keep.tokens[d][k] = v
+			}
 		}
 	}
 	for k, v := range gone.pendingRKeys {
@@ -344,16 +341,18 @@ func (t *Tracker) merge(a, b *Conn) *Conn {
 		if gone.hasTok[d] && !keep.hasTok[d] {
 			keep.Flow[d] = gone.Flow[d]
 			keep.tokens[d], keep.hasTok[d] = gone.tokens[d], true
-			g.tokens[tokenKey{Dir(d), gone.tokens[d]}] = keep
-		}
-	}
-	for k, r := range g.rkeys {
-		if r.conn == gone {
-			r.conn = keep
-			g.rkeys[k] = r
+			g.tokens[d][gone.tokens[d]] = keep
 		}
 	}
 	for _, l := range g.links {
+		for _, m := range l.rkeys {
+			for k, r := range m {
+				if r.conn == gone {
+					r.conn = keep
+					m[k] = r
+				}
+			}
+		}
 		for d := range l.RC {
 			rc := &l.RC[d]
 			for i := range rc.recent {
@@ -371,6 +370,10 @@ func (t *Tracker) merge(a, b *Conn) *Conn {
 	g.conns = removeConn(g.conns, gone)
 	g.Conns = removeID(g.Conns, gone.ID)
 	t.conns = removeConn(t.conns, gone)
+	// A half placed from its Confirm is a TCP connection: its later
+	// segments are not tracked (they would go to a connection no view
+	// lists), and the idle sweep, which walks t.conns, need not find it.
+	t.untuple(gone)
 	gone.finished = true
 	t.stats.InferredConns--
 	keep.Frames += gone.Frames
@@ -378,7 +381,7 @@ func (t *Tracker) merge(a, b *Conn) *Conn {
 		keep.FirstFrame, keep.Start = gone.FirstFrame, gone.Start
 	}
 	if gone.LastFrame > keep.LastFrame {
-		keep.LastFrame, keep.Last = gone.LastFrame, gone.Last
+		keep.LastFrame, keep.lastNS = gone.LastFrame, gone.lastNS
 	}
 	if !gone.TFirstCDC.IsZero() && (keep.TFirstCDC.IsZero() || gone.TFirstCDC.Before(keep.TFirstCDC)) {
 		keep.TFirstCDC = gone.TFirstCDC
@@ -387,8 +390,8 @@ func (t *Tracker) merge(a, b *Conn) *Conn {
 		keep.Timeline = append(keep.Timeline, gone.Timeline...)
 		sort.SliceStable(keep.Timeline, func(i, j int) bool { return keep.Timeline[i].Frame < keep.Timeline[j].Frame })
 	}
-	if t.cur.conn == gone {
-		t.cur.conn = keep
+	if t.cur.theConn() == gone {
+		t.cur.setConn(keep)
 	}
 	return keep
 }
@@ -410,7 +413,7 @@ func (t *Tracker) write(l *Link, d Dir, in *input) {
 	case opWriteFirst, opWriteOnly, opWriteOnlyImm:
 		t.stats.Writes++
 		rc.curWrite, rc.curPending = nil, false
-		ref, ok := l.lgr.rkeys[rkeyKey{l, d, r.rkey}]
+		ref, ok := l.rkeys[d][r.rkey]
 		if !ok {
 			rc.Unattached++
 			t.cur.unattached = true
@@ -500,6 +503,6 @@ func (t *Tracker) claimWrites(c *Conn, l *Link, d Dir) uint64 {
 	t.stats.ConnAttached += p.frames
 	rc.Unattached -= p.writes
 	c.Frames += p.frames
-	l.lgr.rkeys[rkeyKey{l, d, p.rkey}] = rmbRef{conn: c}
+	l.setRKey(d, p.rkey, rmbRef{conn: c})
 	return p.bytes
 }

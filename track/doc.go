@@ -28,8 +28,11 @@
 // smc,decline smc,timeline,CONN, which package render prints). Timelines are recorded only for the connections
 // named in Options.Timeline; OptionsForViews sets it from -z specs.
 //
-// Memory grows with the number of live connections and links, not frames:
-// connections idle for longer than Options.IdleTimeout leave the live
-// tables, links of deleted groups leave the wire-key table, and
-// Options.MaxConns caps how many finished ones stay for the views.
+// Memory does not grow with the capture: connections idle for longer than
+// Options.IdleTimeout leave the live tables, links of deleted groups leave
+// the wire-key table, and beyond Options.MaxConns (default 4096) the
+// oldest connections, and the oldest links and link groups, are folded:
+// only their sums stay, and the views list the newest and count every
+// connection in their totals (Snapshot.Totals: by outcome, fallback reason,
+// bytes and state).
 package track

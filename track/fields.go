@@ -50,8 +50,10 @@ func linkStateEnum(u uint64) string {
 // AppendFields adds the tracker's fields for f, which must be the frame
 // last passed to Feed (call it right after Feed, before the next frame).
 func (t *Tracker) AppendFields(f *capture.Frame, r *decode.Record) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	if !t.opts.Unshared {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+	}
 	a := &t.cur
 	if f == nil || a.frame != f.Number {
 		return
@@ -59,7 +61,7 @@ func (t *Tracker) AppendFields(f *capture.Frame, r *decode.Record) {
 	if a.unattached {
 		r.AddBool(fUnattached, true)
 	}
-	if c := a.conn; c != nil {
+	if c := a.theConn(); c != nil {
 		r.AddUint(fConnID, uint64(c.ID))
 		r.AddString(fConnDir, dirName(a.dir, c.Inferred && (c.link == nil || c.link.Inferred)))
 		r.AddUint(fConnOutcome, uint64(c.Outcome))
@@ -75,16 +77,16 @@ func (t *Tracker) AppendFields(f *capture.Frame, r *decode.Record) {
 		fl := &c.Flow[a.dir]
 		r.AddUint(fConnBytes, fl.Bytes)
 		r.AddUint(fConnCDCs, uint64(fl.CDCs))
-		if c.LGR != 0 && a.link == nil {
+		if c.LGR != 0 && !a.hasLink {
 			r.AddUint(fLGRID, uint64(c.LGR))
 		}
-	} else if a.link != nil {
-		r.AddString(fConnDir, dirName(a.dir, a.link.Inferred))
+	} else if l := a.theLink(); l != nil {
+		r.AddString(fConnDir, dirName(a.dir, l.Inferred))
 	}
 	if a.hasCDC {
 		r.AddUint(fCDCBytes, a.cdcBytes)
 	}
-	if l := a.link; l != nil {
+	if l := a.theLink(); l != nil {
 		r.AddUint(fLGRID, uint64(l.LGR))
 		r.AddUint(fLinkID, uint64(l.ID))
 		if l.LinkID != 0 {

@@ -12,7 +12,10 @@ import (
 // independent of the decoders' struct layouts; it is reused per frame.
 type input struct {
 	number int
-	ts     time.Time
+	// ns is the frame's time in Unix nanoseconds: written every frame,
+	// and a time.Time holds a pointer (a write barrier while the
+	// collector runs). ts() makes the time.Time where one is kept.
+	ns int64
 
 	isTCP bool
 	tcp   tcpIn
@@ -34,6 +37,9 @@ type tcpIn struct {
 	clcErr   string // the first one's error
 	notCLC   bool   // the stream reached application data where CLC would start (capture.Frame.NotCLC)
 }
+
+// ts is the frame's time.
+func (in *input) ts() time.Time { return time.Unix(0, in.ns) }
 
 // clcName names a CLC message type, "CLC Proposal".
 func clcName(t uint8) string { return "CLC " + decode.CLCType(t).String() }
@@ -122,11 +128,14 @@ const (
 )
 
 type roceIn struct {
-	src, dst netip.Addr
-	opcode   uint8
-	destQP   uint32
-	psn      uint32
-	ackReq   bool
+	// key is the frame's link direction on the wire: IP addresses (the
+	// GRH's GIDs for RoCEv1) and BTH DestQP. Kept whole, read in place:
+	// copied out it was read back wider than fill wrote it, which stalls
+	// the CPU (store forwarding) on every RoCE frame.
+	key    qpKey
+	opcode uint8
+	psn    uint32
+	ackReq bool
 
 	hasRETH bool
 	va      uint64
@@ -138,10 +147,10 @@ type roceIn struct {
 	msn      uint32
 
 	malformed bool // a SEND on an SMC-R link that is no valid LLC or CDC
-	hasLLC    bool
-	llc       llcIn
 	hasCDC    bool
 	cdc       cdcIn
+	hasLLC    bool
+	llc       llcIn // last: 400 bytes most frames do not touch
 }
 
 // isRequest reports whether an RC opcode is a requester packet (carries a

@@ -1,13 +1,57 @@
 package track
 
-import "net/netip"
+import (
+	"encoding/binary"
+	"net/netip"
+)
+
+// addr is an IP address or GID as the tracker's keys hold it: its 16
+// bytes (IPv4 v4-mapped, so an IPv4 packet and the v4-mapped GID of
+// SMC-Rv2 name the same host) as two words. Unlike netip.Addr it holds no
+// pointer, so keys built of it are hashed and compared as plain memory,
+// once per frame.
+type addr struct{ hi, lo uint64 }
+
+func addrOf(a netip.Addr) addr {
+	b := a.As16()
+	return addr{binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:])}
+}
+
+// addrOfIP reads an address from a packet's 4 or 16 bytes.
+func addrOfIP(ip []byte) addr {
+	switch len(ip) {
+	case 4:
+		return addr{0, 0xffff<<32 | uint64(binary.BigEndian.Uint32(ip))}
+	case 16:
+		return addr{binary.BigEndian.Uint64(ip[:8]), binary.BigEndian.Uint64(ip[8:])}
+	}
+	return addr{}
+}
+
+// netip returns a as netip.Addr, IPv4 unmapped.
+func (a addr) netip() netip.Addr {
+	var b [16]byte
+	binary.BigEndian.PutUint64(b[:8], a.hi)
+	binary.BigEndian.PutUint64(b[8:], a.lo)
+	return netip.AddrFrom16(b).Unmap()
+}
 
 // qpKey identifies one direction of a link on the wire. QPNs alone repeat
 // (rxe numbers the first QP of every device 0x11), the address pair makes
 // the key unique for an observer.
 type qpKey struct {
-	src, dst netip.Addr
-	qpn      uint32
+	src, dst addr
+	qpn      uint64 // a BTH DestQP (24 bits); 64 so that the key has no padding
+}
+
+// eq is k == o word by word, most telling first: == on the struct calls
+// memequal, once per cached key per frame.
+func (k *qpKey) eq(o *qpKey) bool {
+	return k.qpn == o.qpn && k.src.lo == o.src.lo && k.dst.lo == o.dst.lo && k.src.hi == o.src.hi && k.dst.hi == o.dst.hi
+}
+
+func makeQPKey(src, dst netip.Addr, qpn uint32) qpKey {
+	return qpKey{addrOf(src), addrOf(dst), uint64(qpn)}
 }
 
 // linkRef is what a qpKey resolves to.
@@ -17,38 +61,39 @@ type linkRef struct {
 }
 
 // tcpKey is a TCP 4-tuple in a canonical order, so both directions of a
-// connection find the same entry.
+// connection find the same entry; like qpKey, plain memory.
 type tcpKey struct {
-	a, b netip.AddrPort
+	a, b  addr
+	ports uint64 // a's port << 16 | b's port
 }
 
 func makeTCPKey(src, dst netip.AddrPort) tcpKey {
-	if lessAddrPort(dst, src) {
-		src, dst = dst, src
+	a, b := addrOf(src.Addr()), addrOf(dst.Addr())
+	pa, pb := src.Port(), dst.Port()
+	if b.hi < a.hi || b.hi == a.hi && (b.lo < a.lo || b.lo == a.lo && pb < pa) {
+		a, b, pa, pb = b, a, pb, pa
 	}
-	return tcpKey{src, dst}
+	return tcpKey{a, b, uint64(pa)<<16 | uint64(pb)}
 }
 
-func lessAddrPort(x, y netip.AddrPort) bool {
-	if c := x.Addr().Compare(y.Addr()); c != 0 {
-		return c < 0
-	}
-	return x.Port() < y.Port()
-}
-
-// tokenKey finds the connection of a CDC inside its link group: the CDC
-// carries the receiver's alert token, so the direction says whose token.
-type tokenKey struct {
-	dir   Dir
-	token uint32
-}
-
-// rkeyKey finds the connection an RDMA WRITE writes into: rkeys belong to
-// the receiver's RMB on one link (each link has its own rkey for an RMB).
+// rkeyKey names an rkey of a link and direction in announcements that
+// wait for their connection (LinkGroup.pendingRKeys). Its fields fill it
+// without padding, so that it hashes as plain memory.
 type rkeyKey struct {
 	link *Link
-	dir  Dir // direction of the WRITE (receiver = its destination)
 	rkey uint32
+	dir  uint32 // a Dir: of the WRITE (receiver = its destination)
+}
+
+func rkKey(l *Link, d Dir, rkey uint32) rkeyKey { return rkeyKey{l, rkey, uint32(d)} }
+
+// setRKey records the RMB element that WRITEs in direction d with this
+// rkey write into.
+func (l *Link) setRKey(d Dir, rkey uint32, r rmbRef) {
+	if l.rkeys[d] == nil {
+		l.rkeys[d] = map[uint32]rmbRef{}
+	}
+	l.rkeys[d][rkey] = r
 }
 
 // rmbRef is one registered RMB element.
@@ -68,7 +113,7 @@ type rkeyOther struct {
 
 // addrPair orders an inferred link's known direction (src, dst).
 type addrPair struct {
-	src, dst netip.Addr
+	src, dst addr
 }
 
 // gidAddr turns a GID into the address the RoCE packets of that link carry:

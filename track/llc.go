@@ -104,16 +104,16 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 			wd = d
 		}
 		l.addHistory(in, fmt.Sprintf("%s %s rkey %#x VA %#x (+%d other links)", name, kind, m.rkey, m.va, m.nOthers))
-		ref, ok := g.rkeys[rkeyKey{l, wd, m.rkey}]
+		ref, ok := l.rkeys[wd][m.rkey]
 		switch {
 		case ok && !m.resp:
 			for _, o := range m.others[:m.nOthers] {
 				if ol := g.linkByID(o.linkID); ol != nil {
-					g.rkeys[rkeyKey{ol, wd, o.rkey}] = rmbRef{conn: ref.conn, va: o.va, size: ref.size}
+					ol.setRKey(wd, o.rkey, rmbRef{conn: ref.conn, va: o.va, size: ref.size})
 				}
 			}
-		case !ok && !m.resp:
-			g.pendingRKeys[rkeyKey{l, d, m.rkey}] = append([]rkeyOther(nil), m.others[:m.nOthers]...)
+		case !ok && !m.resp && len(g.pendingRKeys) < maxPendingRKeys:
+			g.pendingRKeys[rkKey(l, d, m.rkey)] = append([]rkeyOther(nil), m.others[:m.nOthers]...)
 		}
 		if ok {
 			t.touchConn(ref.conn, in, d)
@@ -127,7 +127,7 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 			break
 		}
 		for _, rk := range m.delRKeys[:m.nDel] {
-			if ref, ok := g.rkeys[rkeyKey{l, d.Reverse(), rk}]; ok {
+			if ref, ok := l.rkeys[d.Reverse()][rk]; ok {
 				t.touchConn(ref.conn, in, d)
 				if t.recording(ref.conn) {
 					t.note(ref.conn, in, d, "LLC "+name, fmt.Sprintf("%s rkey %#x: RMB freed", kind, rk))
@@ -212,13 +212,13 @@ func (t *Tracker) addLink(l *Link, d Dir, in *input, name, kind string) {
 	e := nl.end(d)
 	*e = LinkEnd{Addr: gidAddr(m.gid), GID: m.gid, MAC: m.mac, QPN: m.qpn, PSN: m.psn}
 	if m.resp && nl.Client.Addr.IsValid() && nl.Server.Addr.IsValid() {
-		t.keyLink(nl, DirC2S, qpKey{nl.Client.Addr, nl.Server.Addr, nl.Server.QPN})
-		t.keyLink(nl, DirS2C, qpKey{nl.Server.Addr, nl.Client.Addr, nl.Client.QPN})
+		t.keyLink(nl, DirC2S, makeQPKey(nl.Client.Addr, nl.Server.Addr, nl.Server.QPN))
+		t.keyLink(nl, DirS2C, makeQPKey(nl.Server.Addr, nl.Client.Addr, nl.Client.QPN))
 	}
 	wd := d.Reverse() // WRITEs into the sender's RMBs
 	for _, tr := range m.trip[:m.nTrip] {
-		if ref, ok := g.rkeys[rkeyKey{l, wd, tr.oldRKey}]; ok {
-			g.rkeys[rkeyKey{nl, wd, tr.newRKey}] = rmbRef{conn: ref.conn, va: tr.newVA, size: ref.size}
+		if ref, ok := l.rkeys[wd][tr.oldRKey]; ok {
+			nl.setRKey(wd, tr.newRKey, rmbRef{conn: ref.conn, va: tr.newVA, size: ref.size})
 		}
 	}
 }

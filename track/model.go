@@ -175,7 +175,7 @@ type Conn struct {
 	FirstFrame                                            int
 	LastFrame                                             int
 	Frames                                                int
-	Start, Last                                           time.Time
+	Start, Last                                           time.Time // Last is set in snapshots (the tracker keeps lastNS)
 	TSYN, TProposal, TAccept, TConfirm, TFirstCDC, TClose time.Time
 	Timeline                                              []Event
 	TimelineCut                                           int // events not kept because the timeline was full
@@ -193,6 +193,8 @@ type Conn struct {
 	link     *Link
 	synSeq   uint32 // client's initial sequence number, to tell a retransmitted SYN from a new connection
 	finished bool
+	folded   bool  // in the tracker's folded sums, no longer listed
+	lastNS   int64 // time of the last frame (Unix nanoseconds): written per frame, a time.Time holds a pointer
 	// halfPlaced: placed from a Confirm without its Accept, so one
 	// direction's token is unknown and is paired like a joined connection's.
 	halfPlaced bool
@@ -261,9 +263,9 @@ type RC struct {
 	havePSN    bool
 	lastPSN    uint32      // PSN of the last request packet
 	recent     [16]psnConn // connections of the last requests, to attribute ACKs
-	nRecent    int
-	curWrite   *Conn // connection of the WRITE message in progress (FIRST..LAST)
-	curPending bool  // the WRITE in progress matched no rkey
+	nRecent    uint        // unsigned: the ring index is a mask, not a division
+	curWrite   *Conn       // connection of the WRITE message in progress (FIRST..LAST)
+	curPending bool        // the WRITE in progress matched no rkey
 	pend       []pendingWrite
 }
 
@@ -276,9 +278,9 @@ type psnConn struct {
 // connOf returns the connection of a recent request with this PSN.
 func (r *RC) connOf(psn uint32) *Conn {
 	// Newest first: an ACK usually answers one of the last requests.
-	n := len(r.recent)
-	for i := range min(r.nRecent, n) {
-		if e := &r.recent[(r.nRecent-1-i)%n]; e.psn == psn {
+	n := r.nRecent
+	for i := uint(1); i <= min(n, uint(len(r.recent))); i++ {
+		if e := &r.recent[(n-i)%uint(len(r.recent))]; e.psn == psn {
 			return e.conn
 		}
 	}
@@ -286,7 +288,11 @@ func (r *RC) connOf(psn uint32) *Conn {
 }
 
 func (r *RC) remember(psn uint32, c *Conn) {
-	r.recent[r.nRecent%len(r.recent)] = psnConn{psn, c}
+	e := &r.recent[r.nRecent%uint(len(r.recent))]
+	e.psn = psn
+	if e.conn != c { // mostly the same connection: no pointer written
+		e.conn = c
+	}
 	r.nRecent++
 }
 
@@ -318,18 +324,26 @@ type Link struct {
 	Inferred    bool // built from RoCE traffic alone; Client/Server mean A/B
 	RC          [2]RC
 	Conns       []int
+	ConnsFolded int // connections of Conns folded into the totals (Options.MaxConns)
 	History     []LinkEvent
 	FirstFrame  int
 	LastFrame   int
-	Start, Last time.Time
+	Start, Last time.Time // Last is set in snapshots (the tracker keeps lastNS)
 
 	TestLinks int
 
 	lgr     *LinkGroup
 	conns   []*Conn
-	retired bool // out of the lookup tables (deleted or idle)
+	retired bool  // out of the lookup tables (deleted or idle)
+	folded  bool  // in the tracker's folded sums, no longer listed
+	lastNS  int64 // time of the last frame (Unix nanoseconds), as Conn's
+	// rkeys finds the connection an RDMA WRITE on this link writes into
+	// by the receiver's RMB rkey (each link has its own rkey for an RMB),
+	// one map per direction of the WRITE; made at the first rkey.
+	rkeys   [2]map[uint32]rmbRef
 	keys    [2]qpKey
 	keyed   [2]bool
+	history *int // the tracker's count of kept link events (maxHistory)
 }
 
 // LinkGroup is one SMC-R link group as seen from both ends.
@@ -347,14 +361,17 @@ type LinkGroup struct {
 	DeleteCode   uint32
 	Links        []int
 	Conns        []int
+	LinksFolded  int // links of Links folded into the totals
+	ConnsFolded  int // connections of Conns folded into the totals
 	FirstFrame   int
 	Start        time.Time
 
 	links      []*Link
 	conns      []*Conn
 	rolesKnown bool // client and server are known (not just A and B)
-	tokens     map[tokenKey]*Conn
-	rkeys      map[rkeyKey]rmbRef
+	// tokens finds a CDC's connection by the receiver's alert token, one
+	// map per direction of the CDC.
+	tokens [2]map[uint32]*Conn
 	// CONFIRM_RKEY announcements waiting for the Accept/Confirm that names
 	// the same rkey on the link they were sent on.
 	pendingRKeys map[rkeyKey][]rkeyOther
@@ -379,17 +396,18 @@ type Stats struct {
 	RoCE          int `json:"roce"`          // RoCE packets (BTH decoded)
 	LLC           int `json:"llc"`
 	CDC           int `json:"cdc"`
-	Writes        int `json:"writes"`         // RDMA WRITE messages (FIRST/ONLY)
-	ConnAttached  int `json:"conn_attached"`  // frames attributed to a connection
-	LinkOnly      int `json:"link_only"`      // RoCE frames attributed to a link but to no connection
-	Unattached    int `json:"unattached"`     // RoCE frames tied to no connection: on QPs not identified yet, or CDCs/WRITEs that matched nothing
-	LateAttached  int `json:"late_attached"`  // of those, attributed later (WRITE resolved by the CDC that followed it)
-	Retrans       int `json:"retrans"`        // RoCE request packets with a repeated PSN
-	InferredLinks int `json:"inferred_links"` // links created from RoCE traffic alone
-	InferredConns int `json:"inferred_conns"` // connections created from CDCs alone
-	Evicted       int `json:"evicted"`        // finished connections dropped because of Options.MaxConns
-	EvictedLinks  int `json:"evicted_links"`  // retired links dropped from the views because of Options.MaxConns
-	Other         int `json:"other"`          // frames that are neither TCP nor RoCE
+	Writes        int `json:"writes"`                 // RDMA WRITE messages (FIRST/ONLY)
+	ConnAttached  int `json:"conn_attached"`          // frames attributed to a connection
+	LinkOnly      int `json:"link_only"`              // RoCE frames attributed to a link but to no connection
+	Unattached    int `json:"unattached"`             // RoCE frames tied to no connection: on QPs not identified yet, or CDCs/WRITEs that matched nothing
+	LateAttached  int `json:"late_attached"`          // of those, attributed later (WRITE resolved by the CDC that followed it)
+	Retrans       int `json:"retrans"`                // RoCE request packets with a repeated PSN
+	InferredLinks int `json:"inferred_links"`         // links created from RoCE traffic alone
+	InferredConns int `json:"inferred_conns"`         // connections created from CDCs alone
+	Evicted       int `json:"evicted"`                // connections folded into the totals, no longer listed (Options.MaxConns)
+	EvictedLinks  int `json:"evicted_links"`          // links folded into the totals, no longer listed (Options.MaxConns)
+	EvictedLGRs   int `json:"evicted_lgrs,omitempty"` // link groups folded with their last link
+	Other         int `json:"other"`                  // frames that are neither TCP nor RoCE
 	// Malformed SMC messages: CLC messages that did not decode, and SENDs
 	// on an SMC-R link that did not decode as LLC or CDC.
 	Malformed int `json:"malformed,omitempty"`

@@ -29,13 +29,13 @@ func TestBoundedMemory(t *testing.T) {
 	fb := replay(t, refDir+"decline-nordma.pcap")
 	pp := replay(t, refDir+"pingpong.pcap")
 	tr := New(Options{IdleTimeout: 10 * time.Second, MaxConns: 200})
-	base := fb[0].ts
+	base := fb[0].ts()
 	const rounds = 3000
 	for i := range rounds {
 		shift := time.Duration(i) * time.Second
 		port := uint16(20000 + i)
 		for _, in := range fb {
-			in.ts = in.ts.Add(shift)
+			in.ns += int64(shift)
 			if in.isTCP {
 				// Move the client to another port, keeping the real bytes otherwise.
 				if in.tcp.src.Port() != 5000 {
@@ -50,7 +50,7 @@ func TestBoundedMemory(t *testing.T) {
 		if i%100 == 0 {
 			// Every 100 s a whole SMC-R connection with its link group.
 			for _, in := range pp {
-				in.ts = base.Add(shift).Add(in.ts.Sub(pp[0].ts))
+				in.ns = base.Add(shift).Add(in.ts().Sub(pp[0].ts())).UnixNano()
 				in.number = tr.stats.Frames + 1
 				tr.feed(&in)
 			}
@@ -104,7 +104,7 @@ func TestTupleReuse(t *testing.T) {
 		}
 	}
 	for _, in := range fb {
-		in.ts = in.ts.Add(time.Minute)
+		in.ns += int64(time.Minute)
 		feed(in)
 	}
 	if len(tr.conns) != 2 {
@@ -151,12 +151,12 @@ func TestEvictLive(t *testing.T) {
 func TestEvictLinks(t *testing.T) {
 	pp := replay(t, refDir+"pingpong.pcap")
 	tr := New(Options{IdleTimeout: 10 * time.Second, MaxConns: 10})
-	base := pp[0].ts
+	base := pp[0].ts()
 	const rounds = 40
 	for i := range rounds {
 		shift := time.Duration(i) * 100 * time.Second
 		for _, in := range pp {
-			in.ts = base.Add(shift).Add(in.ts.Sub(base))
+			in.ns = base.Add(shift).Add(in.ts().Sub(base)).UnixNano()
 			in.number = tr.stats.Frames + 1
 			tr.feed(&in)
 		}
@@ -177,5 +177,39 @@ func TestEvictLinks(t *testing.T) {
 	}
 	if len(tr.lgrs) == 0 || tr.lgrs[len(tr.lgrs)-1].ID != tr.nextLGR {
 		t.Errorf("newest link group evicted (%d kept, %d made)", len(tr.lgrs), tr.nextLGR)
+	}
+}
+
+// TestFoldKeepsTimelineConn: the connection whose timeline was asked for
+// stays whole however many come after it, and an endpoint that many
+// connections share keeps only the first of them (the one smc,timeline
+// shows) back from folding.
+func TestFoldKeepsTimelineConn(t *testing.T) {
+	fb := replay(t, refDir+"decline-nordma.pcap")
+	for _, tl := range []string{"2", "10.10.0.1:5000"} {
+		tr := New(Options{MaxConns: 10, Timeline: tl})
+		for i := range 100 {
+			for _, in := range fb {
+				in.ns += int64(time.Duration(i) * time.Second)
+				if in.isTCP {
+					if in.tcp.src.Port() != 5000 {
+						in.tcp.src = netip.AddrPortFrom(in.tcp.src.Addr(), uint16(20000+i))
+					} else {
+						in.tcp.dst = netip.AddrPortFrom(in.tcp.dst.Addr(), uint16(20000+i))
+					}
+				}
+				in.number = tr.stats.Frames + 1
+				tr.feed(&in)
+			}
+		}
+		s := tr.Snapshot()
+		want := 2
+		if tl != "2" {
+			want = 1
+		}
+		c, err := s.FindConn(tl)
+		if err != nil || c.ID != want || len(c.Timeline) == 0 || len(s.Conns) > 10 || s.Stats.Evicted < 90 {
+			t.Errorf("timeline %s: conn %v (err %v), %d kept, %d folded; want conn %d kept whole with its events", tl, c, err, len(s.Conns), s.Stats.Evicted, want)
+		}
 	}
 }

@@ -9,9 +9,8 @@ import (
 func (t *Tracker) newLGR(in *input, inferred bool) *LinkGroup {
 	t.nextLGR++
 	g := &LinkGroup{
-		ID: t.nextLGR, Inferred: inferred, FirstFrame: in.number, Start: in.ts,
-		tokens:       make(map[tokenKey]*Conn),
-		rkeys:        make(map[rkeyKey]rmbRef),
+		ID: t.nextLGR, Inferred: inferred, FirstFrame: in.number, Start: in.ts(),
+		tokens:       [2]map[uint32]*Conn{{}, {}},
 		pendingRKeys: make(map[rkeyKey][]rkeyOther),
 	}
 	t.lgrs = append(t.lgrs, g)
@@ -20,7 +19,7 @@ func (t *Tracker) newLGR(in *input, inferred bool) *LinkGroup {
 
 func (t *Tracker) newLink(g *LinkGroup, in *input, inferred bool) *Link {
 	t.nextLink++
-	l := &Link{ID: t.nextLink, LGR: g.ID, lgr: g, Inferred: inferred, FirstFrame: in.number, Start: in.ts, Last: in.ts}
+	l := &Link{ID: t.nextLink, LGR: g.ID, lgr: g, Inferred: inferred, FirstFrame: in.number, Start: in.ts(), lastNS: in.ns, history: &t.history}
 	g.links = append(g.links, l)
 	g.Links = append(g.Links, l.ID)
 	t.links = append(t.links, l)
@@ -48,8 +47,11 @@ func (l *Link) end(d Dir) *LinkEnd {
 }
 
 func (l *Link) addHistory(in *input, what string) {
-	if len(l.History) < maxLinkHistory {
-		l.History = append(l.History, LinkEvent{Frame: in.number, Time: in.ts, What: what})
+	// The kept links' histories are bounded as a whole too: links in use
+	// are not folded to make room (see foldLinks).
+	if len(l.History) < maxLinkHistory && *l.history < 4*maxHistory {
+		l.History = append(l.History, LinkEvent{Frame: in.number, Time: in.ts(), What: what})
+		*l.history++
 	}
 }
 
@@ -68,17 +70,17 @@ func (g *LinkGroup) linkByID(id uint8) *Link {
 func (t *Tracker) roce(in *input) {
 	r := &in.roce
 	t.stats.RoCE++
-	key := qpKey{r.src, r.dst, r.destQP}
-	ref, ok := t.lookupQP(key)
+	ref, ok := t.lookupQP(&r.key)
 	if !ok {
-		if ref, ok = t.resolveUnknown(in, key); !ok {
+		if ref, ok = t.resolveUnknown(in, r.key); !ok {
 			t.cur.unattached = true
 			return
 		}
 	}
 	l, d := ref.link, ref.dir
-	t.cur.link, t.cur.dir = l, d
-	l.LastFrame, l.Last = in.number, in.ts
+	t.cur.setLink(l)
+	t.cur.dir = d
+	l.LastFrame, l.lastNS = in.number, in.ns
 	rc := &l.RC[d]
 	if !isRequest(r.opcode) {
 		if r.hasAETH {
@@ -128,20 +130,20 @@ func (t *Tracker) roce(in *input) {
 	case op <= 0x05 || op == 0x16 || op == opSendOnlyInv:
 		rc.Sends++
 	}
-	if t.cur.conn != nil {
-		rc.remember(r.psn, t.cur.conn)
+	if c := t.cur.theConn(); c != nil {
+		rc.remember(r.psn, c)
 	}
 }
 
-func (t *Tracker) lookupQP(k qpKey) (linkRef, bool) {
+func (t *Tracker) lookupQP(k *qpKey) (linkRef, bool) {
 	for i := range t.qpCache {
-		if e := &t.qpCache[i]; e.ref.link != nil && e.key == k {
+		if e := &t.qpCache[i]; e.ref.link != nil && e.key.eq(k) {
 			return e.ref, true
 		}
 	}
-	ref, ok := t.byQP[k]
+	ref, ok := t.byQP[*k]
 	if ok {
-		t.qpCache[t.qpNext%len(t.qpCache)] = qpCacheEntry{k, ref}
+		t.qpCache[t.qpNext%len(t.qpCache)] = qpCacheEntry{*k, ref}
 		t.qpNext++
 	}
 	return ref, ok
@@ -172,7 +174,7 @@ func (t *Tracker) resolveUnknown(in *input, key qpKey) (linkRef, bool) {
 			t.removeHalf(pair, pick)
 			d := pick.knownDir().Reverse()
 			e := pick.end(d.Reverse())
-			e.QPN = key.qpn
+			e.QPN = uint32(key.qpn)
 			t.keyLink(pick, d, key)
 			return linkRef{pick, d}, true
 		}
@@ -185,13 +187,13 @@ func (t *Tracker) resolveUnknown(in *input, key qpKey) (linkRef, bool) {
 		}
 		if u != nil {
 			u.frames++
-			u.last = in.ts
+			u.last = in.ns
 		}
 		return linkRef{}, false
 	}
 	g := t.newLGR(in, true)
 	l := t.newLink(g, in, true)
-	l.Client.Addr, l.Server.Addr, l.Server.QPN = key.src, key.dst, key.qpn
+	l.Client.Addr, l.Server.Addr, l.Server.QPN = key.src.netip(), key.dst.netip(), uint32(key.qpn)
 	l.addHistory(in, "first seen mid-stream: link setup not in the capture")
 	if u := t.unknownQP[key]; u != nil {
 		l.addHistory(in, fmt.Sprintf("%d earlier frames on this QP before it could be identified", u.frames))
@@ -230,22 +232,26 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 	r := &in.roce
 	rc := &l.RC[d]
 	rc.Acks++
-	kind := "ACK"
 	switch (r.syndrome >> 5) & 3 {
 	case 1:
 		rc.RNRs++
-		kind = "RNR NAK"
 	case 3:
 		rc.NAKs++
 		if code := r.syndrome & 0x1F; int(code) < len(rc.NAKCodes) {
 			rc.NAKCodes[code]++
 		}
-		kind = "NAK " + decode.NAKCode(r.syndrome&0x1F).String()
 	}
 	rev := &l.RC[d.Reverse()]
 	if c := rev.connOf(r.psn); c != nil {
 		t.touchConn(c, in, d)
 		if t.recording(c) {
+			kind := "ACK"
+			switch (r.syndrome >> 5) & 3 {
+			case 1:
+				kind = "RNR NAK"
+			case 3:
+				kind = "NAK " + decode.NAKCode(r.syndrome&0x1F).String()
+			}
 			t.note(c, in, d, "RoCE "+kind, fmt.Sprintf("for PSN %#06x MSN %d", r.psn, r.msn))
 		}
 	}
@@ -265,6 +271,7 @@ func (t *Tracker) flip(g *LinkGroup, in *input) bool {
 		l.RC[0], l.RC[1] = l.RC[1], l.RC[0]
 		l.keys[0], l.keys[1] = l.keys[1], l.keys[0]
 		l.keyed[0], l.keyed[1] = l.keyed[1], l.keyed[0]
+		l.rkeys[0], l.rkeys[1] = l.rkeys[1], l.rkeys[0]
 		for d := range 2 {
 			if l.keyed[d] {
 				t.byQP[l.keys[d]] = linkRef{l, Dir(d)}
@@ -272,19 +279,10 @@ func (t *Tracker) flip(g *LinkGroup, in *input) bool {
 		}
 	}
 	t.qpCache = [4]qpCacheEntry{}
-	tokens := make(map[tokenKey]*Conn, len(g.tokens))
-	for k, c := range g.tokens {
-		tokens[tokenKey{k.dir.Reverse(), k.token}] = c
-	}
-	g.tokens = tokens
-	rkeys := make(map[rkeyKey]rmbRef, len(g.rkeys))
-	for k, v := range g.rkeys {
-		rkeys[rkeyKey{k.link, k.dir.Reverse(), k.rkey}] = v
-	}
-	g.rkeys = rkeys
+	g.tokens[0], g.tokens[1] = g.tokens[1], g.tokens[0]
 	pending := make(map[rkeyKey][]rkeyOther, len(g.pendingRKeys))
 	for k, v := range g.pendingRKeys {
-		pending[rkeyKey{k.link, k.dir.Reverse(), k.rkey}] = v
+		pending[rkKey(k.link, Dir(k.dir).Reverse(), k.rkey)] = v
 	}
 	g.pendingRKeys = pending
 	g.ServerPeerID, g.ClientPeerID = g.ClientPeerID, g.ServerPeerID
@@ -298,7 +296,7 @@ func (t *Tracker) flip(g *LinkGroup, in *input) bool {
 			c.Timeline[i].Dir ^= 1
 		}
 	}
-	if t.cur.link != nil && t.cur.link.lgr == g {
+	if l := t.cur.theLink(); l != nil && l.lgr == g {
 		t.cur.dir ^= 1
 	}
 	for _, l := range g.links {

@@ -1,5 +1,7 @@
 package track
 
+import "time"
+
 // Snapshot is a copy of everything the tracker knows, safe to keep and to
 // read while the tracker goes on.
 type Snapshot struct {
@@ -7,6 +9,8 @@ type Snapshot struct {
 	Conns      []Conn
 	Links      []Link
 	LinkGroups []LinkGroup
+
+	folded folded // sums of what is not listed (Totals adds the rest)
 }
 
 // Snapshot copies the current state.
@@ -22,12 +26,20 @@ func (t *Tracker) snapshot() Snapshot {
 		Conns:      make([]Conn, len(t.conns)),
 		Links:      make([]Link, len(t.links)),
 		LinkGroups: make([]LinkGroup, len(t.lgrs)),
+		folded:     t.folded,
+	}
+	if t.folded.reasons != nil {
+		s.folded.reasons = make(map[fallbackReason]int, len(t.folded.reasons))
+		for k, v := range t.folded.reasons {
+			s.folded.reasons[k] = v
+		}
 	}
 	for i, c := range t.conns {
 		x := *c
 		x.CLCTypes = append([]uint8(nil), c.CLCTypes...)
 		x.Timeline = append([]Event(nil), c.Timeline...)
 		x.RolesUnknown = c.Inferred && (c.link == nil || c.link.Inferred)
+		x.Last = time.Unix(0, c.lastNS)
 		x.lgr, x.link = nil, nil
 		s.Conns[i] = x
 	}
@@ -38,14 +50,15 @@ func (t *Tracker) snapshot() Snapshot {
 		for d := range x.RC {
 			x.RC[d].recent, x.RC[d].curWrite, x.RC[d].pend = [16]psnConn{}, nil, nil
 		}
-		x.lgr, x.conns = nil, nil
+		x.lgr, x.conns, x.history, x.rkeys = nil, nil, nil, [2]map[uint32]rmbRef{}
+		x.Last = time.Unix(0, l.lastNS)
 		s.Links[i] = x
 	}
 	for i, g := range t.lgrs {
 		x := *g
 		x.Links = append([]int(nil), g.Links...)
 		x.Conns = append([]int(nil), g.Conns...)
-		x.links, x.conns, x.tokens, x.rkeys, x.pendingRKeys = nil, nil, nil, nil, nil
+		x.links, x.conns, x.tokens, x.pendingRKeys = nil, nil, [2]map[uint32]*Conn{}, nil
 		s.LinkGroups[i] = x
 	}
 	return s

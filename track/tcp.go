@@ -12,22 +12,27 @@ import (
 func (t *Tracker) tcp(in *input) {
 	s := &in.tcp
 	t.stats.Malformed += s.clcErrs
-	key := makeTCPKey(s.src, s.dst)
-	c := t.byTuple[key]
+	// A connection's segments mostly follow each other: the last one
+	// found is compared before the 4-tuple is hashed.
+	c := t.lastTuple
+	if c == nil || !(s.src == c.Client && s.dst == c.Server || s.src == c.Server && s.dst == c.Client) {
+		c = t.byTuple[makeTCPKey(s.src, s.dst)]
+	}
 	if c != nil && s.syn && !s.ack && (!c.SeenSYN || s.seq != c.synSeq || s.src != c.Client || c.Closed()) {
 		// The 4-tuple is being reused by a new connection (a retransmitted
 		// SYN carries the same initial sequence number).
-		delete(t.byTuple, key)
+		t.untuple(c)
 		t.finish(c)
 		c = nil
 	}
 	if c == nil {
-		c = t.startConn(in, key)
+		c = t.startConn(in, makeTCPKey(s.src, s.dst))
 		if c == nil {
 			t.stats.TCPUntracked++
 			return
 		}
 	}
+	t.lastTuple = c
 	t.stats.TCP++
 	d := DirC2S
 	if s.src != c.Client {
@@ -42,7 +47,7 @@ func (t *Tracker) tcp(in *input) {
 		c.synSeq = s.seq
 		c.OptionSYN = s.smcOpt
 		if c.TSYN.IsZero() {
-			c.TSYN = in.ts
+			c.TSYN = in.ts()
 		}
 	case s.syn && s.ack:
 		c.SeenSYNACK = true
@@ -80,7 +85,7 @@ func (t *Tracker) tcp(in *input) {
 	}
 	if c.TClose.IsZero() && (s.rst || (c.Flow[0].FIN && c.Flow[1].FIN)) &&
 		(c.Outcome == OutcomeFallback || c.Outcome == OutcomePending) {
-		c.TClose = in.ts
+		c.TClose = in.ts()
 		t.failPending(c)
 	}
 	if rec && (in.clcN == 0 || s.syn || s.fin || s.rst) {
@@ -165,7 +170,7 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 	switch m.typ {
 	case decode.CLCTypeProposal:
 		if c.TProposal.IsZero() {
-			c.TProposal = in.ts
+			c.TProposal = in.ts()
 		}
 		if c.Version == 0 {
 			c.Version = m.version
@@ -175,7 +180,7 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 		}
 		c.Offered = m.offered
 	case decode.CLCTypeAccept:
-		c.TAccept = in.ts
+		c.TAccept = in.ts()
 		c.ServerEP = m.ep
 		c.Version = m.version
 		c.SMCD = m.smcd
@@ -184,7 +189,7 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 			c.EID = m.eid
 		}
 	case decode.CLCTypeConfirm:
-		c.TConfirm = in.ts
+		c.TConfirm = in.ts()
 		c.ClientEP = m.ep
 		c.FirstContact = c.FirstContact || m.flag // the Accept may be missing from the capture
 		if c.Version == 0 {
@@ -345,8 +350,8 @@ func eidInfo(eid string) string {
 // QPNs of the two messages.
 func (t *Tracker) place(c *Conn, in *input, m *clcIn) {
 	s, cl := &c.ServerEP, &c.ClientEP
-	c2s := qpKey{gidAddr(cl.GID), gidAddr(s.GID), s.QPN}
-	s2c := qpKey{gidAddr(s.GID), gidAddr(cl.GID), cl.QPN}
+	c2s := makeQPKey(gidAddr(cl.GID), gidAddr(s.GID), s.QPN)
+	s2c := makeQPKey(gidAddr(s.GID), gidAddr(cl.GID), cl.QPN)
 	var l *Link
 	if !c.FirstContact {
 		l = t.reusedLink(c2s, s2c, in)
@@ -391,13 +396,13 @@ func (t *Tracker) place(c *Conn, in *input, m *clcIn) {
 // from its CDCs.
 func (t *Tracker) placeClientHalf(c *Conn, in *input) {
 	cl := &c.ClientEP
-	dst := gidAddr(cl.GID)
+	dst := addrOf(cl.GID)
 	var (
 		found *Link
 		dir   Dir
 	)
 	for k, ref := range t.byQP {
-		if k.dst != dst || k.qpn != cl.QPN || ref.link.lgr.Deleted {
+		if k.dst != dst || k.qpn != uint64(cl.QPN) || ref.link.lgr.Deleted {
 			continue
 		}
 		if found != nil && found != ref.link {
@@ -450,7 +455,7 @@ func (t *Tracker) claimHalf(l *Link, d Dir, m *cdcIn, in *input) (*Conn, Dir) {
 	k := l.keys[d]
 	for i, c := range t.pendingHalf {
 		cl := &c.ClientEP
-		if c.finished || c.link != nil || k.dst != gidAddr(cl.GID) || k.qpn != cl.QPN || m.token != cl.Token {
+		if c.finished || c.link != nil || k.dst != addrOf(cl.GID) || k.qpn != uint64(cl.QPN) || m.token != cl.Token {
 			continue
 		}
 		if d != DirS2C {
@@ -518,6 +523,17 @@ func (t *Tracker) attach(c *Conn, l *Link) {
 	l.Conns = append(l.Conns, c.ID)
 	l.conns = append(l.conns, c)
 	if c.lgr != l.lgr {
+		if g := c.lgr; g != nil {
+			// Not seen to happen (a connection moves between groups only
+			// with mergeLGR), but a connection must be in the lists of its
+			// own group only: finish clears those, and a folded connection
+			// is reused.
+			g.conns = removeConn(g.conns, c)
+			for _, x := range g.links {
+				x.conns = removeConn(x.conns, c)
+			}
+			t.unregister(c)
+		}
 		c.lgr, c.LGR = l.lgr, l.lgr.ID
 		l.lgr.Conns = append(l.lgr.Conns, c.ID)
 		l.lgr.conns = append(l.lgr.conns, c)
@@ -525,7 +541,7 @@ func (t *Tracker) attach(c *Conn, l *Link) {
 }
 
 func (t *Tracker) registerToken(c *Conn, d Dir, token uint32) {
-	c.lgr.tokens[tokenKey{d, token}] = c
+	c.lgr.tokens[d][token] = c
 	c.tokens[d], c.hasTok[d] = token, true
 }
 
@@ -538,12 +554,12 @@ func (t *Tracker) registerRMB(c *Conn, l *Link, d Dir, ep *Endpoint) {
 	if ep.RMBEIdx > 1 {
 		va += uint64(ep.RMBEIdx-1) * uint64(ep.RMBESize)
 	}
-	g.rkeys[rkeyKey{l, d, ep.RKey}] = rmbRef{conn: c, va: va, size: ep.RMBESize}
+	l.setRKey(d, ep.RKey, rmbRef{conn: c, va: va, size: ep.RMBESize})
 	sender := d.Reverse() // CONFIRM_RKEY travels from the RMB's owner
-	pk := rkeyKey{l, sender, ep.RKey}
+	pk := rkKey(l, sender, ep.RKey)
 	for _, o := range g.pendingRKeys[pk] {
 		if ol := g.linkByID(o.linkID); ol != nil {
-			g.rkeys[rkeyKey{ol, d, o.rkey}] = rmbRef{conn: c, va: o.va, size: ep.RMBESize}
+			ol.setRKey(d, o.rkey, rmbRef{conn: c, va: o.va, size: ep.RMBESize})
 		}
 	}
 	delete(g.pendingRKeys, pk)

@@ -14,9 +14,17 @@ type Options struct {
 	// SMC-R connection's TCP stays silent while data flows over RDMA, and
 	// Linux keeps an idle link group for 10 minutes.
 	IdleTimeout time.Duration
-	// MaxConns caps how many connections are kept for the views; the
-	// oldest finished ones are dropped first and counted in Stats.Evicted.
-	// Default 100000.
+	// MaxConns caps how many connections are kept whole for the views,
+	// and a quarter of it how many links (a link weighs more: its history
+	// is listed too). Beyond it the oldest are folded into the views'
+	// totals (Snapshot.Totals) and counted in Stats.Evicted and
+	// Stats.EvictedLinks: ended ones first, then, only if the cap is held
+	// by open ones, the oldest open ones, whose later frames then count as
+	// TCP not tracked (or start a connection joined mid-stream). Default
+	// 4096: a kept connection costs about 1 KiB in the tracker and 4 KiB
+	// more while the views are written, so smcdump's views stay within
+	// tens of MiB on any capture, and a few thousand rows are as many as
+	// anyone reads.
 	MaxConns int
 	// Timeline selects connections whose frames are recorded one by one
 	// for the smc,timeline view: "" none, "all", a tracker connection ID
@@ -26,15 +34,31 @@ type Options struct {
 	Timeline string
 	// TimelineMax caps the events kept per connection (default 100000).
 	TimelineMax int
+	// Unshared says that the goroutine that feeds the tracker is the only
+	// one to use it (Snapshot, views, fields), as smcdump does: Feed and
+	// AppendFields then skip the mutex, whose two atomic operations per
+	// call cost about as much as following a RoCE frame. Leave it false
+	// when another goroutine takes snapshots while frames are fed (smctop).
+	Unshared bool
 }
 
 const (
 	defaultIdle        = 15 * time.Minute
-	defaultMaxConns    = 100000
+	defaultMaxConns    = 4096
 	defaultTimelineMax = 100000
 	maxLinkHistory     = 256
-	maxCLCTypes        = 8
-	maxUnknownQPs      = 4096
+	// maxHistory caps the link events kept over all kept links (about 1
+	// MiB with their texts, three times that in the views): a capture with
+	// many busy link groups folds the oldest links sooner than the cap on
+	// links says.
+	maxHistory  = 8192
+	maxCLCTypes = 8
+	// maxPendingRKeys bounds a group's CONFIRM_RKEYs waiting for their
+	// connection's CLC message: Linux has at most 255 RMBs per link group
+	// (SMC_RMBS_PER_LGR_MAX, net/smc/smc_core.h) on up to 3 links
+	// (SMC_LINKS_PER_LGR_MAX); the rest is a capture joined mid-stream.
+	maxPendingRKeys = 1024
+	maxUnknownQPs   = 4096
 )
 
 // Tracker follows connections, links and link groups over a stream of
@@ -50,6 +74,7 @@ type Tracker struct {
 	lgrs  []*LinkGroup
 
 	byTuple   map[tcpKey]*Conn
+	lastTuple *Conn // of the last TCP segment, while it is in byTuple
 	byQP      map[qpKey]linkRef
 	halfLinks map[addrPair][]*Link // inferred links whose reverse direction is not keyed yet
 	unknownQP map[qpKey]*unknownQP
@@ -59,7 +84,11 @@ type Tracker struct {
 	pendingHalf []*Conn
 
 	nextConn, nextLink, nextLGR int
-	lastSweep                   time.Time
+	folded                      folded         // what is no longer kept whole
+	spare                       []*Conn        // folded connections, nothing points to them: newConn reuses them
+	history                     int            // link events held by the kept links (maxHistory)
+	linkCap                     int            // how many links are kept whole: a quarter of Options.MaxConns
+	lastSweep                   int64          // Unix nanoseconds
 	timelineID                  int            // > 0 when Options.Timeline names an ID
 	timelineEP                  netip.AddrPort // valid when Options.Timeline names an endpoint
 
@@ -80,20 +109,59 @@ type qpCacheEntry struct {
 // identified yet; they are promoted to a link at the first LLC or CDC.
 type unknownQP struct {
 	frames int
-	last   time.Time
+	last   int64 // Unix nanoseconds
 }
 
 // attribution is what the last fed frame was tied to, for AppendFields.
 type attribution struct {
-	frame      int
-	conn       *Conn
-	link       *Link
-	dir        Dir
-	cdcBytes   uint64
-	hasCDC     bool
-	retrans    bool
-	psnGap     int
-	unattached bool
+	frame int
+	// conn and link are the frame's when hasConn and hasLink. They stay
+	// from frame to frame and are written only when they change: most
+	// frames belong to the last one's connection, and every pointer
+	// written costs a write barrier while the collector runs.
+	conn             *Conn
+	link             *Link
+	hasConn, hasLink bool
+	dir              Dir
+	cdcBytes         uint64
+	hasCDC           bool
+	retrans          bool
+	psnGap           int
+	unattached       bool
+}
+
+func (a *attribution) reset(frame int) {
+	a.frame, a.hasConn, a.hasLink, a.dir = frame, false, false, 0
+	a.cdcBytes, a.hasCDC, a.retrans, a.psnGap, a.unattached = 0, false, false, 0, false
+}
+
+func (a *attribution) setConn(c *Conn) {
+	if a.conn != c {
+		a.conn = c
+	}
+	a.hasConn = true
+}
+
+func (a *attribution) setLink(l *Link) {
+	if a.link != l {
+		a.link = l
+	}
+	a.hasLink = true
+}
+
+// theConn and theLink are the frame's connection and link, or nil.
+func (a *attribution) theConn() *Conn {
+	if a.hasConn {
+		return a.conn
+	}
+	return nil
+}
+
+func (a *attribution) theLink() *Link {
+	if a.hasLink {
+		return a.link
+	}
+	return nil
 }
 
 // New returns a Tracker.
@@ -109,6 +177,7 @@ func New(opts Options) *Tracker {
 	}
 	t := &Tracker{
 		opts:      opts,
+		linkCap:   max(opts.MaxConns/4, 1),
 		byTuple:   make(map[tcpKey]*Conn),
 		byQP:      make(map[qpKey]linkRef),
 		halfLinks: make(map[addrPair][]*Link),
@@ -127,7 +196,7 @@ func New(opts Options) *Tracker {
 
 // feed runs one frame through the tracker; in is t.in, filled by the adapter.
 func (t *Tracker) feed(in *input) {
-	t.cur = attribution{frame: in.number}
+	t.cur.reset(in.number)
 	t.stats.Frames++
 	switch {
 	case in.isTCP:
@@ -138,19 +207,27 @@ func (t *Tracker) feed(in *input) {
 		t.stats.Other++
 	}
 	t.account()
-	if t.stats.Frames&1023 == 0 && in.ts.Sub(t.lastSweep) > t.opts.IdleTimeout/4 {
-		t.sweep(in.ts)
+	if t.stats.Frames&1023 == 0 && in.ns-t.lastSweep > int64(t.opts.IdleTimeout/4) {
+		t.sweep(in.ns)
+	}
+	// Folded after the frame, not while it is handled: the frame's
+	// connection and link stay whole until it is done with them.
+	if len(t.conns) > t.opts.MaxConns {
+		t.foldConns()
+	}
+	if len(t.links) > t.linkCap || t.history > maxHistory {
+		t.foldLinks()
 	}
 }
 
 // account files the frame under exactly one of the Stats buckets.
 func (t *Tracker) account() {
 	switch {
-	case t.cur.conn != nil:
+	case t.cur.hasConn:
 		t.stats.ConnAttached++
 	case t.cur.unattached:
 		t.stats.Unattached++
-	case t.cur.link != nil:
+	case t.cur.hasLink:
 		t.stats.LinkOnly++
 	}
 }
@@ -158,22 +235,25 @@ func (t *Tracker) account() {
 func (t *Tracker) touchConn(c *Conn, in *input, d Dir) {
 	if c.FirstFrame == 0 {
 		c.FirstFrame = in.number
-		c.Start = in.ts
+		c.Start = in.ts()
 	}
 	c.LastFrame = in.number
-	c.Last = in.ts
+	c.lastNS = in.ns
 	c.Frames++
-	t.cur.conn = c
+	t.cur.setConn(c)
 	t.cur.dir = d
 }
 
 func (t *Tracker) newConn(in *input) *Conn {
 	t.nextConn++
-	c := &Conn{ID: t.nextConn}
-	t.conns = append(t.conns, c)
-	if len(t.conns) > t.opts.MaxConns {
-		t.evict()
+	var c *Conn
+	if n := len(t.spare); n > 0 {
+		c, t.spare = t.spare[n-1], t.spare[:n-1]
+		*c = Conn{ID: t.nextConn, CLCTypes: c.CLCTypes[:0]}
+	} else {
+		c = &Conn{ID: t.nextConn}
 	}
+	t.conns = append(t.conns, c)
 	return c
 }
 
@@ -197,26 +277,31 @@ func (t *Tracker) note(c *Conn, in *input, d Dir, what, info string) {
 		c.TimelineCut++
 		return
 	}
-	c.Timeline = append(c.Timeline, Event{Frame: in.number, Time: in.ts, Dir: d, What: what, Info: info})
+	c.Timeline = append(c.Timeline, Event{Frame: in.number, Time: in.ts(), Dir: d, What: what, Info: info})
 }
 
 // sweep ends connections idle for longer than the idle timeout and forgets
 // unknown QPs, so the live tables follow the live connections.
-func (t *Tracker) sweep(now time.Time) {
+func (t *Tracker) sweep(now int64) {
+	timeout := int64(t.opts.IdleTimeout)
 	t.lastSweep = now
-	for k, c := range t.byTuple {
-		if now.Sub(c.Last) > t.opts.IdleTimeout {
-			delete(t.byTuple, k)
-			t.finish(c)
-		}
-	}
+	// t.conns is in the order the connections began, and every live one
+	// is in it (also each of the 4-tuple table): one that began within
+	// the idle timeout cannot have been idle for longer, nor can any that
+	// began after it. The sweep visits the old ones only.
+	var idle []*Conn
 	for _, c := range t.conns {
-		if !c.finished && c.Inferred && now.Sub(c.Last) > t.opts.IdleTimeout {
-			t.finish(c) // inferred connections have no tuple entry
+		if now-c.Start.UnixNano() <= timeout {
+			break
+		}
+		if !c.finished && now-c.lastNS > timeout {
+			t.untuple(c)
+			idle = append(idle, c)
 		}
 	}
+	t.finish(idle...)
 	for k, u := range t.unknownQP {
-		if now.Sub(u.last) > t.opts.IdleTimeout {
+		if now-u.last > timeout {
 			delete(t.unknownQP, k)
 		}
 	}
@@ -224,12 +309,19 @@ func (t *Tracker) sweep(now time.Time) {
 	// the wire-key table once idle, so a later group reusing the QPNs
 	// starts clean and the table follows the live links.
 	for _, l := range t.links {
-		if !l.retired && (l.lgr.Deleted || l.Inferred || l.State == LinkRejected) && now.Sub(l.Last) > t.opts.IdleTimeout {
+		if !l.retired && (l.lgr.Deleted || l.Inferred || l.State == LinkRejected) && now-l.lastNS > timeout {
 			t.retire(l)
 		}
 	}
-	if len(t.links) > t.opts.MaxConns {
-		t.evictLinks()
+}
+
+// untuple takes c out of the 4-tuple table.
+func (t *Tracker) untuple(c *Conn) {
+	if k := makeTCPKey(c.Client, c.Server); t.byTuple[k] == c {
+		delete(t.byTuple, k)
+	}
+	if t.lastTuple == c {
+		t.lastTuple = nil
 	}
 }
 
@@ -255,39 +347,67 @@ func (t *Tracker) retire(l *Link) {
 			return
 		}
 	}
-	g.tokens, g.rkeys, g.pendingRKeys, g.conns = map[tokenKey]*Conn{}, map[rkeyKey]rmbRef{}, map[rkeyKey][]rkeyOther{}, nil
+	g.tokens, g.pendingRKeys, g.conns = [2]map[uint32]*Conn{{}, {}}, map[rkeyKey][]rkeyOther{}, nil
+	for _, x := range g.links {
+		x.rkeys = [2]map[uint32]rmbRef{}
+	}
 }
 
-// evictLinks drops the oldest retired links and their empty link groups
-// from the views beyond Options.MaxConns.
-func (t *Tracker) evictLinks() {
-	var n int
-	t.links, n = dropOldest(t.links, len(t.links)-t.opts.MaxConns*9/10, func(l *Link) bool { return l.retired })
-	t.stats.EvictedLinks += n
-	live := map[*LinkGroup]bool{}
-	for _, l := range t.links {
-		live[l.lgr] = true
+// finish marks connections as no longer live: out of their link groups'
+// lookup tables and connection lists. Several at once (an idle sweep, a
+// fold) cost one pass over each group's tables, not one per connection.
+func (t *Tracker) finish(cs ...*Conn) {
+	var groups map[*LinkGroup]bool
+	for _, c := range cs {
+		if c.finished {
+			continue
+		}
+		c.finished = true
+		g := c.lgr
+		if g == nil {
+			continue
+		}
+		for d := range 2 {
+			if c.hasTok[d] {
+				if g.tokens[d][c.tokens[d]] == c {
+					delete(g.tokens[d], c.tokens[d])
+				}
+			}
+		}
+		if groups == nil {
+			groups = map[*LinkGroup]bool{}
+		}
+		groups[g] = true
 	}
-	gs := t.lgrs[:0]
-	for _, g := range t.lgrs {
-		if live[g] {
-			gs = append(gs, g)
+	for g := range groups {
+		for _, l := range g.links {
+			for _, m := range l.rkeys {
+				for k, r := range m {
+					if r.conn.finished {
+						delete(m, k)
+					}
+				}
+			}
+		}
+		// A connection that moved (failover) is in the lists of each link
+		// it used.
+		g.conns = liveConns(g.conns)
+		for _, l := range g.links {
+			l.conns = liveConns(l.conns)
 		}
 	}
-	clear(t.lgrs[len(gs):])
-	t.lgrs = gs
 }
 
-// finish marks c as no longer live.
-func (t *Tracker) finish(c *Conn) {
-	c.finished = true
-	t.unregister(c)
-	if c.lgr != nil {
-		c.lgr.conns = removeConn(c.lgr.conns, c)
+// liveConns drops finished connections from list, in place.
+func liveConns(list []*Conn) []*Conn {
+	out := list[:0]
+	for _, c := range list {
+		if !c.finished {
+			out = append(out, c)
+		}
 	}
-	if c.link != nil {
-		c.link.conns = removeConn(c.link.conns, c)
-	}
+	clear(list[len(out):])
+	return out
 }
 
 func removeConn(list []*Conn, c *Conn) []*Conn {
@@ -306,55 +426,17 @@ func (t *Tracker) unregister(c *Conn) {
 		return
 	}
 	for d := range 2 {
-		if c.hasTok[d] {
-			k := tokenKey{Dir(d), c.tokens[d]}
-			if g.tokens[k] == c {
-				delete(g.tokens, k)
+		if c.hasTok[d] && g.tokens[d][c.tokens[d]] == c {
+			delete(g.tokens[d], c.tokens[d])
+		}
+	}
+	for _, l := range g.links {
+		for _, m := range l.rkeys {
+			for k, r := range m {
+				if r.conn == c {
+					delete(m, k)
+				}
 			}
 		}
 	}
-	for k, r := range g.rkeys {
-		if r.conn == c {
-			delete(g.rkeys, k)
-		}
-	}
-}
-
-// evict drops the oldest finished connections beyond Options.MaxConns; if
-// too few are finished the oldest live ones go (their counters are lost,
-// the count says so).
-func (t *Tracker) evict() {
-	// Evict in batches down to 90 % so that the scan is not paid per
-	// new connection once the cap is reached.
-	excess := len(t.conns) - t.opts.MaxConns*9/10
-	out, n := dropOldest(t.conns, excess, func(c *Conn) bool { return c.finished })
-	t.stats.Evicted += n
-	excess -= n
-	for excess > 0 && len(out) > 1 {
-		c := out[0]
-		if k := makeTCPKey(c.Client, c.Server); t.byTuple[k] == c {
-			delete(t.byTuple, k)
-		}
-		t.finish(c)
-		out = out[1:]
-		excess--
-		t.stats.Evicted++
-	}
-	t.conns = out
-}
-
-// dropOldest removes from list, in place and oldest first, up to n
-// elements for which done is true, and says how many went.
-func dropOldest[T any](list []*T, n int, done func(*T) bool) ([]*T, int) {
-	out := list[:0]
-	dropped := 0
-	for _, x := range list {
-		if dropped < n && done(x) {
-			dropped++
-			continue
-		}
-		out = append(out, x)
-	}
-	clear(list[len(out):])
-	return out, dropped
 }

@@ -88,6 +88,9 @@ func (s *Snapshot) FindConn(arg string) (*Conn, error) {
 				return &s.Conns[i], nil
 			}
 		}
+		if s.folded.conns.n > 0 {
+			return nil, fmt.Errorf("smc,timeline: no connection %d among the ones kept whole (see smc,conns; %d older ones were folded into the totals)", id, s.folded.conns.n)
+		}
 		return nil, fmt.Errorf("smc,timeline: no connection %d (see smc,conns)", id)
 	}
 	for i := range s.Conns {
@@ -106,6 +109,10 @@ func (s *Snapshot) FindConn(arg string) (*Conn, error) {
 type ConnsView struct {
 	Conns []ConnRow `json:"conns"`
 	Stats Stats     `json:"stats"`
+	// Totals count every connection, link and link group of the capture,
+	// listed or not; present when some were folded because there were
+	// more than Options.MaxConns.
+	Totals *Totals `json:"totals,omitempty"`
 }
 
 // ConnRow is one line of smc,conns.
@@ -212,7 +219,14 @@ func (s *Snapshot) LinkRows() []LinkRow { return s.linkRows() }
 func (s *Snapshot) LGRRows() []LGRRow { return s.lgrRows() }
 
 // ConnsView returns the smc,conns rows with the frame counts.
-func (s *Snapshot) ConnsView() ConnsView { return ConnsView{s.connRows(), s.Stats} }
+func (s *Snapshot) ConnsView() ConnsView {
+	v := ConnsView{Conns: s.connRows(), Stats: s.Stats}
+	if s.Folded() {
+		t := s.Totals()
+		v.Totals = &t
+	}
+	return v
+}
 
 // DeclineView returns the smc,decline view.
 func (s *Snapshot) DeclineView() DeclineView { return s.declineView() }
@@ -353,19 +367,22 @@ func closeInfo(c *Conn) string {
 
 // LinkRow is one line of smc,links.
 type LinkRow struct {
-	ID         int      `json:"id"`
-	LGR        int      `json:"lgr"`
-	LinkID     uint8    `json:"link_id"`
-	State      string   `json:"state"`
-	Inferred   bool     `json:"inferred,omitempty"`
-	DeleteCode string   `json:"delete_reason,omitempty"`
-	Client     EndRow   `json:"client"`
-	Server     EndRow   `json:"server"`
-	C2S        RCRow    `json:"c2s"`
-	S2C        RCRow    `json:"s2c"`
-	TestLinks  int      `json:"test_links,omitempty"`
-	Conns      []int    `json:"conns"`
-	History    []string `json:"history"`
+	ID         int    `json:"id"`
+	LGR        int    `json:"lgr"`
+	LinkID     uint8  `json:"link_id"`
+	State      string `json:"state"`
+	Inferred   bool   `json:"inferred,omitempty"`
+	DeleteCode string `json:"delete_reason,omitempty"`
+	Client     EndRow `json:"client"`
+	Server     EndRow `json:"server"`
+	C2S        RCRow  `json:"c2s"`
+	S2C        RCRow  `json:"s2c"`
+	TestLinks  int    `json:"test_links,omitempty"`
+	Conns      []int  `json:"conns"`
+	// ConnsFolded connections of the link are not in Conns: folded into
+	// the totals (more than Options.MaxConns connections).
+	ConnsFolded int      `json:"conns_folded,omitempty"`
+	History     []string `json:"history"`
 }
 
 // EndRow is one side of a link.
@@ -429,7 +446,7 @@ func (s *Snapshot) linkRows() []LinkRow {
 		l := &s.Links[i]
 		r := LinkRow{ID: l.ID, LGR: l.LGR, LinkID: l.LinkID, State: l.State.String(), Inferred: l.Inferred,
 			Client: endRow(&l.Client), Server: endRow(&l.Server), C2S: rcRow(&l.RC[DirC2S]), S2C: rcRow(&l.RC[DirS2C]),
-			TestLinks: l.TestLinks, Conns: append([]int{}, l.Conns...)}
+			TestLinks: l.TestLinks, Conns: append([]int{}, l.Conns...), ConnsFolded: l.ConnsFolded}
 		if l.State == LinkDeleted {
 			r.DeleteCode = fmt.Sprintf("%#08x %s", l.DeleteCode, decode.DeleteLinkReason(l.DeleteCode))
 		}
@@ -458,8 +475,12 @@ type LGRRow struct {
 	Links        []int    `json:"links"`
 	LinkStates   []string `json:"link_states"` // "ID(link N):state" per link
 	Conns        []int    `json:"conns"`
-	DeleteCode   string   `json:"delete_reason,omitempty"`
-	FirstFrame   int      `json:"first_frame"`
+	// Links and connections of the group folded into the totals, not in
+	// Links and Conns (more than Options.MaxConns).
+	LinksFolded int    `json:"links_folded,omitempty"`
+	ConnsFolded int    `json:"conns_folded,omitempty"`
+	DeleteCode  string `json:"delete_reason,omitempty"`
+	FirstFrame  int    `json:"first_frame"`
 	// History is the group's life: links confirmed, added, rejected and
 	// deleted (with reason), and connections moved to another link.
 	History []string `json:"history,omitempty"`
@@ -488,7 +509,8 @@ func (s *Snapshot) lgrRows() []LGRRow {
 		g := &s.LinkGroups[i]
 		r := LGRRow{ID: g.ID, State: "active", Inferred: g.Inferred, ServerPeerID: peerID(g.ServerPeerID),
 			ClientPeerID: peerID(g.ClientPeerID), Version: g.Version, MaxLinks: g.MaxLinks, MaxConns: g.MaxConns,
-			Links: append([]int{}, g.Links...), Conns: append([]int{}, g.Conns...), FirstFrame: g.FirstFrame}
+			Links: append([]int{}, g.Links...), Conns: append([]int{}, g.Conns...), FirstFrame: g.FirstFrame,
+			LinksFolded: g.LinksFolded, ConnsFolded: g.ConnsFolded}
 		if g.ServerLGRID != 0 {
 			r.ServerLGRID = fmt.Sprintf("%#x", g.ServerLGRID)
 		}
@@ -573,7 +595,10 @@ func groupLevel(what string) bool {
 // DeclineView lists the fallbacks and counts them by reason.
 type DeclineView struct {
 	Fallbacks []DeclineRow  `json:"fallbacks"`
-	ByReason  []ReasonCount `json:"by_reason"`
+	ByReason  []ReasonCount `json:"by_reason"` // over all fallbacks, listed and folded
+	// Folded counts the fallbacks that are not listed: connections folded
+	// into the totals because there were more than Options.MaxConns.
+	Folded int `json:"folded,omitempty"`
 }
 
 // DeclineRow is one connection that stayed on TCP.
@@ -605,41 +630,56 @@ func (s *Snapshot) declineView() DeclineView {
 		if c.Outcome != OutcomeFallback {
 			continue
 		}
-		fb := &c.Fallback
-		r := DeclineRow{ID: c.ID, Client: addrString(c.Client), Server: addrString(c.Server),
-			Cause: fb.Cause.String(), Stage: fb.Stage.String(), Frame: fb.Frame, OutOfSync: fb.OutOfSync}
-		r.By = "client"
-		if fb.By == DirS2C {
-			r.By = "server"
-		}
-		var reason string
-		switch fb.Cause {
-		case CauseDecline:
-			code := decode.DeclineCode(fb.Code)
-			r.Code, r.Name, r.Meaning = fmt.Sprintf("%#08x", fb.Code), code.String(), code.Meaning()
-			reason = r.Code + " " + r.Name + " (" + r.By + ")"
-		case CauseNoOptionSYNACK:
-			// Same meaning as the client's local reason 0x03010000 PEERNOSMC.
-			code := decode.DeclinePeerNoSMC
-			r.Code, r.Name, r.Meaning = fmt.Sprintf("%#08x", uint32(code)), code.String(), "server did not answer the SMC option: "+code.Meaning()
-			reason = "no SMC option on SYN-ACK (" + r.Code + " " + r.Name + " locally)"
-		default:
-			r.Meaning = fb.Cause.String()
-			reason = r.Meaning
-		}
+		r, reason := declineRow(c)
 		count[reason]++
 		v.Fallbacks = append(v.Fallbacks, r)
+	}
+	for k, n := range s.folded.reasons {
+		count[reasonText(k)] += n
+		v.Folded += n
 	}
 	for k, n := range count {
 		v.ByReason = append(v.ByReason, ReasonCount{k, n})
 	}
-	sort.Slice(v.ByReason, func(i, j int) bool {
-		if v.ByReason[i].Count != v.ByReason[j].Count {
-			return v.ByReason[i].Count > v.ByReason[j].Count
-		}
-		return v.ByReason[i].Reason < v.ByReason[j].Reason
-	})
+	sortReasons(v.ByReason)
 	return v
+}
+
+// declineRow is c's line of smc,decline and the reason it is counted under.
+func declineRow(c *Conn) (DeclineRow, string) {
+	fb := &c.Fallback
+	r := DeclineRow{ID: c.ID, Client: addrString(c.Client), Server: addrString(c.Server),
+		Cause: fb.Cause.String(), Stage: fb.Stage.String(), Frame: fb.Frame, OutOfSync: fb.OutOfSync}
+	r.By = "client"
+	if fb.By == DirS2C {
+		r.By = "server"
+	}
+	var reason string
+	switch fb.Cause {
+	case CauseDecline:
+		code := decode.DeclineCode(fb.Code)
+		r.Code, r.Name, r.Meaning = fmt.Sprintf("%#08x", fb.Code), code.String(), code.Meaning()
+		reason = r.Code + " " + r.Name + " (" + r.By + ")"
+	case CauseNoOptionSYNACK:
+		// Same meaning as the client's local reason 0x03010000 PEERNOSMC.
+		code := decode.DeclinePeerNoSMC
+		r.Code, r.Name, r.Meaning = fmt.Sprintf("%#08x", uint32(code)), code.String(), "server did not answer the SMC option: "+code.Meaning()
+		reason = "no SMC option on SYN-ACK (" + r.Code + " " + r.Name + " locally)"
+	default:
+		r.Meaning = fb.Cause.String()
+		reason = r.Meaning
+	}
+	return r, reason
+}
+
+// reasonText is the reason a folded fallback is counted under, as for a
+// listed one.
+func reasonText(k fallbackReason) string {
+	if k == reasonOther {
+		return fmt.Sprintf("other reasons (more than %d distinct among the folded connections)", maxReasons)
+	}
+	_, reason := declineRow(&Conn{Outcome: OutcomeFallback, Fallback: Fallback{Cause: k.cause, Code: k.code, By: k.by}})
+	return reason
 }
 
 // ---- smc,timeline ----

@@ -1,0 +1,352 @@
+package track
+
+import "slices"
+
+// Folding keeps the tracker's memory flat however many connections a
+// capture holds: beyond Options.MaxConns the oldest connections (and
+// beyond their caps the oldest links and link groups) leave the tracker
+// and only their sums stay, in folded. The views' totals add what is still
+// listed, so they count every connection of the capture.
+
+// folded sums the connections, links and link groups no longer kept whole.
+type folded struct {
+	conns      connSums
+	links      linkSums
+	linkGroups lgrSums
+	// Fallbacks by reason, as smc,decline counts them. The key space is
+	// the wire's (any 32-bit decline code), so it is capped; the rest is
+	// counted under reasonOther.
+	reasons map[fallbackReason]int
+}
+
+// maxReasons caps the distinct fallback reasons kept for folded
+// connections; a few are normal (Linux has some forty decline codes).
+const maxReasons = 1024
+
+// fallbackReason is what smc,decline counts a fallback by.
+type fallbackReason struct {
+	cause FallbackCause
+	code  uint32
+	by    Dir
+}
+
+// reasonOther collects folded fallbacks beyond maxReasons distinct reasons.
+var reasonOther = fallbackReason{cause: causeOther}
+
+// causeOther is not a cause the tracker finds: it only labels reasonOther.
+const causeOther FallbackCause = 0xFF
+
+type connSums struct {
+	n, open  int // connections; of those, folded before they ended
+	outcomes [len(outcomeNames)]int
+	closed   int
+	frames   int
+	flow     [2]FlowTotals
+}
+
+func (s *connSums) add(c *Conn) {
+	s.n++
+	if int(c.Outcome) < len(s.outcomes) {
+		s.outcomes[c.Outcome]++
+	}
+	if c.Closed() {
+		s.closed++
+	}
+	s.frames += c.Frames
+	for d := range c.Flow {
+		s.flow[d].add(&c.Flow[d])
+	}
+}
+
+func (f *FlowTotals) add(x *Flow) {
+	f.CDCs += x.CDCs
+	f.Bytes += x.Bytes
+	f.WriteBytes += x.WriteBytes
+	f.Writes += x.Writes
+	f.TCPBytes += x.TCPBytes
+}
+
+type linkSums struct {
+	n      int
+	states [len(linkStateNames)]int
+	rc     [2]RCTotals
+}
+
+func (s *linkSums) add(l *Link) {
+	s.n++
+	if int(l.State) < len(s.states) {
+		s.states[l.State]++
+	}
+	for d := range l.RC {
+		s.rc[d].add(&l.RC[d])
+	}
+}
+
+func (r *RCTotals) add(x *RC) {
+	r.Packets += x.Packets
+	r.Acks += x.Acks
+	r.NAKs += x.NAKs
+	r.RNRs += x.RNRs
+	r.PSNGaps += x.PSNGaps
+	r.Retrans += x.Retrans
+}
+
+type lgrSums struct {
+	n, deleted int
+}
+
+func (s *lgrSums) add(g *LinkGroup) {
+	s.n++
+	if g.Deleted {
+		s.deleted++
+	}
+}
+
+// reasonOf is the reason a fallback connection is counted under.
+func reasonOf(c *Conn) fallbackReason {
+	r := fallbackReason{cause: c.Fallback.Cause, by: c.Fallback.By}
+	if r.cause == CauseDecline {
+		r.code = c.Fallback.Code
+	}
+	return r
+}
+
+// doneForGood: nothing more is expected of c. An SMC-R connection's CDCs
+// say it closed before its TCP connection sends the FINs.
+func doneForGood(c *Conn) bool {
+	if c.finished {
+		return true
+	}
+	if !c.Closed() {
+		return false
+	}
+	f0, f1 := &c.Flow[0], &c.Flow[1]
+	return c.Inferred || (f0.FIN && f1.FIN) || f0.RST || f1.RST
+}
+
+// foldConns folds the oldest connections beyond Options.MaxConns into
+// t.folded, down to 90 % of the cap so that the work is paid once per
+// batch and not per new connection: ended ones first, then ones that
+// closed their SMC side, then open ones. The connection whose timeline was
+// asked for by ID or endpoint stays.
+func (t *Tracker) foldConns() {
+	excess := len(t.conns) - t.opts.MaxConns*9/10
+	pin := t.timelinePin()
+	var (
+		out []*Conn
+		at  []int // their places in t.conns
+	)
+	for pass := 0; pass < 3 && excess > 0; pass++ {
+		for i, c := range t.conns {
+			if excess == 0 {
+				break
+			}
+			if c.folded || c == pin {
+				continue
+			}
+			switch {
+			case pass == 0 && !doneForGood(c), pass == 1 && !c.Closed():
+				continue
+			}
+			c.folded = true
+			out = append(out, c)
+			at = append(at, i)
+			excess--
+		}
+	}
+	if len(out) == 0 {
+		return // all kept back for a timeline
+	}
+	for _, c := range out {
+		if c.finished {
+			continue
+		}
+		if !doneForGood(c) {
+			t.folded.conns.open++
+		}
+		t.untuple(c)
+	}
+	t.finish(out...)
+	gone := make(map[int]bool, len(out))
+	groups := map[*LinkGroup]bool{}
+	for _, c := range out {
+		t.foldConn(c)
+		gone[c.ID] = true
+		if c.lgr != nil {
+			groups[c.lgr] = true
+		}
+	}
+	// Compacted by place: the kept connections are not visited (each
+	// visit is a cache miss, and most of them stay).
+	slices.Sort(at)
+	n := at[0]
+	for k, i := range at {
+		end := len(t.conns)
+		if k+1 < len(at) {
+			end = at[k+1]
+		}
+		n += copy(t.conns[n:], t.conns[i+1:end])
+	}
+	clear(t.conns[n:])
+	t.conns = t.conns[:n]
+	// The link and link-group rows list their connections by ID; folded
+	// ones leave the lists and are counted instead.
+	for g := range groups {
+		g.Conns, g.ConnsFolded = dropIDs(g.Conns, gone, g.ConnsFolded)
+		for _, l := range g.links {
+			l.Conns, l.ConnsFolded = dropIDs(l.Conns, gone, l.ConnsFolded)
+		}
+	}
+	if len(t.pendingHalf) > 0 {
+		t.pendingHalf = slices.DeleteFunc(t.pendingHalf, func(c *Conn) bool { return c.folded })
+	}
+	// Nothing points to the folded connections any more (finish took them
+	// out of the tables and lists, foldConn out of the links' recent
+	// requests), so they serve the next ones: a connection is 1 KiB, and a
+	// capture of short connections otherwise makes the collector run three
+	// times as often, slowing the decoders with its write barriers.
+	for _, c := range out {
+		if len(t.spare) > t.opts.MaxConns/8 {
+			break // a batch is a tenth of the cap
+		}
+		c.Timeline = nil
+		t.spare = append(t.spare, c)
+	}
+}
+
+// dropIDs removes the IDs in gone from ids, in place, and adds how many
+// went to n.
+func dropIDs(ids []int, gone map[int]bool, n int) ([]int, int) {
+	out := ids[:0]
+	for _, id := range ids {
+		if gone[id] {
+			n++
+			continue
+		}
+		out = append(out, id)
+	}
+	return out, n
+}
+
+// foldConn adds c, finished, to the folded sums.
+func (t *Tracker) foldConn(c *Conn) {
+	// ACKs and WRITE continuations found their connection through these;
+	// later ones now count for the link only.
+	if g := c.lgr; g != nil {
+		for _, l := range g.links {
+			for d := range l.RC {
+				rc := &l.RC[d]
+				for i := range rc.recent {
+					if rc.recent[i].conn == c {
+						rc.recent[i].conn = nil
+					}
+				}
+				if rc.curWrite == c {
+					rc.curWrite = nil
+				}
+			}
+		}
+	}
+	t.folded.conns.add(c)
+	if c.Outcome == OutcomeFallback {
+		r := reasonOf(c)
+		if t.folded.reasons == nil {
+			t.folded.reasons = map[fallbackReason]int{}
+		}
+		if _, ok := t.folded.reasons[r]; !ok && len(t.folded.reasons) >= maxReasons {
+			r = reasonOther
+		}
+		t.folded.reasons[r]++
+	}
+	t.stats.Evicted++
+}
+
+// timelinePin is the connection a timeline was asked for by ID or
+// endpoint: the first one recorded, which smc,timeline shows (FindConn).
+// With Timeline "all" every connection is recorded and none is kept back.
+func (t *Tracker) timelinePin() *Conn {
+	if t.opts.Timeline == "" || t.opts.Timeline == "all" {
+		return nil
+	}
+	for _, c := range t.conns {
+		if t.recording(c) {
+			return c
+		}
+	}
+	return nil
+}
+
+// foldLinks folds the oldest links beyond linkCap, or while their
+// histories hold more than maxHistory events, down to 90 %: links out of
+// the lookup tables first, then links of deleted groups and rejected ones.
+// Links in use are folded only beyond Options.MaxConns of them: one that
+// is still used would come back as a link joined mid-stream. A link group
+// goes with its last link.
+func (t *Tracker) foldLinks() {
+	excess := len(t.links) - t.linkCap*9/10
+	hist := t.history - maxHistory*9/10
+	over := func() bool { return excess > 0 || hist > 0 }
+	passes := 2
+	if len(t.links) > t.opts.MaxConns {
+		passes, excess = 3, len(t.links)-t.opts.MaxConns*9/10
+	}
+	for pass := 0; pass < passes && over(); pass++ {
+		for _, l := range t.links {
+			if !over() {
+				break
+			}
+			if l.folded {
+				continue
+			}
+			switch {
+			case pass == 0 && !l.retired,
+				pass == 1 && !l.lgr.Deleted && l.State != LinkRejected && l.State != LinkDeleted:
+				continue
+			}
+			hist -= len(l.History)
+			t.foldLink(l)
+			excess--
+		}
+	}
+	kept := t.links[:0]
+	for _, l := range t.links {
+		if !l.folded {
+			kept = append(kept, l)
+		}
+	}
+	clear(t.links[len(kept):])
+	t.links = kept
+	gs := t.lgrs[:0]
+	for _, g := range t.lgrs {
+		if len(g.links) > 0 {
+			gs = append(gs, g)
+			continue
+		}
+		t.folded.linkGroups.add(g)
+		t.stats.EvictedLGRs++
+	}
+	clear(t.lgrs[len(gs):])
+	t.lgrs = gs
+}
+
+// foldLink takes l out of the lookup tables and out of its group, and adds
+// it to the folded sums.
+func (t *Tracker) foldLink(l *Link) {
+	if !l.retired {
+		t.retire(l)
+	}
+	l.folded = true
+	t.history -= len(l.History)
+	l.History = nil
+	g := l.lgr
+	for i, x := range g.links {
+		if x == l {
+			g.links = append(g.links[:i], g.links[i+1:]...)
+			break
+		}
+	}
+	g.Links = removeID(g.Links, l.ID)
+	g.LinksFolded++
+	t.folded.links.add(l)
+	t.stats.EvictedLinks++
+}
