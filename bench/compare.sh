@@ -192,9 +192,10 @@ best() {
 		END { for (i = 1; i <= n; i++) print order[i], t[order[i]], r[order[i]] }' "$1"
 }
 
-# conns_counts: "connections frames" from the last conns table.
+# conns_counts: "connections frames" from the last conns table: all the
+# connections when some were folded into totals, else those listed.
 conns_counts() {
-	awk '/^SMC connections: / { c = $3 } /^frames [0-9]+:/ { f = $2 + 0 } END { print c + 0, f + 0 }' "$work/conns.out"
+	awk '/^SMC connections: / { c = $3 } /^all [0-9]+ connections:/ { c = $2 } /^frames [0-9]+:/ { f = $2 + 0 } END { print c + 0, f + 0 }' "$work/conns.out"
 }
 
 main_modes=(readloop fields text tcpdump json jsonl decode conns filter filter-tracked)
