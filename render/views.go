@@ -83,12 +83,33 @@ func View(w io.Writer, s *track.Snapshot, name, arg, format string) error {
 
 // Tracker gives a tracker the views writer smcdump's output package asks
 // for: the -z views of one snapshot taken at the end of the pass.
-type Tracker struct{ *track.Tracker }
+type Tracker struct {
+	*track.Tracker
+	last *lastSnapshot
+}
 
-// WriteViews renders specs from a snapshot of the tracker.
+// lastSnapshot is the snapshot the last views were written from: with
+// -T json output asks for each view apart, and a snapshot copies every
+// kept connection and link (megabytes) for views that all show the same
+// state.
+type lastSnapshot struct {
+	s      track.Snapshot
+	frames int
+	ok     bool
+}
+
+// WriteViews renders specs from a snapshot of the tracker, the same one as
+// the previous call when no frame was fed since.
 func (t Tracker) WriteViews(w io.Writer, specs []string, format string) error {
-	s := t.Snapshot()
-	return Views(w, &s, specs, format)
+	if t.last == nil {
+		s := t.Snapshot()
+		return Views(w, &s, specs, format)
+	}
+	if l := t.last; !l.ok || l.frames != t.Stats().Frames {
+		l.s = t.Snapshot()
+		l.frames, l.ok = l.s.Stats.Frames, true
+	}
+	return Views(w, &t.last.s, specs, format)
 }
 
 func fmtMS(v float64) string {
@@ -335,5 +356,5 @@ func textTimeline(tw *tabwriter.Writer, tl track.Timeline) {
 // it takes no lock (track.Options.Unshared).
 func NewTracker(specs []string) (Tracker, error) {
 	t, err := track.NewForViews(track.Options{Unshared: true}, specs)
-	return Tracker{t}, err
+	return Tracker{t, &lastSnapshot{}}, err
 }
