@@ -311,9 +311,9 @@ func textLGRs(tw *tabwriter.Writer, s *track.Snapshot, rows []track.LGRRow) {
 }
 
 func textDecline(tw *tabwriter.Writer, s *track.Snapshot, v track.DeclineView) {
-	if s.Folded() {
+	if c := s.Totals().Conns; c.Folded > 0 {
 		fmt.Fprintf(tw, "SMC fallbacks: %d of %d connections (%d listed, %d folded: counted by reason below)\n",
-			len(v.Fallbacks)+v.Folded, s.Totals().Conns.Conns, len(v.Fallbacks), v.Folded)
+			len(v.Fallbacks)+v.Folded, c.Conns, len(v.Fallbacks), v.Folded)
 	} else {
 		fmt.Fprintf(tw, "SMC fallbacks: %d of %d connections\n", len(v.Fallbacks), len(s.Conns))
 	}

@@ -423,3 +423,25 @@ func TestTrackerViewsSnapshot(t *testing.T) {
 		t.Errorf("after more frames the views still show %d frames", n)
 	}
 }
+
+// TestViewsLinksFolded: when only links were folded, the connection views
+// count what they list as before and say nothing folded of them.
+func TestViewsLinksFolded(t *testing.T) {
+	tr := track.New(track.Options{MaxConns: 8}) // 2 links kept
+	for _, name := range []string{"pingpong", "decline-nordma", "pingpong", "pingpong"} {
+		feedInto(t, tr, refDir+name+".pcap")
+	}
+	var b bytes.Buffer
+	if err := writeViews(tr, &b, []string{"smc,decline", "smc,conns", "smc,links"}, "text"); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, w := range []string{"SMC fallbacks: 1 of 4 connections\n", "all 4 connections: SMC-R 3, fallback 1; ", "listed 2 of 6 links; "} {
+		if !strings.Contains(out, w) {
+			t.Errorf("views lack %q:\n%s", w, clip(out))
+		}
+	}
+	if strings.Contains(out, "listed 4 of") || strings.Contains(out, "folded: counted by reason") {
+		t.Errorf("views say connections were folded:\n%s", clip(out))
+	}
+}
