@@ -39,8 +39,6 @@ type vlanStack struct {
 
 func (v *vlanStack) reset() { v.n, v.cur = 0, 0 }
 
-func (v *vlanStack) CanDecode() gopacket.LayerClass { return layers.LayerTypeDot1Q }
-
 func (v *vlanStack) NextLayerType() gopacket.LayerType { return v.tags[v.cur].NextLayerType() }
 
 func (v *vlanStack) LayerPayload() []byte { return v.tags[v.cur].Payload }

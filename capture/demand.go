@@ -92,26 +92,7 @@ func (r *Reader) SetFieldDemand(ids []decode.FieldID) {
 		r.noICRC = false
 		return
 	}
-	var (
-		g fieldGroup
-		w frameFieldSet
-	)
-	for _, id := range ids {
-		if !FrameField(id) {
-			// The tracker adds its fields itself, from the layers it
-			// reads (the caller decodes every layer for it): they need
-			// no field of the frame's, nor the ICRC.
-			continue
-		}
-		gi := groupOf(id)
-		g |= gi
-		switch gi {
-		case gFrame:
-			w |= frameFieldBit(id)
-		case gAll:
-			w = wAllFrame
-		}
-	}
+	g, w, _ := demandOf(ids)
 	r.frame.demand, r.frame.frameFields = g, w
 	if w == wAllFrame || g&gAll == gAll {
 		r.frame.rec.WantOnly(nil)
@@ -127,22 +108,12 @@ func (r *Reader) SetFieldDemand(ids []decode.FieldID) {
 // checked on a frame decoded whole (a truncated extension header is not a
 // verdict), so those take every layer; so do the tracker's fields.
 func DemandDepth(ids []decode.FieldID) Depth {
-	if ids == nil {
+	g, w, tracker := demandOf(ids)
+	if ids == nil || tracker {
 		return DepthAll
 	}
-	var (
-		g fieldGroup
-		w frameFieldSet
-	)
-	for _, id := range ids {
-		gi := groupOf(id)
-		g |= gi
-		if gi == gFrame {
-			w |= frameFieldBit(id)
-		}
-	}
 	switch {
-	case g&(gLLC|gCDC|gICRC) != 0 || w&wError != 0: // also the tracker's fields (gAll)
+	case g&(gLLC|gCDC|gICRC) != 0 || w&wError != 0:
 		return DepthAll
 	case g&(gRETH|gAETH|gImmDt|gIETH|gDETH) != 0:
 		return DepthTransport
@@ -163,4 +134,26 @@ func (r *Reader) SetDepth(depth Depth) {
 			d.SetDepth(depth)
 		}
 	}
+}
+
+// demandOf returns the layers and frame fields that Frame.Fields must fill
+// for ids, and whether some of ids are the tracker's. The tracker adds its
+// fields itself, from the layers it reads (its caller decodes every layer
+// for it): they need no field of the frame's, nor the ICRC.
+func demandOf(ids []decode.FieldID) (g fieldGroup, w frameFieldSet, tracker bool) {
+	for _, id := range ids {
+		if !FrameField(id) {
+			tracker = true
+			continue
+		}
+		gi := groupOf(id)
+		g |= gi
+		switch gi {
+		case gFrame:
+			w |= frameFieldBit(id)
+		case gAll:
+			w = wAllFrame
+		}
+	}
+	return g, w, tracker
 }
