@@ -74,16 +74,8 @@ else
 fi
 say() { echo "compare.sh: $*" >&2; }
 
-# pinned_after CPU: the CPUs that a process pinned to CPU may use 1.5 s
-# later (on some shared machines something re-pins processes).
-pinned_after() {
-	local p
-	taskset -c "$1" sleep 2 &
-	p=$!
-	sleep 1.5
-	sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "/proc/$p/status"
-	wait "$p"
-}
+# shellcheck source=bench/pin.sh
+. bench/pin.sh
 
 CGO_ENABLED=0 go build -o "$work/smcdump" ./cmd/smcdump
 CGO_ENABLED=0 go build -o "$work/readloop" ./bench/readloop

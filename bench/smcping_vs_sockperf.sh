@@ -48,16 +48,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# pinned_after CPU: the CPUs that a process pinned to CPU may use 1.5 s
-# later (on some shared machines something re-pins processes).
-pinned_after() {
-	local p
-	taskset -c "$1" sleep 2 &
-	p=$!
-	sleep 1.5
-	sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "/proc/$p/status"
-	wait "$p"
-}
+# shellcheck source=bench/pin.sh
+. "$root/bench/pin.sh"
 
 (cd "$root" && CGO_ENABLED=0 go build -o "$work/smcping" ./cmd/smcping)
 
