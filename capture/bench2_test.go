@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/gopacket/gopacket/layers"
+
+	"github.com/smcscope/smcscope/decode"
 )
 
 func BenchmarkReaderStages(b *testing.B) {
@@ -34,5 +36,42 @@ func BenchmarkReaderStages(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "frames/s")
 		})
+	}
+}
+
+// BenchmarkDirect is the direct path of -T fields for the six columns of
+// bench/compare.sh, without the file read.
+func BenchmarkDirect(b *testing.B) {
+	raw := readRaw(b, pingpong)
+	var ids []decode.FieldID
+	for _, n := range []string{"frame.number", "roce.bth.opcode", "roce.bth.dqpn", "roce.bth.psn", "smc.cdc.seq", "smc.clc.type"} {
+		d, _ := decode.LookupField(n)
+		ids = append(ids, d.ID)
+	}
+	plan, ok := CompileDirect(ids)
+	if !ok {
+		b.Fatal("no plan")
+	}
+	src := &sliceSource{frames: raw}
+	r, err := NewReader("b", src, layers.LinkTypeEthernet)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r.SetFieldDemand(ids)
+	r.SetDepth(DemandDepth(ids))
+	r.SetDirect(plan)
+	line := make([]byte, 0, 256)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if src.i == len(raw) {
+			src.i = 0
+		}
+		f, err := r.Next()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if f.Direct() {
+			line = plan.AppendColumns(line[:0], f, "\t", 0)
+		}
 	}
 }

@@ -15,6 +15,9 @@ var (
 	ErrCorruptRecord   = errors.New("corrupt record")
 	ErrUnsupportedLink = errors.New("unsupported link type")
 	ErrNoPermission    = errors.New("needs CAP_NET_RAW")
+	// ErrChanged: a file read through a mapping (OpenMapped) shrank
+	// while it was read.
+	ErrChanged = errors.New("the file shrank while it was read (truncated by another program?)")
 )
 
 // FileError is a failure of the capture file itself (as opposed to one

@@ -68,6 +68,9 @@ type Frame struct {
 	recSet      bool
 	demand      fieldGroup    // layers whose fields Fields fills
 	frameFields frameFieldSet // frame.* fields Fields fills
+	// direct: the direct path read the frame (Reader.SetDirect); the bits
+	// are the decode.Owner of its layers.
+	direct uint32
 }
 
 func (f *Frame) reset() {
@@ -87,6 +90,7 @@ func (f *Frame) reset() {
 	f.Truncated = false
 	f.Err = nil
 	f.recSet = false
+	f.direct = 0
 }
 
 // NetworkFlow is the IP flow of the frame (zero Flow when there is no IP).
@@ -105,7 +109,7 @@ func (f *Frame) NetworkFlow() gopacket.Flow {
 // evidence), a CLC message, or any RoCE packet (LLC, CDC, RDMA WRITE,
 // ACK/NAK all ride on the BTH).
 func (f *Frame) SMCRelevant() bool {
-	return f.SMCOption || (f.SMCFlow && f.TCP.SYN) || len(f.CLC) > 0 || len(f.CLCErr) > 0 || f.BTH != nil || f.GRH != nil
+	return f.direct != 0 || f.SMCOption || (f.SMCFlow && f.TCP.SYN) || len(f.CLC) > 0 || len(f.CLCErr) > 0 || f.BTH != nil || f.GRH != nil
 }
 
 // Fields returns the frame's field record (frame.*, eth.*, ip.*, tcp.*,

@@ -23,7 +23,10 @@ import (
 // they were.
 type pcapFile struct {
 	br         *bufio.Reader
-	bo         binary.ByteOrder
+	mem        []byte // a mapped file (mapFile), read in place instead of br
+	pos        int    // mem: offset of the next record
+	released   int    // mem: the pages before this offset were released
+	bigEndian  bool   // the file's byte order (the magic says)
 	nanoFactor uint32
 	snaplen    uint32
 	linkType   layers.LinkType
@@ -46,27 +49,51 @@ func newPcapFile(br *bufio.Reader) (*pcapFile, error) {
 		return nil, err
 	}
 	p := &pcapFile{br: br}
+	if err := p.header(hdr[:]); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// newMappedPcapFile reads the records of a whole pcap file in memory.
+func newMappedPcapFile(mem []byte) (*pcapFile, error) {
+	if len(mem) < pcapHeaderLen {
+		return nil, shortRead(len(mem), io.EOF)
+	}
+	p := &pcapFile{mem: mem, pos: pcapHeaderLen}
+	if err := p.header(mem[:pcapHeaderLen]); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// header reads the file header.
+func (p *pcapFile) header(hdr []byte) error {
 	switch magic := binary.LittleEndian.Uint32(hdr[0:4]); magic {
 	case magicPcapNano:
-		p.bo, p.nanoFactor = binary.LittleEndian, 1
+		p.nanoFactor = 1
 	case magicPcapNanoBE:
-		p.bo, p.nanoFactor = binary.BigEndian, 1
+		p.bigEndian, p.nanoFactor = true, 1
 	case magicPcapMicro:
-		p.bo, p.nanoFactor = binary.LittleEndian, 1000
+		p.nanoFactor = 1000
 	case magicPcapMicroBE:
-		p.bo, p.nanoFactor = binary.BigEndian, 1000
+		p.bigEndian, p.nanoFactor = true, 1000
 	default:
-		return nil, fmt.Errorf("unknown magic %x", magic)
+		return fmt.Errorf("unknown magic %x", magic)
 	}
-	if v := p.bo.Uint16(hdr[4:6]); v != pcapVersionMajor {
-		return nil, fmt.Errorf("unknown major version %d", v)
+	bo := binary.ByteOrder(binary.LittleEndian)
+	if p.bigEndian {
+		bo = binary.BigEndian
 	}
-	if v := p.bo.Uint16(hdr[6:8]); v != pcapVersionMinor {
-		return nil, fmt.Errorf("unknown minor version %d", v)
+	if v := bo.Uint16(hdr[4:6]); v != pcapVersionMajor {
+		return fmt.Errorf("unknown major version %d", v)
 	}
-	p.snaplen = p.bo.Uint32(hdr[16:20])
-	p.linkType = layers.LinkType(p.bo.Uint32(hdr[20:24]))
-	return p, nil
+	if v := bo.Uint16(hdr[6:8]); v != pcapVersionMinor {
+		return fmt.Errorf("unknown minor version %d", v)
+	}
+	p.snaplen = p.u32(hdr[16:20])
+	p.linkType = layers.LinkType(p.u32(hdr[20:24]))
+	return nil
 }
 
 // ZeroCopyReadPacketData returns the next record's frame, valid until the
@@ -75,29 +102,34 @@ func newPcapFile(br *bufio.Reader) (*pcapFile, error) {
 // one cut after a record header io.EOF or io.ErrUnexpectedEOF with the
 // header's CaptureInfo (as io.ReadFull would).
 func (p *pcapFile) ZeroCopyReadPacketData() (data []byte, ci gopacket.CaptureInfo, err error) {
+	data, err = p.read(&ci)
+	return data, ci, err
+}
+
+// read is ZeroCopyReadPacketData filling the caller's CaptureInfo, which
+// the Reader keeps in its Frame: returning it by value costs two copies of
+// its 80 bytes per frame. Fields of ci that a pcap record has no value
+// for are left as they were.
+func (p *pcapFile) read(ci *gopacket.CaptureInfo) (data []byte, err error) {
+	if p.mem != nil {
+		return p.readMem(ci)
+	}
 	h, err := p.br.Peek(pcapRecordLen)
 	if len(h) < pcapRecordLen {
-		return nil, ci, shortRead(len(h), err)
+		*ci = gopacket.CaptureInfo{}
+		return nil, shortRead(len(h), err)
 	}
-	// The fraction is multiplied in 32 bits, as pcapgo does, so that a
-	// damaged microsecond field gives the same time.
-	ci.Timestamp = time.Unix(int64(p.bo.Uint32(h[0:4])), int64(p.bo.Uint32(h[4:8])*p.nanoFactor)).UTC()
-	ci.CaptureLength = int(p.bo.Uint32(h[8:12]))
-	ci.Length = int(p.bo.Uint32(h[12:16]))
-	if ci.CaptureLength > max(int(p.snaplen), pcapMaxEager) {
-		return nil, ci, fmt.Errorf("capture length exceeds snap length: %d > %d", ci.CaptureLength, p.snaplen)
-	}
-	if ci.CaptureLength > ci.Length {
-		return nil, ci, fmt.Errorf("capture length exceeds original packet length: %d > %d", ci.CaptureLength, ci.Length)
+	if err := p.recordHeader(h, ci); err != nil {
+		return nil, err
 	}
 	n := pcapRecordLen + ci.CaptureLength
 	if n <= p.br.Size() {
 		rec, err := p.br.Peek(n)
 		if len(rec) < n {
-			return nil, ci, shortRead(len(rec)-pcapRecordLen, err)
+			return nil, shortRead(len(rec)-pcapRecordLen, err)
 		}
 		p.br.Discard(n) // only advances: rec stays valid until the next read
-		return rec[pcapRecordLen:], ci, nil
+		return rec[pcapRecordLen:], nil
 	}
 	p.br.Discard(pcapRecordLen)
 	if ci.CaptureLength <= pcapMaxEager {
@@ -106,14 +138,71 @@ func (p *pcapFile) ZeroCopyReadPacketData() (data []byte, ci gopacket.CaptureInf
 		}
 		data = p.big[:ci.CaptureLength]
 		_, err = io.ReadFull(p.br, data)
-		return data, ci, err
+		return data, err
 	}
 	var buf bytes.Buffer
 	got, err := io.CopyN(&buf, p.br, int64(ci.CaptureLength))
 	if got < int64(ci.CaptureLength) {
-		return nil, ci, shortRead(int(got), err)
+		return nil, shortRead(int(got), err)
 	}
-	return buf.Bytes(), ci, nil
+	return buf.Bytes(), nil
+}
+
+// recordHeader reads a record header into ci.
+func (p *pcapFile) recordHeader(h []byte, ci *gopacket.CaptureInfo) error {
+	h = h[:pcapRecordLen]
+	// The fraction is multiplied in 32 bits, as pcapgo does, so that a
+	// damaged microsecond field gives the same time.
+	ci.Timestamp = time.Unix(int64(p.u32(h[0:4])), int64(p.u32(h[4:8])*p.nanoFactor)).UTC()
+	ci.CaptureLength = int(p.u32(h[8:12]))
+	ci.Length = int(p.u32(h[12:16]))
+	if ci.CaptureLength > max(int(p.snaplen), pcapMaxEager) {
+		return fmt.Errorf("capture length exceeds snap length: %d > %d", ci.CaptureLength, p.snaplen)
+	}
+	if ci.CaptureLength > ci.Length {
+		return fmt.Errorf("capture length exceeds original packet length: %d > %d", ci.CaptureLength, ci.Length)
+	}
+	return nil
+}
+
+// u32 reads a number of the file's byte order; a direct call, where the
+// binary.ByteOrder interface cost four calls per record.
+func (p *pcapFile) u32(b []byte) uint32 {
+	if p.bigEndian {
+		return binary.BigEndian.Uint32(b)
+	}
+	return binary.LittleEndian.Uint32(b)
+}
+
+// releaseEvery is how far a mapped file is read between releases of its
+// pages (a multiple of every page size in use).
+const releaseEvery = 4 << 20
+
+// readMem is read on a mapped file: the record's frame is a slice of the
+// mapping. Results and errors are those of read on the same bytes.
+func (p *pcapFile) readMem(ci *gopacket.CaptureInfo) ([]byte, error) {
+	rest := p.mem[p.pos:]
+	if len(rest) < pcapRecordLen {
+		*ci = gopacket.CaptureInfo{}
+		return nil, shortRead(len(rest), io.EOF)
+	}
+	if p.pos-p.released >= releaseEvery {
+		// Frames before this record are no longer valid (Next's
+		// contract): their pages leave the resident set.
+		end := p.pos &^ (releaseEvery - 1)
+		releaseMapped(p.mem[p.released:end])
+		p.released = end
+	}
+	if err := p.recordHeader(rest[:pcapRecordLen], ci); err != nil {
+		return nil, err
+	}
+	n := pcapRecordLen + ci.CaptureLength
+	if len(rest) < n {
+		p.pos = len(p.mem)
+		return nil, shortRead(len(rest)-pcapRecordLen, io.EOF)
+	}
+	p.pos += n
+	return rest[pcapRecordLen:n:n], nil
 }
 
 // shortRead is io.ReadFull's error for a read that got n bytes of more

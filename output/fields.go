@@ -24,6 +24,10 @@ type fieldsPrinter struct {
 	colsOf     [][]int  // field ID -> its columns
 	cols       [][]byte // text of each column for the current frame
 	has        []bool   // column got a value in the current frame
+	// direct reads the columns of frames the reader took by its direct
+	// path (capture.Reader.SetDirect), which have no record.
+	direct  *capture.DirectPlan
+	longest int // the longest direct line written
 }
 
 // index builds colsOf; called once the columns are known.
@@ -62,6 +66,9 @@ func (p *fieldsPrinter) begin() error {
 func (p *fieldsPrinter) end() error { return nil }
 
 func (p *fieldsPrinter) frame(f *capture.Frame) error {
+	if f.Direct() { // the loop calls directFrame itself; this is for other callers
+		return p.directFrame(f)
+	}
 	r := f.Fields()
 	for i := range p.cols {
 		p.cols[i], p.has[i] = p.cols[i][:0], false
@@ -99,6 +106,23 @@ func (p *fieldsPrinter) frame(f *capture.Frame) error {
 	}
 	b = append(b, '\n')
 	p.line = b
+	_, err := p.w.Write(b)
+	return err
+}
+
+// directFrame writes the line of a frame the direct path read.
+func (p *fieldsPrinter) directFrame(f *capture.Frame) error {
+	// Built in the writer's free space, so that it is not copied; room
+	// for the longest line so far is made first, so that the append does
+	// not allocate.
+	if p.w.Available() < p.longest {
+		if err := p.w.Flush(); err != nil {
+			return err
+		}
+	}
+	b := p.direct.AppendColumns(p.w.AvailableBuffer(), f, p.sep, p.quote)
+	b = append(b, '\n')
+	p.longest = max(p.longest, len(b))
 	_, err := p.w.Write(b)
 	return err
 }

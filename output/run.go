@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -76,6 +77,9 @@ type Options struct {
 	Stdout, Stderr io.Writer
 
 	base time.Time // timestamp of the first frame read: text times are relative to it
+	// noDirect keeps -T fields off the reader's direct path (tests compare
+	// the two).
+	noDirect bool
 }
 
 // UsageError is a command-line mistake (exit status 2).
@@ -95,7 +99,8 @@ func ExitCode(err error) int {
 	switch {
 	case err == nil:
 		return 0
-	case errors.As(err, &ue), errors.Is(err, capture.ErrTruncatedFile), errors.Is(err, capture.ErrCorruptRecord):
+	case errors.As(err, &ue), errors.Is(err, capture.ErrTruncatedFile), errors.Is(err, capture.ErrCorruptRecord),
+		errors.Is(err, capture.ErrChanged):
 		return 2
 	}
 	return 1
@@ -233,6 +238,14 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
+	if fp, ok := p.(*fieldsPrinter); ok && flt == nil && tr == nil && w == nil && !o.noDirect {
+		// Nothing but the columns is read of a frame: the reader may take
+		// the commonest SMC-R frames by its fixed-offset path.
+		if plan, ok := capture.CompileDirect(demand); ok {
+			fp.direct = plan
+			r.SetDirect(plan)
+		}
+	}
 	runErr := o.loop(ctx, r, flt, tr, tracked, w, p)
 	if n, ok := r.Dropped(); ok && n > 0 {
 		// As tshark does: a live capture that lost frames says so, since
@@ -303,7 +316,7 @@ func (o *Options) open() (*capture.Reader, error) {
 	if o.Iface != "" {
 		return capture.OpenLive(o.Iface, o.CaptureFilter, o.Snaplen)
 	}
-	return capture.Open(o.Read)
+	return capture.OpenMapped(o.Read) // loop turns a fault of the mapping into ErrChanged
 }
 
 // printer picks the output format. With -w and no explicit -T/-V/-x the
@@ -365,7 +378,20 @@ func (o *Options) demand(flt *filter.Filter) (ids []decode.FieldID, tracked bool
 	return ids, tracked
 }
 
-func (o *Options) loop(ctx context.Context, r *capture.Reader, flt *filter.Filter, tr Tracker, tracked bool, w *capture.Writer, p printer) error {
+func (o *Options) loop(ctx context.Context, r *capture.Reader, flt *filter.Filter, tr Tracker, tracked bool, w *capture.Writer, p printer) (err error) {
+	// The file is read through a mapping (capture.OpenMapped): should
+	// another program truncate it meanwhile, touching a frame beyond its
+	// new end faults, and that is this file's error, not a crash; what was
+	// printed before stays (Run flushes it).
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if v := recover(); v != nil {
+			if !capture.IsFault(v) {
+				panic(v)
+			}
+			err = &capture.FileError{Name: r.Name(), Frame: r.Frames(), Offset: -1, Err: capture.ErrChanged}
+		}
+	}()
 	if p != nil {
 		if err := p.begin(); err != nil {
 			return err
@@ -374,6 +400,10 @@ func (o *Options) loop(ctx context.Context, r *capture.Reader, flt *filter.Filte
 	prog := progress{on: o.Progress, w: o.Stderr, last: time.Now(), prefix: o.prefix()}
 	defer prog.clear()
 	selected := 0
+	direct, _ := p.(*fieldsPrinter)
+	if direct != nil && direct.direct == nil {
+		direct = nil
+	}
 	for {
 		if ctx.Err() != nil {
 			return nil
@@ -389,6 +419,17 @@ func (o *Options) loop(ctx context.Context, r *capture.Reader, flt *filter.Filte
 			o.base = f.CI.Timestamp
 		}
 		prog.tick(f.Number)
+		if direct != nil && f.Direct() {
+			// Read by the reader's direct path: the columns are all that
+			// is printed of it (no tracker, filter or -w in this mode).
+			if err := direct.directFrame(f); err != nil {
+				return err
+			}
+			if selected++; o.Count > 0 && selected >= o.Count {
+				return nil
+			}
+			continue
+		}
 		if tr != nil {
 			tr.Feed(f)
 			if tracked {

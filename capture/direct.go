@@ -1,0 +1,497 @@
+package capture
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"net/netip"
+	"slices"
+
+	"github.com/gopacket/gopacket/layers"
+
+	"github.com/smcscope/smcscope/decode"
+)
+
+// The direct path reads the -T fields columns of the commonest SMC-R frame
+// straight from its bytes: an RC packet of RoCEv2 over plain Ethernet and
+// IPv4 (no VLAN, no IP options, no padding, not cut) carrying a CDC
+// message, RDMA WRITE data or an Acknowledge. Those are nearly all the
+// frames of a capture of SMC-R traffic, and every header of theirs sits at
+// a fixed offset, so a column is a load, a mask and a decimal: no layer
+// decoded, no record built. Every other frame (TCP and CLC, LLC, NAKs,
+// anything odd or damaged) takes the general path (Decoder and
+// Frame.Fields), so that output and errors stay exactly what it gives;
+// TestDirectMatchesRecord holds the two paths to the same text on every
+// capture and on mutated frames.
+
+// Offsets of the headers in a frame the direct path takes: Ethernet II,
+// IPv4 without options (RFC 791), UDP, then the BTH (IBTA vol. 1 §9.2)
+// and the header after it.
+const (
+	dIP   = 14
+	dUDP  = dIP + 20
+	dBTH  = dUDP + 8
+	dNext = dBTH + bthHeaderLen
+	// bthHeaderLen is the BTH of an RC packet (no RDETH/XRCETH).
+	bthHeaderLen = 12
+	// dMin is the shortest such frame: the headers and the 4-byte ICRC.
+	dMin = dNext + 4
+)
+
+// DirectPlan is the compiled form of a list of fields for the direct path
+// (CompileDirect): for each column, where its value sits in a frame the
+// path takes, or that the frame has no value for it.
+type DirectPlan struct {
+	cols []directCol
+	// The last frame number and its text (appendNumber).
+	num  int
+	numW uint64
+	numN int
+}
+
+type directSrc uint8
+
+const (
+	srcAbsent directSrc = iota // never present in a direct frame
+	srcNumber                  // frame.number
+	srcLen                     // frame.len
+	srcCapLen                  // frame.cap_len
+	srcBytes                   // read at a fixed place
+)
+
+type directCol struct {
+	// need: the column has a value when the frame's layers (Frame.direct)
+	// have one of these bits (0: never).
+	need    uint32
+	src     directSrc
+	kind    decode.Kind
+	owner   decode.Owner
+	off     int  // from the frame start, or from its end when fromEnd
+	fromEnd bool // the ICRC trailer
+	size    int
+	le      bool
+	mask    uint64
+	shift   uint8
+	via     func(uint64) uint64
+}
+
+// directOwners are the layers of a direct frame: always the first five,
+// and one of RETH, AETH, CDC by opcode. Every other owner's fields are
+// absent from such a frame.
+const directAlways = 1<<decode.OwnerEthernet | 1<<decode.OwnerIP | 1<<decode.OwnerUDP |
+	1<<decode.OwnerBTH | 1<<decode.OwnerICRC
+
+// directLayerOff is where each layer of a direct frame starts.
+func directLayerOff(o decode.Owner) (off int, fromEnd, ok bool) {
+	switch o {
+	case decode.OwnerEthernet:
+		return 0, false, true
+	case decode.OwnerIP:
+		return dIP, false, true
+	case decode.OwnerUDP:
+		return dUDP, false, true
+	case decode.OwnerBTH:
+		return dBTH, false, true
+	case decode.OwnerRETH, decode.OwnerAETH, decode.OwnerCDC:
+		return dNext, false, true
+	case decode.OwnerICRC:
+		return -4, true, true
+	}
+	return 0, false, false
+}
+
+// CompileDirect compiles the fields ids (the columns of -T fields) for the
+// direct path. It reports false when some column cannot be read that way:
+// a field with no fixed place (computed ones, frame.time_epoch, the
+// tracker's), the recomputed ICRC verdict, or a kind the path does not
+// format; the consumer then reads every frame the general way.
+func CompileDirect(ids []decode.FieldID) (*DirectPlan, bool) {
+	p := &DirectPlan{cols: make([]directCol, len(ids))}
+	for i, id := range ids {
+		c, ok := compileDirectCol(decode.Def(id))
+		if !ok {
+			return nil, false
+		}
+		switch c.src {
+		case srcAbsent:
+		case srcBytes:
+			c.need = 1 << c.owner
+		default:
+			c.need = ^uint32(0)
+		}
+		p.cols[i] = c
+	}
+	return p, true
+}
+
+func compileDirectCol(d decode.FieldDef) (directCol, bool) {
+	c := directCol{kind: d.Kind, owner: d.Owner}
+	switch d.Owner {
+	case decode.OwnerFrame:
+		switch d.ID {
+		case fFrameNumber:
+			c.src = srcNumber
+		case fFrameLen:
+			c.src = srcLen
+		case fFrameCapLen:
+			c.src = srcCapLen
+		case fFrameCut, fFrameError: // a direct frame is neither cut nor in error
+			c.src = srcAbsent
+		default:
+			return c, false
+		}
+		return c, true
+	case decode.OwnerVLAN, decode.OwnerTCP, decode.OwnerGRH, decode.OwnerRDETH, decode.OwnerXRCETH,
+		decode.OwnerImmDt, decode.OwnerIETH, decode.OwnerDETH, decode.OwnerCLC, decode.OwnerLLC:
+		return c, true // srcAbsent: not a layer of a direct frame
+	}
+	base, fromEnd, ok := directLayerOff(d.Owner)
+	if !ok {
+		return c, false // the ICRC verdict, the tracker's fields
+	}
+	variant := 0
+	if d.Owner == decode.OwnerIP {
+		variant = 4
+	}
+	var pl decode.Place
+	found := false
+	for _, p := range d.Places {
+		if p.Variants == nil || containsInt(p.Variants, variant) {
+			pl, found = p, true
+			break
+		}
+	}
+	if !found || pl.Off < 0 || pl.HostOrder || pl.Size > 8 {
+		return c, false
+	}
+	switch d.Kind {
+	case decode.KindUint, decode.KindBool:
+	case decode.KindAddr:
+		if pl.Size != 4 || pl.Mask != 0 || pl.Value != nil {
+			return c, false
+		}
+	case decode.KindMAC:
+		if pl.Size != 6 || pl.Mask != 0 || pl.Value != nil {
+			return c, false
+		}
+	default:
+		return c, false
+	}
+	c.src = srcBytes
+	c.off, c.fromEnd = base+pl.Off, fromEnd
+	c.size, c.le, c.mask, c.via = pl.Size, pl.LittleEndian, pl.Mask, pl.Value
+	if c.mask != 0 {
+		c.shift = uint8(bits.TrailingZeros64(c.mask))
+	}
+	return c, true
+}
+
+func containsInt(s []int, v int) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// SetDirect makes Next read the frames the direct path takes without
+// decoding them (nil: never, the default): such a frame has Direct set,
+// no layer, no record, and only p.AppendColumns reads its columns. Only a
+// consumer that reads nothing else of a frame than Number, CI, Data,
+// SMCRelevant and those columns may set it: -T fields without a filter,
+// a tracker or -w.
+func (r *Reader) SetDirect(p *DirectPlan) { r.direct = p }
+
+// Direct reports that the direct path read the frame (Reader.SetDirect).
+func (f *Frame) Direct() bool { return f.direct != 0 }
+
+// readDirect takes f (Number, CI, Data set) by the direct path if it is
+// one of the frames the path reads, and reports whether it did. The tests
+// below are those the general path's decoders make for this stack: any
+// frame they could decode otherwise, or fail, is left to them.
+func (r *Reader) readDirect(f *Frame) bool {
+	b := f.Data
+	n := len(b)
+	if n < dMin || f.CI.Length != n {
+		return false
+	}
+	be := binary.BigEndian
+	// Ethernet II carrying IPv4; a 20-byte header whose total length is
+	// the rest of the frame (no options, no padding, no FCS); not a
+	// fragment (MF or an offset would stop the chain at the IP layer);
+	// UDP to the RoCEv2 port, its length the rest of the datagram.
+	if be.Uint16(b[12:]) != uint16(layers.EthernetTypeIPv4) || b[dIP] != 0x45 ||
+		int(be.Uint16(b[dIP+2:])) != n-dIP || be.Uint16(b[dIP+6:])&0x3FFF != 0 ||
+		b[dIP+9] != uint8(layers.IPProtocolUDP) ||
+		be.Uint16(b[dUDP+2:]) != uint16(decode.UDPPortRoCEv2) || int(be.Uint16(b[dUDP+4:])) != n-dUDP {
+		return false
+	}
+	// The BTH's payload ends before the pad bytes and the ICRC.
+	end := n - 4 - int(b[dBTH+1]>>4&3)
+	present := uint32(directAlways)
+	switch op := decode.BTHOpcode(b[dBTH]); op {
+	case decode.OpSendFirst, decode.OpSendOnly:
+		// Offered to the SMC classifier: a CDC message (struct
+		// smc_cdc_msg, 44 bytes, type 0xFE) is taken; an LLC message, or
+		// data that is neither, goes the general way (an unclassified
+		// SEND on an SMC-R queue pair is a malformed message there).
+		if end-dNext != 44 || b[dNext] != decode.CDCType || b[dNext+1] != 44 {
+			return false
+		}
+		present |= 1 << decode.OwnerCDC
+		if r.depth == DepthAll {
+			// As smcQPs.roce does for every CDC: its destination is an
+			// SMC-R queue pair.
+			k := qpKey{qpn: uint32(b[dBTH+5])<<16 | uint32(b[dBTH+6])<<8 | uint32(b[dBTH+7])}
+			k.addr[10], k.addr[11] = 0xff, 0xff
+			copy(k.addr[12:], b[dIP+16:dIP+20])
+			r.qps.add(k)
+		}
+	case decode.OpSendMiddle, decode.OpSendLast, decode.OpWriteMiddle, decode.OpWriteLast:
+		if end < dNext {
+			return false
+		}
+	case decode.OpWriteFirst, decode.OpWriteOnly:
+		if end < dNext+16 { // RETH
+			return false
+		}
+		present |= 1 << decode.OwnerRETH
+	case decode.OpAcknowledge:
+		// AETH; a syndrome of the reserved type is a decode error.
+		if end < dNext+4 || decode.AETHSyndrome(b[dNext]).Type() == decode.AETHReserved {
+			return false
+		}
+		present |= 1 << decode.OwnerAETH
+	default:
+		return false
+	}
+	if f.direct == 0 { // a direct frame leaves nothing else to reset
+		f.reset()
+		f.LinkType = layers.LinkTypeEthernet
+	}
+	f.direct = present
+	return true
+}
+
+// AppendColumns appends the -T fields line of f, a frame the direct path
+// read, without its newline: each column's value as decode.Value.Append
+// formats it (nothing when f has none), quoted with quote unless it is 0
+// or the value absent, the columns separated by sep. A column has at most
+// one value in such a frame, so -E occurrence and aggregator play no part.
+func (p *DirectPlan) AppendColumns(dst []byte, f *Frame, sep string, quote byte) []byte {
+	// Room for the longest line first: the numbers are then written
+	// eight bytes at a time without a capacity check.
+	if room := len(p.cols) * (directMaxText + 2 + len(sep)); cap(dst)-len(dst) < room {
+		dst = slices.Grow(dst, room)
+	}
+	data, present := f.Data, f.direct
+	var ok bool
+	for i := range p.cols {
+		c := &p.cols[i]
+		if i > 0 {
+			if len(sep) == 1 {
+				dst = append(dst, sep[0])
+			} else {
+				dst = append(dst, sep...)
+			}
+		}
+		if present&c.need == 0 {
+			continue
+		}
+		if quote != 0 {
+			dst = append(dst, quote)
+		}
+		var x uint64
+		switch c.src {
+		case srcNumber:
+			if dst, ok = p.appendNumber(dst, f.Number); ok {
+				goto next
+			}
+			x = uint64(f.Number)
+		case srcLen:
+			x = uint64(f.CI.Length)
+		case srcCapLen:
+			x = uint64(f.CI.CaptureLength)
+		default:
+			off := c.off
+			if c.fromEnd {
+				off += len(data)
+			}
+			b := data[off : off+c.size]
+			switch {
+			case c.kind == decode.KindAddr:
+				dst = netip.AddrFrom4([4]byte(b)).AppendTo(dst)
+				goto next
+			case c.kind == decode.KindMAC:
+				v := decode.Value{B: b}
+				dst = v.Append(dst, decode.KindMAC)
+				goto next
+			case c.le:
+				for i := len(b) - 1; i >= 0; i-- {
+					x = x<<8 | uint64(b[i])
+				}
+			case c.size == 1:
+				x = uint64(b[0])
+			case c.size == 2:
+				x = uint64(b[0])<<8 | uint64(b[1])
+			case c.size == 3:
+				x = uint64(b[0])<<16 | uint64(b[1])<<8 | uint64(b[2])
+			case c.size == 4:
+				x = uint64(binary.BigEndian.Uint32(b))
+			default:
+				for _, v := range b {
+					x = x<<8 | uint64(v)
+				}
+			}
+			if c.mask != 0 {
+				x = x & c.mask >> c.shift
+			}
+			if c.via != nil {
+				x = c.via(x)
+			}
+			if c.kind == decode.KindBool && x != 0 {
+				x = 1
+			}
+		}
+		if x < 100 {
+			// One or two digits (opcodes, flags, small counters): one
+			// table lookup, and the length without a branch.
+			n := 2 - int(borrow(x, 10))
+			l := len(dst)
+			binary.LittleEndian.PutUint16(dst[l:l+2], decimalPair[x]>>(8*(2-n)))
+			dst = dst[:l+n]
+		} else if x < 1e8 {
+			dst = putDec8(dst, x)
+		} else {
+			dst = appendDec(dst, x)
+		}
+	next:
+		if quote != 0 {
+			dst = append(dst, quote)
+		}
+	}
+	return dst
+}
+
+// directMaxText is the longest text of a column's value: 20 decimal
+// digits; a MAC address (17), an IPv4 address (15).
+const directMaxText = 20
+
+// putDec8 appends x < 1e8 in decimal, dst having room for 8 more bytes:
+// the eight digits are made at once, two by table lookup, and the leading
+// zeros shifted out, so that the number of digits costs no branch.
+func putDec8(dst []byte, x uint64) []byte {
+	w, n := dec8(x)
+	l := len(dst)
+	binary.LittleEndian.PutUint64(dst[l:l+8], w)
+	return dst[:l+n]
+}
+
+// dec8 is the decimal text of x < 1e8 as 8 bytes in memory order (the
+// first in the low byte) and its length. The digits are split in the lanes
+// of one word (SWAR): the two halves of four digits, each into two pairs
+// (x/100 by multiplying by 10486/2^20, exact below 10000), each pair into
+// two digits (by 103/2^10, exact below 100), with no lane carrying into
+// the next.
+func dec8(x uint64) (w uint64, n int) {
+	hi := x / 10000
+	v := hi | (x-hi*10000)<<32
+	q := (v * 10486) >> 20 & 0x0000007F0000007F
+	v = q | (v-q*100)<<16
+	q = (v * 103) >> 10 & 0x000F000F000F000F
+	v = q | (v-q*10)<<8
+	n = decLen(x)
+	return (v | 0x3030303030303030) >> (8 * (8 - n)), n // the leading zeros shifted out
+}
+
+// appendNumber appends frame number n, dst having room for 8 more bytes.
+// Frame numbers mostly come one after the other: the text of the previous
+// one is counted up in its last digit, unless that is a 9. It reports
+// false for a number of more than 8 digits.
+func (p *DirectPlan) appendNumber(dst []byte, n int) ([]byte, bool) {
+	if n == p.num+1 && p.numN > 0 && byte(p.numW>>(8*(p.numN-1))) != '9' {
+		p.numW += 1 << (8 * (p.numN - 1))
+	} else if n >= 0 && n < 1e8 {
+		p.numW, p.numN = dec8(uint64(n))
+	} else {
+		p.numN = 0
+		return dst, false
+	}
+	p.num = n
+	l := len(dst)
+	binary.LittleEndian.PutUint64(dst[l:l+8], p.numW)
+	return dst[:l+p.numN], true
+}
+
+// decimalPair holds the two ASCII digits of 0..99, the first in the low
+// byte.
+var decimalPair = func() (t [100]uint16) {
+	for i := range t {
+		t[i] = uint16('0'+i/10) | uint16('0'+i%10)<<8
+	}
+	return t
+}()
+
+const decimalPairs = "00010203040506070809" +
+	"10111213141516171819" +
+	"20212223242526272829" +
+	"30313233343536373839" +
+	"40414243444546474849" +
+	"50515253545556575859" +
+	"60616263646566676869" +
+	"70717273747576777879" +
+	"80818283848586878889" +
+	"90919293949596979899"
+
+// appendDec is strconv.AppendUint(dst, x, 10), written in place two
+// digits at a time: on the direct path formatting is most of a frame's
+// cost, and strconv builds the digits in a buffer of its own first.
+func appendDec(dst []byte, x uint64) []byte {
+	if x < 10 {
+		return append(dst, byte('0'+x))
+	}
+	if x < 100 {
+		return append(dst, decimalPairs[2*x], decimalPairs[2*x+1])
+	}
+	n := decLen(x)
+	l := len(dst)
+	if cap(dst)-l < n {
+		dst = slices.Grow(dst, n)
+	}
+	dst = dst[:l+n]
+	i := l + n
+	for x >= 100 {
+		q := x / 100
+		r := x - q*100
+		i -= 2
+		dst[i], dst[i+1] = decimalPairs[2*r], decimalPairs[2*r+1]
+		x = q
+	}
+	if x >= 10 {
+		dst[i-2], dst[i-1] = decimalPairs[2*x], decimalPairs[2*x+1]
+	} else {
+		dst[i-1] = byte('0' + x)
+	}
+	return dst
+}
+
+// decLen is the number of decimal digits of x: from its bit length (1233/4096
+// is just below log10(2)), corrected by one comparison. x|1 has as many
+// digits as x (no power of ten minus one is even) and gives 0 its digit.
+func decLen(x uint64) int {
+	y := x | 1
+	t := (bits.Len64(y) * 1233) >> 12
+	// +1 unless y < 10^t, without a branch: the borrow of y-10^t (both
+	// are below 2^63 for every t the table reaches past 10^18... and
+	// 10^19 fits 64 bits, see below).
+	return t + 1 - int(borrow(y, pow10[t]))
+}
+
+// borrow is 1 when a < b, else 0.
+func borrow(a, b uint64) uint64 {
+	_, br := bits.Sub64(a, b, 0)
+	return br
+}
+
+var pow10 = [...]uint64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19}

@@ -1,0 +1,257 @@
+package output
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/pcapgo"
+
+	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/decode"
+)
+
+// directFields are the catalogue's fields that -T fields can read on the
+// reader's direct path (capture.CompileDirect), and frame.error, which a
+// frame the path takes never has: every column the direct path fills.
+func directFields(t *testing.T) []string {
+	t.Helper()
+	var names []string
+	for _, d := range decode.Fields() {
+		if _, ok := capture.CompileDirect([]decode.FieldID{d.ID}); ok {
+			names = append(names, d.Name)
+		}
+	}
+	for _, must := range []string{"frame.number", "roce.bth.psn", "smc.cdc.seq", "roce.reth.va", "roce.aeth.msn", "ip.src", "eth.dst", "frame.error", "smc.clc.type"} {
+		if !strings.Contains(" "+strings.Join(names, " ")+" ", " "+must+" ") {
+			t.Fatalf("%s cannot be read on the direct path; the test expects it", must)
+		}
+	}
+	return names
+}
+
+// runBoth runs -T fields on file by the direct path and without it and
+// fails unless the outputs and errors are the same.
+func runBoth(t *testing.T, o Options) {
+	t.Helper()
+	o.Format = FormatFields
+	slow := o
+	slow.noDirect = true
+	got, gotErr, err1 := run(t, o)
+	want, wantErr, err2 := run(t, slow)
+	if got != want || gotErr != wantErr || (err1 == nil) != (err2 == nil) || (err1 != nil && err1.Error() != err2.Error()) {
+		gl, wl := strings.Split(got, "\n"), strings.Split(want, "\n")
+		for i := 0; i < len(gl) && i < len(wl); i++ {
+			if gl[i] != wl[i] {
+				t.Fatalf("%s: line %d differs:\ndirect:  %q\ngeneral: %q\n(%d columns)", o.Read, i+1, gl[i], wl[i], len(o.Fields))
+			}
+		}
+		t.Fatalf("%s: direct %d lines (%v %q), general %d lines (%v %q)", o.Read, len(gl), err1, gotErr, len(wl), err2, wantErr)
+	}
+}
+
+// TestDirectMatchesRecord holds the direct path of -T fields to the
+// general one (decoders and records), column for column, on every capture
+// of the repository, with every column the direct path fills and the -E
+// options that change a line.
+func TestDirectMatchesRecord(t *testing.T) {
+	cols := directFields(t)
+	var files []string
+	for _, pat := range []string{"../samples/*.pcap*", "../testdata/*/*.pcap*", "../testdata/public/*/*.pcap*"} {
+		m, _ := filepath.Glob(pat)
+		files = append(files, m...)
+	}
+	if len(files) < 30 {
+		t.Fatalf("only %d captures found", len(files))
+	}
+	for _, name := range files {
+		runBoth(t, Options{Read: name, All: true, Fields: cols})
+		runBoth(t, Options{Read: name, Fields: []string{"frame.number", "roce.bth.opcode", "roce.bth.dqpn", "roce.bth.psn", "smc.cdc.seq", "smc.clc.type"}})
+		runBoth(t, Options{Read: name, All: true, Fields: []string{"smc.cdc.seq", "frame.number", "smc.cdc.seq", "ip.dst"}, Separator: ", ", Quote: '"', Header: true, Count: 40})
+	}
+}
+
+// TestDirectMutations runs both paths on frames of the reference
+// pingpong capture damaged one byte at a time (and cut, padded,
+// shortened), each after the unchanged capture so that the queue pairs
+// known as SMC-R are those of a real run: a frame the direct path takes
+// must print what the decoders make of it, and one it should not take
+// (an LLC, a bad length, a reserved syndrome, a fragment) must go the
+// general way, errors included.
+func TestDirectMutations(t *testing.T) {
+	f, err := os.Open(pingpong)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := pcapgo.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var frames [][]byte
+	for {
+		data, _, err := pr.ReadPacketData()
+		if err != nil {
+			break
+		}
+		frames = append(frames, data)
+	}
+	f.Close()
+	var buf bytes.Buffer
+	w := pcapgo.NewWriter(&buf)
+	if err := w.WriteFileHeader(65535, layers.LinkTypeEthernet); err != nil {
+		t.Fatal(err)
+	}
+	ts := time.Unix(1700000000, 0)
+	write := func(data []byte, length int) {
+		ts = ts.Add(time.Microsecond)
+		ci := gopacket.CaptureInfo{Timestamp: ts, CaptureLength: len(data), Length: length}
+		if err := w.WritePacket(ci, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, d := range frames {
+		write(d, len(d))
+	}
+	n := 0
+	for _, d := range frames[:80] {
+		for i := 0; i < len(d) && i < 100; i++ {
+			for _, v := range []byte{d[i] ^ 0x01, d[i] ^ 0x80, d[i] ^ 0x30, 0x00, 0xFF, 0xFE, 0x2C, 0x11, 0x04, 0x45, 0x08} {
+				if v == d[i] {
+					continue
+				}
+				m := bytes.Clone(d)
+				m[i] = v
+				write(m, len(m))
+				n++
+			}
+		}
+		write(d[:len(d)-1], len(d))                   // cut by the snap length
+		write(d[:len(d)-4], len(d)-4)                 // shorter than its headers say
+		write(append(bytes.Clone(d), 0, 0), len(d)+2) // padded
+		write(d[:min(len(d), 50)], min(len(d), 50))
+		n += 4
+	}
+	name := filepath.Join(t.TempDir(), "mutated.pcap")
+	if err := os.WriteFile(name, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d damaged frames", n)
+	runBoth(t, Options{Read: name, All: true, Fields: directFields(t)})
+	runBoth(t, Options{Read: name, All: true, Fields: []string{"frame.number", "roce.bth.opcode", "smc.cdc.seq", "frame.error"}})
+
+	// A CDC read by the direct path makes its queue pair known as SMC-R
+	// as the general path does: the next SEND to it that the classifier
+	// turns down (a CDC whose length byte is damaged) is a malformed CDC,
+	// not opaque data, on both. Frame 23 is the first CDC.
+	cdc := frames[22]
+	bad := bytes.Clone(cdc)
+	bad[55] = 43
+	buf.Reset()
+	w = pcapgo.NewWriter(&buf)
+	if err := w.WriteFileHeader(65535, layers.LinkTypeEthernet); err != nil {
+		t.Fatal(err)
+	}
+	write(cdc, len(cdc))
+	write(bad, len(bad))
+	if err := os.WriteFile(name, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cols := []string{"frame.number", "smc.cdc.seq", "frame.error"}
+	out, _, _ := run(t, Options{Read: name, Format: FormatFields, All: true, Fields: cols})
+	if !strings.Contains(out, "2\t\tCDC") {
+		t.Fatalf("the damaged CDC after a CDC on its queue pair is not a CDC error:\n%s", out)
+	}
+	runBoth(t, Options{Read: name, All: true, Fields: cols})
+}
+
+// TestMappedFileShrinks truncates the capture while smcdump reads it
+// through its mapping: the frames beyond the new end fault, and that must
+// be the file's error (exit status 2) after the lines printed before it,
+// not a crash.
+func TestMappedFileShrinks(t *testing.T) {
+	data, err := os.ReadFile(pingpong)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(t.TempDir(), "shrinks.pcap")
+	if err := os.WriteFile(name, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	sw := &shrinker{w: &out, name: name}
+	err = Run(context.Background(), Options{Read: name, All: true, Stdout: sw, Stderr: io.Discard})
+	if !sw.done {
+		t.Fatal("the output was never flushed during the read; the test needs a longer capture")
+	}
+	if !errors.Is(err, capture.ErrChanged) || ExitCode(err) != 2 {
+		t.Fatalf("error %v (exit %d), want the file's ErrChanged (exit 2)", err, ExitCode(err))
+	}
+	if !strings.HasPrefix(out.String(), "1 ") || !strings.Contains(err.Error(), name+": frame ") {
+		t.Fatalf("error %q; output begins %q", err, out.String()[:min(80, out.Len())])
+	}
+}
+
+// shrinker truncates a file to 4 KiB at the first write it passes on.
+type shrinker struct {
+	w    io.Writer
+	name string
+	done bool
+}
+
+func (s *shrinker) Write(p []byte) (int, error) {
+	if !s.done {
+		s.done = true
+		if err := os.Truncate(s.name, 4096); err != nil {
+			return 0, err
+		}
+	}
+	return s.w.Write(p)
+}
+
+// TestDirectTaken makes sure the direct path is taken where it should be:
+// every RDMA WRITE, ACK and CDC of the reference pingpong capture.
+func TestDirectTaken(t *testing.T) {
+	ids := []decode.FieldID{}
+	for _, n := range []string{"frame.number", "smc.cdc.seq"} {
+		d, _ := decode.LookupField(n)
+		ids = append(ids, d.ID)
+	}
+	plan, ok := capture.CompileDirect(ids)
+	if !ok {
+		t.Fatal("no plan")
+	}
+	r, err := capture.Open(pingpong)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	r.SetFieldDemand(ids)
+	r.SetDepth(capture.DemandDepth(ids))
+	r.SetDirect(plan)
+	direct, cdc := 0, 0
+	var line []byte
+	for {
+		f, err := r.Next()
+		if err != nil {
+			break
+		}
+		if f.Direct() {
+			direct++
+			line = plan.AppendColumns(line[:0], f, "\t", 0)
+			if !strings.HasSuffix(string(line), "\t") {
+				cdc++
+			}
+		}
+	}
+	if direct < 4000 || cdc != 1023 {
+		t.Fatalf("direct path took %d frames, %d CDC (want every RoCE data frame and the 1023 CDC)", direct, cdc)
+	}
+}
