@@ -26,6 +26,7 @@ type pcapFile struct {
 	mem        []byte // a mapped file (mapFile), read in place instead of br
 	pos        int    // mem: offset of the next record
 	released   int    // mem: the pages before this offset were released
+	mapped     bool   // mem is a mapping (mapFile) whose pages may be released
 	bigEndian  bool   // the file's byte order (the magic says)
 	nanoFactor uint32
 	snaplen    uint32
@@ -55,12 +56,14 @@ func newPcapFile(br *bufio.Reader) (*pcapFile, error) {
 	return p, nil
 }
 
-// newMappedPcapFile reads the records of a whole pcap file in memory.
-func newMappedPcapFile(mem []byte) (*pcapFile, error) {
+// newMemPcapFile reads the records of a whole pcap file in memory; mapped
+// says that mem is a mapping of the file (mapFile), whose pages are
+// released behind the reader.
+func newMemPcapFile(mem []byte, mapped bool) (*pcapFile, error) {
 	if len(mem) < pcapHeaderLen {
 		return nil, shortRead(len(mem), io.EOF)
 	}
-	p := &pcapFile{mem: mem, pos: pcapHeaderLen}
+	p := &pcapFile{mem: mem, pos: pcapHeaderLen, mapped: mapped}
 	if err := p.header(mem[:pcapHeaderLen]); err != nil {
 		return nil, err
 	}
@@ -186,7 +189,7 @@ func (p *pcapFile) readMem(ci *gopacket.CaptureInfo) ([]byte, error) {
 		*ci = gopacket.CaptureInfo{}
 		return nil, shortRead(len(rest), io.EOF)
 	}
-	if p.pos-p.released >= releaseEvery {
+	if p.mapped && p.pos-p.released >= releaseEvery {
 		// Frames before this record are no longer valid (Next's
 		// contract): their pages leave the resident set.
 		end := p.pos &^ (releaseEvery - 1)

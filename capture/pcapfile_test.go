@@ -5,7 +5,10 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -64,8 +67,11 @@ func TestPcapFileAsPcapgo(t *testing.T) {
 	files = append(files, big)
 	for i, b := range files {
 		// Header errors are pcapgo's, but not capitalised.
-		if got, want := readAll(t, b, false), readAll(t, b, true); got != want && !(strings.HasPrefix(got, "header:") && strings.EqualFold(got, want)) {
-			t.Fatalf("input %d (%d bytes): pcapFile read\n%s\npcapgo read\n%s", i, len(b), got, want)
+		want := readAll(t, b, "pcapgo")
+		for _, how := range []string{"stream", "memory"} {
+			if got := readAll(t, b, how); got != want && !(strings.HasPrefix(got, "header:") && strings.EqualFold(got, want)) {
+				t.Fatalf("input %d (%d bytes): pcapFile read (%s)\n%s\npcapgo read\n%s", i, len(b), how, got, want)
+			}
 		}
 	}
 }
@@ -78,21 +84,28 @@ func grow(b []byte, off, n int) {
 }
 
 // readAll describes every record and the final error of b, read by
-// pcapFile or by pcapgo.
-func readAll(t *testing.T, b []byte, viaPcapgo bool) string {
+// pcapgo or pcapFile (from a stream or in memory, as a mapped file).
+func readAll(t *testing.T, b []byte, how string) string {
 	t.Helper()
 	var out bytes.Buffer
 	br := bufio.NewReaderSize(bytes.NewReader(b), 1<<18)
 	var src interface {
 		PacketSource
 	}
-	if viaPcapgo {
+	switch how {
+	case "pcapgo":
 		r, err := pcapgo.NewReader(br)
 		if err != nil {
 			return "header: " + err.Error()
 		}
 		src = r
-	} else {
+	case "memory":
+		r, err := newMemPcapFile(b, false)
+		if err != nil {
+			return "header: " + err.Error()
+		}
+		src = r
+	default:
 		r, err := newPcapFile(br)
 		if err != nil {
 			return "header: " + err.Error()
@@ -157,5 +170,52 @@ func TestPlainIPv4AsGopacket(t *testing.T) {
 	}
 	if checked < 100 {
 		t.Errorf("only %d plain headers checked", checked)
+	}
+}
+
+// TestMappedAsStream reads a capture of several release intervals through
+// its mapping and as a stream: the same frames, in order, even though the
+// pages behind the mapped reader are released as it goes.
+func TestMappedAsStream(t *testing.T) {
+	pp, err := os.ReadFile(pingpong)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := slices.Clone(pp)
+	for len(b) < 3*releaseEvery+12345 {
+		b = append(b, pp[pcapHeaderLen:]...)
+	}
+	name := filepath.Join(t.TempDir(), "long.pcap")
+	if err := os.WriteFile(name, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := OpenMapped(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if m.pf == nil || !m.pf.mapped {
+		t.Skip("this system does not map files")
+	}
+	s, err := Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for n := 1; ; n++ {
+		fm, errm := m.Next()
+		fs, errs := s.Next()
+		if errm != nil || errs != nil {
+			if errm != io.EOF || errs != io.EOF {
+				t.Fatalf("frame %d: mapped %v, stream %v", n, errm, errs)
+			}
+			if n < 40000 {
+				t.Fatalf("only %d frames", n)
+			}
+			return
+		}
+		if !bytes.Equal(fm.Data, fs.Data) || !fm.CI.Timestamp.Equal(fs.CI.Timestamp) || fm.CI.Length != fs.CI.Length || m.RecordOffset() != s.RecordOffset() {
+			t.Fatalf("frame %d differs", n)
+		}
 	}
 }

@@ -139,7 +139,7 @@ func openMapped(name string, f *os.File) (r *Reader, ok bool, err error) {
 		return nil, false, nil
 	}
 	closer := &mappedFile{f: f, mem: mem}
-	pf, err := newMappedPcapFile(mem)
+	pf, err := newMemPcapFile(mem, true)
 	if err == nil {
 		r, err = NewReader(name, pf, pf.LinkType())
 	}
