@@ -58,7 +58,21 @@ const (
 	srcBytes                   // read at a fixed place
 )
 
+// directOp is how a column is read: the common shapes (a number of 1 to 4
+// bytes at a fixed offset, under a mask) by a case of their own, the rest
+// by the general code.
+type directOp uint8
+
+const (
+	opGeneral directOp = iota
+	opU8
+	opU16
+	opU24
+	opU32
+)
+
 type directCol struct {
+	op directOp
 	// need: the column has a value when the frame's layers (Frame.direct)
 	// have one of these bits (0: never).
 	need    uint32
@@ -182,6 +196,12 @@ func compileDirectCol(d decode.FieldDef) (directCol, bool) {
 	if c.mask != 0 {
 		c.shift = uint8(bits.TrailingZeros64(c.mask))
 	}
+	if d.Kind == decode.KindUint && !fromEnd && !c.le && c.via == nil && c.size <= 4 {
+		c.op = opU8 + directOp(c.size-1)
+		if c.mask == 0 {
+			c.mask = 1<<(8*c.size) - 1
+		}
+	}
 	return c, true
 }
 
@@ -210,11 +230,11 @@ func (f *Frame) Direct() bool { return f.direct != 0 }
 // below are those the general path's decoders make for this stack: any
 // frame they could decode otherwise, or fail, is left to them.
 func (r *Reader) readDirect(f *Frame) bool {
-	b := f.Data
-	n := len(b)
+	n := len(f.Data)
 	if n < dMin || f.CI.Length != n {
 		return false
 	}
+	b := (*[dMin]byte)(f.Data) // the headers, indexed without bounds checks
 	be := binary.BigEndian
 	// Ethernet II carrying IPv4; a 20-byte header whose total length is
 	// the rest of the frame (no options, no padding, no FCS); not a
@@ -313,6 +333,22 @@ func (p *DirectPlan) AppendColumns(dst []byte, f *Frame, sep string, quote byte)
 		case srcCapLen:
 			x = uint64(f.CI.CaptureLength)
 		default:
+			switch c.op {
+			case opU8:
+				x = uint64(data[c.off]) & c.mask >> c.shift
+				goto number
+			case opU16:
+				b := data[c.off : c.off+2]
+				x = (uint64(b[0])<<8 | uint64(b[1])) & c.mask >> c.shift
+				goto number
+			case opU24:
+				b := data[c.off : c.off+3]
+				x = (uint64(b[0])<<16 | uint64(b[1])<<8 | uint64(b[2])) & c.mask >> c.shift
+				goto number
+			case opU32:
+				x = uint64(binary.BigEndian.Uint32(data[c.off:c.off+4])) & c.mask >> c.shift
+				goto number
+			}
 			off := c.off
 			if c.fromEnd {
 				off += len(data)
@@ -353,6 +389,7 @@ func (p *DirectPlan) AppendColumns(dst []byte, f *Frame, sep string, quote byte)
 				x = 1
 			}
 		}
+	number:
 		if x < 100 {
 			// One or two digits (opcodes, flags, small counters): one
 			// table lookup, and the length without a branch.

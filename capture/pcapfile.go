@@ -152,8 +152,8 @@ func (p *pcapFile) read(ci *gopacket.CaptureInfo) (data []byte, err error) {
 }
 
 // recordHeader reads a record header into ci.
-func (p *pcapFile) recordHeader(h []byte, ci *gopacket.CaptureInfo) error {
-	h = h[:pcapRecordLen]
+func (p *pcapFile) recordHeader(b []byte, ci *gopacket.CaptureInfo) error {
+	h := (*[pcapRecordLen]byte)(b) // indexed without bounds checks
 	// The fraction is multiplied in 32 bits, as pcapgo does, so that a
 	// damaged microsecond field gives the same time.
 	ci.Timestamp = time.Unix(int64(p.u32(h[0:4])), int64(p.u32(h[4:8])*p.nanoFactor)).UTC()
