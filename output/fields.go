@@ -26,8 +26,7 @@ type fieldsPrinter struct {
 	has        []bool   // column got a value in the current frame
 	// direct reads the columns of frames the reader took by its direct
 	// path (capture.Reader.SetDirect), which have no record.
-	direct  *capture.DirectPlan
-	longest int // the longest direct line written
+	direct *capture.DirectPlan
 }
 
 // index builds colsOf; called once the columns are known.
@@ -112,19 +111,28 @@ func (p *fieldsPrinter) frame(f *capture.Frame) error {
 
 // directFrame writes the line of a frame the direct path read.
 func (p *fieldsPrinter) directFrame(f *capture.Frame) error {
-	// Built in the writer's free space, so that it is not copied; room
-	// for the longest line so far is made first, so that the append does
-	// not allocate.
-	if p.w.Available() < p.longest {
-		if err := p.w.Flush(); err != nil {
-			return err
-		}
-	}
-	b := p.direct.AppendColumns(p.w.AvailableBuffer(), f, p.sep, p.quote)
-	b = append(b, '\n')
-	p.longest = max(p.longest, len(b))
+	b := append(p.direct.AppendColumns(p.line[:0], f, p.sep, p.quote), '\n')
+	p.line = b
 	_, err := p.w.Write(b)
 	return err
+}
+
+// directRun prints a run of frames that the reader's direct path takes
+// (capture.Reader.AppendDirect), at most limit lines when limit > 0,
+// written in the output buffer's free space so that they are not copied.
+// It returns the lines printed and the frame that ended the run, if one
+// did (see AppendDirect).
+func (p *fieldsPrinter) directRun(r *capture.Reader, limit int) (*capture.Frame, int, error) {
+	if p.w.Available() < 4*p.direct.LineRoom(p.sep) {
+		if err := p.w.Flush(); err != nil {
+			return nil, 0, err
+		}
+	}
+	b, n, f, err := r.AppendDirect(p.w.AvailableBuffer(), p.sep, p.quote, limit)
+	if _, werr := p.w.Write(b); werr != nil {
+		return nil, n, werr
+	}
+	return f, n, err
 }
 
 // writeGlossary prints -G fields: every catalogue field as

@@ -408,7 +408,26 @@ func (o *Options) loop(ctx context.Context, r *capture.Reader, flt *filter.Filte
 		if ctx.Err() != nil {
 			return nil
 		}
-		f, err := r.Next()
+		var (
+			f   *capture.Frame
+			err error
+		)
+		if direct != nil {
+			// The frames the reader's direct path takes are printed in
+			// runs, straight into the output buffer (no tracker, filter
+			// or -w in this mode); f is the one that ended the run.
+			var n int
+			f, n, err = direct.directRun(r, o.Count-selected)
+			if selected += n; o.Count > 0 && selected >= o.Count {
+				return nil
+			}
+			prog.tick(r.Frames())
+			if f == nil && err == nil {
+				continue
+			}
+		} else {
+			f, err = r.Next()
+		}
 		if err != nil {
 			if err == io.EOF || (o.Iface != "" && ctx.Err() != nil) {
 				return nil
@@ -419,17 +438,6 @@ func (o *Options) loop(ctx context.Context, r *capture.Reader, flt *filter.Filte
 			o.base = f.CI.Timestamp
 		}
 		prog.tick(f.Number)
-		if direct != nil && f.Direct() {
-			// Read by the reader's direct path: the columns are all that
-			// is printed of it (no tracker, filter or -w in this mode).
-			if err := direct.directFrame(f); err != nil {
-				return err
-			}
-			if selected++; o.Count > 0 && selected >= o.Count {
-				return nil
-			}
-			continue
-		}
 		if tr != nil {
 			tr.Feed(f)
 			if tracked {
