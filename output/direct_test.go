@@ -255,3 +255,50 @@ func TestDirectTaken(t *testing.T) {
 		t.Fatalf("direct path took %d frames, %d CDC (want every RoCE data frame and the 1023 CDC)", direct, cdc)
 	}
 }
+
+// FuzzDirectFields feeds one frame (after the reference capture, so that
+// its queue pairs are known) to -T fields by both paths; the seeds are
+// the reference capture's frames.
+func FuzzDirectFields(f *testing.F) {
+	r, err := os.Open(pingpong)
+	if err != nil {
+		f.Fatal(err)
+	}
+	pr, err := pcapgo.NewReader(r)
+	if err != nil {
+		f.Fatal(err)
+	}
+	var prefix bytes.Buffer
+	w := pcapgo.NewWriter(&prefix)
+	if err := w.WriteFileHeader(65535, layers.LinkTypeEthernet); err != nil {
+		f.Fatal(err)
+	}
+	for i := 0; ; i++ {
+		data, ci, err := pr.ReadPacketData()
+		if err != nil {
+			break
+		}
+		if err := w.WritePacket(ci, data); err != nil {
+			f.Fatal(err)
+		}
+		if i < 40 || i%50 == 0 { // the handshake, then every shape of RoCE frame
+			f.Add(data)
+		}
+	}
+	r.Close()
+	cols := []string{"frame.number", "frame.error", "roce.bth.opcode", "roce.bth.psn", "roce.reth.va", "roce.aeth.msn", "roce.icrc", "smc.cdc.seq", "smc.cdc.flags.write_blocked", "ip.src", "eth.src", "smc.llc.type"}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		b := bytes.Clone(prefix.Bytes())
+		bw := bytes.NewBuffer(b)
+		w := pcapgo.NewWriter(bw)
+		ci := gopacket.CaptureInfo{Timestamp: time.Unix(1800000000, 0), CaptureLength: len(data), Length: len(data)}
+		if err := w.WritePacket(ci, data); err != nil {
+			t.Skip(err)
+		}
+		name := filepath.Join(t.TempDir(), "f.pcap")
+		if err := os.WriteFile(name, bw.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		runBoth(t, Options{Read: name, All: true, Fields: cols})
+	})
+}
