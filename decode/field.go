@@ -8,6 +8,8 @@ import (
 	"net/netip"
 	"sort"
 	"strconv"
+
+	"github.com/smcscope/smcscope/internal/numfmt"
 )
 
 // Kind says how a field's value is stored, compared and printed.
@@ -142,12 +144,15 @@ func (v Value) Format(k Kind) string {
 func (v *Value) Append(dst []byte, k Kind) []byte {
 	switch k {
 	case KindUint, KindBool:
-		return strconv.AppendUint(dst, v.U, 10)
+		return numfmt.AppendUint(dst, v.U)
 	case KindString:
 		return append(dst, v.S...)
 	case KindBytes:
 		return hex.AppendEncode(dst, v.B)
 	case KindAddr:
+		if v.A.Is4() { // every address of an IPv4 capture: the general path is slower
+			return numfmt.AppendIPv4(dst, v.A.As4())
+		}
 		return v.A.AppendTo(dst)
 	case KindMAC:
 		if len(v.B) == 6 {
@@ -192,13 +197,8 @@ func appendFixed9(dst []byte, f float64) []byte {
 	if rem > half || rem == half && q&1 == 1 {
 		q++
 	}
-	dst = strconv.AppendUint(dst, q/1e9, 10)
-	frac := q % 1e9
-	dst = append(dst, '.')
-	for d := uint64(1e8); d > 0; d /= 10 {
-		dst = append(dst, byte('0'+frac/d%10))
-	}
-	return dst
+	dst = numfmt.AppendUint(dst, q/1e9)
+	return numfmt.AppendPadded(append(dst, '.'), q%1e9, 9)
 }
 
 // Display renders v for the -V tree and text lines: hex where the field asks

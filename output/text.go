@@ -9,6 +9,7 @@ import (
 
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
+	"github.com/smcscope/smcscope/internal/numfmt"
 )
 
 // textPrinter writes "N  time  src -> dst  PROTO  summary", one line per
@@ -50,7 +51,7 @@ func (p *textPrinter) frame(f *capture.Frame) error {
 // selects which of f.CLC the line describes; -1 describes the frame.
 // Times are seconds since base.
 func AppendLine(dst []byte, f *capture.Frame, base time.Time, clc int) []byte {
-	dst = strconv.AppendInt(dst, int64(f.Number), 10)
+	dst = numfmt.AppendInt(dst, int64(f.Number))
 	dst = append(dst, "  "...)
 	d := since(f.CI.Timestamp, base)
 	if base.IsZero() {
@@ -89,11 +90,8 @@ func appendSeconds(dst []byte, d time.Duration) []byte {
 		return strconv.AppendFloat(dst, d.Seconds(), 'f', 6, 64)
 	}
 	us := (ns + 500) / 1000
-	dst = strconv.AppendInt(dst, us/1e6, 10)
-	frac := us % 1e6
-	return append(dst, '.',
-		byte('0'+frac/1e5), byte('0'+frac/1e4%10), byte('0'+frac/1e3%10),
-		byte('0'+frac/100%10), byte('0'+frac/10%10), byte('0'+frac%10))
+	dst = numfmt.AppendUint(dst, uint64(us/1e6))
+	return numfmt.AppendPadded(append(dst, '.'), uint64(us%1e6), 6)
 }
 
 // appendIPv4 is netip.Addr.AppendTo for a 4-byte address, without making
@@ -149,14 +147,14 @@ func appendPort(dst []byte, f *capture.Frame) []byte {
 	if f.TCP == nil {
 		return dst
 	}
-	return strconv.AppendUint(append(dst, ':'), uint64(f.TCP.SrcPort), 10)
+	return numfmt.AppendUint(append(dst, ':'), uint64(f.TCP.SrcPort))
 }
 
 func appendPortDst(dst []byte, f *capture.Frame) []byte {
 	if f.TCP == nil {
 		return dst
 	}
-	return strconv.AppendUint(append(dst, ':'), uint64(f.TCP.DstPort), 10)
+	return numfmt.AppendUint(append(dst, ':'), uint64(f.TCP.DstPort))
 }
 
 // addrOf converts without allocating; a length other than 4 or 16 gives the
@@ -207,26 +205,26 @@ func appendProtoSummary(dst []byte, f *capture.Frame, clc int) []byte {
 		return appendTCP(dst, f)
 	case f.UDP != nil:
 		dst = append(dst, "UDP  "...)
-		dst = strconv.AppendUint(dst, uint64(f.UDP.SrcPort), 10)
+		dst = numfmt.AppendUint(dst, uint64(f.UDP.SrcPort))
 		dst = append(dst, " -> "...)
-		dst = strconv.AppendUint(dst, uint64(f.UDP.DstPort), 10)
+		dst = numfmt.AppendUint(dst, uint64(f.UDP.DstPort))
 		return appendLen(dst, len(f.UDP.Payload))
 	case f.IPv4 != nil:
 		dst = append(dst, "IPv4  proto "...)
-		return strconv.AppendUint(dst, uint64(f.IPv4.Protocol), 10)
+		return numfmt.AppendUint(dst, uint64(f.IPv4.Protocol))
 	case f.IPv6 != nil:
 		dst = append(dst, "IPv6  next header "...)
-		return strconv.AppendUint(dst, uint64(f.IPv6.NextHeader), 10)
+		return numfmt.AppendUint(dst, uint64(f.IPv6.NextHeader))
 	case f.Eth != nil:
 		dst = append(dst, "ETH  type 0x"...)
-		return strconv.AppendUint(dst, uint64(f.Eth.EthernetType), 16)
+		return numfmt.AppendHex(dst, uint64(f.Eth.EthernetType))
 	}
 	return append(dst, "?  undecoded"...)
 }
 
 func appendLen(dst []byte, n int) []byte {
 	dst = append(dst, " len "...)
-	return strconv.AppendInt(dst, int64(n), 10)
+	return numfmt.AppendInt(dst, int64(n))
 }
 
 func appendRoCE(dst []byte, f *capture.Frame) []byte {
@@ -260,7 +258,7 @@ func appendTCP(dst []byte, f *capture.Frame) []byte {
 	flag(t.PSH, "PSH")
 	flag(t.ACK, "ACK")
 	dst = append(dst, "] seq "...)
-	dst = strconv.AppendUint(dst, uint64(t.Seq), 10)
+	dst = numfmt.AppendUint(dst, uint64(t.Seq))
 	dst = appendLen(dst, len(t.Payload))
 	if t.SYN {
 		if f.SMCOption {
@@ -276,9 +274,9 @@ func appendTCP(dst []byte, f *capture.Frame) []byte {
 func appendProblems(dst []byte, f *capture.Frame) []byte {
 	if f.Cut {
 		dst = append(dst, " [cut by snaplen: "...)
-		dst = strconv.AppendInt(dst, int64(f.CI.CaptureLength), 10)
+		dst = numfmt.AppendInt(dst, int64(f.CI.CaptureLength))
 		dst = append(dst, " of "...)
-		dst = strconv.AppendInt(dst, int64(f.CI.Length), 10)
+		dst = numfmt.AppendInt(dst, int64(f.CI.Length))
 		dst = append(dst, " bytes]"...)
 	}
 	if f.ICRC.Checked && !f.ICRC.OK {
