@@ -282,8 +282,22 @@ func (r *Record) put(id FieldID) *Value {
 	return &r.Vals[len(r.Vals)-1]
 }
 
-// AddUint appends a numeric value.
+// AddUint appends a numeric value. Most values of a full record are
+// numbers: with room in both slices and no Want, the inlined caller
+// stores the value itself.
 func (r *Record) AddUint(id FieldID, u uint64) {
+	n := len(r.IDs)
+	if r.Want == nil && n < cap(r.IDs) && n < cap(r.Vals) {
+		r.IDs = r.IDs[:n+1]
+		r.IDs[n] = id
+		r.Vals = r.Vals[:n+1]
+		r.Vals[n] = Value{U: u}
+		return
+	}
+	r.addUint(id, u)
+}
+
+func (r *Record) addUint(id FieldID, u uint64) {
 	if !r.drops(id) {
 		r.put(id).U = u
 	}
@@ -291,13 +305,11 @@ func (r *Record) AddUint(id FieldID, u uint64) {
 
 // AddBool appends a boolean as 0/1.
 func (r *Record) AddBool(id FieldID, b bool) {
-	if !r.drops(id) {
-		var u uint64
-		if b {
-			u = 1
-		}
-		r.put(id).U = u
+	var u uint64
+	if b {
+		u = 1
 	}
+	r.AddUint(id, u)
 }
 
 // AddString appends text.

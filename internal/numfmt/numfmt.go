@@ -66,7 +66,27 @@ func appendUint(dst []byte, u uint64) []byte {
 	}
 	n := DecimalLen(u)
 	dst = grow(dst, n)
-	putDecimal(dst[len(dst)-n:], u)
+	b := dst[len(dst)-n:]
+	i := n
+	for u >= 1e8 {
+		q := u / 1e8
+		put8(b[i-8:i], uint32(u-q*1e8))
+		u = q
+		i -= 8
+	}
+	// The same digits as putDecimal, without its padding: u has i digits.
+	v := uint32(u)
+	for v >= 100 {
+		r := v % 100
+		v /= 100
+		i -= 2
+		b[i], b[i+1] = digits2[2*r], digits2[2*r+1]
+	}
+	if v >= 10 {
+		b[0], b[1] = digits2[2*v], digits2[2*v+1]
+	} else {
+		b[0] = byte('0' + v)
+	}
 	return dst
 }
 
