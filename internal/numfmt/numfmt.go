@@ -11,7 +11,10 @@
 // of the base and on random values (numfmt_test.go).
 package numfmt
 
-import "math/bits"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // digits2 holds "00" to "99": the two digits of n are digits2[2n:2n+2].
 const digits2 = "0001020304050607080910111213141516171819" +
@@ -64,29 +67,30 @@ func appendUint(dst []byte, u uint64) []byte {
 		}
 		return append(dst, digits2[2*u], digits2[2*u+1])
 	}
-	n := DecimalLen(u)
+	return appendDigits(dst, u, DecimalLen(u))
+}
+
+// appendDigits appends u as exactly n decimal digits (n at least u's
+// digit count: leading zeros pad it). Up to 16 digits, with 16 bytes of
+// room, it writes blocks of eight (put8) without a loop: u scaled to fill
+// eight digits (u·10^(8-n)) puts its digits first and zeros after, past
+// the returned length; above eight digits the low eight are written over
+// those zeros.
+func appendDigits(dst []byte, u uint64, n int) []byte {
+	l := len(dst)
+	if n <= 16 && cap(dst)-l >= 16 {
+		w := dst[l : l+16]
+		if n <= 8 {
+			put8(w[:8], uint32(u*pow10[8-n]))
+		} else {
+			hi, lo := u/1e8, u%1e8
+			put8(w[:8], uint32(hi*pow10[16-n]))
+			put8(w[n-8:n], uint32(lo))
+		}
+		return dst[:l+n]
+	}
 	dst = grow(dst, n)
-	b := dst[len(dst)-n:]
-	i := n
-	for u >= 1e8 {
-		q := u / 1e8
-		put8(b[i-8:i], uint32(u-q*1e8))
-		u = q
-		i -= 8
-	}
-	// The same digits as putDecimal, without its padding: u has i digits.
-	v := uint32(u)
-	for v >= 100 {
-		r := v % 100
-		v /= 100
-		i -= 2
-		b[i], b[i+1] = digits2[2*r], digits2[2*r+1]
-	}
-	if v >= 10 {
-		b[0], b[1] = digits2[2*v], digits2[2*v+1]
-	} else {
-		b[0] = byte('0' + v)
-	}
+	putDecimal(dst[len(dst)-n:], u)
 	return dst
 }
 
@@ -101,10 +105,7 @@ func AppendInt(dst []byte, i int64) []byte {
 // AppendPadded appends u in decimal with leading zeros to width digits
 // (more digits when u needs them), as fmt's %0*d does for non-negative u.
 func AppendPadded(dst []byte, u uint64, width int) []byte {
-	n := max(DecimalLen(u), width)
-	dst = grow(dst, n)
-	putDecimal(dst[len(dst)-n:], u)
-	return dst
+	return appendDigits(dst, u, max(DecimalLen(u), width))
 }
 
 // putDecimal writes u right-aligned into b, filling what the digits leave
@@ -134,14 +135,24 @@ func putDecimal(b []byte, u uint64) {
 
 // put8 writes v (below 1e8) as exactly eight digits into b[:8].
 func put8(b []byte, v uint32) {
-	_ = b[7]
-	hi, lo := v/10000, v%10000
-	h1, h0 := hi/100, hi%100
-	l1, l0 := lo/100, lo%100
-	b[0], b[1] = digits2[2*h1], digits2[2*h1+1]
-	b[2], b[3] = digits2[2*h0], digits2[2*h0+1]
-	b[4], b[5] = digits2[2*l1], digits2[2*l1+1]
-	b[6], b[7] = digits2[2*l0], digits2[2*l0+1]
+	binary.LittleEndian.PutUint64(b[:8], digits8(v))
+}
+
+// digits8 returns the eight decimal digits of v (below 1e8) as the bytes
+// of a little-endian word, the first digit in the lowest byte. The number
+// is split in lanes of one word, all lanes at once: into two halves of
+// four digits (32-bit lanes), each into two pairs (16-bit lanes), each
+// pair into two digits (bytes). A division by 100 or 10 of a lane is a
+// multiplication and a shift, exact for the lane's range; what the shift
+// brings down from the lane above is masked off.
+func digits8(v uint32) uint64 {
+	hi := v / 10000
+	x := uint64(hi) | uint64(v-hi*10000)<<32    // 0-9999 in each 32-bit lane
+	t := (x * 10486 >> 20) & 0x0000007F0000007F // lane/100 (exact below 43699)
+	x = t | (x-t*100)<<16                       // 0-99 in each 16-bit lane
+	t = (x * 103 >> 10) & 0x000F000F000F000F    // lane/10 (exact below 179)
+	x = t | (x-t*10)<<8                         // 0-9 in each byte
+	return x + 0x3030303030303030
 }
 
 // HexLen is the number of lowercase hex digits of u (1 for 0).
@@ -165,6 +176,33 @@ func AppendHexPadded(dst []byte, u uint64, width int) []byte {
 		u >>= 4
 	}
 	return dst
+}
+
+// AppendHex24 appends the six hex digits of a 24-bit v (a queue pair or
+// packet sequence number, two on every RoCE line), zero-padded as
+// AppendHexPadded(dst, v, 6). With eight bytes of room the digits are made
+// in a word at once (hex8) and stored whole; the two bytes stored past
+// them lie beyond the returned length. A larger v goes the general way.
+func AppendHex24(dst []byte, v uint32) []byte {
+	l := len(dst)
+	if v >= 1<<24 || cap(dst)-l < 8 {
+		return AppendHexPadded(dst, uint64(v), 6)
+	}
+	binary.BigEndian.PutUint64(dst[l:l+8], hex8(v<<8))
+	return dst[:l+6]
+}
+
+// hex8 returns the eight lowercase hex digits of v as the bytes of a word,
+// the first digit in the most significant byte: each nibble is spread to a
+// byte of its own, and turned into '0'-'9' or 'a'-'f' without a branch.
+func hex8(v uint32) uint64 {
+	x := uint64(v)
+	x = (x | x<<16) & 0x0000FFFF0000FFFF
+	x = (x | x<<8) & 0x00FF00FF00FF00FF
+	x = (x<<4 | x) & 0x0F0F0F0F0F0F0F0F // high nibble of each byte pair first
+	// A byte of 10 or more gets 'a'-'0'-10 more: adding 6 carries into bit 4.
+	letters := (x + 0x0606060606060606) >> 4 & 0x0101010101010101
+	return x + 0x3030303030303030 + letters*('a'-'0'-10)
 }
 
 // AppendIPv4 appends the dotted-quad form of ip, as netip.Addr.AppendTo

@@ -50,6 +50,10 @@ func TestAsStrconv(t *testing.T) {
 				check("AppendHexPadded", AppendHexPadded(dst, u, w), fmt.Sprintf("%0*x", w, u))
 			}
 		}
+		for _, dst := range [][]byte{append([]byte(nil), prefix...), append(make([]byte, 0, 64), prefix...)} {
+			check("AppendHex24", AppendHex24(dst, uint32(u)), fmt.Sprintf("%06x", uint32(u)))
+			check("AppendHex24", AppendHex24(dst, uint32(u)&(1<<24-1)), fmt.Sprintf("%06x", uint32(u)&(1<<24-1)))
+		}
 		if DecimalLen(u) != len(strconv.FormatUint(u, 10)) {
 			t.Fatalf("DecimalLen(%d) = %d", u, DecimalLen(u))
 		}
@@ -62,6 +66,7 @@ func TestNoAlloc(t *testing.T) {
 		buf = AppendUint(buf[:0], 18388237116597534936)
 		buf = AppendPadded(buf, 12, 6)
 		buf = AppendHexPadded(buf, 0xa6ac34, 6)
+		buf = AppendHex24(buf, 0xa6ac34)
 	})
 	if n != 0 {
 		t.Errorf("%v allocations", n)
@@ -94,4 +99,22 @@ func BenchmarkStrconvAppendUint(b *testing.B) {
 		}
 	}
 	sink = buf
+}
+
+// TestDigits8Exhaustive: the lane arithmetic of digits8 against plain
+// division on every value it takes.
+func TestDigits8Exhaustive(t *testing.T) {
+	step := uint32(1)
+	if testing.Short() {
+		step = 997
+	}
+	for v := uint32(0); v < 1e8; v += step {
+		w, x := digits8(v), v
+		for i := 7; i >= 0; i-- {
+			if byte(w>>(8*i)) != byte('0'+x%10) {
+				t.Fatalf("digits8(%d) = %016x", v, w)
+			}
+			x /= 10
+		}
+	}
 }
