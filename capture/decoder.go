@@ -184,7 +184,19 @@ func (d *Decoder) decodeChain(f *Frame, typ gopacket.LayerType, outer bool) {
 	for len(data) > 0 {
 		var l gopacket.DecodingLayer
 		cur := typ
+		// A switch on layer types (variables, not constants) compares
+		// them in order: the BTH, which the loop starts with for nearly
+		// every frame (decodeOuter took the layers above it), first.
 		switch typ {
+		case decode.LayerTypeBTH:
+			if err = d.roce.bth.DecodeFromBytes(data, d); err == nil {
+				f.BTH = &d.roce.bth
+				typ, data = d.roce.bth.NextLayerType(), d.roce.bth.Payload
+				if d.depth >= DepthBTH {
+					f.Decoded = append(f.Decoded, cur)
+					return
+				}
+			}
 		case layers.LayerTypeEthernet:
 			if err = d.eth.DecodeFromBytes(data, d); err == nil {
 				f.Eth = &d.eth
@@ -232,15 +244,6 @@ func (d *Decoder) decodeChain(f *Frame, typ gopacket.LayerType, outer bool) {
 			if err = d.udp.DecodeFromBytes(data, d); err == nil {
 				f.UDP = &d.udp.UDP
 				typ, data = d.udp.NextLayerType(), d.udp.Payload
-			}
-		case decode.LayerTypeBTH:
-			if err = d.roce.bth.DecodeFromBytes(data, d); err == nil {
-				f.BTH = &d.roce.bth
-				typ, data = d.roce.bth.NextLayerType(), d.roce.bth.Payload
-				if d.depth >= DepthBTH {
-					f.Decoded = append(f.Decoded, cur)
-					return
-				}
 			}
 		default:
 			if l = d.roce.layer(typ, d.depth); l == nil {

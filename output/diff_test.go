@@ -200,3 +200,30 @@ func refJSONValue(k decode.Kind, v decode.Value) string {
 	}
 	return string(appendJSONString(nil, v.S))
 }
+
+// TestTextLineCache: the text printer's line (endpoints remembered from
+// line to line) is AppendLine's, frame by frame, on every capture and on
+// mutated frames.
+func TestTextLineCache(t *testing.T) {
+	frames := 0
+	for _, path := range append(everyCapture(t), mutatedCapture(t)) {
+		var ends endpointCache
+		var got, want []byte
+		eachTrackedFrame(t, path, func(f *capture.Frame, base time.Time) {
+			for clc := -1; clc < len(f.CLC); clc++ {
+				if clc == -1 && len(f.CLC) > 0 {
+					continue
+				}
+				got = appendLine(got[:0], f, base, clc, &ends)
+				want = AppendLine(want[:0], f, base, clc)
+				if string(got) != string(want) {
+					t.Fatalf("%s frame %d:\ngot  %s\nwant %s", path, f.Number, got, want)
+				}
+			}
+			frames++
+		})
+	}
+	if frames < 10000 {
+		t.Errorf("only %d frames compared", frames)
+	}
+}

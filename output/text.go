@@ -2,6 +2,7 @@ package output
 
 import (
 	"bufio"
+	"encoding/binary"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -21,6 +22,7 @@ type textPrinter struct {
 	hex     bool
 	base    *time.Time
 	line    []byte
+	ends    endpointCache
 }
 
 func (p *textPrinter) begin() error { return nil }
@@ -28,11 +30,11 @@ func (p *textPrinter) end() error   { return nil }
 
 func (p *textPrinter) frame(f *capture.Frame) error {
 	if len(f.CLC) == 0 {
-		p.line = AppendLine(p.line[:0], f, *p.base, -1)
+		p.line = appendLine(p.line[:0], f, *p.base, -1, &p.ends)
 		p.w.Write(p.line)
 	}
 	for i := range f.CLC {
-		p.line = AppendLine(p.line[:0], f, *p.base, i)
+		p.line = appendLine(p.line[:0], f, *p.base, i, &p.ends)
 		p.w.Write(p.line)
 	}
 	if p.verbose {
@@ -51,6 +53,12 @@ func (p *textPrinter) frame(f *capture.Frame) error {
 // selects which of f.CLC the line describes; -1 describes the frame.
 // Times are seconds since base.
 func AppendLine(dst []byte, f *capture.Frame, base time.Time, clc int) []byte {
+	return appendLine(dst, f, base, clc, nil)
+}
+
+// appendLine is AppendLine with the endpoints of recent lines remembered
+// in ends (nil: none).
+func appendLine(dst []byte, f *capture.Frame, base time.Time, clc int, ends *endpointCache) []byte {
 	dst = numfmt.AppendInt(dst, int64(f.Number))
 	dst = append(dst, "  "...)
 	d := since(f.CI.Timestamp, base)
@@ -59,7 +67,7 @@ func AppendLine(dst []byte, f *capture.Frame, base time.Time, clc int) []byte {
 	}
 	dst = appendSeconds(dst, d)
 	dst = append(dst, "  "...)
-	dst = appendEndpoints(dst, f)
+	dst = ends.appendEndpoints(dst, f)
 	dst = append(dst, "  "...)
 	dst = appendProtoSummary(dst, f, clc)
 	dst = appendProblems(dst, f)
@@ -110,6 +118,48 @@ func appendIPv4(dst []byte, ip []byte) []byte {
 			dst = append(dst, '0'+b)
 		}
 	}
+	return dst
+}
+
+// endpointCache remembers the endpoint text of the last two IPv4
+// address and port pairs: a RoCE link's two directions, or a TCP
+// connection's, fill most lines, and copying their text costs a third of
+// formatting it.
+type endpointCache struct {
+	keys [2]endpointKey
+	text [2][]byte
+	next int
+}
+
+// endpointKey is what the endpoint text of a plain IPv4 line is made of.
+type endpointKey struct {
+	addrs uint64 // source and destination address
+	ports uint32 // TCP source and destination port
+	tcp   bool
+	valid bool
+}
+
+// appendEndpoints appends appendEndpoints(dst, f), from the cache when a
+// recent line had the same endpoints (c may be nil: no cache).
+func (c *endpointCache) appendEndpoints(dst []byte, f *capture.Frame) []byte {
+	ip := f.IPv4
+	if c == nil || ip == nil || f.GRH != nil || len(ip.SrcIP) != 4 || len(ip.DstIP) != 4 {
+		return appendEndpoints(dst, f)
+	}
+	k := endpointKey{addrs: uint64(binary.BigEndian.Uint32(ip.SrcIP))<<32 | uint64(binary.BigEndian.Uint32(ip.DstIP)), valid: true}
+	if f.TCP != nil {
+		k.ports, k.tcp = uint32(f.TCP.SrcPort)<<16|uint32(f.TCP.DstPort), true
+	}
+	for i := range c.keys {
+		if c.keys[i] == k {
+			return append(dst, c.text[i]...)
+		}
+	}
+	n := len(dst)
+	dst = appendEndpoints(dst, f)
+	i := c.next
+	c.next = (i + 1) % len(c.keys)
+	c.keys[i], c.text[i] = k, append(c.text[i][:0], dst[n:]...)
 	return dst
 }
 
