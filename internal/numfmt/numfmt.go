@@ -1,14 +1,13 @@
 // Package numfmt formats integers into byte slices as strconv does, for
 // the per-frame output paths (text lines, -T json), where strconv's
 // AppendUint was a fifth of the JSON writer: it formats into a 64-byte
-// buffer on the stack, one or two digits at a time with a general
-// division, and then copies the digits out. The functions here size the
-// number first and write the digits in place, two at a time, with
-// divisions by constants (multiplications), in 32-bit arithmetic where
-// the value allows.
+// buffer on the stack, one or two digits at a time, and then copies the
+// digits out. The functions here size the number first and store its
+// digits in place in blocks of eight (two words of a table of four-digit
+// words), by divisions by constants (multiplications).
 //
-// Every function is tested against strconv on values around each power
-// of the base and on random values (numfmt_test.go).
+// Every function is tested against strconv or fmt on values around each
+// power of the base and on random values (numfmt_test.go).
 package numfmt
 
 import (
@@ -139,21 +138,22 @@ func put8(b []byte, v uint32) {
 }
 
 // digits8 returns the eight decimal digits of v (below 1e8) as the bytes
-// of a little-endian word, the first digit in the lowest byte. The number
-// is split in lanes of one word, all lanes at once: into two halves of
-// four digits (32-bit lanes), each into two pairs (16-bit lanes), each
-// pair into two digits (bytes). A division by 100 or 10 of a lane is a
-// multiplication and a shift, exact for the lane's range; what the shift
-// brings down from the lane above is masked off.
+// of a little-endian word, the first digit in the lowest byte: the two
+// halves of four digits from digits4.
 func digits8(v uint32) uint64 {
 	hi := v / 10000
-	x := uint64(hi) | uint64(v-hi*10000)<<32    // 0-9999 in each 32-bit lane
-	t := (x * 10486 >> 20) & 0x0000007F0000007F // lane/100 (exact below 43699)
-	x = t | (x-t*100)<<16                       // 0-99 in each 16-bit lane
-	t = (x * 103 >> 10) & 0x000F000F000F000F    // lane/10 (exact below 179)
-	x = t | (x-t*10)<<8                         // 0-9 in each byte
-	return x + 0x3030303030303030
+	return uint64(digits4[hi]) | uint64(digits4[v-hi*10000])<<32
 }
+
+// digits4[n] holds the four digits of n (below 10000) as the bytes of a
+// little-endian word, the first digit in the lowest byte. It is made once
+// at start-up and only read.
+var digits4 = func() (t [10000]uint32) {
+	for n := range t {
+		t[n] = uint32('0'+n/1000) | uint32('0'+n/100%10)<<8 | uint32('0'+n/10%10)<<16 | uint32('0'+n%10)<<24
+	}
+	return t
+}()
 
 // HexLen is the number of lowercase hex digits of u (1 for 0).
 func HexLen(u uint64) int {

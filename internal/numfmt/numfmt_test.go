@@ -101,7 +101,7 @@ func BenchmarkStrconvAppendUint(b *testing.B) {
 	sink = buf
 }
 
-// TestDigits8Exhaustive: the lane arithmetic of digits8 against plain
+// TestDigits8Exhaustive: digits8 (two words of digits4) against plain
 // division on every value it takes.
 func TestDigits8Exhaustive(t *testing.T) {
 	step := uint32(1)
