@@ -25,7 +25,7 @@ func values() []uint64 {
 	}
 	vs = append(vs, 0, math.MaxUint64, math.MaxUint64-1, 1<<63)
 	r := rand.New(rand.NewPCG(1, 2))
-	for i := 0; i < 200000; i++ {
+	for i := 0; i < 30000; i++ {
 		vs = append(vs, r.Uint64()>>(r.UintN(64)))
 	}
 	return vs
