@@ -137,7 +137,11 @@ func (d *Decoder) SetDepth(depth Depth) { d.depth = depth }
 
 // Decode decodes f.Data into f, resetting every per-frame field except
 // Number, CI and Data.
-func (d *Decoder) Decode(f *Frame) {
+func (d *Decoder) Decode(f *Frame) { d.decode(f, true) }
+
+// decode is Decode; outer picks the straight-line decoding of the usual
+// outer layers (decodeOuter), which the tests compare with the loop alone.
+func (d *Decoder) decode(f *Frame, outer bool) {
 	f.reset()
 	f.LinkType = d.linkType
 	d.vlan.reset()
@@ -149,7 +153,7 @@ func (d *Decoder) Decode(f *Frame) {
 		}
 	}
 	d.truncated = false
-	d.decodeChain(f, first)
+	d.decodeChain(f, first, outer)
 	f.Truncated = d.truncated
 	if f.TCP != nil && f.TCP.SYN {
 		f.SMCOption = decode.SMCOption(f.TCP.Options)
@@ -164,7 +168,7 @@ func (d *Decoder) Decode(f *Frame) {
 // package does not decode (not an error, as with gopacket's
 // IgnoreUnsupported), lies below the decoder's depth, or fails: the first
 // error is the frame's, and the layers decoded before it stay attached.
-func (d *Decoder) decodeChain(f *Frame, typ gopacket.LayerType) {
+func (d *Decoder) decodeChain(f *Frame, typ gopacket.LayerType, outer bool) {
 	defer func() {
 		// gopacket's own layers may panic on hostile input; a frame
 		// error is what the parser made of that too.
@@ -173,11 +177,26 @@ func (d *Decoder) decodeChain(f *Frame, typ gopacket.LayerType) {
 		}
 	}()
 	data := f.Data
+	if outer && typ == layers.LayerTypeEthernet {
+		typ, data = d.decodeOuter(f, data)
+	}
 	var err error
 	for len(data) > 0 {
 		var l gopacket.DecodingLayer
 		cur := typ
+		// A switch on layer types (variables, not constants) compares
+		// them in order: the BTH, which the loop starts with for nearly
+		// every frame (decodeOuter took the layers above it), first.
 		switch typ {
+		case decode.LayerTypeBTH:
+			if err = d.roce.bth.DecodeFromBytes(data, d); err == nil {
+				f.BTH = &d.roce.bth
+				typ, data = d.roce.bth.NextLayerType(), d.roce.bth.Payload
+				if d.depth >= DepthBTH {
+					f.Decoded = append(f.Decoded, cur)
+					return
+				}
+			}
 		case layers.LayerTypeEthernet:
 			if err = d.eth.DecodeFromBytes(data, d); err == nil {
 				f.Eth = &d.eth
@@ -226,15 +245,6 @@ func (d *Decoder) decodeChain(f *Frame, typ gopacket.LayerType) {
 				f.UDP = &d.udp.UDP
 				typ, data = d.udp.NextLayerType(), d.udp.Payload
 			}
-		case decode.LayerTypeBTH:
-			if err = d.roce.bth.DecodeFromBytes(data, d); err == nil {
-				f.BTH = &d.roce.bth
-				typ, data = d.roce.bth.NextLayerType(), d.roce.bth.Payload
-				if d.depth >= DepthBTH {
-					f.Decoded = append(f.Decoded, cur)
-					return
-				}
-			}
 		default:
 			if l = d.roce.layer(typ, d.depth); l == nil {
 				return
@@ -274,4 +284,58 @@ func (d *Decoder) decodePlainIPv4(b []byte) {
 	ip.SrcIP, ip.DstIP = b[12:16], b[16:20]
 	ip.Options, ip.Padding = ip.Options[:0], nil
 	ip.Contents, ip.Payload = b[:20], b[20:]
+}
+
+// decodeOuter decodes the outer layers of an Ethernet frame as the loop of
+// decodeChain would, for the shape of nearly every frame: an Ethernet II
+// header, a plain IPv4 header (plainIPv4) and, for an unfragmented UDP
+// datagram whose length field is sound, the UDP header. It stops at the
+// first layer that is anything else, and returns that layer's type and
+// bytes for the loop to go on with. Straight-line code spares the loop's
+// dispatch on the layer type for each of these layers, and gopacket's
+// Ethernet decoder its store of a whole BaseLayer at once, which the CPU
+// cannot forward to the loads that follow.
+func (d *Decoder) decodeOuter(f *Frame, data []byte) (gopacket.LayerType, []byte) {
+	if len(data) < 14 {
+		return layers.LayerTypeEthernet, data
+	}
+	et := layers.EthernetType(binary.BigEndian.Uint16(data[12:14]))
+	if et < 0x600 { // an 802.3 length: gopacket trims the payload to it
+		return layers.LayerTypeEthernet, data
+	}
+	eth := &d.eth
+	eth.DstMAC, eth.SrcMAC = data[0:6], data[6:12]
+	eth.EthernetType, eth.Length = et, 0
+	eth.Contents, eth.Payload = data[:14], data[14:]
+	f.Eth = eth
+	f.Decoded = append(f.Decoded, layers.LayerTypeEthernet)
+	data = data[14:]
+	if et != layers.EthernetTypeIPv4 {
+		return et.LayerType(), data
+	}
+	if !plainIPv4(data) {
+		return layers.LayerTypeIPv4, data
+	}
+	d.decodePlainIPv4(data)
+	f.IPv4 = &d.ip4
+	f.Decoded = append(f.Decoded, layers.LayerTypeIPv4)
+	data = d.ip4.Payload
+	ip := &d.ip4
+	if ip.Protocol != layers.IPProtocolUDP || ip.Flags&layers.IPv4MoreFragments != 0 || ip.FragOffset != 0 {
+		return ip.NextLayerType(), data
+	}
+	// layers.UDP fails on fewer than 8 bytes and on a length field of 1
+	// to 7 (0 is a jumbogram's): the loop reports those. The UDP layer
+	// is gopacket's own decoder, since layers.UDP keeps the ports of its
+	// TransportFlow in unexported fields.
+	if len(data) < 8 {
+		return layers.LayerTypeUDP, data
+	}
+	if n := binary.BigEndian.Uint16(data[4:6]); n != 0 && n < 8 {
+		return layers.LayerTypeUDP, data
+	}
+	d.udp.DecodeFromBytes(data, d) // cannot fail: see above
+	f.UDP = &d.udp.UDP
+	f.Decoded = append(f.Decoded, layers.LayerTypeUDP)
+	return d.udp.NextLayerType(), d.udp.Payload
 }

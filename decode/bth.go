@@ -5,6 +5,8 @@ import (
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
+
+	"github.com/smcscope/smcscope/internal/numfmt"
 )
 
 // BTHOpcode is the 8-bit InfiniBand transport opcode: the top three bits
@@ -408,9 +410,9 @@ func (b *BTH) AppendSummary(dst []byte) []byte {
 		dst = b.Opcode.appendName(dst)
 	}
 	dst = append(dst, " QP 0x"...)
-	dst = appendHexPad(dst, uint64(b.DestQP), 6)
+	dst = numfmt.AppendHex24(dst, b.DestQP)
 	dst = append(dst, " PSN 0x"...)
-	return appendHexPad(dst, uint64(b.PSN), 6)
+	return numfmt.AppendHex24(dst, b.PSN)
 }
 
 // decodeBTH is the gopacket.Decoder behind LayerTypeBTH.

@@ -6,6 +6,8 @@ import (
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
+
+	"github.com/smcscope/smcscope/internal/numfmt"
 )
 
 // The extension headers that follow the BTH (IBTA
@@ -80,11 +82,11 @@ func (h *RETH) AppendFields(r *Record) {
 // AppendSummary continues the BTH line: " VA 0xff30243b84730000 rkey 0x3a9 len 24".
 func (h *RETH) AppendSummary(dst []byte) []byte {
 	dst = append(dst, " VA 0x"...)
-	dst = strconv.AppendUint(dst, h.VA, 16)
+	dst = numfmt.AppendHex(dst, h.VA)
 	dst = append(dst, " rkey 0x"...)
-	dst = strconv.AppendUint(dst, uint64(h.RKey), 16)
+	dst = numfmt.AppendHex(dst, uint64(h.RKey))
 	dst = append(dst, " len "...)
-	return strconv.AppendUint(dst, uint64(h.DMALen), 10)
+	return numfmt.AppendUint(dst, uint64(h.DMALen))
 }
 
 // AETHType is what an AETH syndrome says: ACK, RNR NAK or NAK.
@@ -146,7 +148,7 @@ func (s AETHSyndrome) appendName(dst []byte) []byte {
 	switch s.Type() {
 	case AETHRNRNak:
 		dst = append(dst, " timer "...)
-		dst = strconv.AppendUint(dst, uint64(s.Code()), 10)
+		dst = numfmt.AppendUint(dst, uint64(s.Code()))
 	case AETHNak:
 		dst = append(dst, ' ')
 		dst = append(dst, NAKCode(s.Code()).String()...)
@@ -226,7 +228,7 @@ func (h *AETH) AppendFields(r *Record) {
 // AppendSummary continues the BTH line: " MSN 3".
 func (h *AETH) AppendSummary(dst []byte) []byte {
 	dst = append(dst, " MSN "...)
-	return strconv.AppendUint(dst, uint64(h.MSN), 10)
+	return numfmt.AppendUint(dst, uint64(h.MSN))
 }
 
 // ImmDt is the 4-byte immediate data of SEND/WRITE with Immediate. SMC-R
@@ -322,7 +324,7 @@ func (h *IETH) AppendFields(r *Record) { r.AddUint(fIETHRKey, uint64(h.RKey)) }
 // AppendSummary continues the BTH line: " invalidate rkey 0x...".
 func (h *IETH) AppendSummary(dst []byte) []byte {
 	dst = append(dst, " invalidate rkey 0x"...)
-	return strconv.AppendUint(dst, uint64(h.RKey), 16)
+	return numfmt.AppendHex(dst, uint64(h.RKey))
 }
 
 // DETH is the Datagram Extended Transport Header of UD (and RD) packets.

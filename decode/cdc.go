@@ -6,6 +6,8 @@ import (
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
+
+	"github.com/smcscope/smcscope/internal/numfmt"
 )
 
 // CDCCursor is a producer or consumer cursor: the byte offset Count inside
@@ -148,9 +150,9 @@ func (c *CDC) AppendFields(r *Record) {
 // [write-blocked]"; the bracket lists the flags that are set.
 func (c *CDC) AppendSummary(dst []byte) []byte {
 	dst = append(dst, "CDC seq "...)
-	dst = strconv.AppendUint(dst, uint64(c.Seq), 10)
+	dst = numfmt.AppendUint(dst, uint64(c.Seq))
 	dst = append(dst, " token "...)
-	dst = strconv.AppendUint(dst, uint64(c.Token), 10)
+	dst = numfmt.AppendUint(dst, uint64(c.Token))
 	dst = append(dst, " prod "...)
 	dst = c.Prod.append(dst)
 	dst = append(dst, " cons "...)
@@ -180,9 +182,9 @@ func (c *CDC) appendFlags(dst []byte) []byte {
 }
 
 func (cc CDCCursor) append(dst []byte) []byte {
-	dst = strconv.AppendUint(dst, uint64(cc.Wrap), 10)
+	dst = numfmt.AppendUint(dst, uint64(cc.Wrap))
 	dst = append(dst, '/')
-	return strconv.AppendUint(dst, uint64(cc.Count), 10)
+	return numfmt.AppendUint(dst, uint64(cc.Count))
 }
 
 func decodeCDC(data []byte, p gopacket.PacketBuilder) error {

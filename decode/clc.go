@@ -9,6 +9,8 @@ import (
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
+
+	"github.com/smcscope/smcscope/internal/numfmt"
 )
 
 // CLCType is the CLC message type at offset 4 (struct smc_clc_msg_hdr, net/smc/smc_clc.h).
@@ -404,7 +406,7 @@ func clcAppendMode(dst []byte, t SMCType, version uint8) []byte {
 		dst = append(dst, ' ')
 	}
 	dst = append(dst, 'v')
-	return strconv.AppendUint(dst, uint64(version), 10)
+	return numfmt.AppendUint(dst, uint64(version))
 }
 
 // Shared field encodings (struct smc_clc_msg_local and friends, net/smc/smc_clc.h).
@@ -460,7 +462,7 @@ func clcIsZero(b []byte) bool {
 // clcAppendPeerID renders a Linux peer ID as instance@MAC (2 random bytes and
 // the MAC of the first RoCE port, struct smc_clc_msg_local).
 func clcAppendPeerID(dst []byte, id [8]byte) []byte {
-	dst = strconv.AppendUint(dst, uint64(binary.BigEndian.Uint16(id[:2])), 10)
+	dst = numfmt.AppendUint(dst, uint64(binary.BigEndian.Uint16(id[:2])))
 	dst = append(dst, '@')
 	return clcAppendMAC(dst, id[2:])
 }
@@ -484,11 +486,11 @@ func clcAppendHex(dst []byte, u uint64) []byte {
 func clcAppendSize(dst []byte, n uint64) []byte {
 	switch {
 	case n >= 1<<20 && n%(1<<20) == 0:
-		return append(strconv.AppendUint(dst, n>>20, 10), "MiB"...)
+		return append(numfmt.AppendUint(dst, n>>20), "MiB"...)
 	case n >= 1<<10 && n%(1<<10) == 0:
-		return append(strconv.AppendUint(dst, n>>10, 10), "KiB"...)
+		return append(numfmt.AppendUint(dst, n>>10), "KiB"...)
 	}
-	return append(strconv.AppendUint(dst, n, 10), 'B')
+	return append(numfmt.AppendUint(dst, n), 'B')
 }
 
 // clcAppendQuoted quotes EIDs and hostnames, escaping anything that is not

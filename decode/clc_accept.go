@@ -4,7 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"net/netip"
-	"strconv"
+
+	"github.com/smcscope/smcscope/internal/numfmt"
 )
 
 // Accept/Confirm layout: struct smc_clc_msg_accept_confirm (SMC-R r0 and SMC-D d0 parts),
@@ -317,7 +318,7 @@ func (a *CLCAccept) appendSummary(c *CLC, dst []byte) []byte {
 		dst = append(dst, " QPN "...)
 		dst = clcAppendHex(dst, uint64(a.QPN))
 		dst = append(dst, " token "...)
-		dst = strconv.AppendUint(dst, uint64(a.AlertToken), 10)
+		dst = numfmt.AppendUint(dst, uint64(a.AlertToken))
 		dst = append(dst, " rkey "...)
 		dst = clcAppendHex(dst, uint64(a.RKey))
 		dst = append(dst, " VA "...)
@@ -328,10 +329,10 @@ func (a *CLCAccept) appendSummary(c *CLC, dst []byte) []byte {
 		dst = clcAppendSize(dst, RMBESizeBytes(a.RMBESize))
 		if a.RMBEIdx != 1 {
 			dst = append(dst, " idx "...)
-			dst = strconv.AppendUint(dst, uint64(a.RMBEIdx), 10)
+			dst = numfmt.AppendUint(dst, uint64(a.RMBEIdx))
 		}
 		dst = append(dst, " MTU "...)
-		dst = strconv.AppendUint(dst, QPMTUBytes(a.QPMTU), 10)
+		dst = numfmt.AppendUint(dst, QPMTUBytes(a.QPMTU))
 		dst = append(dst, " GID "...)
 		dst = a.GID.AppendTo(dst)
 		dst = append(dst, " MAC "...)
@@ -365,10 +366,10 @@ func (a *CLCAccept) appendSummary(c *CLC, dst []byte) []byte {
 			dst = append(dst, n...)
 		} else {
 			dst = append(dst, "OS "...)
-			dst = strconv.AppendUint(dst, uint64(f.OSType), 10)
+			dst = numfmt.AppendUint(dst, uint64(f.OSType))
 		}
 		dst = append(dst, " release "...)
-		dst = strconv.AppendUint(dst, uint64(f.Release), 10)
+		dst = numfmt.AppendUint(dst, uint64(f.Release))
 		dst = append(dst, " host "...)
 		dst = clcAppendQuoted(dst, clcTrimBlanks(f.Hostname))
 		if f.Direct {
@@ -376,9 +377,9 @@ func (a *CLCAccept) appendSummary(c *CLC, dst []byte) []byte {
 		}
 		if f.MaxConns != 0 || f.MaxLinks != 0 || f.FeatureMask != 0 {
 			dst = append(dst, ", max conns "...)
-			dst = strconv.AppendUint(dst, uint64(f.MaxConns), 10)
+			dst = numfmt.AppendUint(dst, uint64(f.MaxConns))
 			dst = append(dst, " links "...)
-			dst = strconv.AppendUint(dst, uint64(f.MaxLinks), 10)
+			dst = numfmt.AppendUint(dst, uint64(f.MaxLinks))
 			dst = append(dst, " features "...)
 			dst = clcAppendHex(dst, uint64(f.FeatureMask))
 		}

@@ -3,7 +3,8 @@ package decode
 import (
 	"encoding/binary"
 	"fmt"
-	"strconv"
+
+	"github.com/smcscope/smcscope/internal/numfmt"
 )
 
 // Decline layout: struct smc_clc_msg_decline and smc_clc_msg_decline_v2, net/smc/smc_clc.h
@@ -104,7 +105,7 @@ func (d *CLCDecline) appendSummary(c *CLC, dst []byte) []byte {
 	for i, x := range d.ExtraDiag {
 		if x != 0 {
 			dst = append(dst, " extra["...)
-			dst = strconv.AppendInt(dst, int64(i), 10)
+			dst = numfmt.AppendInt(dst, int64(i))
 			dst = append(dst, "] "...)
 			dst = clcAppendCode(dst, x)
 		}

@@ -4,7 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"net/netip"
-	"strconv"
+
+	"github.com/smcscope/smcscope/internal/numfmt"
 )
 
 // Proposal layout: struct smc_clc_msg_proposal and its v2 extensions in net/smc/smc_clc.h
@@ -329,13 +330,13 @@ func (p *CLCProposal) appendSummary(c *CLC, dst []byte) []byte {
 		dst = append(dst, " prefix "...)
 		dst = p.IPv4Prefix.AppendTo(dst)
 		dst = append(dst, '/')
-		dst = strconv.AppendUint(dst, uint64(p.IPv4PrefixLen), 10)
+		dst = numfmt.AppendUint(dst, uint64(p.IPv4PrefixLen))
 		for i := range int(p.IPv6PrefixCount) {
 			a, bits := p.IPv6Prefix(i)
 			dst = append(dst, ", "...)
 			dst = a.AppendTo(dst)
 			dst = append(dst, '/')
-			dst = strconv.AppendUint(dst, uint64(bits), 10)
+			dst = numfmt.AppendUint(dst, uint64(bits))
 		}
 	}
 	if p.HasSMCDArea && p.ISMGID != 0 {
@@ -345,7 +346,7 @@ func (p *CLCProposal) appendSummary(c *CLC, dst []byte) []byte {
 	if p.HasV2Ext {
 		e := &p.V2Ext
 		dst = append(dst, " (v2 ext: "...)
-		dst = strconv.AppendUint(dst, uint64(e.EIDCount), 10)
+		dst = numfmt.AppendUint(dst, uint64(e.EIDCount))
 		if e.EIDCount == 1 {
 			dst = append(dst, " EID"...)
 		} else {
@@ -359,16 +360,16 @@ func (p *CLCProposal) appendSummary(c *CLC, dst []byte) []byte {
 			dst = clcAppendQuoted(dst, e.EID(i))
 		}
 		dst = append(dst, ", release "...)
-		dst = strconv.AppendUint(dst, uint64(e.Release), 10)
+		dst = numfmt.AppendUint(dst, uint64(e.Release))
 		if c.TypeV2.HasR() {
 			dst = append(dst, ", GID "...)
 			dst = e.RoCEv2GID.AppendTo(dst)
 		}
 		if e.MaxConns != 0 || e.MaxLinks != 0 || e.FeatureMask != 0 {
 			dst = append(dst, ", max conns "...)
-			dst = strconv.AppendUint(dst, uint64(e.MaxConns), 10)
+			dst = numfmt.AppendUint(dst, uint64(e.MaxConns))
 			dst = append(dst, " links "...)
-			dst = strconv.AppendUint(dst, uint64(e.MaxLinks), 10)
+			dst = numfmt.AppendUint(dst, uint64(e.MaxLinks))
 			dst = append(dst, " features "...)
 			dst = clcAppendHex(dst, uint64(e.FeatureMask))
 		}
@@ -378,7 +379,7 @@ func (p *CLCProposal) appendSummary(c *CLC, dst []byte) []byte {
 				dst = clcAppendQuoted(dst, clcTrimBlanks(p.SMCDv2Ext.SEID))
 			}
 			dst = append(dst, ", "...)
-			dst = strconv.AppendUint(dst, uint64(p.SMCDv2Ext.Len()), 10)
+			dst = numfmt.AppendUint(dst, uint64(p.SMCDv2Ext.Len()))
 			dst = append(dst, " ISM GIDs"...)
 		}
 		dst = append(dst, ')')

@@ -8,6 +8,8 @@ import (
 	"net/netip"
 	"sort"
 	"strconv"
+
+	"github.com/smcscope/smcscope/internal/numfmt"
 )
 
 // Kind says how a field's value is stored, compared and printed.
@@ -142,12 +144,15 @@ func (v Value) Format(k Kind) string {
 func (v *Value) Append(dst []byte, k Kind) []byte {
 	switch k {
 	case KindUint, KindBool:
-		return strconv.AppendUint(dst, v.U, 10)
+		return numfmt.AppendUint(dst, v.U)
 	case KindString:
 		return append(dst, v.S...)
 	case KindBytes:
 		return hex.AppendEncode(dst, v.B)
 	case KindAddr:
+		if v.A.Is4() { // every address of an IPv4 capture: the general path is slower
+			return numfmt.AppendIPv4(dst, v.A.As4())
+		}
 		return v.A.AppendTo(dst)
 	case KindMAC:
 		if len(v.B) == 6 {
@@ -192,13 +197,8 @@ func appendFixed9(dst []byte, f float64) []byte {
 	if rem > half || rem == half && q&1 == 1 {
 		q++
 	}
-	dst = strconv.AppendUint(dst, q/1e9, 10)
-	frac := q % 1e9
-	dst = append(dst, '.')
-	for d := uint64(1e8); d > 0; d /= 10 {
-		dst = append(dst, byte('0'+frac/d%10))
-	}
-	return dst
+	dst = numfmt.AppendUint(dst, q/1e9)
+	return numfmt.AppendPadded(append(dst, '.'), q%1e9, 9)
 }
 
 // Display renders v for the -V tree and text lines: hex where the field asks
@@ -282,8 +282,22 @@ func (r *Record) put(id FieldID) *Value {
 	return &r.Vals[len(r.Vals)-1]
 }
 
-// AddUint appends a numeric value.
+// AddUint appends a numeric value. Most values of a full record are
+// numbers: with room in both slices and no Want, the inlined caller
+// stores the value itself.
 func (r *Record) AddUint(id FieldID, u uint64) {
+	n := len(r.IDs)
+	if r.Want == nil && n < cap(r.IDs) && n < cap(r.Vals) {
+		r.IDs = r.IDs[:n+1]
+		r.IDs[n] = id
+		r.Vals = r.Vals[:n+1]
+		r.Vals[n] = Value{U: u}
+		return
+	}
+	r.addUint(id, u)
+}
+
+func (r *Record) addUint(id FieldID, u uint64) {
 	if !r.drops(id) {
 		r.put(id).U = u
 	}
@@ -291,13 +305,11 @@ func (r *Record) AddUint(id FieldID, u uint64) {
 
 // AddBool appends a boolean as 0/1.
 func (r *Record) AddBool(id FieldID, b bool) {
-	if !r.drops(id) {
-		var u uint64
-		if b {
-			u = 1
-		}
-		r.put(id).U = u
+	var u uint64
+	if b {
+		u = 1
 	}
+	r.AddUint(id, u)
 }
 
 // AddString appends text.

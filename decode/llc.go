@@ -7,6 +7,8 @@ import (
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
+
+	"github.com/smcscope/smcscope/internal/numfmt"
 )
 
 // LLCType is byte 0 of an LLC message: the v1 type code, or for v2 the
@@ -657,7 +659,7 @@ func (l *LLC) AppendSummary(dst []byte) []byte {
 			dst = append(dst, " REJECT"...)
 			if a.RejectReason != 0 {
 				dst = append(dst, " reason "...)
-				dst = strconv.AppendUint(dst, uint64(a.RejectReason), 10)
+				dst = numfmt.AppendUint(dst, uint64(a.RejectReason))
 			}
 			return appendLink(dst, a.LinkID)
 		}
@@ -667,18 +669,18 @@ func (l *LLC) AppendSummary(dst []byte) []byte {
 		dst = appendHexPad(dst, uint64(a.PSN), 6)
 		if n := IBMTU(a.MTU); n != 0 {
 			dst = append(dst, " MTU "...)
-			dst = strconv.AppendInt(dst, int64(n), 10)
+			dst = numfmt.AppendInt(dst, int64(n))
 		}
 		dst = append(dst, " GID "...)
 		dst = a.GID.AppendTo(dst)
 		if a.V2Ext {
 			dst = append(dst, " rkeys "...)
-			dst = strconv.AppendUint(dst, uint64(a.NumRKeys), 10)
+			dst = numfmt.AppendUint(dst, uint64(a.NumRKeys))
 		}
 	case LLCAddLinkCont:
 		dst = appendLink(dst, l.AddLinkCont.LinkID)
 		dst = append(dst, " rkeys "...)
-		dst = strconv.AppendUint(dst, uint64(l.AddLinkCont.NumRKeys), 10)
+		dst = numfmt.AppendUint(dst, uint64(l.AddLinkCont.NumRKeys))
 	case LLCDeleteLink:
 		d := &l.DeleteLink
 		if d.All {
@@ -694,24 +696,24 @@ func (l *LLC) AppendSummary(dst []byte) []byte {
 		dst = append(dst, d.Reason.String()...)
 	case LLCRequestAddLink:
 		dst = append(dst, " gids "...)
-		dst = strconv.AppendUint(dst, uint64(l.RequestAddLink.NumGIDs), 10)
+		dst = numfmt.AppendUint(dst, uint64(l.RequestAddLink.NumGIDs))
 	case LLCConfirmRKey:
 		c := &l.ConfirmRKey
 		dst = appendNegRetry(dst, c.Negative, c.Retry)
 		dst = append(dst, " rkey 0x"...)
-		dst = strconv.AppendUint(dst, uint64(c.RKey), 16)
+		dst = numfmt.AppendHex(dst, uint64(c.RKey))
 		dst = append(dst, " VA 0x"...)
-		dst = strconv.AppendUint(dst, c.VA, 16)
+		dst = numfmt.AppendHex(dst, c.VA)
 		dst = append(dst, " other links "...)
-		dst = strconv.AppendUint(dst, uint64(c.NumOtherLinks), 10)
+		dst = numfmt.AppendUint(dst, uint64(c.NumOtherLinks))
 	case LLCConfirmRKeyCont:
 		dst = append(dst, " rkeys "...)
-		dst = strconv.AppendUint(dst, uint64(l.ConfirmRKeyCont.NumRKeys), 10)
+		dst = numfmt.AppendUint(dst, uint64(l.ConfirmRKeyCont.NumRKeys))
 	case LLCDeleteRKey:
 		d := &l.DeleteRKey
 		dst = appendNegRetry(dst, d.Negative, false)
 		dst = append(dst, " count "...)
-		dst = strconv.AppendUint(dst, uint64(d.NumRKeys), 10)
+		dst = numfmt.AppendUint(dst, uint64(d.NumRKeys))
 		if d.ErrMask != 0 {
 			dst = append(dst, " errmask 0x"...)
 			dst = appendHexPad(dst, uint64(d.ErrMask), 2)
@@ -719,7 +721,7 @@ func (l *LLC) AppendSummary(dst []byte) []byte {
 		for _, k := range d.RKeyList() {
 			if k != 0 {
 				dst = append(dst, " rkey 0x"...)
-				dst = strconv.AppendUint(dst, uint64(k), 16)
+				dst = numfmt.AppendHex(dst, uint64(k))
 			}
 		}
 	}
@@ -728,7 +730,7 @@ func (l *LLC) AppendSummary(dst []byte) []byte {
 
 func appendLink(dst []byte, id uint8) []byte {
 	dst = append(dst, " link "...)
-	return strconv.AppendUint(dst, uint64(id), 10)
+	return numfmt.AppendUint(dst, uint64(id))
 }
 
 func appendQPN(dst []byte, qpn uint32) []byte {

@@ -1,6 +1,9 @@
 package decode
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // TestRecordWantOnly: a record limited to some fields keeps exactly those,
 // in the order they were added, drops the rest (including IDs beyond the
@@ -23,5 +26,33 @@ func TestRecordWantOnly(t *testing.T) {
 	r.AddText(fCLCEID, []byte("X"))
 	if len(r.IDs) != 2 || r.Vals[1].S != "X" {
 		t.Fatalf("unlimited record kept %v", r.IDs)
+	}
+}
+
+// TestRecordAddUintInPlace: AddUint's in-place path (no Want, room in the
+// record) leaves what the general path leaves: the value alone, every other
+// member zero, also over the stale values a Reset leaves behind.
+func TestRecordAddUintInPlace(t *testing.T) {
+	var fast, slow Record
+	slow.WantOnly([]FieldID{fCDCSeq, fCDCToken, fCLCEID}) // every add takes the general path
+	fill := func(r *Record) {
+		r.AddText(fCLCEID, []byte("SMC-LAB-UEID"))
+		r.AddUint(fCDCSeq, 7)
+		r.AddBool(fCDCToken, true)
+		r.AddBool(fCDCSeq, false)
+	}
+	for round := 0; round < 3; round++ {
+		fast.Reset()
+		slow.Reset()
+		if round == 2 { // stale text where numbers go now
+			fast.AddText(fCLCEID, []byte("stale"))
+			fast.AddText(fCLCEID, []byte("stale"))
+			fast.Reset()
+		}
+		fill(&fast)
+		fill(&slow)
+		if len(fast.IDs) != len(fast.Vals) || fmt.Sprintf("%v %#v", fast.IDs, fast.Vals) != fmt.Sprintf("%v %#v", slow.IDs, slow.Vals) {
+			t.Fatalf("round %d: in place %v %#v\ngeneral %v %#v", round, fast.IDs, fast.Vals, slow.IDs, slow.Vals)
+		}
 	}
 }

@@ -4,12 +4,12 @@ import (
 	"bufio"
 	"encoding/binary"
 	"math"
-	"strconv"
 	"time"
 	"unicode/utf8"
 
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
+	"github.com/smcscope/smcscope/internal/numfmt"
 )
 
 // jsonPrinter writes one JSON object per frame: the frame's fields by name
@@ -27,16 +27,38 @@ type jsonPrinter struct {
 	b        []byte
 	line     []byte
 	val      []byte      // text of the current non-numeric value
-	count    []uint16    // per field ID: values in this record not yet written
-	fields   []jsonField // per field ID: what the catalogue says, looked up once
-	base     *time.Time
+	fields   []jsonField // per field ID: what the catalogue says, made once
+	// seen[id] == gen: field id was written in the frame being written.
+	// A generation per frame spares clearing the table.
+	seen  []uint32
+	gen   uint32
+	count []uint16 // per field ID: values not yet written (records with repeated fields)
+	base  *time.Time
 }
 
 // jsonField is what the writer needs of a field's catalogue entry: copying
 // the whole FieldDef for every value cost more than writing the value.
 type jsonField struct {
-	key  []byte // the quoted name and its colon
+	key  []byte // a comma, the quoted name and a colon: ,"name":
 	kind decode.Kind
+}
+
+// newJSONPrinter makes the writer's table of every field of the
+// catalogue (complete once the packages are initialised).
+func newJSONPrinter(w *bufio.Writer, array, inObject bool, base *time.Time) *jsonPrinter {
+	p := &jsonPrinter{w: w, array: array, inObject: inObject, base: base}
+	defs := decode.Fields()
+	n := 0
+	for _, d := range defs {
+		n = max(n, int(d.ID)+1)
+	}
+	p.fields = make([]jsonField, n)
+	for _, d := range defs {
+		p.fields[d.ID] = jsonField{key: append(appendJSONString([]byte{','}, d.Name), ':'), kind: d.Kind}
+	}
+	p.seen = make([]uint32, n)
+	p.count = make([]uint16, n)
+	return p
 }
 
 func (p *jsonPrinter) begin() error {
@@ -73,50 +95,33 @@ func (p *jsonPrinter) frame(f *capture.Frame) error {
 		b = append(b, "\n  "...)
 	}
 	p.n++
-	b = append(b, '{')
-	// One pass counts each field's values, so a field with one value (the
-	// common case) is written without looking at the rest of the record.
-	for _, id := range r.IDs {
-		if int(id) >= len(p.count) {
-			p.count = append(p.count, make([]uint16, int(id)+1-len(p.count))...)
-		}
-		p.count[id]++
+	// Every field is written with a comma in front; the first comma
+	// becomes the brace.
+	start := len(b)
+	p.gen++
+	if p.gen == 0 { // wrapped: stamps of 2^32 frames ago would match
+		clear(p.seen)
+		p.gen = 1
 	}
-	first := true
+	gen := p.gen
 	for i, id := range r.IDs {
-		n := int(p.count[id])
-		if n == 0 {
-			continue // written with its first value
+		if p.seen[id] == gen {
+			// A field with several values (two CLC messages, a list): they
+			// go into one array, which one pass cannot know in advance.
+			b = p.appendGrouped(b[:start], r)
+			break
 		}
-		p.count[id] = 0
-		fd := p.field(id)
-		if !first {
-			b = append(b, ',')
-		}
-		first = false
+		p.seen[id] = gen
+		fd := &p.fields[id]
 		b = append(b, fd.key...)
-		if n == 1 {
-			b = appendJSONValue(b, fd.kind, &r.Vals[i], &p.val)
-			continue
-		}
-		b = append(b, '[')
-		k := 0
-		for j := i; j < len(r.IDs) && k < n; j++ {
-			if r.IDs[j] != id {
-				continue
-			}
-			if k > 0 {
-				b = append(b, ',')
-			}
-			k++
-			b = appendJSONValue(b, fd.kind, &r.Vals[j], &p.val)
-		}
-		b = append(b, ']')
+		b = appendJSONValue(b, fd.kind, &r.Vals[i], &p.val)
 	}
-	if !first {
-		b = append(b, ',')
+	if len(b) == start {
+		b = append(b, `{"_summary":[`...)
+	} else {
+		b[start] = '{'
+		b = append(b, `,"_summary":[`...)
 	}
-	b = append(b, `"_summary":[`...)
 	lines := max(1, len(f.CLC))
 	for i := 0; i < lines; i++ {
 		if i > 0 {
@@ -137,12 +142,53 @@ func (p *jsonPrinter) frame(f *capture.Frame) error {
 	return err
 }
 
+// appendGrouped appends the fields of r, each with a comma in front, the
+// values of a field that occurs more than once as an array (in wire order)
+// at the place of its first value.
+func (p *jsonPrinter) appendGrouped(b []byte, r *decode.Record) []byte {
+	// One pass counts each field's values, so a field with one value (the
+	// common case) is written without looking at the rest of the record.
+	for _, id := range r.IDs {
+		p.count[id]++
+	}
+	for i, id := range r.IDs {
+		n := int(p.count[id])
+		if n == 0 {
+			continue // written with its first value
+		}
+		p.count[id] = 0
+		fd := &p.fields[id]
+		b = append(b, fd.key...)
+		if n == 1 {
+			b = appendJSONValue(b, fd.kind, &r.Vals[i], &p.val)
+			continue
+		}
+		b = append(b, '[')
+		k := 0
+		for j := i; j < len(r.IDs) && k < n; j++ {
+			if r.IDs[j] != id {
+				continue
+			}
+			if k > 0 {
+				b = append(b, ',')
+			}
+			k++
+			b = appendJSONValue(b, fd.kind, &r.Vals[j], &p.val)
+		}
+		b = append(b, ']')
+	}
+	return b
+}
+
 func appendJSONValue(b []byte, kind decode.Kind, v *decode.Value, scratch *[]byte) []byte {
 	switch kind {
 	case decode.KindUint:
-		return strconv.AppendUint(b, v.U, 10)
+		return numfmt.AppendUint(b, v.U)
 	case decode.KindBool:
-		return strconv.AppendBool(b, v.U != 0)
+		if v.U != 0 {
+			return append(b, "true"...)
+		}
+		return append(b, "false"...)
 	case decode.KindFloat:
 		if math.IsNaN(v.F) || math.IsInf(v.F, 0) {
 			return append(b, "null"...) // JSON has no NaN or infinity
@@ -195,20 +241,6 @@ func needsEscape(s []byte) bool {
 		}
 	}
 	return false
-}
-
-// field returns what the writer keeps of field id, made the first time
-// the field is written.
-func (p *jsonPrinter) field(id decode.FieldID) *jsonField {
-	if int(id) >= len(p.fields) {
-		p.fields = append(p.fields, make([]jsonField, int(id)+1-len(p.fields))...)
-	}
-	fd := &p.fields[id]
-	if fd.key == nil {
-		d := decode.Def(id)
-		fd.key, fd.kind = append(appendJSONString(nil, d.Name), ':'), d.Kind
-	}
-	return fd
 }
 
 // appendJSONString quotes s per RFC 8259 (strconv.Quote's \x escapes are

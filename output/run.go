@@ -329,9 +329,9 @@ func (o *Options) printer(bw *bufio.Writer) (printer, error) {
 	case FormatJSON:
 		// With -z the frames and the views form one document:
 		// {"frames": [...], "views": {...}}.
-		return &jsonPrinter{w: bw, array: true, inObject: len(o.Views) > 0, base: &o.base}, nil
+		return newJSONPrinter(bw, true, len(o.Views) > 0, &o.base), nil
 	case FormatJSONL:
-		return &jsonPrinter{w: bw, base: &o.base}, nil
+		return newJSONPrinter(bw, false, false, &o.base), nil
 	case FormatFields:
 		fp := &fieldsPrinter{w: bw, sep: o.Separator, header: o.Header, agg: o.Aggregator, quote: o.Quote, occurrence: o.Occurrence}
 		if fp.sep == "" {

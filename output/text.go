@@ -2,6 +2,7 @@ package output
 
 import (
 	"bufio"
+	"encoding/binary"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
+	"github.com/smcscope/smcscope/internal/numfmt"
 )
 
 // textPrinter writes "N  time  src -> dst  PROTO  summary", one line per
@@ -20,6 +22,7 @@ type textPrinter struct {
 	hex     bool
 	base    *time.Time
 	line    []byte
+	ends    endpointCache
 }
 
 func (p *textPrinter) begin() error { return nil }
@@ -27,11 +30,11 @@ func (p *textPrinter) end() error   { return nil }
 
 func (p *textPrinter) frame(f *capture.Frame) error {
 	if len(f.CLC) == 0 {
-		p.line = AppendLine(p.line[:0], f, *p.base, -1)
+		p.line = appendLine(p.line[:0], f, *p.base, -1, &p.ends)
 		p.w.Write(p.line)
 	}
 	for i := range f.CLC {
-		p.line = AppendLine(p.line[:0], f, *p.base, i)
+		p.line = appendLine(p.line[:0], f, *p.base, i, &p.ends)
 		p.w.Write(p.line)
 	}
 	if p.verbose {
@@ -50,7 +53,13 @@ func (p *textPrinter) frame(f *capture.Frame) error {
 // selects which of f.CLC the line describes; -1 describes the frame.
 // Times are seconds since base.
 func AppendLine(dst []byte, f *capture.Frame, base time.Time, clc int) []byte {
-	dst = strconv.AppendInt(dst, int64(f.Number), 10)
+	return appendLine(dst, f, base, clc, nil)
+}
+
+// appendLine is AppendLine with the endpoints of recent lines remembered
+// in ends (nil: none).
+func appendLine(dst []byte, f *capture.Frame, base time.Time, clc int, ends *endpointCache) []byte {
+	dst = numfmt.AppendInt(dst, int64(f.Number))
 	dst = append(dst, "  "...)
 	d := since(f.CI.Timestamp, base)
 	if base.IsZero() {
@@ -58,7 +67,7 @@ func AppendLine(dst []byte, f *capture.Frame, base time.Time, clc int) []byte {
 	}
 	dst = appendSeconds(dst, d)
 	dst = append(dst, "  "...)
-	dst = appendEndpoints(dst, f)
+	dst = ends.appendEndpoints(dst, f)
 	dst = append(dst, "  "...)
 	dst = appendProtoSummary(dst, f, clc)
 	dst = appendProblems(dst, f)
@@ -89,11 +98,8 @@ func appendSeconds(dst []byte, d time.Duration) []byte {
 		return strconv.AppendFloat(dst, d.Seconds(), 'f', 6, 64)
 	}
 	us := (ns + 500) / 1000
-	dst = strconv.AppendInt(dst, us/1e6, 10)
-	frac := us % 1e6
-	return append(dst, '.',
-		byte('0'+frac/1e5), byte('0'+frac/1e4%10), byte('0'+frac/1e3%10),
-		byte('0'+frac/100%10), byte('0'+frac/10%10), byte('0'+frac%10))
+	dst = numfmt.AppendUint(dst, uint64(us/1e6))
+	return numfmt.AppendPadded(append(dst, '.'), uint64(us%1e6), 6)
 }
 
 // appendIPv4 is netip.Addr.AppendTo for a 4-byte address, without making
@@ -112,6 +118,48 @@ func appendIPv4(dst []byte, ip []byte) []byte {
 			dst = append(dst, '0'+b)
 		}
 	}
+	return dst
+}
+
+// endpointCache remembers the endpoint text of the last two IPv4
+// address and port pairs: a RoCE link's two directions, or a TCP
+// connection's, fill most lines, and copying their text costs a third of
+// formatting it.
+type endpointCache struct {
+	keys [2]endpointKey
+	text [2][]byte
+	next int
+}
+
+// endpointKey is what the endpoint text of a plain IPv4 line is made of.
+type endpointKey struct {
+	addrs uint64 // source and destination address
+	ports uint32 // TCP source and destination port
+	tcp   bool
+	valid bool
+}
+
+// appendEndpoints appends appendEndpoints(dst, f), from the cache when a
+// recent line had the same endpoints (c may be nil: no cache).
+func (c *endpointCache) appendEndpoints(dst []byte, f *capture.Frame) []byte {
+	ip := f.IPv4
+	if c == nil || ip == nil || f.GRH != nil || len(ip.SrcIP) != 4 || len(ip.DstIP) != 4 {
+		return appendEndpoints(dst, f)
+	}
+	k := endpointKey{addrs: uint64(binary.BigEndian.Uint32(ip.SrcIP))<<32 | uint64(binary.BigEndian.Uint32(ip.DstIP)), valid: true}
+	if f.TCP != nil {
+		k.ports, k.tcp = uint32(f.TCP.SrcPort)<<16|uint32(f.TCP.DstPort), true
+	}
+	for i := range c.keys {
+		if c.keys[i] == k {
+			return append(dst, c.text[i]...)
+		}
+	}
+	n := len(dst)
+	dst = appendEndpoints(dst, f)
+	i := c.next
+	c.next = (i + 1) % len(c.keys)
+	c.keys[i], c.text[i] = k, append(c.text[i][:0], dst[n:]...)
 	return dst
 }
 
@@ -149,14 +197,14 @@ func appendPort(dst []byte, f *capture.Frame) []byte {
 	if f.TCP == nil {
 		return dst
 	}
-	return strconv.AppendUint(append(dst, ':'), uint64(f.TCP.SrcPort), 10)
+	return numfmt.AppendUint(append(dst, ':'), uint64(f.TCP.SrcPort))
 }
 
 func appendPortDst(dst []byte, f *capture.Frame) []byte {
 	if f.TCP == nil {
 		return dst
 	}
-	return strconv.AppendUint(append(dst, ':'), uint64(f.TCP.DstPort), 10)
+	return numfmt.AppendUint(append(dst, ':'), uint64(f.TCP.DstPort))
 }
 
 // addrOf converts without allocating; a length other than 4 or 16 gives the
@@ -207,26 +255,26 @@ func appendProtoSummary(dst []byte, f *capture.Frame, clc int) []byte {
 		return appendTCP(dst, f)
 	case f.UDP != nil:
 		dst = append(dst, "UDP  "...)
-		dst = strconv.AppendUint(dst, uint64(f.UDP.SrcPort), 10)
+		dst = numfmt.AppendUint(dst, uint64(f.UDP.SrcPort))
 		dst = append(dst, " -> "...)
-		dst = strconv.AppendUint(dst, uint64(f.UDP.DstPort), 10)
+		dst = numfmt.AppendUint(dst, uint64(f.UDP.DstPort))
 		return appendLen(dst, len(f.UDP.Payload))
 	case f.IPv4 != nil:
 		dst = append(dst, "IPv4  proto "...)
-		return strconv.AppendUint(dst, uint64(f.IPv4.Protocol), 10)
+		return numfmt.AppendUint(dst, uint64(f.IPv4.Protocol))
 	case f.IPv6 != nil:
 		dst = append(dst, "IPv6  next header "...)
-		return strconv.AppendUint(dst, uint64(f.IPv6.NextHeader), 10)
+		return numfmt.AppendUint(dst, uint64(f.IPv6.NextHeader))
 	case f.Eth != nil:
 		dst = append(dst, "ETH  type 0x"...)
-		return strconv.AppendUint(dst, uint64(f.Eth.EthernetType), 16)
+		return numfmt.AppendHex(dst, uint64(f.Eth.EthernetType))
 	}
 	return append(dst, "?  undecoded"...)
 }
 
 func appendLen(dst []byte, n int) []byte {
 	dst = append(dst, " len "...)
-	return strconv.AppendInt(dst, int64(n), 10)
+	return numfmt.AppendInt(dst, int64(n))
 }
 
 func appendRoCE(dst []byte, f *capture.Frame) []byte {
@@ -260,7 +308,7 @@ func appendTCP(dst []byte, f *capture.Frame) []byte {
 	flag(t.PSH, "PSH")
 	flag(t.ACK, "ACK")
 	dst = append(dst, "] seq "...)
-	dst = strconv.AppendUint(dst, uint64(t.Seq), 10)
+	dst = numfmt.AppendUint(dst, uint64(t.Seq))
 	dst = appendLen(dst, len(t.Payload))
 	if t.SYN {
 		if f.SMCOption {
@@ -276,9 +324,9 @@ func appendTCP(dst []byte, f *capture.Frame) []byte {
 func appendProblems(dst []byte, f *capture.Frame) []byte {
 	if f.Cut {
 		dst = append(dst, " [cut by snaplen: "...)
-		dst = strconv.AppendInt(dst, int64(f.CI.CaptureLength), 10)
+		dst = numfmt.AppendInt(dst, int64(f.CI.CaptureLength))
 		dst = append(dst, " of "...)
-		dst = strconv.AppendInt(dst, int64(f.CI.Length), 10)
+		dst = numfmt.AppendInt(dst, int64(f.CI.Length))
 		dst = append(dst, " bytes]"...)
 	}
 	if f.ICRC.Checked && !f.ICRC.OK {

@@ -1,0 +1,174 @@
+package capture
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gopacket/gopacket/layers"
+
+	"github.com/smcscope/smcscope/internal/testutil"
+)
+
+// TestDecodeOuterAsLoop: the straight-line decoding of the outer layers
+// (decodeOuter: Ethernet by hand, plain IPv4, UDP) leaves a frame exactly
+// as decodeChain's loop alone leaves it, layer structs, slices (down to
+// where they point into the frame) and verdicts alike, on every frame of
+// every Ethernet capture of the repository and on mutations of them: each
+// header byte of the outer layers set to values that lead to the other
+// paths (802.3 lengths, VLAN tags, IPv4 options, fragments, other
+// protocols, UDP lengths of 0, short and long), cuts, and padding.
+func TestDecodeOuterAsLoop(t *testing.T) {
+	var frames [][]byte
+	files := append(testutil.Samples(t), testutil.References(t)...)
+	pub, _ := filepath.Glob(filepath.Join(testutil.Root(t), "testdata", "public", "*", "*.pcap*"))
+	for _, path := range append(files, pub...) {
+		fs, lt := testutil.ReadFrames(t, path)
+		if lt != layers.LinkTypeEthernet {
+			continue
+		}
+		for _, f := range fs {
+			frames = append(frames, f.Data)
+		}
+	}
+	if len(frames) < 1000 {
+		t.Fatalf("only %d Ethernet frames", len(frames))
+	}
+	fast, _ := NewDecoder(layers.LinkTypeEthernet)
+	loop, _ := NewDecoder(layers.LinkTypeEthernet)
+	checked := map[string]int{}
+	check := func(data []byte) {
+		t.Helper()
+		var a, b Frame
+		a.Data, b.Data = data, data
+		a.CI.CaptureLength, a.CI.Length = len(data), len(data)
+		b.CI = a.CI
+		fast.decode(&a, true)
+		loop.decode(&b, false)
+		if ga, gb := frameState(&a), frameState(&b); ga != gb {
+			t.Fatalf("frame %x:\nwith decodeOuter\n%s\nloop alone\n%s", data, ga, gb)
+		}
+		checked[fmt.Sprint(a.Decoded)]++
+		if len(data) >= 14 && int(data[12])<<8|int(data[13]) < 0x600 {
+			checked["802.3"]++
+		}
+	}
+	for _, d := range frames {
+		check(d)
+	}
+	// Mutations of a RoCE frame and of a TCP frame, byte by byte through
+	// the Ethernet, IPv4 and UDP/TCP headers.
+	rng := rand.New(rand.NewPCG(5, 6))
+	var roce, tcp []byte
+	for _, d := range frames {
+		if len(d) > 42 && d[12] == 0x08 && d[13] == 0 && d[23] == 17 && roce == nil {
+			roce = d
+		}
+		if len(d) > 54 && d[12] == 0x08 && d[13] == 0 && d[23] == 6 && tcp == nil {
+			tcp = d
+		}
+	}
+	special := []byte{0, 1, 5, 6, 7, 8, 9, 0x11, 0x12, 0x20, 0x3F, 0x40, 0x45, 0x46, 0x4F, 0x81, 0x86, 0xDD, 0xFF}
+	for _, orig := range [][]byte{roce, tcp} {
+		for i := 0; i < min(len(orig), 14+24+8+2); i++ {
+			for _, v := range special {
+				d := append([]byte(nil), orig...)
+				d[i] = v
+				check(d)
+			}
+			for range 8 {
+				d := append([]byte(nil), orig...)
+				d[i] = byte(rng.Uint32())
+				check(d)
+			}
+		}
+		for n := 0; n <= len(orig); n++ { // every cut
+			check(orig[:n])
+		}
+		for n := 1; n < 30; n++ { // Ethernet padding
+			check(append(append([]byte(nil), orig...), make([]byte, n)...))
+		}
+	}
+	// Random damage to random frames.
+	for range 5000 {
+		d := append([]byte(nil), frames[rng.IntN(len(frames))]...)
+		for range 1 + rng.IntN(3) {
+			if len(d) > 0 {
+				d[rng.IntN(min(len(d), 64))] = byte(rng.Uint32())
+			}
+		}
+		check(d)
+	}
+	for _, want := range []string{"[Ethernet IPv4 UDP IB-BTH", "[Ethernet IPv4 UDP]", "[Ethernet IPv4 TCP]", "[Ethernet Dot1Q", "[Ethernet IPv6", "802.3"} {
+		n := 0
+		for k, c := range checked {
+			if strings.HasPrefix(k, want) {
+				n += c
+			}
+		}
+		if n == 0 {
+			t.Errorf("no frame decoded as %s... (%v)", want, checked)
+		}
+	}
+}
+
+// frameState prints what decoding left in f: every layer present (its
+// struct, and where its Contents and Payload lie in f.Data), the decoded
+// layer types and the verdicts.
+func frameState(f *Frame) string {
+	var b strings.Builder
+	at := func(name string, contents, payload []byte) {
+		fmt.Fprintf(&b, "%s contents %d+%d payload %d+%d\n", name,
+			cap(f.Data)-cap(contents), len(contents), cap(f.Data)-cap(payload), len(payload))
+	}
+	fmt.Fprintf(&b, "decoded %v err %v truncated %v icrc %+v smcopt %v\n", f.Decoded, f.Err, f.Truncated, f.ICRC, f.SMCOption)
+	if f.Eth != nil {
+		l := *f.Eth
+		l.BaseLayer = layers.BaseLayer{} // where it lies is below
+		fmt.Fprintf(&b, "%#v %v\n", l, f.Eth.NextLayerType())
+		at("eth", f.Eth.Contents, f.Eth.Payload)
+	}
+	for i, v := range f.VLAN {
+		at(fmt.Sprint("vlan", i), v.Contents, v.Payload)
+		v.BaseLayer = layers.BaseLayer{}
+		fmt.Fprintf(&b, "%#v\n", v)
+	}
+	if f.IPv4 != nil {
+		l := *f.IPv4
+		l.BaseLayer = layers.BaseLayer{}
+		fmt.Fprintf(&b, "%#v %v\n", l, f.IPv4.NextLayerType())
+		at("ipv4", f.IPv4.Contents, f.IPv4.Payload)
+	}
+	if f.IPv6 != nil {
+		// Its hop-by-hop header lives in the decoder's own struct, with
+		// pointers to options: print what it holds, not where.
+		ip := f.IPv6
+		fmt.Fprintf(&b, "ipv6 %v %v %v %v %v %v %v %v\n", ip.Version, ip.TrafficClass, ip.FlowLabel,
+			ip.Length, ip.NextHeader, ip.HopLimit, ip.SrcIP, ip.DstIP)
+		if h := f.IPv6.HopByHop; h != nil {
+			fmt.Fprintf(&b, "hop-by-hop %v %x %x\n", h.NextHeader, h.Contents, h.Payload)
+		}
+		at("ipv6", f.IPv6.Contents, f.IPv6.Payload)
+	}
+	if f.UDP != nil {
+		l := *f.UDP
+		l.BaseLayer = layers.BaseLayer{}
+		fmt.Fprintf(&b, "%#v %v %v\n", l, f.UDP.NextLayerType(), f.UDP.TransportFlow())
+		at("udp", f.UDP.Contents, f.UDP.Payload)
+	}
+	if f.TCP != nil {
+		l := *f.TCP
+		l.BaseLayer = layers.BaseLayer{}
+		fmt.Fprintf(&b, "%#v\n", l)
+		at("tcp", f.TCP.Contents, f.TCP.Payload)
+	}
+	if f.BTH != nil {
+		fmt.Fprintf(&b, "%#v\n", *f.BTH)
+	}
+	for _, l := range []any{f.RETH, f.AETH, f.ImmDt, f.IETH, f.DETH, f.LLC, f.CDC} {
+		fmt.Fprintf(&b, "%#v\n", l)
+	}
+	return b.String()
+}

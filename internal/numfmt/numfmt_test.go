@@ -1,0 +1,120 @@
+package numfmt
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+)
+
+// values are the numbers every function is checked on: each power of 2,
+// 10 and 16 and its neighbours, the extremes, and random values of every
+// bit length.
+func values() []uint64 {
+	var vs []uint64
+	add := func(u uint64) { vs = append(vs, u-1, u, u+1) }
+	for i := 0; i < 64; i++ {
+		add(1 << i)
+	}
+	for p := uint64(1); ; p *= 10 {
+		add(p)
+		if p > math.MaxUint64/10 {
+			break
+		}
+	}
+	vs = append(vs, 0, math.MaxUint64, math.MaxUint64-1, 1<<63)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 30000; i++ {
+		vs = append(vs, r.Uint64()>>(r.UintN(64)))
+	}
+	return vs
+}
+
+func TestAsStrconv(t *testing.T) {
+	prefix := []byte("x=")
+	for _, u := range values() {
+		check := func(name string, got []byte, want string) {
+			t.Helper()
+			if string(got) != "x="+want {
+				t.Fatalf("%s(%d) = %q, want %q", name, u, got, "x="+want)
+			}
+		}
+		// A fresh copy of prefix with no room, and one with plenty.
+		for _, dst := range [][]byte{append([]byte(nil), prefix...), append(make([]byte, 0, 64), prefix...)} {
+			check("AppendUint", AppendUint(dst, u), strconv.FormatUint(u, 10))
+			check("AppendInt", AppendInt(dst, int64(u)), strconv.FormatInt(int64(u), 10))
+			check("AppendHex", AppendHex(dst, u), strconv.FormatUint(u, 16))
+			for _, w := range []int{0, 1, 2, 6, 9, 16, 21} {
+				check("AppendPadded", AppendPadded(dst, u, w), fmt.Sprintf("%0*d", w, u))
+				check("AppendHexPadded", AppendHexPadded(dst, u, w), fmt.Sprintf("%0*x", w, u))
+			}
+		}
+		for _, dst := range [][]byte{append([]byte(nil), prefix...), append(make([]byte, 0, 64), prefix...)} {
+			check("AppendHex24", AppendHex24(dst, uint32(u)), fmt.Sprintf("%06x", uint32(u)))
+			check("AppendHex24", AppendHex24(dst, uint32(u)&(1<<24-1)), fmt.Sprintf("%06x", uint32(u)&(1<<24-1)))
+		}
+		if DecimalLen(u) != len(strconv.FormatUint(u, 10)) {
+			t.Fatalf("DecimalLen(%d) = %d", u, DecimalLen(u))
+		}
+	}
+}
+
+func TestNoAlloc(t *testing.T) {
+	buf := make([]byte, 0, 64)
+	n := testing.AllocsPerRun(100, func() {
+		buf = AppendUint(buf[:0], 18388237116597534936)
+		buf = AppendPadded(buf, 12, 6)
+		buf = AppendHexPadded(buf, 0xa6ac34, 6)
+		buf = AppendHex24(buf, 0xa6ac34)
+	})
+	if n != 0 {
+		t.Errorf("%v allocations", n)
+	}
+}
+
+var sink []byte
+
+// seq is what -T json writes of an RDMA WRITE's numbers.
+var seq = []uint64{48, 62, 62, 2048, 4, 17, 1, 49441, 4791, 17, 0, 0, 0, 0, 65535, 0, 0, 17, 1,
+	10923060, 1478694586, 18388237116597534936, 937, 64, 1, 1, 216, 4, 1, 1, 1, 4}
+
+func BenchmarkAppendUint(b *testing.B) {
+	buf := make([]byte, 0, 1024)
+	for b.Loop() {
+		buf = buf[:0]
+		for _, u := range seq {
+			buf = AppendUint(buf, u)
+		}
+	}
+	sink = buf
+}
+
+func BenchmarkStrconvAppendUint(b *testing.B) {
+	buf := make([]byte, 0, 1024)
+	for b.Loop() {
+		buf = buf[:0]
+		for _, u := range seq {
+			buf = strconv.AppendUint(buf, u, 10)
+		}
+	}
+	sink = buf
+}
+
+// TestDigits8Exhaustive: digits8 (two words of digits4) against plain
+// division on every value it takes.
+func TestDigits8Exhaustive(t *testing.T) {
+	step := uint32(1)
+	if testing.Short() {
+		step = 997
+	}
+	for v := uint32(0); v < 1e8; v += step {
+		w, x := digits8(v), v
+		for i := 7; i >= 0; i-- {
+			if byte(w>>(8*i)) != byte('0'+x%10) {
+				t.Fatalf("digits8(%d) = %016x", v, w)
+			}
+			x /= 10
+		}
+	}
+}

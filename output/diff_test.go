@@ -1,0 +1,229 @@
+package output
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/hex"
+	"math"
+	"math/rand/v2"
+	"net"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/gopacket/gopacket/layers"
+
+	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/decode"
+	"github.com/smcscope/smcscope/internal/testutil"
+	"github.com/smcscope/smcscope/render"
+)
+
+// everyCapture lists every capture of the repository: the lab's samples,
+// the reference kernel captures and the public ones (other link layers,
+// RoCE without SMC, plain TCP).
+func everyCapture(t *testing.T) []string {
+	t.Helper()
+	files := append(testutil.Samples(t), testutil.References(t)...)
+	pub, err := filepath.Glob(filepath.Join(testutil.Root(t), "testdata", "public", "*", "*.pcap*"))
+	if err != nil || len(pub) == 0 {
+		t.Fatalf("no public captures (%v)", err)
+	}
+	return append(files, pub...)
+}
+
+// mutatedCapture writes a capture of frames of the Ethernet captures with
+// bytes changed (header fields, lengths, opcodes), cut short or grown, so
+// that the writers meet the frames decoders reject or misread.
+func mutatedCapture(t *testing.T) string {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(11, 12))
+	var out []rawFrame
+	for _, path := range append(testutil.Samples(t), testutil.References(t)...) {
+		fs, lt := testutil.ReadFrames(t, path)
+		if lt != layers.LinkTypeEthernet {
+			continue
+		}
+		for i := 0; i < 200 && len(fs) > 0; i++ {
+			f := fs[rng.IntN(len(fs))]
+			d := append([]byte(nil), f.Data...)
+			switch rng.IntN(4) {
+			case 0: // one byte of the headers
+				d[rng.IntN(min(len(d), 80))] = byte(rng.Uint32())
+			case 1: // a few bytes anywhere
+				for range 1 + rng.IntN(4) {
+					d[rng.IntN(len(d))] ^= byte(1 << rng.IntN(8))
+				}
+			case 2: // cut
+				d = d[:rng.IntN(len(d)+1)]
+			case 3: // padded
+				d = append(d, make([]byte, 1+rng.IntN(20))...)
+			}
+			ci := f.CI
+			ci.CaptureLength, ci.Length = len(d), max(len(d), ci.Length)
+			out = append(out, rawFrame{CI: ci, Data: d})
+		}
+	}
+	return writeFrames(t, "mutated.pcap", out)
+}
+
+// eachTrackedFrame calls fn for every frame of path with the tracker's
+// fields in its record, as Run's loop with a full record demanded.
+func eachTrackedFrame(t *testing.T, path string, fn func(f *capture.Frame, base time.Time)) {
+	t.Helper()
+	r, err := capture.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	r.SetFieldDemand(nil)
+	tr, err := render.NewTracker(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var base time.Time
+	for {
+		f, err := r.Next()
+		if err != nil {
+			return
+		}
+		if f.Number == 1 {
+			base = f.CI.Timestamp
+		}
+		tr.Feed(f)
+		tr.AppendFields(f, f.Fields())
+		fn(f, base)
+	}
+}
+
+// TestJSONAsReference: the JSON writer (one pass, keys made once, numbers
+// and addresses by internal/numfmt) writes what a plain writer built on
+// strconv, net and the field catalogue writes, frame by frame, on every
+// capture and on mutated frames.
+func TestJSONAsReference(t *testing.T) {
+	frames := 0
+	for _, path := range append(everyCapture(t), mutatedCapture(t)) {
+		var buf bytes.Buffer
+		bw := bufio.NewWriter(&buf)
+		var base time.Time
+		p := newJSONPrinter(bw, false, false, &base)
+		eachTrackedFrame(t, path, func(f *capture.Frame, b time.Time) {
+			base = b
+			buf.Reset()
+			if err := p.frame(f); err != nil {
+				t.Fatal(err)
+			}
+			bw.Flush()
+			want := refJSONLine(f, base)
+			if buf.String() != want {
+				t.Fatalf("%s frame %d:\ngot  %s\nwant %s", path, f.Number, buf.String(), want)
+			}
+			frames++
+		})
+	}
+	if frames < 10000 {
+		t.Errorf("only %d frames compared", frames)
+	}
+}
+
+// refJSONLine is a -T jsonl line by the plainest means: the fields in the
+// order of their first value, several values as an array.
+func refJSONLine(f *capture.Frame, base time.Time) string {
+	r := f.Fields()
+	var order []decode.FieldID
+	vals := map[decode.FieldID][]string{}
+	for i, id := range r.IDs {
+		if _, ok := vals[id]; !ok {
+			order = append(order, id)
+		}
+		vals[id] = append(vals[id], refJSONValue(decode.Def(id).Kind, r.Vals[i]))
+	}
+	var b []byte
+	b = append(b, '{')
+	for _, id := range order {
+		b = strconv.AppendQuote(b, decode.Def(id).Name) // names are plain ASCII
+		b = append(b, ':')
+		vs := vals[id]
+		if len(vs) > 1 {
+			b = append(b, '[')
+		}
+		for i, v := range vs {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, v...)
+		}
+		if len(vs) > 1 {
+			b = append(b, ']')
+		}
+		b = append(b, ',')
+	}
+	b = append(b, `"_summary":[`...)
+	for i := 0; i < max(1, len(f.CLC)); i++ {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		clc := i
+		if len(f.CLC) == 0 {
+			clc = -1
+		}
+		line := AppendLine(nil, f, base, clc)
+		b = appendJSONString(b, line[:len(line)-1])
+	}
+	return string(append(b, "]}\n"...))
+}
+
+func refJSONValue(k decode.Kind, v decode.Value) string {
+	switch k {
+	case decode.KindUint:
+		return strconv.FormatUint(v.U, 10)
+	case decode.KindBool:
+		return strconv.FormatBool(v.U != 0)
+	case decode.KindFloat:
+		if math.IsNaN(v.F) || math.IsInf(v.F, 0) {
+			return "null"
+		}
+		return strconv.FormatFloat(v.F, 'f', 9, 64)
+	case decode.KindAddr:
+		if v.A.Is4() {
+			return `"` + net.IP(v.A.AsSlice()).String() + `"`
+		}
+		return `"` + string(v.A.AppendTo(nil)) + `"`
+	case decode.KindMAC:
+		if len(v.B) == 6 {
+			return `"` + net.HardwareAddr(v.B).String() + `"`
+		}
+		return `"` + hex.EncodeToString(v.B) + `"`
+	case decode.KindBytes:
+		return `"` + hex.EncodeToString(v.B) + `"`
+	}
+	return string(appendJSONString(nil, v.S))
+}
+
+// TestTextLineCache: the text printer's line (endpoints remembered from
+// line to line) is AppendLine's, frame by frame, on every capture and on
+// mutated frames.
+func TestTextLineCache(t *testing.T) {
+	frames := 0
+	for _, path := range append(everyCapture(t), mutatedCapture(t)) {
+		var ends endpointCache
+		var got, want []byte
+		eachTrackedFrame(t, path, func(f *capture.Frame, base time.Time) {
+			for clc := -1; clc < len(f.CLC); clc++ {
+				if clc == -1 && len(f.CLC) > 0 {
+					continue
+				}
+				got = appendLine(got[:0], f, base, clc, &ends)
+				want = AppendLine(want[:0], f, base, clc)
+				if string(got) != string(want) {
+					t.Fatalf("%s frame %d:\ngot  %s\nwant %s", path, f.Number, got, want)
+				}
+			}
+			frames++
+		})
+	}
+	if frames < 10000 {
+		t.Errorf("only %d frames compared", frames)
+	}
+}
