@@ -9,6 +9,7 @@ import (
 	"github.com/gopacket/gopacket/layers"
 
 	"github.com/smcscope/smcscope/decode"
+	"github.com/smcscope/smcscope/internal/numfmt"
 )
 
 // The direct path reads the -T fields columns of the commonest SMC-R frame
@@ -390,17 +391,16 @@ func (p *DirectPlan) AppendColumns(dst []byte, f *Frame, sep string, quote byte)
 			}
 		}
 	number:
-		if x < 100 {
-			// One or two digits (opcodes, flags, small counters): one
-			// table lookup, and the length without a branch.
-			n := 2 - int(borrow(x, 10))
+		if x < 1e8 {
+			// Every number of the common columns (opcodes, QPNs, PSNs,
+			// frame numbers): one store of eight bytes, of which the
+			// digits are kept.
+			w, n := numfmt.Word8(x)
 			l := len(dst)
-			binary.LittleEndian.PutUint16(dst[l:l+2], decimalPair[x]>>(8*(2-n)))
+			binary.LittleEndian.PutUint64(dst[l:l+8], w)
 			dst = dst[:l+n]
-		} else if x < 1e8 {
-			dst = putDec8(dst, x)
 		} else {
-			dst = appendDec(dst, x)
+			dst = numfmt.AppendUint(dst, x)
 		}
 	next:
 		if quote != 0 {
@@ -447,33 +447,6 @@ func (r *Reader) AppendDirect(dst []byte, sep string, quote byte, limit int) ([]
 // digits; a MAC address (17), an IPv4 address (15).
 const directMaxText = 20
 
-// putDec8 appends x < 1e8 in decimal, dst having room for 8 more bytes:
-// the eight digits are made at once, two by table lookup, and the leading
-// zeros shifted out, so that the number of digits costs no branch.
-func putDec8(dst []byte, x uint64) []byte {
-	w, n := dec8(x)
-	l := len(dst)
-	binary.LittleEndian.PutUint64(dst[l:l+8], w)
-	return dst[:l+n]
-}
-
-// dec8 is the decimal text of x < 1e8 as 8 bytes in memory order (the
-// first in the low byte) and its length. The digits are split in the lanes
-// of one word (SWAR): the two halves of four digits, each into two pairs
-// (x/100 by multiplying by 10486/2^20, exact below 10000), each pair into
-// two digits (by 103/2^10, exact below 100), with no lane carrying into
-// the next.
-func dec8(x uint64) (w uint64, n int) {
-	hi := x / 10000
-	v := hi | (x-hi*10000)<<32
-	q := (v * 10486) >> 20 & 0x0000007F0000007F
-	v = q | (v-q*100)<<16
-	q = (v * 103) >> 10 & 0x000F000F000F000F
-	v = q | (v-q*10)<<8
-	n = decLen(x)
-	return (v | 0x3030303030303030) >> (8 * (8 - n)), n // the leading zeros shifted out
-}
-
 // appendNumber appends frame number n, dst having room for 8 more bytes.
 // Frame numbers mostly come one after the other: the text of the previous
 // one is counted up in its last digit, unless that is a 9. It reports
@@ -482,7 +455,7 @@ func (p *DirectPlan) appendNumber(dst []byte, n int) ([]byte, bool) {
 	if n == p.num+1 && p.numN > 0 && byte(p.numW>>(8*(p.numN-1))) != '9' {
 		p.numW += 1 << (8 * (p.numN - 1))
 	} else if n >= 0 && n < 1e8 {
-		p.numW, p.numN = dec8(uint64(n))
+		p.numW, p.numN = numfmt.Word8(uint64(n))
 	} else {
 		p.numN = 0
 		return dst, false
@@ -492,76 +465,3 @@ func (p *DirectPlan) appendNumber(dst []byte, n int) ([]byte, bool) {
 	binary.LittleEndian.PutUint64(dst[l:l+8], p.numW)
 	return dst[:l+p.numN], true
 }
-
-// decimalPair holds the two ASCII digits of 0..99, the first in the low
-// byte.
-var decimalPair = func() (t [100]uint16) {
-	for i := range t {
-		t[i] = uint16('0'+i/10) | uint16('0'+i%10)<<8
-	}
-	return t
-}()
-
-const decimalPairs = "00010203040506070809" +
-	"10111213141516171819" +
-	"20212223242526272829" +
-	"30313233343536373839" +
-	"40414243444546474849" +
-	"50515253545556575859" +
-	"60616263646566676869" +
-	"70717273747576777879" +
-	"80818283848586878889" +
-	"90919293949596979899"
-
-// appendDec is strconv.AppendUint(dst, x, 10), written in place two
-// digits at a time: on the direct path formatting is most of a frame's
-// cost, and strconv builds the digits in a buffer of its own first.
-func appendDec(dst []byte, x uint64) []byte {
-	if x < 10 {
-		return append(dst, byte('0'+x))
-	}
-	if x < 100 {
-		return append(dst, decimalPairs[2*x], decimalPairs[2*x+1])
-	}
-	n := decLen(x)
-	l := len(dst)
-	if cap(dst)-l < n {
-		dst = slices.Grow(dst, n)
-	}
-	dst = dst[:l+n]
-	i := l + n
-	for x >= 100 {
-		q := x / 100
-		r := x - q*100
-		i -= 2
-		dst[i], dst[i+1] = decimalPairs[2*r], decimalPairs[2*r+1]
-		x = q
-	}
-	if x >= 10 {
-		dst[i-2], dst[i-1] = decimalPairs[2*x], decimalPairs[2*x+1]
-	} else {
-		dst[i-1] = byte('0' + x)
-	}
-	return dst
-}
-
-// decLen is the number of decimal digits of x: from its bit length (1233/4096
-// is just below log10(2)), corrected by one comparison. x|1 has as many
-// digits as x (no power of ten minus one is even) and gives 0 its digit.
-func decLen(x uint64) int {
-	y := x | 1
-	t := (bits.Len64(y) * 1233) >> 12
-	// +1 unless y < 10^t, without a branch: the borrow of y-10^t (both
-	// are below 2^63 for every t the table reaches past 10^18... and
-	// 10^19 fits 64 bits, see below).
-	return t + 1 - int(borrow(y, pow10[t]))
-}
-
-// borrow is 1 when a < b, else 0.
-func borrow(a, b uint64) uint64 {
-	_, br := bits.Sub64(a, b, 0)
-	return br
-}
-
-var pow10 = [...]uint64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
-	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19}

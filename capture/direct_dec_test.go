@@ -5,47 +5,29 @@ import (
 	"testing"
 )
 
-// TestDecimal holds the direct path's number formatting to strconv's, on
-// every length and around every power of ten.
-func TestDecimal(t *testing.T) {
-	check := func(x uint64) {
-		want := strconv.AppendUint([]byte("ab"), x, 10)
-		buf := make([]byte, 2, 64)
-		copy(buf, "ab")
-		if got := appendDec(buf, x); string(got) != string(want) {
-			t.Fatalf("appendDec(%d) = %q, want %q", x, got, want)
-		}
-		if x < 1e8 {
-			if got := putDec8(buf[:2], x); string(got) != string(want) {
-				t.Fatalf("putDec8(%d) = %q, want %q", x, got, want)
-			}
-		}
-		if n := decLen(x); n != len(want)-2 {
-			t.Fatalf("decLen(%d) = %d, want %d", x, n, len(want)-2)
-		}
-	}
-	for x := uint64(0); x < 200000; x++ {
-		check(x)
-	}
-	for p := uint64(1); p <= 1e19 && p != 0; p *= 10 {
-		for _, d := range []uint64{p - 1, p, p + 1, 2*p - 1, 9 * p, 9*p + 1} {
-			check(d)
-		}
-		if p == 1e19 {
-			break
-		}
-	}
-	check(^uint64(0))
-	for x := uint64(1); x < 1e8; x = x*7 + 3 {
-		check(x)
-		check(x * 13 % 1e8)
-	}
+// TestAppendNumber holds the direct path's frame numbers, counted up in
+// their last digit from the previous one, to strconv's, across carries,
+// jumps and the 8-digit limit.
+func TestAppendNumber(t *testing.T) {
 	var p DirectPlan
-	for n := 0; n < 1200; n++ {
+	check := func(n int) {
+		t.Helper()
 		buf := make([]byte, 0, 16)
-		got, _ := p.appendNumber(buf, n)
-		if string(got) != strconv.Itoa(n) {
-			t.Fatalf("appendNumber(%d) = %q", n, got)
+		got, ok := p.appendNumber(buf, n)
+		if n >= 1e8 {
+			if ok {
+				t.Fatalf("appendNumber(%d) took a 9-digit number", n)
+			}
+			return
 		}
+		if !ok || string(got) != strconv.Itoa(n) {
+			t.Fatalf("appendNumber(%d) = %q, %v", n, got, ok)
+		}
+	}
+	for n := 0; n < 12000; n++ {
+		check(n)
+	}
+	for _, n := range []int{99999998, 99999999, 1e8, 5, 6, 1e8 - 1, 1e8} {
+		check(n)
 	}
 }

@@ -155,6 +155,16 @@ var digits4 = func() (t [10000]uint32) {
 	return t
 }()
 
+// Word8 returns the decimal digits of u (below 1e8) as the bytes of a
+// little-endian word, the first digit in the lowest byte and nothing after
+// the last, and their count: a caller with eight bytes of room stores the
+// whole word and keeps n bytes, one store whatever the length (the -T
+// fields direct path writes every column so).
+func Word8(u uint64) (w uint64, n int) {
+	n = DecimalLen(u)
+	return digits8(uint32(u)) >> (8 * (8 - n)), n
+}
+
 // HexLen is the number of lowercase hex digits of u (1 for 0).
 func HexLen(u uint64) int {
 	return max((bits.Len64(u)+3)/4, 1)

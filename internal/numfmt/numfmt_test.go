@@ -1,6 +1,7 @@
 package numfmt
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -116,5 +117,32 @@ func TestDigits8Exhaustive(t *testing.T) {
 			}
 			x /= 10
 		}
+	}
+}
+
+// TestWord8 holds Word8 to strconv around every power of ten below 1e8
+// and on a spread of values between.
+func TestWord8(t *testing.T) {
+	check := func(u uint64) {
+		t.Helper()
+		w, n := Word8(u)
+		var b [8]byte
+		binary.LittleEndian.PutUint64(b[:], w)
+		want := strconv.FormatUint(u, 10)
+		if string(b[:n]) != want || w>>(8*n%64) != 0 && n < 8 {
+			t.Fatalf("Word8(%d) = %016x, %d; want %q", u, w, n, want)
+		}
+	}
+	for p := uint64(1); p < 1e8; p *= 10 {
+		for _, d := range []uint64{p - 1, p, p + 1, 2*p - 1, 9 * p, 9*p + 1} {
+			check(d)
+		}
+	}
+	for u := uint64(0); u < 1e8; u = u*7 + 3 {
+		check(u)
+		check(u * 13 % 1e8)
+	}
+	for u := uint64(0); u < 100000; u++ {
+		check(u)
 	}
 }
