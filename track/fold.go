@@ -303,7 +303,7 @@ func (t *Tracker) foldLinks() {
 				pass == 1 && !l.lgr.Deleted && l.State != LinkRejected && l.State != LinkDeleted:
 				continue
 			}
-			hist -= len(l.History)
+			hist -= len(l.hist)
 			t.foldLink(l)
 			excess--
 		}
@@ -336,8 +336,8 @@ func (t *Tracker) foldLink(l *Link) {
 		t.retire(l)
 	}
 	l.folded = true
-	t.history -= len(l.History)
-	l.History = nil
+	t.history -= len(l.hist)
+	l.hist = nil
 	g := l.lgr
 	for i, x := range g.links {
 		if x == l {

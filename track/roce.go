@@ -46,15 +46,6 @@ func (l *Link) end(d Dir) *LinkEnd {
 	return &l.Server
 }
 
-func (l *Link) addHistory(in *input, what string) {
-	// The kept links' histories are bounded as a whole too: links in use
-	// are not folded to make room (see foldLinks).
-	if len(l.History) < maxLinkHistory && *l.history < 4*maxHistory {
-		l.History = append(l.History, LinkEvent{Frame: in.number, Time: in.ts(), What: what})
-		*l.history++
-	}
-}
-
 // linkByID finds the newest link of g with the given link number.
 func (g *LinkGroup) linkByID(id uint8) *Link {
 	for i := len(g.links) - 1; i >= 0; i-- {
@@ -194,9 +185,9 @@ func (t *Tracker) resolveUnknown(in *input, key qpKey) (linkRef, bool) {
 	g := t.newLGR(in, true)
 	l := t.newLink(g, in, true)
 	l.Client.Addr, l.Server.Addr, l.Server.QPN = key.src.netip(), key.dst.netip(), uint32(key.qpn)
-	l.addHistory(in, "first seen mid-stream: link setup not in the capture")
+	l.addHistory(in, textEvent("first seen mid-stream: link setup not in the capture"))
 	if u := t.unknownQP[key]; u != nil {
-		l.addHistory(in, fmt.Sprintf("%d earlier frames on this QP before it could be identified", u.frames))
+		l.addHistory(in, histEvent{kind: histEarlier, n: u.frames})
 	}
 	t.keyLink(l, DirC2S, key)
 	t.halfLinks[addrPair{key.src, key.dst}] = append(t.halfLinks[addrPair{key.src, key.dst}], l)
@@ -300,7 +291,7 @@ func (t *Tracker) flip(g *LinkGroup, in *input) bool {
 		t.cur.dir ^= 1
 	}
 	for _, l := range g.links {
-		l.addHistory(in, "roles identified: client and server were the other way round")
+		l.addHistory(in, textEvent("roles identified: client and server were the other way round"))
 	}
 	return true
 }
