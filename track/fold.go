@@ -1,18 +1,26 @@
 package track
 
-import "slices"
+import (
+	"slices"
+	"time"
+)
 
 // Folding keeps the tracker's memory flat however many connections a
-// capture holds: beyond Options.MaxConns the oldest connections (and
-// beyond their caps the oldest links and link groups) leave the tracker
-// and only their sums stay, in folded. The views' totals add what is still
-// listed, so they count every connection of the capture.
+// capture holds: beyond Options.MaxClosed the oldest ended connections,
+// beyond Options.MaxConns the oldest of any (and beyond their caps the
+// oldest links and link groups) leave the tracker and only their sums
+// stay, in folded. The views' totals add what is still listed, so they
+// count every connection of the capture.
 
 // folded sums the connections, links and link groups no longer kept whole.
 type folded struct {
 	conns      connSums
 	links      linkSums
 	linkGroups lgrSums
+	// The rule that folded them, for Totals: Options.MaxClosed,
+	// Options.MaxConns, Options.IdleTimeout.
+	maxClosed, maxConns int
+	idleAfter           time.Duration
 	// Fallbacks by reason, as smc,decline counts them. The key space is
 	// the wire's (any 32-bit decline code), so it is capped; the rest is
 	// counted under reasonOther.
@@ -38,6 +46,7 @@ const causeOther FallbackCause = 0xFF
 
 type connSums struct {
 	n, open  int // connections; of those, folded before they ended
+	idle     int // folded after no frame for Options.IdleTimeout, not closed
 	outcomes [len(outcomeNames)]int
 	closed   int
 	frames   int
@@ -124,21 +133,43 @@ func doneForGood(c *Conn) bool {
 	return c.Inferred || (f0.FIN && f1.FIN) || f0.RST || f1.RST
 }
 
-// foldConns folds the oldest connections beyond Options.MaxConns into
-// t.folded, down to 90 % of the cap so that the work is paid once per
-// batch and not per new connection: ended ones first, then ones that
-// closed their SMC side, then open ones. The connection whose timeline was
-// asked for by ID or endpoint stays.
+// foldConns folds the oldest connections into t.folded: ended ones beyond
+// Options.MaxClosed, and beyond Options.MaxConns any, down to 90 % of the
+// cap so that the work is paid once per batch and not per new connection:
+// ended ones first, then ones that closed their SMC side, then open ones.
+// The connection whose timeline was asked for by ID or endpoint stays.
 func (t *Tracker) foldConns() {
-	excess := len(t.conns) - t.opts.MaxConns*9/10
 	pin := t.timelinePin()
+	excess, ended := 0, 0
+	if len(t.conns) > t.opts.MaxConns {
+		excess = len(t.conns) - t.opts.MaxConns*9/10
+	}
+	if t.opts.MaxClosed < t.opts.MaxConns {
+		for _, c := range t.conns {
+			if c != pin && doneForGood(c) {
+				ended++
+			}
+		}
+		if ended > t.opts.MaxClosed {
+			ended -= t.opts.MaxClosed * 9 / 10
+		} else {
+			ended = 0
+		}
+	}
+	defer func() {
+		// Counting the ended ones is a pass over the kept connections:
+		// the next one comes after a tenth of MaxClosed new connections,
+		// so that open connections piling up (which stay) cost a pass per
+		// batch, not per connection.
+		t.foldAt = min(t.opts.MaxConns, max(t.opts.MaxClosed, len(t.conns)+max(t.opts.MaxClosed/10, 1)))
+	}()
 	var (
 		out []*Conn
 		at  []int // their places in t.conns
 	)
-	for pass := 0; pass < 3 && excess > 0; pass++ {
+	for pass := 0; pass < 3 && (excess > 0 || pass == 0 && ended > 0); pass++ {
 		for i, c := range t.conns {
-			if excess == 0 {
+			if excess <= 0 && (pass > 0 || ended <= 0) {
 				break
 			}
 			if c.folded || c == pin {
@@ -152,6 +183,7 @@ func (t *Tracker) foldConns() {
 			out = append(out, c)
 			at = append(at, i)
 			excess--
+			ended--
 		}
 	}
 	if len(out) == 0 {
@@ -165,6 +197,12 @@ func (t *Tracker) foldConns() {
 			t.folded.conns.open++
 		}
 		t.untuple(c)
+	}
+	for _, c := range out {
+		// Ended by the idle sweep, not by a close.
+		if c.finished && !c.Closed() {
+			t.folded.conns.idle++
+		}
 	}
 	t.finish(out...)
 	gone := make(map[int]bool, len(out))
@@ -278,17 +316,18 @@ func (t *Tracker) timelinePin() *Conn {
 
 // foldLinks folds the oldest links beyond linkCap, or while their
 // histories hold more than maxHistory events, down to 90 %: links out of
-// the lookup tables first, then links of deleted groups and rejected ones.
-// Links in use are folded only beyond Options.MaxConns of them: one that
-// is still used would come back as a link joined mid-stream. A link group
-// goes with its last link.
+// the lookup tables first, then links of deleted groups and rejected ones,
+// and of those first the ones no kept connection uses (so that a listed
+// connection's link stays listed with it). Links in use are folded only
+// beyond Options.MaxConns of them: one that is still used would come back
+// as a link joined mid-stream. A link group goes with its last link.
 func (t *Tracker) foldLinks() {
 	excess := len(t.links) - t.linkCap*9/10
 	hist := t.history - maxHistory*9/10
 	over := func() bool { return excess > 0 || hist > 0 }
-	passes := 2
+	passes := 4
 	if len(t.links) > t.opts.MaxConns {
-		passes, excess = 3, len(t.links)-t.opts.MaxConns*9/10
+		passes, excess = 5, len(t.links)-t.opts.MaxConns*9/10
 	}
 	for pass := 0; pass < passes && over(); pass++ {
 		for _, l := range t.links {
@@ -298,9 +337,11 @@ func (t *Tracker) foldLinks() {
 			if l.folded {
 				continue
 			}
-			switch {
-			case pass == 0 && !l.retired,
-				pass == 1 && !l.lgr.Deleted && l.State != LinkRejected && l.State != LinkDeleted:
+			ended := l.retired
+			if pass%2 == 1 || pass == 4 {
+				ended = ended || l.lgr.Deleted || l.State == LinkRejected || l.State == LinkDeleted
+			}
+			if !ended && pass < 4 || pass < 2 && len(l.Conns) > 0 {
 				continue
 			}
 			hist -= len(l.hist)
