@@ -163,10 +163,16 @@ func (t *Tracker) foldConns() {
 		// batch, not per connection.
 		t.foldAt = min(t.opts.MaxConns, max(t.opts.MaxClosed, len(t.conns)+max(t.opts.MaxClosed/10, 1)))
 	}()
-	var (
-		out []*Conn
-		at  []int // their places in t.conns
-	)
+	// The batch's lists are kept from one fold to the next: with a small
+	// MaxClosed a capture of short connections folds every few dozen.
+	fs := &t.foldScratch
+	out, at := fs.out[:0], fs.at[:0] // at: their places in t.conns
+	defer func() {
+		clear(out)
+		fs.out, fs.at = out[:0], at[:0]
+		clear(fs.gone)
+		clear(fs.groups)
+	}()
 	for pass := 0; pass < 3 && (excess > 0 || pass == 0 && ended > 0); pass++ {
 		for i, c := range t.conns {
 			if excess <= 0 && (pass > 0 || ended <= 0) {
@@ -205,8 +211,10 @@ func (t *Tracker) foldConns() {
 		}
 	}
 	t.finish(out...)
-	gone := make(map[int]bool, len(out))
-	groups := map[*LinkGroup]bool{}
+	if fs.gone == nil {
+		fs.gone, fs.groups = map[int]bool{}, map[*LinkGroup]bool{}
+	}
+	gone, groups := fs.gone, fs.groups
 	for _, c := range out {
 		t.foldConn(c)
 		gone[c.ID] = true
@@ -250,6 +258,14 @@ func (t *Tracker) foldConns() {
 		c.Timeline = nil
 		t.spare = append(t.spare, c)
 	}
+}
+
+// foldScratch is what foldConns reuses from one batch to the next.
+type foldScratch struct {
+	out    []*Conn
+	at     []int
+	gone   map[int]bool
+	groups map[*LinkGroup]bool
 }
 
 // dropIDs removes the IDs in gone from ids, in place, and adds how many

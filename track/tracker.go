@@ -93,11 +93,12 @@ type Tracker struct {
 	pendingHalf []*Conn
 
 	nextConn, nextLink, nextLGR int
-	folded                      folded         // what is no longer kept whole
-	spare                       []*Conn        // folded connections, nothing points to them: newConn reuses them
-	history                     int            // link events held by the kept links (maxHistory)
-	linkCap                     int            // how many links are kept whole: a quarter of Options.MaxConns, at most MaxClosed
-	foldAt                      int            // len(conns) that calls for a fold (foldConns sets it)
+	folded                      folded  // what is no longer kept whole
+	spare                       []*Conn // folded connections, nothing points to them: newConn reuses them
+	history                     int     // link events held by the kept links (maxHistory)
+	linkCap                     int     // how many links are kept whole: a quarter of Options.MaxConns, at most MaxClosed
+	foldAt                      int     // len(conns) that calls for a fold (foldConns sets it)
+	foldScratch                 foldScratch
 	lastSweep                   int64          // Unix nanoseconds
 	timelineID                  int            // > 0 when Options.Timeline names an ID
 	timelineEP                  netip.AddrPort // valid when Options.Timeline names an endpoint
