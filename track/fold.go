@@ -242,6 +242,10 @@ func (t *Tracker) foldConns() {
 		for _, l := range g.links {
 			l.Conns, l.ConnsFolded = dropIDs(l.Conns, gone, l.ConnsFolded)
 		}
+		if g.folded {
+			// Its links went before its last connections did.
+			t.recycle(g)
+		}
 	}
 	if len(t.pendingHalf) > 0 {
 		t.pendingHalf = slices.DeleteFunc(t.pendingHalf, func(c *Conn) bool { return c.folded })
@@ -381,6 +385,8 @@ func (t *Tracker) foldLinks() {
 		}
 		t.folded.linkGroups.add(g)
 		t.stats.EvictedLGRs++
+		g.folded = true
+		t.recycle(g)
 	}
 	clear(t.lgrs[len(gs):])
 	t.lgrs = gs
@@ -394,7 +400,8 @@ func (t *Tracker) foldLink(l *Link) {
 	}
 	l.folded = true
 	t.history -= len(l.hist)
-	l.hist = nil
+	clear(l.hist)
+	l.hist = l.hist[:0]
 	g := l.lgr
 	for i, x := range g.links {
 		if x == l {
@@ -402,8 +409,42 @@ func (t *Tracker) foldLink(l *Link) {
 			break
 		}
 	}
+	if len(g.gone) < maxGone {
+		g.gone = append(g.gone, l)
+	}
 	g.Links = removeID(g.Links, l.ID)
 	g.LinksFolded++
 	t.folded.links.add(l)
 	t.stats.EvictedLinks++
+}
+
+// maxGone caps the folded links a group keeps for recycle; Linux has at
+// most 3 links per group (SMC_LINKS_PER_LGR_MAX, net/smc/smc_core.h), more
+// come and go only in a group that fails over again and again.
+const maxGone = 8
+
+// recycle keeps a folded link group and its folded links for newLGR and
+// newLink when nothing points to them any more: no kept connection is in
+// the group (a connection's link is one of its group's), their lookup
+// tables were emptied when the links retired, and snapshots copy what they
+// show. It is called when the group is folded and, if connections of it
+// were still kept then, when the last of them is. A capture that sets up a link group per connection then makes no
+// garbage per connection, and the heap, and peak RSS, stay flat however
+// long it is. A group that still has connections is left to the collector.
+func (t *Tracker) recycle(g *LinkGroup) {
+	if len(g.Conns) > 0 || len(g.conns) > 0 {
+		return // foldConns calls again when they are folded
+	}
+	gone := g.gone
+	g.gone = nil
+	spares := max(t.linkCap/2, 64) // a batch of folds is a tenth of the caps, of links twice that
+	for _, l := range gone {
+		if len(t.spareLinks) < spares {
+			l.lgr = nil
+			t.spareLinks = append(t.spareLinks, l)
+		}
+	}
+	if len(t.spareLGRs) < spares {
+		t.spareLGRs = append(t.spareLGRs, g)
+	}
 }

@@ -376,6 +376,8 @@ type LinkGroup struct {
 	// CONFIRM_RKEY announcements waiting for the Accept/Confirm that names
 	// the same rkey on the link they were sent on.
 	pendingRKeys map[rkeyKey][]rkeyOther
+	gone         []*Link // its folded links, for Tracker.recycle
+	folded       bool    // in the folded sums, out of Tracker.lgrs
 }
 
 // Event is one frame in a connection's timeline.

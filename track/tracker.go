@@ -93,11 +93,13 @@ type Tracker struct {
 	pendingHalf []*Conn
 
 	nextConn, nextLink, nextLGR int
-	folded                      folded  // what is no longer kept whole
-	spare                       []*Conn // folded connections, nothing points to them: newConn reuses them
-	history                     int     // link events held by the kept links (maxHistory)
-	linkCap                     int     // how many links are kept whole: a quarter of Options.MaxConns, at most MaxClosed
-	foldAt                      int     // len(conns) that calls for a fold (foldConns sets it)
+	folded                      folded       // what is no longer kept whole
+	spare                       []*Conn      // folded connections, nothing points to them: newConn reuses them
+	spareLinks                  []*Link      // folded links nothing points to: newLink reuses them (recycle)
+	spareLGRs                   []*LinkGroup // folded link groups likewise, for newLGR
+	history                     int          // link events held by the kept links (maxHistory)
+	linkCap                     int          // how many links are kept whole: a quarter of Options.MaxConns, at most MaxClosed
+	foldAt                      int          // len(conns) that calls for a fold (foldConns sets it)
 	foldScratch                 foldScratch
 	lastSweep                   int64          // Unix nanoseconds
 	timelineID                  int            // > 0 when Options.Timeline names an ID
@@ -363,9 +365,15 @@ func (t *Tracker) retire(l *Link) {
 			return
 		}
 	}
-	g.tokens, g.pendingRKeys, g.conns = [2]map[uint32]*Conn{{}, {}}, map[rkeyKey][]rkeyOther{}, nil
+	// Emptied, not replaced: a recycled group or link (Tracker.recycle)
+	// uses them again instead of making new ones.
+	clear(g.tokens[0])
+	clear(g.tokens[1])
+	clear(g.pendingRKeys)
+	g.conns = nil
 	for _, x := range g.links {
-		x.rkeys = [2]map[uint32]rmbRef{}
+		clear(x.rkeys[0])
+		clear(x.rkeys[1])
 	}
 }
 
