@@ -2,8 +2,11 @@ package track
 
 import (
 	"runtime"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/smcscope/smcscope/decode"
 )
 
 // TestMaxClosedBounded: with Options.MaxClosed the connections kept whole
@@ -142,5 +145,33 @@ func TestRecycledLinkGroups(t *testing.T) {
 	s := tr.Snapshot()
 	if c := s.Totals().Conns; c.Conns != 200+n || c.Outcomes["SMC-R"] != 200+n || c.C2S.Bytes != uint64(200+n)*32664 {
 		t.Errorf("totals %+v, want %d SMC-R connections of 32664 B each way", c, 200+n)
+	}
+}
+
+// TestOfferedTable: offered's table says what joining the parts said, for
+// every version and pair of types.
+func TestOfferedTable(t *testing.T) {
+	for _, ver := range []uint8{1, 2, 3} {
+		for v2 := range decode.SMCType(4) {
+			for v1 := range decode.SMCType(4) {
+				c := &decode.CLC{Version: ver, TypeV1: v1, TypeV2: v2}
+				var parts []string
+				add := func(t decode.SMCType, v string) {
+					if t.HasR() {
+						parts = append(parts, "SMC-R"+v)
+					}
+					if t.HasD() {
+						parts = append(parts, "SMC-D"+v)
+					}
+				}
+				if ver >= 2 {
+					add(v2, "v2")
+				}
+				add(v1, "v1")
+				if got, want := offered(c), strings.Join(parts, "+"); got != want {
+					t.Errorf("version %d types %d/%d: %q, want %q", ver, v2, v1, got, want)
+				}
+			}
+		}
 	}
 }
