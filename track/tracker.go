@@ -101,9 +101,10 @@ type Tracker struct {
 	linkCap                     int          // how many links are kept whole: a quarter of Options.MaxConns, at most MaxClosed
 	foldAt                      int          // len(conns) that calls for a fold (foldConns sets it)
 	foldScratch                 foldScratch
-	lastSweep                   int64          // Unix nanoseconds
-	timelineID                  int            // > 0 when Options.Timeline names an ID
-	timelineEP                  netip.AddrPort // valid when Options.Timeline names an endpoint
+	finishGroups                map[*LinkGroup]bool // finish's set of groups, reused
+	lastSweep                   int64               // Unix nanoseconds
+	timelineID                  int                 // > 0 when Options.Timeline names an ID
+	timelineEP                  netip.AddrPort      // valid when Options.Timeline names an endpoint
 
 	in  input
 	cur attribution
@@ -381,7 +382,10 @@ func (t *Tracker) retire(l *Link) {
 // lookup tables and connection lists. Several at once (an idle sweep, a
 // fold) cost one pass over each group's tables, not one per connection.
 func (t *Tracker) finish(cs ...*Conn) {
-	var groups map[*LinkGroup]bool
+	// The set is kept from one call to the next: folds call every few
+	// dozen connections.
+	groups := t.finishGroups
+	defer func() { clear(t.finishGroups) }()
 	for _, c := range cs {
 		if c.finished {
 			continue
@@ -400,6 +404,7 @@ func (t *Tracker) finish(cs ...*Conn) {
 		}
 		if groups == nil {
 			groups = map[*LinkGroup]bool{}
+			t.finishGroups = groups
 		}
 		groups[g] = true
 	}
