@@ -15,29 +15,46 @@ import (
 // connection. Only those streams are reassembled: a segment reaches the
 // gopacket assembler when its connection's SYN carried the SMC option, or
 // (captures that start mid-connection) when its payload starts with a CLC
-// eyecatcher. A stream is dropped after Confirm or Decline or at its first
-// non-CLC byte, so memory depends on the number of handshakes in flight,
-// not on the traffic.
+// eyecatcher. A stream is dropped after Confirm or Decline, at its first
+// non-CLC byte (the rest is application data), at a RST, or when it stalls,
+// and the assembler is made to let go of it at once (closeAsm), so memory
+// depends on the number of handshakes in flight, not on the traffic: flows
+// are recycled, and at most maxCLCFlows are held at once.
 
 // clcIdle is how long a handshake may stall (capture time) before its
 // stream is forgotten; Linux gives up after 6 s per message.
 const clcIdle = 30 * time.Second
 
+// maxCLCFlows bounds the handshakes followed at once, so that a capture of
+// SMC SYNs that never go on cannot grow the reader: beyond it the least
+// recently seen are dropped, as if stalled. Linux queues at most a few
+// hundred handshakes per listener (the accept backlog, smc_tcp_listen_work
+// in net/smc/af_smc.c); this is far more than a capture holds in flight.
+const maxCLCFlows = 4096
+
 type flowKey [2]gopacket.Flow
 
-// clcFlow is the pre-filter's view of one TCP connection.
+// clcFlow is the pre-filter's view of one TCP connection, and the stream
+// the assembler feeds.
 type clcFlow struct {
-	stream   *clcStream
+	stream   clcStream
 	lastSeen time.Time
 	orig     gopacket.Flow // network flow of the first segment seen
+	key      flowKey       // under which flows holds it
 	// smcSYN: followed from a SYN or SYN-ACK with the SMC option (not
 	// mid-stream from an eyecatcher).
 	smcSYN bool
 	// asmNet is orig under a type unique to this connection: the assembler
-	// keys its connections by flow, and a finished handshake stays in its
-	// pool until swept, so a new connection on the same 4-tuple (port
-	// reuse) needs a key of its own to start afresh.
+	// keys its connections by flow, so a new connection on the same
+	// 4-tuple (port reuse) starts afresh even where the assembler still
+	// holds the old one (keep).
 	asmNet gopacket.Flow
+	// inMap: flows holds it (segments still come to it). inAsm: the
+	// assembler holds its stream (from New until ReassemblyComplete). It
+	// is recycled when neither does.
+	inMap, inAsm bool
+	// prev and next link the flows in flows, least recently seen first.
+	prev, next *clcFlow
 }
 
 // clcAssembler owns the reassembly state of one Reader.
@@ -50,6 +67,20 @@ type clcAssembler struct {
 	gen   int64    // connections seen, for clcFlow.asmNet
 	arena []byte   // message bytes of the current frame
 	swept time.Time
+	// held lists the flows in flows, least recently seen first (a
+	// sentinel: held.next is the oldest). free holds recycled ones: a
+	// capture of short connections then allocates nothing per connection.
+	held clcFlow
+	free []*clcFlow
+	// closing: closeAsm is feeding the assembler the RSTs that end a
+	// stream (clcStream.Accept places them); rst is that segment.
+	closing bool
+	rst     layers.TCP
+	rstHdr  [20]byte
+	// keep is the reference path for tests: no flow is recycled and the
+	// assembler keeps what it holds until the end, as before flows were
+	// recycled and streams closed early.
+	keep bool
 }
 
 type asmContext struct{ ci gopacket.CaptureInfo }
@@ -58,6 +89,7 @@ func (c *asmContext) GetCaptureInfo() gopacket.CaptureInfo { return c.ci }
 
 func newCLCAssembler() *clcAssembler {
 	a := &clcAssembler{flows: make(map[flowKey]*clcFlow)}
+	a.held.prev, a.held.next = &a.held, &a.held
 	a.asm = reassembly.NewAssembler(reassembly.NewStreamPool(a))
 	// A CLC handshake is a few hundred bytes; bound what a broken or
 	// hostile stream can make us queue while waiting for a gap.
@@ -66,22 +98,64 @@ func newCLCAssembler() *clcAssembler {
 	return a
 }
 
-// New implements reassembly.StreamFactory.
+// New implements reassembly.StreamFactory: the stream is the current
+// flow's, started afresh.
 func (a *clcAssembler) New(netFlow, tcpFlow gopacket.Flow, tcp *layers.TCP, ac reassembly.AssemblerContext) reassembly.Stream {
-	s := &clcStream{a: a}
-	if a.cur != nil {
-		a.cur.stream = s
-		s.smcSYN = a.cur.smcSYN
+	fl := a.cur
+	if fl == nil { // not from segment: a stream of no flow, never recycled
+		fl = &clcFlow{}
 	}
-	return s
+	fl.stream = clcStream{a: a, fl: fl, smcSYN: fl.smcSYN}
+	fl.inAsm = true
+	return &fl.stream
 }
 
 func (a *clcAssembler) newFlow(k flowKey) *clcFlow {
+	if len(a.flows) >= maxCLCFlows {
+		a.evict()
+	}
 	a.gen++
 	src, dst := k[0].Endpoints()
-	fl := &clcFlow{orig: k[0], asmNet: gopacket.NewFlow(gopacket.EndpointType(-a.gen), src.Raw(), dst.Raw())}
+	var fl *clcFlow
+	if n := len(a.free); n > 0 {
+		fl, a.free = a.free[n-1], a.free[:n-1]
+	} else {
+		fl = new(clcFlow)
+	}
+	*fl = clcFlow{orig: k[0], key: k, asmNet: gopacket.NewFlow(gopacket.EndpointType(-a.gen), src.Raw(), dst.Raw()), inMap: true}
 	a.flows[k] = fl
+	a.link(fl)
 	return fl
+}
+
+// link puts fl at the recent end of the held list.
+func (a *clcAssembler) link(fl *clcFlow) {
+	fl.prev, fl.next = a.held.prev, &a.held
+	fl.prev.next, a.held.prev = fl, fl
+}
+
+func (a *clcAssembler) unlink(fl *clcFlow) {
+	fl.prev.next, fl.next.prev = fl.next, fl.prev
+	fl.prev, fl.next = nil, nil
+}
+
+// touch moves fl to the recent end of the held list.
+func (a *clcAssembler) touch(fl *clcFlow) {
+	if a.held.prev != fl {
+		a.unlink(fl)
+		a.link(fl)
+	}
+}
+
+// release recycles fl once neither flows nor the assembler holds it.
+func (a *clcAssembler) release(fl *clcFlow) {
+	if fl.inMap || fl.inAsm || a.keep {
+		return
+	}
+	fl.stream = clcStream{}
+	if len(a.free) < 256 {
+		a.free = append(a.free, fl)
+	}
 }
 
 func (a *clcAssembler) lookup(k flowKey) *clcFlow {
@@ -91,9 +165,50 @@ func (a *clcAssembler) lookup(k flowKey) *clcFlow {
 	return a.flows[flowKey{k[0].Reverse(), k[1].Reverse()}]
 }
 
-func (a *clcAssembler) forget(k flowKey) {
-	delete(a.flows, k)
-	delete(a.flows, flowKey{k[0].Reverse(), k[1].Reverse()})
+// drop forgets fl: later segments of its connection are not reassembled
+// (unless a SYN or an eyecatcher starts a flow anew), and the assembler
+// lets go of its stream.
+func (a *clcAssembler) drop(fl *clcFlow) {
+	if !fl.inMap {
+		return
+	}
+	delete(a.flows, fl.key)
+	a.unlink(fl)
+	fl.inMap = false
+	if fl.inAsm && !a.keep {
+		a.closeAsm(fl)
+	}
+	a.release(fl)
+}
+
+// closeAsm ends fl's stream in the assembler, which otherwise keeps a
+// connection until it sees both FINs in sequence or is flushed (a pass
+// over all its connections): a RST at the next expected sequence number of
+// each direction closes that half, and with both closed the assembler
+// drops the connection and calls ReassemblyComplete. The stream is done
+// first, so that nothing reaches it any more.
+func (a *clcAssembler) closeAsm(fl *clcFlow) {
+	fl.stream.done = true
+	ports := fl.key[1]
+	asmNet := fl.asmNet
+	a.closing = true
+	for range 2 {
+		if !fl.inAsm {
+			break
+		}
+		// A TCP header with the flow's ports, decoded so that the
+		// segment's TransportFlow is right; Accept sets its sequence.
+		src, dst := ports.Endpoints()
+		h := &a.rstHdr
+		copy(h[0:2], src.Raw())
+		copy(h[2:4], dst.Raw())
+		h[12], h[13] = 5<<4, 0x04 // data offset 5 words, RST
+		if err := a.rst.DecodeFromBytes(h[:], gopacket.NilDecodeFeedback); err == nil {
+			a.asm.AssembleWithContext(asmNet, &a.rst, &a.ctx)
+		}
+		ports, asmNet = ports.Reverse(), asmNet.Reverse()
+	}
+	a.closing = false
 }
 
 // segment feeds f's TCP segment to the assembler if its connection is (or
@@ -105,6 +220,7 @@ func (a *clcAssembler) segment(f *Frame) {
 	fl := a.lookup(k)
 	switch {
 	case fl != nil:
+		a.touch(fl)
 	case t.SYN && f.SMCOption:
 		fl = a.newFlow(k)
 		fl.smcSYN = true
@@ -128,8 +244,8 @@ func (a *clcAssembler) segment(f *Frame) {
 	a.ctx.ci = f.CI
 	a.asm.AssembleWithContext(asmNet, t, &a.ctx)
 	a.frame, a.cur = nil, nil
-	if fl.stream != nil && fl.stream.done || t.RST {
-		a.forget(k)
+	if fl.stream.done || t.RST {
+		a.drop(fl)
 	}
 	a.sweep(ts)
 }
@@ -142,18 +258,32 @@ func (a *clcAssembler) sweep(now time.Time) {
 	}
 	a.swept = now
 	old := now.Add(-clcIdle)
-	for k, fl := range a.flows {
+	for fl := a.held.next; fl != &a.held; {
+		next := fl.next
 		if fl.lastSeen.Before(old) {
-			delete(a.flows, k)
+			a.drop(fl)
 		}
+		fl = next
 	}
-	a.asm.FlushCloseOlderThan(old)
+}
+
+// evict makes room when maxCLCFlows handshakes are followed: the least
+// recently seen quarter is dropped, as if stalled.
+func (a *clcAssembler) evict() {
+	for range maxCLCFlows / 4 {
+		if a.held.next == &a.held {
+			break
+		}
+		a.drop(a.held.next)
+	}
 }
 
 // flushAll ends every stream at the end of the capture.
 func (a *clcAssembler) flushAll() {
 	a.asm.FlushAll()
-	clear(a.flows)
+	for a.held.next != &a.held {
+		a.drop(a.held.next)
+	}
 }
 
 // emit hands one complete message to the current frame. The bytes are
@@ -176,6 +306,7 @@ func (a *clcAssembler) emit(msg []byte) {
 // clcStream is one TCP connection's pair of half-streams.
 type clcStream struct {
 	a       *clcAssembler
+	fl      *clcFlow
 	pending [2][]byte // partial message per direction
 	started [2]bool
 	done    bool
@@ -193,6 +324,16 @@ func dirIndex(d reassembly.TCPFlowDirection) int {
 // started at its first segment, so mid-connection captures still cut
 // messages that begin in that segment.
 func (s *clcStream) Accept(tcp *layers.TCP, ci gopacket.CaptureInfo, dir reassembly.TCPFlowDirection, nextSeq reassembly.Sequence, start *bool, ac reassembly.AssemblerContext) bool {
+	if s.a.closing {
+		// closeAsm's RST: in sequence, so that it ends the half at once
+		// (a half never started starts with it).
+		if nextSeq < 0 {
+			*start = true
+		} else {
+			tcp.Seq = uint32(nextSeq)
+		}
+		return true
+	}
 	if s.done {
 		return false
 	}
@@ -292,5 +433,13 @@ func (a *clcAssembler) malformed(p []byte) {
 func (s *clcStream) ReassemblyComplete(ac reassembly.AssemblerContext) bool {
 	s.done = true
 	s.pending = [2][]byte{}
+	// The assembler drops the connection (true), so it lets go of the
+	// stream: the flow is recycled unless segments still come to it.
+	if fl := s.fl; fl != nil && &fl.stream == s {
+		fl.inAsm = false
+		if !s.a.closing { // closeAsm's caller recycles it
+			s.a.release(fl)
+		}
+	}
 	return true
 }

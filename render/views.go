@@ -157,7 +157,13 @@ func textConnTotals(tw *tabwriter.Writer, c *track.ConnTotals) {
 		if c.FoldedOpen > 0 {
 			open = fmt.Sprintf(" (%d still open: their later frames count as TCP not tracked)", c.FoldedOpen)
 		}
+		if c.FoldedIdle > 0 {
+			open += fmt.Sprintf(" (%d ended by being idle)", c.FoldedIdle)
+		}
 		fmt.Fprintf(tw, "listed %d of %d connections; folded into the totals below: the %d oldest%s\n", c.Listed, c.Conns, c.Folded, open)
+		if c.Rule != "" {
+			fmt.Fprintf(tw, "%s\n", c.Rule)
+		}
 	}
 	var by []string
 	for _, o := range c.ByOutcome() {
@@ -350,11 +356,18 @@ func textTimeline(tw *tabwriter.Writer, tl track.Timeline) {
 		c.Client2Srv.CDCs, c.Client2Srv.Bytes, c.Client2Srv.WriteBytes, c.Srv2Client.CDCs, c.Srv2Client.Bytes, c.Srv2Client.WriteBytes, dash(c.Close))
 }
 
+// MaxClosed is how many ended connections smcdump's tracker keeps whole
+// for the views (track.Options.MaxClosed); older ones are folded into the
+// totals. Open connections stay whole up to track.Options.MaxConns. With
+// a few hundred, smcdump's memory is the same on 200 MB as on 2 GB of
+// traffic, and a capture of that many connections is still listed whole.
+const MaxClosed = 256
+
 // NewTracker returns a tracker set up for the -z specs (see
 // track.NewForViews) that writes its views with this package. It is for
 // output.Run, which feeds it and writes its views from one goroutine, so
 // it takes no lock (track.Options.Unshared).
 func NewTracker(specs []string) (Tracker, error) {
-	t, err := track.NewForViews(track.Options{Unshared: true}, specs)
+	t, err := track.NewForViews(track.Options{Unshared: true, MaxClosed: MaxClosed}, specs)
 	return Tracker{t, &lastSnapshot{}}, err
 }

@@ -118,11 +118,18 @@ func fill(in *input, f *capture.Frame) {
 }
 
 func fillCLC(m *clcIn, c *decode.CLC) {
+	// The slot's last EID serves again when it is the same: a capture
+	// has a few, and a string per Proposal was most of the tracker's
+	// garbage on short connections.
+	eid := m.eid
 	*m = clcIn{typ: c.Type, version: c.Version, flag: c.Flag}
 	switch c.Type {
 	case decode.CLCTypeProposal:
 		if c.Proposal.HasV2Ext && c.Proposal.V2Ext.EIDCount > 0 {
-			m.eid = string(c.Proposal.V2Ext.EID(0))
+			if e := c.Proposal.V2Ext.EID(0); string(e) != eid {
+				eid = string(e)
+			}
+			m.eid = eid
 		}
 		m.offered = offered(c)
 	case decode.CLCTypeAccept, decode.CLCTypeConfirm:
@@ -189,18 +196,33 @@ func fillLLC(m *llcIn, l *decode.LLC) {
 
 // offered names what a Proposal offers, e.g. "SMC-Rv2" or "SMC-Rv1+SMC-Dv1".
 func offered(c *decode.CLC) string {
-	var parts []string
-	add := func(t decode.SMCType, v string) {
-		if t.HasR() {
-			parts = append(parts, "SMC-R"+v)
-		}
-		if t.HasD() {
-			parts = append(parts, "SMC-D"+v)
-		}
-	}
+	i := 0
 	if c.Version >= 2 {
-		add(c.TypeV2, "v2")
+		i = 1 + int(c.TypeV2&3)
 	}
-	add(c.TypeV1, "v1")
-	return strings.Join(parts, "+")
+	return offeredNames[i][c.TypeV1&3] // 2-bit fields (smc_clc.h)
 }
+
+// offeredNames are offered's texts by 1 + the v2 type (0: a v1 message)
+// and the v1 type, made once: a string per Proposal was garbage.
+var offeredNames = func() (names [5][4]string) {
+	for i := range names {
+		for v1 := range names[i] {
+			var parts []string
+			add := func(t decode.SMCType, v string) {
+				if t.HasR() {
+					parts = append(parts, "SMC-R"+v)
+				}
+				if t.HasD() {
+					parts = append(parts, "SMC-D"+v)
+				}
+			}
+			if i > 0 {
+				add(decode.SMCType(i-1), "v2")
+			}
+			add(decode.SMCType(v1), "v1")
+			names[i][v1] = strings.Join(parts, "+")
+		}
+	}
+	return names
+}()

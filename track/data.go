@@ -266,7 +266,7 @@ func (t *Tracker) mergeLGR(a, b *LinkGroup, in *input) *LinkGroup {
 		l.lgr, l.LGR = keep, keep.ID
 		keep.links = append(keep.links, l)
 		keep.Links = append(keep.Links, l.ID)
-		l.addHistory(in, fmt.Sprintf("link group %d merged into %d: a connection failed over between them", gone.ID, keep.ID))
+		l.addHistory(in, histEvent{kind: histMerged, a: uint64(gone.ID), b: uint64(keep.ID)})
 	}
 	for _, c := range gone.conns {
 		c.lgr, c.LGR = keep, keep.ID

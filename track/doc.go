@@ -30,8 +30,10 @@
 //
 // Memory does not grow with the capture: connections idle for longer than
 // Options.IdleTimeout leave the live tables, links of deleted groups leave
-// the wire-key table, and beyond Options.MaxConns (default 4096) the
-// oldest connections, and the oldest links and link groups, are folded:
+// the wire-key table, and the oldest ended connections beyond
+// Options.MaxClosed (ended: both sides closed, or idle for IdleTimeout),
+// the oldest of any beyond Options.MaxConns (default 4096), and the oldest
+// links and link groups beyond their caps are folded:
 // only their sums stay, and the views list the newest and count every
 // connection in their totals (Snapshot.Totals: by outcome, fallback reason,
 // bytes and state).

@@ -1,18 +1,26 @@
 package track
 
-import "slices"
+import (
+	"slices"
+	"time"
+)
 
 // Folding keeps the tracker's memory flat however many connections a
-// capture holds: beyond Options.MaxConns the oldest connections (and
-// beyond their caps the oldest links and link groups) leave the tracker
-// and only their sums stay, in folded. The views' totals add what is still
-// listed, so they count every connection of the capture.
+// capture holds: beyond Options.MaxClosed the oldest ended connections,
+// beyond Options.MaxConns the oldest of any (and beyond their caps the
+// oldest links and link groups) leave the tracker and only their sums
+// stay, in folded. The views' totals add what is still listed, so they
+// count every connection of the capture.
 
 // folded sums the connections, links and link groups no longer kept whole.
 type folded struct {
 	conns      connSums
 	links      linkSums
 	linkGroups lgrSums
+	// The rule that folded them, for Totals: Options.MaxClosed,
+	// Options.MaxConns, Options.IdleTimeout.
+	maxClosed, maxConns int
+	idleAfter           time.Duration
 	// Fallbacks by reason, as smc,decline counts them. The key space is
 	// the wire's (any 32-bit decline code), so it is capped; the rest is
 	// counted under reasonOther.
@@ -38,6 +46,7 @@ const causeOther FallbackCause = 0xFF
 
 type connSums struct {
 	n, open  int // connections; of those, folded before they ended
+	idle     int // folded after no frame for Options.IdleTimeout, not closed
 	outcomes [len(outcomeNames)]int
 	closed   int
 	frames   int
@@ -124,21 +133,49 @@ func doneForGood(c *Conn) bool {
 	return c.Inferred || (f0.FIN && f1.FIN) || f0.RST || f1.RST
 }
 
-// foldConns folds the oldest connections beyond Options.MaxConns into
-// t.folded, down to 90 % of the cap so that the work is paid once per
-// batch and not per new connection: ended ones first, then ones that
-// closed their SMC side, then open ones. The connection whose timeline was
-// asked for by ID or endpoint stays.
+// foldConns folds the oldest connections into t.folded: ended ones beyond
+// Options.MaxClosed, and beyond Options.MaxConns any, down to 90 % of the
+// cap so that the work is paid once per batch and not per new connection:
+// ended ones first, then ones that closed their SMC side, then open ones.
+// The connection whose timeline was asked for by ID or endpoint stays.
 func (t *Tracker) foldConns() {
-	excess := len(t.conns) - t.opts.MaxConns*9/10
 	pin := t.timelinePin()
-	var (
-		out []*Conn
-		at  []int // their places in t.conns
-	)
-	for pass := 0; pass < 3 && excess > 0; pass++ {
+	excess, ended := 0, 0
+	if len(t.conns) > t.opts.MaxConns {
+		excess = len(t.conns) - t.opts.MaxConns*9/10
+	}
+	if t.opts.MaxClosed < t.opts.MaxConns {
+		for _, c := range t.conns {
+			if c != pin && doneForGood(c) {
+				ended++
+			}
+		}
+		if ended > t.opts.MaxClosed {
+			ended -= t.opts.MaxClosed * 9 / 10
+		} else {
+			ended = 0
+		}
+	}
+	defer func() {
+		// Counting the ended ones is a pass over the kept connections:
+		// the next one comes after a tenth of MaxClosed new connections,
+		// so that open connections piling up (which stay) cost a pass per
+		// batch, not per connection.
+		t.foldAt = min(t.opts.MaxConns, max(t.opts.MaxClosed, len(t.conns)+max(t.opts.MaxClosed/10, 1)))
+	}()
+	// The batch's lists are kept from one fold to the next: with a small
+	// MaxClosed a capture of short connections folds every few dozen.
+	fs := &t.foldScratch
+	out, at := fs.out[:0], fs.at[:0] // at: their places in t.conns
+	defer func() {
+		clear(out)
+		fs.out, fs.at = out[:0], at[:0]
+		clear(fs.gone)
+		clear(fs.groups)
+	}()
+	for pass := 0; pass < 3 && (excess > 0 || pass == 0 && ended > 0); pass++ {
 		for i, c := range t.conns {
-			if excess == 0 {
+			if excess <= 0 && (pass > 0 || ended <= 0) {
 				break
 			}
 			if c.folded || c == pin {
@@ -152,6 +189,7 @@ func (t *Tracker) foldConns() {
 			out = append(out, c)
 			at = append(at, i)
 			excess--
+			ended--
 		}
 	}
 	if len(out) == 0 {
@@ -166,9 +204,17 @@ func (t *Tracker) foldConns() {
 		}
 		t.untuple(c)
 	}
+	for _, c := range out {
+		// Ended by the idle sweep, not by a close.
+		if c.finished && !c.Closed() {
+			t.folded.conns.idle++
+		}
+	}
 	t.finish(out...)
-	gone := make(map[int]bool, len(out))
-	groups := map[*LinkGroup]bool{}
+	if fs.gone == nil {
+		fs.gone, fs.groups = map[int]bool{}, map[*LinkGroup]bool{}
+	}
+	gone, groups := fs.gone, fs.groups
 	for _, c := range out {
 		t.foldConn(c)
 		gone[c.ID] = true
@@ -196,6 +242,10 @@ func (t *Tracker) foldConns() {
 		for _, l := range g.links {
 			l.Conns, l.ConnsFolded = dropIDs(l.Conns, gone, l.ConnsFolded)
 		}
+		if g.folded {
+			// Its links went before its last connections did.
+			t.recycle(g)
+		}
 	}
 	if len(t.pendingHalf) > 0 {
 		t.pendingHalf = slices.DeleteFunc(t.pendingHalf, func(c *Conn) bool { return c.folded })
@@ -212,6 +262,14 @@ func (t *Tracker) foldConns() {
 		c.Timeline = nil
 		t.spare = append(t.spare, c)
 	}
+}
+
+// foldScratch is what foldConns reuses from one batch to the next.
+type foldScratch struct {
+	out    []*Conn
+	at     []int
+	gone   map[int]bool
+	groups map[*LinkGroup]bool
 }
 
 // dropIDs removes the IDs in gone from ids, in place, and adds how many
@@ -278,17 +336,18 @@ func (t *Tracker) timelinePin() *Conn {
 
 // foldLinks folds the oldest links beyond linkCap, or while their
 // histories hold more than maxHistory events, down to 90 %: links out of
-// the lookup tables first, then links of deleted groups and rejected ones.
-// Links in use are folded only beyond Options.MaxConns of them: one that
-// is still used would come back as a link joined mid-stream. A link group
-// goes with its last link.
+// the lookup tables first, then links of deleted groups and rejected ones,
+// and of those first the ones no kept connection uses (so that a listed
+// connection's link stays listed with it). Links in use are folded only
+// beyond Options.MaxConns of them: one that is still used would come back
+// as a link joined mid-stream. A link group goes with its last link.
 func (t *Tracker) foldLinks() {
 	excess := len(t.links) - t.linkCap*9/10
 	hist := t.history - maxHistory*9/10
 	over := func() bool { return excess > 0 || hist > 0 }
-	passes := 2
+	passes := 4
 	if len(t.links) > t.opts.MaxConns {
-		passes, excess = 3, len(t.links)-t.opts.MaxConns*9/10
+		passes, excess = 5, len(t.links)-t.opts.MaxConns*9/10
 	}
 	for pass := 0; pass < passes && over(); pass++ {
 		for _, l := range t.links {
@@ -298,12 +357,14 @@ func (t *Tracker) foldLinks() {
 			if l.folded {
 				continue
 			}
-			switch {
-			case pass == 0 && !l.retired,
-				pass == 1 && !l.lgr.Deleted && l.State != LinkRejected && l.State != LinkDeleted:
+			ended := l.retired
+			if pass%2 == 1 || pass == 4 {
+				ended = ended || l.lgr.Deleted || l.State == LinkRejected || l.State == LinkDeleted
+			}
+			if !ended && pass < 4 || pass < 2 && len(l.Conns) > 0 {
 				continue
 			}
-			hist -= len(l.History)
+			hist -= len(l.hist)
 			t.foldLink(l)
 			excess--
 		}
@@ -324,6 +385,8 @@ func (t *Tracker) foldLinks() {
 		}
 		t.folded.linkGroups.add(g)
 		t.stats.EvictedLGRs++
+		g.folded = true
+		t.recycle(g)
 	}
 	clear(t.lgrs[len(gs):])
 	t.lgrs = gs
@@ -336,8 +399,9 @@ func (t *Tracker) foldLink(l *Link) {
 		t.retire(l)
 	}
 	l.folded = true
-	t.history -= len(l.History)
-	l.History = nil
+	t.history -= len(l.hist)
+	clear(l.hist)
+	l.hist = l.hist[:0]
 	g := l.lgr
 	for i, x := range g.links {
 		if x == l {
@@ -345,8 +409,42 @@ func (t *Tracker) foldLink(l *Link) {
 			break
 		}
 	}
+	if len(g.gone) < maxGone {
+		g.gone = append(g.gone, l)
+	}
 	g.Links = removeID(g.Links, l.ID)
 	g.LinksFolded++
 	t.folded.links.add(l)
 	t.stats.EvictedLinks++
+}
+
+// maxGone caps the folded links a group keeps for recycle; Linux has at
+// most 3 links per group (SMC_LINKS_PER_LGR_MAX, net/smc/smc_core.h), more
+// come and go only in a group that fails over again and again.
+const maxGone = 8
+
+// recycle keeps a folded link group and its folded links for newLGR and
+// newLink when nothing points to them any more: no kept connection is in
+// the group (a connection's link is one of its group's), their lookup
+// tables were emptied when the links retired, and snapshots copy what they
+// show. It is called when the group is folded and, if connections of it
+// were still kept then, when the last of them is. A capture that sets up a link group per connection then makes no
+// garbage per connection, and the heap, and peak RSS, stay flat however
+// long it is. A group that still has connections is left to the collector.
+func (t *Tracker) recycle(g *LinkGroup) {
+	if len(g.Conns) > 0 || len(g.conns) > 0 {
+		return // foldConns calls again when they are folded
+	}
+	gone := g.gone
+	g.gone = nil
+	spares := max(t.linkCap/2, 64) // a batch of folds is a tenth of the caps, of links twice that
+	for _, l := range gone {
+		if len(t.spareLinks) < spares {
+			l.lgr = nil
+			t.spareLinks = append(t.spareLinks, l)
+		}
+	}
+	if len(t.spareLGRs) < spares {
+		t.spareLGRs = append(t.spareLGRs, g)
+	}
 }

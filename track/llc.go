@@ -16,7 +16,6 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 	if m.resp {
 		kind = "resp"
 	}
-	name := m.typ.String()
 	switch m.typ.Base() {
 	case decode.LLCConfirmLink:
 		d = t.serverSends(l, d, m.resp, in)
@@ -43,40 +42,41 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 		} else if l.State != LinkUp {
 			l.State = LinkConfirming
 		}
-		l.addHistory(in, fmt.Sprintf("%s %s link %d UID %08x", name, kind, m.linkID, m.uid))
+		ev := llcEvent(in, histConfirmLink)
+		ev.link, ev.a = m.linkID, uint64(m.uid)
+		l.addHistory(in, ev)
 		// The first connection of a new link waits for this exchange.
 		if len(l.conns) > 0 && l.conns[0].TFirstCDC.IsZero() {
 			c := l.conns[0]
 			t.touchConn(c, in, d)
 			if t.recording(c) {
-				t.note(c, in, d, "LLC "+name, fmt.Sprintf("%s link %d QPN %#x GID %v", kind, m.linkID, m.qpn, m.gid))
+				t.note(c, in, d, "LLC "+m.typ.String(), fmt.Sprintf("%s link %d QPN %#x GID %v", kind, m.linkID, m.qpn, m.gid))
 			}
 		}
 	case decode.LLCAddLink:
 		d = t.serverSends(l, d, m.resp, in)
-		t.addLink(l, d, in, name, kind)
-		info := fmt.Sprintf("%s for link %d", kind, m.linkID)
-		if m.reject {
-			info = fmt.Sprintf("%s REJECT of link %d", kind, m.linkID)
-		}
-		t.linkEvent(l.conns, in, d, "LLC "+name, info)
-	case decode.LLCDeleteLink:
-		what := fmt.Sprintf("%s %s", name, kind)
-		if m.all {
-			what += " ALL"
-		}
-		if m.orderly {
-			what += " ORDERLY"
-		}
-		what += fmt.Sprintf(" link %d reason %#08x %s", m.linkID, m.reason, decode.DeleteLinkReason(m.reason).Meaning())
-		l.addHistory(in, what)
-		affected := l.lgr.conns
-		if !m.all {
-			if x := g.linkByID(m.linkID); x != nil {
-				affected = x.conns
+		t.addLink(l, d, in)
+		if t.opts.Timeline != "" {
+			info := fmt.Sprintf("%s for link %d", kind, m.linkID)
+			if m.reject {
+				info = fmt.Sprintf("%s REJECT of link %d", kind, m.linkID)
 			}
+			t.linkEvent(l.conns, in, d, "LLC "+m.typ.String(), info)
 		}
-		t.linkEvent(affected, in, d, "LLC "+name, strings.TrimPrefix(what, name+" "))
+	case decode.LLCDeleteLink:
+		e := llcEvent(in, histDeleteLink)
+		e.all, e.order, e.link, e.a = m.all, m.orderly, m.linkID, uint64(m.reason)
+		l.addHistory(in, e)
+		if t.opts.Timeline != "" {
+			affected := l.lgr.conns
+			if !m.all {
+				if x := g.linkByID(m.linkID); x != nil {
+					affected = x.conns
+				}
+			}
+			name := m.typ.String()
+			t.linkEvent(affected, in, d, "LLC "+name, strings.TrimPrefix(e.What(), name+" "))
+		}
 		if m.all {
 			if !g.Deleted {
 				g.Deleted, g.DeleteCode = true, m.reason
@@ -90,7 +90,8 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 		}
 		if x := g.linkByID(m.linkID); x != nil {
 			if x != l {
-				x.addHistory(in, what+fmt.Sprintf(" (sent on link %d)", l.LinkID))
+				e.kind, e.on = histDeleteOther, l.LinkID
+				x.addHistory(in, e)
 			}
 			if x.State != LinkDeleted {
 				x.State, x.DeleteCode = LinkDeleted, m.reason
@@ -103,7 +104,9 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 		if m.resp {
 			wd = d
 		}
-		l.addHistory(in, fmt.Sprintf("%s %s rkey %#x VA %#x (+%d other links)", name, kind, m.rkey, m.va, m.nOthers))
+		e := llcEvent(in, histConfirmRKey)
+		e.a, e.b, e.n = uint64(m.rkey), m.va, m.nOthers
+		l.addHistory(in, e)
 		ref, ok := l.rkeys[wd][m.rkey]
 		switch {
 		case ok && !m.resp:
@@ -118,11 +121,13 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 		if ok {
 			t.touchConn(ref.conn, in, d)
 			if t.recording(ref.conn) {
-				t.note(ref.conn, in, d, "LLC "+name, fmt.Sprintf("%s rkey %#x VA %#x", kind, m.rkey, m.va))
+				t.note(ref.conn, in, d, "LLC "+m.typ.String(), fmt.Sprintf("%s rkey %#x VA %#x", kind, m.rkey, m.va))
 			}
 		}
 	case decode.LLCDeleteRKey:
-		l.addHistory(in, fmt.Sprintf("%s %s %d rkeys", name, kind, m.nDel))
+		e := llcEvent(in, histDeleteRKey)
+		e.n = m.nDel
+		l.addHistory(in, e)
 		if m.resp {
 			break
 		}
@@ -130,14 +135,14 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 			if ref, ok := l.rkeys[d.Reverse()][rk]; ok {
 				t.touchConn(ref.conn, in, d)
 				if t.recording(ref.conn) {
-					t.note(ref.conn, in, d, "LLC "+name, fmt.Sprintf("%s rkey %#x: RMB freed", kind, rk))
+					t.note(ref.conn, in, d, "LLC "+m.typ.String(), fmt.Sprintf("%s rkey %#x: RMB freed", kind, rk))
 				}
 			}
 		}
 	case decode.LLCTestLink:
 		l.TestLinks++
 	default:
-		l.addHistory(in, name+" "+kind)
+		l.addHistory(in, llcEvent(in, histLLC))
 	}
 }
 
@@ -176,7 +181,7 @@ func (t *Tracker) serverSends(l *Link, d Dir, resp bool, in *input) Dir {
 // on the wire, a reject (which echoes the request) ends it. The rkey
 // triplets map each RMB's rkey on the existing link to its rkey on the new
 // one, which is how later WRITEs on the new link find their connection.
-func (t *Tracker) addLink(l *Link, d Dir, in *input, name, kind string) {
+func (t *Tracker) addLink(l *Link, d Dir, in *input) {
 	m := &in.roce.llc
 	g := l.lgr
 	nl := g.linkByID(m.linkID)
@@ -191,14 +196,20 @@ func (t *Tracker) addLink(l *Link, d Dir, in *input, name, kind string) {
 		if nl.State == LinkAdding || nl.State == LinkAdded || nl.State == LinkUnknown {
 			nl.State = LinkRejected
 		}
-		l.addHistory(in, fmt.Sprintf("%s %s REJECT link %d", name, kind, m.linkID))
-		nl.addHistory(in, fmt.Sprintf("%s %s REJECT (sent on link %d)", name, kind, l.LinkID))
+		e := llcEvent(in, histRejectOn)
+		e.link, e.on = m.linkID, l.LinkID
+		l.addHistory(in, e)
+		e.kind = histRejectNew
+		nl.addHistory(in, e)
 		return
 	case !m.resp:
 		nl = t.newLink(g, in, l.Inferred)
 		nl.LinkID, nl.State = m.linkID, LinkAdding
-		l.addHistory(in, fmt.Sprintf("%s %s for link %d (%d rkeys)", name, kind, m.linkID, m.nTrip))
-		nl.addHistory(in, fmt.Sprintf("%s %s (sent on link %d)", name, kind, l.LinkID))
+		e := llcEvent(in, histAddOn)
+		e.link, e.on, e.n = m.linkID, l.LinkID, m.nTrip
+		l.addHistory(in, e)
+		e.kind = histAddNew
+		nl.addHistory(in, e)
 	default:
 		if nl == nil || nl.State != LinkAdding {
 			// The request was not captured.
@@ -206,8 +217,11 @@ func (t *Tracker) addLink(l *Link, d Dir, in *input, name, kind string) {
 			nl.LinkID = m.linkID
 		}
 		nl.State = LinkAdded
-		l.addHistory(in, fmt.Sprintf("%s %s link %d accepted (%d rkeys)", name, kind, m.linkID, m.nTrip))
-		nl.addHistory(in, fmt.Sprintf("%s %s accepted (sent on link %d)", name, kind, l.LinkID))
+		e := llcEvent(in, histAcceptOn)
+		e.link, e.on, e.n = m.linkID, l.LinkID, m.nTrip
+		l.addHistory(in, e)
+		e.kind = histAcceptNew
+		nl.addHistory(in, e)
 	}
 	e := nl.end(d)
 	*e = LinkEnd{Addr: gidAddr(m.gid), GID: m.gid, MAC: m.mac, QPN: m.qpn, PSN: m.psn}

@@ -324,8 +324,8 @@ type Link struct {
 	Inferred    bool // built from RoCE traffic alone; Client/Server mean A/B
 	RC          [2]RC
 	Conns       []int
-	ConnsFolded int // connections of Conns folded into the totals (Options.MaxConns)
-	History     []LinkEvent
+	ConnsFolded int         // connections of Conns folded into the totals (Options.MaxConns)
+	History     []LinkEvent // in snapshots; the tracker keeps hist
 	FirstFrame  int
 	LastFrame   int
 	Start, Last time.Time // Last is set in snapshots (the tracker keeps lastNS)
@@ -344,6 +344,7 @@ type Link struct {
 	keys    [2]qpKey
 	keyed   [2]bool
 	history *int // the tracker's count of kept link events (maxHistory)
+	hist    []histEvent
 }
 
 // LinkGroup is one SMC-R link group as seen from both ends.
@@ -375,6 +376,8 @@ type LinkGroup struct {
 	// CONFIRM_RKEY announcements waiting for the Accept/Confirm that names
 	// the same rkey on the link they were sent on.
 	pendingRKeys map[rkeyKey][]rkeyOther
+	gone         []*Link // its folded links, for Tracker.recycle
+	folded       bool    // in the folded sums, out of Tracker.lgrs
 }
 
 // Event is one frame in a connection's timeline.

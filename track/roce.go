@@ -8,6 +8,24 @@ import (
 
 func (t *Tracker) newLGR(in *input, inferred bool) *LinkGroup {
 	t.nextLGR++
+	if n := len(t.spareLGRs); n > 0 {
+		// A folded group that nothing points to (recycle): its maps and
+		// lists serve again, emptied.
+		g := t.spareLGRs[n-1]
+		t.spareLGRs = t.spareLGRs[:n-1]
+		clear(g.tokens[0])
+		clear(g.tokens[1])
+		clear(g.pendingRKeys)
+		clear(g.links)
+		clear(g.conns)
+		*g = LinkGroup{
+			ID: t.nextLGR, Inferred: inferred, FirstFrame: in.number, Start: in.ts(),
+			tokens: g.tokens, pendingRKeys: g.pendingRKeys,
+			Links: g.Links[:0], Conns: g.Conns[:0], links: g.links[:0], conns: g.conns[:0],
+		}
+		t.lgrs = append(t.lgrs, g)
+		return g
+	}
 	g := &LinkGroup{
 		ID: t.nextLGR, Inferred: inferred, FirstFrame: in.number, Start: in.ts(),
 		tokens:       [2]map[uint32]*Conn{{}, {}},
@@ -19,7 +37,20 @@ func (t *Tracker) newLGR(in *input, inferred bool) *LinkGroup {
 
 func (t *Tracker) newLink(g *LinkGroup, in *input, inferred bool) *Link {
 	t.nextLink++
-	l := &Link{ID: t.nextLink, LGR: g.ID, lgr: g, Inferred: inferred, FirstFrame: in.number, Start: in.ts(), lastNS: in.ns, history: &t.history}
+	var l *Link
+	if n := len(t.spareLinks); n > 0 {
+		// A folded link that nothing points to (recycle): its history and
+		// rkey maps serve again, emptied.
+		l = t.spareLinks[n-1]
+		t.spareLinks = t.spareLinks[:n-1]
+		clear(l.hist)
+		clear(l.rkeys[0])
+		clear(l.rkeys[1])
+		*l = Link{hist: l.hist[:0], rkeys: l.rkeys, Conns: l.Conns[:0]}
+	} else {
+		l = &Link{}
+	}
+	l.ID, l.LGR, l.lgr, l.Inferred, l.FirstFrame, l.Start, l.lastNS, l.history = t.nextLink, g.ID, g, inferred, in.number, in.ts(), in.ns, &t.history
 	g.links = append(g.links, l)
 	g.Links = append(g.Links, l.ID)
 	t.links = append(t.links, l)
@@ -44,15 +75,6 @@ func (l *Link) end(d Dir) *LinkEnd {
 		return &l.Client
 	}
 	return &l.Server
-}
-
-func (l *Link) addHistory(in *input, what string) {
-	// The kept links' histories are bounded as a whole too: links in use
-	// are not folded to make room (see foldLinks).
-	if len(l.History) < maxLinkHistory && *l.history < 4*maxHistory {
-		l.History = append(l.History, LinkEvent{Frame: in.number, Time: in.ts(), What: what})
-		*l.history++
-	}
 }
 
 // linkByID finds the newest link of g with the given link number.
@@ -194,9 +216,9 @@ func (t *Tracker) resolveUnknown(in *input, key qpKey) (linkRef, bool) {
 	g := t.newLGR(in, true)
 	l := t.newLink(g, in, true)
 	l.Client.Addr, l.Server.Addr, l.Server.QPN = key.src.netip(), key.dst.netip(), uint32(key.qpn)
-	l.addHistory(in, "first seen mid-stream: link setup not in the capture")
+	l.addHistory(in, textEvent("first seen mid-stream: link setup not in the capture"))
 	if u := t.unknownQP[key]; u != nil {
-		l.addHistory(in, fmt.Sprintf("%d earlier frames on this QP before it could be identified", u.frames))
+		l.addHistory(in, histEvent{kind: histEarlier, n: u.frames})
 	}
 	t.keyLink(l, DirC2S, key)
 	t.halfLinks[addrPair{key.src, key.dst}] = append(t.halfLinks[addrPair{key.src, key.dst}], l)
@@ -300,7 +322,7 @@ func (t *Tracker) flip(g *LinkGroup, in *input) bool {
 		t.cur.dir ^= 1
 	}
 	for _, l := range g.links {
-		l.addHistory(in, "roles identified: client and server were the other way round")
+		l.addHistory(in, textEvent("roles identified: client and server were the other way round"))
 	}
 	return true
 }

@@ -46,7 +46,13 @@ func (t *Tracker) snapshot() Snapshot {
 	for i, l := range t.links {
 		x := *l
 		x.Conns = append([]int(nil), l.Conns...)
-		x.History = append([]LinkEvent(nil), l.History...)
+		x.History, x.hist = nil, nil
+		if len(l.hist) > 0 {
+			x.History = make([]LinkEvent, len(l.hist))
+			for i := range l.hist {
+				x.History[i] = l.hist[i].linkEvent()
+			}
+		}
 		for d := range x.RC {
 			x.RC[d].recent, x.RC[d].curWrite, x.RC[d].pend = [16]psnConn{}, nil, nil
 		}

@@ -369,10 +369,10 @@ func (t *Tracker) place(c *Conn, in *input, m *clcIn) {
 		l.Client = LinkEnd{Addr: gidAddr(cl.GID), GID: cl.GID, MAC: cl.MAC, QPN: cl.QPN, PSN: cl.PSN}
 		if c.FirstContact {
 			l.State = LinkConfirming
-			l.addHistory(in, "announced by CLC Accept/Confirm (first contact)")
+			l.addHistory(in, textEvent("announced by CLC Accept/Confirm (first contact)"))
 		} else {
 			l.State = LinkUp
-			l.addHistory(in, "known from CLC Accept/Confirm of a reused link group (its setup was not captured)")
+			l.addHistory(in, textEvent("known from CLC Accept/Confirm of a reused link group (its setup was not captured)"))
 		}
 		t.keyLink(l, DirC2S, c2s)
 		t.keyLink(l, DirS2C, s2c)
@@ -511,7 +511,7 @@ func (t *Tracker) adopt(l *Link, c2s, s2c qpKey, s, cl *Endpoint, in *input) {
 	g := l.lgr
 	g.ServerPeerID, g.ClientPeerID = s.PeerID, cl.PeerID
 	g.settle()
-	l.addHistory(in, "roles and QPs learned from the CLC Accept/Confirm of a connection on this link")
+	l.addHistory(in, textEvent("roles and QPs learned from the CLC Accept/Confirm of a connection on this link"))
 }
 
 // attach makes l the link c currently uses.

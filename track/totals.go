@@ -1,6 +1,9 @@
 package track
 
-import "sort"
+import (
+	"fmt"
+	"sort"
+)
 
 // Totals count every connection, link and link group of the capture: the
 // ones the views list and the ones folded into sums because there were
@@ -18,12 +21,17 @@ type ConnTotals struct {
 	Folded int `json:"folded"`
 	// FoldedOpen were folded before they ended (the cap was held by open
 	// connections): their later frames count as TCP not tracked.
-	FoldedOpen int            `json:"folded_open,omitempty"`
-	Outcomes   map[string]int `json:"outcomes"` // by Outcome.String()
-	Closed     int            `json:"closed"`
-	Frames     int            `json:"frames"`
-	C2S        FlowTotals     `json:"c2s"`
-	S2C        FlowTotals     `json:"s2c"`
+	FoldedOpen int `json:"folded_open,omitempty"`
+	// FoldedIdle were folded after no frame for Options.IdleTimeout
+	// (capture time) without a close: they count as ended.
+	FoldedIdle int `json:"folded_idle,omitempty"`
+	// Rule says which connections are kept whole, when some were folded.
+	Rule     string         `json:"rule,omitempty"`
+	Outcomes map[string]int `json:"outcomes"` // by Outcome.String()
+	Closed   int            `json:"closed"`
+	Frames   int            `json:"frames"`
+	C2S      FlowTotals     `json:"c2s"`
+	S2C      FlowTotals     `json:"s2c"`
 }
 
 // FlowTotals sums one direction of connections (see Flow).
@@ -92,6 +100,10 @@ func (s *Snapshot) Totals() Totals {
 		Links: LinkTotals{Links: ls.n, Listed: len(s.Links), Folded: f.links.n, States: map[string]int{},
 			C2S: ls.rc[DirC2S], S2C: ls.rc[DirS2C]},
 		LinkGroups: LGRTotals{LinkGroups: gs.n, Listed: len(s.LinkGroups), Folded: f.linkGroups.n, Deleted: gs.deleted},
+	}
+	if f.conns.n > 0 {
+		t.Conns.FoldedIdle = f.conns.idle
+		t.Conns.Rule = fmt.Sprintf("kept whole: the newest %d connections that ended (both sides closed, or no frame for %v of capture time) and the newest %d of all", f.maxClosed, f.idleAfter, f.maxConns)
 	}
 	for o, n := range cs.outcomes {
 		if n > 0 {

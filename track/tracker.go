@@ -26,6 +26,15 @@ type Options struct {
 	// tens of MiB on any capture, and a few thousand rows are as many as
 	// anyone reads.
 	MaxConns int
+	// MaxClosed caps how many of those are connections that ended (both
+	// sides closed, or idle for IdleTimeout): beyond it the oldest ended
+	// ones are folded into the totals at once, with their links and link
+	// groups once no kept connection uses them (links are capped at
+	// MaxClosed too), so memory follows the open connections and not the
+	// capture's length. Open connections are folded only beyond MaxConns.
+	// Default (0): MaxConns, which keeps the newest MaxConns connections
+	// whole whether they ended or not.
+	MaxClosed int
 	// Timeline selects connections whose frames are recorded one by one
 	// for the smc,timeline view: "" none, "all", a tracker connection ID
 	// ("3") or an endpoint ("10.10.0.2:49018") of the TCP connection.
@@ -84,13 +93,18 @@ type Tracker struct {
 	pendingHalf []*Conn
 
 	nextConn, nextLink, nextLGR int
-	folded                      folded         // what is no longer kept whole
-	spare                       []*Conn        // folded connections, nothing points to them: newConn reuses them
-	history                     int            // link events held by the kept links (maxHistory)
-	linkCap                     int            // how many links are kept whole: a quarter of Options.MaxConns
-	lastSweep                   int64          // Unix nanoseconds
-	timelineID                  int            // > 0 when Options.Timeline names an ID
-	timelineEP                  netip.AddrPort // valid when Options.Timeline names an endpoint
+	folded                      folded       // what is no longer kept whole
+	spare                       []*Conn      // folded connections, nothing points to them: newConn reuses them
+	spareLinks                  []*Link      // folded links nothing points to: newLink reuses them (recycle)
+	spareLGRs                   []*LinkGroup // folded link groups likewise, for newLGR
+	history                     int          // link events held by the kept links (maxHistory)
+	linkCap                     int          // how many links are kept whole: a quarter of Options.MaxConns, at most MaxClosed
+	foldAt                      int          // len(conns) that calls for a fold (foldConns sets it)
+	foldScratch                 foldScratch
+	finishGroups                map[*LinkGroup]bool // finish's set of groups, reused
+	lastSweep                   int64               // Unix nanoseconds
+	timelineID                  int                 // > 0 when Options.Timeline names an ID
+	timelineEP                  netip.AddrPort      // valid when Options.Timeline names an endpoint
 
 	in  input
 	cur attribution
@@ -172,17 +186,22 @@ func New(opts Options) *Tracker {
 	if opts.MaxConns <= 0 {
 		opts.MaxConns = defaultMaxConns
 	}
+	if opts.MaxClosed <= 0 || opts.MaxClosed > opts.MaxConns {
+		opts.MaxClosed = opts.MaxConns
+	}
 	if opts.TimelineMax <= 0 {
 		opts.TimelineMax = defaultTimelineMax
 	}
 	t := &Tracker{
 		opts:      opts,
-		linkCap:   max(opts.MaxConns/4, 1),
+		linkCap:   max(min(opts.MaxConns/4, opts.MaxClosed), 1),
+		foldAt:    opts.MaxClosed,
 		byTuple:   make(map[tcpKey]*Conn),
 		byQP:      make(map[qpKey]linkRef),
 		halfLinks: make(map[addrPair][]*Link),
 		unknownQP: make(map[qpKey]*unknownQP),
 	}
+	t.folded.maxClosed, t.folded.maxConns, t.folded.idleAfter = opts.MaxClosed, opts.MaxConns, opts.IdleTimeout
 	if n, err := strconv.Atoi(opts.Timeline); err == nil && n > 0 {
 		t.timelineID = n
 	}
@@ -212,7 +231,7 @@ func (t *Tracker) feed(in *input) {
 	}
 	// Folded after the frame, not while it is handled: the frame's
 	// connection and link stay whole until it is done with them.
-	if len(t.conns) > t.opts.MaxConns {
+	if len(t.conns) > t.foldAt {
 		t.foldConns()
 	}
 	if len(t.links) > t.linkCap || t.history > maxHistory {
@@ -347,9 +366,15 @@ func (t *Tracker) retire(l *Link) {
 			return
 		}
 	}
-	g.tokens, g.pendingRKeys, g.conns = [2]map[uint32]*Conn{{}, {}}, map[rkeyKey][]rkeyOther{}, nil
+	// Emptied, not replaced: a recycled group or link (Tracker.recycle)
+	// uses them again instead of making new ones.
+	clear(g.tokens[0])
+	clear(g.tokens[1])
+	clear(g.pendingRKeys)
+	g.conns = nil
 	for _, x := range g.links {
-		x.rkeys = [2]map[uint32]rmbRef{}
+		clear(x.rkeys[0])
+		clear(x.rkeys[1])
 	}
 }
 
@@ -357,7 +382,10 @@ func (t *Tracker) retire(l *Link) {
 // lookup tables and connection lists. Several at once (an idle sweep, a
 // fold) cost one pass over each group's tables, not one per connection.
 func (t *Tracker) finish(cs ...*Conn) {
-	var groups map[*LinkGroup]bool
+	// The set is kept from one call to the next: folds call every few
+	// dozen connections.
+	groups := t.finishGroups
+	defer func() { clear(t.finishGroups) }()
 	for _, c := range cs {
 		if c.finished {
 			continue
@@ -376,6 +404,7 @@ func (t *Tracker) finish(cs ...*Conn) {
 		}
 		if groups == nil {
 			groups = map[*LinkGroup]bool{}
+			t.finishGroups = groups
 		}
 		groups[g] = true
 	}

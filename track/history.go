@@ -1,0 +1,126 @@
+package track
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/smcscope/smcscope/decode"
+)
+
+// histEvent is a link event as the tracker keeps it: what its text needs,
+// written out (LinkEvent.What) only when a snapshot lists the link. Most
+// links are folded without being listed, and a capture that sets up a link
+// group per connection would otherwise format a dozen strings per
+// connection for nothing (and make the collector run for them).
+type histEvent struct {
+	frame int
+	ns    int64
+	a, b  uint64 // UID, rkey and VA, reason, link groups
+	n     int    // rkeys, other links, frames
+	text  string // histText
+	kind  histKind
+	typ   decode.LLCType
+	resp  bool
+	all   bool  // DELETE_LINK ALL
+	order bool  // DELETE_LINK ORDERLY
+	link  uint8 // link number the message is about
+	on    uint8 // link number it was sent on
+}
+
+// histKind says how a histEvent reads; the comments give the text.
+type histKind uint8
+
+const (
+	histText        histKind = iota // text
+	histConfirmLink                 // "CONFIRM_LINK req link 1 UID 00000101" (a: UID)
+	histDeleteLink                  // "DELETE_LINK req ALL ORDERLY link 0 reason 0x00020000 meaning" (a: reason)
+	histDeleteOther                 // histDeleteLink + " (sent on link 2)"
+	histConfirmRKey                 // "CONFIRM_RKEY req rkey 0x1 VA 0x2 (+1 other links)" (a: rkey, b: VA, n: others)
+	histDeleteRKey                  // "DELETE_RKEY req 2 rkeys" (n)
+	histLLC                         // "TEST_LINK req"
+	histRejectOn                    // "ADD_LINK resp REJECT link 2": on the link it was sent on
+	histRejectNew                   // "ADD_LINK resp REJECT (sent on link 1)": on the link added
+	histAddOn                       // "ADD_LINK req for link 2 (1 rkeys)" (n: rkeys)
+	histAddNew                      // "ADD_LINK req (sent on link 1)"
+	histAcceptOn                    // "ADD_LINK resp link 2 accepted (1 rkeys)" (n: rkeys)
+	histAcceptNew                   // "ADD_LINK resp accepted (sent on link 1)"
+	histMerged                      // "link group 3 merged into 2: a connection failed over between them" (a, b: groups)
+	histEarlier                     // "5 earlier frames on this QP before it could be identified" (n: frames)
+)
+
+// What is the event's text, as smc,links and smc,lgr show it.
+func (e *histEvent) What() string {
+	kind := "req"
+	if e.resp {
+		kind = "resp"
+	}
+	name := ""
+	if e.kind != histText && e.kind != histMerged && e.kind != histEarlier {
+		name = e.typ.String()
+	}
+	switch e.kind {
+	case histConfirmLink:
+		return fmt.Sprintf("%s %s link %d UID %08x", name, kind, e.link, uint32(e.a))
+	case histDeleteLink, histDeleteOther:
+		what := fmt.Sprintf("%s %s", name, kind)
+		if e.all {
+			what += " ALL"
+		}
+		if e.order {
+			what += " ORDERLY"
+		}
+		what += fmt.Sprintf(" link %d reason %#08x %s", e.link, uint32(e.a), decode.DeleteLinkReason(uint32(e.a)).Meaning())
+		if e.kind == histDeleteOther {
+			what += fmt.Sprintf(" (sent on link %d)", e.on)
+		}
+		return what
+	case histConfirmRKey:
+		return fmt.Sprintf("%s %s rkey %#x VA %#x (+%d other links)", name, kind, uint32(e.a), e.b, e.n)
+	case histDeleteRKey:
+		return fmt.Sprintf("%s %s %d rkeys", name, kind, e.n)
+	case histLLC:
+		return name + " " + kind
+	case histRejectOn:
+		return fmt.Sprintf("%s %s REJECT link %d", name, kind, e.link)
+	case histRejectNew:
+		return fmt.Sprintf("%s %s REJECT (sent on link %d)", name, kind, e.on)
+	case histAddOn:
+		return fmt.Sprintf("%s %s for link %d (%d rkeys)", name, kind, e.link, e.n)
+	case histAddNew:
+		return fmt.Sprintf("%s %s (sent on link %d)", name, kind, e.on)
+	case histAcceptOn:
+		return fmt.Sprintf("%s %s link %d accepted (%d rkeys)", name, kind, e.link, e.n)
+	case histAcceptNew:
+		return fmt.Sprintf("%s %s accepted (sent on link %d)", name, kind, e.on)
+	case histMerged:
+		return fmt.Sprintf("link group %d merged into %d: a connection failed over between them", e.a, e.b)
+	case histEarlier:
+		return fmt.Sprintf("%d earlier frames on this QP before it could be identified", e.n)
+	}
+	return e.text
+}
+
+// linkEvent is e as a snapshot lists it.
+func (e *histEvent) linkEvent() LinkEvent {
+	return LinkEvent{Frame: e.frame, Time: time.Unix(0, e.ns), What: e.What()}
+}
+
+// llcEvent is the event of the LLC message in in, of kind k.
+func llcEvent(in *input, k histKind) histEvent {
+	m := &in.roce.llc
+	return histEvent{kind: k, typ: m.typ, resp: m.resp}
+}
+
+// textEvent is an event that reads text.
+func textEvent(text string) histEvent { return histEvent{kind: histText, text: text} }
+
+// addHistory records e, at in's frame, in l's history. The kept links'
+// histories are bounded as a whole too: links in use are not folded to
+// make room (see foldLinks).
+func (l *Link) addHistory(in *input, e histEvent) {
+	if len(l.hist) < maxLinkHistory && *l.history < 4*maxHistory {
+		e.frame, e.ns = in.number, in.ns
+		l.hist = append(l.hist, e)
+		*l.history++
+	}
+}
