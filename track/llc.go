@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/smcscope/smcscope/decode"
+	"github.com/smcscope/smcscope/internal/numfmt"
 )
 
 // llc follows link and link-group state from one LLC message sent in
@@ -16,7 +17,7 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 	if m.resp {
 		kind = "resp"
 	}
-	name := m.typ.String()
+	name := t.llcName(m.typ)
 	switch m.typ.Base() {
 	case decode.LLCConfirmLink:
 		d = t.serverSends(l, d, m.resp, in)
@@ -59,16 +60,17 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 		if m.reject {
 			info = fmt.Sprintf("%s REJECT of link %d", kind, m.linkID)
 		}
-		t.linkEvent(l.conns, in, d, "LLC "+name, info)
+		if t.opts.Timeline != "" {
+			t.linkEvent(l.conns, in, d, "LLC "+name, info)
+		}
 	case decode.LLCDeleteLink:
-		what := fmt.Sprintf("%s %s", name, kind)
-		if m.all {
-			what += " ALL"
-		}
-		if m.orderly {
-			what += " ORDERLY"
-		}
-		what += fmt.Sprintf(" link %d reason %#08x %s", m.linkID, m.reason, decode.DeleteLinkReason(m.reason).Meaning())
+		// A peer repeats DELETE_LINK until it is answered, so the same
+		// text comes many times in a row: it is put together without fmt
+		// and, when it repeats the link's last event, that string is used
+		// again instead of a new one.
+		b := appendDeleteLink(t.llcs.text[:0], name, kind, m)
+		t.llcs.text = b
+		what := l.lastText(b)
 		l.addHistory(in, what)
 		affected := l.lgr.conns
 		if !m.all {
@@ -76,7 +78,9 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 				affected = x.conns
 			}
 		}
-		t.linkEvent(affected, in, d, "LLC "+name, strings.TrimPrefix(what, name+" "))
+		if t.opts.Timeline != "" {
+			t.linkEvent(affected, in, d, "LLC "+name, strings.TrimPrefix(what, name+" "))
+		}
 		if m.all {
 			if !g.Deleted {
 				g.Deleted, g.DeleteCode = true, m.reason
@@ -139,6 +143,51 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 	default:
 		l.addHistory(in, name+" "+kind)
 	}
+}
+
+// llcScratch holds what LLC event texts are made with: a link's history
+// names the type of every LLC message, and LLCType.String makes a new
+// string each time.
+type llcScratch struct {
+	text  []byte      // the text being put together
+	names [256]string // by decode.LLCType, made once (llcName)
+}
+
+// appendDeleteLink appends the history text of a DELETE_LINK, as
+// fmt.Sprintf("%s %s[ ALL][ ORDERLY] link %d reason %#08x %s") would.
+func appendDeleteLink(b []byte, name, kind string, m *llcIn) []byte {
+	b = append(b, name...)
+	b = append(b, ' ')
+	b = append(b, kind...)
+	if m.all {
+		b = append(b, " ALL"...)
+	}
+	if m.orderly {
+		b = append(b, " ORDERLY"...)
+	}
+	b = append(b, " link "...)
+	b = numfmt.AppendUint(b, uint64(m.linkID))
+	b = append(b, " reason 0x"...)
+	b = numfmt.AppendHexPadded(b, uint64(m.reason), 8)
+	b = append(b, ' ')
+	return append(b, decode.DeleteLinkReason(m.reason).Meaning()...)
+}
+
+// llcName is typ.String(), made once per type.
+func (t *Tracker) llcName(typ decode.LLCType) string {
+	if t.llcs.names[typ] == "" {
+		t.llcs.names[typ] = typ.String()
+	}
+	return t.llcs.names[typ]
+}
+
+// lastText returns b as a string: the text of l's last event when b
+// repeats it, else a new one.
+func (l *Link) lastText(b []byte) string {
+	if n := len(l.History); n > 0 && l.History[n-1].What == string(b) {
+		return l.History[n-1].What
+	}
+	return string(b)
 }
 
 // linkEvent puts a link's LLC event in the timelines of the recorded,

@@ -98,6 +98,7 @@ type Tracker struct {
 	// runs on few QPs, and hashing two netip.Addr per frame dominated Feed.
 	qpCache [4]qpCacheEntry
 	qpNext  int
+	llcs    llcScratch // LLC event texts made without fmt
 }
 
 type qpCacheEntry struct {
