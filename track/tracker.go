@@ -98,6 +98,7 @@ type Tracker struct {
 	// runs on few QPs, and hashing two netip.Addr per frame dominated Feed.
 	qpCache [4]qpCacheEntry
 	qpNext  int
+	hot     hotLink    // fastRoCE's shortcut to the last link it followed
 	llcs    llcScratch // LLC event texts made without fmt
 }
 
@@ -336,7 +337,7 @@ func (t *Tracker) retire(l *Link) {
 			}
 		}
 	}
-	t.qpCache = [4]qpCacheEntry{}
+	t.clearQPCache()
 	if l.keyed[0] != l.keyed[1] {
 		k := l.keys[l.knownDir()]
 		t.removeHalf(addrPair{k.src, k.dst}, l)
