@@ -45,7 +45,26 @@ func Compile(expr string) (*Filter, error) {
 // Match reports whether the frame's fields satisfy the filter. It does not
 // allocate.
 func (f *Filter) Match(r *decode.Record) bool {
-	return f.root.match(r)
+	return f.root.match(r, nil)
+}
+
+// Late adds to a record the fields that frame decoding does not produce
+// (the connection tracker's, decode.Owner.Tracker), for MatchLate. It is
+// called once per test that reads such a field, so it must add them only
+// the first time for a given record.
+type Late interface {
+	AppendLate(r *decode.Record)
+}
+
+// MatchLate is Match for a record that holds only the decoded frame's
+// fields: before a test that reads a tracker field, late adds those. Each
+// "and" and "or" stops at its first operand when that decides, so a filter
+// such as "smc.cdc.seq == 5 and smc.conn.id" asks for the tracker's fields
+// only on the frames with that sequence number; the result is the one
+// Match gives on the record with every field added up front. late may be
+// nil (then MatchLate is Match).
+func (f *Filter) MatchLate(r *decode.Record, late Late) bool {
+	return f.root.match(r, late)
 }
 
 // String returns the filter in canonical form: keywords spelled out ("and",
@@ -64,13 +83,30 @@ func (f *Filter) Fields() []decode.FieldID {
 
 // node is one compiled sub-expression.
 type node interface {
-	match(r *decode.Record) bool
+	match(r *decode.Record, late Late) bool
 	appendTo(b []byte) []byte
 }
 
+// lateField reports whether frame decoding leaves id out of a record and
+// Late adds it.
+func lateField(id decode.FieldID) bool { return decode.Def(id).Owner.Tracker() }
+
+// lateNode wraps a test that reads late fields: it has them added first.
+type lateNode struct{ x node }
+
+func (n *lateNode) match(r *decode.Record, late Late) bool {
+	if late != nil {
+		late.AppendLate(r)
+	}
+	return n.x.match(r, late)
+}
+func (n *lateNode) appendTo(b []byte) []byte { return n.x.appendTo(b) }
+
 type andNode struct{ l, r node }
 
-func (n *andNode) match(r *decode.Record) bool { return n.l.match(r) && n.r.match(r) }
+func (n *andNode) match(r *decode.Record, late Late) bool {
+	return n.l.match(r, late) && n.r.match(r, late)
+}
 func (n *andNode) appendTo(b []byte) []byte {
 	b = appendOperand(b, n.l, true)
 	b = append(b, " and "...)
@@ -79,7 +115,9 @@ func (n *andNode) appendTo(b []byte) []byte {
 
 type orNode struct{ l, r node }
 
-func (n *orNode) match(r *decode.Record) bool { return n.l.match(r) || n.r.match(r) }
+func (n *orNode) match(r *decode.Record, late Late) bool {
+	return n.l.match(r, late) || n.r.match(r, late)
+}
 func (n *orNode) appendTo(b []byte) []byte {
 	b = appendOperand(b, n.l, false)
 	b = append(b, " or "...)
@@ -88,7 +126,7 @@ func (n *orNode) appendTo(b []byte) []byte {
 
 type notNode struct{ x node }
 
-func (n *notNode) match(r *decode.Record) bool { return !n.x.match(r) }
+func (n *notNode) match(r *decode.Record, late Late) bool { return !n.x.match(r, late) }
 func (n *notNode) appendTo(b []byte) []byte {
 	b = append(b, "not "...)
 	switch n.x.(type) {
@@ -118,13 +156,16 @@ type fieldIDs [2]decode.FieldID
 
 func (f *fieldIDs) has(id decode.FieldID) bool { return id == f[0] || id == f[1] }
 
+// late reports whether one of f is a field Late adds.
+func (f *fieldIDs) late() bool { return lateField(f[0]) || lateField(f[1]) }
+
 // presentNode tests that a field occurs in the frame.
 type presentNode struct {
 	ids  fieldIDs
 	name string
 }
 
-func (n *presentNode) match(r *decode.Record) bool {
+func (n *presentNode) match(r *decode.Record, _ Late) bool {
 	for _, id := range r.IDs {
 		if n.ids.has(id) {
 			return true
@@ -141,7 +182,7 @@ type prefixNode struct {
 	name string
 }
 
-func (n *prefixNode) match(r *decode.Record) bool {
+func (n *prefixNode) match(r *decode.Record, _ Late) bool {
 	for _, id := range r.IDs {
 		if w := int(id >> 6); w < len(n.bits) && n.bits[w]&(1<<(id&63)) != 0 {
 			return true
@@ -177,7 +218,7 @@ type cmpNode struct {
 	text string // the literal as typed, for String
 }
 
-func (n *cmpNode) match(r *decode.Record) bool {
+func (n *cmpNode) match(r *decode.Record, _ Late) bool {
 	seen := false
 	for i, id := range r.IDs {
 		if !n.ids.has(id) {
@@ -238,7 +279,7 @@ type inNode struct {
 	texts []string
 }
 
-func (n *inNode) match(r *decode.Record) bool {
+func (n *inNode) match(r *decode.Record, _ Late) bool {
 	for i, id := range r.IDs {
 		if !n.ids.has(id) {
 			continue
