@@ -1,9 +1,9 @@
 package output
 
 import (
-	"path/filepath"
 	"testing"
 
+	"github.com/smcscope/smcscope/internal/testutil"
 	"github.com/smcscope/smcscope/render"
 )
 
@@ -12,14 +12,7 @@ import (
 // frame right after it is fed, in every output format, on every capture of
 // the repository.
 func TestLateTrackerFields(t *testing.T) {
-	var files []string
-	for _, pat := range []string{"../samples/*.pcap*", "../testdata/*/*.pcap*", "../testdata/public/*/*.pcap*"} {
-		m, _ := filepath.Glob(pat)
-		files = append(files, m...)
-	}
-	if len(files) < 30 {
-		t.Fatalf("only %d captures found", len(files))
-	}
+	files := testutil.AllCaptures(t)
 	filters := []string{
 		"smc.cdc.seq == 5 and smc.conn.id",
 		"smc.cdc.seq == 5 or smc.conn.id == 2",

@@ -6,14 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -283,36 +281,11 @@ func runTwin(t testing.TB, name string, lt layers.LinkType, frames []rawFrame, e
 	return fast
 }
 
-// allCaptures lists every capture under samples/ and testdata/.
-func allCaptures(t testing.TB) []string {
-	t.Helper()
-	root := testutil.Root(t)
-	var out []string
-	for _, dir := range []string{"samples", "testdata"} {
-		err := filepath.WalkDir(filepath.Join(root, dir), func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if !d.IsDir() && (strings.HasSuffix(p, ".pcap") || strings.HasSuffix(p, ".pcapng")) {
-				out = append(out, p)
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	if len(out) == 0 {
-		t.Fatal("no captures under samples/ or testdata/")
-	}
-	return out
-}
-
 // TestFastPathSame holds fastRoCE to the general path on every capture of
 // the repository: the same tracker fields for every frame, the same
 // counters, the same state and views.
 func TestFastPathSame(t *testing.T) {
-	for _, p := range allCaptures(t) {
+	for _, p := range testutil.AllCaptures(t) {
 		t.Run(filepath.Base(p), func(t *testing.T) {
 			frames, lt := testutil.ReadFrames(t, p)
 			fast := runTwin(t, p, lt, frames, 509)

@@ -56,7 +56,7 @@ func TestMatchLate(t *testing.T) {
 		}
 		fs[i] = f
 	}
-	for _, p := range allCaptures(t) {
+	for _, p := range testutil.AllCaptures(t) {
 		t.Run(filepath.Base(p), func(t *testing.T) {
 			frames, lt := testutil.ReadFrames(t, p)
 			r, err := capture.NewReader(p, &rawSource{frames: frames}, lt)
