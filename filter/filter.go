@@ -12,6 +12,7 @@ import (
 type Filter struct {
 	root node
 	ids  []decode.FieldID
+	late bool // some test reads a field Late adds (a lateNode)
 }
 
 // Compile parses expr and resolves its field names through the decode
@@ -39,13 +40,13 @@ func Compile(expr string) (*Filter, error) {
 		}
 		return nil, errAt(expr, t.pos, msg)
 	}
-	return &Filter{root: root, ids: p.ids}, nil
+	return &Filter{root: root, ids: p.ids, late: p.late}, nil
 }
 
 // Match reports whether the frame's fields satisfy the filter. It does not
 // allocate.
 func (f *Filter) Match(r *decode.Record) bool {
-	return f.root.match(r, nil)
+	return f.root.match(r)
 }
 
 // Late adds to a record the fields that frame decoding does not produce
@@ -61,10 +62,31 @@ type Late interface {
 // "and" and "or" stops at its first operand when that decides, so a filter
 // such as "smc.cdc.seq == 5 and smc.conn.id" asks for the tracker's fields
 // only on the frames with that sequence number; the result is the one
-// Match gives on the record with every field added up front. late may be
-// nil (then MatchLate is Match).
+// Match gives on the record with every field added up front. A filter
+// without tracker fields is matched as by Match.
 func (f *Filter) MatchLate(r *decode.Record, late Late) bool {
-	return f.root.match(r, late)
+	if !f.late || late == nil {
+		return f.root.match(r)
+	}
+	return matchLate(f.root, r, late)
+}
+
+// matchLate evaluates n as its match method does, with late's fields
+// added before each lateNode. It is a walk of its own, not a parameter of
+// every match method, so that Match (and MatchLate on a filter without
+// tracker fields) runs exactly as before.
+func matchLate(n node, r *decode.Record, late Late) bool {
+	switch n := n.(type) {
+	case *andNode:
+		return matchLate(n.l, r, late) && matchLate(n.r, r, late)
+	case *orNode:
+		return matchLate(n.l, r, late) || matchLate(n.r, r, late)
+	case *notNode:
+		return !matchLate(n.x, r, late)
+	case *lateNode:
+		late.AppendLate(r)
+	}
+	return n.match(r)
 }
 
 // String returns the filter in canonical form: keywords spelled out ("and",
@@ -83,7 +105,7 @@ func (f *Filter) Fields() []decode.FieldID {
 
 // node is one compiled sub-expression.
 type node interface {
-	match(r *decode.Record, late Late) bool
+	match(r *decode.Record) bool
 	appendTo(b []byte) []byte
 }
 
@@ -91,22 +113,16 @@ type node interface {
 // Late adds it.
 func lateField(id decode.FieldID) bool { return decode.Def(id).Owner.Tracker() }
 
-// lateNode wraps a test that reads late fields: it has them added first.
+// lateNode marks a test that reads late fields: matchLate has them added
+// first; on a record that has every field, it is the test itself.
 type lateNode struct{ x node }
 
-func (n *lateNode) match(r *decode.Record, late Late) bool {
-	if late != nil {
-		late.AppendLate(r)
-	}
-	return n.x.match(r, late)
-}
-func (n *lateNode) appendTo(b []byte) []byte { return n.x.appendTo(b) }
+func (n *lateNode) match(r *decode.Record) bool { return n.x.match(r) }
+func (n *lateNode) appendTo(b []byte) []byte    { return n.x.appendTo(b) }
 
 type andNode struct{ l, r node }
 
-func (n *andNode) match(r *decode.Record, late Late) bool {
-	return n.l.match(r, late) && n.r.match(r, late)
-}
+func (n *andNode) match(r *decode.Record) bool { return n.l.match(r) && n.r.match(r) }
 func (n *andNode) appendTo(b []byte) []byte {
 	b = appendOperand(b, n.l, true)
 	b = append(b, " and "...)
@@ -115,9 +131,7 @@ func (n *andNode) appendTo(b []byte) []byte {
 
 type orNode struct{ l, r node }
 
-func (n *orNode) match(r *decode.Record, late Late) bool {
-	return n.l.match(r, late) || n.r.match(r, late)
-}
+func (n *orNode) match(r *decode.Record) bool { return n.l.match(r) || n.r.match(r) }
 func (n *orNode) appendTo(b []byte) []byte {
 	b = appendOperand(b, n.l, false)
 	b = append(b, " or "...)
@@ -126,7 +140,7 @@ func (n *orNode) appendTo(b []byte) []byte {
 
 type notNode struct{ x node }
 
-func (n *notNode) match(r *decode.Record, late Late) bool { return !n.x.match(r, late) }
+func (n *notNode) match(r *decode.Record) bool { return !n.x.match(r) }
 func (n *notNode) appendTo(b []byte) []byte {
 	b = append(b, "not "...)
 	switch n.x.(type) {
@@ -165,7 +179,7 @@ type presentNode struct {
 	name string
 }
 
-func (n *presentNode) match(r *decode.Record, _ Late) bool {
+func (n *presentNode) match(r *decode.Record) bool {
 	for _, id := range r.IDs {
 		if n.ids.has(id) {
 			return true
@@ -182,7 +196,7 @@ type prefixNode struct {
 	name string
 }
 
-func (n *prefixNode) match(r *decode.Record, _ Late) bool {
+func (n *prefixNode) match(r *decode.Record) bool {
 	for _, id := range r.IDs {
 		if w := int(id >> 6); w < len(n.bits) && n.bits[w]&(1<<(id&63)) != 0 {
 			return true
@@ -218,7 +232,7 @@ type cmpNode struct {
 	text string // the literal as typed, for String
 }
 
-func (n *cmpNode) match(r *decode.Record, _ Late) bool {
+func (n *cmpNode) match(r *decode.Record) bool {
 	seen := false
 	for i, id := range r.IDs {
 		if !n.ids.has(id) {
@@ -279,7 +293,7 @@ type inNode struct {
 	texts []string
 }
 
-func (n *inNode) match(r *decode.Record, _ Late) bool {
+func (n *inNode) match(r *decode.Record) bool {
 	for i, id := range r.IDs {
 		if !n.ids.has(id) {
 			continue
