@@ -65,10 +65,10 @@ type Late interface {
 // Match gives on the record with every field added up front. A filter
 // without tracker fields is matched as by Match.
 func (f *Filter) MatchLate(r *decode.Record, late Late) bool {
-	if !f.late || late == nil {
-		return f.root.match(r)
+	if f.late && late != nil {
+		return matchLate(f.root, r, late)
 	}
-	return matchLate(f.root, r, late)
+	return f.root.match(r)
 }
 
 // matchLate evaluates n as its match method does, with late's fields

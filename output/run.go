@@ -497,8 +497,18 @@ func (o *Options) loop(ctx context.Context, r *capture.Reader, flt *filter.Filte
 		if !o.All && !f.SMCRelevant() {
 			continue
 		}
-		if flt != nil && !flt.MatchLate(f.Fields(), flate) {
-			continue
+		if flt != nil {
+			// Without a tracker, Match: it inlines where MatchLate does
+			// not.
+			var ok bool
+			if flate == nil {
+				ok = flt.Match(f.Fields())
+			} else {
+				ok = flt.MatchLate(f.Fields(), flate)
+			}
+			if !ok {
+				continue
+			}
 		}
 		if w != nil {
 			if err := w.WriteFrame(f); err != nil {
