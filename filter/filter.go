@@ -12,6 +12,7 @@ import (
 type Filter struct {
 	root node
 	ids  []decode.FieldID
+	late bool // some test reads a field Late adds (a lateNode)
 }
 
 // Compile parses expr and resolves its field names through the decode
@@ -39,13 +40,53 @@ func Compile(expr string) (*Filter, error) {
 		}
 		return nil, errAt(expr, t.pos, msg)
 	}
-	return &Filter{root: root, ids: p.ids}, nil
+	return &Filter{root: root, ids: p.ids, late: p.late}, nil
 }
 
 // Match reports whether the frame's fields satisfy the filter. It does not
 // allocate.
 func (f *Filter) Match(r *decode.Record) bool {
 	return f.root.match(r)
+}
+
+// Late adds to a record the fields that frame decoding does not produce
+// (the connection tracker's, decode.Owner.Tracker), for MatchLate. It is
+// called once per test that reads such a field, so it must add them only
+// the first time for a given record.
+type Late interface {
+	AppendLate(r *decode.Record)
+}
+
+// MatchLate is Match for a record that holds only the decoded frame's
+// fields: before a test that reads a tracker field, late adds those. Each
+// "and" and "or" stops at its first operand when that decides, so a filter
+// such as "smc.cdc.seq == 5 and smc.conn.id" asks for the tracker's fields
+// only on the frames with that sequence number; the result is the one
+// Match gives on the record with every field added up front. A filter
+// without tracker fields is matched as by Match.
+func (f *Filter) MatchLate(r *decode.Record, late Late) bool {
+	if f.late && late != nil {
+		return matchLate(f.root, r, late)
+	}
+	return f.root.match(r)
+}
+
+// matchLate evaluates n as its match method does, with late's fields
+// added before each lateNode. It is a walk of its own, not a parameter of
+// every match method, so that Match (and MatchLate on a filter without
+// tracker fields) runs exactly as before.
+func matchLate(n node, r *decode.Record, late Late) bool {
+	switch n := n.(type) {
+	case *andNode:
+		return matchLate(n.l, r, late) && matchLate(n.r, r, late)
+	case *orNode:
+		return matchLate(n.l, r, late) || matchLate(n.r, r, late)
+	case *notNode:
+		return !matchLate(n.x, r, late)
+	case *lateNode:
+		late.AppendLate(r)
+	}
+	return n.match(r)
 }
 
 // String returns the filter in canonical form: keywords spelled out ("and",
@@ -67,6 +108,17 @@ type node interface {
 	match(r *decode.Record) bool
 	appendTo(b []byte) []byte
 }
+
+// lateField reports whether frame decoding leaves id out of a record and
+// Late adds it.
+func lateField(id decode.FieldID) bool { return decode.Def(id).Owner.Tracker() }
+
+// lateNode marks a test that reads late fields: matchLate has them added
+// first; on a record that has every field, it is the test itself.
+type lateNode struct{ x node }
+
+func (n *lateNode) match(r *decode.Record) bool { return n.x.match(r) }
+func (n *lateNode) appendTo(b []byte) []byte    { return n.x.appendTo(b) }
 
 type andNode struct{ l, r node }
 
@@ -117,6 +169,9 @@ func appendOperand(b []byte, x node, inAnd bool) []byte {
 type fieldIDs [2]decode.FieldID
 
 func (f *fieldIDs) has(id decode.FieldID) bool { return id == f[0] || id == f[1] }
+
+// late reports whether one of f is a field Late adds.
+func (f *fieldIDs) late() bool { return lateField(f[0]) || lateField(f[1]) }
 
 // presentNode tests that a field occurs in the frame.
 type presentNode struct {

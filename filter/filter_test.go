@@ -393,3 +393,74 @@ func BenchmarkCompile(b *testing.B) {
 		}
 	}
 }
+
+// copyLate is a Late that adds the fields of from, once, and counts how
+// often it was asked.
+type copyLate struct {
+	from  *decode.Record
+	asked int
+}
+
+func (l *copyLate) AppendLate(r *decode.Record) {
+	if l.asked == 0 {
+		r.IDs = append(r.IDs, l.from.IDs...)
+		r.Vals = append(r.Vals, l.from.Vals...)
+	}
+	l.asked++
+}
+
+// TestMatchLate: the test fields are all the tracker's (decode.OwnerTrack),
+// so MatchLate starts from an empty record and has them added by the first
+// test that reads one; the result is Match's on the whole record, and a
+// test that decides first keeps them from being added at all.
+func TestMatchLate(t *testing.T) {
+	full := testRecord()
+	for _, tc := range []struct {
+		expr  string
+		asked bool
+	}{
+		{"filtertest.u == 4 and filtertest.flag", true},
+		{"filtertest.never or not filtertest.sub", true},
+		{"not (filtertest.u in {1..3} or filtertest.f > 1)", true},
+		{"frame.number == 5 and filtertest.u", false},
+		{"frame.number or filtertest.u", false},
+		{"not frame.number or filtertest.u == 4", true},
+	} {
+		f, err := Compile(tc.expr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// frame.number is no tracker field: the record holds it already.
+		var rec decode.Record
+		rec.AddUint(fFrameNumberForTest(), 1)
+		want := f.Match(withFrameNumber(full))
+		late := &copyLate{from: full}
+		if got := f.MatchLate(&rec, late); got != want {
+			t.Errorf("%q: MatchLate %v, Match %v", tc.expr, got, want)
+		}
+		if (late.asked > 0) != tc.asked {
+			t.Errorf("%q: late fields asked for %d times", tc.expr, late.asked)
+		}
+		if n := testing.AllocsPerRun(100, func() {
+			rec.IDs, rec.Vals, late.asked = rec.IDs[:1], rec.Vals[:1], 0
+			f.MatchLate(&rec, late)
+		}); n != 0 {
+			t.Errorf("MatchLate(%q) allocates %v times per call", tc.expr, n)
+		}
+	}
+}
+
+func fFrameNumberForTest() decode.FieldID {
+	d, _ := decode.LookupField("frame.number")
+	return d.ID
+}
+
+// withFrameNumber is r after a frame.number of 1, as a decoded frame's
+// record has it first.
+func withFrameNumber(r *decode.Record) *decode.Record {
+	var x decode.Record
+	x.AddUint(fFrameNumberForTest(), 1)
+	x.IDs = append(x.IDs, r.IDs...)
+	x.Vals = append(x.Vals, r.Vals...)
+	return &x
+}

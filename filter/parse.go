@@ -17,6 +17,7 @@ type parser struct {
 	ids  []decode.FieldID
 	seen map[decode.FieldID]bool
 	cur  fieldIDs // the field(s) of the comparison being parsed
+	late bool     // a test reads a field Late adds
 }
 
 func (p *parser) peek() token { return p.toks[p.i] }
@@ -105,11 +106,39 @@ func (p *parser) parsePrimary() (node, error) {
 		if isReserved(t.text) {
 			return nil, errAt(p.expr, t.pos, "expected a field name, got keyword "+t.describe())
 		}
-		return p.parseField(t)
+		n, err := p.parseField(t)
+		if err != nil {
+			return nil, err
+		}
+		if readsLate(n) {
+			n, p.late = &lateNode{n}, true
+		}
+		return n, nil
 	case tEOF:
 		return nil, errAt(p.expr, t.pos, "expected a field name or \"(\", got end of filter")
 	}
 	return nil, errAt(p.expr, t.pos, "expected a field name, got "+t.describe())
+}
+
+// readsLate reports whether a test reads a field that Late supplies.
+func readsLate(n node) bool {
+	switch n := n.(type) {
+	case *presentNode:
+		return n.ids.late()
+	case *cmpNode:
+		return n.ids.late()
+	case *inNode:
+		return n.ids.late()
+	case *prefixNode:
+		for w, bits := range n.bits {
+			for b := range 64 {
+				if bits&(1<<b) != 0 && lateField(decode.FieldID(w<<6|b)) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 func isReserved(w string) bool {

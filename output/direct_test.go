@@ -17,6 +17,7 @@ import (
 
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
+	"github.com/smcscope/smcscope/internal/testutil"
 )
 
 // directFields are the catalogue's fields that -T fields can read on the
@@ -64,14 +65,7 @@ func runBoth(t *testing.T, o Options) {
 // options that change a line.
 func TestDirectMatchesRecord(t *testing.T) {
 	cols := directFields(t)
-	var files []string
-	for _, pat := range []string{"../samples/*.pcap*", "../testdata/*/*.pcap*", "../testdata/public/*/*.pcap*"} {
-		m, _ := filepath.Glob(pat)
-		files = append(files, m...)
-	}
-	if len(files) < 30 {
-		t.Fatalf("only %d captures found", len(files))
-	}
+	files := testutil.AllCaptures(t)
 	for _, name := range files {
 		runBoth(t, Options{Read: name, All: true, Fields: cols})
 		runBoth(t, Options{Read: name, Fields: []string{"frame.number", "roce.bth.opcode", "roce.bth.dqpn", "roce.bth.psn", "smc.cdc.seq", "smc.clc.type"}})

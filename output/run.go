@@ -80,6 +80,9 @@ type Options struct {
 	// noDirect keeps -T fields off the reader's direct path (tests compare
 	// the two).
 	noDirect bool
+	// eagerLate adds the tracker's fields to every frame right after it
+	// is fed, as before lateFields (tests compare the two).
+	eagerLate bool
 }
 
 // UsageError is a command-line mistake (exit status 2).
@@ -198,7 +201,7 @@ func Run(ctx context.Context, o Options) error {
 			return &UsageError{Msg: "-Y: " + err.Error()}
 		}
 	}
-	demand, tracked := o.demand(flt)
+	demand, tracked, printTracked := o.demand(flt)
 	var tr Tracker
 	if len(o.Views) > 0 || tracked {
 		if o.NewTracker == nil {
@@ -246,7 +249,11 @@ func Run(ctx context.Context, o Options) error {
 			r.SetDirect(plan)
 		}
 	}
-	runErr := o.loop(ctx, r, flt, tr, tracked, w, p)
+	var late *lateFields
+	if tr != nil && tracked {
+		late = &lateFields{tr: tr, print: printTracked}
+	}
+	runErr := o.loop(ctx, r, flt, tr, late, w, p)
 	if n, ok := r.Dropped(); ok && n > 0 {
 		// As tshark does: a live capture that lost frames says so, since
 		// the tracker's counts and -w's file are then incomplete.
@@ -353,16 +360,20 @@ func (o *Options) printer(bw *bufio.Writer) (printer, error) {
 // demand says which fields the output reads: nil (all) for the formats
 // that print whole records, else the -e columns and the -Y fields. tracked
 // is set when some of them are the tracker's, or a full record is printed
-// and a tracker is available.
-func (o *Options) demand(flt *filter.Filter) (ids []decode.FieldID, tracked bool) {
+// and a tracker is available; printTracked when the printer itself reads
+// them (the filter asks for them on its own, filter.MatchLate).
+func (o *Options) demand(flt *filter.Filter) (ids []decode.FieldID, tracked, printTracked bool) {
 	if o.Verbose || o.Format == FormatJSON || o.Format == FormatJSONL {
-		return nil, o.NewTracker != nil
+		return nil, o.NewTracker != nil, o.NewTracker != nil
 	}
 	ids = []decode.FieldID{}
 	if o.Format == FormatFields {
 		for _, name := range o.Fields {
 			d, _ := decode.LookupField(name)
 			ids = append(ids, d.ID)
+			if !capture.FrameField(d.ID) {
+				printTracked = true
+			}
 		}
 	} else if !o.Quiet {
 		ids = append(ids, decode.FieldICRCOK) // text lines flag a bad ICRC
@@ -375,10 +386,45 @@ func (o *Options) demand(flt *filter.Filter) (ids []decode.FieldID, tracked bool
 			tracked = true
 		}
 	}
-	return ids, tracked
+	return ids, tracked, printTracked
 }
 
-func (o *Options) loop(ctx context.Context, r *capture.Reader, flt *filter.Filter, tr Tracker, tracked bool, w *capture.Writer, p printer) (err error) {
+// lateFields adds the tracker's fields to the current frame's record when
+// they are first read, by the filter or the printer, instead of to every
+// frame's: computing them costs as much as following the frame, and a
+// filter such as "smc.cdc.seq == 5 and smc.conn.id" reads them on a few
+// frames only. They describe the state right after the frame was fed, and
+// the frame is done with before the next one is fed, so they come out the
+// same whenever they are added; like the eager AppendFields they follow the
+// frame's own fields in the record.
+type lateFields struct {
+	tr    Tracker
+	f     *capture.Frame
+	done  bool // added to f's record already
+	print bool // the printer reads them: add them to every printed frame
+}
+
+// next makes f the current frame, its tracker fields not yet added.
+func (l *lateFields) next(f *capture.Frame) { l.f, l.done = f, false }
+
+// AppendLate adds the current frame's tracker fields to r, its record, once.
+func (l *lateFields) AppendLate(r *decode.Record) {
+	if !l.done {
+		l.done = true
+		l.tr.AppendFields(l.f, r)
+	}
+}
+
+// filterLate is what the filter is given to add late fields: nil without
+// tracker fields (then none are read).
+func (l *lateFields) filterLate() filter.Late {
+	if l == nil {
+		return nil
+	}
+	return l
+}
+
+func (o *Options) loop(ctx context.Context, r *capture.Reader, flt *filter.Filter, tr Tracker, late *lateFields, w *capture.Writer, p printer) (err error) {
 	// The file is read through a mapping (capture.OpenMapped): should
 	// another program truncate it meanwhile, touching a frame beyond its
 	// new end faults, and that is this file's error, not a crash; what was
@@ -404,6 +450,7 @@ func (o *Options) loop(ctx context.Context, r *capture.Reader, flt *filter.Filte
 	if direct != nil && direct.direct == nil {
 		direct = nil
 	}
+	flate := late.filterLate()
 	for {
 		if ctx.Err() != nil {
 			return nil
@@ -440,15 +487,28 @@ func (o *Options) loop(ctx context.Context, r *capture.Reader, flt *filter.Filte
 		prog.tick(f.Number)
 		if tr != nil {
 			tr.Feed(f)
-			if tracked {
-				tr.AppendFields(f, f.Fields())
+			if late != nil {
+				late.next(f)
+				if o.eagerLate {
+					late.AppendLate(f.Fields())
+				}
 			}
 		}
 		if !o.All && !f.SMCRelevant() {
 			continue
 		}
-		if flt != nil && !flt.Match(f.Fields()) {
-			continue
+		if flt != nil {
+			// Without a tracker, Match: it inlines where MatchLate does
+			// not.
+			var ok bool
+			if flate == nil {
+				ok = flt.Match(f.Fields())
+			} else {
+				ok = flt.MatchLate(f.Fields(), flate)
+			}
+			if !ok {
+				continue
+			}
 		}
 		if w != nil {
 			if err := w.WriteFrame(f); err != nil {
@@ -456,6 +516,9 @@ func (o *Options) loop(ctx context.Context, r *capture.Reader, flt *filter.Filte
 			}
 		}
 		if p != nil {
+			if late != nil && late.print {
+				late.AppendLate(f.Fields())
+			}
 			if err := p.frame(f); err != nil {
 				return err
 			}

@@ -9,15 +9,30 @@ import (
 )
 
 // Feed runs one decoded frame through the tracker. Frames must come in
-// capture order; f is only read during the call.
+// capture order; f is only read during the call. The steady RoCE frames
+// take fastRoCE, the rest the general path (feedFrame).
 func (t *Tracker) Feed(f *capture.Frame) {
-	if f == nil {
+	if !t.opts.Unshared {
+		t.feedLocked(f)
 		return
 	}
-	if !t.opts.Unshared {
-		t.mu.Lock()
-		defer t.mu.Unlock()
+	if f != nil && !t.fastRoCE(f) {
+		t.feedFrame(f)
 	}
+}
+
+// feedLocked is Feed under the mutex, in a function of its own so that
+// Feed itself has no deferred call.
+func (t *Tracker) feedLocked(f *capture.Frame) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if f != nil && !t.fastRoCE(f) {
+		t.feedFrame(f)
+	}
+}
+
+// feedFrame is the general path: the frame copied into t.in, then feed.
+func (t *Tracker) feedFrame(f *capture.Frame) {
 	in := &t.in
 	fill(in, f)
 	t.feed(in)

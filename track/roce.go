@@ -61,7 +61,7 @@ func (t *Tracker) newLink(g *LinkGroup, in *input, inferred bool) *Link {
 // expected first PSN comes from the sender's CLC/ADD_LINK value.
 func (t *Tracker) keyLink(l *Link, d Dir, k qpKey) {
 	t.byQP[k] = linkRef{l, d}
-	t.qpCache = [4]qpCacheEntry{}
+	t.clearQPCache()
 	l.keys[d], l.keyed[d] = k, true
 	delete(t.unknownQP, k)
 	if e := l.end(d); e.PSN != 0 && !l.RC[d].havePSN {
@@ -300,7 +300,7 @@ func (t *Tracker) flip(g *LinkGroup, in *input) bool {
 			}
 		}
 	}
-	t.qpCache = [4]qpCacheEntry{}
+	t.clearQPCache()
 	g.tokens[0], g.tokens[1] = g.tokens[1], g.tokens[0]
 	pending := make(map[rkeyKey][]rkeyOther, len(g.pendingRKeys))
 	for k, v := range g.pendingRKeys {

@@ -112,6 +112,7 @@ type Tracker struct {
 	// runs on few QPs, and hashing two netip.Addr per frame dominated Feed.
 	qpCache [4]qpCacheEntry
 	qpNext  int
+	hot     hotLink // fastRoCE's shortcut to the last link it followed
 }
 
 type qpCacheEntry struct {
@@ -354,7 +355,7 @@ func (t *Tracker) retire(l *Link) {
 			}
 		}
 	}
-	t.qpCache = [4]qpCacheEntry{}
+	t.clearQPCache()
 	if l.keyed[0] != l.keyed[1] {
 		k := l.keys[l.knownDir()]
 		t.removeHalf(addrPair{k.src, k.dst}, l)

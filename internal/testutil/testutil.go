@@ -100,6 +100,22 @@ func References(t testing.TB) []string {
 	return glob(t, filepath.Join(Root(t), "testdata", "reference", "*.pcap"))
 }
 
+// AllCaptures returns every capture of the repository: samples/ and every
+// directory under testdata/, pcap and pcapng.
+func AllCaptures(t testing.TB) []string {
+	t.Helper()
+	root := Root(t)
+	var out []string
+	for _, pat := range []string{"samples/*.pcap*", "testdata/*/*.pcap*", "testdata/*/*/*.pcap*"} {
+		m, _ := filepath.Glob(filepath.Join(root, pat))
+		out = append(out, m...)
+	}
+	if len(out) < 30 {
+		t.Fatalf("only %d captures under samples/ and testdata/", len(out))
+	}
+	return out
+}
+
 func glob(t testing.TB, pattern string) []string {
 	t.Helper()
 	m, err := filepath.Glob(pattern)

@@ -1,0 +1,219 @@
+package track
+
+import (
+	"encoding/binary"
+
+	"github.com/smcscope/smcscope/capture"
+)
+
+// The steady stream of an SMC-R link is ACKs, RDMA WRITEs and CDCs on a
+// link and connection the tracker knows. Copying each such frame into an
+// input (fill) and dispatching it through feed, roce, ack, write and cdc
+// cost the tracker a third of what decoding the frame costs; fastRoCE
+// follows these frames straight from the decoded layers, in one function
+// with few branches on the frame's kind (they alternate in no pattern a
+// branch predictor learns, with a decoder's worth of branches in between).
+// Anything else takes the general path, which stays the reference: a
+// change to what roce, ack, write, cdc or touchConn do for such a frame
+// must be made here too. TestFastPathSame (every capture of the
+// repository), TestFastPathSameMutated (damaged copies) and FuzzFastPath
+// feed frames both ways and compare the trackers' fields, counters and
+// whole state.
+
+// hotLink is the link of the last RoCE frame fastRoCE followed, with the
+// IPv4 addresses and DestQP of its directions where ok: a link's two
+// directions carry most frames in a row, and comparing a packet's
+// addresses with these costs less than building its key and scanning
+// qpCache. Like qpCache it is cleared whenever byQP changes.
+type hotLink struct {
+	link     *Link
+	ok       [2]bool
+	src, dst [2]uint32
+	qpn      [2]uint32
+}
+
+// clearQPCache forgets the cached wire keys, after a change of byQP.
+func (t *Tracker) clearQPCache() {
+	t.qpCache = [4]qpCacheEntry{}
+	t.hot = hotLink{}
+}
+
+// fastRoCE handles f when it is an ACK (not a NAK) answering a request
+// the tracker attributed, an RDMA WRITE Only whose rkey is known, or a CDC
+// without flags (struct smc_cdc_msg, net/smc/smc_cdc.h) that continues its connection's sequence and cursors, in
+// PSN order, on a link direction found through the hot-link cache, while
+// no sweep, fold or timeline is due. It then changes the tracker exactly as
+// fill and feed would have, and reports true; for any other frame it
+// reports false having changed nothing but its caches.
+func (t *Tracker) fastRoCE(f *capture.Frame) bool {
+	b, ip := f.BTH, f.IPv4
+	if b == nil || ip == nil || f.TCP != nil || f.GRH != nil || len(ip.SrcIP) != 4 || len(ip.DstIP) != 4 {
+		return false
+	}
+	// A frame on which feed may sweep (every 1024th) or fold (the tracker
+	// over its caps), or whose connection is recorded for a timeline,
+	// takes the general path.
+	if t.opts.Timeline != "" || (t.stats.Frames+1)&1023 == 0 ||
+		len(t.conns) > t.foldAt || len(t.links) > t.linkCap || t.history > maxHistory {
+		return false
+	}
+	src, dst := binary.BigEndian.Uint32(ip.SrcIP), binary.BigEndian.Uint32(ip.DstIP)
+	// The hot link's direction whose source address is not the frame's
+	// is the other one: computed, not branched on.
+	h := &t.hot
+	x := uint64(src ^ h.src[0])
+	d := Dir((x | -x) >> 63)
+	l := h.link
+	if !h.ok[d] || h.src[d] != src || h.dst[d] != dst || h.qpn[d] != b.DestQP {
+		k := qpKey{
+			src: addr{0, 0xffff<<32 | uint64(src)},
+			dst: addr{0, 0xffff<<32 | uint64(dst)},
+			qpn: uint64(b.DestQP),
+		}
+		if l, d = t.scanQPCache(&k); l == nil {
+			return false
+		}
+	}
+	rc := &l.RC[d]
+	var (
+		c        *Conn
+		cdc      bool
+		produced uint64
+	)
+	if op := uint8(b.Opcode); op == opAck {
+		// ack: the connection of the request acknowledged, found among
+		// the other direction's last two requests first (connOf).
+		a := f.AETH
+		if a == nil || (uint8(a.Syndrome)>>5)&3 != 0 {
+			return false
+		}
+		r := &l.RC[d^1]
+		n := r.nRecent
+		e1, e2 := &r.recent[(n-1)%uint(len(r.recent))], &r.recent[(n-2)%uint(len(r.recent))]
+		// One of the two matches (the product of the PSN differences is
+		// 0: PSNs are 24 bits) and both are the same connection: that is
+		// the answer, whichever matched.
+		if n >= 2 && uint64(e1.psn^b.PSN)*uint64(e2.psn^b.PSN) == 0 && e1.conn == e2.conn {
+			c = e1.conn
+		} else {
+			c = r.connOf(b.PSN)
+		}
+		if c != nil && c.FirstFrame == 0 {
+			return false
+		}
+		rc.Acks++
+	} else {
+		// A request in PSN order (roce), on which the link carries no LLC
+		// and no malformed SEND.
+		if !isRequest(op) || !rc.havePSN || b.PSN != rc.nextPSN || f.LLC != nil || f.SMCMalformed {
+			return false
+		}
+		switch m := f.CDC; {
+		case m != nil:
+			// cdc, for a connection placed by its handshake, with no
+			// failover, flags, pending WRITEs, gap or repeat in its
+			// sequence, cursor it cannot follow or close to note.
+			if m.ProdFlags != 0 || m.ConnFlags != 0 || len(rc.pend) != 0 {
+				return false
+			}
+			c = l.lgr.tokens[d][m.Token]
+			if c == nil || c.FirstFrame == 0 || c.Inferred || c.halfPlaced || c.link == nil || c.AwaitingLink || c.TFirstCDC.IsZero() {
+				return false
+			}
+			fl := &c.Flow[d]
+			if !fl.haveSeq || !fl.haveProd || !fl.haveCons || seqDiff(m.Seq, fl.LastSeq) != 1 {
+				return false
+			}
+			size := c.rmbeSize(d)
+			prod := Cursor{m.Prod.Wrap, m.Prod.Count}
+			cons := Cursor{m.Cons.Wrap, m.Cons.Count}
+			var consumed uint64
+			okP, okC := false, false
+			produced, okP = prod.Sub(fl.Prod, size)
+			consumed, okC = cons.Sub(fl.Cons, c.rmbeSize(d^1))
+			if size == 0 || !okP || !okC || (c.TClose.IsZero() && c.Closed()) {
+				return false
+			}
+			rc.Sends++
+			rc.CDCs++
+			t.stats.CDC++
+			fl.CDCs++
+			fl.LastSeq = m.Seq
+			fl.Bytes += produced
+			fl.Consumed += consumed
+			fl.Prod, fl.Cons = prod, cons
+			fl.sinceCDC = 0
+			cdc = true
+		case op == opWriteOnly && f.RETH != nil:
+			// write, of a WRITE whose rkey names its connection.
+			w := f.RETH
+			ref, ok := l.rkeys[d][w.RKey]
+			if !ok || ref.conn.FirstFrame == 0 {
+				return false
+			}
+			c = ref.conn
+			rc.WritePkts++
+			t.stats.Writes++
+			if rc.curWrite != nil {
+				rc.curWrite = nil
+			}
+			rc.curPending = false
+			fl := &c.Flow[d]
+			fl.Writes++
+			fl.WriteBytes += uint64(w.DMALen)
+			fl.sinceCDC += uint64(w.DMALen)
+			if ref.va != 0 && ref.size != 0 && (w.VA < ref.va || w.VA+uint64(w.DMALen) > ref.va+uint64(ref.size)) {
+				fl.WritesOutside++
+			}
+		default:
+			return false
+		}
+		rc.nextPSN = (b.PSN + 1) & 0xFFFFFF
+		rc.Packets++
+		rc.lastPSN = b.PSN
+		rc.remember(b.PSN, c)
+	}
+	// What feed, roce and touchConn do for every such frame: the
+	// attribution (written field by field: most stay as they were), the
+	// counters, the link's and connection's last frame.
+	n, ns := f.Number, f.CI.Timestamp.UnixNano()
+	a := &t.cur
+	a.frame, a.hasLink, a.dir, a.hasConn = n, true, d, c != nil
+	a.cdcBytes, a.hasCDC, a.retrans, a.psnGap, a.unattached = produced, cdc, false, 0, false
+	if a.link != l {
+		a.link = l
+	}
+	t.stats.Frames++
+	t.stats.RoCE++
+	l.LastFrame, l.lastNS = n, ns
+	if c == nil {
+		t.stats.LinkOnly++
+		return true
+	}
+	if a.conn != c {
+		a.conn = c
+	}
+	c.LastFrame, c.lastNS = n, ns
+	c.Frames++
+	t.stats.ConnAttached++
+	return true
+}
+
+// scanQPCache finds k, an IPv4 packet's key, in qpCache (without looking
+// further: lookupQP does that on the general path), and makes its link the
+// hot one.
+func (t *Tracker) scanQPCache(k *qpKey) (*Link, Dir) {
+	for i := range t.qpCache {
+		if e := &t.qpCache[i]; e.ref.link != nil && e.key.eq(k) {
+			l, d := e.ref.link, e.ref.dir
+			h := &t.hot
+			if h.link != l {
+				*h = hotLink{link: l}
+			}
+			h.src[d], h.dst[d], h.qpn[d] = uint32(k.src.lo), uint32(k.dst.lo), uint32(k.qpn)
+			h.ok[d] = true
+			return l, d
+		}
+	}
+	return nil, 0
+}
