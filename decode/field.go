@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/smcscope/smcscope/internal/numfmt"
+	"github.com/smcscope/smcscope/internal/textcache"
 )
 
 // Kind says how a field's value is stored, compared and printed.
@@ -228,6 +229,12 @@ type Record struct {
 	// their fields regardless; dropping the unwanted ones here is cheaper than
 	// teaching every layer the demand, and -T fields asks for a handful.
 	Want []bool
+
+	// texts hands out the strings of AddText: the EIDs and hostnames of
+	// CLC messages repeat from handshake to handshake, and a string per
+	// message was the garbage that made memory grow with a capture of
+	// many short connections.
+	texts textcache.Cache
 }
 
 // WantOnly limits the record to ids (nil: every field).
@@ -320,10 +327,11 @@ func (r *Record) AddString(id FieldID, s string) {
 }
 
 // AddText appends wire bytes as text. The string is only made when the
-// field is kept, so a Want-limited record does not allocate for it.
+// field is kept, so a Want-limited record does not allocate for it, and
+// not again when it equals one of the last few texts.
 func (r *Record) AddText(id FieldID, b []byte) {
 	if !r.drops(id) {
-		r.put(id).S = string(b)
+		r.put(id).S = r.texts.String(b)
 	}
 }
 

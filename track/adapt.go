@@ -6,6 +6,7 @@ import (
 
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
+	"github.com/smcscope/smcscope/internal/textcache"
 )
 
 // Feed runs one decoded frame through the tracker. Frames must come in
@@ -91,7 +92,7 @@ func fill(in *input, f *capture.Frame) {
 			if in.clcN == len(in.clc) {
 				in.clc = append(in.clc, clcIn{})
 			}
-			fillCLC(&in.clc[in.clcN], c)
+			fillCLC(&in.clc[in.clcN], c, &in.eids)
 			in.clcN++
 		}
 		s.clcErrs = len(f.CLCErr)
@@ -132,25 +133,21 @@ func fill(in *input, f *capture.Frame) {
 	}
 }
 
-func fillCLC(m *clcIn, c *decode.CLC) {
-	// The slot's last EID serves again when it is the same: a capture
-	// has a few, and a string per Proposal was most of the tracker's
-	// garbage on short connections.
-	eid := m.eid
+// fillCLC copies what the tracker follows of c into m. EIDs come from
+// eids: a capture has a few, and a string per Proposal and Accept was
+// most of the tracker's garbage on short connections.
+func fillCLC(m *clcIn, c *decode.CLC, eids *textcache.Cache) {
 	*m = clcIn{typ: c.Type, version: c.Version, flag: c.Flag}
 	switch c.Type {
 	case decode.CLCTypeProposal:
 		if c.Proposal.HasV2Ext && c.Proposal.V2Ext.EIDCount > 0 {
-			if e := c.Proposal.V2Ext.EID(0); string(e) != eid {
-				eid = string(e)
-			}
-			m.eid = eid
+			m.eid = eids.String(c.Proposal.V2Ext.EID(0))
 		}
 		m.offered = offered(c)
 	case decode.CLCTypeAccept, decode.CLCTypeConfirm:
 		a := &c.Accept
 		m.smcd = c.TypeV1 == decode.SMCTypeD
-		m.eid = string(a.EID)
+		m.eid = eids.String(a.EID)
 		if m.smcd {
 			m.ep = Endpoint{RMBESize: uint32(decode.RMBESizeBytes(a.DMBESize)), Valid: true}
 			break

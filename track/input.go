@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/smcscope/smcscope/decode"
+	"github.com/smcscope/smcscope/internal/textcache"
 )
 
 // input is the tracker's view of one frame, filled from a capture.Frame by
@@ -21,6 +22,7 @@ type input struct {
 	tcp   tcpIn
 	clc   []clcIn
 	clcN  int
+	eids  textcache.Cache // the CLC messages' EIDs (fillCLC)
 
 	isRoCE bool
 	roce   roceIn
