@@ -368,6 +368,18 @@ const MaxClosed = 256
 // output.Run, which feeds it and writes its views from one goroutine, so
 // it takes no lock (track.Options.Unshared).
 func NewTracker(specs []string) (Tracker, error) {
-	t, err := track.NewForViews(track.Options{Unshared: true, MaxClosed: MaxClosed}, specs)
+	return NewTrackerKeeping(specs, MaxClosed)
+}
+
+// NewTrackerKeeping is NewTracker keeping the newest keep ended
+// connections whole instead of MaxClosed (smcdump -K), and at least as
+// many of all (track.Options.MaxConns): a user who asks to see a few
+// thousand connections listed pays for them in memory.
+func NewTrackerKeeping(specs []string, keep int) (Tracker, error) {
+	if keep < 1 {
+		return Tracker{}, fmt.Errorf("keep %d connections: need at least 1", keep)
+	}
+	opts := track.Options{Unshared: true, MaxClosed: keep, MaxConns: max(keep, track.DefaultMaxConns)}
+	t, err := track.NewForViews(opts, specs)
 	return Tracker{t, &lastSnapshot{}}, err
 }

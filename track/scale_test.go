@@ -274,7 +274,7 @@ func TestManyConnsBounded(t *testing.T) {
 			if end > quarter+quarter/4+1<<20 || end > 16<<20 {
 				t.Errorf("live heap grew from %d to %d bytes: want it flat and under 16 MiB", quarter, end)
 			}
-			if len(tr.conns) > defaultMaxConns || len(tr.byTuple) > defaultMaxConns || len(tr.links) > defaultMaxConns/4 || tr.history > maxHistory {
+			if len(tr.conns) > DefaultMaxConns || len(tr.byTuple) > DefaultMaxConns || len(tr.links) > DefaultMaxConns/4 || tr.history > maxHistory {
 				t.Errorf("kept %d conns, %d tuples, %d links, %d link events: want each within its cap", len(tr.conns), len(tr.byTuple), len(tr.links), tr.history)
 			}
 
@@ -327,8 +327,8 @@ func TestManyConnsBounded(t *testing.T) {
 			}
 			if w.name == "smcr-one-lgr" {
 				gr := s.LGRRows()
-				if len(gr) != 1 || len(gr[0].Conns)+gr[0].ConnsFolded != w.n || len(gr[0].Conns) > defaultMaxConns {
-					t.Errorf("link groups %d, want one that lists up to %d of its %d connections and counts the rest", len(gr), defaultMaxConns, w.n)
+				if len(gr) != 1 || len(gr[0].Conns)+gr[0].ConnsFolded != w.n || len(gr[0].Conns) > DefaultMaxConns {
+					t.Errorf("link groups %d, want one that lists up to %d of its %d connections and counts the rest", len(gr), DefaultMaxConns, w.n)
 				}
 				for _, l := range s.LinkRows() {
 					if l.State == "up" && len(l.Conns)+l.ConnsFolded != w.n {

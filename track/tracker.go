@@ -52,8 +52,9 @@ type Options struct {
 }
 
 const (
-	defaultIdle        = 15 * time.Minute
-	defaultMaxConns    = 4096
+	defaultIdle = 15 * time.Minute
+	// DefaultMaxConns is Options.MaxConns when it is not set.
+	DefaultMaxConns    = 4096
 	defaultTimelineMax = 100000
 	maxLinkHistory     = 256
 	// maxHistory caps the link events kept over all kept links (about 1
@@ -185,7 +186,7 @@ func New(opts Options) *Tracker {
 		opts.IdleTimeout = defaultIdle
 	}
 	if opts.MaxConns <= 0 {
-		opts.MaxConns = defaultMaxConns
+		opts.MaxConns = DefaultMaxConns
 	}
 	if opts.MaxClosed <= 0 || opts.MaxClosed > opts.MaxConns {
 		opts.MaxClosed = opts.MaxConns

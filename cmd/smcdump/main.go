@@ -38,6 +38,7 @@ func main() {
 	fs.StringVar(&o.CaptureFilter, "f", "", "live capture filter: pcap-filter `EXPR` (via tcpdump) or bpf:RAW")
 	fs.IntVar(&o.Snaplen, "s", 0, "live snap length in `BYTES` (0: whole frames)")
 	interactive := fs.Bool("I", false, "browse the capture interactively (with -r FILE or -i IFACE; -w FILE is the export file)")
+	keep := fs.Int("K", defaultKeep, "keep the newest `N` ended connections whole for -z views and smc.conn.* fields (older ones are folded into the totals; each costs about 5 KiB)")
 	fs.Func("z", "tracker view `SPEC` (repeatable):"+viewHelp(), func(s string) error {
 		o.Views = append(o.Views, s)
 		return nil
@@ -54,7 +55,11 @@ func main() {
 	}
 	o.Program = "smcdump"
 	o.Format = output.Format(format)
-	o.NewTracker = newTracker
+	if *keep < 1 {
+		fmt.Fprintf(os.Stderr, "smcdump: -K %d: need at least 1 connection\n", *keep)
+		os.Exit(2)
+	}
+	o.NewTracker = func(views []string) (output.Tracker, error) { return newTracker(views, *keep) }
 	o.Progress = o.Read != "" && o.Read != "-" && term.IsTerminal(int(os.Stderr.Fd()))
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

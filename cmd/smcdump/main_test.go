@@ -30,6 +30,25 @@ func TestBinary(t *testing.T) {
 	if err := os.WriteFile(cut, pp[:2000], 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Twelve short connections, one after the other: the records of
+	// three one-connection captures (same header) four times over.
+	many := filepath.Join(dir, "many.pcap")
+	var short []byte
+	for i := 0; i < 4; i++ {
+		for _, name := range []string{"decline-nordma.pcap", "fallback-nosmc.pcap", "no-ueid.pcap"} {
+			b, err := os.ReadFile(ref + name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(short) > 0 {
+				b = b[24:] // the pcap file header
+			}
+			short = append(short, b...)
+		}
+	}
+	if err := os.WriteFile(many, short, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name   string
 		args   []string
@@ -49,6 +68,9 @@ func TestBinary(t *testing.T) {
 		{"views", []string{"-r", ref + "pingpong.pcap", "-z", "smc,conns", "-c", "3"}, nil, 0, "SMC connections: 1", ""},
 		{"quiet views", []string{"-q", "-r", ref + "decline-nordma.pcap", "-z", "smc,decline"}, nil, 0, "NOSMCRDEV", ""},
 		{"bad view", []string{"-r", ref + "pingpong.pcap", "-z", "smc,nope"}, nil, 2, "", "-z: unknown view"},
+		{"all listed", []string{"-q", "-r", many, "-z", "smc,conns"}, nil, 0, "SMC connections: 12\n", ""},
+		{"keep 2", []string{"-q", "-K", "2", "-r", many, "-z", "smc,conns"}, nil, 0, "listed 3 of 12 connections; folded into the totals below: the 9 oldest\nkept whole: the newest 2 connections that ended", ""},
+		{"keep 0", []string{"-q", "-K", "0", "-r", many}, nil, 2, "", "smcdump: -K 0: need at least 1 connection"},
 		{"tracker field", []string{"-r", ref + "pingpong.pcap", "-T", "fields", "-e", "smc.conn.dir", "-Y", "smc.clc"}, nil, 0, "C->S\nS->C\nC->S\n", ""},
 		{"glossary", []string{"-G", "fields"}, nil, 0, "smc.cdc.seq\tuint\t", ""},
 		{"extra arg", []string{"-r", ref + "pingpong.pcap", "extra"}, nil, 2, "", `unexpected argument "extra"`},

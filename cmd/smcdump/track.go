@@ -8,9 +8,10 @@ import (
 	"github.com/smcscope/smcscope/track"
 )
 
-// newTracker hands output the connection tracker for -z views and smc.conn.* fields.
-func newTracker(views []string) (output.Tracker, error) {
-	t, err := render.NewTracker(views)
+// newTracker hands output the connection tracker for -z views and
+// smc.conn.* fields, keeping the newest keep ended connections whole (-K).
+func newTracker(views []string, keep int) (output.Tracker, error) {
+	t, err := render.NewTrackerKeeping(views, keep)
 	if err != nil {
 		return nil, err
 	}
@@ -25,3 +26,7 @@ func viewHelp() string {
 	}
 	return b.String()
 }
+
+// defaultKeep is -K's default: render's, with which memory stays flat
+// however long the capture.
+const defaultKeep = render.MaxClosed
