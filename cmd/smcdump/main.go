@@ -38,7 +38,7 @@ func main() {
 	fs.StringVar(&o.CaptureFilter, "f", "", "live capture filter: pcap-filter `EXPR` (via tcpdump) or bpf:RAW")
 	fs.IntVar(&o.Snaplen, "s", 0, "live snap length in `BYTES` (0: whole frames)")
 	interactive := fs.Bool("I", false, "browse the capture interactively (with -r FILE or -i IFACE; -w FILE is the export file)")
-	keep := fs.Int("K", defaultKeep, "keep the newest `N` ended connections whole for -z views and smc.conn.* fields (older ones are folded into the totals; each costs about 5 KiB)")
+	keep := fs.Int("K", defaultKeep, "keep the newest `N` ended connections whole for -z views and smc.conn.* fields (older ones are folded into the totals; each costs 4-20 KiB)")
 	fs.Func("z", "tracker view `SPEC` (repeatable):"+viewHelp(), func(s string) error {
 		o.Views = append(o.Views, s)
 		return nil
