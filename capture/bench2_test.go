@@ -15,7 +15,7 @@ func BenchmarkReaderStages(b *testing.B) {
 		icrc, fields bool
 	}{{"decode", false, false}, {"decode+icrc", true, false}, {"decode+fields", false, true}, {"all", true, true}} {
 		b.Run(bc.name, func(b *testing.B) {
-			src := &sliceSource{frames: raw}
+			src := &sliceSource{frames: raw, loop: true}
 			r, err := NewReader("b", src, layers.LinkTypeEthernet)
 			if err != nil {
 				b.Fatal(err)
@@ -23,9 +23,6 @@ func BenchmarkReaderStages(b *testing.B) {
 			r.SetICRCCheck(bc.icrc)
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				if src.i == len(raw) {
-					src.i = 0
-				}
 				f, err := r.Next()
 				if err != nil {
 					b.Fatal(err)
@@ -52,7 +49,7 @@ func BenchmarkDirect(b *testing.B) {
 	if !ok {
 		b.Fatal("no plan")
 	}
-	src := &sliceSource{frames: raw}
+	src := &sliceSource{frames: raw, loop: true}
 	r, err := NewReader("b", src, layers.LinkTypeEthernet)
 	if err != nil {
 		b.Fatal(err)
@@ -63,9 +60,6 @@ func BenchmarkDirect(b *testing.B) {
 	line := make([]byte, 0, 256)
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		if src.i == len(raw) {
-			src.i = 0
-		}
 		f, err := r.Next()
 		if err != nil {
 			b.Fatal(err)

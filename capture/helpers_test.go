@@ -38,9 +38,13 @@ func readRaw(t testing.TB, name string) []rawFrame {
 type sliceSource struct {
 	frames []rawFrame
 	i      int
+	loop   bool // start over at the end (benchmarks), instead of io.EOF
 }
 
 func (s *sliceSource) ZeroCopyReadPacketData() ([]byte, gopacket.CaptureInfo, error) {
+	if s.loop && s.i == len(s.frames) {
+		s.i = 0
+	}
 	if s.i >= len(s.frames) {
 		return nil, gopacket.CaptureInfo{}, io.EOF
 	}

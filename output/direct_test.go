@@ -81,23 +81,10 @@ func TestDirectMatchesRecord(t *testing.T) {
 // (an LLC, a bad length, a reserved syndrome, a fragment) must go the
 // general way, errors included.
 func TestDirectMutations(t *testing.T) {
-	f, err := os.Open(pingpong)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pr, err := pcapgo.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var frames [][]byte
-	for {
-		data, _, err := pr.ReadPacketData()
-		if err != nil {
-			break
-		}
-		frames = append(frames, data)
+	for _, p := range readFrames(t, pingpong, -1) {
+		frames = append(frames, p.Data)
 	}
-	f.Close()
 	var buf bytes.Buffer
 	w := pcapgo.NewWriter(&buf)
 	if err := w.WriteFileHeader(65535, layers.LinkTypeEthernet); err != nil {
@@ -254,32 +241,19 @@ func TestDirectTaken(t *testing.T) {
 // its queue pairs are known) to -T fields by both paths; the seeds are
 // the reference capture's frames.
 func FuzzDirectFields(f *testing.F) {
-	r, err := os.Open(pingpong)
-	if err != nil {
-		f.Fatal(err)
-	}
-	pr, err := pcapgo.NewReader(r)
-	if err != nil {
-		f.Fatal(err)
-	}
 	var prefix bytes.Buffer
 	w := pcapgo.NewWriter(&prefix)
 	if err := w.WriteFileHeader(65535, layers.LinkTypeEthernet); err != nil {
 		f.Fatal(err)
 	}
-	for i := 0; ; i++ {
-		data, ci, err := pr.ReadPacketData()
-		if err != nil {
-			break
-		}
-		if err := w.WritePacket(ci, data); err != nil {
+	for i, p := range readFrames(f, pingpong, -1) {
+		if err := w.WritePacket(p.CI, p.Data); err != nil {
 			f.Fatal(err)
 		}
 		if i < 40 || i%50 == 0 { // the handshake, then every shape of RoCE frame
-			f.Add(data)
+			f.Add(p.Data)
 		}
 	}
-	r.Close()
 	cols := []string{"frame.number", "frame.error", "roce.bth.opcode", "roce.bth.psn", "roce.reth.va", "roce.aeth.msn", "roce.icrc", "smc.cdc.seq", "smc.cdc.flags.write_blocked", "ip.src", "eth.src", "smc.llc.type"}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		b := bytes.Clone(prefix.Bytes())
