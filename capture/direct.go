@@ -3,7 +3,6 @@ package capture
 import (
 	"encoding/binary"
 	"math/bits"
-	"net/netip"
 	"slices"
 
 	"github.com/gopacket/gopacket/layers"
@@ -357,7 +356,7 @@ func (p *DirectPlan) AppendColumns(dst []byte, f *Frame, sep string, quote byte)
 			b := data[off : off+c.size]
 			switch {
 			case c.kind == decode.KindAddr:
-				dst = netip.AddrFrom4([4]byte(b)).AppendTo(dst)
+				dst = numfmt.AppendIPv4(dst, [4]byte(b))
 				goto next
 			case c.kind == decode.KindMAC:
 				v := decode.Value{B: b}

@@ -290,8 +290,8 @@ func (r *Record) put(id FieldID) *Value {
 }
 
 // AddUint appends a numeric value. Most values of a full record are
-// numbers: with room in both slices and no Want, the inlined caller
-// stores the value itself.
+// numbers: with room in both slices and no Want, it stores the value in
+// place, without drops and put's checks.
 func (r *Record) AddUint(id FieldID, u uint64) {
 	n := len(r.IDs)
 	if r.Want == nil && n < cap(r.IDs) && n < cap(r.Vals) {

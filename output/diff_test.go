@@ -7,7 +7,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"net"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -19,19 +18,6 @@ import (
 	"github.com/smcscope/smcscope/internal/testutil"
 	"github.com/smcscope/smcscope/render"
 )
-
-// everyCapture lists every capture of the repository: the lab's samples,
-// the reference kernel captures and the public ones (other link layers,
-// RoCE without SMC, plain TCP).
-func everyCapture(t *testing.T) []string {
-	t.Helper()
-	files := append(testutil.Samples(t), testutil.References(t)...)
-	pub, err := filepath.Glob(filepath.Join(testutil.Root(t), "testdata", "public", "*", "*.pcap*"))
-	if err != nil || len(pub) == 0 {
-		t.Fatalf("no public captures (%v)", err)
-	}
-	return append(files, pub...)
-}
 
 // mutatedCapture writes a capture of frames of the Ethernet captures with
 // bytes changed (header fields, lengths, opcodes), cut short or grown, so
@@ -103,7 +89,7 @@ func eachTrackedFrame(t *testing.T, path string, fn func(f *capture.Frame, base 
 // capture and on mutated frames.
 func TestJSONAsReference(t *testing.T) {
 	frames := 0
-	for _, path := range append(everyCapture(t), mutatedCapture(t)) {
+	for _, path := range append(testutil.AllCaptures(t), mutatedCapture(t)) {
 		var buf bytes.Buffer
 		bw := bufio.NewWriter(&buf)
 		var base time.Time
@@ -206,7 +192,7 @@ func refJSONValue(k decode.Kind, v decode.Value) string {
 // mutated frames.
 func TestTextLineCache(t *testing.T) {
 	frames := 0
-	for _, path := range append(everyCapture(t), mutatedCapture(t)) {
+	for _, path := range append(testutil.AllCaptures(t), mutatedCapture(t)) {
 		var ends endpointCache
 		var got, want []byte
 		eachTrackedFrame(t, path, func(f *capture.Frame, base time.Time) {

@@ -1,6 +1,7 @@
 package output
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/smcscope/smcscope/internal/testutil"
@@ -37,7 +38,7 @@ func TestLateTrackerFields(t *testing.T) {
 				eager.eagerLate = true
 				got, gotErr, err1 := run(t, o)
 				want, wantErr, err2 := run(t, eager)
-				if got != want || gotErr != wantErr || (err1 == nil) != (err2 == nil) {
+				if got != want || gotErr != wantErr || fmt.Sprint(err1) != fmt.Sprint(err2) {
 					t.Fatalf("%s -Y %q %+v: late fields give %d bytes (%v), eager %d (%v)", name, y, v, len(got), err1, len(want), err2)
 				}
 			}

@@ -2,7 +2,6 @@ package output
 
 import (
 	"math/rand/v2"
-	"net/netip"
 	"strconv"
 	"testing"
 	"time"
@@ -24,15 +23,6 @@ func TestAppendSeconds(t *testing.T) {
 		want := strconv.AppendFloat(nil, d.Seconds(), 'f', 6, 64)
 		if got := appendSeconds(nil, d); string(got) != string(want) {
 			t.Fatalf("%d ns: %s, want %s", int64(d), got, want)
-		}
-	}
-}
-
-func TestAppendIPv4(t *testing.T) {
-	for _, b := range [][4]byte{{0, 0, 0, 0}, {255, 255, 255, 255}, {10, 10, 0, 2}, {9, 99, 100, 199}} {
-		want := netip.AddrFrom4(b).String()
-		if got := appendIPv4(nil, b[:]); string(got) != want {
-			t.Errorf("%v: %s, want %s", b, got, want)
 		}
 	}
 }

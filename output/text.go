@@ -102,25 +102,6 @@ func appendSeconds(dst []byte, d time.Duration) []byte {
 	return numfmt.AppendPadded(append(dst, '.'), uint64(us%1e6), 6)
 }
 
-// appendIPv4 is netip.Addr.AppendTo for a 4-byte address, without making
-// the Addr: two of them are on every line.
-func appendIPv4(dst []byte, ip []byte) []byte {
-	for i, b := range ip[:4] {
-		if i > 0 {
-			dst = append(dst, '.')
-		}
-		switch {
-		case b >= 100:
-			dst = append(dst, '0'+b/100, '0'+b/10%10, '0'+b%10)
-		case b >= 10:
-			dst = append(dst, '0'+b/10, '0'+b%10)
-		default:
-			dst = append(dst, '0'+b)
-		}
-	}
-	return dst
-}
-
 // endpointCache remembers the endpoint text of the last two IPv4
 // address and port pairs: a RoCE link's two directions, or a TCP
 // connection's, fill most lines, and copying their text costs a third of
@@ -167,10 +148,10 @@ func appendEndpoints(dst []byte, f *capture.Frame) []byte {
 	var src, dstA netip.Addr
 	switch {
 	case f.IPv4 != nil && f.GRH == nil && len(f.IPv4.SrcIP) == 4 && len(f.IPv4.DstIP) == 4:
-		dst = appendIPv4(dst, f.IPv4.SrcIP)
+		dst = numfmt.AppendIPv4(dst, [4]byte(f.IPv4.SrcIP))
 		dst = appendPort(dst, f)
 		dst = append(dst, " -> "...)
-		dst = appendIPv4(dst, f.IPv4.DstIP)
+		dst = numfmt.AppendIPv4(dst, [4]byte(f.IPv4.DstIP))
 		return appendPortDst(dst, f)
 	case f.GRH != nil:
 		src, dstA = f.GRH.SGID, f.GRH.DGID

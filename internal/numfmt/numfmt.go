@@ -60,10 +60,7 @@ func AppendUint(dst []byte, u uint64) []byte {
 }
 
 func appendUint(dst []byte, u uint64) []byte {
-	if u < 100 {
-		if u < 10 {
-			return append(dst, byte('0'+u))
-		}
+	if u < 100 { // and 10 or more: AppendUint wrote a single digit
 		return append(dst, digits2[2*u], digits2[2*u+1])
 	}
 	return appendDigits(dst, u, DecimalLen(u))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"net/netip"
 	"strconv"
 	"testing"
 )
@@ -144,5 +145,20 @@ func TestWord8(t *testing.T) {
 	}
 	for u := uint64(0); u < 100000; u++ {
 		check(u)
+	}
+}
+
+// TestAppendIPv4 holds AppendIPv4 to netip on every octet value in every
+// position.
+func TestAppendIPv4(t *testing.T) {
+	for v := range 256 {
+		for pos := range 4 {
+			b := [4]byte{10, 0, 99, 1}
+			b[pos] = byte(v)
+			want := netip.AddrFrom4(b).String()
+			if got := AppendIPv4([]byte("x"), b); string(got[1:]) != want || got[0] != 'x' {
+				t.Fatalf("%v: %q, want %q", b, got, want)
+			}
+		}
 	}
 }
