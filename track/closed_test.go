@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
+	"github.com/smcscope/smcscope/internal/testutil"
 )
 
 // TestMaxClosedBounded: with Options.MaxClosed the connections kept whole
@@ -171,6 +173,31 @@ func TestOfferedTable(t *testing.T) {
 				if got, want := offered(c), strings.Join(parts, "+"); got != want {
 					t.Errorf("version %d types %d/%d: %q, want %q", ver, v2, v1, got, want)
 				}
+			}
+		}
+	}
+}
+
+// TestNoFoldDueAfterFeed: a frame leaves no fold due for the next one,
+// even when more live links (or link events) stay than the caps allow:
+// those are folded only beyond MaxConns, and a fold retried on every
+// frame was a pass over all links per frame, with the fast path off.
+func TestNoFoldDueAfterFeed(t *testing.T) {
+	for _, opts := range []Options{{MaxConns: 16, MaxClosed: 1}, {MaxConns: 4, MaxClosed: 1}} {
+		opts.Unshared = true
+		for _, name := range testutil.AllCaptures(t) {
+			tr := New(opts)
+			most := 0
+			eachFrame(t, name, func(f *capture.Frame) {
+				tr.Feed(f)
+				most = max(most, len(tr.links))
+				if tr.connsDue() || tr.linksDue() {
+					t.Fatalf("%s %+v: frame %d leaves a fold due (%d conns, %d links, %d link events)",
+						name, opts, f.Number, len(tr.conns), len(tr.links), tr.history)
+				}
+			})
+			if strings.Contains(name, "multilink") && most <= tr.linkCap {
+				t.Fatalf("%s: %d links at most, cap %d: the test needs more live links than the cap", name, most, tr.linkCap)
 			}
 		}
 	}

@@ -54,7 +54,7 @@ func (t *Tracker) fastRoCE(f *capture.Frame) bool {
 	// over its caps), or whose connection is recorded for a timeline,
 	// takes the general path.
 	if t.opts.Timeline != "" || (t.stats.Frames+1)&1023 == 0 ||
-		len(t.conns) > t.foldAt || len(t.links) > t.linkCap || t.history > maxHistory {
+		t.connsDue() || t.linksDue() {
 		return false
 	}
 	src, dst := binary.BigEndian.Uint32(ip.SrcIP), binary.BigEndian.Uint32(ip.DstIP)

@@ -205,8 +205,7 @@ func (t *Tracker) foldConns() {
 		t.untuple(c)
 	}
 	for _, c := range out {
-		// Ended by the idle sweep, not by a close.
-		if c.finished && !c.Closed() {
+		if c.idled {
 			t.folded.conns.idle++
 		}
 	}
@@ -390,6 +389,16 @@ func (t *Tracker) foldLinks() {
 	}
 	clear(t.lgrs[len(gs):])
 	t.lgrs = gs
+	// Live links are folded only beyond MaxConns: when more of them than
+	// linkCap, or their histories, stay after this fold, the next comes
+	// after a tenth of the cap more, not on every frame.
+	t.linkFoldAt, t.histFoldAt = t.linkCap, maxHistory
+	if len(t.links) > t.linkCap {
+		t.linkFoldAt = min(t.opts.MaxConns, len(t.links)+max(t.linkCap/10, 1))
+	}
+	if t.history > maxHistory {
+		t.histFoldAt = t.history + maxHistory/10
+	}
 }
 
 // foldLink takes l out of the lookup tables and out of its group, and adds

@@ -77,6 +77,7 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 			name := m.typ.String()
 			t.linkEvent(affected, in, d, "LLC "+name, strings.TrimPrefix(e.What(), name+" "))
 		}
+		t.linkEnded()
 		if m.all {
 			if !g.Deleted {
 				g.Deleted, g.DeleteCode = true, m.reason
@@ -195,6 +196,7 @@ func (t *Tracker) addLink(l *Link, d Dir, in *input) {
 		}
 		if nl.State == LinkAdding || nl.State == LinkAdded || nl.State == LinkUnknown {
 			nl.State = LinkRejected
+			t.linkEnded()
 		}
 		e := llcEvent(in, histRejectOn)
 		e.link, e.on = m.linkID, l.LinkID

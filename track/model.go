@@ -193,6 +193,7 @@ type Conn struct {
 	link     *Link
 	synSeq   uint32 // client's initial sequence number, to tell a retransmitted SYN from a new connection
 	finished bool
+	idled    bool  // finished by the idle sweep (Options.IdleTimeout), not by a close or a reused 4-tuple
 	folded   bool  // in the tracker's folded sums, no longer listed
 	lastNS   int64 // time of the last frame (Unix nanoseconds): written per frame, a time.Time holds a pointer
 	// halfPlaced: placed from a Confirm without its Accept, so one

@@ -64,7 +64,9 @@ func (t *Tracker) snapshot() Snapshot {
 		x := *g
 		x.Links = append([]int(nil), g.Links...)
 		x.Conns = append([]int(nil), g.Conns...)
-		x.links, x.conns, x.tokens, x.pendingRKeys = nil, nil, [2]map[uint32]*Conn{}, nil
+		// Only what the views show: gone points at folded links that the
+		// tracker recycles.
+		x.links, x.conns, x.tokens, x.pendingRKeys, x.gone = nil, nil, [2]map[uint32]*Conn{}, nil, nil
 		s.LinkGroups[i] = x
 	}
 	return s

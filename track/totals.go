@@ -103,7 +103,10 @@ func (s *Snapshot) Totals() Totals {
 	}
 	if f.conns.n > 0 {
 		t.Conns.FoldedIdle = f.conns.idle
-		t.Conns.Rule = fmt.Sprintf("kept whole: the newest %d connections that ended (both sides closed, or no frame for %v of capture time) and the newest %d of all", f.maxClosed, f.idleAfter, f.maxConns)
+		t.Conns.Rule = fmt.Sprintf("kept whole: the newest %d connections", f.maxConns)
+		if f.maxClosed < f.maxConns {
+			t.Conns.Rule = fmt.Sprintf("kept whole: the newest %d connections that ended (both sides closed, or no frame for %v of capture time) and the newest %d of all", f.maxClosed, f.idleAfter, f.maxConns)
+		}
 	}
 	for o, n := range cs.outcomes {
 		if n > 0 {

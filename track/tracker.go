@@ -15,16 +15,16 @@ type Options struct {
 	// Linux keeps an idle link group for 10 minutes.
 	IdleTimeout time.Duration
 	// MaxConns caps how many connections are kept whole for the views,
-	// and a quarter of it how many links (a link weighs more: its history
-	// is listed too). Beyond it the oldest are folded into the views'
+	// and a quarter of it (at most MaxClosed) how many links (a link weighs
+	// more: its history is listed too). Beyond it the oldest are folded into the views'
 	// totals (Snapshot.Totals) and counted in Stats.Evicted and
 	// Stats.EvictedLinks: ended ones first, then, only if the cap is held
 	// by open ones, the oldest open ones, whose later frames then count as
 	// TCP not tracked (or start a connection joined mid-stream). Default
-	// 4096: a kept connection costs about 1 KiB in the tracker and 4 KiB
-	// more while the views are written, so smcdump's views stay within
-	// tens of MiB on any capture, and a few thousand rows are as many as
-	// anyone reads.
+	// 4096: a kept connection costs smcdump's peak memory about 4 KiB (a
+	// fallback) to 20 KiB (an SMC-R connection with its link group),
+	// views included, so the views stay within tens of MiB on any
+	// capture, and a few thousand rows are as many as anyone reads.
 	MaxConns int
 	// MaxClosed caps how many of those are connections that ended (both
 	// sides closed, or idle for IdleTimeout): beyond it the oldest ended
@@ -101,6 +101,7 @@ type Tracker struct {
 	history                     int          // link events held by the kept links (maxHistory)
 	linkCap                     int          // how many links are kept whole: a quarter of Options.MaxConns, at most MaxClosed
 	foldAt                      int          // len(conns) that calls for a fold (foldConns sets it)
+	linkFoldAt, histFoldAt      int          // len(links) and history that call for a fold of links (foldLinks sets them)
 	foldScratch                 foldScratch
 	finishGroups                map[*LinkGroup]bool // finish's set of groups, reused
 	lastSweep                   int64               // Unix nanoseconds
@@ -203,6 +204,7 @@ func New(opts Options) *Tracker {
 		halfLinks: make(map[addrPair][]*Link),
 		unknownQP: make(map[qpKey]*unknownQP),
 	}
+	t.linkFoldAt, t.histFoldAt = t.linkCap, maxHistory
 	t.folded.maxClosed, t.folded.maxConns, t.folded.idleAfter = opts.MaxClosed, opts.MaxConns, opts.IdleTimeout
 	if n, err := strconv.Atoi(opts.Timeline); err == nil && n > 0 {
 		t.timelineID = n
@@ -233,12 +235,24 @@ func (t *Tracker) feed(in *input) {
 	}
 	// Folded after the frame, not while it is handled: the frame's
 	// connection and link stay whole until it is done with them.
-	if len(t.conns) > t.foldAt {
+	if t.connsDue() {
 		t.foldConns()
 	}
-	if len(t.links) > t.linkCap || t.history > maxHistory {
+	if t.linksDue() {
 		t.foldLinks()
 	}
+}
+
+// connsDue and linksDue say that a fold is due after a frame (feed; the
+// fast path steps aside then).
+func (t *Tracker) connsDue() bool { return len(t.conns) > t.foldAt }
+
+// linkEnded notes that a link can now be folded (deleted, rejected or
+// retired): the links' triggers drop back to the caps.
+func (t *Tracker) linkEnded() { t.linkFoldAt, t.histFoldAt = t.linkCap, maxHistory }
+
+func (t *Tracker) linksDue() bool {
+	return len(t.links) > t.linkFoldAt || t.history > t.histFoldAt
 }
 
 // account files the frame under exactly one of the Stats buckets.
@@ -317,6 +331,7 @@ func (t *Tracker) sweep(now int64) {
 		}
 		if !c.finished && now-c.lastNS > timeout {
 			t.untuple(c)
+			c.idled = !c.Closed() // a closed one is only tidied away
 			idle = append(idle, c)
 		}
 	}
@@ -349,6 +364,7 @@ func (t *Tracker) untuple(c *Conn) {
 // retire takes l out of the lookup tables; it stays in the views.
 func (t *Tracker) retire(l *Link) {
 	l.retired = true
+	t.linkEnded()
 	for d := range 2 {
 		if l.keyed[d] {
 			if ref, ok := t.byQP[l.keys[d]]; ok && ref.link == l {
