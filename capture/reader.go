@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"unsafe"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
@@ -175,6 +176,21 @@ func (m *mappedFile) Close() error {
 func IsFault(v any) bool {
 	_, ok := v.(interface{ Addr() uintptr })
 	return ok
+}
+
+// FaultError is the error of a fault v (IsFault) met while r read or
+// decoded a mapped file: ErrChanged, naming the frame whose record holds
+// the faulting address (the frame Next last returned, or the one it was
+// reading, whose header lies beyond the new end) and that record's offset.
+func (r *Reader) FaultError(v any) error {
+	frame, off := r.frame.Number, r.last
+	if a, ok := v.(interface{ Addr() uintptr }); ok && r.pf != nil && len(r.pf.mem) > 0 {
+		base := uintptr(unsafe.Pointer(unsafe.SliceData(r.pf.mem)))
+		if at := a.Addr(); at >= base && int64(at-base) >= r.offset {
+			frame, off = frame+1, r.offset
+		}
+	}
+	return &FileError{Name: r.name, Frame: frame, Offset: off, Err: ErrChanged}
 }
 
 // NewFileReader reads a pcap or pcapng stream, possibly gzip-compressed;

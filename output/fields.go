@@ -65,9 +65,6 @@ func (p *fieldsPrinter) begin() error {
 func (p *fieldsPrinter) end() error { return nil }
 
 func (p *fieldsPrinter) frame(f *capture.Frame) error {
-	if f.Direct() { // the loop calls directFrame itself; this is for other callers
-		return p.directFrame(f)
-	}
 	r := f.Fields()
 	for i := range p.cols {
 		p.cols[i], p.has[i] = p.cols[i][:0], false
@@ -104,14 +101,6 @@ func (p *fieldsPrinter) frame(f *capture.Frame) error {
 		}
 	}
 	b = append(b, '\n')
-	p.line = b
-	_, err := p.w.Write(b)
-	return err
-}
-
-// directFrame writes the line of a frame the direct path read.
-func (p *fieldsPrinter) directFrame(f *capture.Frame) error {
-	b := append(p.direct.AppendColumns(p.line[:0], f, p.sep, p.quote), '\n')
 	p.line = b
 	_, err := p.w.Write(b)
 	return err

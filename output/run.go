@@ -244,7 +244,9 @@ func Run(ctx context.Context, o Options) error {
 	if fp, ok := p.(*fieldsPrinter); ok && flt == nil && tr == nil && w == nil && !o.noDirect {
 		// Nothing but the columns is read of a frame: the reader may take
 		// the commonest SMC-R frames by its fixed-offset path.
-		if plan, ok := capture.CompileDirect(demand); ok {
+		// directRun writes lines straight into the output buffer: a line
+		// that cannot fit there (a long -E separator) goes the general way.
+		if plan, ok := capture.CompileDirect(demand); ok && 4*plan.LineRoom(fp.sep) <= bw.Size() {
 			fp.direct = plan
 			r.SetDirect(plan)
 		}
@@ -435,7 +437,7 @@ func (o *Options) loop(ctx context.Context, r *capture.Reader, flt *filter.Filte
 			if !capture.IsFault(v) {
 				panic(v)
 			}
-			err = &capture.FileError{Name: r.Name(), Frame: r.Frames(), Offset: -1, Err: capture.ErrChanged}
+			err = r.FaultError(v)
 		}
 	}()
 	if p != nil {
