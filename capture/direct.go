@@ -21,7 +21,7 @@ import (
 // anything odd or damaged) takes the general path (Decoder and
 // Frame.Fields), so that output and errors stay exactly what it gives;
 // TestDirectMatchesRecord holds the two paths to the same text on every
-// capture and on mutated frames.
+// capture, TestDirectMutations and FuzzDirectFields on damaged frames.
 
 // Offsets of the headers in a frame the direct path takes: Ethernet II,
 // IPv4 without options (RFC 791), UDP, then the BTH (IBTA vol. 1 §9.2)
@@ -88,7 +88,7 @@ type directCol struct {
 	via     func(uint64) uint64
 }
 
-// directOwners are the layers of a direct frame: always the first five,
+// directAlways are the layers of a direct frame: always the first five,
 // and one of RETH, AETH, CDC by opcode. Every other owner's fields are
 // absent from such a frame.
 const directAlways = 1<<decode.OwnerEthernet | 1<<decode.OwnerIP | 1<<decode.OwnerUDP |
@@ -166,15 +166,18 @@ func compileDirectCol(d decode.FieldDef) (directCol, bool) {
 	if d.Owner == decode.OwnerIP {
 		variant = 4
 	}
+	// One place, one value: a field that repeats (a stride, or a second
+	// place for the layout: FieldDef.Locate's occurrences) goes the
+	// general way.
 	var pl decode.Place
-	found := false
+	found := 0
 	for _, p := range d.Places {
-		if p.Variants == nil || containsInt(p.Variants, variant) {
-			pl, found = p, true
-			break
+		if p.Applies(variant) {
+			pl = p
+			found++
 		}
 	}
-	if !found || pl.Off < 0 || pl.HostOrder || pl.Size > 8 {
+	if found != 1 || pl.Stride > 0 || pl.Off < 0 || pl.HostOrder || pl.Size > 8 {
 		return c, false
 	}
 	switch d.Kind {
@@ -203,15 +206,6 @@ func compileDirectCol(d decode.FieldDef) (directCol, bool) {
 		}
 	}
 	return c, true
-}
-
-func containsInt(s []int, v int) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // SetDirect makes Next read the frames the direct path takes without

@@ -1,5 +1,7 @@
 package decode
 
+import "slices"
+
 // Where a field's value sits on the wire. The place belongs to the field's
 // registration (At), relative to the start of the layer that owns the
 // field, because that is how the kernel structs and IBTA define them; the
@@ -79,16 +81,10 @@ func In(variants ...int) PlaceOpt {
 // Via converts the place's bits to the field's value.
 func Via(f func(uint64) uint64) PlaceOpt { return func(p *Place) { p.Value = f } }
 
-func (p *Place) applies(variant int) bool {
-	if p.Variants == nil {
-		return true
-	}
-	for _, v := range p.Variants {
-		if v == variant {
-			return true
-		}
-	}
-	return false
+// Applies reports whether the place holds the field in layout variant
+// (Variant).
+func (p *Place) Applies(variant int) bool {
+	return p.Variants == nil || slices.Contains(p.Variants, variant)
 }
 
 // Variant names the layout of one instance of o's layer, given its bytes,
@@ -130,7 +126,7 @@ func CLCLayout(t CLCType, path SMCType) int { return int(t)<<2 | int(path&0x03) 
 func (d FieldDef) Locate(layer []byte, k int) (p Place, off int, ok bool) {
 	v := Variant(d.Owner, layer)
 	for _, p := range d.Places {
-		if !p.applies(v) {
+		if !p.Applies(v) {
 			continue
 		}
 		switch {
