@@ -3,7 +3,6 @@ package capture
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -50,23 +49,6 @@ func clcOutcomes(t *testing.T, frames []rawFrame, lt layers.LinkType, keep bool)
 		}
 	}
 	return out
-}
-
-// allCaptures lists every capture of the repository: samples/ and every
-// pcap and pcapng under testdata/.
-func allCaptures(t *testing.T) []string {
-	t.Helper()
-	files := testutil.Samples(t)
-	err := filepath.WalkDir(filepath.Join(testutil.Root(t), "testdata"), func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".pcap") || strings.HasSuffix(p, ".pcapng")) {
-			files = append(files, p)
-		}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return files
 }
 
 // tcpPortsAt returns the offset of the TCP header of an Ethernet frame of
@@ -119,7 +101,7 @@ func TestCLCRecycleMatchesReference(t *testing.T) {
 			t.Errorf("only %d frames reached the CLC reassembler: the inputs test little", touched)
 		}
 	}()
-	for _, file := range allCaptures(t) {
+	for _, file := range testutil.AllCaptures(t) {
 		frames, lt := testutil.ReadFrames(t, file)
 		variants := map[string][]rawFrame{"as captured": frames}
 		if len(frames) <= 20000 {

@@ -49,7 +49,6 @@ type Reader struct {
 	clc    *clcAssembler
 	qps    smcQPs // queue pairs known to be SMC-R links
 	frame  Frame
-	isPcap bool      // classic pcap: record offsets can be computed exactly
 	offset int64     // pcap: file offset of the next record
 	last   int64     // pcap: file offset of the record of the frame last returned (-1: none)
 	ng     *ngBlocks // pcapng: where each record starts
@@ -152,7 +151,7 @@ func openMapped(name string, f *os.File) (r *Reader, ok bool, err error) {
 		}
 		return nil, true, err
 	}
-	r.isFile, r.isPcap, r.offset, r.pf, r.closer = true, true, pcapHeaderLen, pf, closer
+	r.isFile, r.offset, r.pf, r.closer = true, pcapHeaderLen, pf, closer
 	return r, true, nil
 }
 
@@ -223,10 +222,9 @@ func NewFileReader(name string, in io.Reader) (*Reader, error) {
 		return NewFileReader(name, gz)
 	}
 	var (
-		src    PacketSource
-		lt     layers.LinkType
-		isPcap bool
-		ng     *ngBlocks
+		src PacketSource
+		lt  layers.LinkType
+		ng  *ngBlocks
 	)
 	switch m := binary.LittleEndian.Uint32(magic); m {
 	case magicPcapMicro, magicPcapNano, magicPcapMicroBE, magicPcapNanoBE:
@@ -234,7 +232,7 @@ func NewFileReader(name string, in io.Reader) (*Reader, error) {
 		if err != nil {
 			return nil, headerError(name, err)
 		}
-		src, lt, isPcap = pr, pr.LinkType(), true
+		src, lt = pr, pr.LinkType()
 	case magicPcapNG:
 		// A pcapng file may hold interfaces of different link types (mergecap
 		// of an SLL and an Ethernet capture, say); without WantMixedLinkType
@@ -254,7 +252,7 @@ func NewFileReader(name string, in io.Reader) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.isFile, r.isPcap, r.offset, r.ng = true, isPcap, pcapHeaderLen, ng
+	r.isFile, r.offset, r.ng = true, pcapHeaderLen, ng
 	r.pf, _ = src.(*pcapFile)
 	return r, nil
 }
@@ -346,7 +344,7 @@ func (r *Reader) Next() (*Frame, error) {
 	f.Number++
 	f.Data = data
 	r.last = -1
-	if r.isPcap {
+	if r.pf != nil { // classic pcap: record offsets are exact
 		r.last = r.offset
 		r.offset += pcapRecordLen + int64(f.CI.CaptureLength)
 	}
@@ -422,7 +420,7 @@ func (r *Reader) fileError(n int, ci gopacket.CaptureInfo, err error) error {
 	}
 	off := int64(-1)
 	switch {
-	case r.isPcap:
+	case r.pf != nil:
 		off = r.offset
 	case r.ng != nil:
 		off = r.ng.recordStart()
