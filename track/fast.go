@@ -203,17 +203,16 @@ func (t *Tracker) fastRoCE(f *capture.Frame) bool {
 // further: lookupQP does that on the general path), and makes its link the
 // hot one.
 func (t *Tracker) scanQPCache(k *qpKey) (*Link, Dir) {
-	for i := range t.qpCache {
-		if e := &t.qpCache[i]; e.ref.link != nil && e.key.eq(k) {
-			l, d := e.ref.link, e.ref.dir
-			h := &t.hot
-			if h.link != l {
-				*h = hotLink{link: l}
-			}
-			h.src[d], h.dst[d], h.qpn[d] = uint32(k.src.lo), uint32(k.dst.lo), uint32(k.qpn)
-			h.ok[d] = true
-			return l, d
-		}
+	ref, ok := t.cachedQP(k)
+	if !ok {
+		return nil, 0
 	}
-	return nil, 0
+	l, d := ref.link, ref.dir
+	h := &t.hot
+	if h.link != l {
+		*h = hotLink{link: l}
+	}
+	h.src[d], h.dst[d], h.qpn[d] = uint32(k.src.lo), uint32(k.dst.lo), uint32(k.qpn)
+	h.ok[d] = true
+	return l, d
 }

@@ -158,10 +158,8 @@ func (t *Tracker) roce(in *input) {
 }
 
 func (t *Tracker) lookupQP(k *qpKey) (linkRef, bool) {
-	for i := range t.qpCache {
-		if e := &t.qpCache[i]; e.ref.link != nil && e.key.eq(k) {
-			return e.ref, true
-		}
+	if ref, ok := t.cachedQP(k); ok {
+		return ref, true
 	}
 	ref, ok := t.byQP[*k]
 	if ok {
@@ -169,6 +167,16 @@ func (t *Tracker) lookupQP(k *qpKey) (linkRef, bool) {
 		t.qpNext++
 	}
 	return ref, ok
+}
+
+// cachedQP looks k up in qpCache only.
+func (t *Tracker) cachedQP(k *qpKey) (linkRef, bool) {
+	for i := range t.qpCache {
+		if e := &t.qpCache[i]; e.ref.link != nil && e.key.eq(k) {
+			return e.ref, true
+		}
+	}
+	return linkRef{}, false
 }
 
 // resolveUnknown handles a packet whose wire key no CLC or LLC announced:
