@@ -39,8 +39,7 @@ type flowKey [2]gopacket.Flow
 type clcFlow struct {
 	stream   clcStream
 	lastSeen time.Time
-	orig     gopacket.Flow // network flow of the first segment seen
-	key      flowKey       // under which flows holds it
+	key      flowKey // under which flows holds it
 	// smcSYN: followed from a SYN or SYN-ACK with the SMC option (not
 	// mid-stream from an eyecatcher).
 	smcSYN bool
@@ -122,7 +121,7 @@ func (a *clcAssembler) newFlow(k flowKey) *clcFlow {
 	} else {
 		fl = new(clcFlow)
 	}
-	*fl = clcFlow{orig: k[0], key: k, asmNet: gopacket.NewFlow(gopacket.EndpointType(-a.gen), src.Raw(), dst.Raw()), inMap: true}
+	*fl = clcFlow{key: k, asmNet: gopacket.NewFlow(gopacket.EndpointType(-a.gen), src.Raw(), dst.Raw()), inMap: true}
 	a.flows[k] = fl
 	a.link(fl)
 	return fl
@@ -236,7 +235,7 @@ func (a *clcAssembler) segment(f *Frame) {
 	fl.lastSeen = ts
 	f.SMCFlow = true
 	asmNet := fl.asmNet
-	if net != fl.orig {
+	if net != fl.key[0] { // the network flow of the first segment seen
 		asmNet = asmNet.Reverse()
 	}
 	a.frame, a.cur = f, fl
@@ -435,11 +434,10 @@ func (s *clcStream) ReassemblyComplete(ac reassembly.AssemblerContext) bool {
 	s.pending = [2][]byte{}
 	// The assembler drops the connection (true), so it lets go of the
 	// stream: the flow is recycled unless segments still come to it.
-	if fl := s.fl; fl != nil && &fl.stream == s {
-		fl.inAsm = false
-		if !s.a.closing { // closeAsm's caller recycles it
-			s.a.release(fl)
-		}
+	fl := s.fl // New made s its flow's stream
+	fl.inAsm = false
+	if !s.a.closing { // closeAsm's caller recycles it
+		s.a.release(fl)
 	}
 	return true
 }
