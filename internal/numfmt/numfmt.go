@@ -219,12 +219,13 @@ func AppendIPv4(dst []byte, ip [4]byte) []byte {
 		if i > 0 {
 			dst = append(dst, '.')
 		}
+		// Digits by division of a byte (multiplications), no table:
+		// addresses are on every text line and JSON frame.
 		switch {
 		case b >= 100:
-			r := b % 100
-			dst = append(dst, '0'+b/100, digits2[2*int(r)], digits2[2*int(r)+1])
+			dst = append(dst, '0'+b/100, '0'+b/10%10, '0'+b%10)
 		case b >= 10:
-			dst = append(dst, digits2[2*int(b)], digits2[2*int(b)+1])
+			dst = append(dst, '0'+b/10, '0'+b%10)
 		default:
 			dst = append(dst, '0'+b)
 		}
