@@ -21,15 +21,44 @@ import (
 // whole state.
 
 // hotLink is the link of the last RoCE frame fastRoCE followed, with the
-// IPv4 addresses and DestQP of its directions where ok: a link's two
-// directions carry most frames in a row, and comparing a packet's
-// addresses with these costs less than building its key and scanning
-// qpCache. Like qpCache it is cleared whenever byQP changes.
+// IPv4 addresses and DestQP (plus one: 0 is a direction not seen yet, as
+// a DestQP has 24 bits) of its directions: a link's two directions carry
+// most frames in a row, and comparing a packet's addresses with these
+// costs less than building its key and scanning qpCache. Like qpCache it
+// is cleared whenever byQP changes.
 type hotLink struct {
 	link     *Link
-	ok       [2]bool
 	src, dst [2]uint32
-	qpn      [2]uint32
+	qpn1     [2]uint32
+	// Per direction, the connection of the last CDC fastRoCE followed and
+	// the RMB of the last WRITE, with what their checks read that only
+	// feed changes: a CDC with the same token, or a WRITE with the same
+	// rkey, skips the map lookup and those checks. feed forgets them
+	// before each frame it handles.
+	cdc   [2]hotCDC
+	write [2]hotWrite
+}
+
+// hotCDC is a connection whose CDCs fastRoCE may follow: in its link
+// group's token table under token, placed by its handshake, its cursors
+// known, not closed, with RMBEs of size (this direction's) and peer.
+type hotCDC struct {
+	conn       *Conn
+	token      uint32
+	size, peer uint32
+}
+
+// hotWrite is an rkey of the link's table whose connection has frames.
+type hotWrite struct {
+	ref  rmbRef
+	rkey uint32
+}
+
+// forgetConns drops the cached connections, before feed changes what
+// they were checked against.
+func (h *hotLink) forgetConns() {
+	h.cdc = [2]hotCDC{}
+	h.write = [2]hotWrite{}
 }
 
 // clearQPCache forgets the cached wire keys, after a change of byQP.
@@ -53,8 +82,7 @@ func (t *Tracker) fastRoCE(f *capture.Frame) bool {
 	// A frame on which feed may sweep (every 1024th) or fold (the tracker
 	// over its caps), or whose connection is recorded for a timeline,
 	// takes the general path.
-	if t.opts.Timeline != "" || (t.stats.Frames+1)&1023 == 0 ||
-		t.connsDue() || t.linksDue() {
+	if t.stats.Frames+1 >= t.fastUntil {
 		return false
 	}
 	src, dst := binary.BigEndian.Uint32(ip.SrcIP), binary.BigEndian.Uint32(ip.DstIP)
@@ -64,7 +92,9 @@ func (t *Tracker) fastRoCE(f *capture.Frame) bool {
 	x := uint64(src ^ h.src[0])
 	d := Dir((x | -x) >> 63)
 	l := h.link
-	if !h.ok[d] || h.src[d] != src || h.dst[d] != dst || h.qpn[d] != b.DestQP {
+	// One test for the three. A DestQP beyond 24 bits (no decoder makes
+	// one) never matches: it is cached unmasked.
+	if (h.src[d]^src)|(h.dst[d]^dst)|(h.qpn1[d]^(b.DestQP&0xFFFFFF+1)) != 0 {
 		k := qpKey{
 			src: addr{0, 0xffff<<32 | uint64(src)},
 			dst: addr{0, 0xffff<<32 | uint64(dst)},
@@ -116,22 +146,24 @@ func (t *Tracker) fastRoCE(f *capture.Frame) bool {
 			if m.ProdFlags != 0 || m.ConnFlags != 0 || len(rc.pend) != 0 {
 				return false
 			}
-			c = l.lgr.tokens[d][m.Token]
-			if c == nil || c.FirstFrame == 0 || c.Inferred || c.halfPlaced || c.link == nil || c.AwaitingLink || c.TFirstCDC.IsZero() {
-				return false
+			hc := &h.cdc[d]
+			if hc.conn == nil || hc.token != m.Token {
+				if !t.hotCDC(l, d, m.Token) {
+					return false
+				}
 			}
+			c = hc.conn
 			fl := &c.Flow[d]
-			if !fl.haveSeq || !fl.haveProd || !fl.haveCons || seqDiff(m.Seq, fl.LastSeq) != 1 {
+			if seqDiff(m.Seq, fl.LastSeq) != 1 {
 				return false
 			}
-			size := c.rmbeSize(d)
 			prod := Cursor{m.Prod.Wrap, m.Prod.Count}
 			cons := Cursor{m.Cons.Wrap, m.Cons.Count}
 			var consumed uint64
 			okP, okC := false, false
-			produced, okP = prod.Sub(fl.Prod, size)
-			consumed, okC = cons.Sub(fl.Cons, c.rmbeSize(d^1))
-			if size == 0 || !okP || !okC || (c.TClose.IsZero() && c.Closed()) {
+			produced, okP = prod.Sub(fl.Prod, hc.size)
+			consumed, okC = cons.Sub(fl.Cons, hc.peer)
+			if !okP || !okC {
 				return false
 			}
 			rc.Sends++
@@ -147,10 +179,15 @@ func (t *Tracker) fastRoCE(f *capture.Frame) bool {
 		case op == opWriteOnly && f.RETH != nil:
 			// write, of a WRITE whose rkey names its connection.
 			w := f.RETH
-			ref, ok := l.rkeys[d][w.RKey]
-			if !ok || ref.conn.FirstFrame == 0 {
-				return false
+			hw := &h.write[d]
+			if hw.ref.conn == nil || hw.rkey != w.RKey {
+				ref, ok := l.rkeys[d][w.RKey]
+				if !ok || ref.conn.FirstFrame == 0 {
+					return false
+				}
+				*hw = hotWrite{ref: ref, rkey: w.RKey}
 			}
+			ref := &hw.ref
 			c = ref.conn
 			rc.WritePkts++
 			t.stats.Writes++
@@ -199,6 +236,24 @@ func (t *Tracker) fastRoCE(f *capture.Frame) bool {
 	return true
 }
 
+// hotCDC looks up token in l's group for direction d and caches its
+// connection in t.hot when fastRoCE may follow its CDCs: placed by its
+// handshake (not inferred, not waiting for its link), its sequence and
+// cursors known, both RMBE sizes known, not closed.
+func (t *Tracker) hotCDC(l *Link, d Dir, token uint32) bool {
+	c := l.lgr.tokens[d][token]
+	if c == nil || c.FirstFrame == 0 || c.Inferred || c.halfPlaced || c.link == nil || c.AwaitingLink || c.TFirstCDC.IsZero() {
+		return false
+	}
+	fl := &c.Flow[d]
+	size, peer := c.rmbeSize(d), c.rmbeSize(d^1)
+	if !fl.haveSeq || !fl.haveProd || !fl.haveCons || size == 0 || (c.TClose.IsZero() && c.Closed()) {
+		return false
+	}
+	t.hot.cdc[d] = hotCDC{conn: c, token: token, size: size, peer: peer}
+	return true
+}
+
 // scanQPCache finds k, an IPv4 packet's key, in qpCache (without looking
 // further: lookupQP does that on the general path), and makes its link the
 // hot one.
@@ -212,7 +267,6 @@ func (t *Tracker) scanQPCache(k *qpKey) (*Link, Dir) {
 	if h.link != l {
 		*h = hotLink{link: l}
 	}
-	h.src[d], h.dst[d], h.qpn[d] = uint32(k.src.lo), uint32(k.dst.lo), uint32(k.qpn)
-	h.ok[d] = true
+	h.src[d], h.dst[d], h.qpn1[d] = uint32(k.src.lo), uint32(k.dst.lo), uint32(k.qpn)+1
 	return l, d
 }

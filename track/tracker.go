@@ -78,6 +78,16 @@ type Tracker struct {
 	mu    sync.Mutex
 	opts  Options
 	stats Stats
+	// What fastRoCE reads and writes for every frame, kept next to the
+	// counters it adds to.
+	//
+	// fastUntil is the first frame count at which fastRoCE must step
+	// aside (a sweep may be due), or 0 while a fold is due or a timeline
+	// is recorded; feed sets it after each frame it handles, and only
+	// feed changes what it depends on.
+	fastUntil int
+	cur       attribution
+	hot       hotLink // fastRoCE's shortcut to the last link it followed
 
 	conns []*Conn
 	links []*Link
@@ -108,13 +118,11 @@ type Tracker struct {
 	timelineID                  int                 // > 0 when Options.Timeline names an ID
 	timelineEP                  netip.AddrPort      // valid when Options.Timeline names an endpoint
 
-	in  input
-	cur attribution
+	in input
 	// qpCache holds the last wire keys looked up: RoCE traffic comes in
 	// runs on few QPs, and hashing two netip.Addr per frame dominated Feed.
 	qpCache [4]qpCacheEntry
 	qpNext  int
-	hot     hotLink // fastRoCE's shortcut to the last link it followed
 }
 
 type qpCacheEntry struct {
@@ -205,6 +213,7 @@ func New(opts Options) *Tracker {
 		unknownQP: make(map[qpKey]*unknownQP),
 	}
 	t.linkFoldAt, t.histFoldAt = t.linkCap, maxHistory
+	t.setFastUntil()
 	t.folded.maxClosed, t.folded.maxConns, t.folded.idleAfter = opts.MaxClosed, opts.MaxConns, opts.IdleTimeout
 	if n, err := strconv.Atoi(opts.Timeline); err == nil && n > 0 {
 		t.timelineID = n
@@ -219,6 +228,9 @@ func New(opts Options) *Tracker {
 
 // feed runs one frame through the tracker; in is t.in, filled by the adapter.
 func (t *Tracker) feed(in *input) {
+	// Whatever the frame changes, fastRoCE checks again before it trusts
+	// a connection it cached.
+	t.hot.forgetConns()
 	t.cur.reset(in.number)
 	t.stats.Frames++
 	switch {
@@ -240,6 +252,17 @@ func (t *Tracker) feed(in *input) {
 	}
 	if t.linksDue() {
 		t.foldLinks()
+	}
+	t.setFastUntil()
+}
+
+// setFastUntil sets fastUntil after a frame handled by feed: the next
+// frame count that is a multiple of 1024 (feed may sweep then), or 0 when
+// fastRoCE must not run at all.
+func (t *Tracker) setFastUntil() {
+	t.fastUntil = 0
+	if t.opts.Timeline == "" && !t.connsDue() && !t.linksDue() {
+		t.fastUntil = (t.stats.Frames | 1023) + 1
 	}
 }
 
