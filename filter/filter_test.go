@@ -425,6 +425,15 @@ func TestMatchLate(t *testing.T) {
 		{"frame.number == 5 and filtertest.u", false},
 		{"frame.number or filtertest.u", false},
 		{"not frame.number or filtertest.u == 4", true},
+		// A leading test without tracker fields (Filter.first): where it
+		// fails the late fields are not asked for, where it holds the
+		// rest decides, at any depth of the "and" chain.
+		{"frame.number == 1 and filtertest.u == 4", true},
+		{"frame.number == 1 and frame.number < 9 and filtertest.flag", true},
+		{"frame.number == 2 and frame.number < 9 and filtertest.flag", false},
+		{"(frame.number == 1 and filtertest.never) and frame.number", true},
+		{"(frame.number == 3 or filtertest.u == 4) and filtertest.flag", true},
+		{"filtertest.u == 5 and frame.number == 1", true},
 	} {
 		f, err := Compile(tc.expr)
 		if err != nil {
