@@ -14,7 +14,8 @@ var benchFields = []string{"frame.number", "roce.bth.opcode", "roce.bth.dqpn", "
 // BenchmarkDecodePingpong runs the whole smcdump pipeline (read, decode,
 // reassemble, ICRC, fields, output), wired as cmd/smcdump wires it (the
 // tracker available), over pingpong.pcap repeated to about 100k frames,
-// in each output mode bench/compare.sh times.
+// in each output mode bench/compare.sh times. Its CPU profile is
+// cmd/smcdump's default.pgo (make pgo).
 func BenchmarkDecodePingpong(b *testing.B) {
 	for _, bc := range []struct {
 		name string
@@ -29,6 +30,10 @@ func BenchmarkDecodePingpong(b *testing.B) {
 		{"conns", Options{Quiet: true, Views: []string{"smc,conns"}}},
 		{"filter", Options{Quiet: true, DisplayFilter: "smc.cdc.seq > 5"}},
 		{"filter-conn", Options{Quiet: true, DisplayFilter: "smc.conn.id == 1"}},
+		// bench/compare.sh's pair: the same frames selected, the second
+		// with a tracker field.
+		{"filter-seq", Options{DisplayFilter: "smc.cdc.seq == 5"}},
+		{"filter-tracked", Options{DisplayFilter: "smc.cdc.seq == 5 and smc.conn.id"}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			p, frames := bigCapture(b)
