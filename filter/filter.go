@@ -114,6 +114,14 @@ func (f *Filter) MatchLate(r *decode.Record, late Late) bool {
 	return f.root.match(r)
 }
 
+// MayMatch reports false when the filter's leading "and" operand without
+// tracker fields (see MatchLate) fails on r: the filter fails then,
+// whatever fields Late would add. It is small enough to be inlined where
+// a frame loop calls it, so that most frames cost what Match costs them.
+func (f *Filter) MayMatch(r *decode.Record) bool {
+	return f.first == nil || f.first.match(r)
+}
+
 // matchLate evaluates n as its match method does, with late's fields
 // added before each lateNode. It is a walk of its own, not a parameter of
 // every match method, so that Match (and MatchLate on a filter without

@@ -444,6 +444,11 @@ func TestMatchLate(t *testing.T) {
 		rec.AddUint(fFrameNumberForTest(), 1)
 		want := f.Match(withFrameNumber(full))
 		late := &copyLate{from: full}
+		// MayMatch reads the record without late fields; where it says
+		// no, the filter fails on the whole record too.
+		if !f.MayMatch(&rec) && want {
+			t.Errorf("%q: MayMatch false where Match is true", tc.expr)
+		}
 		if got := f.MatchLate(&rec, late); got != want {
 			t.Errorf("%q: MatchLate %v, Match %v", tc.expr, got, want)
 		}
@@ -455,6 +460,31 @@ func TestMatchLate(t *testing.T) {
 			f.MatchLate(&rec, late)
 		}); n != 0 {
 			t.Errorf("MatchLate(%q) allocates %v times per call", tc.expr, n)
+		}
+	}
+}
+
+// TestMayMatch: a filter whose leading "and" operand reads no tracker
+// field and fails is ruled out before any late field; otherwise MayMatch
+// cannot tell and says yes.
+func TestMayMatch(t *testing.T) {
+	var rec decode.Record
+	rec.AddUint(fFrameNumberForTest(), 1)
+	for expr, want := range map[string]bool{
+		"frame.number == 2 and filtertest.flag":                     false,
+		"frame.number == 2 and frame.number < 9 and filtertest.u":   false,
+		"frame.number == 1 and filtertest.flag":                     true,
+		"filtertest.flag and frame.number == 2":                     true, // leads with a late field
+		"frame.number == 2 or filtertest.flag":                      true, // no "and" on top
+		"frame.number == 2 and frame.number == 3":                   true, // no late field at all
+		"(frame.number == 2 or filtertest.u) and frame.number == 1": true,
+	} {
+		f, err := Compile(expr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := f.MayMatch(&rec); got != want {
+			t.Errorf("%q: MayMatch %v, want %v", expr, got, want)
 		}
 	}
 }
