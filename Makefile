@@ -65,9 +65,10 @@ bench:
 	bench/compare.sh
 
 # smcdump is built with profile-guided optimization (go build reads cmd/smcdump/default.pgo):
-# about a tenth faster in every mode bench/compare.sh times. The profile is the CPU profile of
-# output's BenchmarkDecodePingpong, which runs those modes; regenerate it after changing the
-# decode, output or tracker hot paths (a stale one still builds, it only helps less).
+# 2.5-16 % faster, depending on the mode, in the modes bench/compare.sh times. The profile is
+# the CPU profile of output's BenchmarkDecodePingpong, which runs those modes; regenerate it
+# after changing the decode, output or tracker hot paths (a stale one still builds, it only
+# helps less).
 pgo:
 	@tmp=$$(mktemp -d); \
 	GOMAXPROCS=1 $(GO) test -run '^$$' -bench BenchmarkDecodePingpong -benchtime 20x -o $$tmp/output.test \
