@@ -99,13 +99,12 @@ type Late interface {
 //
 // A filter whose first "and" operand reads no tracker field
 // ("smc.cdc.seq == 5 and ...") is decided by that operand alone on most
-// frames: it is tried first, straight,
-// and only where it holds does the walk run (from the top, which tries it
-// again: tests have no side effects). On every frame, the walk's type
-// switches and calls cost half as much as following the frame through
-// the tracker.
+// frames: MayMatch tries it first, and only where it holds does the walk
+// run (from the top, which tries it again: tests have no side effects).
+// On every frame, the walk's type switches and calls cost half as much as
+// following the frame through the tracker.
 func (f *Filter) MatchLate(r *decode.Record, late Late) bool {
-	if f.first != nil && !f.first.match(r) {
+	if !f.MayMatch(r) {
 		return false
 	}
 	if f.late && late != nil {
