@@ -1,6 +1,10 @@
 package decode
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/smcscope/smcscope/internal/numfmt"
+)
 
 // DeclineCode is an SMC decline / fallback reason: the peer diagnosis of a
 // CLC Decline (SMC_CLC_DECL_* in net/smc/smc_clc.h), and the same 32-bit values as the local
@@ -214,5 +218,5 @@ func (c DeclineCode) hex() string {
 }
 
 func (c DeclineCode) clcAppendHex(dst []byte) []byte {
-	return appendHexPad(append(dst, '0', 'x'), uint64(c), 8)
+	return numfmt.AppendHexPadded(append(dst, '0', 'x'), uint64(c), 8)
 }
