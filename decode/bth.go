@@ -115,7 +115,7 @@ func (o BTHOpcode) appendName(dst []byte) []byte {
 		}
 		dst = append(dst, t...)
 		dst = append(dst, " reserved(0x"...)
-		dst = numfmt.AppendHexPadded(dst, uint64(o), 2)
+		dst = appendHexPad(dst, uint64(o), 2)
 		return append(dst, ')')
 	}
 	dst = append(dst, t...)
@@ -280,7 +280,7 @@ func (b *BTH) decode(data []byte, df gopacket.DecodeFeedback) error {
 			err = ErrUnknownType
 		}
 		return &Error{Layer: "BTH", Field: "opcode", Offset: 0, Err: err,
-			Detail: "opcode 0x" + string(numfmt.AppendHexPadded(nil, uint64(b.Opcode), 2))}
+			Detail: "opcode 0x" + string(appendHexPad(nil, uint64(b.Opcode), 2))}
 	}
 	hdr := bthLen
 	switch b.Opcode.Transport() {

@@ -212,7 +212,7 @@ func (h *AETH) decode(data []byte, df gopacket.DecodeFeedback) error {
 	h.Payload = data[aethLen:]
 	if h.Syndrome.Type() == AETHReserved {
 		return &Error{Layer: "AETH", Field: "syndrome", Offset: 0, Err: ErrReserved,
-			Detail: "syndrome 0x" + string(numfmt.AppendHexPadded(nil, uint64(h.Syndrome), 2))}
+			Detail: "syndrome 0x" + string(appendHexPad(nil, uint64(h.Syndrome), 2))}
 	}
 	return nil
 }
@@ -277,7 +277,7 @@ func (h *ImmDt) AppendFields(r *Record) { r.AddUint(fImmDt, uint64(h.Imm)) }
 // AppendSummary continues the BTH line: " imm 0x...".
 func (h *ImmDt) AppendSummary(dst []byte) []byte {
 	dst = append(dst, " imm 0x"...)
-	return numfmt.AppendHexPadded(dst, uint64(h.Imm), 8)
+	return appendHexPad(dst, uint64(h.Imm), 8)
 }
 
 // IETH is the Invalidate Extended Transport Header of SEND with Invalidate.
@@ -378,9 +378,9 @@ func (h *DETH) AppendFields(r *Record) {
 // AppendSummary continues the BTH line: " src QP 0x000001 qkey 0x80010000".
 func (h *DETH) AppendSummary(dst []byte) []byte {
 	dst = append(dst, " src QP 0x"...)
-	dst = numfmt.AppendHexPadded(dst, uint64(h.SrcQP), 6)
+	dst = appendHexPad(dst, uint64(h.SrcQP), 6)
 	dst = append(dst, " qkey 0x"...)
-	return numfmt.AppendHexPadded(dst, uint64(h.QKey), 8)
+	return appendHexPad(dst, uint64(h.QKey), 8)
 }
 
 func payloadOrZero(p []byte) gopacket.LayerType {

@@ -105,7 +105,7 @@ func (c *CDC) decode(data []byte, df gopacket.DecodeFeedback) error {
 	c.Type, c.Length = data[0], data[1]
 	if c.Type != cdcType {
 		return &Error{Layer: "CDC", Field: "type", Offset: 0, Err: ErrUnknownType,
-			Detail: "type 0x" + string(numfmt.AppendHexPadded(nil, uint64(c.Type), 2)) + ", want 0xfe"}
+			Detail: "type 0x" + string(appendHexPad(nil, uint64(c.Type), 2)) + ", want 0xfe"}
 	}
 	if c.Length != smcMsgLen {
 		return badLength("CDC", "length", 1, "length "+strconv.Itoa(int(c.Length))+", want 44")

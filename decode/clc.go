@@ -479,7 +479,7 @@ func clcAppendMAC(dst []byte, mac []byte) []byte {
 }
 
 func clcAppendHex(dst []byte, u uint64) []byte {
-	return numfmt.AppendHexPadded(append(dst, '0', 'x'), u, 0)
+	return appendHexPad(append(dst, '0', 'x'), u, 0)
 }
 
 // clcAppendSize renders a power-of-two byte count as 64KiB / 1MiB.

@@ -1,10 +1,6 @@
 package decode
 
-import (
-	"strconv"
-
-	"github.com/smcscope/smcscope/internal/numfmt"
-)
+import "strconv"
 
 // DeclineCode is an SMC decline / fallback reason: the peer diagnosis of a
 // CLC Decline (SMC_CLC_DECL_* in net/smc/smc_clc.h), and the same 32-bit values as the local
@@ -218,5 +214,5 @@ func (c DeclineCode) hex() string {
 }
 
 func (c DeclineCode) clcAppendHex(dst []byte) []byte {
-	return numfmt.AppendHexPadded(append(dst, '0', 'x'), uint64(c), 8)
+	return appendHexPad(append(dst, '0', 'x'), uint64(c), 8)
 }

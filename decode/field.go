@@ -157,7 +157,13 @@ func (v *Value) Append(dst []byte, k Kind) []byte {
 		return v.A.AppendTo(dst)
 	case KindMAC:
 		if len(v.B) == 6 {
-			return numfmt.AppendMAC(dst, v.B)
+			for i, c := range v.B {
+				if i > 0 {
+					dst = append(dst, ':')
+				}
+				dst = append(dst, lowerHex[c>>4], lowerHex[c&15])
+			}
+			return dst
 		}
 		return hex.AppendEncode(dst, v.B)
 	case KindFloat:

@@ -1,6 +1,7 @@
 package decode
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -49,6 +50,18 @@ func TestAppendFixed9(t *testing.T) {
 		want := strconv.AppendFloat(nil, f, 'f', 9, 64)
 		if got := appendFixed9(nil, f); string(got) != string(want) {
 			t.Fatalf("%v (%#x): %s, want %s", f, math.Float64bits(f), got, want)
+		}
+	}
+}
+
+func TestAppendHexPad(t *testing.T) {
+	for _, c := range []struct {
+		v     uint64
+		width int
+	}{{0, 0}, {0, 6}, {0x11, 6}, {0xFFFFFF, 6}, {0x1000000, 6}, {0xff3da5a383700040, 16}, {1 << 63, 4}, {0xabc, 0}, {5, 20}} {
+		want := fmt.Sprintf("%0*x", c.width, c.v)
+		if got := string(appendHexPad(nil, c.v, c.width)); got != want {
+			t.Errorf("%#x width %d: %s, want %s", c.v, c.width, got, want)
 		}
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"encoding/binary"
 	"hash/crc32"
 	"strconv"
-
-	"github.com/smcscope/smcscope/internal/numfmt"
 )
 
 // The ICRC (IBTA vol. 1 §7.8.1 and annex A17) is a
@@ -179,8 +177,8 @@ func (c *ICRC) finish(b, tp []byte, base int) (uint32, error) {
 
 func icrcMismatch(got, want uint32, off int) error {
 	return &Error{Layer: "ICRC", Field: "icrc", Offset: off, Err: ErrBadICRC,
-		Detail: "trailer 0x" + string(numfmt.AppendHexPadded(nil, uint64(got), 8)) +
-			", computed 0x" + string(numfmt.AppendHexPadded(nil, uint64(want), 8))}
+		Detail: "trailer 0x" + string(appendHexPad(nil, uint64(got), 8)) +
+			", computed 0x" + string(appendHexPad(nil, uint64(want), 8))}
 }
 
 // AppendICRCField records the verdict of ICRCRoCEv2/ICRCRoCEv1 as

@@ -75,7 +75,7 @@ func (t LLCType) String() string { return string(t.appendName(nil)) }
 func (t LLCType) appendName(dst []byte) []byte {
 	if !t.Known() {
 		dst = append(dst, "LLC(0x"...)
-		dst = numfmt.AppendHexPadded(dst, uint64(t), 2)
+		dst = appendHexPad(dst, uint64(t), 2)
 		return append(dst, ')')
 	}
 	dst = append(dst, llcTypeNames[t.Base()]...)
@@ -375,7 +375,7 @@ func (l *LLC) decode(data []byte, df gopacket.DecodeFeedback) error {
 	l.Response = l.Flags&LLCFlagResponse != 0
 	if !l.Type.Known() {
 		return &Error{Layer: "LLC", Field: "type", Offset: 0, Err: ErrUnknownType,
-			Detail: "type 0x" + string(numfmt.AppendHexPadded(nil, uint64(l.Type), 2))}
+			Detail: "type 0x" + string(appendHexPad(nil, uint64(l.Type), 2))}
 	}
 	if l.Version == 1 {
 		l.Length = uint16(data[1])
@@ -649,7 +649,7 @@ func (l *LLC) AppendSummary(dst []byte) []byte {
 		c := &l.ConfirmLink
 		dst = appendLink(dst, c.LinkID)
 		dst = append(dst, " uid 0x"...)
-		dst = numfmt.AppendHexPadded(dst, uint64(c.LinkUID), 8)
+		dst = appendHexPad(dst, uint64(c.LinkUID), 8)
 		dst = appendQPN(dst, c.QPN)
 		dst = append(dst, " GID "...)
 		dst = c.GID.AppendTo(dst)
@@ -666,7 +666,7 @@ func (l *LLC) AppendSummary(dst []byte) []byte {
 		dst = appendLink(dst, a.LinkID)
 		dst = appendQPN(dst, a.QPN)
 		dst = append(dst, " PSN 0x"...)
-		dst = numfmt.AppendHexPadded(dst, uint64(a.PSN), 6)
+		dst = appendHexPad(dst, uint64(a.PSN), 6)
 		if n := IBMTU(a.MTU); n != 0 {
 			dst = append(dst, " MTU "...)
 			dst = numfmt.AppendInt(dst, int64(n))
@@ -691,7 +691,7 @@ func (l *LLC) AppendSummary(dst []byte) []byte {
 		}
 		dst = appendLink(dst, d.LinkID)
 		dst = append(dst, " reason 0x"...)
-		dst = numfmt.AppendHexPadded(dst, uint64(d.Reason), 8)
+		dst = appendHexPad(dst, uint64(d.Reason), 8)
 		dst = append(dst, ' ')
 		dst = append(dst, d.Reason.String()...)
 	case LLCRequestAddLink:
@@ -716,7 +716,7 @@ func (l *LLC) AppendSummary(dst []byte) []byte {
 		dst = numfmt.AppendUint(dst, uint64(d.NumRKeys))
 		if d.ErrMask != 0 {
 			dst = append(dst, " errmask 0x"...)
-			dst = numfmt.AppendHexPadded(dst, uint64(d.ErrMask), 2)
+			dst = appendHexPad(dst, uint64(d.ErrMask), 2)
 		}
 		for _, k := range d.RKeyList() {
 			if k != 0 {
@@ -735,7 +735,7 @@ func appendLink(dst []byte, id uint8) []byte {
 
 func appendQPN(dst []byte, qpn uint32) []byte {
 	dst = append(dst, " QP 0x"...)
-	return numfmt.AppendHexPadded(dst, uint64(qpn), 6)
+	return appendHexPad(dst, uint64(qpn), 6)
 }
 
 func appendNegRetry(dst []byte, neg, retry bool) []byte {

@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/gopacket/gopacket"
-	"github.com/smcscope/smcscope/internal/numfmt"
 )
 
 // decodeV2Length reads length_v2 (offset 1, 2 bytes). Linux stores it as
@@ -40,7 +39,7 @@ func (l *LLC) decodeV2Length(data []byte, df gopacket.DecodeFeedback) error {
 	default:
 		l.Length = le
 		return badLength(l.layerName(), "length", 1, "v2 length 0x"+
-			string(numfmt.AppendHexPadded(nil, uint64(le), 4))+" (either byte order) not in 44..8192")
+			string(appendHexPad(nil, uint64(le), 4))+" (either byte order) not in 44..8192")
 	}
 	return nil
 }

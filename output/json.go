@@ -265,7 +265,8 @@ func appendJSONString[S ~string | ~[]byte](b []byte, s S) []byte {
 			case c == '"' || c == '\\':
 				b = append(b, '\\', c)
 			case c < 0x20:
-				b = numfmt.AppendHexByte(append(b, `\u00`...), c)
+				b = append(b, `\u00`...)
+				b = append(b, hexDigits[c>>4], hexDigits[c&15])
 			default:
 				b = append(b, c)
 			}

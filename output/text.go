@@ -160,9 +160,9 @@ func appendEndpoints(dst []byte, f *capture.Frame) []byte {
 	case f.IPv6 != nil:
 		src, dstA = addrOf(f.IPv6.SrcIP), addrOf(f.IPv6.DstIP)
 	case f.Eth != nil:
-		dst = numfmt.AppendMAC(dst, f.Eth.SrcMAC)
+		dst = appendMAC(dst, f.Eth.SrcMAC)
 		dst = append(dst, " -> "...)
-		return numfmt.AppendMAC(dst, f.Eth.DstMAC)
+		return appendMAC(dst, f.Eth.DstMAC)
 	default:
 		return append(dst, "? -> ?"...)
 	}
@@ -193,6 +193,18 @@ func appendPortDst(dst []byte, f *capture.Frame) []byte {
 func addrOf(ip []byte) netip.Addr {
 	a, _ := netip.AddrFromSlice(ip)
 	return a
+}
+
+const hexDigits = "0123456789abcdef"
+
+func appendMAC(dst []byte, m []byte) []byte {
+	for i, b := range m {
+		if i > 0 {
+			dst = append(dst, ':')
+		}
+		dst = append(dst, hexDigits[b>>4], hexDigits[b&15])
+	}
+	return dst
 }
 
 // appendProtoSummary writes the PROTO column and the summary of the
@@ -300,9 +312,9 @@ func appendProblems(dst []byte, f *capture.Frame) []byte {
 	}
 	if f.ICRC.Checked && !f.ICRC.OK {
 		dst = append(dst, " [bad ICRC 0x"...)
-		dst = numfmt.AppendHexPadded(dst, uint64(f.ICRC.Got), 8)
+		dst = appendHex32(dst, f.ICRC.Got)
 		dst = append(dst, ", computed 0x"...)
-		dst = numfmt.AppendHexPadded(dst, uint64(f.ICRC.Want), 8)
+		dst = appendHex32(dst, f.ICRC.Want)
 		dst = append(dst, ']')
 	}
 	if f.Err != nil {
@@ -314,6 +326,13 @@ func appendProblems(dst []byte, f *capture.Frame) []byte {
 		dst = append(dst, " [error: "...)
 		dst = append(dst, e.Error()...)
 		dst = append(dst, ']')
+	}
+	return dst
+}
+
+func appendHex32(dst []byte, v uint32) []byte {
+	for s := 28; s >= 0; s -= 4 {
+		dst = append(dst, hexDigits[v>>uint(s)&15])
 	}
 	return dst
 }
@@ -355,12 +374,14 @@ func writeHex(w *bufio.Writer, b []byte) {
 	var line []byte
 	for off := 0; off < len(b); off += 16 {
 		line = line[:0]
-		line = numfmt.AppendHexPadded(line, uint64(off&0xffff), 4) // offset column: four digits, the low 16 bits
+		for s := 12; s >= 0; s -= 4 {
+			line = append(line, hexDigits[off>>uint(s)&15])
+		}
 		line = append(line, "  "...)
 		end := min(off+16, len(b))
 		for i := off; i < off+16; i++ {
 			if i < end {
-				line = append(numfmt.AppendHexByte(line, b[i]), ' ')
+				line = append(line, hexDigits[b[i]>>4], hexDigits[b[i]&15], ' ')
 			} else {
 				line = append(line, "   "...)
 			}

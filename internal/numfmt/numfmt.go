@@ -185,23 +185,6 @@ func AppendHexPadded(dst []byte, u uint64, width int) []byte {
 	return dst
 }
 
-// AppendHexByte appends the two lowercase hex digits of c.
-func AppendHexByte(dst []byte, c byte) []byte {
-	return append(dst, hexDigits[c>>4], hexDigits[c&15])
-}
-
-// AppendMAC appends m as colon-separated lowercase hex bytes, as
-// net.HardwareAddr.String for a 6-byte address.
-func AppendMAC(dst []byte, m []byte) []byte {
-	for i, c := range m {
-		if i > 0 {
-			dst = append(dst, ':')
-		}
-		dst = AppendHexByte(dst, c)
-	}
-	return dst
-}
-
 // AppendHex24 appends the six hex digits of a 24-bit v (a queue pair or
 // packet sequence number, two on every RoCE line), zero-padded as
 // AppendHexPadded(dst, v, 6). With eight bytes of room the digits are made

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"net"
 	"net/netip"
 	"strconv"
 	"testing"
@@ -146,23 +145,6 @@ func TestWord8(t *testing.T) {
 	}
 	for u := uint64(0); u < 100000; u++ {
 		check(u)
-	}
-}
-
-// TestAppendMAC holds AppendMAC to net.HardwareAddr and AppendHexByte to
-// fmt on every byte value.
-func TestAppendMAC(t *testing.T) {
-	for v := range 256 {
-		if got := AppendHexByte([]byte("x"), byte(v)); string(got) != fmt.Sprintf("x%02x", v) {
-			t.Fatalf("AppendHexByte(%#x) = %q", v, got)
-		}
-		m := net.HardwareAddr{0x02, byte(v), 0, 0xff, byte(255 - v), 0x10}
-		if got := AppendMAC([]byte("x"), m); string(got) != "x"+m.String() {
-			t.Fatalf("AppendMAC(%v) = %q", m, got)
-		}
-	}
-	if got := AppendMAC(nil, nil); len(got) != 0 {
-		t.Fatalf("AppendMAC(nil) = %q", got)
 	}
 }
 
