@@ -68,10 +68,9 @@ func (t *Tracker) clearQPCache() {
 }
 
 // fastRoCE handles f when it is an ACK (not a NAK) answering a request
-// the tracker attributed, a retransmitted request, an RDMA WRITE Only
-// whose rkey is known, or a CDC without flags (struct smc_cdc_msg,
-// net/smc/smc_cdc.h) that continues its connection's sequence and cursors,
-// in PSN order, on a link direction found through the hot-link cache, while
+// the tracker attributed, an RDMA WRITE Only whose rkey is known, or a CDC
+// without flags (struct smc_cdc_msg, net/smc/smc_cdc.h) that continues its connection's sequence and cursors, in
+// PSN order, on a link direction found through the hot-link cache, while
 // no sweep, fold or timeline is due. It then changes the tracker exactly as
 // fill and feed would have, and reports true; for any other frame it
 // reports false having changed nothing but its caches.
@@ -109,7 +108,6 @@ func (t *Tracker) fastRoCE(f *capture.Frame) bool {
 	var (
 		c        *Conn
 		cdc      bool
-		retrans  bool
 		produced uint64
 	)
 	if op := uint8(b.Opcode); op == opAck {
@@ -134,25 +132,10 @@ func (t *Tracker) fastRoCE(f *capture.Frame) bool {
 			return false
 		}
 		rc.Acks++
-	} else if isRequest(op) && rc.havePSN && b.PSN != rc.nextPSN {
-		// A retransmission (roce: a PSN behind the next one), LLC, CDC or
-		// WRITE alike: counted and attributed to the connection of its
-		// first sending, nothing else read of it. A PSN ahead (a gap) is
-		// the general path's.
-		if psnDiff(b.PSN, rc.nextPSN) > 0 {
-			return false
-		}
-		c = rc.connOf(b.PSN)
-		if c != nil && c.FirstFrame == 0 {
-			return false
-		}
-		rc.Retrans++
-		t.stats.Retrans++
-		retrans = true
 	} else {
 		// A request in PSN order (roce), on which the link carries no LLC
 		// and no malformed SEND.
-		if !isRequest(op) || !rc.havePSN || f.LLC != nil || f.SMCMalformed {
+		if !isRequest(op) || !rc.havePSN || b.PSN != rc.nextPSN || f.LLC != nil || f.SMCMalformed {
 			return false
 		}
 		switch m := f.CDC; {
@@ -233,7 +216,7 @@ func (t *Tracker) fastRoCE(f *capture.Frame) bool {
 	n, ns := f.Number, f.CI.Timestamp.UnixNano()
 	a := &t.cur
 	a.frame, a.hasLink, a.dir, a.hasConn = n, true, d, c != nil
-	a.cdcBytes, a.hasCDC, a.retrans, a.psnGap, a.unattached = produced, cdc, retrans, 0, false
+	a.cdcBytes, a.hasCDC, a.retrans, a.psnGap, a.unattached = produced, cdc, false, 0, false
 	if a.link != l {
 		a.link = l
 	}
