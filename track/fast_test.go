@@ -3,9 +3,7 @@ package track
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -259,21 +257,8 @@ func runTwin(t testing.TB, name string, lt layers.LinkType, frames []rawFrame, e
 	t.Helper()
 	fast := 0
 	for i, opts := range twinOptions {
-		r, err := capture.NewReader(name, &rawSource{frames: frames}, lt)
-		if err != nil {
-			t.Fatal(err)
-		}
 		w := newTwin(opts, every)
-		for {
-			f, err := r.Next()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			w.feed(t, f)
-		}
+		eachRaw(t, name, lt, frames, func(f *capture.Frame) { w.feed(t, f) })
 		w.same(t, "end")
 		if i == 0 {
 			fast = w.fastFrames

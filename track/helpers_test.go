@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gopacket/gopacket/layers"
+
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
 )
@@ -29,6 +31,7 @@ func feedFile(t testing.TB, name string, opts Options, skip int) *Tracker {
 	return tr
 }
 
+// eachFrame calls fn with every frame of the capture file name.
 func eachFrame(t testing.TB, name string, fn func(*capture.Frame)) {
 	t.Helper()
 	r, err := capture.Open(name)
@@ -36,6 +39,23 @@ func eachFrame(t testing.TB, name string, fn func(*capture.Frame)) {
 		t.Fatal(err)
 	}
 	defer r.Close()
+	eachRead(t, r, fn)
+}
+
+// eachRaw calls fn with every frame of frames (read or built in memory,
+// of link type lt) as the frame reader decodes them.
+func eachRaw(t testing.TB, name string, lt layers.LinkType, frames []rawFrame, fn func(*capture.Frame)) {
+	t.Helper()
+	r, err := capture.NewReader(name, &rawSource{frames: frames}, lt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eachRead(t, r, fn)
+}
+
+// eachRead calls fn with every frame r reads; a read error fails t.
+func eachRead(t testing.TB, r *capture.Reader, fn func(*capture.Frame)) {
+	t.Helper()
 	for {
 		f, err := r.Next()
 		if errors.Is(err, io.EOF) {

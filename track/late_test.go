@@ -1,8 +1,6 @@
 package track
 
 import (
-	"errors"
-	"io"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -58,22 +56,10 @@ func TestMatchLate(t *testing.T) {
 	}
 	for _, p := range testutil.AllCaptures(t) {
 		t.Run(filepath.Base(p), func(t *testing.T) {
-			frames, lt := testutil.ReadFrames(t, p)
-			r, err := capture.NewReader(p, &rawSource{frames: frames}, lt)
-			if err != nil {
-				t.Fatal(err)
-			}
 			tr := New(Options{Unshared: true})
 			var full, part decode.Record
 			matched := make([]int, len(fs))
-			for {
-				f, err := r.Next()
-				if errors.Is(err, io.EOF) {
-					break
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
+			eachFrame(t, p, func(f *capture.Frame) {
 				tr.Feed(f)
 				frameFields := f.Fields()
 				full.IDs = append(full.IDs[:0], frameFields.IDs...)
@@ -95,7 +81,7 @@ func TestMatchLate(t *testing.T) {
 						matched[i]++
 					}
 				}
-			}
+			})
 			t.Logf("matched %v", matched)
 		})
 	}

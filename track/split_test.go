@@ -1,7 +1,6 @@
 package track
 
 import (
-	"errors"
 	"github.com/smcscope/smcscope/internal/testutil"
 	"io"
 	"slices"
@@ -40,21 +39,9 @@ func (s *rawSource) ZeroCopyReadPacketData() ([]byte, gopacket.CaptureInfo, erro
 // and a tracker.
 func trackRaw(t testing.TB, frames []rawFrame) *Tracker {
 	t.Helper()
-	r, err := capture.NewReader("built", &rawSource{frames: frames}, layers.LinkTypeEthernet)
-	if err != nil {
-		t.Fatal(err)
-	}
 	tr := New(Options{})
-	for {
-		f, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return tr
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr.Feed(f)
-	}
+	eachRaw(t, "built", layers.LinkTypeEthernet, frames, tr.Feed)
+	return tr
 }
 
 // resegment cuts the TCP payload of a real Ethernet/IPv4 frame into
