@@ -43,7 +43,7 @@ type clcFlow struct {
 	// smcSYN: followed from a SYN or SYN-ACK with the SMC option (not
 	// mid-stream from an eyecatcher).
 	smcSYN bool
-	// asmNet is orig under a type unique to this connection: the assembler
+	// asmNet is key[0] under a type unique to this connection: the assembler
 	// keys its connections by flow, so a new connection on the same
 	// 4-tuple (port reuse) starts afresh even where the assembler still
 	// holds the old one (keep).
@@ -76,9 +76,8 @@ type clcAssembler struct {
 	closing bool
 	rst     layers.TCP
 	rstHdr  [20]byte
-	// keep is the reference path for tests: no flow is recycled and the
-	// assembler keeps what it holds until the end, as before flows were
-	// recycled and streams closed early.
+	// keep is the reference path for tests: no flow is recycled and no
+	// stream is closed before the end of the capture.
 	keep bool
 }
 

@@ -198,7 +198,15 @@ func TestCLCShortConnsRecycled(t *testing.T) {
 	}
 	var base, at2k uint64
 	var mallocs [2]uint64
+	held := -1
 	for {
+		if src.conn == n && held < 0 {
+			// The last connection is being read: the assembler holds it
+			// and none of the others (it counts each connection once per
+			// direction). Asked here, not after EOF: reading to the end
+			// flushes them all.
+			_, held = r.clc.asm.FlushCloseOlderThan(time.Unix(1<<40, 0))
+		}
 		if src.conn == 1000 && base == 0 {
 			base = heapLive()
 		}
@@ -219,8 +227,8 @@ func TestCLCShortConnsRecycled(t *testing.T) {
 	runtime.ReadMemStats(&m)
 	mallocs[1] = m.Mallocs
 	end := heapLive()
-	if held := r.clc.asm.FlushAll(); held != 0 {
-		t.Errorf("the assembler still holds %d connections; want every finished handshake let go", held)
+	if held > 2 {
+		t.Errorf("the assembler held %d connections at the last one; want every finished handshake let go", held)
 	}
 	perConn := float64(mallocs[1]-mallocs[0]) / (n - 2000)
 	t.Logf("live heap %d B after 1000 connections, %d after 2000, %d after %d; %.3f allocations per connection", base, at2k, end, n, perConn)
@@ -296,6 +304,12 @@ func TestCLCFlowsBounded(t *testing.T) {
 		}
 		if src.conn == n && end == 0 {
 			end = heapLive()
+			// Before the handshake: the assembler holds no more of the
+			// flood than the reassembler follows (it counts each
+			// connection once per direction).
+			if _, held := r.clc.asm.FlushCloseOlderThan(time.Unix(1<<40, 0)); held/2 > maxCLCFlows {
+				t.Errorf("after %d SYNs the assembler held %d connections, want at most %d", n, held/2, maxCLCFlows)
+			}
 		}
 		f, err := r.Next()
 		if err != nil {
@@ -309,11 +323,13 @@ func TestCLCFlowsBounded(t *testing.T) {
 		}
 	}
 	runtime.KeepAlive(syns) // in both measures
-	t.Logf("reader state %d B after %d SYNs, %d after %d", heapTwo-heap0, 2*maxCLCFlows, end-heap0, n)
+	// Signed: a heap that shrank between the readings is no growth.
+	two, all := int64(heapTwo)-int64(heap0), int64(end)-int64(heap0)
+	t.Logf("reader state %d B after %d SYNs, %d after %d", two, 2*maxCLCFlows, all, n)
 	// The lookup tables (Go maps) keep their largest size, and churn
 	// grows them once more: the state may double, not grow with the SYNs.
-	if end-heap0 > 2*(heapTwo-heap0) {
-		t.Errorf("reader state grew from %d to %d bytes between %d and %d SYNs", heapTwo-heap0, end-heap0, 2*maxCLCFlows, n)
+	if all > 2*max(two, 0) {
+		t.Errorf("reader state grew from %d to %d bytes between %d and %d SYNs", two, all, 2*maxCLCFlows, n)
 	}
 	if fmt.Sprint(types) != "[1 2 3]" {
 		t.Errorf("CLC types after the flood %v, want pingpong's Proposal, Accept, Confirm", types)
