@@ -453,6 +453,11 @@ func (o *Options) loop(ctx context.Context, r *capture.Reader, flt *filter.Filte
 		direct = nil
 	}
 	flate := late.filterLate()
+	if o.eagerLate {
+		// The reference: every frame's record is whole before the filter,
+		// which then needs no late fields (nor MayMatch).
+		flate = nil
+	}
 	// An interrupt is noticed within 256 reads: asking the context before
 	// every frame cost 5 % of a -Y run. A live read waiting for frames
 	// ends when Run's AfterFunc closes the reader.
@@ -503,8 +508,8 @@ func (o *Options) loop(ctx context.Context, r *capture.Reader, flt *filter.Filte
 			continue
 		}
 		if flt != nil {
-			// Without a tracker, Match: it inlines where MatchLate does
-			// not. With one, MayMatch (inlined) rules out most frames
+			// Without late fields, Match: it inlines where MatchLate does
+			// not. With them, MayMatch (inlined) rules out most frames
 			// before MatchLate is called: the call alone cost a -Y with a
 			// tracker field 4 %.
 			var ok bool
