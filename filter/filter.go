@@ -44,8 +44,8 @@ func Compile(expr string) (*Filter, error) {
 		}
 		return nil, errAt(expr, t.pos, msg)
 	}
-	f := &Filter{root: root, ids: p.ids, late: p.late}
-	if n, ok := root.(*andNode); ok && p.late {
+	f := &Filter{root: root, ids: p.ids, late: hasLate(root)}
+	if n, ok := root.(*andNode); ok && f.late {
 		for {
 			l, ok := n.l.(*andNode)
 			if !ok {

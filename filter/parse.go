@@ -17,7 +17,6 @@ type parser struct {
 	ids  []decode.FieldID
 	seen map[decode.FieldID]bool
 	cur  fieldIDs // the field(s) of the comparison being parsed
-	late bool     // a test reads a field Late adds
 }
 
 func (p *parser) peek() token { return p.toks[p.i] }
@@ -111,7 +110,7 @@ func (p *parser) parsePrimary() (node, error) {
 			return nil, err
 		}
 		if readsLate(n) {
-			n, p.late = &lateNode{n}, true
+			n = &lateNode{n}
 		}
 		return n, nil
 	case tEOF:
