@@ -3,7 +3,6 @@ package capture
 import (
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -22,9 +21,7 @@ import (
 // protocols, UDP lengths of 0, short and long), cuts, and padding.
 func TestDecodeOuterAsLoop(t *testing.T) {
 	var frames [][]byte
-	files := append(testutil.Samples(t), testutil.References(t)...)
-	pub, _ := filepath.Glob(filepath.Join(testutil.Root(t), "testdata", "public", "*", "*.pcap*"))
-	for _, path := range append(files, pub...) {
+	for _, path := range testutil.AllCaptures(t) {
 		fs, lt := testutil.ReadFrames(t, path)
 		if lt != layers.LinkTypeEthernet {
 			continue

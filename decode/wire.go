@@ -6,9 +6,8 @@ import "github.com/smcscope/smcscope/internal/numfmt"
 
 func u24(b []byte) uint32 { return uint32(b[0])<<16 | uint32(b[1])<<8 | uint32(b[2]) }
 
-// appendHexPad appends v in lower-case hex, zero-padded to width digits.
-// Every summary line has a QPN and a PSN in hex: digits straight from the
-// nibbles cost a fraction of strconv's general path.
+// appendHexPad appends v in lower-case hex, zero-padded to width digits
+// (numfmt.AppendHexPadded; the BTH's QPN and PSN take AppendHex24).
 func appendHexPad(dst []byte, v uint64, width int) []byte {
 	return numfmt.AppendHexPadded(dst, v, width)
 }

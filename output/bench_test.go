@@ -14,8 +14,9 @@ var benchFields = []string{"frame.number", "roce.bth.opcode", "roce.bth.dqpn", "
 // BenchmarkDecodePingpong runs the whole smcdump pipeline (read, decode,
 // reassemble, ICRC, fields, output), wired as cmd/smcdump wires it (the
 // tracker available), over pingpong.pcap repeated to about 100k frames,
-// in each output mode bench/compare.sh times. Its CPU profile is
-// cmd/smcdump's default.pgo (make pgo).
+// in each output mode bench/compare.sh times and two -q filters besides
+// (a plain and a tracker field). Its CPU profile is cmd/smcdump's
+// default.pgo (make pgo).
 func BenchmarkDecodePingpong(b *testing.B) {
 	for _, bc := range []struct {
 		name string
