@@ -67,11 +67,12 @@ func (t *Tracker) clearQPCache() {
 	t.hot = hotLink{}
 }
 
-// fastRoCE handles f when it is an ACK (not a NAK) answering a request
-// the tracker attributed, an RDMA WRITE Only whose rkey is known, or a CDC
-// without flags (struct smc_cdc_msg, net/smc/smc_cdc.h) that continues its connection's sequence and cursors, in
-// PSN order, on a link direction found through the hot-link cache, while
-// no sweep, fold or timeline is due. It then changes the tracker exactly as
+// fastRoCE handles f when it is an ACK (no NAK or RNR NAK; attributed to
+// the connection of the request it answers, or to the link alone), an
+// RDMA WRITE Only whose rkey is known, or a CDC without flags (struct
+// smc_cdc_msg, net/smc/smc_cdc.h) that continues its connection's
+// sequence and cursors, in PSN order, on a link direction found through
+// the hot-link cache, while no sweep is due and no timeline is recorded. It then changes the tracker exactly as
 // fill and feed would have, and reports true; for any other frame it
 // reports false having changed nothing but its caches.
 func (t *Tracker) fastRoCE(f *capture.Frame) bool {
@@ -79,9 +80,8 @@ func (t *Tracker) fastRoCE(f *capture.Frame) bool {
 	if b == nil || ip == nil || f.TCP != nil || f.GRH != nil || len(ip.SrcIP) != 4 || len(ip.DstIP) != 4 {
 		return false
 	}
-	// A frame on which feed may sweep (every 1024th) or fold (the tracker
-	// over its caps), or whose connection is recorded for a timeline,
-	// takes the general path.
+	// A frame on which feed may sweep (every 1024th), and every frame
+	// while a timeline is recorded, takes the general path.
 	if t.stats.Frames+1 >= t.fastUntil {
 		return false
 	}

@@ -27,11 +27,13 @@ type Options struct {
 	// capture, and a few thousand rows are as many as anyone reads.
 	MaxConns int
 	// MaxClosed caps how many of those are connections that ended (both
-	// sides closed, or idle for IdleTimeout): beyond it the oldest ended
-	// ones are folded into the totals at once, with their links and link
-	// groups once no kept connection uses them (links are capped at
-	// MaxClosed too), so memory follows the open connections and not the
-	// capture's length. Open connections are folded only beyond MaxConns.
+	// sides closed, or idle for IdleTimeout): the oldest ended ones beyond
+	// it are folded into the totals in batches (checked after every tenth
+	// of MaxClosed new connections, down to 90 % of the cap), so memory
+	// follows the open connections and not the capture's length. Links
+	// are folded against their own cap (a quarter of MaxConns, at most
+	// MaxClosed), ended ones first (foldLinks); a link group goes with
+	// its last link. Open connections are folded only beyond MaxConns.
 	// Default (0): MaxConns, which keeps the newest MaxConns connections
 	// whole whether they ended or not.
 	MaxClosed int
@@ -82,9 +84,10 @@ type Tracker struct {
 	// counters it adds to.
 	//
 	// fastUntil is the first frame count at which fastRoCE must step
-	// aside (a sweep may be due), or 0 while a fold is due or a timeline
-	// is recorded; feed sets it after each frame it handles, and only
-	// feed changes what it depends on.
+	// aside (a sweep may be due), or 0 while a timeline is recorded (or a
+	// fold is due, which feed's own folds leave no frame with:
+	// TestNoFoldDueAfterFeed); feed sets it after each frame it handles,
+	// and only feed changes what it depends on.
 	fastUntil int
 	cur       attribution
 	hot       hotLink // fastRoCE's shortcut to the last link it followed
@@ -111,7 +114,7 @@ type Tracker struct {
 	history                     int          // link events held by the kept links (maxHistory)
 	linkCap                     int          // how many links are kept whole: a quarter of Options.MaxConns, at most MaxClosed
 	foldAt                      int          // len(conns) that calls for a fold (foldConns sets it)
-	linkFoldAt, histFoldAt      int          // len(links) and history that call for a fold of links (foldLinks sets them)
+	linkFoldAt, histFoldAt      int          // len(links) and history that call for a fold of links (foldLinks and linkEnded set them)
 	foldScratch                 foldScratch
 	finishGroups                map[*LinkGroup]bool // finish's set of groups, reused
 	lastSweep                   int64               // Unix nanoseconds
