@@ -86,19 +86,22 @@ func recordText(r *decode.Record) string {
 
 // scratch is what a tracker keeps between frames only to go faster, and
 // what may differ between the twins: the input fill last wrote, the hot
-// link.
+// link, and the wire keys cached (the fast path finds a key through the
+// hot link that the general path looks up, and caches, again).
 type scratch struct {
-	in  input
-	hot hotLink
+	in      input
+	hot     hotLink
+	qpCache [4]qpCacheEntry
+	qpNext  int
 }
 
 func takeScratch(t *Tracker) scratch {
-	s := scratch{t.in, t.hot}
-	t.in, t.hot = input{}, hotLink{}
+	s := scratch{t.in, t.hot, t.qpCache, t.qpNext}
+	t.in, t.hot, t.qpCache, t.qpNext = input{}, hotLink{}, [4]qpCacheEntry{}, 0
 	return s
 }
 
-func (s scratch) put(t *Tracker) { t.in, t.hot = s.in, s.hot }
+func (s scratch) put(t *Tracker) { t.in, t.hot, t.qpCache, t.qpNext = s.in, s.hot, s.qpCache, s.qpNext }
 
 // same compares the twins' whole state, everything but their scratch, and
 // the views made from it.
@@ -262,6 +265,9 @@ func runTwin(t testing.TB, name string, lt layers.LinkType, frames []rawFrame, e
 		w.same(t, "end")
 		if i == 0 {
 			fast = w.fastFrames
+		}
+		if opts.Timeline != "" && w.fastFrames != 0 {
+			t.Errorf("timeline %q: the fast path took %d frames, want none", opts.Timeline, w.fastFrames)
 		}
 	}
 	return fast
