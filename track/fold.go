@@ -196,6 +196,9 @@ func (t *Tracker) foldConns() {
 		return // all kept back for a timeline
 	}
 	for _, c := range out {
+		if c.idled {
+			t.folded.conns.idle++
+		}
 		if c.finished {
 			continue
 		}
@@ -203,11 +206,6 @@ func (t *Tracker) foldConns() {
 			t.folded.conns.open++
 		}
 		t.untuple(c)
-	}
-	for _, c := range out {
-		if c.idled {
-			t.folded.conns.idle++
-		}
 	}
 	t.finish(out...)
 	if fs.gone == nil {
@@ -357,7 +355,7 @@ func (t *Tracker) foldLinks() {
 				continue
 			}
 			ended := l.retired
-			if pass%2 == 1 || pass == 4 {
+			if pass%2 == 1 {
 				ended = ended || l.lgr.Deleted || l.State == LinkRejected || l.State == LinkDeleted
 			}
 			if !ended && pass < 4 || pass < 2 && len(l.Conns) > 0 {
