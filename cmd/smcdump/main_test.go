@@ -9,6 +9,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gopacket/gopacket/layers"
+
+	"github.com/smcscope/smcscope/internal/testutil"
 )
 
 // TestBinary builds smcdump and runs it as a user would.
@@ -30,25 +34,16 @@ func TestBinary(t *testing.T) {
 	if err := os.WriteFile(cut, pp[:2000], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// Twelve short connections, one after the other: the records of
-	// three one-connection captures (same header) four times over.
-	many := filepath.Join(dir, "many.pcap")
-	var short []byte
+	// Twelve short connections, one after the other: the frames of three
+	// one-connection captures four times over.
+	var short []testutil.Packet
 	for i := 0; i < 4; i++ {
 		for _, name := range []string{"decline-nordma.pcap", "fallback-nosmc.pcap", "no-ueid.pcap"} {
-			b, err := os.ReadFile(ref + name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(short) > 0 {
-				b = b[24:] // the pcap file header
-			}
-			short = append(short, b...)
+			fs, _ := testutil.ReadFrames(t, ref+name)
+			short = append(short, fs...)
 		}
 	}
-	if err := os.WriteFile(many, short, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	many := testutil.WriteFrames(t, "many.pcap", layers.LinkTypeEthernet, short)
 	tests := []struct {
 		name   string
 		args   []string
