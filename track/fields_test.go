@@ -5,7 +5,6 @@ import (
 
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
-	"github.com/smcscope/smcscope/filter"
 )
 
 // fieldRun feeds a capture and, for each frame, builds the record the way
@@ -82,14 +81,7 @@ func TestAppendFields(t *testing.T) {
 // smcdump does and compares the counts with the tracker's own numbers.
 func TestFilterOnTrackerFields(t *testing.T) {
 	exprs := []string{"smc.conn.id == 1", "smc.rc.retrans", "smc.conn.cdc_bytes && smc.conn.dir == \"C->S\"", "smc.track.unattached"}
-	fs := make([]*filter.Filter, len(exprs))
-	for i, e := range exprs {
-		f, err := filter.Compile(e)
-		if err != nil {
-			t.Fatalf("%s: %v", e, err)
-		}
-		fs[i] = f
-	}
+	fs := compileFilters(t, exprs)
 	count := func(name string, skip int) ([]int, Snapshot) {
 		n := make([]int, len(fs))
 		tr := fieldRun(t, name, skip, func(_ *capture.Frame, r *decode.Record) {

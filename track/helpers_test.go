@@ -14,6 +14,7 @@ import (
 
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
+	"github.com/smcscope/smcscope/filter"
 )
 
 const refDir = "../testdata/reference/"
@@ -176,4 +177,19 @@ func num(t testing.TB, s string) uint64 {
 		t.Fatalf("log value %q: %v", s, err)
 	}
 	return n
+}
+
+// compileFilters compiles every expression of exprs; one that does not
+// compile fails t.
+func compileFilters(t testing.TB, exprs []string) []*filter.Filter {
+	t.Helper()
+	fs := make([]*filter.Filter, len(exprs))
+	for i, e := range exprs {
+		f, err := filter.Compile(e)
+		if err != nil {
+			t.Fatalf("%s: %v", e, err)
+		}
+		fs[i] = f
+	}
+	return fs
 }

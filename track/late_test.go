@@ -7,7 +7,6 @@ import (
 
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
-	"github.com/smcscope/smcscope/filter"
 	"github.com/smcscope/smcscope/internal/testutil"
 )
 
@@ -46,14 +45,7 @@ func TestMatchLate(t *testing.T) {
 		"(tcp or smc.link.id) and not (smc.conn.inferred or smc.conn.fallback.reason)",
 		"smc.cdc.seq == 5",
 	}
-	fs := make([]*filter.Filter, len(exprs))
-	for i, e := range exprs {
-		f, err := filter.Compile(e)
-		if err != nil {
-			t.Fatalf("%s: %v", e, err)
-		}
-		fs[i] = f
-	}
+	fs := compileFilters(t, exprs)
 	for _, p := range testutil.AllCaptures(t) {
 		t.Run(filepath.Base(p), func(t *testing.T) {
 			tr := New(Options{Unshared: true})
