@@ -71,7 +71,13 @@ type Frame struct {
 	// direct: the direct path read the frame (Reader.SetDirect); the bits
 	// are the decode.Owner of its layers.
 	direct uint32
+	ns     int64 // UnixNano
 }
+
+// UnixNano is CI.Timestamp in Unix nanoseconds, worked out when the frame
+// was read: a consumer that keeps frame times as numbers (the tracker,
+// on every frame) gets them without time.Time's arithmetic.
+func (f *Frame) UnixNano() int64 { return f.ns }
 
 func (f *Frame) reset() {
 	f.Decoded = f.Decoded[:0]

@@ -32,6 +32,7 @@ type pcapFile struct {
 	snaplen    uint32
 	linkType   layers.LinkType
 	big        []byte // a record longer than the buffer, read whole
+	ns         int64  // the last record's time in Unix nanoseconds (Frame.UnixNano)
 }
 
 // Limits as pcapgo's: a capture length up to maxEager is read into a
@@ -156,7 +157,11 @@ func (p *pcapFile) recordHeader(b []byte, ci *gopacket.CaptureInfo) error {
 	h := (*[pcapRecordLen]byte)(b) // indexed without bounds checks
 	// The fraction is multiplied in 32 bits, as pcapgo does, so that a
 	// damaged microsecond field gives the same time.
-	ci.Timestamp = time.Unix(int64(p.u32(h[0:4])), int64(p.u32(h[4:8])*p.nanoFactor)).UTC()
+	sec, frac := int64(p.u32(h[0:4])), int64(p.u32(h[4:8])*p.nanoFactor)
+	ci.Timestamp = time.Unix(sec, frac).UTC()
+	// What ci.Timestamp.UnixNano gives (time.Unix only moves whole
+	// seconds from frac to sec), for a multiply and an add.
+	p.ns = sec*1e9 + frac
 	ci.CaptureLength = int(p.u32(h[8:12]))
 	ci.Length = int(p.u32(h[12:16]))
 	if ci.CaptureLength > max(int(p.snaplen), pcapMaxEager) {

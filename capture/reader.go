@@ -331,8 +331,10 @@ func (r *Reader) Next() (*Frame, error) {
 	)
 	if r.pf != nil {
 		data, err = r.pf.read(&f.CI)
+		f.ns = r.pf.ns
 	} else {
 		data, f.CI, err = r.src.ZeroCopyReadPacketData()
+		f.ns = f.CI.Timestamp.UnixNano()
 	}
 	if err != nil {
 		r.err = r.fileError(f.Number+1, f.CI, err)
