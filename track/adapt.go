@@ -11,14 +11,17 @@ import (
 
 // Feed runs one decoded frame through the tracker. Frames must come in
 // capture order; f is only read during the call. The steady RoCE frames
-// take fastRoCE, the rest the general path (feedFrame).
+// take fastRoCE, the rest the general path (feedMiss, feedFrame).
 func (t *Tracker) Feed(f *capture.Frame) {
 	if !t.opts.Unshared {
 		t.feedLocked(f)
 		return
 	}
-	if f != nil && !t.fastRoCE(f) {
-		t.feedFrame(f)
+	if f == nil {
+		return
+	}
+	if r := t.fastRoCE(f); r != fastDone {
+		t.feedMiss(f, r)
 	}
 }
 
@@ -27,8 +30,11 @@ func (t *Tracker) Feed(f *capture.Frame) {
 func (t *Tracker) feedLocked(f *capture.Frame) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if f != nil && !t.fastRoCE(f) {
-		t.feedFrame(f)
+	if f == nil {
+		return
+	}
+	if r := t.fastRoCE(f); r != fastDone {
+		t.feedMiss(f, r)
 	}
 }
 
@@ -72,7 +78,7 @@ func roceAddrs(f *capture.Frame) (src, dst addr) {
 // fill copies what the tracker needs from f into in, reusing in's memory.
 func fill(in *input, f *capture.Frame) {
 	in.number = f.Number
-	in.ns = f.CI.Timestamp.UnixNano()
+	in.ns = f.UnixNano()
 	in.isTCP, in.isRoCE = false, false
 	in.clcN = 0
 	switch {

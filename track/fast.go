@@ -2,6 +2,8 @@ package track
 
 import (
 	"encoding/binary"
+	"math"
+	"math/bits"
 
 	"github.com/smcscope/smcscope/capture"
 )
@@ -21,15 +23,18 @@ import (
 // whole state.
 
 // hotLink is the link of the last RoCE frame fastRoCE followed, with the
-// IPv4 addresses and DestQP (plus one: 0 is a direction not seen yet, as
-// a DestQP has 24 bits) of its directions: a link's two directions carry
-// most frames in a row, and comparing a packet's addresses with these
-// costs less than building its key and scanning qpCache. Like qpCache it
-// is cleared whenever byQP changes.
+// IPv4 addresses and DestQP of its directions: a link's two directions
+// carry most frames in a row, and comparing a packet's addresses with
+// these costs less than building its key and scanning qpCache. The
+// addresses are kept as the packet's bytes load (wire order read as little
+// endian, which needs no byte swap); a direction not seen yet has DestQP
+// noQPN, which no BTH carries (its field is 24 bits). rc points at the
+// link's two directions. Like qpCache it is cleared whenever byQP changes.
 type hotLink struct {
 	link     *Link
 	src, dst [2]uint32
-	qpn1     [2]uint32
+	qpn      [2]uint32
+	rc       [2]*RC
 	// Per direction, the connection of the last CDC fastRoCE followed and
 	// the RMB of the last WRITE, with what their checks read that only
 	// feed changes: a CDC with the same token, or a WRITE with the same
@@ -38,6 +43,18 @@ type hotLink struct {
 	cdc   [2]hotCDC
 	write [2]hotWrite
 }
+
+// dir is the direction of the hot link a frame with this source address
+// (as hotLink keeps it) and DestQP is on, if it is on that link: the one
+// whose both are not the frame's is the other. Computed, not branched
+// on; the DestQP tells the directions of a link within one host apart.
+func (h *hotLink) dir(src, qpn uint32) Dir {
+	x := uint64(src^h.src[0]) | uint64(qpn^h.qpn[0])
+	return Dir((x | -x) >> 63)
+}
+
+// noQPN marks a direction of the hot link not seen yet.
+const noQPN = ^uint32(0)
 
 // hotCDC is a connection whose CDCs fastRoCE may follow: in its link
 // group's token table under token, placed by its handshake, its cursors
@@ -48,10 +65,13 @@ type hotCDC struct {
 	size, peer uint32
 }
 
-// hotWrite is an rkey of the link's table whose connection has frames.
+// hotWrite is an rkey of the link's table whose connection has frames,
+// with the bounds of its RMB (rmbRef: a WRITE that ends outside [lo, hi)
+// is counted; 0 and the largest address when its VA or size is unknown).
 type hotWrite struct {
-	ref  rmbRef
-	rkey uint32
+	conn   *Conn
+	lo, hi uint64
+	rkey   uint32
 }
 
 // forgetConns drops the cached connections, before feed changes what
@@ -67,44 +87,51 @@ func (t *Tracker) clearQPCache() {
 	t.hot = hotLink{}
 }
 
+// What fastRoCE reports: it handled the frame, the frame is not one it
+// handles, or it lacked a cache entry that warm can fill (the frame may
+// be one it handles once that is done).
+type fastResult uint8
+
+const (
+	fastDone fastResult = iota
+	fastNo
+	missLink  // the frame's link direction is not the hot link's
+	missCDC   // the CDC's token is not its direction's hot connection
+	missWrite // the WRITE's rkey is not its direction's hot one
+)
+
 // fastRoCE handles f when it is an ACK (no NAK or RNR NAK; attributed to
 // the connection of the request it answers, or to the link alone), an
 // RDMA WRITE Only whose rkey is known, or a CDC without flags (struct
 // smc_cdc_msg, net/smc/smc_cdc.h) that continues its connection's
-// sequence and cursors, in PSN order, on a link direction found through
-// the hot-link cache, while no sweep is due and no timeline is recorded. It then changes the tracker exactly as
-// fill and feed would have, and reports true; for any other frame it
-// reports false having changed nothing but its caches.
-func (t *Tracker) fastRoCE(f *capture.Frame) bool {
+// sequence and cursors, in PSN order, on a direction of the hot link,
+// while no sweep is due and no timeline is recorded. It then changes the
+// tracker exactly as fill and feed would have and reports fastDone; for
+// any other frame it changes nothing. It calls no function, so that the
+// values it holds stay in registers: a call would make Go spill them on
+// every frame (its ABI has no callee-saved registers). The lookups a
+// cache miss needs are warm's.
+func (t *Tracker) fastRoCE(f *capture.Frame) fastResult {
+	// A decoded frame has one transport (capture's decodeChain): with a
+	// BTH and IPv4 it has neither TCP, which fill would follow instead,
+	// nor a GRH, whose GIDs would key its queue pair.
 	b, ip := f.BTH, f.IPv4
-	if b == nil || ip == nil || f.TCP != nil || f.GRH != nil || len(ip.SrcIP) != 4 || len(ip.DstIP) != 4 {
-		return false
+	if b == nil || ip == nil || len(ip.SrcIP) != 4 || len(ip.DstIP) != 4 {
+		return fastNo
 	}
 	// A frame on which feed may sweep (every 1024th), and every frame
 	// while a timeline is recorded, takes the general path.
 	if t.stats.Frames+1 >= t.fastUntil {
-		return false
+		return fastNo
 	}
-	src, dst := binary.BigEndian.Uint32(ip.SrcIP), binary.BigEndian.Uint32(ip.DstIP)
-	// The hot link's direction whose source address is not the frame's
-	// is the other one: computed, not branched on.
 	h := &t.hot
-	x := uint64(src ^ h.src[0])
-	d := Dir((x | -x) >> 63)
-	l := h.link
-	// One test for the three. A DestQP beyond 24 bits (no decoder makes
-	// one) never matches: it is cached unmasked.
-	if (h.src[d]^src)|(h.dst[d]^dst)|(h.qpn1[d]^(b.DestQP&0xFFFFFF+1)) != 0 {
-		k := qpKey{
-			src: addr{0, 0xffff<<32 | uint64(src)},
-			dst: addr{0, 0xffff<<32 | uint64(dst)},
-			qpn: uint64(b.DestQP),
-		}
-		if l, d = t.scanQPCache(&k); l == nil {
-			return false
-		}
+	src, dst := binary.LittleEndian.Uint32(ip.SrcIP), binary.LittleEndian.Uint32(ip.DstIP)
+	d := h.dir(src, b.DestQP)
+	// One test for the three.
+	if (h.src[d]^src)|(h.dst[d]^dst)|(h.qpn[d]^b.DestQP) != 0 {
+		return missLink
 	}
-	rc := &l.RC[d]
+	l, rc := h.link, h.rc[d]
 	var (
 		c        *Conn
 		cdc      bool
@@ -115,9 +142,9 @@ func (t *Tracker) fastRoCE(f *capture.Frame) bool {
 		// the other direction's last two requests first (connOf).
 		a := f.AETH
 		if a == nil || (uint8(a.Syndrome)>>5)&3 != 0 {
-			return false
+			return fastNo
 		}
-		r := &l.RC[d^1]
+		r := h.rc[d^1]
 		n := r.nRecent
 		e1, e2 := &r.recent[(n-1)%uint(len(r.recent))], &r.recent[(n-2)%uint(len(r.recent))]
 		// One of the two matches (the product of the PSN differences is
@@ -129,14 +156,16 @@ func (t *Tracker) fastRoCE(f *capture.Frame) bool {
 			c = r.connOf(b.PSN)
 		}
 		if c != nil && c.FirstFrame == 0 {
-			return false
+			return fastNo
 		}
 		rc.Acks++
 	} else {
 		// A request in PSN order (roce), on which the link carries no LLC
-		// and no malformed SEND.
-		if !isRequest(op) || !rc.havePSN || b.PSN != rc.nextPSN || f.LLC != nil || f.SMCMalformed {
-			return false
+		// and no malformed SEND. Both cases below are requests: a CDC
+		// is decoded only from an RC SEND First or Only (decode's
+		// bthNext, capture's decodeSMC).
+		if !rc.havePSN || b.PSN != rc.nextPSN || f.LLC != nil || f.SMCMalformed {
+			return fastNo
 		}
 		switch m := f.CDC; {
 		case m != nil:
@@ -144,18 +173,16 @@ func (t *Tracker) fastRoCE(f *capture.Frame) bool {
 			// failover, flags, pending WRITEs, gap or repeat in its
 			// sequence, cursor it cannot follow or close to note.
 			if m.ProdFlags != 0 || m.ConnFlags != 0 || len(rc.pend) != 0 {
-				return false
+				return fastNo
 			}
 			hc := &h.cdc[d]
 			if hc.conn == nil || hc.token != m.Token {
-				if !t.hotCDC(l, d, m.Token) {
-					return false
-				}
+				return missCDC
 			}
 			c = hc.conn
 			fl := &c.Flow[d]
 			if seqDiff(m.Seq, fl.LastSeq) != 1 {
-				return false
+				return fastNo
 			}
 			prod := Cursor{m.Prod.Wrap, m.Prod.Count}
 			cons := Cursor{m.Cons.Wrap, m.Cons.Count}
@@ -164,7 +191,7 @@ func (t *Tracker) fastRoCE(f *capture.Frame) bool {
 			produced, okP = prod.Sub(fl.Prod, hc.size)
 			consumed, okC = cons.Sub(fl.Cons, hc.peer)
 			if !okP || !okC {
-				return false
+				return fastNo
 			}
 			rc.Sends++
 			rc.CDCs++
@@ -180,15 +207,10 @@ func (t *Tracker) fastRoCE(f *capture.Frame) bool {
 			// write, of a WRITE whose rkey names its connection.
 			w := f.RETH
 			hw := &h.write[d]
-			if hw.ref.conn == nil || hw.rkey != w.RKey {
-				ref, ok := l.rkeys[d][w.RKey]
-				if !ok || ref.conn.FirstFrame == 0 {
-					return false
-				}
-				*hw = hotWrite{ref: ref, rkey: w.RKey}
+			if hw.conn == nil || hw.rkey != w.RKey {
+				return missWrite
 			}
-			ref := &hw.ref
-			c = ref.conn
+			c = hw.conn
 			rc.WritePkts++
 			t.stats.Writes++
 			if rc.curWrite != nil {
@@ -199,11 +221,11 @@ func (t *Tracker) fastRoCE(f *capture.Frame) bool {
 			fl.Writes++
 			fl.WriteBytes += uint64(w.DMALen)
 			fl.sinceCDC += uint64(w.DMALen)
-			if ref.va != 0 && ref.size != 0 && (w.VA < ref.va || w.VA+uint64(w.DMALen) > ref.va+uint64(ref.size)) {
+			if w.VA < hw.lo || w.VA+uint64(w.DMALen) > hw.hi {
 				fl.WritesOutside++
 			}
 		default:
-			return false
+			return fastNo
 		}
 		rc.nextPSN = (b.PSN + 1) & 0xFFFFFF
 		rc.Packets++
@@ -211,28 +233,101 @@ func (t *Tracker) fastRoCE(f *capture.Frame) bool {
 		rc.remember(b.PSN, c)
 	}
 	// What feed, roce and touchConn do for every such frame: the
-	// attribution (written field by field: most stay as they were), the
+	// attribution (its pointers written only when they change), the
 	// counters, the link's and connection's last frame.
-	n, ns := f.Number, f.CI.Timestamp.UnixNano()
-	a := &t.cur
-	a.frame, a.hasLink, a.dir, a.hasConn = n, true, d, c != nil
-	a.cdcBytes, a.hasCDC, a.retrans, a.psnGap, a.unattached = produced, cdc, false, 0, false
-	if a.link != l {
-		a.link = l
+	n, ns := f.Number, f.UnixNano()
+	fa := &t.fastCur
+	fa.frame, fa.dir, fa.cdcBytes, fa.cdc = n, d, produced, cdc
+	if fa.link != l {
+		fa.link = l
+	}
+	if fa.conn != c {
+		fa.conn = c
 	}
 	t.stats.Frames++
 	t.stats.RoCE++
 	l.LastFrame, l.lastNS = n, ns
 	if c == nil {
 		t.stats.LinkOnly++
-		return true
-	}
-	if a.conn != c {
-		a.conn = c
+		return fastDone
 	}
 	c.LastFrame, c.lastNS = n, ns
 	c.Frames++
 	t.stats.ConnAttached++
+	return fastDone
+}
+
+// fastAttribution is the attribution of a frame fastRoCE handled, for
+// AppendFields: only what differs between such frames (they all have a
+// link, and no retransmission, PSN gap or unattached CDC), which saves
+// fastRoCE five stores a frame over writing cur.
+type fastAttribution struct {
+	frame    int
+	link     *Link
+	conn     *Conn // nil: the link alone (an ACK of no request known)
+	cdcBytes uint64
+	dir      Dir
+	cdc      bool
+}
+
+// attribution is fa as feed would have recorded it.
+func (fa *fastAttribution) attribution() attribution {
+	return attribution{
+		frame: fa.frame, conn: fa.conn, link: fa.link,
+		hasConn: fa.conn != nil, hasLink: true, dir: fa.dir,
+		cdcBytes: fa.cdcBytes, hasCDC: fa.cdc,
+	}
+}
+
+// feedMiss handles a frame fastRoCE did not take (why: r): when it lacked
+// a cache entry, warm fills that and fastRoCE tries again (a frame may
+// miss the hot link, then its connection); else, and when warm finds no
+// entry, the general path.
+func (t *Tracker) feedMiss(f *capture.Frame, r fastResult) {
+	// At most the link and then the connection miss; the bound only
+	// guards against a frame missing the same entry again.
+	for range 3 {
+		if r == fastNo || !t.warm(f, r) {
+			break
+		}
+		if r = t.fastRoCE(f); r == fastDone {
+			return
+		}
+	}
+	t.feedFrame(f)
+}
+
+// warm fills the cache entry whose miss r reports for f, and reports
+// whether it found one: the frame's link direction in qpCache (which
+// makes its link the hot one), the connection of the CDC's token or the
+// RMB of the WRITE's rkey in that direction.
+func (t *Tracker) warm(f *capture.Frame, r fastResult) bool {
+	ip, b := f.IPv4, f.BTH
+	if r == missLink {
+		k := qpKey{
+			src: addr{0, 0xffff<<32 | uint64(binary.BigEndian.Uint32(ip.SrcIP))},
+			dst: addr{0, 0xffff<<32 | uint64(binary.BigEndian.Uint32(ip.DstIP))},
+			qpn: uint64(b.DestQP),
+		}
+		l, _ := t.scanQPCache(&k)
+		return l != nil
+	}
+	// The frame passed the hot-link test, in direction d.
+	h := &t.hot
+	l, d := h.link, h.dir(binary.LittleEndian.Uint32(ip.SrcIP), b.DestQP)
+	if r == missCDC {
+		return t.hotCDC(l, d, f.CDC.Token)
+	}
+	w := f.RETH
+	ref, ok := l.rkeys[d][w.RKey]
+	if !ok || ref.conn.FirstFrame == 0 {
+		return false
+	}
+	hw := hotWrite{conn: ref.conn, lo: 0, hi: math.MaxUint64, rkey: w.RKey}
+	if ref.va != 0 && ref.size != 0 {
+		hw.lo, hw.hi = ref.va, ref.va+uint64(ref.size)
+	}
+	h.write[d] = hw
 	return true
 }
 
@@ -265,8 +360,9 @@ func (t *Tracker) scanQPCache(k *qpKey) (*Link, Dir) {
 	l, d := ref.link, ref.dir
 	h := &t.hot
 	if h.link != l {
-		*h = hotLink{link: l}
+		*h = hotLink{link: l, qpn: [2]uint32{noQPN, noQPN}, rc: [2]*RC{&l.RC[0], &l.RC[1]}}
 	}
-	h.src[d], h.dst[d], h.qpn1[d] = uint32(k.src.lo), uint32(k.dst.lo), uint32(k.qpn)+1
+	h.src[d], h.dst[d] = bits.ReverseBytes32(uint32(k.src.lo)), bits.ReverseBytes32(uint32(k.dst.lo))
+	h.qpn[d] = uint32(k.qpn)
 	return l, d
 }

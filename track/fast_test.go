@@ -86,22 +86,30 @@ func recordText(r *decode.Record) string {
 
 // scratch is what a tracker keeps between frames only to go faster, and
 // what may differ between the twins: the input fill last wrote, the hot
-// link, and the wire keys cached (the fast path finds a key through the
-// hot link that the general path looks up, and caches, again).
+// link, the wire keys cached (the fast path finds a key through the hot
+// link that the general path looks up, and caches, again), and the last
+// frame's attribution, which the fast path records in fastCur and feed in
+// cur (feed compares what AppendFields makes of them after every frame).
 type scratch struct {
 	in      input
 	hot     hotLink
 	qpCache [4]qpCacheEntry
 	qpNext  int
+	cur     attribution
+	fastCur fastAttribution
 }
 
 func takeScratch(t *Tracker) scratch {
-	s := scratch{t.in, t.hot, t.qpCache, t.qpNext}
+	s := scratch{t.in, t.hot, t.qpCache, t.qpNext, t.cur, t.fastCur}
 	t.in, t.hot, t.qpCache, t.qpNext = input{}, hotLink{}, [4]qpCacheEntry{}, 0
+	t.cur, t.fastCur = attribution{}, fastAttribution{}
 	return s
 }
 
-func (s scratch) put(t *Tracker) { t.in, t.hot, t.qpCache, t.qpNext = s.in, s.hot, s.qpCache, s.qpNext }
+func (s scratch) put(t *Tracker) {
+	t.in, t.hot, t.qpCache, t.qpNext = s.in, s.hot, s.qpCache, s.qpNext
+	t.cur, t.fastCur = s.cur, s.fastCur
+}
 
 // same compares the twins' whole state, everything but their scratch, and
 // the views made from it.
@@ -369,4 +377,29 @@ func FuzzFastPath(f *testing.F) {
 		}
 		w.same(t, "end")
 	})
+}
+
+// TestHotLinkDir: the hot link tells a frame's direction by its source
+// address and DestQP, so that the two directions of a link within one host
+// (the same addresses both ways, QPs apart) are told apart too.
+func TestHotLinkDir(t *testing.T) {
+	const a, b = 0x0100000a, 0x0200000a // 10.0.0.1, 10.0.0.2 as hotLink keeps them
+	for _, c := range []struct {
+		name     string
+		src, dst [2]uint32
+		qpn      [2]uint32
+	}{
+		{"two hosts", [2]uint32{a, b}, [2]uint32{b, a}, [2]uint32{0x11, 0x11}},
+		{"one host", [2]uint32{a, a}, [2]uint32{a, a}, [2]uint32{0x11, 0x12}},
+	} {
+		var h hotLink
+		for d := range Dir(2) {
+			h.src[d], h.dst[d], h.qpn[d] = c.src[d], c.dst[d], c.qpn[d]
+		}
+		for d := range Dir(2) {
+			if got := h.dir(c.src[d], c.qpn[d]); got != d {
+				t.Errorf("%s: a frame of direction %d taken for %d", c.name, d, got)
+			}
+		}
+	}
 }

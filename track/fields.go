@@ -54,8 +54,14 @@ func (t *Tracker) AppendFields(f *capture.Frame, r *decode.Record) {
 		t.mu.Lock()
 		defer t.mu.Unlock()
 	}
+	if f == nil {
+		return
+	}
 	a := &t.cur
-	if f == nil || a.frame != f.Number {
+	if fa := &t.fastCur; fa.frame == f.Number && fa.frame != 0 {
+		fast := fa.attribution()
+		a = &fast
+	} else if a.frame != f.Number {
 		return
 	}
 	if a.unattached {

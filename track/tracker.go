@@ -89,8 +89,9 @@ type Tracker struct {
 	// TestNoFoldDueAfterFeed); feed sets it after each frame it handles,
 	// and only feed changes what it depends on.
 	fastUntil int
-	cur       attribution
-	hot       hotLink // fastRoCE's shortcut to the last link it followed
+	cur       attribution     // of the last frame feed handled
+	fastCur   fastAttribution // of the last frame fastRoCE handled
+	hot       hotLink         // fastRoCE's shortcut to the last link it followed
 
 	conns []*Conn
 	links []*Link
@@ -235,6 +236,7 @@ func (t *Tracker) feed(in *input) {
 	// a connection it cached.
 	t.hot.forgetConns()
 	t.cur.reset(in.number)
+	t.fastCur.frame = 0 // cur is the frame's attribution (AppendFields)
 	t.stats.Frames++
 	switch {
 	case in.isTCP:
