@@ -255,7 +255,7 @@ func Run(ctx context.Context, o Options) error {
 	if tr != nil && tracked {
 		late = &lateFields{tr: tr, print: printTracked}
 	}
-	runErr := o.loop(ctx, r, flt, tr, late, w, p)
+	runErr := o.loop(ctx, r, flt, feedTarget(tr), late, w, p)
 	if n, ok := r.Dropped(); ok && n > 0 {
 		// As tshark does: a live capture that lost frames says so, since
 		// the tracker's counts and -w's file are then incomplete.
@@ -402,17 +402,24 @@ func (o *Options) demand(flt *filter.Filter) (ids []decode.FieldID, tracked, pri
 type lateFields struct {
 	tr    Tracker
 	f     *capture.Frame
-	done  bool // added to f's record already
+	done  int  // the number of the frame whose fields were added to its record
 	print bool // the printer reads them: add them to every printed frame
 }
 
 // next makes f the current frame, its tracker fields not yet added.
-func (l *lateFields) next(f *capture.Frame) { l.f, l.done = f, false }
+// The reader hands out the same Frame for every frame: no pointer is
+// written (each costs a write barrier check), and a frame is told from
+// the one before by its number.
+func (l *lateFields) next(f *capture.Frame) {
+	if l.f != f {
+		l.f, l.done = f, 0
+	}
+}
 
 // AppendLate adds the current frame's tracker fields to r, its record, once.
 func (l *lateFields) AppendLate(r *decode.Record) {
-	if !l.done {
-		l.done = true
+	if l.done != l.f.Number {
+		l.done = l.f.Number
 		l.tr.AppendFields(l.f, r)
 	}
 }
@@ -426,7 +433,26 @@ func (l *lateFields) filterLate() filter.Late {
 	return l
 }
 
-func (o *Options) loop(ctx context.Context, r *capture.Reader, flt *filter.Filter, tr Tracker, late *lateFields, w *capture.Writer, p printer) (err error) {
+// feeder is what the loop calls a tracker's Feed through.
+type feeder interface{ Feed(f *capture.Frame) }
+
+// feedTarget is the value whose Feed the loop calls for tr (nil without a
+// tracker): a Tracker whose Feed is promoted from a field of its own (as
+// render's is from *track.Tracker) names that field's value by a
+// FeedTarget method, so that each frame costs one call, not two.
+func feedTarget(tr Tracker) feeder {
+	if tr == nil {
+		return nil
+	}
+	if t, ok := tr.(interface {
+		FeedTarget() interface{ Feed(f *capture.Frame) }
+	}); ok {
+		return t.FeedTarget()
+	}
+	return tr
+}
+
+func (o *Options) loop(ctx context.Context, r *capture.Reader, flt *filter.Filter, tr feeder, late *lateFields, w *capture.Writer, p printer) (err error) {
 	// The file is read through a mapping (capture.OpenMapped): should
 	// another program truncate it meanwhile, touching a frame beyond its
 	// new end faults, and that is this file's error, not a crash; what was
@@ -511,12 +537,13 @@ func (o *Options) loop(ctx context.Context, r *capture.Reader, flt *filter.Filte
 			// Without late fields, Match: it inlines where MatchLate does
 			// not. With them, MayMatch (inlined) rules out most frames
 			// before MatchLate is called: the call alone cost a -Y with a
-			// tracker field 4 %.
+			// tracker field 4 %. One call of Fields for both, so that
+			// the compiler inlines it for both or neither.
+			rec := f.Fields()
 			var ok bool
 			if flate == nil {
-				ok = flt.Match(f.Fields())
+				ok = flt.Match(rec)
 			} else {
-				rec := f.Fields()
 				ok = flt.MayMatch(rec) && flt.MatchLate(rec, flate)
 			}
 			if !ok {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/track"
 )
 
@@ -87,6 +88,10 @@ type Tracker struct {
 	*track.Tracker
 	last *lastSnapshot
 }
+
+// FeedTarget is the tracker itself, for a caller that feeds it every frame:
+// calling Feed through Tracker's promoted method costs a wrapper call more.
+func (t Tracker) FeedTarget() interface{ Feed(f *capture.Frame) } { return t.Tracker }
 
 // lastSnapshot is the snapshot the last views were written from: with
 // -T json output asks for each view apart, and a snapshot copies every
