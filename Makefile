@@ -71,7 +71,7 @@ bench:
 # helps less).
 pgo:
 	@tmp=$$(mktemp -d); \
-	GOMAXPROCS=1 $(GO) test -run '^$$' -bench BenchmarkDecodePingpong -benchtime 20x -o $$tmp/output.test \
+	GOMAXPROCS=1 $(GO) test -run '^$$' -bench BenchmarkDecodePingpong -benchtime 60x -o $$tmp/output.test \
 		-cpuprofile $(CURDIR)/cmd/smcdump/default.pgo ./output/; rc=$$?; rm -rf $$tmp; exit $$rc
 
 clean:
