@@ -304,11 +304,7 @@ func (t *Tracker) feedMiss(f *capture.Frame, r fastResult) {
 func (t *Tracker) warm(f *capture.Frame, r fastResult) bool {
 	ip, b := f.IPv4, f.BTH
 	if r == missLink {
-		k := qpKey{
-			src: addr{0, 0xffff<<32 | uint64(binary.BigEndian.Uint32(ip.SrcIP))},
-			dst: addr{0, 0xffff<<32 | uint64(binary.BigEndian.Uint32(ip.DstIP))},
-			qpn: uint64(b.DestQP),
-		}
+		k := qpKey{src: addrOfIP(ip.SrcIP), dst: addrOfIP(ip.DstIP), qpn: uint64(b.DestQP)}
 		l, _ := t.scanQPCache(&k)
 		return l != nil
 	}
