@@ -68,7 +68,9 @@ bench:
 # 2.5-16 % faster, depending on the mode, in the modes bench/compare.sh times. The profile is
 # the CPU profile of output's BenchmarkDecodePingpong, which runs those modes; regenerate it
 # after changing the decode, output or tracker hot paths (a stale one still builds, it only
-# helps less).
+# helps less). 60 rounds, because with fewer the sampled profile decides which call sites
+# count as hot; any new profile also moves where the linker puts the per-frame code, which
+# alone moves the -Y ratios by a few percent (bench/README.md, History).
 pgo:
 	@tmp=$$(mktemp -d); \
 	GOMAXPROCS=1 $(GO) test -run '^$$' -bench BenchmarkDecodePingpong -benchtime 60x -o $$tmp/output.test \
