@@ -1,6 +1,7 @@
 package track
 
 import (
+	"bytes"
 	"net/netip"
 	"strings"
 
@@ -167,6 +168,8 @@ func fillCLC(m *clcIn, c *decode.CLC, eids *textcache.Cache) {
 		}
 		if a.HasFCE {
 			m.maxLinks, m.maxConns = a.FCE.MaxLinks, a.FCE.MaxConns
+			m.ep.HasFCE, m.ep.Direct, m.ep.OS, m.ep.Release = true, a.FCE.Direct, a.FCE.OSType, a.FCE.Release
+			m.ep.Host = eids.String(bytes.TrimRight(a.FCE.Hostname, " \x00"))
 		}
 	case decode.CLCTypeDecline:
 		m.decline = uint32(c.Decline.Diagnosis)

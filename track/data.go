@@ -45,7 +45,7 @@ func (t *Tracker) cdc(l *Link, d Dir, in *input) {
 		// it moves the connection and must not disturb the counters.
 		f.Failover++
 		if f.FailoverFrame == 0 {
-			f.FailoverFrame = in.number
+			f.FailoverFrame, f.failoverNS = in.number, in.ns
 		}
 		from := c.Link
 		t.attach(c, l)
@@ -266,7 +266,7 @@ func (t *Tracker) mergeLGR(a, b *LinkGroup, in *input) *LinkGroup {
 		l.lgr, l.LGR = keep, keep.ID
 		keep.links = append(keep.links, l)
 		keep.Links = append(keep.Links, l.ID)
-		l.addHistory(in, histEvent{kind: histMerged, a: uint64(gone.ID), b: uint64(keep.ID)})
+		l.addHistory(in, histEvent{kind: LinkEventMerged, a: uint64(gone.ID), b: uint64(keep.ID)})
 	}
 	for _, c := range gone.conns {
 		c.lgr, c.LGR = keep, keep.ID

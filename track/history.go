@@ -17,8 +17,8 @@ type histEvent struct {
 	ns    int64
 	a, b  uint64 // UID, rkey and VA, reason, link groups
 	n     int    // rkeys, other links, frames
-	text  string // histText
-	kind  histKind
+	text  string // LinkEventText
+	kind  LinkEventKind
 	typ   decode.LLCType
 	resp  bool
 	all   bool  // DELETE_LINK ALL
@@ -27,25 +27,26 @@ type histEvent struct {
 	on    uint8 // link number it was sent on
 }
 
-// histKind says how a histEvent reads; the comments give the text.
-type histKind uint8
+// LinkEventKind says what a link event is; the comments give its text
+// (LinkEvent.What) and which histEvent fields it uses.
+type LinkEventKind uint8
 
 const (
-	histText        histKind = iota // text
-	histConfirmLink                 // "CONFIRM_LINK req link 1 UID 00000101" (a: UID)
-	histDeleteLink                  // "DELETE_LINK req ALL ORDERLY link 0 reason 0x00020000 meaning" (a: reason)
-	histDeleteOther                 // histDeleteLink + " (sent on link 2)"
-	histConfirmRKey                 // "CONFIRM_RKEY req rkey 0x1 VA 0x2 (+1 other links)" (a: rkey, b: VA, n: others)
-	histDeleteRKey                  // "DELETE_RKEY req 2 rkeys" (n)
-	histLLC                         // "TEST_LINK req"
-	histRejectOn                    // "ADD_LINK resp REJECT link 2": on the link it was sent on
-	histRejectNew                   // "ADD_LINK resp REJECT (sent on link 1)": on the link added
-	histAddOn                       // "ADD_LINK req for link 2 (1 rkeys)" (n: rkeys)
-	histAddNew                      // "ADD_LINK req (sent on link 1)"
-	histAcceptOn                    // "ADD_LINK resp link 2 accepted (1 rkeys)" (n: rkeys)
-	histAcceptNew                   // "ADD_LINK resp accepted (sent on link 1)"
-	histMerged                      // "link group 3 merged into 2: a connection failed over between them" (a, b: groups)
-	histEarlier                     // "5 earlier frames on this QP before it could be identified" (n: frames)
+	LinkEventText        LinkEventKind = iota // text
+	LinkEventConfirmLink                      // "CONFIRM_LINK req link 1 UID 00000101" (a: UID)
+	LinkEventDeleteLink                       // "DELETE_LINK req ALL ORDERLY link 0 reason 0x00020000 meaning" (a: reason)
+	LinkEventDeleteOther                      // LinkEventDeleteLink + " (sent on link 2)"
+	LinkEventConfirmRKey                      // "CONFIRM_RKEY req rkey 0x1 VA 0x2 (+1 other links)" (a: rkey, b: VA, n: others)
+	LinkEventDeleteRKey                       // "DELETE_RKEY req 2 rkeys" (n)
+	LinkEventLLC                              // "TEST_LINK req"
+	LinkEventRejectOn                         // "ADD_LINK resp REJECT link 2": on the link it was sent on
+	LinkEventRejectNew                        // "ADD_LINK resp REJECT (sent on link 1)": on the link added
+	LinkEventAddOn                            // "ADD_LINK req for link 2 (1 rkeys)" (n: rkeys)
+	LinkEventAddNew                           // "ADD_LINK req (sent on link 1)"
+	LinkEventAcceptOn                         // "ADD_LINK resp link 2 accepted (1 rkeys)" (n: rkeys)
+	LinkEventAcceptNew                        // "ADD_LINK resp accepted (sent on link 1)"
+	LinkEventMerged                           // "link group 3 merged into 2: a connection failed over between them" (a, b: groups)
+	LinkEventEarlier                          // "5 earlier frames on this QP before it could be identified" (n: frames)
 )
 
 // What is the event's text, as smc,links and smc,lgr show it.
@@ -55,13 +56,13 @@ func (e *histEvent) What() string {
 		kind = "resp"
 	}
 	name := ""
-	if e.kind != histText && e.kind != histMerged && e.kind != histEarlier {
+	if e.kind != LinkEventText && e.kind != LinkEventMerged && e.kind != LinkEventEarlier {
 		name = e.typ.String()
 	}
 	switch e.kind {
-	case histConfirmLink:
+	case LinkEventConfirmLink:
 		return fmt.Sprintf("%s %s link %d UID %08x", name, kind, e.link, uint32(e.a))
-	case histDeleteLink, histDeleteOther:
+	case LinkEventDeleteLink, LinkEventDeleteOther:
 		what := fmt.Sprintf("%s %s", name, kind)
 		if e.all {
 			what += " ALL"
@@ -70,31 +71,31 @@ func (e *histEvent) What() string {
 			what += " ORDERLY"
 		}
 		what += fmt.Sprintf(" link %d reason %#08x %s", e.link, uint32(e.a), decode.DeleteLinkReason(uint32(e.a)).Meaning())
-		if e.kind == histDeleteOther {
+		if e.kind == LinkEventDeleteOther {
 			what += fmt.Sprintf(" (sent on link %d)", e.on)
 		}
 		return what
-	case histConfirmRKey:
+	case LinkEventConfirmRKey:
 		return fmt.Sprintf("%s %s rkey %#x VA %#x (+%d other links)", name, kind, uint32(e.a), e.b, e.n)
-	case histDeleteRKey:
+	case LinkEventDeleteRKey:
 		return fmt.Sprintf("%s %s %d rkeys", name, kind, e.n)
-	case histLLC:
+	case LinkEventLLC:
 		return name + " " + kind
-	case histRejectOn:
+	case LinkEventRejectOn:
 		return fmt.Sprintf("%s %s REJECT link %d", name, kind, e.link)
-	case histRejectNew:
+	case LinkEventRejectNew:
 		return fmt.Sprintf("%s %s REJECT (sent on link %d)", name, kind, e.on)
-	case histAddOn:
+	case LinkEventAddOn:
 		return fmt.Sprintf("%s %s for link %d (%d rkeys)", name, kind, e.link, e.n)
-	case histAddNew:
+	case LinkEventAddNew:
 		return fmt.Sprintf("%s %s (sent on link %d)", name, kind, e.on)
-	case histAcceptOn:
+	case LinkEventAcceptOn:
 		return fmt.Sprintf("%s %s link %d accepted (%d rkeys)", name, kind, e.link, e.n)
-	case histAcceptNew:
+	case LinkEventAcceptNew:
 		return fmt.Sprintf("%s %s accepted (sent on link %d)", name, kind, e.on)
-	case histMerged:
+	case LinkEventMerged:
 		return fmt.Sprintf("link group %d merged into %d: a connection failed over between them", e.a, e.b)
-	case histEarlier:
+	case LinkEventEarlier:
 		return fmt.Sprintf("%d earlier frames on this QP before it could be identified", e.n)
 	}
 	return e.text
@@ -102,17 +103,25 @@ func (e *histEvent) What() string {
 
 // linkEvent is e as a snapshot lists it.
 func (e *histEvent) linkEvent() LinkEvent {
-	return LinkEvent{Frame: e.frame, Time: time.Unix(0, e.ns), What: e.What()}
+	ev := LinkEvent{Frame: e.frame, Time: time.Unix(0, e.ns), What: e.What(), Kind: e.kind,
+		LLC: e.typ, Resp: e.resp, Link: e.link, On: e.on, All: e.all}
+	switch e.kind {
+	case LinkEventConfirmLink:
+		ev.UID = uint32(e.a)
+	case LinkEventDeleteLink, LinkEventDeleteOther:
+		ev.Reason = uint32(e.a)
+	}
+	return ev
 }
 
 // llcEvent is the event of the LLC message in in, of kind k.
-func llcEvent(in *input, k histKind) histEvent {
+func llcEvent(in *input, k LinkEventKind) histEvent {
 	m := &in.roce.llc
 	return histEvent{kind: k, typ: m.typ, resp: m.resp}
 }
 
 // textEvent is an event that reads text.
-func textEvent(text string) histEvent { return histEvent{kind: histText, text: text} }
+func textEvent(text string) histEvent { return histEvent{kind: LinkEventText, text: text} }
 
 // addHistory records e, at in's frame, in l's history. The kept links'
 // histories are bounded as a whole too: links in use are not folded to

@@ -42,7 +42,7 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 		} else if l.State != LinkUp {
 			l.State = LinkConfirming
 		}
-		ev := llcEvent(in, histConfirmLink)
+		ev := llcEvent(in, LinkEventConfirmLink)
 		ev.link, ev.a = m.linkID, uint64(m.uid)
 		l.addHistory(in, ev)
 		// The first connection of a new link waits for this exchange.
@@ -64,7 +64,7 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 			t.linkEvent(l.conns, in, d, "LLC "+m.typ.String(), info)
 		}
 	case decode.LLCDeleteLink:
-		e := llcEvent(in, histDeleteLink)
+		e := llcEvent(in, LinkEventDeleteLink)
 		e.all, e.order, e.link, e.a = m.all, m.orderly, m.linkID, uint64(m.reason)
 		l.addHistory(in, e)
 		if t.opts.Timeline != "" {
@@ -91,7 +91,7 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 		}
 		if x := g.linkByID(m.linkID); x != nil {
 			if x != l {
-				e.kind, e.on = histDeleteOther, l.LinkID
+				e.kind, e.on = LinkEventDeleteOther, l.LinkID
 				x.addHistory(in, e)
 			}
 			if x.State != LinkDeleted {
@@ -105,7 +105,7 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 		if m.resp {
 			wd = d
 		}
-		e := llcEvent(in, histConfirmRKey)
+		e := llcEvent(in, LinkEventConfirmRKey)
 		e.a, e.b, e.n = uint64(m.rkey), m.va, m.nOthers
 		l.addHistory(in, e)
 		ref, ok := l.rkeys[wd][m.rkey]
@@ -126,7 +126,7 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 			}
 		}
 	case decode.LLCDeleteRKey:
-		e := llcEvent(in, histDeleteRKey)
+		e := llcEvent(in, LinkEventDeleteRKey)
 		e.n = m.nDel
 		l.addHistory(in, e)
 		if m.resp {
@@ -143,7 +143,7 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 	case decode.LLCTestLink:
 		l.TestLinks++
 	default:
-		l.addHistory(in, llcEvent(in, histLLC))
+		l.addHistory(in, llcEvent(in, LinkEventLLC))
 	}
 }
 
@@ -198,19 +198,19 @@ func (t *Tracker) addLink(l *Link, d Dir, in *input) {
 			nl.State = LinkRejected
 			t.linkEnded()
 		}
-		e := llcEvent(in, histRejectOn)
+		e := llcEvent(in, LinkEventRejectOn)
 		e.link, e.on = m.linkID, l.LinkID
 		l.addHistory(in, e)
-		e.kind = histRejectNew
+		e.kind = LinkEventRejectNew
 		nl.addHistory(in, e)
 		return
 	case !m.resp:
 		nl = t.newLink(g, in, l.Inferred)
 		nl.LinkID, nl.State = m.linkID, LinkAdding
-		e := llcEvent(in, histAddOn)
+		e := llcEvent(in, LinkEventAddOn)
 		e.link, e.on, e.n = m.linkID, l.LinkID, m.nTrip
 		l.addHistory(in, e)
-		e.kind = histAddNew
+		e.kind = LinkEventAddNew
 		nl.addHistory(in, e)
 	default:
 		if nl == nil || nl.State != LinkAdding {
@@ -219,10 +219,10 @@ func (t *Tracker) addLink(l *Link, d Dir, in *input) {
 			nl.LinkID = m.linkID
 		}
 		nl.State = LinkAdded
-		e := llcEvent(in, histAcceptOn)
+		e := llcEvent(in, LinkEventAcceptOn)
 		e.link, e.on, e.n = m.linkID, l.LinkID, m.nTrip
 		l.addHistory(in, e)
-		e.kind = histAcceptNew
+		e.kind = LinkEventAcceptNew
 		nl.addHistory(in, e)
 	}
 	e := nl.end(d)

@@ -3,6 +3,8 @@ package track
 import (
 	"net/netip"
 	"time"
+
+	"github.com/smcscope/smcscope/decode"
 )
 
 // Dir is the direction of a frame relative to a connection or link. The
@@ -100,6 +102,7 @@ type Fallback struct {
 	Stage     Stage
 	OutOfSync bool
 	Frame     int
+	Time      time.Time // of Frame
 }
 
 // Endpoint holds what one side announced in its CLC Accept (server) or
@@ -118,6 +121,13 @@ type Endpoint struct {
 	VA       uint64
 	PSN      uint32
 	Valid    bool
+	// From the SMC-Rv2 first-contact extension (struct
+	// smc_clc_first_contact_ext), when the message has one.
+	HasFCE  bool
+	Direct  bool  // peer on the same IP subnet (no gateway)
+	OS      uint8 // 1 z/OS, 2 Linux, 3 AIX (decode.OSTypeName)
+	Release uint8 // SMC v2 release: 0 = v2.0, 1 = v2.1
+	Host    string
 }
 
 // Flow counts what one direction of a connection carried.
@@ -134,6 +144,7 @@ type Flow struct {
 	ConsUpdReq    int
 	Failover      int // failover-validation CDCs
 	FailoverFrame int // frame of the first one
+	failoverNS    int64
 	SeqGaps       int // CDC sequence numbers skipped
 	SeqDup        int // CDC sequence numbers seen again (retransmitted or older)
 	CursorErrors  int // cursor went backwards or could not be followed
@@ -148,6 +159,15 @@ type Flow struct {
 	haveSeq       bool
 	haveProd      bool
 	haveCons      bool
+}
+
+// FailoverTime is the time of the first failover-validation CDC (zero
+// without one).
+func (f *Flow) FailoverTime() time.Time {
+	if f.failoverNS == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, f.failoverNS)
 }
 
 // Conn is one SMC connection attempt (one internal TCP connection).
@@ -306,11 +326,22 @@ type pendingWrite struct {
 	frames int
 }
 
-// LinkEvent is one step in a link's life.
+// LinkEvent is one step in a link's life: What is its text, the other
+// fields say the same for programs.
 type LinkEvent struct {
 	Frame int
 	Time  time.Time
 	What  string
+	Kind  LinkEventKind
+	LLC   decode.LLCType // the LLC message of an LLC event, as sent
+	Resp  bool
+	// Link is the link number the message is about, On the one it was
+	// sent on (they differ for ADD_LINK and for a DELETE_LINK sent over
+	// another link).
+	Link, On uint8
+	Reason   uint32 // DELETE_LINK reason
+	All      bool   // DELETE_LINK of every link: the group ends
+	UID      uint32 // CONFIRM_LINK link user ID
 }
 
 // Link is one RC QP pair of a link group.
@@ -358,15 +389,22 @@ type LinkGroup struct {
 	Version      uint8
 	MaxLinks     uint8
 	MaxConns     uint8
-	Inferred     bool
-	Deleted      bool
-	DeleteCode   uint32
-	Links        []int
-	Conns        []int
-	LinksFolded  int // links of Links folded into the totals
-	ConnsFolded  int // connections of Conns folded into the totals
-	FirstFrame   int
-	Start        time.Time
+	// From the first contact's CLC Accept (server) and Confirm (client)
+	// and their first-contact extensions.
+	Release     uint8
+	Direct      bool
+	EID         string
+	Server      GroupEnd
+	Client      GroupEnd
+	Inferred    bool
+	Deleted     bool
+	DeleteCode  uint32
+	Links       []int
+	Conns       []int
+	LinksFolded int // links of Links folded into the totals
+	ConnsFolded int // connections of Conns folded into the totals
+	FirstFrame  int
+	Start       time.Time
 
 	links      []*Link
 	conns      []*Conn
@@ -379,6 +417,12 @@ type LinkGroup struct {
 	pendingRKeys map[rkeyKey][]rkeyOther
 	gone         []*Link // its folded links, for Tracker.recycle
 	folded       bool    // in the folded sums, out of Tracker.lgrs
+}
+
+// GroupEnd is what one side said of itself when it made the link group.
+type GroupEnd struct {
+	OS   uint8 // decode.OSTypeName
+	Host string
 }
 
 // Event is one frame in a connection's timeline.

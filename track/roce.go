@@ -226,7 +226,7 @@ func (t *Tracker) resolveUnknown(in *input, key qpKey) (linkRef, bool) {
 	l.Client.Addr, l.Server.Addr, l.Server.QPN = key.src.netip(), key.dst.netip(), uint32(key.qpn)
 	l.addHistory(in, textEvent("first seen mid-stream: link setup not in the capture"))
 	if u := t.unknownQP[key]; u != nil {
-		l.addHistory(in, histEvent{kind: histEarlier, n: u.frames})
+		l.addHistory(in, histEvent{kind: LinkEventEarlier, n: u.frames})
 	}
 	t.keyLink(l, DirC2S, key)
 	t.halfLinks[addrPair{key.src, key.dst}] = append(t.halfLinks[addrPair{key.src, key.dst}], l)

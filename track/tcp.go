@@ -54,7 +54,7 @@ func (t *Tracker) tcp(in *input) {
 		c.OptionSYNACK = s.smcOpt
 		if !s.smcOpt && c.Outcome == OutcomePending {
 			c.Outcome = OutcomeFallback
-			c.Fallback = Fallback{Cause: CauseNoOptionSYNACK, By: DirS2C, Stage: StageSYN, Frame: in.number}
+			c.Fallback = Fallback{Cause: CauseNoOptionSYNACK, By: DirS2C, Stage: StageSYN, Frame: in.number, Time: in.ts()}
 		}
 	}
 	if s.fin {
@@ -73,7 +73,7 @@ func (t *Tracker) tcp(in *input) {
 		// Proposal split into segments of fewer than 4 bytes, or whose
 		// second half arrives first, is still a Proposal.
 		c.Outcome = OutcomeFallback
-		c.Fallback = Fallback{Cause: CauseNoCLC, By: d, Stage: StageProposal, Frame: in.number}
+		c.Fallback = Fallback{Cause: CauseNoCLC, By: d, Stage: StageProposal, Frame: in.number, Time: in.ts()}
 	}
 	if s.clcErrs > 0 && c.Outcome == OutcomePending && c.Failure == "" {
 		// Linux's receiver fails the handshake on it (EPROTO, no Decline);
@@ -227,7 +227,7 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 			stage = StageAccept
 		}
 		c.Outcome = OutcomeFallback
-		c.Fallback = Fallback{Cause: CauseDecline, Code: m.decline, By: d, Stage: stage, OutOfSync: m.flag, Frame: in.number}
+		c.Fallback = Fallback{Cause: CauseDecline, Code: m.decline, By: d, Stage: stage, OutOfSync: m.flag, Frame: in.number, Time: in.ts()}
 		if c.TClose.IsZero() && c.lgr != nil {
 			t.unregister(c) // the connection never uses the link
 		}
@@ -364,6 +364,9 @@ func (t *Tracker) place(c *Conn, in *input, m *clcIn) {
 		g.ServerPeerID = s.PeerID
 		g.ClientPeerID = cl.PeerID
 		g.MaxLinks, g.MaxConns = m.maxLinks, m.maxConns
+		g.EID = c.EID
+		g.Release, g.Direct = s.Release, s.Direct
+		g.Server, g.Client = GroupEnd{OS: s.OS, Host: s.Host}, GroupEnd{OS: cl.OS, Host: cl.Host}
 		l = t.newLink(g, in, false)
 		l.Server = LinkEnd{Addr: gidAddr(s.GID), GID: s.GID, MAC: s.MAC, QPN: s.QPN, PSN: s.PSN}
 		l.Client = LinkEnd{Addr: gidAddr(cl.GID), GID: cl.GID, MAC: cl.MAC, QPN: cl.QPN, PSN: cl.PSN}
