@@ -2,48 +2,61 @@ package monitor
 
 import (
 	"fmt"
+	"net/netip"
+	"slices"
 )
 
 // maxEvents bounds the event log a Monitor keeps.
 const maxEvents = 500
 
-// diffEvents derives events from two consecutive snapshots, for kernels
-// (or users) without tracefs: sockets that fell back, link groups created
-// and deleted, links going down or up (a failover when the group keeps
-// another active link), error counters starting to move.
+// diffEvents derives events from two consecutive snapshots of the
+// kernel's state, for kernels (or users) without tracefs: sockets that
+// fell back, link groups created and deleted, links going down or up (a
+// failover when the group keeps another active link), error counters
+// starting to move. Wire rows are left out: the capture says when each
+// of those happened, to the frame (readWire).
 func diffEvents(prev, cur *Snapshot) []Event {
 	if prev == nil {
 		return nil
 	}
 	t := cur.Time
 	var out []Event
-	add := func(kind, format string, a ...any) {
-		out = append(out, Event{Time: t, Kind: kind, Source: "diff", Text: fmt.Sprintf(format, a...)})
+	add := func(e Event, format string, a ...any) {
+		e.Time, e.Source, e.Text = t, EventFromDiff, fmt.Sprintf(format, a...)
+		out = append(out, e)
 	}
-	old := make(map[string]string, len(prev.Conns)) // key -> mode
+	old := make(map[string]Mode, len(prev.Conns))
 	for i := range prev.Conns {
 		old[prev.Conns[i].Key] = prev.Conns[i].Mode
 	}
 	for i := range cur.Conns {
 		c := &cur.Conns[i]
-		mode, seen := old[c.Key]
-		if c.Mode == "fallback" && (!seen || mode != "fallback") {
-			add(EventFallback, "%s %s -> %s fell back to TCP: %s%s", c.Key, c.Src, c.Dst, reasonText(c.Fallback), peerText(c.PeerDiagnosis))
+		if c.Source != SourceKernel {
+			continue
 		}
-		if (c.Mode == "SMC-R" || c.Mode == "SMC-D") && (!seen || mode != c.Mode) {
-			add(EventSMC, "%s %s -> %s uses %s%s", c.Key, c.Src, c.Dst, c.Mode, lgrText(c.LGRID))
+		mode, seen := old[c.Key]
+		if c.Mode == ModeFallback && (!seen || mode != ModeFallback) {
+			add(Event{Kind: EventFallback, Conn: c.Key}, "%s %s -> %s fell back to TCP: %s%s", c.Key, endpoint(c.Src), endpoint(c.Dst), reasonText(c.Fallback), peerText(c.PeerDiagnosis))
+		}
+		if c.Mode.SMC() && (!seen || mode != c.Mode) {
+			add(Event{Kind: EventSMC, Conn: c.Key, LGR: c.LGRKey}, "%s %s -> %s uses %s%s", c.Key, endpoint(c.Src), endpoint(c.Dst), c.Mode, lgrText(c.LGRID))
 		}
 	}
 	oldG := map[string]LinkGroupRow{}
 	for _, g := range prev.LinkGroups {
-		oldG[g.Key] = g
+		if g.Source == SourceKernel {
+			oldG[g.Key] = g
+		}
 	}
 	curG := map[string]bool{}
 	for _, g := range cur.LinkGroups {
+		if g.Source != SourceKernel {
+			continue
+		}
 		curG[g.Key] = true
 		o, seen := oldG[g.Key]
 		if !seen {
-			add(EventLGRCreated, "%s link group %#x created (%s%d links)", g.Kind, g.ID, roleText(g.Role), len(g.Links))
+			add(Event{Kind: EventLGRCreated, LGR: g.Key}, "%s link group %s created (%s%d links)", g.Kind, g.ID, roleText(g.Role), len(g.Links))
 			continue
 		}
 		oldL := map[uint8]LinkRow{}
@@ -56,36 +69,30 @@ func diffEvents(prev, cur *Snapshot) []Event {
 				active++
 			}
 		}
-		curL := map[uint8]bool{}
 		for _, l := range g.Links {
-			curL[l.ID] = true
 			ol, had := oldL[l.ID]
 			switch {
+			case had && ol.Active && !l.Active && l.State == LinkDeleted:
+				add(Event{Kind: EventLinkDown, LGR: g.Key, Link: l.ID}, "link group %s link %d on %s/%d deleted", g.ID, l.ID, l.IBDev, l.IBPort)
+				if active > 0 {
+					add(Event{Kind: EventFailover, LGR: g.Key}, "link group %s failed over to its %d remaining active link(s)", g.ID, active)
+				}
 			case had && ol.Active && !l.Active:
-				add(EventLinkDown, "link group %#x link %d on %s/%d went %s", g.ID, l.ID, l.IBDev, l.IBPort, l.State)
+				add(Event{Kind: EventLinkDown, LGR: g.Key, Link: l.ID}, "link group %s link %d on %s/%d went %s", g.ID, l.ID, l.IBDev, l.IBPort, l.State)
 			case (!had || !ol.Active) && l.Active:
-				add(EventLinkUp, "link group %#x link %d on %s/%d is %s", g.ID, l.ID, l.IBDev, l.IBPort, l.State)
-			}
-		}
-		for _, ol := range o.Links {
-			if curL[ol.ID] {
-				continue
-			}
-			add(EventLinkDown, "link group %#x link %d on %s/%d deleted", g.ID, ol.ID, ol.IBDev, ol.IBPort)
-			if active > 0 {
-				add(EventFailover, "link group %#x failed over to its %d remaining active link(s)", g.ID, active)
+				add(Event{Kind: EventLinkUp, LGR: g.Key, Link: l.ID}, "link group %s link %d on %s/%d is %s", g.ID, l.ID, l.IBDev, l.IBPort, l.State)
 			}
 		}
 	}
 	for k, g := range oldG {
 		if !curG[k] {
-			add(EventLGRDeleted, "%s link group %#x deleted", g.Kind, g.ID)
+			add(Event{Kind: EventLGRDeleted, LGR: g.Key}, "%s link group %s deleted", g.Kind, g.ID)
 		}
 	}
 	if cur.Kernel != nil && prev.Kernel != nil {
 		d := (cur.Kernel.ClientHSErrors + cur.Kernel.ServerHSErrors) - (prev.Kernel.ClientHSErrors + prev.Kernel.ServerHSErrors)
 		if d > 0 && d < 1<<62 {
-			add(EventHandshakeErr, "%d SMC handshake error(s)", d)
+			add(Event{Kind: EventHandshakeErr}, "%d SMC handshake error(s)", d)
 		}
 	}
 	oldMoving := map[string]bool{}
@@ -102,7 +109,7 @@ func diffEvents(prev, cur *Snapshot) []Event {
 		for _, p := range d.Ports {
 			for _, c := range p.Counters {
 				if c.Moving && !oldMoving[fmt.Sprintf("%s/%d/%s", d.Name, p.Port, c.Name)] {
-					add(EventCounter, "%s port %d %s started moving (+%d, %s)", d.Name, p.Port, c.Name, c.Delta, c.Health)
+					add(Event{Kind: EventCounter}, "%s port %d %s started moving (+%d, %s)", d.Name, p.Port, c.Name, c.Delta, c.Health)
 				}
 			}
 		}
@@ -110,11 +117,11 @@ func diffEvents(prev, cur *Snapshot) []Event {
 	return out
 }
 
-func roleText(role string) string {
+func roleText(role Role) string {
 	if role == "" {
 		return ""
 	}
-	return role + ", "
+	return string(role) + ", "
 }
 
 func reasonText(r Reason) string {
@@ -131,16 +138,31 @@ func peerText(r Reason) string {
 	return fmt.Sprintf("; peer %#08x %s (%s)", r.Code, r.Name, r.Meaning)
 }
 
-func lgrText(id uint32) string {
+func lgrText(id LGRID) string {
 	if id == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" in link group %#x", id)
+	return " in link group " + id.String()
 }
 
-// appendEvents keeps the newest maxEvents events.
+// endpoint writes an address and port, "-" for none; IPv6 in brackets.
+func endpoint(ap netip.AddrPort) string {
+	if !ap.IsValid() {
+		return "-"
+	}
+	return ap.String()
+}
+
+// appendEvents adds evs in time order (events from several sources reach
+// a refresh out of order) and keeps the newest maxEvents.
 func appendEvents(log []Event, evs ...Event) []Event {
-	log = append(log, evs...)
+	for _, e := range evs {
+		i := len(log)
+		for i > 0 && log[i-1].Time.After(e.Time) {
+			i--
+		}
+		log = slices.Insert(log, i, e)
+	}
 	if len(log) > maxEvents {
 		log = append([]Event(nil), log[len(log)-maxEvents:]...)
 	}

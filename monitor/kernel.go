@@ -1,6 +1,7 @@
 package monitor
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"strconv"
@@ -145,11 +146,11 @@ func reason(code uint32) Reason {
 // kernelConn builds the row of one sock_diag socket.
 func kernelConn(s smcnl.Socket) ConnRow {
 	r := ConnRow{
-		Source: "kernel",
+		Source: SourceKernel,
 		Inode:  s.Inode,
 		Cookie: s.Cookie,
 		Family: s.Family,
-		State:  s.State.String(),
+		State:  ConnState(s.State.String()),
 		Src:    s.Src,
 		Dst:    s.Dst,
 	}
@@ -166,18 +167,18 @@ func kernelConn(s smcnl.Socket) ConnRow {
 	}
 	switch s.Mode {
 	case smcnl.ModeSMCR:
-		r.Mode = "SMC-R"
+		r.Mode = ModeSMCR
 	case smcnl.ModeSMCD:
-		r.Mode = "SMC-D"
+		r.Mode = ModeSMCD
 	case smcnl.ModeFallback:
-		r.Mode = "fallback"
+		r.Mode = ModeFallback
 	default:
-		r.Mode = s.Mode.String()
+		r.Mode = ModePending
 	}
 	if s.State == smcnl.StateListen {
-		r.Mode = "listen"
+		r.Mode = ModeListen
 	} else if s.State == smcnl.StateInit && s.Mode != smcnl.ModeFallback {
-		r.Mode = "pending"
+		r.Mode = ModePending
 	}
 	r.Fallback = reason(s.FallbackReason)
 	r.PeerDiagnosis = reason(s.PeerDiagnosis)
@@ -195,9 +196,16 @@ func kernelConn(s smcnl.Socket) ConnRow {
 		r.IBPort = l.IBPort
 		r.GID = l.GID
 		r.PeerGID = l.PeerGID
-		r.Role = l.Role.String()
+		r.Role = role(l.Role)
 	}
 	return r
+}
+
+func role(r smcnl.Role) Role {
+	if r == smcnl.RoleServer {
+		return RoleServer
+	}
+	return RoleClient
 }
 
 // cursorBytes is the bytes a producer cursor has moved since the
@@ -209,14 +217,25 @@ func cursorBytes(c smcnl.Cursor, size uint32) uint64 {
 
 var peerOS = map[uint8]string{1: "z/OS", 2: "Linux", 3: "AIX"}
 
+// linkUID turns SMC_NLA_LINK_UID into the link user ID the wire carries
+// (CONFIRM_LINK, struct smc_llc_msg_confirm_link link_uid): the kernel
+// puts the 4-byte big-endian array into the attribute as a native u32
+// (smc_nl_fill_lgr_link), so on little-endian hosts the value is
+// byte-swapped.
+func linkUID(v uint32) uint32 {
+	var b [4]byte
+	binary.NativeEndian.PutUint32(b[:], v)
+	return binary.BigEndian.Uint32(b[:])
+}
+
 // kernelLGR builds the row of one SMC-R link group with all its links.
 func kernelLGR(g smcnl.LinkGroupR, netdev func(uint32) string) LinkGroupRow {
 	r := LinkGroupRow{
 		Key:         fmt.Sprintf("lgr:%08x", g.ID),
-		Source:      "kernel",
-		ID:          g.ID,
-		Kind:        "SMC-R",
-		Role:        g.Role.String(),
+		Source:      SourceKernel,
+		ID:          LGRID(g.ID),
+		Kind:        ModeSMCR,
+		Role:        role(g.Role),
 		Type:        g.Type.String(),
 		PNETID:      g.PNETID,
 		VLANID:      g.VLANID,
@@ -235,7 +254,7 @@ func kernelLGR(g smcnl.LinkGroupR, netdev func(uint32) string) LinkGroupRow {
 	active := 0
 	for _, l := range g.Links {
 		lr := LinkRow{
-			ID: l.ID, State: l.State.String(), UID: l.UID, PeerUID: l.PeerUID,
+			ID: l.ID, State: LinkState(l.State.String()), UID: linkUID(l.UID), PeerUID: linkUID(l.PeerUID),
 			IBDev: l.IBDev, IBPort: l.IBPort, GID: l.GID, PeerGID: l.PeerGID, Conns: l.ConnCount,
 			Active: l.State == smcnl.LinkActive,
 		}
@@ -254,7 +273,7 @@ func kernelLGR(g smcnl.LinkGroupR, netdev func(uint32) string) LinkGroupRow {
 // kernelLGRD builds the row of one SMC-D link group.
 func kernelLGRD(g smcnl.LinkGroupD) LinkGroupRow {
 	r := LinkGroupRow{
-		Key: fmt.Sprintf("lgrd:%08x", g.ID), Source: "kernel", ID: g.ID, Kind: "SMC-D",
+		Key: fmt.Sprintf("lgrd:%08x", g.ID), Source: SourceKernel, ID: LGRID(g.ID), Kind: ModeSMCD,
 		PNETID: g.PNETID, VLANID: g.VLANID, Conns: g.Conns, SndBufAlloc: g.SndBufAlloc,
 		RMBAlloc: g.DMBAlloc, Redundant: true,
 	}
@@ -266,35 +285,43 @@ func kernelLGRD(g smcnl.LinkGroupD) LinkGroupRow {
 	return r
 }
 
-// joinConns fills each SMC-R socket's link-group ID from the link groups:
+// joinConns fills each SMC-R socket's link group from the link groups:
 // sock_diag names only the socket's first link (ibdev, port, GIDs, link
 // ID) and role, not its group, so the group is the one with that link.
 // An ambiguous match (two groups over the same GID pair, e.g. different
 // VLANs) stays unjoined rather than guessed.
 func joinConns(conns []ConnRow, lgrs []LinkGroupRow) {
 	type linkKey struct {
-		role, ibdev, gid, peer string
-		id, port               uint8
+		role             Role
+		ibdev, gid, peer string
+		id, port         uint8
+	}
+	type group struct {
+		id  LGRID
+		key string
 	}
 	// One pass over the links, one map look-up per socket: a host with
 	// 10 000 sockets and 100 link groups joins in about a millisecond.
-	groups := map[linkKey][]uint32{}
+	groups := map[linkKey][]group{}
 	for _, g := range lgrs {
-		if g.Kind != "SMC-R" {
+		if g.Kind != ModeSMCR || g.Source != SourceKernel {
 			continue
 		}
 		for _, l := range g.Links {
+			if l.State == LinkDeleted {
+				continue
+			}
 			k := linkKey{g.Role, l.IBDev, l.GID, l.PeerGID, l.ID, l.IBPort}
-			groups[k] = append(groups[k], g.ID)
+			groups[k] = append(groups[k], group{g.ID, g.Key})
 		}
 	}
 	for i := range conns {
 		c := &conns[i]
-		if c.Mode != "SMC-R" || c.IBDev == "" || c.LGRID != 0 {
+		if c.Mode != ModeSMCR || c.IBDev == "" || c.LGRKey != "" {
 			continue
 		}
 		if found := groups[linkKey{c.Role, c.IBDev, c.GID, c.PeerGID, c.LinkID, c.IBPort}]; len(found) == 1 {
-			c.LGRID = found[0]
+			c.LGRID, c.LGRKey = found[0].id, found[0].key
 		}
 	}
 }

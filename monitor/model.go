@@ -1,7 +1,10 @@
 package monitor
 
 import (
+	"fmt"
 	"net/netip"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -34,17 +37,24 @@ type Source struct {
 	Detail    string `json:"detail,omitempty"` // what it is (e.g. "tracefs smc:*"), or why it is not available
 }
 
-// Overview is the first screen: counts now and rates since the last refresh.
+// Overview is the first screen: counts now and rates since the last
+// refresh. Connections, link groups and links that ended (seen closed or
+// deleted on the wire, or kept as lost links) are not counted as now.
 type Overview struct {
-	Conns       int `json:"connections"`
-	SMCR        int `json:"smcr"`
-	SMCD        int `json:"smcd"`
-	Fallback    int `json:"fallback"`
-	Pending     int `json:"pending"`
-	Listening   int `json:"listening"`
+	Conns     int `json:"connections"`
+	SMCR      int `json:"smcr"`
+	SMCD      int `json:"smcd"`
+	Fallback  int `json:"fallback"`
+	Pending   int `json:"pending"`
+	Failed    int `json:"failed"`
+	Listening int `json:"listening"`
+	// Ended counts wire connections that closed: listed, not counted above.
+	Ended       int `json:"ended"`
 	LinkGroups  int `json:"link_groups"`
 	Links       int `json:"links"`
 	LinksActive int `json:"links_active"`
+	// LinksLost counts links listed as LinkDeleted.
+	LinksLost int `json:"links_lost"`
 	// NoRedundancy counts SMC-R link groups with fewer than two active
 	// links: one RNIC or port failure away from losing every connection
 	// (the kernel's SMC_LGR_SINGLE / ASYMMETRIC types).
@@ -55,7 +65,9 @@ type Overview struct {
 	// ErrorCounters is how many RDMA error counters moved since the last refresh.
 	ErrorCounters int `json:"rnic_error_counters_moving"`
 
-	// Totals from SMC netlink statistics (per network namespace).
+	// Totals from SMC netlink statistics (per network namespace); for a
+	// capture without the kernel, FallbacksTotal and SuccessTotal count
+	// what the wire showed (each side of a connection once).
 	HandshakeErrors uint64 `json:"handshake_errors"`
 	FallbacksTotal  uint64 `json:"fallbacks_total"`
 	SuccessTotal    uint64 `json:"smc_success_total"`
@@ -70,20 +82,99 @@ type Overview struct {
 	HSLimitation *bool `json:"handshake_limitation,omitempty"`
 }
 
+// Mode says how a connection carries its data. One spelling for every
+// screen, JSON and Prometheus label.
+type Mode string
+
+// Connection modes.
+const (
+	ModeSMCR     Mode = "SMC-R"
+	ModeSMCD     Mode = "SMC-D"
+	ModeFallback Mode = "fallback" // TCP after an SMC attempt
+	ModePending  Mode = "pending"  // handshake or first link not finished
+	ModeFailed   Mode = "failed"   // the attempt ended without SMC and without a fallback
+	ModeListen   Mode = "listen"
+)
+
+// SMC reports whether the mode moves data over SMC (SMC-R or SMC-D).
+func (m Mode) SMC() bool { return m == ModeSMCR || m == ModeSMCD }
+
+// RowSource says where a row's facts come from.
+type RowSource string
+
+// Row sources.
+const (
+	SourceKernel RowSource = "kernel" // sock_diag and SMC netlink of this host
+	SourceWire   RowSource = "wire"   // decoded frames (smctop -i/-r)
+)
+
+// Role is a side of a link group: the client made the first contact.
+type Role string
+
+// Link-group roles.
+const (
+	RoleClient Role = "client"
+	RoleServer Role = "server"
+)
+
+// ConnState is a socket's state by its kernel name (SMC_ACTIVE is
+// "ACTIVE", SMC_APPCLOSEWAIT1 "APPCLOSEWAIT1", ...). A connection seen on
+// the wire is "INIT" until its handshake ends, "ACTIVE", then "CLOSED".
+type ConnState string
+
+// The states the wire reports; the kernel's are smcnl.State's names.
+const (
+	StateInit   ConnState = "INIT"
+	StateActive ConnState = "ACTIVE"
+	StateClosed ConnState = "CLOSED"
+	StateListen ConnState = "LISTEN"
+)
+
+// LGRID is a link group's ID as its host's kernel numbers it (struct
+// smc_link_group id; the link user IDs of CONFIRM_LINK are it plus the
+// link number). It reads "0x100" in every output, JSON included.
+type LGRID uint32
+
+func (id LGRID) String() string {
+	if id == 0 {
+		return "-"
+	}
+	return "0x" + strconv.FormatUint(uint64(id), 16)
+}
+
+// MarshalText writes the ID as String does.
+func (id LGRID) MarshalText() ([]byte, error) { return []byte(id.String()), nil }
+
+// UnmarshalText reads what MarshalText writes.
+func (id *LGRID) UnmarshalText(b []byte) error {
+	if string(b) == "-" {
+		*id = 0
+		return nil
+	}
+	v, err := strconv.ParseUint(strings.TrimPrefix(string(b), "0x"), 16, 32)
+	if err != nil {
+		return fmt.Errorf("link group ID %q: %w", b, err)
+	}
+	*id = LGRID(v)
+	return nil
+}
+
 // ConnRow is one SMC socket (kernel) or connection (wire), joined to its
-// link group, link and device.
+// link group, link and device. A wire row is seen from the client: Src is
+// the client, Fallback the client's own reason, PeerDiagnosis the code of
+// a Decline the server sent.
 type ConnRow struct {
 	// Key identifies the row across refreshes: "inode:N", "cookie:N" or
 	// "wire:N" (the tracker's connection ID).
-	Key    string `json:"key"`
-	Source string `json:"source"` // "kernel" or "wire"
-	Inode  uint64 `json:"inode,omitempty"`
-	Cookie uint64 `json:"cookie,omitempty"`
+	Key    string    `json:"key"`
+	Source RowSource `json:"source"`
+	Inode  uint64    `json:"inode,omitempty"`
+	Cookie uint64    `json:"cookie,omitempty"`
 	// Family is the sock_diag family: 43 for AF_SMC, 2/10 for IPPROTO_SMC.
 	Family uint8          `json:"family,omitempty"`
 	Proto  string         `json:"proto,omitempty"` // "AF_SMC" or "IPPROTO_SMC"
-	Mode   string         `json:"mode"`            // "SMC-R", "SMC-D", "fallback", "pending", "failed"
-	State  string         `json:"state"`
+	Mode   Mode           `json:"mode"`
+	State  ConnState      `json:"state"`
 	Src    netip.AddrPort `json:"src"`
 	Dst    netip.AddrPort `json:"dst"`
 	// AddrHidden is set for IPPROTO_SMC sockets, whose addresses sock_diag
@@ -92,9 +183,11 @@ type ConnRow struct {
 	AddrHidden bool   `json:"addresses_hidden,omitempty"`
 	PID        int    `json:"pid,omitempty"`
 	Comm       string `json:"comm,omitempty"`
-	Role       string `json:"role,omitempty"` // link-group role: "client" or "server"
+	Role       Role   `json:"role,omitempty"` // link-group role
 
-	LGRID   uint32 `json:"lgr_id,omitempty"` // kernel link-group ID (0 unknown)
+	LGRID LGRID `json:"lgr_id,omitzero"` // the link group's kernel ID (0 unknown)
+	// LGRKey is the Key of the link-group row the connection is on.
+	LGRKey  string `json:"lgr_key,omitempty"`
 	LinkID  uint8  `json:"link_id,omitempty"`
 	IBDev   string `json:"ibdev,omitempty"`
 	IBPort  uint8  `json:"ibport,omitempty"`
@@ -110,12 +203,16 @@ type ConnRow struct {
 	RxRate   float64 `json:"rx_bytes_per_second"`
 	TxRate   float64 `json:"tx_bytes_per_second"`
 
-	// Fallback is the local reason (SMC_CLC_DECL_*), PeerDiagnosis the code
-	// of the Decline the peer sent; both by kernel name and meaning.
-	Fallback      Reason `json:"fallback,omitempty"`
-	PeerDiagnosis Reason `json:"peer_diagnosis,omitempty"`
-	// Detail is a one-line human summary (wire rows: the tracker's detail).
+	// Fallback is the local reason (SMC_CLC_DECL_*: the kernel's
+	// fallback_rsn), PeerDiagnosis the code of the Decline the peer sent;
+	// both by kernel name and meaning.
+	Fallback      Reason `json:"fallback,omitzero"`
+	PeerDiagnosis Reason `json:"peer_diagnosis,omitzero"`
+	// Detail is a one-line human summary (wire rows: how the handshake
+	// ended, and how the connection closed).
 	Detail string `json:"detail,omitempty"`
+	// Start is when the wire saw the connection begin (zero for kernel rows).
+	Start time.Time `json:"start,omitzero"`
 }
 
 // Reason is a decline or fallback code with its kernel name and meaning.
@@ -125,21 +222,28 @@ type Reason struct {
 	Meaning string `json:"meaning,omitempty"`
 }
 
-// IsZero reports whether there is no reason (for JSON omitempty).
+// IsZero reports whether there is no reason (for JSON omitzero).
 func (r Reason) IsZero() bool { return r.Code == 0 }
 
 // LinkGroupRow is one SMC-R or SMC-D link group with all its links.
 type LinkGroupRow struct {
-	Key    string `json:"key"`
-	Source string `json:"source"`
-	ID     uint32 `json:"id"`
-	Kind   string `json:"kind"` // "SMC-R" or "SMC-D"
-	Role   string `json:"role,omitempty"`
-	Type   string `json:"type,omitempty"`  // SMC-R: none, single, symmetric, asymmetric-local, asymmetric-peer
-	State  string `json:"state,omitempty"` // wire: confirming, active, deleted
-	PNETID string `json:"pnetid,omitempty"`
-	VLANID uint8  `json:"vlan_id,omitempty"`
-	Conns  uint32 `json:"conns"`
+	Key    string    `json:"key"`
+	Source RowSource `json:"source"`
+	ID     LGRID     `json:"id"`
+	// PeerID is the peer's ID of the same group, where the wire shows it
+	// (the server's, for a capture seen from the client).
+	PeerID LGRID `json:"peer_id,omitzero"`
+	Kind   Mode  `json:"kind"` // ModeSMCR or ModeSMCD
+	Role   Role  `json:"role,omitempty"`
+	// Type is the kernel's SMC-R link-group type (none, single,
+	// symmetric, asymmetric-local, asymmetric-peer).
+	Type string `json:"type,omitempty"`
+	// Deleted is set when the wire saw the group end (DELETE_LINK of
+	// every link); the kernel lists only groups that exist.
+	Deleted bool   `json:"deleted,omitempty"`
+	PNETID  string `json:"pnetid,omitempty"`
+	VLANID  uint8  `json:"vlan_id,omitempty"`
+	Conns   uint32 `json:"conns"`
 	// SMC v2: what was negotiated with the peer.
 	Version  uint8  `json:"version,omitempty"`
 	Release  uint8  `json:"release,omitempty"`
@@ -153,17 +257,38 @@ type LinkGroupRow struct {
 	// Buffer usage (Linux 6.12+: SMC_NLA_LGR_R_SNDBUF_ALLOC / RMB_ALLOC).
 	SndBufAlloc uint64 `json:"sndbuf_alloc_bytes,omitempty"`
 	RMBAlloc    uint64 `json:"rmb_alloc_bytes,omitempty"`
-	Redundant   bool   `json:"redundant"`
+	// Redundant: two or more active links (SMC-R); an SMC-D group has no
+	// links and is never "without redundancy".
+	Redundant bool `json:"redundant"`
 	// DeleteReason is the DELETE_LINK reason seen on the wire.
-	DeleteReason string    `json:"delete_reason,omitempty"`
+	DeleteReason Reason    `json:"delete_reason,omitzero"`
 	Links        []LinkRow `json:"links"`
-	History      []string  `json:"history,omitempty"`
+	// History is the group's life as the wire showed it (links confirmed,
+	// added, rejected, deleted, connections moved), oldest first.
+	History []Event `json:"history"`
 }
+
+// LinkState is a link's state by its kernel name (enum smc_link_state),
+// and LinkDeleted for a link the group lost.
+type LinkState string
+
+// Link states.
+const (
+	LinkUnused     LinkState = "UNUSED"
+	LinkInactive   LinkState = "INACTIVE"
+	LinkActivating LinkState = "ACTIVATING"
+	LinkActive     LinkState = "ACTIVE"
+	// LinkDeleted: the link is gone from a group that still exists (the
+	// kernel no longer lists it, or the wire saw its DELETE_LINK). smctop
+	// keeps listing it until the group has as many active links again,
+	// so a failover reads as a link down, not as a link that never was.
+	LinkDeleted LinkState = "DELETED"
+)
 
 // LinkRow is one link of a link group.
 type LinkRow struct {
-	ID    uint8  `json:"id"`
-	State string `json:"state"`
+	ID    uint8     `json:"id"`
+	State LinkState `json:"state"`
 	// Active is whether the link carries traffic: SMC_LNK_ACTIVE in the
 	// kernel, CONFIRM_LINK completed (and not deleted) on the wire.
 	Active  bool   `json:"active"`
@@ -175,6 +300,9 @@ type LinkRow struct {
 	GID     string `json:"gid,omitempty"`
 	PeerGID string `json:"peer_gid,omitempty"`
 	Conns   uint32 `json:"conns"`
+	// Since is when a deleted link was lost (the refresh that no longer
+	// found it, or the DELETE_LINK frame's time).
+	Since time.Time `json:"since,omitzero"`
 	// Wire-only facts, which the kernel does not expose.
 	QPN          uint32 `json:"qpn,omitempty"`
 	PeerQPN      uint32 `json:"peer_qpn,omitempty"`
@@ -184,7 +312,7 @@ type LinkRow struct {
 	PSNGaps      int    `json:"psn_gaps,omitempty"`
 	NAKs         int    `json:"naks,omitempty"`
 	RNRs         int    `json:"rnr_naks,omitempty"`
-	DeleteReason string `json:"delete_reason,omitempty"`
+	DeleteReason Reason `json:"delete_reason,omitzero"`
 }
 
 // DeviceRow is one RDMA device with its ports and counters.
@@ -228,7 +356,7 @@ type Counter struct {
 
 // ReasonCount is how often one reason made connections fall back, per side.
 type ReasonCount struct {
-	Side   string  `json:"side"` // "server" or "client"
+	Side   Role    `json:"side"`
 	Reason Reason  `json:"reason"`
 	Count  uint64  `json:"count"`
 	Rate   float64 `json:"per_second"`
@@ -236,24 +364,46 @@ type ReasonCount struct {
 
 // Event is something that happened: a fallback, a link down, a link group
 // created or deleted, a failover, an error counter starting to move.
+// Time is when it happened: the frame's time for the wire, the trace
+// time for tracepoints, the refresh that noticed it for differences.
 type Event struct {
-	Time   time.Time `json:"time"`
-	Kind   string    `json:"kind"`   // see the Event* constants
-	Source string    `json:"source"` // "tracepoint", "diff" or "wire"
-	Text   string    `json:"text"`
+	Time   time.Time   `json:"time"`
+	Kind   EventKind   `json:"kind"`
+	Source EventSource `json:"source"`
+	Text   string      `json:"text"`
+	Frame  int         `json:"frame,omitempty"` // wire: the frame that shows it
+	// Conn and LGR are the keys of the connection and link group the
+	// event is about, where there is one.
+	Conn string `json:"conn,omitempty"`
+	LGR  string `json:"lgr,omitempty"`
+	Link uint8  `json:"link,omitempty"`
 }
+
+// EventKind says what an Event is.
+type EventKind string
 
 // Event kinds.
 const (
-	EventFallback     = "fallback"
-	EventLinkDown     = "link-down"
-	EventLinkUp       = "link-up"
-	EventLGRCreated   = "lgr-created"
-	EventLGRDeleted   = "lgr-deleted"
-	EventFailover     = "failover"
-	EventCounter      = "counter"
-	EventSMC          = "smc"
-	EventHandshakeErr = "handshake-error"
+	EventFallback     EventKind = "fallback"
+	EventLinkDown     EventKind = "link-down"
+	EventLinkUp       EventKind = "link-up"
+	EventLinkRejected EventKind = "link-rejected" // ADD_LINK rejected: the group stays as it was
+	EventLGRCreated   EventKind = "lgr-created"
+	EventLGRDeleted   EventKind = "lgr-deleted"
+	EventFailover     EventKind = "failover"
+	EventCounter      EventKind = "counter"
+	EventSMC          EventKind = "smc"
+	EventHandshakeErr EventKind = "handshake-error"
+)
+
+// EventSource says how an Event was learned.
+type EventSource string
+
+// Event sources.
+const (
+	EventFromTracepoint EventSource = "tracepoint" // the kernel's SMC tracepoints
+	EventFromDiff       EventSource = "diff"       // two refreshes of the kernel's state differ
+	EventFromWire       EventSource = "wire"       // decoded frames
 )
 
 // Setting is one net.smc.* sysctl.

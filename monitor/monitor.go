@@ -34,8 +34,11 @@ type Monitor struct {
 	rdma rdmaState
 	prev *Snapshot
 	log  []Event
-	// wireSeen keeps the wire's history lines already turned into events.
-	wireSeen map[string]bool
+	// wireFrames is how many frames the tracker had taken at the last
+	// refresh: the wire's events up to it are in the log already.
+	wireFrames int
+	// lost remembers the links a kernel link group lost (see LinkDeleted).
+	lost map[string][]LinkRow
 }
 
 // New returns a Monitor over o.
@@ -43,7 +46,7 @@ func New(o Options) *Monitor {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Monitor{o: o, wireSeen: map[string]bool{}}
+	return &Monitor{o: o, lost: map[string][]LinkRow{}}
 }
 
 // Close releases the kernel connections, tracer and capture.
@@ -115,34 +118,9 @@ func (m *Monitor) Refresh() Snapshot {
 		s.Sources = append(s.Sources, Source{Name: "procfs", Available: true, Detail: m.o.ProcRoot})
 	}
 	if w := m.o.Wire; w != nil {
-		conns, groups, evs := w.rows()
-		s.Conns = append(s.Conns, conns...)
-		s.LinkGroups = append(s.LinkGroups, groups...)
-		frames, last, done, err := w.Progress()
-		s.WireTime = last
-		detail := fmt.Sprintf("%s: %d frames", w.Name(), frames)
-		if done {
-			detail += ", ended"
-		}
-		if err != nil {
-			detail += ": " + err.Error()
-		}
-		s.Sources = append(s.Sources, Source{Name: "wire", Available: err == nil, Detail: detail})
-		if s.Origin == "" {
-			s.Origin = w.Name()
-		} else {
-			s.Origin += "+" + w.Name()
-		}
-		var fresh []Event
-		for _, e := range evs {
-			if !m.wireSeen[e.Text] {
-				m.wireSeen[e.Text] = true
-				e.Time = last
-				fresh = append(fresh, e)
-			}
-		}
-		m.log = appendEvents(m.log, fresh...)
+		m.wire(&s, w)
 	}
+	m.keepLost(&s)
 	joinConns(s.Conns, s.LinkGroups)
 	sort.SliceStable(s.Conns, func(i, j int) bool { return s.Conns[i].Key < s.Conns[j].Key })
 	m.rates(&s)
@@ -165,10 +143,143 @@ func (m *Monitor) Refresh() Snapshot {
 		s.Sources = append(s.Sources, Source{Name: "events", Available: true, Detail: why})
 		m.log = appendEvents(m.log, diffEvents(m.prev, &s)...)
 	}
-	s.Events = append([]Event(nil), m.log...)
+	s.Events = append([]Event{}, m.log...)
+	s.nonNil()
 	snap := s
 	m.prev = &snap
 	return s
+}
+
+// wire adds the capture's rows to s, its fallbacks where the kernel's
+// statistics are not read, and its new events to the log.
+func (m *Monitor) wire(s *Snapshot, w *Wire) {
+	snap := w.Snapshot()
+	v := readWire(&snap)
+	s.Conns = append(s.Conns, v.conns...)
+	s.LinkGroups = append(s.LinkGroups, v.groups...)
+	frames, last, done, err := w.Progress()
+	s.WireTime = last
+	detail := fmt.Sprintf("%s: %d frames", w.Name(), frames)
+	if done {
+		detail += ", ended"
+	}
+	if err != nil {
+		detail += ": " + err.Error()
+	}
+	s.Sources = append(s.Sources, Source{Name: "wire", Available: err == nil, Detail: detail})
+	if s.Origin == "" {
+		s.Origin = w.Name()
+	} else {
+		s.Origin += "+" + w.Name()
+	}
+	if s.Kernel == nil {
+		// A capture stands in for the kernel's fallback statistics: each
+		// side's reason, counted as that side's kernel counts it.
+		s.Fallbacks = append(s.Fallbacks, v.fallbacks...)
+		for _, r := range v.fallbacks {
+			s.Overview.FallbacksTotal += r.Count
+		}
+		s.Overview.SuccessTotal = uint64(v.success)
+	}
+	var fresh []Event
+	for _, e := range v.events {
+		if e.Frame > m.wireFrames {
+			fresh = append(fresh, e)
+		}
+	}
+	m.wireFrames = snap.Stats.Frames
+	m.log = appendEvents(m.log, fresh...)
+}
+
+// keepLost keeps listing the links a kernel link group lost, as
+// LinkDeleted, while the group has fewer than two active links: a failed
+// over group reads "link 2 DELETED" (smc_link_up 0) until a second link
+// is active again or the group ends, instead of showing one healthy-looking
+// link. A link listed again by the kernel is no longer lost.
+func (m *Monitor) keepLost(s *Snapshot) {
+	prev := map[string]*LinkGroupRow{}
+	if m.prev != nil {
+		for i := range m.prev.LinkGroups {
+			prev[m.prev.LinkGroups[i].Key] = &m.prev.LinkGroups[i]
+		}
+	}
+	lost := map[string][]LinkRow{}
+	for i := range s.LinkGroups {
+		g := &s.LinkGroups[i]
+		if g.Source != SourceKernel || g.Kind != ModeSMCR {
+			continue
+		}
+		have := map[uint8]bool{}
+		active := 0
+		for _, l := range g.Links {
+			have[l.ID] = true
+			if l.Active {
+				active++
+			}
+		}
+		var gone []LinkRow
+		if p := prev[g.Key]; p != nil {
+			for _, l := range p.Links {
+				if have[l.ID] {
+					continue
+				}
+				have[l.ID] = true
+				if l.State != LinkDeleted {
+					l.State, l.Active, l.Conns, l.Since = LinkDeleted, false, 0, s.Time
+				}
+				gone = append(gone, l)
+			}
+		}
+		for _, l := range m.lost[g.Key] {
+			if !have[l.ID] {
+				have[l.ID] = true
+				gone = append(gone, l)
+			}
+		}
+		if active >= 2 || len(gone) == 0 {
+			continue
+		}
+		sort.Slice(gone, func(i, j int) bool { return gone[i].ID < gone[j].ID })
+		lost[g.Key] = gone
+		g.Links = append(g.Links, gone...)
+		sort.SliceStable(g.Links, func(i, j int) bool { return g.Links[i].ID < g.Links[j].ID })
+	}
+	m.lost = lost
+}
+
+// nonNil makes every list of s a list, empty when there is nothing:
+// JSON readers get [] (jq '.devices[]' works), never null.
+func (s *Snapshot) nonNil() {
+	if s.Sources == nil {
+		s.Sources = []Source{}
+	}
+	if s.Conns == nil {
+		s.Conns = []ConnRow{}
+	}
+	if s.LinkGroups == nil {
+		s.LinkGroups = []LinkGroupRow{}
+	}
+	for i := range s.LinkGroups {
+		g := &s.LinkGroups[i]
+		if g.Links == nil {
+			g.Links = []LinkRow{}
+		}
+		if g.History == nil {
+			g.History = []Event{}
+		}
+	}
+	if s.Devices == nil {
+		s.Devices = []DeviceRow{}
+	}
+	if s.Fallbacks == nil {
+		s.Fallbacks = []ReasonCount{}
+	}
+	if s.Events == nil {
+		s.Events = []Event{}
+	}
+	if s.Settings == nil {
+		s.Settings = []Setting{}
+	}
 }
 
 // kernel fills the kernel's part of s and returns SMC's RDMA devices.
@@ -224,10 +335,10 @@ func (m *Monitor) kernel(s *Snapshot, k Kernel) []smcnl.Device {
 			s.Kernel.ClientFallbacks, s.Kernel.ServerFallbacks = fb.ClientTotal, fb.ServerTotal
 		}
 		for _, r := range fb.Server {
-			s.Fallbacks = append(s.Fallbacks, ReasonCount{Side: "server", Reason: reason(r.Code), Count: uint64(r.Count)})
+			s.Fallbacks = append(s.Fallbacks, ReasonCount{Side: RoleServer, Reason: reason(r.Code), Count: uint64(r.Count)})
 		}
 		for _, r := range fb.Client {
-			s.Fallbacks = append(s.Fallbacks, ReasonCount{Side: "client", Reason: reason(r.Code), Count: uint64(r.Count)})
+			s.Fallbacks = append(s.Fallbacks, ReasonCount{Side: RoleClient, Reason: reason(r.Code), Count: uint64(r.Count)})
 		}
 	}
 	if on, err := k.HSLimitation(); err == nil {
@@ -267,7 +378,7 @@ func (m *Monitor) rates(s *Snapshot) {
 	for i := range s.Conns {
 		if j, ok := old[s.Conns[i].Key]; ok {
 			o, rate := &p.Conns[j], per
-			if s.Conns[i].Source == "wire" {
+			if s.Conns[i].Source == SourceWire {
 				rate = perWire
 			}
 			s.Conns[i].RxRate = rate(s.Conns[i].RxBytes, o.RxBytes)
@@ -276,10 +387,10 @@ func (m *Monitor) rates(s *Snapshot) {
 	}
 	oldFB := map[string]uint64{}
 	for _, r := range p.Fallbacks {
-		oldFB[r.Side+fmt.Sprint(r.Reason.Code)] = r.Count
+		oldFB[string(r.Side)+fmt.Sprint(r.Reason.Code)] = r.Count
 	}
 	for i, r := range s.Fallbacks {
-		if o, ok := oldFB[r.Side+fmt.Sprint(r.Reason.Code)]; ok {
+		if o, ok := oldFB[string(r.Side)+fmt.Sprint(r.Reason.Code)]; ok {
 			s.Fallbacks[i].Rate = per(r.Count, o)
 		}
 	}
@@ -294,34 +405,47 @@ func (m *Monitor) rates(s *Snapshot) {
 	}
 }
 
-// overview counts what the first screen shows.
+// overview counts what the first screen shows: what exists now.
 func overview(s *Snapshot) Overview {
 	o := s.Overview
 	for _, c := range s.Conns {
+		if c.State == StateClosed && c.Source == SourceWire {
+			o.Ended++
+			continue
+		}
 		switch c.Mode {
-		case "listen":
+		case ModeListen:
 			o.Listening++
 			continue
-		case "SMC-R":
+		case ModeSMCR:
 			o.SMCR++
-		case "SMC-D":
+		case ModeSMCD:
 			o.SMCD++
-		case "fallback":
+		case ModeFallback:
 			o.Fallback++
+		case ModeFailed:
+			o.Failed++
 		default:
 			o.Pending++
 		}
 		o.Conns++
 	}
 	for _, g := range s.LinkGroups {
+		if g.Deleted {
+			continue
+		}
 		o.LinkGroups++
 		for _, l := range g.Links {
+			if l.State == LinkDeleted {
+				o.LinksLost++
+				continue
+			}
 			o.Links++
 			if l.Active {
 				o.LinksActive++
 			}
 		}
-		if g.Kind == "SMC-R" && !g.Redundant && g.State != "deleted" {
+		if g.Kind == ModeSMCR && !g.Redundant {
 			o.NoRedundancy++
 		}
 	}

@@ -3,6 +3,7 @@ package monitor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -73,10 +74,10 @@ func TestFailoverEvents(t *testing.T) {
 	s := m.Refresh()
 	var kinds []string
 	for _, e := range s.Events {
-		kinds = append(kinds, e.Kind)
+		kinds = append(kinds, string(e.Kind))
 	}
 	got := strings.Join(kinds, ",")
-	if !strings.Contains(got, EventLinkDown) || !strings.Contains(got, EventFailover) {
+	if !strings.Contains(got, string(EventLinkDown)) || !strings.Contains(got, string(EventFailover)) {
 		t.Errorf("events %q after eth1 went down: want link-down and failover", got)
 	}
 	if s.Overview.NoRedundancy != 1 {
@@ -94,8 +95,8 @@ func TestWireReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := m.Refresh()
-	if s.Overview.SMCR != 3 || len(s.LinkGroups) != 1 {
-		t.Fatalf("overview %+v, %d link groups: want 3 SMC-R connections on one group", s.Overview, len(s.LinkGroups))
+	if s.Overview.Ended != 3 || s.Overview.SuccessTotal != 3 || len(s.LinkGroups) != 1 {
+		t.Fatalf("overview %+v, %d link groups: want 3 SMC-R connections, ended, on one group", s.Overview, len(s.LinkGroups))
 	}
 	g := s.LinkGroups[0]
 	if len(g.Links) < 2 || g.Links[0].QPN == 0 || g.Links[0].CDCs == 0 {
@@ -207,3 +208,57 @@ func TestWireLinksActive(t *testing.T) {
 		t.Errorf("overview %+v, link groups %+v", s.Overview, s.LinkGroups)
 	}
 }
+
+// TestLostLinkStaysDown: the kernel stops listing link 2 when it is lost
+// in a failover; the group keeps it, DELETED and inactive, while the group
+// is without redundancy (so smc_link_up{link="2"} reads 0 and SMCLinkDown
+// fires), and drops it once two links are active again.
+func TestLostLinkStaysDown(t *testing.T) {
+	before, err := ReplayKernel("../smcnl/testdata/multilink-client-before")
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := ReplayKernel("../smcnl/testdata/multilink-client-after")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := &switchKernel{Kernel: before}
+	m := New(Options{Kernel: k, Now: fixedClock()})
+	m.Refresh()
+	k.Kernel = after
+	links := func(s Snapshot) string {
+		var out []string
+		for _, l := range s.LinkGroups[0].Links {
+			out = append(out, fmt.Sprintf("%d:%s:%v", l.ID, l.State, l.Active))
+		}
+		return strings.Join(out, " ")
+	}
+	for i := range 3 { // remembered across refreshes, not only the first after the loss
+		s := m.Refresh()
+		if got := links(s); got != "1:ACTIVE:true 2:DELETED:false" {
+			t.Fatalf("refresh %d after the failover: links %s", i, got)
+		}
+		if s.Overview.LinksLost != 1 || s.Overview.Links != 1 || s.Overview.NoRedundancy != 1 {
+			t.Errorf("overview %+v", s.Overview)
+		}
+		if l := s.LinkGroups[0].Links[1]; l.IBDev != "rxe1" || l.Since.IsZero() {
+			t.Errorf("lost link %+v: keeps its device, says since when", l)
+		}
+	}
+	k.Kernel = before
+	if got := links(m.Refresh()); got != "1:ACTIVE:true 2:ACTIVE:true" {
+		t.Errorf("redundant again: links %s", got)
+	}
+	k.Kernel = after
+	m.Refresh()
+	k.Kernel = before
+	m.Refresh()
+	k.Kernel = after
+	s := m.Refresh()
+	if got := links(s); got != "1:ACTIVE:true 2:DELETED:false" {
+		t.Errorf("lost again: links %s", got)
+	}
+}
+
+// switchKernel is a Kernel whose recording a test replaces between refreshes.
+type switchKernel struct{ Kernel }

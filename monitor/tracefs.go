@@ -96,7 +96,7 @@ func ParseTraceLine(line string, now time.Time) (Event, bool) {
 	if m == nil {
 		return Event{}, false
 	}
-	ev := Event{Time: now, Source: "tracepoint"}
+	ev := Event{Time: now, Source: EventFromTracepoint}
 	switch m[1] {
 	case "smc_switch_to_fallback":
 		ev.Kind = EventFallback

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -128,123 +129,344 @@ func (w *Wire) Close() error {
 	return w.closeErr
 }
 
-// rows turns the tracker's state into the dashboard's rows.
-func (w *Wire) rows() ([]ConnRow, []LinkGroupRow, []Event) {
-	s := w.tr.Snapshot()
-	links := map[int]track.LinkRow{}
-	for _, l := range s.LinkRows() {
-		links[l.ID] = l
+// Snapshot copies the tracker's state.
+func (w *Wire) Snapshot() track.Snapshot { return w.tr.Snapshot() }
+
+// wireView is the dashboard's reading of one tracker snapshot: its rows
+// and every event the capture shows so far. It reads the tracker's typed
+// model only; a capture is seen from the client (LOCAL is the client,
+// the client's link-group ID, the client's own decline reason).
+type wireView struct {
+	conns  []ConnRow
+	groups []LinkGroupRow
+	events []Event
+	// fallbacks counts the capture's fallbacks by side and local reason,
+	// as each side's kernel counts them (SMC_NETLINK_GET_FBACK_STATS).
+	fallbacks []ReasonCount
+	success   int // connections that became SMC-R or SMC-D
+}
+
+func wireConnKey(id int) string { return "wire:" + strconv.Itoa(id) }
+func wireLGRKey(id int) string  { return "wire-lgr:" + strconv.Itoa(id) }
+
+func readWire(s *track.Snapshot) wireView {
+	var v wireView
+	links := make(map[int]*track.Link, len(s.Links))
+	for i := range s.Links {
+		links[s.Links[i].ID] = &s.Links[i]
 	}
-	var conns []ConnRow
-	for _, c := range s.ConnRows() {
-		r := ConnRow{
-			Key: "wire:" + strconv.Itoa(c.ID), Source: "wire", Mode: wireMode(c.Outcome), State: wireState(c),
-			Src: parseAddrPort(c.Client), Dst: parseAddrPort(c.Server), Detail: c.Detail,
-			RxBytes: c.Srv2Client.Bytes, TxBytes: c.Client2Srv.Bytes, Token: c.ClientToken,
-			RMBE: c.ClientRMBE, PeerRMBE: c.ServerRMBE,
-		}
-		if c.Close != "" {
-			r.Detail += "; close: " + c.Close
-		}
-		if c.LGR != 0 {
-			r.LGRID = uint32(c.LGR)
-		}
-		if l, ok := links[c.Link]; ok {
-			r.LinkID = l.LinkID
-		}
-		if code, ok := declineCode(c.Detail); ok {
-			r.PeerDiagnosis = reason(code)
-		}
-		conns = append(conns, r)
+	groups := make(map[int]*track.LinkGroup, len(s.LinkGroups))
+	for i := range s.LinkGroups {
+		groups[s.LinkGroups[i].ID] = &s.LinkGroups[i]
 	}
-	var groups []LinkGroupRow
+	open := map[int]int{}     // link group -> open connections
+	openLink := map[int]int{} // link -> open connections
+	fb := map[[2]uint32]int{} // (side, local reason) -> count
+	for i := range s.Conns {
+		c := &s.Conns[i]
+		r := wireConn(c, links[c.Link], groups[c.LGR])
+		if r.State != StateClosed {
+			open[c.LGR]++
+			openLink[c.Link]++
+		}
+		if r.Mode.SMC() {
+			v.success++
+		}
+		if r.Mode == ModeFallback {
+			client, server := sideReasons(&c.Fallback)
+			if client != 0 {
+				fb[[2]uint32{0, client}]++
+			}
+			if server != 0 {
+				fb[[2]uint32{1, server}]++
+			}
+			v.events = append(v.events, Event{Time: c.Fallback.Time, Kind: EventFallback, Source: EventFromWire, Frame: c.Fallback.Frame,
+				Conn: r.Key, Text: fmt.Sprintf("%s %s -> %s fell back to TCP: %s", r.Key, endpoint(r.Src), endpoint(r.Dst), track.ConnDetail(c))})
+		}
+		v.events = append(v.events, failoverEvents(c, r, groups[c.LGR])...)
+		v.conns = append(v.conns, r)
+	}
+	for k, n := range fb {
+		side := RoleClient
+		if k[0] == 1 {
+			side = RoleServer
+		}
+		v.fallbacks = append(v.fallbacks, ReasonCount{Side: side, Reason: reason(k[1]), Count: uint64(n)})
+	}
+	sort.Slice(v.fallbacks, func(i, j int) bool {
+		a, b := v.fallbacks[i], v.fallbacks[j]
+		if a.Side != b.Side {
+			return a.Side < b.Side
+		}
+		return a.Reason.Code < b.Reason.Code
+	})
+	for i := range s.LinkGroups {
+		g := &s.LinkGroups[i]
+		gr, evs := wireGroup(g, links, open[g.ID], openLink)
+		v.groups = append(v.groups, gr)
+		v.events = append(v.events, evs...)
+	}
+	return v
+}
+
+// sideReasons returns the local fallback reason each side's kernel gives
+// a fallback (smc_sock fallback_rsn): the side that declined its own code,
+// the other SMC_CLC_DECL_PEERDECL (smc_clc_wait_msg); a client whose
+// SYN-ACK had no SMC option SMC_CLC_DECL_PEERNOSMC, its server nothing
+// (it never spoke SMC).
+func sideReasons(fb *track.Fallback) (client, server uint32) {
+	switch fb.Cause {
+	case track.CauseDecline:
+		if fb.By == track.DirC2S {
+			return fb.Code, uint32(decode.DeclinePeerDecl)
+		}
+		return uint32(decode.DeclinePeerDecl), fb.Code
+	case track.CauseNoOptionSYNACK:
+		return uint32(decode.DeclinePeerNoSMC), 0
+	}
+	return 0, 0
+}
+
+// wireConn is the row of one tracked connection, seen from the client.
+func wireConn(c *track.Conn, l *track.Link, g *track.LinkGroup) ConnRow {
+	r := ConnRow{
+		Key: wireConnKey(c.ID), Source: SourceWire, Src: c.Client, Dst: c.Server, Role: RoleClient,
+		RxBytes: c.Flow[track.DirS2C].Bytes, TxBytes: c.Flow[track.DirC2S].Bytes,
+		Token: c.ClientEP.Token, RMBE: c.ClientEP.RMBESize, PeerRMBE: c.ServerEP.RMBESize,
+		Detail: track.ConnDetail(c), Start: c.Start,
+	}
+	switch c.Outcome {
+	case track.OutcomeSMCR, track.OutcomeUnknown: // joined mid-stream from its CDCs: SMC-R data
+		r.Mode = ModeSMCR
+	case track.OutcomeSMCD:
+		r.Mode = ModeSMCD
+	case track.OutcomeFallback:
+		r.Mode = ModeFallback
+	case track.OutcomeFailed:
+		r.Mode = ModeFailed
+	default:
+		r.Mode = ModePending
+	}
+	switch {
+	case c.Closed() || c.Outcome == track.OutcomeFailed:
+		r.State = StateClosed
+	case r.Mode == ModePending:
+		r.State = StateInit
+	default:
+		r.State = StateActive
+	}
+	if c.Outcome == track.OutcomeFallback {
+		client, _ := sideReasons(&c.Fallback)
+		r.Fallback = reason(client)
+		if c.Fallback.Cause == track.CauseDecline && c.Fallback.By == track.DirS2C {
+			r.PeerDiagnosis = reason(c.Fallback.Code)
+		}
+	}
+	if g != nil {
+		r.LGRID, r.LGRKey = LGRID(g.ClientLGRID), wireLGRKey(g.ID)
+	}
+	if l != nil {
+		r.LinkID = l.LinkID
+		r.GID, r.PeerGID = gidText(l.Client.GID), gidText(l.Server.GID)
+	}
+	return r
+}
+
+// wireGroup is the row of one tracked link group with its links, and the
+// events its history shows. open counts its connections still open,
+// openLink those of each link.
+func wireGroup(g *track.LinkGroup, links map[int]*track.Link, open int, openLink map[int]int) (LinkGroupRow, []Event) {
+	gr := LinkGroupRow{
+		Key: wireLGRKey(g.ID), Source: SourceWire, ID: LGRID(g.ClientLGRID), PeerID: LGRID(g.ServerLGRID),
+		Kind: ModeSMCR, Role: RoleClient, Deleted: g.Deleted, Conns: uint32(open),
+		Version: g.Version, Release: g.Release, EID: strings.TrimRight(g.EID, " "), PeerHost: g.Server.Host,
+		MaxLinks: g.MaxLinks, MaxConns: g.MaxConns, Direct: g.Direct,
+		Links: []LinkRow{}, History: []Event{},
+	}
+	if g.Server.OS != 0 {
+		gr.PeerOS = decode.OSTypeName(g.Server.OS)
+	}
+	if g.Deleted {
+		gr.DeleteReason = deleteReason(g.DeleteCode)
+	}
+	name := "link group " + lgrName(gr)
 	var evs []Event
-	for _, g := range s.LGRRows() {
-		gr := LinkGroupRow{
-			Key: "wire-lgr:" + strconv.Itoa(g.ID), Source: "wire", ID: uint32(g.ID), Kind: "SMC-R",
-			State: g.State, Version: g.Version, MaxLinks: g.MaxLinks, MaxConns: g.MaxConns,
-			Conns: uint32(len(g.Conns) + g.ConnsFolded), DeleteReason: g.DeleteCode, History: g.History,
+	ev := func(kind EventKind, h *track.LinkEvent, text string) Event {
+		return Event{Time: h.Time, Kind: kind, Source: EventFromWire, Frame: h.Frame, LGR: gr.Key, Link: h.Link, Text: text}
+	}
+	if !g.Start.IsZero() {
+		evs = append(evs, Event{Time: g.Start, Kind: EventLGRCreated, Source: EventFromWire, Frame: g.FirstFrame, LGR: gr.Key,
+			Text: fmt.Sprintf("SMC-R %s created (v%d)", name, g.Version)})
+	}
+	seen := map[int]bool{} // frames already in the history: one LLC message is on two links
+	groupDeleted := false
+	active := 0
+	for _, id := range g.Links {
+		l := links[id]
+		if l == nil {
+			continue
 		}
-		active := 0
-		for _, id := range g.Links {
-			l, ok := links[id]
-			if !ok {
-				continue
-			}
-			lr := LinkRow{
-				ID: l.LinkID, State: l.State, Active: l.State == track.LinkUp.String(), Conns: uint32(len(l.Conns) + l.ConnsFolded),
-				GID: l.Client.GID, PeerGID: l.Server.GID,
-				QPN: parseHex(l.Client.QPN), PeerQPN: parseHex(l.Server.QPN),
-				Packets: l.C2S.Packets + l.S2C.Packets, CDCs: l.C2S.CDCs + l.S2C.CDCs,
-				Retransmit: l.C2S.Retrans + l.S2C.Retrans, PSNGaps: l.C2S.PSNGaps + l.S2C.PSNGaps,
-				NAKs: l.C2S.NAKs + l.S2C.NAKs, RNRs: l.C2S.RNRs + l.S2C.RNRs, DeleteReason: l.DeleteCode,
-			}
+		lr, ok := wireLink(l, openLink[l.ID])
+		if ok {
 			if lr.Active {
 				active++
 			}
 			gr.Links = append(gr.Links, lr)
 		}
-		gr.Redundant = active >= 2
-		for _, h := range g.History {
-			evs = append(evs, Event{Kind: wireEventKind(h), Source: "wire", Text: fmt.Sprintf("link group %d: %s", g.ID, h)})
+		down := false
+		for i := range l.History {
+			h := &l.History[i]
+			switch {
+			case h.Kind == track.LinkEventConfirmLink && h.Resp:
+				evs = append(evs, ev(EventLinkUp, h, fmt.Sprintf("%s link %d up (CONFIRM_LINK completed)", name, h.Link)))
+			case h.Kind == track.LinkEventRejectNew:
+				evs = append(evs, ev(EventLinkRejected, h, fmt.Sprintf("%s: ADD_LINK of link %d rejected", name, h.Link)))
+			case (h.Kind == track.LinkEventDeleteLink || h.Kind == track.LinkEventDeleteOther) && h.All:
+				if !groupDeleted {
+					groupDeleted = true
+					e := ev(EventLGRDeleted, h, fmt.Sprintf("SMC-R %s deleted (DELETE_LINK all): %s", name, reasonText(deleteReason(h.Reason))))
+					e.Link = 0
+					evs = append(evs, e)
+				}
+			case (h.Kind == track.LinkEventDeleteLink && h.Link == l.LinkID || h.Kind == track.LinkEventDeleteOther) && !h.Resp:
+				// The request names the link; retransmissions and the
+				// response repeat it.
+				if !down {
+					down = true
+					evs = append(evs, ev(EventLinkDown, h, fmt.Sprintf("%s link %d deleted: %s", name, h.Link, reasonText(deleteReason(h.Reason)))))
+				}
+			}
+			if groupLevel(h.Kind) && !seen[h.Frame] {
+				seen[h.Frame] = true
+				gr.History = append(gr.History, ev(historyKind(h), h, h.What))
+			}
 		}
-		groups = append(groups, gr)
 	}
-	return conns, groups, evs
+	gr.Redundant = active >= 2
+	sort.SliceStable(gr.History, func(i, j int) bool { return gr.History[i].Frame < gr.History[j].Frame })
+	return gr, evs
 }
 
-func wireMode(outcome string) string {
-	switch {
-	case strings.HasPrefix(outcome, "SMC-R"):
-		return "SMC-R"
-	case strings.HasPrefix(outcome, "SMC-D"):
-		return "SMC-D"
-	case strings.HasPrefix(outcome, "fallback"):
-		return "fallback"
-	case strings.HasPrefix(outcome, "failed"):
-		return "failed"
+// groupLevel keeps the link events that change a group's shape in its
+// history; rkey traffic and TEST_LINK stay with the link.
+func groupLevel(k track.LinkEventKind) bool {
+	switch k {
+	case track.LinkEventConfirmRKey, track.LinkEventDeleteRKey, track.LinkEventLLC, track.LinkEventEarlier:
+		return false
 	}
-	return "pending"
+	return true
 }
 
-func wireState(c track.ConnRow) string {
-	if c.Closed {
-		return "closed"
-	}
-	return "open"
-}
-
-func wireEventKind(h string) string {
-	switch {
-	case strings.Contains(h, "moved") || strings.Contains(h, "failover"):
-		return EventFailover
-	case strings.Contains(h, "deleted") || strings.Contains(h, "DELETE"):
+func historyKind(h *track.LinkEvent) EventKind {
+	switch h.Kind {
+	case track.LinkEventConfirmLink:
+		if h.Resp {
+			return EventLinkUp
+		}
+	case track.LinkEventDeleteLink, track.LinkEventDeleteOther:
+		if h.All {
+			return EventLGRDeleted
+		}
 		return EventLinkDown
-	case strings.Contains(h, "added") || strings.Contains(h, "confirmed"):
-		return EventLinkUp
+	case track.LinkEventRejectOn, track.LinkEventRejectNew:
+		return EventLinkRejected
 	}
 	return EventSMC
 }
 
-func parseAddrPort(s string) netip.AddrPort {
-	ap, _ := netip.ParseAddrPort(s)
-	return ap
+// wireLink is the row of one tracked link; false for a link that never
+// was one (its ADD_LINK was rejected).
+func wireLink(l *track.Link, open int) (LinkRow, bool) {
+	lr := LinkRow{
+		ID: l.LinkID, Conns: uint32(open), UID: l.Client.UID, PeerUID: l.Server.UID,
+		GID: gidText(l.Client.GID), PeerGID: gidText(l.Server.GID), QPN: l.Client.QPN, PeerQPN: l.Server.QPN,
+		Packets: l.RC[0].Packets + l.RC[1].Packets, CDCs: l.RC[0].CDCs + l.RC[1].CDCs,
+		Retransmit: l.RC[0].Retrans + l.RC[1].Retrans, PSNGaps: l.RC[0].PSNGaps + l.RC[1].PSNGaps,
+		NAKs: l.RC[0].NAKs + l.RC[1].NAKs, RNRs: l.RC[0].RNRs + l.RC[1].RNRs,
+	}
+	confirmed := l.Inferred // set up before the capture
+	for i := range l.History {
+		if h := &l.History[i]; h.Kind == track.LinkEventConfirmLink && h.Resp {
+			confirmed = true
+		}
+	}
+	switch l.State {
+	case track.LinkRejected:
+		return lr, false
+	case track.LinkUp, track.LinkUnknown: // unknown: set up before the capture, seen carrying traffic
+		lr.State, lr.Active = LinkActive, true
+	case track.LinkDeleted:
+		if !confirmed {
+			// Added, never confirmed, then deleted: neither kernel ever
+			// listed it as a link of the group (the lab's multilink run:
+			// link 3, an asymmetric ADD_LINK after the failover).
+			return lr, false
+		}
+		lr.State, lr.DeleteReason = LinkDeleted, deleteReason(l.DeleteCode)
+		for i := range l.History {
+			h := &l.History[i]
+			if h.Kind == track.LinkEventDeleteOther || h.Kind == track.LinkEventDeleteLink && (h.All || h.Link == l.LinkID) {
+				lr.Since = h.Time
+				break
+			}
+		}
+	default: // confirming, adding, added: CONFIRM_LINK not completed
+		lr.State = LinkActivating
+	}
+	return lr, true
 }
 
-func parseHex(s string) uint32 {
-	v, err := strconv.ParseUint(strings.TrimPrefix(s, "0x"), 16, 32)
-	if err != nil {
-		return 0
+// failoverEvents says when a connection moved to another link: the first
+// failover-validation CDC (smc_cdc_msg_validate) in either direction.
+func failoverEvents(c *track.Conn, r ConnRow, g *track.LinkGroup) []Event {
+	var first *track.Flow
+	for d := range c.Flow {
+		f := &c.Flow[d]
+		if f.Failover > 0 && (first == nil || f.FailoverFrame < first.FailoverFrame) {
+			first = f
+		}
 	}
-	return uint32(v)
+	if first == nil {
+		return nil
+	}
+	e := Event{Time: first.FailoverTime(), Kind: EventFailover, Source: EventFromWire, Frame: first.FailoverFrame, Conn: r.Key, Link: r.LinkID,
+		Text: fmt.Sprintf("%s failed over to link %d", r.Key, r.LinkID)}
+	if g != nil {
+		e.LGR = wireLGRKey(g.ID)
+		e.Text = fmt.Sprintf("%s failed over to link %d of link group %s", r.Key, r.LinkID, LGRID(g.ClientLGRID))
+	}
+	return []Event{e}
 }
 
-// declineCode finds a 0x0NNNNNNN decline code in the tracker's detail.
-func declineCode(detail string) (uint32, bool) {
-	i := strings.Index(detail, "0x0")
-	if i < 0 || len(detail) < i+10 {
-		return 0, false
+// deleteReason names a DELETE_LINK reason (SMC_LLC_DEL_*).
+func deleteReason(code uint32) Reason {
+	r := decode.DeleteLinkReason(code)
+	return Reason{Code: code, Name: r.String(), Meaning: r.Meaning()}
+}
+
+// gidText writes a GID as the kernel's SMC netlink does
+// ("0000:0000:0000:0000:0000:ffff:0a0a:0001"), so a link's GIDs read the
+// same from the wire and from the kernel.
+func gidText(a netip.Addr) string {
+	if !a.IsValid() {
+		return ""
 	}
-	v, err := strconv.ParseUint(detail[i+2:i+10], 16, 32)
-	return uint32(v), err == nil
+	b := a.As16()
+	out := make([]byte, 0, 39)
+	for i := 0; i < 16; i += 2 {
+		if i > 0 {
+			out = append(out, ':')
+		}
+		out = fmt.Appendf(out, "%02x%02x", b[i], b[i+1])
+	}
+	return string(out)
+}
+
+// lgrName is how events name a group: its kernel ID, or its row key when
+// the capture does not show the ID.
+func lgrName(g LinkGroupRow) string {
+	if g.ID != 0 {
+		return g.ID.String()
+	}
+	return g.Key
 }
