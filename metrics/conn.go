@@ -6,8 +6,9 @@ import (
 	"github.com/smcscope/smcscope/monitor"
 )
 
-// connCollector counts sockets by mode and state, and open fallbacks by
-// reason: never one series per socket.
+// connCollector counts sockets by mode and source, and open fallbacks by
+// reason: never one series per socket. Connections the wire saw end are
+// not counted: the gauges say what exists now.
 type connCollector struct {
 	conns, fallbacks *prometheus.Desc
 }
@@ -21,29 +22,50 @@ func newConnCollector() *connCollector {
 	}
 }
 
-func (c *connCollector) collect(s *monitor.Snapshot, ch chan<- prometheus.Metric) {
-	type ms struct{ mode, source string }
+func (c *connCollector) collect(s *monitor.Snapshot, m *emitter) {
+	type ms struct {
+		mode   monitor.Mode
+		source monitor.RowSource
+	}
 	modes := map[ms]int{}
 	fb := map[[2]string]int{}
 	for _, r := range s.Conns {
+		if r.Source == monitor.SourceWire && r.State == monitor.StateClosed {
+			continue
+		}
 		modes[ms{r.Mode, r.Source}]++
-		if r.Mode == "fallback" {
+		if r.Mode == monitor.ModeFallback {
 			fb[[2]string{name(r.Fallback), name(r.PeerDiagnosis)}]++
 		}
 	}
-	if s.Kernel != nil {
-		for _, m := range []string{"SMC-R", "SMC-D", "fallback", "pending"} {
-			if _, ok := modes[ms{m, "kernel"}]; !ok {
-				modes[ms{m, "kernel"}] = 0 // a zero is a fact worth a series
+	// A zero is a fact worth a series: every mode of every source read.
+	for _, src := range []monitor.RowSource{monitor.SourceKernel, monitor.SourceWire} {
+		if !hasRows(s, src) {
+			continue
+		}
+		for _, mode := range []monitor.Mode{monitor.ModeSMCR, monitor.ModeSMCD, monitor.ModeFallback, monitor.ModePending, monitor.ModeFailed} {
+			if _, ok := modes[ms{mode, src}]; !ok {
+				modes[ms{mode, src}] = 0
 			}
 		}
 	}
 	for k, n := range modes {
-		ch <- prometheus.MustNewConstMetric(c.conns, prometheus.GaugeValue, float64(n), k.mode, k.source)
+		m.gauge(c.conns, float64(n), string(k.mode), string(k.source))
 	}
 	for k, n := range fb {
-		ch <- prometheus.MustNewConstMetric(c.fallbacks, prometheus.GaugeValue, float64(n), k[0], k[1])
+		m.gauge(c.fallbacks, float64(n), k[0], k[1])
 	}
+}
+
+// hasRows says whether a snapshot read a source of rows: the kernel's
+// sock_diag, or a capture.
+func hasRows(s *monitor.Snapshot, src monitor.RowSource) bool {
+	for _, x := range s.Sources {
+		if (src == monitor.SourceKernel && x.Name == "sock_diag" || src == monitor.SourceWire && x.Name == "wire") && x.Available {
+			return true
+		}
+	}
+	return false
 }
 
 func name(r monitor.Reason) string {

@@ -24,10 +24,8 @@ func newKernelCollector() *kernelCollector {
 	}
 }
 
-func (c *kernelCollector) collect(s *monitor.Snapshot, ch chan<- prometheus.Metric) {
-	counter := func(d *prometheus.Desc, v uint64, labels ...string) {
-		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v), labels...)
-	}
+func (c *kernelCollector) collect(s *monitor.Snapshot, m *emitter) {
+	counter := func(d *prometheus.Desc, v uint64, labels ...string) { m.counter(d, float64(v), labels...) }
 	if k := s.Kernel; k != nil {
 		for _, t := range []struct {
 			name string
@@ -37,8 +35,8 @@ func (c *kernelCollector) collect(s *monitor.Snapshot, ch chan<- prometheus.Metr
 			counter(c.success, t.v.ServerSuccess, t.name, "server")
 			counter(c.bytes, t.v.RxBytes, t.name, "rx")
 			counter(c.bytes, t.v.TxBytes, t.name, "tx")
-			ch <- prometheus.MustNewConstMetric(c.rmbUsage, prometheus.GaugeValue, float64(t.v.RxRMBUsage), t.name, "rx")
-			ch <- prometheus.MustNewConstMetric(c.rmbUsage, prometheus.GaugeValue, float64(t.v.TxRMBUsage), t.name, "tx")
+			m.gauge(c.rmbUsage, float64(t.v.RxRMBUsage), t.name, "rx")
+			m.gauge(c.rmbUsage, float64(t.v.TxRMBUsage), t.name, "tx")
 		}
 		counter(c.hsErrors, k.ClientHSErrors, "client")
 		counter(c.hsErrors, k.ServerHSErrors, "server")
@@ -46,13 +44,13 @@ func (c *kernelCollector) collect(s *monitor.Snapshot, ch chan<- prometheus.Metr
 		counter(c.fallbacks, k.ServerFallbacks, "server")
 	}
 	for _, r := range s.Fallbacks {
-		counter(c.reasons, r.Count, r.Side, r.Reason.Name, hexCode(r.Reason.Code))
+		counter(c.reasons, r.Count, string(r.Side), r.Reason.Name, hexCode(r.Reason.Code))
 	}
 	if on := s.Overview.HSLimitation; on != nil {
 		v := 0.0
 		if *on {
 			v = 1
 		}
-		ch <- prometheus.MustNewConstMetric(c.hsLimit, prometheus.GaugeValue, v)
+		m.gauge(c.hsLimit, v)
 	}
 }

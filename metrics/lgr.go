@@ -10,7 +10,8 @@ import (
 
 // lgrCollector exports link groups: one info series each (a host has a
 // handful), their connections, links, limits and buffers, and whether
-// they have a second active link.
+// they have a second active link. A group the wire saw end is not
+// exported: its series end with it, as a kernel group's do.
 type lgrCollector struct {
 	info, conns, links, redundant, maxConns, maxLinks, buf *prometheus.Desc
 }
@@ -21,7 +22,7 @@ func newLGRCollector() *lgrCollector {
 		info: prometheus.NewDesc(namespace+"_lgr_info", "Link group facts (value 1): kind, role, type, PNET ID, SMC version, peer host and OS.",
 			[]string{"lgr", "kind", "role", "type", "pnetid", "version", "peer_host", "peer_os", "source"}, nil),
 		conns:     prometheus.NewDesc(namespace+"_lgr_connections", "Connections in the link group.", l, nil),
-		links:     prometheus.NewDesc(namespace+"_lgr_links", "Links of the link group, by state.", []string{"lgr", "state"}, nil),
+		links:     prometheus.NewDesc(namespace+"_lgr_links", "Links of the link group, by state (DELETED: lost, the group not redundant since).", []string{"lgr", "state"}, nil),
 		redundant: prometheus.NewDesc(namespace+"_lgr_redundant", "1 when the SMC-R link group has two or more active links (survives one RNIC or port failure).", l, nil),
 		maxConns:  prometheus.NewDesc(namespace+"_lgr_max_connections", "SMC-Rv2.1 negotiated connection limit of the link group.", l, nil),
 		maxLinks:  prometheus.NewDesc(namespace+"_lgr_max_links", "SMC-Rv2.1 negotiated link limit of the link group.", l, nil),
@@ -29,40 +30,42 @@ func newLGRCollector() *lgrCollector {
 	}
 }
 
-func (c *lgrCollector) collect(s *monitor.Snapshot, ch chan<- prometheus.Metric) {
-	g := func(d *prometheus.Desc, v float64, labels ...string) {
-		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
-	}
+func (c *lgrCollector) collect(s *monitor.Snapshot, m *emitter) {
 	for _, r := range s.LinkGroups {
+		if r.Deleted {
+			continue
+		}
 		id := lgrLabel(r)
-		g(c.info, 1, id, r.Kind, r.Role, r.Type+r.State, r.PNETID, fmt.Sprintf("%d.%d", r.Version, r.Release), r.PeerHost, r.PeerOS, r.Source)
-		g(c.conns, float64(r.Conns), id)
-		states := map[string]int{}
-		for _, l := range r.Links {
-			states[l.State]++
-		}
-		for st, n := range states {
-			g(c.links, float64(n), id, st)
-		}
-		if r.Kind == "SMC-R" {
-			g(c.redundant, b2f(r.Redundant), id)
+		m.gauge(c.info, 1, id, string(r.Kind), string(r.Role), r.Type, r.PNETID, fmt.Sprintf("%d.%d", r.Version, r.Release), r.PeerHost, r.PeerOS, string(r.Source))
+		m.gauge(c.conns, float64(r.Conns), id)
+		if r.Kind == monitor.ModeSMCR {
+			states := map[monitor.LinkState]int{monitor.LinkActive: 0, monitor.LinkDeleted: 0}
+			for _, l := range r.Links {
+				states[l.State]++
+			}
+			for st, n := range states {
+				m.gauge(c.links, float64(n), id, string(st))
+			}
+			m.gauge(c.redundant, b2f(r.Redundant), id)
 		}
 		if r.MaxConns != 0 {
-			g(c.maxConns, float64(r.MaxConns), id)
-			g(c.maxLinks, float64(r.MaxLinks), id)
+			m.gauge(c.maxConns, float64(r.MaxConns), id)
+			m.gauge(c.maxLinks, float64(r.MaxLinks), id)
 		}
 		if r.SndBufAlloc != 0 || r.RMBAlloc != 0 {
-			g(c.buf, float64(r.SndBufAlloc), id, "send")
-			g(c.buf, float64(r.RMBAlloc), id, "rmb")
+			m.gauge(c.buf, float64(r.SndBufAlloc), id, "send")
+			m.gauge(c.buf, float64(r.RMBAlloc), id, "rmb")
 		}
 	}
 }
 
+// lgrLabel is a group's lgr label: its kernel ID as every output writes
+// it ("0x100"), or its row key when the capture does not show the ID.
 func lgrLabel(r monitor.LinkGroupRow) string {
-	if r.Source == "wire" {
-		return fmt.Sprintf("wire-%d", r.ID)
+	if r.ID == 0 {
+		return r.Key
 	}
-	return fmt.Sprintf("%08x", r.ID)
+	return r.ID.String()
 }
 
 func hexCode(c uint32) string { return fmt.Sprintf("0x%08x", c) }

@@ -9,35 +9,53 @@ import (
 )
 
 // linkCollector exports each SMC-R link (a link group has at most a few):
-// its state as an info series that joins it to device, port and netdev,
-// its connections, and what the wire saw of it.
+// an info series that joins it to device, port and netdev, its state as
+// one series per state (node_exporter's systemd style, so a state change
+// moves a value instead of ending a series), and what the wire saw of it.
+// A link the group lost stays exported, down, until the group is
+// redundant again (monitor.LinkDeleted): SMCLinkDown fires on it.
 type linkCollector struct {
-	info, up, conns, retrans, psnGaps *prometheus.Desc
+	info, state, up, conns, retrans, psnGaps *prometheus.Desc
 }
+
+// linkStates are the states smc_link_state always has a series for.
+var linkStates = []monitor.LinkState{monitor.LinkActive, monitor.LinkActivating, monitor.LinkInactive, monitor.LinkDeleted}
 
 func newLinkCollector() *linkCollector {
 	l := []string{"lgr", "link"}
 	return &linkCollector{
 		info: prometheus.NewDesc(namespace+"_link_info", "SMC-R link (value 1) joined to its RDMA device, port and netdev.",
-			[]string{"lgr", "link", "state", "device", "port", "netdev"}, nil),
-		up:      prometheus.NewDesc(namespace+"_link_up", "1 when the link is ACTIVE.", l, nil),
+			[]string{"lgr", "link", "device", "port", "netdev"}, nil),
+		state:   prometheus.NewDesc(namespace+"_link_state", "1 for the link's state (enum smc_link_state; DELETED: lost from its group), 0 for the others.", []string{"lgr", "link", "state"}, nil),
+		up:      prometheus.NewDesc(namespace+"_link_up", "1 when the link is ACTIVE; 0 while it is activating, inactive or lost from its group.", l, nil),
 		conns:   prometheus.NewDesc(namespace+"_link_connections", "Connections on the link.", l, nil),
 		retrans: prometheus.NewDesc(namespace+"_link_retransmissions_total", "RC packets sent again on the link, seen on the wire (smctop -i/-r).", l, nil),
 		psnGaps: prometheus.NewDesc(namespace+"_link_psn_gaps_total", "PSN gaps on the link, seen on the wire (smctop -i/-r).", l, nil),
 	}
 }
 
-func (c *linkCollector) collect(s *monitor.Snapshot, ch chan<- prometheus.Metric) {
+func (c *linkCollector) collect(s *monitor.Snapshot, m *emitter) {
 	for _, g := range s.LinkGroups {
+		if g.Deleted {
+			continue
+		}
 		id := lgrLabel(g)
 		for _, l := range g.Links {
 			link := fmt.Sprint(l.ID)
-			ch <- prometheus.MustNewConstMetric(c.info, prometheus.GaugeValue, 1, id, link, l.State, l.IBDev, fmt.Sprint(l.IBPort), l.NetDev)
-			ch <- prometheus.MustNewConstMetric(c.up, prometheus.GaugeValue, b2f(l.Active), id, link)
-			ch <- prometheus.MustNewConstMetric(c.conns, prometheus.GaugeValue, float64(l.Conns), id, link)
-			if g.Source == "wire" {
-				ch <- prometheus.MustNewConstMetric(c.retrans, prometheus.CounterValue, float64(l.Retransmit), id, link)
-				ch <- prometheus.MustNewConstMetric(c.psnGaps, prometheus.CounterValue, float64(l.PSNGaps), id, link)
+			m.gauge(c.info, 1, id, link, l.IBDev, fmt.Sprint(l.IBPort), l.NetDev)
+			known := false
+			for _, st := range linkStates {
+				known = known || st == l.State
+				m.gauge(c.state, b2f(st == l.State), id, link, string(st))
+			}
+			if !known {
+				m.gauge(c.state, 1, id, link, string(l.State))
+			}
+			m.gauge(c.up, b2f(l.Active), id, link)
+			m.gauge(c.conns, float64(l.Conns), id, link)
+			if g.Source == monitor.SourceWire {
+				m.counter(c.retrans, float64(l.Retransmit), id, link)
+				m.counter(c.psnGaps, float64(l.PSNGaps), id, link)
 			}
 		}
 	}

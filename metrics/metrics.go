@@ -3,12 +3,20 @@ package metrics
 import (
 	"context"
 	"errors"
+	"fmt"
+	"log"
 	"net"
 	"net/http"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/smcscope/smcscope/monitor"
@@ -56,7 +64,54 @@ func (r Refreshing) Snapshot() (monitor.Snapshot, time.Duration) {
 
 // collector is one file's metrics over a snapshot.
 type collector interface {
-	collect(s *monitor.Snapshot, ch chan<- prometheus.Metric)
+	collect(s *monitor.Snapshot, m *emitter)
+}
+
+// emitter sends a scrape's metrics. Label values come from the kernel and
+// sysfs (device names, PNET IDs, host names) and may hold bytes that are
+// not UTF-8, which the exposition format cannot carry: they are written
+// as \xNN escapes, so the series stays and says what the bytes were. A
+// metric that still cannot be made is reported to the registry, which
+// logs it and serves the rest (promhttp.ContinueOnError).
+type emitter struct {
+	ch chan<- prometheus.Metric
+}
+
+func (m *emitter) gauge(d *prometheus.Desc, v float64, labels ...string) {
+	m.send(d, prometheus.GaugeValue, v, labels)
+}
+
+func (m *emitter) counter(d *prometheus.Desc, v float64, labels ...string) {
+	m.send(d, prometheus.CounterValue, v, labels)
+}
+
+func (m *emitter) send(d *prometheus.Desc, t prometheus.ValueType, v float64, labels []string) {
+	for i, l := range labels {
+		if !utf8.ValidString(l) {
+			labels[i] = escapeInvalid(l)
+		}
+	}
+	metric, err := prometheus.NewConstMetric(d, t, v, labels...)
+	if err != nil {
+		metric = prometheus.NewInvalidMetric(d, err)
+	}
+	m.ch <- metric
+}
+
+// escapeInvalid writes the bytes of s that are not UTF-8 as \xNN.
+func escapeInvalid(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n <= 1 {
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+			i++
+			continue
+		}
+		b.WriteString(s[i : i+n])
+		i += n
+	}
+	return b.String()
 }
 
 // exporter calls every collector on one snapshot per scrape.
@@ -83,35 +138,63 @@ func (e *exporter) Describe(chan<- *prometheus.Desc) {}
 
 func (e *exporter) Collect(ch chan<- prometheus.Metric) {
 	s, took := e.src.Snapshot()
-	ch <- prometheus.MustNewConstMetric(e.duration, prometheus.GaugeValue, took.Seconds())
+	m := &emitter{ch: ch}
+	m.gauge(e.duration, took.Seconds())
 	for _, src := range s.Sources {
-		v := 0.0
-		if src.Available {
-			v = 1
-		}
-		ch <- prometheus.MustNewConstMetric(e.available, prometheus.GaugeValue, v, src.Name)
+		m.gauge(e.available, b2f(src.Available), src.Name)
 	}
 	for _, c := range e.collectors {
-		c.collect(&s, ch)
+		c.collect(&s, m)
 	}
 }
 
-// Registry returns a registry with the SMC collectors over src.
+// Registry returns a registry with the SMC collectors over src, the
+// build's smc_build_info and the standard process and Go collectors.
 func Registry(src Source) *prometheus.Registry {
 	r := prometheus.NewRegistry()
-	r.MustRegister(newExporter(src))
+	r.MustRegister(newExporter(src), buildInfo(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), collectors.NewGoCollector())
 	return r
 }
 
-// Handler serves the SMC metrics of src.
-func Handler(src Source) http.Handler {
-	return promhttp.HandlerFor(Registry(src), promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
+// buildInfo is smc_build_info: the module version, VCS revision and Go
+// version this exporter was built from (value 1), as node_exporter's
+// node_exporter_build_info.
+func buildInfo() prometheus.Collector {
+	version, revision := "(devel)", "unknown"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Version != "" {
+			version = bi.Main.Version
+		}
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" {
+				revision = s.Value
+			}
+		}
+	}
+	g := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name:        namespace + "_build_info",
+		Help:        "smcscope build (value 1): module version, VCS revision and Go version.",
+		ConstLabels: prometheus.Labels{"version": version, "revision": revision, "goversion": runtime.Version()},
+	})
+	g.Set(1)
+	return g
+}
+
+// Handler serves the SMC metrics of src. Errors of a scrape (a metric
+// that could not be made) go to errLog, nil for the standard logger's
+// stderr, and the rest of the scrape is served.
+func Handler(src Source, errLog promhttp.Logger) http.Handler {
+	if errLog == nil {
+		errLog = log.New(os.Stderr, "smctop: /metrics: ", log.LstdFlags)
+	}
+	return promhttp.HandlerFor(Registry(src), promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError, ErrorLog: errLog})
 }
 
 // Serve serves /metrics on addr until ctx ends.
 func Serve(ctx context.Context, addr string, src Source) error {
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", Handler(src))
+	mux.Handle("/metrics", Handler(src, nil))
 	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = w.Write([]byte("smcscope SMC exporter: /metrics\n"))
 	})

