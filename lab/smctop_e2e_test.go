@@ -154,7 +154,7 @@ func TestSmctopMultilinkFailover(t *testing.T) {
 	if !sawOne {
 		t.Errorf("no snapshot shows the link group on one link after eth1 went down")
 	}
-	kinds := map[string]bool{}
+	kinds := map[monitor.EventKind]bool{}
 	traced := false
 	for _, e := range snaps[len(snaps)-1].Events {
 		kinds[e.Kind] = true

@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"io"
+	"net/netip"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -31,18 +32,18 @@ func Monitor(w io.Writer, s monitor.Snapshot) error {
 	fmt.Fprintln(tw, "KEY\tMODE\tSTATE\tLOCAL\tPEER\tPROCESS\tLGR\tLINK\tDEV\tRX\tTX\tRX/s\tTX/s\tREASON")
 	for _, c := range s.Conns {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%.0f\t%.0f\t%s\n",
-			c.Key, c.Mode, c.State, Endpoint(c.Src.String(), c.AddrHidden, c.Src.Port()), Endpoint(c.Dst.String(), c.AddrHidden, c.Dst.Port()),
-			Process(c.PID, c.Comm), HexOrDash(c.LGRID), NumOrDash(int(c.LinkID)), Device(c.IBDev, c.IBPort),
+			c.Key, c.Mode, c.State, Endpoint(c.Src, c.AddrHidden), Endpoint(c.Dst, c.AddrHidden),
+			Process(c.PID, c.Comm), c.LGRID, NumOrDash(int(c.LinkID)), Device(c.IBDev, c.IBPort),
 			c.RxBytes, c.TxBytes, c.RxRate, c.TxRate, ConnReason(c))
 	}
 	fmt.Fprintln(tw, "\n== link groups")
 	fmt.Fprintln(tw, "ID\tSRC\tKIND\tROLE\tTYPE/STATE\tCONNS\tV\tPEER\tMAX L/C\tBUF SND/RMB\tREDUNDANT\tDELETED")
 	for _, g := range s.LinkGroups {
-		fmt.Fprintf(tw, "%#x\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%d/%d\t%d/%d\t%v\t%s\n",
-			g.ID, g.Source, g.Kind, dash(g.Role), dash(g.Type+g.State), g.Conns, Version(g.Version, g.Release),
-			dash(strings.TrimSpace(g.PeerHost+" "+g.PeerOS)), g.MaxLinks, g.MaxConns, g.SndBufAlloc, g.RMBAlloc, g.Redundant, dash(g.DeleteReason))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%d/%d\t%d/%d\t%v\t%s\n",
+			g.ID, g.Source, g.Kind, dash(string(g.Role)), GroupState(g), g.Conns, Version(g.Version, g.Release),
+			dash(strings.TrimSpace(g.PeerHost+" "+g.PeerOS)), g.MaxLinks, g.MaxConns, g.SndBufAlloc, g.RMBAlloc, g.Redundant, ReasonOrDash(g.DeleteReason))
 		for _, l := range g.Links {
-			fmt.Fprintf(tw, "  link %d\t%s\t%s\tuid %#x peer %#x\t%s\tconns %d\tgid %s\tpeer %s\t%s\n",
+			fmt.Fprintf(tw, "  link %d\t%s\t%s\tuid %08x peer %08x\t%s\tconns %d\tgid %s\tpeer %s\t%s\n",
 				l.ID, l.State, Device(l.IBDev, l.IBPort), l.UID, l.PeerUID, dash(l.NetDev), l.Conns, dash(l.GID), dash(l.PeerGID), LinkWire(l))
 		}
 	}
@@ -96,10 +97,27 @@ func ConnReason(c monitor.ConnRow) string {
 	if c.PeerDiagnosis.Code != 0 {
 		parts = append(parts, fmt.Sprintf("peer %#08x %s", c.PeerDiagnosis.Code, c.PeerDiagnosis.Name))
 	}
-	if len(parts) == 0 && c.Source == "wire" && c.Mode != "SMC-R" {
+	if len(parts) == 0 && c.Source == monitor.SourceWire && !c.Mode.SMC() {
 		return dash(c.Detail)
 	}
 	return dash(strings.Join(parts, "; "))
+}
+
+// GroupState is a link group's kernel type, or "deleted" when the wire
+// saw it end.
+func GroupState(g monitor.LinkGroupRow) string {
+	if g.Deleted {
+		return "deleted"
+	}
+	return dash(g.Type)
+}
+
+// ReasonOrDash writes a reason as "0x00010000 lost-path (meaning)".
+func ReasonOrDash(r monitor.Reason) string {
+	if r.Code == 0 && r.Name == "" {
+		return "-"
+	}
+	return fmt.Sprintf("%#08x %s (%s)", r.Code, r.Name, r.Meaning)
 }
 
 // LinkWire is what the wire saw of a link (QPs, packets, trouble).
@@ -112,14 +130,14 @@ func LinkWire(l monitor.LinkRow) string {
 
 // Endpoint prints a socket address, "*:PORT" when sock_diag hid it
 // (IPPROTO_SMC), "-" when there is none.
-func Endpoint(s string, hidden bool, port uint16) string {
+func Endpoint(ap netip.AddrPort, hidden bool) string {
 	if hidden {
-		return fmt.Sprintf("*:%d", port)
+		return fmt.Sprintf("*:%d", ap.Port())
 	}
-	if s == "invalid AddrPort" {
+	if !ap.IsValid() {
 		return "-"
 	}
-	return s
+	return ap.String()
 }
 
 // Process prints "comm/pid", "-" without an owner.

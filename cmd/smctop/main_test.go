@@ -22,7 +22,7 @@ func TestOnceReplay(t *testing.T) {
 	if err := json.Unmarshal(out, &s); err != nil {
 		t.Fatal(err)
 	}
-	if s.Overview.SMCR != 3 || len(s.LinkGroups) != 1 || len(s.LinkGroups[0].Links) < 2 {
+	if s.Overview.Ended != 3 || s.Overview.SuccessTotal != 3 || len(s.LinkGroups) != 1 || len(s.LinkGroups[0].Links) < 2 {
 		t.Errorf("multilink replay: %+v", s.Overview)
 	}
 	var failover bool

@@ -36,16 +36,18 @@ func connRows(s *monitor.Snapshot) []widget.Row {
 	rows := make([]widget.Row, 0, len(s.Conns))
 	for _, r := range s.Conns {
 		row := widget.Row{Key: r.Key, Cells: []string{
-			r.Key, r.Mode, r.State, render.Endpoint(r.Src.String(), r.AddrHidden, r.Src.Port()), render.Endpoint(r.Dst.String(), r.AddrHidden, r.Dst.Port()),
-			render.Process(r.PID, r.Comm), render.HexOrDash(r.LGRID), render.NumOrDash(int(r.LinkID)), render.Device(r.IBDev, r.IBPort),
+			r.Key, string(r.Mode), string(r.State), render.Endpoint(r.Src, r.AddrHidden), render.Endpoint(r.Dst, r.AddrHidden),
+			render.Process(r.PID, r.Comm), r.LGRID.String(), render.NumOrDash(int(r.LinkID)), render.Device(r.IBDev, r.IBPort),
 			bytesRate(r.RxRate), bytesRate(r.TxRate), render.ConnReason(r),
 		}}
-		switch r.Mode {
-		case "SMC-R", "SMC-D":
+		switch {
+		case r.State == monitor.StateClosed:
+			row.Color = tcell.ColorGray
+		case r.Mode.SMC():
 			row.Color = tcell.ColorGreen
-		case "fallback", "failed":
+		case r.Mode == monitor.ModeFallback || r.Mode == monitor.ModeFailed:
 			row.Color = tcell.ColorRed
-		case "pending":
+		case r.Mode == monitor.ModePending:
 			row.Color = tcell.ColorYellow
 		}
 		rows = append(rows, row)
@@ -63,7 +65,7 @@ func (c *conns) Detail(key string) string {
 	if r.AddrHidden {
 		b.WriteString("IPPROTO_SMC socket: sock_diag reports its addresses as zero, only the ports; joined by inode\n")
 	}
-	fmt.Fprintf(&b, "process %s  role %s  link group %s link %s on %s gid %s peer %s\n", render.Process(r.PID, r.Comm), render.Dash(r.Role), render.HexOrDash(r.LGRID), render.NumOrDash(int(r.LinkID)), render.Device(r.IBDev, r.IBPort), render.Dash(r.GID), render.Dash(r.PeerGID))
+	fmt.Fprintf(&b, "process %s  role %s  link group %s link %s on %s gid %s peer %s\n", render.Process(r.PID, r.Comm), render.Dash(string(r.Role)), r.LGRID, render.NumOrDash(int(r.LinkID)), render.Device(r.IBDev, r.IBPort), render.Dash(r.GID), render.Dash(r.PeerGID))
 	fmt.Fprintf(&b, "token %#x  sndbuf %d  RMBE %d  peer RMBE %d  rx %d B (%s)  tx %d B (%s)\n", r.Token, r.SndBuf, r.RMBE, r.PeerRMBE, r.RxBytes, bytesRate(r.RxRate), r.TxBytes, bytesRate(r.TxRate))
 	if r.Fallback.Code != 0 {
 		fmt.Fprintf(&b, "fallback %#08x %s: %s\n", r.Fallback.Code, r.Fallback.Name, r.Fallback.Meaning)
@@ -79,10 +81,10 @@ func (c *conns) Detail(key string) string {
 
 func (c *conns) Drill(key string) (string, string, bool) {
 	r, ok := c.by[key]
-	if !ok || r.LGRID == 0 {
+	if !ok || r.LGRKey == "" {
 		return "", "", false
 	}
-	return "linkgroups", render.HexOrDash(r.LGRID), true
+	return "linkgroups", r.LGRKey, true
 }
 
 // bytesRate prints bytes per second with a binary prefix.

@@ -48,7 +48,7 @@ func eventRows(s *monitor.Snapshot) []widget.Row {
 		case monitor.EventFailover, monitor.EventLGRDeleted:
 			c = tcell.ColorYellow
 		}
-		rows = append(rows, widget.Row{Key: fmt.Sprint(i), Color: c, Cells: []string{ev.Time.Format("15:04:05.000"), ev.Source, ev.Kind, ev.Text}})
+		rows = append(rows, widget.Row{Key: fmt.Sprint(i), Color: c, Cells: []string{ev.Time.Format("15:04:05.000"), string(ev.Source), string(ev.Kind), ev.Text}})
 	}
 	return rows
 }

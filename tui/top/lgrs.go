@@ -53,11 +53,11 @@ func lgrRows(s *monitor.Snapshot) []widget.Row {
 		if !g.Redundant {
 			red, color = "no-redundancy", tcell.ColorYellow
 		}
-		if g.State == "deleted" {
+		if g.Deleted {
 			color = tcell.ColorGray
 		}
 		rows = append(rows, widget.Row{Key: g.Key, Color: color, Cells: []string{
-			render.HexOrDash(g.ID), g.Kind, render.Dash(g.Role), render.Dash(g.Type + g.State), fmt.Sprint(g.Conns),
+			g.ID.String(), string(g.Kind), render.Dash(string(g.Role)), render.GroupState(g), fmt.Sprint(g.Conns),
 			fmt.Sprintf("%d/%d", active, len(g.Links)), strings.Join(devs, " "),
 			render.Dash(strings.TrimSpace(g.PeerHost + " " + g.PeerOS)), render.Version(g.Version, g.Release),
 			fmt.Sprintf("%d/%d", g.MaxLinks, g.MaxConns), fmt.Sprintf("%d/%d", g.SndBufAlloc, g.RMBAlloc), red,
@@ -72,17 +72,17 @@ func (l *lgrs) Detail(key string) string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s link group %s (%s)  role %s type %s  pnetid %s vlan %d  conns %d\n", g.Kind, render.HexOrDash(g.ID), g.Source, render.Dash(g.Role), render.Dash(g.Type+g.State), render.Dash(g.PNETID), g.VLANID, g.Conns)
+	fmt.Fprintf(&b, "%s link group %s (%s)  role %s type %s  pnetid %s vlan %d  conns %d\n", g.Kind, g.ID, g.Source, render.Dash(string(g.Role)), render.GroupState(g), render.Dash(g.PNETID), g.VLANID, g.Conns)
 	fmt.Fprintf(&b, "SMC %s  peer %s OS %s  EID %q  v2.1 limits: max links %d, max conns %d  direct %v\n", render.Version(g.Version, g.Release), render.Dash(g.PeerHost), render.Dash(g.PeerOS), g.EID, g.MaxLinks, g.MaxConns, g.Direct)
 	fmt.Fprintf(&b, "buffers: send %d B, RMB %d B\n", g.SndBufAlloc, g.RMBAlloc)
-	if g.DeleteReason != "" {
-		fmt.Fprintf(&b, "deleted: %s\n", g.DeleteReason)
+	if g.Deleted {
+		fmt.Fprintf(&b, "deleted: %s\n", render.ReasonOrDash(g.DeleteReason))
 	}
 	for _, k := range g.Links {
-		fmt.Fprintf(&b, "link %d %s  %s netdev %s  uid %#x peer %#x  conns %d  gid %s peer %s %s\n", k.ID, k.State, render.Device(k.IBDev, k.IBPort), render.Dash(k.NetDev), k.UID, k.PeerUID, k.Conns, render.Dash(k.GID), render.Dash(k.PeerGID), render.LinkWire(k))
+		fmt.Fprintf(&b, "link %d %s  %s netdev %s  uid %08x peer %08x  conns %d  gid %s peer %s %s\n", k.ID, k.State, render.Device(k.IBDev, k.IBPort), render.Dash(k.NetDev), k.UID, k.PeerUID, k.Conns, render.Dash(k.GID), render.Dash(k.PeerGID), render.LinkWire(k))
 	}
 	for _, h := range g.History {
-		b.WriteString("  " + h + "\n")
+		fmt.Fprintf(&b, "  %s frame %d: %s\n", h.Time.UTC().Format("15:04:05.000000"), h.Frame, h.Text)
 	}
 	return b.String()
 }
@@ -97,5 +97,5 @@ func (l *lgrs) Drill(key string) (string, string, bool) {
 			return "devices", k.IBDev, true
 		}
 	}
-	return "connections", render.HexOrDash(g.ID), true
+	return "connections", g.Key, true
 }

@@ -152,6 +152,9 @@ func lessCell(a, b string) bool {
 }
 
 func matches(r Row, f string) bool {
+	if strings.ToLower(r.Key) == f {
+		return true
+	}
 	for _, c := range r.Cells {
 		if strings.Contains(strings.ToLower(c), f) {
 			return true
