@@ -27,6 +27,9 @@ func runCount(ctx context.Context, m *monitor.Monitor, format string, interval t
 	if format == "json" {
 		enc.SetIndent("", "  ")
 	}
+	// Each broken counter is reported once, on stderr, so the output
+	// stays a clean document for scripts.
+	warned := map[string]bool{}
 	for i := 0; i < n; i++ {
 		if m.Wire() == nil || i > 0 {
 			select {
@@ -36,6 +39,12 @@ func runCount(ctx context.Context, m *monitor.Monitor, format string, interval t
 			}
 		}
 		s := m.Refresh()
+		for _, e := range m.CounterErrors() {
+			if !warned[e] {
+				warned[e] = true
+				fmt.Fprintln(os.Stderr, "smctop: RDMA counter left out: "+e)
+			}
+		}
 		var err error
 		if format == "text" {
 			err = render.Monitor(os.Stdout, s)

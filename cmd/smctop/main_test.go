@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -55,4 +58,39 @@ func TestTmux(t *testing.T) {
 	x.WaitFor("drill down")
 	x.Keys("Escape")
 	x.Keys("q")
+}
+
+// TestBrokenCounterOnce runs --once over a sysfs tree with one counter the
+// driver printed as "N/A": both RNICs are still listed, and stderr names
+// the counter left out.
+func TestBrokenCounterOnce(t *testing.T) {
+	root := t.TempDir()
+	if err := os.CopyFS(root, os.DirFS("../../rdmastats/testdata/sys")); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(root, "class/infiniband/mlx5_0/ports/1/counters/symbol_error")
+	if err := os.WriteFile(bad, []byte("N/A\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(build(t), "--netlink-replay", "../../smcnl/testdata/multilink-client-before", "--path.sysfs", root, "--once", "-o", "json")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v: %s", err, &stderr)
+	}
+	var s monitor.Snapshot
+	if err := json.Unmarshal(out, &s); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, d := range s.Devices {
+		names = append(names, d.Name)
+	}
+	if strings.Join(names, " ") != "mlx5_0 rxe0" {
+		t.Errorf("devices = %q, want mlx5_0 and rxe0 (sources %+v)", names, s.Sources)
+	}
+	if want := `mlx5_0/1 counters/symbol_error: unparsable "N/A"`; !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr %q does not name the broken counter (%s)", &stderr, want)
+	}
 }

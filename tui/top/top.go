@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rivo/tview"
+
 	"github.com/smcscope/smcscope/monitor"
 	"github.com/smcscope/smcscope/tui"
 )
@@ -22,6 +24,10 @@ type screen interface {
 type Top struct {
 	App     *tui.App
 	screens []screen
+	// counterErrs are the RDMA counters the monitor found but could not
+	// read (Monitor.CounterErrors): the devices are shown without them,
+	// and the status line says which are missing.
+	counterErrs []string
 }
 
 // New builds the dashboard's screens in the shell.
@@ -41,11 +47,11 @@ func (t *Top) Update(s monitor.Snapshot) {
 	for _, sc := range t.screens {
 		sc.update(&s)
 	}
-	t.App.SetStatus(status(&s))
+	t.App.SetStatus(t.status(&s))
 	t.App.Refresh()
 }
 
-func status(s *monitor.Snapshot) string {
+func (t *Top) status(s *monitor.Snapshot) string {
 	st := fmt.Sprintf("%s  %s", s.Origin, s.Time.Format("15:04:05"))
 	for _, src := range s.Sources {
 		if src.Name == "wire" {
@@ -57,6 +63,13 @@ func status(s *monitor.Snapshot) string {
 		if !src.Available && (src.Name == "sock_diag" || src.Name == "rdma_sysfs") {
 			st += fmt.Sprintf("  [yellow]%s: %s[-]", src.Name, src.Detail)
 		}
+	}
+	if n := len(t.counterErrs); n > 0 {
+		st += "  [yellow]" + tview.Escape(t.counterErrs[0])
+		if n > 1 {
+			st += fmt.Sprintf(" (+%d more)", n-1)
+		}
+		st += "[-]"
 	}
 	return st
 }
@@ -85,15 +98,17 @@ func (t *Top) Run(ctx context.Context, m *monitor.Monitor, o Options) error {
 	if w := m.Wire(); w != nil {
 		go func() { _ = w.Run(ctx) }()
 	}
-	refresh := func() monitor.Snapshot {
+	refresh := func() (monitor.Snapshot, []string) {
 		start := time.Now()
 		s := m.Refresh()
 		if o.OnSnapshot != nil {
 			o.OnSnapshot(s, time.Since(start))
 		}
-		return s
+		return s, m.CounterErrors()
 	}
-	t.Update(refresh())
+	s, errs := refresh()
+	t.counterErrs = errs
+	t.Update(s)
 	go func() {
 		tick := time.NewTicker(o.Interval)
 		defer tick.Stop()
@@ -107,8 +122,8 @@ func (t *Top) Run(ctx context.Context, m *monitor.Monitor, o Options) error {
 			if t.App.Paused() {
 				continue
 			}
-			s := refresh()
-			t.App.QueueUpdateDraw(func() { t.Update(s) })
+			s, errs := refresh()
+			t.App.QueueUpdateDraw(func() { t.counterErrs = errs; t.Update(s) })
 		}
 	}()
 	return t.App.Run()

@@ -2,13 +2,15 @@ package top
 
 import (
 	"context"
-	"github.com/smcscope/smcscope/internal/testutil"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/smcscope/smcscope/internal/testutil"
 	"github.com/smcscope/smcscope/monitor"
 )
 
@@ -135,5 +137,36 @@ func TestRunReplay(t *testing.T) {
 	scr := s.Until("1:qp0x11")
 	if !strings.Contains(scr, "deleted") {
 		t.Errorf("replayed link group not deleted at the end:\n%s", scr)
+	}
+}
+
+// brokenSysfs copies the sysfs fixture with one counter the driver printed
+// as "N/A".
+func brokenSysfs(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	if err := os.CopyFS(root, os.DirFS("../../rdmastats/testdata/sys")); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(root, "class/infiniband/rxe0/ports/1/hw_counters/rdma_sends")
+	if err := os.WriteFile(bad, []byte("N/A\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// TestBrokenCounterStatus checks that the devices stay listed beside one
+// unparsable counter and that the status line names that counter.
+func TestBrokenCounterStatus(t *testing.T) {
+	m := monitor.New(monitor.Options{SysfsRoot: brokenSysfs(t)})
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	tp := New()
+	s := testutil.NewScreen(t, tp.App.Application)
+	s.Start(120, 40, func() error { return tp.Run(ctx, m, Options{Interval: time.Hour}) })
+	s.Key(tcell.KeyRune, '4')
+	scr := s.Until(`rxe0/1 hw_counters/rdma_sends: unparsable "N/A"`)
+	if !strings.Contains(scr, "mlx5_0") || !strings.Contains(scr, "rxe0 ") {
+		t.Errorf("devices screen lacks the RNICs beside one broken counter:\n%s", scr)
 	}
 }
