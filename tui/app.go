@@ -1,7 +1,9 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
@@ -9,6 +11,21 @@ import (
 
 	"github.com/smcscope/smcscope/tui/widget"
 )
+
+// ErrNoTerminal says the process has no terminal to draw on.
+var ErrNoTerminal = errors.New("no terminal")
+
+// CheckTerminal returns ErrNoTerminal, with the cause, when the process
+// has no controlling terminal. tcell draws on /dev/tty whatever stdin and
+// stdout are, so without one (setsid, a service, ssh -T) the application
+// would fail only once it runs, after the caller has started its sources.
+func CheckTerminal() error {
+	f, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrNoTerminal, err)
+	}
+	return f.Close()
+}
 
 // Screen is one view of the shell: a table of rows and a detail text for
 // the selected row. Drill says where enter goes from a row.

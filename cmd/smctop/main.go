@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/smcscope/smcscope/monitor"
+	"github.com/smcscope/smcscope/tui"
 )
 
 func main() {
@@ -39,6 +40,12 @@ func main() {
 	if fs.NArg() > 0 || (*format != "text" && *format != "json" && *format != "jsonl") {
 		fmt.Fprintln(os.Stderr, "smctop: usage: smctop [--once [-o text|json]] [-r FILE | -i IFACE] [--listen ADDR]; -h lists the flags")
 		os.Exit(2)
+	}
+	if !*once && *count <= 0 && !*noTUI {
+		if err := tui.CheckTerminal(); err != nil {
+			fmt.Fprintln(os.Stderr, "smctop: no terminal: the dashboard needs one; use --once, --count N or --listen ADDR --no-tui")
+			os.Exit(2)
+		}
 	}
 	var o monitor.Options
 	switch {

@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/smcscope/smcscope/internal/testutil"
@@ -92,5 +94,45 @@ func TestBrokenCounterOnce(t *testing.T) {
 	}
 	if want := `mlx5_0/1 counters/symbol_error: unparsable "N/A"`; !strings.Contains(stderr.String(), want) {
 		t.Errorf("stderr %q does not name the broken counter (%s)", &stderr, want)
+	}
+}
+
+// noTTY runs the binary the way a service or `setsid smctop </dev/null`
+// does: in a new session, so there is no controlling terminal, with stdin
+// from /dev/null.
+func noTTY(t *testing.T, bin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	var o, e bytes.Buffer
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, &o, &e // nil stdin is /dev/null
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatal(err)
+	}
+	return o.String(), e.String(), cmd.ProcessState.ExitCode()
+}
+
+// TestNoTerminal checks that the dashboard without a terminal says which
+// flags work without one, instead of panicking in tview.
+func TestNoTerminal(t *testing.T) {
+	bin := build(t)
+	for _, args := range [][]string{
+		{"--netlink-replay", "../../smcnl/testdata/multilink-client-before"},
+		{"-r", "../../samples/multilink.pcap"},
+		{"--listen", "127.0.0.1:0"},
+		{},
+	} {
+		_, stderr, code := noTTY(t, bin, args...)
+		want := "smctop: no terminal: the dashboard needs one; use --once, --count N or --listen ADDR --no-tui\n"
+		if code != 2 || stderr != want {
+			t.Errorf("smctop %q without a terminal: exit %d, stderr %q; want 2, %q", args, code, stderr, want)
+		}
+	}
+	// The modes that need no terminal still run.
+	out, stderr, code := noTTY(t, bin, "-r", "../../samples/multilink.pcap", "--once")
+	if code != 0 || !strings.Contains(out, "0x1") {
+		t.Errorf("--once without a terminal: exit %d, stderr %q, stdout %.200q", code, stderr, out)
 	}
 }

@@ -115,7 +115,12 @@ func (t *Top) Run(ctx context.Context, m *monitor.Monitor, o Options) error {
 		for {
 			select {
 			case <-ctx.Done():
-				t.App.Stop()
+				// Queued, not called: before Run has set up its screen
+				// Stop finds none and the dashboard would run on, and
+				// after Run failed (no terminal) it would finalise a
+				// screen that never started. A queued Stop runs in the
+				// event loop or, when there is none, never.
+				t.App.QueueUpdate(t.App.Stop)
 				return
 			case <-tick.C:
 			}

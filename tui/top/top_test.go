@@ -2,9 +2,12 @@ package top
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -168,5 +171,25 @@ func TestBrokenCounterStatus(t *testing.T) {
 	scr := s.Until(`rxe0/1 hw_counters/rdma_sends: unparsable "N/A"`)
 	if !strings.Contains(scr, "mlx5_0") || !strings.Contains(scr, "rxe0 ") {
 		t.Errorf("devices screen lacks the RNICs beside one broken counter:\n%s", scr)
+	}
+}
+
+// TestRunWithoutTerminal runs the dashboard where tview cannot open a
+// terminal (a child of this test in a new session, so without a
+// controlling terminal): Run must return the error, not panic while
+// stopping a screen that never started.
+func TestRunWithoutTerminal(t *testing.T) {
+	if os.Getenv("SMCTOP_TEST_NO_TTY") == "1" {
+		m := monitor.New(monitor.Options{SysfsRoot: "../../rdmastats/testdata/sys"})
+		err := New().Run(context.Background(), m, Options{Interval: time.Hour})
+		fmt.Printf("Run returned: %v\n", err)
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestRunWithoutTerminal$")
+	cmd.Env = append(os.Environ(), "SMCTOP_TEST_NO_TTY=1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	out, err := cmd.CombinedOutput()
+	if err != nil || strings.Contains(string(out), "panic") || !strings.Contains(string(out), "Run returned: open /dev/tty") {
+		t.Errorf("Run without a terminal: %v\n%s", err, out)
 	}
 }
