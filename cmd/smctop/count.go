@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -11,10 +12,11 @@ import (
 	"github.com/smcscope/smcscope/render"
 )
 
-// runCount prints n snapshots an interval apart. A replay is read to its
-// end first; on a live host the first snapshot comes one interval after
-// a first refresh, so it has rates.
-func runCount(ctx context.Context, m *monitor.Monitor, format string, interval time.Duration, n int) int {
+// runCount prints c.count snapshots an interval apart. A replay is read
+// to its end first; on a live host the first snapshot comes one interval
+// after a first refresh, so it has rates. An interrupt ends the output
+// early but whole: a JSON array is still closed.
+func runCount(ctx context.Context, m *monitor.Monitor, c config) int {
 	if w := m.Wire(); w != nil {
 		if err := w.Run(ctx); err != nil {
 			fmt.Fprintln(os.Stderr, "smctop: "+err.Error())
@@ -23,20 +25,18 @@ func runCount(ctx context.Context, m *monitor.Monitor, format string, interval t
 	} else {
 		m.Refresh()
 	}
-	enc := json.NewEncoder(os.Stdout)
-	if format == "json" {
-		enc.SetIndent("", "  ")
+	out := &output{w: os.Stdout, format: c.format, array: c.format == "json" && !c.once}
+	if err := out.open(); err != nil {
+		fmt.Fprintln(os.Stderr, "smctop: "+err.Error())
+		return 1
 	}
 	// Each broken counter is reported once, on stderr, so the output
 	// stays a clean document for scripts.
 	warned := map[string]bool{}
-	for i := 0; i < n; i++ {
-		if m.Wire() == nil || i > 0 {
-			select {
-			case <-ctx.Done():
-				return 0
-			case <-time.After(interval):
-			}
+	code := 0
+	for i := 0; i < c.count; i++ {
+		if (m.Wire() == nil || i > 0) && !wait(ctx, c.interval) {
+			break
 		}
 		s := m.Refresh()
 		for _, e := range m.CounterErrors() {
@@ -45,16 +45,90 @@ func runCount(ctx context.Context, m *monitor.Monitor, format string, interval t
 				fmt.Fprintln(os.Stderr, "smctop: RDMA counter left out: "+e)
 			}
 		}
-		var err error
-		if format == "text" {
-			err = render.Monitor(os.Stdout, s)
-		} else {
-			err = enc.Encode(s)
-		}
-		if err != nil {
+		if err := out.write(s); err != nil {
 			fmt.Fprintln(os.Stderr, "smctop: "+err.Error())
 			return 1
 		}
 	}
-	return 0
+	if err := out.close(); err != nil {
+		fmt.Fprintln(os.Stderr, "smctop: "+err.Error())
+		code = 1
+	}
+	return code
+}
+
+// wait waits d and reports whether ctx is still going.
+func wait(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// output writes snapshots in one -o format. With array set (-o json with
+// --count) the snapshots are the elements of one JSON array, written as
+// they come, so a consumer can start before the last one and the whole
+// output stays one JSON document.
+type output struct {
+	w      io.Writer
+	format string
+	array  bool
+	n      int
+}
+
+func (o *output) open() error {
+	if !o.array {
+		return nil
+	}
+	_, err := io.WriteString(o.w, "[\n")
+	return err
+}
+
+func (o *output) write(s monitor.Snapshot) error {
+	defer func() { o.n++ }()
+	switch {
+	case o.format == "text":
+		return render.Monitor(o.w, s)
+	case o.format == "jsonl":
+		b, err := json.Marshal(s)
+		if err != nil {
+			return err
+		}
+		_, err = o.w.Write(append(b, '\n'))
+		return err
+	case o.array:
+		b, err := json.MarshalIndent(s, "  ", "  ")
+		if err != nil {
+			return err
+		}
+		sep := "  "
+		if o.n > 0 {
+			sep = ",\n  "
+		}
+		_, err = o.w.Write(append([]byte(sep), b...))
+		return err
+	default:
+		b, err := json.MarshalIndent(s, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = o.w.Write(append(b, '\n'))
+		return err
+	}
+}
+
+func (o *output) close() error {
+	if !o.array {
+		return nil
+	}
+	end := "]\n"
+	if o.n > 0 {
+		end = "\n]\n"
+	}
+	_, err := io.WriteString(o.w, end)
+	return err
 }

@@ -1,15 +1,19 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/smcscope/smcscope/internal/testutil"
 	"github.com/smcscope/smcscope/monitor"
@@ -134,5 +138,153 @@ func TestNoTerminal(t *testing.T) {
 	out, stderr, code := noTTY(t, bin, "-r", "../../samples/multilink.pcap", "--once")
 	if code != 0 || !strings.Contains(out, "0x1") {
 		t.Errorf("--once without a terminal: exit %d, stderr %q, stdout %.200q", code, stderr, out)
+	}
+}
+
+// TestBadFlags checks that each bad command line gets one line naming the
+// flag and exit status 2, without the usage and without starting the
+// dashboard (they run without a terminal, where it would fail).
+func TestBadFlags(t *testing.T) {
+	bin := build(t)
+	const pcap = "../../samples/multilink.pcap"
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--count", "0"}, "--count: must be 1 or more, got 0"},
+		{[]string{"--count", "-1"}, "--count: must be 1 or more, got -1"},
+		{[]string{"-r", pcap, "--speed", "-1"}, "--speed: must be a finite number ≥ 0, got -1"},
+		{[]string{"-r", pcap, "--speed", "NaN"}, "--speed: must be a finite number ≥ 0, got NaN"},
+		{[]string{"-r", pcap, "--speed", "Inf"}, "--speed: must be a finite number ≥ 0, got +Inf"},
+		{[]string{"--speed", "2"}, "--speed: only with -r FILE"},
+		{[]string{"--interval", "0", "--once"}, "--interval: must be positive, got 0s"},
+		{[]string{"--interval", "-1s", "--once"}, "--interval: must be positive, got -1s"},
+		{[]string{"--interval", "soon"}, `invalid value "soon" for flag -interval`},
+		{[]string{"-o", "yaml", "--once"}, `-o: unknown format "yaml" (text, json, jsonl)`},
+		{[]string{"-o", "json"}, "-o: only with --once or --count N"},
+		{[]string{"--once", "--count", "2"}, "--once and --count: use one"},
+		{[]string{"--no-tui"}, "--no-tui: only with --listen ADDR"},
+		{[]string{"--once", "--listen", "127.0.0.1:0"}, "--listen: not with --once or --count"},
+		{[]string{"-r", pcap, "-i", "lo"}, "-r and -i: use one"},
+		{[]string{"--frobnicate"}, "flag provided but not defined: -frobnicate"},
+		{[]string{"--once", "extra"}, `unexpected argument "extra"`},
+	} {
+		_, stderr, code := noTTY(t, bin, tt.args...)
+		if code != 2 || !strings.HasPrefix(stderr, "smctop: ") || !strings.Contains(stderr, tt.want) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("smctop %q: exit %d, stderr %q; want 2 and one line with %q", tt.args, code, stderr, tt.want)
+		}
+	}
+	out, stderr, code := noTTY(t, bin, "-h")
+	if code != 0 || !strings.Contains(out, "-count N") || stderr != "" {
+		t.Errorf("smctop -h: exit %d, stderr %q, stdout %q; want the flags on stdout", code, stderr, out)
+	}
+	_, stderr, code = noTTY(t, bin, "--netlink-replay", "/nonexistent", "--once")
+	if code != 1 || stderr != "smctop: --netlink-replay /nonexistent: no such file or directory\n" {
+		t.Errorf("--netlink-replay /nonexistent: exit %d, stderr %q; want 1 and the path", code, stderr)
+	}
+}
+
+// start runs the binary with its stdout and stderr on pipes; the test's
+// end kills it if it is still running.
+func start(t *testing.T, bin string, args ...string) (cmd *exec.Cmd, stdout, stderr *bufio.Reader) {
+	t.Helper()
+	cmd = exec.Command(bin, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	o, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	return cmd, bufio.NewReader(o), bufio.NewReader(e)
+}
+
+// within runs f, failing the test if it takes longer than 20 s (a read
+// from a process that never writes).
+func within(t *testing.T, what string, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); f() }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("%s: nothing within 20 s", what)
+	}
+}
+
+// TestListenPort checks that --listen with port 0 prints the bound address
+// and serves /metrics there.
+func TestListenPort(t *testing.T) {
+	cmd, _, stderr := start(t, build(t), "--listen", "127.0.0.1:0", "--no-tui", "-r", "../../samples/multilink.pcap")
+	var line string
+	within(t, "the serving line", func() { line, _ = stderr.ReadString('\n') })
+	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "smctop: serving /metrics on ")
+	if !ok || strings.HasSuffix(addr, ":0") {
+		t.Fatalf("stderr %q, want the bound address", line)
+	}
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), "smc_") {
+		t.Errorf("/metrics on %s: %.300s", addr, body)
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	within(t, "exit after SIGINT", func() { err = cmd.Wait() })
+	if err != nil {
+		t.Errorf("exit after SIGINT: %v", err)
+	}
+}
+
+// TestCountJSONArray checks that -o json with --count writes one JSON
+// array, also when SIGINT ends it early.
+func TestCountJSONArray(t *testing.T) {
+	bin := build(t)
+	out, err := exec.Command(bin, "-r", "../../samples/multilink.pcap", "--count", "2", "--interval", "1ms", "-o", "json").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ss []monitor.Snapshot
+	if err := json.Unmarshal(out, &ss); err != nil || len(ss) != 2 {
+		t.Fatalf("--count 2 -o json: %d snapshots, %v:\n%.300s", len(ss), err, out)
+	}
+
+	// The replay's first snapshot comes at once, the second an hour
+	// later: interrupt in between.
+	cmd, stdout, _ := start(t, bin, "-r", "../../samples/multilink.pcap", "--count", "5", "--interval", "1h", "-o", "json")
+	var buf bytes.Buffer
+	within(t, "the first snapshot", func() {
+		for !strings.Contains(buf.String(), "\n  }") {
+			b, err := stdout.ReadByte()
+			if err != nil {
+				return
+			}
+			buf.WriteByte(b)
+		}
+	})
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	within(t, "the rest after SIGINT", func() {
+		rest, _ := io.ReadAll(stdout)
+		buf.Write(rest)
+		err = cmd.Wait()
+	})
+	if err != nil {
+		t.Errorf("exit after SIGINT: %v", err)
+	}
+	ss = nil
+	if err := json.Unmarshal(buf.Bytes(), &ss); err != nil || len(ss) != 1 {
+		t.Errorf("interrupted --count 5 -o json: %d snapshots, %v:\n%s", len(ss), err, buf.Bytes())
 	}
 }
