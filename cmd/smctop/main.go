@@ -160,7 +160,7 @@ func run(args []string) int {
 		o.Wire = w
 	}
 	m := monitor.New(o)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), endSignals()...)
 	code := 0
 	if c.count > 0 {
 		code = runCount(ctx, m, c)
@@ -174,6 +174,18 @@ func run(args []string) int {
 		fmt.Fprintln(os.Stderr, "smctop: "+err.Error())
 	}
 	return code
+}
+
+// endSignals are the signals that end smctop the way q does: the
+// dashboard stops and restores the terminal (alternate screen, mouse
+// reporting), the tracefs instance is removed. SIGHUP is left alone when
+// it is ignored (nohup smctop --listen ADDR --no-tui), as the caller asked.
+func endSignals() []os.Signal {
+	sigs := []os.Signal{os.Interrupt, syscall.SIGTERM}
+	if !signal.Ignored(syscall.SIGHUP) {
+		sigs = append(sigs, syscall.SIGHUP)
+	}
+	return sigs
 }
 
 // unwrapPath drops the path an *os.PathError repeats, for messages that

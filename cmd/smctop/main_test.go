@@ -9,7 +9,10 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -286,5 +289,49 @@ func TestCountJSONArray(t *testing.T) {
 	ss = nil
 	if err := json.Unmarshal(buf.Bytes(), &ss); err != nil || len(ss) != 1 {
 		t.Errorf("interrupted --count 5 -o json: %d snapshots, %v:\n%s", len(ss), err, buf.Bytes())
+	}
+}
+
+// TestSignalRestoresTerminal sends each ending signal to the dashboard in
+// tmux: it must leave the alternate screen and turn mouse reporting off,
+// as q does.
+func TestSignalRestoresTerminal(t *testing.T) {
+	bin := build(t)
+	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			x := testutil.NewTmux(t, 100, 30, bin, "--netlink-replay", "../../smcnl/testdata/multilink-client-before",
+				"--path.sysfs", "../../rdmastats/testdata/sys")
+			// Keep the pane after smctop exits, to read its modes.
+			x.Run("set-option", "-w", "remain-on-exit", "on")
+			x.WaitFor("without redundancy")
+			const modes = "#{alternate_on} #{mouse_any_flag} #{mouse_button_flag} #{mouse_standard_flag}"
+			if got := x.Display(modes); got == "0 0 0 0" {
+				t.Fatalf("the dashboard runs without alternate screen or mouse (%s): nothing to restore", got)
+			}
+			pid, err := strconv.Atoi(x.Display("#{pane_pid}"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := syscall.Kill(pid, sig); err != nil {
+				t.Fatal(err)
+			}
+			x.WaitDisplay("#{pane_dead}", "1")
+			if got := x.Display(modes); got != "0 0 0 0" {
+				t.Errorf("after %v: alternate screen, any/button/standard mouse = %s, want 0 0 0 0", sig, got)
+			}
+		})
+	}
+}
+
+// TestEndSignalsKeepIgnoredHUP checks that SIGHUP, when ignored (nohup),
+// stays out of the signals that end smctop.
+func TestEndSignalsKeepIgnoredHUP(t *testing.T) {
+	if !slices.Contains(endSignals(), os.Signal(syscall.SIGHUP)) {
+		t.Errorf("endSignals() = %v, want SIGHUP while it is not ignored", endSignals())
+	}
+	signal.Ignore(syscall.SIGHUP)
+	defer signal.Reset(syscall.SIGHUP)
+	if slices.Contains(endSignals(), os.Signal(syscall.SIGHUP)) {
+		t.Errorf("endSignals() = %v with SIGHUP ignored, want it left out", endSignals())
 	}
 }

@@ -176,6 +176,29 @@ func (x *Tmux) WaitFor(want string) string {
 	}
 }
 
+// Display expands a tmux format for the pane: #{pane_pid},
+// #{alternate_on}, #{mouse_any_flag} ...
+func (x *Tmux) Display(format string) string {
+	x.t.Helper()
+	return strings.TrimSpace(x.Run("display-message", "-p", format))
+}
+
+// WaitDisplay polls the format until it expands to want (20 s at most).
+func (x *Tmux) WaitDisplay(format, want string) {
+	x.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		got := x.Display(format)
+		if got == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			x.t.Fatalf("tmux %s is %q, never %q", format, got, want)
+		}
+		time.Sleep(100 * time.Millisecond) // polling the pane
+	}
+}
+
 // GoBuild builds a package of the module into the test's temp dir.
 func GoBuild(t testing.TB, pkg, name string) string {
 	t.Helper()
