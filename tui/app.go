@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
@@ -136,7 +137,9 @@ func (a *App) Current() Screen { return a.screen() }
 
 func (a *App) screen() Screen { return a.screens[a.cur] }
 
-// SetStatus sets the status line's text (call on the UI goroutine).
+// SetStatus sets the status line's text (call on the UI goroutine). It
+// may hold colour tags, so user text in it (file and interface names,
+// error texts) must be passed through tview.Escape.
 func (a *App) SetStatus(s string) {
 	a.statusText = s
 	a.drawStatus()
@@ -153,7 +156,7 @@ func (a *App) drawStatus() {
 	}
 	t := a.screen().Table()
 	if f := t.Filter(); f != "" {
-		st += fmt.Sprintf("  filter %q: %d rows", f, len(t.Shown()))
+		st += fmt.Sprintf("  filter %s: %d rows", tview.Escape(strconv.Quote(f)), len(t.Shown()))
 	}
 	if c, desc := t.SortColumn(); c != "" {
 		st += "  sort " + c + map[bool]string{false: "↑", true: "↓"}[desc]
@@ -235,7 +238,7 @@ func (a *App) promptDone(k tcell.Key) {
 			return
 		}
 		if !a.ShowView(text, "") {
-			a.SetStatus(fmt.Sprintf("[red]no view %q[-]", text))
+			a.SetStatus(fmt.Sprintf("[red]no view %s[-]", tview.Escape(strconv.Quote(text))))
 		}
 	case mode == '/' && k == tcell.KeyEscape:
 		a.screen().Table().SetFilter("")

@@ -335,3 +335,25 @@ func TestEndSignalsKeepIgnoredHUP(t *testing.T) {
 		t.Errorf("endSignals() = %v with SIGHUP ignored, want it left out", endSignals())
 	}
 }
+
+// TestStatusLineFileName replays a capture whose name holds a tview colour
+// tag, at 80x24: the status line must show the name as written, once.
+func TestStatusLineFileName(t *testing.T) {
+	dir := t.TempDir()
+	pcap, err := os.ReadFile("../../samples/multilink.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const name = "x[red]y.pcap"
+	if err := os.WriteFile(filepath.Join(dir, name), pcap, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	x := testutil.NewTmuxIn(t, dir, 80, 24, build(t), "-r", name, "--interval", "100ms")
+	scr := x.WaitFor("frames, ended")
+	lines := strings.Split(strings.TrimRight(scr, "\n"), "\n")
+	status := lines[len(lines)-1]
+	if n := strings.Count(status, name); n != 1 || !strings.HasPrefix(status, "capture "+name+"  ") || !strings.Contains(status, " 4572 frames, ended") {
+		t.Errorf("status line %q: want the file name %q once, as written, then 4572 frames, ended", status, name)
+	}
+	x.Keys("q")
+}

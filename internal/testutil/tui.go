@@ -141,8 +141,19 @@ type Tmux struct {
 // NewTmux starts args in a w x h tmux pane (skips without tmux).
 func NewTmux(t testing.TB, w, h int, args ...string) *Tmux {
 	t.Helper()
+	return NewTmuxIn(t, "", w, h, args...)
+}
+
+// NewTmuxIn is NewTmux with the program started in directory dir ("" for
+// the test's own), for tests that pass short relative paths.
+func NewTmuxIn(t testing.TB, dir string, w, h int, args ...string) *Tmux {
+	t.Helper()
 	x := &Tmux{t: t, tmux: NeedTool(t, "tmux"), sock: filepath.Join(t.TempDir(), "tmux.sock")}
-	x.Run(append([]string{"new-session", "-d", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h)}, args...)...)
+	opts := []string{"new-session", "-d", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h)}
+	if dir != "" {
+		opts = append(opts, "-c", dir)
+	}
+	x.Run(append(opts, args...)...)
 	t.Cleanup(func() { _ = exec.Command(x.tmux, "-S", x.sock, "kill-server").Run() })
 	return x
 }

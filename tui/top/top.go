@@ -6,6 +6,7 @@ package top
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/rivo/tview"
@@ -51,17 +52,24 @@ func (t *Top) Update(s monitor.Snapshot) {
 	t.App.Refresh()
 }
 
+// status is the left part of the status line. Origins, source details
+// and errors carry file and interface names, which may contain what tview
+// reads as colour tags ("x[red]y.pcap"), so all of them are escaped.
 func (t *Top) status(s *monitor.Snapshot) string {
-	st := fmt.Sprintf("%s  %s", s.Origin, s.Time.Format("15:04:05"))
+	st := fmt.Sprintf("%s  %s", tview.Escape(s.Origin), s.Time.Format("15:04:05"))
 	for _, src := range s.Sources {
 		if src.Name == "wire" {
-			st += "  " + src.Detail
+			// The detail starts with the wire's name ("capture FILE: 12
+			// frames, ended"), which the origin has just shown: on 80
+			// columns the path twice pushes the rest off the line.
+			name := strings.TrimPrefix(s.Origin, "kernel+")
+			st += "  " + tview.Escape(strings.TrimPrefix(src.Detail, name+": "))
 		}
 		if !src.Available && s.Kernel == nil && src.Name == "sock_diag" && s.Origin != "kernel" {
 			continue // a replay: not reading the kernel is the point
 		}
 		if !src.Available && (src.Name == "sock_diag" || src.Name == "rdma_sysfs") {
-			st += fmt.Sprintf("  [yellow]%s: %s[-]", src.Name, src.Detail)
+			st += fmt.Sprintf("  [yellow]%s: %s[-]", src.Name, tview.Escape(src.Detail))
 		}
 	}
 	if n := len(t.counterErrs); n > 0 {

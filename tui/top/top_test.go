@@ -193,3 +193,23 @@ func TestRunWithoutTerminal(t *testing.T) {
 		t.Errorf("Run without a terminal: %v\n%s", err, out)
 	}
 }
+
+// TestUserTextEscaped types a filter and a view name that look like tview
+// colour tags: the status line must show them as typed.
+func TestUserTextEscaped(t *testing.T) {
+	h := newHarness(t, 120, 40)
+	h.Key(tcell.KeyRune, '2')
+	h.Key(tcell.KeyRune, '/')
+	h.Type("[red]x")
+	h.Key(tcell.KeyEnter, 0)
+	if scr := h.Sync(); !strings.Contains(scr, `filter "[red]x": 0 rows`) {
+		t.Errorf("filter [red]x not shown as typed:\n%s", scr)
+	}
+	h.Key(tcell.KeyEscape, 0)
+	h.Key(tcell.KeyRune, ':')
+	h.Type("[blue]y")
+	h.Key(tcell.KeyEnter, 0)
+	if scr := h.Sync(); !strings.Contains(scr, `no view "[blue]y"`) {
+		t.Errorf(":[blue]y not shown as typed:\n%s", scr)
+	}
+}
