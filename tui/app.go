@@ -59,6 +59,7 @@ type App struct {
 	prompt  *tview.InputField
 	keys    []Binding
 	paused  bool
+	onPause func(paused bool)
 	back    []place
 	// Status is the left part of the status line (source, refresh time);
 	// set with SetStatus.
@@ -129,8 +130,21 @@ func (a *App) complete(text string) string {
 // Keys returns the key table (for tests that check the help covers it).
 func (a *App) Keys() []Binding { return a.keys }
 
-// Paused reports whether refreshing is paused (p).
+// Paused reports whether the screens are paused (p); call it on the UI
+// goroutine.
 func (a *App) Paused() bool { return a.paused }
+
+// SetPauseFunc sets what runs, on the UI goroutine, when p pauses or
+// resumes the screens.
+func (a *App) SetPauseFunc(f func(paused bool)) { a.onPause = f }
+
+func (a *App) togglePause() {
+	a.paused = !a.paused
+	if a.onPause != nil {
+		a.onPause(a.paused)
+	}
+	a.drawStatus()
+}
 
 // Current returns the current screen.
 func (a *App) Current() Screen { return a.screen() }
@@ -277,7 +291,7 @@ func (a *App) keyTable() []Binding {
 		{Key: "s", Desc: "sort by the next column (again: reverse)", Match: Rune('s'), Do: func(*tcell.EventKey) { table().NextSort(); a.drawStatus() }},
 		{Key: "enter", Desc: "drill down: the selected row's link group, links or device", Match: KeyIs(tcell.KeyEnter), Do: func(*tcell.EventKey) { a.drill() }},
 		{Key: "esc", Desc: "back (or clear the filter, close help)", Match: KeyIs(tcell.KeyEscape), Do: func(*tcell.EventKey) { a.goBack() }},
-		{Key: "p", Desc: "pause / resume refreshing", Match: Rune('p'), Do: func(*tcell.EventKey) { a.paused = !a.paused; a.drawStatus() }},
+		{Key: "p", Desc: "pause / resume the screens (the exporter keeps refreshing)", Match: Rune('p'), Do: func(*tcell.EventKey) { a.togglePause() }},
 		{Key: "1-9", Desc: "views by number", Match: func(ev *tcell.EventKey) bool {
 			r := ev.Rune()
 			return ev.Key() == tcell.KeyRune && r >= '1' && r <= '9' && int(r-'1') < len(a.screens)

@@ -29,6 +29,27 @@ type Top struct {
 	// read (Monitor.CounterErrors): the devices are shown without them,
 	// and the status line says which are missing.
 	counterErrs []string
+	// pending is the newest refresh made while paused, shown on resume;
+	// only the UI goroutine uses it.
+	pending *refreshed
+}
+
+// refreshed is one refresh of the monitor.
+type refreshed struct {
+	snap monitor.Snapshot
+	errs []string // Monitor.CounterErrors
+}
+
+// show puts a refresh on the screens (UI goroutine); paused, it is kept
+// for the resume instead.
+func (t *Top) show(r refreshed) {
+	if t.App.Paused() {
+		t.pending = &r
+		return
+	}
+	t.pending = nil
+	t.counterErrs = r.errs
+	t.Update(r.snap)
 }
 
 // New builds the dashboard's screens in the shell.
@@ -106,17 +127,20 @@ func (t *Top) Run(ctx context.Context, m *monitor.Monitor, o Options) error {
 	if w := m.Wire(); w != nil {
 		go func() { _ = w.Run(ctx) }()
 	}
-	refresh := func() (monitor.Snapshot, []string) {
+	refresh := func() refreshed {
 		start := time.Now()
 		s := m.Refresh()
 		if o.OnSnapshot != nil {
 			o.OnSnapshot(s, time.Since(start))
 		}
-		return s, m.CounterErrors()
+		return refreshed{s, m.CounterErrors()}
 	}
-	s, errs := refresh()
-	t.counterErrs = errs
-	t.Update(s)
+	t.App.SetPauseFunc(func(paused bool) {
+		if !paused && t.pending != nil {
+			t.show(*t.pending)
+		}
+	})
+	t.show(refresh())
 	go func() {
 		tick := time.NewTicker(o.Interval)
 		defer tick.Stop()
@@ -132,11 +156,11 @@ func (t *Top) Run(ctx context.Context, m *monitor.Monitor, o Options) error {
 				return
 			case <-tick.C:
 			}
-			if t.App.Paused() {
-				continue
-			}
-			s, errs := refresh()
-			t.App.QueueUpdateDraw(func() { t.counterErrs = errs; t.Update(s) })
+			// Refreshing goes on while the screens are paused: the
+			// exporter (OnSnapshot) serves these snapshots, and events
+			// and rates need every interval.
+			r := refresh()
+			t.App.QueueUpdateDraw(func() { t.show(r) })
 		}
 	}()
 	return t.App.Run()

@@ -14,6 +14,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/smcscope/smcscope/internal/testutil"
+	"github.com/smcscope/smcscope/metrics"
 	"github.com/smcscope/smcscope/monitor"
 )
 
@@ -211,5 +212,53 @@ func TestUserTextEscaped(t *testing.T) {
 	h.Key(tcell.KeyEnter, 0)
 	if scr := h.Sync(); !strings.Contains(scr, `no view "[blue]y"`) {
 		t.Errorf(":[blue]y not shown as typed:\n%s", scr)
+	}
+}
+
+// statusLine returns the last line of a screen.
+func statusLine(scr string) string {
+	lines := strings.Split(strings.TrimRight(scr, "\n"), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+// TestPauseKeepsExporting pauses the dashboard with an exporter beside it
+// (metrics.Latest fed by OnSnapshot, as smctop --listen does): the screens
+// must stay on the snapshot from before the pause while the exporter's
+// snapshots go on, and resuming must show a newer one.
+func TestPauseKeepsExporting(t *testing.T) {
+	// Each refresh is one second later on this clock, so every snapshot
+	// shows its own time in the status line. Only the refresh goroutine
+	// calls it.
+	clock := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	m := monitor.New(monitor.Options{SysfsRoot: "../../rdmastats/testdata/sys",
+		Now: func() time.Time { clock = clock.Add(time.Second); return clock }})
+	latest := &metrics.Latest{}
+	exported := func() time.Time { s, _ := latest.Snapshot(); return s.Time }
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	tp := New()
+	s := testutil.NewScreen(t, tp.App.Application)
+	s.Start(120, 40, func() error {
+		return tp.Run(ctx, m, Options{Interval: 5 * time.Millisecond, OnSnapshot: latest.Set})
+	})
+	s.Key(tcell.KeyRune, 'p')
+	frozen := statusLine(s.Sync())
+	if !strings.HasPrefix(frozen, "PAUSED") {
+		t.Fatalf("p did not pause: %q", frozen)
+	}
+	paused := exported()
+	deadline := time.Now().Add(10 * time.Second)
+	for exported().Sub(paused) < 5*time.Second {
+		if time.Now().After(deadline) {
+			t.Fatalf("paused: the exporter's snapshot stays at %v, want refreshes to go on", exported())
+		}
+		time.Sleep(5 * time.Millisecond) // polling the exporter
+	}
+	if got := statusLine(s.Sync()); got != frozen {
+		t.Errorf("paused screens changed: %q, then %q", frozen, got)
+	}
+	s.Key(tcell.KeyRune, 'p')
+	if got := statusLine(s.Sync()); got == frozen || strings.HasPrefix(got, "PAUSED") {
+		t.Errorf("resumed, the status line is still %q", got)
 	}
 }
