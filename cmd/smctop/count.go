@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"time"
 
+	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/monitor"
 	"github.com/smcscope/smcscope/render"
 )
@@ -16,12 +18,15 @@ import (
 // to its end first; on a live host the first snapshot comes one interval
 // after a first refresh, so it has rates. An interrupt ends the output
 // early but whole: a JSON array is still closed.
+//
+// A capture that fails part-way (cut short, a corrupt record) still gets
+// its snapshots of everything read up to the failure, as the dashboard
+// shows them; the error follows them, and the exit status is smcdump's
+// for the same file: 2 when the file is damaged, 1 for other failures.
 func runCount(ctx context.Context, m *monitor.Monitor, c config) int {
+	var readErr error
 	if w := m.Wire(); w != nil {
-		if err := w.Run(ctx); err != nil {
-			fmt.Fprintln(os.Stderr, "smctop: "+err.Error())
-			return 1
-		}
+		readErr = w.Run(ctx)
 	} else {
 		m.Refresh()
 	}
@@ -54,7 +59,22 @@ func runCount(ctx context.Context, m *monitor.Monitor, c config) int {
 		fmt.Fprintln(os.Stderr, "smctop: "+err.Error())
 		code = 1
 	}
+	if readErr != nil {
+		fmt.Fprintln(os.Stderr, "smctop: "+readErr.Error())
+		if damaged(readErr) {
+			return 2
+		}
+		return 1
+	}
 	return code
+}
+
+// damaged reports whether err is a capture file damaged part-way, which
+// smcdump exits 2 for (output.ExitCode): the output is incomplete, not
+// absent.
+func damaged(err error) bool {
+	return errors.Is(err, capture.ErrTruncatedFile) || errors.Is(err, capture.ErrCorruptRecord) ||
+		errors.Is(err, capture.ErrChanged)
 }
 
 // wait waits d and reports whether ctx is still going.

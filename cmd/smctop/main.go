@@ -108,7 +108,8 @@ func parseArgs(args []string, out io.Writer) (config, error) {
 func main() { os.Exit(run(os.Args[1:])) }
 
 // run is smctop; it returns the exit status: 0, 1 when a source or
-// the output failed, 2 for a bad command line or no terminal.
+// the output failed, 2 for a bad command line, no terminal, or (as
+// smcdump) a capture damaged part-way, whose snapshots are still printed.
 func run(args []string) int {
 	c, err := parseArgs(args, os.Stdout)
 	if errors.Is(err, errHelp) {

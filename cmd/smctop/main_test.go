@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"io"
@@ -356,4 +357,68 @@ func TestStatusLineFileName(t *testing.T) {
 		t.Errorf("status line %q: want the file name %q once, as written, then 4572 frames, ended", status, name)
 	}
 	x.Keys("q")
+}
+
+// cutCapture writes samples/multilink.pcap cut in the middle of record
+// frame (1-based) and returns its path.
+func cutCapture(t *testing.T, frame int) string {
+	t.Helper()
+	b, err := os.ReadFile("../../samples/multilink.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if binary.LittleEndian.Uint32(b) != 0xa1b2c3d4 {
+		t.Fatal("samples/multilink.pcap is not a little-endian microsecond pcap")
+	}
+	off := 24 // the file header; then 16-byte record headers
+	for i := 1; i < frame; i++ {
+		off += 16 + int(binary.LittleEndian.Uint32(b[off+8:]))
+	}
+	incl := int(binary.LittleEndian.Uint32(b[off+8:]))
+	p := filepath.Join(t.TempDir(), "cut.pcap")
+	if err := os.WriteFile(p, b[:off+16+incl/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestTruncatedOnce runs --once and --count over a capture cut inside a
+// record: the snapshot of what was read comes first, then one line naming
+// the file and the frame, and exit status 2, as smcdump has for it.
+func TestTruncatedOnce(t *testing.T) {
+	bin := build(t)
+	pcap := cutCapture(t, 2000)
+	wantErr := "smctop: " + pcap + ": frame 2000 (file offset 0x"
+	for _, args := range [][]string{{"--once", "-o", "json"}, {"--count", "2", "--interval", "1ms", "-o", "jsonl"}, {"--once"}} {
+		cmd := exec.Command(bin, append([]string{"-r", pcap}, args...)...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, _ := cmd.Output()
+		if code := cmd.ProcessState.ExitCode(); code != 2 {
+			t.Errorf("%q: exit %d, want 2", args, code)
+		}
+		if e := stderr.String(); !strings.HasPrefix(e, wantErr) || !strings.HasSuffix(e, ": truncated record: the file ends inside it\n") || strings.Count(e, "\n") != 1 {
+			t.Errorf("%q: stderr %q, want one line naming the file and frame 2000", args, e)
+		}
+		if args[len(args)-1] == "--once" {
+			if !strings.Contains(string(out), "frames") || !strings.Contains(string(out), "0x1") {
+				t.Errorf("%q: text output lacks the link group read before the cut:\n%.500s", args, out)
+			}
+			continue
+		}
+		dec := json.NewDecoder(bytes.NewReader(out))
+		n := 0
+		for ; dec.More(); n++ {
+			var s monitor.Snapshot
+			if err := dec.Decode(&s); err != nil {
+				t.Fatalf("%q: %v", args, err)
+			}
+			if len(s.LinkGroups) == 0 || s.Overview.SMCR == 0 {
+				t.Errorf("%q: snapshot %d lacks what was read before the cut: %+v", args, n, s.Overview)
+			}
+		}
+		if want := map[bool]int{true: 1, false: 2}[args[0] == "--once"]; n != want {
+			t.Errorf("%q: %d snapshots, want %d", args, n, want)
+		}
+	}
 }
