@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -81,6 +82,39 @@ const notAvailable = "N/A (no PMA)"
 // often than that returns the same values.
 const lifespanFile = "lifespan"
 
+// CounterError is a counter file that exists but could not be read or
+// parsed (a driver printing "N/A", a file that fails to read). The counter
+// is left out, as an unsupported one is, and every other counter and
+// device is still read: one bad file must not hide every RNIC. Key.Name
+// is empty when the directory itself could not be listed.
+type CounterError struct {
+	Key
+	Err error
+}
+
+// Error names the counter as "rxe0/1 hw_counters/rdma_sends: <why>"
+// (device-wide counters without the port).
+func (e *CounterError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Device)
+	if e.Port != 0 {
+		b.WriteByte('/')
+		b.WriteString(strconv.Itoa(e.Port))
+	}
+	b.WriteByte(' ')
+	b.WriteString(e.Source.String())
+	if e.Name != "" {
+		b.WriteByte('/')
+		b.WriteString(e.Name)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Err.Error())
+	return b.String()
+}
+
+// Unwrap returns the cause (a *fs.PathError's errno, or the parse error).
+func (e *CounterError) Unwrap() error { return e.Err }
+
 // counterDir is the result of reading one counters/ or hw_counters/
 // directory. A nil Counters means the directory does not exist, which is
 // different from a directory whose every file was unsupported.
@@ -89,36 +123,40 @@ type counterDir struct {
 	lifespan time.Duration
 }
 
-// readCounters reads every counter file of dir into a map. pma selects
-// the PMA normalisation (words to bytes).
-func readCounters(dir string, pma bool) (counterDir, error) {
+// readCounters reads every counter file of dir into a map; k names the
+// directory (Name empty) and selects the PMA normalisation (words to
+// bytes) for SourcePMA. Broken counters go to bad.
+func readCounters(dir string, k Key, bad func(*CounterError)) counterDir {
 	var c Counters
-	found, lifespan, err := walkCounters(dir, pma, func(name string, v uint64) {
+	found, lifespan := walkCounters(dir, k, func(name string, v uint64) {
 		if c == nil {
 			c = make(Counters)
 		}
 		c[name] = v
-	})
-	if err != nil || !found {
-		return counterDir{}, err
+	}, bad)
+	if !found {
+		return counterDir{}
 	}
 	if c == nil {
 		c = Counters{} // present but every counter unsupported: not nil
 	}
-	return counterDir{counters: c, lifespan: lifespan}, nil
+	return counterDir{counters: c, lifespan: lifespan}
 }
 
 // walkCounters calls add for every counter file of dir and reports whether
 // dir exists. An unsupported counter is left out; a file that exists but
-// cannot be read or parsed is an error naming the file. Snapshot uses it
-// directly so that a refresh fills one map instead of one per port.
-func walkCounters(dir string, pma bool, add func(name string, v uint64)) (found bool, lifespan time.Duration, err error) {
+// cannot be read or parsed is left out too and passed to bad, keyed by k
+// with its name. Snapshot uses it directly so that a refresh fills one map
+// instead of one per port.
+func walkCounters(dir string, k Key, add func(name string, v uint64), bad func(*CounterError)) (found bool, lifespan time.Duration) {
+	pma := k.Source == SourcePMA
 	ents, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return false, 0, nil
+		return false, 0
 	}
 	if err != nil {
-		return false, 0, fmt.Errorf("listing counters: %w", err)
+		bad(&CounterError{Key: k, Err: unreadable(err)})
+		return false, 0
 	}
 	var buf [64]byte // a counter is at most 20 digits; "N/A (no PMA)" fits too
 	for _, e := range ents {
@@ -126,18 +164,22 @@ func walkCounters(dir string, pma bool, add func(name string, v uint64)) (found 
 			continue
 		}
 		name := e.Name()
-		path := filepath.Join(dir, name)
-		b, ok, err := readSmall(path, buf[:])
-		if err != nil {
-			return false, 0, err
+		b, ok, err := readRaw(filepath.Join(dir, name), buf[:])
+		var v uint64
+		if err == nil && ok {
+			b = bytes.TrimSpace(b)
+			if string(b) == notAvailable {
+				continue
+			}
+			v, err = parseDecimal(b)
 		}
-		b = bytes.TrimSpace(b)
-		if !ok || string(b) == notAvailable {
+		if err != nil {
+			k.Name = name
+			bad(&CounterError{Key: k, Err: unreadable(err)})
 			continue
 		}
-		v, err := parseDecimal(b)
-		if err != nil {
-			return false, 0, fmt.Errorf("failed to parse counter %q: %w", path, err)
+		if !ok {
+			continue
 		}
 		if !pma && name == lifespanFile {
 			lifespan = time.Duration(v) * time.Millisecond
@@ -150,20 +192,42 @@ func walkCounters(dir string, pma bool, add func(name string, v uint64)) (found 
 		}
 		add(name, v)
 	}
-	return true, lifespan, nil
+	return true, lifespan
+}
+
+// unreadable shortens an I/O error to its cause: CounterError already
+// names the file, and a sysfs path repeated in every message of a status
+// line buries the counter's name.
+func unreadable(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("unreadable: %w", pe.Err)
+	}
+	return err
 }
 
 // readSmall reads a sysfs attribute of at most len(buf) bytes into buf
+// (see readRaw); errors name the file.
+func readSmall(path string, buf []byte) (b []byte, ok bool, err error) {
+	b, ok, err = readRaw(path, buf)
+	if err != nil {
+		return nil, false, fmt.Errorf("failed to read file %q: %w", path, err)
+	}
+	return b, ok, nil
+}
+
+// readRaw reads a sysfs attribute of at most len(buf) bytes into buf
 // without the per-file buffer and stat of os.ReadFile: a refresh reads
 // dozens of counters per port. ok is false for unsupported attributes
-// (see unsupported).
-func readSmall(path string, buf []byte) (b []byte, ok bool, err error) {
+// (see unsupported). Errors do not repeat the path beyond what the
+// *fs.PathError carries.
+func readRaw(path string, buf []byte) (b []byte, ok bool, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		if unsupported(err) {
 			return nil, false, nil
 		}
-		return nil, false, fmt.Errorf("failed to read file %q: %w", path, err)
+		return nil, false, err
 	}
 	defer f.Close()
 	n := 0
@@ -177,7 +241,7 @@ func readSmall(path string, buf []byte) (b []byte, ok bool, err error) {
 			if unsupported(err) {
 				return nil, false, nil
 			}
-			return nil, false, fmt.Errorf("failed to read file %q: %w", path, err)
+			return nil, false, err
 		}
 		if m == 0 {
 			break
@@ -187,7 +251,7 @@ func readSmall(path string, buf []byte) (b []byte, ok bool, err error) {
 	// buffer is not one of the short attributes read here.
 	if n == len(buf) {
 		if m, _ := f.Read(buf[:1]); m > 0 {
-			return nil, false, fmt.Errorf("file %q: longer than %d bytes", path, len(buf))
+			return nil, false, fmt.Errorf("longer than %d bytes", len(buf))
 		}
 	}
 	return buf[:n], true, nil
@@ -197,16 +261,16 @@ func readSmall(path string, buf []byte) (b []byte, ok bool, err error) {
 // string first.
 func parseDecimal(b []byte) (uint64, error) {
 	if len(b) == 0 {
-		return 0, errors.New("empty counter")
+		return 0, errors.New("empty")
 	}
 	var v uint64
 	for _, c := range b {
 		if c < '0' || c > '9' {
-			return 0, fmt.Errorf("invalid counter %q", b)
+			return 0, fmt.Errorf("unparsable %q", b)
 		}
 		d := uint64(c - '0')
 		if v > (math.MaxUint64-d)/10 {
-			return 0, fmt.Errorf("counter %q overflows 64 bits", b)
+			return 0, fmt.Errorf("%q overflows 64 bits", b)
 		}
 		v = v*10 + d
 	}

@@ -47,6 +47,10 @@ type Device struct {
 	HWLifespan time.Duration
 
 	Ports []Port
+
+	// Errors are the counters of the device and its ports that exist but
+	// could not be read or parsed; each is missing from its Counters.
+	Errors []*CounterError
 }
 
 // Port is one port of a Device (ports/<Port>).
@@ -267,10 +271,8 @@ func (f FS) Device(name string) (Device, error) {
 	if d.Netdevs, err = listNames(f.path(classDir, name, "device", "net")); err != nil {
 		return Device{}, fmt.Errorf("RDMA device %s: %w", name, err)
 	}
-	hw, err := readCounters(f.path(classDir, name, "hw_counters"), false)
-	if err != nil {
-		return Device{}, fmt.Errorf("RDMA device %s: %w", name, err)
-	}
+	bad := func(e *CounterError) { d.Errors = append(d.Errors, e) }
+	hw := readCounters(f.path(classDir, name, "hw_counters"), Key{Device: name, Source: SourceHW}, bad)
 	d.HWCounters, d.HWLifespan = hw.counters, hw.lifespan
 
 	ports, err := f.portNumbers(name)
@@ -278,7 +280,7 @@ func (f FS) Device(name string) (Device, error) {
 		return Device{}, err
 	}
 	for _, pn := range ports {
-		p, err := f.port(name, pn)
+		p, err := f.port(name, pn, bad)
 		if err != nil {
 			return Device{}, fmt.Errorf("RDMA device %s port %d: %w", name, pn, err)
 		}
@@ -287,7 +289,7 @@ func (f FS) Device(name string) (Device, error) {
 	return d, nil
 }
 
-func (f FS) port(dev string, pn int) (Port, error) {
+func (f FS) port(dev string, pn int, bad func(*CounterError)) (Port, error) {
 	ps := strconv.Itoa(pn)
 	p := Port{Port: pn}
 	read := func(file string) (string, error) {
@@ -315,14 +317,8 @@ func (f FS) port(dev string, pn int) (Port, error) {
 	if p.GIDs, err = f.gids(dev, ps, p.LinkLayer); err != nil {
 		return p, err
 	}
-	pma, err := readCounters(f.path(classDir, dev, "ports", ps, "counters"), true)
-	if err != nil {
-		return p, err
-	}
-	hw, err := readCounters(f.path(classDir, dev, "ports", ps, "hw_counters"), false)
-	if err != nil {
-		return p, err
-	}
+	pma := readCounters(f.path(classDir, dev, "ports", ps, "counters"), Key{dev, pn, SourcePMA, ""}, bad)
+	hw := readCounters(f.path(classDir, dev, "ports", ps, "hw_counters"), Key{dev, pn, SourceHW, ""}, bad)
 	p.Counters, p.HWCounters, p.HWLifespan = pma.counters, hw.counters, hw.lifespan
 	return p, nil
 }

@@ -39,6 +39,12 @@
 // that went backwards as StatusReset with the value counted since the
 // reset, never as a negative or wrapped-around rate.
 //
+// A counter file that exists but cannot be read or parsed (a driver
+// printing "N/A", an I/O error) is left out the same way and reported as
+// a CounterError in Device.Errors or Snapshot.Errors, naming device, port
+// and file; the other counters and devices are still read, so one bad
+// file does not hide every RNIC.
+//
 // # Netdevs
 //
 // FS.PortForNetdev maps a network interface to its device and port

@@ -347,40 +347,59 @@ func TestDeviceWideHWCounters(t *testing.T) {
 	}
 }
 
-// TestBrokenFiles checks that a file which exists but cannot be read or
-// parsed fails the read with its path, instead of turning into a zero.
-func TestBrokenFiles(t *testing.T) {
+// TestBrokenCounters checks that a counter file which exists but cannot
+// be read or parsed is left out and reported with its device, port and
+// name, while every other counter and device is still read: one driver
+// quirk must not hide every RNIC.
+func TestBrokenCounters(t *testing.T) {
 	t.Parallel()
 	const port = "class/infiniband/rxe0/ports/1/"
+	loop := func(t *testing.T, root, rel string) {
+		// A symlink loop cannot be read even by root, unlike chmod 000.
+		p := filepath.Join(root, rel)
+		if err := os.RemoveAll(p); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(filepath.Base(p), p); err != nil {
+			t.Fatal(err)
+		}
+	}
 	tests := []struct {
 		name  string
 		setup func(t *testing.T, root string)
+		key   Key
+		want  string // the error's text
 	}{
+		{"N/A in a PMA counter", func(t *testing.T, root string) {
+			writeFile(t, root, "class/infiniband/mlx5_0/ports/1/counters/symbol_error", "N/A\n")
+		}, Key{"mlx5_0", 1, SourcePMA, "symbol_error"}, `mlx5_0/1 counters/symbol_error: unparsable "N/A"`},
 		{"unreadable counter", func(t *testing.T, root string) {
-			// A symlink loop cannot be read even by root, unlike chmod 000.
-			p := filepath.Join(root, port, "hw_counters/rdma_sends")
-			if err := os.Remove(p); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Symlink("rdma_sends", p); err != nil {
-				t.Fatal(err)
-			}
-		}},
+			loop(t, root, port+"hw_counters/rdma_sends")
+		}, Key{"rxe0", 1, SourceHW, "rdma_sends"}, "rxe0/1 hw_counters/rdma_sends: unreadable: too many levels of symbolic links"},
 		{"garbage counter", func(t *testing.T, root string) {
 			writeFile(t, root, port+"hw_counters/rdma_sends", "lots\n")
-		}},
+		}, Key{"rxe0", 1, SourceHW, "rdma_sends"}, `rxe0/1 hw_counters/rdma_sends: unparsable "lots"`},
 		{"negative counter", func(t *testing.T, root string) {
 			writeFile(t, root, port+"hw_counters/rdma_sends", "-1\n")
-		}},
+		}, Key{"rxe0", 1, SourceHW, "rdma_sends"}, `rxe0/1 hw_counters/rdma_sends: unparsable "-1"`},
+		{"overflowing counter", func(t *testing.T, root string) {
+			writeFile(t, root, port+"hw_counters/rdma_sends", "18446744073709551616\n")
+		}, Key{"rxe0", 1, SourceHW, "rdma_sends"}, `rxe0/1 hw_counters/rdma_sends: "18446744073709551616" overflows 64 bits`},
 		{"oversized counter file", func(t *testing.T, root string) {
 			writeFile(t, root, port+"hw_counters/rdma_sends", strings.Repeat("1", 100)+"\n")
-		}},
+		}, Key{"rxe0", 1, SourceHW, "rdma_sends"}, "rxe0/1 hw_counters/rdma_sends: longer than 64 bytes"},
 		{"empty counter file", func(t *testing.T, root string) {
 			writeFile(t, root, port+"hw_counters/rdma_sends", "\n")
-		}},
+		}, Key{"rxe0", 1, SourceHW, "rdma_sends"}, "rxe0/1 hw_counters/rdma_sends: empty"},
 		{"garbage lifespan", func(t *testing.T, root string) {
 			writeFile(t, root, port+"hw_counters/lifespan", "12ms\n")
-		}},
+		}, Key{"rxe0", 1, SourceHW, "lifespan"}, `rxe0/1 hw_counters/lifespan: unparsable "12ms"`},
+		{"device-wide counter", func(t *testing.T, root string) {
+			writeFile(t, root, "class/infiniband/mlx5_0/hw_counters/rx_write_requests", "N/A\n")
+		}, Key{"mlx5_0", 0, SourceHW, "rx_write_requests"}, `mlx5_0 hw_counters/rx_write_requests: unparsable "N/A"`},
+		{"unlistable counter directory", func(t *testing.T, root string) {
+			loop(t, root, "class/infiniband/mlx5_0/ports/1/counters")
+		}, Key{"mlx5_0", 1, SourcePMA, ""}, "mlx5_0/1 counters: unreadable: too many levels of symbolic links"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -388,19 +407,62 @@ func TestBrokenFiles(t *testing.T) {
 			root := copyFixture(t)
 			tt.setup(t, root)
 			f := NewFS(root)
-			_, derr := f.Devices()
-			_, serr := f.Snapshot()
-			for call, err := range map[string]error{"Devices": derr, "Snapshot": serr} {
-				if err == nil {
-					t.Errorf("%s() error = nil, want one", call)
-					continue
+			devs, err := f.Devices()
+			if err != nil {
+				t.Fatalf("Devices() error = %v, want the broken counter skipped", err)
+			}
+			if len(devs) != 2 {
+				t.Fatalf("Devices() = %d devices, want mlx5_0 and rxe0", len(devs))
+			}
+			var got []string
+			for _, d := range devs {
+				for _, e := range d.Errors {
+					if e.Device != d.Name {
+						t.Errorf("%s carries an error of %s", d.Name, e.Device)
+					}
+					got = append(got, e.Error())
+					if e.Key != tt.key {
+						t.Errorf("error key = %+v, want %+v", e.Key, tt.key)
+					}
 				}
-				if !strings.Contains(err.Error(), "rxe0") || !strings.Contains(err.Error(), "hw_counters") {
-					t.Errorf("%s() error %q does not name the device and file", call, err)
+			}
+			if want := []string{tt.want}; !cmp.Equal(got, want) {
+				t.Errorf("Devices() counter errors = %q, want %q", got, want)
+			}
+			// The other counters of the same directory and device, and
+			// the other device, are still read.
+			mlx, rxe := devs[0], devs[1]
+			if v, ok := rxe.Ports[0].HWCounters.Get("rdma_recvs"); !ok || v != 515 {
+				t.Errorf("rxe0 rdma_recvs = %d, %v; want 515", v, ok)
+			}
+			if v, ok := mlx.Ports[0].HWCounters.Get("out_of_sequence"); !ok {
+				t.Errorf("mlx5_0 out_of_sequence = %d, %v; want present", v, ok)
+			}
+			if tt.key.Name != "" {
+				if v, ok := mlx.Ports[0].Counters.Get("link_downed"); !ok {
+					t.Errorf("mlx5_0 link_downed = %d, %v; want present", v, ok)
 				}
-				if errors.Is(err, ErrNoDevices) {
-					t.Errorf("%s() error %v matches ErrNoDevices", call, err)
-				}
+			}
+
+			s, err := f.Snapshot()
+			if err != nil {
+				t.Fatalf("Snapshot() error = %v, want the broken counter skipped", err)
+			}
+			if v, ok := s.Values[tt.key]; ok {
+				t.Errorf("Snapshot() has %+v = %d, want it left out", tt.key, v)
+			}
+			if _, ok := s.Values[Key{"rxe0", 1, SourceHW, "rdma_recvs"}]; !ok {
+				t.Error("Snapshot() lost rxe0 rdma_recvs")
+			}
+			got = got[:0]
+			for _, e := range s.Errors {
+				got = append(got, e.Error())
+			}
+			if want := []string{tt.want}; !cmp.Equal(got, want) {
+				t.Errorf("Snapshot() counter errors = %q, want %q", got, want)
+			}
+			if len(s.Errors) > 0 && !errors.Is(s.Errors[0], s.Errors[0].Err) {
+				t.Error("CounterError does not unwrap to its cause")
 			}
 		})
 	}
@@ -419,7 +481,6 @@ func TestUnreadableAttributes(t *testing.T) {
 		"class/infiniband/mlx5_0/ports/1/gids/0",
 		"class/infiniband/mlx5_0/ports/1/gid_attrs/types/0",
 		"class/infiniband/mlx5_0/ports/1/gid_attrs/ndevs/0",
-		"class/infiniband/mlx5_0/ports/1/counters/port_rcv_data",
 	} {
 		t.Run(rel, func(t *testing.T) {
 			t.Parallel()

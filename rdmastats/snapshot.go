@@ -2,7 +2,6 @@ package rdmastats
 
 import (
 	"cmp"
-	"fmt"
 	"strconv"
 	"time"
 )
@@ -55,6 +54,9 @@ type Snapshot struct {
 	// (Source SourceHW, Name "lifespan"). A refresh faster than the
 	// longest one shows stale values.
 	Lifespans map[Key]time.Duration
+	// Errors are the counters that exist but could not be read or
+	// parsed; each is missing from Values.
+	Errors []*CounterError
 }
 
 // MaxLifespan returns the longest hw_counters lifespan in the snapshot, 0
@@ -81,33 +83,27 @@ func (f FS) Snapshot() (Snapshot, error) {
 		Values:    make(map[Key]uint64, 64*len(names)),
 		Lifespans: make(map[Key]time.Duration),
 	}
-	read := func(dir string, k Key, pma bool) error {
-		found, life, err := walkCounters(dir, pma, func(name string, v uint64) {
+	bad := func(e *CounterError) { s.Errors = append(s.Errors, e) }
+	read := func(dir string, k Key) {
+		found, life := walkCounters(dir, k, func(name string, v uint64) {
 			k.Name = name
 			s.Values[k] = v
-		})
-		if found && !pma && life > 0 {
+		}, bad)
+		if found && k.Source == SourceHW && life > 0 {
 			k.Name = lifespanFile
 			s.Lifespans[k] = life
 		}
-		return err
 	}
 	for _, dev := range names {
-		if err := read(f.path(classDir, dev, "hw_counters"), Key{Device: dev, Source: SourceHW}, false); err != nil {
-			return Snapshot{}, fmt.Errorf("RDMA device %s: %w", dev, err)
-		}
+		read(f.path(classDir, dev, "hw_counters"), Key{Device: dev, Source: SourceHW})
 		ports, err := f.portNumbers(dev)
 		if err != nil {
 			return Snapshot{}, err
 		}
 		for _, pn := range ports {
 			ps := strconv.Itoa(pn)
-			if err := read(f.path(classDir, dev, "ports", ps, "counters"), Key{dev, pn, SourcePMA, ""}, true); err != nil {
-				return Snapshot{}, fmt.Errorf("RDMA device %s port %d: %w", dev, pn, err)
-			}
-			if err := read(f.path(classDir, dev, "ports", ps, "hw_counters"), Key{dev, pn, SourceHW, ""}, false); err != nil {
-				return Snapshot{}, fmt.Errorf("RDMA device %s port %d: %w", dev, pn, err)
-			}
+			read(f.path(classDir, dev, "ports", ps, "counters"), Key{dev, pn, SourcePMA, ""})
+			read(f.path(classDir, dev, "ports", ps, "hw_counters"), Key{dev, pn, SourceHW, ""})
 		}
 	}
 	return s, nil

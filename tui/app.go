@@ -1,7 +1,10 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
+	"os"
+	"strconv"
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
@@ -9,6 +12,21 @@ import (
 
 	"github.com/smcscope/smcscope/tui/widget"
 )
+
+// ErrNoTerminal says the process has no terminal to draw on.
+var ErrNoTerminal = errors.New("no terminal")
+
+// CheckTerminal returns ErrNoTerminal, with the cause, when the process
+// has no controlling terminal. tcell draws on /dev/tty whatever stdin and
+// stdout are, so without one (setsid, a service, ssh -T) the application
+// would fail only once it runs, after the caller has started its sources.
+func CheckTerminal() error {
+	f, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrNoTerminal, err)
+	}
+	return f.Close()
+}
 
 // Screen is one view of the shell: a table of rows and a detail text for
 // the selected row. Drill says where enter goes from a row.
@@ -41,6 +59,7 @@ type App struct {
 	prompt  *tview.InputField
 	keys    []Binding
 	paused  bool
+	onPause func(paused bool)
 	back    []place
 	// Status is the left part of the status line (source, refresh time);
 	// set with SetStatus.
@@ -111,15 +130,30 @@ func (a *App) complete(text string) string {
 // Keys returns the key table (for tests that check the help covers it).
 func (a *App) Keys() []Binding { return a.keys }
 
-// Paused reports whether refreshing is paused (p).
+// Paused reports whether the screens are paused (p); call it on the UI
+// goroutine.
 func (a *App) Paused() bool { return a.paused }
+
+// SetPauseFunc sets what runs, on the UI goroutine, when p pauses or
+// resumes the screens.
+func (a *App) SetPauseFunc(f func(paused bool)) { a.onPause = f }
+
+func (a *App) togglePause() {
+	a.paused = !a.paused
+	if a.onPause != nil {
+		a.onPause(a.paused)
+	}
+	a.drawStatus()
+}
 
 // Current returns the current screen.
 func (a *App) Current() Screen { return a.screen() }
 
 func (a *App) screen() Screen { return a.screens[a.cur] }
 
-// SetStatus sets the status line's text (call on the UI goroutine).
+// SetStatus sets the status line's text (call on the UI goroutine). It
+// may hold colour tags, so user text in it (file and interface names,
+// error texts) must be passed through tview.Escape.
 func (a *App) SetStatus(s string) {
 	a.statusText = s
 	a.drawStatus()
@@ -136,7 +170,7 @@ func (a *App) drawStatus() {
 	}
 	t := a.screen().Table()
 	if f := t.Filter(); f != "" {
-		st += fmt.Sprintf("  filter %q: %d rows", f, len(t.Shown()))
+		st += fmt.Sprintf("  filter %s: %d rows", tview.Escape(strconv.Quote(f)), len(t.Shown()))
 	}
 	if c, desc := t.SortColumn(); c != "" {
 		st += "  sort " + c + map[bool]string{false: "↑", true: "↓"}[desc]
@@ -218,7 +252,7 @@ func (a *App) promptDone(k tcell.Key) {
 			return
 		}
 		if !a.ShowView(text, "") {
-			a.SetStatus(fmt.Sprintf("[red]no view %q[-]", text))
+			a.SetStatus(fmt.Sprintf("[red]no view %s[-]", tview.Escape(strconv.Quote(text))))
 		}
 	case mode == '/' && k == tcell.KeyEscape:
 		a.screen().Table().SetFilter("")
@@ -257,7 +291,7 @@ func (a *App) keyTable() []Binding {
 		{Key: "s", Desc: "sort by the next column (again: reverse)", Match: Rune('s'), Do: func(*tcell.EventKey) { table().NextSort(); a.drawStatus() }},
 		{Key: "enter", Desc: "drill down: the selected row's link group, links or device", Match: KeyIs(tcell.KeyEnter), Do: func(*tcell.EventKey) { a.drill() }},
 		{Key: "esc", Desc: "back (or clear the filter, close help)", Match: KeyIs(tcell.KeyEscape), Do: func(*tcell.EventKey) { a.goBack() }},
-		{Key: "p", Desc: "pause / resume refreshing", Match: Rune('p'), Do: func(*tcell.EventKey) { a.paused = !a.paused; a.drawStatus() }},
+		{Key: "p", Desc: "pause / resume the screens (the exporter keeps refreshing)", Match: Rune('p'), Do: func(*tcell.EventKey) { a.togglePause() }},
 		{Key: "1-9", Desc: "views by number", Match: func(ev *tcell.EventKey) bool {
 			r := ev.Rune()
 			return ev.Key() == tcell.KeyRune && r >= '1' && r <= '9' && int(r-'1') < len(a.screens)

@@ -3,49 +3,152 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
+	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/monitor"
 	"github.com/smcscope/smcscope/render"
 )
 
-// runCount prints n snapshots an interval apart. A replay is read to its
-// end first; on a live host the first snapshot comes one interval after
-// a first refresh, so it has rates.
-func runCount(ctx context.Context, m *monitor.Monitor, format string, interval time.Duration, n int) int {
+// runCount prints c.count snapshots an interval apart. A replay is read
+// to its end first; on a live host the first snapshot comes one interval
+// after a first refresh, so it has rates. An interrupt ends the output
+// early but whole: a JSON array is still closed.
+//
+// A capture that fails part-way (cut short, a corrupt record) still gets
+// its snapshots of everything read up to the failure, as the dashboard
+// shows them; the error follows them, and the exit status is smcdump's
+// for the same file: 2 when the file is damaged, 1 for other failures.
+func runCount(ctx context.Context, m *monitor.Monitor, c config) int {
+	var readErr error
 	if w := m.Wire(); w != nil {
-		if err := w.Run(ctx); err != nil {
-			fmt.Fprintln(os.Stderr, "smctop: "+err.Error())
-			return 1
-		}
+		readErr = w.Run(ctx)
 	} else {
 		m.Refresh()
 	}
-	enc := json.NewEncoder(os.Stdout)
-	if format == "json" {
-		enc.SetIndent("", "  ")
+	out := &output{w: os.Stdout, format: c.format, array: c.format == "json" && !c.once}
+	if err := out.open(); err != nil {
+		fmt.Fprintln(os.Stderr, "smctop: "+err.Error())
+		return 1
 	}
-	for i := 0; i < n; i++ {
-		if m.Wire() == nil || i > 0 {
-			select {
-			case <-ctx.Done():
-				return 0
-			case <-time.After(interval):
-			}
+	// Each broken counter is reported once, on stderr, so the output
+	// stays a clean document for scripts.
+	warned := map[string]bool{}
+	code := 0
+	for i := 0; i < c.count; i++ {
+		if (m.Wire() == nil || i > 0) && !wait(ctx, c.interval) {
+			break
 		}
 		s := m.Refresh()
-		var err error
-		if format == "text" {
-			err = render.Monitor(os.Stdout, s)
-		} else {
-			err = enc.Encode(s)
+		for _, e := range m.CounterErrors() {
+			if !warned[e] {
+				warned[e] = true
+				fmt.Fprintln(os.Stderr, "smctop: RDMA counter left out: "+e)
+			}
 		}
-		if err != nil {
+		if err := out.write(s); err != nil {
 			fmt.Fprintln(os.Stderr, "smctop: "+err.Error())
 			return 1
 		}
 	}
-	return 0
+	if err := out.close(); err != nil {
+		fmt.Fprintln(os.Stderr, "smctop: "+err.Error())
+		code = 1
+	}
+	if readErr != nil {
+		fmt.Fprintln(os.Stderr, "smctop: "+readErr.Error())
+		if damaged(readErr) {
+			return 2
+		}
+		return 1
+	}
+	return code
+}
+
+// damaged reports whether err is a capture file damaged part-way, which
+// smcdump exits 2 for (output.ExitCode): the output is incomplete, not
+// absent.
+func damaged(err error) bool {
+	return errors.Is(err, capture.ErrTruncatedFile) || errors.Is(err, capture.ErrCorruptRecord) ||
+		errors.Is(err, capture.ErrChanged)
+}
+
+// wait waits d and reports whether ctx is still going.
+func wait(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// output writes snapshots in one -o format. With array set (-o json with
+// --count) the snapshots are the elements of one JSON array, written as
+// they come, so a consumer can start before the last one and the whole
+// output stays one JSON document.
+type output struct {
+	w      io.Writer
+	format string
+	array  bool
+	n      int
+}
+
+func (o *output) open() error {
+	if !o.array {
+		return nil
+	}
+	_, err := io.WriteString(o.w, "[\n")
+	return err
+}
+
+func (o *output) write(s monitor.Snapshot) error {
+	defer func() { o.n++ }()
+	switch {
+	case o.format == "text":
+		return render.Monitor(o.w, s)
+	case o.format == "jsonl":
+		b, err := json.Marshal(s)
+		if err != nil {
+			return err
+		}
+		_, err = o.w.Write(append(b, '\n'))
+		return err
+	case o.array:
+		b, err := json.MarshalIndent(s, "  ", "  ")
+		if err != nil {
+			return err
+		}
+		sep := "  "
+		if o.n > 0 {
+			sep = ",\n  "
+		}
+		_, err = o.w.Write(append([]byte(sep), b...))
+		return err
+	default:
+		b, err := json.MarshalIndent(s, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = o.w.Write(append(b, '\n'))
+		return err
+	}
+}
+
+func (o *output) close() error {
+	if !o.array {
+		return nil
+	}
+	end := "]\n"
+	if o.n > 0 {
+		end = "\n]\n"
+	}
+	_, err := io.WriteString(o.w, end)
+	return err
 }

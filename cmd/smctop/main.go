@@ -5,72 +5,167 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"math"
+	"net"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
 
 	"github.com/smcscope/smcscope/monitor"
+	"github.com/smcscope/smcscope/tui"
 )
 
-func main() {
+// config is the parsed command line.
+type config struct {
+	interval time.Duration
+	iface    string
+	read     string
+	speed    float64
+	once     bool
+	count    int // 0: no --count, the dashboard (or the exporter alone)
+	format   string
+	listen   string
+	noTUI    bool
+	sysfs    string
+	procfs   string
+	tracefs  string
+	recorded string
+}
+
+// dashboard reports whether cfg runs the interactive dashboard.
+func (c config) dashboard() bool { return c.count == 0 && !c.noTUI }
+
+// errHelp is returned by parseArgs for -h; the usage went to out.
+var errHelp = errors.New("help requested")
+
+// parseArgs parses and checks the command line. Its errors are one line
+// naming the flag, for exit status 2; only -h prints the usage (to out).
+func parseArgs(args []string, out io.Writer) (config, error) {
+	var c config
 	fs := flag.NewFlagSet("smctop", flag.ContinueOnError)
-	interval := fs.Duration("interval", 2*time.Second, "refresh `INTERVAL`")
-	iface := fs.String("i", "", "also decode live traffic on `IFACE` (needs CAP_NET_RAW)")
-	read := fs.String("r", "", "replay capture `FILE` through the dashboard instead of the kernel")
-	speed := fs.Float64("speed", 0, "replay at `N` times the capture's pace (0: as fast as possible)")
-	once := fs.Bool("once", false, "print one snapshot of every view and exit")
-	count := fs.Int("count", 0, "print `N` snapshots, one per interval, and exit (events accumulate across them)")
-	format := fs.String("o", "text", "--once/--count output `FORMAT`: text, json or jsonl (one line per snapshot)")
-	listen := fs.String("listen", "", "serve Prometheus /metrics on `ADDR` (e.g. 127.0.0.1:9714)")
-	noTUI := fs.Bool("no-tui", false, "with --listen: run the exporter only")
-	sysfs := fs.String("path.sysfs", "/sys", "sysfs mount `PATH`")
-	procfs := fs.String("path.procfs", "/proc", "procfs mount `PATH`")
-	tracefs := fs.String("path.tracefs", "/sys/kernel/tracing", "tracefs mount `PATH` (empty: no tracepoints)")
-	recorded := fs.String("netlink-replay", "", "read the kernel's SMC state from a recording `DIR` (smcnl/testdata layout)")
-	if err := fs.Parse(os.Args[1:]); err != nil {
-		if err == flag.ErrHelp {
-			os.Exit(0)
+	fs.SetOutput(io.Discard) // the error is printed once, by the caller
+	fs.DurationVar(&c.interval, "interval", 2*time.Second, "refresh `INTERVAL` (positive)")
+	fs.StringVar(&c.iface, "i", "", "also decode live traffic on `IFACE` (needs CAP_NET_RAW)")
+	fs.StringVar(&c.read, "r", "", "replay capture `FILE` through the dashboard instead of the kernel")
+	fs.Float64Var(&c.speed, "speed", 0, "with -r: replay at `N` times the capture's pace (0: as fast as possible)")
+	fs.BoolVar(&c.once, "once", false, "print one snapshot of every view and exit")
+	fs.IntVar(&c.count, "count", 0, "print `N` (1 or more) snapshots, one per interval, and exit (events accumulate across them)")
+	fs.StringVar(&c.format, "o", "text", "--once/--count output `FORMAT`: text, json (--count: one JSON array) or jsonl (one line per snapshot)")
+	fs.StringVar(&c.listen, "listen", "", "serve Prometheus /metrics on `ADDR` (e.g. 127.0.0.1:9714; port 0 picks one, printed on stderr)")
+	fs.BoolVar(&c.noTUI, "no-tui", false, "with --listen: run the exporter only")
+	fs.StringVar(&c.sysfs, "path.sysfs", "/sys", "sysfs mount `PATH`")
+	fs.StringVar(&c.procfs, "path.procfs", "/proc", "procfs mount `PATH`")
+	fs.StringVar(&c.tracefs, "path.tracefs", "/sys/kernel/tracing", "tracefs mount `PATH` (empty: no tracepoints)")
+	fs.StringVar(&c.recorded, "netlink-replay", "", "read the kernel's SMC state from a recording `DIR` (smcnl/testdata layout)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(out)
+			fmt.Fprintln(out, "usage: smctop [--once | --count N [-o text|json|jsonl]] [-r FILE | -i IFACE] [--listen ADDR [--no-tui]]")
+			fs.PrintDefaults()
+			return c, errHelp
 		}
-		os.Exit(2)
+		return c, fmt.Errorf("%v (smctop -h lists the flags)", err)
 	}
-	if fs.NArg() > 0 || (*format != "text" && *format != "json" && *format != "jsonl") {
-		fmt.Fprintln(os.Stderr, "smctop: usage: smctop [--once [-o text|json]] [-r FILE | -i IFACE] [--listen ADDR]; -h lists the flags")
-		os.Exit(2)
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	switch {
+	case fs.NArg() > 0:
+		return c, fmt.Errorf("unexpected argument %q: smctop takes flags only (smctop -h lists them)", fs.Arg(0))
+	case c.interval <= 0:
+		return c, fmt.Errorf("--interval: must be positive, got %v", c.interval)
+	case set["count"] && c.count < 1:
+		return c, fmt.Errorf("--count: must be 1 or more, got %d (without --count the dashboard runs)", c.count)
+	case c.once && set["count"]:
+		return c, errors.New("--once and --count: use one (--once prints one snapshot)")
+	case c.format != "text" && c.format != "json" && c.format != "jsonl":
+		return c, fmt.Errorf("-o: unknown format %q (text, json, jsonl)", c.format)
+	case set["o"] && !c.once && !set["count"]:
+		return c, errors.New("-o: only with --once or --count N")
+	case math.IsNaN(c.speed) || math.IsInf(c.speed, 0) || c.speed < 0:
+		return c, fmt.Errorf("--speed: must be a finite number ≥ 0, got %v", c.speed)
+	case set["speed"] && c.read == "":
+		return c, errors.New("--speed: only with -r FILE")
+	case c.read != "" && c.iface != "":
+		return c, errors.New("-r and -i: use one (a capture or a live interface)")
+	case c.read != "" && c.recorded != "":
+		return c, errors.New("-r and --netlink-replay: use one (a capture replay does not read the kernel)")
+	case c.noTUI && c.listen == "":
+		return c, errors.New("--no-tui: only with --listen ADDR (without the dashboard the exporter is all that runs)")
+	case c.listen != "" && (c.once || set["count"]):
+		return c, errors.New("--listen: not with --once or --count (use --listen ADDR --no-tui for the exporter alone)")
+	}
+	if c.once {
+		c.count = 1
+	}
+	return c, nil
+}
+
+func main() { os.Exit(run(os.Args[1:])) }
+
+// run is smctop; it returns the exit status: 0, 1 when a source or
+// the output failed, 2 for a bad command line, no terminal, or (as
+// smcdump) a capture damaged part-way, whose snapshots are still printed.
+func run(args []string) int {
+	c, err := parseArgs(args, os.Stdout)
+	if errors.Is(err, errHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "smctop: "+err.Error())
+		return 2
+	}
+	if c.dashboard() {
+		if err := tui.CheckTerminal(); err != nil {
+			fmt.Fprintln(os.Stderr, "smctop: no terminal: the dashboard needs one; use --once, --count N or --listen ADDR --no-tui")
+			return 2
+		}
 	}
 	var o monitor.Options
 	switch {
-	case *read != "":
-		o = monitor.Options{KernelErr: fmt.Errorf("replaying %s, not reading the kernel", *read)}
-	case *recorded != "":
-		k, err := monitor.ReplayKernel(*recorded)
-		o = monitor.Options{Kernel: k, KernelErr: err, SysfsRoot: *sysfs}
+	case c.read != "":
+		o = monitor.Options{KernelErr: fmt.Errorf("replaying %s, not reading the kernel", c.read)}
+	case c.recorded != "":
+		// A recording is read lazily, file by file; a wrong directory
+		// would only show as a missing source.
+		if st, err := os.Stat(c.recorded); err != nil || !st.IsDir() {
+			if err == nil {
+				err = errors.New("not a directory")
+			}
+			fmt.Fprintf(os.Stderr, "smctop: --netlink-replay %s: %v\n", c.recorded, unwrapPath(err))
+			return 1
+		}
+		k, err := monitor.ReplayKernel(c.recorded)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "smctop: --netlink-replay %s: %v\n", c.recorded, err)
+			return 1
+		}
+		o = monitor.Options{Kernel: k, SysfsRoot: c.sysfs}
 	default:
-		tfs := *tracefs
-		if *once {
+		tfs := c.tracefs
+		if c.count == 1 {
 			tfs = "" // one snapshot has no time for tracepoints to fire
 		}
-		o = monitor.Host(*sysfs, *procfs, tfs)
+		o = monitor.Host(c.sysfs, c.procfs, tfs)
 	}
-	if *read != "" || *iface != "" {
-		w, err := monitor.OpenWire(*read, *iface, "", *speed)
+	if c.read != "" || c.iface != "" {
+		w, err := monitor.OpenWire(c.read, c.iface, "", c.speed)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "smctop: "+err.Error())
-			os.Exit(1)
+			return 1
 		}
 		o.Wire = w
 	}
 	m := monitor.New(o)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), endSignals()...)
 	code := 0
-	if *once {
-		*count = 1
-	}
-	if *count > 0 {
-		code = runCount(ctx, m, *format, *interval, *count)
-	} else if err := runLive(ctx, m, *interval, *listen, *noTUI); err != nil {
+	if c.count > 0 {
+		code = runCount(ctx, m, c)
+	} else if err := runLive(ctx, m, c); err != nil {
 		fmt.Fprintln(os.Stderr, "smctop: "+err.Error())
 		code = 1
 	}
@@ -79,5 +174,38 @@ func main() {
 	if err := m.Close(); err != nil {
 		fmt.Fprintln(os.Stderr, "smctop: "+err.Error())
 	}
-	os.Exit(code)
+	return code
+}
+
+// endSignals are the signals that end smctop the way q does: the
+// dashboard stops and restores the terminal (alternate screen, mouse
+// reporting), the tracefs instance is removed. SIGHUP is left alone when
+// it is ignored (nohup smctop --listen ADDR --no-tui), as the caller asked.
+func endSignals() []os.Signal {
+	sigs := []os.Signal{os.Interrupt, syscall.SIGTERM}
+	if !signal.Ignored(syscall.SIGHUP) {
+		sigs = append(sigs, syscall.SIGHUP)
+	}
+	return sigs
+}
+
+// unwrapPath drops the path an *os.PathError repeats, for messages that
+// name it already.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// listen binds the exporter's address and says where it listens: with
+// port 0 only the bound address tells a scraper where to go.
+func listen(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("--listen: %w", err)
+	}
+	fmt.Fprintf(os.Stderr, "smctop: serving /metrics on %s\n", ln.Addr())
+	return ln, nil
 }

@@ -1,10 +1,23 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"os"
 	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/smcscope/smcscope/internal/testutil"
 	"github.com/smcscope/smcscope/monitor"
@@ -55,4 +68,357 @@ func TestTmux(t *testing.T) {
 	x.WaitFor("drill down")
 	x.Keys("Escape")
 	x.Keys("q")
+}
+
+// TestBrokenCounterOnce runs --once over a sysfs tree with one counter the
+// driver printed as "N/A": both RNICs are still listed, and stderr names
+// the counter left out.
+func TestBrokenCounterOnce(t *testing.T) {
+	root := t.TempDir()
+	if err := os.CopyFS(root, os.DirFS("../../rdmastats/testdata/sys")); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(root, "class/infiniband/mlx5_0/ports/1/counters/symbol_error")
+	if err := os.WriteFile(bad, []byte("N/A\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(build(t), "--netlink-replay", "../../smcnl/testdata/multilink-client-before", "--path.sysfs", root, "--once", "-o", "json")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v: %s", err, &stderr)
+	}
+	var s monitor.Snapshot
+	if err := json.Unmarshal(out, &s); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, d := range s.Devices {
+		names = append(names, d.Name)
+	}
+	if strings.Join(names, " ") != "mlx5_0 rxe0" {
+		t.Errorf("devices = %q, want mlx5_0 and rxe0 (sources %+v)", names, s.Sources)
+	}
+	if want := `mlx5_0/1 counters/symbol_error: unparsable "N/A"`; !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr %q does not name the broken counter (%s)", &stderr, want)
+	}
+}
+
+// noTTY runs the binary the way a service or `setsid smctop </dev/null`
+// does: in a new session, so there is no controlling terminal, with stdin
+// from /dev/null.
+func noTTY(t *testing.T, bin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	var o, e bytes.Buffer
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, &o, &e // nil stdin is /dev/null
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatal(err)
+	}
+	return o.String(), e.String(), cmd.ProcessState.ExitCode()
+}
+
+// TestNoTerminal checks that the dashboard without a terminal says which
+// flags work without one, instead of panicking in tview.
+func TestNoTerminal(t *testing.T) {
+	bin := build(t)
+	for _, args := range [][]string{
+		{"--netlink-replay", "../../smcnl/testdata/multilink-client-before"},
+		{"-r", "../../samples/multilink.pcap"},
+		{"--listen", "127.0.0.1:0"},
+		{},
+	} {
+		_, stderr, code := noTTY(t, bin, args...)
+		want := "smctop: no terminal: the dashboard needs one; use --once, --count N or --listen ADDR --no-tui\n"
+		if code != 2 || stderr != want {
+			t.Errorf("smctop %q without a terminal: exit %d, stderr %q; want 2, %q", args, code, stderr, want)
+		}
+	}
+	// The modes that need no terminal still run.
+	out, stderr, code := noTTY(t, bin, "-r", "../../samples/multilink.pcap", "--once")
+	if code != 0 || !strings.Contains(out, "0x1") {
+		t.Errorf("--once without a terminal: exit %d, stderr %q, stdout %.200q", code, stderr, out)
+	}
+}
+
+// TestBadFlags checks that each bad command line gets one line naming the
+// flag and exit status 2, without the usage and without starting the
+// dashboard (they run without a terminal, where it would fail).
+func TestBadFlags(t *testing.T) {
+	bin := build(t)
+	const pcap = "../../samples/multilink.pcap"
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--count", "0"}, "--count: must be 1 or more, got 0"},
+		{[]string{"--count", "-1"}, "--count: must be 1 or more, got -1"},
+		{[]string{"-r", pcap, "--speed", "-1"}, "--speed: must be a finite number ≥ 0, got -1"},
+		{[]string{"-r", pcap, "--speed", "NaN"}, "--speed: must be a finite number ≥ 0, got NaN"},
+		{[]string{"-r", pcap, "--speed", "Inf"}, "--speed: must be a finite number ≥ 0, got +Inf"},
+		{[]string{"--speed", "2"}, "--speed: only with -r FILE"},
+		{[]string{"--interval", "0", "--once"}, "--interval: must be positive, got 0s"},
+		{[]string{"--interval", "-1s", "--once"}, "--interval: must be positive, got -1s"},
+		{[]string{"--interval", "soon"}, `invalid value "soon" for flag -interval`},
+		{[]string{"-o", "yaml", "--once"}, `-o: unknown format "yaml" (text, json, jsonl)`},
+		{[]string{"-o", "json"}, "-o: only with --once or --count N"},
+		{[]string{"--once", "--count", "2"}, "--once and --count: use one"},
+		{[]string{"--no-tui"}, "--no-tui: only with --listen ADDR"},
+		{[]string{"--once", "--listen", "127.0.0.1:0"}, "--listen: not with --once or --count"},
+		{[]string{"-r", pcap, "-i", "lo"}, "-r and -i: use one"},
+		{[]string{"--frobnicate"}, "flag provided but not defined: -frobnicate"},
+		{[]string{"--once", "extra"}, `unexpected argument "extra"`},
+	} {
+		_, stderr, code := noTTY(t, bin, tt.args...)
+		if code != 2 || !strings.HasPrefix(stderr, "smctop: ") || !strings.Contains(stderr, tt.want) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("smctop %q: exit %d, stderr %q; want 2 and one line with %q", tt.args, code, stderr, tt.want)
+		}
+	}
+	out, stderr, code := noTTY(t, bin, "-h")
+	if code != 0 || !strings.Contains(out, "-count N") || stderr != "" {
+		t.Errorf("smctop -h: exit %d, stderr %q, stdout %q; want the flags on stdout", code, stderr, out)
+	}
+	_, stderr, code = noTTY(t, bin, "--netlink-replay", "/nonexistent", "--once")
+	if code != 1 || stderr != "smctop: --netlink-replay /nonexistent: no such file or directory\n" {
+		t.Errorf("--netlink-replay /nonexistent: exit %d, stderr %q; want 1 and the path", code, stderr)
+	}
+}
+
+// start runs the binary with its stdout and stderr on pipes; the test's
+// end kills it if it is still running.
+func start(t *testing.T, bin string, args ...string) (cmd *exec.Cmd, stdout, stderr *bufio.Reader) {
+	t.Helper()
+	cmd = exec.Command(bin, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	o, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	return cmd, bufio.NewReader(o), bufio.NewReader(e)
+}
+
+// within runs f, failing the test if it takes longer than 20 s (a read
+// from a process that never writes).
+func within(t *testing.T, what string, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); f() }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("%s: nothing within 20 s", what)
+	}
+}
+
+// TestListenPort checks that --listen with port 0 prints the bound address
+// and serves /metrics there.
+func TestListenPort(t *testing.T) {
+	cmd, _, stderr := start(t, build(t), "--listen", "127.0.0.1:0", "--no-tui", "-r", "../../samples/multilink.pcap")
+	var line string
+	within(t, "the serving line", func() { line, _ = stderr.ReadString('\n') })
+	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "smctop: serving /metrics on ")
+	if !ok || strings.HasSuffix(addr, ":0") {
+		t.Fatalf("stderr %q, want the bound address", line)
+	}
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), "smc_") {
+		t.Errorf("/metrics on %s: %.300s", addr, body)
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	within(t, "exit after SIGINT", func() { err = cmd.Wait() })
+	if err != nil {
+		t.Errorf("exit after SIGINT: %v", err)
+	}
+}
+
+// TestCountJSONArray checks that -o json with --count writes one JSON
+// array, also when SIGINT ends it early.
+func TestCountJSONArray(t *testing.T) {
+	bin := build(t)
+	out, err := exec.Command(bin, "-r", "../../samples/multilink.pcap", "--count", "2", "--interval", "1ms", "-o", "json").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ss []monitor.Snapshot
+	if err := json.Unmarshal(out, &ss); err != nil || len(ss) != 2 {
+		t.Fatalf("--count 2 -o json: %d snapshots, %v:\n%.300s", len(ss), err, out)
+	}
+
+	// The replay's first snapshot comes at once, the second an hour
+	// later: interrupt in between.
+	cmd, stdout, _ := start(t, bin, "-r", "../../samples/multilink.pcap", "--count", "5", "--interval", "1h", "-o", "json")
+	var buf bytes.Buffer
+	within(t, "the first snapshot", func() {
+		for !strings.Contains(buf.String(), "\n  }") {
+			b, err := stdout.ReadByte()
+			if err != nil {
+				return
+			}
+			buf.WriteByte(b)
+		}
+	})
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	within(t, "the rest after SIGINT", func() {
+		rest, _ := io.ReadAll(stdout)
+		buf.Write(rest)
+		err = cmd.Wait()
+	})
+	if err != nil {
+		t.Errorf("exit after SIGINT: %v", err)
+	}
+	ss = nil
+	if err := json.Unmarshal(buf.Bytes(), &ss); err != nil || len(ss) != 1 {
+		t.Errorf("interrupted --count 5 -o json: %d snapshots, %v:\n%s", len(ss), err, buf.Bytes())
+	}
+}
+
+// TestSignalRestoresTerminal sends each ending signal to the dashboard in
+// tmux: it must leave the alternate screen and turn mouse reporting off,
+// as q does.
+func TestSignalRestoresTerminal(t *testing.T) {
+	bin := build(t)
+	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			x := testutil.NewTmux(t, 100, 30, bin, "--netlink-replay", "../../smcnl/testdata/multilink-client-before",
+				"--path.sysfs", "../../rdmastats/testdata/sys")
+			// Keep the pane after smctop exits, to read its modes.
+			x.Run("set-option", "-w", "remain-on-exit", "on")
+			x.WaitFor("without redundancy")
+			const modes = "#{alternate_on} #{mouse_any_flag} #{mouse_button_flag} #{mouse_standard_flag}"
+			if got := x.Display(modes); got == "0 0 0 0" {
+				t.Fatalf("the dashboard runs without alternate screen or mouse (%s): nothing to restore", got)
+			}
+			pid, err := strconv.Atoi(x.Display("#{pane_pid}"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := syscall.Kill(pid, sig); err != nil {
+				t.Fatal(err)
+			}
+			x.WaitDisplay("#{pane_dead}", "1")
+			if got := x.Display(modes); got != "0 0 0 0" {
+				t.Errorf("after %v: alternate screen, any/button/standard mouse = %s, want 0 0 0 0", sig, got)
+			}
+		})
+	}
+}
+
+// TestEndSignalsKeepIgnoredHUP checks that SIGHUP, when ignored (nohup),
+// stays out of the signals that end smctop.
+func TestEndSignalsKeepIgnoredHUP(t *testing.T) {
+	if !slices.Contains(endSignals(), os.Signal(syscall.SIGHUP)) {
+		t.Errorf("endSignals() = %v, want SIGHUP while it is not ignored", endSignals())
+	}
+	signal.Ignore(syscall.SIGHUP)
+	defer signal.Reset(syscall.SIGHUP)
+	if slices.Contains(endSignals(), os.Signal(syscall.SIGHUP)) {
+		t.Errorf("endSignals() = %v with SIGHUP ignored, want it left out", endSignals())
+	}
+}
+
+// TestStatusLineFileName replays a capture whose name holds a tview colour
+// tag, at 80x24: the status line must show the name as written, once.
+func TestStatusLineFileName(t *testing.T) {
+	dir := t.TempDir()
+	pcap, err := os.ReadFile("../../samples/multilink.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const name = "x[red]y.pcap"
+	if err := os.WriteFile(filepath.Join(dir, name), pcap, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	x := testutil.NewTmuxIn(t, dir, 80, 24, build(t), "-r", name, "--interval", "100ms")
+	scr := x.WaitFor("frames, ended")
+	lines := strings.Split(strings.TrimRight(scr, "\n"), "\n")
+	status := lines[len(lines)-1]
+	if n := strings.Count(status, name); n != 1 || !strings.HasPrefix(status, "capture "+name+"  ") || !strings.Contains(status, " 4572 frames, ended") {
+		t.Errorf("status line %q: want the file name %q once, as written, then 4572 frames, ended", status, name)
+	}
+	x.Keys("q")
+}
+
+// cutCapture writes samples/multilink.pcap cut in the middle of record
+// frame (1-based) and returns its path.
+func cutCapture(t *testing.T, frame int) string {
+	t.Helper()
+	b, err := os.ReadFile("../../samples/multilink.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if binary.LittleEndian.Uint32(b) != 0xa1b2c3d4 {
+		t.Fatal("samples/multilink.pcap is not a little-endian microsecond pcap")
+	}
+	off := 24 // the file header; then 16-byte record headers
+	for i := 1; i < frame; i++ {
+		off += 16 + int(binary.LittleEndian.Uint32(b[off+8:]))
+	}
+	incl := int(binary.LittleEndian.Uint32(b[off+8:]))
+	p := filepath.Join(t.TempDir(), "cut.pcap")
+	if err := os.WriteFile(p, b[:off+16+incl/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestTruncatedOnce runs --once and --count over a capture cut inside a
+// record: the snapshot of what was read comes first, then one line naming
+// the file and the frame, and exit status 2, as smcdump has for it.
+func TestTruncatedOnce(t *testing.T) {
+	bin := build(t)
+	pcap := cutCapture(t, 2000)
+	wantErr := "smctop: " + pcap + ": frame 2000 (file offset 0x"
+	for _, args := range [][]string{{"--once", "-o", "json"}, {"--count", "2", "--interval", "1ms", "-o", "jsonl"}, {"--once"}} {
+		cmd := exec.Command(bin, append([]string{"-r", pcap}, args...)...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, _ := cmd.Output()
+		if code := cmd.ProcessState.ExitCode(); code != 2 {
+			t.Errorf("%q: exit %d, want 2", args, code)
+		}
+		if e := stderr.String(); !strings.HasPrefix(e, wantErr) || !strings.HasSuffix(e, ": truncated record: the file ends inside it\n") || strings.Count(e, "\n") != 1 {
+			t.Errorf("%q: stderr %q, want one line naming the file and frame 2000", args, e)
+		}
+		if args[len(args)-1] == "--once" {
+			if !strings.Contains(string(out), "frames") || !strings.Contains(string(out), "0x1") {
+				t.Errorf("%q: text output lacks the link group read before the cut:\n%.500s", args, out)
+			}
+			continue
+		}
+		dec := json.NewDecoder(bytes.NewReader(out))
+		n := 0
+		for ; dec.More(); n++ {
+			var s monitor.Snapshot
+			if err := dec.Decode(&s); err != nil {
+				t.Fatalf("%q: %v", args, err)
+			}
+			if len(s.LinkGroups) == 0 || s.Overview.SMCR == 0 {
+				t.Errorf("%q: snapshot %d lacks what was read before the cut: %+v", args, n, s.Overview)
+			}
+		}
+		if want := map[bool]int{true: 1, false: 2}[args[0] == "--once"]; n != want {
+			t.Errorf("%q: %d snapshots, want %d", args, n, want)
+		}
+	}
 }

@@ -141,8 +141,19 @@ type Tmux struct {
 // NewTmux starts args in a w x h tmux pane (skips without tmux).
 func NewTmux(t testing.TB, w, h int, args ...string) *Tmux {
 	t.Helper()
+	return NewTmuxIn(t, "", w, h, args...)
+}
+
+// NewTmuxIn is NewTmux with the program started in directory dir ("" for
+// the test's own), for tests that pass short relative paths.
+func NewTmuxIn(t testing.TB, dir string, w, h int, args ...string) *Tmux {
+	t.Helper()
 	x := &Tmux{t: t, tmux: NeedTool(t, "tmux"), sock: filepath.Join(t.TempDir(), "tmux.sock")}
-	x.Run(append([]string{"new-session", "-d", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h)}, args...)...)
+	opts := []string{"new-session", "-d", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h)}
+	if dir != "" {
+		opts = append(opts, "-c", dir)
+	}
+	x.Run(append(opts, args...)...)
 	t.Cleanup(func() { _ = exec.Command(x.tmux, "-S", x.sock, "kill-server").Run() })
 	return x
 }
@@ -171,6 +182,29 @@ func (x *Tmux) WaitFor(want string) string {
 		}
 		if time.Now().After(deadline) {
 			x.t.Fatalf("pane never showed %q:\n%s", want, scr)
+		}
+		time.Sleep(100 * time.Millisecond) // polling the pane
+	}
+}
+
+// Display expands a tmux format for the pane: #{pane_pid},
+// #{alternate_on}, #{mouse_any_flag} ...
+func (x *Tmux) Display(format string) string {
+	x.t.Helper()
+	return strings.TrimSpace(x.Run("display-message", "-p", format))
+}
+
+// WaitDisplay polls the format until it expands to want (20 s at most).
+func (x *Tmux) WaitDisplay(format, want string) {
+	x.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		got := x.Display(format)
+		if got == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			x.t.Fatalf("tmux %s is %q, never %q", format, got, want)
 		}
 		time.Sleep(100 * time.Millisecond) // polling the pane
 	}

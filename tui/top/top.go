@@ -6,7 +6,10 @@ package top
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
+
+	"github.com/rivo/tview"
 
 	"github.com/smcscope/smcscope/monitor"
 	"github.com/smcscope/smcscope/tui"
@@ -22,6 +25,31 @@ type screen interface {
 type Top struct {
 	App     *tui.App
 	screens []screen
+	// counterErrs are the RDMA counters the monitor found but could not
+	// read (Monitor.CounterErrors): the devices are shown without them,
+	// and the status line says which are missing.
+	counterErrs []string
+	// pending is the newest refresh made while paused, shown on resume;
+	// only the UI goroutine uses it.
+	pending *refreshed
+}
+
+// refreshed is one refresh of the monitor.
+type refreshed struct {
+	snap monitor.Snapshot
+	errs []string // Monitor.CounterErrors
+}
+
+// show puts a refresh on the screens (UI goroutine); paused, it is kept
+// for the resume instead.
+func (t *Top) show(r refreshed) {
+	if t.App.Paused() {
+		t.pending = &r
+		return
+	}
+	t.pending = nil
+	t.counterErrs = r.errs
+	t.Update(r.snap)
 }
 
 // New builds the dashboard's screens in the shell.
@@ -41,22 +69,36 @@ func (t *Top) Update(s monitor.Snapshot) {
 	for _, sc := range t.screens {
 		sc.update(&s)
 	}
-	t.App.SetStatus(status(&s))
+	t.App.SetStatus(t.status(&s))
 	t.App.Refresh()
 }
 
-func status(s *monitor.Snapshot) string {
-	st := fmt.Sprintf("%s  %s", s.Origin, s.Time.Format("15:04:05"))
+// status is the left part of the status line. Origins, source details
+// and errors carry file and interface names, which may contain what tview
+// reads as colour tags ("x[red]y.pcap"), so all of them are escaped.
+func (t *Top) status(s *monitor.Snapshot) string {
+	st := fmt.Sprintf("%s  %s", tview.Escape(s.Origin), s.Time.Format("15:04:05"))
 	for _, src := range s.Sources {
 		if src.Name == "wire" {
-			st += "  " + src.Detail
+			// The detail starts with the wire's name ("capture FILE: 12
+			// frames, ended"), which the origin has just shown: on 80
+			// columns the path twice pushes the rest off the line.
+			name := strings.TrimPrefix(s.Origin, "kernel+")
+			st += "  " + tview.Escape(strings.TrimPrefix(src.Detail, name+": "))
 		}
 		if !src.Available && s.Kernel == nil && src.Name == "sock_diag" && s.Origin != "kernel" {
 			continue // a replay: not reading the kernel is the point
 		}
 		if !src.Available && (src.Name == "sock_diag" || src.Name == "rdma_sysfs") {
-			st += fmt.Sprintf("  [yellow]%s: %s[-]", src.Name, src.Detail)
+			st += fmt.Sprintf("  [yellow]%s: %s[-]", src.Name, tview.Escape(src.Detail))
 		}
+	}
+	if n := len(t.counterErrs); n > 0 {
+		st += "  [yellow]" + tview.Escape(t.counterErrs[0])
+		if n > 1 {
+			st += fmt.Sprintf(" (+%d more)", n-1)
+		}
+		st += "[-]"
 	}
 	return st
 }
@@ -85,30 +127,40 @@ func (t *Top) Run(ctx context.Context, m *monitor.Monitor, o Options) error {
 	if w := m.Wire(); w != nil {
 		go func() { _ = w.Run(ctx) }()
 	}
-	refresh := func() monitor.Snapshot {
+	refresh := func() refreshed {
 		start := time.Now()
 		s := m.Refresh()
 		if o.OnSnapshot != nil {
 			o.OnSnapshot(s, time.Since(start))
 		}
-		return s
+		return refreshed{s, m.CounterErrors()}
 	}
-	t.Update(refresh())
+	t.App.SetPauseFunc(func(paused bool) {
+		if !paused && t.pending != nil {
+			t.show(*t.pending)
+		}
+	})
+	t.show(refresh())
 	go func() {
 		tick := time.NewTicker(o.Interval)
 		defer tick.Stop()
 		for {
 			select {
 			case <-ctx.Done():
-				t.App.Stop()
+				// Queued, not called: before Run has set up its screen
+				// Stop finds none and the dashboard would run on, and
+				// after Run failed (no terminal) it would finalise a
+				// screen that never started. A queued Stop runs in the
+				// event loop or, when there is none, never.
+				t.App.QueueUpdate(t.App.Stop)
 				return
 			case <-tick.C:
 			}
-			if t.App.Paused() {
-				continue
-			}
-			s := refresh()
-			t.App.QueueUpdateDraw(func() { t.Update(s) })
+			// Refreshing goes on while the screens are paused: the
+			// exporter (OnSnapshot) serves these snapshots, and events
+			// and rates need every interval.
+			r := refresh()
+			t.App.QueueUpdateDraw(func() { t.show(r) })
 		}
 	}()
 	return t.App.Run()

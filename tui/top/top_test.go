@@ -2,13 +2,19 @@ package top
 
 import (
 	"context"
-	"github.com/smcscope/smcscope/internal/testutil"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/smcscope/smcscope/internal/testutil"
+	"github.com/smcscope/smcscope/metrics"
 	"github.com/smcscope/smcscope/monitor"
 )
 
@@ -135,5 +141,124 @@ func TestRunReplay(t *testing.T) {
 	scr := s.Until("1:qp0x11")
 	if !strings.Contains(scr, "deleted") {
 		t.Errorf("replayed link group not deleted at the end:\n%s", scr)
+	}
+}
+
+// brokenSysfs copies the sysfs fixture with one counter the driver printed
+// as "N/A".
+func brokenSysfs(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	if err := os.CopyFS(root, os.DirFS("../../rdmastats/testdata/sys")); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(root, "class/infiniband/rxe0/ports/1/hw_counters/rdma_sends")
+	if err := os.WriteFile(bad, []byte("N/A\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// TestBrokenCounterStatus checks that the devices stay listed beside one
+// unparsable counter and that the status line names that counter.
+func TestBrokenCounterStatus(t *testing.T) {
+	m := monitor.New(monitor.Options{SysfsRoot: brokenSysfs(t)})
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	tp := New()
+	s := testutil.NewScreen(t, tp.App.Application)
+	s.Start(120, 40, func() error { return tp.Run(ctx, m, Options{Interval: time.Hour}) })
+	s.Key(tcell.KeyRune, '4')
+	scr := s.Until(`rxe0/1 hw_counters/rdma_sends: unparsable "N/A"`)
+	if !strings.Contains(scr, "mlx5_0") || !strings.Contains(scr, "rxe0 ") {
+		t.Errorf("devices screen lacks the RNICs beside one broken counter:\n%s", scr)
+	}
+}
+
+// TestRunWithoutTerminal runs the dashboard where tview cannot open a
+// terminal (a child of this test in a new session, so without a
+// controlling terminal): Run must return the error, not panic while
+// stopping a screen that never started.
+func TestRunWithoutTerminal(t *testing.T) {
+	if os.Getenv("SMCTOP_TEST_NO_TTY") == "1" {
+		m := monitor.New(monitor.Options{SysfsRoot: "../../rdmastats/testdata/sys"})
+		err := New().Run(context.Background(), m, Options{Interval: time.Hour})
+		fmt.Printf("Run returned: %v\n", err)
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestRunWithoutTerminal$")
+	cmd.Env = append(os.Environ(), "SMCTOP_TEST_NO_TTY=1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	out, err := cmd.CombinedOutput()
+	if err != nil || strings.Contains(string(out), "panic") || !strings.Contains(string(out), "Run returned: open /dev/tty") {
+		t.Errorf("Run without a terminal: %v\n%s", err, out)
+	}
+}
+
+// TestUserTextEscaped types a filter and a view name that look like tview
+// colour tags: the status line must show them as typed.
+func TestUserTextEscaped(t *testing.T) {
+	h := newHarness(t, 120, 40)
+	h.Key(tcell.KeyRune, '2')
+	h.Key(tcell.KeyRune, '/')
+	h.Type("[red]x")
+	h.Key(tcell.KeyEnter, 0)
+	if scr := h.Sync(); !strings.Contains(scr, `filter "[red]x": 0 rows`) {
+		t.Errorf("filter [red]x not shown as typed:\n%s", scr)
+	}
+	h.Key(tcell.KeyEscape, 0)
+	h.Key(tcell.KeyRune, ':')
+	h.Type("[blue]y")
+	h.Key(tcell.KeyEnter, 0)
+	if scr := h.Sync(); !strings.Contains(scr, `no view "[blue]y"`) {
+		t.Errorf(":[blue]y not shown as typed:\n%s", scr)
+	}
+}
+
+// statusLine returns the last line of a screen.
+func statusLine(scr string) string {
+	lines := strings.Split(strings.TrimRight(scr, "\n"), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+// TestPauseKeepsExporting pauses the dashboard with an exporter beside it
+// (metrics.Latest fed by OnSnapshot, as smctop --listen does): the screens
+// must stay on the snapshot from before the pause while the exporter's
+// snapshots go on, and resuming must show a newer one.
+func TestPauseKeepsExporting(t *testing.T) {
+	// Each refresh is one second later on this clock, so every snapshot
+	// shows its own time in the status line. Only the refresh goroutine
+	// calls it.
+	clock := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	m := monitor.New(monitor.Options{SysfsRoot: "../../rdmastats/testdata/sys",
+		Now: func() time.Time { clock = clock.Add(time.Second); return clock }})
+	latest := &metrics.Latest{}
+	exported := func() time.Time { s, _ := latest.Snapshot(); return s.Time }
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	tp := New()
+	s := testutil.NewScreen(t, tp.App.Application)
+	s.Start(120, 40, func() error {
+		return tp.Run(ctx, m, Options{Interval: 5 * time.Millisecond, OnSnapshot: latest.Set})
+	})
+	s.Key(tcell.KeyRune, 'p')
+	frozen := statusLine(s.Sync())
+	if !strings.HasPrefix(frozen, "PAUSED") {
+		t.Fatalf("p did not pause: %q", frozen)
+	}
+	paused := exported()
+	deadline := time.Now().Add(10 * time.Second)
+	for exported().Sub(paused) < 5*time.Second {
+		if time.Now().After(deadline) {
+			t.Fatalf("paused: the exporter's snapshot stays at %v, want refreshes to go on", exported())
+		}
+		time.Sleep(5 * time.Millisecond) // polling the exporter
+	}
+	if got := statusLine(s.Sync()); got != frozen {
+		t.Errorf("paused screens changed: %q, then %q", frozen, got)
+	}
+	s.Key(tcell.KeyRune, 'p')
+	if got := statusLine(s.Sync()); got == frozen || strings.HasPrefix(got, "PAUSED") {
+		t.Errorf("resumed, the status line is still %q", got)
 	}
 }
