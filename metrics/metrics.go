@@ -191,17 +191,15 @@ func Handler(src Source, errLog promhttp.Logger) http.Handler {
 	return promhttp.HandlerFor(Registry(src), promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError, ErrorLog: errLog})
 }
 
-// Serve serves /metrics on addr until ctx ends.
-func Serve(ctx context.Context, addr string, src Source) error {
+// Serve serves /metrics on ln until ctx ends. The caller binds ln, so it
+// knows the real address (":0") and a taken one is its error, before
+// anything else starts.
+func Serve(ctx context.Context, ln net.Listener, src Source) error {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", Handler(src, nil))
 	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = w.Write([]byte("smcscope SMC exporter: /metrics\n"))
 	})
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
-	}
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		<-ctx.Done()

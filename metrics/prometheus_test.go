@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"io/fs"
 	"net"
 	"net/http"
 	"net/url"
@@ -39,29 +38,7 @@ type host struct {
 func copyTree(t *testing.T, from string) string {
 	t.Helper()
 	to := t.TempDir()
-	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, p)
-		dst := filepath.Join(to, rel)
-		if d.IsDir() {
-			return os.MkdirAll(dst, 0o755)
-		}
-		if d.Type()&fs.ModeSymlink != 0 {
-			l, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(l, dst)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(dst, b, 0o644)
-	})
-	if err != nil {
+	if err := os.CopyFS(to, os.DirFS(from)); err != nil {
 		t.Fatal(err)
 	}
 	return to
@@ -219,7 +196,8 @@ type promAlert struct {
 // Debian package) on loopback over four exporters shaped like real hosts:
 // one that loses a link in a failover while several error counters of one
 // port move, one whose SMC port goes down, one with a fallback burst and
-// handshake errors, and a healthy one (two links, counters still). It loads deploy/prometheus's rules
+// handshake errors, a healthy one (two links, counters still) and one with
+// a counter file that reads "N/A". It loads deploy/prometheus's rules
 // and asserts every rule evaluates (health ok), each alert fires on the
 // host made to trigger it and on no other, and every Grafana panel's
 // expression answers without error and with data.
@@ -247,7 +225,13 @@ func TestPrometheusAlertsAndDashboard(t *testing.T) {
 	portdown := monitor.New(monitor.Options{Kernel: replayKernel(t, "multilink-client-before"), SysfsRoot: dsys})
 	burst := monitor.New(monitor.Options{Kernel: &burstKernel{Kernel: replayKernel(t, "decline-nordma-server-done")}})
 	healthy := monitor.New(monitor.Options{Kernel: replayKernel(t, "multilink-client-before"), SysfsRoot: sys})
-	for _, m := range []*monitor.Monitor{failover, portdown, burst, healthy} {
+	// broken: one counter file reads "N/A"; every other series stays.
+	bsys := copyTree(t, sys)
+	if err := os.WriteFile(filepath.Join(bsys, ib, "rxe0/ports/1/hw_counters/rdma_sends"), []byte("N/A\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	broken := monitor.New(monitor.Options{Kernel: replayKernel(t, "multilink-client-before"), SysfsRoot: bsys})
+	for _, m := range []*monitor.Monitor{failover, portdown, burst, healthy, broken} {
 		t.Cleanup(func() { m.Close() })
 	}
 	hosts := []host{
@@ -255,6 +239,7 @@ func TestPrometheusAlertsAndDashboard(t *testing.T) {
 		{name: "portdown", src: refreshing{m: portdown}},
 		{name: "burst", src: refreshing{m: burst}},
 		{name: "healthy", src: refreshing{m: healthy}},
+		{name: "broken", src: refreshing{m: broken}},
 	}
 	var targets []string
 	byAddr := map[string]string{}
@@ -393,6 +378,11 @@ func TestPrometheusAlertsAndDashboard(t *testing.T) {
 	}
 	if ok, state := rulesOK(); !ok {
 		t.Errorf("after the alerts: %s", state)
+	}
+	for _, q := range []string{`smc_rnic_port_up{host="broken"}`, `smc_rnic_port_smc_links{host="broken"}`, `smc_rnic_rdma_recvs_total{host="broken"}`} {
+		if res, err := instant(addr, q); err != nil || len(res) == 0 {
+			t.Errorf("host with a broken counter file: %s: %v %v", q, res, err)
+		}
 	}
 
 	// The dashboard: every panel's expression through the query API.

@@ -30,11 +30,28 @@ type Snapshot struct {
 	Kernel     *KernelStats   `json:"kernel_stats,omitempty"`
 }
 
+// CounterErrors lists every device's counters that could not be read, as
+// "rxe0/1 hw_counters/foo: unparsable \"N/A\"".
+func (s *Snapshot) CounterErrors() []string {
+	var out []string
+	for _, d := range s.Devices {
+		for _, e := range d.CounterErrors {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 // Source is one place facts come from, and why it is missing when it is.
 type Source struct {
 	Name      string `json:"name"` // "sock_diag", "smc_netlink", "rdma_sysfs", "procfs", "sysctl", "events", "wire"
 	Available bool   `json:"available"`
 	Detail    string `json:"detail,omitempty"` // what it is (e.g. "tracefs smc:*"), or why it is not available
+	// The wire source's progress: frames read, and whether the capture
+	// ended (a file read to its end, or a live capture stopped).
+	Frames int    `json:"frames,omitempty"`
+	Ended  bool   `json:"ended,omitempty"`
+	Error  string `json:"error,omitempty"` // the read error that ended it
 }
 
 // Overview is the first screen: counts now and rates since the last
@@ -323,6 +340,10 @@ type DeviceRow struct {
 	SMC      bool      `json:"used_by_smc"`      // listed by SMC_NETLINK_GET_DEV_SMCR
 	Critical bool      `json:"critical,omitempty"`
 	Ports    []PortRow `json:"ports"`
+	// CounterErrors are the counters found but not read or parsed
+	// ("rxe0/1 hw_counters/foo: unparsable \"N/A\""): left out of Ports,
+	// which hold every other counter.
+	CounterErrors []string `json:"counter_errors,omitempty"`
 }
 
 // PortRow is one port of an RDMA device.

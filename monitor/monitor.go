@@ -163,10 +163,12 @@ func (m *Monitor) wire(s *Snapshot, w *Wire) {
 	if done {
 		detail += ", ended"
 	}
+	src := Source{Name: "wire", Available: err == nil, Detail: detail, Frames: frames, Ended: done}
 	if err != nil {
-		detail += ": " + err.Error()
+		src.Detail += ": " + err.Error()
+		src.Error = err.Error()
 	}
-	s.Sources = append(s.Sources, Source{Name: "wire", Available: err == nil, Detail: detail})
+	s.Sources = append(s.Sources, src)
 	if s.Origin == "" {
 		s.Origin = w.Name()
 	} else {

@@ -17,19 +17,6 @@ type rdmaState struct {
 	prev     rdmastats.Snapshot
 	havePrev bool
 	history  map[rdmastats.Key][]float64
-	// errs are the counters the last refresh could not read or parse;
-	// each is left out of its device's counters, the rest still shown.
-	errs []string
-}
-
-// CounterErrors returns the RDMA counters the last Refresh found but could
-// not read or parse, as "rxe0/1 counters/foo: unparsable \"N/A\"". Each
-// is missing from its device's counters; every other counter and device
-// is in the snapshot.
-func (m *Monitor) CounterErrors() []string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append([]string(nil), m.rdma.errs...)
 }
 
 func sourceName(s rdmastats.Source) string {
@@ -43,15 +30,9 @@ func sourceName(s rdmastats.Source) string {
 // the previous refresh. smcDevs (SMC_NETLINK_GET_DEV_SMCR) says which
 // devices SMC uses and the ports' PNET IDs and link counts.
 func (st *rdmaState) devices(fs rdmastats.FS, now time.Time, smcDevs []smcnl.Device) ([]DeviceRow, error) {
-	st.errs = st.errs[:0]
 	devs, err := fs.Devices()
 	if err != nil {
 		return nil, err
-	}
-	for _, d := range devs {
-		for _, e := range d.Errors {
-			st.errs = append(st.errs, e.Error())
-		}
 	}
 	snap := rdmastats.SnapshotOf(devs, now)
 	rates := map[rdmastats.Key]rdmastats.Rate{}
@@ -73,6 +54,9 @@ func (st *rdmaState) devices(fs rdmastats.FS, now time.Time, smcDevs []smcnl.Dev
 	var out []DeviceRow
 	for _, d := range devs {
 		row := DeviceRow{Name: d.Name, Driver: d.Driver, Parent: d.Parent}
+		for _, e := range d.Errors {
+			row.CounterErrors = append(row.CounterErrors, e.Error())
+		}
 		sd, used := smcByName[d.Name]
 		row.SMC, row.Critical = used, sd.Critical
 		for _, p := range d.Ports {

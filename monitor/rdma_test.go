@@ -9,7 +9,7 @@ import (
 
 // TestBrokenCounterKeepsDevices puts one unparsable counter into a copy of
 // the sysfs fixture: the snapshot must still hold both RNICs with their
-// other counters, and CounterErrors must name the broken one.
+// other counters, and the snapshot must name the broken one.
 func TestBrokenCounterKeepsDevices(t *testing.T) {
 	root := t.TempDir()
 	if err := os.CopyFS(root, os.DirFS("../rdmastats/testdata/sys")); err != nil {
@@ -37,7 +37,7 @@ func TestBrokenCounterKeepsDevices(t *testing.T) {
 		t.Errorf("rxe0 counters: rdma_recvs %v, rdma_sends %v; want the broken rdma_sends alone left out", recvs, sends)
 	}
 	want := []string{`rxe0/1 hw_counters/rdma_sends: unparsable "N/A"`}
-	if got := m.CounterErrors(); !slices.Equal(got, want) {
+	if got := s.CounterErrors(); !slices.Equal(got, want) {
 		t.Errorf("CounterErrors() = %q, want %q", got, want)
 	}
 }

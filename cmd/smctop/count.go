@@ -44,7 +44,7 @@ func runCount(ctx context.Context, m *monitor.Monitor, c config) int {
 			break
 		}
 		s := m.Refresh()
-		for _, e := range m.CounterErrors() {
+		for _, e := range s.CounterErrors() {
 			if !warned[e] {
 				warned[e] = true
 				fmt.Fprintln(os.Stderr, "smctop: RDMA counter left out: "+e)

@@ -6,7 +6,6 @@ package top
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/rivo/tview"
@@ -25,10 +24,6 @@ type screen interface {
 type Top struct {
 	App     *tui.App
 	screens []screen
-	// counterErrs are the RDMA counters the monitor found but could not
-	// read (Monitor.CounterErrors): the devices are shown without them,
-	// and the status line says which are missing.
-	counterErrs []string
 	// pending is the newest refresh made while paused, shown on resume;
 	// only the UI goroutine uses it.
 	pending *refreshed
@@ -37,7 +32,6 @@ type Top struct {
 // refreshed is one refresh of the monitor.
 type refreshed struct {
 	snap monitor.Snapshot
-	errs []string // Monitor.CounterErrors
 }
 
 // show puts a refresh on the screens (UI goroutine); paused, it is kept
@@ -48,7 +42,6 @@ func (t *Top) show(r refreshed) {
 		return
 	}
 	t.pending = nil
-	t.counterErrs = r.errs
 	t.Update(r.snap)
 }
 
@@ -80,11 +73,15 @@ func (t *Top) status(s *monitor.Snapshot) string {
 	st := fmt.Sprintf("%s  %s", tview.Escape(s.Origin), s.Time.Format("15:04:05"))
 	for _, src := range s.Sources {
 		if src.Name == "wire" {
-			// The detail starts with the wire's name ("capture FILE: 12
-			// frames, ended"), which the origin has just shown: on 80
-			// columns the path twice pushes the rest off the line.
-			name := strings.TrimPrefix(s.Origin, "kernel+")
-			st += "  " + tview.Escape(strings.TrimPrefix(src.Detail, name+": "))
+			// The origin has just named the capture: on 80 columns the
+			// path twice pushes the rest off the line.
+			st += fmt.Sprintf("  %d frames", src.Frames)
+			if src.Ended {
+				st += ", ended"
+			}
+			if src.Error != "" {
+				st += "  [yellow]" + tview.Escape(src.Error) + "[-]"
+			}
 		}
 		if !src.Available && s.Kernel == nil && src.Name == "sock_diag" && s.Origin != "kernel" {
 			continue // a replay: not reading the kernel is the point
@@ -93,8 +90,9 @@ func (t *Top) status(s *monitor.Snapshot) string {
 			st += fmt.Sprintf("  [yellow]%s: %s[-]", src.Name, tview.Escape(src.Detail))
 		}
 	}
-	if n := len(t.counterErrs); n > 0 {
-		st += "  [yellow]" + tview.Escape(t.counterErrs[0])
+	if errs := s.CounterErrors(); len(errs) > 0 {
+		n := len(errs)
+		st += "  [yellow]" + tview.Escape(errs[0])
 		if n > 1 {
 			st += fmt.Sprintf(" (+%d more)", n-1)
 		}
@@ -133,7 +131,7 @@ func (t *Top) Run(ctx context.Context, m *monitor.Monitor, o Options) error {
 		if o.OnSnapshot != nil {
 			o.OnSnapshot(s, time.Since(start))
 		}
-		return refreshed{s, m.CounterErrors()}
+		return refreshed{s}
 	}
 	t.App.SetPauseFunc(func(paused bool) {
 		if !paused && t.pending != nil {
