@@ -35,9 +35,7 @@ type Snapshot struct {
 func (s *Snapshot) CounterErrors() []string {
 	var out []string
 	for _, d := range s.Devices {
-		for _, e := range d.CounterErrors {
-			out = append(out, e)
-		}
+		out = append(out, d.CounterErrors...)
 	}
 	return out
 }
