@@ -228,6 +228,16 @@ type ConnRow struct {
 	Detail string `json:"detail,omitempty"`
 	// Start is when the wire saw the connection begin (zero for kernel rows).
 	Start time.Time `json:"start,omitzero"`
+	// Handshake is the wire's timeline of the connection: TCP SYN, each
+	// CLC message, the first CDC, the close, at their frames' times (kernel
+	// rows: none; their events are in Snapshot.Events by Conn key).
+	Handshake []Step `json:"handshake,omitempty"`
+}
+
+// Step is one moment of a connection's life on the wire.
+type Step struct {
+	Time time.Time `json:"time"`
+	What string    `json:"what"`
 }
 
 // Reason is a decline or fallback code with its kernel name and meaning.

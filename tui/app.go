@@ -32,17 +32,39 @@ func CheckTerminal() error {
 // the selected row. Drill says where enter goes from a row.
 type Screen interface {
 	Name() string
+	// Aliases are other names `:` takes for the view ("conns", "lgr").
+	Aliases() []string
 	Table() *widget.Table
+	// Columns explain the table's columns and units, for `?`.
+	Columns() []Column
 	// Detail is the text of the pane under the table for the row key.
 	Detail(key string) string
-	// Drill returns the view and filter that enter on row key opens.
-	Drill(key string) (view, filter string, ok bool)
+	// Drill returns where enter on row key leads.
+	Drill(key string) (Drill, bool)
 }
 
+// Column is one table column as `?` explains it.
+type Column struct {
+	Title, Help string
+}
+
+// Drill is where enter leads: a view showing exactly the rows with the
+// given keys (a connection's link group, a group's devices), not the rows
+// whose text happens to contain a word.
+type Drill struct {
+	View   string
+	Label  string   // names the rows on the status line: "link group 0x100"
+	Keys   []string // the rows shown; nil shows every row
+	Select string   // the row selected, "" the first
+}
+
+// place is where a drill-down began, for esc.
 type place struct {
-	view   int
-	filter string
-	key    string
+	view       int
+	filter     string
+	scopeLabel string
+	scope      []string
+	key        string
 }
 
 // App is the shell: screens switched with tab, `:` and digits, a `/`
@@ -61,6 +83,11 @@ type App struct {
 	paused  bool
 	onPause func(paused bool)
 	back    []place
+	help    *tview.TextView
+	title   string
+	// detailKey is the row the detail pane shows: the pane keeps its
+	// scroll position while a refresh redraws the same row.
+	detailKey string
 	// Status is the left part of the status line (source, refresh time);
 	// set with SetStatus.
 	statusText string
@@ -96,9 +123,10 @@ func NewApp(title string, screens ...Screen) *App {
 		AddItem(a.body, 0, 1, true).
 		AddItem(a.status, 1, 0, false)
 	a.pages = tview.NewPages().AddPage("main", root, true, true)
-	help := tview.NewTextView().SetText(title + " keys\n\n" + Help(a.keys) + "\nesc or ? closes this help")
-	help.SetBorder(true).SetTitle(" help ")
-	a.pages.AddPage("help", center(help, 78, len(a.keys)+6), true, false)
+	a.title = title
+	a.help = tview.NewTextView().SetDynamicColors(false).SetWrap(true)
+	a.help.SetBorder(true).SetTitle(" help: ↑/↓ scroll, esc or ? closes ")
+	a.pages.AddPage("help", a.help, true, false)
 	for _, s := range screens {
 		t := s.Table()
 		t.SetSelectionChangedFunc(func(int, int) { a.refreshDetail() })
@@ -112,19 +140,35 @@ func NewApp(title string, screens ...Screen) *App {
 // complete returns the view name that text starts, or text when none or
 // several do.
 func (a *App) complete(text string) string {
-	var match string
-	for _, s := range a.screens {
-		if strings.HasPrefix(s.Name(), text) {
-			if match != "" {
-				return text
+	if i, ok := a.resolve(text); ok {
+		return a.screens[i].Name()
+	}
+	return text
+}
+
+// resolve finds the view `:` names: by name or alias, or by the start of
+// exactly one view's name or aliases ("c", "conn", "lgr", "dev").
+func (a *App) resolve(text string) (int, bool) {
+	text = strings.ToLower(strings.TrimSpace(text))
+	if text == "" {
+		return 0, false
+	}
+	found := -1
+	for i, s := range a.screens {
+		names := append([]string{s.Name()}, s.Aliases()...)
+		for _, n := range names {
+			if n == text {
+				return i, true
 			}
-			match = s.Name()
+			if strings.HasPrefix(n, text) {
+				if found >= 0 && found != i {
+					return 0, false
+				}
+				found = i
+			}
 		}
 	}
-	if match == "" {
-		return text
-	}
-	return match
+	return found, found >= 0
 }
 
 // Keys returns the key table (for tests that check the help covers it).
@@ -169,6 +213,9 @@ func (a *App) drawStatus() {
 		st = "[red]PAUSED[-]  " + st
 	}
 	t := a.screen().Table()
+	if label, _ := t.Scope(); label != "" {
+		st += fmt.Sprintf("  [aqua]%s: %d rows (esc back)[-]", tview.Escape(label), len(t.Shown()))
+	}
 	if f := t.Filter(); f != "" {
 		st += fmt.Sprintf("  filter %s: %d rows", tview.Escape(strconv.Quote(f)), len(t.Shown()))
 	}
@@ -199,25 +246,71 @@ func (a *App) show(i int) {
 	a.drawStatus()
 }
 
-// ShowView switches to the named view with a filter; false if unknown.
+// ShowView switches to the named view (or one `:` resolves) with a text
+// filter and every row; false if there is no such view.
 func (a *App) ShowView(name, filter string) bool {
-	for i, s := range a.screens {
-		if s.Name() == name {
-			a.show(i)
-			s.Table().SetFilter(filter)
-			s.Table().SelectKey("")
-			a.refreshDetail()
-			a.drawStatus()
-			return true
-		}
+	i, ok := a.resolve(name)
+	if !ok {
+		return false
 	}
-	return false
+	a.show(i)
+	t := a.screen().Table()
+	t.SetScope("", nil)
+	t.SetFilter(filter)
+	t.SelectKey("")
+	a.refreshDetail()
+	a.drawStatus()
+	return true
 }
 
+// refreshDetail shows the selected row's detail. A refresh redraws the
+// same row's detail where it was scrolled to; another row starts at its
+// top.
 func (a *App) refreshDetail() {
 	s := a.screen()
-	a.detail.SetText(s.Detail(s.Table().SelectedKey()))
-	a.detail.ScrollToBeginning()
+	key := s.Table().SelectedKey()
+	row, col := a.detail.GetScrollOffset()
+	a.detail.SetText(s.Detail(key))
+	if key == a.detailKey {
+		a.detail.ScrollTo(row, col)
+	} else {
+		a.detail.ScrollToBeginning()
+	}
+	a.detailKey = key
+}
+
+// scrollDetail moves the detail pane by n lines (a page when n is 0 or
+// less than a page).
+func (a *App) scrollDetail(pages int) {
+	_, _, _, h := a.detail.GetInnerRect()
+	row, col := a.detail.GetScrollOffset()
+	row = max(0, row+pages*max(1, h-1))
+	a.detail.ScrollTo(row, col)
+}
+
+// showHelp opens `?`: the keys, then what each column of the current view
+// means and in which unit.
+func (a *App) showHelp() {
+	var b strings.Builder
+	b.WriteString(a.title + " keys\n\n" + Help(a.keys))
+	s := a.screen()
+	fmt.Fprintf(&b, "\ncolumns of %s", s.Name())
+	if al := s.Aliases(); len(al) > 0 {
+		fmt.Fprintf(&b, " (:%s)", strings.Join(append([]string{s.Name()}, al...), ", :"))
+	}
+	b.WriteString("\n\n")
+	cols := s.Columns()
+	w := 0
+	for _, c := range cols {
+		w = max(w, len(c.Title))
+	}
+	for _, c := range cols {
+		fmt.Fprintf(&b, " %-*s  %s\n", w, c.Title, c.Help)
+	}
+	a.help.SetText(b.String())
+	a.help.ScrollToBeginning()
+	a.pages.ShowPage("help")
+	a.SetFocus(a.help)
 }
 
 func (a *App) openPrompt(mode rune) {
@@ -251,7 +344,9 @@ func (a *App) promptDone(k tcell.Key) {
 			a.Stop()
 			return
 		}
-		if !a.ShowView(text, "") {
+		if i, ok := a.resolve(text); ok {
+			a.show(i)
+		} else {
 			a.SetStatus(fmt.Sprintf("[red]no view %s[-]", tview.Escape(strconv.Quote(text))))
 		}
 	case mode == '/' && k == tcell.KeyEscape:
@@ -269,8 +364,9 @@ func (a *App) input(ev *tcell.EventKey) *tcell.EventKey {
 		if ev.Key() == tcell.KeyEscape || ev.Rune() == '?' || ev.Rune() == 'q' {
 			a.pages.HidePage("help")
 			a.SetFocus(a.screen().Table())
+			return nil
 		}
-		return nil
+		return ev // scrolls the help
 	}
 	if Dispatch(a.keys, ev) {
 		return nil
@@ -283,14 +379,23 @@ func (a *App) input(ev *tcell.EventKey) *tcell.EventKey {
 func (a *App) keyTable() []Binding {
 	table := func() *widget.Table { return a.screen().Table() }
 	return []Binding{
-		{Key: "?", Desc: "help: this list", Match: Rune('?'), Do: func(*tcell.EventKey) { a.pages.ShowPage("help") }},
-		{Key: ":", Desc: "switch view (type its name, tab completes, enter goes)", Match: Rune(':'), Do: func(*tcell.EventKey) { a.openPrompt(':') }},
+		{Key: "?", Desc: "help: the keys, and the columns of this view with their units", Match: Rune('?'), Do: func(*tcell.EventKey) { a.showHelp() }},
+		{Key: ":", Desc: "switch view: its name, a short name or its start (:c :lgr :dev :ev), tab completes", Match: Rune(':'), Do: func(*tcell.EventKey) { a.openPrompt(':') }},
 		{Key: "tab", Desc: "next view", Match: KeyIs(tcell.KeyTab), Do: func(*tcell.EventKey) { a.show((a.cur + 1) % len(a.screens)) }},
 		{Key: "backtab", Desc: "previous view", Match: KeyIs(tcell.KeyBacktab), Do: func(*tcell.EventKey) { a.show((a.cur + len(a.screens) - 1) % len(a.screens)) }},
 		{Key: "/", Desc: "filter the rows (text in any column; esc clears)", Match: Rune('/'), Do: func(*tcell.EventKey) { a.openPrompt('/') }},
-		{Key: "s", Desc: "sort by the next column (again: reverse)", Match: Rune('s'), Do: func(*tcell.EventKey) { table().NextSort(); a.drawStatus() }},
-		{Key: "enter", Desc: "drill down: the selected row's link group, links or device", Match: KeyIs(tcell.KeyEnter), Do: func(*tcell.EventKey) { a.drill() }},
-		{Key: "esc", Desc: "back (or clear the filter, close help)", Match: KeyIs(tcell.KeyEscape), Do: func(*tcell.EventKey) { a.goBack() }},
+		{Key: "> <", Desc: "sort by the next / previous column (numbers and units by value)", Match: func(ev *tcell.EventKey) bool {
+			return ev.Key() == tcell.KeyRune && (ev.Rune() == '>' || ev.Rune() == '<')
+		}, Do: func(ev *tcell.EventKey) {
+			table().MoveSort(map[bool]int{true: 1, false: -1}[ev.Rune() == '>'])
+			a.drawStatus()
+		}},
+		{Key: "s", Desc: "reverse the sort order (unsorted: sort by the first column)", Match: Rune('s'), Do: func(*tcell.EventKey) { table().ReverseSort(); a.drawStatus() }},
+		{Key: "enter", Desc: "drill down: a connection's link group, a group's devices, a device's link groups", Match: KeyIs(tcell.KeyEnter), Do: func(*tcell.EventKey) { a.drill() }},
+		{Key: "esc", Desc: "back one level: clear the filter typed here, else back to where enter was pressed", Match: KeyIs(tcell.KeyEscape), Do: func(*tcell.EventKey) { a.goBack() }},
+		{Key: "PgDn PgUp", Desc: "scroll the detail pane", Match: func(ev *tcell.EventKey) bool {
+			return ev.Key() == tcell.KeyPgDn || ev.Key() == tcell.KeyPgUp
+		}, Do: func(ev *tcell.EventKey) { a.scrollDetail(map[bool]int{true: 1, false: -1}[ev.Key() == tcell.KeyPgDn]) }},
 		{Key: "p", Desc: "pause / resume the screens (the exporter keeps refreshing)", Match: Rune('p'), Do: func(*tcell.EventKey) { a.togglePause() }},
 		{Key: "1-9", Desc: "views by number", Match: func(ev *tcell.EventKey) bool {
 			r := ev.Rune()
@@ -308,13 +413,27 @@ func (a *App) keyTable() []Binding {
 func (a *App) drill() {
 	t := a.screen().Table()
 	key := t.SelectedKey()
-	if view, filter, ok := a.screen().Drill(key); ok {
-		a.back = append(a.back, place{a.cur, t.Filter(), key})
-		a.ShowView(view, filter)
+	d, ok := a.screen().Drill(key)
+	if !ok {
+		return
 	}
+	i, ok := a.resolve(d.View)
+	if !ok {
+		return
+	}
+	label, scope := t.Scope()
+	a.back = append(a.back, place{a.cur, t.Filter(), label, scope, key})
+	a.show(i)
+	nt := a.screen().Table()
+	nt.SetFilter("")
+	nt.SetScope(d.Label, d.Keys)
+	nt.SelectKey(d.Select)
+	a.refreshDetail()
+	a.drawStatus()
 }
 
-// goBack clears the filter, or returns to where the last drill-down began.
+// goBack undoes one level: a filter typed on this screen, else the last
+// drill-down (back to its row, with the filter and scope it had).
 func (a *App) goBack() {
 	t := a.screen().Table()
 	if t.Filter() != "" {
@@ -322,20 +441,13 @@ func (a *App) goBack() {
 	} else if n := len(a.back); n > 0 {
 		p := a.back[n-1]
 		a.back = a.back[:n-1]
+		t.SetScope("", nil)
 		a.show(p.view)
-		a.screen().Table().SetFilter(p.filter)
-		a.screen().Table().SelectKey(p.key)
+		pt := a.screen().Table()
+		pt.SetScope(p.scopeLabel, p.scope)
+		pt.SetFilter(p.filter)
+		pt.SelectKey(p.key)
 	}
 	a.refreshDetail()
 	a.drawStatus()
-}
-
-func center(p tview.Primitive, w, h int) tview.Primitive {
-	return tview.NewFlex().
-		AddItem(nil, 0, 1, false).
-		AddItem(tview.NewFlex().SetDirection(tview.FlexRow).
-			AddItem(nil, 0, 1, false).
-			AddItem(p, h, 1, true).
-			AddItem(nil, 0, 1, false), w, 1, true).
-		AddItem(nil, 0, 1, false)
 }

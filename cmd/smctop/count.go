@@ -11,7 +11,7 @@ import (
 
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/monitor"
-	"github.com/smcscope/smcscope/render"
+	"github.com/smcscope/smcscope/tui/top"
 )
 
 // runCount prints c.count snapshots an interval apart. A replay is read
@@ -112,7 +112,7 @@ func (o *output) write(s monitor.Snapshot) error {
 	defer func() { o.n++ }()
 	switch {
 	case o.format == "text":
-		return render.Monitor(o.w, s)
+		return top.WriteText(o.w, s)
 	case o.format == "jsonl":
 		b, err := json.Marshal(s)
 		if err != nil {

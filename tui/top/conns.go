@@ -7,39 +7,39 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/smcscope/smcscope/monitor"
-	"github.com/smcscope/smcscope/render"
-	"github.com/smcscope/smcscope/tui/widget"
+	"github.com/smcscope/smcscope/tui"
 )
 
-type conns struct {
-	t  *widget.Table
-	by map[string]monitor.ConnRow
+var connColumns = []tui.Column{
+	col("KEY", "the row: inode:N (sock_diag inode), cookie:N (socket cookie) or wire:N (the capture's connection N)"),
+	col("MODE", "SMC-R, SMC-D, fallback (TCP after an SMC attempt), pending (handshake or first link not done), failed, listen"),
+	col("STATE", "socket state by kernel name (ACTIVE, INIT, APPCLOSEWAIT1, ...); the wire says INIT, ACTIVE, CLOSED"),
+	col("LOCAL", "local address:port; *:PORT for IPPROTO_SMC, whose addresses sock_diag hides. A capture is seen from the client"),
+	col("PEER", "peer address:port"),
+	col("PROCESS", "owning process comm/pid (needs root to read other users' /proc/PID/fd)"),
+	col("LGR", "link group ID as the kernel numbers it (0x100); enter opens it"),
+	col("LINK", "link number of the socket's link in its group"),
+	col("DEV", "RDMA device/port of that link"),
+	col("RX", "bytes received over SMC since the connection began (the producer cursor of its RMBE)"),
+	col("TX", "bytes sent over SMC since the connection began"),
+	col("RX/s", "receive rate over the last refresh (capture time for a replay), B/KiB/MiB/GiB per second"),
+	col("TX/s", "send rate over the last refresh"),
+	col("REASON", "local fallback reason and the peer's diagnosis by kernel name (SMC_CLC_DECL_*)"),
 }
 
-func newConns() *conns {
-	return &conns{t: widget.NewTable("KEY", "MODE", "STATE", "LOCAL", "PEER", "PROCESS", "LGR", "LINK", "DEV", "RX/s", "TX/s", "REASON")}
-}
-
-func (c *conns) Name() string         { return "connections" }
-func (c *conns) Table() *widget.Table { return c.t }
-
-func (c *conns) update(s *monitor.Snapshot) {
-	c.by = map[string]monitor.ConnRow{}
-	for _, r := range s.Conns {
-		c.by[r.Key] = r
-	}
-	c.t.SetRows(connRows(s))
+func newConns() *list[monitor.ConnRow] {
+	return newList("connections", []string{"conns", "sockets"}, connColumns, connRows, connDetail, connDrill)
 }
 
 // connRows is the connections screen's model.
-func connRows(s *monitor.Snapshot) []widget.Row {
-	rows := make([]widget.Row, 0, len(s.Conns))
+func connRows(s *monitor.Snapshot) []entry[monitor.ConnRow] {
+	out := make([]entry[monitor.ConnRow], 0, len(s.Conns))
 	for _, r := range s.Conns {
-		row := widget.Row{Key: r.Key, Cells: []string{
-			r.Key, string(r.Mode), string(r.State), render.Endpoint(r.Src, r.AddrHidden), render.Endpoint(r.Dst, r.AddrHidden),
-			render.Process(r.PID, r.Comm), r.LGRID.String(), render.NumOrDash(int(r.LinkID)), render.Device(r.IBDev, r.IBPort),
-			bytesRate(r.RxRate), bytesRate(r.TxRate), render.ConnReason(r),
-		}}
+		row := entryRow(r.Key,
+			[]string{r.Key, string(r.Mode), string(r.State), endpoint(r.Src, r.AddrHidden), endpoint(r.Dst, r.AddrHidden),
+				process(r.PID, r.Comm), r.LGRID.String(), numOrDash(int(r.LinkID)), device(r.IBDev, r.IBPort),
+				bytesText(float64(r.RxBytes)), bytesText(float64(r.TxBytes)), bytesRate(r.RxRate), bytesRate(r.TxRate), connReason(r)},
+			[]any{nil, nil, nil, nil, nil, nil, uint32(r.LGRID), r.LinkID, nil, r.RxBytes, r.TxBytes, r.RxRate, r.TxRate})
 		switch {
 		case r.State == monitor.StateClosed:
 			row.Color = tcell.ColorGray
@@ -50,22 +50,21 @@ func connRows(s *monitor.Snapshot) []widget.Row {
 		case r.Mode == monitor.ModePending:
 			row.Color = tcell.ColorYellow
 		}
-		rows = append(rows, row)
+		out = append(out, entry[monitor.ConnRow]{r, row})
 	}
-	return rows
+	return out
 }
 
-func (c *conns) Detail(key string) string {
-	r, ok := c.by[key]
-	if !ok {
-		return ""
-	}
+// connDetail is a connection's story: what it is, where it runs, what it
+// moved, why it fell back, and its history (the wire's handshake steps and
+// every event about it).
+func connDetail(r monitor.ConnRow, s *monitor.Snapshot) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s %s  %s -> %s  proto %s family %d inode %d cookie %#x\n", r.Key, r.Mode, r.State, r.Src, r.Dst, render.Dash(r.Proto), r.Family, r.Inode, r.Cookie)
+	fmt.Fprintf(&b, "%s %s %s  %s -> %s  proto %s family %d inode %d cookie %#x\n", r.Key, r.Mode, r.State, endpoint(r.Src, r.AddrHidden), endpoint(r.Dst, r.AddrHidden), dash(r.Proto), r.Family, r.Inode, r.Cookie)
 	if r.AddrHidden {
 		b.WriteString("IPPROTO_SMC socket: sock_diag reports its addresses as zero, only the ports; joined by inode\n")
 	}
-	fmt.Fprintf(&b, "process %s  role %s  link group %s link %s on %s gid %s peer %s\n", render.Process(r.PID, r.Comm), render.Dash(string(r.Role)), r.LGRID, render.NumOrDash(int(r.LinkID)), render.Device(r.IBDev, r.IBPort), render.Dash(r.GID), render.Dash(r.PeerGID))
+	fmt.Fprintf(&b, "process %s  role %s  link group %s link %s on %s gid %s peer %s\n", process(r.PID, r.Comm), dash(string(r.Role)), r.LGRID, numOrDash(int(r.LinkID)), device(r.IBDev, r.IBPort), dash(r.GID), dash(r.PeerGID))
 	fmt.Fprintf(&b, "token %#x  sndbuf %d  RMBE %d  peer RMBE %d  rx %d B (%s)  tx %d B (%s)\n", r.Token, r.SndBuf, r.RMBE, r.PeerRMBE, r.RxBytes, bytesRate(r.RxRate), r.TxBytes, bytesRate(r.TxRate))
 	if r.Fallback.Code != 0 {
 		fmt.Fprintf(&b, "fallback %#08x %s: %s\n", r.Fallback.Code, r.Fallback.Name, r.Fallback.Meaning)
@@ -76,26 +75,24 @@ func (c *conns) Detail(key string) string {
 	if r.Detail != "" {
 		b.WriteString(r.Detail + "\n")
 	}
+	var history []string
+	for _, h := range r.Handshake {
+		history = append(history, fmt.Sprintf("  %s  %s", h.Time.UTC().Format("15:04:05.000000"), h.What))
+	}
+	for _, e := range s.Events {
+		if e.Conn == r.Key || (e.LGR != "" && e.LGR == r.LGRKey && e.Link != 0 && e.Link == r.LinkID) {
+			history = append(history, fmt.Sprintf("  %s  %s (%s)", e.Time.UTC().Format("15:04:05.000000"), e.Text, e.Source))
+		}
+	}
+	if len(history) > 0 {
+		b.WriteString("history:\n" + strings.Join(history, "\n") + "\n")
+	}
 	return b.String()
 }
 
-func (c *conns) Drill(key string) (string, string, bool) {
-	r, ok := c.by[key]
-	if !ok || r.LGRKey == "" {
-		return "", "", false
+func connDrill(r monitor.ConnRow, _ *monitor.Snapshot) (tui.Drill, bool) {
+	if r.LGRKey == "" {
+		return tui.Drill{}, false
 	}
-	return "linkgroups", r.LGRKey, true
-}
-
-// bytesRate prints bytes per second with a binary prefix.
-func bytesRate(v float64) string {
-	switch {
-	case v >= 1<<30:
-		return fmt.Sprintf("%.1fGiB/s", v/(1<<30))
-	case v >= 1<<20:
-		return fmt.Sprintf("%.1fMiB/s", v/(1<<20))
-	case v >= 1<<10:
-		return fmt.Sprintf("%.1fKiB/s", v/(1<<10))
-	}
-	return fmt.Sprintf("%.0fB/s", v)
+	return tui.Drill{View: "linkgroups", Label: "link group " + r.LGRID.String() + " of " + r.Key, Keys: []string{r.LGRKey}, Select: r.LGRKey}, true
 }

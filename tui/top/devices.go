@@ -7,38 +7,33 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/smcscope/smcscope/monitor"
-	"github.com/smcscope/smcscope/render"
+	"github.com/smcscope/smcscope/tui"
 	"github.com/smcscope/smcscope/tui/widget"
 )
 
-type devices struct {
-	t  *widget.Table
-	by map[string]devicePort
-}
-
+// devicePort is one port of an RDMA device, the devices screen's row.
 type devicePort struct {
 	dev  monitor.DeviceRow
 	port monitor.PortRow
 }
 
-func newDevices() *devices {
-	return &devices{t: widget.NewTable("DEVICE", "PORT", "STATE", "NETDEV", "PNETID", "SMC", "LINKS", "TX", "RX", "ERRORS", "TRAFFIC")}
+var deviceColumns = []tui.Column{
+	col("DEVICE", "RDMA device (ibdev): mlx5_0, rxe0 (Soft-RoCE), erdma_0, ..."),
+	col("PORT", "port number"),
+	col("STATE", "port state (ACTIVE, DOWN, INIT, ...); not ACTIVE is yellow"),
+	col("NETDEV", "network interfaces of the port (RoCE GIDs' netdevs)"),
+	col("PNETID", "SMC PNET ID of the port: SMC pairs a TCP interface with RDMA ports of the same PNET ID"),
+	col("SMC", "yes when SMC lists the device (SMC_NETLINK_GET_DEV_SMCR)"),
+	col("LINKS", "SMC-R links on the port now"),
+	col("TX", "packets sent per second over the last refresh (port_xmit_packets or rxe's sent_pkts)"),
+	col("RX", "packets received per second"),
+	col("ERRORS", "error counters that moved in the last refresh, with the increase (red): sequence errors, retries, timeouts, RNR, CNP/ECN"),
+	col("TRAFFIC", "sent packets per second over the last minute of refreshes"),
 }
 
-func (d *devices) Name() string         { return "devices" }
-func (d *devices) Table() *widget.Table { return d.t }
-
-func (d *devices) update(s *monitor.Snapshot) {
-	d.by = map[string]devicePort{}
-	for _, dv := range s.Devices {
-		for _, p := range dv.Ports {
-			d.by[portKey(dv.Name, p.Port)] = devicePort{dv, p}
-		}
-	}
-	d.t.SetRows(deviceRows(s))
+func newDevices() *list[devicePort] {
+	return newList("devices", []string{"dev", "rnics", "ports"}, deviceColumns, deviceRows, deviceDetail, deviceDrill)
 }
-
-func portKey(dev string, port int) string { return fmt.Sprintf("%s/%d", dev, port) }
 
 // Traffic counters: the PMA's (ConnectX and most RNICs) or rxe's own.
 var txNames = []string{"port_xmit_packets", "sent_pkts"}
@@ -57,8 +52,8 @@ func find(cs []monitor.Counter, names []string) (monitor.Counter, bool) {
 
 // deviceRows is the device screen's model: one row per port, its packet
 // rates with a sparkline and the error counters that moved.
-func deviceRows(s *monitor.Snapshot) []widget.Row {
-	var rows []widget.Row
+func deviceRows(s *monitor.Snapshot) []entry[devicePort] {
+	var out []entry[devicePort]
 	for _, dv := range s.Devices {
 		for _, p := range dv.Ports {
 			if p.Port == 0 {
@@ -72,47 +67,39 @@ func deviceRows(s *monitor.Snapshot) []widget.Row {
 					moving = append(moving, fmt.Sprintf("%s+%d", c.Name, c.Delta))
 				}
 			}
-			color := tcell.Color(0)
-			if p.State != "ACTIVE" {
-				color = tcell.ColorYellow
-			}
-			if len(moving) > 0 {
-				color = tcell.ColorRed
-			}
-			errs := "-"
-			if len(moving) > 0 {
-				errs = strings.Join(moving, " ")
-			}
-			rows = append(rows, widget.Row{Key: portKey(dv.Name, p.Port), Color: color, Cells: []string{
-				dv.Name, fmt.Sprint(p.Port), p.State, render.Dash(strings.Join(p.NetDevs, ",")), render.Dash(p.PNETID),
-				yesNo(dv.SMC), fmt.Sprint(p.Links), fmt.Sprintf("%.0f/s", tx.Rate), fmt.Sprintf("%.0f/s", rx.Rate), errs,
+			row := entryRow(portKey(dv.Name, p.Port), []string{
+				dv.Name, fmt.Sprint(p.Port), p.State, dash(strings.Join(p.NetDevs, ",")), dash(p.PNETID),
+				yesNo(dv.SMC), fmt.Sprint(p.Links), fmt.Sprintf("%.0f/s", tx.Rate), fmt.Sprintf("%.0f/s", rx.Rate), dash(strings.Join(moving, " ")),
 				widget.Sparkline(tx.History, 20),
-			}})
+			}, []any{nil, p.Port, nil, nil, nil, nil, p.Links, tx.Rate, rx.Rate, len(moving)})
+			if p.State != "ACTIVE" {
+				row.Color = tcell.ColorYellow
+			}
+			if len(moving) > 0 {
+				row.Color = tcell.ColorRed
+			}
+			out = append(out, entry[devicePort]{devicePort{dv, p}, row})
 		}
 	}
-	return rows
+	return out
 }
 
-func yesNo(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "no"
-}
-
-func (d *devices) Detail(key string) string {
-	dp, ok := d.by[key]
-	if !ok {
-		return ""
-	}
+// deviceDetail is a port's facts and every counter with its rate and
+// sparkline, the device-wide counters included.
+func deviceDetail(dp devicePort, _ *monitor.Snapshot) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s port %d %s %s  rate %s  driver %s parent %s  used by SMC %v critical %v\n", dp.dev.Name, dp.port.Port, dp.port.State, dp.port.PhysState, render.Dash(dp.port.Rate), render.Dash(dp.dev.Driver), render.Dash(dp.dev.Parent), dp.dev.SMC, dp.dev.Critical)
+	fmt.Fprintf(&b, "%s port %d %s %s  rate %s  driver %s parent %s  used by SMC %v critical %v\n", dp.dev.Name, dp.port.Port, dp.port.State, dp.port.PhysState, dash(dp.port.Rate), dash(dp.dev.Driver), dash(dp.dev.Parent), dp.dev.SMC, dp.dev.Critical)
 	if len(dp.port.GIDs) > 0 {
 		fmt.Fprintf(&b, "GIDs %s\n", strings.Join(dp.port.GIDs, " "))
 	}
+	for _, e := range dp.dev.CounterErrors {
+		fmt.Fprintf(&b, "left out: %s\n", e)
+	}
 	cs := dp.port.Counters
-	if dev0, ok := d.by[portKey(dp.dev.Name, 0)]; ok {
-		cs = append(append([]monitor.Counter(nil), cs...), dev0.port.Counters...)
+	for _, p := range dp.dev.Ports {
+		if p.Port == 0 {
+			cs = append(append([]monitor.Counter(nil), cs...), p.Counters...)
+		}
 	}
 	for _, c := range cs {
 		mark := ""
@@ -124,10 +111,16 @@ func (d *devices) Detail(key string) string {
 	return b.String()
 }
 
-func (d *devices) Drill(key string) (string, string, bool) {
-	dp, ok := d.by[key]
-	if !ok {
-		return "", "", false
+// deviceDrill opens the link groups with a link on the port.
+func deviceDrill(dp devicePort, s *monitor.Snapshot) (tui.Drill, bool) {
+	var keys []string
+	for _, g := range s.LinkGroups {
+		for _, l := range g.Links {
+			if l.IBDev == dp.dev.Name && int(l.IBPort) == dp.port.Port {
+				keys = append(keys, g.Key)
+				break
+			}
+		}
 	}
-	return "linkgroups", dp.dev.Name, true
+	return tui.Drill{View: "linkgroups", Label: "link groups on " + portKey(dp.dev.Name, dp.port.Port), Keys: keys}, true
 }

@@ -2,34 +2,28 @@ package top
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/smcscope/smcscope/monitor"
-	"github.com/smcscope/smcscope/tui/widget"
+	"github.com/smcscope/smcscope/tui"
 )
 
-type events struct {
-	t  *widget.Table
-	by map[string]monitor.Event
+var eventColumns = []tui.Column{
+	col("TIME", "when it happened (UTC): the frame's time for the wire, the trace time for tracepoints, the refresh that saw it for differences"),
+	col("SOURCE", "wire (decoded frames), tracepoint (the kernel's smc: tracepoints), diff (two refreshes of the kernel's state differ)"),
+	col("KIND", "fallback, smc, lgr-created, lgr-deleted, link-up, link-down, link-rejected, failover, counter, handshake-error"),
+	col("WHAT", "what happened, with codes by kernel name"),
 }
 
-func newEvents() *events { return &events{t: widget.NewTable("TIME", "SOURCE", "KIND", "WHAT")} }
-
-func (e *events) Name() string         { return "events" }
-func (e *events) Table() *widget.Table { return e.t }
-
-func (e *events) update(s *monitor.Snapshot) {
-	e.by = map[string]monitor.Event{}
-	for i, ev := range s.Events {
-		e.by[fmt.Sprint(i)] = ev
-	}
-	e.t.SetRows(eventRows(s))
+func newEvents() *list[monitor.Event] {
+	return newList("events", []string{"ev", "log"}, eventColumns, eventRows, eventDetail, eventDrill)
 }
 
 // eventRows is the event screen's model, newest first.
-func eventRows(s *monitor.Snapshot) []widget.Row {
-	rows := make([]widget.Row, 0, len(s.Events))
+func eventRows(s *monitor.Snapshot) []entry[monitor.Event] {
+	out := make([]entry[monitor.Event], 0, len(s.Events))
 	if len(s.Events) == 0 {
 		from := "snapshot differences"
 		for _, src := range s.Sources {
@@ -37,28 +31,41 @@ func eventRows(s *monitor.Snapshot) []widget.Row {
 				from = src.Detail
 			}
 		}
-		return append(rows, widget.Row{Key: "none", Cells: []string{"-", "-", "-", "no event yet (from " + from + ")"}})
+		return append(out, entry[monitor.Event]{row: entryRow("none", []string{"-", "-", "-", "no event yet (from " + from + ")"}, nil)})
 	}
 	for i := len(s.Events) - 1; i >= 0; i-- {
 		ev := s.Events[i]
-		var c tcell.Color
+		row := entryRow(strconv.Itoa(i), []string{ev.Time.UTC().Format("15:04:05.000"), string(ev.Source), string(ev.Kind), ev.Text},
+			[]any{ev.Time.UnixNano()})
 		switch ev.Kind {
 		case monitor.EventFallback, monitor.EventLinkDown, monitor.EventHandshakeErr, monitor.EventCounter:
-			c = tcell.ColorRed
-		case monitor.EventFailover, monitor.EventLGRDeleted:
-			c = tcell.ColorYellow
+			row.Color = tcell.ColorRed
+		case monitor.EventFailover, monitor.EventLGRDeleted, monitor.EventLinkRejected:
+			row.Color = tcell.ColorYellow
 		}
-		rows = append(rows, widget.Row{Key: fmt.Sprint(i), Color: c, Cells: []string{ev.Time.Format("15:04:05.000"), string(ev.Source), string(ev.Kind), ev.Text}})
+		out = append(out, entry[monitor.Event]{ev, row})
 	}
-	return rows
+	return out
 }
 
-func (e *events) Detail(key string) string {
-	ev, ok := e.by[key]
-	if !ok {
+func eventDetail(ev monitor.Event, _ *monitor.Snapshot) string {
+	if ev.Kind == "" {
 		return ""
 	}
-	return fmt.Sprintf("%s  %s (%s)\n%s\n", ev.Time.Format("2006-01-02 15:04:05.000"), ev.Kind, ev.Source, ev.Text)
+	s := fmt.Sprintf("%s  %s (%s)\n%s\n", ev.Time.UTC().Format("2006-01-02 15:04:05.000000"), ev.Kind, ev.Source, ev.Text)
+	if ev.Frame != 0 {
+		s += fmt.Sprintf("frame %d of the capture\n", ev.Frame)
+	}
+	return s
 }
 
-func (e *events) Drill(string) (string, string, bool) { return "", "", false }
+// eventDrill opens the connection or link group the event is about.
+func eventDrill(ev monitor.Event, _ *monitor.Snapshot) (tui.Drill, bool) {
+	switch {
+	case ev.Conn != "":
+		return tui.Drill{View: "connections", Label: ev.Conn, Keys: []string{ev.Conn}, Select: ev.Conn}, true
+	case ev.LGR != "":
+		return tui.Drill{View: "linkgroups", Label: "link group of the event", Keys: []string{ev.LGR}, Select: ev.LGR}, true
+	}
+	return tui.Drill{}, false
+}

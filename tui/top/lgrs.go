@@ -7,79 +7,100 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/smcscope/smcscope/monitor"
-	"github.com/smcscope/smcscope/render"
-	"github.com/smcscope/smcscope/tui/widget"
+	"github.com/smcscope/smcscope/tui"
 )
 
-type lgrs struct {
-	t  *widget.Table
-	by map[string]monitor.LinkGroupRow
+var lgrColumns = []tui.Column{
+	col("ID", "link group ID as the kernel numbers it (wire: the client's; the server's is in the detail)"),
+	col("KIND", "SMC-R (RDMA links) or SMC-D (ISM / loopback, no links)"),
+	col("ROLE", "this host's side: client made the first contact, server accepted it"),
+	col("TYPE", "kernel link-group type: SYM (two links on two devices), SINGLE, ASYM_LOCAL/PEER; deleted when the wire saw it end"),
+	col("CONNS", "connections in the group now"),
+	col("LINKS", "active links / links listed; lost links (DELETED) counted apart"),
+	col("DEVICES", "each link: number:device/port (wire: number:qpQPN)"),
+	col("PEER", "peer host name and OS (SMC v2 first-contact extension)"),
+	col("V", "SMC version and release negotiated (v2.1)"),
+	col("MAX L/C", "v2.1 negotiated limits: links per group / connections per group"),
+	col("BUFFERS", "send buffers / RMBs (DMBs) allocated, bytes (Linux 6.12+)"),
+	col("REDUNDANCY", "yes: two active links survive one RNIC or port failure; no-redundancy: one failure ends every connection"),
 }
 
-func newLGRs() *lgrs {
-	return &lgrs{t: widget.NewTable("ID", "KIND", "ROLE", "TYPE/STATE", "CONNS", "LINKS", "DEVICES", "PEER", "V", "MAX L/C", "BUFFERS", "REDUNDANCY")}
-}
-
-func (l *lgrs) Name() string         { return "linkgroups" }
-func (l *lgrs) Table() *widget.Table { return l.t }
-
-func (l *lgrs) update(s *monitor.Snapshot) {
-	l.by = map[string]monitor.LinkGroupRow{}
-	for _, g := range s.LinkGroups {
-		l.by[g.Key] = g
-	}
-	l.t.SetRows(lgrRows(s))
+func newLGRs() *list[monitor.LinkGroupRow] {
+	return newList("linkgroups", []string{"lgr", "lgrs", "groups"}, lgrColumns, lgrRows, lgrDetail, lgrDrill)
 }
 
 // lgrRows is the link-group screen's model: one row per group, its links
 // (all of them, unlike smcss -R) in the devices and detail columns.
-func lgrRows(s *monitor.Snapshot) []widget.Row {
-	rows := make([]widget.Row, 0, len(s.LinkGroups))
+func lgrRows(s *monitor.Snapshot) []entry[monitor.LinkGroupRow] {
+	out := make([]entry[monitor.LinkGroupRow], 0, len(s.LinkGroups))
 	for _, g := range s.LinkGroups {
-		active := 0
+		active, listed, lost := 0, 0, 0
 		var devs []string
 		for _, k := range g.Links {
+			if k.State == monitor.LinkDeleted {
+				lost++
+			} else {
+				listed++
+			}
 			if k.Active {
 				active++
 			}
-			where := render.Device(k.IBDev, k.IBPort)
+			where := device(k.IBDev, k.IBPort)
 			if k.IBDev == "" && k.QPN != 0 {
 				where = fmt.Sprintf("qp%#x", k.QPN) // a wire row: the QP is what the capture knows
 			}
+			if k.State == monitor.LinkDeleted {
+				where += "(lost)"
+			}
 			devs = append(devs, fmt.Sprintf("%d:%s", k.ID, where))
 		}
-		red := "yes"
-		color := tcell.ColorGreen
+		links := fmt.Sprintf("%d/%d", active, listed)
+		if lost > 0 {
+			links += fmt.Sprintf(" +%d lost", lost)
+		}
+		red, color := "yes", tcell.ColorGreen
 		if !g.Redundant {
 			red, color = "no-redundancy", tcell.ColorYellow
 		}
 		if g.Deleted {
 			color = tcell.ColorGray
 		}
-		rows = append(rows, widget.Row{Key: g.Key, Color: color, Cells: []string{
-			g.ID.String(), string(g.Kind), render.Dash(string(g.Role)), render.GroupState(g), fmt.Sprint(g.Conns),
-			fmt.Sprintf("%d/%d", active, len(g.Links)), strings.Join(devs, " "),
-			render.Dash(strings.TrimSpace(g.PeerHost + " " + g.PeerOS)), render.Version(g.Version, g.Release),
-			fmt.Sprintf("%d/%d", g.MaxLinks, g.MaxConns), fmt.Sprintf("%d/%d", g.SndBufAlloc, g.RMBAlloc), red,
-		}})
+		row := entryRow(g.Key, []string{
+			g.ID.String(), string(g.Kind), dash(string(g.Role)), groupState(g), fmt.Sprint(g.Conns),
+			links, strings.Join(devs, " "), dash(strings.TrimSpace(g.PeerHost + " " + g.PeerOS)), version(g.Version, g.Release),
+			fmt.Sprintf("%d/%d", g.MaxLinks, g.MaxConns), bytesText(float64(g.SndBufAlloc)) + "/" + bytesText(float64(g.RMBAlloc)), red,
+		}, []any{uint32(g.ID), nil, nil, nil, g.Conns, active, nil, nil, nil, nil, g.SndBufAlloc + g.RMBAlloc})
+		row.Color = color
+		out = append(out, entry[monitor.LinkGroupRow]{g, row})
 	}
-	return rows
+	return out
 }
 
-func (l *lgrs) Detail(key string) string {
-	g, ok := l.by[key]
-	if !ok {
-		return ""
-	}
+// lgrDetail is a group's facts, every link with its state, and its
+// history as the wire showed it.
+func lgrDetail(g monitor.LinkGroupRow, _ *monitor.Snapshot) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s link group %s (%s)  role %s type %s  pnetid %s vlan %d  conns %d\n", g.Kind, g.ID, g.Source, render.Dash(string(g.Role)), render.GroupState(g), render.Dash(g.PNETID), g.VLANID, g.Conns)
-	fmt.Fprintf(&b, "SMC %s  peer %s OS %s  EID %q  v2.1 limits: max links %d, max conns %d  direct %v\n", render.Version(g.Version, g.Release), render.Dash(g.PeerHost), render.Dash(g.PeerOS), g.EID, g.MaxLinks, g.MaxConns, g.Direct)
+	fmt.Fprintf(&b, "%s link group %s (%s)  role %s type %s  pnetid %s vlan %d  conns %d\n", g.Kind, g.ID, g.Source, dash(string(g.Role)), groupState(g), dash(g.PNETID), g.VLANID, g.Conns)
+	if g.PeerID != 0 {
+		fmt.Fprintf(&b, "the peer's ID of this group: %s\n", g.PeerID)
+	}
+	fmt.Fprintf(&b, "SMC %s  peer %s OS %s  EID %q  v2.1 limits: max links %d, max conns %d  direct %v\n", version(g.Version, g.Release), dash(g.PeerHost), dash(g.PeerOS), g.EID, g.MaxLinks, g.MaxConns, g.Direct)
 	fmt.Fprintf(&b, "buffers: send %d B, RMB %d B\n", g.SndBufAlloc, g.RMBAlloc)
 	if g.Deleted {
-		fmt.Fprintf(&b, "deleted: %s\n", render.ReasonOrDash(g.DeleteReason))
+		fmt.Fprintf(&b, "deleted: %s\n", reasonText(g.DeleteReason))
 	}
 	for _, k := range g.Links {
-		fmt.Fprintf(&b, "link %d %s  %s netdev %s  uid %08x peer %08x  conns %d  gid %s peer %s %s\n", k.ID, k.State, render.Device(k.IBDev, k.IBPort), render.Dash(k.NetDev), k.UID, k.PeerUID, k.Conns, render.Dash(k.GID), render.Dash(k.PeerGID), render.LinkWire(k))
+		fmt.Fprintf(&b, "link %d %s  %s netdev %s  uid %08x peer %08x  conns %d  gid %s peer %s %s\n", k.ID, k.State, device(k.IBDev, k.IBPort), dash(k.NetDev), k.UID, k.PeerUID, k.Conns, dash(k.GID), dash(k.PeerGID), linkWire(k))
+		if k.State == monitor.LinkDeleted {
+			fmt.Fprintf(&b, "  lost since %s", k.Since.UTC().Format("15:04:05.000000"))
+			if k.DeleteReason.Name != "" {
+				fmt.Fprintf(&b, ": %s", reasonText(k.DeleteReason))
+			}
+			b.WriteString("\n")
+		}
+	}
+	if len(g.History) > 0 {
+		b.WriteString("history:\n")
 	}
 	for _, h := range g.History {
 		fmt.Fprintf(&b, "  %s frame %d: %s\n", h.Time.UTC().Format("15:04:05.000000"), h.Frame, h.Text)
@@ -87,15 +108,33 @@ func (l *lgrs) Detail(key string) string {
 	return b.String()
 }
 
-func (l *lgrs) Drill(key string) (string, string, bool) {
-	g, ok := l.by[key]
-	if !ok {
-		return "", "", false
-	}
+// lgrDrill opens the devices of every link of the group (a connection on
+// the second link finds its device there too); a group the wire knows by
+// QPs only opens its connections.
+func lgrDrill(g monitor.LinkGroupRow, s *monitor.Snapshot) (tui.Drill, bool) {
+	var ports []string
+	seen := map[string]bool{}
 	for _, k := range g.Links {
-		if k.IBDev != "" {
-			return "devices", k.IBDev, true
+		if p := portKey(k.IBDev, int(k.IBPort)); k.IBDev != "" && !seen[p] {
+			seen[p] = true
+			ports = append(ports, p)
 		}
 	}
-	return "connections", g.Key, true
+	if len(ports) > 0 {
+		return tui.Drill{View: "devices", Label: "ports of link group " + g.ID.String(), Keys: ports}, true
+	}
+	var conns []string
+	for _, c := range s.Conns {
+		if c.LGRKey == g.Key {
+			conns = append(conns, c.Key)
+		}
+	}
+	return tui.Drill{View: "connections", Label: "connections of link group " + lgrName(g), Keys: conns}, true
+}
+
+func lgrName(g monitor.LinkGroupRow) string {
+	if g.ID != 0 {
+		return g.ID.String()
+	}
+	return g.Key
 }

@@ -7,19 +7,32 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/smcscope/smcscope/monitor"
+	"github.com/smcscope/smcscope/tui"
 	"github.com/smcscope/smcscope/tui/widget"
 )
 
-type overview struct {
-	t *widget.Table
-	s *monitor.Snapshot
+var overviewColumns = []tui.Column{
+	col("WHAT", "what is counted; indented rows are parts of the row above"),
+	col("NOW", "how many exist now (ended connections and lost links are counted apart)"),
+	col("RATE", "per second over the last refresh, from the kernel's SMC statistics (bytes: B/s)"),
+	col("NOTE", "totals since the module loaded, and what the row means"),
 }
 
-func newOverview() *overview { return &overview{t: widget.NewTable("WHAT", "NOW", "RATE", "NOTE")} }
+// overviewRow is one line of the overview.
+type overviewRow struct{ key string }
 
-func (o *overview) Name() string               { return "overview" }
-func (o *overview) Table() *widget.Table       { return o.t }
-func (o *overview) update(s *monitor.Snapshot) { o.s = s; o.t.SetRows(overviewRows(s)) }
+func newOverview() *list[overviewRow] {
+	return newList("overview", []string{"ov", "home"}, overviewColumns, overviewEntries, overviewDetail, overviewDrill)
+}
+
+func overviewEntries(s *monitor.Snapshot) []entry[overviewRow] {
+	rows := overviewRows(s)
+	out := make([]entry[overviewRow], len(rows))
+	for i, r := range rows {
+		out[i] = entry[overviewRow]{overviewRow{r.Key}, r}
+	}
+	return out
+}
 
 // overviewRows is the overview's model: counts now and rates.
 func overviewRows(s *monitor.Snapshot) []widget.Row {
@@ -31,26 +44,39 @@ func overviewRows(s *monitor.Snapshot) []widget.Row {
 		}
 		return 0
 	}
-	// The totals and rates come from the kernel's SMC statistics; a
-	// capture replay has none, and says so rather than showing zeros.
+	// The rates come from the kernel's SMC statistics; a capture replay
+	// has none and says so rather than showing zeros, and its totals are
+	// what the capture showed.
 	kernel := func(rate, note string) (string, string) {
 		if s.Kernel == nil {
 			return "", "(no kernel statistics)"
 		}
 		return rate, note
 	}
-	okRate, okNote := kernel(rate(v.SuccessRate), "kernel: SMC handshakes that succeeded")
-	fbRate, fbNote := kernel(rate(v.FallbackRate), fmt.Sprintf("%d since boot", v.FallbacksTotal))
+	okRate, okNote := kernel(rate(v.SuccessRate), fmt.Sprintf("%d SMC handshakes succeeded since the module loaded", v.SuccessTotal))
+	fbRate, fbNote := kernel(rate(v.FallbackRate), fmt.Sprintf("%d since the module loaded", v.FallbacksTotal))
+	if s.Kernel == nil && !s.WireTime.IsZero() {
+		okNote = fmt.Sprintf("the capture: %d became SMC", v.SuccessTotal)
+		fbNote = fmt.Sprintf("the capture: %d fallbacks (each side once)", v.FallbacksTotal)
+	}
 	hsRate, hsNote := kernel(rate(v.HandshakeErrorRate), hsLimit(v.HSLimitation))
-	ioRate, ioNote := kernel(rate(v.RxBytesRate)+" / "+rate(v.TxBytesRate), "kernel SMC statistics")
+	ioRate, ioNote := kernel(bytesRate(v.RxBytesRate)+" / "+bytesRate(v.TxBytesRate), "kernel SMC statistics")
+	connNote := fmt.Sprintf("%d listening", v.Listening)
+	if v.Ended > 0 {
+		connNote += fmt.Sprintf(", %d ended (listed, not counted)", v.Ended)
+	}
+	lgrNote := fmt.Sprintf("%d links, %d active", v.Links, v.LinksActive)
+	if v.LinksLost > 0 {
+		lgrNote += fmt.Sprintf(", %d lost", v.LinksLost)
+	}
 	rows := []widget.Row{
-		{Key: "conns", Cells: []string{"connections", fmt.Sprint(v.Conns), "", fmt.Sprintf("%d listening", v.Listening)}},
+		{Key: "conns", Cells: []string{"connections", fmt.Sprint(v.Conns), "", connNote}},
 		{Key: "smcr", Cells: []string{"  SMC-R", fmt.Sprint(v.SMCR), okRate, okNote}, Color: tcell.ColorGreen},
 		{Key: "smcd", Cells: []string{"  SMC-D", fmt.Sprint(v.SMCD), "", ""}},
 		{Key: "fallback", Cells: []string{"  fallback to TCP", fmt.Sprint(v.Fallback), fbRate, fbNote}, Color: warn(v.Fallback > 0 || v.FallbackRate > 0)},
-		{Key: "pending", Cells: []string{"  pending/failed", fmt.Sprint(v.Pending), "", "handshake or first link not finished"}},
+		{Key: "pending", Cells: []string{"  pending/failed", fmt.Sprintf("%d/%d", v.Pending, v.Failed), "", "handshake or first link not finished / ended without SMC or fallback"}},
 		{Key: "hserr", Cells: []string{"handshake errors", fmt.Sprint(v.HandshakeErrors), hsRate, hsNote}, Color: warn(v.HandshakeErrorRate > 0)},
-		{Key: "lgrs", Cells: []string{"link groups", fmt.Sprint(v.LinkGroups), "", fmt.Sprintf("%d links, %d active", v.Links, v.LinksActive)}},
+		{Key: "lgrs", Cells: []string{"link groups", fmt.Sprint(v.LinkGroups), "", lgrNote}, Color: warn(v.LinksLost > 0)},
 		{Key: "noredundancy", Cells: []string{"  without redundancy", fmt.Sprint(v.NoRedundancy), "", "one link: a port or RNIC failure ends them"}, Color: warn(v.NoRedundancy > 0)},
 		{Key: "rnics", Cells: []string{"RNICs", fmt.Sprint(v.RNICs), "", fmt.Sprintf("ports %d active, %d down", v.PortsActive, v.PortsDown)}, Color: warn(v.PortsDown > 0)},
 		{Key: "errors", Cells: []string{"  error counters moving", fmt.Sprint(v.ErrorCounters), "", "out_of_sequence, packet_seq_err, timeouts, RNR, CNP/ECN ..."}, Color: warn(v.ErrorCounters > 0)},
@@ -76,45 +102,76 @@ func hsLimit(on *bool) string {
 	return "handshake limitation off"
 }
 
-func (o *overview) Detail(string) string {
-	if o.s == nil {
-		return ""
-	}
+// overviewDetail lists the sources (and why one is missing) and the
+// net.smc settings, whichever row is selected.
+func overviewDetail(_ overviewRow, s *monitor.Snapshot) string {
 	var b strings.Builder
 	b.WriteString("sources:\n")
-	for _, src := range o.s.Sources {
+	for _, src := range s.Sources {
 		state := "yes"
 		if !src.Available {
 			state = "NO "
 		}
 		fmt.Fprintf(&b, "  %-12s %s  %s\n", src.Name, state, src.Detail)
 	}
-	if len(o.s.Settings) > 0 {
+	if len(s.Settings) > 0 {
 		b.WriteString("settings:")
-		for _, st := range o.s.Settings {
+		for _, st := range s.Settings {
 			fmt.Fprintf(&b, "  %s=%s", st.Name, st.Value)
 		}
 		b.WriteString("\n")
 	}
+	for _, e := range s.CounterErrors() {
+		fmt.Fprintf(&b, "RDMA counter left out: %s\n", e)
+	}
 	return b.String()
 }
 
-func (o *overview) Drill(key string) (string, string, bool) {
-	switch {
-	case key == "fallback" || strings.HasPrefix(key, "fb-"):
-		return "connections", "fallback", true
-	case key == "smcr":
-		return "connections", "SMC-R", true
-	case key == "pending":
-		return "connections", "pending", true
-	case key == "conns":
-		return "connections", "", true
-	case key == "lgrs":
-		return "linkgroups", "", true
-	case key == "noredundancy":
-		return "linkgroups", "no-redundancy", true
-	case key == "rnics" || key == "errors":
-		return "devices", "", true
+// overviewDrill opens the rows a count is made of: the connections of a
+// mode, the groups without redundancy, the devices.
+func overviewDrill(r overviewRow, s *monitor.Snapshot) (tui.Drill, bool) {
+	conns := func(label string, keep func(monitor.ConnRow) bool) (tui.Drill, bool) {
+		keys := []string{}
+		for _, c := range s.Conns {
+			if keep(c) {
+				keys = append(keys, c.Key)
+			}
+		}
+		return tui.Drill{View: "connections", Label: label, Keys: keys}, true
 	}
-	return "", "", false
+	now := func(c monitor.ConnRow) bool {
+		return !(c.Source == monitor.SourceWire && c.State == monitor.StateClosed) && c.Mode != monitor.ModeListen
+	}
+	mode := func(m monitor.Mode) func(monitor.ConnRow) bool {
+		return func(c monitor.ConnRow) bool { return now(c) && c.Mode == m }
+	}
+	switch {
+	case r.key == "conns":
+		return conns("connections now", now)
+	case r.key == "smcr":
+		return conns("SMC-R connections", mode(monitor.ModeSMCR))
+	case r.key == "smcd":
+		return conns("SMC-D connections", mode(monitor.ModeSMCD))
+	case r.key == "fallback":
+		return conns("fallback connections", mode(monitor.ModeFallback))
+	case strings.HasPrefix(r.key, "fb-"):
+		return conns("fallbacks", func(c monitor.ConnRow) bool { return c.Mode == monitor.ModeFallback })
+	case r.key == "pending":
+		return conns("pending and failed connections", func(c monitor.ConnRow) bool {
+			return now(c) && (c.Mode == monitor.ModePending || c.Mode == monitor.ModeFailed)
+		})
+	case r.key == "lgrs":
+		return tui.Drill{View: "linkgroups"}, true
+	case r.key == "noredundancy":
+		keys := []string{}
+		for _, g := range s.LinkGroups {
+			if g.Kind == monitor.ModeSMCR && !g.Redundant && !g.Deleted {
+				keys = append(keys, g.Key)
+			}
+		}
+		return tui.Drill{View: "linkgroups", Label: "link groups without redundancy", Keys: keys}, true
+	case r.key == "rnics" || r.key == "errors":
+		return tui.Drill{View: "devices"}, true
+	}
+	return tui.Drill{}, false
 }

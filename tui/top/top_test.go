@@ -79,13 +79,18 @@ func TestDrillDownAndBack(t *testing.T) {
 	if h.top.App.Current().Name() != "devices" || !strings.Contains(scr, "LABNET") {
 		t.Fatalf("enter on a link group should show its device:\n%s", scr)
 	}
-	h.Key(tcell.KeyEscape, 0) // clears the filter
-	h.Key(tcell.KeyEscape, 0) // back to link groups
-	h.Key(tcell.KeyEscape, 0)
-	h.Key(tcell.KeyEscape, 0) // back to connections
+	h.Key(tcell.KeyEscape, 0) // one esc per level: back to the link group
+	h.Sync()
+	if got := h.top.App.Current().Name(); got != "linkgroups" {
+		t.Fatalf("esc went back to %s, want linkgroups", got)
+	}
+	h.Key(tcell.KeyEscape, 0) // and to the connection
 	h.Sync()
 	if got := h.top.App.Current().Name(); got != "connections" {
 		t.Errorf("esc went back to %s, want connections", got)
+	}
+	if got := h.top.App.Current().Table().SelectedKey(); got != "inode:455" {
+		t.Errorf("back on %q, want the connection enter was pressed on", got)
 	}
 }
 
@@ -260,5 +265,125 @@ func TestPauseKeepsExporting(t *testing.T) {
 	s.Key(tcell.KeyRune, 'p')
 	if got := statusLine(s.Sync()); got == frozen || strings.HasPrefix(got, "PAUSED") {
 		t.Errorf("resumed, the status line is still %q", got)
+	}
+}
+
+// withRXE1 is the sysfs fixture with a second Soft-RoCE device, rxe1 on
+// eth1, as the lab's multilink client has.
+func withRXE1(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	if err := os.CopyFS(root, os.DirFS("../../rdmastats/testdata/sys")); err != nil {
+		t.Fatal(err)
+	}
+	ib := filepath.Join(root, "class/infiniband")
+	if err := os.CopyFS(filepath.Join(ib, "rxe1"), os.DirFS(filepath.Join(ib, "rxe0"))); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// TestDrillExact: enter on the connection on link 2 (rxe1) opens exactly
+// its link group, and enter there the ports of both its links: rxe1 is
+// among them, and nothing else is listed because its text matched.
+func TestDrillExact(t *testing.T) {
+	k, err := monitor.ReplayKernel("../../smcnl/testdata/multilink-client-before")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := monitor.New(monitor.Options{Kernel: k, SysfsRoot: withRXE1(t)})
+	t.Cleanup(func() { m.Close() })
+	top := New()
+	s := testutil.NewScreen(t, top.App.Application)
+	top.Update(m.Refresh())
+	s.Start(160, 50, top.App.Run)
+	s.Key(tcell.KeyRune, '2')
+	s.Sync()
+	tb := top.App.Current().Table()
+	var onRXE1 string
+	for _, r := range tb.Shown() {
+		if r.Cells[8] == "rxe1/1" {
+			onRXE1 = r.Key
+		}
+	}
+	if onRXE1 == "" {
+		t.Fatalf("no connection on rxe1: %+v", tb.Shown())
+	}
+	tb.SelectKey(onRXE1)
+	s.Key(tcell.KeyEnter, 0)
+	s.Sync()
+	lt := top.App.Current().Table()
+	if len(lt.Shown()) != 1 || lt.Shown()[0].Key != "lgr:00000100" {
+		t.Fatalf("link groups shown %+v, want lgr:00000100 alone", lt.Shown())
+	}
+	s.Key(tcell.KeyEnter, 0)
+	scr := s.Sync()
+	var ports []string
+	for _, r := range top.App.Current().Table().Shown() {
+		ports = append(ports, r.Key)
+	}
+	if strings.Join(ports, " ") != "rxe0/1 rxe1/1" || !strings.Contains(scr, "ports of link group 0x100: 2 rows") {
+		t.Errorf("devices shown %v, want the group's rxe0/1 and rxe1/1 (not mlx5_0):\n%s", ports, scr)
+	}
+}
+
+// TestHelpColumnsAndShortNames: ? explains the current view's columns and
+// units; : takes short names and unique beginnings.
+func TestHelpColumnsAndShortNames(t *testing.T) {
+	h := newHarness(t, 120, 50)
+	for _, c := range []struct{ typed, view string }{{"c", "connections"}, {"lgr", "linkgroups"}, {"dev", "devices"}, {"ev", "events"}, {"conns", "connections"}, {"ov", "overview"}} {
+		h.Key(tcell.KeyRune, ':')
+		h.Type(c.typed)
+		h.Key(tcell.KeyEnter, 0)
+		h.Sync()
+		if got := h.top.App.Current().Name(); got != c.view {
+			t.Errorf(":%s went to %s, want %s", c.typed, got, c.view)
+		}
+	}
+	h.Key(tcell.KeyRune, '2')
+	h.Key(tcell.KeyRune, '?')
+	scr := h.Sync()
+	for _, want := range []string{"columns of connections", "RX/s", "per second", "producer cursor"} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("help lacks %q:\n%s", want, scr)
+		}
+	}
+}
+
+// TestSortByRate: > picks the sort column; the byte columns sort by value.
+func TestSortByRate(t *testing.T) {
+	h := newHarness(t, 200, 50)
+	h.Key(tcell.KeyRune, '2')
+	for range 10 { // KEY ... RX
+		h.Key(tcell.KeyRune, '>')
+	}
+	scr := h.Sync()
+	if c, _ := h.top.App.Current().Table().SortColumn(); c != "RX" || !strings.Contains(scr, "sort RX↑") {
+		t.Fatalf("sort column %s:\n%s", c, scr)
+	}
+	rows := h.top.App.Current().Table().Shown()
+	for i := 1; i < len(rows); i++ {
+		if rows[i-1].Sort[9].(uint64) > rows[i].Sort[9].(uint64) {
+			t.Errorf("rows not in RX order: %v then %v", rows[i-1].Cells[9], rows[i].Cells[9])
+		}
+	}
+}
+
+// TestDetailKeepsScroll: a refresh redraws the selected row's detail where
+// it was scrolled to (a link group's history, an RNIC's counters are
+// longer than the pane).
+func TestDetailKeepsScroll(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.Key(tcell.KeyRune, '4') // devices: mlx5_0's counters are many
+	h.Sync()
+	h.Key(tcell.KeyPgDn, 0)
+	before := h.Sync()
+	h.top.Update(snapshot(t))
+	after := h.Sync()
+	if before != after {
+		t.Errorf("the refresh moved the detail pane:\n%s\n---\n%s", before, after)
+	}
+	if !strings.Contains(after, "np_cnp_sent") && !strings.Contains(after, "rx_") && strings.Contains(after, "GIDs") {
+		t.Errorf("PgDn did not scroll the detail:\n%s", after)
 	}
 }

@@ -1,0 +1,8 @@
+package render
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,132 @@
+package top
+
+import (
+	"fmt"
+	"net/netip"
+	"strings"
+
+	"github.com/smcscope/smcscope/monitor"
+)
+
+// The spellings every screen and the text output share.
+
+// connReason is a connection's local fallback reason and the peer's
+// diagnosis by kernel name, or the wire's detail for a connection that
+// did not end in SMC.
+func connReason(c monitor.ConnRow) string {
+	var parts []string
+	if c.Fallback.Code != 0 {
+		parts = append(parts, fmt.Sprintf("%#08x %s", c.Fallback.Code, c.Fallback.Name))
+	}
+	if c.PeerDiagnosis.Code != 0 {
+		parts = append(parts, fmt.Sprintf("peer %#08x %s", c.PeerDiagnosis.Code, c.PeerDiagnosis.Name))
+	}
+	if len(parts) == 0 && c.Source == monitor.SourceWire && !c.Mode.SMC() {
+		return dash(c.Detail)
+	}
+	return dash(strings.Join(parts, "; "))
+}
+
+// groupState is a link group's kernel type, or "deleted" when the wire saw
+// it end.
+func groupState(g monitor.LinkGroupRow) string {
+	if g.Deleted {
+		return "deleted"
+	}
+	return dash(g.Type)
+}
+
+// reasonText writes a reason as "0x00010000 lost-path (meaning)".
+func reasonText(r monitor.Reason) string {
+	if r.Code == 0 && r.Name == "" {
+		return "-"
+	}
+	return fmt.Sprintf("%#08x %s (%s)", r.Code, r.Name, r.Meaning)
+}
+
+// linkWire is what the wire saw of a link (QPs, packets, trouble).
+func linkWire(l monitor.LinkRow) string {
+	if l.QPN == 0 && l.Packets == 0 {
+		return ""
+	}
+	return fmt.Sprintf("qp %#x<->%#x pkts %d cdcs %d retrans %d psn-gaps %d nak %d rnr %d", l.QPN, l.PeerQPN, l.Packets, l.CDCs, l.Retransmit, l.PSNGaps, l.NAKs, l.RNRs)
+}
+
+// endpoint writes a socket address, "*:PORT" when sock_diag hid it
+// (IPPROTO_SMC), "-" when there is none; IPv6 in brackets.
+func endpoint(ap netip.AddrPort, hidden bool) string {
+	if hidden {
+		return fmt.Sprintf("*:%d", ap.Port())
+	}
+	if !ap.IsValid() {
+		return "-"
+	}
+	return ap.String()
+}
+
+// process writes "comm/pid", "-" without an owner.
+func process(pid int, comm string) string {
+	if pid == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%s/%d", comm, pid)
+}
+
+// numOrDash writes a number, "-" for zero.
+func numOrDash(v int) string {
+	if v == 0 {
+		return "-"
+	}
+	return fmt.Sprint(v)
+}
+
+// device writes "ibdev/port", "-" without a device.
+func device(name string, port uint8) string {
+	if name == "" {
+		return "-"
+	}
+	return fmt.Sprintf("%s/%d", name, port)
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// version writes an SMC version and release ("v2.1"), "-" for none.
+func version(v, r uint8) string {
+	if v == 0 {
+		return "-"
+	}
+	if r == 0 {
+		return fmt.Sprintf("v%d", v)
+	}
+	return fmt.Sprintf("v%d.%d", v, r)
+}
+
+// bytesRate writes bytes per second with a binary prefix.
+func bytesRate(v float64) string { return bytesText(v) + "/s" }
+
+// bytesText writes a byte count with a binary prefix: 512B, 10.0KiB, 1.2MiB.
+func bytesText(v float64) string {
+	switch {
+	case v >= 1<<40:
+		return fmt.Sprintf("%.1fTiB", v/(1<<40))
+	case v >= 1<<30:
+		return fmt.Sprintf("%.1fGiB", v/(1<<30))
+	case v >= 1<<20:
+		return fmt.Sprintf("%.1fMiB", v/(1<<20))
+	case v >= 1<<10:
+		return fmt.Sprintf("%.1fKiB", v/(1<<10))
+	}
+	return fmt.Sprintf("%.0fB", v)
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}

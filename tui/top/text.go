@@ -1,0 +1,90 @@
+package top
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/smcscope/smcscope/monitor"
+)
+
+// WriteText writes every view of a smctop snapshot as text (--once -o text): overview,
+// connections, link groups with their links, devices, fallback reasons,
+// events, settings and the sources with why any is missing.
+func WriteText(w io.Writer, s monitor.Snapshot) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	o := s.Overview
+	fmt.Fprintf(tw, "== overview  %s  %s\n", s.Origin, s.Time.UTC().Format(time.RFC3339))
+	fmt.Fprintf(tw, "connections %d: SMC-R %d  SMC-D %d  fallback %d  pending %d  failed %d  (listening %d, ended %d)\n", o.Conns, o.SMCR, o.SMCD, o.Fallback, o.Pending, o.Failed, o.Listening, o.Ended)
+	fmt.Fprintf(tw, "link groups %d (without redundancy %d), links %d (active %d, lost %d)\n", o.LinkGroups, o.NoRedundancy, o.Links, o.LinksActive, o.LinksLost)
+	fmt.Fprintf(tw, "RNICs %d, ports active %d down %d, error counters moving %d\n", o.RNICs, o.PortsActive, o.PortsDown, o.ErrorCounters)
+	if s.Kernel != nil {
+		fmt.Fprintf(tw, "kernel totals: SMC ok %d (%.1f/s)  fallbacks %d (%.1f/s)  handshake errors %d (%.1f/s)\n",
+			o.SuccessTotal, o.SuccessRate, o.FallbacksTotal, o.FallbackRate, o.HandshakeErrors, o.HandshakeErrorRate)
+	} else if s.WireTime != (time.Time{}) {
+		fmt.Fprintf(tw, "wire totals: SMC %d  fallbacks %d (each side once)  capture time %s\n",
+			o.SuccessTotal, o.FallbacksTotal, s.WireTime.UTC().Format("2006-01-02 15:04:05.000000"))
+	}
+	if o.HSLimitation != nil {
+		fmt.Fprintf(tw, "handshake limitation: %v\n", *o.HSLimitation)
+	}
+	fmt.Fprintln(tw, "\n== connections")
+	fmt.Fprintln(tw, "KEY\tMODE\tSTATE\tLOCAL\tPEER\tPROCESS\tLGR\tLINK\tDEV\tRX\tTX\tRX/s\tTX/s\tREASON")
+	for _, c := range s.Conns {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%.0f\t%.0f\t%s\n",
+			c.Key, c.Mode, c.State, endpoint(c.Src, c.AddrHidden), endpoint(c.Dst, c.AddrHidden),
+			process(c.PID, c.Comm), c.LGRID, numOrDash(int(c.LinkID)), device(c.IBDev, c.IBPort),
+			c.RxBytes, c.TxBytes, c.RxRate, c.TxRate, connReason(c))
+	}
+	fmt.Fprintln(tw, "\n== link groups")
+	fmt.Fprintln(tw, "ID\tSRC\tKIND\tROLE\tTYPE/STATE\tCONNS\tV\tPEER\tMAX L/C\tBUF SND/RMB\tREDUNDANT\tDELETED")
+	for _, g := range s.LinkGroups {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%d/%d\t%d/%d\t%v\t%s\n",
+			g.ID, g.Source, g.Kind, dash(string(g.Role)), groupState(g), g.Conns, version(g.Version, g.Release),
+			dash(strings.TrimSpace(g.PeerHost+" "+g.PeerOS)), g.MaxLinks, g.MaxConns, g.SndBufAlloc, g.RMBAlloc, g.Redundant, reasonText(g.DeleteReason))
+		for _, l := range g.Links {
+			fmt.Fprintf(tw, "  link %d\t%s\t%s\tuid %08x peer %08x\t%s\tconns %d\tgid %s\tpeer %s\t%s\n",
+				l.ID, l.State, device(l.IBDev, l.IBPort), l.UID, l.PeerUID, dash(l.NetDev), l.Conns, dash(l.GID), dash(l.PeerGID), linkWire(l))
+		}
+	}
+	fmt.Fprintln(tw, "\n== devices")
+	for _, d := range s.Devices {
+		fmt.Fprintf(tw, "%s\tdriver %s\tparent %s\tused by SMC %v\tcritical %v\n", d.Name, dash(d.Driver), dash(d.Parent), d.SMC, d.Critical)
+		for _, p := range d.Ports {
+			fmt.Fprintf(tw, "  port %d\t%s\t%s\tnetdevs %s\tpnetid %s\tSMC links %d\n", p.Port, p.State, dash(p.PhysState), dash(strings.Join(p.NetDevs, ",")), dash(p.PNETID), p.Links)
+			for _, c := range p.Counters {
+				if c.Value == 0 && c.Delta == 0 {
+					continue
+				}
+				mark := ""
+				if c.Moving {
+					mark = "  MOVING (" + c.Health + ")"
+				}
+				fmt.Fprintf(tw, "    %s\t%d\t%.1f/s%s\n", c.Name, c.Value, c.Rate, mark)
+			}
+		}
+	}
+	fmt.Fprintln(tw, "\n== fallback reasons")
+	for _, r := range s.Fallbacks {
+		fmt.Fprintf(tw, "%s\t%#08x %s\t%d\t%.1f/s\t%s\n", r.Side, r.Reason.Code, r.Reason.Name, r.Count, r.Rate, r.Reason.Meaning)
+	}
+	fmt.Fprintln(tw, "\n== events")
+	for _, e := range s.Events {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Time.UTC().Format("15:04:05.000"), e.Source, e.Kind, e.Text)
+	}
+	fmt.Fprintln(tw, "\n== settings")
+	for _, st := range s.Settings {
+		fmt.Fprintf(tw, "%s\t%s\n", st.Name, st.Value)
+	}
+	fmt.Fprintln(tw, "\n== sources")
+	for _, src := range s.Sources {
+		state := "yes"
+		if !src.Available {
+			state = "NO"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", src.Name, state, src.Detail)
+	}
+	return tw.Flush()
+}
