@@ -50,6 +50,10 @@ type Source struct {
 	Frames int    `json:"frames,omitempty"`
 	Ended  bool   `json:"ended,omitempty"`
 	Error  string `json:"error,omitempty"` // the read error that ended it
+	// A file replay's pace (0: as fast as it reads) and whether it is
+	// paused (smctop -r, the replay keys).
+	Speed  float64 `json:"speed,omitempty"`
+	Paused bool    `json:"paused,omitempty"`
 }
 
 // Overview is the first screen: counts now and rates since the last

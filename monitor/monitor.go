@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -37,6 +38,7 @@ type Monitor struct {
 	// wireFrames is how many frames the tracker had taken at the last
 	// refresh: the wire's events up to it are in the log already.
 	wireFrames int
+	wireGen    int // the replay's restarts seen
 	// lost remembers the links a kernel link group lost (see LinkDeleted).
 	lost map[string][]LinkRow
 }
@@ -153,6 +155,13 @@ func (m *Monitor) Refresh() Snapshot {
 // wire adds the capture's rows to s, its fallbacks where the kernel's
 // statistics are not read, and its new events to the log.
 func (m *Monitor) wire(s *Snapshot, w *Wire) {
+	paused, speed, gen := w.Replay()
+	if gen != m.wireGen {
+		// The replay began again: its events will be read again, with
+		// its frames.
+		m.wireGen, m.wireFrames = gen, 0
+		m.log = slices.DeleteFunc(m.log, func(e Event) bool { return e.Source == EventFromWire })
+	}
 	snap := w.Snapshot()
 	v := readWire(&snap)
 	s.Conns = append(s.Conns, v.conns...)
@@ -163,7 +172,10 @@ func (m *Monitor) wire(s *Snapshot, w *Wire) {
 	if done {
 		detail += ", ended"
 	}
-	src := Source{Name: "wire", Available: err == nil, Detail: detail, Frames: frames, Ended: done}
+	src := Source{Name: "wire", Available: err == nil, Detail: detail, Frames: frames, Ended: done, Paused: paused}
+	if !w.Live() {
+		src.Speed = speed
+	}
 	if err != nil {
 		src.Detail += ": " + err.Error()
 		src.Error = err.Error()

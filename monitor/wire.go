@@ -19,36 +19,62 @@ import (
 // Wire runs the decoders and the tracker over a capture file or a live
 // interface, beside (or instead of) the kernel's view: queue pairs, CDC
 // rates, retransmissions and PSN gaps per link, which the kernel does not
-// expose.
+// expose. A file replay can be paused, stepped, moved forward and back in
+// capture time, and restarted (the dashboard's replay keys).
 type Wire struct {
-	name  string
-	live  bool
-	r     *capture.Reader
-	tr    *track.Tracker
-	speed float64
+	name   string
+	path   string
+	filter string
+	live   bool
+	speed  float64
 
 	closeOnce sync.Once
 	closeErr  error
 
 	mu     sync.Mutex
+	wake   chan struct{} // a control changed: Run re-reads it
+	r      *capture.Reader
+	tr     *track.Tracker
 	frames int
 	last   time.Time // capture time of the newest frame
 	err    error
 	done   bool
+	// Replay control (files only).
+	hold   bool      // at the end, wait for a restart instead of returning
+	paused bool      // no frame is read
+	until  time.Time // read without pacing up to this capture time (seek, step)
+	// ahead is a step or seek asked for before the first frame: until is
+	// then the first frame's time plus ahead.
+	ahead   time.Duration
+	restart bool // reopen the file at the next frame
+	gen     int  // restarts so far: the tracker and frame numbers began again
 }
 
 // OpenWire opens a capture file (path) or a live interface (iface, with
 // an optional capture filter). speed paces a file by its timestamps (1 =
 // real time, 10 = ten times faster); 0 reads it as fast as possible.
 func OpenWire(path, iface, filter string, speed float64) (*Wire, error) {
+	w := &Wire{name: path, path: path, filter: filter, live: iface != "", speed: speed, wake: make(chan struct{}, 1)}
+	if iface != "" {
+		w.name = iface
+	}
+	r, err := w.open(iface)
+	if err != nil {
+		return nil, err
+	}
+	w.r, w.tr = r, track.New(track.Options{})
+	return w, nil
+}
+
+func (w *Wire) open(iface string) (*capture.Reader, error) {
 	var (
 		r   *capture.Reader
 		err error
 	)
 	if iface != "" {
-		r, err = capture.OpenLive(iface, filter, 0)
+		r, err = capture.OpenLive(iface, w.filter, 0)
 	} else {
-		r, err = capture.Open(path)
+		r, err = capture.Open(w.path)
 	}
 	if err != nil {
 		return nil, err
@@ -56,11 +82,7 @@ func OpenWire(path, iface, filter string, speed float64) (*Wire, error) {
 	// The tracker reads the layers itself; no field record is needed, nor
 	// the ICRC (it is not shown here).
 	r.SetFieldDemand([]decode.FieldID{})
-	name := path
-	if iface != "" {
-		name = iface
-	}
-	return &Wire{name: name, live: iface != "", r: r, tr: track.New(track.Options{}), speed: speed}, nil
+	return r, nil
 }
 
 // Name says where the frames come from: "capture FILE" or "live IFACE".
@@ -71,46 +93,188 @@ func (w *Wire) Name() string {
 	return "capture " + w.name
 }
 
-// Run feeds every frame to the tracker until the capture ends, ctx is
-// done or a read fails. It is meant to run in its own goroutine; Snapshot
-// may be called meanwhile.
+// Live reports whether the frames come from an interface.
+func (w *Wire) Live() bool { return w.live }
+
+// Hold makes Run wait at the end of a file for a restart (or its context)
+// instead of returning: the dashboard can replay it again.
+func (w *Wire) Hold() {
+	w.mu.Lock()
+	w.hold = true
+	w.mu.Unlock()
+}
+
+// control changes the replay under the lock and wakes Run.
+func (w *Wire) control(f func()) {
+	w.mu.Lock()
+	f()
+	w.mu.Unlock()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// SetPaused pauses or resumes reading a file.
+func (w *Wire) SetPaused(p bool) { w.control(func() { w.paused = p; w.until = time.Time{} }) }
+
+// Step reads the next d of capture time at once and pauses there (paused
+// or not before).
+func (w *Wire) Step(d time.Duration) {
+	w.control(func() { w.paused = true; w.moveBy(d) })
+}
+
+// Seek moves the replay by d of capture time: forward reads the frames up
+// to there at once; backward restarts the file and reads up to there.
+func (w *Wire) Seek(d time.Duration) {
+	w.control(func() {
+		if d < 0 {
+			w.restart = true
+		}
+		w.moveBy(d)
+	})
+}
+
+// moveBy sets the capture time to read up to: d from the newest frame, or
+// from the first one when none was read (w.mu held).
+func (w *Wire) moveBy(d time.Duration) {
+	if w.last.IsZero() {
+		w.ahead, w.until = max(d, time.Nanosecond), time.Time{}
+		return
+	}
+	w.until = w.last.Add(d)
+}
+
+// Restart replays the file from its first frame.
+func (w *Wire) Restart() { w.control(func() { w.restart, w.until = true, time.Time{} }) }
+
+// Replay says where a file replay stands: paused, its pace (0: as fast
+// as it reads) and how many restarts (a new generation begins the tracker
+// and the frame numbers again).
+func (w *Wire) Replay() (paused bool, speed float64, gen int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.paused && w.until.IsZero() && w.ahead == 0, w.speed, w.gen
+}
+
+// Run feeds every frame to the tracker until the capture ends (a held
+// file: until ctx is done), ctx is done or a read fails. It is meant to
+// run in its own goroutine; Snapshot may be called meanwhile.
 func (w *Wire) Run(ctx context.Context) error {
 	defer w.Close()
-	var first, start time.Time
+	var (
+		first, start time.Time      // pacing: the capture time and wall time it is paced from
+		pend         *capture.Frame // read, not fed yet (a step or seek stopped before it, or a pause)
+	)
+	waitCtl := func() bool {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-w.wake:
+			return true
+		}
+	}
 	for ctx.Err() == nil {
-		f, err := w.r.Next()
-		if err != nil {
-			w.mu.Lock()
-			w.done = true
-			if err != io.EOF {
-				w.err = err
+		w.mu.Lock()
+		if w.restart && !w.live {
+			if err := w.reopen(); err != nil {
+				w.err, w.done = err, true
+				w.mu.Unlock()
+				return err
 			}
-			w.mu.Unlock()
-			if err == io.EOF {
+			pend, first = nil, time.Time{}
+		}
+		paused, until, done, hold, r, err := w.paused && !w.live, w.until, w.done, w.hold, w.r, w.err
+		ahead := w.ahead
+		w.mu.Unlock()
+		if done {
+			if !hold || w.live {
+				return err
+			}
+			if !waitCtl() {
 				return nil
 			}
-			return err
+			continue
 		}
-		ts := f.CI.Timestamp
-		if w.speed > 0 && !w.live {
+		if pend == nil {
+			f, err := r.Next()
+			if err != nil {
+				w.mu.Lock()
+				w.done, w.until = true, time.Time{}
+				if err != io.EOF {
+					w.err = err
+				}
+				w.mu.Unlock()
+				continue
+			}
+			pend = f
+		}
+		ts := pend.CI.Timestamp
+		if ahead > 0 {
+			w.mu.Lock()
+			w.until, w.ahead = ts.Add(ahead), 0
+			until = w.until
+			w.mu.Unlock()
+		}
+		switch {
+		case !until.IsZero() && ts.After(until):
+			// The step or seek reached its capture time: stop before this
+			// frame, which waits (paused) or is paced from here.
+			w.mu.Lock()
+			w.until = time.Time{}
+			w.mu.Unlock()
+			first = time.Time{}
+			continue
+		case !until.IsZero():
+			// Stepping or seeking: read at once.
+		case paused:
+			first = time.Time{}
+			if !waitCtl() {
+				return nil
+			}
+			continue
+		case w.speed > 0 && !w.live:
 			if first.IsZero() {
 				first, start = ts, time.Now()
 			}
-			due := start.Add(time.Duration(float64(ts.Sub(first)) / w.speed))
-			if d := time.Until(due); d > 0 {
+			if d := time.Until(start.Add(time.Duration(float64(ts.Sub(first)) / w.speed))); d > 0 {
+				t := time.NewTimer(d)
 				select {
 				case <-ctx.Done():
+					t.Stop()
 					return nil
-				case <-time.After(d):
+				case <-w.wake:
+					// A control changed while the frame waited: take it up
+					// first; the pacing starts again from this frame.
+					t.Stop()
+					first = time.Time{}
+					continue
+				case <-t.C:
 				}
 			}
 		}
-		w.tr.Feed(f)
 		w.mu.Lock()
-		w.frames++
-		w.last = ts
+		if w.r == r { // not restarted meanwhile
+			w.tr.Feed(pend)
+			w.frames++
+			w.last = ts
+		}
 		w.mu.Unlock()
+		pend = nil
 	}
+	return nil
+}
+
+// reopen starts the file again with a new tracker (w.mu held).
+func (w *Wire) reopen() error {
+	r, err := w.open("")
+	if err != nil {
+		return err
+	}
+	_ = w.r.Close()
+	w.r, w.tr = r, track.New(track.Options{})
+	w.frames, w.last, w.err, w.done, w.restart = 0, time.Time{}, nil, false, false
+	w.gen++
 	return nil
 }
 
@@ -125,12 +289,22 @@ func (w *Wire) Progress() (frames int, last time.Time, done bool, err error) {
 // Close stops a live capture or closes the file; Run calls it when the
 // capture ends, so a later call returns the first result.
 func (w *Wire) Close() error {
-	w.closeOnce.Do(func() { w.closeErr = w.r.Close() })
+	w.closeOnce.Do(func() {
+		w.mu.Lock()
+		r := w.r
+		w.mu.Unlock()
+		w.closeErr = r.Close()
+	})
 	return w.closeErr
 }
 
 // Snapshot copies the tracker's state.
-func (w *Wire) Snapshot() track.Snapshot { return w.tr.Snapshot() }
+func (w *Wire) Snapshot() track.Snapshot {
+	w.mu.Lock()
+	tr := w.tr
+	w.mu.Unlock()
+	return tr.Snapshot()
+}
 
 // wireView is the dashboard's reading of one tracker snapshot: its rows
 // and every event the capture shows so far. It reads the tracker's typed

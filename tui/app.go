@@ -171,6 +171,16 @@ func (a *App) resolve(text string) (int, bool) {
 	return found, found >= 0
 }
 
+// AddKeys adds bindings to the key table (a replay's keys), before the
+// keys the table only documents; call it before Run.
+func (a *App) AddKeys(bs ...Binding) {
+	i := len(a.keys)
+	for i > 0 && a.keys[i-1].Match == nil {
+		i--
+	}
+	a.keys = append(a.keys[:i], append(bs, a.keys[i:]...)...)
+}
+
 // Keys returns the key table (for tests that check the help covers it).
 func (a *App) Keys() []Binding { return a.keys }
 

@@ -1,6 +1,7 @@
 // Package top is smctop's dashboard: one screen per file (overview,
-// connections, link groups, devices, events), each a pure function from
-// a monitor.Snapshot to rows plus a view that only places them.
+// connections, link groups, devices, events), each a list of keyed rows
+// made from a monitor.Snapshot (screen.go), and the same snapshot as text
+// (text.go, --once -o text).
 package top
 
 import (
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
 	"github.com/smcscope/smcscope/monitor"
@@ -73,6 +75,17 @@ func (t *Top) status(s *monitor.Snapshot) string {
 	st := fmt.Sprintf("%s  %s", tview.Escape(s.Origin), s.Time.Format("15:04:05"))
 	for _, src := range s.Sources {
 		if src.Name == "wire" {
+			if !s.WireTime.IsZero() && (src.Speed > 0 || src.Paused || !src.Ended) {
+				// The replay clock: where in the capture the screens are.
+				st += "  [aqua]" + s.WireTime.UTC().Format("15:04:05.000")
+				if src.Speed > 0 {
+					st += fmt.Sprintf(" ×%g", src.Speed)
+				}
+				if src.Paused {
+					st += " paused"
+				}
+				st += "[-]"
+			}
 			// The origin has just named the capture: on 80 columns the
 			// path twice pushes the rest off the line.
 			st += fmt.Sprintf("  %d frames", src.Frames)
@@ -109,6 +122,30 @@ type Options struct {
 	OnSnapshot func(monitor.Snapshot, time.Duration)
 }
 
+// replayKeys are the keys of a file replay: pause, step, seek, restart.
+// moved asks for a refresh, so the screens show where the replay went.
+func replayKeys(w *monitor.Wire, moved func()) []tui.Binding {
+	do := func(f func()) func(*tcell.EventKey) { return func(*tcell.EventKey) { f(); moved() } }
+	return []tui.Binding{
+		{Key: "space", Desc: "replay: pause / resume reading the capture (p pauses the screens only)", Match: tui.Rune(' '), Do: do(func() {
+			paused, _, _ := w.Replay()
+			w.SetPaused(!paused)
+		})},
+		{Key: ".", Desc: "replay: step one second of capture time, then pause", Match: tui.Rune('.'), Do: do(func() { w.Step(time.Second) })},
+		{Key: "] [", Desc: "replay: 10 s of capture time forward / back (back reads again from the start)", Match: func(ev *tcell.EventKey) bool {
+			return ev.Key() == tcell.KeyRune && (ev.Rune() == ']' || ev.Rune() == '[')
+		}, Do: func(ev *tcell.EventKey) {
+			d := 10 * time.Second
+			if ev.Rune() == '[' {
+				d = -d
+			}
+			w.Seek(d)
+			moved()
+		}},
+		{Key: "R", Desc: "replay: restart from the first frame", Match: tui.Rune('R'), Do: do(w.Restart)},
+	}
+}
+
 // Run shows the dashboard until the user quits or ctx ends, refreshing m
 // every interval (a capture replay runs meanwhile in its own goroutine).
 func Run(ctx context.Context, m *monitor.Monitor, o Options) error {
@@ -122,7 +159,17 @@ func (t *Top) Run(ctx context.Context, m *monitor.Monitor, o Options) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	now := make(chan struct{}, 1) // refresh at once: a replay key moved the capture
 	if w := m.Wire(); w != nil {
+		if !w.Live() {
+			w.Hold()
+			t.App.AddKeys(replayKeys(w, func() {
+				select {
+				case now <- struct{}{}:
+				default:
+				}
+			})...)
+		}
 		go func() { _ = w.Run(ctx) }()
 	}
 	refresh := func() refreshed {
@@ -153,6 +200,7 @@ func (t *Top) Run(ctx context.Context, m *monitor.Monitor, o Options) error {
 				t.App.QueueUpdate(t.App.Stop)
 				return
 			case <-tick.C:
+			case <-now:
 			}
 			// Refreshing goes on while the screens are paused: the
 			// exporter (OnSnapshot) serves these snapshots, and events

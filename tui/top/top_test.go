@@ -387,3 +387,45 @@ func TestDetailKeepsScroll(t *testing.T) {
 		t.Errorf("PgDn did not scroll the detail:\n%s", after)
 	}
 }
+
+// TestReplayKeys: in a replay the status line shows the replay clock;
+// space pauses the capture, . steps a second, R starts it again, and the
+// keys are in ?.
+func TestReplayKeys(t *testing.T) {
+	w, err := monitor.OpenWire("../../samples/multilink.pcap", "", "", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := monitor.New(monitor.Options{Wire: w})
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	tp := New()
+	s := testutil.NewScreen(t, tp.App.Application)
+	s.Start(120, 40, func() error { return tp.Run(ctx, m, Options{Interval: 20 * time.Millisecond}) })
+	s.Until("×1 ")
+	s.Key(tcell.KeyRune, ' ')
+	scr := s.Until("paused")
+	if !strings.Contains(scr, "08:34:") {
+		t.Errorf("no replay clock in the status line:\n%s", scr)
+	}
+	_, at, _, _ := w.Progress()
+	s.Key(tcell.KeyRune, '.')
+	want := at.Add(time.Second).UTC().Format("15:04:05")
+	s.Until(want)
+	if p, _, _ := w.Replay(); !p {
+		t.Error("a step did not leave the replay paused")
+	}
+	s.Key(tcell.KeyRune, 'R')
+	s.Key(tcell.KeyRune, ' ')
+	s.Until("×1 ")
+	if _, _, gen := w.Replay(); gen != 1 {
+		t.Errorf("R: %d restarts", gen)
+	}
+	s.Key(tcell.KeyRune, '?')
+	scr = s.Until("replay: step one second")
+	for _, k := range []string{"space", "] [", "restart"} {
+		if !strings.Contains(scr, k) {
+			t.Errorf("help lacks %q", k)
+		}
+	}
+}
