@@ -50,7 +50,7 @@ func (c *rnicCollector) collect(s *monitor.Snapshot, m *emitter) {
 		for _, p := range d.Ports {
 			port := fmt.Sprint(p.Port)
 			if p.Port != 0 {
-				m.gauge(c.up, b2f(p.State == "ACTIVE"), d.Name, port)
+				m.gauge(c.up, b2f(p.Active), d.Name, port)
 				if d.SMC {
 					m.gauge(c.smc, float64(p.Links), d.Name, port, p.PNETID)
 				}

@@ -360,8 +360,10 @@ type DeviceRow struct {
 
 // PortRow is one port of an RDMA device.
 type PortRow struct {
-	Port      int       `json:"port"`
-	State     string    `json:"state"`
+	Port  int    `json:"port"`
+	State string `json:"state"`
+	// Active is the port's state IB_PORT_ACTIVE (4): it can carry links.
+	Active    bool      `json:"active"`
 	PhysState string    `json:"phys_state,omitempty"`
 	Rate      string    `json:"rate,omitempty"`
 	NetDevs   []string  `json:"netdevs,omitempty"`

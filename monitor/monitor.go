@@ -469,7 +469,7 @@ func overview(s *Snapshot) Overview {
 			if p.Port == 0 {
 				continue
 			}
-			if p.State == "ACTIVE" {
+			if p.Active {
 				o.PortsActive++
 			} else {
 				o.PortsDown++

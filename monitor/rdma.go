@@ -60,7 +60,7 @@ func (st *rdmaState) devices(fs rdmastats.FS, now time.Time, smcDevs []smcnl.Dev
 		sd, used := smcByName[d.Name]
 		row.SMC, row.Critical = used, sd.Critical
 		for _, p := range d.Ports {
-			pr := PortRow{Port: p.Port, State: p.State, PhysState: p.PhysState, Rate: p.RateText, NetDevs: p.Netdevs()}
+			pr := PortRow{Port: p.Port, State: p.State, Active: p.StateID == 4, PhysState: p.PhysState, Rate: p.RateText, NetDevs: p.Netdevs()}
 			for _, g := range p.GIDs {
 				pr.GIDs = append(pr.GIDs, g.GID.String()+" ("+g.Type.String()+")")
 			}

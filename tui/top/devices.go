@@ -72,7 +72,7 @@ func deviceRows(s *monitor.Snapshot) []entry[devicePort] {
 				yesNo(dv.SMC), fmt.Sprint(p.Links), fmt.Sprintf("%.0f/s", tx.Rate), fmt.Sprintf("%.0f/s", rx.Rate), dash(strings.Join(moving, " ")),
 				widget.Sparkline(tx.History, 20),
 			}, []any{nil, p.Port, nil, nil, nil, nil, p.Links, tx.Rate, rx.Rate, len(moving)})
-			if p.State != "ACTIVE" {
+			if !p.Active {
 				row.Color = tcell.ColorYellow
 			}
 			if len(moving) > 0 {
