@@ -70,21 +70,17 @@ type place struct {
 // App is the shell: screens switched with tab, `:` and digits, a `/`
 // filter, `?` help, `p` pause, enter/esc drill-down and back, a status line.
 type App struct {
-	*tview.Application
+	*Shell
 	screens []Screen
 	cur     int
-	pages   *tview.Pages
 	body    *tview.Flex
 	tabs    *tview.TextView
 	detail  *tview.TextView
 	status  *tview.TextView
 	prompt  *tview.InputField
-	keys    []Binding
 	paused  bool
 	onPause func(paused bool)
 	back    []place
-	help    *tview.TextView
-	title   string
 	// detailKey is the row the detail pane shows: the pane keeps its
 	// scroll position while a refresh redraws the same row.
 	detailKey string
@@ -96,8 +92,7 @@ type App struct {
 
 // NewApp builds the shell over screens (at least one).
 func NewApp(title string, screens ...Screen) *App {
-	a := &App{Application: tview.NewApplication(), screens: screens}
-	a.keys = a.keyTable()
+	a := &App{screens: screens}
 	a.tabs = tview.NewTextView().SetDynamicColors(true).SetWrap(false)
 	a.detail = tview.NewTextView().SetDynamicColors(false).SetWrap(true)
 	a.detail.SetBorder(true).SetTitle(" detail ")
@@ -122,17 +117,15 @@ func NewApp(title string, screens ...Screen) *App {
 		AddItem(a.tabs, 1, 0, false).
 		AddItem(a.body, 0, 1, true).
 		AddItem(a.status, 1, 0, false)
-	a.pages = tview.NewPages().AddPage("main", root, true, true)
-	a.title = title
-	a.help = tview.NewTextView().SetDynamicColors(false).SetWrap(true)
-	a.help.SetBorder(true).SetTitle(" help: ↑/↓ scroll, esc or ? closes ")
-	a.pages.AddPage("help", a.help, true, false)
+	a.Shell = NewShell(title, root)
+	a.SetKeys(a.keyTable())
+	a.SetHelpExtra(a.columnHelp)
+	a.SetOwnKeys(func(*tcell.EventKey) bool { return a.promptMode != 0 })
+	a.SetHelpReturn(func() tview.Primitive { return a.screen().Table() })
 	for _, s := range screens {
 		t := s.Table()
 		t.SetSelectionChangedFunc(func(int, int) { a.refreshDetail() })
 	}
-	a.SetRoot(a.pages, true).EnableMouse(true)
-	a.SetInputCapture(a.input)
 	a.show(0)
 	return a
 }
@@ -170,19 +163,6 @@ func (a *App) resolve(text string) (int, bool) {
 	}
 	return found, found >= 0
 }
-
-// AddKeys adds bindings to the key table (a replay's keys), before the
-// keys the table only documents; call it before Run.
-func (a *App) AddKeys(bs ...Binding) {
-	i := len(a.keys)
-	for i > 0 && a.keys[i-1].Match == nil {
-		i--
-	}
-	a.keys = append(a.keys[:i], append(bs, a.keys[i:]...)...)
-}
-
-// Keys returns the key table (for tests that check the help covers it).
-func (a *App) Keys() []Binding { return a.keys }
 
 // Paused reports whether the screens are paused (p); call it on the UI
 // goroutine.
@@ -298,11 +278,10 @@ func (a *App) scrollDetail(pages int) {
 	a.detail.ScrollTo(row, col)
 }
 
-// showHelp opens `?`: the keys, then what each column of the current view
-// means and in which unit.
-func (a *App) showHelp() {
+// columnHelp is what `?` says under the keys: what each column of the
+// current view means and in which unit.
+func (a *App) columnHelp() string {
 	var b strings.Builder
-	b.WriteString(a.title + " keys\n\n" + Help(a.keys))
 	s := a.screen()
 	fmt.Fprintf(&b, "\ncolumns of %s", s.Name())
 	if al := s.Aliases(); len(al) > 0 {
@@ -317,10 +296,7 @@ func (a *App) showHelp() {
 	for _, c := range cols {
 		fmt.Fprintf(&b, " %-*s  %s\n", w, c.Title, c.Help)
 	}
-	a.help.SetText(b.String())
-	a.help.ScrollToBeginning()
-	a.pages.ShowPage("help")
-	a.SetFocus(a.help)
+	return b.String()
 }
 
 func (a *App) openPrompt(mode rune) {
@@ -366,30 +342,12 @@ func (a *App) promptDone(k tcell.Key) {
 	a.drawStatus()
 }
 
-func (a *App) input(ev *tcell.EventKey) *tcell.EventKey {
-	if a.promptMode != 0 {
-		return ev
-	}
-	if name, _ := a.pages.GetFrontPage(); name == "help" {
-		if ev.Key() == tcell.KeyEscape || ev.Rune() == '?' || ev.Rune() == 'q' {
-			a.pages.HidePage("help")
-			a.SetFocus(a.screen().Table())
-			return nil
-		}
-		return ev // scrolls the help
-	}
-	if Dispatch(a.keys, ev) {
-		return nil
-	}
-	return ev // j/k/g/G and arrows: the table's own keys
-}
-
 // keyTable is the shell's one key table: it dispatches (input) and
 // documents (`?`) every key.
 func (a *App) keyTable() []Binding {
 	table := func() *widget.Table { return a.screen().Table() }
 	return []Binding{
-		{Key: "?", Desc: "help: the keys, and the columns of this view with their units", Match: Rune('?'), Do: func(*tcell.EventKey) { a.showHelp() }},
+		{Key: "?", Desc: "help: the keys, and the columns of this view with their units", Match: Rune('?'), Do: func(*tcell.EventKey) { a.ShowHelp() }},
 		{Key: ":", Desc: "switch view: its name, a short name or its start (:c :lgr :dev :ev), tab completes", Match: Rune(':'), Do: func(*tcell.EventKey) { a.openPrompt(':') }},
 		{Key: "tab", Desc: "next view", Match: KeyIs(tcell.KeyTab), Do: func(*tcell.EventKey) { a.show((a.cur + 1) % len(a.screens)) }},
 		{Key: "backtab", Desc: "previous view", Match: KeyIs(tcell.KeyBacktab), Do: func(*tcell.EventKey) { a.show((a.cur + len(a.screens) - 1) % len(a.screens)) }},

@@ -27,7 +27,7 @@ type Options struct {
 
 // Browser is the capture browser over an Index.
 type Browser struct {
-	App    *tview.Application
+	App    *tui.Shell
 	idx    *Index
 	opts   Options
 	list   *tview.Table
@@ -37,9 +37,6 @@ type Browser struct {
 	status *tview.TextView
 	prompt *tview.InputField
 	body   *tview.Flex
-	pages  *tview.Pages
-	help   *tview.TextView
-	keys   []tui.Binding
 
 	mode    string // "relevant", "all", "filter EXPR", "follow N"
 	marks   map[int32]bool
@@ -125,7 +122,7 @@ func (b *Browser) lines(ns []int32) map[int32]string {
 
 // New builds the browser over an index.
 func New(ctx context.Context, idx *Index, o Options) *Browser {
-	b := &Browser{App: tview.NewApplication(), idx: idx, opts: o, marks: map[int32]bool{}, ctx: ctx, mode: "relevant"}
+	b := &Browser{idx: idx, opts: o, marks: map[int32]bool{}, ctx: ctx, mode: "relevant"}
 	b.rows = &rowContent{b: b, lines: map[int32]string{}}
 	b.list = tview.NewTable().SetContent(b.rows).SetSelectable(true, false)
 	b.list.SetBorder(true).SetTitle(" frames ")
@@ -144,21 +141,16 @@ func New(ctx context.Context, idx *Index, o Options) *Browser {
 		AddItem(b.list, 0, 3, true).
 		AddItem(lower, 0, 2, false).
 		AddItem(b.status, 1, 0, false)
-	b.keys = b.keyTable()
-	help := tview.NewTextView().SetText("smcdump -I keys\n\n" + tui.Help(b.keys) + "\nesc or ? closes this help")
-	help.SetBorder(true).SetTitle(" help ")
-	// Full screen and scrollable (j/k, arrows): the key list is longer
-	// than an 80x24 terminal is high.
-	b.help = help
-	b.pages = tview.NewPages().AddPage("main", b.body, true, true).AddPage("help", help, true, false)
-	b.App.SetRoot(b.pages, true).EnableMouse(true)
+	b.App = tui.NewShell("smcdump -I", b.body)
+	b.App.SetKeys(b.keyTable())
+	b.App.SetOwnKeys(b.ownKey)
+	b.App.SetHelpReturn(func() tview.Primitive { return b.list })
 	b.setList(idx.Relevant(), "relevant")
-	b.App.SetInputCapture(b.input)
 	return b
 }
 
 // Keys returns the key table (tests check `?` lists each).
-func (b *Browser) Keys() []tui.Binding { return b.keys }
+func (b *Browser) Keys() []tui.Binding { return b.App.Keys() }
 
 // Run shows the browser until the user quits; the list grows as the index
 // does (a live capture follows the tail unless the user scrolled away).
@@ -453,31 +445,17 @@ func (b *Browser) export() {
 	b.message = fmt.Sprintf("wrote %d frames to %s", len(ns), tview.Escape(name))
 }
 
-func (b *Browser) input(ev *tcell.EventKey) *tcell.EventKey {
+// ownKey reports the keys that belong to the focused widget, not to the
+// key table: typing in the prompt, a tracker pane's own keys, and plain
+// keys in the tree or hex pane (they move there), except q and ?.
+func (b *Browser) ownKey(ev *tcell.EventKey) bool {
 	if b.App.GetFocus() == b.prompt {
-		return ev
+		return true
 	}
-	name, _ := b.pages.GetFrontPage()
-	if name == "pane" {
-		return ev // the tracker pane has its own keys (enter, esc, q)
+	if name, _ := b.App.Pages.GetFrontPage(); name == "pane" {
+		return true // the tracker pane has its own keys (enter, esc, q)
 	}
-	if name == "help" {
-		if ev.Key() == tcell.KeyEscape || ev.Rune() == '?' || ev.Rune() == 'q' {
-			b.pages.HidePage("help")
-			b.App.SetFocus(b.list)
-			return nil
-		}
-		return ev // scrolls the help
-	}
-	// Plain keys act on the packet list; in the tree or hex pane they
-	// move there, except the global ones.
-	if ev.Key() == tcell.KeyRune && b.App.GetFocus() != b.list && ev.Rune() != 'q' && ev.Rune() != '?' {
-		return ev
-	}
-	if tui.Dispatch(b.keys, ev) {
-		return nil
-	}
-	return ev
+	return ev.Key() == tcell.KeyRune && b.App.GetFocus() != b.list && ev.Rune() != 'q' && ev.Rune() != '?'
 }
 
 // keyTable is the browser's one key table: it dispatches (input) and
@@ -541,11 +519,7 @@ func (b *Browser) keyTable() []tui.Binding {
 			}
 		})},
 		{Key: "enter", Desc: "in the field tree: expand / collapse a layer"},
-		{Key: "?", Desc: "this help", Match: tui.Rune('?'), Do: do(func() {
-			b.pages.ShowPage("help")
-			b.help.ScrollToBeginning()
-			b.App.SetFocus(b.help)
-		})},
+		{Key: "?", Desc: "this help", Match: tui.Rune('?'), Do: do(b.App.ShowHelp)},
 		{Key: "q", Desc: "quit", Match: tui.Rune('q'), Do: do(b.App.Stop)},
 	}
 }

@@ -41,7 +41,7 @@ func open(t *testing.T, sample string, w, h int, o Options) *harness {
 }
 
 func run(t *testing.T, b *Browser, w, h int) *harness {
-	s := testutil.NewScreen(t, b.App)
+	s := testutil.NewScreen(t, b.App.Application)
 	s.Start(w, h, b.Run)
 	return &harness{s, b}
 }

@@ -94,13 +94,13 @@ func (b *Browser) showPane(kind string) {
 		case tcell.KeyEnter:
 			row, _ := t.GetSelection()
 			if row >= 0 && row < len(rows) {
-				b.pages.RemovePage("pane")
+				b.App.Pages.RemovePage("pane")
 				b.setList(rows[row].frames(), rows[row].mode)
 				b.App.SetFocus(b.list)
 			}
 			return nil
 		case tcell.KeyEscape:
-			b.pages.RemovePage("pane")
+			b.App.Pages.RemovePage("pane")
 			b.App.SetFocus(b.list)
 			return nil
 		}
@@ -110,6 +110,6 @@ func (b *Browser) showPane(kind string) {
 		}
 		return ev
 	})
-	b.pages.AddPage("pane", t, true, true)
+	b.App.Pages.AddPage("pane", t, true, true)
 	b.App.SetFocus(t)
 }
