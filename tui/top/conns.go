@@ -60,12 +60,22 @@ func connRows(s *monitor.Snapshot) []entry[monitor.ConnRow] {
 // every event about it).
 func connDetail(r monitor.ConnRow, s *monitor.Snapshot) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s %s  %s -> %s  proto %s family %d inode %d cookie %#x\n", r.Key, r.Mode, r.State, endpoint(r.Src, r.AddrHidden), endpoint(r.Dst, r.AddrHidden), dash(r.Proto), r.Family, r.Inode, r.Cookie)
+	fmt.Fprintf(&b, "%s %s %s  %s -> %s", r.Key, r.Mode, r.State, endpoint(r.Src, r.AddrHidden), endpoint(r.Dst, r.AddrHidden))
+	if r.Source == monitor.SourceKernel {
+		fmt.Fprintf(&b, "  proto %s family %d inode %d cookie %#x  process %s", dash(r.Proto), r.Family, r.Inode, r.Cookie, process(r.PID, r.Comm))
+	} else {
+		b.WriteString("  (seen on the wire, from the client)")
+	}
+	b.WriteString("\n")
 	if r.AddrHidden {
 		b.WriteString("IPPROTO_SMC socket: sock_diag reports its addresses as zero, only the ports; joined by inode\n")
 	}
-	fmt.Fprintf(&b, "process %s  role %s  link group %s link %s on %s gid %s peer %s\n", process(r.PID, r.Comm), dash(string(r.Role)), r.LGRID, numOrDash(int(r.LinkID)), device(r.IBDev, r.IBPort), dash(r.GID), dash(r.PeerGID))
-	fmt.Fprintf(&b, "token %#x  sndbuf %d  RMBE %d  peer RMBE %d  rx %d B (%s)  tx %d B (%s)\n", r.Token, r.SndBuf, r.RMBE, r.PeerRMBE, r.RxBytes, bytesRate(r.RxRate), r.TxBytes, bytesRate(r.TxRate))
+	fmt.Fprintf(&b, "role %s  link group %s link %s on %s gid %s peer %s\n", dash(string(r.Role)), r.LGRID, numOrDash(int(r.LinkID)), device(r.IBDev, r.IBPort), dash(r.GID), dash(r.PeerGID))
+	fmt.Fprintf(&b, "token %#x", r.Token)
+	if r.SndBuf != 0 {
+		fmt.Fprintf(&b, "  sndbuf %d", r.SndBuf)
+	}
+	fmt.Fprintf(&b, "  RMBE %d  peer RMBE %d  rx %d B (%s)  tx %d B (%s)\n", r.RMBE, r.PeerRMBE, r.RxBytes, bytesRate(r.RxRate), r.TxBytes, bytesRate(r.TxRate))
 	if r.Fallback.Code != 0 {
 		fmt.Fprintf(&b, "fallback %#08x %s: %s\n", r.Fallback.Code, r.Fallback.Name, r.Fallback.Meaning)
 	}

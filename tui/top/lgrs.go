@@ -85,7 +85,9 @@ func lgrDetail(g monitor.LinkGroupRow, _ *monitor.Snapshot) string {
 		fmt.Fprintf(&b, "the peer's ID of this group: %s\n", g.PeerID)
 	}
 	fmt.Fprintf(&b, "SMC %s  peer %s OS %s  EID %q  v2.1 limits: max links %d, max conns %d  direct %v\n", version(g.Version, g.Release), dash(g.PeerHost), dash(g.PeerOS), g.EID, g.MaxLinks, g.MaxConns, g.Direct)
-	fmt.Fprintf(&b, "buffers: send %d B, RMB %d B\n", g.SndBufAlloc, g.RMBAlloc)
+	if g.SndBufAlloc != 0 || g.RMBAlloc != 0 {
+		fmt.Fprintf(&b, "buffers: send %d B, RMB %d B\n", g.SndBufAlloc, g.RMBAlloc)
+	}
 	if g.Deleted {
 		fmt.Fprintf(&b, "deleted: %s\n", reasonText(g.DeleteReason))
 	}
