@@ -1,5 +1,5 @@
-// Package render prints typed rows as text tables: smctop --once -o text
-// and anything else that wants the dashboard's facts as plain text. JSON
-// is the rows marshalled as they are; the TUIs place the same rows in
-// widgets.
+// Package render prints typed rows as text tables: smcdump's -z views and
+// smctop --once -o text. JSON is the rows marshalled as they are; the TUIs
+// place the same rows in widgets. The kernel's key=value lines are
+// package smcnl's (WriteSockets and the other Write* functions).
 package render
