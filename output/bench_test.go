@@ -5,7 +5,7 @@ import (
 	"io"
 	"testing"
 
-	"github.com/smcscope/smcscope/render"
+	"github.com/smcscope/smcscope/output/zview"
 )
 
 // benchFields are bench/compare.sh's -T fields columns.
@@ -40,7 +40,7 @@ func BenchmarkDecodePingpong(b *testing.B) {
 			p, frames := bigCapture(b)
 			o := bc.o
 			o.Read, o.Stdout, o.Stderr = p, io.Discard, io.Discard
-			o.NewTracker = func(views []string) (Tracker, error) { return render.NewTracker(views) }
+			o.NewTracker = func(views []string) (Tracker, error) { return zview.NewTracker(views) }
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {

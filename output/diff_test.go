@@ -18,7 +18,7 @@ import (
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/internal/testutil"
-	"github.com/smcscope/smcscope/render"
+	"github.com/smcscope/smcscope/output/zview"
 )
 
 // mutatedCapture writes a capture of frames of the Ethernet captures with
@@ -63,7 +63,7 @@ func eachTrackedFrame(t *testing.T, path string, fn func(f *capture.Frame, base 
 		t.Fatal(err)
 	}
 	defer r.Close()
-	tr, err := render.NewTracker(nil)
+	tr, err := zview.NewTracker(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

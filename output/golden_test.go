@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/smcscope/smcscope/internal/testutil"
-	"github.com/smcscope/smcscope/render"
+	"github.com/smcscope/smcscope/output/zview"
 	"github.com/smcscope/smcscope/track"
 )
 
@@ -65,7 +65,7 @@ func TestGolden(t *testing.T) {
 				}
 				o := c.o
 				o.Read = path
-				o.NewTracker = func(v []string) (Tracker, error) { return render.NewTracker(v) }
+				o.NewTracker = func(v []string) (Tracker, error) { return zview.NewTracker(v) }
 				var out, errb bytes.Buffer
 				o.Stdout, o.Stderr = &out, &errb
 				err := Run(context.Background(), o)

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/smcscope/smcscope/internal/testutil"
-	"github.com/smcscope/smcscope/render"
+	"github.com/smcscope/smcscope/output/zview"
 )
 
 // TestLateTrackerFields holds the run loop's late tracker fields (added
@@ -34,7 +34,7 @@ func TestLateTrackerFields(t *testing.T) {
 			for _, v := range variants {
 				o := v
 				o.Read, o.DisplayFilter = name, y
-				o.NewTracker = func(views []string) (Tracker, error) { return render.NewTracker(views) }
+				o.NewTracker = func(views []string) (Tracker, error) { return zview.NewTracker(views) }
 				eager := o
 				eager.eagerLate = true
 				got, gotErr, err1 := run(t, o)

@@ -12,7 +12,7 @@ import (
 	"github.com/gopacket/gopacket/layers"
 
 	"github.com/smcscope/smcscope/decode"
-	"github.com/smcscope/smcscope/render"
+	"github.com/smcscope/smcscope/output/zview"
 )
 
 // RoCEv2 offsets in pingpong.pcap: Ethernet, IPv4 (no options), UDP, BTH;
@@ -95,7 +95,7 @@ func TestMalformedSMCEveryMode(t *testing.T) {
 	for _, tracker := range []bool{false, true} {
 		o := Options{Read: p, Format: FormatFields, Fields: []string{"frame.number"}, DisplayFilter: "frame.error"}
 		if tracker {
-			o.NewTracker = func(v []string) (Tracker, error) { return render.NewTracker(v) }
+			o.NewTracker = func(v []string) (Tracker, error) { return zview.NewTracker(v) }
 			o.Fields = append(o.Fields, "smc.link.id")
 		}
 		got, _, err := run(t, o)
@@ -116,7 +116,7 @@ func TestMalformedSMCEveryMode(t *testing.T) {
 	}
 
 	views, _, err := run(t, Options{Read: p, Quiet: true, Views: []string{"smc,conns"},
-		NewTracker: func(v []string) (Tracker, error) { return render.NewTracker(v) }})
+		NewTracker: func(v []string) (Tracker, error) { return zview.NewTracker(v) }})
 	if err != nil || !strings.Contains(views, "malformed SMC messages 2") {
 		t.Errorf("-z smc,conns does not count the two malformed messages: %v\n%s", err, views)
 	}
@@ -179,7 +179,7 @@ func TestMalformedCLCLength(t *testing.T) {
 				t.Errorf("-T json: %v\n%s", err, js)
 			}
 			views, _, err := run(t, Options{Read: p, Quiet: true, Views: []string{"smc,conns", "smc,decline"},
-				NewTracker: func(v []string) (Tracker, error) { return render.NewTracker(v) }})
+				NewTracker: func(v []string) (Tracker, error) { return zview.NewTracker(v) }})
 			if err != nil || !strings.Contains(views, "failed   malformed CLC from the client: "+want) ||
 				!strings.Contains(views, "malformed SMC messages 1") || strings.Contains(views, "no CLC after SMC options") {
 				t.Errorf("-z: %v\n%s", err, views)

@@ -438,7 +438,7 @@ type feeder interface{ Feed(f *capture.Frame) }
 
 // feedTarget is the value whose Feed the loop calls for tr (nil without a
 // tracker): a Tracker whose Feed is promoted from a field of its own (as
-// render's is from *track.Tracker) names that field's value by a
+// zview.Tracker's is from *track.Tracker) names that field's value by a
 // FeedTarget method, so that each frame costs one call, not two.
 func feedTarget(tr Tracker) feeder {
 	if tr == nil {

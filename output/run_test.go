@@ -18,7 +18,7 @@ import (
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/internal/testutil"
-	"github.com/smcscope/smcscope/render"
+	"github.com/smcscope/smcscope/output/zview"
 )
 
 const (
@@ -597,7 +597,7 @@ func TestKnownQPDecodesSMC(t *testing.T) {
 		t.Errorf("without tracker: %q %v", got, err)
 	}
 	opts.Views, opts.Quiet = nil, false
-	opts.NewTracker = func(v []string) (Tracker, error) { return render.NewTracker(v) }
+	opts.NewTracker = func(v []string) (Tracker, error) { return zview.NewTracker(v) }
 	opts.Fields = append(opts.Fields, "smc.conn.id") // a tracker field makes Run feed the tracker
 	got, _, err = run(t, opts)
 	if err != nil || !strings.HasPrefix(got, "\tCDC") || !strings.Contains(got, "bad length") {

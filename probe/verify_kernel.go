@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/smcscope/smcscope/render"
 	"github.com/smcscope/smcscope/smcnl"
 )
 
@@ -98,7 +97,7 @@ func findLGR(groups []smcnl.LinkGroupR, l *smcnl.LGRInfo) (uint32, bool) {
 	return 0, false
 }
 
-// SocketLine implements SocketLiner with render.WriteSockets, finding the
+// SocketLine implements SocketLiner with smcnl.WriteSockets, finding the
 // socket as Prove does.
 func (KernelInspector) SocketLine(id SocketID) (string, error) {
 	socks, err := smcnl.Sockets()
@@ -114,7 +113,7 @@ func (KernelInspector) SocketLine(id SocketID) (string, error) {
 		return "", notInDump(id, len(socks))
 	}
 	var b bytes.Buffer
-	if err := render.WriteSockets(&b, socks[i:i+1]); err != nil {
+	if err := smcnl.WriteSockets(&b, socks[i:i+1]); err != nil {
 		return "", err
 	}
 	line, _, _ := strings.Cut(b.String(), "\n")

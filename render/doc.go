@@ -1,5 +1,6 @@
-// Package render prints typed rows as text tables: smctop --once -o text
-// and anything else that wants the dashboard's facts as plain text. JSON
-// is the rows marshalled as they are; the TUIs place the same rows in
-// widgets.
+// Package render prints smctop's snapshot as text (smctop --once -o text)
+// and holds the cell texts tui/top shares with it (Endpoint, Process,
+// Dash, ...). JSON is the snapshot marshalled as it is. smcdump's -z views
+// are package output/zview's; the kernel's key=value lines are package
+// smcnl's.
 package render

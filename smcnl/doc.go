@@ -34,6 +34,11 @@
 // genltest and nltest fakes without root or SMC. The Parse* functions decode
 // single reply messages and are what the fuzz targets exercise.
 //
+// WriteSockets, WriteLinkGroups, WriteDevices, WriteStats,
+// WriteFallbackStats and WriteSysInfo print what the others return as
+// stable key=value lines, one object a line: what smclab prints, the lab's
+// scripts grep and smcping --diag quotes.
+//
 // # Errors
 //
 // A kernel without SMC_GEN_NETLINK (before 5.11, or smc not loaded), without

@@ -10,7 +10,6 @@ import (
 	"github.com/mdlayher/netlink"
 	"github.com/mdlayher/netlink/nlenc"
 	"github.com/mdlayher/netlink/nltest"
-	"github.com/smcscope/smcscope/render"
 	"github.com/smcscope/smcscope/smcnl"
 )
 
@@ -58,7 +57,7 @@ func ExampleConn_LinkGroupsR() {
 func ExampleWriteFallbackStats() {
 	// The decline-nordma client: the server had no RoCE device.
 	f := smcnl.FallbackStats{ClientTotal: 1, Client: []smcnl.FallbackReason{{Code: 0x05000000, Count: 1}}}
-	if err := render.WriteFallbackStats(os.Stdout, f); err != nil {
+	if err := smcnl.WriteFallbackStats(os.Stdout, f); err != nil {
 		log.Fatal(err)
 	}
 	// Output:

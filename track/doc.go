@@ -25,8 +25,9 @@
 // after Feed for the smc.conn.*/smc.link.*/smc.lgr.* fields of -Y and -e),
 // then Snapshot and its typed rows (ConnsView, LinkRows, LGRRows,
 // DeclineView, Timeline: the -z views smc,conns smc,links smc,lgr
-// smc,decline smc,timeline,CONN, which package render prints). Timelines are recorded only for the connections
-// named in Options.Timeline; OptionsForViews sets it from -z specs.
+// smc,decline smc,timeline,CONN, which package output/zview prints).
+// Timelines are recorded only for the connections named in
+// Options.Timeline; OptionsForViews sets it from -z specs.
 //
 // Memory does not grow with the capture: connections idle for longer than
 // Options.IdleTimeout leave the live tables, links of deleted groups leave

@@ -41,7 +41,7 @@ func Example() {
 	s := tr.Snapshot()
 	c := s.Conns[0]
 	fmt.Println(c.Client, "->", c.Server, c.Outcome, track.ConnDetail(&c))
-	// The rows are typed; package render prints them as smcdump -z does.
+	// The rows are typed; package output/zview prints them as smcdump -z does.
 	enc := json.NewEncoder(os.Stdout)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(s.DeclineView()); err != nil {

@@ -54,7 +54,7 @@ func ParseView(spec string) (name, arg string, err error) {
 
 // OptionsForViews returns opts with what the given -z specs need set
 // before the pass (a timeline is recorded only for the connections it
-// names). Unknown specs are left for the renderer (render.View) to report.
+// names). Unknown specs are left for the renderer (zview.View) to report.
 func OptionsForViews(opts Options, specs []string) Options {
 	for _, s := range specs {
 		if name, arg, err := ParseView(s); err == nil && name == ViewTimeline {
@@ -209,7 +209,7 @@ func addrString(a interface {
 }
 
 // ConnRows returns the smc,conns rows: every connection, typed, for
-// every renderer (render.View for -z, smctop, the exporter, the browser).
+// every renderer (zview.View for -z, smctop, the exporter, the browser).
 func (s *Snapshot) ConnRows() []ConnRow { return s.connRows() }
 
 // LinkRows returns the smc,links rows.

@@ -4,14 +4,14 @@ import (
 	"strings"
 
 	"github.com/smcscope/smcscope/output"
-	"github.com/smcscope/smcscope/render"
+	"github.com/smcscope/smcscope/output/zview"
 	"github.com/smcscope/smcscope/track"
 )
 
 // newTracker hands output the connection tracker for -z views and
 // smc.conn.* fields, keeping the newest keep ended connections whole (-K).
 func newTracker(views []string, keep int) (output.Tracker, error) {
-	t, err := render.NewTrackerKeeping(views, keep)
+	t, err := zview.NewTrackerKeeping(views, keep)
 	if err != nil {
 		return nil, err
 	}
@@ -27,6 +27,6 @@ func viewHelp() string {
 	return b.String()
 }
 
-// defaultKeep is -K's default: render's, with which memory stays flat
+// defaultKeep is -K's default: zview's, with which memory stays flat
 // however long the capture.
-const defaultKeep = render.MaxClosed
+const defaultKeep = zview.MaxClosed

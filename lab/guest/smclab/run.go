@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/mdlayher/netlink"
-	"github.com/smcscope/smcscope/render"
 	"github.com/smcscope/smcscope/smcnl"
 )
 
@@ -53,7 +52,7 @@ func run(args []string, w io.Writer) error {
 		if asJSON {
 			return writeJSON(w, ss)
 		}
-		return render.WriteSockets(w, ss)
+		return smcnl.WriteSockets(w, ss)
 	case "lgr", "dev", "stats", "fallback", "sysinfo":
 		c, err := smcnl.Dial()
 		if err != nil {
@@ -208,7 +207,7 @@ func genl(c *smcnl.Conn, cmd string, asJSON bool, w io.Writer) error {
 		if asJSON {
 			return writeJSON(w, map[string]any{"smcr": rs, "smcd": ds})
 		}
-		return render.WriteLinkGroups(w, rs, ds)
+		return smcnl.WriteLinkGroups(w, rs, ds)
 	case "dev":
 		rs, err := c.DevicesR()
 		if err != nil {
@@ -221,10 +220,10 @@ func genl(c *smcnl.Conn, cmd string, asJSON bool, w io.Writer) error {
 		if asJSON {
 			return writeJSON(w, map[string]any{"smcr": rs, "smcd": ds})
 		}
-		if err := render.WriteDevices(w, "smcr", rs); err != nil {
+		if err := smcnl.WriteDevices(w, "smcr", rs); err != nil {
 			return err
 		}
-		return render.WriteDevices(w, "smcd", ds)
+		return smcnl.WriteDevices(w, "smcd", ds)
 	case "stats":
 		s, err := c.Stats()
 		if err != nil {
@@ -233,7 +232,7 @@ func genl(c *smcnl.Conn, cmd string, asJSON bool, w io.Writer) error {
 		if asJSON {
 			return writeJSON(w, s)
 		}
-		return render.WriteStats(w, s)
+		return smcnl.WriteStats(w, s)
 	case "fallback":
 		f, err := c.FallbackStats()
 		if err != nil {
@@ -242,7 +241,7 @@ func genl(c *smcnl.Conn, cmd string, asJSON bool, w io.Writer) error {
 		if asJSON {
 			return writeJSON(w, f)
 		}
-		return render.WriteFallbackStats(w, f)
+		return smcnl.WriteFallbackStats(w, f)
 	}
 	s, err := c.SysInfo()
 	if err != nil {
@@ -255,7 +254,7 @@ func genl(c *smcnl.Conn, cmd string, asJSON bool, w io.Writer) error {
 	if asJSON {
 		return writeJSON(w, map[string]any{"sysinfo": s, "ueids": us})
 	}
-	return render.WriteSysInfo(w, s, us)
+	return smcnl.WriteSysInfo(w, s, us)
 }
 
 // waitLGRGone polls until at most keep SMC-R link groups are left: the

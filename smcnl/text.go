@@ -1,19 +1,17 @@
-package render
+package smcnl
 
 import (
 	"bufio"
 	"fmt"
 	"io"
 	"strconv"
-
-	"github.com/smcscope/smcscope/smcnl"
 )
 
-// The Write* functions print the kernel state package smcnl parses as stable "key=value" lines, one
-// object per line, for people and for scripts that grep them (the lab's
-// verification does). Keys never change meaning; new keys are appended.
-// Free-form strings are always quoted; numbers, enum names, addresses and
-// cursors never are.
+// The Write* functions print the kernel state this package parses as
+// stable "key=value" lines, one object per line, for people and for
+// scripts that grep them (the lab's verification does). Keys never change
+// meaning; new keys are appended. Free-form strings are always quoted;
+// numbers, enum names, addresses and cursors never are.
 
 // kv accumulates one line.
 type kv struct {
@@ -78,7 +76,7 @@ func (l *kv) flush(w *bufio.Writer) {
 
 // WriteSockets prints one "socket ..." line per socket and a final
 // "sockets=N".
-func WriteSockets(w io.Writer, ss []smcnl.Socket) error {
+func WriteSockets(w io.Writer, ss []Socket) error {
 	bw := bufio.NewWriter(w)
 	var l kv
 	for _, s := range ss {
@@ -112,7 +110,7 @@ func WriteSockets(w io.Writer, ss []smcnl.Socket) error {
 // WriteLinkGroups prints one "lgr ..." line per SMC-R link group followed
 // by one "link ..." line per link, then "lgr_smcd ..." lines, and a final
 // "lgrs=N lgrs_smcd=M".
-func WriteLinkGroups(w io.Writer, rs []smcnl.LinkGroupR, ds []smcnl.LinkGroupD) error {
+func WriteLinkGroups(w io.Writer, rs []LinkGroupR, ds []LinkGroupD) error {
 	bw := bufio.NewWriter(w)
 	var l kv
 	for _, g := range rs {
@@ -142,7 +140,7 @@ func WriteLinkGroups(w io.Writer, rs []smcnl.LinkGroupR, ds []smcnl.LinkGroupD) 
 	return bw.Flush()
 }
 
-func writeV2Common(l *kv, v *smcnl.V2Common) {
+func writeV2Common(l *kv, v *V2Common) {
 	if v == nil {
 		return
 	}
@@ -151,7 +149,7 @@ func writeV2Common(l *kv, v *smcnl.V2Common) {
 }
 
 // WriteDevices prints one "dev ..." line per device; kind is "smcr" or "smcd".
-func WriteDevices(w io.Writer, kind string, ds []smcnl.Device) error {
+func WriteDevices(w io.Writer, kind string, ds []Device) error {
 	bw := bufio.NewWriter(w)
 	var l kv
 	for _, d := range ds {
@@ -170,25 +168,25 @@ func WriteDevices(w io.Writer, kind string, ds []smcnl.Device) error {
 
 // WriteStats prints one "key=value" line per counter, zeros included, so a
 // script can diff two snapshots line by line.
-func WriteStats(w io.Writer, s smcnl.Stats) error {
+func WriteStats(w io.Writer, s Stats) error {
 	bw := bufio.NewWriter(w)
 	var l kv
 	for _, tt := range []struct {
 		name string
-		t    *smcnl.TechStats
+		t    *TechStats
 	}{{"smcr", &s.SMCR}, {"smcd", &s.SMCD}} {
 		t, p := tt.t, tt.name+"."
 		for _, h := range []struct {
 			name string
-			h    *smcnl.Histogram
+			h    *Histogram
 		}{{"tx_rmb_size", &t.TxRMBSize}, {"rx_rmb_size", &t.RxRMBSize}, {"tx_pload_size", &t.TxPayloadSize}, {"rx_pload_size", &t.RxPayloadSize}} {
 			for i, v := range h.h {
-				l.u(p+h.name+"."+smcnl.HistogramLabels[i], v).flush(bw)
+				l.u(p+h.name+"."+HistogramLabels[i], v).flush(bw)
 			}
 		}
 		for _, r := range []struct {
 			name string
-			r    *smcnl.RMBStats
+			r    *RMBStats
 		}{{"tx_rmb_stats", &t.TxRMBStats}, {"rx_rmb_stats", &t.RxRMBStats}} {
 			q := p + r.name + "."
 			for _, c := range []struct {
@@ -217,13 +215,13 @@ func WriteStats(w io.Writer, s smcnl.Stats) error {
 
 // WriteFallbackStats prints "fallback_total server=N client=M" and one
 // "fallback side=... code=0x... count=N" line per reason.
-func WriteFallbackStats(w io.Writer, f smcnl.FallbackStats) error {
+func WriteFallbackStats(w io.Writer, f FallbackStats) error {
 	bw := bufio.NewWriter(w)
 	var l kv
 	l.word("fallback_total").u("server", f.ServerTotal).u("client", f.ClientTotal).flush(bw)
 	for _, side := range []struct {
 		name string
-		rs   []smcnl.FallbackReason
+		rs   []FallbackReason
 	}{{"server", f.Server}, {"client", f.Client}} {
 		for _, r := range side.rs {
 			l.word("fallback").word("side="+side.name).x("code", uint64(r.Code), 8).u("count", uint64(r.Count)).flush(bw)
@@ -234,7 +232,7 @@ func WriteFallbackStats(w io.Writer, f smcnl.FallbackStats) error {
 
 // WriteSysInfo prints one "sysinfo ..." line and one "ueid=..." line per
 // user EID.
-func WriteSysInfo(w io.Writer, s smcnl.SysInfo, ueids []string) error {
+func WriteSysInfo(w io.Writer, s SysInfo, ueids []string) error {
 	bw := bufio.NewWriter(w)
 	var l kv
 	l.word("sysinfo").u("ver", uint64(s.Version)).u("rel", uint64(s.Release)).bool("ism_v2", s.ISMv2).

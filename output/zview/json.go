@@ -1,4 +1,4 @@
-package render
+package zview
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package render
+package zview
 
 import (
 	"bytes"
@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/smcscope/smcscope/capture"
-	"github.com/smcscope/smcscope/output"
 	"github.com/smcscope/smcscope/track"
 )
 
@@ -262,9 +261,9 @@ func TestTimelineInferredHosts(t *testing.T) {
 	}
 }
 
-const refDir = "../testdata/reference/"
+const refDir = "../../testdata/reference/"
 
-func samplesDir() string { return "../samples" }
+func samplesDir() string { return "../../samples" }
 
 // feedFile runs a capture through a tracker, skipping the first skip
 // frames (a capture that starts mid-connection).
@@ -306,9 +305,6 @@ func feed(t testing.TB, tr *track.Tracker, name string, skip int) *track.Tracker
 		}
 	}
 }
-
-// The tracker plugs into smcdump's hook through Tracker.
-var _ output.Tracker = Tracker{}
 
 // TestViewsFolded: when a capture holds more connections than the tracker
 // keeps whole, every view says how many are listed and counts all of them
@@ -394,33 +390,6 @@ func TestJSONStreamsLikeMarshal(t *testing.T) {
 				t.Errorf("%T: streamed JSON differs from json.Marshal:\n%s\n%s", v, clip(got.String()), clip(string(want)))
 			}
 		}
-	}
-}
-
-// TestTrackerViewsSnapshot: smcdump's tracker writes the views one by one
-// (-T json) from one snapshot, and a frame fed since makes a new one.
-func TestTrackerViewsSnapshot(t *testing.T) {
-	tr, err := NewTracker([]string{"smc,conns"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	frames := func() int {
-		var b bytes.Buffer
-		if err := tr.WriteViews(&b, []string{"smc,conns"}, "json"); err != nil {
-			t.Fatal(err)
-		}
-		var v track.ConnsView
-		mustJSON(t, b.Bytes(), &v)
-		return v.Stats.Frames
-	}
-	feedInto(t, tr.Tracker, refDir+"no-ueid.pcap")
-	first := frames()
-	if again := frames(); first == 0 || again != first || tr.last.frames != first {
-		t.Errorf("frames %d then %d (cached %d), want the same snapshot", first, again, tr.last.frames)
-	}
-	feedInto(t, tr.Tracker, refDir+"decline-nordma.pcap")
-	if n := frames(); n <= first {
-		t.Errorf("after more frames the views still show %d frames", n)
 	}
 }
 

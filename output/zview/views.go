@@ -1,4 +1,4 @@
-package render
+package zview
 
 import (
 	"fmt"
@@ -7,7 +7,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/track"
 )
 
@@ -80,41 +79,6 @@ func View(w io.Writer, s *track.Snapshot, name, arg, format string) error {
 	}
 	_, err := io.WriteString(w, rule)
 	return err
-}
-
-// Tracker gives a tracker the views writer smcdump's output package asks
-// for: the -z views of one snapshot taken at the end of the pass.
-type Tracker struct {
-	*track.Tracker
-	last *lastSnapshot
-}
-
-// FeedTarget is the tracker itself, for a caller that feeds it every frame:
-// calling Feed through Tracker's promoted method costs a wrapper call more.
-func (t Tracker) FeedTarget() interface{ Feed(f *capture.Frame) } { return t.Tracker }
-
-// lastSnapshot is the snapshot the last views were written from: with
-// -T json output asks for each view apart, and a snapshot copies every
-// kept connection and link (megabytes) for views that all show the same
-// state.
-type lastSnapshot struct {
-	s      track.Snapshot
-	frames int
-	ok     bool
-}
-
-// WriteViews renders specs from a snapshot of the tracker, the same one as
-// the previous call when no frame was fed since.
-func (t Tracker) WriteViews(w io.Writer, specs []string, format string) error {
-	if t.last == nil {
-		s := t.Snapshot()
-		return Views(w, &s, specs, format)
-	}
-	if l := t.last; !l.ok || l.frames != t.Stats().Frames {
-		l.s = t.Snapshot()
-		l.frames, l.ok = l.s.Stats.Frames, true
-	}
-	return Views(w, &t.last.s, specs, format)
 }
 
 func fmtMS(v float64) string {
@@ -227,6 +191,14 @@ func clcVersion(v uint8) string {
 		return "-"
 	}
 	return "v" + strconv.Itoa(int(v))
+}
+
+// dash prints s, "-" when it is empty.
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 func idOrDash(id int) string {
@@ -359,32 +331,4 @@ func textTimeline(tw *tabwriter.Writer, tl track.Timeline) {
 	}
 	fmt.Fprintf(tw, "C->S: %d CDCs, %d B produced, %d B by RDMA WRITE; S->C: %d CDCs, %d B produced, %d B by RDMA WRITE; close: %s\n",
 		c.Client2Srv.CDCs, c.Client2Srv.Bytes, c.Client2Srv.WriteBytes, c.Srv2Client.CDCs, c.Srv2Client.Bytes, c.Srv2Client.WriteBytes, dash(c.Close))
-}
-
-// MaxClosed is how many ended connections smcdump's tracker keeps whole
-// for the views (track.Options.MaxClosed); older ones are folded into the
-// totals. Open connections stay whole up to track.Options.MaxConns. With
-// a few hundred, smcdump's memory is the same on 200 MB as on 2 GB of
-// traffic, and a capture of that many connections is still listed whole.
-const MaxClosed = 256
-
-// NewTracker returns a tracker set up for the -z specs (see
-// track.NewForViews) that writes its views with this package. It is for
-// output.Run, which feeds it and writes its views from one goroutine, so
-// it takes no lock (track.Options.Unshared).
-func NewTracker(specs []string) (Tracker, error) {
-	return NewTrackerKeeping(specs, MaxClosed)
-}
-
-// NewTrackerKeeping is NewTracker keeping the newest keep ended
-// connections whole instead of MaxClosed (smcdump -K), and at least as
-// many of all (track.Options.MaxConns): a user who asks to see a few
-// thousand connections listed pays for them in memory.
-func NewTrackerKeeping(specs []string, keep int) (Tracker, error) {
-	if keep < 1 {
-		return Tracker{}, fmt.Errorf("keep %d connections: need at least 1", keep)
-	}
-	opts := track.Options{Unshared: true, MaxClosed: keep, MaxConns: max(keep, track.DefaultMaxConns)}
-	t, err := track.NewForViews(opts, specs)
-	return Tracker{t, &lastSnapshot{}}, err
 }

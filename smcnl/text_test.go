@@ -1,4 +1,4 @@
-package render
+package smcnl
 
 import (
 	"bytes"
@@ -8,14 +8,13 @@ import (
 	"testing"
 
 	"github.com/smcscope/smcscope/internal/testutil"
-	"github.com/smcscope/smcscope/smcnl"
 )
 
-// TestKernelText renders every lab recording of smcnl/testdata through
+// TestKernelText renders every lab recording of testdata/ through
 // the Write* functions: the key=value lines smclab prints and the lab's
 // verification greps, locked by golden files.
 func TestKernelText(t *testing.T) {
-	dirs, err := filepath.Glob("../smcnl/testdata/*-*")
+	dirs, err := filepath.Glob("testdata/*-*")
 	if err != nil || len(dirs) == 0 {
 		t.Fatalf("no recordings: %v", err)
 	}
@@ -25,12 +24,12 @@ func TestKernelText(t *testing.T) {
 		}
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			var out bytes.Buffer
-			if ss, err := smcnl.ReplaySockets(dir); err == nil {
+			if ss, err := ReplaySockets(dir); err == nil {
 				if err := WriteSockets(&out, ss); err != nil {
 					t.Fatal(err)
 				}
 			}
-			c, err := smcnl.Replay(dir)
+			c, err := Replay(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
