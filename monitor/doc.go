@@ -13,7 +13,9 @@
 // connections, links and link groups stand in for the kernel's, so the
 // dashboard and the exporter work on a machine without SMC.
 //
-// Snapshot is rendered elsewhere: package render prints it as text,
-// encoding/json as JSON, package metrics exports it to Prometheus and
-// tui/top places it in the dashboard's screens.
+// Snapshot is shown elsewhere: tui/top places it in the dashboard's
+// screens and prints it as text, encoding/json writes it as JSON, package
+// metrics exports it to Prometheus. Every one reads its typed fields:
+// modes, states, roles, event kinds and link-group IDs are typed values
+// with one spelling each, and nothing is parsed back from display text.
 package monitor

@@ -208,8 +208,8 @@ func addrString(a interface {
 	return a.String()
 }
 
-// ConnRows returns the smc,conns rows: every connection, typed, for
-// every renderer (zview.View for -z, smctop, the exporter, the browser).
+// ConnRows returns the smc,conns rows: every connection as smcdump's -z
+// view and the browser's panes show it (smctop reads Snapshot.Conns).
 func (s *Snapshot) ConnRows() []ConnRow { return s.connRows() }
 
 // LinkRows returns the smc,links rows.

@@ -1,8 +1,0 @@
-package render
-
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
