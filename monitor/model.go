@@ -54,6 +54,9 @@ type Source struct {
 	// paused (smctop -r, the replay keys).
 	Speed  float64 `json:"speed,omitempty"`
 	Paused bool    `json:"paused,omitempty"`
+	// Clock is where a file replay stands in capture time: its newest
+	// frame, or later after a step between frames.
+	Clock time.Time `json:"clock,omitzero"`
 }
 
 // Overview is the first screen: counts now and rates since the last

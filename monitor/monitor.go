@@ -155,7 +155,7 @@ func (m *Monitor) Refresh() Snapshot {
 // wire adds the capture's rows to s, its fallbacks where the kernel's
 // statistics are not read, and its new events to the log.
 func (m *Monitor) wire(s *Snapshot, w *Wire) {
-	paused, speed, gen := w.Replay()
+	paused, speed, gen, at := w.Replay()
 	if gen != m.wireGen {
 		// The replay began again: its events will be read again, with
 		// its frames.
@@ -174,7 +174,7 @@ func (m *Monitor) wire(s *Snapshot, w *Wire) {
 	}
 	src := Source{Name: "wire", Available: err == nil, Detail: detail, Frames: frames, Ended: done, Paused: paused}
 	if !w.Live() {
-		src.Speed = speed
+		src.Speed, src.Clock = speed, at
 	}
 	if err != nil {
 		src.Detail += ": " + err.Error()

@@ -37,8 +37,11 @@ type Wire struct {
 	tr     *track.Tracker
 	frames int
 	last   time.Time // capture time of the newest frame
-	err    error
-	done   bool
+	// at is where the replay stands in capture time: the newest frame's
+	// time, or later when a step or seek ended between two frames.
+	at   time.Time
+	err  error
+	done bool
 	// Replay control (files only).
 	hold   bool      // at the end, wait for a restart instead of returning
 	paused bool      // no frame is read
@@ -138,23 +141,23 @@ func (w *Wire) Seek(d time.Duration) {
 // moveBy sets the capture time to read up to: d from the newest frame, or
 // from the first one when none was read (w.mu held).
 func (w *Wire) moveBy(d time.Duration) {
-	if w.last.IsZero() {
+	if w.at.IsZero() {
 		w.ahead, w.until = max(d, time.Nanosecond), time.Time{}
 		return
 	}
-	w.until = w.last.Add(d)
+	w.until = w.at.Add(d)
 }
 
 // Restart replays the file from its first frame.
 func (w *Wire) Restart() { w.control(func() { w.restart, w.until = true, time.Time{} }) }
 
 // Replay says where a file replay stands: paused, its pace (0: as fast
-// as it reads) and how many restarts (a new generation begins the tracker
-// and the frame numbers again).
-func (w *Wire) Replay() (paused bool, speed float64, gen int) {
+// as it reads), how many restarts (a new generation begins the tracker
+// and the frame numbers again) and its position in capture time.
+func (w *Wire) Replay() (paused bool, speed float64, gen int, at time.Time) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.paused && w.until.IsZero() && w.ahead == 0, w.speed, w.gen
+	return w.paused && w.until.IsZero() && w.ahead == 0, w.speed, w.gen, w.at
 }
 
 // Run feeds every frame to the tracker until the capture ends (a held
@@ -221,7 +224,7 @@ func (w *Wire) Run(ctx context.Context) error {
 			// The step or seek reached its capture time: stop before this
 			// frame, which waits (paused) or is paced from here.
 			w.mu.Lock()
-			w.until = time.Time{}
+			w.at, w.until = until, time.Time{}
 			w.mu.Unlock()
 			first = time.Time{}
 			continue
@@ -258,6 +261,9 @@ func (w *Wire) Run(ctx context.Context) error {
 			w.tr.Feed(pend)
 			w.frames++
 			w.last = ts
+			if ts.After(w.at) {
+				w.at = ts
+			}
 		}
 		w.mu.Unlock()
 		pend = nil
@@ -273,7 +279,7 @@ func (w *Wire) reopen() error {
 	}
 	_ = w.r.Close()
 	w.r, w.tr = r, track.New(track.Options{})
-	w.frames, w.last, w.err, w.done, w.restart = 0, time.Time{}, nil, false, false
+	w.frames, w.last, w.at, w.err, w.done, w.restart = 0, time.Time{}, time.Time{}, nil, false, false
 	w.gen++
 	return nil
 }

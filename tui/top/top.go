@@ -75,9 +75,13 @@ func (t *Top) status(s *monitor.Snapshot) string {
 	st := fmt.Sprintf("%s  %s", tview.Escape(s.Origin), s.Time.Format("15:04:05"))
 	for _, src := range s.Sources {
 		if src.Name == "wire" {
-			if !s.WireTime.IsZero() && (src.Speed > 0 || src.Paused || !src.Ended) {
+			clock := src.Clock
+			if clock.IsZero() {
+				clock = s.WireTime
+			}
+			if !clock.IsZero() && (src.Speed > 0 || src.Paused || !src.Ended) {
 				// The replay clock: where in the capture the screens are.
-				st += "  [aqua]" + s.WireTime.UTC().Format("15:04:05.000")
+				st += "  [aqua]" + clock.UTC().Format("15:04:05.000")
 				if src.Speed > 0 {
 					st += fmt.Sprintf(" ×%g", src.Speed)
 				}
@@ -128,7 +132,7 @@ func replayKeys(w *monitor.Wire, moved func()) []tui.Binding {
 	do := func(f func()) func(*tcell.EventKey) { return func(*tcell.EventKey) { f(); moved() } }
 	return []tui.Binding{
 		{Key: "space", Desc: "replay: pause / resume reading the capture (p pauses the screens only)", Match: tui.Rune(' '), Do: do(func() {
-			paused, _, _ := w.Replay()
+			paused, _, _, _ := w.Replay()
 			w.SetPaused(!paused)
 		})},
 		{Key: ".", Desc: "replay: step one second of capture time, then pause", Match: tui.Rune('.'), Do: do(func() { w.Step(time.Second) })},

@@ -412,13 +412,13 @@ func TestReplayKeys(t *testing.T) {
 	s.Key(tcell.KeyRune, '.')
 	want := at.Add(time.Second).UTC().Format("15:04:05")
 	s.Until(want)
-	if p, _, _ := w.Replay(); !p {
+	if p, _, _, _ := w.Replay(); !p {
 		t.Error("a step did not leave the replay paused")
 	}
 	s.Key(tcell.KeyRune, 'R')
 	s.Key(tcell.KeyRune, ' ')
 	s.Until("×1 ")
-	if _, _, gen := w.Replay(); gen != 1 {
+	if _, _, gen, _ := w.Replay(); gen != 1 {
 		t.Errorf("R: %d restarts", gen)
 	}
 	s.Key(tcell.KeyRune, '?')
