@@ -2,7 +2,9 @@ package top
 
 import (
 	"fmt"
+	"sort"
 	"strings"
+	"time"
 
 	"github.com/gdamore/tcell/v2"
 
@@ -85,17 +87,28 @@ func connDetail(r monitor.ConnRow, s *monitor.Snapshot) string {
 	if r.Detail != "" {
 		b.WriteString(r.Detail + "\n")
 	}
-	var history []string
+	// Its history: the wire's steps of the connection, and every event
+	// about it or its link group (a link lost under it, a failover), in
+	// time order.
+	type step struct {
+		t    time.Time
+		text string
+	}
+	var history []step
 	for _, h := range r.Handshake {
-		history = append(history, fmt.Sprintf("  %s  %s", h.Time.UTC().Format("15:04:05.000000"), h.What))
+		history = append(history, step{h.Time, h.What})
 	}
 	for _, e := range s.Events {
-		if e.Conn == r.Key || (e.LGR != "" && e.LGR == r.LGRKey && e.Link != 0 && e.Link == r.LinkID) {
-			history = append(history, fmt.Sprintf("  %s  %s (%s)", e.Time.UTC().Format("15:04:05.000000"), e.Text, e.Source))
+		if e.Conn == r.Key || (e.LGR != "" && e.LGR == r.LGRKey) {
+			history = append(history, step{e.Time, fmt.Sprintf("%s (%s)", e.Text, e.Source)})
 		}
 	}
+	sort.SliceStable(history, func(i, j int) bool { return history[i].t.Before(history[j].t) })
 	if len(history) > 0 {
-		b.WriteString("history:\n" + strings.Join(history, "\n") + "\n")
+		b.WriteString("history:\n")
+	}
+	for _, h := range history {
+		fmt.Fprintf(&b, "  %s  %s\n", h.t.UTC().Format("15:04:05.000000"), h.text)
 	}
 	return b.String()
 }

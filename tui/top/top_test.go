@@ -429,3 +429,42 @@ func TestReplayKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestConnHistory: a wire connection's detail tells its life in time
+// order: its handshake, the links of its group coming up, the link it was
+// on lost, its failover.
+func TestConnHistory(t *testing.T) {
+	w, err := monitor.OpenWire("../../samples/multilink.pcap", "", "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := monitor.New(monitor.Options{Wire: w})
+	if err := w.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	s := m.Refresh()
+	var c monitor.ConnRow
+	for _, r := range s.Conns {
+		if r.Key == "wire:2" {
+			c = r
+		}
+	}
+	d := connDetail(c, &s)
+	_, hist, ok := strings.Cut(d, "history:\n")
+	if !ok {
+		t.Fatalf("no history:\n%s", d)
+	}
+	var last string
+	for _, l := range strings.Split(strings.TrimSpace(hist), "\n") {
+		ts := strings.Fields(l)[0]
+		if ts < last {
+			t.Errorf("history out of order at %q:\n%s", l, hist)
+		}
+		last = ts
+	}
+	for _, want := range []string{"TCP SYN", "CLC Confirm", "link 2 up", "link 2 deleted: 0x00010000 lost-path", "wire:2 failed over to link 1", "closed"} {
+		if !strings.Contains(hist, want) {
+			t.Errorf("history lacks %q:\n%s", want, hist)
+		}
+	}
+}
