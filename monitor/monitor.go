@@ -142,6 +142,12 @@ func (m *Monitor) Refresh() Snapshot {
 		if m.o.TracerErr != nil {
 			why += " (no tracepoints: " + m.o.TracerErr.Error() + ")"
 		}
+		switch {
+		case m.o.Wire != nil && m.o.Kernel == nil && m.o.SysfsRoot == "":
+			why = "the capture's frames"
+		case m.o.Wire != nil:
+			why = "the capture's frames, and " + why + " of the kernel and the RNICs"
+		}
 		s.Sources = append(s.Sources, Source{Name: "events", Available: true, Detail: why})
 		m.log = appendEvents(m.log, diffEvents(m.prev, &s)...)
 	}
