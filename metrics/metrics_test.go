@@ -109,24 +109,32 @@ func TestRules(t *testing.T) {
 	}
 }
 
-// TestDashboard checks that every Grafana expression names only metrics
-// the exporter exposes.
-func TestDashboard(t *testing.T) {
+// panel is one Grafana panel with its query expressions.
+type panel struct {
+	Title   string `json:"title"`
+	Targets []struct {
+		Expr string `json:"expr"`
+	} `json:"targets"`
+}
+
+// dashboard reads deploy/grafana's dashboard.
+func dashboard(t *testing.T) struct{ Panels []panel } {
+	t.Helper()
 	b, err := os.ReadFile("../deploy/grafana/smcscope.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var d struct {
-		Panels []struct {
-			Title   string `json:"title"`
-			Targets []struct {
-				Expr string `json:"expr"`
-			} `json:"targets"`
-		} `json:"panels"`
-	}
+	var d struct{ Panels []panel }
 	if err := json.Unmarshal(b, &d); err != nil {
 		t.Fatal(err)
 	}
+	return d
+}
+
+// TestDashboard checks that every Grafana expression names only metrics
+// the exporter exposes.
+func TestDashboard(t *testing.T) {
+	d := dashboard(t)
 	// The SMC-R recording has no fallbacks; the declining server's has.
 	exposed := scrape(t, fixture(t)) + scrape(t, fixtureOf(t, "decline-nordma-server-done"))
 	if len(d.Panels) == 0 {

@@ -386,22 +386,7 @@ func TestPrometheusAlertsAndDashboard(t *testing.T) {
 	}
 
 	// The dashboard: every panel's expression through the query API.
-	b, err := os.ReadFile("../deploy/grafana/smcscope.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var d struct {
-		Panels []struct {
-			Title   string `json:"title"`
-			Targets []struct {
-				Expr string `json:"expr"`
-			} `json:"targets"`
-		} `json:"panels"`
-	}
-	if err := json.Unmarshal(b, &d); err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range d.Panels {
+	for _, p := range dashboard(t).Panels {
 		for _, tg := range p.Targets {
 			expr := strings.ReplaceAll(tg.Expr, "$instance", ".*")
 			res, err := instant(addr, expr)

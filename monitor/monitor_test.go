@@ -59,14 +59,7 @@ func TestKernelJoin(t *testing.T) {
 }
 
 func TestFailoverEvents(t *testing.T) {
-	before, err := ReplayKernel("../smcnl/testdata/multilink-client-before")
-	if err != nil {
-		t.Fatal(err)
-	}
-	after, err := ReplayKernel("../smcnl/testdata/multilink-client-after")
-	if err != nil {
-		t.Fatal(err)
-	}
+	before, after := recorded(t, "multilink-client-before"), recorded(t, "multilink-client-after")
 	clock := fixedClock()
 	prev := New(Options{Kernel: before, Now: clock}).Refresh()
 	m := New(Options{Kernel: after, Now: clock})
@@ -214,14 +207,7 @@ func TestWireLinksActive(t *testing.T) {
 // is without redundancy (so smc_link_up{link="2"} reads 0 and SMCLinkDown
 // fires), and drops it once two links are active again.
 func TestLostLinkStaysDown(t *testing.T) {
-	before, err := ReplayKernel("../smcnl/testdata/multilink-client-before")
-	if err != nil {
-		t.Fatal(err)
-	}
-	after, err := ReplayKernel("../smcnl/testdata/multilink-client-after")
-	if err != nil {
-		t.Fatal(err)
-	}
+	before, after := recorded(t, "multilink-client-before"), recorded(t, "multilink-client-after")
 	k := &switchKernel{Kernel: before}
 	m := New(Options{Kernel: k, Now: fixedClock()})
 	m.Refresh()
@@ -258,6 +244,16 @@ func TestLostLinkStaysDown(t *testing.T) {
 	if got := links(s); got != "1:ACTIVE:true 2:DELETED:false" {
 		t.Errorf("lost again: links %s", got)
 	}
+}
+
+// recorded replays one of smcnl/testdata's recordings.
+func recorded(t *testing.T, name string) Kernel {
+	t.Helper()
+	k, err := ReplayKernel("../smcnl/testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
 }
 
 // switchKernel is a Kernel whose recording a test replaces between refreshes.

@@ -447,7 +447,7 @@ func wireConn(c *track.Conn, l *track.Link, g *track.LinkGroup) ConnRow {
 		what string
 	}{
 		{c.TSYN, "TCP SYN"}, {c.TProposal, "CLC Proposal"}, {c.TAccept, "CLC Accept"}, {c.TConfirm, "CLC Confirm"},
-		{c.Fallback.Time, "fell back to TCP: " + track.ConnDetail(c)}, {c.TFirstCDC, "first CDC"}, {c.TClose, "closed: " + closeText(c)},
+		{c.Fallback.Time, "fell back to TCP: " + track.ConnDetail(c)}, {c.TFirstCDC, "first CDC"}, {c.TClose, "closed: " + track.CloseInfo(c)},
 	} {
 		if !st.t.IsZero() {
 			r.Handshake = append(r.Handshake, Step{Time: st.t, What: st.what})
@@ -462,28 +462,6 @@ func wireConn(c *track.Conn, l *track.Link, g *track.LinkGroup) ConnRow {
 		r.GID, r.PeerGID = gidText(l.Client.GID), gidText(l.Server.GID)
 	}
 	return r
-}
-
-// closeText says how a connection ended, from its flows' close flags.
-func closeText(c *track.Conn) string {
-	var parts []string
-	for d, who := range [2]string{"client", "server"} {
-		f := &c.Flow[d]
-		switch {
-		case f.Aborted:
-			parts = append(parts, who+" aborted")
-		case f.Closed:
-			parts = append(parts, who+" closed")
-		case f.RST:
-			parts = append(parts, who+" RST")
-		case f.FIN:
-			parts = append(parts, who+" FIN")
-		}
-	}
-	if len(parts) == 0 {
-		return "TCP closed"
-	}
-	return strings.Join(parts, ", ")
 }
 
 // wireGroup is the row of one tracked link group with its links, and the

@@ -99,7 +99,7 @@ func TestPingpong(t *testing.T) {
 		t.Errorf("RMBE sizes %d/%d, want %d", c.ServerEP.RMBESize, c.ClientEP.RMBESize, want)
 	}
 	if !c.Closed() || !c2s.Closed || !s2c.Closed || !c2s.FIN || !s2c.FIN {
-		t.Errorf("close: %s, want both sides closed and FIN", closeInfo(&c))
+		t.Errorf("close: %s, want both sides closed and FIN", CloseInfo(&c))
 	}
 	steps := []struct {
 		name string

@@ -272,7 +272,7 @@ func connRow(c *Conn, links map[int]*Link) ConnRow {
 		Handshake:  Durations{ms(start, c.TProposal), ms(start, c.TAccept), ms(start, c.TConfirm), ms(start, c.TFirstCDC)},
 		Client2Srv: flowRow(&c.Flow[DirC2S]), Srv2Client: flowRow(&c.Flow[DirS2C]),
 		Frames: c.Frames, FirstFrame: c.FirstFrame, LastFrame: c.LastFrame,
-		Closed: c.Closed(), Close: closeInfo(c),
+		Closed: c.Closed(), Close: CloseInfo(c),
 	}
 	if l := links[c.Link]; c.Inferred && l != nil {
 		// No TCP connection seen: show the hosts from the link.
@@ -338,7 +338,9 @@ func ConnDetail(c *Conn) string {
 	return s
 }
 
-func closeInfo(c *Conn) string {
+// CloseInfo says how each side ended a connection ("client closed,
+// server FIN"), "" while both are open.
+func CloseInfo(c *Conn) string {
 	var parts []string
 	for d := DirC2S; d <= DirS2C; d++ {
 		f := &c.Flow[d]
