@@ -312,8 +312,10 @@ func (f FS) port(dev string, pn int) (Port, error) {
 	p.PhysStateID, p.PhysState = splitNumbered(phys)
 	p.Rate = parseRate(p.RateText)
 	p.LinkLayer = LinkLayer(ll)
-	if p.GIDs, err = f.gids(dev, ps, p.LinkLayer); err != nil {
-		return p, err
+	if !f.noGIDs {
+		if p.GIDs, err = f.gids(dev, ps, p.LinkLayer); err != nil {
+			return p, err
+		}
 	}
 	pma, err := readCounters(f.path(classDir, dev, "ports", ps, "counters"), true)
 	if err != nil {
