@@ -740,10 +740,11 @@ func hwCounters(t *testing.T, text, dev string) map[string]uint64 {
 	return nil
 }
 
-// TestServerObservesPing: in e2e-smc the server takes two snapshots of its kernel view,
-// a second apart, while the client's paced connection to port 5002 runs (the observation
-// window, lab/guest/scenarios.sh). Both show that connection as active SMC-R on the
-// server's link group, and rxe0 counted packets in between.
+// TestServerObservesPing: in e2e-smc the server takes two snapshots of its kernel view
+// while the client's paced connection to port 5002 runs (the observation window,
+// lab/guest/scenarios.sh). Both show that connection as active SMC-R on the server's link
+// group; the guest takes the second only once the connection's cursor and rxe0's packet
+// counters have moved on, so they differ between the two.
 func TestServerObservesPing(t *testing.T) {
 	dir := filepath.Join(labRun(t), "e2e-smc", "server")
 	snaps := []string{readFile(t, filepath.Join(dir, "observe1.txt")), readFile(t, filepath.Join(dir, "observe2.txt"))}

@@ -78,6 +78,13 @@ verify_scenario() {
 		check "$r guest finished with rc=0 ($(cat "$dir/$r/rc" 2>/dev/null || echo none))" \
 			"$([ "$(cat "$dir/$r/rc" 2>/dev/null)" = 0 ] && echo 0 || echo 1)"
 	done
+	# Every wait in the guests has a deadline and logs "DEADLINE: what" when it passes
+	# (scenarios.sh wait_for): the event it waited for did not come.
+	local late
+	late=$(cat "$dir/server.console" "$dir/client.console" 2>/dev/null | tr -d '\r' | grep -o 'DEADLINE: .*' | paste -sd';' || true)
+	check "no wait in the guests passed its deadline${late:+ ($late)}" "$([ -z "$late" ] && echo 0 || echo 1)"
+	late=$(cat "$dir/server.console" "$dir/client.console" 2>/dev/null | tr -d '\r' | grep -o 'DEADLINE (tool): .*' | paste -sd';' || true)
+	tcheck "no wait for the project's tools in the guests passed its deadline${late:+ ($late)}" "$([ -z "$late" ] && echo 0 || echo 1)"
 	fact scenario "$sc"
 	fact kernel "$KVER"
 	case "$sc" in e2e-*)

@@ -69,18 +69,30 @@ func diffEvents(prev, cur *Snapshot) []Event {
 				active++
 			}
 		}
+		lost := func(l LinkRow) {
+			add(Event{Kind: EventLinkDown, LGR: g.Key, Link: l.ID}, "link group %s link %d on %s/%d deleted", g.ID, l.ID, l.IBDev, l.IBPort)
+			if active > 0 {
+				add(Event{Kind: EventFailover, LGR: g.Key}, "link group %s failed over to its %d remaining active link(s)", g.ID, active)
+			}
+		}
+		curL := map[uint8]bool{}
 		for _, l := range g.Links {
+			curL[l.ID] = true
 			ol, had := oldL[l.ID]
 			switch {
 			case had && ol.Active && !l.Active && l.State == LinkDeleted:
-				add(Event{Kind: EventLinkDown, LGR: g.Key, Link: l.ID}, "link group %s link %d on %s/%d deleted", g.ID, l.ID, l.IBDev, l.IBPort)
-				if active > 0 {
-					add(Event{Kind: EventFailover, LGR: g.Key}, "link group %s failed over to its %d remaining active link(s)", g.ID, active)
-				}
+				lost(l)
 			case had && ol.Active && !l.Active:
 				add(Event{Kind: EventLinkDown, LGR: g.Key, Link: l.ID}, "link group %s link %d on %s/%d went %s", g.ID, l.ID, l.IBDev, l.IBPort, l.State)
 			case (!had || !ol.Active) && l.Active:
 				add(Event{Kind: EventLinkUp, LGR: g.Key, Link: l.ID}, "link group %s link %d on %s/%d is %s", g.ID, l.ID, l.IBDev, l.IBPort, l.State)
+			}
+		}
+		// A link gone while the group kept two active links is not kept
+		// as lost (keepLost): its going is still an event.
+		for _, ol := range o.Links {
+			if !curL[ol.ID] && ol.State != LinkDeleted {
+				lost(ol)
 			}
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/smcscope/smcscope/internal/testutil"
+	"github.com/smcscope/smcscope/smcnl"
 )
 
 // fixedClock steps one second per call, so rates are exact.
@@ -258,3 +259,40 @@ func recorded(t *testing.T, name string) Kernel {
 
 // switchKernel is a Kernel whose recording a test replaces between refreshes.
 type switchKernel struct{ Kernel }
+
+// replacedLink is the failed-over host whose group already has a new link
+// 3 on rxe0 beside link 1: two active links again.
+type replacedLink struct{ Kernel }
+
+func (k replacedLink) LinkGroupsR() ([]smcnl.LinkGroupR, error) {
+	gs, err := k.Kernel.LinkGroupsR()
+	for i := range gs {
+		l := gs[i].Links[0]
+		l.ID = 3
+		gs[i].Links = append(gs[i].Links, l)
+	}
+	return gs, err
+}
+
+// TestLinkReplacedEvents: a link lost while the group is redundant again
+// (a new link came in the same interval) is not kept as lost, and its going
+// is still a link-down and a failover.
+func TestLinkReplacedEvents(t *testing.T) {
+	k := &switchKernel{Kernel: recorded(t, "multilink-client-before")}
+	m := New(Options{Kernel: k, Now: fixedClock()})
+	m.Refresh()
+	k.Kernel = replacedLink{recorded(t, "multilink-client-after")}
+	s := m.Refresh()
+	var kinds []string
+	for _, e := range s.Events {
+		kinds = append(kinds, string(e.Kind))
+	}
+	if got := strings.Join(kinds, ","); !strings.Contains(got, "link-down") || !strings.Contains(got, "failover") {
+		t.Errorf("events %s: want link-down and failover", got)
+	}
+	for _, l := range s.LinkGroups[0].Links {
+		if l.State == LinkDeleted {
+			t.Errorf("link %d kept as lost in a redundant group", l.ID)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package monitor
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -12,11 +13,74 @@ import (
 // historyLen is how many rates a counter keeps for its sparkline.
 const historyLen = 60
 
-// rdmaState keeps what rates and sparklines need between refreshes.
+// gidMaxAge is how long a refresh may show GID tables read earlier.
+const gidMaxAge = 30 * time.Second
+
+// portKey names one port of one device.
+type portKey struct {
+	dev  string
+	port int
+}
+
+// rdmaState keeps what rates and sparklines need between refreshes, and
+// the GID tables of the last full read.
 type rdmaState struct {
 	prev     rdmastats.Snapshot
 	havePrev bool
 	history  map[rdmastats.Key][]float64
+
+	gids      map[portKey][]rdmastats.GIDEntry // nil: read them on the next refresh
+	gidsRead  time.Time
+	gidsPorts string // the devices, ports and their states when gids were read
+}
+
+// read reads every device. The GID tables, most of the files (1024 per rxe
+// port, see rdmastats.FS.WithoutGIDs), come from the last full read unless
+// it is older than gidMaxAge or a device or port came, went or changed
+// state since: addresses, and so GIDs, change with the links under them.
+func (st *rdmaState) read(fs rdmastats.FS, now time.Time) ([]rdmastats.Device, error) {
+	if st.gids != nil && now.Sub(st.gidsRead) < gidMaxAge {
+		devs, err := fs.WithoutGIDs().Devices()
+		if err != nil {
+			st.gids = nil
+			return nil, err
+		}
+		if portStates(devs) == st.gidsPorts {
+			for i := range devs {
+				for j := range devs[i].Ports {
+					p := &devs[i].Ports[j]
+					p.GIDs = st.gids[portKey{devs[i].Name, p.Port}]
+				}
+			}
+			return devs, nil
+		}
+	}
+	devs, err := fs.Devices()
+	if err != nil {
+		st.gids = nil
+		return nil, err
+	}
+	st.gids = map[portKey][]rdmastats.GIDEntry{}
+	for _, d := range devs {
+		for _, p := range d.Ports {
+			st.gids[portKey{d.Name, p.Port}] = p.GIDs
+		}
+	}
+	st.gidsRead, st.gidsPorts = now, portStates(devs)
+	return devs, nil
+}
+
+// portStates lists every device's ports with their states, in one string.
+func portStates(devs []rdmastats.Device) string {
+	var b strings.Builder
+	for _, d := range devs {
+		b.WriteString(d.Name)
+		for _, p := range d.Ports {
+			fmt.Fprintf(&b, " %d:%s/%s", p.Port, p.State, p.PhysState)
+		}
+		b.WriteByte(';')
+	}
+	return b.String()
 }
 
 func sourceName(s rdmastats.Source) string {
@@ -30,7 +94,7 @@ func sourceName(s rdmastats.Source) string {
 // the previous refresh. smcDevs (SMC_NETLINK_GET_DEV_SMCR) says which
 // devices SMC uses and the ports' PNET IDs and link counts.
 func (st *rdmaState) devices(fs rdmastats.FS, now time.Time, smcDevs []smcnl.Device) ([]DeviceRow, error) {
-	devs, err := fs.Devices()
+	devs, err := st.read(fs, now)
 	if err != nil {
 		return nil, err
 	}

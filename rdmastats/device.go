@@ -314,8 +314,10 @@ func (f FS) port(dev string, pn int, bad func(*CounterError)) (Port, error) {
 	p.PhysStateID, p.PhysState = splitNumbered(phys)
 	p.Rate = parseRate(p.RateText)
 	p.LinkLayer = LinkLayer(ll)
-	if p.GIDs, err = f.gids(dev, ps, p.LinkLayer); err != nil {
-		return p, err
+	if !f.noGIDs {
+		if p.GIDs, err = f.gids(dev, ps, p.LinkLayer); err != nil {
+			return p, err
+		}
 	}
 	pma := readCounters(f.path(classDir, dev, "ports", ps, "counters"), Key{dev, pn, SourcePMA, ""}, bad)
 	hw := readCounters(f.path(classDir, dev, "ports", ps, "hw_counters"), Key{dev, pn, SourceHW, ""}, bad)

@@ -29,10 +29,11 @@ const classDir = "class/infiniband"
 var ErrNoDevices = errors.New("no RDMA devices")
 
 // FS reads RDMA devices from a sysfs tree. The zero value is not useful;
-// build one with NewFS. FS holds no state besides its root, so copies are
-// cheap and safe for concurrent use.
+// build one with NewFS. FS holds no state besides its root and options, so
+// copies are cheap and safe for concurrent use.
 type FS struct {
-	root string
+	root   string
+	noGIDs bool
 }
 
 // NewFS returns an FS rooted at a sysfs mount point; "" means DefaultRoot.
@@ -42,6 +43,17 @@ func NewFS(root string) FS {
 		root = DefaultRoot
 	}
 	return FS{root: root}
+}
+
+// WithoutGIDs returns an FS whose Devices and Device leave every port's
+// GIDs nil, for a caller that keeps the GID tables of an earlier read. A
+// GID table is one file per entry, whether used or not: an rxe port has
+// 1024 with two in use, and reading one took 105-165 ms in a TCG lab
+// guest, most of an smctop refresh (lab/README.md, Known behaviour), while
+// the table changes only with the netdev's addresses.
+func (f FS) WithoutGIDs() FS {
+	f.noGIDs = true
+	return f
 }
 
 // Root returns the sysfs mount point this FS reads.

@@ -509,6 +509,30 @@ func TestBrokenGID(t *testing.T) {
 	}
 }
 
+// TestWithoutGIDs: the read without GID tables is the full read with every
+// port's GIDs nil, and it opens no GID file (a broken one does not fail it).
+func TestWithoutGIDs(t *testing.T) {
+	t.Parallel()
+	root := copyFixture(t)
+	full, err := NewFS(root).Devices()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range full {
+		for j := range full[i].Ports {
+			full[i].Ports[j].GIDs = nil
+		}
+	}
+	writeFile(t, root, "class/infiniband/rxe0/ports/1/gids/1", "0000:0000\n")
+	got, err := NewFS(root).WithoutGIDs().Devices()
+	if err != nil {
+		t.Fatalf("WithoutGIDs().Devices(): %v", err)
+	}
+	if diff := cmp.Diff(full, got); diff != "" {
+		t.Errorf("WithoutGIDs().Devices() (-want +got):\n%s", diff)
+	}
+}
+
 // TestGIDOrder checks numeric order: ReadDir sorts "10" before "2".
 func TestGIDOrder(t *testing.T) {
 	t.Parallel()

@@ -21,6 +21,40 @@ UEID=SMC-LAB-UEID
 
 myaddr() { if [ "$ROLE" = server ]; then echo "$1"; else echo "$2"; fi; }
 
+# wait_for SECS WHAT CMD... runs CMD every 0.2 s until it succeeds: every step of the lab
+# waits for the event it needs (a line written, a state reached, a port answering), never
+# for a sleep to be long enough. SECS is counted in polls, so a slow guest waits longer,
+# never less. When it passes, "DEADLINE: WHAT" is logged (verify.sh fails the scenario on
+# it) and wait_for fails. wait_for_tool is the same for events of the project's tools
+# (smcdump, smctop), whose failure does not make a capture untrue: "DEADLINE (tool): WHAT".
+wait_for() { wait_until "DEADLINE" "$@"; }
+wait_for_tool() { wait_until "DEADLINE (tool)" "$@"; }
+wait_until() {
+	local tag=$1 secs=$2 what=$3 polls
+	shift 3
+	polls=$((secs * 5))
+	while ! "$@"; do
+		polls=$((polls - 1))
+		if [ $polls -le 0 ]; then
+			log "$tag: $what (not seen in $secs s)"
+			return 1
+		fi
+		sleep 0.2
+	done
+}
+
+# exited PID: the process is gone or a zombie (kill -0 succeeds on a zombie, and busybox
+# sh reaps its background children only when it waits for them).
+exited() {
+	local st
+	st=$(cat /proc/"$1"/stat 2>/dev/null) || return 0
+	st=${st##*) }
+	[ "${st%% *}" = Z ]
+}
+
+# hw_counter DEV NAME prints an rxe port counter (0 when there is none).
+hw_counter() { cat /sys/class/infiniband/"$1"/ports/1/hw_counters/"$2" 2>/dev/null || echo 0; }
+
 # rxe_add creates rxe device $1 on netdev $2 and waits for its IPv4-mapped RoCEv2 GID
 # (rxe fills the GID table asynchronously; a connection before that finds no device).
 rxe_add() {
@@ -233,11 +267,7 @@ server_main() {
 		;;
 	esac
 	# The throwaway connections of shift_ids need the listener; it is the real one.
-	i=0
-	while ! grep -q 'msg=listening' /out/smcping-server.txt && [ $i -lt 50 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	wait_for 30 "the smcping server listening on $PORT" grep -q 'msg=listening' /out/smcping-server.txt
 	if smc_scenario && [ "$SHIFT_IDS" != 0 ]; then
 		shift_ids || log "shift_ids failed"
 	fi
@@ -290,8 +320,11 @@ client_main() {
 	final_report
 	if [ "$SCEN" = teardown ]; then
 		# Unloading SMC terminates the (idle) link group: DELETE_LINK(all) while both run.
+		# The client stays up until rxe0 has sent it and received the server's answer.
+		sent=$(hw_counter rxe0 sent_pkts) rcvd=$(hw_counter rxe0 rcvd_pkts)
 		run 20 rmmod smc_diag smc || rc=$?
-		sleep 2
+		wait_for 20 "rxe0 sending the DELETE_LINK and receiving the server's answer" \
+			counters_past rxe0 "$sent" "$rcvd"
 	fi
 	return $rc
 }
@@ -321,20 +354,21 @@ multiconn_client() {
 	return $mrc
 }
 
+# counters_past DEV SENT RCVD: rxe port DEV has sent more than SENT and received more
+# than RCVD packets.
+counters_past() { [ "$(hw_counter "$1" sent_pkts)" -gt "$2" ] && [ "$(hw_counter "$1" rcvd_pkts)" -gt "$3" ]; }
+
 # count_lines FILE PATTERN prints how many lines of FILE match, 0 while FILE does not
 # exist yet (grep -c on a missing file prints nothing, and an empty count would end a
 # waiting loop at once).
 count_lines() { cat "$1" 2>/dev/null | grep -c "$2"; }
 
-# wait_conns FILE N waits (up to 30 s) until smcping has printed the proofs of N
-# connections (its "conn K ..." header lines): they are established.
-wait_conns() {
-	i=0
-	while [ "$(count_lines "$1" '^conn [0-9]')" -lt "$2" ] && [ $i -lt 300 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-}
+# has_lines FILE PATTERN N: at least N lines of FILE match.
+has_lines() { [ "$(count_lines "$1" "$2")" -ge "$3" ]; }
+
+# wait_conns FILE N waits until smcping has printed the proofs of N connections (its
+# "conn K ..." header lines): they are established.
+wait_conns() { wait_for 30 "$2 connection proof(s) in $1" has_lines "$1" '^conn [0-9]' "$2"; }
 
 # bulk_client: a one-way stream of 16 x 64 KiB, reported as "CLIENT bulk END ... bytes=".
 bulk_client() {
@@ -349,49 +383,52 @@ bulk_client() {
 }
 
 # multilink_client: two links (eth0/rxe0, eth1/rxe1, one PNET ID), two paced smcping
-# clients (a ping every 20 ms), then eth1 goes down while both connections are idle, the
-# link group fails over to link 1, traffic resumes, and a new connection is made.
-# Idle is made by stopping both smcping processes (SIGSTOP) and waiting a second: a ping
-# in flight completes in the kernels within milliseconds, so no data is on the dying link
-# when it goes (traffic in flight there stalled 1 of 2 runs). SIGCONT resumes them; paced
-# pings then catch up back to back.
+# clients (a ping every 20 ms), one connection on each link; eth1 goes down while both
+# connections are idle, the link group fails over to link 1, traffic resumes, and a new
+# connection is made. Idle is made by stopping both smcping processes (SIGSTOP) and
+# waiting until every ping they sent has been answered (traffic in flight on the dying
+# link stalled 1 of 2 runs). SIGCONT resumes them; paced pings then catch up back to back.
+# Each client is stopped as soon as it has pinged, so neither can finish its pings before
+# the failover however slow the guest is. smctop, when present, streams snapshots from
+# before eth1 goes down until it has shown the failover.
 multilink_client() {
 	smcping "$SRV" -p $PORT -n 300 -m 64 -i 20ms --warmup 0 --timeout 30s --diag >/tmp/ml0.out 2>&1 &
 	p0=$!
-	wait_conns /tmp/ml0.out 1
+	wait_conns /tmp/ml0.out 1 || return 1
+	port0=$(local_port /tmp/ml0.out)
+	stop_when_pinged "$p0" "$port0" 0 || return 1
+	# The server puts every second connection of a link group on its next active link:
+	# with both links up, the second client's connection is the one on rxe1.
+	wait_for 60 "two ACTIVE links in the link group" links_active 2 || return 1
 	smcping "$SRV" -p $PORT -n 200 -m 512 -i 20ms --warmup 0 --timeout 30s --diag >/tmp/ml1.out 2>&1 &
 	p1=$!
-	wait_conns /tmp/ml1.out 1
-	sleep 1
-	# smctop watches the failover from before eth1 goes down to after the new link:
-	# one snapshot every 500 ms; events accumulate in the one process.
+	wait_conns /tmp/ml1.out 1 || return 1
+	port1=$(local_port /tmp/ml1.out)
+	stop_when_pinged "$p1" "$port1" 1 || return 1
+	log "smcping clients stopped"
+	wait_for 30 "both connections idle (every ping answered)" conns_are idle "$port0" "$port1"
 	if [ -x /bin/smctop ]; then
-		smctop --count 24 --interval 500ms -o jsonl >/out/smctop-stream.jsonl 2>/out/smctop-stream.err &
+		# Ended by SIGINT once it has shown the failover; the count only bounds it.
+		smctop --count 100000 --interval 500ms -o jsonl >/out/smctop-stream.jsonl 2>/out/smctop-stream.err &
 		st=$!
-		sleep 1
+		smctop_shows 60 "both links active" -links 2
 	fi
-	kill -STOP $p0 $p1
-	log "smcping clients stopped: connections idle"
-	sleep 1
 	lgr_lines | sed 's/^/BEFORE-FAILOVER /' | tee -a /out/client.log
 	log "eth1 down"
 	ip link set eth1 down
-	# The snapshot that shows the failover is the one logged. Right after it the server
-	# starts a new, asymmetric link on the remaining device (ACTIVATING): that is not a
-	# survivor of the failover, so it is not counted.
-	i=0
-	while [ $i -lt 100 ]; do
-		lgr_lines >/tmp/after
-		n=$(grep '^LINK:' /tmp/after | grep -cv ' state=ACTIVATING ')
-		[ "$n" = 1 ] && break
-		sleep 0.2
-		i=$((i + 1))
-	done
-	log "links after eth1 down: $n"
+	# The snapshot that shows the failover is the one logged.
+	wait_for 60 "one link left after eth1 went down" failed_over
+	log "links after eth1 down: $(grep '^LINK:' /tmp/after | grep -cv ' state=ACTIVATING ')"
 	sed 's/^/AFTER-FAILOVER /' /tmp/after | tee -a /out/client.log
 	kill -CONT $p0 $p1
 	log "smcping clients continued"
-	[ -n "${st:-}" ] && wait $st
+	if [ -n "${st:-}" ]; then
+		smctop_shows 60 "the failover: one active link, the tracepoint's link-down and the failover" \
+			-links 1 -event link-down/tracepoint -event failover
+		kill -INT $st
+		wait $st
+		log "smctop stream ended, rc=$?"
+	fi
 	wait $p0
 	rc0=$?
 	wait $p1
@@ -403,14 +440,84 @@ multilink_client() {
 	# After the failover the server tries a second, asymmetric link on the remaining
 	# device; a connection made while it is ACTIVATING waits for it (or times out under
 	# load), so the new connection waits until the link group settled.
-	i=0
-	while [ $i -lt 100 ] && lgr_lines | grep -qE '^LINK:.* state=(INACTIVE|ACTIVATING) '; do
-		sleep 0.2
-		i=$((i + 1))
-	done
+	wait_for 60 "the link group settled (no INACTIVE or ACTIVATING link)" settled
 	lgr_lines | sed 's/^/SETTLED /' | tee -a /out/client.log
 	smcping_run 0 new 50 128 || rc=$?
 	return $rc
+}
+
+# local_port FILE prints the local port of the connection whose proof smcping printed
+# ("conn 1 smc 10.10.0.2:PORT -> ...").
+local_port() { sed -n 's/^conn 1 [a-z]* [0-9.]*:\([0-9]*\) -> .*/\1/p' "$1" | head -1; }
+
+# stop_when_pinged PID PORT K stops smcping client K (SIGSTOP) once its connection from
+# PORT has sent data; it fails, saying so, when the client ended first.
+stop_when_pinged() {
+	wait_for 30 "client $3's first ping" conns_are moved "$2" || return 1
+	if ! kill -STOP "$1" 2>/dev/null || exited "$1"; then
+		log "DEADLINE: smcping client $3 ended before it could be stopped"
+		return 1
+	fi
+}
+
+# links_active N: the client's link groups have N links in state ACTIVE.
+links_active() { [ "$(lgr_lines | grep '^LINK:' | grep -c ' state=ACTIVE ')" = "$1" ]; }
+
+# failed_over: one link is left (in /tmp/after). Right after the failover the server
+# starts a new, asymmetric link on the remaining device (ACTIVATING): that is not a
+# survivor of the failover, so it is not counted.
+failed_over() {
+	lgr_lines >/tmp/after
+	[ "$(grep '^LINK:' /tmp/after | grep -cv ' state=ACTIVATING ')" = 1 ]
+}
+
+# settled: no link of the client's link groups is INACTIVE or ACTIVATING.
+settled() {
+	lgr_lines >/tmp/lgr || return 1
+	! grep -qE '^LINK:.* state=(INACTIVE|ACTIVATING) ' /tmp/lgr
+}
+
+# conns_are moved|idle PORT... looks at the client's connections from these local ports
+# in smc_diag (cursors are wrap/count, counted in bytes with the buffer they point into:
+# tx_prep and tx_fin in the send buffer, tx_prod in the peer's RMBE, rx_prod in ours).
+#   moved: the connection has sent data;
+#   idle:  no ping in flight: all it prepared was written and announced (tx_prep = tx_fin
+#          = tx_prod), and every byte came back (rx_prod = tx_prod: smcping's server echoes
+#          byte for byte).
+conns_are() {
+	local what=$1 p
+	shift
+	timeout 10 smclab diag >/tmp/diag.txt || return 1
+	for p in "$@"; do
+		awk -v src="$CLI:$p" -v what="$what" '
+			function bytes(cur, size,   a) { split(cur, a, "/"); return a[1] * size + a[2] }
+			index($0, " src=" src " ") {
+				for (i = 1; i <= NF; i++) {
+					n = index($i, "=")
+					if (n) f[substr($i, 1, n - 1)] = substr($i, n + 1)
+				}
+				sent = bytes(f["tx_prod"], f["peer_rmbe"])
+				if (what == "moved")
+					ok = sent > 0
+				else
+					ok = bytes(f["tx_prep"], f["sndbuf"]) == bytes(f["tx_fin"], f["sndbuf"]) &&
+						bytes(f["tx_fin"], f["sndbuf"]) == sent && bytes(f["rx_prod"], f["rmbe"]) == sent
+				found = 1
+			}
+			END { exit !(found && ok) }' /tmp/diag.txt || return 1
+	done
+}
+
+# smctop_shows SECS WHAT ARGS... waits until smctop's stream has a snapshot that shows
+# ARGS (smclab wait-smctop); it stops waiting when smctop has exited.
+smctop_shows() {
+	local secs=$1 what=$2
+	shift 2
+	timeout $((secs + 10)) smclab wait-smctop /out/smctop-stream.jsonl "$secs" -pid "$st" "$@" >/tmp/wait.out 2>&1
+	local wrc=$?
+	cat /tmp/wait.out
+	[ $wrc = 0 ] || log "DEADLINE (tool): smctop snapshot with $what ($(tail -1 /tmp/wait.out))"
+	return $wrc
 }
 
 # step NAME CMD... runs one step of an e2e scenario: output in /out/NAME.txt, exit status
@@ -437,7 +544,9 @@ e2e_client() {
 	if [ "$SCEN" = e2e-smc ] && [ -x /bin/smcdump ]; then
 		timeout -s INT 100 smcdump -i eth0 -a -w /out/live.pcapng >/out/smcdump-live.txt 2>&1 &
 		live=$!
-		sleep 1
+		# smcdump prints nothing when it starts capturing; it creates the -w file once its
+		# packet socket is bound with the filter attached, so the file is the event.
+		wait_for_tool 30 "smcdump capturing on eth0 (/out/live.pcapng created)" capture_started "$live"
 	fi
 	step smcping-check smcping $SRV -p $PORT --check
 	step smcping-require smcping $SRV -p $PORT -n 50 -m 64,1000 --warmup 5 --require smc -o json
@@ -449,7 +558,6 @@ e2e_client() {
 	# drops part of a burst of 16 KiB WRITEs (the wire has them; seen in the first run
 	# without labstub), and the host's check wants every frame its filter selects.
 	if [ -n "$live" ]; then
-		sleep 1
 		kill -INT "$live" 2>/dev/null
 		wait "$live"
 		echo "STEP smcdump-live rc=$?" >>/out/e2e.txt
@@ -504,11 +612,7 @@ during_ping() {
 	"$@"
 	log "observation done; telling the server"
 	timeout 30 smcping $SRV -p $OBS_PORT -n 1 -m 16 --warmup 0 --timeout 20s >/tmp/obs-done.txt 2>&1
-	i=0
-	while kill -0 $bg 2>/dev/null && [ $i -lt 600 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	wait_for 60 "the server ending the paced connection" exited $bg
 	kill -INT $bg 2>/dev/null
 	wait $bg
 	echo "STEP bg-ping rc=$?" >>/out/e2e.txt
@@ -518,29 +622,29 @@ during_ping() {
 # OBS_PORT, takes the server's snapshots while it runs (observe_server), then waits for
 # the client's second connection and stops the OBS_PORT server (see OBS_PORT).
 server_observe() {
-	i=0
-	while [ "$(count_lines /out/smcping-obs.txt 'msg="connection accepted"')" -lt 1 ]; do
-		sleep 0.2
-		i=$((i + 1))
-		[ $i -lt 600 ] || { log "observe: no connection on $OBS_PORT"; return 1; }
-	done
+	wait_for 120 "the client's paced connection on $OBS_PORT" \
+		has_lines /out/smcping-obs.txt 'msg="connection accepted"' 1 || return 1
 	observe_server
-	i=0
-	while [ "$(count_lines /out/smcping-obs.txt 'msg="connection accepted"')" -lt 2 ] && [ $i -lt 600 ]; do
-		sleep 0.2
-		i=$((i + 1))
-	done
+	wait_for 120 "the client's end-of-observation connection on $OBS_PORT" \
+		has_lines /out/smcping-obs.txt 'msg="connection accepted"' 2
 	log "observe: done, stopping the smcping server on $OBS_PORT"
 	kill -INT "$obs_srv"
 }
 
-# observe_server and observe_client: two snapshots of the guest's kernel view a second
-# apart while the paced connection runs (lab/e2e_test.go compares them).
+# observe_server and observe_client: two snapshots of the guest's kernel view while the
+# paced connection runs (lab/e2e_test.go compares them). A second between them gives
+# rates a span; that the connection's cursor and rxe0's counters moved in between, which
+# the tests assert, is waited for (obs_moved), not expected of the second.
 observe_server() { observe; }
 observe_client() { observe; }
 observe() {
+	local k mark=""
 	for k in 1 2; do
-		[ $k = 2 ] && sleep 1
+		if [ $k = 2 ]; then
+			sleep 1
+			# shellcheck disable=SC2086
+			[ -z "$mark" ] || wait_for 30 "the paced connection moving on after snapshot 1" obs_moved $mark
+		fi
 		{
 			timeout 10 smclab diag
 			timeout 10 smclab lgr
@@ -549,19 +653,46 @@ observe() {
 		# smctop's join of the same moment (its two refreshes a second apart give rates);
 		# lab/e2e_test.go compares it with smclab's view above.
 		[ -x /bin/smctop ] && timeout 20 smctop --once -o json --interval 1s >/out/smctop$k.json 2>/out/smctop$k.err
+		mark=$(obs_mark)
 	done
-	# The exporter, scraped inside the guest; promtool checks it on the host.
+	# The exporter, scraped inside the guest; promtool checks it on the host. It answers
+	# once it listens, so wget asks until it does.
 	if [ -x /bin/smctop ]; then
 		smctop --listen 127.0.0.1:9714 --no-tui >/out/smctop-listen.err 2>&1 &
 		exp=$!
-		sleep 1
 		# No scheme: wget takes HTTP (and the project keeps URLs out of its scripts).
-		timeout 10 wget -q -O /out/metrics.txt 127.0.0.1:9714/metrics
-		echo "STEP smctop-metrics rc=$?" >>/out/e2e.txt
+		if wait_for_tool 30 "smctop's exporter answering on 127.0.0.1:9714" \
+			timeout 10 wget -q -O /out/metrics.txt 127.0.0.1:9714/metrics; then
+			echo "STEP smctop-metrics rc=0" >>/out/e2e.txt
+		else
+			echo "STEP smctop-metrics rc=1" >>/out/e2e.txt
+		fi
 		kill $exp 2>/dev/null
 		wait $exp 2>/dev/null
 	fi
 }
+
+# obs_mark prints the paced connection's rx_prod and rxe0's sent and received packets, or
+# nothing when the connection is not SMC-R (a fallback moves nothing on RoCE).
+obs_mark() {
+	local rx
+	rx=$(timeout 10 smclab diag | awk -v p="$SRV:$OBS_PORT" '
+		/ state=ACTIVE / && / mode=SMCR / && (index($0, " src=" p " ") || index($0, " dst=" p " ")) {
+			for (i = 1; i <= NF; i++) if ($i ~ /^rx_prod=/) { print substr($i, 9); exit }
+		}')
+	[ -z "$rx" ] || echo "$rx $(hw_counter rxe0 sent_pkts) $(hw_counter rxe0 rcvd_pkts)"
+}
+
+# obs_moved RX_PROD SENT RCVD (an obs_mark): the connection's rx_prod and both counters
+# have moved on since.
+obs_moved() {
+	# shellcheck disable=SC2046
+	set -- "$@" $(obs_mark)
+	[ $# = 6 ] && [ "$4" != "$1" ] && [ "$5" -gt "$2" ] && [ "$6" -gt "$3" ]
+}
+
+# capture_started PID: smcdump (PID) has created its -w file, or has exited.
+capture_started() { [ -e /out/live.pcapng ] || exited "$1"; }
 
 # live_tests runs the Go tests that need a kernel with SMC and an RDMA device (TestLive* of
 # packages smcnl and rdmastats, built by prep.sh with go test -c). SMCNL_LIVE_WANT=smcr makes

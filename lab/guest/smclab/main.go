@@ -1,6 +1,8 @@
 // Command smclab reads and changes SMC kernel state inside the lab guests:
 // user EIDs, SMC sockets (sock_diag), link groups and links, devices,
-// statistics, and raw netlink recordings for smcnl/testdata.
+// statistics, and raw netlink recordings for smcnl/testdata; and waits for
+// smctop's -o jsonl stream to show a state (the lab waits on events, never
+// on sleeps).
 //
 //	smclab ueid add NAME | ueid del NAME | ueid flush | ueid list
 //	smclab pnet add PNETID NETDEV|- [IBDEV [PORT]] | pnet del PNETID | pnet flush | pnet list [-json]
@@ -11,6 +13,7 @@
 //	smclab fallback [-json]
 //	smclab sysinfo [-json]
 //	smclab wait-lgr-gone [-keep N] SECONDS
+//	smclab wait-smctop FILE SECONDS [-pid PID] [-links N] [-event KIND[/SOURCE]]...
 //	smclab record DIR
 //
 // Text output is stable key=value lines (see smcnl.Write*). Exit status: 0

@@ -19,6 +19,7 @@ const usage = `usage:
   smclab pnet add PNETID NETDEV|- [IBDEV [PORT]] | pnet del PNETID | pnet flush | pnet list [-json]
   smclab diag|lgr|dev|stats|fallback|sysinfo [-json]
   smclab wait-lgr-gone [-keep N] SECONDS
+  smclab wait-smctop FILE SECONDS [-pid PID] [-links N] [-event KIND[/SOURCE]]...
   smclab record DIR
 `
 
@@ -77,6 +78,12 @@ func run(args []string, w io.Writer) error {
 			return usageError(fmt.Sprintf("wait-lgr-gone: bad SECONDS %q", rest[0]))
 		}
 		return waitLGRGone(time.Duration(secs*float64(time.Second)), keep, w)
+	case "wait-smctop":
+		file, d, pid, want, err := parseWaitSmctop(rest)
+		if err != nil {
+			return err
+		}
+		return waitSmctop(file, d, pid, want, w)
 	case "record":
 		if len(rest) != 1 {
 			return usageError("record: need DIR")
