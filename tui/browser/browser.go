@@ -15,6 +15,7 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/filter"
 	"github.com/smcscope/smcscope/output"
 	"github.com/smcscope/smcscope/tui"
@@ -53,7 +54,45 @@ type rowContent struct {
 	b     *Browser
 	mu    sync.Mutex
 	ns    []int32
-	lines map[int32]string
+	lines map[int32]row
+}
+
+// row is one decoded list row: smcdump's line and what the frame is.
+type row struct {
+	line  string
+	class rowClass
+}
+
+// rowClass says what a frame is, from its decoded layers, for the list's
+// colours.
+type rowClass uint8
+
+const (
+	rowPlain   rowClass = iota
+	rowError            // a decode error or malformed SMC message: red
+	rowDecline          // a CLC Decline: yellow
+	rowLLC              // link-group control: aqua
+	rowCLC              // the CLC handshake: green
+)
+
+// classOf says what a decoded frame is.
+func classOf(f *capture.Frame) rowClass {
+	switch {
+	case f.Err != nil || f.SMCMalformed || len(f.CLCErr) > 0:
+		return rowError
+	}
+	for _, c := range f.CLC {
+		if c.Type == decode.CLCTypeDecline {
+			return rowDecline
+		}
+	}
+	switch {
+	case f.LLC != nil:
+		return rowLLC
+	case len(f.CLC) > 0:
+		return rowCLC
+	}
+	return rowPlain
 }
 
 func (c *rowContent) GetRowCount() int {
@@ -71,7 +110,7 @@ func (c *rowContent) GetCell(row, _ int) *tview.TableCell {
 		return nil
 	}
 	n := c.ns[row]
-	line, ok := c.lines[n]
+	r, ok := c.lines[n]
 	if !ok {
 		// Decode the window around the row: the rows about to be drawn.
 		lo, hi := max(0, row-16), min(len(c.ns), row+64)
@@ -82,30 +121,30 @@ func (c *rowContent) GetCell(row, _ int) *tview.TableCell {
 		for k, v := range got {
 			c.lines[k] = v
 		}
-		line = c.lines[n]
+		r = c.lines[n]
 	}
 	c.mu.Unlock()
 	mark := " "
 	if c.b.marks[n] {
 		mark = "*"
 	}
-	cell := tview.NewTableCell(tview.Escape(mark + line))
-	switch {
-	case strings.Contains(line, "error") || strings.Contains(line, "malformed"):
+	cell := tview.NewTableCell(tview.Escape(mark + r.line))
+	switch r.class {
+	case rowError:
 		cell.SetTextColor(tcell.ColorRed)
-	case strings.Contains(line, "Decline"):
+	case rowDecline:
 		cell.SetTextColor(tcell.ColorYellow)
-	case strings.Contains(line, " LLC "):
+	case rowLLC:
 		cell.SetTextColor(tcell.ColorAqua)
-	case strings.Contains(line, " CLC "):
+	case rowCLC:
 		cell.SetTextColor(tcell.ColorGreen)
 	}
 	return cell
 }
 
-// lines decodes frames to their smcdump text lines.
-func (b *Browser) lines(ns []int32) map[int32]string {
-	out := map[int32]string{}
+// lines decodes frames to their smcdump text lines and classes.
+func (b *Browser) lines(ns []int32) map[int32]row {
+	out := map[int32]row{}
 	base := b.idx.base
 	_ = b.idx.Decode(ns, func(n int32, f *capture.Frame) {
 		var ls []string
@@ -115,7 +154,7 @@ func (b *Browser) lines(ns []int32) map[int32]string {
 		for i := range f.CLC {
 			ls = append(ls, string(output.AppendLine(nil, f, base, i)))
 		}
-		out[n] = strings.TrimRight(strings.Join(ls, " | "), "\n")
+		out[n] = row{strings.TrimRight(strings.Join(ls, " | "), "\n"), classOf(f)}
 	})
 	return out
 }
@@ -123,7 +162,7 @@ func (b *Browser) lines(ns []int32) map[int32]string {
 // New builds the browser over an index.
 func New(ctx context.Context, idx *Index, o Options) *Browser {
 	b := &Browser{idx: idx, opts: o, marks: map[int32]bool{}, ctx: ctx, mode: "relevant"}
-	b.rows = &rowContent{b: b, lines: map[int32]string{}}
+	b.rows = &rowContent{b: b, lines: map[int32]row{}}
 	b.list = tview.NewTable().SetContent(b.rows).SetSelectable(true, false)
 	b.list.SetBorder(true).SetTitle(" frames ")
 	b.list.SetSelectionChangedFunc(func(row, _ int) { b.showFrame(row) })

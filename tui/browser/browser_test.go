@@ -3,6 +3,7 @@ package browser
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -440,7 +441,7 @@ func TestEverySample(t *testing.T) {
 	var line string
 	b := New(ctx, idx, Options{})
 	for _, l := range b.lines(idx.All()[:3]) {
-		line += l
+		line += l.line
 	}
 	if !strings.Contains(line, "SMC option") {
 		t.Errorf("pcapng browse: %q", line)
@@ -502,5 +503,37 @@ func TestLiveFollowsTail(t *testing.T) {
 	h.Until("80 frames")
 	if row, _ := h.b.list.GetSelection(); row != 0 {
 		t.Errorf("scrolled away, the list still moved to row %d", row)
+	}
+}
+
+// TestRowClass: the list's colours come from the frame's decoded layers,
+// not from words in its text line: a malformed SMC message or decode
+// error is red, a Decline yellow, LLC aqua, CLC green.
+func TestRowClass(t *testing.T) {
+	var f capture.Frame
+	if classOf(&f) != rowPlain {
+		t.Error("an empty frame is not plain")
+	}
+	f.SMCMalformed = true
+	if classOf(&f) != rowError {
+		t.Error("a malformed SMC message is not an error row")
+	}
+	f = capture.Frame{Err: errors.New("truncated")}
+	if classOf(&f) != rowError {
+		t.Error("a decode error is not an error row")
+	}
+	f = capture.Frame{}
+	f.CLC = []*decode.CLC{{Type: decode.CLCTypeProposal}, {Type: decode.CLCTypeDecline}}
+	if classOf(&f) != rowDecline {
+		t.Error("a Decline is not a decline row")
+	}
+	f.CLC = f.CLC[:1]
+	if classOf(&f) != rowCLC {
+		t.Error("a Proposal is not a CLC row")
+	}
+	f = capture.Frame{}
+	f.LLC = &decode.LLC{}
+	if classOf(&f) != rowLLC {
+		t.Error("an LLC message is not an LLC row")
 	}
 }
