@@ -341,21 +341,13 @@ func appendHex32(dst []byte, v uint32) []byte {
 // with its displayed value and description.
 func writeTree(w *bufio.Writer, f *capture.Frame) {
 	r := f.Fields()
-	cur := ""
-	var first decode.FieldID // first field of the current heading
-	for i, id := range r.IDs {
-		d := decode.Def(id)
-		g := d.Owner.Key()
-		// The group's first field coming back means a second message of the
-		// same layer (two CLC messages completed by one segment).
-		if g != cur || (id == first && i > 0) {
-			cur, first = g, id
-			w.WriteString("  ")
-			w.WriteString(d.Owner.Title())
-			w.WriteString(" (")
-			w.WriteString(g)
-			w.WriteString(")\n")
-		}
+	walkTree(f, func(o decode.Owner) {
+		w.WriteString("  ")
+		w.WriteString(o.Title())
+		w.WriteString(" (")
+		w.WriteString(o.Key())
+		w.WriteString(")\n")
+	}, func(i int, d decode.FieldDef) {
 		w.WriteString("      ")
 		w.WriteString(d.Name)
 		w.WriteString(" = ")
@@ -366,7 +358,54 @@ func writeTree(w *bufio.Writer, f *capture.Frame) {
 			w.WriteString(")")
 		}
 		w.WriteByte('\n')
+	})
+}
+
+// walkTree goes through frame f's -V tree in order: heading for each
+// layer (or CLC message), field for each of its fields, i being the
+// field's index in f.Fields() and f.FieldSpans().
+func walkTree(f *capture.Frame, heading func(decode.Owner), field func(i int, d decode.FieldDef)) {
+	r := f.Fields()
+	cur := ""
+	var first decode.FieldID // first field of the current heading
+	for i, id := range r.IDs {
+		d := decode.Def(id)
+		g := d.Owner.Key()
+		// The group's first field coming back means a second message of the
+		// same layer (two CLC messages completed by one segment).
+		if g != cur || (id == first && i > 0) {
+			cur, first = g, id
+			heading(d.Owner)
+		}
+		field(i, d)
 	}
+}
+
+// TreeLayer is one heading of a frame's -V field tree with its fields.
+type TreeLayer struct {
+	Title, Key string
+	Fields     []TreeField
+}
+
+// TreeField is one field of the tree: its index in the frame's Fields()
+// and FieldSpans(), its name, its value as -V writes it, and what it is.
+type TreeField struct {
+	Index             int
+	Name, Value, Desc string
+}
+
+// Tree returns the -V field tree of frame f as typed layers (the capture
+// browser's field pane shows the same catalogue).
+func Tree(f *capture.Frame) []TreeLayer {
+	var out []TreeLayer
+	r := f.Fields()
+	walkTree(f, func(o decode.Owner) {
+		out = append(out, TreeLayer{Title: o.Title(), Key: o.Key()})
+	}, func(i int, d decode.FieldDef) {
+		l := &out[len(out)-1]
+		l.Fields = append(l.Fields, TreeField{Index: i, Name: d.Name, Value: r.Vals[i].Display(d), Desc: d.Desc})
+	})
+	return out
 }
 
 // writeHex prints a tshark-style hex dump: offset, 16 bytes, ASCII.
@@ -399,16 +438,6 @@ func writeHex(w *bufio.Writer, b []byte) {
 		line = append(line, '\n')
 		w.Write(line)
 	}
-}
-
-// Tree returns the -V field tree of frame f (the capture browser's detail
-// pane shows the same catalogue).
-func Tree(f *capture.Frame) string {
-	var b strings.Builder
-	w := bufio.NewWriter(&b)
-	writeTree(w, f)
-	w.Flush()
-	return b.String()
 }
 
 // Hex returns the -x hex dump of b.

@@ -288,43 +288,35 @@ func (b *Browser) showFrame(row int) {
 	b.rows.mu.Unlock()
 	b.shown = n
 	var (
-		tree  string
-		spans map[fieldKey]nodeSpans
+		tree  []output.TreeLayer
+		spans []capture.FieldSpan
 	)
 	_ = b.idx.Decode([]int32{n}, func(_ int32, f *capture.Frame) {
 		tree = output.Tree(f)
-		b.data, spans = append(b.data[:0], f.Data...), treeSpans(f)
+		b.data, spans = append(b.data[:0], f.Data...), append(spans[:0], f.FieldSpans()...)
 	})
 	conn, link := b.idx.Conn(int(n))
 	root := tview.NewTreeNode(fmt.Sprintf("frame %d  connection %d  link %d", n, conn, link))
 	// Each node refers to the bytes it highlights: a field line its own
 	// (or its layer's), a layer heading its layer's, that of its first
-	// field. A field line is named by its field and, as a frame may hold
-	// several values of one field, by how many came before it.
-	var (
-		layer   *tview.TreeNode
-		heading *nodeSpans
-		seen    = map[string]int{}
-	)
-	for _, l := range strings.Split(tree, "\n") {
-		switch {
-		case strings.HasPrefix(l, "      "):
-			if layer == nil {
-				continue
+	// field.
+	for _, l := range tree {
+		heading := &nodeSpans{}
+		layer := tview.NewTreeNode(tview.Escape(l.Title + " (" + l.Key + ")")).SetColor(tcell.ColorYellow).SetReference(heading)
+		root.AddChild(layer)
+		for _, fd := range l.Fields {
+			var ref nodeSpans
+			if fd.Index < len(spans) {
+				ref = nodeSpans{spanOf(spans[fd.Index].Field), spanOf(spans[fd.Index].Layer)}
 			}
-			line := strings.TrimSpace(l)
-			name, _, _ := strings.Cut(line, " = ")
-			k := seen[name]
-			seen[name] = k + 1
-			ref := spans[fieldKey{name, k}]
 			if heading.layer.n == 0 {
 				heading.layer = ref.layer
 			}
+			line := fd.Name + " = " + fd.Value
+			if fd.Desc != "" {
+				line += "    (" + fd.Desc + ")"
+			}
 			layer.AddChild(tview.NewTreeNode(tview.Escape(line)).SetReference(&ref))
-		case strings.TrimSpace(l) != "":
-			heading = &nodeSpans{}
-			layer = tview.NewTreeNode(tview.Escape(strings.TrimSpace(l))).SetColor(tcell.ColorYellow).SetReference(heading)
-			root.AddChild(layer)
 		}
 	}
 	for _, c := range root.GetChildren() {

@@ -19,6 +19,7 @@ import (
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/internal/testutil"
+	"github.com/smcscope/smcscope/output"
 )
 
 // harness runs the browser on a simulation screen.
@@ -397,12 +398,28 @@ func TestHexDump(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitIndexed(t, idx)
-	var spans map[fieldKey]nodeSpans
-	if err := idx.Decode([]int32{13}, func(_ int32, f *capture.Frame) { spans = treeSpans(f) }); err != nil {
+	// The tree's rkey fields and their spans, as showFrame pairs them.
+	var rkeys []nodeSpans
+	if err := idx.Decode([]int32{13}, func(_ int32, f *capture.Frame) {
+		spans := f.FieldSpans()
+		for _, l := range output.Tree(f) {
+			for _, fd := range l.Fields {
+				if fd.Name == "smc.llc.rkey" {
+					rkeys = append(rkeys, nodeSpans{spanOf(spans[fd.Index].Field), spanOf(spans[fd.Index].Layer)})
+				}
+			}
+		}
+	}); err != nil {
 		t.Fatal(err)
 	}
+	if len(rkeys) == 0 {
+		t.Fatal("no rkey field in frame 13's tree")
+	}
 	// ADD_LINK_V2 rkey triplets, 16 bytes apart from LLC+72.
-	r0, r1 := spans[fieldKey{"smc.llc.rkey", 0}], spans[fieldKey{"smc.llc.rkey", 1}]
+	r0, r1 := rkeys[0], nodeSpans{}
+	if len(rkeys) > 1 {
+		r1 = rkeys[1]
+	}
 	if r0.field != (span{126, 4}) || (r1.field.n != 0 && r1.field != span{142, 4}) || r0.layer != (span{54, r0.layer.n}) {
 		t.Errorf("rkeys at %+v and %+v in layer %+v", r0.field, r1.field, r0.layer)
 	}

@@ -7,7 +7,6 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/smcscope/smcscope/capture"
-	"github.com/smcscope/smcscope/decode"
 )
 
 // span is a byte range of a frame; n == 0 is none.
@@ -28,29 +27,6 @@ func (s *nodeSpans) pick() span {
 		return s.field
 	}
 	return s.layer
-}
-
-// fieldKey names one value of the field tree: the field, and which of its
-// values in the frame it is (the tree and the record list them in the
-// same order).
-type fieldKey struct {
-	name string
-	k    int
-}
-
-// treeSpans indexes a frame's FieldSpans by field name and occurrence, the
-// way the field tree's lines can name them.
-func treeSpans(f *capture.Frame) map[fieldKey]nodeSpans {
-	out := map[fieldKey]nodeSpans{}
-	seen := map[string]int{}
-	spans := f.FieldSpans()
-	for i, id := range f.Fields().IDs {
-		name := decode.Def(id).Name
-		k := seen[name]
-		seen[name] = k + 1
-		out[fieldKey{name, k}] = nodeSpans{spanOf(spans[i].Field), spanOf(spans[i].Layer)}
-	}
-	return out
 }
 
 // Rows of the hex dump: 16 bytes need 55 columns (offset, two spaces, 16
