@@ -47,6 +47,9 @@ func counterDesc(name, unit string) *prometheus.Desc {
 
 func (c *rnicCollector) collect(s *monitor.Snapshot, m *emitter) {
 	for _, d := range s.Devices {
+		if d.Kind != monitor.DeviceRDMA {
+			continue
+		}
 		for _, p := range d.Ports {
 			port := fmt.Sprint(p.Port)
 			if p.Port != 0 {

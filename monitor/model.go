@@ -82,8 +82,10 @@ type Overview struct {
 	// (the kernel's SMC_LGR_SINGLE / ASYMMETRIC types).
 	NoRedundancy int `json:"link_groups_without_redundancy"`
 	RNICs        int `json:"rnics"`
-	PortsActive  int `json:"rnic_ports_active"`
-	PortsDown    int `json:"rnic_ports_down"`
+	// DIBSDevices counts SMC-D's devices: ISM, and the loopback "lo".
+	DIBSDevices int `json:"dibs_devices"`
+	PortsActive int `json:"rnic_ports_active"`
+	PortsDown   int `json:"rnic_ports_down"`
 	// ErrorCounters is how many RDMA error counters moved since the last refresh.
 	ErrorCounters int `json:"rnic_error_counters_moving"`
 
@@ -209,8 +211,11 @@ type ConnRow struct {
 
 	LGRID LGRID `json:"lgr_id,omitzero"` // the link group's kernel ID (0 unknown)
 	// LGRKey is the Key of the link-group row the connection is on.
-	LGRKey  string `json:"lgr_key,omitempty"`
-	LinkID  uint8  `json:"link_id,omitempty"`
+	LGRKey string `json:"lgr_key,omitempty"`
+	LinkID uint8  `json:"link_id,omitempty"`
+	// IBDev and IBPort are an SMC-R socket's RDMA device; DIBSDev is an
+	// SMC-D socket's DIBS device ("lo" for the loopback).
+	DIBSDev string `json:"dibs_dev,omitempty"`
 	IBDev   string `json:"ibdev,omitempty"`
 	IBPort  uint8  `json:"ibport,omitempty"`
 	GID     string `json:"gid,omitempty"`
@@ -289,8 +294,12 @@ type LinkGroupRow struct {
 	// Buffer usage (Linux 6.12+: SMC_NLA_LGR_R_SNDBUF_ALLOC / RMB_ALLOC).
 	SndBufAlloc uint64 `json:"sndbuf_alloc_bytes,omitempty"`
 	RMBAlloc    uint64 `json:"rmb_alloc_bytes,omitempty"`
-	// Redundant: two or more active links (SMC-R); an SMC-D group has no
-	// links and is never "without redundancy".
+	// SMC-D: the local and peer GIDs and the DIBS device of the group.
+	GID     string `json:"gid,omitempty"`
+	PeerGID string `json:"peer_gid,omitempty"`
+	DIBSDev string `json:"dibs_dev,omitempty"`
+	// Redundant: two or more active links (SMC-R). An SMC-D group has no
+	// links; redundancy means nothing for it (false, never counted).
 	Redundant bool `json:"redundant"`
 	// DeleteReason is the DELETE_LINK reason seen on the wire.
 	DeleteReason Reason    `json:"delete_reason,omitzero"`
@@ -347,13 +356,29 @@ type LinkRow struct {
 	DeleteReason Reason `json:"delete_reason,omitzero"`
 }
 
-// DeviceRow is one RDMA device with its ports and counters.
+// DeviceKind says what a device row is.
+type DeviceKind string
+
+// Device kinds.
+const (
+	DeviceRDMA DeviceKind = "RDMA" // an RNIC (SMC-R): ports, counters
+	DeviceDIBS DeviceKind = "DIBS" // an ISM or the loopback device (SMC-D)
+)
+
+// DeviceRow is one RDMA device with its ports and counters, or one DIBS
+// device (SMC-D) with its GID.
 type DeviceRow struct {
-	Name     string    `json:"name"`
-	Driver   string    `json:"driver,omitempty"`
-	Parent   string    `json:"parent,omitempty"` // netdev of a software device (rxe)
-	SMC      bool      `json:"used_by_smc"`      // listed by SMC_NETLINK_GET_DEV_SMCR
-	Critical bool      `json:"critical,omitempty"`
+	Kind     DeviceKind `json:"kind"`
+	Name     string     `json:"name"`
+	Driver   string     `json:"driver,omitempty"`
+	Parent   string     `json:"parent,omitempty"` // netdev of a software device (rxe)
+	SMC      bool       `json:"used_by_smc"`      // listed by SMC_NETLINK_GET_DEV_SMCR
+	Critical bool       `json:"critical,omitempty"`
+	// DIBS: the device's GID (as /sys/class/dibs/NAME/gid) and fabric ID;
+	// Conns counts the SMC-D connections on it.
+	GID      string    `json:"gid,omitempty"`
+	FabricID string    `json:"fabric_id,omitempty"`
+	Conns    uint32    `json:"conns,omitempty"`
 	Ports    []PortRow `json:"ports"`
 	// CounterErrors are the counters found but not read or parsed
 	// ("rxe0/1 hw_counters/foo: unparsable \"N/A\""): left out of Ports,

@@ -102,6 +102,14 @@ func (m *Monitor) Refresh() Snapshot {
 			s.Devices = devs
 			s.Sources = append(s.Sources, Source{Name: "rdma_sysfs", Available: true, Detail: m.o.SysfsRoot})
 		}
+		dibs, err := readDIBS(m.o.SysfsRoot)
+		switch {
+		case err != nil:
+			s.Sources = append(s.Sources, Source{Name: "dibs_sysfs", Detail: err.Error()})
+		case len(dibs) > 0:
+			s.Sources = append(s.Sources, Source{Name: "dibs_sysfs", Available: true, Detail: fmt.Sprintf("%d DIBS devices (SMC-D)", len(dibs))})
+			s.Devices = append(s.Devices, joinDIBS(&s, dibs)...)
+		}
 	}
 	if m.o.ProcRoot != "" {
 		want := map[uint64]bool{}
@@ -265,6 +273,31 @@ func (m *Monitor) keepLost(s *Snapshot) {
 		sort.SliceStable(g.Links, func(i, j int) bool { return g.Links[i].ID < g.Links[j].ID })
 	}
 	m.lost = lost
+}
+
+// joinDIBS names the DIBS device of each SMC-D socket and link group (the
+// device whose GID they carry) and returns the devices' rows.
+func joinDIBS(s *Snapshot, devs []dibsDevice) []DeviceRow {
+	byGID := map[string]int{}
+	rows := make([]DeviceRow, len(devs))
+	for i, d := range devs {
+		rows[i] = DeviceRow{Kind: DeviceDIBS, Name: d.name, Driver: d.driver, SMC: true, GID: d.gidText, FabricID: d.fabricID, Ports: []PortRow{}}
+		byGID[smcdGID(d.gid, d.gidExt)] = i
+	}
+	for i := range s.Conns {
+		c := &s.Conns[i]
+		if j, ok := byGID[c.GID]; ok && c.Mode == ModeSMCD {
+			c.DIBSDev = rows[j].Name
+			rows[j].Conns++
+		}
+	}
+	for i := range s.LinkGroups {
+		g := &s.LinkGroups[i]
+		if j, ok := byGID[g.GID]; ok && g.Kind == ModeSMCD {
+			g.DIBSDev = rows[j].Name
+		}
+	}
+	return rows
 }
 
 // nonNil makes every list of s a list, empty when there is nothing:
@@ -470,6 +503,10 @@ func overview(s *Snapshot) Overview {
 		}
 	}
 	for _, d := range s.Devices {
+		if d.Kind == DeviceDIBS {
+			o.DIBSDevices++
+			continue
+		}
 		o.RNICs++
 		for _, p := range d.Ports {
 			if p.Port == 0 {

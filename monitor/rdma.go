@@ -117,7 +117,7 @@ func (st *rdmaState) devices(fs rdmastats.FS, now time.Time, smcDevs []smcnl.Dev
 	}
 	var out []DeviceRow
 	for _, d := range devs {
-		row := DeviceRow{Name: d.Name, Driver: d.Driver, Parent: d.Parent}
+		row := DeviceRow{Kind: DeviceRDMA, Name: d.Name, Driver: d.Driver, Parent: d.Parent}
 		for _, e := range d.Errors {
 			row.CounterErrors = append(row.CounterErrors, e.Error())
 		}

@@ -21,7 +21,7 @@ var connColumns = []tui.Column{
 	col("PROCESS", "owning process comm/pid (needs root to read other users' /proc/PID/fd)"),
 	col("LGR", "link group ID as the kernel numbers it (0x100); enter opens it"),
 	col("LINK", "link number of the socket's link in its group"),
-	col("DEV", "RDMA device/port of that link"),
+	col("DEV", "RDMA device/port of that link; for SMC-D its DIBS device (lo: the loopback)"),
 	col("RX", "bytes received over SMC since the connection began (the producer cursor of its RMBE)"),
 	col("TX", "bytes sent over SMC since the connection began"),
 	col("RX/s", "receive rate over the last refresh (capture time for a replay), B/KiB/MiB/GiB per second"),
@@ -39,7 +39,7 @@ func connRows(s *monitor.Snapshot) []entry[monitor.ConnRow] {
 	for _, r := range s.Conns {
 		row := entryRow(r.Key,
 			[]string{r.Key, string(r.Mode), string(r.State), endpoint(r.Src, r.AddrHidden), endpoint(r.Dst, r.AddrHidden),
-				process(r.PID, r.Comm), r.LGRID.String(), numOrDash(int(r.LinkID)), device(r.IBDev, r.IBPort),
+				process(r.PID, r.Comm), r.LGRID.String(), numOrDash(int(r.LinkID)), connDevice(r),
 				bytesText(float64(r.RxBytes)), bytesText(float64(r.TxBytes)), bytesRate(r.RxRate), bytesRate(r.TxRate), connReason(r)},
 			[]any{nil, nil, nil, nil, nil, nil, uint32(r.LGRID), r.LinkID, nil, r.RxBytes, r.TxBytes, r.RxRate, r.TxRate})
 		switch {
@@ -72,7 +72,7 @@ func connDetail(r monitor.ConnRow, s *monitor.Snapshot) string {
 	if r.AddrHidden {
 		b.WriteString("IPPROTO_SMC socket: sock_diag reports its addresses as zero, only the ports; joined by inode\n")
 	}
-	fmt.Fprintf(&b, "role %s  link group %s link %s on %s gid %s peer %s\n", dash(string(r.Role)), r.LGRID, numOrDash(int(r.LinkID)), device(r.IBDev, r.IBPort), dash(r.GID), dash(r.PeerGID))
+	fmt.Fprintf(&b, "role %s  link group %s link %s on %s gid %s peer %s\n", dash(string(r.Role)), r.LGRID, numOrDash(int(r.LinkID)), connDevice(r), dash(r.GID), dash(r.PeerGID))
 	fmt.Fprintf(&b, "token %#x", r.Token)
 	if r.SndBuf != 0 {
 		fmt.Fprintf(&b, "  sndbuf %d", r.SndBuf)
@@ -111,6 +111,15 @@ func connDetail(r monitor.ConnRow, s *monitor.Snapshot) string {
 		fmt.Fprintf(&b, "  %s  %s\n", h.t.UTC().Format("15:04:05.000000"), h.text)
 	}
 	return b.String()
+}
+
+// connDevice is where a connection's data goes: the RDMA device/port of
+// its link, or its DIBS device for SMC-D.
+func connDevice(r monitor.ConnRow) string {
+	if r.DIBSDev != "" {
+		return r.DIBSDev + " (DIBS)"
+	}
+	return device(r.IBDev, r.IBPort)
 }
 
 func connDrill(r monitor.ConnRow, _ *monitor.Snapshot) (tui.Drill, bool) {

@@ -55,6 +55,14 @@ func find(cs []monitor.Counter, names []string) (monitor.Counter, bool) {
 func deviceRows(s *monitor.Snapshot) []entry[devicePort] {
 	var out []entry[devicePort]
 	for _, dv := range s.Devices {
+		if dv.Kind == monitor.DeviceDIBS {
+			// SMC-D's device: no ports or packet counters, its GID and
+			// the connections on it.
+			row := entryRow(dv.Name, []string{dv.Name, "-", "DIBS", "-", "-", yesNo(dv.SMC), fmt.Sprint(dv.Conns), "-", "-", "-", dash(dv.Driver)},
+				[]any{nil, nil, nil, nil, nil, nil, dv.Conns})
+			out = append(out, entry[devicePort]{devicePort{dev: dv}, row})
+			continue
+		}
 		for _, p := range dv.Ports {
 			if p.Port == 0 {
 				continue // device-wide hw_counters: shown in the detail
@@ -88,6 +96,13 @@ func deviceRows(s *monitor.Snapshot) []entry[devicePort] {
 // sparkline, the device-wide counters included.
 func deviceDetail(dp devicePort, _ *monitor.Snapshot) string {
 	var b strings.Builder
+	if dp.dev.Kind == monitor.DeviceDIBS {
+		fmt.Fprintf(&b, "%s: DIBS device (SMC-D) %s  GID %s  fabric ID %s  SMC-D connections %d\n", dp.dev.Name, dash(dp.dev.Driver), dash(dp.dev.GID), dash(dp.dev.FabricID), dp.dev.Conns)
+		if dp.dev.Name == "lo" {
+			b.WriteString("the loopback device: SMC-D between two sockets of this host, through memory (CONFIG_DIBS_LO)\n")
+		}
+		return b.String()
+	}
 	fmt.Fprintf(&b, "%s port %d %s %s  rate %s  driver %s parent %s  used by SMC %v critical %v\n", dp.dev.Name, dp.port.Port, dp.port.State, dp.port.PhysState, dash(dp.port.Rate), dash(dp.dev.Driver), dash(dp.dev.Parent), dp.dev.SMC, dp.dev.Critical)
 	if len(dp.port.GIDs) > 0 {
 		fmt.Fprintf(&b, "GIDs %s\n", strings.Join(dp.port.GIDs, " "))
@@ -111,9 +126,18 @@ func deviceDetail(dp devicePort, _ *monitor.Snapshot) string {
 	return b.String()
 }
 
-// deviceDrill opens the link groups with a link on the port.
+// deviceDrill opens the link groups with a link on the port (SMC-D: the
+// groups on the DIBS device).
 func deviceDrill(dp devicePort, s *monitor.Snapshot) (tui.Drill, bool) {
 	var keys []string
+	if dp.dev.Kind == monitor.DeviceDIBS {
+		for _, g := range s.LinkGroups {
+			if g.DIBSDev == dp.dev.Name {
+				keys = append(keys, g.Key)
+			}
+		}
+		return tui.Drill{View: "linkgroups", Label: "link groups on " + dp.dev.Name, Keys: keys}, true
+	}
 	for _, g := range s.LinkGroups {
 		for _, l := range g.Links {
 			if l.IBDev == dp.dev.Name && int(l.IBPort) == dp.port.Port {

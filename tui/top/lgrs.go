@@ -59,7 +59,14 @@ func lgrRows(s *monitor.Snapshot) []entry[monitor.LinkGroupRow] {
 			links += fmt.Sprintf(" +%d lost", lost)
 		}
 		red, color := "yes", tcell.ColorGreen
-		if !g.Redundant {
+		limits := fmt.Sprintf("%d/%d", g.MaxLinks, g.MaxConns)
+		switch {
+		case g.Kind == monitor.ModeSMCD:
+			// No links: redundancy and link limits mean nothing here.
+			red, limits = "n/a (SMC-D)", "-"
+			devs = []string{dash(g.DIBSDev)}
+			links = "-"
+		case !g.Redundant:
 			red, color = "no-redundancy", tcell.ColorYellow
 		}
 		if g.Deleted {
@@ -68,7 +75,7 @@ func lgrRows(s *monitor.Snapshot) []entry[monitor.LinkGroupRow] {
 		row := entryRow(g.Key, []string{
 			g.ID.String(), string(g.Kind), dash(string(g.Role)), groupState(g), fmt.Sprint(g.Conns),
 			links, strings.Join(devs, " "), dash(strings.TrimSpace(g.PeerHost + " " + g.PeerOS)), version(g.Version, g.Release),
-			fmt.Sprintf("%d/%d", g.MaxLinks, g.MaxConns), bytesText(float64(g.SndBufAlloc)) + "/" + bytesText(float64(g.RMBAlloc)), red,
+			limits, bytesText(float64(g.SndBufAlloc)) + "/" + bytesText(float64(g.RMBAlloc)), red,
 		}, []any{uint32(g.ID), nil, nil, nil, g.Conns, active, nil, nil, nil, nil, g.SndBufAlloc + g.RMBAlloc})
 		row.Color = color
 		out = append(out, entry[monitor.LinkGroupRow]{g, row})
@@ -84,7 +91,14 @@ func lgrDetail(g monitor.LinkGroupRow, _ *monitor.Snapshot) string {
 	if g.PeerID != 0 {
 		fmt.Fprintf(&b, "the peer's ID of this group: %s\n", g.PeerID)
 	}
-	fmt.Fprintf(&b, "SMC %s  peer %s OS %s  EID %q  v2.1 limits: max links %d, max conns %d  direct %v\n", version(g.Version, g.Release), dash(g.PeerHost), dash(g.PeerOS), g.EID, g.MaxLinks, g.MaxConns, g.Direct)
+	if g.Kind == monitor.ModeSMCD {
+		fmt.Fprintf(&b, "DIBS device %s  GID %s  peer GID %s  DMBs %d B\n", dash(g.DIBSDev), dash(g.GID), dash(g.PeerGID), g.RMBAlloc)
+	}
+	fmt.Fprintf(&b, "SMC %s  peer %s OS %s  EID %q", version(g.Version, g.Release), dash(g.PeerHost), dash(g.PeerOS), g.EID)
+	if g.Kind == monitor.ModeSMCR {
+		fmt.Fprintf(&b, "  v2.1 limits: max links %d, max conns %d  direct %v", g.MaxLinks, g.MaxConns, g.Direct)
+	}
+	b.WriteString("\n")
 	if g.SndBufAlloc != 0 || g.RMBAlloc != 0 {
 		fmt.Fprintf(&b, "buffers: send %d B, RMB %d B\n", g.SndBufAlloc, g.RMBAlloc)
 	}

@@ -19,7 +19,7 @@ func WriteText(w io.Writer, s monitor.Snapshot) error {
 	fmt.Fprintf(tw, "== overview  %s  %s\n", s.Origin, s.Time.UTC().Format(time.RFC3339))
 	fmt.Fprintf(tw, "connections %d: SMC-R %d  SMC-D %d  fallback %d  pending %d  failed %d  (listening %d, ended %d)\n", o.Conns, o.SMCR, o.SMCD, o.Fallback, o.Pending, o.Failed, o.Listening, o.Ended)
 	fmt.Fprintf(tw, "link groups %d (without redundancy %d), links %d (active %d, lost %d)\n", o.LinkGroups, o.NoRedundancy, o.Links, o.LinksActive, o.LinksLost)
-	fmt.Fprintf(tw, "RNICs %d, ports active %d down %d, error counters moving %d\n", o.RNICs, o.PortsActive, o.PortsDown, o.ErrorCounters)
+	fmt.Fprintf(tw, "RNICs %d, ports active %d down %d, error counters moving %d; DIBS devices %d\n", o.RNICs, o.PortsActive, o.PortsDown, o.ErrorCounters, o.DIBSDevices)
 	if s.Kernel != nil {
 		fmt.Fprintf(tw, "kernel totals: SMC ok %d (%.1f/s)  fallbacks %d (%.1f/s)  handshake errors %d (%.1f/s)\n",
 			o.SuccessTotal, o.SuccessRate, o.FallbacksTotal, o.FallbackRate, o.HandshakeErrors, o.HandshakeErrorRate)
@@ -35,7 +35,7 @@ func WriteText(w io.Writer, s monitor.Snapshot) error {
 	for _, c := range s.Conns {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%.0f\t%.0f\t%s\n",
 			c.Key, c.Mode, c.State, endpoint(c.Src, c.AddrHidden), endpoint(c.Dst, c.AddrHidden),
-			process(c.PID, c.Comm), c.LGRID, numOrDash(int(c.LinkID)), device(c.IBDev, c.IBPort),
+			process(c.PID, c.Comm), c.LGRID, numOrDash(int(c.LinkID)), connDevice(c),
 			c.RxBytes, c.TxBytes, c.RxRate, c.TxRate, connReason(c))
 	}
 	fmt.Fprintln(tw, "\n== link groups")
@@ -51,6 +51,10 @@ func WriteText(w io.Writer, s monitor.Snapshot) error {
 	}
 	fmt.Fprintln(tw, "\n== devices")
 	for _, d := range s.Devices {
+		if d.Kind == monitor.DeviceDIBS {
+			fmt.Fprintf(tw, "%s\tDIBS %s\tgid %s\tfabric %s\tSMC-D connections %d\n", d.Name, dash(d.Driver), dash(d.GID), dash(d.FabricID), d.Conns)
+			continue
+		}
 		fmt.Fprintf(tw, "%s\tdriver %s\tparent %s\tused by SMC %v\tcritical %v\n", d.Name, dash(d.Driver), dash(d.Parent), d.SMC, d.Critical)
 		for _, p := range d.Ports {
 			fmt.Fprintf(tw, "  port %d\t%s\t%s\tnetdevs %s\tpnetid %s\tSMC links %d\n", p.Port, p.State, dash(p.PhysState), dash(strings.Join(p.NetDevs, ",")), dash(p.PNETID), p.Links)
