@@ -98,6 +98,31 @@ fetch_kernel() {
 		cannot_run "download of $dep failed"
 }
 
+# prepare_kernel makes the guests' kernel ($KERNEL) ready: VMLINUZ, the modules the
+# initramfs loads (MODDIR; none for 7.3, where SMC is built in), INITRD, KVER, and how long
+# a kernel build took (KERNEL_BUILD_SECS, 0 when cached).
+prepare_kernel() {
+	KERNEL_BUILD_SECS=0
+	INITRD="$BUILD/initramfs-$KERNEL.cpio.gz"
+	case "$KERNEL" in
+	6.12)
+		fetch_kernel
+		extract_kernel
+		VMLINUZ="$BUILD/vmlinuz" MODDIR="$BUILD/modules"
+		;;
+	7.3)
+		local t=$SECONDS dir rc=0
+		dir=$("$LAB/kernel/build.sh") || rc=$?
+		[ $rc = 3 ] && exit 3 # CANNOT RUN, said on stderr
+		[ $rc = 0 ] || die "lab/kernel/build.sh failed (rc $rc)"
+		KERNEL_BUILD_SECS=$((SECONDS - t))
+		VMLINUZ="$dir/bzImage" KVER=$(cat "$dir/release") MODDIR="$BUILD/modules-none"
+		KDIR=$dir
+		rm -rf "$MODDIR" && mkdir -p "$MODDIR" && : >"$MODDIR/order"
+		;;
+	esac
+}
+
 # extract_kernel unpacks vmlinuz and the modules the guest needs, in load order, .ko
 # decompressed (busybox insmod reads plain ELF only).
 extract_kernel() {
@@ -203,14 +228,17 @@ build_initramfs() {
 	copy_with_libs "$root" "$rdma" /bin/rdma
 	install -m 0755 "$LAB/guest/init" "$root/init"
 	install -m 0644 "$LAB/guest/scenarios.sh" "$root/lab/scenarios.sh"
-	cp "$BUILD"/modules/*.ko "$BUILD/modules/order" "$root/lib/modules/"
+	cp "$MODDIR/order" "$root/lib/modules/"
+	if ls "$MODDIR"/*.ko >/dev/null 2>&1; then
+		cp "$MODDIR"/*.ko "$root/lib/modules/"
+	fi
 	local b
 	for b in "$BUILD"/bin/*; do
 		case "$b" in *.log) continue ;; esac
 		install -m 0755 "$b" "$root/bin/"
 	done
 	echo "root:x:0:0:root:/tmp:/bin/sh" >"$root/etc/passwd"
-	(cd "$root" && find . | LC_ALL=C sort | timeout 120 cpio -o -H newc --quiet | gzip -1 >"$BUILD/initramfs.cpio.gz") ||
+	(cd "$root" && find . | LC_ALL=C sort | timeout 120 cpio -o -H newc --quiet | gzip -1 >"$INITRD") ||
 		die "initramfs build failed"
 }
 
@@ -222,7 +250,7 @@ choose_accel() {
 		if [ -d /sys/module/kvm_pvm ] || [ ! -w /dev/kvm ]; then
 			ACCEL=tcg
 		elif timeout 40 qemu-system-x86_64 -accel kvm -cpu host -m 512 -nodefaults -no-user-config \
-			-display none -no-reboot -kernel "$BUILD/vmlinuz" -initrd "$BUILD/initramfs.cpio.gz" \
+			-display none -no-reboot -kernel "$VMLINUZ" -initrd "$INITRD" \
 			-append "console=ttyS0 panic=-1 lab.scen=probe lab.role=probe" -serial stdio 2>/dev/null |
 			grep -q 'LAB-PROBE-OK'; then
 			ACCEL=kvm
