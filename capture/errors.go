@@ -63,6 +63,31 @@ func (e *FileError) Error() string {
 
 func (e *FileError) Unwrap() error { return e.Err }
 
+// RecordError is damage confined to one record that leaves its frame
+// readable: the frame is decoded from the bytes captured and reading goes
+// on (Frame.RecordErr). It wraps ErrCorruptRecord.
+type RecordError struct {
+	Frame  int   // 1-based frame number
+	Offset int64 // file offset where the record starts; -1 when unknown
+	// Len and CapLen are the record header's original and captured
+	// lengths (pcap: orig_len and incl_len of struct pcap_sf_pkthdr; pcapng:
+	// an enhanced packet block's original and captured packet lengths).
+	Len, CapLen int
+}
+
+// Error reads "frame N (file offset 0x..): record: original length L is
+// below the captured length C (decoded as captured)".
+func (e *RecordError) Error() string {
+	s := "frame " + strconv.Itoa(e.Frame)
+	if e.Offset >= 0 {
+		s += " (file offset 0x" + strconv.FormatInt(e.Offset, 16) + ")"
+	}
+	return s + ": record: original length " + strconv.Itoa(e.Len) + " is below the captured length " +
+		strconv.Itoa(e.CapLen) + " (decoded as captured)"
+}
+
+func (e *RecordError) Unwrap() error { return ErrCorruptRecord }
+
 // LiveError is a failure to open a live capture.
 type LiveError struct {
 	Iface string

@@ -62,6 +62,9 @@ func appendBaseFields(r *decode.Record, f *Frame) {
 			r.AddBool(fFrameCut, true)
 		}
 		if w&wError != 0 {
+			if f.RecordErr != nil {
+				r.AddString(fFrameError, f.RecordErr.Error())
+			}
 			if f.Err != nil {
 				r.AddString(fFrameError, f.Err.Error())
 			}

@@ -62,6 +62,10 @@ type Frame struct {
 	Truncated bool
 	// Err is the first decode error of the frame's headers, with context.
 	Err error
+	// RecordErr: the frame's record header contradicts itself (a
+	// *RecordError: original length below the captured length); the frame
+	// was decoded from the bytes captured.
+	RecordErr error
 
 	clcRaw      [][]byte // CLC messages completed by this frame, not yet decoded
 	rec         decode.Record
@@ -95,6 +99,7 @@ func (f *Frame) reset() {
 	f.Cut = f.CI.CaptureLength < f.CI.Length
 	f.Truncated = false
 	f.Err = nil
+	f.RecordErr = nil
 	f.recSet = false
 	f.direct = 0
 }

@@ -167,9 +167,9 @@ func (p *pcapFile) recordHeader(b []byte, ci *gopacket.CaptureInfo) error {
 	if ci.CaptureLength > max(int(p.snaplen), pcapMaxEager) {
 		return fmt.Errorf("capture length exceeds snap length: %d > %d", ci.CaptureLength, p.snaplen)
 	}
-	if ci.CaptureLength > ci.Length {
-		return fmt.Errorf("capture length exceeds original packet length: %d > %d", ci.CaptureLength, ci.Length)
-	}
+	// A captured length above the original one cannot be right, but the
+	// captured bytes are there to read: the Reader flags the frame
+	// (Frame.RecordErr) and goes on, as tshark reads such records.
 	return nil
 }
 

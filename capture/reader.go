@@ -357,13 +357,15 @@ func (r *Reader) Next() (*Frame, error) {
 		f.reset()
 		f.LinkType = lt
 		f.Err = fmt.Errorf("%w %d (pcapng interface %d)", ErrUnsupportedLink, int(lt), f.CI.InterfaceIndex)
+		r.checkLengths(f)
 		return f, nil
 	}
 	if r.direct != nil && r.dec.linkType == layers.LinkTypeEthernet && r.readDirect(f) {
-		return f, nil
+		return f, nil // the direct path takes only frames whose lengths agree
 	}
 	r.dec.roce.noICR = r.noICRC
 	r.dec.Decode(f)
+	r.checkLengths(f)
 	switch {
 	case f.BTH != nil:
 		// The set of SMC-R queue pairs is learned from and applied to
@@ -378,6 +380,15 @@ func (r *Reader) Next() (*Frame, error) {
 		}
 	}
 	return f, nil
+}
+
+// checkLengths flags a record whose original length is below its captured
+// length: no frame can be, so the header is damaged, but the captured
+// bytes are read and so is the rest of the file.
+func (r *Reader) checkLengths(f *Frame) {
+	if f.CI.Length < f.CI.CaptureLength {
+		f.RecordErr = &RecordError{Frame: f.Number, Offset: r.last, Len: f.CI.Length, CapLen: f.CI.CaptureLength}
+	}
 }
 
 // decoderFor makes r.dec the decoder of the frame's link type: a pcapng

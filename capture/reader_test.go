@@ -689,3 +689,67 @@ func testWriteMixed(t *testing.T, mixed []byte) {
 		}
 	}
 }
+
+// TestOriginalBelowCaptured: records whose original length is below their
+// captured length (4 of the first 13 frames of pingpong.pcap, original
+// length set 10 below the captured one) are read as captured and flagged,
+// naming the frame, the record's offset and both lengths; the rest of the
+// file is read as tshark reads it. Reading used to stop at the first of
+// them with a corrupt-record error.
+func TestOriginalBelowCaptured(t *testing.T) {
+	frames := readRaw(t, pingpong)[:13]
+	bad := map[int]bool{3: true, 5: true, 8: true, 10: true}
+	path := writePcap(t, t.TempDir(), "origlt.pcap", layers.LinkTypeEthernet, frames)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	offs := recordOffsets(t, b)
+	for n := range bad { // pcapgo's writer refuses such records: patch orig_len
+		frames[n-1].CI.Length = frames[n-1].CI.CaptureLength - 10
+		binary.LittleEndian.PutUint32(b[offs[n-1]+12:], uint32(frames[n-1].CI.Length))
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, open := range []func(string) (*Reader, error){Open, OpenMapped} {
+		r, err := open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, clcs := 0, 0
+		for {
+			f, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("after %d frames: %v", n, err)
+			}
+			n++
+			clcs += len(f.CLC)
+			want := ""
+			if bad[n] {
+				want = fmt.Sprintf("frame %d (file offset %#x): record: original length %d is below the captured length %d (decoded as captured)",
+					n, offs[n-1], frames[n-1].CI.Length, frames[n-1].CI.CaptureLength)
+			}
+			got := ""
+			if f.RecordErr != nil {
+				got = f.RecordErr.Error()
+				if !errors.Is(f.RecordErr, ErrCorruptRecord) {
+					t.Errorf("frame %d: %v does not wrap ErrCorruptRecord", n, f.RecordErr)
+				}
+			}
+			if got != want {
+				t.Errorf("frame %d: RecordErr %q, want %q", n, got, want)
+			}
+			if v, ok := f.Fields().First(fFrameError); bad[n] && (!ok || v.S != want) {
+				t.Errorf("frame %d: frame.error %q, want %q", n, v.S, want)
+			}
+		}
+		r.Close()
+		if n != 13 || clcs != 3 {
+			t.Errorf("read %d frames with %d CLC messages, want 13 and 3", n, clcs)
+		}
+	}
+}
