@@ -32,23 +32,35 @@ type FileError struct {
 
 // Error reads "FILE: frame N (file offset 0x..): what", the frame and
 // offset when known, the offset being where the frame's record starts
-// (in the decompressed stream for a gzip file).
+// (in the decompressed stream for a gzip file); a pcapng block that
+// carries no frame (an interface description, say) is named in what, at
+// its own offset, the frame being the one that could not be read. Damage
+// to the file header has no frame: "FILE: file offset 0x0: what".
 func (e *FileError) Error() string {
 	name := e.Name
 	if name == "-" {
 		name = "stdin"
 	}
 	s := name + ": "
-	if e.Frame > 0 {
-		s += "frame " + strconv.Itoa(e.Frame)
-		if e.Offset >= 0 {
-			s += " (file offset 0x" + strconv.FormatInt(e.Offset, 16) + ")"
-		}
-		s += ": "
+	at := ""
+	if e.Offset >= 0 {
+		at = "file offset 0x" + strconv.FormatInt(e.Offset, 16)
 	}
 	switch {
+	case e.Frame > 0 && at != "":
+		s += "frame " + strconv.Itoa(e.Frame) + " (" + at + "): "
+	case e.Frame > 0:
+		s += "frame " + strconv.Itoa(e.Frame) + ": "
+	case at != "":
+		s += at + ": "
+	}
+	switch {
+	case errors.Is(e.Err, ErrTruncatedFile) && e.Frame > 0 && e.Detail != "":
+		return s + "truncated record: the file ends inside it (" + e.Detail + ")"
 	case errors.Is(e.Err, ErrTruncatedFile) && e.Frame > 0:
 		return s + "truncated record: the file ends inside it"
+	case errors.Is(e.Err, ErrTruncatedFile) && e.Detail != "":
+		return s + "truncated file header (" + e.Detail + ")"
 	case errors.Is(e.Err, ErrTruncatedFile):
 		return s + "truncated file header"
 	case errors.Is(e.Err, ErrEmpty) && e.Detail != "":

@@ -13,7 +13,6 @@ import (
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
-	"github.com/gopacket/gopacket/pcapgo"
 )
 
 // PacketSource is what a Reader pulls raw frames from: pcapgo's file
@@ -49,11 +48,11 @@ type Reader struct {
 	clc    *clcAssembler
 	qps    smcQPs // queue pairs known to be SMC-R links
 	frame  Frame
-	offset int64     // pcap: file offset of the next record
-	last   int64     // pcap: file offset of the record of the frame last returned (-1: none)
-	ng     *ngBlocks // pcapng: where each record starts
-	isFile bool      // read from a file or stdin (not live)
-	err    error     // sticky
+	offset int64   // pcap: file offset of the next record
+	last   int64   // pcap: file offset of the record of the frame last returned (-1: none)
+	ng     *ngFile // src, when it is a pcapng file
+	isFile bool    // read from a file or stdin (not live)
+	err    error   // sticky
 	// drops reads the kernel's count of frames it dropped since the last
 	// call (live sources only); dropped accumulates it.
 	drops   func() (uint64, error)
@@ -224,7 +223,7 @@ func NewFileReader(name string, in io.Reader) (*Reader, error) {
 	var (
 		src PacketSource
 		lt  layers.LinkType
-		ng  *ngBlocks
+		ng  *ngFile
 	)
 	switch m := binary.LittleEndian.Uint32(magic); m {
 	case magicPcapMicro, magicPcapNano, magicPcapMicroBE, magicPcapNanoBE:
@@ -235,15 +234,14 @@ func NewFileReader(name string, in io.Reader) (*Reader, error) {
 		src, lt = pr, pr.LinkType()
 	case magicPcapNG:
 		// A pcapng file may hold interfaces of different link types (mergecap
-		// of an SLL and an Ethernet capture, say); without WantMixedLinkType
-		// pcapgo skips every frame of the other types without a word.
+		// of an SLL and an Ethernet capture, say): each frame is decoded by
+		// its interface's (decoderFor); the first one's is the file's.
 		lt = pcapngFirstLinkType(br)
-		ng = &ngBlocks{r: br}
-		nr, err := pcapgo.NewNgReader(ng, pcapgo.NgReaderOptions{SkipUnknownVersion: true, WantMixedLinkType: true})
+		ng, err = newNgFile(br)
 		if err != nil {
-			return nil, headerError(name, err)
+			return nil, ngHeaderError(name, err)
 		}
-		src = nr
+		src = ng
 	default:
 		return nil, &FileError{Name: name, Err: ErrNotCapture, Offset: -1,
 			Detail: fmt.Sprintf("(magic %02x%02x%02x%02x)", magic[0], magic[1], magic[2], magic[3])}
@@ -276,6 +274,20 @@ func pcapngFirstLinkType(br *bufio.Reader) layers.LinkType {
 		return layers.LinkTypeEthernet
 	}
 	return layers.LinkType(bo.Uint16(b[shb+8 : shb+10]))
+}
+
+// ngHeaderError is the error of a pcapng file whose section header block
+// cannot be read: at offset 0, before any frame.
+func ngHeaderError(name string, err error) error {
+	var ce *ngCorrupt
+	var te *ngTruncated
+	switch {
+	case errors.As(err, &ce):
+		return &FileError{Name: name, Offset: 0, Err: ErrNotCapture, Detail: "(" + ce.Error() + ")"}
+	case errors.As(err, &te):
+		return &FileError{Name: name, Offset: 0, Err: ErrTruncatedFile, Detail: te.Error()}
+	}
+	return headerError(name, err)
 }
 
 func headerError(name string, err error) error {
@@ -329,10 +341,14 @@ func (r *Reader) Next() (*Frame, error) {
 		data []byte
 		err  error
 	)
-	if r.pf != nil {
+	switch {
+	case r.pf != nil:
 		data, err = r.pf.read(&f.CI)
 		f.ns = r.pf.ns
-	} else {
+	case r.ng != nil:
+		data, err = r.ng.readPacket(&f.CI)
+		f.ns = r.ng.ns
+	default:
 		data, f.CI, err = r.src.ZeroCopyReadPacketData()
 		f.ns = f.CI.Timestamp.UnixNano()
 	}
@@ -346,14 +362,15 @@ func (r *Reader) Next() (*Frame, error) {
 	f.Number++
 	f.Data = data
 	r.last = -1
-	if r.pf != nil { // classic pcap: record offsets are exact
+	lt := r.first.LinkType()
+	switch {
+	case r.pf != nil: // classic pcap: record offsets are exact
 		r.last = r.offset
 		r.offset += pcapRecordLen + int64(f.CI.CaptureLength)
+	case r.ng != nil:
+		lt = r.ng.linkType()
 	}
-	if r.ng != nil {
-		r.ng.delivered()
-	}
-	if lt, ok := r.decoderFor(f.CI.AncillaryData); !ok {
+	if !r.decoderFor(lt) {
 		f.reset()
 		f.LinkType = lt
 		f.Err = fmt.Errorf("%w %d (pcapng interface %d)", ErrUnsupportedLink, int(lt), f.CI.InterfaceIndex)
@@ -387,23 +404,21 @@ func (r *Reader) Next() (*Frame, error) {
 // bytes are read and so is the rest of the file.
 func (r *Reader) checkLengths(f *Frame) {
 	if f.CI.Length < f.CI.CaptureLength {
-		f.RecordErr = &RecordError{Frame: f.Number, Offset: r.last, Len: f.CI.Length, CapLen: f.CI.CaptureLength}
+		off := r.last
+		if r.ng != nil {
+			off = r.ng.rec
+		}
+		f.RecordErr = &RecordError{Frame: f.Number, Offset: off, Len: f.CI.Length, CapLen: f.CI.CaptureLength}
 	}
 }
 
-// decoderFor makes r.dec the decoder of the frame's link type: a pcapng
-// file names it per interface (pcapgo puts it in AncillaryData). It reports
-// false for a link type no decoder handles (r.dec is then unchanged); the
-// frame is shown with that error and reading goes on.
-func (r *Reader) decoderFor(anc []any) (layers.LinkType, bool) {
-	lt := r.first.LinkType()
-	if len(anc) > 0 {
-		if l, ok := anc[0].(layers.LinkType); ok {
-			lt = l
-		}
-	}
+// decoderFor makes r.dec the decoder of the frame's link type lt: a
+// pcapng file names it per interface. It reports false for a link type no
+// decoder handles (r.dec is then unchanged); the frame is shown with that
+// error and reading goes on.
+func (r *Reader) decoderFor(lt layers.LinkType) bool {
 	if lt == r.dec.LinkType() {
-		return lt, true
+		return true
 	}
 	d, seen := r.decs[lt]
 	if !seen {
@@ -418,17 +433,19 @@ func (r *Reader) decoderFor(anc []any) (layers.LinkType, bool) {
 		r.decs[lt] = d
 	}
 	if d == nil {
-		return lt, false
+		return false
 	}
 	r.dec = d
-	return lt, true
+	return true
 }
 
-// fileError classifies a read error of frame n. pcapgo reports a record
-// cut inside its header as io.ErrUnexpectedEOF, but a record cut right after
-// its header as io.EOF with a non-zero capture length.
+// fileError classifies a read error of frame n. pcapgo (and pcapFile)
+// report a record cut inside its header as io.ErrUnexpectedEOF, but a
+// record cut right after its header as io.EOF with a non-zero capture
+// length; ngFile's io.EOF is always the clean end, and its errors say
+// which block is wrong and how, at the block's offset.
 func (r *Reader) fileError(n int, ci gopacket.CaptureInfo, err error) error {
-	if err == io.EOF && ci.CaptureLength == 0 {
+	if err == io.EOF && (ci.CaptureLength == 0 || r.ng != nil) {
 		return io.EOF
 	}
 	off := int64(-1)
@@ -436,10 +453,19 @@ func (r *Reader) fileError(n int, ci gopacket.CaptureInfo, err error) error {
 	case r.pf != nil:
 		off = r.offset
 	case r.ng != nil:
-		off = r.ng.recordStart()
+		off = r.ng.errOff
+		var ce *ngCorrupt
+		if errors.As(err, &ce) {
+			return &FileError{Name: r.name, Frame: n, Offset: off, Err: ErrCorruptRecord, Detail: ce.Error()}
+		}
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return &FileError{Name: r.name, Frame: n, Offset: off, Err: ErrTruncatedFile}
+		fe := &FileError{Name: r.name, Frame: n, Offset: off, Err: ErrTruncatedFile}
+		var te *ngTruncated
+		if errors.As(err, &te) {
+			fe.Detail = te.Error()
+		}
+		return fe
 	}
 	if !r.isFile { // live source: pass the OS error through
 		return err
