@@ -76,12 +76,22 @@ type Frame struct {
 	// are the decode.Owner of its layers.
 	direct uint32
 	ns     int64 // UnixNano
+	// digits is how many decimal places of the time the capture resolves
+	// (frame.time_epoch prints them): 6 for a microsecond pcap, 9 for a
+	// nanosecond one, a pcapng interface's if_tsresol.
+	digits uint8
 }
 
 // UnixNano is CI.Timestamp in Unix nanoseconds, worked out when the frame
 // was read: a consumer that keeps frame times as numbers (the tracker,
 // on every frame) gets them without time.Time's arithmetic.
 func (f *Frame) UnixNano() int64 { return f.ns }
+
+// TimeDigits is how many decimal places of the frame's time the capture
+// resolves: 6 for a microsecond pcap, 9 for a nanosecond one, a pcapng
+// interface's if_tsresol (9 for finer and binary resolutions, times
+// being whole nanoseconds).
+func (f *Frame) TimeDigits() uint8 { return f.digits }
 
 func (f *Frame) reset() {
 	f.Decoded = f.Decoded[:0]

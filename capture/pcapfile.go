@@ -33,6 +33,7 @@ type pcapFile struct {
 	linkType   layers.LinkType
 	big        []byte // a record longer than the buffer, read whole
 	ns         int64  // the last record's time in Unix nanoseconds (Frame.UnixNano)
+	digits     uint8  // decimal places of the times: 6 (microsecond magic) or 9 (nanosecond)
 }
 
 // Limits as pcapgo's: a capture length up to maxEager is read into a
@@ -84,6 +85,10 @@ func (p *pcapFile) header(hdr []byte) error {
 		p.bigEndian, p.nanoFactor = true, 1000
 	default:
 		return fmt.Errorf("unknown magic %x", magic)
+	}
+	p.digits = 9
+	if p.nanoFactor == 1000 {
+		p.digits = 6
 	}
 	bo := binary.ByteOrder(binary.LittleEndian)
 	if p.bigEndian {

@@ -56,6 +56,10 @@ type ngIface struct {
 	// exp for a decimal resolution up to nanoseconds, 9 beyond and for
 	// binary ones (Frame times are whole nanoseconds).
 	digits uint8
+	// anc is the CaptureInfo.AncillaryData of its packets: the link type,
+	// boxed once per interface (as pcapgo's WantMixedLinkType gives it),
+	// so that a copy of a frame's CaptureInfo keeps its link type.
+	anc []any
 }
 
 // Block types (draft-ietf-opsawg-pcapng section 11.1) and the options read.
@@ -308,6 +312,7 @@ func (p *ngFile) interfaceBlock(b []byte) error {
 	if !ifc.binary && ifc.exp < 9 {
 		ifc.digits = ifc.exp
 	}
+	ifc.anc = []any{ifc.linkType}
 	p.ifaces = append(p.ifaces, ifc)
 	return nil
 }
@@ -334,8 +339,8 @@ func (ifc *ngIface) time(ts uint64) int64 {
 }
 
 // readPacket returns the next packet, its data valid until the next call,
-// filling the caller's CaptureInfo (its AncillaryData is left alone: the
-// Reader asks linkType). Blocks that carry no packet are read on the way.
+// filling the caller's CaptureInfo (AncillaryData holds the link type;
+// the Reader asks linkType instead). Blocks that carry no packet are read on the way.
 func (p *ngFile) readPacket(ci *gopacket.CaptureInfo) ([]byte, error) {
 	for {
 		start := p.pos
@@ -407,6 +412,7 @@ func (p *ngFile) readPacket(ci *gopacket.CaptureInfo) ([]byte, error) {
 		p.digits = p.ifaces[p.iface].digits
 		ci.Timestamp = unixNano(p.ns)
 		ci.InterfaceIndex = p.iface
+		ci.AncillaryData = p.ifaces[p.iface].anc
 		return data, nil
 	}
 }

@@ -16,18 +16,20 @@ import (
 	"github.com/smcscope/smcscope/internal/testutil"
 )
 
-// ngWrite writes frames as pcapng with pcapgo's writer, one interface of
-// link type lt and timestamp resolution 10^-res (res < 0: 2^res), as
-// dumpcap and smcdump -w write it.
+// ngWrite writes frames as pcapng, one interface of link type lt and
+// timestamp resolution 10^-res (res < 0: 2^res): with res 9 by pcapgo's
+// writer, as dumpcap and smcdump -w write it (it knows no other
+// resolution), else by testutil.Pcapng.
 func ngWrite(t testing.TB, frames []rawFrame, lt layers.LinkType, res int) []byte {
 	t.Helper()
+	switch {
+	case res < 0:
+		return testutil.Pcapng(lt, uint8(0x80|-res), frames)
+	case res != 9:
+		return testutil.Pcapng(lt, uint8(res), frames)
+	}
 	intf := pcapgo.DefaultNgInterface
 	intf.LinkType = lt
-	if res < 0 {
-		intf.TimestampResolution = pcapgo.NgResolution(0x80 | -res)
-	} else {
-		intf.TimestampResolution = pcapgo.NgResolution(res)
-	}
 	var buf bytes.Buffer
 	w, err := pcapgo.NewNgWriterInterface(&buf, intf, pcapgo.DefaultNgWriterOptions)
 	if err != nil {

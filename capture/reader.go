@@ -52,6 +52,7 @@ type Reader struct {
 	last   int64   // pcap: file offset of the record of the frame last returned (-1: none)
 	ng     *ngFile // src, when it is a pcapng file
 	isFile bool    // read from a file or stdin (not live)
+	digits uint8   // decimal places of the times of a source that is neither pcap nor pcapng
 	err    error   // sticky
 	// drops reads the kernel's count of frames it dropped since the last
 	// call (live sources only); dropped accumulates it.
@@ -303,10 +304,25 @@ func NewReader(name string, src PacketSource, lt layers.LinkType) (*Reader, erro
 	if err != nil {
 		return nil, &FileError{Name: name, Err: ErrUnsupportedLink, Offset: -1, Detail: fmt.Sprint(int(lt))}
 	}
-	r := &Reader{name: name, src: src, dec: dec, first: dec, clc: newCLCAssembler()}
+	r := &Reader{name: name, src: src, dec: dec, first: dec, clc: newCLCAssembler(), digits: sourceDigits(src)}
 	r.frame.Decoded = make([]gopacket.LayerType, 0, 16)
 	r.frame.demand, r.frame.frameFields = gAll, wAllFrame
 	return r, nil
+}
+
+// sourceDigits is how many decimal places the times of src resolve: what
+// its Resolution says (pcapgo's readers, libpcap handles), else 9.
+func sourceDigits(src PacketSource) uint8 {
+	rs, ok := src.(interface {
+		Resolution() gopacket.TimestampResolution
+	})
+	if !ok {
+		return 9
+	}
+	if res := rs.Resolution(); res.Base == 10 && res.Exponent <= 0 && res.Exponent > -9 {
+		return uint8(-res.Exponent)
+	}
+	return 9
 }
 
 // SetICRCCheck turns the RoCE ICRC verification on (the default) or off.
@@ -344,13 +360,13 @@ func (r *Reader) Next() (*Frame, error) {
 	switch {
 	case r.pf != nil:
 		data, err = r.pf.read(&f.CI)
-		f.ns = r.pf.ns
+		f.ns, f.digits = r.pf.ns, r.pf.digits
 	case r.ng != nil:
 		data, err = r.ng.readPacket(&f.CI)
-		f.ns = r.ng.ns
+		f.ns, f.digits = r.ng.ns, r.ng.digits
 	default:
 		data, f.CI, err = r.src.ZeroCopyReadPacketData()
-		f.ns = f.CI.Timestamp.UnixNano()
+		f.ns, f.digits = f.CI.Timestamp.UnixNano(), r.digits
 	}
 	if err != nil {
 		r.err = r.fileError(f.Number+1, f.CI, err)
@@ -369,6 +385,12 @@ func (r *Reader) Next() (*Frame, error) {
 		r.offset += pcapRecordLen + int64(f.CI.CaptureLength)
 	case r.ng != nil:
 		lt = r.ng.linkType()
+	case len(f.CI.AncillaryData) > 0:
+		// Frames of a pcapng file replayed from memory (the capture
+		// browser) carry their interface's link type there.
+		if l, ok := f.CI.AncillaryData[0].(layers.LinkType); ok {
+			lt = l
+		}
 	}
 	if !r.decoderFor(lt) {
 		f.reset()

@@ -753,3 +753,65 @@ func TestOriginalBelowCaptured(t *testing.T) {
 		}
 	}
 }
+
+// TestTimeDigits: a frame's time resolves as many decimals as its capture:
+// 6 for a microsecond pcap, 9 for a nanosecond one, a pcapng interface's
+// if_tsresol (9 for binary ones), a PacketSource's Resolution.
+func TestTimeDigits(t *testing.T) {
+	frames := readRaw(t, declineRDM)[:3]
+	var nano bytes.Buffer
+	w := pcapgo.NewWriterNanos(&nano)
+	if err := w.WriteFileHeader(65535, layers.LinkTypeEthernet); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range frames {
+		w.WritePacket(f.CI, f.Data)
+	}
+	micro, err := os.ReadFile(declineRDM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(b []byte) uint8 {
+		r, err := NewFileReader("x", bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := r.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f.TimeDigits()
+	}
+	for _, c := range []struct {
+		name string
+		file []byte
+		want uint8
+	}{
+		{"pcap us", micro, 6},
+		{"pcap ns", nano.Bytes(), 9},
+		{"pcapng 10^-3", ngWrite(t, frames, layers.LinkTypeEthernet, 3), 3},
+		{"pcapng 10^-6", ngWrite(t, frames, layers.LinkTypeEthernet, 6), 6},
+		{"pcapng 10^-9", ngWrite(t, frames, layers.LinkTypeEthernet, 9), 9},
+		{"pcapng 10^-12", ngWrite(t, frames, layers.LinkTypeEthernet, 12), 9},
+		{"pcapng 2^-20", ngWrite(t, frames, layers.LinkTypeEthernet, -20), 9},
+	} {
+		if got := read(c.file); got != c.want {
+			t.Errorf("%s: %d decimals, want %d", c.name, got, c.want)
+		}
+	}
+	pr, err := pcapgo.NewReader(bytes.NewReader(micro))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewReader("src", pr, pr.LinkType())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, err := r.Next(); err != nil || f.TimeDigits() != 6 {
+		t.Errorf("pcapgo source of a microsecond pcap: %v, %d decimals", err, f.TimeDigits())
+	}
+	r, _ = NewReader("slice", &sliceSource{frames: frames}, layers.LinkTypeEthernet)
+	if f, err := r.Next(); err != nil || f.TimeDigits() != 9 {
+		t.Errorf("source without a resolution: %v, %d decimals", err, f.TimeDigits())
+	}
+}
