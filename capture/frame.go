@@ -50,8 +50,14 @@ type Frame struct {
 	// completed those bytes in sequence, which is not always the segment
 	// that carries them (out of order).
 	NotCLC bool
-	// CLCErr holds decode errors of CLC messages completed by this frame.
+	// CLCErr holds decode errors of CLC messages completed by this frame,
+	// and notes (*SwallowedError) on those that lie inside the length of
+	// an earlier message.
 	CLCErr []error
+	// CLCInside[i] says that CLC[i] lies inside the length an earlier
+	// message of its direction claims (a *SwallowedError in CLCErr says
+	// which): decoded, but no step of the handshake.
+	CLCInside []bool
 	// SMCMalformed: an RC SEND on a queue pair known to be an SMC-R link
 	// did not decode as the LLC or CDC message it must be (the error is
 	// in Err).
@@ -67,11 +73,13 @@ type Frame struct {
 	// was decoded from the bytes captured.
 	RecordErr error
 
-	clcRaw      [][]byte // CLC messages completed by this frame, not yet decoded
-	rec         decode.Record
-	recSet      bool
-	demand      fieldGroup    // layers whose fields Fields fills
-	frameFields frameFieldSet // frame.* fields Fields fills
+	clcRaw [][]byte // CLC messages completed by this frame, not yet decoded
+	// clcRawInside[i]: clcRaw[i] lies inside an earlier message (CLCInside).
+	clcRawInside []bool
+	rec          decode.Record
+	recSet       bool
+	demand       fieldGroup    // layers whose fields Fields fills
+	frameFields  frameFieldSet // frame.* fields Fields fills
 	// direct: the direct path read the frame (Reader.SetDirect); the bits
 	// are the decode.Owner of its layers.
 	direct uint32
@@ -103,6 +111,8 @@ func (f *Frame) reset() {
 	f.SMCFlow = false
 	f.CLC = f.CLC[:0]
 	f.CLCErr = f.CLCErr[:0]
+	f.CLCInside = f.CLCInside[:0]
+	f.clcRawInside = f.clcRawInside[:0]
 	f.SMCMalformed = false
 	f.NotCLC = false
 	f.clcRaw = f.clcRaw[:0]
