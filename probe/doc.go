@@ -15,6 +15,18 @@
 // server never replies with more bytes than it received and closes a
 // connection whose message is shorter than 4 or longer than its limit.
 //
+// # Server limits
+//
+// The server serves at most --max-conns connections. Between requests a
+// connection may be idle for --idle; each request, from its first byte to
+// the last byte of its reply, must complete within --request-timeout,
+// however steadily its bytes trickle in, so a client that sends a byte
+// before each idle timeout (Slowloris) cannot keep its connection. At the
+// limit, a new connection takes the place of the one that has completed
+// no request for longest, if that is longer than a second (ShedAfter):
+// connections that only hold a slot cannot keep busy clients out, and
+// busy clients are never shed. The accept loop never waits for a client.
+//
 // # Mode proof
 //
 // While each connection is open, Prove looks it up in the kernel's SMC

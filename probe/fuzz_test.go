@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -58,7 +59,7 @@ func FuzzServerHandle(f *testing.F) {
 		const limit = 4096
 		s := NewServer(ServerConfig{MaxMessage: limit})
 		c := &streamConn{in: bytes.Clone(in), chunk: max(1, chunk%9000)}
-		s.handle(c)
+		s.handle(c, new(atomic.Uint64))
 		// The reference: walk the stream the way the protocol defines it.
 		var want []byte
 		for rest := in; len(rest) >= HeaderLen; {

@@ -23,6 +23,8 @@ type Options struct {
 	MaxMessage  int
 	MaxConns    int
 	IdleTimeout time.Duration
+	// RequestTimeout bounds each request as a whole (--request-timeout).
+	RequestTimeout time.Duration
 
 	// Both sides.
 	Port    uint16
@@ -58,7 +60,7 @@ var ErrUsage = errors.New("usage")
 
 const usageText = `usage:
   smcping -s [-p PORT] [--tcp-port PORT] [--tcp] [--proto smc|ipproto] [--listen ADDR]
-             [--max-msg BYTES] [--max-conns N] [--idle DURATION]
+             [--max-msg BYTES] [--max-conns N] [--idle DURATION] [--request-timeout DURATION]
   smcping HOST[:PORT] [-n N | -t DURATION] [-m SIZES] [-i INTERVAL] [-P N] [--warmup N]
              [--proto smc|ipproto|tcp] [--compare tcp[,ipproto|smc]] [--bw] [--hist] [--log FILE] [--diag]
              [--require smc] [--check] [-o text|json] [--timeout DURATION]
@@ -86,7 +88,7 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 	var (
 		port, tcpPort                   int
 		listen, proto, sizes, dur, intv string
-		idle, timeout                   time.Duration
+		idle, reqTimeout, timeout       time.Duration
 		compare                         string
 	)
 	fs.BoolVar(&o.Server, "s", false, "run the server")
@@ -94,7 +96,8 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 	fs.StringVar(&listen, "listen", "0.0.0.0", "server: listen address")
 	fs.IntVar(&o.MaxMessage, "max-msg", DefaultMaxMessage, "server: largest message accepted, bytes")
 	fs.IntVar(&o.MaxConns, "max-conns", DefaultMaxConns, "server: connections served at once")
-	fs.DurationVar(&idle, "idle", DefaultIdleTimeout, "server: close connections idle this long")
+	fs.DurationVar(&idle, "idle", DefaultIdleTimeout, "server: close connections idle this long between requests")
+	fs.DurationVar(&reqTimeout, "request-timeout", DefaultRequestTimeout, "server: close a connection whose request (first byte to reply) takes longer")
 	fs.IntVar(&port, "p", DefaultPort, "port of the SMC server")
 	fs.IntVar(&tcpPort, "tcp-port", -1, "port of the TCP baseline (default PORT+1; server: 0 disables)")
 	fs.StringVar(&proto, "proto", "smc", "socket kind: smc (AF_SMC), ipproto (IPPROTO_SMC, Linux >= 6.11), tcp")
@@ -159,7 +162,7 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 			o.TCPPort = o.Port - 1
 		}
 	}
-	o.IdleTimeout, o.Timeout = idle, timeout
+	o.IdleTimeout, o.RequestTimeout, o.Timeout = idle, reqTimeout, timeout
 	if o.Server {
 		if len(pos) > 0 {
 			return usage("-s takes no HOST (got %q)", pos[0])
@@ -170,8 +173,8 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 		if o.Proto == ProtoTCP {
 			o.TCPOnly = true
 		}
-		if o.MaxMessage < HeaderLen || o.MaxConns < 1 || idle <= 0 {
-			return usage("--max-msg >= %d, --max-conns >= 1 and --idle > 0 required", HeaderLen)
+		if o.MaxMessage < HeaderLen || o.MaxConns < 1 || idle <= 0 || reqTimeout <= 0 {
+			return usage("--max-msg >= %d, --max-conns >= 1, --idle > 0 and --request-timeout > 0 required", HeaderLen)
 		}
 		baseline()
 		return o, nil

@@ -27,7 +27,7 @@ func runServer(ctx context.Context, o Options, stderr io.Writer) error {
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	s := NewServer(ServerConfig{
 		Addr: o.Listen, Port: o.Port, TCPPort: o.TCPPort, TCPOnly: o.TCPOnly, SMCProto: o.Proto,
-		MaxMessage: o.MaxMessage, MaxConns: o.MaxConns, IdleTimeout: o.IdleTimeout,
+		MaxMessage: o.MaxMessage, MaxConns: o.MaxConns, IdleTimeout: o.IdleTimeout, RequestTimeout: o.RequestTimeout,
 		Log: log, Inspector: KernelInspector{},
 	})
 	if err := s.Listen(); err != nil {
@@ -41,7 +41,7 @@ func runServer(ctx context.Context, o Options, stderr io.Writer) error {
 	if len(s.Addrs()) > 1 {
 		args = append(args, "tcp_baseline", s.Addrs()[1].String())
 	}
-	args = append(args, "max_msg", o.MaxMessage, "max_conns", o.MaxConns, "idle", o.IdleTimeout.String())
+	args = append(args, "max_msg", o.MaxMessage, "max_conns", o.MaxConns, "idle", o.IdleTimeout.String(), "request_timeout", o.RequestTimeout.String())
 	log.Info("listening", args...)
 	return s.Serve(ctx)
 }

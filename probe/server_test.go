@@ -193,3 +193,69 @@ func TestPingNotSmcpingServer(t *testing.T) {
 		t.Errorf("Ping = %v, want a protocol error", err)
 	}
 }
+
+// TestServerRequestDeadline: a client that trickles a request one byte at
+// a time, each byte well within the idle timeout, is closed once the
+// request has taken longer than RequestTimeout: the deadline is for the
+// whole request, not for each read (which restarted on every byte, so such
+// a client held its connection, and its slot, forever).
+func TestServerRequestDeadline(t *testing.T) {
+	_, ap := startServer(t, ServerConfig{TCPOnly: true, IdleTimeout: time.Minute, RequestTimeout: 200 * time.Millisecond})
+	c := dialTCP(t, ap)
+	closed := make(chan struct{})
+	go func() {
+		io.Copy(io.Discard, c) // until the server closes
+		close(closed)
+	}()
+	msg := make([]byte, 64)
+	putHeader(msg, len(msg), false)
+	tick := time.NewTicker(20 * time.Millisecond) // paces the client, asserts nothing
+	defer tick.Stop()
+	giveUp := time.After(10 * time.Second)
+	for i := 0; ; {
+		select {
+		case <-closed:
+			return
+		case <-giveUp:
+			t.Fatal("the server kept a trickled request open for 10 s")
+		case <-tick.C:
+			if i == len(msg) {
+				t.Fatalf("the server took the whole request, %d bytes over %d ticks", len(msg), i)
+			}
+			c.Write(msg[i : i+1])
+			i++
+		}
+	}
+}
+
+// TestServerShedsSlowClients: slow clients (connected, one byte of a
+// header sent, then nothing, within every timeout) fill the server
+// again and again, as a Slowloris attack does; every good client is still
+// served at its first attempt, because the connection that made no
+// progress for longest is shed to make room. Before, the slow ones kept
+// their slots and every good client was refused.
+func TestServerShedsSlowClients(t *testing.T) {
+	const maxConns = 4
+	_, ap := startServer(t, ServerConfig{TCPOnly: true, MaxConns: maxConns, IdleTimeout: time.Minute,
+		RequestTimeout: time.Minute, ShedAfter: time.Nanosecond})
+	slow := func() {
+		c := dialTCP(t, ap)
+		if _, err := c.Write([]byte{0}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 2 * maxConns {
+		slow()
+	}
+	for i := range 8 {
+		for range maxConns { // the attacker fills the server again
+			slow()
+		}
+		c := dialTCP(t, ap)
+		c.SetDeadline(time.Now().Add(5 * time.Second))
+		if _, err := NewPinger(c, 64).Ping(64); err != nil {
+			t.Fatalf("good client %d behind %d slow ones: %v", i+1, maxConns, err)
+		}
+		c.Close()
+	}
+}
