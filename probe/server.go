@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/netip"
 	"os"
@@ -192,8 +193,9 @@ func (s *Server) acceptLoop(ctx context.Context, ln net.Listener, p Proto) error
 		// the connection's own goroutine does everything else.
 		ss, shed := s.admit(c)
 		if ss == nil {
-			s.cfg.Log.Warn("connection limit reached, all connections busy: closing the new one", "remote", c.RemoteAddr().String(), "max_conns", s.cfg.MaxConns)
-			c.Close()
+			s.cfg.Log.Warn("connection limit reached, all connections busy: refusing the new one", "remote", c.RemoteAddr().String(), "max_conns", s.cfg.MaxConns)
+			var b [noticeLen]byte
+			refuse(c, putNotice(b[:0], NoticeBusy, uint32(min(s.cfg.MaxConns, math.MaxUint32))))
 			continue
 		}
 		if shed != nil {
@@ -246,6 +248,15 @@ func (s *Server) admit(c net.Conn) (ss, shed *session) {
 	return ss, shed
 }
 
+// notify sends the client a notice before its connection is closed, as
+// far as its socket takes it at once: a reader that does not read is not
+// waited for.
+func (s *Server) notify(c net.Conn, code, value uint32) {
+	var b [noticeLen]byte
+	c.SetWriteDeadline(time.Now())
+	c.Write(putNotice(b[:0], code, value))
+}
+
 // leave ends a session (one that was shed has left already).
 func (s *Server) leave(ss *session) {
 	s.mu.Lock()
@@ -296,6 +307,7 @@ func (s *Server) handle(c net.Conn, done *atomic.Uint64) (int, error) {
 			have += n
 			if err != nil {
 				if errors.Is(err, os.ErrDeadlineExceeded) && !deadline.IsZero() {
+					s.notify(c, NoticeTimeout, uint32(min(s.cfg.RequestTimeout.Milliseconds(), math.MaxUint32)))
 					return fmt.Errorf("%w: request not complete within %v", err, s.cfg.RequestTimeout)
 				}
 				return err
@@ -312,6 +324,9 @@ func (s *Server) handle(c net.Conn, done *atomic.Uint64) (int, error) {
 		}
 		size, noReply := parseHeader(buf)
 		if err := checkSize(size, s.cfg.MaxMessage); err != nil {
+			if size > s.cfg.MaxMessage { // a client of ours: it says why to its user
+				s.notify(c, NoticeTooLarge, uint32(s.cfg.MaxMessage))
+			}
 			return n, err
 		}
 		if size > len(buf) {

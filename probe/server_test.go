@@ -3,6 +3,7 @@
 package probe
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -32,8 +33,9 @@ func TestServerRejectsOversize(t *testing.T) {
 	if _, err := p.Ping(1024); err != nil {
 		t.Fatalf("ping at the limit: %v", err)
 	}
-	if _, err := p.Ping(1025); err == nil {
-		t.Fatal("ping above the limit succeeded")
+	_, err := p.Ping(1025)
+	if err == nil || !strings.Contains(err.Error(), "the server refused a 1025-byte message: its limit is 1024 bytes (--max-msg)") {
+		t.Fatalf("ping above the limit: %v", err)
 	}
 	expectClosed(t, c)
 }
@@ -54,8 +56,13 @@ func TestServerMaxConns(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := dialTCP(t, ap)
-	if _, err := NewPinger(b, 64).Ping(64); err == nil {
-		t.Fatal("second connection served despite MaxConns 1")
+	// The client says why: refused at the connection limit (it said
+	// "server limit below 64 bytes, or server gone").
+	_, err := NewPinger(b, 64).Ping(64)
+	var n *ServerNotice
+	if !errors.As(err, &n) || n.Code != NoticeBusy || !strings.Contains(err.Error(),
+		"the server refused the connection: it serves 1 connection at once (--max-conns) and none is idle") {
+		t.Fatalf("second connection despite MaxConns 1: %v", err)
 	}
 	if _, err := NewPinger(a, 64).Ping(64); err != nil {
 		t.Fatalf("first connection after the refused one: %v", err)
@@ -203,8 +210,9 @@ func TestServerRequestDeadline(t *testing.T) {
 	_, ap := startServer(t, ServerConfig{TCPOnly: true, IdleTimeout: time.Minute, RequestTimeout: 200 * time.Millisecond})
 	c := dialTCP(t, ap)
 	closed := make(chan struct{})
+	var got bytes.Buffer
 	go func() {
-		io.Copy(io.Discard, c) // until the server closes
+		io.Copy(&got, c) // until the server closes
 		close(closed)
 	}()
 	msg := make([]byte, 64)
@@ -215,6 +223,10 @@ func TestServerRequestDeadline(t *testing.T) {
 	for i := 0; ; {
 		select {
 		case <-closed:
+			// Its notice says why.
+			if want := putNotice(nil, NoticeTimeout, 200); !bytes.Equal(got.Bytes(), want) {
+				t.Errorf("the server sent %x, want the notice %x", got.Bytes(), want)
+			}
 			return
 		case <-giveUp:
 			t.Fatal("the server kept a trickled request open for 10 s")

@@ -493,6 +493,30 @@ func accept(ln net.Listener, p Proto) (net.Conn, error) {
 	return fc, nil
 }
 
+// refuse sends a notice on a connection just accepted and closes it,
+// without blocking (the accept loop calls it): the notice goes only if the
+// socket takes it at once, which an empty one does. What the client sent
+// already is read and dropped first, so that the close is a FIN after the
+// notice, not a reset that could overtake it.
+func refuse(c net.Conn, notice []byte) {
+	fc, ok := c.(*fdConn)
+	if !ok {
+		c.SetWriteDeadline(time.Now())
+		c.Write(notice)
+		c.Close()
+		return
+	}
+	unix.Sendto(fc.fd, notice, unix.MSG_DONTWAIT|unix.MSG_NOSIGNAL, nil)
+	unix.Shutdown(fc.fd, unix.SHUT_WR)
+	var b [4096]byte
+	for range 16 {
+		if n, _, err := unix.Recvfrom(fc.fd, b[:], unix.MSG_DONTWAIT); n <= 0 || err != nil {
+			break
+		}
+	}
+	fc.Close()
+}
+
 // limitConn makes idle bound each blocked read or write of c while no
 // deadline is set (the server's idle timeout), and write bound the blocked
 // part of each Write as a whole: a reader that takes a reply a byte at a
