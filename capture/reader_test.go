@@ -15,6 +15,8 @@ import (
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
+
+	"github.com/smcscope/smcscope/internal/testutil"
 )
 
 func TestReadReferenceCaptures(t *testing.T) {
@@ -228,19 +230,7 @@ func TestSnaplenCut(t *testing.T) {
 
 func TestPcapNG(t *testing.T) {
 	frames := readRaw(t, pingpong)
-	var buf bytes.Buffer
-	w, err := pcapgo.NewNgWriter(&buf, layers.LinkTypeEthernet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range frames {
-		if err := w.WritePacket(f.CI, f.Data); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
+	buf := bytes.NewBuffer(ngWrite(t, frames, layers.LinkTypeEthernet, 9))
 	r, err := NewFileReader("ng", bytes.NewReader(buf.Bytes()))
 	if err != nil {
 		t.Fatal(err)
@@ -477,15 +467,7 @@ func TestRoCELayersAndICRC(t *testing.T) {
 
 func TestNanosecondPcap(t *testing.T) {
 	frames := readRaw(t, declineRDM)
-	var buf bytes.Buffer
-	w := pcapgo.NewWriterNanos(&buf)
-	if err := w.WriteFileHeader(65535, layers.LinkTypeEthernet); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range frames {
-		w.WritePacket(f.CI, f.Data)
-	}
-	r, err := NewFileReader("nano", bytes.NewReader(buf.Bytes()))
+	r, err := NewFileReader("nano", bytes.NewReader(testutil.PcapNanos(t, layers.LinkTypeEthernet, frames)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -759,14 +741,6 @@ func TestOriginalBelowCaptured(t *testing.T) {
 // if_tsresol (9 for binary ones), a PacketSource's Resolution.
 func TestTimeDigits(t *testing.T) {
 	frames := readRaw(t, declineRDM)[:3]
-	var nano bytes.Buffer
-	w := pcapgo.NewWriterNanos(&nano)
-	if err := w.WriteFileHeader(65535, layers.LinkTypeEthernet); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range frames {
-		w.WritePacket(f.CI, f.Data)
-	}
 	micro, err := os.ReadFile(declineRDM)
 	if err != nil {
 		t.Fatal(err)
@@ -788,7 +762,7 @@ func TestTimeDigits(t *testing.T) {
 		want uint8
 	}{
 		{"pcap us", micro, 6},
-		{"pcap ns", nano.Bytes(), 9},
+		{"pcap ns", testutil.PcapNanos(t, layers.LinkTypeEthernet, frames), 9},
 		{"pcapng 10^-3", ngWrite(t, frames, layers.LinkTypeEthernet, 3), 3},
 		{"pcapng 10^-6", ngWrite(t, frames, layers.LinkTypeEthernet, 6), 6},
 		{"pcapng 10^-9", ngWrite(t, frames, layers.LinkTypeEthernet, 9), 9},

@@ -1,7 +1,6 @@
 package output
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,7 +8,6 @@ import (
 	"time"
 
 	"github.com/gopacket/gopacket/layers"
-	"github.com/gopacket/gopacket/pcapgo"
 
 	"github.com/smcscope/smcscope/internal/testutil"
 )
@@ -29,17 +27,7 @@ func timedCapture(t *testing.T, kind string, times []time.Time) string {
 	var b []byte
 	switch kind {
 	case "ns":
-		var buf bytes.Buffer
-		w := pcapgo.NewWriterNanos(&buf)
-		if err := w.WriteFileHeader(65535, layers.LinkTypeEthernet); err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range fs {
-			if err := w.WritePacket(f.CI, f.Data); err != nil {
-				t.Fatal(err)
-			}
-		}
-		b = buf.Bytes()
+		b = testutil.PcapNanos(t, layers.LinkTypeEthernet, fs)
 	case "ng-ms":
 		b = testutil.Pcapng(layers.LinkTypeEthernet, 3, fs)
 	case "ng-bin10":

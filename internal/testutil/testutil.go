@@ -282,3 +282,21 @@ func Pcapng(lt layers.LinkType, tsresol uint8, frames []Packet) []byte {
 	}
 	return b
 }
+
+// PcapNanos encodes frames as a classic pcap stream of link type lt with
+// nanosecond timestamps (magic a1b23c4d), as tcpdump
+// --time-stamp-precision=nano writes it.
+func PcapNanos(t testing.TB, lt layers.LinkType, frames []Packet) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w := pcapgo.NewWriterNanos(&buf)
+	if err := w.WriteFileHeader(65535, lt); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range frames {
+		if err := w.WritePacket(f.CI, f.Data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return buf.Bytes()
+}

@@ -1,7 +1,6 @@
 package tsharkdiff
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,7 +8,6 @@ import (
 	"time"
 
 	"github.com/gopacket/gopacket/layers"
-	"github.com/gopacket/gopacket/pcapgo"
 
 	"github.com/smcscope/smcscope/internal/testutil"
 )
@@ -39,18 +37,8 @@ func TestTimeAgainstTshark(t *testing.T) {
 		frames[i].CI.Timestamp = base.Add(time.Duration(i) * 977) // 977 ns apart: 2^-10 s units differ too
 	}
 	dir := t.TempDir()
-	var nano bytes.Buffer
-	w := pcapgo.NewWriterNanos(&nano)
-	if err := w.WriteFileHeader(65535, layers.LinkTypeEthernet); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range frames {
-		if err := w.WritePacket(f.CI, f.Data); err != nil {
-			t.Fatal(err)
-		}
-	}
 	for name, b := range map[string][]byte{
-		"ns.pcap":      nano.Bytes(),
+		"ns.pcap":      testutil.PcapNanos(t, layers.LinkTypeEthernet, frames),
 		"ms.pcapng":    testutil.Pcapng(layers.LinkTypeEthernet, 3, frames),
 		"bin10.pcapng": testutil.Pcapng(layers.LinkTypeEthernet, 0x80|10, frames),
 	} {
