@@ -1,6 +1,9 @@
 package capture
 
 import (
+	"encoding/binary"
+	"errors"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -79,6 +82,10 @@ type clcAssembler struct {
 	// keep is the reference path for tests: no flow is recycled and no
 	// stream is closed before the end of the capture.
 	keep bool
+	// probe and scratch try a message's bytes at another length
+	// (wholeWithin).
+	probe   decode.CLC
+	scratch []byte
 }
 
 type asmContext struct{ ci gopacket.CaptureInfo }
@@ -285,8 +292,19 @@ func (a *clcAssembler) flushAll() {
 }
 
 // emit hands one complete message to the current frame. The bytes are
-// copied because the assembler reuses its buffers.
-func (a *clcAssembler) emit(msg []byte) {
+// copied because the assembler reuses its buffers. A message that starts
+// inside the claimed length of a malformed message before it (in) is
+// noted as such, on its own frame.
+func (a *clcAssembler) emit(msg []byte, in *clcSwallow) {
+	inside := in.left > 0
+	if inside {
+		if a.frame != nil {
+			a.frame.CLCErr = append(a.frame.CLCErr, &SwallowedError{Msg: decode.CLCType(msg[4]), By: in.typ,
+				Frame: in.frame, Length: in.length, From: in.at, To: in.at + len(msg) - 1})
+		}
+		in.left = max(in.left-len(msg), 0)
+		in.at += len(msg)
+	}
 	if a.frame == nil { // flushed at end of capture: no frame to carry it
 		return
 	}
@@ -299,7 +317,68 @@ func (a *clcAssembler) emit(msg []byte) {
 	}
 	a.arena = append(a.arena, msg...)
 	a.frame.clcRaw = append(a.frame.clcRaw, a.arena[start:start+len(msg):start+len(msg)])
+	a.frame.clcRawInside = append(a.frame.clcRawInside, inside)
 }
+
+// wholeWithin looks, in b (the start of a CLC message whose length field
+// says more than b holds, or which does not decode at that length), for
+// the whole message its contents make: the shortest n that ends in a
+// trailer eyecatcher and at which b decodes as a message of its type with
+// length n (for a Proposal, the length Linux checks its contents against,
+// smc_clc_msg_prop_valid in net/smc/smc_clc.c). It returns 0 when there is
+// none: the message is not all there yet, or is damaged otherwise. Only
+// such messages come here (a handful per handshake), and candidates are
+// few (an eyecatcher must end them).
+func (a *clcAssembler) wholeWithin(b []byte) int {
+	for n := decode.CLCMinLength; n <= len(b); n++ {
+		t := b[n-4 : n]
+		if t[0] != 0xE2 || t[1] != 0xD4 || t[2] != 0xC3 || (t[3] != 0xD9 && t[3] != 0xC4) {
+			continue
+		}
+		a.scratch = append(a.scratch[:0], b[:n]...)
+		binary.BigEndian.PutUint16(a.scratch[5:7], uint16(n))
+		if a.probe.DecodeFromBytes(a.scratch, gopacket.NilDecodeFeedback) == nil {
+			return n
+		}
+	}
+	return 0
+}
+
+// swallowing reports a message whose length field claims more than the
+// whole message msg its contents make, on the frame that completed msg.
+func (a *clcAssembler) swallowing(msg []byte, length int) {
+	if a.frame == nil {
+		return
+	}
+	name := "CLC " + decode.CLCType(msg[4]).String()
+	a.frame.CLCErr = append(a.frame.CLCErr, &decode.Error{Layer: name, Field: "length", Offset: 5, Err: decode.ErrBadLength,
+		Detail: fmt.Sprintf("length %d, but a whole %s ends at %d (its trailer at %d): the length takes in the next %d bytes of the stream",
+			length, name, len(msg), len(msg)-4, length-len(msg))})
+}
+
+// ErrSwallowed is wrapped by a SwallowedError.
+var ErrSwallowed = errors.New("inside an earlier CLC message")
+
+// SwallowedError notes, in the CLCErr of its frame, a CLC message that
+// lies inside the bytes the length field of an earlier message of its
+// direction claims: the message is decoded (it is in the frame's CLC,
+// Frame.CLCInside says which), but a receiver that reads the earlier
+// message's length (smc_clc_wait_msg in net/smc/smc_clc.c reads as many
+// bytes as it says) takes it in as part of that message, so it is no step
+// of the handshake. The earlier message's frame has the length error.
+type SwallowedError struct {
+	Msg, By  decode.CLCType // this message and the swallowing one
+	Frame    int            // the swallowing message's frame
+	Length   int            // its length field
+	From, To int            // this message's bytes, as offsets in the swallowing one
+}
+
+func (e *SwallowedError) Error() string {
+	return fmt.Sprintf("CLC %s: lies inside the CLC %s of frame %d (its bytes %d-%d of the %d its length says): a receiver reads it as part of that message",
+		e.Msg, e.By, e.Frame, e.From, e.To, e.Length)
+}
+
+func (e *SwallowedError) Unwrap() error { return ErrSwallowed }
 
 // clcStream is one TCP connection's pair of half-streams.
 type clcStream struct {
@@ -309,6 +388,21 @@ type clcStream struct {
 	started [2]bool
 	done    bool
 	smcSYN  bool // see clcFlow.smcSYN
+	// inside per direction: the stream bytes that the length field of a
+	// malformed message claims beyond its real end (swallowing).
+	inside [2]clcSwallow
+}
+
+// clcSwallow follows the bytes that a message's length field claims past
+// the whole message its contents make (a Proposal whose length takes in
+// the Confirm after it): the messages found there are framed and decoded
+// as they are, and each is noted as lying inside the swallowing one.
+type clcSwallow struct {
+	left   int // claimed bytes still to come
+	at     int // offset of the next byte in the swallowing message
+	length int // its length field
+	frame  int // the frame that carries it
+	typ    decode.CLCType
 }
 
 func dirIndex(d reassembly.TCPFlowDirection) int {
@@ -383,10 +477,24 @@ func (s *clcStream) ReassembledSG(sg reassembly.ScatterGather, ac reassembly.Ass
 			s.done = true
 			break
 		}
+		if fr == decode.CLCFramed && (l > len(data) || s.a.probe.DecodeFromBytes(data[:l], gopacket.NilDecodeFeedback) != nil) {
+			if n := s.a.wholeWithin(data[:min(l, len(data))]); n > 0 {
+				// The length claims more than the whole message its
+				// contents make: resume framing at the message's real end,
+				// where the sender's next message starts.
+				s.a.swallowing(data[:n], l)
+				s.inside[i] = clcSwallow{left: l - n, at: n, length: l, typ: decode.CLCType(data[4])}
+				if s.a.frame != nil {
+					s.inside[i].frame = s.a.frame.Number
+				}
+				data = data[n:]
+				continue
+			}
+		}
 		if fr == decode.CLCNeedMore || l > len(data) {
 			break
 		}
-		s.a.emit(data[:l])
+		s.a.emit(data[:l], &s.inside[i])
 		if typ := decode.CLCType(data[4]); typ == decode.CLCTypeConfirm || typ == decode.CLCTypeDecline {
 			s.done = true
 		}

@@ -422,3 +422,76 @@ func TestCLCBadLengthNeedsSMCSYN(t *testing.T) {
 		}
 	}
 }
+
+// TestCLCSwallow: a Proposal whose length field claims the client's next
+// message (the Confirm) and maybe more: the segment that completes the
+// whole Proposal its contents make carries the length error, framing
+// resumes at the Proposal's real end, and the Confirm is decoded on its
+// own segment with a note that it lies inside the Proposal
+// (SwallowedError, CLCInside), however the stream is cut into segments.
+func TestCLCSwallow(t *testing.T) {
+	h := loadHandshake(t)
+	P, A, C := len(h.proposal), len(h.accept), len(h.confirm)
+	orig := bytes.Clone(h.c2s)
+	for _, extra := range []int{0, 100} {
+		for _, tc := range []struct {
+			name           string
+			segs           []seg
+			propAt, confAt int // segment indexes (after SYN, SYN-ACK)
+		}{
+			{"as captured", []seg{{0, 0, P}, {1, 0, A}, {0, P, C}}, 0, 2},
+			{"proposal in three segments", []seg{{0, 0, 5}, {0, 5, 95}, {0, 100, P - 100}, {1, 0, A}, {0, P, C}}, 2, 4},
+			{"proposal and confirm merged", []seg{{1, 0, A}, {0, 0, P + C}}, 1, 1},
+			{"proposal tail carries the confirm head", []seg{{0, 0, P - 10}, {1, 0, A}, {0, P - 10, 30}, {0, P + 20, C - 20}}, 2, 3},
+		} {
+			t.Run(fmt.Sprintf("%s/+%d", tc.name, extra), func(t *testing.T) {
+				h.c2s = bytes.Clone(orig)
+				l := P + C + extra
+				h.c2s[5], h.c2s[6] = byte(l>>8), byte(l)
+				frames := []rawFrame{h.syn, h.synack}
+				for _, s := range tc.segs {
+					frames = append(frames, h.build(t, s))
+				}
+				r, err := NewReader("seq", &sliceSource{frames: frames}, layers.LinkTypeEthernet)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := -2; ; i++ {
+					f, err := r.Next()
+					if err != nil {
+						break
+					}
+					var errs []string
+					for _, e := range f.CLCErr {
+						errs = append(errs, e.Error())
+					}
+					var types []string
+					for _, c := range f.CLC {
+						types = append(types, c.Type.String())
+					}
+					var want []string
+					if i == tc.propAt {
+						want = append(want, fmt.Sprintf("CLC Proposal: offset 5 (length): bad length: length %d, but a whole CLC Proposal ends at %d (its trailer at %d): the length takes in the next %d bytes of the stream", l, P, P-4, l-P))
+					}
+					if i == tc.confAt {
+						want = append(want, fmt.Sprintf("CLC Confirm: lies inside the CLC Proposal of frame %d (its bytes %d-%d of the %d its length says): a receiver reads it as part of that message", tc.propAt+3, P, P+C-1, l))
+						if len(f.CLC) != len(f.CLCInside) || !slices.Contains(types, "Confirm") || !f.CLCInside[len(f.CLC)-1] {
+							t.Errorf("segment %d: CLC %v inside %v, want the Confirm, inside", i, types, f.CLCInside)
+						}
+						var se *SwallowedError
+						if !errors.As(f.CLCErr[len(f.CLCErr)-1], &se) || !errors.Is(se, ErrSwallowed) {
+							t.Errorf("segment %d: no SwallowedError", i)
+						}
+					}
+					if !slices.Equal(errs, want) {
+						t.Errorf("segment %d: errors %q, want %q", i, errs, want)
+					}
+					if i >= 0 && slices.Contains(types, "Proposal") {
+						t.Errorf("segment %d: the swallowing Proposal was decoded", i)
+					}
+				}
+			})
+		}
+	}
+	h.c2s = orig
+}

@@ -32,23 +32,35 @@ type FileError struct {
 
 // Error reads "FILE: frame N (file offset 0x..): what", the frame and
 // offset when known, the offset being where the frame's record starts
-// (in the decompressed stream for a gzip file).
+// (in the decompressed stream for a gzip file); a pcapng block that
+// carries no frame (an interface description, say) is named in what, at
+// its own offset, the frame being the one that could not be read. Damage
+// to the file header has no frame: "FILE: file offset 0x0: what".
 func (e *FileError) Error() string {
 	name := e.Name
 	if name == "-" {
 		name = "stdin"
 	}
 	s := name + ": "
-	if e.Frame > 0 {
-		s += "frame " + strconv.Itoa(e.Frame)
-		if e.Offset >= 0 {
-			s += " (file offset 0x" + strconv.FormatInt(e.Offset, 16) + ")"
-		}
-		s += ": "
+	at := ""
+	if e.Offset >= 0 {
+		at = "file offset 0x" + strconv.FormatInt(e.Offset, 16)
 	}
 	switch {
+	case e.Frame > 0 && at != "":
+		s += "frame " + strconv.Itoa(e.Frame) + " (" + at + "): "
+	case e.Frame > 0:
+		s += "frame " + strconv.Itoa(e.Frame) + ": "
+	case at != "":
+		s += at + ": "
+	}
+	switch {
+	case errors.Is(e.Err, ErrTruncatedFile) && e.Frame > 0 && e.Detail != "":
+		return s + "truncated record: the file ends inside it (" + e.Detail + ")"
 	case errors.Is(e.Err, ErrTruncatedFile) && e.Frame > 0:
 		return s + "truncated record: the file ends inside it"
+	case errors.Is(e.Err, ErrTruncatedFile) && e.Detail != "":
+		return s + "truncated file header (" + e.Detail + ")"
 	case errors.Is(e.Err, ErrTruncatedFile):
 		return s + "truncated file header"
 	case errors.Is(e.Err, ErrEmpty) && e.Detail != "":
@@ -62,6 +74,31 @@ func (e *FileError) Error() string {
 }
 
 func (e *FileError) Unwrap() error { return e.Err }
+
+// RecordError is damage confined to one record that leaves its frame
+// readable: the frame is decoded from the bytes captured and reading goes
+// on (Frame.RecordErr). It wraps ErrCorruptRecord.
+type RecordError struct {
+	Frame  int   // 1-based frame number
+	Offset int64 // file offset where the record starts; -1 when unknown
+	// Len and CapLen are the record header's original and captured
+	// lengths (pcap: orig_len and incl_len of struct pcap_sf_pkthdr; pcapng:
+	// an enhanced packet block's original and captured packet lengths).
+	Len, CapLen int
+}
+
+// Error reads "frame N (file offset 0x..): record: original length L is
+// below the captured length C (decoded as captured)".
+func (e *RecordError) Error() string {
+	s := "frame " + strconv.Itoa(e.Frame)
+	if e.Offset >= 0 {
+		s += " (file offset 0x" + strconv.FormatInt(e.Offset, 16) + ")"
+	}
+	return s + ": record: original length " + strconv.Itoa(e.Len) + " is below the captured length " +
+		strconv.Itoa(e.CapLen) + " (decoded as captured)"
+}
+
+func (e *RecordError) Unwrap() error { return ErrCorruptRecord }
 
 // LiveError is a failure to open a live capture.
 type LiveError struct {

@@ -17,7 +17,7 @@ import (
 // computed, the other is an option anywhere among the options.
 var (
 	fFrameNumber = decode.Field(decode.OwnerFrame, "frame.number", decode.KindUint, "Frame number (1-based position in the capture)")
-	fFrameTime   = decode.Field(decode.OwnerFrame, "frame.time_epoch", decode.KindFloat, "Capture time, seconds since 1970-01-01 UTC")
+	fFrameTime   = decode.Field(decode.OwnerFrame, "frame.time_epoch", decode.KindTime, "Capture time, seconds since 1970-01-01 UTC, at the capture's resolution")
 	fFrameLen    = decode.Field(decode.OwnerFrame, "frame.len", decode.KindUint, "Frame length on the wire")
 	fFrameCapLen = decode.Field(decode.OwnerFrame, "frame.cap_len", decode.KindUint, "Bytes captured of the frame")
 	fEthSrc      = decode.Field(decode.OwnerEthernet, "eth.src", decode.KindMAC, "Ethernet source address", decode.At(6, 6))
@@ -51,8 +51,7 @@ func appendBaseFields(r *decode.Record, f *Frame) {
 			r.AddUint(fFrameNumber, uint64(f.Number))
 		}
 		if w&wTime != 0 {
-			ts := f.CI.Timestamp
-			r.AddFloat(fFrameTime, float64(ts.Unix())+float64(ts.Nanosecond())/1e9)
+			r.AddTime(fFrameTime, f.ns, f.digits)
 		}
 		if w&wLen != 0 {
 			r.AddUint(fFrameLen, uint64(f.CI.Length))
@@ -62,6 +61,9 @@ func appendBaseFields(r *decode.Record, f *Frame) {
 			r.AddBool(fFrameCut, true)
 		}
 		if w&wError != 0 {
+			if f.RecordErr != nil {
+				r.AddString(fFrameError, f.RecordErr.Error())
+			}
 			if f.Err != nil {
 				r.AddString(fFrameError, f.Err.Error())
 			}

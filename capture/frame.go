@@ -50,8 +50,14 @@ type Frame struct {
 	// completed those bytes in sequence, which is not always the segment
 	// that carries them (out of order).
 	NotCLC bool
-	// CLCErr holds decode errors of CLC messages completed by this frame.
+	// CLCErr holds decode errors of CLC messages completed by this frame,
+	// and notes (*SwallowedError) on those that lie inside the length of
+	// an earlier message.
 	CLCErr []error
+	// CLCInside[i] says that CLC[i] lies inside the length an earlier
+	// message of its direction claims (a *SwallowedError in CLCErr says
+	// which): decoded, but no step of the handshake.
+	CLCInside []bool
 	// SMCMalformed: an RC SEND on a queue pair known to be an SMC-R link
 	// did not decode as the LLC or CDC message it must be (the error is
 	// in Err).
@@ -62,22 +68,38 @@ type Frame struct {
 	Truncated bool
 	// Err is the first decode error of the frame's headers, with context.
 	Err error
+	// RecordErr: the frame's record header contradicts itself (a
+	// *RecordError: original length below the captured length); the frame
+	// was decoded from the bytes captured.
+	RecordErr error
 
-	clcRaw      [][]byte // CLC messages completed by this frame, not yet decoded
-	rec         decode.Record
-	recSet      bool
-	demand      fieldGroup    // layers whose fields Fields fills
-	frameFields frameFieldSet // frame.* fields Fields fills
+	clcRaw [][]byte // CLC messages completed by this frame, not yet decoded
+	// clcRawInside[i]: clcRaw[i] lies inside an earlier message (CLCInside).
+	clcRawInside []bool
+	rec          decode.Record
+	recSet       bool
+	demand       fieldGroup    // layers whose fields Fields fills
+	frameFields  frameFieldSet // frame.* fields Fields fills
 	// direct: the direct path read the frame (Reader.SetDirect); the bits
 	// are the decode.Owner of its layers.
 	direct uint32
 	ns     int64 // UnixNano
+	// digits is how many decimal places of the time the capture resolves
+	// (frame.time_epoch prints them): 6 for a microsecond pcap, 9 for a
+	// nanosecond one, a pcapng interface's if_tsresol.
+	digits uint8
 }
 
 // UnixNano is CI.Timestamp in Unix nanoseconds, worked out when the frame
 // was read: a consumer that keeps frame times as numbers (the tracker,
 // on every frame) gets them without time.Time's arithmetic.
 func (f *Frame) UnixNano() int64 { return f.ns }
+
+// TimeDigits is how many decimal places of the frame's time the capture
+// resolves: 6 for a microsecond pcap, 9 for a nanosecond one, a pcapng
+// interface's if_tsresol (9 for finer and binary resolutions, times
+// being whole nanoseconds).
+func (f *Frame) TimeDigits() uint8 { return f.digits }
 
 func (f *Frame) reset() {
 	f.Decoded = f.Decoded[:0]
@@ -89,12 +111,15 @@ func (f *Frame) reset() {
 	f.SMCFlow = false
 	f.CLC = f.CLC[:0]
 	f.CLCErr = f.CLCErr[:0]
+	f.CLCInside = f.CLCInside[:0]
+	f.clcRawInside = f.clcRawInside[:0]
 	f.SMCMalformed = false
 	f.NotCLC = false
 	f.clcRaw = f.clcRaw[:0]
 	f.Cut = f.CI.CaptureLength < f.CI.Length
 	f.Truncated = false
 	f.Err = nil
+	f.RecordErr = nil
 	f.recSet = false
 	f.direct = 0
 }

@@ -22,6 +22,12 @@ func FuzzFile(f *testing.F) {
 		}
 		f.Add(b[:min(len(b), 4096)])
 	}
+	// pcapng framing too, with a second interface of another link type.
+	ng := ngWrite(f, readRaw(f, pingpong)[:20], layers.LinkTypeEthernet, 9)
+	f.Add(ng)
+	blocks := ngBlocksOf(f, ng)
+	idb := blocks[1]
+	f.Add(append(append(bytes.Clone(ng[:blocks[5].off]), ng[idb.off:idb.off+idb.len]...), ng[blocks[5].off:]...))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := NewFileReader("fuzz", bytes.NewReader(data))
 		if err != nil {

@@ -33,6 +33,7 @@ type pcapFile struct {
 	linkType   layers.LinkType
 	big        []byte // a record longer than the buffer, read whole
 	ns         int64  // the last record's time in Unix nanoseconds (Frame.UnixNano)
+	digits     uint8  // decimal places of the times: 6 (microsecond magic) or 9 (nanosecond)
 }
 
 // Limits as pcapgo's: a capture length up to maxEager is read into a
@@ -84,6 +85,10 @@ func (p *pcapFile) header(hdr []byte) error {
 		p.bigEndian, p.nanoFactor = true, 1000
 	default:
 		return fmt.Errorf("unknown magic %x", magic)
+	}
+	p.digits = 9
+	if p.nanoFactor == 1000 {
+		p.digits = 6
 	}
 	bo := binary.ByteOrder(binary.LittleEndian)
 	if p.bigEndian {
@@ -167,9 +172,9 @@ func (p *pcapFile) recordHeader(b []byte, ci *gopacket.CaptureInfo) error {
 	if ci.CaptureLength > max(int(p.snaplen), pcapMaxEager) {
 		return fmt.Errorf("capture length exceeds snap length: %d > %d", ci.CaptureLength, p.snaplen)
 	}
-	if ci.CaptureLength > ci.Length {
-		return fmt.Errorf("capture length exceeds original packet length: %d > %d", ci.CaptureLength, ci.Length)
-	}
+	// A captured length above the original one cannot be right, but the
+	// captured bytes are there to read: the Reader flags the frame
+	// (Frame.RecordErr) and goes on, as tshark reads such records.
 	return nil
 }
 

@@ -22,7 +22,10 @@ import (
 // TestPcapFileAsPcapgo: the reader that replaced pcapgo's for classic
 // pcap returns what pcapgo returns, frame for frame and error for error,
 // on every bundled capture, on each cut at every offset of the first
-// records, and with damaged record and file headers.
+// records, and with damaged record and file headers; except a record whose
+// original length is below its captured length, which pcapgo refuses and
+// pcapFile reads (as tshark does; the Reader flags the frame, see
+// TestOriginalBelowCaptured), where the stream and memory reads agree.
 func TestPcapFileAsPcapgo(t *testing.T) {
 	var files [][]byte
 	for _, path := range append(testutil.Samples(t), testutil.References(t)...) {
@@ -40,9 +43,10 @@ func TestPcapFileAsPcapgo(t *testing.T) {
 	for cut := 4; cut < min(len(pp), 600); cut++ {
 		files = append(files, pp[:cut])
 	}
+	origBelowCap := len(files)
 	for _, damage := range []func(b []byte){
+		func(b []byte) { binary.LittleEndian.PutUint32(b[24+12:], 10) },                      // caplen beyond len: first
 		func(b []byte) { binary.LittleEndian.PutUint32(b[24+8:], 1<<30) },                    // caplen beyond snaplen
-		func(b []byte) { binary.LittleEndian.PutUint32(b[24+12:], 10) },                      // caplen beyond len
 		func(b []byte) { binary.LittleEndian.PutUint16(b[4:], 3) },                           // version
 		func(b []byte) { binary.LittleEndian.PutUint16(b[6:], 9) },                           // minor version
 		func(b []byte) { binary.LittleEndian.PutUint32(b[24+4:], 0xFFFFFFFF) },               // microseconds
@@ -68,6 +72,12 @@ func TestPcapFileAsPcapgo(t *testing.T) {
 	for i, b := range files {
 		// Header errors are pcapgo's, but not capitalised.
 		want := readAll(t, b, "pcapgo")
+		if i == origBelowCap {
+			want = readAll(t, b, "stream")
+			if !strings.Contains(want, "end: EOF") {
+				t.Fatalf("original length below captured length stopped the read:\n%s", want)
+			}
+		}
 		for _, how := range []string{"stream", "memory"} {
 			if got := readAll(t, b, how); got != want && !(strings.HasPrefix(got, "header:") && strings.EqualFold(got, want)) {
 				t.Fatalf("input %d (%d bytes): pcapFile read (%s)\n%s\npcapgo read\n%s", i, len(b), how, got, want)

@@ -13,7 +13,6 @@ import (
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
-	"github.com/gopacket/gopacket/pcapgo"
 )
 
 // PacketSource is what a Reader pulls raw frames from: pcapgo's file
@@ -49,11 +48,12 @@ type Reader struct {
 	clc    *clcAssembler
 	qps    smcQPs // queue pairs known to be SMC-R links
 	frame  Frame
-	offset int64     // pcap: file offset of the next record
-	last   int64     // pcap: file offset of the record of the frame last returned (-1: none)
-	ng     *ngBlocks // pcapng: where each record starts
-	isFile bool      // read from a file or stdin (not live)
-	err    error     // sticky
+	offset int64   // pcap: file offset of the next record
+	last   int64   // pcap: file offset of the record of the frame last returned (-1: none)
+	ng     *ngFile // src, when it is a pcapng file
+	isFile bool    // read from a file or stdin (not live)
+	digits uint8   // decimal places of the times of a source that is neither pcap nor pcapng
+	err    error   // sticky
 	// drops reads the kernel's count of frames it dropped since the last
 	// call (live sources only); dropped accumulates it.
 	drops   func() (uint64, error)
@@ -224,7 +224,7 @@ func NewFileReader(name string, in io.Reader) (*Reader, error) {
 	var (
 		src PacketSource
 		lt  layers.LinkType
-		ng  *ngBlocks
+		ng  *ngFile
 	)
 	switch m := binary.LittleEndian.Uint32(magic); m {
 	case magicPcapMicro, magicPcapNano, magicPcapMicroBE, magicPcapNanoBE:
@@ -235,15 +235,14 @@ func NewFileReader(name string, in io.Reader) (*Reader, error) {
 		src, lt = pr, pr.LinkType()
 	case magicPcapNG:
 		// A pcapng file may hold interfaces of different link types (mergecap
-		// of an SLL and an Ethernet capture, say); without WantMixedLinkType
-		// pcapgo skips every frame of the other types without a word.
+		// of an SLL and an Ethernet capture, say): each frame is decoded by
+		// its interface's (decoderFor); the first one's is the file's.
 		lt = pcapngFirstLinkType(br)
-		ng = &ngBlocks{r: br}
-		nr, err := pcapgo.NewNgReader(ng, pcapgo.NgReaderOptions{SkipUnknownVersion: true, WantMixedLinkType: true})
+		ng, err = newNgFile(br)
 		if err != nil {
-			return nil, headerError(name, err)
+			return nil, ngHeaderError(name, err)
 		}
-		src = nr
+		src = ng
 	default:
 		return nil, &FileError{Name: name, Err: ErrNotCapture, Offset: -1,
 			Detail: fmt.Sprintf("(magic %02x%02x%02x%02x)", magic[0], magic[1], magic[2], magic[3])}
@@ -278,6 +277,20 @@ func pcapngFirstLinkType(br *bufio.Reader) layers.LinkType {
 	return layers.LinkType(bo.Uint16(b[shb+8 : shb+10]))
 }
 
+// ngHeaderError is the error of a pcapng file whose section header block
+// cannot be read: at offset 0, before any frame.
+func ngHeaderError(name string, err error) error {
+	var ce *ngCorrupt
+	var te *ngTruncated
+	switch {
+	case errors.As(err, &ce):
+		return &FileError{Name: name, Offset: 0, Err: ErrNotCapture, Detail: "(" + ce.Error() + ")"}
+	case errors.As(err, &te):
+		return &FileError{Name: name, Offset: 0, Err: ErrTruncatedFile, Detail: te.Error()}
+	}
+	return headerError(name, err)
+}
+
 func headerError(name string, err error) error {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return &FileError{Name: name, Err: ErrTruncatedFile, Offset: -1}
@@ -291,10 +304,25 @@ func NewReader(name string, src PacketSource, lt layers.LinkType) (*Reader, erro
 	if err != nil {
 		return nil, &FileError{Name: name, Err: ErrUnsupportedLink, Offset: -1, Detail: fmt.Sprint(int(lt))}
 	}
-	r := &Reader{name: name, src: src, dec: dec, first: dec, clc: newCLCAssembler()}
+	r := &Reader{name: name, src: src, dec: dec, first: dec, clc: newCLCAssembler(), digits: sourceDigits(src)}
 	r.frame.Decoded = make([]gopacket.LayerType, 0, 16)
 	r.frame.demand, r.frame.frameFields = gAll, wAllFrame
 	return r, nil
+}
+
+// sourceDigits is how many decimal places the times of src resolve: what
+// its Resolution says (pcapgo's readers, libpcap handles), else 9.
+func sourceDigits(src PacketSource) uint8 {
+	rs, ok := src.(interface {
+		Resolution() gopacket.TimestampResolution
+	})
+	if !ok {
+		return 9
+	}
+	if res := rs.Resolution(); res.Base == 10 && res.Exponent <= 0 && res.Exponent > -9 {
+		return uint8(-res.Exponent)
+	}
+	return 9
 }
 
 // SetICRCCheck turns the RoCE ICRC verification on (the default) or off.
@@ -329,12 +357,16 @@ func (r *Reader) Next() (*Frame, error) {
 		data []byte
 		err  error
 	)
-	if r.pf != nil {
+	switch {
+	case r.pf != nil:
 		data, err = r.pf.read(&f.CI)
-		f.ns = r.pf.ns
-	} else {
+		f.ns, f.digits = r.pf.ns, r.pf.digits
+	case r.ng != nil:
+		data, err = r.ng.readPacket(&f.CI)
+		f.ns, f.digits = r.ng.ns, r.ng.digits
+	default:
 		data, f.CI, err = r.src.ZeroCopyReadPacketData()
-		f.ns = f.CI.Timestamp.UnixNano()
+		f.ns, f.digits = f.CI.Timestamp.UnixNano(), r.digits
 	}
 	if err != nil {
 		r.err = r.fileError(f.Number+1, f.CI, err)
@@ -346,24 +378,33 @@ func (r *Reader) Next() (*Frame, error) {
 	f.Number++
 	f.Data = data
 	r.last = -1
-	if r.pf != nil { // classic pcap: record offsets are exact
+	lt := r.first.LinkType()
+	switch {
+	case r.pf != nil: // classic pcap: record offsets are exact
 		r.last = r.offset
 		r.offset += pcapRecordLen + int64(f.CI.CaptureLength)
+	case r.ng != nil:
+		lt = r.ng.linkType()
+	case len(f.CI.AncillaryData) > 0:
+		// Frames of a pcapng file replayed from memory (the capture
+		// browser) carry their interface's link type there.
+		if l, ok := f.CI.AncillaryData[0].(layers.LinkType); ok {
+			lt = l
+		}
 	}
-	if r.ng != nil {
-		r.ng.delivered()
-	}
-	if lt, ok := r.decoderFor(f.CI.AncillaryData); !ok {
+	if !r.decoderFor(lt) {
 		f.reset()
 		f.LinkType = lt
 		f.Err = fmt.Errorf("%w %d (pcapng interface %d)", ErrUnsupportedLink, int(lt), f.CI.InterfaceIndex)
+		r.checkLengths(f)
 		return f, nil
 	}
 	if r.direct != nil && r.dec.linkType == layers.LinkTypeEthernet && r.readDirect(f) {
-		return f, nil
+		return f, nil // the direct path takes only frames whose lengths agree
 	}
 	r.dec.roce.noICR = r.noICRC
 	r.dec.Decode(f)
+	r.checkLengths(f)
 	switch {
 	case f.BTH != nil:
 		// The set of SMC-R queue pairs is learned from and applied to
@@ -380,19 +421,26 @@ func (r *Reader) Next() (*Frame, error) {
 	return f, nil
 }
 
-// decoderFor makes r.dec the decoder of the frame's link type: a pcapng
-// file names it per interface (pcapgo puts it in AncillaryData). It reports
-// false for a link type no decoder handles (r.dec is then unchanged); the
-// frame is shown with that error and reading goes on.
-func (r *Reader) decoderFor(anc []any) (layers.LinkType, bool) {
-	lt := r.first.LinkType()
-	if len(anc) > 0 {
-		if l, ok := anc[0].(layers.LinkType); ok {
-			lt = l
+// checkLengths flags a record whose original length is below its captured
+// length: no frame can be, so the header is damaged, but the captured
+// bytes are read and so is the rest of the file.
+func (r *Reader) checkLengths(f *Frame) {
+	if f.CI.Length < f.CI.CaptureLength {
+		off := r.last
+		if r.ng != nil {
+			off = r.ng.rec
 		}
+		f.RecordErr = &RecordError{Frame: f.Number, Offset: off, Len: f.CI.Length, CapLen: f.CI.CaptureLength}
 	}
+}
+
+// decoderFor makes r.dec the decoder of the frame's link type lt: a
+// pcapng file names it per interface. It reports false for a link type no
+// decoder handles (r.dec is then unchanged); the frame is shown with that
+// error and reading goes on.
+func (r *Reader) decoderFor(lt layers.LinkType) bool {
 	if lt == r.dec.LinkType() {
-		return lt, true
+		return true
 	}
 	d, seen := r.decs[lt]
 	if !seen {
@@ -407,17 +455,19 @@ func (r *Reader) decoderFor(anc []any) (layers.LinkType, bool) {
 		r.decs[lt] = d
 	}
 	if d == nil {
-		return lt, false
+		return false
 	}
 	r.dec = d
-	return lt, true
+	return true
 }
 
-// fileError classifies a read error of frame n. pcapgo reports a record
-// cut inside its header as io.ErrUnexpectedEOF, but a record cut right after
-// its header as io.EOF with a non-zero capture length.
+// fileError classifies a read error of frame n. pcapgo (and pcapFile)
+// report a record cut inside its header as io.ErrUnexpectedEOF, but a
+// record cut right after its header as io.EOF with a non-zero capture
+// length; ngFile's io.EOF is always the clean end, and its errors say
+// which block is wrong and how, at the block's offset.
 func (r *Reader) fileError(n int, ci gopacket.CaptureInfo, err error) error {
-	if err == io.EOF && ci.CaptureLength == 0 {
+	if err == io.EOF && (ci.CaptureLength == 0 || r.ng != nil) {
 		return io.EOF
 	}
 	off := int64(-1)
@@ -425,10 +475,19 @@ func (r *Reader) fileError(n int, ci gopacket.CaptureInfo, err error) error {
 	case r.pf != nil:
 		off = r.offset
 	case r.ng != nil:
-		off = r.ng.recordStart()
+		off = r.ng.errOff
+		var ce *ngCorrupt
+		if errors.As(err, &ce) {
+			return &FileError{Name: r.name, Frame: n, Offset: off, Err: ErrCorruptRecord, Detail: ce.Error()}
+		}
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return &FileError{Name: r.name, Frame: n, Offset: off, Err: ErrTruncatedFile}
+		fe := &FileError{Name: r.name, Frame: n, Offset: off, Err: ErrTruncatedFile}
+		var te *ngTruncated
+		if errors.As(err, &te) {
+			fe.Detail = te.Error()
+		}
+		return fe
 	}
 	if !r.isFile { // live source: pass the OS error through
 		return err

@@ -15,6 +15,8 @@ import (
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
+
+	"github.com/smcscope/smcscope/internal/testutil"
 )
 
 func TestReadReferenceCaptures(t *testing.T) {
@@ -228,19 +230,7 @@ func TestSnaplenCut(t *testing.T) {
 
 func TestPcapNG(t *testing.T) {
 	frames := readRaw(t, pingpong)
-	var buf bytes.Buffer
-	w, err := pcapgo.NewNgWriter(&buf, layers.LinkTypeEthernet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range frames {
-		if err := w.WritePacket(f.CI, f.Data); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
+	buf := bytes.NewBuffer(ngWrite(t, frames, layers.LinkTypeEthernet, 9))
 	r, err := NewFileReader("ng", bytes.NewReader(buf.Bytes()))
 	if err != nil {
 		t.Fatal(err)
@@ -477,15 +467,7 @@ func TestRoCELayersAndICRC(t *testing.T) {
 
 func TestNanosecondPcap(t *testing.T) {
 	frames := readRaw(t, declineRDM)
-	var buf bytes.Buffer
-	w := pcapgo.NewWriterNanos(&buf)
-	if err := w.WriteFileHeader(65535, layers.LinkTypeEthernet); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range frames {
-		w.WritePacket(f.CI, f.Data)
-	}
-	r, err := NewFileReader("nano", bytes.NewReader(buf.Bytes()))
+	r, err := NewFileReader("nano", bytes.NewReader(testutil.PcapNanos(t, layers.LinkTypeEthernet, frames)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -687,5 +669,123 @@ func testWriteMixed(t *testing.T, mixed []byte) {
 		if got[i] != want[i] {
 			t.Fatalf("frame %d: copy has link type %v, want %v (or different bytes)", i+1, got[i].lt, want[i].lt)
 		}
+	}
+}
+
+// TestOriginalBelowCaptured: records whose original length is below their
+// captured length (4 of the first 13 frames of pingpong.pcap, original
+// length set 10 below the captured one) are read as captured and flagged,
+// naming the frame, the record's offset and both lengths; the rest of the
+// file is read as tshark reads it. Reading used to stop at the first of
+// them with a corrupt-record error.
+func TestOriginalBelowCaptured(t *testing.T) {
+	frames := readRaw(t, pingpong)[:13]
+	bad := map[int]bool{3: true, 5: true, 8: true, 10: true}
+	path := writePcap(t, t.TempDir(), "origlt.pcap", layers.LinkTypeEthernet, frames)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	offs := recordOffsets(t, b)
+	for n := range bad { // pcapgo's writer refuses such records: patch orig_len
+		frames[n-1].CI.Length = frames[n-1].CI.CaptureLength - 10
+		binary.LittleEndian.PutUint32(b[offs[n-1]+12:], uint32(frames[n-1].CI.Length))
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, open := range []func(string) (*Reader, error){Open, OpenMapped} {
+		r, err := open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, clcs := 0, 0
+		for {
+			f, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("after %d frames: %v", n, err)
+			}
+			n++
+			clcs += len(f.CLC)
+			want := ""
+			if bad[n] {
+				want = fmt.Sprintf("frame %d (file offset %#x): record: original length %d is below the captured length %d (decoded as captured)",
+					n, offs[n-1], frames[n-1].CI.Length, frames[n-1].CI.CaptureLength)
+			}
+			got := ""
+			if f.RecordErr != nil {
+				got = f.RecordErr.Error()
+				if !errors.Is(f.RecordErr, ErrCorruptRecord) {
+					t.Errorf("frame %d: %v does not wrap ErrCorruptRecord", n, f.RecordErr)
+				}
+			}
+			if got != want {
+				t.Errorf("frame %d: RecordErr %q, want %q", n, got, want)
+			}
+			if v, ok := f.Fields().First(fFrameError); bad[n] && (!ok || v.S != want) {
+				t.Errorf("frame %d: frame.error %q, want %q", n, v.S, want)
+			}
+		}
+		r.Close()
+		if n != 13 || clcs != 3 {
+			t.Errorf("read %d frames with %d CLC messages, want 13 and 3", n, clcs)
+		}
+	}
+}
+
+// TestTimeDigits: a frame's time resolves as many decimals as its capture:
+// 6 for a microsecond pcap, 9 for a nanosecond one, a pcapng interface's
+// if_tsresol (9 for binary ones), a PacketSource's Resolution.
+func TestTimeDigits(t *testing.T) {
+	frames := readRaw(t, declineRDM)[:3]
+	micro, err := os.ReadFile(declineRDM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(b []byte) uint8 {
+		r, err := NewFileReader("x", bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := r.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f.TimeDigits()
+	}
+	for _, c := range []struct {
+		name string
+		file []byte
+		want uint8
+	}{
+		{"pcap us", micro, 6},
+		{"pcap ns", testutil.PcapNanos(t, layers.LinkTypeEthernet, frames), 9},
+		{"pcapng 10^-3", ngWrite(t, frames, layers.LinkTypeEthernet, 3), 3},
+		{"pcapng 10^-6", ngWrite(t, frames, layers.LinkTypeEthernet, 6), 6},
+		{"pcapng 10^-9", ngWrite(t, frames, layers.LinkTypeEthernet, 9), 9},
+		{"pcapng 10^-12", ngWrite(t, frames, layers.LinkTypeEthernet, 12), 9},
+		{"pcapng 2^-20", ngWrite(t, frames, layers.LinkTypeEthernet, -20), 9},
+	} {
+		if got := read(c.file); got != c.want {
+			t.Errorf("%s: %d decimals, want %d", c.name, got, c.want)
+		}
+	}
+	pr, err := pcapgo.NewReader(bytes.NewReader(micro))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewReader("src", pr, pr.LinkType())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, err := r.Next(); err != nil || f.TimeDigits() != 6 {
+		t.Errorf("pcapgo source of a microsecond pcap: %v, %d decimals", err, f.TimeDigits())
+	}
+	r, _ = NewReader("slice", &sliceSource{frames: frames}, layers.LinkTypeEthernet)
+	if f, err := r.Next(); err != nil || f.TimeDigits() != 9 {
+		t.Errorf("source without a resolution: %v, %d decimals", err, f.TimeDigits())
 	}
 }

@@ -141,7 +141,7 @@ func appendRoCEFields(r *decode.Record, f *Frame) {
 // A message that fails to decode is reported in CLCErr and left out of CLC;
 // the queue pairs of an SMC-R Accept or Confirm join qps.
 func decodeCLCs(f *Frame, qps *smcQPs) {
-	for _, raw := range f.clcRaw {
+	for j, raw := range f.clcRaw {
 		i := len(f.CLC)
 		if i == len(f.clcPool) {
 			f.clcPool = append(f.clcPool, new(decode.CLC))
@@ -152,6 +152,7 @@ func decodeCLCs(f *Frame, qps *smcQPs) {
 			continue
 		}
 		f.CLC = append(f.CLC, c)
+		f.CLCInside = append(f.CLCInside, f.clcRawInside[j])
 		qps.learnCLC(c)
 	}
 }

@@ -3,8 +3,6 @@ package decode
 import (
 	"encoding/hex"
 	"fmt"
-	"math"
-	"math/bits"
 	"net/netip"
 	"sort"
 	"strconv"
@@ -23,10 +21,16 @@ const (
 	KindBytes              // raw bytes (Value.B), printed as hex
 	KindAddr               // IPv4/IPv6 address or GID (Value.A)
 	KindMAC                // 6-byte MAC (Value.B)
-	KindFloat              // float64 (Value.F), e.g. frame.time_epoch
+	// KindTime is an absolute time: Value.U holds Unix nanoseconds (an
+	// int64) and Value.Digits the decimal places its source resolves
+	// (6 for a microsecond pcap, 9 for nanoseconds), e.g. frame.time_epoch.
+	// It is printed with exactly those decimals and compared as an integer:
+	// a float64 of the seconds cannot tell nanoseconds apart at today's
+	// times (its step is 238 ns) and gives a microsecond time false digits.
+	KindTime
 )
 
-var kindNames = [...]string{"uint", "bool", "string", "bytes", "address", "mac", "float"}
+var kindNames = [...]string{"uint", "bool", "string", "bytes", "address", "mac", "time"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -128,11 +132,11 @@ func Fields() []FieldDef {
 // Value is one field value. Which member is meaningful depends on the
 // field's Kind. B may alias packet bytes: copy it to keep it past the frame.
 type Value struct {
-	U uint64
-	F float64
-	S string
-	B []byte
-	A netip.Addr
+	U      uint64
+	Digits uint8 // KindTime: decimal places of the time in U
+	S      string
+	B      []byte
+	A      netip.Addr
 }
 
 // Format renders v the way -T fields prints it: numbers in decimal,
@@ -166,40 +170,32 @@ func (v *Value) Append(dst []byte, k Kind) []byte {
 			return dst
 		}
 		return hex.AppendEncode(dst, v.B)
-	case KindFloat:
-		return appendFixed9(dst, v.F)
+	case KindTime:
+		return AppendTime(dst, int64(v.U), v.Digits)
 	}
 	return dst
 }
 
-// appendFixed9 is strconv.AppendFloat(dst, f, 'f', 9, 64) by integer
-// arithmetic for the floats it is used for, capture times of about 1.8e9
-// seconds: with nine decimals they need more digits than a float64 holds,
-// which sends strconv to its slow multi-precision path. The decimal digits
-// of f*1e9 are exact in 128 bits; ties round to even, as strconv does.
-// Other values (negative, tiny, huge, not finite) go to strconv.
-func appendFixed9(dst []byte, f float64) []byte {
-	b := math.Float64bits(f)
-	exp := int(b >> 52 & 0x7FF)
-	if b>>63 != 0 || exp == 0 || exp == 0x7FF {
-		return strconv.AppendFloat(dst, f, 'f', 9, 64)
+// pow10 are the divisors that cut nanoseconds to fewer decimals.
+var pow10 = [...]uint64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9}
+
+// AppendTime appends a time of ns Unix nanoseconds as seconds with digits
+// decimals (at most 9; none and no point for 0), by integer arithmetic:
+// 1795336493.775685 for a microsecond capture, as the file holds it.
+// Finer digits than asked are cut, not rounded (a time that ns holds at
+// the resolution digits says has none).
+func AppendTime(dst []byte, ns int64, digits uint8) []byte {
+	u := uint64(ns)
+	if ns < 0 {
+		dst = append(dst, '-')
+		u = -u
 	}
-	mant := b&(1<<52-1) | 1<<52
-	shift := 1075 - exp // f = mant / 2^shift
-	if shift <= 0 || shift >= 64 {
-		return strconv.AppendFloat(dst, f, 'f', 9, 64)
+	dst = numfmt.AppendUint(dst, u/1e9)
+	if digits == 0 {
+		return dst
 	}
-	hi, lo := bits.Mul64(mant, 1e9)
-	if hi>>uint(shift) != 0 { // f*1e9 does not fit 64 bits
-		return strconv.AppendFloat(dst, f, 'f', 9, 64)
-	}
-	q := hi<<(64-uint(shift)) | lo>>uint(shift)
-	rem, half := lo&(1<<uint(shift)-1), uint64(1)<<uint(shift-1)
-	if rem > half || rem == half && q&1 == 1 {
-		q++
-	}
-	dst = numfmt.AppendUint(dst, q/1e9)
-	return numfmt.AppendPadded(append(dst, '.'), q%1e9, 9)
+	digits = min(digits, 9)
+	return numfmt.AppendPadded(append(dst, '.'), u%1e9/pow10[9-digits], int(digits))
 }
 
 // Display renders v for the -V tree and text lines: hex where the field asks
@@ -349,10 +345,12 @@ func (r *Record) AddAddr(id FieldID, a netip.Addr) {
 	}
 }
 
-// AddFloat appends a float.
-func (r *Record) AddFloat(id FieldID, f float64) {
+// AddTime appends a time of ns Unix nanoseconds resolved to digits
+// decimal places (KindTime).
+func (r *Record) AddTime(id FieldID, ns int64, digits uint8) {
 	if !r.drops(id) {
-		r.put(id).F = f
+		v := r.put(id)
+		v.U, v.Digits = uint64(ns), digits
 	}
 }
 

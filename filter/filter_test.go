@@ -29,7 +29,7 @@ var (
 	ftBytes = decode.Field(decode.OwnerTrack, "filtertest.bytes", decode.KindBytes, "test bytes")
 	ftAddr  = decode.Field(decode.OwnerTrack, "filtertest.addr", decode.KindAddr, "test address")
 	ftMAC   = decode.Field(decode.OwnerTrack, "filtertest.mac", decode.KindMAC, "test MAC")
-	ftFloat = decode.Field(decode.OwnerTrack, "filtertest.f", decode.KindFloat, "test float")
+	ftTime  = decode.Field(decode.OwnerTrack, "filtertest.f", decode.KindTime, "test time")
 	ftSubA  = decode.Field(decode.OwnerTrack, "filtertest.sub.a", decode.KindUint, "under the sub prefix")
 	ftSubB  = decode.Field(decode.OwnerTrack, "filtertest.sub.b", decode.KindUint, "under the sub prefix")
 	ftSubx  = decode.Field(decode.OwnerTrack, "filtertest.subx", decode.KindUint, "shares letters, not the prefix")
@@ -47,7 +47,7 @@ func testRecord() *decode.Record {
 	r.AddAddr(ftAddr, netip.MustParseAddr("10.10.0.1"))
 	r.AddAddr(ftAddr, netip.MustParseAddr("::ffff:10.10.0.2"))
 	r.AddBytes(ftMAC, []byte{0x52, 0x54, 0x00, 0x0a, 0x00, 0x02})
-	r.AddFloat(ftFloat, 1.5)
+	r.AddTime(ftTime, 1_500000000, 6)
 	r.AddUint(ftSubA, 7)
 	return r
 }
@@ -145,6 +145,9 @@ func TestMatch(t *testing.T) {
 		// floats
 		{"filtertest.f > 1.25", true},
 		{"filtertest.f == 1.5", true},
+		{"filtertest.f == 1.500000001", false},
+		{"filtertest.f < 1.500000001", true},
+		{"filtertest.f in {1.499999999..1.5}", true},
 		// logic and precedence: not > and > or
 		{"filtertest.never or filtertest.u == 4", true},
 		{"filtertest.never || filtertest.u == 4 && filtertest.flag", true},
@@ -281,7 +284,8 @@ func TestSyntaxErrors(t *testing.T) {
 		{"filtertest.mac == 52:54:00:0a:00", 19, "is not a MAC address"},
 		{"filtertest.bytes == e2:d4x", 21, "is not a byte string"},
 		{"filtertest.bytes == 0xe2d", 21, "is not a byte string"},
-		{"filtertest.f == abc", 17, "is not a number"},
+		{"filtertest.f == abc", 17, "is not a time in seconds since 1970"},
+		{"filtertest.f == 1.0000000001", 17, "at most 9 decimals"},
 		{"filtertest.u contains 4", 14, `"contains" needs a string or byte field`},
 		{`filtertest.u matches "4"`, 14, `"matches" needs a string field`},
 		{`filtertest.s matches abc`, 22, "quoted regular expression"},

@@ -75,23 +75,26 @@ func parseLiteral(def decode.FieldDef, tok token, allowRange bool) (literal, str
 			}
 		}
 		return literal{}, tok.describe() + " is not a boolean (1, 0, true, false) for " + def.Name
-	case decode.KindFloat:
+	case decode.KindTime:
 		if quoted {
 			return literal{}, "a string cannot be compared with " + kindPhrase(def)
 		}
 		if lo, hi, ok := strings.Cut(s, ".."); ok && allowRange {
-			a, err1 := strconv.ParseFloat(lo, 64)
-			b, err2 := strconv.ParseFloat(hi, 64)
-			if err1 != nil || err2 != nil || math.IsNaN(a) || math.IsNaN(b) || a > b {
-				return literal{}, strconv.Quote(s) + " is not a valid range of numbers for " + def.Name
+			a, ok1, why1 := parseTime(lo)
+			b, ok2, why2 := parseTime(hi)
+			if !ok1 || !ok2 {
+				return literal{}, strconv.Quote(s) + " is not a valid range of times for " + def.Name + why1 + why2
 			}
-			return literal{v: decode.Value{F: a}, hi: decode.Value{F: b}, isRange: true}, ""
+			if a > b {
+				return literal{}, "empty range " + strconv.Quote(s)
+			}
+			return literal{v: decode.Value{U: uint64(a)}, hi: decode.Value{U: uint64(b)}, isRange: true}, ""
 		}
-		f, err := strconv.ParseFloat(s, 64)
-		if err != nil || math.IsNaN(f) {
-			return literal{}, strconv.Quote(s) + " is not " + kindPhrase(def)
+		ns, ok, why := parseTime(s)
+		if !ok {
+			return literal{}, strconv.Quote(s) + " is not " + kindPhrase(def) + why
 		}
-		return literal{v: decode.Value{F: f}}, ""
+		return literal{v: decode.Value{U: uint64(ns)}}, ""
 	case decode.KindString:
 		// Bare words are accepted too, as Wireshark does for string fields.
 		return literal{v: decode.Value{S: s}}, ""
@@ -130,8 +133,8 @@ func kindPhrase(def decode.FieldDef) string {
 	switch def.Kind {
 	case decode.KindUint:
 		return "an unsigned number for " + def.Name
-	case decode.KindFloat:
-		return "a number for " + def.Name
+	case decode.KindTime:
+		return "a time in seconds since 1970 (at most 9 decimals) for " + def.Name
 	case decode.KindBytes:
 		return "a byte string for " + def.Name
 	case decode.KindMAC:
@@ -155,6 +158,30 @@ func parseUint(s string) (u uint64, ok bool, why string) {
 		return 0, false, " (out of range)"
 	}
 	return u, err == nil, ""
+}
+
+// parseTime reads seconds since 1970 with up to nine decimals (as tshark
+// reads an epoch time) as Unix nanoseconds, exactly: 1795336493.775685
+// is 1795336493775685000 ns, which a float64 could not say.
+func parseTime(s string) (ns int64, ok bool, why string) {
+	neg := strings.HasPrefix(s, "-")
+	sec, frac, dot := strings.Cut(strings.TrimPrefix(s, "-"), ".")
+	if sec == "" || dot && frac == "" || strings.Trim(sec+frac, "0123456789") != "" {
+		return 0, false, ""
+	}
+	if len(frac) > 9 {
+		return 0, false, " (at most 9 decimals: frame times are whole nanoseconds)"
+	}
+	u, err := strconv.ParseUint(sec, 10, 64)
+	if err != nil || u >= math.MaxInt64/1_000_000_000 {
+		return 0, false, " (out of range)"
+	}
+	f, _ := strconv.ParseUint(frac+"000000000"[len(frac):], 10, 64)
+	ns = int64(u)*1e9 + int64(f)
+	if neg {
+		ns = -ns
+	}
+	return ns, true, ""
 }
 
 func lookupEnum(def decode.FieldDef, name string) (uint64, bool) {
@@ -208,8 +235,9 @@ func compareValue(k decode.Kind, v, lit *decode.Value) int {
 	switch k {
 	case decode.KindUint, decode.KindBool:
 		return cmp.Compare(v.U, lit.U)
-	case decode.KindFloat:
-		return cmp.Compare(v.F, lit.F)
+	case decode.KindTime:
+		// Exact: Unix nanoseconds on both sides.
+		return cmp.Compare(int64(v.U), int64(lit.U))
 	case decode.KindString:
 		return strings.Compare(v.S, lit.S)
 	case decode.KindBytes, decode.KindMAC:

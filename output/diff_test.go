@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -170,11 +171,12 @@ func refJSONValue(k decode.Kind, v decode.Value) string {
 		return strconv.FormatUint(v.U, 10)
 	case decode.KindBool:
 		return strconv.FormatBool(v.U != 0)
-	case decode.KindFloat:
-		if math.IsNaN(v.F) || math.IsInf(v.F, 0) {
-			return "null"
+	case decode.KindTime:
+		ns := int64(v.U)
+		if v.Digits == 0 {
+			return strconv.FormatInt(ns/1e9, 10)
 		}
-		return strconv.FormatFloat(v.F, 'f', 9, 64)
+		return fmt.Sprintf("%d.%0*d", ns/1e9, v.Digits, ns%1e9/int64(math.Pow10(9-int(v.Digits))))
 	case decode.KindAddr:
 		if v.A.Is4() {
 			return `"` + net.IP(v.A.AsSlice()).String() + `"`

@@ -3,7 +3,6 @@ package output
 import (
 	"bufio"
 	"encoding/binary"
-	"math"
 	"time"
 	"unicode/utf8"
 
@@ -189,10 +188,8 @@ func appendJSONValue(b []byte, kind decode.Kind, v *decode.Value, scratch *[]byt
 			return append(b, "true"...)
 		}
 		return append(b, "false"...)
-	case decode.KindFloat:
-		if math.IsNaN(v.F) || math.IsInf(v.F, 0) {
-			return append(b, "null"...) // JSON has no NaN or infinity
-		}
+	case decode.KindTime:
+		// A JSON number with the capture's decimals, as -T fields prints it.
 		return v.Append(b, kind)
 	case decode.KindAddr, decode.KindMAC, decode.KindBytes:
 		// Digits, dots, colons: nothing to escape, so no second copy.

@@ -187,3 +187,62 @@ func TestMalformedCLCLength(t *testing.T) {
 		})
 	}
 }
+
+// TestCLCLengthSwallowsConfirm: the Proposal of pingpong.pcap (frame 8,
+// 156 bytes) with a length field that takes in the client's next message,
+// the 180-byte Confirm of frame 12, and 100 bytes more, or just the
+// Confirm. The Proposal's frame carries the error (a whole Proposal ends
+// at 156, its length says 436 or 336), the Confirm's frame says it lies
+// inside that Proposal, the FINs are not blamed, and the connection
+// stays one: the Confirm still ties the link and its CDCs to it, but a
+// receiver that reads the Proposal's length takes the Confirm into it, so
+// the outcome is failed with the malformed Proposal as the reason.
+// Before, nothing marked the Proposal or the Confirm, the error landed on
+// the FIN (stream ended after 336 of 436 bytes), and the link's traffic
+// became a second, unknown connection.
+func TestCLCLengthSwallowsConfirm(t *testing.T) {
+	all := readFrames(t, pingpong, -1)
+	for _, extra := range []int{100, 0} {
+		t.Run(fmt.Sprint(extra), func(t *testing.T) {
+			fs := append([]rawFrame(nil), all...)
+			l := 156 + 180 + extra
+			fs[7].Data = patchTCP(t, fs[7].Data, func(p []byte) {
+				if len(p) != 156 || p[4] != 1 {
+					t.Fatalf("frame 8 is not the 156-byte Proposal")
+				}
+				p[5], p[6] = byte(l>>8), byte(l)
+			})
+			p := writeFrames(t, "swallow.pcap", fs)
+			propErr := fmt.Sprintf("CLC Proposal: offset 5 (length): bad length: length %d, but a whole CLC Proposal ends at 156 (its trailer at 152): the length takes in the next %d bytes of the stream", l, l-156)
+			confErr := fmt.Sprintf("CLC Confirm: lies inside the CLC Proposal of frame 8 (its bytes 156-335 of the %d its length says): a receiver reads it as part of that message", l)
+
+			text, _, err := run(t, Options{Read: p})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if l := linesOf(text, 8); len(l) != 1 || !strings.Contains(l[0], "[error: "+propErr+"]") {
+				t.Errorf("frame 8: %q, want %q", l, propErr)
+			}
+			if l := linesOf(text, 12); len(l) != 1 || !strings.Contains(l[0], "CLC Confirm SMC-Rv2 first-contact QPN 0x11") || !strings.Contains(l[0], "[error: "+confErr+"]") {
+				t.Errorf("frame 12: %q, want the Confirm and %q", l, confErr)
+			}
+			fields, _, err := run(t, Options{Read: p, All: true, Format: FormatFields, Fields: []string{"frame.number", "frame.error"}, DisplayFilter: "frame.error"})
+			if want := "8\t" + propErr + "\n12\t" + confErr + "\n"; err != nil || fields != want {
+				t.Errorf("-Y frame.error: %v\n%s\nwant\n%s", err, fields, want)
+			}
+			views, _, err := run(t, Options{Read: p, Quiet: true, Views: []string{"smc,conns"},
+				NewTracker: func(v []string) (Tracker, error) { return zview.NewTracker(v) }})
+			if err != nil || !strings.Contains(views, "SMC connections: 1\n") ||
+				!strings.Contains(views, "failed   malformed CLC from the client: "+propErr) ||
+				!strings.Contains(views, "malformed SMC messages 1") {
+				t.Errorf("-z smc,conns: %v\n%s", err, views)
+			}
+			// The link's CDCs are this connection's.
+			cdcs, _, err := run(t, Options{Read: p, Format: FormatFields, Fields: []string{"smc.conn.id"}, DisplayFilter: "smc.cdc",
+				NewTracker: func(v []string) (Tracker, error) { return zview.NewTracker(v) }})
+			if err != nil || strings.Count(cdcs, "1\n") != 1023 || strings.Trim(cdcs, "1\n") != "" {
+				t.Errorf("CDCs not all of connection 1: %v, %d lines of %d bytes", err, strings.Count(cdcs, "\n"), len(cdcs))
+			}
+		})
+	}
+}

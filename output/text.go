@@ -317,6 +317,11 @@ func appendProblems(dst []byte, f *capture.Frame) []byte {
 		dst = appendHex32(dst, f.ICRC.Want)
 		dst = append(dst, ']')
 	}
+	if f.RecordErr != nil {
+		dst = append(dst, " [error: "...)
+		dst = append(dst, f.RecordErr.Error()...)
+		dst = append(dst, ']')
+	}
 	if f.Err != nil {
 		dst = append(dst, " [error: "...)
 		dst = append(dst, f.Err.Error()...)

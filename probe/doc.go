@@ -12,8 +12,27 @@
 // included (so -m 64 puts exactly 64 bytes on the stream each way, as
 // sockperf's -m does). The server echoes a message without the flag byte
 // for byte, and discards one with the flag (the stream mode of --bw). The
-// server never replies with more bytes than it received and closes a
-// connection whose message is shorter than 4 or longer than its limit.
+// server never replies with more bytes than it received, but for one
+// 8-byte notice, and closes a connection whose message is shorter than 4
+// or longer than its limit. The notice comes before the server closes a
+// connection for a reason the client's user should read: a header with
+// the no-reply flag (which no echo has) and a size below 4 that is the
+// code (1: refused at --max-conns, 2: a message above --max-msg, 3: a
+// request over --request-timeout), then a 4-byte value (the limit; for
+// 3, milliseconds). The client reports it (ServerNotice) instead of
+// guessing why the connection closed.
+//
+// # Server limits
+//
+// The server serves at most --max-conns connections. Between requests a
+// connection may be idle for --idle; each request, from its first byte to
+// the last byte of its reply, must complete within --request-timeout,
+// however steadily its bytes trickle in, so a client that sends a byte
+// before each idle timeout (Slowloris) cannot keep its connection. At the
+// limit, a new connection takes the place of the one that has completed
+// no request for longest, if that is longer than a second (ShedAfter):
+// connections that only hold a slot cannot keep busy clients out, and
+// busy clients are never shed. The accept loop never waits for a client.
 //
 // # Mode proof
 //

@@ -3,9 +3,12 @@ package probe
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
+	"flag"
 	"io"
 	"net"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -46,7 +49,9 @@ func message(size int, noReply bool) []byte {
 
 // FuzzServerHandle checks the server's promises on any client byte stream:
 // no panic, and the reply is exactly the echo of the complete, valid,
-// reply-wanted messages, in order; so never more bytes than were sent.
+// reply-wanted messages, in order, then the too-large notice if a header
+// asked for more than the limit; so never more bytes than were sent, but
+// for that notice.
 func FuzzServerHandle(f *testing.F) {
 	f.Add(message(64, false), 64)
 	f.Add(append(message(4, false), message(100, true)...), 3)
@@ -58,13 +63,17 @@ func FuzzServerHandle(f *testing.F) {
 		const limit = 4096
 		s := NewServer(ServerConfig{MaxMessage: limit})
 		c := &streamConn{in: bytes.Clone(in), chunk: max(1, chunk%9000)}
-		s.handle(c)
+		s.handle(c, new(atomic.Uint64))
 		// The reference: walk the stream the way the protocol defines it.
 		var want []byte
 		for rest := in; len(rest) >= HeaderLen; {
 			h := binary.BigEndian.Uint32(rest)
 			size := int(h &^ flagNoReply)
-			if size < HeaderLen || size > limit || size > len(rest) {
+			if size > limit {
+				want = putNotice(want, NoticeTooLarge, limit)
+				break
+			}
+			if size < HeaderLen || size > len(rest) {
 				break
 			}
 			if h&flagNoReply == 0 {
@@ -75,7 +84,7 @@ func FuzzServerHandle(f *testing.F) {
 		if got := c.out.Bytes(); !bytes.Equal(got, want) {
 			t.Fatalf("server wrote %d bytes, want the %d-byte echo of the valid messages", len(got), len(want))
 		}
-		if c.out.Len() > len(in) {
+		if c.out.Len() > len(in)+noticeLen {
 			t.Fatalf("reply of %d bytes to %d bytes", c.out.Len(), len(in))
 		}
 	})
@@ -89,7 +98,7 @@ func FuzzParseArgs(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, line string) {
 		_, err := ParseArgs(strings.Fields(line), io.Discard)
-		if err != nil && !strings.Contains(err.Error(), "usage") && !strings.Contains(err.Error(), "help requested") {
+		if err != nil && !errors.Is(err, ErrUsage) && !errors.Is(err, flag.ErrHelp) {
 			t.Fatalf("ParseArgs(%q) = %v: not a usage error", line, err)
 		}
 	})

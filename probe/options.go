@@ -23,6 +23,8 @@ type Options struct {
 	MaxMessage  int
 	MaxConns    int
 	IdleTimeout time.Duration
+	// RequestTimeout bounds each request as a whole (--request-timeout).
+	RequestTimeout time.Duration
 
 	// Both sides.
 	Port    uint16
@@ -53,12 +55,22 @@ type Options struct {
 // MaxClientMessage bounds -m so a typo cannot make the client allocate gigabytes.
 const MaxClientMessage = 64 << 20
 
-// ErrUsage wraps every command-line error; smcping exits 2 on it.
+// ErrUsage is matched (errors.Is) by every command-line error; smcping
+// exits 2 on it. The error itself is one line that names the flag and the
+// value as given.
 var ErrUsage = errors.New("usage")
+
+// usageError is a command-line error: its message alone, Is ErrUsage.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string        { return e.msg }
+func (e *usageError) Is(target error) bool { return target == ErrUsage }
+
+func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
 
 const usageText = `usage:
   smcping -s [-p PORT] [--tcp-port PORT] [--tcp] [--proto smc|ipproto] [--listen ADDR]
-             [--max-msg BYTES] [--max-conns N] [--idle DURATION]
+             [--max-msg BYTES] [--max-conns N] [--idle DURATION] [--request-timeout DURATION]
   smcping HOST[:PORT] [-n N | -t DURATION] [-m SIZES] [-i INTERVAL] [-P N] [--warmup N]
              [--proto smc|ipproto|tcp] [--compare tcp[,ipproto|smc]] [--bw] [--hist] [--log FILE] [--diag]
              [--require smc] [--check] [-o text|json] [--timeout DURATION]
@@ -73,39 +85,91 @@ SIZES is one size, a list "64,1024,8192" or a range of powers of two
 TCP goes to --tcp-port, AF_SMC and IPPROTO_SMC both to PORT.
 `
 
+// rawValue keeps a flag's text as given: ParseArgs converts and checks it
+// after parsing, so that a bad value is one line naming the flag and the
+// value (the flag package would say "invalid value ... parse error" and
+// print the whole usage first).
+type rawValue struct{ s string }
+
+func (v *rawValue) String() string {
+	if v == nil {
+		return ""
+	}
+	return v.s
+}
+
+func (v *rawValue) Set(s string) error { v.s = s; return nil }
+
+// printDefaults is flag.PrintDefaults with the flags spelled as the usage
+// spells them (-n, --warmup) and the raw flags' values named by kinds.
+func printDefaults(w io.Writer, fs *flag.FlagSet, kinds map[string]string) {
+	fs.VisitAll(func(f *flag.Flag) {
+		name, usage := flag.UnquoteUsage(f)
+		if k, ok := kinds[f.Name]; ok {
+			name = k
+		}
+		line := "  " + flagName(f.Name)
+		if name != "" {
+			line += " " + name
+		}
+		line += "\n    \t" + usage
+		switch {
+		case f.DefValue == "" || f.DefValue == "false":
+		case name == "string":
+			line += fmt.Sprintf(" (default %q)", f.DefValue)
+		default:
+			line += " (default " + f.DefValue + ")"
+		}
+		fmt.Fprintln(w, line)
+	})
+}
+
+// flagName spells a flag as the usage does: -n, --warmup.
+func flagName(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
 // ParseArgs parses smcping's arguments; HOST may come before, between or
-// after the flags. flag.ErrHelp is returned for -h.
+// after the flags. flag.ErrHelp is returned for -h, after the usage is
+// written to stderr; nothing else is written there.
 func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 	o := Options{}
 	fs := flag.NewFlagSet("smcping", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), usageText)
-		fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	raw := map[string]*rawValue{}
+	kinds := map[string]string{} // what -h calls the value of a raw flag
+	// num and dur register flags read after parsing (intFlag, durFlag).
+	num := func(name string, def int, usage string) {
+		raw[name], kinds[name] = &rawValue{strconv.Itoa(def)}, "int"
+		fs.Var(raw[name], name, usage)
 	}
-	var (
-		port, tcpPort                   int
-		listen, proto, sizes, dur, intv string
-		idle, timeout                   time.Duration
-		compare                         string
-	)
+	dur := func(name string, def time.Duration, usage string) {
+		raw[name], kinds[name] = &rawValue{def.String()}, "duration"
+		fs.Var(raw[name], name, usage)
+	}
+	var listen, proto, sizes, durT, intv, compare string
 	fs.BoolVar(&o.Server, "s", false, "run the server")
 	fs.BoolVar(&o.TCPOnly, "tcp", false, "server: plain TCP only, not SMC-capable")
 	fs.StringVar(&listen, "listen", "0.0.0.0", "server: listen address")
-	fs.IntVar(&o.MaxMessage, "max-msg", DefaultMaxMessage, "server: largest message accepted, bytes")
-	fs.IntVar(&o.MaxConns, "max-conns", DefaultMaxConns, "server: connections served at once")
-	fs.DurationVar(&idle, "idle", DefaultIdleTimeout, "server: close connections idle this long")
-	fs.IntVar(&port, "p", DefaultPort, "port of the SMC server")
-	fs.IntVar(&tcpPort, "tcp-port", -1, "port of the TCP baseline (default PORT+1; server: 0 disables)")
+	num("max-msg", DefaultMaxMessage, "server: largest message accepted, bytes")
+	num("max-conns", DefaultMaxConns, "server: connections served at once")
+	dur("idle", DefaultIdleTimeout, "server: close connections idle this long between requests")
+	dur("request-timeout", DefaultRequestTimeout, "server: close a connection whose request (first byte to reply) takes longer")
+	num("p", DefaultPort, "port of the SMC server")
+	num("tcp-port", -1, "port of the TCP baseline (default PORT+1; server: 0 disables)")
 	fs.StringVar(&proto, "proto", "smc", "socket kind: smc (AF_SMC), ipproto (IPPROTO_SMC, Linux >= 6.11), tcp")
-	fs.IntVar(&o.Count, "n", 1000, "messages per connection, size and protocol")
-	fs.StringVar(&dur, "t", "", "run each size for this long instead of -n (\"5s\", or seconds)")
+	num("n", 1000, "messages per connection, size and protocol")
+	fs.StringVar(&durT, "t", "", "run each size for this long instead of -n (\"5s\", or seconds)")
 	fs.StringVar(&sizes, "m", "64", "message sizes in bytes: N, N,M,... or LO-HI (powers of two)")
 	fs.StringVar(&intv, "i", "0", "interval between pings (\"1ms\"); 0 is back to back")
-	fs.IntVar(&o.Parallel, "P", 1, "parallel connections per protocol")
-	fs.IntVar(&o.Warmup, "warmup", 100, "unrecorded pings per connection and size")
+	num("P", 1, "parallel connections per protocol")
+	num("warmup", 100, "unrecorded pings per connection and size")
 	fs.StringVar(&compare, "compare", "", "protocols measured interleaved in the same run: tcp (the baseline, on --tcp-port), ipproto, smc; comma-separated")
-	fs.IntVar(&o.Round, "round", 100, "messages per protocol per round with --compare")
+	num("round", 100, "messages per protocol per round with --compare")
 	fs.BoolVar(&o.Hist, "hist", false, "print a histogram per size and protocol")
 	fs.StringVar(&o.LogFile, "log", "", "write every sample to this CSV file")
 	fs.BoolVar(&o.Diag, "diag", false, "print each connection's kernel state (sock_diag: token, cursors) at the end, before closing")
@@ -113,16 +177,18 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 	fs.StringVar(&o.Require, "require", "", "\"smc\": fail (exit 1) unless every connection uses SMC")
 	fs.BoolVar(&o.Check, "check", false, "one connection, print one OK/FAIL line about its mode")
 	fs.StringVar(&o.Output, "o", "text", "output: text or json")
-	fs.DurationVar(&timeout, "timeout", 5*time.Second, "connect timeout")
-	fs.IntVar(&o.MaxSamples, "max-samples", 1_000_000, "-t mode: most samples kept per size and protocol")
+	dur("timeout", 5*time.Second, "connect timeout")
+	num("max-samples", 1_000_000, "-t mode: most samples kept per size and protocol")
 
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprint(stderr, usageText)
+				printDefaults(stderr, fs, kinds)
 				return o, err
 			}
-			return o, fmt.Errorf("%w: %w", ErrUsage, err)
+			return o, usagef("%v (smcping -h lists the flags)", err)
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -131,20 +197,49 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
-	usage := func(format string, a ...any) (Options, error) {
-		return o, fmt.Errorf("%w: "+format, append([]any{ErrUsage}, a...)...)
+	// intFlag reads a number flag, at least lo.
+	intFlag := func(name string, lo int) (int, error) {
+		s := raw[name].s
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return 0, usagef("%s %q: not a whole number", flagName(name), s)
+		}
+		if n < lo {
+			return 0, usagef("%s %d: want at least %d", flagName(name), n, lo)
+		}
+		return n, nil
+	}
+	// durFlag reads a duration flag, above 0.
+	durFlag := func(name string) (time.Duration, error) {
+		s := raw[name].s
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			return 0, usagef("%s %q: not a duration (e.g. 5s, 250ms)", flagName(name), s)
+		}
+		if d <= 0 {
+			return 0, usagef("%s %s: want a duration above 0", flagName(name), s)
+		}
+		return d, nil
 	}
 	var err error
 	if o.Proto, err = ParseProto(proto); err != nil {
-		return usage("--proto: %v", err)
+		return o, usagef("--proto %q: %v", proto, err)
+	}
+	port, err := intFlag("p", 0)
+	if err != nil {
+		return o, err
 	}
 	// The server may ask the kernel for a port (-p 0, logged at start).
-	if port < 0 || port > 65535 || (port == 0 && !o.Server) {
-		return usage("-p %d: not a port", port)
+	if port > 65535 || (port == 0 && !o.Server) {
+		return o, usagef("-p %d: not a port", port)
 	}
 	o.Port = uint16(port)
-	if tcpPort < -1 || tcpPort > 65535 {
-		return usage("--tcp-port %d: not a port", tcpPort)
+	tcpPort, err := intFlag("tcp-port", -1)
+	if err != nil {
+		return o, err
+	}
+	if tcpPort > 65535 {
+		return o, usagef("--tcp-port %d: not a port", tcpPort)
 	}
 	// The baseline port follows the SMC port, also one given as HOST:PORT.
 	baseline := func() {
@@ -159,48 +254,59 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 			o.TCPPort = o.Port - 1
 		}
 	}
-	o.IdleTimeout, o.Timeout = idle, timeout
+	if o.Timeout, err = durFlag("timeout"); err != nil {
+		return o, err
+	}
 	if o.Server {
 		if len(pos) > 0 {
-			return usage("-s takes no HOST (got %q)", pos[0])
+			return o, usagef("-s takes no HOST (got %q)", pos[0])
 		}
 		if o.Listen, err = netip.ParseAddr(listen); err != nil {
-			return usage("--listen: %v", err)
+			return o, usagef("--listen %q: not an IP address", listen)
 		}
 		if o.Proto == ProtoTCP {
 			o.TCPOnly = true
 		}
-		if o.MaxMessage < HeaderLen || o.MaxConns < 1 || idle <= 0 {
-			return usage("--max-msg >= %d, --max-conns >= 1 and --idle > 0 required", HeaderLen)
+		if o.MaxMessage, err = intFlag("max-msg", HeaderLen); err != nil {
+			return o, err
+		}
+		if o.MaxConns, err = intFlag("max-conns", 1); err != nil {
+			return o, err
+		}
+		if o.IdleTimeout, err = durFlag("idle"); err != nil {
+			return o, err
+		}
+		if o.RequestTimeout, err = durFlag("request-timeout"); err != nil {
+			return o, err
 		}
 		baseline()
 		return o, nil
 	}
 	if o.TCPOnly {
-		return usage("--tcp is a server flag; use --proto tcp on the client")
+		return o, usagef("--tcp is a server flag; use --proto tcp on the client")
 	}
 	if len(pos) != 1 {
-		return usage("want exactly one HOST[:PORT], got %d", len(pos))
+		return o, usagef("want exactly one HOST[:PORT], got %d", len(pos))
 	}
 	if o.Host, err = splitHostPort(pos[0], &o.Port); err != nil {
-		return usage("%v", err)
+		return o, usagef("%v", err)
 	}
 	if o.Sizes, err = ParseSizes(sizes); err != nil {
-		return usage("-m: %v", err)
+		return o, usagef("-m %q: %v", sizes, err)
 	}
-	if dur != "" {
-		if o.Duration, err = parseSeconds(dur); err != nil || o.Duration <= 0 {
-			return usage("-t %q: want a positive duration", dur)
+	if durT != "" {
+		if o.Duration, err = parseSeconds(durT); err != nil || o.Duration <= 0 {
+			return o, usagef("-t %q: want a positive duration", durT)
 		}
 	}
 	if o.Interval, err = parseSeconds(intv); err != nil || o.Interval < 0 {
-		return usage("-i %q: want a duration >= 0", intv)
+		return o, usagef("-i %q: want a duration >= 0", intv)
 	}
 	if compare != "" {
 		for name := range strings.SplitSeq(compare, ",") {
 			p, err := ParseProto(strings.TrimSpace(name))
 			if err != nil {
-				return usage("--compare: %v", err)
+				return o, usagef("--compare %q: %v", compare, err)
 			}
 			if p != o.Proto && !slices.Contains(o.Compare, p) {
 				o.Compare = append(o.Compare, p)
@@ -210,16 +316,22 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 	switch o.Require {
 	case "", "smc":
 	default:
-		return usage("--require %q: only \"smc\" is known", o.Require)
+		return o, usagef("--require %q: only \"smc\" is known", o.Require)
 	}
 	if o.Require == "smc" && !o.Proto.IsSMC() {
-		return usage("--require smc with --proto tcp can never succeed")
+		return o, usagef("--require smc with --proto tcp can never succeed")
 	}
 	if o.Output != "text" && o.Output != "json" {
-		return usage("-o %q: want text or json", o.Output)
+		return o, usagef("-o %q: want text or json", o.Output)
 	}
-	if o.Count < 1 || o.Parallel < 1 || o.Warmup < 0 || o.Round < 1 || o.MaxSamples < 1 || timeout <= 0 {
-		return usage("-n, -P, --round, --max-samples >= 1, --warmup >= 0 and --timeout > 0 required")
+	for _, f := range []struct {
+		name string
+		dst  *int
+		lo   int
+	}{{"n", &o.Count, 1}, {"P", &o.Parallel, 1}, {"warmup", &o.Warmup, 0}, {"round", &o.Round, 1}, {"max-samples", &o.MaxSamples, 1}} {
+		if *f.dst, err = intFlag(f.name, f.lo); err != nil {
+			return o, err
+		}
 	}
 	baseline()
 	return o, nil
@@ -266,7 +378,7 @@ func ParseSizes(s string) ([]int, error) {
 	for part := range strings.SplitSeq(s, ",") {
 		part = strings.TrimSpace(part)
 		lo, hi, isRange := strings.Cut(part, "-")
-		a, err := parseSize(lo)
+		a, err := parseSize(lo, part)
 		if err != nil {
 			return nil, err
 		}
@@ -274,7 +386,7 @@ func ParseSizes(s string) ([]int, error) {
 			out = append(out, a)
 			continue
 		}
-		b, err := parseSize(hi)
+		b, err := parseSize(hi, part)
 		if err != nil {
 			return nil, err
 		}
@@ -289,10 +401,12 @@ func ParseSizes(s string) ([]int, error) {
 	return slices.Compact(out), nil
 }
 
-func parseSize(s string) (int, error) {
+// parseSize reads one size, s, of part (a size or a LO-HI range), which
+// an error names: "-1" is part "-1" with an empty LO, not a size "".
+func parseSize(s, part string) (int, error) {
 	n, err := strconv.Atoi(s)
 	if err != nil {
-		return 0, fmt.Errorf("size %q: not a number", s)
+		return 0, fmt.Errorf("%q is not a size (a number of bytes from %d to %d, N,M,... or LO-HI)", part, HeaderLen, MaxClientMessage)
 	}
 	if n < HeaderLen || n > MaxClientMessage {
 		return 0, fmt.Errorf("size %d outside [%d, %d]", n, HeaderLen, MaxClientMessage)

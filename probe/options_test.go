@@ -25,11 +25,11 @@ func TestParseSizes(t *testing.T) {
 		{in: "4", want: []int{4}},
 		{in: "3", err: "outside"},
 		{in: "0", err: "outside"},
-		{in: "-64", err: "not a number"},
+		{in: "-64", err: `"-64" is not a size`},
 		{in: "100-200", err: "powers of two"},
 		{in: "256-64", err: "powers of two"},
-		{in: "64,", err: "not a number"},
-		{in: "x", err: "not a number"},
+		{in: "64,", err: `"" is not a size`},
+		{in: "x", err: `"x" is not a size`},
 		{in: "67108865", err: "outside"},
 	}
 	for _, tt := range tests {
@@ -150,5 +150,43 @@ func TestParseArgs(t *testing.T) {
 	}
 	if _, err := ParseArgs([]string{"-h"}, io.Discard); !errors.Is(err, flag.ErrHelp) {
 		t.Errorf("-h: %v, want flag.ErrHelp", err)
+	}
+}
+
+// TestUsageErrorsOneLine: a bad flag value is one line that names the flag
+// and the value as given, with no usage text (that is for -h alone);
+// -m -1 used to say `size "": not a number`, -n abc to print 68 lines of
+// usage before its error.
+func TestUsageErrorsOneLine(t *testing.T) {
+	for _, c := range []struct{ args, want string }{
+		{"h -n abc", `-n "abc": not a whole number`},
+		{"h -n 0", `-n 0: want at least 1`},
+		{"h -P -2", `-P -2: want at least 1`},
+		{"h -m -1", `-m "-1": "-1" is not a size (a number of bytes from 4 to 67108864, N,M,... or LO-HI)`},
+		{"h -m 2", `-m "2": size 2 outside [4, 67108864]`},
+		{"h -m 64,x", `-m "64,x": "x" is not a size (a number of bytes from 4 to 67108864, N,M,... or LO-HI)`},
+		{"h --warmup x", `--warmup "x": not a whole number`},
+		{"h --timeout 0s", `--timeout 0s: want a duration above 0`},
+		{"h --timeout soon", `--timeout "soon": not a duration (e.g. 5s, 250ms)`},
+		{"-s --max-conns 0", `--max-conns 0: want at least 1`},
+		{"-s --max-msg 2", `--max-msg 2: want at least 4`},
+		{"-s --idle 0s", `--idle 0s: want a duration above 0`},
+		{"-s --request-timeout -1s", `--request-timeout -1s: want a duration above 0`},
+		{"-s -p x", `-p "x": not a whole number`},
+		{"h --bogus", `flag provided but not defined: -bogus (smcping -h lists the flags)`},
+		{"h -n", `flag needs an argument: -n (smcping -h lists the flags)`},
+	} {
+		var stderr strings.Builder
+		_, err := ParseArgs(strings.Fields(c.args), &stderr)
+		if err == nil || err.Error() != c.want || !errors.Is(err, ErrUsage) {
+			t.Errorf("%s: %v, want %q", c.args, err, c.want)
+		}
+		if stderr.Len() != 0 {
+			t.Errorf("%s: wrote %d bytes of usage", c.args, stderr.Len())
+		}
+	}
+	var help strings.Builder
+	if _, err := ParseArgs([]string{"-h"}, &help); !errors.Is(err, flag.ErrHelp) || !strings.Contains(help.String(), "usage:") {
+		t.Errorf("-h: %v, %q", err, help.String())
 	}
 }

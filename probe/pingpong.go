@@ -1,9 +1,12 @@
 package probe
 
 import (
+	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"time"
 )
 
@@ -39,16 +42,60 @@ func (p *Pinger) Ping(size int) (time.Duration, error) {
 	start := time.Since(p.base)
 	p.sent = start
 	if _, err := p.conn.Write(p.buf[:size]); err != nil {
-		return 0, fmt.Errorf("send %d bytes: %w (server limit below %d bytes, or server gone)", size, err, size)
+		return 0, p.closed("send", size, nil, err)
 	}
-	if _, err := io.ReadFull(p.conn, p.buf[:size]); err != nil {
-		return 0, fmt.Errorf("receive %d-byte echo: %w (server limit below %d bytes, or server gone)", size, err, size)
+	if n, err := io.ReadFull(p.conn, p.buf[:size]); err != nil {
+		return 0, p.closed("receive", size, p.buf[:n], err)
 	}
 	rtt := time.Since(p.base) - start
 	if got, noReply := parseHeader(p.buf); got != size || noReply {
+		if err := p.notice(p.buf[:size], size); err != nil {
+			return 0, err
+		}
 		return 0, fmt.Errorf("echo header says %d bytes, sent %d: not an smcping server?", got, size)
 	}
 	return rtt, nil
+}
+
+// closed explains a failed send or receive of a size-byte message (got:
+// the bytes of the echo that came): the server's notice when it sent one,
+// else that it closed the connection without a reason.
+func (p *Pinger) closed(op string, size int, got []byte, err error) error {
+	if len(got) == 0 && !errors.Is(err, os.ErrDeadlineExceeded) {
+		// The notice may wait unread behind a failed send, or come as
+		// the first bytes of what failed to be a whole echo.
+		var b [noticeLen]byte
+		p.conn.SetReadDeadline(time.Now().Add(time.Second))
+		n, _ := io.ReadFull(p.conn, b[:])
+		got = b[:n]
+	}
+	if n := p.notice(got, size); n != nil {
+		return n
+	}
+	what := "send %d bytes"
+	if op == "receive" {
+		what = "receive %d-byte echo"
+	}
+	return fmt.Errorf(what+": %w (the server closed the connection without a notice: it stopped, or is no smcping server)", size, err)
+}
+
+// notice reads the server's notice at the start of b (the rest of it from
+// the connection when b is short), or returns nil when b holds none.
+func (p *Pinger) notice(b []byte, size int) error {
+	if len(b) < HeaderLen {
+		return nil
+	}
+	code, ok := isNotice(b)
+	if !ok {
+		return nil
+	}
+	var v [noticeLen]byte
+	n := copy(v[:], b)
+	if n < noticeLen {
+		p.conn.SetReadDeadline(time.Now().Add(time.Second))
+		io.ReadFull(p.conn, v[n:])
+	}
+	return &ServerNotice{Code: code, Value: binary.BigEndian.Uint32(v[HeaderLen:]), Size: size}
 }
 
 // SentAt returns when the last Ping was sent, as an offset from the
@@ -66,7 +113,7 @@ func (p *Pinger) Send(size int) error {
 	}
 	putHeader(p.buf, size, true)
 	if _, err := p.conn.Write(p.buf[:size]); err != nil {
-		return fmt.Errorf("send %d bytes: %w", size, err)
+		return p.closed("send", size, nil, err)
 	}
 	return nil
 }

@@ -239,7 +239,7 @@ type csvLog struct {
 func openCSV(name string) (*csvLog, error) {
 	f, err := os.Create(name)
 	if err != nil {
-		return nil, fmt.Errorf("--log: %w", err)
+		return nil, usagef("--log %q: %v", name, err)
 	}
 	l := &csvLog{f: f, w: bufio.NewWriter(f)}
 	if _, err := l.w.WriteString("proto,mode,size,conn,seq,sent_ns,rtt_ns\n"); err != nil {

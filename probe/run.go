@@ -3,6 +3,7 @@ package probe
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -27,7 +28,7 @@ func runServer(ctx context.Context, o Options, stderr io.Writer) error {
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	s := NewServer(ServerConfig{
 		Addr: o.Listen, Port: o.Port, TCPPort: o.TCPPort, TCPOnly: o.TCPOnly, SMCProto: o.Proto,
-		MaxMessage: o.MaxMessage, MaxConns: o.MaxConns, IdleTimeout: o.IdleTimeout,
+		MaxMessage: o.MaxMessage, MaxConns: o.MaxConns, IdleTimeout: o.IdleTimeout, RequestTimeout: o.RequestTimeout,
 		Log: log, Inspector: KernelInspector{},
 	})
 	if err := s.Listen(); err != nil {
@@ -41,7 +42,7 @@ func runServer(ctx context.Context, o Options, stderr io.Writer) error {
 	if len(s.Addrs()) > 1 {
 		args = append(args, "tcp_baseline", s.Addrs()[1].String())
 	}
-	args = append(args, "max_msg", o.MaxMessage, "max_conns", o.MaxConns, "idle", o.IdleTimeout.String())
+	args = append(args, "max_msg", o.MaxMessage, "max_conns", o.MaxConns, "idle", o.IdleTimeout.String(), "request_timeout", o.RequestTimeout.String())
 	log.Info("listening", args...)
 	return s.Serve(ctx)
 }
@@ -123,6 +124,16 @@ func dialMode(ctx context.Context, o Options, p Proto, target netip.AddrPort, in
 }
 
 func runClient(ctx context.Context, o Options, stdout io.Writer, in Inspector) error {
+	// Before anything goes on the wire: a --log that cannot be written is
+	// a mistake in the command line, not a failed measurement.
+	var logw *csvLog
+	if o.LogFile != "" && !o.Check {
+		var err error
+		if logw, err = openCSV(o.LogFile); err != nil {
+			return err
+		}
+		defer logw.close()
+	}
 	addr, err := resolve(ctx, o.Host)
 	if err != nil {
 		return err
@@ -183,13 +194,6 @@ func runClient(ctx context.Context, o Options, stdout io.Writer, in Inspector) e
 	// The proofs come first, so a long run shows at once what it measures.
 	if err := rep.writeHeader(stdout, o); err != nil {
 		return err
-	}
-	var logw *csvLog
-	if o.LogFile != "" {
-		if logw, err = openCSV(o.LogFile); err != nil {
-			return err
-		}
-		defer logw.close()
 	}
 	for _, size := range o.Sizes {
 		if o.Bandwidth {
@@ -399,31 +403,65 @@ func stream(ctx context.Context, o Options, m *modeRun, size int) (BWResult, err
 	return r, nil
 }
 
+// CheckReport is what --check -o json prints: the verdict, the stage that
+// failed with its error, and the connection's proof and round trips.
+type CheckReport struct {
+	Verdict string      `json:"verdict"`         // "OK" or "FAIL"
+	Stage   string      `json:"stage,omitempty"` // where it failed: connect, ping, mode
+	Error   string      `json:"error,omitempty"`
+	Target  string      `json:"target"`
+	Proto   string      `json:"proto"`
+	Size    int         `json:"size"`
+	Conn    *ConnReport `json:"connection,omitempty"`
+	Pings   int         `json:"pings,omitempty"`
+	RTT     *Summary    `json:"rtt,omitempty"`
+}
+
 // runCheck opens one connection, proves its mode, exchanges a few pings
-// and prints one line: "OK SMC-R via ..." or "FAIL fallback ...".
+// and prints one line, "OK SMC-R via ..." or "FAIL fallback ...", or with
+// -o json one CheckReport.
 func runCheck(ctx context.Context, o Options, stdout io.Writer, addr netip.Addr, in Inspector) error {
 	size := o.Sizes[0]
-	m, err := dialMode(ctx, o, o.Proto, netip.AddrPortFrom(addr, o.Port), in, 1, size, 10, time.Now())
+	target := netip.AddrPortFrom(addr, o.Port)
+	rep := CheckReport{Verdict: "FAIL", Target: target.String(), Proto: o.Proto.String(), Size: size}
+	print := func(err error, text string) error {
+		if err != nil {
+			rep.Error = err.Error()
+		}
+		var werr error
+		if o.Output == "json" {
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			werr = enc.Encode(rep)
+		} else {
+			_, werr = fmt.Fprintln(stdout, text)
+		}
+		return errors.Join(err, werr)
+	}
+	m, err := dialMode(ctx, o, o.Proto, target, in, 1, size, 10, time.Now())
 	if err != nil {
-		fmt.Fprintf(stdout, "FAIL connect: %v\n", err)
-		return err
+		rep.Stage = "connect"
+		return print(err, fmt.Sprintf("FAIL connect: %v", err))
 	}
 	defer m.close()
 	c := m.conns[0]
+	cr := connReport(o.Proto, c.conn.LocalAddr().String(), c.conn.RemoteAddr().String(), c.conn.ID(), c.proof)
+	rep.Conn = &cr
 	if err := c.loop(size, 10, time.Time{}, 0); err != nil {
-		fmt.Fprintf(stdout, "FAIL %s ping: %v\n", c.proof, err)
-		return err
+		rep.Stage = "ping"
+		return print(err, fmt.Sprintf("FAIL %s ping: %v", c.proof, err))
 	}
 	s := Summarize(c.samples)
+	rep.Pings, rep.RTT = s.N, &s
 	err = c.proof.Require()
 	if !o.Proto.IsSMC() {
 		err = nil
 	}
 	verdict := "OK"
 	if err != nil {
-		verdict = "FAIL"
+		verdict, rep.Stage = "FAIL", "mode"
 	}
-	_, werr := fmt.Fprintf(stdout, "%s %s (%s %v, rtt p50 %sus over %d pings of %d B)\n",
-		verdict, c.proof, o.Proto, c.conn.RemoteAddr(), usec(s.P50), s.N, size)
-	return errors.Join(err, werr)
+	rep.Verdict = verdict
+	return print(err, fmt.Sprintf("%s %s (%s %v, rtt p50 %sus over %d pings of %d B)",
+		verdict, c.proof, o.Proto, c.conn.RemoteAddr(), usec(s.P50), s.N, size))
 }

@@ -151,13 +151,32 @@ func TestLoopbackBandwidth(t *testing.T) {
 
 func TestLoopbackCheck(t *testing.T) {
 	o := loopbackOptions(t, ServerConfig{TCPOnly: true})
-	o.Check = true
+	o.Check, o.Output = true, "text"
 	var out bytes.Buffer
 	if err := runClient(context.Background(), o, &out, fakeInspector{}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(out.String(), "OK TCP (tcp 127.0.0.1:") || strings.Count(out.String(), "\n") != 1 {
 		t.Errorf("check line %q", out.String())
+	}
+	// -o json: one CheckReport (it printed the text line).
+	o.Output = "json"
+	out.Reset()
+	if err := runClient(context.Background(), o, &out, fakeInspector{}); err != nil {
+		t.Fatal(err)
+	}
+	var r CheckReport
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil || r.Verdict != "OK" || r.Conn == nil || r.Conn.Mode != "TCP" ||
+		r.Pings != 10 || r.RTT == nil || r.RTT.N != 10 || r.Size != 64 {
+		t.Errorf("--check -o json: %v\n%s", err, out.String())
+	}
+	// A refused connection is a FAIL report with its stage.
+	o.Port = 1
+	out.Reset()
+	err := runClient(context.Background(), o, &out, fakeInspector{})
+	r = CheckReport{}
+	if err == nil || json.Unmarshal(out.Bytes(), &r) != nil || r.Verdict != "FAIL" || r.Stage != "connect" || r.Error == "" {
+		t.Errorf("--check -o json, port 1: %v\n%s", err, out.String())
 	}
 }
 

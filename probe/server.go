@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/netip"
+	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -27,11 +30,22 @@ type ServerConfig struct {
 	SMCProto Proto
 	// MaxMessage is the largest message accepted; larger ones close the connection.
 	MaxMessage int
-	// MaxConns is the number of connections served at once; more are closed on accept.
+	// MaxConns is the number of connections served at once. At the limit a
+	// new connection takes the place of the one that has made no progress
+	// for longest, if that is longer than ShedAfter; else it is closed.
 	MaxConns int
-	// IdleTimeout closes a connection that sends nothing (or does not read
-	// our reply) for this long.
+	// IdleTimeout closes a connection that sends nothing between requests
+	// (or takes nothing of a reply) for this long.
 	IdleTimeout time.Duration
+	// RequestTimeout bounds each request as a whole, from its first byte
+	// to the last byte of the reply, however steadily its bytes trickle
+	// in: a client sending a byte before each idle timeout cannot hold a
+	// connection with it (Slowloris).
+	RequestTimeout time.Duration
+	// ShedAfter is how long a connection must have completed no request
+	// before a new one may take its place at MaxConns: busy clients keep
+	// theirs, connections that only hold a slot give it up.
+	ShedAfter time.Duration
 	// Log receives one line per connection; nil discards.
 	Log *slog.Logger
 	// Inspector, when set, logs the kernel's mode of each accepted SMC connection.
@@ -40,18 +54,34 @@ type ServerConfig struct {
 
 // Server defaults, also the flag defaults of smcping -s.
 const (
-	DefaultPort        = 5000
-	DefaultMaxMessage  = 1 << 20
-	DefaultMaxConns    = 64
-	DefaultIdleTimeout = 60 * time.Second
+	DefaultPort           = 5000
+	DefaultMaxMessage     = 1 << 20
+	DefaultMaxConns       = 64
+	DefaultIdleTimeout    = 60 * time.Second
+	DefaultRequestTimeout = 10 * time.Second
+	DefaultShedAfter      = time.Second
 )
 
 // Server is an echo server speaking the smcping protocol (see package doc).
 type Server struct {
-	cfg   ServerConfig
-	lns   []net.Listener
-	slots chan struct{}
-	wg    sync.WaitGroup
+	cfg ServerConfig
+	lns []net.Listener
+	wg  sync.WaitGroup
+	// mu guards sessions, the connections being served (at most MaxConns).
+	mu       sync.Mutex
+	sessions map[*session]struct{}
+}
+
+// session is one connection being served. done counts its completed
+// requests (the only thing its handler shares per request: an atomic
+// add); seenDone and seenAt are when the server last saw that count move,
+// under Server.mu, which is how it tells a busy connection from one that
+// only holds its slot.
+type session struct {
+	c        net.Conn
+	done     atomic.Uint64
+	seenDone uint64
+	seenAt   time.Time
 }
 
 // NewServer fills defaults into cfg; call Listen, then Serve.
@@ -69,10 +99,16 @@ func NewServer(cfg ServerConfig) *Server {
 	if cfg.IdleTimeout <= 0 {
 		cfg.IdleTimeout = DefaultIdleTimeout
 	}
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = DefaultRequestTimeout
+	}
+	if cfg.ShedAfter <= 0 {
+		cfg.ShedAfter = DefaultShedAfter
+	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Server{cfg: cfg, slots: make(chan struct{}, cfg.MaxConns)}
+	return &Server{cfg: cfg, sessions: make(map[*session]struct{}, cfg.MaxConns)}
 }
 
 // Listen opens the listeners, so that a missing AF_SMC or a busy port is
@@ -153,21 +189,27 @@ func (s *Server) acceptLoop(ctx context.Context, ln net.Listener, p Proto) error
 			}
 			return fmt.Errorf("accept on %v: %w", ln.Addr(), err)
 		}
-		select {
-		case s.slots <- struct{}{}:
-		default:
-			s.cfg.Log.Warn("connection limit reached, closing", "remote", c.RemoteAddr().String(), "max_conns", s.cfg.MaxConns)
-			c.Close()
+		// Nothing here blocks: a full server sheds or refuses at once, and
+		// the connection's own goroutine does everything else.
+		ss, shed := s.admit(c)
+		if ss == nil {
+			s.cfg.Log.Warn("connection limit reached, all connections busy: refusing the new one", "remote", c.RemoteAddr().String(), "max_conns", s.cfg.MaxConns)
+			var b [noticeLen]byte
+			refuse(c, putNotice(b[:0], NoticeBusy, uint32(min(s.cfg.MaxConns, math.MaxUint32))))
 			continue
+		}
+		if shed != nil {
+			s.cfg.Log.Warn("connection limit reached: closing the connection idle longest for the new one",
+				"shed", shed.c.RemoteAddr().String(), "remote", c.RemoteAddr().String(), "max_conns", s.cfg.MaxConns)
 		}
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
-			defer func() { <-s.slots }()
+			defer s.leave(ss)
 			stop := context.AfterFunc(ctx, func() { interrupt(c) })
 			defer stop()
 			s.logAccept(c, p)
-			n, err := s.handle(c)
+			n, err := s.handle(c, &ss.done)
 			c.Close()
 			if err != nil && ctx.Err() == nil {
 				s.cfg.Log.Warn("connection ended", "remote", c.RemoteAddr().String(), "proto", p.String(), "messages", n, "err", err)
@@ -176,6 +218,50 @@ func (s *Server) acceptLoop(ctx context.Context, ln net.Listener, p Proto) error
 			s.cfg.Log.Info("connection closed", "remote", c.RemoteAddr().String(), "proto", p.String(), "messages", n)
 		}()
 	}
+}
+
+// admit takes c into the sessions. At MaxConns it sheds the session that
+// has completed no request for longest, if that is longer than ShedAfter
+// (its handler is woken and closes it; it no longer counts), and returns
+// it; with none such it returns a nil session: c is to be refused.
+func (s *Server) admit(c net.Conn) (ss, shed *session) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	if len(s.sessions) >= s.cfg.MaxConns {
+		for x := range s.sessions {
+			if d := x.done.Load(); d != x.seenDone {
+				x.seenDone, x.seenAt = d, now
+			}
+			if now.Sub(x.seenAt) >= s.cfg.ShedAfter && (shed == nil || x.seenAt.Before(shed.seenAt)) {
+				shed = x
+			}
+		}
+		if shed == nil {
+			return nil, nil
+		}
+		delete(s.sessions, shed)
+		interrupt(shed.c)
+	}
+	ss = &session{c: c, seenAt: now}
+	s.sessions[ss] = struct{}{}
+	return ss, shed
+}
+
+// notify sends the client a notice before its connection is closed, as
+// far as its socket takes it at once: a reader that does not read is not
+// waited for.
+func (s *Server) notify(c net.Conn, code, value uint32) {
+	var b [noticeLen]byte
+	c.SetWriteDeadline(time.Now())
+	c.Write(putNotice(b[:0], code, value))
+}
+
+// leave ends a session (one that was shed has left already).
+func (s *Server) leave(ss *session) {
+	s.mu.Lock()
+	delete(s.sessions, ss)
+	s.mu.Unlock()
 }
 
 func (s *Server) logAccept(c net.Conn, p Proto) {
@@ -190,23 +276,40 @@ func (s *Server) logAccept(c net.Conn, p Proto) {
 	s.cfg.Log.Info("connection accepted", args...)
 }
 
-// handle echoes messages until EOF. It reads as much as the socket has,
-// so a ping costs one read and one write (sockperf's server does the
-// same), and allocates only when a message is larger than any before on
-// this connection.
-func (s *Server) handle(c net.Conn) (int, error) {
+// handle echoes messages until EOF, counting the completed ones in done.
+// It reads as much as the socket has, so a ping costs one read and one
+// write (sockperf's server does the same), and allocates only when a
+// message is larger than any before on this connection.
+//
+// Between requests the idle timeout bounds the wait. A request that the
+// first read does not bring whole gets a deadline, RequestTimeout from
+// then, for the rest of it and for its reply; a reply that does not fit the
+// socket at once has RequestTimeout in any case. So the common ping costs
+// no clock read and no system call for all this.
+func (s *Server) handle(c net.Conn, done *atomic.Uint64) (int, error) {
 	buf := make([]byte, min(64<<10, s.cfg.MaxMessage))
-	// On a blocking socket (fdConn) this is a per-call timeout: an idle
-	// timeout for the whole connection, set once.
-	if err := c.SetDeadline(time.Now().Add(s.cfg.IdleTimeout)); err != nil {
+	if err := limitConn(c, s.cfg.IdleTimeout, s.cfg.RequestTimeout); err != nil {
 		return 0, err
 	}
 	have := 0 // bytes of buf holding data not yet handled
+	var deadline time.Time
 	fill := func(need int) error {
 		for have < need {
+			if have > 0 && deadline.IsZero() {
+				// A request under way: the rest of it, and its reply,
+				// within RequestTimeout, however the bytes trickle.
+				deadline = time.Now().Add(s.cfg.RequestTimeout)
+				if err := c.SetDeadline(deadline); err != nil {
+					return err
+				}
+			}
 			n, err := c.Read(buf[have:])
 			have += n
 			if err != nil {
+				if errors.Is(err, os.ErrDeadlineExceeded) && !deadline.IsZero() {
+					s.notify(c, NoticeTimeout, uint32(min(s.cfg.RequestTimeout.Milliseconds(), math.MaxUint32)))
+					return fmt.Errorf("%w: request not complete within %v", err, s.cfg.RequestTimeout)
+				}
 				return err
 			}
 		}
@@ -221,6 +324,9 @@ func (s *Server) handle(c net.Conn) (int, error) {
 		}
 		size, noReply := parseHeader(buf)
 		if err := checkSize(size, s.cfg.MaxMessage); err != nil {
+			if size > s.cfg.MaxMessage { // a client of ours: it says why to its user
+				s.notify(c, NoticeTooLarge, uint32(s.cfg.MaxMessage))
+			}
 			return n, err
 		}
 		if size > len(buf) {
@@ -232,6 +338,13 @@ func (s *Server) handle(c net.Conn) (int, error) {
 		if !noReply {
 			if _, err := c.Write(buf[:size]); err != nil {
 				return n, fmt.Errorf("reply: %w", err)
+			}
+		}
+		done.Add(1)
+		if !deadline.IsZero() {
+			deadline = time.Time{}
+			if err := c.SetDeadline(deadline); err != nil {
+				return n, err
 			}
 		}
 		have = copy(buf, buf[size:have])

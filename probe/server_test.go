@@ -3,6 +3,7 @@
 package probe
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -32,8 +33,9 @@ func TestServerRejectsOversize(t *testing.T) {
 	if _, err := p.Ping(1024); err != nil {
 		t.Fatalf("ping at the limit: %v", err)
 	}
-	if _, err := p.Ping(1025); err == nil {
-		t.Fatal("ping above the limit succeeded")
+	_, err := p.Ping(1025)
+	if err == nil || !strings.Contains(err.Error(), "the server refused a 1025-byte message: its limit is 1024 bytes (--max-msg)") {
+		t.Fatalf("ping above the limit: %v", err)
 	}
 	expectClosed(t, c)
 }
@@ -54,8 +56,13 @@ func TestServerMaxConns(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := dialTCP(t, ap)
-	if _, err := NewPinger(b, 64).Ping(64); err == nil {
-		t.Fatal("second connection served despite MaxConns 1")
+	// The client says why: refused at the connection limit (it said
+	// "server limit below 64 bytes, or server gone").
+	_, err := NewPinger(b, 64).Ping(64)
+	var n *ServerNotice
+	if !errors.As(err, &n) || n.Code != NoticeBusy || !strings.Contains(err.Error(),
+		"the server refused the connection: it serves 1 connection at once (--max-conns) and none is idle") {
+		t.Fatalf("second connection despite MaxConns 1: %v", err)
 	}
 	if _, err := NewPinger(a, 64).Ping(64); err != nil {
 		t.Fatalf("first connection after the refused one: %v", err)
@@ -191,5 +198,76 @@ func TestPingNotSmcpingServer(t *testing.T) {
 	_, err = NewPinger(c, 64).Ping(64)
 	if err == nil || !strings.Contains(err.Error(), "not an smcping server") {
 		t.Errorf("Ping = %v, want a protocol error", err)
+	}
+}
+
+// TestServerRequestDeadline: a client that trickles a request one byte at
+// a time, each byte well within the idle timeout, is closed once the
+// request has taken longer than RequestTimeout: the deadline is for the
+// whole request, not for each read (which restarted on every byte, so such
+// a client held its connection, and its slot, forever).
+func TestServerRequestDeadline(t *testing.T) {
+	_, ap := startServer(t, ServerConfig{TCPOnly: true, IdleTimeout: time.Minute, RequestTimeout: 200 * time.Millisecond})
+	c := dialTCP(t, ap)
+	closed := make(chan struct{})
+	var got bytes.Buffer
+	go func() {
+		io.Copy(&got, c) // until the server closes
+		close(closed)
+	}()
+	msg := make([]byte, 64)
+	putHeader(msg, len(msg), false)
+	tick := time.NewTicker(20 * time.Millisecond) // paces the client, asserts nothing
+	defer tick.Stop()
+	giveUp := time.After(10 * time.Second)
+	for i := 0; ; {
+		select {
+		case <-closed:
+			// Its notice says why.
+			if want := putNotice(nil, NoticeTimeout, 200); !bytes.Equal(got.Bytes(), want) {
+				t.Errorf("the server sent %x, want the notice %x", got.Bytes(), want)
+			}
+			return
+		case <-giveUp:
+			t.Fatal("the server kept a trickled request open for 10 s")
+		case <-tick.C:
+			if i == len(msg) {
+				t.Fatalf("the server took the whole request, %d bytes over %d ticks", len(msg), i)
+			}
+			c.Write(msg[i : i+1])
+			i++
+		}
+	}
+}
+
+// TestServerShedsSlowClients: slow clients (connected, one byte of a
+// header sent, then nothing, within every timeout) fill the server
+// again and again, as a Slowloris attack does; every good client is still
+// served at its first attempt, because the connection that made no
+// progress for longest is shed to make room. Before, the slow ones kept
+// their slots and every good client was refused.
+func TestServerShedsSlowClients(t *testing.T) {
+	const maxConns = 4
+	_, ap := startServer(t, ServerConfig{TCPOnly: true, MaxConns: maxConns, IdleTimeout: time.Minute,
+		RequestTimeout: time.Minute, ShedAfter: time.Nanosecond})
+	slow := func() {
+		c := dialTCP(t, ap)
+		if _, err := c.Write([]byte{0}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 2 * maxConns {
+		slow()
+	}
+	for i := range 8 {
+		for range maxConns { // the attacker fills the server again
+			slow()
+		}
+		c := dialTCP(t, ap)
+		c.SetDeadline(time.Now().Add(5 * time.Second))
+		if _, err := NewPinger(c, 64).Ping(64); err != nil {
+			t.Fatalf("good client %d behind %d slow ones: %v", i+1, maxConns, err)
+		}
+		c.Close()
 	}
 }

@@ -186,13 +186,31 @@ func setTimeouts(fd int, d time.Duration) error {
 // in read(2) and the kernel wakes it directly, as sockperf's does; through
 // the Go netpoller every message would cost an extra epoll wake-up (about
 // +50 % RTT on loopback TCP, see BENCH.md). Each fdConn is used by one
-// goroutine; others may only call interrupt.
+// goroutine (reads and writes may be two); others may only call interrupt.
+//
+// Time limits come in two kinds. The socket's own timeouts (SO_RCVTIMEO,
+// SO_SNDTIMEO: the client's ioTimeout, the server's idle timeout) bound
+// each blocked call, and cost nothing per call. A deadline (SetDeadline
+// and its siblings) is absolute, as net.Conn's: each blocked call is
+// bounded by the time left, the socket timeout being set to it just
+// before the call, one setsockopt per call while the deadline is set;
+// clearing it puts the socket's own timeout back.
 type fdConn struct {
 	fd            int
 	ino, cookie   uint64
 	net           string
 	local, remote net.Addr
 	closed        atomic.Bool
+	// rdl and wdl are the read and write deadlines (zero: none);
+	// rbase and wbase the socket's own timeouts, restored when a
+	// deadline is cleared; rset and wset say that the socket holds a
+	// deadline's time left instead.
+	rdl, wdl     time.Time
+	rbase, wbase unix.Timeval
+	rset, wset   bool
+	// wlimit, when set, bounds the blocked part of each Write as a whole,
+	// not per system call (writeLimit).
+	wlimit time.Duration
 }
 
 // newFDConn takes ownership of fd (closing it on error) and makes it blocking.
@@ -219,6 +237,12 @@ func newFDConn(fd int, p Proto) (*fdConn, error) {
 	}
 	if sa, err := unix.Getpeername(fd); err == nil {
 		c.remote = tcpAddr(sa)
+	}
+	if tv, err := unix.GetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO); err == nil {
+		c.rbase = *tv
+	}
+	if tv, err := unix.GetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO); err == nil {
+		c.wbase = *tv
 	}
 	return c, nil
 }
@@ -249,6 +273,11 @@ func (c *fdConn) Read(b []byte) (int, error) {
 		return 0, nil
 	}
 	for {
+		if !c.rdl.IsZero() {
+			if err := c.arm(unix.SO_RCVTIMEO, c.rdl, &c.rset); err != nil {
+				return 0, c.opErr("read", err)
+			}
+		}
 		n, err := unix.Read(c.fd, b)
 		switch {
 		case err == unix.EINTR:
@@ -279,7 +308,18 @@ func (c *fdConn) Write(b []byte) (int, error) {
 			return 0, c.opErr("write", e)
 		}
 	}
+	dl := c.wdl
+	if c.wlimit > 0 && n < len(b) {
+		if lim := time.Now().Add(c.wlimit); dl.IsZero() || lim.Before(dl) {
+			dl = lim
+		}
+	}
 	for n < len(b) {
+		if !dl.IsZero() {
+			if err := c.arm(unix.SO_SNDTIMEO, dl, &c.wset); err != nil {
+				return n, c.opErr("write", err)
+			}
+		}
 		m, err := unix.Write(c.fd, b[n:])
 		if err == unix.EINTR {
 			continue
@@ -308,10 +348,9 @@ func (c *fdConn) interrupt() { unix.Shutdown(c.fd, unix.SHUT_RDWR) }
 func (c *fdConn) LocalAddr() net.Addr  { return c.local }
 func (c *fdConn) RemoteAddr() net.Addr { return c.remote }
 
-// SetDeadline and its two siblings turn the deadline into a per-call
-// timeout (SO_RCVTIMEO/SO_SNDTIMEO): it bounds each blocked read or write,
-// so it acts as an idle timeout rather than an absolute deadline, which is
-// all smcping needs. The zero time disables it.
+// SetDeadline and its two siblings set absolute deadlines (see fdConn):
+// a deadline costs nothing until a read or write blocks under it; the zero
+// time clears it and puts the socket's own timeout back.
 func (c *fdConn) SetDeadline(t time.Time) error {
 	if err := c.SetReadDeadline(t); err != nil {
 		return err
@@ -319,18 +358,51 @@ func (c *fdConn) SetDeadline(t time.Time) error {
 	return c.SetWriteDeadline(t)
 }
 
-func (c *fdConn) SetReadDeadline(t time.Time) error  { return c.setTimeout(unix.SO_RCVTIMEO, t) }
-func (c *fdConn) SetWriteDeadline(t time.Time) error { return c.setTimeout(unix.SO_SNDTIMEO, t) }
+func (c *fdConn) SetReadDeadline(t time.Time) error {
+	c.rdl = t
+	return c.restore(t, unix.SO_RCVTIMEO, &c.rbase, &c.rset)
+}
 
-func (c *fdConn) setTimeout(opt int, t time.Time) error {
-	var d time.Duration
-	if !t.IsZero() {
-		d = max(time.Until(t), time.Microsecond)
+func (c *fdConn) SetWriteDeadline(t time.Time) error {
+	c.wdl = t
+	return c.restore(t, unix.SO_SNDTIMEO, &c.wbase, &c.wset)
+}
+
+// restore puts the socket's own timeout base back when a deadline is
+// cleared (t zero) after one was armed.
+func (c *fdConn) restore(t time.Time, opt int, base *unix.Timeval, set *bool) error {
+	if !t.IsZero() || !*set {
+		return nil
 	}
-	tv := unix.NsecToTimeval(d.Nanoseconds())
-	if err := unix.SetsockoptTimeval(c.fd, unix.SOL_SOCKET, opt, &tv); err != nil {
+	*set = false
+	if err := unix.SetsockoptTimeval(c.fd, unix.SOL_SOCKET, opt, base); err != nil {
 		return c.opErr("setsockopt", err)
 	}
+	return nil
+}
+
+// arm sets the socket timeout opt to the time left before dl, for the
+// blocking call that follows; a passed deadline is os.ErrDeadlineExceeded.
+func (c *fdConn) arm(opt int, dl time.Time, set *bool) error {
+	d := time.Until(dl)
+	if d <= 0 {
+		return unix.EAGAIN // what an expired SO_RCVTIMEO returns: opErr's deadline error
+	}
+	*set = true
+	tv := unix.NsecToTimeval(max(d, time.Microsecond).Nanoseconds())
+	return unix.SetsockoptTimeval(c.fd, unix.SOL_SOCKET, opt, &tv)
+}
+
+// setIdle sets the socket's own timeouts, which bound each blocked read
+// and write while no deadline is set.
+func (c *fdConn) setIdle(d time.Duration) error {
+	tv := unix.NsecToTimeval(d.Nanoseconds())
+	for _, opt := range []int{unix.SO_RCVTIMEO, unix.SO_SNDTIMEO} {
+		if err := unix.SetsockoptTimeval(c.fd, unix.SOL_SOCKET, opt, &tv); err != nil {
+			return c.opErr("setsockopt", err)
+		}
+	}
+	c.rbase, c.wbase, c.rset, c.wset = tv, tv, false, false
 	return nil
 }
 
@@ -419,6 +491,43 @@ func accept(ln net.Listener, p Proto) (net.Conn, error) {
 		fc.remote = a
 	}
 	return fc, nil
+}
+
+// refuse sends a notice on a connection just accepted and closes it,
+// without blocking (the accept loop calls it): the notice goes only if the
+// socket takes it at once, which an empty one does. What the client sent
+// already is read and dropped first, so that the close is a FIN after the
+// notice, not a reset that could overtake it.
+func refuse(c net.Conn, notice []byte) {
+	fc, ok := c.(*fdConn)
+	if !ok {
+		c.SetWriteDeadline(time.Now())
+		c.Write(notice)
+		c.Close()
+		return
+	}
+	unix.Sendto(fc.fd, notice, unix.MSG_DONTWAIT|unix.MSG_NOSIGNAL, nil)
+	unix.Shutdown(fc.fd, unix.SHUT_WR)
+	var b [4096]byte
+	for range 16 {
+		if n, _, err := unix.Recvfrom(fc.fd, b[:], unix.MSG_DONTWAIT); n <= 0 || err != nil {
+			break
+		}
+	}
+	fc.Close()
+}
+
+// limitConn makes idle bound each blocked read or write of c while no
+// deadline is set (the server's idle timeout), and write bound the blocked
+// part of each Write as a whole: a reader that takes a reply a byte at a
+// time, each within idle, cannot hold it longer than that.
+func limitConn(c net.Conn, idle, write time.Duration) error {
+	fc, ok := c.(*fdConn)
+	if !ok {
+		return c.SetDeadline(time.Now().Add(idle))
+	}
+	fc.wlimit = write
+	return fc.setIdle(idle)
 }
 
 // interrupt wakes the goroutine serving c; Close is only safe from it.

@@ -44,4 +44,14 @@ func accept(ln net.Listener, p Proto) (net.Conn, error) { return ln.Accept() }
 
 func interrupt(c net.Conn) { c.Close() }
 
+func refuse(c net.Conn, notice []byte) {
+	c.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
+	c.Write(notice)
+	c.Close()
+}
+
+func limitConn(c net.Conn, idle, write time.Duration) error {
+	return c.SetDeadline(time.Now().Add(idle))
+}
+
 func socketID(c net.Conn) SocketID { return SocketID{} }

@@ -2,6 +2,7 @@ package track
 
 import (
 	"bytes"
+	"errors"
 	"net/netip"
 	"strings"
 
@@ -95,16 +96,23 @@ func fill(in *input, f *capture.Frame) {
 		s.smcOpt = f.SMCOption
 		s.payload = len(tc.Payload)
 		s.notCLC = f.NotCLC
-		for _, c := range f.CLC {
+		for i, c := range f.CLC {
 			if in.clcN == len(in.clc) {
 				in.clc = append(in.clc, clcIn{})
 			}
 			fillCLC(&in.clc[in.clcN], c, &in.eids)
+			in.clc[in.clcN].inside = f.CLCInside[i]
 			in.clcN++
 		}
-		s.clcErrs = len(f.CLCErr)
-		if s.clcErrs > 0 {
-			s.clcErr = f.CLCErr[0].Error()
+		s.clcErrs = 0
+		for _, e := range f.CLCErr {
+			if errors.Is(e, capture.ErrSwallowed) {
+				continue // a note on a message that decoded, not an error
+			}
+			if s.clcErrs == 0 {
+				s.clcErr = e.Error()
+			}
+			s.clcErrs++
 		}
 	case f.BTH != nil:
 		in.isRoCE = true

@@ -57,6 +57,10 @@ type clcIn struct {
 	offered  string // Proposal: the SMC types and versions offered
 	maxLinks uint8
 	maxConns uint8
+	// inside: the message lies inside the length an earlier malformed
+	// message of its direction claims (capture.SwallowedError): a
+	// receiver takes it in as part of that one, so it decides nothing.
+	inside bool
 }
 
 type triplet struct {

@@ -195,17 +195,22 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 		if c.Version == 0 {
 			c.Version = m.version
 		}
-		if c.Outcome == OutcomePending {
+		if c.Outcome == OutcomePending && !m.inside {
 			if m.smcd || c.SMCD {
 				c.Outcome = OutcomeSMCD
 			} else {
 				c.Outcome = OutcomeSMCR
 			}
 		}
+		// A Confirm inside a malformed message decides nothing, but its
+		// QPN and token are still what the link's traffic carries: it ties
+		// them to this connection, which stays pending (failed when TCP
+		// closes, with the malformed message as the reason).
+		smcr := c.Outcome == OutcomeSMCR || m.inside && c.Outcome == OutcomePending && !m.smcd && !c.SMCD
 		switch {
-		case c.Outcome == OutcomeSMCR && c.ServerEP.Valid:
+		case smcr && c.ServerEP.Valid:
 			t.place(c, in, m)
-		case c.Outcome == OutcomeSMCR:
+		case smcr:
 			t.placeClientHalf(c, in)
 		}
 		if c.Outcome == OutcomeSMCR && c.link != nil && !linkConfirmed(c.link) && c.TFirstCDC.IsZero() {
@@ -217,6 +222,9 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 			c.Outcome, c.AwaitingLink = OutcomePending, true
 		}
 	case decode.CLCTypeDecline:
+		if m.inside {
+			break // the receiver read it as part of an earlier message
+		}
 		stage := StageProposal
 		switch {
 		case !c.TConfirm.IsZero():
@@ -236,7 +244,11 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 		}
 	}
 	if rec {
-		t.note(c, in, d, clcName(uint8(m.typ)), clcInfo(c, m))
+		info := clcInfo(c, m)
+		if m.inside {
+			info += " [inside the malformed CLC before it: no step of the handshake]"
+		}
+		t.note(c, in, d, clcName(uint8(m.typ)), info)
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -44,6 +45,23 @@ func TestBinary(t *testing.T) {
 		}
 	}
 	many := testutil.WriteFrames(t, "many.pcap", layers.LinkTypeEthernet, short)
+	// The first 13 frames of pingpong.pcap, four of whose records (frames
+	// 3, 5, 8, 10) say an original length 10 below the captured one.
+	origLT := filepath.Join(dir, "origlt.pcap")
+	{
+		b := bytes.Clone(pp[:24])
+		for off, n := 24, 1; n <= 13; n++ {
+			caplen := int(binary.LittleEndian.Uint32(pp[off+8:]))
+			rec := bytes.Clone(pp[off : off+16+caplen])
+			if n == 3 || n == 5 || n == 8 || n == 10 {
+				binary.LittleEndian.PutUint32(rec[12:], uint32(caplen-10))
+			}
+			b, off = append(b, rec...), off+16+caplen
+		}
+		if err := os.WriteFile(origLT, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	tests := []struct {
 		name   string
 		args   []string
@@ -68,6 +86,11 @@ func TestBinary(t *testing.T) {
 		{"keep 0", []string{"-q", "-K", "0", "-r", many}, nil, 2, "", "smcdump: -K 0: need at least 1 connection"},
 		{"tracker field", []string{"-r", ref + "pingpong.pcap", "-T", "fields", "-e", "smc.conn.dir", "-Y", "smc.clc"}, nil, 0, "C->S\nS->C\nC->S\n", ""},
 		{"glossary", []string{"-G", "fields"}, nil, 0, "smc.cdc.seq\tuint\t", ""},
+		// Damage confined to a record is a frame.error, as a malformed
+		// message is: every frame is read and the run succeeds.
+		{"orig below cap", []string{"-r", origLT, "-a", "-T", "fields", "-e", "frame.number", "-e", "frame.error"}, nil, 0,
+			"3\tframe 3 (file offset 0x8c): record: original length 88 is below the captured length 98 (decoded as captured)\n4\t\n", ""},
+		{"orig below cap, all frames", []string{"-r", origLT, "-a", "-T", "fields", "-e", "frame.number", "-Y", "frame.number == 13"}, nil, 0, "13\n", ""},
 		{"extra arg", []string{"-r", ref + "pingpong.pcap", "extra"}, nil, 2, "", `unexpected argument "extra"`},
 	}
 	for _, tt := range tests {

@@ -34,6 +34,9 @@ func run() int {
 	switch {
 	case err == nil:
 		return 0
+	case errors.Is(err, probe.ErrUsage): // --log FILE that cannot be created
+		fmt.Fprintf(os.Stderr, "smcping: %v\n", err)
+		return 2
 	case opt.Server && ctx.Err() != nil:
 		return 0
 	case ctx.Err() != nil:

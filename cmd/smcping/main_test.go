@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -46,7 +47,12 @@ func TestExitCodes(t *testing.T) {
 		say  string
 	}{
 		{args: []string{"-h"}, code: 0},
-		{args: []string{"-m", "1", "host"}, code: 2, say: "smcping: usage: -m"},
+		{args: []string{"-m", "1", "host"}, code: 2, say: "smcping: -m \"1\": size 1 outside [4, 67108864]\n"},
+		{args: []string{"-m", "-1", "host"}, code: 2, say: "smcping: -m \"-1\": \"-1\" is not a size"},
+		{args: []string{"-n", "abc", "host"}, code: 2, say: "smcping: -n \"abc\": not a whole number\n"},
+		// Rejected before connecting (port 1 would refuse the connection).
+		{args: []string{"127.0.0.1:1", "--proto", "tcp", "--log", "/nonexistent/dir/x.csv"}, code: 2,
+			say: "smcping: --log \"/nonexistent/dir/x.csv\": open /nonexistent/dir/x.csv: no such file or directory\n"},
 		{args: []string{}, code: 2, say: "exactly one HOST"},
 		{args: []string{"127.0.0.1:1", "--proto", "tcp", "-n", "1"}, code: 1, say: "connection refused"},
 	}
@@ -55,6 +61,9 @@ func TestExitCodes(t *testing.T) {
 			out, err := smcping(tt.args...).CombinedOutput()
 			if got := exitCode(t, err); got != tt.code || !strings.Contains(string(out), tt.say) {
 				t.Errorf("exit %d, want %d; output %q should contain %q", got, tt.code, out, tt.say)
+			}
+			if tt.code == 2 && strings.Count(string(out), "\n") != 1 {
+				t.Errorf("a usage error is one line, got %q", out)
 			}
 		})
 	}
@@ -100,5 +109,17 @@ func TestServerAndClient(t *testing.T) {
 	out, err = smcping(a, "--proto", "tcp", "--check").CombinedOutput()
 	if code := exitCode(t, err); code != 0 || !strings.HasPrefix(string(out), "OK TCP") {
 		t.Errorf("--check exit %d: %s", code, out)
+	}
+	// --check -o json is one JSON object (it printed the text line).
+	out, err = smcping(a, "--proto", "tcp", "--check", "-o", "json").Output()
+	var v struct {
+		Verdict string `json:"verdict"`
+		Conn    struct {
+			Mode string `json:"mode"`
+		} `json:"connection"`
+		Pings int `json:"pings"`
+	}
+	if code := exitCode(t, err); code != 0 || json.Unmarshal(out, &v) != nil || v.Verdict != "OK" || v.Conn.Mode != "TCP" || v.Pings != 10 {
+		t.Errorf("--check -o json exit %d: %s", code, out)
 	}
 }

@@ -3,10 +3,12 @@ package testutil
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"math/bits"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -218,4 +220,83 @@ func WriteFrames(t testing.TB, name string, lt layers.LinkType, frames []Packet)
 		t.Fatal(err)
 	}
 	return p
+}
+
+// Pcapng encodes frames as a little-endian pcapng stream: a section header
+// block, one interface description block of link type lt whose if_tsresol
+// is tsresol (10^-n seconds, or 2^-n with the high bit, as the format
+// writes it), then an enhanced packet block per frame, its time in those
+// units (to the nearest). pcapgo's writer always writes nanoseconds, so
+// tests of other resolutions need this one.
+func Pcapng(lt layers.LinkType, tsresol uint8, frames []Packet) []byte {
+	le := binary.LittleEndian
+	block := func(b []byte, typ uint32, body []byte) []byte {
+		n := 12 + (len(body)+3)&^3
+		b = le.AppendUint32(le.AppendUint32(b, typ), uint32(n))
+		b = append(b, body...)
+		b = append(b, make([]byte, (4-len(body)%4)%4)...)
+		return le.AppendUint32(b, uint32(n))
+	}
+	shb := le.AppendUint32(nil, 0x1A2B3C4D)
+	shb = le.AppendUint16(le.AppendUint16(shb, 1), 0)
+	shb = le.AppendUint64(shb, ^uint64(0)) // section length unknown
+	b := block(nil, 0x0A0D0D0A, shb)
+	idb := le.AppendUint16(nil, uint16(lt))
+	idb = le.AppendUint16(idb, 0)
+	idb = le.AppendUint32(idb, 262144)
+	idb = le.AppendUint16(le.AppendUint16(idb, 9), 1) // if_tsresol
+	idb = append(idb, tsresol, 0, 0, 0)
+	idb = le.AppendUint32(idb, 0) // opt_endofopt
+	b = block(b, 1, idb)
+	exp := uint(tsresol & 0x7f)
+	for _, f := range frames {
+		ns := f.CI.Timestamp.UnixNano()
+		sec, frac := uint64(ns/1e9), uint64(ns%1e9)
+		var ts uint64
+		if tsresol&0x80 != 0 {
+			hi, lo := bits.Mul64(frac, 1<<exp)
+			lo, carry := bits.Add64(lo, 5e8, 0) // to the nearest unit
+			q, _ := bits.Div64(hi+carry, lo, 1e9)
+			ts = sec<<exp + q
+		} else {
+			per := uint64(1)
+			for range exp {
+				per *= 10
+			}
+			if exp <= 9 {
+				ts = sec*per + frac/(1e9/per)
+			} else {
+				ts = sec*per + frac*(per/1e9)
+			}
+		}
+		epb := le.AppendUint32(nil, 0)
+		epb = le.AppendUint32(le.AppendUint32(epb, uint32(ts>>32)), uint32(ts))
+		epb = le.AppendUint32(epb, uint32(len(f.Data)))
+		l := f.CI.Length
+		if l < len(f.Data) {
+			l = len(f.Data)
+		}
+		epb = le.AppendUint32(epb, uint32(l))
+		epb = append(epb, f.Data...)
+		b = block(b, 6, epb)
+	}
+	return b
+}
+
+// PcapNanos encodes frames as a classic pcap stream of link type lt with
+// nanosecond timestamps (magic a1b23c4d), as tcpdump
+// --time-stamp-precision=nano writes it.
+func PcapNanos(t testing.TB, lt layers.LinkType, frames []Packet) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w := pcapgo.NewWriterNanos(&buf)
+	if err := w.WriteFileHeader(65535, lt); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range frames {
+		if err := w.WritePacket(f.CI, f.Data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return buf.Bytes()
 }

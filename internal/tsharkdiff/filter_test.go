@@ -43,6 +43,10 @@ var filterPairs = []struct {
 	{"reference/pingpong.pcap", "smc.clc.gid == 10.10.0.1", "smc.accept.server.preferred.gid == ::ffff:10.10.0.1"},
 	{"reference/pingpong.pcap", "tcp.smc_option == 1", "tcp.options.experimental.exid == 0xe2d4"},
 	{"reference/fallback-nosmc.pcap", "tcp.smc_option == 0", "tcp.flags.syn == 1 and not tcp.options.experimental.exid == 0xe2d4"},
+	// Times compare exactly, to the nanosecond, in both tools.
+	{"reference/fallback-nosmc.pcap", "frame.time_epoch >= 1795330405.226851 and frame.time_epoch < 1795330405.234123", "frame.time_epoch >= 1795330405.226851 and frame.time_epoch < 1795330405.234123"},
+	{"reference/fallback-nosmc.pcap", "frame.time_epoch == 1795330405.230493", "frame.time_epoch == 1795330405.230493"},
+	{"reference/fallback-nosmc.pcap", "frame.time_epoch > 1795330405.230493000", "frame.time_epoch > 1795330405.230493000"},
 	{"public/linlinw5_rdma_ib_tutorial/rdma_cm.pcap", "roce.deth.srcqp == 1 or roce.aeth.syndrome > 0", "infiniband.deth.srcqp == 1 or infiniband.aeth.syndrome > 0"},
 	{"public/linlinw5_rdma_ib_tutorial/rping.pcap", "roce.aeth.type == 0 and roce.aeth.msn in {1, 3, 5}", "infiniband.aeth.syndrome.opcode == 0 and infiniband.aeth.msn in {1, 3, 5}"},
 }

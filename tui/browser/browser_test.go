@@ -2,10 +2,12 @@ package browser
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -554,3 +556,43 @@ func TestRowClass(t *testing.T) {
 		t.Error("an LLC message is not an LLC row")
 	}
 }
+
+// TestFrameTimeDigits: frames read back for display keep their capture's
+// time resolution, so the field tree shows frame.time_epoch as the file
+// holds it: six decimals for a microsecond pcap, read from its records
+// or, for a gzip file, from memory.
+func TestFrameTimeDigits(t *testing.T) {
+	src := filepath.Join(testutil.SamplesDir(t), "pingpong.pcap")
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(b)
+	zw.Close()
+	zp := filepath.Join(t.TempDir(), "pingpong.pcap.gz")
+	if err := os.WriteFile(zp, gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{src, zp} {
+		ctx, cancel := context.WithCancel(context.Background())
+		idx, err := Open(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitIndexed(t, idx)
+		var got []string
+		err = idx.Decode([]int32{3, 5}, func(n int32, f *capture.Frame) {
+			if v, ok := f.Fields().First(timeEpoch); ok {
+				got = append(got, v.Format(decode.KindTime))
+			}
+		})
+		cancel()
+		if err != nil || len(got) != 2 || len(got[0]) != len("1795336493.913597") {
+			t.Errorf("%s: %v %q, want two times with 6 decimals", filepath.Base(p), err, got)
+		}
+	}
+}
+
+var timeEpoch = lookup("frame.time_epoch")

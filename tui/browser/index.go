@@ -47,6 +47,10 @@ type Index struct {
 	live   bool   // frames arrive from an interface
 	header []byte // pcap global header, for reading single records back
 	lt     layers.LinkType
+	// digits is how many decimals of a frame's time the capture resolves
+	// (capture.Frame.TimeDigits of its first frame), for the frames read
+	// back: frame.time_epoch then shows what the file holds.
+	digits uint8
 
 	mu     sync.RWMutex
 	ents   []entry
@@ -159,7 +163,7 @@ func (x *Index) build(ctx context.Context, r *capture.Reader) {
 		}
 		x.mu.Lock()
 		if len(x.ents) == 0 {
-			x.base = f.CI.Timestamp
+			x.base, x.digits = f.CI.Timestamp, f.TimeDigits()
 		}
 		if x.header == nil || e.off < 0 {
 			e.off = -1
@@ -343,7 +347,7 @@ func (x *Index) Filter(ctx context.Context, flt *filter.Filter) ([]int32, error)
 func (x *Index) rawSource() *frameSource {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	s := &frameSource{}
+	s := &frameSource{digits: x.digits}
 	for i := range x.raw {
 		s.frames = append(s.frames, rawFrame{x.cis[i], x.raw[i]})
 	}
@@ -358,6 +362,13 @@ type rawFrame struct {
 type frameSource struct {
 	frames []rawFrame
 	i      int
+	digits uint8
+}
+
+// Resolution tells capture.NewReader the capture's time resolution, which
+// the frames alone do not carry.
+func (s *frameSource) Resolution() gopacket.TimestampResolution {
+	return gopacket.TimestampResolution{Base: 10, Exponent: -int(s.digits)}
 }
 
 func (s *frameSource) ZeroCopyReadPacketData() ([]byte, gopacket.CaptureInfo, error) {
@@ -423,7 +434,9 @@ func (x *Index) Decode(ns []int32, fn func(n int32, f *capture.Frame)) error {
 		}
 		defer f.Close()
 	}
-	src := &frameSource{}
+	x.mu.RLock()
+	src := &frameSource{digits: x.digits}
+	x.mu.RUnlock()
 	for _, n := range order {
 		fr, err := x.frame(f, int(n))
 		if err != nil {

@@ -1,0 +1,431 @@
+package capture
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math/bits"
+	"time"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+)
+
+// ngFile reads the packets of a pcapng stream (draft-ietf-opsawg-pcapng:
+// blocks of a type, a total length, a body and the total length again;
+// section header, interface description, enhanced, simple and obsolete
+// packet blocks) straight out of the Reader's buffer. It replaces pcapgo's
+// NgReader, which reads ahead of what it returns, so an error could not
+// name the block it came from, trusts every length (a block length below
+// its fields wrapped around and read as "truncated"), never compares a
+// block's trailing length with its leading one, and converts binary
+// if_tsresol times with a rounded scale. Every error here names the block
+// and what is wrong with it, and the Reader adds the frame and the block's
+// offset (errOff).
+type ngFile struct {
+	br     *bufio.Reader
+	pos    int64 // stream offset of the next block
+	errOff int64 // offset of the block the last error is about
+	big    bool  // the current section is big-endian
+	skip   bool  // the current section has a version we cannot read: skip to the next
+	ifaces []ngIface
+	block  []byte // a block longer than br's buffer, read whole
+	// Of the packet last returned: its block's offset, time in Unix
+	// nanoseconds, interface and that interface's decimal places.
+	rec    int64
+	ns     int64
+	iface  int
+	digits uint8
+}
+
+// ngIface is what an interface description block says about the packets
+// of its interface.
+type ngIface struct {
+	linkType layers.LinkType
+	snaplen  uint32
+	// if_tsresol (option 9): a timestamp counts units of 10^-exp seconds,
+	// or of 2^-exp with binary; 10^-6 when absent.
+	binary bool
+	exp    uint8
+	perSec uint64 // units per second (decimal resolutions)
+	// if_tsoffset (option 14): seconds to add to every timestamp.
+	offset int64
+	// digits is how many decimal places a time of this interface has:
+	// exp for a decimal resolution up to nanoseconds, 9 beyond and for
+	// binary ones (Frame times are whole nanoseconds).
+	digits uint8
+	// anc is the CaptureInfo.AncillaryData of its packets: the link type,
+	// boxed once per interface (as pcapgo's WantMixedLinkType gives it),
+	// so that a copy of a frame's CaptureInfo keeps its link type.
+	anc []any
+}
+
+// Block types (draft-ietf-opsawg-pcapng section 11.1) and the options read.
+const (
+	ngBlockSHB     = 0x0A0D0D0A // section header block
+	ngBlockIDB     = 1          // interface description block
+	ngBlockPB      = 2          // packet block (obsolete)
+	ngBlockSPB     = 3          // simple packet block
+	ngBlockEPB     = 6          // enhanced packet block
+	ngByteOrder    = 0x1A2B3C4D // section header byte-order magic
+	ngOptEnd       = 0
+	ngOptTSResol   = 9  // if_tsresol
+	ngOptTSOffset  = 14 // if_tsoffset
+	ngMinBlock     = 12 // type, length, trailing length
+	ngMinSHB       = 28 // + byte-order magic, version, section length
+	ngMinIDB       = 20 // + link type, reserved, snap length
+	ngMinEPB       = 32 // + interface, time (2), captured and original length
+	ngMinSPB       = 16 // + original length
+	ngMajorVersion = 1
+	// ngMaxBlock bounds the block length believed: far above any packet a
+	// snap length allows (262144 is libpcap's largest), so that a damaged
+	// length is reported at once instead of reading megabytes for it.
+	ngMaxBlock = 16 << 20
+)
+
+// ngBlockName names a block type in messages.
+func ngBlockName(typ uint32) string {
+	switch typ {
+	case ngBlockSHB:
+		return "section header block"
+	case ngBlockIDB:
+		return "interface description block"
+	case ngBlockPB:
+		return "packet block"
+	case ngBlockSPB:
+		return "simple packet block"
+	case ngBlockEPB:
+		return "enhanced packet block"
+	case 4:
+		return "name resolution block"
+	case 5:
+		return "interface statistics block"
+	case 10:
+		return "decryption secrets block"
+	}
+	return fmt.Sprintf("block of type %#x", typ)
+}
+
+// ngCorrupt is a damaged block: ErrCorruptRecord with what is wrong.
+type ngCorrupt struct{ detail string }
+
+func (e *ngCorrupt) Error() string { return e.detail }
+
+func (p *ngFile) corrupt(typ uint32, format string, a ...any) error {
+	return &ngCorrupt{ngBlockName(typ) + ": " + fmt.Sprintf(format, a...)}
+}
+
+// ngTruncated is a block the stream ends inside: ErrTruncatedFile, saying
+// how much of it there is.
+type ngTruncated struct {
+	typ       uint32
+	have, len int // len 0: the block header itself is cut
+}
+
+func (e *ngTruncated) Error() string {
+	if e.len == 0 {
+		return fmt.Sprintf("block header cut after %d of 8 bytes", e.have)
+	}
+	return fmt.Sprintf("%s of %d bytes, %d present", ngBlockName(e.typ), e.len, e.have)
+}
+
+func (e *ngTruncated) Unwrap() error { return io.ErrUnexpectedEOF }
+
+// newNgFile reads the section header block at the start of br.
+func newNgFile(br *bufio.Reader) (*ngFile, error) {
+	p := &ngFile{br: br}
+	typ, b, err := p.next()
+	if err != nil {
+		return nil, err
+	}
+	if typ != ngBlockSHB { // the magic said so; only damage gets here
+		return nil, p.corrupt(typ, "a pcapng file must start with a section header block")
+	}
+	if err := p.section(b); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *ngFile) u16(b []byte) uint16 {
+	if p.big {
+		return binary.BigEndian.Uint16(b)
+	}
+	return binary.LittleEndian.Uint16(b)
+}
+
+func (p *ngFile) u32(b []byte) uint32 {
+	if p.big {
+		return binary.BigEndian.Uint32(b)
+	}
+	return binary.LittleEndian.Uint32(b)
+}
+
+// next reads the next whole block and checks its framing: its length
+// (at least the 12 bytes of the framing, a multiple of 4, believable) and
+// that the trailing length repeats the leading one. b is the whole block,
+// valid until the next call; io.EOF at a clean end between blocks.
+func (p *ngFile) next() (typ uint32, b []byte, err error) {
+	p.errOff = p.pos
+	h, err := p.br.Peek(8)
+	if len(h) < 8 {
+		if len(h) == 0 && (err == nil || errors.Is(err, io.EOF)) {
+			return 0, nil, io.EOF
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return 0, nil, err
+		}
+		return 0, nil, &ngTruncated{have: len(h)}
+	}
+	typ = binary.LittleEndian.Uint32(h) // the SHB type is a palindrome
+	if typ == ngBlockSHB {
+		// A new section: its byte-order magic says how to read the rest,
+		// its own length included.
+		h, err = p.br.Peek(12)
+		if len(h) < 12 {
+			if err != nil && !errors.Is(err, io.EOF) {
+				return 0, nil, err
+			}
+			return typ, nil, &ngTruncated{typ: typ, have: len(h), len: ngMinSHB}
+		}
+		switch bo := binary.LittleEndian.Uint32(h[8:]); bo {
+		case ngByteOrder:
+			p.big = false
+		case 0x4D3C2B1A:
+			p.big = true
+		default:
+			return typ, nil, p.corrupt(typ, "byte-order magic %08x is neither 1a2b3c4d nor 4d3c2b1a", binary.BigEndian.Uint32(h[8:]))
+		}
+	} else {
+		typ = p.u32(h)
+	}
+	n := p.u32(h[4:])
+	switch {
+	case n < ngMinBlock:
+		return typ, nil, p.corrupt(typ, "block length %d is below the 12 bytes of a block's framing", n)
+	case n%4 != 0:
+		return typ, nil, p.corrupt(typ, "block length %d is not a multiple of 4", n)
+	case n > ngMaxBlock:
+		return typ, nil, p.corrupt(typ, "block length %d is beyond any block (%d MiB)", n, ngMaxBlock>>20)
+	}
+	if b, err = p.read(int(n)); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return typ, nil, &ngTruncated{typ: typ, have: len(b), len: int(n)}
+		}
+		return typ, nil, err
+	}
+	if t := p.u32(b[n-4:]); t != n {
+		return typ, nil, p.corrupt(typ, "trailing block length %d differs from the leading %d", t, n)
+	}
+	p.pos += int64(n)
+	return typ, b, nil
+}
+
+// read returns the next n bytes of the stream and moves past them: a
+// slice of the buffer when they fit in it, else of p.block, grown as the
+// bytes arrive (a damaged length does not allocate before the file says
+// there is that much). On a short read b holds what there is.
+func (p *ngFile) read(n int) (b []byte, err error) {
+	if n <= p.br.Size() {
+		b, err = p.br.Peek(n)
+		if len(b) < n {
+			if err == nil {
+				err = io.ErrUnexpectedEOF
+			}
+			return b, err
+		}
+		p.br.Discard(n) // only advances: b stays valid until the next read
+		return b, nil
+	}
+	p.block = p.block[:0]
+	for len(p.block) < n {
+		k := min(n-len(p.block), max(len(p.block), 1<<16)) // doubling
+		start := len(p.block)
+		p.block = append(p.block, make([]byte, k)...)
+		got, err := io.ReadFull(p.br, p.block[start:])
+		if err != nil {
+			return p.block[:start+got], err
+		}
+	}
+	return p.block, nil
+}
+
+// section starts a section with its header block b.
+func (p *ngFile) section(b []byte) error {
+	if len(b) < ngMinSHB {
+		return p.corrupt(ngBlockSHB, "%d bytes, below the %d of its fields", len(b), ngMinSHB)
+	}
+	p.ifaces = p.ifaces[:0]
+	// A version we cannot read: its blocks are skipped up to the next
+	// section, as pcapgo did (SkipUnknownVersion) and the format asks.
+	p.skip = p.u16(b[12:]) != ngMajorVersion
+	return nil
+}
+
+// interfaceBlock adds the interface that b (an interface description block) describes.
+func (p *ngFile) interfaceBlock(b []byte) error {
+	if len(b) < ngMinIDB {
+		return p.corrupt(ngBlockIDB, "%d bytes, below the %d of its fields", len(b), ngMinIDB)
+	}
+	ifc := ngIface{linkType: layers.LinkType(p.u16(b[8:])), snaplen: p.u32(b[12:]), exp: 6, perSec: 1e6}
+	opts, at := b[16:len(b)-4], 16
+	for len(opts) >= 4 {
+		code, l := p.u16(opts), int(p.u16(opts[2:]))
+		if code == ngOptEnd {
+			break
+		}
+		padded := 4 + (l+3)&^3
+		if padded > len(opts) {
+			return p.corrupt(ngBlockIDB, "option %d at block offset %d: %d bytes run past the block", code, at, l)
+		}
+		v := opts[4 : 4+l]
+		switch code {
+		case ngOptTSResol:
+			if l != 1 {
+				return p.corrupt(ngBlockIDB, "if_tsresol of %d bytes (want 1)", l)
+			}
+			ifc.binary, ifc.exp = v[0]&0x80 != 0, v[0]&0x7f
+			switch {
+			case ifc.binary && ifc.exp > 63, !ifc.binary && ifc.exp > 19:
+				return p.corrupt(ngBlockIDB, "if_tsresol %#x: units beyond what a 64-bit timestamp can count", v[0])
+			case !ifc.binary:
+				ifc.perSec = 1
+				for range ifc.exp {
+					ifc.perSec *= 10
+				}
+			}
+		case ngOptTSOffset:
+			if l != 8 {
+				return p.corrupt(ngBlockIDB, "if_tsoffset of %d bytes (want 8)", l)
+			}
+			if p.big {
+				ifc.offset = int64(binary.BigEndian.Uint64(v))
+			} else {
+				ifc.offset = int64(binary.LittleEndian.Uint64(v))
+			}
+		}
+		opts, at = opts[padded:], at+padded
+	}
+	ifc.digits = 9
+	if !ifc.binary && ifc.exp < 9 {
+		ifc.digits = ifc.exp
+	}
+	ifc.anc = []any{ifc.linkType}
+	p.ifaces = append(p.ifaces, ifc)
+	return nil
+}
+
+// time converts a timestamp of interface ifc to Unix nanoseconds, finer
+// units truncated.
+func (ifc *ngIface) time(ts uint64) int64 {
+	var sec, ns uint64
+	if ifc.binary {
+		// The fraction times 1e9 needs up to 94 bits; shifts of 64 give 0.
+		sec = ts >> ifc.exp
+		hi, lo := bits.Mul64(ts&(1<<ifc.exp-1), 1e9)
+		ns = hi<<(64-ifc.exp) | lo>>ifc.exp
+	} else {
+		sec = ts / ifc.perSec
+		frac := ts % ifc.perSec
+		if ifc.exp <= 9 {
+			ns = frac * (1e9 / ifc.perSec)
+		} else {
+			ns = frac / (ifc.perSec / 1e9)
+		}
+	}
+	return (int64(sec)+ifc.offset)*1e9 + int64(ns)
+}
+
+// readPacket returns the next packet, its data valid until the next call,
+// filling the caller's CaptureInfo (AncillaryData holds the link type;
+// the Reader asks linkType instead). Blocks that carry no packet are read on the way.
+func (p *ngFile) readPacket(ci *gopacket.CaptureInfo) ([]byte, error) {
+	for {
+		start := p.pos
+		typ, b, err := p.next()
+		if err != nil {
+			return nil, err
+		}
+		if typ == ngBlockSHB {
+			if err := p.section(b); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if p.skip {
+			continue
+		}
+		p.errOff = start
+		var data []byte
+		switch typ {
+		case ngBlockIDB:
+			if err := p.interfaceBlock(b); err != nil {
+				return nil, err
+			}
+			continue
+		case ngBlockEPB, ngBlockPB:
+			if len(b) < ngMinEPB {
+				return nil, p.corrupt(typ, "%d bytes, below the %d of its fields", len(b), ngMinEPB)
+			}
+			ifc := int(p.u32(b[8:]))
+			if typ == ngBlockPB {
+				ifc = int(p.u16(b[8:])) // then a 16-bit drop count
+			}
+			if ifc >= len(p.ifaces) {
+				return nil, p.corrupt(typ, "interface %d, but the section describes %d", ifc, len(p.ifaces))
+			}
+			caplen, room := p.u32(b[20:]), uint32(len(b)-ngMinEPB)
+			if caplen > room {
+				return nil, p.corrupt(typ, "captured length %d exceeds the %d bytes of packet data the block holds", caplen, room)
+			}
+			p.iface = ifc
+			ts := uint64(p.u32(b[12:]))<<32 | uint64(p.u32(b[16:]))
+			p.ns = p.ifaces[ifc].time(ts)
+			ci.CaptureLength, ci.Length = int(caplen), int(p.u32(b[24:]))
+			data = b[28 : 28+caplen : 28+caplen]
+		case ngBlockSPB:
+			if len(b) < ngMinSPB {
+				return nil, p.corrupt(typ, "%d bytes, below the %d of its fields", len(b), ngMinSPB)
+			}
+			if len(p.ifaces) == 0 {
+				return nil, p.corrupt(typ, "no interface described before it")
+			}
+			// The captured length is not written: the original length cut
+			// to the snap length and to the block.
+			orig := p.u32(b[8:])
+			caplen := min(orig, uint32(len(b)-ngMinSPB))
+			if s := p.ifaces[0].snaplen; s != 0 {
+				caplen = min(caplen, s)
+			}
+			p.iface, p.ns = 0, 0 // no timestamp
+			ci.CaptureLength, ci.Length = int(caplen), int(orig)
+			data = b[12 : 12+caplen : 12+caplen]
+		case 0:
+			// Reserved: no writer makes it, zeroed or overwritten bytes do.
+			return nil, p.corrupt(typ, "block type 0 is reserved: damaged or not pcapng from here")
+		default:
+			continue // statistics, name resolution, secrets, custom, unknown
+		}
+		p.rec = start
+		p.digits = p.ifaces[p.iface].digits
+		ci.Timestamp = unixNano(p.ns)
+		ci.InterfaceIndex = p.iface
+		ci.AncillaryData = p.ifaces[p.iface].anc
+		return data, nil
+	}
+}
+
+// linkType is the link type of the packet last returned.
+func (p *ngFile) linkType() layers.LinkType { return p.ifaces[p.iface].linkType }
+
+// ZeroCopyReadPacketData makes ngFile a PacketSource; the Reader calls
+// readPacket.
+func (p *ngFile) ZeroCopyReadPacketData() (data []byte, ci gopacket.CaptureInfo, err error) {
+	data, err = p.readPacket(&ci)
+	return data, ci, err
+}
+
+// unixNano is time.Unix(0, ns) in UTC.
+func unixNano(ns int64) time.Time { return time.Unix(0, ns).UTC() }

@@ -1,0 +1,331 @@
+package capture
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/pcapgo"
+
+	"github.com/smcscope/smcscope/internal/testutil"
+)
+
+// ngWrite writes frames as pcapng, one interface of link type lt and
+// timestamp resolution 10^-res (res < 0: 2^res): with res 9 by pcapgo's
+// writer, as dumpcap and smcdump -w write it (it knows no other
+// resolution), else by testutil.Pcapng.
+func ngWrite(t testing.TB, frames []rawFrame, lt layers.LinkType, res int) []byte {
+	t.Helper()
+	switch {
+	case res < 0:
+		return testutil.Pcapng(lt, uint8(0x80|-res), frames)
+	case res != 9:
+		return testutil.Pcapng(lt, uint8(res), frames)
+	}
+	intf := pcapgo.DefaultNgInterface
+	intf.LinkType = lt
+	var buf bytes.Buffer
+	w, err := pcapgo.NewNgWriterInterface(&buf, intf, pcapgo.DefaultNgWriterOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range frames {
+		if err := w.WritePacket(f.CI, f.Data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// ngBlock is one block of a pcapng file, found by walking it by hand
+// (independently of the code under test; little-endian files only).
+type ngBlock struct {
+	off, len int
+	typ      uint32
+}
+
+func ngBlocksOf(t testing.TB, b []byte) []ngBlock {
+	t.Helper()
+	var out []ngBlock
+	for off := 0; off+8 <= len(b); {
+		n := int(binary.LittleEndian.Uint32(b[off+4:]))
+		out = append(out, ngBlock{off, n, binary.LittleEndian.Uint32(b[off:])})
+		off += n
+	}
+	return out
+}
+
+// TestNgFileAsPcapgo: the pcapng reader that replaced pcapgo's returns
+// the frames pcapgo returns, byte for byte with their lengths, interfaces
+// and times, on every bundled capture rewritten as pcapng at decimal
+// resolutions (pcapgo's binary conversion rounds its scale, so binary
+// ones are checked against exact arithmetic in TestNgBinaryResolution),
+// and ends where pcapgo ends on every cut of the first blocks: cleanly
+// between blocks, with a truncation inside one.
+func TestNgFileAsPcapgo(t *testing.T) {
+	var files [][]byte
+	for i, path := range append(testutil.Samples(t), testutil.References(t)...) {
+		frames, lt := testutil.ReadFrames(t, path)
+		files = append(files, ngWrite(t, frames, lt, []int{6, 9, 3}[i%3]))
+	}
+	first := files[0]
+	for cut := 4; cut < 1200; cut++ {
+		files = append(files, first[:cut])
+	}
+	for i, b := range files {
+		var want, got strings.Builder
+		nr, err := pcapgo.NewNgReader(bytes.NewReader(b), pcapgo.NgReaderOptions{WantMixedLinkType: true})
+		if err != nil {
+			fmt.Fprintf(&want, "header: %v\n", errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF))
+		} else {
+			for {
+				data, ci, err := nr.ReadPacketData()
+				if err != nil {
+					fmt.Fprintf(&want, "end: clean %v\n", err == io.EOF)
+					break
+				}
+				fmt.Fprintf(&want, "%v %d %d %d %v %x\n", ci.Timestamp, ci.CaptureLength, ci.Length, ci.InterfaceIndex, ci.AncillaryData[0], data)
+			}
+		}
+		r, err := NewFileReader("x.pcapng", bytes.NewReader(b))
+		if err != nil {
+			fmt.Fprintf(&got, "header: %v\n", errors.Is(err, ErrTruncatedFile))
+		} else {
+			for {
+				f, err := r.Next()
+				if err != nil {
+					fmt.Fprintf(&got, "end: clean %v\n", err == io.EOF)
+					if err != io.EOF && !errors.Is(err, ErrTruncatedFile) {
+						t.Errorf("input %d: %v, want a truncation", i, err)
+					}
+					break
+				}
+				fmt.Fprintf(&got, "%v %d %d %d %v %x\n", f.CI.Timestamp, f.CI.CaptureLength, f.CI.Length, f.CI.InterfaceIndex, f.LinkType, f.Data)
+			}
+		}
+		if got.String() != want.String() {
+			t.Fatalf("input %d (%d bytes): ngFile read\n%.2000s\npcapgo read\n%.2000s", i, len(b), got.String(), want.String())
+		}
+	}
+}
+
+// TestNgBinaryResolution: times of an interface whose if_tsresol is a
+// power of two are converted exactly (truncated to whole nanoseconds);
+// pcapgo scaled them by a rounded 1e9/2^n.
+func TestNgBinaryResolution(t *testing.T) {
+	for _, tc := range []struct {
+		exp uint8
+		ts  uint64
+		ns  int64
+	}{
+		{10, 5<<10 | 1, 5e9 + 976562},        // 1/1024 s = 976562.5 ns
+		{20, 7<<20 | 1<<19, 7e9 + 500000000}, // half a second
+		{30, 1<<30 - 1, 999999999},           // 1 - 2^-30 s = 999999999.07 ns
+		{63, 1 << 62, 500000000},
+		{0, 42, 42e9},
+	} {
+		ifc := ngIface{binary: true, exp: tc.exp}
+		if got := ifc.time(tc.ts); got != tc.ns {
+			t.Errorf("2^-%d, ts %#x: %d ns, want %d", tc.exp, tc.ts, got, tc.ns)
+		}
+	}
+	dec := ngIface{exp: 12, perSec: 1e12, offset: -10}
+	if got := dec.time(12_123456789123); got != 2_123456789 {
+		t.Errorf("10^-12 with if_tsoffset -10: %d", got)
+	}
+}
+
+// TestPcapngDamage: every read error of a damaged pcapng file names the
+// file, the frame that could not be read and the file offset of the block
+// at fault, and says what is wrong with it (its length, its trailing
+// length, its type, a field beyond the block); a packet block whose
+// original length is below its captured length is flagged and read. The
+// file is the first 12 frames of pingpong.pcap as pcapgo writes pcapng
+// (section header, interface description, then one enhanced packet block
+// per frame); a second interface description block is spliced in before
+// frame 9 for the damage to a block that carries no frame. pcapgo's reader
+// called most of these "truncated record", at the next packet block read
+// ahead or at no offset at all.
+func TestPcapngDamage(t *testing.T) {
+	frames := readRaw(t, pingpong)[:12]
+	clean := ngWrite(t, frames, layers.LinkTypeEthernet, 9)
+	blocks := ngBlocksOf(t, clean)
+	if len(blocks) != 14 || blocks[0].typ != ngBlockSHB || blocks[1].typ != ngBlockIDB {
+		t.Fatalf("unexpected layout %+v", blocks)
+	}
+	epb := func(n int) ngBlock { return blocks[n+1] } // frame n's block
+	// A copy with a second interface description block before frame 9.
+	idb := clean[blocks[1].off : blocks[1].off+blocks[1].len]
+	withIDB := append(append(bytes.Clone(clean[:epb(9).off]), idb...), clean[epb(9).off:]...)
+	idb2 := epb(9).off
+	put := func(b []byte, off int, v uint32) { binary.LittleEndian.PutUint32(b[off:], v) }
+	name := "ng.pcapng"
+	at := func(frame, off int) string { return fmt.Sprintf("%s: frame %d (file offset %#x): ", name, frame, off) }
+
+	tests := []struct {
+		name    string
+		base    []byte
+		damage  func(b []byte)
+		good    int    // frames read before the error
+		err     string // the whole message; "" for none
+		is      error
+		flagged map[int]string // frame.error of frames read
+	}{
+		{name: "length not a multiple of 4", damage: func(b []byte) { put(b, epb(3).off+4, uint32(epb(3).len+2)) }, good: 2,
+			err: at(3, epb(3).off) + fmt.Sprintf("corrupt record: enhanced packet block: block length %d is not a multiple of 4", epb(3).len+2), is: ErrCorruptRecord},
+		{name: "length below the framing", damage: func(b []byte) { put(b, epb(5).off+4, 8) }, good: 4,
+			err: at(5, epb(5).off) + "corrupt record: enhanced packet block: block length 8 is below the 12 bytes of a block's framing", is: ErrCorruptRecord},
+		{name: "length beyond any block", damage: func(b []byte) { put(b, epb(5).off+4, 0xfffffff0) }, good: 4,
+			err: at(5, epb(5).off) + "corrupt record: enhanced packet block: block length 4294967280 is beyond any block (16 MiB)", is: ErrCorruptRecord},
+		{name: "trailing length differs", damage: func(b []byte) { put(b, epb(6).off+epb(6).len-4, 4) }, good: 5,
+			err: at(6, epb(6).off) + fmt.Sprintf("corrupt record: enhanced packet block: trailing block length 4 differs from the leading %d", epb(6).len), is: ErrCorruptRecord},
+		{name: "leading length too short", damage: func(b []byte) { put(b, epb(6).off+4, 64) }, good: 5,
+			err: at(6, epb(6).off) + fmt.Sprintf("corrupt record: enhanced packet block: trailing block length %d differs from the leading 64", binary.LittleEndian.Uint32(clean[epb(6).off+60:])), is: ErrCorruptRecord},
+		{name: "captured length beyond the block", damage: func(b []byte) { put(b, epb(7).off+20, 4000) }, good: 6,
+			err: at(7, epb(7).off) + fmt.Sprintf("corrupt record: enhanced packet block: captured length 4000 exceeds the %d bytes of packet data the block holds", epb(7).len-32), is: ErrCorruptRecord},
+		{name: "interface not described", damage: func(b []byte) { put(b, epb(4).off+8, 3) }, good: 3,
+			err: at(4, epb(4).off) + "corrupt record: enhanced packet block: interface 3, but the section describes 1", is: ErrCorruptRecord},
+		{name: "block type 0", damage: func(b []byte) { put(b, epb(10).off, 0) }, good: 9,
+			err: at(10, epb(10).off) + "corrupt record: block of type 0x0: block type 0 is reserved: damaged or not pcapng from here", is: ErrCorruptRecord},
+		{name: "interface block length", base: withIDB, damage: func(b []byte) { put(b, idb2+4, 13) }, good: 8,
+			err: at(9, idb2) + "corrupt record: interface description block: block length 13 is not a multiple of 4", is: ErrCorruptRecord},
+		{name: "interface block trailer", base: withIDB, damage: func(b []byte) { put(b, idb2+len(idb)-4, 99) }, good: 8,
+			err: at(9, idb2) + fmt.Sprintf("corrupt record: interface description block: trailing block length 99 differs from the leading %d", len(idb)), is: ErrCorruptRecord},
+		{name: "interface block option", base: withIDB, damage: func(b []byte) { put(b, idb2+16, 9|200<<16) }, good: 8,
+			err: at(9, idb2) + "corrupt record: interface description block: option 9 at block offset 16: 200 bytes run past the block", is: ErrCorruptRecord},
+		{name: "cut in a block header", base: clean[:epb(8).off+5], good: 7,
+			err: at(8, epb(8).off) + "truncated record: the file ends inside it (block header cut after 5 of 8 bytes)", is: ErrTruncatedFile},
+		{name: "cut in a block", base: clean[:epb(8).off+50], good: 7,
+			err: at(8, epb(8).off) + fmt.Sprintf("truncated record: the file ends inside it (enhanced packet block of %d bytes, 50 present)", epb(8).len), is: ErrTruncatedFile},
+		{name: "byte-order magic", damage: func(b []byte) { put(b, 8, 0x01020304) },
+			err: name + ": file offset 0x0: not a capture file (section header block: byte-order magic 04030201 is neither 1a2b3c4d nor 4d3c2b1a)", is: ErrNotCapture},
+		{name: "section header length", damage: func(b []byte) { put(b, 4, 30) },
+			err: name + ": file offset 0x0: not a capture file (section header block: block length 30 is not a multiple of 4)", is: ErrNotCapture},
+		{name: "section header cut", base: clean[:20],
+			err: name + fmt.Sprintf(": file offset 0x0: truncated file header (section header block of %d bytes, 20 present)", blocks[0].len), is: ErrTruncatedFile},
+		{name: "original below captured", damage: func(b []byte) { put(b, epb(2).off+24, 10) }, good: 12,
+			flagged: map[int]string{2: fmt.Sprintf("frame 2 (file offset %#x): record: original length 10 is below the captured length 42 (decoded as captured)", epb(2).off)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := bytes.Clone(clean)
+			if tt.base != nil {
+				b = bytes.Clone(tt.base)
+			}
+			if tt.damage != nil {
+				tt.damage(b)
+			}
+			r, err := NewFileReader(name, bytes.NewReader(b))
+			n := 0
+			for err == nil {
+				var f *Frame
+				if f, err = r.Next(); err == nil {
+					n++
+					got := ""
+					if f.RecordErr != nil {
+						got = f.RecordErr.Error()
+					}
+					if got != tt.flagged[n] {
+						t.Errorf("frame %d flagged %q, want %q", n, got, tt.flagged[n])
+					}
+				}
+			}
+			if err == io.EOF {
+				err = nil
+			}
+			if n != tt.good {
+				t.Errorf("read %d frames, want %d", n, tt.good)
+			}
+			switch {
+			case tt.err == "" && err != nil:
+				t.Errorf("error %v, want none", err)
+			case tt.err != "" && (err == nil || err.Error() != tt.err):
+				t.Errorf("error\n%v\nwant\n%s", err, tt.err)
+			case tt.err != "" && !errors.Is(err, tt.is):
+				t.Errorf("error %v does not wrap %v", err, tt.is)
+			}
+		})
+	}
+}
+
+// TestNgSections: a second section (as cat of two pcapng files makes)
+// starts its interfaces afresh, in its own byte order, and a section of a
+// version this reader does not know is skipped whole, as pcapgo did.
+func TestNgSections(t *testing.T) {
+	a := readRaw(t, declineRDM)
+	b := readRaw(t, fallback)
+	one, two := ngWrite(t, a, layers.LinkTypeEthernet, 6), ngWrite(t, b, layers.LinkTypeEthernet, 9)
+	skipped := bytes.Clone(two)
+	binary.LittleEndian.PutUint16(skipped[12:], 2) // major version 2
+	for _, tc := range []struct {
+		name string
+		file []byte
+		want int
+	}{
+		{"two sections", append(bytes.Clone(one), two...), len(a) + len(b)},
+		{"unknown version skipped", append(append(bytes.Clone(one), skipped...), one...), 2 * len(a)},
+	} {
+		r, err := NewFileReader("cat.pcapng", bytes.NewReader(tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs, err := collect(t, r)
+		if err != nil || len(fs) != tc.want {
+			t.Errorf("%s: %d frames (want %d), err %v", tc.name, len(fs), tc.want, err)
+		}
+	}
+}
+
+// TestNgAllocs: reading a pcapng frame allocates nothing.
+func TestNgAllocs(t *testing.T) {
+	frames := readRaw(t, pingpong)
+	b := ngWrite(t, frames, layers.LinkTypeEthernet, 9)
+	r, err := NewFileReader("x.pcapng", bytes.NewReader(bytes.Repeat(b, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ci gopacket.CaptureInfo
+	allocs := testing.AllocsPerRun(1000, func() {
+		if _, err := r.ng.readPacket(&ci); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per pcapng frame", allocs)
+	}
+}
+
+// BenchmarkReadPcapng reads pingpong.pcap rewritten as pcapng, frames
+// decoded, as smcdump -r does.
+func BenchmarkReadPcapng(b *testing.B) {
+	frames := readRaw(b, pingpong)
+	ng := ngWrite(b, frames, layers.LinkTypeEthernet, 9)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(ng)))
+	for b.Loop() {
+		r, err := NewFileReader("x.pcapng", bytes.NewReader(ng))
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		for {
+			if _, err := r.Next(); err != nil {
+				break
+			}
+			n++
+		}
+		if n != len(frames) {
+			b.Fatalf("%d frames", n)
+		}
+	}
+	b.ReportMetric(float64(len(frames)*b.N)/b.Elapsed().Seconds(), "frames/s")
+}
