@@ -25,9 +25,12 @@ type Snapshot struct {
 	LinkGroups []LinkGroupRow `json:"link_groups"`
 	Devices    []DeviceRow    `json:"devices"`
 	Fallbacks  []ReasonCount  `json:"fallback_reasons"`
-	Events     []Event        `json:"events"`
-	Settings   []Setting      `json:"settings"`
-	Kernel     *KernelStats   `json:"kernel_stats,omitempty"`
+	// Processes: SMC traffic per process from the send and receive
+	// tracepoints (empty without them; Sources says why).
+	Processes []ProcessRow `json:"processes"`
+	Events    []Event      `json:"events"`
+	Settings  []Setting    `json:"settings"`
+	Kernel    *KernelStats `json:"kernel_stats,omitempty"`
 }
 
 // CounterErrors lists every device's counters that could not be read, as
@@ -221,14 +224,18 @@ type ConnRow struct {
 	GID     string `json:"gid,omitempty"`
 	PeerGID string `json:"peer_gid,omitempty"`
 
-	Token    uint32  `json:"token,omitempty"`
-	SndBuf   uint32  `json:"sndbuf_bytes,omitempty"`
-	RMBE     uint32  `json:"rmbe_bytes,omitempty"`
-	PeerRMBE uint32  `json:"peer_rmbe_bytes,omitempty"`
-	RxBytes  uint64  `json:"rx_bytes"` // from the CDC cursors
-	TxBytes  uint64  `json:"tx_bytes"`
-	RxRate   float64 `json:"rx_bytes_per_second"`
-	TxRate   float64 `json:"tx_bytes_per_second"`
+	Token    uint32 `json:"token,omitempty"`
+	SndBuf   uint32 `json:"sndbuf_bytes,omitempty"`
+	RMBE     uint32 `json:"rmbe_bytes,omitempty"`
+	PeerRMBE uint32 `json:"peer_rmbe_bytes,omitempty"`
+	RxBytes  uint64 `json:"rx_bytes"` // from the CDC cursors
+	TxBytes  uint64 `json:"tx_bytes"`
+	// RxRate and TxRate are the cursors' movement over the interval.
+	RxRate float64 `json:"rx_bytes_per_second"`
+	TxRate float64 `json:"tx_bytes_per_second"`
+	// Traced is what the send/receive tracepoints saw of the connection in
+	// the interval, when they can tell it apart (see TracedIO).
+	Traced *TracedIO `json:"traced,omitempty"`
 
 	// Fallback is the local reason (SMC_CLC_DECL_*: the kernel's
 	// fallback_rsn), PeerDiagnosis the code of the Decline the peer sent;

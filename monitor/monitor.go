@@ -41,6 +41,8 @@ type Monitor struct {
 	wireGen    int // the replay's restarts seen
 	// lost remembers the links a kernel link group lost (see LinkDeleted).
 	lost map[string][]LinkRow
+	// procs are the traced processes' sums since the start.
+	procs map[int]*procTotals
 }
 
 // New returns a Monitor over o.
@@ -135,7 +137,13 @@ func (m *Monitor) Refresh() Snapshot {
 	sort.SliceStable(s.Conns, func(i, j int) bool { return s.Conns[i].Key < s.Conns[j].Key })
 	m.rates(&s)
 	s.Overview = overview(&s)
-	if m.o.Tracer != nil {
+	if t := m.o.Tracer; t != nil {
+		if t.Msgs {
+			m.throughput(&s, t.DrainMsgs())
+			s.Sources = append(s.Sources, Source{Name: "throughput", Available: true, Detail: "tracefs smc:smc_tx_sendmsg, smc:smc_rx_recvmsg per process (and per connection where a process has one)"})
+		} else {
+			s.Sources = append(s.Sources, Source{Name: "throughput", Detail: "cursor differences only (" + t.MsgsErr.Error() + ")"})
+		}
 		s.Sources = append(s.Sources, Source{Name: "events", Available: true, Detail: "tracefs smc:smc_switch_to_fallback, smc:smcr_link_down, and snapshot differences"})
 		m.log = appendEvents(m.log, m.o.Tracer.Drain()...)
 		// Tracepoints report fallbacks and link-down themselves; the
@@ -149,6 +157,7 @@ func (m *Monitor) Refresh() Snapshot {
 		why := "snapshot differences"
 		if m.o.TracerErr != nil {
 			why += " (no tracepoints: " + m.o.TracerErr.Error() + ")"
+			s.Sources = append(s.Sources, Source{Name: "throughput", Detail: "cursor differences only (no tracepoints: " + m.o.TracerErr.Error() + ")"})
 		}
 		switch {
 		case m.o.Wire != nil && m.o.Kernel == nil && m.o.SysfsRoot == "":
@@ -326,6 +335,9 @@ func (s *Snapshot) nonNil() {
 	}
 	if s.Fallbacks == nil {
 		s.Fallbacks = []ReasonCount{}
+	}
+	if s.Processes == nil {
+		s.Processes = []ProcessRow{}
 	}
 	if s.Events == nil {
 		s.Events = []Event{}

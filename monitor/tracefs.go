@@ -8,15 +8,39 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 )
 
-// The kernel's SMC tracepoints that mark trouble (net/smc/smc_tracepoint.h):
-// a socket switching to TCP with its reason, and a link going down.
-// smc_tx_sendmsg and smc_rx_recvmsg fire per call and are left off.
-var traceEvents = []string{"smc/smc_switch_to_fallback", "smc/smcr_link_down"}
+// The kernel's SMC tracepoints (net/smc/smc_tracepoint.h): a socket
+// switching to TCP with its reason and a link going down are events;
+// smc_tx_sendmsg and smc_rx_recvmsg (Linux 5.17+) fire per send and
+// receive call with its length and are summed per socket and process.
+// A kernel without the message tracepoints still gets the first two.
+var (
+	traceEvents = []string{"smc/smc_switch_to_fallback", "smc/smcr_link_down"}
+	traceMsgs   = []string{"smc/smc_tx_sendmsg", "smc/smc_rx_recvmsg"}
+)
+
+// MsgKey names one traced SMC socket: the process that called, and the
+// socket as the tracepoint prints it (smc=%p, a hashed pointer unless
+// the trace option hash-ptr is off: the same value for the same socket,
+// but no inode).
+type MsgKey struct {
+	PID  int
+	Comm string
+	Sock string
+	Dev  string // the device the data went through (dev=): ibdev or the DIBS device
+}
+
+// MsgCount is what one socket sent and received through SMC since the
+// last Drain.
+type MsgCount struct {
+	TxBytes, RxBytes uint64
+	TxCalls, RxCalls uint64
+}
 
 // Tracer reads SMC tracepoints from a private tracefs instance, so it
 // neither sees nor disturbs what other tracers enable in the top-level
@@ -26,7 +50,12 @@ type Tracer struct {
 	pipe *os.File
 	mu   sync.Mutex
 	evs  []Event
-	done chan struct{}
+	msgs map[MsgKey]*MsgCount
+	// Msgs says whether smc_tx_sendmsg and smc_rx_recvmsg are traced
+	// (MsgsErr why not).
+	Msgs    bool
+	MsgsErr error
+	done    chan struct{}
 }
 
 // StartTracer makes instances/NAME under tracefs, enables the SMC
@@ -36,11 +65,18 @@ func StartTracer(tracefs, name string) (*Tracer, error) {
 	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
 		return nil, fmt.Errorf("tracefs instance %s: %w", dir, err)
 	}
-	t := &Tracer{dir: dir, done: make(chan struct{})}
+	t := &Tracer{dir: dir, done: make(chan struct{}), msgs: map[MsgKey]*MsgCount{}}
 	for _, ev := range traceEvents {
 		if err := os.WriteFile(filepath.Join(dir, "events", ev, "enable"), []byte("1"), 0); err != nil {
 			t.Close()
 			return nil, fmt.Errorf("tracepoint %s: %w", strings.Replace(ev, "/", ":", 1), err)
+		}
+	}
+	t.Msgs = true
+	for _, ev := range traceMsgs {
+		if err := os.WriteFile(filepath.Join(dir, "events", ev, "enable"), []byte("1"), 0); err != nil {
+			t.Msgs, t.MsgsErr = false, fmt.Errorf("tracepoint %s: %w", strings.Replace(ev, "/", ":", 1), err)
+			break
 		}
 	}
 	p, err := os.Open(filepath.Join(dir, "trace_pipe"))
@@ -57,12 +93,64 @@ func (t *Tracer) read(r io.Reader) {
 	defer close(t.done)
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
-		if ev, ok := ParseTraceLine(sc.Text(), time.Now()); ok {
+		line := sc.Text()
+		if k, tx, n, ok := ParseMsgLine(line); ok {
+			t.mu.Lock()
+			c := t.msgs[k]
+			if c == nil {
+				c = &MsgCount{}
+				t.msgs[k] = c
+			}
+			if tx {
+				c.TxBytes += n
+				c.TxCalls++
+			} else {
+				c.RxBytes += n
+				c.RxCalls++
+			}
+			t.mu.Unlock()
+			continue
+		}
+		if ev, ok := ParseTraceLine(line, time.Now()); ok {
 			t.mu.Lock()
 			t.evs = append(t.evs, ev)
 			t.mu.Unlock()
 		}
 	}
+}
+
+// DrainMsgs returns the sums per socket since the last call.
+func (t *Tracer) DrainMsgs() map[MsgKey]MsgCount {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make(map[MsgKey]MsgCount, len(t.msgs))
+	for k, c := range t.msgs {
+		out[k] = *c
+	}
+	clear(t.msgs)
+	return out
+}
+
+// msgRE is a trace_pipe line of smc_tx_sendmsg or smc_rx_recvmsg: the
+// task (comm-pid), then "smc=%p net=%llu len=%zu dev=%s".
+var msgRE = regexp.MustCompile(`^\s*(.*)-(\d+)\s+\[\d+\].*\s(smc_tx_sendmsg|smc_rx_recvmsg):\s+smc=(\S+)\s+net=\d+\s+len=(\d+)\s+dev=(\S*)`)
+
+// ParseMsgLine reads one smc_tx_sendmsg or smc_rx_recvmsg line: the
+// socket and process, whether it was a send, and its length.
+func ParseMsgLine(line string) (k MsgKey, tx bool, n uint64, ok bool) {
+	if !strings.Contains(line, "smc_tx_sendmsg") && !strings.Contains(line, "smc_rx_recvmsg") {
+		return k, false, 0, false
+	}
+	m := msgRE.FindStringSubmatch(line)
+	if m == nil {
+		return k, false, 0, false
+	}
+	pid, err1 := strconv.Atoi(m[2])
+	n, err2 := strconv.ParseUint(m[5], 10, 64)
+	if err1 != nil || err2 != nil {
+		return k, false, 0, false
+	}
+	return MsgKey{PID: pid, Comm: strings.TrimSpace(m[1]), Sock: m[4], Dev: m[6]}, m[3] == "smc_tx_sendmsg", n, true
 }
 
 // Drain returns the events read since the last call.
@@ -79,7 +167,7 @@ func (t *Tracer) Close() error {
 	if t.pipe != nil {
 		t.pipe.Close()
 	}
-	for _, ev := range traceEvents {
+	for _, ev := range append(traceEvents, traceMsgs...) {
 		_ = os.WriteFile(filepath.Join(t.dir, "events", ev, "enable"), []byte("0"), 0)
 	}
 	return os.Remove(t.dir)

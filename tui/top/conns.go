@@ -78,6 +78,10 @@ func connDetail(r monitor.ConnRow, s *monitor.Snapshot) string {
 		fmt.Fprintf(&b, "  sndbuf %d", r.SndBuf)
 	}
 	fmt.Fprintf(&b, "  RMBE %d  peer RMBE %d  rx %d B (%s)  tx %d B (%s)\n", r.RMBE, r.PeerRMBE, r.RxBytes, bytesRate(r.RxRate), r.TxBytes, bytesRate(r.TxRate))
+	if t := r.Traced; t != nil {
+		fmt.Fprintf(&b, "traced in the last interval: sent %d B in %d calls (%s), received %d B in %d calls (%s)\n",
+			t.TxBytes, t.TxCalls, bytesRate(t.TxRate), t.RxBytes, t.RxCalls, bytesRate(t.RxRate))
+	}
 	if r.Fallback.Code != 0 {
 		fmt.Fprintf(&b, "fallback %#08x %s: %s\n", r.Fallback.Code, r.Fallback.Name, r.Fallback.Meaning)
 	}

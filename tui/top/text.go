@@ -74,6 +74,11 @@ func WriteText(w io.Writer, s monitor.Snapshot) error {
 	for _, r := range s.Fallbacks {
 		fmt.Fprintf(tw, "%s\t%#08x %s\t%d\t%.1f/s\t%s\n", r.Side, r.Reason.Code, r.Reason.Name, r.Count, r.Rate, r.Reason.Meaning)
 	}
+	fmt.Fprintln(tw, "\n== processes (SMC send/receive tracepoints)")
+	for _, p := range s.Processes {
+		fmt.Fprintf(tw, "%d\t%s\tsockets %d\ttx %d B (%.0f B/s, %d calls)\trx %d B (%.0f B/s, %d calls)\n",
+			p.PID, p.Comm, p.Sockets, p.TxBytes, p.TxRate, p.TxCalls, p.RxBytes, p.RxRate, p.RxCalls)
+	}
 	fmt.Fprintln(tw, "\n== events")
 	for _, e := range s.Events {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Time.UTC().Format("15:04:05.000"), e.Source, e.Kind, e.Text)

@@ -468,3 +468,22 @@ func TestConnHistory(t *testing.T) {
 		}
 	}
 }
+
+// TestProcessesScreen: the processes view lists what the send/receive
+// tracepoints saw per process, and says why it is empty without them.
+func TestProcessesScreen(t *testing.T) {
+	h := newHarness(t, 160, 40)
+	h.Key(tcell.KeyRune, '6')
+	if scr := h.Sync(); !strings.Contains(scr, "no SMC traffic traced yet") {
+		t.Errorf("empty processes view:\n%s", scr)
+	}
+	s := snapshot(t)
+	s.Processes = []monitor.ProcessRow{{PID: 312, Comm: "smcping", Sockets: 1, Conns: 1, TxBytes: 6400, RxBytes: 6400, TxRate: 3200, RxRate: 3200, TxCallRate: 50, RxCallRate: 50}}
+	h.top.Update(s)
+	scr := h.Sync()
+	for _, want := range []string{"smcping", "6.2KiB", "3.1KiB/s", "50/50"} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("processes view lacks %q:\n%s", want, scr)
+		}
+	}
+}
