@@ -132,11 +132,13 @@ func flagName(name string) string {
 	return "--" + name
 }
 
-// ParseArgs parses smcping's arguments; HOST may come before, between or
-// after the flags. flag.ErrHelp is returned for -h, after the usage is
-// written to stderr; nothing else is written there.
-func ParseArgs(args []string, stderr io.Writer) (Options, error) {
-	o := Options{}
+// flagStrings are the flags read as text and parsed after the flag set.
+type flagStrings struct{ listen, proto, sizes, durT, intv, compare string }
+
+// defineFlags defines smcping's flags over o (the man page and completions
+// are made from the same set: FlagSet).
+func defineFlags(o *Options) (*flag.FlagSet, map[string]*rawValue, map[string]string, *flagStrings) {
+	v := &flagStrings{}
 	fs := flag.NewFlagSet("smcping", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
@@ -151,24 +153,23 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 		raw[name], kinds[name] = &rawValue{def.String()}, "duration"
 		fs.Var(raw[name], name, usage)
 	}
-	var listen, proto, sizes, durT, intv, compare string
 	fs.BoolVar(&o.Server, "s", false, "run the server")
 	fs.BoolVar(&o.TCPOnly, "tcp", false, "server: plain TCP only, not SMC-capable")
-	fs.StringVar(&listen, "listen", "0.0.0.0", "server: listen address")
+	fs.StringVar(&v.listen, "listen", "0.0.0.0", "server: listen address")
 	num("max-msg", DefaultMaxMessage, "server: largest message accepted, bytes")
 	num("max-conns", DefaultMaxConns, "server: connections served at once")
 	dur("idle", DefaultIdleTimeout, "server: close connections idle this long between requests")
 	dur("request-timeout", DefaultRequestTimeout, "server: close a connection whose request (first byte to reply) takes longer")
 	num("p", DefaultPort, "port of the SMC server")
 	num("tcp-port", -1, "port of the TCP baseline (default PORT+1; server: 0 disables)")
-	fs.StringVar(&proto, "proto", "smc", "socket kind: smc (AF_SMC), ipproto (IPPROTO_SMC, Linux >= 6.11), tcp")
+	fs.StringVar(&v.proto, "proto", "smc", "socket kind: smc (AF_SMC), ipproto (IPPROTO_SMC, Linux >= 6.11), tcp")
 	num("n", 1000, "messages per connection, size and protocol")
-	fs.StringVar(&durT, "t", "", "run each size for this long instead of -n (\"5s\", or seconds)")
-	fs.StringVar(&sizes, "m", "64", "message sizes in bytes: N, N,M,... or LO-HI (powers of two)")
-	fs.StringVar(&intv, "i", "0", "interval between pings (\"1ms\"); 0 is back to back")
+	fs.StringVar(&v.durT, "t", "", "run each size for this long instead of -n (\"5s\", or seconds)")
+	fs.StringVar(&v.sizes, "m", "64", "message sizes in bytes: N, N,M,... or LO-HI (powers of two)")
+	fs.StringVar(&v.intv, "i", "0", "interval between pings (\"1ms\"); 0 is back to back")
 	num("P", 1, "parallel connections per protocol")
 	num("warmup", 100, "unrecorded pings per connection and size")
-	fs.StringVar(&compare, "compare", "", "protocols measured interleaved in the same run: tcp (the baseline, on --tcp-port), ipproto, smc; comma-separated")
+	fs.StringVar(&v.compare, "compare", "", "protocols measured interleaved in the same run: tcp (the baseline, on --tcp-port), ipproto, smc; comma-separated")
 	num("round", 100, "messages per protocol per round with --compare")
 	fs.BoolVar(&o.Hist, "hist", false, "print a histogram per size and protocol")
 	fs.StringVar(&o.LogFile, "log", "", "write every sample to this CSV file")
@@ -180,6 +181,21 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 	dur("timeout", 5*time.Second, "connect timeout")
 	num("max-samples", 1_000_000, "-t mode: most samples kept per size and protocol")
 
+	return fs, raw, kinds, v
+}
+
+// FlagSet returns smcping's flags, for its man page and completions.
+func FlagSet() *flag.FlagSet {
+	fs, _, _, _ := defineFlags(&Options{})
+	return fs
+}
+
+// ParseArgs parses smcping's arguments; HOST may come before, between or
+// after the flags. flag.ErrHelp is returned for -h, after the usage is
+// written to stderr; nothing else is written there.
+func ParseArgs(args []string, stderr io.Writer) (Options, error) {
+	o := Options{}
+	fs, raw, kinds, v := defineFlags(&o)
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -197,6 +213,7 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
+	listen, proto, sizes, durT, intv, compare := v.listen, v.proto, v.sizes, v.durT, v.intv, v.compare
 	// intFlag reads a number flag, at least lo.
 	intFlag := func(name string, lo int) (int, error) {
 		s := raw[name].s

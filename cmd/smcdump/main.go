@@ -15,9 +15,9 @@ import (
 	"github.com/smcscope/smcscope/output"
 )
 
-func main() {
-	var o output.Options
-	var format string
+// newFlags defines smcdump's flags over o and the rest (the man page and
+// completions are made from the same set: docs.go).
+func newFlags(o *output.Options, format *string, interactive *bool, keep *int) *flag.FlagSet {
 	fs := flag.NewFlagSet("smcdump", flag.ContinueOnError)
 	fs.StringVar(&o.Read, "r", "", "read capture `FILE` (pcap or pcapng; - for stdin)")
 	fs.StringVar(&o.Iface, "i", "", "capture live on `IFACE` (needs CAP_NET_RAW)")
@@ -27,7 +27,7 @@ func main() {
 	fs.BoolVar(&o.Quiet, "q", false, "print no frames (only the -z views)")
 	fs.BoolVar(&o.Verbose, "V", false, "print the field tree of each frame")
 	fs.BoolVar(&o.Hex, "x", false, "print a hex dump of each frame")
-	fs.StringVar(&format, "T", "", "output `FORMAT`: text, json, jsonl, fields")
+	fs.StringVar(format, "T", "", "output `FORMAT`: text, json, jsonl, fields")
 	fs.Func("e", "`FIELD` to print with -T fields (repeatable; -G fields lists them)", func(s string) error {
 		o.Fields = append(o.Fields, s)
 		return nil
@@ -37,12 +37,23 @@ func main() {
 	fs.StringVar(&o.DisplayFilter, "Y", "", "display filter `EXPR` (e.g. smc.clc.type == 4)")
 	fs.StringVar(&o.CaptureFilter, "f", "", "live capture filter: pcap-filter `EXPR` (via tcpdump) or bpf:RAW")
 	fs.IntVar(&o.Snaplen, "s", 0, "live snap length in `BYTES` (0: whole frames)")
-	interactive := fs.Bool("I", false, "browse the capture interactively (with -r FILE or -i IFACE; -w FILE is the export file)")
-	keep := fs.Int("K", defaultKeep, "keep the newest `N` ended connections whole for -z views and smc.conn.* fields (older ones are folded into the totals; each costs 4-20 KiB)")
+	fs.BoolVar(interactive, "I", false, "browse the capture interactively (with -r FILE or -i IFACE; -w FILE is the export file)")
+	fs.IntVar(keep, "K", defaultKeep, "keep the newest `N` ended connections whole for -z views and smc.conn.* fields (older ones are folded into the totals; each costs 4-20 KiB)")
 	fs.Func("z", "tracker view `SPEC` (repeatable):"+viewHelp(), func(s string) error {
 		o.Views = append(o.Views, s)
 		return nil
 	})
+	return fs
+}
+
+func main() {
+	var (
+		o           output.Options
+		format      string
+		interactive bool
+		keep        = defaultKeep
+	)
+	fs := newFlags(&o, &format, &interactive, &keep)
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		if err == flag.ErrHelp {
 			os.Exit(0)
@@ -55,16 +66,16 @@ func main() {
 	}
 	o.Program = "smcdump"
 	o.Format = output.Format(format)
-	if *keep < 1 {
-		fmt.Fprintf(os.Stderr, "smcdump: -K %d: need at least 1 connection\n", *keep)
+	if keep < 1 {
+		fmt.Fprintf(os.Stderr, "smcdump: -K %d: need at least 1 connection\n", keep)
 		os.Exit(2)
 	}
-	o.NewTracker = func(views []string) (output.Tracker, error) { return newTracker(views, *keep) }
+	o.NewTracker = func(views []string) (output.Tracker, error) { return newTracker(views, keep) }
 	o.Progress = o.Read != "" && o.Read != "-" && term.IsTerminal(int(os.Stderr.Fd()))
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	run := output.Run
-	if *interactive {
+	if interactive {
 		run = browse
 	}
 	err := run(ctx, o)

@@ -40,13 +40,9 @@ type config struct {
 // dashboard reports whether cfg runs the interactive dashboard.
 func (c config) dashboard() bool { return c.count == 0 && !c.noTUI }
 
-// errHelp is returned by parseArgs for -h; the usage went to out.
-var errHelp = errors.New("help requested")
-
-// parseArgs parses and checks the command line. Its errors are one line
-// naming the flag, for exit status 2; only -h prints the usage (to out).
-func parseArgs(args []string, out io.Writer) (config, error) {
-	var c config
+// newFlags defines smctop's flags over c (the man page and completions are
+// made from the same set: docs.go).
+func newFlags(c *config) *flag.FlagSet {
 	fs := flag.NewFlagSet("smctop", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // the error is printed once, by the caller
 	fs.DurationVar(&c.interval, "interval", 2*time.Second, "refresh `INTERVAL` (positive)")
@@ -62,6 +58,17 @@ func parseArgs(args []string, out io.Writer) (config, error) {
 	fs.StringVar(&c.procfs, "path.procfs", "/proc", "procfs mount `PATH`")
 	fs.StringVar(&c.tracefs, "path.tracefs", "/sys/kernel/tracing", "tracefs mount `PATH` (empty: no tracepoints)")
 	fs.StringVar(&c.recorded, "netlink-replay", "", "read the kernel's SMC state from a recording `DIR` (smcnl/testdata layout)")
+	return fs
+}
+
+// errHelp is returned by parseArgs for -h; the usage went to out.
+var errHelp = errors.New("help requested")
+
+// parseArgs parses and checks the command line. Its errors are one line
+// naming the flag, for exit status 2; only -h prints the usage (to out).
+func parseArgs(args []string, out io.Writer) (config, error) {
+	var c config
+	fs := newFlags(&c)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(out)

@@ -31,7 +31,13 @@ func Updating() bool { return *update }
 // name with subtests as directories). With -update it writes the file.
 func Golden(t testing.TB, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", filepath.FromSlash(t.Name()), name+".golden")
+	GoldenFile(t, filepath.Join("testdata", filepath.FromSlash(t.Name()), name+".golden"), got)
+}
+
+// GoldenFile compares got with the file at path (a generated file kept in
+// the repository, such as a man page); with -update it writes the file.
+func GoldenFile(t testing.TB, path string, got []byte) {
+	t.Helper()
 	if *update {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)

@@ -1,0 +1,37 @@
+package main
+
+import "github.com/smcscope/smcscope/internal/cli"
+
+// page is smcdump's man page and completion words besides its flags.
+var page = cli.Page{
+	Name:    "smcdump",
+	Summary: "decode SMC (Shared Memory Communications) captures, like tshark",
+	Synopsis: []string{
+		"-r FILE [-a] [-c N] [-V] [-x] [-Y EXPR] [-T text|json|jsonl|fields [-e FIELD]...] [-z VIEW]...",
+		"-i IFACE [-f FILTER] [-w FILE]",
+		"-I -r FILE | -I -i IFACE",
+		"-G fields",
+	},
+	Description: []string{
+		"smcdump decodes every SMC frame of a capture: the TCP SMC option, CLC Proposal/Accept/Confirm/Decline (v1, v2, v2.1, SMC-R and SMC-D, decline codes by kernel name), RoCEv1 and RoCEv2 (BTH and extension headers, the ICRC), LLC v1 and v2 and CDC. A tracker ties TCP connections to their links, link groups and CDC streams; its views (-z) list connections, links, link groups, declines and one connection's timeline.",
+		"Display filters (-Y) use Wireshark's syntax over smcdump's fields (-G fields lists them). Bad input gets one line naming the file, frame and offset; a damaged capture is decoded up to the damage.",
+		"-I opens the capture browser: the packet list, the field tree and the hex dump of the selected frame, filters, follow a connection, the tracker's panes, export; ? lists its keys.",
+	},
+	Examples: []cli.Example{
+		{What: "smcdump -r smc.pcap", Means: "one line per SMC-relevant frame"},
+		{What: "smcdump -r smc.pcap -Y 'smc.clc.type == 4'", Means: "the CLC Declines, with their reasons"},
+		{What: "smcdump -r smc.pcap -q -z smc,conns -z smc,lgr", Means: "the connections and link groups"},
+		{What: "smcdump -i eth0 -w smc.pcapng", Means: "capture SMC traffic live"},
+	},
+	Exit: []cli.Example{
+		{What: "0", Means: "done (single frames that do not decode are flagged, not fatal)"},
+		{What: "1", Means: "the capture could not be read"},
+		{What: "2", Means: "a bad flag or filter, or a capture cut short (what was read is printed)"},
+	},
+	SeeAlso: []string{"smctop(1)", "smcping(1)", "tshark(1)", "pcap-filter(7)"},
+	Values: map[string][]string{
+		"T": {"text", "json", "jsonl", "fields"},
+		"G": {"fields"},
+		"z": {"smc,conns", "smc,links", "smc,lgr", "smc,decline", "smc,timeline,"},
+	},
+}

@@ -1,0 +1,35 @@
+package main
+
+import "github.com/smcscope/smcscope/internal/cli"
+
+// page is smcping's man page and completion words besides its flags.
+var page = cli.Page{
+	Name:    "smcping",
+	Summary: "real SMC connections: prove their mode, measure their latency against TCP",
+	Synopsis: []string{
+		"-s [-p PORT] [--tcp-port PORT] [--tcp] [--proto smc|ipproto] [--listen ADDR]",
+		"HOST[:PORT] [-n N | -t DURATION] [-m SIZES] [-i INTERVAL] [-P N] [--compare tcp] [-o text|json]",
+		"HOST --check",
+	},
+	Description: []string{
+		"smcping opens SMC connections (AF_SMC or IPPROTO_SMC) to an smcping server, proves from the kernel's own view (sock_diag) which mode each connection really used (SMC-R, SMC-D, or TCP fallback with the reason by kernel name), and measures ping-pong latency or one-way bandwidth, against plain TCP on the same path when asked (--compare tcp).",
+		"The server answers every request within --request-timeout from its first byte, and at --max-conns sheds the connection idle longest for a new client; a client refused says why.",
+	},
+	Examples: []cli.Example{
+		{What: "smcping -s", Means: "the server: SMC on port 5000, the TCP baseline on 5001"},
+		{What: "smcping 10.0.0.1 --check", Means: "one connection, one line: OK SMC-R ... or FAIL with the reason"},
+		{What: "smcping 10.0.0.1 -n 1000 -m 64,4096 --compare tcp", Means: "latency of SMC against TCP, interleaved in one run"},
+	},
+	Exit: []cli.Example{
+		{What: "0", Means: "done"},
+		{What: "1", Means: "a connection failed, or --require smc did not hold"},
+		{What: "2", Means: "a bad flag or value"},
+	},
+	SeeAlso: []string{"smctop(1)", "smcdump(1)", "sockperf(1)"},
+	Values: map[string][]string{
+		"proto":   {"smc", "ipproto", "tcp"},
+		"o":       {"text", "json"},
+		"compare": {"tcp", "ipproto", "smc"},
+		"require": {"smc"},
+	},
+}

@@ -1,0 +1,34 @@
+package main
+
+import "github.com/smcscope/smcscope/internal/cli"
+
+// page is smctop's man page and completion words besides its flags
+// (deploy/man/smctop.1 and deploy/completions/, made by docs_test.go).
+var page = cli.Page{
+	Name:    "smctop",
+	Summary: "the live SMC dashboard and Prometheus exporter",
+	Synopsis: []string{
+		"[--interval D] [-i IFACE] [--listen ADDR]",
+		"--once | --count N [-o text|json|jsonl]",
+		"-r FILE [--speed N]",
+		"--listen ADDR --no-tui",
+	},
+	Description: []string{
+		"smctop shows every SMC socket of this host (Shared Memory Communications, SMC-R over RDMA and SMC-D over ISM or the DIBS loopback; AF_SMC and IPPROTO_SMC) joined to its link, link group, RDMA device, port and counters: from sock_diag, SMC generic netlink, sysfs, procfs and the smc: tracepoints in a private tracefs instance. A capture (-r) or a live interface (-i) is read by smcdump's tracker and shown the same way, from the client's side.",
+		"The dashboard has six views (overview, connections, linkgroups, devices, events, processes); ? lists the keys and what each column of the current view means. Without a terminal it says to use --once, --count N or --listen ADDR --no-tui.",
+		"With --listen it serves Prometheus metrics (smc_*) on /metrics; the alert rules and the Grafana dashboard are in the source's deploy/ directory.",
+	},
+	Examples: []cli.Example{
+		{What: "smctop", Means: "the dashboard of this host (root for process names and tracepoints)"},
+		{What: "smctop --once -o json", Means: "one snapshot of every view, for scripts"},
+		{What: "smctop -r capture.pcap --speed 10", Means: "replay a capture through the dashboard: space pauses, . steps, ] and [ seek, R restarts"},
+		{What: "smctop --listen 127.0.0.1:9714 --no-tui", Means: "the Prometheus exporter alone"},
+	},
+	Exit: []cli.Example{
+		{What: "0", Means: "done"},
+		{What: "1", Means: "a source could not be read, or a write failed"},
+		{What: "2", Means: "a bad flag, no terminal for the dashboard, or a capture damaged (what was read is printed first)"},
+	},
+	SeeAlso: []string{"smcdump(1)", "smcping(1)", "ss(8)", "rdma(8)"},
+	Values:  map[string][]string{"o": {"text", "json", "jsonl"}},
+}
