@@ -17,8 +17,10 @@ func newConnCollector() *connCollector {
 	return &connCollector{
 		conns: prometheus.NewDesc(namespace+"_conn_sockets", "SMC sockets now, by mode (SMC-R, SMC-D, fallback, pending, failed, listen) and source (kernel or wire).",
 			[]string{"mode", "source"}, nil),
-		fallbacks: prometheus.NewDesc(namespace+"_conn_fallback_sockets", "Sockets now in TCP fallback, by local reason and peer diagnosis (kernel names, SMC_CLC_DECL_*).",
-			[]string{"reason", "peer_diagnosis"}, nil),
+		// peer is the remote address (no port): bounded by the hosts this
+		// one talks to, and what tells across a fleet who declined whom.
+		fallbacks: prometheus.NewDesc(namespace+"_conn_fallback_sockets", "Sockets now in TCP fallback, by local reason, peer diagnosis (kernel names, SMC_CLC_DECL_*) and peer address.",
+			[]string{"reason", "peer_diagnosis", "peer"}, nil),
 	}
 }
 
@@ -28,14 +30,18 @@ func (c *connCollector) collect(s *monitor.Snapshot, m *emitter) {
 		source monitor.RowSource
 	}
 	modes := map[ms]int{}
-	fb := map[[2]string]int{}
+	fb := map[[3]string]int{}
 	for _, r := range s.Conns {
 		if r.Source == monitor.SourceWire && r.State == monitor.StateClosed {
 			continue
 		}
 		modes[ms{r.Mode, r.Source}]++
 		if r.Mode == monitor.ModeFallback {
-			fb[[2]string{name(r.Fallback), name(r.PeerDiagnosis)}]++
+			peer := ""
+			if r.Dst.IsValid() && !r.AddrHidden {
+				peer = r.Dst.Addr().Unmap().String()
+			}
+			fb[[3]string{name(r.Fallback), name(r.PeerDiagnosis), peer}]++
 		}
 	}
 	// A zero is a fact worth a series: every mode of every source read.
@@ -53,7 +59,7 @@ func (c *connCollector) collect(s *monitor.Snapshot, m *emitter) {
 		m.gauge(c.conns, float64(n), string(k.mode), string(k.source))
 	}
 	for k, n := range fb {
-		m.gauge(c.fallbacks, float64(n), k[0], k[1])
+		m.gauge(c.fallbacks, float64(n), k[0], k[1], k[2])
 	}
 }
 

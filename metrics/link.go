@@ -24,8 +24,11 @@ var linkStates = []monitor.LinkState{monitor.LinkActive, monitor.LinkActivating,
 func newLinkCollector() *linkCollector {
 	l := []string{"lgr", "link"}
 	return &linkCollector{
-		info: prometheus.NewDesc(namespace+"_link_info", "SMC-R link (value 1) joined to its RDMA device, port and netdev.",
-			[]string{"lgr", "link", "device", "port", "netdev"}, nil),
+		// gid, peer_gid, uid and peer_uid join the two hosts' halves of
+		// a link (smctop --prometheus): one side's uid is the other's
+		// peer_uid (CONFIRM_LINK link user IDs, as the wire carries them).
+		info: prometheus.NewDesc(namespace+"_link_info", "SMC-R link (value 1) joined to its RDMA device, port and netdev, with its GIDs and link user IDs (both ends).",
+			[]string{"lgr", "link", "device", "port", "netdev", "gid", "peer_gid", "uid", "peer_uid"}, nil),
 		state:   prometheus.NewDesc(namespace+"_link_state", "1 for the link's state (enum smc_link_state; DELETED: lost from its group), 0 for the others.", []string{"lgr", "link", "state"}, nil),
 		up:      prometheus.NewDesc(namespace+"_link_up", "1 when the link is ACTIVE; 0 while it is activating, inactive or lost from its group.", l, nil),
 		conns:   prometheus.NewDesc(namespace+"_link_connections", "Connections on the link.", l, nil),
@@ -42,7 +45,7 @@ func (c *linkCollector) collect(s *monitor.Snapshot, m *emitter) {
 		id := lgrLabel(g)
 		for _, l := range g.Links {
 			link := fmt.Sprint(l.ID)
-			m.gauge(c.info, 1, id, link, l.IBDev, fmt.Sprint(l.IBPort), l.NetDev)
+			m.gauge(c.info, 1, id, link, l.IBDev, fmt.Sprint(l.IBPort), l.NetDev, l.GID, l.PeerGID, uidLabel(l.UID), uidLabel(l.PeerUID))
 			known := false
 			for _, st := range linkStates {
 				known = known || st == l.State
@@ -59,4 +62,13 @@ func (c *linkCollector) collect(s *monitor.Snapshot, m *emitter) {
 			}
 		}
 	}
+}
+
+// uidLabel writes a link user ID as the wire and smcdump do ("00000101"),
+// empty when unknown.
+func uidLabel(u uint32) string {
+	if u == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%08x", u)
 }

@@ -58,7 +58,7 @@ func TestExposition(t *testing.T) {
 	for _, want := range []string{
 		`smc_conn_sockets{mode="SMC-R",source="kernel"} 2`,
 		`smc_lgr_redundant{lgr="0x100"} 1`,
-		`smc_link_info{device="rxe1",lgr="0x100",link="2",netdev="if3",port="1"} 1`,
+		`smc_link_info{device="rxe1",gid="0000:0000:0000:0000:0000:ffff:0a0a:000c",lgr="0x100",link="2",netdev="if3",peer_gid="0000:0000:0000:0000:0000:ffff:0a0a:000b",peer_uid="00000102",port="1",uid="00000102"} 1`,
 		`smc_link_state{lgr="0x100",link="2",state="ACTIVE"} 1`,
 		`smc_link_state{lgr="0x100",link="2",state="DELETED"} 0`,
 		`smc_rnic_port_errors_total{counter="out_of_sequence",device="mlx5_0",health=`,
