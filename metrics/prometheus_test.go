@@ -64,6 +64,7 @@ func (k *switchKernel) DevicesR() ([]smcnl.Device, error)           { return k.c
 func (k *switchKernel) Stats() (smcnl.Stats, error)                 { return k.cur().Stats() }
 func (k *switchKernel) FallbackStats() (smcnl.FallbackStats, error) { return k.cur().FallbackStats() }
 func (k *switchKernel) HSLimitation() (bool, error)                 { return k.cur().HSLimitation() }
+func (k *switchKernel) SysInfo() (smcnl.SysInfo, error)             { return k.cur().SysInfo() }
 func (k *switchKernel) Close() error                                { return nil }
 
 // burstKernel is a declining server whose fallbacks and handshake errors

@@ -36,6 +36,7 @@ func (smcdKernel) DevicesR() ([]smcnl.Device, error)           { return nil, nil
 func (smcdKernel) Stats() (smcnl.Stats, error)                 { return smcnl.Stats{}, nil }
 func (smcdKernel) FallbackStats() (smcnl.FallbackStats, error) { return smcnl.FallbackStats{}, nil }
 func (smcdKernel) HSLimitation() (bool, error)                 { return false, nil }
+func (smcdKernel) SysInfo() (smcnl.SysInfo, error)             { return smcnl.SysInfo{LocalHost: "smcd"}, nil }
 func (smcdKernel) Close() error                                { return nil }
 
 // TestSMCDJoin: SMC-D sockets join their link group by the DMB's link ID

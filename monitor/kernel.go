@@ -21,6 +21,7 @@ type Kernel interface {
 	Stats() (smcnl.Stats, error)
 	FallbackStats() (smcnl.FallbackStats, error)
 	HSLimitation() (bool, error)
+	SysInfo() (smcnl.SysInfo, error)
 	Close() error
 }
 
@@ -74,6 +75,13 @@ func (k *netlinkKernel) HSLimitation() (bool, error) {
 		return false, k.genlErr
 	}
 	return k.genl.HSLimitation()
+}
+
+func (k *netlinkKernel) SysInfo() (smcnl.SysInfo, error) {
+	if k.genl == nil {
+		return smcnl.SysInfo{}, k.genlErr
+	}
+	return k.genl.SysInfo()
 }
 
 func (k *netlinkKernel) Sockets() ([]smcnl.Socket, error) {

@@ -19,6 +19,7 @@ type Snapshot struct {
 	// Origin says where the facts come from: "kernel", "capture FILE",
 	// "live IFACE", or "kernel+live IFACE".
 	Origin     string         `json:"origin"`
+	Host       HostInfo       `json:"host"`
 	Sources    []Source       `json:"sources"`
 	Overview   Overview       `json:"overview"`
 	Conns      []ConnRow      `json:"connections"`
@@ -41,6 +42,16 @@ func (s *Snapshot) CounterErrors() []string {
 		out = append(out, d.CounterErrors...)
 	}
 	return out
+}
+
+// HostInfo is the host the snapshot is of: its name (the host name SMC v2
+// sends in CLC, SMC_NLA_SYS_LOCAL_HOST, else the system's) and the
+// addresses its SMC traffic uses (its sockets' local addresses and its
+// links' IPv4-mapped GIDs), which is how another host's peer address
+// finds it in a fleet.
+type HostInfo struct {
+	Name      string   `json:"name,omitempty"`
+	Addresses []string `json:"addresses,omitempty"`
 }
 
 // Source is one place facts come from, and why it is missing when it is.

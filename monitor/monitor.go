@@ -3,9 +3,11 @@ package monitor
 import (
 	"errors"
 	"fmt"
+	"net/netip"
 	"os"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -134,6 +136,7 @@ func (m *Monitor) Refresh() Snapshot {
 	}
 	m.keepLost(&s)
 	joinConns(s.Conns, s.LinkGroups)
+	s.Host = m.host(&s)
 	sort.SliceStable(s.Conns, func(i, j int) bool { return s.Conns[i].Key < s.Conns[j].Key })
 	m.rates(&s)
 	s.Overview = overview(&s)
@@ -282,6 +285,51 @@ func (m *Monitor) keepLost(s *Snapshot) {
 		sort.SliceStable(g.Links, func(i, j int) bool { return g.Links[i].ID < g.Links[j].ID })
 	}
 	m.lost = lost
+}
+
+// host names the host and the addresses its SMC traffic uses.
+func (m *Monitor) host(s *Snapshot) HostInfo {
+	var h HostInfo
+	if k := m.o.Kernel; k != nil {
+		if si, err := k.SysInfo(); err == nil {
+			h.Name = strings.TrimSpace(si.LocalHost)
+		}
+		if h.Name == "" && m.o.ProcRoot != "" {
+			h.Name, _ = os.Hostname()
+		}
+	}
+	seen := map[string]bool{}
+	add := func(a netip.Addr) {
+		a = a.Unmap()
+		if a.IsValid() && !a.IsUnspecified() && !a.IsLoopback() && !seen[a.String()] {
+			seen[a.String()] = true
+			h.Addresses = append(h.Addresses, a.String())
+		}
+	}
+	for _, c := range s.Conns {
+		if c.Source == SourceKernel && !c.AddrHidden {
+			add(c.Src.Addr())
+		}
+	}
+	for _, g := range s.LinkGroups {
+		for _, l := range g.Links {
+			if g.Source == SourceKernel {
+				add(gidAddr(l.GID))
+			}
+		}
+	}
+	sort.Strings(h.Addresses)
+	return h
+}
+
+// gidAddr is the IP address in a RoCEv2 GID as SMC netlink writes it
+// ("0000:...:ffff:0a0a:0001"); invalid for other GIDs.
+func gidAddr(gid string) netip.Addr {
+	a, err := netip.ParseAddr(gid)
+	if err != nil {
+		return netip.Addr{}
+	}
+	return a
 }
 
 // joinDIBS names the DIBS device of each SMC-D socket and link group (the
