@@ -3,6 +3,7 @@ package monitor
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/netip"
 	"os"
 	"slices"
@@ -26,7 +27,10 @@ type Options struct {
 	ProcRoot  string // "" skips process owners and sysctls; "/proc" on a live host
 	Tracer    *Tracer
 	TracerErr error // why there is no Tracer (shown as the events source's detail)
-	Now       func() time.Time
+	// Addrs lists the host's own addresses (Host sets the interfaces');
+	// nil: only those its SMC sockets and links show.
+	Addrs func() []netip.Addr
+	Now   func() time.Time
 }
 
 // Monitor makes Snapshots, keeping what rates, sparklines and events need
@@ -306,6 +310,11 @@ func (m *Monitor) host(s *Snapshot) HostInfo {
 			h.Addresses = append(h.Addresses, a.String())
 		}
 	}
+	if m.o.Addrs != nil {
+		for _, a := range m.o.Addrs() {
+			add(a)
+		}
+	}
 	for _, c := range s.Conns {
 		if c.Source == SourceKernel && !c.AddrHidden {
 			add(c.Src.Addr())
@@ -320,6 +329,21 @@ func (m *Monitor) host(s *Snapshot) HostInfo {
 	}
 	sort.Strings(h.Addresses)
 	return h
+}
+
+// interfaceAddrs lists this host's interface addresses.
+func interfaceAddrs() []netip.Addr {
+	as, err := net.InterfaceAddrs()
+	if err != nil {
+		return nil
+	}
+	var out []netip.Addr
+	for _, a := range as {
+		if p, err := netip.ParsePrefix(a.String()); err == nil {
+			out = append(out, p.Addr())
+		}
+	}
+	return out
 }
 
 // gidAddr is the IP address in a RoCEv2 GID as SMC netlink writes it
@@ -596,7 +620,7 @@ func overview(s *Snapshot) Overview {
 // netlink), sysfs and procfs at the given roots, and the SMC tracepoints
 // in a private tracefs instance when tracefs is writable (root).
 func Host(sysfs, procfs, tracefs string) Options {
-	o := Options{SysfsRoot: sysfs, ProcRoot: procfs}
+	o := Options{SysfsRoot: sysfs, ProcRoot: procfs, Addrs: interfaceAddrs}
 	k, err := DialKernel()
 	o.Kernel, o.KernelErr = k, err
 	if tracefs != "" {

@@ -1,0 +1,93 @@
+package fleet
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Client asks a Prometheus server's HTTP API for instant vectors.
+type Client struct {
+	// URL is the server's base URL ("http://prometheus:9090").
+	URL string
+	// HTTP is the client to use; nil: one with Timeout.
+	HTTP *http.Client
+	// Timeout bounds each query (default 5 s): a slow server makes a
+	// refresh say so, it does not hang the dashboard.
+	Timeout time.Duration
+}
+
+// Sample is one series of an instant vector.
+type Sample struct {
+	Labels map[string]string
+	Value  float64
+}
+
+// Query runs an instant query.
+func (c *Client) Query(ctx context.Context, expr string) ([]Sample, error) {
+	to := c.Timeout
+	if to <= 0 {
+		to = 5 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, to)
+	defer cancel()
+	u := strings.TrimRight(c.URL, "/") + "/api/v1/query?" + url.Values{"query": {expr}}.Encode()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, err
+	}
+	hc := c.HTTP
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
+	if err != nil {
+		return nil, err
+	}
+	var env struct {
+		Status    string `json:"status"`
+		ErrorType string `json:"errorType"`
+		Error     string `json:"error"`
+		Data      struct {
+			ResultType string `json:"resultType"`
+			Result     []struct {
+				Metric map[string]string `json:"metric"`
+				Value  [2]any            `json:"value"`
+			} `json:"result"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(b, &env); err != nil {
+		return nil, fmt.Errorf("HTTP %d, not a Prometheus answer: %.80q", resp.StatusCode, b)
+	}
+	if env.Status != "success" {
+		return nil, fmt.Errorf("%s: %s", env.ErrorType, env.Error)
+	}
+	if env.Data.ResultType != "vector" {
+		return nil, fmt.Errorf("%q: a %s, not an instant vector", expr, env.Data.ResultType)
+	}
+	out := make([]Sample, 0, len(env.Data.Result))
+	for _, r := range env.Data.Result {
+		s, ok := r.Value[1].(string)
+		if !ok {
+			return nil, errors.New("a sample without its value")
+		}
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return nil, fmt.Errorf("sample value %q: %w", s, err)
+		}
+		out = append(out, Sample{Labels: r.Metric, Value: v})
+	}
+	return out, nil
+}

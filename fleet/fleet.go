@@ -1,0 +1,426 @@
+// Package fleet is smctop's view of many hosts: it reads the exporters'
+// series from a Prometheus server and joins what one host cannot see
+// alone. A link group spans two hosts and each kernel knows its half; here
+// the halves are matched by their links (one side's link user ID and GID
+// are the other's peer ones), and a host's fallbacks are matched to the
+// host that declined them by the peer address.
+package fleet
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Snapshot is the fleet at one moment.
+type Snapshot struct {
+	Time   time.Time `json:"time"`
+	Source string    `json:"prometheus"`
+	// Error says why the server could not be read (the rest is empty).
+	Error      string    `json:"error,omitempty"`
+	Hosts      []Host    `json:"hosts"`
+	LinkGroups []Group   `json:"link_groups"`
+	Declines   []Decline `json:"declines"`
+}
+
+// Host is one exporter (a Prometheus instance) and what it counts now.
+type Host struct {
+	Instance  string   `json:"instance"`
+	Name      string   `json:"hostname,omitempty"`
+	Addresses []string `json:"addresses,omitempty"`
+	// Up: Prometheus's last scrape of it worked. SourcesDown are the
+	// exporter's sources that could not be read (sock_diag, ...).
+	Up          bool     `json:"up"`
+	SourcesDown []string `json:"sources_down,omitempty"`
+	SMCR        int      `json:"smcr"`
+	SMCD        int      `json:"smcd"`
+	Fallback    int      `json:"fallback"`
+	Pending     int      `json:"pending"`
+	// Per second over the last 5 minutes.
+	FallbackRate       float64 `json:"fallbacks_per_second"`
+	HandshakeErrorRate float64 `json:"handshake_errors_per_second"`
+	LinkGroups         int     `json:"link_groups"`
+	NoRedundancy       int     `json:"link_groups_without_redundancy"`
+	LinksDown          int     `json:"links_down"`
+}
+
+// Group is one SMC-R link group with both hosts' halves where both export
+// it (a half is nil when its host does not, or is down).
+type Group struct {
+	Key    string `json:"key"`
+	Client *Half  `json:"client,omitempty"`
+	Server *Half  `json:"server,omitempty"`
+	// Asymmetric: the halves list a different number of active links
+	// (one side has two, the other one).
+	Asymmetric bool `json:"asymmetric,omitempty"`
+}
+
+// Half is one host's view of a link group.
+type Half struct {
+	Instance  string `json:"instance"`
+	Host      string `json:"hostname,omitempty"`
+	LGR       string `json:"lgr"`
+	Role      string `json:"role"`
+	Conns     int    `json:"conns"`
+	Redundant bool   `json:"redundant"`
+	Links     []Link `json:"links"`
+}
+
+// Active counts the half's active links.
+func (h *Half) Active() int {
+	n := 0
+	for _, l := range h.Links {
+		if l.Up {
+			n++
+		}
+	}
+	return n
+}
+
+// Link is one link as one host exports it.
+type Link struct {
+	ID      string `json:"id"`
+	Up      bool   `json:"up"`
+	State   string `json:"state,omitempty"`
+	Device  string `json:"device,omitempty"`
+	Port    string `json:"port,omitempty"`
+	GID     string `json:"gid,omitempty"`
+	PeerGID string `json:"peer_gid,omitempty"`
+	UID     string `json:"uid,omitempty"`
+	PeerUID string `json:"peer_uid,omitempty"`
+}
+
+// Decline is one host declining SMC to another, as both see it: the
+// decliner's own reason and the declined host's (PEERDECL, with the
+// decliner's code as its peer diagnosis), with the sockets now in fallback
+// on each side.
+type Decline struct {
+	// Decliner and Declined are instances; a side Prometheus does not
+	// scrape is named by its address.
+	Decliner       string `json:"decliner"`
+	Declined       string `json:"declined"`
+	Reason         string `json:"reason"`          // the decliner's (kernel name)
+	DeclinedReason string `json:"declined_reason"` // the declined host's local reason
+	DeclinerConns  int    `json:"decliner_sockets"`
+	DeclinedConns  int    `json:"declined_sockets"`
+	// DeclinerTotal is how many fallbacks with Reason the decliner's
+	// kernel counted since SMC loaded (its SMC_NETLINK_GET_FBACK_STATS),
+	// all peers together.
+	DeclinerTotal int `json:"decliner_total,omitempty"`
+}
+
+// The queries of one refresh: instant vectors, a few per metric family,
+// never per socket.
+const (
+	qExporters = `max by (instance) (last_over_time(smc_build_info[1h]))`
+	qUp        = `max by (instance) (up) and on (instance) max by (instance) (last_over_time(smc_build_info[1h]))`
+	qHost      = `smc_host_info`
+	qSockets   = `sum by (instance, mode) (smc_conn_sockets{source="kernel"})`
+	qFallRate  = `sum by (instance) (rate(smc_conn_fallbacks_total[5m]))`
+	qHSRate    = `sum by (instance) (rate(smc_conn_handshake_errors_total[5m]))`
+	qSourceOff = `smc_exporter_source_up == 0`
+	qLGR       = `smc_lgr_info{kind="SMC-R"}`
+	qLGRConns  = `smc_lgr_connections`
+	qRedundant = `smc_lgr_redundant`
+	qLinks     = `smc_link_info`
+	qLinkUp    = `smc_link_up`
+	qLinkState = `smc_link_state == 1`
+	qFallbacks = `smc_conn_fallback_sockets > 0`
+	qReasons   = `sum by (instance, reason) (smc_conn_fallback_reasons_total)`
+)
+
+// Read asks the server for the fleet, one batch of instant queries.
+func Read(ctx context.Context, c *Client) Snapshot {
+	s := Snapshot{Time: time.Now(), Source: c.URL, Hosts: []Host{}, LinkGroups: []Group{}, Declines: []Decline{}}
+	res := map[string][]Sample{}
+	for _, q := range []string{qExporters, qUp, qHost, qSockets, qFallRate, qHSRate, qSourceOff, qLGR, qLGRConns, qRedundant, qLinks, qLinkUp, qLinkState, qFallbacks, qReasons} {
+		r, err := c.Query(ctx, q)
+		if err != nil {
+			s.Error = fmt.Sprintf("Prometheus %s: %v", c.URL, err)
+			return s
+		}
+		res[q] = r
+	}
+	return build(s, res)
+}
+
+// build joins one batch of query results.
+func build(s Snapshot, res map[string][]Sample) Snapshot {
+	hosts := map[string]*Host{}
+	host := func(inst string) *Host {
+		h := hosts[inst]
+		if h == nil {
+			h = &Host{Instance: inst}
+			hosts[inst] = h
+		}
+		return h
+	}
+	for _, r := range res[qExporters] {
+		host(r.Labels["instance"])
+	}
+	for _, r := range res[qUp] {
+		host(r.Labels["instance"]).Up = r.Value == 1
+	}
+	byAddr := map[string]string{}
+	for _, r := range res[qHost] {
+		h := host(r.Labels["instance"])
+		h.Name = r.Labels["hostname"]
+		if a := r.Labels["addresses"]; a != "" {
+			h.Addresses = strings.Split(a, ",")
+		}
+		for _, a := range h.Addresses {
+			byAddr[a] = h.Instance
+		}
+	}
+	for _, r := range res[qSockets] {
+		h, n := host(r.Labels["instance"]), int(r.Value)
+		switch r.Labels["mode"] {
+		case "SMC-R":
+			h.SMCR += n
+		case "SMC-D":
+			h.SMCD += n
+		case "fallback":
+			h.Fallback += n
+		case "pending", "failed":
+			h.Pending += n
+		}
+	}
+	for _, r := range res[qFallRate] {
+		host(r.Labels["instance"]).FallbackRate = r.Value
+	}
+	for _, r := range res[qHSRate] {
+		host(r.Labels["instance"]).HandshakeErrorRate = r.Value
+	}
+	for _, r := range res[qSourceOff] {
+		h := host(r.Labels["instance"])
+		h.SourcesDown = append(h.SourcesDown, r.Labels["source"])
+	}
+
+	halves := map[[2]string]*Half{} // (instance, lgr)
+	for _, r := range res[qLGR] {
+		inst, lgr := r.Labels["instance"], r.Labels["lgr"]
+		halves[[2]string{inst, lgr}] = &Half{Instance: inst, Host: hosts[inst].nameOr(), LGR: lgr, Role: r.Labels["role"]}
+		host(inst).LinkGroups++
+	}
+	for _, r := range res[qLGRConns] {
+		if h := halves[[2]string{r.Labels["instance"], r.Labels["lgr"]}]; h != nil {
+			h.Conns = int(r.Value)
+		}
+	}
+	for _, r := range res[qRedundant] {
+		if h := halves[[2]string{r.Labels["instance"], r.Labels["lgr"]}]; h != nil {
+			h.Redundant = r.Value == 1
+			if !h.Redundant {
+				host(h.Instance).NoRedundancy++
+			}
+		}
+	}
+	type linkKey struct{ inst, lgr, link string }
+	for _, r := range res[qLinks] {
+		if h := halves[[2]string{r.Labels["instance"], r.Labels["lgr"]}]; h != nil {
+			h.Links = append(h.Links, Link{ID: r.Labels["link"], Device: r.Labels["device"], Port: r.Labels["port"],
+				GID: r.Labels["gid"], PeerGID: r.Labels["peer_gid"], UID: r.Labels["uid"], PeerUID: r.Labels["peer_uid"]})
+		}
+	}
+	links := map[linkKey]*Link{}
+	for _, h := range halves {
+		sort.Slice(h.Links, func(i, j int) bool { return h.Links[i].ID < h.Links[j].ID })
+		for i := range h.Links {
+			links[linkKey{h.Instance, h.LGR, h.Links[i].ID}] = &h.Links[i]
+		}
+	}
+	for _, r := range res[qLinkUp] {
+		if l := links[linkKey{r.Labels["instance"], r.Labels["lgr"], r.Labels["link"]}]; l != nil {
+			l.Up = r.Value == 1
+			if !l.Up {
+				host(r.Labels["instance"]).LinksDown++
+			}
+		}
+	}
+	for _, r := range res[qLinkState] {
+		if l := links[linkKey{r.Labels["instance"], r.Labels["lgr"], r.Labels["link"]}]; l != nil {
+			l.State = r.Labels["state"]
+		}
+	}
+	s.LinkGroups = joinGroups(halves)
+	s.Declines = declines(res[qFallbacks], byAddr)
+	totals := map[[2]string]int{}
+	for _, r := range res[qReasons] {
+		totals[[2]string{r.Labels["instance"], r.Labels["reason"]}] += int(r.Value)
+	}
+	for i := range s.Declines {
+		d := &s.Declines[i]
+		d.DeclinerTotal = totals[[2]string{d.Decliner, d.Reason}]
+	}
+	for _, h := range hosts {
+		sort.Strings(h.SourcesDown)
+		s.Hosts = append(s.Hosts, *h)
+	}
+	// The worst first: down, then falling back fastest, then by name.
+	sort.Slice(s.Hosts, func(i, j int) bool {
+		a, b := s.Hosts[i], s.Hosts[j]
+		if a.Up != b.Up {
+			return !a.Up
+		}
+		if a.FallbackRate != b.FallbackRate {
+			return a.FallbackRate > b.FallbackRate
+		}
+		if a.NoRedundancy+a.LinksDown != b.NoRedundancy+b.LinksDown {
+			return a.NoRedundancy+a.LinksDown > b.NoRedundancy+b.LinksDown
+		}
+		return a.Instance < b.Instance
+	})
+	return s
+}
+
+func (h *Host) nameOr() string {
+	if h == nil {
+		return ""
+	}
+	return h.Name
+}
+
+// joinGroups pairs the halves of each link group: half A and half B on two
+// instances are one group when a link of A has B's link as its peer (A's
+// peer_uid and peer_gid are B's uid and gid, and the other way round).
+func joinGroups(halves map[[2]string]*Half) []Group {
+	type end struct{ uid, gid string }
+	owner := map[end][]*Half{}
+	for _, h := range halves {
+		for _, l := range h.Links {
+			if l.UID != "" && l.GID != "" {
+				owner[end{l.UID, l.GID}] = append(owner[end{l.UID, l.GID}], h)
+			}
+		}
+	}
+	paired := map[*Half]bool{}
+	var out []Group
+	keys := make([][2]string, 0, len(halves))
+	for k := range halves {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i][0]+keys[i][1] < keys[j][0]+keys[j][1] })
+	for _, k := range keys {
+		h := halves[k]
+		if paired[h] {
+			continue
+		}
+		var peer *Half
+		for _, l := range h.Links {
+			for _, o := range owner[end{l.PeerUID, l.PeerGID}] {
+				if o != h && o.Instance != h.Instance && !paired[o] && peerOf(o, l) {
+					peer = o
+				}
+			}
+		}
+		paired[h] = true
+		g := Group{}
+		place := func(x *Half) {
+			if x.Role == "server" {
+				g.Server = x
+			} else {
+				g.Client = x
+			}
+		}
+		place(h)
+		if peer != nil {
+			paired[peer] = true
+			place(peer)
+			if g.Client == nil || g.Server == nil { // both claim one role
+				g.Client, g.Server = h, peer
+			}
+			g.Asymmetric = g.Client.Active() != g.Server.Active()
+		}
+		g.Key = groupKey(g)
+		out = append(out, g)
+	}
+	return out
+}
+
+// peerOf says whether half o has the link at the other end of l.
+func peerOf(o *Half, l Link) bool {
+	for _, x := range o.Links {
+		if x.UID == l.PeerUID && x.GID == l.PeerGID && x.PeerGID == l.GID {
+			return true
+		}
+	}
+	return false
+}
+
+func groupKey(g Group) string {
+	var parts []string
+	for _, h := range []*Half{g.Client, g.Server} {
+		if h != nil {
+			parts = append(parts, h.Instance+"/"+h.LGR)
+		}
+	}
+	return strings.Join(parts, "+")
+}
+
+// peerDecl is SMC_CLC_DECL_PEERDECL's kernel name: the local reason of a
+// host whose peer declined.
+const peerDecl = "PEERDECL"
+
+// declines turns each host's fallback sockets (by reason, peer diagnosis
+// and peer address) into who declined whom: a PEERDECL socket was declined
+// by its peer with the peer diagnosis as the reason; any other reason is
+// the host's own decline of its peer.
+func declines(fb []Sample, byAddr map[string]string) []Decline {
+	type key struct{ decliner, declined, reason string }
+	rows := map[key]*Decline{}
+	get := func(k key) *Decline {
+		d := rows[k]
+		if d == nil {
+			d = &Decline{Decliner: k.decliner, Declined: k.declined, Reason: k.reason}
+			rows[k] = d
+		}
+		return d
+	}
+	name := func(addr string) string {
+		if inst, ok := byAddr[addr]; ok {
+			return inst
+		}
+		return addr
+	}
+	for _, r := range fb {
+		inst, peer := r.Labels["instance"], name(r.Labels["peer"])
+		reason, diag := r.Labels["reason"], r.Labels["peer_diagnosis"]
+		n := int(r.Value)
+		if reason == peerDecl {
+			d := get(key{peer, inst, diag})
+			d.DeclinedReason = reason
+			d.DeclinedConns += n
+			continue
+		}
+		d := get(key{inst, peer, reason})
+		d.DeclinerConns += n
+		if d.DeclinedReason == "" {
+			d.DeclinedReason = peerDecl
+		}
+	}
+	out := make([]Decline, 0, len(rows))
+	for _, d := range rows {
+		out = append(out, *d)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.DeclinerConns+a.DeclinedConns != b.DeclinerConns+b.DeclinedConns {
+			return a.DeclinerConns+a.DeclinedConns > b.DeclinerConns+b.DeclinedConns
+		}
+		return a.Decliner+a.Declined+a.Reason < b.Decliner+b.Declined+b.Reason
+	})
+	return out
+}
+
+// ParseURL checks a --prometheus value: an http or https URL of the
+// server, without a query.
+func ParseURL(s string) (string, error) {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" {
+		return "", fmt.Errorf("--prometheus %q: want the server's URL, http://HOST:PORT or https://...", s)
+	}
+	return strings.TrimRight(s, "/"), nil
+}
