@@ -420,7 +420,7 @@ func declines(fb []Sample, byAddr map[string]string) []Decline {
 func ParseURL(s string) (string, error) {
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" {
-		return "", fmt.Errorf("--prometheus %q: want the server's URL, http://HOST:PORT or https://...", s)
+		return "", fmt.Errorf("--prometheus %q: want the server's URL (http://HOST:PORT or https://HOST)", s)
 	}
 	return strings.TrimRight(s, "/"), nil
 }
