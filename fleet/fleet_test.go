@@ -3,6 +3,7 @@ package fleet
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -224,4 +225,31 @@ func fleetAnswers(n int) map[string][]byte {
 		out[q] = []byte(`{"status":"success","data":{"resultType":"vector","result":[` + strings.Join(series[q], ",") + `]}}`)
 	}
 	return out
+}
+
+// TestSmctopPrometheus: smctop --prometheus --once prints the same fleet,
+// as JSON and as text.
+func TestSmctopPrometheus(t *testing.T) {
+	client := exporter(t, "multilink-client-before")
+	server := exporter(t, "multilink-server-done")
+	url := prometheus(t, client, server)
+	bin := testutil.GoBuild(t, "../cmd/smctop", "smctop")
+	out, err := exec.Command(bin, "--prometheus", url, "--once", "-o", "json").Output()
+	if err != nil {
+		t.Fatalf("smctop --prometheus: %v", err)
+	}
+	var s Snapshot
+	if err := json.Unmarshal(out, &s); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Hosts) != 2 || len(s.LinkGroups) != 1 || s.LinkGroups[0].Client == nil || s.LinkGroups[0].Server == nil {
+		t.Errorf("fleet %+v", s)
+	}
+	text, err := exec.Command(bin, "--prometheus", url, "--once").Output()
+	if err != nil || !strings.Contains(string(text), "asymmetric: 2 active links / 1") {
+		t.Errorf("text: %v\n%s", err, text)
+	}
+	if out, err := exec.Command(bin, "--prometheus", "127.0.0.1:9090", "--once").CombinedOutput(); err == nil || !strings.Contains(string(out), "want the server's URL") {
+		t.Errorf("a URL without scheme: %v %s", err, out)
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/fleet"
 	"github.com/smcscope/smcscope/monitor"
 	"github.com/smcscope/smcscope/tui/top"
 )
@@ -50,7 +51,7 @@ func runCount(ctx context.Context, m *monitor.Monitor, c config) int {
 				fmt.Fprintln(os.Stderr, "smctop: RDMA counter left out: "+e)
 			}
 		}
-		if err := out.write(s); err != nil {
+		if err := out.write(s, func(w io.Writer) error { return top.WriteText(w, s) }); err != nil {
 			fmt.Fprintln(os.Stderr, "smctop: "+err.Error())
 			return 1
 		}
@@ -108,11 +109,13 @@ func (o *output) open() error {
 	return err
 }
 
-func (o *output) write(s monitor.Snapshot) error {
+// write writes one snapshot (a host's or the fleet's); text writes it as
+// text.
+func (o *output) write(s any, text func(io.Writer) error) error {
 	defer func() { o.n++ }()
 	switch {
 	case o.format == "text":
-		return top.WriteText(o.w, s)
+		return text(o.w)
 	case o.format == "jsonl":
 		b, err := json.Marshal(s)
 		if err != nil {
@@ -151,4 +154,34 @@ func (o *output) close() error {
 	}
 	_, err := io.WriteString(o.w, end)
 	return err
+}
+
+// runFleetCount prints c.count snapshots of the fleet an interval apart;
+// a Prometheus that cannot be read is exit status 1 after the output.
+func runFleetCount(ctx context.Context, fc *fleet.Client, c config) int {
+	out := &output{w: os.Stdout, format: c.format, array: c.format == "json" && !c.once}
+	if err := out.open(); err != nil {
+		fmt.Fprintln(os.Stderr, "smctop: "+err.Error())
+		return 1
+	}
+	code := 0
+	for i := 0; i < c.count; i++ {
+		if i > 0 && !wait(ctx, c.interval) {
+			break
+		}
+		s := fleet.Read(ctx, fc)
+		if s.Error != "" {
+			fmt.Fprintln(os.Stderr, "smctop: "+s.Error)
+			code = 1
+		}
+		if err := out.write(s, func(w io.Writer) error { return top.WriteFleetText(w, s) }); err != nil {
+			fmt.Fprintln(os.Stderr, "smctop: "+err.Error())
+			return 1
+		}
+	}
+	if err := out.close(); err != nil {
+		fmt.Fprintln(os.Stderr, "smctop: "+err.Error())
+		return 1
+	}
+	return code
 }

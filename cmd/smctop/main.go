@@ -16,8 +16,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/smcscope/smcscope/fleet"
 	"github.com/smcscope/smcscope/monitor"
 	"github.com/smcscope/smcscope/tui"
+	"github.com/smcscope/smcscope/tui/top"
 )
 
 // config is the parsed command line.
@@ -35,6 +37,7 @@ type config struct {
 	procfs   string
 	tracefs  string
 	recorded string
+	prom     string // --prometheus: the fleet view
 }
 
 // dashboard reports whether cfg runs the interactive dashboard.
@@ -58,7 +61,29 @@ func newFlags(c *config) *flag.FlagSet {
 	fs.StringVar(&c.procfs, "path.procfs", "/proc", "procfs mount `PATH`")
 	fs.StringVar(&c.tracefs, "path.tracefs", "/sys/kernel/tracing", "tracefs mount `PATH` (empty: no tracepoints)")
 	fs.StringVar(&c.recorded, "netlink-replay", "", "read the kernel's SMC state from a recording `DIR` (smcnl/testdata layout)")
+	fs.StringVar(&c.prom, "prometheus", "", "the fleet view: every host's exporter read from the Prometheus server at `URL` (hosts, link groups joined across hosts, who declined whom)")
 	return fs
+}
+
+// runFleet is smctop --prometheus: the fleet's dashboard, or its
+// snapshots with --once/--count.
+func runFleet(c config) int {
+	url, err := fleet.ParseURL(c.prom)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "smctop: "+err.Error())
+		return 2
+	}
+	fc := &fleet.Client{URL: url}
+	ctx, stop := signal.NotifyContext(context.Background(), endSignals()...)
+	defer stop()
+	if c.count > 0 {
+		return runFleetCount(ctx, fc, c)
+	}
+	if err := top.RunFleet(ctx, fc, c.interval); err != nil {
+		fmt.Fprintln(os.Stderr, "smctop: "+err.Error())
+		return 1
+	}
+	return 0
 }
 
 // errHelp is returned by parseArgs for -h; the usage went to out.
@@ -103,6 +128,8 @@ func parseArgs(args []string, out io.Writer) (config, error) {
 		return c, errors.New("-r and --netlink-replay: use one (a capture replay does not read the kernel)")
 	case c.noTUI && c.listen == "":
 		return c, errors.New("--no-tui: only with --listen ADDR (without the dashboard the exporter is all that runs)")
+	case c.prom != "" && (c.read != "" || c.iface != "" || c.recorded != "" || c.listen != ""):
+		return c, errors.New("--prometheus: the fleet view reads Prometheus only (not with -r, -i, --netlink-replay or --listen)")
 	case c.listen != "" && (c.once || set["count"]):
 		return c, errors.New("--listen: not with --once or --count (use --listen ADDR --no-tui for the exporter alone)")
 	}
@@ -131,6 +158,9 @@ func run(args []string) int {
 			fmt.Fprintln(os.Stderr, "smctop: no terminal: the dashboard needs one; use --once, --count N or --listen ADDR --no-tui")
 			return 2
 		}
+	}
+	if c.prom != "" {
+		return runFleet(c)
 	}
 	var o monitor.Options
 	switch {

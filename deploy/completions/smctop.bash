@@ -13,9 +13,10 @@ _smctop() {
 	--path.procfs) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--path.sysfs) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--path.tracefs) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	--prometheus) return ;;
 	-r) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--speed) return ;;
 	esac
-	COMPREPLY=($(compgen -W "--count -i --interval --listen --netlink-replay --no-tui -o --once --path.procfs --path.sysfs --path.tracefs -r --speed" -- "$cur"))
+	COMPREPLY=($(compgen -W "--count -i --interval --listen --netlink-replay --no-tui -o --once --path.procfs --path.sysfs --path.tracefs --prometheus -r --speed" -- "$cur"))
 }
 complete -F _smctop smctop

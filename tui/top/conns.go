@@ -29,7 +29,7 @@ var connColumns = []tui.Column{
 	col("REASON", "local fallback reason and the peer's diagnosis by kernel name (SMC_CLC_DECL_*)"),
 }
 
-func newConns() *list[monitor.ConnRow] {
+func newConns() *list[monitor.Snapshot, monitor.ConnRow] {
 	return newList("connections", []string{"conns", "sockets"}, connColumns, connRows, connDetail, connDrill)
 }
 

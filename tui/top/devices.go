@@ -31,7 +31,7 @@ var deviceColumns = []tui.Column{
 	col("TRAFFIC", "sent packets per second over the last minute of refreshes"),
 }
 
-func newDevices() *list[devicePort] {
+func newDevices() *list[monitor.Snapshot, devicePort] {
 	return newList("devices", []string{"dev", "rnics", "ports"}, deviceColumns, deviceRows, deviceDetail, deviceDrill)
 }
 

@@ -17,7 +17,7 @@ var eventColumns = []tui.Column{
 	col("WHAT", "what happened, with codes by kernel name"),
 }
 
-func newEvents() *list[monitor.Event] {
+func newEvents() *list[monitor.Snapshot, monitor.Event] {
 	return newList("events", []string{"ev", "log"}, eventColumns, eventRows, eventDetail, eventDrill)
 }
 

@@ -25,7 +25,7 @@ var lgrColumns = []tui.Column{
 	col("REDUNDANCY", "yes: two active links survive one RNIC or port failure; no-redundancy: one failure ends every connection"),
 }
 
-func newLGRs() *list[monitor.LinkGroupRow] {
+func newLGRs() *list[monitor.Snapshot, monitor.LinkGroupRow] {
 	return newList("linkgroups", []string{"lgr", "lgrs", "groups"}, lgrColumns, lgrRows, lgrDetail, lgrDrill)
 }
 

@@ -21,7 +21,7 @@ var overviewColumns = []tui.Column{
 // overviewRow is one line of the overview.
 type overviewRow struct{ key string }
 
-func newOverview() *list[overviewRow] {
+func newOverview() *list[monitor.Snapshot, overviewRow] {
 	return newList("overview", []string{"ov", "home"}, overviewColumns, overviewEntries, overviewDetail, overviewDrill)
 }
 

@@ -21,7 +21,7 @@ var procColumns = []tui.Column{
 	col("CALLS/s", "send / receive calls per second over the last interval"),
 }
 
-func newProcs() *list[monitor.ProcessRow] {
+func newProcs() *list[monitor.Snapshot, monitor.ProcessRow] {
 	return newList("processes", []string{"proc", "ps"}, procColumns, procRows, procDetail, procDrill)
 }
 

@@ -1,7 +1,6 @@
 package top
 
 import (
-	"github.com/smcscope/smcscope/monitor"
 	"github.com/smcscope/smcscope/tui"
 	"github.com/smcscope/smcscope/tui/widget"
 )
@@ -12,36 +11,37 @@ type entry[T any] struct {
 	row widget.Row
 }
 
-// list is a screen of keyed rows over a snapshot: the connections, link
-// groups, devices and events are each one, differing only in their rows,
-// detail and drill-down.
-type list[T any] struct {
+// list is a screen of keyed rows over a snapshot (S: a host's
+// monitor.Snapshot, or the fleet's): the connections, link groups,
+// devices, events and the fleet's views are each one, differing only in
+// their rows, detail and drill-down.
+type list[S, T any] struct {
 	name    string
 	aliases []string
 	cols    []tui.Column
 	t       *widget.Table
 	by      map[string]T
-	snap    *monitor.Snapshot
-	rows    func(s *monitor.Snapshot) []entry[T]
-	detail  func(v T, s *monitor.Snapshot) string
-	drill   func(v T, s *monitor.Snapshot) (tui.Drill, bool)
+	snap    *S
+	rows    func(s *S) []entry[T]
+	detail  func(v T, s *S) string
+	drill   func(v T, s *S) (tui.Drill, bool)
 }
 
-func newList[T any](name string, aliases []string, cols []tui.Column,
-	rows func(*monitor.Snapshot) []entry[T], detail func(T, *monitor.Snapshot) string, drill func(T, *monitor.Snapshot) (tui.Drill, bool)) *list[T] {
+func newList[S, T any](name string, aliases []string, cols []tui.Column,
+	rows func(*S) []entry[T], detail func(T, *S) string, drill func(T, *S) (tui.Drill, bool)) *list[S, T] {
 	titles := make([]string, len(cols))
 	for i, c := range cols {
 		titles[i] = c.Title
 	}
-	return &list[T]{name: name, aliases: aliases, cols: cols, t: widget.NewTable(titles...), rows: rows, detail: detail, drill: drill}
+	return &list[S, T]{name: name, aliases: aliases, cols: cols, t: widget.NewTable(titles...), rows: rows, detail: detail, drill: drill}
 }
 
-func (l *list[T]) Name() string          { return l.name }
-func (l *list[T]) Aliases() []string     { return l.aliases }
-func (l *list[T]) Table() *widget.Table  { return l.t }
-func (l *list[T]) Columns() []tui.Column { return l.cols }
+func (l *list[S, T]) Name() string          { return l.name }
+func (l *list[S, T]) Aliases() []string     { return l.aliases }
+func (l *list[S, T]) Table() *widget.Table  { return l.t }
+func (l *list[S, T]) Columns() []tui.Column { return l.cols }
 
-func (l *list[T]) update(s *monitor.Snapshot) {
+func (l *list[S, T]) update(s *S) {
 	l.snap = s
 	es := l.rows(s)
 	l.by = make(map[string]T, len(es))
@@ -53,7 +53,7 @@ func (l *list[T]) update(s *monitor.Snapshot) {
 	l.t.SetRows(rows)
 }
 
-func (l *list[T]) Detail(key string) string {
+func (l *list[S, T]) Detail(key string) string {
 	v, ok := l.by[key]
 	if !ok || l.detail == nil {
 		return ""
@@ -61,7 +61,7 @@ func (l *list[T]) Detail(key string) string {
 	return l.detail(v, l.snap)
 }
 
-func (l *list[T]) Drill(key string) (tui.Drill, bool) {
+func (l *list[S, T]) Drill(key string) (tui.Drill, bool) {
 	v, ok := l.by[key]
 	if !ok || l.drill == nil {
 		return tui.Drill{}, false

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/smcscope/smcscope/fleet"
 	"github.com/smcscope/smcscope/internal/testutil"
 	"github.com/smcscope/smcscope/metrics"
 	"github.com/smcscope/smcscope/monitor"
@@ -485,5 +486,36 @@ func TestProcessesScreen(t *testing.T) {
 		if !strings.Contains(scr, want) {
 			t.Errorf("processes view lacks %q:\n%s", want, scr)
 		}
+	}
+}
+
+// TestFleetScreens: the fleet dashboard lists the hosts, the worst first,
+// the link group with both halves side by side, and who declined whom;
+// enter on a host opens its link groups.
+func TestFleetScreens(t *testing.T) {
+	f := NewFleet()
+	s := testutil.NewScreen(t, f.App.Application)
+	half := func(inst, role string, up ...bool) *fleet.Half {
+		h := &fleet.Half{Instance: inst, LGR: "0x100", Role: role}
+		for i, u := range up {
+			h.Links = append(h.Links, fleet.Link{ID: fmt.Sprint(i + 1), Up: u, Device: "rxe0"})
+		}
+		return h
+	}
+	g := fleet.Group{Key: "a+b", Client: half("a:9714", "client", true, true), Server: half("b:9714", "server", true), Asymmetric: true}
+	f.Update(fleet.Snapshot{Source: "http://prom:9090", Hosts: []fleet.Host{{Instance: "b:9714", Up: false}, {Instance: "a:9714", Up: true, SMCR: 2}},
+		LinkGroups: []fleet.Group{g}, Declines: []fleet.Decline{{Decliner: "b:9714", Declined: "c:9714", Reason: "NOSMCRDEV", DeclinedReason: "PEERDECL", DeclinedConns: 1}}})
+	s.Start(160, 40, f.App.Run)
+	scr := s.Sync()
+	if !strings.Contains(scr, "DOWN") || strings.Index(scr, "b:9714") > strings.Index(scr, "a:9714") {
+		t.Errorf("hosts:\n%s", scr)
+	}
+	s.Key(tcell.KeyRune, '2')
+	if scr = s.Sync(); !strings.Contains(scr, "asymmetric: 2 active links / 1") || !strings.Contains(scr, "b:9714 0x100") {
+		t.Errorf("link groups:\n%s", scr)
+	}
+	s.Key(tcell.KeyRune, '3')
+	if scr = s.Sync(); !strings.Contains(scr, "NOSMCRDEV") || !strings.Contains(scr, "PEERDECL") {
+		t.Errorf("declines:\n%s", scr)
 	}
 }

@@ -1,0 +1,286 @@
+package top
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"github.com/smcscope/smcscope/fleet"
+	"github.com/smcscope/smcscope/tui"
+)
+
+// The fleet's views (smctop --prometheus): hosts, the link groups joined
+// across hosts, and who declined whom.
+
+var hostColumns = []tui.Column{
+	col("INSTANCE", "the exporter as Prometheus scrapes it (host:port)"),
+	col("HOST", "its host name (the one SMC v2 sends in CLC)"),
+	col("UP", "Prometheus's last scrape of it worked; sources it could not read follow"),
+	col("SMC-R", "SMC-R sockets now"),
+	col("SMC-D", "SMC-D sockets now"),
+	col("FALLBACK", "sockets now in TCP fallback"),
+	col("FB/s", "fallbacks per second over the last 5 minutes"),
+	col("HS-ERR/s", "SMC handshake errors per second over the last 5 minutes"),
+	col("LGRS", "SMC-R link groups"),
+	col("NO-RED", "link groups without redundancy (fewer than two active links)"),
+	col("LINKS DOWN", "links not active (lost in a failover, or activating)"),
+}
+
+var groupColumns = []tui.Column{
+	col("CLIENT", "the client's half: instance and its link group ID"),
+	col("SERVER", "the server's half: instance and its link group ID ('-': that host does not export it, or is down)"),
+	col("CLIENT LINKS", "the client's links: number:state, device"),
+	col("SERVER LINKS", "the server's links"),
+	col("CONNS", "connections, client / server"),
+	col("NOTE", "asymmetric: the halves have a different number of active links; one-sided: only one host exports the group"),
+}
+
+var declineColumns = []tui.Column{
+	col("DECLINER", "the host that declined SMC (instance, or the peer address when Prometheus does not scrape it)"),
+	col("DECLINED", "the host it declined"),
+	col("REASON", "the decliner's reason, by kernel name (SMC_CLC_DECL_*)"),
+	col("DECLINED SEES", "the declined host's local reason: PEERDECL (its peer diagnosis is the decliner's reason)"),
+	col("SOCKETS", "sockets in fallback now, on the decliner / on the declined"),
+	col("TOTAL", "fallbacks with this reason the decliner's kernel counted since SMC loaded (all peers)"),
+}
+
+func newHosts() *list[fleet.Snapshot, fleet.Host] {
+	return newList("hosts", []string{"h", "fleet"}, hostColumns, hostRows, hostDetail, hostDrill)
+}
+
+func newGroups() *list[fleet.Snapshot, fleet.Group] {
+	return newList("linkgroups", []string{"lgr", "groups"}, groupColumns, groupRows, groupDetail, nil)
+}
+
+func newDeclines() *list[fleet.Snapshot, fleet.Decline] {
+	return newList("declines", []string{"dec", "fallbacks"}, declineColumns, declineRows, nil, nil)
+}
+
+func hostRows(s *fleet.Snapshot) []entry[fleet.Host] {
+	out := make([]entry[fleet.Host], 0, len(s.Hosts))
+	for _, h := range s.Hosts {
+		up := "yes"
+		if !h.Up {
+			up = "DOWN"
+		}
+		if len(h.SourcesDown) > 0 {
+			up += " (" + strings.Join(h.SourcesDown, ",") + " no)"
+		}
+		r := entryRow(h.Instance, []string{h.Instance, dash(h.Name), up, fmt.Sprint(h.SMCR), fmt.Sprint(h.SMCD), fmt.Sprint(h.Fallback),
+			fmt.Sprintf("%.2f", h.FallbackRate), fmt.Sprintf("%.2f", h.HandshakeErrorRate), fmt.Sprint(h.LinkGroups), fmt.Sprint(h.NoRedundancy), fmt.Sprint(h.LinksDown)},
+			[]any{nil, nil, nil, h.SMCR, h.SMCD, h.Fallback, h.FallbackRate, h.HandshakeErrorRate, h.LinkGroups, h.NoRedundancy, h.LinksDown})
+		switch {
+		case !h.Up:
+			r.Color = tcell.ColorRed
+		case h.FallbackRate > 0 || h.LinksDown > 0:
+			r.Color = tcell.ColorYellow
+		}
+		out = append(out, entry[fleet.Host]{h, r})
+	}
+	return out
+}
+
+func hostDetail(h fleet.Host, s *fleet.Snapshot) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s  host %s  addresses %s  up %v\n", h.Instance, dash(h.Name), dash(strings.Join(h.Addresses, " ")), h.Up)
+	if len(h.SourcesDown) > 0 {
+		fmt.Fprintf(&b, "sources the exporter could not read: %s\n", strings.Join(h.SourcesDown, ", "))
+	}
+	for _, g := range s.LinkGroups {
+		for _, half := range []*fleet.Half{g.Client, g.Server} {
+			if half != nil && half.Instance == h.Instance {
+				fmt.Fprintf(&b, "link group %s (%s): %s\n", half.LGR, half.Role, groupLine(g))
+			}
+		}
+	}
+	for _, d := range s.Declines {
+		if d.Decliner == h.Instance || d.Declined == h.Instance {
+			fmt.Fprintf(&b, "%s declined %s: %s\n", d.Decliner, d.Declined, d.Reason)
+		}
+	}
+	return b.String()
+}
+
+// hostDrill opens the link groups the host has a half of.
+func hostDrill(h fleet.Host, s *fleet.Snapshot) (tui.Drill, bool) {
+	keys := []string{}
+	for _, g := range s.LinkGroups {
+		for _, half := range []*fleet.Half{g.Client, g.Server} {
+			if half != nil && half.Instance == h.Instance {
+				keys = append(keys, g.Key)
+			}
+		}
+	}
+	return tui.Drill{View: "linkgroups", Label: "link groups of " + h.Instance, Keys: keys}, true
+}
+
+func halfName(h *fleet.Half) string {
+	if h == nil {
+		return "-"
+	}
+	return h.Instance + " " + h.LGR
+}
+
+func halfLinks(h *fleet.Half) string {
+	if h == nil {
+		return "-"
+	}
+	var ls []string
+	for _, l := range h.Links {
+		st := l.State
+		if st == "" {
+			st = map[bool]string{true: "ACTIVE", false: "down"}[l.Up]
+		}
+		ls = append(ls, fmt.Sprintf("%s:%s %s", l.ID, st, dash(l.Device)))
+	}
+	return dash(strings.Join(ls, " "))
+}
+
+func groupNote(g fleet.Group) string {
+	switch {
+	case g.Client == nil || g.Server == nil:
+		return "one-sided"
+	case g.Asymmetric:
+		return fmt.Sprintf("asymmetric: %d active links / %d", g.Client.Active(), g.Server.Active())
+	}
+	return ""
+}
+
+func groupLine(g fleet.Group) string {
+	return fmt.Sprintf("client %s [%s]  server %s [%s]  %s", halfName(g.Client), halfLinks(g.Client), halfName(g.Server), halfLinks(g.Server), groupNote(g))
+}
+
+func groupRows(s *fleet.Snapshot) []entry[fleet.Group] {
+	out := make([]entry[fleet.Group], 0, len(s.LinkGroups))
+	for _, g := range s.LinkGroups {
+		conns := func(h *fleet.Half) string {
+			if h == nil {
+				return "-"
+			}
+			return fmt.Sprint(h.Conns)
+		}
+		r := entryRow(g.Key, []string{halfName(g.Client), halfName(g.Server), halfLinks(g.Client), halfLinks(g.Server),
+			conns(g.Client) + "/" + conns(g.Server), dash(groupNote(g))}, nil)
+		if g.Asymmetric || g.Client == nil || g.Server == nil {
+			r.Color = tcell.ColorYellow
+		}
+		out = append(out, entry[fleet.Group]{g, r})
+	}
+	return out
+}
+
+func groupDetail(g fleet.Group, _ *fleet.Snapshot) string {
+	var b strings.Builder
+	for _, h := range []*fleet.Half{g.Client, g.Server} {
+		if h == nil {
+			continue
+		}
+		fmt.Fprintf(&b, "%s half: %s (%s) link group %s, %d connections, redundant %v\n", h.Role, h.Instance, dash(h.Host), h.LGR, h.Conns, h.Redundant)
+		for _, l := range h.Links {
+			fmt.Fprintf(&b, "  link %s up %v %s  %s/%s  uid %s peer %s  gid %s peer %s\n", l.ID, l.Up, dash(l.State), dash(l.Device), dash(l.Port), dash(l.UID), dash(l.PeerUID), dash(l.GID), dash(l.PeerGID))
+		}
+	}
+	if n := groupNote(g); n != "" {
+		b.WriteString(n + "\n")
+	}
+	return b.String()
+}
+
+func declineRows(s *fleet.Snapshot) []entry[fleet.Decline] {
+	out := make([]entry[fleet.Decline], 0, len(s.Declines))
+	for _, d := range s.Declines {
+		key := d.Decliner + ">" + d.Declined + ":" + d.Reason
+		out = append(out, entry[fleet.Decline]{d, entryRow(key, []string{d.Decliner, d.Declined, d.Reason, dash(d.DeclinedReason),
+			fmt.Sprintf("%d/%d", d.DeclinerConns, d.DeclinedConns), fmt.Sprint(d.DeclinerTotal)}, []any{nil, nil, nil, nil, d.DeclinerConns + d.DeclinedConns, d.DeclinerTotal})})
+	}
+	return out
+}
+
+// Fleet is the fleet dashboard: hosts, joined link groups and declines
+// from a Prometheus server.
+type Fleet struct {
+	App     *tui.App
+	screens []interface {
+		tui.Screen
+		update(*fleet.Snapshot)
+	}
+}
+
+// NewFleet builds the fleet dashboard.
+func NewFleet() *Fleet {
+	f := &Fleet{}
+	h, g, d := newHosts(), newGroups(), newDeclines()
+	f.screens = append(f.screens, h, g, d)
+	f.App = tui.NewApp("smctop --prometheus", h, g, d)
+	return f
+}
+
+// Update shows a fleet snapshot (on the UI goroutine).
+func (f *Fleet) Update(s fleet.Snapshot) {
+	for _, sc := range f.screens {
+		sc.update(&s)
+	}
+	st := tview.Escape(s.Source) + "  " + s.Time.Format("15:04:05") + fmt.Sprintf("  %d hosts", len(s.Hosts))
+	if s.Error != "" {
+		st += "  [red]" + tview.Escape(s.Error) + "[-]"
+	}
+	f.App.SetStatus(st)
+	f.App.Refresh()
+}
+
+// RunFleet shows the fleet dashboard, reading c every interval, until the
+// user quits or ctx ends.
+func RunFleet(ctx context.Context, c *fleet.Client, interval time.Duration) error {
+	f := NewFleet()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	f.Update(fleet.Read(ctx, c))
+	go func() {
+		tick := time.NewTicker(interval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				f.App.QueueUpdate(f.App.Stop)
+				return
+			case <-tick.C:
+			}
+			s := fleet.Read(ctx, c)
+			f.App.QueueUpdateDraw(func() {
+				if !f.App.Paused() {
+					f.Update(s)
+				}
+			})
+		}
+	}()
+	return f.App.Run()
+}
+
+// WriteFleetText writes a fleet snapshot as text (--once -o text).
+func WriteFleetText(w io.Writer, s fleet.Snapshot) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "== fleet  %s  %s  %d hosts\n", s.Source, s.Time.UTC().Format(time.RFC3339), len(s.Hosts))
+	if s.Error != "" {
+		fmt.Fprintf(tw, "error: %s\n", s.Error)
+	}
+	fmt.Fprintln(tw, "\n== hosts (the worst first)")
+	fmt.Fprintln(tw, "INSTANCE\tHOST\tUP\tSMC-R\tSMC-D\tFALLBACK\tFB/s\tHS-ERR/s\tLGRS\tNO-RED\tLINKS-DOWN")
+	for _, e := range hostRows(&s) {
+		fmt.Fprintln(tw, strings.Join(e.row.Cells, "\t"))
+	}
+	fmt.Fprintln(tw, "\n== link groups, both halves")
+	for _, g := range s.LinkGroups {
+		fmt.Fprintln(tw, groupLine(g))
+	}
+	fmt.Fprintln(tw, "\n== declines")
+	for _, d := range s.Declines {
+		fmt.Fprintf(tw, "%s declined %s\t%s\t(%s sees %s)\tsockets %d/%d\ttotal %d\n", d.Decliner, d.Declined, d.Reason, d.Declined, d.DeclinedReason, d.DeclinerConns, d.DeclinedConns, d.DeclinerTotal)
+	}
+	return tw.Flush()
+}
