@@ -259,7 +259,17 @@ func TestPrometheusAlertsAndDashboard(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "smc-rules.yml"), rules, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	conf := "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nrule_files: [smc-rules.yml]\nscrape_configs:\n  - job_name: smc\n    static_configs:\n" + strings.Join(targets, "")
+	// The fleet's recording rules, evaluated every second here (30 s as
+	// shipped): the dashboard's fleet row reads them.
+	fleetRules, err := os.ReadFile("../deploy/prometheus/smc-fleet-rules.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fleetRules = regexp.MustCompile(`(?m)^(\s+interval:) \S+$`).ReplaceAll(fleetRules, []byte("$1 1s"))
+	if err := os.WriteFile(filepath.Join(dir, "smc-fleet-rules.yml"), fleetRules, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	conf := "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nrule_files: [smc-rules.yml, smc-fleet-rules.yml]\nscrape_configs:\n  - job_name: smc\n    static_configs:\n" + strings.Join(targets, "")
 	cfg := filepath.Join(dir, "prometheus.yml")
 	if err := os.WriteFile(cfg, []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
