@@ -172,6 +172,10 @@ func build(s Snapshot, res map[string][]Sample) Snapshot {
 			h.Addresses = strings.Split(a, ",")
 		}
 		for _, a := range h.Addresses {
+			if prev, ok := byAddr[a]; ok && prev != h.Instance {
+				byAddr[a] = "" // claimed by two hosts: named by the address, not guessed
+				continue
+			}
 			byAddr[a] = h.Instance
 		}
 	}
@@ -380,7 +384,11 @@ func declines(fb []Sample, byAddr map[string]string) []Decline {
 		return d
 	}
 	name := func(addr string) string {
-		if inst, ok := byAddr[addr]; ok {
+		inst, ok := byAddr[addr]
+		switch {
+		case ok && inst == "":
+			return addr + " (claimed by several hosts)"
+		case ok:
 			return inst
 		}
 		return addr

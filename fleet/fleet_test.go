@@ -253,3 +253,22 @@ func TestSmctopPrometheus(t *testing.T) {
 		t.Errorf("a URL without scheme: %v %s", err, out)
 	}
 }
+
+// TestDeclineAmbiguousAddress: an address two hosts claim names no host:
+// the decliner is shown by its address rather than guessed.
+func TestDeclineAmbiguousAddress(t *testing.T) {
+	l := func(kv ...string) map[string]string {
+		m := map[string]string{}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return m
+	}
+	s := build(Snapshot{}, map[string][]Sample{
+		qHost: {{Labels: l("instance", "a", "addresses", "10.0.0.1")}, {Labels: l("instance", "b", "addresses", "10.0.0.1")}, {Labels: l("instance", "c", "addresses", "10.0.0.2")}},
+		qFallbacks: {{Labels: l("instance", "c", "reason", "PEERDECL", "peer_diagnosis", "NOSMCRDEV", "peer", "10.0.0.1"), Value: 1}},
+	})
+	if len(s.Declines) != 1 || s.Declines[0].Decliner != "10.0.0.1 (claimed by several hosts)" || s.Declines[0].Declined != "c" {
+		t.Errorf("declines %+v", s.Declines)
+	}
+}
