@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log"
@@ -191,14 +192,28 @@ func Handler(src Source, errLog promhttp.Logger) http.Handler {
 	return promhttp.HandlerFor(Registry(src), promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError, ErrorLog: errLog})
 }
 
+// SnapshotHandler serves the snapshot itself as JSON (smctop --once -o
+// json's document): smctop --remote, and a fleet view's drill-down into a
+// host, show it as that host's dashboard.
+func SnapshotHandler(src Source) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		s, _ := src.Snapshot()
+		w.Header().Set("Content-Type", "application/json")
+		if err := json.NewEncoder(w).Encode(s); err != nil {
+			log.Printf("smctop: /snapshot.json: %v", err)
+		}
+	})
+}
+
 // Serve serves /metrics on ln until ctx ends. The caller binds ln, so it
 // knows the real address (":0") and a taken one is its error, before
 // anything else starts.
 func Serve(ctx context.Context, ln net.Listener, src Source) error {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", Handler(src, nil))
+	mux.Handle("/snapshot.json", SnapshotHandler(src))
 	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
-		_, _ = w.Write([]byte("smcscope SMC exporter: /metrics\n"))
+		_, _ = w.Write([]byte("smcscope SMC exporter: /metrics, /snapshot.json (what smctop --remote shows)\n"))
 	})
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() {

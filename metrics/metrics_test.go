@@ -251,3 +251,22 @@ func TestLostLinkSeries(t *testing.T) {
 		}
 	}
 }
+
+// TestSnapshotJSON: the exporter serves its snapshot as JSON, what
+// smctop --remote and the fleet's drill-down read.
+func TestSnapshotJSON(t *testing.T) {
+	srv := httptest.NewServer(SnapshotHandler(fixture(t)))
+	defer srv.Close()
+	resp, err := http.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var s monitor.Snapshot
+	if err := json.NewDecoder(resp.Body).Decode(&s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Overview.SMCR != 2 || len(s.LinkGroups) != 1 {
+		t.Errorf("snapshot %+v", s.Overview)
+	}
+}

@@ -1,9 +1,12 @@
 package monitor
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"net/netip"
 	"os"
 	"slices"
@@ -27,6 +30,9 @@ type Options struct {
 	ProcRoot  string // "" skips process owners and sysctls; "/proc" on a live host
 	Tracer    *Tracer
 	TracerErr error // why there is no Tracer (shown as the events source's detail)
+	// Remote, when set, is another host's exporter (http://HOST:9714):
+	// Refresh returns its /snapshot.json and reads nothing here.
+	Remote string
 	// Addrs lists the host's own addresses (Host sets the interfaces');
 	// nil: only those its SMC sockets and links show.
 	Addrs func() []netip.Addr
@@ -83,6 +89,9 @@ func (m *Monitor) Wire() *Wire { return m.o.Wire }
 func (m *Monitor) Refresh() Snapshot {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.o.Remote != "" {
+		return m.remote()
+	}
 	now := m.o.Now()
 	s := Snapshot{Time: now}
 	if m.prev != nil {
@@ -179,6 +188,33 @@ func (m *Monitor) Refresh() Snapshot {
 	s.nonNil()
 	snap := s
 	m.prev = &snap
+	return s
+}
+
+// remote fetches another host's snapshot from its exporter; a host that
+// does not answer is a snapshot whose remote source says why.
+func (m *Monitor) remote() Snapshot {
+	url := strings.TrimRight(m.o.Remote, "/") + "/snapshot.json"
+	fail := func(err error) Snapshot {
+		s := Snapshot{Time: m.o.Now(), Origin: "remote " + m.o.Remote, Sources: []Source{{Name: "remote", Detail: err.Error()}}}
+		s.nonNil()
+		return s
+	}
+	c := &http.Client{Timeout: 5 * time.Second}
+	resp, err := c.Get(url)
+	if err != nil {
+		return fail(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fail(fmt.Errorf("%s: HTTP %d", url, resp.StatusCode))
+	}
+	var s Snapshot
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 256<<20)).Decode(&s); err != nil {
+		return fail(fmt.Errorf("%s: %w", url, err))
+	}
+	s.Origin = "remote " + m.o.Remote + " (" + s.Origin + ")"
+	s.nonNil()
 	return s
 }
 

@@ -2,8 +2,11 @@ package monitor
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -294,5 +297,27 @@ func TestLinkReplacedEvents(t *testing.T) {
 		if l.State == LinkDeleted {
 			t.Errorf("link %d kept as lost in a redundant group", l.ID)
 		}
+	}
+}
+
+// TestRemote: a monitor over another host's exporter shows that host's
+// snapshot, and says why when it does not answer.
+func TestRemote(t *testing.T) {
+	want := New(Options{Kernel: recorded(t, "multilink-client-before"), Now: fixedClock()}).Refresh()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/snapshot.json" {
+			http.NotFound(w, r)
+			return
+		}
+		json.NewEncoder(w).Encode(want)
+	}))
+	s := New(Options{Remote: srv.URL, Now: fixedClock()}).Refresh()
+	if s.Overview.SMCR != 2 || len(s.LinkGroups) != 1 || !strings.HasPrefix(s.Origin, "remote "+srv.URL) {
+		t.Errorf("remote snapshot: origin %q overview %+v", s.Origin, s.Overview)
+	}
+	srv.Close()
+	s = New(Options{Remote: srv.URL, Now: fixedClock()}).Refresh()
+	if len(s.Sources) != 1 || s.Sources[0].Available || s.Sources[0].Name != "remote" || s.Conns == nil {
+		t.Errorf("unreachable remote: %+v", s.Sources)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -38,6 +39,7 @@ type config struct {
 	tracefs  string
 	recorded string
 	prom     string // --prometheus: the fleet view
+	remote   string // --remote: another host's exporter
 }
 
 // dashboard reports whether cfg runs the interactive dashboard.
@@ -61,6 +63,7 @@ func newFlags(c *config) *flag.FlagSet {
 	fs.StringVar(&c.procfs, "path.procfs", "/proc", "procfs mount `PATH`")
 	fs.StringVar(&c.tracefs, "path.tracefs", "/sys/kernel/tracing", "tracefs mount `PATH` (empty: no tracepoints)")
 	fs.StringVar(&c.recorded, "netlink-replay", "", "read the kernel's SMC state from a recording `DIR` (smcnl/testdata layout)")
+	fs.StringVar(&c.remote, "remote", "", "show another host: its exporter's snapshot (smctop --listen there) at `URL`, http://HOST:9714")
 	fs.StringVar(&c.prom, "prometheus", "", "the fleet view: every host's exporter read from the Prometheus server at `URL` (hosts, link groups joined across hosts, who declined whom)")
 	return fs
 }
@@ -130,6 +133,8 @@ func parseArgs(args []string, out io.Writer) (config, error) {
 		return c, errors.New("--no-tui: only with --listen ADDR (without the dashboard the exporter is all that runs)")
 	case c.prom != "" && (c.read != "" || c.iface != "" || c.recorded != "" || c.listen != ""):
 		return c, errors.New("--prometheus: the fleet view reads Prometheus only (not with -r, -i, --netlink-replay or --listen)")
+	case c.remote != "" && (c.read != "" || c.iface != "" || c.recorded != "" || c.listen != "" || c.prom != ""):
+		return c, errors.New("--remote: shows another host's exporter only (not with -r, -i, --netlink-replay, --listen or --prometheus)")
 	case c.listen != "" && (c.once || set["count"]):
 		return c, errors.New("--listen: not with --once or --count (use --listen ADDR --no-tui for the exporter alone)")
 	}
@@ -164,6 +169,13 @@ func run(args []string) int {
 	}
 	var o monitor.Options
 	switch {
+	case c.remote != "":
+		url, err := fleet.ParseURL(c.remote)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "smctop: "+strings.Replace(err.Error(), "--prometheus", "--remote", 1))
+			return 2
+		}
+		o = monitor.Options{Remote: url}
 	case c.read != "":
 		o = monitor.Options{KernelErr: fmt.Errorf("replaying %s, not reading the kernel", c.read)}
 	case c.recorded != "":

@@ -15,8 +15,9 @@ _smctop() {
 	--path.tracefs) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--prometheus) return ;;
 	-r) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	--remote) return ;;
 	--speed) return ;;
 	esac
-	COMPREPLY=($(compgen -W "--count -i --interval --listen --netlink-replay --no-tui -o --once --path.procfs --path.sysfs --path.tracefs --prometheus -r --speed" -- "$cur"))
+	COMPREPLY=($(compgen -W "--count -i --interval --listen --netlink-replay --no-tui -o --once --path.procfs --path.sysfs --path.tracefs --prometheus -r --remote --speed" -- "$cur"))
 }
 complete -F _smctop smctop

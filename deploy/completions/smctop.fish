@@ -12,4 +12,5 @@ complete -c smctop -l path.sysfs -d "sysfs mount PATH" -r -F
 complete -c smctop -l path.tracefs -d "tracefs mount PATH (empty: no tracepoints)" -r -F
 complete -c smctop -l prometheus -d "the fleet view: every host's exporter read from the Prometheus server at URL (hosts, link groups joined across hosts, who declined whom)" -x
 complete -c smctop -s r -d "replay capture FILE through the dashboard instead of the kernel" -r -F
+complete -c smctop -l remote -d "show another host: its exporter's snapshot (smctop --listen there) at URL, http://HOST:9714" -x
 complete -c smctop -l speed -d "with -r: replay at N times the capture's pace (0: as fast as possible)" -x

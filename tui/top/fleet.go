@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/smcscope/smcscope/fleet"
+	"github.com/smcscope/smcscope/monitor"
 	"github.com/smcscope/smcscope/tui"
 )
 
@@ -19,7 +21,7 @@ import (
 // across hosts, and who declined whom.
 
 var hostColumns = []tui.Column{
-	col("INSTANCE", "the exporter as Prometheus scrapes it (host:port)"),
+	col("INSTANCE", "the exporter as Prometheus scrapes it (host:port); enter shows its own dashboard when it answers, else its link groups"),
 	col("HOST", "its host name (the one SMC v2 sends in CLC)"),
 	col("UP", "Prometheus's last scrape of it worked; sources it could not read follow"),
 	col("SMC-R", "SMC-R sockets now"),
@@ -50,8 +52,8 @@ var declineColumns = []tui.Column{
 	col("TOTAL", "fallbacks with this reason the decliner's kernel counted since SMC loaded (all peers)"),
 }
 
-func newHosts() *list[fleet.Snapshot, fleet.Host] {
-	return newList("hosts", []string{"h", "fleet"}, hostColumns, hostRows, hostDetail, hostDrill)
+func newHosts(f *Fleet) *list[fleet.Snapshot, fleet.Host] {
+	return newList("hosts", []string{"h", "fleet"}, hostColumns, hostRows, hostDetail, f.hostDrill)
 }
 
 func newGroups() *list[fleet.Snapshot, fleet.Group] {
@@ -107,8 +109,14 @@ func hostDetail(h fleet.Host, s *fleet.Snapshot) string {
 	return b.String()
 }
 
-// hostDrill opens the link groups the host has a half of.
-func hostDrill(h fleet.Host, s *fleet.Snapshot) (tui.Drill, bool) {
+// hostDrill opens the host's own dashboard when its exporter answers
+// (its /snapshot.json), else the link groups the host has a half of.
+func (f *Fleet) hostDrill(h fleet.Host, s *fleet.Snapshot) (tui.Drill, bool) {
+	if f.reachable != nil && f.reachable(h.Instance) {
+		f.open = h.Instance
+		f.App.Stop()
+		return tui.Drill{}, false
+	}
 	keys := []string{}
 	for _, g := range s.LinkGroups {
 		for _, half := range []*fleet.Half{g.Client, g.Server} {
@@ -210,12 +218,16 @@ type Fleet struct {
 		tui.Screen
 		update(*fleet.Snapshot)
 	}
+	// reachable says whether a host's exporter answers; open is the host
+	// whose own dashboard enter asked for.
+	reachable func(instance string) bool
+	open      string
 }
 
 // NewFleet builds the fleet dashboard.
 func NewFleet() *Fleet {
 	f := &Fleet{}
-	h, g, d := newHosts(), newGroups(), newDeclines()
+	h, g, d := newHosts(f), newGroups(), newDeclines()
 	f.screens = append(f.screens, h, g, d)
 	f.App = tui.NewApp("smctop --prometheus", h, g, d)
 	return f
@@ -235,9 +247,36 @@ func (f *Fleet) Update(s fleet.Snapshot) {
 }
 
 // RunFleet shows the fleet dashboard, reading c every interval, until the
-// user quits or ctx ends.
+// user quits or ctx ends. enter on a host whose exporter answers shows
+// that host's own dashboard (from its /snapshot.json); q there comes back.
 func RunFleet(ctx context.Context, c *fleet.Client, interval time.Duration) error {
-	f := NewFleet()
+	for {
+		f := NewFleet()
+		f.reachable = exporterAnswers
+		if err := f.run(ctx, c, interval); err != nil || f.open == "" || ctx.Err() != nil {
+			return err
+		}
+		m := monitor.New(monitor.Options{Remote: "http://" + f.open})
+		err := Run(ctx, m, Options{Interval: interval})
+		m.Close()
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// exporterAnswers says whether an instance serves /snapshot.json.
+func exporterAnswers(instance string) bool {
+	c := &http.Client{Timeout: 2 * time.Second}
+	resp, err := c.Get("http://" + instance + "/snapshot.json")
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}
+
+func (f *Fleet) run(ctx context.Context, c *fleet.Client, interval time.Duration) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	f.Update(fleet.Read(ctx, c))
