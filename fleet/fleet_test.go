@@ -276,7 +276,7 @@ func TestDeclineAmbiguousAddress(t *testing.T) {
 		return m
 	}
 	s := build(Snapshot{}, map[string][]Sample{
-		qHost: {{Labels: l("instance", "a", "addresses", "10.0.0.1")}, {Labels: l("instance", "b", "addresses", "10.0.0.1")}, {Labels: l("instance", "c", "addresses", "10.0.0.2")}},
+		qHost:      {{Labels: l("instance", "a", "addresses", "10.0.0.1")}, {Labels: l("instance", "b", "addresses", "10.0.0.1")}, {Labels: l("instance", "c", "addresses", "10.0.0.2")}},
 		qFallbacks: {{Labels: l("instance", "c", "reason", "PEERDECL", "peer_diagnosis", "NOSMCRDEV", "peer", "10.0.0.1"), Value: 1}},
 	})
 	if len(s.Declines) != 1 || s.Declines[0].Decliner != "10.0.0.1 (claimed by several hosts)" || s.Declines[0].Declined != "c" {
