@@ -19,6 +19,7 @@ import (
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/internal/testutil"
+	"github.com/smcscope/smcscope/internal/testutil/crafted"
 	"github.com/smcscope/smcscope/output"
 )
 
@@ -552,5 +553,59 @@ func TestRowClass(t *testing.T) {
 	f.LLC = &decode.LLC{}
 	if classOf(&f) != rowLLC {
 		t.Error("an LLC message is not an LLC row")
+	}
+}
+
+// TestMalformedTreeMatchesList: a malformed LLC or CDC on a queue pair
+// known as SMC-R shows its error in the list row and in the field tree, as
+// smcdump -V does, when the frame is decoded alone (its connection's
+// handshake replayed first), not only among the frames before it.
+func TestMalformedTreeMatchesList(t *testing.T) {
+	p := crafted.MalformedSMC(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	idx, err := Open(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitIndexed(t, idx)
+	for n, want := range map[int32]string{crafted.MalformedLLCFrame: crafted.MalformedLLCErr, crafted.MalformedCDCFrame: crafted.MalformedCDCErr} {
+		var verbose bytes.Buffer
+		if err := output.Run(ctx, output.Options{Read: p, Verbose: true, DisplayFilter: fmt.Sprintf("frame.number == %d", n), Stdout: &verbose}); err != nil {
+			t.Fatal(err)
+		}
+		var tree []output.TreeLayer
+		var line string
+		if err := idx.Decode([]int32{n}, func(_ int32, f *capture.Frame) {
+			tree = output.Tree(f)
+			line = string(output.AppendLine(nil, f, idx.base, -1))
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(line, want) {
+			t.Errorf("frame %d alone: line %q, want %q", n, line, want)
+		}
+		var lines []string
+		for _, l := range tree {
+			lines = append(lines, "  "+l.Title+" ("+l.Key+")")
+			for _, fd := range l.Fields {
+				lines = append(lines, "      "+fd.Name+" = "+fd.Value)
+			}
+		}
+		tv := strings.Join(lines, "\n")
+		if !strings.Contains(tv, "frame.error = "+want) {
+			t.Errorf("frame %d alone: the tree has no frame.error %q:\n%s", n, want, tv)
+		}
+		for _, l := range lines {
+			if !strings.Contains(verbose.String(), l) {
+				t.Errorf("frame %d: tree line %q is not in smcdump -V:\n%s", n, l, verbose.String())
+			}
+		}
+	}
+	h := run(t, New(ctx, idx, Options{}), 120, 40)
+	h.Until("[SYN")
+	h.gotoFrame(t, crafted.MalformedLLCFrame)
+	if scr := h.Until("frame.error"); !strings.Contains(scr, "LLC ADD_LINK_V2: offset 1") {
+		t.Errorf("the field pane lacks the error:\n%s", scr)
 	}
 }

@@ -48,11 +48,15 @@ type Index struct {
 	header []byte // pcap global header, for reading single records back
 	lt     layers.LinkType
 
-	mu     sync.RWMutex
-	ents   []entry
-	raw    [][]byte // frames when the file is not a classic pcap (pcapng, gzip)
-	cis    []gopacket.CaptureInfo
-	ctx    map[int32][]int32 // connection -> its first TCP frames
+	mu   sync.RWMutex
+	ents []entry
+	raw  [][]byte // frames when the file is not a classic pcap (pcapng, gzip)
+	cis  []gopacket.CaptureInfo
+	ctx  map[int32][]int32 // connection -> its first TCP frames
+	// byFact maps a frame the first pass decoded as SMC by fact (its
+	// queue pair known, the classifier not taking it) to the frame that
+	// taught its queue pair; see qpTeachers.
+	byFact map[int32]int32
 	base   time.Time
 	done   bool
 	err    error
@@ -129,6 +133,7 @@ func (x *Index) build(ctx context.Context, r *capture.Reader) {
 	defer r.Close()
 	tr := track.New(track.Options{})
 	var rec decode.Record
+	var qps qpTeachers
 	batch := 0
 	for ctx.Err() == nil {
 		f, err := r.Next()
@@ -168,6 +173,12 @@ func (x *Index) build(ctx context.Context, r *capture.Reader) {
 		}
 		x.ents = append(x.ents, e)
 		n := int32(len(x.ents))
+		if t := qps.learn(f, n); t != 0 {
+			if x.byFact == nil {
+				x.byFact = map[int32]int32{}
+			}
+			x.byFact[n] = t
+		}
 		if e.conn != 0 && f.TCP != nil {
 			if c := x.ctx[e.conn]; len(c) < maxContext {
 				x.ctx[e.conn] = append(c, n)
@@ -396,17 +407,27 @@ func (x *Index) Decode(ns []int32, fn func(n int32, f *capture.Frame)) error {
 	want := map[int32]bool{}
 	set := map[int32]bool{}
 	x.mu.RLock()
+	with := func(n, before int32) {
+		set[n] = true
+		if c := x.ents[n-1].conn; c != 0 {
+			for _, k := range x.ctx[c] {
+				if k < before {
+					set[k] = true
+				}
+			}
+		}
+	}
 	for _, n := range ns {
 		if n < 1 || int(n) > len(x.ents) {
 			continue
 		}
-		want[n], set[n] = true, true
-		if c := x.ents[n-1].conn; c != 0 {
-			for _, k := range x.ctx[c] {
-				if k < n {
-					set[k] = true
-				}
-			}
+		want[n] = true
+		with(n, n)
+		// The frames that taught the reader the queue pair of a frame
+		// decoded by fact, with their own handshakes (a teacher may be
+		// a CLC Accept).
+		for t, k := x.byFact[n], 0; t != 0 && k < 8; t, k = x.byFact[t], k+1 {
+			with(t, t)
 		}
 	}
 	x.mu.RUnlock()
