@@ -507,3 +507,50 @@ func withFrameNumber(r *decode.Record) *decode.Record {
 	x.Vals = append(x.Vals, r.Vals...)
 	return &x
 }
+
+// TestFrameContains: "frame contains" and "frame matches" search the
+// frame's bytes (decode.Record.Frame), with text, colon hex and 0x hex,
+// combined with field tests; other comparisons on "frame" stay errors.
+func TestFrameContains(t *testing.T) {
+	var r decode.Record
+	r.Frame = []byte("\x00\x01\xe2\xd4\xc3\xd9hello SMC\x02")
+	for expr, want := range map[string]bool{
+		`frame contains "hello"`:          true,
+		`frame contains "bye"`:            false,
+		`frame contains e2:d4:c3:d9`:      true,
+		`frame contains 0xe2d4c3d9`:       true,
+		`frame contains 0xe2d4c3da`:       false,
+		`frame matches "HEL+O smc"`:       true,
+		`not frame contains "hello"`:      false,
+		`frame contains "SMC" or frame.x`: true,
+	} {
+		f, err := Compile(expr)
+		if strings.Contains(expr, "frame.x") {
+			if err == nil {
+				t.Errorf("%s: compiled", expr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", expr, err)
+			continue
+		}
+		if !f.ReadsFrame() {
+			t.Errorf("%s: ReadsFrame false", expr)
+		}
+		if got := f.Match(&r); got != want {
+			t.Errorf("%s: %v, want %v", expr, got, want)
+		}
+		if g, err := Compile(f.String()); err != nil || g.Match(&r) != want {
+			t.Errorf("%s: String %q does not compile back: %v", expr, f.String(), err)
+		}
+	}
+	for _, expr := range []string{`frame == 1`, `frame contains`, `frame matches abc`, `frame contains xyz`} {
+		if _, err := Compile(expr); err == nil {
+			t.Errorf("%s: compiled", expr)
+		}
+	}
+	if f, _ := Compile("frame.number == 1"); f.ReadsFrame() {
+		t.Error("frame.number reads the frame's bytes")
+	}
+}
