@@ -554,3 +554,44 @@ func TestFrameContains(t *testing.T) {
 		t.Error("frame.number reads the frame's bytes")
 	}
 }
+
+// TestEqual: the filter made from a field and its value (the browser's
+// "apply as filter") compiles and matches that value, for every Kind, and
+// no other value.
+func TestEqual(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		v, other decode.Value
+	}{
+		{"smc.clc.type", decode.Value{U: 4}, decode.Value{U: 1}},
+		{"smc.clc.decline.reason", decode.Value{U: 0x03030000}, decode.Value{U: 0x03030001}},
+		{"frame.number", decode.Value{U: 812}, decode.Value{U: 813}},
+		{"tcp.flags.syn", decode.Value{U: 1}, decode.Value{U: 0}},
+		{"frame.time_epoch", decode.Value{F: 1795330658.893693924}, decode.Value{F: 1795330658.8937}},
+		{"ip.src", decode.Value{A: netip.MustParseAddr("fd00:10::2")}, decode.Value{A: netip.MustParseAddr("fd00:10::1")}},
+		{"eth.src", decode.Value{B: []byte{0x52, 0x54, 0, 0x0a, 0, 1}}, decode.Value{B: []byte{0x52, 0x54, 0, 0x0a, 0, 2}}},
+		{"smc.clc.eid", decode.Value{S: "SMC \"EID\" \\ é\x01"}, decode.Value{S: "SMC"}},
+		{"smc.clc.peer_id", decode.Value{B: []byte{0x23, 0x11}}, decode.Value{B: []byte{0x23}}},
+	} {
+		d, ok := decode.LookupField(c.name)
+		if !ok {
+			t.Fatalf("no field %s", c.name)
+		}
+		expr := Equal(d, c.v)
+		f, err := Compile(expr)
+		if err != nil {
+			t.Errorf("%s: %v", expr, err)
+			continue
+		}
+		var r decode.Record
+		r.Add(d.ID, c.v)
+		if !f.Match(&r) {
+			t.Errorf("%s does not match its own value", expr)
+		}
+		r.Reset()
+		r.Add(d.ID, c.other)
+		if f.Match(&r) {
+			t.Errorf("%s matches %+v", expr, c.other)
+		}
+	}
+}
