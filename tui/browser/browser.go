@@ -184,7 +184,7 @@ func New(ctx context.Context, idx *Index, o Options) *Browser {
 	b.App.SetKeys(b.keyTable())
 	b.App.SetOwnKeys(b.ownKey)
 	b.App.SetHelpReturn(func() tview.Primitive { return b.list })
-	b.setList(idx.Relevant(), "relevant")
+	b.setList(idx.Relevant(), "relevant", 0)
 	return b
 }
 
@@ -243,15 +243,38 @@ func (b *Browser) watch() {
 	}
 }
 
-func (b *Browser) setList(ns []int32, mode string) {
+// setList shows ns as the packet list and selects frame keep there: the
+// frame the user was on stays selected when the list changes (follow,
+// esc, a filter), or the nearest one after it when the list lacks it; 0
+// selects the first row.
+func (b *Browser) setList(ns []int32, mode string, keep int32) {
 	b.message = ""
 	b.rows.mu.Lock()
 	b.rows.ns = ns
 	b.rows.mu.Unlock()
 	b.mode = mode
-	b.list.Select(0, 0)
-	b.list.ScrollToBeginning()
-	b.showFrame(0)
+	row, _ := rowOf(ns, keep)
+	b.list.Select(row, 0)
+	if row == 0 {
+		b.list.ScrollToBeginning()
+	}
+	b.showFrame(row)
+	b.redraw()
+}
+
+// rowOf returns the row of frame n in ns (ascending frame numbers) and
+// whether it is there; when it is not, the row of the first frame after
+// n (the last row when none is).
+func rowOf(ns []int32, n int32) (int, bool) {
+	i, found := slices.BinarySearch(ns, n)
+	if i == len(ns) && i > 0 {
+		i--
+	}
+	return i, found
+}
+
+// redraw rewrites the status line.
+func (b *Browser) redraw() {
 	n, done, err := b.idx.Progress()
 	b.drawStatus(n, done, err)
 }
@@ -389,11 +412,12 @@ func (b *Browser) promptDone(k tcell.Key) {
 	case ":":
 		b.gotoFrame(text)
 	}
+	b.redraw()
 }
 
 func (b *Browser) applyFilter(expr string) {
 	if expr == "" {
-		b.setList(b.idx.Relevant(), "relevant")
+		b.setList(b.idx.Relevant(), "relevant", b.selected())
 		return
 	}
 	flt, err := filter.Compile(expr)
@@ -405,7 +429,7 @@ func (b *Browser) applyFilter(expr string) {
 		start := time.Now()
 		ns, err := b.idx.Filter(b.ctx, flt)
 		b.App.QueueUpdateDraw(func() {
-			b.setList(ns, "filter "+expr)
+			b.setList(ns, "filter "+expr, b.selected())
 			b.message = fmt.Sprintf("(%v)", time.Since(start).Round(time.Millisecond))
 			if err != nil {
 				b.message = "[red]" + tview.Escape(err.Error()) + "[-]"
@@ -416,27 +440,33 @@ func (b *Browser) applyFilter(expr string) {
 	}()
 }
 
+// gotoFrame selects the frame `:N` names; one outside the list is shown
+// among all frames, and the status line says so.
 func (b *Browser) gotoFrame(text string) {
 	n, err := strconv.Atoi(strings.TrimPrefix(text, "#"))
 	if err != nil {
-		b.message = "[red]:N wants a frame number[-]"
+		b.message = "[red]:" + tview.Escape(text) + ": not a frame number[-]"
+		return
+	}
+	total, done, _ := b.idx.Progress()
+	if n < 1 || n > total {
+		so := ""
+		if !done {
+			so = " so far"
+		}
+		b.message = fmt.Sprintf("[red]frame %d: the capture has %d frames%s[-]", n, total, so)
 		return
 	}
 	b.rows.mu.Lock()
-	idx := -1
-	for i, k := range b.rows.ns {
-		if int(k) >= n {
-			idx = i
-			break
-		}
-	}
+	row, in := rowOf(b.rows.ns, int32(n))
 	b.rows.mu.Unlock()
-	if idx < 0 || b.rows.ns[idx] != int32(n) {
-		// Not in the list: show every frame, then go there.
-		b.setList(b.idx.All(), "all")
-		idx = n - 1
+	if !in {
+		mode := b.mode
+		b.setList(b.idx.All(), "all", int32(n))
+		b.message = fmt.Sprintf("[yellow]frame %d is not in the list (%s): showing all frames[-]", n, tview.Escape(mode))
+		return
 	}
-	b.list.Select(idx, 0)
+	b.list.Select(row, 0)
 }
 
 func (b *Browser) export() {
@@ -492,35 +522,32 @@ func (b *Browser) ownKey(ev *tcell.EventKey) bool {
 // keyTable is the browser's one key table: it dispatches (input) and
 // documents (`?`) every key.
 func (b *Browser) keyTable() []tui.Binding {
-	redraw := func() {
-		n, done, err := b.idx.Progress()
-		b.drawStatus(n, done, err)
-	}
-	do := func(f func()) func(*tcell.EventKey) { return func(*tcell.EventKey) { f() } }
+	// Every key's action ends by redrawing the status line, so what it
+	// says about the key (a message, why nothing happened) shows at once.
+	do := func(f func()) func(*tcell.EventKey) { return func(*tcell.EventKey) { f(); b.redraw() } }
 	return []tui.Binding{
 		{Key: "j/k, ↓/↑, PgUp/PgDn", Desc: "move in the packet list"},
 		{Key: "g/G", Desc: "first / last frame"},
 		{Key: "/", Desc: "display filter (the -Y language; red while it does not compile, enter applies)",
 			Match: tui.Rune('/'), Do: do(func() { b.openPrompt("/") })},
-		{Key: "esc", Desc: "back: clear the filter or the followed connection", Match: tui.KeyIs(tcell.KeyEscape), Do: do(func() {
+		{Key: "esc", Desc: "back to the SMC-relevant frames (clears the filter or the followed connection; the frame stays selected)", Match: tui.KeyIs(tcell.KeyEscape), Do: do(func() {
 			if b.mode != "relevant" {
-				b.setList(b.idx.Relevant(), "relevant")
+				b.setList(b.idx.Relevant(), "relevant", b.selected())
 			}
 		})},
 		{Key: "f", Desc: "follow the selected frame's connection: handshake, CLC, its links' LLC, CDC, WRITEs", Match: tui.Rune('f'), Do: do(func() {
 			conn, _ := b.idx.Conn(int(b.selected()))
 			if conn == 0 {
 				b.message = "[yellow]the frame belongs to no connection[-]"
-				redraw()
 				return
 			}
-			b.setList(b.idx.Follow(conn), "follow connection "+strconv.Itoa(conn))
+			b.setList(b.idx.Follow(conn), "follow connection "+strconv.Itoa(conn), b.selected())
 		})},
 		{Key: "a", Desc: "all frames / SMC-relevant frames only", Match: tui.Rune('a'), Do: do(func() {
 			if b.mode == "all" {
-				b.setList(b.idx.Relevant(), "relevant")
+				b.setList(b.idx.Relevant(), "relevant", b.selected())
 			} else {
-				b.setList(b.idx.All(), "all")
+				b.setList(b.idx.All(), "all", b.selected())
 			}
 		})},
 		{Key: "c", Desc: "conversations pane (the tracker's connections); enter lists one's frames", Match: tui.Rune('c'), Do: do(func() { b.showPane("conversations") })},
@@ -535,10 +562,9 @@ func (b *Browser) keyTable() []tui.Binding {
 				} else {
 					b.marks[n] = true
 				}
-				redraw()
 			}
 		})},
-		{Key: "w", Desc: "write the marked frames (else the list) to the -w file as pcapng", Match: tui.Rune('w'), Do: do(func() { b.export(); redraw() })},
+		{Key: "w", Desc: "write the marked frames (else the list) to the -w file as pcapng", Match: tui.Rune('w'), Do: do(b.export)},
 		{Key: "tab", Desc: "next pane: list, field tree, hex", Match: tui.KeyIs(tcell.KeyTab), Do: do(func() {
 			switch b.App.GetFocus() {
 			case b.list:
@@ -560,6 +586,7 @@ func (b *Browser) linkGroupOf(n int32) {
 	conn, link := b.idx.Conn(int(n))
 	s := b.idx.Snapshot()
 	if s == nil {
+		b.message = "[yellow]no link groups yet: the index is being built[-]"
 		return
 	}
 	for _, g := range s.LGRRows() {
@@ -571,11 +598,11 @@ func (b *Browser) linkGroupOf(n int32) {
 			hit = hit || (conn != 0 && c == conn)
 		}
 		if hit {
-			b.setList(b.idx.LinkGroup(g.Links, g.Conns), "link group "+strconv.Itoa(g.ID))
+			b.setList(b.idx.LinkGroup(g.Links, g.Conns), "link group "+strconv.Itoa(g.ID), n)
 			return
 		}
 	}
-	b.message = "[yellow]the frame belongs to no link group[-]"
+	b.message = fmt.Sprintf("[yellow]frame %d belongs to no link group (no SMC-R link or connection on one)[-]", n)
 }
 
 // highlight marks in the hex pane the bytes of the selected tree node: a

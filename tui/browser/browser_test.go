@@ -90,9 +90,11 @@ func TestBrowseFilterFollowExport(t *testing.T) {
 		if !strings.Contains(scr, "ADD_LINK_V2 req link 2") {
 			t.Errorf("filtered list:\n%s", scr)
 		}
-		// Follow the first connection from SYN to DELETE_LINK.
+		// Follow the first connection from SYN to DELETE_LINK (esc keeps
+		// the filtered frame selected; g goes to the first).
 		h.Key(tcell.KeyEscape, 0)
 		h.Until("relevant, ")
+		h.Key(tcell.KeyRune, 'g')
 		h.Key(tcell.KeyRune, 'f')
 		scr = h.Until("follow connection 1")
 		if !strings.Contains(scr, "CLC Proposal") || !strings.Contains(scr, "CONFIRM_LINK") {
@@ -608,4 +610,50 @@ func TestMalformedTreeMatchesList(t *testing.T) {
 	if scr := h.Until("frame.error"); !strings.Contains(scr, "LLC ADD_LINK_V2: offset 1") {
 		t.Errorf("the field pane lacks the error:\n%s", scr)
 	}
+}
+
+// selectedFrame is the frame of the packet list's selected row.
+func (h *harness) selectedFrame() int32 {
+	n := make(chan int32, 1)
+	h.App.QueueUpdate(func() { n <- h.b.selected() })
+	return <-n
+}
+
+// TestKeepsPlace: the selected frame stays selected when the list
+// changes (follow, esc, all frames), :N outside the list says so and shows
+// all frames, and keys that cannot do anything say why.
+func TestKeepsPlace(t *testing.T) {
+	h := open(t, "multilink.pcap", 100, 30, Options{})
+	h.Until("[SYN]")
+	h.gotoFrame(t, 26) // a CDC of connection 1, well into its frames
+	h.Key(tcell.KeyTab, 0)
+	h.Key(tcell.KeyTab, 0) // back to the list
+	for _, k := range []struct {
+		key  rune
+		want string
+	}{{'f', "follow connection 1"}, {0, "relevant, "}, {'a', "all, "}, {'a', "relevant, "}} {
+		if k.key == 0 {
+			h.Key(tcell.KeyEscape, 0)
+		} else {
+			h.Key(tcell.KeyRune, k.key)
+		}
+		h.Until(k.want)
+		if n := h.selectedFrame(); n != 26 {
+			t.Errorf("after %q the selected frame is %d, want 26", k.key, n)
+		}
+	}
+	h.Key(tcell.KeyRune, ':')
+	h.Type("2") // an ARP frame: not SMC-relevant
+	h.Key(tcell.KeyEnter, 0)
+	if scr := h.Until("frame 2 is not in the list (relevant): showing all frames"); !strings.Contains(scr, "all, ") || h.selectedFrame() != 2 {
+		t.Errorf(":2 from the relevant list:\n%s", scr)
+	}
+	for text, want := range map[string]string{"abc": ":abc: not a frame number", "99999": "frame 99999: the capture has 4572 frames"} {
+		h.Key(tcell.KeyRune, ':')
+		h.Type(text)
+		h.Key(tcell.KeyEnter, 0)
+		h.Until(want)
+	}
+	h.Key(tcell.KeyRune, 'L') // frame 2, ARP, is on no link
+	h.Until("frame 2 belongs to no link group")
 }

@@ -95,7 +95,7 @@ func (b *Browser) showPane(kind string) {
 			row, _ := t.GetSelection()
 			if row >= 0 && row < len(rows) {
 				b.App.Pages.RemovePage("pane")
-				b.setList(rows[row].frames(), rows[row].mode)
+				b.setList(rows[row].frames(), rows[row].mode, 0)
 				b.App.SetFocus(b.list)
 			}
 			return nil
