@@ -23,7 +23,9 @@ import (
 
 // Options are the browser's settings.
 type Options struct {
-	Write string // -w: export file for `w`
+	Write  string // -w: export file for `w`
+	Filter string // -Y: the display filter applied at the start
+	All    bool   // -a: start with every frame, not only the SMC-relevant ones
 }
 
 // Browser is the capture browser over an Index.
@@ -40,9 +42,13 @@ type Browser struct {
 	body   *tview.Flex
 
 	mode    string // "relevant", "all", "filter EXPR", "follow N"
+	base    string // where esc goes: "relevant" or "all" (a, -a)
 	marks   map[int32]bool
 	message string
-	shown   int32  // frame in the tree and hex panes
+	shown   int32 // frame in the tree and hex panes
+	// pending cancels the filter pass running in the background: a list
+	// chosen meanwhile (esc, f) is not replaced by its late result.
+	pending context.CancelFunc
 	data    []byte // its bytes
 	ctx     context.Context
 }
@@ -161,7 +167,10 @@ func (b *Browser) lines(ns []int32) map[int32]row {
 
 // New builds the browser over an index.
 func New(ctx context.Context, idx *Index, o Options) *Browser {
-	b := &Browser{idx: idx, opts: o, marks: map[int32]bool{}, ctx: ctx, mode: "relevant"}
+	b := &Browser{idx: idx, opts: o, marks: map[int32]bool{}, ctx: ctx, mode: "relevant", base: "relevant"}
+	if o.All {
+		b.base = "all"
+	}
 	b.rows = &rowContent{b: b, lines: map[int32]row{}}
 	b.list = tview.NewTable().SetContent(b.rows).SetSelectable(true, false)
 	b.list.SetBorder(true).SetTitle(" frames ")
@@ -184,18 +193,34 @@ func New(ctx context.Context, idx *Index, o Options) *Browser {
 	b.App.SetKeys(b.keyTable())
 	b.App.SetOwnKeys(b.ownKey)
 	b.App.SetHelpReturn(func() tview.Primitive { return b.list })
-	b.setList(idx.Relevant(), "relevant", 0)
+	b.setList(b.baseList(), b.base, 0)
+	if o.Filter != "" {
+		b.applyFilter(o.Filter)
+	}
 	return b
 }
 
 // Keys returns the key table (tests check `?` lists each).
 func (b *Browser) Keys() []tui.Binding { return b.App.Keys() }
 
-// Run shows the browser until the user quits; the list grows as the index
-// does (a live capture follows the tail unless the user scrolled away).
+// Run shows the browser until the user quits or the context ends (SIGTERM,
+// SIGINT, SIGHUP: the terminal is restored as by q); the list grows as the
+// index does (a live capture follows the tail unless the user scrolled
+// away).
 func (b *Browser) Run() error {
+	stop := context.AfterFunc(b.ctx, b.App.Stop)
+	defer stop()
 	go b.watch()
 	return b.App.Run()
+}
+
+// baseList is the list esc returns to: the SMC-relevant frames, or every
+// frame after a or -a.
+func (b *Browser) baseList() []int32 {
+	if b.base == "all" {
+		return b.idx.All()
+	}
+	return b.idx.Relevant()
 }
 
 // watch refreshes the list while the index grows.
@@ -248,18 +273,33 @@ func (b *Browser) watch() {
 // esc, a filter), or the nearest one after it when the list lacks it; 0
 // selects the first row.
 func (b *Browser) setList(ns []int32, mode string, keep int32) {
+	if b.pending != nil {
+		b.pending()
+		b.pending = nil
+	}
 	b.message = ""
 	b.rows.mu.Lock()
 	b.rows.ns = ns
 	b.rows.mu.Unlock()
 	b.mode = mode
 	row, _ := rowOf(ns, keep)
-	b.list.Select(row, 0)
-	if row == 0 {
-		b.list.ScrollToBeginning()
-	}
+	b.selectRow(row)
 	b.showFrame(row)
 	b.redraw()
+}
+
+// selectRow selects a row of the list, scrolled to the middle of the pane
+// when it was off screen. A list shorter than the pane leaves tview's
+// table following its end (trackEnd), which a longer list would keep,
+// with the selection off screen: setting the offset clears that.
+func (b *Browser) selectRow(row int) {
+	top, _ := b.list.GetOffset()
+	_, _, _, h := b.list.GetInnerRect()
+	if row < top || row >= top+h {
+		top = max(0, row-h/2)
+	}
+	b.list.SetOffset(top, 0)
+	b.list.Select(row, 0)
 }
 
 // rowOf returns the row of frame n in ns (ascending frame numbers) and
@@ -288,6 +328,9 @@ func (b *Browser) drawStatus(n int, done bool, err error) {
 		st += fmt.Sprintf("  %d marked", len(b.marks))
 	}
 	st += fmt.Sprintf("  %s %d frames", tview.Escape(filepath.Base(b.idx.path)), n)
+	if l := b.idx.Limit(); l > 0 && n >= l {
+		st += fmt.Sprintf(" (-c %d)", l)
+	}
 	if !done {
 		st += " [yellow](indexing…)[-]"
 	}
@@ -417,7 +460,7 @@ func (b *Browser) promptDone(k tcell.Key) {
 
 func (b *Browser) applyFilter(expr string) {
 	if expr == "" {
-		b.setList(b.idx.Relevant(), "relevant", b.selected())
+		b.setList(b.baseList(), b.base, b.selected())
 		return
 	}
 	flt, err := filter.Compile(expr)
@@ -425,10 +468,20 @@ func (b *Browser) applyFilter(expr string) {
 		return // shown while typing
 	}
 	b.message = "[yellow]filtering…[-]"
+	if b.pending != nil {
+		b.pending()
+	}
+	ctx, cancel := context.WithCancel(b.ctx)
+	b.pending = cancel
 	go func() {
 		start := time.Now()
-		ns, err := b.idx.Filter(b.ctx, flt)
+		ns, err := b.idx.Filter(ctx, flt)
 		b.App.QueueUpdateDraw(func() {
+			if ctx.Err() != nil {
+				return // replaced by another list meanwhile
+			}
+			b.pending = nil
+			cancel()
 			b.setList(ns, "filter "+expr, b.selected())
 			b.message = fmt.Sprintf("(%v)", time.Since(start).Round(time.Millisecond))
 			if err != nil {
@@ -466,7 +519,7 @@ func (b *Browser) gotoFrame(text string) {
 		b.message = fmt.Sprintf("[yellow]frame %d is not in the list (%s): showing all frames[-]", n, tview.Escape(mode))
 		return
 	}
-	b.list.Select(row, 0)
+	b.selectRow(row)
 }
 
 func (b *Browser) export() {
@@ -530,9 +583,9 @@ func (b *Browser) keyTable() []tui.Binding {
 		{Key: "g/G", Desc: "first / last frame"},
 		{Key: "/", Desc: "display filter (the -Y language; red while it does not compile, enter applies)",
 			Match: tui.Rune('/'), Do: do(func() { b.openPrompt("/") })},
-		{Key: "esc", Desc: "back to the SMC-relevant frames (clears the filter or the followed connection; the frame stays selected)", Match: tui.KeyIs(tcell.KeyEscape), Do: do(func() {
-			if b.mode != "relevant" {
-				b.setList(b.idx.Relevant(), "relevant", b.selected())
+		{Key: "esc", Desc: "back to the SMC-relevant frames, or all after a (clears the filter or the followed connection; the frame stays selected)", Match: tui.KeyIs(tcell.KeyEscape), Do: do(func() {
+			if b.mode != b.base {
+				b.setList(b.baseList(), b.base, b.selected())
 			}
 		})},
 		{Key: "f", Desc: "follow the selected frame's connection: handshake, CLC, its links' LLC, CDC, WRITEs", Match: tui.Rune('f'), Do: do(func() {
@@ -544,11 +597,10 @@ func (b *Browser) keyTable() []tui.Binding {
 			b.setList(b.idx.Follow(conn), "follow connection "+strconv.Itoa(conn), b.selected())
 		})},
 		{Key: "a", Desc: "all frames / SMC-relevant frames only", Match: tui.Rune('a'), Do: do(func() {
-			if b.mode == "all" {
-				b.setList(b.idx.Relevant(), "relevant", b.selected())
-			} else {
-				b.setList(b.idx.All(), "all", b.selected())
+			if b.base = "all"; b.mode == "all" {
+				b.base = "relevant"
 			}
+			b.setList(b.baseList(), b.base, b.selected())
 		})},
 		{Key: "c", Desc: "conversations pane (the tracker's connections); enter lists one's frames", Match: tui.Rune('c'), Do: do(func() { b.showPane("conversations") })},
 		{Key: "l", Desc: "link groups pane: links, QPs, state; enter lists the group's frames", Match: tui.Rune('l'), Do: do(func() { b.showPane("linkgroups") })},

@@ -507,7 +507,7 @@ func TestLiveFollowsTail(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	idx := openLive(ctx, "eth-test", r)
+	idx := openLive(ctx, "eth-test", r, 0)
 	h := run(t, New(ctx, idx, Options{}), 100, 30)
 	src.next <- 20 // the handshake and the first link frames
 	h.Until("20 frames")
@@ -619,6 +619,18 @@ func (h *harness) selectedFrame() int32 {
 	return <-n
 }
 
+// selectedOnScreen reports whether the list shows its selected row.
+func (h *harness) selectedOnScreen() bool {
+	ok := make(chan bool, 1)
+	h.App.QueueUpdate(func() {
+		row, _ := h.b.list.GetSelection()
+		top, _ := h.b.list.GetOffset()
+		_, _, _, ht := h.b.list.GetInnerRect()
+		ok <- row >= top && row < top+ht
+	})
+	return <-ok
+}
+
 // TestKeepsPlace: the selected frame stays selected when the list
 // changes (follow, esc, all frames), :N outside the list says so and shows
 // all frames, and keys that cannot do anything say why.
@@ -638,8 +650,8 @@ func TestKeepsPlace(t *testing.T) {
 			h.Key(tcell.KeyRune, k.key)
 		}
 		h.Until(k.want)
-		if n := h.selectedFrame(); n != 26 {
-			t.Errorf("after %q the selected frame is %d, want 26", k.key, n)
+		if n := h.selectedFrame(); n != 26 || !h.selectedOnScreen() {
+			t.Errorf("after %q the selected frame is %d (on screen: %v), want 26", k.key, n, h.selectedOnScreen())
 		}
 	}
 	h.Key(tcell.KeyRune, ':')
@@ -656,4 +668,38 @@ func TestKeepsPlace(t *testing.T) {
 	}
 	h.Key(tcell.KeyRune, 'L') // frame 2, ARP, is on no link
 	h.Until("frame 2 belongs to no link group")
+}
+
+// TestSmallTerminal: at 60x15 the selected row stays on screen whatever
+// moves it: the first screen, g and G, :N, a filter and back, follow.
+func TestSmallTerminal(t *testing.T) {
+	h := open(t, "multilink.pcap", 60, 15, Options{})
+	h.Until("relevant, ")
+	check := func(what string) {
+		t.Helper()
+		if !h.selectedOnScreen() {
+			t.Errorf("%s: the selected row (frame %d) is off screen:\n%s", what, h.selectedFrame(), h.Text())
+		}
+	}
+	check("first screen")
+	h.Key(tcell.KeyRune, 'G')
+	check("G")
+	h.Key(tcell.KeyRune, 'g')
+	check("g")
+	h.Key(tcell.KeyRune, ':')
+	h.Type("2000")
+	h.Key(tcell.KeyEnter, 0)
+	h.Until("frame 2000")
+	check(":2000")
+	h.Key(tcell.KeyRune, '/')
+	h.Type("smc.llc.type == 0x22")
+	h.Key(tcell.KeyEnter, 0)
+	h.Until("0x22, 5 rows")
+	check("filter")
+	h.Key(tcell.KeyRune, 'G')
+	h.Key(tcell.KeyEscape, 0)
+	h.Until("relevant, ")
+	check("esc after a short list")
+	h.Key(tcell.KeyRune, 'f')
+	check("f")
 }

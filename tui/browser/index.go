@@ -45,6 +45,7 @@ const maxContext = 16
 type Index struct {
 	path   string
 	live   bool   // frames arrive from an interface
+	limit  int    // -c: index only the first limit frames (0: all)
 	header []byte // pcap global header, for reading single records back
 	lt     layers.LinkType
 
@@ -79,7 +80,11 @@ func lookup(name string) decode.FieldID {
 
 // Open starts indexing path in the background; the index fills while the
 // user looks at the first frames.
-func Open(ctx context.Context, path string) (*Index, error) {
+func Open(ctx context.Context, path string) (*Index, error) { return OpenLimit(ctx, path, 0) }
+
+// OpenLimit is Open for the first limit frames of the file (smcdump -c);
+// 0 is every frame.
+func OpenLimit(ctx context.Context, path string, limit int) (*Index, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -87,7 +92,7 @@ func Open(ctx context.Context, path string) (*Index, error) {
 	hdr := make([]byte, 24)
 	n, _ := io.ReadFull(f, hdr)
 	f.Close()
-	x := &Index{path: path, ctx: map[int32][]int32{}, follow: make(chan struct{})}
+	x := &Index{path: path, limit: limit, ctx: map[int32][]int32{}, follow: make(chan struct{})}
 	if n == 24 && isPcapMagic(hdr) {
 		x.header = hdr
 	}
@@ -101,18 +106,20 @@ func Open(ctx context.Context, path string) (*Index, error) {
 	return x, nil
 }
 
-// OpenLive indexes frames as they arrive on iface (kept in memory).
-func OpenLive(ctx context.Context, iface, bpf string) (*Index, error) {
-	r, err := capture.OpenLive(iface, bpf, 0)
+// OpenLive indexes frames as they arrive on iface (kept in memory), with
+// a capture filter and snap length as smcdump -i takes them, until limit
+// frames (0: until the context ends).
+func OpenLive(ctx context.Context, iface, bpf string, snaplen, limit int) (*Index, error) {
+	r, err := capture.OpenLive(iface, bpf, snaplen)
 	if err != nil {
 		return nil, err
 	}
-	return openLive(ctx, iface, r), nil
+	return openLive(ctx, iface, r, limit), nil
 }
 
 // openLive indexes a reader whose frames arrive over time.
-func openLive(ctx context.Context, name string, r *capture.Reader) *Index {
-	x := &Index{path: name, live: true, lt: r.LinkType(), ctx: map[int32][]int32{}, follow: make(chan struct{})}
+func openLive(ctx context.Context, name string, r *capture.Reader, limit int) *Index {
+	x := &Index{path: name, live: true, limit: limit, lt: r.LinkType(), ctx: map[int32][]int32{}, follow: make(chan struct{})}
 	go x.build(ctx, r)
 	go func() { <-ctx.Done(); r.Close() }()
 	return x
@@ -137,6 +144,9 @@ func (x *Index) build(ctx context.Context, r *capture.Reader) {
 	batch := 0
 	for ctx.Err() == nil {
 		f, err := r.Next()
+		if err == nil && x.limit > 0 && f.Number > x.limit {
+			err = io.EOF
+		}
 		if err != nil {
 			x.mu.Lock()
 			if !errors.Is(err, io.EOF) {
@@ -200,6 +210,9 @@ func (x *Index) notify() {
 	close(x.follow)
 	x.follow = make(chan struct{})
 }
+
+// Limit is the -c limit on the frames indexed, 0 for none.
+func (x *Index) Limit() int { return x.limit }
 
 // Progress returns the frames indexed so far, whether the pass is done and
 // the error that ended it.
@@ -333,6 +346,9 @@ func (x *Index) Filter(ctx context.Context, flt *filter.Filter) ([]int32, error)
 	var out []int32
 	for ctx.Err() == nil {
 		f, err := r.Next()
+		if err == nil && x.limit > 0 && f.Number > x.limit {
+			err = io.EOF
+		}
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				return out, nil
@@ -343,7 +359,9 @@ func (x *Index) Filter(ctx context.Context, flt *filter.Filter) ([]int32, error)
 			tr.Feed(f)
 			tr.AppendFields(f, f.Fields())
 		}
-		if flt.Match(f.Fields()) {
+		rec := f.Fields()
+		rec.Frame = f.Data // "frame contains"
+		if flt.Match(rec) {
 			out = append(out, int32(f.Number))
 		}
 	}
