@@ -2,7 +2,6 @@ package browser
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -40,6 +39,22 @@ type Browser struct {
 	status *tview.TextView
 	prompt *tview.InputField
 	body   *tview.Flex
+	// listBox is the packet list's pane; lower holds the field tree and
+	// the hex pane; hint is the lines above the prompt (see setHint).
+	listBox   tview.Primitive
+	lower     *lowerPanes
+	hint      *tview.TextView
+	hintText  string
+	hintLines int
+
+	promptKind promptKind
+	history    []string // filters applied, oldest first (↑/↓ in the prompt)
+	histPos    int      // the history entry the prompt shows; len: the text typed
+	draft      string   // the text typed, kept while ↑ shows older filters
+
+	zoomed    tview.Primitive // the pane z shows alone, nil for all
+	split     int             // the list's share of the height, in tenths
+	hexHidden bool            // x
 
 	mode    string // "relevant", "all", "filter EXPR", "follow N"
 	base    string // where esc goes: "relevant" or "all" (a, -a)
@@ -181,14 +196,16 @@ func New(ctx context.Context, idx *Index, o Options) *Browser {
 	b.hex = newHexView()
 	b.hex.SetBorder(true).SetTitle(" hex ")
 	b.status = tview.NewTextView().SetDynamicColors(true)
+	b.hint = tview.NewTextView().SetDynamicColors(true).SetWrap(true)
 	b.prompt = tview.NewInputField()
 	b.prompt.SetChangedFunc(b.promptChanged)
 	b.prompt.SetDoneFunc(b.promptDone)
-	lower := tview.NewFlex().AddItem(b.tree, 0, 1, false).AddItem(b.hex, 0, 1, false)
-	b.body = tview.NewFlex().SetDirection(tview.FlexRow).
-		AddItem(b.list, 0, 3, true).
-		AddItem(lower, 0, 2, false).
-		AddItem(b.status, 1, 0, false)
+	b.prompt.SetInputCapture(b.promptKey)
+	b.listBox = b.list
+	b.lower = &lowerPanes{Flex: tview.NewFlex(), b: b}
+	b.body = tview.NewFlex().SetDirection(tview.FlexRow)
+	b.split = defaultSplit
+	b.layout()
 	b.App = tui.NewShell("smcdump -I", b.body)
 	b.App.SetKeys(b.keyTable())
 	b.App.SetOwnKeys(b.ownKey)
@@ -403,61 +420,6 @@ func (b *Browser) selected() int32 {
 	return b.rows.ns[row]
 }
 
-func (b *Browser) openPrompt(label string) {
-	b.prompt.SetLabel(label).SetText("").SetFieldBackgroundColor(tcell.ColorDarkBlue)
-	b.body.RemoveItem(b.status)
-	b.body.AddItem(b.prompt, 1, 0, true)
-	b.body.AddItem(b.status, 1, 0, false)
-	b.App.SetFocus(b.prompt)
-}
-
-func (b *Browser) closePrompt() {
-	b.body.RemoveItem(b.prompt)
-	b.App.SetFocus(b.list)
-}
-
-// promptChanged colours the filter as it is typed: green when it
-// compiles, red with the column of the error when it does not.
-func (b *Browser) promptChanged(text string) {
-	if b.prompt.GetLabel() != "/" {
-		return
-	}
-	if text == "" {
-		b.prompt.SetFieldBackgroundColor(tcell.ColorDarkBlue)
-		b.message = ""
-		return
-	}
-	if _, err := filter.Compile(text); err != nil {
-		b.prompt.SetFieldBackgroundColor(tcell.ColorDarkRed)
-		var se *filter.SyntaxError
-		if errors.As(err, &se) {
-			b.message = fmt.Sprintf("[red]column %d: %s[-]", se.Col, tview.Escape(se.Msg))
-		} else {
-			b.message = "[red]" + tview.Escape(err.Error()) + "[-]"
-		}
-	} else {
-		b.prompt.SetFieldBackgroundColor(tcell.ColorDarkGreen)
-		b.message = "[green]filter ok[-]"
-	}
-	n, done, err := b.idx.Progress()
-	b.drawStatus(n, done, err)
-}
-
-func (b *Browser) promptDone(k tcell.Key) {
-	label, text := b.prompt.GetLabel(), strings.TrimSpace(b.prompt.GetText())
-	b.closePrompt()
-	if k != tcell.KeyEnter {
-		return
-	}
-	switch label {
-	case "/":
-		b.applyFilter(text)
-	case ":":
-		b.gotoFrame(text)
-	}
-	b.redraw()
-}
-
 func (b *Browser) applyFilter(expr string) {
 	if expr == "" {
 		b.setList(b.baseList(), b.base, b.selected())
@@ -560,8 +522,9 @@ func (b *Browser) export() {
 }
 
 // ownKey reports the keys that belong to the focused widget, not to the
-// key table: typing in the prompt, a tracker pane's own keys, and plain
-// keys in the tree or hex pane (they move there), except q and ?.
+// key table: typing in the prompt, a tracker pane's own keys, and the
+// moving keys of the tree and hex pane (j/k, g/G, h/l), which the list
+// has too.
 func (b *Browser) ownKey(ev *tcell.EventKey) bool {
 	if b.App.GetFocus() == b.prompt {
 		return true
@@ -569,7 +532,7 @@ func (b *Browser) ownKey(ev *tcell.EventKey) bool {
 	if name, _ := b.App.Pages.GetFrontPage(); name == "pane" {
 		return true // the tracker pane has its own keys (enter, esc, q)
 	}
-	return ev.Key() == tcell.KeyRune && b.App.GetFocus() != b.list && ev.Rune() != 'q' && ev.Rune() != '?'
+	return ev.Key() == tcell.KeyRune && b.App.GetFocus() != b.list && strings.ContainsRune("jkgGhl", ev.Rune())
 }
 
 // keyTable is the browser's one key table: it dispatches (input) and
@@ -581,8 +544,14 @@ func (b *Browser) keyTable() []tui.Binding {
 	return []tui.Binding{
 		{Key: "j/k, ↓/↑, PgUp/PgDn", Desc: "move in the packet list"},
 		{Key: "g/G", Desc: "first / last frame"},
-		{Key: "/", Desc: "display filter (the -Y language; red while it does not compile, enter applies)",
-			Match: tui.Rune('/'), Do: do(func() { b.openPrompt("/") })},
+		{Key: "/", Desc: "display filter (the -Y language; red with its error while it does not compile, enter applies, ↑/↓ earlier filters, tab completes field names)",
+			Match: tui.Rune('/'), Do: do(func() {
+				expr, _ := strings.CutPrefix(b.mode, "filter ")
+				if expr == b.mode {
+					expr = ""
+				}
+				b.openPrompt(promptFilter, expr)
+			})},
 		{Key: "esc", Desc: "back to the SMC-relevant frames, or all after a (clears the filter or the followed connection; the frame stays selected)", Match: tui.KeyIs(tcell.KeyEscape), Do: do(func() {
 			if b.mode != b.base {
 				b.setList(b.baseList(), b.base, b.selected())
@@ -606,7 +575,7 @@ func (b *Browser) keyTable() []tui.Binding {
 		{Key: "l", Desc: "link groups pane: links, QPs, state; enter lists the group's frames", Match: tui.Rune('l'), Do: do(func() { b.showPane("linkgroups") })},
 		{Key: "d", Desc: "declines pane: who declined, when, why (kernel names)", Match: tui.Rune('d'), Do: do(func() { b.showPane("declines") })},
 		{Key: "L", Desc: "list the selected frame's link group", Match: tui.Rune('L'), Do: do(func() { b.linkGroupOf(b.selected()) })},
-		{Key: ":N", Desc: "go to frame N", Match: tui.Rune(':'), Do: do(func() { b.openPrompt(":") })},
+		{Key: ":N", Desc: "go to frame N", Match: tui.Rune(':'), Do: do(func() { b.openPrompt(promptGoto, "") })},
 		{Key: "m", Desc: "mark / unmark the frame", Match: tui.Rune('m'), Do: do(func() {
 			if n := b.selected(); n != 0 {
 				if b.marks[n] {
@@ -628,6 +597,11 @@ func (b *Browser) keyTable() []tui.Binding {
 			}
 		})},
 		{Key: "enter", Desc: "in the field tree: expand / collapse a layer"},
+		{Key: "z", Desc: "zoom: the focused pane (list, field tree, hex) alone on the screen, or all panes again", Match: tui.Rune('z'), Do: do(b.zoom)},
+		{Key: "+ -", Desc: "grow / shrink the packet list (the field tree and hex pane get the rest)", Match: func(ev *tcell.EventKey) bool {
+			return ev.Key() == tcell.KeyRune && (ev.Rune() == '+' || ev.Rune() == '-')
+		}, Do: func(ev *tcell.EventKey) { b.resize(map[rune]int{'+': 1, '-': -1}[ev.Rune()]); b.redraw() }},
+		{Key: "x", Desc: "hide / show the hex pane (the field tree takes its width)", Match: tui.Rune('x'), Do: do(b.toggleHex)},
 		{Key: "?", Desc: "this help", Match: tui.Rune('?'), Do: do(b.App.ShowHelp)},
 		{Key: "q", Desc: "quit", Match: tui.Rune('q'), Do: do(b.App.Stop)},
 	}

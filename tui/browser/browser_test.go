@@ -15,9 +15,11 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/gopacket/gopacket"
+	"github.com/rivo/tview"
 
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
+	"github.com/smcscope/smcscope/filter"
 	"github.com/smcscope/smcscope/internal/testutil"
 	"github.com/smcscope/smcscope/internal/testutil/crafted"
 	"github.com/smcscope/smcscope/output"
@@ -236,8 +238,9 @@ func (h *harness) hexMarked() (shown, marked []int) {
 		if len(t) < 6 || err != nil {
 			continue
 		}
-		// Bytes are two hex digits between spaces, after "0000  ".
-		for i, j := 6, int(off); i+1 < len(line); i++ {
+		// Bytes are two hex digits between spaces, after "0000  ", and as
+		// many as the layout has a row (the ASCII column follows).
+		for i, j := 6, int(off); i+1 < len(line) && j < int(off)+h.b.hex.perRow; i++ {
 			if isHex(line[i].r) && isHex(line[i+1].r) && line[i-1].r == ' ' && (i+2 == len(line) || line[i+2].r == ' ') {
 				shown = append(shown, j)
 				if line[i].mark && line[i+1].mark {
@@ -378,20 +381,32 @@ func (h *harness) focusIsList() bool {
 // repeated values of a field apart.
 func TestHexDump(t *testing.T) {
 	data := make([]byte, 40)
-	for per, wantRows := range map[int]int{wideRow: 3, narrowRow: 5} {
-		d := hexDump(data, span{14, 5}, per)
-		if rows := strings.Count(d, "\n"); rows != wantRows {
-			t.Errorf("%d a row: %d rows, want %d", per, rows, wantRows)
+	copy(data[1:], "[red]x")
+	for _, l := range hexLayouts {
+		d := hexDump(data, span{14, 5}, l)
+		if rows := strings.Count(d, "\n"); rows != (len(data)+l.perRow-1)/l.perRow {
+			t.Errorf("%+v: %d rows", l, rows)
 		}
-		if n := strings.Count(d, "[black:yellow]"); n != 5 {
-			t.Errorf("%d a row: %d bytes highlighted, want 5", per, n)
+		// The ASCII column marks bytes 14..18 too: one region in each of
+		// the two rows they are on.
+		want := 5
+		if l.ascii {
+			want += 2
 		}
-		if l := len(strings.SplitN(hexDump(data, span{}, per), "\n", 2)[0]); per == wideRow && l > wideCols {
-			t.Errorf("a 16-byte row is %d columns, more than the %d rowBytes counts", l, wideCols)
+		if n := strings.Count(d, "[black:yellow]"); n != want {
+			t.Errorf("%+v: %d highlight regions, want %d", l, n, want)
+		}
+		for _, line := range strings.Split(strings.TrimSuffix(d, "\n"), "\n") {
+			if w := tview.TaggedStringWidth(line); w > l.cols {
+				t.Errorf("%+v: a row is %d columns, more than the %d it counts: %q", l, w, l.cols, line)
+			}
+		}
+		if plain := hexDump(data, span{}, l); l.ascii && !strings.Contains(plain, tview.Escape("[red]x")) {
+			t.Errorf("%+v: the ASCII column does not escape \"[red]\":\n%s", l, plain)
 		}
 	}
-	if rowBytes(38) != narrowRow || rowBytes(78) != wideRow {
-		t.Error("an 80-column terminal's pane (38 inside) should get 8 bytes a row, a 160-column one's 16")
+	if layoutFor(38).ascii || layoutFor(78).perRow != 16 || hexWidth(80) != 32 || hexWidth(200) != 74 {
+		t.Error("an 80-column terminal should give the hex pane 8 bytes a row without ASCII, a 200-column one 16 with it")
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -702,4 +717,129 @@ func TestSmallTerminal(t *testing.T) {
 	check("esc after a short list")
 	h.Key(tcell.KeyRune, 'f')
 	check("f")
+}
+
+// squash joins the screen's lines and collapses its spaces, to find a
+// text that wraps over lines.
+func squash(scr string) string { return strings.Join(strings.Fields(scr), " ") }
+
+// TestFilterBar: at 80x24 a filter's whole error is shown, wrapped; enter
+// on it keeps the bar open; an applied filter is kept (the bar reopens
+// with it); ↑/↓ go through the filters applied; tab completes field names.
+func TestFilterBar(t *testing.T) {
+	h := open(t, "decline-nordma.pcap", 80, 24, Options{})
+	h.Until("[SYN]")
+	bad := "smc.clc.type == 4 and smc.clc.decline.reason == NOSUCHREASONNAME"
+	_, cerr := filter.Compile(bad)
+	want := filterError(cerr)
+	if len(want) < 80 {
+		t.Fatalf("the error %q fits a line: no test of wrapping", want)
+	}
+	h.Key(tcell.KeyRune, '/')
+	h.Type(bad)
+	if scr := h.Sync(); !strings.Contains(squash(scr), want) {
+		t.Errorf("the filter error %q is not shown whole:\n%s", want, scr)
+	}
+	h.Key(tcell.KeyEnter, 0)
+	if scr := h.Sync(); !strings.Contains(squash(scr), want) || h.promptText() != bad {
+		t.Errorf("enter on a bad filter closed the bar:\n%s", scr)
+	}
+	h.Key(tcell.KeyEscape, 0)
+	for _, f := range []string{"smc.clc", "smc.clc.type == 4"} {
+		h.Key(tcell.KeyRune, '/')
+		for h.promptText() != "" {
+			h.Key(tcell.KeyBackspace2, 0)
+		}
+		h.Type(f)
+		h.Key(tcell.KeyEnter, 0)
+		h.Until("filter " + f + ", ")
+	}
+	h.Key(tcell.KeyRune, '/')
+	if got := h.promptText(); got != "smc.clc.type == 4" {
+		t.Errorf("the bar reopens with %q, want the filter applied", got)
+	}
+	h.Key(tcell.KeyUp, 0)
+	if got := h.promptText(); got != "smc.clc" {
+		t.Errorf("↑: %q, want the filter before", got)
+	}
+	h.Key(tcell.KeyDown, 0)
+	h.Key(tcell.KeyDown, 0)
+	if got := h.promptText(); got != "smc.clc.type == 4" {
+		t.Errorf("↓↓: %q, want what the bar opened with", got)
+	}
+	for h.promptText() != "" {
+		h.Key(tcell.KeyBackspace2, 0)
+	}
+	h.Type("smc.clc.decl")
+	h.Key(tcell.KeyTab, 0)
+	if got, scr := h.promptText(), h.Sync(); got != "smc.clc.decline" || !strings.Contains(scr, "smc.clc.decline.reason") {
+		t.Errorf("tab on smc.clc.decl: %q\n%s", got, scr)
+	}
+	h.Type(".reason_n")
+	h.Key(tcell.KeyTab, 0)
+	if got := h.promptText(); got != "smc.clc.decline.reason_name " {
+		t.Errorf("tab on a unique start: %q", got)
+	}
+}
+
+// promptText is the text in the prompt.
+func (h *harness) promptText() string {
+	text := make(chan string, 1)
+	h.App.QueueUpdate(func() { text <- h.b.prompt.GetText() })
+	return <-text
+}
+
+// rect is a primitive's place on the screen (x, y, w, h), read on the UI
+// goroutine.
+func (h *harness) rect(p interface{ GetRect() (int, int, int, int) }) [4]int {
+	r := make(chan [4]int, 1)
+	h.App.QueueUpdate(func() {
+		x, y, w, ht := p.GetRect()
+		r <- [4]int{x, y, w, ht}
+	})
+	return <-r
+}
+
+// TestLayout: the hex pane takes the width its dump needs (16 bytes and
+// ASCII on a wide terminal, 8 without on 80 columns), x hides it, z
+// zooms the focused pane, + and - move the split.
+func TestLayout(t *testing.T) {
+	h := open(t, "decline-nordma.pcap", 200, 50, Options{})
+	h.Until("[SYN]")
+	if r := h.rect(h.b.hex); r[2] != 74 {
+		t.Errorf("200 columns: the hex pane is %d wide, want 74 (16 bytes and ASCII)", r[2])
+	}
+	if scr := h.Sync(); !strings.Contains(scr, "RT..") {
+		t.Errorf("no ASCII column at 200 columns:\n%s", scr)
+	}
+
+	h = open(t, "decline-nordma.pcap", 80, 24, Options{})
+	h.Until("[SYN]")
+	if r := h.rect(h.b.hex); r[2] != 32 {
+		t.Errorf("80 columns: the hex pane is %d wide, want 32", r[2])
+	}
+	h.Key(tcell.KeyRune, 'x')
+	if r := h.rect(h.b.tree); r[2] != 80 {
+		t.Errorf("x: the field tree is %d wide, want 80", r[2])
+	}
+	h.Key(tcell.KeyRune, 'x')
+	list := h.rect(h.b.listBox)[3]
+	h.Key(tcell.KeyRune, '+')
+	if got := h.rect(h.b.listBox)[3]; got <= list {
+		t.Errorf("+: the list is %d high, was %d", got, list)
+	}
+	h.Key(tcell.KeyRune, '-')
+	h.Key(tcell.KeyRune, '-')
+	if got := h.rect(h.b.listBox)[3]; got >= list {
+		t.Errorf("- -: the list is %d high, was %d", got, list)
+	}
+	h.Key(tcell.KeyTab, 0) // the field tree
+	h.Key(tcell.KeyRune, 'z')
+	if r := h.rect(h.b.tree); r[2] != 80 || r[3] < 20 {
+		t.Errorf("z on the tree: %v, want the whole screen but the status line", r)
+	}
+	h.Key(tcell.KeyRune, 'z')
+	if r := h.rect(h.b.tree); r[3] >= 20 {
+		t.Errorf("z again: the tree is still %v", r)
+	}
 }
