@@ -7,14 +7,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
 	"github.com/smcscope/smcscope/capture"
-	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/filter"
 	"github.com/smcscope/smcscope/output"
 	"github.com/smcscope/smcscope/tui"
@@ -56,6 +54,10 @@ type Browser struct {
 	split     int             // the list's share of the height, in tenths
 	hexHidden bool            // x
 
+	timeFmt timeFormat      // t
+	widths  [numColumns]int // of the list's columns (fitColumns; Info takes the rest)
+	hoff    int             // characters the list is scrolled to the left (←/→)
+
 	mode    string // "relevant", "all", "filter EXPR", "follow N"
 	base    string // where esc goes: "relevant" or "all" (a, -a)
 	marks   map[int32]bool
@@ -68,118 +70,6 @@ type Browser struct {
 	ctx     context.Context
 }
 
-// rowContent is the virtual table content: the frame numbers of the list
-// and the lines decoded so far (only those the user looked at).
-type rowContent struct {
-	tview.TableContentReadOnly
-	b     *Browser
-	mu    sync.Mutex
-	ns    []int32
-	lines map[int32]row
-}
-
-// row is one decoded list row: smcdump's line and what the frame is.
-type row struct {
-	line  string
-	class rowClass
-}
-
-// rowClass says what a frame is, from its decoded layers, for the list's
-// colours.
-type rowClass uint8
-
-const (
-	rowPlain   rowClass = iota
-	rowError            // a decode error or malformed SMC message: red
-	rowDecline          // a CLC Decline: yellow
-	rowLLC              // link-group control: aqua
-	rowCLC              // the CLC handshake: green
-)
-
-// classOf says what a decoded frame is.
-func classOf(f *capture.Frame) rowClass {
-	switch {
-	case f.Err != nil || f.SMCMalformed || len(f.CLCErr) > 0:
-		return rowError
-	}
-	for _, c := range f.CLC {
-		if c.Type == decode.CLCTypeDecline {
-			return rowDecline
-		}
-	}
-	switch {
-	case f.LLC != nil:
-		return rowLLC
-	case len(f.CLC) > 0:
-		return rowCLC
-	}
-	return rowPlain
-}
-
-func (c *rowContent) GetRowCount() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.ns)
-}
-
-func (c *rowContent) GetColumnCount() int { return 1 }
-
-func (c *rowContent) GetCell(row, _ int) *tview.TableCell {
-	c.mu.Lock()
-	if row < 0 || row >= len(c.ns) {
-		c.mu.Unlock()
-		return nil
-	}
-	n := c.ns[row]
-	r, ok := c.lines[n]
-	if !ok {
-		// Decode the window around the row: the rows about to be drawn.
-		lo, hi := max(0, row-16), min(len(c.ns), row+64)
-		want := append([]int32(nil), c.ns[lo:hi]...)
-		c.mu.Unlock()
-		got := c.b.lines(want)
-		c.mu.Lock()
-		for k, v := range got {
-			c.lines[k] = v
-		}
-		r = c.lines[n]
-	}
-	c.mu.Unlock()
-	mark := " "
-	if c.b.marks[n] {
-		mark = "*"
-	}
-	cell := tview.NewTableCell(tview.Escape(mark + r.line))
-	switch r.class {
-	case rowError:
-		cell.SetTextColor(tcell.ColorRed)
-	case rowDecline:
-		cell.SetTextColor(tcell.ColorYellow)
-	case rowLLC:
-		cell.SetTextColor(tcell.ColorAqua)
-	case rowCLC:
-		cell.SetTextColor(tcell.ColorGreen)
-	}
-	return cell
-}
-
-// lines decodes frames to their smcdump text lines and classes.
-func (b *Browser) lines(ns []int32) map[int32]row {
-	out := map[int32]row{}
-	base := b.idx.base
-	_ = b.idx.Decode(ns, func(n int32, f *capture.Frame) {
-		var ls []string
-		if len(f.CLC) == 0 {
-			ls = append(ls, string(output.AppendLine(nil, f, base, -1)))
-		}
-		for i := range f.CLC {
-			ls = append(ls, string(output.AppendLine(nil, f, base, i)))
-		}
-		out[n] = row{strings.TrimRight(strings.Join(ls, " | "), "\n"), classOf(f)}
-	})
-	return out
-}
-
 // New builds the browser over an index.
 func New(ctx context.Context, idx *Index, o Options) *Browser {
 	b := &Browser{idx: idx, opts: o, marks: map[int32]bool{}, ctx: ctx, mode: "relevant", base: "relevant"}
@@ -188,7 +78,6 @@ func New(ctx context.Context, idx *Index, o Options) *Browser {
 	}
 	b.rows = &rowContent{b: b, lines: map[int32]row{}}
 	b.list = tview.NewTable().SetContent(b.rows).SetSelectable(true, false)
-	b.list.SetBorder(true).SetTitle(" frames ")
 	b.list.SetSelectionChangedFunc(func(row, _ int) { b.showFrame(row) })
 	b.tree = tview.NewTreeView()
 	b.tree.SetChangedFunc(b.highlight)
@@ -201,7 +90,7 @@ func New(ctx context.Context, idx *Index, o Options) *Browser {
 	b.prompt.SetChangedFunc(b.promptChanged)
 	b.prompt.SetDoneFunc(b.promptDone)
 	b.prompt.SetInputCapture(b.promptKey)
-	b.listBox = b.list
+	b.listBox = newListPane(b)
 	b.lower = &lowerPanes{Flex: tview.NewFlex(), b: b}
 	b.body = tview.NewFlex().SetDirection(tview.FlexRow)
 	b.split = defaultSplit
@@ -543,6 +432,19 @@ func (b *Browser) keyTable() []tui.Binding {
 	do := func(f func()) func(*tcell.EventKey) { return func(*tcell.EventKey) { f(); b.redraw() } }
 	return []tui.Binding{
 		{Key: "j/k, ↓/↑, PgUp/PgDn", Desc: "move in the packet list"},
+		{Key: "←/→", Desc: "scroll the packet list left / right: a column at a time, then through Info", Match: func(ev *tcell.EventKey) bool {
+			return b.App.GetFocus() == b.list && (ev.Key() == tcell.KeyLeft || ev.Key() == tcell.KeyRight)
+		}, Do: func(ev *tcell.EventKey) {
+			if ev.Key() == tcell.KeyLeft {
+				b.scroll(-1)
+			} else {
+				b.scroll(1)
+			}
+		}},
+		{Key: "t", Desc: "time format: relative (seconds since the first frame), absolute (UTC time of day), delta (since the row above), epoch", Match: tui.Rune('t'), Do: do(func() {
+			b.cycleTime()
+			b.message = "time: " + timeFormatNames[b.timeFmt]
+		})},
 		{Key: "g/G", Desc: "first / last frame"},
 		{Key: "/", Desc: "display filter (the -Y language; red with its error while it does not compile, enter applies, ↑/↓ earlier filters, tab completes field names)",
 			Match: tui.Rune('/'), Do: do(func() {

@@ -45,6 +45,19 @@ func open(t *testing.T, sample string, w, h int, o Options) *harness {
 	return run(t, New(ctx, idx, o), w, h)
 }
 
+// scrollToInfo scrolls the packet list right (→) until the Info column
+// is at its left edge, where an 80-column screen shows what it says, and
+// returns the screen.
+func (h *harness) scrollToInfo() string {
+	for range 8 {
+		if scr := h.Sync(); strings.Contains(scr, "║ Info") {
+			return scr
+		}
+		h.Key(tcell.KeyRight, 0)
+	}
+	return h.Until("║ Info")
+}
+
 func run(t *testing.T, b *Browser, w, h int) *harness {
 	s := testutil.NewScreen(t, b.App.Application)
 	s.Start(w, h, b.Run)
@@ -76,7 +89,8 @@ func TestBrowseFilterFollowExport(t *testing.T) {
 	export := filepath.Join(t.TempDir(), "follow.pcapng")
 	for _, size := range [][2]int{{80, 24}, {160, 50}} {
 		h := open(t, "multilink.pcap", size[0], size[1], Options{Write: export})
-		scr := h.Until("[SYN]")
+		h.Until("[SYN]")
+		scr := h.scrollToInfo()
 		if !strings.Contains(scr, "CLC Proposal") || !strings.Contains(scr, "frame 3") {
 			t.Fatalf("%dx%d first screen:\n%s", size[0], size[1], scr)
 		}
@@ -144,7 +158,7 @@ func TestBrowseFilterFollowExport(t *testing.T) {
 }
 
 // TestTmux runs the real smcdump -I in an 80x24 tmux pane: filter, follow
-// a connection, quit.
+// a connection, scroll the list to its Info column, quit.
 func TestTmux(t *testing.T) {
 	bin := testutil.GoBuild(t, "../../cmd/smcdump", "smcdump")
 	x := testutil.NewTmux(t, 80, 24, bin, "-I", "-r", filepath.Join(testutil.SamplesDir(t), "pingpong.pcap"))
@@ -156,7 +170,11 @@ func TestTmux(t *testing.T) {
 	x.Keys("Escape")
 	x.WaitFor("relevant, ")
 	x.Keys("f")
-	if scr := x.WaitFor("follow connection 1"); !strings.Contains(scr, "CLC Proposal") {
+	x.WaitFor("follow connection 1")
+	for range 6 {
+		x.Keys("Right")
+	}
+	if scr := x.WaitFor("║ Info"); !strings.Contains(scr, "CLC Proposal") {
 		t.Errorf("followed connection:\n%s", scr)
 	}
 	x.Keys("q")
@@ -449,7 +467,8 @@ func TestEverySample(t *testing.T) {
 	for _, p := range testutil.Samples(t) {
 		t.Run(filepath.Base(p), func(t *testing.T) {
 			h := open(t, filepath.Base(p), 80, 24, Options{})
-			scr := h.Until("frame ")
+			h.Until("frame ")
+			scr := h.scrollToInfo()
 			if !strings.Contains(scr, "SMC option") && !strings.Contains(scr, "[SYN") {
 				t.Errorf("first screen:\n%s", scr)
 			}
@@ -476,7 +495,7 @@ func TestEverySample(t *testing.T) {
 	var line string
 	b := New(ctx, idx, Options{})
 	for _, l := range b.lines(idx.All()[:3]) {
-		line += l.line
+		line += l.info
 	}
 	if !strings.Contains(line, "SMC option") {
 		t.Errorf("pcapng browse: %q", line)
@@ -841,5 +860,85 @@ func TestLayout(t *testing.T) {
 	h.Key(tcell.KeyRune, 'z')
 	if r := h.rect(h.b.tree); r[3] >= 20 {
 		t.Errorf("z again: the tree is still %v", r)
+	}
+}
+
+// listLines are the packet list's header and rows as on screen (between
+// the pane's borders).
+func (h *harness) listLines() []string {
+	r := h.rect(h.b.listBox)
+	lines := strings.Split(h.Text(), "\n")
+	var out []string
+	for y := r[1] + 1; y < r[1]+r[3]-1 && y < len(lines); y++ {
+		l := []rune(lines[y])
+		out = append(out, string(l[r[0]+1:r[0]+r[2]-1]))
+	}
+	return out
+}
+
+// TestColumns: the packet list has Wireshark's columns under a header,
+// aligned; t switches the time format; → scrolls a column at a time, then
+// through Info, so that 80 columns show a whole decline reason.
+func TestColumns(t *testing.T) {
+	h := open(t, "decline-nordma.pcap", 80, 24, Options{})
+	h.Until("[SYN")
+	lines := h.listLines()
+	head := lines[0]
+	var at []int
+	for _, c := range columnNames {
+		i := strings.Index(head, c)
+		if i < 0 || len(at) > 0 && i <= at[len(at)-1] {
+			t.Fatalf("header %q lacks %q in order", head, c)
+		}
+		at = append(at, i)
+	}
+	for _, l := range lines[1:5] {
+		// Left-aligned columns start under their titles.
+		for _, c := range []column{colSource, colDest, colProto} {
+			if l[at[c]] == ' ' || l[at[c]-1] != ' ' {
+				t.Errorf("row %q: column %s does not start at %d, under its title", l, columnNames[c], at[c])
+			}
+		}
+	}
+	if !strings.Contains(lines[1], "10.10.0.2:50500  10.10.0.1:5000   TCP ") {
+		t.Errorf("first row: %q", lines[1])
+	}
+	// Frame 3 at 1795335955.000000 + ..., frame 4 0.013989 s after it.
+	for _, c := range []struct{ head, row3, row4 string }{
+		{"absolute (UTC)", "", ""},
+		{"delta", "0.000000", "0.013989"},
+		{"epoch", "17953", "17953"},
+		{"relative", "0.021150", "0.035139"},
+	} {
+		h.Key(tcell.KeyRune, 't')
+		h.Until("time: " + c.head)
+		lines = h.listLines()
+		if c.head != "relative" && !strings.Contains(lines[0], c.head) {
+			t.Errorf("time %s: header %q", c.head, lines[0])
+		}
+		if !strings.Contains(lines[1], c.row3) || !strings.Contains(lines[2], c.row4) {
+			t.Errorf("time %s: rows %q %q, want %q %q", c.head, lines[1], lines[2], c.row3, c.row4)
+		}
+	}
+	// The Decline, frame 7: its whole reason, a screen at a time.
+	h.Key(tcell.KeyRune, 'G')
+	reason := "CLC Decline SMC-Rv2 0x03030002 NOSMCRDEV: no usable SMC-R (RoCE) device (sender peer ID 0: no RoCE device, Linux)"
+	var seen strings.Builder
+	for range 12 {
+		h.Key(tcell.KeyRight, 0)
+		l := h.listLines()[4]
+		seen.WriteString(l + "\n")
+		if strings.Contains(l, "Linux)") {
+			break
+		}
+	}
+	if s := seen.String(); !strings.Contains(s, reason[:70]) || !strings.Contains(s, reason[len(reason)-50:]) {
+		t.Errorf("scrolling right does not show the decline reason %q:\n%s", reason, s)
+	}
+	for range 12 {
+		h.Key(tcell.KeyLeft, 0)
+	}
+	if l := h.listLines()[0]; !strings.HasPrefix(strings.TrimSpace(l), "No.") {
+		t.Errorf("← back: header %q", l)
 	}
 }
