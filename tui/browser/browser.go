@@ -49,6 +49,10 @@ type Browser struct {
 	history    []string // filters applied, oldest first (↑/↓ in the prompt)
 	histPos    int      // the history entry the prompt shows; len: the text typed
 	draft      string   // the text typed, kept while ↑ shows older filters
+	// exportMarked: the export prompt is for the marked frames (W);
+	// confirm is a file name the user was told exists.
+	exportMarked bool
+	confirm      string
 
 	zoomed    tview.Primitive // the pane z shows alone, nil for all
 	split     int             // the list's share of the height, in tenths
@@ -373,43 +377,6 @@ func (b *Browser) gotoFrame(text string) {
 	b.selectRow(row)
 }
 
-func (b *Browser) export() {
-	name := b.opts.Write
-	if name == "" {
-		name = "smcdump-export.pcapng"
-	}
-	var ns []int32
-	if len(b.marks) > 0 {
-		for n := range b.marks {
-			ns = append(ns, n)
-		}
-		slices.Sort(ns)
-	} else {
-		b.rows.mu.Lock()
-		ns = append(ns, b.rows.ns...)
-		b.rows.mu.Unlock()
-	}
-	w, err := capture.CreateFile(name, b.idx.lt)
-	if err != nil {
-		b.message = "[red]" + tview.Escape(err.Error()) + "[-]"
-		return
-	}
-	var werr error
-	_ = b.idx.Decode(ns, func(_ int32, f *capture.Frame) {
-		if werr == nil {
-			werr = w.WriteFrame(f)
-		}
-	})
-	if err := w.Close(); werr == nil {
-		werr = err
-	}
-	if werr != nil {
-		b.message = "[red]" + tview.Escape(werr.Error()) + "[-]"
-		return
-	}
-	b.message = fmt.Sprintf("wrote %d frames to %s", len(ns), tview.Escape(name))
-}
-
 // ownKey reports the keys that belong to the focused widget, not to the
 // key table: typing in the prompt, a tracker pane's own keys, and the
 // moving keys of the tree and hex pane (j/k, g/G, h/l), which the list
@@ -487,7 +454,13 @@ func (b *Browser) keyTable() []tui.Binding {
 				}
 			}
 		})},
-		{Key: "w", Desc: "write the marked frames (else the list) to the -w file as pcapng", Match: tui.Rune('w'), Do: do(b.export)},
+		{Key: "M", Desc: "unmark every frame", Match: tui.Rune('M'), Do: do(func() {
+			b.message = fmt.Sprintf("unmarked %d frames", len(b.marks))
+			clear(b.marks)
+		})},
+		{Key: "'", Desc: "next marked frame in the list (from the top after the last)", Match: tui.Rune('\''), Do: do(b.nextMark)},
+		{Key: "w", Desc: "write the frames of the list: to the -w file or a new name (FILE-2...), never over a file unless confirmed; .pcap writes pcap, else pcapng", Match: tui.Rune('w'), Do: do(func() { b.openExport(false) })},
+		{Key: "W", Desc: "write the marked frames, as w does", Match: tui.Rune('W'), Do: do(func() { b.openExport(true) })},
 		{Key: "tab", Desc: "next pane: list, field tree, hex", Match: tui.KeyIs(tcell.KeyTab), Do: do(func() {
 			switch b.App.GetFocus() {
 			case b.list:
@@ -507,6 +480,30 @@ func (b *Browser) keyTable() []tui.Binding {
 		{Key: "?", Desc: "this help", Match: tui.Rune('?'), Do: do(b.App.ShowHelp)},
 		{Key: "q", Desc: "quit", Match: tui.Rune('q'), Do: do(b.App.Stop)},
 	}
+}
+
+// nextMark selects the next marked frame of the list after the selected
+// one, from the top after the last.
+func (b *Browser) nextMark() {
+	if len(b.marks) == 0 {
+		b.message = "[yellow]no marked frames (m marks one)[-]"
+		return
+	}
+	b.rows.mu.Lock()
+	ns := b.rows.ns
+	b.rows.mu.Unlock()
+	cur, _ := b.list.GetSelection()
+	for k := 1; k <= len(ns); k++ {
+		i := (cur + k) % len(ns)
+		if b.marks[ns[i]] {
+			if i <= cur {
+				b.message = "[yellow]from the top[-]"
+			}
+			b.selectRow(i)
+			return
+		}
+	}
+	b.message = "[yellow]no marked frame in this list[-]"
 }
 
 // linkGroupOf lists the frames of frame n's link group.

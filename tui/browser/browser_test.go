@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -86,8 +87,8 @@ func waitIndexed(t testing.TB, idx *Index) {
 }
 
 func TestBrowseFilterFollowExport(t *testing.T) {
-	export := filepath.Join(t.TempDir(), "follow.pcapng")
 	for _, size := range [][2]int{{80, 24}, {160, 50}} {
+		export := filepath.Join(t.TempDir(), "follow.pcapng")
 		h := open(t, "multilink.pcap", size[0], size[1], Options{Write: export})
 		h.Until("[SYN]")
 		scr := h.scrollToInfo()
@@ -121,6 +122,10 @@ func TestBrowseFilterFollowExport(t *testing.T) {
 			t.Errorf("the followed connection does not end with DELETE_LINK:\n%s", scr)
 		}
 		h.Key(tcell.KeyRune, 'w')
+		if got := h.promptText(); got != export {
+			t.Fatalf("w asks for %q, want the -w file %q", got, export)
+		}
+		h.Key(tcell.KeyEnter, 0)
 		h.Until("wrote ")
 		rows := h.b.rows.GetRowCount()
 		r, err := capture.Open(export)
@@ -478,6 +483,7 @@ func TestEverySample(t *testing.T) {
 	h := open(t, "pingpong.pcap", 80, 24, Options{Write: filepath.Join(t.TempDir(), "x.pcapng")})
 	h.Until("[SYN]")
 	h.Key(tcell.KeyRune, 'w')
+	h.Key(tcell.KeyEnter, 0)
 	h.Until("wrote ")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -940,5 +946,94 @@ func TestColumns(t *testing.T) {
 	}
 	if l := h.listLines()[0]; !strings.HasPrefix(strings.TrimSpace(l), "No.") {
 		t.Errorf("← back: header %q", l)
+	}
+}
+
+// countFrames reads a capture and returns its frame count and whether it
+// is a classic pcap.
+func countFrames(t *testing.T, path string) (int, bool) {
+	t.Helper()
+	hdr := make([]byte, 4)
+	if f, err := os.Open(path); err == nil {
+		f.Read(hdr)
+		f.Close()
+	}
+	r, err := capture.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	n := 0
+	for {
+		if _, err := r.Next(); err != nil {
+			break
+		}
+		n++
+	}
+	return n, isPcapMagic(hdr)
+}
+
+// TestExport: w writes the list to the -w file, then to FILE-2 and
+// FILE-3 rather than over the earlier export, and over an existing file
+// only after a second enter; W writes the marked frames; a .pcap name
+// writes pcap; M unmarks every frame and ' goes to the next mark.
+func TestExport(t *testing.T) {
+	dir := t.TempDir()
+	export := filepath.Join(dir, "x.pcapng")
+	h := open(t, "decline-nordma.pcap", 100, 30, Options{Write: export})
+	h.Until("[SYN")
+	for i, want := range []string{export, filepath.Join(dir, "x-2.pcapng"), filepath.Join(dir, "x-3.pcapng")} {
+		h.Key(tcell.KeyRune, 'w')
+		if got := h.promptText(); got != want {
+			t.Fatalf("export %d: w asks for %q, want %q", i+1, got, want)
+		}
+		h.Key(tcell.KeyEnter, 0)
+		h.Until("wrote 4 frames to " + want + " (pcapng)")
+		if n, pcap := countFrames(t, want); n != 4 || pcap {
+			t.Errorf("%s: %d frames (pcap %v), want 4 in pcapng", want, n, pcap)
+		}
+	}
+	// Over an existing file: asked first.
+	h.Key(tcell.KeyRune, 'w')
+	for h.promptText() != "" {
+		h.Key(tcell.KeyBackspace2, 0)
+	}
+	h.Type(export)
+	h.Key(tcell.KeyEnter, 0)
+	h.Until("exists: enter again overwrites it")
+	h.Key(tcell.KeyEnter, 0)
+	h.Until("wrote 4 frames to " + export)
+
+	// Marks: two frames, W to a .pcap.
+	h.Key(tcell.KeyRune, 'W')
+	h.Until("no marked frames")
+	h.Key(tcell.KeyRune, 'm')
+	h.Key(tcell.KeyRune, 'j')
+	h.Key(tcell.KeyRune, 'j')
+	h.Key(tcell.KeyRune, 'm')
+	h.Until("2 marked")
+	h.Key(tcell.KeyRune, '\'')
+	if n := h.selectedFrame(); n != 3 {
+		t.Errorf("' from the second mark: frame %d, want 3 (the first, from the top)", n)
+	}
+	h.Key(tcell.KeyRune, '\'')
+	if n := h.selectedFrame(); n != 5 {
+		t.Errorf("' from the first mark: frame %d, want 5", n)
+	}
+	h.Key(tcell.KeyRune, 'W')
+	for h.promptText() != "" {
+		h.Key(tcell.KeyBackspace2, 0)
+	}
+	p := filepath.Join(dir, "marked.pcap")
+	h.Type(p)
+	h.Key(tcell.KeyEnter, 0)
+	h.Until("wrote 2 frames to " + p + " (pcap)")
+	if n, pcap := countFrames(t, p); n != 2 || !pcap {
+		t.Errorf("%s: %d frames (pcap %v), want 2 in pcap", p, n, pcap)
+	}
+	h.Key(tcell.KeyRune, 'M')
+	h.Until("unmarked 2 frames")
+	if scr := h.Sync(); strings.Contains(scr, "marked  ") {
+		t.Errorf("M left marks:\n%s", scr)
 	}
 }

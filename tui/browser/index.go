@@ -7,9 +7,12 @@
 package browser
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"slices"
@@ -18,7 +21,6 @@ import (
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
-	"github.com/gopacket/gopacket/pcapgo"
 
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
@@ -398,23 +400,98 @@ func (s *frameSource) ZeroCopyReadPacketData() ([]byte, gopacket.CaptureInfo, er
 	return f.data, f.ci, nil
 }
 
-// frame reads frame n (1-based) back: from its record in a classic pcap,
-// or from memory.
-func (x *Index) frame(f *os.File, n int) (rawFrame, error) {
+// recordReader reads frames back from their records in a classic pcap,
+// or from memory, without decoding them. Offsets that grow are read
+// through one buffer (a list, a search, an export go forward), others by
+// seeking.
+type recordReader struct {
+	x    *Index
+	f    *os.File
+	br   *bufio.Reader
+	pos  int64 // file offset of br's next byte; -1: not positioned
+	hdr  [16]byte
+	data []byte
+}
+
+func (x *Index) newRecordReader() (*recordReader, error) {
+	rr := &recordReader{x: x, pos: -1}
+	if x.header != nil {
+		f, err := os.Open(x.path)
+		if err != nil {
+			return nil, err
+		}
+		rr.f, rr.br = f, bufio.NewReaderSize(f, 1<<16)
+	}
+	return rr, nil
+}
+
+func (rr *recordReader) Close() error {
+	if rr.f != nil {
+		return rr.f.Close()
+	}
+	return nil
+}
+
+// read returns frame n (1-based): its capture info and bytes, valid until
+// the next read.
+func (rr *recordReader) read(n int32) (gopacket.CaptureInfo, []byte, error) {
+	x := rr.x
 	x.mu.RLock()
 	e := x.ents[n-1]
 	if e.off < 0 {
-		fr := rawFrame{x.cis[n-1], x.raw[n-1]}
+		ci, data := x.cis[n-1], x.raw[n-1]
 		x.mu.RUnlock()
-		return fr, nil
+		return ci, data, nil
 	}
 	x.mu.RUnlock()
-	r, err := pcapgo.NewReader(io.MultiReader(bytes.NewReader(x.header), io.NewSectionReader(f, e.off, 1<<62)))
-	if err != nil {
-		return rawFrame{}, err
+	if gap := e.off - rr.pos; rr.pos < 0 || gap < 0 || gap > 1<<20 {
+		if _, err := rr.f.Seek(e.off, io.SeekStart); err != nil {
+			return gopacket.CaptureInfo{}, nil, err
+		}
+		rr.br.Reset(rr.f)
+	} else if _, err := rr.br.Discard(int(gap)); err != nil {
+		return gopacket.CaptureInfo{}, nil, err
 	}
-	data, ci, err := r.ReadPacketData()
-	return rawFrame{ci, data}, err
+	rr.pos = -1 // until the record is read whole
+	if _, err := io.ReadFull(rr.br, rr.hdr[:]); err != nil {
+		return gopacket.CaptureInfo{}, nil, fmt.Errorf("%s: frame %d (file offset %#x): %w", x.path, n, e.off, err)
+	}
+	order, nanos := pcapByteOrder(x.header)
+	ci := gopacket.CaptureInfo{
+		CaptureLength: int(order.Uint32(rr.hdr[8:])),
+		Length:        int(order.Uint32(rr.hdr[12:])),
+	}
+	frac := int64(order.Uint32(rr.hdr[4:]))
+	if !nanos {
+		frac *= 1000
+	}
+	ci.Timestamp = time.Unix(int64(order.Uint32(rr.hdr[0:])), frac).UTC()
+	if ci.CaptureLength > 1<<24 {
+		return ci, nil, fmt.Errorf("%s: frame %d (file offset %#x): capture length %d", x.path, n, e.off, ci.CaptureLength)
+	}
+	if cap(rr.data) < ci.CaptureLength {
+		rr.data = make([]byte, ci.CaptureLength)
+	}
+	rr.data = rr.data[:ci.CaptureLength]
+	if _, err := io.ReadFull(rr.br, rr.data); err != nil {
+		return ci, nil, fmt.Errorf("%s: frame %d (file offset %#x): %w", x.path, n, e.off, err)
+	}
+	rr.pos = e.off + 16 + int64(ci.CaptureLength)
+	return ci, rr.data, nil
+}
+
+// pcapByteOrder reads a classic pcap header's magic: the byte order of
+// its records and whether their fractions are nanoseconds.
+func pcapByteOrder(h []byte) (binary.ByteOrder, bool) {
+	switch binary.LittleEndian.Uint32(h) {
+	case 0xa1b2c3d4:
+		return binary.LittleEndian, false
+	case 0xa1b23c4d:
+		return binary.LittleEndian, true
+	case 0xd4c3b2a1:
+		return binary.BigEndian, false
+	}
+	return binary.BigEndian, true
 }
 
 // Decode decodes frames ns (1-based) for display, replaying first the
@@ -454,26 +531,24 @@ func (x *Index) Decode(ns []int32, fn func(n int32, f *capture.Frame)) error {
 		order = append(order, n)
 	}
 	slices.Sort(order)
-	var f *os.File
-	if x.header != nil {
-		var err error
-		if f, err = os.Open(x.path); err != nil {
-			return err
-		}
-		defer f.Close()
+	rr, err := x.newRecordReader()
+	if err != nil {
+		return err
 	}
+	defer rr.Close()
 	src := &frameSource{}
 	for _, n := range order {
-		fr, err := x.frame(f, int(n))
+		ci, data, err := rr.read(n)
 		if err != nil {
 			return err
 		}
-		src.frames = append(src.frames, fr)
+		src.frames = append(src.frames, rawFrame{ci, bytes.Clone(data)})
 	}
 	r, err := capture.NewReader(x.path, src, x.lt)
 	if err != nil {
 		return err
 	}
+	defer r.Close()
 	for i := 0; ; i++ {
 		fr, err := r.Next()
 		if err != nil {

@@ -21,9 +21,10 @@ const (
 	promptNone   promptKind = iota
 	promptFilter            // `/`: a display filter
 	promptGoto              // `:`: a frame number
+	promptWrite             // `w`, `W`: the file to export to
 )
 
-var promptLabels = [...]string{promptFilter: "/", promptGoto: ":"}
+var promptLabels = [...]string{promptFilter: "/", promptGoto: ":", promptWrite: "write to: "}
 
 // maxHistory bounds the filters ↑ and ↓ go through.
 const maxHistory = 100
@@ -140,6 +141,9 @@ func (b *Browser) promptDone(k tcell.Key) {
 			return // the prompt stays open with the error under it
 		}
 	}
+	if k == tcell.KeyEnter && kind == promptWrite && !b.mayWrite(text) {
+		return // the prompt stays open, asking to confirm
+	}
 	b.closePrompt()
 	if k != tcell.KeyEnter {
 		return
@@ -150,6 +154,8 @@ func (b *Browser) promptDone(k tcell.Key) {
 		b.applyFilter(text)
 	case promptGoto:
 		b.gotoFrame(text)
+	case promptWrite:
+		b.export(text)
 	}
 	b.redraw()
 }
