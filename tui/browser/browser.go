@@ -54,6 +54,9 @@ type Browser struct {
 	exportMarked bool
 	confirm      string
 
+	back, fwd []place // the jump history ([ and ])
+	restoring bool    // a place is being restored: no jump to record
+
 	zoomed    tview.Primitive // the pane z shows alone, nil for all
 	split     int             // the list's share of the height, in tenths
 	hexHidden bool            // x
@@ -76,7 +79,7 @@ type Browser struct {
 
 // New builds the browser over an index.
 func New(ctx context.Context, idx *Index, o Options) *Browser {
-	b := &Browser{idx: idx, opts: o, marks: map[int32]bool{}, ctx: ctx, mode: "relevant", base: "relevant"}
+	b := &Browser{idx: idx, opts: o, marks: map[int32]bool{}, ctx: ctx, base: "relevant"}
 	if o.All {
 		b.base = "all"
 	}
@@ -183,6 +186,7 @@ func (b *Browser) watch() {
 // esc, a filter), or the nearest one after it when the list lacks it; 0
 // selects the first row.
 func (b *Browser) setList(ns []int32, mode string, keep int32) {
+	b.jumped()
 	if b.pending != nil {
 		b.pending()
 		b.pending = nil
@@ -374,6 +378,7 @@ func (b *Browser) gotoFrame(text string) {
 		b.message = fmt.Sprintf("[yellow]frame %d is not in the list (%s): showing all frames[-]", n, tview.Escape(mode))
 		return
 	}
+	b.jumped()
 	b.selectRow(row)
 }
 
@@ -434,6 +439,9 @@ func (b *Browser) keyTable() []tui.Binding {
 			}
 			b.setList(b.idx.Follow(conn), "follow connection "+strconv.Itoa(conn), b.selected())
 		})},
+		{Key: "[ ]", Desc: "back / forward through the places jumped from (f, :N, a filter, esc, a pane's enter, a search hit), with the frame selected there", Match: func(ev *tcell.EventKey) bool {
+			return ev.Key() == tcell.KeyRune && (ev.Rune() == '[' || ev.Rune() == ']')
+		}, Do: func(ev *tcell.EventKey) { b.goBack(map[rune]int{'[': -1, ']': 1}[ev.Rune()]); b.redraw() }},
 		{Key: "a", Desc: "all frames / SMC-relevant frames only", Match: tui.Rune('a'), Do: do(func() {
 			if b.base = "all"; b.mode == "all" {
 				b.base = "relevant"
@@ -499,6 +507,7 @@ func (b *Browser) nextMark() {
 			if i <= cur {
 				b.message = "[yellow]from the top[-]"
 			}
+			b.jumped()
 			b.selectRow(i)
 			return
 		}

@@ -1037,3 +1037,42 @@ func TestExport(t *testing.T) {
 		t.Errorf("M left marks:\n%s", scr)
 	}
 }
+
+// TestBackForward: [ goes back through the places jumped from (:N, f, a
+// filter) with the frame selected there, ] forward again; moving with
+// j/k/G is not a jump.
+func TestBackForward(t *testing.T) {
+	h := open(t, "multilink.pcap", 100, 30, Options{})
+	h.Until("[SYN]")
+	h.Key(tcell.KeyRune, ':')
+	h.Type("26")
+	h.Key(tcell.KeyEnter, 0)
+	h.Key(tcell.KeyRune, 'f')
+	h.Until("follow connection 1")
+	h.Key(tcell.KeyRune, 'G')
+	last := h.selectedFrame()
+	h.Key(tcell.KeyRune, '/')
+	h.Type("smc.llc.type == 0x22")
+	h.Key(tcell.KeyEnter, 0)
+	h.Until("0x22, 5 rows")
+	for i, want := range []struct {
+		key   rune
+		mode  string
+		frame int32
+	}{
+		{'[', "follow connection 1, ", last},
+		{'[', "relevant, ", 26},
+		{'[', "relevant, ", 3},
+		{']', "relevant, ", 26},
+		{']', "follow connection 1, ", last},
+		{']', "0x22, 5 rows", 0},
+	} {
+		h.Key(tcell.KeyRune, want.key)
+		h.Until(want.mode)
+		if n := h.selectedFrame(); want.frame != 0 && n != want.frame {
+			t.Errorf("step %d (%c): frame %d, want %d", i+1, want.key, n, want.frame)
+		}
+	}
+	h.Key(tcell.KeyRune, ']')
+	h.Until("no place to go forward to")
+}
