@@ -54,6 +54,10 @@ type Browser struct {
 	exportMarked bool
 	confirm      string
 
+	needle     needle // the last search (ctrl-f, n, N)
+	needleText string // as typed
+	found      span   // the bytes of the search hit, highlighted once its frame is shown
+
 	back, fwd []place // the jump history ([ and ])
 	restoring bool    // a place is being restored: no jump to record
 
@@ -439,6 +443,10 @@ func (b *Browser) keyTable() []tui.Binding {
 			}
 			b.setList(b.idx.Follow(conn), "follow connection "+strconv.Itoa(conn), b.selected())
 		})},
+		{Key: "ctrl-f", Desc: "find the next frame of the list whose bytes hold a hex string (e2:d4:c3:d9, 0xe2d4c3d9) or a text (\"SMC-LAB\"); the filter's \"frame contains\" does it for the whole capture", Match: tui.KeyIs(tcell.KeyCtrlF), Do: do(func() { b.openPrompt(promptSearch, b.needleText) })},
+		{Key: "n N", Desc: "next / previous frame of the search", Match: func(ev *tcell.EventKey) bool {
+			return ev.Key() == tcell.KeyRune && (ev.Rune() == 'n' || ev.Rune() == 'N')
+		}, Do: func(ev *tcell.EventKey) { b.find(map[rune]int{'n': 1, 'N': -1}[ev.Rune()]); b.redraw() }},
 		{Key: "[ ]", Desc: "back / forward through the places jumped from (f, :N, a filter, esc, a pane's enter, a search hit), with the frame selected there", Match: func(ev *tcell.EventKey) bool {
 			return ev.Key() == tcell.KeyRune && (ev.Rune() == '[' || ev.Rune() == ']')
 		}, Do: func(ev *tcell.EventKey) { b.goBack(map[rune]int{'[': -1, ']': 1}[ev.Rune()]); b.redraw() }},
@@ -548,5 +556,12 @@ func (b *Browser) highlight(node *tview.TreeNode) {
 		return
 	}
 	ref, _ := node.GetReference().(*nodeSpans)
+	if ref == nil && b.found.n > 0 {
+		// The frame of a search hit was just shown (its tree's root):
+		// its hit stays highlighted.
+		b.hex.mark(b.found)
+		b.found = span{}
+		return
+	}
 	b.hex.mark(ref.pick())
 }

@@ -1076,3 +1076,62 @@ func TestBackForward(t *testing.T) {
 	h.Key(tcell.KeyRune, ']')
 	h.Until("no place to go forward to")
 }
+
+// TestSearch: ctrl-f finds the next frame whose bytes hold hex bytes or
+// a text, highlighted in the hex pane; n and N go on; a miss says so; the
+// filter's "frame contains" lists every such frame.
+func TestSearch(t *testing.T) {
+	h := open(t, "multilink.pcap", 120, 40, Options{})
+	h.Until("[SYN]")
+	h.Key(tcell.KeyCtrlF, 0)
+	h.Type("e2:d4:c3:d9") // the SMC eyecatcher, EBCDIC "SMCR": the SYNs' option, the CLC
+	h.Key(tcell.KeyEnter, 0)
+	h.Until("bytes e2d4c3d9 at offset")
+	if n := h.selectedFrame(); n != 4 {
+		t.Errorf("the first hit after frame 3 is frame %d, want 4 (the SYN-ACK's option)", n)
+	}
+	sel := make(chan span, 1)
+	h.App.QueueUpdate(func() { sel <- h.b.hex.sel })
+	if sp := <-sel; sp.n != 4 || !bytes.Equal(h.b.data[sp.off:sp.off+4], []byte{0xe2, 0xd4, 0xc3, 0xd9}) {
+		t.Errorf("the hex pane highlights %+v, not the bytes found", sp)
+	}
+	h.Key(tcell.KeyRune, 'n')
+	h.Until("of frame 5 ")
+	h.Key(tcell.KeyRune, 'N')
+	h.Until("of frame 4 ")
+	h.Key(tcell.KeyRune, 'N')
+	h.Until("of frame 3 ")
+	h.Key(tcell.KeyRune, 'N') // round the top, to the last CLC with the eyecatcher
+	h.Until("round the end of the list")
+
+	h.Key(tcell.KeyCtrlF, 0)
+	for h.promptText() != "" {
+		h.Key(tcell.KeyBackspace2, 0)
+	}
+	h.Type(`"SMC-LAB"`)
+	h.Key(tcell.KeyEnter, 0)
+	h.Until(`text "SMC-LAB" at offset`)
+
+	h.Key(tcell.KeyCtrlF, 0)
+	for h.promptText() != "" {
+		h.Key(tcell.KeyBackspace2, 0)
+	}
+	h.Type("0xzz")
+	h.Key(tcell.KeyEnter, 0)
+	h.Until("not hex bytes")
+	h.Key(tcell.KeyEscape, 0)
+	h.Key(tcell.KeyCtrlF, 0)
+	for h.promptText() != "" {
+		h.Key(tcell.KeyBackspace2, 0)
+	}
+	h.Type("no such text anywhere")
+	h.Key(tcell.KeyEnter, 0)
+	h.Until("is in none of the 4545 frames of the list")
+
+	h.Key(tcell.KeyRune, '/')
+	h.Type(`frame contains "SMC-LAB" and smc.clc.type == 1`)
+	h.Key(tcell.KeyEnter, 0)
+	if scr := h.Until(`== 1, `); strings.Contains(scr, ", 0 rows") {
+		t.Errorf("frame contains: no Proposal holds the EID's text:\n%s", scr)
+	}
+}

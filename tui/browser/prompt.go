@@ -22,9 +22,10 @@ const (
 	promptFilter            // `/`: a display filter
 	promptGoto              // `:`: a frame number
 	promptWrite             // `w`, `W`: the file to export to
+	promptSearch            // ctrl-f: bytes or a text to find
 )
 
-var promptLabels = [...]string{promptFilter: "/", promptGoto: ":", promptWrite: "write to: "}
+var promptLabels = [...]string{promptFilter: "/", promptGoto: ":", promptWrite: "write to: ", promptSearch: "find (hex or text): "}
 
 // maxHistory bounds the filters ↑ and ↓ go through.
 const maxHistory = 100
@@ -144,6 +145,14 @@ func (b *Browser) promptDone(k tcell.Key) {
 	if k == tcell.KeyEnter && kind == promptWrite && !b.mayWrite(text) {
 		return // the prompt stays open, asking to confirm
 	}
+	if k == tcell.KeyEnter && kind == promptSearch {
+		nd, err := parseNeedle(text)
+		if err != nil {
+			b.setHint("[red]" + tview.Escape(err.Error()) + "[-]")
+			return
+		}
+		b.needle, b.needleText = nd, text
+	}
 	b.closePrompt()
 	if k != tcell.KeyEnter {
 		return
@@ -156,6 +165,8 @@ func (b *Browser) promptDone(k tcell.Key) {
 		b.gotoFrame(text)
 	case promptWrite:
 		b.export(text)
+	case promptSearch:
+		b.find(1)
 	}
 	b.redraw()
 }
