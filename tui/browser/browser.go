@@ -12,9 +12,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
-	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/filter"
-	"github.com/smcscope/smcscope/output"
 	"github.com/smcscope/smcscope/tui"
 )
 
@@ -57,6 +55,9 @@ type Browser struct {
 	needle     needle // the last search (ctrl-f, n, N)
 	needleText string // as typed
 	found      span   // the bytes of the search hit, highlighted once its frame is shown
+	// collapsed are the field tree's layers the user collapsed (by key):
+	// they stay collapsed in the frames shown after.
+	collapsed map[string]bool
 
 	back, fwd []place // the jump history ([ and ])
 	restoring bool    // a place is being restored: no jump to record
@@ -83,7 +84,7 @@ type Browser struct {
 
 // New builds the browser over an index.
 func New(ctx context.Context, idx *Index, o Options) *Browser {
-	b := &Browser{idx: idx, opts: o, marks: map[int32]bool{}, ctx: ctx, base: "relevant"}
+	b := &Browser{idx: idx, opts: o, marks: map[int32]bool{}, collapsed: map[string]bool{}, ctx: ctx, base: "relevant"}
 	if o.All {
 		b.base = "all"
 	}
@@ -256,59 +257,6 @@ func (b *Browser) drawStatus(n int, done bool, err error) {
 		st += " [red]" + tview.Escape(err.Error()) + "[-]"
 	}
 	b.status.SetText(st + "  [gray]? help  q quit[-]")
-}
-
-// showFrame fills the field tree and hex pane for the row.
-func (b *Browser) showFrame(row int) {
-	b.rows.mu.Lock()
-	if row < 0 || row >= len(b.rows.ns) {
-		b.rows.mu.Unlock()
-		b.tree.SetRoot(tview.NewTreeNode("no frame"))
-		b.hex.show(nil)
-		b.shown = 0
-		return
-	}
-	n := b.rows.ns[row]
-	b.rows.mu.Unlock()
-	b.shown = n
-	var (
-		tree  []output.TreeLayer
-		spans []capture.FieldSpan
-	)
-	_ = b.idx.Decode([]int32{n}, func(_ int32, f *capture.Frame) {
-		tree = output.Tree(f)
-		b.data, spans = append(b.data[:0], f.Data...), append(spans[:0], f.FieldSpans()...)
-	})
-	conn, link := b.idx.Conn(int(n))
-	root := tview.NewTreeNode(fmt.Sprintf("frame %d  connection %d  link %d", n, conn, link))
-	// Each node refers to the bytes it highlights: a field line its own
-	// (or its layer's), a layer heading its layer's, that of its first
-	// field.
-	for _, l := range tree {
-		heading := &nodeSpans{}
-		layer := tview.NewTreeNode(tview.Escape(l.Title + " (" + l.Key + ")")).SetColor(tcell.ColorYellow).SetReference(heading)
-		root.AddChild(layer)
-		for _, fd := range l.Fields {
-			var ref nodeSpans
-			if fd.Index < len(spans) {
-				ref = nodeSpans{spanOf(spans[fd.Index].Field), spanOf(spans[fd.Index].Layer)}
-			}
-			if heading.layer.n == 0 {
-				heading.layer = ref.layer
-			}
-			line := fd.Name + " = " + fd.Value
-			if fd.Desc != "" {
-				line += "    (" + fd.Desc + ")"
-			}
-			layer.AddChild(tview.NewTreeNode(tview.Escape(line)).SetReference(&ref))
-		}
-	}
-	for _, c := range root.GetChildren() {
-		c := c
-		c.SetSelectedFunc(func() { c.SetExpanded(!c.IsExpanded()) })
-	}
-	b.tree.SetRoot(root).SetCurrentNode(root)
-	b.hex.show(b.data)
 }
 
 func (b *Browser) selected() int32 {
@@ -487,7 +435,9 @@ func (b *Browser) keyTable() []tui.Binding {
 				b.App.SetFocus(b.list)
 			}
 		})},
-		{Key: "enter", Desc: "in the field tree: expand / collapse a layer"},
+		{Key: "enter", Desc: "in the field tree: expand / collapse a layer (it stays so in the frames shown after)"},
+		{Key: "A", Desc: "apply the field selected in the tree as a filter (field == value; a layer: the layer present)", Match: tui.Rune('A'), Do: do(func() { b.fieldFilter(true) })},
+		{Key: "P", Desc: "prepare the field selected in the tree as a filter: the filter bar opens with it, to edit before enter", Match: tui.Rune('P'), Do: do(func() { b.fieldFilter(false) })},
 		{Key: "z", Desc: "zoom: the focused pane (list, field tree, hex) alone on the screen, or all panes again", Match: tui.Rune('z'), Do: do(b.zoom)},
 		{Key: "+ -", Desc: "grow / shrink the packet list (the field tree and hex pane get the rest)", Match: func(ev *tcell.EventKey) bool {
 			return ev.Key() == tcell.KeyRune && (ev.Rune() == '+' || ev.Rune() == '-')
@@ -545,23 +495,4 @@ func (b *Browser) linkGroupOf(n int32) {
 		}
 	}
 	b.message = fmt.Sprintf("[yellow]frame %d belongs to no link group (no SMC-R link or connection on one)[-]", n)
-}
-
-// highlight marks in the hex pane the bytes of the selected tree node: a
-// field's own bytes, as Wireshark does, or its layer's where the field has
-// no fixed place in the frame (computed from several bytes, filled by the
-// tracker, behind a variable-length part); a layer heading's layer.
-func (b *Browser) highlight(node *tview.TreeNode) {
-	if node == nil {
-		return
-	}
-	ref, _ := node.GetReference().(*nodeSpans)
-	if ref == nil && b.found.n > 0 {
-		// The frame of a search hit was just shown (its tree's root):
-		// its hit stays highlighted.
-		b.hex.mark(b.found)
-		b.found = span{}
-		return
-	}
-	b.hex.mark(ref.pick())
 }

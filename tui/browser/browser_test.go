@@ -1135,3 +1135,35 @@ func TestSearch(t *testing.T) {
 		t.Errorf("frame contains: no Proposal holds the EID's text:\n%s", scr)
 	}
 }
+
+// TestTreeFilterAndCollapse: A applies the selected field as a filter, P
+// prepares it in the filter bar; a layer collapsed stays collapsed in the
+// frames shown after it.
+func TestTreeFilterAndCollapse(t *testing.T) {
+	h := open(t, "decline-nordma.pcap", 120, 40, Options{})
+	h.Until("[SYN")
+	h.gotoFrame(t, 7) // the Decline; the focus is on the field tree
+	h.selectNode(t, "smc.clc.decline.reason ")
+	h.Key(tcell.KeyRune, 'A')
+	if scr := h.Until("filter smc.clc.decline.reason == 0x3030002, 1 rows"); !strings.Contains(scr, "NOSMCRDEV") {
+		t.Errorf("A on the decline reason:\n%s", scr)
+	}
+	h.selectNode(t, "Frame (frame)") // the focus stays on the tree, showing frame 7 again
+	h.selectNode(t, "smc.clc.type ")
+	h.Key(tcell.KeyRune, 'P')
+	if got := h.promptText(); got != "smc.clc.type == 4" {
+		t.Errorf("P on smc.clc.type: the filter bar has %q", got)
+	}
+	h.Key(tcell.KeyEscape, 0)
+	h.Until("filter smc.clc.decline.reason") // not applied
+	h.App.QueueUpdateDraw(func() { h.App.SetFocus(h.b.tree) })
+	h.selectNode(t, "^Ethernet (eth)")
+	h.Key(tcell.KeyEnter, 0) // collapse
+	h.Key(tcell.KeyEscape, 0)
+	h.Until("relevant, ")
+	h.gotoFrame(t, 4)
+	scr := h.Sync()
+	if !strings.Contains(scr, "Ethernet (eth)") || strings.Contains(scr, "eth.src") || !strings.Contains(scr, "ip.src") {
+		t.Errorf("the Ethernet layer collapsed in frame 7 is not in frame 4:\n%s", scr)
+	}
+}
