@@ -1167,3 +1167,37 @@ func TestTreeFilterAndCollapse(t *testing.T) {
 		t.Errorf("the Ethernet layer collapsed in frame 7 is not in frame 4:\n%s", scr)
 	}
 }
+
+// TestPaneHeaders: at 80x24 the tracker panes have column headers with
+// the directions spelled out, → reaches their last columns, and the
+// detail under the table shows a decline's whole reason.
+func TestPaneHeaders(t *testing.T) {
+	h := open(t, "decline-nordma.pcap", 80, 24, Options{})
+	h.Until("[SYN")
+	h.Key(tcell.KeyRune, 'd')
+	scr := h.Until("declines")
+	for _, want := range []string{"ID", "Client", "Server", "Declined", "server → client", "Meaning: no usable SMC-R (RoCE) device"} {
+		if !strings.Contains(squash(scr), want) {
+			t.Errorf("declines pane lacks %q:\n%s", want, scr)
+		}
+	}
+	for range 8 {
+		h.Key(tcell.KeyRight, 0)
+	}
+	if scr := h.Sync(); !strings.Contains(strings.SplitN(scr, "\n", 3)[1], "Meaning") {
+		t.Errorf("→ does not reach the Meaning column:\n%s", scr)
+	}
+	h.Key(tcell.KeyEscape, 0)
+
+	h = open(t, "multilink.pcap", 80, 24, Options{})
+	h.Until("[SYN")
+	h.Key(tcell.KeyRune, 'c')
+	if scr := h.Until("conversations"); !strings.Contains(scr, "CDCs C→S") && !strings.Contains(squash(scr), "CDCs C→S: ") {
+		t.Errorf("conversations pane:\n%s", scr)
+	}
+	h.Key(tcell.KeyEscape, 0)
+	h.Key(tcell.KeyRune, 'l')
+	if scr := squash(h.Until("link groups")); !strings.Contains(scr, "QP 0x000013 ⇄ 0x000011") && !strings.Contains(scr, "⇄") {
+		t.Errorf("link groups pane:\n%s", scr)
+	}
+}
