@@ -67,6 +67,9 @@ type Browser struct {
 	hexHidden bool            // x
 
 	timeFmt timeFormat      // t
+	sort    sortState       // < > s
+	// unsorted is the list in frame order, as setList set it.
+	unsorted []int32
 	widths  [numColumns]int // of the list's columns (fitColumns; Info takes the rest)
 	hoff    int             // characters the list is scrolled to the left (←/→)
 
@@ -153,7 +156,7 @@ func (b *Browser) watch() {
 		}
 		n, done, err := b.idx.Progress()
 		b.App.QueueUpdateDraw(func() {
-			if b.mode == "relevant" || b.mode == "all" {
+			if (b.mode == "relevant" || b.mode == "all") && b.sort == (sortState{}) {
 				row, _ := b.list.GetSelection()
 				atEnd := row >= b.rows.GetRowCount()-1
 				ns := b.idx.Relevant()
@@ -164,6 +167,7 @@ func (b *Browser) watch() {
 				first := len(b.rows.ns) == 0
 				b.rows.ns = ns
 				b.rows.mu.Unlock()
+				b.unsorted = ns
 				if first && !b.idx.live {
 					// tview keeps an empty table scrolled to its end; a
 					// file opens at its first frame.
@@ -200,7 +204,7 @@ func (b *Browser) setList(ns []int32, mode string, keep int32) {
 	b.rows.mu.Lock()
 	b.rows.ns = ns
 	b.rows.mu.Unlock()
-	b.mode = mode
+	b.mode, b.unsorted, b.sort = mode, ns, sortState{}
 	row, _ := rowOf(ns, keep)
 	b.selectRow(row)
 	b.showFrame(row)
@@ -230,6 +234,20 @@ func rowOf(ns []int32, n int32) (int, bool) {
 		i--
 	}
 	return i, found
+}
+
+// rowOf is rowOf over the list, which a sort may have put out of frame
+// order: then the row of frame n, or the first row.
+func (b *Browser) rowOf(n int32) (int, bool) {
+	b.rows.mu.Lock()
+	defer b.rows.mu.Unlock()
+	if b.sort == (sortState{}) {
+		return rowOf(b.rows.ns, n)
+	}
+	if i := slices.Index(b.rows.ns, n); i >= 0 {
+		return i, true
+	}
+	return 0, false
 }
 
 // redraw rewrites the status line.
@@ -321,9 +339,7 @@ func (b *Browser) gotoFrame(text string) {
 		b.message = fmt.Sprintf("[red]frame %d: the capture has %d frames%s[-]", n, total, so)
 		return
 	}
-	b.rows.mu.Lock()
-	row, in := rowOf(b.rows.ns, int32(n))
-	b.rows.mu.Unlock()
+	row, in := b.rowOf(int32(n))
 	if !in {
 		mode := b.mode
 		b.setList(b.idx.All(), "all", int32(n))
@@ -365,6 +381,10 @@ func (b *Browser) keyTable() []tui.Binding {
 				b.scroll(1)
 			}
 		}},
+		{Key: "> <", Desc: "sort the list by the next / previous column (typed values: times, addresses, lengths; No. is frame order)", Match: func(ev *tcell.EventKey) bool {
+			return ev.Key() == tcell.KeyRune && (ev.Rune() == '>' || ev.Rune() == '<')
+		}, Do: func(ev *tcell.EventKey) { b.moveSort(map[rune]int{'>': 1, '<': -1}[ev.Rune()]); b.redraw() }},
+		{Key: "s", Desc: "reverse the sort order", Match: tui.Rune('s'), Do: do(func() { b.sortBy(sortState{b.sort.col, !b.sort.desc}) })},
 		{Key: "t", Desc: "time format: relative (seconds since the first frame), absolute (UTC time of day), delta (since the row above), epoch", Match: tui.Rune('t'), Do: do(func() {
 			b.cycleTime()
 			b.message = "time: " + timeFormatNames[b.timeFmt]

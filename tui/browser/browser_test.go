@@ -1201,3 +1201,77 @@ func TestPaneHeaders(t *testing.T) {
 		t.Errorf("link groups pane:\n%s", scr)
 	}
 }
+
+// listFrames is the packet list's frames in its order, and the decoded
+// rows of the first n.
+func (h *harness) listRows(n int) ([]int32, []row) {
+	type out struct {
+		ns   []int32
+		rows []row
+	}
+	ch := make(chan out, 1)
+	h.App.QueueUpdate(func() {
+		h.b.rows.ensure(0, n)
+		h.b.rows.mu.Lock()
+		o := out{ns: slices.Clone(h.b.rows.ns)}
+		for _, k := range o.ns[:min(n, len(o.ns))] {
+			o.rows = append(o.rows, h.b.rows.lines[k])
+		}
+		h.b.rows.mu.Unlock()
+		ch <- o
+	})
+	o := <-ch
+	return o.ns, o.rows
+}
+
+// TestSort: > and < sort the list by a column, on its typed value, s
+// reverses; the selected frame stays selected; the header shows the
+// order; a sort that would decode too many rows says so.
+func TestSort(t *testing.T) {
+	h := open(t, "multilink.pcap", 120, 40, Options{})
+	h.Until("[SYN]")
+	h.gotoFrame(t, 26)
+	h.Key(tcell.KeyTab, 0)
+	h.Key(tcell.KeyTab, 0)
+	for _, c := range []struct {
+		key  rune
+		col  column
+		less func(a, b row) bool
+	}{
+		{'>', colTime, func(a, b row) bool { return !a.time.After(b.time) }},
+		{'>', colSource, func(a, b row) bool { return a.src.Compare(b.src) <= 0 }},
+		{'>', colDest, func(a, b row) bool { return a.dst.Compare(b.dst) <= 0 }},
+		{'>', colProto, func(a, b row) bool { return a.proto <= b.proto }},
+		{'>', colLength, func(a, b row) bool { return a.length <= b.length }},
+		{'s', colLength, func(a, b row) bool { return a.length >= b.length }},
+		{'>', colInfo, func(a, b row) bool { return a.info <= b.info }},
+	} {
+		h.Key(tcell.KeyRune, c.key)
+		scr := h.Until("sorted by " + columnNames[c.col])
+		ns, rows := h.listRows(300)
+		if len(ns) != 4545 {
+			t.Fatalf("sorted by %s: %d rows, want 4545", columnNames[c.col], len(ns))
+		}
+		for i := 1; i < len(rows); i++ {
+			if !c.less(rows[i-1], rows[i]) {
+				t.Errorf("sorted by %s (%c): rows %d and %d out of order: %+v, %+v", columnNames[c.col], c.key, i-1, i, rows[i-1], rows[i])
+				break
+			}
+		}
+		if n := h.selectedFrame(); n != 26 || !h.selectedOnScreen() {
+			t.Errorf("sorted by %s: frame %d selected (on screen %v), want 26", columnNames[c.col], n, h.selectedOnScreen())
+		}
+		if !strings.Contains(h.listLines()[0], columnNames[c.col]+" ↑") && !strings.Contains(h.listLines()[0], columnNames[c.col]+" ↓") {
+			t.Errorf("sorted by %s: header %q has no arrow\n%s", columnNames[c.col], h.listLines()[0], scr)
+		}
+	}
+	h.Key(tcell.KeyRune, '>') // back to No.: frame order
+	h.Until("sorted by No. ↑")
+	if ns, _ := h.listRows(0); !slices.IsSorted(ns) {
+		t.Error("> past Info is not frame order")
+	}
+	defer func(n int) { maxSortDecode = n }(maxSortDecode)
+	maxSortDecode = 100
+	h.Key(tcell.KeyRune, '<')
+	h.Until("sorting by Info decodes every row: 4545 rows, more than 100; filter the list first")
+}

@@ -320,15 +320,7 @@ func (x *Index) LinkGroup(links, conns []int) []int32 {
 // Filter runs a display filter over the whole capture (a second pass,
 // decoding only what the filter needs) and returns the matching frames.
 func (x *Index) Filter(ctx context.Context, flt *filter.Filter) ([]int32, error) {
-	var (
-		r   *capture.Reader
-		err error
-	)
-	if x.header == nil {
-		r, err = capture.NewReader(x.path, x.rawSource(), x.lt)
-	} else {
-		r, err = capture.Open(x.path)
-	}
+	r, err := x.pass()
 	if err != nil {
 		return nil, err
 	}
@@ -368,6 +360,15 @@ func (x *Index) Filter(ctx context.Context, flt *filter.Filter) ([]int32, error)
 		}
 	}
 	return out, ctx.Err()
+}
+
+// pass opens the capture for a second pass over every frame (a filter, a
+// sort by a decoded column): the file again, or the frames in memory.
+func (x *Index) pass() (*capture.Reader, error) {
+	if x.header == nil {
+		return capture.NewReader(x.path, x.rawSource(), x.lt)
+	}
+	return capture.Open(x.path)
 }
 
 // rawSource replays the frames kept in memory.

@@ -13,17 +13,22 @@ const maxJumps = 100
 // pass computed; the relevant and all lists are read again, as a live
 // capture grows them) and the frame selected there.
 type place struct {
-	mode  string
-	ns    []int32
-	frame int32
+	mode   string
+	ns     []int32 // in frame order
+	sort   sortState
+	sorted []int32 // ns in the sort's order
+	frame  int32
 }
 
 // here is the current place.
 func (b *Browser) here() place {
-	p := place{mode: b.mode, frame: b.selected()}
+	p := place{mode: b.mode, frame: b.selected(), sort: b.sort}
 	if b.mode != "relevant" && b.mode != "all" {
+		p.ns = b.unsorted
+	}
+	if b.sort != (sortState{}) {
 		b.rows.mu.Lock()
-		p.ns = b.rows.ns
+		p.sorted = b.rows.ns
 		b.rows.mu.Unlock()
 	}
 	return p
@@ -70,19 +75,21 @@ func (b *Browser) goBack(dir int) {
 	*to = pushPlace(*to, b.here())
 	b.restoring = true
 	defer func() { b.restoring = false }()
+	if p.mode == b.mode && p.sort == b.sort && (p.ns == nil || sameList(p.ns, b.unsorted)) {
+		row, _ := b.rowOf(p.frame)
+		b.selectRow(row)
+		return
+	}
 	switch p.mode {
-	case b.mode:
-		if b.mode == "relevant" || b.mode == "all" || sameList(p.ns, b.rows.ns) {
-			row, _ := rowOf(b.rows.ns, p.frame)
-			b.selectRow(row)
-			return
-		}
 	case "relevant":
 		p.ns = b.idx.Relevant()
 	case "all":
 		p.ns = b.idx.All()
 	}
 	b.setList(p.ns, p.mode, p.frame)
+	if p.sort != (sortState{}) && len(p.sorted) == len(p.ns) {
+		b.showSorted(p.sort, p.sorted)
+	}
 }
 
 // sameList reports whether two lists are the same slice.

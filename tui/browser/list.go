@@ -302,8 +302,9 @@ func (b *Browser) scrolled(text string) string {
 // fitColumns widens the columns to the rows lo..hi-1 (those on screen):
 // columns only grow, so rows keep their places as the list scrolls.
 func (b *Browser) fitColumns(lo, hi int) {
+	head := b.headerCells()
 	for i := range numColumns - 1 {
-		b.widths[i] = max(b.widths[i], utf8.RuneCountInString(columnNames[i]))
+		b.widths[i] = max(b.widths[i], utf8.RuneCountInString(head[i]))
 	}
 	for i := lo; i < hi; i++ {
 		n, r, prev, ok := b.rows.at(i)
@@ -321,19 +322,25 @@ func (b *Browser) fitColumns(lo, hi int) {
 	}
 }
 
-// header is the list's column titles, laid out and scrolled as the rows.
-func (b *Browser) header() string {
+// headerCells are the column titles: the time format when it is not
+// relative, an arrow on the sorted column.
+func (b *Browser) headerCells() [numColumns]string {
 	var c [numColumns]string
 	for i := range numColumns {
 		c[i] = columnNames[i]
 	}
 	if b.timeFmt != timeRelative {
-		c[colTime] = "Time " + timeFormatNames[b.timeFmt]
-		if len(c[colTime]) > b.widths[colTime] {
-			c[colTime] = timeFormatNames[b.timeFmt]
-		}
+		c[colTime] = timeFormatNames[b.timeFmt]
 	}
-	return " " + b.scrolled(b.join(c))
+	if b.sort != (sortState{}) {
+		c[b.sort.col] += " " + b.sort.arrow()
+	}
+	return c
+}
+
+// header is the list's column titles, laid out and scrolled as the rows.
+func (b *Browser) header() string {
+	return " " + b.scrolled(b.join(b.headerCells()))
 }
 
 // listPane is the packet list's pane: a border around the column header
