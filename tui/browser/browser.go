@@ -66,12 +66,12 @@ type Browser struct {
 	split     int             // the list's share of the height, in tenths
 	hexHidden bool            // x
 
-	timeFmt timeFormat      // t
-	sort    sortState       // < > s
+	timeFmt timeFormat // t
+	sort    sortState  // < > s
 	// unsorted is the list in frame order, as setList set it.
 	unsorted []int32
-	widths  [numColumns]int // of the list's columns (fitColumns; Info takes the rest)
-	hoff    int             // characters the list is scrolled to the left (←/→)
+	widths   [numColumns]int // of the list's columns (fitColumns; Info takes the rest)
+	hoff     int             // characters the list is scrolled to the left (←/→)
 
 	mode    string // "relevant", "all", "filter EXPR", "follow N"
 	base    string // where esc goes: "relevant" or "all" (a, -a)
@@ -129,7 +129,9 @@ func (b *Browser) Keys() []tui.Binding { return b.App.Keys() }
 // index does (a live capture follows the tail unless the user scrolled
 // away).
 func (b *Browser) Run() error {
-	stop := context.AfterFunc(b.ctx, b.App.Stop)
+	// Stopped from the event loop: tview's Stop from another goroutine
+	// races with Run setting up the screen.
+	stop := context.AfterFunc(b.ctx, func() { b.App.QueueUpdate(b.App.Stop) })
 	defer stop()
 	go b.watch()
 	return b.App.Run()
