@@ -354,8 +354,8 @@ func (b *Browser) gotoFrame(text string) {
 
 // ownKey reports the keys that belong to the focused widget, not to the
 // key table: typing in the prompt, a tracker pane's own keys, and the
-// moving keys of the tree and hex pane (j/k, g/G, h/l), which the list
-// has too.
+// moving keys of the field tree (j/k, g/G, J/K into a layer or up to it,
+// space) and of the hex pane (j/k, g/G, h/l).
 func (b *Browser) ownKey(ev *tcell.EventKey) bool {
 	if b.App.GetFocus() == b.prompt {
 		return true
@@ -363,7 +363,16 @@ func (b *Browser) ownKey(ev *tcell.EventKey) bool {
 	if name, _ := b.App.Pages.GetFrontPage(); name == "pane" {
 		return true // the tracker pane has its own keys (enter, esc, q)
 	}
-	return ev.Key() == tcell.KeyRune && b.App.GetFocus() != b.list && strings.ContainsRune("jkgGhl", ev.Rune())
+	if ev.Key() != tcell.KeyRune {
+		return false
+	}
+	switch b.App.GetFocus() {
+	case b.tree:
+		return strings.ContainsRune("jkgGJK ", ev.Rune())
+	case b.hex:
+		return strings.ContainsRune("jkgGhl", ev.Rune())
+	}
+	return false
 }
 
 // keyTable is the browser's one key table: it dispatches (input) and
@@ -458,6 +467,7 @@ func (b *Browser) keyTable() []tui.Binding {
 			}
 		})},
 		{Key: "enter", Desc: "in the field tree: expand / collapse a layer (it stays so in the frames shown after)"},
+		{Key: "J/K", Desc: "in the field tree: into a layer / up to its heading"},
 		{Key: "A", Desc: "apply the field selected in the tree as a filter (field == value; a layer: the layer present)", Match: tui.Rune('A'), Do: do(func() { b.fieldFilter(true) })},
 		{Key: "P", Desc: "prepare the field selected in the tree as a filter: the filter bar opens with it, to edit before enter", Match: tui.Rune('P'), Do: do(func() { b.fieldFilter(false) })},
 		{Key: "z", Desc: "zoom: the focused pane (list, field tree, hex) alone on the screen, or all panes again", Match: tui.Rune('z'), Do: do(b.zoom)},
