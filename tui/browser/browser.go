@@ -392,6 +392,7 @@ func (b *Browser) keyTable() []tui.Binding {
 				b.scroll(1)
 			}
 		}},
+		{Key: "i", Desc: "scroll the packet list to its Info column (again: back to No.)", Match: tui.Rune('i'), Do: do(b.toInfo)},
 		{Key: "> <", Desc: "sort the list by the next / previous column (typed values: times, addresses, lengths; No. is frame order)", Match: func(ev *tcell.EventKey) bool {
 			return ev.Key() == tcell.KeyRune && (ev.Rune() == '>' || ev.Rune() == '<')
 		}, Do: func(ev *tcell.EventKey) { b.moveSort(map[rune]int{'>': 1, '<': -1}[ev.Rune()]); b.redraw() }},

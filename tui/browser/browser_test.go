@@ -947,6 +947,14 @@ func TestColumns(t *testing.T) {
 	if l := h.listLines()[0]; !strings.HasPrefix(strings.TrimSpace(l), "No.") {
 		t.Errorf("← back: header %q", l)
 	}
+	h.Key(tcell.KeyRune, 'i')
+	if l := h.listLines(); !strings.HasPrefix(l[0], " Info") || !strings.HasPrefix(l[4], " CLC Decline SMC-Rv2 0x03030002 NOSMCRDEV: no usable SMC-R (RoCE) device") {
+		t.Errorf("i: the list does not start at Info:\n%s", strings.Join(l, "\n"))
+	}
+	h.Key(tcell.KeyRune, 'i')
+	if l := h.listLines()[0]; !strings.HasPrefix(strings.TrimSpace(l), "No.") {
+		t.Errorf("i again: header %q", l)
+	}
 }
 
 // countFrames reads a capture and returns its frame count and whether it

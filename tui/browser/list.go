@@ -420,6 +420,20 @@ func (b *Browser) scroll(dir int) {
 	}
 }
 
+// toInfo scrolls the list so that Info starts at its left edge, or back
+// to the first column when it does.
+func (b *Browser) toInfo() {
+	info := 0
+	for i := range numColumns - 1 {
+		info += b.widths[i] + 2
+	}
+	if b.hoff == info {
+		b.hoff = 0
+	} else {
+		b.hoff = info
+	}
+}
+
 // cycleTime switches the Time column to the next format; its width is
 // fitted again.
 func (b *Browser) cycleTime() {
