@@ -281,57 +281,81 @@ func appendMAC(dst []byte, m []byte) []byte {
 // appendProtoSummary writes the PROTO column and the summary of the
 // highest decoded layer, with the RoCE transport header after SMC messages.
 func appendProtoSummary(dst []byte, f *capture.Frame, clc int) []byte {
-	dst = append(dst, Protocol(f, clc)...)
+	l := topLayer(f, clc)
+	dst = append(dst, layerNames[l]...)
 	dst = append(dst, "  "...)
-	return appendLayerSummary(dst, f, clc)
+	return appendLayerSummary(dst, f, clc, l)
+}
+
+// lineLayer is the layer a text line describes: the highest decoded.
+type lineLayer uint8
+
+const (
+	layerNone lineLayer = iota
+	layerCLC
+	layerLLC
+	layerCDC
+	layerRoCE
+	layerTCP
+	layerUDP
+	layerIPv4
+	layerIPv6
+	layerEth
+)
+
+// layerNames are the PROTO column's words.
+var layerNames = [...]string{"?", "CLC", "LLC", "CDC", "RoCE", "TCP", "UDP", "IPv4", "IPv6", "ETH"}
+
+// topLayer is the layer frame f's line describes (its clc-th CLC message
+// when clc >= 0).
+func topLayer(f *capture.Frame, clc int) lineLayer {
+	switch {
+	case clc >= 0:
+		return layerCLC
+	case f.LLC != nil:
+		return layerLLC
+	case f.CDC != nil:
+		return layerCDC
+	case f.BTH != nil:
+		return layerRoCE
+	case f.TCP != nil:
+		return layerTCP
+	case f.UDP != nil:
+		return layerUDP
+	case f.IPv4 != nil:
+		return layerIPv4
+	case f.IPv6 != nil:
+		return layerIPv6
+	case f.Eth != nil:
+		return layerEth
+	}
+	return layerNone
 }
 
 // Protocol is the PROTO column of frame f's line (of its clc-th CLC
 // message when clc >= 0): the highest layer decoded.
-func Protocol(f *capture.Frame, clc int) string {
-	switch {
-	case clc >= 0:
-		return "CLC"
-	case f.LLC != nil:
-		return "LLC"
-	case f.CDC != nil:
-		return "CDC"
-	case f.BTH != nil:
-		return "RoCE"
-	case f.TCP != nil:
-		return "TCP"
-	case f.UDP != nil:
-		return "UDP"
-	case f.IPv4 != nil:
-		return "IPv4"
-	case f.IPv6 != nil:
-		return "IPv6"
-	case f.Eth != nil:
-		return "ETH"
-	}
-	return "?"
-}
+func Protocol(f *capture.Frame, clc int) string { return layerNames[topLayer(f, clc)] }
 
 // AppendInfo appends what the line says after the PROTO column: the
 // summary of the highest decoded layer and what makes it less than the
 // whole truth (cut, bad ICRC, decode errors).
 func AppendInfo(dst []byte, f *capture.Frame, clc int) []byte {
-	return appendProblems(appendLayerSummary(dst, f, clc), f)
+	return appendProblems(appendLayerSummary(dst, f, clc, topLayer(f, clc)), f)
 }
 
-// appendLayerSummary writes the summary of the layer Protocol names, with the
-// RoCE transport header after SMC messages.
-func appendLayerSummary(dst []byte, f *capture.Frame, clc int) []byte {
-	switch {
-	case clc >= 0:
+// appendLayerSummary writes the summary of layer l, with the RoCE
+// transport header after SMC messages.
+func appendLayerSummary(dst []byte, f *capture.Frame, clc int, l lineLayer) []byte {
+	switch l {
+	case layerCLC:
 		return f.CLC[clc].AppendSummary(dst)
-	case f.LLC != nil:
+	case layerLLC:
 		dst = f.LLC.AppendSummary(dst)
 		return appendRoCE(append(dst, " | "...), f)
-	case f.CDC != nil:
+	case layerCDC:
 		dst = f.CDC.AppendSummary(dst)
 		return appendRoCE(append(dst, " | "...), f)
-	case f.BTH != nil:
+	case layerRoCE:
 		// BTH's summary starts with "RoCE ", which the PROTO column says.
 		n := len(dst)
 		dst = appendRoCE(dst, f)
@@ -339,20 +363,20 @@ func appendLayerSummary(dst []byte, f *capture.Frame, clc int) []byte {
 			dst = append(dst[:n], dst[n+5:]...)
 		}
 		return dst
-	case f.TCP != nil:
+	case layerTCP:
 		return appendTCP(dst, f)
-	case f.UDP != nil:
+	case layerUDP:
 		dst = numfmt.AppendUint(dst, uint64(f.UDP.SrcPort))
 		dst = append(dst, " -> "...)
 		dst = numfmt.AppendUint(dst, uint64(f.UDP.DstPort))
 		return appendLen(dst, len(f.UDP.Payload))
-	case f.IPv4 != nil:
+	case layerIPv4:
 		dst = append(dst, "proto "...)
 		return numfmt.AppendUint(dst, uint64(f.IPv4.Protocol))
-	case f.IPv6 != nil:
+	case layerIPv6:
 		dst = append(dst, "next header "...)
 		return numfmt.AppendUint(dst, uint64(f.IPv6.NextHeader))
-	case f.Eth != nil:
+	case layerEth:
 		dst = append(dst, "type 0x"...)
 		return numfmt.AppendHex(dst, uint64(f.Eth.EthernetType))
 	}

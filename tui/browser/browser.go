@@ -203,9 +203,7 @@ func (b *Browser) setList(ns []int32, mode string, keep int32) {
 		b.pending = nil
 	}
 	b.message = ""
-	b.rows.mu.Lock()
-	b.rows.ns = ns
-	b.rows.mu.Unlock()
+	b.rows.setFrames(ns)
 	b.mode, b.unsorted, b.sort = mode, ns, sortState{}
 	row, _ := rowOf(ns, keep)
 	b.selectRow(row)
@@ -299,27 +297,38 @@ func (b *Browser) applyFilter(expr string) {
 		return // shown while typing
 	}
 	b.message = "[yellow]filtering…[-]"
+	b.background(func(ctx context.Context) func() {
+		start := time.Now()
+		ns, err := b.idx.Filter(ctx, flt)
+		return func() {
+			b.setList(ns, "filter "+expr, b.selected())
+			b.message = fmt.Sprintf("(%v)", time.Since(start).Round(time.Millisecond))
+			if err != nil {
+				b.message = "[red]" + tview.Escape(err.Error()) + "[-]"
+			}
+		}
+	})
+}
+
+// background runs work (a pass over the capture) off the UI goroutine,
+// then the function it returns on it, unless a list chosen meanwhile (esc,
+// f) or another pass replaced it: setList and the next pass cancel it.
+func (b *Browser) background(work func(ctx context.Context) (done func())) {
 	if b.pending != nil {
 		b.pending()
 	}
 	ctx, cancel := context.WithCancel(b.ctx)
 	b.pending = cancel
 	go func() {
-		start := time.Now()
-		ns, err := b.idx.Filter(ctx, flt)
+		done := work(ctx)
 		b.App.QueueUpdateDraw(func() {
 			if ctx.Err() != nil {
-				return // replaced by another list meanwhile
+				return // replaced meanwhile
 			}
 			b.pending = nil
 			cancel()
-			b.setList(ns, "filter "+expr, b.selected())
-			b.message = fmt.Sprintf("(%v)", time.Since(start).Round(time.Millisecond))
-			if err != nil {
-				b.message = "[red]" + tview.Escape(err.Error()) + "[-]"
-			}
-			n, done, perr := b.idx.Progress()
-			b.drawStatus(n, done, perr)
+			done()
+			b.redraw()
 		})
 	}()
 }
@@ -488,9 +497,7 @@ func (b *Browser) nextMark() {
 		b.message = "[yellow]no marked frames (m marks one)[-]"
 		return
 	}
-	b.rows.mu.Lock()
-	ns := b.rows.ns
-	b.rows.mu.Unlock()
+	ns := b.rows.frames()
 	cur, _ := b.list.GetSelection()
 	for k := 1; k <= len(ns); k++ {
 		i := (cur + k) % len(ns)

@@ -772,9 +772,7 @@ func TestFilterBar(t *testing.T) {
 	h.Key(tcell.KeyEscape, 0)
 	for _, f := range []string{"smc.clc", "smc.clc.type == 4"} {
 		h.Key(tcell.KeyRune, '/')
-		for h.promptText() != "" {
-			h.Key(tcell.KeyBackspace2, 0)
-		}
+		h.clearPrompt()
 		h.Type(f)
 		h.Key(tcell.KeyEnter, 0)
 		h.Until("filter " + f + ", ")
@@ -792,9 +790,7 @@ func TestFilterBar(t *testing.T) {
 	if got := h.promptText(); got != "smc.clc.type == 4" {
 		t.Errorf("↓↓: %q, want what the bar opened with", got)
 	}
-	for h.promptText() != "" {
-		h.Key(tcell.KeyBackspace2, 0)
-	}
+	h.clearPrompt()
 	h.Type("smc.clc.decl")
 	h.Key(tcell.KeyTab, 0)
 	if got, scr := h.promptText(), h.Sync(); got != "smc.clc.decline" || !strings.Contains(scr, "smc.clc.decline.reason") {
@@ -804,6 +800,22 @@ func TestFilterBar(t *testing.T) {
 	h.Key(tcell.KeyTab, 0)
 	if got := h.promptText(); got != "smc.clc.decline.reason_name " {
 		t.Errorf("tab on a unique start: %q", got)
+	}
+}
+
+// prompt opens the prompt with a key, replaces the text it opened with
+// by text and presses enter.
+func (h *harness) prompt(k tcell.Key, r rune, text string) {
+	h.Key(k, r)
+	h.clearPrompt()
+	h.Type(text)
+	h.Key(tcell.KeyEnter, 0)
+}
+
+// clearPrompt deletes the prompt's text.
+func (h *harness) clearPrompt() {
+	for h.promptText() != "" {
+		h.Key(tcell.KeyBackspace2, 0)
 	}
 }
 
@@ -1002,12 +1014,7 @@ func TestExport(t *testing.T) {
 		}
 	}
 	// Over an existing file: asked first.
-	h.Key(tcell.KeyRune, 'w')
-	for h.promptText() != "" {
-		h.Key(tcell.KeyBackspace2, 0)
-	}
-	h.Type(export)
-	h.Key(tcell.KeyEnter, 0)
+	h.prompt(tcell.KeyRune, 'w', export)
 	h.Until("exists: enter again overwrites it")
 	h.Key(tcell.KeyEnter, 0)
 	h.Until("wrote 4 frames to " + export)
@@ -1029,9 +1036,7 @@ func TestExport(t *testing.T) {
 		t.Errorf("' from the first mark: frame %d, want 5", n)
 	}
 	h.Key(tcell.KeyRune, 'W')
-	for h.promptText() != "" {
-		h.Key(tcell.KeyBackspace2, 0)
-	}
+	h.clearPrompt()
 	p := filepath.Join(dir, "marked.pcap")
 	h.Type(p)
 	h.Key(tcell.KeyEnter, 0)
@@ -1112,28 +1117,13 @@ func TestSearch(t *testing.T) {
 	h.Key(tcell.KeyRune, 'N') // round the top, to the last CLC with the eyecatcher
 	h.Until("round the end of the list")
 
-	h.Key(tcell.KeyCtrlF, 0)
-	for h.promptText() != "" {
-		h.Key(tcell.KeyBackspace2, 0)
-	}
-	h.Type(`"SMC-LAB"`)
-	h.Key(tcell.KeyEnter, 0)
+	h.prompt(tcell.KeyCtrlF, 0, `"SMC-LAB"`)
 	h.Until(`text "SMC-LAB" at offset`)
 
-	h.Key(tcell.KeyCtrlF, 0)
-	for h.promptText() != "" {
-		h.Key(tcell.KeyBackspace2, 0)
-	}
-	h.Type("0xzz")
-	h.Key(tcell.KeyEnter, 0)
+	h.prompt(tcell.KeyCtrlF, 0, "0xzz")
 	h.Until("not hex bytes")
 	h.Key(tcell.KeyEscape, 0)
-	h.Key(tcell.KeyCtrlF, 0)
-	for h.promptText() != "" {
-		h.Key(tcell.KeyBackspace2, 0)
-	}
-	h.Type("no such text anywhere")
-	h.Key(tcell.KeyEnter, 0)
+	h.prompt(tcell.KeyCtrlF, 0, "no such text anywhere")
 	h.Until("is in none of the 4545 frames of the list")
 
 	h.Key(tcell.KeyRune, '/')

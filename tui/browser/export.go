@@ -54,9 +54,7 @@ func (b *Browser) exportFrames(marked bool) []int32 {
 			ns = append(ns, n)
 		}
 	} else {
-		b.rows.mu.Lock()
-		ns = slices.Clone(b.rows.ns)
-		b.rows.mu.Unlock()
+		ns = slices.Clone(b.rows.frames())
 	}
 	slices.Sort(ns)
 	return ns

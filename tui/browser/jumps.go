@@ -27,9 +27,7 @@ func (b *Browser) here() place {
 		p.ns = b.unsorted
 	}
 	if b.sort != (sortState{}) {
-		b.rows.mu.Lock()
-		p.sorted = b.rows.ns
-		b.rows.mu.Unlock()
+		p.sorted = b.rows.frames()
 	}
 	return p
 }

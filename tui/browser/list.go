@@ -139,6 +139,20 @@ type rowContent struct {
 	lines map[int32]row
 }
 
+// frames is the list's frames, in its order; the slice is not changed
+// afterwards (setFrames replaces it).
+func (c *rowContent) frames() []int32 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ns
+}
+
+func (c *rowContent) setFrames(ns []int32) {
+	c.mu.Lock()
+	c.ns = ns
+	c.mu.Unlock()
+}
+
 func (c *rowContent) GetRowCount() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -83,28 +83,16 @@ func (b *Browser) find(dir int) {
 		b.message = "[yellow]no search yet (ctrl-f)[-]"
 		return
 	}
-	b.rows.mu.Lock()
-	ns := b.rows.ns
-	b.rows.mu.Unlock()
+	ns := b.rows.frames()
 	if len(ns) == 0 {
 		return
 	}
 	from, _ := b.list.GetSelection()
 	nd := b.needle
 	b.message = "[yellow]searching for " + tview.Escape(nd.text) + "…[-]"
-	if b.pending != nil {
-		b.pending()
-	}
-	ctx, cancel := context.WithCancel(b.ctx)
-	b.pending = cancel
-	go func() {
+	b.background(func(ctx context.Context) func() {
 		row, off, err := b.idx.search(ctx, ns, from, dir, nd)
-		b.App.QueueUpdateDraw(func() {
-			if ctx.Err() != nil {
-				return // another list or search meanwhile
-			}
-			b.pending = nil
-			cancel()
+		return func() {
 			switch {
 			case err != nil:
 				b.message = "[red]" + tview.Escape(err.Error()) + "[-]"
@@ -121,7 +109,6 @@ func (b *Browser) find(dir int) {
 				}
 				b.message = fmt.Sprintf("%s at offset %d of frame %d%s (n next, N previous)", tview.Escape(nd.text), off, ns[row], wrapped)
 			}
-			b.redraw()
-		})
-	}()
+		}
+	})
 }

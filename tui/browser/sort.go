@@ -138,54 +138,35 @@ func (b *Browser) sortBy(s sortState) {
 		return
 	}
 	b.message = fmt.Sprintf("[yellow]sorting by %s…[-]", columnNames[s.col])
-	if b.pending != nil {
-		b.pending()
-	}
-	ctx, cancel := context.WithCancel(b.ctx)
-	b.pending = cancel
-	go func() {
+	b.background(func(ctx context.Context) func() {
 		keys, err := b.idx.sortKeys(ctx, ns, s.col)
-		var sorted []int32
-		if err == nil {
-			order := make([]int, len(ns))
-			for i := range order {
-				order[i] = i
-			}
-			slices.SortStableFunc(order, func(i, j int) int {
-				c := compareKeys(s.col, &keys[i], &keys[j])
-				if s.desc {
-					c = -c
-				}
-				return c
-			})
-			sorted = make([]int32, len(ns))
-			for i, k := range order {
-				sorted[i] = ns[k]
-			}
+		if err != nil {
+			return func() { b.message = "[red]" + tview.Escape(err.Error()) + "[-]" }
 		}
-		b.App.QueueUpdateDraw(func() {
-			if ctx.Err() != nil {
-				return // another list meanwhile
+		order := make([]int, len(ns))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(i, j int) int {
+			c := compareKeys(s.col, &keys[i], &keys[j])
+			if s.desc {
+				c = -c
 			}
-			b.pending = nil
-			cancel()
-			if err != nil {
-				b.message = "[red]" + tview.Escape(err.Error()) + "[-]"
-			} else {
-				b.showSorted(s, sorted)
-			}
-			b.redraw()
+			return c
 		})
-	}()
+		sorted := make([]int32, len(ns))
+		for i, k := range order {
+			sorted[i] = ns[k]
+		}
+		return func() { b.showSorted(s, sorted) }
+	})
 }
 
 // showSorted puts the sorted list in place, the selected frame kept.
 func (b *Browser) showSorted(s sortState, ns []int32) {
 	keep := b.selected()
 	b.sort = s
-	b.rows.mu.Lock()
-	b.rows.ns = ns
-	b.rows.mu.Unlock()
+	b.rows.setFrames(ns)
 	row, _ := b.rowOf(keep)
 	b.selectRow(row)
 	b.showFrame(row)
