@@ -466,16 +466,7 @@ func (b *Browser) keyTable() []tui.Binding {
 		{Key: "'", Desc: "next marked frame in the list (from the top after the last)", Match: tui.Rune('\''), Do: do(b.nextMark)},
 		{Key: "w", Desc: "write the frames of the list: to the -w file or a new name (FILE-2...), never over a file unless confirmed; .pcap writes pcap, else pcapng", Match: tui.Rune('w'), Do: do(func() { b.openExport(false) })},
 		{Key: "W", Desc: "write the marked frames, as w does", Match: tui.Rune('W'), Do: do(func() { b.openExport(true) })},
-		{Key: "tab", Desc: "next pane: list, field tree, hex", Match: tui.KeyIs(tcell.KeyTab), Do: do(func() {
-			switch b.App.GetFocus() {
-			case b.list:
-				b.App.SetFocus(b.tree)
-			case b.tree:
-				b.App.SetFocus(b.hex)
-			default:
-				b.App.SetFocus(b.list)
-			}
-		})},
+		{Key: "tab", Desc: "next pane: list, field tree, hex (not while hidden; zoomed, the next pane is zoomed)", Match: tui.KeyIs(tcell.KeyTab), Do: do(b.nextPane)},
 		{Key: "enter", Desc: "in the field tree: expand / collapse a layer (it stays so in the frames shown after)"},
 		{Key: "J/K", Desc: "in the field tree: into a layer / up to its heading"},
 		{Key: "A", Desc: "apply the field selected in the tree as a filter (field == value; a layer: the layer present)", Match: tui.Rune('A'), Do: do(func() { b.fieldFilter(true) })},

@@ -859,6 +859,13 @@ func TestLayout(t *testing.T) {
 	if r := h.rect(h.b.tree); r[2] != 80 {
 		t.Errorf("x: the field tree is %d wide, want 80", r[2])
 	}
+	// The Decline's reason in the field tree, whole at 80 columns.
+	h.gotoFrame(t, 7)
+	h.selectNode(t, "smc.clc.decline.reason ")
+	if scr := h.Sync(); !strings.Contains(scr, "smc.clc.decline.reason = 0x03030002 (NOSMCRDEV)") {
+		t.Errorf("x: the tree does not show the decline reason whole:\n%s", scr)
+	}
+	h.Key(tcell.KeyTab, 0) // back to the list (the hex pane is hidden)
 	h.Key(tcell.KeyRune, 'x')
 	list := h.rect(h.b.listBox)[3]
 	h.Key(tcell.KeyRune, '+')
@@ -874,6 +881,10 @@ func TestLayout(t *testing.T) {
 	h.Key(tcell.KeyRune, 'z')
 	if r := h.rect(h.b.tree); r[2] != 80 || r[3] < 20 {
 		t.Errorf("z on the tree: %v, want the whole screen but the status line", r)
+	}
+	h.Key(tcell.KeyTab, 0)
+	if r := h.rect(h.b.hex); r[2] != 80 || r[3] < 20 {
+		t.Errorf("tab while zoomed: the hex pane is %v, want it zoomed", r)
 	}
 	h.Key(tcell.KeyRune, 'z')
 	if r := h.rect(h.b.tree); r[3] >= 20 {

@@ -1,6 +1,8 @@
 package browser
 
 import (
+	"slices"
+
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 )
@@ -58,6 +60,25 @@ func (b *Browser) zoom() {
 		}
 	}
 	b.layout()
+}
+
+// nextPane moves the focus to the next pane shown: list, field tree, hex
+// pane; with a pane zoomed, the next one is zoomed instead.
+func (b *Browser) nextPane() {
+	panes := []tview.Primitive{b.list, b.tree}
+	if !b.hexHidden {
+		panes = append(panes, b.hex)
+	}
+	i := slices.Index(panes, b.App.GetFocus())
+	next := panes[(i+1)%len(panes)]
+	if b.zoomed != nil {
+		b.zoomed = next
+		if next == b.list {
+			b.zoomed = b.listBox
+		}
+		b.layout()
+	}
+	b.App.SetFocus(next)
 }
 
 // resize moves the split between the list and the panes under it.
