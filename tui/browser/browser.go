@@ -336,6 +336,9 @@ func (b *Browser) background(work func(ctx context.Context) (done func())) {
 // gotoFrame selects the frame `:N` names; one outside the list is shown
 // among all frames, and the status line says so.
 func (b *Browser) gotoFrame(text string) {
+	if text == "" {
+		return
+	}
 	n, err := strconv.Atoi(strings.TrimPrefix(text, "#"))
 	if err != nil {
 		b.message = "[red]:" + tview.Escape(text) + ": not a frame number[-]"

@@ -85,6 +85,7 @@ func (b *Browser) find(dir int) {
 	}
 	ns := b.rows.frames()
 	if len(ns) == 0 {
+		b.message = "[yellow]the list is empty: nothing to search[-]"
 		return
 	}
 	from, _ := b.list.GetSelection()

@@ -25,7 +25,8 @@ func (b *Browser) showFrame(row int) {
 	b.rows.mu.Lock()
 	if row < 0 || row >= len(b.rows.ns) {
 		b.rows.mu.Unlock()
-		b.tree.SetRoot(tview.NewTreeNode("no frame"))
+		none := tview.NewTreeNode("no frame")
+		b.tree.SetRoot(none).SetCurrentNode(none)
 		b.hex.show(nil)
 		b.shown = 0
 		return
@@ -109,7 +110,10 @@ func (b *Browser) highlight(node *tview.TreeNode) {
 // fieldFilter makes a filter of the field selected in the tree, as
 // Wireshark's "Apply as Filter" (apply) and "Prepare as Filter" do.
 func (b *Browser) fieldFilter(apply bool) {
-	ref, _ := b.tree.GetCurrentNode().GetReference().(*treeRef)
+	var ref *treeRef
+	if node := b.tree.GetCurrentNode(); node != nil {
+		ref, _ = node.GetReference().(*treeRef)
+	}
 	if ref == nil || ref.filter == "" {
 		b.message = "[yellow]select a field in the field tree first (tab goes there)[-]"
 		return
