@@ -225,6 +225,10 @@ type Record struct {
 	// their fields regardless; dropping the unwanted ones here is cheaper than
 	// teaching every layer the demand, and -T fields asks for a handful.
 	Want []bool
+	// Frame is the frame's bytes, which a filter's "frame contains" and
+	// "frame matches" search; the caller that matches such a filter
+	// (filter.Filter.ReadsFrame) sets it for each frame.
+	Frame []byte
 
 	// texts hands out the strings of AddText: the EIDs and hostnames of
 	// CLC messages repeat from handshake to handshake, and a string per

@@ -25,6 +25,10 @@
 //     contains (strings and byte strings), matches (a quoted Go regular
 //     expression against a string field, case-insensitive unless it starts
 //     with (?-i), as in Wireshark).
+//   - "frame contains" searches the frame's bytes for a byte string
+//     ("SMCR", e2:d4:c3:d9 or 0xe2d4c3d9), "frame matches" for a quoted
+//     regular expression, as in Wireshark; the caller sets
+//     decode.Record.Frame (Filter.ReadsFrame).
 //   - Sets: field in {1 2 0x10 20..30}; commas are optional; ranges are
 //     for numbers.
 //   - Logic: and &&, or ||, not !, parentheses. "not" binds tightest, then

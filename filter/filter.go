@@ -2,6 +2,7 @@ package filter
 
 import (
 	"bytes"
+	"regexp"
 	"strings"
 
 	"github.com/smcscope/smcscope/decode"
@@ -13,6 +14,8 @@ type Filter struct {
 	root node
 	ids  []decode.FieldID
 	late bool // some test reads a field Late adds (a lateNode)
+	// frame: some test searches the frame's bytes (decode.Record.Frame).
+	frame bool
 	// first is the leftmost operand of the top "and" chain when it reads
 	// no late field: where it fails, so does the filter, and MatchLate
 	// says so without its walk (see MatchLate).
@@ -44,7 +47,7 @@ func Compile(expr string) (*Filter, error) {
 		}
 		return nil, errAt(expr, t.pos, msg)
 	}
-	f := &Filter{root: root, ids: p.ids, late: hasLate(root)}
+	f := &Filter{root: root, ids: p.ids, late: hasLate(root), frame: p.frame}
 	if n, ok := root.(*andNode); ok && f.late {
 		for {
 			l, ok := n.l.(*andNode)
@@ -145,6 +148,10 @@ func matchLate(n node, r *decode.Record, late Late) bool {
 func (f *Filter) String() string {
 	return string(f.root.appendTo(nil))
 }
+
+// ReadsFrame reports whether the filter searches the frame's bytes
+// ("frame contains"): the caller must set decode.Record.Frame.
+func (f *Filter) ReadsFrame() bool { return f.frame }
 
 // Fields lists the catalogue fields the filter reads (a protocol prefix
 // contributes all of its fields), in order of first use, so a caller can
@@ -331,6 +338,30 @@ func (n *cmpNode) appendTo(b []byte) []byte {
 	b = append(b, ' ')
 	b = append(b, opText[n.op]...)
 	b = append(b, ' ')
+	return append(b, n.text...)
+}
+
+// frameNode searches the frame's bytes: "frame contains" a byte string
+// or "frame matches" a regular expression.
+type frameNode struct {
+	b    []byte
+	re   *regexp.Regexp
+	text string
+}
+
+func (n *frameNode) match(r *decode.Record) bool {
+	if n.re != nil {
+		return n.re.Match(r.Frame)
+	}
+	return bytes.Contains(r.Frame, n.b)
+}
+
+func (n *frameNode) appendTo(b []byte) []byte {
+	if n.re != nil {
+		b = append(b, "frame matches "...)
+	} else {
+		b = append(b, "frame contains "...)
+	}
 	return append(b, n.text...)
 }
 

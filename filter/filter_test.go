@@ -511,3 +511,91 @@ func withFrameNumber(r *decode.Record) *decode.Record {
 	x.Vals = append(x.Vals, r.Vals...)
 	return &x
 }
+
+// TestFrameContains: "frame contains" and "frame matches" search the
+// frame's bytes (decode.Record.Frame), with text, colon hex and 0x hex,
+// combined with field tests; other comparisons on "frame" stay errors.
+func TestFrameContains(t *testing.T) {
+	var r decode.Record
+	r.Frame = []byte("\x00\x01\xe2\xd4\xc3\xd9hello SMC\x02")
+	for expr, want := range map[string]bool{
+		`frame contains "hello"`:          true,
+		`frame contains "bye"`:            false,
+		`frame contains e2:d4:c3:d9`:      true,
+		`frame contains 0xe2d4c3d9`:       true,
+		`frame contains 0xe2d4c3da`:       false,
+		`frame matches "HEL+O smc"`:       true,
+		`not frame contains "hello"`:      false,
+		`frame contains "SMC" or frame.x`: true,
+	} {
+		f, err := Compile(expr)
+		if strings.Contains(expr, "frame.x") {
+			if err == nil {
+				t.Errorf("%s: compiled", expr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", expr, err)
+			continue
+		}
+		if !f.ReadsFrame() {
+			t.Errorf("%s: ReadsFrame false", expr)
+		}
+		if got := f.Match(&r); got != want {
+			t.Errorf("%s: %v, want %v", expr, got, want)
+		}
+		if g, err := Compile(f.String()); err != nil || g.Match(&r) != want {
+			t.Errorf("%s: String %q does not compile back: %v", expr, f.String(), err)
+		}
+	}
+	for _, expr := range []string{`frame == 1`, `frame contains`, `frame matches abc`, `frame contains xyz`} {
+		if _, err := Compile(expr); err == nil {
+			t.Errorf("%s: compiled", expr)
+		}
+	}
+	if f, _ := Compile("frame.number == 1"); f.ReadsFrame() {
+		t.Error("frame.number reads the frame's bytes")
+	}
+}
+
+// TestEqual: the filter made from a field and its value (the browser's
+// "apply as filter") compiles and matches that value, for every Kind, and
+// no other value.
+func TestEqual(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		v, other decode.Value
+	}{
+		{"smc.clc.type", decode.Value{U: 4}, decode.Value{U: 1}},
+		{"smc.clc.decline.reason", decode.Value{U: 0x03030000}, decode.Value{U: 0x03030001}},
+		{"frame.number", decode.Value{U: 812}, decode.Value{U: 813}},
+		{"tcp.flags.syn", decode.Value{U: 1}, decode.Value{U: 0}},
+		{"frame.time_epoch", decode.Value{U: 1795330658893693924, Digits: 9}, decode.Value{U: 1795330658893700000, Digits: 9}},
+		{"ip.src", decode.Value{A: netip.MustParseAddr("fd00:10::2")}, decode.Value{A: netip.MustParseAddr("fd00:10::1")}},
+		{"eth.src", decode.Value{B: []byte{0x52, 0x54, 0, 0x0a, 0, 1}}, decode.Value{B: []byte{0x52, 0x54, 0, 0x0a, 0, 2}}},
+		{"smc.clc.eid", decode.Value{S: "SMC \"EID\" \\ é\x01"}, decode.Value{S: "SMC"}},
+		{"smc.clc.peer_id", decode.Value{B: []byte{0x23, 0x11}}, decode.Value{B: []byte{0x23}}},
+	} {
+		d, ok := decode.LookupField(c.name)
+		if !ok {
+			t.Fatalf("no field %s", c.name)
+		}
+		expr := Equal(d, c.v)
+		f, err := Compile(expr)
+		if err != nil {
+			t.Errorf("%s: %v", expr, err)
+			continue
+		}
+		var r decode.Record
+		r.Add(d.ID, c.v)
+		if !f.Match(&r) {
+			t.Errorf("%s does not match its own value", expr)
+		}
+		r.Reset()
+		r.Add(d.ID, c.other)
+		if f.Match(&r) {
+			t.Errorf("%s matches %+v", expr, c.other)
+		}
+	}
+}

@@ -17,6 +17,8 @@ type parser struct {
 	ids  []decode.FieldID
 	seen map[decode.FieldID]bool
 	cur  fieldIDs // the field(s) of the comparison being parsed
+	// frame: a test searches the frame's bytes ("frame contains").
+	frame bool
 }
 
 func (p *parser) peek() token { return p.toks[p.i] }
@@ -193,6 +195,9 @@ func (p *parser) parseField1(name token, def decode.FieldDef, isField bool, pref
 		return p.presence(name, def, isField, prefixIDs), nil
 	}
 	p.next()
+	if name.text == "frame" && (o == opContains || o == opMatches) {
+		return p.parseFrameBytes(opTok, o)
+	}
 	if !isField {
 		return nil, errAt(p.expr, name.pos, strconv.Quote(name.text)+
 			" is a protocol, not a field: it can only be tested for presence")
@@ -243,6 +248,32 @@ func (p *parser) parseField1(name token, def decode.FieldDef, isField bool, pref
 		return nil, errAt(p.expr, v.pos, "an address prefix can only be compared with == or !=")
 	}
 	return &cmpNode{ids: p.cur, kind: def.Kind, op: o, lit: lit, name: def.Name, text: v.raw}, nil
+}
+
+// parseFrameBytes parses what follows "frame contains" or "frame
+// matches": the frame's bytes searched for a byte string ("SMCR",
+// e2:d4:c3:d9, 0xe2d4c3d9) or a regular expression, as in Wireshark.
+func (p *parser) parseFrameBytes(opTok token, o op) (node, error) {
+	v := p.next()
+	if v.kind != tWord && v.kind != tString {
+		return nil, errAt(p.expr, opTok.pos, "expected value after "+strconv.Quote(opTok.text))
+	}
+	p.frame = true
+	if o == opMatches {
+		if v.kind != tString {
+			return nil, errAt(p.expr, v.pos, `"matches" needs a quoted regular expression`)
+		}
+		re, err := regexp.Compile("(?i)" + v.text)
+		if err != nil {
+			return nil, errAt(p.expr, v.pos, "bad regular expression: "+err.Error())
+		}
+		return &frameNode{re: re, text: v.raw}, nil
+	}
+	lit, msg := parseLiteral(decode.FieldDef{Name: "frame", Kind: decode.KindBytes}, v, false)
+	if msg != "" {
+		return nil, errAt(p.expr, v.pos, msg)
+	}
+	return &frameNode{b: lit.v.B, text: v.raw}, nil
 }
 
 // parseSet reads "{v1 v2 lo..hi}" (commas optional) after "in".

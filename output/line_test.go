@@ -2,7 +2,9 @@ package output
 
 import (
 	"math/rand/v2"
+	"net/netip"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -77,5 +79,35 @@ func TestNeedsEscape(t *testing.T) {
 		if got, want := needsEscape(s), slow(s); got != want {
 			t.Fatalf("%q: %v, want %v", s, got, want)
 		}
+	}
+}
+
+// TestEndpointText: an IPv6 address with a port is bracketed, so that the
+// port cannot be read as the last group of the address ([fd00:10::2]:47608
+// in samples/ipv6.pcap); IPv4, GIDs without a port and MACs are not.
+func TestEndpointText(t *testing.T) {
+	text, _, err := run(t, Options{Read: "../samples/ipv6.pcap", Count: 1})
+	if want := "[fd00:10::2]:47608 -> [fd00:10::1]:5000  TCP"; err != nil || !strings.Contains(text, want) {
+		t.Errorf("ipv6.pcap: %q %v, want %q", text, err, want)
+	}
+	for _, c := range []struct {
+		e    Endpoint
+		want string
+	}{
+		{Endpoint{Kind: EndpointAddr, Addr: netip.MustParseAddr("fd00:10::2"), Port: 57284, HasPort: true}, "[fd00:10::2]:57284"},
+		{Endpoint{Kind: EndpointAddr, Addr: netip.MustParseAddr("fd00:10::2")}, "fd00:10::2"},
+		{Endpoint{Kind: EndpointAddr, Addr: netip.MustParseAddr("10.10.0.1"), Port: 5000, HasPort: true}, "10.10.0.1:5000"},
+		{Endpoint{Kind: EndpointMAC, MAC: [6]byte{0x52, 0x54, 0, 0x0a, 0, 1}}, "52:54:00:0a:00:01"},
+		{Endpoint{}, "?"},
+	} {
+		if got := c.e.String(); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.e, got, c.want)
+		}
+	}
+	a := Endpoint{Kind: EndpointAddr, Addr: netip.MustParseAddr("10.10.0.1"), Port: 5000, HasPort: true}
+	b := Endpoint{Kind: EndpointAddr, Addr: netip.MustParseAddr("10.10.0.2"), Port: 80, HasPort: true}
+	c := Endpoint{Kind: EndpointAddr, Addr: netip.MustParseAddr("10.10.0.1"), Port: 5001, HasPort: true}
+	if a.Compare(b) >= 0 || a.Compare(c) >= 0 || b.Compare(a) <= 0 || a.Compare(a) != 0 {
+		t.Error("endpoints do not sort by address, then port")
 	}
 }

@@ -2,7 +2,6 @@ package output
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -11,66 +10,18 @@ import (
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 
-	"github.com/smcscope/smcscope/decode"
+	"github.com/smcscope/smcscope/internal/testutil/crafted"
 	"github.com/smcscope/smcscope/output/zview"
 )
-
-// RoCEv2 offsets in pingpong.pcap: Ethernet, IPv4 (no options), UDP, BTH;
-// the SMC message follows.
-const (
-	roceIPOff  = 14
-	roceSMCOff = 14 + 20 + 8 + 12
-)
-
-// fixICRC recomputes the ICRC of an edited RoCEv2 frame, so that the edit
-// is the only thing wrong with it, as if the sender had made it.
-func fixICRC(t *testing.T, data []byte) {
-	t.Helper()
-	ip := data[roceIPOff:]
-	end := int(binary.BigEndian.Uint16(ip[2:4]))
-	crc, _ := decode.ICRCRoCEv2(ip)
-	binary.LittleEndian.PutUint32(ip[end-4:end], crc)
-	if _, err := decode.ICRCRoCEv2(ip); err != nil {
-		t.Fatalf("ICRC still wrong after the fix: %v", err)
-	}
-}
-
-// malformedSMC is pingpong.pcap (Linux 6.12, SMC-Rv2) with two SMC
-// messages damaged on the link the CLC handshake announced: the v2
-// ADD_LINK request of frame 18 gets length 0xffff, the CDC of frame 23
-// length byte 0xff. Both ICRCs are recomputed.
-func malformedSMC(t *testing.T) string {
-	return rewriteFrames(t, pingpong, 40, func(n int, data []byte, _ *gopacket.CaptureInfo) []byte {
-		if n != 18 && n != 23 {
-			return data
-		}
-		m := data[roceSMCOff:]
-		switch n {
-		case 18:
-			if m[0] != byte(decode.LLCAddLinkV2) {
-				t.Fatalf("frame 18 is not an ADD_LINK_V2: % x", m[:4])
-			}
-			m[1], m[2] = 0xff, 0xff
-			fixICRC(t, data)
-		case 23:
-			if m[0] != decode.CDCType || m[1] != 44 {
-				t.Fatalf("frame 23 is not a CDC: % x", m[:2])
-			}
-			m[1] = 0xff
-			fixICRC(t, data)
-		}
-		return data
-	})
-}
 
 // TestMalformedSMCEveryMode: a malformed LLC or CDC on a queue pair known
 // as SMC-R is a frame.error in every output mode, with or without the
 // tracker, and the tracker counts it.
 func TestMalformedSMCEveryMode(t *testing.T) {
-	p := malformedSMC(t)
+	p := crafted.MalformedSMC(t)
 	const (
-		llcErr = "LLC ADD_LINK_V2: offset 1 (length): bad length"
-		cdcErr = "CDC: offset 1 (length): bad length"
+		llcErr = crafted.MalformedLLCErr
+		cdcErr = crafted.MalformedCDCErr
 	)
 	text, _, err := run(t, Options{Read: p})
 	if err != nil {

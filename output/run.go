@@ -540,6 +540,7 @@ func (o *Options) loop(ctx context.Context, r *capture.Reader, flt *filter.Filte
 			// tracker field 4 %. One call of Fields for both, so that
 			// the compiler inlines it for both or neither.
 			rec := f.Fields()
+			rec.Frame = f.Data // "frame contains"
 			var ok bool
 			if flate == nil {
 				ok = flt.Match(rec)

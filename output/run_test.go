@@ -670,3 +670,19 @@ func TestQuietAllFormats(t *testing.T) {
 		}
 	}
 }
+
+// TestFrameContains: -Y "frame contains" searches the frames' bytes: the
+// EBCDIC "SMCR" (e2 d4 c3 d9) is in pingpong.pcap's SYN options and its
+// three CLC segments, the ASCII "SMCR" nowhere.
+func TestFrameContains(t *testing.T) {
+	for expr, want := range map[string]string{
+		`frame contains e2:d4:c3:d9`:                    "5\t\n6\t\n8\t1\n10\t2\n12\t3\n",
+		`frame contains "\xe2\xd4\xc3\xd9" and smc.clc`: "8\t1\n10\t2\n12\t3\n",
+		`frame contains "SMCR"`:                         "",
+	} {
+		out, _, err := run(t, Options{Read: pingpong, Format: FormatFields, Fields: []string{"frame.number", "smc.clc.type"}, DisplayFilter: expr})
+		if err != nil || out != want {
+			t.Errorf("%s: %q %v, want %q", expr, out, err, want)
+		}
+	}
+}

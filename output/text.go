@@ -2,6 +2,7 @@ package output
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"net/netip"
 	"strconv"
@@ -145,32 +146,102 @@ func (c *endpointCache) appendEndpoints(dst []byte, f *capture.Frame) []byte {
 }
 
 func appendEndpoints(dst []byte, f *capture.Frame) []byte {
-	var src, dstA netip.Addr
-	switch {
-	case f.IPv4 != nil && f.GRH == nil && len(f.IPv4.SrcIP) == 4 && len(f.IPv4.DstIP) == 4:
+	if f.IPv4 != nil && f.GRH == nil && len(f.IPv4.SrcIP) == 4 && len(f.IPv4.DstIP) == 4 {
 		dst = numfmt.AppendIPv4(dst, [4]byte(f.IPv4.SrcIP))
 		dst = appendPort(dst, f)
 		dst = append(dst, " -> "...)
 		dst = numfmt.AppendIPv4(dst, [4]byte(f.IPv4.DstIP))
 		return appendPortDst(dst, f)
-	case f.GRH != nil:
-		src, dstA = f.GRH.SGID, f.GRH.DGID
-	case f.IPv4 != nil:
-		src, dstA = addrOf(f.IPv4.SrcIP), addrOf(f.IPv4.DstIP)
-	case f.IPv6 != nil:
-		src, dstA = addrOf(f.IPv6.SrcIP), addrOf(f.IPv6.DstIP)
-	case f.Eth != nil:
-		dst = appendMAC(dst, f.Eth.SrcMAC)
-		dst = append(dst, " -> "...)
-		return appendMAC(dst, f.Eth.DstMAC)
-	default:
-		return append(dst, "? -> ?"...)
 	}
+	src, to := Endpoints(f)
 	dst = src.AppendTo(dst)
-	dst = appendPort(dst, f)
 	dst = append(dst, " -> "...)
-	dst = dstA.AppendTo(dst)
-	return appendPortDst(dst, f)
+	return to.AppendTo(dst)
+}
+
+// Endpoint is one end of a frame as its text line names it: an IP address
+// or GID, with the port of a TCP segment, or a MAC address when the frame
+// has no IP. Lists sort on it (Compare), not on its text.
+type Endpoint struct {
+	Kind EndpointKind
+	Addr netip.Addr // KindAddr
+	Port uint16     // KindAddr of a TCP segment (HasPort)
+	// HasPort says Port is a TCP port (port 0 is one too).
+	HasPort bool
+	MAC     [6]byte // KindMAC
+}
+
+// EndpointKind says which of Endpoint's fields name it.
+type EndpointKind uint8
+
+// The endpoint kinds, in the order Compare sorts them.
+const (
+	EndpointNone EndpointKind = iota // no Ethernet, IP or GID: "?"
+	EndpointMAC
+	EndpointAddr
+)
+
+// Endpoints returns the source and destination of frame f: the GIDs of a
+// RoCEv1 frame, else the IPv4 or IPv6 addresses (with TCP ports), else the
+// Ethernet addresses.
+func Endpoints(f *capture.Frame) (src, dst Endpoint) {
+	switch {
+	case f.GRH != nil:
+		src, dst = Endpoint{Kind: EndpointAddr, Addr: f.GRH.SGID}, Endpoint{Kind: EndpointAddr, Addr: f.GRH.DGID}
+	case f.IPv4 != nil:
+		src, dst = Endpoint{Kind: EndpointAddr, Addr: addrOf(f.IPv4.SrcIP)}, Endpoint{Kind: EndpointAddr, Addr: addrOf(f.IPv4.DstIP)}
+	case f.IPv6 != nil:
+		src, dst = Endpoint{Kind: EndpointAddr, Addr: addrOf(f.IPv6.SrcIP)}, Endpoint{Kind: EndpointAddr, Addr: addrOf(f.IPv6.DstIP)}
+	case f.Eth != nil:
+		src, dst = Endpoint{Kind: EndpointMAC}, Endpoint{Kind: EndpointMAC}
+		copy(src.MAC[:], f.Eth.SrcMAC)
+		copy(dst.MAC[:], f.Eth.DstMAC)
+		return src, dst
+	default:
+		return src, dst
+	}
+	if f.TCP != nil {
+		src.Port, src.HasPort = uint16(f.TCP.SrcPort), true
+		dst.Port, dst.HasPort = uint16(f.TCP.DstPort), true
+	}
+	return src, dst
+}
+
+// AppendTo appends the endpoint as the text line writes it: an IPv6
+// address with a port in brackets ([fd00:10::2]:57284), since its own
+// colons would make the port ambiguous; "?" for none.
+func (e Endpoint) AppendTo(dst []byte) []byte {
+	switch {
+	case e.Kind == EndpointNone:
+		return append(dst, '?')
+	case e.Kind == EndpointMAC:
+		return appendMAC(dst, e.MAC[:])
+	case !e.HasPort:
+		return e.Addr.AppendTo(dst)
+	case e.Addr.Is6():
+		dst = e.Addr.AppendTo(append(dst, '['))
+		dst = append(dst, ']')
+	default:
+		dst = e.Addr.AppendTo(dst)
+	}
+	return numfmt.AppendUint(append(dst, ':'), uint64(e.Port))
+}
+
+func (e Endpoint) String() string { return string(e.AppendTo(nil)) }
+
+// Compare orders endpoints by kind, address (IPv4 before IPv6, as
+// netip.Addr.Compare does), port and MAC.
+func (e Endpoint) Compare(o Endpoint) int {
+	if e.Kind != o.Kind {
+		return int(e.Kind) - int(o.Kind)
+	}
+	if c := e.Addr.Compare(o.Addr); c != 0 {
+		return c
+	}
+	if e.Port != o.Port {
+		return int(e.Port) - int(o.Port)
+	}
+	return bytes.Compare(e.MAC[:], o.MAC[:])
 }
 
 // appendPort and appendPortDst append ":port" of a TCP segment.
@@ -210,47 +281,106 @@ func appendMAC(dst []byte, m []byte) []byte {
 // appendProtoSummary writes the PROTO column and the summary of the
 // highest decoded layer, with the RoCE transport header after SMC messages.
 func appendProtoSummary(dst []byte, f *capture.Frame, clc int) []byte {
+	l := topLayer(f, clc)
+	dst = append(dst, layerNames[l]...)
+	dst = append(dst, "  "...)
+	return appendLayerSummary(dst, f, clc, l)
+}
+
+// lineLayer is the layer a text line describes: the highest decoded.
+type lineLayer uint8
+
+const (
+	layerNone lineLayer = iota
+	layerCLC
+	layerLLC
+	layerCDC
+	layerRoCE
+	layerTCP
+	layerUDP
+	layerIPv4
+	layerIPv6
+	layerEth
+)
+
+// layerNames are the PROTO column's words.
+var layerNames = [...]string{"?", "CLC", "LLC", "CDC", "RoCE", "TCP", "UDP", "IPv4", "IPv6", "ETH"}
+
+// topLayer is the layer frame f's line describes (its clc-th CLC message
+// when clc >= 0).
+func topLayer(f *capture.Frame, clc int) lineLayer {
 	switch {
 	case clc >= 0:
-		dst = append(dst, "CLC  "...)
-		return f.CLC[clc].AppendSummary(dst)
+		return layerCLC
 	case f.LLC != nil:
-		dst = append(dst, "LLC  "...)
+		return layerLLC
+	case f.CDC != nil:
+		return layerCDC
+	case f.BTH != nil:
+		return layerRoCE
+	case f.TCP != nil:
+		return layerTCP
+	case f.UDP != nil:
+		return layerUDP
+	case f.IPv4 != nil:
+		return layerIPv4
+	case f.IPv6 != nil:
+		return layerIPv6
+	case f.Eth != nil:
+		return layerEth
+	}
+	return layerNone
+}
+
+// Protocol is the PROTO column of frame f's line (of its clc-th CLC
+// message when clc >= 0): the highest layer decoded.
+func Protocol(f *capture.Frame, clc int) string { return layerNames[topLayer(f, clc)] }
+
+// AppendInfo appends what the line says after the PROTO column: the
+// summary of the highest decoded layer and what makes it less than the
+// whole truth (cut, bad ICRC, decode errors).
+func AppendInfo(dst []byte, f *capture.Frame, clc int) []byte {
+	return appendProblems(appendLayerSummary(dst, f, clc, topLayer(f, clc)), f)
+}
+
+// appendLayerSummary writes the summary of layer l, with the RoCE
+// transport header after SMC messages.
+func appendLayerSummary(dst []byte, f *capture.Frame, clc int, l lineLayer) []byte {
+	switch l {
+	case layerCLC:
+		return f.CLC[clc].AppendSummary(dst)
+	case layerLLC:
 		dst = f.LLC.AppendSummary(dst)
 		return appendRoCE(append(dst, " | "...), f)
-	case f.CDC != nil:
-		dst = append(dst, "CDC  "...)
+	case layerCDC:
 		dst = f.CDC.AppendSummary(dst)
 		return appendRoCE(append(dst, " | "...), f)
-	case f.BTH != nil:
+	case layerRoCE:
 		// BTH's summary starts with "RoCE ", which the PROTO column says.
-		dst = append(dst, "RoCE "...)
 		n := len(dst)
 		dst = appendRoCE(dst, f)
 		if len(dst) >= n+5 && string(dst[n:n+5]) == "RoCE " {
-			dst = append(dst[:n], dst[n+4:]...)
+			dst = append(dst[:n], dst[n+5:]...)
 		}
 		return dst
-	case f.TCP != nil:
-		dst = append(dst, "TCP  "...)
+	case layerTCP:
 		return appendTCP(dst, f)
-	case f.UDP != nil:
-		dst = append(dst, "UDP  "...)
+	case layerUDP:
 		dst = numfmt.AppendUint(dst, uint64(f.UDP.SrcPort))
 		dst = append(dst, " -> "...)
 		dst = numfmt.AppendUint(dst, uint64(f.UDP.DstPort))
 		return appendLen(dst, len(f.UDP.Payload))
-	case f.IPv4 != nil:
-		dst = append(dst, "IPv4  proto "...)
+	case layerIPv4:
+		dst = append(dst, "proto "...)
 		return numfmt.AppendUint(dst, uint64(f.IPv4.Protocol))
-	case f.IPv6 != nil:
-		dst = append(dst, "IPv6  next header "...)
+	case layerIPv6:
+		dst = append(dst, "next header "...)
 		return numfmt.AppendUint(dst, uint64(f.IPv6.NextHeader))
-	case f.Eth != nil:
-		dst = append(dst, "ETH  type 0x"...)
+	case layerEth:
+		dst = append(dst, "type 0x"...)
 		return numfmt.AppendHex(dst, uint64(f.Eth.EthernetType))
 	}
-	return append(dst, "?  undecoded"...)
+	return append(dst, "undecoded"...)
 }
 
 func appendLen(dst []byte, n int) []byte {

@@ -22,7 +22,7 @@ func newFlags(o *output.Options, format *string, interactive *bool, keep *int) *
 	fs.StringVar(&o.Read, "r", "", "read capture `FILE` (pcap or pcapng; - for stdin)")
 	fs.StringVar(&o.Iface, "i", "", "capture live on `IFACE` (needs CAP_NET_RAW)")
 	fs.StringVar(&o.Write, "w", "", "write selected frames to pcapng `FILE`")
-	fs.IntVar(&o.Count, "c", 0, "stop after `N` selected frames")
+	fs.IntVar(&o.Count, "c", 0, "stop after `N` selected frames (-I: read the first N frames)")
 	fs.BoolVar(&o.All, "a", false, "show all frames, not only SMC-relevant ones")
 	fs.BoolVar(&o.Quiet, "q", false, "print no frames (only the -z views)")
 	fs.BoolVar(&o.Verbose, "V", false, "print the field tree of each frame")

@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -92,6 +94,8 @@ func TestBinary(t *testing.T) {
 			"3\tframe 3 (file offset 0x8c): record: original length 88 is below the captured length 98 (decoded as captured)\n4\t\n", ""},
 		{"orig below cap, all frames", []string{"-r", origLT, "-a", "-T", "fields", "-e", "frame.number", "-Y", "frame.number == 13"}, nil, 0, "13\n", ""},
 		{"extra arg", []string{"-r", ref + "pingpong.pcap", "extra"}, nil, 2, "", `unexpected argument "extra"`},
+		{"browse -V", []string{"-I", "-r", ref + "pingpong.pcap", "-V"}, nil, 2, "", "-I: -T, -e, -G, -V, -x, -q and -z shape printed output"},
+		{"browse bad -Y", []string{"-I", "-r", ref + "pingpong.pcap", "-Y", "smc.clc.type =="}, nil, 2, "", "smcdump: -Y: "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -165,5 +169,39 @@ func TestInterruptClosesJSON(t *testing.T) {
 	var v []any
 	if err := json.Unmarshal(out.Bytes(), &v); err != nil {
 		t.Fatalf("output after SIGINT is not a JSON array: %v: %q", err, out.String())
+	}
+}
+
+// TestBrowseFlags runs smcdump -I in tmux with -Y, -a and -c, which it
+// applies (the first filter, every frame, the first N frames), and ends it
+// with SIGTERM, which restores the terminal as q does.
+func TestBrowseFlags(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := testutil.GoBuild(t, ".", "smcdump")
+	x := testutil.NewTmux(t, 100, 30, bin, "-I", "-r", "../../samples/multilink.pcap", "-a", "-c", "3000", "-Y", "smc.llc.type == 0x22")
+	x.Run("set-option", "-w", "remain-on-exit", "on")
+	scr := x.WaitFor("filter smc.llc.type == 0x22, ")
+	if !strings.Contains(scr, "3000 frames (-c 3000)") || !strings.Contains(scr, "ADD_LINK_V2") {
+		t.Errorf("-Y and -c:\n%s", scr)
+	}
+	x.Keys("Escape")
+	if scr := x.WaitFor("all, 3000 rows"); !strings.Contains(scr, "ARP") && !strings.Contains(scr, "ETH") && !strings.Contains(scr, "ADD_LINK_V2") {
+		t.Errorf("-a: esc does not list every frame:\n%s", scr)
+	}
+	if got := x.Display("#{alternate_on}"); got != "1" {
+		t.Fatalf("the browser runs without the alternate screen (%s): nothing to restore", got)
+	}
+	pid, err := strconv.Atoi(x.Display("#{pane_pid}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	x.WaitDisplay("#{pane_dead}", "1")
+	if got := x.Display("#{alternate_on} #{mouse_any_flag}"); got != "0 0" {
+		t.Errorf("after SIGTERM: alternate screen, mouse = %s, want 0 0", got)
 	}
 }

@@ -7,7 +7,7 @@ complete -c smcdump -s T -d "output FORMAT: text, json, jsonl, fields" -x -a "te
 complete -c smcdump -s V -d "print the field tree of each frame"
 complete -c smcdump -s Y -d "display filter EXPR (e.g. smc.clc.type == 4)" -x
 complete -c smcdump -s a -d "show all frames, not only SMC-relevant ones"
-complete -c smcdump -s c -d "stop after N selected frames" -x
+complete -c smcdump -s c -d "stop after N selected frames (-I: read the first N frames)" -x
 complete -c smcdump -s e -d "FIELD to print with -T fields (repeatable; -G fields lists them)" -x
 complete -c smcdump -s f -d "live capture filter: pcap-filter EXPR (via tcpdump) or bpf:RAW" -x
 complete -c smcdump -s i -d "capture live on IFACE (needs CAP_NET_RAW)" -x

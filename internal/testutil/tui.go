@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,6 +21,12 @@ type Screen struct {
 	App  *tview.Application
 	Sim  tcell.SimulationScreen
 	drew chan struct{}
+	// draws counts the draws; keyed receives the count when the
+	// application's input capture has seen a key, so that Key waits for
+	// a draw after its key was handled, not for one an update queued
+	// meanwhile made (tview runs updates and keys in no fixed order).
+	draws atomic.Int64
+	keyed chan int64
 }
 
 // NewScreen puts app on a simulation screen; Start runs it.
@@ -29,13 +36,26 @@ func NewScreen(t testing.TB, app *tview.Application) *Screen {
 	if err := sim.Init(); err != nil {
 		t.Fatal(err)
 	}
-	s := &Screen{t: t, App: app, Sim: sim, drew: make(chan struct{}, 64)}
+	s := &Screen{t: t, App: app, Sim: sim, drew: make(chan struct{}, 64), keyed: make(chan int64, 64)}
 	app.SetScreen(sim)
 	app.SetAfterDrawFunc(func(tcell.Screen) {
+		s.draws.Add(1)
 		select {
 		case s.drew <- struct{}{}:
 		default:
 		}
+	})
+	capture := app.GetInputCapture()
+	app.SetInputCapture(func(ev *tcell.EventKey) *tcell.EventKey {
+		n := s.draws.Load()
+		if capture != nil {
+			ev = capture(ev)
+		}
+		select {
+		case s.keyed <- n:
+		default:
+		}
+		return ev
 	})
 	return s
 }
@@ -72,14 +92,27 @@ func (s *Screen) Sync() string {
 	return s.Text()
 }
 
-// Key injects one key and waits for the draw after it.
+// Key injects one key and waits until it was handled and drawn.
 func (s *Screen) Key(k tcell.Key, r rune) {
 	s.t.Helper()
-	for len(s.drew) > 0 {
-		<-s.drew
+	for len(s.keyed) > 0 {
+		<-s.keyed
 	}
 	s.Sim.InjectKey(k, r, tcell.ModNone)
-	s.wait()
+	var before int64
+	select {
+	case before = <-s.keyed:
+	case <-time.After(10 * time.Second):
+		s.t.Fatal("key not handled within 10 s")
+	}
+	deadline := time.After(10 * time.Second)
+	for s.draws.Load() <= before {
+		select {
+		case <-s.drew:
+		case <-deadline:
+			s.t.Fatal("no draw within 10 s of a key")
+		}
+	}
 }
 
 // Type injects the runes of text.

@@ -2,28 +2,25 @@ package browser
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
-	"github.com/smcscope/smcscope/capture"
-	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/filter"
-	"github.com/smcscope/smcscope/output"
 	"github.com/smcscope/smcscope/tui"
 )
 
 // Options are the browser's settings.
 type Options struct {
-	Write string // -w: export file for `w`
+	Write  string // -w: export file for `w`
+	Filter string // -Y: the display filter applied at the start
+	All    bool   // -a: start with every frame, not only the SMC-relevant ones
 }
 
 // Browser is the capture browser over an Index.
@@ -38,133 +35,64 @@ type Browser struct {
 	status *tview.TextView
 	prompt *tview.InputField
 	body   *tview.Flex
+	// listBox is the packet list's pane; lower holds the field tree and
+	// the hex pane; hint is the lines above the prompt (see setHint).
+	listBox   tview.Primitive
+	lower     *lowerPanes
+	hint      *tview.TextView
+	hintText  string
+	hintLines int
+
+	promptKind promptKind
+	history    []string // filters applied, oldest first (↑/↓ in the prompt)
+	histPos    int      // the history entry the prompt shows; len: the text typed
+	draft      string   // the text typed, kept while ↑ shows older filters
+	// exportMarked: the export prompt is for the marked frames (W);
+	// confirm is a file name the user was told exists.
+	exportMarked bool
+	confirm      string
+
+	needle     needle // the last search (ctrl-f, n, N)
+	needleText string // as typed
+	found      span   // the bytes of the search hit, highlighted once its frame is shown
+	// collapsed are the field tree's layers the user collapsed (by key):
+	// they stay collapsed in the frames shown after.
+	collapsed map[string]bool
+
+	back, fwd []place // the jump history ([ and ])
+	restoring bool    // a place is being restored: no jump to record
+
+	zoomed    tview.Primitive // the pane z shows alone, nil for all
+	split     int             // the list's share of the height, in tenths
+	hexHidden bool            // x
+
+	timeFmt timeFormat // t
+	sort    sortState  // < > s
+	// unsorted is the list in frame order, as setList set it.
+	unsorted []int32
+	widths   [numColumns]int // of the list's columns (fitColumns; Info takes the rest)
+	hoff     int             // characters the list is scrolled to the left (←/→)
 
 	mode    string // "relevant", "all", "filter EXPR", "follow N"
+	base    string // where esc goes: "relevant" or "all" (a, -a)
 	marks   map[int32]bool
 	message string
-	shown   int32  // frame in the tree and hex panes
+	shown   int32 // frame in the tree and hex panes
+	// pending cancels the filter pass running in the background: a list
+	// chosen meanwhile (esc, f) is not replaced by its late result.
+	pending context.CancelFunc
 	data    []byte // its bytes
 	ctx     context.Context
 }
 
-// rowContent is the virtual table content: the frame numbers of the list
-// and the lines decoded so far (only those the user looked at).
-type rowContent struct {
-	tview.TableContentReadOnly
-	b     *Browser
-	mu    sync.Mutex
-	ns    []int32
-	lines map[int32]row
-}
-
-// row is one decoded list row: smcdump's line and what the frame is.
-type row struct {
-	line  string
-	class rowClass
-}
-
-// rowClass says what a frame is, from its decoded layers, for the list's
-// colours.
-type rowClass uint8
-
-const (
-	rowPlain   rowClass = iota
-	rowError            // a decode error or malformed SMC message: red
-	rowDecline          // a CLC Decline: yellow
-	rowLLC              // link-group control: aqua
-	rowCLC              // the CLC handshake: green
-)
-
-// classOf says what a decoded frame is.
-func classOf(f *capture.Frame) rowClass {
-	switch {
-	case f.Err != nil || f.SMCMalformed || len(f.CLCErr) > 0:
-		return rowError
-	}
-	for _, c := range f.CLC {
-		if c.Type == decode.CLCTypeDecline {
-			return rowDecline
-		}
-	}
-	switch {
-	case f.LLC != nil:
-		return rowLLC
-	case len(f.CLC) > 0:
-		return rowCLC
-	}
-	return rowPlain
-}
-
-func (c *rowContent) GetRowCount() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.ns)
-}
-
-func (c *rowContent) GetColumnCount() int { return 1 }
-
-func (c *rowContent) GetCell(row, _ int) *tview.TableCell {
-	c.mu.Lock()
-	if row < 0 || row >= len(c.ns) {
-		c.mu.Unlock()
-		return nil
-	}
-	n := c.ns[row]
-	r, ok := c.lines[n]
-	if !ok {
-		// Decode the window around the row: the rows about to be drawn.
-		lo, hi := max(0, row-16), min(len(c.ns), row+64)
-		want := append([]int32(nil), c.ns[lo:hi]...)
-		c.mu.Unlock()
-		got := c.b.lines(want)
-		c.mu.Lock()
-		for k, v := range got {
-			c.lines[k] = v
-		}
-		r = c.lines[n]
-	}
-	c.mu.Unlock()
-	mark := " "
-	if c.b.marks[n] {
-		mark = "*"
-	}
-	cell := tview.NewTableCell(tview.Escape(mark + r.line))
-	switch r.class {
-	case rowError:
-		cell.SetTextColor(tcell.ColorRed)
-	case rowDecline:
-		cell.SetTextColor(tcell.ColorYellow)
-	case rowLLC:
-		cell.SetTextColor(tcell.ColorAqua)
-	case rowCLC:
-		cell.SetTextColor(tcell.ColorGreen)
-	}
-	return cell
-}
-
-// lines decodes frames to their smcdump text lines and classes.
-func (b *Browser) lines(ns []int32) map[int32]row {
-	out := map[int32]row{}
-	base := b.idx.base
-	_ = b.idx.Decode(ns, func(n int32, f *capture.Frame) {
-		var ls []string
-		if len(f.CLC) == 0 {
-			ls = append(ls, string(output.AppendLine(nil, f, base, -1)))
-		}
-		for i := range f.CLC {
-			ls = append(ls, string(output.AppendLine(nil, f, base, i)))
-		}
-		out[n] = row{strings.TrimRight(strings.Join(ls, " | "), "\n"), classOf(f)}
-	})
-	return out
-}
-
 // New builds the browser over an index.
 func New(ctx context.Context, idx *Index, o Options) *Browser {
-	b := &Browser{idx: idx, opts: o, marks: map[int32]bool{}, ctx: ctx, mode: "relevant"}
+	b := &Browser{idx: idx, opts: o, marks: map[int32]bool{}, collapsed: map[string]bool{}, ctx: ctx, base: "relevant"}
+	if o.All {
+		b.base = "all"
+	}
 	b.rows = &rowContent{b: b, lines: map[int32]row{}}
 	b.list = tview.NewTable().SetContent(b.rows).SetSelectable(true, false)
-	b.list.SetBorder(true).SetTitle(" frames ")
 	b.list.SetSelectionChangedFunc(func(row, _ int) { b.showFrame(row) })
 	b.tree = tview.NewTreeView()
 	b.tree.SetChangedFunc(b.highlight)
@@ -172,30 +100,50 @@ func New(ctx context.Context, idx *Index, o Options) *Browser {
 	b.hex = newHexView()
 	b.hex.SetBorder(true).SetTitle(" hex ")
 	b.status = tview.NewTextView().SetDynamicColors(true)
+	b.hint = tview.NewTextView().SetDynamicColors(true).SetWrap(true)
 	b.prompt = tview.NewInputField()
 	b.prompt.SetChangedFunc(b.promptChanged)
 	b.prompt.SetDoneFunc(b.promptDone)
-	lower := tview.NewFlex().AddItem(b.tree, 0, 1, false).AddItem(b.hex, 0, 1, false)
-	b.body = tview.NewFlex().SetDirection(tview.FlexRow).
-		AddItem(b.list, 0, 3, true).
-		AddItem(lower, 0, 2, false).
-		AddItem(b.status, 1, 0, false)
+	b.prompt.SetInputCapture(b.promptKey)
+	b.listBox = newListPane(b)
+	b.lower = &lowerPanes{Flex: tview.NewFlex(), b: b}
+	b.body = tview.NewFlex().SetDirection(tview.FlexRow)
+	b.split = defaultSplit
+	b.layout()
 	b.App = tui.NewShell("smcdump -I", b.body)
 	b.App.SetKeys(b.keyTable())
 	b.App.SetOwnKeys(b.ownKey)
 	b.App.SetHelpReturn(func() tview.Primitive { return b.list })
-	b.setList(idx.Relevant(), "relevant")
+	b.setList(b.baseList(), b.base, 0)
+	if o.Filter != "" {
+		b.applyFilter(o.Filter)
+	}
 	return b
 }
 
 // Keys returns the key table (tests check `?` lists each).
 func (b *Browser) Keys() []tui.Binding { return b.App.Keys() }
 
-// Run shows the browser until the user quits; the list grows as the index
-// does (a live capture follows the tail unless the user scrolled away).
+// Run shows the browser until the user quits or the context ends (SIGTERM,
+// SIGINT, SIGHUP: the terminal is restored as by q); the list grows as the
+// index does (a live capture follows the tail unless the user scrolled
+// away).
 func (b *Browser) Run() error {
+	// Stopped from the event loop: tview's Stop from another goroutine
+	// races with Run setting up the screen.
+	stop := context.AfterFunc(b.ctx, func() { b.App.QueueUpdate(b.App.Stop) })
+	defer stop()
 	go b.watch()
 	return b.App.Run()
+}
+
+// baseList is the list esc returns to: the SMC-relevant frames, or every
+// frame after a or -a.
+func (b *Browser) baseList() []int32 {
+	if b.base == "all" {
+		return b.idx.All()
+	}
+	return b.idx.Relevant()
 }
 
 // watch refreshes the list while the index grows.
@@ -210,7 +158,7 @@ func (b *Browser) watch() {
 		}
 		n, done, err := b.idx.Progress()
 		b.App.QueueUpdateDraw(func() {
-			if b.mode == "relevant" || b.mode == "all" {
+			if (b.mode == "relevant" || b.mode == "all") && b.sort == (sortState{}) {
 				row, _ := b.list.GetSelection()
 				atEnd := row >= b.rows.GetRowCount()-1
 				ns := b.idx.Relevant()
@@ -221,6 +169,7 @@ func (b *Browser) watch() {
 				first := len(b.rows.ns) == 0
 				b.rows.ns = ns
 				b.rows.mu.Unlock()
+				b.unsorted = ns
 				if first && !b.idx.live {
 					// tview keeps an empty table scrolled to its end; a
 					// file opens at its first frame.
@@ -243,15 +192,66 @@ func (b *Browser) watch() {
 	}
 }
 
-func (b *Browser) setList(ns []int32, mode string) {
+// setList shows ns as the packet list and selects frame keep there: the
+// frame the user was on stays selected when the list changes (follow,
+// esc, a filter), or the nearest one after it when the list lacks it; 0
+// selects the first row.
+func (b *Browser) setList(ns []int32, mode string, keep int32) {
+	b.jumped()
+	if b.pending != nil {
+		b.pending()
+		b.pending = nil
+	}
 	b.message = ""
+	b.rows.setFrames(ns)
+	b.mode, b.unsorted, b.sort = mode, ns, sortState{}
+	row, _ := rowOf(ns, keep)
+	b.selectRow(row)
+	b.showFrame(row)
+	b.redraw()
+}
+
+// selectRow selects a row of the list, scrolled to the middle of the pane
+// when it was off screen. A list shorter than the pane leaves tview's
+// table following its end (trackEnd), which a longer list would keep,
+// with the selection off screen: setting the offset clears that.
+func (b *Browser) selectRow(row int) {
+	top, _ := b.list.GetOffset()
+	_, _, _, h := b.list.GetInnerRect()
+	if row < top || row >= top+h {
+		top = max(0, row-h/2)
+	}
+	b.list.SetOffset(top, 0)
+	b.list.Select(row, 0)
+}
+
+// rowOf returns the row of frame n in ns (ascending frame numbers) and
+// whether it is there; when it is not, the row of the first frame after
+// n (the last row when none is).
+func rowOf(ns []int32, n int32) (int, bool) {
+	i, found := slices.BinarySearch(ns, n)
+	if i == len(ns) && i > 0 {
+		i--
+	}
+	return i, found
+}
+
+// rowOf is rowOf over the list, which a sort may have put out of frame
+// order: then the row of frame n, or the first row.
+func (b *Browser) rowOf(n int32) (int, bool) {
 	b.rows.mu.Lock()
-	b.rows.ns = ns
-	b.rows.mu.Unlock()
-	b.mode = mode
-	b.list.Select(0, 0)
-	b.list.ScrollToBeginning()
-	b.showFrame(0)
+	defer b.rows.mu.Unlock()
+	if b.sort == (sortState{}) {
+		return rowOf(b.rows.ns, n)
+	}
+	if i := slices.Index(b.rows.ns, n); i >= 0 {
+		return i, true
+	}
+	return 0, false
+}
+
+// redraw rewrites the status line.
+func (b *Browser) redraw() {
 	n, done, err := b.idx.Progress()
 	b.drawStatus(n, done, err)
 }
@@ -265,6 +265,9 @@ func (b *Browser) drawStatus(n int, done bool, err error) {
 		st += fmt.Sprintf("  %d marked", len(b.marks))
 	}
 	st += fmt.Sprintf("  %s %d frames", tview.Escape(filepath.Base(b.idx.path)), n)
+	if l := b.idx.Limit(); l > 0 && n >= l {
+		st += fmt.Sprintf(" (-c %d)", l)
+	}
 	if !done {
 		st += " [yellow](indexing…)[-]"
 	}
@@ -272,59 +275,6 @@ func (b *Browser) drawStatus(n int, done bool, err error) {
 		st += " [red]" + tview.Escape(err.Error()) + "[-]"
 	}
 	b.status.SetText(st + "  [gray]? help  q quit[-]")
-}
-
-// showFrame fills the field tree and hex pane for the row.
-func (b *Browser) showFrame(row int) {
-	b.rows.mu.Lock()
-	if row < 0 || row >= len(b.rows.ns) {
-		b.rows.mu.Unlock()
-		b.tree.SetRoot(tview.NewTreeNode("no frame"))
-		b.hex.show(nil)
-		b.shown = 0
-		return
-	}
-	n := b.rows.ns[row]
-	b.rows.mu.Unlock()
-	b.shown = n
-	var (
-		tree  []output.TreeLayer
-		spans []capture.FieldSpan
-	)
-	_ = b.idx.Decode([]int32{n}, func(_ int32, f *capture.Frame) {
-		tree = output.Tree(f)
-		b.data, spans = append(b.data[:0], f.Data...), append(spans[:0], f.FieldSpans()...)
-	})
-	conn, link := b.idx.Conn(int(n))
-	root := tview.NewTreeNode(fmt.Sprintf("frame %d  connection %d  link %d", n, conn, link))
-	// Each node refers to the bytes it highlights: a field line its own
-	// (or its layer's), a layer heading its layer's, that of its first
-	// field.
-	for _, l := range tree {
-		heading := &nodeSpans{}
-		layer := tview.NewTreeNode(tview.Escape(l.Title + " (" + l.Key + ")")).SetColor(tcell.ColorYellow).SetReference(heading)
-		root.AddChild(layer)
-		for _, fd := range l.Fields {
-			var ref nodeSpans
-			if fd.Index < len(spans) {
-				ref = nodeSpans{spanOf(spans[fd.Index].Field), spanOf(spans[fd.Index].Layer)}
-			}
-			if heading.layer.n == 0 {
-				heading.layer = ref.layer
-			}
-			line := fd.Name + " = " + fd.Value
-			if fd.Desc != "" {
-				line += "    (" + fd.Desc + ")"
-			}
-			layer.AddChild(tview.NewTreeNode(tview.Escape(line)).SetReference(&ref))
-		}
-	}
-	for _, c := range root.GetChildren() {
-		c := c
-		c.SetSelectedFunc(func() { c.SetExpanded(!c.IsExpanded()) })
-	}
-	b.tree.SetRoot(root).SetCurrentNode(root)
-	b.hex.show(b.data)
 }
 
 func (b *Browser) selected() int32 {
@@ -337,63 +287,9 @@ func (b *Browser) selected() int32 {
 	return b.rows.ns[row]
 }
 
-func (b *Browser) openPrompt(label string) {
-	b.prompt.SetLabel(label).SetText("").SetFieldBackgroundColor(tcell.ColorDarkBlue)
-	b.body.RemoveItem(b.status)
-	b.body.AddItem(b.prompt, 1, 0, true)
-	b.body.AddItem(b.status, 1, 0, false)
-	b.App.SetFocus(b.prompt)
-}
-
-func (b *Browser) closePrompt() {
-	b.body.RemoveItem(b.prompt)
-	b.App.SetFocus(b.list)
-}
-
-// promptChanged colours the filter as it is typed: green when it
-// compiles, red with the column of the error when it does not.
-func (b *Browser) promptChanged(text string) {
-	if b.prompt.GetLabel() != "/" {
-		return
-	}
-	if text == "" {
-		b.prompt.SetFieldBackgroundColor(tcell.ColorDarkBlue)
-		b.message = ""
-		return
-	}
-	if _, err := filter.Compile(text); err != nil {
-		b.prompt.SetFieldBackgroundColor(tcell.ColorDarkRed)
-		var se *filter.SyntaxError
-		if errors.As(err, &se) {
-			b.message = fmt.Sprintf("[red]column %d: %s[-]", se.Col, tview.Escape(se.Msg))
-		} else {
-			b.message = "[red]" + tview.Escape(err.Error()) + "[-]"
-		}
-	} else {
-		b.prompt.SetFieldBackgroundColor(tcell.ColorDarkGreen)
-		b.message = "[green]filter ok[-]"
-	}
-	n, done, err := b.idx.Progress()
-	b.drawStatus(n, done, err)
-}
-
-func (b *Browser) promptDone(k tcell.Key) {
-	label, text := b.prompt.GetLabel(), strings.TrimSpace(b.prompt.GetText())
-	b.closePrompt()
-	if k != tcell.KeyEnter {
-		return
-	}
-	switch label {
-	case "/":
-		b.applyFilter(text)
-	case ":":
-		b.gotoFrame(text)
-	}
-}
-
 func (b *Browser) applyFilter(expr string) {
 	if expr == "" {
-		b.setList(b.idx.Relevant(), "relevant")
+		b.setList(b.baseList(), b.base, b.selected())
 		return
 	}
 	flt, err := filter.Compile(expr)
@@ -401,84 +297,77 @@ func (b *Browser) applyFilter(expr string) {
 		return // shown while typing
 	}
 	b.message = "[yellow]filtering…[-]"
-	go func() {
+	b.background(func(ctx context.Context) func() {
 		start := time.Now()
-		ns, err := b.idx.Filter(b.ctx, flt)
-		b.App.QueueUpdateDraw(func() {
-			b.setList(ns, "filter "+expr)
+		ns, err := b.idx.Filter(ctx, flt)
+		return func() {
+			b.setList(ns, "filter "+expr, b.selected())
 			b.message = fmt.Sprintf("(%v)", time.Since(start).Round(time.Millisecond))
 			if err != nil {
 				b.message = "[red]" + tview.Escape(err.Error()) + "[-]"
 			}
-			n, done, perr := b.idx.Progress()
-			b.drawStatus(n, done, perr)
+		}
+	})
+}
+
+// background runs work (a pass over the capture) off the UI goroutine,
+// then the function it returns on it, unless a list chosen meanwhile (esc,
+// f) or another pass replaced it: setList and the next pass cancel it.
+func (b *Browser) background(work func(ctx context.Context) (done func())) {
+	if b.pending != nil {
+		b.pending()
+	}
+	ctx, cancel := context.WithCancel(b.ctx)
+	b.pending = cancel
+	go func() {
+		done := work(ctx)
+		b.App.QueueUpdateDraw(func() {
+			if ctx.Err() != nil {
+				return // replaced meanwhile
+			}
+			b.pending = nil
+			cancel()
+			done()
+			b.redraw()
 		})
 	}()
 }
 
+// gotoFrame selects the frame `:N` names; one outside the list is shown
+// among all frames, and the status line says so.
 func (b *Browser) gotoFrame(text string) {
+	if text == "" {
+		return
+	}
 	n, err := strconv.Atoi(strings.TrimPrefix(text, "#"))
 	if err != nil {
-		b.message = "[red]:N wants a frame number[-]"
+		b.message = "[red]:" + tview.Escape(text) + ": not a frame number[-]"
 		return
 	}
-	b.rows.mu.Lock()
-	idx := -1
-	for i, k := range b.rows.ns {
-		if int(k) >= n {
-			idx = i
-			break
+	total, done, _ := b.idx.Progress()
+	if n < 1 || n > total {
+		so := ""
+		if !done {
+			so = " so far"
 		}
-	}
-	b.rows.mu.Unlock()
-	if idx < 0 || b.rows.ns[idx] != int32(n) {
-		// Not in the list: show every frame, then go there.
-		b.setList(b.idx.All(), "all")
-		idx = n - 1
-	}
-	b.list.Select(idx, 0)
-}
-
-func (b *Browser) export() {
-	name := b.opts.Write
-	if name == "" {
-		name = "smcdump-export.pcapng"
-	}
-	var ns []int32
-	if len(b.marks) > 0 {
-		for n := range b.marks {
-			ns = append(ns, n)
-		}
-		slices.Sort(ns)
-	} else {
-		b.rows.mu.Lock()
-		ns = append(ns, b.rows.ns...)
-		b.rows.mu.Unlock()
-	}
-	w, err := capture.CreateFile(name, b.idx.lt)
-	if err != nil {
-		b.message = "[red]" + tview.Escape(err.Error()) + "[-]"
+		b.message = fmt.Sprintf("[red]frame %d: the capture has %d frames%s[-]", n, total, so)
 		return
 	}
-	var werr error
-	_ = b.idx.Decode(ns, func(_ int32, f *capture.Frame) {
-		if werr == nil {
-			werr = w.WriteFrame(f)
-		}
-	})
-	if err := w.Close(); werr == nil {
-		werr = err
-	}
-	if werr != nil {
-		b.message = "[red]" + tview.Escape(werr.Error()) + "[-]"
+	row, in := b.rowOf(int32(n))
+	if !in {
+		mode := b.mode
+		b.setList(b.idx.All(), "all", int32(n))
+		b.message = fmt.Sprintf("[yellow]frame %d is not in the list (%s): showing all frames[-]", n, tview.Escape(mode))
 		return
 	}
-	b.message = fmt.Sprintf("wrote %d frames to %s", len(ns), tview.Escape(name))
+	b.jumped()
+	b.selectRow(row)
 }
 
 // ownKey reports the keys that belong to the focused widget, not to the
-// key table: typing in the prompt, a tracker pane's own keys, and plain
-// keys in the tree or hex pane (they move there), except q and ?.
+// key table: typing in the prompt, a tracker pane's own keys, and the
+// moving keys of the field tree (j/k, g/G, J/K into a layer or up to it,
+// space) and of the hex pane (j/k, g/G, h/l).
 func (b *Browser) ownKey(ev *tcell.EventKey) bool {
 	if b.App.GetFocus() == b.prompt {
 		return true
@@ -486,48 +375,84 @@ func (b *Browser) ownKey(ev *tcell.EventKey) bool {
 	if name, _ := b.App.Pages.GetFrontPage(); name == "pane" {
 		return true // the tracker pane has its own keys (enter, esc, q)
 	}
-	return ev.Key() == tcell.KeyRune && b.App.GetFocus() != b.list && ev.Rune() != 'q' && ev.Rune() != '?'
+	if ev.Key() != tcell.KeyRune {
+		return false
+	}
+	switch b.App.GetFocus() {
+	case b.tree:
+		return strings.ContainsRune("jkgGJK ", ev.Rune())
+	case b.hex:
+		return strings.ContainsRune("jkgGhl", ev.Rune())
+	}
+	return false
 }
 
 // keyTable is the browser's one key table: it dispatches (input) and
 // documents (`?`) every key.
 func (b *Browser) keyTable() []tui.Binding {
-	redraw := func() {
-		n, done, err := b.idx.Progress()
-		b.drawStatus(n, done, err)
-	}
-	do := func(f func()) func(*tcell.EventKey) { return func(*tcell.EventKey) { f() } }
+	// Every key's action ends by redrawing the status line, so what it
+	// says about the key (a message, why nothing happened) shows at once.
+	do := func(f func()) func(*tcell.EventKey) { return func(*tcell.EventKey) { f(); b.redraw() } }
 	return []tui.Binding{
 		{Key: "j/k, ↓/↑, PgUp/PgDn", Desc: "move in the packet list"},
+		{Key: "←/→", Desc: "scroll the packet list left / right: a column at a time, then through Info", Match: func(ev *tcell.EventKey) bool {
+			return b.App.GetFocus() == b.list && (ev.Key() == tcell.KeyLeft || ev.Key() == tcell.KeyRight)
+		}, Do: func(ev *tcell.EventKey) {
+			if ev.Key() == tcell.KeyLeft {
+				b.scroll(-1)
+			} else {
+				b.scroll(1)
+			}
+		}},
+		{Key: "i", Desc: "scroll the packet list to its Info column (again: back to No.)", Match: tui.Rune('i'), Do: do(b.toInfo)},
+		{Key: "> <", Desc: "sort the list by the next / previous column (typed values: times, addresses, lengths; No. is frame order)", Match: func(ev *tcell.EventKey) bool {
+			return ev.Key() == tcell.KeyRune && (ev.Rune() == '>' || ev.Rune() == '<')
+		}, Do: func(ev *tcell.EventKey) { b.moveSort(map[rune]int{'>': 1, '<': -1}[ev.Rune()]); b.redraw() }},
+		{Key: "s", Desc: "reverse the sort order", Match: tui.Rune('s'), Do: do(func() { b.sortBy(sortState{b.sort.col, !b.sort.desc}) })},
+		{Key: "t", Desc: "time format: relative (seconds since the first frame), absolute (UTC time of day), delta (since the row above), epoch", Match: tui.Rune('t'), Do: do(func() {
+			b.cycleTime()
+			b.message = "time: " + timeFormatNames[b.timeFmt]
+		})},
 		{Key: "g/G", Desc: "first / last frame"},
-		{Key: "/", Desc: "display filter (the -Y language; red while it does not compile, enter applies)",
-			Match: tui.Rune('/'), Do: do(func() { b.openPrompt("/") })},
-		{Key: "esc", Desc: "back: clear the filter or the followed connection", Match: tui.KeyIs(tcell.KeyEscape), Do: do(func() {
-			if b.mode != "relevant" {
-				b.setList(b.idx.Relevant(), "relevant")
+		{Key: "/", Desc: "display filter (the -Y language; red with its error while it does not compile, enter applies, ↑/↓ earlier filters, tab completes field names)",
+			Match: tui.Rune('/'), Do: do(func() {
+				expr, _ := strings.CutPrefix(b.mode, "filter ")
+				if expr == b.mode {
+					expr = ""
+				}
+				b.openPrompt(promptFilter, expr)
+			})},
+		{Key: "esc", Desc: "back to the SMC-relevant frames, or all after a (clears the filter or the followed connection; the frame stays selected)", Match: tui.KeyIs(tcell.KeyEscape), Do: do(func() {
+			if b.mode != b.base {
+				b.setList(b.baseList(), b.base, b.selected())
 			}
 		})},
 		{Key: "f", Desc: "follow the selected frame's connection: handshake, CLC, its links' LLC, CDC, WRITEs", Match: tui.Rune('f'), Do: do(func() {
 			conn, _ := b.idx.Conn(int(b.selected()))
 			if conn == 0 {
 				b.message = "[yellow]the frame belongs to no connection[-]"
-				redraw()
 				return
 			}
-			b.setList(b.idx.Follow(conn), "follow connection "+strconv.Itoa(conn))
+			b.setList(b.idx.Follow(conn), "follow connection "+strconv.Itoa(conn), b.selected())
 		})},
+		{Key: "ctrl-f", Desc: "find the next frame of the list whose bytes hold a hex string (e2:d4:c3:d9, 0xe2d4c3d9) or a text (\"SMC-LAB\"); the filter's \"frame contains\" does it for the whole capture", Match: tui.KeyIs(tcell.KeyCtrlF), Do: do(func() { b.openPrompt(promptSearch, b.needleText) })},
+		{Key: "n N", Desc: "next / previous frame of the search", Match: func(ev *tcell.EventKey) bool {
+			return ev.Key() == tcell.KeyRune && (ev.Rune() == 'n' || ev.Rune() == 'N')
+		}, Do: func(ev *tcell.EventKey) { b.find(map[rune]int{'n': 1, 'N': -1}[ev.Rune()]); b.redraw() }},
+		{Key: "[ ]", Desc: "back / forward through the places jumped from (f, :N, a filter, esc, a pane's enter, a search hit), with the frame selected there", Match: func(ev *tcell.EventKey) bool {
+			return ev.Key() == tcell.KeyRune && (ev.Rune() == '[' || ev.Rune() == ']')
+		}, Do: func(ev *tcell.EventKey) { b.goBack(map[rune]int{'[': -1, ']': 1}[ev.Rune()]); b.redraw() }},
 		{Key: "a", Desc: "all frames / SMC-relevant frames only", Match: tui.Rune('a'), Do: do(func() {
-			if b.mode == "all" {
-				b.setList(b.idx.Relevant(), "relevant")
-			} else {
-				b.setList(b.idx.All(), "all")
+			if b.base = "all"; b.mode == "all" {
+				b.base = "relevant"
 			}
+			b.setList(b.baseList(), b.base, b.selected())
 		})},
-		{Key: "c", Desc: "conversations pane (the tracker's connections); enter lists one's frames", Match: tui.Rune('c'), Do: do(func() { b.showPane("conversations") })},
-		{Key: "l", Desc: "link groups pane: links, QPs, state; enter lists the group's frames", Match: tui.Rune('l'), Do: do(func() { b.showPane("linkgroups") })},
-		{Key: "d", Desc: "declines pane: who declined, when, why (kernel names)", Match: tui.Rune('d'), Do: do(func() { b.showPane("declines") })},
+		{Key: "c", Desc: "conversations pane (the tracker's connections: client, server, CDCs and bytes C→S and S→C) over the selected one's detail; enter lists its frames, ←/→ scroll the columns, PgUp/PgDn the detail", Match: tui.Rune('c'), Do: do(func() { b.showPane("conversations") })},
+		{Key: "l", Desc: "link groups pane: state, links with their client ⇄ server QPs, history in the detail; enter lists the group's frames", Match: tui.Rune('l'), Do: do(func() { b.showPane("linkgroups") })},
+		{Key: "d", Desc: "declines pane: who declined whom (server → client), when, why (code, kernel name, meaning whole in the detail)", Match: tui.Rune('d'), Do: do(func() { b.showPane("declines") })},
 		{Key: "L", Desc: "list the selected frame's link group", Match: tui.Rune('L'), Do: do(func() { b.linkGroupOf(b.selected()) })},
-		{Key: ":N", Desc: "go to frame N", Match: tui.Rune(':'), Do: do(func() { b.openPrompt(":") })},
+		{Key: ":N", Desc: "go to frame N", Match: tui.Rune(':'), Do: do(func() { b.openPrompt(promptGoto, "") })},
 		{Key: "m", Desc: "mark / unmark the frame", Match: tui.Rune('m'), Do: do(func() {
 			if n := b.selected(); n != 0 {
 				if b.marks[n] {
@@ -535,24 +460,51 @@ func (b *Browser) keyTable() []tui.Binding {
 				} else {
 					b.marks[n] = true
 				}
-				redraw()
 			}
 		})},
-		{Key: "w", Desc: "write the marked frames (else the list) to the -w file as pcapng", Match: tui.Rune('w'), Do: do(func() { b.export(); redraw() })},
-		{Key: "tab", Desc: "next pane: list, field tree, hex", Match: tui.KeyIs(tcell.KeyTab), Do: do(func() {
-			switch b.App.GetFocus() {
-			case b.list:
-				b.App.SetFocus(b.tree)
-			case b.tree:
-				b.App.SetFocus(b.hex)
-			default:
-				b.App.SetFocus(b.list)
-			}
+		{Key: "M", Desc: "unmark every frame", Match: tui.Rune('M'), Do: do(func() {
+			b.message = fmt.Sprintf("unmarked %d frames", len(b.marks))
+			clear(b.marks)
 		})},
-		{Key: "enter", Desc: "in the field tree: expand / collapse a layer"},
+		{Key: "'", Desc: "next marked frame in the list (from the top after the last)", Match: tui.Rune('\''), Do: do(b.nextMark)},
+		{Key: "w", Desc: "write the frames of the list: to the -w file or a new name (FILE-2...), never over a file unless confirmed; .pcap writes pcap, else pcapng", Match: tui.Rune('w'), Do: do(func() { b.openExport(false) })},
+		{Key: "W", Desc: "write the marked frames, as w does", Match: tui.Rune('W'), Do: do(func() { b.openExport(true) })},
+		{Key: "tab", Desc: "next pane: list, field tree, hex (not while hidden; zoomed, the next pane is zoomed)", Match: tui.KeyIs(tcell.KeyTab), Do: do(b.nextPane)},
+		{Key: "enter", Desc: "in the field tree: expand / collapse a layer (it stays so in the frames shown after)"},
+		{Key: "J/K", Desc: "in the field tree: into a layer / up to its heading"},
+		{Key: "A", Desc: "apply the field selected in the tree as a filter (field == value; a layer: the layer present)", Match: tui.Rune('A'), Do: do(func() { b.fieldFilter(true) })},
+		{Key: "P", Desc: "prepare the field selected in the tree as a filter: the filter bar opens with it, to edit before enter", Match: tui.Rune('P'), Do: do(func() { b.fieldFilter(false) })},
+		{Key: "z", Desc: "zoom: the focused pane (list, field tree, hex) alone on the screen, or all panes again", Match: tui.Rune('z'), Do: do(b.zoom)},
+		{Key: "+ -", Desc: "grow / shrink the packet list (the field tree and hex pane get the rest)", Match: func(ev *tcell.EventKey) bool {
+			return ev.Key() == tcell.KeyRune && (ev.Rune() == '+' || ev.Rune() == '-')
+		}, Do: func(ev *tcell.EventKey) { b.resize(map[rune]int{'+': 1, '-': -1}[ev.Rune()]); b.redraw() }},
+		{Key: "x", Desc: "hide / show the hex pane (the field tree takes its width)", Match: tui.Rune('x'), Do: do(b.toggleHex)},
 		{Key: "?", Desc: "this help", Match: tui.Rune('?'), Do: do(b.App.ShowHelp)},
 		{Key: "q", Desc: "quit", Match: tui.Rune('q'), Do: do(b.App.Stop)},
 	}
+}
+
+// nextMark selects the next marked frame of the list after the selected
+// one, from the top after the last.
+func (b *Browser) nextMark() {
+	if len(b.marks) == 0 {
+		b.message = "[yellow]no marked frames (m marks one)[-]"
+		return
+	}
+	ns := b.rows.frames()
+	cur, _ := b.list.GetSelection()
+	for k := 1; k <= len(ns); k++ {
+		i := (cur + k) % len(ns)
+		if b.marks[ns[i]] {
+			if i <= cur {
+				b.message = "[yellow]from the top[-]"
+			}
+			b.jumped()
+			b.selectRow(i)
+			return
+		}
+	}
+	b.message = "[yellow]no marked frame in this list[-]"
 }
 
 // linkGroupOf lists the frames of frame n's link group.
@@ -560,6 +512,7 @@ func (b *Browser) linkGroupOf(n int32) {
 	conn, link := b.idx.Conn(int(n))
 	s := b.idx.Snapshot()
 	if s == nil {
+		b.message = "[yellow]no link groups yet: the index is being built[-]"
 		return
 	}
 	for _, g := range s.LGRRows() {
@@ -571,21 +524,9 @@ func (b *Browser) linkGroupOf(n int32) {
 			hit = hit || (conn != 0 && c == conn)
 		}
 		if hit {
-			b.setList(b.idx.LinkGroup(g.Links, g.Conns), "link group "+strconv.Itoa(g.ID))
+			b.setList(b.idx.LinkGroup(g.Links, g.Conns), "link group "+strconv.Itoa(g.ID), n)
 			return
 		}
 	}
-	b.message = "[yellow]the frame belongs to no link group[-]"
-}
-
-// highlight marks in the hex pane the bytes of the selected tree node: a
-// field's own bytes, as Wireshark does, or its layer's where the field has
-// no fixed place in the frame (computed from several bytes, filled by the
-// tracker, behind a variable-length part); a layer heading's layer.
-func (b *Browser) highlight(node *tview.TreeNode) {
-	if node == nil {
-		return
-	}
-	ref, _ := node.GetReference().(*nodeSpans)
-	b.hex.mark(ref.pick())
+	b.message = fmt.Sprintf("[yellow]frame %d belongs to no link group (no SMC-R link or connection on one)[-]", n)
 }

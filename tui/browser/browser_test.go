@@ -17,10 +17,13 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/gopacket/gopacket"
+	"github.com/rivo/tview"
 
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
+	"github.com/smcscope/smcscope/filter"
 	"github.com/smcscope/smcscope/internal/testutil"
+	"github.com/smcscope/smcscope/internal/testutil/crafted"
 	"github.com/smcscope/smcscope/output"
 )
 
@@ -42,6 +45,19 @@ func open(t *testing.T, sample string, w, h int, o Options) *harness {
 	}
 	waitIndexed(t, idx)
 	return run(t, New(ctx, idx, o), w, h)
+}
+
+// scrollToInfo scrolls the packet list right (→) until the Info column
+// is at its left edge, where an 80-column screen shows what it says, and
+// returns the screen.
+func (h *harness) scrollToInfo() string {
+	for range 8 {
+		if scr := h.Sync(); strings.Contains(scr, "║ Info") {
+			return scr
+		}
+		h.Key(tcell.KeyRight, 0)
+	}
+	return h.Until("║ Info")
 }
 
 func run(t *testing.T, b *Browser, w, h int) *harness {
@@ -72,10 +88,11 @@ func waitIndexed(t testing.TB, idx *Index) {
 }
 
 func TestBrowseFilterFollowExport(t *testing.T) {
-	export := filepath.Join(t.TempDir(), "follow.pcapng")
 	for _, size := range [][2]int{{80, 24}, {160, 50}} {
+		export := filepath.Join(t.TempDir(), "follow.pcapng")
 		h := open(t, "multilink.pcap", size[0], size[1], Options{Write: export})
-		scr := h.Until("[SYN]")
+		h.Until("[SYN]")
+		scr := h.scrollToInfo()
 		if !strings.Contains(scr, "CLC Proposal") || !strings.Contains(scr, "frame 3") {
 			t.Fatalf("%dx%d first screen:\n%s", size[0], size[1], scr)
 		}
@@ -91,9 +108,11 @@ func TestBrowseFilterFollowExport(t *testing.T) {
 		if !strings.Contains(scr, "ADD_LINK_V2 req link 2") {
 			t.Errorf("filtered list:\n%s", scr)
 		}
-		// Follow the first connection from SYN to DELETE_LINK.
+		// Follow the first connection from SYN to DELETE_LINK (esc keeps
+		// the filtered frame selected; g goes to the first).
 		h.Key(tcell.KeyEscape, 0)
 		h.Until("relevant, ")
+		h.Key(tcell.KeyRune, 'g')
 		h.Key(tcell.KeyRune, 'f')
 		scr = h.Until("follow connection 1")
 		if !strings.Contains(scr, "CLC Proposal") || !strings.Contains(scr, "CONFIRM_LINK") {
@@ -104,6 +123,10 @@ func TestBrowseFilterFollowExport(t *testing.T) {
 			t.Errorf("the followed connection does not end with DELETE_LINK:\n%s", scr)
 		}
 		h.Key(tcell.KeyRune, 'w')
+		if got := h.promptText(); got != export {
+			t.Fatalf("w asks for %q, want the -w file %q", got, export)
+		}
+		h.Key(tcell.KeyEnter, 0)
 		h.Until("wrote ")
 		rows := h.b.rows.GetRowCount()
 		r, err := capture.Open(export)
@@ -141,7 +164,7 @@ func TestBrowseFilterFollowExport(t *testing.T) {
 }
 
 // TestTmux runs the real smcdump -I in an 80x24 tmux pane: filter, follow
-// a connection, quit.
+// a connection, scroll the list to its Info column, quit.
 func TestTmux(t *testing.T) {
 	bin := testutil.GoBuild(t, "../../cmd/smcdump", "smcdump")
 	x := testutil.NewTmux(t, 80, 24, bin, "-I", "-r", filepath.Join(testutil.SamplesDir(t), "pingpong.pcap"))
@@ -153,7 +176,11 @@ func TestTmux(t *testing.T) {
 	x.Keys("Escape")
 	x.WaitFor("relevant, ")
 	x.Keys("f")
-	if scr := x.WaitFor("follow connection 1"); !strings.Contains(scr, "CLC Proposal") {
+	x.WaitFor("follow connection 1")
+	for range 6 {
+		x.Keys("Right")
+	}
+	if scr := x.WaitFor("║ Info"); !strings.Contains(scr, "CLC Proposal") {
 		t.Errorf("followed connection:\n%s", scr)
 	}
 	x.Keys("q")
@@ -235,8 +262,9 @@ func (h *harness) hexMarked() (shown, marked []int) {
 		if len(t) < 6 || err != nil {
 			continue
 		}
-		// Bytes are two hex digits between spaces, after "0000  ".
-		for i, j := 6, int(off); i+1 < len(line); i++ {
+		// Bytes are two hex digits between spaces, after "0000  ", and as
+		// many as the layout has a row (the ASCII column follows).
+		for i, j := 6, int(off); i+1 < len(line) && j < int(off)+h.b.hex.perRow; i++ {
 			if isHex(line[i].r) && isHex(line[i+1].r) && line[i-1].r == ' ' && (i+2 == len(line) || line[i+2].r == ' ') {
 				shown = append(shown, j)
 				if line[i].mark && line[i+1].mark {
@@ -377,20 +405,32 @@ func (h *harness) focusIsList() bool {
 // repeated values of a field apart.
 func TestHexDump(t *testing.T) {
 	data := make([]byte, 40)
-	for per, wantRows := range map[int]int{wideRow: 3, narrowRow: 5} {
-		d := hexDump(data, span{14, 5}, per)
-		if rows := strings.Count(d, "\n"); rows != wantRows {
-			t.Errorf("%d a row: %d rows, want %d", per, rows, wantRows)
+	copy(data[1:], "[red]x")
+	for _, l := range hexLayouts {
+		d := hexDump(data, span{14, 5}, l)
+		if rows := strings.Count(d, "\n"); rows != (len(data)+l.perRow-1)/l.perRow {
+			t.Errorf("%+v: %d rows", l, rows)
 		}
-		if n := strings.Count(d, "[black:yellow]"); n != 5 {
-			t.Errorf("%d a row: %d bytes highlighted, want 5", per, n)
+		// The ASCII column marks bytes 14..18 too: one region in each of
+		// the two rows they are on.
+		want := 5
+		if l.ascii {
+			want += 2
 		}
-		if l := len(strings.SplitN(hexDump(data, span{}, per), "\n", 2)[0]); per == wideRow && l > wideCols {
-			t.Errorf("a 16-byte row is %d columns, more than the %d rowBytes counts", l, wideCols)
+		if n := strings.Count(d, "[black:yellow]"); n != want {
+			t.Errorf("%+v: %d highlight regions, want %d", l, n, want)
+		}
+		for _, line := range strings.Split(strings.TrimSuffix(d, "\n"), "\n") {
+			if w := tview.TaggedStringWidth(line); w > l.cols {
+				t.Errorf("%+v: a row is %d columns, more than the %d it counts: %q", l, w, l.cols, line)
+			}
+		}
+		if plain := hexDump(data, span{}, l); l.ascii && !strings.Contains(plain, tview.Escape("[red]x")) {
+			t.Errorf("%+v: the ASCII column does not escape \"[red]\":\n%s", l, plain)
 		}
 	}
-	if rowBytes(38) != narrowRow || rowBytes(78) != wideRow {
-		t.Error("an 80-column terminal's pane (38 inside) should get 8 bytes a row, a 160-column one's 16")
+	if layoutFor(38).ascii || layoutFor(78).perRow != 16 || hexWidth(80) != 32 || hexWidth(200) != 74 {
+		t.Error("an 80-column terminal should give the hex pane 8 bytes a row without ASCII, a 200-column one 16 with it")
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -433,7 +473,8 @@ func TestEverySample(t *testing.T) {
 	for _, p := range testutil.Samples(t) {
 		t.Run(filepath.Base(p), func(t *testing.T) {
 			h := open(t, filepath.Base(p), 80, 24, Options{})
-			scr := h.Until("frame ")
+			h.Until("frame ")
+			scr := h.scrollToInfo()
 			if !strings.Contains(scr, "SMC option") && !strings.Contains(scr, "[SYN") {
 				t.Errorf("first screen:\n%s", scr)
 			}
@@ -443,6 +484,7 @@ func TestEverySample(t *testing.T) {
 	h := open(t, "pingpong.pcap", 80, 24, Options{Write: filepath.Join(t.TempDir(), "x.pcapng")})
 	h.Until("[SYN]")
 	h.Key(tcell.KeyRune, 'w')
+	h.Key(tcell.KeyEnter, 0)
 	h.Until("wrote ")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -460,7 +502,7 @@ func TestEverySample(t *testing.T) {
 	var line string
 	b := New(ctx, idx, Options{})
 	for _, l := range b.lines(idx.All()[:3]) {
-		line += l.line
+		line += l.info
 	}
 	if !strings.Contains(line, "SMC option") {
 		t.Errorf("pcapng browse: %q", line)
@@ -506,7 +548,7 @@ func TestLiveFollowsTail(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	idx := openLive(ctx, "eth-test", r)
+	idx := openLive(ctx, "eth-test", r, 0)
 	h := run(t, New(ctx, idx, Options{}), 100, 30)
 	src.next <- 20 // the handshake and the first link frames
 	h.Until("20 frames")
@@ -584,7 +626,7 @@ func TestFrameTimeDigits(t *testing.T) {
 		waitIndexed(t, idx)
 		var got []string
 		err = idx.Decode([]int32{3, 5}, func(n int32, f *capture.Frame) {
-			if v, ok := f.Fields().First(timeEpoch); ok {
+			if v, ok := f.Fields().First(epochField); ok {
 				got = append(got, v.Format(decode.KindTime))
 			}
 		})
@@ -595,4 +637,720 @@ func TestFrameTimeDigits(t *testing.T) {
 	}
 }
 
-var timeEpoch = lookup("frame.time_epoch")
+var epochField = lookup("frame.time_epoch")
+
+// TestMalformedTreeMatchesList: a malformed LLC or CDC on a queue pair
+// known as SMC-R shows its error in the list row and in the field tree, as
+// smcdump -V does, when the frame is decoded alone (its connection's
+// handshake replayed first), not only among the frames before it.
+func TestMalformedTreeMatchesList(t *testing.T) {
+	p := crafted.MalformedSMC(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	idx, err := Open(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitIndexed(t, idx)
+	for n, want := range map[int32]string{crafted.MalformedLLCFrame: crafted.MalformedLLCErr, crafted.MalformedCDCFrame: crafted.MalformedCDCErr} {
+		var verbose bytes.Buffer
+		if err := output.Run(ctx, output.Options{Read: p, Verbose: true, DisplayFilter: fmt.Sprintf("frame.number == %d", n), Stdout: &verbose}); err != nil {
+			t.Fatal(err)
+		}
+		var tree []output.TreeLayer
+		var line string
+		if err := idx.Decode([]int32{n}, func(_ int32, f *capture.Frame) {
+			tree = output.Tree(f)
+			line = string(output.AppendLine(nil, f, idx.base, -1))
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(line, want) {
+			t.Errorf("frame %d alone: line %q, want %q", n, line, want)
+		}
+		var lines []string
+		for _, l := range tree {
+			lines = append(lines, "  "+l.Title+" ("+l.Key+")")
+			for _, fd := range l.Fields {
+				lines = append(lines, "      "+fd.Name+" = "+fd.Value)
+			}
+		}
+		tv := strings.Join(lines, "\n")
+		if !strings.Contains(tv, "frame.error = "+want) {
+			t.Errorf("frame %d alone: the tree has no frame.error %q:\n%s", n, want, tv)
+		}
+		for _, l := range lines {
+			if !strings.Contains(verbose.String(), l) {
+				t.Errorf("frame %d: tree line %q is not in smcdump -V:\n%s", n, l, verbose.String())
+			}
+		}
+	}
+	h := run(t, New(ctx, idx, Options{}), 120, 40)
+	h.Until("[SYN")
+	h.gotoFrame(t, crafted.MalformedLLCFrame)
+	if scr := h.Until("frame.error"); !strings.Contains(scr, "LLC ADD_LINK_V2: offset 1") {
+		t.Errorf("the field pane lacks the error:\n%s", scr)
+	}
+}
+
+// selectedFrame is the frame of the packet list's selected row.
+func (h *harness) selectedFrame() int32 {
+	n := make(chan int32, 1)
+	h.App.QueueUpdate(func() { n <- h.b.selected() })
+	return <-n
+}
+
+// selectedOnScreen reports whether the list shows its selected row.
+func (h *harness) selectedOnScreen() bool {
+	ok := make(chan bool, 1)
+	h.App.QueueUpdate(func() {
+		row, _ := h.b.list.GetSelection()
+		top, _ := h.b.list.GetOffset()
+		_, _, _, ht := h.b.list.GetInnerRect()
+		ok <- row >= top && row < top+ht
+	})
+	return <-ok
+}
+
+// TestKeepsPlace: the selected frame stays selected when the list
+// changes (follow, esc, all frames), :N outside the list says so and shows
+// all frames, and keys that cannot do anything say why.
+func TestKeepsPlace(t *testing.T) {
+	h := open(t, "multilink.pcap", 100, 30, Options{})
+	h.Until("[SYN]")
+	h.gotoFrame(t, 26) // a CDC of connection 1, well into its frames
+	h.Key(tcell.KeyTab, 0)
+	h.Key(tcell.KeyTab, 0) // back to the list
+	for _, k := range []struct {
+		key  rune
+		want string
+	}{{'f', "follow connection 1"}, {0, "relevant, "}, {'a', "all, "}, {'a', "relevant, "}} {
+		if k.key == 0 {
+			h.Key(tcell.KeyEscape, 0)
+		} else {
+			h.Key(tcell.KeyRune, k.key)
+		}
+		h.Until(k.want)
+		if n := h.selectedFrame(); n != 26 || !h.selectedOnScreen() {
+			t.Errorf("after %q the selected frame is %d (on screen: %v), want 26", k.key, n, h.selectedOnScreen())
+		}
+	}
+	h.Key(tcell.KeyRune, ':')
+	h.Type("2") // an ARP frame: not SMC-relevant
+	h.Key(tcell.KeyEnter, 0)
+	if scr := h.Until("frame 2 is not in the list (relevant): showing all frames"); !strings.Contains(scr, "all, ") || h.selectedFrame() != 2 {
+		t.Errorf(":2 from the relevant list:\n%s", scr)
+	}
+	for text, want := range map[string]string{"abc": ":abc: not a frame number", "99999": "frame 99999: the capture has 4572 frames"} {
+		h.Key(tcell.KeyRune, ':')
+		h.Type(text)
+		h.Key(tcell.KeyEnter, 0)
+		h.Until(want)
+	}
+	h.Key(tcell.KeyRune, 'L') // frame 2, ARP, is on no link
+	h.Until("frame 2 belongs to no link group")
+}
+
+// TestSmallTerminal: at 60x15 the selected row stays on screen whatever
+// moves it: the first screen, g and G, :N, a filter and back, follow.
+func TestSmallTerminal(t *testing.T) {
+	h := open(t, "multilink.pcap", 60, 15, Options{})
+	h.Until("relevant, ")
+	check := func(what string) {
+		t.Helper()
+		if !h.selectedOnScreen() {
+			t.Errorf("%s: the selected row (frame %d) is off screen:\n%s", what, h.selectedFrame(), h.Text())
+		}
+	}
+	check("first screen")
+	h.Key(tcell.KeyRune, 'G')
+	check("G")
+	h.Key(tcell.KeyRune, 'g')
+	check("g")
+	h.Key(tcell.KeyRune, ':')
+	h.Type("2000")
+	h.Key(tcell.KeyEnter, 0)
+	h.Until("frame 2000")
+	check(":2000")
+	h.Key(tcell.KeyRune, '/')
+	h.Type("smc.llc.type == 0x22")
+	h.Key(tcell.KeyEnter, 0)
+	h.Until("0x22, 5 rows")
+	check("filter")
+	h.Key(tcell.KeyRune, 'G')
+	h.Key(tcell.KeyEscape, 0)
+	h.Until("relevant, ")
+	check("esc after a short list")
+	h.Key(tcell.KeyRune, 'f')
+	check("f")
+}
+
+// squash joins the screen's lines and collapses its spaces, to find a
+// text that wraps over lines.
+func squash(scr string) string { return strings.Join(strings.Fields(scr), " ") }
+
+// TestFilterBar: at 80x24 a filter's whole error is shown, wrapped; enter
+// on it keeps the bar open; an applied filter is kept (the bar reopens
+// with it); ↑/↓ go through the filters applied; tab completes field names.
+func TestFilterBar(t *testing.T) {
+	h := open(t, "decline-nordma.pcap", 80, 24, Options{})
+	h.Until("[SYN]")
+	bad := "smc.clc.type == 4 and smc.clc.decline.reason == NOSUCHREASONNAME"
+	_, cerr := filter.Compile(bad)
+	want := filterError(cerr)
+	if len(want) < 80 {
+		t.Fatalf("the error %q fits a line: no test of wrapping", want)
+	}
+	h.Key(tcell.KeyRune, '/')
+	h.Type(bad)
+	if scr := h.Sync(); !strings.Contains(squash(scr), want) {
+		t.Errorf("the filter error %q is not shown whole:\n%s", want, scr)
+	}
+	h.Key(tcell.KeyEnter, 0)
+	if scr := h.Sync(); !strings.Contains(squash(scr), want) || h.promptText() != bad {
+		t.Errorf("enter on a bad filter closed the bar:\n%s", scr)
+	}
+	h.Key(tcell.KeyEscape, 0)
+	for _, f := range []string{"smc.clc", "smc.clc.type == 4"} {
+		h.Key(tcell.KeyRune, '/')
+		h.clearPrompt()
+		h.Type(f)
+		h.Key(tcell.KeyEnter, 0)
+		h.Until("filter " + f + ", ")
+	}
+	h.Key(tcell.KeyRune, '/')
+	if got := h.promptText(); got != "smc.clc.type == 4" {
+		t.Errorf("the bar reopens with %q, want the filter applied", got)
+	}
+	h.Key(tcell.KeyUp, 0)
+	if got := h.promptText(); got != "smc.clc" {
+		t.Errorf("↑: %q, want the filter before", got)
+	}
+	h.Key(tcell.KeyDown, 0)
+	h.Key(tcell.KeyDown, 0)
+	if got := h.promptText(); got != "smc.clc.type == 4" {
+		t.Errorf("↓↓: %q, want what the bar opened with", got)
+	}
+	h.clearPrompt()
+	h.Type("smc.clc.decl")
+	h.Key(tcell.KeyTab, 0)
+	if got, scr := h.promptText(), h.Sync(); got != "smc.clc.decline" || !strings.Contains(scr, "smc.clc.decline.reason") {
+		t.Errorf("tab on smc.clc.decl: %q\n%s", got, scr)
+	}
+	h.Type(".reason_n")
+	h.Key(tcell.KeyTab, 0)
+	if got := h.promptText(); got != "smc.clc.decline.reason_name " {
+		t.Errorf("tab on a unique start: %q", got)
+	}
+}
+
+// prompt opens the prompt with a key, replaces the text it opened with
+// by text and presses enter.
+func (h *harness) prompt(k tcell.Key, r rune, text string) {
+	h.Key(k, r)
+	h.clearPrompt()
+	h.Type(text)
+	h.Key(tcell.KeyEnter, 0)
+}
+
+// clearPrompt deletes the prompt's text.
+func (h *harness) clearPrompt() {
+	for h.promptText() != "" {
+		h.Key(tcell.KeyBackspace2, 0)
+	}
+}
+
+// promptText is the text in the prompt.
+func (h *harness) promptText() string {
+	text := make(chan string, 1)
+	h.App.QueueUpdate(func() { text <- h.b.prompt.GetText() })
+	return <-text
+}
+
+// rect is a primitive's place on the screen (x, y, w, h), read on the UI
+// goroutine.
+func (h *harness) rect(p interface{ GetRect() (int, int, int, int) }) [4]int {
+	r := make(chan [4]int, 1)
+	h.App.QueueUpdate(func() {
+		x, y, w, ht := p.GetRect()
+		r <- [4]int{x, y, w, ht}
+	})
+	return <-r
+}
+
+// TestLayout: the hex pane takes the width its dump needs (16 bytes and
+// ASCII on a wide terminal, 8 without on 80 columns), x hides it, z
+// zooms the focused pane, + and - move the split.
+func TestLayout(t *testing.T) {
+	h := open(t, "decline-nordma.pcap", 200, 50, Options{})
+	h.Until("[SYN]")
+	if r := h.rect(h.b.hex); r[2] != 74 {
+		t.Errorf("200 columns: the hex pane is %d wide, want 74 (16 bytes and ASCII)", r[2])
+	}
+	if scr := h.Sync(); !strings.Contains(scr, "RT..") {
+		t.Errorf("no ASCII column at 200 columns:\n%s", scr)
+	}
+
+	h = open(t, "decline-nordma.pcap", 80, 24, Options{})
+	h.Until("[SYN]")
+	if r := h.rect(h.b.hex); r[2] != 32 {
+		t.Errorf("80 columns: the hex pane is %d wide, want 32", r[2])
+	}
+	h.Key(tcell.KeyRune, 'x')
+	if r := h.rect(h.b.tree); r[2] != 80 {
+		t.Errorf("x: the field tree is %d wide, want 80", r[2])
+	}
+	// The Decline's reason in the field tree, whole at 80 columns.
+	h.gotoFrame(t, 7)
+	h.selectNode(t, "smc.clc.decline.reason ")
+	if scr := h.Sync(); !strings.Contains(scr, "smc.clc.decline.reason = 0x03030002 (NOSMCRDEV)") {
+		t.Errorf("x: the tree does not show the decline reason whole:\n%s", scr)
+	}
+	h.Key(tcell.KeyTab, 0) // back to the list (the hex pane is hidden)
+	h.Key(tcell.KeyRune, 'x')
+	list := h.rect(h.b.listBox)[3]
+	h.Key(tcell.KeyRune, '+')
+	if got := h.rect(h.b.listBox)[3]; got <= list {
+		t.Errorf("+: the list is %d high, was %d", got, list)
+	}
+	h.Key(tcell.KeyRune, '-')
+	h.Key(tcell.KeyRune, '-')
+	if got := h.rect(h.b.listBox)[3]; got >= list {
+		t.Errorf("- -: the list is %d high, was %d", got, list)
+	}
+	h.Key(tcell.KeyTab, 0) // the field tree
+	h.Key(tcell.KeyRune, 'z')
+	if r := h.rect(h.b.tree); r[2] != 80 || r[3] < 20 {
+		t.Errorf("z on the tree: %v, want the whole screen but the status line", r)
+	}
+	h.Key(tcell.KeyTab, 0)
+	if r := h.rect(h.b.hex); r[2] != 80 || r[3] < 20 {
+		t.Errorf("tab while zoomed: the hex pane is %v, want it zoomed", r)
+	}
+	h.Key(tcell.KeyRune, 'z')
+	if r := h.rect(h.b.tree); r[3] >= 20 {
+		t.Errorf("z again: the tree is still %v", r)
+	}
+}
+
+// listLines are the packet list's header and rows as on screen (between
+// the pane's borders).
+func (h *harness) listLines() []string {
+	r := h.rect(h.b.listBox)
+	lines := strings.Split(h.Text(), "\n")
+	var out []string
+	for y := r[1] + 1; y < r[1]+r[3]-1 && y < len(lines); y++ {
+		l := []rune(lines[y])
+		out = append(out, string(l[r[0]+1:r[0]+r[2]-1]))
+	}
+	return out
+}
+
+// TestColumns: the packet list has Wireshark's columns under a header,
+// aligned; t switches the time format; → scrolls a column at a time, then
+// through Info, so that 80 columns show a whole decline reason.
+func TestColumns(t *testing.T) {
+	h := open(t, "decline-nordma.pcap", 80, 24, Options{})
+	h.Until("[SYN")
+	lines := h.listLines()
+	head := lines[0]
+	var at []int
+	for _, c := range columnNames {
+		i := strings.Index(head, c)
+		if i < 0 || len(at) > 0 && i <= at[len(at)-1] {
+			t.Fatalf("header %q lacks %q in order", head, c)
+		}
+		at = append(at, i)
+	}
+	for _, l := range lines[1:5] {
+		// Left-aligned columns start under their titles.
+		for _, c := range []column{colSource, colDest, colProto} {
+			if l[at[c]] == ' ' || l[at[c]-1] != ' ' {
+				t.Errorf("row %q: column %s does not start at %d, under its title", l, columnNames[c], at[c])
+			}
+		}
+	}
+	if !strings.Contains(lines[1], "10.10.0.2:50500  10.10.0.1:5000   TCP ") {
+		t.Errorf("first row: %q", lines[1])
+	}
+	// Frame 3 at 1795335955.000000 + ..., frame 4 0.013989 s after it.
+	for _, c := range []struct{ head, row3, row4 string }{
+		{"absolute (UTC)", "", ""},
+		{"delta", "0.000000", "0.013989"},
+		{"epoch", "17953", "17953"},
+		{"relative", "0.021150", "0.035139"},
+	} {
+		h.Key(tcell.KeyRune, 't')
+		h.Until("time: " + c.head)
+		lines = h.listLines()
+		if c.head != "relative" && !strings.Contains(lines[0], c.head) {
+			t.Errorf("time %s: header %q", c.head, lines[0])
+		}
+		if !strings.Contains(lines[1], c.row3) || !strings.Contains(lines[2], c.row4) {
+			t.Errorf("time %s: rows %q %q, want %q %q", c.head, lines[1], lines[2], c.row3, c.row4)
+		}
+	}
+	// The Decline, frame 7: its whole reason, a screen at a time.
+	h.Key(tcell.KeyRune, 'G')
+	reason := "CLC Decline SMC-Rv2 0x03030002 NOSMCRDEV: no usable SMC-R (RoCE) device (sender peer ID 0: no RoCE device, Linux)"
+	var seen strings.Builder
+	for range 12 {
+		h.Key(tcell.KeyRight, 0)
+		l := h.listLines()[4]
+		seen.WriteString(l + "\n")
+		if strings.Contains(l, "Linux)") {
+			break
+		}
+	}
+	if s := seen.String(); !strings.Contains(s, reason[:70]) || !strings.Contains(s, reason[len(reason)-50:]) {
+		t.Errorf("scrolling right does not show the decline reason %q:\n%s", reason, s)
+	}
+	for range 12 {
+		h.Key(tcell.KeyLeft, 0)
+	}
+	if l := h.listLines()[0]; !strings.HasPrefix(strings.TrimSpace(l), "No.") {
+		t.Errorf("← back: header %q", l)
+	}
+	h.Key(tcell.KeyRune, 'i')
+	if l := h.listLines(); !strings.HasPrefix(l[0], " Info") || !strings.HasPrefix(l[4], " CLC Decline SMC-Rv2 0x03030002 NOSMCRDEV: no usable SMC-R (RoCE) device") {
+		t.Errorf("i: the list does not start at Info:\n%s", strings.Join(l, "\n"))
+	}
+	h.Key(tcell.KeyRune, 'i')
+	if l := h.listLines()[0]; !strings.HasPrefix(strings.TrimSpace(l), "No.") {
+		t.Errorf("i again: header %q", l)
+	}
+}
+
+// countFrames reads a capture and returns its frame count and whether it
+// is a classic pcap.
+func countFrames(t *testing.T, path string) (int, bool) {
+	t.Helper()
+	hdr := make([]byte, 4)
+	if f, err := os.Open(path); err == nil {
+		f.Read(hdr)
+		f.Close()
+	}
+	r, err := capture.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	n := 0
+	for {
+		if _, err := r.Next(); err != nil {
+			break
+		}
+		n++
+	}
+	return n, isPcapMagic(hdr)
+}
+
+// TestExport: w writes the list to the -w file, then to FILE-2 and
+// FILE-3 rather than over the earlier export, and over an existing file
+// only after a second enter; W writes the marked frames; a .pcap name
+// writes pcap; M unmarks every frame and ' goes to the next mark.
+func TestExport(t *testing.T) {
+	dir := t.TempDir()
+	export := filepath.Join(dir, "x.pcapng")
+	h := open(t, "decline-nordma.pcap", 100, 30, Options{Write: export})
+	h.Until("[SYN")
+	for i, want := range []string{export, filepath.Join(dir, "x-2.pcapng"), filepath.Join(dir, "x-3.pcapng")} {
+		h.Key(tcell.KeyRune, 'w')
+		if got := h.promptText(); got != want {
+			t.Fatalf("export %d: w asks for %q, want %q", i+1, got, want)
+		}
+		h.Key(tcell.KeyEnter, 0)
+		h.Until("wrote 4 frames to " + want + " (pcapng)")
+		if n, pcap := countFrames(t, want); n != 4 || pcap {
+			t.Errorf("%s: %d frames (pcap %v), want 4 in pcapng", want, n, pcap)
+		}
+	}
+	// Over an existing file: asked first.
+	h.prompt(tcell.KeyRune, 'w', export)
+	h.Until("exists: enter again overwrites it")
+	h.Key(tcell.KeyEnter, 0)
+	h.Until("wrote 4 frames to " + export)
+
+	// Marks: two frames, W to a .pcap.
+	h.Key(tcell.KeyRune, 'W')
+	h.Until("no marked frames")
+	h.Key(tcell.KeyRune, 'm')
+	h.Key(tcell.KeyRune, 'j')
+	h.Key(tcell.KeyRune, 'j')
+	h.Key(tcell.KeyRune, 'm')
+	h.Until("2 marked")
+	h.Key(tcell.KeyRune, '\'')
+	if n := h.selectedFrame(); n != 3 {
+		t.Errorf("' from the second mark: frame %d, want 3 (the first, from the top)", n)
+	}
+	h.Key(tcell.KeyRune, '\'')
+	if n := h.selectedFrame(); n != 5 {
+		t.Errorf("' from the first mark: frame %d, want 5", n)
+	}
+	h.Key(tcell.KeyRune, 'W')
+	h.clearPrompt()
+	p := filepath.Join(dir, "marked.pcap")
+	h.Type(p)
+	h.Key(tcell.KeyEnter, 0)
+	h.Until("wrote 2 frames to " + p + " (pcap)")
+	if n, pcap := countFrames(t, p); n != 2 || !pcap {
+		t.Errorf("%s: %d frames (pcap %v), want 2 in pcap", p, n, pcap)
+	}
+	h.Key(tcell.KeyRune, 'M')
+	h.Until("unmarked 2 frames")
+	if scr := h.Sync(); strings.Contains(scr, "marked  ") {
+		t.Errorf("M left marks:\n%s", scr)
+	}
+}
+
+// TestBackForward: [ goes back through the places jumped from (:N, f, a
+// filter) with the frame selected there, ] forward again; moving with
+// j/k/G is not a jump.
+func TestBackForward(t *testing.T) {
+	h := open(t, "multilink.pcap", 100, 30, Options{})
+	h.Until("[SYN]")
+	h.Key(tcell.KeyRune, ':')
+	h.Type("26")
+	h.Key(tcell.KeyEnter, 0)
+	h.Key(tcell.KeyRune, 'f')
+	h.Until("follow connection 1")
+	h.Key(tcell.KeyRune, 'G')
+	last := h.selectedFrame()
+	h.Key(tcell.KeyRune, '/')
+	h.Type("smc.llc.type == 0x22")
+	h.Key(tcell.KeyEnter, 0)
+	h.Until("0x22, 5 rows")
+	for i, want := range []struct {
+		key   rune
+		mode  string
+		frame int32
+	}{
+		{'[', "follow connection 1, ", last},
+		{'[', "relevant, ", 26},
+		{'[', "relevant, ", 3},
+		{']', "relevant, ", 26},
+		{']', "follow connection 1, ", last},
+		{']', "0x22, 5 rows", 0},
+	} {
+		h.Key(tcell.KeyRune, want.key)
+		h.Until(want.mode)
+		if n := h.selectedFrame(); want.frame != 0 && n != want.frame {
+			t.Errorf("step %d (%c): frame %d, want %d", i+1, want.key, n, want.frame)
+		}
+	}
+	h.Key(tcell.KeyRune, ']')
+	h.Until("no place to go forward to")
+}
+
+// TestSearch: ctrl-f finds the next frame whose bytes hold hex bytes or
+// a text, highlighted in the hex pane; n and N go on; a miss says so; the
+// filter's "frame contains" lists every such frame.
+func TestSearch(t *testing.T) {
+	h := open(t, "multilink.pcap", 120, 40, Options{})
+	h.Until("[SYN]")
+	h.Key(tcell.KeyCtrlF, 0)
+	h.Type("e2:d4:c3:d9") // the SMC eyecatcher, EBCDIC "SMCR": the SYNs' option, the CLC
+	h.Key(tcell.KeyEnter, 0)
+	h.Until("bytes e2d4c3d9 at offset")
+	if n := h.selectedFrame(); n != 4 {
+		t.Errorf("the first hit after frame 3 is frame %d, want 4 (the SYN-ACK's option)", n)
+	}
+	sel := make(chan span, 1)
+	h.App.QueueUpdate(func() { sel <- h.b.hex.sel })
+	if sp := <-sel; sp.n != 4 || !bytes.Equal(h.b.data[sp.off:sp.off+4], []byte{0xe2, 0xd4, 0xc3, 0xd9}) {
+		t.Errorf("the hex pane highlights %+v, not the bytes found", sp)
+	}
+	h.Key(tcell.KeyRune, 'n')
+	h.Until("of frame 5 ")
+	h.Key(tcell.KeyRune, 'N')
+	h.Until("of frame 4 ")
+	h.Key(tcell.KeyRune, 'N')
+	h.Until("of frame 3 ")
+	h.Key(tcell.KeyRune, 'N') // round the top, to the last CLC with the eyecatcher
+	h.Until("round the end of the list")
+
+	h.prompt(tcell.KeyCtrlF, 0, `"SMC-LAB"`)
+	h.Until(`text "SMC-LAB" at offset`)
+
+	h.prompt(tcell.KeyCtrlF, 0, "0xzz")
+	h.Until("not hex bytes")
+	h.Key(tcell.KeyEscape, 0)
+	h.prompt(tcell.KeyCtrlF, 0, "no such text anywhere")
+	h.Until("is in none of the 4545 frames of the list")
+
+	h.Key(tcell.KeyRune, '/')
+	h.Type(`frame contains "SMC-LAB" and smc.clc.type == 1`)
+	h.Key(tcell.KeyEnter, 0)
+	if scr := h.Until(`== 1, `); strings.Contains(scr, ", 0 rows") {
+		t.Errorf("frame contains: no Proposal holds the EID's text:\n%s", scr)
+	}
+}
+
+// TestTreeFilterAndCollapse: A applies the selected field as a filter, P
+// prepares it in the filter bar; a layer collapsed stays collapsed in the
+// frames shown after it.
+func TestTreeFilterAndCollapse(t *testing.T) {
+	h := open(t, "decline-nordma.pcap", 120, 40, Options{})
+	h.Until("[SYN")
+	h.gotoFrame(t, 7) // the Decline; the focus is on the field tree
+	h.selectNode(t, "smc.clc.decline.reason ")
+	h.Key(tcell.KeyRune, 'A')
+	if scr := h.Until("filter smc.clc.decline.reason == 0x3030002, 1 rows"); !strings.Contains(scr, "NOSMCRDEV") {
+		t.Errorf("A on the decline reason:\n%s", scr)
+	}
+	h.selectNode(t, "Frame (frame)") // the focus stays on the tree, showing frame 7 again
+	h.selectNode(t, "smc.clc.type ")
+	h.Key(tcell.KeyRune, 'P')
+	if got := h.promptText(); got != "smc.clc.type == 4" {
+		t.Errorf("P on smc.clc.type: the filter bar has %q", got)
+	}
+	h.Key(tcell.KeyEscape, 0)
+	h.Until("filter smc.clc.decline.reason") // not applied
+	h.App.QueueUpdateDraw(func() { h.App.SetFocus(h.b.tree) })
+	h.selectNode(t, "^Ethernet (eth)")
+	h.Key(tcell.KeyEnter, 0) // collapse
+	h.Key(tcell.KeyEscape, 0)
+	h.Until("relevant, ")
+	h.gotoFrame(t, 4)
+	scr := h.Sync()
+	if !strings.Contains(scr, "Ethernet (eth)") || strings.Contains(scr, "eth.src") || !strings.Contains(scr, "ip.src") {
+		t.Errorf("the Ethernet layer collapsed in frame 7 is not in frame 4:\n%s", scr)
+	}
+}
+
+// TestPaneHeaders: at 80x24 the tracker panes have column headers with
+// the directions spelled out, → reaches their last columns, and the
+// detail under the table shows a decline's whole reason.
+func TestPaneHeaders(t *testing.T) {
+	h := open(t, "decline-nordma.pcap", 80, 24, Options{})
+	h.Until("[SYN")
+	h.Key(tcell.KeyRune, 'd')
+	scr := h.Until("declines")
+	for _, want := range []string{"ID", "Client", "Server", "Declined", "server → client", "Meaning: no usable SMC-R (RoCE) device"} {
+		if !strings.Contains(squash(scr), want) {
+			t.Errorf("declines pane lacks %q:\n%s", want, scr)
+		}
+	}
+	for range 8 {
+		h.Key(tcell.KeyRight, 0)
+	}
+	if scr := h.Sync(); !strings.Contains(strings.SplitN(scr, "\n", 3)[1], "Meaning") {
+		t.Errorf("→ does not reach the Meaning column:\n%s", scr)
+	}
+	h.Key(tcell.KeyEscape, 0)
+
+	h = open(t, "multilink.pcap", 80, 24, Options{})
+	h.Until("[SYN")
+	h.Key(tcell.KeyRune, 'c')
+	if scr := h.Until("conversations"); !strings.Contains(scr, "CDCs C→S") && !strings.Contains(squash(scr), "CDCs C→S: ") {
+		t.Errorf("conversations pane:\n%s", scr)
+	}
+	h.Key(tcell.KeyEscape, 0)
+	h.Key(tcell.KeyRune, 'l')
+	if scr := squash(h.Until("link groups")); !strings.Contains(scr, "QP 0x000013 ⇄ 0x000011") && !strings.Contains(scr, "⇄") {
+		t.Errorf("link groups pane:\n%s", scr)
+	}
+}
+
+// listFrames is the packet list's frames in its order, and the decoded
+// rows of the first n.
+func (h *harness) listRows(n int) ([]int32, []row) {
+	type out struct {
+		ns   []int32
+		rows []row
+	}
+	ch := make(chan out, 1)
+	h.App.QueueUpdate(func() {
+		h.b.rows.ensure(0, n)
+		h.b.rows.mu.Lock()
+		o := out{ns: slices.Clone(h.b.rows.ns)}
+		for _, k := range o.ns[:min(n, len(o.ns))] {
+			o.rows = append(o.rows, h.b.rows.lines[k])
+		}
+		h.b.rows.mu.Unlock()
+		ch <- o
+	})
+	o := <-ch
+	return o.ns, o.rows
+}
+
+// TestSort: > and < sort the list by a column, on its typed value, s
+// reverses; the selected frame stays selected; the header shows the
+// order; a sort that would decode too many rows says so.
+func TestSort(t *testing.T) {
+	h := open(t, "multilink.pcap", 120, 40, Options{})
+	h.Until("[SYN]")
+	h.gotoFrame(t, 26)
+	h.Key(tcell.KeyTab, 0)
+	h.Key(tcell.KeyTab, 0)
+	for _, c := range []struct {
+		key  rune
+		col  column
+		less func(a, b row) bool
+	}{
+		{'>', colTime, func(a, b row) bool { return !a.time.After(b.time) }},
+		{'>', colSource, func(a, b row) bool { return a.src.Compare(b.src) <= 0 }},
+		{'>', colDest, func(a, b row) bool { return a.dst.Compare(b.dst) <= 0 }},
+		{'>', colProto, func(a, b row) bool { return a.proto <= b.proto }},
+		{'>', colLength, func(a, b row) bool { return a.length <= b.length }},
+		{'s', colLength, func(a, b row) bool { return a.length >= b.length }},
+		{'>', colInfo, func(a, b row) bool { return a.info <= b.info }},
+	} {
+		h.Key(tcell.KeyRune, c.key)
+		scr := h.Until("sorted by " + columnNames[c.col])
+		ns, rows := h.listRows(300)
+		if len(ns) != 4545 {
+			t.Fatalf("sorted by %s: %d rows, want 4545", columnNames[c.col], len(ns))
+		}
+		for i := 1; i < len(rows); i++ {
+			if !c.less(rows[i-1], rows[i]) {
+				t.Errorf("sorted by %s (%c): rows %d and %d out of order: %+v, %+v", columnNames[c.col], c.key, i-1, i, rows[i-1], rows[i])
+				break
+			}
+		}
+		if n := h.selectedFrame(); n != 26 || !h.selectedOnScreen() {
+			t.Errorf("sorted by %s: frame %d selected (on screen %v), want 26", columnNames[c.col], n, h.selectedOnScreen())
+		}
+		if !strings.Contains(h.listLines()[0], columnNames[c.col]+" ↑") && !strings.Contains(h.listLines()[0], columnNames[c.col]+" ↓") {
+			t.Errorf("sorted by %s: header %q has no arrow\n%s", columnNames[c.col], h.listLines()[0], scr)
+		}
+	}
+	h.Key(tcell.KeyRune, '>') // back to No.: frame order
+	h.Until("sorted by No. ↑")
+	if ns, _ := h.listRows(0); !slices.IsSorted(ns) {
+		t.Error("> past Info is not frame order")
+	}
+	defer func(n int) { maxSortDecode = n }(maxSortDecode)
+	maxSortDecode = 100
+	h.Key(tcell.KeyRune, '<')
+	h.Until("sorting by Info decodes every row: 4545 rows, more than 100; filter the list first")
+}
+
+// TestEveryKey presses every key of the table, each followed by esc, on
+// an empty list and on a full one, at 60x15: no key panics or leaves the
+// browser stuck; each says what it did or why it could not.
+func TestEveryKey(t *testing.T) {
+	keys := []struct {
+		k tcell.Key
+		r rune
+	}{{tcell.KeyCtrlF, 0}, {tcell.KeyTab, 0}, {tcell.KeyEnter, 0}, {tcell.KeyLeft, 0}, {tcell.KeyRight, 0}, {tcell.KeyUp, 0}, {tcell.KeyDown, 0}}
+	for _, r := range "jkgGfacldLmM'wWtizx+-<>s[]nNAP:/?JK " {
+		keys = append(keys, struct {
+			k tcell.Key
+			r rune
+		}{tcell.KeyRune, r})
+	}
+	for _, empty := range []bool{true, false} {
+		h := open(t, "decline-nordma.pcap", 60, 15, Options{})
+		h.Until("relevant, ")
+		if empty {
+			h.prompt(tcell.KeyRune, '/', "frame.number == 0")
+			h.Until("0 rows")
+		}
+		for _, k := range keys {
+			h.Key(k.k, k.r)
+			h.Key(tcell.KeyEscape, 0)
+		}
+		h.Sync()
+	}
+}

@@ -29,21 +29,32 @@ func (s *nodeSpans) pick() span {
 	return s.layer
 }
 
-// Rows of the hex dump: 16 bytes need 55 columns (offset, two spaces, 16
-// bytes of three, one more space after the eighth), more than half an
-// 80-column terminal gives the pane; there it shows 8 a row, so that no
-// highlighted byte is cut off at the right edge.
-const (
-	wideRow   = 16
-	narrowRow = 8
-	wideCols  = 6 + 3*wideRow + 1
-)
+// hexLayout is one way of laying the hex dump out: bytes a row and
+// whether the ASCII column follows them. A row takes cols columns: the
+// offset and two spaces, three a byte, one more after the eighth byte of
+// sixteen, then a space and a character a byte for the ASCII column.
+type hexLayout struct {
+	perRow int
+	ascii  bool
+	cols   int
+}
 
-func rowBytes(cols int) int {
-	if cols >= wideCols {
-		return wideRow
+// hexLayouts from the widest down: the pane takes the first that fits, so
+// that no highlighted byte is cut off at its right edge.
+var hexLayouts = []hexLayout{
+	{16, true, 6 + 3*16 + 1 + 1 + 16},
+	{8, true, 6 + 3*8 + 1 + 8},
+	{8, false, 6 + 3*8},
+}
+
+// layoutFor is the widest layout that fits cols columns.
+func layoutFor(cols int) hexLayout {
+	for _, l := range hexLayouts {
+		if cols >= l.cols {
+			return l
+		}
 	}
-	return narrowRow
+	return hexLayouts[len(hexLayouts)-1]
 }
 
 // hexView is the hex pane: the shown frame's bytes with the selected
@@ -53,8 +64,9 @@ type hexView struct {
 	*tview.TextView
 	data   []byte
 	sel    span
-	perRow int  // bytes per row of the text now set; 0: lay out again
-	reveal bool // scroll to sel at the next draw
+	lay    hexLayout // of the text now set; zero: lay out again
+	perRow int       // lay.perRow, for the scroll arithmetic
+	reveal bool      // scroll to sel at the next draw
 }
 
 func newHexView() *hexView {
@@ -63,22 +75,22 @@ func newHexView() *hexView {
 
 // show puts a new frame in the pane, scrolled to its start.
 func (h *hexView) show(data []byte) {
-	h.data, h.sel, h.perRow, h.reveal = data, span{}, 0, false
+	h.data, h.sel, h.lay, h.reveal = data, span{}, hexLayout{}, false
 	h.ScrollToBeginning()
 }
 
 // mark highlights sel (nothing when empty).
 func (h *hexView) mark(sel span) {
-	h.sel, h.perRow, h.reveal = sel, 0, sel.n > 0
+	h.sel, h.lay, h.reveal = sel, hexLayout{}, sel.n > 0
 }
 
 // Draw lays the dump out for the pane's width, scrolls the selection into
 // view after mark, then draws the text.
 func (h *hexView) Draw(screen tcell.Screen) {
 	_, _, w, rows := h.GetInnerRect()
-	if per := rowBytes(w); per != h.perRow {
-		h.perRow = per
-		h.SetText(hexDump(h.data, h.sel, per))
+	if l := layoutFor(w); l != h.lay {
+		h.lay, h.perRow = l, l.perRow
+		h.SetText(hexDump(h.data, h.sel, l))
 		h.reveal = h.reveal || h.sel.n > 0 // a new width moves the selection
 	}
 	if h.reveal && rows > 0 {
@@ -96,19 +108,20 @@ func (h *hexView) Draw(screen tcell.Screen) {
 	h.TextView.Draw(screen)
 }
 
-// hexDump formats data as output.Hex does (offset, then perRow bytes,
-// an extra space after every eighth) without the ASCII column, and marks
-// the bytes of sp with a highlight region.
-func hexDump(data []byte, sp span, perRow int) string {
+// hexDump formats data as output.Hex does (offset, then the bytes of a
+// row, an extra space after every eighth, then the ASCII column when the
+// layout has it), and marks the bytes of sp, in both columns, with a
+// highlight region.
+func hexDump(data []byte, sp span, l hexLayout) string {
 	const digits = "0123456789abcdef"
 	in := func(i int) bool { return sp.n > 0 && i >= sp.off && i < sp.off+sp.n }
 	var b strings.Builder
-	for off := 0; off < len(data); off += perRow {
+	for off := 0; off < len(data); off += l.perRow {
 		for s := 12; s >= 0; s -= 4 {
 			b.WriteByte(digits[off>>uint(s)&15])
 		}
 		b.WriteString("  ")
-		for i := off; i < off+perRow; i++ {
+		for i := off; i < off+l.perRow; i++ {
 			switch {
 			case i >= len(data):
 				b.WriteString("   ")
@@ -122,8 +135,33 @@ func hexDump(data []byte, sp span, perRow int) string {
 				b.WriteByte(digits[data[i]&15])
 				b.WriteByte(' ')
 			}
-			if i%8 == 7 && i != off+perRow-1 {
+			if i%8 == 7 && i != off+l.perRow-1 {
 				b.WriteByte(' ')
+			}
+		}
+		if l.ascii {
+			b.WriteByte(' ')
+			// Runs of bytes alike marked, escaped as a whole: tview reads
+			// "[...]" in the text as a colour tag.
+			end := min(off+l.perRow, len(data))
+			for i := off; i < end; {
+				j := i
+				for j < end && in(j) == in(i) {
+					j++
+				}
+				run := make([]byte, 0, j-i)
+				for _, c := range data[i:j] {
+					if c < 0x20 || c > 0x7e {
+						c = '.'
+					}
+					run = append(run, c)
+				}
+				if in(i) {
+					b.WriteString("[black:yellow]" + tview.Escape(string(run)) + "[-:-]")
+				} else {
+					b.WriteString(tview.Escape(string(run)))
+				}
+				i = j
 			}
 		}
 		b.WriteByte('\n')

@@ -7,9 +7,12 @@
 package browser
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"slices"
@@ -18,7 +21,6 @@ import (
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
-	"github.com/gopacket/gopacket/pcapgo"
 
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
@@ -45,6 +47,7 @@ const maxContext = 16
 type Index struct {
 	path   string
 	live   bool   // frames arrive from an interface
+	limit  int    // -c: index only the first limit frames (0: all)
 	header []byte // pcap global header, for reading single records back
 	lt     layers.LinkType
 	// digits is how many decimals of a frame's time the capture resolves
@@ -52,11 +55,15 @@ type Index struct {
 	// back: frame.time_epoch then shows what the file holds.
 	digits uint8
 
-	mu     sync.RWMutex
-	ents   []entry
-	raw    [][]byte // frames when the file is not a classic pcap (pcapng, gzip)
-	cis    []gopacket.CaptureInfo
-	ctx    map[int32][]int32 // connection -> its first TCP frames
+	mu   sync.RWMutex
+	ents []entry
+	raw  [][]byte // frames when the file is not a classic pcap (pcapng, gzip)
+	cis  []gopacket.CaptureInfo
+	ctx  map[int32][]int32 // connection -> its first TCP frames
+	// byFact maps a frame the first pass decoded as SMC by fact (its
+	// queue pair known, the classifier not taking it) to the frame that
+	// taught its queue pair; see qpTeachers.
+	byFact map[int32]int32
 	base   time.Time
 	done   bool
 	err    error
@@ -79,7 +86,11 @@ func lookup(name string) decode.FieldID {
 
 // Open starts indexing path in the background; the index fills while the
 // user looks at the first frames.
-func Open(ctx context.Context, path string) (*Index, error) {
+func Open(ctx context.Context, path string) (*Index, error) { return OpenLimit(ctx, path, 0) }
+
+// OpenLimit is Open for the first limit frames of the file (smcdump -c);
+// 0 is every frame.
+func OpenLimit(ctx context.Context, path string, limit int) (*Index, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -87,7 +98,7 @@ func Open(ctx context.Context, path string) (*Index, error) {
 	hdr := make([]byte, 24)
 	n, _ := io.ReadFull(f, hdr)
 	f.Close()
-	x := &Index{path: path, ctx: map[int32][]int32{}, follow: make(chan struct{})}
+	x := &Index{path: path, limit: limit, ctx: map[int32][]int32{}, follow: make(chan struct{})}
 	if n == 24 && isPcapMagic(hdr) {
 		x.header = hdr
 	}
@@ -101,18 +112,20 @@ func Open(ctx context.Context, path string) (*Index, error) {
 	return x, nil
 }
 
-// OpenLive indexes frames as they arrive on iface (kept in memory).
-func OpenLive(ctx context.Context, iface, bpf string) (*Index, error) {
-	r, err := capture.OpenLive(iface, bpf, 0)
+// OpenLive indexes frames as they arrive on iface (kept in memory), with
+// a capture filter and snap length as smcdump -i takes them, until limit
+// frames (0: until the context ends).
+func OpenLive(ctx context.Context, iface, bpf string, snaplen, limit int) (*Index, error) {
+	r, err := capture.OpenLive(iface, bpf, snaplen)
 	if err != nil {
 		return nil, err
 	}
-	return openLive(ctx, iface, r), nil
+	return openLive(ctx, iface, r, limit), nil
 }
 
 // openLive indexes a reader whose frames arrive over time.
-func openLive(ctx context.Context, name string, r *capture.Reader) *Index {
-	x := &Index{path: name, live: true, lt: r.LinkType(), ctx: map[int32][]int32{}, follow: make(chan struct{})}
+func openLive(ctx context.Context, name string, r *capture.Reader, limit int) *Index {
+	x := &Index{path: name, live: true, limit: limit, lt: r.LinkType(), ctx: map[int32][]int32{}, follow: make(chan struct{})}
 	go x.build(ctx, r)
 	go func() { <-ctx.Done(); r.Close() }()
 	return x
@@ -133,9 +146,13 @@ func (x *Index) build(ctx context.Context, r *capture.Reader) {
 	defer r.Close()
 	tr := track.New(track.Options{})
 	var rec decode.Record
+	var qps qpTeachers
 	batch := 0
 	for ctx.Err() == nil {
 		f, err := r.Next()
+		if err == nil && x.limit > 0 && f.Number > x.limit {
+			err = io.EOF
+		}
 		if err != nil {
 			x.mu.Lock()
 			if !errors.Is(err, io.EOF) {
@@ -172,6 +189,12 @@ func (x *Index) build(ctx context.Context, r *capture.Reader) {
 		}
 		x.ents = append(x.ents, e)
 		n := int32(len(x.ents))
+		if t := qps.learn(f, n); t != 0 {
+			if x.byFact == nil {
+				x.byFact = map[int32]int32{}
+			}
+			x.byFact[n] = t
+		}
 		if e.conn != 0 && f.TCP != nil {
 			if c := x.ctx[e.conn]; len(c) < maxContext {
 				x.ctx[e.conn] = append(c, n)
@@ -193,6 +216,9 @@ func (x *Index) notify() {
 	close(x.follow)
 	x.follow = make(chan struct{})
 }
+
+// Limit is the -c limit on the frames indexed, 0 for none.
+func (x *Index) Limit() int { return x.limit }
 
 // Progress returns the frames indexed so far, whether the pass is done and
 // the error that ended it.
@@ -298,15 +324,7 @@ func (x *Index) LinkGroup(links, conns []int) []int32 {
 // Filter runs a display filter over the whole capture (a second pass,
 // decoding only what the filter needs) and returns the matching frames.
 func (x *Index) Filter(ctx context.Context, flt *filter.Filter) ([]int32, error) {
-	var (
-		r   *capture.Reader
-		err error
-	)
-	if x.header == nil {
-		r, err = capture.NewReader(x.path, x.rawSource(), x.lt)
-	} else {
-		r, err = capture.Open(x.path)
-	}
+	r, err := x.pass()
 	if err != nil {
 		return nil, err
 	}
@@ -326,6 +344,9 @@ func (x *Index) Filter(ctx context.Context, flt *filter.Filter) ([]int32, error)
 	var out []int32
 	for ctx.Err() == nil {
 		f, err := r.Next()
+		if err == nil && x.limit > 0 && f.Number > x.limit {
+			err = io.EOF
+		}
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				return out, nil
@@ -336,11 +357,22 @@ func (x *Index) Filter(ctx context.Context, flt *filter.Filter) ([]int32, error)
 			tr.Feed(f)
 			tr.AppendFields(f, f.Fields())
 		}
-		if flt.Match(f.Fields()) {
+		rec := f.Fields()
+		rec.Frame = f.Data // "frame contains"
+		if flt.Match(rec) {
 			out = append(out, int32(f.Number))
 		}
 	}
 	return out, ctx.Err()
+}
+
+// pass opens the capture for a second pass over every frame (a filter, a
+// sort by a decoded column): the file again, or the frames in memory.
+func (x *Index) pass() (*capture.Reader, error) {
+	if x.header == nil {
+		return capture.NewReader(x.path, x.rawSource(), x.lt)
+	}
+	return capture.Open(x.path)
 }
 
 // rawSource replays the frames kept in memory.
@@ -380,23 +412,98 @@ func (s *frameSource) ZeroCopyReadPacketData() ([]byte, gopacket.CaptureInfo, er
 	return f.data, f.ci, nil
 }
 
-// frame reads frame n (1-based) back: from its record in a classic pcap,
-// or from memory.
-func (x *Index) frame(f *os.File, n int) (rawFrame, error) {
+// recordReader reads frames back from their records in a classic pcap,
+// or from memory, without decoding them. Offsets that grow are read
+// through one buffer (a list, a search, an export go forward), others by
+// seeking.
+type recordReader struct {
+	x    *Index
+	f    *os.File
+	br   *bufio.Reader
+	pos  int64 // file offset of br's next byte; -1: not positioned
+	hdr  [16]byte
+	data []byte
+}
+
+func (x *Index) newRecordReader() (*recordReader, error) {
+	rr := &recordReader{x: x, pos: -1}
+	if x.header != nil {
+		f, err := os.Open(x.path)
+		if err != nil {
+			return nil, err
+		}
+		rr.f, rr.br = f, bufio.NewReaderSize(f, 1<<16)
+	}
+	return rr, nil
+}
+
+func (rr *recordReader) Close() error {
+	if rr.f != nil {
+		return rr.f.Close()
+	}
+	return nil
+}
+
+// read returns frame n (1-based): its capture info and bytes, valid until
+// the next read.
+func (rr *recordReader) read(n int32) (gopacket.CaptureInfo, []byte, error) {
+	x := rr.x
 	x.mu.RLock()
 	e := x.ents[n-1]
 	if e.off < 0 {
-		fr := rawFrame{x.cis[n-1], x.raw[n-1]}
+		ci, data := x.cis[n-1], x.raw[n-1]
 		x.mu.RUnlock()
-		return fr, nil
+		return ci, data, nil
 	}
 	x.mu.RUnlock()
-	r, err := pcapgo.NewReader(io.MultiReader(bytes.NewReader(x.header), io.NewSectionReader(f, e.off, 1<<62)))
-	if err != nil {
-		return rawFrame{}, err
+	if gap := e.off - rr.pos; rr.pos < 0 || gap < 0 || gap > 1<<20 {
+		if _, err := rr.f.Seek(e.off, io.SeekStart); err != nil {
+			return gopacket.CaptureInfo{}, nil, err
+		}
+		rr.br.Reset(rr.f)
+	} else if _, err := rr.br.Discard(int(gap)); err != nil {
+		return gopacket.CaptureInfo{}, nil, err
 	}
-	data, ci, err := r.ReadPacketData()
-	return rawFrame{ci, data}, err
+	rr.pos = -1 // until the record is read whole
+	if _, err := io.ReadFull(rr.br, rr.hdr[:]); err != nil {
+		return gopacket.CaptureInfo{}, nil, fmt.Errorf("%s: frame %d (file offset %#x): %w", x.path, n, e.off, err)
+	}
+	order, nanos := pcapByteOrder(x.header)
+	ci := gopacket.CaptureInfo{
+		CaptureLength: int(order.Uint32(rr.hdr[8:])),
+		Length:        int(order.Uint32(rr.hdr[12:])),
+	}
+	frac := int64(order.Uint32(rr.hdr[4:]))
+	if !nanos {
+		frac *= 1000
+	}
+	ci.Timestamp = time.Unix(int64(order.Uint32(rr.hdr[0:])), frac).UTC()
+	if ci.CaptureLength > 1<<24 {
+		return ci, nil, fmt.Errorf("%s: frame %d (file offset %#x): capture length %d", x.path, n, e.off, ci.CaptureLength)
+	}
+	if cap(rr.data) < ci.CaptureLength {
+		rr.data = make([]byte, ci.CaptureLength)
+	}
+	rr.data = rr.data[:ci.CaptureLength]
+	if _, err := io.ReadFull(rr.br, rr.data); err != nil {
+		return ci, nil, fmt.Errorf("%s: frame %d (file offset %#x): %w", x.path, n, e.off, err)
+	}
+	rr.pos = e.off + 16 + int64(ci.CaptureLength)
+	return ci, rr.data, nil
+}
+
+// pcapByteOrder reads a classic pcap header's magic: the byte order of
+// its records and whether their fractions are nanoseconds.
+func pcapByteOrder(h []byte) (binary.ByteOrder, bool) {
+	switch binary.LittleEndian.Uint32(h) {
+	case 0xa1b2c3d4:
+		return binary.LittleEndian, false
+	case 0xa1b23c4d:
+		return binary.LittleEndian, true
+	case 0xd4c3b2a1:
+		return binary.BigEndian, false
+	}
+	return binary.BigEndian, true
 }
 
 // Decode decodes frames ns (1-based) for display, replaying first the
@@ -407,17 +514,27 @@ func (x *Index) Decode(ns []int32, fn func(n int32, f *capture.Frame)) error {
 	want := map[int32]bool{}
 	set := map[int32]bool{}
 	x.mu.RLock()
+	with := func(n, before int32) {
+		set[n] = true
+		if c := x.ents[n-1].conn; c != 0 {
+			for _, k := range x.ctx[c] {
+				if k < before {
+					set[k] = true
+				}
+			}
+		}
+	}
 	for _, n := range ns {
 		if n < 1 || int(n) > len(x.ents) {
 			continue
 		}
-		want[n], set[n] = true, true
-		if c := x.ents[n-1].conn; c != 0 {
-			for _, k := range x.ctx[c] {
-				if k < n {
-					set[k] = true
-				}
-			}
+		want[n] = true
+		with(n, n)
+		// The frames that taught the reader the queue pair of a frame
+		// decoded by fact, with their own handshakes (a teacher may be
+		// a CLC Accept).
+		for t, k := x.byFact[n], 0; t != 0 && k < 8; t, k = x.byFact[t], k+1 {
+			with(t, t)
 		}
 	}
 	x.mu.RUnlock()
@@ -426,28 +543,26 @@ func (x *Index) Decode(ns []int32, fn func(n int32, f *capture.Frame)) error {
 		order = append(order, n)
 	}
 	slices.Sort(order)
-	var f *os.File
-	if x.header != nil {
-		var err error
-		if f, err = os.Open(x.path); err != nil {
-			return err
-		}
-		defer f.Close()
+	rr, err := x.newRecordReader()
+	if err != nil {
+		return err
 	}
+	defer rr.Close()
 	x.mu.RLock()
 	src := &frameSource{digits: x.digits}
 	x.mu.RUnlock()
 	for _, n := range order {
-		fr, err := x.frame(f, int(n))
+		ci, data, err := rr.read(n)
 		if err != nil {
 			return err
 		}
-		src.frames = append(src.frames, fr)
+		src.frames = append(src.frames, rawFrame{ci, bytes.Clone(data)})
 	}
 	r, err := capture.NewReader(x.path, src, x.lt)
 	if err != nil {
 		return err
 	}
+	defer r.Close()
 	for i := 0; ; i++ {
 		fr, err := r.Next()
 		if err != nil {

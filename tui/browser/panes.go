@@ -12,62 +12,97 @@ import (
 )
 
 // The tracker's views as panes: conversations (smc,conns), link groups
-// (smc,lgr) and declines (smc,decline). Enter on a row lists its frames
-// in the packet list; esc there comes back to the full list.
+// (smc,lgr) and declines (smc,decline), each a table under column headers
+// (←/→ scroll its columns) over the selected row's detail, every column
+// whole and wrapped, so that a decline's meaning reads on 80 columns.
+// Directions are spelled out: C→S is client to server. Enter on a row
+// lists its frames in the packet list; esc comes back.
 
-// paneRow is a row of a pane and the frames enter lists.
+// pane is one tracker view's table.
+type pane struct {
+	title   string
+	headers []string
+	rows    []paneRow
+}
+
+// paneRow is a row of a pane, the frames enter lists and the detail
+// lines under the table.
 type paneRow struct {
-	text   string
+	cells  []string
+	detail []string // extra lines after the cells' "header: value" lines
 	frames func() []int32
 	mode   string
 }
 
-func (b *Browser) paneRows(kind string) []paneRow {
+func (b *Browser) pane(kind string) pane {
 	s := b.idx.Snapshot()
-	if s == nil {
-		return nil
-	}
-	var out []paneRow
 	switch kind {
 	case "conversations":
+		p := pane{title: "conversations", headers: []string{"ID", "Client", "Server", "Outcome", "LGR", "Link", "CDCs C→S", "CDCs S→C", "Bytes C→S", "Bytes S→C", "Detail"}}
+		if s == nil {
+			return p
+		}
 		for _, r := range s.ConnRows() {
 			id := r.ID
-			out = append(out, paneRow{
-				text: fmt.Sprintf("%4d  %-21s %-21s %-9s lgr %-3s link %-3s CDC %d/%d  bytes %d/%d  %s", r.ID, r.Client, r.Server, r.Outcome,
-					idOrDash(r.LGR), idOrDash(r.Link), r.Client2Srv.CDCs, r.Srv2Client.CDCs, r.Client2Srv.Bytes, r.Srv2Client.Bytes, r.Detail),
+			p.rows = append(p.rows, paneRow{
+				cells: []string{strconv.Itoa(r.ID), r.Client, r.Server, r.Outcome, idOrDash(r.LGR), idOrDash(r.Link),
+					strconv.Itoa(r.Client2Srv.CDCs), strconv.Itoa(r.Srv2Client.CDCs),
+					strconv.FormatUint(r.Client2Srv.Bytes, 10), strconv.FormatUint(r.Srv2Client.Bytes, 10), r.Detail},
 				frames: func() []int32 { return b.idx.Follow(id) },
 				mode:   "follow connection " + strconv.Itoa(id),
 			})
 		}
+		return p
 	case "linkgroups":
+		p := pane{title: "link groups", headers: []string{"ID", "State", "Version", "Max links", "Max conns", "Conns", "Links: state, QP of client ⇄ server", "Deleted"}}
+		if s == nil {
+			return p
+		}
 		links := map[int]track.LinkRow{}
 		for _, l := range s.LinkRows() {
 			links[l.ID] = l
 		}
 		for _, g := range s.LGRRows() {
-			g := g
-			var ls []string
+			var ls, conns []string
 			for _, id := range g.Links {
 				l := links[id]
-				ls = append(ls, fmt.Sprintf("link %d %s QP %s<->%s", l.LinkID, l.State, l.Client.QPN, l.Server.QPN))
+				ls = append(ls, fmt.Sprintf("link %d %s QP %s ⇄ %s", l.LinkID, l.State, l.Client.QPN, l.Server.QPN))
 			}
-			out = append(out, paneRow{
-				text:   fmt.Sprintf("%4d  %-10s v%d max %d/%d  conns %v  %s  %s", g.ID, g.State, g.Version, g.MaxLinks, g.MaxConns, g.Conns, strings.Join(ls, "; "), g.DeleteCode),
+			for _, c := range g.Conns {
+				conns = append(conns, strconv.Itoa(c))
+			}
+			p.rows = append(p.rows, paneRow{
+				cells: []string{strconv.Itoa(g.ID), g.State, "v" + strconv.Itoa(int(g.Version)), strconv.Itoa(int(g.MaxLinks)),
+					strconv.Itoa(int(g.MaxConns)), strings.Join(conns, ","), strings.Join(ls, "; "), g.DeleteCode},
+				detail: g.History,
 				frames: func() []int32 { return b.idx.LinkGroup(g.Links, g.Conns) },
 				mode:   "link group " + strconv.Itoa(g.ID),
 			})
 		}
-	case "declines":
-		for _, d := range s.DeclineView().Fallbacks {
-			id := d.ID
-			out = append(out, paneRow{
-				text:   fmt.Sprintf("%4d  %-21s %-21s %s by %s %s %s %s: %s (frame %d)", d.ID, d.Client, d.Server, d.Cause, d.By, d.Stage, d.Code, d.Name, d.Meaning, d.Frame),
-				frames: func() []int32 { return b.idx.Follow(id) },
-				mode:   "follow connection " + strconv.Itoa(id),
-			})
-		}
+		return p
 	}
-	return out
+	p := pane{title: "declines", headers: []string{"ID", "Client", "Server", "Declined", "Stage", "Code", "Name", "Meaning", "Frame"}}
+	if s == nil {
+		return p
+	}
+	for _, d := range s.DeclineView().Fallbacks {
+		id := d.ID
+		// Who declined whom: the Decline went from its sender to the
+		// other side.
+		by := "client → server"
+		if d.By == "server" {
+			by = "server → client"
+		}
+		if d.Code == "" {
+			by = d.Cause // no Decline: the SYN-ACK lacked the option, or no CLC
+		}
+		p.rows = append(p.rows, paneRow{
+			cells:  []string{strconv.Itoa(d.ID), d.Client, d.Server, by, d.Stage, d.Code, d.Name, d.Meaning, strconv.Itoa(d.Frame)},
+			frames: func() []int32 { return b.idx.Follow(id) },
+			mode:   "follow connection " + strconv.Itoa(id),
+		})
+	}
+	return p
 }
 
 func idOrDash(id int) string {
@@ -77,31 +112,63 @@ func idOrDash(id int) string {
 	return strconv.Itoa(id)
 }
 
-// showPane replaces the packet list by a tracker pane; enter lists the
-// selected row's frames.
+// showPane replaces the panes by a tracker pane: its table over the
+// selected row's detail; enter lists the row's frames.
 func (b *Browser) showPane(kind string) {
-	rows := b.paneRows(kind)
-	t := tview.NewTable().SetSelectable(true, false)
-	t.SetBorder(true).SetTitle(" " + strings.Replace(kind, "linkgroups", "link groups", 1) + " (enter: its frames, esc: back) ")
-	if len(rows) == 0 {
-		t.SetCell(0, 0, tview.NewTableCell("none (or the index is still being built)").SetSelectable(false))
+	p := b.pane(kind)
+	t := tview.NewTable().SetSelectable(true, false).SetFixed(1, 1)
+	t.SetBorder(true).SetTitle(" " + p.title + " (enter: its frames, ←/→: columns, esc: back) ")
+	for c, h := range p.headers {
+		t.SetCell(0, c, tview.NewTableCell(tview.Escape(h)).SetSelectable(false).
+			SetAttributes(tcell.AttrBold|tcell.AttrUnderline))
 	}
-	for i, r := range rows {
-		t.SetCell(i, 0, tview.NewTableCell(tview.Escape(r.text)))
+	if len(p.rows) == 0 {
+		t.SetCell(1, 0, tview.NewTableCell("none (or the index is still being built)").SetSelectable(false))
 	}
+	for i, r := range p.rows {
+		for c, v := range r.cells {
+			cell := tview.NewTableCell(tview.Escape(v)).SetMaxWidth(48)
+			if c == len(r.cells)-1 {
+				cell.SetMaxWidth(0) // the last column runs on: ←/→ reach its end
+			}
+			t.SetCell(i+1, c, cell)
+		}
+	}
+	detail := tview.NewTextView().SetWrap(true).SetDynamicColors(false)
+	detail.SetBorder(true).SetTitle(" detail ")
+	show := func(row int) {
+		i := row - 1
+		if i < 0 || i >= len(p.rows) {
+			detail.SetText("")
+			return
+		}
+		var d strings.Builder
+		for c, h := range p.headers {
+			fmt.Fprintf(&d, "%s: %s\n", h, p.rows[i].cells[c])
+		}
+		for _, l := range p.rows[i].detail {
+			d.WriteString(l + "\n")
+		}
+		detail.SetText(d.String()).ScrollToBeginning()
+	}
+	t.SetSelectionChangedFunc(func(row, _ int) { show(row) })
 	t.SetInputCapture(func(ev *tcell.EventKey) *tcell.EventKey {
 		switch ev.Key() {
 		case tcell.KeyEnter:
 			row, _ := t.GetSelection()
-			if row >= 0 && row < len(rows) {
+			if i := row - 1; i >= 0 && i < len(p.rows) {
 				b.App.Pages.RemovePage("pane")
-				b.setList(rows[row].frames(), rows[row].mode)
+				b.setList(p.rows[i].frames(), p.rows[i].mode, 0)
 				b.App.SetFocus(b.list)
 			}
 			return nil
 		case tcell.KeyEscape:
 			b.App.Pages.RemovePage("pane")
 			b.App.SetFocus(b.list)
+			return nil
+		case tcell.KeyPgDn, tcell.KeyPgUp:
+			r, c := detail.GetScrollOffset()
+			detail.ScrollTo(max(0, r+map[bool]int{true: 5, false: -5}[ev.Key() == tcell.KeyPgDn]), c)
 			return nil
 		}
 		if ev.Rune() == 'q' {
@@ -110,6 +177,11 @@ func (b *Browser) showPane(kind string) {
 		}
 		return ev
 	})
-	b.App.Pages.AddPage("pane", t, true, true)
+	t.Select(1, 0)
+	show(1)
+	box := tview.NewFlex().SetDirection(tview.FlexRow).
+		AddItem(t, 0, 1, true).
+		AddItem(detail, 0, 1, false)
+	b.App.Pages.AddPage("pane", box, true, true)
 	b.App.SetFocus(t)
 }

@@ -1,0 +1,456 @@
+package browser
+
+import (
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/decode"
+	"github.com/smcscope/smcscope/output"
+)
+
+// The packet list has Wireshark's columns, aligned: No., Time, Source,
+// Destination, Protocol, Length, Info. A row is decoded once, to typed
+// values (times, endpoints, lengths), and formatted when drawn, so the
+// time format (t) and the horizontal scroll (←/→) cost no decoding.
+
+// column is one of the packet list's columns.
+type column uint8
+
+const (
+	colNo column = iota
+	colTime
+	colSource
+	colDest
+	colProto
+	colLength
+	colInfo
+	numColumns
+)
+
+var columnNames = [numColumns]string{"No.", "Time", "Source", "Destination", "Protocol", "Length", "Info"}
+
+// rightAligned columns hold numbers.
+func (c column) rightAligned() bool { return c == colNo || c == colTime || c == colLength }
+
+// maxEndpointWidth caps the Source and Destination columns: the widest
+// IPv6 address with a port, [ffff:...:ffff]:65535.
+const maxEndpointWidth = 47
+
+// timeFormat is how the Time column shows a frame's time (t cycles).
+type timeFormat uint8
+
+const (
+	timeRelative timeFormat = iota // seconds since the first frame, as smcdump's lines
+	timeAbsolute                   // time of day, UTC
+	timeDelta                      // seconds since the row above (Wireshark's delta displayed)
+	timeEpoch                      // seconds since 1970
+	numTimeFormats
+)
+
+var timeFormatNames = [numTimeFormats]string{"relative", "absolute (UTC)", "delta", "epoch"}
+
+// row is one decoded row of the list: its columns as typed values.
+type row struct {
+	time     time.Time
+	src, dst output.Endpoint
+	proto    string
+	length   int // bytes on the wire
+	info     string
+	class    rowClass
+}
+
+// rowClass says what a frame is, from its decoded layers, for the list's
+// colours.
+type rowClass uint8
+
+const (
+	rowPlain   rowClass = iota
+	rowError            // a decode error or malformed SMC message: red
+	rowDecline          // a CLC Decline: yellow
+	rowLLC              // link-group control: aqua
+	rowCLC              // the CLC handshake: green
+)
+
+// classOf says what a decoded frame is.
+func classOf(f *capture.Frame) rowClass {
+	switch {
+	case f.Err != nil || f.SMCMalformed || len(f.CLCErr) > 0:
+		return rowError
+	}
+	for _, c := range f.CLC {
+		if c.Type == decode.CLCTypeDecline {
+			return rowDecline
+		}
+	}
+	switch {
+	case f.LLC != nil:
+		return rowLLC
+	case len(f.CLC) > 0:
+		return rowCLC
+	}
+	return rowPlain
+}
+
+// rowOfFrame reads a decoded frame's columns. A segment that completes
+// several CLC messages has one row, their summaries joined by " | ".
+func rowOfFrame(f *capture.Frame) row {
+	r := row{time: f.CI.Timestamp, proto: output.Protocol(f, -1), length: f.CI.Length, class: classOf(f)}
+	r.src, r.dst = output.Endpoints(f)
+	var info []byte
+	if len(f.CLC) == 0 {
+		info = output.AppendInfo(info, f, -1)
+	}
+	for i := range f.CLC {
+		if i > 0 {
+			info = append(info, " | "...)
+		}
+		info = output.AppendInfo(info, f, i)
+		r.proto = output.Protocol(f, i)
+	}
+	r.info = string(info)
+	return r
+}
+
+// lines decodes frames to their rows.
+func (b *Browser) lines(ns []int32) map[int32]row {
+	out := make(map[int32]row, len(ns))
+	_ = b.idx.Decode(ns, func(n int32, f *capture.Frame) { out[n] = rowOfFrame(f) })
+	return out
+}
+
+// maxCachedRows bounds the rows kept decoded: scrolling through a whole
+// big capture would otherwise keep every row.
+const maxCachedRows = 200000
+
+// rowContent is the virtual table content: the frame numbers of the list
+// and the rows decoded so far (only those the user looked at).
+type rowContent struct {
+	tview.TableContentReadOnly
+	b     *Browser
+	mu    sync.Mutex
+	ns    []int32
+	lines map[int32]row
+}
+
+// frames is the list's frames, in its order; the slice is not changed
+// afterwards (setFrames replaces it).
+func (c *rowContent) frames() []int32 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ns
+}
+
+func (c *rowContent) setFrames(ns []int32) {
+	c.mu.Lock()
+	c.ns = ns
+	c.mu.Unlock()
+}
+
+func (c *rowContent) GetRowCount() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.ns)
+}
+
+func (c *rowContent) GetColumnCount() int { return 1 }
+
+// ensure decodes the rows lo..hi-1 of the list that are not decoded yet.
+func (c *rowContent) ensure(lo, hi int) {
+	c.mu.Lock()
+	lo, hi = max(0, lo), min(len(c.ns), hi)
+	var want []int32
+	for _, n := range c.ns[lo:max(lo, hi)] {
+		if _, ok := c.lines[n]; !ok {
+			want = append(want, n)
+		}
+	}
+	c.mu.Unlock()
+	if len(want) == 0 {
+		return
+	}
+	got := c.b.lines(want)
+	c.mu.Lock()
+	if len(c.lines)+len(got) > maxCachedRows {
+		c.lines = make(map[int32]row, len(got))
+	}
+	for k, v := range got {
+		c.lines[k] = v
+	}
+	c.mu.Unlock()
+}
+
+// at returns the list's row i, decoding the rows around it when it is not
+// decoded yet (the rows about to be drawn), and the row above it for
+// the delta time.
+func (c *rowContent) at(i int) (n int32, r, prev row, ok bool) {
+	c.mu.Lock()
+	if i < 0 || i >= len(c.ns) {
+		c.mu.Unlock()
+		return 0, r, prev, false
+	}
+	n = c.ns[i]
+	_, have := c.lines[n]
+	if i > 0 && have {
+		_, have = c.lines[c.ns[i-1]]
+	}
+	c.mu.Unlock()
+	if !have {
+		c.ensure(i-16, i+64)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r = c.lines[n]
+	if i > 0 {
+		prev = c.lines[c.ns[i-1]]
+	}
+	return n, r, prev, true
+}
+
+func (c *rowContent) GetCell(i, _ int) *tview.TableCell {
+	n, r, prev, ok := c.at(i)
+	if !ok {
+		return nil
+	}
+	mark := " "
+	if c.b.marks[n] {
+		mark = "*"
+	}
+	cols := c.b.cells(n, r, prev)
+	cell := tview.NewTableCell(tview.Escape(mark + c.b.scrolled(c.b.join(cols)))).SetExpansion(1)
+	switch r.class {
+	case rowError:
+		cell.SetTextColor(tcell.ColorRed)
+	case rowDecline:
+		cell.SetTextColor(tcell.ColorYellow)
+	case rowLLC:
+		cell.SetTextColor(tcell.ColorAqua)
+	case rowCLC:
+		cell.SetTextColor(tcell.ColorGreen)
+	}
+	return cell
+}
+
+// cells formats row r of frame n as the list's columns; prev is the row
+// above it (for the delta time).
+func (b *Browser) cells(n int32, r, prev row) [numColumns]string {
+	var c [numColumns]string
+	c[colNo] = strconv.Itoa(int(n))
+	c[colTime] = b.formatTime(r.time, prev.time)
+	c[colSource] = r.src.String()
+	c[colDest] = r.dst.String()
+	c[colProto] = r.proto
+	c[colLength] = strconv.Itoa(r.length)
+	c[colInfo] = r.info
+	return c
+}
+
+// formatTime writes t in the chosen format; prev is the time of the row
+// above (zero for the first row).
+func (b *Browser) formatTime(t, prev time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	switch b.timeFmt {
+	case timeAbsolute:
+		return t.UTC().Format("15:04:05.000000")
+	case timeDelta:
+		if prev.IsZero() {
+			return "0.000000"
+		}
+		return seconds(t.Sub(prev))
+	case timeEpoch:
+		return strconv.FormatInt(t.Unix(), 10) + "." + strconv.FormatInt(int64(t.Nanosecond()/1000+1e6), 10)[1:]
+	}
+	return seconds(t.Sub(b.idx.base))
+}
+
+// seconds writes d in seconds with six decimals, as smcdump's lines do.
+func seconds(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', 6, 64) }
+
+// join lays the columns out at their widths, two spaces apart.
+func (b *Browser) join(c [numColumns]string) string {
+	var s strings.Builder
+	for i := range numColumns {
+		if i > 0 {
+			s.WriteString("  ")
+		}
+		text, w := c[i], b.widths[i]
+		if i == colInfo {
+			s.WriteString(text)
+			break
+		}
+		if n := utf8.RuneCountInString(text); n > w {
+			text = string([]rune(text)[:max(w-1, 0)]) + "…"
+		} else if pad := strings.Repeat(" ", w-n); i.rightAligned() {
+			text = pad + text
+		} else {
+			text += pad
+		}
+		s.WriteString(text)
+	}
+	return s.String()
+}
+
+// scrolled is a row's text scrolled hoff characters to the left (←/→).
+func (b *Browser) scrolled(text string) string {
+	if b.hoff <= 0 {
+		return text
+	}
+	i := 0
+	for k := range text {
+		if i == b.hoff {
+			return text[k:]
+		}
+		i++
+	}
+	return ""
+}
+
+// fitColumns widens the columns to the rows lo..hi-1 (those on screen):
+// columns only grow, so rows keep their places as the list scrolls.
+func (b *Browser) fitColumns(lo, hi int) {
+	head := b.headerCells()
+	for i := range numColumns - 1 {
+		b.widths[i] = max(b.widths[i], utf8.RuneCountInString(head[i]))
+	}
+	for i := lo; i < hi; i++ {
+		n, r, prev, ok := b.rows.at(i)
+		if !ok {
+			break
+		}
+		c := b.cells(n, r, prev)
+		for k := range numColumns - 1 {
+			w := utf8.RuneCountInString(c[k])
+			if k == colSource || k == colDest {
+				w = min(w, maxEndpointWidth)
+			}
+			b.widths[k] = max(b.widths[k], w)
+		}
+	}
+}
+
+// headerCells are the column titles: the time format when it is not
+// relative, an arrow on the sorted column.
+func (b *Browser) headerCells() [numColumns]string {
+	var c [numColumns]string
+	for i := range numColumns {
+		c[i] = columnNames[i]
+	}
+	if b.timeFmt != timeRelative {
+		c[colTime] = timeFormatNames[b.timeFmt]
+	}
+	if b.sort != (sortState{}) {
+		c[b.sort.col] += " " + b.sort.arrow()
+	}
+	return c
+}
+
+// header is the list's column titles, laid out and scrolled as the rows.
+func (b *Browser) header() string {
+	return " " + b.scrolled(b.join(b.headerCells()))
+}
+
+// listPane is the packet list's pane: a border around the column header
+// and the table of rows. Before drawing, it decodes the rows about to be
+// shown and fits the columns to them, so every row on screen is laid out
+// with the same widths.
+type listPane struct {
+	*tview.Flex
+	b    *Browser
+	head *tview.TextView
+}
+
+func newListPane(b *Browser) *listPane {
+	p := &listPane{Flex: tview.NewFlex().SetDirection(tview.FlexRow), b: b}
+	p.head = tview.NewTextView().SetWrap(false).SetDynamicColors(false)
+	p.head.SetTextStyle(tcell.StyleDefault.Bold(true).Underline(true))
+	p.AddItem(p.head, 1, 0, false).AddItem(b.list, 0, 1, true)
+	p.SetBorder(true).SetTitle(" frames ")
+	return p
+}
+
+func (p *listPane) Draw(screen tcell.Screen) {
+	b := p.b
+	top, _ := b.list.GetOffset()
+	_, _, _, h := p.GetInnerRect()
+	sel, _ := b.list.GetSelection()
+	if sel < top || sel >= top+h {
+		top = max(0, sel-h/2) // the table scrolls to the selection as it draws
+	}
+	b.rows.ensure(top-1, top+h+1)
+	b.fitColumns(top, top+h)
+	p.head.SetText(b.header())
+	p.Flex.Draw(screen)
+}
+
+// Focus gives the table the focus: the pane is what the layout places,
+// the table what keys move.
+func (p *listPane) Focus(delegate func(tview.Primitive)) { delegate(p.b.list) }
+
+// HasFocus reports whether the table has the focus.
+func (p *listPane) HasFocus() bool { return p.b.list.HasFocus() }
+
+// infoStep is how far ←/→ move within the Info column, past the others.
+const infoStep = 16
+
+// scroll moves the list's text by one step to the right (dir 1) or left
+// (-1): to the start of the next or previous column, so that each press
+// hides or shows one column whole, then infoStep characters at a time
+// through Info.
+func (b *Browser) scroll(dir int) {
+	var stops []int
+	at := 0
+	for i := range numColumns - 1 {
+		stops = append(stops, at)
+		at += b.widths[i] + 2
+	}
+	info := at
+	switch {
+	case dir > 0 && b.hoff >= info:
+		b.hoff += infoStep
+	case dir > 0:
+		for _, s := range append(stops, info) {
+			if s > b.hoff {
+				b.hoff = s
+				break
+			}
+		}
+	case b.hoff > info:
+		b.hoff = max(info, b.hoff-infoStep)
+	default:
+		for i := len(stops) - 1; i >= 0; i-- {
+			if stops[i] < b.hoff {
+				b.hoff = stops[i]
+				break
+			}
+		}
+	}
+}
+
+// toInfo scrolls the list so that Info starts at its left edge, or back
+// to the first column when it does.
+func (b *Browser) toInfo() {
+	info := 0
+	for i := range numColumns - 1 {
+		info += b.widths[i] + 2
+	}
+	if b.hoff == info {
+		b.hoff = 0
+	} else {
+		b.hoff = info
+	}
+}
+
+// cycleTime switches the Time column to the next format; its width is
+// fitted again.
+func (b *Browser) cycleTime() {
+	b.timeFmt = (b.timeFmt + 1) % numTimeFormats
+	b.widths[colTime] = 0
+}

@@ -1,0 +1,184 @@
+package browser
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/rivo/tview"
+
+	"github.com/smcscope/smcscope/output"
+)
+
+// Sorting orders the list by one column, on the column's typed value (a
+// time, an endpoint, a length), ties in frame order. No., Time and Length
+// come from the index and the records' headers; Source, Destination,
+// Protocol and Info need every frame of the list decoded, in a pass over
+// the capture (the CLC reassembly and the SMC-R queue pairs need the
+// frames before), so lists longer than maxSortDecode are refused for them.
+
+// maxSortDecode bounds the rows a sort by a decoded column keeps a key
+// for (an Info text each).
+var maxSortDecode = 1_000_000
+
+// sortState is the list's order: by a column, up or down. The zero value
+// is frame order.
+type sortState struct {
+	col  column
+	desc bool
+}
+
+func (s sortState) arrow() string {
+	if s.desc {
+		return "↓"
+	}
+	return "↑"
+}
+
+// sortKey is a row's value in the sorted column.
+type sortKey struct {
+	i  int64 // No., Time (Unix ns), Length
+	ep output.Endpoint
+	s  string // Protocol, Info
+}
+
+func compareKeys(col column, a, b *sortKey) int {
+	switch col {
+	case colSource, colDest:
+		return a.ep.Compare(b.ep)
+	case colProto, colInfo:
+		return strings.Compare(a.s, b.s)
+	}
+	return cmp.Compare(a.i, b.i)
+}
+
+// sortKeys returns the keys of the frames of ns (ascending) for col.
+func (x *Index) sortKeys(ctx context.Context, ns []int32, col column) ([]sortKey, error) {
+	keys := make([]sortKey, len(ns))
+	switch col {
+	case colNo:
+		for i, n := range ns {
+			keys[i].i = int64(n)
+		}
+		return keys, nil
+	case colTime, colLength:
+		rr, err := x.newRecordReader()
+		if err != nil {
+			return nil, err
+		}
+		defer rr.Close()
+		for i, n := range ns {
+			if i&1023 == 0 && ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			ci, _, err := rr.read(n)
+			if err != nil {
+				return nil, err
+			}
+			keys[i].i = ci.Timestamp.UnixNano()
+			if col == colLength {
+				keys[i].i = int64(ci.Length)
+			}
+		}
+		return keys, nil
+	}
+	r, err := x.pass()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	for j := 0; j < len(ns); {
+		if j&1023 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		f, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if int32(f.Number) != ns[j] {
+			continue
+		}
+		rw := rowOfFrame(f)
+		switch col {
+		case colSource:
+			keys[j].ep = rw.src
+		case colDest:
+			keys[j].ep = rw.dst
+		case colProto:
+			keys[j].s = rw.proto
+		default:
+			keys[j].s = rw.info
+		}
+		j++
+	}
+	return keys, nil
+}
+
+// sortBy orders the list by col (desc: down) in the background; the
+// selected frame stays selected.
+func (b *Browser) sortBy(s sortState) {
+	if s == b.sort {
+		return
+	}
+	ns := b.unsorted
+	if s == (sortState{}) {
+		b.showSorted(s, ns)
+		return
+	}
+	if s.col != colNo && s.col != colTime && s.col != colLength && len(ns) > maxSortDecode {
+		b.message = fmt.Sprintf("[yellow]sorting by %s decodes every row: %d rows, more than %d; filter the list first[-]",
+			columnNames[s.col], len(ns), maxSortDecode)
+		return
+	}
+	b.message = fmt.Sprintf("[yellow]sorting by %s…[-]", columnNames[s.col])
+	b.background(func(ctx context.Context) func() {
+		keys, err := b.idx.sortKeys(ctx, ns, s.col)
+		if err != nil {
+			return func() { b.message = "[red]" + tview.Escape(err.Error()) + "[-]" }
+		}
+		order := make([]int, len(ns))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(i, j int) int {
+			c := compareKeys(s.col, &keys[i], &keys[j])
+			if s.desc {
+				c = -c
+			}
+			return c
+		})
+		sorted := make([]int32, len(ns))
+		for i, k := range order {
+			sorted[i] = ns[k]
+		}
+		return func() { b.showSorted(s, sorted) }
+	})
+}
+
+// showSorted puts the sorted list in place, the selected frame kept.
+func (b *Browser) showSorted(s sortState, ns []int32) {
+	keep := b.selected()
+	b.sort = s
+	b.rows.setFrames(ns)
+	row, _ := b.rowOf(keep)
+	b.selectRow(row)
+	b.showFrame(row)
+	b.message = fmt.Sprintf("sorted by %s %s", columnNames[s.col], s.arrow())
+	if s == (sortState{}) {
+		b.message += " (frame order)"
+	}
+}
+
+// moveSort sorts by the next (dir 1) or previous column, up; from the
+// first column back to frame order.
+func (b *Browser) moveSort(dir int) {
+	c := (int(b.sort.col) + dir + int(numColumns)) % int(numColumns)
+	b.sortBy(sortState{col: column(c)})
+}

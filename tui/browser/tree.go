@@ -1,0 +1,127 @@
+package browser
+
+import (
+	"fmt"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/decode"
+	"github.com/smcscope/smcscope/filter"
+	"github.com/smcscope/smcscope/output"
+)
+
+// treeRef is what a field-tree node refers to: the bytes it highlights
+// and the filter A and P make of it.
+type treeRef struct {
+	nodeSpans
+	filter string // "smc.clc.type == 0x4"; a layer heading: the layer's key
+	key    string // a layer heading's key, for collapsed
+}
+
+// showFrame fills the field tree and hex pane for the row.
+func (b *Browser) showFrame(row int) {
+	b.rows.mu.Lock()
+	if row < 0 || row >= len(b.rows.ns) {
+		b.rows.mu.Unlock()
+		none := tview.NewTreeNode("no frame")
+		b.tree.SetRoot(none).SetCurrentNode(none)
+		b.hex.show(nil)
+		b.shown = 0
+		return
+	}
+	n := b.rows.ns[row]
+	b.rows.mu.Unlock()
+	b.shown = n
+	var (
+		tree    []output.TreeLayer
+		spans   []capture.FieldSpan
+		filters []string // by field index
+	)
+	_ = b.idx.Decode([]int32{n}, func(_ int32, f *capture.Frame) {
+		tree = output.Tree(f)
+		b.data, spans = append(b.data[:0], f.Data...), append(spans[:0], f.FieldSpans()...)
+		rec := f.Fields()
+		filters = make([]string, len(rec.IDs))
+		for i, id := range rec.IDs {
+			filters[i] = filter.Equal(decode.Def(id), rec.Vals[i])
+		}
+	})
+	conn, link := b.idx.Conn(int(n))
+	root := tview.NewTreeNode(fmt.Sprintf("frame %d  connection %d  link %d", n, conn, link))
+	// Each node refers to the bytes it highlights: a field line its own
+	// (or its layer's), a layer heading its layer's, that of its first
+	// field.
+	for _, l := range tree {
+		heading := &treeRef{filter: l.Key, key: l.Key}
+		layer := tview.NewTreeNode(tview.Escape(l.Title + " (" + l.Key + ")")).SetColor(tcell.ColorYellow).SetReference(heading)
+		layer.SetExpanded(!b.collapsed[l.Key])
+		layer.SetSelectedFunc(func() {
+			layer.SetExpanded(!layer.IsExpanded())
+			b.collapsed[heading.key] = !layer.IsExpanded()
+		})
+		root.AddChild(layer)
+		for _, fd := range l.Fields {
+			ref := &treeRef{}
+			if fd.Index < len(spans) {
+				ref.nodeSpans = nodeSpans{spanOf(spans[fd.Index].Field), spanOf(spans[fd.Index].Layer)}
+			}
+			if fd.Index < len(filters) {
+				ref.filter = filters[fd.Index]
+			}
+			if heading.layer.n == 0 {
+				heading.layer = ref.layer
+			}
+			line := fd.Name + " = " + fd.Value
+			if fd.Desc != "" {
+				line += "    (" + fd.Desc + ")"
+			}
+			layer.AddChild(tview.NewTreeNode(tview.Escape(line)).SetReference(ref))
+		}
+	}
+	b.tree.SetRoot(root).SetCurrentNode(root)
+	b.hex.show(b.data)
+}
+
+// highlight marks in the hex pane the bytes of the selected tree node: a
+// field's own bytes, as Wireshark does, or its layer's where the field has
+// no fixed place in the frame (computed from several bytes, filled by the
+// tracker, behind a variable-length part); a layer heading's layer.
+func (b *Browser) highlight(node *tview.TreeNode) {
+	if node == nil {
+		return
+	}
+	ref, _ := node.GetReference().(*treeRef)
+	if ref == nil && b.found.n > 0 {
+		// The frame of a search hit was just shown (its tree's root):
+		// its hit stays highlighted.
+		b.hex.mark(b.found)
+		b.found = span{}
+		return
+	}
+	if ref == nil {
+		b.hex.mark(span{})
+		return
+	}
+	b.hex.mark(ref.pick())
+}
+
+// fieldFilter makes a filter of the field selected in the tree, as
+// Wireshark's "Apply as Filter" (apply) and "Prepare as Filter" do.
+func (b *Browser) fieldFilter(apply bool) {
+	var ref *treeRef
+	if node := b.tree.GetCurrentNode(); node != nil {
+		ref, _ = node.GetReference().(*treeRef)
+	}
+	if ref == nil || ref.filter == "" {
+		b.message = "[yellow]select a field in the field tree first (tab goes there)[-]"
+		return
+	}
+	if !apply {
+		b.openPrompt(promptFilter, ref.filter)
+		return
+	}
+	b.remember(ref.filter)
+	b.applyFilter(ref.filter)
+}
