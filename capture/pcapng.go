@@ -31,7 +31,11 @@ type ngFile struct {
 	big    bool  // the current section is big-endian
 	skip   bool  // the current section has a version we cannot read: skip to the next
 	ifaces []ngIface
-	block  []byte // a block longer than br's buffer, read whole
+	// gen counts the changes of what reading a packet block needs (a
+	// section's byte order, its interfaces), so that Reader.Layout
+	// copies them only when they change.
+	gen   int
+	block []byte // a block longer than br's buffer, read whole
 	// Of the packet last returned: its block's offset, time in Unix
 	// nanoseconds, interface and that interface's decimal places.
 	rec    int64
@@ -258,6 +262,7 @@ func (p *ngFile) section(b []byte) error {
 		return p.corrupt(ngBlockSHB, "%d bytes, below the %d of its fields", len(b), ngMinSHB)
 	}
 	p.ifaces = p.ifaces[:0]
+	p.gen++
 	// A version we cannot read: its blocks are skipped up to the next
 	// section, as pcapgo did (SkipUnknownVersion) and the format asks.
 	p.skip = p.u16(b[12:]) != ngMajorVersion
@@ -314,6 +319,7 @@ func (p *ngFile) interfaceBlock(b []byte) error {
 	}
 	ifc.anc = []any{ifc.linkType}
 	p.ifaces = append(p.ifaces, ifc)
+	p.gen++
 	return nil
 }
 

@@ -51,6 +51,8 @@ type Reader struct {
 	offset int64   // pcap: file offset of the next record
 	last   int64   // pcap: file offset of the record of the frame last returned (-1: none)
 	ng     *ngFile // src, when it is a pcapng file
+	layout *Layout // of the frame last returned, once asked for (Layout)
+	lgen   int     // ng.gen when layout was made
 	isFile bool    // read from a file or stdin (not live)
 	digits uint8   // decimal places of the times of a source that is neither pcap nor pcapng
 	err    error   // sticky
@@ -329,10 +331,11 @@ func sourceDigits(src PacketSource) uint8 {
 func (r *Reader) SetICRCCheck(on bool) { r.noICRC = !on }
 
 // RecordOffset returns the offset where the record of the frame Next
-// last returned starts in a classic pcap stream, for random access (the
-// capture browser's index); -1 for pcapng and live sources. For a
-// gzip-compressed pcap it is an offset in the decompressed stream, which
-// the file itself cannot be read at.
+// last returned starts in a pcap stream (a classic pcap record, a pcapng
+// packet block), for random access with Records and Layout (the capture
+// browser's index); -1 for live sources. For a gzip-compressed file it
+// is an offset in the decompressed stream, which the file itself cannot
+// be read at.
 func (r *Reader) RecordOffset() int64 { return r.last }
 
 // Frames is the number of frames read so far (the number of the frame
@@ -384,6 +387,7 @@ func (r *Reader) Next() (*Frame, error) {
 		r.last = r.offset
 		r.offset += pcapRecordLen + int64(f.CI.CaptureLength)
 	case r.ng != nil:
+		r.last = r.ng.rec
 		lt = r.ng.linkType()
 	case len(f.CI.AncillaryData) > 0:
 		// Frames of a pcapng file replayed from memory (the capture
@@ -426,11 +430,7 @@ func (r *Reader) Next() (*Frame, error) {
 // bytes are read and so is the rest of the file.
 func (r *Reader) checkLengths(f *Frame) {
 	if f.CI.Length < f.CI.CaptureLength {
-		off := r.last
-		if r.ng != nil {
-			off = r.ng.rec
-		}
-		f.RecordErr = &RecordError{Frame: f.Number, Offset: off, Len: f.CI.Length, CapLen: f.CI.CaptureLength}
+		f.RecordErr = &RecordError{Frame: f.Number, Offset: r.last, Len: f.CI.Length, CapLen: f.CI.CaptureLength}
 	}
 }
 

@@ -268,6 +268,16 @@ func (b *Browser) drawStatus(n int, done bool, err error) {
 	if l := b.idx.Limit(); l > 0 && n >= l {
 		st += fmt.Sprintf(" (-c %d)", l)
 	}
+	switch dir, size, why, _, from := b.idx.Kept(); {
+	case dir == "" && why != "":
+		st += fmt.Sprintf(" [yellow](in memory: %s)[-]", tview.Escape(why))
+	case dir != "":
+		if why == "" {
+			st += fmt.Sprintf(" [gray](unpacked to %s, %s)[-]", tview.Escape(dir), mib(size))
+		} else {
+			st += fmt.Sprintf(" [yellow](unpacked to %s, stopped: %s; frames from %d in memory)[-]", tview.Escape(dir), tview.Escape(why), from)
+		}
+	}
 	if !done {
 		st += " [yellow](indexing…)[-]"
 	}
@@ -275,6 +285,14 @@ func (b *Browser) drawStatus(n int, done bool, err error) {
 		st += " [red]" + tview.Escape(err.Error()) + "[-]"
 	}
 	b.status.SetText(st + "  [gray]? help  q quit[-]")
+}
+
+// mib says a size in MiB, or GiB from 10 GiB.
+func mib(n int64) string {
+	if n >= 10<<30 {
+		return fmt.Sprintf("%d GiB", n>>30)
+	}
+	return fmt.Sprintf("%d MiB", (n+1<<20-1)>>20)
 }
 
 func (b *Browser) selected() int32 {

@@ -7,10 +7,8 @@
 package browser
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -30,7 +28,7 @@ import (
 
 // entry is one frame of the index: 16 bytes, whatever the frame's size.
 type entry struct {
-	off   int64 // record offset in a classic pcap; -1 when frames are kept in raw
+	off   int64 // record offset in the file or its decompressed copy; -1 when the frame is kept in raw
 	conn  int32 // tracker connection ID, 0 none
 	link  int16 // tracker link ID, 0 none
 	flags uint8
@@ -43,23 +41,39 @@ const flagRelevant uint8 = 1
 // handshake: SYN, SYN-ACK and the CLC segments come first.
 const maxContext = 16
 
+// layoutSpan is the record layout of the frames from frame `from` on, up
+// to the next span: a classic pcap has one, a pcapng file one per
+// section or interface change.
+type layoutSpan struct {
+	from   int32
+	layout *capture.Layout
+}
+
 // Index is what the background pass learned about a capture.
 type Index struct {
-	path   string
-	live   bool   // frames arrive from an interface
-	limit  int    // -c: index only the first limit frames (0: all)
-	header []byte // pcap global header, for reading single records back
-	lt     layers.LinkType
+	path  string
+	live  bool // frames arrive from an interface
+	limit int  // -c: index only the first limit frames (0: all)
+	lt    layers.LinkType
 	// digits is how many decimals of a frame's time the capture resolves
 	// (capture.Frame.TimeDigits of its first frame), for the frames read
 	// back: frame.time_epoch then shows what the file holds.
 	digits uint8
+	// spool is the decompressed copy of a gzip file, which records are
+	// read back from; nil for a file read in place.
+	spool *spool
+	// noSpool says why a gzip file has no spool (its frames are then
+	// kept in memory).
+	noSpool string
+	src     io.Closer // the gzip file, closed when the pass ends
 
-	mu   sync.RWMutex
-	ents []entry
-	raw  [][]byte // frames when the file is not a classic pcap (pcapng, gzip)
-	cis  []gopacket.CaptureInfo
-	ctx  map[int32][]int32 // connection -> its first TCP frames
+	mu      sync.RWMutex
+	ents    []entry
+	layouts []layoutSpan
+	raw     [][]byte // frames no record can be read back for (live, beyond a full spool)
+	cis     []gopacket.CaptureInfo
+	rawFrom int32             // the first frame kept in raw, 0 none
+	ctx     map[int32][]int32 // connection -> its first TCP frames
 	// byFact maps a frame the first pass decoded as SMC by fact (its
 	// queue pair known, the classifier not taking it) to the frame that
 	// taught its queue pair; see qpTeachers.
@@ -91,24 +105,45 @@ func Open(ctx context.Context, path string) (*Index, error) { return OpenLimit(c
 // OpenLimit is Open for the first limit frames of the file (smcdump -c);
 // 0 is every frame.
 func OpenLimit(ctx context.Context, path string, limit int) (*Index, error) {
+	return openFile(ctx, path, limit, func() (*spool, error) { return newSpool(spoolDir()) })
+}
+
+// openFile is OpenLimit with the spool a gzip file is read through.
+func openFile(ctx context.Context, path string, limit int, newSpool func() (*spool, error)) (*Index, error) {
+	x := &Index{path: path, limit: limit, ctx: map[int32][]int32{}, follow: make(chan struct{})}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	hdr := make([]byte, 24)
-	n, _ := io.ReadFull(f, hdr)
-	f.Close()
-	x := &Index{path: path, limit: limit, ctx: map[int32][]int32{}, follow: make(chan struct{})}
-	if n == 24 && isPcapMagic(hdr) {
-		x.header = hdr
+	magic := make([]byte, 2)
+	n, _ := io.ReadFull(f, magic)
+	var r *capture.Reader
+	if n == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		// gzip cannot be read at an offset: the pass writes what it
+		// inflates to a temporary copy, which rows are read back from.
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			f.Close()
+			return nil, err
+		}
+		r, x.spool, x.noSpool, err = openSpooled(path, f, newSpool)
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		x.src = f
+	} else {
+		f.Close()
+		r, err = capture.Open(path)
 	}
-	r, err := capture.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	r.SetICRCCheck(false) // the index shows no ICRC; rows on screen check it when decoded
 	x.lt = r.LinkType()
 	go x.build(ctx, r)
+	if x.spool != nil {
+		go func() { <-ctx.Done(); x.spool.f.Close() }()
+	}
 	return x, nil
 }
 
@@ -131,19 +166,13 @@ func openLive(ctx context.Context, name string, r *capture.Reader, limit int) *I
 	return x
 }
 
-func isPcapMagic(h []byte) bool {
-	switch {
-	case bytes.Equal(h[:4], []byte{0xd4, 0xc3, 0xb2, 0xa1}), bytes.Equal(h[:4], []byte{0xa1, 0xb2, 0xc3, 0xd4}),
-		bytes.Equal(h[:4], []byte{0x4d, 0x3c, 0xb2, 0xa1}), bytes.Equal(h[:4], []byte{0xa1, 0xb2, 0x3c, 0x4d}):
-		return true
-	}
-	return false
-}
-
 // build is the background pass: capture, decode, track, one index entry
 // per frame.
 func (x *Index) build(ctx context.Context, r *capture.Reader) {
 	defer r.Close()
+	if x.src != nil {
+		defer x.src.Close()
+	}
 	tr := track.New(track.Options{})
 	var rec decode.Record
 	var qps qpTeachers
@@ -169,6 +198,7 @@ func (x *Index) build(ctx context.Context, r *capture.Reader) {
 		rec.Reset()
 		tr.AppendFields(f, &rec)
 		e := entry{off: r.RecordOffset()}
+		layout := r.Layout()
 		if v, ok := rec.First(fConnID); ok {
 			e.conn = int32(v.U)
 		}
@@ -182,13 +212,20 @@ func (x *Index) build(ctx context.Context, r *capture.Reader) {
 		if len(x.ents) == 0 {
 			x.base, x.digits = f.CI.Timestamp, f.TimeDigits()
 		}
-		if x.header == nil || e.off < 0 {
+		n := int32(len(x.ents)) + 1
+		switch {
+		case layout == nil || e.off < 0 || x.rawFrom != 0 || x.noSpool != "" || (x.spool != nil && x.spool.stopped() != ""):
+			// Nothing to read this frame back from: kept whole.
+			if x.rawFrom == 0 {
+				x.rawFrom = n
+			}
 			e.off = -1
 			x.raw = append(x.raw, bytes.Clone(f.Data))
 			x.cis = append(x.cis, f.CI)
+		case len(x.layouts) == 0 || x.layouts[len(x.layouts)-1].layout != layout:
+			x.layouts = append(x.layouts, layoutSpan{n, layout})
 		}
 		x.ents = append(x.ents, e)
-		n := int32(len(x.ents))
 		if t := qps.learn(f, n); t != 0 {
 			if x.byFact == nil {
 				x.byFact = map[int32]int32{}
@@ -226,6 +263,22 @@ func (x *Index) Progress() (n int, done bool, err error) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	return len(x.ents), x.done, x.err
+}
+
+// Kept says where the frames are read back from when not from the file
+// itself: spooled is the size of the decompressed copy of a gzip file in
+// dir, why says why it stopped or could not be made, inMemory is the
+// frames kept whole, from frame rawFrom on.
+func (x *Index) Kept() (dir string, spooled int64, why string, inMemory int, rawFrom int32) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	switch {
+	case x.spool != nil:
+		dir, spooled, why = x.spool.dir, x.spool.size(), x.spool.stopped()
+	case x.noSpool != "":
+		why = x.noSpool
+	}
+	return dir, spooled, why, len(x.raw), x.rawFrom
 }
 
 // Changed returns a channel closed when frames are appended.
@@ -367,15 +420,22 @@ func (x *Index) Filter(ctx context.Context, flt *filter.Filter) ([]int32, error)
 }
 
 // pass opens the capture for a second pass over every frame (a filter, a
-// sort by a decoded column): the file again, or the frames in memory.
+// sort by a decoded column): the file again, its decompressed copy, or
+// the frames in memory.
 func (x *Index) pass() (*capture.Reader, error) {
-	if x.header == nil {
+	x.mu.RLock()
+	rawFrom, done := x.rawFrom, x.done
+	x.mu.RUnlock()
+	switch {
+	case rawFrom == 1: // every frame in memory (live)
 		return capture.NewReader(x.path, x.rawSource(), x.lt)
+	case x.spool != nil && rawFrom == 0 && done:
+		return capture.NewFileReader(x.path, x.spool.reader())
 	}
 	return capture.Open(x.path)
 }
 
-// rawSource replays the frames kept in memory.
+// rawSource replays the frames kept in memory (all of them: live).
 func (x *Index) rawSource() *frameSource {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
@@ -412,27 +472,27 @@ func (s *frameSource) ZeroCopyReadPacketData() ([]byte, gopacket.CaptureInfo, er
 	return f.data, f.ci, nil
 }
 
-// recordReader reads frames back from their records in a classic pcap,
-// or from memory, without decoding them. Offsets that grow are read
-// through one buffer (a list, a search, an export go forward), others by
-// seeking.
+// recordReader reads frames back from their records in the file (or its
+// decompressed copy), or from memory, without decoding them.
 type recordReader struct {
 	x    *Index
-	f    *os.File
-	br   *bufio.Reader
-	pos  int64 // file offset of br's next byte; -1: not positioned
-	hdr  [16]byte
-	data []byte
+	f    *os.File // the file, when read in place
+	recs *capture.Records
+	span int // the layout span last used: reads mostly go forward
+	ci   gopacket.CaptureInfo
 }
 
 func (x *Index) newRecordReader() (*recordReader, error) {
-	rr := &recordReader{x: x, pos: -1}
-	if x.header != nil {
+	rr := &recordReader{x: x}
+	switch {
+	case x.spool != nil:
+		rr.recs = capture.NewRecords(x.path+" (decompressed)", x.spool.reader())
+	case !x.live:
 		f, err := os.Open(x.path)
 		if err != nil {
 			return nil, err
 		}
-		rr.f, rr.br = f, bufio.NewReaderSize(f, 1<<16)
+		rr.f, rr.recs = f, capture.NewRecords(x.path, f)
 	}
 	return rr, nil
 }
@@ -451,59 +511,24 @@ func (rr *recordReader) read(n int32) (gopacket.CaptureInfo, []byte, error) {
 	x.mu.RLock()
 	e := x.ents[n-1]
 	if e.off < 0 {
-		ci, data := x.cis[n-1], x.raw[n-1]
+		ci, data := x.cis[n-x.rawFrom], x.raw[n-x.rawFrom]
 		x.mu.RUnlock()
 		return ci, data, nil
 	}
-	x.mu.RUnlock()
-	if gap := e.off - rr.pos; rr.pos < 0 || gap < 0 || gap > 1<<20 {
-		if _, err := rr.f.Seek(e.off, io.SeekStart); err != nil {
-			return gopacket.CaptureInfo{}, nil, err
+	sp := x.layouts
+	if rr.span >= len(sp) || sp[rr.span].from > n || (rr.span+1 < len(sp) && sp[rr.span+1].from <= n) {
+		rr.span, _ = slices.BinarySearchFunc(sp, n, func(s layoutSpan, n int32) int { return int(s.from - n) })
+		if rr.span == len(sp) || sp[rr.span].from > n {
+			rr.span-- // the span that starts before n
 		}
-		rr.br.Reset(rr.f)
-	} else if _, err := rr.br.Discard(int(gap)); err != nil {
-		return gopacket.CaptureInfo{}, nil, err
 	}
-	rr.pos = -1 // until the record is read whole
-	if _, err := io.ReadFull(rr.br, rr.hdr[:]); err != nil {
-		return gopacket.CaptureInfo{}, nil, fmt.Errorf("%s: frame %d (file offset %#x): %w", x.path, n, e.off, err)
+	layout := sp[rr.span].layout
+	x.mu.RUnlock()
+	data, err := rr.recs.Read(e.off, layout, &rr.ci)
+	if err != nil {
+		return rr.ci, nil, fmt.Errorf("frame %d: %w", n, err)
 	}
-	order, nanos := pcapByteOrder(x.header)
-	ci := gopacket.CaptureInfo{
-		CaptureLength: int(order.Uint32(rr.hdr[8:])),
-		Length:        int(order.Uint32(rr.hdr[12:])),
-	}
-	frac := int64(order.Uint32(rr.hdr[4:]))
-	if !nanos {
-		frac *= 1000
-	}
-	ci.Timestamp = time.Unix(int64(order.Uint32(rr.hdr[0:])), frac).UTC()
-	if ci.CaptureLength > 1<<24 {
-		return ci, nil, fmt.Errorf("%s: frame %d (file offset %#x): capture length %d", x.path, n, e.off, ci.CaptureLength)
-	}
-	if cap(rr.data) < ci.CaptureLength {
-		rr.data = make([]byte, ci.CaptureLength)
-	}
-	rr.data = rr.data[:ci.CaptureLength]
-	if _, err := io.ReadFull(rr.br, rr.data); err != nil {
-		return ci, nil, fmt.Errorf("%s: frame %d (file offset %#x): %w", x.path, n, e.off, err)
-	}
-	rr.pos = e.off + 16 + int64(ci.CaptureLength)
-	return ci, rr.data, nil
-}
-
-// pcapByteOrder reads a classic pcap header's magic: the byte order of
-// its records and whether their fractions are nanoseconds.
-func pcapByteOrder(h []byte) (binary.ByteOrder, bool) {
-	switch binary.LittleEndian.Uint32(h) {
-	case 0xa1b2c3d4:
-		return binary.LittleEndian, false
-	case 0xa1b23c4d:
-		return binary.LittleEndian, true
-	case 0xd4c3b2a1:
-		return binary.BigEndian, false
-	}
-	return binary.BigEndian, true
+	return rr.ci, data, nil
 }
 
 // Decode decodes frames ns (1-based) for display, replaying first the

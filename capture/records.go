@@ -1,0 +1,121 @@
+package capture
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/gopacket/gopacket"
+)
+
+// Layout is what reading one record back needs besides its offset: for a
+// classic pcap the file header's byte order, time unit and snap length;
+// for pcapng the section's byte order and interface descriptions (link
+// type, time resolution and offset of each). A Reader's layout changes
+// only at a new pcapng section or interface block, so an index of a
+// whole file keeps one Layout per change, not per frame.
+type Layout struct {
+	pf *pcapFile // header fields only; no reader
+	ng *ngFile   // big and ifaces only
+}
+
+// Layout returns the layout of the frame Next last returned, nil for a
+// source whose records cannot be read back (live, replayed from memory).
+// The same pointer is returned until the layout changes.
+func (r *Reader) Layout() *Layout {
+	switch {
+	case r.pf != nil:
+		if r.layout == nil {
+			pf := &pcapFile{bigEndian: r.pf.bigEndian, nanoFactor: r.pf.nanoFactor,
+				snaplen: r.pf.snaplen, linkType: r.pf.linkType, digits: r.pf.digits}
+			r.layout = &Layout{pf: pf}
+		}
+	case r.ng != nil:
+		if r.layout == nil || r.lgen != r.ng.gen {
+			// Clipped, so that nothing appended to a reader's copy can
+			// reach another's.
+			ng := &ngFile{big: r.ng.big, ifaces: slices.Clip(slices.Clone(r.ng.ifaces))}
+			r.layout, r.lgen = &Layout{ng: ng}, r.ng.gen
+		}
+	default:
+		return nil
+	}
+	return r.layout
+}
+
+// Records reads single records back from a capture stream at the offsets
+// a Reader gave (RecordOffset), in any order: the capture browser's rows,
+// exports and searches. Offsets that grow by less than a megabyte are
+// read on through one buffer; others seek.
+type Records struct {
+	name string
+	src  io.ReadSeeker
+	br   *bufio.Reader
+	pos  int64 // stream offset of br's next byte; -1: not positioned
+	pf   pcapFile
+	ng   ngFile
+}
+
+// NewRecords reads records from src (a capture file, or the decompressed
+// copy of one); name is used in messages.
+func NewRecords(name string, src io.ReadSeeker) *Records {
+	return &Records{name: name, src: src, br: bufio.NewReaderSize(src, 1<<16), pos: -1}
+}
+
+// Read returns the frame of the record at off, of layout l, filling ci;
+// the data is valid until the next call. Errors name the file and offset.
+func (rs *Records) Read(off int64, l *Layout, ci *gopacket.CaptureInfo) ([]byte, error) {
+	if l == nil || (l.pf == nil && l.ng == nil) {
+		return nil, fmt.Errorf("%s: offset %#x: no layout to read the record with", rs.name, off)
+	}
+	if gap := off - rs.pos; rs.pos < 0 || gap < 0 || gap > 1<<20 {
+		if _, err := rs.src.Seek(off, io.SeekStart); err != nil {
+			return nil, fmt.Errorf("%s: offset %#x: %w", rs.name, off, err)
+		}
+		rs.br.Reset(rs.src)
+	} else if _, err := rs.br.Discard(int(gap)); err != nil {
+		return nil, fmt.Errorf("%s: offset %#x: %w", rs.name, off, err)
+	}
+	rs.pos = -1 // until the record is read whole
+	var (
+		data []byte
+		err  error
+	)
+	*ci = gopacket.CaptureInfo{}
+	if l.pf != nil {
+		big := rs.pf.big
+		rs.pf = *l.pf
+		rs.pf.br, rs.pf.big = rs.br, big
+		data, err = rs.pf.read(ci)
+		rs.pf.br = nil
+		if err == nil {
+			rs.pos = off + pcapRecordLen + int64(ci.CaptureLength)
+		}
+	} else {
+		block := rs.ng.block
+		rs.ng = ngFile{br: rs.br, pos: off, big: l.ng.big, ifaces: l.ng.ifaces, block: block}
+		// Only a packet block is read: readPacket would read on past
+		// any other, and a section header would reset the layout's
+		// interfaces.
+		if h, _ := rs.br.Peek(4); len(h) == 4 {
+			switch typ := rs.ng.u32(h); typ {
+			case ngBlockEPB, ngBlockPB, ngBlockSPB:
+			default:
+				return nil, fmt.Errorf("%s: offset %#x: %s, not a packet block", rs.name, off, ngBlockName(typ))
+			}
+		}
+		data, err = rs.ng.readPacket(ci)
+		rs.ng.br = nil
+		if err == nil {
+			rs.pos = rs.ng.pos
+		}
+	}
+	if err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF // an offset an index holds has a record
+		}
+		return nil, fmt.Errorf("%s: record at offset %#x: %w", rs.name, off, err)
+	}
+	return data, nil
+}

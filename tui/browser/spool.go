@@ -1,0 +1,129 @@
+package browser
+
+import (
+	"compress/gzip"
+	"fmt"
+	"io"
+	"os"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/smcscope/smcscope/capture"
+)
+
+// spool is the decompressed copy of a gzip capture, in a file that is
+// unlinked as soon as it is created (nothing is left behind however the
+// browser ends). The index pass writes what it inflates here, ahead of the
+// records it indexes, so every indexed record can be read back at its
+// offset in the decompressed stream. The copy stops, and the pass keeps
+// the frames that follow in memory, when the disk would have less than
+// reserve bytes free or a write fails.
+type spool struct {
+	f       *os.File
+	dir     string
+	reserve int64
+	written atomic.Int64
+	checked int64        // written at the last free-space check
+	stop    atomic.Value // string: why the copy stopped, once it has
+	free    func() (int64, error)
+}
+
+// spoolCheckEvery is how much is written between free-space checks.
+const spoolCheckEvery = 64 << 20
+
+// openSpooled starts reading the gzip capture f through a spool. When no
+// spool can be made, the file is read without one (its frames then kept
+// in memory) and why says so.
+func openSpooled(name string, f *os.File, newSpool func() (*spool, error)) (r *capture.Reader, s *spool, why string, err error) {
+	s, serr := newSpool()
+	if serr != nil {
+		r, err = capture.NewFileReader(name, f)
+		return r, nil, "cannot unpack: " + serr.Error(), err
+	}
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		s.f.Close()
+		return nil, nil, "", &capture.FileError{Name: name, Err: capture.ErrNotCapture, Offset: -1, Detail: "(bad gzip: " + err.Error() + ")"}
+	}
+	if r, err = capture.NewFileReader(name, io.TeeReader(gz, s)); err != nil {
+		s.f.Close()
+		return nil, nil, "", err
+	}
+	return r, s, "", nil
+}
+
+// spoolDir is where the copy goes: $TMPDIR, else /tmp, or /var/tmp when
+// /tmp is a tmpfs (a copy there would take the memory it is meant to
+// save).
+func spoolDir() string {
+	if d := os.Getenv("TMPDIR"); d != "" {
+		return d
+	}
+	const tmpfsMagic = 0x01021994
+	var st syscall.Statfs_t
+	if syscall.Statfs("/tmp", &st) == nil && st.Type == tmpfsMagic {
+		if syscall.Statfs("/var/tmp", &st) == nil && st.Type != tmpfsMagic {
+			return "/var/tmp"
+		}
+	}
+	return os.TempDir()
+}
+
+func newSpool(dir string) (*spool, error) {
+	f, err := os.CreateTemp(dir, "smcdump-*.decompressed")
+	if err != nil {
+		return nil, err
+	}
+	os.Remove(f.Name()) // the open file lives on; nothing to clean up later
+	s := &spool{f: f, dir: dir, free: func() (int64, error) { return freeBytes(dir) }}
+	var st syscall.Statfs_t
+	if syscall.Statfs(dir, &st) == nil {
+		// 10 % of the file system, at most 1 GiB: the copy must not be
+		// what fills the disk.
+		s.reserve = min(int64(st.Blocks)*st.Bsize/10, 1<<30)
+	}
+	return s, nil
+}
+
+func freeBytes(dir string) (int64, error) {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		return 0, err
+	}
+	return int64(st.Bavail) * st.Bsize, nil
+}
+
+// Write copies p to the spool; it never fails, so the index pass goes on
+// when the copy stops (stopped then says why).
+func (s *spool) Write(p []byte) (int, error) {
+	if s.stopped() != "" {
+		return len(p), nil
+	}
+	w := s.written.Load()
+	if w == 0 || w-s.checked >= spoolCheckEvery {
+		s.checked = w
+		if free, err := s.free(); err == nil && free-int64(len(p)) < s.reserve+spoolCheckEvery {
+			s.stop.Store(fmt.Sprintf("%s has %d MiB free", s.dir, free>>20))
+			return len(p), nil
+		}
+	}
+	n, err := s.f.Write(p)
+	s.written.Add(int64(n))
+	if err != nil {
+		s.stop.Store(err.Error())
+	}
+	return len(p), nil
+}
+
+// stopped is why the copy stopped, "" while it goes on.
+func (s *spool) stopped() string {
+	why, _ := s.stop.Load().(string)
+	return why
+}
+
+// reader reads the copy from its start; every record indexed so far is
+// in it.
+func (s *spool) reader() io.ReadSeeker { return io.NewSectionReader(s.f, 0, 1<<62) }
+
+// size is how much has been copied.
+func (s *spool) size() int64 { return s.written.Load() }
