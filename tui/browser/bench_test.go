@@ -1,15 +1,21 @@
 package browser
 
 import (
+	"bufio"
+	"compress/gzip"
 	"context"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/gopacket/gopacket/pcapgo"
 
 	"github.com/smcscope/smcscope/filter"
 	"github.com/smcscope/smcscope/internal/testutil"
@@ -52,13 +58,104 @@ func build(b *testing.B, path string) *Index {
 	}
 }
 
-// BenchmarkBrowser measures what the issue bounds, on one big capture:
-// the first screen (the first rows decoded while the index is still being
-// built), the whole index pass (frames/s, bytes of index per frame, heap),
-// a display filter over the whole file (frames/s) and a jump to a random
-// frame (decoding its screen of 50 rows).
+// BenchmarkBrowser measures what the issue bounds, on one big capture as
+// classic pcap, pcapng and pcap.gz (SMCSCOPE_BROWSER_FORMATS, default all
+// three): the first screen (the first rows decoded while the index is
+// still being built), the whole index pass (frames/s, bytes of index per
+// frame, heap), a display filter over the whole file (frames/s) and a
+// jump to a random frame (decoding its screen of 50 rows).
 func BenchmarkBrowser(b *testing.B) {
-	path := bigCapture(b)
+	pcap := bigCapture(b)
+	formats := []string{"pcap", "pcapng", "pcap.gz"}
+	if s := os.Getenv("SMCSCOPE_BROWSER_FORMATS"); s != "" {
+		formats = strings.Split(s, ",")
+	}
+	for _, format := range formats {
+		path := pcap
+		switch format {
+		case "pcap":
+		case "pcapng":
+			path = toPcapng(b, pcap)
+		case "pcap.gz":
+			path = toGzip(b, pcap)
+		default:
+			b.Fatalf("SMCSCOPE_BROWSER_FORMATS: %q: want pcap, pcapng or pcap.gz", format)
+		}
+		b.Run(format, func(b *testing.B) { benchBrowser(b, path) })
+	}
+}
+
+// toPcapng rewrites a classic pcap as pcapng (nanosecond times, as
+// smcdump -w writes it).
+func toPcapng(b *testing.B, pcap string) string {
+	b.Helper()
+	out := strings.TrimSuffix(pcap, ".pcap") + ".pcapng"
+	in, err := os.Open(pcap)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer in.Close()
+	r, err := pcapgo.NewReader(bufio.NewReaderSize(in, 1<<20))
+	if err != nil {
+		b.Fatal(err)
+	}
+	f, err := os.Create(out)
+	if err != nil {
+		b.Fatal(err)
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	w, err := pcapgo.NewNgWriter(bw, r.LinkType())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for {
+		data, ci, err := r.ZeroCopyReadPacketData()
+		if err != nil {
+			break
+		}
+		if err := w.WritePacket(ci, data); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	if err := bw.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	return out
+}
+
+// toGzip compresses a capture as gzip -1 would.
+func toGzip(b *testing.B, path string) string {
+	b.Helper()
+	out := path + ".gz"
+	in, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer in.Close()
+	f, err := os.Create(out)
+	if err != nil {
+		b.Fatal(err)
+	}
+	zw, _ := gzip.NewWriterLevel(f, gzip.BestSpeed)
+	if _, err := io.Copy(zw, in); err != nil {
+		b.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	return out
+}
+
+func benchBrowser(b *testing.B, path string) {
 	st, _ := os.Stat(path)
 	b.Run("first-screen", func(b *testing.B) {
 		for b.Loop() {

@@ -167,7 +167,6 @@ func TestSpoolStops(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var sp *spool
 	idx, err := openFile(ctx, paths["pcapng.gz"], 0, func() (*spool, error) {
 		s, err := newSpool(dir)
 		if err != nil {
@@ -177,14 +176,13 @@ func TestSpoolStops(t *testing.T) {
 		// fill holds only the first frames of the file.
 		free := int64(1 << 40)
 		s.free = func() (int64, error) { f := free; free = 0; return f, nil }
-		s.reserve, sp = 0, s
+		s.reserve = 0
+		s.every = 1 // every write is a check here
 		return s, nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Every write is a check here.
-	sp.checked = -spoolCheckEvery
 	waitIndexed(t, idx)
 	_, spooled, why, inMemory, from := idx.Kept()
 	if why == "" || inMemory == 0 || from <= 1 || inMemory != len(want)-int(from)+1 || spooled == 0 {

@@ -131,6 +131,9 @@ func openFile(ctx context.Context, path string, limit int, newSpool func() (*spo
 			return nil, err
 		}
 		x.src = f
+		if x.spool != nil {
+			x.src = closers{x.spool.inflate, f}
+		}
 	} else {
 		f.Close()
 		r, err = capture.Open(path)
@@ -141,8 +144,8 @@ func openFile(ctx context.Context, path string, limit int, newSpool func() (*spo
 	r.SetICRCCheck(false) // the index shows no ICRC; rows on screen check it when decoded
 	x.lt = r.LinkType()
 	go x.build(ctx, r)
-	if x.spool != nil {
-		go func() { <-ctx.Done(); x.spool.f.Close() }()
+	if s := x.spool; s != nil {
+		go func() { <-ctx.Done(); s.f.Close() }() // not x: an index dropped before its context ends is freed
 	}
 	return x, nil
 }
@@ -263,6 +266,19 @@ func (x *Index) Progress() (n int, done bool, err error) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	return len(x.ents), x.done, x.err
+}
+
+// closers closes each in turn.
+type closers []io.Closer
+
+func (cs closers) Close() error {
+	var err error
+	for _, c := range cs {
+		if e := c.Close(); err == nil {
+			err = e
+		}
+	}
+	return err
 }
 
 // Kept says where the frames are read back from when not from the file

@@ -20,10 +20,12 @@ import (
 // reserve bytes free or a write fails.
 type spool struct {
 	f       *os.File
+	inflate io.Closer // the goroutine that fills it (pipe)
 	dir     string
 	reserve int64
 	written atomic.Int64
 	checked int64        // written at the last free-space check
+	every   int64        // written between free-space checks
 	stop    atomic.Value // string: why the copy stopped, once it has
 	free    func() (int64, error)
 }
@@ -45,11 +47,104 @@ func openSpooled(name string, f *os.File, newSpool func() (*spool, error)) (r *c
 		s.f.Close()
 		return nil, nil, "", &capture.FileError{Name: name, Err: capture.ErrNotCapture, Offset: -1, Detail: "(bad gzip: " + err.Error() + ")"}
 	}
-	if r, err = capture.NewFileReader(name, io.TeeReader(gz, s)); err != nil {
+	p := s.pipe(gz)
+	s.inflate = p
+	if r, err = capture.NewFileReader(name, p); err != nil {
+		p.Close()
 		s.f.Close()
 		return nil, nil, "", err
 	}
 	return r, s, "", nil
+}
+
+// spoolChunk is what the inflating goroutine writes and hands on at once.
+const spoolChunk = 256 << 10
+
+// pipe inflates gz in a goroutine of its own, writing each chunk to the
+// spool before the returned reader yields it (so every record the index
+// pass reads is in the copy), up to 8 chunks ahead: inflating and the
+// writes, which the kernel may hold back while it writes dirty pages out,
+// overlap the decoding instead of adding to it. Close stops it.
+func (s *spool) pipe(gz io.Reader) *spoolPipe {
+	p := &spoolPipe{chunks: make(chan spoolRead, 8), free: make(chan []byte, 10), done: make(chan struct{})}
+	go func() {
+		defer close(p.chunks)
+		for {
+			var buf []byte
+			select {
+			case buf = <-p.free:
+			default:
+				buf = make([]byte, spoolChunk)
+			}
+			n, err := io.ReadFull(gz, buf[:spoolChunk])
+			if err == io.ErrUnexpectedEOF {
+				err = io.EOF // a short last chunk; a cut stream is the gzip reader's own error
+			}
+			s.Write(buf[:n])
+			select {
+			case p.chunks <- spoolRead{buf[:n], err}:
+			case <-p.done:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return p
+}
+
+type spoolRead struct {
+	b   []byte
+	err error
+}
+
+// spoolPipe is the index pass's end of spool.pipe.
+type spoolPipe struct {
+	chunks chan spoolRead
+	free   chan []byte
+	done   chan struct{}
+	cur    spoolRead
+	rest   []byte
+}
+
+func (p *spoolPipe) Read(b []byte) (int, error) {
+	for len(p.rest) == 0 {
+		if p.cur.err != nil {
+			return 0, p.cur.err
+		}
+		if p.cur.b != nil {
+			select {
+			case p.free <- p.cur.b[:cap(p.cur.b)]:
+			default:
+			}
+		}
+		c, ok := <-p.chunks
+		if !ok {
+			return 0, io.ErrClosedPipe
+		}
+		p.cur, p.rest = c, c.b
+	}
+	n := copy(b, p.rest)
+	p.rest = p.rest[n:]
+	return n, nil
+}
+
+// Close stops the inflating goroutine and lets its buffers go.
+func (p *spoolPipe) Close() error {
+	select {
+	case <-p.done:
+	default:
+		close(p.done)
+	}
+	for {
+		select {
+		case <-p.free:
+		default:
+			p.cur, p.rest = spoolRead{}, nil
+			return nil
+		}
+	}
 }
 
 // spoolDir is where the copy goes: $TMPDIR, else /tmp, or /var/tmp when
@@ -75,7 +170,7 @@ func newSpool(dir string) (*spool, error) {
 		return nil, err
 	}
 	os.Remove(f.Name()) // the open file lives on; nothing to clean up later
-	s := &spool{f: f, dir: dir, free: func() (int64, error) { return freeBytes(dir) }}
+	s := &spool{f: f, dir: dir, every: spoolCheckEvery, free: func() (int64, error) { return freeBytes(dir) }}
 	var st syscall.Statfs_t
 	if syscall.Statfs(dir, &st) == nil {
 		// 10 % of the file system, at most 1 GiB: the copy must not be
@@ -100,9 +195,9 @@ func (s *spool) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	w := s.written.Load()
-	if w == 0 || w-s.checked >= spoolCheckEvery {
+	if w == 0 || w-s.checked >= s.every {
 		s.checked = w
-		if free, err := s.free(); err == nil && free-int64(len(p)) < s.reserve+spoolCheckEvery {
+		if free, err := s.free(); err == nil && free-int64(len(p)) < s.reserve+s.every {
 			s.stop.Store(fmt.Sprintf("%s has %d MiB free", s.dir, free>>20))
 			return len(p), nil
 		}
