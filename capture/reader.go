@@ -338,6 +338,18 @@ func (r *Reader) SetICRCCheck(on bool) { r.noICRC = !on }
 // be read at.
 func (r *Reader) RecordOffset() int64 { return r.last }
 
+// RecordEnd returns the offset just past the record of the frame Next
+// last returned (RecordOffset), -1 where RecordOffset is.
+func (r *Reader) RecordEnd() int64 {
+	switch {
+	case r.last < 0:
+		return -1
+	case r.ng != nil:
+		return r.ng.pos
+	}
+	return r.offset
+}
+
 // Frames is the number of frames read so far (the number of the frame
 // Next last returned).
 func (r *Reader) Frames() int { return r.frame.Number }

@@ -16,6 +16,7 @@ import (
 // readBack is one frame as the Reader gave it, with where to read it again.
 type readBack struct {
 	off    int64
+	end    int64
 	layout *Layout
 	ci     gopacket.CaptureInfo
 	lt     layers.LinkType
@@ -40,7 +41,7 @@ func readBackAll(t *testing.T, name string, b []byte) []readBack {
 		if r.RecordOffset() < 0 || r.Layout() == nil {
 			t.Fatalf("%s: frame %d: offset %d, layout %v", name, f.Number, r.RecordOffset(), r.Layout())
 		}
-		out = append(out, readBack{r.RecordOffset(), r.Layout(), f.CI, f.LinkType, bytes.Clone(f.Data)})
+		out = append(out, readBack{r.RecordOffset(), r.RecordEnd(), r.Layout(), f.CI, f.LinkType, bytes.Clone(f.Data)})
 	}
 }
 
@@ -81,6 +82,17 @@ func TestRecordsReadBack(t *testing.T) {
 		want := readBackAll(t, fl.name, fl.b)
 		if len(want) == 0 {
 			continue
+		}
+		for i, w := range want {
+			// A record ends where the next starts, or before (pcapng blocks
+			// that carry no packet), and the last within the file.
+			next := int64(len(fl.b))
+			if i+1 < len(want) {
+				next = want[i+1].off
+			}
+			if w.end <= w.off || w.end > next {
+				t.Fatalf("%s: frame %d: record [%d, %d), next at %d", fl.name, i+1, w.off, w.end, next)
+			}
 		}
 		rs := NewRecords(fl.name, bytes.NewReader(fl.b))
 		order := make([]int, len(want))

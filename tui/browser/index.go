@@ -217,7 +217,7 @@ func (x *Index) build(ctx context.Context, r *capture.Reader) {
 		}
 		n := int32(len(x.ents)) + 1
 		switch {
-		case layout == nil || e.off < 0 || x.rawFrom != 0 || x.noSpool != "" || (x.spool != nil && x.spool.stopped() != ""):
+		case layout == nil || e.off < 0 || x.rawFrom != 0 || x.noSpool != "" || (x.spool != nil && !x.spool.holds(r.RecordEnd())):
 			// Nothing to read this frame back from: kept whole.
 			if x.rawFrom == 0 {
 				x.rawFrom = n

@@ -216,6 +216,12 @@ func (s *spool) stopped() string {
 	return why
 }
 
+// holds reports whether the copy holds the stream up to end: everything
+// the index pass has read while the copy goes on, less after it stopped.
+func (s *spool) holds(end int64) bool {
+	return s.stopped() == "" || end <= s.written.Load()
+}
+
 // reader reads the copy from its start; every record indexed so far is
 // in it.
 func (s *spool) reader() io.ReadSeeker { return io.NewSectionReader(s.f, 0, 1<<62) }
