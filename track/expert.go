@@ -148,7 +148,12 @@ func (t *Tracker) llcPairs(l *Link, d Dir, in *input) {
 		}
 		return
 	}
-	l.llcPend[d][s] = pendingLLC{typ: m.typ, frame: in.number, ns: in.ns}
+	// Linux runs one LLC flow at a time (smc_llc_flow_start): a request
+	// while another waits means the first got no answer the capture
+	// shows. The older one stays: it is the one that decides.
+	if p := &l.llcPend[d][s]; p.frame == 0 {
+		*p = pendingLLC{typ: m.typ, frame: in.number, ns: in.ns}
+	}
 }
 
 // expireLLC marks the requests of l that waited longer than llcWait by
