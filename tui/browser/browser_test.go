@@ -1383,4 +1383,18 @@ func TestExpertPane(t *testing.T) {
 	if !found {
 		t.Errorf("frame 985 is not marked with !:\n%s", strings.Join(h.listLines(), "\n"))
 	}
+	// The field tree ends with the frame's findings.
+	last := make(chan string, 1)
+	h.App.QueueUpdate(func() {
+		kids := h.b.tree.GetRoot().GetChildren()
+		heading := kids[len(kids)-1]
+		text := heading.GetText()
+		for _, k := range heading.GetChildren() {
+			text += "\n" + k.GetText()
+		}
+		last <- text
+	})
+	if text := <-last; !strings.HasPrefix(text, "SMC Expert Info") || !strings.Contains(text, "warn smc.failover") {
+		t.Errorf("the field tree of frame 985 ends with %q, want its finding", text)
+	}
 }
