@@ -313,6 +313,16 @@ func (c *Conn) perFlow(n func(f *Flow) string) string {
 	return strings.Join(parts, "; ")
 }
 
+// perCount is perFlow for a counter: "C>S 3 what", where n counts 3.
+func (c *Conn) perCount(n func(f *Flow) int, what string) string {
+	return c.perFlow(func(f *Flow) string {
+		if k := n(f); k > 0 {
+			return fmt.Sprintf("%d %s", k, what)
+		}
+		return ""
+	})
+}
+
 func msText(ns int64) string {
 	return fmt.Sprintf("%.1f ms", float64(ns)/1e6)
 }
@@ -388,26 +398,11 @@ func (c *Conn) findingDetail(id expert.ID, now int64, text string) string {
 			return fmt.Sprintf("%s at frame %d without peer_conn_closed", what, f.finFrame)
 		})
 	case expert.SeqGap:
-		return c.perFlow(func(f *Flow) string {
-			if f.SeqGaps == 0 {
-				return ""
-			}
-			return fmt.Sprintf("%d sequence numbers missing", f.SeqGaps)
-		})
+		return c.perCount(func(f *Flow) int { return f.SeqGaps }, "sequence numbers missing")
 	case expert.SeqDup:
-		return c.perFlow(func(f *Flow) string {
-			if f.SeqDup == 0 {
-				return ""
-			}
-			return fmt.Sprintf("%d sequence numbers repeated", f.SeqDup)
-		})
+		return c.perCount(func(f *Flow) int { return f.SeqDup }, "sequence numbers repeated")
 	case expert.CursorBackwards:
-		return c.perFlow(func(f *Flow) string {
-			if f.CursorErrors == 0 {
-				return ""
-			}
-			return fmt.Sprintf("%d cursors not followed", f.CursorErrors)
-		})
+		return c.perCount(func(f *Flow) int { return f.CursorErrors }, "cursors not followed")
 	case expert.CursorPastRMBE:
 		return c.perFlow(func(f *Flow) string {
 			if f.PastRMBE == 0 {
