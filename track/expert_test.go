@@ -131,3 +131,36 @@ func TestExpertCleanCaptures(t *testing.T) {
 		}
 	}
 }
+
+// TestLLCRetransmissionIsNotANewRequest: an LLC message sent again on its
+// PSN is one message: the link's history has the ADD_LINK request once,
+// and the copy's frame says it is a retransmission.
+func TestLLCRetransmissionIsNotANewRequest(t *testing.T) {
+	path := crafted.ExpertVector(t, "llc-retransmitted").Build(t)
+	tr := New(Options{Unshared: true})
+	var rec decode.Record
+	var copyFinds []expert.ID
+	eachFrame(t, path, func(f *capture.Frame) {
+		tr.Feed(f)
+		if f.Number == 19 { // the copy of frame 18
+			rec.Reset()
+			tr.AppendFields(f, &rec)
+			_, copyFinds = FrameFindings(&rec)
+		}
+	})
+	if !slices.Contains(copyFinds, expert.LLCRetransmitted) || !slices.Contains(copyFinds, expert.RCRetransmission) {
+		t.Errorf("the copy carries %v, want smc.llc.retransmitted and roce.rc.retransmission", copyFinds)
+	}
+	s := tr.Snapshot()
+	n := 0
+	for _, l := range s.Links {
+		for _, h := range l.History {
+			if strings.HasPrefix(h.What, "ADD_LINK_V2 req for link 2") {
+				n++
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("the ADD_LINK request is %d times in the link's history, want once", n)
+	}
+}
