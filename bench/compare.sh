@@ -118,6 +118,8 @@ setcmd() {
 	# every layer and costs one field.
 	decode) cmd=("$s" -r "$f" -q -Y frame.error) ;;
 	conns) cmd=("$s" -r "$f" -q -z "smc,conns") ;;
+	# The expert findings also check every RoCE frame's ICRC (roce.icrc.bad).
+	expert) cmd=("$s" -r "$f" -q -z "smc,expert") ;;
 	filter) cmd=("$s" -r "$f" -Y "$yplain") ;;
 	filter-tracked) cmd=("$s" -r "$f" -Y "$ytracked") ;;
 	tshark) cmd=(tshark -n -r "$f" --disable-protocol rpcordma -T fields "${tfields[@]}") ;;
@@ -135,6 +137,7 @@ label() {
 	json | jsonl) echo "smcdump -T $1" ;;
 	decode) echo "smcdump -q -Y frame.error" ;;
 	conns) echo "smcdump -q -z smc,conns" ;;
+	expert) echo "smcdump -q -z smc,expert" ;;
 	filter) echo "smcdump -Y '$yplain'" ;;
 	filter-tracked) echo "smcdump -Y '... and smc.conn.id'" ;;
 	tshark) echo "tshark -T fields (6 -e), 1 run" ;;
@@ -190,7 +193,7 @@ conns_counts() {
 	awk '/^SMC connections: / { c = $3 } /^all [0-9]+ connections:/ { c = $2 } /^frames [0-9]+:/ { f = $2 + 0 } END { print c + 0, f + 0 }' "$work/conns.out"
 }
 
-main_modes=(readloop fields text tcpdump json jsonl decode conns filter filter-tracked)
+main_modes=(readloop fields text tcpdump json jsonl decode conns expert filter filter-tracked)
 mem_modes=(fields text jsonl conns filter-tracked)
 
 frames=$(mkcap main "$size" "${inputs[@]}")
@@ -356,6 +359,8 @@ over() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.1f%%", (b / a - 1) * 100 }'
 a=$(get "$work/main.best" decode 2)
 b=$(get "$work/main.best" conns 2)
 target "-q -z smc,conns <= 10% over decoding alone" "$(over "$a" "$b")" "$(verdict "$b / $a <= 1.10")"
+b=$(get "$work/main.best" expert 2)
+target "-q -z smc,expert over decoding alone (no goal)" "$(over "$a" "$b")" "-" "it checks every ICRC as well"
 a=$(get "$work/main.best" filter 2)
 b=$(get "$work/main.best" filter-tracked 2)
 target "-Y tracker field <= 10% over a plain field" "$(over "$a" "$b")" "$(verdict "$b / $a <= 1.10")"

@@ -73,7 +73,7 @@ var ownerGroups = [decode.NumOwners]fieldGroup{
 	decode.OwnerICRCCheck: gICRC, // needs the ICRC recomputed
 	decode.OwnerCLC:       gCLC, decode.OwnerLLC: gLLC, decode.OwnerCDC: gCDC,
 	decode.OwnerTrackConn: gAll, decode.OwnerTrackLGR: gAll, decode.OwnerTrackLink: gAll,
-	decode.OwnerTrackRC: gAll, decode.OwnerTrack: gAll,
+	decode.OwnerTrackRC: gAll, decode.OwnerTrack: gAll, decode.OwnerTrackExpert: gAll,
 }
 
 func groupOf(id decode.FieldID) fieldGroup { return ownerGroups[decode.Def(id).Owner] }

@@ -34,36 +34,40 @@ const (
 	OwnerTrackLink // tracker: its link
 	OwnerTrackRC   // tracker: RC transport analysis of its queue pair
 	OwnerTrack     // tracker: frames it could not attach
-	NumOwners      // the number of owners, for tables indexed by Owner
+	// OwnerTrackExpert: the tracker's findings on the frame (package
+	// expert's catalogue), last in the tree as Wireshark's Expert Info.
+	OwnerTrackExpert
+	NumOwners // the number of owners, for tables indexed by Owner
 )
 
 var owners = [NumOwners]struct{ key, title string }{
-	OwnerUnknown:   {"?", "?"},
-	OwnerFrame:     {"frame", "Frame"},
-	OwnerEthernet:  {"eth", "Ethernet"},
-	OwnerVLAN:      {"vlan", "802.1Q VLAN"},
-	OwnerIP:        {"ip", "Internet Protocol"},
-	OwnerTCP:       {"tcp", "TCP"},
-	OwnerUDP:       {"udp", "UDP"},
-	OwnerGRH:       {"roce.grh", "RoCE GRH"},
-	OwnerBTH:       {"roce.bth", "RoCE BTH"},
-	OwnerRDETH:     {"roce.rdeth", "RoCE RDETH"},
-	OwnerXRCETH:    {"roce.xrceth", "RoCE XRCETH"},
-	OwnerRETH:      {"roce.reth", "RoCE RETH"},
-	OwnerAETH:      {"roce.aeth", "RoCE AETH"},
-	OwnerImmDt:     {"roce.immdt", "RoCE IMMDT"},
-	OwnerIETH:      {"roce.ieth", "RoCE IETH"},
-	OwnerDETH:      {"roce.deth", "RoCE DETH"},
-	OwnerICRC:      {"roce.icrc", "RoCE ICRC"},
-	OwnerICRCCheck: {"roce.icrc", "RoCE ICRC"},
-	OwnerCLC:       {"smc.clc", "SMC CLC"},
-	OwnerLLC:       {"smc.llc", "SMC LLC"},
-	OwnerCDC:       {"smc.cdc", "SMC CDC"},
-	OwnerTrackConn: {"smc.conn", "SMC CONN"},
-	OwnerTrackLGR:  {"smc.lgr", "SMC LGR"},
-	OwnerTrackLink: {"smc.link", "SMC LINK"},
-	OwnerTrackRC:   {"smc.rc", "SMC RC"},
-	OwnerTrack:     {"smc.track", "SMC TRACK"},
+	OwnerUnknown:     {"?", "?"},
+	OwnerFrame:       {"frame", "Frame"},
+	OwnerEthernet:    {"eth", "Ethernet"},
+	OwnerVLAN:        {"vlan", "802.1Q VLAN"},
+	OwnerIP:          {"ip", "Internet Protocol"},
+	OwnerTCP:         {"tcp", "TCP"},
+	OwnerUDP:         {"udp", "UDP"},
+	OwnerGRH:         {"roce.grh", "RoCE GRH"},
+	OwnerBTH:         {"roce.bth", "RoCE BTH"},
+	OwnerRDETH:       {"roce.rdeth", "RoCE RDETH"},
+	OwnerXRCETH:      {"roce.xrceth", "RoCE XRCETH"},
+	OwnerRETH:        {"roce.reth", "RoCE RETH"},
+	OwnerAETH:        {"roce.aeth", "RoCE AETH"},
+	OwnerImmDt:       {"roce.immdt", "RoCE IMMDT"},
+	OwnerIETH:        {"roce.ieth", "RoCE IETH"},
+	OwnerDETH:        {"roce.deth", "RoCE DETH"},
+	OwnerICRC:        {"roce.icrc", "RoCE ICRC"},
+	OwnerICRCCheck:   {"roce.icrc", "RoCE ICRC"},
+	OwnerCLC:         {"smc.clc", "SMC CLC"},
+	OwnerLLC:         {"smc.llc", "SMC LLC"},
+	OwnerCDC:         {"smc.cdc", "SMC CDC"},
+	OwnerTrackConn:   {"smc.conn", "SMC CONN"},
+	OwnerTrackLGR:    {"smc.lgr", "SMC LGR"},
+	OwnerTrackLink:   {"smc.link", "SMC LINK"},
+	OwnerTrackRC:     {"smc.rc", "SMC RC"},
+	OwnerTrack:       {"smc.track", "SMC TRACK"},
+	OwnerTrackExpert: {"smc.expert", "SMC Expert Info"},
 }
 
 // Key is the field-name prefix the owner's fields share ("smc.llc").

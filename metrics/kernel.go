@@ -54,3 +54,21 @@ func (c *kernelCollector) collect(s *monitor.Snapshot, m *emitter) {
 		m.gauge(c.hsLimit, v)
 	}
 }
+
+// expertCollector exports smc_expert_findings_total: how often each
+// finding of package expert's catalogue was found, the wire's frames
+// (smctop -i/-r) and the kernel's refreshes, one series per finding and
+// severity (a bounded set: the catalogue).
+type expertCollector struct{ findings *prometheus.Desc }
+
+func newExpertCollector() *expertCollector {
+	return &expertCollector{findings: prometheus.NewDesc(namespace+"_expert_findings_total",
+		"Expert findings (smcdump -z smc,expert's catalogue): frames that show them on the wire (smctop -i/-r), refreshes that found them in the kernel's counters.",
+		[]string{"finding", "severity", "source"}, nil)}
+}
+
+func (c *expertCollector) collect(s *monitor.Snapshot, m *emitter) {
+	for _, e := range s.Expert {
+		m.counter(c.findings, float64(e.Count), e.ID, e.Severity, e.Source)
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
+
+	"github.com/smcscope/smcscope/expert"
 )
 
 // maxEvents bounds the event log a Monitor keeps.
@@ -101,10 +103,25 @@ func diffEvents(prev, cur *Snapshot) []Event {
 			add(Event{Kind: EventLGRDeleted, LGR: g.Key}, "%s link group %s deleted", g.Kind, g.ID)
 		}
 	}
-	if cur.Kernel != nil && prev.Kernel != nil {
-		d := (cur.Kernel.ClientHSErrors + cur.Kernel.ServerHSErrors) - (prev.Kernel.ClientHSErrors + prev.Kernel.ServerHSErrors)
-		if d > 0 && d < 1<<62 {
-			add(Event{Kind: EventHandshakeErr}, "%d SMC handshake error(s)", d)
+	if k, pk := cur.Kernel, prev.Kernel; k != nil && pk != nil {
+		// The kernel's own findings: its counters say them (package
+		// expert's catalogue, source kernel).
+		rose := func(a, b uint64) uint64 {
+			if d := a - b; a > b && d < 1<<62 {
+				return d
+			}
+			return 0
+		}
+		if d := rose(k.ClientHSErrors+k.ServerHSErrors, pk.ClientHSErrors+pk.ServerHSErrors); d > 0 {
+			add(finding(Event{Kind: EventHandshakeErr}, expert.HandshakeErrors), "%d SMC handshake error(s)", d)
+		}
+		if d := rose(k.ClientFallbacks+k.ServerFallbacks, pk.ClientFallbacks+pk.ServerFallbacks); d >= fallbackBurst {
+			add(finding(Event{Kind: EventExpert}, expert.FallbackBurst), "%d connections fell back to TCP since the last refresh", d)
+		}
+		if d := rose(k.BuffersFull, pk.BuffersFull); d > 0 {
+			add(finding(Event{Kind: EventExpert}, expert.BufferFull), "SMC buffers found full %d time(s) since the last refresh (rx RMB usage %d B, tx %d B)", d, k.SMCR.RxRMBUsage+k.SMCD.RxRMBUsage, k.SMCR.TxRMBUsage+k.SMCD.TxRMBUsage)
+		} else if near, use, alloc := nearFull(cur); near && !wasNearFull(prev) {
+			add(finding(Event{Kind: EventExpert}, expert.BufferFull), "SMC RMBs %d B in use of %d B allocated (%.0f %%)", use, alloc, 100*float64(use)/float64(alloc))
 		}
 	}
 	oldMoving := map[string]bool{}
@@ -121,12 +138,53 @@ func diffEvents(prev, cur *Snapshot) []Event {
 		for _, p := range d.Ports {
 			for _, c := range p.Counters {
 				if c.Moving && !oldMoving[fmt.Sprintf("%s/%d/%s", d.Name, p.Port, c.Name)] {
-					add(Event{Kind: EventCounter}, "%s port %d %s started moving (+%d, %s)", d.Name, p.Port, c.Name, c.Delta, c.Health)
+					e := Event{Kind: EventCounter}
+					if p.Links > 0 {
+						// On a port that carries SMC links: a finding.
+						e = finding(e, expert.PortErrors)
+					}
+					add(e, "%s port %d %s started moving (+%d, %s)", d.Name, p.Port, c.Name, c.Delta, c.Health)
 				}
 			}
 		}
 	}
 	return out
+}
+
+// fallbackBurst is how many fallbacks between two refreshes make a burst
+// (expert.FallbackBurst).
+const fallbackBurst = 10
+
+// nearFullShare of the RMBs allocated in use is near full.
+const nearFullShare = 0.9
+
+// finding makes e the event of a kernel finding.
+func finding(e Event, id expert.ID) Event {
+	d := id.Def()
+	e.Finding, e.Severity = d.Name, d.Severity.String()
+	return e
+}
+
+// nearFull reports whether the receive buffers in use (the kernel's
+// statistics, Linux 6.10+) come near the RMBs its link groups allocated
+// (SMC_NLA_LGR_R_RMB_ALLOC, 6.12+), with both numbers.
+func nearFull(s *Snapshot) (bool, uint64, uint64) {
+	if s == nil || s.Kernel == nil {
+		return false, 0, 0
+	}
+	var alloc uint64
+	for _, g := range s.LinkGroups {
+		if g.Source == SourceKernel {
+			alloc += g.RMBAlloc
+		}
+	}
+	use := s.Kernel.SMCR.RxRMBUsage + s.Kernel.SMCD.RxRMBUsage
+	return alloc > 0 && float64(use) >= nearFullShare*float64(alloc), use, alloc
+}
+
+func wasNearFull(s *Snapshot) bool {
+	near, _, _ := nearFull(s)
+	return near
 }
 
 func roleText(role Role) string {

@@ -30,8 +30,12 @@ type Snapshot struct {
 	// tracepoints (empty without them; Sources says why).
 	Processes []ProcessRow `json:"processes"`
 	Events    []Event      `json:"events"`
-	Settings  []Setting    `json:"settings"`
-	Kernel    *KernelStats `json:"kernel_stats,omitempty"`
+	// Expert counts each finding of package expert's catalogue since the
+	// start: the wire's frames that show it (smctop -i/-r), the kernel's
+	// refreshes that found it.
+	Expert   []ExpertCount `json:"expert"`
+	Settings []Setting     `json:"settings"`
+	Kernel   *KernelStats  `json:"kernel_stats,omitempty"`
 }
 
 // CounterErrors lists every device's counters that could not be read, as
@@ -262,6 +266,26 @@ type ConnRow struct {
 	// CLC message, the first CDC, the close, at their frames' times (kernel
 	// rows: none; their events are in Snapshot.Events by Conn key).
 	Handshake []Step `json:"handshake,omitempty"`
+	// Findings are the wire's expert findings on the connection.
+	Findings []Finding `json:"findings,omitempty"`
+}
+
+// Finding is one finding of package expert's catalogue on one object.
+type Finding struct {
+	ID       string `json:"id"` // stable name, "smc.cdc.seq_gap"
+	Severity string `json:"severity"`
+	Count    int    `json:"count"`
+	First    int    `json:"first_frame,omitempty"`
+	Last     int    `json:"last_frame,omitempty"`
+	Detail   string `json:"detail,omitempty"`
+}
+
+// ExpertCount is how often one finding was found.
+type ExpertCount struct {
+	ID       string `json:"id"`
+	Severity string `json:"severity"`
+	Source   string `json:"source"` // "wire" or "kernel"
+	Count    uint64 `json:"count"`
 }
 
 // Step is one moment of a connection's life on the wire.
@@ -322,6 +346,8 @@ type LinkGroupRow struct {
 	// DeleteReason is the DELETE_LINK reason seen on the wire.
 	DeleteReason Reason    `json:"delete_reason,omitzero"`
 	Links        []LinkRow `json:"links"`
+	// Findings are the wire's expert findings on the group itself.
+	Findings []Finding `json:"findings,omitempty"`
 	// History is the group's life as the wire showed it (links confirmed,
 	// added, rejected, deleted, connections moved), oldest first.
 	History []Event `json:"history"`
@@ -372,6 +398,8 @@ type LinkRow struct {
 	NAKs         int    `json:"naks,omitempty"`
 	RNRs         int    `json:"rnr_naks,omitempty"`
 	DeleteReason Reason `json:"delete_reason,omitzero"`
+	// Findings are the wire's expert findings on the link.
+	Findings []Finding `json:"findings,omitempty"`
 }
 
 // DeviceKind says what a device row is.
@@ -458,6 +486,10 @@ type Event struct {
 	Conn string `json:"conn,omitempty"`
 	LGR  string `json:"lgr,omitempty"`
 	Link uint8  `json:"link,omitempty"`
+	// Finding names the event's finding in package expert's catalogue
+	// (its stable name) with its severity, when it is one.
+	Finding  string `json:"finding,omitempty"`
+	Severity string `json:"severity,omitempty"`
 }
 
 // EventKind says what an Event is.
@@ -475,6 +507,7 @@ const (
 	EventCounter      EventKind = "counter"
 	EventSMC          EventKind = "smc"
 	EventHandshakeErr EventKind = "handshake-error"
+	EventExpert       EventKind = "expert" // a finding of the wire or the kernel (Event.Finding)
 )
 
 // EventSource says how an Event was learned.
@@ -503,6 +536,10 @@ type KernelStats struct {
 	ServerHSErrors  uint64 `json:"server_handshake_errors"`
 	ClientFallbacks uint64 `json:"client_fallbacks"`
 	ServerFallbacks uint64 `json:"server_fallbacks"`
+	// BuffersFull counts the times an SMC buffer was found full, SMC-R
+	// and SMC-D: own RMB on receive, own send buffer and the peer's RMB on
+	// send (SMC_NLA_STATS_RMB_*_FULL_CNT and _FULL_PEER_CNT).
+	BuffersFull uint64 `json:"buffers_full"`
 }
 
 // TechTotals are one technology's counters.

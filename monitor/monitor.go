@@ -11,10 +11,12 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/smcscope/smcscope/expert"
 	"github.com/smcscope/smcscope/rdmastats"
 	"github.com/smcscope/smcscope/smcnl"
 )
@@ -53,6 +55,11 @@ type Monitor struct {
 	wireGen    int // the replay's restarts seen
 	// lost remembers the links a kernel link group lost (see LinkDeleted).
 	lost map[string][]LinkRow
+	// logged holds the wire findings already in the log (by finding and
+	// object): one decided late, or seen again, is not logged twice.
+	logged map[string]bool
+	// kernelExpert counts the kernel's findings since the start.
+	kernelExpert map[expert.ID]uint64
 	// procs are the traced processes' sums since the start.
 	procs map[int]*procTotals
 }
@@ -62,7 +69,7 @@ func New(o Options) *Monitor {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Monitor{o: o, lost: map[string][]LinkRow{}}
+	return &Monitor{o: o, lost: map[string][]LinkRow{}, logged: map[string]bool{}, kernelExpert: map[expert.ID]uint64{}}
 }
 
 // Close releases the kernel connections, tracer and capture.
@@ -167,6 +174,7 @@ func (m *Monitor) Refresh() Snapshot {
 		for _, e := range diffEvents(m.prev, &s) {
 			if e.Kind != EventFallback && e.Kind != EventLinkDown {
 				m.log = appendEvents(m.log, e)
+				m.countKernel(e)
 			}
 		}
 	} else {
@@ -182,13 +190,33 @@ func (m *Monitor) Refresh() Snapshot {
 			why = "the capture's frames, and " + why + " of the kernel and the RNICs"
 		}
 		s.Sources = append(s.Sources, Source{Name: "events", Available: true, Detail: why})
-		m.log = appendEvents(m.log, diffEvents(m.prev, &s)...)
+		evs := diffEvents(m.prev, &s)
+		m.log = appendEvents(m.log, evs...)
+		for _, e := range evs {
+			m.countKernel(e)
+		}
+	}
+	for id := expert.ID(1); int(id) <= expert.Count; id++ {
+		if n := m.kernelExpert[id]; n > 0 {
+			d := id.Def()
+			s.Expert = append(s.Expert, ExpertCount{ID: d.Name, Severity: d.Severity.String(), Source: "kernel", Count: n})
+		}
 	}
 	s.Events = append([]Event{}, m.log...)
 	s.nonNil()
 	snap := s
 	m.prev = &snap
 	return s
+}
+
+// countKernel counts a kernel event that is a finding.
+func (m *Monitor) countKernel(e Event) {
+	if e.Finding == "" || e.Source == EventFromWire {
+		return
+	}
+	if id, ok := expert.ByName(e.Finding); ok {
+		m.kernelExpert[id]++
+	}
 }
 
 // remote fetches another host's snapshot from its exporter; a host that
@@ -227,6 +255,7 @@ func (m *Monitor) wire(s *Snapshot, w *Wire) {
 		// its frames.
 		m.wireGen, m.wireFrames = gen, 0
 		m.log = slices.DeleteFunc(m.log, func(e Event) bool { return e.Source == EventFromWire })
+		clear(m.logged)
 	}
 	snap := w.Snapshot()
 	v := readWire(&snap)
@@ -267,6 +296,13 @@ func (m *Monitor) wire(s *Snapshot, w *Wire) {
 			fresh = append(fresh, e)
 		}
 	}
+	for _, e := range v.findings {
+		if k := e.Finding + "|" + e.Conn + "|" + e.LGR + "|" + strconv.Itoa(int(e.Link)); !m.logged[k] {
+			m.logged[k] = true
+			fresh = append(fresh, e)
+		}
+	}
+	s.Expert = append(s.Expert, v.expert...)
 	m.wireFrames = snap.Stats.Frames
 	m.log = appendEvents(m.log, fresh...)
 }
@@ -444,6 +480,9 @@ func (s *Snapshot) nonNil() {
 	if s.Fallbacks == nil {
 		s.Fallbacks = []ReasonCount{}
 	}
+	if s.Expert == nil {
+		s.Expert = []ExpertCount{}
+	}
 	if s.Processes == nil {
 		s.Processes = []ProcessRow{}
 	}
@@ -500,6 +539,8 @@ func (m *Monitor) kernel(s *Snapshot, k Kernel) []smcnl.Device {
 			SMCD:           techTotals(st.SMCD),
 			ClientHSErrors: st.ClientHSErrCount,
 			ServerHSErrors: st.ServerHSErrCount,
+			BuffersFull: st.SMCR.RxRMBStats.Full + st.SMCR.TxRMBStats.Full + st.SMCR.TxRMBStats.FullPeer +
+				st.SMCD.RxRMBStats.Full + st.SMCD.TxRMBStats.Full + st.SMCD.TxRMBStats.FullPeer,
 		}
 		s.Kernel = ks
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
+	"github.com/smcscope/smcscope/expert"
 	"github.com/smcscope/smcscope/track"
 )
 
@@ -82,9 +83,9 @@ func (w *Wire) open(iface string) (*capture.Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The tracker reads the layers itself; no field record is needed, nor
-	// the ICRC (it is not shown here).
-	r.SetFieldDemand([]decode.FieldID{})
+	// The tracker reads the layers itself; no field record is needed,
+	// but the ICRC is checked: a bad one is a finding (roce.icrc.bad).
+	r.SetFieldDemand([]decode.FieldID{decode.FieldICRCOK})
 	return r, nil
 }
 
@@ -324,6 +325,74 @@ type wireView struct {
 	// as each side's kernel counts them (SMC_NETLINK_GET_FBACK_STATS).
 	fallbacks []ReasonCount
 	success   int // connections that became SMC-R or SMC-D
+	// findings are the capture's expert findings as events, one per
+	// finding and object (Monitor.wire logs each once), and expert their
+	// counts over the whole capture.
+	findings []Event
+	expert   []ExpertCount
+}
+
+// wireFindings files the snapshot's findings by the object they are on,
+// as rows show them, and makes an event of each.
+type wireFindings struct {
+	conns  map[int][]Finding
+	links  map[int][]Finding // by tracker link ID
+	groups map[int][]Finding
+	events []Event
+}
+
+func readFindings(s *track.Snapshot, links map[int]*track.Link, groups map[int]*track.LinkGroup) wireFindings {
+	w := wireFindings{conns: map[int][]Finding{}, links: map[int][]Finding{}, groups: map[int][]Finding{}}
+	for _, f := range s.Findings() {
+		d := f.ID.Def()
+		row := Finding{ID: d.Name, Severity: d.Severity.String(), Count: f.Count, First: f.First, Last: f.Last, Detail: f.Detail}
+		e := Event{Time: f.FirstTime, Kind: EventExpert, Source: EventFromWire, Frame: f.First, Finding: d.Name, Severity: row.Severity}
+		what := "the capture"
+		switch f.Object {
+		case expert.ObjectConn:
+			w.conns[f.ObjectID] = append(w.conns[f.ObjectID], row)
+			e.Conn = wireConnKey(f.ObjectID)
+			what = e.Conn
+		case expert.ObjectLink:
+			w.links[f.ObjectID] = append(w.links[f.ObjectID], row)
+			if l := links[f.ObjectID]; l != nil {
+				e.LGR, e.Link = wireLGRKey(l.LGR), l.LinkID
+				what = fmt.Sprintf("link %d of link group %s", l.LinkID, lgrOf(groups[l.LGR]))
+			}
+		case expert.ObjectLGR:
+			w.groups[f.ObjectID] = append(w.groups[f.ObjectID], row)
+			e.LGR = wireLGRKey(f.ObjectID)
+			what = "link group " + lgrOf(groups[f.ObjectID])
+		}
+		e.Text = fmt.Sprintf("%s %s on %s: %s", row.Severity, d.Name, what, d.Meaning)
+		if f.Detail != "" {
+			e.Text += " (" + f.Detail + ")"
+		}
+		w.events = append(w.events, e)
+	}
+	return w
+}
+
+// lgrOf names a tracked group by its client's kernel ID, as rows do.
+func lgrOf(g *track.LinkGroup) string {
+	if g == nil {
+		return "-"
+	}
+	if g.ClientLGRID != 0 {
+		return LGRID(g.ClientLGRID).String()
+	}
+	return wireLGRKey(g.ID)
+}
+
+// wireExpert counts the capture's findings, folded connections' included.
+func wireExpert(s *track.Snapshot) []ExpertCount {
+	var out []ExpertCount
+	for _, sev := range s.ExpertView().Severities {
+		for _, r := range sev.Findings {
+			out = append(out, ExpertCount{ID: r.ID, Severity: r.Severity, Source: "wire", Count: uint64(r.Count)})
+		}
+	}
+	return out
 }
 
 func wireConnKey(id int) string { return "wire:" + strconv.Itoa(id) }
@@ -339,12 +408,15 @@ func readWire(s *track.Snapshot) wireView {
 	for i := range s.LinkGroups {
 		groups[s.LinkGroups[i].ID] = &s.LinkGroups[i]
 	}
+	wf := readFindings(s, links, groups)
+	v.findings, v.expert = wf.events, wireExpert(s)
 	open := map[int]int{}     // link group -> open connections
 	openLink := map[int]int{} // link -> open connections
 	fb := map[[2]uint32]int{} // (side, local reason) -> count
 	for i := range s.Conns {
 		c := &s.Conns[i]
 		r := wireConn(c, links[c.Link], groups[c.LGR])
+		r.Findings = wf.conns[c.ID]
 		if r.State != StateClosed {
 			open[c.LGR]++
 			openLink[c.Link]++
@@ -382,7 +454,7 @@ func readWire(s *track.Snapshot) wireView {
 	})
 	for i := range s.LinkGroups {
 		g := &s.LinkGroups[i]
-		gr, evs := wireGroup(g, links, open[g.ID], openLink)
+		gr, evs := wireGroup(g, links, open[g.ID], openLink, &wf)
 		v.groups = append(v.groups, gr)
 		v.events = append(v.events, evs...)
 	}
@@ -467,13 +539,13 @@ func wireConn(c *track.Conn, l *track.Link, g *track.LinkGroup) ConnRow {
 // wireGroup is the row of one tracked link group with its links, and the
 // events its history shows. open counts its connections still open,
 // openLink those of each link.
-func wireGroup(g *track.LinkGroup, links map[int]*track.Link, open int, openLink map[int]int) (LinkGroupRow, []Event) {
+func wireGroup(g *track.LinkGroup, links map[int]*track.Link, open int, openLink map[int]int, wf *wireFindings) (LinkGroupRow, []Event) {
 	gr := LinkGroupRow{
 		Key: wireLGRKey(g.ID), Source: SourceWire, ID: LGRID(g.ClientLGRID), PeerID: LGRID(g.ServerLGRID),
 		Kind: ModeSMCR, Role: RoleClient, Deleted: g.Deleted, Conns: uint32(open),
 		Version: g.Version, Release: g.Release, EID: strings.TrimRight(g.EID, " "), PeerHost: g.Server.Host,
 		MaxLinks: g.MaxLinks, MaxConns: g.MaxConns, Direct: g.Direct,
-		Links: []LinkRow{}, History: []Event{},
+		Links: []LinkRow{}, History: []Event{}, Findings: wf.groups[g.ID],
 	}
 	if g.Server.OS != 0 {
 		gr.PeerOS = decode.OSTypeName(g.Server.OS)
@@ -499,6 +571,7 @@ func wireGroup(g *track.LinkGroup, links map[int]*track.Link, open int, openLink
 			continue
 		}
 		lr, ok := wireLink(l, openLink[l.ID])
+		lr.Findings = wf.links[l.ID]
 		if ok {
 			if lr.Active {
 				active++

@@ -56,6 +56,10 @@ func TestGolden(t *testing.T) {
 				{"z-lgr", Options{Quiet: true, Views: []string{track.ViewLGR}}},
 				{"z-decline", Options{Quiet: true, Views: []string{track.ViewDecline}}},
 				{"z-timeline-1", Options{Quiet: true, Views: []string{track.ViewTimeline + ",1"}}},
+				{"z-expert", Options{Quiet: true, Views: []string{track.ViewExpert}}},
+				{"z-expert-json", Options{Quiet: true, Format: "json", Views: []string{track.ViewExpert}}},
+				{"expert-warn", Options{DisplayFilter: "smc.expert.severity >= warn", Format: "fields", Header: true,
+					Fields: []string{"frame.number", "smc.expert.id", "smc.expert.severity", "smc.conn.id", "smc.link.id"}}},
 				{"verbose-llc", Options{Verbose: true, DisplayFilter: "smc.llc.type"}},
 				{"json-views", Options{Format: "json", Count: 40, Views: []string{track.ViewConns, track.ViewLinks, track.ViewLGR, track.ViewDecline}}},
 			}

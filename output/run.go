@@ -225,6 +225,9 @@ func Run(ctx context.Context, o Options) error {
 	})
 	defer stop()
 
+	if d, ok := tr.(interface{ FieldDemand() []decode.FieldID }); ok && demand != nil {
+		demand = append(demand, d.FieldDemand()...)
+	}
 	r.SetFieldDemand(demand)
 	if tr == nil { // the tracker reads every layer of every frame
 		r.SetDepth(capture.DemandDepth(demand))
@@ -383,10 +386,16 @@ func (o *Options) demand(flt *filter.Filter) (ids []decode.FieldID, tracked, pri
 	if flt != nil {
 		ids = append(ids, flt.Fields()...)
 	}
+	expert := false
 	for _, id := range ids {
 		if !capture.FrameField(id) {
 			tracked = true
 		}
+		expert = expert || decode.Def(id).Owner == decode.OwnerTrackExpert
+	}
+	if expert {
+		// roce.icrc.bad is one of the findings: the ICRC must be checked.
+		ids = append(ids, decode.FieldICRCOK)
 	}
 	return ids, tracked, printTracked
 }

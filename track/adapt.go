@@ -141,6 +141,7 @@ func fill(in *input, f *capture.Frame) {
 			m.prodFlags, m.connFlags = uint8(c.ProdFlags), uint8(c.ConnFlags)
 		}
 		r.malformed = f.SMCMalformed
+		r.icrcBad = f.ICRC.Checked && !f.ICRC.OK
 		r.hasLLC = f.LLC != nil
 		if r.hasLLC {
 			fillLLC(&r.llc, f.LLC)

@@ -3,6 +3,9 @@ package track
 import (
 	"fmt"
 	"sort"
+	"time"
+
+	"github.com/smcscope/smcscope/expert"
 )
 
 // rmbeSize is the size of the RMBE that direction d writes into.
@@ -47,6 +50,7 @@ func (t *Tracker) cdc(l *Link, d Dir, in *input) {
 		if f.FailoverFrame == 0 {
 			f.FailoverFrame, f.failoverNS = in.number, in.ns
 		}
+		t.raise(&c.expert, expert.Failover, in)
 		from := c.Link
 		t.attach(c, l)
 		if rec {
@@ -65,6 +69,7 @@ func (t *Tracker) cdc(l *Link, d Dir, in *input) {
 		dd := seqDiff(m.seq, f.LastSeq)
 		if dd <= 0 {
 			f.SeqDup++
+			t.raise(&c.expert, expert.SeqDup, in)
 			if rec {
 				t.note(c, in, d, "CDC", fmt.Sprintf("seq %d again (last %d): ignored", m.seq, f.LastSeq))
 			}
@@ -72,6 +77,7 @@ func (t *Tracker) cdc(l *Link, d Dir, in *input) {
 		}
 		if dd > 1 {
 			f.SeqGaps += int(dd) - 1
+			t.raise(&c.expert, expert.SeqGap, in)
 		}
 	}
 	f.LastSeq, f.haveSeq = m.seq, true
@@ -82,6 +88,13 @@ func (t *Tracker) cdc(l *Link, d Dir, in *input) {
 	if f.haveProd && c.rmbeSize(d) == 0 {
 		t.learnRMBESize(c, d, f, m.prod)
 	}
+	// A cursor counts bytes into an RMBE: Linux wraps it before the
+	// buffer's size (smc_curs_add, net/smc/smc_cdc.h).
+	if size, peer := c.rmbeSize(d), c.rmbeSize(d.Reverse()); size != 0 && m.prod.Count >= size || peer != 0 && m.cons.Count >= peer {
+		f.PastRMBE++
+		t.raise(&c.expert, expert.CursorPastRMBE, in)
+	}
+	errs := f.CursorErrors
 	if f.haveProd || !c.Inferred {
 		if produced, okP = m.prod.Sub(f.Prod, c.rmbeSize(d)); okP {
 			f.Bytes += produced
@@ -96,6 +109,9 @@ func (t *Tracker) cdc(l *Link, d Dir, in *input) {
 			f.CursorErrors++
 		}
 	}
+	if f.CursorErrors != errs {
+		t.raise(&c.expert, expert.CursorBackwards, in)
+	}
 	if !f.haveProd && c.Inferred {
 		// The first CDC seen of a joined connection announces the WRITEs
 		// seen just before it: count them from there on.
@@ -105,14 +121,27 @@ func (t *Tracker) cdc(l *Link, d Dir, in *input) {
 	f.Cons, f.haveCons = m.cons, true
 	f.sinceCDC = 0
 	t.cur.hasCDC, t.cur.cdcBytes = okP, produced
+	t.stall(c, d, in, consumed)
 	if m.prodFlags&cdcWriteBlocked != 0 {
 		f.WriteBlocked++
+		t.raise(&c.expert, expert.WriteBlocked, in)
+		if f.wbSince == 0 {
+			f.wbSince = in.ns
+			f.WBEpisodes++
+		}
+	} else if f.wbSince != 0 {
+		// The episode ends with the direction's next CDC without the flag.
+		f.WBLongest = max(f.WBLongest, time.Duration(in.ns-f.wbSince))
+		f.wbSince = 0
 	}
 	if m.prodFlags&cdcUrgentPending != 0 {
 		f.UrgentPending++
 	}
 	if m.prodFlags&cdcUrgentPresent != 0 {
 		f.UrgentPresent++
+	}
+	if m.prodFlags&(cdcUrgentPending|cdcUrgentPresent) != 0 {
+		t.raise(&c.expert, expert.Urgent, in)
 	}
 	if m.prodFlags&cdcConsUpdReq != 0 {
 		f.ConsUpdReq++
@@ -125,6 +154,7 @@ func (t *Tracker) cdc(l *Link, d Dir, in *input) {
 	}
 	if m.connFlags&cdcAbort != 0 {
 		f.Aborted = true
+		t.raise(&c.expert, expert.ConnAbort, in)
 	}
 	if c.TClose.IsZero() && c.Closed() {
 		c.TClose = in.ts()
@@ -175,6 +205,40 @@ func sideName(c *Conn, d Dir) string {
 		return "client"
 	}
 	return "server"
+}
+
+// stall follows whether the RMBE that direction d writes into is full:
+// this CDC's producer cursor a whole RMBE ahead of the consumer cursor
+// the receiver last announced. It stays full until the receiver announces
+// that it consumed (its CDC in the other direction); when that took longer
+// than stallAfter, the receiver had stopped reading, and the CDC that says
+// it reads again carries expert.ConsumerStall (one still full at the end
+// of the capture is decided there, connFindings). consumed is what this
+// CDC's own consumer cursor advanced.
+func (t *Tracker) stall(c *Conn, d Dir, in *input, consumed uint64) {
+	if o := &c.Flow[d.Reverse()]; o.fullSince != 0 && consumed > 0 {
+		if dur := in.ns - o.fullSince; dur >= int64(stallAfter) {
+			o.StallLongest = max(o.StallLongest, time.Duration(dur))
+			t.raise(&c.expert, expert.ConsumerStall, in)
+		}
+		o.fullSince = 0
+	}
+	f := &c.Flow[d]
+	if f.fullSince != 0 || c.rmbeSize(d) == 0 || c.Inferred && !c.Flow[d.Reverse()].haveCons {
+		return
+	}
+	if full(f.Prod, c.Flow[d.Reverse()].Cons) {
+		f.fullSince, f.fullFrame = in.ns, in.number
+	}
+}
+
+// full reports whether a producer cursor is a whole RMBE (or more) ahead
+// of the consumer cursor of the same RMBE: a wrap ahead and at or past its
+// byte (a sender never writes past the consumer's last announced place,
+// smc_tx_rdma_writes in net/smc/smc_tx.c, so this is the buffer full).
+func full(prod, cons Cursor) bool {
+	dw := uint16(prod.Wrap - cons.Wrap)
+	return dw == 1 && prod.Count >= cons.Count || dw > 1 && dw < 0x8000
 }
 
 // learnRMBESize works out the receiver's RMBE size of a connection joined

@@ -116,7 +116,8 @@ func (t *Tracker) fastRoCE(f *capture.Frame) fastResult {
 	// BTH and IPv4 it has neither TCP, which fill would follow instead,
 	// nor a GRH, whose GIDs would key its queue pair.
 	b, ip := f.BTH, f.IPv4
-	if b == nil || ip == nil || len(ip.SrcIP) != 4 || len(ip.DstIP) != 4 {
+	// A bad ICRC is a finding (roce.icrc.bad): the general path raises it.
+	if b == nil || ip == nil || len(ip.SrcIP) != 4 || len(ip.DstIP) != 4 || f.ICRC.Checked && !f.ICRC.OK {
 		return fastNo
 	}
 	// A frame on which feed may sweep (every 1024th), and every frame
@@ -186,6 +187,14 @@ func (t *Tracker) fastRoCE(f *capture.Frame) fastResult {
 			}
 			prod := Cursor{m.Prod.Wrap, m.Prod.Count}
 			cons := Cursor{m.Cons.Wrap, m.Cons.Count}
+			// A cursor at or past its RMBE, or a CDC that fills the
+			// peer's RMBE (full, written out: no call here), is a
+			// finding or may start one: the general path follows it.
+			pc := &c.Flow[d^1].Cons
+			if prod.Count >= hc.size || cons.Count >= hc.peer ||
+				prod.Wrap != pc.Wrap && prod.Count >= pc.Count {
+				return fastNo
+			}
 			var consumed uint64
 			okP, okC := false, false
 			produced, okP = prod.Sub(fl.Prod, hc.size)
@@ -330,7 +339,8 @@ func (t *Tracker) warm(f *capture.Frame, r fastResult) bool {
 // hotCDC looks up token in l's group for direction d and caches its
 // connection in t.hot when fastRoCE may follow its CDCs: placed by its
 // handshake (not inferred, not waiting for its link), its sequence and
-// cursors known, both RMBE sizes known, not closed.
+// cursors known, both RMBE sizes known, not closed, no write-blocked
+// episode open and no RMBE full.
 func (t *Tracker) hotCDC(l *Link, d Dir, token uint32) bool {
 	c := l.lgr.tokens[d][token]
 	if c == nil || c.FirstFrame == 0 || c.Inferred || c.halfPlaced || c.link == nil || c.AwaitingLink || c.TFirstCDC.IsZero() {
@@ -338,7 +348,12 @@ func (t *Tracker) hotCDC(l *Link, d Dir, token uint32) bool {
 	}
 	fl := &c.Flow[d]
 	size, peer := c.rmbeSize(d), c.rmbeSize(d^1)
-	if !fl.haveSeq || !fl.haveProd || !fl.haveCons || size == 0 || (c.TClose.IsZero() && c.Closed()) {
+	if !fl.haveSeq || !fl.haveProd || !fl.haveCons || size == 0 || peer == 0 || (c.TClose.IsZero() && c.Closed()) {
+		return false
+	}
+	// An open write-blocked episode ends, and a full RMBE empties, on a
+	// CDC the general path must see (cdc, stall).
+	if fl.wbSince != 0 || c.Flow[0].fullSince != 0 || c.Flow[1].fullSince != 0 {
 		return false
 	}
 	t.hot.cdc[d] = hotCDC{conn: c, token: token, size: size, peer: peer}

@@ -106,6 +106,9 @@ func (t *Tracker) AppendFields(f *capture.Frame, r *decode.Record) {
 	if a.psnGap > 0 {
 		r.AddUint(fPSNGap, uint64(a.psnGap))
 	}
+	if a.expert != 0 {
+		appendExpert(r, a.expert)
+	}
 }
 
 func dirName(d Dir, inferred bool) string {

@@ -25,6 +25,8 @@ type folded struct {
 	// the wire's (any 32-bit decline code), so it is capped; the rest is
 	// counted under reasonOther.
 	reasons map[fallbackReason]int
+	// expert sums the findings of what was folded, per finding.
+	expert expertSums
 }
 
 // maxReasons caps the distinct fallback reasons kept for folded
@@ -303,6 +305,7 @@ func (t *Tracker) foldConn(c *Conn) {
 		}
 	}
 	t.folded.conns.add(c)
+	t.foldConnFindings(c)
 	if c.Outcome == OutcomeFallback {
 		r := reasonOf(c)
 		if t.folded.reasons == nil {
@@ -381,6 +384,7 @@ func (t *Tracker) foldLinks() {
 			continue
 		}
 		t.folded.linkGroups.add(g)
+		t.foldLGRFindings(g)
 		t.stats.EvictedLGRs++
 		g.folded = true
 		t.recycle(g)
@@ -422,6 +426,7 @@ func (t *Tracker) foldLink(l *Link) {
 	g.Links = removeID(g.Links, l.ID)
 	g.LinksFolded++
 	t.folded.links.add(l)
+	t.foldLinkFindings(l)
 	t.stats.EvictedLinks++
 }
 

@@ -153,6 +153,7 @@ type roceIn struct {
 	msn      uint32
 
 	malformed bool // a SEND on an SMC-R link that is no valid LLC or CDC
+	icrcBad   bool // the ICRC was checked and does not match (capture.ICRCStatus)
 	hasCDC    bool
 	cdc       cdcIn
 	hasLLC    bool

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/smcscope/smcscope/decode"
+	"github.com/smcscope/smcscope/expert"
 )
 
 // llc follows link and link-group state from one LLC message sent in
@@ -79,6 +80,9 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 		}
 		t.linkEnded()
 		if m.all {
+			if !m.resp {
+				t.raise(&g.expert, expert.LGRDeleted, in)
+			}
 			if !g.Deleted {
 				g.Deleted, g.DeleteCode = true, m.reason
 			}
@@ -96,6 +100,11 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 			}
 			if x.State != LinkDeleted {
 				x.State, x.DeleteCode = LinkDeleted, m.reason
+			}
+			if !m.resp {
+				// The request names the link; the response repeats it.
+				t.raise(&x.expert, expert.LinkDeleted, in)
+				t.redundancy(g, in, "link %d deleted", x.LinkID)
 			}
 		}
 	case decode.LLCConfirmRKey:
@@ -144,6 +153,51 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 		l.TestLinks++
 	default:
 		l.addHistory(in, llcEvent(in, LinkEventLLC))
+	}
+	t.llcPairs(l, d, in)
+}
+
+// redundancy raises expert.NoRedundancy on g when it is left with one
+// active link although both sides allow more (the maximum CONFIRM_LINK
+// negotiated, SMC v2.1): an ADD_LINK rejected, or a link deleted.
+func (t *Tracker) redundancy(g *LinkGroup, in *input, why string, link uint8) {
+	if g.Deleted || g.MaxLinks < 2 {
+		return
+	}
+	up := 0
+	for _, x := range g.links {
+		if x.State == LinkUp {
+			up++
+		}
+	}
+	if up == 1 {
+		t.raiseText(&g.expert, expert.NoRedundancy, in, func() string {
+			return fmt.Sprintf(why+": 1 active link, both sides allow %d", link, g.MaxLinks)
+		})
+	}
+}
+
+// asymmetric raises expert.Asymmetric on nl, just accepted, when one of
+// its ends is the same GID as that end of another active link of its
+// group: the group survives the loss of the other side's port only
+// (SMC_LGR_ASYMMETRIC_LOCAL / _PEER in net/smc/smc_core.h).
+func (t *Tracker) asymmetric(nl *Link, in *input) {
+	for _, x := range nl.lgr.links {
+		if x == nl || x.State != LinkUp {
+			continue
+		}
+		switch {
+		case nl.Client.GID.IsValid() && nl.Client.GID == x.Client.GID:
+			t.raiseText(&nl.expert, expert.Asymmetric, in, func() string {
+				return fmt.Sprintf("link %d: the client's GID %v is link %d's too", nl.LinkID, nl.Client.GID, x.LinkID)
+			})
+			return
+		case nl.Server.GID.IsValid() && nl.Server.GID == x.Server.GID:
+			t.raiseText(&nl.expert, expert.Asymmetric, in, func() string {
+				return fmt.Sprintf("link %d: the server's GID %v is link %d's too", nl.LinkID, nl.Server.GID, x.LinkID)
+			})
+			return
+		}
 	}
 }
 
@@ -203,6 +257,7 @@ func (t *Tracker) addLink(l *Link, d Dir, in *input) {
 		l.addHistory(in, e)
 		e.kind = LinkEventRejectNew
 		nl.addHistory(in, e)
+		t.redundancy(g, in, "ADD_LINK of link %d rejected", m.linkID)
 		return
 	case !m.resp:
 		nl = t.newLink(g, in, l.Inferred)
@@ -230,6 +285,9 @@ func (t *Tracker) addLink(l *Link, d Dir, in *input) {
 	if m.resp && nl.Client.Addr.IsValid() && nl.Server.Addr.IsValid() {
 		t.keyLink(nl, DirC2S, makeQPKey(nl.Client.Addr, nl.Server.Addr, nl.Server.QPN))
 		t.keyLink(nl, DirS2C, makeQPKey(nl.Server.Addr, nl.Client.Addr, nl.Client.QPN))
+	}
+	if m.resp {
+		t.asymmetric(nl, in)
 	}
 	wd := d.Reverse() // WRITEs into the sender's RMBs
 	for _, tr := range m.trip[:m.nTrip] {

@@ -145,20 +145,34 @@ type Flow struct {
 	Failover      int // failover-validation CDCs
 	FailoverFrame int // frame of the first one
 	failoverNS    int64
-	SeqGaps       int // CDC sequence numbers skipped
-	SeqDup        int // CDC sequence numbers seen again (retransmitted or older)
-	CursorErrors  int // cursor went backwards or could not be followed
-	TCPBytes      uint64
-	DoneWriting   bool
-	Closed        bool
-	Aborted       bool
-	FIN, RST      bool
-	Prod, Cons    Cursor
-	LastSeq       uint16
-	sinceCDC      uint64 // WRITE bytes attributed since the last CDC
-	haveSeq       bool
-	haveProd      bool
-	haveCons      bool
+	// Write-blocked episodes: a run of CDCs with the flag, ended by the
+	// next CDC of the direction without it.
+	WBEpisodes int
+	WBLongest  time.Duration
+	// StallLongest is the longest time the peer's RMBE stayed full
+	// (producer cursor a whole RMBE ahead of the peer's consumer cursor)
+	// before the peer consumed again.
+	StallLongest time.Duration
+	PastRMBE     int // CDCs whose cursor count is at or past the RMBE size
+	SeqGaps      int // CDC sequence numbers skipped
+	SeqDup       int // CDC sequence numbers seen again (retransmitted or older)
+	CursorErrors int // cursor went backwards or could not be followed
+	TCPBytes     uint64
+	DoneWriting  bool
+	Closed       bool
+	Aborted      bool
+	FIN, RST     bool
+	Prod, Cons   Cursor
+	LastSeq      uint16
+	sinceCDC     uint64 // WRITE bytes attributed since the last CDC
+	wbSince      int64  // start of the open write-blocked episode (Unix ns), 0 none
+	fullSince    int64  // the peer's RMBE was found full then (Unix ns), 0: not full
+	fullFrame    int    // the CDC that filled it
+	finFrame     int    // this direction's first FIN or RST
+	finNS        int64
+	haveSeq      bool
+	haveProd     bool
+	haveCons     bool
 }
 
 // FailoverTime is the time of the first failover-validation CDC (zero
@@ -221,6 +235,7 @@ type Conn struct {
 	halfPlaced bool
 	tokens     [2]uint32 // receiver token of each direction while registered
 	hasTok     [2]bool
+	expert     marks // its findings (expert.go)
 }
 
 // Closed reports whether both sides signalled the end (CDC close flags, or
@@ -377,6 +392,10 @@ type Link struct {
 	keyed   [2]bool
 	history *int // the tracker's count of kept link events (maxHistory)
 	hist    []histEvent
+	expert  marks // its findings (expert.go)
+	// llcPend: per direction, the LLC requests waiting for a response
+	// (slot 0 the LLC flow's, slot 1 TEST_LINK's; expert.go).
+	llcPend [2][2]pendingLLC
 }
 
 // LinkGroup is one SMC-R link group as seen from both ends.
@@ -417,6 +436,7 @@ type LinkGroup struct {
 	pendingRKeys map[rkeyKey][]rkeyOther
 	gone         []*Link // its folded links, for Tracker.recycle
 	folded       bool    // in the folded sums, out of Tracker.lgrs
+	expert       marks   // its findings (expert.go)
 }
 
 // GroupEnd is what one side said of itself when it made the link group.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/smcscope/smcscope/decode"
+	"github.com/smcscope/smcscope/expert"
 )
 
 func (t *Tracker) newLGR(in *input, inferred bool) *LinkGroup {
@@ -20,7 +21,7 @@ func (t *Tracker) newLGR(in *input, inferred bool) *LinkGroup {
 		clear(g.conns)
 		*g = LinkGroup{
 			ID: t.nextLGR, Inferred: inferred, FirstFrame: in.number, Start: in.ts(),
-			tokens: g.tokens, pendingRKeys: g.pendingRKeys,
+			tokens: g.tokens, pendingRKeys: g.pendingRKeys, expert: g.expert[:0],
 			Links: g.Links[:0], Conns: g.Conns[:0], links: g.links[:0], conns: g.conns[:0],
 		}
 		t.lgrs = append(t.lgrs, g)
@@ -46,7 +47,7 @@ func (t *Tracker) newLink(g *LinkGroup, in *input, inferred bool) *Link {
 		clear(l.hist)
 		clear(l.rkeys[0])
 		clear(l.rkeys[1])
-		*l = Link{hist: l.hist[:0], rkeys: l.rkeys, Conns: l.Conns[:0]}
+		*l = Link{hist: l.hist[:0], rkeys: l.rkeys, Conns: l.Conns[:0], expert: l.expert[:0]}
 	} else {
 		l = &Link{}
 	}
@@ -96,10 +97,18 @@ func (t *Tracker) roce(in *input) {
 	if !ok {
 		if ref, ok = t.resolveUnknown(in, r.key); !ok {
 			t.cur.unattached = true
+			if r.icrcBad {
+				t.raise(&t.expert, expert.BadICRC, in)
+			}
 			return
 		}
 	}
 	l, d := ref.link, ref.dir
+	if r.icrcBad {
+		// Followed all the same: what the sender meant is still what it
+		// says; the finding says that the receiving RNIC dropped it.
+		t.raise(&l.expert, expert.BadICRC, in)
+	}
 	t.cur.setLink(l)
 	t.cur.dir = d
 	l.LastFrame, l.lastNS = in.number, in.ns
@@ -116,6 +125,12 @@ func (t *Tracker) roce(in *input) {
 			rc.Retrans++
 			t.stats.Retrans++
 			t.cur.retrans = true
+			t.raise(&l.expert, expert.RCRetransmission, in)
+			if r.hasLLC {
+				// The same message on the same PSN: the transport sent it
+				// again, the peer acts on it once (llc never sees it).
+				t.raiseText(&l.expert, expert.LLCRetransmitted, in, func() string { return llcName(&r.llc) })
+			}
 			if c := rc.connOf(r.psn); c != nil {
 				t.touchConn(c, in, d)
 				if t.recording(c) {
@@ -127,6 +142,7 @@ func (t *Tracker) roce(in *input) {
 			rc.PSNGaps++
 			rc.PSNMissing += int(dd)
 			t.cur.psnGap = int(dd)
+			t.raise(&l.expert, expert.PSNGap, in)
 		}
 	}
 	rc.havePSN, rc.nextPSN = true, (r.psn+1)&0xFFFFFF
@@ -146,6 +162,7 @@ func (t *Tracker) roce(in *input) {
 	case r.malformed:
 		rc.Sends++
 		t.stats.Malformed++
+		t.raise(&l.expert, expert.Malformed, in)
 	case op >= opWriteFirst && op <= opWriteOnlyImm:
 		rc.WritePkts++
 		t.write(l, d, in)
@@ -265,11 +282,13 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 	switch (r.syndrome >> 5) & 3 {
 	case 1:
 		rc.RNRs++
+		t.raise(&l.expert, expert.RNRNAK, in)
 	case 3:
 		rc.NAKs++
 		if code := r.syndrome & 0x1F; int(code) < len(rc.NAKCodes) {
 			rc.NAKCodes[code]++
 		}
+		t.raise(&l.expert, expert.NAK, in)
 	}
 	rev := &l.RC[d.Reverse()]
 	if c := rev.connOf(r.psn); c != nil {
@@ -302,6 +321,7 @@ func (t *Tracker) flip(g *LinkGroup, in *input) bool {
 		l.keys[0], l.keys[1] = l.keys[1], l.keys[0]
 		l.keyed[0], l.keyed[1] = l.keyed[1], l.keyed[0]
 		l.rkeys[0], l.rkeys[1] = l.rkeys[1], l.rkeys[0]
+		l.llcPend[0], l.llcPend[1] = l.llcPend[1], l.llcPend[0]
 		for d := range 2 {
 			if l.keyed[d] {
 				t.byQP[l.keys[d]] = linkRef{l, Dir(d)}
@@ -342,4 +362,12 @@ func (g *LinkGroup) settle() {
 	for _, l := range g.links {
 		l.Inferred = false
 	}
+}
+
+// llcName names an LLC message as sent: "DELETE_LINK_V2 req".
+func llcName(m *llcIn) string {
+	if m.resp {
+		return m.typ.String() + " resp"
+	}
+	return m.typ.String() + " req"
 }

@@ -11,6 +11,7 @@ type Snapshot struct {
 	LinkGroups []LinkGroup
 
 	folded folded // sums of what is not listed (Totals adds the rest)
+	expert marks  // findings tied to no connection or link
 }
 
 // Snapshot copies the current state.
@@ -27,6 +28,7 @@ func (t *Tracker) snapshot() Snapshot {
 		Links:      make([]Link, len(t.links)),
 		LinkGroups: make([]LinkGroup, len(t.lgrs)),
 		folded:     t.folded,
+		expert:     append(marks(nil), t.expert...),
 	}
 	if t.folded.reasons != nil {
 		s.folded.reasons = make(map[fallbackReason]int, len(t.folded.reasons))
@@ -40,6 +42,7 @@ func (t *Tracker) snapshot() Snapshot {
 		x.Timeline = append([]Event(nil), c.Timeline...)
 		x.RolesUnknown = c.Inferred && (c.link == nil || c.link.Inferred)
 		x.Last = time.Unix(0, c.lastNS)
+		x.expert = append(marks(nil), c.expert...)
 		x.lgr, x.link = nil, nil
 		s.Conns[i] = x
 	}
@@ -58,6 +61,7 @@ func (t *Tracker) snapshot() Snapshot {
 		}
 		x.lgr, x.conns, x.history, x.rkeys = nil, nil, nil, [2]map[uint32]rmbRef{}
 		x.Last = time.Unix(0, l.lastNS)
+		x.expert = append(marks(nil), l.expert...)
 		s.Links[i] = x
 	}
 	for i, g := range t.lgrs {
@@ -67,6 +71,7 @@ func (t *Tracker) snapshot() Snapshot {
 		// Only what the views show: gone points at folded links that the
 		// tracker recycles.
 		x.links, x.conns, x.tokens, x.pendingRKeys, x.gone = nil, nil, [2]map[uint32]*Conn{}, nil, nil
+		x.expert = append(marks(nil), g.expert...)
 		s.LinkGroups[i] = x
 	}
 	return s

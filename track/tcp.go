@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/smcscope/smcscope/decode"
+	"github.com/smcscope/smcscope/expert"
 )
 
 // tcp handles a TCP segment: the SYN options decide whether the connection
@@ -29,6 +30,9 @@ func (t *Tracker) tcp(in *input) {
 		c = t.startConn(in, makeTCPKey(s.src, s.dst))
 		if c == nil {
 			t.stats.TCPUntracked++
+			if s.clcErrs > 0 {
+				t.raise(&t.expert, expert.Malformed, in)
+			}
 			return
 		}
 	}
@@ -55,6 +59,7 @@ func (t *Tracker) tcp(in *input) {
 		if !s.smcOpt && c.Outcome == OutcomePending {
 			c.Outcome = OutcomeFallback
 			c.Fallback = Fallback{Cause: CauseNoOptionSYNACK, By: DirS2C, Stage: StageSYN, Frame: in.number, Time: in.ts()}
+			t.raise(&c.expert, expert.Fallback, in)
 		}
 	}
 	if s.fin {
@@ -62,6 +67,11 @@ func (t *Tracker) tcp(in *input) {
 	}
 	if s.rst {
 		f.RST = true
+	}
+	if (s.fin || s.rst) && f.finFrame == 0 {
+		// Whether the SMC side was closed first is decided later
+		// (endWithoutClose): its CDC may be captured after the FIN.
+		f.finFrame, f.finNS = in.number, in.ns
 	}
 	if s.payload > 0 {
 		f.TCPBytes += uint64(s.payload)
@@ -74,6 +84,11 @@ func (t *Tracker) tcp(in *input) {
 		// second half arrives first, is still a Proposal.
 		c.Outcome = OutcomeFallback
 		c.Fallback = Fallback{Cause: CauseNoCLC, By: d, Stage: StageProposal, Frame: in.number, Time: in.ts()}
+		t.raise(&c.expert, expert.Fallback, in)
+		t.raise(&c.expert, expert.OptionEchoed, in)
+	}
+	if s.clcErrs > 0 {
+		t.raiseText(&c.expert, expert.Malformed, in, func() string { return s.clcErr })
 	}
 	if s.clcErrs > 0 && c.Outcome == OutcomePending && c.Failure == "" {
 		// Linux's receiver fails the handshake on it (EPROTO, no Decline);
@@ -86,7 +101,7 @@ func (t *Tracker) tcp(in *input) {
 	if c.TClose.IsZero() && (s.rst || (c.Flow[0].FIN && c.Flow[1].FIN)) &&
 		(c.Outcome == OutcomeFallback || c.Outcome == OutcomePending) {
 		c.TClose = in.ts()
-		t.failPending(c)
+		t.failPending(c, in)
 	}
 	if rec && (in.clcN == 0 || s.syn || s.fin || s.rst) {
 		t.note(c, in, d, "TCP", tcpInfo(s))
@@ -190,6 +205,7 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 		}
 	case decode.CLCTypeConfirm:
 		c.TConfirm = in.ts()
+		t.slowHandshake(c, in, "Confirm")
 		c.ClientEP = m.ep
 		c.FirstContact = c.FirstContact || m.flag // the Accept may be missing from the capture
 		if c.Version == 0 {
@@ -236,6 +252,8 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 		}
 		c.Outcome = OutcomeFallback
 		c.Fallback = Fallback{Cause: CauseDecline, Code: m.decline, By: d, Stage: stage, OutOfSync: m.flag, Frame: in.number, Time: in.ts()}
+		t.raise(&c.expert, expert.Fallback, in)
+		t.slowHandshake(c, in, "Decline")
 		if c.TClose.IsZero() && c.lgr != nil {
 			t.unregister(c) // the connection never uses the link
 		}
@@ -249,6 +267,17 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 			info += " [inside the malformed CLC before it: no step of the handshake]"
 		}
 		t.note(c, in, d, clcName(uint8(m.typ)), info)
+	}
+}
+
+// slowHandshake raises expert.HandshakeSlow on the CLC message (what)
+// that ends c's handshake more than slowHandshake after its Proposal.
+func (t *Tracker) slowHandshake(c *Conn, in *input, what string) {
+	if c.TProposal.IsZero() {
+		return
+	}
+	if d := in.ns - c.TProposal.UnixNano(); d > int64(slowHandshake) {
+		t.raiseText(&c.expert, expert.HandshakeSlow, in, func() string { return "CLC Proposal to " + what + " " + msText(d) })
 	}
 }
 
@@ -280,10 +309,11 @@ func connUp(c *Conn) {
 
 // failPending ends a handshake that TCP closed while it waited for its
 // link or after a malformed CLC message: no SMC, and no fallback either.
-func (t *Tracker) failPending(c *Conn) {
+func (t *Tracker) failPending(c *Conn, in *input) {
 	if c.Outcome != OutcomePending || (!c.AwaitingLink && c.Failure == "") {
 		return
 	}
+	t.raise(&c.expert, expert.HandshakeFailed, in)
 	if c.AwaitingLink {
 		what := "no CONFIRM_LINK"
 		if l := c.link; l != nil && l.LinkID != 0 {

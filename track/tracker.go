@@ -123,6 +123,9 @@ type Tracker struct {
 	timelineEP                  netip.AddrPort      // valid when Options.Timeline names an endpoint
 
 	in input
+	// expert marks findings tied to no connection or link (expert.go).
+	expert    marks
+	foldMarks marks // foldConnFindings' buffer
 	// qpCache holds the last wire keys looked up: RoCE traffic comes in
 	// runs on few QPs, and hashing two netip.Addr per frame dominated Feed.
 	qpCache [4]qpCacheEntry
@@ -157,11 +160,12 @@ type attribution struct {
 	retrans          bool
 	psnGap           int
 	unattached       bool
+	expert           uint64 // findings raised on the frame, a bit per expert.ID
 }
 
 func (a *attribution) reset(frame int) {
 	a.frame, a.hasConn, a.hasLink, a.dir = frame, false, false, 0
-	a.cdcBytes, a.hasCDC, a.retrans, a.psnGap, a.unattached = 0, false, false, 0, false
+	a.cdcBytes, a.hasCDC, a.retrans, a.psnGap, a.unattached, a.expert = 0, false, false, 0, false, 0
 }
 
 func (a *attribution) setConn(c *Conn) {
@@ -312,7 +316,7 @@ func (t *Tracker) newConn(in *input) *Conn {
 	var c *Conn
 	if n := len(t.spare); n > 0 {
 		c, t.spare = t.spare[n-1], t.spare[:n-1]
-		*c = Conn{ID: t.nextConn, CLCTypes: c.CLCTypes[:0]}
+		*c = Conn{ID: t.nextConn, CLCTypes: c.CLCTypes[:0], expert: c.expert[:0]}
 	} else {
 		c = &Conn{ID: t.nextConn}
 	}

@@ -19,6 +19,7 @@ const (
 	ViewLGR      = "smc,lgr"
 	ViewDecline  = "smc,decline"
 	ViewTimeline = "smc,timeline"
+	ViewExpert   = "smc,expert"
 )
 
 // Views lists the view names with a one-line description, for -z help.
@@ -29,6 +30,7 @@ func Views() [][2]string {
 		{ViewLGR, "link groups: peers, links, connections, deletion reason"},
 		{ViewDecline, "fallbacks: who declined, when, why (decline codes named)"},
 		{ViewTimeline + ",CONN", "life of one connection frame by frame (CONN = ID or ip:port)"},
+		{ViewExpert, "expert findings by severity: what to look at, with first/last frame and count (package expert)"},
 	}
 }
 
@@ -46,10 +48,10 @@ func ParseView(spec string) (name, arg string, err error) {
 		return ViewTimeline, rest[1:], nil
 	}
 	switch spec {
-	case ViewConns, ViewLinks, ViewLGR, ViewDecline:
+	case ViewConns, ViewLinks, ViewLGR, ViewDecline, ViewExpert:
 		return spec, "", nil
 	}
-	return "", "", fmt.Errorf("%w: %q (known: smc,conns smc,links smc,lgr smc,decline smc,timeline,CONN)", ErrUnknownView, spec)
+	return "", "", fmt.Errorf("%w: %q (known: smc,conns smc,links smc,lgr smc,decline smc,timeline,CONN smc,expert)", ErrUnknownView, spec)
 }
 
 // OptionsForViews returns opts with what the given -z specs need set

@@ -39,6 +39,10 @@ func writeJSON(w io.Writer, v any) error {
 			j.value(v.Folded)
 		}
 		j.raw("}")
+	case track.ExpertView:
+		j.raw(`{"severities":`)
+		jsonList(j, v.Severities)
+		j.raw("}")
 	case track.Timeline:
 		j.raw(`{"conn":`)
 		j.value(v.Conn)

@@ -3,8 +3,10 @@ package zview
 import (
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/track"
 )
 
@@ -33,7 +35,7 @@ func NewTrackerKeeping(specs []string, keep int) (Tracker, error) {
 	}
 	opts := track.Options{Unshared: true, MaxClosed: keep, MaxConns: max(keep, track.DefaultMaxConns)}
 	t, err := track.NewForViews(opts, specs)
-	return Tracker{t, &lastSnapshot{}}, err
+	return Tracker{t, &lastSnapshot{}, slices.Contains(specs, track.ViewExpert)}, err
 }
 
 // Tracker is a *track.Tracker as smcdump's output package hooks it in
@@ -41,7 +43,18 @@ func NewTrackerKeeping(specs []string, keep int) (Tracker, error) {
 // writes the -z views of one snapshot taken at the end of the pass.
 type Tracker struct {
 	*track.Tracker
-	last *lastSnapshot
+	last   *lastSnapshot
+	expert bool // smc,expert is asked for
+}
+
+// FieldDemand is what the frame reader must compute for the views beyond
+// the fields printed: smc,expert counts bad ICRCs (roce.icrc.bad), so the
+// ICRC is checked.
+func (t Tracker) FieldDemand() []decode.FieldID {
+	if t.expert {
+		return []decode.FieldID{decode.FieldICRCOK}
+	}
+	return nil
 }
 
 // FeedTarget is the tracker itself, for a caller that feeds it every frame:

@@ -51,6 +51,9 @@ func View(w io.Writer, s *track.Snapshot, name, arg, format string) error {
 	case track.ViewDecline:
 		d := s.DeclineView()
 		v, text = d, func(tw *tabwriter.Writer) { textDecline(tw, s, d) }
+	case track.ViewExpert:
+		ev := s.ExpertView()
+		v, text = ev, func(tw *tabwriter.Writer) { textExpert(tw, ev) }
 	case track.ViewTimeline:
 		tl, err := s.Timeline(arg)
 		if err != nil {
@@ -331,4 +334,65 @@ func textTimeline(tw *tabwriter.Writer, tl track.Timeline) {
 	}
 	fmt.Fprintf(tw, "C->S: %d CDCs, %d B produced, %d B by RDMA WRITE; S->C: %d CDCs, %d B produced, %d B by RDMA WRITE; close: %s\n",
 		c.Client2Srv.CDCs, c.Client2Srv.Bytes, c.Client2Srv.WriteBytes, c.Srv2Client.CDCs, c.Srv2Client.Bytes, c.Srv2Client.WriteBytes, dash(c.Close))
+}
+
+// textExpert writes smc,expert as tshark -z expert does: a block per
+// severity, the most severe first, a line per finding with its frames,
+// then each object that shows it and what to check next.
+func textExpert(tw *tabwriter.Writer, v track.ExpertView) {
+	n, objs := 0, 0
+	var by []string
+	for _, g := range v.Severities {
+		for _, r := range g.Findings {
+			n++
+			objs += r.Objects
+		}
+		by = append(by, fmt.Sprintf("%s %d", g.Severity, len(g.Findings)))
+	}
+	if n == 0 {
+		fmt.Fprintln(tw, "SMC expert findings: none")
+		return
+	}
+	fmt.Fprintf(tw, "SMC expert findings: %d on %d objects (%s)\n", n, objs, strings.Join(by, ", "))
+	for _, g := range v.Severities {
+		fmt.Fprintf(tw, "\n%s (%d findings, %d frames)\n", severityTitle(g.Severity), len(g.Findings), g.Frames)
+		fmt.Fprintln(tw, "  Finding\tGroup\tFrames\tObjects\tFirst\tLast\tMeaning")
+		for _, r := range g.Findings {
+			fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%d\t%d\t%s\n", r.ID, r.Group, r.Count, r.Objects, r.First, r.Last, r.Meaning)
+		}
+		// Then, under the aligned table, the objects of each finding.
+		for _, r := range g.Findings {
+			fmt.Fprintf(tw, "  %s:\n", r.ID)
+			for _, in := range r.Instances {
+				name := in.Object
+				if in.ID != 0 {
+					name += " " + strconv.Itoa(in.ID)
+				}
+				frames := fmt.Sprintf("frame %d", in.First)
+				if in.Count > 1 || in.Last != in.First {
+					frames = fmt.Sprintf("%d frames %d..%d", in.Count, in.First, in.Last)
+				}
+				fmt.Fprintf(tw, "    %s, %s: %s\n", name, frames, dash(in.Detail))
+			}
+			if r.FoldedObjects > 0 {
+				fmt.Fprintf(tw, "    (%d more objects folded into the totals, counted above)\n", r.FoldedObjects)
+			}
+			fmt.Fprintf(tw, "    check: %s\n", r.Check)
+		}
+	}
+}
+
+// severityTitle is a severity's heading, as tshark's "Errors", "Warns".
+func severityTitle(s string) string {
+	switch s {
+	case "error":
+		return "Errors"
+	case "warn":
+		return "Warnings"
+	case "note":
+		return "Notes"
+	case "chat":
+		return "Chats"
+	}
+	return s
 }

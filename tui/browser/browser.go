@@ -469,6 +469,7 @@ func (b *Browser) keyTable() []tui.Binding {
 		{Key: "c", Desc: "conversations pane (the tracker's connections: client, server, CDCs and bytes C→S and S→C) over the selected one's detail; enter lists its frames, ←/→ scroll the columns, PgUp/PgDn the detail", Match: tui.Rune('c'), Do: do(func() { b.showPane("conversations") })},
 		{Key: "l", Desc: "link groups pane: state, links with their client ⇄ server QPs, history in the detail; enter lists the group's frames", Match: tui.Rune('l'), Do: do(func() { b.showPane("linkgroups") })},
 		{Key: "d", Desc: "declines pane: who declined whom (server → client), when, why (code, kernel name, meaning whole in the detail)", Match: tui.Rune('d'), Do: do(func() { b.showPane("declines") })},
+		{Key: "e", Desc: "expert pane: the capture's findings (smcdump -z smc,expert), the most severe first, meaning and what to check in the detail; enter goes to the finding's first frame. In the list ! marks a frame with a warning or error, i a note", Match: tui.Rune('e'), Do: do(func() { b.showPane("expert") })},
 		{Key: "L", Desc: "list the selected frame's link group", Match: tui.Rune('L'), Do: do(func() { b.linkGroupOf(b.selected()) })},
 		{Key: ":N", Desc: "go to frame N", Match: tui.Rune(':'), Do: do(func() { b.openPrompt(promptGoto, "") })},
 		{Key: "m", Desc: "mark / unmark the frame", Match: tui.Rune('m'), Do: do(func() {

@@ -1013,7 +1013,8 @@ func TestColumns(t *testing.T) {
 		t.Errorf("← back: header %q", l)
 	}
 	h.Key(tcell.KeyRune, 'i')
-	if l := h.listLines(); !strings.HasPrefix(l[0], " Info") || !strings.HasPrefix(l[4], " CLC Decline SMC-Rv2 0x03030002 NOSMCRDEV: no usable SMC-R (RoCE) device") {
+	if l := h.listLines(); !strings.HasPrefix(l[0], " Info") || !strings.HasPrefix(l[4], "iCLC Decline SMC-Rv2 0x03030002 NOSMCRDEV: no usable SMC-R (RoCE) device") {
+		// i: the Decline carries a note (smc.fallback).
 		t.Errorf("i: the list does not start at Info:\n%s", strings.Join(l, "\n"))
 	}
 	h.Key(tcell.KeyRune, 'i')
@@ -1353,5 +1354,48 @@ func TestEveryKey(t *testing.T) {
 			h.Key(tcell.KeyEscape, 0)
 		}
 		h.Sync()
+	}
+}
+
+// TestExpertPane: e lists the capture's findings (multilink.pcap: the
+// failover first, a warning at frame 985), enter goes to the finding's
+// first frame, and the list marks frames with findings (! for warnings).
+func TestExpertPane(t *testing.T) {
+	h := open(t, "multilink.pcap", 120, 40, Options{})
+	h.Until("[SYN]")
+	h.Key(tcell.KeyRune, 'e')
+	scr := h.Until("smc.failover")
+	for _, want := range []string{"expert (enter: go to its first frame", "smc.link.deleted", "roce.rc.retransmission", "Check: why the old link went"} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("expert pane lacks %q:\n%s", want, scr)
+		}
+	}
+	h.Key(tcell.KeyEnter, 0)
+	h.Until("relevant, ")
+	if n := h.selectedFrame(); n != 985 {
+		t.Errorf("enter on smc.failover selected frame %d, want 985", n)
+	}
+	found := false
+	for _, l := range h.listLines() {
+		if strings.HasPrefix(l, "!") && strings.Contains(l, "985 ") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("frame 985 is not marked with !:\n%s", strings.Join(h.listLines(), "\n"))
+	}
+	// The field tree ends with the frame's findings.
+	last := make(chan string, 1)
+	h.App.QueueUpdate(func() {
+		kids := h.b.tree.GetRoot().GetChildren()
+		heading := kids[len(kids)-1]
+		text := heading.GetText()
+		for _, k := range heading.GetChildren() {
+			text += "\n" + k.GetText()
+		}
+		last <- text
+	})
+	if text := <-last; !strings.HasPrefix(text, "SMC Expert Info") || !strings.Contains(text, "warn smc.failover") {
+		t.Errorf("the field tree of frame 985 ends with %q, want its finding", text)
 	}
 }

@@ -22,6 +22,7 @@ import (
 
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
+	"github.com/smcscope/smcscope/expert"
 	"github.com/smcscope/smcscope/filter"
 	"github.com/smcscope/smcscope/track"
 )
@@ -32,6 +33,7 @@ type entry struct {
 	conn  int32 // tracker connection ID, 0 none
 	link  int16 // tracker link ID, 0 none
 	flags uint8
+	sev   expert.Severity // of the frame's worst expert finding, 0 none
 }
 
 // flagRelevant marks an SMC-relevant frame (smcdump's default selection).
@@ -193,6 +195,7 @@ func (x *Index) build(ctx context.Context, r *capture.Reader) {
 			x.done = true
 			s := tr.Snapshot()
 			x.snap = &s
+			x.markFindings(&s)
 			x.notify()
 			x.mu.Unlock()
 			return
@@ -211,6 +214,7 @@ func (x *Index) build(ctx context.Context, r *capture.Reader) {
 		if f.SMCRelevant() {
 			e.flags |= flagRelevant
 		}
+		e.sev, _ = track.FrameFindings(&rec)
 		x.mu.Lock()
 		if len(x.ents) == 0 {
 			x.base, x.digits = f.CI.Timestamp, f.TimeDigits()
@@ -249,6 +253,30 @@ func (x *Index) build(ctx context.Context, r *capture.Reader) {
 		}
 		x.mu.Unlock()
 	}
+}
+
+// markFindings gives the frames the snapshot's findings name (the first
+// and last of each) their severity: findings decided after their frames
+// went by (a request that was never answered) carry none of their own.
+// Callers hold mu.
+func (x *Index) markFindings(s *track.Snapshot) {
+	for _, f := range s.Findings() {
+		for _, n := range [2]int{f.First, f.Last} {
+			if n >= 1 && n <= len(x.ents) {
+				x.ents[n-1].sev = max(x.ents[n-1].sev, f.Severity())
+			}
+		}
+	}
+}
+
+// Severity is the severity of frame n's worst expert finding, 0 for none.
+func (x *Index) Severity(n int) expert.Severity {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if n < 1 || n > len(x.ents) {
+		return expert.SeverityNone
+	}
+	return x.ents[n-1].sev
 }
 
 // notify wakes whoever waits for new frames (the live list). Callers hold mu.

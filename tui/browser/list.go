@@ -12,6 +12,7 @@ import (
 
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
+	"github.com/smcscope/smcscope/expert"
 	"github.com/smcscope/smcscope/output"
 )
 
@@ -218,20 +219,29 @@ func (c *rowContent) GetCell(i, _ int) *tview.TableCell {
 	if !ok {
 		return nil
 	}
+	// The first column marks a frame: * marked by the user, else ! for
+	// an expert warning or error on it, i for a note or chat (e lists
+	// them).
+	sev := c.b.idx.Severity(int(n))
 	mark := " "
-	if c.b.marks[n] {
+	switch {
+	case c.b.marks[n]:
 		mark = "*"
+	case sev >= expert.Warn:
+		mark = "!"
+	case sev > expert.SeverityNone:
+		mark = "i"
 	}
 	cols := c.b.cells(n, r, prev)
 	cell := tview.NewTableCell(tview.Escape(mark + c.b.scrolled(c.b.join(cols)))).SetExpansion(1)
-	switch r.class {
-	case rowError:
+	switch {
+	case r.class == rowError || sev == expert.Error:
 		cell.SetTextColor(tcell.ColorRed)
-	case rowDecline:
+	case r.class == rowDecline || sev == expert.Warn:
 		cell.SetTextColor(tcell.ColorYellow)
-	case rowLLC:
+	case r.class == rowLLC:
 		cell.SetTextColor(tcell.ColorAqua)
-	case rowCLC:
+	case r.class == rowCLC:
 		cell.SetTextColor(tcell.ColorGreen)
 	}
 	return cell

@@ -32,6 +32,7 @@ type paneRow struct {
 	detail []string // extra lines after the cells' "header: value" lines
 	frames func() []int32
 	mode   string
+	jump   int32 // enter goes to this frame instead of listing frames
 }
 
 func (b *Browser) pane(kind string) pane {
@@ -81,6 +82,9 @@ func (b *Browser) pane(kind string) pane {
 		}
 		return p
 	}
+	if kind == "expert" {
+		return b.expertPane(s)
+	}
 	p := pane{title: "declines", headers: []string{"ID", "Client", "Server", "Declined", "Stage", "Code", "Name", "Meaning", "Frame"}}
 	if s == nil {
 		return p
@@ -105,6 +109,29 @@ func (b *Browser) pane(kind string) pane {
 	return p
 }
 
+// expertPane lists the capture's expert findings, the most severe first,
+// one row per finding and object (smcdump -z smc,expert's), with what it
+// means and what to check in the detail; enter goes to its first frame.
+func (b *Browser) expertPane(s *track.Snapshot) pane {
+	p := pane{title: "expert", headers: []string{"Severity", "Finding", "Object", "Frames", "First", "Last", "Detail"}}
+	if s == nil {
+		return p
+	}
+	for _, f := range s.Findings() {
+		d := f.ID.Def()
+		obj := f.Object.String()
+		if f.ObjectID != 0 {
+			obj += " " + strconv.Itoa(f.ObjectID)
+		}
+		p.rows = append(p.rows, paneRow{
+			cells:  []string{d.Severity.String(), d.Name, obj, strconv.Itoa(f.Count), strconv.Itoa(f.First), strconv.Itoa(f.Last), f.Detail},
+			detail: []string{"Meaning: " + d.Meaning, "Check: " + d.Check},
+			jump:   int32(f.First),
+		})
+	}
+	return p
+}
+
 func idOrDash(id int) string {
 	if id == 0 {
 		return "-"
@@ -117,7 +144,11 @@ func idOrDash(id int) string {
 func (b *Browser) showPane(kind string) {
 	p := b.pane(kind)
 	t := tview.NewTable().SetSelectable(true, false).SetFixed(1, 1)
-	t.SetBorder(true).SetTitle(" " + p.title + " (enter: its frames, ←/→: columns, esc: back) ")
+	enter := "its frames"
+	if kind == "expert" {
+		enter = "go to its first frame"
+	}
+	t.SetBorder(true).SetTitle(" " + p.title + " (enter: " + enter + ", ←/→: columns, esc: back) ")
 	for c, h := range p.headers {
 		t.SetCell(0, c, tview.NewTableCell(tview.Escape(h)).SetSelectable(false).
 			SetAttributes(tcell.AttrBold|tcell.AttrUnderline))
@@ -158,7 +189,11 @@ func (b *Browser) showPane(kind string) {
 			row, _ := t.GetSelection()
 			if i := row - 1; i >= 0 && i < len(p.rows) {
 				b.App.Pages.RemovePage("pane")
-				b.setList(p.rows[i].frames(), p.rows[i].mode, 0)
+				if n := p.rows[i].jump; n > 0 {
+					b.gotoFrame(strconv.Itoa(int(n)))
+				} else {
+					b.setList(p.rows[i].frames(), p.rows[i].mode, 0)
+				}
 				b.App.SetFocus(b.list)
 			}
 			return nil

@@ -8,8 +8,10 @@ import (
 
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
+	"github.com/smcscope/smcscope/expert"
 	"github.com/smcscope/smcscope/filter"
 	"github.com/smcscope/smcscope/output"
+	"github.com/smcscope/smcscope/track"
 )
 
 // treeRef is what a field-tree node refers to: the bytes it highlights
@@ -80,8 +82,47 @@ func (b *Browser) showFrame(row int) {
 			layer.AddChild(tview.NewTreeNode(tview.Escape(line)).SetReference(ref))
 		}
 	}
+	if fs := b.frameFindings(n, conn, link); len(fs) > 0 {
+		heading := tview.NewTreeNode("SMC Expert Info (smc.expert)").SetColor(tcell.ColorYellow).SetReference(&treeRef{filter: "smc.expert", key: "smc.expert"})
+		root.AddChild(heading)
+		for _, f := range fs {
+			d := f.ID.Def()
+			line := fmt.Sprintf("%s %s: %s", d.Severity, d.Name, d.Meaning)
+			if f.Detail != "" {
+				line += " (" + f.Detail + ")"
+			}
+			heading.AddChild(tview.NewTreeNode(tview.Escape(line)).SetReference(&treeRef{filter: "smc.expert.id == \"" + d.Name + "\""}))
+		}
+	}
 	b.tree.SetRoot(root).SetCurrentNode(root)
 	b.hex.show(b.data)
+}
+
+// frameFindings are the capture's findings that frame n shows: on its
+// connection, its link or the capture, between their first and last
+// frame, when the index says the frame carries one.
+func (b *Browser) frameFindings(n int32, conn, link int) []track.Finding {
+	s := b.idx.Snapshot()
+	if s == nil || b.idx.Severity(int(n)) == expert.SeverityNone {
+		return nil
+	}
+	var lgr int
+	for _, l := range s.Links {
+		if l.ID == link {
+			lgr = l.LGR
+		}
+	}
+	var out []track.Finding
+	for _, f := range s.Findings() {
+		on := f.Object == expert.ObjectConn && f.ObjectID == conn && conn != 0 ||
+			f.Object == expert.ObjectLink && f.ObjectID == link && link != 0 ||
+			f.Object == expert.ObjectLGR && f.ObjectID == lgr && lgr != 0 ||
+			f.Object == expert.ObjectCapture
+		if on && int(n) >= f.First && int(n) <= f.Last {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // highlight marks in the hex pane the bytes of the selected tree node: a

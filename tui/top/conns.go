@@ -91,6 +91,7 @@ func connDetail(r monitor.ConnRow, s *monitor.Snapshot) string {
 	if r.Detail != "" {
 		b.WriteString(r.Detail + "\n")
 	}
+	findingLines(&b, r.Findings, "")
 	// Its history: the wire's steps of the connection, and every event
 	// about it or its link group (a link lost under it, a failover), in
 	// time order.

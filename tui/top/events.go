@@ -3,9 +3,11 @@ package top
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/smcscope/smcscope/expert"
 	"github.com/smcscope/smcscope/monitor"
 	"github.com/smcscope/smcscope/tui"
 )
@@ -13,7 +15,7 @@ import (
 var eventColumns = []tui.Column{
 	col("TIME", "when it happened (UTC): the frame's time for the wire, the trace time for tracepoints, the refresh that saw it for differences"),
 	col("SOURCE", "wire (decoded frames), tracepoint (the kernel's smc: tracepoints), diff (two refreshes of the kernel's state differ)"),
-	col("KIND", "fallback, smc, lgr-created, lgr-deleted, link-up, link-down, link-rejected, failover, counter, handshake-error"),
+	col("KIND", "fallback, smc, lgr-created, lgr-deleted, link-up, link-down, link-rejected, failover, counter, handshake-error, expert (a finding: smcdump -z smc,expert's catalogue)"),
 	col("WHAT", "what happened, with codes by kernel name"),
 }
 
@@ -42,6 +44,8 @@ func eventRows(s *monitor.Snapshot) []entry[monitor.Event] {
 			row.Color = tcell.ColorRed
 		case monitor.EventFailover, monitor.EventLGRDeleted, monitor.EventLinkRejected:
 			row.Color = tcell.ColorYellow
+		case monitor.EventExpert:
+			row.Color = severityColor(ev.Severity)
 		}
 		out = append(out, entry[monitor.Event]{ev, row})
 	}
@@ -56,7 +60,38 @@ func eventDetail(ev monitor.Event, _ *monitor.Snapshot) string {
 	if ev.Frame != 0 {
 		s += fmt.Sprintf("frame %d of the capture\n", ev.Frame)
 	}
+	if id, ok := expert.ByName(ev.Finding); ok {
+		d := id.Def()
+		s += fmt.Sprintf("finding %s (%s, %s): %s\ncheck: %s\n", d.Name, d.Severity, d.Source, d.Meaning, d.Check)
+	}
 	return s
+}
+
+// severityColor is how a finding's row reads: errors red, warnings
+// yellow, notes and chats as any row.
+func severityColor(sev string) tcell.Color {
+	switch sev {
+	case "error":
+		return tcell.ColorRed
+	case "warn":
+		return tcell.ColorYellow
+	}
+	return tcell.ColorDefault
+}
+
+// findingLines lists an object's expert findings under its detail.
+func findingLines(b *strings.Builder, fs []monitor.Finding, indent string) {
+	for _, f := range fs {
+		frames := fmt.Sprintf("frame %d", f.First)
+		if f.Count > 1 {
+			frames = fmt.Sprintf("%d frames %d..%d", f.Count, f.First, f.Last)
+		}
+		fmt.Fprintf(b, "%s%s %s: %s", indent, f.Severity, f.ID, frames)
+		if f.Detail != "" {
+			b.WriteString(": " + f.Detail)
+		}
+		b.WriteString("\n")
+	}
 }
 
 // eventDrill opens the connection or link group the event is about.

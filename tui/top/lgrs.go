@@ -105,6 +105,7 @@ func lgrDetail(g monitor.LinkGroupRow, _ *monitor.Snapshot) string {
 	if g.Deleted {
 		fmt.Fprintf(&b, "deleted: %s\n", reasonText(g.DeleteReason))
 	}
+	findingLines(&b, g.Findings, "")
 	for _, k := range g.Links {
 		fmt.Fprintf(&b, "link %d %s  %s netdev %s  uid %08x peer %08x  conns %d  gid %s peer %s %s\n", k.ID, k.State, device(k.IBDev, k.IBPort), dash(k.NetDev), k.UID, k.PeerUID, k.Conns, dash(k.GID), dash(k.PeerGID), linkWire(k))
 		if k.State == monitor.LinkDeleted {
@@ -114,6 +115,7 @@ func lgrDetail(g monitor.LinkGroupRow, _ *monitor.Snapshot) string {
 			}
 			b.WriteString("\n")
 		}
+		findingLines(&b, k.Findings, "  ")
 	}
 	if len(g.History) > 0 {
 		b.WriteString("history:\n")

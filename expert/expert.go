@@ -1,0 +1,308 @@
+// Package expert is smcscope's one catalogue of findings: what a person
+// troubleshooting SMC would otherwise dig out of the frames and counters
+// by hand, each with a stable name, a severity as in Wireshark's Expert
+// Information (chat, note, warn, error), a one-line meaning and what to
+// check next.
+//
+// The tracker (package track) finds the wire's findings in its typed
+// model; smctop (package monitor) finds the kernel's in its statistics
+// and counters. Every surface reads the definitions here: smcdump's -z
+// smc,expert and smc.expert.* fields, the capture browser's expert pane,
+// smctop's events and smc_expert_findings_total.
+//
+// The names are a contract (filters, dashboards and alerts use them):
+// a finding is never renamed, only added.
+package expert
+
+import "strings"
+
+// Severity is how much a finding deserves attention, Wireshark's scale
+// without its "comment" level (a finding is never just a remark).
+type Severity uint8
+
+// Severities, in increasing order, so that "severity >= warn" selects
+// warnings and errors.
+const (
+	SeverityNone Severity = iota
+	Chat                  // usual protocol workflow worth knowing (urgent data)
+	Note                  // notable but not a problem in itself (fallback, slow handshake)
+	Warn                  // possible problem (retransmissions, a link lost, a full buffer)
+	Error                 // a serious problem (malformed message, bad ICRC, aborted connection)
+)
+
+var severityNames = [...]string{"", "chat", "note", "warn", "error"}
+
+func (s Severity) String() string {
+	if int(s) < len(severityNames) {
+		return severityNames[s]
+	}
+	return "severity?"
+}
+
+// ParseSeverity reads a severity name ("warn"; "warning" as Wireshark
+// spells it is accepted too).
+func ParseSeverity(name string) (Severity, bool) {
+	switch strings.ToLower(name) {
+	case "chat":
+		return Chat, true
+	case "note":
+		return Note, true
+	case "warn", "warning":
+		return Warn, true
+	case "error":
+		return Error, true
+	}
+	return SeverityNone, false
+}
+
+// Object is what a finding is about.
+type Object uint8
+
+// Objects a finding names.
+const (
+	ObjectConn    Object = iota + 1 // an SMC connection (its TCP connection)
+	ObjectLink                      // an SMC-R link (an RC queue pair pair)
+	ObjectLGR                       // a link group
+	ObjectCapture                   // frames tied to no connection or link
+	ObjectHost                      // a host's SMC statistics (kernel)
+	ObjectPort                      // an RNIC port (kernel)
+)
+
+var objectNames = [...]string{"", "connection", "link", "link group", "capture", "host", "port"}
+
+func (o Object) String() string {
+	if int(o) < len(objectNames) {
+		return objectNames[o]
+	}
+	return "object?"
+}
+
+// Source says where a finding is found.
+type Source uint8
+
+// Sources of findings.
+const (
+	FromWire   Source = iota + 1 // decoded frames (smcdump, the browser, smctop -i/-r)
+	FromKernel                   // the kernel's statistics and the RNICs' counters (smctop)
+)
+
+func (s Source) String() string {
+	if s == FromKernel {
+		return "kernel"
+	}
+	return "wire"
+}
+
+// ID is a finding's number in the catalogue; Def(id).Name is its stable
+// name. Numbers may change between versions, names do not.
+type ID uint8
+
+// The findings. Wire findings first, then the kernel's.
+const (
+	None ID = iota
+	Fallback
+	HandshakeSlow
+	HandshakeFailed
+	FirstLinkUnconfirmed
+	NoRedundancy
+	Asymmetric
+	Failover
+	LinkDeleted
+	LGRDeleted
+	LLCUnanswered
+	TestLinkUnanswered
+	LLCRetransmitted
+	WriteBlocked
+	ConsumerStall
+	Urgent
+	ConnAbort
+	ClosedWithoutClose
+	SeqGap
+	SeqDup
+	CursorBackwards
+	CursorPastRMBE
+	RCRetransmission
+	PSNGap
+	NAK
+	RNRNAK
+	BadICRC
+	OptionEchoed
+	Malformed
+	BufferFull
+	HandshakeErrors
+	FallbackBurst
+	PortErrors
+	numIDs
+)
+
+// Def is one finding of the catalogue.
+type Def struct {
+	ID       ID
+	Name     string // stable: "smc.cdc.seq_gap"
+	Severity Severity
+	// Group is Wireshark's expert group: sequence, protocol, malformed,
+	// checksum, response, performance or state.
+	Group   string
+	Source  Source
+	Object  Object
+	Meaning string // one line: what it says
+	Check   string // what to look at next
+}
+
+// defs is the catalogue, indexed by ID.
+var defs = [numIDs]Def{
+	Fallback: {Name: "smc.fallback", Severity: Note, Group: "protocol", Object: ObjectConn,
+		Meaning: "the connection fell back to TCP: a CLC Decline, or a peer without the SMC option",
+		Check:   "the reason and who declined (smcdump -z smc,decline); a decline code names the missing device, EID or setting"},
+	HandshakeSlow: {Name: "smc.handshake.slow", Severity: Note, Group: "performance", Object: ObjectConn,
+		Meaning: "the CLC handshake took longer than 500 ms from Proposal to Confirm or Decline",
+		Check:   "a busy peer or link group (a failover in progress), RNIC setup; short connections pay this on every connect"},
+	HandshakeFailed: {Name: "smc.handshake.failed", Severity: Error, Group: "protocol", Object: ObjectConn,
+		Meaning: "the SMC attempt ended without SMC and without a fallback: a malformed CLC message or a first link never confirmed",
+		Check:   "the connection's detail in smc,conns; the peer's kernel log (EPROTO, link setup timeout)"},
+	FirstLinkUnconfirmed: {Name: "smc.link.first_unconfirmed", Severity: Error, Group: "sequence", Object: ObjectLink,
+		Meaning: "a first contact's link never completed its CONFIRM_LINK exchange",
+		Check:   "RoCE reachability between the GIDs (routing, MTU, PFC), the RNIC's state; the client declines with TIMEOUT_CL"},
+	NoRedundancy: {Name: "smc.lgr.no_redundancy", Severity: Warn, Group: "state", Object: ObjectLGR,
+		Meaning: "the link group runs on one link although both sides allow two: one port failure ends every connection on it",
+		Check:   "a second RoCE device or port with the same PNET ID on each host; why ADD_LINK was rejected"},
+	Asymmetric: {Name: "smc.link.asymmetric", Severity: Note, Group: "state", Object: ObjectLink,
+		Meaning: "a link added that shares one side's GID with another link of its group: only the other side has redundancy",
+		Check:   "the host with one usable RoCE port (smcr linkgroup link-show: ASYML/ASYMP)"},
+	Failover: {Name: "smc.failover", Severity: Warn, Group: "sequence", Object: ObjectConn,
+		Meaning: "the connection moved to another link of its group (failover-validation CDC)",
+		Check:   "why the old link went (DELETE_LINK reason, RNIC port and cable, RoCE error counters)"},
+	LinkDeleted: {Name: "smc.link.deleted", Severity: Warn, Group: "sequence", Object: ObjectLink,
+		Meaning: "a DELETE_LINK removed one link of a group, with its reason",
+		Check:   "the reason (lost path: the port or path failed); the group's other links carry its connections"},
+	LGRDeleted: {Name: "smc.lgr.deleted", Severity: Note, Group: "sequence", Object: ObjectLGR,
+		Meaning: "a DELETE_LINK of every link ended the link group, with its reason",
+		Check:   "the reason: idle timeout and module unload are orderly; a lost path is not"},
+	LLCUnanswered: {Name: "smc.llc.unanswered", Severity: Warn, Group: "response", Object: ObjectLink,
+		Meaning: "an LLC request (CONFIRM_LINK, ADD_LINK, CONFIRM_RKEY, DELETE_RKEY) got no response within 2 s (SMC_LLC_WAIT_TIME)",
+		Check:   "the peer's LLC processing and the link (RC retransmissions, NAKs); Linux then takes the link down"},
+	TestLinkUnanswered: {Name: "smc.llc.test_link_unanswered", Severity: Warn, Group: "response", Object: ObjectLink,
+		Meaning: "a TEST_LINK keepalive got no response within 2 s: the peer or the path stopped answering",
+		Check:   "the peer host and its RNIC, the RoCE path; a DELETE_LINK with reason lost path follows"},
+	LLCRetransmitted: {Name: "smc.llc.retransmitted", Severity: Warn, Group: "sequence", Object: ObjectLink,
+		Meaning: "an LLC message sent again on the same PSN: the RC transport retransmitted it, it is not a new request",
+		Check:   "the link's RC retransmissions and NAKs: the first copy or its ACK was lost"},
+	WriteBlocked: {Name: "smc.cdc.write_blocked", Severity: Warn, Group: "performance", Object: ObjectConn,
+		Meaning: "the sender has data but no room: the peer's RMBE is full (a slow reader), for the episode's duration",
+		Check:   "the receiving application's reads; a larger RMB (net.smc.rmem) if the reader is fast but bursty"},
+	ConsumerStall: {Name: "smc.cdc.consumer_stall", Severity: Warn, Group: "performance", Object: ObjectConn,
+		Meaning: "the producer cursor got a whole RMBE ahead of the peer's consumer cursor: the receiver stopped consuming",
+		Check:   "the receiving application (not reading, blocked); its socket's receive queue in smcss -d"},
+	Urgent: {Name: "smc.cdc.urgent", Severity: Chat, Group: "protocol", Object: ObjectConn,
+		Meaning: "urgent (out-of-band) data was sent",
+		Check:   "the application's MSG_OOB use; it is rare and some peers mishandle it"},
+	ConnAbort: {Name: "smc.conn.abort", Severity: Error, Group: "sequence", Object: ObjectConn,
+		Meaning: "a side aborted the connection (peer_conn_abort): a reset, not an orderly close",
+		Check:   "the aborting side's application (killed, RST) or its kernel (link group terminated)"},
+	ClosedWithoutClose: {Name: "smc.conn.closed_without_close", Severity: Warn, Group: "sequence", Object: ObjectConn,
+		Meaning: "the TCP connection of an SMC-R connection ended while a side had not closed its SMC side (no peer_conn_closed or abort CDC)",
+		Check:   "the side that sent FIN or RST first: its link group may have been terminated under it"},
+	SeqGap: {Name: "smc.cdc.seq_gap", Severity: Warn, Group: "sequence", Object: ObjectConn,
+		Meaning: "CDC sequence numbers were skipped: CDCs missing from the capture or never sent",
+		Check:   "capture drops (the RC PSNs of the link), a failover between links"},
+	SeqDup: {Name: "smc.cdc.seq_dup", Severity: Warn, Group: "sequence", Object: ObjectConn,
+		Meaning: "a CDC repeated a sequence number on a new PSN: the receiver ignores it",
+		Check:   "the sender's kernel; a failover that resent CDCs"},
+	CursorBackwards: {Name: "smc.cdc.cursor_backwards", Severity: Error, Group: "protocol", Object: ObjectConn,
+		Meaning: "a producer or consumer cursor moved backwards, or moved in a way that cannot be followed",
+		Check:   "the sender's kernel version; a capture joined mid-stream without the RMBE size"},
+	CursorPastRMBE: {Name: "smc.cdc.cursor_past_rmbe", Severity: Error, Group: "protocol", Object: ObjectConn,
+		Meaning: "a cursor's byte count is at or beyond the RMBE size the CLC handshake announced",
+		Check:   "the sender's kernel: a cursor past the buffer corrupts the peer's data"},
+	RCRetransmission: {Name: "roce.rc.retransmission", Severity: Warn, Group: "sequence", Object: ObjectLink,
+		Meaning: "RC request packets were sent again on a PSN seen before (transport retransmissions)",
+		Check:   "loss on the RoCE path: PFC/ECN configuration, the switch, local_ack_timeout_err on the sender's RNIC"},
+	PSNGap: {Name: "roce.rc.psn_gap", Severity: Warn, Group: "sequence", Object: ObjectLink,
+		Meaning: "the PSN jumped ahead: packets missing on the path or in the capture",
+		Check:   "out_of_sequence and packet_seq_err on the receiver's RNIC; capture drops"},
+	NAK: {Name: "roce.rc.nak", Severity: Warn, Group: "response", Object: ObjectLink,
+		Meaning: "the responder sent a NAK (PSN sequence error, invalid request, access or operational error)",
+		Check:   "the NAK code: a sequence error means loss on the path, an access error an rkey the peer does not know"},
+	RNRNAK: {Name: "roce.rc.rnr_nak", Severity: Warn, Group: "response", Object: ObjectLink,
+		Meaning: "the responder had no receive buffer posted (receiver not ready) and the sender must wait",
+		Check:   "the receiver's CPU and net.smc.smcr_max_recv_wr; rnr_nak_retry_err on the sender's RNIC"},
+	BadICRC: {Name: "roce.icrc.bad", Severity: Error, Group: "checksum", Object: ObjectLink,
+		Meaning: "the RoCE invariant CRC does not match: the receiving RNIC drops the packet",
+		Check:   "corruption on the path (cables, NIC offloads); a capture point that rewrites packets"},
+	OptionEchoed: {Name: "smc.option.echoed_no_clc", Severity: Warn, Group: "protocol", Object: ObjectConn,
+		Meaning: "both SYNs carried the SMC option but no CLC message followed: a middlebox echoed the option for a peer that does not speak SMC",
+		Check:   "middleboxes on the path; disable SMC for that destination (eBPF handshake policy)"},
+	Malformed: {Name: "smc.malformed", Severity: Error, Group: "malformed", Object: ObjectCapture,
+		Meaning: "an SMC message (CLC, LLC or CDC) that does not decode",
+		Check:   "the frame's frame.error (offset and field); the sender's kernel or a damaged capture"},
+	BufferFull: {Name: "smc.kernel.buffer_full", Severity: Warn, Group: "performance", Source: FromKernel, Object: ObjectHost,
+		Meaning: "the kernel counted SMC buffers full, or its buffer usage is near the buffers allocated",
+		Check:   "slow readers among the host's SMC sockets; net.smc.rmem and net.smc.wmem"},
+	HandshakeErrors: {Name: "smc.kernel.handshake_errors", Severity: Warn, Group: "protocol", Source: FromKernel, Object: ObjectHost,
+		Meaning: "the kernel's count of SMC handshake errors rose",
+		Check:   "the fallback reasons (smctop's overview), the peers' configuration, RNIC state"},
+	FallbackBurst: {Name: "smc.kernel.fallback_burst", Severity: Warn, Group: "protocol", Source: FromKernel, Object: ObjectHost,
+		Meaning: "ten or more connections fell back to TCP between two refreshes",
+		Check:   "the reasons that rose; a peer or middlebox that changed, an exhausted link group"},
+	PortErrors: {Name: "roce.port.errors", Severity: Warn, Group: "sequence", Source: FromKernel, Object: ObjectPort,
+		Meaning: "an error counter of an RNIC port that carries SMC links is moving",
+		Check:   "the counter's name (out_of_sequence, local_ack_timeout_err, rnr_nak_retry_err ...): loss or a slow responder on the path"},
+}
+
+func init() {
+	for i := range defs {
+		defs[i].ID = ID(i)
+		if defs[i].Source == 0 {
+			defs[i].Source = FromWire
+		}
+	}
+}
+
+// Lookup returns the finding's definition; ok is false for None and for
+// a number outside the catalogue.
+func Lookup(id ID) (Def, bool) {
+	if id == None || id >= numIDs {
+		return Def{}, false
+	}
+	return defs[id], true
+}
+
+// Get returns id's definition (the zero Def for an unknown one).
+func (id ID) Def() Def {
+	d, _ := Lookup(id)
+	return d
+}
+
+// String is the finding's stable name.
+func (id ID) String() string {
+	if d, ok := Lookup(id); ok {
+		return d.Name
+	}
+	return "expert?"
+}
+
+// Severity is the finding's severity.
+func (id ID) Severity() Severity {
+	if id == None || id >= numIDs {
+		return SeverityNone
+	}
+	return defs[id].Severity
+}
+
+// ByName finds a finding by its stable name.
+func ByName(name string) (ID, bool) {
+	for i := ID(1); i < numIDs; i++ {
+		if defs[i].Name == name {
+			return i, true
+		}
+	}
+	return None, false
+}
+
+// All lists the catalogue in ID order.
+func All() []Def {
+	return append([]Def(nil), defs[1:]...)
+}
+
+// Count is how many findings the catalogue has (IDs 1..Count).
+const Count = int(numIDs) - 1

@@ -1,0 +1,241 @@
+package crafted
+
+import (
+	"encoding/binary"
+	"testing"
+	"time"
+
+	"github.com/gopacket/gopacket/layers"
+
+	"github.com/smcscope/smcscope/decode"
+	"github.com/smcscope/smcscope/internal/testutil"
+)
+
+// Vector is a capture damaged so that it shows one finding a kernel will
+// not produce on request: Finding is the finding's name (package expert),
+// Build writes it from pingpong.pcap into t.TempDir() and returns its
+// path. The frame numbers below are pingpong.pcap's (smcdump -r
+// testdata/reference/pingpong.pcap -a).
+type Vector struct {
+	Name    string
+	Finding string
+	Build   func(t testing.TB) string
+}
+
+// Frames of pingpong.pcap the vectors edit.
+const (
+	ppConfirmCLC = 12 // CLC Confirm (client)
+	ppAddLinkReq = 18 // LLC ADD_LINK_V2 request, server -> client
+	ppAddLinkRej = 20 // LLC ADD_LINK_V2 reject, client -> server
+	ppAck        = 24 // RC ACK, server -> client
+	ppWrite      = 26 // RDMA WRITE, client -> server (PSN 0xddf8a4)
+	ppCDC        = 27 // CDC seq 2 token 1 prod 0/88, client -> server
+	ppServerCDC  = 31 // CDC seq 1 prod 0/64 cons 0/88, server -> client
+	ppCDC3       = 35 // CDC seq 3 prod 0/152, client -> server
+	ppServerCDC2 = 39 // CDC seq 2, server -> client
+	ppProposal   = 8  // CLC Proposal
+)
+
+// Offsets in an SMC CDC message (struct smc_cdc_msg, net/smc/smc_cdc.h).
+const (
+	cdcSeq       = 2
+	cdcProdWrap  = 10
+	cdcProdCount = 12
+	cdcProdFlags = 24
+	cdcConnFlags = 25
+)
+
+// ExpertVectors are the crafted captures of the findings that the lab's
+// kernels do not show by themselves, one finding each.
+var ExpertVectors = []Vector{
+	{"cursor-past-rmbe", "smc.cdc.cursor_past_rmbe", func(t testing.TB) string {
+		// The producer cursor's byte count set to the RMBE's size (64 KiB):
+		// Linux wraps it before that (smc_curs_add).
+		return edit(t, "cursor-past-rmbe", ppCDC, func(m []byte) { binary.BigEndian.PutUint32(m[cdcProdCount:], 64<<10) })
+	}},
+	{"seq-dup", "smc.cdc.seq_dup", func(t testing.TB) string {
+		return edit(t, "seq-dup", ppCDC, func(m []byte) { binary.BigEndian.PutUint16(m[cdcSeq:], 1) })
+	}},
+	{"seq-gap", "smc.cdc.seq_gap", func(t testing.TB) string {
+		return edit(t, "seq-gap", ppCDC, func(m []byte) { binary.BigEndian.PutUint16(m[cdcSeq:], 5) })
+	}},
+	{"cursor-backwards", "smc.cdc.cursor_backwards", func(t testing.TB) string {
+		return edit(t, "cursor-backwards", ppCDC3, func(m []byte) { binary.BigEndian.PutUint32(m[cdcProdCount:], 10) })
+	}},
+	{"write-blocked", "smc.cdc.write_blocked", func(t testing.TB) string {
+		return edit(t, "write-blocked", ppCDC, func(m []byte) { m[cdcProdFlags] |= byte(decode.CDCWriteBlocked) })
+	}},
+	{"urgent", "smc.cdc.urgent", func(t testing.TB) string {
+		return edit(t, "urgent", ppCDC, func(m []byte) { m[cdcProdFlags] |= byte(decode.CDCUrgentPending) })
+	}},
+	{"abort", "smc.conn.abort", func(t testing.TB) string {
+		return edit(t, "abort", ppCDC, func(m []byte) { m[cdcConnFlags] |= byte(decode.CDCPeerConnAbort) })
+	}},
+	{"consumer-stall", "smc.cdc.consumer_stall", func(t testing.TB) string {
+		// The client's second CDC says it filled the server's RMBE (a
+		// wrap ahead of the server's consumer cursor 0/0), and the server
+		// announces its first consumption a second later.
+		fs := pingpong(t)
+		m := smcMsg(t, fs, ppCDC, decode.CDCType)
+		binary.BigEndian.PutUint16(m[cdcProdWrap:], 1)
+		binary.BigEndian.PutUint32(m[cdcProdCount:], 0)
+		FixICRC(t, fs[ppCDC-1].Data)
+		later(fs, ppCDC+1, time.Second)
+		return write(t, "consumer-stall", fs)
+	}},
+	{"test-link-unanswered", "smc.llc.test_link_unanswered", func(t testing.TB) string {
+		// The server's second CDC (same PSN) becomes a TEST_LINK request
+		// (v2: type 0x27, length 44 in host order, flags 0) that nothing
+		// answers; the capture goes on for three seconds more.
+		fs := pingpong(t)
+		m := smcMsg(t, fs, ppServerCDC2, decode.CDCType)
+		clear(m[:44])
+		m[0], m[1], m[2] = byte(decode.LLCTestLinkV2), 44, 0
+		FixICRC(t, fs[ppServerCDC2-1].Data)
+		return write(t, "test-link-unanswered", fs)
+	}},
+	{"llc-unanswered", "smc.llc.unanswered", func(t testing.TB) string {
+		// The client's ADD_LINK reject is not sent: the server's request
+		// waits for ever.
+		fs := pingpong(t)
+		fs = append(fs[:ppAddLinkRej-1:ppAddLinkRej-1], fs[ppAddLinkRej:]...)
+		return write(t, "llc-unanswered", fs)
+	}},
+	{"llc-retransmitted", "smc.llc.retransmitted", func(t testing.TB) string {
+		// The ADD_LINK request sent again on its PSN right after itself.
+		fs := pingpong(t)
+		dup := testutil.Packet{CI: fs[ppAddLinkReq-1].CI, Data: append([]byte(nil), fs[ppAddLinkReq-1].Data...)}
+		dup.CI.Timestamp = dup.CI.Timestamp.Add(time.Microsecond)
+		fs = append(fs[:ppAddLinkReq:ppAddLinkReq], append([]testutil.Packet{dup}, fs[ppAddLinkReq:]...)...)
+		return write(t, "llc-retransmitted", fs)
+	}},
+	{"bad-icrc", "roce.icrc.bad", func(t testing.TB) string {
+		fs := pingpong(t)
+		d := fs[ppCDC-1].Data
+		d[len(d)-1] ^= 0xff // the ICRC is the frame's last 4 bytes
+		return write(t, "bad-icrc", fs)
+	}},
+	{"malformed", "smc.malformed", func(t testing.TB) string { return MalformedSMC(t) }},
+	{"nak", "roce.rc.nak", func(t testing.TB) string {
+		// An ACK turned into a NAK (AETH syndrome 0x60: PSN sequence error).
+		return editAt(t, "nak", ppAck, RoCESMCOff, func(a []byte) { a[0] = 0x60 })
+	}},
+	{"rnr-nak", "roce.rc.rnr_nak", func(t testing.TB) string {
+		// An ACK turned into an RNR NAK (syndrome 0x20 | RNR timer 1).
+		return editAt(t, "rnr-nak", ppAck, RoCESMCOff, func(a []byte) { a[0] = 0x21 })
+	}},
+	{"psn-gap", "roce.rc.psn_gap", func(t testing.TB) string {
+		// A WRITE missing from the capture: the next request's PSN jumps.
+		fs := pingpong(t)
+		fs = append(fs[:ppWrite-1:ppWrite-1], fs[ppWrite:]...)
+		return write(t, "psn-gap", fs)
+	}},
+	{"closed-without-close", "smc.conn.closed_without_close", func(t testing.TB) string {
+		// The server's CDCs lose their peer_conn_closed flag: its TCP FIN
+		// ends a connection whose SMC side it never closed.
+		fs := pingpong(t)
+		for i := range fs {
+			d := fs[i].Data
+			if len(d) > RoCESMCOff+cdcConnFlags && isRoCEFrom(d, 1) && d[RoCESMCOff] == decode.CDCType && d[RoCESMCOff+cdcConnFlags] != 0 {
+				d[RoCESMCOff+cdcConnFlags] &^= byte(decode.CDCPeerConnClosed)
+				FixICRC(t, d)
+			}
+		}
+		return write(t, "closed-without-close", fs)
+	}},
+	{"handshake-slow", "smc.handshake.slow", func(t testing.TB) string {
+		// The Accept and everything after it a second later.
+		fs := pingpong(t)
+		later(fs, ppProposal+1, time.Second)
+		return write(t, "handshake-slow", fs)
+	}},
+	{"first-link-unconfirmed", "smc.link.first_unconfirmed", noLink},
+	{"handshake-failed", "smc.handshake.failed", noLink},
+	{"option-echoed", "smc.option.echoed_no_clc", func(t testing.TB) string {
+		// Both SYNs carry the option, and the client's first bytes are
+		// not CLC (the eyecatcher overwritten): a peer that does not
+		// speak SMC behind a middlebox that echoed the option.
+		fs := pingpong(t)
+		d := fs[ppProposal-1].Data
+		p := 14 + 20 + int(d[14+20+12]>>4)*4 // Ethernet, IPv4, TCP header
+		copy(d[p:], "GET ")
+		return write(t, "option-echoed", fs)
+	}},
+}
+
+// ExpertVector finds a vector by name.
+func ExpertVector(t testing.TB, name string) Vector {
+	t.Helper()
+	for _, v := range ExpertVectors {
+		if v.Name == name {
+			return v
+		}
+	}
+	t.Fatalf("no crafted vector %q", name)
+	return Vector{}
+}
+
+func pingpong(t testing.TB) []testutil.Packet {
+	t.Helper()
+	fs, _ := testutil.ReadFrames(t, Pingpong(t))
+	return fs
+}
+
+func write(t testing.TB, name string, fs []testutil.Packet) string {
+	t.Helper()
+	return testutil.WriteFrames(t, name+".pcap", layers.LinkTypeEthernet, fs)
+}
+
+// smcMsg is the SMC message of frame n, which must start with typ.
+func smcMsg(t testing.TB, fs []testutil.Packet, n int, typ byte) []byte {
+	t.Helper()
+	m := fs[n-1].Data[RoCESMCOff:]
+	if m[0] != typ {
+		t.Fatalf("pingpong.pcap frame %d is not of type %#x: % x", n, typ, m[:4])
+	}
+	return m
+}
+
+// edit changes the CDC of frame n and fixes its ICRC.
+func edit(t testing.TB, name string, n int, fn func(m []byte)) string {
+	t.Helper()
+	fs := pingpong(t)
+	fn(smcMsg(t, fs, n, decode.CDCType))
+	FixICRC(t, fs[n-1].Data)
+	return write(t, name, fs)
+}
+
+// editAt changes frame n from offset off on and fixes its ICRC.
+func editAt(t testing.TB, name string, n, off int, fn func(b []byte)) string {
+	t.Helper()
+	fs := pingpong(t)
+	fn(fs[n-1].Data[off:])
+	FixICRC(t, fs[n-1].Data)
+	return write(t, name, fs)
+}
+
+// later moves frames from n (1-based) on by d.
+func later(fs []testutil.Packet, n int, d time.Duration) {
+	for i := n - 1; i < len(fs); i++ {
+		fs[i].CI.Timestamp = fs[i].CI.Timestamp.Add(d)
+	}
+}
+
+// isRoCEFrom reports whether an IPv4 frame comes from 10.10.0.host.
+func isRoCEFrom(d []byte, host byte) bool {
+	return d[RoCEIPOff+9] == 17 && d[RoCEIPOff+12] == 10 && d[RoCEIPOff+13] == 10 && d[RoCEIPOff+14] == 0 && d[RoCEIPOff+15] == host
+}
+
+// noLink is the handshake, then no RoCE frame: CONFIRM_LINK never goes
+// out, and TCP closes three seconds later.
+func noLink(t testing.TB) string {
+	fs := pingpong(t)
+	out := append([]testutil.Packet(nil), fs[:ppConfirmCLC]...)
+	for _, f := range fs[ppConfirmCLC:] {
+		if len(f.Data) > 23 && f.Data[23] == 6 { // IPv4 protocol TCP
+			out = append(out, f)
+		}
+	}
+	later(out, ppConfirmCLC+1, 3*time.Second)
+	return write(t, "no-link", out)
+}

@@ -1,0 +1,44 @@
+package output
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/smcscope/smcscope/internal/testutil"
+	"github.com/smcscope/smcscope/internal/testutil/crafted"
+	"github.com/smcscope/smcscope/output/zview"
+	"github.com/smcscope/smcscope/track"
+)
+
+// TestGoldenExpertVectors locks -z smc,expert and the frames that carry
+// a finding (-Y 'smc.expert.severity') on every crafted vector: what
+// smcdump says of a damage the lab's kernels do not make.
+func TestGoldenExpertVectors(t *testing.T) {
+	for _, v := range crafted.ExpertVectors {
+		t.Run(v.Name, func(t *testing.T) {
+			path := v.Build(t)
+			for _, c := range []struct {
+				name string
+				o    Options
+			}{
+				{"z-expert", Options{Quiet: true, Views: []string{track.ViewExpert}}},
+				{"frames", Options{DisplayFilter: "smc.expert.severity", Format: "fields", Header: true,
+					Fields: []string{"frame.number", "smc.expert.id", "smc.expert.severity", "smc.conn.id", "smc.link.id"}}},
+			} {
+				o := c.o
+				o.Read = path
+				o.NewTracker = func(v []string) (Tracker, error) { return zview.NewTracker(v) }
+				var out, errb bytes.Buffer
+				o.Stdout, o.Stderr = &out, &errb
+				if err := Run(context.Background(), o); err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Contains(out.Bytes(), []byte(v.Finding)) && c.name == "z-expert" {
+					t.Errorf("-z smc,expert does not name %s:\n%s", v.Finding, out.Bytes())
+				}
+				testutil.Golden(t, c.name, out.Bytes())
+			}
+		})
+	}
+}

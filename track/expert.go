@@ -1,0 +1,716 @@
+package track
+
+import (
+	"fmt"
+	"math/bits"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/smcscope/smcscope/decode"
+	"github.com/smcscope/smcscope/expert"
+)
+
+// Expert analysis: the findings of package expert's catalogue that the
+// wire shows, computed from the typed model. Where a finding is an event
+// (a sequence gap, a NAK, a DELETE_LINK), the branch that handles the
+// event raises it: the frame then carries it (smc.expert.* fields), and
+// its object (connection, link, link group) marks it with first and last
+// frame and a count. Where it is the absence of something (an LLC request
+// without response, a first link never confirmed, a consumer that stops
+// reading), it is decided later, from the times the model keeps, and it
+// names the frame that waited; no frame carries it in -Y, which sees each
+// frame once, when it goes by. Every raising branch is off the fast path
+// (fastRoCE steps aside for each such frame), so following the steady
+// stream costs nothing more.
+
+const (
+	// slowHandshake: a CLC handshake from Proposal to Confirm (or
+	// Decline) longer than this is worth a note. Linux waits up to
+	// CLC_WAIT_TIME (6 s, net/smc/smc_clc.h) for each message; the lab's
+	// emulated guests take 15-70 ms.
+	slowHandshake = 500 * time.Millisecond
+	// llcWait is how long Linux waits for an LLC response
+	// (SMC_LLC_WAIT_TIME, 2 s, net/smc/smc_llc.h) before it gives up on
+	// the flow (and, for TEST_LINK, takes the link down).
+	llcWait = 2 * time.Second
+	// stallAfter: a peer RMBE that stays full for this long means its
+	// reader stopped consuming, not just that a bulk sender outran it.
+	stallAfter = 500 * time.Millisecond
+)
+
+// mark is where one finding was seen on one object.
+type mark struct {
+	id              expert.ID
+	count           int
+	first, last     int // frames
+	firstNS, lastNS int64
+	text            string // a detail known when it was first raised
+}
+
+// marks are an object's findings, one mark per finding (a few at most).
+type marks []mark
+
+// add counts one more occurrence of id at frame n.
+func (ms *marks) add(id expert.ID, n int, ns int64, text string) {
+	for i := range *ms {
+		if m := &(*ms)[i]; m.id == id {
+			m.count++
+			if n < m.first { // decided late (an unanswered request)
+				m.first, m.firstNS = n, ns
+			}
+			if n > m.last {
+				m.last, m.lastNS = n, ns
+			}
+			return
+		}
+	}
+	*ms = append(*ms, mark{id: id, count: 1, first: n, last: n, firstNS: ns, lastNS: ns, text: text})
+}
+
+func (ms marks) find(id expert.ID) *mark {
+	for i := range ms {
+		if ms[i].id == id {
+			return &ms[i]
+		}
+	}
+	return nil
+}
+
+// raise records finding id on the frame being fed (its smc.expert.*
+// fields) and on the object whose marks ms are.
+func (t *Tracker) raise(ms *marks, id expert.ID, in *input) {
+	t.cur.expert |= 1 << id
+	ms.add(id, in.number, in.ns, "")
+}
+
+// raiseText is raise with a detail kept from the first occurrence; text
+// is made only then (a lossy link retransmits by the thousand).
+func (t *Tracker) raiseText(ms *marks, id expert.ID, in *input, text func() string) {
+	t.cur.expert |= 1 << id
+	s := ""
+	if ms.find(id) == nil {
+		s = text()
+	}
+	ms.add(id, in.number, in.ns, s)
+}
+
+// pendingLLC is an LLC request waiting for its response.
+type pendingLLC struct {
+	typ   decode.LLCType
+	frame int
+	ns    int64
+}
+
+// llcSlot is the slot of a request's pending entry: TEST_LINK keepalives
+// run beside the other flows (smc_llc_testlink_work), the rest one at a
+// time (the link group's LLC flow).
+func llcSlot(typ decode.LLCType) int {
+	if typ.Base() == decode.LLCTestLink {
+		return 1
+	}
+	return 0
+}
+
+// answered reports whether Linux answers a request of this type:
+// DELETE_LINK is not paired (a request for every link is never answered,
+// and a client's request is answered by the server's own request).
+func answered(typ decode.LLCType) bool {
+	switch typ.Base() {
+	case decode.LLCConfirmLink, decode.LLCAddLink, decode.LLCConfirmRKey, decode.LLCDeleteRKey, decode.LLCTestLink:
+		return true
+	}
+	return false
+}
+
+// unansweredID is the finding of an unanswered request of this type.
+func unansweredID(typ decode.LLCType) expert.ID {
+	if typ.Base() == decode.LLCTestLink {
+		return expert.TestLinkUnanswered
+	}
+	return expert.LLCUnanswered
+}
+
+// llcPairs follows requests and responses on l (the frame's LLC m sent in
+// direction d): a request waits in its slot, a response clears the other
+// direction's; one that waited longer than llcWait is marked unanswered
+// at its own frame when the next LLC on the link shows it.
+func (t *Tracker) llcPairs(l *Link, d Dir, in *input) {
+	m := &in.roce.llc
+	l.expireLLC(in.ns)
+	if !answered(m.typ) {
+		return
+	}
+	s := llcSlot(m.typ)
+	if m.resp {
+		if p := &l.llcPend[d.Reverse()][s]; p.frame != 0 && p.typ.Base() == m.typ.Base() {
+			*p = pendingLLC{}
+		}
+		return
+	}
+	// Linux runs one LLC flow at a time (smc_llc_flow_start): a request
+	// while another waits means the first got no answer the capture
+	// shows. The older one stays: it is the one that decides.
+	if p := &l.llcPend[d][s]; p.frame == 0 {
+		*p = pendingLLC{typ: m.typ, frame: in.number, ns: in.ns}
+	}
+}
+
+// expireLLC marks the requests of l that waited longer than llcWait by
+// now as unanswered, and forgets them.
+func (l *Link) expireLLC(now int64) {
+	for d := range l.llcPend {
+		for s := range l.llcPend[d] {
+			if p := &l.llcPend[d][s]; p.frame != 0 && now-p.ns >= int64(llcWait) {
+				l.expert.add(unansweredID(p.typ), p.frame, p.ns, p.typ.String()+" req")
+				*p = pendingLLC{}
+			}
+		}
+	}
+}
+
+// Finding is one finding on one object, with the frames that show it.
+type Finding struct {
+	ID       expert.ID
+	Object   expert.Object
+	ObjectID int // the tracker's connection, link or link-group ID (0: the capture)
+	Count    int // frames that show it (for a decided absence: requests that waited)
+	First    int // frame
+	Last     int
+	// FirstTime and LastTime are the frames' times.
+	FirstTime, LastTime time.Time
+	// Detail says what the object shows: the reason, the direction, the
+	// counts and rates.
+	Detail string
+}
+
+// Severity is the finding's severity in the catalogue.
+func (f *Finding) Severity() expert.Severity { return f.ID.Severity() }
+
+// findingOf turns a mark into a finding of object o.
+func findingOf(m *mark, o expert.Object, id int) Finding {
+	return Finding{ID: m.id, Object: o, ObjectID: id, Count: m.count, First: m.first, Last: m.last,
+		FirstTime: time.Unix(0, m.firstNS), LastTime: time.Unix(0, m.lastNS), Detail: m.text}
+}
+
+// now is the capture time of the newest frame the snapshot shows.
+func (s *Snapshot) now() int64 {
+	var n int64
+	for i := range s.Conns {
+		n = max(n, s.Conns[i].lastNS)
+	}
+	for i := range s.Links {
+		n = max(n, s.Links[i].lastNS)
+	}
+	return n
+}
+
+// Findings lists every finding of the kept connections, links and link
+// groups and of the capture, the most severe first, then by first frame.
+// Findings that are absences are decided at the newest frame seen.
+func (s *Snapshot) Findings() []Finding {
+	now := s.now()
+	var out []Finding
+	for i := range s.Conns {
+		out = connFindings(&s.Conns[i], now, out)
+	}
+	for i := range s.Links {
+		out = linkFindings(&s.Links[i], now, out)
+	}
+	for i := range s.LinkGroups {
+		out = lgrFindings(&s.LinkGroups[i], out)
+	}
+	for i := range s.expert {
+		out = append(out, findingOf(&s.expert[i], expert.ObjectCapture, 0))
+		f := &out[len(out)-1]
+		if f.Detail == "" && f.ID == expert.Malformed {
+			f.Detail = "SMC messages tied to no connection or link"
+		}
+	}
+	SortFindings(out)
+	return out
+}
+
+// SortFindings orders findings the most severe first, then by first
+// frame, then by finding and object.
+func SortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := &fs[i], &fs[j]
+		if sa, sb := a.Severity(), b.Severity(); sa != sb {
+			return sa > sb
+		}
+		if a.First != b.First {
+			return a.First < b.First
+		}
+		if a.ID != b.ID {
+			return a.ID < b.ID
+		}
+		return a.ObjectID < b.ObjectID
+	})
+}
+
+// connMarks appends to ms c's marks and the absences decided at now.
+func connMarks(c *Conn, now int64, ms marks) marks {
+	ms = append(ms, c.expert...)
+	for d := range c.Flow {
+		f := &c.Flow[d]
+		if f.fullSince != 0 && now-f.fullSince >= int64(stallAfter) {
+			ms.add(expert.ConsumerStall, f.fullFrame, f.fullSince, "")
+		}
+		if e := c.endWithoutClose(Dir(d), now); e != 0 {
+			ms.add(expert.ClosedWithoutClose, e, f.finNS, "")
+		}
+	}
+	return ms
+}
+
+// connFindings appends c's findings, decided at now.
+func connFindings(c *Conn, now int64, out []Finding) []Finding {
+	ms := connMarks(c, now, nil)
+	for i := range ms {
+		f := findingOf(&ms[i], expert.ObjectConn, c.ID)
+		f.Detail = c.findingDetail(f.ID, now, f.Detail)
+		out = append(out, f)
+	}
+	return out
+}
+
+// endWithoutClose is the frame of direction d's FIN or RST when it ended
+// an SMC-R connection that d never closed (no peer_conn_closed or abort
+// CDC) and a second has gone by since (the CDC travels over RoCE, the FIN
+// over TCP: a capture may show them out of order); 0 otherwise.
+func (c *Conn) endWithoutClose(d Dir, now int64) int {
+	f := &c.Flow[d]
+	if c.Outcome != OutcomeSMCR || f.finFrame == 0 || f.Closed || f.Aborted || now-f.finNS < int64(time.Second) {
+		return 0
+	}
+	return f.finFrame
+}
+
+// flowText names direction d of c for a detail: "C>S", or "A>B" when the
+// roles are unknown.
+func (c *Conn) flowText(d Dir) string {
+	unknown := c.RolesUnknown || c.Inferred && (c.link == nil || c.link.Inferred)
+	switch {
+	case unknown && d == DirC2S:
+		return "A>B"
+	case unknown:
+		return "B>A"
+	case d == DirC2S:
+		return "C>S"
+	}
+	return "S>C"
+}
+
+// perFlow joins "C>S ..." parts for the directions where n gives one.
+func (c *Conn) perFlow(n func(f *Flow) string) string {
+	var parts []string
+	for d := range c.Flow {
+		if s := n(&c.Flow[d]); s != "" {
+			parts = append(parts, c.flowText(Dir(d))+" "+s)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// perCount is perFlow for a counter: "C>S 3 what", where n counts 3.
+func (c *Conn) perCount(n func(f *Flow) int, what string) string {
+	return c.perFlow(func(f *Flow) string {
+		if k := n(f); k > 0 {
+			return fmt.Sprintf("%d %s", k, what)
+		}
+		return ""
+	})
+}
+
+func msText(ns int64) string {
+	return fmt.Sprintf("%.1f ms", float64(ns)/1e6)
+}
+
+// findingDetail says what c shows of finding id.
+func (c *Conn) findingDetail(id expert.ID, now int64, text string) string {
+	switch id {
+	case expert.Fallback, expert.OptionEchoed:
+		return ConnDetail(c)
+	case expert.HandshakeFailed:
+		return c.Failure
+	case expert.HandshakeSlow:
+		return text // the time it took, said when it was raised
+	case expert.Malformed:
+		if c.Failure != "" {
+			return c.Failure
+		}
+		return text
+	case expert.Failover:
+		return fmt.Sprintf("now on link %d; %s", c.Link, c.perFlow(func(f *Flow) string {
+			if f.Failover == 0 {
+				return ""
+			}
+			return fmt.Sprintf("%d failover-validation CDCs from frame %d", f.Failover, f.FailoverFrame)
+		}))
+	case expert.WriteBlocked:
+		return c.perFlow(func(f *Flow) string {
+			if f.WriteBlocked == 0 {
+				return ""
+			}
+			longest := f.WBLongest
+			open := ""
+			if f.wbSince != 0 {
+				longest = max(longest, time.Duration(now-f.wbSince))
+				open = ", the last still open"
+			}
+			return fmt.Sprintf("%d write-blocked CDCs in %d episodes%s, longest %s", f.WriteBlocked, f.WBEpisodes, open, msText(longest.Nanoseconds()))
+		})
+	case expert.ConsumerStall:
+		return c.perFlow(func(f *Flow) string {
+			longest := f.StallLongest
+			if f.fullSince != 0 && now-f.fullSince >= int64(stallAfter) {
+				longest = max(longest, time.Duration(now-f.fullSince))
+			}
+			if longest == 0 {
+				return ""
+			}
+			return fmt.Sprintf("peer's RMBE (%d B) full, consumer cursor still for up to %s", c.rmbeSize(c.dirOf(f)), msText(longest.Nanoseconds()))
+		})
+	case expert.Urgent:
+		return c.perFlow(func(f *Flow) string {
+			if f.UrgentPending+f.UrgentPresent == 0 {
+				return ""
+			}
+			return fmt.Sprintf("urgent pending %d, present %d", f.UrgentPending, f.UrgentPresent)
+		})
+	case expert.ConnAbort:
+		return c.perFlow(func(f *Flow) string {
+			if !f.Aborted {
+				return ""
+			}
+			return "sent peer_conn_abort"
+		})
+	case expert.ClosedWithoutClose:
+		return c.perFlow(func(f *Flow) string {
+			if c.endWithoutClose(c.dirOf(f), now) == 0 {
+				return ""
+			}
+			what := "FIN"
+			if f.RST {
+				what = "RST"
+			}
+			return fmt.Sprintf("%s at frame %d without peer_conn_closed", what, f.finFrame)
+		})
+	case expert.SeqGap:
+		return c.perCount(func(f *Flow) int { return f.SeqGaps }, "sequence numbers missing")
+	case expert.SeqDup:
+		return c.perCount(func(f *Flow) int { return f.SeqDup }, "sequence numbers repeated")
+	case expert.CursorBackwards:
+		return c.perCount(func(f *Flow) int { return f.CursorErrors }, "cursors not followed")
+	case expert.CursorPastRMBE:
+		return c.perFlow(func(f *Flow) string {
+			if f.PastRMBE == 0 {
+				return ""
+			}
+			d := c.dirOf(f)
+			return fmt.Sprintf("%d CDCs with a cursor at or past the RMBE (producer: %d B, consumer: %d B)", f.PastRMBE, c.rmbeSize(d), c.rmbeSize(d.Reverse()))
+		})
+	}
+	return text
+}
+
+// dirOf is the direction whose flow f is.
+func (c *Conn) dirOf(f *Flow) Dir {
+	if f == &c.Flow[DirS2C] {
+		return DirS2C
+	}
+	return DirC2S
+}
+
+// linkMarks appends to ms l's marks and the absences decided at now.
+func linkMarks(l *Link, now int64, ms marks) marks {
+	ms = append(ms, l.expert...)
+	for d := range l.llcPend {
+		for _, p := range l.llcPend[d] {
+			if p.frame != 0 && now-p.ns >= int64(llcWait) {
+				ms.add(unansweredID(p.typ), p.frame, p.ns, p.typ.String()+" req")
+			}
+		}
+	}
+	if l.State == LinkConfirming && now-l.Start.UnixNano() >= int64(llcWait) {
+		ms.add(expert.FirstLinkUnconfirmed, l.FirstFrame, l.Start.UnixNano(), "")
+	}
+	return ms
+}
+
+// linkFindings appends l's findings, decided at now.
+func linkFindings(l *Link, now int64, out []Finding) []Finding {
+	ms := linkMarks(l, now, nil)
+	for i := range ms {
+		f := findingOf(&ms[i], expert.ObjectLink, l.ID)
+		f.Detail = l.findingDetail(f.ID, f.Detail)
+		out = append(out, f)
+	}
+	return out
+}
+
+// findingDetail says what l shows of finding id.
+func (l *Link) findingDetail(id expert.ID, text string) string {
+	per := func(n func(rc *RC) int, what string) string {
+		var parts []string
+		for d := range l.RC {
+			rc := &l.RC[d]
+			if k := n(rc); k > 0 {
+				dir := Dir(d).String()
+				if l.Inferred {
+					dir = map[bool]string{true: "A->B", false: "B->A"}[d == 0]
+				}
+				s := fmt.Sprintf("%s %d %s", dir, k, what)
+				if rc.Packets > 0 {
+					s += fmt.Sprintf(" of %d packets", rc.Packets)
+				}
+				// lastNS: a link being folded has no Last yet.
+				if dur := float64(l.lastNS-l.Start.UnixNano()) / 1e9; dur > 0 {
+					s += fmt.Sprintf(", %.2f/s", float64(k)/dur)
+				}
+				parts = append(parts, s)
+			}
+		}
+		return strings.Join(parts, "; ")
+	}
+	switch id {
+	case expert.RCRetransmission:
+		return per(func(rc *RC) int { return rc.Retrans }, "retransmitted")
+	case expert.PSNGap:
+		return per(func(rc *RC) int { return rc.PSNGaps }, "PSN jumps") + "; " +
+			per(func(rc *RC) int { return rc.PSNMissing }, "PSNs missing")
+	case expert.RNRNAK:
+		return per(func(rc *RC) int { return rc.RNRs }, "RNR NAKs sent")
+	case expert.NAK:
+		var parts []string
+		for d := range l.RC {
+			for code, n := range l.RC[d].NAKCodes {
+				if n > 0 {
+					parts = append(parts, fmt.Sprintf("%s %d %s", Dir(d), n, decode.NAKCode(code)))
+				}
+			}
+		}
+		return strings.Join(parts, "; ")
+	case expert.LinkDeleted:
+		return fmt.Sprintf("link %d, reason %#08x %s", l.LinkID, l.DeleteCode, decode.DeleteLinkReason(l.DeleteCode).Meaning())
+	case expert.FirstLinkUnconfirmed:
+		return fmt.Sprintf("link %d announced by CLC at frame %d, state %s", l.LinkID, l.FirstFrame, l.State)
+	}
+	return text
+}
+
+// lgrFindings appends g's findings.
+func lgrFindings(g *LinkGroup, out []Finding) []Finding {
+	for i := range g.expert {
+		f := findingOf(&g.expert[i], expert.ObjectLGR, g.ID)
+		if f.ID == expert.LGRDeleted {
+			f.Detail = fmt.Sprintf("reason %#08x %s", g.DeleteCode, decode.DeleteLinkReason(g.DeleteCode).Meaning())
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// expertSums sums, per finding, what was folded: the views still count
+// every finding of the capture.
+type expertSums [expert.Count + 1]ExpertSum
+
+// add counts the marks of one folded object.
+func (s *expertSums) add(ms marks) {
+	for i := range ms {
+		m := &ms[i]
+		e := &s[m.id]
+		if e.Objects == 0 || m.first < e.First {
+			e.First, e.FirstTime = m.first, time.Unix(0, m.firstNS)
+		}
+		if m.last > e.Last {
+			e.Last, e.LastTime = m.last, time.Unix(0, m.lastNS)
+		}
+		e.Count += m.count
+		e.Objects++
+	}
+}
+
+// foldConnFindings and its siblings add the findings of a connection,
+// link or link group that leaves the tracker to the folded sums (decided
+// at the frame being fed), through one reused buffer: a capture of short
+// connections folds them by the thousand.
+func (t *Tracker) foldConnFindings(c *Conn) {
+	t.foldMarks = connMarks(c, t.in.ns, t.foldMarks[:0])
+	t.folded.expert.add(t.foldMarks)
+}
+
+func (t *Tracker) foldLinkFindings(l *Link) {
+	t.foldMarks = linkMarks(l, t.in.ns, t.foldMarks[:0])
+	t.folded.expert.add(t.foldMarks)
+}
+
+func (t *Tracker) foldLGRFindings(g *LinkGroup) {
+	t.folded.expert.add(g.expert)
+}
+
+// ExpertSum is one finding over the whole capture: how many frames and
+// objects show it, the first and last frame.
+type ExpertSum struct {
+	Count               int
+	Objects             int
+	First, Last         int
+	FirstTime, LastTime time.Time
+}
+
+// ---- smc,expert ----
+
+// ExpertView is smc,expert: the capture's findings grouped by severity,
+// the most severe first, and within a severity by finding, each with the
+// objects that show it.
+type ExpertView struct {
+	Severities []ExpertSeverity `json:"severities"`
+}
+
+// ExpertSeverity is the findings of one severity.
+type ExpertSeverity struct {
+	Severity string      `json:"severity"`
+	Frames   int         `json:"frames"` // frames (or waiting requests) that show them
+	Findings []ExpertRow `json:"findings"`
+}
+
+// ExpertRow is one finding over the capture.
+type ExpertRow struct {
+	ID       string `json:"id"`
+	Severity string `json:"severity"`
+	Group    string `json:"group"`
+	Meaning  string `json:"meaning"`
+	Check    string `json:"check"`
+	Count    int    `json:"count"`   // frames that show it, folded objects' included
+	Objects  int    `json:"objects"` // objects that show it, folded ones included
+	First    int    `json:"first_frame"`
+	Last     int    `json:"last_frame"`
+	// FoldedObjects are objects folded into the totals (Options.MaxConns):
+	// counted above, not listed below.
+	FoldedObjects int              `json:"folded_objects,omitempty"`
+	Instances     []ExpertInstance `json:"instances"`
+}
+
+// ExpertInstance is one finding on one object.
+type ExpertInstance struct {
+	Object string `json:"object"` // connection, link, link group, capture
+	ID     int    `json:"id,omitempty"`
+	Count  int    `json:"count"`
+	First  int    `json:"first_frame"`
+	Last   int    `json:"last_frame"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// ExpertView builds smc,expert from the snapshot's findings and the sums
+// of what was folded.
+func (s *Snapshot) ExpertView() ExpertView {
+	fs := s.Findings()
+	rows := map[expert.ID]*ExpertRow{}
+	var order []expert.ID
+	row := func(id expert.ID) *ExpertRow {
+		r := rows[id]
+		if r == nil {
+			d := id.Def()
+			r = &ExpertRow{ID: d.Name, Severity: d.Severity.String(), Group: d.Group, Meaning: d.Meaning, Check: d.Check, Instances: []ExpertInstance{}}
+			rows[id] = r
+			order = append(order, id)
+		}
+		return r
+	}
+	span := func(r *ExpertRow, first, last int) {
+		if r.First == 0 || first < r.First {
+			r.First = first
+		}
+		r.Last = max(r.Last, last)
+	}
+	for i := range fs {
+		f := &fs[i]
+		r := row(f.ID)
+		r.Count += f.Count
+		r.Objects++
+		span(r, f.First, f.Last)
+		r.Instances = append(r.Instances, ExpertInstance{Object: f.Object.String(), ID: f.ObjectID, Count: f.Count, First: f.First, Last: f.Last, Detail: f.Detail})
+	}
+	for id := range s.folded.expert {
+		e := &s.folded.expert[id]
+		if e.Objects == 0 {
+			continue
+		}
+		r := row(expert.ID(id))
+		r.Count += e.Count
+		r.Objects += e.Objects
+		r.FoldedObjects += e.Objects
+		span(r, e.First, e.Last)
+	}
+	// Most severe first; within a severity the findings by first frame.
+	sort.SliceStable(order, func(i, j int) bool {
+		a, b := order[i], order[j]
+		if a.Severity() != b.Severity() {
+			return a.Severity() > b.Severity()
+		}
+		if rows[a].First != rows[b].First {
+			return rows[a].First < rows[b].First
+		}
+		return a < b
+	})
+	v := ExpertView{Severities: []ExpertSeverity{}}
+	for _, id := range order {
+		r := rows[id]
+		if n := len(v.Severities); n == 0 || v.Severities[n-1].Severity != r.Severity {
+			v.Severities = append(v.Severities, ExpertSeverity{Severity: r.Severity, Findings: []ExpertRow{}})
+		}
+		g := &v.Severities[len(v.Severities)-1]
+		g.Frames += r.Count
+		g.Findings = append(g.Findings, *r)
+	}
+	return v
+}
+
+// ---- fields ----
+
+var (
+	fExpertID = decode.Field(decode.OwnerTrackExpert, "smc.expert.id", decode.KindString,
+		"finding this frame shows (package expert's catalogue; smcdump -z smc,expert lists them)")
+	fExpertSeverity = decode.Field(decode.OwnerTrackExpert, "smc.expert.severity", decode.KindUint,
+		"severity of the finding: 1 chat, 2 note, 3 warn, 4 error (-Y 'smc.expert.severity >= warn')", decode.Enum(severityEnum))
+	fExpertGroup = decode.Field(decode.OwnerTrackExpert, "smc.expert.group", decode.KindString,
+		"Wireshark expert group of the finding: sequence, protocol, malformed, checksum, response, performance, state")
+	fExpertMessage = decode.Field(decode.OwnerTrackExpert, "smc.expert.message", decode.KindString,
+		"what the finding means")
+)
+
+func severityEnum(u uint64) string {
+	if u == 0 || u > uint64(expert.Error) {
+		return ""
+	}
+	return expert.Severity(u).String()
+}
+
+// appendExpert adds the fields of the findings in set (a bit per ID).
+func appendExpert(r *decode.Record, set uint64) {
+	for set != 0 {
+		id := expert.ID(bits.TrailingZeros64(set))
+		set &^= 1 << id
+		d := id.Def()
+		r.AddString(fExpertID, d.Name)
+		r.AddUint(fExpertSeverity, uint64(d.Severity))
+		r.AddString(fExpertGroup, d.Group)
+		r.AddString(fExpertMessage, d.Meaning)
+	}
+}
+
+// FrameFindings lists the findings a frame's record carries in its
+// smc.expert.id fields, and the worst severity among them (for callers
+// that read a tracker's fields: the capture browser's index).
+func FrameFindings(r *decode.Record) (worst expert.Severity, ids []expert.ID) {
+	for i, id := range r.IDs {
+		if id == fExpertID {
+			if x, ok := expert.ByName(r.Vals[i].S); ok {
+				ids = append(ids, x)
+				worst = max(worst, x.Severity())
+			}
+		}
+	}
+	return worst, ids
+}

@@ -1,0 +1,166 @@
+package track
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/decode"
+	"github.com/smcscope/smcscope/expert"
+	"github.com/smcscope/smcscope/internal/testutil"
+	"github.com/smcscope/smcscope/internal/testutil/crafted"
+)
+
+// findingNames runs a capture through the tracker (fast path and all) and
+// returns the names of the findings its snapshot shows, and of those the
+// frames carried in their smc.expert.id fields.
+func findingNames(t *testing.T, path string) (all, onFrames map[string]bool) {
+	t.Helper()
+	tr := New(Options{Unshared: true})
+	var rec decode.Record
+	onFrames = map[string]bool{}
+	eachFrame(t, path, func(f *capture.Frame) {
+		tr.Feed(f)
+		rec.Reset()
+		tr.AppendFields(f, &rec)
+		if _, ids := FrameFindings(&rec); len(ids) > 0 {
+			for _, id := range ids {
+				onFrames[id.String()] = true
+			}
+		}
+	})
+	s := tr.Snapshot()
+	all = map[string]bool{}
+	for _, f := range s.Findings() {
+		all[f.ID.String()] = true
+		if f.Count < 1 || f.First < 1 || f.Last < f.First {
+			t.Errorf("%s: %s on %s %d: count %d frames %d..%d", filepath.Base(path), f.ID, f.Object, f.ObjectID, f.Count, f.First, f.Last)
+		}
+	}
+	return all, onFrames
+}
+
+func names(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestExpertVectors: each crafted capture shows its finding; the event
+// findings are on a frame too (smc.expert.id), the absences are decided
+// at the end only.
+func TestExpertVectors(t *testing.T) {
+	absences := map[string]bool{"smc.llc.unanswered": true, "smc.llc.test_link_unanswered": true,
+		"smc.link.first_unconfirmed": true, "smc.conn.closed_without_close": true}
+	seen := map[string]bool{}
+	for _, v := range crafted.ExpertVectors {
+		t.Run(v.Name, func(t *testing.T) {
+			all, frames := findingNames(t, v.Build(t))
+			seen[v.Finding] = true
+			if !all[v.Finding] {
+				t.Errorf("findings %v, want %s among them", names(all), v.Finding)
+			}
+			if frames[v.Finding] == absences[v.Finding] {
+				t.Errorf("%s on a frame: %v, want %v (frames carry %v)", v.Finding, frames[v.Finding], !absences[v.Finding], names(frames))
+			}
+		})
+	}
+	// Every wire finding has a vector or a kernel-made capture that shows
+	// it (TestExpertCleanCaptures lists those).
+	for _, c := range cleanFindings {
+		for _, n := range c.want {
+			seen[n] = true
+		}
+	}
+	for _, d := range expert.All() {
+		if d.Source == expert.FromWire && !seen[d.Name] {
+			t.Errorf("finding %s has no capture that shows it", d.Name)
+		}
+	}
+}
+
+// cleanFindings are the findings each kernel-made capture shows: real
+// events of the lab's runs (fallbacks, the multilink failover, DELETE_LINK
+// reasons, RC retransmissions of the DELETE_LINK at teardown, a group
+// whose ADD_LINK the client rejected), and nothing else: no false alarm.
+var cleanFindings = []struct {
+	file string
+	want []string
+}{
+	{"samples/decline-nordma.pcap", []string{"smc.fallback"}},
+	{"samples/decline-ueid.pcap", []string{"smc.fallback"}},
+	{"samples/fallback-nosmc.pcap", []string{"smc.fallback"}},
+	{"samples/ipv6.pcap", []string{"smc.fallback"}},
+	{"samples/no-ueid.pcap", []string{"smc.fallback"}},
+	{"samples/long.pcap", []string{"roce.rc.retransmission", "smc.cdc.write_blocked", "smc.lgr.deleted", "smc.lgr.no_redundancy", "smc.llc.retransmitted"}},
+	{"samples/multiconn.pcap", []string{"smc.lgr.deleted", "smc.lgr.no_redundancy"}},
+	{"samples/multilink.pcap", []string{"roce.rc.retransmission", "smc.failover", "smc.handshake.slow", "smc.lgr.deleted", "smc.lgr.no_redundancy", "smc.link.asymmetric", "smc.link.deleted", "smc.llc.retransmitted"}},
+	{"samples/pingpong.pcap", []string{"smc.lgr.deleted", "smc.lgr.no_redundancy"}},
+	{"samples/teardown.pcap", []string{"roce.rc.retransmission", "smc.lgr.deleted", "smc.lgr.no_redundancy", "smc.llc.retransmitted"}},
+	{"testdata/reference/decline-nordma.pcap", []string{"smc.fallback"}},
+	{"testdata/reference/fallback-nosmc.pcap", []string{"smc.fallback"}},
+	{"testdata/reference/no-ueid.pcap", []string{"smc.fallback"}},
+	{"testdata/reference/pingpong.pcap", []string{"roce.rc.retransmission", "smc.lgr.deleted", "smc.lgr.no_redundancy", "smc.llc.retransmitted"}},
+}
+
+// TestExpertCleanCaptures: every capture of samples/ and
+// testdata/reference/ shows exactly its findings; one that appears on a
+// kernel-made capture without being listed here is a false alarm (or a
+// new capture to list).
+func TestExpertCleanCaptures(t *testing.T) {
+	root := testutil.Root(t)
+	listed := map[string]bool{}
+	for _, c := range cleanFindings {
+		listed[c.file] = true
+		t.Run(strings.ReplaceAll(c.file, "/", "_"), func(t *testing.T) {
+			all, _ := findingNames(t, filepath.Join(root, c.file))
+			if got := names(all); !slices.Equal(got, c.want) {
+				t.Errorf("findings %v, want %v", got, c.want)
+			}
+		})
+	}
+	for _, p := range append(testutil.Samples(t), testutil.References(t)...) {
+		rel, _ := filepath.Rel(root, p)
+		if !listed[rel] {
+			t.Errorf("%s: not in cleanFindings: list what it shows", rel)
+		}
+	}
+}
+
+// TestLLCRetransmissionIsNotANewRequest: an LLC message sent again on its
+// PSN is one message: the link's history has the ADD_LINK request once,
+// and the copy's frame says it is a retransmission.
+func TestLLCRetransmissionIsNotANewRequest(t *testing.T) {
+	path := crafted.ExpertVector(t, "llc-retransmitted").Build(t)
+	tr := New(Options{Unshared: true})
+	var rec decode.Record
+	var copyFinds []expert.ID
+	eachFrame(t, path, func(f *capture.Frame) {
+		tr.Feed(f)
+		if f.Number == 19 { // the copy of frame 18
+			rec.Reset()
+			tr.AppendFields(f, &rec)
+			_, copyFinds = FrameFindings(&rec)
+		}
+	})
+	if !slices.Contains(copyFinds, expert.LLCRetransmitted) || !slices.Contains(copyFinds, expert.RCRetransmission) {
+		t.Errorf("the copy carries %v, want smc.llc.retransmitted and roce.rc.retransmission", copyFinds)
+	}
+	s := tr.Snapshot()
+	n := 0
+	for _, l := range s.Links {
+		for _, h := range l.History {
+			if strings.HasPrefix(h.What, "ADD_LINK_V2 req for link 2") {
+				n++
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("the ADD_LINK request is %d times in the link's history, want once", n)
+	}
+}
