@@ -1399,3 +1399,20 @@ func TestExpertPane(t *testing.T) {
 		t.Errorf("the field tree of frame 985 ends with %q, want its finding", text)
 	}
 }
+
+// TestExpertPaneBadICRC: the index pass checks ICRCs, so a RoCE frame
+// whose ICRC is wrong is in the expert pane as roce.icrc.bad.
+func TestExpertPaneBadICRC(t *testing.T) {
+	v := crafted.ExpertVector(t, "bad-icrc")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	idx, err := Open(ctx, v.Build(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitIndexed(t, idx)
+	h := run(t, New(ctx, idx, Options{}), 120, 40)
+	h.Until("[SYN]")
+	h.Key(tcell.KeyRune, 'e')
+	h.Until("roce.icrc.bad")
+}
