@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/smcscope/smcscope/internal/testutil"
+	"github.com/smcscope/smcscope/internal/testutil/crafted"
 	"github.com/smcscope/smcscope/monitor"
 	"github.com/smcscope/smcscope/smcnl"
 )
@@ -194,11 +195,12 @@ type promAlert struct {
 }
 
 // TestPrometheusAlertsAndDashboard runs the real Prometheus server (the
-// Debian package) on loopback over four exporters shaped like real hosts:
+// Debian package) on loopback over six exporters shaped like real hosts:
 // one that loses a link in a failover while several error counters of one
 // port move, one whose SMC port goes down, one with a fallback burst and
 // handshake errors, a healthy one (two links, counters still) and one with
-// a counter file that reads "N/A". It loads deploy/prometheus's rules
+// a counter file that reads "N/A", and smctop -r of a capture with bad
+// ICRCs. It loads deploy/prometheus's rules
 // and asserts every rule evaluates (health ok), each alert fires on the
 // host made to trigger it and on no other, and every Grafana panel's
 // expression answers without error and with data.
@@ -232,7 +234,15 @@ func TestPrometheusAlertsAndDashboard(t *testing.T) {
 		t.Fatal(err)
 	}
 	broken := monitor.New(monitor.Options{Kernel: replayKernel(t, "multilink-client-before"), SysfsRoot: bsys})
-	for _, m := range []*monitor.Monitor{failover, portdown, burst, healthy, broken} {
+	// wire: smctop -r of a capture with bad ICRCs, read only when the
+	// failover host's link goes down, so its error findings go from 0 to
+	// their count while Prometheus watches.
+	w, err := monitor.OpenWire(crafted.ExpertVector(t, "bad-icrc").Build(t), "", "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wire := monitor.New(monitor.Options{Wire: w})
+	for _, m := range []*monitor.Monitor{failover, portdown, burst, healthy, broken, wire} {
 		t.Cleanup(func() { m.Close() })
 	}
 	hosts := []host{
@@ -241,6 +251,7 @@ func TestPrometheusAlertsAndDashboard(t *testing.T) {
 		{name: "burst", src: refreshing{m: burst}},
 		{name: "healthy", src: refreshing{m: healthy}},
 		{name: "broken", src: refreshing{m: broken}},
+		{name: "wire", src: refreshing{m: wire}},
 	}
 	var targets []string
 	byAddr := map[string]string{}
@@ -334,6 +345,9 @@ func TestPrometheusAlertsAndDashboard(t *testing.T) {
 	wait("every host scraped three times", 60*time.Second, up)
 	wait("every rule evaluated with health ok", 30*time.Second, rulesOK)
 	sk.flipped.Store(true) // eth1 goes down on the failover host
+	if err := w.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 
 	type want struct{ alert, host, extra string }
 	wants := []want{
@@ -343,6 +357,7 @@ func TestPrometheusAlertsAndDashboard(t *testing.T) {
 		{"RNICPortDown", "portdown", `device=rxe0`},
 		{"SMCFallbackRate", "burst", ``},
 		{"SMCHandshakeErrors", "burst", ``},
+		{"SMCExpertErrorFindings", "wire", `finding=roce.icrc.bad`},
 	}
 	var firing map[string]bool
 	alerts := func() (bool, string) {

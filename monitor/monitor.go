@@ -196,11 +196,8 @@ func (m *Monitor) Refresh() Snapshot {
 			m.countKernel(e)
 		}
 	}
-	for id := expert.ID(1); int(id) <= expert.Count; id++ {
-		if n := m.kernelExpert[id]; n > 0 {
-			d := id.Def()
-			s.Expert = append(s.Expert, ExpertCount{ID: d.Name, Severity: d.Severity.String(), Source: "kernel", Count: n})
-		}
+	if m.o.Kernel != nil || m.o.SysfsRoot != "" {
+		s.Expert = append(s.Expert, catalogueCounts(expert.FromKernel, func(d expert.Def) uint64 { return m.kernelExpert[d.ID] })...)
 	}
 	s.Events = append([]Event{}, m.log...)
 	s.nonNil()

@@ -386,10 +386,23 @@ func lgrOf(g *track.LinkGroup) string {
 
 // wireExpert counts the capture's findings, folded connections' included.
 func wireExpert(s *track.Snapshot) []ExpertCount {
-	var out []ExpertCount
+	found := map[string]uint64{}
 	for _, sev := range s.ExpertView().Severities {
 		for _, r := range sev.Findings {
-			out = append(out, ExpertCount{ID: r.ID, Severity: r.Severity, Source: "wire", Count: uint64(r.Count)})
+			found[r.ID] += uint64(r.Count)
+		}
+	}
+	return catalogueCounts(expert.FromWire, func(d expert.Def) uint64 { return found[d.Name] })
+}
+
+// catalogueCounts lists every finding of the catalogue that src finds,
+// with its count so far, 0 included: an exported counter exists from the
+// start, so that increase() sees its first finding.
+func catalogueCounts(src expert.Source, count func(expert.Def) uint64) []ExpertCount {
+	var out []ExpertCount
+	for id := expert.ID(1); int(id) <= expert.Count; id++ {
+		if d := id.Def(); d.Source == src {
+			out = append(out, ExpertCount{ID: d.Name, Severity: d.Severity.String(), Source: src.String(), Count: count(d)})
 		}
 	}
 	return out
