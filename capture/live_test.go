@@ -17,13 +17,7 @@ import (
 // and a non-SMC datagram to another port: only the first must arrive, and
 // it must decode down to the CDC.
 func TestLiveLoopback(t *testing.T) {
-	r, err := OpenLive("lo", "", 0)
-	if errors.Is(err, ErrNoPermission) {
-		t.Skip("needs CAP_NET_RAW for a live capture on lo")
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := openLo(t, "")
 	defer r.Close()
 	raw := readRaw(t, pingpong)
 	p := gopacket.NewPacket(raw[22].Data, layers.LayerTypeEthernet, gopacket.Default)
@@ -78,13 +72,7 @@ func TestLiveLoopback(t *testing.T) {
 // TestLiveCloseUnblocks: closing the reader (smcdump does so on Ctrl-C)
 // ends a Next that waits for traffic.
 func TestLiveCloseUnblocks(t *testing.T) {
-	r, err := OpenLive("lo", "bpf:1,6 0 0 0", 0) // accept nothing
-	if errors.Is(err, ErrNoPermission) {
-		t.Skip("needs CAP_NET_RAW for a live capture on lo")
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := openLo(t, "bpf:1,6 0 0 0") // accept nothing
 	errc := make(chan error, 1)
 	go func() {
 		_, err := r.Next()
@@ -109,13 +97,7 @@ func TestLiveCloseUnblocks(t *testing.T) {
 // datagram's second copy comes before the second datagram (lo delivers in
 // the sender's softirq), so a duplicate cannot hide behind the marker.
 func TestLiveLoopbackOnce(t *testing.T) {
-	r, err := OpenLive("lo", "", 0)
-	if errors.Is(err, ErrNoPermission) {
-		t.Skip("needs CAP_NET_RAW for a live capture on lo")
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := openLo(t, "")
 	defer r.Close()
 	// Unconnected: nobody listens on 4791, and a connected socket would
 	// report the port-unreachable of one datagram on the next write.
@@ -161,4 +143,18 @@ func TestLiveLoopbackOnce(t *testing.T) {
 			t.Errorf("datagram %q read %d times before the marker, want once (%v)", m, count[m], count)
 		}
 	}
+}
+
+// openLo opens a live capture on lo with filter (empty: the default one), skipping
+// without CAP_NET_RAW.
+func openLo(t *testing.T, filter string) *Reader {
+	t.Helper()
+	r, err := OpenLive("lo", filter, 0)
+	if errors.Is(err, ErrNoPermission) {
+		t.Skip("needs CAP_NET_RAW for a live capture on lo")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

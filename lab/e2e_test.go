@@ -571,8 +571,8 @@ func TestSmcdumpDecodesFreshCapture(t *testing.T) {
 				continue
 			}
 			// Port 5003 is the client's first contact (scenarios.sh first_contact), which
-		// may decline on a loaded host; rawCLCTypes leaves it out too.
-		out, err := exec.Command(bin, "-r", p, "-a", "-Y", "!(tcp.port == 5003)", "-T", "fields", "-e", "smc.clc.type", "-e", "roce.bth.opcode").Output()
+			// may decline on a loaded host; rawCLCTypes leaves it out too.
+			out, err := exec.Command(bin, "-r", p, "-a", "-Y", "!(tcp.port == 5003)", "-T", "fields", "-e", "smc.clc.type", "-e", "roce.bth.opcode").Output()
 			if err != nil {
 				t.Errorf("smcdump -r %s: %v", name, err)
 				continue

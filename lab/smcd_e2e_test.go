@@ -300,15 +300,7 @@ func TestSmctopMetricsSMCD(t *testing.T) {
 				t.Errorf("metrics lack %s", want)
 			}
 		}
-		promtool, err := exec.LookPath("promtool")
-		if err != nil {
-			t.Skipf("promtool not installed (make test-deps installs prometheus): %v", err)
-		}
-		cmd := exec.Command(promtool, "check", "metrics")
-		cmd.Stdin = strings.NewReader(text)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Errorf("promtool check metrics: %v\n%s", err, out)
-		}
+		promtoolCheck(t, text)
 	})
 }
 

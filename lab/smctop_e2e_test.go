@@ -210,14 +210,21 @@ func TestSmctopMetrics(t *testing.T) {
 				t.Errorf("metrics lack %s", want)
 			}
 		}
-		promtool, err := exec.LookPath("promtool")
-		if err != nil {
-			t.Skipf("promtool not installed (make test-deps installs prometheus): %v", err)
-		}
-		cmd := exec.Command(promtool, "check", "metrics")
-		cmd.Stdin = strings.NewReader(text)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Errorf("promtool check metrics: %v\n%s", err, out)
-		}
+		promtoolCheck(t, text)
 	})
+}
+
+// promtoolCheck has promtool check an exporter's scrape; without promtool it skips,
+// saying how to get it.
+func promtoolCheck(t *testing.T, text string) {
+	t.Helper()
+	promtool, err := exec.LookPath("promtool")
+	if err != nil {
+		t.Skipf("promtool not installed (make test-deps installs prometheus): %v", err)
+	}
+	cmd := exec.Command(promtool, "check", "metrics")
+	cmd.Stdin = strings.NewReader(text)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("promtool check metrics: %v\n%s", err, out)
+	}
 }

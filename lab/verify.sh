@@ -102,14 +102,8 @@ verify_scenario() {
 	# --- kernel view, client side: every measured connection (not the bulk one) ---
 	local clog="$dir/client/client.log" n=0 line i
 	while read -r line; do
-		i=$(sed -E 's/^CLIENT conn([0-9]+) .*/\1/' <<<"$line")
-		local m rs pd tok
-		m=$(kv <(echo "$line") mode) rs=$(kv <(echo "$line") reason) pd=$(kv <(echo "$line") peer_diag)
-		tok=$(kv <(echo "$line") token)
-		fact "client.conn$i.mode" "$m"
-		fact "client.conn$i.reason" "$rs"
-		fact "client.conn$i.peer_diag" "$pd"
-		[ -n "$tok" ] && fact "client.conn$i.token" "$tok"
+		local m rs pd
+		conn_facts "$line"
 		check "client conn$i mode=$m reason=$rs peer_diag=$pd (want $mode $reason $peer)" \
 			"$([ "$m" = "$mode" ] && [ "$rs" = "$reason" ] && [ "$pd" = "$peer" ] && echo 0 || echo 1)"
 		n=$((n + 1))
@@ -446,20 +440,29 @@ clc_messages() {
 				byte(substr(p, 9, 2)), int(b / 16), b % 4, int(b / 4) % 4 }'
 }
 
+# conn_facts LINE records the kernel's word on one client connection ("CLIENT connN A ->
+# B ... mode= reason= peer_diag= token=") as truth.client.connN.* facts and leaves its
+# number and values in i, m, rs and pd for the caller's checks.
+conn_facts() {
+	local tok
+	i=$(sed -E 's/^CLIENT conn([0-9]+) .*/\1/' <<<"$1")
+	m=$(kv <(echo "$1") mode) rs=$(kv <(echo "$1") reason) pd=$(kv <(echo "$1") peer_diag)
+	tok=$(kv <(echo "$1") token)
+	fact "client.conn$i.mode" "$m"
+	fact "client.conn$i.reason" "$rs"
+	fact "client.conn$i.peer_diag" "$pd"
+	[ -n "$tok" ] && fact "client.conn$i.token" "$tok"
+	return 0
+}
+
 # verify_smcd (e2e-smcd, one guest): the kernel's view (smcping --diag's smc_diag line, SMC
 # netlink statistics and SMC-D link groups from smclab) against the CLC handshakes that
 # smcdump captured on lo, read from raw bytes with tshark; then the project's tools.
 verify_smcd() {
 	local dir=$1 c="$1/client" pcap="$1/client/smcd-lo.pcapng"
-	local line i m rs pd tok n=0
+	local line i m rs pd n=0
 	while read -r line; do
-		i=$(sed -E 's/^CLIENT conn([0-9]+) .*/\1/' <<<"$line")
-		m=$(kv <(echo "$line") mode) rs=$(kv <(echo "$line") reason) pd=$(kv <(echo "$line") peer_diag)
-		tok=$(kv <(echo "$line") token)
-		fact "client.conn$i.mode" "$m"
-		fact "client.conn$i.reason" "$rs"
-		fact "client.conn$i.peer_diag" "$pd"
-		[ -n "$tok" ] && fact "client.conn$i.token" "$tok"
+		conn_facts "$line"
 		fact "client.conn$i.src" "$(awk '{print $3}' <<<"$line")"
 		check "client conn$i mode=$m reason=$rs peer_diag=$pd (want SMCD 0x00000000 0x00000000)" \
 			"$([ "$m" = SMCD ] && [ "$rs" = 0x00000000 ] && [ "$pd" = 0x00000000 ] && echo 0 || echo 1)"

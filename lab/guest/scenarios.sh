@@ -748,18 +748,25 @@ observe() {
 	# The exporter, scraped inside the guest; promtool checks it on the host. It answers
 	# once it listens, so wget asks until it does.
 	if [ -x /bin/smctop ]; then
-		smctop --listen 127.0.0.1:9714 --no-tui >/out/smctop-listen.err 2>&1 &
-		exp=$!
-		# No scheme: wget takes HTTP (and the project keeps URLs out of its scripts).
-		if wait_for_tool 30 "smctop's exporter answering on 127.0.0.1:9714" \
-			timeout 10 wget -q -O /out/metrics.txt 127.0.0.1:9714/metrics; then
-			echo "STEP smctop-metrics rc=0" >>/out/e2e.txt
-		else
-			echo "STEP smctop-metrics rc=1" >>/out/e2e.txt
-		fi
-		kill $exp 2>/dev/null
-		wait $exp 2>/dev/null
+		scrape_exporter
 	fi
+}
+
+# scrape_exporter runs smctop's exporter and writes one scrape to /out/metrics.txt
+# (promtool checks it on the host). It answers once it listens, so wget asks until it
+# does.
+scrape_exporter() {
+	smctop --listen 127.0.0.1:9714 --no-tui >/out/smctop-listen.err 2>&1 &
+	exp=$!
+	# No scheme: wget takes HTTP (and the project keeps URLs out of its scripts).
+	if wait_for_tool 30 "smctop's exporter answering on 127.0.0.1:9714" \
+		timeout 10 wget -q -O /out/metrics.txt 127.0.0.1:9714/metrics; then
+		echo "STEP smctop-metrics rc=0" >>/out/e2e.txt
+	else
+		echo "STEP smctop-metrics rc=1" >>/out/e2e.txt
+	fi
+	kill $exp 2>/dev/null
+	wait $exp 2>/dev/null
 }
 
 # obs_mark prints the paced connection's rx_prod and rxe0's sent and received packets, or
@@ -913,16 +920,7 @@ smcd_observe() {
 	# test compares field by field.
 	step smclab-diag-json2 smclab diag -json
 	step smclab-lgr-json2 smclab lgr -json
-	smctop --listen 127.0.0.1:9714 --no-tui >/out/smctop-listen.err 2>&1 &
-	exp=$!
-	if wait_for_tool 30 "smctop's exporter answering on 127.0.0.1:9714" \
-		timeout 10 wget -q -O /out/metrics.txt 127.0.0.1:9714/metrics; then
-		echo "STEP smctop-metrics rc=0" >>/out/e2e.txt
-	else
-		echo "STEP smctop-metrics rc=1" >>/out/e2e.txt
-	fi
-	kill $exp 2>/dev/null
-	wait $exp 2>/dev/null
+	scrape_exporter
 }
 
 # hsctrl_client (e2e-hsctrl): the server's controller leaves the SMC option out of the
