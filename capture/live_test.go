@@ -70,21 +70,27 @@ func TestLiveLoopback(t *testing.T) {
 }
 
 // TestLiveCloseUnblocks: closing the reader (smcdump does so on Ctrl-C)
-// ends a Next that waits for traffic.
+// ends a Next that waits for traffic. The filter accepts nothing, but a frame
+// that reached the packet socket between its bind and the filter's attach
+// (pcapgo.NewEthernetHandle binds first; libpcap drains such frames, pcapgo
+// does not) can still be read: under make test, with other packages' tests
+// busy on lo, one run failed so. Such frames are read past; what must come is
+// the error of the closed socket.
 func TestLiveCloseUnblocks(t *testing.T) {
 	r := openLo(t, "bpf:1,6 0 0 0") // accept nothing
 	errc := make(chan error, 1)
 	go func() {
-		_, err := r.Next()
-		errc <- err
+		for {
+			if _, err := r.Next(); err != nil {
+				errc <- err
+				return
+			}
+		}
 	}()
 	time.Sleep(50 * time.Millisecond)
 	r.Close()
 	select {
-	case err := <-errc:
-		if err == nil {
-			t.Fatal("Next returned a frame from a filter that accepts nothing")
-		}
+	case <-errc:
 	case <-time.After(5 * time.Second):
 		t.Fatal("Next still blocked 5 s after Close")
 	}
