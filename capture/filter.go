@@ -83,6 +83,32 @@ const maxBPFInstructions = 4096
 // DefaultFilter returns the compiled default live filter.
 func DefaultFilter() []bpf.RawInstruction { return append([]bpf.RawInstruction(nil), defaultFilter...) }
 
+// packetOutgoing is PACKET_OUTGOING (include/uapi/linux/if_packet.h): the
+// pkt_type of a frame the host sends, as a packet socket sees it.
+const packetOutgoing = 4
+
+// SkipOutgoing returns prog behind three instructions that drop every frame
+// the host sends (skb->pkt_type PACKET_OUTGOING, read with the SKF_AD_PKTTYPE
+// ancillary load). A packet socket on the loopback sees each frame twice:
+// once leaving (dev_queue_xmit_nit, PACKET_OUTGOING) and once arriving
+// (PACKET_HOST); libpcap drops the first copy on loopback devices, and so
+// does a live capture on lo here. prog's jumps are relative, so it runs
+// unchanged after the prefix.
+func SkipOutgoing(prog []bpf.RawInstruction) ([]bpf.RawInstruction, error) {
+	if len(prog)+3 > maxBPFInstructions {
+		return nil, fmt.Errorf("bpf: %d instructions and 3 to skip outgoing frames exceed the kernel's %d", len(prog), maxBPFInstructions)
+	}
+	pre, err := bpf.Assemble([]bpf.Instruction{
+		bpf.LoadExtension{Num: bpf.ExtType},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: packetOutgoing, SkipTrue: 0, SkipFalse: 1},
+		bpf.RetConstant{Val: 0},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return append(pre, prog...), nil
+}
+
 // CompileFilter turns a -f argument into BPF for an Ethernet interface.
 // "bpf:" followed by raw instructions in tcpdump -ddd form (a count, then
 // "code jt jf k" per instruction; lines or commas separate them) is taken

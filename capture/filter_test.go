@@ -3,6 +3,7 @@ package capture
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -183,5 +184,30 @@ func TestWriterRoundTrip(t *testing.T) {
 		if !bytes.Equal(f.Data, raw[i].Data) || !f.CI.Timestamp.Equal(raw[i].CI.Timestamp) {
 			t.Fatalf("frame %d differs after the round trip", i+1)
 		}
+	}
+}
+
+// TestSkipOutgoing: the prefix reads skb->pkt_type, returns 0 for
+// PACKET_OUTGOING and otherwise falls through to the program, unchanged.
+func TestSkipOutgoing(t *testing.T) {
+	prog := DefaultFilter()
+	got, err := SkipOutgoing(prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	insns, ok := bpf.Disassemble(got[:3])
+	want := []bpf.Instruction{
+		bpf.LoadExtension{Num: bpf.ExtType},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: 4, SkipTrue: 0, SkipFalse: 1},
+		bpf.RetConstant{Val: 0},
+	}
+	if !ok || fmt.Sprint(insns) != fmt.Sprint(want) {
+		t.Errorf("prefix %v, want %v", insns, want)
+	}
+	if fmt.Sprint(got[3:]) != fmt.Sprint(prog) {
+		t.Error("the program after the prefix changed")
+	}
+	if _, err := SkipOutgoing(make([]bpf.RawInstruction, maxBPFInstructions-2)); err == nil {
+		t.Error("no error for a program the prefix pushes over the kernel's limit")
 	}
 }

@@ -16,7 +16,8 @@ import (
 // filter is a -f argument (see CompileFilter); empty means DefaultFilterExpr.
 // snaplen <= 0 keeps whole frames.
 func OpenLive(iface, filter string, snaplen int) (*Reader, error) {
-	if _, err := net.InterfaceByName(iface); err != nil {
+	ifc, err := net.InterfaceByName(iface)
+	if err != nil {
 		// Not a netdev: an ibverbs device (mlx5_0) goes to libpcap's RDMA
 		// sniffer, which sees what a hardware RNIC hides from the netdev.
 		if _, serr := os.Stat("/sys/class/infiniband/" + iface); serr == nil && !strings.Contains(iface, "/") {
@@ -26,9 +27,14 @@ func OpenLive(iface, filter string, snaplen int) (*Reader, error) {
 	}
 	prog := defaultFilter
 	if filter != "" {
-		var err error
 		if prog, err = CompileFilter(filter); err != nil {
 			return nil, err // names -f itself
+		}
+	}
+	if ifc.Flags&net.FlagLoopback != 0 {
+		// lo hands a packet socket every frame twice (see SkipOutgoing).
+		if prog, err = SkipOutgoing(prog); err != nil {
+			return nil, err
 		}
 	}
 	if err := probePacketSocket(); err != nil {

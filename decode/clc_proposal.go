@@ -101,6 +101,25 @@ func (e *CLCSMCDv2Ext) GIDCHID(i int) (gid uint64, chid uint16) {
 // Len returns the number of GID/CHID entries.
 func (e *CLCSMCDv2Ext) Len() int { return len(e.gidchid) / propGIDCHIDLen }
 
+// Devices counts the ISM devices the entries offer: an Emulated-ISM device
+// (CHID 0xFF00-0xFFFF, __smc_ism_is_emulated in net/smc/smc_ism.h: the
+// DIBS loopback is 0xFFFF) has a 128-bit GID and takes two entries with its
+// CHID, the second holding the GID's extension (smc_find_ism_v2_device_serv
+// reads them so); a native ISM device takes one. The lab's 7.3 loopback
+// offers one device in two entries (samples/smcd-loopback.pcapng).
+func (e *CLCSMCDv2Ext) Devices() (devices, emulated int) {
+	for i, n := 0, e.Len(); i < n; i++ {
+		devices++
+		if _, chid := e.GIDCHID(i); chid&0xff00 == 0xff00 && i+1 < n {
+			if _, next := e.GIDCHID(i + 1); next == chid {
+				emulated++
+				i++
+			}
+		}
+	}
+	return devices, emulated
+}
+
 func (p *CLCProposal) decode(c *CLC, m []byte) error {
 	const name = "CLC Proposal"
 	lim := len(m) - clcTrailerLen // first byte of the trailer
@@ -378,9 +397,19 @@ func (p *CLCProposal) appendSummary(c *CLC, dst []byte) []byte {
 				dst = append(dst, ", SEID "...)
 				dst = clcAppendQuoted(dst, clcTrimBlanks(p.SMCDv2Ext.SEID))
 			}
+			// Devices, not entries: an Emulated-ISM device takes two.
+			n, emulated := p.SMCDv2Ext.Devices()
 			dst = append(dst, ", "...)
-			dst = numfmt.AppendUint(dst, uint64(p.SMCDv2Ext.Len()))
-			dst = append(dst, " ISM GIDs"...)
+			dst = numfmt.AppendUint(dst, uint64(n))
+			dst = append(dst, " ISM device"...)
+			if n != 1 {
+				dst = append(dst, 's')
+			}
+			if emulated > 0 {
+				dst = append(dst, " ("...)
+				dst = numfmt.AppendUint(dst, uint64(emulated))
+				dst = append(dst, " Emulated-ISM: GID and extension)"...)
+			}
 		}
 		dst = append(dst, ')')
 	} else if c.Version >= 2 && c.TypeV2 != SMCTypeN {

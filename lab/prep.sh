@@ -14,7 +14,13 @@ need_tools() {
 		# fetches the right toolchain through the module proxy.
 		[go]=golang-go
 	)
+	# The 7.3 lab also builds and loads a BPF program (the handshake controller of
+	# e2e-hsctrl): clang -target bpf, libbpf's headers, bpftool for the guest.
+	if [ "${KERNEL:-6.12}" = 7.3 ]; then
+		pkg_of+=([clang]=clang [llvm-objdump]=llvm [bpftool]=bpftool)
+	fi
 	local missing=() tool
+	[ "${KERNEL:-6.12}" != 7.3 ] || [ -e /usr/include/bpf/bpf_helpers.h ] || missing+=(libbpf-dev)
 	for tool in "${!pkg_of[@]}"; do
 		if ! PATH="$PATH:/usr/sbin:/sbin" command -v "$tool" >/dev/null 2>&1; then
 			missing+=("${pkg_of[$tool]}")
@@ -206,6 +212,30 @@ build_host_smcdump() {
 	fi
 }
 
+# build_hsctrl compiles the lab's BPF handshake controller (lab/guest/hsctrl, a struct_ops
+# smc_hs_ctrl) for the 7.3 guests: clang -target bpf against the BTF of the kernel they boot
+# (vmlinux.h in the kernel cache, written by lab/kernel/build.sh) and libbpf-dev's headers.
+# HSCTRL_OBJ is the object, empty when there is none (6.12 has no smc_hs_ctrl; without
+# vmlinux.h it cannot be built): e2e-hsctrl then fails saying so, the rest runs.
+build_hsctrl() {
+	HSCTRL_OBJ=""
+	[ "$KERNEL" = 7.3 ] || return 0
+	local out="$BUILD/bpf"
+	rm -rf "$out" && mkdir -p "$out"
+	if [ ! -s "$KDIR/vmlinux.h" ]; then
+		log "note: no vmlinux.h in $KDIR (lab/kernel/build.sh writes it with bpftool): the handshake controller cannot be built"
+		echo "no vmlinux.h in $KDIR" >"$out/build.log"
+		return 0
+	fi
+	if ! timeout 300 clang -g -O2 -Wall -Wno-missing-declarations -target bpf -D__TARGET_ARCH_x86 -I "$KDIR" \
+		-c "$LAB/guest/hsctrl/hsctrl.bpf.c" -o "$out/hsctrl.bpf.o" >"$out/build.log" 2>&1; then
+		log "note: clang -target bpf lab/guest/hsctrl/hsctrl.bpf.c failed, see $out/build.log"
+		rm -f "$out/hsctrl.bpf.o"
+		return 0
+	fi
+	HSCTRL_OBJ="$out/hsctrl.bpf.o"
+}
+
 # copy_with_libs copies a dynamically linked host binary and its libraries into root $1.
 copy_with_libs() {
 	local root=$1 src=$2 dst=$3 lib
@@ -228,6 +258,13 @@ build_initramfs() {
 	copy_with_libs "$root" "$rdma" /bin/rdma
 	install -m 0755 "$LAB/guest/init" "$root/init"
 	install -m 0644 "$LAB/guest/scenarios.sh" "$root/lab/scenarios.sh"
+	if [ -n "${HSCTRL_OBJ:-}" ]; then
+		# bpftool registers the controller in the guest (struct_ops register).
+		copy_with_libs "$root" "$(PATH="$PATH:/usr/sbin:/sbin" command -v bpftool)" /bin/bpftool
+		install -m 0644 "$HSCTRL_OBJ" "$root/lab/hsctrl.bpf.o"
+	elif [ "$KERNEL" = 7.3 ]; then
+		cp "$BUILD/bpf/build.log" "$root/lab/hsctrl.missing"
+	fi
 	cp "$MODDIR/order" "$root/lib/modules/"
 	if ls "$MODDIR"/*.ko >/dev/null 2>&1; then
 		cp "$MODDIR"/*.ko "$root/lib/modules/"

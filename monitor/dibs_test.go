@@ -1,73 +1,60 @@
 package monitor
 
 import (
-	"net/netip"
-	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/smcscope/smcscope/smcnl"
 )
 
-// smcdKernel is a host whose two SMC-D sockets talk to each other over the
-// DIBS loopback (smcping 127.0.0.1 on a 7.x kernel): a client and a server
-// socket, each in its own link group.
-type smcdKernel struct{}
-
-const loGID, loGIDExt = 0x0123456789abcdef, 0xfedcba9876543210
-
-func (smcdKernel) Sockets() ([]smcnl.Socket, error) {
-	sock := func(inode uint64, src, dst string, lgr uint32) smcnl.Socket {
-		return smcnl.Socket{Family: 43, State: smcnl.StateActive, Mode: smcnl.ModeSMCD, Inode: inode,
-			Src: netip.MustParseAddrPort(src), Dst: netip.MustParseAddrPort(dst),
-			Conn: &smcnl.ConnInfo{Token: uint32(inode), RMBESize: 65536, PeerRMBESize: 65536},
-			DMB:  &smcnl.DMBInfo{LinkID: lgr, MyGID: loGID, MyGIDExt: loGIDExt, PeerGID: loGID, PeerGIDExt: loGIDExt}}
-	}
-	return []smcnl.Socket{sock(10, "127.0.0.1:40000", "127.0.0.1:5000", 0x100), sock(11, "127.0.0.1:5000", "127.0.0.1:40000", 0x200)}, nil
-}
-func (smcdKernel) LinkGroupsR() ([]smcnl.LinkGroupR, error) { return nil, nil }
-func (smcdKernel) LinkGroupsD() ([]smcnl.LinkGroupD, error) {
-	g := func(id uint32) smcnl.LinkGroupD {
-		return smcnl.LinkGroupD{ID: id, GID: loGID, ExtGID: loGIDExt, PeerGID: loGID, PeerExtGID: loGIDExt, Conns: 1, DMBAlloc: 65536}
-	}
-	return []smcnl.LinkGroupD{g(0x100), g(0x200)}, nil
-}
-func (smcdKernel) DevicesR() ([]smcnl.Device, error)           { return nil, nil }
-func (smcdKernel) Stats() (smcnl.Stats, error)                 { return smcnl.Stats{}, nil }
-func (smcdKernel) FallbackStats() (smcnl.FallbackStats, error) { return smcnl.FallbackStats{}, nil }
-func (smcdKernel) HSLimitation() (bool, error)                 { return false, nil }
-func (smcdKernel) SysInfo() (smcnl.SysInfo, error)             { return smcnl.SysInfo{LocalHost: "smcd"}, nil }
-func (smcdKernel) Close() error                                { return nil }
+// smcdRecording is the lab's 7.3 guest while a paced smcping connection over 127.0.0.1 ran
+// as SMC-D on the DIBS loopback (lab e2e-smcd): its sock_diag and SMC netlink replies and
+// its /sys/class/dibs (smcnl/testdata/README.md). Its facts, checked against the guest's
+// sysfs and smcping in smcnl's TestGroundTruthSMCDLoopback: the connection's two ends,
+// 127.0.0.1:47884 (inode 603) and 127.0.0.1:5002 (inode 607), both in link group 0x100
+// (conns 2), a second group 0x200 with none, the loopback lo with GID
+// b819dac2-331e-4d96-8ad4-44cd9ce76daf.
+const smcdRecording = "../smcnl/testdata/smcd-client-active"
 
 // TestSMCDJoin: SMC-D sockets join their link group by the DMB's link ID
-// (smcd_diag_dmbinfo.linkid is the group's ID) and their DIBS device by
-// GID; the loopback device, which SMC netlink does not list, comes from
-// /sys/class/dibs; an SMC-D group is never counted "without redundancy".
+// (smcd_diag_dmbinfo.linkid is the group's ID) and their DIBS device by GID; the
+// loopback device, which SMC netlink's GET_DEV_SMCD does not list, comes from
+// /sys/class/dibs; an SMC-D group is never counted "without redundancy" and shows no link
+// limits. On the loopback both ends of a connection may sit in one group (smcd_lgr_match
+// does not compare roles), which the crafted host this test once used did not have.
 func TestSMCDJoin(t *testing.T) {
-	root := t.TempDir()
-	lo := filepath.Join(root, "class/dibs/lo")
-	if err := os.MkdirAll(lo, 0o755); err != nil {
+	k, err := ReplayKernel(smcdRecording)
+	if err != nil {
 		t.Fatal(err)
 	}
-	for f, v := range map[string]string{"gid": "01234567-89ab-cdef-fedc-ba9876543210\n", "fabric_id": "0xffff\n"} {
-		if err := os.WriteFile(filepath.Join(lo, f), []byte(v), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	s := New(Options{Kernel: k, SysfsRoot: filepath.Join(smcdRecording, "sys"), Now: fixedClock()}).Refresh()
+	const gid = "b819dac2-331e-4d96-8ad4-44cd9ce76daf"
+	if o := s.Overview; o.SMCD != 2 || o.Listening != 2 || o.DIBSDevices != 1 || o.NoRedundancy != 0 || o.LinkGroups != 2 || o.RNICs != 0 {
+		t.Errorf("overview %+v", o)
 	}
-	s := New(Options{Kernel: smcdKernel{}, SysfsRoot: root, Now: fixedClock()}).Refresh()
-	if s.Overview.SMCD != 2 || s.Overview.DIBSDevices != 1 || s.Overview.NoRedundancy != 0 || s.Overview.LinkGroups != 2 {
-		t.Errorf("overview %+v", s.Overview)
-	}
+	ends := 0
 	for _, c := range s.Conns {
-		want := map[string]LGRID{"inode:10": 0x100, "inode:11": 0x200}[c.Key]
-		if c.LGRID != want || c.LGRKey == "" || c.DIBSDev != "lo" || c.GID != "01234567-89ab-cdef-fedc-ba9876543210" {
+		if c.Mode != ModeSMCD {
+			continue
+		}
+		ends++
+		want := map[string]string{"inode:603": "127.0.0.1:47884", "inode:607": "127.0.0.1:5002"}[c.Key]
+		if c.Src.String() != want || c.LGRID != 0x100 || c.LGRKey != "lgrd:00000100" || c.DIBSDev != "lo" ||
+			c.GID != gid || c.PeerGID != gid || c.RMBE != 65504 || c.IBDev != "" {
 			t.Errorf("%s: %+v", c.Key, c)
 		}
 	}
+	if ends != 2 {
+		t.Errorf("%d SMC-D sockets, want the paced connection's two ends", ends)
+	}
+	conns := map[LGRID]uint32{}
 	for _, g := range s.LinkGroups {
-		if g.Kind != ModeSMCD || g.DIBSDev != "lo" || g.Redundant {
+		conns[g.ID] = g.Conns
+		if g.Kind != ModeSMCD || g.DIBSDev != "lo" || g.GID != gid || g.PeerGID != gid || g.Redundant ||
+			g.MaxLinks != 0 || g.MaxConns != 0 || len(g.Links) != 0 || g.EID != "SMC-LAB-UEID" || g.Version != 2 {
 			t.Errorf("group %+v", g)
 		}
+	}
+	if conns[0x100] != 2 || conns[0x200] != 0 || len(conns) != 2 {
+		t.Errorf("connections per group %v, want 0x100: 2, 0x200: 0", conns)
 	}
 	var dev *DeviceRow
 	for i := range s.Devices {
@@ -75,7 +62,10 @@ func TestSMCDJoin(t *testing.T) {
 			dev = &s.Devices[i]
 		}
 	}
-	if dev == nil || dev.Name != "lo" || dev.Conns != 2 || !dev.SMC || dev.FabricID != "0xffff" {
+	if dev == nil || dev.Name != "lo" || dev.Conns != 2 || !dev.SMC || dev.GID != gid || dev.FabricID != "0xffff" || dev.Driver != "dibs loopback" {
 		t.Errorf("DIBS device %+v", dev)
+	}
+	if k := s.Kernel; k == nil || k.SMCD.ClientSuccess != 7 || k.SMCD.ServerSuccess != 7 || k.SMCR.ClientSuccess != 0 {
+		t.Errorf("kernel statistics %+v", s.Kernel)
 	}
 }

@@ -202,7 +202,7 @@ func kernelConn(s smcnl.Socket) ConnRow {
 		// smc_diag: dmbinfo.linkid is the link group's ID.
 		r.LGRID = LGRID(d.LinkID)
 		r.LGRKey = fmt.Sprintf("lgrd:%08x", d.LinkID)
-		r.GID, r.PeerGID = smcdGID(d.MyGID, d.MyGIDExt), smcdGID(d.PeerGID, d.PeerGIDExt)
+		r.GID, r.PeerGID = smcnl.SMCDGID(d.MyGID, d.MyGIDExt), smcnl.SMCDGID(d.PeerGID, d.PeerGIDExt)
 	}
 	if l := s.LGR; l != nil {
 		r.LinkID = l.LinkID
@@ -289,7 +289,7 @@ func kernelLGRD(g smcnl.LinkGroupD) LinkGroupRow {
 	r := LinkGroupRow{
 		Key: fmt.Sprintf("lgrd:%08x", g.ID), Source: SourceKernel, ID: LGRID(g.ID), Kind: ModeSMCD,
 		PNETID: g.PNETID, VLANID: g.VLANID, Conns: g.Conns, SndBufAlloc: g.SndBufAlloc,
-		RMBAlloc: g.DMBAlloc, GID: smcdGID(g.GID, g.ExtGID), PeerGID: smcdGID(g.PeerGID, g.PeerExtGID),
+		RMBAlloc: g.DMBAlloc, GID: smcnl.SMCDGID(g.GID, g.ExtGID), PeerGID: smcnl.SMCDGID(g.PeerGID, g.PeerExtGID),
 	}
 	if v := g.V2Common; v != nil {
 		r.Version, r.Release = v.Version, v.Release

@@ -126,7 +126,7 @@ func (m *Monitor) Refresh() Snapshot {
 			s.Devices = devs
 			s.Sources = append(s.Sources, Source{Name: "rdma_sysfs", Available: true, Detail: m.o.SysfsRoot})
 		}
-		dibs, err := readDIBS(m.o.SysfsRoot)
+		dibs, err := smcnl.DIBSDevices(m.o.SysfsRoot)
 		switch {
 		case err != nil:
 			s.Sources = append(s.Sources, Source{Name: "dibs_sysfs", Detail: err.Error()})
@@ -427,12 +427,17 @@ func gidAddr(gid string) netip.Addr {
 
 // joinDIBS names the DIBS device of each SMC-D socket and link group (the
 // device whose GID they carry) and returns the devices' rows.
-func joinDIBS(s *Snapshot, devs []dibsDevice) []DeviceRow {
+func joinDIBS(s *Snapshot, devs []smcnl.DIBSDevice) []DeviceRow {
 	byGID := map[string]int{}
 	rows := make([]DeviceRow, len(devs))
 	for i, d := range devs {
-		rows[i] = DeviceRow{Kind: DeviceDIBS, Name: d.name, Driver: d.driver, SMC: true, GID: d.gidText, FabricID: d.fabricID, Ports: []PortRow{}}
-		byGID[smcdGID(d.gid, d.gidExt)] = i
+		driver := d.Driver
+		if driver == "" && d.Name == "lo" {
+			// The loopback has no bus device, so no driver link.
+			driver = "dibs loopback"
+		}
+		rows[i] = DeviceRow{Kind: DeviceDIBS, Name: d.Name, Driver: driver, SMC: true, GID: d.GID, FabricID: d.FabricID, Ports: []PortRow{}}
+		byGID[d.GID] = i
 	}
 	for i := range s.Conns {
 		c := &s.Conns[i]

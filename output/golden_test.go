@@ -30,9 +30,11 @@ const goldenFrameCap = 120
 // a diff of these files (go test ./output -run Golden -update).
 func TestGolden(t *testing.T) {
 	files := append(testutil.Samples(t), testutil.References(t)...)
+	// The SMC-D sample is a pcapng (smcdump's own live capture on lo).
+	files = append(files, filepath.Join(testutil.SamplesDir(t), "smcd-loopback.pcapng"))
 	for _, path := range files {
 		dir := filepath.Base(filepath.Dir(path))
-		name := dir + "_" + strings.TrimSuffix(filepath.Base(path), ".pcap")
+		name := dir + "_" + strings.TrimSuffix(strings.TrimSuffix(filepath.Base(path), ".pcapng"), ".pcap")
 		capN := goldenFrameCap
 		// long.pcap is one connection's 60 000 CDCs: its text, fields and
 		// timeline repeat one line shape, so they are locked on a prefix.

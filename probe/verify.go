@@ -43,12 +43,23 @@ type Link struct {
 	HasLGRID bool   `json:"-"`
 }
 
-// DMB is the SMC-D buffer a connection uses (smc_diag DMBINFO).
+// DMB is the SMC-D buffer a connection uses (smc_diag DMBINFO): the DIBS
+// device it lives on, its link group, its token and the peer's.
 type DMB struct {
-	GID       uint64 `json:"gid"`
-	PeerGID   uint64 `json:"peer_gid"`
+	// Dev is the DIBS device whose GID the socket carries ("lo" for the
+	// loopback of Linux 6.19+; "" when /sys/class/dibs does not list it).
+	Dev string `json:"dev,omitempty"`
+	// LGRID is smcd_diag_dmbinfo.linkid: the link group's ID
+	// (smc_diag_handle_dmbinfo copies lgr->id into it, net/smc/smc_diag.c).
+	LGRID     uint32 `json:"lgr_id"`
 	Token     uint64 `json:"token"`
 	PeerToken uint64 `json:"peer_token"`
+	// Size is the DMB's length (smc_diag CONNINFO rmbe_size).
+	Size uint32 `json:"size,omitempty"`
+	// GID and PeerGID are spelled as sysfs spells a DIBS device's
+	// (smcnl.SMCDGID), the extension halves included.
+	GID     string `json:"gid"`
+	PeerGID string `json:"peer_gid"`
 }
 
 // DiagSocket is what SMC sock_diag reports about one socket, reduced to
@@ -171,7 +182,14 @@ func (p Proof) String() string {
 	case ModeSMCD:
 		b.WriteString("SMC-D")
 		if d := p.DMB; d != nil {
-			fmt.Fprintf(&b, " gid %#x peer %#x token %#x", d.GID, d.PeerGID, d.Token)
+			if d.Dev != "" {
+				fmt.Fprintf(&b, " via %s", d.Dev)
+			}
+			fmt.Fprintf(&b, " lgr 0x%x dmb %#x", d.LGRID, d.Token)
+			if d.Size != 0 {
+				fmt.Fprintf(&b, " size %d", d.Size)
+			}
+			fmt.Fprintf(&b, " peer dmb %#x gid %s peer %s", d.PeerToken, d.GID, d.PeerGID)
 		}
 	case ModeFallback:
 		b.WriteString("fallback ")

@@ -23,15 +23,20 @@ func (KernelInspector) Sockets() ([]DiagSocket, error) {
 		return nil, err
 	}
 	var groups []smcnl.LinkGroupR
+	var dibs []smcnl.DIBSDevice
 	for _, s := range socks {
-		if s.LGR != nil {
+		if s.LGR != nil && groups == nil {
 			groups = linkGroups()
-			break
+		}
+		if s.DMB != nil && dibs == nil {
+			// Best effort as well: without the device the proof still
+			// has the DMB, its group and the GIDs.
+			dibs, _ = smcnl.DIBSDevices("/sys")
 		}
 	}
 	out := make([]DiagSocket, 0, len(socks))
 	for _, s := range socks {
-		out = append(out, fromSMCNL(s, groups))
+		out = append(out, fromSMCNL(s, groups, dibs))
 	}
 	return out, nil
 }
@@ -51,7 +56,10 @@ func linkGroups() []smcnl.LinkGroupR {
 	return g
 }
 
-func fromSMCNL(s smcnl.Socket, groups []smcnl.LinkGroupR) DiagSocket {
+// fromSMCNL reduces an smcnl socket to what proves its mode: an SMC-R
+// socket's link (and link group, matched in groups), an SMC-D socket's DMB
+// (and DIBS device, matched by GID in dibs).
+func fromSMCNL(s smcnl.Socket, groups []smcnl.LinkGroupR, dibs []smcnl.DIBSDevice) DiagSocket {
 	d := DiagSocket{
 		Inode:         s.Inode,
 		Cookie:        s.Cookie,
@@ -76,7 +84,14 @@ func fromSMCNL(s smcnl.Socket, groups []smcnl.LinkGroupR) DiagSocket {
 		d.Token = s.Conn.Token
 	}
 	if m := s.DMB; m != nil && d.Mode == ModeSMCD {
-		d.DMB = &DMB{GID: m.MyGID, PeerGID: m.PeerGID, Token: m.Token, PeerToken: m.PeerToken}
+		d.DMB = &DMB{LGRID: m.LinkID, Token: m.Token, PeerToken: m.PeerToken,
+			GID: smcnl.SMCDGID(m.MyGID, m.MyGIDExt), PeerGID: smcnl.SMCDGID(m.PeerGID, m.PeerGIDExt)}
+		if dev, ok := smcnl.DIBSByGID(dibs, m.MyGID, m.MyGIDExt); ok {
+			d.DMB.Dev = dev.Name
+		}
+		if s.Conn != nil {
+			d.DMB.Size = s.Conn.RMBESize
+		}
 	}
 	return d
 }

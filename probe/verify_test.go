@@ -187,7 +187,7 @@ func TestFindLGR(t *testing.T) {
 		{ID: 0x100, Role: smcnl.RoleClient, Links: []smcnl.Link{{ID: 1, IBDev: "rxe0", IBPort: 1, GID: gid, PeerGID: peer}}},
 	}
 	s := smcnl.Socket{Mode: smcnl.ModeSMCR, Inode: 9, LGR: &smcnl.LGRInfo{LinkID: 1, IBDev: "rxe0", IBPort: 1, GID: gid, PeerGID: peer, Role: smcnl.RoleClient}}
-	d := fromSMCNL(s, groups)
+	d := fromSMCNL(s, groups, nil)
 	if d.Mode != ModeSMCR || d.Link == nil || !d.Link.HasLGRID || d.Link.LGRID != 0x100 {
 		t.Fatalf("fromSMCNL = %+v link %+v", d, d.Link)
 	}
@@ -197,14 +197,10 @@ func TestFindLGR(t *testing.T) {
 		t.Errorf("String() = %q, want %q", p.String(), want)
 	}
 	s.LGR.PeerGID = "other"
-	if d := fromSMCNL(s, groups); d.Link.HasLGRID {
+	if d := fromSMCNL(s, groups, nil); d.Link.HasLGRID {
 		t.Errorf("matched a link group with a different peer GID: %+v", d.Link)
 	}
-	smcd := fromSMCNL(smcnl.Socket{Mode: smcnl.ModeSMCD, DMB: &smcnl.DMBInfo{MyGID: 0x1a, PeerGID: 0x2b, Token: 0x3c, PeerToken: 0x4d}}, nil)
-	if got, want := (Proof{Mode: smcd.Mode, DMB: smcd.DMB}).String(), "SMC-D gid 0x1a peer 0x2b token 0x3c"; got != want {
-		t.Errorf("SMC-D proof %q, want %q", got, want)
-	}
-	fb := fromSMCNL(smcnl.Socket{Mode: smcnl.ModeFallback, FallbackReason: 0x05000000, PeerDiagnosis: 0x03030002}, nil)
+	fb := fromSMCNL(smcnl.Socket{Mode: smcnl.ModeFallback, FallbackReason: 0x05000000, PeerDiagnosis: 0x03030002}, nil, nil)
 	if fb.Mode != ModeFallback || fb.Reason != 0x05000000 || fb.PeerDiagnosis != 0x03030002 || fb.Link != nil {
 		t.Errorf("fallback = %+v", fb)
 	}
@@ -261,7 +257,7 @@ func TestFinalDiag(t *testing.T) {
 // TestFromSMCNLToken: the alert token from sock_diag's CONNINFO reaches
 // the proof, which the server logs and -o json reports.
 func TestFromSMCNLToken(t *testing.T) {
-	d := fromSMCNL(smcnl.Socket{Inode: 3, Mode: smcnl.ModeSMCR, Conn: &smcnl.ConnInfo{Token: 0x2a7}}, nil)
+	d := fromSMCNL(smcnl.Socket{Inode: 3, Mode: smcnl.ModeSMCR, Conn: &smcnl.ConnInfo{Token: 0x2a7}}, nil, nil)
 	if p := Prove(fakeInspector{socks: []DiagSocket{d}}, SocketID{Inode: 3}); p.Token != 0x2a7 || p.Mode != ModeSMCR {
 		t.Errorf("proof %+v, want SMC-R with token 0x2a7", p)
 	}
@@ -287,5 +283,44 @@ func TestProveIPPROTOSMC(t *testing.T) {
 	}
 	if p := Prove(in, SocketID{}); p.Err == nil || !strings.Contains(p.Err.Error(), "neither inode nor cookie") {
 		t.Errorf("Prove without keys = %+v, want an error saying why", p)
+	}
+}
+
+// TestSMCDProofRecorded: the client end of an SMC-D connection over the 7.3 lab's DIBS
+// loopback (smcnl/testdata/smcd-client-active: its sock_diag reply and the guest's
+// /sys/class/dibs) proves SMC-D via lo with its link group, DMB and GIDs, exactly as
+// smcping printed it in the guest (smcping.conns); without the DIBS device list the
+// proof still has the rest.
+func TestSMCDProofRecorded(t *testing.T) {
+	const dir = "../smcnl/testdata/smcd-client-active"
+	socks, err := smcnl.ReplaySockets(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	devs, err := smcnl.DIBSDevices(filepath.Join(dir, "sys"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "smcping.conns"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, want, _ := strings.Cut(strings.TrimSpace(string(b)), ": ")
+	var client *smcnl.Socket
+	for i, s := range socks {
+		if s.Src.String() == "127.0.0.1:47884" {
+			client = &socks[i]
+		}
+	}
+	if client == nil {
+		t.Fatal("no socket from 127.0.0.1:47884 in the recording")
+	}
+	d := fromSMCNL(*client, nil, devs)
+	if got := (Proof{Mode: d.Mode, DMB: d.DMB}).String(); got != want {
+		t.Errorf("proof %q\nsmcping in the guest said %q", got, want)
+	}
+	d = fromSMCNL(*client, nil, nil)
+	if got := (Proof{Mode: d.Mode, DMB: d.DMB}).String(); got != strings.Replace(want, "SMC-D via lo ", "SMC-D ", 1) {
+		t.Errorf("proof without DIBS devices %q", got)
 	}
 }

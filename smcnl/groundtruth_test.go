@@ -436,3 +436,81 @@ func TestGroundTruthIPPROTOSMC(t *testing.T) {
 		t.Errorf("server sockets %+v, want one IPPROTO_SMC listener, family 2, 0.0.0.0:5000", ls)
 	}
 }
+
+// smcd-client-active: the lab's 7.3 guest (e2e-smcd) while a paced smcping connection
+// over 127.0.0.1 ran as SMC-D on the DIBS loopback; both of its ends are sockets of the
+// one guest. smcping.conns is smcping's line for its client end (the local port from
+// getsockname); sys/class/dibs/lo is the guest's sysfs (dibs_main.c gid_show writes the
+// GID as a UUID). What sock_diag and GET_LGR_SMCD say must agree with both, and with
+// each other: each end's DMB token is the other's peer token, both ends' link ID is a
+// link group that counts them, GET_DEV_SMCD lists no loopback (smc_nl_prep_smcd_dev
+// skips it) and the statistics count SMC-Dv2 connections only.
+//
+// The two ends share one link group (0x100, conns=2) while 0x200 has none:
+// smcd_lgr_match (net/smc/smc_core.c) compares device and peer GID, not role, so on the
+// loopback a client may join the server's group.
+func TestGroundTruthSMCDLoopback(t *testing.T) {
+	const dir = "smcd-client-active"
+	conns := string(mustRead(t, filepath.Join("testdata", dir, "smcping.conns")))
+	const client = "127.0.0.1:47884"
+	if !strings.Contains(conns, "conn 1 smc "+client+" -> 127.0.0.1:5002: SMC-D") {
+		t.Fatalf("smcping.conns: %q", conns)
+	}
+	uuid := strings.TrimSpace(string(mustRead(t, filepath.Join("testdata", dir, "sys", "class", "dibs", "lo", "gid"))))
+	devs, err := DIBSDevices(filepath.Join("testdata", dir, "sys"))
+	if err != nil || len(devs) != 1 || devs[0].Name != "lo" || devs[0].GID != uuid || devs[0].FabricID != "0xffff" {
+		t.Fatalf("DIBS devices %+v, %v", devs, err)
+	}
+	ends := map[string]Socket{}
+	for _, s := range recordedSockets(t, dir) {
+		if s.State == StateActive {
+			if s.Mode != ModeSMCD || s.DMB == nil || s.Conn == nil || s.LGR != nil {
+				t.Errorf("active socket %v -> %v: mode %v, want SMC-D with DMBINFO and CONNINFO, no LGRINFO", s.Src, s.Dst, s.Mode)
+				continue
+			}
+			ends[s.Src.String()] = s
+		}
+	}
+	cl, srv := ends[client], ends["127.0.0.1:5002"]
+	if cl.DMB == nil || srv.DMB == nil || cl.Dst != srv.Src || srv.Dst != cl.Src {
+		t.Fatalf("the paced connection's ends: %+v", ends)
+	}
+	for _, s := range []Socket{cl, srv} {
+		d := s.DMB
+		if got := SMCDGID(d.MyGID, d.MyGIDExt); got != uuid {
+			t.Errorf("%v: my GID %s, the loopback's %s", s.Src, got, uuid)
+		}
+		if got := SMCDGID(d.PeerGID, d.PeerGIDExt); got != uuid {
+			t.Errorf("%v: peer GID %s, the loopback's %s (both ends are on it)", s.Src, got, uuid)
+		}
+	}
+	if cl.DMB.Token != srv.DMB.PeerToken || srv.DMB.Token != cl.DMB.PeerToken || cl.DMB.Token == srv.DMB.Token {
+		t.Errorf("DMB tokens do not cross: client %#x/%#x, server %#x/%#x", cl.DMB.Token, cl.DMB.PeerToken, srv.DMB.Token, srv.DMB.PeerToken)
+	}
+	c := recordedConn(t, dir)
+	groups, err := c.LinkGroupsD()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[uint32]LinkGroupD{}
+	for _, g := range groups {
+		byID[g.ID] = g
+		if SMCDGID(g.GID, g.ExtGID) != uuid || SMCDGID(g.PeerGID, g.PeerExtGID) != uuid || g.CHID != 0xffff ||
+			g.V2Common == nil || g.V2Common.Version != 2 || g.V2Common.NegotiatedEID != "SMC-LAB-UEID" {
+			t.Errorf("link group %+v (v2 %+v): want the loopback's GID on both ends, CHID 0xffff, SMCv2 with the lab's UEID", g, g.V2Common)
+		}
+	}
+	if g := byID[cl.DMB.LinkID]; cl.DMB.LinkID != srv.DMB.LinkID || g.ID == 0 || g.Conns != 2 {
+		t.Errorf("link IDs client %#x server %#x; groups %+v: want one group holding both ends", cl.DMB.LinkID, srv.DMB.LinkID, groups)
+	}
+	if devs, err := c.DevicesD(); err != nil || len(devs) != 0 {
+		t.Errorf("GET_DEV_SMCD: %+v, %v; want the loopback left out", devs, err)
+	}
+	st, err := c.Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.SMCD.ClientV2Succ == 0 || st.SMCD.ServerV2Succ != st.SMCD.ClientV2Succ || st.SMCR.ClientV2Succ != 0 || st.SMCD.TxBytes == 0 {
+		t.Errorf("statistics: SMC-D %+v, SMC-R %+v", st.SMCD, st.SMCR)
+	}
+}

@@ -2,11 +2,13 @@ package track
 
 import (
 	"bufio"
+	"fmt"
 	"math/bits"
 	"net/netip"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -492,5 +494,41 @@ func TestSamplesStartAtConfirm(t *testing.T) {
 	}
 	if tried == 0 {
 		t.Skip("no sample has a Confirm of a reused link group")
+	}
+}
+
+// TestSampleSMCDLoopback: samples/smcd-loopback.pcapng is SMC-Dv2 over the 7.3 lab's
+// DIBS loopback, captured by smcdump on the guest's lo (SYNs and CLC). Every connection
+// the kernel reported (smc_diag mode SMCD, the truth.client.connN lines beside it) is an
+// SMC-D connection of the tracker, the first making a new link group and the second
+// reusing it, as the Accepts' first-contact bit says; there are no others.
+func TestSampleSMCDLoopback(t *testing.T) {
+	base := filepath.Join(samplesDir(), "smcd-loopback")
+	if _, err := os.Stat(base + ".pcapng"); err != nil {
+		t.Skipf("no SMC-D sample: %v", err)
+	}
+	truth := map[string]string{}
+	b, err := os.ReadFile(base + ".log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(strings.TrimPrefix(l, "truth."), "="); ok && strings.HasPrefix(l, "truth.") {
+			truth[k] = v
+		}
+	}
+	s := feedFile(t, base+".pcapng", Options{}, 0).Snapshot()
+	checkAccounting(t, s.Stats)
+	if got, want := len(s.Conns), truth["client.conns"]; want == "" || strconv.Itoa(got) != want {
+		t.Fatalf("%d connections, the kernel reported %s", got, want)
+	}
+	for i, c := range s.Conns {
+		src, mode := truth[fmt.Sprintf("client.conn%d.src", i)], truth[fmt.Sprintf("client.conn%d.mode", i)]
+		if c.Client.String() != src || mode != "SMCD" {
+			t.Errorf("connection %d from %v; the kernel's conn%d: %s %s", c.ID, c.Client, i, src, mode)
+		}
+		if c.Outcome != OutcomeSMCD || !c.SMCD || c.Version != 2 || c.Offered != "SMC-Dv2" || strings.TrimRight(c.EID, " ") != "SMC-LAB-UEID" || c.FirstContact != (i == 0) {
+			t.Errorf("connection %d: outcome %v, SMC-D %v, version %d, offered %q, EID %q, first contact %v", c.ID, c.Outcome, c.SMCD, c.Version, c.Offered, c.EID, c.FirstContact)
+		}
 	}
 }

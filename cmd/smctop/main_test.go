@@ -52,6 +52,17 @@ func TestOnceReplay(t *testing.T) {
 	// The time line and the per-run interval differ; the rest is locked.
 	lines := strings.SplitN(string(text), "\n", 2)
 	testutil.Golden(t, "multilink-client-before", []byte(lines[1]))
+	// SMC-D over the 7.3 lab's DIBS loopback, with the guest's /sys/class/dibs: both
+	// sockets in group 0x100 on lo, the groups without link limits or redundancy
+	// (they have no links). The host's /proc is not the guest's.
+	const smcd = "../../smcnl/testdata/smcd-client-active"
+	text, err = exec.Command(bin, "--netlink-replay", smcd, "--path.sysfs", smcd+"/sys", "--path.procfs", t.TempDir(),
+		"--path.tracefs", "", "--once", "--interval", "1ms").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines = strings.SplitN(string(text), "\n", 2)
+	testutil.Golden(t, "smcd-client-active", []byte(lines[1]))
 }
 
 // TestTmux drives the real binary in a terminal: tab to the link groups,

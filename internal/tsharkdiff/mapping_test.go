@@ -2,6 +2,7 @@ package tsharkdiff
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -101,6 +102,21 @@ var mappings = []mapping{
 	{layer: "CLC", ours: []string{"smc.clc.mac"}, kind: vMAC, theirs: []string{
 		"smc.proposal.client.preferred.mac", "smc.accept.server.preferred.mac", "smc.confirm.client.mac"}},
 	{layer: "CLC", ours: []string{"smc.clc.eid"}, theirs: []string{"smc.proposal.eid", "smc.accept.eid", "smc.confirm.eid"}, kind: vText},
+	// SMC-D (struct smc_clc_msg_smcd, smc_clc_v2_extension's GID/CHID list and the
+	// Accept/Confirm's smcd area, net/smc/smc_clc.h). A Proposal's native ISM GID and
+	// CHID come first, then one entry per SMC-Dv2 GID (an Emulated-ISM device, the
+	// DIBS loopback, takes two: GID and its extension, each with the CHID); tshark
+	// names them alike.
+	{layer: "CLC", ours: []string{"smc.clc.proposal.ism_gid", "smc.clc.proposal.smcd_gid"}, theirs: []string{"smc.proposal.ism.gid"}, kind: vUint},
+	{layer: "CLC", ours: []string{"smc.clc.proposal.ism_chid", "smc.clc.proposal.smcd_chid"}, theirs: []string{"smc.proposal.smc.chid"}, kind: vUint},
+	{layer: "CLC", ours: []string{"smc.clc.smcd.gid"}, theirs: []string{"smc.accept.sender.server.ism.gid", "smc.confirm.sender.client.ism.gid"}, kind: vUint},
+	{layer: "CLC", ours: []string{"smc.clc.smcd.dmb_token"}, theirs: []string{"smc.accept.dmb.token", "smc.confirm.dmb.token"}, kind: vUint},
+	{layer: "CLC", ours: []string{"smc.clc.smcd.dmbe_idx"}, theirs: []string{"smc.accept.dmbe.conn.index", "smc.confirm.dmbe.conn.index"}, kind: vUint},
+	{layer: "CLC", ours: []string{"smc.clc.smcd.dmbe_size"}, theirs: []string{"smc.accept.dmbe.buffer.size", "smc.confirm.dmbe.buffer.size"}, kind: vUint, conv: rmbeSize},
+	// The link-group ID: smcdump keeps the 4 bytes in the sender's host order
+	// (memcpy of lgr->id), tshark reads them as a big-endian number.
+	{layer: "CLC", ours: []string{"smc.clc.smcd.link_id"}, theirs: []string{"smc.accept.server.linkid", "smc.confirm.client.linkid"}, kind: vU64Bytes},
+	{layer: "CLC", ours: []string{"smc.clc.smcd.chid"}, theirs: []string{"smc.accept.smc.chid", "smc.confirm.smc.chid"}, kind: vUint},
 	// Accept and Confirm (SMC-R).
 	// tshark files the first-contact flag of a v2 Accept under
 	// smc.proposal.first.contact.
@@ -212,7 +228,7 @@ func deriveSMCOption(row fieldRow, note func(string)) []string {
 
 // v21Fields are what deriveV21 reads: the Reserved bytes, and the release
 // numbers that say whether the sender speaks v2.1 at all.
-var v21Fields = []string{"smc.clc_msg", "smc.reserved",
+var v21Fields = []string{"smc.clc_msg", "smc.reserved", "smc.proposal.smcv2.type",
 	"smc.proposal.smc.version.relnum", "smc.accept.smc.version.relnum", "smc.confirm.smc.version.relnum"}
 
 // deriveV21 reads n bytes at off of the v2.1 area tshark calls Reserved.
@@ -222,7 +238,7 @@ func deriveV21(off, n int) func(fieldRow, func(string)) []string {
 			return nil
 		}
 		v21 := false
-		for _, f := range v21Fields[2:] {
+		for _, f := range v21Fields[3:] {
 			for _, r := range row[f] {
 				if u, err := parseUint(r); err == nil && u >= 1 {
 					v21 = true
@@ -232,9 +248,13 @@ func deriveV21(off, n int) func(fieldRow, func(string)) []string {
 		if !v21 {
 			return nil
 		}
+		// In an SMC-D Proposal the v2.1 area is the first 16-byte Reserved; the
+		// last is the SMC-Dv2 extension's own reserved bytes (struct
+		// smc_clc_smcd_v2_extension), which follow the EIDs.
+		smcdProposal := slices.Equal(row["smc.proposal.smcv2.type"], []string{"1"})
 		var area string
 		for _, r := range row["smc.reserved"] {
-			if h := strings.ReplaceAll(r, ":", ""); len(h) == 32 {
+			if h := strings.ReplaceAll(r, ":", ""); len(h) == 32 && (area == "" || !smcdProposal) {
 				area = h
 			}
 		}

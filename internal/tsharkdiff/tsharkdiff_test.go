@@ -74,6 +74,44 @@ var exceptions = []exception{
 		return (m.ours[0] == "smc.clc.gid" && ov[0] == "::") ||
 			(m.ours[0] == "smc.clc.mac" && ov[0] == "00:00:00:00:00:00")
 	}},
+	// A Proposal that offers no SMC-D still carries the SMC-D area (struct
+	// smc_clc_msg_smcd: native ISM GID and CHID), zero-filled
+	// (smc_clc_send_proposal); tshark leaves it out, smcdump prints the zeros.
+	{"proposal-smcd-area-zero", func(m *mapping, ours, theirs fieldRow, ov, tv []string) bool {
+		if len(tv) != 0 || !slices.Equal(ov, []string{"0"}) || !slices.Equal(ours["smc.clc.type"], []string{"1"}) {
+			return false
+		}
+		d := func(f string) bool { v := ours[f]; return len(v) == 1 && (v[0] == "1" || v[0] == "3") }
+		return !d("smc.clc.path") && !d("smc.clc.proposal.path_v2") &&
+			(m.ours[0] == "smc.clc.proposal.ism_gid" || m.ours[0] == "smc.clc.proposal.ism_chid")
+	}},
+	// tshark 4.0 dissects less of an SMC-Dv2 CLC message than of an SMC-Rv2 one
+	// (struct layouts in net/smc/smc_clc.h; bytes checked in
+	// samples/smcd-loopback.pcapng): a Proposal offering SMC-D alone leaves its peer
+	// ID and its SMC-Rv2 RoCE GID unnamed (both zero: smc_clc_send_proposal fills
+	// them for SMC-R only); an Accept's or Confirm's first-contact extension has no
+	// direct bit (SMC-Rv2's, zero here); and a Confirm's extension ends after the host
+	// name, without the v2.1 max_conns, max_links and feature_mask that its Accept
+	// shows (tshark calls them Reserved there).
+	{"smcd-v2-undissected", func(m *mapping, ours, theirs fieldRow, ov, tv []string) bool {
+		if m.layer != "CLC" || len(tv) != 0 || len(ov) != 1 {
+			return false
+		}
+		typ := ours["smc.clc.type"]
+		proposal := slices.Equal(typ, []string{"1"}) && slices.Equal(ours["smc.clc.proposal.path_v2"], []string{"1"})
+		chosen := slices.Equal(ours["smc.clc.path"], []string{"1"})
+		switch m.ours[0] {
+		case "smc.clc.peer_id":
+			return proposal && ov[0] == "0"
+		case "smc.clc.proposal.rocev2_gid":
+			return proposal && ov[0] == "::"
+		case "smc.clc.fce.direct":
+			return chosen && ov[0] == "0"
+		case "smc.clc.proposal.max_conns", "smc.clc.proposal.max_links", "smc.clc.proposal.feature_mask":
+			return chosen && slices.Equal(typ, []string{"3"})
+		}
+		return false
+	}},
 }
 
 // wantQuirks is how many frames each exception or derivation must cover in
@@ -86,16 +124,18 @@ var exceptions = []exception{
 // is noticed and the LLC mapping extended.
 var wantQuirks = map[string]map[string]int{
 	"testdata/reference/pingpong.pcap": {
-		"tcp-exid-16bit":        2,    // SYN and SYN-ACK
-		"fce-v2.1-reserved":     3,    // Proposal, Accept, Confirm (v2.1)
-		"proposal-v1-area-zero": 1,    // the v2-only Proposal
-		"llc-v2-undecoded":      25,   // every RC SEND that is not a CDC
-		"cdc-type-as-llc-msg":   1023, // every CDC
+		"tcp-exid-16bit":          2,    // SYN and SYN-ACK
+		"fce-v2.1-reserved":       3,    // Proposal, Accept, Confirm (v2.1)
+		"proposal-v1-area-zero":   1,    // the v2-only Proposal
+		"proposal-smcd-area-zero": 1,    // the SMC-R-only Proposal
+		"llc-v2-undecoded":        25,   // every RC SEND that is not a CDC
+		"cdc-type-as-llc-msg":     1023, // every CDC
 	},
 	"testdata/reference/decline-nordma.pcap": {
-		"tcp-exid-16bit":        2, // SYN and SYN-ACK: the server has SMC, only no RoCE device
-		"fce-v2.1-reserved":     1, // the Proposal
-		"proposal-v1-area-zero": 1,
+		"tcp-exid-16bit":          2, // SYN and SYN-ACK: the server has SMC, only no RoCE device
+		"fce-v2.1-reserved":       1, // the Proposal
+		"proposal-v1-area-zero":   1,
+		"proposal-smcd-area-zero": 1,
 	},
 	"testdata/reference/fallback-nosmc.pcap": {
 		"tcp-exid-16bit": 1, // the SYN; the plain TCP server's SYN-ACK has none
@@ -363,7 +403,9 @@ func parseUint(s string) (uint64, error) {
 
 // fieldLists returns the -e lists of both tools, frame.number first.
 func fieldLists() (ours, theirs []string) {
-	ours, theirs = []string{"frame.number"}, []string{"frame.number"}
+	// The CLC types offered and chosen are compared by no mapping; the exceptions
+	// read them to know an SMC-D message.
+	ours, theirs = []string{"frame.number", "smc.clc.path", "smc.clc.proposal.path_v2"}, []string{"frame.number"}
 	for _, m := range mappings {
 		for _, f := range m.ours {
 			if !slices.Contains(ours, f) {

@@ -41,9 +41,14 @@ func WriteText(w io.Writer, s monitor.Snapshot) error {
 	fmt.Fprintln(tw, "\n== link groups")
 	fmt.Fprintln(tw, "ID\tSRC\tKIND\tROLE\tTYPE/STATE\tCONNS\tV\tPEER\tMAX L/C\tBUF SND/RMB\tREDUNDANT\tDELETED")
 	for _, g := range s.LinkGroups {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%d/%d\t%d/%d\t%v\t%s\n",
+		limits, red := fmt.Sprintf("%d/%d", g.MaxLinks, g.MaxConns), fmt.Sprint(g.Redundant)
+		if g.Kind == monitor.ModeSMCD {
+			// No links: as on the screen, link limits and redundancy mean nothing.
+			limits, red = "-", "n/a (SMC-D)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%d/%d\t%s\t%s\n",
 			g.ID, g.Source, g.Kind, dash(string(g.Role)), groupState(g), g.Conns, version(g.Version, g.Release),
-			dash(strings.TrimSpace(g.PeerHost+" "+g.PeerOS)), g.MaxLinks, g.MaxConns, g.SndBufAlloc, g.RMBAlloc, g.Redundant, reasonText(g.DeleteReason))
+			dash(strings.TrimSpace(g.PeerHost+" "+g.PeerOS)), limits, g.SndBufAlloc, g.RMBAlloc, red, reasonText(g.DeleteReason))
 		for _, l := range g.Links {
 			fmt.Fprintf(tw, "  link %d\t%s\t%s\tuid %08x peer %08x\t%s\tconns %d\tgid %s\tpeer %s\t%s\n",
 				l.ID, l.State, device(l.IBDev, l.IBPort), l.UID, l.PeerUID, dash(l.NetDev), l.Conns, dash(l.GID), dash(l.PeerGID), linkWire(l))

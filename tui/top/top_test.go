@@ -249,9 +249,13 @@ func TestPauseKeepsExporting(t *testing.T) {
 		return tp.Run(ctx, m, Options{Interval: 5 * time.Millisecond, OnSnapshot: latest.Set})
 	})
 	s.Key(tcell.KeyRune, 'p')
+	// The key is handled on the app's event loop: wait for the drawn pause.
 	frozen := statusLine(s.Sync())
-	if !strings.HasPrefix(frozen, "PAUSED") {
-		t.Fatalf("p did not pause: %q", frozen)
+	for deadline := time.Now().Add(10 * time.Second); !strings.HasPrefix(frozen, "PAUSED"); frozen = statusLine(s.Sync()) {
+		if time.Now().After(deadline) {
+			t.Fatalf("p did not pause: %q", frozen)
+		}
+		time.Sleep(5 * time.Millisecond) // polling the screen
 	}
 	paused := exported()
 	deadline := time.Now().Add(10 * time.Second)
@@ -265,8 +269,15 @@ func TestPauseKeepsExporting(t *testing.T) {
 		t.Errorf("paused screens changed: %q, then %q", frozen, got)
 	}
 	s.Key(tcell.KeyRune, 'p')
-	if got := statusLine(s.Sync()); got == frozen || strings.HasPrefix(got, "PAUSED") {
-		t.Errorf("resumed, the status line is still %q", got)
+	// The resumed screens show the next snapshot once the key is handled and a
+	// snapshot drawn: the test waits for that, with a deadline (1 run in 12 under
+	// -race looked before).
+	got := statusLine(s.Sync())
+	for deadline := time.Now().Add(10 * time.Second); got == frozen || strings.HasPrefix(got, "PAUSED"); got = statusLine(s.Sync()) {
+		if time.Now().After(deadline) {
+			t.Fatalf("resumed, the status line is still %q", got)
+		}
+		time.Sleep(5 * time.Millisecond) // polling the screen
 	}
 }
 
