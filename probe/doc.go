@@ -60,8 +60,15 @@
 //
 // Connections use blocking descriptors, not the Go netpoller: the kernel
 // wakes the thread sleeping in read(2) directly, as with sockperf, and a
-// send that fits the socket buffer is one raw non-blocking sendto(2). This
-// keeps smcping's loopback TCP RTT within about 5 % of sockperf's (BENCH.md).
+// send that fits the socket buffer is one raw non-blocking sendto(2). The
+// read is an ordinary system call, so a peer that stalls never holds up
+// the rest of the process; what would make it costly is avoided: smcping
+// keeps one P (GOMAXPROCS) more than the goroutines that can wait in reads
+// at once, so that the runtime lets each keep its P through the call, and
+// bounds an idle read by a watchdog instead of a socket receive timeout,
+// whose kernel timer would be armed around every read. This keeps
+// smcping's loopback TCP RTT within about 3 % of sockperf's on one CPU
+// (BENCH.md). GOMAXPROCS set in the environment is left as it is.
 //
 // # Exit codes
 //

@@ -138,6 +138,9 @@ func runClient(ctx context.Context, o Options, stdout io.Writer, in Inspector) e
 	if err != nil {
 		return err
 	}
+	// Each connection of a mode waits in its own read at once (the
+	// modes take turns): a P for each, and one to spare.
+	reserveProcs(o.Parallel)
 	if o.Check {
 		return runCheck(ctx, o, stdout, addr, in)
 	}

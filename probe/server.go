@@ -158,6 +158,9 @@ func (s *Server) Serve(ctx context.Context) error {
 	if len(s.lns) == 0 {
 		return errors.New("serve: no listener (call Listen first)")
 	}
+	// The first connection finds its spare P (reserveProcs) in place;
+	// admit adds more as sessions come.
+	serverProcs(1, s.cfg.MaxConns)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errc := make(chan error, len(s.lns))
@@ -245,6 +248,7 @@ func (s *Server) admit(c net.Conn) (ss, shed *session) {
 	}
 	ss = &session{c: c, seenAt: now}
 	s.sessions[ss] = struct{}{}
+	serverProcs(len(s.sessions), s.cfg.MaxConns)
 	return ss, shed
 }
 

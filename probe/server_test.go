@@ -126,6 +126,9 @@ func TestPingLoopDoesNotAllocate(t *testing.T) {
 func BenchmarkPingLoopback(b *testing.B) {
 	for _, size := range []int{64, 1024, 16384} {
 		b.Run("size="+strconv.Itoa(size), func(b *testing.B) {
+			// The client's read and the server's: a P for each and one
+			// to spare, as smcping runs them (reserveProcs).
+			reserveProcs(2)
 			s := NewServer(ServerConfig{TCPOnly: true})
 			if err := s.Listen(); err != nil {
 				b.Fatal(err)

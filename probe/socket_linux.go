@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -112,7 +113,8 @@ func Dial(ctx context.Context, p Proto, ap netip.AddrPort, timeout time.Duration
 	}
 	// Before connect: an SMC socket that falls back copies its timeouts to
 	// the internal TCP socket only at connect (smc_copy_sock_settings_to_clc).
-	if err := setTimeouts(fd, ioTimeout); err != nil {
+	// Reads are bounded by the connection's watchdog instead (fdConn).
+	if err := setSendTimeout(fd, ioTimeout); err != nil {
 		unix.Close(fd)
 		return nil, opErr(err)
 	}
@@ -137,6 +139,7 @@ func Dial(ctx context.Context, p Proto, ap netip.AddrPort, timeout time.Duration
 	if err != nil {
 		return nil, opErr(err)
 	}
+	c.watchIdle(ioTimeout)
 	return &Conn{Conn: c, Proto: p, Inode: c.ino, Cookie: c.cookie}, nil
 }
 
@@ -171,11 +174,11 @@ func waitConnected(ctx context.Context, fd int, timeout time.Duration) error {
 	}
 }
 
-func setTimeouts(fd int, d time.Duration) error {
+// setSendTimeout sets SO_SNDTIMEO, which bounds a write that has to wait
+// for room in the socket buffer. (The send that fits, the common one, does
+// not wait and so arms no timer: see Write.)
+func setSendTimeout(fd int, d time.Duration) error {
 	tv := unix.NsecToTimeval(d.Nanoseconds())
-	if err := unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv); err != nil {
-		return os.NewSyscallError("setsockopt SO_RCVTIMEO", err)
-	}
 	if err := unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv); err != nil {
 		return os.NewSyscallError("setsockopt SO_SNDTIMEO", err)
 	}
@@ -188,19 +191,49 @@ func setTimeouts(fd int, d time.Duration) error {
 // +50 % RTT on loopback TCP, see BENCH.md). Each fdConn is used by one
 // goroutine (reads and writes may be two); others may only call interrupt.
 //
-// Time limits come in two kinds. The socket's own timeouts (SO_RCVTIMEO,
-// SO_SNDTIMEO: the client's ioTimeout, the server's idle timeout) bound
-// each blocked call, and cost nothing per call. A deadline (SetDeadline
-// and its siblings) is absolute, as net.Conn's: each blocked call is
-// bounded by the time left, the socket timeout being set to it just
-// before the call, one setsockopt per call while the deadline is set;
-// clearing it puts the socket's own timeout back.
+// The read is an ordinary system call (entersyscall/exitsyscall), not a
+// raw one that would keep the goroutine's P: a raw read waiting on a
+// stalled peer would hold up every stop-the-world (a GC) and with it the
+// whole process, and could only be woken for one by a receive timeout,
+// whose timer costs as much as the system call's bookkeeping saves (both
+// measured, BENCH.md). What makes the ordinary call cheap is a spare P
+// (reserveProcs).
+//
+// Time limits come in three kinds. An idle limit bounds each read that
+// waits (the client's ioTimeout, the server's idle timeout); a watchdog
+// keeps it, not SO_RCVTIMEO: a socket receive timeout makes the kernel arm
+// and cancel a timer around every read that sleeps (sk_wait_data), about
+// 2 % of a loopback round trip, while the watchdog costs two atomic adds
+// per read and a timer tick every eighth of the limit (watch). Writes that
+// must wait for room are bounded by SO_SNDTIMEO, which only a blocking
+// write pays for. A deadline (SetDeadline and its siblings) is absolute, as
+// net.Conn's: each blocked call is bounded by the time left, the socket
+// timeout being set to it just before the call, one setsockopt per call
+// while the deadline is set; clearing it puts the socket's own timeout
+// back. The idle limit does not apply to a read under a deadline.
 type fdConn struct {
 	fd            int
 	ino, cookie   uint64
 	net           string
 	local, remote net.Addr
-	closed        atomic.Bool
+	// mu orders interrupt and the watchdog against Close: a descriptor is
+	// never shut down once closed, when its number may be another socket's.
+	mu     sync.Mutex
+	closed atomic.Bool
+	// reading counts the idle-bounded reads begun and ended: odd while
+	// one waits. expired says that the watchdog ended one, so that it
+	// reports a timeout, not the EOF the shutdown brings.
+	reading atomic.Uint32
+	expired atomic.Bool
+	// The watchdog, under mu: the idle limit, its timer, and the value
+	// of reading it saw last and since when.
+	ridle  time.Duration
+	wd     *time.Timer
+	wseen  uint32
+	wsince time.Time
+	// sysread is read(2); tests replace it to feed Read what a socket
+	// rarely gives (EINTR, short reads) at a chosen moment.
+	sysread func(fd int, p []byte) (int, error)
 	// rdl and wdl are the read and write deadlines (zero: none);
 	// rbase and wbase the socket's own timeouts, restored when a
 	// deadline is cleared; rset and wset say that the socket holds a
@@ -224,7 +257,7 @@ func newFDConn(fd int, p Proto) (*fdConn, error) {
 		unix.Close(fd)
 		return nil, os.NewSyscallError("socket setup", err)
 	}
-	c := &fdConn{fd: fd, ino: st.Ino, net: p.String(), local: &net.TCPAddr{}, remote: &net.TCPAddr{}}
+	c := &fdConn{fd: fd, ino: st.Ino, net: p.String(), local: &net.TCPAddr{}, remote: &net.TCPAddr{}, sysread: unix.Read}
 	// SO_COOKIE (4.18+) is the sock's cookie, the one smc_diag reports; a
 	// kernel without it leaves the inode as the only key.
 	if v, err := unix.GetsockoptUint64(fd, unix.SOL_SOCKET, unix.SO_COOKIE); err == nil {
@@ -260,8 +293,8 @@ func tcpAddr(sa unix.Sockaddr) *net.TCPAddr {
 func (c *fdConn) opErr(op string, err error) error {
 	if c.closed.Load() {
 		err = net.ErrClosed
-	} else if errors.Is(err, unix.EAGAIN) {
-		err = os.ErrDeadlineExceeded // SO_RCVTIMEO / SO_SNDTIMEO expired
+	} else if errors.Is(err, unix.EAGAIN) || c.expired.Load() {
+		err = os.ErrDeadlineExceeded // SO_RCVTIMEO / SO_SNDTIMEO or the watchdog's idle limit expired
 	} else {
 		err = os.NewSyscallError(op, err)
 	}
@@ -273,22 +306,77 @@ func (c *fdConn) Read(b []byte) (int, error) {
 		return 0, nil
 	}
 	for {
-		if !c.rdl.IsZero() {
+		idle := c.rdl.IsZero()
+		if !idle {
 			if err := c.arm(unix.SO_RCVTIMEO, c.rdl, &c.rset); err != nil {
 				return 0, c.opErr("read", err)
 			}
+		} else {
+			c.reading.Add(1)
 		}
-		n, err := unix.Read(c.fd, b)
+		n, err := c.sysread(c.fd, b)
+		if idle {
+			c.reading.Add(1)
+		}
 		switch {
 		case err == unix.EINTR:
 			continue
 		case err != nil:
 			return 0, c.opErr("read", err)
+		case n == 0 && c.expired.Load():
+			return 0, c.opErr("read", unix.EAGAIN)
 		case n == 0:
 			return 0, io.EOF
 		}
 		return n, nil
 	}
+}
+
+// watchIdle bounds each read that waits without a deadline to d: a
+// watchdog looks every eighth of d whether the same read is still
+// waiting, and once it has seen one wait d it shuts the socket down,
+// which ends the read (a timeout, os.ErrDeadlineExceeded) and the
+// connection. A read first seen up to a look after it began may so wait
+// up to an eighth longer than d, more on a loaded machine: fine for
+// limits that only catch a peer gone silent.
+func (c *fdConn) watchIdle(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.wd != nil {
+		c.wd.Stop()
+		c.wd = nil
+	}
+	c.ridle, c.wseen, c.wsince = d, c.reading.Load(), time.Time{}
+	if d > 0 && !c.closed.Load() {
+		c.wd = time.AfterFunc(watchPeriod(d), func() { c.watch(time.Now()) })
+	}
+}
+
+// watchPeriod is how often the watchdog of an idle limit d looks.
+func watchPeriod(d time.Duration) time.Duration {
+	return max(d/8, min(d, time.Millisecond))
+}
+
+// watch is one look of the watchdog at time now; it returns whether it
+// ended a read.
+func (c *fdConn) watch(now time.Time) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed.Load() || c.wd == nil {
+		return false
+	}
+	r := c.reading.Load()
+	switch {
+	case r&1 == 0 || r != c.wseen || c.wsince.IsZero():
+		// Not waiting, or another read since the last look.
+		c.wseen, c.wsince = r, now
+	case now.Sub(c.wsince) >= c.ridle:
+		c.expired.Store(true)
+		unix.Shutdown(c.fd, unix.SHUT_RDWR)
+		return true
+	}
+	c.wd.Reset(watchPeriod(c.ridle))
+	return false
 }
 
 // Write first tries a send that cannot block, as a raw system call: a
@@ -334,16 +422,28 @@ func (c *fdConn) Write(b []byte) (int, error) {
 
 // Close shuts the socket down and closes it; only the owning goroutine may call it.
 func (c *fdConn) Close() error {
+	c.mu.Lock()
 	if c.closed.Swap(true) {
+		c.mu.Unlock()
 		return nil
 	}
+	if c.wd != nil {
+		c.wd.Stop()
+	}
+	c.mu.Unlock()
 	unix.Shutdown(c.fd, unix.SHUT_RDWR)
 	return os.NewSyscallError("close", unix.Close(c.fd))
 }
 
 // interrupt wakes a goroutine blocked in Read or Write (they return EOF or
 // EPIPE) without closing the descriptor under its feet.
-func (c *fdConn) interrupt() { unix.Shutdown(c.fd, unix.SHUT_RDWR) }
+func (c *fdConn) interrupt() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.closed.Load() {
+		unix.Shutdown(c.fd, unix.SHUT_RDWR)
+	}
+}
 
 func (c *fdConn) LocalAddr() net.Addr  { return c.local }
 func (c *fdConn) RemoteAddr() net.Addr { return c.remote }
@@ -393,16 +493,15 @@ func (c *fdConn) arm(opt int, dl time.Time, set *bool) error {
 	return unix.SetsockoptTimeval(c.fd, unix.SOL_SOCKET, opt, &tv)
 }
 
-// setIdle sets the socket's own timeouts, which bound each blocked read
-// and write while no deadline is set.
+// setIdle bounds each blocked read and write to d while no deadline is
+// set: reads by the watchdog, writes by the socket's send timeout.
 func (c *fdConn) setIdle(d time.Duration) error {
 	tv := unix.NsecToTimeval(d.Nanoseconds())
-	for _, opt := range []int{unix.SO_RCVTIMEO, unix.SO_SNDTIMEO} {
-		if err := unix.SetsockoptTimeval(c.fd, unix.SOL_SOCKET, opt, &tv); err != nil {
-			return c.opErr("setsockopt", err)
-		}
+	if err := unix.SetsockoptTimeval(c.fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv); err != nil {
+		return c.opErr("setsockopt", err)
 	}
-	c.rbase, c.wbase, c.rset, c.wset = tv, tv, false, false
+	c.wbase, c.wset = tv, false
+	c.watchIdle(d)
 	return nil
 }
 
@@ -411,9 +510,11 @@ func Listen(p Proto, ap netip.AddrPort, backlog int) (net.Listener, error) {
 	return listen(p, ap, backlog, 0)
 }
 
-// listen sets the idle timeout on the listening socket: accepted sockets
-// inherit it, including the internal TCP socket of an SMC connection that
-// falls back, which a setsockopt after accept would not reach.
+// listen sets the idle timeout for writes (SO_SNDTIMEO) on the listening
+// socket: accepted sockets inherit it, including the internal TCP socket
+// of an SMC connection that falls back, which a setsockopt after accept
+// would not reach. Reads are bounded by each connection's watchdog
+// (limitConn), which ends a wait in whichever socket it happens.
 func listen(p Proto, ap netip.AddrPort, backlog int, idle time.Duration) (net.Listener, error) {
 	fd, err := openSocket(p, ap)
 	if err != nil {
@@ -427,7 +528,7 @@ func listen(p Proto, ap netip.AddrPort, backlog int, idle time.Duration) (net.Li
 		return fail(os.NewSyscallError("setsockopt", err))
 	}
 	if idle > 0 {
-		if err := setTimeouts(fd, idle); err != nil {
+		if err := setSendTimeout(fd, idle); err != nil {
 			return fail(err)
 		}
 	}
