@@ -60,6 +60,16 @@ until_pane() {
 		sleep 0.05
 	done
 }
+# until_secs N TEST: like until_pane for N seconds; false when TEST never held.
+until_secs() {
+	local n=$1 end
+	shift
+	end=$(echo "$(now) + $n" | bc)
+	while ! "$@" "$(pane)"; do
+		[ "$(echo "$(now) < $end" | bc)" = 1 ] || return 1
+		sleep 0.05
+	done
+}
 has() { grep -qF -- "$1" <<<"$2"; }
 lacks() { ! grep -qF -- "$1" <<<"$2"; }
 # termshark's progress shows in its filter bar as "NN %" and a <Stop> button.
@@ -100,9 +110,19 @@ termshark_run() { # file
 	t2=$(now)
 	pid=$(pgrep -x termshark | head -1)
 	rss=$(rss_tree "$pid")
-	tmux -S "$out/sock" send-keys -t b / "$FILTER" Enter
-	t2b=$(now)
-	until_pane ts_busy
+	tmux -S "$out/sock" send-keys -t b / "$FILTER"
+	until_pane has "Filter: $FILTER"
+	# termshark checks a filter with tshark before it takes enter: an enter sent while the
+	# check runs is dropped. Send it again each second until the filtering starts, and time
+	# from the enter that started it.
+	local tries=0
+	while :; do
+		tmux -S "$out/sock" send-keys -t b Enter
+		t2b=$(now)
+		if until_secs 1 ts_busy; then break; fi
+		tries=$((tries + 1))
+		[ $tries -lt 60 ] || { echo "termshark never started filtering; the pane:" >&2; pane >&2; return 1; }
+	done
 	until_pane ts_idle
 	t3=$(now)
 	report termshark "$(echo "$t1 - $t0" | bc)" "$(echo "$t2 - $t0" | bc)" "$rss" "$(echo "$t3 - $t2b" | bc)" "$(rss_tree "$pid")"

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"time"
@@ -69,13 +70,18 @@ type Index struct {
 	noSpool string
 	src     io.Closer // the gzip file, closed when the pass ends
 
-	mu      sync.RWMutex
-	ents    []entry
-	layouts []layoutSpan
-	raw     [][]byte // frames no record can be read back for (live, beyond a full spool)
-	cis     []gopacket.CaptureInfo
-	rawFrom int32             // the first frame kept in raw, 0 none
-	ctx     map[int32][]int32 // connection -> its first TCP frames
+	mu   sync.RWMutex
+	ents entries
+	// relevant lists the SMC-relevant frames in order; it only grows, so
+	// Relevant hands out a capped view instead of a copy (the list refreshes
+	// while a large capture is indexed, and a copy each time was most of
+	// the heap's churn).
+	relevant []int32
+	layouts  []layoutSpan
+	raw      [][]byte // frames no record can be read back for (live, beyond a full spool)
+	cis      []gopacket.CaptureInfo
+	rawFrom  int32             // the first frame kept in raw, 0 none
+	ctx      map[int32][]int32 // connection -> its first TCP frames
 	// byFact maps a frame the first pass decoded as SMC by fact (its
 	// queue pair known, the classifier not taking it) to the frame that
 	// taught its queue pair; see qpTeachers.
@@ -199,6 +205,13 @@ func (x *Index) build(ctx context.Context, r *capture.Reader) {
 			x.markFindings(&s)
 			x.notify()
 			x.mu.Unlock()
+			if !x.live {
+				// The pass's garbage (decoded frames, the tracker's
+				// working state) is gone now; give its pages back, so
+				// the browser's resident size is what it keeps, not
+				// the high-water mark of the pass.
+				debug.FreeOSMemory()
+			}
 			return
 		}
 		tr.Feed(f)
@@ -217,10 +230,10 @@ func (x *Index) build(ctx context.Context, r *capture.Reader) {
 		}
 		e.sev, _ = track.FrameFindings(&rec)
 		x.mu.Lock()
-		if len(x.ents) == 0 {
+		if x.ents.len() == 0 {
 			x.base, x.digits = f.CI.Timestamp, f.TimeDigits()
 		}
-		n := int32(len(x.ents)) + 1
+		n := int32(x.ents.len()) + 1
 		switch {
 		case layout == nil || e.off < 0 || x.rawFrom != 0 || x.noSpool != "" || (x.spool != nil && !x.spool.holds(r.RecordEnd())):
 			// Nothing to read this frame back from: kept whole.
@@ -233,7 +246,10 @@ func (x *Index) build(ctx context.Context, r *capture.Reader) {
 		case len(x.layouts) == 0 || x.layouts[len(x.layouts)-1].layout != layout:
 			x.layouts = append(x.layouts, layoutSpan{n, layout})
 		}
-		x.ents = append(x.ents, e)
+		x.ents.add(e)
+		if e.flags&flagRelevant != 0 {
+			x.relevant = append(x.relevant, n)
+		}
 		if t := qps.learn(f, n); t != 0 {
 			if x.byFact == nil {
 				x.byFact = map[int32]int32{}
@@ -263,8 +279,8 @@ func (x *Index) build(ctx context.Context, r *capture.Reader) {
 func (x *Index) markFindings(s *track.Snapshot) {
 	for _, f := range s.Findings() {
 		for _, n := range [2]int{f.First, f.Last} {
-			if n >= 1 && n <= len(x.ents) {
-				x.ents[n-1].sev = max(x.ents[n-1].sev, f.Severity())
+			if n >= 1 && n <= x.ents.len() {
+				x.ents.at(n - 1).sev = max(x.ents.at(n-1).sev, f.Severity())
 			}
 		}
 	}
@@ -274,10 +290,10 @@ func (x *Index) markFindings(s *track.Snapshot) {
 func (x *Index) Severity(n int) expert.Severity {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	if n < 1 || n > len(x.ents) {
+	if n < 1 || n > x.ents.len() {
 		return expert.SeverityNone
 	}
-	return x.ents[n-1].sev
+	return x.ents.at(n - 1).sev
 }
 
 // notify wakes whoever waits for new frames (the live list). Callers hold mu.
@@ -294,7 +310,7 @@ func (x *Index) Limit() int { return x.limit }
 func (x *Index) Progress() (n int, done bool, err error) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	return len(x.ents), x.done, x.err
+	return x.ents.len(), x.done, x.err
 }
 
 // closers closes each in turn.
@@ -345,10 +361,10 @@ func (x *Index) Snapshot() *track.Snapshot {
 func (x *Index) Conn(n int) (conn, link int) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	if n < 1 || n > len(x.ents) {
+	if n < 1 || n > x.ents.len() {
 		return 0, 0
 	}
-	e := x.ents[n-1]
+	e := *x.ents.at(int(n) - 1)
 	return int(e.conn), int(e.link)
 }
 
@@ -356,20 +372,16 @@ func (x *Index) Conn(n int) (conn, link int) {
 func (x *Index) Relevant() []int32 {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	var out []int32
-	for i, e := range x.ents {
-		if e.flags&flagRelevant != 0 {
-			out = append(out, int32(i+1))
-		}
-	}
-	return out
+	// Capped: an append by a caller copies instead of writing into the
+	// index's list. Callers never write into it.
+	return x.relevant[:len(x.relevant):len(x.relevant)]
 }
 
 // All lists every frame indexed so far.
 func (x *Index) All() []int32 {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	out := make([]int32, len(x.ents))
+	out := make([]int32, x.ents.len())
 	for i := range out {
 		out[i] = int32(i + 1)
 	}
@@ -384,17 +396,17 @@ func (x *Index) Follow(conn int) []int32 {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	links := map[int16]bool{}
-	for _, e := range x.ents {
+	x.ents.each(func(_ int, e *entry) {
 		if int(e.conn) == conn && e.link != 0 {
 			links[e.link] = true
 		}
-	}
+	})
 	var out []int32
-	for i, e := range x.ents {
+	x.ents.each(func(i int, e *entry) {
 		if int(e.conn) == conn || (e.conn == 0 && e.link != 0 && links[e.link]) {
 			out = append(out, int32(i+1))
 		}
-	}
+	})
 	return out
 }
 
@@ -411,11 +423,11 @@ func (x *Index) LinkGroup(links, conns []int) []int32 {
 		cs[int32(c)] = true
 	}
 	var out []int32
-	for i, e := range x.ents {
+	x.ents.each(func(i int, e *entry) {
 		if (e.link != 0 && ls[e.link]) || (e.conn != 0 && cs[e.conn]) {
 			out = append(out, int32(i+1))
 		}
-	}
+	})
 	return out
 }
 
@@ -554,7 +566,7 @@ func (rr *recordReader) Close() error {
 func (rr *recordReader) read(n int32) (gopacket.CaptureInfo, []byte, error) {
 	x := rr.x
 	x.mu.RLock()
-	e := x.ents[n-1]
+	e := *x.ents.at(int(n) - 1)
 	if e.off < 0 {
 		ci, data := x.cis[n-x.rawFrom], x.raw[n-x.rawFrom]
 		x.mu.RUnlock()
@@ -586,7 +598,7 @@ func (x *Index) Decode(ns []int32, fn func(n int32, f *capture.Frame)) error {
 	x.mu.RLock()
 	with := func(n, before int32) {
 		set[n] = true
-		if c := x.ents[n-1].conn; c != 0 {
+		if c := x.ents.at(int(n) - 1).conn; c != 0 {
 			for _, k := range x.ctx[c] {
 				if k < before {
 					set[k] = true
@@ -595,7 +607,7 @@ func (x *Index) Decode(ns []int32, fn func(n int32, f *capture.Frame)) error {
 		}
 	}
 	for _, n := range ns {
-		if n < 1 || int(n) > len(x.ents) {
+		if n < 1 || int(n) > x.ents.len() {
 			continue
 		}
 		want[n] = true
