@@ -26,7 +26,9 @@
 # skewed and has modes: the machine's latency jumps between levels, and a
 # pair that straddles a jump gives a ratio far off). The verdict is "within
 # 5%" when the whole interval is inside +-5 %, "MISSED 5%" when it is
-# wholly outside, and "no verdict: too noisy" when it straddles a bound:
+# wholly above, "faster" when wholly below (smcping's round trips shorter:
+# no overhead of its own to judge, a difference in how each tool's waiting
+# thread is woken), and "no verdict: too noisy" when it straddles a bound:
 # the machine moved more during the run than the difference being judged.
 # Such a placement and size get up to EXTRA more rounds (default 2 *
 # ROUNDS) and are judged once more on all their rounds; the verdict that
@@ -202,7 +204,8 @@ stats() {
 		for (i = 0; i < n; i++) { cum += p; if (cum > 0.025) break; k = i + 1; p = p * (n - i) / (i + 1) }
 		lo = d[k]; hi = d[n + 1 - k]
 		if (lo >= -5 && hi <= 5) v = "within 5%"
-		else if (lo > 5 || hi < -5) v = "MISSED 5%"
+		else if (lo > 5) v = "MISSED 5%"
+		else if (hi < -5) v = "faster: no overhead to judge"
 		else v = "no verdict: too noisy"
 		printf "%.3f %.3f %+.1f%% %+.1f%% %+.1f%% %.1f%% %s\n", med(sp, n), med(sm, n), med(d, n), lo, hi,
 			(q(sp, n, 0.75) - q(sp, n, 0.25)) / med(sp, n) * 100, v
@@ -229,7 +232,7 @@ printf 'up to %d more for those the first rounds left undecided\n' "$EXTRA"
 printf '%s; %s; %s CPUs; kernel %s\n' "$started" "$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)" "$(nproc --all)" "$(uname -r)"
 printf '%s, %s, smcping %s\n' "$(sockperf --version 2>&1 | awk '/version/ { print $1, $3; exit }')" "$(go version | awk '{ print $3 }')" "$commit"
 printf 'load average before: %s, after: %s\n' "$load_before" "$load_after"
-missed=0 noisy=0
+missed=0 noisy=0 faster=0
 for i in "${!placements[@]}"; do
 	cpu=${placements[$i]#*:}
 	if [[ $cpu == "$SERVER_CPU" ]]; then
@@ -244,6 +247,7 @@ for i in "${!placements[@]}"; do
 		case $verdict in
 		MISSED*) missed=1 ;;
 		no\ verdict*) noisy=1 ;;
+		faster*) faster=1 ;;
 		esac
 	done
 done
@@ -257,6 +261,7 @@ for c in $(printf '%s\n' "$SERVER_CPU" "$CLIENT_CPU" | sort -u); do
 	fi
 done
 ((retried)) && echo "retried: $retried pair(s) ran again after a tool gave no p50 (a busy machine)"
+((faster)) && echo "faster: smcping's round trips were shorter than sockperf's by more than 5 %: it adds no overhead there; what differs is how fast each tool's waiting thread is woken (across CPUs of a VM, an idle vCPU's wake-up is most of the round trip)"
 ((noisy)) && echo "too noisy: a confidence interval straddles +-5 %; run again with more ROUNDS or on a quieter machine"
 if [[ $STRICT == 1 ]]; then
 	((missed)) && exit 1
