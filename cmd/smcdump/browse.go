@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/smcscope/smcscope/tui"
 
 	"github.com/smcscope/smcscope/filter"
 	"github.com/smcscope/smcscope/output"
@@ -25,6 +26,10 @@ func browse(ctx context.Context, o output.Options) error {
 		if _, err := filter.Compile(o.DisplayFilter); err != nil {
 			return &output.UsageError{Msg: "-Y: " + err.Error()}
 		}
+	}
+	if err := tui.CheckTerminal(); err != nil {
+		// Before the capture is opened (a live capture would start first).
+		return &output.UsageError{Msg: "-I: no terminal: the browser needs one; without -I, -r FILE prints the frames (-V the fields, -z smc,expert the findings)"}
 	}
 	var (
 		idx *browser.Index

@@ -26,7 +26,7 @@ var page = cli.Page{
 	Exit: []cli.Example{
 		{What: "0", Means: "done (single frames that do not decode are flagged, not fatal)"},
 		{What: "1", Means: "the capture could not be read"},
-		{What: "2", Means: "a bad flag or filter, or a capture cut short (what was read is printed)"},
+		{What: "2", Means: "a bad flag or filter, -I without a terminal, or a capture cut short (what was read is printed)"},
 	},
 	SeeAlso: []string{"smctop(1)", "smcping(1)", "tshark(1)", "pcap-filter(7)"},
 	Values: map[string][]string{
