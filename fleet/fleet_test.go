@@ -1,7 +1,6 @@
 package fleet
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,9 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -49,31 +46,12 @@ func exporter(t *testing.T, rec string, addrs ...string) string {
 // second and returns its URL once every target was scraped twice.
 func prometheus(t *testing.T, targets ...string) string {
 	t.Helper()
-	bin := testutil.NeedTool(t, "prometheus")
-	dir := t.TempDir()
 	var tg []string
 	for _, a := range targets {
 		tg = append(tg, "'"+a+"'")
 	}
 	conf := fmt.Sprintf("global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: smc\n    static_configs:\n      - targets: [%s]\n", strings.Join(tg, ", "))
-	cfg := filepath.Join(dir, "prometheus.yml")
-	if err := os.WriteFile(cfg, []byte(conf), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	var log bytes.Buffer
-	cmd := exec.CommandContext(ctx, bin, "--config.file="+cfg, "--web.listen-address="+addr, "--storage.tsdb.path="+filepath.Join(dir, "data"))
-	cmd.Stdout, cmd.Stderr = &log, &log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
+	addr, log := testutil.Prometheus(t, t.TempDir(), conf)
 	url := "http://" + addr
 	c := &Client{URL: url}
 	deadline := time.Now().Add(60 * time.Second)

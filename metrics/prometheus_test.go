@@ -1,7 +1,6 @@
 package metrics
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -208,7 +206,7 @@ type promAlert struct {
 // The rules are loaded as shipped except their `for:` durations, set to 0s:
 // the test waits for the expressions to hold, not for minutes to pass.
 func TestPrometheusAlertsAndDashboard(t *testing.T) {
-	prom := testutil.NeedTool(t, "prometheus")
+	testutil.NeedTool(t, "prometheus") // skip before the exporters start
 	sys := "../rdmastats/testdata/sys"
 	ib := "class/infiniband"
 
@@ -281,25 +279,7 @@ func TestPrometheusAlertsAndDashboard(t *testing.T) {
 		t.Fatal(err)
 	}
 	conf := "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nrule_files: [smc-rules.yml, smc-fleet-rules.yml]\nscrape_configs:\n  - job_name: smc\n    static_configs:\n" + strings.Join(targets, "")
-	cfg := filepath.Join(dir, "prometheus.yml")
-	if err := os.WriteFile(cfg, []byte(conf), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	var plog bytes.Buffer
-	cmd := exec.CommandContext(ctx, prom, "--config.file="+cfg, "--web.listen-address="+addr,
-		"--storage.tsdb.path="+filepath.Join(dir, "data"))
-	cmd.Stdout, cmd.Stderr = &plog, &plog
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
+	addr, plog := testutil.Prometheus(t, dir, conf)
 
 	// wait polls cond until it holds or the deadline passes; the server
 	// scrapes and evaluates every second, so this is waiting for events.

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bytes"
-	"errors"
-	"os/exec"
-	"path/filepath"
-	"syscall"
 	"testing"
+
+	"github.com/smcscope/smcscope/internal/testutil"
 )
 
 // TestBrowseNoTerminal runs -I the way a service or `setsid smcdump -I </dev/null`
@@ -16,21 +13,10 @@ func TestBrowseNoTerminal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "smcdump")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	cmd := exec.Command(bin, "-I", "-r", "../../samples/pingpong.pcap")
-	var o, e bytes.Buffer
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, &o, &e // nil stdin is /dev/null
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	err := cmd.Run()
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
-		t.Fatal(err)
-	}
+	bin := testutil.GoBuild(t, ".", "smcdump")
+	stdout, stderr, code := testutil.RunNoTTY(t, bin, "-I", "-r", "../../samples/pingpong.pcap")
 	want := "smcdump: -I: no terminal: the browser needs one; without -I, -r FILE prints the frames (-V the fields, -z smc,expert the findings)\n"
-	if code := cmd.ProcessState.ExitCode(); code != 2 || e.String() != want || o.Len() != 0 {
-		t.Errorf("exit %d, stderr %q, stdout %q; want 2, %q, nothing", code, &e, &o, want)
+	if code != 2 || stderr != want || stdout != "" {
+		t.Errorf("exit %d, stderr %q, stdout %q; want 2, %q, nothing", code, stderr, stdout, want)
 	}
 }

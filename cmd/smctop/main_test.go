@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"os"
@@ -116,23 +115,6 @@ func TestBrokenCounterOnce(t *testing.T) {
 	}
 }
 
-// noTTY runs the binary the way a service or `setsid smctop </dev/null`
-// does: in a new session, so there is no controlling terminal, with stdin
-// from /dev/null.
-func noTTY(t *testing.T, bin string, args ...string) (stdout, stderr string, code int) {
-	t.Helper()
-	cmd := exec.Command(bin, args...)
-	var o, e bytes.Buffer
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, &o, &e // nil stdin is /dev/null
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	err := cmd.Run()
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
-		t.Fatal(err)
-	}
-	return o.String(), e.String(), cmd.ProcessState.ExitCode()
-}
-
 // TestNoTerminal checks that the dashboard without a terminal says which
 // flags work without one, instead of panicking in tview.
 func TestNoTerminal(t *testing.T) {
@@ -143,14 +125,14 @@ func TestNoTerminal(t *testing.T) {
 		{"--listen", "127.0.0.1:0"},
 		{},
 	} {
-		_, stderr, code := noTTY(t, bin, args...)
+		_, stderr, code := testutil.RunNoTTY(t, bin, args...)
 		want := "smctop: no terminal: the dashboard needs one; use --once, --count N or --listen ADDR --no-tui\n"
 		if code != 2 || stderr != want {
 			t.Errorf("smctop %q without a terminal: exit %d, stderr %q; want 2, %q", args, code, stderr, want)
 		}
 	}
 	// The modes that need no terminal still run.
-	out, stderr, code := noTTY(t, bin, "-r", "../../samples/multilink.pcap", "--once")
+	out, stderr, code := testutil.RunNoTTY(t, bin, "-r", "../../samples/multilink.pcap", "--once")
 	if code != 0 || !strings.Contains(out, "0x1") {
 		t.Errorf("--once without a terminal: exit %d, stderr %q, stdout %.200q", code, stderr, out)
 	}
@@ -184,16 +166,16 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"--frobnicate"}, "flag provided but not defined: -frobnicate"},
 		{[]string{"--once", "extra"}, `unexpected argument "extra"`},
 	} {
-		_, stderr, code := noTTY(t, bin, tt.args...)
+		_, stderr, code := testutil.RunNoTTY(t, bin, tt.args...)
 		if code != 2 || !strings.HasPrefix(stderr, "smctop: ") || !strings.Contains(stderr, tt.want) || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("smctop %q: exit %d, stderr %q; want 2 and one line with %q", tt.args, code, stderr, tt.want)
 		}
 	}
-	out, stderr, code := noTTY(t, bin, "-h")
+	out, stderr, code := testutil.RunNoTTY(t, bin, "-h")
 	if code != 0 || !strings.Contains(out, "-count N") || stderr != "" {
 		t.Errorf("smctop -h: exit %d, stderr %q, stdout %q; want the flags on stdout", code, stderr, out)
 	}
-	_, stderr, code = noTTY(t, bin, "--netlink-replay", "/nonexistent", "--once")
+	_, stderr, code = testutil.RunNoTTY(t, bin, "--netlink-replay", "/nonexistent", "--once")
 	if code != 1 || stderr != "smctop: --netlink-replay /nonexistent: no such file or directory\n" {
 		t.Errorf("--netlink-replay /nonexistent: exit %d, stderr %q; want 1 and the path", code, stderr)
 	}

@@ -1,0 +1,60 @@
+package testutil
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+// RunNoTTY runs bin the way a service or `setsid CMD </dev/null` does: in a
+// new session, so there is no controlling terminal, with stdin from
+// /dev/null. It returns what the program wrote and its exit status.
+func RunNoTTY(t testing.TB, bin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	var o, e bytes.Buffer
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, &o, &e // nil stdin is /dev/null
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatal(err)
+	}
+	return o.String(), e.String(), cmd.ProcessState.ExitCode()
+}
+
+// Prometheus starts the Debian prometheus server (the test is skipped
+// without it) on a free loopback port with config as its prometheus.yml in
+// dir, where the rule files config names must already be, and stops it when
+// the test ends. It returns the server's address and its log; the caller
+// waits for what it needs (targets scraped, rules evaluated) by querying.
+func Prometheus(t testing.TB, dir, config string) (addr string, log *bytes.Buffer) {
+	t.Helper()
+	bin := NeedTool(t, "prometheus")
+	cfg := filepath.Join(dir, "prometheus.yml")
+	if err := os.WriteFile(cfg, []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr = ln.Addr().String()
+	ln.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	log = &bytes.Buffer{}
+	cmd := exec.CommandContext(ctx, bin, "--config.file="+cfg, "--web.listen-address="+addr,
+		"--storage.tsdb.path="+filepath.Join(dir, "data"))
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
+	return addr, log
+}
