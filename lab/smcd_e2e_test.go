@@ -334,3 +334,91 @@ func TestSmcdumpSMCDLoopback(t *testing.T) {
 		}
 	})
 }
+
+// TestSmctopTracedThroughput: smctop's per-process traffic from the smc_tx_sendmsg and
+// smc_rx_recvmsg tracepoints equals the kernel's own cursors of the socket (scenarios.sh
+// traced_io). The paced smcping client, one SMC-D socket, is stopped while the kernel's
+// dump is taken before and after and while smctop starts, so both count the same calls:
+// what it sent is the movement of tx_prep (struct smc_diag_conninfo: the send buffer's
+// producer cursor, advanced by sendmsg), what it read that of tx_cons (the consumer
+// cursor of its own RMBE, advanced by recvmsg). smctop's snapshot is the first after the
+// stop whose totals did not move since the one before. The connection's own row carries
+// the traced calls of its last interval (a process with one SMC socket).
+func TestSmctopTracedThroughput(t *testing.T) {
+	onKernel(t, "7.3", func(t *testing.T, dir string) {
+		rc, have := steps(t, dir, "e2e-smcd")
+		need(t, have, "smctop", "smclab")
+		if rc["smctop-traced"] != 0 {
+			t.Fatalf("smctop-traced exit %d: no settled snapshot after the client stopped", rc["smctop-traced"])
+		}
+		c := filepath.Join(dir, "e2e-smcd", "client")
+		pid, err := strconv.Atoi(strings.TrimSpace(readFile(t, filepath.Join(c, "traced-pid.txt"))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := regexp.MustCompile(`(?m)^conn 1 smc (\S+) -> `).FindStringSubmatch(readFile(t, filepath.Join(c, "bg-ping.txt")))
+		if m == nil {
+			t.Fatal("bg-ping.txt names no connection")
+		}
+		local := netip.MustParseAddrPort(m[1])
+		sock := func(name string) kernelSock {
+			for _, s := range kernelSockets(t, filepath.Join(c, name)) {
+				if s.Src == local && s.Conn != nil {
+					return s
+				}
+			}
+			t.Fatalf("%s: no socket %s", name, local)
+			return kernelSock{}
+		}
+		before, after := sock("traced-diag-before.json"), sock("traced-diag-after.json")
+		moved := func(a, b smcnl.Cursor, size uint32) uint64 {
+			return (uint64(b.Wrap)*uint64(size) + uint64(b.Count)) - (uint64(a.Wrap)*uint64(size) + uint64(a.Count))
+		}
+		wantTx := moved(before.Conn.TxPrep, after.Conn.TxPrep, before.Conn.SndBufSize)
+		wantRx := moved(before.Conn.TxCons, after.Conn.TxCons, before.Conn.RMBESize)
+
+		// The settled snapshot is the last complete line or close to it: smctop was stopped
+		// right after it, the client still stopped.
+		lines := strings.Split(strings.TrimSpace(readFile(t, filepath.Join(c, "smctop-traced.jsonl"))), "\n")
+		var snap monitor.Snapshot
+		for i := len(lines) - 1; i >= 0; i-- {
+			if json.Unmarshal([]byte(lines[i]), &snap) == nil {
+				break
+			}
+		}
+		var p *monitor.ProcessRow
+		for i := range snap.Processes {
+			if snap.Processes[i].PID == pid {
+				p = &snap.Processes[i]
+			}
+		}
+		if p == nil {
+			t.Fatalf("smctop's last snapshot has no process %d: %+v (sources %+v)", pid, snap.Processes, snap.Sources)
+		}
+		t.Logf("process %d %s: traced tx %d B in %d calls, rx %d B in %d calls; kernel tx_prep moved %d, tx_cons %d",
+			pid, p.Comm, p.TxBytes, p.TxCalls, p.RxBytes, p.RxCalls, wantTx, wantRx)
+		if p.TxCalls < 10 || p.TxBytes == 0 {
+			t.Errorf("process %d: %d send calls traced, want the ten round trips the scenario waited for", pid, p.TxCalls)
+		}
+		if p.TxBytes != wantTx || p.RxBytes != wantRx {
+			t.Errorf("traced tx %d rx %d B; the kernel's cursors moved tx_prep %d, tx_cons %d B", p.TxBytes, p.RxBytes, wantTx, wantRx)
+		}
+		if p.Comm != "smcping" || p.Conns != 1 {
+			t.Errorf("process row %+v: want smcping with its one SMC socket", *p)
+		}
+		// While it ran, its connection's row carried the traced calls per interval.
+		traced := false
+		for _, l := range lines {
+			var s monitor.Snapshot
+			if json.Unmarshal([]byte(l), &s) != nil {
+				continue
+			}
+			for _, cn := range s.Conns {
+				traced = traced || (cn.PID == pid && cn.Src == local && cn.Traced != nil && cn.Traced.TxCalls > 0)
+			}
+		}
+		if !traced {
+			t.Errorf("no snapshot's connection %s (pid %d) carries traced calls", local, pid)
+		}
+	})
+}

@@ -62,6 +62,8 @@ type Monitor struct {
 	kernelExpert map[expert.ID]uint64
 	// procs are the traced processes' sums since the start.
 	procs map[int]*procTotals
+	// tgids maps the threads the tracepoints named to their processes.
+	tgids map[int]int
 }
 
 // New returns a Monitor over o.

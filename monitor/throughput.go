@@ -1,7 +1,12 @@
 package monitor
 
 import (
+	"bufio"
+	"os"
+	"path/filepath"
 	"sort"
+	"strconv"
+	"strings"
 )
 
 // ProcessRow is one process's SMC traffic, from the smc_tx_sendmsg and
@@ -58,10 +63,14 @@ func (m *Monitor) throughput(s *Snapshot, msgs map[MsgKey]MsgCount) {
 	}
 	per := map[int]*agg{}
 	for k, c := range msgs {
-		a := per[k.PID]
+		pid := k.PID
+		if k.Thread {
+			pid = m.process(k.PID)
+		}
+		a := per[pid]
 		if a == nil {
 			a = &agg{comm: k.Comm, socks: map[string]bool{}}
-			per[k.PID] = a
+			per[pid] = a
 		}
 		a.TxBytes += c.TxBytes
 		a.RxBytes += c.RxBytes
@@ -116,4 +125,34 @@ func (m *Monitor) throughput(s *Snapshot, msgs map[MsgKey]MsgCount) {
 		s.Processes = append(s.Processes, r)
 	}
 	sort.Slice(s.Processes, func(i, j int) bool { return s.Processes[i].PID < s.Processes[j].PID })
+}
+
+// process returns the process (thread group) of thread tid from procfs
+// (/proc/TID/status names it, though /proc lists only processes), tid
+// itself when procfs cannot say. Threads are remembered: a program's
+// threads make most of its calls, refresh after refresh.
+func (m *Monitor) process(tid int) int {
+	if pid, ok := m.tgids[tid]; ok {
+		return pid
+	}
+	pid := tid
+	if m.o.ProcRoot != "" {
+		if f, err := os.Open(filepath.Join(m.o.ProcRoot, strconv.Itoa(tid), "status")); err == nil {
+			sc := bufio.NewScanner(f)
+			for sc.Scan() {
+				if v, ok := strings.CutPrefix(sc.Text(), "Tgid:"); ok {
+					if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n > 0 {
+						pid = n
+					}
+					break
+				}
+			}
+			f.Close()
+		}
+	}
+	if m.tgids == nil || len(m.tgids) >= 4096 {
+		m.tgids = map[int]int{} // threads come and go: start over rather than grow
+	}
+	m.tgids[tid] = pid
+	return pid
 }

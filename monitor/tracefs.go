@@ -29,8 +29,15 @@ var (
 // the trace option hash-ptr is off: the same value for the same socket,
 // but no inode).
 type MsgKey struct {
-	PID  int
-	Comm string
+	// PID is the process (thread group) that made the call. Trace lines
+	// name the calling thread; with the instance's record-tgid option they
+	// also name its process. Without it PID is the thread's ID and Thread
+	// is set, for the monitor to look the process up in procfs: a Go
+	// program (smcping) sends and receives from threads other than its
+	// first.
+	PID    int
+	Thread bool
+	Comm   string
 	Sock string
 	Dev  string // the device the data went through (dev=): ibdev or the DIBS device
 }
@@ -72,6 +79,9 @@ func StartTracer(tracefs, name string) (*Tracer, error) {
 			return nil, fmt.Errorf("tracepoint %s: %w", strings.Replace(ev, "/", ":", 1), err)
 		}
 	}
+	// Each line then carries the calling thread's process ID as well.
+	// Older kernels without the option get thread IDs (MsgKey.Thread).
+	_ = os.WriteFile(filepath.Join(dir, "options", "record-tgid"), []byte("1"), 0)
 	t.Msgs = true
 	for _, ev := range traceMsgs {
 		if err := os.WriteFile(filepath.Join(dir, "events", ev, "enable"), []byte("1"), 0); err != nil {
@@ -132,8 +142,10 @@ func (t *Tracer) DrainMsgs() map[MsgKey]MsgCount {
 }
 
 // msgRE is a trace_pipe line of smc_tx_sendmsg or smc_rx_recvmsg: the
-// task (comm-pid), then "smc=%p net=%llu len=%zu dev=%s".
-var msgRE = regexp.MustCompile(`^\s*(.*)-(\d+)\s+\[\d+\].*\s(smc_tx_sendmsg|smc_rx_recvmsg):\s+smc=(\S+)\s+net=\d+\s+len=(\d+)\s+dev=(\S*)`)
+// task (comm-tid), with record-tgid its process "(  tgid)" ("(-------)"
+// when the kernel has not recorded it), then "smc=%p net=%llu len=%zu
+// dev=%s".
+var msgRE = regexp.MustCompile(`^\s*(.*)-(\d+)\s+(?:\(\s*([0-9-]+)\)\s+)?\[\d+\].*\s(smc_tx_sendmsg|smc_rx_recvmsg):\s+smc=(\S+)\s+net=\d+\s+len=(\d+)\s+dev=(\S*)`)
 
 // ParseMsgLine reads one smc_tx_sendmsg or smc_rx_recvmsg line: the
 // socket and process, whether it was a send, and its length.
@@ -145,12 +157,16 @@ func ParseMsgLine(line string) (k MsgKey, tx bool, n uint64, ok bool) {
 	if m == nil {
 		return k, false, 0, false
 	}
-	pid, err1 := strconv.Atoi(m[2])
-	n, err2 := strconv.ParseUint(m[5], 10, 64)
+	tid, err1 := strconv.Atoi(m[2])
+	n, err2 := strconv.ParseUint(m[6], 10, 64)
 	if err1 != nil || err2 != nil {
 		return k, false, 0, false
 	}
-	return MsgKey{PID: pid, Comm: strings.TrimSpace(m[1]), Sock: m[4], Dev: m[6]}, m[3] == "smc_tx_sendmsg", n, true
+	k = MsgKey{PID: tid, Thread: true, Comm: strings.TrimSpace(m[1]), Sock: m[5], Dev: m[7]}
+	if tgid, err := strconv.Atoi(m[3]); err == nil && tgid > 0 {
+		k.PID, k.Thread = tgid, false
+	}
+	return k, m[4] == "smc_tx_sendmsg", n, true
 }
 
 // Drain returns the events read since the last call.

@@ -880,7 +880,8 @@ smcd_client() {
 	step smcping-compare smcping 127.0.0.1 -p $PORT -n 40 -m 64 --warmup 5 --compare tcp --round 20
 	smcping 127.0.0.1 -p $OBS_PORT -n 1000000 -m 64 -i 10ms --warmup 0 --timeout 60s >/out/bg-ping.txt 2>&1 &
 	bg=$!
-	wait_conns /out/bg-ping.txt 1 && smcd_observe
+	wait_conns /out/bg-ping.txt 1 && smcd_observe && traced_io $bg
+	kill -CONT $bg 2>/dev/null
 	kill -INT $bg 2>/dev/null
 	wait $bg
 	echo "STEP bg-ping rc=$?" >>/out/e2e.txt
@@ -898,6 +899,36 @@ smcd_client() {
 # smcd_observe (e2e-smcd) writes, while the paced connection to OBS_PORT runs, the
 # kernel's view (smclab diag and lgr, text and JSON, and its netlink recordings), the DIBS
 # devices' sysfs files, smctop's join of the same moment and its exporter's metrics.
+# traced_io PID: smctop's traffic of process PID (the paced smcping client, one SMC
+# socket) from the smc_tx_sendmsg/smc_rx_recvmsg tracepoints, against the kernel's
+# cursors of that socket. The client is stopped (SIGSTOP) while the kernel's dump is
+# taken before and after, and while smctop starts, so both count exactly the calls
+# between: smctop's totals since it started are the cursors' movement in between
+# (the Go test compares them: TX with tx_prep, RX with rx_cons).
+traced_io() {
+	local pid=$1 st n
+	[ -x /bin/smctop ] || return 0
+	kill -STOP "$pid" || return 1
+	smclab diag -json >/out/traced-diag-before.json 2>&1
+	smctop --count 100000 --interval 500ms -o jsonl >/out/smctop-traced.jsonl 2>/out/smctop-traced.err &
+	st=$!
+	timeout 40 smclab wait-smctop /out/smctop-traced.jsonl 30 -pid $st -traced >/tmp/wait.out 2>&1 ||
+		log "DEADLINE (tool): smctop reading the tracepoints ($(tail -1 /tmp/wait.out))"
+	kill -CONT "$pid"
+	# Ten round trips or more counted before the client stops again.
+	timeout 40 smclab wait-smctop /out/smctop-traced.jsonl 30 -pid $st -calls "$pid:20" >/tmp/wait.out 2>&1 ||
+		log "DEADLINE (tool): smctop counting the paced client's calls ($(tail -1 /tmp/wait.out))"
+	kill -STOP "$pid"
+	n=$(count_lines /out/smctop-traced.jsonl '')
+	timeout 40 smclab wait-smctop /out/smctop-traced.jsonl 30 -pid $st -settled "$pid" -after "$n" >/tmp/wait.out 2>&1
+	echo "STEP smctop-traced rc=$?" >>/out/e2e.txt
+	smclab diag -json >/out/traced-diag-after.json 2>&1
+	echo "$pid" >/out/traced-pid.txt
+	kill -INT $st 2>/dev/null
+	wait $st
+	return 0
+}
+
 smcd_observe() {
 	step smclab-diag smclab diag
 	step smclab-diag-json smclab diag -json

@@ -13,7 +13,7 @@
 //	smclab fallback [-json]
 //	smclab sysinfo [-json]
 //	smclab wait-lgr-gone [-keep N] SECONDS
-//	smclab wait-smctop FILE SECONDS [-pid PID] [-links N] [-event KIND[/SOURCE]]...
+//	smclab wait-smctop FILE SECONDS [-pid PID] [-links N] [-event KIND[/SOURCE]]... [-traced] [-settled PID] [-after N] [-calls PID:N]
 //	smclab record DIR
 //
 // Text output is stable key=value lines (see smcnl.Write*). Exit status: 0

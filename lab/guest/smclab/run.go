@@ -19,7 +19,7 @@ const usage = `usage:
   smclab pnet add PNETID NETDEV|- [IBDEV [PORT]] | pnet del PNETID | pnet flush | pnet list [-json]
   smclab diag|lgr|dev|stats|fallback|sysinfo [-json]
   smclab wait-lgr-gone [-keep N] SECONDS
-  smclab wait-smctop FILE SECONDS [-pid PID] [-links N] [-event KIND[/SOURCE]]...
+  smclab wait-smctop FILE SECONDS [-pid PID] [-links N] [-event KIND[/SOURCE]]... [-traced] [-settled PID] [-after N] [-calls PID:N]
   smclab record DIR
 `
 

@@ -83,3 +83,45 @@ func TestWaitSmctop(t *testing.T) {
 		t.Errorf("wait-smctop on an exited smctop: %v, want it to stop waiting", err)
 	}
 }
+
+// TestFindSettled: -traced waits for the tracepoints read, -settled for the
+// first snapshot after -after whose process totals did not move since the
+// snapshot before it (every call counted), never one before -after.
+func TestFindSettled(t *testing.T) {
+	traced := []monitor.Source{{Name: "throughput", Available: true}}
+	proc := func(tx uint64) []monitor.ProcessRow {
+		return []monitor.ProcessRow{{PID: 7, TxBytes: tx, RxBytes: tx, TxCalls: tx / 64, RxCalls: tx / 64}}
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	for _, s := range []monitor.Snapshot{
+		{Sources: []monitor.Source{{Name: "throughput", Detail: "cursor differences only"}}},
+		{Sources: traced},                        // 2: traced, the process stopped
+		{Sources: traced, Processes: proc(640)},  // 3: running
+		{Sources: traced, Processes: proc(640)},  // 4: a pause that looks settled
+		{Sources: traced, Processes: proc(1280)}, // 5: stopped while this was made
+		{Sources: traced, Processes: proc(1344)}, // 6: the last calls read late
+		{Sources: traced, Processes: proc(1344)}, // 7: settled
+	} {
+		if err := enc.Encode(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct {
+		want  smctopWant
+		match int
+	}{
+		{smctopWant{links: -1, traced: true}, 2},
+		{smctopWant{links: -1, settled: 7}, 4},
+		{smctopWant{links: -1, settled: 7, after: 4}, 7},
+		{smctopWant{links: -1, settled: 8}, 0},
+		{smctopWant{links: -1, callsPID: 7, calls: 40}, 5},
+	} {
+		if match, _, err := findSnapshot(b.Bytes(), tt.want); err != nil || match != tt.match {
+			t.Errorf("findSnapshot(%v) = %d, %v; want %d", tt.want, match, err, tt.match)
+		}
+	}
+	if _, _, _, w, err := parseWaitSmctop([]string{"f", "10", "-traced", "-settled", "7", "-after", "4", "-calls", "7:20"}); err != nil || !w.traced || w.settled != 7 || w.after != 4 || w.callsPID != 7 || w.calls != 20 {
+		t.Errorf("parse: %+v, %v", w, err)
+	}
+}
