@@ -38,8 +38,8 @@ type MsgKey struct {
 	PID    int
 	Thread bool
 	Comm   string
-	Sock string
-	Dev  string // the device the data went through (dev=): ibdev or the DIBS device
+	Sock   string
+	Dev    string // the device the data went through (dev=): ibdev or the DIBS device
 }
 
 // MsgCount is what one socket sent and received through SMC since the
