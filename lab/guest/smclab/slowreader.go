@@ -29,7 +29,8 @@ import (
 // can at once, which is what a server should do; this one exists to be
 // slow. At the end of each pause, when the RMBE is fullest, it prints the
 // kernel's view of its socket (sock_diag: cursors and the flags of the
-// peer's last CDC), the ground truth of the capture.
+// peer's last CDC), the ground truth of the capture. After it has
+// answered a ping it pauses no more: the peer closes next.
 type slowReader struct {
 	port        int
 	chunk       int
@@ -115,9 +116,14 @@ func (r slowReader) run(w io.Writer) error {
 		reads int
 	)
 	for {
-		time.Sleep(r.pause)
+		// Once it has answered the stream's closing ping (smcping --bw)
+		// the reader reads on without pausing: what follows is the
+		// close, which it takes at once.
 		reads++
-		diag(fmt.Sprintf("pause %d end", reads))
+		if p.replied == 0 {
+			time.Sleep(r.pause)
+			diag(fmt.Sprintf("pause %d end", reads))
+		}
 		n, err := unix.Read(fd, buf)
 		if err == unix.EINTR {
 			continue
