@@ -35,12 +35,12 @@ type slowReader struct {
 	port        int
 	chunk       int
 	pause       time.Duration
-	listenSecs  time.Duration // how long to wait for the connection
+	acceptWait  time.Duration // how long to wait for the connection
 	maxMessages int           // bound on the stream's messages (a guard, not a limit in practice)
 }
 
 func parseSlowReader(args []string) (slowReader, error) {
-	r := slowReader{port: 5000, chunk: 16 << 10, pause: time.Second, listenSecs: 120 * time.Second, maxMessages: 1 << 20}
+	r := slowReader{port: 5000, chunk: 16 << 10, pause: time.Second, acceptWait: 120 * time.Second, maxMessages: 1 << 20}
 	for len(args) > 0 {
 		if len(args) < 2 {
 			return r, usageError(fmt.Sprintf("slow-reader: %s needs a value", args[0]))
@@ -64,8 +64,8 @@ func parseSlowReader(args []string) (slowReader, error) {
 				err = errors.New("negative")
 			}
 		case "-wait":
-			r.listenSecs, err = time.ParseDuration(v)
-			if err == nil && r.listenSecs <= 0 {
+			r.acceptWait, err = time.ParseDuration(v)
+			if err == nil && r.acceptWait <= 0 {
 				err = errors.New("must be positive")
 			}
 		default:
@@ -88,7 +88,7 @@ func (r slowReader) run(w io.Writer) error {
 	defer ln.Close()
 	fmt.Fprintf(w, "slow-reader listening port=%d chunk=%d pause=%v\n", r.port, r.chunk, r.pause)
 	if tl, ok := ln.(interface{ SetDeadline(time.Time) error }); ok {
-		tl.SetDeadline(time.Now().Add(r.listenSecs))
+		tl.SetDeadline(time.Now().Add(r.acceptWait))
 	}
 	c, err := ln.Accept()
 	if err != nil {
