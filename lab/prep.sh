@@ -8,7 +8,7 @@ set -euo pipefail
 need_tools() {
 	local -A pkg_of=(
 		[qemu-system-x86_64]=qemu-system-x86 [tshark]=tshark [capinfos]=wireshark-common [busybox]=busybox-static [cpio]=cpio
-		[modprobe]=kmod [depmod]=kmod [xz]=xz-utils [zstd]=zstd [ip]=iproute2 [rdma]=iproute2
+		[modprobe]=kmod [depmod]=kmod [xz]=xz-utils [zstd]=zstd [ip]=iproute2 [rdma]=iproute2 [tc]=iproute2
 		[mergecap]=wireshark-common [dpkg-deb]=dpkg [timeout]=coreutils [file]=file
 		# Debian's Go is older than go.mod wants; with GOTOOLCHAIN=auto (the default) it
 		# fetches the right toolchain through the module proxy.
@@ -146,8 +146,9 @@ extract_kernel() {
 	timeout 120 depmod -b "$root" "$kver" || die "depmod failed"
 	# crc32_generic is no declared dependency of rdma_rxe, but rxe needs the crc32 shash for
 	# the ICRC and nothing can auto-load modules in the initramfs.
+	# sch_netem: the lossy and silent-link scenarios impair a guest's RoCE netdev with tc.
 	local want=(crc32_generic failover net_failover virtio_net ib_core ib_uverbs udp_tunnel
-		ip6_udp_tunnel rdma_rxe smc smc_diag) m f order=()
+		ip6_udp_tunnel rdma_rxe smc smc_diag sch_netem) m f order=()
 	for m in "${want[@]}"; do
 		while read -r kind f _; do
 			[ "$kind" = insmod ] && order+=("$f")
@@ -256,6 +257,9 @@ build_initramfs() {
 	rdma=$(PATH="$PATH:/usr/sbin:/sbin" command -v rdma)
 	copy_with_libs "$root" "$ip" /bin/iproute2-ip
 	copy_with_libs "$root" "$rdma" /bin/rdma
+	# iproute2's tc (netem) for the scenarios that impair the RoCE path; busybox has
+	# no tc applet that knows netem.
+	copy_with_libs "$root" "$(PATH="$PATH:/usr/sbin:/sbin" command -v tc)" /bin/iproute2-tc
 	install -m 0755 "$LAB/guest/init" "$root/init"
 	install -m 0644 "$LAB/guest/scenarios.sh" "$root/lab/scenarios.sh"
 	if [ -n "${HSCTRL_OBJ:-}" ]; then

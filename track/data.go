@@ -102,10 +102,19 @@ func (t *Tracker) cdc(l *Link, d Dir, in *input) {
 			f.CursorErrors++
 		}
 	}
+	holdCons := false
 	if f.haveCons || !c.Inferred {
-		if consumed, okC = m.cons.Sub(f.Cons, c.rmbeSize(d.Reverse())); okC {
+		peer := c.rmbeSize(d.Reverse())
+		switch consumed, okC = m.cons.Sub(f.Cons, peer); {
+		case okC:
 			f.Consumed += consumed
-		} else {
+		case peer == 0 && c.Inferred && uint16(m.cons.Wrap-f.Cons.Wrap) < 0x8000:
+			// Joined mid-stream, the consumer cursor passed the end of
+			// an RMBE whose size no CLC told and no producer wrap showed
+			// yet: what it consumed is counted from the cursor before,
+			// kept, once the size is learned (learnRMBESize).
+			holdCons = true
+		default:
 			f.CursorErrors++
 		}
 	}
@@ -118,7 +127,9 @@ func (t *Tracker) cdc(l *Link, d Dir, in *input) {
 		f.Bytes += claimed
 	}
 	f.Prod, f.haveProd = m.prod, true
-	f.Cons, f.haveCons = m.cons, true
+	if !holdCons {
+		f.Cons, f.haveCons = m.cons, true
+	}
 	f.sinceCDC = 0
 	t.cur.hasCDC, t.cur.cdcBytes = okP, produced
 	t.stall(c, d, in, consumed)

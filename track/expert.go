@@ -452,15 +452,18 @@ func linkFindings(l *Link, now int64, out []Finding) []Finding {
 
 // findingDetail says what l shows of finding id.
 func (l *Link) findingDetail(id expert.ID, text string) string {
+	dirName := func(d int) string {
+		if l.Inferred {
+			return map[bool]string{true: "A->B", false: "B->A"}[d == 0]
+		}
+		return Dir(d).String()
+	}
 	per := func(n func(rc *RC) int, what string) string {
 		var parts []string
 		for d := range l.RC {
 			rc := &l.RC[d]
 			if k := n(rc); k > 0 {
-				dir := Dir(d).String()
-				if l.Inferred {
-					dir = map[bool]string{true: "A->B", false: "B->A"}[d == 0]
-				}
+				dir := dirName(d)
 				s := fmt.Sprintf("%s %d %s", dir, k, what)
 				if rc.Packets > 0 {
 					s += fmt.Sprintf(" of %d packets", rc.Packets)
@@ -478,8 +481,16 @@ func (l *Link) findingDetail(id expert.ID, text string) string {
 	case expert.RCRetransmission:
 		return per(func(rc *RC) int { return rc.Retrans }, "retransmitted")
 	case expert.PSNGap:
-		return per(func(rc *RC) int { return rc.PSNGaps }, "PSN jumps") + "; " +
+		s := per(func(rc *RC) int { return rc.PSNGaps }, "PSN jumps") + "; " +
 			per(func(rc *RC) int { return rc.PSNMissing }, "PSNs missing")
+		// On a lossy path: the requests the responder dropped, and the
+		// lost ones that came later.
+		for d := range l.RC {
+			if rc := &l.RC[d]; rc.OutOfSeq+rc.Late > 0 {
+				s += fmt.Sprintf("; %s %d requests dropped out of sequence by the responder, %d first seen late", dirName(d), rc.OutOfSeq, rc.Late)
+			}
+		}
+		return s
 	case expert.RNRNAK:
 		return per(func(rc *RC) int { return rc.RNRs }, "RNR NAKs sent")
 	case expert.NAK:

@@ -88,6 +88,13 @@ func TestExpertVectors(t *testing.T) {
 // events of the lab's runs (fallbacks, the multilink failover, DELETE_LINK
 // reasons, RC retransmissions of the DELETE_LINK at teardown, a group
 // whose ADD_LINK the client rejected), and nothing else: no false alarm.
+// The expert scenarios show theirs (expert_lab_test.go): the slow reader
+// its write-blocked CDCs and stalls and no loss; the lossy path its PSN
+// jumps, NAKs and retransmissions and no stall (its fast reader kept up;
+// the client's write-blocked CDCs are the kernel's: the path held its
+// data back), nor sequence or cursor trouble; the silent link its
+// unanswered TEST_LINK, the deletions, the unanswered CONFIRM_LINK of the
+// server's next attempt and the copies its RC sent.
 var cleanFindings = []struct {
 	file string
 	want []string
@@ -102,6 +109,10 @@ var cleanFindings = []struct {
 	{"samples/multilink.pcap", []string{"roce.rc.retransmission", "smc.failover", "smc.handshake.slow", "smc.lgr.deleted", "smc.lgr.no_redundancy", "smc.link.asymmetric", "smc.link.deleted", "smc.llc.retransmitted"}},
 	{"samples/pingpong.pcap", []string{"smc.lgr.deleted", "smc.lgr.no_redundancy"}},
 	{"samples/teardown.pcap", []string{"roce.rc.retransmission", "smc.lgr.deleted", "smc.lgr.no_redundancy", "smc.llc.retransmitted"}},
+	{"samples/slow-reader.pcap", []string{"smc.cdc.consumer_stall", "smc.cdc.write_blocked", "smc.lgr.deleted", "smc.lgr.no_redundancy"}},
+	{"samples/lossy.pcap", []string{"roce.rc.nak", "roce.rc.psn_gap", "roce.rc.retransmission", "smc.cdc.write_blocked", "smc.lgr.deleted", "smc.lgr.no_redundancy"}},
+	{"samples/silent-link.pcap", []string{"roce.rc.retransmission", "smc.lgr.deleted", "smc.lgr.no_redundancy", "smc.link.deleted", "smc.llc.retransmitted",
+		"smc.llc.test_link_unanswered", "smc.llc.unanswered"}},
 	{"testdata/reference/decline-nordma.pcap", []string{"smc.fallback"}},
 	{"testdata/reference/fallback-nosmc.pcap", []string{"smc.fallback"}},
 	{"testdata/reference/no-ueid.pcap", []string{"smc.fallback"}},

@@ -142,10 +142,11 @@ func (t *Tracker) fastRoCE(f *capture.Frame) fastResult {
 		// ack: the connection of the request acknowledged, found among
 		// the other direction's last two requests first (connOf).
 		a := f.AETH
-		if a == nil || (uint8(a.Syndrome)>>5)&3 != 0 {
+		r := h.rc[d^1]
+		// An ACK may end the other direction's run out of sequence (ack).
+		if a == nil || (uint8(a.Syndrome)>>5)&3 != 0 || !r.ahead.idle() {
 			return fastNo
 		}
-		r := h.rc[d^1]
 		n := r.nRecent
 		e1, e2 := &r.recent[(n-1)%uint(len(r.recent))], &r.recent[(n-2)%uint(len(r.recent))]
 		// One of the two matches (the product of the PSN differences is
@@ -165,7 +166,8 @@ func (t *Tracker) fastRoCE(f *capture.Frame) fastResult {
 		// and no malformed SEND. Both cases below are requests: a CDC
 		// is decoded only from an RC SEND First or Only (decode's
 		// bthNext, capture's decodeSMC).
-		if !rc.havePSN || b.PSN != rc.nextPSN || f.LLC != nil || f.SMCMalformed {
+		// A run out of sequence (inSequence) is the general path's.
+		if !rc.havePSN || b.PSN != rc.nextPSN || !rc.ahead.idle() || f.LLC != nil || f.SMCMalformed {
 			return fastNo
 		}
 		switch m := f.CDC; {

@@ -289,9 +289,21 @@ type RC struct {
 	NAKs       int
 	NAKCodes   [5]int // by NAK code: PSN sequence error, invalid request, remote access error, remote operational error, invalid RD request
 	RNRs       int
-	PSNGaps    int // times the PSN jumped ahead
-	PSNMissing int // packets skipped by those jumps
+	PSNGaps    int // runs out of sequence: times the PSN jumped ahead of the one the responder expects
+	PSNMissing int // PSNs those jumps skipped
 	Retrans    int // request packets with a PSN seen before
+	// Dups counts, of the retransmissions, the requests before the PSN
+	// the responder expects, which it acknowledges again and leaves.
+	Dups int
+	// OutOfSeq counts request packets ahead of the PSN the responder
+	// expects, which it drops (inSequence); Late those first seen after
+	// later PSNs: lost before the capture point and sent again, or
+	// overtaken.
+	OutOfSeq   int
+	Late       int
+	maxPSN     uint32    // the highest PSN seen (in PSN order), while a run is open
+	ahead      psnWindow // PSNs ahead of nextPSN seen out of sequence
+	kept       []keptReq // the run's requests, for a capture that only missed frames (resync)
 	LLCs       int
 	CDCs       int
 	Unattached int // CDCs or WRITEs that matched no connection

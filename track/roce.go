@@ -2,6 +2,8 @@ package track
 
 import (
 	"fmt"
+	"sort"
+	"time"
 
 	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/expert"
@@ -119,35 +121,194 @@ func (t *Tracker) roce(in *input) {
 		}
 		return
 	}
-	if rc.havePSN {
-		switch dd := psnDiff(r.psn, rc.nextPSN); {
-		case dd < 0:
-			rc.Retrans++
-			t.stats.Retrans++
-			t.cur.retrans = true
-			t.raise(&l.expert, expert.RCRetransmission, in)
-			if r.hasLLC {
-				// The same message on the same PSN: the transport sent it
-				// again, the peer acts on it once (llc never sees it).
-				t.raiseText(&l.expert, expert.LLCRetransmitted, in, func() string { return llcName(&r.llc) })
+	if rc.havePSN && !t.inSequence(l, d, in) {
+		return
+	}
+	rc.havePSN, rc.nextPSN = true, (r.psn+1)&0xFFFFFF
+	if !rc.ahead.idle() {
+		// The responder takes a request: a run out of sequence ends
+		// (the next one gets its own NAK), and what it dropped comes
+		// again.
+		rc.ahead.run = false
+		rc.ahead.shift(1)
+		if rc.ahead.empty() {
+			rc.endRun()
+		} else {
+			rc.dropKept(rc.nextPSN)
+		}
+	}
+	rc.Packets++
+	rc.lastPSN = r.psn
+	t.content(l, d, in)
+}
+
+// inSequence follows the RC PSN sequence of direction d of l as its
+// responder does, and reports whether the request in in is the one the
+// responder takes now (PSN the one expected), whose content is followed.
+//
+// RC delivers in PSN order (IBA Vol. 1, 9.7.5.1.1-2): a responder takes
+// the PSN it expects, acknowledges a PSN before it again (a duplicate, sent
+// again after a lost ACK) without acting on it, and drops a PSN ahead of it:
+// it NAKs the first of such a run with a PSN sequence error and drops the
+// rest until the expected PSN comes, and the requester goes back to that
+// PSN and sends on from there. A capture point before the responder shows
+// all of it in the responder's order: a request lost before the capture
+// point, or one overtaken (reordering), makes the requests after it a run
+// out of sequence, which the wire shows again later. The tracker follows
+// the content of the copies the responder takes, once each, in PSN order,
+// as the responder does: Linux's rxe counts the same runs and duplicates
+// (out_of_seq_request, duplicate_request; lab sample lossy.pcap).
+//
+// A capture that only missed frames looks the same at first: a run out of
+// sequence. The responder's ACK (or NAK) of a PSN at or past the expected
+// one says that it took the missing ones, and so does a run that lasts
+// longer than a requester could wait or that outgrows the window: the
+// tracker then goes on from there and follows the run's requests it kept
+// (resync), and the gap stays a gap.
+func (t *Tracker) inSequence(l *Link, d Dir, in *input) bool {
+	r := &in.roce
+	rc := &l.RC[d]
+	dd := psnDiff(r.psn, rc.nextPSN)
+	seen := dd < 0 || dd < aheadBits && rc.ahead.has(uint32(dd))
+	if !seen && dd != 0 || !rc.ahead.idle() {
+		// maxPSN is kept while PSNs ahead are seen; in a plain
+		// sequence the highest PSN is the one before the expected.
+		hi := rc.maxPSN
+		if rc.ahead.idle() {
+			hi = (rc.nextPSN - 1) & 0xFFFFFF
+		}
+		if !seen && psnDiff(r.psn, hi) < 0 {
+			// First seen after later PSNs: lost before the capture point
+			// and sent again, or overtaken.
+			rc.Late++
+			t.cur.outOfOrder = true
+		} else if !seen {
+			hi = r.psn
+		}
+		rc.maxPSN = hi
+	}
+	if seen {
+		rc.Retrans++
+		t.stats.Retrans++
+		t.cur.retrans = true
+		t.raise(&l.expert, expert.RCRetransmission, in)
+		if r.hasLLC {
+			// The same message on the same PSN: the transport sent it
+			// again; the peer acts on one copy only.
+			t.raiseText(&l.expert, expert.LLCRetransmitted, in, func() string { return llcName(&r.llc) })
+		}
+	}
+	switch {
+	case dd == 0:
+		return true
+	case dd < 0:
+		// A duplicate: the responder acknowledges it again and leaves it.
+		rc.Dups++
+		if c := rc.connOf(r.psn); c != nil {
+			t.touchConn(c, in, d)
+			if t.recording(c) {
+				t.note(c, in, d, "RoCE", fmt.Sprintf("retransmission PSN %#06x", r.psn))
 			}
-			if c := rc.connOf(r.psn); c != nil {
-				t.touchConn(c, in, d)
-				if t.recording(c) {
-					t.note(c, in, d, "RoCE", fmt.Sprintf("retransmission PSN %#06x", r.psn))
-				}
-			}
-			return
-		case dd > 0:
+		}
+		return false
+	case dd < aheadBits && (!rc.ahead.run || in.ns-rc.ahead.since < int64(runLife)):
+		// Ahead of the expected PSN: the responder drops it.
+		rc.OutOfSeq++
+		t.cur.outOfSeq = true
+		if !rc.ahead.run {
+			rc.ahead.run, rc.ahead.since = true, in.ns
 			rc.PSNGaps++
 			rc.PSNMissing += int(dd)
 			t.cur.psnGap = int(dd)
 			t.raise(&l.expert, expert.PSNGap, in)
 		}
+		if !seen {
+			rc.ahead.set(uint32(dd))
+			rc.keep(in)
+		}
+		t.attributeAhead(l, d, in)
+		return false
 	}
-	rc.havePSN, rc.nextPSN = true, (r.psn+1)&0xFFFFFF
-	rc.Packets++
-	rc.lastPSN = r.psn
+	// Beyond the window, or a run older than a requester waits: the
+	// capture missed frames the responder took. Follow the run's kept
+	// requests, then this one.
+	if !rc.ahead.run {
+		rc.PSNGaps++
+		rc.PSNMissing += int(dd)
+		t.cur.psnGap = int(dd)
+		t.raise(&l.expert, expert.PSNGap, in)
+	}
+	t.resync(l, d, r.psn, in)
+	return psnDiff(r.psn, rc.nextPSN) == 0
+}
+
+// resync makes next the PSN that the responder of direction d of l
+// expects, when the capture shows that it took the PSNs before it (an ACK
+// or NAK of the responder, or a run out of sequence that cannot be one):
+// the requests kept from the run are followed in PSN order (their frames
+// went by: the findings they raise are on their objects, with their frame
+// numbers, not on a frame), the others are missing from the capture.
+func (t *Tracker) resync(l *Link, d Dir, next uint32, in *input) {
+	rc := &l.RC[d]
+	n := psnDiff(next, rc.nextPSN)
+	if n <= 0 {
+		return
+	}
+	// What the run held before next the responder took: not out of
+	// sequence after all.
+	rc.OutOfSeq -= rc.ahead.count(uint32(min(n, aheadBits)))
+	kept := rc.kept
+	sort.SliceStable(kept, func(i, j int) bool { return psnDiff(kept[i].roce.psn, kept[j].roce.psn) < 0 })
+	saved := t.cur
+	t.replaying = true
+	for i := range kept {
+		k := &kept[i]
+		if psnDiff(k.roce.psn, rc.nextPSN) < 0 || psnDiff(k.roce.psn, next) >= 0 {
+			continue
+		}
+		rin := &t.replayIn
+		rin.number, rin.ns, rin.isTCP, rin.isRoCE, rin.roce = k.number, k.ns, false, true, k.roce
+		t.cur.reset(k.number)
+		t.cur.setLink(l)
+		t.cur.dir = d
+		rc.Packets++
+		rc.lastPSN = k.roce.psn
+		t.content(l, d, rin)
+	}
+	t.replaying = false
+	t.replayIn = input{}
+	t.cur = saved
+	rc.nextPSN = next
+	rc.ahead.run = false
+	rc.ahead.shift(uint32(n))
+	if rc.ahead.empty() {
+		rc.endRun()
+	} else {
+		rc.dropKept(next)
+	}
+}
+
+// attributeAhead ties a request that the responder drops (out of
+// sequence) to its connection where the frame names it (a CDC's token, a
+// WRITE's rkey), without following its content: a copy comes again.
+func (t *Tracker) attributeAhead(l *Link, d Dir, in *input) {
+	r := &in.roce
+	var c *Conn
+	switch {
+	case r.hasCDC:
+		c = l.lgr.tokens[d][r.cdc.token]
+	case r.hasRETH && (r.opcode == opWriteFirst || r.opcode == opWriteOnly || r.opcode == opWriteOnlyImm):
+		c = l.rkeys[d][r.rkey].conn
+	}
+	if c != nil {
+		t.touchConn(c, in, d)
+	}
+}
+
+// content follows what an accepted request carries: LLC, CDC or WRITE.
+func (t *Tracker) content(l *Link, d Dir, in *input) {
+	r := &in.roce
+	rc := &l.RC[d]
 	switch op := r.opcode; {
 	case r.hasLLC:
 		rc.Sends++
@@ -172,6 +333,118 @@ func (t *Tracker) roce(in *input) {
 	if c := t.cur.theConn(); c != nil {
 		rc.remember(r.psn, c)
 	}
+}
+
+const (
+	// aheadBits is how far ahead of the expected PSN a run out of
+	// sequence is followed: Linux's rxe keeps at most 64 packets of a QP
+	// in flight (RXE_INFLIGHT_SKBS_PER_QP_HIGH), a hardware RNIC its send
+	// queue; a request further ahead is a capture that missed frames.
+	aheadBits = 256
+	// runLife: a requester sends the expected PSN again within its
+	// transport timeout and retry count (Linux SMC-R: 134 ms times 7,
+	// SMC_QP_TIMEOUT and SMC_QP_RETRY_CNT in net/smc/smc_ib.h); a run
+	// older than this is a capture that missed frames.
+	runLife = 2 * time.Second
+	// maxKept bounds the requests kept from one run.
+	maxKept = 64
+)
+
+// psnWindow is the PSNs next+i seen in a run out of sequence (bit i),
+// next being the PSN the responder expects.
+type psnWindow struct {
+	bits  [aheadBits / 64]uint64
+	run   bool  // a run is open
+	since int64 // when it started
+}
+
+func (w *psnWindow) has(i uint32) bool { return w.bits[i/64]&(1<<(i%64)) != 0 }
+
+// count is how many PSNs of the first n are seen.
+func (w *psnWindow) count(n uint32) int {
+	k := 0
+	for i := uint32(0); i < n; i++ {
+		if w.has(i) {
+			k++
+		}
+	}
+	return k
+}
+func (w *psnWindow) set(i uint32) { w.bits[i/64] |= 1 << (i % 64) }
+
+func (w *psnWindow) empty() bool {
+	return w.bits[0]|w.bits[1]|w.bits[2]|w.bits[3] == 0
+}
+
+// idle: no run open and no PSN ahead seen, the sequence is plain.
+func (w *psnWindow) idle() bool { return !w.run && w.empty() }
+
+// shift moves the window n PSNs on (the expected PSN advanced by n).
+func (w *psnWindow) shift(n uint32) {
+	if n >= aheadBits {
+		w.bits = [aheadBits / 64]uint64{}
+		return
+	}
+	words, s := n/64, n%64
+	for i := range w.bits {
+		var v uint64
+		if j := uint32(i) + words; j < uint32(len(w.bits)) {
+			v = w.bits[j] >> s
+			if s != 0 && j+1 < uint32(len(w.bits)) {
+				v |= w.bits[j+1] << (64 - s)
+			}
+		}
+		w.bits[i] = v
+	}
+}
+
+// keptReq is a request of a run out of sequence, kept in case the capture
+// only missed the frames before it (resync).
+type keptReq struct {
+	number int
+	ns     int64
+	roce   roceIn
+}
+
+func (r *RC) keep(in *input) {
+	if len(r.kept) >= maxKept {
+		return
+	}
+	r.kept = append(r.kept, keptReq{number: in.number, ns: in.ns, roce: in.roce})
+	// What the frame did not fill is an earlier frame's: left out.
+	x := &r.kept[len(r.kept)-1].roce
+	if !x.hasRETH {
+		x.va, x.rkey, x.dmaLen = 0, 0, 0
+	}
+	if !x.hasAETH {
+		x.syndrome, x.msn = 0, 0
+	}
+	if !x.hasCDC {
+		x.cdc = cdcIn{}
+	}
+	if !x.hasLLC {
+		x.llc = llcIn{}
+	}
+}
+
+// dropKept forgets the kept requests before next.
+func (r *RC) dropKept(next uint32) {
+	k := r.kept[:0]
+	for _, x := range r.kept {
+		if psnDiff(x.roce.psn, next) >= 0 {
+			k = append(k, x)
+		}
+	}
+	clear(r.kept[len(k):])
+	r.kept = k
+}
+
+// endRun closes the run out of sequence: the responder has what it
+// dropped.
+func (r *RC) endRun() {
+	r.ahead = psnWindow{}
+	clear(r.kept)
+	r.kept = r.kept[:0]
 }
 
 func (t *Tracker) lookupQP(k *qpKey) (linkRef, bool) {
@@ -279,6 +552,22 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 	r := &in.roce
 	rc := &l.RC[d]
 	rc.Acks++
+	// The responder's word on its expected PSN: an ACK of a PSN at or
+	// past the one the tracker expects, or a PSN sequence error NAK of a
+	// later one, says that it took PSNs the capture did not show.
+	if rev := &l.RC[d.Reverse()]; !rev.ahead.idle() {
+		dd := psnDiff(r.psn, rev.nextPSN)
+		switch (r.syndrome >> 5) & 3 {
+		case 0:
+			if dd >= 0 && dd < aheadBits {
+				t.resync(l, d.Reverse(), (r.psn+1)&0xFFFFFF, in)
+			}
+		case 3:
+			if r.syndrome&0x1F == 0 && dd > 0 && dd < aheadBits {
+				t.resync(l, d.Reverse(), r.psn, in)
+			}
+		}
+	}
 	switch (r.syndrome >> 5) & 3 {
 	case 1:
 		rc.RNRs++

@@ -123,6 +123,10 @@ type Tracker struct {
 	timelineEP                  netip.AddrPort      // valid when Options.Timeline names an endpoint
 
 	in input
+	// replayIn is a kept request followed late (resync), replaying
+	// while it is.
+	replayIn  input
+	replaying bool
 	// expert marks findings tied to no connection or link (expert.go).
 	expert    marks
 	foldMarks marks // foldConnFindings' buffer
@@ -159,6 +163,8 @@ type attribution struct {
 	hasCDC           bool
 	retrans          bool
 	psnGap           int
+	outOfSeq         bool // a request ahead of the PSN its responder expects: dropped (RC.OutOfSeq)
+	outOfOrder       bool // a request first seen after later PSNs (RC.Late)
 	unattached       bool
 	expert           uint64 // findings raised on the frame, a bit per expert.ID
 }
@@ -166,6 +172,7 @@ type attribution struct {
 func (a *attribution) reset(frame int) {
 	a.frame, a.hasConn, a.hasLink, a.dir = frame, false, false, 0
 	a.cdcBytes, a.hasCDC, a.retrans, a.psnGap, a.unattached, a.expert = 0, false, false, 0, false, 0
+	a.outOfSeq, a.outOfOrder = false, false
 }
 
 func (a *attribution) setConn(c *Conn) {
@@ -300,6 +307,12 @@ func (t *Tracker) account() {
 }
 
 func (t *Tracker) touchConn(c *Conn, in *input, d Dir) {
+	if t.replaying && c.FirstFrame != 0 {
+		// A kept request's frame went by, and counted, long ago.
+		t.cur.setConn(c)
+		t.cur.dir = d
+		return
+	}
 	if c.FirstFrame == 0 {
 		c.FirstFrame = in.number
 		c.Start = in.ts()

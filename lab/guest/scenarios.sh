@@ -28,6 +28,14 @@ WARM_PORT=5003
 
 myaddr() { if [ "$ROLE" = server ]; then echo "$1"; else echo "$2"; fi; }
 
+# two_links: the scenario's guests have two NICs, each with its rxe device, under one
+# PNET ID, so their link groups get a second link (lab/run gives them the second NIC).
+two_links() { [ "$SCEN" = multilink ] || [ "$SCEN" = silent-link ]; }
+
+# iproute2's tc (busybox's applet knows no netem; and run's timeout needs a program,
+# not a function like /init's ip).
+TC=/bin/iproute2-tc
+
 # wait_for SECS WHAT CMD... runs CMD every 0.2 s until it succeeds: every step of the lab
 # waits for the event it needs (a line written, a state reached, a port answering), never
 # for a sleep to be long enough. SECS is counted in polls, so a slow guest waits longer,
@@ -96,7 +104,7 @@ setup_net() {
 	if [ "$SCEN" = ipv6 ]; then
 		ip -6 addr add "$(myaddr $SRV6 $CLI6)"/64 dev eth0 nodad
 	fi
-	if [ "$SCEN" = multilink ]; then
+	if two_links; then
 		ip link set eth1 up
 		ip addr add "$(myaddr $SRV1 $CLI1)"/24 dev eth1
 	fi
@@ -110,12 +118,15 @@ setup_smc() {
 	elif ! { [ "$SCEN" = decline-nordma ] || [ "$SCEN" = e2e-decline ]; } || [ "$ROLE" != server ]; then
 		rxe_add rxe0 eth0 "$(myaddr $SRV $CLI)" || return 1
 	fi
-	if [ "$SCEN" = multilink ]; then
+	if two_links; then
 		rxe_add rxe1 eth1 "$(myaddr $SRV1 $CLI1)" || return 1
 		for p in "eth0 rxe0" "eth1 rxe1"; do
 			set -- $p
 			run 10 smclab pnet add LABNET "$1" "$2" || return 1
 		done
+	fi
+	if [ "$SCEN" = silent-link ] && [ "$ROLE" = server ]; then
+		silent_setup || return 1
 	fi
 	case "$SCEN" in
 	no-ueid) ;;
@@ -146,7 +157,7 @@ smc_scenario() {
 shift_ids() {
 	# SMC finds no RoCE device for a connection routed over lo unless lo shares a PNET ID
 	# with one; rxe then loops the RoCE traffic back inside the guest (nothing on the wire).
-	if [ "$SCEN" = multilink ]; then
+	if two_links; then
 		run 10 smclab pnet add LABNET lo || return 1
 	else
 		run 10 smclab pnet add LABSELF lo rxe0 || return 1
@@ -265,6 +276,8 @@ final_report() {
 		kstate
 		hw_counters
 		dmesg | grep -E 'smc|rxe|infiniband' | sed 's/^/DMESG /'
+		# silent-link: the kernel's smc:smcr_link_down events (silent_setup).
+		[ "$SCEN" = silent-link ] && grep -h 'smcr_link_down' "$TRACEFS"/trace 2>/dev/null | sed 's/^ */TRACE /'
 	} >/out/"$ROLE".report 2>&1
 	cat /out/"$ROLE".report
 }
@@ -283,6 +296,7 @@ server_main() {
 	esac
 	# shellcheck disable=SC2086
 	smcping -s -p $PORT --idle 120s $srvargs >>/out/smcping-server.txt 2>&1 &
+	srv=$!
 	case "$SCEN" in
 	e2e-smc | e2e-decline | e2e-nosmc)
 		# shellcheck disable=SC2086
@@ -311,6 +325,9 @@ server_main() {
 		timeout 20 smctop --once -o json --interval 1s >/out/smctop1.json 2>/out/smctop1.err
 	fi
 	nbase=$(lgr_lines | grep -c '^LGR:')
+	if [ "$SCEN" = slow-reader ]; then
+		slow_server_start || return 1
+	fi
 	log "LAB-READY (link groups before the client: $nbase)"
 	wait_host done || return 1
 	[ "$SCEN" = e2e-ipproto ] && record_out done
@@ -319,6 +336,7 @@ server_main() {
 	fi
 	server_lines /out/smcping-server.txt | tee -a /out/server.log
 	[ "$SCEN" = e2e-hsctrl ] && server_lines /out/smcping-nosmc.txt | tee -a /out/server.log
+	[ "$SCEN" = slow-reader ] && slow_server_report
 	final_report
 	return 0
 }
@@ -365,6 +383,21 @@ client_main() {
 		;;
 	multilink)
 		multilink_client || rc=$?
+		;;
+	slow-reader)
+		# A one-way stream of 4 x 64 KiB into the server's slow reader (slow_server_start).
+		smcping_run 0 slow 4 65536 --bw || rc=$?
+		# The client stays up until the server has closed its side too, or its power-off
+		# (which ends the link group) would abort the connection: the connection leaves
+		# the client's link group once both sides closed (smc_diag lists the client's
+		# socket no more as soon as smcping closed it).
+		wait_for 30 "the slow reader closing its side (no connection left in the link group)" lgr_conns 0
+		;;
+	lossy)
+		lossy_client || rc=$?
+		;;
+	silent-link)
+		silent_client || rc=$?
 		;;
 	e2e-ipproto)
 		ipproto_client || rc=$?
@@ -544,6 +577,118 @@ failed_over() {
 settled() {
 	lgr_lines >/tmp/lgr || return 1
 	! grep -qE '^LINK:.* state=(INACTIVE|ACTIVATING) ' /tmp/lgr
+}
+
+# ---- slow-reader: the server reads little and late ----
+# smclab's slow reader takes one connection and reads at most SLOW_CHUNK bytes per read,
+# each after a pause of SLOW_PAUSE: the client's one-way stream fills the server's
+# 64 KiB RMBE at once and again after every read, so its CDCs say write-blocked and the
+# RMBE stays full for the pause, well beyond the tracker's 500 ms (track.stallAfter).
+SLOW_CHUNK=16384
+SLOW_PAUSE=1s
+
+# lgr_conns N: the guest's link groups hold N connections in all.
+lgr_conns() {
+	lgr_lines >/tmp/lgr || return 1
+	[ "$(sed -n 's/^LGR: .* conns=\([0-9]*\) .*/\1/p' /tmp/lgr | awk '{n += $1} END {print n + 0}')" = "$1" ]
+}
+
+# slow_server_start (server) replaces the smcping server on PORT, which shift_ids needed,
+# with smclab's slow reader, and waits until it listens.
+slow_server_start() {
+	kill -INT "$srv" 2>/dev/null
+	wait "$srv"
+	smclab slow-reader -port $PORT -chunk $SLOW_CHUNK -pause $SLOW_PAUSE -wait 200s >/out/slow-reader.txt 2>&1 &
+	slow=$!
+	wait_for 30 "the slow reader listening on $PORT" grep -q '^slow-reader listening' /out/slow-reader.txt
+}
+
+# slow_server_report (server) waits for the slow reader to finish and logs what it said
+# (the kernel's view of its socket at the end of every pause: cursors, and the flags of
+# the client's last CDC), with its connection as a "SERVER accept" line (server_lines).
+slow_server_report() {
+	wait_for 60 "the slow reader done" exited "$slow"
+	wait "$slow"
+	echo "slow-reader rc=$?" >>/out/slow-reader.txt
+	cat /out/slow-reader.txt >>/out/server.log
+	sed -n 's/^slow-reader diag accept: socket .* mode=\([A-Z-]*\) .* src=\([^ ]*\) dst=\([^ ]*\) .* token=\([^ ]*\) .*/SERVER accept \2 -> \3 mode=\1 token=\4/p' \
+		/out/slow-reader.txt | tee -a /out/server.log
+}
+
+# ---- lossy: loss and reordering on the client's RoCE path ----
+# netem on the client's eth0, the netdev under rxe0: frames the client sends are dropped
+# (2 %) or leave out of order (5 % go at once, the others 1 ms late) before they reach
+# the wire, so the capture on the server's NIC shows the client's RC requests with PSN
+# gaps, the server's NAKs (PSN sequence error) and the client's retransmissions, and the
+# server's requests sent again when the client's ACK was lost.
+LOSSY_NETEM="loss 2% delay 1ms reorder 5%"
+
+# lossy_client: a short ping-pong makes the link group over a clean path; netem then
+# impairs the path for a one-way stream of 8 x 64 KiB only, and is removed before the
+# close. The rxe counters before and after, and netem's own drop count, are logged.
+lossy_client() {
+	local lrc=0
+	smcping_run 0 pp 20 64 || return 1
+	hw_counters | sed 's/^/BEFORE-NETEM /' | tee -a /out/client.log
+	# shellcheck disable=SC2086
+	run 10 $TC qdisc add dev eth0 root netem $LOSSY_NETEM || return 1
+	smcping_run 1 bulk 8 65536 --bw || lrc=1
+	run 10 $TC -s qdisc show dev eth0
+	sed -n 's/.*(dropped \([0-9]*\),.*/NETEM dropped=\1/p' /tmp/run.out | head -1 | tee -a /out/client.log
+	run 10 $TC qdisc del dev eth0 root || lrc=1
+	hw_counters | sed 's/^/AFTER-NETEM /' | tee -a /out/client.log
+	return $lrc
+}
+
+# ---- silent-link: the peer stops answering on one link ----
+# Two links (as multilink). Once both are ACTIVE, the client's eth1 (rxe1's netdev)
+# drops every frame it would send (netem loss 100 %): the client still receives on link
+# 2 but neither answers nor acknowledges. The server's TEST_LINK on the idle link 2 goes
+# unanswered (its RC SEND is retransmitted until the retry count is spent), the server
+# takes link 2 down and deletes it over link 1 (DELETE_LINK, lost path). TEST_LINK
+# comes after net.smc.smcr_testlink_time of silence on a link (30 s by default); the
+# scenario sets it to SILENT_TESTLINK seconds on the server before any link exists (a
+# link takes the value when it becomes active, smc_llc_link_active). The client keeps
+# the default, so the server is the one that tests and finds out (with both at 3 s
+# either side's timer could fire first, and a client that gave up first would delete
+# link 2 before the server ever tested it).
+SILENT_TESTLINK=3
+TRACEFS=/sys/kernel/tracing
+
+# silent_setup: the testlink time, and the kernel's smc:smcr_link_down tracepoint on,
+# whose events (the link's device and state) go into the report.
+silent_setup() {
+	if ! echo $SILENT_TESTLINK >/proc/sys/net/smc/smcr_testlink_time; then
+		log "net.smc.smcr_testlink_time cannot be set"
+		return 1
+	fi
+	log "net.smc.smcr_testlink_time=$(cat /proc/sys/net/smc/smcr_testlink_time)"
+	echo 1 >"$TRACEFS"/events/smc/smcr_link_down/enable 2>/dev/null ||
+		log "no smc:smcr_link_down tracepoint"
+}
+
+# one_link: the client's link groups have one link that is not ACTIVATING (a link the
+# server starts after the deletion is not a survivor); the view is left in /tmp/after.
+one_link() { failed_over; }
+
+silent_client() {
+	local slrc=0
+	smcping_run 0 pp 20 64 || return 1
+	wait_for 60 "two ACTIVE links in the link group" links_active 2 || return 1
+	lgr_lines | sed 's/^/BEFORE-SILENCE /' | tee -a /out/client.log
+	hw_counters | sed 's/^/BEFORE-SILENCE /' | tee -a /out/client.log
+	run 10 $TC qdisc add dev eth1 root netem loss 100% || return 1
+	log "eth1 silent (netem loss 100 %)"
+	wait_for 90 "the server deleting link 2 after its unanswered TEST_LINK" one_link || return 1
+	sed 's/^/AFTER-SILENCE /' /tmp/after | tee -a /out/client.log
+	# The server then tries a new link over eth1 again; the client's answers on it are
+	# dropped too, so it fails: the group settles on link 1.
+	wait_for 60 "the link group settled (no INACTIVE or ACTIVATING link)" settled || return 1
+	lgr_lines | sed 's/^/SETTLED /' | tee -a /out/client.log
+	smcping_run 1 new 20 64 || slrc=1
+	run 10 $TC -s qdisc show dev eth1
+	sed -n 's/.*(dropped \([0-9]*\),.*/NETEM dropped=\1/p' /tmp/run.out | head -1 | tee -a /out/client.log
+	return $slrc
 }
 
 # conns_are moved|idle PORT... looks at the client's connections from these local ports

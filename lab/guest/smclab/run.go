@@ -21,6 +21,7 @@ const usage = `usage:
   smclab wait-lgr-gone [-keep N] SECONDS
   smclab wait-smctop FILE SECONDS [-pid PID] [-links N] [-event KIND[/SOURCE]]... [-traced] [-settled PID] [-after N] [-calls PID:N]
   smclab record DIR
+  smclab slow-reader [-port N] [-chunk BYTES] [-pause DURATION] [-wait DURATION]
 `
 
 type usageError string
@@ -89,6 +90,12 @@ func run(args []string, w io.Writer) error {
 			return usageError("record: need DIR")
 		}
 		return record(rest[0], w)
+	case "slow-reader":
+		r, err := parseSlowReader(rest)
+		if err != nil {
+			return err
+		}
+		return r.run(w)
 	}
 	return usageError(fmt.Sprintf("unknown command %q", cmd))
 }
