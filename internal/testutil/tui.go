@@ -66,7 +66,19 @@ func (s *Screen) Start(w, h int, run func() error) {
 	s.t.Helper()
 	done := make(chan error, 1)
 	go func() { done <- run() }()
-	s.t.Cleanup(func() { s.App.Stop(); <-done })
+	s.t.Cleanup(func() {
+		select {
+		case <-done: // stopped by the test (q)
+			return
+		default:
+		}
+		// Stopped from the event loop: tview's Stop from another goroutine
+		// races with Run still setting the screen up or drawing. The
+		// update channel is buffered, so this does not block on an
+		// application that is just returning.
+		s.App.QueueUpdate(s.App.Stop)
+		<-done
+	})
 	s.wait()
 	s.Sim.SetSize(w, h)
 	s.Sync()
