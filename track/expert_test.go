@@ -1,6 +1,7 @@
 package track
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -60,7 +61,15 @@ func TestExpertVectors(t *testing.T) {
 	seen := map[string]bool{}
 	for _, v := range crafted.ExpertVectors {
 		t.Run(v.Name, func(t *testing.T) {
-			all, frames := findingNames(t, v.Build(t))
+			path := v.Build(t)
+			// The same bytes are in the repository, to open with any tool
+			// (smcdump -r testdata/expert/NAME.pcap -q -z smc,expert).
+			built, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			testutil.GoldenFile(t, filepath.Join("..", "testdata", "expert", v.Name+".pcap"), built)
+			all, frames := findingNames(t, path)
 			seen[v.Finding] = true
 			if !all[v.Finding] {
 				t.Errorf("findings %v, want %s among them", names(all), v.Finding)
