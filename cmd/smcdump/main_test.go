@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -153,7 +154,7 @@ func TestInterruptClosesJSON(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond)
+	waitPacketSocket(t, cmd.Process.Pid)
 	cmd.Process.Signal(os.Interrupt)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -203,5 +204,34 @@ func TestBrowseFlags(t *testing.T) {
 	x.WaitDisplay("#{pane_dead}", "1")
 	if got := x.Display("#{alternate_on} #{mouse_any_flag}"); got != "0 0" {
 		t.Errorf("after SIGTERM: alternate screen, mouse = %s, want 0 0", got)
+	}
+}
+
+// waitPacketSocket waits until process pid has a packet socket open (its
+// descriptor's inode in /proc/net/packet): smcdump opens its live capture
+// after it installed its SIGINT handler, so a signal sent then is its to
+// handle (the Go runtime catches SIGINT from the start, with the default
+// action until the program asks for it, so SigCgt does not tell).
+func waitPacketSocket(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		packet, _ := os.ReadFile("/proc/net/packet")
+		fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+		for _, fd := range fds {
+			l, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name()))
+			if ino, ok := strings.CutPrefix(l, "socket:["); err == nil && ok {
+				ino = strings.TrimSuffix(ino, "]")
+				for _, line := range strings.Split(string(packet), "\n")[1:] {
+					if f := strings.Fields(line); len(f) > 0 && f[len(f)-1] == ino {
+						return
+					}
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d has no packet socket after 20 s", pid)
+		}
+		time.Sleep(10 * time.Millisecond) // polling /proc for the capture
 	}
 }
