@@ -41,4 +41,25 @@ func dialTCP(t *testing.T, ap netip.AddrPort) *Conn {
 	return c
 }
 
+// serveOne accepts one TCP connection on 127.0.0.1 and hands it to handle,
+// which owns it; a peer that is not an smcping server. It returns the
+// address to dial; the listener closes when the test ends.
+func serveOne(t *testing.T, handle func(c net.Conn)) netip.AddrPort {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		handle(c)
+	}()
+	return ln.Addr().(*net.TCPAddr).AddrPort()
+}
+
 var _ net.Conn = (*Conn)(nil)

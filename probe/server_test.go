@@ -180,25 +180,15 @@ func TestServeStopsWithOpenConnections(t *testing.T) {
 // TestPingNotSmcpingServer talks to a peer that answers with bytes of the
 // right length but the wrong header, as an unrelated echo service might.
 func TestPingNotSmcpingServer(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer c.Close()
+	ap := serveOne(t, func(c net.Conn) {
 		b := make([]byte, 64)
 		if _, err := io.ReadFull(c, b); err == nil {
 			b[3] ^= 0xff
 			c.Write(b)
 		}
-	}()
-	c := dialTCP(t, netip.MustParseAddrPort(ln.Addr().String()))
-	_, err = NewPinger(c, 64).Ping(64)
+	})
+	c := dialTCP(t, ap)
+	_, err := NewPinger(c, 64).Ping(64)
 	if err == nil || !strings.Contains(err.Error(), "not an smcping server") {
 		t.Errorf("Ping = %v, want a protocol error", err)
 	}

@@ -195,26 +195,14 @@ func TestWatchdog(t *testing.T) {
 // then never answers. The watchdog's own timer ends the client's read at
 // the idle limit, as a timeout (what smcping reports for a stalled server).
 func TestWatchdogEndsStalledServer(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer c.Close()
-		io.Copy(io.Discard, c) // reads, never answers
-	}()
-	c := dialTCP(t, netipAddrPort(t, ln.Addr()))
+	ap := serveOne(t, func(c net.Conn) { io.Copy(io.Discard, c) }) // reads, never answers
+	c := dialTCP(t, ap)
 	fc := c.Conn.(*fdConn)
 	if fc.ridle != ioTimeout {
 		t.Errorf("a dialled connection's idle limit is %v, want ioTimeout %v", fc.ridle, ioTimeout)
 	}
 	fc.watchIdle(20 * time.Millisecond)
-	_, err = NewPinger(c, 64).Ping(64)
+	_, err := NewPinger(c, 64).Ping(64)
 	if !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Errorf("Ping to a stalled server: %v, want a timeout", err)
 	}
