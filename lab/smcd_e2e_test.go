@@ -356,21 +356,27 @@ func TestSmctopTracedThroughput(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m := regexp.MustCompile(`(?m)^conn 1 smc (\S+) -> `).FindStringSubmatch(readFile(t, filepath.Join(c, "bg-ping.txt")))
-		if m == nil {
-			t.Fatal("bg-ping.txt names no connection")
+		// The client's socket: the one of its descriptors (guest's /proc/PID/fd) that the
+		// kernel's dump lists with SMC connection state.
+		inodes := map[uint64]bool{}
+		for _, f := range strings.Fields(readFile(t, filepath.Join(c, "traced-inodes.txt"))) {
+			n, err := strconv.ParseUint(f, 10, 64)
+			if err != nil {
+				t.Fatalf("traced-inodes.txt: %v", err)
+			}
+			inodes[n] = true
 		}
-		local := netip.MustParseAddrPort(m[1])
 		sock := func(name string) kernelSock {
 			for _, s := range kernelSockets(t, filepath.Join(c, name)) {
-				if s.Src == local && s.Conn != nil {
+				if inodes[s.Inode] && s.Conn != nil {
 					return s
 				}
 			}
-			t.Fatalf("%s: no socket %s", name, local)
+			t.Fatalf("%s: no SMC socket of process %d (inodes %v)", name, pid, inodes)
 			return kernelSock{}
 		}
 		before, after := sock("traced-diag-before.json"), sock("traced-diag-after.json")
+		local := before.Src
 		moved := func(a, b smcnl.Cursor, size uint32) uint64 {
 			return (uint64(b.Wrap)*uint64(size) + uint64(b.Count)) - (uint64(a.Wrap)*uint64(size) + uint64(a.Count))
 		}

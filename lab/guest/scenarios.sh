@@ -1069,6 +1069,9 @@ traced_io() {
 	echo "STEP smctop-traced rc=$?" >>/out/e2e.txt
 	smclab diag -json >/out/traced-diag-after.json 2>&1
 	echo "$pid" >/out/traced-pid.txt
+	# The client's sockets by inode (socket:[N]), for the test to find its SMC socket in
+	# the kernel's dumps.
+	for fd in /proc/"$pid"/fd/*; do readlink "$fd"; done 2>/dev/null | sed -n 's/^socket:\[\([0-9]*\)\]$/\1/p' >/out/traced-inodes.txt
 	kill -INT $st 2>/dev/null
 	wait $st
 	return 0
