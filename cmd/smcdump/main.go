@@ -8,10 +8,10 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"syscall"
 
 	"golang.org/x/term"
 
+	"github.com/smcscope/smcscope/internal/cli"
 	"github.com/smcscope/smcscope/output"
 )
 
@@ -73,7 +73,7 @@ func main() {
 	o.NewTracker = func(views []string) (output.Tracker, error) { return newTracker(views, keep) }
 	o.Progress = o.Read != "" && o.Read != "-" && term.IsTerminal(int(os.Stderr.Fd()))
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), cli.EndSignals()...)
 	run := output.Run
 	if interactive {
 		run = browse

@@ -173,6 +173,30 @@ func TestInterruptClosesJSON(t *testing.T) {
 	}
 }
 
+// TestBrowseHangup: SIGHUP (the terminal went away) ends the browser the way
+// q does, leaving the alternate screen and mouse reporting, not by the
+// default action, which left the screen as it was.
+func TestBrowseHangup(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := testutil.GoBuild(t, ".", "smcdump")
+	x := testutil.NewTmux(t, 100, 30, bin, "-I", "-r", "../../samples/pingpong.pcap")
+	x.Run("set-option", "-w", "remain-on-exit", "on")
+	x.WaitFor("pingpong.pcap")
+	pid, err := strconv.Atoi(x.Display("#{pane_pid}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(pid, syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	x.WaitDisplay("#{pane_dead}", "1")
+	if got := x.Display("#{alternate_on} #{mouse_any_flag}"); got != "0 0" {
+		t.Errorf("after SIGHUP: alternate screen, mouse = %s, want 0 0", got)
+	}
+}
+
 // TestBrowseFlags runs smcdump -I in tmux with -Y, -a and -c, which it
 // applies (the first filter, every frame, the first N frames), and ends it
 // with SIGTERM, which restores the terminal as q does.

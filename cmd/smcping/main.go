@@ -10,8 +10,8 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"syscall"
 
+	"github.com/smcscope/smcscope/internal/cli"
 	"github.com/smcscope/smcscope/probe"
 )
 
@@ -28,7 +28,7 @@ func run() int {
 		fmt.Fprintf(os.Stderr, "smcping: %v\n", err)
 		return 2
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), cli.EndSignals()...)
 	defer stop()
 	err = probe.Run(ctx, opt, os.Stdout, os.Stderr)
 	switch {

@@ -14,10 +14,10 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/smcscope/smcscope/fleet"
+	"github.com/smcscope/smcscope/internal/cli"
 	"github.com/smcscope/smcscope/monitor"
 	"github.com/smcscope/smcscope/tui"
 	"github.com/smcscope/smcscope/tui/top"
@@ -77,7 +77,7 @@ func runFleet(c config) int {
 		return 2
 	}
 	fc := &fleet.Client{URL: url}
-	ctx, stop := signal.NotifyContext(context.Background(), endSignals()...)
+	ctx, stop := signal.NotifyContext(context.Background(), cli.EndSignals()...)
 	defer stop()
 	if c.count > 0 {
 		return runFleetCount(ctx, fc, c)
@@ -210,7 +210,7 @@ func run(args []string) int {
 		o.Wire = w
 	}
 	m := monitor.New(o)
-	ctx, stop := signal.NotifyContext(context.Background(), endSignals()...)
+	ctx, stop := signal.NotifyContext(context.Background(), cli.EndSignals()...)
 	code := 0
 	if c.count > 0 {
 		code = runCount(ctx, m, c)
@@ -224,18 +224,6 @@ func run(args []string) int {
 		fmt.Fprintln(os.Stderr, "smctop: "+err.Error())
 	}
 	return code
-}
-
-// endSignals are the signals that end smctop the way q does: the
-// dashboard stops and restores the terminal (alternate screen, mouse
-// reporting), the tracefs instance is removed. SIGHUP is left alone when
-// it is ignored (nohup smctop --listen ADDR --no-tui), as the caller asked.
-func endSignals() []os.Signal {
-	sigs := []os.Signal{os.Interrupt, syscall.SIGTERM}
-	if !signal.Ignored(syscall.SIGHUP) {
-		sigs = append(sigs, syscall.SIGHUP)
-	}
-	return sigs
 }
 
 // unwrapPath drops the path an *os.PathError repeats, for messages that

@@ -9,9 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -314,19 +312,6 @@ func TestSignalRestoresTerminal(t *testing.T) {
 				t.Errorf("after %v: alternate screen, any/button/standard mouse = %s, want 0 0 0 0", sig, got)
 			}
 		})
-	}
-}
-
-// TestEndSignalsKeepIgnoredHUP checks that SIGHUP, when ignored (nohup),
-// stays out of the signals that end smctop.
-func TestEndSignalsKeepIgnoredHUP(t *testing.T) {
-	if !slices.Contains(endSignals(), os.Signal(syscall.SIGHUP)) {
-		t.Errorf("endSignals() = %v, want SIGHUP while it is not ignored", endSignals())
-	}
-	signal.Ignore(syscall.SIGHUP)
-	defer signal.Reset(syscall.SIGHUP)
-	if slices.Contains(endSignals(), os.Signal(syscall.SIGHUP)) {
-		t.Errorf("endSignals() = %v with SIGHUP ignored, want it left out", endSignals())
 	}
 }
 
