@@ -73,10 +73,12 @@ func (s *Screen) Start(w, h int, run func() error) {
 		default:
 		}
 		// Stopped from the event loop: tview's Stop from another goroutine
-		// races with Run still setting the screen up or drawing. The
-		// update channel is buffered, so this does not block on an
-		// application that is just returning.
-		s.App.QueueUpdate(s.App.Stop)
+		// races with Run still setting the screen up or drawing.
+		// QueueUpdate waits until the loop has run the update, which never
+		// happens when Run is returning meanwhile (a test that stopped the
+		// application itself): so it waits in a goroutine of its own, and
+		// the test waits for Run.
+		go s.App.QueueUpdate(s.App.Stop)
 		<-done
 	})
 	s.wait()
