@@ -128,6 +128,8 @@ const (
 	BadICRC
 	OptionEchoed
 	Malformed
+	NotCaptured
+	EndedPending
 	BufferFull
 	HandshakeErrors
 	FallbackBurst
@@ -235,6 +237,12 @@ var defs = [numIDs]Def{
 	Malformed: {Name: "smc.malformed", Severity: Error, Group: "malformed", Object: ObjectCapture,
 		Meaning: "an SMC message (CLC, LLC or CDC) that does not decode",
 		Check:   "the frame's frame.error (offset and field); the sender's kernel or a damaged capture"},
+	NotCaptured: {Name: "roce.rc.not_captured", Severity: Note, Group: "sequence", Object: ObjectLink,
+		Meaning: "the responder's ACK or NAK covers request packets the capture never showed: the capture point missed them, the network did not lose them",
+		Check:   "the capture point (a mirror port that drops, tcpdump -B, a full ring); nothing follows from the missing frames' content"},
+	EndedPending: {Name: "smc.capture.ended_pending", Severity: Note, Group: "sequence", Object: ObjectConn,
+		Meaning: "the capture ended while an SMC step was still pending (handshake, link confirmation, LLC response): what came next is not in it",
+		Check:   "the detail: the last step seen, what was expected next and what the kernel does after its timeout; a longer capture"},
 	BufferFull: {Name: "smc.kernel.buffer_full", Severity: Warn, Group: "performance", Source: FromKernel, Object: ObjectHost,
 		Meaning: "the kernel counted SMC buffers full, or its buffer usage is near the buffers allocated",
 		Check:   "slow readers among the host's SMC sockets; net.smc.rmem and net.smc.wmem"},

@@ -75,12 +75,17 @@ func (t *Tracker) cdc(l *Link, d Dir, in *input) {
 			}
 			return
 		}
-		if dd > 1 {
+		switch {
+		case dd > 1 && f.uncaptured:
+			// The missing CDCs are among the requests the capture
+			// missed (the responder acknowledged them): not a gap.
+			f.SeqNotCaptured += int(dd) - 1
+		case dd > 1:
 			f.SeqGaps += int(dd) - 1
 			t.raise(&c.expert, expert.SeqGap, in)
 		}
 	}
-	f.LastSeq, f.haveSeq = m.seq, true
+	f.LastSeq, f.haveSeq, f.uncaptured = m.seq, true, false
 	// A connection known from its handshake starts at cursor 0; one joined
 	// mid-stream starts counting at its first CDC.
 	var produced, consumed uint64
@@ -167,6 +172,11 @@ func (t *Tracker) cdc(l *Link, d Dir, in *input) {
 		f.Aborted = true
 		t.raise(&c.expert, expert.ConnAbort, in)
 	}
+	if m.connFlags&(cdcConnClosed|cdcAbort) != 0 {
+		// The sender writes no more: its wait for room is over, and
+		// so, on an abort, is the peer's.
+		c.endEpisodes(in, d, m.connFlags&cdcAbort != 0)
+	}
 	if c.TClose.IsZero() && c.Closed() {
 		c.TClose = in.ts()
 	}
@@ -240,6 +250,32 @@ func (t *Tracker) stall(c *Conn, d Dir, in *input, consumed uint64) {
 	}
 	if full(f.Prod, c.Flow[d.Reverse()].Cons) {
 		f.fullSince, f.fullFrame = in.ns, in.number
+	}
+}
+
+// endEpisodes ends, at in's frame, direction d's open write-blocked
+// episode and the stay of its peer's RMBE full (both directions' when
+// both is set): a connection that closes waits for nothing more, and an
+// episode measured past its close would count time the connection did
+// not exist. A stay full longer than stallAfter was a consumer stall to
+// the close.
+func (c *Conn) endEpisodes(in *input, d Dir, both bool) {
+	for e := range c.Flow {
+		if Dir(e) != d && !both {
+			continue
+		}
+		f := &c.Flow[e]
+		if f.wbSince != 0 {
+			f.WBLongest = max(f.WBLongest, time.Duration(in.ns-f.wbSince))
+			f.wbSince = 0
+		}
+		if f.fullSince != 0 {
+			if dur := in.ns - f.fullSince; dur >= int64(stallAfter) {
+				f.StallLongest = max(f.StallLongest, time.Duration(dur))
+				c.expert.add(expert.ConsumerStall, f.fullFrame, f.fullSince, "")
+			}
+			f.fullSince = 0
+		}
 	}
 }
 

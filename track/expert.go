@@ -193,9 +193,13 @@ func findingOf(m *mark, o expert.Object, id int) Finding {
 		FirstTime: time.Unix(0, m.firstNS), LastTime: time.Unix(0, m.lastNS), Detail: m.text}
 }
 
-// now is the capture time of the newest frame the snapshot shows.
+// now is the capture time of the newest frame the snapshot shows, or the
+// capture's end (Snapshot.End).
 func (s *Snapshot) now() int64 {
 	var n int64
+	if !s.End.IsZero() {
+		n = s.End.UnixNano()
+	}
 	for i := range s.Conns {
 		n = max(n, s.Conns[i].lastNS)
 	}
@@ -211,8 +215,9 @@ func (s *Snapshot) now() int64 {
 func (s *Snapshot) Findings() []Finding {
 	now := s.now()
 	var out []Finding
+	links := s.linksByID()
 	for i := range s.Conns {
-		out = connFindings(&s.Conns[i], now, out)
+		out = connFindings(&s.Conns[i], links[s.Conns[i].Link], now, out)
 	}
 	for i := range s.Links {
 		out = linkFindings(&s.Links[i], now, out)
@@ -254,7 +259,7 @@ func connMarks(c *Conn, now int64, ms marks) marks {
 	ms = append(ms, c.expert...)
 	for d := range c.Flow {
 		f := &c.Flow[d]
-		if f.fullSince != 0 && now-f.fullSince >= int64(stallAfter) {
+		if f.fullSince != 0 && c.lastNS-f.fullSince >= int64(stallAfter) {
 			ms.add(expert.ConsumerStall, f.fullFrame, f.fullSince, "")
 		}
 		if e := c.endWithoutClose(Dir(d), now); e != 0 {
@@ -265,8 +270,11 @@ func connMarks(c *Conn, now int64, ms marks) marks {
 }
 
 // connFindings appends c's findings, decided at now.
-func connFindings(c *Conn, now int64, out []Finding) []Finding {
+func connFindings(c *Conn, l *Link, now int64, out []Finding) []Finding {
 	ms := connMarks(c, now, nil)
+	if p, ok := c.pendingAtEnd(l); ok {
+		ms.add(expert.EndedPending, c.LastFrame, c.lastNS, p.text(now))
+	}
 	for i := range ms {
 		f := findingOf(&ms[i], expert.ObjectConn, c.ID)
 		f.Detail = c.findingDetail(f.ID, now, f.Detail)
@@ -281,7 +289,9 @@ func connFindings(c *Conn, now int64, out []Finding) []Finding {
 // over TCP: a capture may show them out of order); 0 otherwise.
 func (c *Conn) endWithoutClose(d Dir, now int64) int {
 	f := &c.Flow[d]
-	if c.Outcome != OutcomeSMCR || f.finFrame == 0 || f.Closed || f.Aborted || now-f.finNS < int64(time.Second) {
+	// A direction whose link the capture missed requests of since its
+	// last CDC may have closed in one of them.
+	if c.Outcome != OutcomeSMCR || f.finFrame == 0 || f.Closed || f.Aborted || f.uncaptured || now-f.finNS < int64(time.Second) {
 		return 0
 	}
 	return f.finFrame
@@ -356,21 +366,24 @@ func (c *Conn) findingDetail(id expert.ID, now int64, text string) string {
 			longest := f.WBLongest
 			open := ""
 			if f.wbSince != 0 {
-				longest = max(longest, time.Duration(now-f.wbSince))
-				open = ", the last still open"
+				// Measured to the connection's last frame, not past it.
+				longest = max(longest, time.Duration(c.lastNS-f.wbSince))
+				open = fmt.Sprintf(", the last still open at the end of the capture (the connection's last frame %d, %s)", c.LastFrame, time.Unix(0, c.lastNS).UTC().Format("15:04:05.000000"))
 			}
 			return fmt.Sprintf("%d write-blocked CDCs in %d episodes%s, longest %s", f.WriteBlocked, f.WBEpisodes, open, msText(longest.Nanoseconds()))
 		})
 	case expert.ConsumerStall:
 		return c.perFlow(func(f *Flow) string {
 			longest := f.StallLongest
-			if f.fullSince != 0 && now-f.fullSince >= int64(stallAfter) {
-				longest = max(longest, time.Duration(now-f.fullSince))
+			open := ""
+			if f.fullSince != 0 && c.lastNS-f.fullSince >= int64(stallAfter) {
+				longest = max(longest, time.Duration(c.lastNS-f.fullSince))
+				open = fmt.Sprintf(", still full at the end of the capture (the connection's last frame %d)", c.LastFrame)
 			}
 			if longest == 0 {
 				return ""
 			}
-			return fmt.Sprintf("peer's RMBE (%d B) full, consumer cursor still for up to %s", c.rmbeSize(c.dirOf(f)), msText(longest.Nanoseconds()))
+			return fmt.Sprintf("peer's RMBE (%d B) full, consumer cursor still for up to %s%s", c.rmbeSize(c.dirOf(f)), msText(longest.Nanoseconds()), open)
 		})
 	case expert.Urgent:
 		return c.perFlow(func(f *Flow) string {
@@ -433,7 +446,7 @@ func linkMarks(l *Link, now int64, ms marks) marks {
 			}
 		}
 	}
-	if l.State == LinkConfirming && now-l.Start.UnixNano() >= int64(llcWait) {
+	if l.State == LinkConfirming && now-l.Start.UnixNano() >= int64(llcWait) && !l.uncaptured {
 		ms.add(expert.FirstLinkUnconfirmed, l.FirstFrame, l.Start.UnixNano(), "")
 	}
 	return ms
@@ -442,6 +455,11 @@ func linkMarks(l *Link, now int64, ms marks) marks {
 // linkFindings appends l's findings, decided at now.
 func linkFindings(l *Link, now int64, out []Finding) []Finding {
 	ms := linkMarks(l, now, nil)
+	if frame, at, text := l.llcPendingAtEnd(now); frame != 0 {
+		ms.add(expert.EndedPending, frame, at, text)
+	} else if text := l.addPendingAtEnd(now); text != "" {
+		ms.add(expert.EndedPending, l.FirstFrame, l.Start.UnixNano(), text)
+	}
 	for i := range ms {
 		f := findingOf(&ms[i], expert.ObjectLink, l.ID)
 		f.Detail = l.findingDetail(f.ID, f.Detail)
@@ -491,6 +509,8 @@ func (l *Link) findingDetail(id expert.ID, text string) string {
 			}
 		}
 		return s
+	case expert.NotCaptured:
+		return per(func(rc *RC) int { return rc.NotCaptured }, "request PSNs the responder took that the capture never showed")
 	case expert.RNRNAK:
 		return per(func(rc *RC) int { return rc.RNRs }, "RNR NAKs sent")
 	case expert.NAK:

@@ -57,7 +57,7 @@ func names(m map[string]bool) []string {
 // at the end only.
 func TestExpertVectors(t *testing.T) {
 	absences := map[string]bool{"smc.llc.unanswered": true, "smc.llc.test_link_unanswered": true,
-		"smc.link.first_unconfirmed": true, "smc.conn.closed_without_close": true}
+		"smc.link.first_unconfirmed": true, "smc.conn.closed_without_close": true, "smc.capture.ended_pending": true}
 	seen := map[string]bool{}
 	for _, v := range crafted.ExpertVectors {
 		t.Run(v.Name, func(t *testing.T) {
@@ -120,7 +120,10 @@ var cleanFindings = []struct {
 	{"samples/teardown.pcap", []string{"roce.rc.retransmission", "smc.lgr.deleted", "smc.lgr.no_redundancy", "smc.llc.retransmitted"}},
 	{"samples/slow-reader.pcap", []string{"smc.cdc.consumer_stall", "smc.cdc.write_blocked", "smc.lgr.deleted", "smc.lgr.no_redundancy"}},
 	{"samples/lossy.pcap", []string{"roce.rc.nak", "roce.rc.psn_gap", "roce.rc.retransmission", "smc.cdc.write_blocked", "smc.lgr.deleted", "smc.lgr.no_redundancy"}},
-	{"samples/silent-link.pcap", []string{"roce.rc.retransmission", "smc.lgr.deleted", "smc.lgr.no_redundancy", "smc.link.deleted", "smc.llc.retransmitted",
+	// silent-link: the server's last TEST_LINK on the healthy link, 950 ms
+	// before the capture ended (the client powered off), has no response
+	// in it: pending at the end.
+	{"samples/silent-link.pcap", []string{"roce.rc.retransmission", "smc.capture.ended_pending", "smc.lgr.deleted", "smc.lgr.no_redundancy", "smc.link.deleted", "smc.llc.retransmitted",
 		"smc.llc.test_link_unanswered", "smc.llc.unanswered"}},
 	{"testdata/reference/decline-nordma.pcap", []string{"smc.fallback"}},
 	{"testdata/reference/fallback-nosmc.pcap", []string{"smc.fallback"}},

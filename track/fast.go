@@ -143,8 +143,11 @@ func (t *Tracker) fastRoCE(f *capture.Frame) fastResult {
 		// the other direction's last two requests first (connOf).
 		a := f.AETH
 		r := h.rc[d^1]
-		// An ACK may end the other direction's run out of sequence (ack).
-		if a == nil || (uint8(a.Syndrome)>>5)&3 != 0 || !r.ahead.idle() {
+		// An ACK may end the other direction's run out of sequence, or
+		// say that the capture missed requests (an ACK at or past the
+		// PSN the other direction expects: ack). 24-bit PSNs: the
+		// difference is at or past 0 when its bit 23 is clear.
+		if a == nil || (uint8(a.Syndrome)>>5)&3 != 0 || !r.ahead.idle() || r.havePSN && (b.PSN-r.nextPSN)&0x800000 == 0 {
 			return fastNo
 		}
 		n := r.nRecent
@@ -350,7 +353,7 @@ func (t *Tracker) hotCDC(l *Link, d Dir, token uint32) bool {
 	}
 	fl := &c.Flow[d]
 	size, peer := c.rmbeSize(d), c.rmbeSize(d^1)
-	if !fl.haveSeq || !fl.haveProd || !fl.haveCons || size == 0 || peer == 0 || (c.TClose.IsZero() && c.Closed()) {
+	if !fl.haveSeq || !fl.haveProd || !fl.haveCons || fl.uncaptured || size == 0 || peer == 0 || (c.TClose.IsZero() && c.Closed()) {
 		return false
 	}
 	// An open write-blocked episode ends, and a full RMBE empties, on a

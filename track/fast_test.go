@@ -89,7 +89,9 @@ func recordText(r *decode.Record) string {
 // link, the wire keys cached (the fast path finds a key through the hot
 // link that the general path looks up, and caches, again), and the last
 // frame's attribution, which the fast path records in fastCur and feed in
-// cur (feed compares what AppendFields makes of them after every frame).
+// cur (feed compares what AppendFields makes of them after every frame),
+// and the newest frame feed handled (the snapshot's End adds the links'
+// newest frames, where the fast path keeps its own: the views compare End).
 type scratch struct {
 	in      input
 	hot     hotLink
@@ -97,18 +99,19 @@ type scratch struct {
 	qpNext  int
 	cur     attribution
 	fastCur fastAttribution
+	lastNS  int64
 }
 
 func takeScratch(t *Tracker) scratch {
-	s := scratch{t.in, t.hot, t.qpCache, t.qpNext, t.cur, t.fastCur}
+	s := scratch{t.in, t.hot, t.qpCache, t.qpNext, t.cur, t.fastCur, t.lastNS}
 	t.in, t.hot, t.qpCache, t.qpNext = input{}, hotLink{}, [4]qpCacheEntry{}, 0
-	t.cur, t.fastCur = attribution{}, fastAttribution{}
+	t.cur, t.fastCur, t.lastNS = attribution{}, fastAttribution{}, 0
 	return s
 }
 
 func (s scratch) put(t *Tracker) {
 	t.in, t.hot, t.qpCache, t.qpNext = s.in, s.hot, s.qpCache, s.qpNext
-	t.cur, t.fastCur = s.cur, s.fastCur
+	t.cur, t.fastCur, t.lastNS = s.cur, s.fastCur, s.lastNS
 }
 
 // same compares the twins' whole state, everything but their scratch, and

@@ -23,7 +23,8 @@ var (
 	fLinkState    = decode.Field(decode.OwnerTrackLink, "smc.link.state", decode.KindUint, "state of this frame's link after it", decode.Enum(linkStateEnum))
 	fRetrans      = decode.Field(decode.OwnerTrackRC, "smc.rc.retrans", decode.KindBool, "RC request packet with a PSN seen before (retransmission)")
 	fPSNGap       = decode.Field(decode.OwnerTrackRC, "smc.rc.psn_gap", decode.KindUint, "packets missing before this one: its PSN jumped ahead by this much")
-	fOutOfSeq     = decode.Field(decode.OwnerTrackRC, "smc.rc.out_of_seq", decode.KindBool, "RC request packet ahead of the PSN its responder expects: the responder drops it (it NAKs the first of a run, PSN sequence error) and the requester sends it again")
+	fOutOfSeq     = decode.Field(decode.OwnerTrackRC, "smc.rc.out_of_seq", decode.KindBool, "RC request packet ahead of the PSN its responder expects, as far as the capture showed when it went by: the responder drops it (it NAKs the first of a run, PSN sequence error) and the requester sends it again; unless a later ACK shows that the capture only missed the PSNs before it (smc.rc.not_captured)")
+	fNotCaptured  = decode.Field(decode.OwnerTrackRC, "smc.rc.not_captured", decode.KindUint, "request PSNs this ACK or NAK covers that the capture never showed: the capture point missed them, the network did not lose them")
 	fOutOfOrder   = decode.Field(decode.OwnerTrackRC, "smc.rc.out_of_order", decode.KindBool, "RC request packet first seen after later PSNs of its direction: lost before the capture point and sent again, or overtaken")
 	fUnattached   = decode.Field(decode.OwnerTrack, "smc.track.unattached", decode.KindBool, "RoCE frame the tracker could not tie to a connection when it went by")
 )
@@ -113,6 +114,9 @@ func (t *Tracker) AppendFields(f *capture.Frame, r *decode.Record) {
 	}
 	if a.outOfOrder {
 		r.AddBool(fOutOfOrder, true)
+	}
+	if a.notCaptured > 0 {
+		r.AddUint(fNotCaptured, uint64(a.notCaptured))
 	}
 	if a.expert != 0 {
 		appendExpert(r, a.expert)

@@ -155,24 +155,32 @@ type Flow struct {
 	StallLongest time.Duration
 	PastRMBE     int // CDCs whose cursor count is at or past the RMBE size
 	SeqGaps      int // CDC sequence numbers skipped
-	SeqDup       int // CDC sequence numbers seen again (retransmitted or older)
-	CursorErrors int // cursor went backwards or could not be followed
-	TCPBytes     uint64
-	DoneWriting  bool
-	Closed       bool
-	Aborted      bool
-	FIN, RST     bool
-	Prod, Cons   Cursor
-	LastSeq      uint16
-	sinceCDC     uint64 // WRITE bytes attributed since the last CDC
-	wbSince      int64  // start of the open write-blocked episode (Unix ns), 0 none
-	fullSince    int64  // the peer's RMBE was found full then (Unix ns), 0: not full
-	fullFrame    int    // the CDC that filled it
-	finFrame     int    // this direction's first FIN or RST
-	finNS        int64
-	haveSeq      bool
-	haveProd     bool
-	haveCons     bool
+	// SeqNotCaptured counts CDC sequence numbers skipped in the capture
+	// where the responder acknowledged requests the capture never showed:
+	// the CDCs were sent and taken, the capture missed them.
+	SeqNotCaptured int
+	SeqDup         int // CDC sequence numbers seen again (retransmitted or older)
+	CursorErrors   int // cursor went backwards or could not be followed
+	TCPBytes       uint64
+	DoneWriting    bool
+	Closed         bool
+	Aborted        bool
+	FIN, RST       bool
+	Prod, Cons     Cursor
+	LastSeq        uint16
+	sinceCDC       uint64 // WRITE bytes attributed since the last CDC
+	wbSince        int64  // start of the open write-blocked episode (Unix ns), 0 none
+	fullSince      int64  // the peer's RMBE was found full then (Unix ns), 0: not full
+	fullFrame      int    // the CDC that filled it
+	finFrame       int    // this direction's first FIN or RST
+	finNS          int64
+	haveSeq        bool
+	haveProd       bool
+	haveCons       bool
+	// uncaptured: the responder took PSNs of this direction's link that
+	// the capture never showed since this direction's last CDC; a CDC
+	// among them explains a sequence gap, or a close the capture lacks.
+	uncaptured bool
 }
 
 // FailoverTime is the time of the first failover-validation CDC (zero
@@ -299,8 +307,15 @@ type RC struct {
 	// expects, which it drops (inSequence); Late those first seen after
 	// later PSNs: lost before the capture point and sent again, or
 	// overtaken.
-	OutOfSeq   int
-	Late       int
+	OutOfSeq int
+	Late     int
+	// NotCaptured counts request PSNs the responder took (its ACK or NAK
+	// covers them) that the capture never showed: the capture point
+	// missed them, the network did not lose them.
+	NotCaptured int
+	// ICRCBad counts packets whose ICRC does not match: the receiving
+	// RNIC drops them, and the tracker follows none of their content.
+	ICRCBad    int
 	maxPSN     uint32    // the highest PSN seen (in PSN order), while a run is open
 	ahead      psnWindow // PSNs ahead of nextPSN seen out of sequence
 	kept       []keptReq // the run's requests, for a capture that only missed frames (resync)
@@ -408,6 +423,9 @@ type Link struct {
 	// llcPend: per direction, the LLC requests waiting for a response
 	// (slot 0 the LLC flow's, slot 1 TEST_LINK's; expert.go).
 	llcPend [2][2]pendingLLC
+	// uncaptured: while it was being confirmed, the capture missed
+	// requests on it (the CONFIRM_LINK exchange may be among them).
+	uncaptured bool
 }
 
 // LinkGroup is one SMC-R link group as seen from both ends.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/expert"
 	"github.com/smcscope/smcscope/internal/testutil"
 )
@@ -125,9 +126,10 @@ func TestLossOnPath(t *testing.T) {
 }
 
 // TestLostInCapture: a CDC missing from the capture alone (the receiver
-// got it and acknowledged it, nothing comes again) is a sequence gap, and
-// the requests after it are followed once the responder's ACK says it took
-// them.
+// got it and acknowledged it, nothing comes again) is a fact of the
+// capture, not a loss: roce.rc.not_captured on the ACK that tells it, and
+// no PSN gap, sequence gap or request out of sequence follows from it
+// (Wireshark's "ACKed segment that wasn't captured").
 func TestLostInCapture(t *testing.T) {
 	path := testutil.Root(t) + "/testdata/reference/pingpong.pcap"
 	frames, lt := testutil.ReadFrames(t, path)
@@ -140,17 +142,33 @@ func TestLostInCapture(t *testing.T) {
 	i := cdcs[len(cdcs)/2]
 	mod := append(append([]rawFrame(nil), frames[:i]...), frames[i+1:]...)
 	tr := New(Options{Unshared: true})
-	eachRaw(t, "drop", lt, mod, func(f *capture.Frame) { tr.Feed(f) })
+	outOfSeq, notCaptured := 0, 0
+	eachRaw(t, "drop", lt, mod, func(f *capture.Frame) {
+		tr.Feed(f)
+		var r decode.Record
+		tr.AppendFields(f, &r)
+		if r.Has(fOutOfSeq) {
+			outOfSeq++
+		}
+		if r.Has(fNotCaptured) {
+			notCaptured++
+		}
+	})
 	s := tr.Snapshot()
-	gaps := 0
+	gaps, notSeen := 0, 0
 	for _, c := range s.Conns {
 		gaps += c.Flow[DirC2S].SeqGaps
+		notSeen += c.Flow[DirC2S].SeqNotCaptured
 	}
 	var found []string
 	for _, f := range s.Findings() {
 		found = append(found, f.ID.String())
 	}
-	if gaps != 1 || !slices.Contains(found, expert.SeqGap.String()) || !slices.Contains(found, expert.PSNGap.String()) {
-		t.Errorf("C->S seq gaps %d, findings %v: want one gap, smc.cdc.seq_gap and roce.rc.psn_gap", gaps, found)
+	if gaps != 0 || notSeen != 1 || slices.Contains(found, expert.SeqGap.String()) || slices.Contains(found, expert.PSNGap.String()) ||
+		!slices.Contains(found, expert.NotCaptured.String()) {
+		t.Errorf("C->S seq gaps %d, not captured %d, findings %v: want no gap, one CDC not captured, roce.rc.not_captured and no seq_gap or psn_gap", gaps, notSeen, found)
+	}
+	if outOfSeq != 0 || notCaptured != 1 {
+		t.Errorf("frames out of sequence %d, telling of frames not captured %d; want 0 and 1", outOfSeq, notCaptured)
 	}
 }

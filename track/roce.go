@@ -96,24 +96,32 @@ func (t *Tracker) roce(in *input) {
 	r := &in.roce
 	t.stats.RoCE++
 	ref, ok := t.lookupQP(&r.key)
+	if !ok && r.icrcBad {
+		// Nothing is learned from a packet the receiving RNIC drops: not
+		// even a link joined mid-stream.
+		t.cur.unattached = true
+		t.raise(&t.expert, expert.BadICRC, in)
+		return
+	}
 	if !ok {
 		if ref, ok = t.resolveUnknown(in, r.key); !ok {
 			t.cur.unattached = true
-			if r.icrcBad {
-				t.raise(&t.expert, expert.BadICRC, in)
-			}
 			return
 		}
 	}
 	l, d := ref.link, ref.dir
-	if r.icrcBad {
-		// Followed all the same: what the sender meant is still what it
-		// says; the finding says that the receiving RNIC dropped it.
-		t.raise(&l.expert, expert.BadICRC, in)
-	}
 	t.cur.setLink(l)
 	t.cur.dir = d
 	l.LastFrame, l.lastNS = in.number, in.ns
+	if r.icrcBad {
+		// The receiving RNIC drops a packet whose ICRC does not match
+		// (IBA Vol. 1, 9.8.3.1): its PSN, ACK and content change nothing
+		// at the responder, so they change nothing here. A request is
+		// sent again; its copy is followed.
+		l.RC[d].ICRCBad++
+		t.raise(&l.expert, expert.BadICRC, in)
+		return
+	}
 	rc := &l.RC[d]
 	if !isRequest(r.opcode) {
 		if r.hasAETH {
@@ -128,7 +136,10 @@ func (t *Tracker) roce(in *input) {
 	if !rc.ahead.idle() {
 		// The responder takes a request: a run out of sequence ends
 		// (the next one gets its own NAK), and what it dropped comes
-		// again.
+		// again. The PSN it waited for is on the wire after later ones:
+		// sent again or overtaken, the network's doing, not the
+		// capture's.
+		t.lossShown(l, d, in)
 		rc.ahead.run = false
 		rc.ahead.shift(1)
 		if rc.ahead.empty() {
@@ -164,7 +175,10 @@ func (t *Tracker) roce(in *input) {
 // one says that it took the missing ones, and so does a run that lasts
 // longer than a requester could wait or that outgrows the window: the
 // tracker then goes on from there and follows the run's requests it kept
-// (resync), and the gap stays a gap.
+// (resync), and the PSNs it never saw are not captured (RC.NotCaptured),
+// not lost. So the run's finding (roce.rc.psn_gap) waits for the network's
+// word: the responder's NAK of the PSN it expects, or that PSN on the wire
+// after later ones (lossShown).
 func (t *Tracker) inSequence(l *Link, d Dir, in *input) bool {
 	r := &in.roce
 	rc := &l.RC[d]
@@ -217,10 +231,8 @@ func (t *Tracker) inSequence(l *Link, d Dir, in *input) bool {
 		t.cur.outOfSeq = true
 		if !rc.ahead.run {
 			rc.ahead.run, rc.ahead.since = true, in.ns
-			rc.PSNGaps++
-			rc.PSNMissing += int(dd)
+			rc.ahead.frame, rc.ahead.missing, rc.ahead.shown = in.number, int(dd), false
 			t.cur.psnGap = int(dd)
-			t.raise(&l.expert, expert.PSNGap, in)
 		}
 		if !seen {
 			rc.ahead.set(uint32(dd))
@@ -233,10 +245,7 @@ func (t *Tracker) inSequence(l *Link, d Dir, in *input) bool {
 	// capture missed frames the responder took. Follow the run's kept
 	// requests, then this one.
 	if !rc.ahead.run {
-		rc.PSNGaps++
-		rc.PSNMissing += int(dd)
 		t.cur.psnGap = int(dd)
-		t.raise(&l.expert, expert.PSNGap, in)
 	}
 	t.resync(l, d, r.psn, in)
 	return psnDiff(r.psn, rc.nextPSN) == 0
@@ -255,8 +264,12 @@ func (t *Tracker) resync(l *Link, d Dir, next uint32, in *input) {
 		return
 	}
 	// What the run held before next the responder took: not out of
-	// sequence after all.
-	rc.OutOfSeq -= rc.ahead.count(uint32(min(n, aheadBits)))
+	// sequence after all. The rest the capture never showed.
+	held := rc.ahead.count(uint32(min(n, aheadBits)))
+	rc.OutOfSeq -= held
+	if missed := int(n) - held; missed > 0 {
+		t.notCaptured(l, d, missed, in)
+	}
 	kept := rc.kept
 	sort.SliceStable(kept, func(i, j int) bool { return psnDiff(kept[i].roce.psn, kept[j].roce.psn) < 0 })
 	saved := t.cur
@@ -285,6 +298,50 @@ func (t *Tracker) resync(l *Link, d Dir, next uint32, in *input) {
 		rc.endRun()
 	} else {
 		rc.dropKept(next)
+	}
+}
+
+// lossShown raises roce.rc.psn_gap for the open run out of sequence of
+// direction d of l, once, when the wire shows that the responder did not
+// get the PSN it waits for (its NAK, or that PSN sent again): the frames
+// were lost on the way, not by the capture. The finding names the run's
+// first frame; the frame that shows it carries it.
+func (t *Tracker) lossShown(l *Link, d Dir, in *input) {
+	w := &l.RC[d].ahead
+	if !w.run || w.shown {
+		return
+	}
+	w.shown = true
+	rc := &l.RC[d]
+	rc.PSNGaps++
+	rc.PSNMissing += w.missing
+	t.cur.expert |= 1 << expert.PSNGap
+	l.expert.add(expert.PSNGap, w.frame, w.since, "")
+}
+
+// notCaptured records that the responder of direction d of l took n
+// request PSNs the capture never showed (its ACK or NAK in in says so):
+// a fact of the capture, roce.rc.not_captured, carried by the frame that
+// tells it. Nothing is inferred from what those frames held: a CDC among
+// them explains the next one's sequence gap and a close the capture
+// lacks (Flow.uncaptured), a response among them answers the other
+// direction's pending LLC requests.
+func (t *Tracker) notCaptured(l *Link, d Dir, n int, in *input) {
+	rc := &l.RC[d]
+	rc.NotCaptured += n
+	t.cur.notCaptured += n
+	t.raise(&l.expert, expert.NotCaptured, in)
+	for _, c := range l.lgr.conns {
+		if c.link == l || c.link == nil {
+			c.Flow[d].uncaptured = true
+		}
+	}
+	t.hot.forgetConns()
+	for s := range l.llcPend[d.Reverse()] {
+		l.llcPend[d.Reverse()][s] = pendingLLC{}
+	}
+	if l.State == LinkConfirming {
+		l.uncaptured = true
 	}
 }
 
@@ -356,6 +413,10 @@ type psnWindow struct {
 	bits  [aheadBits / 64]uint64
 	run   bool  // a run is open
 	since int64 // when it started
+	// The run's first frame and how many PSNs it skipped there; shown:
+	// the network's loss is shown (roce.rc.psn_gap raised).
+	frame, missing int
+	shown          bool
 }
 
 func (w *psnWindow) has(i uint32) bool { return w.bits[i/64]&(1<<(i%64)) != 0 }
@@ -553,18 +614,25 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 	rc := &l.RC[d]
 	rc.Acks++
 	// The responder's word on its expected PSN: an ACK of a PSN at or
-	// past the one the tracker expects, or a PSN sequence error NAK of a
-	// later one, says that it took PSNs the capture did not show.
-	if rev := &l.RC[d.Reverse()]; !rev.ahead.idle() {
+	// past the one the tracker expects, or a NAK of a later one, says
+	// that it took PSNs the capture did not show (whether a run out of
+	// sequence is open or not: a capture that missed the last request
+	// before its ACK shows no run). A PSN sequence error NAK of the
+	// expected PSN says that the run's first PSN was lost on the way.
+	if rev := &l.RC[d.Reverse()]; rev.havePSN {
 		dd := psnDiff(r.psn, rev.nextPSN)
 		switch (r.syndrome >> 5) & 3 {
 		case 0:
 			if dd >= 0 && dd < aheadBits {
 				t.resync(l, d.Reverse(), (r.psn+1)&0xFFFFFF, in)
 			}
-		case 3:
-			if r.syndrome&0x1F == 0 && dd > 0 && dd < aheadBits {
+		case 1, 3:
+			// An RNR NAK or a NAK names the PSN the responder did not
+			// take: it took the ones before it.
+			if dd > 0 && dd < aheadBits {
 				t.resync(l, d.Reverse(), r.psn, in)
+			} else if dd == 0 && r.syndrome == 0x60 {
+				t.lossShown(l, d.Reverse(), in)
 			}
 		}
 	}

@@ -10,6 +10,12 @@ type Snapshot struct {
 	Links      []Link
 	LinkGroups []LinkGroup
 
+	// End is when the capture ended: its newest frame so far, or later
+	// where the capture file records its end (Tracker.SetCaptureEnd).
+	// Findings that are absences and steps pending at the end are
+	// decided at End.
+	End time.Time
+
 	folded folded // sums of what is not listed (Totals adds the rest)
 	expert marks  // findings tied to no connection or link
 }
@@ -29,6 +35,13 @@ func (t *Tracker) snapshot() Snapshot {
 		LinkGroups: make([]LinkGroup, len(t.lgrs)),
 		folded:     t.folded,
 		expert:     append(marks(nil), t.expert...),
+	}
+	end := max(t.lastNS, t.endNS)
+	for _, l := range t.links {
+		end = max(end, l.lastNS)
+	}
+	if end != 0 {
+		s.End = time.Unix(0, end)
 	}
 	if t.folded.reasons != nil {
 		s.folded.reasons = make(map[fallbackReason]int, len(t.folded.reasons))

@@ -73,6 +73,10 @@ func (t *Tracker) tcp(in *input) {
 		// (endWithoutClose): its CDC may be captured after the FIN.
 		f.finFrame, f.finNS = in.number, in.ns
 	}
+	if s.rst {
+		// The connection is gone, whatever its SMC side said.
+		c.endEpisodes(in, d, true)
+	}
 	if s.payload > 0 {
 		f.TCPBytes += uint64(s.payload)
 	}

@@ -119,6 +119,8 @@ type Tracker struct {
 	foldScratch                 foldScratch
 	finishGroups                map[*LinkGroup]bool // finish's set of groups, reused
 	lastSweep                   int64               // Unix nanoseconds
+	lastNS                      int64               // newest frame feed handled (fastRoCE's are in their links' lastNS)
+	endNS                       int64               // the capture's end as its file records it (SetCaptureEnd), 0 unknown
 	timelineID                  int                 // > 0 when Options.Timeline names an ID
 	timelineEP                  netip.AddrPort      // valid when Options.Timeline names an endpoint
 
@@ -165,6 +167,7 @@ type attribution struct {
 	psnGap           int
 	outOfSeq         bool // a request ahead of the PSN its responder expects: dropped (RC.OutOfSeq)
 	outOfOrder       bool // a request first seen after later PSNs (RC.Late)
+	notCaptured      int  // request PSNs this ACK or NAK says the capture missed (RC.NotCaptured)
 	unattached       bool
 	expert           uint64 // findings raised on the frame, a bit per expert.ID
 }
@@ -172,7 +175,7 @@ type attribution struct {
 func (a *attribution) reset(frame int) {
 	a.frame, a.hasConn, a.hasLink, a.dir = frame, false, false, 0
 	a.cdcBytes, a.hasCDC, a.retrans, a.psnGap, a.unattached, a.expert = 0, false, false, 0, false, 0
-	a.outOfSeq, a.outOfOrder = false, false
+	a.outOfSeq, a.outOfOrder, a.notCaptured = false, false, 0
 }
 
 func (a *attribution) setConn(c *Conn) {
@@ -249,6 +252,7 @@ func (t *Tracker) feed(in *input) {
 	t.cur.reset(in.number)
 	t.fastCur.frame = 0 // cur is the frame's attribution (AppendFields)
 	t.stats.Frames++
+	t.lastNS = max(t.lastNS, in.ns)
 	switch {
 	case in.isTCP:
 		t.tcp(in)
@@ -531,4 +535,16 @@ func (t *Tracker) unregister(c *Conn) {
 			}
 		}
 	}
+}
+
+// SetCaptureEnd records when the capture ended, where the capture file
+// says so (a pcapng Interface Statistics Block's isb_endtime): a capture
+// may go on after its last frame, and what was pending then waited that
+// much longer without a frame.
+func (t *Tracker) SetCaptureEnd(end time.Time) {
+	if !t.opts.Unshared {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+	}
+	t.endNS = end.UnixNano()
 }

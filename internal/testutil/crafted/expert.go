@@ -95,10 +95,23 @@ var ExpertVectors = []Vector{
 		return write(t, "test-link-unanswered", fs)
 	}},
 	{"llc-unanswered", "smc.llc.unanswered", func(t testing.TB) string {
-		// The client's ADD_LINK reject is not sent: the server's request
-		// waits for ever.
+		// The client's ADD_LINK reject is never sent: the server's
+		// request waits for ever. Left out with the server's ACK of it,
+		// and the client's later PSNs one lower, as they would be (a
+		// capture that only missed the reject shows its ACK, and the
+		// request is then answered out of the capture's sight).
 		fs := pingpong(t)
-		fs = append(fs[:ppAddLinkRej-1:ppAddLinkRej-1], fs[ppAddLinkRej:]...)
+		psn := bthPSN(fs[ppAddLinkRej-1].Data)
+		fs = append(fs[:ppAddLinkRej-1:ppAddLinkRej-1], fs[ppAddLinkRej+1:]...)
+		for i := ppAddLinkRej - 1; i < len(fs); i++ {
+			d := fs[i].Data
+			// The client's requests and the server's ACKs of them.
+			roce, fromClient := isRoCEFrom(d, 1) || isRoCEFrom(d, 2), isRoCEFrom(d, 2)
+			if roce && fromClient != (d[bthOff] == opACK) && psnAfter(bthPSN(d), psn) {
+				setPSN(d, bthPSN(d)-1)
+				FixICRC(t, d)
+			}
+		}
 		return write(t, "llc-unanswered", fs)
 	}},
 	{"llc-retransmitted", "smc.llc.retransmitted", func(t testing.TB) string {
@@ -125,10 +138,29 @@ var ExpertVectors = []Vector{
 		return editAt(t, "rnr-nak", ppAck, RoCESMCOff, func(a []byte) { a[0] = 0x21 })
 	}},
 	{"psn-gap", "roce.rc.psn_gap", func(t testing.TB) string {
-		// A WRITE missing from the capture: the next request's PSN jumps.
+		// A WRITE lost on the way: the CDC after it arrives out of
+		// sequence, the server NAKs the WRITE's PSN (PSN sequence error)
+		// and the client sends both again (go-back-N), then the ACKs.
 		fs := pingpong(t)
-		fs = append(fs[:ppWrite-1:ppWrite-1], fs[ppWrite:]...)
+		w, cdc, ack := fs[ppWrite-1], fs[ppWrite], fs[ppWrite+1]
+		nak := testutil.Packet{CI: ack.CI, Data: append([]byte(nil), ack.Data...)}
+		nak.Data[RoCESMCOff] = 0x60 // AETH syndrome: NAK, PSN sequence error
+		FixICRC(t, nak.Data)
+		at := func(p testutil.Packet, us int) testutil.Packet {
+			p.Data = append([]byte(nil), p.Data...)
+			p.CI.Timestamp = cdc.CI.Timestamp.Add(time.Duration(us) * time.Microsecond)
+			return p
+		}
+		ins := []testutil.Packet{at(cdc, 0), at(nak, 50), at(w, 100), at(cdc, 120)}
+		fs = append(fs[:ppWrite-1:ppWrite-1], append(ins, fs[ppWrite+1:]...)...)
 		return write(t, "psn-gap", fs)
+	}},
+	{"not-captured", "roce.rc.not_captured", func(t testing.TB) string {
+		// A CDC missing from the capture alone: the server's ACK of its
+		// PSN is there, the client's next request follows in sequence.
+		fs := pingpong(t)
+		fs = append(fs[:ppCDC-1:ppCDC-1], fs[ppCDC:]...)
+		return write(t, "not-captured", fs)
 	}},
 	{"closed-without-close", "smc.conn.closed_without_close", func(t testing.TB) string {
 		// The server's CDCs lose their peer_conn_closed flag: its TCP FIN
@@ -148,6 +180,11 @@ var ExpertVectors = []Vector{
 		fs := pingpong(t)
 		later(fs, ppProposal+1, time.Second)
 		return write(t, "handshake-slow", fs)
+	}},
+	{"ended-pending", "smc.capture.ended_pending", func(t testing.TB) string {
+		// The capture stops at the client's CLC Confirm: the server's
+		// CONFIRM_LINK that comes next is not in it.
+		return write(t, "ended-pending", pingpong(t)[:ppConfirmCLC])
 	}},
 	{"first-link-unconfirmed", "smc.link.first_unconfirmed", noLink},
 	{"handshake-failed", "smc.handshake.failed", noLink},
@@ -219,6 +256,26 @@ func later(fs []testutil.Packet, n int, d time.Duration) {
 	for i := n - 1; i < len(fs); i++ {
 		fs[i].CI.Timestamp = fs[i].CI.Timestamp.Add(d)
 	}
+}
+
+// BTH fields in pingpong.pcap's RoCEv2 frames.
+const (
+	bthOff = RoCEIPOff + 20 + 8
+	opACK  = 0x11 // RC Acknowledge
+)
+
+func bthPSN(d []byte) uint32 {
+	return uint32(d[bthOff+9])<<16 | uint32(d[bthOff+10])<<8 | uint32(d[bthOff+11])
+}
+
+func setPSN(d []byte, psn uint32) {
+	d[bthOff+9], d[bthOff+10], d[bthOff+11] = byte(psn>>16), byte(psn>>8), byte(psn)
+}
+
+// psnAfter reports whether 24-bit PSN a comes after b.
+func psnAfter(a, b uint32) bool {
+	dd := (a - b) & 0xFFFFFF
+	return dd != 0 && dd < 0x800000
 }
 
 // isRoCEFrom reports whether an IPv4 frame comes from 10.10.0.host.

@@ -1,0 +1,140 @@
+package track
+
+import (
+	"encoding/binary"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/decode"
+	"github.com/smcscope/smcscope/expert"
+	"github.com/smcscope/smcscope/internal/testutil"
+	"github.com/smcscope/smcscope/internal/testutil/crafted"
+)
+
+// Tests of captures as people take them: frames the capture point missed,
+// frames damaged on the way, captures cut short. What the capture lacks is
+// a fact of the capture, never inferred into something the network did.
+
+// feedRaw runs frames through a tracker (the fast path included) and
+// returns its snapshot and the findings' names.
+func feedRaw(t *testing.T, frames []rawFrame) (Snapshot, []string) {
+	t.Helper()
+	tr := New(Options{Unshared: true})
+	_, lt := testutil.ReadFrames(t, crafted.Pingpong(t))
+	eachRaw(t, "mod", lt, frames, func(f *capture.Frame) { tr.Feed(f) })
+	s := tr.Snapshot()
+	var found []string
+	for _, f := range s.Findings() {
+		found = append(found, f.ID.String())
+	}
+	return s, found
+}
+
+// clientCDCs lists the frame indexes of the client's CDCs in frames.
+func clientCDCs(t *testing.T, frames []rawFrame) []int {
+	t.Helper()
+	_, lt := testutil.ReadFrames(t, crafted.Pingpong(t))
+	var out []int
+	eachRaw(t, "cdcs", lt, frames, func(f *capture.Frame) {
+		if f.CDC != nil && f.IPv4 != nil && f.IPv4.SrcIP.String() == "10.10.0.2" {
+			out = append(out, f.Number-1)
+		}
+	})
+	return out
+}
+
+// TestBadICRCNotFollowed: a CDC whose producer cursor was damaged on the
+// way (its ICRC no longer matches) is dropped by the receiving RNIC: it is
+// flagged, and neither its cursor nor its sequence number reaches the
+// connection (no cursor_past_rmbe on it, no cursor_backwards on the next
+// intact CDC).
+func TestBadICRCNotFollowed(t *testing.T) {
+	frames := readRawFrames(t, crafted.Pingpong(t))
+	base, _ := feedRaw(t, frames)
+	i := clientCDCs(t, frames)[5]
+	frames[i].Data = append([]byte(nil), frames[i].Data...)
+	m := frames[i].Data[crafted.RoCESMCOff:]
+	m[12] ^= 0x40 // the producer cursor's count, high byte (struct smc_cdc_msg)
+	s, found := feedRaw(t, frames)
+	if !slices.Contains(found, expert.BadICRC.String()) {
+		t.Errorf("findings %v: want roce.icrc.bad", found)
+	}
+	for _, bad := range []expert.ID{expert.CursorPastRMBE, expert.CursorBackwards, expert.SeqGap, expert.SeqDup} {
+		if slices.Contains(found, bad.String()) {
+			t.Errorf("findings %v: %s from a frame the RNIC drops", found, bad)
+		}
+	}
+	if got, want := s.Conns[0].Flow[DirC2S].Bytes, base.Conns[0].Flow[DirC2S].Bytes; got != want {
+		t.Errorf("C->S bytes %d, want %d (the damaged cursor changed them)", got, want)
+	}
+	if n := s.Links[0].RC[DirC2S].ICRCBad; n != 1 {
+		t.Errorf("C->S ICRC bad %d, want 1", n)
+	}
+}
+
+// flagCDCs sets the write-blocked flag on the client's CDCs from index
+// from to index to of cdcs (frame indexes), with their ICRCs fixed.
+func flagCDCs(t *testing.T, frames []rawFrame, cdcs []int) {
+	for _, i := range cdcs {
+		frames[i].Data = append([]byte(nil), frames[i].Data...)
+		frames[i].Data[crafted.RoCESMCOff+24] |= byte(decode.CDCWriteBlocked)
+		crafted.FixICRC(t, frames[i].Data)
+	}
+}
+
+// TestEpisodeEndsAtClose: a write-blocked episode that lasts until the
+// connection closes ends there, not at the end of the capture (pingpong's
+// capture goes on for seconds after the close: DELETE_LINK, retransmitted).
+func TestEpisodeEndsAtClose(t *testing.T) {
+	frames := readRawFrames(t, crafted.Pingpong(t))
+	cdcs := clientCDCs(t, frames)
+	flagCDCs(t, frames, cdcs[len(cdcs)-20:])
+	s, _ := feedRaw(t, frames)
+	c := &s.Conns[0]
+	f := &c.Flow[DirC2S]
+	start := frames[cdcs[len(cdcs)-20]].CI.Timestamp
+	end := frames[cdcs[len(cdcs)-1]].CI.Timestamp
+	if f.wbSince != 0 || f.WBLongest != end.Sub(start) {
+		t.Errorf("episode open %v, longest %v; want closed, %v (from its first CDC to the close)", f.wbSince != 0, f.WBLongest, end.Sub(start))
+	}
+	for _, fd := range s.Findings() {
+		if fd.ID == expert.WriteBlocked && strings.Contains(fd.Detail, "open") {
+			t.Errorf("detail %q: the episode ended at the close", fd.Detail)
+		}
+	}
+}
+
+// TestEpisodeOpenAtEnd: an episode still open when the capture ends says
+// so, and is measured to the connection's last frame, not past it.
+func TestEpisodeOpenAtEnd(t *testing.T) {
+	frames := readRawFrames(t, crafted.Pingpong(t))
+	cdcs := clientCDCs(t, frames)
+	mid := cdcs[len(cdcs)/2]
+	flagCDCs(t, frames, cdcs[len(cdcs)/2-10:len(cdcs)/2+1])
+	// The capture ends at the flagged CDC, and an unrelated frame (the
+	// server's ACK of an earlier PSN, a second later) follows.
+	last := frames[mid]
+	tail := rawFrame{CI: frames[mid+1].CI, Data: frames[mid+1].Data}
+	tail.CI.Timestamp = last.CI.Timestamp.Add(10e9)
+	binary.BigEndian.PutUint32(tail.Data[crafted.RoCEIPOff+12:], 0x0a0a00fe) // another host: no link's
+	crafted.FixICRC(t, tail.Data)
+	frames = append(frames[:mid+1:mid+1], tail)
+	s, _ := feedRaw(t, frames)
+	c := &s.Conns[0]
+	f := &c.Flow[DirC2S]
+	start := frames[cdcs[len(cdcs)/2-10]].CI.Timestamp
+	if want := last.CI.Timestamp.Sub(start); f.wbSince == 0 {
+		t.Fatalf("episode closed, want open at the end of the capture")
+	} else {
+		for _, fd := range s.Findings() {
+			if fd.ID != expert.WriteBlocked {
+				continue
+			}
+			if !strings.Contains(fd.Detail, "still open at the end of the capture") || !strings.Contains(fd.Detail, msText(want.Nanoseconds())) {
+				t.Errorf("detail %q: want the episode open, %s long (to the connection's last frame)", fd.Detail, msText(want.Nanoseconds()))
+			}
+		}
+	}
+}
