@@ -1,0 +1,257 @@
+package mutate
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gopacket/gopacket/layers"
+
+	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/decode"
+	"github.com/smcscope/smcscope/expert"
+	"github.com/smcscope/smcscope/internal/testutil"
+	"github.com/smcscope/smcscope/track"
+)
+
+// The differential test: every capture of the repository, whole and
+// damaged as real captures are (Generate), through the tracker, held to
+// what the damage can and cannot tell. A failure names the capture, the
+// seed and the mutation; go run ./internal/mutate/cmd/smcmutate -m
+// "MUTATION" CAPTURE writes the variant to look at.
+
+// diffSeed is the seed of the mutations; SMCSCOPE_MUTATE_SEED overrides
+// it, to try others.
+const diffSeed = 28
+
+// variantsPerCapture: with the captures of samples/ and testdata/ about
+// 2,000 variants in all.
+const variantsPerCapture = 52
+
+// captures lists the repository's SMC captures.
+func captures(t *testing.T) []string {
+	root := testutil.Root(t)
+	var out []string
+	for _, p := range []string{"samples/*.pcap", "samples/*.pcapng", "testdata/reference/*.pcap", "testdata/expert/*.pcap"} {
+		m, _ := filepath.Glob(filepath.Join(root, p))
+		out = append(out, m...)
+	}
+	if len(out) < 30 {
+		t.Fatalf("%d captures found under %s, want the repository's samples and test captures", len(out), root)
+	}
+	return out
+}
+
+// wireFrame is what the test reads of a frame itself, without the
+// tracker: its RC transport (BTH) and the decoder's ICRC verdict.
+type wireFrame struct {
+	roce     bool
+	src, dst string // IP addresses
+	qp       uint32 // DestQP
+	psn      uint32
+	opcode   uint8
+	syndrome uint8 // AETH, for an ACK
+	icrcBad  bool
+}
+
+func (w *wireFrame) request() bool { return w.roce && w.opcode <= 0x0b } // RC SEND and RDMA WRITE
+func (w *wireFrame) ack() bool     { return w.roce && w.opcode == 0x11 && w.syndrome>>5 == 0 }
+
+// run is one pass over a variant: the tracker's snapshot and findings,
+// the frames' own view, and the frames the tracker marked out of
+// sequence.
+type run struct {
+	snap     track.Snapshot
+	findings map[expert.ID]int // occurrences (frames) per finding
+	wire     []wireFrame
+	outOfSeq int
+	frames   int
+}
+
+func feed(t *testing.T, name string, lt layers.LinkType, frames []Frame) (r run) {
+	t.Helper()
+	defer func() {
+		if p := recover(); p != nil {
+			t.Fatalf("%s: panic: %v", name, p)
+		}
+	}()
+	rd, err := capture.NewReader(name, NewSource(frames), lt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := track.New(track.Options{Unshared: true})
+	outOfSeq, ok := decode.LookupField("smc.rc.out_of_seq")
+	if !ok {
+		t.Fatal("no field smc.rc.out_of_seq")
+	}
+	var rec decode.Record
+	for {
+		f, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		r.frames++
+		tr.Feed(f)
+		rec.Reset()
+		tr.AppendFields(f, &rec)
+		if rec.Has(outOfSeq.ID) {
+			r.outOfSeq++
+		}
+		var w wireFrame
+		if b := f.BTH; b != nil && f.IPv4 != nil {
+			w = wireFrame{roce: true, src: f.IPv4.SrcIP.String(), dst: f.IPv4.DstIP.String(), qp: b.DestQP, psn: b.PSN, opcode: uint8(b.Opcode),
+				icrcBad: f.ICRC.Checked && !f.ICRC.OK}
+			if f.AETH != nil {
+				w.syndrome = uint8(f.AETH.Syndrome)
+			}
+		}
+		r.wire = append(r.wire, w)
+	}
+	r.snap = tr.Snapshot()
+	r.findings = map[expert.ID]int{}
+	for _, f := range r.snap.Findings() {
+		r.findings[f.ID] += f.Count
+	}
+	return r
+}
+
+// noMore reports the findings among ids that the variant shows more
+// often than the whole capture.
+func noMore(base, v run, ids ...expert.ID) string {
+	var out []string
+	for _, id := range ids {
+		if v.findings[id] > base.findings[id] {
+			out = append(out, fmt.Sprintf("%s %d (whole capture: %d)", id, v.findings[id], base.findings[id]))
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// coveredLater reports whether, after frame i's request was left out of
+// the capture, an ACK of its responder covering its PSN is in the variant
+// (ack), and whether that ACK comes before the next request of the same
+// queue pair (first). A request whose PSN the whole capture shows twice
+// (sent again) is not such a frame.
+func coveredLater(base run, i int) (ack, first bool) {
+	q := base.wire[i]
+	if !q.request() {
+		return false, false
+	}
+	for j := range base.wire {
+		if w := base.wire[j]; j != i && w.request() && w.src == q.src && w.dst == q.dst && w.qp == q.qp && w.psn == q.psn {
+			return false, false
+		}
+	}
+	for j := i + 1; j < len(base.wire); j++ {
+		w := base.wire[j]
+		if w.request() && w.src == q.src && w.dst == q.dst && w.qp == q.qp && !ack {
+			first = false
+			if d := (w.psn - q.psn) & 0xFFFFFF; d > 0 && d < 0x800000 {
+				// A later request: the covering ACK, if any, is after it.
+				for k := j + 1; k < len(base.wire) && k < j+512; k++ {
+					if a := base.wire[k]; a.ack() && a.src == q.dst && a.dst == q.src && covers(a.psn, q.psn) {
+						return true, false
+					}
+				}
+				return false, false
+			}
+		}
+		if w.ack() && w.src == q.dst && w.dst == q.src && covers(w.psn, q.psn) {
+			return true, true
+		}
+	}
+	return false, false
+}
+
+// covers: an ACK of PSN a acknowledges PSN p (24-bit, within RC's window).
+func covers(a, p uint32) bool { return (a-p)&0xFFFFFF < 256 }
+
+// TestDifferential runs every capture's variants and checks what a
+// damaged capture can and cannot tell:
+//   - a request the capture missed whose ACK is in it makes no PSN gap,
+//     sequence gap, unanswered LLC request or close without close, and
+//     no frame out of sequence when the ACK comes before the next request;
+//   - a frame with a bad ICRC makes no cursor or sequence finding;
+//   - no episode lasts longer than its connection;
+//   - the tracker takes every frame (no panic, none lost).
+func TestDifferential(t *testing.T) {
+	seed := uint64(diffSeed)
+	if s := os.Getenv("SMCSCOPE_MUTATE_SEED"); s != "" {
+		if _, err := fmt.Sscan(s, &seed); err != nil {
+			t.Fatalf("SMCSCOPE_MUTATE_SEED=%q: %v", s, err)
+		}
+	}
+	start := time.Now()
+	variants, covered, badICRC := 0, 0, 0
+	for _, path := range captures(t) {
+		rel, _ := filepath.Rel(testutil.Root(t), path)
+		frames, lt, err := ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := feed(t, rel, lt, frames)
+		for _, m := range Generate(seed, frames, variantsPerCapture) {
+			variants++
+			name := fmt.Sprintf("%s seed %d %q", rel, seed, m)
+			vf := m.Apply(frames)
+			v := feed(t, name, lt, vf)
+			if v.frames != len(vf) {
+				t.Errorf("%s: the tracker took %d of %d frames", name, v.frames, len(vf))
+			}
+			checkDurations(t, name, &v.snap)
+			switch m.Kind {
+			case Drop:
+				ack, first := coveredLater(base, m.At)
+				if !ack {
+					break
+				}
+				covered++
+				if s := noMore(base, v, expert.PSNGap, expert.SeqGap, expert.LLCUnanswered, expert.TestLinkUnanswered, expert.ClosedWithoutClose); s != "" {
+					t.Errorf("%s: the responder's ACK covers the missing request, yet %s", name, s)
+				}
+				if first && v.outOfSeq > base.outOfSeq {
+					t.Errorf("%s: the ACK came before the next request, yet %d frames out of sequence (whole capture: %d)", name, v.outOfSeq, base.outOfSeq)
+				}
+			case Flip:
+				if m.At >= len(v.wire) || !v.wire[m.At].icrcBad || base.wire[m.At].icrcBad {
+					break
+				}
+				badICRC++
+				if s := noMore(base, v, expert.CursorPastRMBE, expert.CursorBackwards, expert.SeqGap, expert.SeqDup); s != "" {
+					t.Errorf("%s: a frame with a bad ICRC (the RNIC drops it) made %s", name, s)
+				}
+			}
+		}
+	}
+	if variants < 2000 {
+		t.Errorf("%d variants, want at least 2000", variants)
+	}
+	t.Logf("%d variants of %d captures in %v: %d with a missed request the ACK covers, %d with a bad ICRC", variants, len(captures(t)),
+		time.Since(start).Round(time.Millisecond), covered, badICRC)
+	if covered < 50 || badICRC < 50 {
+		t.Errorf("too few variants test the capture's gaps (%d) and bad ICRCs (%d): the mutations missed them", covered, badICRC)
+	}
+}
+
+// checkDurations: an episode (write-blocked, RMBE full) is measured
+// within its connection's frames, never past them.
+func checkDurations(t *testing.T, name string, s *track.Snapshot) {
+	for i := range s.Conns {
+		c := &s.Conns[i]
+		span := c.Last.Sub(c.Start)
+		for d := range c.Flow {
+			f := &c.Flow[d]
+			if f.WBLongest > span || f.StallLongest > span {
+				t.Errorf("%s: connection %d %v: write-blocked %v, stall %v, longer than the connection's %v", name, c.ID, track.Dir(d), f.WBLongest, f.StallLongest, span)
+			}
+		}
+	}
+}

@@ -1,0 +1,233 @@
+// Package mutate damages captures the way real captures are damaged: a
+// mirror port or sniffer that drops a frame or a burst of frames, a frame
+// seen twice, a byte flipped on the way to the disk, a capture started late
+// or stopped early. Its mutations are seeded, and each one names itself
+// ("drop 10005", "cut 12"), so a test that fails on a variant says how to
+// make it again: go run ./internal/mutate/cmd/smcmutate -seed S -n N FILE.
+//
+// The differential test (differential_test.go) feeds the variants of every
+// capture of the repository to smcdump's tracker and smctop's wire replay,
+// and holds them to each other and to what the capture can tell.
+package mutate
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/gopacket/gopacket"
+)
+
+// Frame is one captured frame.
+type Frame struct {
+	CI   gopacket.CaptureInfo
+	Data []byte
+}
+
+// Kind is what a mutation does.
+type Kind uint8
+
+// The mutations. Frame indexes are 0-based; String names frames 1-based,
+// as smcdump and editcap number them.
+const (
+	Drop      Kind = iota + 1 // leave out frame At
+	DropRange                 // leave out frames At..At+N-1
+	Duplicate                 // frame At twice in a row
+	Flip                      // XOR byte N of frame At with Mask
+	Cut                       // keep frames 0..At only (the capture stopped after At)
+	Start                     // keep frames At.. only (the capture started at At)
+)
+
+var kindNames = [...]string{"", "drop", "drop", "dup", "flip", "cut", "start"}
+
+// Mutation is one damage done to a capture.
+type Mutation struct {
+	Kind Kind
+	At   int  // frame index
+	N    int  // DropRange: frames; Flip: byte offset in the frame
+	Mask byte // Flip
+}
+
+// String names m as editcap-like arguments, frames 1-based: "drop 7",
+// "drop 40-7204", "dup 12", "flip 27:66^0x40", "cut 12", "start 40".
+func (m Mutation) String() string {
+	switch m.Kind {
+	case DropRange:
+		return fmt.Sprintf("drop %d-%d", m.At+1, m.At+m.N)
+	case Flip:
+		return fmt.Sprintf("flip %d:%d^%#02x", m.At+1, m.N, m.Mask)
+	}
+	if int(m.Kind) < len(kindNames) && m.Kind != 0 {
+		return fmt.Sprintf("%s %d", kindNames[m.Kind], m.At+1)
+	}
+	return "mutation?"
+}
+
+// Apply returns frames with m done to them. frames is not changed; a
+// flipped frame's bytes are copied.
+func (m Mutation) Apply(frames []Frame) []Frame {
+	n := len(frames)
+	at := min(max(m.At, 0), n)
+	switch m.Kind {
+	case Drop:
+		if at >= n {
+			return append([]Frame(nil), frames...)
+		}
+		return append(append(make([]Frame, 0, n-1), frames[:at]...), frames[at+1:]...)
+	case DropRange:
+		end := min(at+max(m.N, 0), n)
+		return append(append(make([]Frame, 0, n-(end-at)), frames[:at]...), frames[end:]...)
+	case Duplicate:
+		if at >= n {
+			return append([]Frame(nil), frames...)
+		}
+		out := make([]Frame, 0, n+1)
+		out = append(out, frames[:at+1]...)
+		return append(out, frames[at:]...)
+	case Flip:
+		out := append([]Frame(nil), frames...)
+		if at < n && m.N >= 0 && m.N < len(out[at].Data) {
+			d := append([]byte(nil), out[at].Data...)
+			d[m.N] ^= m.Mask
+			out[at].Data = d
+		}
+		return out
+	case Cut:
+		return append([]Frame(nil), frames[:min(at+1, n)]...)
+	case Start:
+		return append([]Frame(nil), frames[at:]...)
+	}
+	return append([]Frame(nil), frames...)
+}
+
+// Generate returns n mutations of frames chosen from seed: every cut after
+// a handshake or link-setup step (Steps) first, then drops, ranges,
+// duplicates, flips and late starts in turn at places the seed picks, a
+// third of them on the steps (where the damage matters most).
+func Generate(seed uint64, frames []Frame, n int) []Mutation {
+	if len(frames) == 0 || n <= 0 {
+		return nil
+	}
+	rng := rand.New(rand.NewPCG(seed, uint64(len(frames))))
+	steps := Steps(frames)
+	var out []Mutation
+	for _, s := range steps {
+		if len(out) >= n/3 {
+			break
+		}
+		out = append(out, Mutation{Kind: Cut, At: s})
+	}
+	pick := func() int {
+		if len(steps) > 0 && rng.IntN(3) == 0 {
+			return steps[rng.IntN(len(steps))]
+		}
+		return rng.IntN(len(frames))
+	}
+	for i := 0; len(out) < n; i++ {
+		at := pick()
+		switch i % 5 {
+		case 0:
+			out = append(out, Mutation{Kind: Drop, At: at})
+		case 1:
+			out = append(out, Mutation{Kind: DropRange, At: at, N: 2 + rng.IntN(max(2, len(frames)/20))})
+		case 2:
+			out = append(out, Mutation{Kind: Duplicate, At: at})
+		case 3:
+			d := frames[at].Data
+			if len(d) <= 14 {
+				out = append(out, Mutation{Kind: Drop, At: at})
+				break
+			}
+			// Past the Ethernet header: a flip there only moves the frame.
+			out = append(out, Mutation{Kind: Flip, At: at, N: 14 + rng.IntN(len(d)-14), Mask: 1 << rng.IntN(8)})
+		case 4:
+			out = append(out, Mutation{Kind: Start, At: 1 + rng.IntN(max(1, len(frames)-1))})
+		}
+	}
+	return out
+}
+
+// Steps lists the frames where an SMC handshake or link setup moves on:
+// TCP segments with SYN or payload (the SMC option, CLC messages) and
+// RoCEv2 SENDs (LLC and CDC messages), for Ethernet frames with IPv4 or
+// IPv6. It reads the headers itself: the
+// mutations must not depend on the decoder they test.
+func Steps(frames []Frame) []int {
+	var out []int
+	for i := range frames {
+		if isStep(frames[i].Data) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// isStep reports whether an Ethernet frame is a TCP SYN or segment with
+// payload, or a RoCEv2 SEND First/Only (opcode 0x00..0x05: LLC, CDC).
+func isStep(d []byte) bool {
+	if len(d) < 14 {
+		return false
+	}
+	et := binary.BigEndian.Uint16(d[12:14])
+	p := d[14:]
+	var proto byte
+	var l4 []byte
+	switch {
+	case et == 0x0800 && len(p) >= 20:
+		ihl := int(p[0]&0x0f) * 4
+		total := int(binary.BigEndian.Uint16(p[2:4]))
+		if ihl < 20 || total < ihl || total > len(p) {
+			return false
+		}
+		proto, l4 = p[9], p[ihl:total]
+	case et == 0x86dd && len(p) >= 40:
+		total := 40 + int(binary.BigEndian.Uint16(p[4:6]))
+		if total > len(p) {
+			return false
+		}
+		proto, l4 = p[6], p[40:total]
+	default:
+		return false
+	}
+	switch {
+	case proto == 6 && len(l4) >= 20:
+		off := int(l4[12]>>4) * 4
+		return l4[13]&0x02 != 0 || off >= 20 && len(l4) > off
+	case proto == 17 && len(l4) >= 8+12 && binary.BigEndian.Uint16(l4[2:4]) == 4791:
+		return l4[8] <= 0x05
+	}
+	return false
+}
+
+// Parse reads a mutation as String writes it.
+func Parse(s string) (Mutation, error) {
+	var m Mutation
+	var a, b, off, mask int
+	switch {
+	case scan(s, "drop %d-%d", &a, &b) && b >= a:
+		m = Mutation{Kind: DropRange, At: a - 1, N: b - a + 1}
+	case scan(s, "drop %d", &a):
+		m = Mutation{Kind: Drop, At: a - 1}
+	case scan(s, "dup %d", &a):
+		m = Mutation{Kind: Duplicate, At: a - 1}
+	case scan(s, "flip %d:%d^%v", &a, &off, &mask) && mask > 0 && mask < 256:
+		m = Mutation{Kind: Flip, At: a - 1, N: off, Mask: byte(mask)}
+	case scan(s, "cut %d", &a):
+		m = Mutation{Kind: Cut, At: a - 1}
+	case scan(s, "start %d", &a):
+		m = Mutation{Kind: Start, At: a - 1}
+	default:
+		return m, fmt.Errorf("mutation %q: want drop N, drop N-M, dup N, flip N:OFFSET^MASK, cut N or start N", s)
+	}
+	if m.At < 0 {
+		return m, fmt.Errorf("mutation %q: frames are numbered from 1", s)
+	}
+	return m, nil
+}
+
+// scan is fmt.Sscanf that wants the whole of s.
+func scan(s, format string, args ...any) bool {
+	var rest string
+	n, _ := fmt.Sscanf(s+" \x00", format+" %s", append(args, &rest)...)
+	return n == len(args)+1 && rest == "\x00"
+}

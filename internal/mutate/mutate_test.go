@@ -1,0 +1,78 @@
+package mutate
+
+import (
+	"bytes"
+	"testing"
+)
+
+func frames(n int) []Frame {
+	out := make([]Frame, n)
+	for i := range out {
+		out[i].Data = bytes.Repeat([]byte{byte(i)}, 60)
+	}
+	return out
+}
+
+// TestParseString: every mutation reads back as it is named, so a failing
+// variant's name makes it again (smcmutate -m).
+func TestParseString(t *testing.T) {
+	for _, m := range Generate(7, frames(500), 200) {
+		got, err := Parse(m.String())
+		if err != nil || got != m {
+			t.Errorf("%q reads back as %+v, %v; want %+v", m, got, err, m)
+		}
+	}
+	for _, bad := range []string{"", "drop", "drop 0", "drop x", "flip 3:4^0x100", "cut 3 4", "drop 5-3"} {
+		if m, err := Parse(bad); err == nil {
+			t.Errorf("%q read as %v, want an error", bad, m)
+		}
+	}
+}
+
+func TestApply(t *testing.T) {
+	fs := frames(10)
+	first := func(out []Frame) []byte {
+		var b []byte
+		for _, f := range out {
+			b = append(b, f.Data[0])
+		}
+		return b
+	}
+	for _, c := range []struct {
+		m    string
+		want []byte
+	}{
+		{"drop 1", []byte{1, 2, 3, 4, 5, 6, 7, 8, 9}},
+		{"drop 3-5", []byte{0, 1, 5, 6, 7, 8, 9}},
+		{"dup 10", []byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9}},
+		{"cut 2", []byte{0, 1}},
+		{"start 9", []byte{8, 9}},
+		{"drop 11", []byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}},
+	} {
+		m, err := Parse(c.m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := first(m.Apply(fs)); !bytes.Equal(got, c.want) {
+			t.Errorf("%s: frames %v, want %v", c.m, got, c.want)
+		}
+	}
+	m, _ := Parse("flip 2:20^0x40")
+	out := m.Apply(fs)
+	if out[1].Data[20] != 1^0x40 || fs[1].Data[20] != 1 {
+		t.Errorf("flip: %#x in the variant, %#x in the original; want 0x41 and 0x01", out[1].Data[20], fs[1].Data[20])
+	}
+}
+
+// TestGenerateSeeded: the same seed gives the same mutations.
+func TestGenerateSeeded(t *testing.T) {
+	a, b := Generate(3, frames(100), 40), Generate(3, frames(100), 40)
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("mutation %d: %v then %v", i, a[i], b[i])
+		}
+	}
+	if len(a) != 40 {
+		t.Errorf("%d mutations, want 40", len(a))
+	}
+}
