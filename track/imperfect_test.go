@@ -138,3 +138,42 @@ func TestEpisodeOpenAtEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestMissedLLCResponse: the client's ADD_LINK reject missing from the
+// capture, its ACK there: the server's request was answered out of the
+// capture's sight, not left unanswered.
+func TestMissedLLCResponse(t *testing.T) {
+	frames := readRawFrames(t, crafted.Pingpong(t))
+	const reject = 20 // pingpong.pcap frame 20: ADD_LINK_V2 resp REJECT; 21 its ACK
+	frames = append(frames[:reject-1:reject-1], frames[reject:]...)
+	// The ADD_LINK request must be unanswered for more than 2 s for the
+	// finding: the rest of the capture comes 3 s later.
+	for i := reject - 1; i < len(frames); i++ {
+		frames[i].CI.Timestamp = frames[i].CI.Timestamp.Add(3e9)
+	}
+	_, found := feedRaw(t, frames)
+	if slices.Contains(found, expert.LLCUnanswered.String()) || !slices.Contains(found, expert.NotCaptured.String()) {
+		t.Errorf("findings %v: want roce.rc.not_captured and no smc.llc.unanswered", found)
+	}
+}
+
+// TestMissedCloseCDC: the server's closing CDC (peer_conn_closed) missing
+// from the capture, its ACK there: its TCP FIN is no close without close.
+func TestMissedCloseCDC(t *testing.T) {
+	frames := readRawFrames(t, crafted.Pingpong(t))
+	_, lt := testutil.ReadFrames(t, crafted.Pingpong(t))
+	close := -1
+	eachRaw(t, "close", lt, frames, func(f *capture.Frame) {
+		if f.CDC != nil && f.IPv4 != nil && f.IPv4.SrcIP.String() == "10.10.0.1" && f.CDC.ConnFlags&decode.CDCPeerConnClosed != 0 && close < 0 {
+			close = f.Number - 1
+		}
+	})
+	if close < 0 {
+		t.Fatal("no closing CDC from the server in pingpong.pcap")
+	}
+	frames = append(frames[:close:close], frames[close+1:]...)
+	_, found := feedRaw(t, frames)
+	if slices.Contains(found, expert.ClosedWithoutClose.String()) || !slices.Contains(found, expert.NotCaptured.String()) {
+		t.Errorf("findings %v: want roce.rc.not_captured and no smc.conn.closed_without_close", found)
+	}
+}
