@@ -207,6 +207,10 @@ func (w *Wire) Run(ctx context.Context) error {
 				w.done, w.until = true, time.Time{}
 				if err != io.EOF {
 					w.err = err
+				} else if w.r == r {
+					// The replay read its file to the end: what was
+					// pending there is a finding (expert.EndedPending).
+					w.tr.EndCapture(time.Time{})
 				}
 				w.mu.Unlock()
 				continue

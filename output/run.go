@@ -83,6 +83,9 @@ type Options struct {
 	// eagerLate adds the tracker's fields to every frame right after it
 	// is fed, as before lateFields (tests compare the two).
 	eagerLate bool
+	// ended: the loop read the capture to its end (or the live capture
+	// was stopped), not only its first -c frames.
+	ended bool
 }
 
 // UsageError is a command-line mistake (exit status 2).
@@ -268,6 +271,11 @@ func Run(ctx context.Context, o Options) error {
 		if err := p.end(); err != nil && runErr == nil {
 			runErr = err
 		}
+	}
+	if e, ok := tr.(interface{ EndCapture(time.Time) }); ok && o.ended {
+		// The whole capture was read (or the live capture stopped): what
+		// was pending at its end is a finding of its own. Not after -c.
+		e.EndCapture(time.Time{})
 	}
 	if tr != nil && len(o.Views) > 0 {
 		if err := o.writeViews(bw, tr, p != nil); err != nil && runErr == nil {
@@ -522,6 +530,7 @@ func (o *Options) loop(ctx context.Context, r *capture.Reader, flt *filter.Filte
 		}
 		if err != nil {
 			if err == io.EOF || (o.Iface != "" && ctx.Err() != nil) {
+				o.ended = true
 				return nil
 			}
 			return err

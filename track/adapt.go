@@ -92,7 +92,7 @@ func fill(in *input, f *capture.Frame) {
 		s.src = netip.AddrPortFrom(src, uint16(tc.SrcPort))
 		s.dst = netip.AddrPortFrom(dst, uint16(tc.DstPort))
 		s.syn, s.ack, s.fin, s.rst = tc.SYN, tc.ACK, tc.FIN, tc.RST
-		s.seq = tc.Seq
+		s.seq, s.ackNum = tc.Seq, tc.Ack
 		s.smcOpt = f.SMCOption
 		s.payload = len(tc.Payload)
 		s.notCLC = f.NotCLC

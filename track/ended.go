@@ -41,8 +41,8 @@ type pendingStep struct {
 // was decided (SMC, fallback, failed), that TCP ended, or that was joined
 // mid-stream.
 func (c *Conn) pendingAtEnd(l *Link) (p pendingStep, ok bool) {
-	if c.Outcome != OutcomePending || c.Inferred {
-		return p, false
+	if c.Outcome != OutcomePending || c.Inferred || c.clcUncaptured {
+		return p, false // a handshake the capture missed bytes of says so (roce.rc.not_captured)
 	}
 	for d := range c.Flow {
 		if c.Flow[d].FIN || c.Flow[d].RST {

@@ -217,10 +217,10 @@ func (s *Snapshot) Findings() []Finding {
 	var out []Finding
 	links := s.linksByID()
 	for i := range s.Conns {
-		out = connFindings(&s.Conns[i], links[s.Conns[i].Link], now, out)
+		out = connFindings(&s.Conns[i], links[s.Conns[i].Link], now, s.Ended, out)
 	}
 	for i := range s.Links {
-		out = linkFindings(&s.Links[i], now, out)
+		out = linkFindings(&s.Links[i], now, s.Ended, out)
 	}
 	for i := range s.LinkGroups {
 		out = lgrFindings(&s.LinkGroups[i], out)
@@ -270,9 +270,9 @@ func connMarks(c *Conn, now int64, ms marks) marks {
 }
 
 // connFindings appends c's findings, decided at now.
-func connFindings(c *Conn, l *Link, now int64, out []Finding) []Finding {
+func connFindings(c *Conn, l *Link, now int64, ended bool, out []Finding) []Finding {
 	ms := connMarks(c, now, nil)
-	if p, ok := c.pendingAtEnd(l); ok {
+	if p, ok := c.pendingAtEnd(l); ok && ended {
 		ms.add(expert.EndedPending, c.LastFrame, c.lastNS, p.text(now))
 	}
 	for i := range ms {
@@ -410,6 +410,13 @@ func (c *Conn) findingDetail(id expert.ID, now int64, text string) string {
 			}
 			return fmt.Sprintf("%s at frame %d without peer_conn_closed", what, f.finFrame)
 		})
+	case expert.NotCaptured:
+		return c.perFlow(func(f *Flow) string {
+			if f.TCPNotCaptured == 0 {
+				return ""
+			}
+			return fmt.Sprintf("%d TCP bytes the peer acknowledged that the capture never showed", f.TCPNotCaptured)
+		})
 	case expert.SeqGap:
 		return c.perCount(func(f *Flow) int { return f.SeqGaps }, "sequence numbers missing")
 	case expert.SeqDup:
@@ -453,11 +460,11 @@ func linkMarks(l *Link, now int64, ms marks) marks {
 }
 
 // linkFindings appends l's findings, decided at now.
-func linkFindings(l *Link, now int64, out []Finding) []Finding {
+func linkFindings(l *Link, now int64, ended bool, out []Finding) []Finding {
 	ms := linkMarks(l, now, nil)
-	if frame, at, text := l.llcPendingAtEnd(now); frame != 0 {
+	if frame, at, text := l.llcPendingAtEnd(now); frame != 0 && ended {
 		ms.add(expert.EndedPending, frame, at, text)
-	} else if text := l.addPendingAtEnd(now); text != "" {
+	} else if text := l.addPendingAtEnd(now); text != "" && ended {
 		ms.add(expert.EndedPending, l.FirstFrame, l.Start.UnixNano(), text)
 	}
 	for i := range ms {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
@@ -32,6 +33,7 @@ func findingNames(t *testing.T, path string) (all, onFrames map[string]bool) {
 			}
 		}
 	})
+	tr.EndCapture(time.Time{})
 	s := tr.Snapshot()
 	all = map[string]bool{}
 	for _, f := range s.Findings() {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
@@ -24,6 +25,7 @@ func feedRaw(t *testing.T, frames []rawFrame) (Snapshot, []string) {
 	tr := New(Options{Unshared: true})
 	_, lt := testutil.ReadFrames(t, crafted.Pingpong(t))
 	eachRaw(t, "mod", lt, frames, func(f *capture.Frame) { tr.Feed(f) })
+	tr.EndCapture(time.Time{})
 	s := tr.Snapshot()
 	var found []string
 	for _, f := range s.Findings() {
@@ -175,5 +177,33 @@ func TestMissedCloseCDC(t *testing.T) {
 	_, found := feedRaw(t, frames)
 	if slices.Contains(found, expert.ClosedWithoutClose.String()) || !slices.Contains(found, expert.NotCaptured.String()) {
 		t.Errorf("findings %v: want roce.rc.not_captured and no smc.conn.closed_without_close", found)
+	}
+}
+
+// TestMissedCLC: a CLC message missing from the capture, the peer's TCP
+// ACK of its bytes there (Wireshark: "ACKed segment that wasn't
+// captured"). The capture's gap is told (roce.rc.not_captured on the
+// connection), the handshake is not called failed, and the connection's
+// traffic still makes it one SMC-R connection, not a second one joined
+// mid-stream.
+func TestMissedCLC(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		frame int // pingpong.pcap
+	}{{"proposal", 8}, {"accept", 10}, {"confirm", 12}} {
+		t.Run(c.name, func(t *testing.T) {
+			frames := readRawFrames(t, crafted.Pingpong(t))
+			frames = append(frames[:c.frame-1:c.frame-1], frames[c.frame:]...)
+			s, found := feedRaw(t, frames)
+			if len(s.Conns) != 1 || s.Conns[0].Outcome != OutcomeSMCR || s.Conns[0].Flow[DirC2S].CDCs < 500 {
+				for _, x := range s.Conns {
+					t.Logf("connection %d: %v %q, %d CDCs C->S", x.ID, x.Outcome, ConnDetail(&x), x.Flow[DirC2S].CDCs)
+				}
+				t.Errorf("%d connections: want one, SMC-R, with its CDCs", len(s.Conns))
+			}
+			if !slices.Contains(found, expert.NotCaptured.String()) || slices.Contains(found, expert.HandshakeFailed.String()) {
+				t.Errorf("findings %v: want roce.rc.not_captured and no smc.handshake.failed", found)
+			}
+		})
 	}
 }

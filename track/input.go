@@ -31,6 +31,7 @@ type input struct {
 type tcpIn struct {
 	src, dst netip.AddrPort
 	seq      uint32
+	ackNum   uint32 // valid with ack
 	syn, ack bool
 	fin, rst bool
 	smcOpt   bool

@@ -162,6 +162,14 @@ type Flow struct {
 	SeqDup         int // CDC sequence numbers seen again (retransmitted or older)
 	CursorErrors   int // cursor went backwards or could not be followed
 	TCPBytes       uint64
+	// TCPNotCaptured counts this direction's TCP bytes that the peer
+	// acknowledged and the capture never showed (the capture missed
+	// them): CLC messages may be among them.
+	TCPNotCaptured uint64
+	tcpNext        uint32 // the sequence number after this direction's bytes seen in order
+	tcpAhead       uint32 // the first sequence number seen past tcpNext, when aheadSeen
+	haveTCPNext    bool
+	aheadSeen      bool
 	DoneWriting    bool
 	Closed         bool
 	Aborted        bool
@@ -226,6 +234,10 @@ type Conn struct {
 	// connection is placed on is not confirmed yet (first contact: until
 	// the CONFIRM_LINK exchange completes). Outcome stays pending until then.
 	AwaitingLink bool
+	// clcUncaptured: the capture missed TCP bytes of the handshake (the
+	// peer's ACK covers them): a CLC message may be among them, so the
+	// handshake's outcome is not inferred from what is missing.
+	clcUncaptured bool
 	// Failure says what went wrong in a handshake that did not fall back:
 	// set as soon as it is seen (the outcome stays pending), and the
 	// outcome becomes OutcomeFailed when TCP closes.

@@ -10,11 +10,13 @@ type Snapshot struct {
 	Links      []Link
 	LinkGroups []LinkGroup
 
-	// End is when the capture ended: its newest frame so far, or later
-	// where the capture file records its end (Tracker.SetCaptureEnd).
-	// Findings that are absences and steps pending at the end are
-	// decided at End.
+	// End is the time of the capture's newest frame so far, or later
+	// where the capture file records its end (Tracker.EndCapture).
+	// Findings that are absences are decided at End.
 	End time.Time
+	// Ended: the capture has ended (Tracker.EndCapture); the steps
+	// pending at End are findings (expert.EndedPending).
+	Ended bool
 
 	folded folded // sums of what is not listed (Totals adds the rest)
 	expert marks  // findings tied to no connection or link
@@ -36,6 +38,7 @@ func (t *Tracker) snapshot() Snapshot {
 		folded:     t.folded,
 		expert:     append(marks(nil), t.expert...),
 	}
+	s.Ended = t.ended
 	end := max(t.lastNS, t.endNS)
 	for _, l := range t.links {
 		end = max(end, l.lastNS)

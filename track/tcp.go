@@ -2,6 +2,7 @@ package track
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/smcscope/smcscope/decode"
@@ -80,6 +81,7 @@ func (t *Tracker) tcp(in *input) {
 	if s.payload > 0 {
 		f.TCPBytes += uint64(s.payload)
 	}
+	t.tcpSeq(c, d, s, in)
 	if s.notCLC && in.clcN == 0 && len(c.CLCTypes) == 0 &&
 		c.Outcome == OutcomePending && c.OptionSYN && c.OptionSYNACK {
 		// Both sides offered SMC but the stream, reassembled, starts with
@@ -112,6 +114,59 @@ func (t *Tracker) tcp(in *input) {
 	}
 	for i := range in.clcN {
 		t.clc(c, d, &in.clc[i], in, rec)
+	}
+}
+
+// tcpSeq follows which bytes of each direction the capture showed, and
+// tells the capture's gaps from what the peer's ACK covers: bytes the
+// peer acknowledged that the capture never showed were missed by the
+// capture, not lost (Wireshark's "ACKed segment that wasn't captured").
+// A handshake that misses bytes is not judged by what is missing.
+func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) {
+	f := &c.Flow[d]
+	end := s.seq + uint32(s.payload)
+	if s.syn || s.fin {
+		end++
+	}
+	switch {
+	case s.syn || !f.haveTCPNext:
+		f.tcpNext, f.haveTCPNext, f.aheadSeen = end, true, false
+	case int32(s.seq-f.tcpNext) <= 0:
+		if int32(end-f.tcpNext) > 0 {
+			f.tcpNext = end
+		}
+		if f.aheadSeen && int32(f.tcpAhead-f.tcpNext) <= 0 {
+			f.aheadSeen = false
+		}
+	case !f.aheadSeen || int32(s.seq-f.tcpAhead) < 0:
+		f.tcpAhead, f.aheadSeen = s.seq, true
+	}
+	if !s.ack || s.rst {
+		return
+	}
+	o := &c.Flow[d.Reverse()]
+	if !o.haveTCPNext || int32(s.ackNum-o.tcpNext) <= 0 || int32(s.ackNum-o.tcpNext) > 1<<20 {
+		return
+	}
+	missed := s.ackNum - o.tcpNext
+	if o.aheadSeen && int32(o.tcpAhead-s.ackNum) < 0 {
+		missed = o.tcpAhead - o.tcpNext
+	}
+	o.TCPNotCaptured += uint64(missed)
+	o.tcpNext, o.aheadSeen = s.ackNum, false
+	t.raise(&c.expert, expert.NotCaptured, in)
+	if c.Outcome == OutcomePending && !c.clcUncaptured {
+		c.clcUncaptured = true
+		t.awaitServerHalf(c)
+	}
+}
+
+// awaitServerHalf: a connection whose handshake the capture missed bytes
+// of, with the server's Accept but not the client's Confirm, is claimed by
+// the first C->S CDC to the Accept's QP with its token (claimHalf).
+func (t *Tracker) awaitServerHalf(c *Conn) {
+	if c.clcUncaptured && c.ServerEP.Valid && !c.ClientEP.Valid && !c.SMCD && c.link == nil && !slices.Contains(t.pendingHalf, c) {
+		t.addPendingHalf(c)
 	}
 }
 
@@ -207,6 +262,7 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 		if m.eid != "" {
 			c.EID = m.eid
 		}
+		t.awaitServerHalf(c)
 	case decode.CLCTypeConfirm:
 		c.TConfirm = in.ts()
 		t.slowHandshake(c, in, "Confirm")
@@ -228,6 +284,11 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 		// closes, with the malformed message as the reason).
 		smcr := c.Outcome == OutcomeSMCR || m.inside && c.Outcome == OutcomePending && !m.smcd && !c.SMCD
 		switch {
+		case smcr && c.link != nil:
+			// Placed from its C->S CDCs already (claimHalf): a Confirm
+			// delivered late, after bytes the capture missed.
+			t.registerToken(c, DirS2C, c.ClientEP.Token)
+			t.registerRMB(c, c.link, DirS2C, &c.ClientEP)
 		case smcr && c.ServerEP.Valid:
 			t.place(c, in, m)
 		case smcr:
@@ -314,7 +375,16 @@ func connUp(c *Conn) {
 // failPending ends a handshake that TCP closed while it waited for its
 // link or after a malformed CLC message: no SMC, and no fallback either.
 func (t *Tracker) failPending(c *Conn, in *input) {
-	if c.Outcome != OutcomePending || (!c.AwaitingLink && c.Failure == "") {
+	if c.Outcome != OutcomePending {
+		return
+	}
+	if c.clcUncaptured && c.Failure == "" {
+		// What decided it may be in the bytes the capture missed (a
+		// malformed message before them decided already).
+		c.Failure = "handshake not followed to its end: the capture missed CLC bytes (the peer's ACK covers them)"
+		return
+	}
+	if !c.AwaitingLink && c.Failure == "" {
 		return
 	}
 	t.raise(&c.expert, expert.HandshakeFailed, in)
@@ -495,29 +565,50 @@ func (t *Tracker) addPendingHalf(c *Conn) {
 
 // claimHalf finds the half-placed connection a CDC of a newly seen stream
 // belongs to: the stream goes to the client's QP and GID that its Confirm
-// announced and carries the client's token. Only that triple is evidence
-// enough; the C->S half is then paired by cursors (halfMatch).
+// announced and carries the client's token (or, for a connection whose
+// Confirm the capture missed, the server's QP, GID and token of its
+// Accept). Only that triple is evidence enough; the other half is then
+// paired by cursors (halfMatch).
 func (t *Tracker) claimHalf(l *Link, d Dir, m *cdcIn, in *input) (*Conn, Dir) {
 	if !l.keyed[d] {
 		return nil, d
 	}
 	k := l.keys[d]
 	for i, c := range t.pendingHalf {
-		cl := &c.ClientEP
-		if c.finished || c.link != nil || k.dst != addrOf(cl.GID) || k.qpn != uint64(cl.QPN) || m.token != cl.Token {
+		ep, want := &c.ClientEP, DirS2C
+		if !ep.Valid {
+			ep, want = &c.ServerEP, DirC2S
+		}
+		if c.finished || c.link != nil || k.dst != addrOf(ep.GID) || k.qpn != uint64(ep.QPN) || m.token != ep.Token {
 			continue
 		}
-		if d != DirS2C {
+		if d != want {
 			if !t.flip(l.lgr, in) {
 				continue
 			}
-			d = DirS2C
+			d = want
 		}
 		t.pendingHalf = append(t.pendingHalf[:i], t.pendingHalf[i+1:]...)
-		t.attachHalf(c, l)
+		if want == DirC2S {
+			t.attachServerHalf(c, l)
+		} else {
+			t.attachHalf(c, l)
+		}
 		return c, d
 	}
 	return nil, d
+}
+
+// attachServerHalf places a connection whose Confirm the capture missed
+// on the link its C->S CDCs showed up on: they prove SMC-R.
+func (t *Tracker) attachServerHalf(c *Conn, l *Link) {
+	c.halfPlaced = true
+	t.attach(c, l)
+	t.registerToken(c, DirC2S, c.ServerEP.Token)
+	t.registerRMB(c, l, DirC2S, &c.ServerEP)
+	if c.Outcome == OutcomePending {
+		c.Outcome, c.Failure = OutcomeSMCR, ""
+	}
 }
 
 // reusedLink finds the link a connection of a reused link group was

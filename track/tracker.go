@@ -120,7 +120,8 @@ type Tracker struct {
 	finishGroups                map[*LinkGroup]bool // finish's set of groups, reused
 	lastSweep                   int64               // Unix nanoseconds
 	lastNS                      int64               // newest frame feed handled (fastRoCE's are in their links' lastNS)
-	endNS                       int64               // the capture's end as its file records it (SetCaptureEnd), 0 unknown
+	endNS                       int64               // the capture's end as its file records it (EndCapture), 0 unknown
+	ended                       bool                // EndCapture: no frame comes after the last one fed
 	timelineID                  int                 // > 0 when Options.Timeline names an ID
 	timelineEP                  netip.AddrPort      // valid when Options.Timeline names an endpoint
 
@@ -537,14 +538,20 @@ func (t *Tracker) unregister(c *Conn) {
 	}
 }
 
-// SetCaptureEnd records when the capture ended, where the capture file
-// says so (a pcapng Interface Statistics Block's isb_endtime): a capture
-// may go on after its last frame, and what was pending then waited that
-// much longer without a frame.
-func (t *Tracker) SetCaptureEnd(end time.Time) {
+// EndCapture says that the capture ended: no frame comes after the last
+// one fed. What was pending then (a handshake step, a link's
+// confirmation, an LLC response) becomes a finding of its own
+// (expert.EndedPending); a capture still being read, live or replayed,
+// has no end yet. end is when the capture ended where the capture file
+// says so (a pcapng Interface Statistics Block's isb_endtime: a capture
+// may go on after its last frame), or zero: at its last frame.
+func (t *Tracker) EndCapture(end time.Time) {
 	if !t.opts.Unshared {
 		t.mu.Lock()
 		defer t.mu.Unlock()
 	}
-	t.endNS = end.UnixNano()
+	t.ended = true
+	if !end.IsZero() {
+		t.endNS = end.UnixNano()
+	}
 }

@@ -115,6 +115,7 @@ func feed(t *testing.T, name string, lt layers.LinkType, frames []Frame) (r run)
 		}
 		r.wire = append(r.wire, w)
 	}
+	tr.EndCapture(time.Time{})
 	r.snap = tr.Snapshot()
 	r.findings = map[expert.ID]int{}
 	for _, f := range r.snap.Findings() {

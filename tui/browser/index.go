@@ -200,6 +200,9 @@ func (x *Index) build(ctx context.Context, r *capture.Reader) {
 				x.err = err
 			}
 			x.done = true
+			if errors.Is(err, io.EOF) {
+				tr.EndCapture(time.Time{})
+			}
 			s := tr.Snapshot()
 			x.snap = &s
 			x.markFindings(&s)
