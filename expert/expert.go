@@ -130,6 +130,7 @@ const (
 	Malformed
 	NotCaptured
 	EndedPending
+	AddedUnconfirmed
 	BufferFull
 	HandshakeErrors
 	FallbackBurst
@@ -243,6 +244,9 @@ var defs = [numIDs]Def{
 	EndedPending: {Name: "smc.capture.ended_pending", Severity: Note, Group: "sequence", Object: ObjectConn,
 		Meaning: "the capture ended while an SMC step was still pending (handshake, link confirmation, LLC response): what came next is not in it",
 		Check:   "the detail: the last step seen, what was expected next and what the kernel does after its timeout; a longer capture"},
+	AddedUnconfirmed: {Name: "smc.link.added_unconfirmed", Severity: Warn, Group: "sequence", Object: ObjectLink,
+		Meaning: "a link added to its group (ADD_LINK accepted) never completed its CONFIRM_LINK exchange on the new link within 2 s: the group stays without it",
+		Check:   "the new link's path: RoCE reachability between its GIDs (routing, MTU, PFC), the second RNIC port; a DELETE_LINK with reason lost path follows"},
 	BufferFull: {Name: "smc.kernel.buffer_full", Severity: Warn, Group: "performance", Source: FromKernel, Object: ObjectHost,
 		Meaning: "the kernel counted SMC buffers full, or its buffer usage is near the buffers allocated",
 		Check:   "slow readers among the host's SMC sockets; net.smc.rmem and net.smc.wmem"},

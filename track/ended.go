@@ -120,6 +120,23 @@ func (l *Link) llcPendingAtEnd(end int64) (frame int, at int64, text string) {
 	return 0, 0, ""
 }
 
+// addedUnconfirmed reports whether l was added to its group and waited
+// longer than Linux waits for its CONFIRM_LINK exchange (by now, or by its
+// deletion) without it: the server's wait times out and the link goes
+// (smc_llc_srv_conf_link, net/smc/smc_llc.c). A link deleted or its group
+// ended sooner was not given the time; one the capture missed requests
+// of may have been confirmed out of its sight.
+func (l *Link) addedUnconfirmed(now int64) bool {
+	if !l.added || l.wasUp || l.uncaptured || l.State == LinkRejected {
+		return false
+	}
+	until := now
+	if l.State == LinkDeleted && l.endNS != 0 {
+		until = l.endNS
+	}
+	return until-l.Start.UnixNano() >= int64(llcWait)
+}
+
 // addPendingAtEnd is the text of a link added to its group whose
 // CONFIRM_LINK exchange had not finished when the capture ended, shorter
 // than Linux waits for it, or "".

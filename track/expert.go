@@ -456,6 +456,9 @@ func linkMarks(l *Link, now int64, ms marks) marks {
 	if l.State == LinkConfirming && now-l.Start.UnixNano() >= int64(llcWait) && !l.uncaptured {
 		ms.add(expert.FirstLinkUnconfirmed, l.FirstFrame, l.Start.UnixNano(), "")
 	}
+	if l.addedUnconfirmed(now) {
+		ms.add(expert.AddedUnconfirmed, l.FirstFrame, l.Start.UnixNano(), "")
+	}
 	return ms
 }
 
@@ -534,6 +537,12 @@ func (l *Link) findingDetail(id expert.ID, text string) string {
 		return fmt.Sprintf("link %d, reason %#08x %s", l.LinkID, l.DeleteCode, decode.DeleteLinkReason(l.DeleteCode).Meaning())
 	case expert.FirstLinkUnconfirmed:
 		return fmt.Sprintf("link %d announced by CLC at frame %d, state %s", l.LinkID, l.FirstFrame, l.State)
+	case expert.AddedUnconfirmed:
+		if l.State == LinkDeleted {
+			return fmt.Sprintf("link %d added at frame %d, no CONFIRM_LINK exchange on it; deleted %s later, reason %#08x %s",
+				l.LinkID, l.FirstFrame, fmtDur(time.Duration(l.endNS-l.Start.UnixNano())), l.DeleteCode, decode.DeleteLinkReason(l.DeleteCode).Meaning())
+		}
+		return fmt.Sprintf("link %d added at frame %d, no CONFIRM_LINK exchange on it, state %s", l.LinkID, l.FirstFrame, l.State)
 	}
 	return text
 }

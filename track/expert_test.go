@@ -117,7 +117,11 @@ var cleanFindings = []struct {
 	{"samples/no-ueid.pcap", []string{"smc.fallback"}},
 	{"samples/long.pcap", []string{"roce.rc.retransmission", "smc.cdc.write_blocked", "smc.lgr.deleted", "smc.lgr.no_redundancy", "smc.llc.retransmitted"}},
 	{"samples/multiconn.pcap", []string{"smc.lgr.deleted", "smc.lgr.no_redundancy"}},
-	{"samples/multilink.pcap", []string{"roce.rc.retransmission", "smc.failover", "smc.handshake.slow", "smc.lgr.deleted", "smc.lgr.no_redundancy", "smc.link.asymmetric", "smc.link.deleted", "smc.llc.retransmitted"}},
+	// multilink and silent-link: the link 3 the server added after the
+	// failover never had its CONFIRM_LINK exchange (none on the wire;
+	// silent-link's request went unanswered) and was deleted 5 s later,
+	// lost path.
+	{"samples/multilink.pcap", []string{"roce.rc.retransmission", "smc.failover", "smc.handshake.slow", "smc.lgr.deleted", "smc.lgr.no_redundancy", "smc.link.added_unconfirmed", "smc.link.asymmetric", "smc.link.deleted", "smc.llc.retransmitted"}},
 	{"samples/pingpong.pcap", []string{"smc.lgr.deleted", "smc.lgr.no_redundancy"}},
 	{"samples/teardown.pcap", []string{"roce.rc.retransmission", "smc.lgr.deleted", "smc.lgr.no_redundancy", "smc.llc.retransmitted"}},
 	{"samples/slow-reader.pcap", []string{"smc.cdc.consumer_stall", "smc.cdc.write_blocked", "smc.lgr.deleted", "smc.lgr.no_redundancy"}},
@@ -125,7 +129,7 @@ var cleanFindings = []struct {
 	// silent-link: the server's last TEST_LINK on the healthy link, 950 ms
 	// before the capture ended (the client powered off), has no response
 	// in it: pending at the end.
-	{"samples/silent-link.pcap", []string{"roce.rc.retransmission", "smc.capture.ended_pending", "smc.lgr.deleted", "smc.lgr.no_redundancy", "smc.link.deleted", "smc.llc.retransmitted",
+	{"samples/silent-link.pcap", []string{"roce.rc.retransmission", "smc.capture.ended_pending", "smc.lgr.deleted", "smc.lgr.no_redundancy", "smc.link.added_unconfirmed", "smc.link.deleted", "smc.llc.retransmitted",
 		"smc.llc.test_link_unanswered", "smc.llc.unanswered"}},
 	{"testdata/reference/decline-nordma.pcap", []string{"smc.fallback"}},
 	{"testdata/reference/fallback-nosmc.pcap", []string{"smc.fallback"}},

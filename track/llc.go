@@ -38,7 +38,7 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 			g.MaxConns = m.maxConns
 		}
 		if m.resp {
-			l.State = LinkUp
+			l.State, l.wasUp = LinkUp, true
 			t.linkUp(l)
 		} else if l.State != LinkUp {
 			l.State = LinkConfirming
@@ -88,7 +88,7 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 			}
 			for _, x := range g.links {
 				if x.State != LinkRejected && x.State != LinkDeleted {
-					x.State, x.DeleteCode = LinkDeleted, m.reason
+					x.State, x.DeleteCode, x.endNS = LinkDeleted, m.reason, in.ns
 				}
 			}
 			break
@@ -99,7 +99,7 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 				x.addHistory(in, e)
 			}
 			if x.State != LinkDeleted {
-				x.State, x.DeleteCode = LinkDeleted, m.reason
+				x.State, x.DeleteCode, x.endNS = LinkDeleted, m.reason, in.ns
 			}
 			if !m.resp {
 				// The request names the link; the response repeats it.
@@ -249,7 +249,7 @@ func (t *Tracker) addLink(l *Link, d Dir, in *input) {
 			nl.LinkID = m.linkID
 		}
 		if nl.State == LinkAdding || nl.State == LinkAdded || nl.State == LinkUnknown {
-			nl.State = LinkRejected
+			nl.State, nl.endNS = LinkRejected, in.ns
 			t.linkEnded()
 		}
 		e := llcEvent(in, LinkEventRejectOn)
@@ -261,7 +261,7 @@ func (t *Tracker) addLink(l *Link, d Dir, in *input) {
 		return
 	case !m.resp:
 		nl = t.newLink(g, in, l.Inferred)
-		nl.LinkID, nl.State = m.linkID, LinkAdding
+		nl.LinkID, nl.State, nl.added = m.linkID, LinkAdding, true
 		e := llcEvent(in, LinkEventAddOn)
 		e.link, e.on, e.n = m.linkID, l.LinkID, m.nTrip
 		l.addHistory(in, e)
@@ -271,7 +271,7 @@ func (t *Tracker) addLink(l *Link, d Dir, in *input) {
 		if nl == nil || nl.State != LinkAdding {
 			// The request was not captured.
 			nl = t.newLink(g, in, l.Inferred)
-			nl.LinkID = m.linkID
+			nl.LinkID, nl.added = m.linkID, true
 		}
 		nl.State = LinkAdded
 		e := llcEvent(in, LinkEventAcceptOn)

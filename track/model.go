@@ -438,6 +438,11 @@ type Link struct {
 	// uncaptured: while it was being confirmed, the capture missed
 	// requests on it (the CONFIRM_LINK exchange may be among them).
 	uncaptured bool
+	// added: made by an ADD_LINK exchange; wasUp: its CONFIRM_LINK
+	// exchange finished (it carried connections); endNS: when it was
+	// deleted or rejected.
+	added, wasUp bool
+	endNS        int64
 }
 
 // LinkGroup is one SMC-R link group as seen from both ends.

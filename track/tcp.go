@@ -490,7 +490,7 @@ func (t *Tracker) place(c *Conn, in *input, m *clcIn) {
 			l.State = LinkConfirming
 			l.addHistory(in, textEvent("announced by CLC Accept/Confirm (first contact)"))
 		} else {
-			l.State = LinkUp
+			l.State, l.wasUp = LinkUp, true
 			l.addHistory(in, textEvent("known from CLC Accept/Confirm of a reused link group (its setup was not captured)"))
 		}
 		t.keyLink(l, DirC2S, c2s)
