@@ -42,6 +42,12 @@ type ngFile struct {
 	ns     int64
 	iface  int
 	digits uint8
+	// From the interface statistics blocks read so far: the latest
+	// isb_endtime (Unix nanoseconds, 0 none) and, per interface, the
+	// packets it or the OS dropped (isb_ifdrop + isb_osdrop), the latest
+	// block's counts being the interface's totals.
+	endNS int64
+	drops map[int]uint64
 }
 
 // ngIface is what an interface description block says about the packets
@@ -72,6 +78,7 @@ const (
 	ngBlockIDB     = 1          // interface description block
 	ngBlockPB      = 2          // packet block (obsolete)
 	ngBlockSPB     = 3          // simple packet block
+	ngBlockISB     = 5          // interface statistics block
 	ngBlockEPB     = 6          // enhanced packet block
 	ngByteOrder    = 0x1A2B3C4D // section header byte-order magic
 	ngOptEnd       = 0
@@ -82,6 +89,10 @@ const (
 	ngMinIDB       = 20 // + link type, reserved, snap length
 	ngMinEPB       = 32 // + interface, time (2), captured and original length
 	ngMinSPB       = 16 // + original length
+	ngMinISB       = 24 // + interface, time (2)
+	ngOptISBEnd    = 3  // isb_endtime
+	ngOptISBIfDrop = 5  // isb_ifdrop
+	ngOptISBOSDrop = 7  // isb_osdrop
 	ngMajorVersion = 1
 	// ngMaxBlock bounds the block length believed: far above any packet a
 	// snap length allows (262144 is libpcap's largest), so that a damaged
@@ -408,6 +419,9 @@ func (p *ngFile) readPacket(ci *gopacket.CaptureInfo) ([]byte, error) {
 			p.iface, p.ns = 0, 0 // no timestamp
 			ci.CaptureLength, ci.Length = int(caplen), int(orig)
 			data = b[12 : 12+caplen : 12+caplen]
+		case ngBlockISB:
+			p.statistics(b)
+			continue
 		case 0:
 			// Reserved: no writer makes it, zeroed or overwritten bytes do.
 			return nil, p.corrupt(typ, "block type 0 is reserved: damaged or not pcapng from here")
@@ -420,6 +434,53 @@ func (p *ngFile) readPacket(ci *gopacket.CaptureInfo) ([]byte, error) {
 		ci.InterfaceIndex = p.iface
 		ci.AncillaryData = p.ifaces[p.iface].anc
 		return data, nil
+	}
+}
+
+// statistics reads an interface statistics block: when the capture of
+// its interface ended (isb_endtime, which may be after its last packet)
+// and how many packets the interface or the OS dropped. A block that does
+// not hold together is passed over: statistics are a note on the capture,
+// not its frames.
+func (p *ngFile) statistics(b []byte) {
+	if len(b) < ngMinISB {
+		return
+	}
+	ifc := int(p.u32(b[8:]))
+	if ifc >= len(p.ifaces) {
+		return
+	}
+	var drop uint64
+	haveDrop := false
+	opts := b[20 : len(b)-4]
+	for len(opts) >= 4 {
+		code, l := p.u16(opts), int(p.u16(opts[2:]))
+		padded := 4 + (l+3)&^3
+		if code == ngOptEnd || padded > len(opts) {
+			break
+		}
+		v := opts[4 : 4+l]
+		switch {
+		case code == ngOptISBEnd && l == 8:
+			ts := uint64(p.u32(v))<<32 | uint64(p.u32(v[4:]))
+			p.endNS = max(p.endNS, p.ifaces[ifc].time(ts))
+		case (code == ngOptISBIfDrop || code == ngOptISBOSDrop) && l == 8:
+			// A plain 64-bit count in the section's byte order (only
+			// timestamps come as two 32-bit halves).
+			if p.big {
+				drop += binary.BigEndian.Uint64(v)
+			} else {
+				drop += binary.LittleEndian.Uint64(v)
+			}
+			haveDrop = true
+		}
+		opts = opts[padded:]
+	}
+	if haveDrop {
+		if p.drops == nil {
+			p.drops = map[int]uint64{}
+		}
+		p.drops[ifc] = drop
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"time"
 	"unsafe"
 
 	"github.com/gopacket/gopacket"
@@ -73,6 +74,24 @@ func (r *Reader) Dropped() (uint64, bool) {
 		r.dropped += n
 	}
 	return r.dropped, true
+}
+
+// Recorded is what a pcapng file's interface statistics blocks say of the
+// capture, read so far (all of it once Next returned io.EOF): when the
+// capture ended (zero when no block says; it may be after the last
+// frame), and how many packets the interfaces or the OS dropped (ok:
+// some block counts them). A classic pcap file records neither.
+func (r *Reader) Recorded() (end time.Time, dropped uint64, ok bool) {
+	if r.ng == nil {
+		return time.Time{}, 0, false
+	}
+	if r.ng.endNS != 0 {
+		end = unixNano(r.ng.endNS)
+	}
+	for _, n := range r.ng.drops {
+		dropped += n
+	}
+	return end, dropped, r.ng.drops != nil
 }
 
 // Open opens a pcap or pcapng file, or stdin when name is "-". The format

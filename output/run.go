@@ -272,10 +272,17 @@ func Run(ctx context.Context, o Options) error {
 			runErr = err
 		}
 	}
+	end, dropped, recorded := r.Recorded()
+	if recorded && dropped > 0 && o.ended {
+		// The file says the capture point lost packets: what they held
+		// is in no finding.
+		fmt.Fprintf(o.Stderr, "%s%s: the capture recorded %d packets dropped by the interface or the OS (pcapng statistics)\n", o.prefix(), r.Name(), dropped)
+	}
 	if e, ok := tr.(interface{ EndCapture(time.Time) }); ok && o.ended {
 		// The whole capture was read (or the live capture stopped): what
-		// was pending at its end is a finding of its own. Not after -c.
-		e.EndCapture(time.Time{})
+		// was pending at its end is a finding of its own, decided at the
+		// end the file records where it does. Not after -c.
+		e.EndCapture(end)
 	}
 	if tr != nil && len(o.Views) > 0 {
 		if err := o.writeViews(bw, tr, p != nil); err != nil && runErr == nil {
