@@ -210,7 +210,8 @@ func (w *Wire) Run(ctx context.Context) error {
 				} else if w.r == r {
 					// The replay read its file to the end: what was
 					// pending there is a finding (expert.EndedPending).
-					w.tr.EndCapture(time.Time{})
+					end, _, _ := r.Recorded()
+					w.tr.EndCapture(end)
 				}
 				w.mu.Unlock()
 				continue

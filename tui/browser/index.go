@@ -201,7 +201,8 @@ func (x *Index) build(ctx context.Context, r *capture.Reader) {
 			}
 			x.done = true
 			if errors.Is(err, io.EOF) {
-				tr.EndCapture(time.Time{})
+				end, _, _ := r.Recorded()
+				tr.EndCapture(end)
 			}
 			s := tr.Snapshot()
 			x.snap = &s
