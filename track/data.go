@@ -65,6 +65,7 @@ func (t *Tracker) cdc(l *Link, d Dir, in *input) {
 	if c.link == nil {
 		t.attach(c, l)
 	}
+	missed := f.uncaptured // CDCs of this direction may be among frames the capture missed
 	if f.haveSeq {
 		dd := seqDiff(m.seq, f.LastSeq)
 		if dd <= 0 {
@@ -137,7 +138,7 @@ func (t *Tracker) cdc(l *Link, d Dir, in *input) {
 	}
 	f.sinceCDC = 0
 	t.cur.hasCDC, t.cur.cdcBytes = okP, produced
-	t.stall(c, d, in, consumed)
+	t.stall(c, d, in, consumed, missed)
 	if m.prodFlags&cdcWriteBlocked != 0 {
 		f.WriteBlocked++
 		t.raise(&c.expert, expert.WriteBlocked, in)
@@ -235,10 +236,12 @@ func sideName(c *Conn, d Dir) string {
 // than stallAfter, the receiver had stopped reading, and the CDC that says
 // it reads again carries expert.ConsumerStall (one still full at the end
 // of the capture is decided there, connFindings). consumed is what this
-// CDC's own consumer cursor advanced.
-func (t *Tracker) stall(c *Conn, d Dir, in *input, consumed uint64) {
+// CDC's own consumer cursor advanced; missed says that CDCs of its
+// direction may be among frames the capture missed, one of which may have
+// said it consumed earlier: no stall is measured to this one then.
+func (t *Tracker) stall(c *Conn, d Dir, in *input, consumed uint64, missed bool) {
 	if o := &c.Flow[d.Reverse()]; o.fullSince != 0 && consumed > 0 {
-		if dur := in.ns - o.fullSince; dur >= int64(stallAfter) {
+		if dur := in.ns - o.fullSince; dur >= int64(stallAfter) && !missed {
 			o.StallLongest = max(o.StallLongest, time.Duration(dur))
 			t.raise(&c.expert, expert.ConsumerStall, in)
 		}

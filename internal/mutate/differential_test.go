@@ -178,7 +178,7 @@ func covers(a, p uint32) bool { return (a-p)&0xFFFFFF < 256 }
 // TestDifferential runs every capture's variants and checks what a
 // damaged capture can and cannot tell:
 //   - a request the capture missed whose ACK is in it makes no PSN gap,
-//     sequence gap, unanswered LLC request or close without close, and
+//     sequence gap, unanswered LLC request, close without close or stall, and
 //     no frame out of sequence when the ACK comes before the next request;
 //   - a frame with a bad ICRC makes no cursor or sequence finding;
 //   - no episode lasts longer than its connection;
@@ -215,7 +215,7 @@ func TestDifferential(t *testing.T) {
 					break
 				}
 				covered++
-				if s := noMore(base, v, expert.PSNGap, expert.SeqGap, expert.LLCUnanswered, expert.TestLinkUnanswered, expert.ClosedWithoutClose); s != "" {
+				if s := noMore(base, v, expert.PSNGap, expert.SeqGap, expert.LLCUnanswered, expert.TestLinkUnanswered, expert.ClosedWithoutClose, expert.ConsumerStall); s != "" {
 					t.Errorf("%s: the responder's ACK covers the missing request, yet %s", name, s)
 				}
 				if first && v.outOfSeq > base.outOfSeq {
