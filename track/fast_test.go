@@ -299,10 +299,10 @@ func TestFastPathSame(t *testing.T) {
 	}
 }
 
-// mutate returns a copy of frames damaged in ways the fast path must step
+// damage returns a copy of frames damaged in ways the fast path must step
 // aside for: bytes flipped (most often in the BTH and what follows it),
 // frames lost, repeated (a retransmission) or swapped with the next.
-func mutate(rng *rand.Rand, frames []rawFrame) []rawFrame {
+func damage(rng *rand.Rand, frames []rawFrame) []rawFrame {
 	out := make([]rawFrame, len(frames))
 	for i, f := range frames {
 		out[i] = rawFrame{CI: f.CI, Data: bytes.Clone(f.Data)}
@@ -348,7 +348,7 @@ func TestFastPathSameMutated(t *testing.T) {
 		rng := rand.New(rand.NewPCG(7, uint64(len(frames))))
 		for i := range rounds {
 			t.Run(fmt.Sprintf("%s/%d", filepath.Base(p), i), func(t *testing.T) {
-				runTwin(t, p, lt, mutate(rng, frames), 0)
+				runTwin(t, p, lt, damage(rng, frames), 0)
 			})
 		}
 	}

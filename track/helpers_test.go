@@ -15,6 +15,7 @@ import (
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/filter"
+	"github.com/smcscope/smcscope/internal/mutate"
 )
 
 const refDir = "../testdata/reference/"
@@ -47,7 +48,7 @@ func eachFrame(t testing.TB, name string, fn func(*capture.Frame)) {
 // of link type lt) as the frame reader decodes them.
 func eachRaw(t testing.TB, name string, lt layers.LinkType, frames []rawFrame, fn func(*capture.Frame)) {
 	t.Helper()
-	r, err := capture.NewReader(name, &rawSource{frames: frames}, lt)
+	r, err := capture.NewReader(name, mutate.NewSource(frames), lt)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/gopacket/gopacket/layers"
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
+	"github.com/smcscope/smcscope/internal/mutate"
 )
 
 // feedBytes runs a (possibly damaged) pcap image through capture and the
@@ -208,7 +209,7 @@ func TestCutCaptures(t *testing.T) {
 // replayFrames runs raw frames through the frame reader and a tracker.
 func replayFrames(t testing.TB, frames []rawFrame) Snapshot {
 	t.Helper()
-	r, err := capture.NewReader("cut", &rawSource{frames: frames}, layers.LinkTypeEthernet)
+	r, err := capture.NewReader("cut", mutate.NewSource(frames), layers.LinkTypeEthernet)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,10 @@
 package track
 
 import (
-	"github.com/smcscope/smcscope/internal/testutil"
-	"io"
 	"slices"
 	"testing"
+
+	"github.com/smcscope/smcscope/internal/testutil"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
@@ -19,20 +19,6 @@ func readRawFrames(t testing.TB, name string) []rawFrame {
 	t.Helper()
 	fs, _ := testutil.ReadFrames(t, name)
 	return fs
-}
-
-type rawSource struct {
-	frames []rawFrame
-	i      int
-}
-
-func (s *rawSource) ZeroCopyReadPacketData() ([]byte, gopacket.CaptureInfo, error) {
-	if s.i == len(s.frames) {
-		return nil, gopacket.CaptureInfo{}, io.EOF
-	}
-	f := s.frames[s.i]
-	s.i++
-	return f.Data, f.CI, nil
 }
 
 // trackRaw runs frames through a capture.Reader (CLC reassembly included)

@@ -1,4 +1,4 @@
-package mutate
+package mutate_test
 
 import (
 	"errors"
@@ -15,6 +15,7 @@ import (
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/expert"
+	"github.com/smcscope/smcscope/internal/mutate"
 	"github.com/smcscope/smcscope/internal/testutil"
 	"github.com/smcscope/smcscope/track"
 )
@@ -73,14 +74,14 @@ type run struct {
 	frames   int
 }
 
-func feed(t *testing.T, name string, lt layers.LinkType, frames []Frame) (r run) {
+func feed(t *testing.T, name string, lt layers.LinkType, frames []mutate.Frame) (r run) {
 	t.Helper()
 	defer func() {
 		if p := recover(); p != nil {
 			t.Fatalf("%s: panic: %v", name, p)
 		}
 	}()
-	rd, err := capture.NewReader(name, NewSource(frames), lt)
+	rd, err := capture.NewReader(name, mutate.NewSource(frames), lt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,12 +195,12 @@ func TestDifferential(t *testing.T) {
 	variants, covered, badICRC := 0, 0, 0
 	for _, path := range captures(t) {
 		rel, _ := filepath.Rel(testutil.Root(t), path)
-		frames, lt, err := ReadFile(path)
+		frames, lt, err := mutate.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
 		base := feed(t, rel, lt, frames)
-		for _, m := range Generate(seed, frames, variantsPerCapture) {
+		for _, m := range mutate.Generate(seed, frames, variantsPerCapture) {
 			variants++
 			name := fmt.Sprintf("%s seed %d %q", rel, seed, m)
 			vf := m.Apply(frames)
@@ -209,7 +210,7 @@ func TestDifferential(t *testing.T) {
 			}
 			checkDurations(t, name, &v.snap)
 			switch m.Kind {
-			case Drop:
+			case mutate.Drop:
 				ack, first := coveredLater(base, m.At)
 				if !ack {
 					break
@@ -221,7 +222,7 @@ func TestDifferential(t *testing.T) {
 				if first && v.outOfSeq > base.outOfSeq {
 					t.Errorf("%s: the ACK came before the next request, yet %d frames out of sequence (whole capture: %d)", name, v.outOfSeq, base.outOfSeq)
 				}
-			case Flip:
+			case mutate.Flip:
 				if m.At >= len(v.wire) || !v.wire[m.At].icrcBad || base.wire[m.At].icrcBad {
 					break
 				}

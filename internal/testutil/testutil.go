@@ -4,10 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"math/bits"
 	"os"
 	"os/exec"
@@ -16,9 +14,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
+
+	"github.com/smcscope/smcscope/internal/mutate"
 )
 
 // update rewrites golden files instead of comparing with them.
@@ -134,47 +133,16 @@ func glob(t testing.TB, pattern string) []string {
 }
 
 // Packet is one frame of a capture with its capture info.
-type Packet struct {
-	CI   gopacket.CaptureInfo
-	Data []byte
-}
+type Packet = mutate.Frame
 
 // ReadFrames reads every frame of a pcap or pcapng file.
 func ReadFrames(t testing.TB, path string) ([]Packet, layers.LinkType) {
 	t.Helper()
-	f, err := os.Open(path)
+	fs, lt, err := mutate.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	type src interface {
-		ReadPacketData() ([]byte, gopacket.CaptureInfo, error)
-	}
-	var r src
-	var lt layers.LinkType
-	if pr, err := pcapgo.NewReader(f); err == nil {
-		r, lt = pr, pr.LinkType()
-	} else {
-		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			t.Fatal(err)
-		}
-		nr, err := pcapgo.NewNgReader(f, pcapgo.DefaultNgReaderOptions)
-		if err != nil {
-			t.Fatalf("%s: neither pcap nor pcapng: %v", path, err)
-		}
-		r, lt = nr, nr.LinkType()
-	}
-	var out []Packet
-	for {
-		data, ci, err := r.ReadPacketData()
-		if errors.Is(err, io.EOF) {
-			return out, lt
-		}
-		if err != nil {
-			t.Fatalf("%s: frame %d: %v", path, len(out)+1, err)
-		}
-		out = append(out, Packet{CI: ci, Data: data})
-	}
+	return fs, lt
 }
 
 // Frame returns frame n (1-based, as smcdump numbers them) of a capture.
