@@ -368,6 +368,7 @@ type LinkEvent struct {
 	Link, On uint8
 	Reason   uint32 // DELETE_LINK reason
 	All      bool   // DELETE_LINK of every link: the group ends
+	Orderly  bool   // DELETE_LINK ORDERLY: ended on purpose, nothing lost
 	UID      uint32 // CONFIRM_LINK link user ID
 }
 
