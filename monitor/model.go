@@ -270,6 +270,18 @@ type ConnRow struct {
 	Findings []Finding `json:"findings,omitempty"`
 }
 
+// LGRName names the connection's link group as the group's row does
+// (LinkGroupRow.Name): its kernel ID, else its row key; "-" for none.
+func (c ConnRow) LGRName() string {
+	switch {
+	case c.LGRID != 0:
+		return c.LGRID.String()
+	case c.LGRKey != "":
+		return c.LGRKey
+	}
+	return "-"
+}
+
 // Finding is one finding of package expert's catalogue on one object.
 type Finding struct {
 	ID       string `json:"id"` // stable name, "smc.cdc.seq_gap"
@@ -308,7 +320,9 @@ func (r Reason) IsZero() bool { return r.Code == 0 }
 type LinkGroupRow struct {
 	Key    string    `json:"key"`
 	Source RowSource `json:"source"`
-	ID     LGRID     `json:"id"`
+	// ID is the kernel's, omitted when unknown (a capture that began
+	// after the group was made): Name is then the Key.
+	ID LGRID `json:"id,omitzero"`
 	// PeerID is the peer's ID of the same group, where the wire shows it
 	// (the server's, for a capture seen from the client).
 	PeerID LGRID `json:"peer_id,omitzero"`
@@ -351,6 +365,18 @@ type LinkGroupRow struct {
 	// History is the group's life as the wire showed it (links confirmed,
 	// added, rejected, deleted, connections moved), oldest first.
 	History []Event `json:"history"`
+
+	linkIndex []int // the tracker's IDs of Links, while a wire row is built
+}
+
+// Name is how every output names the group: its kernel ID, or its row
+// key when the capture does not show the ID (a capture that began after
+// the group was made). Events, labels and screens all use it.
+func (g LinkGroupRow) Name() string {
+	if g.ID != 0 {
+		return g.ID.String()
+	}
+	return g.Key
 }
 
 // LinkState is a link's state by its kernel name (enum smc_link_state),
@@ -370,21 +396,50 @@ const (
 	LinkDeleted LinkState = "DELETED"
 )
 
+// LinkUID is a link's user ID (the link group's ID plus the link number,
+// SMC_NLA_LINK_UID). It reads "00000101" in every output, JSON included;
+// 0 is no UID (not known).
+type LinkUID uint32
+
+func (u LinkUID) String() string {
+	if u == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%08x", uint32(u))
+}
+
+// MarshalText writes the UID as String does.
+func (u LinkUID) MarshalText() ([]byte, error) { return []byte(u.String()), nil }
+
+// UnmarshalText reads what MarshalText writes.
+func (u *LinkUID) UnmarshalText(b []byte) error {
+	if string(b) == "-" {
+		*u = 0
+		return nil
+	}
+	v, err := strconv.ParseUint(string(b), 16, 32)
+	if err != nil {
+		return fmt.Errorf("link UID %q: %w", b, err)
+	}
+	*u = LinkUID(v)
+	return nil
+}
+
 // LinkRow is one link of a link group.
 type LinkRow struct {
 	ID    uint8     `json:"id"`
 	State LinkState `json:"state"`
 	// Active is whether the link carries traffic: SMC_LNK_ACTIVE in the
 	// kernel, CONFIRM_LINK completed (and not deleted) on the wire.
-	Active  bool   `json:"active"`
-	UID     uint32 `json:"uid,omitempty"`
-	PeerUID uint32 `json:"peer_uid,omitempty"`
-	IBDev   string `json:"ibdev,omitempty"`
-	IBPort  uint8  `json:"ibport,omitempty"`
-	NetDev  string `json:"netdev,omitempty"`
-	GID     string `json:"gid,omitempty"`
-	PeerGID string `json:"peer_gid,omitempty"`
-	Conns   uint32 `json:"conns"`
+	Active  bool    `json:"active"`
+	UID     LinkUID `json:"uid,omitempty"`
+	PeerUID LinkUID `json:"peer_uid,omitempty"`
+	IBDev   string  `json:"ibdev,omitempty"`
+	IBPort  uint8   `json:"ibport,omitempty"`
+	NetDev  string  `json:"netdev,omitempty"`
+	GID     string  `json:"gid,omitempty"`
+	PeerGID string  `json:"peer_gid,omitempty"`
+	Conns   uint32  `json:"conns"`
 	// Since is when a deleted link was lost (the refresh that no longer
 	// found it, or the DELETE_LINK frame's time).
 	Since time.Time `json:"since,omitzero"`
@@ -400,6 +455,22 @@ type LinkRow struct {
 	DeleteReason Reason `json:"delete_reason,omitzero"`
 	// Findings are the wire's expert findings on the link.
 	Findings []Finding `json:"findings,omitempty"`
+}
+
+// Name is how every output names the link: its number in the group (the
+// kernel's link ID), or, for a link whose setup the capture did not show,
+// its QPs on the wire ("qp0x11/0x13"), so two such links of a group read
+// apart.
+func (l LinkRow) Name() string { return linkName(l.ID, l.QPN, l.PeerQPN) }
+
+func linkName(id uint8, qpn, peer uint32) string {
+	switch {
+	case id != 0:
+		return strconv.Itoa(int(id))
+	case qpn != 0 || peer != 0:
+		return fmt.Sprintf("qp%#x/%#x", qpn, peer)
+	}
+	return "-"
 }
 
 // DeviceKind says what a device row is.

@@ -43,6 +43,9 @@ func (t *Tracker) snapshot() Snapshot {
 		x.RolesUnknown = c.Inferred && (c.link == nil || c.link.Inferred)
 		x.Last = time.Unix(0, c.lastNS)
 		x.expert = append(marks(nil), c.expert...)
+		if c.link != nil {
+			x.LinkID = c.link.LinkID
+		}
 		x.lgr, x.link = nil, nil
 		s.Conns[i] = x
 	}

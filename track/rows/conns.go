@@ -2,6 +2,7 @@ package rows
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -219,4 +220,27 @@ func connRow(c *track.Conn, links map[int]*track.Link) Conn {
 		r.ClientIdx = c.ClientEP.RMBEIdx
 	}
 	return r
+}
+
+// Step is one moment of a connection's life on the wire.
+type Step struct {
+	Time time.Time
+	What string
+}
+
+// Steps is c's life as a few moments: the TCP SYN, each CLC message, the
+// fallback, the first CDC and the close, in time order; a step the
+// capture did not show is left out.
+func Steps(c *track.Conn) []Step {
+	var out []Step
+	for _, st := range []Step{
+		{c.TSYN, "TCP SYN"}, {c.TProposal, "CLC Proposal"}, {c.TAccept, "CLC Accept"}, {c.TConfirm, "CLC Confirm"},
+		{c.Fallback.Time, "fell back to TCP: " + track.ConnDetail(c)}, {c.TFirstCDC, "first CDC"}, {c.TClose, "closed: " + track.CloseInfo(c)},
+	} {
+		if !st.Time.IsZero() {
+			out = append(out, st)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
+	return out
 }

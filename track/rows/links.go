@@ -39,9 +39,10 @@ type Link struct {
 // LinkFacts are what a link row says, typed.
 type LinkFacts struct {
 	State track.LinkState
-	// Existed: the link was a link of its group for both kernels: its
-	// CONFIRM_LINK completed, or it was set up before the capture began.
-	// An added link that never confirmed, or a rejected one, was not.
+	// Existed: the kernels list the link in its group (ACTIVATING while
+	// it is set up): it is being set up, its CONFIRM_LINK completed, or
+	// it was set up before the capture began. A rejected link, or an
+	// added one deleted before it confirmed, never was one.
 	Existed bool
 	// Confirmed: CONFIRM_LINK completed in the capture.
 	Confirmed bool
@@ -195,7 +196,7 @@ func linkFacts(l *track.Link) LinkFacts {
 			f.Deleted, f.WithGroup = h.Time, h.All
 		}
 	}
-	f.Existed = l.State != track.LinkRejected && (f.Confirmed || !setup)
+	f.Existed = l.State != track.LinkRejected && !(l.State == track.LinkDeleted && setup && !f.Confirmed)
 	if l.State != track.LinkDeleted {
 		f.Deleted, f.WithGroup = time.Time{}, false
 	}
