@@ -86,3 +86,31 @@ func TestLinkUIDText(t *testing.T) {
 		t.Errorf("%s %s", LinkUID(0), LinkUID(0x102))
 	}
 }
+
+// TestWireSnapshotIsReplay: WireSnapshot, which internal/agree holds to
+// smcdump's views, is what a replay through the dashboard shows.
+func TestWireSnapshotIsReplay(t *testing.T) {
+	frames, lt := testutil.ReadFrames(t, "../samples/multilink.pcap")
+	for name, path := range map[string]string{
+		"whole": "../samples/multilink.pcap",
+		"mid":   testutil.WriteFrames(t, "mid.pcap", lt, frames[39:]),
+	} {
+		s := replay(t, path)
+		w, err := OpenWire(path, "", "", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Run(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		snap := w.Snapshot()
+		ws := WireSnapshot(&snap)
+		for what, pair := range map[string][2]any{"conns": {s.Conns, ws.Conns}, "link groups": {s.LinkGroups, ws.LinkGroups}, "fallbacks": {s.Fallbacks, ws.Fallbacks}} {
+			a, _ := json.Marshal(pair[0])
+			b, _ := json.Marshal(pair[1])
+			if string(a) != string(b) {
+				t.Errorf("%s: %s differ:\nreplay %s\nWireSnapshot %s", name, what, a, b)
+			}
+		}
+	}
+}

@@ -673,3 +673,19 @@ func deleteReason(code uint32) Reason {
 	r := decode.DeleteLinkReason(code)
 	return Reason{Code: code, Name: r.String(), Meaning: r.Meaning()}
 }
+
+// WireSnapshot is what smctop shows of one tracker snapshot of a capture
+// replayed without the kernel: the connections, link groups, fallback
+// counts, events (findings included) and expert counts that Refresh adds
+// from its wire source. It is how smctop's view of a capture is held to
+// smcdump's (internal/agree).
+func WireSnapshot(s *track.Snapshot) Snapshot {
+	v := readWire(s)
+	out := Snapshot{Conns: v.conns, LinkGroups: v.groups, Fallbacks: v.fallbacks, Expert: v.expert}
+	// Every event, in time order: the log's cap (maxEvents) is the
+	// dashboard's, not the capture's.
+	out.Events = append(v.events, v.findings...)
+	sort.SliceStable(out.Events, func(i, j int) bool { return out.Events[i].Time.Before(out.Events[j].Time) })
+	out.nonNil()
+	return out
+}
