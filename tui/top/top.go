@@ -79,9 +79,15 @@ func (t *Top) status(s *monitor.Snapshot) string {
 			if clock.IsZero() {
 				clock = s.WireTime
 			}
-			if !clock.IsZero() && (src.Speed > 0 || src.Paused || !src.Ended) {
-				// The replay clock: where in the capture the screens are.
-				st += "  [aqua]" + clock.UTC().Format("15:04:05.000")
+			if src.Paused || !clock.IsZero() && (src.Speed > 0 || !src.Ended) {
+				// The replay clock: where in the capture the screens are;
+				// a replay restarted while paused stands before its first
+				// frame.
+				at := "start"
+				if !clock.IsZero() {
+					at = clock.UTC().Format("15:04:05.000")
+				}
+				st += "  [aqua]" + at
 				if src.Speed > 0 {
 					st += fmt.Sprintf(" ×%g", src.Speed)
 				}
