@@ -36,6 +36,9 @@ type Snapshot struct {
 	Expert   []ExpertCount `json:"expert"`
 	Settings []Setting     `json:"settings"`
 	Kernel   *KernelStats  `json:"kernel_stats,omitempty"`
+	// WireTotals are the capture's stand-in for the kernel's statistics
+	// when the kernel is not read (smctop -r): see WireTotals.
+	WireTotals *WireTotals `json:"wire_totals,omitempty"`
 }
 
 // CounterErrors lists every device's counters that could not be read, as
@@ -611,6 +614,22 @@ type KernelStats struct {
 	// and SMC-D: own RMB on receive, own send buffer and the peer's RMB on
 	// send (SMC_NLA_STATS_RMB_*_FULL_CNT and _FULL_PEER_CNT).
 	BuffersFull uint64 `json:"buffers_full"`
+}
+
+// WireTotals are what a capture shows of the kernel's SMC statistics
+// (SMC_NETLINK_GET_STATS, GET_FBACK_STATS), over every connection of the
+// capture, folded ones included: each side's fallbacks, as each side's
+// kernel counts them; connections whose handshake the capture shows
+// succeed, which both sides count; bytes over SMC-R from the client's
+// side (rx: server to client). Handshake errors, buffer usage and SMC-D
+// bytes are not on the wire: they are absent, not 0.
+type WireTotals struct {
+	SMCRSuccess     uint64 `json:"smcr_success"`
+	SMCDSuccess     uint64 `json:"smcd_success"`
+	SMCRRxBytes     uint64 `json:"smcr_rx_bytes"`
+	SMCRTxBytes     uint64 `json:"smcr_tx_bytes"`
+	ClientFallbacks uint64 `json:"client_fallbacks"`
+	ServerFallbacks uint64 `json:"server_fallbacks"`
 }
 
 // TechTotals are one technology's counters.

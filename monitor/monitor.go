@@ -288,6 +288,7 @@ func (m *Monitor) wire(s *Snapshot, w *Wire) {
 			s.Overview.FallbacksTotal += r.Count
 		}
 		s.Overview.SuccessTotal = uint64(v.success)
+		s.WireTotals = &v.totals
 	}
 	var fresh []Event
 	for _, e := range v.events {

@@ -331,6 +331,7 @@ type wireView struct {
 	// counts over the whole capture.
 	findings []Event
 	expert   []ExpertCount
+	totals   WireTotals
 }
 
 // wireFindings files the snapshot's findings by the object they are on,
@@ -433,7 +434,7 @@ func readWire(s *track.Snapshot) wireView {
 		}
 	}
 	wf := readFindings(s, &names)
-	v.findings, v.expert = wf.events, wireExpert(s)
+	v.findings, v.expert, v.totals = wf.events, wireExpert(s), wireTotals(s)
 	fb := map[[2]uint32]int{} // (side, local reason) -> count
 	conns := rows.ConnRows(s)
 	for i := range s.Conns {
@@ -483,6 +484,39 @@ func readWire(s *track.Snapshot) wireView {
 		v.events = append(v.events, groupEvents(tracked[lgrs[i].ID], &lgrs[i], g)...)
 	}
 	return v
+}
+
+// wireTotals counts what the capture shows of the kernels' statistics,
+// folded connections included (track.Snapshot.Totals): a counter never
+// goes down when the tracker folds what it no longer lists.
+func wireTotals(s *track.Snapshot) WireTotals {
+	t := s.Totals().Conns
+	w := WireTotals{SMCRSuccess: uint64(t.Outcomes[track.OutcomeSMCR.String()]), SMCDSuccess: uint64(t.Outcomes[track.OutcomeSMCD.String()]),
+		SMCRRxBytes: t.S2C.Bytes, SMCRTxBytes: t.C2S.Bytes}
+	count := func(fb *track.Fallback, n int) {
+		client, server := sideReasons(fb)
+		if client != 0 {
+			w.ClientFallbacks += uint64(n)
+		}
+		if server != 0 {
+			w.ServerFallbacks += uint64(n)
+		}
+	}
+	for i := range s.Conns {
+		if c := &s.Conns[i]; c.Outcome == track.OutcomeFallback {
+			count(&c.Fallback, 1)
+		}
+	}
+	for _, f := range s.FoldedFallbacks() {
+		if f.Other {
+			// Reasons beyond the tracker's cap: the client fell back in
+			// every case; who declined is not kept.
+			w.ClientFallbacks += uint64(f.Count)
+			continue
+		}
+		count(&track.Fallback{Cause: f.Cause, Code: f.Code, By: f.By}, f.Count)
+	}
+	return w
 }
 
 // sideReasons returns the local fallback reason each side's kernel gives
@@ -681,7 +715,7 @@ func deleteReason(code uint32) Reason {
 // smcdump's (internal/agree).
 func WireSnapshot(s *track.Snapshot) Snapshot {
 	v := readWire(s)
-	out := Snapshot{Conns: v.conns, LinkGroups: v.groups, Fallbacks: v.fallbacks, Expert: v.expert}
+	out := Snapshot{Conns: v.conns, LinkGroups: v.groups, Fallbacks: v.fallbacks, Expert: v.expert, WireTotals: &v.totals}
 	// Every event, in time order: the log's cap (maxEvents) is the
 	// dashboard's, not the capture's.
 	out.Events = append(v.events, v.findings...)
