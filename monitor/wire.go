@@ -52,6 +52,8 @@ type Wire struct {
 	ahead   time.Duration
 	restart bool // reopen the file at the next frame
 	gen     int  // restarts so far: the tracker and frame numbers began again
+	// next is the frame Advance read and did not feed (past its step).
+	next *capture.Frame
 }
 
 // OpenWire opens a capture file (path) or a live interface (iface, with
@@ -283,6 +285,50 @@ func (w *Wire) reopen() error {
 	w.frames, w.last, w.at, w.err, w.done, w.restart = 0, time.Time{}, time.Time{}, nil, false, false
 	w.gen++
 	return nil
+}
+
+// Advance reads at once the frames of the next d of capture time (from
+// the first frame's time on the first call, then from where the previous
+// call stopped) and reports whether the capture ended, with the read
+// error that ended it. It reads a file replay in steps of capture time
+// instead of Run (smctop --count -r: one snapshot per interval of the
+// capture); the two are not used on one Wire.
+func (w *Wire) Advance(d time.Duration) (ended bool, err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var until time.Time
+	if !w.at.IsZero() {
+		until = w.at.Add(d)
+	}
+	for !w.done {
+		if w.next == nil {
+			f, err := w.r.Next()
+			if err != nil {
+				w.done = true
+				if err != io.EOF {
+					w.err = err
+				}
+				break
+			}
+			w.next = f
+		}
+		ts := w.next.CI.Timestamp
+		if until.IsZero() {
+			until = ts.Add(d)
+		}
+		if ts.After(until) {
+			w.at = until
+			return false, nil
+		}
+		w.tr.Feed(w.next)
+		w.next = nil
+		w.frames++
+		w.last = ts
+		if ts.After(w.at) {
+			w.at = ts
+		}
+	}
+	return true, w.err
 }
 
 // Progress returns the frames read, the capture time of the newest one,
