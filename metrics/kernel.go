@@ -82,6 +82,6 @@ func newExpertCollector() *expertCollector {
 
 func (c *expertCollector) collect(s *monitor.Snapshot, m *emitter) {
 	for _, e := range s.Expert {
-		m.counter(c.findings, float64(e.Count), e.ID, e.Severity, e.Source)
+		m.counter(c.findings, float64(e.Count), e.ID.String(), e.Severity.String(), e.Source.String())
 	}
 }

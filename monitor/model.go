@@ -6,6 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/smcscope/smcscope/expert"
+	"github.com/smcscope/smcscope/rdmastats"
 )
 
 // Snapshot is everything smctop shows at one moment.
@@ -63,9 +66,9 @@ type HostInfo struct {
 
 // Source is one place facts come from, and why it is missing when it is.
 type Source struct {
-	Name      string `json:"name"` // "sock_diag", "smc_netlink", "rdma_sysfs", "procfs", "sysctl", "events", "wire"
-	Available bool   `json:"available"`
-	Detail    string `json:"detail,omitempty"` // what it is (e.g. "tracefs smc:*"), or why it is not available
+	Name      SourceName `json:"name"`
+	Available bool       `json:"available"`
+	Detail    string     `json:"detail,omitempty"` // what it is (e.g. "tracefs smc:*"), or why it is not available
 	// The wire source's progress: frames read, and whether the capture
 	// ended (a file read to its end, or a live capture stopped).
 	Frames int    `json:"frames,omitempty"`
@@ -79,6 +82,22 @@ type Source struct {
 	// frame, or later after a step between frames.
 	Clock time.Time `json:"clock,omitzero"`
 }
+
+// SourceName names a source of facts, one spelling for screens, JSON and
+// the exporter.
+type SourceName string
+
+// Sources of facts.
+const (
+	SourceSockDiag   SourceName = "sock_diag"   // SMC sockets (sock_diag)
+	SourceNetlink    SourceName = "smc_netlink" // link groups, devices, statistics (SMC_GEN_NETLINK)
+	SourceRDMASysfs  SourceName = "rdma_sysfs"  // RNICs, ports and counters
+	SourceProcfs     SourceName = "procfs"      // processes of the sockets
+	SourceEvents     SourceName = "events"      // tracepoints and snapshot differences
+	SourceThroughput SourceName = "throughput"  // bytes per process (tracepoints)
+	SourceRemote     SourceName = "remote"      // another host's exporter
+	SourceWireName   SourceName = "wire"        // decoded frames (capture or live interface)
+)
 
 // Overview is the first screen: counts now and rates since the last
 // refresh. Connections, link groups and links that ended (seen closed or
@@ -285,22 +304,82 @@ func (c ConnRow) LGRName() string {
 	return "-"
 }
 
+// FindingID is a finding of package expert's catalogue. Screens, JSON
+// and labels write its stable name ("smc.cdc.seq_gap"); code compares
+// the typed value. 0 is none.
+type FindingID expert.ID
+
+// Def is the finding's definition in the catalogue.
+func (f FindingID) Def() expert.Def { return expert.ID(f).Def() }
+
+func (f FindingID) String() string {
+	if f == 0 {
+		return ""
+	}
+	return expert.ID(f).String()
+}
+
+// MarshalText writes the finding's stable name.
+func (f FindingID) MarshalText() ([]byte, error) { return []byte(f.String()), nil }
+
+// UnmarshalText reads a stable name; a name this version's catalogue
+// does not have (a newer host's, read with --remote) is no finding.
+func (f *FindingID) UnmarshalText(b []byte) error {
+	id, _ := expert.ByName(string(b))
+	*f = FindingID(id)
+	return nil
+}
+
+// Severity is a finding's severity (package expert's scale), written by
+// its name ("warn"); 0 is none.
+type Severity expert.Severity
+
+func (s Severity) String() string { return expert.Severity(s).String() }
+
+// MarshalText writes the severity's name.
+func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText reads a severity's name.
+func (s *Severity) UnmarshalText(b []byte) error {
+	v, _ := expert.ParseSeverity(string(b))
+	*s = Severity(v)
+	return nil
+}
+
+// FindingSource says where a finding's count comes from (package
+// expert's sources), written "wire" or "kernel".
+type FindingSource expert.Source
+
+func (s FindingSource) String() string { return expert.Source(s).String() }
+
+// MarshalText writes the source's name.
+func (s FindingSource) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText reads a source's name.
+func (s *FindingSource) UnmarshalText(b []byte) error {
+	*s = FindingSource(expert.FromWire)
+	if string(b) == expert.FromKernel.String() {
+		*s = FindingSource(expert.FromKernel)
+	}
+	return nil
+}
+
 // Finding is one finding of package expert's catalogue on one object.
 type Finding struct {
-	ID       string `json:"id"` // stable name, "smc.cdc.seq_gap"
-	Severity string `json:"severity"`
-	Count    int    `json:"count"`
-	First    int    `json:"first_frame,omitempty"`
-	Last     int    `json:"last_frame,omitempty"`
-	Detail   string `json:"detail,omitempty"`
+	ID       FindingID `json:"id"`
+	Severity Severity  `json:"severity"`
+	Count    int       `json:"count"`
+	First    int       `json:"first_frame,omitempty"`
+	Last     int       `json:"last_frame,omitempty"`
+	Detail   string    `json:"detail,omitempty"`
 }
 
 // ExpertCount is how often one finding was found.
 type ExpertCount struct {
-	ID       string `json:"id"`
-	Severity string `json:"severity"`
-	Source   string `json:"source"` // "wire" or "kernel"
-	Count    uint64 `json:"count"`
+	ID       FindingID     `json:"id"`
+	Severity Severity      `json:"severity"`
+	Source   FindingSource `json:"source"`
+	Count    uint64        `json:"count"`
 }
 
 // Step is one moment of a connection's life on the wire.
@@ -523,12 +602,12 @@ type PortRow struct {
 
 // Counter is one RDMA counter with its rate and short history.
 type Counter struct {
-	Name   string  `json:"name"`
-	Source string  `json:"source"` // "pma" or "hw"
-	Value  uint64  `json:"value"`
-	Delta  uint64  `json:"delta"`
-	Rate   float64 `json:"per_second"`
-	Unit   string  `json:"unit,omitempty"`
+	Name   string         `json:"name"`
+	Source string         `json:"source"` // "pma" or "hw"
+	Value  uint64         `json:"value"`
+	Delta  uint64         `json:"delta"`
+	Rate   float64        `json:"per_second"`
+	Unit   rdmastats.Unit `json:"unit,omitempty"`
 	// Health is the counter's class (rdmastats.Classify): "" for plain
 	// traffic counters, else what its increase means for RC links.
 	Health string `json:"health,omitempty"`
@@ -562,8 +641,8 @@ type Event struct {
 	Link uint8  `json:"link,omitempty"`
 	// Finding names the event's finding in package expert's catalogue
 	// (its stable name) with its severity, when it is one.
-	Finding  string `json:"finding,omitempty"`
-	Severity string `json:"severity,omitempty"`
+	Finding  FindingID `json:"finding,omitempty"`
+	Severity Severity  `json:"severity,omitempty"`
 }
 
 // EventKind says what an Event is.

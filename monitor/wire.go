@@ -400,8 +400,8 @@ func readFindings(s *track.Snapshot, n *wireNames) wireFindings {
 	w := wireFindings{conns: map[int][]Finding{}, links: map[int][]Finding{}, groups: map[int][]Finding{}}
 	for _, f := range s.Findings() {
 		d := f.ID.Def()
-		row := Finding{ID: d.Name, Severity: d.Severity.String(), Count: f.Count, First: f.First, Last: f.Last, Detail: f.Detail}
-		e := Event{Time: f.FirstTime, Kind: EventExpert, Source: EventFromWire, Frame: f.First, Finding: d.Name, Severity: row.Severity}
+		row := Finding{ID: FindingID(f.ID), Severity: Severity(d.Severity), Count: f.Count, First: f.First, Last: f.Last, Detail: f.Detail}
+		e := Event{Time: f.FirstTime, Kind: EventExpert, Source: EventFromWire, Frame: f.First, Finding: row.ID, Severity: row.Severity}
 		what := "the capture"
 		switch f.Object {
 		case expert.ObjectConn:
@@ -454,7 +454,7 @@ func catalogueCounts(src expert.Source, count func(expert.Def) uint64) []ExpertC
 	var out []ExpertCount
 	for id := expert.ID(1); int(id) <= expert.Count; id++ {
 		if d := id.Def(); d.Source == src {
-			out = append(out, ExpertCount{ID: d.Name, Severity: d.Severity.String(), Source: src.String(), Count: count(d)})
+			out = append(out, ExpertCount{ID: FindingID(id), Severity: Severity(d.Severity), Source: FindingSource(src), Count: count(d)})
 		}
 	}
 	return out

@@ -301,8 +301,8 @@ func (c *comparison) findings(dump *track.Snapshot, top monitor.Snapshot) {
 		}
 	}
 	for _, e := range top.Expert {
-		c.check("count of "+e.ID, fmt.Sprint(counts[e.ID]), fmt.Sprint(e.Count))
-		delete(counts, e.ID)
+		c.check("count of "+e.ID.String(), fmt.Sprint(counts[e.ID.String()]), fmt.Sprint(e.Count))
+		delete(counts, e.ID.String())
 	}
 	for id, n := range counts {
 		c.check("count of "+id, fmt.Sprint(n), "not counted")

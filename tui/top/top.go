@@ -74,7 +74,7 @@ func (t *Top) Update(s monitor.Snapshot) {
 func (t *Top) status(s *monitor.Snapshot) string {
 	st := fmt.Sprintf("%s  %s", tview.Escape(s.Origin), s.Time.Format("15:04:05"))
 	for _, src := range s.Sources {
-		if src.Name == "wire" {
+		if src.Name == monitor.SourceWireName {
 			clock := src.Clock
 			if clock.IsZero() {
 				clock = s.WireTime
@@ -106,10 +106,10 @@ func (t *Top) status(s *monitor.Snapshot) string {
 				st += "  [yellow]" + tview.Escape(src.Error) + "[-]"
 			}
 		}
-		if !src.Available && s.Kernel == nil && src.Name == "sock_diag" && s.Origin != "kernel" {
+		if !src.Available && s.Kernel == nil && src.Name == monitor.SourceSockDiag && s.Origin != "kernel" {
 			continue // a replay: not reading the kernel is the point
 		}
-		if !src.Available && (src.Name == "sock_diag" || src.Name == "rdma_sysfs") {
+		if !src.Available && (src.Name == monitor.SourceSockDiag || src.Name == monitor.SourceRDMASysfs) {
 			st += fmt.Sprintf("  [yellow]%s: %s[-]", src.Name, tview.Escape(src.Detail))
 		}
 	}
