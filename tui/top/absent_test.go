@@ -53,8 +53,11 @@ func TestWireAbsentValues(t *testing.T) {
 	if row.Cells[0] != g.Name() || g.Name() != "wire-lgr:1" {
 		t.Errorf("link group cell %q, name %q: want its key, as in events and labels", row.Cells[0], g.Name())
 	}
-	if det := lgrDetail(g, &mid); strings.Count(det, "lost since") != 1 {
-		t.Errorf("want exactly the failed-over link lost:\n%s", det)
+	if det := lgrDetail(g, &mid); strings.Count(det, "lost since") != 1 || !strings.Contains(det, "vlan -") {
+		t.Errorf("want exactly the failed-over link lost, no VLAN made up:\n%s", det)
+	}
+	if devs := row.Cells[6]; devs != "qp0x11/0x13 qp0x11/0x11(lost)" {
+		t.Errorf("devices cell %q: a link named by its QPs is not named twice", devs)
 	}
 
 	pp := wireSnapshot(t, "../../samples/pingpong.pcap")

@@ -2,6 +2,7 @@ package top
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
@@ -45,14 +46,17 @@ func lgrRows(s *monitor.Snapshot) []entry[monitor.LinkGroupRow] {
 			if k.Active {
 				active++
 			}
-			where := device(k.IBDev, k.IBPort)
-			if k.IBDev == "" && k.QPN != 0 {
-				where = fmt.Sprintf("qp%#x", k.QPN) // a wire row: the QP is what the capture knows
+			dev := k.Name() + ":" + device(k.IBDev, k.IBPort)
+			switch {
+			case k.IBDev == "" && k.ID == 0:
+				dev = k.Name() // a wire row named by its QPs already
+			case k.IBDev == "" && k.QPN != 0:
+				dev = fmt.Sprintf("%s:qp%#x", k.Name(), k.QPN) // a wire row: the QP is what the capture knows
 			}
 			if k.State == monitor.LinkDeleted {
-				where += "(lost)"
+				dev += "(lost)"
 			}
-			devs = append(devs, fmt.Sprintf("%s:%s", k.Name(), where))
+			devs = append(devs, dev)
 		}
 		links := fmt.Sprintf("%d/%d", active, listed)
 		if lost > 0 {
@@ -87,7 +91,11 @@ func lgrRows(s *monitor.Snapshot) []entry[monitor.LinkGroupRow] {
 // history as the wire showed it.
 func lgrDetail(g monitor.LinkGroupRow, _ *monitor.Snapshot) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s link group %s (%s)  role %s type %s  pnetid %s vlan %d  conns %d\n", g.Kind, g.Name(), g.Source, dash(string(g.Role)), groupState(g), dash(g.PNETID), g.VLANID, g.Conns)
+	vlan := strconv.Itoa(int(g.VLANID))
+	if g.Source == monitor.SourceWire {
+		vlan = "-" // the kernel's setting, not on the wire
+	}
+	fmt.Fprintf(&b, "%s link group %s (%s)  role %s type %s  pnetid %s vlan %s  conns %d\n", g.Kind, g.Name(), g.Source, dash(string(g.Role)), groupState(g), dash(g.PNETID), vlan, g.Conns)
 	if g.PeerID != 0 {
 		fmt.Fprintf(&b, "the peer's ID of this group: %s\n", g.PeerID)
 	}
