@@ -281,8 +281,8 @@ func textLGRs(tw *tabwriter.Writer, s *track.Snapshot, groups []rows.LGR) {
 		if r.LinksFolded > 0 {
 			links = strings.TrimSpace(fmt.Sprintf("%s +%d folded", links, r.LinksFolded))
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\tv%d\t%d\t%d\t%s\t%s\t%s\n", r.ID, state, r.ServerPeerID, r.ClientPeerID,
-			dash(r.ServerLGRID), dash(r.ClientLGRID), r.Version, r.MaxLinks, r.MaxConns, dash(links), connList(r.Conns, r.ConnsFolded), r.DeleteCode)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\tv%d\t%s\t%s\t%s\t%s\t%s\n", r.ID, state, r.ServerPeerID, r.ClientPeerID,
+			dash(r.ServerLGRID), dash(r.ClientLGRID), r.Version, idOrDash(int(r.MaxLinks)), idOrDash(int(r.MaxConns)), dash(links), connList(r.Conns, r.ConnsFolded), r.DeleteCode)
 	}
 	if t := s.Totals(); t.LinkGroups.Folded > 0 {
 		g := &t.LinkGroups

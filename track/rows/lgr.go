@@ -20,9 +20,11 @@ type LGR struct {
 	ServerLGRID  string `json:"server_lgr_id,omitempty"`
 	ClientLGRID  string `json:"client_lgr_id,omitempty"`
 	Version      uint8  `json:"version"`
-	MaxLinks     uint8  `json:"max_links"`
-	MaxConns     uint8  `json:"max_conns"`
-	Links        []int  `json:"links"`
+	// MaxLinks and MaxConns are the v2.1 limits, omitted when the
+	// capture did not show them (SMC v1, or no first contact captured).
+	MaxLinks uint8 `json:"max_links,omitempty"`
+	MaxConns uint8 `json:"max_conns,omitempty"`
+	Links    []int `json:"links"`
 	// LinkStates says each link's number and state: "link 2:up", "link
 	// -:deleted" for a link whose number the capture did not show.
 	LinkStates []string `json:"link_states"`
