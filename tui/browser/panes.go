@@ -8,6 +8,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
+	"github.com/smcscope/smcscope/expert"
 	"github.com/smcscope/smcscope/track"
 	"github.com/smcscope/smcscope/track/rows"
 )
@@ -113,10 +114,18 @@ func (b *Browser) expertPane(s *track.Snapshot) pane {
 	if s == nil {
 		return p
 	}
+	links := map[int]*track.Link{}
+	for i := range s.Links {
+		links[s.Links[i].ID] = &s.Links[i]
+	}
 	for _, f := range s.Findings() {
 		d := f.ID.Def()
 		obj := f.Object.String()
-		if f.ObjectID != 0 {
+		switch l := links[f.ObjectID]; {
+		case f.Object == expert.ObjectLink && l != nil:
+			// By the kernel's number, as every text names a link.
+			obj = fmt.Sprintf("link %s of link group %d", rows.LinkName(l.LinkID), l.LGR)
+		case f.ObjectID != 0:
 			obj += " " + strconv.Itoa(f.ObjectID)
 		}
 		p.rows = append(p.rows, paneRow{
