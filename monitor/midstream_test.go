@@ -46,7 +46,7 @@ func TestWireMidStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(string(b), `"id":"-"`) || strings.Contains(string(b), `"uid":0`) {
+	if strings.Contains(string(b), `"id":"-"`) || strings.Contains(string(b), `"id":0`) || strings.Contains(string(b), `"uid":0`) {
 		t.Errorf("JSON writes an unknown value as a value: %s", b)
 	}
 }

@@ -509,7 +509,7 @@ func (u *LinkUID) UnmarshalText(b []byte) error {
 
 // LinkRow is one link of a link group.
 type LinkRow struct {
-	ID    uint8     `json:"id"`
+	ID    uint8     `json:"id,omitempty"` // the kernel's link number; omitted when the capture did not show it
 	State LinkState `json:"state"`
 	// Active is whether the link carries traffic: SMC_LNK_ACTIVE in the
 	// kernel, CONFIRM_LINK completed (and not deleted) on the wire.
