@@ -67,7 +67,7 @@ func (c *connCollector) collect(s *monitor.Snapshot, m *emitter) {
 // sock_diag, or a capture.
 func hasRows(s *monitor.Snapshot, src monitor.RowSource) bool {
 	for _, x := range s.Sources {
-		if (src == monitor.SourceKernel && x.Name == "sock_diag" || src == monitor.SourceWire && x.Name == "wire") && x.Available {
+		if (src == monitor.SourceKernel && x.Name == monitor.SourceSockDiag || src == monitor.SourceWire && x.Name == monitor.SourceWireName) && x.Available {
 			return true
 		}
 	}

@@ -43,6 +43,19 @@ func (c *kernelCollector) collect(s *monitor.Snapshot, m *emitter) {
 		counter(c.fallbacks, k.ClientFallbacks, "client")
 		counter(c.fallbacks, k.ServerFallbacks, "server")
 	}
+	if w := s.WireTotals; s.Kernel == nil && w != nil {
+		// A capture stands in for the kernel: what it shows, and no
+		// series for what it cannot (handshake errors, buffer usage,
+		// SMC-D bytes).
+		for _, side := range []string{"client", "server"} {
+			counter(c.success, w.SMCRSuccess, "smcr", side)
+			counter(c.success, w.SMCDSuccess, "smcd", side)
+		}
+		counter(c.bytes, w.SMCRRxBytes, "smcr", "rx")
+		counter(c.bytes, w.SMCRTxBytes, "smcr", "tx")
+		counter(c.fallbacks, w.ClientFallbacks, "client")
+		counter(c.fallbacks, w.ServerFallbacks, "server")
+	}
 	for _, r := range s.Fallbacks {
 		counter(c.reasons, r.Count, string(r.Side), r.Reason.Name, hexCode(r.Reason.Code))
 	}
@@ -69,6 +82,6 @@ func newExpertCollector() *expertCollector {
 
 func (c *expertCollector) collect(s *monitor.Snapshot, m *emitter) {
 	for _, e := range s.Expert {
-		m.counter(c.findings, float64(e.Count), e.ID, e.Severity, e.Source)
+		m.counter(c.findings, float64(e.Count), e.ID.String(), e.Severity.String(), e.Source.String())
 	}
 }

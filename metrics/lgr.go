@@ -59,14 +59,9 @@ func (c *lgrCollector) collect(s *monitor.Snapshot, m *emitter) {
 	}
 }
 
-// lgrLabel is a group's lgr label: its kernel ID as every output writes
-// it ("0x100"), or its row key when the capture does not show the ID.
-func lgrLabel(r monitor.LinkGroupRow) string {
-	if r.ID == 0 {
-		return r.Key
-	}
-	return r.ID.String()
-}
+// lgrLabel is a group's lgr label: its name in every output (its kernel
+// ID, "0x100", or its row key when the capture does not show the ID).
+func lgrLabel(r monitor.LinkGroupRow) string { return r.Name() }
 
 func hexCode(c uint32) string { return fmt.Sprintf("0x%08x", c) }
 

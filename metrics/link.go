@@ -44,7 +44,7 @@ func (c *linkCollector) collect(s *monitor.Snapshot, m *emitter) {
 		}
 		id := lgrLabel(g)
 		for _, l := range g.Links {
-			link := fmt.Sprint(l.ID)
+			link := l.Name()
 			m.gauge(c.info, 1, id, link, l.IBDev, fmt.Sprint(l.IBPort), l.NetDev, l.GID, l.PeerGID, uidLabel(l.UID), uidLabel(l.PeerUID))
 			known := false
 			for _, st := range linkStates {
@@ -66,9 +66,9 @@ func (c *linkCollector) collect(s *monitor.Snapshot, m *emitter) {
 
 // uidLabel writes a link user ID as the wire and smcdump do ("00000101"),
 // empty when unknown.
-func uidLabel(u uint32) string {
+func uidLabel(u monitor.LinkUID) string {
 	if u == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%08x", u)
+	return u.String()
 }

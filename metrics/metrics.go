@@ -142,7 +142,7 @@ func (e *exporter) Collect(ch chan<- prometheus.Metric) {
 	m := &emitter{ch: ch}
 	m.gauge(e.duration, took.Seconds())
 	for _, src := range s.Sources {
-		m.gauge(e.available, b2f(src.Available), src.Name)
+		m.gauge(e.available, b2f(src.Available), string(src.Name))
 	}
 	for _, c := range e.collectors {
 		c.collect(&s, m)

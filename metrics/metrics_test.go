@@ -295,3 +295,46 @@ func TestExpertFindingsTotal(t *testing.T) {
 		}
 	}
 }
+
+// TestWireStandsInForKernel: a capture replay's fallbacks, handshakes and
+// bytes reach the series the fallback alert and the dashboard read
+// (smc_conn_fallbacks_total, smc_conn_handshakes_total,
+// smc_conn_bytes_total), as each side's kernel would count them; what the
+// wire does not carry has no series.
+func TestWireStandsInForKernel(t *testing.T) {
+	for _, tc := range []struct {
+		file       string
+		want, none []string
+	}{
+		{"decline-nordma.pcap", []string{
+			`smc_conn_fallbacks_total{side="client"} 1`, `smc_conn_fallbacks_total{side="server"} 1`,
+			`smc_conn_handshakes_total{side="client",tech="smcr"} 0`,
+		}, []string{"smc_conn_handshake_errors_total", "smc_conn_buffer_usage_bytes", `tech="smcd",direction`}},
+		{"pingpong.pcap", []string{
+			`smc_conn_fallbacks_total{side="client"} 0`,
+			`smc_conn_handshakes_total{side="client",tech="smcr"} 1`, `smc_conn_handshakes_total{side="server",tech="smcr"} 1`,
+			`smc_conn_bytes_total{direction="tx",tech="smcr"} 32000`,
+		}, nil},
+	} {
+		w, err := monitor.OpenWire("../samples/"+tc.file, "", "", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		var l Latest
+		l.Set(monitor.New(monitor.Options{Wire: w}).Refresh(), time.Millisecond)
+		out := scrape(t, &l)
+		for _, want := range tc.want {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s: exposition lacks %s:\n%s", tc.file, want, smcSeries(out))
+			}
+		}
+		for _, bad := range tc.none {
+			if strings.Contains(out, bad) {
+				t.Errorf("%s: exposition has %s, which the wire does not carry", tc.file, bad)
+			}
+		}
+	}
+}

@@ -6,6 +6,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/smcscope/smcscope/rdmastats"
+
 	"github.com/smcscope/smcscope/monitor"
 )
 
@@ -34,10 +36,10 @@ func newRNICCollector() *rnicCollector {
 // counterDesc names a traffic counter's metric. It is made per scrape:
 // promhttp may collect for several scrapes at once, so the collector
 // keeps no cache it would have to lock.
-func counterDesc(name, unit string) *prometheus.Desc {
+func counterDesc(name string, unit rdmastats.Unit) *prometheus.Desc {
 	metric := namespace + "_rnic_" + sanitize(name)
 	switch {
-	case unit == "bytes" && !strings.HasSuffix(metric, "_bytes"):
+	case unit == rdmastats.UnitBytes && !strings.HasSuffix(metric, "_bytes"):
 		metric += "_bytes_total"
 	default:
 		metric += "_total"

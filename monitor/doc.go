@@ -11,7 +11,18 @@
 //
 // The same Snapshot is made from a capture (Options.Wire): the tracker's
 // connections, links and link groups stand in for the kernel's, so the
-// dashboard and the exporter work on a machine without SMC.
+// dashboard and the exporter work on a machine without SMC. Its rows are
+// copied from package track/rows, the rows smcdump's views show, so both
+// tools tell one capture the same way (internal/agree holds them to it).
+//
+// # Absent values
+//
+// A value neither the kernel nor the capture gave is absent, never a
+// made-up zero: omitted from JSON (omitempty/omitzero; a list is empty),
+// "-" on screen, and no Prometheus series. A token, RMBE size, link UID,
+// link-group ID, link number, buffer size or v2.1 limit is never 0 when
+// known, so 0 means absent. A link or group without a known number is
+// named by what the capture shows of it (LinkRow.Name, LinkGroupRow.Name).
 //
 // Snapshot is shown elsewhere: tui/top places it in the dashboard's
 // screens and prints it as text, encoding/json writes it as JSON, package

@@ -160,8 +160,7 @@ const nearFullShare = 0.9
 
 // finding makes e the event of a kernel finding.
 func finding(e Event, id expert.ID) Event {
-	d := id.Def()
-	e.Finding, e.Severity = d.Name, d.Severity.String()
+	e.Finding, e.Severity = FindingID(id), Severity(id.Severity())
 	return e
 }
 

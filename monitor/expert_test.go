@@ -41,7 +41,7 @@ func TestKernelFindings(t *testing.T) {
 			tc.edit(cur)
 			var got []Event
 			for _, e := range diffEvents(prev, cur) {
-				if e.Finding != "" {
+				if e.Finding != 0 {
 					got = append(got, e)
 				}
 			}
@@ -52,7 +52,7 @@ func TestKernelFindings(t *testing.T) {
 				return
 			}
 			d := tc.want.Def()
-			if len(got) != 1 || got[0].Finding != d.Name || got[0].Severity != d.Severity.String() || d.Source != expert.FromKernel {
+			if len(got) != 1 || got[0].Finding.String() != d.Name || got[0].Severity != Severity(d.Severity) || d.Source != expert.FromKernel {
 				t.Fatalf("findings %+v, want one %s (%s)", got, d.Name, d.Severity)
 			}
 			// The same state again: nothing new to say.
@@ -60,7 +60,7 @@ func TestKernelFindings(t *testing.T) {
 			tc.edit(next)
 			next.Time = cur.Time.Add(time.Second)
 			for _, e := range diffEvents(cur, next) {
-				if e.Finding != "" {
+				if e.Finding != 0 {
 					t.Errorf("said again on an unchanged refresh: %+v", e)
 				}
 			}
@@ -75,12 +75,12 @@ func TestWireFindingsCounted(t *testing.T) {
 	events := map[string]int{}
 	for _, e := range s.Events {
 		if e.Kind == EventExpert {
-			events[e.Finding]++
+			events[e.Finding.String()]++
 		}
 	}
 	counts := map[string]uint64{}
 	for _, c := range s.Expert {
-		counts[c.ID] = c.Count
+		counts[c.ID.String()] = c.Count
 	}
 	for _, want := range []string{"smc.failover", "smc.link.deleted", "roce.rc.retransmission", "smc.llc.retransmitted"} {
 		if events[want] == 0 || counts[want] == 0 {

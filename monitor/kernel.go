@@ -268,7 +268,7 @@ func kernelLGR(g smcnl.LinkGroupR, netdev func(uint32) string) LinkGroupRow {
 	active := 0
 	for _, l := range g.Links {
 		lr := LinkRow{
-			ID: l.ID, State: LinkState(l.State.String()), UID: linkUID(l.UID), PeerUID: linkUID(l.PeerUID),
+			ID: l.ID, State: LinkState(l.State.String()), UID: LinkUID(linkUID(l.UID)), PeerUID: LinkUID(linkUID(l.PeerUID)),
 			IBDev: l.IBDev, IBPort: l.IBPort, GID: l.GID, PeerGID: l.PeerGID, Conns: l.ConnCount,
 			Active: l.State == smcnl.LinkActive,
 		}

@@ -6,6 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/smcscope/smcscope/expert"
+	"github.com/smcscope/smcscope/rdmastats"
 )
 
 // Snapshot is everything smctop shows at one moment.
@@ -36,6 +39,9 @@ type Snapshot struct {
 	Expert   []ExpertCount `json:"expert"`
 	Settings []Setting     `json:"settings"`
 	Kernel   *KernelStats  `json:"kernel_stats,omitempty"`
+	// WireTotals are the capture's stand-in for the kernel's statistics
+	// when the kernel is not read (smctop -r): see WireTotals.
+	WireTotals *WireTotals `json:"wire_totals,omitempty"`
 }
 
 // CounterErrors lists every device's counters that could not be read, as
@@ -60,9 +66,9 @@ type HostInfo struct {
 
 // Source is one place facts come from, and why it is missing when it is.
 type Source struct {
-	Name      string `json:"name"` // "sock_diag", "smc_netlink", "rdma_sysfs", "procfs", "sysctl", "events", "wire"
-	Available bool   `json:"available"`
-	Detail    string `json:"detail,omitempty"` // what it is (e.g. "tracefs smc:*"), or why it is not available
+	Name      SourceName `json:"name"`
+	Available bool       `json:"available"`
+	Detail    string     `json:"detail,omitempty"` // what it is (e.g. "tracefs smc:*"), or why it is not available
 	// The wire source's progress: frames read, and whether the capture
 	// ended (a file read to its end, or a live capture stopped).
 	Frames int    `json:"frames,omitempty"`
@@ -76,6 +82,22 @@ type Source struct {
 	// frame, or later after a step between frames.
 	Clock time.Time `json:"clock,omitzero"`
 }
+
+// SourceName names a source of facts, one spelling for screens, JSON and
+// the exporter.
+type SourceName string
+
+// Sources of facts.
+const (
+	SourceSockDiag   SourceName = "sock_diag"   // SMC sockets (sock_diag)
+	SourceNetlink    SourceName = "smc_netlink" // link groups, devices, statistics (SMC_GEN_NETLINK)
+	SourceRDMASysfs  SourceName = "rdma_sysfs"  // RNICs, ports and counters
+	SourceProcfs     SourceName = "procfs"      // processes of the sockets
+	SourceEvents     SourceName = "events"      // tracepoints and snapshot differences
+	SourceThroughput SourceName = "throughput"  // bytes per process (tracepoints)
+	SourceRemote     SourceName = "remote"      // another host's exporter
+	SourceWireName   SourceName = "wire"        // decoded frames (capture or live interface)
+)
 
 // Overview is the first screen: counts now and rates since the last
 // refresh. Connections, link groups and links that ended (seen closed or
@@ -270,22 +292,94 @@ type ConnRow struct {
 	Findings []Finding `json:"findings,omitempty"`
 }
 
+// LGRName names the connection's link group as the group's row does
+// (LinkGroupRow.Name): its kernel ID, else its row key; "-" for none.
+func (c ConnRow) LGRName() string {
+	switch {
+	case c.LGRID != 0:
+		return c.LGRID.String()
+	case c.LGRKey != "":
+		return c.LGRKey
+	}
+	return "-"
+}
+
+// FindingID is a finding of package expert's catalogue. Screens, JSON
+// and labels write its stable name ("smc.cdc.seq_gap"); code compares
+// the typed value. 0 is none.
+type FindingID expert.ID
+
+// Def is the finding's definition in the catalogue.
+func (f FindingID) Def() expert.Def { return expert.ID(f).Def() }
+
+func (f FindingID) String() string {
+	if f == 0 {
+		return ""
+	}
+	return expert.ID(f).String()
+}
+
+// MarshalText writes the finding's stable name.
+func (f FindingID) MarshalText() ([]byte, error) { return []byte(f.String()), nil }
+
+// UnmarshalText reads a stable name; a name this version's catalogue
+// does not have (a newer host's, read with --remote) is no finding.
+func (f *FindingID) UnmarshalText(b []byte) error {
+	id, _ := expert.ByName(string(b))
+	*f = FindingID(id)
+	return nil
+}
+
+// Severity is a finding's severity (package expert's scale), written by
+// its name ("warn"); 0 is none.
+type Severity expert.Severity
+
+func (s Severity) String() string { return expert.Severity(s).String() }
+
+// MarshalText writes the severity's name.
+func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText reads a severity's name.
+func (s *Severity) UnmarshalText(b []byte) error {
+	v, _ := expert.ParseSeverity(string(b))
+	*s = Severity(v)
+	return nil
+}
+
+// FindingSource says where a finding's count comes from (package
+// expert's sources), written "wire" or "kernel".
+type FindingSource expert.Source
+
+func (s FindingSource) String() string { return expert.Source(s).String() }
+
+// MarshalText writes the source's name.
+func (s FindingSource) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText reads a source's name.
+func (s *FindingSource) UnmarshalText(b []byte) error {
+	*s = FindingSource(expert.FromWire)
+	if string(b) == expert.FromKernel.String() {
+		*s = FindingSource(expert.FromKernel)
+	}
+	return nil
+}
+
 // Finding is one finding of package expert's catalogue on one object.
 type Finding struct {
-	ID       string `json:"id"` // stable name, "smc.cdc.seq_gap"
-	Severity string `json:"severity"`
-	Count    int    `json:"count"`
-	First    int    `json:"first_frame,omitempty"`
-	Last     int    `json:"last_frame,omitempty"`
-	Detail   string `json:"detail,omitempty"`
+	ID       FindingID `json:"id"`
+	Severity Severity  `json:"severity"`
+	Count    int       `json:"count"`
+	First    int       `json:"first_frame,omitempty"`
+	Last     int       `json:"last_frame,omitempty"`
+	Detail   string    `json:"detail,omitempty"`
 }
 
 // ExpertCount is how often one finding was found.
 type ExpertCount struct {
-	ID       string `json:"id"`
-	Severity string `json:"severity"`
-	Source   string `json:"source"` // "wire" or "kernel"
-	Count    uint64 `json:"count"`
+	ID       FindingID     `json:"id"`
+	Severity Severity      `json:"severity"`
+	Source   FindingSource `json:"source"`
+	Count    uint64        `json:"count"`
 }
 
 // Step is one moment of a connection's life on the wire.
@@ -308,7 +402,9 @@ func (r Reason) IsZero() bool { return r.Code == 0 }
 type LinkGroupRow struct {
 	Key    string    `json:"key"`
 	Source RowSource `json:"source"`
-	ID     LGRID     `json:"id"`
+	// ID is the kernel's, omitted when unknown (a capture that began
+	// after the group was made): Name is then the Key.
+	ID LGRID `json:"id,omitzero"`
 	// PeerID is the peer's ID of the same group, where the wire shows it
 	// (the server's, for a capture seen from the client).
 	PeerID LGRID `json:"peer_id,omitzero"`
@@ -351,6 +447,18 @@ type LinkGroupRow struct {
 	// History is the group's life as the wire showed it (links confirmed,
 	// added, rejected, deleted, connections moved), oldest first.
 	History []Event `json:"history"`
+
+	linkIndex []int // the tracker's IDs of Links, while a wire row is built
+}
+
+// Name is how every output names the group: its kernel ID, or its row
+// key when the capture does not show the ID (a capture that began after
+// the group was made). Events, labels and screens all use it.
+func (g LinkGroupRow) Name() string {
+	if g.ID != 0 {
+		return g.ID.String()
+	}
+	return g.Key
 }
 
 // LinkState is a link's state by its kernel name (enum smc_link_state),
@@ -370,21 +478,50 @@ const (
 	LinkDeleted LinkState = "DELETED"
 )
 
+// LinkUID is a link's user ID (the link group's ID plus the link number,
+// SMC_NLA_LINK_UID). It reads "00000101" in every output, JSON included;
+// 0 is no UID (not known).
+type LinkUID uint32
+
+func (u LinkUID) String() string {
+	if u == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%08x", uint32(u))
+}
+
+// MarshalText writes the UID as String does.
+func (u LinkUID) MarshalText() ([]byte, error) { return []byte(u.String()), nil }
+
+// UnmarshalText reads what MarshalText writes.
+func (u *LinkUID) UnmarshalText(b []byte) error {
+	if string(b) == "-" {
+		*u = 0
+		return nil
+	}
+	v, err := strconv.ParseUint(string(b), 16, 32)
+	if err != nil {
+		return fmt.Errorf("link UID %q: %w", b, err)
+	}
+	*u = LinkUID(v)
+	return nil
+}
+
 // LinkRow is one link of a link group.
 type LinkRow struct {
-	ID    uint8     `json:"id"`
+	ID    uint8     `json:"id,omitempty"` // the kernel's link number; omitted when the capture did not show it
 	State LinkState `json:"state"`
 	// Active is whether the link carries traffic: SMC_LNK_ACTIVE in the
 	// kernel, CONFIRM_LINK completed (and not deleted) on the wire.
-	Active  bool   `json:"active"`
-	UID     uint32 `json:"uid,omitempty"`
-	PeerUID uint32 `json:"peer_uid,omitempty"`
-	IBDev   string `json:"ibdev,omitempty"`
-	IBPort  uint8  `json:"ibport,omitempty"`
-	NetDev  string `json:"netdev,omitempty"`
-	GID     string `json:"gid,omitempty"`
-	PeerGID string `json:"peer_gid,omitempty"`
-	Conns   uint32 `json:"conns"`
+	Active  bool    `json:"active"`
+	UID     LinkUID `json:"uid,omitempty"`
+	PeerUID LinkUID `json:"peer_uid,omitempty"`
+	IBDev   string  `json:"ibdev,omitempty"`
+	IBPort  uint8   `json:"ibport,omitempty"`
+	NetDev  string  `json:"netdev,omitempty"`
+	GID     string  `json:"gid,omitempty"`
+	PeerGID string  `json:"peer_gid,omitempty"`
+	Conns   uint32  `json:"conns"`
 	// Since is when a deleted link was lost (the refresh that no longer
 	// found it, or the DELETE_LINK frame's time).
 	Since time.Time `json:"since,omitzero"`
@@ -400,6 +537,22 @@ type LinkRow struct {
 	DeleteReason Reason `json:"delete_reason,omitzero"`
 	// Findings are the wire's expert findings on the link.
 	Findings []Finding `json:"findings,omitempty"`
+}
+
+// Name is how every output names the link: its number in the group (the
+// kernel's link ID), or, for a link whose setup the capture did not show,
+// its QPs on the wire ("qp0x11/0x13"), so two such links of a group read
+// apart.
+func (l LinkRow) Name() string { return linkName(l.ID, l.QPN, l.PeerQPN) }
+
+func linkName(id uint8, qpn, peer uint32) string {
+	switch {
+	case id != 0:
+		return strconv.Itoa(int(id))
+	case qpn != 0 || peer != 0:
+		return fmt.Sprintf("qp%#x/%#x", qpn, peer)
+	}
+	return "-"
 }
 
 // DeviceKind says what a device row is.
@@ -449,12 +602,12 @@ type PortRow struct {
 
 // Counter is one RDMA counter with its rate and short history.
 type Counter struct {
-	Name   string  `json:"name"`
-	Source string  `json:"source"` // "pma" or "hw"
-	Value  uint64  `json:"value"`
-	Delta  uint64  `json:"delta"`
-	Rate   float64 `json:"per_second"`
-	Unit   string  `json:"unit,omitempty"`
+	Name   string         `json:"name"`
+	Source string         `json:"source"` // "pma" or "hw"
+	Value  uint64         `json:"value"`
+	Delta  uint64         `json:"delta"`
+	Rate   float64        `json:"per_second"`
+	Unit   rdmastats.Unit `json:"unit,omitempty"`
 	// Health is the counter's class (rdmastats.Classify): "" for plain
 	// traffic counters, else what its increase means for RC links.
 	Health string `json:"health,omitempty"`
@@ -488,8 +641,8 @@ type Event struct {
 	Link uint8  `json:"link,omitempty"`
 	// Finding names the event's finding in package expert's catalogue
 	// (its stable name) with its severity, when it is one.
-	Finding  string `json:"finding,omitempty"`
-	Severity string `json:"severity,omitempty"`
+	Finding  FindingID `json:"finding,omitempty"`
+	Severity Severity  `json:"severity,omitempty"`
 }
 
 // EventKind says what an Event is.
@@ -540,6 +693,22 @@ type KernelStats struct {
 	// and SMC-D: own RMB on receive, own send buffer and the peer's RMB on
 	// send (SMC_NLA_STATS_RMB_*_FULL_CNT and _FULL_PEER_CNT).
 	BuffersFull uint64 `json:"buffers_full"`
+}
+
+// WireTotals are what a capture shows of the kernel's SMC statistics
+// (SMC_NETLINK_GET_STATS, GET_FBACK_STATS), over every connection of the
+// capture, folded ones included: each side's fallbacks, as each side's
+// kernel counts them; connections whose handshake the capture shows
+// succeed, which both sides count; bytes over SMC-R from the client's
+// side (rx: server to client). Handshake errors, buffer usage and SMC-D
+// bytes are not on the wire: they are absent, not 0.
+type WireTotals struct {
+	SMCRSuccess     uint64 `json:"smcr_success"`
+	SMCDSuccess     uint64 `json:"smcd_success"`
+	SMCRRxBytes     uint64 `json:"smcr_rx_bytes"`
+	SMCRTxBytes     uint64 `json:"smcr_tx_bytes"`
+	ClientFallbacks uint64 `json:"client_fallbacks"`
+	ServerFallbacks uint64 `json:"server_fallbacks"`
 }
 
 // TechTotals are one technology's counters.

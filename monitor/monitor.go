@@ -115,18 +115,18 @@ func (m *Monitor) Refresh() Snapshot {
 		if m.o.KernelErr != nil {
 			why = m.o.KernelErr.Error()
 		}
-		s.Sources = append(s.Sources, Source{Name: "sock_diag", Detail: why}, Source{Name: "smc_netlink", Detail: why})
+		s.Sources = append(s.Sources, Source{Name: SourceSockDiag, Detail: why}, Source{Name: SourceNetlink, Detail: why})
 	}
 	if m.o.SysfsRoot != "" {
 		devs, err := m.rdma.devices(rdmastats.NewFS(m.o.SysfsRoot), now, smcDevs)
 		switch {
 		case errors.Is(err, rdmastats.ErrNoDevices) || (err == nil && len(devs) == 0):
-			s.Sources = append(s.Sources, Source{Name: "rdma_sysfs", Detail: "no RDMA devices"})
+			s.Sources = append(s.Sources, Source{Name: SourceRDMASysfs, Detail: "no RDMA devices"})
 		case err != nil:
-			s.Sources = append(s.Sources, Source{Name: "rdma_sysfs", Detail: err.Error()})
+			s.Sources = append(s.Sources, Source{Name: SourceRDMASysfs, Detail: err.Error()})
 		default:
 			s.Devices = devs
-			s.Sources = append(s.Sources, Source{Name: "rdma_sysfs", Available: true, Detail: m.o.SysfsRoot})
+			s.Sources = append(s.Sources, Source{Name: SourceRDMASysfs, Available: true, Detail: m.o.SysfsRoot})
 		}
 		dibs, err := smcnl.DIBSDevices(m.o.SysfsRoot)
 		switch {
@@ -151,7 +151,7 @@ func (m *Monitor) Refresh() Snapshot {
 			}
 		}
 		s.Settings = smcSysctls(m.o.ProcRoot)
-		s.Sources = append(s.Sources, Source{Name: "procfs", Available: true, Detail: m.o.ProcRoot})
+		s.Sources = append(s.Sources, Source{Name: SourceProcfs, Available: true, Detail: m.o.ProcRoot})
 	}
 	if w := m.o.Wire; w != nil {
 		m.wire(&s, w)
@@ -165,11 +165,11 @@ func (m *Monitor) Refresh() Snapshot {
 	if t := m.o.Tracer; t != nil {
 		if t.Msgs {
 			m.throughput(&s, t.DrainMsgs())
-			s.Sources = append(s.Sources, Source{Name: "throughput", Available: true, Detail: "tracefs smc:smc_tx_sendmsg, smc:smc_rx_recvmsg per process (and per connection where a process has one)"})
+			s.Sources = append(s.Sources, Source{Name: SourceThroughput, Available: true, Detail: "tracefs smc:smc_tx_sendmsg, smc:smc_rx_recvmsg per process (and per connection where a process has one)"})
 		} else {
-			s.Sources = append(s.Sources, Source{Name: "throughput", Detail: "cursor differences only (" + t.MsgsErr.Error() + ")"})
+			s.Sources = append(s.Sources, Source{Name: SourceThroughput, Detail: "cursor differences only (" + t.MsgsErr.Error() + ")"})
 		}
-		s.Sources = append(s.Sources, Source{Name: "events", Available: true, Detail: "tracefs smc:smc_switch_to_fallback, smc:smcr_link_down, and snapshot differences"})
+		s.Sources = append(s.Sources, Source{Name: SourceEvents, Available: true, Detail: "tracefs smc:smc_switch_to_fallback, smc:smcr_link_down, and snapshot differences"})
 		m.log = appendEvents(m.log, m.o.Tracer.Drain()...)
 		// Tracepoints report fallbacks and link-down themselves; the
 		// differences add the rest.
@@ -183,7 +183,7 @@ func (m *Monitor) Refresh() Snapshot {
 		why := "snapshot differences"
 		if m.o.TracerErr != nil {
 			why += " (no tracepoints: " + m.o.TracerErr.Error() + ")"
-			s.Sources = append(s.Sources, Source{Name: "throughput", Detail: "cursor differences only (no tracepoints: " + m.o.TracerErr.Error() + ")"})
+			s.Sources = append(s.Sources, Source{Name: SourceThroughput, Detail: "cursor differences only (no tracepoints: " + m.o.TracerErr.Error() + ")"})
 		}
 		switch {
 		case m.o.Wire != nil && m.o.Kernel == nil && m.o.SysfsRoot == "":
@@ -191,7 +191,7 @@ func (m *Monitor) Refresh() Snapshot {
 		case m.o.Wire != nil:
 			why = "the capture's frames, and " + why + " of the kernel and the RNICs"
 		}
-		s.Sources = append(s.Sources, Source{Name: "events", Available: true, Detail: why})
+		s.Sources = append(s.Sources, Source{Name: SourceEvents, Available: true, Detail: why})
 		evs := diffEvents(m.prev, &s)
 		m.log = appendEvents(m.log, evs...)
 		for _, e := range evs {
@@ -210,12 +210,10 @@ func (m *Monitor) Refresh() Snapshot {
 
 // countKernel counts a kernel event that is a finding.
 func (m *Monitor) countKernel(e Event) {
-	if e.Finding == "" || e.Source == EventFromWire {
+	if e.Finding == 0 || e.Source == EventFromWire {
 		return
 	}
-	if id, ok := expert.ByName(e.Finding); ok {
-		m.kernelExpert[id]++
-	}
+	m.kernelExpert[expert.ID(e.Finding)]++
 }
 
 // remote fetches another host's snapshot from its exporter; a host that
@@ -223,7 +221,7 @@ func (m *Monitor) countKernel(e Event) {
 func (m *Monitor) remote() Snapshot {
 	url := strings.TrimRight(m.o.Remote, "/") + "/snapshot.json"
 	fail := func(err error) Snapshot {
-		s := Snapshot{Time: m.o.Now(), Origin: "remote " + m.o.Remote, Sources: []Source{{Name: "remote", Detail: err.Error()}}}
+		s := Snapshot{Time: m.o.Now(), Origin: "remote " + m.o.Remote, Sources: []Source{{Name: SourceRemote, Detail: err.Error()}}}
 		s.nonNil()
 		return s
 	}
@@ -266,7 +264,7 @@ func (m *Monitor) wire(s *Snapshot, w *Wire) {
 	if done {
 		detail += ", ended"
 	}
-	src := Source{Name: "wire", Available: err == nil, Detail: detail, Frames: frames, Ended: done, Paused: paused}
+	src := Source{Name: SourceWireName, Available: err == nil, Detail: detail, Frames: frames, Ended: done, Paused: paused}
 	if !w.Live() {
 		src.Speed, src.Clock = speed, at
 	}
@@ -288,6 +286,7 @@ func (m *Monitor) wire(s *Snapshot, w *Wire) {
 			s.Overview.FallbacksTotal += r.Count
 		}
 		s.Overview.SuccessTotal = uint64(v.success)
+		s.WireTotals = &v.totals
 	}
 	var fresh []Event
 	for _, e := range v.events {
@@ -296,7 +295,7 @@ func (m *Monitor) wire(s *Snapshot, w *Wire) {
 		}
 	}
 	for _, e := range v.findings {
-		if k := e.Finding + "|" + e.Conn + "|" + e.LGR + "|" + strconv.Itoa(int(e.Link)); !m.logged[k] {
+		if k := e.Finding.String() + "|" + e.Conn + "|" + e.LGR + "|" + strconv.Itoa(int(e.Link)); !m.logged[k] {
 			m.logged[k] = true
 			fresh = append(fresh, e)
 		}
@@ -500,7 +499,7 @@ func (s *Snapshot) nonNil() {
 
 // kernel fills the kernel's part of s and returns SMC's RDMA devices.
 func (m *Monitor) kernel(s *Snapshot, k Kernel) []smcnl.Device {
-	src := func(name string, err error, detail string) {
+	src := func(name SourceName, err error, detail string) {
 		if err != nil {
 			s.Sources = append(s.Sources, Source{Name: name, Detail: err.Error()})
 			return
@@ -508,7 +507,7 @@ func (m *Monitor) kernel(s *Snapshot, k Kernel) []smcnl.Device {
 		s.Sources = append(s.Sources, Source{Name: name, Available: true, Detail: detail})
 	}
 	socks, err := k.Sockets()
-	src("sock_diag", err, fmt.Sprintf("%d SMC sockets", len(socks)))
+	src(SourceSockDiag, err, fmt.Sprintf("%d SMC sockets", len(socks)))
 	s.Conns = make([]ConnRow, 0, len(socks))
 	for _, sk := range socks {
 		s.Conns = append(s.Conns, kernelConn(sk))
@@ -527,7 +526,7 @@ func (m *Monitor) kernel(s *Snapshot, k Kernel) []smcnl.Device {
 		return fmt.Sprintf("if%d", i)
 	}
 	gs, err := k.LinkGroupsR()
-	src("smc_netlink", err, "SMC_GEN_NETLINK")
+	src(SourceNetlink, err, "SMC_GEN_NETLINK")
 	for _, g := range gs {
 		s.LinkGroups = append(s.LinkGroups, kernelLGR(g, netdev))
 	}

@@ -149,7 +149,7 @@ func TestWithoutSMCOrRDMA(t *testing.T) {
 	}
 }
 
-func hasSource(s Snapshot, name string, available bool) bool {
+func hasSource(s Snapshot, name SourceName, available bool) bool {
 	for _, src := range s.Sources {
 		if src.Name == name {
 			return src.Available == available

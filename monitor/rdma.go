@@ -157,7 +157,7 @@ func (st *rdmaState) counters(dev string, port int, src rdmastats.Source, cs rdm
 	out := make([]Counter, 0, len(names))
 	for _, n := range names {
 		k := rdmastats.Key{Device: dev, Port: port, Source: src, Name: n}
-		c := Counter{Name: n, Source: sourceName(src), Value: cs[n], Unit: rdmastats.UnitOf(n).String()}
+		c := Counter{Name: n, Source: sourceName(src), Value: cs[n], Unit: rdmastats.UnitOf(n)}
 		if h := rdmastats.Classify(n); h != rdmastats.HealthNone {
 			c.Health = h.String()
 		}

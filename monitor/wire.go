@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/netip"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/expert"
 	"github.com/smcscope/smcscope/track"
+	"github.com/smcscope/smcscope/track/rows"
 )
 
 // Wire runs the decoders and the tracker over a capture file or a live
@@ -52,6 +52,8 @@ type Wire struct {
 	ahead   time.Duration
 	restart bool // reopen the file at the next frame
 	gen     int  // restarts so far: the tracker and frame numbers began again
+	// next is the frame Advance read and did not feed (past its step).
+	next *capture.Frame
 }
 
 // OpenWire opens a capture file (path) or a live interface (iface, with
@@ -290,6 +292,50 @@ func (w *Wire) reopen() error {
 	return nil
 }
 
+// Advance reads at once the frames of the next d of capture time (from
+// the first frame's time on the first call, then from where the previous
+// call stopped) and reports whether the capture ended, with the read
+// error that ended it. It reads a file replay in steps of capture time
+// instead of Run (smctop --count -r: one snapshot per interval of the
+// capture); the two are not used on one Wire.
+func (w *Wire) Advance(d time.Duration) (ended bool, err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var until time.Time
+	if !w.at.IsZero() {
+		until = w.at.Add(d)
+	}
+	for !w.done {
+		if w.next == nil {
+			f, err := w.r.Next()
+			if err != nil {
+				w.done = true
+				if err != io.EOF {
+					w.err = err
+				}
+				break
+			}
+			w.next = f
+		}
+		ts := w.next.CI.Timestamp
+		if until.IsZero() {
+			until = ts.Add(d)
+		}
+		if ts.After(until) {
+			w.at = until
+			return false, nil
+		}
+		w.tr.Feed(w.next)
+		w.next = nil
+		w.frames++
+		w.last = ts
+		if ts.After(w.at) {
+			w.at = ts
+		}
+	}
+	return true, w.err
+}
+
 // Progress returns the frames read, the capture time of the newest one,
 // whether the capture has ended and the read error that ended it.
 func (w *Wire) Progress() (frames int, last time.Time, done bool, err error) {
@@ -319,9 +365,10 @@ func (w *Wire) Snapshot() track.Snapshot {
 }
 
 // wireView is the dashboard's reading of one tracker snapshot: its rows
-// and every event the capture shows so far. It reads the tracker's typed
-// model only; a capture is seen from the client (LOCAL is the client,
-// the client's link-group ID, the client's own decline reason).
+// and every event the capture shows so far. It copies the rows package's
+// rows (the ones smcdump's views show) into the dashboard's; a capture is
+// seen from the client (LOCAL is the client, the client's link-group ID,
+// the client's own decline reason).
 type wireView struct {
 	conns  []ConnRow
 	groups []LinkGroupRow
@@ -335,6 +382,7 @@ type wireView struct {
 	// counts over the whole capture.
 	findings []Event
 	expert   []ExpertCount
+	totals   WireTotals
 }
 
 // wireFindings files the snapshot's findings by the object they are on,
@@ -346,12 +394,19 @@ type wireFindings struct {
 	events []Event
 }
 
-func readFindings(s *track.Snapshot, links map[int]*track.Link, groups map[int]*track.LinkGroup) wireFindings {
+// wireNames names the capture's link groups and links as every row and
+// event does.
+type wireNames struct {
+	groups map[int]*LinkGroupRow // by tracker ID
+	links  map[int]*rows.Link    // by tracker ID
+}
+
+func readFindings(s *track.Snapshot, n *wireNames) wireFindings {
 	w := wireFindings{conns: map[int][]Finding{}, links: map[int][]Finding{}, groups: map[int][]Finding{}}
 	for _, f := range s.Findings() {
 		d := f.ID.Def()
-		row := Finding{ID: d.Name, Severity: d.Severity.String(), Count: f.Count, First: f.First, Last: f.Last, Detail: f.Detail}
-		e := Event{Time: f.FirstTime, Kind: EventExpert, Source: EventFromWire, Frame: f.First, Finding: d.Name, Severity: row.Severity}
+		row := Finding{ID: FindingID(f.ID), Severity: Severity(d.Severity), Count: f.Count, First: f.First, Last: f.Last, Detail: f.Detail}
+		e := Event{Time: f.FirstTime, Kind: EventExpert, Source: EventFromWire, Frame: f.First, Finding: row.ID, Severity: row.Severity}
 		what := "the capture"
 		switch f.Object {
 		case expert.ObjectConn:
@@ -360,14 +415,14 @@ func readFindings(s *track.Snapshot, links map[int]*track.Link, groups map[int]*
 			what = e.Conn
 		case expert.ObjectLink:
 			w.links[f.ObjectID] = append(w.links[f.ObjectID], row)
-			if l := links[f.ObjectID]; l != nil {
+			if l := n.links[f.ObjectID]; l != nil {
 				e.LGR, e.Link = wireLGRKey(l.LGR), l.LinkID
-				what = fmt.Sprintf("link %d of link group %s", l.LinkID, lgrOf(groups[l.LGR]))
+				what = fmt.Sprintf("link %s of link group %s", linkName(l.LinkID, l.Facts.ClientQPN, l.Facts.ServerQPN), n.group(l.LGR))
 			}
 		case expert.ObjectLGR:
 			w.groups[f.ObjectID] = append(w.groups[f.ObjectID], row)
 			e.LGR = wireLGRKey(f.ObjectID)
-			what = "link group " + lgrOf(groups[f.ObjectID])
+			what = "link group " + n.group(f.ObjectID)
 		}
 		e.Text = fmt.Sprintf("%s %s on %s: %s", row.Severity, d.Name, what, d.Meaning)
 		if f.Detail != "" {
@@ -378,15 +433,12 @@ func readFindings(s *track.Snapshot, links map[int]*track.Link, groups map[int]*
 	return w
 }
 
-// lgrOf names a tracked group by its client's kernel ID, as rows do.
-func lgrOf(g *track.LinkGroup) string {
-	if g == nil {
-		return "-"
+// group names a tracked group as its row does (LinkGroupRow.Name).
+func (n *wireNames) group(id int) string {
+	if g := n.groups[id]; g != nil {
+		return g.Name()
 	}
-	if g.ClientLGRID != 0 {
-		return LGRID(g.ClientLGRID).String()
-	}
-	return wireLGRKey(g.ID)
+	return "-"
 }
 
 // wireExpert counts the capture's findings, folded connections' included.
@@ -407,7 +459,7 @@ func catalogueCounts(src expert.Source, count func(expert.Def) uint64) []ExpertC
 	var out []ExpertCount
 	for id := expert.ID(1); int(id) <= expert.Count; id++ {
 		if d := id.Def(); d.Source == src {
-			out = append(out, ExpertCount{ID: d.Name, Severity: d.Severity.String(), Source: src.String(), Count: count(d)})
+			out = append(out, ExpertCount{ID: FindingID(id), Severity: Severity(d.Severity), Source: FindingSource(src), Count: count(d)})
 		}
 	}
 	return out
@@ -418,26 +470,30 @@ func wireLGRKey(id int) string  { return "wire-lgr:" + strconv.Itoa(id) }
 
 func readWire(s *track.Snapshot) wireView {
 	var v wireView
-	links := make(map[int]*track.Link, len(s.Links))
-	for i := range s.Links {
-		links[s.Links[i].ID] = &s.Links[i]
-	}
-	groups := make(map[int]*track.LinkGroup, len(s.LinkGroups))
+	lgrs := rows.LGRRows(s)
+	names := wireNames{groups: make(map[int]*LinkGroupRow, len(lgrs)), links: map[int]*rows.Link{}}
+	tracked := make(map[int]*track.LinkGroup, len(s.LinkGroups))
 	for i := range s.LinkGroups {
-		groups[s.LinkGroups[i].ID] = &s.LinkGroups[i]
+		tracked[s.LinkGroups[i].ID] = &s.LinkGroups[i]
 	}
-	wf := readFindings(s, links, groups)
-	v.findings, v.expert = wf.events, wireExpert(s)
-	open := map[int]int{}     // link group -> open connections
-	openLink := map[int]int{} // link -> open connections
+	v.groups = make([]LinkGroupRow, len(lgrs))
+	for i := range lgrs {
+		v.groups[i] = wireGroup(tracked[lgrs[i].ID], &lgrs[i])
+		names.groups[lgrs[i].ID] = &v.groups[i]
+		for j := range lgrs[i].LinkRows {
+			names.links[lgrs[i].LinkRows[j].ID] = &lgrs[i].LinkRows[j]
+		}
+	}
+	wf := readFindings(s, &names)
+	v.findings, v.expert, v.totals = wf.events, wireExpert(s), wireTotals(s)
 	fb := map[[2]uint32]int{} // (side, local reason) -> count
+	conns := rows.ConnRows(s)
 	for i := range s.Conns {
-		c := &s.Conns[i]
-		r := wireConn(c, links[c.Link], groups[c.LGR])
+		c, cr := &s.Conns[i], &conns[i]
+		r := wireConn(c, cr, names.groups[c.LGR], names.links[c.Link])
 		r.Findings = wf.conns[c.ID]
-		if r.State != StateClosed {
-			open[c.LGR]++
-			openLink[c.Link]++
+		if r.State != StateClosed && names.groups[c.LGR] != nil {
+			names.groups[c.LGR].Conns++
 		}
 		if r.Mode.SMC() {
 			v.success++
@@ -451,9 +507,8 @@ func readWire(s *track.Snapshot) wireView {
 				fb[[2]uint32{1, server}]++
 			}
 			v.events = append(v.events, Event{Time: c.Fallback.Time, Kind: EventFallback, Source: EventFromWire, Frame: c.Fallback.Frame,
-				Conn: r.Key, Text: fmt.Sprintf("%s %s -> %s fell back to TCP: %s", r.Key, endpoint(r.Src), endpoint(r.Dst), track.ConnDetail(c))})
+				Conn: r.Key, Text: fmt.Sprintf("%s %s -> %s fell back to TCP: %s", r.Key, endpoint(r.Src), endpoint(r.Dst), cr.Detail)})
 		}
-		v.events = append(v.events, failoverEvents(c, r, groups[c.LGR])...)
 		v.conns = append(v.conns, r)
 	}
 	for k, n := range fb {
@@ -470,13 +525,49 @@ func readWire(s *track.Snapshot) wireView {
 		}
 		return a.Reason.Code < b.Reason.Code
 	})
-	for i := range s.LinkGroups {
-		g := &s.LinkGroups[i]
-		gr, evs := wireGroup(g, links, open[g.ID], openLink, &wf)
-		v.groups = append(v.groups, gr)
-		v.events = append(v.events, evs...)
+	for i := range lgrs {
+		g := &v.groups[i]
+		g.Findings = wf.groups[lgrs[i].ID]
+		for j := range g.Links {
+			g.Links[j].Findings = wf.links[g.linkIndex[j]]
+		}
+		g.linkIndex = nil
+		v.events = append(v.events, groupEvents(tracked[lgrs[i].ID], &lgrs[i], g)...)
 	}
 	return v
+}
+
+// wireTotals counts what the capture shows of the kernels' statistics,
+// folded connections included (track.Snapshot.Totals): a counter never
+// goes down when the tracker folds what it no longer lists.
+func wireTotals(s *track.Snapshot) WireTotals {
+	t := s.Totals().Conns
+	w := WireTotals{SMCRSuccess: uint64(t.Outcomes[track.OutcomeSMCR.String()]), SMCDSuccess: uint64(t.Outcomes[track.OutcomeSMCD.String()]),
+		SMCRRxBytes: t.S2C.Bytes, SMCRTxBytes: t.C2S.Bytes}
+	count := func(fb *track.Fallback, n int) {
+		client, server := sideReasons(fb)
+		if client != 0 {
+			w.ClientFallbacks += uint64(n)
+		}
+		if server != 0 {
+			w.ServerFallbacks += uint64(n)
+		}
+	}
+	for i := range s.Conns {
+		if c := &s.Conns[i]; c.Outcome == track.OutcomeFallback {
+			count(&c.Fallback, 1)
+		}
+	}
+	for _, f := range s.FoldedFallbacks() {
+		if f.Other {
+			// Reasons beyond the tracker's cap: the client fell back in
+			// every case; who declined is not kept.
+			w.ClientFallbacks += uint64(f.Count)
+			continue
+		}
+		count(&track.Fallback{Cause: f.Cause, Code: f.Code, By: f.By}, f.Count)
+	}
+	return w
 }
 
 // sideReasons returns the local fallback reason each side's kernel gives
@@ -497,25 +588,25 @@ func sideReasons(fb *track.Fallback) (client, server uint32) {
 	return 0, 0
 }
 
-// wireConn is the row of one tracked connection, seen from the client.
-func wireConn(c *track.Conn, l *track.Link, g *track.LinkGroup) ConnRow {
+// wireModes are the rows package's modes by the dashboard's spelling.
+var wireModes = [...]Mode{rows.ModePending: ModePending, rows.ModeSMCR: ModeSMCR, rows.ModeSMCD: ModeSMCD,
+	rows.ModeFallback: ModeFallback, rows.ModeFailed: ModeFailed}
+
+// wireConn is the row of one tracked connection, seen from the client:
+// cr, its smc,conns row, with the group and link rows it is on.
+func wireConn(c *track.Conn, cr *rows.Conn, g *LinkGroupRow, l *rows.Link) ConnRow {
 	r := ConnRow{
 		Key: wireConnKey(c.ID), Source: SourceWire, Src: c.Client, Dst: c.Server, Role: RoleClient,
 		RxBytes: c.Flow[track.DirS2C].Bytes, TxBytes: c.Flow[track.DirC2S].Bytes,
-		Token: c.ClientEP.Token, RMBE: c.ClientEP.RMBESize, PeerRMBE: c.ServerEP.RMBESize,
-		Detail: track.ConnDetail(c), Start: c.Start,
+		Detail: cr.Detail, Start: c.Start, Mode: wireModes[cr.Mode], LinkID: cr.Link,
 	}
-	switch c.Outcome {
-	case track.OutcomeSMCR, track.OutcomeUnknown: // joined mid-stream from its CDCs: SMC-R data
-		r.Mode = ModeSMCR
-	case track.OutcomeSMCD:
-		r.Mode = ModeSMCD
-	case track.OutcomeFallback:
-		r.Mode = ModeFallback
-	case track.OutcomeFailed:
-		r.Mode = ModeFailed
-	default:
-		r.Mode = ModePending
+	// The client's token and both RMBE sizes are on the wire only in the
+	// CLC Accept and Confirm: without them they are absent, not 0.
+	if c.ClientEP.Valid {
+		r.Token, r.RMBE = c.ClientEP.Token, c.ClientEP.RMBESize
+	}
+	if c.ServerEP.Valid {
+		r.PeerRMBE = c.ServerEP.RMBESize
 	}
 	switch {
 	case c.Closed() || c.Outcome == track.OutcomeFailed:
@@ -532,193 +623,134 @@ func wireConn(c *track.Conn, l *track.Link, g *track.LinkGroup) ConnRow {
 			r.PeerDiagnosis = reason(c.Fallback.Code)
 		}
 	}
-	for _, st := range []struct {
-		t    time.Time
-		what string
-	}{
-		{c.TSYN, "TCP SYN"}, {c.TProposal, "CLC Proposal"}, {c.TAccept, "CLC Accept"}, {c.TConfirm, "CLC Confirm"},
-		{c.Fallback.Time, "fell back to TCP: " + track.ConnDetail(c)}, {c.TFirstCDC, "first CDC"}, {c.TClose, "closed: " + track.CloseInfo(c)},
-	} {
-		if !st.t.IsZero() {
-			r.Handshake = append(r.Handshake, Step{Time: st.t, What: st.what})
-		}
+	for _, st := range rows.Steps(c) {
+		r.Handshake = append(r.Handshake, Step{Time: st.Time, What: st.What})
 	}
-	sort.SliceStable(r.Handshake, func(i, j int) bool { return r.Handshake[i].Time.Before(r.Handshake[j].Time) })
 	if g != nil {
-		r.LGRID, r.LGRKey = LGRID(g.ClientLGRID), wireLGRKey(g.ID)
+		r.LGRID, r.LGRKey = g.ID, g.Key
 	}
 	if l != nil {
-		r.LinkID = l.LinkID
-		r.GID, r.PeerGID = gidText(l.Client.GID), gidText(l.Server.GID)
+		r.GID, r.PeerGID = l.Facts.ClientGID, l.Facts.ServerGID
 	}
 	return r
 }
 
-// wireGroup is the row of one tracked link group with its links, and the
-// events its history shows. open counts its connections still open,
-// openLink those of each link.
-func wireGroup(g *track.LinkGroup, links map[int]*track.Link, open int, openLink map[int]int, wf *wireFindings) (LinkGroupRow, []Event) {
-	gr := LinkGroupRow{
+// wireGroup is the row of one tracked link group with its links: gr,
+// its smc,lgr row, and g, the group's typed facts.
+func wireGroup(g *track.LinkGroup, gr *rows.LGR) LinkGroupRow {
+	r := LinkGroupRow{
 		Key: wireLGRKey(g.ID), Source: SourceWire, ID: LGRID(g.ClientLGRID), PeerID: LGRID(g.ServerLGRID),
-		Kind: ModeSMCR, Role: RoleClient, Deleted: g.Deleted, Conns: uint32(open),
+		Kind: ModeSMCR, Role: RoleClient, Deleted: gr.GroupState == rows.GroupEnded,
 		Version: g.Version, Release: g.Release, EID: strings.TrimRight(g.EID, " "), PeerHost: g.Server.Host,
 		MaxLinks: g.MaxLinks, MaxConns: g.MaxConns, Direct: g.Direct,
-		Links: []LinkRow{}, History: []Event{}, Findings: wf.groups[g.ID],
+		Links: []LinkRow{}, History: []Event{},
 	}
 	if g.Server.OS != 0 {
-		gr.PeerOS = decode.OSTypeName(g.Server.OS)
+		r.PeerOS = decode.OSTypeName(g.Server.OS)
 	}
-	if g.Deleted {
-		gr.DeleteReason = deleteReason(g.DeleteCode)
+	if r.Deleted {
+		r.DeleteReason = deleteReason(g.DeleteCode)
 	}
-	name := "link group " + lgrName(gr)
-	var evs []Event
-	ev := func(kind EventKind, h *track.LinkEvent, text string) Event {
-		return Event{Time: h.Time, Kind: kind, Source: EventFromWire, Frame: h.Frame, LGR: gr.Key, Link: h.Link, Text: text}
-	}
-	if !g.Start.IsZero() {
-		evs = append(evs, Event{Time: g.Start, Kind: EventLGRCreated, Source: EventFromWire, Frame: g.FirstFrame, LGR: gr.Key,
-			Text: fmt.Sprintf("SMC-R %s created (v%d)", name, g.Version)})
-	}
-	seen := map[int]bool{} // frames already in the history: one LLC message is on two links
-	groupDeleted := false
 	active := 0
-	for _, id := range g.Links {
-		l := links[id]
-		if l == nil {
+	for i := range gr.LinkRows {
+		l := &gr.LinkRows[i]
+		lr, ok := wireLink(l)
+		if !ok {
 			continue
 		}
-		lr, ok := wireLink(l, openLink[l.ID])
-		lr.Findings = wf.links[l.ID]
-		if ok {
-			if lr.Active {
-				active++
-			}
-			gr.Links = append(gr.Links, lr)
+		if lr.Active {
+			active++
 		}
-		down := false
-		for i := range l.History {
-			h := &l.History[i]
-			switch {
-			case h.Kind == track.LinkEventConfirmLink && h.Resp:
-				evs = append(evs, ev(EventLinkUp, h, fmt.Sprintf("%s link %d up (CONFIRM_LINK completed)", name, h.Link)))
-			case h.Kind == track.LinkEventRejectNew:
-				evs = append(evs, ev(EventLinkRejected, h, fmt.Sprintf("%s: ADD_LINK of link %d rejected", name, h.Link)))
-			case (h.Kind == track.LinkEventDeleteLink || h.Kind == track.LinkEventDeleteOther) && h.All:
-				if !groupDeleted {
-					groupDeleted = true
-					e := ev(EventLGRDeleted, h, fmt.Sprintf("SMC-R %s deleted (DELETE_LINK all): %s", name, reasonText(deleteReason(h.Reason))))
-					e.Link = 0
-					evs = append(evs, e)
-				}
-			case (h.Kind == track.LinkEventDeleteLink && h.Link == l.LinkID || h.Kind == track.LinkEventDeleteOther) && !h.Resp:
-				// The request names the link; retransmissions and the
-				// response repeat it.
-				if !down {
-					down = true
-					evs = append(evs, ev(EventLinkDown, h, fmt.Sprintf("%s link %d deleted: %s", name, h.Link, reasonText(deleteReason(h.Reason)))))
-				}
-			}
-			if groupLevel(h.Kind) && !seen[h.Frame] {
-				seen[h.Frame] = true
-				gr.History = append(gr.History, ev(historyKind(h), h, h.What))
-			}
-		}
+		r.Links = append(r.Links, lr)
+		r.linkIndex = append(r.linkIndex, l.ID)
 	}
-	gr.Redundant = active >= 2
-	sort.SliceStable(gr.History, func(i, j int) bool { return gr.History[i].Frame < gr.History[j].Frame })
-	return gr, evs
+	r.Redundant = active >= 2
+	for i := range gr.Events {
+		e := &gr.Events[i]
+		r.History = append(r.History, Event{Time: e.Time, Kind: historyKinds[e.Kind], Source: EventFromWire, Frame: e.Frame,
+			LGR: r.Key, Link: e.Link, Conn: failoverConn(e), Text: e.What})
+	}
+	return r
 }
 
-// groupLevel keeps the link events that change a group's shape in its
-// history; rkey traffic and TEST_LINK stay with the link.
-func groupLevel(k track.LinkEventKind) bool {
-	switch k {
-	case track.LinkEventConfirmRKey, track.LinkEventDeleteRKey, track.LinkEventLLC, track.LinkEventEarlier:
-		return false
+func failoverConn(e *rows.GroupEvent) string {
+	if e.Kind == rows.GroupFailover {
+		return wireConnKey(e.Conn)
 	}
-	return true
+	return ""
 }
 
-func historyKind(h *track.LinkEvent) EventKind {
-	switch h.Kind {
-	case track.LinkEventConfirmLink:
-		if h.Resp {
-			return EventLinkUp
-		}
-	case track.LinkEventDeleteLink, track.LinkEventDeleteOther:
-		if h.All {
-			return EventLGRDeleted
-		}
-		return EventLinkDown
-	case track.LinkEventRejectOn, track.LinkEventRejectNew:
-		return EventLinkRejected
+// historyKinds are the event kinds of a group's steps.
+var historyKinds = [...]EventKind{
+	rows.GroupLinkAnnounced: EventSMC, rows.GroupLinkConfirm: EventSMC, rows.GroupLinkUp: EventLinkUp,
+	rows.GroupLinkAdd: EventSMC, rows.GroupLinkRejected: EventLinkRejected, rows.GroupLinkDeleted: EventLinkDown,
+	rows.GroupDeleted: EventLGRDeleted, rows.GroupMerged: EventSMC, rows.GroupFailover: EventFailover,
+}
+
+// groupEvents are the events of a group's life for the log: its
+// creation, and each change its history shows (rows.GroupEvent.Change).
+func groupEvents(g *track.LinkGroup, gr *rows.LGR, r *LinkGroupRow) []Event {
+	name := "link group " + r.Name()
+	var evs []Event
+	if !g.Start.IsZero() {
+		evs = append(evs, Event{Time: g.Start, Kind: EventLGRCreated, Source: EventFromWire, Frame: g.FirstFrame, LGR: r.Key,
+			Text: fmt.Sprintf("SMC-R %s created (v%d)", name, g.Version)})
 	}
-	return EventSMC
+	for i := range gr.Events {
+		e := &gr.Events[i]
+		if !e.Change {
+			continue
+		}
+		ev := Event{Time: e.Time, Kind: historyKinds[e.Kind], Source: EventFromWire, Frame: e.Frame, LGR: r.Key, Link: e.Link}
+		link := rows.LinkName(e.Link)
+		switch e.Kind {
+		case rows.GroupLinkUp:
+			ev.Text = fmt.Sprintf("%s link %s up (CONFIRM_LINK completed)", name, link)
+		case rows.GroupLinkRejected:
+			ev.Text = fmt.Sprintf("%s: ADD_LINK of link %s rejected", name, link)
+		case rows.GroupDeleted:
+			ev.Link = 0
+			ev.Text = fmt.Sprintf("SMC-R %s deleted (DELETE_LINK all): %s", name, reasonText(deleteReason(e.LLC.Reason)))
+		case rows.GroupLinkDeleted:
+			ev.Text = fmt.Sprintf("%s link %s deleted: %s", name, link, reasonText(deleteReason(e.LLC.Reason)))
+		case rows.GroupFailover:
+			ev.Conn = wireConnKey(e.Conn)
+			ev.Text = fmt.Sprintf("%s failed over to link %s of %s", ev.Conn, link, name)
+		default:
+			continue
+		}
+		evs = append(evs, ev)
+	}
+	return evs
 }
 
 // wireLink is the row of one tracked link; false for a link that never
-// was one (its ADD_LINK was rejected).
-func wireLink(l *track.Link, open int) (LinkRow, bool) {
+// was one for the kernels (rows.LinkFacts.Existed: added and never
+// confirmed, or rejected; the lab's multilink run has one, link 3, an
+// asymmetric ADD_LINK after the failover).
+func wireLink(l *rows.Link) (LinkRow, bool) {
+	f := &l.Facts
+	if !f.Existed {
+		return LinkRow{}, false
+	}
 	lr := LinkRow{
-		ID: l.LinkID, Conns: uint32(open), UID: l.Client.UID, PeerUID: l.Server.UID,
-		GID: gidText(l.Client.GID), PeerGID: gidText(l.Server.GID), QPN: l.Client.QPN, PeerQPN: l.Server.QPN,
-		Packets: l.RC[0].Packets + l.RC[1].Packets, CDCs: l.RC[0].CDCs + l.RC[1].CDCs,
-		Retransmit: l.RC[0].Retrans + l.RC[1].Retrans, PSNGaps: l.RC[0].PSNGaps + l.RC[1].PSNGaps,
-		NAKs: l.RC[0].NAKs + l.RC[1].NAKs, RNRs: l.RC[0].RNRs + l.RC[1].RNRs,
+		ID: l.LinkID, Conns: uint32(f.Open), UID: LinkUID(f.ClientUID), PeerUID: LinkUID(f.ServerUID),
+		GID: f.ClientGID, PeerGID: f.ServerGID, QPN: f.ClientQPN, PeerQPN: f.ServerQPN,
+		Packets: f.Packets, CDCs: f.CDCs, Retransmit: f.Retrans, PSNGaps: f.PSNGaps, NAKs: f.NAKs, RNRs: f.RNRs,
 	}
-	confirmed := l.Inferred // set up before the capture
-	for i := range l.History {
-		if h := &l.History[i]; h.Kind == track.LinkEventConfirmLink && h.Resp {
-			confirmed = true
-		}
-	}
-	switch l.State {
-	case track.LinkRejected:
-		return lr, false
+	switch f.State {
 	case track.LinkUp, track.LinkUnknown: // unknown: set up before the capture, seen carrying traffic
 		lr.State, lr.Active = LinkActive, true
 	case track.LinkDeleted:
-		if !confirmed {
-			// Added, never confirmed, then deleted: neither kernel ever
-			// listed it as a link of the group (the lab's multilink run:
-			// link 3, an asymmetric ADD_LINK after the failover).
-			return lr, false
-		}
-		lr.State, lr.DeleteReason = LinkDeleted, deleteReason(l.DeleteCode)
-		for i := range l.History {
-			h := &l.History[i]
-			if h.Kind == track.LinkEventDeleteOther || h.Kind == track.LinkEventDeleteLink && (h.All || h.Link == l.LinkID) {
-				lr.Since = h.Time
-				break
-			}
+		lr.State, lr.DeleteReason, lr.Since = LinkDeleted, deleteReason(f.DeleteCode), f.Deleted
+		if f.WithGroup {
+			// Ended with its group: not lost from a group that goes on.
+			lr.State = LinkInactive
 		}
 	default: // confirming, adding, added: CONFIRM_LINK not completed
 		lr.State = LinkActivating
 	}
 	return lr, true
-}
-
-// failoverEvents says when a connection moved to another link: the first
-// failover-validation CDC (smc_cdc_msg_validate) in either direction.
-func failoverEvents(c *track.Conn, r ConnRow, g *track.LinkGroup) []Event {
-	var first *track.Flow
-	for d := range c.Flow {
-		f := &c.Flow[d]
-		if f.Failover > 0 && (first == nil || f.FailoverFrame < first.FailoverFrame) {
-			first = f
-		}
-	}
-	if first == nil {
-		return nil
-	}
-	e := Event{Time: first.FailoverTime(), Kind: EventFailover, Source: EventFromWire, Frame: first.FailoverFrame, Conn: r.Key, Link: r.LinkID,
-		Text: fmt.Sprintf("%s failed over to link %d", r.Key, r.LinkID)}
-	if g != nil {
-		e.LGR = wireLGRKey(g.ID)
-		e.Text = fmt.Sprintf("%s failed over to link %d of link group %s", r.Key, r.LinkID, LGRID(g.ClientLGRID))
-	}
-	return []Event{e}
 }
 
 // deleteReason names a DELETE_LINK reason (SMC_LLC_DEL_*).
@@ -727,29 +759,18 @@ func deleteReason(code uint32) Reason {
 	return Reason{Code: code, Name: r.String(), Meaning: r.Meaning()}
 }
 
-// gidText writes a GID as the kernel's SMC netlink does
-// ("0000:0000:0000:0000:0000:ffff:0a0a:0001"), so a link's GIDs read the
-// same from the wire and from the kernel.
-func gidText(a netip.Addr) string {
-	if !a.IsValid() {
-		return ""
-	}
-	b := a.As16()
-	out := make([]byte, 0, 39)
-	for i := 0; i < 16; i += 2 {
-		if i > 0 {
-			out = append(out, ':')
-		}
-		out = fmt.Appendf(out, "%02x%02x", b[i], b[i+1])
-	}
-	return string(out)
-}
-
-// lgrName is how events name a group: its kernel ID, or its row key when
-// the capture does not show the ID.
-func lgrName(g LinkGroupRow) string {
-	if g.ID != 0 {
-		return g.ID.String()
-	}
-	return g.Key
+// WireSnapshot is what smctop shows of one tracker snapshot of a capture
+// replayed without the kernel: the connections, link groups, fallback
+// counts, events (findings included) and expert counts that Refresh adds
+// from its wire source. It is how smctop's view of a capture is held to
+// smcdump's (internal/agree).
+func WireSnapshot(s *track.Snapshot) Snapshot {
+	v := readWire(s)
+	out := Snapshot{Conns: v.conns, LinkGroups: v.groups, Fallbacks: v.fallbacks, Expert: v.expert, WireTotals: &v.totals}
+	// Every event, in time order: the log's cap (maxEvents) is the
+	// dashboard's, not the capture's.
+	out.Events = append(v.events, v.findings...)
+	sort.SliceStable(out.Events, func(i, j int) bool { return out.Events[i].Time.Before(out.Events[j].Time) })
+	out.nonNil()
+	return out
 }

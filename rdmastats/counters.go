@@ -52,6 +52,21 @@ func (u Unit) String() string {
 	return ""
 }
 
+// MarshalText writes the unit as String does: JSON reads "bytes", and
+// nothing for a plain count (omitempty).
+func (u Unit) MarshalText() ([]byte, error) { return []byte(u.String()), nil }
+
+// UnmarshalText reads what MarshalText writes.
+func (u *Unit) UnmarshalText(b []byte) error {
+	for _, x := range []Unit{UnitCount, UnitBytes, UnitPackets, UnitTicks} {
+		if x.String() == string(b) {
+			*u = x
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown counter unit %q", b)
+}
+
 // wordCounters are the PMA data counters that count 4-byte words
 // (IBA PortCounters PortXmitData/PortRcvData "divided by 4",
 // drivers/infiniband/core/sysfs.c). The kernel exposes the raw PMA value.

@@ -76,13 +76,13 @@ func TestMaxClosedBounded(t *testing.T) {
 	if got.LinkGroups.LinkGroups != want.LinkGroups.LinkGroups || got.LinkGroups.Deleted != want.LinkGroups.Deleted {
 		t.Errorf("link group totals %+v, want %+v", got.LinkGroups, want.LinkGroups)
 	}
-	dg, dw := s.DeclineView(), w.DeclineView()
-	if len(dg.ByReason) != len(dw.ByReason) {
-		t.Fatalf("smc,decline: %d reasons, want %d", len(dg.ByReason), len(dw.ByReason))
+	dg, dw := fallbackReasons(&s), fallbackReasons(&w)
+	if len(dg) != len(dw) {
+		t.Fatalf("fallbacks: %d reasons, want %d", len(dg), len(dw))
 	}
-	for i := range dw.ByReason {
-		if dg.ByReason[i].Count != dw.ByReason[i].Count {
-			t.Errorf("smc,decline reason %d: %d, want %d", i, dg.ByReason[i].Count, dw.ByReason[i].Count)
+	for k, n := range dw {
+		if dg[k] != n {
+			t.Errorf("fallback reason %+v: %d, want %d", k, dg[k], n)
 		}
 	}
 }
@@ -197,4 +197,18 @@ func TestNoFoldDueAfterFeed(t *testing.T) {
 			}
 		}
 	}
+}
+
+// fallbackReasons counts the fallbacks of s, listed and folded, by reason.
+func fallbackReasons(s *Snapshot) map[fallbackReason]int {
+	out := map[fallbackReason]int{}
+	for i := range s.Conns {
+		if c := &s.Conns[i]; c.Outcome == OutcomeFallback {
+			out[reasonOf(c)]++
+		}
+	}
+	for k, n := range s.folded.reasons {
+		out[k] += n
+	}
+	return out
 }

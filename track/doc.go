@@ -23,9 +23,10 @@
 //
 // Use: New, then Feed every frame in capture order (and AppendFields right
 // after Feed for the smc.conn.*/smc.link.*/smc.lgr.* fields of -Y and -e),
-// then Snapshot and its typed rows (ConnsView, LinkRows, LGRRows,
-// DeclineView, Timeline: the -z views smc,conns smc,links smc,lgr
-// smc,decline smc,timeline,CONN, which package output/zview prints).
+// then Snapshot: typed values only. Package track/rows makes the rows
+// every surface shows from it (the -z views smc,conns smc,links smc,lgr
+// smc,decline smc,timeline,CONN, which package output/zview prints, the
+// browser's panes and smctop's wire rows).
 // Timelines are recorded only for the connections named in
 // Options.Timeline; OptionsForViews sets it from -z specs.
 //

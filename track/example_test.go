@@ -10,11 +10,12 @@ import (
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/track"
+	"github.com/smcscope/smcscope/track/rows"
 )
 
 // The whole tracker API in one pass: Feed every frame, read the tracker's
 // fields of each frame right after Feed, then read the typed rows of a
-// view from a Snapshot.
+// view (package rows) from a Snapshot.
 func Example() {
 	r, err := capture.Open("../testdata/reference/decline-nordma.pcap")
 	if err != nil {
@@ -41,10 +42,10 @@ func Example() {
 	s := tr.Snapshot()
 	c := s.Conns[0]
 	fmt.Println(c.Client, "->", c.Server, c.Outcome, track.ConnDetail(&c))
-	// The rows are typed; package output/zview prints them as smcdump -z does.
+	// Package rows makes the views' rows; output/zview prints them as smcdump -z does.
 	enc := json.NewEncoder(os.Stdout)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(s.DeclineView()); err != nil {
+	if err := enc.Encode(rows.Declines(&s)); err != nil {
 		fmt.Println(err)
 	}
 	// Output:

@@ -352,7 +352,8 @@ func (c *Conn) findingDetail(id expert.ID, now int64, text string) string {
 		}
 		return text
 	case expert.Failover:
-		return fmt.Sprintf("now on link %d; %s", c.Link, c.perFlow(func(f *Flow) string {
+		// The kernel's number of the link, as every text names a link.
+		return fmt.Sprintf("now on link %s; %s", linkNumber(c.LinkID), c.perFlow(func(f *Flow) string {
 			if f.Failover == 0 {
 				return ""
 			}

@@ -29,6 +29,10 @@ type folded struct {
 	expert expertSums
 }
 
+// MaxFoldedReasons is how many distinct fallback reasons are counted
+// apart among folded connections (FoldedFallbacks).
+const MaxFoldedReasons = maxReasons
+
 // maxReasons caps the distinct fallback reasons kept for folded
 // connections; a few are normal (Linux has some forty decline codes).
 const maxReasons = 1024

@@ -47,6 +47,7 @@ const (
 	LinkEventAcceptNew                        // "ADD_LINK resp accepted (sent on link 1)"
 	LinkEventMerged                           // "link group 3 merged into 2: a connection failed over between them" (a, b: groups)
 	LinkEventEarlier                          // "5 earlier frames on this QP before it could be identified" (n: frames)
+	LinkEventAnnounced                        // "announced by CLC Accept/Confirm (first contact)": text
 )
 
 // What is the event's text, as smc,links and smc,lgr show it.
@@ -56,7 +57,7 @@ func (e *histEvent) What() string {
 		kind = "resp"
 	}
 	name := ""
-	if e.kind != LinkEventText && e.kind != LinkEventMerged && e.kind != LinkEventEarlier {
+	if e.kind != LinkEventText && e.kind != LinkEventMerged && e.kind != LinkEventEarlier && e.kind != LinkEventAnnounced {
 		name = e.typ.String()
 	}
 	switch e.kind {
@@ -72,7 +73,7 @@ func (e *histEvent) What() string {
 		}
 		what += fmt.Sprintf(" link %d reason %#08x %s", e.link, uint32(e.a), decode.DeleteLinkReason(uint32(e.a)).Meaning())
 		if e.kind == LinkEventDeleteOther {
-			what += fmt.Sprintf(" (sent on link %d)", e.on)
+			what += " (sent on link " + linkNumber(e.on) + ")"
 		}
 		return what
 	case LinkEventConfirmRKey:
@@ -84,15 +85,15 @@ func (e *histEvent) What() string {
 	case LinkEventRejectOn:
 		return fmt.Sprintf("%s %s REJECT link %d", name, kind, e.link)
 	case LinkEventRejectNew:
-		return fmt.Sprintf("%s %s REJECT (sent on link %d)", name, kind, e.on)
+		return fmt.Sprintf("%s %s REJECT (sent on link %s)", name, kind, linkNumber(e.on))
 	case LinkEventAddOn:
 		return fmt.Sprintf("%s %s for link %d (%d rkeys)", name, kind, e.link, e.n)
 	case LinkEventAddNew:
-		return fmt.Sprintf("%s %s (sent on link %d)", name, kind, e.on)
+		return fmt.Sprintf("%s %s (sent on link %s)", name, kind, linkNumber(e.on))
 	case LinkEventAcceptOn:
 		return fmt.Sprintf("%s %s link %d accepted (%d rkeys)", name, kind, e.link, e.n)
 	case LinkEventAcceptNew:
-		return fmt.Sprintf("%s %s accepted (sent on link %d)", name, kind, e.on)
+		return fmt.Sprintf("%s %s accepted (sent on link %s)", name, kind, linkNumber(e.on))
 	case LinkEventMerged:
 		return fmt.Sprintf("link group %d merged into %d: a connection failed over between them", e.a, e.b)
 	case LinkEventEarlier:
@@ -101,10 +102,20 @@ func (e *histEvent) What() string {
 	return e.text
 }
 
+// linkNumber writes the number of the link a message was sent on: "-"
+// when the capture did not show the link's setup (0 is no link's number:
+// smc_llc's link IDs start at 1).
+func linkNumber(id uint8) string {
+	if id == 0 {
+		return "-"
+	}
+	return fmt.Sprint(id)
+}
+
 // linkEvent is e as a snapshot lists it.
 func (e *histEvent) linkEvent() LinkEvent {
 	ev := LinkEvent{Frame: e.frame, Time: time.Unix(0, e.ns), What: e.What(), Kind: e.kind,
-		LLC: e.typ, Resp: e.resp, Link: e.link, On: e.on, All: e.all}
+		LLC: e.typ, Resp: e.resp, Link: e.link, On: e.on, All: e.all, Orderly: e.order}
 	switch e.kind {
 	case LinkEventConfirmLink:
 		ev.UID = uint32(e.a)

@@ -202,25 +202,28 @@ func (f *Flow) FailoverTime() time.Time {
 
 // Conn is one SMC connection attempt (one internal TCP connection).
 type Conn struct {
-	ID                                                    int
-	Client, Server                                        netip.AddrPort // zero for connections seen only on RoCE
-	Inferred                                              bool           // built from CDCs alone (capture started mid-connection)
-	RolesUnknown                                          bool           // Inferred and still no evidence who is client and server: C->S means A->B (set by Snapshot)
-	OptionSYN                                             bool
-	OptionSYNACK                                          bool
-	SeenSYN                                               bool
-	SeenSYNACK                                            bool
-	Version                                               uint8 // CLC version of the Accept (or Proposal)
-	SMCD                                                  bool
-	FirstContact                                          bool
-	EID                                                   string
-	Offered                                               string  // what the Proposal offered, e.g. "SMC-Rv2+SMC-Dv2"
-	CLCTypes                                              []uint8 // CLC message types in order (1..4)
-	Outcome                                               Outcome
-	Fallback                                              Fallback
-	ClientEP                                              Endpoint
-	ServerEP                                              Endpoint
-	LGR, Link                                             int // tracker IDs, 0 = none
+	ID             int
+	Client, Server netip.AddrPort // zero for connections seen only on RoCE
+	Inferred       bool           // built from CDCs alone (capture started mid-connection)
+	RolesUnknown   bool           // Inferred and still no evidence who is client and server: C->S means A->B (set by Snapshot)
+	OptionSYN      bool
+	OptionSYNACK   bool
+	SeenSYN        bool
+	SeenSYNACK     bool
+	Version        uint8 // CLC version of the Accept (or Proposal)
+	SMCD           bool
+	FirstContact   bool
+	EID            string
+	Offered        string  // what the Proposal offered, e.g. "SMC-Rv2+SMC-Dv2"
+	CLCTypes       []uint8 // CLC message types in order (1..4)
+	Outcome        Outcome
+	Fallback       Fallback
+	ClientEP       Endpoint
+	ServerEP       Endpoint
+	LGR, Link      int // tracker IDs, 0 = none
+	// LinkID is the kernel's number of Link (0: not known), set in
+	// snapshots: the number every text gives the link.
+	LinkID                                                uint8
 	Flow                                                  [2]Flow
 	FirstFrame                                            int
 	LastFrame                                             int
@@ -395,6 +398,7 @@ type LinkEvent struct {
 	Link, On uint8
 	Reason   uint32 // DELETE_LINK reason
 	All      bool   // DELETE_LINK of every link: the group ends
+	Orderly  bool   // DELETE_LINK ORDERLY: ended on purpose, nothing lost
 	UID      uint32 // CONFIRM_LINK link user ID
 }
 

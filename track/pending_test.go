@@ -59,12 +59,8 @@ func TestFirstContactAwaitsConfirmLink(t *testing.T) {
 				t.Fatalf("%d connections, %d links", len(s.Conns), len(s.Links))
 			}
 			c, l := &s.Conns[0], &s.Links[0]
-			groupState := "active"
-			if tt.link != LinkUp {
-				groupState = "confirming"
-			}
-			if rows := s.lgrRows(); len(rows) != 1 || rows[0].State != groupState {
-				t.Errorf("link group view: %+v, want state %s", rows, groupState)
+			if len(s.LinkGroups) != 1 || linkConfirmed(l) != (tt.link == LinkUp) {
+				t.Errorf("%d link groups, link %v: want one, confirmed %v", len(s.LinkGroups), l.State, tt.link == LinkUp)
 			}
 			if c.Outcome != tt.outcome || ConnDetail(c) != tt.detail || l.State != tt.link || c.LGR != l.LGR {
 				t.Errorf("outcome %v %q, link %v in group %d (connection's %d); want %v %q, link %v",

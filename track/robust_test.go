@@ -40,13 +40,13 @@ func feedBytes(t testing.TB, data []byte) {
 	}
 	s := tr.Snapshot()
 	checkState(t, &s, fed)
-	for _, v := range []any{s.ConnsView(), s.LinkRows(), s.LGRRows(), s.DeclineView()} {
+	for _, v := range []any{s.Conns, s.Links, s.LinkGroups, s.Totals()} {
 		if _, err := json.Marshal(v); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, c := range s.Conns {
-		if _, err := s.Timeline(strconv.Itoa(c.ID)); err != nil {
+		if _, err := s.FindConn(strconv.Itoa(c.ID)); err != nil {
 			t.Fatalf("timeline of %d: %v", c.ID, err)
 		}
 	}

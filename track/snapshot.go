@@ -59,6 +59,9 @@ func (t *Tracker) snapshot() Snapshot {
 		x.RolesUnknown = c.Inferred && (c.link == nil || c.link.Inferred)
 		x.Last = time.Unix(0, c.lastNS)
 		x.expert = append(marks(nil), c.expert...)
+		if c.link != nil {
+			x.LinkID = c.link.LinkID
+		}
 		x.lgr, x.link = nil, nil
 		s.Conns[i] = x
 	}
@@ -108,4 +111,25 @@ func (s *Snapshot) Conn(id int) (Conn, bool) {
 		}
 	}
 	return Conn{}, false
+}
+
+// FoldedFallback counts the fallbacks of folded connections with one
+// reason: cause, decline code (CauseDecline) and the side that declined.
+// Other collects what is beyond MaxFoldedReasons distinct reasons.
+type FoldedFallback struct {
+	Cause FallbackCause
+	Code  uint32
+	By    Dir
+	Other bool
+	Count int
+}
+
+// FoldedFallbacks counts the fallbacks of the connections folded into
+// the totals, by reason, in no particular order.
+func (s *Snapshot) FoldedFallbacks() []FoldedFallback {
+	out := make([]FoldedFallback, 0, len(s.folded.reasons))
+	for k, n := range s.folded.reasons {
+		out = append(out, FoldedFallback{Cause: k.cause, Code: k.code, By: k.by, Other: k == reasonOther, Count: n})
+	}
+	return out
 }

@@ -109,7 +109,13 @@ func TestSplitCLC(t *testing.T) {
 func declineRows(t *testing.T, tr *Tracker) int {
 	t.Helper()
 	s := tr.Snapshot()
-	return len(s.DeclineView().Fallbacks)
+	n := 0
+	for _, c := range s.Conns {
+		if c.Outcome == OutcomeFallback {
+			n++
+		}
+	}
+	return n
 }
 
 // TestNoCLCAfterOptions: both SYNs carry the SMC option but the stream

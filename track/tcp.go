@@ -488,7 +488,7 @@ func (t *Tracker) place(c *Conn, in *input, m *clcIn) {
 		l.Client = LinkEnd{Addr: gidAddr(cl.GID), GID: cl.GID, MAC: cl.MAC, QPN: cl.QPN, PSN: cl.PSN}
 		if c.FirstContact {
 			l.State = LinkConfirming
-			l.addHistory(in, textEvent("announced by CLC Accept/Confirm (first contact)"))
+			l.addHistory(in, histEvent{kind: LinkEventAnnounced, text: "announced by CLC Accept/Confirm (first contact)"})
 		} else {
 			l.State, l.wasUp = LinkUp, true
 			l.addHistory(in, textEvent("known from CLC Accept/Confirm of a reused link group (its setup was not captured)"))

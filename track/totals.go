@@ -2,7 +2,6 @@ package track
 
 import (
 	"fmt"
-	"sort"
 )
 
 // Totals count every connection, link and link group of the capture: the
@@ -154,14 +153,4 @@ func (l LinkTotals) ByState() []StateCount {
 		}
 	}
 	return out
-}
-
-// sortReasons orders smc,decline's counts: most frequent first.
-func sortReasons(rs []ReasonCount) {
-	sort.Slice(rs, func(i, j int) bool {
-		if rs[i].Count != rs[j].Count {
-			return rs[i].Count > rs[j].Count
-		}
-		return rs[i].Reason < rs[j].Reason
-	})
 }

@@ -15,20 +15,28 @@ import (
 	"github.com/smcscope/smcscope/tui/top"
 )
 
-// runCount prints c.count snapshots an interval apart. A replay is read
-// to its end first; on a live host the first snapshot comes one interval
-// after a first refresh, so it has rates. An interrupt ends the output
-// early but whole: a JSON array is still closed.
+// runCount prints c.count snapshots an interval apart. A replay (-r,
+// not --once) steps through its capture: each snapshot reads the next
+// interval of capture time, at once (with --speed S, S times the
+// capture's pace), and the output ends with the snapshot in which the
+// capture ended; if the count ends first, stderr says where. --once on a
+// replay reads it to its end. On a live host the first snapshot comes one
+// interval after a first refresh, so it has rates. An interrupt ends the
+// output early but whole: a JSON array is still closed.
 //
 // A capture that fails part-way (cut short, a corrupt record) still gets
 // its snapshots of everything read up to the failure, as the dashboard
 // shows them; the error follows them, and the exit status is smcdump's
 // for the same file: 2 when the file is damaged, 1 for other failures.
 func runCount(ctx context.Context, m *monitor.Monitor, c config) int {
+	w := m.Wire()
+	step := w != nil && !w.Live() && !c.once
 	var readErr error
-	if w := m.Wire(); w != nil {
+	switch {
+	case step:
+	case w != nil:
 		readErr = w.Run(ctx)
-	} else {
+	default:
 		m.Refresh()
 	}
 	out := &output{w: os.Stdout, format: c.format, array: c.format == "json" && !c.once}
@@ -40,8 +48,15 @@ func runCount(ctx context.Context, m *monitor.Monitor, c config) int {
 	// stays a clean document for scripts.
 	warned := map[string]bool{}
 	code := 0
-	for i := 0; i < c.count; i++ {
-		if (m.Wire() == nil || i > 0) && !wait(ctx, c.interval) {
+	ended := false
+	n := 0
+	for ; n < c.count && !ended; n++ {
+		if step {
+			if n > 0 && c.speed > 0 && !wait(ctx, time.Duration(float64(c.interval)/c.speed)) || ctx.Err() != nil {
+				break
+			}
+			ended, readErr = w.Advance(c.interval)
+		} else if (w == nil || n > 0) && !wait(ctx, c.interval) {
 			break
 		}
 		s := m.Refresh()
@@ -59,6 +74,11 @@ func runCount(ctx context.Context, m *monitor.Monitor, c config) int {
 	if err := out.close(); err != nil {
 		fmt.Fprintln(os.Stderr, "smctop: "+err.Error())
 		code = 1
+	}
+	if step && !ended && ctx.Err() == nil {
+		_, _, _, at := w.Replay()
+		fmt.Fprintf(os.Stderr, "smctop: %d snapshots, %v of capture time apart, reached %s: the capture goes on (a larger --count or --interval reads further)\n",
+			n, c.interval, at.UTC().Format("2006-01-02 15:04:05.000000"))
 	}
 	if readErr != nil {
 		fmt.Fprintln(os.Stderr, "smctop: "+readErr.Error())

@@ -55,7 +55,7 @@ func newFlags(c *config) *flag.FlagSet {
 	fs.StringVar(&c.read, "r", "", "replay capture `FILE` through the dashboard instead of the kernel")
 	fs.Float64Var(&c.speed, "speed", 0, "with -r: replay at `N` times the capture's pace (0: as fast as possible)")
 	fs.BoolVar(&c.once, "once", false, "print one snapshot of every view and exit")
-	fs.IntVar(&c.count, "count", 0, "print `N` (1 or more) snapshots, one per interval, and exit (events accumulate across them)")
+	fs.IntVar(&c.count, "count", 0, "print `N` (1 or more) snapshots, one per interval, and exit (events accumulate across them; with -r: one per interval of capture time, at once, ending with the capture)")
 	fs.StringVar(&c.format, "o", "text", "--once/--count output `FORMAT`: text, json (--count: one JSON array) or jsonl (one line per snapshot)")
 	fs.StringVar(&c.listen, "listen", "", "serve Prometheus /metrics on `ADDR` (e.g. 127.0.0.1:9714; port 0 picks one, printed on stderr)")
 	fs.BoolVar(&c.noTUI, "no-tui", false, "with --listen: run the exporter only")

@@ -254,9 +254,9 @@ func TestCountJSONArray(t *testing.T) {
 		t.Fatalf("--count 2 -o json: %d snapshots, %v:\n%.300s", len(ss), err, out)
 	}
 
-	// The replay's first snapshot comes at once, the second an hour
-	// later: interrupt in between.
-	cmd, stdout, _ := start(t, bin, "-r", "../../samples/multilink.pcap", "--count", "5", "--interval", "1h", "-o", "json")
+	// At the capture's pace (--speed 1) the replay's first snapshot
+	// comes at once, the second an hour later: interrupt in between.
+	cmd, stdout, _ := start(t, bin, "-r", "../../samples/multilink.pcap", "--count", "5", "--interval", "1h", "--speed", "1", "-o", "json")
 	var buf bytes.Buffer
 	within(t, "the first snapshot", func() {
 		for !strings.Contains(buf.String(), "\n  }") {
@@ -367,7 +367,7 @@ func TestTruncatedOnce(t *testing.T) {
 	bin := build(t)
 	pcap := cutCapture(t, 2000)
 	wantErr := "smctop: " + pcap + ": frame 2000 (file offset 0x"
-	for _, args := range [][]string{{"--once", "-o", "json"}, {"--count", "2", "--interval", "1ms", "-o", "jsonl"}, {"--once"}} {
+	for _, args := range [][]string{{"--once", "-o", "json"}, {"--count", "2", "--interval", "1h", "-o", "jsonl"}, {"--once"}} {
 		cmd := exec.Command(bin, append([]string{"-r", pcap}, args...)...)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
@@ -395,8 +395,56 @@ func TestTruncatedOnce(t *testing.T) {
 				t.Errorf("%q: snapshot %d lacks what was read before the cut: %+v", args, n, s.Overview)
 			}
 		}
-		if want := map[bool]int{true: 1, false: 2}[args[0] == "--once"]; n != want {
+		// --count on a replay ends with the snapshot in which the
+		// capture ended: the first hour of capture time holds it all.
+		if want := 1; n != want {
 			t.Errorf("%q: %d snapshots, want %d", args, n, want)
+		}
+	}
+}
+
+// TestCountStepsReplay: --count on a replay steps through the capture,
+// one interval of capture time per snapshot, without waiting: the frames
+// read grow from one snapshot to the next; the output ends with the
+// snapshot in which the capture ended, and stderr says where the count
+// stopped when the capture goes on.
+func TestCountStepsReplay(t *testing.T) {
+	bin := build(t)
+	for _, tc := range []struct {
+		count, want int
+		goesOn      bool
+	}{{6, 6, true}, {20, 7, false}} {
+		cmd := exec.Command(bin, "-r", "../../samples/multilink.pcap", "--count", strconv.Itoa(tc.count), "--interval", "2s", "-o", "jsonl")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("--count %d: %v %s", tc.count, err, &stderr)
+		}
+		dec := json.NewDecoder(bytes.NewReader(out))
+		var frames []int
+		ended := false
+		for dec.More() {
+			var s monitor.Snapshot
+			if err := dec.Decode(&s); err != nil {
+				t.Fatal(err)
+			}
+			for _, src := range s.Sources {
+				if src.Name == "wire" {
+					frames, ended = append(frames, src.Frames), src.Ended
+				}
+			}
+		}
+		if len(frames) != tc.want {
+			t.Errorf("--count %d: %d snapshots (frames %v), want %d", tc.count, len(frames), frames, tc.want)
+		}
+		for i := 1; i < len(frames); i++ {
+			if frames[i] <= frames[i-1] {
+				t.Errorf("--count %d: frames read %v: snapshot %d did not step", tc.count, frames, i)
+			}
+		}
+		if ended == tc.goesOn || strings.Contains(stderr.String(), "the capture goes on") != tc.goesOn {
+			t.Errorf("--count %d: ended %v, stderr %q", tc.count, ended, &stderr)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/smcscope/smcscope/track"
+	"github.com/smcscope/smcscope/track/rows"
 )
 
 // writeJSON writes a view as compact JSON, the bytes json.Marshal gives
@@ -15,7 +16,7 @@ import (
 func writeJSON(w io.Writer, v any) error {
 	j := &jsonWriter{w: w}
 	switch v := v.(type) {
-	case track.ConnsView:
+	case rows.ConnsView:
 		j.raw(`{"conns":`)
 		jsonList(j, v.Conns)
 		j.raw(`,"stats":`)
@@ -25,11 +26,11 @@ func writeJSON(w io.Writer, v any) error {
 			j.value(v.Totals)
 		}
 		j.raw("}")
-	case []track.LinkRow:
+	case []rows.Link:
 		jsonList(j, v)
-	case []track.LGRRow:
+	case []rows.LGR:
 		jsonList(j, v)
-	case track.DeclineView:
+	case rows.DeclineView:
 		j.raw(`{"fallbacks":`)
 		jsonList(j, v.Fallbacks)
 		j.raw(`,"by_reason":`)
@@ -43,7 +44,7 @@ func writeJSON(w io.Writer, v any) error {
 		j.raw(`{"severities":`)
 		jsonList(j, v.Severities)
 		j.raw("}")
-	case track.Timeline:
+	case rows.Timeline:
 		j.raw(`{"conn":`)
 		j.value(v.Conn)
 		j.raw(`,"events":`)

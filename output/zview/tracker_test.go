@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/smcscope/smcscope/output"
-	"github.com/smcscope/smcscope/track"
+	"github.com/smcscope/smcscope/track/rows"
 )
 
 // The tracker plugs into smcdump's hook through Tracker.
@@ -23,7 +23,7 @@ func TestTrackerViewsSnapshot(t *testing.T) {
 		if err := tr.WriteViews(&b, []string{"smc,conns"}, "json"); err != nil {
 			t.Fatal(err)
 		}
-		var v track.ConnsView
+		var v rows.ConnsView
 		mustJSON(t, b.Bytes(), &v)
 		return v.Stats.Frames
 	}

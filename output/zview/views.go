@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/smcscope/smcscope/track"
+	"github.com/smcscope/smcscope/track/rows"
 )
 
 // Views writes the -z views of several specs (track.ParseView) in order,
@@ -40,22 +41,22 @@ func View(w io.Writer, s *track.Snapshot, name, arg, format string) error {
 	var text func(*tabwriter.Writer)
 	switch name {
 	case track.ViewConns:
-		cv := s.ConnsView()
+		cv := rows.Conns(s)
 		v, text = cv, func(tw *tabwriter.Writer) { textConns(tw, s, cv.Conns) }
 	case track.ViewLinks:
-		rows := s.LinkRows()
-		v, text = rows, func(tw *tabwriter.Writer) { textLinks(tw, s, rows) }
+		lr := rows.LinkRows(s)
+		v, text = lr, func(tw *tabwriter.Writer) { textLinks(tw, s, lr) }
 	case track.ViewLGR:
-		rows := s.LGRRows()
-		v, text = rows, func(tw *tabwriter.Writer) { textLGRs(tw, s, rows) }
+		gr := rows.LGRRows(s)
+		v, text = gr, func(tw *tabwriter.Writer) { textLGRs(tw, s, gr) }
 	case track.ViewDecline:
-		d := s.DeclineView()
+		d := rows.Declines(s)
 		v, text = d, func(tw *tabwriter.Writer) { textDecline(tw, s, d) }
 	case track.ViewExpert:
 		ev := s.ExpertView()
 		v, text = ev, func(tw *tabwriter.Writer) { textExpert(tw, ev) }
 	case track.ViewTimeline:
-		tl, err := s.Timeline(arg)
+		tl, err := rows.TimelineOf(s, arg)
 		if err != nil {
 			return err
 		}
@@ -91,10 +92,10 @@ func fmtMS(v float64) string {
 	return strconv.FormatFloat(v, 'f', 3, 64)
 }
 
-func textConns(tw *tabwriter.Writer, s *track.Snapshot, rows []track.ConnRow) {
-	fmt.Fprintf(tw, "SMC connections: %d\n", len(rows))
+func textConns(tw *tabwriter.Writer, s *track.Snapshot, conns []rows.Conn) {
+	fmt.Fprintf(tw, "SMC connections: %d\n", len(conns))
 	fmt.Fprintln(tw, "ID\tClient\tServer\tOutcome\tDetail\tVer\tLGR\tLink\tCDC C>S\tCDC S>C\tBytes C>S\tBytes S>C\tWRITE C>S\tWRITE S>C\tConfirm ms\t1st CDC ms\tFrames\tClose\tNotes")
-	for _, r := range rows {
+	for _, r := range conns {
 		client, server := r.Client, r.Server
 		switch {
 		case r.RolesUnknown:
@@ -103,7 +104,7 @@ func textConns(tw *tabwriter.Writer, s *track.Snapshot, rows []track.ConnRow) {
 			client, server = dash(r.Client)+" (no TCP)", dash(r.Server)+" (no TCP)"
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%d\t%s\t%s\n",
-			r.ID, client, server, r.Outcome, r.Detail, clcVersion(r.Version), idOrDash(r.LGR), idOrDash(r.Link),
+			r.ID, client, server, r.Outcome, r.Detail, clcVersion(r.Version), idOrDash(r.LGR), rows.LinkName(r.Link),
 			r.Client2Srv.CDCs, r.Srv2Client.CDCs, r.Client2Srv.Bytes, r.Srv2Client.Bytes,
 			r.Client2Srv.WriteBytes, r.Srv2Client.WriteBytes, fmtMS(r.Handshake.Confirm), fmtMS(r.Handshake.FirstCDC),
 			r.Frames, dash(r.Close), dash(flowNotes(r)))
@@ -165,11 +166,11 @@ func connList(ids []int, folded int) string {
 
 // flowNotes lists what deserves a look: flow-control and failover events
 // and anything the cursors and WRITEs disagree on.
-func flowNotes(r track.ConnRow) string {
+func flowNotes(r rows.Conn) string {
 	var n []string
 	for _, x := range []struct {
 		dir string
-		f   *track.FlowRow
+		f   *rows.Flow
 	}{{"C>S", &r.Client2Srv}, {"S>C", &r.Srv2Client}} {
 		f := x.f
 		for _, c := range []struct {
@@ -211,16 +212,16 @@ func idOrDash(id int) string {
 	return strconv.Itoa(id)
 }
 
-func textLinks(tw *tabwriter.Writer, s *track.Snapshot, rows []track.LinkRow) {
-	fmt.Fprintf(tw, "SMC-R links: %d (C = client, S = server = link-group owner; A/B when roles are unknown)\n", len(rows))
+func textLinks(tw *tabwriter.Writer, s *track.Snapshot, links []rows.Link) {
+	fmt.Fprintf(tw, "SMC-R links: %d (C = client, S = server = link-group owner; A/B when roles are unknown)\n", len(links))
 	fmt.Fprintln(tw, "ID\tLGR\tLink\tState\tClient addr QPN\tServer addr QPN\tPkts C>S\tPkts S>C\tACK\tNAK\tRNR\tPSN gaps\tRetrans\tConns\tDeleted")
-	for _, r := range rows {
+	for _, r := range links {
 		c, sv := "C ", "S "
 		if r.Inferred {
 			c, sv = "A ", "B "
 		}
-		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n",
-			r.ID, r.LGR, r.LinkID, r.State, c+endText(r.Client), sv+endText(r.Server),
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n",
+			r.ID, r.LGR, rows.LinkName(r.LinkID), r.State, c+endText(r.Client), sv+endText(r.Server),
 			r.C2S.Packets, r.S2C.Packets, r.C2S.Acks+r.S2C.Acks, r.C2S.NAKs+r.S2C.NAKs, r.C2S.RNRs+r.S2C.RNRs,
 			r.C2S.PSNGaps+r.S2C.PSNGaps, r.C2S.Retrans+r.S2C.Retrans, connList(r.Conns, r.ConnsFolded), r.DeleteCode)
 	}
@@ -235,11 +236,13 @@ func textLinks(tw *tabwriter.Writer, s *track.Snapshot, rows []track.LinkRow) {
 			l.Links, dash(strings.Join(by, ", ")), l.C2S.Packets, l.S2C.Packets, l.C2S.Acks+l.S2C.Acks, l.C2S.NAKs+l.S2C.NAKs,
 			l.C2S.RNRs+l.S2C.RNRs, l.C2S.PSNGaps+l.S2C.PSNGaps, l.C2S.Retrans+l.S2C.Retrans)
 	}
-	for _, r := range rows {
+	for _, r := range links {
 		if len(r.History) == 0 {
 			continue
 		}
-		fmt.Fprintf(tw, "link %d:\n", r.ID)
+		// Headed by the kernel's link number; the row ID tells apart
+		// links whose number the capture did not show.
+		fmt.Fprintf(tw, "link %s (ID %d):\n", rows.LinkName(r.LinkID), r.ID)
 		for _, h := range r.History {
 			fmt.Fprintf(tw, "  %s\n", h)
 		}
@@ -248,11 +251,11 @@ func textLinks(tw *tabwriter.Writer, s *track.Snapshot, rows []track.LinkRow) {
 
 // endText shows a link end as "addr QPN", or "-" when nothing is known
 // (the client end of a rejected ADD_LINK, which only echoes the request).
-func endText(e track.EndRow) string {
-	if e.Addr == "" && e.QPN == "0x000000" {
+func endText(e rows.End) string {
+	if e.Addr == "" && e.QPN == "" {
 		return "-"
 	}
-	return dash(e.Addr) + " " + e.QPN
+	return dash(e.Addr) + " " + dash(e.QPN)
 }
 
 func intList(ids []int) string {
@@ -266,10 +269,10 @@ func intList(ids []int) string {
 	return strings.Join(s, ",")
 }
 
-func textLGRs(tw *tabwriter.Writer, s *track.Snapshot, rows []track.LGRRow) {
-	fmt.Fprintf(tw, "SMC-R link groups: %d\n", len(rows))
+func textLGRs(tw *tabwriter.Writer, s *track.Snapshot, groups []rows.LGR) {
+	fmt.Fprintf(tw, "SMC-R link groups: %d\n", len(groups))
 	fmt.Fprintln(tw, "ID\tState\tServer peer\tClient peer\tServer lgr\tClient lgr\tVer\tMax links\tMax conns\tLinks\tConns\tDeleted")
-	for _, r := range rows {
+	for _, r := range groups {
 		state := r.State
 		if r.Inferred {
 			state += " (joined mid-stream)"
@@ -278,14 +281,14 @@ func textLGRs(tw *tabwriter.Writer, s *track.Snapshot, rows []track.LGRRow) {
 		if r.LinksFolded > 0 {
 			links = strings.TrimSpace(fmt.Sprintf("%s +%d folded", links, r.LinksFolded))
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\tv%d\t%d\t%d\t%s\t%s\t%s\n", r.ID, state, r.ServerPeerID, r.ClientPeerID,
-			dash(r.ServerLGRID), dash(r.ClientLGRID), r.Version, r.MaxLinks, r.MaxConns, dash(links), connList(r.Conns, r.ConnsFolded), r.DeleteCode)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\tv%d\t%s\t%s\t%s\t%s\t%s\n", r.ID, state, r.ServerPeerID, r.ClientPeerID,
+			dash(r.ServerLGRID), dash(r.ClientLGRID), r.Version, idOrDash(int(r.MaxLinks)), idOrDash(int(r.MaxConns)), dash(links), connList(r.Conns, r.ConnsFolded), r.DeleteCode)
 	}
 	if t := s.Totals(); t.LinkGroups.Folded > 0 {
 		g := &t.LinkGroups
 		fmt.Fprintf(tw, "listed %d of %d link groups; folded with their links: the %d oldest; deleted: %d of all\n", g.Listed, g.LinkGroups, g.Folded, g.Deleted)
 	}
-	for _, r := range rows {
+	for _, r := range groups {
 		if len(r.History) == 0 {
 			continue
 		}
@@ -296,7 +299,7 @@ func textLGRs(tw *tabwriter.Writer, s *track.Snapshot, rows []track.LGRRow) {
 	}
 }
 
-func textDecline(tw *tabwriter.Writer, s *track.Snapshot, v track.DeclineView) {
+func textDecline(tw *tabwriter.Writer, s *track.Snapshot, v rows.DeclineView) {
 	if c := s.Totals().Conns; c.Folded > 0 {
 		fmt.Fprintf(tw, "SMC fallbacks: %d of %d connections (%d listed, %d folded: counted by reason below)\n",
 			len(v.Fallbacks)+v.Folded, c.Conns, len(v.Fallbacks), v.Folded)
@@ -319,7 +322,7 @@ func textDecline(tw *tabwriter.Writer, s *track.Snapshot, v track.DeclineView) {
 	}
 }
 
-func textTimeline(tw *tabwriter.Writer, tl track.Timeline) {
+func textTimeline(tw *tabwriter.Writer, tl rows.Timeline) {
 	c := &tl.Conn
 	fmt.Fprintf(tw, "SMC connection %d: %s -> %s, %s (%s)\n", c.ID, dash(c.Client), dash(c.Server), c.Outcome, c.Detail)
 	if tl.Note != "" {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/track"
+	"github.com/smcscope/smcscope/track/rows"
 )
 
 func TestViews(t *testing.T) {
@@ -26,32 +27,32 @@ func TestViews(t *testing.T) {
 	}{
 		{pp, "smc,conns", []string{"10.10.0.2:49018", "10.10.0.1:5000", "SMC-R", "first contact", "32664", "32640", "512"},
 			func(t *testing.T, b []byte) {
-				var v track.ConnsView
+				var v rows.ConnsView
 				mustJSON(t, b, &v)
-				rows := v.Conns
-				if v.Stats.Frames != 4140 || len(rows) != 1 || rows[0].Client2Srv.Bytes != 32664 || rows[0].ServerRKey != "0x3a9" || rows[0].Handshake.Confirm <= 0 {
-					t.Errorf("conns json: %+v", rows)
+				cs := v.Conns
+				if v.Stats.Frames != 4140 || len(cs) != 1 || cs[0].Client2Srv.Bytes != 32664 || cs[0].ServerRKey != "0x3a9" || cs[0].Handshake.Confirm <= 0 {
+					t.Errorf("conns json: %+v", cs)
 				}
 			}},
 		{pp, "smc,links", []string{"deleted", "rejected", "0x000011", "0x000012", "CONFIRM_LINK_V2 resp link 1", "operator-initiated"},
 			func(t *testing.T, b []byte) {
-				var rows []track.LinkRow
-				mustJSON(t, b, &rows)
-				if len(rows) != 2 || rows[0].Server.UID != "00000101" || rows[0].C2S.Retrans+rows[0].S2C.Retrans != 14 {
-					t.Errorf("links json: %+v", rows)
+				var ls []rows.Link
+				mustJSON(t, b, &ls)
+				if len(ls) != 2 || ls[0].Server.UID != "00000101" || ls[0].C2S.Retrans+ls[0].S2C.Retrans != 14 {
+					t.Errorf("links json: %+v", ls)
 				}
 			}},
-		{pp, "smc,lgr", []string{"e4ef@52:54:00:0a:00:01", "413e@52:54:00:0a:00:02", "0x100", "1(link 1):deleted 2(link 2):rejected"},
+		{pp, "smc,lgr", []string{"e4ef@52:54:00:0a:00:01", "413e@52:54:00:0a:00:02", "0x100", "link 1:deleted link 2:rejected"},
 			func(t *testing.T, b []byte) {
-				var rows []track.LGRRow
-				mustJSON(t, b, &rows)
-				if len(rows) != 1 || rows[0].State != "deleted" || len(rows[0].Links) != 2 {
-					t.Errorf("lgr json: %+v", rows)
+				var gs []rows.LGR
+				mustJSON(t, b, &gs)
+				if len(gs) != 1 || gs[0].State != "deleted" || len(gs[0].Links) != 2 {
+					t.Errorf("lgr json: %+v", gs)
 				}
 			}},
 		{dn, "smc,decline", []string{"server", "after Proposal", "0x03030002", "NOSMCRDEV", "1 of 1"},
 			func(t *testing.T, b []byte) {
-				var v track.DeclineView
+				var v rows.DeclineView
 				mustJSON(t, b, &v)
 				if len(v.Fallbacks) != 1 || v.Fallbacks[0].Name != "NOSMCRDEV" || v.Fallbacks[0].By != "server" || len(v.ByReason) != 1 {
 					t.Errorf("decline json: %+v", v)
@@ -59,7 +60,7 @@ func TestViews(t *testing.T) {
 			}},
 		{pp, "smc,timeline,1", []string{"CLC Accept", "first contact", "+64 B written", "peer-conn-closed", "RMB freed"},
 			func(t *testing.T, b []byte) {
-				var tl track.Timeline
+				var tl rows.Timeline
 				mustJSON(t, b, &tl)
 				if tl.Conn.ID != 1 || len(tl.Events) < 2000 || tl.Events[0].Frame != 5 || tl.Events[0].Rel != 0 {
 					t.Errorf("timeline json: %d events, first %+v", len(tl.Events), tl.Events[:1])
@@ -214,7 +215,7 @@ func TestLGRViewShowsFailover(t *testing.T) {
 	}
 	out := b.String()
 	for _, want := range []string{
-		"(link 1):", "(link 2):", // both links of the symmetric group
+		"link 1:", "link 2:", // both links of the symmetric group
 		"ADD_LINK_V2 resp link 2 accepted",
 		"failover: connection ", // a connection moved by failover-validation CDCs
 		"DELETE_LINK_V2 req ORDERLY link 2 reason 0x00010000 lost path",
@@ -240,8 +241,8 @@ func TestLGRViewShowsFailover(t *testing.T) {
 // header of smc,timeline, as in its smc,conns line.
 func TestTimelineInferredHosts(t *testing.T) {
 	s := feedFile(t, refDir+"pingpong.pcap", track.Options{Timeline: "all"}, 2001).Snapshot()
-	var conns track.ConnsView
-	var tl track.Timeline
+	var conns rows.ConnsView
+	var tl rows.Timeline
 	for _, x := range []struct {
 		spec string
 		v    any
@@ -326,7 +327,7 @@ func TestViewsFolded(t *testing.T) {
 			"  2  0x03030002 NOSMCRDEV (server)\n", "  1  0x03030000 NOSMCDEV (client)\n", "  1  no SMC option on SYN-ACK"}},
 		{"smc,links", []string{"SMC-R links: 1 ", "listed 1 of 4 links; folded into these totals (history dropped): the 3 oldest\n", "all 4 links: rejected 2, deleted 2; "}},
 		{"smc,lgr", []string{"SMC-R link groups: 1\n", "listed 1 of 2 link groups; folded with their links: the 1 oldest; deleted: 2 of all\n",
-			"3(link 1):deleted +1 folded"}},
+			"link 1:deleted +1 folded"}},
 	} {
 		var b bytes.Buffer
 		if err := writeView(tr, &b, tc.spec, "", "text"); err != nil {
@@ -342,7 +343,7 @@ func TestViewsFolded(t *testing.T) {
 	if err := writeView(tr, &b, "smc,conns", "", "json"); err != nil {
 		t.Fatal(err)
 	}
-	var v track.ConnsView
+	var v rows.ConnsView
 	mustJSON(t, b.Bytes(), &v)
 	if tot := v.Totals; tot == nil || tot.Conns.Conns != 6 || tot.Conns.Folded != 4 || tot.Conns.Outcomes["fallback"] != 4 ||
 		tot.Links.Links != 4 || tot.LinkGroups.LinkGroups != 2 || tot.LinkGroups.Folded != 1 {
@@ -369,9 +370,9 @@ func TestJSONStreamsLikeMarshal(t *testing.T) {
 		folded,
 	} {
 		s := tr.Snapshot()
-		views := []any{s.ConnsView(), s.LinkRows(), s.LGRRows(), s.DeclineView()}
+		views := []any{rows.Conns(&s), rows.LinkRows(&s), rows.LGRRows(&s), rows.Declines(&s)}
 		for _, c := range s.Conns {
-			tl, err := s.Timeline(fmt.Sprint(c.ID))
+			tl, err := rows.TimelineOf(&s, fmt.Sprint(c.ID))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/smcscope/smcscope/filter"
+	"github.com/smcscope/smcscope/track/rows"
 	"github.com/smcscope/smcscope/tui"
 )
 
@@ -534,7 +535,7 @@ func (b *Browser) linkGroupOf(n int32) {
 		b.message = "[yellow]no link groups yet: the index is being built[-]"
 		return
 	}
-	for _, g := range s.LGRRows() {
+	for _, g := range rows.LGRRows(s) {
 		hit := false
 		for _, l := range g.Links {
 			hit = hit || (link != 0 && l == link)

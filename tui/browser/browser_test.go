@@ -1365,7 +1365,7 @@ func TestExpertPane(t *testing.T) {
 	h.Until("[SYN]")
 	h.Key(tcell.KeyRune, 'e')
 	scr := h.Until("smc.failover")
-	for _, want := range []string{"expert (enter: go to its first frame", "smc.link.deleted", "roce.rc.retransmission", "Check: why the old link went"} {
+	for _, want := range []string{"expert (enter: go to its first frame", "smc.link.deleted", "roce.rc.retransmission", "Check: why the old link went", "link 2 of link group 1"} {
 		if !strings.Contains(scr, want) {
 			t.Errorf("expert pane lacks %q:\n%s", want, scr)
 		}

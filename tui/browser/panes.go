@@ -8,7 +8,9 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
+	"github.com/smcscope/smcscope/expert"
 	"github.com/smcscope/smcscope/track"
+	"github.com/smcscope/smcscope/track/rows"
 )
 
 // The tracker's views as panes: conversations (smc,conns), link groups
@@ -43,10 +45,10 @@ func (b *Browser) pane(kind string) pane {
 		if s == nil {
 			return p
 		}
-		for _, r := range s.ConnRows() {
+		for _, r := range rows.ConnRows(s) {
 			id := r.ID
 			p.rows = append(p.rows, paneRow{
-				cells: []string{strconv.Itoa(r.ID), r.Client, r.Server, r.Outcome, idOrDash(r.LGR), idOrDash(r.Link),
+				cells: []string{strconv.Itoa(r.ID), r.Client, r.Server, r.Outcome, idOrDash(r.LGR), rows.LinkName(r.Link),
 					strconv.Itoa(r.Client2Srv.CDCs), strconv.Itoa(r.Srv2Client.CDCs),
 					strconv.FormatUint(r.Client2Srv.Bytes, 10), strconv.FormatUint(r.Srv2Client.Bytes, 10), r.Detail},
 				frames: func() []int32 { return b.idx.Follow(id) },
@@ -59,15 +61,10 @@ func (b *Browser) pane(kind string) pane {
 		if s == nil {
 			return p
 		}
-		links := map[int]track.LinkRow{}
-		for _, l := range s.LinkRows() {
-			links[l.ID] = l
-		}
-		for _, g := range s.LGRRows() {
+		for _, g := range rows.LGRRows(s) {
 			var ls, conns []string
-			for _, id := range g.Links {
-				l := links[id]
-				ls = append(ls, fmt.Sprintf("link %d %s QP %s ⇄ %s", l.LinkID, l.State, l.Client.QPN, l.Server.QPN))
+			for _, l := range g.LinkRows {
+				ls = append(ls, fmt.Sprintf("link %s %s QP %s ⇄ %s", rows.LinkName(l.LinkID), l.State, dash(l.Client.QPN), dash(l.Server.QPN)))
 			}
 			for _, c := range g.Conns {
 				conns = append(conns, strconv.Itoa(c))
@@ -89,12 +86,12 @@ func (b *Browser) pane(kind string) pane {
 	if s == nil {
 		return p
 	}
-	for _, d := range s.DeclineView().Fallbacks {
+	for _, d := range rows.Declines(s).Fallbacks {
 		id := d.ID
 		// Who declined whom: the Decline went from its sender to the
 		// other side.
 		by := "client → server"
-		if d.By == "server" {
+		if d.Facts.By == track.DirS2C {
 			by = "server → client"
 		}
 		if d.Code == "" {
@@ -117,10 +114,18 @@ func (b *Browser) expertPane(s *track.Snapshot) pane {
 	if s == nil {
 		return p
 	}
+	links := map[int]*track.Link{}
+	for i := range s.Links {
+		links[s.Links[i].ID] = &s.Links[i]
+	}
 	for _, f := range s.Findings() {
 		d := f.ID.Def()
 		obj := f.Object.String()
-		if f.ObjectID != 0 {
+		switch l := links[f.ObjectID]; {
+		case f.Object == expert.ObjectLink && l != nil:
+			// By the kernel's number, as every text names a link.
+			obj = fmt.Sprintf("link %s of link group %d", rows.LinkName(l.LinkID), l.LGR)
+		case f.ObjectID != 0:
 			obj += " " + strconv.Itoa(f.ObjectID)
 		}
 		p.rows = append(p.rows, paneRow{
@@ -130,6 +135,13 @@ func (b *Browser) expertPane(s *track.Snapshot) pane {
 		})
 	}
 	return p
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 func idOrDash(id int) string {

@@ -39,7 +39,7 @@ func connRows(s *monitor.Snapshot) []entry[monitor.ConnRow] {
 	for _, r := range s.Conns {
 		row := entryRow(r.Key,
 			[]string{r.Key, string(r.Mode), string(r.State), endpoint(r.Src, r.AddrHidden), endpoint(r.Dst, r.AddrHidden),
-				process(r.PID, r.Comm), r.LGRID.String(), numOrDash(int(r.LinkID)), connDevice(r),
+				process(r.PID, r.Comm), r.LGRName(), numOrDash(int(r.LinkID)), connDevice(r),
 				bytesText(float64(r.RxBytes)), bytesText(float64(r.TxBytes)), bytesRate(r.RxRate), bytesRate(r.TxRate), connReason(r)},
 			[]any{nil, nil, nil, nil, nil, nil, uint32(r.LGRID), r.LinkID, nil, r.RxBytes, r.TxBytes, r.RxRate, r.TxRate})
 		switch {
@@ -72,12 +72,12 @@ func connDetail(r monitor.ConnRow, s *monitor.Snapshot) string {
 	if r.AddrHidden {
 		b.WriteString("IPPROTO_SMC socket: sock_diag reports its addresses as zero, only the ports; joined by inode\n")
 	}
-	fmt.Fprintf(&b, "role %s  link group %s link %s on %s gid %s peer %s\n", dash(string(r.Role)), r.LGRID, numOrDash(int(r.LinkID)), connDevice(r), dash(r.GID), dash(r.PeerGID))
-	fmt.Fprintf(&b, "token %#x", r.Token)
+	fmt.Fprintf(&b, "role %s  link group %s link %s on %s gid %s peer %s\n", dash(string(r.Role)), r.LGRName(), numOrDash(int(r.LinkID)), connDevice(r), dash(r.GID), dash(r.PeerGID))
+	fmt.Fprintf(&b, "token %s", hexOrDash(r.Token))
 	if r.SndBuf != 0 {
 		fmt.Fprintf(&b, "  sndbuf %d", r.SndBuf)
 	}
-	fmt.Fprintf(&b, "  RMBE %d  peer RMBE %d  rx %d B (%s)  tx %d B (%s)\n", r.RMBE, r.PeerRMBE, r.RxBytes, bytesRate(r.RxRate), r.TxBytes, bytesRate(r.TxRate))
+	fmt.Fprintf(&b, "  RMBE %s  peer RMBE %s  rx %d B (%s)  tx %d B (%s)\n", numOrDash(int(r.RMBE)), numOrDash(int(r.PeerRMBE)), r.RxBytes, bytesRate(r.RxRate), r.TxBytes, bytesRate(r.TxRate))
 	if t := r.Traced; t != nil {
 		fmt.Fprintf(&b, "traced in the last interval: sent %d B in %d calls (%s), received %d B in %d calls (%s)\n",
 			t.TxBytes, t.TxCalls, bytesRate(t.TxRate), t.RxBytes, t.RxCalls, bytesRate(t.RxRate))

@@ -29,7 +29,7 @@ func eventRows(s *monitor.Snapshot) []entry[monitor.Event] {
 	if len(s.Events) == 0 {
 		from := "snapshot differences"
 		for _, src := range s.Sources {
-			if src.Name == "events" {
+			if src.Name == monitor.SourceEvents {
 				from = src.Detail
 			}
 		}
@@ -60,8 +60,8 @@ func eventDetail(ev monitor.Event, _ *monitor.Snapshot) string {
 	if ev.Frame != 0 {
 		s += fmt.Sprintf("frame %d of the capture\n", ev.Frame)
 	}
-	if id, ok := expert.ByName(ev.Finding); ok {
-		d := id.Def()
+	if ev.Finding != 0 {
+		d := ev.Finding.Def()
 		s += fmt.Sprintf("finding %s (%s, %s): %s\ncheck: %s\n", d.Name, d.Severity, d.Source, d.Meaning, d.Check)
 	}
 	return s
@@ -69,11 +69,11 @@ func eventDetail(ev monitor.Event, _ *monitor.Snapshot) string {
 
 // severityColor is how a finding's row reads: errors red, warnings
 // yellow, notes and chats as any row.
-func severityColor(sev string) tcell.Color {
-	switch sev {
-	case "error":
+func severityColor(sev monitor.Severity) tcell.Color {
+	switch expert.Severity(sev) {
+	case expert.Error:
 		return tcell.ColorRed
-	case "warn":
+	case expert.Warn:
 		return tcell.ColorYellow
 	}
 	return tcell.ColorDefault

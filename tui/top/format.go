@@ -130,3 +130,11 @@ func yesNo(b bool) string {
 	}
 	return "no"
 }
+
+// hexOrDash writes v in hex, "-" for 0 (not known).
+func hexOrDash(v uint32) string {
+	if v == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%#x", v)
+}

@@ -2,6 +2,7 @@ package top
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
@@ -45,21 +46,24 @@ func lgrRows(s *monitor.Snapshot) []entry[monitor.LinkGroupRow] {
 			if k.Active {
 				active++
 			}
-			where := device(k.IBDev, k.IBPort)
-			if k.IBDev == "" && k.QPN != 0 {
-				where = fmt.Sprintf("qp%#x", k.QPN) // a wire row: the QP is what the capture knows
+			dev := k.Name() + ":" + device(k.IBDev, k.IBPort)
+			switch {
+			case k.IBDev == "" && k.ID == 0:
+				dev = k.Name() // a wire row named by its QPs already
+			case k.IBDev == "" && k.QPN != 0:
+				dev = fmt.Sprintf("%s:qp%#x", k.Name(), k.QPN) // a wire row: the QP is what the capture knows
 			}
 			if k.State == monitor.LinkDeleted {
-				where += "(lost)"
+				dev += "(lost)"
 			}
-			devs = append(devs, fmt.Sprintf("%d:%s", k.ID, where))
+			devs = append(devs, dev)
 		}
 		links := fmt.Sprintf("%d/%d", active, listed)
 		if lost > 0 {
 			links += fmt.Sprintf(" +%d lost", lost)
 		}
 		red, color := "yes", tcell.ColorGreen
-		limits := fmt.Sprintf("%d/%d", g.MaxLinks, g.MaxConns)
+		limits := limitsText(g)
 		switch {
 		case g.Kind == monitor.ModeSMCD:
 			// No links: redundancy and link limits mean nothing here.
@@ -73,9 +77,9 @@ func lgrRows(s *monitor.Snapshot) []entry[monitor.LinkGroupRow] {
 			color = tcell.ColorGray
 		}
 		row := entryRow(g.Key, []string{
-			g.ID.String(), string(g.Kind), dash(string(g.Role)), groupState(g), fmt.Sprint(g.Conns),
+			g.Name(), string(g.Kind), dash(string(g.Role)), groupState(g), fmt.Sprint(g.Conns),
 			links, strings.Join(devs, " "), dash(strings.TrimSpace(g.PeerHost + " " + g.PeerOS)), version(g.Version, g.Release),
-			limits, bytesText(float64(g.SndBufAlloc)) + "/" + bytesText(float64(g.RMBAlloc)), red,
+			limits, buffersText(g, bytesText), red,
 		}, []any{uint32(g.ID), nil, nil, nil, g.Conns, active, nil, nil, nil, nil, g.SndBufAlloc + g.RMBAlloc})
 		row.Color = color
 		out = append(out, entry[monitor.LinkGroupRow]{g, row})
@@ -87,7 +91,11 @@ func lgrRows(s *monitor.Snapshot) []entry[monitor.LinkGroupRow] {
 // history as the wire showed it.
 func lgrDetail(g monitor.LinkGroupRow, _ *monitor.Snapshot) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s link group %s (%s)  role %s type %s  pnetid %s vlan %d  conns %d\n", g.Kind, g.ID, g.Source, dash(string(g.Role)), groupState(g), dash(g.PNETID), g.VLANID, g.Conns)
+	vlan := strconv.Itoa(int(g.VLANID))
+	if g.Source == monitor.SourceWire {
+		vlan = "-" // the kernel's setting, not on the wire
+	}
+	fmt.Fprintf(&b, "%s link group %s (%s)  role %s type %s  pnetid %s vlan %s  conns %d\n", g.Kind, g.Name(), g.Source, dash(string(g.Role)), groupState(g), dash(g.PNETID), vlan, g.Conns)
 	if g.PeerID != 0 {
 		fmt.Fprintf(&b, "the peer's ID of this group: %s\n", g.PeerID)
 	}
@@ -96,7 +104,7 @@ func lgrDetail(g monitor.LinkGroupRow, _ *monitor.Snapshot) string {
 	}
 	fmt.Fprintf(&b, "SMC %s  peer %s OS %s  EID %q", version(g.Version, g.Release), dash(g.PeerHost), dash(g.PeerOS), g.EID)
 	if g.Kind == monitor.ModeSMCR {
-		fmt.Fprintf(&b, "  v2.1 limits: max links %d, max conns %d  direct %v", g.MaxLinks, g.MaxConns, g.Direct)
+		fmt.Fprintf(&b, "  v2.1 limits: max links/conns %s  direct %v", limitsText(g), g.Direct)
 	}
 	b.WriteString("\n")
 	if g.SndBufAlloc != 0 || g.RMBAlloc != 0 {
@@ -107,7 +115,7 @@ func lgrDetail(g monitor.LinkGroupRow, _ *monitor.Snapshot) string {
 	}
 	findingLines(&b, g.Findings, "")
 	for _, k := range g.Links {
-		fmt.Fprintf(&b, "link %d %s  %s netdev %s  uid %08x peer %08x  conns %d  gid %s peer %s %s\n", k.ID, k.State, device(k.IBDev, k.IBPort), dash(k.NetDev), k.UID, k.PeerUID, k.Conns, dash(k.GID), dash(k.PeerGID), linkWire(k))
+		fmt.Fprintf(&b, "link %s %s  %s netdev %s  uid %s peer %s  conns %d  gid %s peer %s %s\n", k.Name(), k.State, device(k.IBDev, k.IBPort), dash(k.NetDev), k.UID, k.PeerUID, k.Conns, dash(k.GID), dash(k.PeerGID), linkWire(k))
 		if k.State == monitor.LinkDeleted {
 			fmt.Fprintf(&b, "  lost since %s", k.Since.UTC().Format("15:04:05.000000"))
 			if k.DeleteReason.Name != "" {
@@ -139,7 +147,7 @@ func lgrDrill(g monitor.LinkGroupRow, s *monitor.Snapshot) (tui.Drill, bool) {
 		}
 	}
 	if len(ports) > 0 {
-		return tui.Drill{View: "devices", Label: "ports of link group " + g.ID.String(), Keys: ports}, true
+		return tui.Drill{View: "devices", Label: "ports of link group " + g.Name(), Keys: ports}, true
 	}
 	var conns []string
 	for _, c := range s.Conns {
@@ -147,12 +155,23 @@ func lgrDrill(g monitor.LinkGroupRow, s *monitor.Snapshot) (tui.Drill, bool) {
 			conns = append(conns, c.Key)
 		}
 	}
-	return tui.Drill{View: "connections", Label: "connections of link group " + lgrName(g), Keys: conns}, true
+	return tui.Drill{View: "connections", Label: "connections of link group " + g.Name(), Keys: conns}, true
 }
 
-func lgrName(g monitor.LinkGroupRow) string {
-	if g.ID != 0 {
-		return g.ID.String()
+// limitsText is a group's v2.1 limits, "max links/max conns", "-" when
+// not known (SMC v1, or a capture without the group's first contact).
+func limitsText(g monitor.LinkGroupRow) string {
+	if g.MaxLinks == 0 && g.MaxConns == 0 {
+		return "-"
 	}
-	return g.Key
+	return fmt.Sprintf("%d/%d", g.MaxLinks, g.MaxConns)
+}
+
+// buffersText is a group's send and RMB allocation, "-" when not known
+// (kernels before 6.12 do not report it, the wire never carries it).
+func buffersText(g monitor.LinkGroupRow, size func(float64) string) string {
+	if g.SndBufAlloc == 0 && g.RMBAlloc == 0 {
+		return "-"
+	}
+	return size(float64(g.SndBufAlloc)) + "/" + size(float64(g.RMBAlloc))
 }

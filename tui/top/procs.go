@@ -32,7 +32,7 @@ func procRows(s *monitor.Snapshot) []entry[monitor.ProcessRow] {
 	if len(s.Processes) == 0 {
 		why := "no SMC traffic traced yet"
 		for _, src := range s.Sources {
-			if src.Name == "throughput" && !src.Available {
+			if src.Name == monitor.SourceThroughput && !src.Available {
 				why = "not traced: " + src.Detail
 			}
 		}

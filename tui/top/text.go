@@ -35,23 +35,23 @@ func WriteText(w io.Writer, s monitor.Snapshot) error {
 	for _, c := range s.Conns {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%.0f\t%.0f\t%s\n",
 			c.Key, c.Mode, c.State, endpoint(c.Src, c.AddrHidden), endpoint(c.Dst, c.AddrHidden),
-			process(c.PID, c.Comm), c.LGRID, numOrDash(int(c.LinkID)), connDevice(c),
+			process(c.PID, c.Comm), c.LGRName(), numOrDash(int(c.LinkID)), connDevice(c),
 			c.RxBytes, c.TxBytes, c.RxRate, c.TxRate, connReason(c))
 	}
 	fmt.Fprintln(tw, "\n== link groups")
 	fmt.Fprintln(tw, "ID\tSRC\tKIND\tROLE\tTYPE/STATE\tCONNS\tV\tPEER\tMAX L/C\tBUF SND/RMB\tREDUNDANT\tDELETED")
 	for _, g := range s.LinkGroups {
-		limits, red := fmt.Sprintf("%d/%d", g.MaxLinks, g.MaxConns), fmt.Sprint(g.Redundant)
+		limits, red := limitsText(g), fmt.Sprint(g.Redundant)
 		if g.Kind == monitor.ModeSMCD {
 			// No links: as on the screen, link limits and redundancy mean nothing.
 			limits, red = "-", "n/a (SMC-D)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%d/%d\t%s\t%s\n",
-			g.ID, g.Source, g.Kind, dash(string(g.Role)), groupState(g), g.Conns, version(g.Version, g.Release),
-			dash(strings.TrimSpace(g.PeerHost+" "+g.PeerOS)), limits, g.SndBufAlloc, g.RMBAlloc, red, reasonText(g.DeleteReason))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n",
+			g.Name(), g.Source, g.Kind, dash(string(g.Role)), groupState(g), g.Conns, version(g.Version, g.Release),
+			dash(strings.TrimSpace(g.PeerHost+" "+g.PeerOS)), limits, buffersText(g, func(v float64) string { return fmt.Sprint(uint64(v)) }), red, reasonText(g.DeleteReason))
 		for _, l := range g.Links {
-			fmt.Fprintf(tw, "  link %d\t%s\t%s\tuid %08x peer %08x\t%s\tconns %d\tgid %s\tpeer %s\t%s\n",
-				l.ID, l.State, device(l.IBDev, l.IBPort), l.UID, l.PeerUID, dash(l.NetDev), l.Conns, dash(l.GID), dash(l.PeerGID), linkWire(l))
+			fmt.Fprintf(tw, "  link %s\t%s\t%s\tuid %s peer %s\t%s\tconns %d\tgid %s\tpeer %s\t%s\n",
+				l.Name(), l.State, device(l.IBDev, l.IBPort), l.UID, l.PeerUID, dash(l.NetDev), l.Conns, dash(l.GID), dash(l.PeerGID), linkWire(l))
 		}
 	}
 	fmt.Fprintln(tw, "\n== devices")

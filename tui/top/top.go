@@ -74,14 +74,20 @@ func (t *Top) Update(s monitor.Snapshot) {
 func (t *Top) status(s *monitor.Snapshot) string {
 	st := fmt.Sprintf("%s  %s", tview.Escape(s.Origin), s.Time.Format("15:04:05"))
 	for _, src := range s.Sources {
-		if src.Name == "wire" {
+		if src.Name == monitor.SourceWireName {
 			clock := src.Clock
 			if clock.IsZero() {
 				clock = s.WireTime
 			}
-			if !clock.IsZero() && (src.Speed > 0 || src.Paused || !src.Ended) {
-				// The replay clock: where in the capture the screens are.
-				st += "  [aqua]" + clock.UTC().Format("15:04:05.000")
+			if src.Paused || !clock.IsZero() && (src.Speed > 0 || !src.Ended) {
+				// The replay clock: where in the capture the screens are;
+				// a replay restarted while paused stands before its first
+				// frame.
+				at := "start"
+				if !clock.IsZero() {
+					at = clock.UTC().Format("15:04:05.000")
+				}
+				st += "  [aqua]" + at
 				if src.Speed > 0 {
 					st += fmt.Sprintf(" ×%g", src.Speed)
 				}
@@ -100,10 +106,10 @@ func (t *Top) status(s *monitor.Snapshot) string {
 				st += "  [yellow]" + tview.Escape(src.Error) + "[-]"
 			}
 		}
-		if !src.Available && s.Kernel == nil && src.Name == "sock_diag" && s.Origin != "kernel" {
+		if !src.Available && s.Kernel == nil && src.Name == monitor.SourceSockDiag && s.Origin != "kernel" {
 			continue // a replay: not reading the kernel is the point
 		}
-		if !src.Available && (src.Name == "sock_diag" || src.Name == "rdma_sysfs") {
+		if !src.Available && (src.Name == monitor.SourceSockDiag || src.Name == monitor.SourceRDMASysfs) {
 			st += fmt.Sprintf("  [yellow]%s: %s[-]", src.Name, tview.Escape(src.Detail))
 		}
 	}

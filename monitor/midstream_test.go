@@ -1,0 +1,116 @@
+package monitor
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/smcscope/smcscope/internal/testutil"
+)
+
+// TestWireMidStream: multilink.pcap from frame 40 on (editcap -r
+// multilink.pcap out 40-7204: the capture began after the link group was
+// set up) still shows the group's two links, the one lost and the one
+// that ended with the group; a link the capture never saw numbered is
+// "-" or named by its QPs, never "link 0"; the group is named the same
+// in its row, its events and its findings.
+func TestWireMidStream(t *testing.T) {
+	frames, lt := testutil.ReadFrames(t, "../samples/multilink.pcap")
+	s := replay(t, testutil.WriteFrames(t, "mid.pcap", lt, frames[39:]))
+	if len(s.LinkGroups) != 1 {
+		t.Fatalf("%d link groups", len(s.LinkGroups))
+	}
+	g := s.LinkGroups[0]
+	var states []string
+	for _, l := range g.Links {
+		states = append(states, l.Name()+":"+string(l.State))
+	}
+	if strings.Join(states, " ") != "qp0x11/0x13:INACTIVE qp0x11/0x11:DELETED" {
+		t.Errorf("links %v, want the link that ended with the group and the one lost by failover", states)
+	}
+	if g.Name() != g.Key || g.ID != 0 {
+		t.Errorf("group %q key %q: the capture does not show its ID, its name is its key", g.Name(), g.Key)
+	}
+	for _, e := range s.Events {
+		if strings.Contains(e.Text, "link 0 ") || strings.Contains(e.Text, "link group -") || strings.Contains(e.Text, "now on link 1") {
+			t.Errorf("event names a link or group by a number nobody gave it: %s", e.Text)
+		}
+		if e.LGR != "" && e.LGR != g.Key {
+			t.Errorf("event of group %s, the row's key is %s", e.LGR, g.Key)
+		}
+		if e.LGR != "" && !strings.Contains(e.Text, g.Name()) && e.Kind != EventExpert {
+			t.Errorf("event of the group does not name it %s: %s", g.Name(), e.Text)
+		}
+	}
+	b, err := json.Marshal(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), `"id":"-"`) || strings.Contains(string(b), `"id":0`) || strings.Contains(string(b), `"uid":0`) {
+		t.Errorf("JSON writes an unknown value as a value: %s", b)
+	}
+}
+
+// TestWireOrderlyEnd: pingpong's group ends with an orderly DELETE_LINK
+// of every link: its link ended with it and was not lost (no link is
+// counted lost, the screen says no "lost").
+func TestWireOrderlyEnd(t *testing.T) {
+	s := replay(t, "../samples/pingpong.pcap")
+	if len(s.LinkGroups) != 1 || len(s.LinkGroups[0].Links) != 1 {
+		t.Fatalf("groups %+v", s.LinkGroups)
+	}
+	l := s.LinkGroups[0].Links[0]
+	if l.State != LinkInactive || l.ID != 1 || l.Since.IsZero() || l.DeleteReason.Name != "operator-initiated" {
+		t.Errorf("link %+v: want link 1 INACTIVE since the group's end, with its reason", l)
+	}
+	if s.Overview.LinksLost != 0 {
+		t.Errorf("overview counts %d lost links", s.Overview.LinksLost)
+	}
+}
+
+// TestLinkUIDText: a link user ID reads the same in JSON as on screen
+// and in the wire's texts ("00000101"), and an unknown one is absent.
+func TestLinkUIDText(t *testing.T) {
+	b, err := json.Marshal(LinkRow{ID: 1, UID: 0x101})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"uid":"00000101"`) || strings.Contains(string(b), "peer_uid") {
+		t.Errorf("JSON %s", b)
+	}
+	var back LinkRow
+	if err := json.Unmarshal(b, &back); err != nil || back.UID != 0x101 {
+		t.Errorf("read back %+v (%v)", back, err)
+	}
+	if LinkUID(0).String() != "-" || LinkUID(0x102).String() != "00000102" {
+		t.Errorf("%s %s", LinkUID(0), LinkUID(0x102))
+	}
+}
+
+// TestWireSnapshotIsReplay: WireSnapshot, which internal/agree holds to
+// smcdump's views, is what a replay through the dashboard shows.
+func TestWireSnapshotIsReplay(t *testing.T) {
+	frames, lt := testutil.ReadFrames(t, "../samples/multilink.pcap")
+	for name, path := range map[string]string{
+		"whole": "../samples/multilink.pcap",
+		"mid":   testutil.WriteFrames(t, "mid.pcap", lt, frames[39:]),
+	} {
+		s := replay(t, path)
+		w, err := OpenWire(path, "", "", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Run(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		snap := w.Snapshot()
+		ws := WireSnapshot(&snap)
+		for what, pair := range map[string][2]any{"conns": {s.Conns, ws.Conns}, "link groups": {s.LinkGroups, ws.LinkGroups}, "fallbacks": {s.Fallbacks, ws.Fallbacks}} {
+			a, _ := json.Marshal(pair[0])
+			b, _ := json.Marshal(pair[1])
+			if string(a) != string(b) {
+				t.Errorf("%s: %s differ:\nreplay %s\nWireSnapshot %s", name, what, a, b)
+			}
+		}
+	}
+}

@@ -1,0 +1,81 @@
+package track
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/smcscope/smcscope/decode"
+)
+
+// ConnDetail says in a few words how a connection's handshake ended.
+func ConnDetail(c *Conn) string {
+	switch c.Outcome {
+	case OutcomeFallback:
+		fb := &c.Fallback
+		if fb.Cause != CauseDecline {
+			return fb.Cause.String()
+		}
+		who := "client"
+		if fb.By == DirS2C {
+			who = "server"
+		}
+		code := decode.DeclineCode(fb.Code)
+		s := fmt.Sprintf("%s declined %#08x %s %s", who, fb.Code, code, fb.Stage)
+		if fb.OutOfSync {
+			s += " [out of sync]"
+		}
+		return s
+	case OutcomeSMCR, OutcomeSMCD:
+		if c.FirstContact {
+			return "first contact (new link group)"
+		}
+		return "reused link group"
+	case OutcomeUnknown:
+		return "joined mid-stream (from CDCs)"
+	case OutcomeFailed:
+		return c.Failure
+	}
+	if s := pendingDetail(c); s != "" {
+		return s
+	}
+	var s string
+	switch {
+	case len(c.CLCTypes) > 0:
+		s = "handshake incomplete after " + strings.TrimPrefix(clcName(c.CLCTypes[len(c.CLCTypes)-1]), "CLC ")
+	case c.SeenSYNACK:
+		s = "no CLC yet"
+	default:
+		s = "SYN only"
+	}
+	if c.Flow[0].FIN || c.Flow[1].FIN || c.Flow[0].RST || c.Flow[1].RST {
+		s += "; TCP closed before the handshake finished"
+	}
+	return s
+}
+
+// CloseInfo says how each side ended a connection ("client closed,
+// server FIN"), "" while both are open.
+func CloseInfo(c *Conn) string {
+	var parts []string
+	for d := DirC2S; d <= DirS2C; d++ {
+		f := &c.Flow[d]
+		who := map[bool]string{false: "client", true: "server"}[d == DirS2C]
+		if c.RolesUnknown {
+			who = map[bool]string{false: "A", true: "B"}[d == DirS2C]
+		}
+		switch {
+		case f.Aborted:
+			parts = append(parts, who+" abort")
+		case f.Closed:
+			parts = append(parts, who+" closed")
+		case f.DoneWriting:
+			parts = append(parts, who+" done writing")
+		}
+		if f.RST {
+			parts = append(parts, who+" RST")
+		} else if f.FIN {
+			parts = append(parts, who+" FIN")
+		}
+	}
+	return strings.Join(parts, ", ")
+}

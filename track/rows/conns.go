@@ -1,0 +1,246 @@
+package rows
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/smcscope/smcscope/decode"
+	"github.com/smcscope/smcscope/track"
+)
+
+// ConnsView is the JSON form of smc,conns: the connections and the frame
+// counts that say what could not be attributed.
+type ConnsView struct {
+	Conns []Conn      `json:"conns"`
+	Stats track.Stats `json:"stats"`
+	// Totals count every connection, link and link group of the capture,
+	// listed or not; present when some were folded because there were
+	// more than Options.MaxConns.
+	Totals *track.Totals `json:"totals,omitempty"`
+}
+
+// Conn is one line of smc,conns.
+type Conn struct {
+	ID           int    `json:"id"`
+	Client       string `json:"client,omitempty"`
+	Server       string `json:"server,omitempty"`
+	Outcome      string `json:"outcome"`
+	Detail       string `json:"detail"`
+	Version      uint8  `json:"version,omitempty"`
+	FirstContact bool   `json:"first_contact"`
+	Inferred     bool   `json:"inferred,omitempty"`
+	RolesUnknown bool   `json:"roles_unknown,omitempty"`
+	EID          string `json:"eid,omitempty"`
+	Offered      string `json:"offered,omitempty"`
+	LGR          int    `json:"lgr,omitempty"`
+	// Link is the kernel's number of the connection's link (omitted:
+	// none, or not in the capture).
+	Link         uint8     `json:"link,omitempty"`
+	OptionSYN    bool      `json:"option_syn"`
+	OptionSYNACK bool      `json:"option_synack"`
+	CLC          []string  `json:"clc,omitempty"`
+	Handshake    Durations `json:"handshake"`
+	Client2Srv   Flow      `json:"c2s"`
+	Srv2Client   Flow      `json:"s2c"`
+	ServerToken  uint32    `json:"server_token,omitempty"`
+	ClientToken  uint32    `json:"client_token,omitempty"`
+	ServerRKey   string    `json:"server_rkey,omitempty"`
+	ClientRKey   string    `json:"client_rkey,omitempty"`
+	ServerRMB    string    `json:"server_rmb_va,omitempty"`
+	ClientRMB    string    `json:"client_rmb_va,omitempty"`
+	ServerRMBE   uint32    `json:"server_rmbe_size,omitempty"`
+	ClientRMBE   uint32    `json:"client_rmbe_size,omitempty"`
+	ServerIdx    uint8     `json:"server_rmbe_idx,omitempty"`
+	ClientIdx    uint8     `json:"client_rmbe_idx,omitempty"`
+	Frames       int       `json:"frames"`
+	FirstFrame   int       `json:"first_frame"`
+	LastFrame    int       `json:"last_frame"`
+	Closed       bool      `json:"closed"`
+	Close        string    `json:"close,omitempty"`
+
+	// Typed facts for surfaces that draw their own text (smctop).
+	Mode      Mode `json:"-"`
+	LinkIndex int  `json:"-"` // the tracker's link, a key only: never shown
+}
+
+// Mode is how a connection ended up carrying its data, one value for
+// every surface.
+type Mode uint8
+
+// Connection modes: an outcome as a surface counts it (a connection
+// joined mid-stream carries SMC-R data).
+const (
+	ModePending Mode = iota
+	ModeSMCR
+	ModeSMCD
+	ModeFallback
+	ModeFailed
+)
+
+// ModeOf is c's mode.
+func ModeOf(c *track.Conn) Mode {
+	switch c.Outcome {
+	case track.OutcomeSMCR, track.OutcomeUnknown:
+		return ModeSMCR
+	case track.OutcomeSMCD:
+		return ModeSMCD
+	case track.OutcomeFallback:
+		return ModeFallback
+	case track.OutcomeFailed:
+		return ModeFailed
+	}
+	return ModePending
+}
+
+// Ended reports whether c is over: closed, or failed.
+func Ended(c *track.Conn) bool { return c.Closed() || c.Outcome == track.OutcomeFailed }
+
+// Durations are handshake steps in milliseconds from the SYN (negative
+// when the step was not seen).
+type Durations struct {
+	Proposal float64 `json:"proposal_ms"`
+	Accept   float64 `json:"accept_ms"`
+	Confirm  float64 `json:"confirm_ms"`
+	FirstCDC float64 `json:"first_cdc_ms"`
+}
+
+// Flow is one direction of a connection.
+type Flow struct {
+	CDCs          int    `json:"cdcs"`
+	Bytes         uint64 `json:"bytes"`
+	Consumed      uint64 `json:"consumed"`
+	WriteBytes    uint64 `json:"write_bytes"`
+	Writes        int    `json:"writes"`
+	WritesOutside int    `json:"writes_outside_rmbe,omitempty"`
+	TCPBytes      uint64 `json:"tcp_bytes"`
+	WriteBlocked  int    `json:"write_blocked,omitempty"`
+	UrgentPending int    `json:"urgent_pending,omitempty"`
+	UrgentPresent int    `json:"urgent_present,omitempty"`
+	ConsUpdReq    int    `json:"cons_update_requested,omitempty"`
+	Failover      int    `json:"failover_validation,omitempty"`
+	SeqGaps       int    `json:"seq_gaps,omitempty"`
+	SeqDup        int    `json:"seq_dup,omitempty"`
+	CursorErrors  int    `json:"cursor_errors,omitempty"`
+	Prod          string `json:"prod"`
+	Cons          string `json:"cons"`
+}
+
+func flowRow(f *track.Flow) Flow {
+	return Flow{CDCs: f.CDCs, Bytes: f.Bytes, Consumed: f.Consumed, WriteBytes: f.WriteBytes, Writes: f.Writes,
+		WritesOutside: f.WritesOutside, TCPBytes: f.TCPBytes, WriteBlocked: f.WriteBlocked, UrgentPending: f.UrgentPending,
+		UrgentPresent: f.UrgentPresent, ConsUpdReq: f.ConsUpdReq, Failover: f.Failover, SeqGaps: f.SeqGaps,
+		SeqDup: f.SeqDup, CursorErrors: f.CursorErrors, Prod: fmt.Sprintf("%d/%d", f.Prod.Wrap, f.Prod.Count), Cons: fmt.Sprintf("%d/%d", f.Cons.Wrap, f.Cons.Count)}
+}
+
+func ms(from, to time.Time) float64 {
+	if from.IsZero() || to.IsZero() {
+		return -1
+	}
+	return float64(to.Sub(from).Microseconds()) / 1000
+}
+
+func addrString(a interface {
+	IsValid() bool
+	String() string
+}) string {
+	if !a.IsValid() {
+		return ""
+	}
+	return a.String()
+}
+
+// Conns returns the smc,conns rows with the frame counts.
+func Conns(s *track.Snapshot) ConnsView {
+	v := ConnsView{Conns: ConnRows(s), Stats: s.Stats}
+	if s.Folded() {
+		t := s.Totals()
+		v.Totals = &t
+	}
+	return v
+}
+
+// ConnRows returns the smc,conns rows: every connection of s.
+func ConnRows(s *track.Snapshot) []Conn {
+	rows := make([]Conn, 0, len(s.Conns))
+	links := linksByID(s)
+	for i := range s.Conns {
+		rows = append(rows, connRow(&s.Conns[i], links))
+	}
+	return rows
+}
+
+func linksByID(s *track.Snapshot) map[int]*track.Link {
+	links := make(map[int]*track.Link, len(s.Links))
+	for i := range s.Links {
+		links[s.Links[i].ID] = &s.Links[i]
+	}
+	return links
+}
+
+func clcName(t uint8) string { return decode.CLCType(t).String() }
+
+// connRow is c's line of smc,conns; links finds c's link: its kernel
+// number, and for an inferred connection the hosts that stand in for the
+// TCP endpoints.
+func connRow(c *track.Conn, links map[int]*track.Link) Conn {
+	start := c.TSYN
+	if start.IsZero() {
+		start = c.TProposal
+	}
+	r := Conn{
+		ID: c.ID, Client: addrString(c.Client), Server: addrString(c.Server),
+		Outcome: c.Outcome.String(), Detail: track.ConnDetail(c), Version: c.Version,
+		FirstContact: c.FirstContact, Inferred: c.Inferred, RolesUnknown: c.RolesUnknown, EID: strings.TrimRight(c.EID, " "), Offered: c.Offered,
+		LGR: c.LGR, OptionSYN: c.OptionSYN, OptionSYNACK: c.OptionSYNACK,
+		Handshake:  Durations{ms(start, c.TProposal), ms(start, c.TAccept), ms(start, c.TConfirm), ms(start, c.TFirstCDC)},
+		Client2Srv: flowRow(&c.Flow[track.DirC2S]), Srv2Client: flowRow(&c.Flow[track.DirS2C]),
+		Frames: c.Frames, FirstFrame: c.FirstFrame, LastFrame: c.LastFrame,
+		Closed: c.Closed(), Close: track.CloseInfo(c),
+		Mode: ModeOf(c), LinkIndex: c.Link,
+	}
+	l := links[c.Link]
+	if l != nil {
+		r.Link = l.LinkID
+	}
+	if c.Inferred && l != nil {
+		// No TCP connection seen: show the hosts from the link.
+		r.Client, r.Server = addrString(l.Client.Addr), addrString(l.Server.Addr)
+	}
+	for _, ty := range c.CLCTypes {
+		r.CLC = append(r.CLC, clcName(ty))
+	}
+	if c.ServerEP.Valid && !c.SMCD {
+		r.ServerToken, r.ServerRKey, r.ServerRMB, r.ServerRMBE = c.ServerEP.Token, fmt.Sprintf("%#x", c.ServerEP.RKey), fmt.Sprintf("%#x", c.ServerEP.VA), c.ServerEP.RMBESize
+		r.ServerIdx = c.ServerEP.RMBEIdx
+	}
+	if c.ClientEP.Valid && !c.SMCD {
+		r.ClientToken, r.ClientRKey, r.ClientRMB, r.ClientRMBE = c.ClientEP.Token, fmt.Sprintf("%#x", c.ClientEP.RKey), fmt.Sprintf("%#x", c.ClientEP.VA), c.ClientEP.RMBESize
+		r.ClientIdx = c.ClientEP.RMBEIdx
+	}
+	return r
+}
+
+// Step is one moment of a connection's life on the wire.
+type Step struct {
+	Time time.Time
+	What string
+}
+
+// Steps is c's life as a few moments: the TCP SYN, each CLC message, the
+// fallback, the first CDC and the close, in time order; a step the
+// capture did not show is left out.
+func Steps(c *track.Conn) []Step {
+	var out []Step
+	for _, st := range []Step{
+		{c.TSYN, "TCP SYN"}, {c.TProposal, "CLC Proposal"}, {c.TAccept, "CLC Accept"}, {c.TConfirm, "CLC Confirm"},
+		{c.Fallback.Time, "fell back to TCP: " + track.ConnDetail(c)}, {c.TFirstCDC, "first CDC"}, {c.TClose, "closed: " + track.CloseInfo(c)},
+	} {
+		if !st.Time.IsZero() {
+			out = append(out, st)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
+	return out
+}

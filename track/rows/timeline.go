@@ -1,0 +1,55 @@
+package rows
+
+import (
+	"time"
+
+	"github.com/smcscope/smcscope/track"
+)
+
+// Timeline is the life of one connection.
+type Timeline struct {
+	Conn   Conn            `json:"conn"`
+	Events []TimelineEvent `json:"events"`
+	Cut    int             `json:"events_not_kept,omitempty"`
+	Note   string          `json:"note,omitempty"`
+}
+
+// TimelineEvent is one frame of a timeline.
+type TimelineEvent struct {
+	Frame int     `json:"frame"`
+	Rel   float64 `json:"rel_s"`
+	Dir   string  `json:"dir"`
+	What  string  `json:"what"`
+	Info  string  `json:"info"`
+}
+
+// TimelineOf returns the smc,timeline view of connection arg (see
+// track.Snapshot.FindConn).
+func TimelineOf(s *track.Snapshot, arg string) (Timeline, error) {
+	c, err := s.FindConn(arg)
+	if err != nil {
+		return Timeline{}, err
+	}
+	tl := Timeline{Conn: connRow(c, linksByID(s)), Events: []TimelineEvent{}, Cut: c.TimelineCut}
+	if len(c.Timeline) == 0 && c.Frames > 0 {
+		tl.Note = "no events recorded: the tracker records a timeline only for connections named before the pass (Options.Timeline / track.OptionsForViews)"
+	}
+	var t0 time.Time
+	if len(c.Timeline) > 0 {
+		t0 = c.Timeline[0].Time
+	}
+	for _, e := range c.Timeline {
+		tl.Events = append(tl.Events, TimelineEvent{Frame: e.Frame, Rel: e.Time.Sub(t0).Seconds(), Dir: dirName(e.Dir, c.RolesUnknown), What: e.What, Info: e.Info})
+	}
+	return tl, nil
+}
+
+func dirName(d track.Dir, unknown bool) string {
+	if unknown {
+		if d == track.DirC2S {
+			return "A->B"
+		}
+		return "B->A"
+	}
+	return d.String()
+}

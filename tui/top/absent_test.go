@@ -1,0 +1,70 @@
+package top
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/smcscope/smcscope/internal/testutil"
+	"github.com/smcscope/smcscope/monitor"
+)
+
+// wireSnapshot replays a capture whole through a Monitor.
+func wireSnapshot(t *testing.T, path string) monitor.Snapshot {
+	t.Helper()
+	w, err := monitor.OpenWire(path, "", "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := monitor.New(monitor.Options{Wire: w})
+	if err := w.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return m.Refresh()
+}
+
+// TestWireAbsentValues: what the wire does not carry reads "-", never a
+// made-up zero: a fallback's token and RMBE sizes (no CLC Accept), the
+// buffers of a group (no kernel), the limits and link UIDs of a group the
+// capture joined mid-stream; the group reads by one name everywhere; and
+// a link of a group that ended in order is not "lost".
+func TestWireAbsentValues(t *testing.T) {
+	fb := wireSnapshot(t, "../../samples/decline-nordma.pcap")
+	d := connDetail(fb.Conns[0], &fb)
+	if !strings.Contains(d, "token -") || !strings.Contains(d, "RMBE -  peer RMBE -") {
+		t.Errorf("fallback detail:\n%s", d)
+	}
+
+	frames, lt := testutil.ReadFrames(t, "../../samples/multilink.pcap")
+	mid := wireSnapshot(t, testutil.WriteFrames(t, "mid.pcap", lt, frames[39:]))
+	var text bytes.Buffer
+	if err := WriteText(&text, mid); err != nil {
+		t.Fatal(err)
+	}
+	out := text.String()
+	for _, bad := range []string{"0/0", "00000000", "link 0", "uid 0 "} {
+		if strings.Contains(out, bad) {
+			t.Errorf("--once text has %q:\n%s", bad, out)
+		}
+	}
+	g := mid.LinkGroups[0]
+	row := lgrRows(&mid)[0].row
+	if row.Cells[0] != g.Name() || g.Name() != "wire-lgr:1" {
+		t.Errorf("link group cell %q, name %q: want its key, as in events and labels", row.Cells[0], g.Name())
+	}
+	if det := lgrDetail(g, &mid); strings.Count(det, "lost since") != 1 || !strings.Contains(det, "vlan -") {
+		t.Errorf("want exactly the failed-over link lost, no VLAN made up:\n%s", det)
+	}
+	if devs := row.Cells[6]; devs != "qp0x11/0x13 qp0x11/0x11(lost)" {
+		t.Errorf("devices cell %q: a link named by its QPs is not named twice", devs)
+	}
+
+	pp := wireSnapshot(t, "../../samples/pingpong.pcap")
+	if det := lgrDetail(pp.LinkGroups[0], &pp); strings.Contains(det, "lost") {
+		t.Errorf("an orderly end reads as a loss:\n%s", det)
+	}
+	if cells := lgrRows(&pp)[0].row.Cells; strings.Contains(strings.Join(cells, " "), "lost") {
+		t.Errorf("an orderly end reads as a loss: %v", cells)
+	}
+}
