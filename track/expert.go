@@ -215,7 +215,10 @@ func (s *Snapshot) now() int64 {
 func (s *Snapshot) Findings() []Finding {
 	now := s.now()
 	var out []Finding
-	links := s.linksByID()
+	links := make(map[int]*Link, len(s.Links))
+	for i := range s.Links {
+		links[s.Links[i].ID] = &s.Links[i]
+	}
 	for i := range s.Conns {
 		out = connFindings(&s.Conns[i], links[s.Conns[i].Link], now, s.Ended, out)
 	}

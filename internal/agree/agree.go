@@ -83,6 +83,11 @@ func Bytes(name string, data []byte) ([]Disagreement, error) {
 		dump.Feed(f)
 		top.Feed(f)
 	}
+	// Both tools end the capture at the end of the file (smcdump's run,
+	// smctop's replay): what was pending then is a finding of both.
+	end, _, _ := r.Recorded()
+	dump.EndCapture(end)
+	top.EndCapture(end)
 	a, b := dump.Snapshot(), top.Snapshot()
 	return Snapshots(&a, &b), nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/expert"
+	"github.com/smcscope/smcscope/internal/agree"
 	"github.com/smcscope/smcscope/internal/mutate"
 	"github.com/smcscope/smcscope/internal/testutil"
 	"github.com/smcscope/smcscope/track"
@@ -176,7 +177,9 @@ func coveredLater(base run, i int) (ack, first bool) {
 // covers: an ACK of PSN a acknowledges PSN p (24-bit, within RC's window).
 func covers(a, p uint32) bool { return (a-p)&0xFFFFFF < 256 }
 
-// TestDifferential runs every capture's variants and checks what a
+// TestDifferential runs every capture's variants and checks that
+// smcdump's views and smctop's wire replay agree on them (connections,
+// links, link groups, outcomes, findings: package agree), and what a
 // damaged capture can and cannot tell:
 //   - a request the capture missed whose ACK is in it makes no PSN gap,
 //     sequence gap, unanswered LLC request, close without close or stall, and
@@ -209,6 +212,18 @@ func TestDifferential(t *testing.T) {
 				t.Errorf("%s: the tracker took %d of %d frames", name, v.frames, len(vf))
 			}
 			checkDurations(t, name, &v.snap)
+			// smcdump's views and smctop's wire replay tell the same.
+			data, err := mutate.Encode(lt, vf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			diffs, err := agree.Bytes(name, data)
+			if err != nil {
+				t.Errorf("%s: %v", name, err)
+			}
+			for _, d := range diffs {
+				t.Errorf("%s: %s", name, d)
+			}
 			switch m.Kind {
 			case mutate.Drop:
 				ack, first := coveredLater(base, m.At)

@@ -2,6 +2,7 @@ package mutate
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -55,26 +56,37 @@ func WriteFile(path string, lt layers.LinkType, frames []Frame) error {
 	if err != nil {
 		return err
 	}
-	bw := bufio.NewWriter(f)
-	w := pcapgo.NewWriterNanos(bw)
-	if err := w.WriteFileHeader(262144, lt); err != nil {
+	if err := Write(f, lt, frames); err != nil {
 		f.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// Encode returns frames as the bytes of a pcap file of link type lt.
+func Encode(lt layers.LinkType, frames []Frame) ([]byte, error) {
+	var b bytes.Buffer
+	err := Write(&b, lt, frames)
+	return b.Bytes(), err
+}
+
+// Write writes frames to w as a pcap file of link type lt, with
+// nanosecond times.
+func Write(w io.Writer, lt layers.LinkType, frames []Frame) error {
+	bw := bufio.NewWriter(w)
+	pw := pcapgo.NewWriterNanos(bw)
+	if err := pw.WriteFileHeader(262144, lt); err != nil {
 		return err
 	}
 	for i, fr := range frames {
 		ci := fr.CI
 		ci.CaptureLength = len(fr.Data)
 		ci.Length = max(ci.Length, ci.CaptureLength)
-		if err := w.WritePacket(ci, fr.Data); err != nil {
-			f.Close()
-			return fmt.Errorf("%s: frame %d: %w", path, i+1, err)
+		if err := pw.WritePacket(ci, fr.Data); err != nil {
+			return fmt.Errorf("frame %d: %w", i+1, err)
 		}
 	}
-	if err := bw.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return bw.Flush()
 }
 
 // Source hands frames to a capture reader (capture.NewReader), without a
