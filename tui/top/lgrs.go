@@ -102,9 +102,20 @@ func lgrDetail(g monitor.LinkGroupRow, _ *monitor.Snapshot) string {
 	if g.Kind == monitor.ModeSMCD {
 		fmt.Fprintf(&b, "DIBS device %s  GID %s  peer GID %s  DMBs %d B\n", dash(g.DIBSDev), dash(g.GID), dash(g.PeerGID), g.RMBAlloc)
 	}
-	fmt.Fprintf(&b, "SMC %s  peer %s OS %s  EID %q", version(g.Version, g.Release), dash(g.PeerHost), dash(g.PeerOS), g.EID)
+	eid := "-" // not announced, or its CLC not in the capture
+	if g.EID != "" {
+		eid = fmt.Sprintf("%q", g.EID)
+	}
+	fmt.Fprintf(&b, "SMC %s  peer %s OS %s  EID %s", version(g.Version, g.Release), dash(g.PeerHost), dash(g.PeerOS), eid)
 	if g.Kind == monitor.ModeSMCR {
-		fmt.Fprintf(&b, "  v2.1 limits: max links/conns %s  direct %v", limitsText(g), g.Direct)
+		// Direct, as the peer's OS and host name, comes with the first
+		// contact's CLC extension: a group whose handshake the capture
+		// does not show has none of them.
+		direct := "-"
+		if g.Source != monitor.SourceWire || g.PeerOS != "" || g.PeerHost != "" {
+			direct = fmt.Sprint(g.Direct)
+		}
+		fmt.Fprintf(&b, "  v2.1 limits: max links/conns %s  direct %s", limitsText(g), direct)
 	}
 	b.WriteString("\n")
 	if g.SndBufAlloc != 0 || g.RMBAlloc != 0 {
