@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -538,7 +539,8 @@ func (l *Link) findingDetail(id expert.ID, text string) string {
 		}
 		return strings.Join(parts, "; ")
 	case expert.LinkDeleted:
-		return fmt.Sprintf("link %d, reason %#08x %s", l.LinkID, l.DeleteCode, decode.DeleteLinkReason(l.DeleteCode).Meaning())
+		// The link is named by the object (ExpertInstance.Name).
+		return fmt.Sprintf("reason %#08x %s", l.DeleteCode, decode.DeleteLinkReason(l.DeleteCode).Meaning())
 	case expert.FirstLinkUnconfirmed:
 		return fmt.Sprintf("link %d announced by CLC at frame %d, state %s", l.LinkID, l.FirstFrame, l.State)
 	case expert.AddedUnconfirmed:
@@ -647,10 +649,36 @@ type ExpertRow struct {
 type ExpertInstance struct {
 	Object string `json:"object"` // connection, link, link group, capture
 	ID     int    `json:"id,omitempty"`
+	// Name is what the object is called for a person: "connection 3",
+	// "link group 1", and a link by the number its kernels gave it (the
+	// LLC's link ID) in its group, "link 2 of link group 1", or by its
+	// queue pairs where the capture does not show the number, "link
+	// qp0x11/0x13 of link group 1" (smctop's name). ID is the object's
+	// row in smc,conns, smc,links or smc,lgr.
+	Name   string `json:"name"`
 	Count  int    `json:"count"`
 	First  int    `json:"first_frame"`
 	Last   int    `json:"last_frame"`
 	Detail string `json:"detail,omitempty"`
+}
+
+// objectName is ExpertInstance.Name of object o with the tracker's ID id.
+func (s *Snapshot) objectName(o expert.Object, id int) string {
+	if o == expert.ObjectLink {
+		for i := range s.Links {
+			if l := &s.Links[i]; l.ID == id {
+				num := strconv.Itoa(int(l.LinkID))
+				if l.LinkID == 0 {
+					num = fmt.Sprintf("qp%#x/%#x", l.Client.QPN, l.Server.QPN)
+				}
+				return fmt.Sprintf("link %s of link group %d", num, l.LGR)
+			}
+		}
+	}
+	if id == 0 {
+		return o.String()
+	}
+	return fmt.Sprintf("%s %d", o, id)
 }
 
 // ExpertView builds smc,expert from the snapshot's findings and the sums
@@ -681,7 +709,8 @@ func (s *Snapshot) ExpertView() ExpertView {
 		r.Count += f.Count
 		r.Objects++
 		span(r, f.First, f.Last)
-		r.Instances = append(r.Instances, ExpertInstance{Object: f.Object.String(), ID: f.ObjectID, Count: f.Count, First: f.First, Last: f.Last, Detail: f.Detail})
+		r.Instances = append(r.Instances, ExpertInstance{Object: f.Object.String(), ID: f.ObjectID, Name: s.objectName(f.Object, f.ObjectID),
+			Count: f.Count, First: f.First, Last: f.Last, Detail: f.Detail})
 	}
 	for id := range s.folded.expert {
 		e := &s.folded.expert[id]

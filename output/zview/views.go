@@ -367,10 +367,7 @@ func textExpert(tw *tabwriter.Writer, v track.ExpertView) {
 		for _, r := range g.Findings {
 			fmt.Fprintf(tw, "  %s:\n", r.ID)
 			for _, in := range r.Instances {
-				name := in.Object
-				if in.ID != 0 {
-					name += " " + strconv.Itoa(in.ID)
-				}
+				name := in.Name
 				frames := fmt.Sprintf("frame %d", in.First)
 				if in.Count > 1 || in.Last != in.First {
 					frames = fmt.Sprintf("%d frames %d..%d", in.Count, in.First, in.Last)
