@@ -55,6 +55,8 @@ type CLCProposal struct {
 
 	HasSMCDv2Ext bool
 	SMCDv2Ext    CLCSMCDv2Ext
+
+	fixed bool // PeerID to IPAreaOffset are in the message
 }
 
 // IPv6Prefix returns the i-th IPv6 prefix of the prefix area.
@@ -130,6 +132,7 @@ func (p *CLCProposal) decode(c *CLC, m []byte) error {
 	p.GID = clcGID(m[16:])
 	p.MAC = [6]byte(m[32:38])
 	p.IPAreaOffset = binary.BigEndian.Uint16(m[38:40])
+	p.fixed = true
 	if p.IPAreaOffset > propSMCDAreaLen {
 		// smc_clc_proposal_get_prefix refuses anything beyond the SMC-D area.
 		return badLength(name, "iparea_offset", 38, fmt.Sprintf("IP area offset %d > %d", p.IPAreaOffset, propSMCDAreaLen))
@@ -173,6 +176,13 @@ func (p *CLCProposal) decode(c *CLC, m []byte) error {
 
 	if v2 && c.TypeV2 != SMCTypeN && p.V2ExtOffset != 0 {
 		off := propV2ExtBase + int(p.V2ExtOffset)
+		if off+propV2ExtLen > lim && off != end {
+			// Linux puts the extension where the areas before it end
+			// (smc_clc_send_proposal); one that would not fit and starts
+			// elsewhere is the offset's fault, not the length's.
+			return &Error{Layer: name, Field: "v2_ext_offset", Offset: 50, Err: ErrBadLength,
+				Detail: fmt.Sprintf("v2 extension offset %d puts its %d bytes at %d, the areas before it end at %d, the trailer is at %d", p.V2ExtOffset, propV2ExtLen, off, end, lim)}
+		}
 		if err := need("v2_ext", off, propV2ExtLen); err != nil {
 			return err
 		}
@@ -196,6 +206,12 @@ func (p *CLCProposal) decode(c *CLC, m []byte) error {
 
 		if c.TypeV2.HasD() && e.SMCDv2ExtOffset != 0 {
 			d := off + 8 + int(e.SMCDv2ExtOffset)
+			if d+propSMCDv2Len > lim && d != end {
+				// As for the v2 extension: Linux puts the SMC-Dv2
+				// extension right after the EIDs.
+				return &Error{Layer: name, Field: "smcd_v2_ext_offset", Offset: off + 6, Err: ErrBadLength,
+					Detail: fmt.Sprintf("SMC-Dv2 extension offset %d puts its %d bytes at %d, the EIDs end at %d, the trailer is at %d", e.SMCDv2ExtOffset, propSMCDv2Len, d, end, lim)}
+			}
 			if err := need("smcd_v2_ext", d, propSMCDv2Len); err != nil {
 				return err
 			}
@@ -263,15 +279,23 @@ func (p *CLCProposal) appendFields(c *CLC, r *Record) {
 	if c.Version >= 2 {
 		r.AddUint(fPropPathV2, uint64(c.TypeV2))
 	}
+	if !p.fixed {
+		return // DecodePartial of a message too short for its fields
+	}
 	r.AddBytes(fCLCPeerID, p.PeerID[:])
 	r.AddAddr(fCLCGID, p.GID)
 	r.AddBytes(fCLCMAC, p.MAC[:])
 	r.AddUint(fPropIPAreaOffset, uint64(p.IPAreaOffset))
 	if p.HasSMCDArea {
 		r.AddUint(fPropISMGID, p.ISMGID)
-		r.AddUint(fPropISMCHID, uint64(p.ISMCHID))
-		r.AddUint(fPropV2ExtOffset, uint64(p.V2ExtOffset))
-		r.AddBytes(fPropVendorOUI, p.VendorOUI[:])
+		// v1's struct smc_clc_msg_smcd is the GID and 32 reserved bytes
+		// (net/smc/smc_clc.h before 5.10); CHID, extension offset and
+		// vendor OUI are 5.10's v2 layout of those bytes.
+		if c.Version >= 2 {
+			r.AddUint(fPropISMCHID, uint64(p.ISMCHID))
+			r.AddUint(fPropV2ExtOffset, uint64(p.V2ExtOffset))
+			r.AddBytes(fPropVendorOUI, p.VendorOUI[:])
+		}
 	}
 	if p.HasPrefix {
 		r.AddAddr(fPropIPv4Prefix, p.IPv4Prefix)
@@ -336,6 +360,9 @@ func (p *CLCProposal) appendSummary(c *CLC, dst []byte) []byte {
 	}
 	if n == 0 {
 		dst = append(dst, "no SMC type"...)
+	}
+	if !p.fixed {
+		return dst // DecodePartial of a message too short for its fields
 	}
 	if !clcIsZero(p.PeerID[:]) {
 		dst = append(dst, " peer "...)
@@ -412,7 +439,8 @@ func (p *CLCProposal) appendSummary(c *CLC, dst []byte) []byte {
 			}
 		}
 		dst = append(dst, ')')
-	} else if c.Version >= 2 && c.TypeV2 != SMCTypeN {
+	} else if c.Version >= 2 && c.TypeV2 != SMCTypeN && c.Malformed == nil {
+		// (A malformed one may have an extension not decoded.)
 		dst = append(dst, " (no v2 extension)"...)
 	}
 	return dst
