@@ -102,6 +102,7 @@ func fill(in *input, f *capture.Frame) {
 			}
 			fillCLC(&in.clc[in.clcN], c, &in.eids)
 			in.clc[in.clcN].inside = f.CLCInside[i]
+			in.clc[in.clcN].malformed = c.Malformed != nil
 			in.clcN++
 		}
 		s.clcErrs = 0

@@ -61,6 +61,9 @@ type clcIn struct {
 	// message of its direction claims (capture.SwallowedError): a
 	// receiver takes it in as part of that one, so it decides nothing.
 	inside bool
+	// malformed: a kernel of today refuses the message (its error is the
+	// segment's clcErr); decoded as far as it goes (decode.CLC.Malformed).
+	malformed bool
 }
 
 type triplet struct {

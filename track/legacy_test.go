@@ -1,0 +1,73 @@
+package track
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/decode"
+	"github.com/smcscope/smcscope/internal/testutil"
+	"github.com/smcscope/smcscope/internal/testutil/crafted"
+)
+
+// TestLegacyVectors: messages real kernels sent, in shapes today's kernel
+// refuses or reads otherwise, and what the connection did next (issue 28,
+// point 9). The captures are in testdata/legacy (README.md there says
+// which kernel sent each shape).
+func TestLegacyVectors(t *testing.T) {
+	snap := func(t *testing.T, path string) Snapshot {
+		tr := New(Options{Unshared: true})
+		eachFrame(t, path, func(f *capture.Frame) { tr.Feed(f) })
+		return tr.Snapshot()
+	}
+	checks := map[string]func(t *testing.T, s Snapshot, all map[string]bool){
+		"decline-v2-28": func(t *testing.T, s Snapshot, all map[string]bool) {
+			// A Decline of its time: a fallback with its code, no error.
+			c := s.Conns[0]
+			if c.Outcome != OutcomeFallback || c.Fallback.Cause != CauseDecline || c.Fallback.Code != uint32(decode.DeclineNoSMCRDev) {
+				t.Errorf("outcome %v, fallback %+v", c.Outcome, c.Fallback)
+			}
+			if all["smc.malformed"] || all["smc.handshake.failed"] || !all["smc.fallback"] {
+				t.Errorf("findings %v", names(all))
+			}
+			if n := s.Totals().Conns.Outcomes["fallback"]; n != 1 {
+				t.Errorf("fallbacks %d", n)
+			}
+		},
+		"decline-malformed": func(t *testing.T, s Snapshot, all map[string]bool) {
+			// Refused by today's kernels (the error stays), but the data
+			// after it says both sides fell back.
+			c := s.Conns[0]
+			if c.Outcome != OutcomeFallback || c.Fallback.Cause != CauseDecline || c.Fallback.Code != uint32(decode.DeclineNoSMCRDev) {
+				t.Errorf("outcome %v (%s), fallback %+v", c.Outcome, c.Failure, c.Fallback)
+			}
+			if !all["smc.malformed"] || all["smc.handshake.failed"] || !all["smc.fallback"] {
+				t.Errorf("findings %v", names(all))
+			}
+		},
+		"delete-link-reason0": func(t *testing.T, s Snapshot, all map[string]bool) {
+			h := strings.Join(s.LGRRows()[0].History, "\n")
+			if !strings.Contains(h, "req ALL link 0 reason 0x00000000 no reason given") || strings.Contains(h, "link deleted") {
+				t.Errorf("history:\n%s", h)
+			}
+		},
+	}
+	for _, v := range crafted.LegacyVectors {
+		t.Run(v.Name, func(t *testing.T) {
+			path := v.Build(t)
+			built, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			testutil.GoldenFile(t, filepath.Join("..", "testdata", "legacy", v.Name+".pcap"), built)
+			all, _ := findingNames(t, path)
+			check, ok := checks[v.Name]
+			if !ok {
+				t.Fatalf("no check for %s", v.Name)
+			}
+			check(t, snap(t, path), all)
+		})
+	}
+}
