@@ -42,3 +42,25 @@ func TestGoldenExpertVectors(t *testing.T) {
 		})
 	}
 }
+
+// TestExpertFilterFindsNonSMCFrames: -Y smc.expert shows the frames -z
+// smc,expert names even when they are not SMC themselves, without -a
+// (issue 28, point 8): the TCP FIN that ends a handshake whose link never
+// came, the data an echoed option let through.
+func TestExpertFilterFindsNonSMCFrames(t *testing.T) {
+	for name, want := range map[string]string{"handshake-failed": "15\n", "first-link-unconfirmed": "15\n", "option-echoed": "8\n"} {
+		t.Run(name, func(t *testing.T) {
+			o := Options{Read: crafted.ExpertVector(t, name).Build(t), DisplayFilter: "smc.expert", Format: "fields",
+				Fields: []string{"frame.number"}, Count: 1}
+			o.NewTracker = func(v []string) (Tracker, error) { return zview.NewTracker(v) }
+			var out, errb bytes.Buffer
+			o.Stdout, o.Stderr = &out, &errb
+			if err := Run(context.Background(), o); err != nil {
+				t.Fatal(err)
+			}
+			if out.String() != want {
+				t.Errorf("-Y smc.expert: first frame %q, want %q", out.String(), want)
+			}
+		})
+	}
+}
