@@ -561,6 +561,25 @@ func (t *Tracker) foldLGRFindings(g *LinkGroup) {
 	t.folded.expert.add(g.expert)
 }
 
+// countCarried counts the frame just handled once for each severity of
+// the findings it carries.
+func (t *Tracker) countCarried() {
+	if t.cur.expert == 0 {
+		return
+	}
+	var seen [expert.Error + 1]bool
+	for set := t.cur.expert; set != 0; {
+		id := expert.ID(bits.TrailingZeros64(set))
+		set &^= 1 << id
+		seen[id.Severity()] = true
+	}
+	for s, ok := range seen {
+		if ok {
+			t.carried[s]++
+		}
+	}
+}
+
 // ExpertSum is one finding over the whole capture: how many frames and
 // objects show it, the first and last frame.
 type ExpertSum struct {
@@ -581,8 +600,12 @@ type ExpertView struct {
 
 // ExpertSeverity is the findings of one severity.
 type ExpertSeverity struct {
-	Severity string      `json:"severity"`
-	Frames   int         `json:"frames"` // frames (or waiting requests) that show them
+	Severity string `json:"severity"`
+	// Frames is how many frames carry a finding of this severity, each
+	// once however many it carries: what -Y 'smc.expert.severity ==
+	// warn' selects. A finding decided after its frame went by (an
+	// unanswered request) is on no frame; the rows' counts include it.
+	Frames   int         `json:"frames"`
 	Findings []ExpertRow `json:"findings"`
 }
 
@@ -669,10 +692,9 @@ func (s *Snapshot) ExpertView() ExpertView {
 	for _, id := range order {
 		r := rows[id]
 		if n := len(v.Severities); n == 0 || v.Severities[n-1].Severity != r.Severity {
-			v.Severities = append(v.Severities, ExpertSeverity{Severity: r.Severity, Findings: []ExpertRow{}})
+			v.Severities = append(v.Severities, ExpertSeverity{Severity: r.Severity, Frames: s.carried[id.Severity()], Findings: []ExpertRow{}})
 		}
 		g := &v.Severities[len(v.Severities)-1]
-		g.Frames += r.Count
 		g.Findings = append(g.Findings, *r)
 	}
 	return v

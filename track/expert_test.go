@@ -184,3 +184,45 @@ func TestLLCRetransmissionIsNotANewRequest(t *testing.T) {
 		t.Errorf("the ADD_LINK request is %d times in the link's history, want once", n)
 	}
 }
+
+// TestExpertSeverityFrames: smc,expert's "N frames" of a severity is the
+// number of frames that carry a finding of it, each once, as -Y
+// 'smc.expert.severity == S' selects them; it summed the findings' counts
+// ("Warnings (5 findings, 93 frames)" on multilink.pcap, where 48 frames
+// carry one). Issue 28, point 8.
+func TestExpertSeverityFrames(t *testing.T) {
+	paths := []string{crafted.ExpertVector(t, "llc-unanswered").Build(t)}
+	for _, n := range []string{"multilink.pcap", "teardown.pcap", "silent-link.pcap", "long.pcap"} {
+		paths = append(paths, filepath.Join(testutil.SamplesDir(t), n))
+	}
+	for _, path := range paths {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			tr := New(Options{Unshared: true})
+			var rec decode.Record
+			want := map[string]int{}
+			eachFrame(t, path, func(f *capture.Frame) {
+				tr.Feed(f)
+				rec.Reset()
+				tr.AppendFields(f, &rec)
+				_, ids := FrameFindings(&rec)
+				seen := map[expert.Severity]bool{}
+				for _, id := range ids {
+					seen[id.Severity()] = true
+				}
+				for s := range seen {
+					want[s.String()]++
+				}
+			})
+			s := tr.Snapshot()
+			v := s.ExpertView()
+			if len(v.Severities) == 0 {
+				t.Fatal("no findings")
+			}
+			for _, g := range v.Severities {
+				if g.Frames != want[g.Severity] {
+					t.Errorf("%s: %d frames, %d carry one", g.Severity, g.Frames, want[g.Severity])
+				}
+			}
+		})
+	}
+}

@@ -1,6 +1,10 @@
 package track
 
-import "time"
+import (
+	"time"
+
+	"github.com/smcscope/smcscope/expert"
+)
 
 // Snapshot is a copy of everything the tracker knows, safe to keep and to
 // read while the tracker goes on.
@@ -12,6 +16,8 @@ type Snapshot struct {
 
 	folded folded // sums of what is not listed (Totals adds the rest)
 	expert marks  // findings tied to no connection or link
+	// carried: frames that carried a finding, by severity (Tracker.carried)
+	carried [expert.Error + 1]int
 }
 
 // Snapshot copies the current state.
@@ -29,6 +35,7 @@ func (t *Tracker) snapshot() Snapshot {
 		LinkGroups: make([]LinkGroup, len(t.lgrs)),
 		folded:     t.folded,
 		expert:     append(marks(nil), t.expert...),
+		carried:    t.carried,
 	}
 	if t.folded.reasons != nil {
 		s.folded.reasons = make(map[fallbackReason]int, len(t.folded.reasons))
