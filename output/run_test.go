@@ -18,6 +18,7 @@ import (
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/internal/testutil"
+	"github.com/smcscope/smcscope/internal/testutil/crafted"
 	"github.com/smcscope/smcscope/output/zview"
 )
 
@@ -684,5 +685,25 @@ func TestFrameContains(t *testing.T) {
 		if err != nil || out != want {
 			t.Errorf("%s: %q %v, want %q", expr, out, err, want)
 		}
+	}
+}
+
+// TestFieldsJoinedTextQuoted: several values joined in a column stay
+// apart when one of them holds the aggregator: expert messages hold
+// commas (issue 28, point 8). A value without one is written as it is,
+// and -E quote (the whole column quoted, tshark's option) is left alone.
+func TestFieldsJoinedTextQuoted(t *testing.T) {
+	path := crafted.ExpertVector(t, "option-echoed").Build(t)
+	o := Options{Read: path, Format: FormatFields, Fields: []string{"frame.number", "smc.expert.message", "smc.expert.id"},
+		DisplayFilter: "frame.number == 8", NewTracker: func(v []string) (Tracker, error) { return zview.NewTracker(v) }}
+	out, _, err := run(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "8\t\"the connection fell back to TCP: a CLC Decline, or a peer without the SMC option\"," +
+		"both SYNs carried the SMC option but no CLC message followed: a middlebox echoed the option for a peer that does not speak SMC" +
+		"\tsmc.fallback,smc.option.echoed_no_clc\n"
+	if out != want {
+		t.Errorf("got  %q\nwant %q", out, want)
 	}
 }
