@@ -3,6 +3,7 @@ package output
 import (
 	"bytes"
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/smcscope/smcscope/internal/testutil"
@@ -62,5 +63,41 @@ func TestExpertFilterFindsNonSMCFrames(t *testing.T) {
 				t.Errorf("-Y smc.expert: first frame %q, want %q", out.String(), want)
 			}
 		})
+	}
+}
+
+// TestExpertSeveritySpellings: Wireshark's and tshark's "warning" works
+// in -Y beside "warn", 3 and "warn" quoted; per-frame JSON and -T fields
+// spell the severity as -z smc,expert's JSON does ("warn", not 3). Issue
+// 28, point 8.
+func TestExpertSeveritySpellings(t *testing.T) {
+	path := crafted.ExpertVector(t, "llc-retransmitted").Build(t)
+	runOut := func(o Options) string {
+		t.Helper()
+		o.Read = path
+		o.NewTracker = func(v []string) (Tracker, error) { return zview.NewTracker(v) }
+		var out, errb bytes.Buffer
+		o.Stdout, o.Stderr = &out, &errb
+		if err := Run(context.Background(), o); err != nil {
+			t.Fatalf("%s: %v", o.DisplayFilter, err)
+		}
+		return out.String()
+	}
+	fields := func(expr string) string {
+		return runOut(Options{DisplayFilter: expr, Format: "fields", Fields: []string{"frame.number", "smc.expert.severity"}})
+	}
+	want := fields("smc.expert.severity >= 3")
+	if want == "" || !strings.Contains(want, "\twarn") || strings.Contains(want, "\t3") {
+		t.Fatalf("-Y 'smc.expert.severity >= 3' -e smc.expert.severity:\n%s", want)
+	}
+	for _, expr := range []string{"smc.expert.severity >= warn", "smc.expert.severity >= warning", "smc.expert.severity >= Warning",
+		`smc.expert.severity >= "warning"`} {
+		if got := fields(expr); got != want {
+			t.Errorf("-Y '%s':\n%s\nwant\n%s", expr, got, want)
+		}
+	}
+	js := runOut(Options{DisplayFilter: "smc.expert.severity == warning", Format: "json", Count: 1})
+	if !strings.Contains(js, `"smc.expert.severity":["warn","warn"]`) {
+		t.Errorf("JSON severity not \"warn\":\n%s", js)
 	}
 }

@@ -105,7 +105,7 @@ func (p *fieldsPrinter) frame(f *capture.Frame) error {
 			}
 			p.has[c] = true
 			start := len(p.cols[c])
-			p.cols[c] = r.Vals[j].Append(p.cols[c], p.defs[c].Kind)
+			p.cols[c] = p.defs[c].AppendOut(p.cols[c], &r.Vals[j])
 			if joined && p.n[c] > 1 && p.ambiguous(p.cols[c][start:]) {
 				p.cols[c] = p.quoteFrom(p.cols[c], start)
 			}

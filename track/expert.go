@@ -706,12 +706,20 @@ var (
 	fExpertID = decode.Field(decode.OwnerTrackExpert, "smc.expert.id", decode.KindString,
 		"finding this frame shows (package expert's catalogue; smcdump -z smc,expert lists them)")
 	fExpertSeverity = decode.Field(decode.OwnerTrackExpert, "smc.expert.severity", decode.KindUint,
-		"severity of the finding: 1 chat, 2 note, 3 warn, 4 error (-Y 'smc.expert.severity >= warn')", decode.Enum(severityEnum))
+		"severity of the finding: 1 chat, 2 note, 3 warn, 4 error (-Y 'smc.expert.severity >= warn')",
+		decode.Enum(severityEnum), decode.Names(parseSeverity))
 	fExpertGroup = decode.Field(decode.OwnerTrackExpert, "smc.expert.group", decode.KindString,
 		"Wireshark expert group of the finding: sequence, protocol, malformed, checksum, response, performance, state")
 	fExpertMessage = decode.Field(decode.OwnerTrackExpert, "smc.expert.message", decode.KindString,
 		"what the finding means")
 )
+
+// parseSeverity reads a severity as -Y gives it: smcscope's names and
+// Wireshark's (expert.ParseSeverity).
+func parseSeverity(name string) (uint64, bool) {
+	s, ok := expert.ParseSeverity(name)
+	return uint64(s), ok
+}
 
 func severityEnum(u uint64) string {
 	if u == 0 || u > uint64(expert.Error) {
