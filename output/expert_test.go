@@ -3,6 +3,7 @@ package output
 import (
 	"bytes"
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -99,5 +100,45 @@ func TestExpertSeveritySpellings(t *testing.T) {
 	js := runOut(Options{DisplayFilter: "smc.expert.severity == warning", Format: "json", Count: 1})
 	if !strings.Contains(js, `"smc.expert.severity":["warn","warn"]`) {
 		t.Errorf("JSON severity not \"warn\":\n%s", js)
+	}
+}
+
+// TestExpertSeverityFloor: -z smc,expert,warn (tshark's -z expert,warn)
+// lists the warnings and errors of -z smc,expert and leaves the notes
+// out, saying how many; a severity it does not know is a usage error.
+// Issue 28, point 8.
+func TestExpertSeverityFloor(t *testing.T) {
+	path := filepath.Join(testutil.SamplesDir(t), "multilink.pcap")
+	view := func(spec, format string) (string, error) {
+		o := Options{Read: path, Quiet: true, Views: []string{spec}, Format: Format(format)}
+		o.NewTracker = func(v []string) (Tracker, error) { return zview.NewTracker(v) }
+		var out, errb bytes.Buffer
+		o.Stdout, o.Stderr = &out, &errb
+		err := Run(context.Background(), o)
+		return out.String(), err
+	}
+	all, err := view("smc,expert", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, spec := range []string{"smc,expert,warn", "smc,expert,warning", "smc,expert,Warning"} {
+		got, err := view(spec, "")
+		if err != nil {
+			t.Fatalf("%s: %v", spec, err)
+		}
+		if strings.Contains(got, "Notes (") || !strings.Contains(got, "at warn or above (3 below not shown)") {
+			t.Errorf("-z %s:\n%s", spec, got)
+		}
+		i, j := strings.Index(all, "\nWarnings ("), strings.Index(all, "\nNotes (")
+		if i < 0 || j < i || !strings.Contains(got, all[i:j]) {
+			t.Errorf("-z %s does not list the warnings of -z smc,expert", spec)
+		}
+	}
+	js, err := view("smc,expert,error", "json")
+	if err != nil || !strings.Contains(js, `"smc,expert,error":{"min_severity":"error","below":8,"severities":[]}`) {
+		t.Errorf("-z smc,expert,error -T json: %v\n%s", err, js)
+	}
+	if _, err := view("smc,expert,loud", ""); err == nil {
+		t.Error("-z smc,expert,loud accepted")
 	}
 }

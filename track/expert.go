@@ -595,7 +595,26 @@ type ExpertSum struct {
 // the most severe first, and within a severity by finding, each with the
 // objects that show it.
 type ExpertView struct {
+	// MinSeverity is the floor of -z smc,expert,SEVERITY ("warn"), empty
+	// when every severity is shown.
+	MinSeverity string `json:"min_severity,omitempty"`
+	// Below counts the findings under the floor, left out.
+	Below      int              `json:"below,omitempty"`
 	Severities []ExpertSeverity `json:"severities"`
+}
+
+// AtLeast is v without the severities below min, as tshark's -z
+// expert,warn shows them; the findings left out are counted in Below.
+func (v ExpertView) AtLeast(min expert.Severity) ExpertView {
+	out := ExpertView{MinSeverity: min.String(), Severities: []ExpertSeverity{}}
+	for _, g := range v.Severities {
+		if s, _ := expert.ParseSeverity(g.Severity); s < min {
+			out.Below += len(g.Findings)
+			continue
+		}
+		out.Severities = append(out.Severities, g)
+	}
+	return out
 }
 
 // ExpertSeverity is the findings of one severity.
