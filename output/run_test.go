@@ -707,3 +707,29 @@ func TestFieldsJoinedTextQuoted(t *testing.T) {
 		t.Errorf("got  %q\nwant %q", out, want)
 	}
 }
+
+// TestVerboseOneNodePerLayer: -V shows each layer once per message: the
+// ICRC's value (added with the BTH) and its verdict (added after the
+// headers that follow) are one "RoCE ICRC" node (issue 28, point 8).
+func TestVerboseOneNodePerLayer(t *testing.T) {
+	out, _, err := run(t, Options{Read: pingpong, Verbose: true, Count: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, frame := range strings.Split(out, "\n\n") {
+		seen := map[string]bool{}
+		for _, line := range strings.Split(frame, "\n") {
+			if !strings.HasPrefix(line, "  ") || strings.HasPrefix(line, "      ") {
+				continue
+			}
+			if seen[line] && !strings.Contains(line, "(smc.clc)") {
+				t.Errorf("heading %q twice in\n%s", line, frame)
+				return
+			}
+			seen[line] = true
+		}
+	}
+	if !strings.Contains(out, "  RoCE ICRC (roce.icrc)\n      roce.icrc = 0x") || !strings.Contains(out, ")\n      roce.icrc.ok = 1") {
+		t.Errorf("ICRC node lacks its value or verdict")
+	}
+}
