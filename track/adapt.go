@@ -143,6 +143,9 @@ func fill(in *input, f *capture.Frame) {
 		}
 		r.malformed = f.SMCMalformed
 		r.icrcBad = f.ICRC.Checked && !f.ICRC.OK
+		if r.icrcBad {
+			r.icrcGot, r.icrcWant = f.ICRC.Got, f.ICRC.Want
+		}
 		r.hasLLC = f.LLC != nil
 		if r.hasLLC {
 			fillLLC(&r.llc, f.LLC)

@@ -80,6 +80,14 @@ func (ms marks) find(id expert.ID) *mark {
 // raise records finding id on the frame being fed (its smc.expert.*
 // fields) and on the object whose marks ms are.
 func (t *Tracker) raise(ms *marks, id expert.ID, in *input) {
+	if id == expert.BadICRC {
+		// The frame alone says what is wrong: both values, as the
+		// frame's line shows them ("-" said nothing).
+		t.raiseText(ms, id, in, func() string {
+			return fmt.Sprintf("ICRC in the frame 0x%08x, computed 0x%08x", in.roce.icrcGot, in.roce.icrcWant)
+		})
+		return
+	}
 	t.cur.expert |= 1 << id
 	ms.add(id, in.number, in.ns, "")
 }

@@ -226,3 +226,26 @@ func TestExpertSeverityFrames(t *testing.T) {
 		})
 	}
 }
+
+// TestBadICRCDetail: roce.icrc.bad says the ICRC the frame carries and
+// the one computed, as the frame's line does; its detail was "-" (issue
+// 28, point 8).
+func TestBadICRCDetail(t *testing.T) {
+	path := crafted.ExpertVector(t, "bad-icrc").Build(t)
+	tr := New(Options{Unshared: true})
+	eachFrame(t, path, func(f *capture.Frame) { tr.Feed(f) })
+	s := tr.Snapshot()
+	n := 0
+	for _, f := range s.Findings() {
+		if f.ID != expert.BadICRC {
+			continue
+		}
+		n++
+		if f.Detail != "ICRC in the frame 0x5fe819d0, computed 0xa0e819d0" {
+			t.Errorf("detail %q", f.Detail)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no roce.icrc.bad")
+	}
+}

@@ -157,6 +157,8 @@ type roceIn struct {
 
 	malformed bool // a SEND on an SMC-R link that is no valid LLC or CDC
 	icrcBad   bool // the ICRC was checked and does not match (capture.ICRCStatus)
+	// icrcGot, icrcWant: the frame's ICRC and the one computed (icrcBad)
+	icrcGot, icrcWant uint32
 	hasCDC    bool
 	cdc       cdcIn
 	hasLLC    bool
