@@ -190,6 +190,18 @@ type Finding struct {
 	// Detail says what the object shows: the reason, the direction, the
 	// counts and rates.
 	Detail string
+	// Check, when set, replaces the catalogue's advice for this object:
+	// what the object shows makes that advice wrong (see teardownCopies).
+	Check string
+}
+
+// CheckText is what to check next for f: its own advice, or the
+// catalogue's.
+func (f *Finding) CheckText() string {
+	if f.Check != "" {
+		return f.Check
+	}
+	return f.ID.Def().Check
 }
 
 // Severity is the finding's severity in the catalogue.
@@ -228,6 +240,7 @@ func (s *Snapshot) Findings() []Finding {
 	for i := range s.LinkGroups {
 		out = lgrFindings(&s.LinkGroups[i], out)
 	}
+	s.teardownCopies(out)
 	for i := range s.expert {
 		out = append(out, findingOf(&s.expert[i], expert.ObjectCapture, 0))
 		f := &out[len(out)-1]
@@ -237,6 +250,41 @@ func (s *Snapshot) Findings() []Finding {
 	}
 	SortFindings(out)
 	return out
+}
+
+// teardownCopies re-reads the retransmissions of a link that come after
+// its link group's DELETE_LINK of every link: the last message of the
+// group (the DELETE_LINK, or its response) went to a peer that had
+// already destroyed its queue pair, so no ACK could come and the RNIC sent
+// it again until its retry count ran out. Nothing was lost on the path: the loss advice (PFC/ECN, the switch) would send a reader
+// after a fault that is not there.
+func (s *Snapshot) teardownCopies(fs []Finding) {
+	ended := map[int]int{} // link group ID -> frame of its first DELETE_LINK ALL
+	for i := range s.LinkGroups {
+		g := &s.LinkGroups[i]
+		if m := g.expert.find(expert.LGRDeleted); m != nil && g.Deleted {
+			ended[g.ID] = m.first
+		}
+	}
+	if len(ended) == 0 {
+		return
+	}
+	lgrOf := map[int]int{}
+	for i := range s.Links {
+		lgrOf[s.Links[i].ID] = s.Links[i].LGR
+	}
+	for i := range fs {
+		f := &fs[i]
+		if f.Object != expert.ObjectLink || (f.ID != expert.RCRetransmission && f.ID != expert.LLCRetransmitted) {
+			continue
+		}
+		end, ok := ended[lgrOf[f.ObjectID]]
+		if !ok || f.First <= end {
+			continue
+		}
+		f.Detail += fmt.Sprintf(" (after the link group's DELETE_LINK of every link, frame %d: the peer had destroyed its QP, so no ACK came)", end)
+		f.Check = "nothing on the path: copies of a link group's last message sent after the peer tore the link down are the kernel's teardown, not loss"
+	}
 }
 
 // SortFindings orders findings the most severe first, then by first
@@ -642,7 +690,7 @@ type ExpertRow struct {
 	Severity string `json:"severity"`
 	Group    string `json:"group"`
 	Meaning  string `json:"meaning"`
-	Check    string `json:"check"`
+	Check    string `json:"check"`   // the catalogue's; an instance may have its own (ExpertInstance.Check)
 	Count    int    `json:"count"`   // frames that show it, folded objects' included
 	Objects  int    `json:"objects"` // objects that show it, folded ones included
 	First    int    `json:"first_frame"`
@@ -661,6 +709,8 @@ type ExpertInstance struct {
 	First  int    `json:"first_frame"`
 	Last   int    `json:"last_frame"`
 	Detail string `json:"detail,omitempty"`
+	// Check replaces the finding's advice for this object (Finding.Check).
+	Check string `json:"check,omitempty"`
 }
 
 // ExpertView builds smc,expert from the snapshot's findings and the sums
@@ -691,7 +741,7 @@ func (s *Snapshot) ExpertView() ExpertView {
 		r.Count += f.Count
 		r.Objects++
 		span(r, f.First, f.Last)
-		r.Instances = append(r.Instances, ExpertInstance{Object: f.Object.String(), ID: f.ObjectID, Count: f.Count, First: f.First, Last: f.Last, Detail: f.Detail})
+		r.Instances = append(r.Instances, ExpertInstance{Object: f.Object.String(), ID: f.ObjectID, Count: f.Count, First: f.First, Last: f.Last, Detail: f.Detail, Check: f.Check})
 	}
 	for id := range s.folded.expert {
 		e := &s.folded.expert[id]

@@ -249,3 +249,34 @@ func TestBadICRCDetail(t *testing.T) {
 		t.Fatal("no roce.icrc.bad")
 	}
 }
+
+// TestTeardownCopiesNoLossAdvice: the RC copies of a link group's last
+// message, sent after its DELETE_LINK of every link to a peer whose QP is
+// gone, are not loss: no PFC/ECN advice for them (teardown.pcap, a
+// kernel-made capture); a lossy path keeps it (issue 28, point 8).
+func TestTeardownCopiesNoLossAdvice(t *testing.T) {
+	check := func(name string) map[expert.ID]string {
+		tr := New(Options{Unshared: true})
+		eachFrame(t, filepath.Join(testutil.SamplesDir(t), name), func(f *capture.Frame) { tr.Feed(f) })
+		s := tr.Snapshot()
+		out := map[expert.ID]string{}
+		for _, f := range s.Findings() {
+			if f.ID == expert.RCRetransmission || f.ID == expert.LLCRetransmitted {
+				out[f.ID] = f.CheckText()
+			}
+		}
+		return out
+	}
+	td := check("teardown.pcap")
+	if len(td) != 2 {
+		t.Fatalf("teardown.pcap retransmission findings: %v", td)
+	}
+	for id, c := range td {
+		if strings.Contains(c, "PFC") || strings.Contains(c, "lost") || !strings.Contains(c, "teardown") {
+			t.Errorf("teardown.pcap %s: check %q", id, c)
+		}
+	}
+	if c := check("lossy.pcap")[expert.RCRetransmission]; !strings.Contains(c, "PFC/ECN") {
+		t.Errorf("lossy.pcap roce.rc.retransmission: check %q", c)
+	}
+}

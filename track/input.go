@@ -159,10 +159,10 @@ type roceIn struct {
 	icrcBad   bool // the ICRC was checked and does not match (capture.ICRCStatus)
 	// icrcGot, icrcWant: the frame's ICRC and the one computed (icrcBad)
 	icrcGot, icrcWant uint32
-	hasCDC    bool
-	cdc       cdcIn
-	hasLLC    bool
-	llc       llcIn // last: 400 bytes most frames do not touch
+	hasCDC            bool
+	cdc               cdcIn
+	hasLLC            bool
+	llc               llcIn // last: 400 bytes most frames do not touch
 }
 
 // isRequest reports whether an RC opcode is a requester packet (carries a

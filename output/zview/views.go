@@ -3,6 +3,7 @@ package zview
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -385,11 +386,17 @@ func textExpert(tw *tabwriter.Writer, v track.ExpertView) {
 					frames = fmt.Sprintf("%d frames %d..%d", in.Count, in.First, in.Last)
 				}
 				fmt.Fprintf(tw, "    %s, %s: %s\n", name, frames, dash(in.Detail))
+				if in.Check != "" {
+					fmt.Fprintf(tw, "      check: %s\n", in.Check)
+				}
 			}
 			if r.FoldedObjects > 0 {
 				fmt.Fprintf(tw, "    (%d more objects folded into the totals, counted above)\n", r.FoldedObjects)
 			}
-			fmt.Fprintf(tw, "    check: %s\n", r.Check)
+			// The catalogue's advice, unless every object has its own.
+			if r.FoldedObjects > 0 || slices.ContainsFunc(r.Instances, func(in track.ExpertInstance) bool { return in.Check == "" }) {
+				fmt.Fprintf(tw, "    check: %s\n", r.Check)
+			}
 		}
 	}
 }
