@@ -786,7 +786,7 @@ var (
 		"severity of the finding: 1 chat, 2 note, 3 warn, 4 error (-Y 'smc.expert.severity >= warn')",
 		decode.Enum(severityEnum), decode.Names(parseSeverity))
 	fExpertGroup = decode.Field(decode.OwnerTrackExpert, "smc.expert.group", decode.KindString,
-		"Wireshark expert group of the finding: sequence, protocol, malformed, checksum, response, performance, state")
+		"expert group of the finding: sequence, protocol, malformed, checksum, response (Wireshark's groups) or performance, state (smcscope's own)")
 	fExpertMessage = decode.Field(decode.OwnerTrackExpert, "smc.expert.message", decode.KindString,
 		"what the finding means")
 )

@@ -280,3 +280,12 @@ func TestTeardownCopiesNoLossAdvice(t *testing.T) {
 		t.Errorf("lossy.pcap roce.rc.retransmission: check %q", c)
 	}
 }
+
+// TestExpertGroupField: smc.expert.group's description does not call
+// smcscope's own groups Wireshark's.
+func TestExpertGroupField(t *testing.T) {
+	d := decode.Def(fExpertGroup)
+	if strings.HasPrefix(d.Desc, "Wireshark") || !strings.Contains(d.Desc, "performance, state (smcscope's own)") {
+		t.Errorf("smc.expert.group: %q", d.Desc)
+	}
+}
