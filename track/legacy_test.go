@@ -47,6 +47,12 @@ func TestLegacyVectors(t *testing.T) {
 				t.Errorf("findings %v", names(all))
 			}
 		},
+		"proposal-v1-smcd": func(t *testing.T, s Snapshot, all map[string]bool) {
+			c := s.Conns[0]
+			if c.Outcome != OutcomeFallback || c.Fallback.Code != uint32(decode.DeclineNoSMCDDev) || all["smc.malformed"] {
+				t.Errorf("outcome %v, fallback %+v, findings %v", c.Outcome, c.Fallback, names(all))
+			}
+		},
 		"delete-link-reason0": func(t *testing.T, s Snapshot, all map[string]bool) {
 			h := strings.Join(s.LGRRows()[0].History, "\n")
 			if !strings.Contains(h, "req ALL link 0 reason 0x00000000 no reason given") || strings.Contains(h, "link deleted") {
@@ -68,6 +74,41 @@ func TestLegacyVectors(t *testing.T) {
 				t.Fatalf("no check for %s", v.Name)
 			}
 			check(t, snap(t, path), all)
+			if v.Name == "proposal-v1-smcd" {
+				proposalV1Fields(t, path)
+			}
 		})
+	}
+}
+
+// proposalV1Fields: the v1 Proposal's SMC-D area shows its ISM GID and
+// none of the v2 fields 5.10 put into the bytes v1 reserves.
+func proposalV1Fields(t *testing.T, path string) {
+	t.Helper()
+	id := func(name string) decode.FieldID {
+		d, ok := decode.LookupField(name)
+		if !ok {
+			t.Fatalf("no field %s", name)
+		}
+		return d.ID
+	}
+	seen := false
+	eachFrame(t, path, func(f *capture.Frame) {
+		if len(f.CLC) == 0 || f.CLC[0].Type != decode.CLCTypeProposal {
+			return
+		}
+		seen = true
+		r := f.Fields()
+		if v, ok := r.First(id("smc.clc.proposal.ism_gid")); !ok || v.U != 0x0123456789abcdef {
+			t.Errorf("ism_gid %v %v", v, ok)
+		}
+		for _, n := range []string{"smc.clc.proposal.ism_chid", "smc.clc.proposal.v2_ext_offset", "smc.clc.proposal.vendor_oui"} {
+			if r.Has(id(n)) {
+				t.Errorf("%s shown for a v1 Proposal", n)
+			}
+		}
+	})
+	if !seen {
+		t.Fatal("no Proposal")
 	}
 }

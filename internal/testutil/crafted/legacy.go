@@ -23,7 +23,8 @@ type LegacyVector struct {
 // device and declines the client's v2 Proposal; the connection then
 // carries its data over TCP).
 const (
-	dnDecline = 10 // CLC Decline v2, 44 bytes, server -> client
+	dnProposal = 8  // CLC Proposal v2, client -> server
+	dnDecline  = 10 // CLC Decline v2, 44 bytes, server -> client
 )
 
 // Frames of pingpong.pcap.
@@ -58,6 +59,37 @@ var LegacyVectors = []LegacyVector{
 			return out
 		})
 		return write(t, "decline-malformed", fs)
+	}},
+	{"proposal-v1-smcd", "Linux 4.19 to 5.9 on a host with an ISM device", func(t testing.TB) string {
+		// The client offers SMC-D v1 only, as smc_clc_send_proposal of
+		// those kernels wrote it: no SMC-R part (struct smc_clc_msg_local
+		// zero), iparea_offset 40 for the struct smc_clc_msg_smcd of the
+		// time (the ISM GID and 32 zero bytes: res[32]), the IPv4 prefix
+		// area; the server, without an ISM device, declines in the v1
+		// 28-byte Decline with SMC_CLC_DECL_NOSMCDDEV.
+		fs := declineNordma(t)
+		resizeCLC(t, fs, dnProposal, func(m []byte) []byte {
+			p := make([]byte, 92)
+			copy(p, m[:5])                                    // eyecatcher, type 1
+			binary.BigEndian.PutUint16(p[5:], uint16(len(p))) // length
+			p[7] = 0x10 | byte(decode.SMCTypeD)               // version 1, SMC-D
+			binary.BigEndian.PutUint16(p[38:], 40)            // iparea_offset
+			binary.BigEndian.PutUint64(p[40:], 0x0123456789abcdef)
+			copy(p[80:], []byte{10, 10, 0, 0, 24}) // 10.10.0.0/24, no IPv6
+			copy(p[88:], m[:4])                    // trailer
+			return p
+		})
+		resizeCLC(t, fs, dnDecline, func(m []byte) []byte {
+			d := append([]byte(nil), m[:28]...)
+			binary.BigEndian.PutUint16(d[5:], 28)
+			d[7] = 0x10 | byte(decode.SMCTypeD)
+			clear(d[8:16])
+			binary.BigEndian.PutUint32(d[16:], uint32(decode.DeclineNoSMCDDev))
+			clear(d[20:24])
+			copy(d[24:], m[len(m)-4:])
+			return d
+		})
+		return write(t, "proposal-v1-smcd", fs)
 	}},
 	{"delete-link-reason0", "Linux up to 5.7 (smc_llc_prep_delete_link set no reason)", func(t testing.TB) string {
 		// The link group's DELETE_LINK request with reason 0; the rest
