@@ -59,6 +59,10 @@ type CLCProposal struct {
 	fixed bool // PeerID to IPAreaOffset are in the message
 }
 
+// IPv6Prefixes is how many IPv6 prefixes the message holds: the count,
+// or fewer when a refused message (CLC.DecodePartial) ends before them.
+func (p *CLCProposal) IPv6Prefixes() int { return len(p.ipv6) / propIPv6Len }
+
 // IPv6Prefix returns the i-th IPv6 prefix of the prefix area.
 func (p *CLCProposal) IPv6Prefix(i int) (clcAddr netip.Addr, bits uint8) {
 	b := p.ipv6[i*propIPv6Len:]
@@ -79,6 +83,10 @@ type CLCV2Ext struct {
 	FeatureMask     uint16     // ext +26 (v2.1): 0x0001 = Emulated-ISM
 	eids            []byte
 }
+
+// EIDs is how many user EIDs the extension holds: the count, or fewer
+// when a refused message (CLC.DecodePartial) ends before them.
+func (e *CLCV2Ext) EIDs() int { return len(e.eids) / propEIDLen }
 
 // EID returns the i-th user EID without its blank padding.
 func (e *CLCV2Ext) EID(i int) []byte {
@@ -301,7 +309,7 @@ func (p *CLCProposal) appendFields(c *CLC, r *Record) {
 		r.AddAddr(fPropIPv4Prefix, p.IPv4Prefix)
 		r.AddUint(fPropIPv4PrefLen, uint64(p.IPv4PrefixLen))
 		r.AddUint(fPropIPv6Count, uint64(p.IPv6PrefixCount))
-		for i := range int(p.IPv6PrefixCount) {
+		for i := range p.IPv6Prefixes() {
 			a, bits := p.IPv6Prefix(i)
 			r.AddAddr(fPropIPv6Prefix, a)
 			r.AddUint(fPropIPv6PrefLen, uint64(bits))
@@ -318,7 +326,7 @@ func (p *CLCProposal) appendFields(c *CLC, r *Record) {
 		r.AddUint(fPropMaxConns, uint64(e.MaxConns))
 		r.AddUint(fPropMaxLinks, uint64(e.MaxLinks))
 		r.AddUint(fPropFeatureMask, uint64(e.FeatureMask))
-		for i := range int(e.EIDCount) {
+		for i := range e.EIDs() {
 			r.AddText(fCLCEID, e.EID(i))
 		}
 	}
@@ -377,7 +385,7 @@ func (p *CLCProposal) appendSummary(c *CLC, dst []byte) []byte {
 		dst = p.IPv4Prefix.AppendTo(dst)
 		dst = append(dst, '/')
 		dst = numfmt.AppendUint(dst, uint64(p.IPv4PrefixLen))
-		for i := range int(p.IPv6PrefixCount) {
+		for i := range p.IPv6Prefixes() {
 			a, bits := p.IPv6Prefix(i)
 			dst = append(dst, ", "...)
 			dst = a.AppendTo(dst)
@@ -398,7 +406,7 @@ func (p *CLCProposal) appendSummary(c *CLC, dst []byte) []byte {
 		} else {
 			dst = append(dst, " EIDs"...)
 		}
-		for i := range int(e.EIDCount) {
+		for i := range e.EIDs() {
 			if i > 0 {
 				dst = append(dst, ',')
 			}

@@ -160,7 +160,7 @@ func fillCLC(m *clcIn, c *decode.CLC, eids *textcache.Cache) {
 	*m = clcIn{typ: c.Type, version: c.Version, flag: c.Flag}
 	switch c.Type {
 	case decode.CLCTypeProposal:
-		if c.Proposal.HasV2Ext && c.Proposal.V2Ext.EIDCount > 0 {
+		if c.Proposal.HasV2Ext && c.Proposal.V2Ext.EIDs() > 0 {
 			m.eid = eids.String(c.Proposal.V2Ext.EID(0))
 		}
 		m.offered = offered(c)

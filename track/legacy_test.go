@@ -10,6 +10,7 @@ import (
 	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/internal/testutil"
 	"github.com/smcscope/smcscope/internal/testutil/crafted"
+	"github.com/smcscope/smcscope/internal/textcache"
 )
 
 // TestLegacyVectors: messages real kernels sent, in shapes today's kernel
@@ -110,5 +111,30 @@ func proposalV1Fields(t *testing.T, path string) {
 	})
 	if !seen {
 		t.Fatal("no Proposal")
+	}
+}
+
+// TestFillRefusedCLC: a refused Proposal whose EID count says more than
+// its bytes hold (decode.CLC.DecodePartial keeps the count, not the EIDs)
+// reaches the tracker without a panic and without an EID.
+func TestFillRefusedCLC(t *testing.T) {
+	fs, _ := testutil.ReadFrames(t, crafted.Pingpong(t))
+	d := fs[7].Data // frame 8, the CLC Proposal
+	p := 14 + 20 + int(d[14+20+12]>>4)*4
+	m := append([]byte(nil), d[p:]...)
+	if m[4] != byte(decode.CLCTypeProposal) {
+		t.Fatalf("frame 8 is no Proposal: % x", m[:8])
+	}
+	m[52+28] = 2 // the v2 extension (offset 28 from 52) claims 2 EIDs
+	var c decode.CLC
+	ok, err := c.DecodePartial(m)
+	if !ok || err == nil || !c.Proposal.HasV2Ext || c.Proposal.V2Ext.EIDCount != 2 {
+		t.Fatalf("DecodePartial = %v, %v, %+v", ok, err, c.Proposal.V2Ext)
+	}
+	var in clcIn
+	var eids textcache.Cache
+	fillCLC(&in, &c, &eids)
+	if in.eid != "" {
+		t.Errorf("eid %q from a message without its EIDs", in.eid)
 	}
 }
