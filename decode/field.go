@@ -82,6 +82,12 @@ func HexN(n int) FieldOpt { return func(d *FieldDef) { d.Hex, d.HexDigits = true
 // Enum attaches a namer for numeric values.
 func Enum(f func(uint64) string) FieldOpt { return func(d *FieldDef) { d.Enum = f } }
 
+// ParseNames lets parse read names a filter may give beside the enum's
+// (an older or another tool's spelling).
+func ParseNames(parse func(string) (uint64, bool)) FieldOpt {
+	return func(d *FieldDef) { d.Parse = parse }
+}
+
 // Names makes the enum name the value's spelling in -T json and -T fields
 // (FieldDef.Named) and lets parse read the names filters give.
 func Names(parse func(string) (uint64, bool)) FieldOpt {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"net/netip"
 	"strconv"
+	"strings"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
@@ -277,6 +278,15 @@ func (r DeleteLinkReason) MeaningIn(response bool) string {
 		return "no reason given (kernels before 5.8 send 0)"
 	}
 	return r.Meaning()
+}
+
+// deleteReasonOK reads "ok", the name 0 had before it became "none", so
+// that filters written then (smc.llc.delete.reason == ok) still work.
+func deleteReasonOK(s string) (uint64, bool) {
+	if strings.EqualFold(s, "ok") {
+		return 0, true
+	}
+	return 0, false
 }
 
 // deleteReasonName names the field's value without the message's
@@ -837,7 +847,7 @@ var (
 		At(9, 8, llcIn(LLCConfirmRKey)), At(22, 8, Every(13), llcIn(LLCConfirmRKey)), At(10, 8, Every(13), llcIn(LLCConfirmRKeyCont)))
 	fLLCRKeyLink = Field(OwnerLLC, "smc.llc.rkey_link", KindUint, "LLC link ID of the next rkey/VA (CONFIRM RKEY)",
 		At(17, 1, Every(13), llcIn(LLCConfirmRKey)), At(5, 1, Every(13), llcIn(LLCConfirmRKeyCont)))
-	fLLCDelReason  = Field(OwnerLLC, "smc.llc.delete.reason", KindUint, "LLC DELETE LINK reason", Hex(), Enum(deleteReasonName), At(5, 4))
+	fLLCDelReason  = Field(OwnerLLC, "smc.llc.delete.reason", KindUint, "LLC DELETE LINK reason", Hex(), Enum(deleteReasonName), ParseNames(deleteReasonOK), At(5, 4))
 	fLLCDelAll     = Field(OwnerLLC, "smc.llc.delete.all", KindBool, "LLC DELETE LINK all links (terminate link group)", At(3, 1, Bits(LLCFlagDelLinkAll)))
 	fLLCDelOrderly = Field(OwnerLLC, "smc.llc.delete.orderly", KindBool, "LLC DELETE LINK orderly", At(3, 1, Bits(LLCFlagDelLinkOrd)))
 	fLLCNegative   = Field(OwnerLLC, "smc.llc.negative", KindBool, "LLC CONFIRM/DELETE RKEY negative response", At(3, 1, Bits(LLCFlagRKeyNeg)))

@@ -506,3 +506,17 @@ func retype(b []byte, ty byte) []byte {
 	b[0] = ty
 	return b
 }
+
+// TestDeleteReasonNames: reason 0 is named "none" (a request's "no
+// reason"); "ok", its name before, still reads as 0 in filters.
+func TestDeleteReasonNames(t *testing.T) {
+	d, _ := LookupField("smc.llc.delete.reason")
+	for _, n := range []string{"ok", "OK"} {
+		if u, ok := d.Parse(n); !ok || u != 0 {
+			t.Errorf("%q: %d %v", n, u, ok)
+		}
+	}
+	if d.Named {
+		t.Error("smc.llc.delete.reason is written by name")
+	}
+}
