@@ -181,3 +181,18 @@ func TestCLCProposalBadV2ExtOffset(t *testing.T) {
 		t.Errorf("short message: %v", err)
 	}
 }
+
+// TestCLCDeclineV2ShortRoundTrip: the 28-byte v2 Decline serializes back
+// to its 28 bytes (it panicked, writing the 44-byte layout's extra codes).
+func TestCLCDeclineV2ShortRoundTrip(t *testing.T) {
+	for _, fix := range []bool{false, true} {
+		c := clcMustDecode(t, testCLCDeclineV2Short)
+		buf := gopacket.NewSerializeBuffer()
+		if err := c.SerializeTo(buf, gopacket.SerializeOptions{FixLengths: fix}); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(buf.Bytes(), testCLCDeclineV2Short) {
+			t.Errorf("FixLengths %v:\n got % x\nwant % x", fix, buf.Bytes(), testCLCDeclineV2Short)
+		}
+	}
+}
