@@ -16,6 +16,7 @@ func FuzzCLC(f *testing.F) {
 	for _, msg := range clcAll(f) {
 		f.Add(msg)
 	}
+	f.Add(testCLCDeclineV2Short) // Linux 5.10-5.15
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var c CLC
 		var fb clcTruncFeedback
