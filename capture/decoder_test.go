@@ -3,6 +3,7 @@ package capture
 import (
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -114,6 +115,17 @@ func TestDecodeOuterAsLoop(t *testing.T) {
 // frameState prints what decoding left in f: every layer present (its
 // struct, and where its Contents and Payload lie in f.Data), the decoded
 // layer types and the verdicts.
+// derefs prints what the non-nil pointers point to, not where.
+func derefs(ps ...any) string {
+	var b strings.Builder
+	for _, p := range ps {
+		if v := reflect.ValueOf(p); v.Kind() == reflect.Pointer && !v.IsNil() {
+			fmt.Fprintf(&b, "%#v ", v.Elem().Interface())
+		}
+	}
+	return b.String()
+}
+
 func frameState(f *Frame) string {
 	var b strings.Builder
 	at := func(name string, contents, payload []byte) {
@@ -158,6 +170,18 @@ func frameState(f *Frame) string {
 	if f.TCP != nil {
 		l := *f.TCP
 		l.BaseLayer = layers.BaseLayer{}
+		// gopacket decodes an MPTCP option (kind 30) into structs it
+		// allocates: %#v would print their addresses, which differ between
+		// the two decoders; print what they hold instead.
+		l.Options = append([]layers.TCPOption(nil), l.Options...)
+		for i := range l.Options {
+			o := &l.Options[i]
+			fmt.Fprintf(&b, "option %d mptcp: %s\n", i, derefs(o.OptionMPTCPMpCapable, o.OptionMPTCPDss, o.OptionMPTCPMpJoin,
+				o.OptionMPTCPMpPrio, o.OptionMPTCPAddAddr, o.OptionMTCPRemAddr, o.OptionMTCPMPFastClose, o.OptionMPTCPMPTcpRst, o.OptionMTCPMPFail))
+			o.OptionMPTCPMpCapable, o.OptionMPTCPDss, o.OptionMPTCPMpJoin = nil, nil, nil
+			o.OptionMPTCPMpPrio, o.OptionMPTCPAddAddr, o.OptionMTCPRemAddr = nil, nil, nil
+			o.OptionMTCPMPFastClose, o.OptionMPTCPMPTcpRst, o.OptionMTCPMPFail = nil, nil, nil
+		}
 		fmt.Fprintf(&b, "%#v\n", l)
 		at("tcp", f.TCP.Contents, f.TCP.Payload)
 	}

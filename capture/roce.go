@@ -138,8 +138,11 @@ func appendRoCEFields(r *decode.Record, f *Frame) {
 }
 
 // decodeCLCs decodes the messages the reassembler completed in this frame.
-// A message that fails to decode is reported in CLCErr and left out of CLC;
-// the queue pairs of an SMC-R Accept or Confirm join qps.
+// A message that fails to decode is reported in CLCErr (the frame's
+// error, what a kernel of today refuses); if its header frames it, it is
+// also in CLC as far as it decodes (decode.CLC.DecodePartial, Malformed
+// set), so that its fields stay visible. The queue pairs of a valid SMC-R
+// Accept or Confirm join qps; a refused one sets up no queue pair.
 func decodeCLCs(f *Frame, qps *smcQPs) {
 	for j, raw := range f.clcRaw {
 		i := len(f.CLC)
@@ -147,13 +150,18 @@ func decodeCLCs(f *Frame, qps *smcQPs) {
 			f.clcPool = append(f.clcPool, new(decode.CLC))
 		}
 		c := f.clcPool[i]
-		if err := c.DecodeFromBytes(raw, gopacket.NilDecodeFeedback); err != nil {
+		ok, err := c.DecodePartial(raw)
+		if err != nil {
 			f.CLCErr = append(f.CLCErr, err)
+		}
+		if !ok {
 			continue
 		}
 		f.CLC = append(f.CLC, c)
 		f.CLCInside = append(f.CLCInside, f.clcRawInside[j])
-		qps.learnCLC(c)
+		if err == nil {
+			qps.learnCLC(c)
+		}
 	}
 }
 

@@ -204,6 +204,10 @@ type CLC struct {
 	// Offset Length-4, 4 bytes. Linux does not check it on a Decline, so
 	// neither does DecodeFromBytes; see TrailerValid.
 	Trailer [4]byte
+
+	// Malformed is the error of a message DecodePartial decoded: what a
+	// kernel of today refuses in it. Always nil after DecodeFromBytes.
+	Malformed error
 }
 
 // LayerType returns LayerTypeCLC.
@@ -271,6 +275,28 @@ func (c *CLC) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 	return err
 }
 
+// DecodePartial decodes a message DecodeFromBytes rejects as far as its
+// bytes go, for display: a kernel of today would refuse it, but its
+// header, and its body up to the fault, still say what the sender meant
+// (often an older kernel's shape). It returns DecodeFromBytes's error, and
+// false with c zero when not even the header and length frame a message
+// in data; otherwise Contents is the message, Malformed is the error, and
+// every field decoded before the fault is set (AppendFields and
+// AppendSummary show only those). A message DecodeFromBytes accepts
+// decodes as it would there, with a nil error.
+func (c *CLC) DecodePartial(data []byte) (bool, error) {
+	err := c.decode(data, gopacket.NilDecodeFeedback)
+	if err == nil {
+		return true, nil
+	}
+	if c.Contents == nil {
+		*c = CLC{}
+		return false, err
+	}
+	c.Malformed = err
+	return true, err
+}
+
 func (c *CLC) decode(data []byte, df gopacket.DecodeFeedback) error {
 	*c = CLC{}
 	if len(data) >= 4 && !clcValidEyecatcher(data) {
@@ -290,6 +316,13 @@ func (c *CLC) decode(data []byte, df gopacket.DecodeFeedback) error {
 	c.TypeV2 = SMCType(b7 >> 2 & 0x03)
 	c.TypeV1 = SMCType(b7 & 0x03)
 	name := c.layerName()
+	l := int(c.Length)
+	if l >= clcMinLen && l <= len(data) {
+		// Framed: DecodePartial shows the header even when what follows
+		// is refused.
+		c.Contents, c.Payload = data[:l], data[l:]
+		c.Trailer = [4]byte(data[l-clcTrailerLen : l])
+	}
 	if c.Type < CLCTypeProposal || c.Type > CLCTypeDecline {
 		return &Error{Layer: name, Field: "type", Offset: 4, Err: ErrUnknownType,
 			Detail: "type " + strconv.Itoa(int(c.Type))}
@@ -298,7 +331,6 @@ func (c *CLC) decode(data []byte, df gopacket.DecodeFeedback) error {
 		// Linux rejects version 0 (smc_clc_wait_msg); there is no layout for it.
 		return &Error{Layer: name, Field: "version", Offset: 7, Err: ErrUnknownType, Detail: "version 0"}
 	}
-	l := int(c.Length)
 	if l < clcMinLen {
 		return badLength(name, "length", 5, fmt.Sprintf("length %d is shorter than header and trailer (%d)", l, clcMinLen))
 	}
@@ -307,11 +339,6 @@ func (c *CLC) decode(data []byte, df gopacket.DecodeFeedback) error {
 		return truncated(name, "length", 5, l, len(data))
 	}
 	msg := data[:l]
-	c.Trailer = [4]byte(msg[l-clcTrailerLen:])
-	if c.Type != CLCTypeDecline && !clcValidEyecatcher(c.Trailer[:]) {
-		return &Error{Layer: name, Field: "trailer", Offset: l - clcTrailerLen, Err: ErrBadEyecatcher,
-			Detail: fmt.Sprintf("% x", c.Trailer[:])}
-	}
 	var err error
 	switch c.Type {
 	case CLCTypeProposal:
@@ -321,12 +348,14 @@ func (c *CLC) decode(data []byte, df gopacket.DecodeFeedback) error {
 	case CLCTypeDecline:
 		err = c.Decline.decode(c, msg)
 	}
-	if err != nil {
-		return err
+	// The trailer after the body, so that DecodePartial has the body of
+	// a message whose trailer is damaged; Linux does not check a
+	// Decline's.
+	if err == nil && c.Type != CLCTypeDecline && !clcValidEyecatcher(c.Trailer[:]) {
+		err = &Error{Layer: name, Field: "trailer", Offset: l - clcTrailerLen, Err: ErrBadEyecatcher,
+			Detail: fmt.Sprintf("% x", c.Trailer[:])}
 	}
-	c.Contents = msg
-	c.Payload = data[l:]
-	return nil
+	return err
 }
 
 func decodeCLC(data []byte, p gopacket.PacketBuilder) error {

@@ -63,6 +63,9 @@ type CLCAccept struct {
 	HasGIDList bool
 	GIDCount   uint8 // GID list +0.
 	gids       []byte
+
+	fixed bool // the SMC-R or SMC-D fields of v1 are in the message
+	v2D   bool // CHID and GIDExt are in the message (SMC-D v2)
 }
 
 // ListGID returns the i-th GID of a first-contact Confirm's GID list.
@@ -88,26 +91,31 @@ func (a *CLCAccept) decode(c *CLC, m []byte) error {
 	name := c.layerName()
 	l := len(m)
 	lim := l - clcTrailerLen
+	// The fixed fields are decoded whenever they lie before the trailer,
+	// before the length is judged, so that DecodePartial shows them.
 	switch c.TypeV1 {
 	case SMCTypeR:
 		want := acceptV1RLen
 		if c.Version >= 2 {
 			want = acceptV2RBody + clcTrailerLen
 		}
+		if lim >= acceptV1RLen-clcTrailerLen {
+			a.fixed = true
+			a.PeerID = [8]byte(m[8:16])
+			a.GID = clcGID(m[16:])
+			a.MAC = [6]byte(m[32:38])
+			a.QPN = u24(m[38:])
+			a.RKey = binary.BigEndian.Uint32(m[41:])
+			a.RMBEIdx = m[45]
+			a.AlertToken = binary.BigEndian.Uint32(m[46:])
+			a.RMBESize = m[50] >> 4
+			a.QPMTU = m[50] & 0x0f
+			a.RMBVA = binary.BigEndian.Uint64(m[52:])
+			a.PSN = u24(m[61:])
+		}
 		if l < want || (c.Version == 1 && l != want) {
 			return badLength(name, "length", 5, fmt.Sprintf("SMC-R v%d needs length %d, got %d", c.Version, want, l))
 		}
-		a.PeerID = [8]byte(m[8:16])
-		a.GID = clcGID(m[16:])
-		a.MAC = [6]byte(m[32:38])
-		a.QPN = u24(m[38:])
-		a.RKey = binary.BigEndian.Uint32(m[41:])
-		a.RMBEIdx = m[45]
-		a.AlertToken = binary.BigEndian.Uint32(m[46:])
-		a.RMBESize = m[50] >> 4
-		a.QPMTU = m[50] & 0x0f
-		a.RMBVA = binary.BigEndian.Uint64(m[52:])
-		a.PSN = u24(m[61:])
 		if c.Version < 2 {
 			return nil
 		}
@@ -118,17 +126,21 @@ func (a *CLCAccept) decode(c *CLC, m []byte) error {
 		if c.Version >= 2 {
 			want = acceptV2DBody + clcTrailerLen
 		}
+		if lim >= acceptV1DLen-clcTrailerLen {
+			a.fixed = true
+			a.SMCDGID = binary.BigEndian.Uint64(m[8:])
+			a.DMBToken = binary.BigEndian.Uint64(m[16:])
+			a.DMBEIdx = m[24]
+			a.DMBESize = m[25] >> 4
+			a.LinkID = [4]byte(m[28:32])
+		}
 		if l < want || (c.Version == 1 && l != want) {
 			return badLength(name, "length", 5, fmt.Sprintf("SMC-D v%d needs length %d, got %d", c.Version, want, l))
 		}
-		a.SMCDGID = binary.BigEndian.Uint64(m[8:])
-		a.DMBToken = binary.BigEndian.Uint64(m[16:])
-		a.DMBEIdx = m[24]
-		a.DMBESize = m[25] >> 4
-		a.LinkID = [4]byte(m[28:32])
 		if c.Version < 2 {
 			return nil
 		}
+		a.v2D = true
 		a.CHID = binary.BigEndian.Uint16(m[acceptCHIDDOff:])
 		a.EID = m[acceptEIDDOff : acceptEIDDOff+propEIDLen]
 		a.GIDExt = binary.BigEndian.Uint64(m[66:])
@@ -258,8 +270,10 @@ func qpMTU(n uint64) uint64    { return QPMTUBytes(uint8(n)) }
 
 func (a *CLCAccept) appendFields(c *CLC, r *Record) {
 	r.AddBool(fCLCFirstContact, c.Flag)
-	switch c.TypeV1 {
-	case SMCTypeR:
+	switch {
+	case !a.fixed:
+		// A malformed message too short for the fields (DecodePartial).
+	case c.TypeV1 == SMCTypeR:
 		r.AddBytes(fCLCPeerID, a.PeerID[:])
 		r.AddAddr(fCLCGID, a.GID)
 		r.AddBytes(fCLCMAC, a.MAC[:])
@@ -271,13 +285,13 @@ func (a *CLCAccept) appendFields(c *CLC, r *Record) {
 		r.AddUint(fCLCMTU, QPMTUBytes(a.QPMTU))
 		r.AddUint(fCLCRMBVA, a.RMBVA)
 		r.AddUint(fCLCPSN, uint64(a.PSN))
-	case SMCTypeD:
+	case c.TypeV1 == SMCTypeD:
 		r.AddUint(fSMCDGID, a.SMCDGID)
 		r.AddUint(fSMCDDMBToken, a.DMBToken)
 		r.AddUint(fSMCDDMBEIdx, uint64(a.DMBEIdx))
 		r.AddUint(fSMCDDMBESize, RMBESizeBytes(a.DMBESize))
 		r.AddBytes(fSMCDLinkID, a.LinkID[:])
-		if c.Version >= 2 {
+		if a.v2D {
 			r.AddUint(fSMCDCHID, uint64(a.CHID))
 			r.AddUint(fSMCDGIDExt, a.GIDExt)
 		}
@@ -313,6 +327,9 @@ func (a *CLCAccept) appendSummary(c *CLC, dst []byte) []byte {
 	if c.Flag {
 		dst = append(dst, " first-contact"...)
 	}
+	if !a.fixed {
+		return dst // DecodePartial of a message too short for its fields
+	}
 	switch c.TypeV1 {
 	case SMCTypeR:
 		dst = append(dst, " QPN "...)
@@ -346,7 +363,7 @@ func (a *CLCAccept) appendSummary(c *CLC, dst []byte) []byte {
 		dst = clcAppendHex(dst, a.DMBToken)
 		dst = append(dst, " DMBE "...)
 		dst = clcAppendSize(dst, RMBESizeBytes(a.DMBESize))
-		if c.Version >= 2 {
+		if a.v2D {
 			dst = append(dst, " CHID "...)
 			dst = clcAppendHex(dst, uint64(a.CHID))
 			if a.GIDExt != 0 {

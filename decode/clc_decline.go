@@ -21,27 +21,58 @@ type CLCDecline struct {
 	PeerID    [8]byte     // Offset 8, 8 bytes: sender system ID (zero without RoCE device).
 	Diagnosis DeclineCode // Offset 16, 4 bytes: peer diagnosis (SMC_CLC_DECL_*).
 	OSType    uint8       // Offset 20, mask 0xF0 (v2): sender OS type.
-	// Offset 24, 4 x 4 bytes (v2): additional diagnosis codes; Linux sends 0.
+	// Offset 24, 4 x 4 bytes (44-byte v2 only): additional diagnosis
+	// codes; Linux sends 0.
 	ExtraDiag [declineExtraDiag]DeclineCode
+	// ShortV2: a v2 header on the 28-byte layout, what Linux 5.10 to 5.15
+	// sent from an SMC-Dv2-capable host: smc_clc_send_decline set
+	// hdr.version to the version it declined and os_type in
+	// struct smc_clc_msg_decline, whose 28 bytes were then the only
+	// Decline; "net/smc: add v2 format of CLC decline message" (5.16)
+	// added the 44-byte struct smc_clc_msg_decline_v2 and made
+	// smc_clc_msg_decl_valid want 44 bytes for any version above 1. An
+	// older kernel's shape, not an error: its peer (of the same era)
+	// accepted it and fell back.
+	ShortV2 bool
+
+	fixed bool // the fields up to the diagnosis are in the message
+	os    bool // OSType is in the message (v2)
+	extra bool // ExtraDiag is in the message (the 44-byte v2 layout)
 }
 
 func (d *CLCDecline) decode(c *CLC, m []byte) error {
-	// Linux accepts a v1 Decline of exactly 28 bytes and a v2 one of exactly
-	// 44 (smc_clc_msg_hdr_valid); it does not check the trailer.
-	want := declineV1Len
-	if c.Version >= 2 {
-		want = declineV2Len
+	// The fields first, wherever the length puts the trailer, so that
+	// DecodePartial shows them for a length no kernel accepts.
+	lim := len(m) - clcTrailerLen
+	v2 := c.Version >= 2
+	if lim >= 20 {
+		d.fixed = true
+		d.PeerID = [8]byte(m[8:16])
+		d.Diagnosis = DeclineCode(binary.BigEndian.Uint32(m[16:20]))
+		if v2 && lim > 20 {
+			d.os = true
+			d.OSType = m[20] >> 4
+		}
 	}
-	if len(m) != want {
-		return badLength("CLC Decline", "length", 5, fmt.Sprintf("v%d Decline must be %d bytes, length says %d", c.Version, want, len(m)))
-	}
-	d.PeerID = [8]byte(m[8:16])
-	d.Diagnosis = DeclineCode(binary.BigEndian.Uint32(m[16:20]))
-	if c.Version >= 2 {
-		d.OSType = m[20] >> 4
+	if v2 && lim >= 24+4*declineExtraDiag {
+		d.extra = true
 		for i := range d.ExtraDiag {
 			d.ExtraDiag[i] = DeclineCode(binary.BigEndian.Uint32(m[24+4*i:]))
 		}
+	}
+	// Linux accepts a v1 Decline of exactly 28 bytes and, since 5.16, a
+	// v2 one of exactly 44 (smc_clc_msg_decl_valid, net/smc/smc_clc.c);
+	// it does not check the trailer. 5.10 to 5.15 accepted 28 bytes
+	// whatever the version (smc_clc_msg_hdr_valid compared the length
+	// with sizeof(struct smc_clc_msg_decline)), and sent v2 that way.
+	switch {
+	case !v2 && len(m) == declineV1Len, v2 && len(m) == declineV2Len:
+	case v2 && len(m) == declineV1Len:
+		d.ShortV2 = true
+	case v2:
+		return badLength("CLC Decline", "length", 5, fmt.Sprintf("v%d Decline must be %d bytes (or %d, as Linux 5.10-5.15 sent it), length says %d", c.Version, declineV2Len, declineV1Len, len(m)))
+	default:
+		return badLength("CLC Decline", "length", 5, fmt.Sprintf("v%d Decline must be %d bytes, length says %d", c.Version, declineV1Len, len(m)))
 	}
 	return nil
 }
@@ -57,6 +88,9 @@ var (
 	fDeclineOSType     = Field(OwnerCLC, "smc.clc.decline.os_type", KindUint, "sender OS type (v2 Decline)", Enum(clcOSTypeEnum), At(20, 1, Bits(0xf0)))
 	fDeclineExtraDiag  = Field(OwnerCLC, "smc.clc.decline.extra_diag", KindUint, "additional diagnosis code (v2 Decline; one value per slot)", HexN(8), Enum(clcDeclineEnum), At(24, 4, Every(4)))
 	fDeclineReasonName = Field(OwnerCLC, "smc.clc.decline.reason_name", KindString, "kernel name of the decline reason (e.g. NOSMCRDEV)")
+	// Computed from version and length, so no place of its own; present
+	// only when true, like frame.cut.
+	fDeclineShortV2 = Field(OwnerCLC, "smc.clc.decline.short_v2", KindBool, "v2 Decline in the 28-byte layout Linux 5.10-5.15 sent (5.16 and later send and want 44 bytes; present only when true)")
 )
 
 // clcPeerIDReset is "%%%%%%%" plus NUL, the value Linux keeps in
@@ -75,14 +109,22 @@ func clcDeclineEnum(u uint64) string {
 
 func (d *CLCDecline) appendFields(c *CLC, r *Record) {
 	r.AddBool(fCLCOutOfSync, c.Flag)
+	if !d.fixed {
+		return // a malformed Decline too short for its fields
+	}
 	r.AddBytes(fCLCPeerID, d.PeerID[:])
 	r.AddUint(fDeclineReason, uint64(d.Diagnosis))
 	r.AddString(fDeclineReasonName, d.Diagnosis.String())
-	if c.Version >= 2 {
+	if d.os {
 		r.AddUint(fDeclineOSType, uint64(d.OSType))
+	}
+	if d.extra {
 		for _, x := range d.ExtraDiag {
 			r.AddUint(fDeclineExtraDiag, uint64(x))
 		}
+	}
+	if d.ShortV2 {
+		r.AddBool(fDeclineShortV2, true)
 	}
 }
 
@@ -95,6 +137,9 @@ func (d *CLCDecline) appendSummary(c *CLC, dst []byte) []byte {
 		t = SMCTypeD
 	}
 	dst = clcAppendMode(dst, t, c.Version)
+	if !d.fixed {
+		return dst
+	}
 	dst = append(dst, ' ')
 	dst = clcAppendCode(dst, d.Diagnosis)
 	dst = append(dst, ": "...)
@@ -124,6 +169,9 @@ func (d *CLCDecline) appendSummary(c *CLC, dst []byte) []byte {
 			dst = append(dst, ", "...)
 			dst = append(dst, n...)
 		}
+	}
+	if d.ShortV2 {
+		dst = append(dst, ", 28-byte v2 Decline of Linux 5.10-5.15"...)
 	}
 	if !c.TrailerValid() {
 		dst = append(dst, ", bad trailer"...)

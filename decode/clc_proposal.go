@@ -55,7 +55,13 @@ type CLCProposal struct {
 
 	HasSMCDv2Ext bool
 	SMCDv2Ext    CLCSMCDv2Ext
+
+	fixed bool // PeerID to IPAreaOffset are in the message
 }
+
+// IPv6Prefixes is how many IPv6 prefixes the message holds: the count,
+// or fewer when a refused message (CLC.DecodePartial) ends before them.
+func (p *CLCProposal) IPv6Prefixes() int { return len(p.ipv6) / propIPv6Len }
 
 // IPv6Prefix returns the i-th IPv6 prefix of the prefix area.
 func (p *CLCProposal) IPv6Prefix(i int) (clcAddr netip.Addr, bits uint8) {
@@ -77,6 +83,10 @@ type CLCV2Ext struct {
 	FeatureMask     uint16     // ext +26 (v2.1): 0x0001 = Emulated-ISM
 	eids            []byte
 }
+
+// EIDs is how many user EIDs the extension holds: the count, or fewer
+// when a refused message (CLC.DecodePartial) ends before them.
+func (e *CLCV2Ext) EIDs() int { return len(e.eids) / propEIDLen }
 
 // EID returns the i-th user EID without its blank padding.
 func (e *CLCV2Ext) EID(i int) []byte {
@@ -130,6 +140,7 @@ func (p *CLCProposal) decode(c *CLC, m []byte) error {
 	p.GID = clcGID(m[16:])
 	p.MAC = [6]byte(m[32:38])
 	p.IPAreaOffset = binary.BigEndian.Uint16(m[38:40])
+	p.fixed = true
 	if p.IPAreaOffset > propSMCDAreaLen {
 		// smc_clc_proposal_get_prefix refuses anything beyond the SMC-D area.
 		return badLength(name, "iparea_offset", 38, fmt.Sprintf("IP area offset %d > %d", p.IPAreaOffset, propSMCDAreaLen))
@@ -173,6 +184,13 @@ func (p *CLCProposal) decode(c *CLC, m []byte) error {
 
 	if v2 && c.TypeV2 != SMCTypeN && p.V2ExtOffset != 0 {
 		off := propV2ExtBase + int(p.V2ExtOffset)
+		if off+propV2ExtLen > lim && off != end {
+			// Linux puts the extension where the areas before it end
+			// (smc_clc_send_proposal); one that would not fit and starts
+			// elsewhere is the offset's fault, not the length's.
+			return &Error{Layer: name, Field: "v2_ext_offset", Offset: 50, Err: ErrBadLength,
+				Detail: fmt.Sprintf("v2 extension offset %d puts its %d bytes at %d, the areas before it end at %d, the trailer is at %d", p.V2ExtOffset, propV2ExtLen, off, end, lim)}
+		}
 		if err := need("v2_ext", off, propV2ExtLen); err != nil {
 			return err
 		}
@@ -196,6 +214,12 @@ func (p *CLCProposal) decode(c *CLC, m []byte) error {
 
 		if c.TypeV2.HasD() && e.SMCDv2ExtOffset != 0 {
 			d := off + 8 + int(e.SMCDv2ExtOffset)
+			if d+propSMCDv2Len > lim && d != end {
+				// As for the v2 extension: Linux puts the SMC-Dv2
+				// extension right after the EIDs.
+				return &Error{Layer: name, Field: "smcd_v2_ext_offset", Offset: off + 6, Err: ErrBadLength,
+					Detail: fmt.Sprintf("SMC-Dv2 extension offset %d puts its %d bytes at %d, the EIDs end at %d, the trailer is at %d", e.SMCDv2ExtOffset, propSMCDv2Len, d, end, lim)}
+			}
 			if err := need("smcd_v2_ext", d, propSMCDv2Len); err != nil {
 				return err
 			}
@@ -263,21 +287,29 @@ func (p *CLCProposal) appendFields(c *CLC, r *Record) {
 	if c.Version >= 2 {
 		r.AddUint(fPropPathV2, uint64(c.TypeV2))
 	}
+	if !p.fixed {
+		return // DecodePartial of a message too short for its fields
+	}
 	r.AddBytes(fCLCPeerID, p.PeerID[:])
 	r.AddAddr(fCLCGID, p.GID)
 	r.AddBytes(fCLCMAC, p.MAC[:])
 	r.AddUint(fPropIPAreaOffset, uint64(p.IPAreaOffset))
 	if p.HasSMCDArea {
 		r.AddUint(fPropISMGID, p.ISMGID)
-		r.AddUint(fPropISMCHID, uint64(p.ISMCHID))
-		r.AddUint(fPropV2ExtOffset, uint64(p.V2ExtOffset))
-		r.AddBytes(fPropVendorOUI, p.VendorOUI[:])
+		// v1's struct smc_clc_msg_smcd is the GID and 32 reserved bytes
+		// (net/smc/smc_clc.h before 5.10); CHID, extension offset and
+		// vendor OUI are 5.10's v2 layout of those bytes.
+		if c.Version >= 2 {
+			r.AddUint(fPropISMCHID, uint64(p.ISMCHID))
+			r.AddUint(fPropV2ExtOffset, uint64(p.V2ExtOffset))
+			r.AddBytes(fPropVendorOUI, p.VendorOUI[:])
+		}
 	}
 	if p.HasPrefix {
 		r.AddAddr(fPropIPv4Prefix, p.IPv4Prefix)
 		r.AddUint(fPropIPv4PrefLen, uint64(p.IPv4PrefixLen))
 		r.AddUint(fPropIPv6Count, uint64(p.IPv6PrefixCount))
-		for i := range int(p.IPv6PrefixCount) {
+		for i := range p.IPv6Prefixes() {
 			a, bits := p.IPv6Prefix(i)
 			r.AddAddr(fPropIPv6Prefix, a)
 			r.AddUint(fPropIPv6PrefLen, uint64(bits))
@@ -294,7 +326,7 @@ func (p *CLCProposal) appendFields(c *CLC, r *Record) {
 		r.AddUint(fPropMaxConns, uint64(e.MaxConns))
 		r.AddUint(fPropMaxLinks, uint64(e.MaxLinks))
 		r.AddUint(fPropFeatureMask, uint64(e.FeatureMask))
-		for i := range int(e.EIDCount) {
+		for i := range e.EIDs() {
 			r.AddText(fCLCEID, e.EID(i))
 		}
 	}
@@ -337,6 +369,9 @@ func (p *CLCProposal) appendSummary(c *CLC, dst []byte) []byte {
 	if n == 0 {
 		dst = append(dst, "no SMC type"...)
 	}
+	if !p.fixed {
+		return dst // DecodePartial of a message too short for its fields
+	}
 	if !clcIsZero(p.PeerID[:]) {
 		dst = append(dst, " peer "...)
 		dst = clcAppendPeerID(dst, p.PeerID)
@@ -350,7 +385,7 @@ func (p *CLCProposal) appendSummary(c *CLC, dst []byte) []byte {
 		dst = p.IPv4Prefix.AppendTo(dst)
 		dst = append(dst, '/')
 		dst = numfmt.AppendUint(dst, uint64(p.IPv4PrefixLen))
-		for i := range int(p.IPv6PrefixCount) {
+		for i := range p.IPv6Prefixes() {
 			a, bits := p.IPv6Prefix(i)
 			dst = append(dst, ", "...)
 			dst = a.AppendTo(dst)
@@ -371,7 +406,7 @@ func (p *CLCProposal) appendSummary(c *CLC, dst []byte) []byte {
 		} else {
 			dst = append(dst, " EIDs"...)
 		}
-		for i := range int(e.EIDCount) {
+		for i := range e.EIDs() {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
@@ -412,7 +447,8 @@ func (p *CLCProposal) appendSummary(c *CLC, dst []byte) []byte {
 			}
 		}
 		dst = append(dst, ')')
-	} else if c.Version >= 2 && c.TypeV2 != SMCTypeN {
+	} else if c.Version >= 2 && c.TypeV2 != SMCTypeN && c.Malformed == nil {
+		// (A malformed one may have an extension not decoded.)
 		dst = append(dst, " (no v2 extension)"...)
 	}
 	return dst

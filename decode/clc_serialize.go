@@ -53,7 +53,7 @@ func (c *CLC) SerializeTo(buf gopacket.SerializeBuffer, opts gopacket.SerializeO
 func (c *CLC) bodyEnd() (int, error) {
 	switch c.Type {
 	case CLCTypeDecline:
-		if c.Version >= 2 {
+		if c.Version >= 2 && !c.Decline.ShortV2 {
 			return declineV2Len - clcTrailerLen, nil
 		}
 		return declineV1Len - clcTrailerLen, nil
@@ -149,6 +149,9 @@ func (d *CLCDecline) serialize(c *CLC, m []byte) {
 	binary.BigEndian.PutUint32(m[16:20], uint32(d.Diagnosis))
 	if c.Version >= 2 {
 		m[20] = d.OSType << 4
+	}
+	if c.Version >= 2 && !d.ShortV2 {
+		// The 28-byte v2 Decline of 5.10-5.15 has no room for these.
 		for i, x := range d.ExtraDiag {
 			binary.BigEndian.PutUint32(m[24+4*i:], uint32(x))
 		}

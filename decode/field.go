@@ -58,6 +58,13 @@ type FieldDef struct {
 	HexDigits int
 	// Enum, when set, names a numeric value (e.g. a decline code), for -V and text lines.
 	Enum func(uint64) string
+	// Parse, when set, reads the names a filter may give for a value
+	// (other spellings than Enum's, e.g. Wireshark's "warning"); see Names.
+	Parse func(string) (uint64, bool)
+	// Named: the value is written as its Enum name in -T json and -T
+	// fields, the spelling the -z views use ("warn", not 3); filters
+	// still compare the number, so that order means something.
+	Named bool
 	// Places say where the field's bytes sit in its layer (At; see
 	// Locate); none when it has no fixed place there.
 	Places []Place
@@ -74,6 +81,29 @@ func HexN(n int) FieldOpt { return func(d *FieldDef) { d.Hex, d.HexDigits = true
 
 // Enum attaches a namer for numeric values.
 func Enum(f func(uint64) string) FieldOpt { return func(d *FieldDef) { d.Enum = f } }
+
+// ParseNames lets parse read names a filter may give beside the enum's
+// (an older or another tool's spelling).
+func ParseNames(parse func(string) (uint64, bool)) FieldOpt {
+	return func(d *FieldDef) { d.Parse = parse }
+}
+
+// Names makes the enum name the value's spelling in -T json and -T fields
+// (FieldDef.Named) and lets parse read the names filters give.
+func Names(parse func(string) (uint64, bool)) FieldOpt {
+	return func(d *FieldDef) { d.Named, d.Parse = true, parse }
+}
+
+// AppendOut appends v as -T json and -T fields write it: the enum name of
+// a Named field (when it has one), else Value.Append.
+func (d *FieldDef) AppendOut(dst []byte, v *Value) []byte {
+	if d.Named && d.Enum != nil {
+		if n := d.Enum(v.U); n != "" {
+			return append(dst, n...)
+		}
+	}
+	return v.Append(dst, d.Kind)
+}
 
 // The catalogue is written only by package initialisation (Field calls in
 // package-level var blocks, which Go runs on one goroutine before main),

@@ -16,10 +16,29 @@ func FuzzCLC(f *testing.F) {
 	for _, msg := range clcAll(f) {
 		f.Add(msg)
 	}
+	f.Add(testCLCDeclineV2Short) // Linux 5.10-5.15
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var c CLC
 		var fb clcTruncFeedback
 		err := c.DecodeFromBytes(data, &fb)
+		// DecodePartial gives the same verdict; what it keeps of a
+		// refused message is framed by its length and shows without
+		// panicking.
+		var p CLC
+		ok, perr := p.DecodePartial(data)
+		if (perr == nil) != (err == nil) || (err != nil && perr.Error() != err.Error()) {
+			t.Fatalf("DecodePartial error %v, DecodeFromBytes %v", perr, err)
+		}
+		if ok {
+			if l := int(p.Length); len(p.Contents) != l || !bytes.Equal(p.Contents, data[:l]) || (perr != nil) != (p.Malformed != nil) {
+				t.Fatalf("partial contents %d bytes for length %d, malformed %v", len(p.Contents), l, p.Malformed)
+			}
+			var r Record
+			p.AppendFields(&r)
+			_ = p.AppendSummary(nil)
+		} else if !reflect.DeepEqual(p, CLC{}) {
+			t.Fatalf("nothing framed, yet %+v", p)
+		}
 		if err != nil {
 			var de *Error
 			if !errors.As(err, &de) {

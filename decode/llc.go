@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"net/netip"
 	"strconv"
+	"strings"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
@@ -203,7 +204,7 @@ type DeleteLinkReason uint32
 
 // DELETE LINK reasons.
 const (
-	DelLinkOK            DeleteLinkReason = 0          // response: success
+	DelLinkOK            DeleteLinkReason = 0          // response: success; request: no reason given (before 5.8)
 	DelLinkLostPath      DeleteLinkReason = 0x00010000 // SMC_LLC_DEL_LOST_PATH
 	DelLinkOpInitTerm    DeleteLinkReason = 0x00020000 // SMC_LLC_DEL_OP_INIT_TERM
 	DelLinkProgInitTerm  DeleteLinkReason = 0x00030000 // SMC_LLC_DEL_PROG_INIT_TERM
@@ -259,9 +260,43 @@ func (r DeleteLinkReason) Meaning() string {
 	return "reason code not defined by Linux"
 }
 
+// StringIn is String for a request or a response. A request with reason 0
+// carries no reason, not "ok": before 5.8, smc_llc_prep_delete_link
+// (net/smc/smc_llc.c) zeroed the message and never set a reason, and
+// smc_llc_send_delete_link took none; 5.8's multi-link rework added the
+// SMC_LLC_DEL_* reason to requests.
+func (r DeleteLinkReason) StringIn(response bool) string {
+	if r == DelLinkOK && !response {
+		return "none"
+	}
+	return r.String()
+}
+
+// MeaningIn is Meaning for a request or a response; see StringIn.
+func (r DeleteLinkReason) MeaningIn(response bool) string {
+	if r == DelLinkOK && !response {
+		return "no reason given (kernels before 5.8 send 0)"
+	}
+	return r.Meaning()
+}
+
+// deleteReasonOK reads "ok", the name 0 had before it became "none", so
+// that filters written then (smc.llc.delete.reason == ok) still work.
+func deleteReasonOK(s string) (uint64, bool) {
+	if strings.EqualFold(s, "ok") {
+		return 0, true
+	}
+	return 0, false
+}
+
+// deleteReasonName names the field's value without the message's
+// direction, so 0 is "none": "ok" only fits a response (see StringIn).
 func deleteReasonName(v uint64) string {
 	if v > 0xFFFFFFFF {
 		return ""
+	}
+	if v == 0 {
+		return "none"
 	}
 	return DeleteLinkReason(v).String()
 }
@@ -314,6 +349,10 @@ func (c *LLCConfirmRKeyBody) OtherLinks() []LLCRToken {
 type LLCConfirmRKeyContBody struct {
 	NumRKeys uint8        // offset 4
 	RTokens  [3]LLCRToken // offsets 5, 18, 31
+	// flags & 0x20: the continuation of a negative response, as in
+	// CONFIRM RKEY (SMC_LLC_FLAG_RKEY_NEG; RFC 7609 gives both messages
+	// the same flags).
+	Negative bool
 }
 
 // Tokens returns the valid entries.
@@ -413,6 +452,7 @@ func (l *LLC) decode(data []byte, df gopacket.DecodeFeedback) error {
 	case LLCConfirmRKeyCont:
 		c := &l.ConfirmRKeyCont
 		c.NumRKeys = msg[4]
+		c.Negative = l.Flags&LLCFlagRKeyNeg != 0
 		for i := range c.RTokens {
 			c.RTokens[i] = readRToken(msg[5+13*i:])
 		}
@@ -606,6 +646,7 @@ func (l *LLC) AppendFields(r *Record) {
 		}
 	case LLCConfirmRKeyCont:
 		c := &l.ConfirmRKeyCont
+		r.AddBool(fLLCNegative, c.Negative)
 		r.AddUint(fLLCRKeyCount, uint64(c.NumRKeys))
 		for _, o := range c.Tokens() {
 			r.AddUint(fLLCRKeyLink, uint64(o.LinkID))
@@ -693,7 +734,7 @@ func (l *LLC) AppendSummary(dst []byte) []byte {
 		dst = append(dst, " reason 0x"...)
 		dst = appendHexPad(dst, uint64(d.Reason), 8)
 		dst = append(dst, ' ')
-		dst = append(dst, d.Reason.String()...)
+		dst = append(dst, d.Reason.StringIn(l.Response)...)
 	case LLCRequestAddLink:
 		dst = append(dst, " gids "...)
 		dst = numfmt.AppendUint(dst, uint64(l.RequestAddLink.NumGIDs))
@@ -707,6 +748,7 @@ func (l *LLC) AppendSummary(dst []byte) []byte {
 		dst = append(dst, " other links "...)
 		dst = numfmt.AppendUint(dst, uint64(c.NumOtherLinks))
 	case LLCConfirmRKeyCont:
+		dst = appendNegRetry(dst, l.ConfirmRKeyCont.Negative, false)
 		dst = append(dst, " rkeys "...)
 		dst = numfmt.AppendUint(dst, uint64(l.ConfirmRKeyCont.NumRKeys))
 	case LLCDeleteRKey:
@@ -805,7 +847,7 @@ var (
 		At(9, 8, llcIn(LLCConfirmRKey)), At(22, 8, Every(13), llcIn(LLCConfirmRKey)), At(10, 8, Every(13), llcIn(LLCConfirmRKeyCont)))
 	fLLCRKeyLink = Field(OwnerLLC, "smc.llc.rkey_link", KindUint, "LLC link ID of the next rkey/VA (CONFIRM RKEY)",
 		At(17, 1, Every(13), llcIn(LLCConfirmRKey)), At(5, 1, Every(13), llcIn(LLCConfirmRKeyCont)))
-	fLLCDelReason  = Field(OwnerLLC, "smc.llc.delete.reason", KindUint, "LLC DELETE LINK reason", Hex(), Enum(deleteReasonName), At(5, 4))
+	fLLCDelReason  = Field(OwnerLLC, "smc.llc.delete.reason", KindUint, "LLC DELETE LINK reason", Hex(), Enum(deleteReasonName), ParseNames(deleteReasonOK), At(5, 4))
 	fLLCDelAll     = Field(OwnerLLC, "smc.llc.delete.all", KindBool, "LLC DELETE LINK all links (terminate link group)", At(3, 1, Bits(LLCFlagDelLinkAll)))
 	fLLCDelOrderly = Field(OwnerLLC, "smc.llc.delete.orderly", KindBool, "LLC DELETE LINK orderly", At(3, 1, Bits(LLCFlagDelLinkOrd)))
 	fLLCNegative   = Field(OwnerLLC, "smc.llc.negative", KindBool, "LLC CONFIRM/DELETE RKEY negative response", At(3, 1, Bits(LLCFlagRKeyNeg)))

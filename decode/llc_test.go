@@ -398,11 +398,6 @@ func ExampleLLC() {
 // retyping real 44-byte LLCs and checking each field against the bytes at
 // the offsets of §3.5 (kernel layout).
 func TestLLCOtherTypes(t *testing.T) {
-	retype := func(b []byte, ty byte) []byte {
-		b = append([]byte(nil), b...)
-		b[0] = ty
-		return b
-	}
 	// CONFIRM LINK v2 (frame 14) bytes read as TEST LINK v2: user data 4..19.
 	m := retype(roceSendPayload(t, "pingpong.pcap", 14), 0x27)
 	l := roceDecodeLLC(t, m)
@@ -460,5 +455,68 @@ func TestLLCOtherTypes(t *testing.T) {
 		if s := l.AppendSummary(nil); !strings.HasPrefix(string(s), "LLC "+LLCType(ty).String()+" req") {
 			t.Errorf("%#02x summary %q", ty, s)
 		}
+	}
+}
+
+// TestLLCLegacyShapes: messages older kernels sent, read for what they
+// meant then (issue 28, point 9).
+func TestLLCLegacyShapes(t *testing.T) {
+	// A DELETE_LINK request with reason 0: what Linux up to 5.7 sent
+	// (smc_llc_prep_delete_link zeroed the message and set no reason);
+	// the hwipl vector comes from such a kernel. "ok" and "link deleted"
+	// only fit a response.
+	l := roceDecodeLLC(t, roceVector(t, "llc_v1_delete_link_req_all_orderly"))
+	s := string(l.AppendSummary(nil))
+	if !strings.HasSuffix(s, "reason 0x00000000 none") {
+		t.Errorf("DELETE_LINK request with reason 0: %q", s)
+	}
+	if got := l.DeleteLink.Reason.MeaningIn(false); strings.Contains(got, "deleted") || !strings.Contains(got, "no reason") {
+		t.Errorf("request meaning %q", got)
+	}
+	if got := DelLinkOK.MeaningIn(true); got != "response: link deleted" {
+		t.Errorf("response meaning %q", got)
+	}
+	var r Record
+	l.AppendFields(&r)
+	d, _ := LookupField("smc.llc.delete.reason")
+	if v, ok := r.First(d.ID); !ok || d.Enum(v.U) != "none" {
+		t.Errorf("smc.llc.delete.reason %v %v, enum %q", v, ok, d.Enum(v.U))
+	}
+
+	// CONFIRM RKEY CONT with the negative-response flag (0x20 of byte 3,
+	// as in CONFIRM RKEY): the flag is a field and in the summary.
+	m := retype(roceVector(t, "llc_v1_confirm_rkey_req"), 0x08)
+	m[3] |= LLCFlagRKeyNeg
+	m[4] = 1
+	l = roceDecodeLLC(t, m)
+	if !l.ConfirmRKeyCont.Negative {
+		t.Errorf("CONFIRM RKEY CONT negative flag not decoded: %+v", l.ConfirmRKeyCont)
+	}
+	if s := string(l.AppendSummary(nil)); !strings.Contains(s, "NEGATIVE") {
+		t.Errorf("CONFIRM RKEY CONT summary %q", s)
+	}
+	r = Record{}
+	l.AppendFields(&r)
+	roceCheckFields(t, &r, map[string]uint64{"smc.llc.negative": 1})
+}
+
+// retype copies a real LLC and gives it another type byte.
+func retype(b []byte, ty byte) []byte {
+	b = append([]byte(nil), b...)
+	b[0] = ty
+	return b
+}
+
+// TestDeleteReasonNames: reason 0 is named "none" (a request's "no
+// reason"); "ok", its name before, still reads as 0 in filters.
+func TestDeleteReasonNames(t *testing.T) {
+	d, _ := LookupField("smc.llc.delete.reason")
+	for _, n := range []string{"ok", "OK"} {
+		if u, ok := d.Parse(n); !ok || u != 0 {
+			t.Errorf("%q: %d %v", n, u, ok)
+		}
+	}
+	if d.Named {
+		t.Error("smc.llc.delete.reason is written by name")
 	}
 }

@@ -158,6 +158,7 @@ func FuzzSerializeCLC(f *testing.F) {
 	for _, v := range []string{"accept_ipv4", "confirm_ipv6", "decline_nosmcdev", "proposal_ipv6"} {
 		f.Add(clcReadVector(f, "clc_v1_smcr_"+v+".hex"))
 	}
+	f.Add(testCLCDeclineV2Short) // Linux 5.10-5.15
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var c CLC
 		if c.DecodeFromBytes(b, gopacket.NilDecodeFeedback) != nil {

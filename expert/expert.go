@@ -143,8 +143,12 @@ type Def struct {
 	ID       ID
 	Name     string // stable: "smc.cdc.seq_gap"
 	Severity Severity
-	// Group is Wireshark's expert group: sequence, protocol, malformed,
-	// checksum, response, performance or state.
+	// Group sorts the finding as Wireshark's expert groups do. sequence,
+	// protocol, malformed, checksum and response are groups of Wireshark's
+	// (PI_SEQUENCE, PI_PROTOCOL, PI_MALFORMED, PI_CHECKSUM,
+	// PI_RESPONSE_CODE in epan/proto.h); performance and state are
+	// smcscope's own, for findings Wireshark has no group for (a slow
+	// handshake or reader, a link group without redundancy).
 	Group   string
 	Source  Source
 	Object  Object

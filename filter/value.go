@@ -42,6 +42,10 @@ func parseLiteral(def decode.FieldDef, tok token, allowRange bool) (literal, str
 	switch def.Kind {
 	case decode.KindUint:
 		if quoted {
+			// A quoted name of an enum field: smc.expert.severity == "warn".
+			if u, ok := lookupName(def, s); ok {
+				return literal{v: decode.Value{U: u}}, ""
+			}
 			return literal{}, "a string cannot be compared with " + kindPhrase(def)
 		}
 		if lo, hi, ok := strings.Cut(s, ".."); ok && allowRange {
@@ -57,10 +61,8 @@ func parseLiteral(def decode.FieldDef, tok token, allowRange bool) (literal, str
 		}
 		u, ok, why := parseUint(s)
 		if !ok {
-			if def.Enum != nil {
-				if u, ok := lookupEnum(def, s); ok {
-					return literal{v: decode.Value{U: u}}, ""
-				}
+			if u, ok := lookupName(def, s); ok {
+				return literal{v: decode.Value{U: u}}, ""
 			}
 			return literal{}, strconv.Quote(s) + " is not " + kindPhrase(def) + why
 		}
@@ -182,6 +184,20 @@ func parseTime(s string) (ns int64, ok bool, why string) {
 		ns = -ns
 	}
 	return ns, true, ""
+}
+
+// lookupName reads a value's name: the field's own reader of names
+// (decode.FieldDef.Parse, which knows other spellings), then its enum.
+func lookupName(def decode.FieldDef, name string) (uint64, bool) {
+	if def.Parse != nil {
+		if u, ok := def.Parse(name); ok {
+			return u, true
+		}
+	}
+	if def.Enum != nil {
+		return lookupEnum(def, name)
+	}
+	return 0, false
 }
 
 func lookupEnum(def decode.FieldDef, name string) (uint64, bool) {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -128,7 +129,7 @@ func refJSONLine(f *capture.Frame, base time.Time) string {
 		if _, ok := vals[id]; !ok {
 			order = append(order, id)
 		}
-		vals[id] = append(vals[id], refJSONValue(decode.Def(id).Kind, r.Vals[i]))
+		vals[id] = append(vals[id], refJSONValue(decode.Def(id), r.Vals[i]))
 	}
 	var b []byte
 	b = append(b, '{')
@@ -165,7 +166,13 @@ func refJSONLine(f *capture.Frame, base time.Time) string {
 	return string(append(b, "]}\n"...))
 }
 
-func refJSONValue(k decode.Kind, v decode.Value) string {
+func refJSONValue(d decode.FieldDef, v decode.Value) string {
+	k := d.Kind
+	if d.Named && d.Enum != nil && d.Enum(v.U) != "" {
+		// Named fields are written by their enum name (decode.Names).
+		b, _ := json.Marshal(d.Enum(v.U))
+		return string(b)
+	}
 	switch k {
 	case decode.KindUint:
 		return strconv.FormatUint(v.U, 10)

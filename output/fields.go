@@ -2,6 +2,7 @@ package output
 
 import (
 	"bufio"
+	"bytes"
 
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
@@ -9,8 +10,13 @@ import (
 
 // fieldsPrinter writes -T fields: one line per frame, the -e fields in
 // order, separated by sep; several values of one field are joined by agg
-// (or only the first/last is kept, -E occurrence). It walks each record
-// once through a field-to-columns index and reuses its buffers, so a frame
+// (or only the first/last is kept, -E occurrence), tshark's conventions.
+// Where several values are joined, one that holds the aggregator, the
+// separator or a double quote is written in double quotes with its own
+// quotes doubled (RFC 4180), so that a column of expert messages, which
+// hold commas, still splits into its values; without -E quote only (that
+// option quotes the whole column, as tshark does). It walks each record
+// through a field-to-columns index and reuses its buffers, so a frame
 // costs no allocation.
 type fieldsPrinter struct {
 	w          *bufio.Writer
@@ -24,6 +30,8 @@ type fieldsPrinter struct {
 	colsOf     [][]int  // field ID -> its columns
 	cols       [][]byte // text of each column for the current frame
 	has        []bool   // column got a value in the current frame
+	n          []int    // values of each column in the current frame
+	scratch    []byte   // a value being quoted
 	// direct reads the columns of frames the reader took by its direct
 	// path (capture.Reader.SetDirect), which have no record.
 	direct *capture.DirectPlan
@@ -41,6 +49,7 @@ func (p *fieldsPrinter) index() {
 	}
 	p.cols = make([][]byte, len(p.defs))
 	p.has = make([]bool, len(p.defs))
+	p.n = make([]int, len(p.defs))
 	if p.agg == "" {
 		p.agg = ","
 	}
@@ -67,7 +76,18 @@ func (p *fieldsPrinter) end() error { return nil }
 func (p *fieldsPrinter) frame(f *capture.Frame) error {
 	r := f.Fields()
 	for i := range p.cols {
-		p.cols[i], p.has[i] = p.cols[i][:0], false
+		p.cols[i], p.has[i], p.n[i] = p.cols[i][:0], false, 0
+	}
+	joined := false // some column joins several values
+	if p.occurrence == 'a' && p.quote == 0 {
+		for _, id := range r.IDs {
+			if int(id) < len(p.colsOf) {
+				for _, c := range p.colsOf[id] {
+					p.n[c]++
+					joined = joined || p.n[c] > 1
+				}
+			}
+		}
 	}
 	for j, id := range r.IDs {
 		if int(id) >= len(p.colsOf) {
@@ -84,7 +104,11 @@ func (p *fieldsPrinter) frame(f *capture.Frame) error {
 				p.cols[c] = append(p.cols[c], p.agg...)
 			}
 			p.has[c] = true
-			p.cols[c] = r.Vals[j].Append(p.cols[c], p.defs[c].Kind)
+			start := len(p.cols[c])
+			p.cols[c] = p.defs[c].AppendOut(p.cols[c], &r.Vals[j])
+			if joined && p.n[c] > 1 && p.ambiguous(p.cols[c][start:]) {
+				p.cols[c] = p.quoteFrom(p.cols[c], start)
+			}
 		}
 	}
 	b := p.line[:0]
@@ -104,6 +128,26 @@ func (p *fieldsPrinter) frame(f *capture.Frame) error {
 	p.line = b
 	_, err := p.w.Write(b)
 	return err
+}
+
+// ambiguous reports whether v, one of several values joined in a column,
+// holds the aggregator, the separator or a double quote.
+func (p *fieldsPrinter) ambiguous(v []byte) bool {
+	has := func(s string) bool { return s != "" && bytes.Contains(v, []byte(s)) }
+	return has(p.agg) || has(p.sep) || bytes.IndexByte(v, '"') >= 0
+}
+
+// quoteFrom puts b[start:] in double quotes, its own quotes doubled.
+func (p *fieldsPrinter) quoteFrom(b []byte, start int) []byte {
+	p.scratch = append(p.scratch[:0], b[start:]...)
+	b = append(b[:start], '"')
+	for _, x := range p.scratch {
+		if x == '"' {
+			b = append(b, '"')
+		}
+		b = append(b, x)
+	}
+	return append(b, '"')
 }
 
 // directRun prints a run of frames that the reader's direct path takes

@@ -40,6 +40,8 @@ type jsonPrinter struct {
 type jsonField struct {
 	key  []byte // a comma, the quoted name and a colon: ,"name":
 	kind decode.Kind
+	// named: written as its enum name, a JSON string (decode.FieldDef.Named)
+	named *decode.FieldDef
 }
 
 // newJSONPrinter makes the writer's table of every field of the
@@ -54,6 +56,9 @@ func newJSONPrinter(w *bufio.Writer, array, inObject bool, base *time.Time) *jso
 	p.fields = make([]jsonField, n)
 	for _, d := range defs {
 		p.fields[d.ID] = jsonField{key: append(appendJSONString([]byte{','}, d.Name), ':'), kind: d.Kind}
+		if d.Named && d.Enum != nil {
+			p.fields[d.ID].named = &d
+		}
 	}
 	p.seen = make([]uint32, n)
 	p.count = make([]uint16, n)
@@ -113,7 +118,7 @@ func (p *jsonPrinter) frame(f *capture.Frame) error {
 		p.seen[id] = gen
 		fd := &p.fields[id]
 		b = append(b, fd.key...)
-		b = appendJSONValue(b, fd.kind, &r.Vals[i], &p.val)
+		b = appendJSONValue(b, fd, &r.Vals[i], &p.val)
 	}
 	if len(b) == start {
 		b = append(b, `{"_summary":[`...)
@@ -159,7 +164,7 @@ func (p *jsonPrinter) appendGrouped(b []byte, r *decode.Record) []byte {
 		fd := &p.fields[id]
 		b = append(b, fd.key...)
 		if n == 1 {
-			b = appendJSONValue(b, fd.kind, &r.Vals[i], &p.val)
+			b = appendJSONValue(b, fd, &r.Vals[i], &p.val)
 			continue
 		}
 		b = append(b, '[')
@@ -172,14 +177,19 @@ func (p *jsonPrinter) appendGrouped(b []byte, r *decode.Record) []byte {
 				b = append(b, ',')
 			}
 			k++
-			b = appendJSONValue(b, fd.kind, &r.Vals[j], &p.val)
+			b = appendJSONValue(b, fd, &r.Vals[j], &p.val)
 		}
 		b = append(b, ']')
 	}
 	return b
 }
 
-func appendJSONValue(b []byte, kind decode.Kind, v *decode.Value, scratch *[]byte) []byte {
+func appendJSONValue(b []byte, fd *jsonField, v *decode.Value, scratch *[]byte) []byte {
+	kind := fd.kind
+	if fd.named != nil {
+		*scratch = fd.named.AppendOut((*scratch)[:0], v)
+		return appendJSONString(b, *scratch)
+	}
 	switch kind {
 	case decode.KindUint:
 		return numfmt.AppendUint(b, v.U)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -195,5 +196,33 @@ func TestCLCLengthSwallowsConfirm(t *testing.T) {
 				t.Errorf("CDCs not all of connection 1: %v, %d lines of %d bytes", err, strings.Count(cdcs, "\n"), len(cdcs))
 			}
 		})
+	}
+}
+
+// TestLegacyDeclineEveryMode: the 28-byte v2 Decline of Linux 5.10-5.15
+// is selected by smc.clc.type == 4 with its reason; a 32-byte one no
+// kernel accepts is too, with its fields, and its error is frame.error in
+// every output mode (issue 28, point 9).
+func TestLegacyDeclineEveryMode(t *testing.T) {
+	dir := filepath.Join("..", "testdata", "legacy")
+	out, _, err := run(t, Options{Read: filepath.Join(dir, "decline-v2-28.pcap"), DisplayFilter: "smc.clc.type == 4", Format: FormatFields,
+		Fields: []string{"frame.number", "smc.clc.decline.reason", "smc.clc.decline.os_type", "smc.clc.decline.short_v2", "frame.error"}})
+	if err != nil || out != "10\t50528258\t2\t1\t\n" {
+		t.Errorf("28-byte v2 Decline: %q %v", out, err)
+	}
+	bad := filepath.Join(dir, "decline-malformed.pcap")
+	const msg = "CLC Decline: offset 5 (length): bad length"
+	for _, o := range []Options{
+		{Format: FormatFields, Fields: []string{"frame.number", "smc.clc.decline.reason", "frame.error"}},
+		{Format: FormatJSON},
+		{Format: FormatJSONL},
+		{},
+		{Verbose: true},
+	} {
+		o.Read, o.DisplayFilter = bad, "smc.clc.type == 4"
+		out, _, err := run(t, o)
+		if err != nil || !strings.Contains(out, msg) || !strings.Contains(out, "0x03030002") && !strings.Contains(out, "50528258") {
+			t.Errorf("format %q verbose %v: %v\n%s", o.Format, o.Verbose, err, out)
+		}
 	}
 }

@@ -47,7 +47,7 @@ type Options struct {
 	Iface         string   // -i IFACE (live)
 	Write         string   // -w FILE (pcapng)
 	Count         int      // -c N: stop after N selected frames (0 = all)
-	All           bool     // -a: every frame, not only SMC-relevant ones
+	All           bool     // -a: every frame, not only SMC-relevant ones (with -Y, a frame that carries a finding is relevant)
 	Quiet         bool     // -q: print no frames (only -z views; -w still writes)
 	Verbose       bool     // -V: field tree
 	Hex           bool     // -x: hex dump
@@ -502,6 +502,13 @@ func (o *Options) loop(ctx context.Context, r *capture.Reader, flt *filter.Filte
 	if direct != nil && direct.direct == nil {
 		direct = nil
 	}
+	// With -Y, a frame that carries a finding is a candidate even when it
+	// is not SMC itself (-Y smc.expert must show every frame -z
+	// smc,expert names); without -Y the listing is the SMC frames.
+	findings, _ := tr.(interface{ HasFindings(*capture.Frame) bool })
+	if flt == nil {
+		findings = nil
+	}
 	flate := late.filterLate()
 	if o.eagerLate {
 		// The reference: every frame's record is whole before the filter,
@@ -555,7 +562,7 @@ func (o *Options) loop(ctx context.Context, r *capture.Reader, flt *filter.Filte
 				}
 			}
 		}
-		if !o.All && !f.SMCRelevant() {
+		if !o.All && !f.SMCRelevant() && (findings == nil || !findings.HasFindings(f)) {
 			continue
 		}
 		if flt != nil {

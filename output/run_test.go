@@ -18,6 +18,7 @@ import (
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/internal/testutil"
+	"github.com/smcscope/smcscope/internal/testutil/crafted"
 	"github.com/smcscope/smcscope/output/zview"
 )
 
@@ -684,5 +685,51 @@ func TestFrameContains(t *testing.T) {
 		if err != nil || out != want {
 			t.Errorf("%s: %q %v, want %q", expr, out, err, want)
 		}
+	}
+}
+
+// TestFieldsJoinedTextQuoted: several values joined in a column stay
+// apart when one of them holds the aggregator: expert messages hold
+// commas (issue 28, point 8). A value without one is written as it is,
+// and -E quote (the whole column quoted, tshark's option) is left alone.
+func TestFieldsJoinedTextQuoted(t *testing.T) {
+	path := crafted.ExpertVector(t, "option-echoed").Build(t)
+	o := Options{Read: path, Format: FormatFields, Fields: []string{"frame.number", "smc.expert.message", "smc.expert.id"},
+		DisplayFilter: "frame.number == 8", NewTracker: func(v []string) (Tracker, error) { return zview.NewTracker(v) }}
+	out, _, err := run(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "8\t\"the connection fell back to TCP: a CLC Decline, or a peer without the SMC option\"," +
+		"both SYNs carried the SMC option but no CLC message followed: a middlebox echoed the option for a peer that does not speak SMC" +
+		"\tsmc.fallback,smc.option.echoed_no_clc\n"
+	if out != want {
+		t.Errorf("got  %q\nwant %q", out, want)
+	}
+}
+
+// TestVerboseOneNodePerLayer: -V shows each layer once per message: the
+// ICRC's value (added with the BTH) and its verdict (added after the
+// headers that follow) are one "RoCE ICRC" node (issue 28, point 8).
+func TestVerboseOneNodePerLayer(t *testing.T) {
+	out, _, err := run(t, Options{Read: pingpong, Verbose: true, Count: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, frame := range strings.Split(out, "\n\n") {
+		seen := map[string]bool{}
+		for _, line := range strings.Split(frame, "\n") {
+			if !strings.HasPrefix(line, "  ") || strings.HasPrefix(line, "      ") {
+				continue
+			}
+			if seen[line] && !strings.Contains(line, "(smc.clc)") {
+				t.Errorf("heading %q twice in\n%s", line, frame)
+				return
+			}
+			seen[line] = true
+		}
+	}
+	if !strings.Contains(out, "  RoCE ICRC (roce.icrc)\n      roce.icrc = 0x") || !strings.Contains(out, ")\n      roce.icrc.ok = 1") {
+		t.Errorf("ICRC node lacks its value or verdict")
 	}
 }

@@ -498,21 +498,48 @@ func writeTree(w *bufio.Writer, f *capture.Frame) {
 
 // walkTree goes through frame f's -V tree in order: heading for each
 // layer (or CLC message), field for each of its fields, i being the
-// field's index in f.Fields() and f.FieldSpans().
+// field's index in f.Fields() and f.FieldSpans(). A field of a layer
+// whose heading was shown earlier in the frame joins it, so that a layer
+// is one node even when its fields are not added together: the ICRC's
+// value comes with the BTH, its verdict after the headers that follow
+// (it was two "RoCE ICRC" nodes).
 func walkTree(f *capture.Frame, heading func(decode.Owner), field func(i int, d decode.FieldDef)) {
 	r := f.Fields()
-	cur := ""
-	var first decode.FieldID // first field of the current heading
+	type group struct {
+		owner decode.Owner
+		key   string
+		first decode.FieldID // its first field: seen again, a second message of the layer
+		idx   []int
+	}
+	var gs []group
+	cur := -1
 	for i, id := range r.IDs {
 		d := decode.Def(id)
 		g := d.Owner.Key()
-		// The group's first field coming back means a second message of the
-		// same layer (two CLC messages completed by one segment).
-		if g != cur || (id == first && i > 0) {
-			cur, first = g, id
-			heading(d.Owner)
+		if cur >= 0 && gs[cur].key == g && id != gs[cur].first {
+			gs[cur].idx = append(gs[cur].idx, i)
+			continue
 		}
-		field(i, d)
+		j := -1
+		if cur < 0 || gs[cur].key != g {
+			for k := range gs {
+				if gs[k].key == g {
+					j = k // the layer's latest node
+				}
+			}
+		}
+		if j >= 0 && id != gs[j].first {
+			gs[j].idx = append(gs[j].idx, i)
+			continue
+		}
+		gs = append(gs, group{owner: d.Owner, key: g, first: id, idx: []int{i}})
+		cur = len(gs) - 1
+	}
+	for _, g := range gs {
+		heading(g.owner)
+		for _, i := range g.idx {
+			field(i, decode.Def(r.IDs[i]))
+		}
 	}
 }
 

@@ -102,6 +102,7 @@ func fill(in *input, f *capture.Frame) {
 			}
 			fillCLC(&in.clc[in.clcN], c, &in.eids)
 			in.clc[in.clcN].inside = f.CLCInside[i]
+			in.clc[in.clcN].malformed = c.Malformed != nil
 			in.clcN++
 		}
 		s.clcErrs = 0
@@ -142,6 +143,9 @@ func fill(in *input, f *capture.Frame) {
 		}
 		r.malformed = f.SMCMalformed
 		r.icrcBad = f.ICRC.Checked && !f.ICRC.OK
+		if r.icrcBad {
+			r.icrcGot, r.icrcWant = f.ICRC.Got, f.ICRC.Want
+		}
 		r.hasLLC = f.LLC != nil
 		if r.hasLLC {
 			fillLLC(&r.llc, f.LLC)
@@ -156,7 +160,7 @@ func fillCLC(m *clcIn, c *decode.CLC, eids *textcache.Cache) {
 	*m = clcIn{typ: c.Type, version: c.Version, flag: c.Flag}
 	switch c.Type {
 	case decode.CLCTypeProposal:
-		if c.Proposal.HasV2Ext && c.Proposal.V2Ext.EIDCount > 0 {
+		if c.Proposal.HasV2Ext && c.Proposal.V2Ext.EIDs() > 0 {
 			m.eid = eids.String(c.Proposal.V2Ext.EID(0))
 		}
 		m.offered = offered(c)

@@ -81,6 +81,14 @@ func (ms marks) find(id expert.ID) *mark {
 // raise records finding id on the frame being fed (its smc.expert.*
 // fields) and on the object whose marks ms are.
 func (t *Tracker) raise(ms *marks, id expert.ID, in *input) {
+	if id == expert.BadICRC {
+		// The frame alone says what is wrong: both values, as the
+		// frame's line shows them ("-" said nothing).
+		t.raiseText(ms, id, in, func() string {
+			return fmt.Sprintf("ICRC in the frame 0x%08x, computed 0x%08x", in.roce.icrcGot, in.roce.icrcWant)
+		})
+		return
+	}
 	t.cur.expert |= 1 << id
 	ms.add(id, in.number, in.ns, "")
 }
@@ -183,6 +191,18 @@ type Finding struct {
 	// Detail says what the object shows: the reason, the direction, the
 	// counts and rates.
 	Detail string
+	// Check, when set, replaces the catalogue's advice for this object:
+	// what the object shows makes that advice wrong (see teardownCopies).
+	Check string
+}
+
+// CheckText is what to check next for f: its own advice, or the
+// catalogue's.
+func (f *Finding) CheckText() string {
+	if f.Check != "" {
+		return f.Check
+	}
+	return f.ID.Def().Check
 }
 
 // Severity is the finding's severity in the catalogue.
@@ -229,6 +249,7 @@ func (s *Snapshot) Findings() []Finding {
 	for i := range s.LinkGroups {
 		out = lgrFindings(&s.LinkGroups[i], out)
 	}
+	s.teardownCopies(out)
 	for i := range s.expert {
 		out = append(out, findingOf(&s.expert[i], expert.ObjectCapture, 0))
 		f := &out[len(out)-1]
@@ -238,6 +259,41 @@ func (s *Snapshot) Findings() []Finding {
 	}
 	SortFindings(out)
 	return out
+}
+
+// teardownCopies re-reads the retransmissions of a link that come after
+// its link group's DELETE_LINK of every link: the last message of the
+// group (the DELETE_LINK, or its response) went to a peer that had
+// already destroyed its queue pair, so no ACK could come and the RNIC sent
+// it again until its retry count ran out. Nothing was lost on the path: the loss advice (PFC/ECN, the switch) would send a reader
+// after a fault that is not there.
+func (s *Snapshot) teardownCopies(fs []Finding) {
+	ended := map[int]int{} // link group ID -> frame of its first DELETE_LINK ALL
+	for i := range s.LinkGroups {
+		g := &s.LinkGroups[i]
+		if m := g.expert.find(expert.LGRDeleted); m != nil && g.Deleted {
+			ended[g.ID] = m.first
+		}
+	}
+	if len(ended) == 0 {
+		return
+	}
+	lgrOf := map[int]int{}
+	for i := range s.Links {
+		lgrOf[s.Links[i].ID] = s.Links[i].LGR
+	}
+	for i := range fs {
+		f := &fs[i]
+		if f.Object != expert.ObjectLink || (f.ID != expert.RCRetransmission && f.ID != expert.LLCRetransmitted) {
+			continue
+		}
+		end, ok := ended[lgrOf[f.ObjectID]]
+		if !ok || f.First <= end {
+			continue
+		}
+		f.Detail += fmt.Sprintf(" (after the link group's DELETE_LINK of every link, frame %d: the peer had destroyed its QP, so no ACK came)", end)
+		f.Check = "nothing on the path: copies of a link group's last message sent after the peer tore the link down are the kernel's teardown, not loss"
+	}
 }
 
 // SortFindings orders findings the most severe first, then by first
@@ -603,6 +659,25 @@ func (t *Tracker) foldLGRFindings(g *LinkGroup) {
 	t.folded.expert.add(g.expert)
 }
 
+// countCarried counts the frame just handled once for each severity of
+// the findings it carries.
+func (t *Tracker) countCarried() {
+	if t.cur.expert == 0 {
+		return
+	}
+	var seen [expert.Error + 1]bool
+	for set := t.cur.expert; set != 0; {
+		id := expert.ID(bits.TrailingZeros64(set))
+		set &^= 1 << id
+		seen[id.Severity()] = true
+	}
+	for s, ok := range seen {
+		if ok {
+			t.carried[s]++
+		}
+	}
+}
+
 // ExpertSum is one finding over the whole capture: how many frames and
 // objects show it, the first and last frame.
 type ExpertSum struct {
@@ -618,13 +693,36 @@ type ExpertSum struct {
 // the most severe first, and within a severity by finding, each with the
 // objects that show it.
 type ExpertView struct {
+	// MinSeverity is the floor of -z smc,expert,SEVERITY ("warn"), empty
+	// when every severity is shown.
+	MinSeverity string `json:"min_severity,omitempty"`
+	// Below counts the findings under the floor, left out.
+	Below      int              `json:"below,omitempty"`
 	Severities []ExpertSeverity `json:"severities"`
+}
+
+// AtLeast is v without the severities below min, as tshark's -z
+// expert,warn shows them; the findings left out are counted in Below.
+func (v ExpertView) AtLeast(min expert.Severity) ExpertView {
+	out := ExpertView{MinSeverity: min.String(), Severities: []ExpertSeverity{}}
+	for _, g := range v.Severities {
+		if s, _ := expert.ParseSeverity(g.Severity); s < min {
+			out.Below += len(g.Findings)
+			continue
+		}
+		out.Severities = append(out.Severities, g)
+	}
+	return out
 }
 
 // ExpertSeverity is the findings of one severity.
 type ExpertSeverity struct {
-	Severity string      `json:"severity"`
-	Frames   int         `json:"frames"` // frames (or waiting requests) that show them
+	Severity string `json:"severity"`
+	// Frames is how many frames carry a finding of this severity, each
+	// once however many it carries: what -Y 'smc.expert.severity ==
+	// warn' selects. A finding decided after its frame went by (an
+	// unanswered request) is on no frame; the rows' counts include it.
+	Frames   int         `json:"frames"`
 	Findings []ExpertRow `json:"findings"`
 }
 
@@ -634,7 +732,7 @@ type ExpertRow struct {
 	Severity string `json:"severity"`
 	Group    string `json:"group"`
 	Meaning  string `json:"meaning"`
-	Check    string `json:"check"`
+	Check    string `json:"check"`   // the catalogue's; an instance may have its own (ExpertInstance.Check)
 	Count    int    `json:"count"`   // frames that show it, folded objects' included
 	Objects  int    `json:"objects"` // objects that show it, folded ones included
 	First    int    `json:"first_frame"`
@@ -660,6 +758,8 @@ type ExpertInstance struct {
 	First  int    `json:"first_frame"`
 	Last   int    `json:"last_frame"`
 	Detail string `json:"detail,omitempty"`
+	// Check replaces the finding's advice for this object (Finding.Check).
+	Check string `json:"check,omitempty"`
 }
 
 // objectName is ExpertInstance.Name of object o with the tracker's ID id.
@@ -710,7 +810,7 @@ func (s *Snapshot) ExpertView() ExpertView {
 		r.Objects++
 		span(r, f.First, f.Last)
 		r.Instances = append(r.Instances, ExpertInstance{Object: f.Object.String(), ID: f.ObjectID, Name: s.objectName(f.Object, f.ObjectID),
-			Count: f.Count, First: f.First, Last: f.Last, Detail: f.Detail})
+			Count: f.Count, First: f.First, Last: f.Last, Detail: f.Detail, Check: f.Check})
 	}
 	for id := range s.folded.expert {
 		e := &s.folded.expert[id]
@@ -738,10 +838,9 @@ func (s *Snapshot) ExpertView() ExpertView {
 	for _, id := range order {
 		r := rows[id]
 		if n := len(v.Severities); n == 0 || v.Severities[n-1].Severity != r.Severity {
-			v.Severities = append(v.Severities, ExpertSeverity{Severity: r.Severity, Findings: []ExpertRow{}})
+			v.Severities = append(v.Severities, ExpertSeverity{Severity: r.Severity, Frames: s.carried[id.Severity()], Findings: []ExpertRow{}})
 		}
 		g := &v.Severities[len(v.Severities)-1]
-		g.Frames += r.Count
 		g.Findings = append(g.Findings, *r)
 	}
 	return v
@@ -753,12 +852,20 @@ var (
 	fExpertID = decode.Field(decode.OwnerTrackExpert, "smc.expert.id", decode.KindString,
 		"finding this frame shows (package expert's catalogue; smcdump -z smc,expert lists them)")
 	fExpertSeverity = decode.Field(decode.OwnerTrackExpert, "smc.expert.severity", decode.KindUint,
-		"severity of the finding: 1 chat, 2 note, 3 warn, 4 error (-Y 'smc.expert.severity >= warn')", decode.Enum(severityEnum))
+		"severity of the finding: 1 chat, 2 note, 3 warn, 4 error (-Y 'smc.expert.severity >= warn')",
+		decode.Enum(severityEnum), decode.Names(parseSeverity))
 	fExpertGroup = decode.Field(decode.OwnerTrackExpert, "smc.expert.group", decode.KindString,
-		"Wireshark expert group of the finding: sequence, protocol, malformed, checksum, response, performance, state")
+		"expert group of the finding: sequence, protocol, malformed, checksum, response (Wireshark's groups) or performance, state (smcscope's own)")
 	fExpertMessage = decode.Field(decode.OwnerTrackExpert, "smc.expert.message", decode.KindString,
 		"what the finding means")
 )
+
+// parseSeverity reads a severity as -Y gives it: smcscope's names and
+// Wireshark's (expert.ParseSeverity).
+func parseSeverity(name string) (uint64, bool) {
+	s, ok := expert.ParseSeverity(name)
+	return uint64(s), ok
+}
 
 func severityEnum(u uint64) string {
 	if u == 0 || u > uint64(expert.Error) {

@@ -193,3 +193,108 @@ func TestLLCRetransmissionIsNotANewRequest(t *testing.T) {
 		t.Errorf("the ADD_LINK request is %d times in the link's history, want once", n)
 	}
 }
+
+// TestExpertSeverityFrames: smc,expert's "N frames" of a severity is the
+// number of frames that carry a finding of it, each once, as -Y
+// 'smc.expert.severity == S' selects them; it summed the findings' counts
+// ("Warnings (5 findings, 93 frames)" on multilink.pcap, where 48 frames
+// carry one). Issue 28, point 8.
+func TestExpertSeverityFrames(t *testing.T) {
+	paths := []string{crafted.ExpertVector(t, "llc-unanswered").Build(t)}
+	for _, n := range []string{"multilink.pcap", "teardown.pcap", "silent-link.pcap", "long.pcap"} {
+		paths = append(paths, filepath.Join(testutil.SamplesDir(t), n))
+	}
+	for _, path := range paths {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			tr := New(Options{Unshared: true})
+			var rec decode.Record
+			want := map[string]int{}
+			eachFrame(t, path, func(f *capture.Frame) {
+				tr.Feed(f)
+				rec.Reset()
+				tr.AppendFields(f, &rec)
+				_, ids := FrameFindings(&rec)
+				seen := map[expert.Severity]bool{}
+				for _, id := range ids {
+					seen[id.Severity()] = true
+				}
+				for s := range seen {
+					want[s.String()]++
+				}
+			})
+			s := tr.Snapshot()
+			v := s.ExpertView()
+			if len(v.Severities) == 0 {
+				t.Fatal("no findings")
+			}
+			for _, g := range v.Severities {
+				if g.Frames != want[g.Severity] {
+					t.Errorf("%s: %d frames, %d carry one", g.Severity, g.Frames, want[g.Severity])
+				}
+			}
+		})
+	}
+}
+
+// TestBadICRCDetail: roce.icrc.bad says the ICRC the frame carries and
+// the one computed, as the frame's line does; its detail was "-" (issue
+// 28, point 8).
+func TestBadICRCDetail(t *testing.T) {
+	path := crafted.ExpertVector(t, "bad-icrc").Build(t)
+	tr := New(Options{Unshared: true})
+	eachFrame(t, path, func(f *capture.Frame) { tr.Feed(f) })
+	s := tr.Snapshot()
+	n := 0
+	for _, f := range s.Findings() {
+		if f.ID != expert.BadICRC {
+			continue
+		}
+		n++
+		if f.Detail != "ICRC in the frame 0x5fe819d0, computed 0xa0e819d0" {
+			t.Errorf("detail %q", f.Detail)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no roce.icrc.bad")
+	}
+}
+
+// TestTeardownCopiesNoLossAdvice: the RC copies of a link group's last
+// message, sent after its DELETE_LINK of every link to a peer whose QP is
+// gone, are not loss: no PFC/ECN advice for them (teardown.pcap, a
+// kernel-made capture); a lossy path keeps it (issue 28, point 8).
+func TestTeardownCopiesNoLossAdvice(t *testing.T) {
+	check := func(name string) map[expert.ID]string {
+		tr := New(Options{Unshared: true})
+		eachFrame(t, filepath.Join(testutil.SamplesDir(t), name), func(f *capture.Frame) { tr.Feed(f) })
+		s := tr.Snapshot()
+		out := map[expert.ID]string{}
+		for _, f := range s.Findings() {
+			if f.ID == expert.RCRetransmission || f.ID == expert.LLCRetransmitted {
+				out[f.ID] = f.CheckText()
+			}
+		}
+		return out
+	}
+	td := check("teardown.pcap")
+	if len(td) != 2 {
+		t.Fatalf("teardown.pcap retransmission findings: %v", td)
+	}
+	for id, c := range td {
+		if strings.Contains(c, "PFC") || strings.Contains(c, "lost") || !strings.Contains(c, "teardown") {
+			t.Errorf("teardown.pcap %s: check %q", id, c)
+		}
+	}
+	if c := check("lossy.pcap")[expert.RCRetransmission]; !strings.Contains(c, "PFC/ECN") {
+		t.Errorf("lossy.pcap roce.rc.retransmission: check %q", c)
+	}
+}
+
+// TestExpertGroupField: smc.expert.group's description does not call
+// smcscope's own groups Wireshark's.
+func TestExpertGroupField(t *testing.T) {
+	d := decode.Def(fExpertGroup)
+	if strings.HasPrefix(d.Desc, "Wireshark") || !strings.Contains(d.Desc, "performance, state (smcscope's own)") {
+		t.Errorf("smc.expert.group: %q", d.Desc)
+	}
+}

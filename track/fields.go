@@ -132,3 +132,21 @@ func dirName(d Dir, inferred bool) string {
 	}
 	return d.String()
 }
+
+// HasFindings reports whether a finding was raised on f, the frame last
+// passed to Feed. smcdump's -Y reads it: a frame that carries a finding
+// belongs to the SMC story even when it is not SMC itself (the TCP FIN
+// that ends a handshake without its link, the data after a Decline).
+func (t *Tracker) HasFindings(f *capture.Frame) bool {
+	if !t.opts.Unshared {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+	}
+	if f == nil {
+		return false
+	}
+	if fa := &t.fastCur; fa.frame == f.Number && fa.frame != 0 {
+		return fa.attribution().expert != 0
+	}
+	return t.cur.frame == f.Number && t.cur.expert != 0
+}

@@ -71,7 +71,7 @@ func (e *histEvent) What() string {
 		if e.order {
 			what += " ORDERLY"
 		}
-		what += fmt.Sprintf(" link %d reason %#08x %s", e.link, uint32(e.a), decode.DeleteLinkReason(uint32(e.a)).Meaning())
+		what += fmt.Sprintf(" link %d reason %#08x %s", e.link, uint32(e.a), decode.DeleteLinkReason(uint32(e.a)).MeaningIn(e.resp))
 		if e.kind == LinkEventDeleteOther {
 			what += " (sent on link " + linkNumber(e.on) + ")"
 		}

@@ -62,6 +62,9 @@ type clcIn struct {
 	// message of its direction claims (capture.SwallowedError): a
 	// receiver takes it in as part of that one, so it decides nothing.
 	inside bool
+	// malformed: a kernel of today refuses the message (its error is the
+	// segment's clcErr); decoded as far as it goes (decode.CLC.Malformed).
+	malformed bool
 }
 
 type triplet struct {
@@ -155,10 +158,12 @@ type roceIn struct {
 
 	malformed bool // a SEND on an SMC-R link that is no valid LLC or CDC
 	icrcBad   bool // the ICRC was checked and does not match (capture.ICRCStatus)
-	hasCDC    bool
-	cdc       cdcIn
-	hasLLC    bool
-	llc       llcIn // last: 400 bytes most frames do not touch
+	// icrcGot, icrcWant: the frame's ICRC and the one computed (icrcBad)
+	icrcGot, icrcWant uint32
+	hasCDC            bool
+	cdc               cdcIn
+	hasLLC            bool
+	llc               llcIn // last: 400 bytes most frames do not touch
 }
 
 // isRequest reports whether an RC opcode is a requester packet (carries a

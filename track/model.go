@@ -246,9 +246,18 @@ type Conn struct {
 	// outcome becomes OutcomeFailed when TCP closes.
 	Failure string
 
-	lgr      *LinkGroup
-	link     *Link
-	synSeq   uint32 // client's initial sequence number, to tell a retransmitted SYN from a new connection
+	lgr    *LinkGroup
+	link   *Link
+	synSeq uint32 // client's initial sequence number, to tell a retransmitted SYN from a new connection
+	// refusedDecline: a Decline today's kernel refuses (malformed) was
+	// sent; TCP payload after it makes it the fallback it was meant to be
+	// (declinedAt is the segment that carried it, to tell a
+	// retransmission of that segment from data).
+	refusedDecline *Fallback
+	declinedAt     struct {
+		dir Dir
+		seq uint32
+	}
 	finished bool
 	idled    bool  // finished by the idle sweep (Options.IdleTimeout), not by a close or a reused 4-tuple
 	folded   bool  // in the tracker's folded sums, no longer listed

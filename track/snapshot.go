@@ -1,6 +1,10 @@
 package track
 
-import "time"
+import (
+	"time"
+
+	"github.com/smcscope/smcscope/expert"
+)
 
 // Snapshot is a copy of everything the tracker knows, safe to keep and to
 // read while the tracker goes on.
@@ -20,6 +24,8 @@ type Snapshot struct {
 
 	folded folded // sums of what is not listed (Totals adds the rest)
 	expert marks  // findings tied to no connection or link
+	// carried: frames that carried a finding, by severity (Tracker.carried)
+	carried [expert.Error + 1]int
 }
 
 // Snapshot copies the current state.
@@ -37,6 +43,7 @@ func (t *Tracker) snapshot() Snapshot {
 		LinkGroups: make([]LinkGroup, len(t.lgrs)),
 		folded:     t.folded,
 		expert:     append(marks(nil), t.expert...),
+		carried:    t.carried,
 	}
 	s.Ended = t.ended
 	end := max(t.lastNS, t.endNS)

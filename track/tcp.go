@@ -104,6 +104,17 @@ func (t *Tracker) tcp(in *input) {
 			t.note(c, in, d, "CLC", "malformed: "+s.clcErr)
 		}
 	}
+	if c.refusedDecline != nil && c.Outcome == OutcomePending && s.payload > 0 && in.clcN == 0 && s.clcErrs == 0 &&
+		(d != c.declinedAt.dir || s.seq != c.declinedAt.seq) {
+		// Payload after a Decline, whatever its shape, is the fallback:
+		// its sender switched to TCP (smc_switch_to_fallback after
+		// smc_clc_send_decline, net/smc/af_smc.c) and its receiver, a
+		// kernel that took the Decline, did too; one that refused it
+		// ends the connection with EPROTO and no data would flow.
+		c.Outcome, c.Fallback, c.Failure = OutcomeFallback, *c.refusedDecline, ""
+		t.raise(&c.expert, expert.Fallback, in)
+		c.refusedDecline = nil
+	}
 	if c.TClose.IsZero() && (s.rst || (c.Flow[0].FIN && c.Flow[1].FIN)) &&
 		(c.Outcome == OutcomeFallback || c.Outcome == OutcomePending) {
 		c.TClose = in.ts()
@@ -237,6 +248,18 @@ func tcpInfo(s *tcpIn) string {
 
 // clc advances the handshake with one CLC message sent in direction d.
 func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
+	if m.malformed {
+		// A kernel of today refuses it: no step of the handshake (the
+		// segment's error made the connection's Failure). A refused
+		// Decline still says its sender fell back: data after it
+		// decides (tcp).
+		if m.typ == decode.CLCTypeDecline && !m.inside && c.Outcome == OutcomePending && c.refusedDecline == nil {
+			c.refusedDecline = &Fallback{Cause: CauseDecline, Code: m.decline, By: d, Stage: declineStage(c),
+				OutOfSync: m.flag, Frame: in.number, Time: in.ts()}
+			c.declinedAt.dir, c.declinedAt.seq = d, in.tcp.seq
+		}
+		return
+	}
 	t.stats.CLC++
 	if len(c.CLCTypes) < maxCLCTypes {
 		c.CLCTypes = append(c.CLCTypes, uint8(m.typ))
@@ -306,17 +329,8 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 		if m.inside {
 			break // the receiver read it as part of an earlier message
 		}
-		stage := StageProposal
-		switch {
-		case !c.TConfirm.IsZero():
-			stage = StageLink
-		case !c.TAccept.IsZero():
-			stage = StageConfirm
-		case !c.TProposal.IsZero():
-			stage = StageAccept
-		}
 		c.Outcome = OutcomeFallback
-		c.Fallback = Fallback{Cause: CauseDecline, Code: m.decline, By: d, Stage: stage, OutOfSync: m.flag, Frame: in.number, Time: in.ts()}
+		c.Fallback = Fallback{Cause: CauseDecline, Code: m.decline, By: d, Stage: declineStage(c), OutOfSync: m.flag, Frame: in.number, Time: in.ts()}
 		t.raise(&c.expert, expert.Fallback, in)
 		t.slowHandshake(c, in, "Decline")
 		if c.TClose.IsZero() && c.lgr != nil {
@@ -333,6 +347,19 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 		}
 		t.note(c, in, d, clcName(uint8(m.typ)), info)
 	}
+}
+
+// declineStage is the handshake step a Decline sent now answers.
+func declineStage(c *Conn) Stage {
+	switch {
+	case !c.TConfirm.IsZero():
+		return StageLink
+	case !c.TAccept.IsZero():
+		return StageConfirm
+	case !c.TProposal.IsZero():
+		return StageAccept
+	}
+	return StageProposal
 }
 
 // slowHandshake raises expert.HandshakeSlow on the CLC message (what)

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/smcscope/smcscope/expert"
 )
 
 // Options tune memory and what is recorded. The zero value is usable.
@@ -89,9 +91,12 @@ type Tracker struct {
 	// TestNoFoldDueAfterFeed); feed sets it after each frame it handles,
 	// and only feed changes what it depends on.
 	fastUntil int
-	cur       attribution     // of the last frame feed handled
-	fastCur   fastAttribution // of the last frame fastRoCE handled
-	hot       hotLink         // fastRoCE's shortcut to the last link it followed
+	cur       attribution // of the last frame feed handled
+	// carried counts the frames that carried a finding, by severity
+	// (a frame with two warnings counts once): smc,expert's frames.
+	carried [expert.Error + 1]int
+	fastCur fastAttribution // of the last frame fastRoCE handled
+	hot     hotLink         // fastRoCE's shortcut to the last link it followed
 
 	conns []*Conn
 	links []*Link
@@ -275,6 +280,7 @@ func (t *Tracker) feed(in *input) {
 		t.foldLinks()
 	}
 	t.setFastUntil()
+	t.countCarried()
 }
 
 // setFastUntil sets fastUntil after a frame handled by feed: the next

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/smcscope/smcscope/expert"
 )
 
 // View names for smcdump -z.
@@ -26,6 +28,7 @@ func Views() [][2]string {
 		{ViewDecline, "fallbacks: who declined, when, why (decline codes named)"},
 		{ViewTimeline + ",CONN", "life of one connection frame by frame (CONN = ID or ip:port)"},
 		{ViewExpert, "expert findings by severity: what to look at, with first/last frame and count (package expert)"},
+		{ViewExpert + ",SEVERITY", "the same from a severity up: chat, note, warn (warning) or error, as tshark's -z expert,warn"},
 	}
 }
 
@@ -42,11 +45,18 @@ func ParseView(spec string) (name, arg string, err error) {
 		}
 		return ViewTimeline, rest[1:], nil
 	}
+	if rest, ok := strings.CutPrefix(spec, ViewExpert+","); ok {
+		// tshark's -z expert,warn: a severity floor for the view.
+		if _, ok := expert.ParseSeverity(rest); !ok {
+			return "", "", fmt.Errorf("%w: %q: severity %q is not chat, note, warn (warning) or error", ErrUnknownView, spec, rest)
+		}
+		return ViewExpert, rest, nil
+	}
 	switch spec {
 	case ViewConns, ViewLinks, ViewLGR, ViewDecline, ViewExpert:
 		return spec, "", nil
 	}
-	return "", "", fmt.Errorf("%w: %q (known: smc,conns smc,links smc,lgr smc,decline smc,timeline,CONN smc,expert)", ErrUnknownView, spec)
+	return "", "", fmt.Errorf("%w: %q (known: smc,conns smc,links smc,lgr smc,decline smc,timeline,CONN smc,expert smc,expert,SEVERITY)", ErrUnknownView, spec)
 }
 
 // OptionsForViews returns opts with what the given -z specs need set

@@ -41,7 +41,16 @@ func writeJSON(w io.Writer, v any) error {
 		}
 		j.raw("}")
 	case track.ExpertView:
-		j.raw(`{"severities":`)
+		j.raw("{")
+		if v.MinSeverity != "" {
+			// -z smc,expert,SEVERITY: the floor and what it left out.
+			j.raw(`"min_severity":`)
+			j.value(v.MinSeverity)
+			j.raw(`,"below":`)
+			j.value(v.Below)
+			j.raw(",")
+		}
+		j.raw(`"severities":`)
 		jsonList(j, v.Severities)
 		j.raw("}")
 	case rows.Timeline:

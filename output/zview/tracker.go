@@ -35,7 +35,14 @@ func NewTrackerKeeping(specs []string, keep int) (Tracker, error) {
 	}
 	opts := track.Options{Unshared: true, MaxClosed: keep, MaxConns: max(keep, track.DefaultMaxConns)}
 	t, err := track.NewForViews(opts, specs)
-	return Tracker{t, &lastSnapshot{}, slices.Contains(specs, track.ViewExpert)}, err
+	return Tracker{t, &lastSnapshot{}, slices.ContainsFunc(specs, isExpert)}, err
+}
+
+// isExpert reports whether a -z spec is smc,expert (with or without a
+// severity floor).
+func isExpert(spec string) bool {
+	name, _, err := track.ParseView(spec)
+	return err == nil && name == track.ViewExpert
 }
 
 // Tracker is a *track.Tracker as smcdump's output package hooks it in

@@ -3,10 +3,12 @@ package zview
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/smcscope/smcscope/expert"
 	"github.com/smcscope/smcscope/track"
 	"github.com/smcscope/smcscope/track/rows"
 )
@@ -54,6 +56,13 @@ func View(w io.Writer, s *track.Snapshot, name, arg, format string) error {
 		v, text = d, func(tw *tabwriter.Writer) { textDecline(tw, s, d) }
 	case track.ViewExpert:
 		ev := s.ExpertView()
+		if arg != "" {
+			min, ok := expert.ParseSeverity(arg)
+			if !ok {
+				return fmt.Errorf("%w: %s,%s", track.ErrUnknownView, name, arg)
+			}
+			ev = ev.AtLeast(min)
+		}
 		v, text = ev, func(tw *tabwriter.Writer) { textExpert(tw, ev) }
 	case track.ViewTimeline:
 		tl, err := rows.TimelineOf(s, arg)
@@ -352,11 +361,15 @@ func textExpert(tw *tabwriter.Writer, v track.ExpertView) {
 		}
 		by = append(by, fmt.Sprintf("%s %d", g.Severity, len(g.Findings)))
 	}
+	floor := ""
+	if v.MinSeverity != "" {
+		floor = fmt.Sprintf(" at %s or above (%d below not shown)", v.MinSeverity, v.Below)
+	}
 	if n == 0 {
-		fmt.Fprintln(tw, "SMC expert findings: none")
+		fmt.Fprintf(tw, "SMC expert findings%s: none\n", floor)
 		return
 	}
-	fmt.Fprintf(tw, "SMC expert findings: %d on %d objects (%s)\n", n, objs, strings.Join(by, ", "))
+	fmt.Fprintf(tw, "SMC expert findings%s: %d on %d objects (%s)\n", floor, n, objs, strings.Join(by, ", "))
 	for _, g := range v.Severities {
 		fmt.Fprintf(tw, "\n%s (%d findings, %d frames)\n", severityTitle(g.Severity), len(g.Findings), g.Frames)
 		fmt.Fprintln(tw, "  Finding\tGroup\tFrames\tObjects\tFirst\tLast\tMeaning")
@@ -373,11 +386,17 @@ func textExpert(tw *tabwriter.Writer, v track.ExpertView) {
 					frames = fmt.Sprintf("%d frames %d..%d", in.Count, in.First, in.Last)
 				}
 				fmt.Fprintf(tw, "    %s, %s: %s\n", name, frames, dash(in.Detail))
+				if in.Check != "" {
+					fmt.Fprintf(tw, "      check: %s\n", in.Check)
+				}
 			}
 			if r.FoldedObjects > 0 {
 				fmt.Fprintf(tw, "    (%d more objects folded into the totals, counted above)\n", r.FoldedObjects)
 			}
-			fmt.Fprintf(tw, "    check: %s\n", r.Check)
+			// The catalogue's advice, unless every object has its own.
+			if r.FoldedObjects > 0 || slices.ContainsFunc(r.Instances, func(in track.ExpertInstance) bool { return in.Check == "" }) {
+				fmt.Fprintf(tw, "    check: %s\n", r.Check)
+			}
 		}
 	}
 }

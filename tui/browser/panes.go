@@ -130,7 +130,7 @@ func (b *Browser) expertPane(s *track.Snapshot) pane {
 		}
 		p.rows = append(p.rows, paneRow{
 			cells:  []string{d.Severity.String(), d.Name, obj, strconv.Itoa(f.Count), strconv.Itoa(f.First), strconv.Itoa(f.Last), f.Detail},
-			detail: []string{"Meaning: " + d.Meaning, "Check: " + d.Check},
+			detail: []string{"Meaning: " + d.Meaning, "Check: " + f.CheckText()},
 			jump:   int32(f.First),
 		})
 	}

@@ -63,7 +63,9 @@ func (t *qpTeachers) announce(gid netip.Addr, qpn uint32, n int32) {
 // frame that taught the queue pair of a frame decoded by fact (0: none).
 func (t *qpTeachers) learn(f *capture.Frame, n int32) (teacher int32) {
 	for _, c := range f.CLC {
-		if (c.Type == decode.CLCTypeAccept || c.Type == decode.CLCTypeConfirm) && c.TypeV1 != decode.SMCTypeD {
+		// A refused message (Malformed, shown for its fields) sets up no
+		// queue pair, as in capture.
+		if (c.Type == decode.CLCTypeAccept || c.Type == decode.CLCTypeConfirm) && c.TypeV1 != decode.SMCTypeD && c.Malformed == nil {
 			t.announce(c.Accept.GID, c.Accept.QPN, n)
 		}
 	}
