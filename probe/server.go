@@ -297,7 +297,27 @@ func (s *Server) class(x *session, now time.Time) shedClass {
 	case stale:
 		return idle
 	}
-	return fresh
+	return s.unread(x)
+}
+
+// unread ranks a new connection that its handler has seen nothing of by
+// what its socket holds, for the handler may simply not have run yet (a
+// busy machine, a burst of reconnecting clients): a whole request waiting
+// is as good as served, part of one is slow, nothing is fresh. Two system
+// calls, paid only at MaxConns, for connections that have completed none.
+func (s *Server) unread(x *session) shedClass {
+	var hdr [HeaderLen]byte
+	n, queued, ok := peekConn(x.c, hdr[:])
+	switch {
+	case !ok || n == 0:
+		return fresh
+	case n < HeaderLen:
+		return slow
+	}
+	if size, _ := parseHeader(hdr[:]); size < HeaderLen || size > s.cfg.MaxMessage || queued < size {
+		return slow
+	}
+	return keep
 }
 
 // victim chooses the session a new connection from addr takes the place
