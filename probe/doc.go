@@ -28,11 +28,36 @@
 // connection may be idle for --idle; each request, from its first byte to
 // the last byte of its reply, must complete within --request-timeout,
 // however steadily its bytes trickle in, so a client that sends a byte
-// before each idle timeout (Slowloris) cannot keep its connection. At the
-// limit, a new connection takes the place of the one that has completed
-// no request for longest, if that is longer than a second (ShedAfter):
-// connections that only hold a slot cannot keep busy clients out, and
-// busy clients are never shed. The accept loop never waits for a client.
+// before each idle timeout (Slowloris) cannot keep its connection.
+//
+// At the limit a new connection takes the place of one that has completed
+// no request within the last second (ShedAfter), and is refused, with a
+// notice, only when every connection has: busy clients are never shed.
+// Slow connections go first: one with a request begun and not finished
+// (in part read, or in part waiting in its socket when its handler has not
+// read yet), or one that completed no request within a second of its
+// accept. So clients that trickle bytes and reconnect whenever dropped
+// only take each other's slots; a good client's connection, new or idle,
+// is never shed while a slow one is held. After them, idle connections
+// (requests completed, none in the last second) go before new ones
+// (accepted within the second, nothing sent yet). Within these two ranks,
+// a connection of a client address holding more than its share of the
+// table (--max-conns over the number of addresses, the newcomer's
+// included) goes first, then the one longest without a completed request.
+// This is what nginx and HAProxy do against Slowloris (a request header
+// timeout, idle keep-alive connections closed before new ones are
+// refused, per-address limits), but with no fixed per-address limit:
+// clients behind one NAT address may fill the table while it has room,
+// and only lose to others once it is full. Known limits: a good client
+// whose first request is larger than one read brings counts as slow
+// until that request completes; connections that send nothing are, for
+// their first second, told from a client about to send only by age.
+//
+// The accept loop never waits for a client. The bookkeeping is one atomic
+// add per request (and a flag on the path of a request that the first read
+// does not bring whole, which sets a deadline anyway); ranking the
+// connections, a peek at the sockets of new ones included, is done only
+// at the limit.
 //
 // # Mode proof
 //

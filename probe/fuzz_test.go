@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -63,7 +62,7 @@ func FuzzServerHandle(f *testing.F) {
 		const limit = 4096
 		s := NewServer(ServerConfig{MaxMessage: limit})
 		c := &streamConn{in: bytes.Clone(in), chunk: max(1, chunk%9000)}
-		s.handle(c, new(atomic.Uint64))
+		s.handle(c, new(session))
 		// The reference: walk the stream the way the protocol defines it.
 		var want []byte
 		for rest := in; len(rest) >= HeaderLen; {

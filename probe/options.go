@@ -83,6 +83,10 @@ SIZES is one size, a list "64,1024,8192" or a range of powers of two
 -n counts messages per connection, per size and per protocol.
 --compare runs the other protocols in alternating rounds with the first;
 TCP goes to --tcp-port, AF_SMC and IPPROTO_SMC both to PORT.
+At --max-conns the server gives a new connection the slot of a slow one
+(a request begun and not finished, or none within a second of its
+accept), else of an idle or new one, those of a client address holding
+more than its share first; it refuses only when all are busy.
 `
 
 // rawValue keeps a flag's text as given: ParseArgs converts and checks it
@@ -157,7 +161,7 @@ func defineFlags(o *Options) (*flag.FlagSet, map[string]*rawValue, map[string]st
 	fs.BoolVar(&o.TCPOnly, "tcp", false, "server: plain TCP only, not SMC-capable")
 	fs.StringVar(&v.listen, "listen", "0.0.0.0", "server: listen address")
 	num("max-msg", DefaultMaxMessage, "server: largest message accepted, bytes")
-	num("max-conns", DefaultMaxConns, "server: connections served at once")
+	num("max-conns", DefaultMaxConns, "server: connections served at once; at the limit a new one takes the slot of a slow, idle or new one, never of one busy in the last second")
 	dur("idle", DefaultIdleTimeout, "server: close connections idle this long between requests")
 	dur("request-timeout", DefaultRequestTimeout, "server: close a connection whose request (first byte to reply) takes longer")
 	num("p", DefaultPort, "port of the SMC server")

@@ -31,8 +31,9 @@ type ServerConfig struct {
 	// MaxMessage is the largest message accepted; larger ones close the connection.
 	MaxMessage int
 	// MaxConns is the number of connections served at once. At the limit a
-	// new connection takes the place of the one that has made no progress
-	// for longest, if that is longer than ShedAfter; else it is closed.
+	// new connection takes the place of one that has completed no request
+	// within ShedAfter (the order is in Server.victim); when every
+	// connection has, the new one is refused.
 	MaxConns int
 	// IdleTimeout closes a connection that sends nothing between requests
 	// (or takes nothing of a reply) for this long.
@@ -42,9 +43,12 @@ type ServerConfig struct {
 	// in: a client sending a byte before each idle timeout cannot hold a
 	// connection with it (Slowloris).
 	RequestTimeout time.Duration
-	// ShedAfter is how long a connection must have completed no request
-	// before a new one may take its place at MaxConns: busy clients keep
-	// theirs, connections that only hold a slot give it up.
+	// ShedAfter is how long a connection may go without completing a
+	// request and still keep its slot against a new one at MaxConns: busy
+	// clients keep theirs, connections that only hold a slot give it up.
+	// It is also how long a new connection is given for its first request
+	// before it counts as slow, unless it starts one and does not finish
+	// it: that counts as slow at once.
 	ShedAfter time.Duration
 	// Log receives one line per connection; nil discards.
 	Log *slog.Logger
@@ -67,19 +71,26 @@ type Server struct {
 	cfg ServerConfig
 	lns []net.Listener
 	wg  sync.WaitGroup
-	// mu guards sessions, the connections being served (at most MaxConns).
+	// mu guards sessions, the connections being served (at most
+	// MaxConns), and perAddr, how many of them each client address holds.
 	mu       sync.Mutex
 	sessions map[*session]struct{}
+	perAddr  map[netip.Addr]int
 }
 
-// session is one connection being served. done counts its completed
-// requests (the only thing its handler shares per request: an atomic
-// add); seenDone and seenAt are when the server last saw that count move,
-// under Server.mu, which is how it tells a busy connection from one that
-// only holds its slot.
+// session is one connection being served. Its handler shares two things
+// with the accept loop: done, its completed requests (an atomic add per
+// request, the only per-request cost), and partial, whether a request is
+// under way that the first read did not bring whole (set and cleared only
+// on that slow path, which reads the clock and sets a deadline anyway).
+// seenDone and seenAt are when the server last saw done move (at first,
+// the accept), under Server.mu: that is how it tells a busy connection
+// from one that only holds its slot.
 type session struct {
 	c        net.Conn
+	addr     netip.Addr
 	done     atomic.Uint64
+	partial  atomic.Bool
 	seenDone uint64
 	seenAt   time.Time
 }
@@ -108,7 +119,8 @@ func NewServer(cfg ServerConfig) *Server {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Server{cfg: cfg, sessions: make(map[*session]struct{}, cfg.MaxConns)}
+	return &Server{cfg: cfg,
+		sessions: make(map[*session]struct{}, cfg.MaxConns), perAddr: make(map[netip.Addr]int)}
 }
 
 // Listen opens the listeners, so that a missing AF_SMC or a busy port is
@@ -194,7 +206,7 @@ func (s *Server) acceptLoop(ctx context.Context, ln net.Listener, p Proto) error
 		}
 		// Nothing here blocks: a full server sheds or refuses at once, and
 		// the connection's own goroutine does everything else.
-		ss, shed := s.admit(c)
+		ss, shed, why := s.admit(c)
 		if ss == nil {
 			s.cfg.Log.Warn("connection limit reached, all connections busy: refusing the new one", "remote", c.RemoteAddr().String(), "max_conns", s.cfg.MaxConns)
 			var b [noticeLen]byte
@@ -202,8 +214,8 @@ func (s *Server) acceptLoop(ctx context.Context, ln net.Listener, p Proto) error
 			continue
 		}
 		if shed != nil {
-			s.cfg.Log.Warn("connection limit reached: closing the connection idle longest for the new one",
-				"shed", shed.c.RemoteAddr().String(), "remote", c.RemoteAddr().String(), "max_conns", s.cfg.MaxConns)
+			s.cfg.Log.Warn("connection limit reached: closing one that completed no request lately for the new one",
+				"shed", shed.c.RemoteAddr().String(), "shed_as", why, "remote", c.RemoteAddr().String(), "max_conns", s.cfg.MaxConns)
 		}
 		s.wg.Add(1)
 		go func() {
@@ -212,7 +224,7 @@ func (s *Server) acceptLoop(ctx context.Context, ln net.Listener, p Proto) error
 			stop := context.AfterFunc(ctx, func() { interrupt(c) })
 			defer stop()
 			s.logAccept(c, p)
-			n, err := s.handle(c, &ss.done)
+			n, err := s.handle(c, ss)
 			c.Close()
 			if err != nil && ctx.Err() == nil {
 				s.cfg.Log.Warn("connection ended", "remote", c.RemoteAddr().String(), "proto", p.String(), "messages", n, "err", err)
@@ -223,33 +235,158 @@ func (s *Server) acceptLoop(ctx context.Context, ln net.Listener, p Proto) error
 	}
 }
 
-// admit takes c into the sessions. At MaxConns it sheds the session that
-// has completed no request for longest, if that is longer than ShedAfter
-// (its handler is woken and closes it; it no longer counts), and returns
-// it; with none such it returns a nil session: c is to be refused.
-func (s *Server) admit(c net.Conn) (ss, shed *session) {
+// admit takes c into the sessions. At MaxConns it sheds the victim (its
+// handler is woken and closes it; it no longer counts) and returns it with
+// why it was chosen; with none, it returns a nil session: c is to be
+// refused.
+func (s *Server) admit(c net.Conn) (ss, shed *session, why string) {
+	addr := remoteAddr(c)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := time.Now()
 	if len(s.sessions) >= s.cfg.MaxConns {
-		for x := range s.sessions {
-			if d := x.done.Load(); d != x.seenDone {
-				x.seenDone, x.seenAt = d, now
-			}
-			if now.Sub(x.seenAt) >= s.cfg.ShedAfter && (shed == nil || x.seenAt.Before(shed.seenAt)) {
-				shed = x
-			}
+		var k shedClass
+		if shed, k = s.victim(now, addr); shed == nil {
+			return nil, nil, ""
 		}
-		if shed == nil {
-			return nil, nil
-		}
-		delete(s.sessions, shed)
+		why = k.String()
+		s.forget(shed)
 		interrupt(shed.c)
 	}
-	ss = &session{c: c, seenAt: now}
+	ss = &session{c: c, addr: addr, seenAt: now}
 	s.sessions[ss] = struct{}{}
+	s.perAddr[addr]++
 	serverProcs(len(s.sessions), s.cfg.MaxConns)
-	return ss, shed
+	return ss, shed, why
+}
+
+// shedClass is how a full server ranks a connection as a victim for a new
+// one, from never to first.
+type shedClass int8
+
+const (
+	// keep: it completed a request within ShedAfter.
+	keep shedClass = iota
+	// fresh: accepted within ShedAfter, nothing sent yet that the server
+	// has seen; maybe a good client about to send its first request.
+	fresh
+	// idle: it completed requests, none within ShedAfter, and has none
+	// under way (a client pinging at long intervals, or done).
+	idle
+	// slow: a request started and not finished, or none completed within
+	// ShedAfter of the accept (Slowloris, or a client that only connects).
+	slow
+)
+
+func (k shedClass) String() string {
+	return [...]string{"busy", "new", "idle", "slow"}[k]
+}
+
+// class ranks x at now; it also moves x's record of progress (under mu).
+func (s *Server) class(x *session, now time.Time) shedClass {
+	d := x.done.Load()
+	if d != x.seenDone {
+		x.seenDone, x.seenAt = d, now
+	}
+	stale := now.Sub(x.seenAt) >= s.cfg.ShedAfter
+	switch {
+	case d > 0 && !stale:
+		return keep
+	case x.partial.Load() || stale && d == 0:
+		return slow
+	case stale:
+		return idle
+	}
+	return s.unread(x)
+}
+
+// unread ranks a new connection that its handler has seen nothing of by
+// what its socket holds, for the handler may simply not have run yet (a
+// busy machine, a burst of reconnecting clients): a whole request waiting
+// is as good as served, part of one is slow, nothing is fresh. Two system
+// calls, paid only at MaxConns, for connections that have completed none.
+func (s *Server) unread(x *session) shedClass {
+	var hdr [HeaderLen]byte
+	n, queued, ok := peekConn(x.c, hdr[:])
+	switch {
+	case !ok || n == 0:
+		return fresh
+	case n < HeaderLen:
+		return slow
+	}
+	if size, _ := parseHeader(hdr[:]); size < HeaderLen || size > s.cfg.MaxMessage || queued < size {
+		return slow
+	}
+	return keep
+}
+
+// victim chooses the session a new connection from addr takes the place
+// of at MaxConns, or nil when every session is busy (class keep). A slow
+// one goes first, whatever its address, so that a good client's
+// connection, new or idle, is never shed while a slow one is held. Among
+// those of the same rank, one of an address holding more than its share
+// of the table (MaxConns over the number of addresses, the newcomer's
+// included) goes first; then idle before new; then the one that has gone
+// longest without completing a request (since its accept, if it never
+// did). Called under mu; a full scan, but only when the table is full.
+func (s *Server) victim(now time.Time, addr netip.Addr) (*session, shedClass) {
+	addrs := len(s.perAddr)
+	if s.perAddr[addr] == 0 {
+		addrs++
+	}
+	share := (s.cfg.MaxConns + addrs - 1) / addrs
+	var (
+		best     *session
+		bestK    shedClass
+		bestOver bool
+	)
+	for x := range s.sessions {
+		k := s.class(x, now)
+		if k == keep {
+			continue
+		}
+		over := s.perAddr[x.addr] > share
+		if best == nil || worse(k, over, x.seenAt, bestK, bestOver, best.seenAt) {
+			best, bestK, bestOver = x, k, over
+		}
+	}
+	return best, bestK
+}
+
+// worse says whether a connection of class k, of an address over its
+// share or not, without a completed request since at, is shed before one
+// of class bk, bover, bat (victim's order).
+func worse(k shedClass, over bool, at time.Time, bk shedClass, bover bool, bat time.Time) bool {
+	if (k == slow) != (bk == slow) {
+		return k == slow
+	}
+	if over != bover {
+		return over
+	}
+	if k != bk {
+		return k > bk
+	}
+	return at.Before(bat)
+}
+
+// remoteAddr is c's client address, by which the server counts shares;
+// an IPv4-mapped IPv6 address counts as the IPv4 one.
+func remoteAddr(c net.Conn) netip.Addr {
+	if a, ok := c.RemoteAddr().(*net.TCPAddr); ok {
+		return a.AddrPort().Addr().Unmap()
+	}
+	return netip.Addr{}
+}
+
+// forget takes ss out of the sessions if it is still there (under mu).
+func (s *Server) forget(ss *session) {
+	if _, ok := s.sessions[ss]; !ok {
+		return
+	}
+	delete(s.sessions, ss)
+	if s.perAddr[ss.addr]--; s.perAddr[ss.addr] <= 0 {
+		delete(s.perAddr, ss.addr)
+	}
 }
 
 // notify sends the client a notice before its connection is closed, as
@@ -264,7 +401,7 @@ func (s *Server) notify(c net.Conn, code, value uint32) {
 // leave ends a session (one that was shed has left already).
 func (s *Server) leave(ss *session) {
 	s.mu.Lock()
-	delete(s.sessions, ss)
+	s.forget(ss)
 	s.mu.Unlock()
 }
 
@@ -290,7 +427,7 @@ func (s *Server) logAccept(c net.Conn, p Proto) {
 // then, for the rest of it and for its reply; a reply that does not fit the
 // socket at once has RequestTimeout in any case. So the common ping costs
 // no clock read and no system call for all this.
-func (s *Server) handle(c net.Conn, done *atomic.Uint64) (int, error) {
+func (s *Server) handle(c net.Conn, ss *session) (int, error) {
 	buf := make([]byte, min(64<<10, s.cfg.MaxMessage))
 	if err := limitConn(c, s.cfg.IdleTimeout, s.cfg.RequestTimeout); err != nil {
 		return 0, err
@@ -301,7 +438,9 @@ func (s *Server) handle(c net.Conn, done *atomic.Uint64) (int, error) {
 		for have < need {
 			if have > 0 && deadline.IsZero() {
 				// A request under way: the rest of it, and its reply,
-				// within RequestTimeout, however the bytes trickle.
+				// within RequestTimeout, however the bytes trickle; and
+				// until it completes, the connection is slow to admit.
+				ss.partial.Store(true)
 				deadline = time.Now().Add(s.cfg.RequestTimeout)
 				if err := c.SetDeadline(deadline); err != nil {
 					return err
@@ -344,8 +483,9 @@ func (s *Server) handle(c net.Conn, done *atomic.Uint64) (int, error) {
 				return n, fmt.Errorf("reply: %w", err)
 			}
 		}
-		done.Add(1)
+		ss.done.Add(1)
 		if !deadline.IsZero() {
+			ss.partial.Store(false)
 			deadline = time.Time{}
 			if err := c.SetDeadline(deadline); err != nil {
 				return n, err

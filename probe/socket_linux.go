@@ -445,6 +445,28 @@ func (c *fdConn) interrupt() {
 	}
 }
 
+// peek copies the start of what c's socket holds unread into b and says
+// how much it holds in all, without taking any; ok is false when it cannot
+// tell (closed, or the socket would not say).
+func (c *fdConn) peek(b []byte) (n, queued int, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed.Load() {
+		return 0, 0, false
+	}
+	n, _, err := unix.Recvfrom(c.fd, b, unix.MSG_PEEK|unix.MSG_DONTWAIT)
+	if errors.Is(err, unix.EAGAIN) {
+		return 0, 0, true
+	}
+	if err != nil || n <= 0 {
+		return 0, 0, false
+	}
+	if queued, err = unix.IoctlGetInt(c.fd, unix.SIOCINQ); err != nil {
+		return 0, 0, false
+	}
+	return n, max(n, queued), true
+}
+
 func (c *fdConn) LocalAddr() net.Addr  { return c.local }
 func (c *fdConn) RemoteAddr() net.Addr { return c.remote }
 
@@ -638,6 +660,15 @@ func interrupt(c net.Conn) {
 		return
 	}
 	c.Close()
+}
+
+// peekConn is fdConn.peek for any connection: one the server did not
+// open itself cannot tell.
+func peekConn(c net.Conn, b []byte) (n, queued int, ok bool) {
+	if fc, ok := c.(*fdConn); ok {
+		return fc.peek(b)
+	}
+	return 0, 0, false
 }
 
 // socketID returns what finds a connection's socket in SMC sock_diag

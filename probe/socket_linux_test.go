@@ -238,9 +238,9 @@ func TestServerShortReads(t *testing.T) {
 	s := NewServer(ServerConfig{TCPOnly: true})
 	c, peer := socketPair(t)
 	c.sysread = func(fd int, p []byte) (int, error) { return unix.Read(fd, p[:min(3, len(p))]) }
-	var done atomic.Uint64
+	var ss session
 	served := make(chan error, 1)
-	go func() { _, err := s.handle(c, &done); served <- err }()
+	go func() { _, err := s.handle(c, &ss); served <- err }()
 	msg := make([]byte, 100)
 	for i := range 5 {
 		putHeader(msg, len(msg), false)
@@ -264,8 +264,8 @@ func TestServerShortReads(t *testing.T) {
 	if err := <-served; err != nil {
 		t.Errorf("handle: %v", err)
 	}
-	if done.Load() != 5 {
-		t.Errorf("%d requests counted, want 5", done.Load())
+	if ss.done.Load() != 5 {
+		t.Errorf("%d requests counted, want 5", ss.done.Load())
 	}
 }
 

@@ -54,4 +54,6 @@ func limitConn(c net.Conn, idle, write time.Duration) error {
 	return c.SetDeadline(time.Now().Add(idle))
 }
 
+func peekConn(c net.Conn, b []byte) (n, queued int, ok bool) { return 0, 0, false }
+
 func socketID(c net.Conn) SocketID { return SocketID{} }

@@ -13,7 +13,7 @@ var page = cli.Page{
 	},
 	Description: []string{
 		"smcping opens SMC connections (AF_SMC or IPPROTO_SMC) to an smcping server, proves from the kernel's own view (sock_diag) which mode each connection really used (SMC-R, SMC-D, or TCP fallback with the reason by kernel name), and measures ping-pong latency or one-way bandwidth, against plain TCP on the same path when asked (--compare tcp).",
-		"The server answers every request within --request-timeout from its first byte, and at --max-conns sheds the connection idle longest for a new client; a client refused says why.",
+		"The server answers every request within --request-timeout from its first byte. At --max-conns a new client takes the slot of a slow connection (a request begun and not finished, or none within a second of connecting), else of an idle or new one, those of an address holding more than its share of the table first; it is refused only when every connection completed a request within the last second, and then says why.",
 	},
 	Examples: []cli.Example{
 		{What: "smcping -s", Means: "the server: SMC on port 5000, the TCP baseline on 5001"},

@@ -10,7 +10,7 @@ complete -c smcping -l idle -d "server: close connections idle this long between
 complete -c smcping -l listen -d "server: listen address" -x
 complete -c smcping -l log -d "write every sample to this CSV file" -x
 complete -c smcping -s m -d "message sizes in bytes: N, N,M,... or LO-HI (powers of two)" -x
-complete -c smcping -l max-conns -d "server: connections served at once" -x
+complete -c smcping -l max-conns -d "server: connections served at once; at the limit a new one takes the slot of a slow, idle or new one, never of one busy in the last second" -x
 complete -c smcping -l max-msg -d "server: largest message accepted, bytes" -x
 complete -c smcping -l max-samples -d "-t mode: most samples kept per size and protocol" -x
 complete -c smcping -s n -d "messages per connection, size and protocol" -x
