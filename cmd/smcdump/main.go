@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 
 	"golang.org/x/term"
 
@@ -73,7 +72,7 @@ func main() {
 	o.NewTracker = func(views []string) (output.Tracker, error) { return newTracker(views, keep) }
 	o.Progress = o.Read != "" && o.Read != "-" && term.IsTerminal(int(os.Stderr.Fd()))
 
-	ctx, stop := signal.NotifyContext(context.Background(), cli.EndSignals()...)
+	ctx, stop := cli.NotifyContext(context.Background())
 	run := output.Run
 	if interactive {
 		run = browse
@@ -85,5 +84,9 @@ func main() {
 		// 0x..): what, or smcdump: -FLAG: what.
 		fmt.Fprintln(os.Stderr, "smcdump: "+err.Error())
 	}
-	os.Exit(output.ExitCode(err))
+	code := output.ExitCode(err)
+	if interactive {
+		code = cli.ExitStatus(ctx, code)
+	}
+	os.Exit(code)
 }

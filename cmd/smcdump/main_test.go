@@ -195,6 +195,11 @@ func TestBrowseHangup(t *testing.T) {
 	if got := x.Display("#{alternate_on} #{mouse_any_flag}"); got != "0 0" {
 		t.Errorf("after SIGHUP: alternate screen, mouse = %s, want 0 0", got)
 	}
+	// As a shell reports a command SIGHUP killed: the browser was ended,
+	// not quit.
+	if got := x.Display("#{pane_dead_status}"); got != "129" {
+		t.Errorf("after SIGHUP: exit status %s, want 129", got)
+	}
 }
 
 // TestBrowseFlags runs smcdump -I in tmux with -Y, -a and -c, which it
@@ -228,6 +233,9 @@ func TestBrowseFlags(t *testing.T) {
 	x.WaitDisplay("#{pane_dead}", "1")
 	if got := x.Display("#{alternate_on} #{mouse_any_flag}"); got != "0 0" {
 		t.Errorf("after SIGTERM: alternate screen, mouse = %s, want 0 0", got)
+	}
+	if got := x.Display("#{pane_dead_status}"); got != "143" {
+		t.Errorf("after SIGTERM: exit status %s, want 143", got)
 	}
 }
 

@@ -12,7 +12,6 @@ import (
 	"math"
 	"net"
 	"os"
-	"os/signal"
 	"strings"
 	"time"
 
@@ -77,7 +76,7 @@ func runFleet(c config) int {
 		return 2
 	}
 	fc := &fleet.Client{URL: url}
-	ctx, stop := signal.NotifyContext(context.Background(), cli.EndSignals()...)
+	ctx, stop := cli.NotifyContext(context.Background())
 	defer stop()
 	if c.count > 0 {
 		return runFleetCount(ctx, fc, c)
@@ -86,7 +85,7 @@ func runFleet(c config) int {
 		fmt.Fprintln(os.Stderr, "smctop: "+err.Error())
 		return 1
 	}
-	return 0
+	return cli.ExitStatus(ctx, 0)
 }
 
 // errHelp is returned by parseArgs for -h; the usage went to out.
@@ -210,7 +209,7 @@ func run(args []string) int {
 		o.Wire = w
 	}
 	m := monitor.New(o)
-	ctx, stop := signal.NotifyContext(context.Background(), cli.EndSignals()...)
+	ctx, stop := cli.NotifyContext(context.Background())
 	code := 0
 	if c.count > 0 {
 		code = runCount(ctx, m, c)
@@ -219,6 +218,11 @@ func run(args []string) int {
 		code = 1
 	}
 	stop()
+	if c.dashboard() {
+		// The exporter alone (--no-tui) ends with 0 on SIGTERM: systemd
+		// stops it so, and would count 143 as a failed stop.
+		code = cli.ExitStatus(ctx, code)
+	}
 	// Close removes the tracefs instance and its enabled tracepoints.
 	if err := m.Close(); err != nil {
 		fmt.Fprintln(os.Stderr, "smctop: "+err.Error())

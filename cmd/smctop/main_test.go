@@ -232,12 +232,14 @@ func TestListenPort(t *testing.T) {
 	if !strings.Contains(string(body), "smc_") {
 		t.Errorf("/metrics on %s: %.300s", addr, body)
 	}
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+	// systemd stops the exporter with SIGTERM and would count any exit
+	// status but 0 (or death by the signal) as a failed stop.
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	within(t, "exit after SIGINT", func() { err = cmd.Wait() })
+	within(t, "exit after SIGTERM", func() { err = cmd.Wait() })
 	if err != nil {
-		t.Errorf("exit after SIGINT: %v", err)
+		t.Errorf("the exporter alone, after SIGTERM: %v, want exit status 0", err)
 	}
 }
 
@@ -286,10 +288,16 @@ func TestCountJSONArray(t *testing.T) {
 
 // TestSignalRestoresTerminal sends each ending signal to the dashboard in
 // tmux: it must leave the alternate screen and turn mouse reporting off,
-// as q does.
+// as q does, and exit as a shell reports a command that signal killed
+// (128+N) for SIGHUP and SIGTERM, so that a supervisor or script sees it
+// was stopped; SIGINT is a quit, as ^C is in the dashboard.
 func TestSignalRestoresTerminal(t *testing.T) {
 	bin := build(t)
-	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT} {
+	for _, tt := range []struct {
+		sig    syscall.Signal
+		status string
+	}{{syscall.SIGHUP, "129"}, {syscall.SIGTERM, "143"}, {syscall.SIGINT, "0"}} {
+		sig := tt.sig
 		t.Run(sig.String(), func(t *testing.T) {
 			x := testutil.NewTmux(t, 100, 30, bin, "--netlink-replay", "../../smcnl/testdata/multilink-client-before",
 				"--path.sysfs", "../../rdmastats/testdata/sys")
@@ -310,6 +318,9 @@ func TestSignalRestoresTerminal(t *testing.T) {
 			x.WaitDisplay("#{pane_dead}", "1")
 			if got := x.Display(modes); got != "0 0 0 0" {
 				t.Errorf("after %v: alternate screen, any/button/standard mouse = %s, want 0 0 0 0", sig, got)
+			}
+			if got := x.Display("#{pane_dead_status}"); got != tt.status {
+				t.Errorf("after %v: exit status %s, want %s", sig, got, tt.status)
 			}
 		})
 	}
