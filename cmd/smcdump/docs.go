@@ -34,4 +34,10 @@ var page = cli.Page{
 		"G": {"fields"},
 		"z": {"smc,conns", "smc,links", "smc,lgr", "smc,decline", "smc,timeline,"},
 	},
+	Groups: []cli.Group{
+		{Title: "Input", Flags: []string{"r", "i", "f", "s", "c", "n"}},
+		{Title: "Output", Flags: []string{"T", "e", "E", "V", "x", "a", "q", "w", "G"}},
+		{Title: "Filters and tracker views", Flags: []string{"Y", "z", "K"}},
+		{Title: "Browser", Flags: []string{"I"}},
+	},
 }

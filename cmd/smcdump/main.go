@@ -22,6 +22,7 @@ func newFlags(o *output.Options, format *string, interactive *bool, keep *int) *
 	fs.StringVar(&o.Iface, "i", "", "capture live on `IFACE` (needs CAP_NET_RAW)")
 	fs.StringVar(&o.Write, "w", "", "write selected frames to pcapng `FILE`")
 	fs.IntVar(&o.Count, "c", 0, "stop after `N` selected frames (-I: read the first N frames)")
+	fs.Bool("n", false, "no name resolution: smcdump never resolves names (taken for tshark's -nr FILE)")
 	fs.BoolVar(&o.All, "a", false, "show all frames, not only SMC-relevant ones")
 	fs.BoolVar(&o.Quiet, "q", false, "print no frames (only the -z views)")
 	fs.BoolVar(&o.Verbose, "V", false, "print the field tree of each frame")
@@ -53,11 +54,8 @@ func main() {
 		keep        = defaultKeep
 	)
 	fs := newFlags(&o, &format, &interactive, &keep)
-	if err := fs.Parse(os.Args[1:]); err != nil {
-		if err == flag.ErrHelp {
-			os.Exit(0)
-		}
-		os.Exit(2)
+	if code, exit := cli.Done(cli.Parse(fs, os.Args[1:]), page, fs, os.Stdout, os.Stderr); exit {
+		os.Exit(code)
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "smcdump: unexpected argument %q\n", fs.Arg(0))

@@ -31,4 +31,10 @@ var page = cli.Page{
 	},
 	SeeAlso: []string{"smcdump(1)", "smcping(1)", "ss(8)", "rdma(8)"},
 	Values:  map[string][]string{"o": {"text", "json", "jsonl"}},
+	Groups: []cli.Group{
+		{Title: "Source (default: this host's kernel)", Flags: []string{"r", "speed", "i", "netlink-replay", "remote", "prometheus"}},
+		{Title: "Dashboard and snapshots", Flags: []string{"interval", "once", "count", "o"}},
+		{Title: "Prometheus exporter", Flags: []string{"listen", "no-tui"}},
+		{Title: "Paths", Flags: []string{"path.sysfs", "path.procfs", "path.tracefs"}},
+	},
 }

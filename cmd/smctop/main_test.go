@@ -154,14 +154,17 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"--speed", "2"}, "--speed: only with -r FILE"},
 		{[]string{"--interval", "0", "--once"}, "--interval: must be positive, got 0s"},
 		{[]string{"--interval", "-1s", "--once"}, "--interval: must be positive, got -1s"},
-		{[]string{"--interval", "soon"}, `invalid value "soon" for flag -interval`},
+		{[]string{"--interval", "soon"}, `invalid value "soon" for flag -interval: parse error; try 'smctop --help'`},
+		{[]string{"--count"}, "flag --count needs a value; try 'smctop --help'"},
+		{[]string{"-r"}, "flag -r needs a value; try 'smctop --help'"},
 		{[]string{"-o", "yaml", "--once"}, `-o: unknown format "yaml" (text, json, jsonl)`},
 		{[]string{"-o", "json"}, "-o: only with --once or --count N"},
 		{[]string{"--once", "--count", "2"}, "--once and --count: use one"},
 		{[]string{"--no-tui"}, "--no-tui: only with --listen ADDR"},
 		{[]string{"--once", "--listen", "127.0.0.1:0"}, "--listen: not with --once or --count"},
 		{[]string{"-r", pcap, "-i", "lo"}, "-r and -i: use one"},
-		{[]string{"--frobnicate"}, "flag provided but not defined: -frobnicate"},
+		{[]string{"--frobnicate"}, "smctop: unknown flag --frobnicate; try 'smctop --help'\n"},
+		{[]string{"-frobnicate"}, "smctop: unknown flag -frobnicate; try 'smctop --help'\n"},
 		{[]string{"--once", "extra"}, `unexpected argument "extra"`},
 	} {
 		_, stderr, code := testutil.RunNoTTY(t, bin, tt.args...)
@@ -169,9 +172,15 @@ func TestBadFlags(t *testing.T) {
 			t.Errorf("smctop %q: exit %d, stderr %q; want 2 and one line with %q", tt.args, code, stderr, tt.want)
 		}
 	}
-	out, stderr, code := testutil.RunNoTTY(t, bin, "-h")
-	if code != 0 || !strings.Contains(out, "-count N") || stderr != "" {
-		t.Errorf("smctop -h: exit %d, stderr %q, stdout %q; want the flags on stdout", code, stderr, out)
+	for _, h := range []string{"-h", "--help", "-help"} {
+		out, stderr, code := testutil.RunNoTTY(t, bin, h)
+		if code != 0 || !strings.HasPrefix(out, "Usage: smctop ") || !strings.Contains(out, "\n  --count N ") || stderr != "" {
+			t.Errorf("smctop %s: exit %d, stderr %q, stdout %q; want the flags on stdout", h, code, stderr, out)
+		}
+	}
+	out, stderr, code := testutil.RunNoTTY(t, bin, "--version")
+	if code != 0 || !strings.HasPrefix(out, "smctop (smcscope) ") || !strings.Contains(out, "\ngo: go1.") || stderr != "" {
+		t.Errorf("smctop --version: exit %d, stderr %q, stdout %q; want the build information on stdout", code, stderr, out)
 	}
 	_, stderr, code = testutil.RunNoTTY(t, bin, "--netlink-replay", "/nonexistent", "--once")
 	if code != 1 || stderr != "smctop: --netlink-replay /nonexistent: no such file or directory\n" {

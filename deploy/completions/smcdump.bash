@@ -18,6 +18,6 @@ _smcdump() {
 	-w) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	-z) COMPREPLY=($(compgen -W "smc,conns smc,links smc,lgr smc,decline smc,timeline," -- "$cur")); return ;;
 	esac
-	COMPREPLY=($(compgen -W "-E -G -I -K -T -V -Y -a -c -e -f -i -q -r -s -w -x -z" -- "$cur"))
+	COMPREPLY=($(compgen -W "-E -G -I -K -T -V -Y -a -c -e -f --help -i -n -q -r -s --version -w -x -z" -- "$cur"))
 }
 complete -F _smcdump smcdump

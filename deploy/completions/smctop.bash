@@ -18,6 +18,6 @@ _smctop() {
 	--remote) return ;;
 	--speed) return ;;
 	esac
-	COMPREPLY=($(compgen -W "--count -i --interval --listen --netlink-replay --no-tui -o --once --path.procfs --path.sysfs --path.tracefs --prometheus -r --remote --speed" -- "$cur"))
+	COMPREPLY=($(compgen -W "--count --help -i --interval --listen --netlink-replay --no-tui -o --once --path.procfs --path.sysfs --path.tracefs --prometheus -r --remote --speed --version" -- "$cur"))
 }
 complete -F _smctop smctop

@@ -27,6 +27,12 @@ type Page struct {
 	// "o": {"text", "json", "jsonl"}. A flag whose value is a file gets
 	// file completion when its placeholder says FILE, DIR or PATH.
 	Values map[string][]string
+	// Groups order -h's flags under titles; with groups, every flag must
+	// be in one (Check).
+	Groups []Group
+	// Notes are paragraphs -h prints after the flags: what a value means
+	// beyond one flag's line.
+	Notes []string
 }
 
 // Date is the man pages' date: the pages change when the flags do, and a
@@ -37,14 +43,23 @@ const Date = "2026-11-27"
 // it means).
 type Example struct{ What, Means string }
 
-// flags lists fs's flags in name order with their value placeholder and
-// usage text, as flag.PrintDefaults reads them.
+// flagDoc is one flag: its name, value placeholder, usage text and
+// default, as flag.PrintDefaults reads them.
 type flagDoc struct {
 	name, arg, usage, def string
 	boolean               bool
 }
 
+// docs is flagDocs with the flags Parse answers itself (--help,
+// --version), for the man page and completions.
 func docs(fs *flag.FlagSet) []flagDoc {
+	out := append(flagDocs(fs), helpFlags()...)
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
+}
+
+// flagDocs lists fs's own flags.
+func flagDocs(fs *flag.FlagSet) []flagDoc {
 	var out []flagDoc
 	fs.VisitAll(func(f *flag.Flag) {
 		arg, usage := flag.UnquoteUsage(f)
@@ -114,8 +129,8 @@ func Man(p Page, fs *flag.FlagSet, date string) string {
 			fmt.Fprintf(&b, ".BI %s \" \" %s\n", roff(dash(d.name)), roff(d.arg))
 		}
 		usage := d.usage
-		if !d.boolean && d.def != "" && d.def != "0" && d.def != "[]" {
-			usage += fmt.Sprintf(" (default %s)", d.def)
+		if def := shownDefault(d); def != "" {
+			usage += fmt.Sprintf(" (default %s)", def)
 		}
 		b.WriteString(roff(usage) + "\n")
 	}
