@@ -1,6 +1,13 @@
 package main
 
-import "github.com/smcscope/smcscope/internal/cli"
+import (
+	"strings"
+	"unicode"
+
+	"github.com/smcscope/smcscope/expert"
+	"github.com/smcscope/smcscope/internal/cli"
+	"github.com/smcscope/smcscope/track"
+)
 
 // page is smcdump's man page and completion words besides its flags.
 var page = cli.Page{
@@ -32,7 +39,7 @@ var page = cli.Page{
 	Values: map[string][]string{
 		"T": {"text", "json", "jsonl", "fields"},
 		"G": {"fields"},
-		"z": {"smc,conns", "smc,links", "smc,lgr", "smc,decline", "smc,timeline,"},
+		"z": viewWords(),
 	},
 	Groups: []cli.Group{
 		{Title: "Input", Flags: []string{"r", "i", "f", "s", "c", "n"}},
@@ -40,4 +47,27 @@ var page = cli.Page{
 		{Title: "Filters and tracker views", Flags: []string{"Y", "z", "K"}},
 		{Title: "Browser", Flags: []string{"I"}},
 	},
+}
+
+// viewWords are the -z completions, from the tracker's own list of views:
+// a view whose last part is a placeholder (smc,timeline,CONN) completes to
+// its prefix, the expert view's severity floor to each severity.
+func viewWords() []string {
+	var words []string
+	for _, v := range track.Views() {
+		spec := v[0]
+		i := strings.LastIndexByte(spec, ',')
+		if last := spec[i+1:]; strings.IndexFunc(last, unicode.IsLower) >= 0 {
+			words = append(words, spec)
+			continue
+		}
+		if spec[:i] != track.ViewExpert {
+			words = append(words, spec[:i+1])
+			continue
+		}
+		for s := expert.Chat; s <= expert.Error; s++ {
+			words = append(words, spec[:i+1]+s.String())
+		}
+	}
+	return words
 }

@@ -16,7 +16,7 @@ _smcdump() {
 	-r) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	-s) return ;;
 	-w) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-	-z) COMPREPLY=($(compgen -W "smc,conns smc,links smc,lgr smc,decline smc,timeline," -- "$cur")); return ;;
+	-z) COMPREPLY=($(compgen -W "smc,conns smc,links smc,lgr smc,decline smc,timeline, smc,expert smc,expert,chat smc,expert,note smc,expert,warn smc,expert,error" -- "$cur")); return ;;
 	esac
 	COMPREPLY=($(compgen -W "-E -G -I -K -T -V -Y -a -c -e -f --help -i -n -q -r -s --version -w -x -z" -- "$cur"))
 }

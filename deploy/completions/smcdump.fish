@@ -19,4 +19,4 @@ complete -c smcdump -s s -d "live snap length in BYTES (0: whole frames)" -x
 complete -c smcdump -l version -d "print the version and build information and exit"
 complete -c smcdump -s w -d "write selected frames to pcapng FILE" -r -F
 complete -c smcdump -s x -d "print a hex dump of each frame"
-complete -c smcdump -s z -d "tracker view SPEC (repeatable):" -x -a "smc,conns smc,links smc,lgr smc,decline smc,timeline,"
+complete -c smcdump -s z -d "tracker view SPEC (repeatable):" -x -a "smc,conns smc,links smc,lgr smc,decline smc,timeline, smc,expert smc,expert,chat smc,expert,note smc,expert,warn smc,expert,error"

@@ -251,3 +251,37 @@ func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return s
 }
+
+// CheckCompletion reports each flag of fs (and --help, --version) and
+// each of p's value words that a completion script for shell ("bash",
+// "zsh" or "fish") does not offer: a flag or a -z view added without its
+// completion, whatever wrote the script.
+func CheckCompletion(shell, script string, p Page, fs *flag.FlagSet) error {
+	words := map[string]bool{}
+	for _, w := range strings.FieldsFunc(script, func(r rune) bool { return strings.ContainsRune(" \t\n\"'()[", r) }) {
+		words[w] = true
+	}
+	var missing []string
+	for _, d := range docs(fs) {
+		offered := words[dash(d.name)]
+		if shell == "fish" {
+			opt := " -l " + d.name + " "
+			if len(d.name) == 1 {
+				opt = " -s " + d.name + " "
+			}
+			offered = strings.Contains(script, "complete -c "+p.Name+opt)
+		}
+		if !offered {
+			missing = append(missing, dash(d.name))
+		}
+		for _, v := range p.Values[d.name] {
+			if !words[v] {
+				missing = append(missing, dash(d.name)+" "+v)
+			}
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%s completion for %s lacks %s", shell, p.Name, strings.Join(missing, ", "))
+	}
+	return nil
+}
