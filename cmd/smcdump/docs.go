@@ -26,6 +26,7 @@ var page = cli.Page{
 	},
 	Examples: []cli.Example{
 		{What: "smcdump -r smc.pcap", Means: "one line per SMC-relevant frame"},
+		{What: "smcdump -nqr smc.pcap -z smc,expert,warn", Means: "tshark's grouped letters: the warnings and errors of the capture"},
 		{What: "smcdump -r smc.pcap -Y 'smc.clc.type == 4'", Means: "the CLC Declines, with their reasons"},
 		{What: "smcdump -r smc.pcap -q -z smc,conns -z smc,lgr", Means: "the connections and link groups"},
 		{What: "smcdump -i eth0 -w smc.pcapng", Means: "capture SMC traffic live"},
@@ -34,6 +35,7 @@ var page = cli.Page{
 		{What: "0", Means: "done (single frames that do not decode are flagged, not fatal)"},
 		{What: "1", Means: "the capture could not be read"},
 		{What: "2", Means: "a bad flag or filter, -I without a terminal, or a capture cut short (what was read is printed)"},
+		{What: "129, 143", Means: "-I ended by SIGHUP or SIGTERM (128 + the signal, as a shell reports it), after the terminal was restored"},
 	},
 	SeeAlso: []string{"smctop(1)", "smcping(1)", "tshark(1)", "pcap-filter(7)"},
 	Values: map[string][]string{

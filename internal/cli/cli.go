@@ -121,6 +121,7 @@ func Man(p Page, fs *flag.FlagSet, date string) string {
 		b.WriteString(roff(para) + "\n")
 	}
 	b.WriteString(".SH OPTIONS\n")
+	b.WriteString(roff("One-letter flags group, as with getopt: -ab is -a -b, and the last letter may take its value attached (-c2) or as the next word. Long flags take two dashes; -- ends the flags.") + "\n")
 	for _, d := range docs(fs) {
 		b.WriteString(".TP\n")
 		if d.boolean {
