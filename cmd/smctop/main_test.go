@@ -154,7 +154,7 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"--speed", "2"}, "--speed: only with -r FILE"},
 		{[]string{"--interval", "0", "--once"}, "--interval: must be positive, got 0s"},
 		{[]string{"--interval", "-1s", "--once"}, "--interval: must be positive, got -1s"},
-		{[]string{"--interval", "soon"}, `invalid value "soon" for flag -interval: parse error; try 'smctop --help'`},
+		{[]string{"--interval", "soon"}, `--interval "soon": not a duration (e.g. 2s, 500ms); try 'smctop --help'`},
 		{[]string{"--count"}, "flag --count needs a value; try 'smctop --help'"},
 		{[]string{"-r"}, "flag -r needs a value; try 'smctop --help'"},
 		{[]string{"-o", "yaml", "--once"}, `-o: unknown format "yaml" (text, json, jsonl)`},

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -41,10 +42,75 @@ func Parse(fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := fs.Parse(goArgs); err != nil {
+	// The flag package says "invalid value ... parse error"; the value's
+	// own error, caught on its way, says which flag and what it wants.
+	var bad *UsageError
+	fs.VisitAll(func(f *flag.Flag) {
+		if isBool(f) {
+			return
+		}
+		orig, name := f.Value, f.Name
+		f.Value = &checkedValue{Value: orig, failed: func(s string, err error) {
+			if bad == nil {
+				bad = &UsageError{Tool: fs.Name(), Msg: valueProblem(orig, name, s, err)}
+			}
+		}}
+	})
+	err = fs.Parse(goArgs)
+	fs.VisitAll(func(f *flag.Flag) {
+		if c, ok := f.Value.(*checkedValue); ok {
+			f.Value = c.Value
+		}
+	})
+	switch {
+	case bad != nil:
+		return bad
+	case err != nil:
 		return &UsageError{Tool: fs.Name(), Msg: err.Error()}
 	}
 	return nil
+}
+
+// checkedValue passes a failed Set to failed.
+type checkedValue struct {
+	flag.Value
+	failed func(s string, err error)
+}
+
+func (c *checkedValue) Set(s string) error {
+	err := c.Value.Set(s)
+	if err != nil {
+		c.failed(s, err)
+	}
+	return err
+}
+
+// valueProblem says what was wrong with s for flag name, from the type v
+// holds. A value of the tool's own type (flag.Func) says it in its error,
+// which names the flag, as smcdump's -E does.
+func valueProblem(v flag.Value, name, s string, err error) string {
+	g, ok := v.(flag.Getter)
+	if !ok {
+		return err.Error()
+	}
+	problem := err.Error()
+	switch g.Get().(type) {
+	case int, int64:
+		problem = "not a whole number"
+		if _, err := strconv.ParseInt(s, 0, 64); errors.Is(err, strconv.ErrRange) {
+			problem = "out of range"
+		}
+	case uint, uint64:
+		problem = "not a whole number ≥ 0"
+		if _, err := strconv.ParseUint(s, 0, 64); errors.Is(err, strconv.ErrRange) {
+			problem = "out of range"
+		}
+	case float64:
+		problem = "not a number"
+	case time.Duration:
+		problem = "not a duration (e.g. 2s, 500ms)"
+	}
+	return fmt.Sprintf("%s %q: %s", dash(name), s, problem)
 }
 
 // Expand rewrites a command line into the flag package's syntax, from

@@ -21,6 +21,12 @@ func tsharkFlags() *flag.FlagSet {
 	fs.String("z", "", "`VIEW`")
 	fs.String("Y", "", "`EXPR`")
 	fs.Bool("once", false, "one snapshot")
+	fs.Func("e", "`OPTION`", func(s string) error {
+		if !strings.Contains(s, "=") {
+			return errors.New("-e: want A=B")
+		}
+		return nil
+	})
 	fs.Duration("interval", time.Second, "`D`")
 	return fs
 }
@@ -107,9 +113,21 @@ func TestParse(t *testing.T) {
 	if !slices.Equal(fs.Args(), []string{"x", "y", "-z"}) {
 		t.Errorf("positional %q, want x y -z", fs.Args())
 	}
-	err := Parse(tsharkFlags(), []string{"--interval", "soon"})
-	var ue *UsageError
-	if !errors.As(err, &ue) || !strings.Contains(err.Error(), `"soon"`) || !strings.HasSuffix(err.Error(), "; try 'demo --help'") || strings.Contains(err.Error(), "\n") {
-		t.Errorf("bad value: %v", err)
+	for _, tt := range []struct{ args, want string }{
+		{"--interval soon", `--interval "soon": not a duration (e.g. 2s, 500ms); try 'demo --help'`},
+		{"-nc x", `-c "x": not a whole number; try 'demo --help'`},
+		{"-c 99999999999999999999", `-c "99999999999999999999": out of range; try 'demo --help'`},
+		{"-n=maybe", `invalid boolean value "maybe" for -n: parse error; try 'demo --help'`},
+		{"-e x", `-e: want A=B; try 'demo --help'`},
+	} {
+		fs := tsharkFlags()
+		err := Parse(fs, strings.Fields(tt.args))
+		var ue *UsageError
+		if !errors.As(err, &ue) || err.Error() != tt.want {
+			t.Errorf("Parse(%s) = %v, want %q", tt.args, err, tt.want)
+		}
+		if _, ok := fs.Lookup("c").Value.(*checkedValue); ok {
+			t.Errorf("Parse(%s) left its error catcher on -c", tt.args)
+		}
 	}
 }
