@@ -25,6 +25,7 @@ _smcping() {
 	--tcp-port) return ;;
 	--timeout) return ;;
 	--warmup) return ;;
+	-[!-]*o) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
 	esac
 	COMPREPLY=($(compgen -W "-P --bw --check --compare --diag --help --hist -i --idle --listen --log -m --max-conns --max-msg --max-samples -n -o -p --proto --request-timeout --require --round -s -t --tcp --tcp-port --timeout --version --warmup" -- "$cur"))
 }

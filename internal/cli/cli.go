@@ -192,6 +192,18 @@ func Bash(p Page, fs *flag.FlagSet) string {
 			fmt.Fprintf(&b, "\t%s) return ;;\n", dash(d.name))
 		}
 	}
+	// A value letter at the end of a group (-nr) takes the next word too.
+	for _, d := range docs(fs) {
+		if len(d.name) != 1 || d.boolean {
+			continue
+		}
+		switch {
+		case len(p.Values[d.name]) > 0:
+			fmt.Fprintf(&b, "\t-[!-]*%s) COMPREPLY=($(compgen -W %q -- \"$cur\")); return ;;\n", d.name, strings.Join(p.Values[d.name], " "))
+		case fileArg(d.arg):
+			fmt.Fprintf(&b, "\t-[!-]*%s) COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n", d.name)
+		}
+	}
 	fmt.Fprintf(&b, "\tesac\n\tCOMPREPLY=($(compgen -W %q -- \"$cur\"))\n}\ncomplete -F %s %s\n", strings.Join(all, " "), fn, p.Name)
 	return b.String()
 }

@@ -58,7 +58,8 @@ func TestCompletionsParse(t *testing.T) {
 		}
 	}
 	b := Bash(demo, testFlags())
-	if !strings.Contains(b, `-o) COMPREPLY=($(compgen -W "text json"`) || !strings.Contains(b, `-r) COMPREPLY=($(compgen -f`) {
+	if !strings.Contains(b, `-o) COMPREPLY=($(compgen -W "text json"`) || !strings.Contains(b, `-r) COMPREPLY=($(compgen -f`) ||
+		!strings.Contains(b, `-[!-]*r) COMPREPLY=($(compgen -f`) {
 		t.Errorf("bash completion:\n%s", b)
 	}
 }
