@@ -32,9 +32,9 @@ func (e *UsageError) Error() string {
 // Expand first, so tshark's grouped short options work, then the flag
 // package. The positional arguments are fs.Args() afterwards. It returns
 // flag.ErrHelp for -h/--help and ErrVersion for --version (unless fs
-// defines those names), a *UsageError for anything fs does not take, and
-// prints nothing: help is asked for on stdout and errors go to stderr as
-// one line, which only the caller can do.
+// defines those names), or a *UsageError for anything fs does not take.
+// It prints nothing: the caller (Done) writes help to stdout and an error
+// to stderr as one line after the tool's name.
 func Parse(fs *flag.FlagSet, args []string) error {
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
