@@ -12,6 +12,7 @@ var page = cli.Page{
 		"--once | --count N [-o text|json|jsonl]",
 		"-r FILE [--speed N]",
 		"--listen ADDR --no-tui",
+		"--remote URL | --prometheus URL [--once | --count N]",
 	},
 	Description: []string{
 		"smctop shows every SMC socket of this host (Shared Memory Communications, SMC-R over RDMA and SMC-D over ISM or the DIBS loopback; AF_SMC and IPPROTO_SMC) joined to its link, link group, RDMA device, port and counters: from sock_diag, SMC generic netlink, sysfs, procfs and the smc: tracepoints in a private tracefs instance. A capture (-r) or a live interface (-i) is read by smcdump's tracker and shown the same way, from the client's side.",

@@ -54,7 +54,7 @@ func Help(w io.Writer, p Page, fs *flag.FlagSet) {
 			lead = "   or: "
 		}
 		lead += p.Name + " "
-		b.WriteString(lead + wrap(s, len(lead), 79)[len(lead):] + "\n")
+		b.WriteString(lead + fill(synopsisWords(s), len(lead), 79)[len(lead):] + "\n")
 	}
 	if p.Summary != "" {
 		b.WriteString(strings.ToUpper(p.Summary[:1]) + p.Summary[1:] + ".\n")
@@ -132,6 +132,45 @@ func shownDefault(d flagDoc) string {
 		return ""
 	}
 	return d.def
+}
+
+// synopsisWords splits a usage line into the words a line may break
+// between: an optional part ([-T text|json [-e FIELD]...]) stays whole.
+func synopsisWords(s string) []string {
+	var words []string
+	depth, start := 0, -1
+	for i, r := range s + " " {
+		switch {
+		case r == '[':
+			depth++
+		case r == ']' && depth > 0:
+			depth--
+		}
+		switch {
+		case r == ' ' && depth == 0 && start >= 0:
+			words, start = append(words, s[start:i]), -1
+		case r != ' ' && start < 0:
+			start = i
+		}
+	}
+	return words
+}
+
+// fill puts words on lines of at most width columns (a longer word has a
+// line of its own), each indented by indent spaces.
+func fill(words []string, indent, width int) string {
+	pad := strings.Repeat(" ", indent)
+	line, lines := pad, []string(nil)
+	for _, w := range words {
+		if len(line) > indent && len(line)+1+len(w) > width {
+			lines, line = append(lines, line), pad
+		}
+		if len(line) > indent {
+			line += " "
+		}
+		line += w
+	}
+	return strings.Join(append(lines, line), "\n")
 }
 
 // wrap fills text into lines of at most width columns, each indented by

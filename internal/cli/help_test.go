@@ -61,3 +61,12 @@ func TestVersion(t *testing.T) {
 		t.Errorf("no VCS information: %s", got)
 	}
 }
+
+// TestSynopsisWords: a usage line breaks between its parts, never inside
+// an optional one.
+func TestSynopsisWords(t *testing.T) {
+	got := strings.Join(synopsisWords("-r FILE [-T text|json [-e FIELD]...] [-z VIEW]...  -q"), "|")
+	if want := "-r|FILE|[-T text|json [-e FIELD]...]|[-z VIEW]...|-q"; got != want {
+		t.Errorf("synopsisWords = %s, want %s", got, want)
+	}
+}
