@@ -70,9 +70,9 @@ func (e *usageError) Is(target error) bool { return target == ErrUsage }
 func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
 
 // rawValue keeps a flag's text as given: ParseArgs converts and checks it
-// after parsing, so that a bad value is one line naming the flag and the
-// value (the flag package would say "invalid value ... parse error" and
-// print the whole usage first).
+// after parsing, so that a bad value is one line naming the flag, the value
+// and the bound it missed (-n 0: want at least 1), which a typed flag
+// cannot say.
 type rawValue struct{ s string }
 
 func (v *rawValue) String() string {
