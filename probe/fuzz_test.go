@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/smcscope/smcscope/internal/cli"
 )
 
 // streamConn feeds the server a fixed byte stream in uneven reads and
@@ -96,8 +98,8 @@ func FuzzParseArgs(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, line string) {
-		_, err := ParseArgs(strings.Fields(line), io.Discard)
-		if err != nil && !errors.Is(err, ErrUsage) && !errors.Is(err, flag.ErrHelp) {
+		_, err := ParseArgs(strings.Fields(line))
+		if err != nil && !errors.Is(err, ErrUsage) && !errors.Is(err, flag.ErrHelp) && !errors.Is(err, cli.ErrVersion) {
 			t.Fatalf("ParseArgs(%q) = %v: not a usage error", line, err)
 		}
 	})

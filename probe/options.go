@@ -4,13 +4,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"math/bits"
 	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/smcscope/smcscope/internal/cli"
 )
 
 // Options is smcping's command line. The zero value is not useful; get one
@@ -68,31 +69,10 @@ func (e *usageError) Is(target error) bool { return target == ErrUsage }
 
 func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
 
-const usageText = `usage:
-  smcping -s [-p PORT] [--tcp-port PORT] [--tcp] [--proto smc|ipproto] [--listen ADDR]
-             [--max-msg BYTES] [--max-conns N] [--idle DURATION] [--request-timeout DURATION]
-  smcping HOST[:PORT] [-n N | -t DURATION] [-m SIZES] [-i INTERVAL] [-P N] [--warmup N]
-             [--proto smc|ipproto|tcp] [--compare tcp[,ipproto|smc]] [--bw] [--hist] [--log FILE] [--diag]
-             [--require smc] [--check] [-o text|json] [--timeout DURATION]
-
-The server listens for SMC on PORT (default 5000) and for the plain TCP
-baseline on --tcp-port (default PORT+1, 0 disables); with --tcp both are
-plain TCP, so the server is not SMC-capable at all.
-SIZES is one size, a list "64,1024,8192" or a range of powers of two
-"64-65536"; a size counts the 4-byte smcping header (minimum 4).
--n counts messages per connection, per size and per protocol.
---compare runs the other protocols in alternating rounds with the first;
-TCP goes to --tcp-port, AF_SMC and IPPROTO_SMC both to PORT.
-At --max-conns the server gives a new connection the slot of a slow one
-(a request begun and not finished, or none within a second of its
-accept), else of an idle or new one, those of a client address holding
-more than its share first; it refuses only when all are busy.
-`
-
 // rawValue keeps a flag's text as given: ParseArgs converts and checks it
-// after parsing, so that a bad value is one line naming the flag and the
-// value (the flag package would say "invalid value ... parse error" and
-// print the whole usage first).
+// after parsing, so that a bad value is one line naming the flag, the value
+// and the bound it missed (-n 0: want at least 1), which a typed flag
+// cannot say.
 type rawValue struct{ s string }
 
 func (v *rawValue) String() string {
@@ -103,30 +83,6 @@ func (v *rawValue) String() string {
 }
 
 func (v *rawValue) Set(s string) error { v.s = s; return nil }
-
-// printDefaults is flag.PrintDefaults with the flags spelled as the usage
-// spells them (-n, --warmup) and the raw flags' values named by kinds.
-func printDefaults(w io.Writer, fs *flag.FlagSet, kinds map[string]string) {
-	fs.VisitAll(func(f *flag.Flag) {
-		name, usage := flag.UnquoteUsage(f)
-		if k, ok := kinds[f.Name]; ok {
-			name = k
-		}
-		line := "  " + flagName(f.Name)
-		if name != "" {
-			line += " " + name
-		}
-		line += "\n    \t" + usage
-		switch {
-		case f.DefValue == "" || f.DefValue == "false":
-		case name == "string":
-			line += fmt.Sprintf(" (default %q)", f.DefValue)
-		default:
-			line += " (default " + f.DefValue + ")"
-		}
-		fmt.Fprintln(w, line)
-	})
-}
 
 // flagName spells a flag as the usage does: -n, --warmup.
 func flagName(name string) string {
@@ -141,82 +97,69 @@ type flagStrings struct{ listen, proto, sizes, durT, intv, compare string }
 
 // defineFlags defines smcping's flags over o (the man page and completions
 // are made from the same set: FlagSet).
-func defineFlags(o *Options) (*flag.FlagSet, map[string]*rawValue, map[string]string, *flagStrings) {
+func defineFlags(o *Options) (*flag.FlagSet, map[string]*rawValue, *flagStrings) {
 	v := &flagStrings{}
 	fs := flag.NewFlagSet("smcping", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
 	raw := map[string]*rawValue{}
-	kinds := map[string]string{} // what -h calls the value of a raw flag
 	// num and dur register flags read after parsing (intFlag, durFlag).
 	num := func(name string, def int, usage string) {
-		raw[name], kinds[name] = &rawValue{strconv.Itoa(def)}, "int"
+		raw[name] = &rawValue{strconv.Itoa(def)}
 		fs.Var(raw[name], name, usage)
 	}
 	dur := func(name string, def time.Duration, usage string) {
-		raw[name], kinds[name] = &rawValue{def.String()}, "duration"
+		raw[name] = &rawValue{def.String()}
 		fs.Var(raw[name], name, usage)
 	}
 	fs.BoolVar(&o.Server, "s", false, "run the server")
 	fs.BoolVar(&o.TCPOnly, "tcp", false, "server: plain TCP only, not SMC-capable")
-	fs.StringVar(&v.listen, "listen", "0.0.0.0", "server: listen address")
-	num("max-msg", DefaultMaxMessage, "server: largest message accepted, bytes")
-	num("max-conns", DefaultMaxConns, "server: connections served at once; at the limit a new one takes the slot of a slow, idle or new one, never of one busy in the last second")
-	dur("idle", DefaultIdleTimeout, "server: close connections idle this long between requests")
-	dur("request-timeout", DefaultRequestTimeout, "server: close a connection whose request (first byte to reply) takes longer")
-	num("p", DefaultPort, "port of the SMC server")
-	num("tcp-port", -1, "port of the TCP baseline (default PORT+1; server: 0 disables)")
-	fs.StringVar(&v.proto, "proto", "smc", "socket kind: smc (AF_SMC), ipproto (IPPROTO_SMC, Linux >= 6.11), tcp")
-	num("n", 1000, "messages per connection, size and protocol")
-	fs.StringVar(&v.durT, "t", "", "run each size for this long instead of -n (\"5s\", or seconds)")
-	fs.StringVar(&v.sizes, "m", "64", "message sizes in bytes: N, N,M,... or LO-HI (powers of two)")
-	fs.StringVar(&v.intv, "i", "0", "interval between pings (\"1ms\"); 0 is back to back")
-	num("P", 1, "parallel connections per protocol")
-	num("warmup", 100, "unrecorded pings per connection and size")
-	fs.StringVar(&v.compare, "compare", "", "protocols measured interleaved in the same run: tcp (the baseline, on --tcp-port), ipproto, smc; comma-separated")
-	num("round", 100, "messages per protocol per round with --compare")
+	fs.StringVar(&v.listen, "listen", "0.0.0.0", "server: listen on `ADDR`")
+	num("max-msg", DefaultMaxMessage, "server: largest message accepted, in `BYTES`")
+	num("max-conns", DefaultMaxConns, "server: `N` connections served at once; at the limit a new one takes the slot of a slow, idle or new one, never of one busy in the last second")
+	dur("idle", DefaultIdleTimeout, "server: close connections idle for `DURATION` between requests")
+	dur("request-timeout", DefaultRequestTimeout, "server: close a connection whose request (first byte to reply) takes longer than `DURATION`")
+	num("p", DefaultPort, "`PORT` of the SMC server")
+	num("tcp-port", -1, "`PORT` of the TCP baseline (default PORT+1; server: 0 disables)")
+	fs.StringVar(&v.proto, "proto", "smc", "socket `KIND`: smc (AF_SMC), ipproto (IPPROTO_SMC, Linux >= 6.11), tcp")
+	num("n", 1000, "`N` messages per connection, size and protocol")
+	fs.StringVar(&v.durT, "t", "", "run each size for `DURATION` instead of -n (\"5s\", or seconds)")
+	fs.StringVar(&v.sizes, "m", "64", "message `SIZES` in bytes: N, N,M,... or LO-HI (powers of two)")
+	fs.StringVar(&v.intv, "i", "0", "`INTERVAL` between pings (\"1ms\"); 0 is back to back")
+	num("P", 1, "`N` parallel connections per protocol")
+	num("warmup", 100, "`N` unrecorded pings per connection and size")
+	fs.StringVar(&v.compare, "compare", "", "`PROTOS` measured interleaved in the same run: tcp (the baseline, on --tcp-port), ipproto, smc; comma-separated")
+	num("round", 100, "`N` messages per protocol per round with --compare")
 	fs.BoolVar(&o.Hist, "hist", false, "print a histogram per size and protocol")
-	fs.StringVar(&o.LogFile, "log", "", "write every sample to this CSV file")
+	fs.StringVar(&o.LogFile, "log", "", "write every sample to CSV `FILE`")
 	fs.BoolVar(&o.Diag, "diag", false, "print each connection's kernel state (sock_diag: token, cursors) at the end, before closing")
 	fs.BoolVar(&o.Bandwidth, "bw", false, "one-way stream throughput instead of ping-pong")
-	fs.StringVar(&o.Require, "require", "", "\"smc\": fail (exit 1) unless every connection uses SMC")
+	fs.StringVar(&o.Require, "require", "", "`MODE` required of every connection: smc (else exit 1)")
 	fs.BoolVar(&o.Check, "check", false, "one connection, print one OK/FAIL line about its mode")
-	fs.StringVar(&o.Output, "o", "text", "output: text or json")
-	dur("timeout", 5*time.Second, "connect timeout")
-	num("max-samples", 1_000_000, "-t mode: most samples kept per size and protocol")
+	fs.StringVar(&o.Output, "o", "text", "output `FORMAT`: text or json")
+	dur("timeout", 5*time.Second, "connect timeout `DURATION`")
+	num("max-samples", 1_000_000, "-t mode: keep at most `N` samples per size and protocol")
 
-	return fs, raw, kinds, v
+	return fs, raw, v
 }
 
-// FlagSet returns smcping's flags, for its man page and completions.
+// FlagSet returns smcping's flags, for its help, man page and completions.
 func FlagSet() *flag.FlagSet {
-	fs, _, _, _ := defineFlags(&Options{})
+	fs, _, _ := defineFlags(&Options{})
 	return fs
 }
 
 // ParseArgs parses smcping's arguments; HOST may come before, between or
-// after the flags. flag.ErrHelp is returned for -h, after the usage is
-// written to stderr; nothing else is written there.
-func ParseArgs(args []string, stderr io.Writer) (Options, error) {
+// after the flags. It returns flag.ErrHelp for -h and cli.ErrVersion for
+// --version, which the caller answers, and writes nothing.
+func ParseArgs(args []string) (Options, error) {
 	o := Options{}
-	fs, raw, kinds, v := defineFlags(&o)
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprint(stderr, usageText)
-				printDefaults(stderr, fs, kinds)
-				return o, err
-			}
-			return o, usagef("%v (smcping -h lists the flags)", err)
+	fs, raw, v := defineFlags(&o)
+	if err := cli.Parse(fs, args); err != nil {
+		if errors.Is(err, flag.ErrHelp) || errors.Is(err, cli.ErrVersion) {
+			return o, err
 		}
-		args = fs.Args()
-		if len(args) == 0 {
-			break
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
+		return o, usagef("%v", err)
 	}
+	pos := fs.Args()
 	listen, proto, sizes, durT, intv, compare := v.listen, v.proto, v.sizes, v.durT, v.intv, v.compare
 	// intFlag reads a number flag, at least lo.
 	intFlag := func(name string, lo int) (int, error) {

@@ -1,6 +1,13 @@
 package main
 
-import "github.com/smcscope/smcscope/internal/cli"
+import (
+	"strings"
+	"unicode"
+
+	"github.com/smcscope/smcscope/expert"
+	"github.com/smcscope/smcscope/internal/cli"
+	"github.com/smcscope/smcscope/track"
+)
 
 // page is smcdump's man page and completion words besides its flags.
 var page = cli.Page{
@@ -19,6 +26,7 @@ var page = cli.Page{
 	},
 	Examples: []cli.Example{
 		{What: "smcdump -r smc.pcap", Means: "one line per SMC-relevant frame"},
+		{What: "smcdump -nqr smc.pcap -z smc,expert,warn", Means: "tshark's grouped letters: the warnings and errors of the capture"},
 		{What: "smcdump -r smc.pcap -Y 'smc.clc.type == 4'", Means: "the CLC Declines, with their reasons"},
 		{What: "smcdump -r smc.pcap -q -z smc,conns -z smc,lgr", Means: "the connections and link groups"},
 		{What: "smcdump -i eth0 -w smc.pcapng", Means: "capture SMC traffic live"},
@@ -27,11 +35,41 @@ var page = cli.Page{
 		{What: "0", Means: "done (single frames that do not decode are flagged, not fatal)"},
 		{What: "1", Means: "the capture could not be read"},
 		{What: "2", Means: "a bad flag or filter, -I without a terminal, or a capture cut short (what was read is printed)"},
+		{What: "129, 143", Means: "-I ended by SIGHUP or SIGTERM (128 + the signal, as a shell reports it), after the terminal was restored"},
 	},
 	SeeAlso: []string{"smctop(1)", "smcping(1)", "tshark(1)", "pcap-filter(7)"},
 	Values: map[string][]string{
 		"T": {"text", "json", "jsonl", "fields"},
 		"G": {"fields"},
-		"z": {"smc,conns", "smc,links", "smc,lgr", "smc,decline", "smc,timeline,"},
+		"z": viewWords(),
 	},
+	Groups: []cli.Group{
+		{Title: "Input", Flags: []string{"r", "i", "f", "s", "c", "n"}},
+		{Title: "Output", Flags: []string{"T", "e", "E", "V", "x", "a", "q", "w", "G"}},
+		{Title: "Filters and tracker views", Flags: []string{"Y", "z", "K"}},
+		{Title: "Browser", Flags: []string{"I"}},
+	},
+}
+
+// viewWords are the -z completions, from the tracker's own list of views:
+// a view whose last part is a placeholder (smc,timeline,CONN) completes to
+// its prefix, the expert view's severity floor to each severity.
+func viewWords() []string {
+	var words []string
+	for _, v := range track.Views() {
+		spec := v[0]
+		i := strings.LastIndexByte(spec, ',')
+		if last := spec[i+1:]; strings.IndexFunc(last, unicode.IsLower) >= 0 {
+			words = append(words, spec)
+			continue
+		}
+		if spec[:i] != track.ViewExpert {
+			words = append(words, spec[:i+1])
+			continue
+		}
+		for s := expert.Chat; s <= expert.Error; s++ {
+			words = append(words, spec[:i+1]+s.String())
+		}
+	}
+	return words
 }

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 
 	"golang.org/x/term"
 
@@ -23,6 +22,7 @@ func newFlags(o *output.Options, format *string, interactive *bool, keep *int) *
 	fs.StringVar(&o.Iface, "i", "", "capture live on `IFACE` (needs CAP_NET_RAW)")
 	fs.StringVar(&o.Write, "w", "", "write selected frames to pcapng `FILE`")
 	fs.IntVar(&o.Count, "c", 0, "stop after `N` selected frames (-I: read the first N frames)")
+	fs.Bool("n", false, "no name resolution: smcdump never resolves names (taken for tshark's -nr FILE)")
 	fs.BoolVar(&o.All, "a", false, "show all frames, not only SMC-relevant ones")
 	fs.BoolVar(&o.Quiet, "q", false, "print no frames (only the -z views)")
 	fs.BoolVar(&o.Verbose, "V", false, "print the field tree of each frame")
@@ -54,11 +54,8 @@ func main() {
 		keep        = defaultKeep
 	)
 	fs := newFlags(&o, &format, &interactive, &keep)
-	if err := fs.Parse(os.Args[1:]); err != nil {
-		if err == flag.ErrHelp {
-			os.Exit(0)
-		}
-		os.Exit(2)
+	if code, exit := cli.Done(cli.Parse(fs, os.Args[1:]), page, fs, os.Stdout, os.Stderr); exit {
+		os.Exit(code)
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "smcdump: unexpected argument %q\n", fs.Arg(0))
@@ -73,7 +70,7 @@ func main() {
 	o.NewTracker = func(views []string) (output.Tracker, error) { return newTracker(views, keep) }
 	o.Progress = o.Read != "" && o.Read != "-" && term.IsTerminal(int(os.Stderr.Fd()))
 
-	ctx, stop := signal.NotifyContext(context.Background(), cli.EndSignals()...)
+	ctx, stop := cli.NotifyContext(context.Background())
 	run := output.Run
 	if interactive {
 		run = browse
@@ -85,5 +82,9 @@ func main() {
 		// 0x..): what, or smcdump: -FLAG: what.
 		fmt.Fprintln(os.Stderr, "smcdump: "+err.Error())
 	}
-	os.Exit(output.ExitCode(err))
+	code := output.ExitCode(err)
+	if interactive {
+		code = cli.ExitStatus(ctx, code)
+	}
+	os.Exit(code)
 }

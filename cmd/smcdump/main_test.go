@@ -79,7 +79,18 @@ func TestBinary(t *testing.T) {
 		{"closed stdin", []string{"-r", "-"}, []byte{}, 1, "", "smcdump: stdin: no data: closed before a capture header"},
 		{"bad -e", []string{"-r", ref + "pingpong.pcap", "-T", "fields", "-e", "nope"}, nil, 2, "", `smcdump: -e "nope": unknown field`},
 		{"not capture", []string{"-r", ref + "README.md"}, nil, 1, "", "not a capture file"},
-		{"bad flag", []string{"-Q"}, nil, 2, "", "flag provided but not defined"},
+		{"bad flag", []string{"-Q"}, nil, 2, "", "smcdump: unknown flag -Q; try 'smcdump --help'\n"},
+		{"bad letter in group", []string{"-nQr", ref + "pingpong.pcap"}, nil, 2, "", "smcdump: unknown flag -Q (in -nQr); try 'smcdump --help'\n"},
+		{"bad value", []string{"-r", ref + "pingpong.pcap", "-c", "x"}, nil, 2, "", "smcdump: -c \"x\": not a whole number; try 'smcdump --help'\n"},
+		{"bad -E", []string{"-r", ref + "pingpong.pcap", "-E", "foo"}, nil, 2, "", "smcdump: -E \"foo\": want name=value; try 'smcdump --help'\n"},
+		{"no value", []string{"-r"}, nil, 2, "", "smcdump: flag -r needs a value; try 'smcdump --help'\n"},
+		{"help", []string{"-h"}, nil, 0, "Usage: smcdump -r FILE", ""},
+		{"help long", []string{"-r", ref + "pingpong.pcap", "--help"}, nil, 0, "\nInput:\n  -r FILE ", ""},
+		{"version", []string{"--version"}, nil, 0, "smcdump (smcscope) ", ""},
+		// tshark's habits: grouped letters, a value attached or next.
+		{"grouped -nr", []string{"-nr", ref + "decline-nordma.pcap"}, nil, 0, "CLC Decline SMC-Rv2 0x03030002 NOSMCRDEV", ""},
+		{"attached -c2", []string{"-r", ref + "pingpong.pcap", "-c2", "-T", "fields", "-e", "frame.number"}, nil, 0, "", ""},
+		{"grouped -qz", []string{"-nqr", ref + "pingpong.pcap", "-qz", "smc,conns"}, nil, 0, "SMC connections: 1", ""},
 		{"bad filter", []string{"-r", ref + "pingpong.pcap", "-Y", "smc.clc.type =="}, nil, 2, "", "-Y"},
 		{"views", []string{"-r", ref + "pingpong.pcap", "-z", "smc,conns", "-c", "3"}, nil, 0, "SMC connections: 1", ""},
 		{"quiet views", []string{"-q", "-r", ref + "decline-nordma.pcap", "-z", "smc,decline"}, nil, 0, "NOSMCRDEV", ""},
@@ -97,6 +108,22 @@ func TestBinary(t *testing.T) {
 		{"extra arg", []string{"-r", ref + "pingpong.pcap", "extra"}, nil, 2, "", `unexpected argument "extra"`},
 		{"browse -V", []string{"-I", "-r", ref + "pingpong.pcap", "-V"}, nil, 2, "", "-I: -T, -e, -G, -V, -x, -q and -z shape printed output"},
 		{"browse bad -Y", []string{"-I", "-r", ref + "pingpong.pcap", "-Y", "smc.clc.type =="}, nil, 2, "", "smcdump: -Y: "},
+	}
+	// A capture whose name starts with '-' is still -r's value, alone or
+	// after grouped letters.
+	decl, err := os.ReadFile(ref + "decline-nordma.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "-odd.pcap"), decl, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"-r", "-odd.pcap"}, {"-nr", "-odd.pcap"}, {"-nr-odd.pcap"}} {
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "NOSMCRDEV") {
+			t.Errorf("smcdump %q: %v\n%s", args, err, out)
+		}
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -122,10 +149,16 @@ func TestBinary(t *testing.T) {
 			if !strings.Contains(errb.String(), tt.stderr) {
 				t.Errorf("stderr %q lacks %q", errb.String(), tt.stderr)
 			}
-			if tt.code != 0 && tt.name != "bad flag" && strings.Count(strings.TrimSpace(errb.String()), "\n") != 0 {
+			if tt.code != 0 && strings.Count(strings.TrimSpace(errb.String()), "\n") != 0 {
 				t.Errorf("error is not one line: %q", errb.String())
 			}
-			if tt.code != 0 && tt.name != "bad flag" && !strings.HasPrefix(errb.String(), "smcdump: ") {
+			if tt.code == 0 && (strings.HasPrefix(tt.name, "help") || tt.name == "version") && errb.Len() != 0 {
+				t.Errorf("help or version wrote to stderr: %q", errb.String())
+			}
+			if tt.name == "attached -c2" && strings.Count(out.String(), "\n") != 2 {
+				t.Errorf("-c2 printed %q, want 2 frames", out.String())
+			}
+			if tt.code != 0 && !strings.HasPrefix(errb.String(), "smcdump: ") {
 				t.Errorf("error does not start with the program name: %q", errb.String())
 			}
 			if strings.Count(errb.String(), "smcdump:") > 1 {
@@ -195,6 +228,11 @@ func TestBrowseHangup(t *testing.T) {
 	if got := x.Display("#{alternate_on} #{mouse_any_flag}"); got != "0 0" {
 		t.Errorf("after SIGHUP: alternate screen, mouse = %s, want 0 0", got)
 	}
+	// As a shell reports a command SIGHUP killed: the browser was ended,
+	// not quit.
+	if got := x.Display("#{pane_dead_status}"); got != "129" {
+		t.Errorf("after SIGHUP: exit status %s, want 129", got)
+	}
 }
 
 // TestBrowseFlags runs smcdump -I in tmux with -Y, -a and -c, which it
@@ -228,6 +266,9 @@ func TestBrowseFlags(t *testing.T) {
 	x.WaitDisplay("#{pane_dead}", "1")
 	if got := x.Display("#{alternate_on} #{mouse_any_flag}"); got != "0 0" {
 		t.Errorf("after SIGTERM: alternate screen, mouse = %s, want 0 0", got)
+	}
+	if got := x.Display("#{pane_dead_status}"); got != "143" {
+		t.Errorf("after SIGTERM: exit status %s, want 143", got)
 	}
 }
 

@@ -7,8 +7,8 @@ var page = cli.Page{
 	Name:    "smcping",
 	Summary: "real SMC connections: prove their mode, measure their latency against TCP",
 	Synopsis: []string{
-		"-s [-p PORT] [--tcp-port PORT] [--tcp] [--proto smc|ipproto] [--listen ADDR]",
-		"HOST[:PORT] [-n N | -t DURATION] [-m SIZES] [-i INTERVAL] [-P N] [--compare tcp] [-o text|json]",
+		"-s [-p PORT] [--tcp-port PORT] [--tcp] [--proto smc|ipproto] [--listen ADDR] [--max-msg BYTES] [--max-conns N] [--idle DURATION] [--request-timeout DURATION]",
+		"HOST[:PORT] [-n N | -t DURATION] [-m SIZES] [-i INTERVAL] [-P N] [--warmup N] [--proto smc|ipproto|tcp] [--compare tcp[,ipproto|smc]] [--bw] [--hist] [--log FILE] [--diag] [--require smc] [-o text|json] [--timeout DURATION]",
 		"HOST --check",
 	},
 	Description: []string{
@@ -31,5 +31,16 @@ var page = cli.Page{
 		"o":       {"text", "json"},
 		"compare": {"tcp", "ipproto", "smc"},
 		"require": {"smc"},
+	},
+	Groups: []cli.Group{
+		{Title: "Server", Flags: []string{"s", "listen", "tcp", "max-msg", "max-conns", "idle", "request-timeout"}},
+		{Title: "Both", Flags: []string{"p", "tcp-port", "proto"}},
+		{Title: "Client", Flags: []string{"n", "t", "m", "i", "P", "warmup", "compare", "round", "bw", "check", "require", "timeout", "max-samples"}},
+		{Title: "Client output", Flags: []string{"o", "hist", "log", "diag"}},
+	},
+	Notes: []string{
+		"The server listens for SMC on PORT (default 5000) and for the plain TCP baseline on --tcp-port (default PORT+1, 0 disables); with --tcp both are plain TCP, so the server is not SMC-capable at all.",
+		"SIZES is one size, a list \"64,1024,8192\" or a range of powers of two \"64-65536\"; a size counts the 4-byte smcping header (minimum 4). -n counts messages per connection, per size and per protocol. --compare runs the other protocols in alternating rounds with the first; TCP goes to --tcp-port, AF_SMC and IPPROTO_SMC both to PORT.",
+		"At --max-conns the server gives a new connection the slot of a slow one (a request begun and not finished, or none within a second of its accept), else of an idle or new one, those of a client address holding more than its share first; it refuses only when all are busy.",
 	},
 }

@@ -16,4 +16,9 @@ func TestDocs(t *testing.T) {
 	testutil.GoldenFile(t, "../../deploy/completions/smcping.bash", []byte(cli.Bash(page, fs)))
 	testutil.GoldenFile(t, "../../deploy/completions/_smcping", []byte(cli.Zsh(page, fs)))
 	testutil.GoldenFile(t, "../../deploy/completions/smcping.fish", []byte(cli.Fish(page, fs)))
+	for _, err := range cli.CheckDeployed("../../deploy/completions", page, fs) {
+		if err != nil {
+			t.Error(err)
+		}
+	}
 }

@@ -6,7 +6,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"os/signal"
@@ -20,13 +19,9 @@ func main() {
 }
 
 func run() int {
-	opt, err := probe.ParseArgs(os.Args[1:], os.Stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "smcping: %v\n", err)
-		return 2
+	opt, err := probe.ParseArgs(os.Args[1:])
+	if code, exit := cli.Done(err, page, probe.FlagSet(), os.Stdout, os.Stderr); exit {
+		return code
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), cli.EndSignals()...)
 	defer stop()

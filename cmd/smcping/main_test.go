@@ -46,7 +46,12 @@ func TestExitCodes(t *testing.T) {
 		code int
 		say  string
 	}{
-		{args: []string{"-h"}, code: 0},
+		{args: []string{"-h"}, code: 0, say: "Usage: smcping -s "},
+		{args: []string{"--version"}, code: 0, say: "smcping (smcscope) "},
+		{args: []string{"host", "--bogus"}, code: 2, say: "smcping: unknown flag --bogus; try 'smcping --help'\n"},
+		{args: []string{"host", "-n"}, code: 2, say: "smcping: flag -n needs a value; try 'smcping --help'\n"},
+		// The value attached, as getopt takes it: -n1 is -n 1.
+		{args: []string{"127.0.0.1:1", "--proto", "tcp", "-n1"}, code: 1, say: "connection refused"},
 		{args: []string{"-m", "1", "host"}, code: 2, say: "smcping: -m \"1\": size 1 outside [4, 67108864]\n"},
 		{args: []string{"-m", "-1", "host"}, code: 2, say: "smcping: -m \"-1\": \"-1\" is not a size"},
 		{args: []string{"-n", "abc", "host"}, code: 2, say: "smcping: -n \"abc\": not a whole number\n"},
@@ -64,6 +69,12 @@ func TestExitCodes(t *testing.T) {
 			}
 			if tt.code == 2 && strings.Count(string(out), "\n") != 1 {
 				t.Errorf("a usage error is one line, got %q", out)
+			}
+			if tt.code == 0 {
+				// Help and version asked for go to stdout.
+				if stdout, err := smcping(tt.args...).Output(); err != nil || !strings.Contains(string(stdout), tt.say) {
+					t.Errorf("stdout %q (%v) lacks %q", stdout, err, tt.say)
+				}
 			}
 		})
 	}

@@ -12,6 +12,7 @@ var page = cli.Page{
 		"--once | --count N [-o text|json|jsonl]",
 		"-r FILE [--speed N]",
 		"--listen ADDR --no-tui",
+		"--remote URL | --prometheus URL [--once | --count N]",
 	},
 	Description: []string{
 		"smctop shows every SMC socket of this host (Shared Memory Communications, SMC-R over RDMA and SMC-D over ISM or the DIBS loopback; AF_SMC and IPPROTO_SMC) joined to its link, link group, RDMA device, port and counters: from sock_diag, SMC generic netlink, sysfs, procfs and the smc: tracepoints in a private tracefs instance. A capture (-r) or a live interface (-i) is read by smcdump's tracker and shown the same way, from the client's side.",
@@ -28,7 +29,14 @@ var page = cli.Page{
 		{What: "0", Means: "done"},
 		{What: "1", Means: "a source could not be read, or a write failed"},
 		{What: "2", Means: "a bad flag, no terminal for the dashboard, or a capture damaged (what was read is printed first)"},
+		{What: "129, 143", Means: "the dashboard ended by SIGHUP or SIGTERM (128 + the signal, as a shell reports it), after the terminal was restored; the exporter alone (--no-tui) exits 0 on SIGTERM"},
 	},
 	SeeAlso: []string{"smcdump(1)", "smcping(1)", "ss(8)", "rdma(8)"},
 	Values:  map[string][]string{"o": {"text", "json", "jsonl"}},
+	Groups: []cli.Group{
+		{Title: "Source (default: this host's kernel)", Flags: []string{"r", "speed", "i", "netlink-replay", "remote", "prometheus"}},
+		{Title: "Dashboard and snapshots", Flags: []string{"interval", "once", "count", "o"}},
+		{Title: "Prometheus exporter", Flags: []string{"listen", "no-tui"}},
+		{Title: "Paths", Flags: []string{"path.sysfs", "path.procfs", "path.tracefs"}},
+	},
 }

@@ -15,4 +15,9 @@ func TestDocs(t *testing.T) {
 	testutil.GoldenFile(t, "../../deploy/completions/smctop.bash", []byte(cli.Bash(page, newFlags(&c))))
 	testutil.GoldenFile(t, "../../deploy/completions/_smctop", []byte(cli.Zsh(page, newFlags(&c))))
 	testutil.GoldenFile(t, "../../deploy/completions/smctop.fish", []byte(cli.Fish(page, newFlags(&c))))
+	for _, err := range cli.CheckDeployed("../../deploy/completions", page, newFlags(&c)) {
+		if err != nil {
+			t.Error(err)
+		}
+	}
 }

@@ -8,11 +8,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"math"
 	"net"
 	"os"
-	"os/signal"
 	"strings"
 	"time"
 
@@ -49,7 +47,6 @@ func (c config) dashboard() bool { return c.count == 0 && !c.noTUI }
 // made from the same set: docs.go).
 func newFlags(c *config) *flag.FlagSet {
 	fs := flag.NewFlagSet("smctop", flag.ContinueOnError)
-	fs.SetOutput(io.Discard) // the error is printed once, by the caller
 	fs.DurationVar(&c.interval, "interval", 2*time.Second, "refresh `INTERVAL` (positive)")
 	fs.StringVar(&c.iface, "i", "", "also decode live traffic on `IFACE` (needs CAP_NET_RAW)")
 	fs.StringVar(&c.read, "r", "", "replay capture `FILE` through the dashboard instead of the kernel")
@@ -77,7 +74,7 @@ func runFleet(c config) int {
 		return 2
 	}
 	fc := &fleet.Client{URL: url}
-	ctx, stop := signal.NotifyContext(context.Background(), cli.EndSignals()...)
+	ctx, stop := cli.NotifyContext(context.Background())
 	defer stop()
 	if c.count > 0 {
 		return runFleetCount(ctx, fc, c)
@@ -86,31 +83,23 @@ func runFleet(c config) int {
 		fmt.Fprintln(os.Stderr, "smctop: "+err.Error())
 		return 1
 	}
-	return 0
+	return cli.ExitStatus(ctx, 0)
 }
 
-// errHelp is returned by parseArgs for -h; the usage went to out.
-var errHelp = errors.New("help requested")
-
 // parseArgs parses and checks the command line. Its errors are one line
-// naming the flag, for exit status 2; only -h prints the usage (to out).
-func parseArgs(args []string, out io.Writer) (config, error) {
+// naming the flag, for exit status 2, or cli's requests for the help and
+// the version.
+func parseArgs(args []string) (config, error) {
 	var c config
 	fs := newFlags(&c)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(out)
-			fmt.Fprintln(out, "usage: smctop [--once | --count N [-o text|json|jsonl]] [-r FILE | -i IFACE] [--listen ADDR [--no-tui]]")
-			fs.PrintDefaults()
-			return c, errHelp
-		}
-		return c, fmt.Errorf("%v (smctop -h lists the flags)", err)
+	if err := cli.Parse(fs, args); err != nil {
+		return c, err
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	switch {
 	case fs.NArg() > 0:
-		return c, fmt.Errorf("unexpected argument %q: smctop takes flags only (smctop -h lists them)", fs.Arg(0))
+		return c, fmt.Errorf("unexpected argument %q: smctop takes flags only; try 'smctop --help'", fs.Arg(0))
 	case c.interval <= 0:
 		return c, fmt.Errorf("--interval: must be positive, got %v", c.interval)
 	case set["count"] && c.count < 1:
@@ -150,13 +139,9 @@ func main() { os.Exit(run(os.Args[1:])) }
 // the output failed, 2 for a bad command line, no terminal, or (as
 // smcdump) a capture damaged part-way, whose snapshots are still printed.
 func run(args []string) int {
-	c, err := parseArgs(args, os.Stdout)
-	if errors.Is(err, errHelp) {
-		return 0
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "smctop: "+err.Error())
-		return 2
+	c, err := parseArgs(args)
+	if code, exit := cli.Done(err, page, newFlags(&config{}), os.Stdout, os.Stderr); exit {
+		return code
 	}
 	if c.dashboard() {
 		if err := tui.CheckTerminal(); err != nil {
@@ -210,7 +195,7 @@ func run(args []string) int {
 		o.Wire = w
 	}
 	m := monitor.New(o)
-	ctx, stop := signal.NotifyContext(context.Background(), cli.EndSignals()...)
+	ctx, stop := cli.NotifyContext(context.Background())
 	code := 0
 	if c.count > 0 {
 		code = runCount(ctx, m, c)
@@ -219,6 +204,11 @@ func run(args []string) int {
 		code = 1
 	}
 	stop()
+	if c.dashboard() {
+		// The exporter alone (--no-tui) ends with 0 on SIGTERM: systemd
+		// stops it so, and would count 143 as a failed stop.
+		code = cli.ExitStatus(ctx, code)
+	}
 	// Close removes the tracefs instance and its enabled tracepoints.
 	if err := m.Close(); err != nil {
 		fmt.Fprintln(os.Stderr, "smctop: "+err.Error())

@@ -154,14 +154,17 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"--speed", "2"}, "--speed: only with -r FILE"},
 		{[]string{"--interval", "0", "--once"}, "--interval: must be positive, got 0s"},
 		{[]string{"--interval", "-1s", "--once"}, "--interval: must be positive, got -1s"},
-		{[]string{"--interval", "soon"}, `invalid value "soon" for flag -interval`},
+		{[]string{"--interval", "soon"}, `--interval "soon": not a duration (e.g. 2s, 500ms); try 'smctop --help'`},
+		{[]string{"--count"}, "flag --count needs a value; try 'smctop --help'"},
+		{[]string{"-r"}, "flag -r needs a value; try 'smctop --help'"},
 		{[]string{"-o", "yaml", "--once"}, `-o: unknown format "yaml" (text, json, jsonl)`},
 		{[]string{"-o", "json"}, "-o: only with --once or --count N"},
 		{[]string{"--once", "--count", "2"}, "--once and --count: use one"},
 		{[]string{"--no-tui"}, "--no-tui: only with --listen ADDR"},
 		{[]string{"--once", "--listen", "127.0.0.1:0"}, "--listen: not with --once or --count"},
 		{[]string{"-r", pcap, "-i", "lo"}, "-r and -i: use one"},
-		{[]string{"--frobnicate"}, "flag provided but not defined: -frobnicate"},
+		{[]string{"--frobnicate"}, "smctop: unknown flag --frobnicate; try 'smctop --help'\n"},
+		{[]string{"-frobnicate"}, "smctop: unknown flag -frobnicate; try 'smctop --help'\n"},
 		{[]string{"--once", "extra"}, `unexpected argument "extra"`},
 	} {
 		_, stderr, code := testutil.RunNoTTY(t, bin, tt.args...)
@@ -169,9 +172,15 @@ func TestBadFlags(t *testing.T) {
 			t.Errorf("smctop %q: exit %d, stderr %q; want 2 and one line with %q", tt.args, code, stderr, tt.want)
 		}
 	}
-	out, stderr, code := testutil.RunNoTTY(t, bin, "-h")
-	if code != 0 || !strings.Contains(out, "-count N") || stderr != "" {
-		t.Errorf("smctop -h: exit %d, stderr %q, stdout %q; want the flags on stdout", code, stderr, out)
+	for _, h := range []string{"-h", "--help", "-help"} {
+		out, stderr, code := testutil.RunNoTTY(t, bin, h)
+		if code != 0 || !strings.HasPrefix(out, "Usage: smctop ") || !strings.Contains(out, "\n  --count N ") || stderr != "" {
+			t.Errorf("smctop %s: exit %d, stderr %q, stdout %q; want the flags on stdout", h, code, stderr, out)
+		}
+	}
+	out, stderr, code := testutil.RunNoTTY(t, bin, "--version")
+	if code != 0 || !strings.HasPrefix(out, "smctop (smcscope) ") || !strings.Contains(out, "\ngo: go1.") || stderr != "" {
+		t.Errorf("smctop --version: exit %d, stderr %q, stdout %q; want the build information on stdout", code, stderr, out)
 	}
 	_, stderr, code = testutil.RunNoTTY(t, bin, "--netlink-replay", "/nonexistent", "--once")
 	if code != 1 || stderr != "smctop: --netlink-replay /nonexistent: no such file or directory\n" {
@@ -232,12 +241,14 @@ func TestListenPort(t *testing.T) {
 	if !strings.Contains(string(body), "smc_") {
 		t.Errorf("/metrics on %s: %.300s", addr, body)
 	}
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+	// systemd stops the exporter with SIGTERM and would count any exit
+	// status but 0 (or death by the signal) as a failed stop.
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	within(t, "exit after SIGINT", func() { err = cmd.Wait() })
+	within(t, "exit after SIGTERM", func() { err = cmd.Wait() })
 	if err != nil {
-		t.Errorf("exit after SIGINT: %v", err)
+		t.Errorf("the exporter alone, after SIGTERM: %v, want exit status 0", err)
 	}
 }
 
@@ -286,10 +297,16 @@ func TestCountJSONArray(t *testing.T) {
 
 // TestSignalRestoresTerminal sends each ending signal to the dashboard in
 // tmux: it must leave the alternate screen and turn mouse reporting off,
-// as q does.
+// as q does, and exit as a shell reports a command that signal killed
+// (128+N) for SIGHUP and SIGTERM, so that a supervisor or script sees it
+// was stopped; SIGINT is a quit, as ^C is in the dashboard.
 func TestSignalRestoresTerminal(t *testing.T) {
 	bin := build(t)
-	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT} {
+	for _, tt := range []struct {
+		sig    syscall.Signal
+		status string
+	}{{syscall.SIGHUP, "129"}, {syscall.SIGTERM, "143"}, {syscall.SIGINT, "0"}} {
+		sig := tt.sig
 		t.Run(sig.String(), func(t *testing.T) {
 			x := testutil.NewTmux(t, 100, 30, bin, "--netlink-replay", "../../smcnl/testdata/multilink-client-before",
 				"--path.sysfs", "../../rdmastats/testdata/sys")
@@ -310,6 +327,9 @@ func TestSignalRestoresTerminal(t *testing.T) {
 			x.WaitDisplay("#{pane_dead}", "1")
 			if got := x.Display(modes); got != "0 0 0 0" {
 				t.Errorf("after %v: alternate screen, any/button/standard mouse = %s, want 0 0 0 0", sig, got)
+			}
+			if got := x.Display("#{pane_dead_status}"); got != tt.status {
+				t.Errorf("after %v: exit status %s, want %s", sig, got, tt.status)
 			}
 		})
 	}

@@ -16,8 +16,13 @@ _smcdump() {
 	-r) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	-s) return ;;
 	-w) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-	-z) COMPREPLY=($(compgen -W "smc,conns smc,links smc,lgr smc,decline smc,timeline," -- "$cur")); return ;;
+	-z) COMPREPLY=($(compgen -W "smc,conns smc,links smc,lgr smc,decline smc,timeline, smc,expert smc,expert,chat smc,expert,note smc,expert,warn smc,expert,error" -- "$cur")); return ;;
+	-[!-]*G) COMPREPLY=($(compgen -W "fields" -- "$cur")); return ;;
+	-[!-]*T) COMPREPLY=($(compgen -W "text json jsonl fields" -- "$cur")); return ;;
+	-[!-]*r) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	-[!-]*w) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	-[!-]*z) COMPREPLY=($(compgen -W "smc,conns smc,links smc,lgr smc,decline smc,timeline, smc,expert smc,expert,chat smc,expert,note smc,expert,warn smc,expert,error" -- "$cur")); return ;;
 	esac
-	COMPREPLY=($(compgen -W "-E -G -I -K -T -V -Y -a -c -e -f -i -q -r -s -w -x -z" -- "$cur"))
+	COMPREPLY=($(compgen -W "-E -G -I -K -T -V -Y -a -c -e -f --help -i -n -q -r -s --version -w -x -z" -- "$cur"))
 }
 complete -F _smcdump smcdump

@@ -9,7 +9,7 @@ _smcping() {
 	-i) return ;;
 	--idle) return ;;
 	--listen) return ;;
-	--log) return ;;
+	--log) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	-m) return ;;
 	--max-conns) return ;;
 	--max-msg) return ;;
@@ -25,7 +25,8 @@ _smcping() {
 	--tcp-port) return ;;
 	--timeout) return ;;
 	--warmup) return ;;
+	-[!-]*o) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
 	esac
-	COMPREPLY=($(compgen -W "-P --bw --check --compare --diag --hist -i --idle --listen --log -m --max-conns --max-msg --max-samples -n -o -p --proto --request-timeout --require --round -s -t --tcp --tcp-port --timeout --warmup" -- "$cur"))
+	COMPREPLY=($(compgen -W "-P --bw --check --compare --diag --help --hist -i --idle --listen --log -m --max-conns --max-msg --max-samples -n -o -p --proto --request-timeout --require --round -s -t --tcp --tcp-port --timeout --version --warmup" -- "$cur"))
 }
 complete -F _smcping smcping

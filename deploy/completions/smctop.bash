@@ -17,7 +17,9 @@ _smctop() {
 	-r) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--remote) return ;;
 	--speed) return ;;
+	-[!-]*o) COMPREPLY=($(compgen -W "text json jsonl" -- "$cur")); return ;;
+	-[!-]*r) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	esac
-	COMPREPLY=($(compgen -W "--count -i --interval --listen --netlink-replay --no-tui -o --once --path.procfs --path.sysfs --path.tracefs --prometheus -r --remote --speed" -- "$cur"))
+	COMPREPLY=($(compgen -W "--count --help -i --interval --listen --netlink-replay --no-tui -o --once --path.procfs --path.sysfs --path.tracefs --prometheus -r --remote --speed --version" -- "$cur"))
 }
 complete -F _smctop smctop

@@ -27,6 +27,12 @@ type Page struct {
 	// "o": {"text", "json", "jsonl"}. A flag whose value is a file gets
 	// file completion when its placeholder says FILE, DIR or PATH.
 	Values map[string][]string
+	// Groups order -h's flags under titles; with groups, every flag must
+	// be in one (Check).
+	Groups []Group
+	// Notes are paragraphs -h prints after the flags: what a value means
+	// beyond one flag's line.
+	Notes []string
 }
 
 // Date is the man pages' date: the pages change when the flags do, and a
@@ -37,14 +43,23 @@ const Date = "2026-11-27"
 // it means).
 type Example struct{ What, Means string }
 
-// flags lists fs's flags in name order with their value placeholder and
-// usage text, as flag.PrintDefaults reads them.
+// flagDoc is one flag: its name, value placeholder, usage text and
+// default, as flag.PrintDefaults reads them.
 type flagDoc struct {
 	name, arg, usage, def string
 	boolean               bool
 }
 
+// docs is flagDocs with the flags Parse answers itself (--help,
+// --version), for the man page and completions.
 func docs(fs *flag.FlagSet) []flagDoc {
+	out := append(flagDocs(fs), helpFlags()...)
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
+}
+
+// flagDocs lists fs's own flags.
+func flagDocs(fs *flag.FlagSet) []flagDoc {
 	var out []flagDoc
 	fs.VisitAll(func(f *flag.Flag) {
 		arg, usage := flag.UnquoteUsage(f)
@@ -106,6 +121,7 @@ func Man(p Page, fs *flag.FlagSet, date string) string {
 		b.WriteString(roff(para) + "\n")
 	}
 	b.WriteString(".SH OPTIONS\n")
+	b.WriteString(roff("One-letter flags group, as with getopt: -ab is -a -b, and the last letter may take its value attached (-c2) or as the next word. Long flags take two dashes; -- ends the flags.") + "\n")
 	for _, d := range docs(fs) {
 		b.WriteString(".TP\n")
 		if d.boolean {
@@ -114,8 +130,8 @@ func Man(p Page, fs *flag.FlagSet, date string) string {
 			fmt.Fprintf(&b, ".BI %s \" \" %s\n", roff(dash(d.name)), roff(d.arg))
 		}
 		usage := d.usage
-		if !d.boolean && d.def != "" && d.def != "0" && d.def != "[]" {
-			usage += fmt.Sprintf(" (default %s)", d.def)
+		if def := shownDefault(d); def != "" {
+			usage += fmt.Sprintf(" (default %s)", def)
 		}
 		b.WriteString(roff(usage) + "\n")
 	}
@@ -174,6 +190,18 @@ func Bash(p Page, fs *flag.FlagSet) string {
 			fmt.Fprintf(&b, "\t%s) COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n", dash(d.name))
 		default:
 			fmt.Fprintf(&b, "\t%s) return ;;\n", dash(d.name))
+		}
+	}
+	// A value letter at the end of a group (-nr) takes the next word too.
+	for _, d := range docs(fs) {
+		if len(d.name) != 1 || d.boolean {
+			continue
+		}
+		switch {
+		case len(p.Values[d.name]) > 0:
+			fmt.Fprintf(&b, "\t-[!-]*%s) COMPREPLY=($(compgen -W %q -- \"$cur\")); return ;;\n", d.name, strings.Join(p.Values[d.name], " "))
+		case fileArg(d.arg):
+			fmt.Fprintf(&b, "\t-[!-]*%s) COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n", d.name)
 		}
 	}
 	fmt.Fprintf(&b, "\tesac\n\tCOMPREPLY=($(compgen -W %q -- \"$cur\"))\n}\ncomplete -F %s %s\n", strings.Join(all, " "), fn, p.Name)
@@ -235,4 +263,38 @@ func Fish(p Page, fs *flag.FlagSet) string {
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return s
+}
+
+// CheckCompletion reports each flag of fs (and --help, --version) and
+// each of p's value words that a completion script for shell ("bash",
+// "zsh" or "fish") does not offer: a flag or a -z view added without its
+// completion, whatever wrote the script.
+func CheckCompletion(shell, script string, p Page, fs *flag.FlagSet) error {
+	words := map[string]bool{}
+	for _, w := range strings.FieldsFunc(script, func(r rune) bool { return strings.ContainsRune(" \t\n\"'()[", r) }) {
+		words[w] = true
+	}
+	var missing []string
+	for _, d := range docs(fs) {
+		offered := words[dash(d.name)]
+		if shell == "fish" {
+			opt := " -l " + d.name + " "
+			if len(d.name) == 1 {
+				opt = " -s " + d.name + " "
+			}
+			offered = strings.Contains(script, "complete -c "+p.Name+opt)
+		}
+		if !offered {
+			missing = append(missing, dash(d.name))
+		}
+		for _, v := range p.Values[d.name] {
+			if !words[v] {
+				missing = append(missing, dash(d.name)+" "+v)
+			}
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%s completion for %s lacks %s", shell, p.Name, strings.Join(missing, ", "))
+	}
+	return nil
 }

@@ -58,7 +58,29 @@ func TestCompletionsParse(t *testing.T) {
 		}
 	}
 	b := Bash(demo, testFlags())
-	if !strings.Contains(b, `-o) COMPREPLY=($(compgen -W "text json"`) || !strings.Contains(b, `-r) COMPREPLY=($(compgen -f`) {
+	if !strings.Contains(b, `-o) COMPREPLY=($(compgen -W "text json"`) || !strings.Contains(b, `-r) COMPREPLY=($(compgen -f`) ||
+		!strings.Contains(b, `-[!-]*r) COMPREPLY=($(compgen -f`) {
 		t.Errorf("bash completion:\n%s", b)
+	}
+}
+
+// TestCheckCompletion: each shell's script offers every flag and value
+// word, and a script that lacks one is caught.
+func TestCheckCompletion(t *testing.T) {
+	fs := testFlags()
+	for shell, script := range map[string]string{"bash": Bash(demo, fs), "zsh": Zsh(demo, fs), "fish": Fish(demo, fs)} {
+		if err := CheckCompletion(shell, script, demo, fs); err != nil {
+			t.Error(err)
+		}
+		fs.Bool("new", false, "a flag added after the script was made")
+		if err := CheckCompletion(shell, script, demo, fs); err == nil || !strings.Contains(err.Error(), "--new") {
+			t.Errorf("%s: a new flag missing from the script: %v", shell, err)
+		}
+		fs = testFlags()
+		p := demo
+		p.Values = map[string][]string{"o": {"text", "json", "yaml"}}
+		if err := CheckCompletion(shell, script, p, fs); err == nil || !strings.HasSuffix(err.Error(), "-o yaml") {
+			t.Errorf("%s: a new value missing from the script: %v", shell, err)
+		}
 	}
 }
