@@ -23,6 +23,16 @@ type PacketSource interface {
 	ZeroCopyReadPacketData() ([]byte, gopacket.CaptureInfo, error)
 }
 
+// NumberedSource is a PacketSource that replays chosen frames of a capture
+// (the capture browser decodes a frame after its connection's handshake
+// frames): FrameNumber gives the capture's number of the frame last read,
+// so that a frame's number, and the numbers its errors give of earlier
+// frames, are the capture's rather than the place in the replay.
+type NumberedSource interface {
+	PacketSource
+	FrameNumber() int
+}
+
 // File magics (first four bytes, as read little-endian).
 const (
 	magicPcapMicro   = 0xa1b2c3d4
@@ -61,6 +71,7 @@ type Reader struct {
 	// call (live sources only); dropped accumulates it.
 	drops   func() (uint64, error)
 	dropped uint64
+	numbers NumberedSource // src, when it numbers its frames
 }
 
 // Dropped returns how many frames the kernel dropped before this reader
@@ -326,6 +337,7 @@ func NewReader(name string, src PacketSource, lt layers.LinkType) (*Reader, erro
 		return nil, &FileError{Name: name, Err: ErrUnsupportedLink, Offset: -1, Detail: fmt.Sprint(int(lt))}
 	}
 	r := &Reader{name: name, src: src, dec: dec, first: dec, clc: newCLCAssembler(), digits: sourceDigits(src)}
+	r.numbers, _ = src.(NumberedSource)
 	r.frame.Decoded = make([]gopacket.LayerType, 0, 16)
 	r.frame.demand, r.frame.frameFields = gAll, wAllFrame
 	return r, nil
@@ -410,6 +422,9 @@ func (r *Reader) Next() (*Frame, error) {
 		return nil, r.err
 	}
 	f.Number++
+	if r.numbers != nil {
+		f.Number = r.numbers.FrameNumber()
+	}
 	f.Data = data
 	r.last = -1
 	lt := r.first.LinkType()

@@ -541,7 +541,7 @@ func TestLiveFollowsTail(t *testing.T) {
 	ps, lt := testutil.ReadFrames(t, filepath.Join(testutil.SamplesDir(t), "pingpong.pcap"))
 	src := &slowSource{next: make(chan int, 8)}
 	for _, p := range ps {
-		src.frames = append(src.frames, rawFrame{p.CI, p.Data})
+		src.frames = append(src.frames, rawFrame{ci: p.CI, data: p.Data})
 	}
 	r, err := capture.NewReader("live", src, lt)
 	if err != nil {
@@ -1415,4 +1415,50 @@ func TestExpertPaneBadICRC(t *testing.T) {
 	h.Until("[SYN]")
 	h.Key(tcell.KeyRune, 'e')
 	h.Until("roce.icrc.bad")
+}
+
+// TestSwallowedFrameNumber: a frame decoded alone for the field pane, its
+// connection's handshake replayed first, names the earlier frames its
+// errors point at by their numbers in the capture, as the list, -V and
+// -Y frame.error do, not by their places in the replay.
+func TestSwallowedFrameNumber(t *testing.T) {
+	p := crafted.CLCLengthSwallows(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	idx, err := Open(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitIndexed(t, idx)
+	var fields bytes.Buffer
+	if err := output.Run(ctx, output.Options{Read: p, Format: output.FormatFields, Fields: []string{"frame.number", "frame.error"},
+		DisplayFilter: fmt.Sprintf("frame.number == %d", crafted.SwallowedFrame), Stdout: &fields}); err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("%d\t%s\n", crafted.SwallowedFrame, crafted.SwallowedErr); fields.String() != want {
+		t.Fatalf("-T fields: %q, want %q", fields.String(), want)
+	}
+	var tree, line string
+	if err := idx.Decode([]int32{crafted.SwallowedFrame}, func(_ int32, f *capture.Frame) {
+		for _, l := range output.Tree(f) {
+			for _, fd := range l.Fields {
+				tree += fd.Name + " = " + fd.Value + "\n"
+			}
+		}
+		line = string(output.AppendLine(nil, f, idx.base, -1))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(tree, "frame.error = "+crafted.SwallowedErr+"\n") {
+		t.Errorf("the tree of frame %d alone lacks %q:\n%s", crafted.SwallowedFrame, crafted.SwallowedErr, tree)
+	}
+	if !strings.Contains(line, crafted.SwallowedErr) {
+		t.Errorf("the line of frame %d alone: %q, want %q", crafted.SwallowedFrame, line, crafted.SwallowedErr)
+	}
+	h := run(t, New(ctx, idx, Options{}), 200, 50)
+	h.Until("[SYN")
+	h.gotoFrame(t, crafted.SwallowedFrame)
+	if scr := h.Until("lies inside the CLC Proposal of frame"); !strings.Contains(scr, "lies inside the CLC Proposal of frame 8 ") || strings.Contains(scr, "of frame 4 ") {
+		t.Errorf("the screen names another frame:\n%s", scr)
+	}
 }
