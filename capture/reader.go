@@ -406,13 +406,13 @@ func (r *Reader) Next() (*Frame, error) {
 	switch {
 	case r.pf != nil:
 		data, err = r.pf.read(&f.CI)
-		f.ns, f.digits = r.pf.ns, r.pf.digits
+		f.ns, f.digits, f.shown = r.pf.ns, r.pf.digits, r.pf.digits
 	case r.ng != nil:
 		data, err = r.ng.readPacket(&f.CI)
-		f.ns, f.digits = r.ng.ns, r.ng.digits
+		f.ns, f.digits, f.shown = r.ng.ns, r.ng.digits, r.ng.shown
 	default:
 		data, f.CI, err = r.src.ZeroCopyReadPacketData()
-		f.ns, f.digits = f.CI.Timestamp.UnixNano(), r.digits
+		f.ns, f.digits, f.shown = f.CI.Timestamp.UnixNano(), r.digits, r.digits
 	}
 	if err != nil {
 		r.err = r.fileError(f.Number+1, f.CI, err)

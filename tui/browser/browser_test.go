@@ -1462,3 +1462,65 @@ func TestSwallowedFrameNumber(t *testing.T) {
 		t.Errorf("the screen names another frame:\n%s", scr)
 	}
 }
+
+// TestNanosecondTimes: the Time column of a nanosecond capture prints
+// nine decimals in every format, so that frames a nanosecond apart read
+// as different times, not one microsecond with relative and delta times
+// of 0.000000 (issue 33); a microsecond capture keeps six (TestColumns).
+func TestNanosecondTimes(t *testing.T) {
+	fs, lt := testutil.ReadFrames(t, filepath.Join(testutil.SamplesDir(t), "decline-nordma.pcap"))
+	base := time.Unix(1795335955, 123456789)
+	for i := range fs {
+		fs[i].CI.Timestamp = base.Add(time.Duration(i))
+	}
+	p := filepath.Join(t.TempDir(), "ns.pcap")
+	if err := os.WriteFile(p, testutil.PcapNanos(t, lt, fs), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	idx, err := Open(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitIndexed(t, idx)
+	h := run(t, New(ctx, idx, Options{}), 80, 24)
+	h.Until("[SYN")
+	// The list shows the relevant frames, from frame 3 on.
+	for _, c := range []struct {
+		head string
+		want func(n, prev int) string
+	}{
+		{"relative", func(n, _ int) string { return fmt.Sprintf("0.%09d", n-1) }},
+		{"absolute (UTC)", func(n, _ int) string { return fmt.Sprintf("08:25:55.%09d", 123456789+n-1) }},
+		{"delta", func(n, prev int) string { return fmt.Sprintf("0.%09d", n-prev) }}, // since the row above
+		{"epoch", func(n, _ int) string { return fmt.Sprintf("1795335955.%09d", 123456789+n-1) }},
+	} {
+		if c.head != "relative" {
+			h.Key(tcell.KeyRune, 't')
+			h.Until("time: " + c.head)
+		}
+		rows, prev := 0, 0
+		for _, l := range h.listLines()[1:] {
+			f := strings.Fields(strings.TrimPrefix(l, "i "))
+			if len(f) < 2 {
+				continue
+			}
+			n, err := strconv.Atoi(f[0])
+			if err != nil {
+				continue
+			}
+			if prev == 0 {
+				prev = n
+			}
+			rows++
+			if want := c.want(n, prev); f[1] != want {
+				t.Errorf("time %s, frame %d: row %q, want time %s", c.head, n, l, want)
+			}
+			prev = n
+		}
+		if rows < 3 {
+			t.Errorf("time %s: %d rows:\n%s", c.head, rows, strings.Join(h.listLines(), "\n"))
+		}
+	}
+}

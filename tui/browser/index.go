@@ -62,6 +62,9 @@ type Index struct {
 	// (capture.Frame.TimeDigits of its first frame), for the frames read
 	// back: frame.time_epoch then shows what the file holds.
 	digits uint8
+	// shown is how many decimals the Time column prints
+	// (capture.Frame.ColumnDigits of the first frame).
+	shown uint8
 	// spool is the decompressed copy of a gzip file, which records are
 	// read back from; nil for a file read in place.
 	spool *spool
@@ -235,7 +238,7 @@ func (x *Index) build(ctx context.Context, r *capture.Reader) {
 		e.sev, _ = track.FrameFindings(&rec)
 		x.mu.Lock()
 		if x.ents.len() == 0 {
-			x.base, x.digits = f.CI.Timestamp, f.TimeDigits()
+			x.base, x.digits, x.shown = f.CI.Timestamp, f.TimeDigits(), f.ColumnDigits()
 		}
 		n := int32(x.ents.len()) + 1
 		switch {

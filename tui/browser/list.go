@@ -267,22 +267,27 @@ func (b *Browser) formatTime(t, prev time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
+	digits := b.idx.shown
 	switch b.timeFmt {
 	case timeAbsolute:
-		return t.UTC().Format("15:04:05.000000")
+		// The decimals of the epoch time, cut as frame.time_epoch cuts
+		// them: rounding could carry into the seconds.
+		epoch := string(decode.AppendTime(nil, t.UnixNano(), digits))
+		_, frac, _ := strings.Cut(epoch, ".")
+		if frac == "" {
+			return t.UTC().Format("15:04:05")
+		}
+		return t.UTC().Format("15:04:05") + "." + frac
 	case timeDelta:
 		if prev.IsZero() {
-			return "0.000000"
+			prev = t
 		}
-		return seconds(t.Sub(prev))
+		return string(output.AppendSeconds(nil, t.Sub(prev), digits))
 	case timeEpoch:
-		return strconv.FormatInt(t.Unix(), 10) + "." + strconv.FormatInt(int64(t.Nanosecond()/1000+1e6), 10)[1:]
+		return string(decode.AppendTime(nil, t.UnixNano(), digits))
 	}
-	return seconds(t.Sub(b.idx.base))
+	return string(output.AppendSeconds(nil, t.Sub(b.idx.base), digits))
 }
-
-// seconds writes d in seconds with six decimals, as smcdump's lines do.
-func seconds(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', 6, 64) }
 
 // join lays the columns out at their widths, two spaces apart.
 func (b *Browser) join(c [numColumns]string) string {
