@@ -43,6 +43,9 @@ type Browser struct {
 	hint      *tview.TextView
 	hintText  string
 	hintLines int
+	// statusLines is the status line's height: it wraps, up to
+	// maxStatusLines, rather than cut a message or a read error's cause.
+	statusLines int
 
 	promptKind promptKind
 	history    []string // filters applied, oldest first (↑/↓ in the prompt)
@@ -69,6 +72,14 @@ type Browser struct {
 
 	timeFmt timeFormat // t
 	sort    sortState  // < > s
+	// sorting is the order a sort still running in the background will
+	// give (valid while sortRunning): a key pressed meanwhile moves on
+	// from it, not from the order shown.
+	sorting     sortState
+	sortRunning bool
+	// reveal is a column the list's next draw scrolls into view (the
+	// column just sorted by), revealNone when none.
+	reveal column
 	// unsorted is the list in frame order, as setList set it.
 	unsorted []int32
 	widths   [numColumns]int // of the list's columns (fitColumns; Info takes the rest)
@@ -100,7 +111,9 @@ func New(ctx context.Context, idx *Index, o Options) *Browser {
 	b.tree.SetBorder(true).SetTitle(" fields ")
 	b.hex = newHexView()
 	b.hex.SetBorder(true).SetTitle(" hex ")
-	b.status = tview.NewTextView().SetDynamicColors(true)
+	b.status = tview.NewTextView().SetDynamicColors(true).SetWordWrap(true)
+	b.statusLines = 1
+	b.reveal = revealNone
 	b.hint = tview.NewTextView().SetDynamicColors(true).SetWrap(true)
 	b.prompt = tview.NewInputField()
 	b.prompt.SetChangedFunc(b.promptChanged)
@@ -115,6 +128,11 @@ func New(ctx context.Context, idx *Index, o Options) *Browser {
 	b.App.SetKeys(b.keyTable())
 	b.App.SetOwnKeys(b.ownKey)
 	b.App.SetHelpReturn(func() tview.Primitive { return b.list })
+	b.App.SetBeforeDrawFunc(func(s tcell.Screen) bool {
+		w, _ := s.Size()
+		b.fitStatus(w)
+		return false
+	})
 	b.setList(b.baseList(), b.base, 0)
 	if o.Filter != "" {
 		b.applyFilter(o.Filter)
@@ -203,6 +221,7 @@ func (b *Browser) setList(ns []int32, mode string, keep int32) {
 		b.pending()
 		b.pending = nil
 	}
+	b.sortRunning = false
 	b.message = ""
 	b.rows.setFrames(ns)
 	b.mode, b.unsorted, b.sort = mode, ns, sortState{}
@@ -286,6 +305,22 @@ func (b *Browser) drawStatus(n int, done bool, err error) {
 		st += " [red]" + tview.Escape(err.Error()) + "[-]"
 	}
 	b.status.SetText(st + "  [gray]? help  q quit[-]")
+	_, _, w, _ := b.body.GetRect()
+	b.fitStatus(w)
+}
+
+const maxStatusLines = 4
+
+// fitStatus gives the status line the lines its text takes at width w.
+func (b *Browser) fitStatus(w int) {
+	if w <= 0 {
+		return
+	}
+	lines := min(max(len(tview.WordWrap(b.status.GetText(true), w)), 1), maxStatusLines)
+	if lines != b.statusLines {
+		b.statusLines = lines
+		b.body.ResizeItem(b.status, lines, 0)
+	}
 }
 
 // mib says a size in MiB, or GiB from 10 GiB.
@@ -336,6 +371,7 @@ func (b *Browser) background(work func(ctx context.Context) (done func())) {
 	if b.pending != nil {
 		b.pending()
 	}
+	b.sortRunning = false // sortBy sets it again for its own work
 	ctx, cancel := context.WithCancel(b.ctx)
 	b.pending = cancel
 	go func() {
@@ -427,7 +463,7 @@ func (b *Browser) keyTable() []tui.Binding {
 		{Key: "> <", Desc: "sort the list by the next / previous column (typed values: times, addresses, lengths; No. is frame order)", Match: func(ev *tcell.EventKey) bool {
 			return ev.Key() == tcell.KeyRune && (ev.Rune() == '>' || ev.Rune() == '<')
 		}, Do: func(ev *tcell.EventKey) { b.moveSort(map[rune]int{'>': 1, '<': -1}[ev.Rune()]); b.redraw() }},
-		{Key: "s", Desc: "reverse the sort order", Match: tui.Rune('s'), Do: do(func() { b.sortBy(sortState{b.sort.col, !b.sort.desc}) })},
+		{Key: "s", Desc: "reverse the sort order", Match: tui.Rune('s'), Do: do(func() { s := b.sortTarget(); b.sortBy(sortState{s.col, !s.desc}) })},
 		{Key: "t", Desc: "time format: relative (seconds since the first frame), absolute (UTC time of day), delta (since the row above), epoch", Match: tui.Rune('t'), Do: do(func() {
 			b.cycleTime()
 			b.message = "time: " + timeFormatNames[b.timeFmt]

@@ -1524,3 +1524,92 @@ func TestNanosecondTimes(t *testing.T) {
 		}
 	}
 }
+
+// untilSquashed syncs until the screen, its lines joined (squash), holds
+// want: a status line wraps.
+func (h *harness) untilSquashed(t *testing.T, want string) string {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		scr := h.Sync()
+		if strings.Contains(squash(scr), want) {
+			return scr
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("screen never showed %q:\n%s", want, scr)
+		}
+		time.Sleep(20 * time.Millisecond) // polling the screen, not asserting time
+	}
+}
+
+// TestStatusWraps: at 80x24 the status line wraps instead of cutting: a
+// read error shows its cause after "frame 100", and a search message
+// longer than the screen shows whole.
+func TestStatusWraps(t *testing.T) {
+	src := crafted.Pingpong(t)
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Cut the file inside frame 100's data.
+	off := 24
+	for n := 1; n < 100; n++ {
+		off += 16 + int(binary.LittleEndian.Uint32(b[off+8:]))
+	}
+	p := filepath.Join(t.TempDir(), "cut.pcap")
+	if err := os.WriteFile(p, b[:off+16+10], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	idx, err := Open(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := run(t, New(ctx, idx, Options{}), 80, 24)
+	scr := h.untilSquashed(t, "truncated record: the file ends inside it ? help q quit")
+	if !strings.Contains(squash(scr), fmt.Sprintf("frame 100 (file offset %#x): truncated record", off)) {
+		t.Errorf("the read error is not whole:\n%s", scr)
+	}
+	if l := strings.Split(strings.TrimRight(scr, "\n"), "\n"); len(l) != 24 || !strings.Contains(l[23], "q quit") {
+		t.Errorf("the status line does not end the screen:\n%s", scr)
+	}
+	h.Until("[SYN") // the list has its rows
+	h.prompt(tcell.KeyCtrlF, 0, "a text that no frame of this capture holds anywhere")
+	h.untilSquashed(t, `text "a text that no frame of this capture holds anywhere" is in none of the`)
+}
+
+// TestSortShowsColumn: at 80x24, with the wide epoch times, the column
+// sorted by scrolls into view instead of staying past the right edge,
+// each of its values cut to "…" (issue 33); and two > pressed before the
+// first sort is done move two columns, not one.
+func TestSortShowsColumn(t *testing.T) {
+	h := open(t, "multilink.pcap", 80, 24, Options{})
+	h.Until("[SYN]")
+	for range 3 {
+		h.Key(tcell.KeyRune, 't')
+	}
+	h.Until("time: epoch")
+	// No. → Time → Source, within one turn of the event loop: the first
+	// sort cannot be done before the second key.
+	done := make(chan struct{})
+	h.App.QueueUpdateDraw(func() { h.b.moveSort(1); h.b.moveSort(1); close(done) })
+	<-done
+	h.Until("sorted by Source")
+	for range 3 { // Destination, Protocol, Length
+		h.Key(tcell.KeyRune, '>')
+	}
+	h.Until("sorted by Length ↑")
+	lines := h.listLines()
+	at := strings.Index(lines[0], "Length ↑")
+	if at < 0 {
+		t.Fatalf("header %q lacks the sorted column", lines[0])
+	}
+	end := at + len("Length ↑") - 2 // "↑" is 3 bytes, one cell: the values are right-aligned under it
+	for _, l := range lines[1:6] {
+		r := []rune(l)
+		if len(r) < end || strings.TrimSpace(string(r[at:end])) == "" || strings.ContainsRune(string(r[at:end]), '…') {
+			t.Errorf("row %q: no length under %q", l, lines[0])
+		}
+	}
+}

@@ -401,6 +401,11 @@ func (p *listPane) Draw(screen tcell.Screen) {
 	}
 	b.rows.ensure(top-1, top+h+1)
 	b.fitColumns(top, top+h)
+	if b.reveal != revealNone {
+		_, _, w, _ := b.list.GetInnerRect()
+		b.revealColumn(b.reveal, w)
+		b.reveal = revealNone
+	}
 	p.head.SetText(b.header())
 	p.Flex.Draw(screen)
 }
@@ -460,6 +465,43 @@ func (b *Browser) toInfo() {
 		b.hoff = 0
 	} else {
 		b.hoff = info
+	}
+}
+
+// revealNone: no column to scroll into view.
+const revealNone column = numColumns
+
+// revealColumn scrolls the list (as ←/→ do, a column at a time) so that
+// column col shows whole in a list w wide: the column just sorted by,
+// which at 80 columns may lie past the right edge, its values cut to "…".
+func (b *Browser) revealColumn(col column, w int) {
+	if w <= 0 {
+		return
+	}
+	var stops []int
+	at := 0
+	for i := range col {
+		stops = append(stops, at)
+		at += b.widths[i] + 2
+	}
+	width := max(b.widths[col], utf8.RuneCountInString(b.headerCells()[col]))
+	if col == colInfo {
+		width = min(width, infoStep) // its start is what tells it
+	}
+	// The row's mark takes one cell, and a row cut at the edge ends in
+	// "…", which takes one more.
+	room := w - 2
+	switch {
+	case at < b.hoff:
+		b.hoff = at
+	case at+width-b.hoff > room:
+		b.hoff = at
+		for _, s := range stops {
+			if at+width-s <= room {
+				b.hoff = s
+				break
+			}
+		}
 	}
 }
 
