@@ -478,7 +478,9 @@ func (b *Browser) keyTable() []tui.Binding {
 				b.openPrompt(promptFilter, expr)
 			})},
 		{Key: "esc", Desc: "back to the SMC-relevant frames, or all after a (clears the filter or the followed connection; the frame stays selected)", Match: tui.KeyIs(tcell.KeyEscape), Do: do(func() {
-			if b.mode != b.base {
+			// A filter still running (A, /, on a large capture) counts:
+			// the list is about to become it, so esc drops it.
+			if b.mode != b.base || b.pending != nil {
 				b.setList(b.baseList(), b.base, b.selected())
 			}
 		})},

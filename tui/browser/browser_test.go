@@ -26,6 +26,7 @@ import (
 	"github.com/smcscope/smcscope/internal/testutil"
 	"github.com/smcscope/smcscope/internal/testutil/crafted"
 	"github.com/smcscope/smcscope/output"
+	"github.com/smcscope/smcscope/tui"
 )
 
 // harness runs the browser on a simulation screen.
@@ -1610,6 +1611,42 @@ func TestSortShowsColumn(t *testing.T) {
 		r := []rune(l)
 		if len(r) < end || strings.TrimSpace(string(r[at:end])) == "" || strings.ContainsRune(string(r[at:end]), '…') {
 			t.Errorf("row %q: no length under %q", l, lines[0])
+		}
+	}
+}
+
+// TestEscAfterApply: esc after A, the focus still on the field tree,
+// clears the filter A applied, also when it is pressed before that filter
+// is done (a large capture): the filter is dropped, not shown after esc.
+func TestEscAfterApply(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {200, 50}} {
+		h := open(t, "decline-nordma.pcap", size[0], size[1], Options{})
+		h.Until("[SYN")
+		h.gotoFrame(t, 7)
+		h.selectNode(t, "smc.clc.decline.reason ")
+		h.Key(tcell.KeyRune, 'A')
+		h.untilSquashed(t, "filter smc.clc.decline.reason == 0x3030002, 1 rows")
+		h.Key(tcell.KeyEscape, 0)
+		h.untilSquashed(t, "relevant, ")
+
+		// A then esc within one turn of the event loop: the filter
+		// cannot be done before esc.
+		h.gotoFrame(t, 7)
+		h.selectNode(t, "smc.clc.decline.reason ")
+		var esc tui.Binding
+		for _, k := range h.b.Keys() {
+			if k.Key == "esc" {
+				esc = k
+			}
+		}
+		state := make(chan string, 1)
+		h.App.QueueUpdateDraw(func() {
+			h.b.fieldFilter(true)
+			esc.Do(tcell.NewEventKey(tcell.KeyEscape, 0, tcell.ModNone))
+			state <- fmt.Sprintf("mode %q, pending %v", h.b.mode, h.b.pending != nil)
+		})
+		if got := <-state; got != `mode "relevant", pending false` {
+			t.Errorf("%dx%d: A then esc at once: %s, want the relevant frames and no filter running", size[0], size[1], got)
 		}
 	}
 }
