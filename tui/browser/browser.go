@@ -22,6 +22,9 @@ type Options struct {
 	Write  string // -w: export file for `w`
 	Filter string // -Y: the display filter applied at the start
 	All    bool   // -a: start with every frame, not only the SMC-relevant ones
+	// History is the file the filters applied are kept in, read at the
+	// start (HistoryFile; "": kept in memory only).
+	History string
 }
 
 // Browser is the capture browser over an Index.
@@ -50,6 +53,7 @@ type Browser struct {
 	promptKind promptKind
 	history    []string // filters applied, oldest first (↑/↓ in the prompt)
 	histPos    int      // the history entry the prompt shows; len: the text typed
+	historyErr string   // why the history file could not be read or written, for the status line
 	draft      string   // the text typed, kept while ↑ shows older filters
 	// exportMarked: the export prompt is for the marked frames (W);
 	// confirm is a file name the user was told exists.
@@ -113,6 +117,13 @@ func New(ctx context.Context, idx *Index, o Options) *Browser {
 	b.hex.SetBorder(true).SetTitle(" hex ")
 	b.status = tview.NewTextView().SetDynamicColors(true).SetWordWrap(true)
 	b.statusLines = 1
+	if o.History != "" {
+		h, err := loadHistory(o.History)
+		if err != nil {
+			b.historyErr = fmt.Sprintf("[yellow]filter history not read: %s[-]", tview.Escape(err.Error()))
+		}
+		b.history = h
+	}
 	b.reveal = revealNone
 	b.hint = tview.NewTextView().SetDynamicColors(true).SetWrap(true)
 	b.prompt = tview.NewInputField()
@@ -280,6 +291,9 @@ func (b *Browser) drawStatus(n int, done bool, err error) {
 	st := fmt.Sprintf("%s, %d rows", tview.Escape(b.mode), b.rows.GetRowCount())
 	if b.message != "" {
 		st += "  " + b.message
+	}
+	if b.historyErr != "" {
+		st += "  " + b.historyErr
 	}
 	if len(b.marks) > 0 {
 		st += fmt.Sprintf("  %d marked", len(b.marks))

@@ -166,7 +166,8 @@ func TestBrowseFilterFollowExport(t *testing.T) {
 }
 
 // TestTmux runs the real smcdump -I in an 80x24 tmux pane: filter, follow
-// a connection, scroll the list to its Info column, quit.
+// a connection, scroll the list to its Info column, quit; started again,
+// it has the filter in its history.
 func TestTmux(t *testing.T) {
 	bin := testutil.GoBuild(t, "../../cmd/smcdump", "smcdump")
 	x := testutil.NewTmux(t, 80, 24, bin, "-I", "-r", filepath.Join(testutil.SamplesDir(t), "pingpong.pcap"))
@@ -185,6 +186,15 @@ func TestTmux(t *testing.T) {
 	if scr := x.WaitFor("║ Info"); !strings.Contains(scr, "CLC Proposal") {
 		t.Errorf("followed connection:\n%s", scr)
 	}
+	x.Keys("q")
+
+	// Started again, at 200x50: ↑ in the filter bar has the filter.
+	x = testutil.NewTmuxConfig(t, x.Config, 200, 50, bin, "-I", "-r", filepath.Join(testutil.SamplesDir(t), "pingpong.pcap"))
+	x.WaitFor("[SYN]")
+	x.Keys("/")
+	x.Keys("Up")
+	x.WaitFor("/smc.clc.type == 4 or smc.llc")
+	x.Keys("Escape")
 	x.Keys("q")
 }
 
@@ -1649,4 +1659,46 @@ func TestEscAfterApply(t *testing.T) {
 			t.Errorf("%dx%d: A then esc at once: %s, want the relevant frames and no filter running", size[0], size[1], got)
 		}
 	}
+}
+
+// TestFilterHistoryKept: the filters applied are in the history file, so
+// that a browser started again finds them with ↑, the newest first; an
+// unwritable file is said on the status line, the filter still applied.
+func TestFilterHistoryKept(t *testing.T) {
+	hist := filepath.Join(t.TempDir(), "smcscope", "filter-history")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	idx, err := Open(ctx, filepath.Join(testutil.SamplesDir(t), "decline-nordma.pcap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitIndexed(t, idx)
+	h := run(t, New(ctx, idx, Options{History: hist}), 80, 24)
+	h.Until("[SYN")
+	for _, f := range []string{"smc.clc", "tcp.flags.syn"} {
+		h.prompt(tcell.KeyRune, '/', f)
+		h.untilSquashed(t, "filter "+f+", ")
+	}
+
+	h = run(t, New(ctx, idx, Options{History: hist}), 80, 24)
+	h.Until("[SYN")
+	h.Key(tcell.KeyRune, '/')
+	for _, want := range []string{"tcp.flags.syn", "smc.clc"} {
+		h.Key(tcell.KeyUp, 0)
+		if got := h.promptText(); got != want {
+			t.Errorf("↑ after a restart: %q, want %q", got, want)
+		}
+	}
+	h.Key(tcell.KeyEscape, 0)
+
+	// A history file that cannot be written: a directory in its place.
+	bad := filepath.Join(t.TempDir(), "filter-history")
+	if err := os.MkdirAll(filepath.Join(bad, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h = run(t, New(ctx, idx, Options{History: bad}), 80, 24)
+	h.untilSquashed(t, "filter history not read: ")
+	h.prompt(tcell.KeyRune, '/', "smc.clc")
+	h.untilSquashed(t, "filter smc.clc, ")
+	h.untilSquashed(t, "filter history not saved: ")
 }
