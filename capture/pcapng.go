@@ -69,6 +69,8 @@ type ngIface struct {
 	digits uint8
 	// shown is what Frame.ColumnDigits says of its times.
 	shown uint8
+	// off is the file offset of its interface description block.
+	off int64
 	// anc is the CaptureInfo.AncillaryData of its packets: the link type,
 	// boxed once per interface (as pcapgo's WantMixedLinkType gives it),
 	// so that a copy of a frame's CaptureInfo keeps its link type.
@@ -288,7 +290,7 @@ func (p *ngFile) interfaceBlock(b []byte) error {
 	if len(b) < ngMinIDB {
 		return p.corrupt(ngBlockIDB, "%d bytes, below the %d of its fields", len(b), ngMinIDB)
 	}
-	ifc := ngIface{linkType: layers.LinkType(p.u16(b[8:])), snaplen: p.u32(b[12:]), exp: 6, perSec: 1e6}
+	ifc := ngIface{linkType: layers.LinkType(p.u16(b[8:])), snaplen: p.u32(b[12:]), exp: 6, perSec: 1e6, off: p.errOff}
 	opts, at := b[16:len(b)-4], 16
 	for len(opts) >= 4 {
 		code, l := p.u16(opts), int(p.u16(opts[2:]))

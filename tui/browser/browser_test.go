@@ -1702,3 +1702,35 @@ func TestFilterHistoryKept(t *testing.T) {
 	h.untilSquashed(t, "filter smc.clc, ")
 	h.untilSquashed(t, "filter history not saved: ")
 }
+
+// TestGzipNoTrailer: a gzip capture whose writer was killed after a flush
+// (every frame whole, no final block, no trailer) is indexed to its last
+// frame, and the status line says that the stream ended early, after
+// which frame, at which compressed offset; it said nothing, the cut
+// stream taken for a clean end.
+func TestGzipNoTrailer(t *testing.T) {
+	b, err := os.ReadFile(crafted.Pingpong(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(b)
+	zw.Flush()
+	p := filepath.Join(t.TempDir(), "cut.pcap.gz")
+	if err := os.WriteFile(p, gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	idx, err := Open(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("cut.pcap.gz: gzip stream ended early (no trailer) after frame 4140, at compressed offset %#x", gz.Len())
+	h := run(t, New(ctx, idx, Options{}), 80, 24)
+	h.untilSquashed(t, want)
+	if n, done, err := idx.Progress(); n != 4140 || !done || !errors.Is(err, capture.ErrTruncatedFile) {
+		t.Errorf("index: %d frames, done %v, %v", n, done, err)
+	}
+}
