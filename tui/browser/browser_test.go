@@ -1734,3 +1734,52 @@ func TestGzipNoTrailer(t *testing.T) {
 		t.Errorf("index: %d frames, done %v, %v", n, done, err)
 	}
 }
+
+// TestTmuxDefects runs the real smcdump -I in tmux: at 80x24 a read error
+// shows whole, its cause after "frame 100" on the status line's next
+// line; at 200x50 a nanosecond capture's Time column has nine decimals.
+func TestTmuxDefects(t *testing.T) {
+	bin := testutil.GoBuild(t, "../../cmd/smcdump", "smcdump")
+	b, err := os.ReadFile(crafted.Pingpong(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := 24
+	for n := 1; n < 100; n++ {
+		off += 16 + int(binary.LittleEndian.Uint32(b[off+8:]))
+	}
+	dir := t.TempDir()
+	cut := filepath.Join(dir, "cut.pcap")
+	if err := os.WriteFile(cut, b[:off+16+10], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	x := testutil.NewTmux(t, 80, 24, bin, "-I", "-r", cut)
+	want := fmt.Sprintf("frame 100 (file offset %#x): truncated record: the file ends inside it ? help q quit", off)
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		scr := x.Run("capture-pane", "-p")
+		if strings.Contains(squash(scr), want) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the read error is not whole on the screen:\n%s", scr)
+		}
+		time.Sleep(20 * time.Millisecond) // polling the pane, not asserting time
+	}
+	x.Keys("q")
+
+	fs, lt := testutil.ReadFrames(t, crafted.Pingpong(t))
+	base := time.Unix(1795336493, 123456789)
+	for i := range fs {
+		fs[i].CI.Timestamp = base.Add(time.Duration(i))
+	}
+	ns := filepath.Join(dir, "ns.pcap")
+	if err := os.WriteFile(ns, testutil.PcapNanos(t, lt, fs[:20]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	x = testutil.NewTmux(t, 200, 50, bin, "-I", "-r", ns)
+	x.WaitFor("[SYN]")
+	if scr := x.WaitFor("0.000000005"); !strings.Contains(scr, "  5  0.000000004  ") { // frames 5 and 6, 1 ns apart
+		t.Errorf("nanosecond times:\n%s", scr)
+	}
+	x.Keys("q")
+}
