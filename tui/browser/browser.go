@@ -81,6 +81,11 @@ type Browser struct {
 	// from it, not from the order shown.
 	sorting     sortState
 	sortRunning bool
+	// refused is the column > or < last reached whose sort was refused
+	// (too many rows to decode), valid while refusedSet: the next press
+	// moves on from it, so a large list still reaches Length.
+	refused    column
+	refusedSet bool
 	// reveal is a column the list's next draw scrolls into view (the
 	// column just sorted by), revealNone when none.
 	reveal column
@@ -232,7 +237,7 @@ func (b *Browser) setList(ns []int32, mode string, keep int32) {
 		b.pending()
 		b.pending = nil
 	}
-	b.sortRunning = false
+	b.sortRunning, b.refusedSet = false, false
 	b.message = ""
 	b.rows.setFrames(ns)
 	b.mode, b.unsorted, b.sort = mode, ns, sortState{}

@@ -124,6 +124,7 @@ func (x *Index) sortKeys(ctx context.Context, ns []int32, col column) ([]sortKey
 // sortBy orders the list by col (desc: down) in the background; the
 // selected frame stays selected.
 func (b *Browser) sortBy(s sortState) {
+	b.refusedSet = false
 	if b.sortRunning && (s == b.sort || s == (sortState{})) {
 		// Back to the order shown, or to frame order: the running sort
 		// would replace it when done.
@@ -142,6 +143,7 @@ func (b *Browser) sortBy(s sortState) {
 	if s.col != colNo && s.col != colTime && s.col != colLength && len(ns) > maxSortDecode {
 		b.message = fmt.Sprintf("[yellow]sorting by %s decodes every row: %d rows, more than %d; filter the list first[-]",
 			columnNames[s.col], len(ns), maxSortDecode)
+		b.refused, b.refusedSet = s.col, true
 		return
 	}
 	b.message = fmt.Sprintf("[yellow]sorting by %s…[-]", columnNames[s.col])
@@ -195,8 +197,13 @@ func (b *Browser) showSorted(s sortState, ns []int32) {
 }
 
 // moveSort sorts by the next (dir 1) or previous column, up; from the
-// first column back to frame order.
+// first column back to frame order. It moves on from the column it last
+// reached, whether sorted, still sorting or refused.
 func (b *Browser) moveSort(dir int) {
-	c := (int(b.sortTarget().col) + dir + int(numColumns)) % int(numColumns)
+	from := b.sortTarget().col
+	if b.refusedSet {
+		from = b.refused
+	}
+	c := (int(from) + dir + int(numColumns)) % int(numColumns)
 	b.sortBy(sortState{col: column(c)})
 }
