@@ -46,6 +46,10 @@ func (e *FileError) Error() string {
 	if e.Offset >= 0 {
 		at = "file offset 0x" + strconv.FormatInt(e.Offset, 16)
 	}
+	var gc *GzipCutError
+	if errors.As(e.Err, &gc) && !gc.Inside {
+		return s + gc.Error() // no frame of its own: the frames before are whole
+	}
 	switch {
 	case e.Frame > 0 && at != "":
 		s += "frame " + strconv.Itoa(e.Frame) + " (" + at + "): "
@@ -55,6 +59,8 @@ func (e *FileError) Error() string {
 		s += at + ": "
 	}
 	switch {
+	case gc != nil:
+		return s + gc.Error()
 	case errors.Is(e.Err, ErrTruncatedFile) && e.Frame > 0 && e.Detail != "":
 		return s + "truncated record: the file ends inside it (" + e.Detail + ")"
 	case errors.Is(e.Err, ErrTruncatedFile) && e.Frame > 0:

@@ -88,6 +88,8 @@ type Frame struct {
 	// (frame.time_epoch prints them): 6 for a microsecond pcap, 9 for a
 	// nanosecond one, a pcapng interface's if_tsresol.
 	digits uint8
+	// shown is how many decimals the time columns print (ColumnDigits).
+	shown uint8
 }
 
 // UnixNano is CI.Timestamp in Unix nanoseconds, worked out when the frame
@@ -100,6 +102,13 @@ func (f *Frame) UnixNano() int64 { return f.ns }
 // interface's if_tsresol (9 for finer and binary resolutions, times
 // being whole nanoseconds).
 func (f *Frame) TimeDigits() uint8 { return f.digits }
+
+// ColumnDigits is how many decimals a time column (the text lines', the
+// browser's list) prints, as Wireshark's follow the capture's precision:
+// TimeDigits, but for a pcapng binary resolution 2^-e the decimals that
+// resolution reaches, floor(e·log10 2) (3 for 2^-10), not the nanoseconds
+// its times are held in.
+func (f *Frame) ColumnDigits() uint8 { return f.shown }
 
 func (f *Frame) reset() {
 	f.Decoded = f.Decoded[:0]

@@ -42,6 +42,7 @@ type ngFile struct {
 	ns     int64
 	iface  int
 	digits uint8
+	shown  uint8
 	// From the interface statistics blocks read so far: the latest
 	// isb_endtime (Unix nanoseconds, 0 none) and, per interface, the
 	// packets it or the OS dropped (isb_ifdrop + isb_osdrop), the latest
@@ -66,6 +67,10 @@ type ngIface struct {
 	// exp for a decimal resolution up to nanoseconds, 9 beyond and for
 	// binary ones (Frame times are whole nanoseconds).
 	digits uint8
+	// shown is what Frame.ColumnDigits says of its times.
+	shown uint8
+	// off is the file offset of its interface description block.
+	off int64
 	// anc is the CaptureInfo.AncillaryData of its packets: the link type,
 	// boxed once per interface (as pcapgo's WantMixedLinkType gives it),
 	// so that a copy of a frame's CaptureInfo keeps its link type.
@@ -285,7 +290,7 @@ func (p *ngFile) interfaceBlock(b []byte) error {
 	if len(b) < ngMinIDB {
 		return p.corrupt(ngBlockIDB, "%d bytes, below the %d of its fields", len(b), ngMinIDB)
 	}
-	ifc := ngIface{linkType: layers.LinkType(p.u16(b[8:])), snaplen: p.u32(b[12:]), exp: 6, perSec: 1e6}
+	ifc := ngIface{linkType: layers.LinkType(p.u16(b[8:])), snaplen: p.u32(b[12:]), exp: 6, perSec: 1e6, off: p.errOff}
 	opts, at := b[16:len(b)-4], 16
 	for len(opts) >= 4 {
 		code, l := p.u16(opts), int(p.u16(opts[2:]))
@@ -327,6 +332,10 @@ func (p *ngFile) interfaceBlock(b []byte) error {
 	ifc.digits = 9
 	if !ifc.binary && ifc.exp < 9 {
 		ifc.digits = ifc.exp
+	}
+	ifc.shown = ifc.digits
+	if ifc.binary {
+		ifc.shown = binaryDigits(ifc.exp)
 	}
 	ifc.anc = []any{ifc.linkType}
 	p.ifaces = append(p.ifaces, ifc)
@@ -429,7 +438,7 @@ func (p *ngFile) readPacket(ci *gopacket.CaptureInfo) ([]byte, error) {
 			continue // statistics, name resolution, secrets, custom, unknown
 		}
 		p.rec = start
-		p.digits = p.ifaces[p.iface].digits
+		p.digits, p.shown = p.ifaces[p.iface].digits, p.ifaces[p.iface].shown
 		ci.Timestamp = unixNano(p.ns)
 		ci.InterfaceIndex = p.iface
 		ci.AncillaryData = p.ifaces[p.iface].anc
@@ -496,3 +505,14 @@ func (p *ngFile) ZeroCopyReadPacketData() (data []byte, ci gopacket.CaptureInfo,
 
 // unixNano is time.Unix(0, ns) in UTC.
 func unixNano(ns int64) time.Time { return time.Unix(0, ns).UTC() }
+
+// binaryDigits is the decimals a resolution of 2^-e seconds reaches,
+// floor(log10(2^e)) up to 9, as Wireshark's pcapng reader makes its
+// precision of it.
+func binaryDigits(e uint8) uint8 {
+	var d uint8
+	for p := uint64(10); d < 9 && e < 64 && p <= 1<<e; p *= 10 {
+		d++
+	}
+	return d
+}

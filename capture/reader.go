@@ -2,7 +2,6 @@ package capture
 
 import (
 	"bufio"
-	"compress/gzip"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -21,6 +20,16 @@ import (
 // returned data may be reused by the source on the next call.
 type PacketSource interface {
 	ZeroCopyReadPacketData() ([]byte, gopacket.CaptureInfo, error)
+}
+
+// NumberedSource is a PacketSource that replays chosen frames of a capture
+// (the capture browser decodes a frame after its connection's handshake
+// frames): FrameNumber gives the capture's number of the frame last read,
+// so that a frame's number, and the numbers its errors give of earlier
+// frames, are the capture's rather than the place in the replay.
+type NumberedSource interface {
+	PacketSource
+	FrameNumber() int
 }
 
 // File magics (first four bytes, as read little-endian).
@@ -61,6 +70,7 @@ type Reader struct {
 	// call (live sources only); dropped accumulates it.
 	drops   func() (uint64, error)
 	dropped uint64
+	numbers NumberedSource // src, when it numbers its frames
 }
 
 // Dropped returns how many frames the kernel dropped before this reader
@@ -163,6 +173,7 @@ func openMapped(name string, f *os.File) (r *Reader, ok bool, err error) {
 	pf, err := newMemPcapFile(mem, true)
 	if err == nil {
 		r, err = NewReader(name, pf, pf.LinkType())
+		err = linkTypeAt(err, 0, "the file header")
 	}
 	if err != nil {
 		closer.Close()
@@ -218,6 +229,9 @@ func (r *Reader) FaultError(v any) error {
 func NewFileReader(name string, in io.Reader) (*Reader, error) {
 	br := bufio.NewReaderSize(in, 1<<18)
 	magic, err := br.Peek(4)
+	if gc := (*GzipCutError)(nil); len(magic) < 4 && errors.As(err, &gc) {
+		return nil, headerError(name, err)
+	}
 	if len(magic) == 0 {
 		if err == nil || errors.Is(err, io.EOF) {
 			if name == "-" {
@@ -236,16 +250,17 @@ func NewFileReader(name string, in io.Reader) (*Reader, error) {
 	if magic[0] == 0x1f && magic[1] == 0x8b {
 		// gzip (capture.pcap.gz): offsets in messages are then offsets
 		// in the decompressed stream.
-		gz, err := gzip.NewReader(br)
+		gz, err := NewGzipReader(br)
 		if err != nil {
 			return nil, &FileError{Name: name, Err: ErrNotCapture, Offset: -1, Detail: "(bad gzip: " + err.Error() + ")"}
 		}
 		return NewFileReader(name, gz)
 	}
 	var (
-		src PacketSource
-		lt  layers.LinkType
-		ng  *ngFile
+		src  PacketSource
+		lt   layers.LinkType
+		ng   *ngFile
+		ltAt int64 // offset of what declares lt
 	)
 	switch m := binary.LittleEndian.Uint32(magic); m {
 	case magicPcapMicro, magicPcapNano, magicPcapMicroBE, magicPcapNanoBE:
@@ -258,7 +273,7 @@ func NewFileReader(name string, in io.Reader) (*Reader, error) {
 		// A pcapng file may hold interfaces of different link types (mergecap
 		// of an SLL and an Ethernet capture, say): each frame is decoded by
 		// its interface's (decoderFor); the first one's is the file's.
-		lt = pcapngFirstLinkType(br)
+		lt, ltAt = pcapngFirstLinkType(br)
 		ng, err = newNgFile(br)
 		if err != nil {
 			return nil, ngHeaderError(name, err)
@@ -270,21 +285,34 @@ func NewFileReader(name string, in io.Reader) (*Reader, error) {
 	}
 	r, err := NewReader(name, src, lt)
 	if err != nil {
-		return nil, err
+		if ng != nil {
+			return nil, linkTypeAt(err, ltAt, "interface description block 0")
+		}
+		return nil, linkTypeAt(err, 0, "the file header")
 	}
 	r.isFile, r.offset, r.ng = true, pcapHeaderLen, ng
 	r.pf, _ = src.(*pcapFile)
 	return r, nil
 }
 
-// pcapngFirstLinkType reads the link type of the first interface block
-// from the buffered header; pcapgo does not tell it when mixed link types
-// are enabled. Ethernet when the header cannot be read (NewNgReader then
-// reports the damage).
-func pcapngFirstLinkType(br *bufio.Reader) layers.LinkType {
+// linkTypeAt places an unsupported link type error of NewReader at the
+// offset of the header or block that declares the link type.
+func linkTypeAt(err error, off int64, what string) error {
+	var fe *FileError
+	if errors.As(err, &fe) && errors.Is(fe.Err, ErrUnsupportedLink) && fe.Offset < 0 {
+		fe.Offset, fe.Detail = off, fe.Detail+" (declared by "+what+")"
+	}
+	return err
+}
+
+// pcapngFirstLinkType reads the link type of the first interface block,
+// and that block's offset, from the buffered header; pcapgo does not tell
+// it when mixed link types are enabled. Ethernet when the header cannot
+// be read (NewNgReader then reports the damage).
+func pcapngFirstLinkType(br *bufio.Reader) (layers.LinkType, int64) {
 	hdr, _ := br.Peek(12)
 	if len(hdr) < 12 {
-		return layers.LinkTypeEthernet
+		return layers.LinkTypeEthernet, -1
 	}
 	var bo binary.ByteOrder = binary.LittleEndian
 	if binary.BigEndian.Uint32(hdr[8:12]) == 0x1A2B3C4D {
@@ -293,9 +321,9 @@ func pcapngFirstLinkType(br *bufio.Reader) layers.LinkType {
 	shb := int(bo.Uint32(hdr[4:8]))
 	b, _ := br.Peek(shb + 10)
 	if shb < 28 || len(b) < shb+10 || bo.Uint32(b[shb:shb+4]) != 1 { // block type 1: interface description
-		return layers.LinkTypeEthernet
+		return layers.LinkTypeEthernet, -1
 	}
-	return layers.LinkType(bo.Uint16(b[shb+8 : shb+10]))
+	return layers.LinkType(bo.Uint16(b[shb+8 : shb+10])), int64(shb)
 }
 
 // ngHeaderError is the error of a pcapng file whose section header block
@@ -313,6 +341,11 @@ func ngHeaderError(name string, err error) error {
 }
 
 func headerError(name string, err error) error {
+	var gc *GzipCutError
+	if errors.As(err, &gc) {
+		gc.Header = true
+		return &FileError{Name: name, Err: gc, Offset: -1}
+	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return &FileError{Name: name, Err: ErrTruncatedFile, Offset: -1}
 	}
@@ -326,6 +359,7 @@ func NewReader(name string, src PacketSource, lt layers.LinkType) (*Reader, erro
 		return nil, &FileError{Name: name, Err: ErrUnsupportedLink, Offset: -1, Detail: fmt.Sprint(int(lt))}
 	}
 	r := &Reader{name: name, src: src, dec: dec, first: dec, clc: newCLCAssembler(), digits: sourceDigits(src)}
+	r.numbers, _ = src.(NumberedSource)
 	r.frame.Decoded = make([]gopacket.LayerType, 0, 16)
 	r.frame.demand, r.frame.frameFields = gAll, wAllFrame
 	return r, nil
@@ -394,13 +428,13 @@ func (r *Reader) Next() (*Frame, error) {
 	switch {
 	case r.pf != nil:
 		data, err = r.pf.read(&f.CI)
-		f.ns, f.digits = r.pf.ns, r.pf.digits
+		f.ns, f.digits, f.shown = r.pf.ns, r.pf.digits, r.pf.digits
 	case r.ng != nil:
 		data, err = r.ng.readPacket(&f.CI)
-		f.ns, f.digits = r.ng.ns, r.ng.digits
+		f.ns, f.digits, f.shown = r.ng.ns, r.ng.digits, r.ng.shown
 	default:
 		data, f.CI, err = r.src.ZeroCopyReadPacketData()
-		f.ns, f.digits = f.CI.Timestamp.UnixNano(), r.digits
+		f.ns, f.digits, f.shown = f.CI.Timestamp.UnixNano(), r.digits, r.digits
 	}
 	if err != nil {
 		r.err = r.fileError(f.Number+1, f.CI, err)
@@ -410,6 +444,9 @@ func (r *Reader) Next() (*Frame, error) {
 		return nil, r.err
 	}
 	f.Number++
+	if r.numbers != nil {
+		f.Number = r.numbers.FrameNumber()
+	}
 	f.Data = data
 	r.last = -1
 	lt := r.first.LinkType()
@@ -430,7 +467,7 @@ func (r *Reader) Next() (*Frame, error) {
 	if !r.decoderFor(lt) {
 		f.reset()
 		f.LinkType = lt
-		f.Err = fmt.Errorf("%w %d (pcapng interface %d)", ErrUnsupportedLink, int(lt), f.CI.InterfaceIndex)
+		f.Err = fmt.Errorf("%w %d (pcapng interface %d%s)", ErrUnsupportedLink, int(lt), f.CI.InterfaceIndex, r.ifaceAt(f.CI.InterfaceIndex))
 		r.checkLengths(f)
 		return f, nil
 	}
@@ -512,6 +549,12 @@ func (r *Reader) fileError(n int, ci gopacket.CaptureInfo, err error) error {
 			return &FileError{Name: r.name, Frame: n, Offset: off, Err: ErrCorruptRecord, Detail: ce.Error()}
 		}
 	}
+	var gc *GzipCutError
+	if errors.As(err, &gc) {
+		// Inside the record when the stream gave any of its bytes.
+		gc.Frames, gc.Inside = n-1, off >= 0 && gc.decompressed > off
+		return &FileError{Name: r.name, Frame: n, Offset: off, Err: gc}
+	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		fe := &FileError{Name: r.name, Frame: n, Offset: off, Err: ErrTruncatedFile}
 		var te *ngTruncated
@@ -532,4 +575,14 @@ func (r *Reader) Close() error {
 		return r.closer.Close()
 	}
 	return nil
+}
+
+// ifaceAt says where the interface description block of pcapng interface
+// i is: ", declared at file offset 0x..", or "" when not known (frames
+// replayed from memory).
+func (r *Reader) ifaceAt(i int) string {
+	if r.ng == nil || i < 0 || i >= len(r.ng.ifaces) || r.ng.ifaces[i].off < 0 {
+		return ""
+	}
+	return fmt.Sprintf(", declared at file offset %#x", r.ng.ifaces[i].off)
 }

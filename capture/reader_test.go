@@ -104,7 +104,8 @@ func TestBadFiles(t *testing.T) {
 		{name: "text", path: "../testdata/reference/README.md", openErr: "README.md: not a capture file (magic 2320", sentinel: ErrNotCapture},
 		{name: "tiny", path: write("tiny.pcap", orig[:3]), openErr: "not a capture file (only 3 bytes)", sentinel: ErrNotCapture},
 		{name: "header cut", path: write("hdr.pcap", orig[:10]), openErr: "hdr.pcap: truncated", sentinel: ErrTruncatedFile},
-		{name: "link type", path: write("link.pcap", badLink), openErr: "link.pcap: unsupported link type 147", sentinel: ErrUnsupportedLink},
+		{name: "link type", path: write("link.pcap", badLink), openErr: "link.pcap: file offset 0x0: unsupported link type 147 (declared by the file header)", sentinel: ErrUnsupportedLink},
+		{name: "pcapng link type", path: write("link.pcapng", badLinkNg(t)), openErr: "link.pcapng: file offset 0x1c: unsupported link type 147 (declared by interface description block 0)", sentinel: ErrUnsupportedLink},
 		{name: "cut in record data", path: write("cut1.pcap", orig[:offs[100]+16+5]), goodCount: 100,
 			readErr: fmt.Sprintf("cut1.pcap: frame 101 (file offset %#x): truncated record: the file ends inside it", offs[100]), sentinel: ErrTruncatedFile},
 		{name: "cut in record header", path: write("cut2.pcap", orig[:offs[7]+9]), goodCount: 7,
@@ -171,6 +172,74 @@ func TestGzip(t *testing.T) {
 	if _, err := collect(t, r); !errors.Is(err, ErrTruncatedFile) {
 		t.Fatalf("cut gzip: %v", err)
 	}
+}
+
+// TestGzipCut: a gzip capture whose stream stops before its trailer (a
+// writer killed after a flush: every frame whole, no final block, no
+// trailer; or a copy cut inside a record) says so, after which frame or
+// inside which, and at which compressed offset, where it said "truncated
+// record" of a frame it never began, or nothing.
+func TestGzipCut(t *testing.T) {
+	b, err := os.ReadFile(pingpong)
+	if err != nil {
+		t.Fatal(err)
+	}
+	offs := recordOffsets(t, b)
+	var flushed bytes.Buffer
+	zw := gzip.NewWriter(&flushed)
+	zw.Write(b[:offs[100]])
+	zw.Flush() // a whole record boundary, then nothing
+	half := flushed.Bytes()
+	zw.Write(b[offs[100]:])
+	zw.Flush()
+	whole := flushed.Bytes()
+	for _, c := range []struct {
+		name   string
+		gz     []byte
+		frames int
+		want   string
+	}{
+		{"after frame 4140", whole, 4140, fmt.Sprintf("pp.pcap.gz: gzip stream ended early (no trailer) after frame 4140, at compressed offset %#x", len(whole))},
+		{"after frame 100", half, 100, fmt.Sprintf("pp.pcap.gz: gzip stream ended early (no trailer) after frame 100, at compressed offset %#x", len(half))},
+		{"inside a record", whole[:(len(half)+len(whole))/2], -1, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r, err := NewFileReader("pp.pcap.gz", bytes.NewReader(c.gz))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fs, err := collect(t, r)
+			if c.frames < 0 { // wherever the stream stops: inside the next record
+				c.frames = len(fs)
+				c.want = fmt.Sprintf("pp.pcap.gz: frame %d (file offset %#x): gzip stream ended early (no trailer) inside its record, at compressed offset %#x", len(fs)+1, offs[len(fs)], len(c.gz))
+			}
+			if len(fs) != c.frames || err == nil || err.Error() != c.want {
+				t.Errorf("%d frames, %v\nwant %d frames, %s", len(fs), err, c.frames, c.want)
+			}
+			var gc *GzipCutError
+			if !errors.Is(err, ErrTruncatedFile) || !errors.As(err, &gc) {
+				t.Errorf("%v: not a GzipCutError wrapping ErrTruncatedFile", err)
+			}
+		})
+	}
+	r, err := NewFileReader("hdr.pcap.gz", bytes.NewReader(whole[:12]))
+	if err == nil {
+		_, err = collect(t, r)
+	}
+	if err == nil || !strings.Contains(err.Error(), "hdr.pcap.gz: gzip stream ended early (no trailer) inside the capture's header, at compressed offset 0xc") {
+		t.Errorf("cut in the capture header: %v", err)
+	}
+}
+
+// badLinkNg is pingpong.pcap as pcapng whose first interface has link
+// type 147.
+func badLinkNg(t *testing.T) []byte {
+	fs, _ := testutil.ReadFrames(t, pingpong)
+	b := testutil.Pcapng(147, 6, fs[:3])
+	if binary.LittleEndian.Uint32(b[0x1c:]) != 1 || binary.LittleEndian.Uint16(b[0x1c+8:]) != 147 {
+		t.Fatalf("no interface block of link type 147 at 0x1c: % x", b[:0x30])
+	}
+	return b
 }
 
 func TestOpenMissing(t *testing.T) {

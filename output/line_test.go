@@ -111,3 +111,28 @@ func TestEndpointText(t *testing.T) {
 		t.Error("endpoints do not sort by address, then port")
 	}
 }
+
+// TestAppendSecondsDigits: the time column at each resolution a capture
+// may have, rounded at its last decimal; six decimals are appendSeconds'.
+func TestAppendSecondsDigits(t *testing.T) {
+	for _, c := range []struct {
+		d      time.Duration
+		digits uint8
+		want   string
+	}{
+		{1, 9, "0.000000001"},
+		{977, 9, "0.000000977"},
+		{3*time.Second + 5, 9, "3.000000005"},
+		{-1, 9, "-0.000000001"},
+		{1_500_000, 3, "0.002"},
+		{1_499_999, 3, "0.001"},
+		{999_600_000, 3, "1.000"},
+		{2*time.Second + 400_000_000, 0, "2"},
+		{1500, 6, "0.000002"},
+		{123_456_789, 7, "0.1234568"},
+	} {
+		if got := string(AppendSeconds(nil, c.d, c.digits)); got != c.want {
+			t.Errorf("AppendSeconds(%d, %d) = %s, want %s", c.d, c.digits, got, c.want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
+	"math"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -66,7 +67,7 @@ func appendLine(dst []byte, f *capture.Frame, base time.Time, clc int, ends *end
 	if base.IsZero() {
 		d = 0
 	}
-	dst = appendSeconds(dst, d)
+	dst = AppendSeconds(dst, d, f.ColumnDigits())
 	dst = append(dst, "  "...)
 	dst = ends.appendEndpoints(dst, f)
 	dst = append(dst, "  "...)
@@ -85,6 +86,33 @@ func since(t, base time.Time) time.Duration {
 	}
 	return time.Duration(ds)*time.Second + time.Duration(t.Nanosecond()-base.Nanosecond())
 }
+
+// AppendSeconds appends d in seconds with as many decimals as digits
+// says (a frame's ColumnDigits: the capture's resolution, as tshark's
+// time columns follow it), rounded to the last one.
+func AppendSeconds(dst []byte, d time.Duration, digits uint8) []byte {
+	if digits == 6 {
+		return appendSeconds(dst, d)
+	}
+	digits = min(digits, 9)
+	ns := int64(d)
+	if ns < 0 {
+		if ns == math.MinInt64 {
+			return strconv.AppendFloat(dst, d.Seconds(), 'f', int(digits), 64)
+		}
+		dst, ns = append(dst, '-'), -ns
+	}
+	q := int64(pow10[9-digits])
+	u := uint64((ns/q + (ns%q*2)/q)) // ns/q rounded half up, without overflow
+	p := pow10[digits]
+	dst = numfmt.AppendUint(dst, u/p)
+	if digits == 0 {
+		return dst
+	}
+	return numfmt.AppendPadded(append(dst, '.'), u%p, int(digits))
+}
+
+var pow10 = [10]uint64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9}
 
 // appendSeconds appends d in seconds with six decimals, as
 // strconv.AppendFloat(d.Seconds(), 'f', 6) does, from the integer

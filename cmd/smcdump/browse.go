@@ -46,5 +46,5 @@ func browse(ctx context.Context, o output.Options) error {
 	if err != nil {
 		return err
 	}
-	return browser.New(ctx, idx, browser.Options{Write: o.Write, Filter: o.DisplayFilter, All: o.All}).Run()
+	return browser.New(ctx, idx, browser.Options{Write: o.Write, Filter: o.DisplayFilter, All: o.All, History: browser.HistoryFile()}).Run()
 }

@@ -183,6 +183,10 @@ type Tmux struct {
 	t    testing.TB
 	tmux string
 	sock string
+	// Config is the program's XDG_CONFIG_HOME, a directory of the test:
+	// what it keeps there (smcdump -I's filter history) stays out of the
+	// user's, and a second program given it (NewTmuxConfig) finds it.
+	Config string
 }
 
 // NewTmux starts args in a w x h tmux pane (skips without tmux).
@@ -195,8 +199,20 @@ func NewTmux(t testing.TB, w, h int, args ...string) *Tmux {
 // the test's own), for tests that pass short relative paths.
 func NewTmuxIn(t testing.TB, dir string, w, h int, args ...string) *Tmux {
 	t.Helper()
-	x := &Tmux{t: t, tmux: NeedTool(t, "tmux"), sock: filepath.Join(t.TempDir(), "tmux.sock")}
-	opts := []string{"new-session", "-d", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h)}
+	return newTmux(t, dir, filepath.Join(t.TempDir(), "config"), w, h, args...)
+}
+
+// NewTmuxConfig is NewTmux with XDG_CONFIG_HOME config: that of a program
+// run before (Tmux.Config), to see what it kept.
+func NewTmuxConfig(t testing.TB, config string, w, h int, args ...string) *Tmux {
+	t.Helper()
+	return newTmux(t, "", config, w, h, args...)
+}
+
+func newTmux(t testing.TB, dir, config string, w, h int, args ...string) *Tmux {
+	t.Helper()
+	x := &Tmux{t: t, tmux: NeedTool(t, "tmux"), sock: filepath.Join(t.TempDir(), "tmux.sock"), Config: config}
+	opts := []string{"new-session", "-d", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h), "-e", "XDG_CONFIG_HOME=" + config}
 	if dir != "" {
 		opts = append(opts, "-c", dir)
 	}

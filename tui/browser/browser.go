@@ -22,6 +22,9 @@ type Options struct {
 	Write  string // -w: export file for `w`
 	Filter string // -Y: the display filter applied at the start
 	All    bool   // -a: start with every frame, not only the SMC-relevant ones
+	// History is the file the filters applied are kept in, read at the
+	// start (HistoryFile; "": kept in memory only).
+	History string
 }
 
 // Browser is the capture browser over an Index.
@@ -43,10 +46,14 @@ type Browser struct {
 	hint      *tview.TextView
 	hintText  string
 	hintLines int
+	// statusLines is the status line's height: it wraps, up to
+	// maxStatusLines, rather than cut a message or a read error's cause.
+	statusLines int
 
 	promptKind promptKind
 	history    []string // filters applied, oldest first (↑/↓ in the prompt)
 	histPos    int      // the history entry the prompt shows; len: the text typed
+	historyErr string   // why the history file could not be read or written, for the status line
 	draft      string   // the text typed, kept while ↑ shows older filters
 	// exportMarked: the export prompt is for the marked frames (W);
 	// confirm is a file name the user was told exists.
@@ -69,6 +76,19 @@ type Browser struct {
 
 	timeFmt timeFormat // t
 	sort    sortState  // < > s
+	// sorting is the order a sort still running in the background will
+	// give (valid while sortRunning): a key pressed meanwhile moves on
+	// from it, not from the order shown.
+	sorting     sortState
+	sortRunning bool
+	// refused is the column > or < last reached whose sort was refused
+	// (too many rows to decode), valid while refusedSet: the next press
+	// moves on from it, so a large list still reaches Length.
+	refused    column
+	refusedSet bool
+	// reveal is a column the list's next draw scrolls into view (the
+	// column just sorted by), revealNone when none.
+	reveal column
 	// unsorted is the list in frame order, as setList set it.
 	unsorted []int32
 	widths   [numColumns]int // of the list's columns (fitColumns; Info takes the rest)
@@ -100,7 +120,16 @@ func New(ctx context.Context, idx *Index, o Options) *Browser {
 	b.tree.SetBorder(true).SetTitle(" fields ")
 	b.hex = newHexView()
 	b.hex.SetBorder(true).SetTitle(" hex ")
-	b.status = tview.NewTextView().SetDynamicColors(true)
+	b.status = tview.NewTextView().SetDynamicColors(true).SetWordWrap(true)
+	b.statusLines = 1
+	if o.History != "" {
+		h, err := loadHistory(o.History)
+		if err != nil {
+			b.historyErr = fmt.Sprintf("[yellow]filter history not read: %s[-]", tview.Escape(err.Error()))
+		}
+		b.history = h
+	}
+	b.reveal = revealNone
 	b.hint = tview.NewTextView().SetDynamicColors(true).SetWrap(true)
 	b.prompt = tview.NewInputField()
 	b.prompt.SetChangedFunc(b.promptChanged)
@@ -115,6 +144,11 @@ func New(ctx context.Context, idx *Index, o Options) *Browser {
 	b.App.SetKeys(b.keyTable())
 	b.App.SetOwnKeys(b.ownKey)
 	b.App.SetHelpReturn(func() tview.Primitive { return b.list })
+	b.App.SetBeforeDrawFunc(func(s tcell.Screen) bool {
+		w, _ := s.Size()
+		b.fitStatus(w)
+		return false
+	})
 	b.setList(b.baseList(), b.base, 0)
 	if o.Filter != "" {
 		b.applyFilter(o.Filter)
@@ -203,6 +237,7 @@ func (b *Browser) setList(ns []int32, mode string, keep int32) {
 		b.pending()
 		b.pending = nil
 	}
+	b.sortRunning, b.refusedSet = false, false
 	b.message = ""
 	b.rows.setFrames(ns)
 	b.mode, b.unsorted, b.sort = mode, ns, sortState{}
@@ -262,6 +297,9 @@ func (b *Browser) drawStatus(n int, done bool, err error) {
 	if b.message != "" {
 		st += "  " + b.message
 	}
+	if b.historyErr != "" {
+		st += "  " + b.historyErr
+	}
 	if len(b.marks) > 0 {
 		st += fmt.Sprintf("  %d marked", len(b.marks))
 	}
@@ -286,6 +324,22 @@ func (b *Browser) drawStatus(n int, done bool, err error) {
 		st += " [red]" + tview.Escape(err.Error()) + "[-]"
 	}
 	b.status.SetText(st + "  [gray]? help  q quit[-]")
+	_, _, w, _ := b.body.GetRect()
+	b.fitStatus(w)
+}
+
+const maxStatusLines = 4
+
+// fitStatus gives the status line the lines its text takes at width w.
+func (b *Browser) fitStatus(w int) {
+	if w <= 0 {
+		return
+	}
+	lines := min(max(len(tview.WordWrap(b.status.GetText(true), w)), 1), maxStatusLines)
+	if lines != b.statusLines {
+		b.statusLines = lines
+		b.body.ResizeItem(b.status, lines, 0)
+	}
 }
 
 // mib says a size in MiB, or GiB from 10 GiB.
@@ -336,6 +390,7 @@ func (b *Browser) background(work func(ctx context.Context) (done func())) {
 	if b.pending != nil {
 		b.pending()
 	}
+	b.sortRunning = false // sortBy sets it again for its own work
 	ctx, cancel := context.WithCancel(b.ctx)
 	b.pending = cancel
 	go func() {
@@ -427,7 +482,7 @@ func (b *Browser) keyTable() []tui.Binding {
 		{Key: "> <", Desc: "sort the list by the next / previous column (typed values: times, addresses, lengths; No. is frame order)", Match: func(ev *tcell.EventKey) bool {
 			return ev.Key() == tcell.KeyRune && (ev.Rune() == '>' || ev.Rune() == '<')
 		}, Do: func(ev *tcell.EventKey) { b.moveSort(map[rune]int{'>': 1, '<': -1}[ev.Rune()]); b.redraw() }},
-		{Key: "s", Desc: "reverse the sort order", Match: tui.Rune('s'), Do: do(func() { b.sortBy(sortState{b.sort.col, !b.sort.desc}) })},
+		{Key: "s", Desc: "reverse the sort order", Match: tui.Rune('s'), Do: do(func() { s := b.sortTarget(); b.sortBy(sortState{s.col, !s.desc}) })},
 		{Key: "t", Desc: "time format: relative (seconds since the first frame), absolute (UTC time of day), delta (since the row above), epoch", Match: tui.Rune('t'), Do: do(func() {
 			b.cycleTime()
 			b.message = "time: " + timeFormatNames[b.timeFmt]
@@ -442,7 +497,9 @@ func (b *Browser) keyTable() []tui.Binding {
 				b.openPrompt(promptFilter, expr)
 			})},
 		{Key: "esc", Desc: "back to the SMC-relevant frames, or all after a (clears the filter or the followed connection; the frame stays selected)", Match: tui.KeyIs(tcell.KeyEscape), Do: do(func() {
-			if b.mode != b.base {
+			// A filter still running (A, /, on a large capture) counts:
+			// the list is about to become it, so esc drops it.
+			if b.mode != b.base || b.pending != nil {
 				b.setList(b.baseList(), b.base, b.selected())
 			}
 		})},

@@ -26,6 +26,7 @@ import (
 	"github.com/smcscope/smcscope/internal/testutil"
 	"github.com/smcscope/smcscope/internal/testutil/crafted"
 	"github.com/smcscope/smcscope/output"
+	"github.com/smcscope/smcscope/tui"
 )
 
 // harness runs the browser on a simulation screen.
@@ -165,7 +166,8 @@ func TestBrowseFilterFollowExport(t *testing.T) {
 }
 
 // TestTmux runs the real smcdump -I in an 80x24 tmux pane: filter, follow
-// a connection, scroll the list to its Info column, quit.
+// a connection, scroll the list to its Info column, quit; started again,
+// it has the filter in its history.
 func TestTmux(t *testing.T) {
 	bin := testutil.GoBuild(t, "../../cmd/smcdump", "smcdump")
 	x := testutil.NewTmux(t, 80, 24, bin, "-I", "-r", filepath.Join(testutil.SamplesDir(t), "pingpong.pcap"))
@@ -184,6 +186,15 @@ func TestTmux(t *testing.T) {
 	if scr := x.WaitFor("║ Info"); !strings.Contains(scr, "CLC Proposal") {
 		t.Errorf("followed connection:\n%s", scr)
 	}
+	x.Keys("q")
+
+	// Started again, at 200x50: ↑ in the filter bar has the filter.
+	x = testutil.NewTmuxConfig(t, x.Config, 200, 50, bin, "-I", "-r", filepath.Join(testutil.SamplesDir(t), "pingpong.pcap"))
+	x.WaitFor("[SYN]")
+	x.Keys("/")
+	x.Keys("Up")
+	x.WaitFor("/smc.clc.type == 4 or smc.llc")
+	x.Keys("Escape")
 	x.Keys("q")
 }
 
@@ -541,7 +552,7 @@ func TestLiveFollowsTail(t *testing.T) {
 	ps, lt := testutil.ReadFrames(t, filepath.Join(testutil.SamplesDir(t), "pingpong.pcap"))
 	src := &slowSource{next: make(chan int, 8)}
 	for _, p := range ps {
-		src.frames = append(src.frames, rawFrame{p.CI, p.Data})
+		src.frames = append(src.frames, rawFrame{ci: p.CI, data: p.Data})
 	}
 	r, err := capture.NewReader("live", src, lt)
 	if err != nil {
@@ -1326,6 +1337,17 @@ func TestSort(t *testing.T) {
 	maxSortDecode = 100
 	h.Key(tcell.KeyRune, '<')
 	h.Until("sorting by Info decodes every row: 4545 rows, more than 100; filter the list first")
+	// < moves on from the refused column: a long list still reaches
+	// Length, and from there Time past the refused Source, Destination
+	// and Protocol.
+	h.Key(tcell.KeyRune, '<')
+	h.Until("sorted by Length ↑")
+	for _, c := range []string{"Protocol", "Destination", "Source"} {
+		h.Key(tcell.KeyRune, '<')
+		h.Until("sorting by " + c + " decodes every row")
+	}
+	h.Key(tcell.KeyRune, '<')
+	h.Until("sorted by Time ↑")
 }
 
 // TestEveryKey presses every key of the table, each followed by esc, on
@@ -1415,4 +1437,360 @@ func TestExpertPaneBadICRC(t *testing.T) {
 	h.Until("[SYN]")
 	h.Key(tcell.KeyRune, 'e')
 	h.Until("roce.icrc.bad")
+}
+
+// TestSwallowedFrameNumber: a frame decoded alone for the field pane, its
+// connection's handshake replayed first, names the earlier frames its
+// errors point at by their numbers in the capture, as the list, -V and
+// -Y frame.error do, not by their places in the replay.
+func TestSwallowedFrameNumber(t *testing.T) {
+	p := crafted.CLCLengthSwallows(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	idx, err := Open(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitIndexed(t, idx)
+	var fields bytes.Buffer
+	if err := output.Run(ctx, output.Options{Read: p, Format: output.FormatFields, Fields: []string{"frame.number", "frame.error"},
+		DisplayFilter: fmt.Sprintf("frame.number == %d", crafted.SwallowedFrame), Stdout: &fields}); err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("%d\t%s\n", crafted.SwallowedFrame, crafted.SwallowedErr); fields.String() != want {
+		t.Fatalf("-T fields: %q, want %q", fields.String(), want)
+	}
+	var tree, line string
+	if err := idx.Decode([]int32{crafted.SwallowedFrame}, func(_ int32, f *capture.Frame) {
+		for _, l := range output.Tree(f) {
+			for _, fd := range l.Fields {
+				tree += fd.Name + " = " + fd.Value + "\n"
+			}
+		}
+		line = string(output.AppendLine(nil, f, idx.base, -1))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(tree, "frame.error = "+crafted.SwallowedErr+"\n") {
+		t.Errorf("the tree of frame %d alone lacks %q:\n%s", crafted.SwallowedFrame, crafted.SwallowedErr, tree)
+	}
+	if !strings.Contains(line, crafted.SwallowedErr) {
+		t.Errorf("the line of frame %d alone: %q, want %q", crafted.SwallowedFrame, line, crafted.SwallowedErr)
+	}
+	h := run(t, New(ctx, idx, Options{}), 200, 50)
+	h.Until("[SYN")
+	h.gotoFrame(t, crafted.SwallowedFrame)
+	if scr := h.Until("lies inside the CLC Proposal of frame"); !strings.Contains(scr, "lies inside the CLC Proposal of frame 8 ") || strings.Contains(scr, "of frame 4 ") {
+		t.Errorf("the screen names another frame:\n%s", scr)
+	}
+}
+
+// TestNanosecondTimes: the Time column of a nanosecond capture prints
+// nine decimals in every format, so that frames a nanosecond apart read
+// as different times, not one microsecond with relative and delta times
+// of 0.000000 (issue 33); a microsecond capture keeps six (TestColumns).
+func TestNanosecondTimes(t *testing.T) {
+	fs, lt := testutil.ReadFrames(t, filepath.Join(testutil.SamplesDir(t), "decline-nordma.pcap"))
+	base := time.Unix(1795335955, 123456789)
+	for i := range fs {
+		fs[i].CI.Timestamp = base.Add(time.Duration(i))
+	}
+	p := filepath.Join(t.TempDir(), "ns.pcap")
+	if err := os.WriteFile(p, testutil.PcapNanos(t, lt, fs), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	idx, err := Open(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitIndexed(t, idx)
+	h := run(t, New(ctx, idx, Options{}), 80, 24)
+	h.Until("[SYN")
+	// The list shows the relevant frames, from frame 3 on.
+	for _, c := range []struct {
+		head string
+		want func(n, prev int) string
+	}{
+		{"relative", func(n, _ int) string { return fmt.Sprintf("0.%09d", n-1) }},
+		{"absolute (UTC)", func(n, _ int) string { return fmt.Sprintf("08:25:55.%09d", 123456789+n-1) }},
+		{"delta", func(n, prev int) string { return fmt.Sprintf("0.%09d", n-prev) }}, // since the row above
+		{"epoch", func(n, _ int) string { return fmt.Sprintf("1795335955.%09d", 123456789+n-1) }},
+	} {
+		if c.head != "relative" {
+			h.Key(tcell.KeyRune, 't')
+			h.Until("time: " + c.head)
+		}
+		rows, prev := 0, 0
+		for _, l := range h.listLines()[1:] {
+			f := strings.Fields(strings.TrimPrefix(l, "i "))
+			if len(f) < 2 {
+				continue
+			}
+			n, err := strconv.Atoi(f[0])
+			if err != nil {
+				continue
+			}
+			if prev == 0 {
+				prev = n
+			}
+			rows++
+			if want := c.want(n, prev); f[1] != want {
+				t.Errorf("time %s, frame %d: row %q, want time %s", c.head, n, l, want)
+			}
+			prev = n
+		}
+		if rows < 3 {
+			t.Errorf("time %s: %d rows:\n%s", c.head, rows, strings.Join(h.listLines(), "\n"))
+		}
+	}
+}
+
+// untilSquashed syncs until the screen, its lines joined (squash), holds
+// want: a status line wraps.
+func (h *harness) untilSquashed(t *testing.T, want string) string {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		scr := h.Sync()
+		if strings.Contains(squash(scr), want) {
+			return scr
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("screen never showed %q:\n%s", want, scr)
+		}
+		time.Sleep(20 * time.Millisecond) // polling the screen, not asserting time
+	}
+}
+
+// TestStatusWraps: at 80x24 the status line wraps instead of cutting: a
+// read error shows its cause after "frame 100", and a search message
+// longer than the screen shows whole.
+func TestStatusWraps(t *testing.T) {
+	src := crafted.Pingpong(t)
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Cut the file inside frame 100's data.
+	off := 24
+	for n := 1; n < 100; n++ {
+		off += 16 + int(binary.LittleEndian.Uint32(b[off+8:]))
+	}
+	p := filepath.Join(t.TempDir(), "cut.pcap")
+	if err := os.WriteFile(p, b[:off+16+10], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	idx, err := Open(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := run(t, New(ctx, idx, Options{}), 80, 24)
+	scr := h.untilSquashed(t, "truncated record: the file ends inside it ? help q quit")
+	if !strings.Contains(squash(scr), fmt.Sprintf("frame 100 (file offset %#x): truncated record", off)) {
+		t.Errorf("the read error is not whole:\n%s", scr)
+	}
+	if l := strings.Split(strings.TrimRight(scr, "\n"), "\n"); len(l) != 24 || !strings.Contains(l[23], "q quit") {
+		t.Errorf("the status line does not end the screen:\n%s", scr)
+	}
+	h.Until("[SYN") // the list has its rows
+	h.prompt(tcell.KeyCtrlF, 0, "a text that no frame of this capture holds anywhere")
+	h.untilSquashed(t, `text "a text that no frame of this capture holds anywhere" is in none of the`)
+}
+
+// TestSortShowsColumn: at 80x24, with the wide epoch times, the column
+// sorted by scrolls into view instead of staying past the right edge,
+// each of its values cut to "…" (issue 33); and two > pressed before the
+// first sort is done move two columns, not one.
+func TestSortShowsColumn(t *testing.T) {
+	h := open(t, "multilink.pcap", 80, 24, Options{})
+	h.Until("[SYN]")
+	for range 3 {
+		h.Key(tcell.KeyRune, 't')
+	}
+	h.Until("time: epoch")
+	// No. → Time → Source, within one turn of the event loop: the first
+	// sort cannot be done before the second key.
+	done := make(chan struct{})
+	h.App.QueueUpdateDraw(func() { h.b.moveSort(1); h.b.moveSort(1); close(done) })
+	<-done
+	h.Until("sorted by Source")
+	for range 3 { // Destination, Protocol, Length
+		h.Key(tcell.KeyRune, '>')
+	}
+	h.Until("sorted by Length ↑")
+	lines := h.listLines()
+	at := strings.Index(lines[0], "Length ↑")
+	if at < 0 {
+		t.Fatalf("header %q lacks the sorted column", lines[0])
+	}
+	end := at + len("Length ↑") - 2 // "↑" is 3 bytes, one cell: the values are right-aligned under it
+	for _, l := range lines[1:6] {
+		r := []rune(l)
+		if len(r) < end || strings.TrimSpace(string(r[at:end])) == "" || strings.ContainsRune(string(r[at:end]), '…') {
+			t.Errorf("row %q: no length under %q", l, lines[0])
+		}
+	}
+}
+
+// TestEscAfterApply: esc after A, the focus still on the field tree,
+// clears the filter A applied, also when it is pressed before that filter
+// is done (a large capture): the filter is dropped, not shown after esc.
+func TestEscAfterApply(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {200, 50}} {
+		h := open(t, "decline-nordma.pcap", size[0], size[1], Options{})
+		h.Until("[SYN")
+		h.gotoFrame(t, 7)
+		h.selectNode(t, "smc.clc.decline.reason ")
+		h.Key(tcell.KeyRune, 'A')
+		h.untilSquashed(t, "filter smc.clc.decline.reason == 0x3030002, 1 rows")
+		h.Key(tcell.KeyEscape, 0)
+		h.untilSquashed(t, "relevant, ")
+
+		// A then esc within one turn of the event loop: the filter
+		// cannot be done before esc.
+		h.gotoFrame(t, 7)
+		h.selectNode(t, "smc.clc.decline.reason ")
+		var esc tui.Binding
+		for _, k := range h.b.Keys() {
+			if k.Key == "esc" {
+				esc = k
+			}
+		}
+		state := make(chan string, 1)
+		h.App.QueueUpdateDraw(func() {
+			h.b.fieldFilter(true)
+			esc.Do(tcell.NewEventKey(tcell.KeyEscape, 0, tcell.ModNone))
+			state <- fmt.Sprintf("mode %q, pending %v", h.b.mode, h.b.pending != nil)
+		})
+		if got := <-state; got != `mode "relevant", pending false` {
+			t.Errorf("%dx%d: A then esc at once: %s, want the relevant frames and no filter running", size[0], size[1], got)
+		}
+	}
+}
+
+// TestFilterHistoryKept: the filters applied are in the history file, so
+// that a browser started again finds them with ↑, the newest first; an
+// unwritable file is said on the status line, the filter still applied.
+func TestFilterHistoryKept(t *testing.T) {
+	hist := filepath.Join(t.TempDir(), "smcscope", "filter-history")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	idx, err := Open(ctx, filepath.Join(testutil.SamplesDir(t), "decline-nordma.pcap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitIndexed(t, idx)
+	h := run(t, New(ctx, idx, Options{History: hist}), 80, 24)
+	h.Until("[SYN")
+	for _, f := range []string{"smc.clc", "tcp.flags.syn"} {
+		h.prompt(tcell.KeyRune, '/', f)
+		h.untilSquashed(t, "filter "+f+", ")
+	}
+
+	h = run(t, New(ctx, idx, Options{History: hist}), 80, 24)
+	h.Until("[SYN")
+	h.Key(tcell.KeyRune, '/')
+	for _, want := range []string{"tcp.flags.syn", "smc.clc"} {
+		h.Key(tcell.KeyUp, 0)
+		if got := h.promptText(); got != want {
+			t.Errorf("↑ after a restart: %q, want %q", got, want)
+		}
+	}
+	h.Key(tcell.KeyEscape, 0)
+
+	// A history file that cannot be written: a directory in its place.
+	bad := filepath.Join(t.TempDir(), "filter-history")
+	if err := os.MkdirAll(filepath.Join(bad, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h = run(t, New(ctx, idx, Options{History: bad}), 80, 24)
+	h.untilSquashed(t, "filter history not read: ")
+	h.prompt(tcell.KeyRune, '/', "smc.clc")
+	h.untilSquashed(t, "filter smc.clc, ")
+	h.untilSquashed(t, "filter history not saved: ")
+}
+
+// TestGzipNoTrailer: a gzip capture whose writer was killed after a flush
+// (every frame whole, no final block, no trailer) is indexed to its last
+// frame, and the status line says that the stream ended early, after
+// which frame, at which compressed offset; it said nothing, the cut
+// stream taken for a clean end.
+func TestGzipNoTrailer(t *testing.T) {
+	b, err := os.ReadFile(crafted.Pingpong(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(b)
+	zw.Flush()
+	p := filepath.Join(t.TempDir(), "cut.pcap.gz")
+	if err := os.WriteFile(p, gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	idx, err := Open(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("cut.pcap.gz: gzip stream ended early (no trailer) after frame 4140, at compressed offset %#x", gz.Len())
+	h := run(t, New(ctx, idx, Options{}), 80, 24)
+	h.untilSquashed(t, want)
+	if n, done, err := idx.Progress(); n != 4140 || !done || !errors.Is(err, capture.ErrTruncatedFile) {
+		t.Errorf("index: %d frames, done %v, %v", n, done, err)
+	}
+}
+
+// TestTmuxDefects runs the real smcdump -I in tmux: at 80x24 a read error
+// shows whole, its cause after "frame 100" on the status line's next
+// line; at 200x50 a nanosecond capture's Time column has nine decimals.
+func TestTmuxDefects(t *testing.T) {
+	bin := testutil.GoBuild(t, "../../cmd/smcdump", "smcdump")
+	b, err := os.ReadFile(crafted.Pingpong(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := 24
+	for n := 1; n < 100; n++ {
+		off += 16 + int(binary.LittleEndian.Uint32(b[off+8:]))
+	}
+	dir := t.TempDir()
+	cut := filepath.Join(dir, "cut.pcap")
+	if err := os.WriteFile(cut, b[:off+16+10], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	x := testutil.NewTmux(t, 80, 24, bin, "-I", "-r", cut)
+	want := fmt.Sprintf("frame 100 (file offset %#x): truncated record: the file ends inside it ? help q quit", off)
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		scr := x.Run("capture-pane", "-p")
+		if strings.Contains(squash(scr), want) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the read error is not whole on the screen:\n%s", scr)
+		}
+		time.Sleep(20 * time.Millisecond) // polling the pane, not asserting time
+	}
+	x.Keys("q")
+
+	fs, lt := testutil.ReadFrames(t, crafted.Pingpong(t))
+	base := time.Unix(1795336493, 123456789)
+	for i := range fs {
+		fs[i].CI.Timestamp = base.Add(time.Duration(i))
+	}
+	ns := filepath.Join(dir, "ns.pcap")
+	if err := os.WriteFile(ns, testutil.PcapNanos(t, lt, fs[:20]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	x = testutil.NewTmux(t, 200, 50, bin, "-I", "-r", ns)
+	x.WaitFor("[SYN]")
+	if scr := x.WaitFor("0.000000005"); !strings.Contains(scr, "  5  0.000000004  ") { // frames 5 and 6, 1 ns apart
+		t.Errorf("nanosecond times:\n%s", scr)
+	}
+	x.Keys("q")
 }

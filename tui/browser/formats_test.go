@@ -69,7 +69,7 @@ func sampleFrames(t *testing.T, path string) []rawFrame {
 		if err != nil {
 			return out
 		}
-		out = append(out, rawFrame{f.CI, bytes.Clone(f.Data)})
+		out = append(out, rawFrame{ci: f.CI, data: bytes.Clone(f.Data)})
 	}
 }
 

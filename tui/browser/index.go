@@ -62,6 +62,9 @@ type Index struct {
 	// (capture.Frame.TimeDigits of its first frame), for the frames read
 	// back: frame.time_epoch then shows what the file holds.
 	digits uint8
+	// shown is how many decimals the Time column prints
+	// (capture.Frame.ColumnDigits of the first frame).
+	shown uint8
 	// spool is the decompressed copy of a gzip file, which records are
 	// read back from; nil for a file read in place.
 	spool *spool
@@ -235,7 +238,7 @@ func (x *Index) build(ctx context.Context, r *capture.Reader) {
 		e.sev, _ = track.FrameFindings(&rec)
 		x.mu.Lock()
 		if x.ents.len() == 0 {
-			x.base, x.digits = f.CI.Timestamp, f.TimeDigits()
+			x.base, x.digits, x.shown = f.CI.Timestamp, f.TimeDigits(), f.ColumnDigits()
 		}
 		n := int32(x.ents.len()) + 1
 		switch {
@@ -502,7 +505,7 @@ func (x *Index) rawSource() *frameSource {
 	defer x.mu.RUnlock()
 	s := &frameSource{digits: x.digits}
 	for i := range x.raw {
-		s.frames = append(s.frames, rawFrame{x.cis[i], x.raw[i]})
+		s.frames = append(s.frames, rawFrame{x.cis[i], x.raw[i], int32(i + 1)})
 	}
 	return s
 }
@@ -510,6 +513,7 @@ func (x *Index) rawSource() *frameSource {
 type rawFrame struct {
 	ci   gopacket.CaptureInfo
 	data []byte
+	n    int32 // its number in the capture (0: its place in the replay)
 }
 
 type frameSource struct {
@@ -531,6 +535,14 @@ func (s *frameSource) ZeroCopyReadPacketData() ([]byte, gopacket.CaptureInfo, er
 	f := s.frames[s.i]
 	s.i++
 	return f.data, f.ci, nil
+}
+
+// FrameNumber implements capture.NumberedSource.
+func (s *frameSource) FrameNumber() int {
+	if n := s.frames[s.i-1].n; n != 0 {
+		return int(n)
+	}
+	return s.i
 }
 
 // recordReader reads frames back from their records in the file (or its
@@ -642,7 +654,7 @@ func (x *Index) Decode(ns []int32, fn func(n int32, f *capture.Frame)) error {
 		if err != nil {
 			return err
 		}
-		src.frames = append(src.frames, rawFrame{ci, bytes.Clone(data)})
+		src.frames = append(src.frames, rawFrame{ci, bytes.Clone(data), n})
 	}
 	r, err := capture.NewReader(x.path, src, x.lt)
 	if err != nil {
@@ -655,7 +667,6 @@ func (x *Index) Decode(ns []int32, fn func(n int32, f *capture.Frame)) error {
 			return nil
 		}
 		if n := order[i]; want[n] {
-			fr.Number = int(n)
 			fn(n, fr)
 		}
 	}

@@ -41,7 +41,7 @@ func (b *Browser) layout() {
 	if b.promptKind != promptNone {
 		b.body.AddItem(b.prompt, 1, 0, true)
 	}
-	b.body.AddItem(b.status, 1, 0, false)
+	b.body.AddItem(b.status, b.statusLines, 0, false)
 }
 
 // zoom shows the focused pane (list, tree or hex) alone, or all panes

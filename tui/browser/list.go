@@ -267,22 +267,27 @@ func (b *Browser) formatTime(t, prev time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
+	digits := b.idx.shown
 	switch b.timeFmt {
 	case timeAbsolute:
-		return t.UTC().Format("15:04:05.000000")
+		// The decimals of the epoch time, cut as frame.time_epoch cuts
+		// them: rounding could carry into the seconds.
+		epoch := string(decode.AppendTime(nil, t.UnixNano(), digits))
+		_, frac, _ := strings.Cut(epoch, ".")
+		if frac == "" {
+			return t.UTC().Format("15:04:05")
+		}
+		return t.UTC().Format("15:04:05") + "." + frac
 	case timeDelta:
 		if prev.IsZero() {
-			return "0.000000"
+			prev = t
 		}
-		return seconds(t.Sub(prev))
+		return string(output.AppendSeconds(nil, t.Sub(prev), digits))
 	case timeEpoch:
-		return strconv.FormatInt(t.Unix(), 10) + "." + strconv.FormatInt(int64(t.Nanosecond()/1000+1e6), 10)[1:]
+		return string(decode.AppendTime(nil, t.UnixNano(), digits))
 	}
-	return seconds(t.Sub(b.idx.base))
+	return string(output.AppendSeconds(nil, t.Sub(b.idx.base), digits))
 }
-
-// seconds writes d in seconds with six decimals, as smcdump's lines do.
-func seconds(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', 6, 64) }
 
 // join lays the columns out at their widths, two spaces apart.
 func (b *Browser) join(c [numColumns]string) string {
@@ -396,6 +401,11 @@ func (p *listPane) Draw(screen tcell.Screen) {
 	}
 	b.rows.ensure(top-1, top+h+1)
 	b.fitColumns(top, top+h)
+	if b.reveal != revealNone {
+		_, _, w, _ := b.list.GetInnerRect()
+		b.revealColumn(b.reveal, w)
+		b.reveal = revealNone
+	}
 	p.head.SetText(b.header())
 	p.Flex.Draw(screen)
 }
@@ -455,6 +465,43 @@ func (b *Browser) toInfo() {
 		b.hoff = 0
 	} else {
 		b.hoff = info
+	}
+}
+
+// revealNone: no column to scroll into view.
+const revealNone column = numColumns
+
+// revealColumn scrolls the list (as ←/→ do, a column at a time) so that
+// column col shows whole in a list w wide: the column just sorted by,
+// which at 80 columns may lie past the right edge, its values cut to "…".
+func (b *Browser) revealColumn(col column, w int) {
+	if w <= 0 {
+		return
+	}
+	var stops []int
+	at := 0
+	for i := range col {
+		stops = append(stops, at)
+		at += b.widths[i] + 2
+	}
+	width := max(b.widths[col], utf8.RuneCountInString(b.headerCells()[col]))
+	if col == colInfo {
+		width = min(width, infoStep) // its start is what tells it
+	}
+	// The row's mark takes one cell, and a row cut at the edge ends in
+	// "…", which takes one more.
+	room := w - 2
+	switch {
+	case at < b.hoff:
+		b.hoff = at
+	case at+width-b.hoff > room:
+		b.hoff = at
+		for _, s := range stops {
+			if at+width-s <= room {
+				b.hoff = s
+				break
+			}
+		}
 	}
 }
 

@@ -181,6 +181,12 @@ func (b *Browser) remember(text string) {
 	if len(b.history) > maxHistory {
 		b.history = b.history[len(b.history)-maxHistory:]
 	}
+	if b.opts.History != "" {
+		b.historyErr = ""
+		if err := saveHistory(b.opts.History, b.history); err != nil {
+			b.historyErr = fmt.Sprintf("[yellow]filter history not saved: %s[-]", tview.Escape(err.Error()))
+		}
+	}
 }
 
 // filterWords are the names a filter may use besides the catalogue's

@@ -124,6 +124,14 @@ func (x *Index) sortKeys(ctx context.Context, ns []int32, col column) ([]sortKey
 // sortBy orders the list by col (desc: down) in the background; the
 // selected frame stays selected.
 func (b *Browser) sortBy(s sortState) {
+	b.refusedSet = false
+	if b.sortRunning && (s == b.sort || s == (sortState{})) {
+		// Back to the order shown, or to frame order: the running sort
+		// would replace it when done.
+		b.pending()
+		b.pending, b.sortRunning = nil, false
+		b.message = ""
+	}
 	if s == b.sort {
 		return
 	}
@@ -135,6 +143,7 @@ func (b *Browser) sortBy(s sortState) {
 	if s.col != colNo && s.col != colTime && s.col != colLength && len(ns) > maxSortDecode {
 		b.message = fmt.Sprintf("[yellow]sorting by %s decodes every row: %d rows, more than %d; filter the list first[-]",
 			columnNames[s.col], len(ns), maxSortDecode)
+		b.refused, b.refusedSet = s.col, true
 		return
 	}
 	b.message = fmt.Sprintf("[yellow]sorting by %s…[-]", columnNames[s.col])
@@ -158,8 +167,18 @@ func (b *Browser) sortBy(s sortState) {
 		for i, k := range order {
 			sorted[i] = ns[k]
 		}
-		return func() { b.showSorted(s, sorted) }
+		return func() { b.sortRunning = false; b.showSorted(s, sorted) }
 	})
+	b.sorting, b.sortRunning = s, true
+}
+
+// sortTarget is the order the list has once the running sort, if any,
+// is done: what < > and s move on from.
+func (b *Browser) sortTarget() sortState {
+	if b.sortRunning {
+		return b.sorting
+	}
+	return b.sort
 }
 
 // showSorted puts the sorted list in place, the selected frame kept.
@@ -171,14 +190,20 @@ func (b *Browser) showSorted(s sortState, ns []int32) {
 	b.selectRow(row)
 	b.showFrame(row)
 	b.message = fmt.Sprintf("sorted by %s %s", columnNames[s.col], s.arrow())
+	b.reveal = s.col
 	if s == (sortState{}) {
 		b.message += " (frame order)"
 	}
 }
 
 // moveSort sorts by the next (dir 1) or previous column, up; from the
-// first column back to frame order.
+// first column back to frame order. It moves on from the column it last
+// reached, whether sorted, still sorting or refused.
 func (b *Browser) moveSort(dir int) {
-	c := (int(b.sort.col) + dir + int(numColumns)) % int(numColumns)
+	from := b.sortTarget().col
+	if b.refusedSet {
+		from = b.refused
+	}
+	c := (int(from) + dir + int(numColumns)) % int(numColumns)
 	b.sortBy(sortState{col: column(c)})
 }

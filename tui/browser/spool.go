@@ -1,7 +1,6 @@
 package browser
 
 import (
-	"compress/gzip"
 	"fmt"
 	"io"
 	"os"
@@ -42,7 +41,7 @@ func openSpooled(name string, f *os.File, newSpool func() (*spool, error)) (r *c
 		r, err = capture.NewFileReader(name, f)
 		return r, nil, "cannot unpack: " + serr.Error(), err
 	}
-	gz, err := gzip.NewReader(f)
+	gz, err := capture.NewGzipReader(f)
 	if err != nil {
 		s.f.Close()
 		return nil, nil, "", &capture.FileError{Name: name, Err: capture.ErrNotCapture, Offset: -1, Detail: "(bad gzip: " + err.Error() + ")"}
@@ -78,7 +77,7 @@ func (s *spool) pipe(gz io.Reader) *spoolPipe {
 			}
 			n, err := io.ReadFull(gz, buf[:spoolChunk])
 			if err == io.ErrUnexpectedEOF {
-				err = io.EOF // a short last chunk; a cut stream is the gzip reader's own error
+				err = io.EOF // a short last chunk; a cut stream is a *capture.GzipCutError
 			}
 			s.Write(buf[:n])
 			select {

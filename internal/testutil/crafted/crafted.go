@@ -76,3 +76,28 @@ func MalformedSMC(t testing.TB) string {
 	}
 	return testutil.WriteFrames(t, "malformed-smc.pcap", layers.LinkTypeEthernet, fs)
 }
+
+// The frames of CLCLengthSwallows: the Proposal whose length is wrong and
+// the Confirm it takes in, and the error the Confirm's frame carries.
+const (
+	SwallowingFrame = 8
+	SwallowedFrame  = 12
+	SwallowedErr    = "CLC Confirm: lies inside the CLC Proposal of frame 8 (its bytes 156-335 of the 436 its length says): a receiver reads it as part of that message"
+)
+
+// CLCLengthSwallows writes pingpong.pcap with the length field of the
+// 156-byte CLC Proposal of frame 8 set to 436: it takes in the client's
+// next message, the 180-byte Confirm of frame 12, and 100 bytes more. It
+// returns the path, in t.TempDir().
+func CLCLengthSwallows(t testing.TB) string {
+	t.Helper()
+	fs, _ := testutil.ReadFrames(t, Pingpong(t))
+	resizeCLC(t, fs, SwallowingFrame, func(m []byte) []byte {
+		if len(m) != 156 || m[4] != byte(decode.CLCTypeProposal) {
+			t.Fatalf("frame %d is not the 156-byte Proposal: % x", SwallowingFrame, m[:min(8, len(m))])
+		}
+		binary.BigEndian.PutUint16(m[5:7], 436)
+		return m
+	})
+	return testutil.WriteFrames(t, "clc-len-swallows.pcap", layers.LinkTypeEthernet, fs)
+}
