@@ -1565,8 +1565,8 @@ func (h *harness) untilSquashed(t *testing.T, want string) string {
 }
 
 // TestStatusWraps: at 80x24 the status line wraps instead of cutting: a
-// read error shows its cause after "frame 100", and a search message
-// longer than the screen shows whole.
+// read error shows its cause after "frame 100", and a search message or
+// the L message, longer than the screen, shows whole.
 func TestStatusWraps(t *testing.T) {
 	src := crafted.Pingpong(t)
 	b, err := os.ReadFile(src)
@@ -1599,6 +1599,13 @@ func TestStatusWraps(t *testing.T) {
 	h.Until("[SYN") // the list has its rows
 	h.prompt(tcell.KeyCtrlF, 0, "a text that no frame of this capture holds anywhere")
 	h.untilSquashed(t, `text "a text that no frame of this capture holds anywhere" is in none of the`)
+
+	// L on a frame of no link group (a declined connection): its whole
+	// message.
+	h = open(t, "decline-nordma.pcap", 80, 24, Options{})
+	h.Until("[SYN")
+	h.Key(tcell.KeyRune, 'L')
+	h.untilSquashed(t, "belongs to no link group (no SMC-R link or connection on one) decline-nordma.pcap 50 frames ? help q quit")
 }
 
 // TestSortShowsColumn: at 80x24, with the wide epoch times, the column
