@@ -94,6 +94,7 @@ func (k *burstKernel) Stats() (smcnl.Stats, error) {
 // could not evaluate).
 type moving struct {
 	files []string
+	step  int // per bump; 7 when 0
 	mu    sync.Mutex
 	n     int
 }
@@ -101,7 +102,7 @@ type moving struct {
 func (m *moving) bump(t *testing.T) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.n += 7
+	m.n += max(m.step, 7)
 	for _, f := range m.files {
 		if err := os.WriteFile(f, []byte(strconv.Itoa(100+m.n)+"\n"), 0o644); err != nil {
 			t.Error(err)
@@ -193,12 +194,13 @@ type promAlert struct {
 }
 
 // TestPrometheusAlertsAndDashboard runs the real Prometheus server (the
-// Debian package) on loopback over six exporters shaped like real hosts:
+// Debian package) on loopback over seven exporters shaped like real hosts:
 // one that loses a link in a failover while several error counters of one
 // port move, one whose SMC port goes down, one with a fallback burst and
-// handshake errors, a healthy one (two links, counters still) and one with
-// a counter file that reads "N/A", and smctop -r of a capture with bad
-// ICRCs. It loads deploy/prometheus's rules
+// handshake errors, a healthy one (two links, counters still), one with
+// a counter file that reads "N/A", one whose port's CNPs and ECN marks
+// rise by thousands a second (congestion, no error), and smctop -r of a
+// capture with bad ICRCs. It loads deploy/prometheus's rules
 // and asserts every rule evaluates (health ok), each alert fires on the
 // host made to trigger it and on no other, and every Grafana panel's
 // expression answers without error and with data.
@@ -232,6 +234,14 @@ func TestPrometheusAlertsAndDashboard(t *testing.T) {
 		t.Fatal(err)
 	}
 	broken := monitor.New(monitor.Options{Kernel: replayKernel(t, "multilink-client-before"), SysfsRoot: bsys})
+	// congested: DCQCN holding a port back, its CNPs and ECN marks rising
+	// by thousands a second (scraped every second); no other counter moves.
+	csys := copyTree(t, sys)
+	cnp := &moving{step: 5000, files: []string{
+		filepath.Join(csys, ib, "mlx5_0/ports/1/hw_counters/np_cnp_sent"),
+		filepath.Join(csys, ib, "mlx5_0/ports/1/hw_counters/np_ecn_marked_roce_packets"),
+	}}
+	congested := monitor.New(monitor.Options{Kernel: replayKernel(t, "multilink-client-before"), SysfsRoot: csys})
 	// wire: smctop -r of a capture with bad ICRCs, read only when the
 	// failover host's link goes down, so its error findings go from 0 to
 	// their count while Prometheus watches.
@@ -240,7 +250,7 @@ func TestPrometheusAlertsAndDashboard(t *testing.T) {
 		t.Fatal(err)
 	}
 	wire := monitor.New(monitor.Options{Wire: w})
-	for _, m := range []*monitor.Monitor{failover, portdown, burst, healthy, broken, wire} {
+	for _, m := range []*monitor.Monitor{failover, portdown, burst, healthy, broken, wire, congested} {
 		t.Cleanup(func() { m.Close() })
 	}
 	hosts := []host{
@@ -250,6 +260,7 @@ func TestPrometheusAlertsAndDashboard(t *testing.T) {
 		{name: "healthy", src: refreshing{m: healthy}},
 		{name: "broken", src: refreshing{m: broken}},
 		{name: "wire", src: refreshing{m: wire}},
+		{name: "congested", src: refreshing{m: congested, hook: func() { cnp.bump(t) }}},
 	}
 	var targets []string
 	byAddr := map[string]string{}
@@ -334,6 +345,7 @@ func TestPrometheusAlertsAndDashboard(t *testing.T) {
 		{"SMCLinkDown", "failover", `link=2`},
 		{"SMCLinkGroupWithoutRedundancy", "failover", `lgr=0x100`},
 		{"RoCEErrorCountersMoving", "failover", `device=mlx5_0`},
+		{"RoCECongestion", "congested", `device=mlx5_0`},
 		{"RNICPortDown", "portdown", `device=rxe0`},
 		{"SMCFallbackRate", "burst", ``},
 		{"SMCHandshakeErrors", "burst", ``},
