@@ -9,6 +9,7 @@ import (
 
 	"github.com/smcscope/smcscope/expert"
 	"github.com/smcscope/smcscope/rdmastats"
+	"github.com/smcscope/smcscope/track"
 )
 
 // Snapshot is everything smctop shows at one moment.
@@ -543,17 +544,7 @@ type LinkRow struct {
 // kernel's link ID), or, for a link whose setup the capture did not show,
 // its QPs on the wire ("qp0x11/0x13"), so two such links of a group read
 // apart.
-func (l LinkRow) Name() string { return linkName(l.ID, l.QPN, l.PeerQPN) }
-
-func linkName(id uint8, qpn, peer uint32) string {
-	switch {
-	case id != 0:
-		return strconv.Itoa(int(id))
-	case qpn != 0 || peer != 0:
-		return fmt.Sprintf("qp%#x/%#x", qpn, peer)
-	}
-	return "-"
-}
+func (l LinkRow) Name() string { return track.LinkName(l.ID, l.QPN, l.PeerQPN) }
 
 // DeviceKind says what a device row is.
 type DeviceKind string

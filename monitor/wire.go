@@ -417,7 +417,7 @@ func readFindings(s *track.Snapshot, n *wireNames) wireFindings {
 			w.links[f.ObjectID] = append(w.links[f.ObjectID], row)
 			if l := n.links[f.ObjectID]; l != nil {
 				e.LGR, e.Link = wireLGRKey(l.LGR), l.LinkID
-				what = fmt.Sprintf("link %s of link group %s", linkName(l.LinkID, l.Facts.ClientQPN, l.Facts.ServerQPN), n.group(l.LGR))
+				what = fmt.Sprintf("link %s of link group %s", track.LinkName(l.LinkID, l.Facts.ClientQPN, l.Facts.ServerQPN), n.group(l.LGR))
 			}
 		case expert.ObjectLGR:
 			w.groups[f.ObjectID] = append(w.groups[f.ObjectID], row)

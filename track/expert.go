@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/bits"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -767,11 +766,7 @@ func (s *Snapshot) objectName(o expert.Object, id int) string {
 	if o == expert.ObjectLink {
 		for i := range s.Links {
 			if l := &s.Links[i]; l.ID == id {
-				num := strconv.Itoa(int(l.LinkID))
-				if l.LinkID == 0 {
-					num = fmt.Sprintf("qp%#x/%#x", l.Client.QPN, l.Server.QPN)
-				}
-				return fmt.Sprintf("link %s of link group %d", num, l.LGR)
+				return fmt.Sprintf("link %s of link group %d", LinkName(l.LinkID, l.Client.QPN, l.Server.QPN), l.LGR)
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package track
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/smcscope/smcscope/decode"
@@ -49,6 +50,21 @@ const (
 	LinkEventEarlier                          // "5 earlier frames on this QP before it could be identified" (n: frames)
 	LinkEventAnnounced                        // "announced by CLC Accept/Confirm (first contact)": text
 )
+
+// LinkName is how every output names a link: its number in its group
+// (the kernel's link ID, the LLC's), or, for a link whose setup the
+// capture did not show, its queue pairs on the wire ("qp0x11/0x13": the
+// client's, then the server's), so two such links of a group read apart;
+// "-" with neither.
+func LinkName(id uint8, clientQPN, serverQPN uint32) string {
+	switch {
+	case id != 0:
+		return strconv.Itoa(int(id))
+	case clientQPN != 0 || serverQPN != 0:
+		return fmt.Sprintf("qp%#x/%#x", clientQPN, serverQPN)
+	}
+	return "-"
+}
 
 // What is the event's text, as smc,links and smc,lgr show it.
 func (e *histEvent) What() string {

@@ -182,10 +182,7 @@ func numOrDash(v int) string {
 // linkName is smctop's name of a link (monitor.LinkRow.Name) from
 // smcdump's row: its kernel number, else its QPs.
 func linkName(l *rows.Link) string {
-	if l.LinkID != 0 || l.Facts.ClientQPN == 0 && l.Facts.ServerQPN == 0 {
-		return rows.LinkName(l.LinkID)
-	}
-	return fmt.Sprintf("qp%#x/%#x", l.Facts.ClientQPN, l.Facts.ServerQPN)
+	return track.LinkName(l.LinkID, l.Facts.ClientQPN, l.Facts.ServerQPN)
 }
 
 // linkState is the state smctop shows for a link smcdump lists; "" for a
