@@ -705,7 +705,7 @@ type ExpertView struct {
 func (v ExpertView) AtLeast(min expert.Severity) ExpertView {
 	out := ExpertView{MinSeverity: min.String(), Severities: []ExpertSeverity{}}
 	for _, g := range v.Severities {
-		if s, _ := expert.ParseSeverity(g.Severity); s < min {
+		if g.level < min {
 			out.Below += len(g.Findings)
 			continue
 		}
@@ -721,8 +721,9 @@ type ExpertSeverity struct {
 	// once however many it carries: what -Y 'smc.expert.severity ==
 	// warn' selects. A finding decided after its frame went by (an
 	// unanswered request) is on no frame; the rows' counts include it.
-	Frames   int         `json:"frames"`
-	Findings []ExpertRow `json:"findings"`
+	Frames   int             `json:"frames"`
+	Findings []ExpertRow     `json:"findings"`
+	level    expert.Severity // Severity, typed: AtLeast compares it
 }
 
 // ExpertRow is one finding over the capture.
@@ -833,7 +834,7 @@ func (s *Snapshot) ExpertView() ExpertView {
 	for _, id := range order {
 		r := rows[id]
 		if n := len(v.Severities); n == 0 || v.Severities[n-1].Severity != r.Severity {
-			v.Severities = append(v.Severities, ExpertSeverity{Severity: r.Severity, Frames: s.carried[id.Severity()], Findings: []ExpertRow{}})
+			v.Severities = append(v.Severities, ExpertSeverity{Severity: r.Severity, Frames: s.carried[id.Severity()], Findings: []ExpertRow{}, level: id.Severity()})
 		}
 		g := &v.Severities[len(v.Severities)-1]
 		g.Findings = append(g.Findings, *r)

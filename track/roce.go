@@ -337,9 +337,7 @@ func (t *Tracker) notCaptured(l *Link, d Dir, n int, in *input) {
 		}
 	}
 	t.hot.forgetConns()
-	for s := range l.llcPend[d.Reverse()] {
-		l.llcPend[d.Reverse()][s] = pendingLLC{}
-	}
+	l.llcPend[d.Reverse()] = [2]pendingLLC{}
 	if l.State == LinkConfirming {
 		l.uncaptured = true
 	}
