@@ -12,25 +12,31 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/smcscope/smcscope/internal/cli"
 	"github.com/smcscope/smcscope/internal/mutate"
 )
 
+var page = cli.Page{
+	Name:     "smcmutate",
+	Summary:  "write damaged copies of a capture, as the differential test makes them",
+	Synopsis: []string{"[-seed S] [-n N] [-o DIR] [-list] [-m MUTATION] CAPTURE"},
+}
+
 func main() {
-	seed := flag.Uint64("seed", 1, "seed of the mutations")
-	n := flag.Int("n", 50, "how many variants")
-	out := flag.String("o", ".", "directory the variants are written to")
-	list := flag.Bool("list", false, "print the mutations, write nothing")
-	only := flag.String("m", "", `write only this mutation, as -list names it ("drop 7", "drop 40-7204", "dup 3", "flip 27:66^0x40", "cut 12", "start 40")`)
-	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "usage: smcmutate [-seed S] [-n N] [-o DIR] [-list] [-m MUTATION] CAPTURE\n")
-		flag.PrintDefaults()
+	fs := flag.NewFlagSet(page.Name, flag.ContinueOnError)
+	seed := fs.Uint64("seed", 1, "seed of the mutations")
+	n := fs.Int("n", 50, "how many variants")
+	out := fs.String("o", ".", "directory the variants are written to")
+	list := fs.Bool("list", false, "print the mutations, write nothing")
+	only := fs.String("m", "", `write only this mutation, as -list names it ("drop 7", "drop 40-7204", "dup 3", "flip 27:66^0x40", "cut 12", "start 40")`)
+	err := cli.Parse(fs, os.Args[1:])
+	if err == nil && fs.NArg() != 1 {
+		err = &cli.UsageError{Tool: page.Name, Msg: "want exactly one CAPTURE"}
 	}
-	flag.Parse()
-	if flag.NArg() != 1 {
-		flag.Usage()
-		os.Exit(2)
+	if code, exit := cli.Done(err, page, fs, os.Stdout, os.Stderr); exit {
+		os.Exit(code)
 	}
-	if err := run(flag.Arg(0), *seed, *n, *out, *list, *only); err != nil {
+	if err := run(fs.Arg(0), *seed, *n, *out, *list, *only); err != nil {
 		fmt.Fprintln(os.Stderr, "smcmutate:", err)
 		os.Exit(1)
 	}
