@@ -148,27 +148,22 @@ func coveredLater(base run, i int) (ack, first bool) {
 	if !q.request() {
 		return false, false
 	}
-	for j := range base.wire {
-		if w := base.wire[j]; j != i && w.request() && w.src == q.src && w.dst == q.dst && w.qp == q.qp && w.psn == q.psn {
+	sameQP := func(w wireFrame) bool { return w.request() && w.src == q.src && w.dst == q.dst && w.qp == q.qp }
+	for j, w := range base.wire {
+		if j != i && sameQP(w) && w.psn == q.psn {
 			return false, false
 		}
 	}
-	for j := i + 1; j < len(base.wire); j++ {
+	// The covering ACK is looked for up to 512 frames past the next
+	// request of the queue pair.
+	next := -1
+	for j := i + 1; j < len(base.wire) && (next < 0 || j < next+512); j++ {
 		w := base.wire[j]
-		if w.request() && w.src == q.src && w.dst == q.dst && w.qp == q.qp && !ack {
-			first = false
-			if d := (w.psn - q.psn) & 0xFFFFFF; d > 0 && d < 0x800000 {
-				// A later request: the covering ACK, if any, is after it.
-				for k := j + 1; k < len(base.wire) && k < j+512; k++ {
-					if a := base.wire[k]; a.ack() && a.src == q.dst && a.dst == q.src && covers(a.psn, q.psn) {
-						return true, false
-					}
-				}
-				return false, false
-			}
-		}
 		if w.ack() && w.src == q.dst && w.dst == q.src && covers(w.psn, q.psn) {
-			return true, true
+			return true, next < 0
+		}
+		if next < 0 && sameQP(w) && (w.psn-q.psn)&0xFFFFFF < 0x800000 {
+			next = j
 		}
 	}
 	return false, false
