@@ -416,12 +416,12 @@ func readFindings(s *track.Snapshot, n *wireNames) wireFindings {
 		case expert.ObjectLink:
 			w.links[f.ObjectID] = append(w.links[f.ObjectID], row)
 			if l := n.links[f.ObjectID]; l != nil {
-				e.LGR, e.Link = wireLGRKey(l.LGR), l.LinkID
+				e.LGR, e.Link = WireLGRKey(l.LGR), l.LinkID
 				what = fmt.Sprintf("link %s of link group %s", track.LinkName(l.LinkID, l.Facts.ClientQPN, l.Facts.ServerQPN), n.group(l.LGR))
 			}
 		case expert.ObjectLGR:
 			w.groups[f.ObjectID] = append(w.groups[f.ObjectID], row)
-			e.LGR = wireLGRKey(f.ObjectID)
+			e.LGR = WireLGRKey(f.ObjectID)
 			what = "link group " + n.group(f.ObjectID)
 		}
 		e.Text = fmt.Sprintf("%s %s on %s: %s", row.Severity, d.Name, what, d.Meaning)
@@ -466,7 +466,10 @@ func catalogueCounts(src expert.Source, count func(expert.Def) uint64) []ExpertC
 }
 
 func wireConnKey(id int) string { return "wire:" + strconv.Itoa(id) }
-func wireLGRKey(id int) string  { return "wire-lgr:" + strconv.Itoa(id) }
+
+// WireLGRKey is the key of link group id of a capture (the tracker's
+// number), as smctop's rows, events and lgr label write it.
+func WireLGRKey(id int) string { return "wire-lgr:" + strconv.Itoa(id) }
 
 func readWire(s *track.Snapshot) wireView {
 	var v wireView
@@ -639,7 +642,7 @@ func wireConn(c *track.Conn, cr *rows.Conn, g *LinkGroupRow, l *rows.Link) ConnR
 // its smc,lgr row, and g, the group's typed facts.
 func wireGroup(g *track.LinkGroup, gr *rows.LGR) LinkGroupRow {
 	r := LinkGroupRow{
-		Key: wireLGRKey(g.ID), Source: SourceWire, ID: LGRID(g.ClientLGRID), PeerID: LGRID(g.ServerLGRID),
+		Key: WireLGRKey(g.ID), Source: SourceWire, ID: LGRID(g.ClientLGRID), PeerID: LGRID(g.ServerLGRID),
 		Kind: ModeSMCR, Role: RoleClient, Deleted: gr.GroupState == rows.GroupEnded,
 		Version: g.Version, Release: g.Release, EID: strings.TrimRight(g.EID, " "), PeerHost: g.Server.Host,
 		MaxLinks: g.MaxLinks, MaxConns: g.MaxConns, Direct: g.Direct,

@@ -154,7 +154,7 @@ func (c *comparison) conns(dump []rows.Conn, top []monitor.ConnRow) {
 		c.check(what+"mode", string(modes[d.Mode]), string(t.Mode))
 		c.check(what+"outcome", d.Detail, t.Detail)
 		c.check(what+"ended", fmt.Sprint(d.Closed || d.Mode == rows.ModeFailed), fmt.Sprint(t.State == monitor.StateClosed))
-		c.check(what+"link", rows.LinkName(d.Link), numOrDash(int(t.LinkID)))
+		c.check(what+"link", rows.LinkName(d.Link), rows.LinkName(t.LinkID))
 		c.check(what+"link group", groupKey(d.LGR), t.LGRKey)
 		c.check(what+"bytes", fmt.Sprintf("%d/%d", d.Client2Srv.Bytes, d.Srv2Client.Bytes), fmt.Sprintf("%d/%d", t.TxBytes, t.RxBytes))
 	}
@@ -165,18 +165,12 @@ func (c *comparison) conns(dump []rows.Conn, top []monitor.ConnRow) {
 	}
 }
 
+// groupKey is smctop's key of smcdump's link group id ("" for none).
 func groupKey(id int) string {
 	if id == 0 {
 		return ""
 	}
-	return fmt.Sprintf("wire-lgr:%d", id)
-}
-
-func numOrDash(v int) string {
-	if v == 0 {
-		return "-"
-	}
-	return fmt.Sprint(v)
+	return monitor.WireLGRKey(id)
 }
 
 // linkName is smctop's name of a link (monitor.LinkRow.Name) from
