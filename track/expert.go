@@ -235,10 +235,7 @@ func (s *Snapshot) now() int64 {
 func (s *Snapshot) Findings() []Finding {
 	now := s.now()
 	var out []Finding
-	links := make(map[int]*Link, len(s.Links))
-	for i := range s.Links {
-		links[s.Links[i].ID] = &s.Links[i]
-	}
+	links := s.linkIndex()
 	for i := range s.Conns {
 		out = connFindings(&s.Conns[i], links[s.Conns[i].Link], now, s.Ended, out)
 	}
@@ -762,14 +759,20 @@ type ExpertInstance struct {
 	Check string `json:"check,omitempty"`
 }
 
-// objectName is ExpertInstance.Name of object o with the tracker's ID id.
-func (s *Snapshot) objectName(o expert.Object, id int) string {
-	if o == expert.ObjectLink {
-		for i := range s.Links {
-			if l := &s.Links[i]; l.ID == id {
-				return fmt.Sprintf("link %s of link group %d", LinkName(l.LinkID, l.Client.QPN, l.Server.QPN), l.LGR)
-			}
-		}
+// linkIndex finds the snapshot's links by tracker ID.
+func (s *Snapshot) linkIndex() map[int]*Link {
+	links := make(map[int]*Link, len(s.Links))
+	for i := range s.Links {
+		links[s.Links[i].ID] = &s.Links[i]
+	}
+	return links
+}
+
+// objectName is ExpertInstance.Name of object o with the tracker's ID id
+// (links: the snapshot's, by ID).
+func objectName(o expert.Object, id int, links map[int]*Link) string {
+	if l := links[id]; o == expert.ObjectLink && l != nil {
+		return fmt.Sprintf("link %s of link group %d", LinkName(l.LinkID, l.Client.QPN, l.Server.QPN), l.LGR)
 	}
 	if id == 0 {
 		return o.String()
@@ -781,6 +784,7 @@ func (s *Snapshot) objectName(o expert.Object, id int) string {
 // of what was folded.
 func (s *Snapshot) ExpertView() ExpertView {
 	fs := s.Findings()
+	links := s.linkIndex()
 	rows := map[expert.ID]*ExpertRow{}
 	var order []expert.ID
 	row := func(id expert.ID) *ExpertRow {
@@ -805,7 +809,7 @@ func (s *Snapshot) ExpertView() ExpertView {
 		r.Count += f.Count
 		r.Objects++
 		span(r, f.First, f.Last)
-		r.Instances = append(r.Instances, ExpertInstance{Object: f.Object.String(), ID: f.ObjectID, Name: s.objectName(f.Object, f.ObjectID),
+		r.Instances = append(r.Instances, ExpertInstance{Object: f.Object.String(), ID: f.ObjectID, Name: objectName(f.Object, f.ObjectID, links),
 			Count: f.Count, First: f.First, Last: f.Last, Detail: f.Detail, Check: f.Check})
 	}
 	for id := range s.folded.expert {
