@@ -230,7 +230,7 @@ func TestBrowseHangup(t *testing.T) {
 	}
 	// As a shell reports a command SIGHUP killed: the browser was ended,
 	// not quit.
-	if got := x.Display("#{pane_dead_status}"); got != "129" {
+	if got := x.ExitStatus(); got != "129" {
 		t.Errorf("after SIGHUP: exit status %s, want 129", got)
 	}
 }
@@ -267,7 +267,7 @@ func TestBrowseFlags(t *testing.T) {
 	if got := x.Display("#{alternate_on} #{mouse_any_flag}"); got != "0 0" {
 		t.Errorf("after SIGTERM: alternate screen, mouse = %s, want 0 0", got)
 	}
-	if got := x.Display("#{pane_dead_status}"); got != "143" {
+	if got := x.ExitStatus(); got != "143" {
 		t.Errorf("after SIGTERM: exit status %s, want 143", got)
 	}
 }

@@ -328,7 +328,7 @@ func TestSignalRestoresTerminal(t *testing.T) {
 			if got := x.Display(modes); got != "0 0 0 0" {
 				t.Errorf("after %v: alternate screen, any/button/standard mouse = %s, want 0 0 0 0", sig, got)
 			}
-			if got := x.Display("#{pane_dead_status}"); got != tt.status {
+			if got := x.ExitStatus(); got != tt.status {
 				t.Errorf("after %v: exit status %s, want %s", sig, got, tt.status)
 			}
 		})

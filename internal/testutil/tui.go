@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -268,6 +269,35 @@ func (x *Tmux) WaitDisplay(format, want string) {
 		}
 		if time.Now().After(deadline) {
 			x.t.Fatalf("tmux %s is %q, never %q", format, got, want)
+		}
+		time.Sleep(100 * time.Millisecond) // polling the pane
+	}
+}
+
+// ExitStatus waits until the pane's program has been reaped and returns
+// how it ended: its exit status, or "signal N" when a signal killed it.
+// tmux marks a pane dead when its terminal closes, which may come before
+// the exit status is known (#{pane_dead_status} then reads ""), and tmux
+// 3.3a sometimes misses the SIGCHLD of a program that exits at once: the
+// program stays a zombie, its status never read (1 run in 8 of smcdump
+// -I after SIGHUP). Sending the server SIGCHLD again makes it reap.
+func (x *Tmux) ExitStatus() string {
+	x.t.Helper()
+	server, _ := strconv.Atoi(strings.TrimSpace(x.Display("#{pid}")))
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if server > 0 {
+			_ = syscall.Kill(server, syscall.SIGCHLD)
+		}
+		got := x.Display("#{pane_dead_status}|#{pane_dead_signal}")
+		status, sig, _ := strings.Cut(got, "|")
+		switch {
+		case status != "":
+			return status
+		case sig != "":
+			return "signal " + sig
+		case time.Now().After(deadline):
+			x.t.Fatalf("tmux: the pane's program never reaped (%q)", got)
 		}
 		time.Sleep(100 * time.Millisecond) // polling the pane
 	}
