@@ -295,7 +295,7 @@ func (a *clcAssembler) flushAll() {
 // copied because the assembler reuses its buffers. A message that starts
 // inside the claimed length of a malformed message before it (in) is
 // noted as such, on its own frame.
-func (a *clcAssembler) emit(msg []byte, in *clcSwallow) {
+func (a *clcAssembler) emit(msg []byte, in *clcSwallow, anck bool) {
 	inside := in.left > 0
 	if inside {
 		if a.frame != nil {
@@ -318,6 +318,7 @@ func (a *clcAssembler) emit(msg []byte, in *clcSwallow) {
 	a.arena = append(a.arena, msg...)
 	a.frame.clcRaw = append(a.frame.clcRaw, a.arena[start:start+len(msg):start+len(msg)])
 	a.frame.clcRawInside = append(a.frame.clcRawInside, inside)
+	a.frame.clcRawANCK = append(a.frame.clcRawANCK, anck)
 }
 
 // wholeWithin looks, in b (the start of a CLC message whose length field
@@ -388,6 +389,9 @@ type clcStream struct {
 	started [2]bool
 	done    bool
 	smcSYN  bool // see clcFlow.smcSYN
+	// anck: the Proposal offered Alibaba's vendor options, so this
+	// handshake's messages are ANCK's (decode.CLC.ANCK).
+	anck bool
 	// inside per direction: the stream bytes that the length field of a
 	// malformed message claims beyond its real end (swallowing).
 	inside [2]clcSwallow
@@ -494,7 +498,10 @@ func (s *clcStream) ReassembledSG(sg reassembly.ScatterGather, ac reassembly.Ass
 		if fr == decode.CLCNeedMore || l > len(data) {
 			break
 		}
-		s.a.emit(data[:l], &s.inside[i])
+		if decode.ProposalOffersAlibaba(data[:l]) {
+			s.anck = true
+		}
+		s.a.emit(data[:l], &s.inside[i], s.anck)
 		if typ := decode.CLCType(data[4]); typ == decode.CLCTypeConfirm || typ == decode.CLCTypeDecline {
 			s.done = true
 		}

@@ -66,6 +66,9 @@ func (u *udpLayer) NextLayerType() gopacket.LayerType {
 	if u.DstPort == decode.UDPPortRoCEv2 {
 		return decode.LayerTypeBTH
 	}
+	if decode.IsDump(u.Payload) { // ANCK's dump device uses the connection's ports
+		return decode.LayerTypeSMCDump
+	}
 	return gopacket.LayerTypeZero
 }
 
@@ -88,6 +91,9 @@ type Decoder struct {
 	tcp  layers.TCP
 	udp  udpLayer
 	roce roceLayers
+	dump decode.DumpHdr
+	// dumpLearn: what this capture's dump device frames taught so far.
+	dumpLearn decode.DumpLearner
 
 	first     gopacket.LayerType // layer the link type starts with (zero: raw IP)
 	truncated bool               // DecodeFeedback of the frame being decoded
@@ -156,7 +162,7 @@ func (d *Decoder) decode(f *Frame, outer bool) {
 	d.decodeChain(f, first, outer)
 	f.Truncated = d.truncated
 	if f.TCP != nil && f.TCP.SYN {
-		f.SMCOption = decode.SMCOption(f.TCP.Options)
+		f.SMCOption, f.SMCO = decode.SMCOptionKind(f.TCP.Options)
 	}
 	if f.BTH != nil {
 		d.roce.checkICRC(f)
@@ -239,6 +245,21 @@ func (d *Decoder) decodeChain(f *Frame, typ gopacket.LayerType, outer bool) {
 			if err = d.tcp.DecodeFromBytes(data, d); err == nil {
 				f.TCP = &d.tcp
 				typ = gopacket.LayerTypeZero // the CLC reassembler reads the payload
+			}
+		case decode.LayerTypeSMCDump:
+			if err = d.dump.DecodeWith(data, &d.dumpLearn, f.Number); err == nil {
+				f.Dump = &d.dump
+				typ = gopacket.LayerTypeZero
+				if d.depth == DepthAll && d.dump.Kind == decode.DumpCDC && d.dump.Mode == 1 {
+					// The CDC inside: decoded as on a link, credits
+					// byte included (the dump device is ANCK's).
+					f.Decoded = append(f.Decoded, cur)
+					cur = decode.LayerTypeCDC
+					if err = d.roce.cdc.DecodeFromBytes(d.dump.CDCBytes(), d); err == nil {
+						d.roce.cdc.ANCK = true
+						f.CDC = &d.roce.cdc
+					}
+				}
 			}
 		case layers.LayerTypeUDP:
 			if err = d.udp.DecodeFromBytes(data, d); err == nil {

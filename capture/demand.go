@@ -28,6 +28,8 @@ const (
 	gLLC
 	gCDC
 	gCLC
+	gRWWI
+	gDump
 	gAll fieldGroup = 1<<iota - 1
 )
 
@@ -72,6 +74,7 @@ var ownerGroups = [decode.NumOwners]fieldGroup{
 	decode.OwnerICRC:      gBTH,  // read from the trailer with the BTH
 	decode.OwnerICRCCheck: gICRC, // needs the ICRC recomputed
 	decode.OwnerCLC:       gCLC, decode.OwnerLLC: gLLC, decode.OwnerCDC: gCDC,
+	decode.OwnerRWWI: gRWWI, decode.OwnerDump: gDump,
 	decode.OwnerTrackConn: gAll, decode.OwnerTrackLGR: gAll, decode.OwnerTrackLink: gAll,
 	decode.OwnerTrackRC: gAll, decode.OwnerTrack: gAll, decode.OwnerTrackExpert: gAll,
 }
@@ -113,7 +116,7 @@ func DemandDepth(ids []decode.FieldID) Depth {
 		return DepthAll
 	}
 	switch {
-	case g&(gLLC|gCDC|gICRC) != 0 || w&wError != 0:
+	case g&(gLLC|gCDC|gICRC|gRWWI|gDump) != 0 || w&wError != 0:
 		return DepthAll
 	case g&(gRETH|gAETH|gImmDt|gIETH|gDETH) != 0:
 		return DepthTransport

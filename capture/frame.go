@@ -40,6 +40,8 @@ type Frame struct {
 	ICRC ICRCStatus
 	// SMCOption: this TCP SYN or SYN-ACK carried the SMC option.
 	SMCOption bool
+	// SMCO: the option is ANCK's SYN-ACK "SMCO" (decode.SMCOptionKind).
+	SMCO bool
 	// SMCFlow: this TCP segment belongs to a connection followed as SMC
 	// (its SYN carried the option, or it started with a CLC message).
 	SMCFlow bool
@@ -76,6 +78,8 @@ type Frame struct {
 	clcRaw [][]byte // CLC messages completed by this frame, not yet decoded
 	// clcRawInside[i]: clcRaw[i] lies inside an earlier message (CLCInside).
 	clcRawInside []bool
+	// clcRawANCK[i]: clcRaw[i] belongs to an ANCK handshake (decode.CLC.ANCK).
+	clcRawANCK []bool
 	rec          decode.Record
 	recSet       bool
 	demand       fieldGroup    // layers whose fields Fields fills
@@ -116,12 +120,13 @@ func (f *Frame) reset() {
 	f.IPv4, f.IPv6, f.TCP, f.UDP = nil, nil, nil, nil
 	f.SMCLayers.reset()
 	f.ICRC = ICRCStatus{}
-	f.SMCOption = false
+	f.SMCOption, f.SMCO = false, false
 	f.SMCFlow = false
 	f.CLC = f.CLC[:0]
 	f.CLCErr = f.CLCErr[:0]
 	f.CLCInside = f.CLCInside[:0]
 	f.clcRawInside = f.clcRawInside[:0]
+	f.clcRawANCK = f.clcRawANCK[:0]
 	f.SMCMalformed = false
 	f.NotCLC = false
 	f.clcRaw = f.clcRaw[:0]

@@ -135,6 +135,14 @@ func (f *Frame) layerAt(o decode.Owner, inst int, clcFrom *int) (start int, at S
 		if f.ImmDt != nil {
 			c = f.ImmDt.Contents
 		}
+	case decode.OwnerRWWI:
+		if f.RWWI != nil && f.BTH != nil {
+			c = f.BTH.ImmBytes()
+		}
+	case decode.OwnerDump:
+		if f.Dump != nil {
+			c = f.Dump.Contents
+		}
 	case decode.OwnerIETH:
 		if f.IETH != nil {
 			c = f.IETH.Contents

@@ -143,6 +143,8 @@ func TestFieldPlaces(t *testing.T) {
 	files = append(files, testutil.References(t)...)
 	public, _ := filepath.Glob("../testdata/public/linlinw5_rdma_ib_tutorial/*.pcap")
 	files = append(files, public...)
+	anck, _ := filepath.Glob("../testdata/anck/*.pcap") // ANCK's fields (crafted)
+	files = append(files, anck...)
 	seen := placeStats{}
 	for _, name := range files {
 		r, err := Open(name)

@@ -21,6 +21,12 @@ type SMCLayers struct {
 	DETH  *decode.DETH
 	LLC   *decode.LLC
 	CDC   *decode.CDC
+	// RWWI is the immediate of an RDMA WRITE with Immediate on a queue
+	// pair known to be an SMC-R link: ANCK's write-with-immediate.
+	RWWI *decode.RWWI
+	// Dump is the header of a frame of ANCK's SMC dump device (its CDC, if
+	// it carries one, is in CDC).
+	Dump *decode.DumpHdr
 	// CLC holds the CLC messages this frame completed in its TCP stream
 	// (reassembled across segments; several when one segment carries more).
 	CLC []*decode.CLC
@@ -30,6 +36,7 @@ type SMCLayers struct {
 
 func (s *SMCLayers) reset() {
 	s.GRH, s.BTH, s.RETH, s.AETH, s.ImmDt, s.IETH, s.DETH, s.LLC, s.CDC = nil, nil, nil, nil, nil, nil, nil, nil, nil
+	s.RWWI, s.Dump = nil, nil
 	s.CLC = s.CLC[:0]
 }
 
@@ -44,6 +51,7 @@ type roceLayers struct {
 	deth  decode.DETH
 	llc   decode.LLC
 	cdc   decode.CDC
+	rwwi  decode.RWWI
 	noICR bool // skip the ICRC check
 	icrc  decode.ICRC
 }
@@ -120,6 +128,9 @@ func appendRoCEFields(r *decode.Record, f *Frame) {
 	if f.ImmDt != nil && g&gImmDt != 0 {
 		f.ImmDt.AppendFields(r)
 	}
+	if f.RWWI != nil && g&gRWWI != 0 {
+		f.RWWI.AppendFields(r)
+	}
 	if f.IETH != nil && g&gIETH != 0 {
 		f.IETH.AppendFields(r)
 	}
@@ -128,6 +139,9 @@ func appendRoCEFields(r *decode.Record, f *Frame) {
 	}
 	if f.LLC != nil && g&gLLC != 0 {
 		f.LLC.AppendFields(r)
+	}
+	if f.Dump != nil && g&gDump != 0 {
+		f.Dump.AppendFields(r)
 	}
 	if f.CDC != nil && g&gCDC != 0 {
 		f.CDC.AppendFields(r)
@@ -151,6 +165,7 @@ func decodeCLCs(f *Frame, qps *smcQPs) {
 		}
 		c := f.clcPool[i]
 		ok, err := c.DecodePartial(raw)
+		c.ANCK = f.clcRawANCK[j]
 		if err != nil {
 			f.CLCErr = append(f.CLCErr, err)
 		}

@@ -31,47 +31,88 @@ type qpKey struct {
 // emptied and relearned from the next LLC/CDC of each link.
 const maxSMCQPs = 4096
 
+// qpFlags is what an ANCK handshake agreed for the link a queue pair
+// belongs to (decode.AliOptions): upstream links have none.
+type qpFlags uint8
+
+const (
+	qpCredits qpFlags = 1 << iota // receive-queue credits: CDC byte 26, ADD_LINK byte 36
+	qpRWWI                        // write-with-immediate
+)
+
 type smcQPs struct {
-	m map[qpKey]struct{}
+	m map[qpKey]qpFlags
 	// recent holds the last keys added or found, so that the steady
 	// stream of CDCs on a few links costs a comparison, not a map lookup.
-	recent [4]qpKey
-	next   int
+	recent      [4]qpKey
+	recentFlags [4]qpFlags
+	next        int
 }
 
 func (s *smcQPs) has(k qpKey) bool {
+	_, ok := s.lookup(k)
+	return ok
+}
+
+func (s *smcQPs) lookup(k qpKey) (qpFlags, bool) {
 	for i := range s.recent {
 		if s.recent[i] == k {
-			return true
+			return s.recentFlags[i], true
 		}
 	}
-	if _, ok := s.m[k]; ok {
-		s.remember(k)
-		return true
+	if fl, ok := s.m[k]; ok {
+		s.remember(k, fl)
+		return fl, true
 	}
-	return false
+	return 0, false
 }
 
-func (s *smcQPs) add(k qpKey) {
-	if s.has(k) {
+// add learns k, with the ANCK flags fl added to what it had.
+func (s *smcQPs) add(k qpKey, fl qpFlags) {
+	if old, ok := s.lookup(k); ok && old|fl == old {
 		return
+	} else if ok {
+		fl |= old
+		for i := range s.recent {
+			if s.recent[i] == k {
+				s.recentFlags[i] = fl
+			}
+		}
 	}
 	if s.m == nil || len(s.m) >= maxSMCQPs {
-		s.m = make(map[qpKey]struct{})
+		s.m = make(map[qpKey]qpFlags)
 	}
-	s.m[k] = struct{}{}
-	s.remember(k)
+	s.m[k] = fl
+	s.remember(k, fl)
 }
 
-func (s *smcQPs) remember(k qpKey) {
-	s.recent[s.next] = k
+func (s *smcQPs) remember(k qpKey, fl qpFlags) {
+	s.recent[s.next], s.recentFlags[s.next] = k, fl
 	s.next = (s.next + 1) % len(s.recent)
 }
 
-func (s *smcQPs) addAnnounced(gid netip.Addr, qpn uint32) {
+func (s *smcQPs) addAnnounced(gid netip.Addr, qpn uint32, fl qpFlags) {
 	if gid.IsValid() && qpn != 0 {
-		s.add(qpKey{gid.As16(), qpn})
+		s.add(qpKey{gid.As16(), qpn}, fl)
 	}
+}
+
+// aliFlags are the queue-pair flags of an ANCK Accept or Confirm: what its
+// first-contact extension agreed (ANCK smc_lgr_create: write-with-immediate
+// only in a v2 link group of at most one link).
+func aliFlags(c *decode.CLC) qpFlags {
+	o, ok := c.Accept.Alibaba(c)
+	if !ok {
+		return 0
+	}
+	var fl qpFlags
+	if o.Credits() && c.Accept.InitCredits != 0 {
+		fl |= qpCredits
+	}
+	if o.RWWI() && c.Version >= 2 && c.Accept.FCE.MaxLinks <= 1 {
+		fl |= qpRWWI
+	}
+	return fl
 }
 
 // roceDst returns the key of the queue pair f's BTH is sent to.
@@ -94,7 +135,7 @@ func roceDst(f *Frame) (qpKey, bool) {
 // learnCLC records the queue pairs an SMC-R Accept or Confirm announces.
 func (s *smcQPs) learnCLC(c *decode.CLC) {
 	if (c.Type == decode.CLCTypeAccept || c.Type == decode.CLCTypeConfirm) && c.TypeV1 != decode.SMCTypeD {
-		s.addAnnounced(c.Accept.GID, c.Accept.QPN)
+		s.addAnnounced(c.Accept.GID, c.Accept.QPN, aliFlags(c))
 	}
 }
 
@@ -103,22 +144,47 @@ func (s *smcQPs) learnCLC(c *decode.CLC) {
 // the sender's); an RC SEND the classifier did not take, on a known QP, is
 // decoded as SMC.
 func (s *smcQPs) roce(r *roceLayers, f *Frame) {
+	k, ok := roceDst(f)
+	var fl qpFlags
+	if ok {
+		fl, _ = s.lookup(k)
+	}
 	switch {
 	case f.LLC != nil:
+		// A link a handshake of ANCK set up passes its flags to the
+		// links its LLC adds (ANCK keeps them per link group).
+		f.LLC.ANCK = fl&qpCredits != 0
 		switch f.LLC.Type.Base() {
 		case decode.LLCConfirmLink:
-			s.addAnnounced(f.LLC.ConfirmLink.GID, f.LLC.ConfirmLink.QPN)
+			s.addAnnounced(f.LLC.ConfirmLink.GID, f.LLC.ConfirmLink.QPN, fl)
 		case decode.LLCAddLink:
-			s.addAnnounced(f.LLC.AddLink.GID, f.LLC.AddLink.QPN)
+			s.addAnnounced(f.LLC.AddLink.GID, f.LLC.AddLink.QPN, fl)
 		}
 		fallthrough
 	case f.CDC != nil:
-		if k, ok := roceDst(f); ok {
-			s.add(k)
+		if ok {
+			s.add(k, 0)
+		}
+		if f.CDC != nil {
+			f.CDC.ANCK = fl&qpCredits != 0
 		}
 	case f.UnclassifiedSend():
-		if k, ok := roceDst(f); ok && s.has(k) {
+		if ok && s.has(k) {
 			r.decodeSMC(f)
+			if f.CDC != nil {
+				f.CDC.ANCK = fl&qpCredits != 0
+			}
+			if f.LLC != nil {
+				f.LLC.ANCK = fl&qpCredits != 0
+			}
+		}
+	case f.BTH.Opcode.IsWrite() && f.BTH.Opcode.HasImmDt() && f.BTH.Opcode.Transport() == decode.TransportRC && ok && s.has(k):
+		// RDMA WRITE with Immediate on an SMC-R link: no upstream kernel
+		// sends one there, ANCK sends nothing else in a link group with
+		// write-with-immediate.
+		if imm, ok := f.BTH.Imm(); ok {
+			r.rwwi = decode.ParseRWWI(imm)
+			f.RWWI = &r.rwwi
 		}
 	}
 }

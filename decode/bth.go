@@ -462,13 +462,23 @@ var (
 // Only with Immediate, UD SEND Only with Immediate), which the ImmDt layer
 // cannot be reached for.
 func (b *BTH) Imm() (uint32, bool) {
-	if !b.Opcode.HasImmDt() {
+	p := b.ImmBytes()
+	if p == nil {
 		return 0, false
+	}
+	return binary.BigEndian.Uint32(p), true
+}
+
+// ImmBytes returns the 4 bytes of the ImmDt wherever it lies (Imm), or
+// nil.
+func (b *BTH) ImmBytes() []byte {
+	if !b.Opcode.HasImmDt() {
+		return nil
 	}
 	// ImmDt is always the last extension header.
 	off := b.Opcode.extLen() - (len(b.Contents) - bthLen) - immDtLen
 	if off < 0 || off+immDtLen > len(b.Payload) {
-		return 0, false
+		return nil
 	}
-	return binary.BigEndian.Uint32(b.Payload[off:]), true
+	return b.Payload[off : off+immDtLen]
 }

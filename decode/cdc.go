@@ -73,6 +73,13 @@ type CDC struct {
 	Cons      CDCCursor    // offset 16: bytes consumed from the sender's own RMBE
 	ProdFlags CDCProdFlags // offset 24
 	ConnFlags CDCConnFlags // offset 25
+	// Credits is byte 26: reserved upstream, ANCK's receive-queue credits
+	// returned to the peer (struct smc_cdc_msg, ANCK net/smc/smc_cdc.h).
+	// Shown only where ANCK is set.
+	Credits uint8
+	// ANCK is set by the capture reader (never by decoding) on a queue
+	// pair an ANCK handshake with credits set up, and on the dump device.
+	ANCK bool
 }
 
 // LayerType returns LayerTypeCDC.
@@ -121,6 +128,7 @@ func (c *CDC) decode(data []byte, df gopacket.DecodeFeedback) error {
 	c.Cons = CDCCursor{Wrap: binary.BigEndian.Uint16(data[18:20]), Count: binary.BigEndian.Uint32(data[20:24])}
 	c.ProdFlags = CDCProdFlags(data[24])
 	c.ConnFlags = CDCConnFlags(data[25])
+	c.Credits = data[cdcCreditsOff]
 	c.Contents = data[:smcMsgLen]
 	c.Payload = data[smcMsgLen:]
 	return nil
@@ -144,6 +152,9 @@ func (c *CDC) AppendFields(r *Record) {
 	r.AddBool(fCDCPeerDoneWriting, c.ConnFlags&CDCPeerDoneWriting != 0)
 	r.AddBool(fCDCPeerConnClosed, c.ConnFlags&CDCPeerConnClosed != 0)
 	r.AddBool(fCDCPeerConnAbort, c.ConnFlags&CDCPeerConnAbort != 0)
+	if c.ANCK {
+		r.AddUint(fCDCCredits, uint64(c.Credits))
+	}
 }
 
 // AppendSummary appends e.g. "CDC seq 1 token 1 prod 0/64 cons 0/88
@@ -157,6 +168,10 @@ func (c *CDC) AppendSummary(dst []byte) []byte {
 	dst = c.Prod.append(dst)
 	dst = append(dst, " cons "...)
 	dst = c.Cons.append(dst)
+	if c.ANCK {
+		dst = append(dst, " credits "...)
+		dst = numfmt.AppendUint(dst, uint64(c.Credits))
+	}
 	return c.appendFlags(dst)
 }
 

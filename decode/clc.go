@@ -208,6 +208,12 @@ type CLC struct {
 	// Malformed is the error of a message DecodePartial decoded: what a
 	// kernel of today refuses in it. Always nil after DecodeFromBytes.
 	Malformed error
+
+	// ANCK is set by the capture reader (never by decoding) on the
+	// messages of a handshake whose Proposal carried the Alibaba vendor
+	// OUI: only then are the bytes ANCK redefines read as ANCK's
+	// (init_credits, the agreed vendor options, decline 0x0303000c).
+	ANCK bool
 }
 
 // LayerType returns LayerTypeCLC.

@@ -41,6 +41,8 @@ type CLCAccept struct {
 	QPMTU      uint8      // Offset 50, mask 0x0F: IB MTU enum, see QPMTUBytes.
 	RMBVA      uint64     // Offset 52, 8 bytes: RMB virtual/DMA address (RETH VA base).
 	PSN        uint32     // Offset 61, 3 bytes: sender's initial send PSN on the QP.
+	// Offset 51: reserved upstream; ANCK's init_credits (CLC.ANCK).
+	InitCredits uint8
 
 	// SMC-D: the d0 part of struct smc_clc_msg_accept_confirm.
 	SMCDGID  uint64  // Offset 8, 8 bytes: sender ISM GID.
@@ -110,6 +112,7 @@ func (a *CLCAccept) decode(c *CLC, m []byte) error {
 			a.AlertToken = binary.BigEndian.Uint32(m[46:])
 			a.RMBESize = m[50] >> 4
 			a.QPMTU = m[50] & 0x0f
+			a.InitCredits = m[acceptInitCreditsOff]
 			a.RMBVA = binary.BigEndian.Uint64(m[52:])
 			a.PSN = u24(m[61:])
 		}
@@ -310,7 +313,13 @@ func (a *CLCAccept) appendFields(c *CLC, r *Record) {
 			r.AddUint(fFCEMaxLinks, uint64(f.MaxLinks))
 			r.AddUint(fFCEFeatureMask, uint64(f.FeatureMask))
 			r.AddUint(fFCEVendorOpts, uint64(f.VendorOptions))
+			if o, ok := a.Alibaba(c); ok {
+				appendAliFields(r, fANCKAgreed, o)
+			}
 		}
+	}
+	if c.ANCK && a.fixed && c.TypeV1 == SMCTypeR {
+		r.AddUint(fANCKInitCredits, uint64(a.InitCredits))
 	}
 	if a.HasGIDList {
 		r.AddUint(fCLCGIDCount, uint64(a.GIDCount))
@@ -401,6 +410,17 @@ func (a *CLCAccept) appendSummary(c *CLC, dst []byte) []byte {
 			dst = clcAppendHex(dst, uint64(f.FeatureMask))
 		}
 		dst = append(dst, ')')
+	}
+	if c.ANCK && c.TypeV1 == SMCTypeR {
+		if o, ok := a.Alibaba(c); ok {
+			dst = appendAli(dst, "agreed", o)
+			dst = append(dst, ',')
+		} else {
+			dst = append(dst, " [ANCK"...)
+		}
+		dst = append(dst, " init credits "...)
+		dst = numfmt.AppendUint(dst, uint64(a.InitCredits))
+		dst = append(dst, ']')
 	}
 	if a.HasGIDList {
 		dst = append(dst, " GIDs"...)

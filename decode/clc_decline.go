@@ -114,7 +114,7 @@ func (d *CLCDecline) appendFields(c *CLC, r *Record) {
 	}
 	r.AddBytes(fCLCPeerID, d.PeerID[:])
 	r.AddUint(fDeclineReason, uint64(d.Diagnosis))
-	r.AddString(fDeclineReasonName, d.Diagnosis.String())
+	r.AddString(fDeclineReasonName, d.Diagnosis.StringIn(c.ANCK))
 	if d.os {
 		r.AddUint(fDeclineOSType, uint64(d.OSType))
 	}
@@ -141,9 +141,9 @@ func (d *CLCDecline) appendSummary(c *CLC, dst []byte) []byte {
 		return dst
 	}
 	dst = append(dst, ' ')
-	dst = clcAppendCode(dst, d.Diagnosis)
+	dst = clcAppendCode(dst, d.Diagnosis, c.ANCK)
 	dst = append(dst, ": "...)
-	dst = append(dst, d.Diagnosis.Meaning()...)
+	dst = append(dst, d.Diagnosis.MeaningIn(c.ANCK)...)
 	if c.Flag {
 		dst = append(dst, " [out of sync: drop the link group]"...)
 	}
@@ -152,7 +152,7 @@ func (d *CLCDecline) appendSummary(c *CLC, dst []byte) []byte {
 			dst = append(dst, " extra["...)
 			dst = numfmt.AppendInt(dst, int64(i))
 			dst = append(dst, "] "...)
-			dst = clcAppendCode(dst, x)
+			dst = clcAppendCode(dst, x, c.ANCK)
 		}
 	}
 	dst = append(dst, " (sender "...)
@@ -182,11 +182,11 @@ func (d *CLCDecline) appendSummary(c *CLC, dst []byte) []byte {
 
 // clcAppendCode appends "0x03030002 NOSMCRDEV", or only the hex of a code
 // that has no name.
-func clcAppendCode(dst []byte, c DeclineCode) []byte {
+func clcAppendCode(dst []byte, c DeclineCode, anck bool) []byte {
 	dst = c.clcAppendHex(dst)
 	if _, errno := c.Errno(); errno || c.Known() {
 		dst = append(dst, ' ')
-		dst = append(dst, c.String()...)
+		dst = append(dst, c.StringIn(anck)...)
 	}
 	return dst
 }

@@ -41,6 +41,9 @@ type CLCProposal struct {
 	ISMCHID     uint16  // Offset 48, 2 bytes (v2).
 	V2ExtOffset uint16  // Offset 50, 2 bytes: from offset 52 to the v2 extension.
 	VendorOUI   [3]byte // Offset 52, 3 bytes.
+	// Offset 55, 5 bytes: vendor_exp_options (v2.1; ANCK: a reserved
+	// byte, then struct smc_clc_vendor_opt_ali, see Alibaba).
+	VendorOptions [5]byte
 
 	// HasPrefix: the IP prefix area at 40+IPAreaOffset is present (v1, or
 	// v2 offering a v1 type).
@@ -164,6 +167,7 @@ func (p *CLCProposal) decode(c *CLC, m []byte) error {
 		p.ISMCHID = binary.BigEndian.Uint16(m[48:50])
 		p.V2ExtOffset = binary.BigEndian.Uint16(m[50:52])
 		p.VendorOUI = [3]byte(m[52:55])
+		p.VendorOptions = [5]byte(m[55:60])
 	}
 
 	if !v2 || c.TypeV1 != SMCTypeN {
@@ -303,6 +307,9 @@ func (p *CLCProposal) appendFields(c *CLC, r *Record) {
 			r.AddUint(fPropISMCHID, uint64(p.ISMCHID))
 			r.AddUint(fPropV2ExtOffset, uint64(p.V2ExtOffset))
 			r.AddBytes(fPropVendorOUI, p.VendorOUI[:])
+			if o, ok := p.Alibaba(); ok {
+				appendAliFields(r, fANCKPropOptions, o)
+			}
 		}
 	}
 	if p.HasPrefix {
@@ -450,6 +457,9 @@ func (p *CLCProposal) appendSummary(c *CLC, dst []byte) []byte {
 	} else if c.Version >= 2 && c.TypeV2 != SMCTypeN && c.Malformed == nil {
 		// (A malformed one may have an extension not decoded.)
 		dst = append(dst, " (no v2 extension)"...)
+	}
+	if o, ok := p.Alibaba(); ok && c.Version >= 2 {
+		dst = append(appendAli(dst, "offers", o), ']')
 	}
 	return dst
 }

@@ -50,6 +50,11 @@ const (
 	DeclineErrRTok    DeclineCode = 0x09990001 // SMC_CLC_DECL_ERR_RTOK
 	DeclineErrRdyLnk  DeclineCode = 0x09990002 // SMC_CLC_DECL_ERR_RDYLNK
 	DeclineErrRegBuf  DeclineCode = 0x09990003 // SMC_CLC_DECL_ERR_REGBUF (ERR_REGRMB before 5.x)
+	DeclineCreditsErr DeclineCode = 0x09990004 // SMC_CLC_DECL_CREDITSERR (ANCK net/smc/smc_clc.h only)
+	// DeclineVendorErr is ANCK's SMC_CLC_DECL_VENDORERR, the value of
+	// DeclineFeatUnsupp: which one a Decline means depends on its
+	// handshake (CLC.ANCK).
+	DeclineVendorErr              = DeclineFeatUnsupp
 	DeclineTimeoutOld DeclineCode = 0x02000000 // SMC_CLC_DECL_TIMEOUT (Linux 4.11..4.x, historic)
 	DeclineTCLOld     DeclineCode = 0x02040000 // SMC_CLC_DECL_TCL (Linux 4.11..4.x, historic)
 	DeclineReplyOld   DeclineCode = 0x06000000 // SMC_CLC_DECL_REPLY (Linux 4.11..4.x, historic)
@@ -83,7 +88,7 @@ var declineTable = map[DeclineCode]declineInfo{
 	DeclineReleaseErr: {"RELEASEERR", "SMC v2 release negotiation failed (v2.1)"},
 	DeclineMaxConnErr: {"MAXCONNERR", "max connections per link group negotiation failed (v2.1)"},
 	DeclineMaxLinkErr: {"MAXLINKERR", "max links per link group negotiation failed (v2.1)"},
-	DeclineFeatUnsupp: {"FEATUNSUPP", "supplemental feature (v2.1 feature mask) not supported"},
+	DeclineFeatUnsupp: {"FEATUNSUPP", "supplemental feature (v2.1 feature mask) not supported (2023 RFC code, not in merged Linux; ANCK sends it as VENDORERR)"},
 	DeclineModeUnsupp: {"MODEUNSUPP", "SMC modes do not match (R vs D)"},
 	DeclineRMBEEC:     {"RMBE_EC", "peer uses RMBE eyecatchers (not supported by Linux)"},
 	DeclineOptUnsupp:  {"OPTUNSUPP", "socket option unsupported with SMC (e.g. TCP Fast Open)"},
@@ -102,6 +107,7 @@ var declineTable = map[DeclineCode]declineInfo{
 	DeclineErrRTok:    {"ERR_RTOK", "internal error: rkey token handling failed"},
 	DeclineErrRdyLnk:  {"ERR_RDYLNK", "internal error: QP/link ready failed"},
 	DeclineErrRegBuf:  {"ERR_REGBUF", "internal error: RDMA buffer registration failed"},
+	DeclineCreditsErr: {"CREDITSERR", "ANCK (Alibaba Cloud Linux): announcing receive-queue credits on the new connection's link failed"},
 	DeclineTimeoutOld: {"TIMEOUT", "timeout (historic Linux 4.x code)"},
 	DeclineTCLOld:     {"TCL", "timeout waiting for QP confirm (historic Linux 4.x code)"},
 	DeclineReplyOld:   {"REPLY", "reply to a received decline (historic Linux 4.x code)"},
@@ -206,6 +212,26 @@ func (c DeclineCode) Meaning() string {
 		return "unknown " + cl + " reason (newer or non-Linux peer?)"
 	}
 	return "unknown reason (newer or non-Linux peer?)"
+}
+
+// vendorErr names DeclineVendorErr in an ANCK handshake.
+var vendorErr = declineInfo{"VENDORERR", "ANCK (Alibaba Cloud Linux): the client's vendor options (Confirm) differ from the server's (Accept)"}
+
+// StringIn is String for a Decline of an ANCK handshake (anck) or not:
+// 0x0303000c is then ANCK's VENDORERR.
+func (c DeclineCode) StringIn(anck bool) string {
+	if anck && c == DeclineVendorErr {
+		return vendorErr.name
+	}
+	return c.String()
+}
+
+// MeaningIn is Meaning for a Decline of an ANCK handshake or not.
+func (c DeclineCode) MeaningIn(anck bool) string {
+	if anck && c == DeclineVendorErr {
+		return vendorErr.meaning
+	}
+	return c.Meaning()
 }
 
 // hex renders c as 0x%08x without fmt, so AppendSummary stays cheap.

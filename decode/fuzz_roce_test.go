@@ -248,3 +248,49 @@ func FuzzGRH(f *testing.F) {
 		}
 	})
 }
+
+// FuzzRWWI: every immediate decodes, and what MakeRWWI writes of a decoded
+// immediate decodes to the same fields (the bits an opcode does not use
+// are reserved and dropped).
+func FuzzRWWI(f *testing.F) {
+	for _, v := range []uint32{0, 0x01c00040, 0x01400000 | 0x20<<8 | 0x40, 0xffffffff, 0x01e00440} {
+		f.Add(v)
+	}
+	f.Fuzz(func(t *testing.T, imm uint32) {
+		w := ParseRWWI(imm)
+		again := ParseRWWI(MakeRWWI(w))
+		again.Imm = w.Imm
+		if again != w {
+			t.Fatalf("%#x: %+v, again %+v", imm, w, again)
+		}
+		_ = w.AppendSummary(nil)
+		var r Record
+		w.AppendFields(&r)
+	})
+}
+
+// FuzzDumpHdr: any UDP payload, with or without what earlier frames
+// taught, decodes or fails with an error, never a panic, and a decoded
+// header's data lies within the payload.
+func FuzzDumpHdr(f *testing.F) {
+	f.Add(SerializeDump(16, 2, 1, 2, append([]byte{0xfe, 44}, make([]byte, 46)...)), 0)
+	f.Add(SerializeDump(16, 2, 1, 1, []byte("hello")), 16)
+	f.Add([]byte{0xcf, 0xd3, 0xe7, 0xa5}, 12)
+	f.Fuzz(func(t *testing.T, p []byte, learned int) {
+		l := DumpLearner{}
+		if learned > 0 {
+			l = DumpLearner{HdrLen: learned % 80, CDCType: 2, Frame: 1}
+		}
+		var d DumpHdr
+		if err := d.DecodeWith(p, &l, 2); err != nil {
+			return
+		}
+		if len(d.Contents)+len(d.Payload) != len(p) {
+			t.Fatalf("header %d + data %d != %d", len(d.Contents), len(d.Payload), len(p))
+		}
+		_ = d.AppendSummary(nil)
+		_ = d.CDCBytes()
+		var r Record
+		d.AppendFields(&r)
+	})
+}

@@ -15,4 +15,6 @@ var (
 	LayerTypeDETH  = gopacket.RegisterLayerType(1707, gopacket.LayerTypeMetadata{Name: "IB-DETH", Decoder: gopacket.DecodeFunc(decodeDETH)})
 	LayerTypeLLC   = gopacket.RegisterLayerType(1708, gopacket.LayerTypeMetadata{Name: "SMC-LLC", Decoder: gopacket.DecodeFunc(decodeLLC)})
 	LayerTypeCDC   = gopacket.RegisterLayerType(1709, gopacket.LayerTypeMetadata{Name: "SMC-CDC", Decoder: gopacket.DecodeFunc(decodeCDC)})
+	// LayerTypeSMCDump is ANCK's SMC dump device header (DumpHdr).
+	LayerTypeSMCDump = gopacket.RegisterLayerType(1710, gopacket.LayerTypeMetadata{Name: "SMC-Dump", Decoder: gopacket.DecodeFunc(decodeSMCDump)})
 )

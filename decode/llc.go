@@ -19,15 +19,19 @@ type LLCType uint8
 
 // LLC message types.
 const (
-	LLCConfirmLink      LLCType = 0x01 // SMC_LLC_CONFIRM_LINK
-	LLCAddLink          LLCType = 0x02 // SMC_LLC_ADD_LINK
-	LLCAddLinkCont      LLCType = 0x03 // SMC_LLC_ADD_LINK_CONT (v1 only)
-	LLCDeleteLink       LLCType = 0x04 // SMC_LLC_DELETE_LINK
-	LLCRequestAddLink   LLCType = 0x05 // SMC_LLC_REQ_ADD_LINK (sent only as v2)
-	LLCConfirmRKey      LLCType = 0x06 // SMC_LLC_CONFIRM_RKEY
-	LLCTestLink         LLCType = 0x07 // SMC_LLC_TEST_LINK
-	LLCConfirmRKeyCont  LLCType = 0x08 // SMC_LLC_CONFIRM_RKEY_CONT (v1 only, never sent by Linux)
-	LLCDeleteRKey       LLCType = 0x09 // SMC_LLC_DELETE_RKEY
+	LLCConfirmLink     LLCType = 0x01 // SMC_LLC_CONFIRM_LINK
+	LLCAddLink         LLCType = 0x02 // SMC_LLC_ADD_LINK
+	LLCAddLinkCont     LLCType = 0x03 // SMC_LLC_ADD_LINK_CONT (v1 only)
+	LLCDeleteLink      LLCType = 0x04 // SMC_LLC_DELETE_LINK
+	LLCRequestAddLink  LLCType = 0x05 // SMC_LLC_REQ_ADD_LINK (sent only as v2)
+	LLCConfirmRKey     LLCType = 0x06 // SMC_LLC_CONFIRM_RKEY
+	LLCTestLink        LLCType = 0x07 // SMC_LLC_TEST_LINK
+	LLCConfirmRKeyCont LLCType = 0x08 // SMC_LLC_CONFIRM_RKEY_CONT (v1 only, never sent by Linux)
+	LLCDeleteRKey      LLCType = 0x09 // SMC_LLC_DELETE_RKEY
+	// LLCAnnounceCredits is ANCK's SMC_LLC_ANNOUNCE_CREDITS (ANCK
+	// net/smc/smc_llc.h; no upstream kernel sends 0x0A): always with the
+	// v1 header, in v2 link groups too.
+	LLCAnnounceCredits  LLCType = 0x0A
 	LLCConfirmLinkV2    LLCType = 0x21 // SMC_LLC_CONFIRM_LINK_V2
 	LLCAddLinkV2        LLCType = 0x22 // SMC_LLC_ADD_LINK_V2
 	LLCDeleteLinkV2     LLCType = 0x24 // SMC_LLC_DELETE_LINK_V2
@@ -37,10 +41,10 @@ const (
 	LLCDeleteRKeyV2     LLCType = 0x29 // SMC_LLC_DELETE_RKEY_V2
 )
 
-var llcTypeNames = [10]string{
+var llcTypeNames = [11]string{
 	1: "CONFIRM_LINK", 2: "ADD_LINK", 3: "ADD_LINK_CONT", 4: "DELETE_LINK",
 	5: "REQUEST_ADD_LINK", 6: "CONFIRM_RKEY", 7: "TEST_LINK", 8: "CONFIRM_RKEY_CONT",
-	9: "DELETE_RKEY",
+	9: "DELETE_RKEY", 10: "ANNOUNCE_CREDITS",
 }
 
 // Base returns the v1 code of t (0x22 -> 0x02).
@@ -62,7 +66,7 @@ func (t LLCType) Known() bool {
 	b := t.Base()
 	switch t.Version() {
 	case 1:
-		return b >= 1 && b <= 9
+		return b >= 1 && b <= 9 || t == LLCAnnounceCredits
 	case 2:
 		return b >= 1 && b <= 9 && b != LLCAddLinkCont && b != LLCConfirmRKeyCont
 	}
@@ -137,6 +141,15 @@ type LLC struct {
 	ConfirmRKeyCont LLCConfirmRKeyContBody
 	TestLink        LLCTestLinkBody
 	DeleteRKey      LLCDeleteRKeyBody
+	// AnnounceCredits is ANCK's struct smc_llc_msg_announce_credits.
+	AnnounceCredits struct {
+		Credits uint8 // offset 4: receive-queue credits returned to the peer
+	}
+
+	// ANCK is set by the capture reader (never by decoding) on a queue
+	// pair an ANCK handshake with credits set up: only then is ADD_LINK's
+	// byte 36 read as ANCK's init_credits.
+	ANCK bool
 }
 
 // LLCConfirmLinkBody is the body of CONFIRM LINK (0x01/0x21): the sender's own
@@ -168,6 +181,7 @@ type LLCAddLinkBody struct {
 	LinkID       uint8      // offset 31
 	MTU          uint8      // offset 32 & 0x0F: IB MTU enum (3 = 1024)
 	PSN          uint32     // offset 33, 24 bits: initial PSN on the new link
+	InitCredits  uint8      // offset 36: reserved upstream; ANCK's init_credits (LLC.ANCK)
 	Rejected     bool       // flags & 0x40
 	RejectReason uint8      // v1: offset 2 & 0x0F (1 = no alternate path); v2 carries none
 	// V2Ext is set when a v2 message is longer than 44 bytes and so
@@ -460,6 +474,8 @@ func (l *LLC) decode(data []byte, df gopacket.DecodeFeedback) error {
 		copy(l.TestLink.UserData[:], msg[4:20])
 	case LLCDeleteRKey:
 		return l.decodeDeleteRKey(msg)
+	case LLCAnnounceCredits:
+		l.AnnounceCredits.Credits = msg[4]
 	}
 	return nil
 }
@@ -484,6 +500,7 @@ func (l *LLC) decodeAddLink(msg []byte) error {
 	a.LinkID = msg[31]
 	a.MTU = msg[32] & 0x0F
 	a.PSN = u24(msg[33:36])
+	a.InitCredits = msg[llcAddLinkInitCreditsOff]
 	a.Rejected = l.Flags&LLCFlagAddLinkRej != 0
 	if l.Version == 1 {
 		a.RejectReason = msg[2] & 0x0F
@@ -609,12 +626,17 @@ func (l *LLC) AppendFields(r *Record) {
 		r.AddUint(fLLCLinkID, uint64(a.LinkID))
 		r.AddUint(fLLCMTU, uint64(a.MTU))
 		r.AddUint(fLLCPSN, uint64(a.PSN))
+		if l.ANCK {
+			r.AddUint(fLLCInitCredits, uint64(a.InitCredits))
+		}
 		if a.V2Ext {
 			r.AddBool(fLLCDirect, a.Direct)
 			r.AddAddr(fLLCTargetGID, a.TargetGID)
 			r.AddUint(fLLCRKeyCount, uint64(a.NumRKeys))
 			appendTriplets(r, a.Triplets())
 		}
+	case LLCAnnounceCredits:
+		r.AddUint(fLLCCredits, uint64(l.AnnounceCredits.Credits))
 	case LLCAddLinkCont:
 		a := &l.AddLinkCont
 		r.AddUint(fLLCLinkID, uint64(a.LinkID))
@@ -718,6 +740,14 @@ func (l *LLC) AppendSummary(dst []byte) []byte {
 			dst = append(dst, " rkeys "...)
 			dst = numfmt.AppendUint(dst, uint64(a.NumRKeys))
 		}
+		if l.ANCK {
+			dst = append(dst, " init credits "...)
+			dst = numfmt.AppendUint(dst, uint64(a.InitCredits))
+		}
+	case LLCAnnounceCredits:
+		dst = append(dst, " credits "...)
+		dst = numfmt.AppendUint(dst, uint64(l.AnnounceCredits.Credits))
+		dst = append(dst, " (ANCK)"...)
 	case LLCAddLinkCont:
 		dst = appendLink(dst, l.AddLinkCont.LinkID)
 		dst = append(dst, " rkeys "...)
@@ -875,6 +905,9 @@ func llcVersionIn(version LLCType) PlaceOpt {
 	var v []int
 	for t := LLCConfirmLink; t <= LLCDeleteRKey; t++ {
 		v = append(v, int(version|t))
+	}
+	if version == 0 {
+		v = append(v, int(LLCAnnounceCredits)) // ANCK's, v1 only
 	}
 	return In(v...)
 }

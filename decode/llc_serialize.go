@@ -86,6 +86,7 @@ func (l *LLC) SerializeTo(buf gopacket.SerializeBuffer, opts gopacket.SerializeO
 		m[31] = a.LinkID
 		m[32] = a.MTU & 0x0F
 		put24(m[33:36], a.PSN)
+		m[llcAddLinkInitCreditsOff] = a.InitCredits // reserved (0) upstream
 		if a.Rejected {
 			f |= LLCFlagAddLinkRej
 		}
@@ -103,6 +104,8 @@ func (l *LLC) SerializeTo(buf gopacket.SerializeBuffer, opts gopacket.SerializeO
 				}
 			}
 		}
+	case LLCAnnounceCredits:
+		m[4] = l.AnnounceCredits.Credits
 	case LLCAddLinkCont:
 		a := &l.AddLinkCont
 		m[4], m[5] = a.LinkID, a.NumRKeys

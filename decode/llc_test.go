@@ -247,7 +247,8 @@ func TestLLCLengthLying(t *testing.T) {
 		{"v1 DELETE RKEY count 9", set(roceVector(t, "llc_v1_delete_rkey_req"), 4, 9), ErrBadLength},
 		{"v2 DELETE RKEY count 10 in 44 bytes", set(roceSendPayload(t, "pingpong.pcap", 4114), 4, 10), ErrBadLength},
 		{"unknown type 0x23", set(v2, 0, 0x23), ErrUnknownType},
-		{"unknown type 0x0a", set(v1, 0, 0x0a), ErrUnknownType},
+		{"unknown type 0x0b", set(v1, 0, 0x0b), ErrUnknownType},
+		{"unknown type 0x2a (ANCK's ANNOUNCE_CREDITS has no v2 form)", set(v2, 0, 0x2a), ErrUnknownType},
 		{"unknown type 0x31", set(v1, 0, 0x31), ErrUnknownType},
 	} {
 		var l LLC

@@ -29,6 +29,8 @@ const (
 	OwnerCLC
 	OwnerLLC
 	OwnerCDC
+	OwnerRWWI      // ANCK's write-with-immediate, read from the ImmDt
+	OwnerDump      // ANCK's dump device header (its CDC is OwnerCDC)
 	OwnerTrackConn // tracker: the frame's connection
 	OwnerTrackLGR  // tracker: its link group
 	OwnerTrackLink // tracker: its link
@@ -62,6 +64,8 @@ var owners = [NumOwners]struct{ key, title string }{
 	OwnerCLC:         {"smc.clc", "SMC CLC"},
 	OwnerLLC:         {"smc.llc", "SMC LLC"},
 	OwnerCDC:         {"smc.cdc", "SMC CDC"},
+	OwnerRWWI:        {"smc.rwwi", "SMC-R write with immediate (ANCK)"},
+	OwnerDump:        {"smc.dump", "SMC dump device (ANCK)"},
 	OwnerTrackConn:   {"smc.conn", "SMC CONN"},
 	OwnerTrackLGR:    {"smc.lgr", "SMC LGR"},
 	OwnerTrackLink:   {"smc.link", "SMC LINK"},

@@ -180,5 +180,6 @@ func (c *CDC) SerializeTo(buf gopacket.SerializeBuffer, opts gopacket.SerializeO
 	binary.BigEndian.PutUint16(b[18:20], c.Cons.Wrap)
 	binary.BigEndian.PutUint32(b[20:24], c.Cons.Count)
 	b[24], b[25] = byte(c.ProdFlags), byte(c.ConnFlags)
+	b[cdcCreditsOff] = c.Credits // reserved (0) upstream: ANCK's credits
 	return nil
 }

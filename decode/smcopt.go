@@ -13,13 +13,29 @@ const (
 // smcExID is the SMC experiment ID: the SMC-R CLC eyecatcher, "SMCR" in EBCDIC.
 var smcExID = EyecatcherSMCR
 
+// smcoExID is ANCK's TCPOPT_SMC_OK_MAGIC, "SMCO" in EBCDIC (ANCK
+// include/net/tcp.h): with net.smc.experiment_syn_smc (default on) an ANCK
+// server answers an SMC SYN with it instead of "SMCR" (OPTION_SMC_OK in
+// ANCK net/ipv4/tcp_output.c), and an ANCK client takes only it in a
+// SYN-ACK. No upstream kernel sends it.
+var smcoExID = [4]byte{0xE2, 0xD4, 0xC3, 0xD6}
+
 var fTCPSMCOption = Field(OwnerTCP, "tcp.smc_option", KindBool,
 	"SYN/SYN-ACK carries the SMC TCP option (kind 254, ExID 0xE2D4C3D9)")
 
+var fTCPSMCO = Field(OwnerTCP, "tcp.smc_option.smco", KindBool,
+	"the SMC option carries ANCK's SYN-ACK magic \"SMCO\" (0xE2D4C3D6): an Alibaba Cloud Linux (ANCK) server")
+
 // SMCOption reports whether a TCP segment's options announce SMC. It applies
 // the Linux receive check (smc_parse_options): kind 254, even length >= 6,
-// first four data bytes equal to the SMC ExID.
+// first four data bytes equal to the SMC ExID, or ANCK's "SMCO".
 func SMCOption(opts []layers.TCPOption) bool {
+	ok, _ := SMCOptionKind(opts)
+	return ok
+}
+
+// SMCOptionKind is SMCOption, and whether the option is ANCK's "SMCO".
+func SMCOptionKind(opts []layers.TCPOption) (smc, smco bool) {
 	for _, o := range opts {
 		if o.OptionType != tcpOptionKindExperimental {
 			continue
@@ -27,11 +43,14 @@ func SMCOption(opts []layers.TCPOption) bool {
 		if o.OptionLength < smcOptionMinLen || o.OptionLength%2 != 0 || len(o.OptionData) < 4 {
 			continue
 		}
-		if [4]byte(o.OptionData[:4]) == smcExID {
-			return true
+		switch [4]byte(o.OptionData[:4]) {
+		case smcExID:
+			return true, false
+		case smcoExID:
+			return true, true
 		}
 	}
-	return false
+	return false, false
 }
 
 // AppendSMCOptionFields adds tcp.smc_option: 1 when the segment carries the
@@ -41,8 +60,11 @@ func AppendSMCOptionFields(r *Record, tcp *layers.TCP) {
 	if tcp == nil {
 		return
 	}
-	if SMCOption(tcp.Options) {
+	if smc, smco := SMCOptionKind(tcp.Options); smc {
 		r.AddBool(fTCPSMCOption, true)
+		if smco {
+			r.AddBool(fTCPSMCO, true)
+		}
 		return
 	}
 	if tcp.SYN {

@@ -32,7 +32,7 @@ func SMCPayloadType(p []byte) gopacket.LayerType {
 		if len(p) == smcMsgLen && p[1] == smcMsgLen {
 			return LayerTypeCDC
 		}
-	case t >= 0x01 && t <= 0x09:
+	case t >= 0x01 && t <= 0x0A: // 0x0A: ANCK's ANNOUNCE_CREDITS
 		if len(p) == smcMsgLen && p[1] == smcMsgLen {
 			return LayerTypeLLC
 		}

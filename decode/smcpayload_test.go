@@ -81,7 +81,7 @@ func TestSMCPayloadType(t *testing.T) {
 		p := clone(cdc)
 		p[0] = byte(b)
 		got := SMCPayloadType(p)
-		smc := b == 0xFE || (b >= 1 && b <= 9) || (b >= 0x21 && b <= 0x29)
+		smc := b == 0xFE || (b >= 1 && b <= 0x0A) || (b >= 0x21 && b <= 0x29)
 		if smc != (got != gopacket.LayerTypePayload) {
 			t.Errorf("type byte 0x%02x: %v", b, got)
 		}

@@ -329,10 +329,12 @@ const (
 	layerIPv4
 	layerIPv6
 	layerEth
+	layerRWWI // ANCK's write-with-immediate
+	layerDump // ANCK's dump device (data; a CDC is layerCDC)
 )
 
 // layerNames are the PROTO column's words.
-var layerNames = [...]string{"?", "CLC", "LLC", "CDC", "RoCE", "TCP", "UDP", "IPv4", "IPv6", "ETH"}
+var layerNames = [...]string{"?", "CLC", "LLC", "CDC", "RoCE", "TCP", "UDP", "IPv4", "IPv6", "ETH", "RWWI", "DUMP"}
 
 // topLayer is the layer frame f's line describes (its clc-th CLC message
 // when clc >= 0).
@@ -344,6 +346,10 @@ func topLayer(f *capture.Frame, clc int) lineLayer {
 		return layerLLC
 	case f.CDC != nil:
 		return layerCDC
+	case f.RWWI != nil:
+		return layerRWWI
+	case f.Dump != nil:
+		return layerDump
 	case f.BTH != nil:
 		return layerRoCE
 	case f.TCP != nil:
@@ -382,7 +388,15 @@ func appendLayerSummary(dst []byte, f *capture.Frame, clc int, l lineLayer) []by
 		return appendRoCE(append(dst, " | "...), f)
 	case layerCDC:
 		dst = f.CDC.AppendSummary(dst)
+		if f.Dump != nil {
+			return f.Dump.AppendSummary(append(dst, " | "...))
+		}
 		return appendRoCE(append(dst, " | "...), f)
+	case layerRWWI:
+		dst = f.RWWI.AppendSummary(dst)
+		return appendRoCE(append(dst, " | "...), f)
+	case layerDump:
+		return f.Dump.AppendSummary(dst)
 	case layerRoCE:
 		// BTH's summary starts with "RoCE ", which the PROTO column says.
 		n := len(dst)
@@ -450,7 +464,9 @@ func appendTCP(dst []byte, f *capture.Frame) []byte {
 	dst = numfmt.AppendUint(dst, uint64(t.Seq))
 	dst = appendLen(dst, len(t.Payload))
 	if t.SYN {
-		if f.SMCOption {
+		if f.SMCO {
+			dst = append(dst, " SMC option (ANCK SMCO)"...)
+		} else if f.SMCOption {
 			dst = append(dst, " SMC option"...)
 		} else {
 			dst = append(dst, " no SMC option"...)
