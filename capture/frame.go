@@ -152,9 +152,9 @@ func (f *Frame) NetworkFlow() gopacket.Flow {
 // SMCRelevant reports whether the frame belongs to SMC: a TCP SYN with the
 // SMC option or answering one (a SYN-ACK without it is the fallback
 // evidence), a CLC message, or any RoCE packet (LLC, CDC, RDMA WRITE,
-// ACK/NAK all ride on the BTH).
+// ACK/NAK all ride on the BTH), or a frame of ANCK's dump device.
 func (f *Frame) SMCRelevant() bool {
-	return f.direct != 0 || f.SMCOption || (f.SMCFlow && f.TCP.SYN) || len(f.CLC) > 0 || len(f.CLCErr) > 0 || f.BTH != nil || f.GRH != nil
+	return f.direct != 0 || f.SMCOption || (f.SMCFlow && f.TCP.SYN) || len(f.CLC) > 0 || len(f.CLCErr) > 0 || f.BTH != nil || f.GRH != nil || f.Dump != nil
 }
 
 // Fields returns the frame's field record (frame.*, eth.*, ip.*, tcp.*,

@@ -131,6 +131,8 @@ const (
 	NotCaptured
 	EndedPending
 	AddedUnconfirmed
+	CreditsStarved
+	CreditsDecline
 	BufferFull
 	HandshakeErrors
 	FallbackBurst
@@ -251,6 +253,12 @@ var defs = [numIDs]Def{
 	AddedUnconfirmed: {Name: "smc.link.added_unconfirmed", Severity: Warn, Group: "sequence", Object: ObjectLink,
 		Meaning: "a link added to its group (ADD_LINK accepted) never completed its CONFIRM_LINK exchange on the new link within 2 s: the group stays without it",
 		Check:   "the new link's path: RoCE reachability between its GIDs (routing, MTU, PFC), the second RNIC port; a DELETE_LINK with reason lost path follows"},
+	CreditsStarved: {Name: "smc.credits.starved", Severity: Warn, Group: "performance", Object: ObjectLink,
+		Meaning: "ANCK (Alibaba Cloud Linux): a sender had no receive-queue credits left for 10 ms or more; it could send no CDC, LLC or write with immediate until the peer returned some",
+		Check:   "the peer's receive side (a slow or busy CPU reposting receive WQEs), init_credits in the CLC Accept/Confirm, ANNOUNCE_CREDITS and the credits returned in CDCs or immediates"},
+	CreditsDecline: {Name: "smc.credits.decline", Severity: Warn, Group: "protocol", Object: ObjectConn,
+		Meaning: "ANCK (Alibaba Cloud Linux): the connection fell back because the client could not announce receive-queue credits on the link (SMC_CLC_DECL_CREDITSERR)",
+		Check:   "the link group's link (ANNOUNCE_CREDITS unanswered or failed to send), the RNIC's receive queue"},
 	BufferFull: {Name: "smc.kernel.buffer_full", Severity: Warn, Group: "performance", Source: FromKernel, Object: ObjectHost,
 		Meaning: "the kernel counted SMC buffers full, or its buffer usage is near the buffers allocated",
 		Check:   "slow readers among the host's SMC sockets; net.smc.rmem and net.smc.wmem"},

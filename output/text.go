@@ -157,8 +157,8 @@ func (c *endpointCache) appendEndpoints(dst []byte, f *capture.Frame) []byte {
 		return appendEndpoints(dst, f)
 	}
 	k := endpointKey{addrs: uint64(binary.BigEndian.Uint32(ip.SrcIP))<<32 | uint64(binary.BigEndian.Uint32(ip.DstIP)), valid: true}
-	if f.TCP != nil {
-		k.ports, k.tcp = uint32(f.TCP.SrcPort)<<16|uint32(f.TCP.DstPort), true
+	if sp, dp, ok := ports(f); ok {
+		k.ports, k.tcp = uint32(sp)<<16|uint32(dp), true
 	}
 	for i := range c.keys {
 		if c.keys[i] == k {
@@ -228,9 +228,9 @@ func Endpoints(f *capture.Frame) (src, dst Endpoint) {
 	default:
 		return src, dst
 	}
-	if f.TCP != nil {
-		src.Port, src.HasPort = uint16(f.TCP.SrcPort), true
-		dst.Port, dst.HasPort = uint16(f.TCP.DstPort), true
+	if sp, dp, ok := ports(f); ok {
+		src.Port, src.HasPort = sp, true
+		dst.Port, dst.HasPort = dp, true
 	}
 	return src, dst
 }
@@ -272,19 +272,32 @@ func (e Endpoint) Compare(o Endpoint) int {
 	return bytes.Compare(e.MAC[:], o.MAC[:])
 }
 
-// appendPort and appendPortDst append ":port" of a TCP segment.
+// appendPort and appendPortDst append ":port" of a TCP segment, or of a
+// frame of ANCK's dump device (its UDP ports are the TCP connection's).
 func appendPort(dst []byte, f *capture.Frame) []byte {
-	if f.TCP == nil {
-		return dst
+	if p, _, ok := ports(f); ok {
+		return numfmt.AppendUint(append(dst, ':'), uint64(p))
 	}
-	return numfmt.AppendUint(append(dst, ':'), uint64(f.TCP.SrcPort))
+	return dst
 }
 
 func appendPortDst(dst []byte, f *capture.Frame) []byte {
-	if f.TCP == nil {
-		return dst
+	if _, p, ok := ports(f); ok {
+		return numfmt.AppendUint(append(dst, ':'), uint64(p))
 	}
-	return numfmt.AppendUint(append(dst, ':'), uint64(f.TCP.DstPort))
+	return dst
+}
+
+// ports are the ports a line names: a TCP segment's, or the connection's
+// of a dump device frame.
+func ports(f *capture.Frame) (src, dst uint16, ok bool) {
+	switch {
+	case f.TCP != nil:
+		return uint16(f.TCP.SrcPort), uint16(f.TCP.DstPort), true
+	case f.Dump != nil && f.UDP != nil:
+		return uint16(f.UDP.SrcPort), uint16(f.UDP.DstPort), true
+	}
+	return 0, 0, false
 }
 
 // addrOf converts without allocating; a length other than 4 or 16 gives the

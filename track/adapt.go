@@ -81,7 +81,7 @@ func roceAddrs(f *capture.Frame) (src, dst addr) {
 func fill(in *input, f *capture.Frame) {
 	in.number = f.Number
 	in.ns = f.UnixNano()
-	in.isTCP, in.isRoCE = false, false
+	in.isTCP, in.isRoCE, in.isDump = false, false, false
 	in.clcN = 0
 	switch {
 	case f.TCP != nil && (f.IPv4 != nil || f.IPv6 != nil):
@@ -140,6 +140,13 @@ func fill(in *input, f *capture.Frame) {
 			m.prod.Wrap, m.prod.Count = c.Prod.Wrap, c.Prod.Count
 			m.cons.Wrap, m.cons.Count = c.Cons.Wrap, c.Cons.Count
 			m.prodFlags, m.connFlags = uint8(c.ProdFlags), uint8(c.ConnFlags)
+			m.credits, m.anck, m.noSeq = c.Credits, c.ANCK, false
+		}
+		r.hasRWWI = f.RWWI != nil
+		if r.hasRWWI {
+			w := f.RWWI
+			r.rwwi = rwwiIn{token: w.Token, op: w.Op, diffCons: w.DiffCons, credits: w.Credits, hasCredits: w.HasCredits,
+				prodFlags: uint8(w.ProdFlags), connFlags: uint8(w.ConnFlags)}
 		}
 		r.malformed = f.SMCMalformed
 		r.icrcBad = f.ICRC.Checked && !f.ICRC.OK
@@ -150,6 +157,21 @@ func fill(in *input, f *capture.Frame) {
 		if r.hasLLC {
 			fillLLC(&r.llc, f.LLC)
 		}
+	case f.Dump != nil && f.CDC != nil && f.UDP != nil:
+		// ANCK's dump device: the UDP ports are the TCP connection's,
+		// from the sender's side (smc_dump_fill_skb_header).
+		in.isDump = true
+		src, dst := ipAddrs(f)
+		in.dumpFrom = netip.AddrPortFrom(src, uint16(f.UDP.SrcPort))
+		in.dumpTo = netip.AddrPortFrom(dst, uint16(f.UDP.DstPort))
+		c, m := f.CDC, &in.roce.cdc
+		m.seq, m.token = c.Seq, c.Token
+		m.prod.Wrap, m.prod.Count = c.Prod.Wrap, c.Prod.Count
+		m.cons.Wrap, m.cons.Count = c.Cons.Wrap, c.Cons.Count
+		m.prodFlags, m.connFlags = uint8(c.ProdFlags), uint8(c.ConnFlags)
+		// A dump of a write-with-immediate is a CDC made up with seqno 0
+		// (smc_dump_cdc_msg_rwwi): no sequence to follow.
+		m.credits, m.anck, m.noSeq = c.Credits, true, c.Seq == 0
 	}
 }
 
@@ -157,7 +179,7 @@ func fill(in *input, f *capture.Frame) {
 // eids: a capture has a few, and a string per Proposal and Accept was
 // most of the tracker's garbage on short connections.
 func fillCLC(m *clcIn, c *decode.CLC, eids *textcache.Cache) {
-	*m = clcIn{typ: c.Type, version: c.Version, flag: c.Flag}
+	*m = clcIn{typ: c.Type, version: c.Version, flag: c.Flag, anck: c.ANCK}
 	switch c.Type {
 	case decode.CLCTypeProposal:
 		if c.Proposal.HasV2Ext && c.Proposal.V2Ext.EIDs() > 0 {
@@ -184,13 +206,17 @@ func fillCLC(m *clcIn, c *decode.CLC, eids *textcache.Cache) {
 			m.ep.HasFCE, m.ep.Direct, m.ep.OS, m.ep.Release = true, a.FCE.Direct, a.FCE.OSType, a.FCE.Release
 			m.ep.Host = eids.String(bytes.TrimRight(a.FCE.Hostname, " \x00"))
 		}
+		if c.ANCK {
+			m.ep.ANCK, m.ep.InitCredits = true, a.InitCredits
+			m.ep.Vendor, m.ep.VendorAgreed = a.Alibaba(c)
+		}
 	case decode.CLCTypeDecline:
 		m.decline = uint32(c.Decline.Diagnosis)
 	}
 }
 
 func fillLLC(m *llcIn, l *decode.LLC) {
-	*m = llcIn{typ: l.Type, resp: l.Response}
+	*m = llcIn{typ: l.Type, resp: l.Response, anck: l.ANCK}
 	switch l.Type.Base() {
 	case decode.LLCConfirmLink:
 		b := &l.ConfirmLink
@@ -200,6 +226,7 @@ func fillLLC(m *llcIn, l *decode.LLC) {
 		b := &l.AddLink
 		m.mac, m.gid, m.qpn, m.linkID, m.psn = b.MAC, b.GID, b.QPN, b.LinkID, b.PSN
 		m.reject = b.Rejected
+		m.initCredits = b.InitCredits
 		for _, tr := range b.Triplets() {
 			if m.nTrip == len(m.trip) {
 				break
@@ -207,6 +234,8 @@ func fillLLC(m *llcIn, l *decode.LLC) {
 			m.trip[m.nTrip] = triplet{tr.RKey, tr.RKeyNew, tr.VANew}
 			m.nTrip++
 		}
+	case decode.LLCAnnounceCredits:
+		m.credits = l.AnnounceCredits.Credits
 	case decode.LLCDeleteLink:
 		b := &l.DeleteLink
 		m.linkID, m.reason, m.all, m.orderly = b.LinkID, uint32(b.Reason), b.All, b.Orderly

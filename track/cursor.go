@@ -35,6 +35,17 @@ func (c Cursor) Sub(prev Cursor, size uint32) (n uint64, ok bool) {
 // (and of failover-validation CDCs).
 func (c Cursor) IsZero() bool { return c.Wrap == 0 && c.Count == 0 }
 
+// advance moves c on by n bytes in an RMBE of size bytes (0: unknown, no
+// wrap), as smc_curs_add does (net/smc/smc_cdc.h).
+func (c Cursor) advance(n, size uint32) Cursor {
+	c.Count += n
+	for size != 0 && c.Count >= size {
+		c.Count -= size
+		c.Wrap++
+	}
+	return c
+}
+
 // psnDiff compares two 24-bit packet sequence numbers the way an RC
 // responder does: d > 0 means a is d packets ahead of b, d < 0 behind.
 func psnDiff(a, b uint32) int32 {

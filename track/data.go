@@ -5,6 +5,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/expert"
 )
 
@@ -34,16 +35,29 @@ func (t *Tracker) cdc(l *Link, d Dir, in *input) {
 			c = t.merge(c, y)
 		}
 	}
+	t.cdcConn(c, l, d, in)
+}
+
+// cdcConn follows a CDC of connection c in direction d, on link l (nil for
+// a CDC of ANCK's dump device, which names no link).
+func (t *Tracker) cdcConn(c *Conn, l *Link, d Dir, in *input) {
+	m := &in.roce.cdc
 	t.touchConn(c, in, d)
 	rec := t.recording(c)
 	f := &c.Flow[d]
 	f.CDCs++
+	if l == nil {
+		f.Dumped++
+	}
 	if c.TFirstCDC.IsZero() {
 		c.TFirstCDC = in.ts()
 	}
 	connUp(c)
-	claimed := t.claimWrites(c, l, d)
-	if m.prodFlags&cdcFailover != 0 {
+	var claimed uint64
+	if l != nil {
+		claimed = t.claimWrites(c, l, d)
+	}
+	if m.prodFlags&cdcFailover != 0 && l != nil {
 		// Sent on the surviving link with seq = last - 1 and zero cursors:
 		// it moves the connection and must not disturb the counters.
 		f.Failover++
@@ -62,11 +76,11 @@ func (t *Tracker) cdc(l *Link, d Dir, in *input) {
 		}
 		return
 	}
-	if c.link == nil {
+	if c.link == nil && l != nil {
 		t.attach(c, l)
 	}
 	missed := f.uncaptured // CDCs of this direction may be among frames the capture missed
-	if f.haveSeq {
+	if f.haveSeq && !m.noSeq {
 		dd := seqDiff(m.seq, f.LastSeq)
 		if dd <= 0 {
 			f.SeqDup++
@@ -86,7 +100,10 @@ func (t *Tracker) cdc(l *Link, d Dir, in *input) {
 			t.raise(&c.expert, expert.SeqGap, in)
 		}
 	}
-	f.LastSeq, f.haveSeq, f.uncaptured = m.seq, true, false
+	if !m.noSeq {
+		f.LastSeq, f.haveSeq = m.seq, true
+	}
+	f.uncaptured = false
 	// A connection known from its handshake starts at cursor 0; one joined
 	// mid-stream starts counting at its first CDC.
 	var produced, consumed uint64
@@ -182,8 +199,67 @@ func (t *Tracker) cdc(l *Link, d Dir, in *input) {
 		c.TClose = in.ts()
 	}
 	if rec {
-		t.note(c, in, d, "CDC", cdcInfo(m, produced, okP, consumed, okC, sideName(c, d)))
+		what := "CDC"
+		switch {
+		case in.roce.hasRWWI:
+			what = "RWWI " + in.roce.rwwi.op.String()
+		case in.isDump:
+			what = "CDC (dump device)"
+		}
+		t.note(c, in, d, what, cdcInfo(m, produced, okP, consumed, okC, sideName(c, d)))
 	}
+}
+
+// rwwi follows ANCK's RDMA WRITE with Immediate, which in a link group
+// with write-with-immediate replaces the CDC (smc_cdc_rx_handler_rwwi,
+// ANCK net/smc/smc_cdc.c): the receiver finds the connection by the
+// immediate's token, advances the producer cursor by the write's length
+// and its view of the peer's consumer cursor by diff_cons, and takes the
+// flags. The tracker makes the CDC the receiver makes of it and follows
+// that, without a sequence number (it carries none).
+func (t *Tracker) rwwi(l *Link, d Dir, in *input) {
+	r := &in.roce
+	w := &r.rwwi
+	c := l.lgr.tokens[d][uint32(w.token)]
+	if c == nil {
+		// Only the handshake ties a token to its connection: no
+		// connection is inferred from an immediate.
+		t.cur.unattached = true
+		return
+	}
+	n := r.dmaLen
+	if r.opcode == opWriteLastImm {
+		n = l.RC[d].curLen
+	}
+	f := &c.Flow[d]
+	m := &r.cdc
+	*m = cdcIn{token: uint32(w.token), noSeq: true, credits: w.credits, anck: w.hasCredits,
+		prodFlags: w.prodFlags, connFlags: w.connFlags}
+	m.prod = f.Prod.advance(n, c.rmbeSize(d))
+	m.cons = f.Cons
+	if w.op != decode.RWWICtrl {
+		m.cons = f.Cons.advance(w.diffCons, c.rmbeSize(d.Reverse()))
+	}
+	r.hasCDC = true
+	t.cdcConn(c, l, d, in)
+}
+
+// dump follows a CDC of ANCK's dump device: its connection is the TCP
+// connection of the UDP 4-tuple, written from the CDC's sender.
+func (t *Tracker) dump(in *input) {
+	t.stats.Dump++
+	c := t.byTuple[makeTCPKey(in.dumpFrom, in.dumpTo)]
+	if c == nil {
+		t.cur.unattached = true
+		return
+	}
+	d := DirC2S
+	if in.dumpFrom != c.Client {
+		d = DirS2C
+	}
+	t.cur.setConn(c)
+	t.cur.dir = d
+	t.cdcConn(c, nil, d, in)
 }
 
 func cdcInfo(m *cdcIn, produced uint64, okP bool, consumed uint64, okC bool, sender string) string {
@@ -527,6 +603,9 @@ func (t *Tracker) write(l *Link, d Dir, in *input) {
 	case opWriteFirst, opWriteOnly, opWriteOnlyImm:
 		t.stats.Writes++
 		rc.curWrite, rc.curPending = nil, false
+		if r.opcode == opWriteFirst {
+			rc.curLen = r.dmaLen
+		}
 		ref, ok := l.rkeys[d][r.rkey]
 		if !ok {
 			rc.Unattached++

@@ -396,7 +396,7 @@ func msText(ns int64) string {
 // findingDetail says what c shows of finding id.
 func (c *Conn) findingDetail(id expert.ID, now int64, text string) string {
 	switch id {
-	case expert.Fallback, expert.OptionEchoed:
+	case expert.Fallback, expert.OptionEchoed, expert.CreditsDecline:
 		return ConnDetail(c)
 	case expert.HandshakeFailed:
 		return c.Failure
@@ -587,6 +587,15 @@ func (l *Link) findingDetail(id expert.ID, text string) string {
 				if n > 0 {
 					parts = append(parts, fmt.Sprintf("%s %d %s", Dir(d), n, decode.NAKCode(code)))
 				}
+			}
+		}
+		return strings.Join(parts, "; ")
+	case expert.CreditsStarved:
+		var parts []string
+		for d := range l.Credits {
+			if c := &l.Credits[d]; c.Starved > 0 {
+				parts = append(parts, fmt.Sprintf("%s held no receive-queue credit %s, longest %s (until frame %d); init %d, returned %d, spent %d",
+					linkSideName(l, Dir(d)), times(c.Starved), c.Longest.Round(time.Microsecond), c.LongestFrame, c.Init, c.Returned, c.Spent))
 			}
 		}
 		return strings.Join(parts, "; ")
@@ -900,4 +909,12 @@ func FrameFindings(r *decode.Record) (worst expert.Severity, ids []expert.ID) {
 		}
 	}
 	return worst, ids
+}
+
+// times says how many times: "once", "3 times".
+func times(n int) string {
+	if n == 1 {
+		return "once"
+	}
+	return fmt.Sprintf("%d times", n)
 }

@@ -81,6 +81,17 @@ func TestExpertVectors(t *testing.T) {
 			}
 		})
 	}
+	// ANCK's findings, on the ANCK vectors (testdata/anck).
+	for _, v := range crafted.ANCKVectors {
+		if v.Finding == "" {
+			continue
+		}
+		all, _ := findingNames(t, v.Build(t))
+		if !all[v.Finding] {
+			t.Errorf("%s: findings %v, want %s among them", v.Name, names(all), v.Finding)
+		}
+		seen[v.Finding] = true
+	}
 	// Every wire finding has a vector or a kernel-made capture that shows
 	// it (TestExpertCleanCaptures lists those).
 	for _, c := range cleanFindings {

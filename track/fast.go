@@ -178,7 +178,8 @@ func (t *Tracker) fastRoCE(f *capture.Frame) fastResult {
 			// cdc, for a connection placed by its handshake, with no
 			// failover, flags, pending WRITEs, gap or repeat in its
 			// sequence, cursor it cannot follow or close to note.
-			if m.ProdFlags != 0 || m.ConnFlags != 0 || len(rc.pend) != 0 {
+			// A CDC with ANCK's credits moves the link's credits (credits.go).
+			if m.ProdFlags != 0 || m.ConnFlags != 0 || len(rc.pend) != 0 || m.ANCK {
 				return fastNo
 			}
 			hc := &h.cdc[d]

@@ -26,6 +26,12 @@ type input struct {
 
 	isRoCE bool
 	roce   roceIn
+
+	// isDump: a CDC of ANCK's dump device (decode.DumpHdr), from the
+	// sender's TCP endpoint to the receiver's; its CDC is roce.cdc.
+	isDump   bool
+	dumpFrom netip.AddrPort
+	dumpTo   netip.AddrPort
 }
 
 type tcpIn struct {
@@ -58,6 +64,7 @@ type clcIn struct {
 	offered  string // Proposal: the SMC types and versions offered
 	maxLinks uint8
 	maxConns uint8
+	anck     bool // the handshake is ANCK's (decode.CLC.ANCK)
 	// inside: the message lies inside the length an earlier malformed
 	// message of its direction claims (capture.SwallowedError): a
 	// receiver takes it in as part of that one, so it decides nothing.
@@ -88,6 +95,11 @@ type llcIn struct {
 	maxLinks uint8
 	maxConns uint8
 	reason   uint32
+	// ANCK: ADD_LINK's init_credits on a credits link (anck), the credits
+	// of ANNOUNCE_CREDITS.
+	anck        bool
+	initCredits uint8
+	credits     uint8
 
 	rkey    uint32
 	va      uint64
@@ -108,6 +120,24 @@ type cdcIn struct {
 	cons      Cursor
 	prodFlags uint8
 	connFlags uint8
+	// credits returned (ANCK: CDC byte 26, or a write-with-immediate's),
+	// when anck.
+	credits uint8
+	anck    bool
+	// noSeq: made from a write-with-immediate or a dump of one, which
+	// carry no sequence number.
+	noSeq bool
+}
+
+// rwwiIn is ANCK's write-with-immediate (decode.RWWI).
+type rwwiIn struct {
+	token      uint8
+	op         decode.RWWIOp
+	diffCons   uint32
+	credits    uint8
+	hasCredits bool
+	prodFlags  uint8
+	connFlags  uint8
 }
 
 // CDC flag bits and RC opcodes the tracker distinguishes, as plain bytes
@@ -124,6 +154,7 @@ const (
 	cdcAbort       = uint8(decode.CDCPeerConnAbort)
 
 	opSendFirst     = uint8(decode.OpSendFirst)
+	opSendOnly      = uint8(decode.OpSendOnly)
 	opSendOnlyInv   = uint8(decode.OpSendOnlyInv)
 	opWriteFirst    = uint8(decode.OpWriteFirst)
 	opWriteMiddle   = uint8(decode.OpWriteMiddle)
@@ -162,6 +193,8 @@ type roceIn struct {
 	icrcGot, icrcWant uint32
 	hasCDC            bool
 	cdc               cdcIn
+	hasRWWI           bool
+	rwwi              rwwiIn
 	hasLLC            bool
 	llc               llcIn // last: 400 bytes most frames do not touch
 }

@@ -262,6 +262,11 @@ func (t *Tracker) addLink(l *Link, d Dir, in *input) {
 	case !m.resp:
 		nl = t.newLink(g, in, l.Inferred)
 		nl.LinkID, nl.State, nl.added = m.linkID, LinkAdding, true
+		if g.Credits && m.anck {
+			// The requester's init_credits: what its peer may send it
+			// on the new link (ANCK smc_llc_send_add_link).
+			nl.startCredits(d.Reverse(), m.initCredits)
+		}
 		e := llcEvent(in, LinkEventAddOn)
 		e.link, e.on, e.n = m.linkID, l.LinkID, m.nTrip
 		l.addHistory(in, e)
@@ -274,6 +279,9 @@ func (t *Tracker) addLink(l *Link, d Dir, in *input) {
 			nl.LinkID, nl.added = m.linkID, true
 		}
 		nl.State = LinkAdded
+		if g.Credits && m.anck {
+			nl.startCredits(d.Reverse(), m.initCredits)
+		}
 		e := llcEvent(in, LinkEventAcceptOn)
 		e.link, e.on, e.n = m.linkID, l.LinkID, m.nTrip
 		l.addHistory(in, e)

@@ -128,11 +128,19 @@ type Endpoint struct {
 	OS      uint8 // 1 z/OS, 2 Linux, 3 AIX (decode.OSTypeName)
 	Release uint8 // SMC v2 release: 0 = v2.0, 1 = v2.1
 	Host    string
+	// ANCK (Alibaba Cloud Linux): the handshake's Proposal carried the
+	// Alibaba vendor OUI; then InitCredits (0: credits off) and, with a
+	// first-contact extension, the vendor options agreed.
+	ANCK         bool
+	InitCredits  uint8
+	Vendor       decode.AliOptions
+	VendorAgreed bool
 }
 
 // Flow counts what one direction of a connection carried.
 type Flow struct {
 	CDCs          int
+	Dumped        int    // of CDCs, those seen on ANCK's dump device (no link, no WRITE)
 	Bytes         uint64 // produced, from producer-cursor deltas
 	Consumed      uint64 // consumed by the sender in its own RMBE, from consumer-cursor deltas
 	WriteBytes    uint64 // RDMA WRITE bytes into the receiver's RMBE (RETH DMA length)
@@ -353,6 +361,7 @@ type RC struct {
 	nRecent    uint        // unsigned: the ring index is a mask, not a division
 	curWrite   *Conn       // connection of the WRITE message in progress (FIRST..LAST)
 	curPending bool        // the WRITE in progress matched no rkey
+	curLen     uint32      // its whole length (the FIRST's RETH), for a LAST with immediate
 	pend       []pendingWrite
 }
 
@@ -431,6 +440,10 @@ type Link struct {
 
 	TestLinks int
 
+	// Credits[d]: ANCK receive-queue credits of the sender of direction
+	// d (granted by the peer), in a link group with credits (credits.go).
+	Credits [2]Credits
+
 	lgr     *LinkGroup
 	conns   []*Conn
 	retired bool  // out of the lookup tables (deleted or idle)
@@ -478,7 +491,11 @@ type LinkGroup struct {
 	Inferred    bool
 	Deleted     bool
 	DeleteCode  uint32
-	Links       []int
+	// ANCK (Alibaba Cloud Linux) link groups: made by a handshake with the
+	// Alibaba vendor options; with receive-queue credits; with data by
+	// RDMA WRITE with Immediate instead of CDCs.
+	ANCK, Credits, RWWI bool
+	Links               []int
 	Conns       []int
 	LinksFolded int // links of Links folded into the totals
 	ConnsFolded int // connections of Conns folded into the totals
@@ -536,6 +553,8 @@ type Stats struct {
 	EvictedLinks  int `json:"evicted_links"`          // links folded into the totals, no longer listed (Options.MaxConns)
 	EvictedLGRs   int `json:"evicted_lgrs,omitempty"` // link groups folded with their last link
 	Other         int `json:"other"`                  // frames that are neither TCP nor RoCE
+	RWWI          int `json:"rwwi,omitempty"`         // ANCK writes with immediate on an SMC-R link
+	Dump          int `json:"dump,omitempty"`         // CDCs of ANCK's dump device
 	// Malformed SMC messages: CLC messages that did not decode, and SENDs
 	// on an SMC-R link that did not decode as LLC or CDC.
 	Malformed int `json:"malformed,omitempty"`

@@ -364,6 +364,7 @@ func (t *Tracker) attributeAhead(l *Link, d Dir, in *input) {
 func (t *Tracker) content(l *Link, d Dir, in *input) {
 	r := &in.roce
 	rc := &l.RC[d]
+	t.credits(l, d, in)
 	switch op := r.opcode; {
 	case r.hasLLC:
 		rc.Sends++
@@ -379,6 +380,13 @@ func (t *Tracker) content(l *Link, d Dir, in *input) {
 		rc.Sends++
 		t.stats.Malformed++
 		t.raise(&l.expert, expert.Malformed, in)
+	case r.hasRWWI:
+		rc.WritePkts++
+		t.stats.RWWI++
+		if r.opcode != opWriteOnlyImm || r.dmaLen > 0 {
+			t.write(l, d, in) // the data (a zero-length one carries only the immediate)
+		}
+		t.rwwi(l, d, in)
 	case op >= opWriteFirst && op <= opWriteOnlyImm:
 		rc.WritePkts++
 		t.write(l, d, in)

@@ -332,6 +332,9 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 		c.Outcome = OutcomeFallback
 		c.Fallback = Fallback{Cause: CauseDecline, Code: m.decline, By: d, Stage: declineStage(c), OutOfSync: m.flag, Frame: in.number, Time: in.ts()}
 		t.raise(&c.expert, expert.Fallback, in)
+		if decode.DeclineCode(m.decline) == decode.DeclineCreditsErr {
+			t.raise(&c.expert, expert.CreditsDecline, in)
+		}
 		t.slowHandshake(c, in, "Decline")
 		if c.TClose.IsZero() && c.lgr != nil {
 			t.unregister(c) // the connection never uses the link
@@ -510,7 +513,19 @@ func (t *Tracker) place(c *Conn, in *input, m *clcIn) {
 		g.EID = c.EID
 		g.Release, g.Direct = s.Release, s.Direct
 		g.Server, g.Client = GroupEnd{OS: s.OS, Host: s.Host}, GroupEnd{OS: cl.OS, Host: cl.Host}
+		if s.ANCK && s.VendorAgreed {
+			// What the Accept's first-contact extension agreed (ANCK
+			// smc_lgr_create): credits need init_credits from both,
+			// write-with-immediate a v2 group of one link.
+			g.ANCK = true
+			g.Credits = s.Vendor.Credits() && s.InitCredits != 0 && cl.InitCredits != 0
+			g.RWWI = s.Vendor.RWWI() && c.Version >= 2 && m.maxLinks <= 1
+		}
 		l = t.newLink(g, in, false)
+		if g.Credits {
+			l.startCredits(DirC2S, s.InitCredits)
+			l.startCredits(DirS2C, cl.InitCredits)
+		}
 		l.Server = LinkEnd{Addr: gidAddr(s.GID), GID: s.GID, MAC: s.MAC, QPN: s.QPN, PSN: s.PSN}
 		l.Client = LinkEnd{Addr: gidAddr(cl.GID), GID: cl.GID, MAC: cl.MAC, QPN: cl.QPN, PSN: cl.PSN}
 		if c.FirstContact {

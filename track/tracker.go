@@ -264,6 +264,8 @@ func (t *Tracker) feed(in *input) {
 		t.tcp(in)
 	case in.isRoCE:
 		t.roce(in)
+	case in.isDump:
+		t.dump(in)
 	default:
 		t.stats.Other++
 	}

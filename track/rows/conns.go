@@ -109,6 +109,7 @@ type Durations struct {
 // Flow is one direction of a connection.
 type Flow struct {
 	CDCs          int    `json:"cdcs"`
+	Dumped        int    `json:"dump_device_cdcs,omitempty"`
 	Bytes         uint64 `json:"bytes"`
 	Consumed      uint64 `json:"consumed"`
 	WriteBytes    uint64 `json:"write_bytes"`
@@ -128,7 +129,7 @@ type Flow struct {
 }
 
 func flowRow(f *track.Flow) Flow {
-	return Flow{CDCs: f.CDCs, Bytes: f.Bytes, Consumed: f.Consumed, WriteBytes: f.WriteBytes, Writes: f.Writes,
+	return Flow{CDCs: f.CDCs, Dumped: f.Dumped, Bytes: f.Bytes, Consumed: f.Consumed, WriteBytes: f.WriteBytes, Writes: f.Writes,
 		WritesOutside: f.WritesOutside, TCPBytes: f.TCPBytes, WriteBlocked: f.WriteBlocked, UrgentPending: f.UrgentPending,
 		UrgentPresent: f.UrgentPresent, ConsUpdReq: f.ConsUpdReq, Failover: f.Failover, SeqGaps: f.SeqGaps,
 		SeqDup: f.SeqDup, CursorErrors: f.CursorErrors, Prod: fmt.Sprintf("%d/%d", f.Prod.Wrap, f.Prod.Count), Cons: fmt.Sprintf("%d/%d", f.Cons.Wrap, f.Cons.Count)}

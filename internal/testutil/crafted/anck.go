@@ -20,6 +20,8 @@ type ANCKVector struct {
 	Name  string
 	Shows string
 	Build func(t testing.TB) string
+	// Finding: the expert finding the vector is the capture of, if any.
+	Finding string
 }
 
 // Frames of pingpong.pcap the ANCK vectors edit (see also expert.go).
@@ -50,10 +52,10 @@ const (
 var ANCKVectors = []ANCKVector{
 	{"handshake-credits", "an ANCK first contact: SMCO SYN-ACK, Alibaba vendor options (credits agreed), init_credits in Accept/Confirm and ADD_LINK, credits in CDCs, an ANNOUNCE_CREDITS", func(t testing.TB) string {
 		return write(t, "handshake-credits", anckCredits(t, 64, 64, nil))
-	}},
+	}, ""},
 	{"rwwi", "a write-with-immediate link group: every data transfer an RDMA WRITE with Immediate (DATA, DATA_WITH_FLAGS, DATA_CR, DATA_WITH_FLAGS_CR, CTRL at close), no CDC SENDs, a 16 KiB RMBE that wraps", func(t testing.TB) string {
 		return write(t, "rwwi", anckRWWI(t))
-	}},
+	}, ""},
 	{"credits-starved", "the client granted the server 3 credits, which it used by its ADD_LINK, and returned them 250 ms later: smc.credits.starved", func(t testing.TB) string {
 		return write(t, "credits-starved", anckCredits(t, 64, 3, func(fs []testutil.Packet) []testutil.Packet {
 			// The client's first CDC, which returns the server's
@@ -66,16 +68,16 @@ var ANCKVectors = []ANCKVector{
 			}
 			return fs
 		}))
-	}},
+	}, "smc.credits.starved"},
 	{"credits-decline", "an ANCK client's Decline SMC_CLC_DECL_CREDITSERR (0x09990004)", func(t testing.TB) string {
 		return anckDecline(t, "credits-decline", decode.DeclineCreditsErr)
-	}},
+	}, "smc.credits.decline"},
 	{"vendor-decline", "an ANCK server's Decline SMC_CLC_DECL_VENDORERR (0x0303000c)", func(t testing.TB) string {
 		return anckDecline(t, "vendor-decline", decode.DeclineVendorErr)
-	}},
+	}, ""},
 	{"dump-device", "what the client's dump device shows of the credits connection: its CDCs sent, the server's CDCs and the data they announce, after the TCP/CLC handshake captured on the NIC", func(t testing.TB) string {
 		return testutil.WriteFrames(t, "dump-device.pcap", layers.LinkTypeEthernet, anckDump(t))
-	}},
+	}, ""},
 }
 
 // anckCLC makes pingpong's handshake ANCK's: the server's SYN-ACK carries
@@ -272,6 +274,9 @@ func anckRWWI(t testing.TB) []testutil.Packet {
 			rb.mapLast(src, psn, wr != nil)
 		case op == opSendOnly && decode.LLCType(d[RoCESMCOff]).Base() == decode.LLCAddLink:
 			rb.drop(src, psn) // one link only: no ADD_LINK
+		case op == opSendOnly && decode.LLCType(d[RoCESMCOff]).Base() == decode.LLCConfirmLink:
+			d[RoCESMCOff+34] = 1 // max_links, as the CLC agreed
+			rb.request(t, src, f)
 		default:
 			rb.request(t, src, f)
 		}
