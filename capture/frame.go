@@ -79,11 +79,11 @@ type Frame struct {
 	// clcRawInside[i]: clcRaw[i] lies inside an earlier message (CLCInside).
 	clcRawInside []bool
 	// clcRawANCK[i]: clcRaw[i] belongs to an ANCK handshake (decode.CLC.ANCK).
-	clcRawANCK []bool
-	rec          decode.Record
-	recSet       bool
-	demand       fieldGroup    // layers whose fields Fields fills
-	frameFields  frameFieldSet // frame.* fields Fields fills
+	clcRawANCK  []bool
+	rec         decode.Record
+	recSet      bool
+	demand      fieldGroup    // layers whose fields Fields fills
+	frameFields frameFieldSet // frame.* fields Fields fills
 	// direct: the direct path read the frame (Reader.SetDirect); the bits
 	// are the decode.Owner of its layers.
 	direct uint32

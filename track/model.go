@@ -483,24 +483,24 @@ type LinkGroup struct {
 	MaxConns     uint8
 	// From the first contact's CLC Accept (server) and Confirm (client)
 	// and their first-contact extensions.
-	Release     uint8
-	Direct      bool
-	EID         string
-	Server      GroupEnd
-	Client      GroupEnd
-	Inferred    bool
-	Deleted     bool
-	DeleteCode  uint32
+	Release    uint8
+	Direct     bool
+	EID        string
+	Server     GroupEnd
+	Client     GroupEnd
+	Inferred   bool
+	Deleted    bool
+	DeleteCode uint32
 	// ANCK (Alibaba Cloud Linux) link groups: made by a handshake with the
 	// Alibaba vendor options; with receive-queue credits; with data by
 	// RDMA WRITE with Immediate instead of CDCs.
 	ANCK, Credits, RWWI bool
 	Links               []int
-	Conns       []int
-	LinksFolded int // links of Links folded into the totals
-	ConnsFolded int // connections of Conns folded into the totals
-	FirstFrame  int
-	Start       time.Time
+	Conns               []int
+	LinksFolded         int // links of Links folded into the totals
+	ConnsFolded         int // connections of Conns folded into the totals
+	FirstFrame          int
+	Start               time.Time
 
 	links      []*Link
 	conns      []*Conn

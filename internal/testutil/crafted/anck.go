@@ -320,9 +320,9 @@ func anckDump(t testing.TB) []testutil.Packet {
 	t.Helper()
 	fs := anckCredits(t, 64, 64, nil)
 	var out []testutil.Packet
-	var cli, srv [6]byte                               // IPv4 address and TCP port
+	var cli, srv [6]byte                              // IPv4 address and TCP port
 	mac := []byte{0x02, 0x00, 0x5e, 0x00, 0x53, 0x01} // the dummy device's
-	var data []byte                                    // the server's data not yet announced
+	var data []byte                                   // the server's data not yet announced
 	for i, f := range fs {
 		d := f.Data
 		if !isRoCE(d) {
