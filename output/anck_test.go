@@ -33,7 +33,7 @@ func TestGoldenANCK(t *testing.T) {
 				{"text", Options{}},
 				{"verbose", Options{Verbose: true, Count: 40}},
 				{"json", Options{Format: "json", Count: 24}},
-				{"z", Options{Quiet: true, Views: []string{track.ViewConns, track.ViewLGR, track.ViewExpert}}},
+				{"z", Options{Quiet: true, Views: []string{track.ViewConns, track.ViewLinks, track.ViewLGR, track.ViewExpert}}},
 			} {
 				o := c.o
 				o.Read = path

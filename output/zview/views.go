@@ -248,12 +248,15 @@ func textLinks(tw *tabwriter.Writer, s *track.Snapshot, links []rows.Link) {
 			l.C2S.RNRs+l.S2C.RNRs, l.C2S.PSNGaps+l.S2C.PSNGaps, l.C2S.Retrans+l.S2C.Retrans)
 	}
 	for _, r := range links {
-		if len(r.History) == 0 {
+		if len(r.History) == 0 && len(r.Credits) == 0 {
 			continue
 		}
 		// Headed by the kernel's link number; the row ID tells apart
 		// links whose number the capture did not show.
 		fmt.Fprintf(tw, "link %s (ID %d):\n", rows.LinkName(r.LinkID), r.ID)
+		for _, c := range r.Credits {
+			fmt.Fprintf(tw, "  ANCK credits %s\n", c.Text())
+		}
 		for _, h := range r.History {
 			fmt.Fprintf(tw, "  %s\n", h)
 		}
@@ -300,10 +303,13 @@ func textLGRs(tw *tabwriter.Writer, s *track.Snapshot, groups []rows.LGR) {
 		fmt.Fprintf(tw, "listed %d of %d link groups; folded with their links: the %d oldest; deleted: %d of all\n", g.Listed, g.LinkGroups, g.Folded, g.Deleted)
 	}
 	for _, r := range groups {
-		if len(r.History) == 0 {
+		if len(r.History) == 0 && r.ANCK == "" {
 			continue
 		}
 		fmt.Fprintf(tw, "link group %d:\n", r.ID)
+		if r.ANCK != "" {
+			fmt.Fprintf(tw, "  ANCK (Alibaba Cloud Linux): %s\n", r.ANCK)
+		}
 		for _, h := range r.History {
 			fmt.Fprintf(tw, "  %s\n", h)
 		}

@@ -24,6 +24,9 @@ type LGR struct {
 	// capture did not show them (SMC v1, or no first contact captured).
 	MaxLinks uint8 `json:"max_links,omitempty"`
 	MaxConns uint8 `json:"max_conns,omitempty"`
+	// ANCK says what an ANCK (Alibaba Cloud Linux) handshake agreed:
+	// "vendor options", "credits", "credits RWWI"; empty for upstream.
+	ANCK string `json:"anck,omitempty"`
 	Links    []int `json:"links"`
 	// LinkStates says each link's number and state: "link 2:up", "link
 	// -:deleted" for a link whose number the capture did not show.
@@ -135,6 +138,7 @@ func LGRRows(s *track.Snapshot) []LGR {
 			Links: append([]int{}, g.Links...), Conns: append([]int{}, g.Conns...), FirstFrame: g.FirstFrame,
 			LinksFolded: g.LinksFolded, ConnsFolded: g.ConnsFolded,
 			ServerLGRID: LGRID(g.ServerLGRID), ClientLGRID: LGRID(g.ClientLGRID)}
+		r.ANCK = ANCKText(g)
 		switch {
 		case g.Deleted:
 			r.GroupState = GroupEnded
@@ -157,6 +161,22 @@ func LGRRows(s *track.Snapshot) []LGR {
 		rows = append(rows, r)
 	}
 	return rows
+}
+
+// ANCKText names what an ANCK link group agreed: "credits RWWI",
+// "credits", "vendor options" (neither on), or "" for an upstream group.
+func ANCKText(g *track.LinkGroup) string {
+	switch {
+	case !g.ANCK:
+		return ""
+	case g.Credits && g.RWWI:
+		return "credits RWWI"
+	case g.Credits:
+		return "credits"
+	case g.RWWI:
+		return "RWWI"
+	}
+	return "vendor options"
 }
 
 // groupKind is the group-level kind of a link event, false for what

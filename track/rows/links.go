@@ -31,6 +31,9 @@ type Link struct {
 	// the totals (more than Options.MaxConns connections).
 	ConnsFolded int      `json:"conns_folded,omitempty"`
 	History     []string `json:"history"`
+	// Credits are ANCK's receive-queue credits of each direction's
+	// sender, on a link of a group with credits.
+	Credits []Credits `json:"credits,omitempty"`
 
 	// Typed facts for surfaces that draw their own text (smctop).
 	Facts LinkFacts `json:"-"`
@@ -60,6 +63,51 @@ type LinkFacts struct {
 	ClientGID, ServerGID      string
 	Packets, CDCs, Retrans    int
 	PSNGaps, NAKs, RNRs, Open int
+}
+
+// Credits is one direction's sender's ANCK receive-queue credits.
+type Credits struct {
+	Dir       string  `json:"dir"` // C>S: the client's credits for the server's receive queue
+	Init      int     `json:"init"`
+	Now       int     `json:"now"`
+	Min       int     `json:"min"`
+	Returned  int     `json:"returned"`
+	Spent     int     `json:"spent"`
+	Overdrawn int     `json:"overdrawn,omitempty"`
+	Starved   int     `json:"starved"`
+	LongestMS float64 `json:"longest_starved_ms"`
+}
+
+// Text is "C>S init 64 now 12 min 3 returned 500 spent 552 starved 1 (265.284 ms)".
+func (c Credits) Text() string {
+	s := fmt.Sprintf("%s init %d now %d min %d returned %d spent %d starved %d", c.Dir, c.Init, c.Now, c.Min, c.Returned, c.Spent, c.Starved)
+	if c.Starved > 0 {
+		s += fmt.Sprintf(" (longest %.3f ms)", c.LongestMS)
+	}
+	if c.Overdrawn > 0 {
+		s += fmt.Sprintf(", %d sent without a credit seen", c.Overdrawn)
+	}
+	return s
+}
+
+func creditRows(l *track.Link) []Credits {
+	if l.RC[0].Packets+l.RC[1].Packets == 0 {
+		return nil // nothing of the link on the wire (a dump device capture, a rejected link)
+	}
+	var out []Credits
+	for d := range l.Credits {
+		c := &l.Credits[d]
+		if !c.Known {
+			continue
+		}
+		dir := track.Dir(d).String()
+		if l.Inferred {
+			dir = map[bool]string{true: "A>B", false: "B>A"}[d == 0]
+		}
+		out = append(out, Credits{Dir: dir, Init: c.Init, Now: c.Now, Min: c.Min, Returned: c.Returned, Spent: c.Spent,
+			Overdrawn: c.Overdrawn, Starved: c.Starved, LongestMS: float64(c.Longest) / 1e6})
+	}
+	return out
 }
 
 // End is one side of a link.
@@ -163,6 +211,7 @@ func linkRow(l *track.Link, open int) Link {
 		Client: endRow(&l.Client), Server: endRow(&l.Server), C2S: rcRow(&l.RC[track.DirC2S]), S2C: rcRow(&l.RC[track.DirS2C]),
 		TestLinks: l.TestLinks, Conns: append([]int{}, l.Conns...), ConnsFolded: l.ConnsFolded, Facts: linkFacts(l)}
 	r.Facts.Open = open
+	r.Credits = creditRows(l)
 	if l.State == track.LinkDeleted {
 		r.DeleteCode = fmt.Sprintf("%#08x %s", l.DeleteCode, decode.DeleteLinkReason(l.DeleteCode))
 	}

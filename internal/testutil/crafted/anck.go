@@ -51,23 +51,13 @@ const (
 // ANCKVectors are the captures of testdata/anck.
 var ANCKVectors = []ANCKVector{
 	{"handshake-credits", "an ANCK first contact: SMCO SYN-ACK, Alibaba vendor options (credits agreed), init_credits in Accept/Confirm and ADD_LINK, credits in CDCs, an ANNOUNCE_CREDITS", func(t testing.TB) string {
-		return write(t, "handshake-credits", anckCredits(t, 64, 64, nil))
+		return write(t, "handshake-credits", anckCredits(t, 64, 64, 0))
 	}, ""},
 	{"rwwi", "a write-with-immediate link group: every data transfer an RDMA WRITE with Immediate (DATA, DATA_WITH_FLAGS, DATA_CR, DATA_WITH_FLAGS_CR, CTRL at close), no CDC SENDs, a 16 KiB RMBE that wraps", func(t testing.TB) string {
 		return write(t, "rwwi", anckRWWI(t))
 	}, ""},
-	{"credits-starved", "the client granted the server 3 credits, which it used by its ADD_LINK, and returned them 250 ms later: smc.credits.starved", func(t testing.TB) string {
-		return write(t, "credits-starved", anckCredits(t, 64, 3, func(fs []testutil.Packet) []testutil.Packet {
-			// The client's first CDC, which returns the server's
-			// credits, comes 250 ms late.
-			for i, f := range fs {
-				if isCDCFrom(f.Data, hostClient) && cdcSeqOf(f.Data) == 1 {
-					later(fs, i+1, 250*time.Millisecond)
-					break
-				}
-			}
-			return fs
-		}))
+	{"credits-starved", "the client returns no credit until the server has used all 64 it granted, and then 250 ms late: smc.credits.starved", func(t testing.TB) string {
+		return write(t, "credits-starved", anckCredits(t, 64, 64, 250*time.Millisecond))
 	}, "smc.credits.starved"},
 	{"credits-decline", "an ANCK client's Decline SMC_CLC_DECL_CREDITSERR (0x09990004)", func(t testing.TB) string {
 		return anckDecline(t, "credits-decline", decode.DeclineCreditsErr)
@@ -124,9 +114,10 @@ func anckCLC(t testing.TB, fs []testutil.Packet, agreed decode.AliOptions, maxLi
 // reach ANCK's credits_update_limit (max(64/10, 5) = 6), or all of them
 // while the peer is at 0 (smc_wr_rx_credits_need_announce_frequent);
 // ADD_LINK carries 64; the server announces the CONFIRM_LINK response's
-// credit by ANNOUNCE_CREDITS. shape, when set, edits the frames before
-// the credits are written (they follow the frames' final order).
-func anckCredits(t testing.TB, srv, cli uint8, shape func([]testutil.Packet) []testutil.Packet) []testutil.Packet {
+// credit by ANNOUNCE_CREDITS. With starve, the client returns nothing
+// until the server holds none, and that CDC and every frame after it come
+// starve late.
+func anckCredits(t testing.TB, srv, cli uint8, starve time.Duration) []testutil.Packet {
 	t.Helper()
 	fs := pingpong(t)
 	anckCLC(t, fs, decode.AliValid|decode.AliCredits, 2, srv, cli, -1)
@@ -157,13 +148,10 @@ func anckCredits(t testing.TB, srv, cli uint8, shape func([]testutil.Packet) []t
 		}
 	}
 	out := rb.out
-	if shape != nil {
-		out = shape(out)
-	}
 	// Credits each side owes the other: one per SEND received.
 	owe := map[byte]int{}
 	have := map[byte]int{hostServer: int(cli), hostClient: int(srv)}
-	for _, f := range out {
+	for i, f := range out {
 		d := f.Data
 		if !isRoCE(d) || d[bthOff] != opSendOnly {
 			continue
@@ -171,7 +159,15 @@ func anckCredits(t testing.TB, srv, cli uint8, shape func([]testutil.Packet) []t
 		src := d[RoCEIPOff+15]
 		dst := hostServer + hostClient - src
 		m := d[RoCESMCOff:]
-		if m[0] == decode.CDCType && owe[src] > 0 && (owe[src] >= 6 || have[dst] <= 2) {
+		due := owe[src] >= 6 || have[dst] <= 8
+		if starve > 0 && src == hostClient {
+			due = have[dst] == 0
+			if due {
+				later(out, i+1, starve)
+				starve = 0
+			}
+		}
+		if m[0] == decode.CDCType && owe[src] > 0 && due {
 			m[26] = byte(owe[src]) // the CDC's ANCK credits byte
 			have[dst] += owe[src]
 			owe[src] = 0
@@ -318,7 +314,7 @@ const (
 // the sender's TCP address and port to the receiver's.
 func anckDump(t testing.TB) []testutil.Packet {
 	t.Helper()
-	fs := anckCredits(t, 64, 64, nil)
+	fs := anckCredits(t, 64, 64, 0)
 	var out []testutil.Packet
 	var cli, srv [6]byte                              // IPv4 address and TCP port
 	mac := []byte{0x02, 0x00, 0x5e, 0x00, 0x53, 0x01} // the dummy device's
@@ -461,6 +457,14 @@ func (r *rebuilder) start(src byte, old uint32) {
 func (r *rebuilder) request(t testing.TB, src byte, f testutil.Packet) {
 	old := bthPSN(f.Data)
 	r.start(src, old)
+	if p, ok := r.psn[src][old]; ok { // sent again: on its new PSN again
+		d := append([]byte(nil), f.Data...)
+		setPSN(d, p)
+		FixICRC(t, d)
+		f.Data = d
+		r.out = append(r.out, f)
+		return
+	}
 	r.psn[src][old] = r.next[src]
 	r.extra(t, src, f)
 }
