@@ -1801,3 +1801,48 @@ func TestTmuxDefects(t *testing.T) {
 	}
 	x.Keys("q")
 }
+
+// TestANCKFramesAlone: a frame of an ANCK vector, decoded alone as the
+// browser does (with its handshake and the frames that taught its queue
+// pair or dump header), reads as in smcdump's pass over the whole file:
+// the CDC's credits, the write-with-immediate, the dump header's size.
+func TestANCKFramesAlone(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for _, v := range crafted.ANCKVectors {
+		t.Run(v.Name, func(t *testing.T) {
+			p := v.Build(t)
+			var all bytes.Buffer
+			if err := output.Run(ctx, output.Options{Read: p, All: true, Stdout: &all}); err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSuffix(all.String(), "\n"), "\n")
+			idx, err := Open(ctx, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			waitIndexed(t, idx)
+			// The start, the end, and every 37th frame between.
+			var ns []int32
+			for i := range lines {
+				if i < 60 || i >= len(lines)-30 || i%37 == 0 {
+					ns = append(ns, int32(i+1))
+				}
+			}
+			for _, n := range ns {
+				if err := idx.Decode([]int32{n}, func(_ int32, f *capture.Frame) {
+					clc := -1
+					if len(f.CLC) > 0 {
+						clc = 0 // one message per segment in these captures
+					}
+					got := strings.TrimSuffix(string(output.AppendLine(nil, f, idx.base, clc)), "\n")
+					if want := lines[n-1]; got != want {
+						t.Errorf("frame %d alone:\n  %s\nin the whole file:\n  %s", n, got, want)
+					}
+				}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -69,14 +69,21 @@ func (t *qpTeachers) learn(f *capture.Frame, n int32) (teacher int32) {
 			t.announce(c.Accept.GID, c.Accept.QPN, n)
 		}
 	}
-	if f.BTH == nil || (f.LLC == nil && f.CDC == nil && !f.SMCMalformed) {
+	if f.Dump != nil && f.Dump.HdrFrom > 0 && int32(f.Dump.HdrFrom) != n {
+		// ANCK's dump device: the frame whose CDC taught the header size.
+		return int32(f.Dump.HdrFrom)
+	}
+	anck := f.RWWI != nil || f.CDC != nil && f.CDC.ANCK || f.LLC != nil && f.LLC.ANCK
+	if f.BTH == nil || (f.LLC == nil && f.CDC == nil && !f.SMCMalformed && f.RWWI == nil) {
 		return 0
 	}
 	k, ok := qpDst(f)
 	if !ok {
 		return 0
 	}
-	if f.SMCMalformed || decode.SMCPayloadType(f.BTH.Data()) == gopacket.LayerTypePayload {
+	// Decoded by fact, or read as ANCK's because of what the handshake
+	// that set up the queue pair agreed (capture's smcQPs flags).
+	if anck || f.SMCMalformed || decode.SMCPayloadType(f.BTH.Data()) == gopacket.LayerTypePayload {
 		teacher = t.first[k]
 	}
 	if f.LLC != nil {
