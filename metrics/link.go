@@ -16,6 +16,8 @@ import (
 // redundant again (monitor.LinkDeleted): SMCLinkDown fires on it.
 type linkCollector struct {
 	info, state, up, conns, retrans, psnGaps *prometheus.Desc
+	// ANCK links with receive-queue credits, per sending direction.
+	credits, starved, starvedSecs *prometheus.Desc
 }
 
 // linkStates are the states smc_link_state always has a series for.
@@ -34,6 +36,12 @@ func newLinkCollector() *linkCollector {
 		conns:   prometheus.NewDesc(namespace+"_link_connections", "Connections on the link.", l, nil),
 		retrans: prometheus.NewDesc(namespace+"_link_retransmissions_total", "RC packets sent again on the link, seen on the wire (smctop -i/-r).", l, nil),
 		psnGaps: prometheus.NewDesc(namespace+"_link_psn_gaps_total", "PSN gaps on the link, seen on the wire (smctop -i/-r).", l, nil),
+		credits: prometheus.NewDesc(namespace+"_link_credits", "ANCK (Alibaba Cloud Linux) receive-queue credits the direction's sender holds, seen on the wire; only on links with credits.",
+			[]string{"lgr", "link", "dir"}, nil),
+		starved: prometheus.NewDesc(namespace+"_link_credits_starved_total", "ANCK: times the direction's sender held no receive-queue credit until the peer returned some, seen on the wire.",
+			[]string{"lgr", "link", "dir"}, nil),
+		starvedSecs: prometheus.NewDesc(namespace+"_link_credits_starved_seconds_total", "ANCK: seconds the direction's sender held no receive-queue credit, seen on the wire.",
+			[]string{"lgr", "link", "dir"}, nil),
 	}
 }
 
@@ -59,6 +67,11 @@ func (c *linkCollector) collect(s *monitor.Snapshot, m *emitter) {
 			if g.Source == monitor.SourceWire {
 				m.counter(c.retrans, float64(l.Retransmit), id, link)
 				m.counter(c.psnGaps, float64(l.PSNGaps), id, link)
+			}
+			for _, cr := range l.Credits {
+				m.gauge(c.credits, float64(cr.Now), id, link, cr.Dir)
+				m.counter(c.starved, float64(cr.Starved), id, link, cr.Dir)
+				m.counter(c.starvedSecs, cr.StarvedSeconds, id, link, cr.Dir)
 			}
 		}
 	}

@@ -338,3 +338,41 @@ func TestWireStandsInForKernel(t *testing.T) {
 		}
 	}
 }
+
+// TestANCKCredits: an ANCK link with credits (testdata/anck, cut before
+// its group ends) exports each direction's credits and its starved spells;
+// an upstream link has none of these series.
+func TestANCKCredits(t *testing.T) {
+	frames, lt := testutil.ReadFrames(t, "../testdata/anck/credits-starved.pcap")
+	p := testutil.WriteFrames(t, "credits-starved-cut.pcap", lt, frames[:3000])
+	for _, tc := range []struct {
+		file       string
+		want, none []string
+	}{
+		{p, []string{`smc_link_credits_starved_total{dir="S->C",lgr="0x100",link="1"} 1`,
+			`smc_link_credits_starved_total{dir="C->S",lgr="0x100",link="1"} 0`, `smc_link_credits{dir="S->C",lgr="0x100",link="1"}`,
+			`smc_link_credits_starved_seconds_total{dir="S->C",lgr="0x100",link="1"} 0.25`}, nil},
+		{"../samples/multilink.pcap", nil, []string{"smc_link_credits"}},
+	} {
+		w, err := monitor.OpenWire(tc.file, "", "", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		var l Latest
+		l.Set(monitor.New(monitor.Options{Wire: w}).Refresh(), time.Millisecond)
+		out := scrape(t, &l)
+		for _, want := range tc.want {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s: exposition lacks %s:\n%s", tc.file, want, smcSeries(out))
+			}
+		}
+		for _, bad := range tc.none {
+			if strings.Contains(out, bad) {
+				t.Errorf("%s: exposition has %s", tc.file, bad)
+			}
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/smcscope/smcscope/expert"
 	"github.com/smcscope/smcscope/rdmastats"
 	"github.com/smcscope/smcscope/track"
+	"github.com/smcscope/smcscope/track/rows"
 )
 
 // Snapshot is everything smctop shows at one moment.
@@ -430,6 +431,9 @@ type LinkGroupRow struct {
 	MaxConns uint8 `json:"max_conns,omitempty"`
 	MaxLinks uint8 `json:"max_links,omitempty"`
 	Direct   bool  `json:"direct,omitempty"`
+	// ANCK says what an ANCK (Alibaba Cloud Linux) handshake agreed for
+	// the group: "credits", "credits RWWI", "vendor options" (wire only).
+	ANCK string `json:"anck,omitempty"`
 	// Buffer usage (Linux 6.12+: SMC_NLA_LGR_R_SNDBUF_ALLOC / RMB_ALLOC).
 	SndBufAlloc uint64 `json:"sndbuf_alloc_bytes,omitempty"`
 	RMBAlloc    uint64 `json:"rmb_alloc_bytes,omitempty"`
@@ -536,6 +540,9 @@ type LinkRow struct {
 	NAKs         int    `json:"naks,omitempty"`
 	RNRs         int    `json:"rnr_naks,omitempty"`
 	DeleteReason Reason `json:"delete_reason,omitzero"`
+	// Credits are ANCK's receive-queue credits per direction, on a link
+	// of an ANCK link group with credits (wire only).
+	Credits []rows.Credits `json:"credits,omitempty"`
 	// Findings are the wire's expert findings on the link.
 	Findings []Finding `json:"findings,omitempty"`
 }

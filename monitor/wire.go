@@ -645,7 +645,7 @@ func wireGroup(g *track.LinkGroup, gr *rows.LGR) LinkGroupRow {
 		Key: WireLGRKey(g.ID), Source: SourceWire, ID: LGRID(g.ClientLGRID), PeerID: LGRID(g.ServerLGRID),
 		Kind: ModeSMCR, Role: RoleClient, Deleted: gr.GroupState == rows.GroupEnded,
 		Version: g.Version, Release: g.Release, EID: strings.TrimRight(g.EID, " "), PeerHost: g.Server.Host,
-		MaxLinks: g.MaxLinks, MaxConns: g.MaxConns, Direct: g.Direct,
+		MaxLinks: g.MaxLinks, MaxConns: g.MaxConns, Direct: g.Direct, ANCK: gr.ANCK,
 		Links: []LinkRow{}, History: []Event{},
 	}
 	if g.Server.OS != 0 {
@@ -740,6 +740,7 @@ func wireLink(l *rows.Link) (LinkRow, bool) {
 		ID: l.LinkID, Conns: uint32(f.Open), UID: LinkUID(f.ClientUID), PeerUID: LinkUID(f.ServerUID),
 		GID: f.ClientGID, PeerGID: f.ServerGID, QPN: f.ClientQPN, PeerQPN: f.ServerQPN,
 		Packets: f.Packets, CDCs: f.CDCs, Retransmit: f.Retrans, PSNGaps: f.PSNGaps, NAKs: f.NAKs, RNRs: f.RNRs,
+		Credits: l.Credits,
 	}
 	switch f.State {
 	case track.LinkUp, track.LinkUnknown: // unknown: set up before the capture, seen carrying traffic

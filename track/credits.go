@@ -34,6 +34,7 @@ type Credits struct {
 	// Starved: times the sender held none until the peer returned some;
 	// Longest the longest such time, LongestFrame the frame that ended it.
 	Starved      int
+	StarvedFor   time.Duration // all of them
 	Longest      time.Duration
 	LongestFrame int
 	zeroSince    int64 // when it reached 0 (0: it holds some)
@@ -87,6 +88,7 @@ func (t *Tracker) returnCredits(l *Link, d Dir, n uint8, in *input) {
 	dur := time.Duration(in.ns - c.zeroSince)
 	c.zeroSince = 0
 	c.Starved++
+	c.StarvedFor += dur
 	if dur > c.Longest {
 		c.Longest, c.LongestFrame = dur, in.number
 	}

@@ -76,6 +76,8 @@ type Credits struct {
 	Overdrawn int     `json:"overdrawn,omitempty"`
 	Starved   int     `json:"starved"`
 	LongestMS float64 `json:"longest_starved_ms"`
+	// StarvedSeconds is the time of all the starved spells.
+	StarvedSeconds float64 `json:"starved_seconds"`
 }
 
 // Text is "C>S init 64 now 12 min 3 returned 500 spent 552 starved 1 (265.284 ms)".
@@ -105,7 +107,7 @@ func creditRows(l *track.Link) []Credits {
 			dir = map[bool]string{true: "A>B", false: "B>A"}[d == 0]
 		}
 		out = append(out, Credits{Dir: dir, Init: c.Init, Now: c.Now, Min: c.Min, Returned: c.Returned, Spent: c.Spent,
-			Overdrawn: c.Overdrawn, Starved: c.Starved, LongestMS: float64(c.Longest) / 1e6})
+			Overdrawn: c.Overdrawn, Starved: c.Starved, LongestMS: float64(c.Longest) / 1e6, StarvedSeconds: c.StarvedFor.Seconds()})
 	}
 	return out
 }

@@ -49,7 +49,20 @@ func linkWire(l monitor.LinkRow) string {
 	if l.QPN == 0 && l.Packets == 0 {
 		return ""
 	}
-	return fmt.Sprintf("qp %#x<->%#x pkts %d cdcs %d retrans %d psn-gaps %d nak %d rnr %d", l.QPN, l.PeerQPN, l.Packets, l.CDCs, l.Retransmit, l.PSNGaps, l.NAKs, l.RNRs)
+	s := fmt.Sprintf("qp %#x<->%#x pkts %d cdcs %d retrans %d psn-gaps %d nak %d rnr %d", l.QPN, l.PeerQPN, l.Packets, l.CDCs, l.Retransmit, l.PSNGaps, l.NAKs, l.RNRs)
+	for _, c := range l.Credits {
+		s += fmt.Sprintf(" credits %s %d (min %d, starved %d)", c.Dir, c.Now, c.Min, c.Starved)
+	}
+	return s
+}
+
+// groupKind is a group's KIND: SMC-R or SMC-D, and what an ANCK handshake
+// agreed ("SMC-R credits RWWI").
+func groupKind(g monitor.LinkGroupRow) string {
+	if g.ANCK != "" {
+		return string(g.Kind) + " " + g.ANCK
+	}
+	return string(g.Kind)
 }
 
 // endpoint writes a socket address, "*:PORT" when sock_diag hid it

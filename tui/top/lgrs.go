@@ -13,7 +13,7 @@ import (
 
 var lgrColumns = []tui.Column{
 	col("ID", "link group ID as the kernel numbers it (wire: the client's; the server's is in the detail)"),
-	col("KIND", "SMC-R (RDMA links) or SMC-D (ISM / loopback, no links)"),
+	col("KIND", "SMC-R (RDMA links) or SMC-D (ISM / loopback, no links); ANCK's (Alibaba Cloud Linux) groups add credits and/or RWWI (write with immediate)"),
 	col("ROLE", "this host's side: client made the first contact, server accepted it"),
 	col("TYPE", "kernel link-group type: SYM (two links on two devices), SINGLE, ASYM_LOCAL/PEER; deleted when the wire saw it end"),
 	col("CONNS", "connections in the group now"),
@@ -77,7 +77,7 @@ func lgrRows(s *monitor.Snapshot) []entry[monitor.LinkGroupRow] {
 			color = tcell.ColorGray
 		}
 		row := entryRow(g.Key, []string{
-			g.Name(), string(g.Kind), dash(string(g.Role)), groupState(g), fmt.Sprint(g.Conns),
+			g.Name(), groupKind(g), dash(string(g.Role)), groupState(g), fmt.Sprint(g.Conns),
 			links, strings.Join(devs, " "), dash(strings.TrimSpace(g.PeerHost + " " + g.PeerOS)), version(g.Version, g.Release),
 			limits, buffersText(g, bytesText), red,
 		}, []any{uint32(g.ID), nil, nil, nil, g.Conns, active, nil, nil, nil, nil, g.SndBufAlloc + g.RMBAlloc})
@@ -118,6 +118,9 @@ func lgrDetail(g monitor.LinkGroupRow, _ *monitor.Snapshot) string {
 		fmt.Fprintf(&b, "  v2.1 limits: max links/conns %s  direct %s", limitsText(g), direct)
 	}
 	b.WriteString("\n")
+	if g.ANCK != "" {
+		fmt.Fprintf(&b, "ANCK (Alibaba Cloud Linux): %s\n", g.ANCK)
+	}
 	if g.SndBufAlloc != 0 || g.RMBAlloc != 0 {
 		fmt.Fprintf(&b, "buffers: send %d B, RMB %d B\n", g.SndBufAlloc, g.RMBAlloc)
 	}
@@ -133,6 +136,9 @@ func lgrDetail(g monitor.LinkGroupRow, _ *monitor.Snapshot) string {
 				fmt.Fprintf(&b, ": %s", reasonText(k.DeleteReason))
 			}
 			b.WriteString("\n")
+		}
+		for _, c := range k.Credits {
+			fmt.Fprintf(&b, "  ANCK credits %s\n", c.Text())
 		}
 		findingLines(&b, k.Findings, "  ")
 	}

@@ -47,7 +47,7 @@ func WriteText(w io.Writer, s monitor.Snapshot) error {
 			limits, red = "-", "n/a (SMC-D)"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n",
-			g.Name(), g.Source, g.Kind, dash(string(g.Role)), groupState(g), g.Conns, version(g.Version, g.Release),
+			g.Name(), g.Source, groupKind(g), dash(string(g.Role)), groupState(g), g.Conns, version(g.Version, g.Release),
 			dash(strings.TrimSpace(g.PeerHost+" "+g.PeerOS)), limits, buffersText(g, func(v float64) string { return fmt.Sprint(uint64(v)) }), red, reasonText(g.DeleteReason))
 		for _, l := range g.Links {
 			fmt.Fprintf(tw, "  link %s\t%s\t%s\tuid %s peer %s\t%s\tconns %d\tgid %s\tpeer %s\t%s\n",
