@@ -26,8 +26,8 @@ type LGR struct {
 	MaxConns uint8 `json:"max_conns,omitempty"`
 	// ANCK says what an ANCK (Alibaba Cloud Linux) handshake agreed:
 	// "vendor options", "credits", "credits RWWI"; empty for upstream.
-	ANCK string `json:"anck,omitempty"`
-	Links    []int `json:"links"`
+	ANCK  string `json:"anck,omitempty"`
+	Links []int  `json:"links"`
 	// LinkStates says each link's number and state: "link 2:up", "link
 	// -:deleted" for a link whose number the capture did not show.
 	LinkStates []string `json:"link_states"`
