@@ -300,3 +300,92 @@ func waitPacketSocket(t *testing.T, pid int) {
 		time.Sleep(10 * time.Millisecond) // polling /proc for the capture
 	}
 }
+
+// TestREADMEANCK: each command of README.md's ANCK section prints what the
+// README shows (a "| sed -n A,Bp" after it keeps those lines).
+func TestREADMEANCK(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "smcdump")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(readme)
+	start := strings.Index(s, "### Alibaba Cloud (ANCK) and eRDMA")
+	if start < 0 {
+		t.Fatal("README.md has no ANCK section")
+	}
+	s = s[start:]
+	s = s[strings.Index(s, "```\n")+4:]
+	s = s[:strings.Index(s, "```")]
+	type cmd struct {
+		line string
+		want []string
+	}
+	var cmds []cmd
+	for _, l := range strings.Split(strings.TrimSuffix(s, "\n"), "\n") {
+		if rest, ok := strings.CutPrefix(l, "$ smcdump "); ok {
+			cmds = append(cmds, cmd{line: rest})
+			continue
+		}
+		if len(cmds) == 0 {
+			t.Fatalf("README output before a command: %q", l)
+		}
+		cmds[len(cmds)-1].want = append(cmds[len(cmds)-1].want, l)
+	}
+	if len(cmds) < 3 {
+		t.Fatalf("%d commands in the ANCK section", len(cmds))
+	}
+	for _, c := range cmds {
+		line, from, to := c.line, 0, 0
+		if i := strings.Index(line, " | sed -n "); i >= 0 {
+			if _, err := fmt.Sscanf(line[i+len(" | sed -n "):], "%d,%dp", &from, &to); err != nil {
+				t.Fatalf("%q: %v", line, err)
+			}
+			line = line[:i]
+		}
+		args, err := splitQuoted(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = "../.."
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("smcdump %s: %v", line, err)
+		}
+		got := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+		if from > 0 {
+			got = got[from-1 : min(to, len(got))]
+		}
+		if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+			t.Errorf("smcdump %s:\n%s\nREADME.md shows:\n%s", c.line, strings.Join(got, "\n"), strings.Join(c.want, "\n"))
+		}
+	}
+}
+
+// splitQuoted splits a shell line of words and single-quoted words.
+func splitQuoted(s string) ([]string, error) {
+	var out []string
+	for s = strings.TrimSpace(s); s != ""; s = strings.TrimSpace(s) {
+		if s[0] == '\'' {
+			end := strings.IndexByte(s[1:], '\'')
+			if end < 0 {
+				return nil, fmt.Errorf("unclosed quote in %q", s)
+			}
+			out, s = append(out, s[1:1+end]), s[2+end:]
+			continue
+		}
+		end := strings.IndexByte(s, ' ')
+		if end < 0 {
+			end = len(s)
+		}
+		out, s = append(out, s[:end]), s[end:]
+	}
+	return out, nil
+}
