@@ -157,13 +157,17 @@ func fill(in *input, f *capture.Frame) {
 		if r.hasLLC {
 			fillLLC(&r.llc, f.LLC)
 		}
-	case f.Dump != nil && f.CDC != nil && f.UDP != nil:
+	case f.Dump != nil && f.UDP != nil:
 		// ANCK's dump device: the UDP ports are the TCP connection's,
 		// from the sender's side (smc_dump_fill_skb_header).
 		in.isDump = true
 		src, dst := ipAddrs(f)
 		in.dumpFrom = netip.AddrPortFrom(src, uint16(f.UDP.SrcPort))
 		in.dumpTo = netip.AddrPortFrom(dst, uint16(f.UDP.DstPort))
+		in.dumpCDC = f.CDC != nil
+		if !in.dumpCDC {
+			break // data: it belongs to the connection, the CDC after it says how much
+		}
 		c, m := f.CDC, &in.roce.cdc
 		m.seq, m.token = c.Seq, c.Token
 		m.prod.Wrap, m.prod.Count = c.Prod.Wrap, c.Prod.Count

@@ -259,6 +259,10 @@ func (t *Tracker) dump(in *input) {
 	}
 	t.cur.setConn(c)
 	t.cur.dir = d
+	if !in.dumpCDC {
+		t.touchConn(c, in, d)
+		return
+	}
 	t.cdcConn(c, nil, d, in)
 }
 

@@ -30,6 +30,7 @@ type input struct {
 	// isDump: a CDC of ANCK's dump device (decode.DumpHdr), from the
 	// sender's TCP endpoint to the receiver's; its CDC is roce.cdc.
 	isDump   bool
+	dumpCDC  bool // a CDC frame (else the data)
 	dumpFrom netip.AddrPort
 	dumpTo   netip.AddrPort
 }
