@@ -147,8 +147,17 @@ func reason(code uint32) Reason {
 	if code == 0 {
 		return Reason{}
 	}
+	return reasonIn(code, false)
+}
+
+// reasonIn is reason for a code of a handshake that was ANCK's (anck)
+// or not: a wire fact, the kernel's own reasons are upstream's.
+func reasonIn(code uint32, anck bool) Reason {
+	if code == 0 {
+		return Reason{}
+	}
 	c := decode.DeclineCode(code)
-	return Reason{Code: code, Name: c.String(), Meaning: c.Meaning()}
+	return Reason{Code: code, Name: c.StringIn(anck), Meaning: c.MeaningIn(anck)}
 }
 
 // kernelConn builds the row of one sock_diag socket.

@@ -489,7 +489,7 @@ func readWire(s *track.Snapshot) wireView {
 	}
 	wf := readFindings(s, &names)
 	v.findings, v.expert, v.totals = wf.events, wireExpert(s), wireTotals(s)
-	fb := map[[2]uint32]int{} // (side, local reason) -> count
+	fb := map[[3]uint32]int{} // (side, local reason, ANCK handshake) -> count
 	conns := rows.ConnRows(s)
 	for i := range s.Conns {
 		c, cr := &s.Conns[i], &conns[i]
@@ -503,11 +503,15 @@ func readWire(s *track.Snapshot) wireView {
 		}
 		if r.Mode == ModeFallback {
 			client, server := sideReasons(&c.Fallback)
+			anck := uint32(0)
+			if c.Fallback.ANCK {
+				anck = 1
+			}
 			if client != 0 {
-				fb[[2]uint32{0, client}]++
+				fb[[3]uint32{0, client, anck}]++
 			}
 			if server != 0 {
-				fb[[2]uint32{1, server}]++
+				fb[[3]uint32{1, server, anck}]++
 			}
 			v.events = append(v.events, Event{Time: c.Fallback.Time, Kind: EventFallback, Source: EventFromWire, Frame: c.Fallback.Frame,
 				Conn: r.Key, Text: fmt.Sprintf("%s %s -> %s fell back to TCP: %s", r.Key, endpoint(r.Src), endpoint(r.Dst), cr.Detail)})
@@ -519,7 +523,7 @@ func readWire(s *track.Snapshot) wireView {
 		if k[0] == 1 {
 			side = RoleServer
 		}
-		v.fallbacks = append(v.fallbacks, ReasonCount{Side: side, Reason: reason(k[1]), Count: uint64(n)})
+		v.fallbacks = append(v.fallbacks, ReasonCount{Side: side, Reason: reasonIn(k[1], k[2] == 1), Count: uint64(n)})
 	}
 	sort.Slice(v.fallbacks, func(i, j int) bool {
 		a, b := v.fallbacks[i], v.fallbacks[j]
@@ -621,9 +625,9 @@ func wireConn(c *track.Conn, cr *rows.Conn, g *LinkGroupRow, l *rows.Link) ConnR
 	}
 	if c.Outcome == track.OutcomeFallback {
 		client, _ := sideReasons(&c.Fallback)
-		r.Fallback = reason(client)
+		r.Fallback = reasonIn(client, c.Fallback.ANCK)
 		if c.Fallback.Cause == track.CauseDecline && c.Fallback.By == track.DirS2C {
-			r.PeerDiagnosis = reason(c.Fallback.Code)
+			r.PeerDiagnosis = reasonIn(c.Fallback.Code, c.Fallback.ANCK)
 		}
 	}
 	for _, st := range rows.Steps(c) {

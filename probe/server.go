@@ -478,12 +478,15 @@ func (s *Server) handle(c net.Conn, ss *session) (int, error) {
 		if err := fill(size); err != nil {
 			return n, fmt.Errorf("read %d-byte message: %w", size, err)
 		}
+		// Counted before the reply leaves: the client may connect again
+		// the moment it has the reply, and a full server must then see
+		// this connection as serving, not as a new one to shed.
+		ss.done.Add(1)
 		if !noReply {
 			if _, err := c.Write(buf[:size]); err != nil {
 				return n, fmt.Errorf("reply: %w", err)
 			}
 		}
-		ss.done.Add(1)
 		if !deadline.IsZero() {
 			ss.partial.Store(false)
 			deadline = time.Time{}

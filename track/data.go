@@ -268,6 +268,11 @@ func (t *Tracker) dump(in *input) {
 
 func cdcInfo(m *cdcIn, produced uint64, okP bool, consumed uint64, okC bool, sender string) string {
 	s := fmt.Sprintf("seq %d token %d prod %d/%d cons %d/%d", m.seq, m.token, m.prod.Wrap, m.prod.Count, m.cons.Wrap, m.cons.Count)
+	if m.noSeq {
+		// A write with immediate carries no sequence number; its cursors
+		// are the receiver's after it.
+		s = fmt.Sprintf("token %d prod %d/%d cons %d/%d", m.token, m.prod.Wrap, m.prod.Count, m.cons.Wrap, m.cons.Count)
+	}
 	if okP && produced > 0 {
 		s += fmt.Sprintf(" (+%d B written)", produced)
 	}

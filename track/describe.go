@@ -3,8 +3,6 @@ package track
 import (
 	"fmt"
 	"strings"
-
-	"github.com/smcscope/smcscope/decode"
 )
 
 // ConnDetail says in a few words how a connection's handshake ended.
@@ -19,8 +17,7 @@ func ConnDetail(c *Conn) string {
 		if fb.By == DirS2C {
 			who = "server"
 		}
-		code := decode.DeclineCode(fb.Code)
-		s := fmt.Sprintf("%s declined %#08x %s %s", who, fb.Code, code, fb.Stage)
+		s := fmt.Sprintf("%s declined %#08x %s %s", who, fb.Code, fb.CodeName(), fb.Stage)
 		if fb.OutOfSync {
 			s += " [out of sync]"
 		}

@@ -103,7 +103,16 @@ type Fallback struct {
 	OutOfSync bool
 	Frame     int
 	Time      time.Time // of Frame
+	// ANCK: the handshake was ANCK's (its Proposal carried the Alibaba
+	// OUI), which names some codes otherwise (decode.DeclineCode.StringIn).
+	ANCK bool
 }
+
+// CodeName is the Decline code's kernel name as the handshake reads it.
+func (f *Fallback) CodeName() string { return decode.DeclineCode(f.Code).StringIn(f.ANCK) }
+
+// CodeMeaning is what the Decline code means, as the handshake reads it.
+func (f *Fallback) CodeMeaning() string { return decode.DeclineCode(f.Code).MeaningIn(f.ANCK) }
 
 // Endpoint holds what one side announced in its CLC Accept (server) or
 // Confirm (client): its RMB, alert token and the link it placed the

@@ -330,7 +330,7 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 			break // the receiver read it as part of an earlier message
 		}
 		c.Outcome = OutcomeFallback
-		c.Fallback = Fallback{Cause: CauseDecline, Code: m.decline, By: d, Stage: declineStage(c), OutOfSync: m.flag, Frame: in.number, Time: in.ts()}
+		c.Fallback = Fallback{Cause: CauseDecline, Code: m.decline, By: d, Stage: declineStage(c), OutOfSync: m.flag, Frame: in.number, Time: in.ts(), ANCK: m.anck}
 		t.raise(&c.expert, expert.Fallback, in)
 		if decode.DeclineCode(m.decline) == decode.DeclineCreditsErr {
 			t.raise(&c.expert, expert.CreditsDecline, in)

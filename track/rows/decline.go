@@ -87,8 +87,7 @@ func declineRow(c *track.Conn) (Decline, string) {
 	var reason string
 	switch fb.Cause {
 	case track.CauseDecline:
-		code := decode.DeclineCode(fb.Code)
-		r.Code, r.Name, r.Meaning = fmt.Sprintf("%#08x", fb.Code), code.String(), code.Meaning()
+		r.Code, r.Name, r.Meaning = fmt.Sprintf("%#08x", fb.Code), fb.CodeName(), fb.CodeMeaning()
 		reason = r.Code + " " + r.Name + " (" + r.By + ")"
 	case track.CauseNoOptionSYNACK:
 		// Same meaning as the client's local reason 0x03010000 PEERNOSMC.

@@ -382,6 +382,8 @@ const (
 	opSendOnly        = 0x04
 	opWriteOnly       = 0x0A
 	opWriteOnlyImm    = 0x0B
+	opWriteFirst      = 0x06
+	opWriteLastImm    = 0x09
 	llcInitCreditsOff = 36 // ADD_LINK init_credits (ANCK struct smc_llc_msg_add_link)
 )
 
@@ -509,4 +511,45 @@ func (r *rebuilder) ack(t testing.TB, f testutil.Packet) {
 	FixICRC(t, d)
 	f.Data = d
 	r.out = append(r.out, f)
+}
+
+// RWWIMultiPacket is the rwwi vector with the client's first write with
+// immediate (frame 18, 24 bytes) sent as two packets: RDMA WRITE First
+// (BTH, RETH for the whole 24 bytes, 12 bytes) and RDMA WRITE Last with
+// Immediate (BTH, ImmDt, 12 bytes), as a requester splits a message
+// longer than the path MTU; the later PSNs of the client move up by one.
+// It returns the path, in t.TempDir().
+func RWWIMultiPacket(t testing.TB) string {
+	t.Helper()
+	const target = 18
+	fs := anckRWWI(t)
+	rb := newRebuilder()
+	for i, f := range fs {
+		d := f.Data
+		if !isRoCE(d) {
+			rb.out = append(rb.out, f)
+			continue
+		}
+		src := d[RoCEIPOff+15]
+		switch {
+		case d[bthOff] == opACK:
+			rb.ack(t, f)
+		case i+1 == target:
+			var reth decode.RETH
+			if err := reth.DecodeFromBytes(d[RoCESMCOff:], gopacket.NilDecodeFeedback); err != nil {
+				t.Fatal(err)
+			}
+			imm, data := binary.BigEndian.Uint32(reth.Payload), reth.Payload[4:4+reth.DMALen]
+			old := bthPSN(d)
+			rb.start(src, old)
+			first := roceFrame(t, d, decode.BTH{Opcode: decode.BTHOpcode(opWriteFirst)}, &reth, gopacket.Payload(data[:12]))
+			rb.extra(t, src, testutil.Packet{CI: f.CI, Data: first})
+			last := roceFrame(t, d, decode.BTH{Opcode: decode.BTHOpcode(opWriteLastImm), AckReq: true}, &decode.ImmDt{Imm: imm}, gopacket.Payload(data[12:]))
+			rb.extra(t, src, testutil.Packet{CI: later1(f.CI, time.Microsecond), Data: last})
+			rb.mapLast(src, old, false)
+		default:
+			rb.request(t, src, f)
+		}
+	}
+	return write(t, "rwwi-multipacket", rb.out)
 }

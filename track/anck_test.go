@@ -1,0 +1,59 @@
+package track
+
+import (
+	"testing"
+
+	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/decode"
+
+	"github.com/smcscope/smcscope/internal/testutil/crafted"
+)
+
+// TestRWWIConnection: in a write-with-immediate link group (testdata/anck
+// rwwi.pcap: no CDC SEND at all) the connection is the one its handshake
+// made, its bytes are the cursors the immediates move (the writes' lengths,
+// wrapping a 16 KiB RMBE twice), equal to the data the writes carried, and
+// the CTRL immediates close it; a write split into First and Last with
+// Immediate counts its whole length once.
+func TestRWWIConnection(t *testing.T) {
+	for name, path := range map[string]string{
+		"rwwi":        crafted.ANCKVectors[1].Build(t),
+		"multipacket": crafted.RWWIMultiPacket(t),
+	} {
+		t.Run(name, func(t *testing.T) {
+			lastImm := 0
+			eachFrame(t, path, func(f *capture.Frame) {
+				if f.RWWI != nil && f.BTH.Opcode.Op() == decode.OpWriteLastImm {
+					lastImm++
+				}
+			})
+			if want := map[string]int{"rwwi": 0, "multipacket": 1}[name]; lastImm != want {
+				t.Fatalf("%d RWWI WRITE Last with Immediate, want %d", lastImm, want)
+			}
+			s := feedFile(t, path, Options{}, 0).Snapshot()
+			if len(s.Conns) != 1 {
+				t.Fatalf("%d connections, want 1", len(s.Conns))
+			}
+			c := &s.Conns[0]
+			for d, want := range []uint64{32664, 32640} {
+				f := &c.Flow[d]
+				if f.Bytes != want || f.WriteBytes != want || f.CursorErrors != 0 || f.SeqGaps != 0 {
+					t.Errorf("%s: bytes %d writes %d cursor errors %d seq gaps %d, want %d bytes", Dir(d), f.Bytes, f.WriteBytes, f.CursorErrors, f.SeqGaps, want)
+				}
+				if f.Prod.Wrap != 1 {
+					t.Errorf("%s: producer cursor %d/%d, want wrap 1 (32 KiB through a 16 KiB RMBE)", Dir(d), f.Prod.Wrap, f.Prod.Count)
+				}
+				if !f.Closed {
+					t.Errorf("%s: not closed by its CTRL immediate", Dir(d))
+				}
+			}
+			g := &s.LinkGroups[0]
+			if !g.ANCK || !g.RWWI || !g.Credits {
+				t.Errorf("link group ANCK %v RWWI %v credits %v", g.ANCK, g.RWWI, g.Credits)
+			}
+			if s.Stats.Unattached != 0 {
+				t.Errorf("%d frames unattached", s.Stats.Unattached)
+			}
+		})
+	}
+}
