@@ -316,26 +316,7 @@ func TestWireStandsInForKernel(t *testing.T) {
 			`smc_conn_bytes_total{direction="tx",tech="smcr"} 32000`,
 		}, nil},
 	} {
-		w, err := monitor.OpenWire("../samples/"+tc.file, "", "", 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Run(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		var l Latest
-		l.Set(monitor.New(monitor.Options{Wire: w}).Refresh(), time.Millisecond)
-		out := scrape(t, &l)
-		for _, want := range tc.want {
-			if !strings.Contains(out, want) {
-				t.Errorf("%s: exposition lacks %s:\n%s", tc.file, want, smcSeries(out))
-			}
-		}
-		for _, bad := range tc.none {
-			if strings.Contains(out, bad) {
-				t.Errorf("%s: exposition has %s, which the wire does not carry", tc.file, bad)
-			}
-		}
+		checkWireExposition(t, "../samples/"+tc.file, tc.want, tc.none)
 	}
 }
 
@@ -354,25 +335,32 @@ func TestANCKCredits(t *testing.T) {
 			`smc_link_credits_starved_seconds_total{dir="S->C",lgr="0x100",link="1"} 0.25`}, nil},
 		{"../samples/multilink.pcap", nil, []string{"smc_link_credits"}},
 	} {
-		w, err := monitor.OpenWire(tc.file, "", "", 0)
-		if err != nil {
-			t.Fatal(err)
+		checkWireExposition(t, tc.file, tc.want, tc.none)
+	}
+}
+
+// checkWireExposition replays file as smctop -r does and checks that the
+// exposition has each of want and none of none.
+func checkWireExposition(t *testing.T, file string, want, none []string) {
+	t.Helper()
+	w, err := monitor.OpenWire(file, "", "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var l Latest
+	l.Set(monitor.New(monitor.Options{Wire: w}).Refresh(), time.Millisecond)
+	out := scrape(t, &l)
+	for _, x := range want {
+		if !strings.Contains(out, x) {
+			t.Errorf("%s: exposition lacks %s:\n%s", file, x, smcSeries(out))
 		}
-		if err := w.Run(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		var l Latest
-		l.Set(monitor.New(monitor.Options{Wire: w}).Refresh(), time.Millisecond)
-		out := scrape(t, &l)
-		for _, want := range tc.want {
-			if !strings.Contains(out, want) {
-				t.Errorf("%s: exposition lacks %s:\n%s", tc.file, want, smcSeries(out))
-			}
-		}
-		for _, bad := range tc.none {
-			if strings.Contains(out, bad) {
-				t.Errorf("%s: exposition has %s", tc.file, bad)
-			}
+	}
+	for _, x := range none {
+		if strings.Contains(out, x) {
+			t.Errorf("%s: exposition has %s, which the wire does not carry", file, x)
 		}
 	}
 }

@@ -122,17 +122,8 @@ func anckCredits(t testing.TB, srv, cli uint8, starve time.Duration) []testutil.
 	fs := pingpong(t)
 	anckCLC(t, fs, decode.AliValid|decode.AliCredits, 2, srv, cli, -1)
 	rb := newRebuilder()
-	for i, f := range fs {
+	rb.rebuild(t, fs, func(i int, f testutil.Packet, src byte) {
 		d := f.Data
-		if !isRoCE(d) {
-			rb.out = append(rb.out, f)
-			continue
-		}
-		src := d[RoCEIPOff+15]
-		if d[bthOff] == opACK {
-			rb.ack(t, f)
-			continue
-		}
 		if m := d[RoCESMCOff:]; d[bthOff] == opSendOnly && decode.LLCType(m[0]).Base() == decode.LLCAddLink {
 			m[llcInitCreditsOff] = 64
 		}
@@ -146,7 +137,7 @@ func anckCredits(t testing.TB, srv, cli uint8, starve time.Duration) []testutil.
 			ann := roceFrame(t, fs[ppConfirmReq-1].Data, decode.BTH{Opcode: decode.BTHOpcode(opSendOnly), AckReq: true}, &l)
 			rb.extra(t, hostServer, testutil.Packet{CI: later1(f.CI, 200*time.Microsecond), Data: ann})
 		}
-	}
+	})
 	out := rb.out
 	// Credits each side owes the other: one per SEND received.
 	owe := map[byte]int{}
@@ -203,18 +194,11 @@ func anckRWWI(t testing.TB) []testutil.Packet {
 	turn := map[byte]int{}
 	owe := map[byte]uint8{}
 	ops := [...]decode.RWWIOp{decode.RWWIDataCredits, decode.RWWIData, decode.RWWIDataFlagsCreds, decode.RWWIDataFlags}
-	for _, f := range fs {
+	rb.rebuild(t, fs, func(_ int, f testutil.Packet, src byte) {
 		d := f.Data
-		if !isRoCE(d) {
-			rb.out = append(rb.out, f)
-			continue
-		}
-		src := d[RoCEIPOff+15]
 		dst := hostServer + hostClient - src
 		psn := bthPSN(d)
 		switch op := d[bthOff]; {
-		case op == opACK:
-			rb.ack(t, f)
 		case op == opWriteOnly:
 			p := f
 			pending[src] = &p
@@ -276,7 +260,7 @@ func anckRWWI(t testing.TB) []testutil.Packet {
 		default:
 			rb.request(t, src, f)
 		}
-	}
+	})
 	return rb.out
 }
 
@@ -391,13 +375,6 @@ func isRoCE(d []byte) bool {
 	return len(d) > RoCESMCOff && d[RoCEIPOff+9] == 17 && binary.BigEndian.Uint16(d[RoCEIPOff+22:]) == 4791
 }
 
-// isCDCFrom reports whether d is a CDC sent by 10.10.0.host.
-func isCDCFrom(d []byte, host byte) bool {
-	return isRoCE(d) && d[RoCEIPOff+15] == host && d[bthOff] == opSendOnly && d[RoCESMCOff] == decode.CDCType
-}
-
-func cdcSeqOf(d []byte) uint16 { return binary.BigEndian.Uint16(d[RoCESMCOff+2:]) }
-
 func later1(ci gopacket.CaptureInfo, d time.Duration) gopacket.CaptureInfo {
 	ci.Timestamp = ci.Timestamp.Add(d)
 	return ci
@@ -447,6 +424,22 @@ type rebuilder struct {
 func newRebuilder() *rebuilder {
 	return &rebuilder{next: map[byte]uint32{}, started: map[byte]bool{},
 		psn: map[byte]map[uint32]uint32{hostServer: {}, hostClient: {}}, lastAck: map[byte]uint32{}}
+}
+
+// rebuild feeds fs through r: frames other than RC requests pass
+// (acknowledgements renumbered), each request goes to fn with its index
+// and its sender (the last byte of its IPv4 source).
+func (r *rebuilder) rebuild(t testing.TB, fs []testutil.Packet, fn func(i int, f testutil.Packet, src byte)) {
+	for i, f := range fs {
+		switch d := f.Data; {
+		case !isRoCE(d):
+			r.out = append(r.out, f)
+		case d[bthOff] == opACK:
+			r.ack(t, f)
+		default:
+			fn(i, f, d[RoCEIPOff+15])
+		}
+	}
 }
 
 func (r *rebuilder) start(src byte, old uint32) {
@@ -524,16 +517,9 @@ func RWWIMultiPacket(t testing.TB) string {
 	const target = 18
 	fs := anckRWWI(t)
 	rb := newRebuilder()
-	for i, f := range fs {
+	rb.rebuild(t, fs, func(i int, f testutil.Packet, src byte) {
 		d := f.Data
-		if !isRoCE(d) {
-			rb.out = append(rb.out, f)
-			continue
-		}
-		src := d[RoCEIPOff+15]
 		switch {
-		case d[bthOff] == opACK:
-			rb.ack(t, f)
 		case i+1 == target:
 			var reth decode.RETH
 			if err := reth.DecodeFromBytes(d[RoCESMCOff:], gopacket.NilDecodeFeedback); err != nil {
@@ -550,6 +536,6 @@ func RWWIMultiPacket(t testing.TB) string {
 		default:
 			rb.request(t, src, f)
 		}
-	}
+	})
 	return write(t, "rwwi-multipacket", rb.out)
 }
