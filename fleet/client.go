@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/prometheus/common/config"
 )
 
 // Client asks a Prometheus server's HTTP API for instant vectors.
@@ -90,4 +92,43 @@ func (c *Client) Query(ctx context.Context, expr string) ([]Sample, error) {
 		out = append(out, Sample{Labels: r.Metric, Value: v})
 	}
 	return out, nil
+}
+
+// HTTPClient makes the client that smctop reaches a Prometheus server or
+// an exporter with, from an http_config file in Prometheus' own format
+// (github.com/prometheus/common/config: tls_config with ca_file, cert_file
+// and key_file or insecure_skip_verify, basic_auth with password_file,
+// bearer_token_file, authorization, proxy_url), as a scrape or remote-read
+// client is set up; configFile "" is the default client. User info in
+// rawURL (https://user:pass@host) becomes basic auth when the file sets no
+// credentials. It returns rawURL without the user info: the form every
+// output shows, so that a password is never printed.
+func HTTPClient(rawURL, configFile string) (*http.Client, string, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, "", err
+	}
+	cfg := config.DefaultHTTPClientConfig
+	if configFile != "" {
+		c, _, err := config.LoadHTTPConfigFile(configFile)
+		if err != nil {
+			return nil, "", fmt.Errorf("--http.config.file %s: %w", configFile, err)
+		}
+		cfg = *c
+	}
+	if u.User != nil {
+		if cfg.BasicAuth == nil && cfg.Authorization == nil && cfg.BearerToken == "" && cfg.BearerTokenFile == "" {
+			pw, _ := u.User.Password()
+			cfg.BasicAuth = &config.BasicAuth{Username: u.User.Username(), Password: config.Secret(pw)}
+		}
+		u.User = nil
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, "", fmt.Errorf("--http.config.file %s: %w", configFile, err)
+	}
+	hc, err := config.NewClientFromConfig(cfg, "smctop")
+	if err != nil {
+		return nil, "", fmt.Errorf("--http.config.file %s: %w", configFile, err)
+	}
+	return hc, strings.TrimRight(u.String(), "/"), nil
 }

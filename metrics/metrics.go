@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -19,6 +20,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/exporter-toolkit/web"
 
 	"github.com/smcscope/smcscope/monitor"
 )
@@ -205,22 +207,56 @@ func SnapshotHandler(src Source) http.Handler {
 	})
 }
 
-// Serve serves /metrics on ln until ctx ends. The caller binds ln, so it
-// knows the real address (":0") and a taken one is its error, before
-// anything else starts.
-func Serve(ctx context.Context, ln net.Listener, src Source) error {
+// ServeOptions are how the exporter serves.
+type ServeOptions struct {
+	// WebConfigFile is node_exporter's --web.config.file: TLS and basic
+	// auth for every endpoint (the Prometheus exporter-toolkit's format,
+	// https://prometheus.io/docs/prometheus/latest/configuration/https/);
+	// empty: plain HTTP, no auth.
+	WebConfigFile string
+	// NoSnapshot turns /snapshot.json off (it names connections and
+	// processes; /metrics stays).
+	NoSnapshot bool
+}
+
+// CheckWebConfig reads a --web.config.file and its certificates, so that a
+// mistake is an error at start, not at the first scrape.
+func CheckWebConfig(path string) error {
+	if err := web.Validate(path); err != nil {
+		return fmt.Errorf("--web.config.file %s: %w", path, err)
+	}
+	return nil
+}
+
+// Serve serves /metrics (and /snapshot.json) on ln until ctx ends. The
+// caller binds ln, so it knows the real address (":0") and a taken one is
+// its error, before anything else starts. TLS and basic auth are the
+// exporter-toolkit's, as node_exporter's are.
+func Serve(ctx context.Context, ln net.Listener, src Source, o ServeOptions) error {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", Handler(src, nil))
-	mux.Handle("/snapshot.json", SnapshotHandler(src))
-	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
-		_, _ = w.Write([]byte("smcscope SMC exporter: /metrics, /snapshot.json (what smctop --remote shows)\n"))
+	index := "smcscope SMC exporter: /metrics, /snapshot.json (what smctop --remote shows)\n"
+	if o.NoSnapshot {
+		index = "smcscope SMC exporter: /metrics (/snapshot.json is off: --web.disable-snapshot)\n"
+	} else {
+		mux.Handle("/snapshot.json", SnapshotHandler(src))
+	}
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			http.NotFound(w, r)
+			return
+		}
+		_, _ = w.Write([]byte(index))
 	})
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		<-ctx.Done()
 		_ = srv.Close()
 	}()
-	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	systemd := false
+	cfg := &web.FlagConfig{WebListenAddresses: &[]string{}, WebSystemdSocket: &systemd, WebConfigFile: &o.WebConfigFile}
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	if err := web.Serve(ln, srv, cfg, logger); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil

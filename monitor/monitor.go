@@ -1,6 +1,7 @@
 package monitor
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -35,6 +36,9 @@ type Options struct {
 	// Remote, when set, is another host's exporter (http://HOST:9714):
 	// Refresh returns its /snapshot.json and reads nothing here.
 	Remote string
+	// RemoteHTTP is the client that reaches Remote (TLS, auth); nil: the
+	// default client.
+	RemoteHTTP *http.Client
 	// Addrs lists the host's own addresses (Host sets the interfaces');
 	// nil: only those its SMC sockets and links show.
 	Addrs func() []netip.Addr
@@ -225,8 +229,17 @@ func (m *Monitor) remote() Snapshot {
 		s.nonNil()
 		return s
 	}
-	c := &http.Client{Timeout: 5 * time.Second}
-	resp, err := c.Get(url)
+	c := m.o.RemoteHTTP
+	if c == nil {
+		c = http.DefaultClient
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return fail(err)
+	}
+	resp, err := c.Do(req)
 	if err != nil {
 		return fail(err)
 	}

@@ -24,6 +24,8 @@ var page = cli.Page{
 		{What: "smctop --once -o json", Means: "one snapshot of every view, for scripts"},
 		{What: "smctop -r capture.pcap --speed 10", Means: "replay a capture through the dashboard: space pauses, . steps, ] and [ seek, R restarts"},
 		{What: "smctop --listen 127.0.0.1:9714 --no-tui", Means: "the Prometheus exporter alone"},
+		{What: "smctop --listen :9714 --no-tui --web.config.file /etc/smcscope/web.yml", Means: "the exporter over TLS with basic auth (node_exporter's web config format)"},
+		{What: "smctop --prometheus https://prom:9090 --http.config.file prom.yml", Means: "the fleet view through TLS and auth set as in a Prometheus scrape config"},
 	},
 	Exit: []cli.Example{
 		{What: "0", Means: "done"},
@@ -34,9 +36,9 @@ var page = cli.Page{
 	SeeAlso: []string{"smcdump(1)", "smcping(1)", "ss(8)", "rdma(8)"},
 	Values:  map[string][]string{"o": {"text", "json", "jsonl"}},
 	Groups: []cli.Group{
-		{Title: "Source (default: this host's kernel)", Flags: []string{"r", "speed", "i", "netlink-replay", "remote", "prometheus"}},
+		{Title: "Source (default: this host's kernel)", Flags: []string{"r", "speed", "i", "netlink-replay", "remote", "prometheus", "http.config.file"}},
 		{Title: "Dashboard and snapshots", Flags: []string{"interval", "once", "count", "o"}},
-		{Title: "Prometheus exporter", Flags: []string{"listen", "no-tui"}},
+		{Title: "Prometheus exporter", Flags: []string{"listen", "no-tui", "web.config.file", "web.disable-snapshot"}},
 		{Title: "Paths", Flags: []string{"path.sysfs", "path.procfs", "path.tracefs"}},
 	},
 }

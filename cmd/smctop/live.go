@@ -19,15 +19,21 @@ func runLive(ctx context.Context, m *monitor.Monitor, c config) error {
 		var err error
 		// Bound before the dashboard starts, so a taken address is an
 		// error on the terminal rather than under the dashboard.
+		if c.webConfig != "" {
+			if err := metrics.CheckWebConfig(c.webConfig); err != nil {
+				return err
+			}
+		}
 		if ln, err = listen(c.listen); err != nil {
 			return err
 		}
 	}
+	so := metrics.ServeOptions{WebConfigFile: c.webConfig, NoSnapshot: c.noSnapshot}
 	if c.noTUI {
 		if w := m.Wire(); w != nil {
 			go func() { _ = w.Run(ctx) }()
 		}
-		return metrics.Serve(ctx, ln, metrics.Refreshing{M: m})
+		return metrics.Serve(ctx, ln, metrics.Refreshing{M: m}, so)
 	}
 	o := top.Options{Interval: c.interval}
 	if ln == nil {
@@ -37,7 +43,7 @@ func runLive(ctx context.Context, m *monitor.Monitor, c config) error {
 	o.OnSnapshot = latest.Set
 	ctx, cancel := context.WithCancel(ctx)
 	errc := make(chan error, 1)
-	go func() { errc <- metrics.Serve(ctx, ln, latest) }()
+	go func() { errc <- metrics.Serve(ctx, ln, latest, so) }()
 	err := top.Run(ctx, m, o)
 	cancel()
 	return errors.Join(err, <-errc)

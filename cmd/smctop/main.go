@@ -38,6 +38,11 @@ type config struct {
 	recorded string
 	prom     string // --prometheus: the fleet view
 	remote   string // --remote: another host's exporter
+	// The exporter's TLS and basic auth, and /snapshot.json off.
+	webConfig  string
+	noSnapshot bool
+	// httpConfig: how --prometheus and --remote connect (TLS, auth).
+	httpConfig string
 }
 
 // dashboard reports whether cfg runs the interactive dashboard.
@@ -56,6 +61,9 @@ func newFlags(c *config) *flag.FlagSet {
 	fs.StringVar(&c.format, "o", "text", "--once/--count output `FORMAT`: text, json (--count: one JSON array) or jsonl (one line per snapshot)")
 	fs.StringVar(&c.listen, "listen", "", "serve Prometheus /metrics on `ADDR` (e.g. 127.0.0.1:9714; port 0 picks one, printed on stderr)")
 	fs.BoolVar(&c.noTUI, "no-tui", false, "with --listen: run the exporter only")
+	fs.StringVar(&c.webConfig, "web.config.file", "", "with --listen: TLS and basic auth for every endpoint from `FILE` (node_exporter's web config format)")
+	fs.BoolVar(&c.noSnapshot, "web.disable-snapshot", false, "with --listen: do not serve /snapshot.json (connections and process names); /metrics stays")
+	fs.StringVar(&c.httpConfig, "http.config.file", "", "with --prometheus or --remote: how to connect, from `FILE` in Prometheus' http_config format (tls_config, basic_auth with password_file, bearer_token_file ...)")
 	fs.StringVar(&c.sysfs, "path.sysfs", "/sys", "sysfs mount `PATH`")
 	fs.StringVar(&c.procfs, "path.procfs", "/proc", "procfs mount `PATH`")
 	fs.StringVar(&c.tracefs, "path.tracefs", "/sys/kernel/tracing", "tracefs mount `PATH` (empty: no tracepoints)")
@@ -73,7 +81,12 @@ func runFleet(c config) int {
 		fmt.Fprintln(os.Stderr, "smctop: "+err.Error())
 		return 2
 	}
-	fc := &fleet.Client{URL: url}
+	hc, url, err := fleet.HTTPClient(url, c.httpConfig)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "smctop: "+err.Error())
+		return 2
+	}
+	fc := &fleet.Client{URL: url, HTTP: hc}
 	ctx, stop := cli.NotifyContext(context.Background())
 	defer stop()
 	if c.count > 0 {
@@ -124,6 +137,10 @@ func parseArgs(args []string) (config, error) {
 		return c, errors.New("--prometheus: the fleet view reads Prometheus only (not with -r, -i, --netlink-replay or --listen)")
 	case c.remote != "" && (c.read != "" || c.iface != "" || c.recorded != "" || c.listen != "" || c.prom != ""):
 		return c, errors.New("--remote: shows another host's exporter only (not with -r, -i, --netlink-replay, --listen or --prometheus)")
+	case (c.webConfig != "" || c.noSnapshot) && c.listen == "":
+		return c, errors.New("--web.config.file, --web.disable-snapshot: only with --listen ADDR")
+	case c.httpConfig != "" && c.prom == "" && c.remote == "":
+		return c, errors.New("--http.config.file: only with --prometheus URL or --remote URL")
 	case c.listen != "" && (c.once || set["count"]):
 		return c, errors.New("--listen: not with --once or --count (use --listen ADDR --no-tui for the exporter alone)")
 	}
@@ -160,7 +177,12 @@ func run(args []string) int {
 			fmt.Fprintln(os.Stderr, "smctop: "+strings.Replace(err.Error(), "--prometheus", "--remote", 1))
 			return 2
 		}
-		o = monitor.Options{Remote: url}
+		hc, url, err := fleet.HTTPClient(url, c.httpConfig)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "smctop: "+err.Error())
+			return 2
+		}
+		o = monitor.Options{Remote: url, RemoteHTTP: hc}
 	case c.read != "":
 		o = monitor.Options{KernelErr: fmt.Errorf("replaying %s, not reading the kernel", c.read)}
 	case c.recorded != "":

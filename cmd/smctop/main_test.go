@@ -468,3 +468,44 @@ func TestCountStepsReplay(t *testing.T) {
 		}
 	}
 }
+
+// TestRemoteTLSNoSecrets: an exporter behind --web.config.file (TLS, a
+// basic-auth user) is read by smctop --remote with the CA from
+// --http.config.file and the user in the URL; the dashboard's snapshot
+// comes through, and the password is printed nowhere: not in the text,
+// not in the JSON, not in an error.
+func TestRemoteTLSNoSecrets(t *testing.T) {
+	bin := build(t)
+	files := testutil.NewTLSFiles(t)
+	web := testutil.WebConfig(t, files, "prom", "s3cret-pw")
+	_, _, stderr := start(t, bin, "--listen", "127.0.0.1:0", "--no-tui", "--web.config.file", web, "-r", "../../samples/multilink.pcap")
+	var line string
+	within(t, "the serving line", func() { line, _ = stderr.ReadString('\n') })
+	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "smctop: serving /metrics on ")
+	if !ok {
+		t.Fatalf("stderr %q", line)
+	}
+	ca := filepath.Join(t.TempDir(), "http.yml")
+	if err := os.WriteFile(ca, []byte("tls_config:\n  ca_file: "+files.CA+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	url := "https://prom:s3cret-pw@" + addr
+	for _, args := range [][]string{
+		{"--remote", url, "--http.config.file", ca, "--once"},
+		{"--remote", url, "--http.config.file", ca, "--once", "-o", "json"},
+		{"--remote", url, "--once"}, // no CA: the TLS error is shown
+		{"--prometheus", "https://prom:s3cret-pw@127.0.0.1:1", "--once"},
+	} {
+		cmd := exec.Command(bin, args...)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		_ = cmd.Run()
+		all := out.String() + errb.String()
+		if strings.Contains(all, "s3cret-pw") {
+			t.Errorf("smctop %s prints the password:\n%s", strings.Join(args, " "), all)
+		}
+		if args[0] == "--remote" && len(args) > 3 && !strings.Contains(all, "10.10.0.") {
+			t.Errorf("smctop %s shows no connection of the remote host:\n%.600s", strings.Join(args, " "), all)
+		}
+	}
+}

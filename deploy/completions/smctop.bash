@@ -5,6 +5,7 @@ _smctop() {
 	prev=${COMP_WORDS[COMP_CWORD-1]}
 	case "$prev" in
 	--count) return ;;
+	--http.config.file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	-i) return ;;
 	--interval) return ;;
 	--listen) return ;;
@@ -17,9 +18,10 @@ _smctop() {
 	-r) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--remote) return ;;
 	--speed) return ;;
+	--web.config.file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	-[!-]*o) COMPREPLY=($(compgen -W "text json jsonl" -- "$cur")); return ;;
 	-[!-]*r) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	esac
-	COMPREPLY=($(compgen -W "--count --help -i --interval --listen --netlink-replay --no-tui -o --once --path.procfs --path.sysfs --path.tracefs --prometheus -r --remote --speed --version" -- "$cur"))
+	COMPREPLY=($(compgen -W "--count --help --http.config.file -i --interval --listen --netlink-replay --no-tui -o --once --path.procfs --path.sysfs --path.tracefs --prometheus -r --remote --speed --version --web.config.file --web.disable-snapshot" -- "$cur"))
 }
 complete -F _smctop smctop
