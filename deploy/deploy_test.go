@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -106,6 +108,19 @@ func TestSystemdUnit(t *testing.T) {
 	}
 	if out, err := exec.Command(analyze, "verify", "--man=no", p).CombinedOutput(); err != nil || len(bytes.TrimSpace(out)) > 0 {
 		t.Errorf("systemd-analyze verify: %v\n%s", err, out)
+	}
+	// As hardened as node_exporter's units: systemd's own rating of the
+	// unit's exposure (0 best, 10 worst) at most 2.0.
+	out, err := exec.Command(analyze, "security", "--offline=true", "--no-pager", p).CombinedOutput()
+	if err != nil {
+		t.Fatalf("systemd-analyze security: %v\n%s", err, out)
+	}
+	m := regexp.MustCompile(`Overall exposure level for smctop.service: ([0-9.]+)`).FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("systemd-analyze security: no exposure level in\n%s", out)
+	}
+	if level, _ := strconv.ParseFloat(string(m[1]), 64); level > 2.0 {
+		t.Errorf("the unit's exposure is %.1f, want at most 2.0:\n%s", level, out)
 	}
 	for _, l := range strings.Split(string(unit), "\n") {
 		if cmd, ok := strings.CutPrefix(l, "ExecStart=/usr/local/bin/smctop "); ok {
