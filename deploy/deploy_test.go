@@ -44,7 +44,11 @@ func TestKubernetesManifests(t *testing.T) {
 		t.Fatal(err)
 	}
 	kinds := map[string]int{}
-	var ds appsv1.DaemonSet
+	var (
+		ds appsv1.DaemonSet
+		ns corev1.Namespace
+		sm monitoringv1.ServiceMonitor
+	)
 	for i, doc := range bytes.Split(b, []byte("\n---\n")) {
 		var meta struct{ Kind, APIVersion string }
 		if err := yaml.Unmarshal(doc, &meta); err != nil {
@@ -53,13 +57,13 @@ func TestKubernetesManifests(t *testing.T) {
 		var obj any
 		switch meta.APIVersion + " " + meta.Kind {
 		case "v1 Namespace":
-			obj = &corev1.Namespace{}
+			obj = &ns
 		case "apps/v1 DaemonSet":
 			obj = &ds
 		case "v1 Service":
 			obj = &corev1.Service{}
 		case "monitoring.coreos.com/v1 ServiceMonitor":
-			obj = &monitoringv1.ServiceMonitor{}
+			obj = &sm
 		default:
 			t.Fatalf("document %d: unexpected %s %s", i, meta.APIVersion, meta.Kind)
 		}
@@ -78,6 +82,33 @@ func TestKubernetesManifests(t *testing.T) {
 	}
 	if ds.Spec.Selector.MatchLabels["app.kubernetes.io/name"] != ds.Spec.Template.Labels["app.kubernetes.io/name"] {
 		t.Error("the DaemonSet's selector does not select its pods")
+	}
+	// What kube-prometheus's node-exporter DaemonSet has and an exporter
+	// of the same kind needs (the manifest's comment says why each).
+	if strings.HasSuffix(c.Image, ":latest") || !strings.Contains(c.Image, ":") {
+		t.Errorf("image %q is not pinned", c.Image)
+	}
+	if spec.NodeSelector["kubernetes.io/os"] != "linux" || spec.PriorityClassName != "system-node-critical" {
+		t.Errorf("nodeSelector %v priorityClassName %q", spec.NodeSelector, spec.PriorityClassName)
+	}
+	for _, m := range c.VolumeMounts {
+		if m.MountPropagation == nil || *m.MountPropagation != corev1.MountPropagationHostToContainer {
+			t.Errorf("volume %s: mountPropagation %v, want HostToContainer", m.Name, m.MountPropagation)
+		}
+	}
+	if c.LivenessProbe == nil || c.LivenessProbe.HTTPGet == nil || c.LivenessProbe.HTTPGet.Path == "/metrics" ||
+		c.ReadinessProbe == nil || c.ReadinessProbe.HTTPGet.Path == "/metrics" {
+		t.Errorf("probes %+v %+v: want a liveness probe, neither on /metrics (a full refresh)", c.LivenessProbe, c.ReadinessProbe)
+	}
+	if ns.Labels["pod-security.kubernetes.io/enforce"] != "privileged" {
+		t.Errorf("namespace labels %v: host namespaces need the privileged pod security level", ns.Labels)
+	}
+	for _, e := range sm.Spec.Endpoints {
+		for _, r := range e.RelabelConfigs {
+			if r.TargetLabel == "instance" {
+				t.Errorf("the ServiceMonitor rewrites instance (%v): the fleet view drills down to INSTANCE/snapshot.json", r.SourceLabels)
+			}
+		}
 	}
 	// The flags are smctop's: run it with them and -h.
 	bin := testutil.GoBuild(t, "../cmd/smctop", "smctop")
@@ -148,5 +179,66 @@ func TestGoInstall(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(bin, name)); err != nil {
 			t.Errorf("go install made no %s: %v", name, err)
 		}
+	}
+}
+
+// TestContainerImage: deploy/container/Containerfile builds with buildah
+// (offline: from scratch, the smctop the tests build), the image runs as
+// an unprivileged user, its entry point is smctop's exporter, and its tag
+// is the one the DaemonSet runs.
+func TestContainerImage(t *testing.T) {
+	buildah := testutil.NeedTool(t, "buildah")
+	ctx := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(ctx, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bin := testutil.GoBuild(t, "../cmd/smctop", "smctop")
+	b, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ctx, "bin", "smctop"), b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	manifest, err := os.ReadFile("kubernetes/smctop.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	image := regexp.MustCompile(`image: (\S+)`).FindSubmatch(manifest)
+	if image == nil {
+		t.Fatal("no image in the DaemonSet")
+	}
+	store := t.TempDir()
+	common := []string{"--root", filepath.Join(store, "root"), "--runroot", filepath.Join(store, "run"), "--storage-driver", "vfs"}
+	build := append(append([]string{}, common...), "bud", "--isolation", "chroot", "-f", "container/Containerfile", "-t", string(image[1]), ctx)
+	if out, err := exec.Command(buildah, build...).CombinedOutput(); err != nil {
+		t.Fatalf("buildah bud: %v\n%s", err, out)
+	}
+	out, err := exec.Command(buildah, append(append([]string{}, common...), "inspect", "--type", "image", string(image[1]))...).Output()
+	if err != nil {
+		t.Fatalf("buildah inspect: %v", err)
+	}
+	var img struct {
+		OCIv1 struct {
+			Config struct {
+				User       string
+				Entrypoint []string
+				Cmd        []string
+				Labels     map[string]string
+			} `json:"config"`
+		}
+	}
+	if err := json.Unmarshal(out, &img); err != nil {
+		t.Fatal(err)
+	}
+	c := img.OCIv1.Config
+	if c.User == "" || strings.HasPrefix(c.User, "0") || strings.HasPrefix(c.User, "root") {
+		t.Errorf("image user %q: want an unprivileged one", c.User)
+	}
+	if strings.Join(c.Entrypoint, " ") != "/smctop" || strings.Join(c.Cmd, " ") != "--listen=:9714 --no-tui" {
+		t.Errorf("entrypoint %v cmd %v", c.Entrypoint, c.Cmd)
+	}
+	if c.Labels["org.opencontainers.image.source"] == "" || c.Labels["org.opencontainers.image.version"] == "" {
+		t.Errorf("labels %v", c.Labels)
 	}
 }
