@@ -253,6 +253,10 @@ func eidString(b []byte) string { return strings.TrimRight(cString(b), " ") }
 type SEID struct {
 	EID     string
 	Enabled bool
+	// Reported: the kernel sent the SEID attributes, which it does only
+	// when SMC-D v2 capable (smc_nl_dump_seid); else EID and Enabled are
+	// unknown, not empty and off.
+	Reported bool
 }
 
 // SEID reports the system EID (SMC_NETLINK_DUMP_SEID).
@@ -294,6 +298,7 @@ func ParseSEID(b []byte) (s SEID, ok bool, err error) {
 	if err := ad.Err(); err != nil {
 		return SEID{}, false, fmt.Errorf("SEID: %w", err)
 	}
+	s.Reported = ok
 	return s, ok, nil
 }
 

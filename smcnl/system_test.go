@@ -21,7 +21,7 @@ func TestRecordedEIDs(t *testing.T) {
 	}{
 		{"pingpong-client-active", []string{"SMC-LAB-UEID"}, SEID{}},
 		{"no-ueid-client-active", nil, SEID{}},
-		{"smcd-client-active", []string{"SMC-LAB-UEID"}, SEID{EID: "", Enabled: false}},
+		{"smcd-client-active", []string{"SMC-LAB-UEID"}, SEID{EID: "", Enabled: false, Reported: true}},
 	} {
 		t.Run(tt.dir, func(t *testing.T) {
 			c := recordedConn(t, tt.dir)
