@@ -854,8 +854,9 @@ type Cursor struct {
 	Count uint32 `json:"count"`
 }
 
+// String writes "wrap/count", as smcdump writes a CDC's cursors.
 func (c Cursor) String() string {
-	return strconv.Itoa(int(c.Wrap)) + ":" + strconv.FormatUint(uint64(c.Count), 10)
+	return strconv.Itoa(int(c.Wrap)) + "/" + strconv.FormatUint(uint64(c.Count), 10)
 }
 
 // Cursors are a kernel socket's connection cursors and the flags of the

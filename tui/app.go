@@ -348,7 +348,7 @@ func (a *App) keyTable() []Binding {
 	table := func() *widget.Table { return a.screen().Table() }
 	return []Binding{
 		{Key: "?", Desc: "help: the keys, and the columns of this view with their units", Match: Rune('?'), Do: func(*tcell.EventKey) { a.ShowHelp() }},
-		{Key: ":", Desc: "switch view: its name, a short name or its start (:c :lgr :dev :ev), tab completes", Match: Rune(':'), Do: func(*tcell.EventKey) { a.openPrompt(':') }},
+		{Key: ":", Desc: "switch view: its name, a short name or its start (:c :lgr :dev :ev :st :sys), tab completes", Match: Rune(':'), Do: func(*tcell.EventKey) { a.openPrompt(':') }},
 		{Key: "tab", Desc: "next view", Match: KeyIs(tcell.KeyTab), Do: func(*tcell.EventKey) { a.show((a.cur + 1) % len(a.screens)) }},
 		{Key: "backtab", Desc: "previous view", Match: KeyIs(tcell.KeyBacktab), Do: func(*tcell.EventKey) { a.show((a.cur + len(a.screens) - 1) % len(a.screens)) }},
 		{Key: "/", Desc: "filter the rows (text in any column; esc clears)", Match: Rune('/'), Do: func(*tcell.EventKey) { a.openPrompt('/') }},
