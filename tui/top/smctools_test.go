@@ -138,3 +138,35 @@ func TestSystemRowsPNET(t *testing.T) {
 		}
 	}
 }
+
+// TestTextGroupsAligned: with two SMC-R groups and their links, every
+// group row of --once's text starts its columns where the header does
+// (the links once sat between the rows and broke the second one's).
+func TestTextGroupsAligned(t *testing.T) {
+	link := func(id uint8) monitor.LinkRow {
+		return monitor.LinkRow{ID: id, State: monitor.LinkActive, Active: true, IBDev: "rxe0", IBPort: 1, UID: 0x101,
+			GID: "0000:0000:0000:0000:0000:ffff:0a0a:0002", PeerGID: "0000:0000:0000:0000:0000:ffff:0a0a:0001"}
+	}
+	s := monitor.Snapshot{LinkGroups: []monitor.LinkGroupRow{
+		{Key: "lgr:00000100", Source: monitor.SourceKernel, ID: 0x100, Kind: monitor.ModeSMCR, Role: monitor.RoleClient, Type: "SYM", Links: []monitor.LinkRow{link(1), link(2)}},
+		{Key: "lgr:00000200", Source: monitor.SourceKernel, ID: 0x200, Kind: monitor.ModeSMCR, Role: monitor.RoleServer, Type: "SINGLE", Links: []monitor.LinkRow{link(1)}},
+	}}
+	var b strings.Builder
+	if err := WriteText(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(b.String(), "\n")
+	var header string
+	var rows []string
+	for i, l := range lines {
+		if l == "== link groups" {
+			header, rows = lines[i+1], lines[i+2:i+4]
+		}
+	}
+	want := strings.Index(header, "SRC")
+	for _, r := range rows {
+		if got := strings.Index(r, "kernel"); got != want {
+			t.Errorf("group row %q: SRC at %d, header's at %d\n%s", r, got, want, b.String())
+		}
+	}
+}
