@@ -74,7 +74,7 @@ type App struct {
 	screens []Screen
 	cur     int
 	body    *tview.Flex
-	tabs    *tview.TextView
+	tabs    *tabBar
 	detail  *tview.TextView
 	status  *tview.TextView
 	prompt  *tview.InputField
@@ -93,7 +93,7 @@ type App struct {
 // NewApp builds the shell over screens (at least one).
 func NewApp(title string, screens ...Screen) *App {
 	a := &App{screens: screens}
-	a.tabs = tview.NewTextView().SetDynamicColors(true).SetWrap(false)
+	a.tabs = newTabBar(screens)
 	a.detail = tview.NewTextView().SetDynamicColors(false).SetWrap(true)
 	a.detail.SetBorder(true).SetTitle(" detail ")
 	a.status = tview.NewTextView().SetDynamicColors(true).SetWrap(false)
@@ -217,15 +217,7 @@ func (a *App) drawStatus() {
 
 func (a *App) show(i int) {
 	a.cur = i
-	var tabs []string
-	for j, s := range a.screens {
-		if j == i {
-			tabs = append(tabs, fmt.Sprintf("[black:aqua] %d %s [-:-]", j+1, s.Name()))
-		} else {
-			tabs = append(tabs, fmt.Sprintf(" %d %s ", j+1, s.Name()))
-		}
-	}
-	a.tabs.SetText(strings.Join(tabs, ""))
+	a.tabs.cur = i
 	a.body.Clear()
 	// 3:2 leaves the detail six lines on an 80x24 terminal: a connection's
 	// or link group's whole story.
