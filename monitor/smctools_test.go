@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -367,4 +369,63 @@ func (k closedOne) Sockets() ([]smcnl.Socket, error) {
 		}
 	}
 	return ss, err
+}
+
+// closingKernel puts every SMC socket in APPCLOSEWAIT1 with its receiving
+// side shut (the peer closed, the application did not), and counts one
+// more too-small buffer on every read.
+type closingKernel struct {
+	Kernel
+	small uint64
+}
+
+func (k *closingKernel) Sockets() ([]smcnl.Socket, error) {
+	ss, err := k.Kernel.Sockets()
+	for i := range ss {
+		if ss[i].Mode == smcnl.ModeSMCD && ss[i].State == smcnl.StateActive {
+			ss[i].State, ss[i].Shutdown = smcnl.StateAppCloseWait1, 1
+		}
+	}
+	return ss, err
+}
+
+func (k *closingKernel) Stats() (smcnl.Stats, error) {
+	s, err := k.Kernel.Stats()
+	k.small++
+	s.SMCD.RxRMBStats.SizeSmall += k.small
+	return s, err
+}
+
+// TestSocketFindings: a socket a minute in a closing state, sent data
+// unread by the peer for 30 s, and buffers made too small are each a
+// kernel finding, found once when crossed (the 7.3 SMC-D recording, its
+// server end with 64 bytes the peer has not read).
+func TestSocketFindings(t *testing.T) {
+	at := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	m := New(Options{Kernel: &closingKernel{Kernel: recorded(t, "smcd-client-active")}, Now: func() time.Time { at = at.Add(31 * time.Second); return at }})
+	count := func(s Snapshot) map[string]int {
+		n := map[string]int{}
+		for _, e := range s.Events {
+			if e.Finding != 0 {
+				n[e.Finding.String()+" "+e.Conn]++
+			}
+		}
+		return n
+	}
+	m.Refresh()
+	s := m.Refresh() // 31 s: the unconfirmed bytes cross 30 s
+	if n := count(s); n["smc.kernel.tx_unconfirmed inode:607"] != 1 || n["smc.kernel.close_stuck inode:607"] != 0 || n["smc.kernel.buffer_small "] != 1 {
+		t.Errorf("after 31 s: %v", n)
+	}
+	m.Refresh()
+	s = m.Refresh() // 62 s in the state at the third refresh: stuck; nothing found twice
+	n := count(s)
+	if n["smc.kernel.close_stuck inode:607"] != 1 || n["smc.kernel.close_stuck inode:603"] != 1 || n["smc.kernel.tx_unconfirmed inode:607"] != 1 {
+		t.Errorf("after 93 s: %v", n)
+	}
+	for _, e := range s.Events {
+		if e.Finding.String() == "smc.kernel.close_stuck" && e.Conn == "inode:607" && !strings.Contains(e.Text, "APPCLOSEWAIT1 (shutdown R->) for 1m2s") {
+			t.Errorf("close_stuck text %q", e.Text)
+		}
+	}
 }
