@@ -120,6 +120,9 @@ func checkSMCToolsFields(t *testing.T, snap monitor.Snapshot, a, b kernelView) (
 		if ka.Shutdown == kb.Shutdown && r.Shutdown != ka.Shutdown.String() {
 			t.Errorf("inode %d shutdown: smctop %q, kernel %v", ino, r.Shutdown, ka.Shutdown)
 		}
+		if r.UID == nil || *r.UID != ka.UID || r.IfIndex != ka.IfIndex {
+			t.Errorf("inode %d uid %v ifindex %d: kernel %d %d", ino, r.UID, r.IfIndex, ka.UID, ka.IfIndex)
+		}
 		if ka.Family == 43 && ka.State == smcnl.StateListen && r.FamilyUnknown {
 			t.Errorf("inode %d: listener %v of unknown family, though the guest's /proc/net/tcp and tcp6 tell", ino, r.Src)
 		}

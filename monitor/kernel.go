@@ -254,6 +254,8 @@ func kernelConn(s smcnl.Socket) ConnRow {
 	r.Fallback = reason(s.FallbackReason)
 	r.PeerDiagnosis = reason(s.PeerDiagnosis)
 	r.Shutdown = s.Shutdown.String()
+	uid := s.UID
+	r.UID, r.IfIndex = &uid, s.IfIndex
 	if c := s.Conn; c != nil {
 		r.Cursors = kernelCursors(c)
 		r.Token = c.Token

@@ -275,6 +275,11 @@ type ConnRow struct {
 	GID     string `json:"gid,omitempty"`
 	PeerGID string `json:"peer_gid,omitempty"`
 
+	// UID is a kernel socket's owner (smc_diag_msg.diag_uid, as smcss's
+	// UID column); nil for a wire row. IfIndex is the interface its TCP
+	// socket is bound to (idiag_if, smcss's Intf), 0 for none.
+	UID     *uint32 `json:"uid,omitempty"`
+	IfIndex uint32  `json:"ifindex,omitempty"`
 	// Shutdown is a kernel socket's shutdown state (SMC_DIAG_SHUTDOWN,
 	// smcss's notation: "<->" open, "R->" receiving shut, "<-W" sending
 	// shut, "R-W" both); "" for a wire row, which does not show it.

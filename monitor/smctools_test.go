@@ -32,6 +32,9 @@ func TestKernelCursorsFromReply(t *testing.T) {
 			}
 			for _, sk := range socks {
 				r := byKey[kernelConn(sk).Key]
+				if r.UID == nil || *r.UID != sk.UID || r.IfIndex != sk.IfIndex {
+					t.Errorf("%s: uid %v ifindex %d, reply %d %d", r.Key, r.UID, r.IfIndex, sk.UID, sk.IfIndex)
+				}
 				if r.Shutdown != sk.Shutdown.String() {
 					t.Errorf("%s: shutdown %q, reply %v", r.Key, r.Shutdown, sk.Shutdown)
 				}

@@ -76,7 +76,11 @@ func connDetail(r monitor.ConnRow, s *monitor.Snapshot) string {
 		b.WriteString("listener on all addresses: sock_diag reports zeros for 0.0.0.0 and [::] alike, and /proc/net/tcp, tcp6 did not tell which (unread, or both list the port)\n")
 	}
 	if r.Source == monitor.SourceKernel {
-		fmt.Fprintf(&b, "shutdown %s  state %s since %s\n", dash(r.Shutdown), r.State, sinceText(r.StateSince, s.Time))
+		uid := "-"
+		if r.UID != nil {
+			uid = fmt.Sprint(*r.UID)
+		}
+		fmt.Fprintf(&b, "shutdown %s  state %s since %s  uid %s  bound to ifindex %s\n", dash(r.Shutdown), r.State, sinceText(r.StateSince, s.Time), uid, numOrDash(int(r.IfIndex)))
 	}
 	fmt.Fprintf(&b, "role %s  link group %s link %s on %s gid %s peer %s\n", dash(string(r.Role)), r.LGRName(), numOrDash(int(r.LinkID)), connDevice(r), dash(r.GID), dash(r.PeerGID))
 	fmt.Fprintf(&b, "token %s", hexOrDash(r.Token))
