@@ -243,16 +243,18 @@ func TestSmctopPrometheus(t *testing.T) {
 	}
 }
 
+// l makes a sample's labels from key, value pairs.
+func l(kv ...string) map[string]string {
+	m := map[string]string{}
+	for i := 0; i < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return m
+}
+
 // TestDeclineAmbiguousAddress: an address two hosts claim names no host:
 // the decliner is shown by its address rather than guessed.
 func TestDeclineAmbiguousAddress(t *testing.T) {
-	l := func(kv ...string) map[string]string {
-		m := map[string]string{}
-		for i := 0; i < len(kv); i += 2 {
-			m[kv[i]] = kv[i+1]
-		}
-		return m
-	}
 	s := build(Snapshot{}, map[string][]Sample{
 		qHost:      {{Labels: l("instance", "a", "addresses", "10.0.0.1")}, {Labels: l("instance", "b", "addresses", "10.0.0.1")}, {Labels: l("instance", "c", "addresses", "10.0.0.2")}},
 		qFallbacks: {{Labels: l("instance", "c", "reason", "PEERDECL", "peer_diagnosis", "NOSMCRDEV", "peer", "10.0.0.1"), Value: 1}},
@@ -266,13 +268,6 @@ func TestDeclineAmbiguousAddress(t *testing.T) {
 // is marked (smc.fleet.eid_mismatch); sharing a UEID, or a host whose EIDs
 // are unknown (no smc_system_info: an older exporter), is not.
 func TestDeclineEIDMismatch(t *testing.T) {
-	l := func(kv ...string) map[string]string {
-		m := map[string]string{}
-		for i := 0; i < len(kv); i += 2 {
-			m[kv[i]] = kv[i+1]
-		}
-		return m
-	}
 	for _, tt := range []struct {
 		name     string
 		ueids    []Sample

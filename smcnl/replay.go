@@ -40,20 +40,26 @@ func Replay(dir string) (*Conn, error) {
 			}
 			return nil, err
 		}
-		var out []genetlink.Message
-		for _, m := range msgs {
-			var g genetlink.Message
-			if err := g.UnmarshalBinary(m.Data); err != nil {
-				return nil, fmt.Errorf("replay %s: %w", name, err)
-			}
-			out = append(out, g)
-		}
-		if len(out) == 0 {
-			return nil, io.EOF // genltest's empty dump
-		}
-		return out, nil
+		return genlReplies(dir, name, msgs)
 	}
 	return NewConn(genltest.Dial(genltest.ServeFamily(family, fn)))
+}
+
+// genlReplies turns one recording's messages into the generic netlink
+// replies a genltest connection serves.
+func genlReplies(dir, name string, msgs []netlink.Message) ([]genetlink.Message, error) {
+	var out []genetlink.Message
+	for _, m := range msgs {
+		var g genetlink.Message
+		if err := g.UnmarshalBinary(m.Data); err != nil {
+			return nil, fmt.Errorf("replay %s: %s: %w", dir, name, err)
+		}
+		out = append(out, g)
+	}
+	if len(out) == 0 {
+		return nil, io.EOF // genltest's empty dump
+	}
+	return out, nil
 }
 
 // ReadRecording reads one recording file into its messages.
@@ -104,18 +110,7 @@ func ReplayPNET(dir string) (*PNETConn, error) {
 		if greq.Header.Command != pnetCmdGet {
 			return nil, fmt.Errorf("replay %s: PNET command %d is not a dump", dir, greq.Header.Command)
 		}
-		var out []genetlink.Message
-		for _, m := range msgs {
-			var g genetlink.Message
-			if err := g.UnmarshalBinary(m.Data); err != nil {
-				return nil, fmt.Errorf("replay %s: pnet: %w", dir, err)
-			}
-			out = append(out, g)
-		}
-		if len(out) == 0 {
-			return nil, io.EOF
-		}
-		return out, nil
+		return genlReplies(dir, "pnet", msgs)
 	}
 	return NewPNETConn(genltest.Dial(genltest.ServeFamily(family, fn)))
 }

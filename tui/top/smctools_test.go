@@ -3,7 +3,6 @@ package top
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gdamore/tcell/v2"
 
@@ -16,16 +15,7 @@ import (
 // statistics, and a SEID.
 func smcdSnapshot(t *testing.T) monitor.Snapshot {
 	t.Helper()
-	k, err := monitor.ReplayKernel("../../smcnl/testdata/smcd-client-active")
-	if err != nil {
-		t.Fatal(err)
-	}
-	clock := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-	m := monitor.New(monitor.Options{Kernel: k, SysfsRoot: "../../smcnl/testdata/smcd-client-active/sys",
-		Now: func() time.Time { clock = clock.Add(time.Second); return clock }})
-	t.Cleanup(func() { m.Close() })
-	m.Refresh()
-	return m.Refresh()
+	return replaySnapshot(t, "smcd-client-active", "../../smcnl/testdata/smcd-client-active/sys")
 }
 
 // TestSocketDetailCursors: the detail of an SMC-D socket shows what smcss
