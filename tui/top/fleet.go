@@ -95,6 +95,14 @@ func hostDetail(h fleet.Host, s *fleet.Snapshot) string {
 	if len(h.SourcesDown) > 0 {
 		fmt.Fprintf(&b, "sources the exporter could not read: %s\n", strings.Join(h.SourcesDown, ", "))
 	}
+	switch {
+	case !h.EIDsKnown:
+		b.WriteString("EIDs -  (the exporter does not export smc_system_info)\n")
+	case len(h.EIDs) == 0:
+		b.WriteString("EIDs: none (no UEID, no SEID in use): SMC v2 peers decline it\n")
+	default:
+		fmt.Fprintf(&b, "EIDs (UEIDs, SEID in use): %s\n", strings.Join(h.EIDs, " "))
+	}
 	for _, g := range s.LinkGroups {
 		for _, half := range []*fleet.Half{g.Client, g.Server} {
 			if half != nil && half.Instance == h.Instance {
@@ -104,7 +112,7 @@ func hostDetail(h fleet.Host, s *fleet.Snapshot) string {
 	}
 	for _, d := range s.Declines {
 		if d.Decliner == h.Instance || d.Declined == h.Instance {
-			fmt.Fprintf(&b, "%s declined %s: %s\n", d.Decliner, d.Declined, d.Reason)
+			fmt.Fprintf(&b, "%s declined %s: %s\n", d.Decliner, d.Declined, declineReason(d))
 		}
 	}
 	return b.String()
