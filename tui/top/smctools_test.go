@@ -133,6 +133,20 @@ func TestSystemRowsPNET(t *testing.T) {
 			t.Errorf("system rows lack %q:\n%s", want, got)
 		}
 	}
+	// The lab's 7.3 server: lo under a PNET ID no netdev has (shift_ids' LABNOSMCD).
+	s.System.PNET = []monitor.PNETRow{{PNETID: "LABNOSMCD", Device: "lo", DevPort: 1}, {PNETID: "LABSELF", NetDev: "lo"}}
+	s.Devices[0].PNETID, s.Devices[0].SMC = "LABNOSMCD", false
+	got = ""
+	for _, r := range systemRows(s) {
+		if r.key == "dev-lo" && r.warn {
+			got = r.note
+		}
+	}
+	for _, want := range []string{"not used by SMC", "no netdev in the PNET table has this PNET ID: SMC-D cannot use it"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("system rows lack %q:\n%s", want, got)
+		}
+	}
 }
 
 // TestTextGroupsAligned: with two SMC-R groups and their links, every

@@ -99,10 +99,17 @@ func systemRows(s *monitor.Snapshot) []sysRow {
 			if d.SMC {
 				note = "DIBS device, used by SMC-D"
 			}
-			if d.PNETID == "" {
+			warn := false
+			switch {
+			case d.PNETID == "":
 				note += "; no PNET ID"
+			case si != nil && si.PNET != nil && !netdevHas(si.PNET, d.PNETID):
+				// SMC-D uses a device with a PNET ID only for a netdev of the
+				// same PNET ID (smc_find_ism_v2_device_clnt, net/smc/af_smc.c).
+				note += "; no netdev in the PNET table has this PNET ID: SMC-D cannot use it"
+				warn = true
 			}
-			add("dev-"+d.Name, "PNET ID of "+d.Name, pnetText(d.PNETID, d.PNETIDByUser), note, false)
+			add("dev-"+d.Name, "PNET ID of "+d.Name, pnetText(d.PNETID, d.PNETIDByUser), note, warn)
 			continue
 		}
 		for _, p := range d.Ports {
@@ -119,6 +126,16 @@ func systemRows(s *monitor.Snapshot) []sysRow {
 		add("sysctl-"+st.Name, st.Name, st.Value, "sysctl", false)
 	}
 	return out
+}
+
+// netdevHas reports whether a netdev entry of the PNET table has id.
+func netdevHas(table []monitor.PNETRow, id string) bool {
+	for _, e := range table {
+		if e.NetDev != "" && e.PNETID == id {
+			return true
+		}
+	}
+	return false
 }
 
 // pnetText writes a PNET ID and who set it: "LABNET (user)", "-" for none.
