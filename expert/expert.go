@@ -84,11 +84,17 @@ type Source uint8
 const (
 	FromWire   Source = iota + 1 // decoded frames (smcdump, the browser, smctop -i/-r)
 	FromKernel                   // the kernel's statistics and the RNICs' counters (smctop)
+	// FromFleet: facts of several hosts joined (smctop --prometheus); no
+	// one host's exporter counts these.
+	FromFleet
 )
 
 func (s Source) String() string {
-	if s == FromKernel {
+	switch s {
+	case FromKernel:
 		return "kernel"
+	case FromFleet:
+		return "fleet"
 	}
 	return "wire"
 }
@@ -276,7 +282,7 @@ var defs = [numIDs]Def{
 	BufferSmall: {Name: "smc.kernel.buffer_small", Severity: Note, Group: "performance", Source: FromKernel, Object: ObjectHost,
 		Meaning: "the kernel made SMC buffers smaller than wanted, or found the peer's too small (its size_small counters rose)",
 		Check:   "memory for SMC buffers (the host's free memory), net.smc.rmem and net.smc.wmem, the buffer size histograms (smctop's statistics)"},
-	EIDMismatch: {Name: "smc.fleet.eid_mismatch", Severity: Warn, Group: "protocol", Source: FromKernel, Object: ObjectHost,
+	EIDMismatch: {Name: "smc.fleet.eid_mismatch", Severity: Warn, Group: "protocol", Source: FromFleet, Object: ObjectHost,
 		Meaning: "a host declined another and the two share no UEID and no SEID in use: SMC v2 cannot be agreed between them",
 		Check:   "smcr ueid show on both hosts (smctop's system view): add the same UEID to both, or have both use the SEID"},
 }
