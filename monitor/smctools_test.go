@@ -432,3 +432,29 @@ func TestSocketFindings(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordedDIBSUnused: the lab's 7.3 e2e-smc server (smcnl/testdata/
+// e2e-smc-server-obs): GET_DEV_SMCD empty, no SMC-D group, the DIBS
+// loopback under LABNOSMCD in the PNET table; smctop says lo is not used
+// by SMC and has that user-set PNET ID, as smctop in that guest said.
+func TestRecordedDIBSUnused(t *testing.T) {
+	const rec = "../smcnl/testdata/e2e-smc-server-obs"
+	s := New(Options{Kernel: recorded(t, "e2e-smc-server-obs"), SysfsRoot: filepath.Join(rec, "sys"), Now: fixedClock()}).Refresh()
+	var lo *DeviceRow
+	for i := range s.Devices {
+		if s.Devices[i].Kind == DeviceDIBS && s.Devices[i].Name == "lo" {
+			lo = &s.Devices[i]
+		}
+	}
+	if lo == nil || lo.SMC || lo.PNETID != "LABNOSMCD" || !lo.PNETIDByUser || lo.Conns != 0 {
+		t.Errorf("lo: %+v", lo)
+	}
+	if s.System == nil || len(s.System.PNET) != 3 || s.System.SEID == nil || !s.System.SMCDv2 {
+		t.Errorf("system: %+v", s.System)
+	}
+	for _, c := range s.Conns {
+		if c.Key == "inode:1044" && (c.Cursors == nil || c.Cursors.TxUnconfirmed != 64) {
+			t.Errorf("the paced connection's server end: %+v", c.Cursors)
+		}
+	}
+}

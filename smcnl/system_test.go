@@ -101,3 +101,25 @@ func TestReplayPNET(t *testing.T) {
 		t.Errorf("ReplayPNET(no pnet.bin) = %v, want ErrNotSupported", err)
 	}
 }
+
+// TestRecordedPNET: the PNET table the lab's 7.3 e2e-smc server replied
+// (shift_ids: lo and rxe0 under LABSELF, the DIBS loopback under
+// LABNOSMCD), one entry per device, the netdev entry without a port.
+func TestRecordedPNET(t *testing.T) {
+	if !isLittle() {
+		t.Skip("recordings are x86 host-order bytes")
+	}
+	p, err := ReplayPNET(filepath.Join("testdata", "e2e-smc-server-obs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	got, err := p.PNETIDs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []PNETEntry{{PNETID: "LABSELF", EthName: "lo"}, {PNETID: "LABSELF", IBName: "rxe0", IBPort: 1}, {PNETID: "LABNOSMCD", IBName: "lo", IBPort: 1}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("PNET table (-want +got):\n%s", d)
+	}
+}
