@@ -2,6 +2,7 @@ package monitor
 
 import (
 	"encoding/json"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -456,5 +457,32 @@ func TestRecordedDIBSUnused(t *testing.T) {
 		if c.Key == "inode:1044" && (c.Cursors == nil || c.Cursors.TxUnconfirmed != 64) {
 			t.Errorf("the paced connection's server end: %+v", c.Cursors)
 		}
+	}
+}
+
+// TestSMCToolsJSONRoundTrip: what --remote reads back from another host's
+// /snapshot.json is what that host had: cursors and flags, DMB tokens
+// (all 64 bits, which a JSON number would round), histograms, system info.
+func TestSMCToolsJSONRoundTrip(t *testing.T) {
+	s := New(Options{Kernel: pnetKernel{recorded(t, "smcd-client-active")}, SysfsRoot: filepath.Join(smcdRecording, "sys"), Now: fixedClock()}).Refresh()
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Snapshot
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(s.Conns, back.Conns, cmp.Comparer(func(a, b netip.AddrPort) bool { return a == b })); d != "" {
+		t.Errorf("connections (-sent +read):\n%s", d)
+	}
+	if d := cmp.Diff(s.Kernel, back.Kernel); d != "" {
+		t.Errorf("statistics (-sent +read):\n%s", d)
+	}
+	if d := cmp.Diff(s.System, back.System); d != "" {
+		t.Errorf("system (-sent +read):\n%s", d)
+	}
+	if !strings.Contains(string(b), `"token":"0x`) || !strings.Contains(string(b), `"rx_buffer_sizes":{"8K":0,`) {
+		t.Errorf("DMB tokens as hex and histograms by bucket name expected in %s", b)
 	}
 }
