@@ -84,15 +84,7 @@ func TestReplayPNET(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "pnet.bin"), AppendMessages(nil, msgs), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, err := ReplayPNET(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	got, err := p.PNETIDs()
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := replayedPNET(t, dir)
 	want := []PNETEntry{{PNETID: "LABNET", EthName: "eth1"}, {PNETID: "LABNET", IBName: "lo", IBPort: 1}}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("PNETIDs (-want +got):\n%s", d)
@@ -109,17 +101,24 @@ func TestRecordedPNET(t *testing.T) {
 	if !isLittle() {
 		t.Skip("recordings are x86 host-order bytes")
 	}
-	p, err := ReplayPNET(filepath.Join("testdata", "e2e-smc-server-obs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	got, err := p.PNETIDs()
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := replayedPNET(t, filepath.Join("testdata", "e2e-smc-server-obs"))
 	want := []PNETEntry{{PNETID: "LABSELF", EthName: "lo"}, {PNETID: "LABSELF", IBName: "rxe0", IBPort: 1}, {PNETID: "LABNOSMCD", IBName: "lo", IBPort: 1}}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("PNET table (-want +got):\n%s", d)
 	}
+}
+
+// replayedPNET lists the PNET table of a recording directory.
+func replayedPNET(t *testing.T, dir string) []PNETEntry {
+	t.Helper()
+	p, err := ReplayPNET(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	es, err := p.PNETIDs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return es
 }
