@@ -103,7 +103,9 @@ func (c *connCollector) lags(s *monitor.Snapshot, m *emitter) {
 		m.gauge(c.lag, float64(x.unsent), string(mode), "tx_unsent")
 		m.gauge(c.unconfirmedAge, x.age, string(mode))
 	}
-	m.gauge(c.unlisted, float64(s.Overview.UnlistedConns))
+	if n := s.Overview.UnlistedConns; n != nil {
+		m.gauge(c.unlisted, float64(*n))
+	}
 }
 
 // hasRows says whether a snapshot read a source of rows: the kernel's

@@ -153,8 +153,9 @@ type Overview struct {
 	// them: a socket the application closed is unhashed at once
 	// (__smc_release, net/smc/af_smc.c) and leaves the dump, while its
 	// connection stays in the group until the close with the peer
-	// completes (smc_conn_free). Kernel rows only.
-	UnlistedConns int `json:"link_group_conns_without_socket"`
+	// completes (smc_conn_free). nil unless both sock_diag and SMC netlink
+	// were read.
+	UnlistedConns *int `json:"link_group_conns_without_socket,omitempty"`
 	// HSLimitation is the handshake-limitation switch (net.smc.limit_smc_hs
 	// via SMC_NETLINK_DUMP_HS_LIMITATION); nil when unknown.
 	HSLimitation *bool `json:"handshake_limitation,omitempty"`

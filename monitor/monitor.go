@@ -802,17 +802,25 @@ func overview(s *Snapshot) Overview {
 		}
 	}
 	// Connections the kernel's groups hold beyond the sockets it lists on
-	// them (Overview.UnlistedConns).
-	listed := map[string]int{}
-	for _, c := range s.Conns {
-		if c.Source == SourceKernel && c.LGRKey != "" {
-			listed[c.LGRKey]++
-		}
+	// them (Overview.UnlistedConns): known only when both were read.
+	up := map[SourceName]bool{}
+	for _, src := range s.Sources {
+		up[src.Name] = up[src.Name] || src.Available
 	}
-	for _, g := range s.LinkGroups {
-		if g.Source == SourceKernel && int(g.Conns) > listed[g.Key] {
-			o.UnlistedConns += int(g.Conns) - listed[g.Key]
+	if up[SourceSockDiag] && up[SourceNetlink] {
+		listed := map[string]int{}
+		for _, c := range s.Conns {
+			if c.Source == SourceKernel && c.LGRKey != "" {
+				listed[c.LGRKey]++
+			}
 		}
+		n := 0
+		for _, g := range s.LinkGroups {
+			if g.Source == SourceKernel && int(g.Conns) > listed[g.Key] {
+				n += int(g.Conns) - listed[g.Key]
+			}
+		}
+		o.UnlistedConns = &n
 	}
 	if k := s.Kernel; k != nil {
 		o.HandshakeErrors = k.ClientHSErrors + k.ServerHSErrors

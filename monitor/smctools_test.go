@@ -353,12 +353,22 @@ func TestListenerFamily(t *testing.T) {
 // many such connections there are.
 func TestUnlistedConns(t *testing.T) {
 	s := New(Options{Kernel: closedOne{recorded(t, "multiconn-client-active")}, Now: fixedClock()}).Refresh()
-	if s.Overview.UnlistedConns != 1 || s.Overview.SMCR != 3 {
+	if n := s.Overview.UnlistedConns; n == nil || *n != 1 || s.Overview.SMCR != 3 {
 		t.Errorf("overview %+v, want 3 SMC-R sockets and 1 connection without a socket", s.Overview)
 	}
 	s = New(Options{Kernel: recorded(t, "multiconn-client-active"), Now: fixedClock()}).Refresh()
-	if s.Overview.UnlistedConns != 0 {
+	if n := s.Overview.UnlistedConns; n == nil || *n != 0 {
 		t.Errorf("every connection has its socket: %+v", s.Overview)
+	}
+	// A capture without the kernel cannot tell: absent, not 0.
+	w, err := OpenWire("../samples/pingpong.pcap", "", "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(Options{Wire: w, Now: fixedClock()})
+	defer m.Close()
+	if n := m.Refresh().Overview.UnlistedConns; n != nil {
+		t.Errorf("a capture's overview says %d connections without socket", *n)
 	}
 }
 

@@ -18,8 +18,8 @@ func WriteText(w io.Writer, s monitor.Snapshot) error {
 	o := s.Overview
 	fmt.Fprintf(tw, "== overview  %s  %s\n", s.Origin, s.Time.UTC().Format(time.RFC3339))
 	fmt.Fprintf(tw, "connections %d: SMC-R %d  SMC-D %d  fallback %d  pending %d  failed %d  (listening %d, ended %d)\n", o.Conns, o.SMCR, o.SMCD, o.Fallback, o.Pending, o.Failed, o.Listening, o.Ended)
-	fmt.Fprintf(tw, "link groups %d (without redundancy %d), links %d (active %d, lost %d); group connections without a socket %d\n",
-		o.LinkGroups, o.NoRedundancy, o.Links, o.LinksActive, o.LinksLost, o.UnlistedConns)
+	fmt.Fprintf(tw, "link groups %d (without redundancy %d), links %d (active %d, lost %d); group connections without a socket %s\n",
+		o.LinkGroups, o.NoRedundancy, o.Links, o.LinksActive, o.LinksLost, countOrDash(o.UnlistedConns))
 	fmt.Fprintf(tw, "RNICs %d, ports active %d down %d, error counters moving %d; DIBS devices %d\n", o.RNICs, o.PortsActive, o.PortsDown, o.ErrorCounters, o.DIBSDevices)
 	if s.Kernel != nil {
 		fmt.Fprintf(tw, "kernel totals: SMC ok %d (%.1f/s)  fallbacks %d (%.1f/s)  handshake errors %d (%.1f/s)\n",
