@@ -84,11 +84,17 @@ type Source uint8
 const (
 	FromWire   Source = iota + 1 // decoded frames (smcdump, the browser, smctop -i/-r)
 	FromKernel                   // the kernel's statistics and the RNICs' counters (smctop)
+	// FromFleet: facts of several hosts joined (smctop --prometheus); no
+	// one host's exporter counts these.
+	FromFleet
 )
 
 func (s Source) String() string {
-	if s == FromKernel {
+	switch s {
+	case FromKernel:
 		return "kernel"
+	case FromFleet:
+		return "fleet"
 	}
 	return "wire"
 }
@@ -137,6 +143,10 @@ const (
 	HandshakeErrors
 	FallbackBurst
 	PortErrors
+	CloseStuck
+	TxUnconfirmed
+	BufferSmall
+	EIDMismatch
 	numIDs
 )
 
@@ -271,6 +281,18 @@ var defs = [numIDs]Def{
 	PortErrors: {Name: "roce.port.errors", Severity: Warn, Group: "sequence", Source: FromKernel, Object: ObjectPort,
 		Meaning: "an error counter of an RNIC port that carries SMC links is moving",
 		Check:   "the counter's name (out_of_sequence, local_ack_timeout_err, rnr_nak_retry_err ...): loss or a slow responder on the path"},
+	CloseStuck: {Name: "smc.kernel.close_stuck", Severity: Warn, Group: "state", Source: FromKernel, Object: ObjectConn,
+		Meaning: "a socket has stayed in a closing state (PEERCLOSEWAIT, APPCLOSEWAIT, APPFINCLOSEWAIT, PEERFINCLOSEWAIT, PEERABORTWAIT, PROCESSABORT) for over a minute",
+		Check:   "the side that has not closed: an application that keeps the socket open after the peer closed (APPCLOSEWAIT*), or a peer that never closes its side (PEERCLOSEWAIT*)"},
+	TxUnconfirmed: {Name: "smc.kernel.tx_unconfirmed", Severity: Warn, Group: "performance", Source: FromKernel, Object: ObjectConn,
+		Meaning: "data written into the peer's buffer has stood unread for over 30 s: the peer's consumer cursor did not move",
+		Check:   "the peer's application (not reading, blocked) and the peer host; smcss -d on the peer shows its unread bytes"},
+	BufferSmall: {Name: "smc.kernel.buffer_small", Severity: Note, Group: "performance", Source: FromKernel, Object: ObjectHost,
+		Meaning: "the kernel made SMC buffers smaller than wanted, or found the peer's too small (its size_small counters rose)",
+		Check:   "memory for SMC buffers (the host's free memory), net.smc.rmem and net.smc.wmem, the buffer size histograms (smctop's statistics)"},
+	EIDMismatch: {Name: "smc.fleet.eid_mismatch", Severity: Warn, Group: "protocol", Source: FromFleet, Object: ObjectHost,
+		Meaning: "a host declined another and the two share no UEID and no SEID in use: SMC v2 cannot be agreed between them",
+		Check:   "smcr ueid show on both hosts (smctop's system view): add the same UEID to both, or have both use the SEID"},
 }
 
 func init() {

@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -45,6 +46,12 @@ type Host struct {
 	LinkGroups         int     `json:"link_groups"`
 	NoRedundancy       int     `json:"link_groups_without_redundancy"`
 	LinksDown          int     `json:"links_down"`
+	// EIDs are the host's UEIDs and its SEID when in use (smc_ueid_info,
+	// smc_seid_info): what SMC v2 can agree on with a peer. EIDsKnown:
+	// the host exports its SMC system information (smc_system_info), so
+	// no EIDs means none, not unknown.
+	EIDs      []string `json:"eids,omitempty"`
+	EIDsKnown bool     `json:"eids_known,omitempty"`
 }
 
 // Group is one SMC-R link group with both hosts' halves where both export
@@ -110,6 +117,10 @@ type Decline struct {
 	// kernel counted since SMC loaded (its SMC_NETLINK_GET_FBACK_STATS),
 	// all peers together.
 	DeclinerTotal int `json:"decliner_total,omitempty"`
+	// EIDMismatch: both hosts' EIDs are known and they share none, so SMC
+	// v2 cannot be agreed between them (expert.EIDMismatch, package
+	// expert's smc.fleet.eid_mismatch).
+	EIDMismatch bool `json:"eid_mismatch,omitempty"`
 }
 
 // The queries of one refresh: instant vectors, a few per metric family,
@@ -130,13 +141,16 @@ const (
 	qLinkState = `smc_link_state == 1`
 	qFallbacks = `smc_conn_fallback_sockets > 0`
 	qReasons   = `sum by (instance, reason) (smc_conn_fallback_reasons_total)`
+	qSystem    = `smc_system_info`
+	qUEID      = `smc_ueid_info`
+	qSEID      = `smc_seid_info{enabled="true"}`
 )
 
 // Read asks the server for the fleet, one batch of instant queries.
 func Read(ctx context.Context, c *Client) Snapshot {
 	s := Snapshot{Time: time.Now(), Source: c.URL, Hosts: []Host{}, LinkGroups: []Group{}, Declines: []Decline{}}
 	res := map[string][]Sample{}
-	for _, q := range []string{qExporters, qUp, qHost, qSockets, qFallRate, qHSRate, qSourceOff, qLGR, qLGRConns, qRedundant, qLinks, qLinkUp, qLinkState, qFallbacks, qReasons} {
+	for _, q := range []string{qExporters, qUp, qHost, qSockets, qFallRate, qHSRate, qSourceOff, qLGR, qLGRConns, qRedundant, qLinks, qLinkUp, qLinkState, qFallbacks, qReasons, qSystem, qUEID, qSEID} {
 		r, err := c.Query(ctx, q)
 		if err != nil {
 			s.Error = fmt.Sprintf("Prometheus %s: %v", c.URL, err)
@@ -202,6 +216,20 @@ func build(s Snapshot, res map[string][]Sample) Snapshot {
 		h := host(r.Labels["instance"])
 		h.SourcesDown = append(h.SourcesDown, r.Labels["source"])
 	}
+	for _, r := range res[qSystem] {
+		host(r.Labels["instance"]).EIDsKnown = true
+	}
+	for _, r := range res[qUEID] {
+		h := host(r.Labels["instance"])
+		h.EIDs = append(h.EIDs, r.Labels["ueid"])
+	}
+	for _, r := range res[qSEID] {
+		h := host(r.Labels["instance"])
+		h.EIDs = append(h.EIDs, r.Labels["seid"])
+	}
+	for _, h := range hosts {
+		sort.Strings(h.EIDs)
+	}
 
 	halves := map[[2]string]*Half{} // (instance, lgr)
 	for _, r := range res[qLGR] {
@@ -258,6 +286,7 @@ func build(s Snapshot, res map[string][]Sample) Snapshot {
 	for i := range s.Declines {
 		d := &s.Declines[i]
 		d.DeclinerTotal = totals[[2]string{d.Decliner, d.Reason}]
+		d.EIDMismatch = eidMismatch(hosts[d.Decliner], hosts[d.Declined])
 	}
 	for _, h := range hosts {
 		sort.Strings(h.SourcesDown)
@@ -362,6 +391,21 @@ func groupKey(g Group) string {
 		}
 	}
 	return strings.Join(parts, "+")
+}
+
+// eidMismatch reports whether two hosts whose EIDs are both known share
+// none: SMC v2 needs one EID both ends have (smc_clc_match_eid,
+// net/smc/smc_clc.c), so their declines are likely that.
+func eidMismatch(a, b *Host) bool {
+	if a == nil || b == nil || !a.EIDsKnown || !b.EIDsKnown {
+		return false
+	}
+	for _, x := range a.EIDs {
+		if slices.Contains(b.EIDs, x) {
+			return false
+		}
+	}
+	return true
 }
 
 // peerDecl is SMC_CLC_DECL_PEERDECL's kernel name: the local reason of a

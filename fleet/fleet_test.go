@@ -243,21 +243,49 @@ func TestSmctopPrometheus(t *testing.T) {
 	}
 }
 
+// l makes a sample's labels from key, value pairs.
+func l(kv ...string) map[string]string {
+	m := map[string]string{}
+	for i := 0; i < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return m
+}
+
 // TestDeclineAmbiguousAddress: an address two hosts claim names no host:
 // the decliner is shown by its address rather than guessed.
 func TestDeclineAmbiguousAddress(t *testing.T) {
-	l := func(kv ...string) map[string]string {
-		m := map[string]string{}
-		for i := 0; i < len(kv); i += 2 {
-			m[kv[i]] = kv[i+1]
-		}
-		return m
-	}
 	s := build(Snapshot{}, map[string][]Sample{
 		qHost:      {{Labels: l("instance", "a", "addresses", "10.0.0.1")}, {Labels: l("instance", "b", "addresses", "10.0.0.1")}, {Labels: l("instance", "c", "addresses", "10.0.0.2")}},
 		qFallbacks: {{Labels: l("instance", "c", "reason", "PEERDECL", "peer_diagnosis", "NOSMCRDEV", "peer", "10.0.0.1"), Value: 1}},
 	})
 	if len(s.Declines) != 1 || s.Declines[0].Decliner != "10.0.0.1 (claimed by several hosts)" || s.Declines[0].Declined != "c" {
 		t.Errorf("declines %+v", s.Declines)
+	}
+}
+
+// TestDeclineEIDMismatch: a decline between two hosts that share no EID
+// is marked (smc.fleet.eid_mismatch); sharing a UEID, or a host whose EIDs
+// are unknown (no smc_system_info: an older exporter), is not.
+func TestDeclineEIDMismatch(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		ueids    []Sample
+		system   []Sample
+		mismatch bool
+	}{
+		{"disjoint", []Sample{{Labels: l("instance", "a", "ueid", "SMC-LAB-UEID")}}, []Sample{{Labels: l("instance", "a")}, {Labels: l("instance", "b")}}, true},
+		{"shared", []Sample{{Labels: l("instance", "a", "ueid", "X")}, {Labels: l("instance", "b", "ueid", "X")}}, []Sample{{Labels: l("instance", "a")}, {Labels: l("instance", "b")}}, false},
+		{"unknown", []Sample{{Labels: l("instance", "a", "ueid", "X")}}, []Sample{{Labels: l("instance", "a")}}, false},
+	} {
+		s := build(Snapshot{}, map[string][]Sample{
+			qHost:      {{Labels: l("instance", "a", "addresses", "10.0.0.1")}, {Labels: l("instance", "b", "addresses", "10.0.0.2")}},
+			qFallbacks: {{Labels: l("instance", "b", "reason", "PEERDECL", "peer_diagnosis", "NOSMCDEV", "peer", "10.0.0.1"), Value: 1}},
+			qUEID:      tt.ueids,
+			qSystem:    tt.system,
+		})
+		if len(s.Declines) != 1 || s.Declines[0].EIDMismatch != tt.mismatch || s.Declines[0].Decliner != "a" {
+			t.Errorf("%s: declines %+v", tt.name, s.Declines)
+		}
 	}
 }

@@ -11,6 +11,9 @@ import (
 // not counted: the gauges say what exists now.
 type connCollector struct {
 	conns, fallbacks *prometheus.Desc
+	// The kernel sockets' cursor lags summed by mode, the oldest
+	// unconfirmed send data, and the groups' connections without a socket.
+	lag, unconfirmedAge, unlisted *prometheus.Desc
 }
 
 func newConnCollector() *connCollector {
@@ -21,6 +24,13 @@ func newConnCollector() *connCollector {
 		// one talks to, and what tells across a fleet who declined whom.
 		fallbacks: prometheus.NewDesc(namespace+"_conn_fallback_sockets", "Sockets now in TCP fallback, by local reason, peer diagnosis (kernel names, SMC_CLC_DECL_*) and peer address.",
 			[]string{"reason", "peer_diagnosis", "peer"}, nil),
+		lag: prometheus.NewDesc(namespace+"_conn_cursor_lag_bytes", "Bytes between the kernel sockets' CDC cursors, summed by mode: "+
+			"rx_unread (received, not yet read by the application), tx_unconfirmed (written into the peer's buffer, not yet read there), "+
+			"tx_unsent (in the send buffer, not yet written to the peer).", []string{"mode", "lag"}, nil),
+		unconfirmedAge: prometheus.NewDesc(namespace+"_conn_tx_unconfirmed_max_age_seconds", "How long the oldest standing unconfirmed send data has stood (the peer's consumer cursor unmoved), by mode; 0 when none stands.",
+			[]string{"mode"}, nil),
+		unlisted: prometheus.NewDesc(namespace+"_lgr_conns_without_socket", "Connections the kernel's link groups hold beyond the sockets sock_diag lists on them: sockets the application closed while the close with the peer goes on.",
+			nil, nil),
 	}
 }
 
@@ -60,6 +70,41 @@ func (c *connCollector) collect(s *monitor.Snapshot, m *emitter) {
 	}
 	for k, n := range fb {
 		m.gauge(c.fallbacks, float64(n), k[0], k[1], k[2])
+	}
+	if hasRows(s, monitor.SourceKernel) {
+		c.lags(s, m)
+	}
+}
+
+// lags exports the cursor lags of the kernel's SMC-R and SMC-D sockets:
+// every mode's series, 0 without sockets.
+func (c *connCollector) lags(s *monitor.Snapshot, m *emitter) {
+	type sums struct {
+		unread, unconfirmed, unsent uint64
+		age                         float64
+	}
+	by := map[monitor.Mode]*sums{monitor.ModeSMCR: {}, monitor.ModeSMCD: {}}
+	for _, r := range s.Conns {
+		x, ok := by[r.Mode]
+		if r.Source != monitor.SourceKernel || r.Cursors == nil || !ok {
+			continue
+		}
+		cur := r.Cursors
+		x.unread += cur.RxUnread
+		x.unconfirmed += cur.TxUnconfirmed
+		x.unsent += cur.TxUnsent
+		if !cur.UnconfirmedSince.IsZero() {
+			x.age = max(x.age, s.Time.Sub(cur.UnconfirmedSince).Seconds())
+		}
+	}
+	for mode, x := range by {
+		m.gauge(c.lag, float64(x.unread), string(mode), "rx_unread")
+		m.gauge(c.lag, float64(x.unconfirmed), string(mode), "tx_unconfirmed")
+		m.gauge(c.lag, float64(x.unsent), string(mode), "tx_unsent")
+		m.gauge(c.unconfirmedAge, x.age, string(mode))
+	}
+	if n := s.Overview.UnlistedConns; n != nil {
+		m.gauge(c.unlisted, float64(*n))
 	}
 }
 

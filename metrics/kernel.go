@@ -10,6 +10,8 @@ import (
 // (SMC_NETLINK_GET_STATS, GET_FBACK_STATS) as counters.
 type kernelCollector struct {
 	success, hsErrors, fallbacks, reasons, bytes, rmbUsage, hsLimit *prometheus.Desc
+	// What smcr/smcd stats show besides (SMC_NLA_STATS_T_*).
+	byVersion, calls, special, bufEvents, bufSizes, payloadSizes *prometheus.Desc
 }
 
 func newKernelCollector() *kernelCollector {
@@ -21,6 +23,17 @@ func newKernelCollector() *kernelCollector {
 		bytes:     prometheus.NewDesc(namespace+"_conn_bytes_total", "Bytes moved over SMC, by technology and direction.", []string{"tech", "direction"}, nil),
 		rmbUsage:  prometheus.NewDesc(namespace+"_conn_buffer_usage_bytes", "Bytes in use in SMC buffers, by technology and direction (Linux 6.10+).", []string{"tech", "direction"}, nil),
 		hsLimit:   prometheus.NewDesc(namespace+"_handshake_limitation_enabled", "Whether SMC handshake limitation (limit_smc_hs) is on.", nil, nil),
+		byVersion: prometheus.NewDesc(namespace+"_conn_handshakes_by_version_total", "SMC connections established, by technology, side and SMC version (v1, v2).", []string{"tech", "side", "version"}, nil),
+		calls:     prometheus.NewDesc(namespace+"_conn_calls_total", "Send and receive calls on SMC sockets, by technology and direction.", []string{"tech", "direction"}, nil),
+		special: prometheus.NewDesc(namespace+"_conn_special_calls_total", "Socket calls and options SMC handles apart (sendpage, splice, cork, nodelay, urgent_data), by technology.",
+			[]string{"tech", "call"}, nil),
+		bufEvents: prometheus.NewDesc(namespace+"_conn_buffer_events_total", "Events of SMC buffers (SMC_NLA_STATS_RMB_*), by technology, direction (rx: receive buffers, tx: send buffers) and event: "+
+			"size_small (a smaller buffer than wanted), size_small_peer (the peer's too small), full, full_peer (the peer's full), reuse, alloc, downgrade (a smaller size tried after an allocation failed).",
+			[]string{"tech", "direction", "event"}, nil),
+		bufSizes: prometheus.NewDesc(namespace+"_conn_buffer_sizes_total", "SMC buffers made, by technology, direction and size bucket (the kernel's: up to 8K, 16K, ... 1024K, G1024K above).",
+			[]string{"tech", "direction", "size"}, nil),
+		payloadSizes: prometheus.NewDesc(namespace+"_conn_payload_sizes_total", "Send and receive calls by payload size bucket (the kernel's: up to 8K, 16K, ... 1024K, G1024K above), technology and direction.",
+			[]string{"tech", "direction", "size"}, nil),
 	}
 }
 
@@ -37,6 +50,7 @@ func (c *kernelCollector) collect(s *monitor.Snapshot, m *emitter) {
 			counter(c.bytes, t.v.TxBytes, t.name, "tx")
 			m.gauge(c.rmbUsage, float64(t.v.RxRMBUsage), t.name, "rx")
 			m.gauge(c.rmbUsage, float64(t.v.TxRMBUsage), t.name, "tx")
+			c.details(t.name, t.v, counter)
 		}
 		counter(c.hsErrors, k.ClientHSErrors, "client")
 		counter(c.hsErrors, k.ServerHSErrors, "server")
@@ -60,11 +74,41 @@ func (c *kernelCollector) collect(s *monitor.Snapshot, m *emitter) {
 		counter(c.reasons, r.Count, string(r.Side), r.Reason.Name, hexCode(r.Reason.Code))
 	}
 	if on := s.Overview.HSLimitation; on != nil {
-		v := 0.0
-		if *on {
-			v = 1
+		m.gauge(c.hsLimit, b2f(*on))
+	}
+}
+
+// details exports one technology's version split, calls, buffer events
+// and size histograms: every series always, so a zero stays a series.
+func (c *kernelCollector) details(tech string, t monitor.TechTotals, counter func(*prometheus.Desc, uint64, ...string)) {
+	counter(c.byVersion, t.ClientV1Success, tech, "client", "v1")
+	counter(c.byVersion, t.ClientV2Success, tech, "client", "v2")
+	counter(c.byVersion, t.ServerV1Success, tech, "server", "v1")
+	counter(c.byVersion, t.ServerV2Success, tech, "server", "v2")
+	counter(c.calls, t.RxCount, tech, "rx")
+	counter(c.calls, t.TxCount, tech, "tx")
+	for _, x := range []struct {
+		name string
+		v    uint64
+	}{{"sendpage", t.Calls.Sendpage}, {"splice", t.Calls.Splice}, {"cork", t.Calls.Cork}, {"nodelay", t.Calls.Nodelay}, {"urgent_data", t.Calls.UrgentData}} {
+		counter(c.special, x.v, tech, x.name)
+	}
+	for _, d := range []struct {
+		dir            string
+		ev             monitor.BufferEvents
+		sizes, payload monitor.SizeHistogram
+	}{{"rx", t.RxBuffer, t.RxBufferSizes, t.RxPayloadSizes}, {"tx", t.TxBuffer, t.TxBufferSizes, t.TxPayloadSizes}} {
+		for _, x := range []struct {
+			name string
+			v    uint64
+		}{{"size_small", d.ev.SizeSmall}, {"size_small_peer", d.ev.SizeSmallPeer}, {"full", d.ev.Full}, {"full_peer", d.ev.FullPeer},
+			{"reuse", d.ev.Reuse}, {"alloc", d.ev.Alloc}, {"downgrade", d.ev.Downgrade}} {
+			counter(c.bufEvents, x.v, tech, d.dir, x.name)
 		}
-		m.gauge(c.hsLimit, v)
+		for i, b := range monitor.SizeBuckets {
+			counter(c.bufSizes, d.sizes[i], tech, d.dir, b)
+			counter(c.payloadSizes, d.payload[i], tech, d.dir, b)
+		}
 	}
 }
 

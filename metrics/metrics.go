@@ -128,7 +128,7 @@ type exporter struct {
 func newExporter(src Source) *exporter {
 	return &exporter{
 		src:        src,
-		collectors: []collector{newConnCollector(), newLGRCollector(), newLinkCollector(), newRNICCollector(), newDIBSCollector(), newKernelCollector(), newHostCollector(), newExpertCollector()},
+		collectors: []collector{newConnCollector(), newLGRCollector(), newLinkCollector(), newRNICCollector(), newDIBSCollector(), newKernelCollector(), newSystemCollector(), newHostCollector(), newExpertCollector()},
 		duration:   prometheus.NewDesc(namespace+"_exporter_snapshot_duration_seconds", "Time taken to read every source for this scrape.", nil, nil),
 		available:  prometheus.NewDesc(namespace+"_exporter_source_up", "Whether a source of SMC facts could be read (1) or not (0).", []string{"source"}, nil),
 	}

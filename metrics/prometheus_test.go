@@ -64,6 +64,10 @@ func (k *switchKernel) Stats() (smcnl.Stats, error)                 { return k.c
 func (k *switchKernel) FallbackStats() (smcnl.FallbackStats, error) { return k.cur().FallbackStats() }
 func (k *switchKernel) HSLimitation() (bool, error)                 { return k.cur().HSLimitation() }
 func (k *switchKernel) SysInfo() (smcnl.SysInfo, error)             { return k.cur().SysInfo() }
+func (k *switchKernel) DevicesD() ([]smcnl.Device, error)           { return k.cur().DevicesD() }
+func (k *switchKernel) UEIDs() ([]string, error)                    { return k.cur().UEIDs() }
+func (k *switchKernel) SEID() (smcnl.SEID, error)                   { return k.cur().SEID() }
+func (k *switchKernel) PNETIDs() ([]smcnl.PNETEntry, error)         { return k.cur().PNETIDs() }
 func (k *switchKernel) Close() error                                { return nil }
 
 // burstKernel is a declining server whose fallbacks and handshake errors

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
+	"time"
 
 	"github.com/smcscope/smcscope/expert"
 )
@@ -118,12 +119,23 @@ func diffEvents(prev, cur *Snapshot) []Event {
 		if d := rose(k.ClientFallbacks+k.ServerFallbacks, pk.ClientFallbacks+pk.ServerFallbacks); d >= fallbackBurst {
 			add(finding(Event{Kind: EventExpert}, expert.FallbackBurst), "%d connections fell back to TCP since the last refresh", d)
 		}
+		small := func(k *KernelStats) uint64 {
+			var n uint64
+			for _, t := range []TechTotals{k.SMCR, k.SMCD} {
+				n += t.RxBuffer.SizeSmall + t.RxBuffer.SizeSmallPeer + t.TxBuffer.SizeSmall + t.TxBuffer.SizeSmallPeer
+			}
+			return n
+		}
+		if d := rose(small(k), small(pk)); d > 0 {
+			add(finding(Event{Kind: EventExpert}, expert.BufferSmall), "SMC buffers made smaller than wanted, or the peer's too small, %d time(s) since the last refresh", d)
+		}
 		if d := rose(k.BuffersFull, pk.BuffersFull); d > 0 {
 			add(finding(Event{Kind: EventExpert}, expert.BufferFull), "SMC buffers found full %d time(s) since the last refresh (rx RMB usage %d B, tx %d B)", d, k.SMCR.RxRMBUsage+k.SMCD.RxRMBUsage, k.SMCR.TxRMBUsage+k.SMCD.TxRMBUsage)
 		} else if near, use, alloc := nearFull(cur); near && !wasNearFull(prev) {
 			add(finding(Event{Kind: EventExpert}, expert.BufferFull), "SMC RMBs %d B in use of %d B allocated (%.0f %%)", use, alloc, 100*float64(use)/float64(alloc))
 		}
 	}
+	connFindings(prev, cur, add)
 	oldMoving := map[string]bool{}
 	for _, d := range prev.Devices {
 		for _, p := range d.Ports {
@@ -149,6 +161,48 @@ func diffEvents(prev, cur *Snapshot) []Event {
 		}
 	}
 	return out
+}
+
+// Thresholds of the kernel's socket findings: how long a socket stays in
+// a closing state (expert.CloseStuck) and how long written data stands
+// unread by the peer (expert.TxUnconfirmed) before each is a finding.
+const (
+	closeStuckAfter  = time.Minute
+	unconfirmedAfter = 30 * time.Second
+)
+
+// closing are the states of a socket between the first close and the
+// end (enum smc_state, net/smc/smc.h): PEERCLOSEWAIT1 to PROCESSABORT.
+var closing = map[ConnState]bool{"PEERCLOSEWAIT1": true, "PEERCLOSEWAIT2": true, "APPCLOSEWAIT1": true, "APPCLOSEWAIT2": true,
+	"APPFINCLOSEWAIT": true, "PEERFINCLOSEWAIT": true, "PEERABORTWAIT": true, "PROCESSABORT": true}
+
+// connFindings finds the kernel sockets that crossed a threshold since
+// the previous refresh: one stuck in a closing state, one whose sent data
+// the peer has not read for long. Each is found once, when it crosses.
+func connFindings(prev, cur *Snapshot, add func(Event, string, ...any)) {
+	old := map[string]*ConnRow{}
+	for i := range prev.Conns {
+		old[prev.Conns[i].Key] = &prev.Conns[i]
+	}
+	stuck := func(c *ConnRow, at time.Time) bool {
+		return c.Source == SourceKernel && closing[c.State] && !c.StateSince.IsZero() && at.Sub(c.StateSince) >= closeStuckAfter
+	}
+	standing := func(c *ConnRow, at time.Time) bool {
+		return c.Source == SourceKernel && c.Cursors != nil && c.Cursors.TxUnconfirmed > 0 && !c.Cursors.UnconfirmedSince.IsZero() &&
+			at.Sub(c.Cursors.UnconfirmedSince) >= unconfirmedAfter
+	}
+	for i := range cur.Conns {
+		c := &cur.Conns[i]
+		o := old[c.Key]
+		if stuck(c, cur.Time) && (o == nil || !stuck(o, prev.Time)) {
+			add(finding(Event{Kind: EventExpert, Conn: c.Key}, expert.CloseStuck), "%s %s -> %s in %s (shutdown %s) for %s",
+				c.Key, endpoint(c.Src), endpoint(c.Dst), c.State, c.Shutdown, cur.Time.Sub(c.StateSince).Round(time.Second))
+		}
+		if standing(c, cur.Time) && (o == nil || !standing(o, prev.Time)) {
+			add(finding(Event{Kind: EventExpert, Conn: c.Key}, expert.TxUnconfirmed), "%s %s -> %s: %d B sent, unread by the peer for %s",
+				c.Key, endpoint(c.Src), endpoint(c.Dst), c.Cursors.TxUnconfirmed, cur.Time.Sub(c.Cursors.UnconfirmedSince).Round(time.Second))
+		}
+	}
 }
 
 // fallbackBurst is how many fallbacks between two refreshes make a burst

@@ -8,6 +8,7 @@ import (
 
 	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/smcnl"
+	"github.com/smcscope/smcscope/track"
 )
 
 // Kernel is the kernel's SMC state: sock_diag and SMC_GEN_NETLINK. The
@@ -22,6 +23,13 @@ type Kernel interface {
 	FallbackStats() (smcnl.FallbackStats, error)
 	HSLimitation() (bool, error)
 	SysInfo() (smcnl.SysInfo, error)
+	// DevicesD lists the SMC-D devices SMC netlink knows
+	// (SMC_NETLINK_GET_DEV_SMCD; never the DIBS loopback).
+	DevicesD() ([]smcnl.Device, error)
+	UEIDs() ([]string, error)
+	SEID() (smcnl.SEID, error)
+	// PNETIDs is the PNET table (the SMC_PNETID family).
+	PNETIDs() ([]smcnl.PNETEntry, error)
 	Close() error
 }
 
@@ -31,8 +39,38 @@ type Kernel interface {
 type netlinkKernel struct {
 	genl    *smcnl.Conn
 	diag    *smcnl.DiagConn
+	pnet    *smcnl.PNETConn
 	genlErr error
 	diagErr error
+	pnetErr error
+}
+
+func (k *netlinkKernel) DevicesD() ([]smcnl.Device, error) {
+	if k.genl == nil {
+		return nil, k.genlErr
+	}
+	return k.genl.DevicesD()
+}
+
+func (k *netlinkKernel) UEIDs() ([]string, error) {
+	if k.genl == nil {
+		return nil, k.genlErr
+	}
+	return k.genl.UEIDs()
+}
+
+func (k *netlinkKernel) SEID() (smcnl.SEID, error) {
+	if k.genl == nil {
+		return smcnl.SEID{}, k.genlErr
+	}
+	return k.genl.SEID()
+}
+
+func (k *netlinkKernel) PNETIDs() ([]smcnl.PNETEntry, error) {
+	if k.pnet == nil {
+		return nil, k.pnetErr
+	}
+	return k.pnet.PNETIDs()
 }
 
 func (k *netlinkKernel) LinkGroupsR() ([]smcnl.LinkGroupR, error) {
@@ -99,6 +137,9 @@ func (k *netlinkKernel) Close() error {
 	if k.diag != nil {
 		err = errors.Join(err, k.diag.Close())
 	}
+	if k.pnet != nil {
+		err = errors.Join(err, k.pnet.Close())
+	}
 	return err
 }
 
@@ -122,6 +163,13 @@ func DialKernel() (Kernel, error) {
 	if k.genl == nil && k.diag == nil {
 		return nil, errors.Join(k.diagErr, k.genlErr)
 	}
+	// The PNET table is a table only: without it the rest stands, and
+	// the system view says why it is missing.
+	if p, err := smcnl.DialPNET(); err != nil {
+		k.pnetErr = fmt.Errorf("SMC PNET table: %w", err)
+	} else {
+		k.pnet = p
+	}
 	return k, errors.Join(k.diagErr, k.genlErr)
 }
 
@@ -142,6 +190,17 @@ func ReplayKernel(dir string) (Kernel, error) {
 
 func (r replayKernel) Sockets() ([]smcnl.Socket, error) { return smcnl.ReplaySockets(r.dir) }
 
+// PNETIDs replays the recording's pnet.bin; recordings made before the
+// PNET table was recorded have none (ErrNotSupported).
+func (r replayKernel) PNETIDs() ([]smcnl.PNETEntry, error) {
+	p, err := smcnl.ReplayPNET(r.dir)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	return p.PNETIDs()
+}
+
 // reason names a decline/fallback code by its kernel name and meaning.
 func reason(code uint32) Reason {
 	if code == 0 {
@@ -160,6 +219,10 @@ func reasonIn(code uint32, anck bool) Reason {
 	return Reason{Code: code, Name: c.StringIn(anck), Meaning: c.MeaningIn(anck)}
 }
 
+// afSMC is the family sock_diag reports for AF_SMC sockets (IPPROTO_SMC
+// ones report AF_INET or AF_INET6).
+const afSMC = 43
+
 // kernelConn builds the row of one sock_diag socket.
 func kernelConn(s smcnl.Socket) ConnRow {
 	r := ConnRow{
@@ -176,7 +239,7 @@ func kernelConn(s smcnl.Socket) ConnRow {
 	} else {
 		r.Key = "cookie:" + strconv.FormatUint(s.Cookie, 10)
 	}
-	if s.Family == 43 { // AF_SMC
+	if s.Family == afSMC {
 		r.Proto = "AF_SMC"
 	} else {
 		r.Proto = "IPPROTO_SMC"
@@ -199,7 +262,11 @@ func kernelConn(s smcnl.Socket) ConnRow {
 	}
 	r.Fallback = reason(s.FallbackReason)
 	r.PeerDiagnosis = reason(s.PeerDiagnosis)
+	r.Shutdown = s.Shutdown.String()
+	uid := s.UID
+	r.UID, r.IfIndex = &uid, s.IfIndex
 	if c := s.Conn; c != nil {
+		r.Cursors = kernelCursors(c)
 		r.Token = c.Token
 		r.SndBuf = c.SndBufSize
 		r.RMBE = c.RMBESize
@@ -212,6 +279,7 @@ func kernelConn(s smcnl.Socket) ConnRow {
 		r.LGRID = LGRID(d.LinkID)
 		r.LGRKey = fmt.Sprintf("lgrd:%08x", d.LinkID)
 		r.GID, r.PeerGID = smcnl.SMCDGID(d.MyGID, d.MyGIDExt), smcnl.SMCDGID(d.PeerGID, d.PeerGIDExt)
+		r.DMB = &DMBTokens{Token: DMBToken(d.Token), PeerToken: DMBToken(d.PeerToken)}
 	}
 	if l := s.LGR; l != nil {
 		r.LinkID = l.LinkID
@@ -222,6 +290,27 @@ func kernelConn(s smcnl.Socket) ConnRow {
 		r.Role = role(l.Role)
 	}
 	return r
+}
+
+// kernelCursors turns struct smc_diag_conninfo into the row's cursors
+// and the lags between them. A lag the cursors cannot give (a cursor
+// behind the one it is measured from, which the kernel never reports
+// for a live connection) is 0.
+func kernelCursors(c *smcnl.ConnInfo) *Cursors {
+	cur := func(x smcnl.Cursor) Cursor { return Cursor{Wrap: x.Wrap, Count: x.Count} }
+	lag := func(to, from smcnl.Cursor, size uint32) uint64 {
+		n, _ := track.Cursor{Wrap: to.Wrap, Count: to.Count}.Sub(track.Cursor{Wrap: from.Wrap, Count: from.Count}, size)
+		return n
+	}
+	return &Cursors{
+		RxProd: cur(c.RxProd), RxCons: cur(c.RxCons), TxProd: cur(c.TxProd), TxCons: cur(c.TxCons),
+		TxPrep: cur(c.TxPrep), TxSent: cur(c.TxSent), TxFin: cur(c.TxFin),
+		RxFlags:       CDCFlags{Prod: decode.CDCProdFlags(c.RxProdFlags), Conn: decode.CDCConnFlags(c.RxConnStateFlags)},
+		TxFlags:       CDCFlags{Prod: decode.CDCProdFlags(c.TxProdFlags), Conn: decode.CDCConnFlags(c.TxConnStateFlags)},
+		RxUnread:      lag(c.RxProd, c.TxCons, c.RMBESize),
+		TxUnconfirmed: lag(c.TxProd, c.RxCons, c.PeerRMBESize),
+		TxUnsent:      lag(c.TxPrep, c.TxSent, c.SndBufSize),
+	}
 }
 
 func role(r smcnl.Role) Role {

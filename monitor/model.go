@@ -1,14 +1,17 @@
 package monitor
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/netip"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/expert"
 	"github.com/smcscope/smcscope/rdmastats"
+	"github.com/smcscope/smcscope/smcnl"
 	"github.com/smcscope/smcscope/track"
 	"github.com/smcscope/smcscope/track/rows"
 )
@@ -41,6 +44,9 @@ type Snapshot struct {
 	Expert   []ExpertCount `json:"expert"`
 	Settings []Setting     `json:"settings"`
 	Kernel   *KernelStats  `json:"kernel_stats,omitempty"`
+	// System is the kernel's SMC system information, EIDs and PNET table
+	// (smcr info, smcr ueid/seid show, smc_pnet); nil when not read.
+	System *SystemInfo `json:"system,omitempty"`
 	// WireTotals are the capture's stand-in for the kernel's statistics
 	// when the kernel is not read (smctop -r): see WireTotals.
 	WireTotals *WireTotals `json:"wire_totals,omitempty"`
@@ -143,6 +149,14 @@ type Overview struct {
 	SuccessRate        float64 `json:"smc_success_per_second"`
 	RxBytesRate        float64 `json:"rx_bytes_per_second"`
 	TxBytesRate        float64 `json:"tx_bytes_per_second"`
+	// UnlistedConns counts the connections the kernel's link groups hold
+	// (SMC_NLA_LGR_*_CONNS_NUM) beyond the sockets sock_diag lists on
+	// them: a socket the application closed is unhashed at once
+	// (__smc_release, net/smc/af_smc.c) and leaves the dump, while its
+	// connection stays in the group until the close with the peer
+	// completes (smc_conn_free). nil unless both sock_diag and SMC netlink
+	// were read.
+	UnlistedConns *int `json:"link_group_conns_without_socket,omitempty"`
 	// HSLimitation is the handshake-limitation switch (net.smc.limit_smc_hs
 	// via SMC_NETLINK_DUMP_HS_LIMITATION); nil when unknown.
 	HSLimitation *bool `json:"handshake_limitation,omitempty"`
@@ -262,6 +276,29 @@ type ConnRow struct {
 	IBPort  uint8  `json:"ibport,omitempty"`
 	GID     string `json:"gid,omitempty"`
 	PeerGID string `json:"peer_gid,omitempty"`
+
+	// UID is a kernel socket's owner (smc_diag_msg.diag_uid, as smcss's
+	// UID column); nil for a wire row. IfIndex is the interface its TCP
+	// socket is bound to (idiag_if, smcss's Intf), 0 for none.
+	UID     *uint32 `json:"uid,omitempty"`
+	IfIndex uint32  `json:"ifindex,omitempty"`
+	// Shutdown is a kernel socket's shutdown state (SMC_DIAG_SHUTDOWN,
+	// smcss's notation: "<->" open, "R->" receiving shut, "<-W" sending
+	// shut, "R-W" both); "" for a wire row, which does not show it.
+	Shutdown string `json:"shutdown,omitempty"`
+	// StateSince is when the kernel row was first seen in its State (the
+	// refresh that saw it; the first refresh for sockets already there).
+	StateSince time.Time `json:"state_since,omitzero"`
+	// FamilyUnknown: an AF_SMC listener whose address sock_diag reports
+	// as all zeros, and whose family the TCP listener tables
+	// (/proc/net/tcp, tcp6) could not tell: 0.0.0.0 or [::]. Src is
+	// then 0.0.0.0:PORT.
+	FamilyUnknown bool `json:"address_family_unknown,omitempty"`
+	// Cursors are the connection's CDC cursors and flags (kernel rows
+	// with a connection: struct smc_diag_conninfo); nil otherwise.
+	Cursors *Cursors `json:"cursors,omitempty"`
+	// DMB is an SMC-D socket's buffer tokens (struct smcd_diag_dmbinfo).
+	DMB *DMBTokens `json:"dmb,omitempty"`
 
 	Token    uint32 `json:"token,omitempty"`
 	SndBuf   uint32 `json:"sndbuf_bytes,omitempty"`
@@ -565,18 +602,27 @@ const (
 // DeviceRow is one RDMA device with its ports and counters, or one DIBS
 // device (SMC-D) with its GID.
 type DeviceRow struct {
-	Kind     DeviceKind `json:"kind"`
-	Name     string     `json:"name"`
-	Driver   string     `json:"driver,omitempty"`
-	Parent   string     `json:"parent,omitempty"` // netdev of a software device (rxe)
-	SMC      bool       `json:"used_by_smc"`      // listed by SMC_NETLINK_GET_DEV_SMCR
-	Critical bool       `json:"critical,omitempty"`
+	Kind   DeviceKind `json:"kind"`
+	Name   string     `json:"name"`
+	Driver string     `json:"driver,omitempty"`
+	Parent string     `json:"parent,omitempty"` // netdev of a software device (rxe)
+	// SMC: the kernel's SMC lists the device (SMC_NETLINK_GET_DEV_SMCR for
+	// an RNIC, GET_DEV_SMCD for a DIBS device); the DIBS loopback, which
+	// GET_DEV_SMCD never lists (smc_nl_prep_smcd_dev), counts when SMC-D
+	// link groups or sockets of the kernel are on it.
+	SMC      bool `json:"used_by_smc"`
+	Critical bool `json:"critical,omitempty"`
 	// DIBS: the device's GID (as /sys/class/dibs/NAME/gid) and fabric ID;
 	// Conns counts the SMC-D connections on it.
-	GID      string    `json:"gid,omitempty"`
-	FabricID string    `json:"fabric_id,omitempty"`
-	Conns    uint32    `json:"conns,omitempty"`
-	Ports    []PortRow `json:"ports"`
+	GID      string `json:"gid,omitempty"`
+	FabricID string `json:"fabric_id,omitempty"`
+	Conns    uint32 `json:"conns,omitempty"`
+	// DIBS: the device's PNET ID, from GET_DEV_SMCD or, for a device it
+	// does not list, the PNET table entry naming it; PNETIDByUser when
+	// set by a user (smc_pnet) rather than by the hardware.
+	PNETID       string    `json:"pnetid,omitempty"`
+	PNETIDByUser bool      `json:"pnetid_by_user,omitempty"`
+	Ports        []PortRow `json:"ports"`
 	// CounterErrors are the counters found but not read or parsed
 	// ("rxe0/1 hw_counters/foo: unparsable \"N/A\""): left out of Ports,
 	// which hold every other counter.
@@ -588,14 +634,17 @@ type PortRow struct {
 	Port  int    `json:"port"`
 	State string `json:"state"`
 	// Active is the port's state IB_PORT_ACTIVE (4): it can carry links.
-	Active    bool      `json:"active"`
-	PhysState string    `json:"phys_state,omitempty"`
-	Rate      string    `json:"rate,omitempty"`
-	NetDevs   []string  `json:"netdevs,omitempty"`
-	PNETID    string    `json:"pnetid,omitempty"`
-	GIDs      []string  `json:"gids,omitempty"`
-	Links     uint32    `json:"smc_links"`
-	Counters  []Counter `json:"counters"`
+	Active    bool     `json:"active"`
+	PhysState string   `json:"phys_state,omitempty"`
+	Rate      string   `json:"rate,omitempty"`
+	NetDevs   []string `json:"netdevs,omitempty"`
+	PNETID    string   `json:"pnetid,omitempty"`
+	// PNETIDByUser: the PNET ID was set by a user (smc_pnet), not by the
+	// hardware (SMC_NLA_DEV_PORT_PNET_USR).
+	PNETIDByUser bool      `json:"pnetid_by_user,omitempty"`
+	GIDs         []string  `json:"gids,omitempty"`
+	Links        uint32    `json:"smc_links"`
+	Counters     []Counter `json:"counters"`
 }
 
 // Counter is one RDMA counter with its rate and short history.
@@ -709,14 +758,266 @@ type WireTotals struct {
 	ServerFallbacks uint64 `json:"server_fallbacks"`
 }
 
-// TechTotals are one technology's counters.
+// TechTotals are one technology's counters (SMC_NLA_STATS_T_*).
 type TechTotals struct {
 	ClientSuccess uint64 `json:"client_success"` // v1+v2 connections made as client
 	ServerSuccess uint64 `json:"server_success"`
-	RxBytes       uint64 `json:"rx_bytes"`
-	TxBytes       uint64 `json:"tx_bytes"`
-	RxCount       uint64 `json:"rx_calls"`
-	TxCount       uint64 `json:"tx_calls"`
-	RxRMBUsage    uint64 `json:"rx_rmb_usage_bytes"`
-	TxRMBUsage    uint64 `json:"tx_rmb_usage_bytes"`
+	// The same by SMC version (SMC_NLA_STATS_T_CLNT_V1_SUCC ...).
+	ClientV1Success uint64 `json:"client_v1_success"`
+	ClientV2Success uint64 `json:"client_v2_success"`
+	ServerV1Success uint64 `json:"server_v1_success"`
+	ServerV2Success uint64 `json:"server_v2_success"`
+	RxBytes         uint64 `json:"rx_bytes"`
+	TxBytes         uint64 `json:"tx_bytes"`
+	RxCount         uint64 `json:"rx_calls"`
+	TxCount         uint64 `json:"tx_calls"`
+	RxRMBUsage      uint64 `json:"rx_rmb_usage_bytes"`
+	TxRMBUsage      uint64 `json:"tx_rmb_usage_bytes"`
+	// Calls counts the socket calls SMC treats specially.
+	Calls SpecialCalls `json:"special_calls"`
+	// RxBuffer counts events of the receive buffers (RMBs, SMC-D DMBs),
+	// TxBuffer of the send buffers (SMC_NLA_STATS_T_RX/TX_RMB_STATS).
+	RxBuffer BufferEvents `json:"rx_buffer"`
+	TxBuffer BufferEvents `json:"tx_buffer"`
+	// Buffer sizes of the connections made (SMC_NLA_STATS_T_RX/TX_RMB_SIZE)
+	// and payload sizes of the calls (SMC_NLA_STATS_T_RX/TXPLOAD_SIZE).
+	RxBufferSizes  SizeHistogram `json:"rx_buffer_sizes"`
+	TxBufferSizes  SizeHistogram `json:"tx_buffer_sizes"`
+	RxPayloadSizes SizeHistogram `json:"rx_payload_sizes"`
+	TxPayloadSizes SizeHistogram `json:"tx_payload_sizes"`
+}
+
+// SpecialCalls count socket calls and options SMC handles apart
+// (SMC_NLA_STATS_T_*_CNT).
+type SpecialCalls struct {
+	Sendpage   uint64 `json:"sendpage"` // 0 on kernels since sendpage's removal (6.5)
+	Splice     uint64 `json:"splice"`
+	Cork       uint64 `json:"cork"`
+	Nodelay    uint64 `json:"nodelay"`
+	UrgentData uint64 `json:"urgent_data"`
+}
+
+// BufferEvents count what happened to one direction's buffers
+// (SMC_NLA_STATS_RMB_*).
+type BufferEvents struct {
+	// SizeSmall: a buffer could not be made as large as wanted and a
+	// smaller one was used; SizeSmallPeer: the peer's buffer was too small
+	// for what was to be sent.
+	SizeSmall     uint64 `json:"size_small"`
+	SizeSmallPeer uint64 `json:"size_small_peer"`
+	// Full: the own buffer was found full; FullPeer: the peer's.
+	Full      uint64 `json:"full"`
+	FullPeer  uint64 `json:"full_peer"`
+	Reuse     uint64 `json:"reuse"`     // a free buffer of the link group reused
+	Alloc     uint64 `json:"alloc"`     // a buffer allocated
+	Downgrade uint64 `json:"downgrade"` // allocation failed at a size, a smaller one tried
+}
+
+// SizeHistogram counts buffers or payloads by size, in the kernel's
+// buckets (SMC_NLA_STATS_PLOAD_8K .. _G_1024K): up to 8 KiB, 16 KiB, ...
+// 1024 KiB, and above. JSON writes it as an object by bucket name
+// (SizeBuckets), in order.
+type SizeHistogram [9]uint64
+
+// SizeBuckets name a SizeHistogram's buckets in order, one spelling for
+// the screens, JSON and the exporter's size label.
+var SizeBuckets = smcnl.HistogramLabels
+
+// MarshalJSON writes {"8K":n,...,"G1024K":n}.
+func (h SizeHistogram) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i, n := range h {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendQuote(b, SizeBuckets[i])
+		b = append(b, ':')
+		b = strconv.AppendUint(b, n, 10)
+	}
+	return append(b, '}'), nil
+}
+
+// UnmarshalJSON reads what MarshalJSON writes; unknown buckets are
+// ignored.
+func (h *SizeHistogram) UnmarshalJSON(b []byte) error {
+	var m map[string]uint64
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	*h = SizeHistogram{}
+	for i, name := range SizeBuckets {
+		h[i] = m[name]
+	}
+	return nil
+}
+
+// Total is the histogram's count over every bucket.
+func (h SizeHistogram) Total() uint64 {
+	var n uint64
+	for _, v := range h {
+		n += v
+	}
+	return n
+}
+
+// Cursor is a CDC cursor: wraps of the ring and the offset in it (struct
+// smc_diag_cursor).
+type Cursor struct {
+	Wrap  uint16 `json:"wrap"`
+	Count uint32 `json:"count"`
+}
+
+// String writes "wrap/count", as smcdump writes a CDC's cursors.
+func (c Cursor) String() string {
+	return strconv.Itoa(int(c.Wrap)) + "/" + strconv.FormatUint(uint64(c.Count), 10)
+}
+
+// Cursors are a kernel socket's connection cursors and the flags of the
+// last CDC each way (struct smc_diag_conninfo), with the lags that they
+// imply, in bytes.
+type Cursors struct {
+	// RxProd is the peer's producer cursor: what it wrote into our
+	// receive buffer; RxCons the peer's consumer cursor: what of ours it
+	// has read (both from the last CDC received).
+	RxProd Cursor `json:"rx_prod"`
+	RxCons Cursor `json:"rx_cons"`
+	// TxProd is our producer cursor into the peer's buffer, TxCons our
+	// consumer cursor (what our application has read).
+	TxProd Cursor `json:"tx_prod"`
+	TxCons Cursor `json:"tx_cons"`
+	// The send buffer: prepared by the application, sent to the peer,
+	// and finished (the write completed).
+	TxPrep Cursor `json:"tx_prep"`
+	TxSent Cursor `json:"tx_sent"`
+	TxFin  Cursor `json:"tx_fin"`
+	// RxFlags are the flags of the last CDC received, TxFlags of the
+	// last one sent.
+	RxFlags CDCFlags `json:"rx_flags"`
+	TxFlags CDCFlags `json:"tx_flags"`
+	// RxUnread: in our receive buffer, written by the peer and not yet
+	// read by our application (RxProd - TxCons).
+	RxUnread uint64 `json:"rx_unread_bytes"`
+	// TxUnconfirmed: written into the peer's buffer and not yet
+	// confirmed read by the peer (TxProd - RxCons): smcss's "written, not
+	// yet confirmed by the peer".
+	TxUnconfirmed uint64 `json:"tx_unconfirmed_bytes"`
+	// TxUnsent: in our send buffer, not yet written to the peer (TxPrep -
+	// TxSent): the peer's buffer has no room for it.
+	TxUnsent uint64 `json:"tx_unsent_bytes"`
+	// UnconfirmedSince is when TxUnconfirmed last began to stand still:
+	// the first refresh that saw unconfirmed bytes with the peer's
+	// consumer cursor where it still is.
+	UnconfirmedSince time.Time `json:"tx_unconfirmed_since,omitzero"`
+}
+
+// CDCFlags are a CDC's producer and connection-state flag bytes (struct
+// smc_cdc_producer_flags, smc_cdc_conn_state_flags; decode's CDC
+// constants), written as smcss writes them, "00:40".
+type CDCFlags struct {
+	Prod decode.CDCProdFlags
+	Conn decode.CDCConnFlags
+}
+
+func (f CDCFlags) String() string { return fmt.Sprintf("%02x:%02x", uint8(f.Prod), uint8(f.Conn)) }
+
+// Names says what the set flags mean ("peer-conn-closed"), "" for none.
+func (f CDCFlags) Names() string {
+	var n []string
+	for _, x := range []struct {
+		set  bool
+		name string
+	}{
+		{f.Prod&decode.CDCWriteBlocked != 0, "write-blocked"},
+		{f.Prod&decode.CDCUrgentPending != 0, "urgent-pending"},
+		{f.Prod&decode.CDCUrgentPresent != 0, "urgent-present"},
+		{f.Prod&decode.CDCConsUpdateReq != 0, "cons-update-requested"},
+		{f.Prod&decode.CDCFailoverValidation != 0, "failover-validation"},
+		{f.Conn&decode.CDCPeerDoneWriting != 0, "peer-done-writing"},
+		{f.Conn&decode.CDCPeerConnClosed != 0, "peer-conn-closed"},
+		{f.Conn&decode.CDCPeerConnAbort != 0, "peer-conn-abort"},
+	} {
+		if x.set {
+			n = append(n, x.name)
+		}
+	}
+	return strings.Join(n, " ")
+}
+
+// MarshalText writes the flags as String does.
+func (f CDCFlags) MarshalText() ([]byte, error) { return []byte(f.String()), nil }
+
+// UnmarshalText reads what MarshalText writes.
+func (f *CDCFlags) UnmarshalText(b []byte) error {
+	var p, c uint8
+	if _, err := fmt.Sscanf(string(b), "%02x:%02x", &p, &c); err != nil {
+		return fmt.Errorf("CDC flags %q: %w", b, err)
+	}
+	f.Prod, f.Conn = decode.CDCProdFlags(p), decode.CDCConnFlags(c)
+	return nil
+}
+
+// DMBTokens are an SMC-D socket's buffer tokens: the token of its own
+// DMB, which the peer writes into, and the peer's (smcss -D's Token and
+// Peer-Token).
+type DMBTokens struct {
+	Token     DMBToken `json:"token"`
+	PeerToken DMBToken `json:"peer_token"`
+}
+
+// DMBToken is an SMC-D DMB token. It reads "0x" and 16 hex digits in every
+// output, JSON included: the kernel's tokens use all 64 bits, more than a
+// JSON number keeps exactly.
+type DMBToken uint64
+
+func (t DMBToken) String() string { return fmt.Sprintf("0x%016x", uint64(t)) }
+
+// MarshalText writes the token as String does.
+func (t DMBToken) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
+
+// UnmarshalText reads what MarshalText writes.
+func (t *DMBToken) UnmarshalText(b []byte) error {
+	v, err := strconv.ParseUint(strings.TrimPrefix(string(b), "0x"), 16, 64)
+	if err != nil {
+		return fmt.Errorf("DMB token %q: %w", b, err)
+	}
+	*t = DMBToken(v)
+	return nil
+}
+
+// SystemInfo is the kernel's SMC system information (SMC_NETLINK_GET_SYS_INFO),
+// its EIDs (DUMP_UEID, DUMP_SEID) and PNET table (SMC_PNETID_GET).
+type SystemInfo struct {
+	Version uint8 `json:"version"` // highest SMC version, 2 on v2 kernels
+	Release uint8 `json:"release"` // SMC v2 release: 1 is v2.1
+	SMCRv2  bool  `json:"smcr_v2"` // SMC_NLA_SYS_IS_SMCR_V2
+	SMCDv2  bool  `json:"smcd_v2"` // SMC_NLA_SYS_IS_ISM_V2: an SMC-D v2 device (an ISM, or the DIBS loopback)
+	// LocalHost is the host name SMC v2 sends in CLC.
+	LocalHost string `json:"local_host,omitempty"`
+	// SEID is the system EID and whether it is used; nil when the kernel
+	// reports none (it does only when SMC-D v2 capable).
+	SEID *SEID `json:"seid,omitempty"`
+	// UEIDs are the user EIDs: SMC v2 needs one both peers have (or the
+	// SEID). nil (JSON null) when not read; empty when there are none.
+	UEIDs []string `json:"ueids"`
+	// PNET is the PNET table; nil when not read (Errors says why).
+	PNET []PNETRow `json:"pnet"`
+	// Errors say what could not be read ("ueid: ...").
+	Errors []string `json:"errors,omitempty"`
+}
+
+// SEID is the system EID and whether it is in use.
+type SEID struct {
+	EID     string `json:"eid"`
+	Enabled bool   `json:"enabled"`
+}
+
+// PNETRow is one entry of the PNET table: a netdev or a device port
+// (RDMA, or DIBS such as "lo") under a PNET ID. Every entry was set by a
+// user (smc_pnet); a device's PNET ID from its hardware shows on the
+// device (DeviceRow, PortRow) with PNETIDByUser false.
+type PNETRow struct {
+	PNETID  string `json:"pnetid"`
+	NetDev  string `json:"netdev,omitempty"`
+	Device  string `json:"device,omitempty"`
+	DevPort uint8  `json:"device_port,omitempty"`
 }

@@ -111,9 +111,11 @@ func (m *Monitor) Refresh() Snapshot {
 		s.Interval = now.Sub(m.prev.Time)
 	}
 	var smcDevs []smcnl.Device
+	var smcd smcdDevices
 	if k := m.o.Kernel; k != nil {
 		s.Origin = "kernel"
 		smcDevs = m.kernel(&s, k)
+		smcd.devs, smcd.err = k.DevicesD()
 	} else {
 		why := "not read"
 		if m.o.KernelErr != nil {
@@ -138,9 +140,10 @@ func (m *Monitor) Refresh() Snapshot {
 			s.Sources = append(s.Sources, Source{Name: "dibs_sysfs", Detail: err.Error()})
 		case len(dibs) > 0:
 			s.Sources = append(s.Sources, Source{Name: "dibs_sysfs", Available: true, Detail: fmt.Sprintf("%d DIBS devices (SMC-D)", len(dibs))})
-			s.Devices = append(s.Devices, joinDIBS(&s, dibs)...)
+			s.Devices = append(s.Devices, joinDIBS(&s, dibs, smcd)...)
 		}
 	}
+	var listeners map[uint16][2]bool
 	if m.o.ProcRoot != "" {
 		want := map[uint64]bool{}
 		for _, c := range s.Conns {
@@ -155,13 +158,16 @@ func (m *Monitor) Refresh() Snapshot {
 			}
 		}
 		s.Settings = smcSysctls(m.o.ProcRoot)
+		listeners = tcpListeners(m.o.ProcRoot)
 		s.Sources = append(s.Sources, Source{Name: SourceProcfs, Available: true, Detail: m.o.ProcRoot})
 	}
 	if w := m.o.Wire; w != nil {
 		m.wire(&s, w)
 	}
+	listenerFamilies(s.Conns, listeners)
 	m.keepLost(&s)
 	joinConns(s.Conns, s.LinkGroups)
+	m.since(&s)
 	s.Host = m.host(&s)
 	sort.SliceStable(s.Conns, func(i, j int) bool { return s.Conns[i].Key < s.Conns[j].Key })
 	m.rates(&s)
@@ -210,6 +216,37 @@ func (m *Monitor) Refresh() Snapshot {
 	snap := s
 	m.prev = &snap
 	return s
+}
+
+// since carries over, from the previous refresh, when each kernel socket
+// entered its state and when its unconfirmed send data began to stand
+// still (ConnRow.StateSince, Cursors.UnconfirmedSince).
+func (m *Monitor) since(s *Snapshot) {
+	prev := map[string]*ConnRow{}
+	if m.prev != nil {
+		for i := range m.prev.Conns {
+			if m.prev.Conns[i].Source == SourceKernel {
+				prev[m.prev.Conns[i].Key] = &m.prev.Conns[i]
+			}
+		}
+	}
+	for i := range s.Conns {
+		c := &s.Conns[i]
+		if c.Source != SourceKernel {
+			continue
+		}
+		p := prev[c.Key]
+		c.StateSince = s.Time
+		if p != nil && p.State == c.State {
+			c.StateSince = p.StateSince
+		}
+		if cur := c.Cursors; cur != nil && cur.TxUnconfirmed > 0 {
+			cur.UnconfirmedSince = s.Time
+			if p != nil && p.Cursors != nil && p.Cursors.TxUnconfirmed > 0 && p.Cursors.RxCons == cur.RxCons {
+				cur.UnconfirmedSince = p.Cursors.UnconfirmedSince
+			}
+		}
+	}
 }
 
 // countKernel counts a kernel event that is a finding.
@@ -378,8 +415,8 @@ func (m *Monitor) keepLost(s *Snapshot) {
 func (m *Monitor) host(s *Snapshot) HostInfo {
 	var h HostInfo
 	if k := m.o.Kernel; k != nil {
-		if si, err := k.SysInfo(); err == nil {
-			h.Name = strings.TrimSpace(si.LocalHost)
+		if s.System != nil {
+			h.Name = s.System.LocalHost
 		}
 		if h.Name == "" && m.o.ProcRoot != "" {
 			h.Name, _ = os.Hostname()
@@ -439,9 +476,17 @@ func gidAddr(gid string) netip.Addr {
 	return a
 }
 
+// smcdDevices is the kernel's SMC-D device list (GET_DEV_SMCD) and why it
+// is missing when it is.
+type smcdDevices struct {
+	devs []smcnl.Device
+	err  error
+}
+
 // joinDIBS names the DIBS device of each SMC-D socket and link group (the
-// device whose GID they carry) and returns the devices' rows.
-func joinDIBS(s *Snapshot, devs []smcnl.DIBSDevice) []DeviceRow {
+// device whose GID they carry) and returns the devices' rows, each used
+// by SMC as the kernel says (DeviceRow.SMC) with its PNET ID.
+func joinDIBS(s *Snapshot, devs []smcnl.DIBSDevice, smcd smcdDevices) []DeviceRow {
 	byGID := map[string]int{}
 	rows := make([]DeviceRow, len(devs))
 	for i, d := range devs {
@@ -450,20 +495,42 @@ func joinDIBS(s *Snapshot, devs []smcnl.DIBSDevice) []DeviceRow {
 			// The loopback has no bus device, so no driver link.
 			driver = "dibs loopback"
 		}
-		rows[i] = DeviceRow{Kind: DeviceDIBS, Name: d.Name, Driver: driver, SMC: true, GID: d.GID, FabricID: d.FabricID, Ports: []PortRow{}}
+		rows[i] = DeviceRow{Kind: DeviceDIBS, Name: d.Name, Driver: driver, GID: d.GID, FabricID: d.FabricID, Ports: []PortRow{}}
 		byGID[d.GID] = i
+		// GET_DEV_SMCD names a device by its parent's PCI ID
+		// (smc_set_pci_values); the loopback has no parent and is never
+		// listed.
+		for _, sd := range smcd.devs {
+			if d.Parent != "" && sd.PCIID == d.Parent {
+				rows[i].SMC = true
+				for _, p := range sd.Ports {
+					rows[i].PNETID, rows[i].PNETIDByUser = p.PNETID, p.PNETIDByUser
+				}
+			}
+		}
+		if rows[i].PNETID == "" && s.System != nil {
+			// A device SMC netlink does not list shows its PNET ID only in
+			// the PNET table, where a user put it (smc_pnet -I lo).
+			for _, e := range s.System.PNET {
+				if e.Device == d.Name || d.Parent != "" && e.Device == d.Parent {
+					rows[i].PNETID, rows[i].PNETIDByUser = e.PNETID, true
+				}
+			}
+		}
 	}
 	for i := range s.Conns {
 		c := &s.Conns[i]
 		if j, ok := byGID[c.GID]; ok && c.Mode == ModeSMCD {
 			c.DIBSDev = rows[j].Name
 			rows[j].Conns++
+			rows[j].SMC = rows[j].SMC || c.Source == SourceKernel
 		}
 	}
 	for i := range s.LinkGroups {
 		g := &s.LinkGroups[i]
 		if j, ok := byGID[g.GID]; ok && g.Kind == ModeSMCD {
 			g.DIBSDev = rows[j].Name
+			rows[j].SMC = rows[j].SMC || g.Source == SourceKernel
 		}
 	}
 	return rows
@@ -574,15 +641,61 @@ func (m *Monitor) kernel(s *Snapshot, k Kernel) []smcnl.Device {
 	if on, err := k.HSLimitation(); err == nil {
 		s.Overview.HSLimitation = &on
 	}
+	s.System = system(k)
 	return devs
 }
 
 func techTotals(t smcnl.TechStats) TechTotals {
+	buf := func(r smcnl.RMBStats) BufferEvents {
+		return BufferEvents{SizeSmall: r.SizeSmall, SizeSmallPeer: r.SizeSmallPeer, Full: r.Full, FullPeer: r.FullPeer,
+			Reuse: r.Reuse, Alloc: r.Alloc, Downgrade: r.Downgrade}
+	}
 	return TechTotals{
 		ClientSuccess: t.ClientV1Succ + t.ClientV2Succ, ServerSuccess: t.ServerV1Succ + t.ServerV2Succ,
+		ClientV1Success: t.ClientV1Succ, ClientV2Success: t.ClientV2Succ,
+		ServerV1Success: t.ServerV1Succ, ServerV2Success: t.ServerV2Succ,
 		RxBytes: t.RxBytes, TxBytes: t.TxBytes, RxCount: t.RxCount, TxCount: t.TxCount,
 		RxRMBUsage: t.RxRMBUsage, TxRMBUsage: t.TxRMBUsage,
+		Calls: SpecialCalls{Sendpage: t.SendpageCount, Splice: t.SpliceCount, Cork: t.CorkCount,
+			Nodelay: t.NodelayCount, UrgentData: t.UrgDataCount},
+		RxBuffer: buf(t.RxRMBStats), TxBuffer: buf(t.TxRMBStats),
+		RxBufferSizes: SizeHistogram(t.RxRMBSize), TxBufferSizes: SizeHistogram(t.TxRMBSize),
+		RxPayloadSizes: SizeHistogram(t.RxPayloadSize), TxPayloadSizes: SizeHistogram(t.TxPayloadSize),
 	}
+}
+
+// system reads the kernel's SMC system information, EIDs and PNET table;
+// nil when none of them could be read.
+func system(k Kernel) *SystemInfo {
+	var si SystemInfo
+	var read bool
+	note := func(what string, err error) bool {
+		if err != nil {
+			si.Errors = append(si.Errors, what+": "+err.Error())
+			return false
+		}
+		read = true
+		return true
+	}
+	if v, err := k.SysInfo(); note("sys_info", err) {
+		si.Version, si.Release, si.SMCRv2, si.SMCDv2, si.LocalHost = v.Version, v.Release, v.SMCRv2, v.ISMv2, strings.TrimSpace(v.LocalHost)
+	}
+	if v, err := k.SEID(); note("seid", err) && v.Reported {
+		si.SEID = &SEID{EID: v.EID, Enabled: v.Enabled}
+	}
+	if v, err := k.UEIDs(); note("ueid", err) {
+		si.UEIDs = append([]string{}, v...)
+	}
+	if v, err := k.PNETIDs(); note("pnet", err) {
+		si.PNET = make([]PNETRow, 0, len(v))
+		for _, e := range v {
+			si.PNET = append(si.PNET, PNETRow{PNETID: e.PNETID, NetDev: e.EthName, Device: e.IBName, DevPort: e.IBPort})
+		}
+	}
+	if !read {
+		return nil
+	}
+	return &si
 }
 
 // rates fills the per-second values against the previous snapshot.
@@ -700,6 +813,27 @@ func overview(s *Snapshot) Overview {
 				}
 			}
 		}
+	}
+	// Connections the kernel's groups hold beyond the sockets it lists on
+	// them (Overview.UnlistedConns): known only when both were read.
+	up := map[SourceName]bool{}
+	for _, src := range s.Sources {
+		up[src.Name] = up[src.Name] || src.Available
+	}
+	if up[SourceSockDiag] && up[SourceNetlink] {
+		listed := map[string]int{}
+		for _, c := range s.Conns {
+			if c.Source == SourceKernel && c.LGRKey != "" {
+				listed[c.LGRKey]++
+			}
+		}
+		n := 0
+		for _, g := range s.LinkGroups {
+			if g.Source == SourceKernel && int(g.Conns) > listed[g.Key] {
+				n += int(g.Conns) - listed[g.Key]
+			}
+		}
+		o.UnlistedConns = &n
 	}
 	if k := s.Kernel; k != nil {
 		o.HandshakeErrors = k.ClientHSErrors + k.ServerHSErrors

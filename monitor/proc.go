@@ -1,6 +1,7 @@
 package monitor
 
 import (
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -97,4 +98,62 @@ func readIfIndexes(sysfs string) map[uint32]string {
 		}
 	}
 	return out
+}
+
+// tcpListeners reads the listening TCP sockets' ports from
+// procfs/net/tcp and net/tcp6 (the tables of the reader's network
+// namespace, as ss and netstat read them): for each port, whether an
+// IPv4 and whether an IPv6 socket listens on it. An AF_SMC listener's TCP
+// socket (its clcsock) is one of them, so its family can be told where
+// sock_diag's all-zero address cannot (smc_diag_msg_common_fill).
+// Unreadable tables give none.
+func tcpListeners(procfs string) map[uint16][2]bool {
+	out := map[uint16][2]bool{}
+	for i, name := range []string{"tcp", "tcp6"} {
+		b, err := os.ReadFile(filepath.Join(procfs, "net", name))
+		if err != nil {
+			continue
+		}
+		lines := strings.Split(string(b), "\n")
+		for _, l := range lines[min(1, len(lines)):] {
+			// "  0: 00000000:1388 00000000:0000 0A ...": local address:port
+			// in hex, remote, state (0A is TCP_LISTEN).
+			f := strings.Fields(l)
+			if len(f) < 4 || f[3] != "0A" {
+				continue
+			}
+			_, port, ok := strings.Cut(f[1], ":")
+			if !ok {
+				continue
+			}
+			p, err := strconv.ParseUint(port, 16, 16)
+			if err != nil {
+				continue
+			}
+			v := out[uint16(p)]
+			v[i] = true
+			out[uint16(p)] = v
+		}
+	}
+	return out
+}
+
+// listenerFamilies gives each AF_SMC listener on the all-zero address its
+// family from the TCP listeners (tcpListeners; nil when procfs is not
+// read): [::]:PORT when only an IPv6 socket listens on the port, and
+// FamilyUnknown when that cannot be told.
+func listenerFamilies(conns []ConnRow, listeners map[uint16][2]bool) {
+	for i := range conns {
+		c := &conns[i]
+		if c.Source != SourceKernel || c.Family != afSMC || c.Mode != ModeListen || !c.Src.Addr().IsUnspecified() || !c.Src.Addr().Is4() {
+			continue
+		}
+		switch l := listeners[c.Src.Port()]; {
+		case l[1] && !l[0]:
+			c.Src = netip.AddrPortFrom(netip.IPv6Unspecified(), c.Src.Port())
+		case l[0] && !l[1]:
+		default:
+			c.FamilyUnknown = true
+		}
+	}
 }

@@ -130,7 +130,7 @@ func (st *rdmaState) devices(fs rdmastats.FS, now time.Time, smcDevs []smcnl.Dev
 			}
 			for _, sp := range sd.Ports {
 				if int(sp.Number) == p.Port {
-					pr.PNETID, pr.Links = sp.PNETID, sp.LinkCount
+					pr.PNETID, pr.PNETIDByUser, pr.Links = sp.PNETID, sp.PNETIDByUser, sp.LinkCount
 				}
 			}
 			pr.Counters = append(st.counters(d.Name, p.Port, rdmastats.SourcePMA, p.Counters, rates),

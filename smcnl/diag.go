@@ -123,15 +123,20 @@ func (c Cursor) String() string { return fmt.Sprintf("%d/%d", c.Wrap, c.Count) }
 // ConnInfo is the SMC connection's buffer state (struct smc_diag_conninfo,
 // include/uapi/linux/smc_diag.h), present once the connection has an alert token.
 type ConnInfo struct {
-	Token            uint32 // local alert token: the value the peer puts in CDCs to us
-	SndBufSize       uint32
-	RMBESize         uint32 // local RMBE size
-	PeerRMBESize     uint32
-	RxProd           Cursor // last producer cursor received from the peer
-	RxCons           Cursor // last consumer cursor received from the peer
-	TxProd           Cursor // our producer cursor, into the peer's RMBE
-	TxCons           Cursor // our consumer cursor
-	RxProdFlags      uint8  // CDC wire bit layout (struct smc_cdc_producer_flags, net/smc/smc_cdc.h)
+	Token        uint32 // local alert token: the value the peer puts in CDCs to us
+	SndBufSize   uint32
+	RMBESize     uint32 // local RMBE size
+	PeerRMBESize uint32
+	RxProd       Cursor // last producer cursor received from the peer
+	RxCons       Cursor // last consumer cursor received from the peer
+	TxProd       Cursor // our producer cursor, into the peer's RMBE
+	TxCons       Cursor // our consumer cursor
+	// The flags of the last CDC received from the peer (Rx) and of the
+	// last one sent (Tx).
+	// (CDC wire bit layout: struct smc_cdc_producer_flags and
+	// smc_cdc_conn_state_flags, net/smc/smc_cdc.h, top bit first on
+	// either endianness.)
+	RxProdFlags      uint8
 	RxConnStateFlags uint8
 	TxProdFlags      uint8
 	TxConnStateFlags uint8

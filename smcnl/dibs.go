@@ -27,6 +27,10 @@ type DIBSDevice struct {
 	GIDHigh, GIDLow uint64
 	FabricID        string // fabric_id, "0xffff" for the loopback
 	Driver          string // the bus driver; "" for the loopback, which has none
+	// Parent is the bus device's name (an ISM's PCI ID, "0000:00:05.0"),
+	// the PCI ID SMC netlink's GET_DEV_SMCD names it by
+	// (smc_set_pci_values); "" for the loopback.
+	Parent string
 }
 
 // DIBSDevices lists /sys/class/dibs under the sysfs root sysfs; none (and
@@ -56,6 +60,9 @@ func DIBSDevices(sysfs string) ([]DIBSDevice, error) {
 		}
 		if l, err := os.Readlink(filepath.Join(p, "device", "driver")); err == nil {
 			d.Driver = filepath.Base(l)
+		}
+		if l, err := os.Readlink(filepath.Join(p, "device")); err == nil {
+			d.Parent = filepath.Base(l)
 		}
 		out = append(out, d)
 	}

@@ -65,7 +65,8 @@
 //
 // # Recordings
 //
-// Conn.SetRecorder and DiagConn.SetRecorder hand the raw replies to a
-// callback; smclab record (lab/guest/smclab) stores them with
-// AppendMessages, and the tests replay testdata/<scenario>/*.bin.
+// Conn.SetRecorder, DiagConn.SetRecorder and PNETConn.SetRecorder hand the
+// raw replies to a callback; smclab record (lab/guest/smclab) stores them
+// with AppendMessages, and the tests replay testdata/<scenario>/*.bin
+// (Replay, ReplaySockets, ReplayPNET).
 package smcnl

@@ -122,3 +122,31 @@ func FuzzParseSysInfo(f *testing.F) {
 		checkNoPartial(t, s, ok, err)
 	})
 }
+
+func FuzzParseUEIDs(f *testing.F) {
+	f.Add(reply(cmdDumpUEID, []netlink.Attribute{str(eidTableEntry, eid32("SMC-LAB-UEID"))}).Data)
+	addRecorded(f, "ueid")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		u, err := ParseUEIDs(b)
+		checkNoPartial(t, u, false, err)
+	})
+}
+
+func FuzzParseSEID(f *testing.F) {
+	f.Add(reply(cmdDumpSEID, []netlink.Attribute{str(seidEntry, ""), u8(seidEnabled, 0)}).Data)
+	addRecorded(f, "seid")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, ok, err := ParseSEID(b)
+		checkNoPartial(t, s, ok, err)
+	})
+}
+
+func FuzzParsePNETEntry(f *testing.F) {
+	f.Add(reply(pnetCmdGet, []netlink.Attribute{str(pnetAttrName, "LABNET"), str(pnetAttrEthName, "n/a"),
+		str(pnetAttrIBName, "lo"), u8(pnetAttrIBPort, 1)}).Data)
+	addRecorded(f, "pnet")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		e, err := ParsePNETEntry(b)
+		checkNoPartial(t, e, false, err)
+	})
+}

@@ -107,7 +107,7 @@ func (c *Conn) execute(cmd uint8, dump bool, data []byte) ([]genetlink.Message, 
 	rec := c.rec
 	c.mu.Unlock()
 	if rec != nil {
-		rec(cmd, c.rawReplies(msgs))
+		rec(cmd, rawReplies(c.family.ID, msgs))
 	}
 	return msgs, nil
 }
@@ -128,7 +128,9 @@ func genlExecute(c *genetlink.Conn, f genetlink.Family, cmd uint8, dump bool, da
 	return c.Execute(req, f.ID, flags)
 }
 
-func (c *Conn) rawReplies(msgs []genetlink.Message) []netlink.Message {
+// rawReplies rebuilds the netlink messages of a generic netlink family's
+// replies for a Recorder.
+func rawReplies(family uint16, msgs []genetlink.Message) []netlink.Message {
 	out := make([]netlink.Message, 0, len(msgs))
 	for _, m := range msgs {
 		b, err := m.MarshalBinary()
@@ -138,7 +140,7 @@ func (c *Conn) rawReplies(msgs []genetlink.Message) []netlink.Message {
 		out = append(out, netlink.Message{
 			Header: netlink.Header{
 				Length: uint32(nlmsgHeaderLen + len(b)),
-				Type:   netlink.HeaderType(c.family.ID),
+				Type:   netlink.HeaderType(family),
 				Flags:  netlink.Multi,
 			},
 			Data: b,
@@ -213,19 +215,32 @@ func (c *Conn) UEIDs() ([]string, error) {
 		return nil, err
 	}
 	var out []string
-	for _, m := range msgs {
-		ad, err := netlink.NewAttributeDecoder(m.Data)
+	for i, m := range msgs {
+		u, err := ParseUEIDs(m.Data)
 		if err != nil {
-			return nil, fmt.Errorf("smcnl: UEID entry: %w", err)
+			return nil, fmt.Errorf("smcnl: reply %d: %w", i, err)
 		}
-		for ad.Next() {
-			if ad.Type() == eidTableEntry {
-				out = append(out, eidString(ad.Bytes()))
-			}
+		out = append(out, u...)
+	}
+	return out, nil
+}
+
+// ParseUEIDs decodes one DUMP_UEID reply message: the kernel sends one
+// SMC_NLA_EID_TABLE_ENTRY per message (smc_nl_ueid_dumpinfo,
+// net/smc/smc_clc.c), but nothing forbids more.
+func ParseUEIDs(b []byte) ([]string, error) {
+	ad, err := netlink.NewAttributeDecoder(b)
+	if err != nil {
+		return nil, fmt.Errorf("UEID entry: %w", err)
+	}
+	var out []string
+	for ad.Next() {
+		if ad.Type() == eidTableEntry {
+			out = append(out, eidString(ad.Bytes()))
 		}
-		if err := ad.Err(); err != nil {
-			return nil, fmt.Errorf("smcnl: UEID entry: %w", err)
-		}
+	}
+	if err := ad.Err(); err != nil {
+		return nil, fmt.Errorf("UEID entry: %w", err)
 	}
 	return out, nil
 }
@@ -238,6 +253,10 @@ func eidString(b []byte) string { return strings.TrimRight(cString(b), " ") }
 type SEID struct {
 	EID     string
 	Enabled bool
+	// Reported: the kernel sent the SEID attributes, which it does only
+	// when SMC-D v2 capable (smc_nl_dump_seid); else EID and Enabled are
+	// unknown, not empty and off.
+	Reported bool
 }
 
 // SEID reports the system EID (SMC_NETLINK_DUMP_SEID).
@@ -247,24 +266,40 @@ func (c *Conn) SEID() (SEID, error) {
 		return SEID{}, err
 	}
 	var s SEID
-	for _, m := range msgs {
-		ad, err := netlink.NewAttributeDecoder(m.Data)
+	for i, m := range msgs {
+		v, ok, err := ParseSEID(m.Data)
 		if err != nil {
-			return SEID{}, fmt.Errorf("smcnl: SEID: %w", err)
+			return SEID{}, fmt.Errorf("smcnl: reply %d: %w", i, err)
 		}
-		for ad.Next() {
-			switch ad.Type() {
-			case seidEntry:
-				s.EID = eidString(ad.Bytes())
-			case seidEnabled:
-				s.Enabled = ad.Uint8() != 0
-			}
-		}
-		if err := ad.Err(); err != nil {
-			return SEID{}, fmt.Errorf("smcnl: SEID: %w", err)
+		if ok {
+			s = v
 		}
 	}
 	return s, nil
+}
+
+// ParseSEID decodes one DUMP_SEID reply message (smc_nl_dump_seid,
+// net/smc/smc_clc.c); ok is false when it holds neither attribute: the
+// kernel sends an empty message when it is not SMC-D v2 capable
+// (smc_ism_is_v2_capable), so "no SEID" differs from a SEID not in use.
+func ParseSEID(b []byte) (s SEID, ok bool, err error) {
+	ad, err := netlink.NewAttributeDecoder(b)
+	if err != nil {
+		return SEID{}, false, fmt.Errorf("SEID: %w", err)
+	}
+	for ad.Next() {
+		switch ad.Type() {
+		case seidEntry:
+			s.EID, ok = eidString(ad.Bytes()), true
+		case seidEnabled:
+			s.Enabled, ok = ad.Uint8() != 0, true
+		}
+	}
+	if err := ad.Err(); err != nil {
+		return SEID{}, false, fmt.Errorf("SEID: %w", err)
+	}
+	s.Reported = ok
+	return s, ok, nil
 }
 
 // HSLimitation reports whether the kernel limits concurrent SMC handshakes

@@ -47,7 +47,12 @@ type PNETEntry struct {
 type PNETConn struct {
 	c      *genetlink.Conn
 	family genetlink.Family
+	rec    func(replies []netlink.Message)
 }
+
+// SetRecorder hands the raw replies of later commands to fn (nil stops
+// it): smclab record writes them to pnet.bin.
+func (p *PNETConn) SetRecorder(fn func(replies []netlink.Message)) { p.rec = fn }
 
 // DialPNET opens a generic netlink socket and resolves SMC_PNETID.
 func DialPNET() (*PNETConn, error) { return dialGenl(NewPNETConn) }
@@ -84,6 +89,9 @@ func (p *PNETConn) execute(cmd uint8, dump bool, data []byte) ([]genetlink.Messa
 	msgs, err := genlExecute(p.c, p.family, cmd, dump, data)
 	if err != nil {
 		return nil, mapErrno(pnetCmdNames[cmd], err)
+	}
+	if p.rec != nil {
+		p.rec(rawReplies(p.family.ID, msgs))
 	}
 	return msgs, nil
 }
@@ -146,21 +154,26 @@ func (p *PNETConn) PNETIDs() ([]PNETEntry, error) {
 		return nil, err
 	}
 	var out []PNETEntry
-	for _, m := range msgs {
-		e, err := parsePNETEntry(m.Data)
+	for i, m := range msgs {
+		e, err := ParsePNETEntry(m.Data)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("smcnl: reply %d: %w", i, err)
 		}
 		out = append(out, e)
 	}
 	return out, nil
 }
 
-func parsePNETEntry(b []byte) (PNETEntry, error) {
+// ParsePNETEntry decodes one SMC_PNETID_GET reply message
+// (smc_pnet_dumpinfo, net/smc/smc_pnet.c): one table entry, a netdev or an
+// RDMA/DIBS device port under a PNET ID. Every entry of the table was set
+// by a user (smc_pnet, smcr pnet); a device's hardware PNET ID is not in
+// it (SMC_NLA_DEV_PORT_PNET_USR says which a device has).
+func ParsePNETEntry(b []byte) (PNETEntry, error) {
 	var e PNETEntry
 	ad, err := netlink.NewAttributeDecoder(b)
 	if err != nil {
-		return e, fmt.Errorf("smcnl: PNET entry: %w", err)
+		return PNETEntry{}, fmt.Errorf("PNET entry: %w", err)
 	}
 	name := func() string {
 		s := ad.String()
@@ -178,11 +191,14 @@ func parsePNETEntry(b []byte) (PNETEntry, error) {
 		case pnetAttrIBName:
 			e.IBName = name()
 		case pnetAttrIBPort:
-			e.IBPort = ad.Uint8()
+			// 0xff with an "n/a" device: no port (smc_pnet_dumpinfo).
+			if e.IBPort = ad.Uint8(); e.IBPort == 0xff {
+				e.IBPort = 0
+			}
 		}
 	}
 	if err := ad.Err(); err != nil {
-		return e, fmt.Errorf("smcnl: PNET entry: %w", err)
+		return PNETEntry{}, fmt.Errorf("PNET entry: %w", err)
 	}
 	return e, nil
 }

@@ -40,20 +40,26 @@ func Replay(dir string) (*Conn, error) {
 			}
 			return nil, err
 		}
-		var out []genetlink.Message
-		for _, m := range msgs {
-			var g genetlink.Message
-			if err := g.UnmarshalBinary(m.Data); err != nil {
-				return nil, fmt.Errorf("replay %s: %w", name, err)
-			}
-			out = append(out, g)
-		}
-		if len(out) == 0 {
-			return nil, io.EOF // genltest's empty dump
-		}
-		return out, nil
+		return genlReplies(dir, name, msgs)
 	}
 	return NewConn(genltest.Dial(genltest.ServeFamily(family, fn)))
+}
+
+// genlReplies turns one recording's messages into the generic netlink
+// replies a genltest connection serves.
+func genlReplies(dir, name string, msgs []netlink.Message) ([]genetlink.Message, error) {
+	var out []genetlink.Message
+	for _, m := range msgs {
+		var g genetlink.Message
+		if err := g.UnmarshalBinary(m.Data); err != nil {
+			return nil, fmt.Errorf("replay %s: %s: %w", dir, name, err)
+		}
+		out = append(out, g)
+	}
+	if len(out) == 0 {
+		return nil, io.EOF // genltest's empty dump
+	}
+	return out, nil
 }
 
 // ReadRecording reads one recording file into its messages.
@@ -85,4 +91,26 @@ func ReplaySockets(dir string) ([]Socket, error) {
 		out = append(out, s)
 	}
 	return out, nil
+}
+
+// ReplayPNET returns a PNETConn whose kernel is the pnet.bin of a
+// recording directory (SMC_PNETID_GET replies, as smclab record writes
+// them). A directory without pnet.bin (recorded before the PNET table
+// was) fails as a kernel without the family does (ErrNotSupported).
+func ReplayPNET(dir string) (*PNETConn, error) {
+	msgs, err := ReadRecording(filepath.Join(dir, "pnet.bin"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("replay %s: no pnet.bin: %w", dir, ErrNotSupported)
+	}
+	if err != nil {
+		return nil, err
+	}
+	family := genetlink.Family{ID: 0x1e, Version: pnetFamilyVersion, Name: pnetFamilyName}
+	fn := func(greq genetlink.Message, _ netlink.Message) ([]genetlink.Message, error) {
+		if greq.Header.Command != pnetCmdGet {
+			return nil, fmt.Errorf("replay %s: PNET command %d is not a dump", dir, greq.Header.Command)
+		}
+		return genlReplies(dir, "pnet", msgs)
+	}
+	return NewPNETConn(genltest.Dial(genltest.ServeFamily(family, fn)))
 }

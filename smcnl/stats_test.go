@@ -171,7 +171,7 @@ func TestSEIDAndHSLimitation(t *testing.T) {
 		return nil, nil
 	})
 	s, err := c.SEID()
-	if err != nil || s != (SEID{EID: "IBM-SYSZ-ISMSEID00000000ABCDEF0", Enabled: true}) {
+	if err != nil || s != (SEID{EID: "IBM-SYSZ-ISMSEID00000000ABCDEF0", Enabled: true, Reported: true}) {
 		t.Fatalf("SEID = %+v, %v", s, err)
 	}
 	on, err := c.HSLimitation()

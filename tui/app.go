@@ -74,7 +74,7 @@ type App struct {
 	screens []Screen
 	cur     int
 	body    *tview.Flex
-	tabs    *tview.TextView
+	tabs    *tabBar
 	detail  *tview.TextView
 	status  *tview.TextView
 	prompt  *tview.InputField
@@ -93,7 +93,7 @@ type App struct {
 // NewApp builds the shell over screens (at least one).
 func NewApp(title string, screens ...Screen) *App {
 	a := &App{screens: screens}
-	a.tabs = tview.NewTextView().SetDynamicColors(true).SetWrap(false)
+	a.tabs = newTabBar(screens)
 	a.detail = tview.NewTextView().SetDynamicColors(false).SetWrap(true)
 	a.detail.SetBorder(true).SetTitle(" detail ")
 	a.status = tview.NewTextView().SetDynamicColors(true).SetWrap(false)
@@ -217,15 +217,7 @@ func (a *App) drawStatus() {
 
 func (a *App) show(i int) {
 	a.cur = i
-	var tabs []string
-	for j, s := range a.screens {
-		if j == i {
-			tabs = append(tabs, fmt.Sprintf("[black:aqua] %d %s [-:-]", j+1, s.Name()))
-		} else {
-			tabs = append(tabs, fmt.Sprintf(" %d %s ", j+1, s.Name()))
-		}
-	}
-	a.tabs.SetText(strings.Join(tabs, ""))
+	a.tabs.cur = i
 	a.body.Clear()
 	// 3:2 leaves the detail six lines on an 80x24 terminal: a connection's
 	// or link group's whole story.
@@ -348,7 +340,7 @@ func (a *App) keyTable() []Binding {
 	table := func() *widget.Table { return a.screen().Table() }
 	return []Binding{
 		{Key: "?", Desc: "help: the keys, and the columns of this view with their units", Match: Rune('?'), Do: func(*tcell.EventKey) { a.ShowHelp() }},
-		{Key: ":", Desc: "switch view: its name, a short name or its start (:c :lgr :dev :ev), tab completes", Match: Rune(':'), Do: func(*tcell.EventKey) { a.openPrompt(':') }},
+		{Key: ":", Desc: "switch view: its name, a short name or its start (:c :lgr :dev :ev :st :sys), tab completes", Match: Rune(':'), Do: func(*tcell.EventKey) { a.openPrompt(':') }},
 		{Key: "tab", Desc: "next view", Match: KeyIs(tcell.KeyTab), Do: func(*tcell.EventKey) { a.show((a.cur + 1) % len(a.screens)) }},
 		{Key: "backtab", Desc: "previous view", Match: KeyIs(tcell.KeyBacktab), Do: func(*tcell.EventKey) { a.show((a.cur + len(a.screens) - 1) % len(a.screens)) }},
 		{Key: "/", Desc: "filter the rows (text in any column; esc clears)", Match: Rune('/'), Do: func(*tcell.EventKey) { a.openPrompt('/') }},

@@ -885,9 +885,14 @@ observe() {
 			timeout 10 smclab lgr
 			hw_counters
 		} >/out/observe$k.txt 2>&1
+		# The kernel's raw replies just before and after the first smctop snapshot: what
+		# is the same in both is what lab/smctools_e2e_test.go holds smctop's new fields
+		# (cursors, shutdown, statistics, system info, EIDs, PNET table) to.
+		if [ $k = 1 ]; then record_out obsa; fi
 		# smctop's join of the same moment (its two refreshes a second apart give rates);
 		# lab/e2e_test.go compares it with smclab's view above.
 		[ -x /bin/smctop ] && timeout 20 smctop --once -o json --interval 1s >/out/smctop$k.json 2>/out/smctop$k.err
+		if [ $k = 1 ]; then record_out obsb; fi
 		mark=$(obs_mark)
 	done
 	# The exporter, scraped inside the guest; promtool checks it on the host. It answers
@@ -1099,6 +1104,9 @@ smcd_observe() {
 	# test compares field by field.
 	step smclab-diag-json2 smclab diag -json
 	step smclab-lgr-json2 smclab lgr -json
+	# The raw replies after smctop too (record_out active was before it): what both
+	# recordings agree on is what lab/smctools_e2e_test.go compares field by field.
+	record_out active2
 	scrape_exporter
 }
 

@@ -15,8 +15,8 @@ import (
 var connColumns = []tui.Column{
 	col("KEY", "the row: inode:N (sock_diag inode), cookie:N (socket cookie) or wire:N (the capture's connection N)"),
 	col("MODE", "SMC-R, SMC-D, fallback (TCP after an SMC attempt), pending (handshake or first link not done), failed, listen"),
-	col("STATE", "socket state by kernel name (ACTIVE, INIT, APPCLOSEWAIT1, ...); the wire says INIT, ACTIVE, CLOSED"),
-	col("LOCAL", "local address:port; *:PORT for IPPROTO_SMC, whose addresses sock_diag hides. A capture is seen from the client"),
+	col("STATE", "socket state by kernel name (ACTIVE, INIT, APPCLOSEWAIT1, ...), then its shutdown when not open (smcss's R-> receiving shut, <-W sending shut, R-W both); the wire says INIT, ACTIVE, CLOSED"),
+	col("LOCAL", "local address:port; *:PORT for IPPROTO_SMC, whose addresses sock_diag hides, and for a listener on all addresses whose family (0.0.0.0 or [::]) cannot be told. A capture is seen from the client"),
 	col("PEER", "peer address:port"),
 	col("PROCESS", "owning process comm/pid (needs root to read other users' /proc/PID/fd)"),
 	col("LGR", "link group ID as the kernel numbers it (0x100); enter opens it"),
@@ -38,7 +38,7 @@ func connRows(s *monitor.Snapshot) []entry[monitor.ConnRow] {
 	out := make([]entry[monitor.ConnRow], 0, len(s.Conns))
 	for _, r := range s.Conns {
 		row := entryRow(r.Key,
-			[]string{r.Key, string(r.Mode), string(r.State), endpoint(r.Src, r.AddrHidden), endpoint(r.Dst, r.AddrHidden),
+			[]string{r.Key, string(r.Mode), connState(r), localEnd(r), endpoint(r.Dst, r.AddrHidden),
 				process(r.PID, r.Comm), r.LGRName(), numOrDash(int(r.LinkID)), connDevice(r),
 				bytesText(float64(r.RxBytes)), bytesText(float64(r.TxBytes)), bytesRate(r.RxRate), bytesRate(r.TxRate), connReason(r)},
 			[]any{nil, nil, nil, nil, nil, nil, uint32(r.LGRID), r.LinkID, nil, r.RxBytes, r.TxBytes, r.RxRate, r.TxRate})
@@ -62,7 +62,7 @@ func connRows(s *monitor.Snapshot) []entry[monitor.ConnRow] {
 // every event about it).
 func connDetail(r monitor.ConnRow, s *monitor.Snapshot) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s %s  %s -> %s", r.Key, r.Mode, r.State, endpoint(r.Src, r.AddrHidden), endpoint(r.Dst, r.AddrHidden))
+	fmt.Fprintf(&b, "%s %s %s  %s -> %s", r.Key, r.Mode, r.State, localEnd(r), endpoint(r.Dst, r.AddrHidden))
 	if r.Source == monitor.SourceKernel {
 		fmt.Fprintf(&b, "  proto %s family %d inode %d cookie %#x  process %s", dash(r.Proto), r.Family, r.Inode, r.Cookie, process(r.PID, r.Comm))
 	} else {
@@ -72,12 +72,23 @@ func connDetail(r monitor.ConnRow, s *monitor.Snapshot) string {
 	if r.AddrHidden {
 		b.WriteString("IPPROTO_SMC socket: sock_diag reports its addresses as zero, only the ports; joined by inode\n")
 	}
+	if r.FamilyUnknown {
+		b.WriteString("listener on all addresses: sock_diag reports zeros for 0.0.0.0 and [::] alike, and /proc/net/tcp, tcp6 did not tell which (unread, or both list the port)\n")
+	}
+	if r.Source == monitor.SourceKernel {
+		uid := "-"
+		if r.UID != nil {
+			uid = fmt.Sprint(*r.UID)
+		}
+		fmt.Fprintf(&b, "shutdown %s  state %s since %s  uid %s  bound to ifindex %s\n", dash(r.Shutdown), r.State, sinceText(r.StateSince, s.Time), uid, numOrDash(int(r.IfIndex)))
+	}
 	fmt.Fprintf(&b, "role %s  link group %s link %s on %s gid %s peer %s\n", dash(string(r.Role)), r.LGRName(), numOrDash(int(r.LinkID)), connDevice(r), dash(r.GID), dash(r.PeerGID))
 	fmt.Fprintf(&b, "token %s", hexOrDash(r.Token))
 	if r.SndBuf != 0 {
 		fmt.Fprintf(&b, "  sndbuf %d", r.SndBuf)
 	}
 	fmt.Fprintf(&b, "  RMBE %s  peer RMBE %s  rx %d B (%s)  tx %d B (%s)\n", numOrDash(int(r.RMBE)), numOrDash(int(r.PeerRMBE)), r.RxBytes, bytesRate(r.RxRate), r.TxBytes, bytesRate(r.TxRate))
+	cursorLines(&b, r, s.Time)
 	if t := r.Traced; t != nil {
 		fmt.Fprintf(&b, "traced in the last interval: sent %d B in %d calls (%s), received %d B in %d calls (%s)\n",
 			t.TxBytes, t.TxCalls, bytesRate(t.TxRate), t.RxBytes, t.RxCalls, bytesRate(t.RxRate))
@@ -116,6 +127,63 @@ func connDetail(r monitor.ConnRow, s *monitor.Snapshot) string {
 		fmt.Fprintf(&b, "  %s  %s\n", h.t.UTC().Format("15:04:05.000000"), h.text)
 	}
 	return b.String()
+}
+
+// connState is the STATE cell: the state, and the shutdown when a side is
+// shut (smcss's notation).
+func connState(r monitor.ConnRow) string {
+	if r.Shutdown == "" || r.Shutdown == "<->" {
+		return string(r.State)
+	}
+	return string(r.State) + " " + r.Shutdown
+}
+
+// localEnd is the LOCAL cell: the local address, "*:PORT" where sock_diag
+// does not tell it.
+func localEnd(r monitor.ConnRow) string { return endpoint(r.Src, r.AddrHidden || r.FamilyUnknown) }
+
+// sinceText writes a time and how long before now it was, "-" for none.
+func sinceText(t, now time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return fmt.Sprintf("%s (%s ago)", t.UTC().Format("15:04:05"), now.Sub(t).Round(time.Second))
+}
+
+// cursorLines writes a kernel socket's cursors, flags and lags (smcss
+// -d's columns), and an SMC-D socket's DMB tokens; "-" where the kernel
+// reports none (a socket without a connection).
+func cursorLines(b *strings.Builder, r monitor.ConnRow, now time.Time) {
+	if r.Source != monitor.SourceKernel {
+		return
+	}
+	c := r.Cursors
+	if c == nil {
+		b.WriteString("cursors -  (no connection: the kernel reports none)\n")
+	} else {
+		fmt.Fprintf(b, "rx cursors: peer prod %s  peer cons %s   tx cursors: prod %s  cons %s\n", c.RxProd, c.RxCons, c.TxProd, c.TxCons)
+		fmt.Fprintf(b, "send buffer: prep %s  sent %s  fin %s   flags rx %s%s  tx %s%s\n", c.TxPrep, c.TxSent, c.TxFin,
+			c.RxFlags, flagNote(c.RxFlags), c.TxFlags, flagNote(c.TxFlags))
+		fmt.Fprintf(b, "unread %d B  unconfirmed %d B", c.RxUnread, c.TxUnconfirmed)
+		if c.TxUnconfirmed > 0 {
+			fmt.Fprintf(b, " (standing since %s)", sinceText(c.UnconfirmedSince, now))
+		}
+		fmt.Fprintf(b, "  unsent %d B\n", c.TxUnsent)
+	}
+	if r.Mode == monitor.ModeSMCD {
+		if d := r.DMB; d != nil {
+			fmt.Fprintf(b, "DMB token %s  peer token %s\n", d.Token, d.PeerToken)
+		} else {
+			b.WriteString("DMB token -  peer token -\n")
+		}
+	}
+}
+
+func flagNote(f monitor.CDCFlags) string {
+	if n := f.Names(); n != "" {
+		return " (" + n + ")"
+	}
+	return ""
 }
 
 // connDevice is where a connection's data goes: the RDMA device/port of

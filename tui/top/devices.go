@@ -22,8 +22,8 @@ var deviceColumns = []tui.Column{
 	col("PORT", "port number"),
 	col("STATE", "port state (ACTIVE, DOWN, INIT, ...); not ACTIVE is yellow"),
 	col("NETDEV", "network interfaces of the port (RoCE GIDs' netdevs)"),
-	col("PNETID", "SMC PNET ID of the port: SMC pairs a TCP interface with RDMA ports of the same PNET ID"),
-	col("SMC", "yes when SMC lists the device (SMC_NETLINK_GET_DEV_SMCR)"),
+	col("PNETID", "SMC PNET ID of the port (or DIBS device): SMC pairs a TCP interface with devices of the same PNET ID; (user): set with smc_pnet, (hardware): the device's own"),
+	col("SMC", "yes when SMC lists the device (SMC_NETLINK_GET_DEV_SMCR, GET_DEV_SMCD); the DIBS loopback, never listed, when SMC-D link groups are on it"),
 	col("LINKS", "SMC-R links on the port now"),
 	col("TX", "packets sent per second over the last refresh (port_xmit_packets or rxe's sent_pkts)"),
 	col("RX", "packets received per second"),
@@ -58,7 +58,7 @@ func deviceRows(s *monitor.Snapshot) []entry[devicePort] {
 		if dv.Kind == monitor.DeviceDIBS {
 			// SMC-D's device: no ports or packet counters, its GID and
 			// the connections on it.
-			row := entryRow(dv.Name, []string{dv.Name, "-", "DIBS", "-", "-", yesNo(dv.SMC), fmt.Sprint(dv.Conns), "-", "-", "-", dash(dv.Driver)},
+			row := entryRow(dv.Name, []string{dv.Name, "-", "DIBS", "-", pnetText(dv.PNETID, dv.PNETIDByUser), yesNo(dv.SMC), fmt.Sprint(dv.Conns), "-", "-", "-", dash(dv.Driver)},
 				[]any{nil, nil, nil, nil, nil, nil, dv.Conns})
 			out = append(out, entry[devicePort]{devicePort{dev: dv}, row})
 			continue
@@ -76,7 +76,7 @@ func deviceRows(s *monitor.Snapshot) []entry[devicePort] {
 				}
 			}
 			row := entryRow(portKey(dv.Name, p.Port), []string{
-				dv.Name, fmt.Sprint(p.Port), p.State, dash(strings.Join(p.NetDevs, ",")), dash(p.PNETID),
+				dv.Name, fmt.Sprint(p.Port), p.State, dash(strings.Join(p.NetDevs, ",")), pnetText(p.PNETID, p.PNETIDByUser),
 				yesNo(dv.SMC), fmt.Sprint(p.Links), fmt.Sprintf("%.0f/s", tx.Rate), fmt.Sprintf("%.0f/s", rx.Rate), dash(strings.Join(moving, " ")),
 				widget.Sparkline(tx.History, 20),
 			}, []any{nil, p.Port, nil, nil, nil, nil, p.Links, tx.Rate, rx.Rate, len(moving)})
@@ -97,9 +97,10 @@ func deviceRows(s *monitor.Snapshot) []entry[devicePort] {
 func deviceDetail(dp devicePort, _ *monitor.Snapshot) string {
 	var b strings.Builder
 	if dp.dev.Kind == monitor.DeviceDIBS {
-		fmt.Fprintf(&b, "%s: DIBS device (SMC-D) %s  GID %s  fabric ID %s  SMC-D connections %d\n", dp.dev.Name, dash(dp.dev.Driver), dash(dp.dev.GID), dash(dp.dev.FabricID), dp.dev.Conns)
+		fmt.Fprintf(&b, "%s: DIBS device (SMC-D) %s  GID %s  fabric ID %s  PNET ID %s  used by SMC %v  SMC-D connections %d\n",
+			dp.dev.Name, dash(dp.dev.Driver), dash(dp.dev.GID), dash(dp.dev.FabricID), pnetText(dp.dev.PNETID, dp.dev.PNETIDByUser), dp.dev.SMC, dp.dev.Conns)
 		if dp.dev.Name == "lo" {
-			b.WriteString("the loopback device: SMC-D between two sockets of this host, through memory (CONFIG_DIBS_LO)\n")
+			b.WriteString("the loopback device: SMC-D between two sockets of this host, through memory (CONFIG_DIBS_LO); SMC netlink never lists it, its PNET ID shows only in the PNET table\n")
 		}
 		return b.String()
 	}

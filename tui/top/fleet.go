@@ -12,6 +12,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
+	"github.com/smcscope/smcscope/expert"
 	"github.com/smcscope/smcscope/fleet"
 	"github.com/smcscope/smcscope/monitor"
 	"github.com/smcscope/smcscope/tui"
@@ -46,7 +47,7 @@ var groupColumns = []tui.Column{
 var declineColumns = []tui.Column{
 	col("DECLINER", "the host that declined SMC (instance, or the peer address when Prometheus does not scrape it)"),
 	col("DECLINED", "the host it declined"),
-	col("REASON", "the decliner's reason, by kernel name (SMC_CLC_DECL_*)"),
+	col("REASON", "the decliner's reason, by kernel name (SMC_CLC_DECL_*); smc.fleet.eid_mismatch when the two hosts share no UEID and no SEID in use (red)"),
 	col("DECLINED SEES", "the declined host's local reason: PEERDECL (its peer diagnosis is the decliner's reason)"),
 	col("SOCKETS", "sockets in fallback now, on the decliner / on the declined"),
 	col("TOTAL", "fallbacks with this reason the decliner's kernel counted since SMC loaded (all peers)"),
@@ -94,6 +95,14 @@ func hostDetail(h fleet.Host, s *fleet.Snapshot) string {
 	if len(h.SourcesDown) > 0 {
 		fmt.Fprintf(&b, "sources the exporter could not read: %s\n", strings.Join(h.SourcesDown, ", "))
 	}
+	switch {
+	case !h.EIDsKnown:
+		b.WriteString("EIDs -  (the exporter does not export smc_system_info)\n")
+	case len(h.EIDs) == 0:
+		b.WriteString("EIDs: none (no UEID, no SEID in use): SMC v2 peers decline it\n")
+	default:
+		fmt.Fprintf(&b, "EIDs (UEIDs, SEID in use): %s\n", strings.Join(h.EIDs, " "))
+	}
 	for _, g := range s.LinkGroups {
 		for _, half := range []*fleet.Half{g.Client, g.Server} {
 			if half != nil && half.Instance == h.Instance {
@@ -103,7 +112,7 @@ func hostDetail(h fleet.Host, s *fleet.Snapshot) string {
 	}
 	for _, d := range s.Declines {
 		if d.Decliner == h.Instance || d.Declined == h.Instance {
-			fmt.Fprintf(&b, "%s declined %s: %s\n", d.Decliner, d.Declined, d.Reason)
+			fmt.Fprintf(&b, "%s declined %s: %s\n", d.Decliner, d.Declined, declineReason(d))
 		}
 	}
 	return b.String()
@@ -204,10 +213,23 @@ func declineRows(s *fleet.Snapshot) []entry[fleet.Decline] {
 	out := make([]entry[fleet.Decline], 0, len(s.Declines))
 	for _, d := range s.Declines {
 		key := d.Decliner + ">" + d.Declined + ":" + d.Reason
-		out = append(out, entry[fleet.Decline]{d, entryRow(key, []string{d.Decliner, d.Declined, d.Reason, dash(d.DeclinedReason),
-			fmt.Sprintf("%d/%d", d.DeclinerConns, d.DeclinedConns), fmt.Sprint(d.DeclinerTotal)}, []any{nil, nil, nil, nil, d.DeclinerConns + d.DeclinedConns, d.DeclinerTotal})})
+		row := entryRow(key, []string{d.Decliner, d.Declined, declineReason(d), dash(d.DeclinedReason),
+			fmt.Sprintf("%d/%d", d.DeclinerConns, d.DeclinedConns), fmt.Sprint(d.DeclinerTotal)}, []any{nil, nil, nil, nil, d.DeclinerConns + d.DeclinedConns, d.DeclinerTotal})
+		if d.EIDMismatch {
+			row.Color = tcell.ColorRed
+		}
+		out = append(out, entry[fleet.Decline]{d, row})
 	}
 	return out
+}
+
+// declineReason is the decliner's reason, and the EID finding when the
+// two hosts share no EID.
+func declineReason(d fleet.Decline) string {
+	if d.EIDMismatch {
+		return d.Reason + "; " + expert.EIDMismatch.Def().Name
+	}
+	return d.Reason
 }
 
 // Fleet is the fleet dashboard: hosts, joined link groups and declines
@@ -319,7 +341,7 @@ func WriteFleetText(w io.Writer, s fleet.Snapshot) error {
 	}
 	fmt.Fprintln(tw, "\n== declines")
 	for _, d := range s.Declines {
-		fmt.Fprintf(tw, "%s declined %s\t%s\t(%s sees %s)\tsockets %d/%d\ttotal %d\n", d.Decliner, d.Declined, d.Reason, d.Declined, d.DeclinedReason, d.DeclinerConns, d.DeclinedConns, d.DeclinerTotal)
+		fmt.Fprintf(tw, "%s declined %s\t%s\t(%s sees %s)\tsockets %d/%d\ttotal %d\n", d.Decliner, d.Declined, declineReason(d), d.Declined, d.DeclinedReason, d.DeclinerConns, d.DeclinedConns, d.DeclinerTotal)
 	}
 	return tw.Flush()
 }

@@ -151,3 +151,11 @@ func hexOrDash(v uint32) string {
 	}
 	return fmt.Sprintf("%#x", v)
 }
+
+// countOrDash writes a count the kernel may not have given, "-" for none.
+func countOrDash(n *int) string {
+	if n == nil {
+		return "-"
+	}
+	return fmt.Sprint(*n)
+}

@@ -77,6 +77,8 @@ func overviewRows(s *monitor.Snapshot) []widget.Row {
 		{Key: "pending", Cells: []string{"  pending/failed", fmt.Sprintf("%d/%d", v.Pending, v.Failed), "", "handshake or first link not finished / ended without SMC or fallback"}},
 		{Key: "hserr", Cells: []string{"handshake errors", fmt.Sprint(v.HandshakeErrors), hsRate, hsNote}, Color: warn(v.HandshakeErrorRate > 0)},
 		{Key: "lgrs", Cells: []string{"link groups", fmt.Sprint(v.LinkGroups), "", lgrNote}, Color: warn(v.LinksLost > 0)},
+		{Key: "unlisted", Cells: []string{"  conns without socket", countOrDash(v.UnlistedConns), "",
+			"in the groups' counts, not in the socket list: closed by their application, closing with the peer"}},
 		{Key: "noredundancy", Cells: []string{"  without redundancy", fmt.Sprint(v.NoRedundancy), "", "one link: a port or RNIC failure ends them"}, Color: warn(v.NoRedundancy > 0)},
 		{Key: "rnics", Cells: []string{"RNICs", fmt.Sprint(v.RNICs), "", fmt.Sprintf("ports %d active, %d down", v.PortsActive, v.PortsDown)}, Color: warn(v.PortsDown > 0)},
 		{Key: "errors", Cells: []string{"  error counters moving", fmt.Sprint(v.ErrorCounters), "", "out_of_sequence, packet_seq_err, timeouts, RNR, CNP/ECN ..."}, Color: warn(v.ErrorCounters > 0)},

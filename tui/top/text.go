@@ -18,7 +18,8 @@ func WriteText(w io.Writer, s monitor.Snapshot) error {
 	o := s.Overview
 	fmt.Fprintf(tw, "== overview  %s  %s\n", s.Origin, s.Time.UTC().Format(time.RFC3339))
 	fmt.Fprintf(tw, "connections %d: SMC-R %d  SMC-D %d  fallback %d  pending %d  failed %d  (listening %d, ended %d)\n", o.Conns, o.SMCR, o.SMCD, o.Fallback, o.Pending, o.Failed, o.Listening, o.Ended)
-	fmt.Fprintf(tw, "link groups %d (without redundancy %d), links %d (active %d, lost %d)\n", o.LinkGroups, o.NoRedundancy, o.Links, o.LinksActive, o.LinksLost)
+	fmt.Fprintf(tw, "link groups %d (without redundancy %d), links %d (active %d, lost %d); group connections without a socket %s\n",
+		o.LinkGroups, o.NoRedundancy, o.Links, o.LinksActive, o.LinksLost, countOrDash(o.UnlistedConns))
 	fmt.Fprintf(tw, "RNICs %d, ports active %d down %d, error counters moving %d; DIBS devices %d\n", o.RNICs, o.PortsActive, o.PortsDown, o.ErrorCounters, o.DIBSDevices)
 	if s.Kernel != nil {
 		fmt.Fprintf(tw, "kernel totals: SMC ok %d (%.1f/s)  fallbacks %d (%.1f/s)  handshake errors %d (%.1f/s)\n",
@@ -34,7 +35,7 @@ func WriteText(w io.Writer, s monitor.Snapshot) error {
 	fmt.Fprintln(tw, "KEY\tMODE\tSTATE\tLOCAL\tPEER\tPROCESS\tLGR\tLINK\tDEV\tRX\tTX\tRX/s\tTX/s\tREASON")
 	for _, c := range s.Conns {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%.0f\t%.0f\t%s\n",
-			c.Key, c.Mode, c.State, endpoint(c.Src, c.AddrHidden), endpoint(c.Dst, c.AddrHidden),
+			c.Key, c.Mode, connState(c), localEnd(c), endpoint(c.Dst, c.AddrHidden),
 			process(c.PID, c.Comm), c.LGRName(), numOrDash(int(c.LinkID)), connDevice(c),
 			c.RxBytes, c.TxBytes, c.RxRate, c.TxRate, connReason(c))
 	}
@@ -49,20 +50,28 @@ func WriteText(w io.Writer, s monitor.Snapshot) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n",
 			g.Name(), g.Source, groupKind(g), dash(string(g.Role)), groupState(g), g.Conns, version(g.Version, g.Release),
 			dash(strings.TrimSpace(g.PeerHost+" "+g.PeerOS)), limits, buffersText(g, func(v float64) string { return fmt.Sprint(uint64(v)) }), red, reasonText(g.DeleteReason))
+	}
+	// The links are a table of their own: interleaved with the groups'
+	// rows, which have more cells, they broke the groups' columns
+	// (tabwriter aligns a column only over consecutive lines that have it).
+	fmt.Fprintln(tw, "\n== links")
+	fmt.Fprintln(tw, "LGR\tLINK\tSTATE\tDEV\tUID\tPEER UID\tNETDEV\tCONNS\tGID\tPEER GID\tWIRE")
+	for _, g := range s.LinkGroups {
 		for _, l := range g.Links {
-			fmt.Fprintf(tw, "  link %s\t%s\t%s\tuid %s peer %s\t%s\tconns %d\tgid %s\tpeer %s\t%s\n",
-				l.Name(), l.State, device(l.IBDev, l.IBPort), l.UID, l.PeerUID, dash(l.NetDev), l.Conns, dash(l.GID), dash(l.PeerGID), linkWire(l))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n",
+				g.Name(), l.Name(), l.State, device(l.IBDev, l.IBPort), l.UID, l.PeerUID, dash(l.NetDev), l.Conns, dash(l.GID), dash(l.PeerGID), dash(linkWire(l)))
 		}
 	}
 	fmt.Fprintln(tw, "\n== devices")
 	for _, d := range s.Devices {
 		if d.Kind == monitor.DeviceDIBS {
-			fmt.Fprintf(tw, "%s\tDIBS %s\tgid %s\tfabric %s\tSMC-D connections %d\n", d.Name, dash(d.Driver), dash(d.GID), dash(d.FabricID), d.Conns)
+			fmt.Fprintf(tw, "%s\tDIBS %s\tgid %s\tfabric %s\tused by SMC %v\tpnetid %s\tSMC-D connections %d\n",
+				d.Name, dash(d.Driver), dash(d.GID), dash(d.FabricID), d.SMC, pnetText(d.PNETID, d.PNETIDByUser), d.Conns)
 			continue
 		}
 		fmt.Fprintf(tw, "%s\tdriver %s\tparent %s\tused by SMC %v\tcritical %v\n", d.Name, dash(d.Driver), dash(d.Parent), d.SMC, d.Critical)
 		for _, p := range d.Ports {
-			fmt.Fprintf(tw, "  port %d\t%s\t%s\tnetdevs %s\tpnetid %s\tSMC links %d\n", p.Port, p.State, dash(p.PhysState), dash(strings.Join(p.NetDevs, ",")), dash(p.PNETID), p.Links)
+			fmt.Fprintf(tw, "  port %d\t%s\t%s\tnetdevs %s\tpnetid %s\tSMC links %d\n", p.Port, p.State, dash(p.PhysState), dash(strings.Join(p.NetDevs, ",")), pnetText(p.PNETID, p.PNETIDByUser), p.Links)
 			for _, c := range p.Counters {
 				if c.Value == 0 && c.Delta == 0 {
 					continue
@@ -75,6 +84,8 @@ func WriteText(w io.Writer, s monitor.Snapshot) error {
 			}
 		}
 	}
+	writeStatsText(tw, s.Kernel)
+	writeSystemText(tw, &s)
 	fmt.Fprintln(tw, "\n== fallback reasons")
 	for _, r := range s.Fallbacks {
 		fmt.Fprintf(tw, "%s\t%#08x %s\t%d\t%.1f/s\t%s\n", r.Side, r.Reason.Code, r.Reason.Name, r.Count, r.Rate, r.Reason.Meaning)

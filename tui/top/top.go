@@ -49,7 +49,7 @@ func (t *Top) show(r refreshed) {
 
 // New builds the dashboard's screens in the shell.
 func New() *Top {
-	t := &Top{screens: []screen{newOverview(), newConns(), newLGRs(), newDevices(), newEvents(), newProcs()}}
+	t := &Top{screens: []screen{newOverview(), newConns(), newLGRs(), newDevices(), newEvents(), newProcs(), newStats(), newSystem()}}
 	ts := make([]tui.Screen, len(t.screens))
 	for i, s := range t.screens {
 		ts[i] = s

@@ -23,12 +23,20 @@ import (
 // and the rdmastats sysfs fixture through a Monitor.
 func snapshot(t *testing.T) monitor.Snapshot {
 	t.Helper()
-	k, err := monitor.ReplayKernel("../../smcnl/testdata/multilink-client-before")
+	return replaySnapshot(t, "multilink-client-before", "../../rdmastats/testdata/sys")
+}
+
+// replaySnapshot is the second refresh (rates, ages) of a Monitor over a
+// recording of smcnl/testdata and a sysfs tree, on a clock one second a
+// refresh from 12:00:00.
+func replaySnapshot(t *testing.T, rec, sysfs string) monitor.Snapshot {
+	t.Helper()
+	k, err := monitor.ReplayKernel("../../smcnl/testdata/" + rec)
 	if err != nil {
 		t.Fatal(err)
 	}
 	clock := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-	m := monitor.New(monitor.Options{Kernel: k, SysfsRoot: "../../rdmastats/testdata/sys",
+	m := monitor.New(monitor.Options{Kernel: k, SysfsRoot: sysfs,
 		Now: func() time.Time { clock = clock.Add(time.Second); return clock }})
 	t.Cleanup(func() { m.Close() })
 	m.Refresh()

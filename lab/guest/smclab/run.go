@@ -335,6 +335,18 @@ func record(dir string, w io.Writer) error {
 		d.Close()
 	}
 
+	// The PNET table (SMC_PNETID family): which devices a PNET ID ties
+	// together, and the PNET ID of a device that has no netlink listing
+	// of its own (the DIBS loopback).
+	if p, err := smcnl.DialPNET(); err != nil {
+		note("pnet", err)
+	} else {
+		p.SetRecorder(func(m []netlink.Message) { save("pnet", m) })
+		_, err = p.PNETIDs()
+		note("pnet", err)
+		p.Close()
+	}
+
 	c, err := smcnl.Dial()
 	if err != nil {
 		return fmt.Errorf("record: %w", err)
