@@ -260,6 +260,9 @@ build_initramfs() {
 	# iproute2's tc (netem) for the scenarios that impair the RoCE path; busybox has
 	# no tc applet that knows netem.
 	copy_with_libs "$root" "$(PATH="$PATH:/usr/sbin:/sbin" command -v tc)" /bin/iproute2-tc
+	# util-linux's setpriv (busybox's cannot change the user): smctop run as the systemd
+	# unit runs it, unprivileged with two ambient capabilities (lab/smctop_e2e_test.go).
+	copy_with_libs "$root" "$(PATH="$PATH:/usr/sbin:/sbin" command -v setpriv)" /bin/util-setpriv
 	install -m 0755 "$LAB/guest/init" "$root/init"
 	install -m 0644 "$LAB/guest/scenarios.sh" "$root/lab/scenarios.sh"
 	if [ -n "${HSCTRL_OBJ:-}" ]; then

@@ -228,3 +228,64 @@ func promtoolCheck(t *testing.T, text string) {
 		t.Errorf("promtool check metrics: %v\n%s", err, out)
 	}
 }
+
+// TestSmctopNonRoot: smctop run as deploy/systemd/smctop.service runs it (user 65534,
+// only CAP_DAC_OVERRIDE and CAP_SYS_PTRACE, ambient) sees in e2e-smc, on both sides,
+// what root's smctop saw a moment before: every source root had, the same SMC sockets
+// (by inode) with their owners, the same link groups and links.
+func TestSmctopNonRoot(t *testing.T) {
+	eachKernel(t, func(t *testing.T, dir string) {
+		for _, role := range []string{"server", "client"} {
+			d := filepath.Join(dir, "e2e-smc", role)
+			root := readSnapshot(t, filepath.Join(d, "smctop1.json"))
+			user := readSnapshot(t, filepath.Join(d, "smctop-nonroot.json"))
+			avail := map[monitor.SourceName]monitor.Source{}
+			for _, s := range user.Sources {
+				avail[s.Name] = s
+			}
+			for _, s := range root.Sources {
+				// The tracepoints need CAP_DAC_OVERRIDE: without it events come
+				// from snapshot differences, still "available".
+				traced := s.Name == monitor.SourceEvents || s.Name == monitor.SourceThroughput
+				if u := avail[s.Name]; s.Available && (!u.Available || traced && u.Detail != s.Detail) {
+					t.Errorf("%s: source %s: root %q, unprivileged %v %q", role, s.Name, s.Detail, u.Available, u.Detail)
+				}
+			}
+			sockets := func(s monitor.Snapshot) map[uint64]int {
+				m := map[uint64]int{}
+				for _, c := range s.Conns {
+					if c.Source == monitor.SourceKernel && c.Inode != 0 {
+						m[c.Inode] = c.PID
+					}
+				}
+				return m
+			}
+			rs, us := sockets(root), sockets(user)
+			if len(rs) == 0 {
+				t.Fatalf("%s: root's smctop lists no SMC socket", role)
+			}
+			for ino, pid := range rs {
+				upid, ok := us[ino]
+				switch {
+				case !ok:
+					t.Errorf("%s: socket inode %d: root sees it, the unprivileged smctop does not", role, ino)
+				case pid != 0 && upid != pid:
+					t.Errorf("%s: socket inode %d: owner pid %d as root, %d unprivileged", role, ino, pid, upid)
+				}
+			}
+			groups := func(s monitor.Snapshot) []string {
+				var out []string
+				for _, g := range s.LinkGroups {
+					for _, l := range g.Links {
+						out = append(out, fmt.Sprintf("%s link %s %s", g.Key, l.Name(), l.State))
+					}
+				}
+				slices.Sort(out)
+				return out
+			}
+			if r, u := groups(root), groups(user); !slices.Equal(r, u) || len(r) == 0 {
+				t.Errorf("%s: link groups as root %v, unprivileged %v", role, r, u)
+			}
+		}
+	})
+}

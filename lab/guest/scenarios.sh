@@ -892,6 +892,14 @@ observe() {
 		# smctop's join of the same moment (its two refreshes a second apart give rates);
 		# lab/e2e_test.go compares it with smclab's view above.
 		[ -x /bin/smctop ] && timeout 20 smctop --once -o json --interval 1s >/out/smctop$k.json 2>/out/smctop$k.err
+		# The same as deploy/systemd/smctop.service runs it: not root, holding only
+		# CAP_DAC_OVERRIDE and CAP_SYS_PTRACE as ambient capabilities; it must see what
+		# root's smctop saw (lab/smctop_e2e_test.go).
+		if [ $k = 1 ] && [ -x /bin/smctop ] && [ -x /bin/util-setpriv ]; then
+			timeout 20 util-setpriv --reuid 65534 --regid 65534 --clear-groups \
+				--inh-caps +dac_override,+sys_ptrace --ambient-caps +dac_override,+sys_ptrace \
+				smctop --once -o json --interval 1s >/out/smctop-nonroot.json 2>/out/smctop-nonroot.err
+		fi
 		if [ $k = 1 ]; then record_out obsb; fi
 		mark=$(obs_mark)
 	done
