@@ -44,6 +44,12 @@ func (t *Tracker) feedLocked(f *capture.Frame) {
 func (t *Tracker) feedFrame(f *capture.Frame) {
 	in := &t.in
 	fill(in, f)
+	if in.isRoCE {
+		in.roce.data = nil
+		if t.opts.Stream != nil && in.roce.opcode >= opWriteFirst && in.roce.opcode <= opWriteOnlyImm {
+			in.roce.data = f.BTH.Data()
+		}
+	}
 	t.feed(in)
 }
 

@@ -132,6 +132,9 @@ func (t *Tracker) cdc(l *Link, d Dir, in *input) {
 		// seen just before it: count them from there on.
 		f.Bytes += claimed
 	}
+	if t.opts.Stream != nil {
+		t.streamCDC(c, d, f, produced, okP, missed, in)
+	}
 	f.Prod, f.haveProd = m.prod, true
 	if !holdCons {
 		f.Cons, f.haveCons = m.cons, true
@@ -454,6 +457,9 @@ func (t *Tracker) merge(a, b *Conn) *Conn {
 	for d := range 2 {
 		if gone.hasTok[d] && !keep.hasTok[d] {
 			keep.Flow[d] = gone.Flow[d]
+			if gone.stream != nil {
+				keep.streamOf().dir[d] = gone.stream.dir[d]
+			}
 			keep.tokens[d], keep.hasTok[d] = gone.tokens[d], true
 			g.tokens[d][gone.tokens[d]] = keep
 		}
@@ -548,6 +554,9 @@ func (t *Tracker) write(l *Link, d Dir, in *input) {
 		if r.opcode == opWriteFirst {
 			rc.curWrite = c
 		}
+		if t.opts.Stream != nil {
+			t.streamPlace(rc, c, d, ref, in)
+		}
 		if t.recording(c) {
 			info := fmt.Sprintf("%d B at RMBE offset %d (rkey %#x)", r.dmaLen, r.va-ref.va, r.rkey)
 			if ref.va == 0 {
@@ -561,6 +570,9 @@ func (t *Tracker) write(l *Link, d Dir, in *input) {
 	default: // MIDDLE, LAST
 		if c := rc.curWrite; c != nil {
 			t.touchConn(c, in, d)
+			if t.opts.Stream != nil {
+				t.streamPlaceNext(rc, c, d, in)
+			}
 			if r.opcode != opWriteMiddle {
 				rc.curWrite = nil
 			}

@@ -151,6 +151,8 @@ type roceIn struct {
 	va      uint64
 	rkey    uint32
 	dmaLen  uint32
+	// data is a WRITE's payload (BTH.Data), only with Options.Stream.
+	data []byte
 
 	hasAETH  bool
 	syndrome uint8

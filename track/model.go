@@ -267,7 +267,8 @@ type Conn struct {
 	halfPlaced bool
 	tokens     [2]uint32 // receiver token of each direction while registered
 	hasTok     [2]bool
-	expert     marks // its findings (expert.go)
+	expert     marks       // its findings (expert.go)
+	stream     *connStream // reassembly (Options.Stream), nil until used
 }
 
 // Closed reports whether both sides signalled the end (CDC close flags, or
@@ -353,6 +354,7 @@ type RC struct {
 	nRecent    uint        // unsigned: the ring index is a mask, not a division
 	curWrite   *Conn       // connection of the WRITE message in progress (FIRST..LAST)
 	curPending bool        // the WRITE in progress matched no rkey
+	sw         streamWrite // where the WRITE in progress places its bytes (Options.Stream)
 	pend       []pendingWrite
 }
 

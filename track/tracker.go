@@ -53,6 +53,10 @@ type Options struct {
 	// call cost about as much as following a RoCE frame. Leave it false
 	// when another goroutine takes snapshots while frames are fed (smctop).
 	Unshared bool
+	// Stream, when set, receives every SMC-R connection's application
+	// bytes as the tracker reassembles them from RDMA WRITEs and CDC
+	// cursors (stream.go). Every RoCE frame then takes the general path.
+	Stream StreamSink
 }
 
 const (
@@ -288,7 +292,7 @@ func (t *Tracker) feed(in *input) {
 // fastRoCE must not run at all.
 func (t *Tracker) setFastUntil() {
 	t.fastUntil = 0
-	if t.opts.Timeline == "" && !t.connsDue() && !t.linksDue() {
+	if t.opts.Timeline == "" && t.opts.Stream == nil && !t.connsDue() && !t.linksDue() {
 		t.fastUntil = (t.stats.Frames | 1023) + 1
 	}
 }
