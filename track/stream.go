@@ -365,3 +365,15 @@ func (e *streamEmit) flush() {
 	s.off += uint64(len(s.buf))
 	s.buf, s.writes = s.buf[:0], s.writes[:0]
 }
+
+// OnLink reports whether the frame fed last was tied to an SMC-R link:
+// its RoCE transport (a request, response or acknowledgement of the link's
+// queue pairs), which an export of the connections as TCP leaves out.
+func (t *Tracker) OnLink() bool {
+	if !t.opts.Unshared {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+	}
+	// fastRoCE follows only frames of a known link.
+	return t.fastCur.frame != 0 || t.cur.hasLink
+}

@@ -1,0 +1,196 @@
+package follow
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/decode"
+	"github.com/smcscope/smcscope/internal/testutil"
+	"github.com/smcscope/smcscope/track"
+)
+
+// followAll returns the smc,follow view of every connection of a capture
+// in mode, by the connection's client endpoint.
+func followAll(t *testing.T, path string, mode Mode) map[string]string {
+	t.Helper()
+	views := map[int]*View{}
+	sink := sinkFunc(func(ch *track.StreamChunk) {
+		v := views[ch.Conn.ID]
+		if v == nil {
+			var err error
+			if v, err = Parse("smc,follow", fmt.Sprintf("%d,%s", ch.Conn.ID, mode)); err != nil {
+				t.Fatal(err)
+			}
+			views[ch.Conn.ID] = v
+		}
+		v.StreamChunk(ch)
+	})
+	r, err := capture.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	tr := track.New(track.Options{Stream: sink})
+	for {
+		f, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr.Feed(f)
+	}
+	out := map[string]string{}
+	for _, v := range views {
+		var b bytes.Buffer
+		if _, err := v.WriteTo(&b); err != nil {
+			t.Fatal(err)
+		}
+		v.Close()
+		out[v.client.String()] = b.String()
+	}
+	return out
+}
+
+type sinkFunc func(*track.StreamChunk)
+
+func (f sinkFunc) StreamChunk(ch *track.StreamChunk) { f(ch) }
+
+func tshark(t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := exec.Command(testutil.NeedTool(t, "tshark"), args...).Output()
+	if err != nil {
+		t.Fatalf("tshark %v: %v", args, err)
+	}
+	return string(out)
+}
+
+var (
+	nodeRE = regexp.MustCompile(`(?m)^Node 0: (\S+)$|^    host: (\S+)\n    port: (\d+)`)
+	// What differs by design: the follow type and filter (smc, not tcp),
+	// and in yaml the frame (smcdump names the CDC of the original
+	// capture, tshark the exported segment) and time (tshark prints a
+	// double: 1795336291.771483000 becomes ...771482944).
+	normRE = regexp.MustCompile(`(?m)^(Follow: )(?:smc|tcp)(,.*)$|^Filter: .*\n|^(  - packet: )\d+$|^(    timestamp: )\S+$`)
+)
+
+func normalize(s string) string { return normRE.ReplaceAllString(s, "$1$2$3$4") }
+
+// TestFollowMatchesTshark: the capture exported as TCP, tshark's
+// -z follow,tcp of each connection is what -z smc,follow shows of it in
+// every mode, byte for byte but for the follow type, the filter and, in
+// yaml, the frame numbers and tshark's rounding of times; tshark finds
+// every checksum right and no segment missing, retransmitted or out of
+// order. multiconn.pcap has four connections on one link group, with
+// messages of 64, 1000, 4096 and 200 bytes (hex lines cut short).
+func TestFollowMatchesTshark(t *testing.T) {
+	in := filepath.Join(testutil.SamplesDir(t), "multiconn.pcap")
+	out := filepath.Join(t.TempDir(), "tcp.pcapng")
+	st, err := Export(context.Background(), in, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Conns != 4 || st.NoTuple != 0 || st.GapsBytes != 0 {
+		t.Fatalf("export %+v, want 4 connections, none without a 4-tuple, no gap", st)
+	}
+	if bad := tshark(t, "-r", out, "-o", "ip.check_checksum:TRUE", "-o", "tcp.check_checksum:TRUE",
+		"-Y", "ip.checksum.status == 0 || tcp.checksum.status == 0 || tcp.analysis.flags", "-T", "fields", "-e", "frame.number"); bad != "" {
+		t.Errorf("frames with a bad checksum or a TCP analysis flag: %s", bad)
+	}
+	for _, mode := range []Mode{ModeASCII, ModeHex, ModeRaw, ModeYAML} {
+		ours := followAll(t, in, mode)
+		if len(ours) != 4 {
+			t.Fatalf("%s: %d connections followed, want 4", mode, len(ours))
+		}
+		for i := range 4 {
+			theirs := tshark(t, "-r", out, "-q", "-z", fmt.Sprintf("follow,tcp,%s,%d", mode, i))
+			m := nodeRE.FindStringSubmatch(theirs)
+			if m == nil {
+				t.Fatalf("%s stream %d: no node 0 in tshark's output:\n%.300s", mode, i, theirs)
+			}
+			client := m[1]
+			if client == "" {
+				client = m[2] + ":" + m[3]
+			}
+			want, ok := ours[client]
+			if !ok {
+				t.Fatalf("%s: no connection of client %s followed", mode, client)
+			}
+			if g, w := normalize(want), normalize(theirs); g != w {
+				t.Errorf("%s, client %s: smc,follow differs from tshark's follow of the export:\n%s", mode, client, testutil.Diff([]byte(w), []byte(g)))
+			}
+		}
+	}
+}
+
+// httpCapture is pingpong.pcap with its first message each way replaced
+// by an HTTP request and response of the same length (ICRCs made right),
+// written to a temporary file.
+func httpCapture(t *testing.T) string {
+	t.Helper()
+	req := "GET /smc HTTP/1.1\r\nHost: smc\r\nX-Pad: 0123456789abcdefghijklm\r\n\r\n"
+	resp := "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nX-Pad: 0123456789abcdefg\r\n\r\n"
+	if len(req) != 64 || len(resp) != 64 {
+		t.Fatalf("request %d B, response %d B: want 64 (the message size)", len(req), len(resp))
+	}
+	path := filepath.Join(testutil.SamplesDir(t), "pingpong.pcap")
+	frames, lt := testutil.ReadFrames(t, path)
+	put := map[string]string{"10.10.0.2": req, "10.10.0.1": resp}
+	r, err := capture.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for len(put) > 0 {
+		f, err := r.Next()
+		if err != nil {
+			t.Fatalf("%v: no WRITE of each side", err)
+		}
+		if f.BTH == nil || f.BTH.Opcode != decode.OpWriteOnly || f.IPv4 == nil {
+			continue
+		}
+		text, ok := put[f.IPv4.SrcIP.String()]
+		if !ok {
+			continue
+		}
+		delete(put, f.IPv4.SrcIP.String())
+		data := frames[f.Number-1].Data
+		pay := f.BTH.Data()
+		off := len(f.Data) - len(f.IPv4.Contents) - len(f.IPv4.Payload)
+		at := bytes.Index(data, pay)
+		copy(data[at:], text)
+		ip := data[off:]
+		sum, _ := decode.ICRCRoCEv2(ip)
+		end := int(binary.BigEndian.Uint16(ip[2:4]))
+		binary.LittleEndian.PutUint32(ip[end-4:], sum)
+	}
+	return testutil.WriteFrames(t, "http.pcap", lt, frames)
+}
+
+// TestExportHTTP: an HTTP exchange carried over SMC-R is an HTTP exchange
+// to tshark in the export (port 5000 decoded as HTTP, as a user would).
+func TestExportHTTP(t *testing.T) {
+	in := httpCapture(t)
+	out := filepath.Join(t.TempDir(), "tcp.pcapng")
+	if _, err := Export(context.Background(), in, out); err != nil {
+		t.Fatal(err)
+	}
+	got := tshark(t, "-r", out, "-d", "tcp.port==5000,http", "-Y", "http.request || http.response", "-T", "fields",
+		"-e", "http.request.method", "-e", "http.request.uri", "-e", "http.response.code", "-e", "frame.comment")
+	lines := strings.Split(strings.TrimSpace(got), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "GET\t/smc\t\tsmc: connection 1 C->S, released by CDC frame ") ||
+		!strings.HasPrefix(lines[1], "\t\t200\tsmc: connection 1 S->C, released by CDC frame ") {
+		t.Errorf("tshark -Y http on the export:\n%s", got)
+	}
+}
