@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
-	"io"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -35,21 +33,8 @@ func followAll(t *testing.T, path string, mode Mode) map[string]string {
 		}
 		v.StreamChunk(ch)
 	})
-	r, err := capture.Open(path)
-	if err != nil {
+	if err := eachFrame(context.Background(), path, sink, nil); err != nil {
 		t.Fatal(err)
-	}
-	defer r.Close()
-	tr := track.New(track.Options{Stream: sink})
-	for {
-		f, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr.Feed(f)
 	}
 	out := map[string]string{}
 	for _, v := range views {
