@@ -45,9 +45,14 @@ func (t *Tracker) feedFrame(f *capture.Frame) {
 	in := &t.in
 	fill(in, f)
 	if in.isRoCE {
-		in.roce.data = nil
-		if t.opts.Stream != nil && in.roce.opcode >= opWriteFirst && in.roce.opcode <= opWriteOnlyImm {
-			in.roce.data = f.BTH.Data()
+		r := &in.roce
+		r.data, r.dataLen = nil, 0
+		if r.opcode >= opWriteFirst && r.opcode <= opWriteOnlyImm {
+			d := f.BTH.Data()
+			r.dataLen = uint32(len(d))
+			if t.opts.Stream != nil {
+				r.data = d
+			}
 		}
 	}
 	t.feed(in)

@@ -554,9 +554,7 @@ func (t *Tracker) write(l *Link, d Dir, in *input) {
 		if r.opcode == opWriteFirst {
 			rc.curWrite = c
 		}
-		if t.opts.Stream != nil {
-			t.streamPlace(rc, c, d, ref, in)
-		}
+		t.placeWrite(rc, c, d, ref, in)
 		if t.recording(c) {
 			info := fmt.Sprintf("%d B at RMBE offset %d (rkey %#x)", r.dmaLen, r.va-ref.va, r.rkey)
 			if ref.va == 0 {
@@ -570,9 +568,7 @@ func (t *Tracker) write(l *Link, d Dir, in *input) {
 	default: // MIDDLE, LAST
 		if c := rc.curWrite; c != nil {
 			t.touchConn(c, in, d)
-			if t.opts.Stream != nil {
-				t.streamPlaceNext(rc, c, d, in)
-			}
+			t.placeWriteNext(rc, c, d, in)
 			if r.opcode != opWriteMiddle {
 				rc.curWrite = nil
 			}

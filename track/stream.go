@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"slices"
 	"time"
+
+	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/decode"
 )
 
 // Stream reassembly: what the application of each SMC-R connection wrote,
@@ -155,30 +158,39 @@ func (c *Conn) streamOf() *connStream {
 	return c.stream
 }
 
-// streamPlace keeps the bytes of an accepted WRITE packet (FIRST or ONLY)
-// of c at their RMBE offset.
-func (t *Tracker) streamPlace(rc *RC, c *Conn, d Dir, ref rmbRef, in *input) {
+// placeWrite finds where an accepted WRITE packet (FIRST or ONLY) of c
+// puts its bytes in the receiver's RMBE, for the frame's smc.stream
+// fields and, with Options.Stream, keeps them there.
+func (t *Tracker) placeWrite(rc *RC, c *Conn, d Dir, ref rmbRef, in *input) {
 	r := &in.roce
-	rc.sw = streamWrite{}
-	s := &c.streamOf().dir[d]
-	size := c.rmbeSize(d)
-	if ref.va == 0 || size == 0 {
-		s.noAddr = true
-		return
+	// Only a FIRST starts a WRITE whose packets follow: an ONLY leaves sw
+	// as it was (fastRoCE follows ONLYs and does not touch it either);
+	// MIDDLE and LAST read it only after a FIRST (RC.curWrite).
+	if r.opcode == opWriteFirst {
+		rc.sw = streamWrite{}
 	}
-	if r.va < ref.va {
-		return // outside the RMBE (Flow.WritesOutside): nothing the peer reads
+	size := c.rmbeSize(d)
+	if ref.va == 0 || size == 0 || r.va < ref.va {
+		// No RMB address (learned from traffic) or outside the RMBE
+		// (Flow.WritesOutside): nothing is placed.
+		if t.opts.Stream != nil && (ref.va == 0 || size == 0) {
+			c.streamOf().dir[d].noAddr = true
+		}
+		return
 	}
 	at := r.va - ref.va
 	if r.opcode == opWriteFirst {
-		rc.sw = streamWrite{ok: true, at: at, psn: r.psn, pmtu: uint32(len(r.data)), size: size}
+		rc.sw = streamWrite{ok: true, at: at, psn: r.psn, pmtu: r.dataLen, size: size}
 	}
-	s.place(at, r.data, size, in.number)
+	t.cur.rmbeAt, t.cur.placed = at, true
+	if t.opts.Stream != nil {
+		c.streamOf().dir[d].place(at, r.data, size, in.number)
+	}
 }
 
-// streamPlaceNext keeps the bytes of a MIDDLE or LAST packet of the WRITE
+// placeWriteNext is placeWrite for a MIDDLE or LAST packet of the WRITE
 // in progress on rc.
-func (t *Tracker) streamPlaceNext(rc *RC, c *Conn, d Dir, in *input) {
+func (t *Tracker) placeWriteNext(rc *RC, c *Conn, d Dir, in *input) {
 	w := rc.sw
 	if !w.ok {
 		return
@@ -187,7 +199,11 @@ func (t *Tracker) streamPlaceNext(rc *RC, c *Conn, d Dir, in *input) {
 	if k <= 0 {
 		return
 	}
-	c.streamOf().dir[d].place(w.at+uint64(k)*uint64(w.pmtu), in.roce.data, w.size, in.number)
+	at := w.at + uint64(k)*uint64(w.pmtu)
+	t.cur.rmbeAt, t.cur.placed = at, true
+	if t.opts.Stream != nil {
+		c.streamOf().dir[d].place(at, in.roce.data, w.size, in.number)
+	}
 }
 
 // place keeps data written at RMBE offset at (of an RMBE of size bytes),
@@ -376,4 +392,34 @@ func (t *Tracker) OnLink() bool {
 	}
 	// fastRoCE follows only frames of a known link.
 	return t.fastCur.frame != 0 || t.cur.hasLink
+}
+
+// fastPlaced is placeWrite for a WRITE ONLY that fastRoCE followed: where
+// its bytes went in the receiver's RMBE.
+func fastPlaced(a *attribution, f *capture.Frame) (bool, uint64) {
+	if a.conn == nil || f.RETH == nil || f.BTH == nil || uint8(f.BTH.Opcode) != opWriteOnly {
+		return false, 0
+	}
+	ref := a.link.rkeys[a.dir][f.RETH.RKey]
+	if ref.va == 0 || f.RETH.VA < ref.va {
+		return false, 0
+	}
+	return true, f.RETH.VA - ref.va
+}
+
+// appendStream adds the smc.stream fields of a WRITE packet placed at
+// RMBE offset a.rmbeAt: its bytes follow those the producer cursor
+// released so far (Flow.Bytes) by their distance from the cursor's place
+// in the RMBE, which the sender writes on from (smc_tx_rdma_writes).
+func appendStream(r *decode.Record, c *Conn, a *attribution, f *capture.Frame) {
+	fl := &c.Flow[a.dir]
+	size := uint64(c.rmbeSize(a.dir))
+	pc := uint64(fl.Prod.Count)
+	if size == 0 || pc >= size || a.rmbeAt >= size || c.Inferred && !fl.haveProd || f.BTH == nil {
+		return
+	}
+	data := f.BTH.Data()
+	r.AddUint(fStreamOffset, fl.Bytes+(a.rmbeAt+size-pc)%size)
+	r.AddUint(fStreamLen, uint64(len(data)))
+	r.AddBytes(fStream, data)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/decode"
 	"slices"
 	"strings"
 	"testing"
@@ -332,5 +333,62 @@ func TestStreamMidStream(t *testing.T) {
 		if len(st.data) != 0 || st.bad != "" {
 			t.Errorf("%v: %d B placed without an RMB address (%s)", k, len(st.data), st.bad)
 		}
+	}
+}
+
+// TestStreamFields: on every kernel sample, each WRITE packet's
+// smc.stream.offset and smc.stream.len name the bytes of the reassembled
+// stream that its smc.stream holds, whether the fast path or the general
+// one followed it (the fields are computed without Options.Stream, the
+// stream with it); and every byte of every stream is named by some WRITE.
+func TestStreamFields(t *testing.T) {
+	root := testutil.Root(t)
+	for _, name := range []string{"samples/pingpong.pcap", "samples/long.pcap", "samples/multiconn.pcap", "samples/multilink.pcap", "samples/lossy.pcap"} {
+		t.Run(name, func(t *testing.T) {
+			path := root + "/" + name
+			rec := newStreamRec()
+			eachFrame(t, path, New(Options{Stream: rec}).Feed)
+			covered := map[[2]int]uint64{}
+			n := 0
+			fieldRun(t, path, 0, func(f *capture.Frame, r *decode.Record) {
+				var id, dir, off, ln uint64
+				var data []byte
+				has := 0
+				for i, fid := range r.IDs {
+					switch decode.Def(fid).Name {
+					case "smc.conn.id":
+						id = r.Vals[i].U
+					case "smc.conn.dir":
+						if r.Vals[i].S == "S->C" {
+							dir = 1
+						}
+					case "smc.stream.offset":
+						off, has = r.Vals[i].U, has+1
+					case "smc.stream.len":
+						ln, has = r.Vals[i].U, has+1
+					case "smc.stream":
+						data, has = r.Vals[i].B, has+1
+					}
+				}
+				if has == 0 {
+					return
+				}
+				n++
+				st := rec.streams[[2]int{int(id), int(dir)}]
+				if has != 3 || st == nil || uint64(len(data)) != ln || off+ln > uint64(len(st.data)) || !bytes.Equal(st.data[off:off+ln], data) {
+					t.Fatalf("frame %d: conn %d dir %d offset %d len %d (%d fields): not the stream's bytes", f.Number, id, dir, off, ln, has)
+				}
+				k := [2]int{int(id), int(dir)}
+				covered[k] = max(covered[k], off+ln)
+			})
+			if n == 0 {
+				t.Fatal("no WRITE with smc.stream fields")
+			}
+			for k, st := range rec.streams {
+				if covered[k] != uint64(len(st.data)) {
+					t.Errorf("conn %d dir %d: WRITEs name bytes up to %d of %d", k[0], k[1], covered[k], len(st.data))
+				}
+			}
+		})
 	}
 }

@@ -180,12 +180,17 @@ type attribution struct {
 	notCaptured      int  // request PSNs this ACK or NAK says the capture missed (RC.NotCaptured)
 	unattached       bool
 	expert           uint64 // findings raised on the frame, a bit per expert.ID
+	// placed: the frame is a WRITE packet whose bytes went to RMBE offset
+	// rmbeAt of its connection's receiver (smc.stream.*).
+	placed bool
+	rmbeAt uint64
 }
 
 func (a *attribution) reset(frame int) {
 	a.frame, a.hasConn, a.hasLink, a.dir = frame, false, false, 0
 	a.cdcBytes, a.hasCDC, a.retrans, a.psnGap, a.unattached, a.expert = 0, false, false, 0, false, 0
 	a.outOfSeq, a.outOfOrder, a.notCaptured = false, false, 0
+	a.placed = false
 }
 
 func (a *attribution) setConn(c *Conn) {
