@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/smcscope/smcscope/internal/testutil"
+	"github.com/smcscope/smcscope/internal/testutil/crafted"
 	"github.com/smcscope/smcscope/output/zview"
 )
 
@@ -47,5 +48,24 @@ func TestGoldenFollow(t *testing.T) {
 			}
 			testutil.GoldenFile(t, filepath.Join("testdata", "TestGoldenFollow", c.name+".golden"), out.Bytes())
 		})
+	}
+}
+
+// TestStreamFilter: -Y 'smc.stream contains "GET /"' finds the RDMA
+// WRITE that carries an HTTP request over SMC-R, and -T fields names
+// which bytes of the connection's stream it and the response carry.
+func TestStreamFilter(t *testing.T) {
+	var out, errb bytes.Buffer
+	o := Options{
+		Read: crafted.HTTP(t), DisplayFilter: `smc.stream contains "GET /" || smc.stream contains "HTTP/1.1 200"`,
+		Format: "fields", Fields: []string{"frame.number", "smc.conn.id", "smc.conn.dir", "smc.stream.offset", "smc.stream.len"},
+		NewTracker: func(v []string) (Tracker, error) { return zview.NewTracker(v) },
+		Stdout:     &out, Stderr: &errb,
+	}
+	if err := Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if want := "18\t1\tC->S\t0\t64\n22\t1\tS->C\t0\t64\n"; out.String() != want || errb.Len() != 0 {
+		t.Errorf("got %q (stderr %q), want %q", out.String(), errb.String(), want)
 	}
 }

@@ -3,7 +3,6 @@ package follow
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -11,9 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/smcscope/smcscope/capture"
-	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/internal/testutil"
+	"github.com/smcscope/smcscope/internal/testutil/crafted"
 	"github.com/smcscope/smcscope/track"
 )
 
@@ -119,54 +117,10 @@ func TestFollowMatchesTshark(t *testing.T) {
 	}
 }
 
-// httpCapture is pingpong.pcap with its first message each way replaced
-// by an HTTP request and response of the same length (ICRCs made right),
-// written to a temporary file.
-func httpCapture(t *testing.T) string {
-	t.Helper()
-	req := "GET /smc HTTP/1.1\r\nHost: smc\r\nX-Pad: 0123456789abcdefghijklm\r\n\r\n"
-	resp := "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nX-Pad: 0123456789abcdefg\r\n\r\n"
-	if len(req) != 64 || len(resp) != 64 {
-		t.Fatalf("request %d B, response %d B: want 64 (the message size)", len(req), len(resp))
-	}
-	path := filepath.Join(testutil.SamplesDir(t), "pingpong.pcap")
-	frames, lt := testutil.ReadFrames(t, path)
-	put := map[string]string{"10.10.0.2": req, "10.10.0.1": resp}
-	r, err := capture.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	for len(put) > 0 {
-		f, err := r.Next()
-		if err != nil {
-			t.Fatalf("%v: no WRITE of each side", err)
-		}
-		if f.BTH == nil || f.BTH.Opcode != decode.OpWriteOnly || f.IPv4 == nil {
-			continue
-		}
-		text, ok := put[f.IPv4.SrcIP.String()]
-		if !ok {
-			continue
-		}
-		delete(put, f.IPv4.SrcIP.String())
-		data := frames[f.Number-1].Data
-		pay := f.BTH.Data()
-		off := len(f.Data) - len(f.IPv4.Contents) - len(f.IPv4.Payload)
-		at := bytes.Index(data, pay)
-		copy(data[at:], text)
-		ip := data[off:]
-		sum, _ := decode.ICRCRoCEv2(ip)
-		end := int(binary.BigEndian.Uint16(ip[2:4]))
-		binary.LittleEndian.PutUint32(ip[end-4:], sum)
-	}
-	return testutil.WriteFrames(t, "http.pcap", lt, frames)
-}
-
 // TestExportHTTP: an HTTP exchange carried over SMC-R is an HTTP exchange
 // to tshark in the export (port 5000 decoded as HTTP, as a user would).
 func TestExportHTTP(t *testing.T) {
-	in := httpCapture(t)
+	in := crafted.HTTP(t)
 	out := filepath.Join(t.TempDir(), "tcp.pcapng")
 	if _, err := Export(context.Background(), in, out); err != nil {
 		t.Fatal(err)
