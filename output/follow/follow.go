@@ -120,15 +120,7 @@ func (v *View) chunk(ch *track.StreamChunk, b []byte) {
 	switch v.mode {
 	case ModeASCII:
 		fmt.Fprintf(w, "%s%d\n", ind, len(b))
-		line := make([]byte, 0, len(b)+1)
-		for _, x := range b {
-			if x == '\n' || x == '\r' || x >= 0x20 && x < 0x7f {
-				line = append(line, x)
-			} else {
-				line = append(line, '.')
-			}
-		}
-		w.Write(append(line, '\n'))
+		w.Write(append(Printable(make([]byte, 0, len(b)+1), b), '\n'))
 	case ModeHex:
 		hexDump(w, ind, v.off[ch.Dir], b)
 	case ModeRaw:
@@ -146,14 +138,33 @@ func (v *View) chunk(ch *track.StreamChunk, b []byte) {
 	v.off[ch.Dir] += uint64(len(b))
 }
 
-// gap renders bytes the capture does not hold the way Wireshark's Follow
-// Stream marks a TCP gap, with the cause; a gap of unknown length says so.
-func (v *View) gap(ch *track.StreamChunk) {
+// Printable appends b to dst as tshark's follow ascii mode shows it:
+// printable ASCII, line feeds and carriage returns as they are, every other
+// byte as a dot.
+func Printable(dst, b []byte) []byte {
+	for _, x := range b {
+		if x == '\n' || x == '\r' || x >= 0x20 && x < 0x7f {
+			dst = append(dst, x)
+		} else {
+			dst = append(dst, '.')
+		}
+	}
+	return dst
+}
+
+// GapText says what a gap chunk lacks, as Wireshark marks a TCP gap.
+func GapText(ch *track.StreamChunk) string {
 	n := "unknown number of"
 	if ch.Gap > 0 {
 		n = strconv.FormatUint(ch.Gap, 10)
 	}
-	text := fmt.Sprintf("[%s bytes missing in capture file: %s]", n, ch.Cause)
+	return fmt.Sprintf("[%s bytes missing in capture file: %s]", n, ch.Cause)
+}
+
+// gap renders bytes the capture does not hold the way Wireshark's Follow
+// Stream marks a TCP gap, with the cause; a gap of unknown length says so.
+func (v *View) gap(ch *track.StreamChunk) {
+	text := GapText(ch)
 	if v.mode == ModeYAML {
 		fmt.Fprintf(&v.body, "  # peer %d, frame %d: %s\n", ch.Dir, ch.Frame, text)
 		return
