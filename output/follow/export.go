@@ -223,6 +223,11 @@ func (x *exporter) StreamChunk(ch *track.StreamChunk) {
 			tc.next[d]++
 			tc.fin[d] = true
 		}
+		if tc.fin[0] && tc.fin[1] {
+			// Both sides closed: nothing more comes for it, and the
+			// export's memory follows the open connections.
+			delete(x.conns, c.ID)
+		}
 	case ch.Data == nil:
 		// The bytes are missing: their sequence numbers are skipped, as a
 		// capture that missed a segment shows it ("previous segment not

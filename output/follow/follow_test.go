@@ -133,3 +133,44 @@ func TestExportHTTP(t *testing.T) {
 		t.Errorf("tshark -Y http on the export:\n%s", got)
 	}
 }
+
+// TestExportGap: a WRITE packet the capture missed is a gap both ways:
+// smc,follow marks it with its length and cause, and the export skips its
+// sequence numbers, which tshark reports as a segment not captured.
+func TestExportGap(t *testing.T) {
+	path := filepath.Join(testutil.SamplesDir(t), "long.pcap")
+	frames, lt := testutil.ReadFrames(t, path)
+	// A WRITE MIDDLE (opcode 7) of the bulk: frame 24060 carries 1024
+	// bytes at stream offset 9216 (smcdump -T fields -e smc.stream.offset).
+	const drop = 24060
+	if op := frames[drop-1].Data[14+20+8]; op != 0x07 {
+		t.Fatalf("frame %d: opcode %#x, want a WRITE MIDDLE", drop, op)
+	}
+	in := testutil.WriteFrames(t, "gap.pcap", lt, append(frames[:drop-1:drop-1], frames[drop:]...))
+	var b bytes.Buffer
+	v, err := Parse("smc,follow,2,raw", "2,raw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := eachFrame(context.Background(), in, v, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.WriteTo(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "\n[1024 bytes missing in capture file: not captured]\n") {
+		t.Errorf("smc,follow marks no gap of 1024 bytes:\n%.600s", b.String())
+	}
+	out := filepath.Join(t.TempDir(), "tcp.pcapng")
+	st, err := Export(context.Background(), in, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.GapsBytes != 1024 {
+		t.Errorf("export: %d bytes missing, want 1024", st.GapsBytes)
+	}
+	lost := tshark(t, "-r", out, "-Y", "tcp.analysis.lost_segment", "-T", "fields", "-e", "tcp.seq_raw")
+	if want := fmt.Sprintf("%d\n", clientISN+1+9216+1024); lost != want {
+		t.Errorf("tshark: lost segment before seq %q, want %q", lost, want)
+	}
+}
