@@ -34,9 +34,11 @@ import (
 // they come; neither pass holds a stream.
 func Export(ctx context.Context, in, out string) (st ExportStats, err error) {
 	tuples := map[[2]netip.AddrPort]bool{}
-	if err := eachFrame(ctx, in, tupleSink(tuples), nil); err != nil {
+	if err := eachFrame(ctx, in, tupleSink(tuples), nil); err != nil && !errors.Is(err, capture.ErrTruncatedFile) {
 		return st, err
 	}
+	// A file cut short is exported up to the cut, as smcdump prints it;
+	// the second pass returns the same error after writing what it read.
 	f, err := os.Create(out)
 	if err != nil {
 		return st, err
@@ -63,8 +65,10 @@ func Export(ctx context.Context, in, out string) (st ExportStats, err error) {
 		st.Passed++
 		return x.w.WritePacket(fr.CI, fr.Data)
 	})
-	if err == nil && x.w != nil {
-		err = x.w.Flush()
+	if x.w != nil {
+		if ferr := x.w.Flush(); err == nil {
+			err = ferr
+		}
 	}
 	if err == nil {
 		err = x.err

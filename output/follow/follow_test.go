@@ -3,7 +3,10 @@ package follow
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"github.com/smcscope/smcscope/capture"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -172,5 +175,26 @@ func TestExportGap(t *testing.T) {
 	lost := tshark(t, "-r", out, "-Y", "tcp.analysis.lost_segment", "-T", "fields", "-e", "tcp.seq_raw")
 	if want := fmt.Sprintf("%d\n", clientISN+1+9216+1024); lost != want {
 		t.Errorf("tshark: lost segment before seq %q, want %q", lost, want)
+	}
+}
+
+// TestExportCut: a capture cut short is exported up to the cut, and the
+// export says it was cut (smcdump exits 2, as for its other outputs).
+func TestExportCut(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(testutil.SamplesDir(t), "pingpong.pcap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(t.TempDir(), "cut.pcap")
+	if err := os.WriteFile(in, data[:300000], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "tcp.pcapng")
+	st, err := Export(context.Background(), in, out)
+	if !errors.Is(err, capture.ErrTruncatedFile) || st.Conns != 1 || st.Segments < 100 {
+		t.Fatalf("export of a cut capture: %+v, %v; want its connection and the truncation", st, err)
+	}
+	if got := tshark(t, "-r", out, "-Y", "tcp.len > 0", "-T", "fields", "-e", "frame.number"); strings.Count(got, "\n") < 100 {
+		t.Errorf("tshark reads %d data segments in the export", strings.Count(got, "\n"))
 	}
 }
