@@ -3,12 +3,12 @@ package track
 import (
 	"bytes"
 	"fmt"
-	"github.com/smcscope/smcscope/capture"
-	"github.com/smcscope/smcscope/decode"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/internal/testutil"
 )
 
