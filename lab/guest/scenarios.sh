@@ -494,7 +494,7 @@ bulk_client() {
 # the failover however slow the guest is. smctop, when present, streams snapshots from
 # before eth1 goes down until it has shown the failover.
 multilink_client() {
-	smcping "$SRV" -p $PORT -n 300 -m 64 -i 20ms --warmup 0 --timeout 30s --diag >/tmp/ml0.out 2>&1 &
+	smcping "$SRV" -p $PORT -n 300 -m 64 -i 20ms --warmup 0 --timeout 30s --diag --digest >/tmp/ml0.out 2>&1 &
 	p0=$!
 	wait_conns /tmp/ml0.out 1 || return 1
 	port0=$(local_port /tmp/ml0.out)
@@ -502,7 +502,7 @@ multilink_client() {
 	# The server puts every second connection of a link group on its next active link:
 	# with both links up, the second client's connection is the one on rxe1.
 	wait_for 60 "two ACTIVE links in the link group" links_active 2 || return 1
-	smcping "$SRV" -p $PORT -n 200 -m 512 -i 20ms --warmup 0 --timeout 30s --diag >/tmp/ml1.out 2>&1 &
+	smcping "$SRV" -p $PORT -n 200 -m 512 -i 20ms --warmup 0 --timeout 30s --diag --digest >/tmp/ml1.out 2>&1 &
 	p1=$!
 	wait_conns /tmp/ml1.out 1 || return 1
 	port1=$(local_port /tmp/ml1.out)
@@ -544,7 +544,7 @@ multilink_client() {
 	# load), so the new connection waits until the link group settled.
 	wait_for 60 "the link group settled (no INACTIVE or ACTIVATING link)" settled
 	lgr_lines | sed 's/^/SETTLED /' | tee -a /out/client.log
-	smcping_run 0 new 50 128 || rc=$?
+	smcping_run 0 new 50 128 --digest || rc=$?
 	return $rc
 }
 
@@ -799,6 +799,12 @@ e2e_client() {
 	fi
 	if [ "$SCEN" = e2e-smc ]; then
 		step smcping-bw smcping $SRV -p $PORT -n 50 -m 16384 --warmup 0 --bw
+		# What the application wrote and read (--digest: seeded payloads, bytes and SHA-256
+		# per connection), for the streams smcdump reassembles from the wire
+		# (lab/e2e_test.go TestStreamDigests): a ping-pong of two sizes, then a one-way
+		# stream of multi-packet WRITEs that wraps the RMBE.
+		step smcping-digest smcping $SRV -p $PORT -n 40 -m 64,3000 --warmup 0 --digest
+		step smcping-digest-bw smcping $SRV -p $PORT -n 40 -m 16384 --warmup 0 --bw --digest
 		# IPPROTO_SMC sockets (6.11+): smc_diag reports them with 0.0.0.0 addresses.
 		step smcping-ipproto smcping $SRV -p $PORT --proto ipproto --check
 		during_ping smc_window
