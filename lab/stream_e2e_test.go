@@ -95,10 +95,23 @@ func (s *streamHashes) StreamChunk(ch *track.StreamChunk) {
 // each way, no gap. e2e-smc has a ping-pong of two sizes and a one-way
 // stream of multi-packet WRITEs that wraps the RMBE; multilink has a
 // connection whose link fails while it runs (it goes on over the other
-// link) and one made after the failover.
+// link) and one made after the failover; the sample scenarios, when the
+// run has them, a long ping-pong that wraps the RMBE and a bulk stream
+// (long), four connections at once (multiconn), a reader that lets the
+// RMBE fill (slow-reader) and a lossy path whose requests are sent again
+// (lossy).
 func TestStreamDigests(t *testing.T) {
 	eachKernel(t, func(t *testing.T, dir string) {
-		for _, scen := range []string{"e2e-smc", "multilink"} {
+		// e2e-smc and multilink are in every e2e run; a run dir may hold
+		// more scenarios with digests (lab/run --out DIR/K e2e pingpong
+		// long multiconn slow-reader lossy), checked alike.
+		scens := []string{"e2e-smc", "multilink"}
+		for _, s := range []string{"pingpong", "teardown", "long", "multiconn", "slow-reader", "lossy"} {
+			if _, err := os.Stat(filepath.Join(dir, s, "capture.pcap")); err == nil {
+				scens = append(scens, s)
+			}
+		}
+		for _, scen := range scens {
 			t.Run(scen, func(t *testing.T) {
 				truth := guestDigests(t, dir, scen)
 				if len(truth) == 0 {

@@ -370,7 +370,7 @@ client_main() {
 	rc=0
 	case "$SCEN" in
 	pingpong | teardown)
-		smcping_run 0 pp 500 64 || rc=$?
+		smcping_run 0 pp 500 64 --digest || rc=$?
 		;;
 	multiconn)
 		multiconn_client || rc=$?
@@ -378,7 +378,7 @@ client_main() {
 	long)
 		# 64 KiB RMBEs: 3000 x 64 B wraps the cursors; a 1 MiB one-way stream (16 messages
 		# of 64 KiB) on a second connection gives multi-packet WRITEs.
-		smcping_run 0 pp 3000 64 || rc=$?
+		smcping_run 0 pp 3000 64 --digest || rc=$?
 		bulk_client || rc=$?
 		;;
 	multilink)
@@ -386,7 +386,7 @@ client_main() {
 		;;
 	slow-reader)
 		# A one-way stream of 4 x 64 KiB into the server's slow reader (slow_server_start).
-		smcping_run 0 slow 4 65536 --bw || rc=$?
+		smcping_run 0 slow 4 65536 --bw --digest || rc=$?
 		# The client stays up until the server has closed its side too, or its power-off
 		# (which ends the link group) would abort the connection: the connection leaves
 		# the client's link group once both sides closed (smc_diag lists the client's
@@ -438,7 +438,7 @@ multiconn_client() {
 	pids="" k=0
 	for cfg in "300 64" "200 1000" "120 4096" "80 200"; do
 		set -- $cfg
-		smcping "$SRV" -p $PORT -n "$1" -m "$2" --warmup 0 --timeout 30s --diag >/tmp/mc$k.out 2>&1 &
+		smcping "$SRV" -p $PORT -n "$1" -m "$2" --warmup 0 --timeout 30s --diag --digest >/tmp/mc$k.out 2>&1 &
 		pids="$pids $!"
 		wait_conns /tmp/mc$k.out 1
 		k=$((k + 1))
@@ -475,7 +475,7 @@ wait_conns() { wait_for 30 "$2 connection proof(s) in $1" has_lines "$1" '^conn 
 # bulk_client: a one-way stream of 16 x 64 KiB, reported as "CLIENT bulk END ... bytes=".
 bulk_client() {
 	log "+ smcping $SRV --bw -n 16 -m 65536"
-	timeout 120 smcping "$SRV" -p $PORT --bw -n 16 -m 65536 --warmup 0 --timeout 30s --diag >/tmp/bulk.out 2>&1
+	timeout 120 smcping "$SRV" -p $PORT --bw -n 16 -m 65536 --warmup 0 --timeout 30s --diag --digest >/tmp/bulk.out 2>&1
 	brc=$?
 	{
 		cat /tmp/bulk.out
@@ -628,11 +628,11 @@ LOSSY_NETEM="loss 2% delay 1ms reorder 5%"
 # close. The rxe counters before and after, and netem's own drop count, are logged.
 lossy_client() {
 	local lrc=0
-	smcping_run 0 pp 20 64 || return 1
+	smcping_run 0 pp 20 64 --digest || return 1
 	hw_counters | sed 's/^/BEFORE-NETEM /' | tee -a /out/client.log
 	# shellcheck disable=SC2086
 	run 10 $TC qdisc add dev eth0 root netem $LOSSY_NETEM || return 1
-	smcping_run 1 bulk 8 65536 --bw || lrc=1
+	smcping_run 1 bulk 8 65536 --bw --digest || lrc=1
 	run 10 $TC -s qdisc show dev eth0
 	sed -n 's/.*(dropped \([0-9]*\),.*/NETEM dropped=\1/p' /tmp/run.out | head -1 | tee -a /out/client.log
 	run 10 $TC qdisc del dev eth0 root || lrc=1
