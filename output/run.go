@@ -16,6 +16,7 @@ import (
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/filter"
+	"github.com/smcscope/smcscope/track"
 )
 
 // Format is the -T output format.
@@ -318,6 +319,15 @@ func (o *Options) check() error {
 		return usagef("-f is a capture filter for -i; use -Y to filter a file")
 	case o.Count < 0:
 		return usagef("-c %d: want a positive count", o.Count)
+	}
+	if o.Format == FormatJSON || o.Format == FormatJSONL {
+		for _, v := range o.Views {
+			if name, _, err := track.ParseView(v); err == nil && name == track.ViewFollow {
+				// Its bytes are written as they are followed, in a text
+				// layout; yaml is its structured one.
+				return usagef("-z %s: no JSON form; use smc,follow,CONN,yaml without -T json", v)
+			}
+		}
 	}
 	switch o.Format {
 	case "", FormatText, FormatJSON, FormatJSONL:

@@ -45,6 +45,7 @@ type Options struct {
 	Hist       bool
 	LogFile    string
 	Diag       bool   // --diag: print each connection's sock_diag line at the end
+	Digest     bool   // --digest: seeded payloads; each connection's bytes and SHA-256 written and read
 	Bandwidth  bool   // --bw
 	Require    string // "" or "smc"
 	Check      bool
@@ -131,6 +132,7 @@ func defineFlags(o *Options) (*flag.FlagSet, map[string]*rawValue, *flagStrings)
 	fs.BoolVar(&o.Hist, "hist", false, "print a histogram per size and protocol")
 	fs.StringVar(&o.LogFile, "log", "", "write every sample to CSV `FILE`")
 	fs.BoolVar(&o.Diag, "diag", false, "print each connection's kernel state (sock_diag: token, cursors) at the end, before closing")
+	fs.BoolVar(&o.Digest, "digest", false, "payloads from a generator seeded per connection (no message repeats another), and at the end each connection's bytes and SHA-256 written and read")
 	fs.BoolVar(&o.Bandwidth, "bw", false, "one-way stream throughput instead of ping-pong")
 	fs.StringVar(&o.Require, "require", "", "`MODE` required of every connection: smc (else exit 1)")
 	fs.BoolVar(&o.Check, "check", false, "one connection, print one OK/FAIL line about its mode")

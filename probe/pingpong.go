@@ -21,6 +21,7 @@ type Pinger struct {
 	base time.Time
 	// sent is when the last Ping started, as an offset from base.
 	sent time.Duration
+	dig  *digest // --digest, nil without
 }
 
 // NewPinger prepares a Pinger for messages up to maxSize bytes.
@@ -38,14 +39,23 @@ func (p *Pinger) Ping(size int) (time.Duration, error) {
 	if size < HeaderLen || size > len(p.buf) {
 		return 0, fmt.Errorf("ping: size %d outside [%d, %d]", size, HeaderLen, len(p.buf))
 	}
+	if p.dig != nil {
+		p.dig.fill(p.buf[HeaderLen:size])
+	}
 	putHeader(p.buf, size, false)
 	start := time.Since(p.base)
 	p.sent = start
 	if _, err := p.conn.Write(p.buf[:size]); err != nil {
 		return 0, p.closed("send", size, nil, err)
 	}
+	if p.dig != nil {
+		p.dig.wrote(p.buf[:size])
+	}
 	if n, err := io.ReadFull(p.conn, p.buf[:size]); err != nil {
 		return 0, p.closed("receive", size, p.buf[:n], err)
+	}
+	if p.dig != nil {
+		p.dig.read(p.buf[:size])
 	}
 	rtt := time.Since(p.base) - start
 	if got, noReply := parseHeader(p.buf); got != size || noReply {
@@ -111,9 +121,15 @@ func (p *Pinger) Send(size int) error {
 	if size < HeaderLen || size > len(p.buf) {
 		return fmt.Errorf("send: size %d outside [%d, %d]", size, HeaderLen, len(p.buf))
 	}
+	if p.dig != nil {
+		p.dig.fill(p.buf[HeaderLen:size])
+	}
 	putHeader(p.buf, size, true)
 	if _, err := p.conn.Write(p.buf[:size]); err != nil {
 		return p.closed("send", size, nil, err)
+	}
+	if p.dig != nil {
+		p.dig.wrote(p.buf[:size])
 	}
 	return nil
 }

@@ -21,8 +21,11 @@ type Report struct {
 	BW      []BWResult   `json:"bandwidth,omitempty"`
 	// FinalDiag is --diag: each connection's sock_diag line at the end.
 	FinalDiag []string `json:"final_diag,omitempty"`
-	hists     map[string][]Bucket
-	histKeys  []string
+	// Digests is --digest: what each connection's application wrote and
+	// read, "conn N PROTO: src=A dst=B c2s_bytes=... c2s_sha256=...".
+	Digests  []string `json:"digests,omitempty"`
+	hists    map[string][]Bucket
+	histKeys []string
 }
 
 // ConnReport is the proof of one connection's mode.
@@ -210,6 +213,12 @@ func (r *Report) writeBody(w io.Writer, o Options) error {
 		fmt.Fprintf(bw, "\nkernel state at the end (sock_diag)\n")
 		for _, l := range r.FinalDiag {
 			fmt.Fprintf(bw, "diag %s\n", l)
+		}
+	}
+	if len(r.Digests) > 0 {
+		fmt.Fprintf(bw, "\nwhat the application wrote and read (--digest)\n")
+		for _, l := range r.Digests {
+			fmt.Fprintf(bw, "digest %s\n", l)
 		}
 	}
 	return bw.Flush()

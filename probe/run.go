@@ -109,6 +109,9 @@ func dialMode(ctx context.Context, o Options, p Proto, target netip.AddrPort, in
 		}
 		cr := &connRun{conn: c, pinger: NewPinger(c, maxSize), samples: make([]time.Duration, 0, samples)}
 		cr.pinger.SetBase(base)
+		if o.Digest {
+			cr.pinger.EnableDigest(uint64(len(m.conns)+1)<<8|uint64(p), c.LocalAddr().String(), c.RemoteAddr().String())
+		}
 		if o.LogFile != "" {
 			cr.sent = make([]time.Duration, 0, samples)
 		}
@@ -238,6 +241,13 @@ func runClient(ctx context.Context, o Options, stdout io.Writer, in Inspector) e
 	}
 	if o.Diag {
 		rep.FinalDiag = finalDiag(in, modes)
+	}
+	if o.Digest {
+		for _, m := range modes {
+			for _, c := range m.conns {
+				rep.Digests = append(rep.Digests, fmt.Sprintf("conn %d %s: %s", len(rep.Digests)+1, m.proto, c.pinger.DigestLine()))
+			}
+		}
 	}
 	return rep.writeBody(stdout, o)
 }

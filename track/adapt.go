@@ -44,6 +44,17 @@ func (t *Tracker) feedLocked(f *capture.Frame) {
 func (t *Tracker) feedFrame(f *capture.Frame) {
 	in := &t.in
 	fill(in, f)
+	if in.isRoCE {
+		r := &in.roce
+		r.data, r.dataLen = nil, 0
+		if r.opcode >= opWriteFirst && r.opcode <= opWriteOnlyImm {
+			d := f.BTH.Data()
+			r.dataLen = uint32(len(d))
+			if t.opts.Stream != nil {
+				r.data = d
+			}
+		}
+	}
 	t.feed(in)
 }
 

@@ -149,6 +149,9 @@ func (t *Tracker) cdcConn(c *Conn, l *Link, d Dir, in *input) {
 		// seen just before it: count them from there on.
 		f.Bytes += claimed
 	}
+	if t.opts.Stream != nil {
+		t.streamCDC(c, d, f, produced, okP, missed, in)
+	}
 	f.Prod, f.haveProd = m.prod, true
 	if !holdCons {
 		f.Cons, f.haveCons = m.cons, true
@@ -539,6 +542,9 @@ func (t *Tracker) merge(a, b *Conn) *Conn {
 	for d := range 2 {
 		if gone.hasTok[d] && !keep.hasTok[d] {
 			keep.Flow[d] = gone.Flow[d]
+			if gone.stream != nil {
+				keep.streamOf().dir[d] = gone.stream.dir[d]
+			}
 			keep.tokens[d], keep.hasTok[d] = gone.tokens[d], true
 			g.tokens[d][gone.tokens[d]] = keep
 		}
@@ -636,6 +642,7 @@ func (t *Tracker) write(l *Link, d Dir, in *input) {
 		if r.opcode == opWriteFirst {
 			rc.curWrite = c
 		}
+		t.placeWrite(rc, c, d, ref, in)
 		if t.recording(c) {
 			info := fmt.Sprintf("%d B at RMBE offset %d (rkey %#x)", r.dmaLen, r.va-ref.va, r.rkey)
 			if ref.va == 0 {
@@ -649,6 +656,7 @@ func (t *Tracker) write(l *Link, d Dir, in *input) {
 	default: // MIDDLE, LAST
 		if c := rc.curWrite; c != nil {
 			t.touchConn(c, in, d)
+			t.placeWriteNext(rc, c, d, in)
 			if r.opcode != opWriteMiddle {
 				rc.curWrite = nil
 			}

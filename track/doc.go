@@ -30,6 +30,12 @@
 // Timelines are recorded only for the connections named in
 // Options.Timeline; OptionsForViews sets it from -z specs.
 //
+// With Options.Stream the tracker also reassembles each SMC-R
+// connection's application bytes per direction (stream.go): RDMA WRITE
+// packets kept at their RMBE offset until the CDC producer cursor
+// releases them, handed to the StreamSink in order with gaps marked;
+// package output/follow shows and exports them.
+//
 // Memory does not grow with the capture: connections idle for longer than
 // Options.IdleTimeout leave the live tables, links of deleted groups leave
 // the wire-key table, and the oldest ended connections beyond

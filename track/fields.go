@@ -26,6 +26,9 @@ var (
 	fOutOfSeq     = decode.Field(decode.OwnerTrackRC, "smc.rc.out_of_seq", decode.KindBool, "RC request packet ahead of the PSN its responder expects, as far as the capture showed when it went by: the responder drops it (it NAKs the first of a run, PSN sequence error) and the requester sends it again; unless a later ACK shows that the capture only missed the PSNs before it (smc.rc.not_captured)")
 	fNotCaptured  = decode.Field(decode.OwnerTrackRC, "smc.rc.not_captured", decode.KindUint, "request PSNs this ACK or NAK covers that the capture never showed: the capture point missed them, the network did not lose them")
 	fOutOfOrder   = decode.Field(decode.OwnerTrackRC, "smc.rc.out_of_order", decode.KindBool, "RC request packet first seen after later PSNs of its direction: lost before the capture point and sent again, or overtaken")
+	fStreamOffset = decode.Field(decode.OwnerTrackConn, "smc.stream.offset", decode.KindUint, "stream offset of this RDMA WRITE packet's first application byte: bytes the sender wrote in this direction before it (counted from the first CDC seen for a connection joined mid-stream)")
+	fStreamLen    = decode.Field(decode.OwnerTrackConn, "smc.stream.len", decode.KindUint, "application bytes this RDMA WRITE packet carries into its connection's stream")
+	fStream       = decode.Field(decode.OwnerTrackConn, "smc.stream", decode.KindBytes, "the application bytes this RDMA WRITE packet carries")
 	fUnattached   = decode.Field(decode.OwnerTrack, "smc.track.unattached", decode.KindBool, "RoCE frame the tracker could not tie to a connection when it went by")
 )
 
@@ -64,6 +67,7 @@ func (t *Tracker) AppendFields(f *capture.Frame, r *decode.Record) {
 	if fa := &t.fastCur; fa.frame == f.Number && fa.frame != 0 {
 		fast := fa.attribution()
 		a = &fast
+		a.placed, a.rmbeAt = fastPlaced(a, f)
 	} else if a.frame != f.Number {
 		return
 	}
@@ -88,6 +92,9 @@ func (t *Tracker) AppendFields(f *capture.Frame, r *decode.Record) {
 		r.AddUint(fConnCDCs, uint64(fl.CDCs))
 		if c.LGR != 0 && !a.hasLink {
 			r.AddUint(fLGRID, uint64(c.LGR))
+		}
+		if a.placed {
+			appendStream(r, c, a, f)
 		}
 	} else if l := a.theLink(); l != nil {
 		r.AddString(fConnDir, dirName(a.dir, l.Inferred))

@@ -183,6 +183,10 @@ type roceIn struct {
 	va      uint64
 	rkey    uint32
 	dmaLen  uint32
+	// data is a WRITE's payload (BTH.Data), only with Options.Stream;
+	// dataLen its length, always.
+	data    []byte
+	dataLen uint32
 
 	hasAETH  bool
 	syndrome uint8

@@ -284,7 +284,8 @@ type Conn struct {
 	halfPlaced bool
 	tokens     [2]uint32 // receiver token of each direction while registered
 	hasTok     [2]bool
-	expert     marks // its findings (expert.go)
+	expert     marks       // its findings (expert.go)
+	stream     *connStream // reassembly (Options.Stream), nil until used
 }
 
 // Closed reports whether both sides signalled the end (CDC close flags, or
@@ -371,6 +372,7 @@ type RC struct {
 	curWrite   *Conn       // connection of the WRITE message in progress (FIRST..LAST)
 	curPending bool        // the WRITE in progress matched no rkey
 	curLen     uint32      // its whole length (the FIRST's RETH), for a LAST with immediate
+	sw         streamWrite // where the WRITE in progress places its bytes (Options.Stream)
 	pend       []pendingWrite
 }
 

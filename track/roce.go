@@ -1,6 +1,7 @@
 package track
 
 import (
+	"bytes"
 	"fmt"
 	"sort"
 	"time"
@@ -492,6 +493,9 @@ func (r *RC) keep(in *input) {
 	if !x.hasLLC {
 		x.llc = llcIn{}
 	}
+	// A WRITE's bytes (Options.Stream) are the frame buffer's, which the
+	// reader reuses.
+	x.data = bytes.Clone(x.data)
 }
 
 // dropKept forgets the kept requests before next.
@@ -702,6 +706,9 @@ func (t *Tracker) flip(g *LinkGroup, in *input) bool {
 	g.ServerLGRID, g.ClientLGRID = g.ClientLGRID, g.ServerLGRID
 	for _, c := range g.conns {
 		c.Flow[0], c.Flow[1] = c.Flow[1], c.Flow[0]
+		if c.stream != nil {
+			c.stream.dir[0], c.stream.dir[1] = c.stream.dir[1], c.stream.dir[0]
+		}
 		c.tokens[0], c.tokens[1] = c.tokens[1], c.tokens[0]
 		c.hasTok[0], c.hasTok[1] = c.hasTok[1], c.hasTok[0]
 		c.ClientEP, c.ServerEP = c.ServerEP, c.ClientEP

@@ -69,7 +69,7 @@ func (t *Tracker) snapshot() Snapshot {
 		if c.link != nil {
 			x.LinkID = c.link.LinkID
 		}
-		x.lgr, x.link = nil, nil
+		x.lgr, x.link, x.stream = nil, nil, nil
 		s.Conns[i] = x
 	}
 	for i, l := range t.links {

@@ -53,6 +53,10 @@ type Options struct {
 	// call cost about as much as following a RoCE frame. Leave it false
 	// when another goroutine takes snapshots while frames are fed (smctop).
 	Unshared bool
+	// Stream, when set, receives every SMC-R connection's application
+	// bytes as the tracker reassembles them from RDMA WRITEs and CDC
+	// cursors (stream.go). Every RoCE frame then takes the general path.
+	Stream StreamSink
 }
 
 const (
@@ -176,12 +180,17 @@ type attribution struct {
 	notCaptured      int  // request PSNs this ACK or NAK says the capture missed (RC.NotCaptured)
 	unattached       bool
 	expert           uint64 // findings raised on the frame, a bit per expert.ID
+	// placed: the frame is a WRITE packet whose bytes went to RMBE offset
+	// rmbeAt of its connection's receiver (smc.stream.*).
+	placed bool
+	rmbeAt uint64
 }
 
 func (a *attribution) reset(frame int) {
 	a.frame, a.hasConn, a.hasLink, a.dir = frame, false, false, 0
 	a.cdcBytes, a.hasCDC, a.retrans, a.psnGap, a.unattached, a.expert = 0, false, false, 0, false, 0
 	a.outOfSeq, a.outOfOrder, a.notCaptured = false, false, 0
+	a.placed = false
 }
 
 func (a *attribution) setConn(c *Conn) {
@@ -290,7 +299,7 @@ func (t *Tracker) feed(in *input) {
 // fastRoCE must not run at all.
 func (t *Tracker) setFastUntil() {
 	t.fastUntil = 0
-	if t.opts.Timeline == "" && !t.connsDue() && !t.linksDue() {
+	if t.opts.Timeline == "" && t.opts.Stream == nil && !t.connsDue() && !t.linksDue() {
 		t.fastUntil = (t.stats.Frames | 1023) + 1
 	}
 }

@@ -17,6 +17,9 @@ const (
 	ViewDecline  = "smc,decline"
 	ViewTimeline = "smc,timeline"
 	ViewExpert   = "smc,expert"
+	// ViewFollow is the application bytes of one connection (Options.Stream),
+	// as tshark's -z follow,tcp: written by package output/follow.
+	ViewFollow = "smc,follow"
 )
 
 // Views lists the view names with a one-line description, for -z help.
@@ -28,6 +31,7 @@ func Views() [][2]string {
 		{ViewDecline, "fallbacks: who declined, when, why (decline codes named)"},
 		{ViewTimeline + ",CONN", "life of one connection frame by frame (CONN = ID or ip:port)"},
 		{ViewExpert, "expert findings by severity: what to look at, with first/last frame and count (package expert)"},
+		{ViewFollow + ",CONN", "the application bytes of one SMC-R connection, both directions in order, as tshark's -z follow,tcp (smc,follow,CONN,MODE: ascii, hex, raw or yaml)"},
 		{ViewExpert + ",SEVERITY", "the same from a severity up: chat, note, warn (warning) or error, as tshark's -z expert,warn"},
 	}
 }
@@ -45,6 +49,9 @@ func ParseView(spec string) (name, arg string, err error) {
 		}
 		return ViewTimeline, rest[1:], nil
 	}
+	if rest, ok := strings.CutPrefix(spec, ViewFollow+","); ok && rest != "" {
+		return ViewFollow, rest, nil
+	}
 	if rest, ok := strings.CutPrefix(spec, ViewExpert+","); ok {
 		// tshark's -z expert,warn: a severity floor for the view.
 		if _, ok := expert.ParseSeverity(rest); !ok {
@@ -56,7 +63,7 @@ func ParseView(spec string) (name, arg string, err error) {
 	case ViewConns, ViewLinks, ViewLGR, ViewDecline, ViewExpert:
 		return spec, "", nil
 	}
-	return "", "", fmt.Errorf("%w: %q (known: smc,conns smc,links smc,lgr smc,decline smc,timeline,CONN smc,expert smc,expert,SEVERITY)", ErrUnknownView, spec)
+	return "", "", fmt.Errorf("%w: %q (known: smc,conns smc,links smc,lgr smc,decline smc,timeline,CONN smc,follow,CONN[,MODE] smc,expert smc,expert,SEVERITY)", ErrUnknownView, spec)
 }
 
 // OptionsForViews returns opts with what the given -z specs need set

@@ -20,7 +20,7 @@ var page = cli.Page{
 		"-G fields",
 	},
 	Description: []string{
-		"smcdump decodes every SMC frame of a capture: the TCP SMC option, CLC Proposal/Accept/Confirm/Decline (v1, v2, v2.1, SMC-R and SMC-D, decline codes by kernel name), RoCEv1 and RoCEv2 (BTH and extension headers, the ICRC), LLC v1 and v2 and CDC. A tracker ties TCP connections to their links, link groups and CDC streams; its views (-z) list connections, links, link groups, declines and one connection's timeline.",
+		"smcdump decodes every SMC frame of a capture: the TCP SMC option, CLC Proposal/Accept/Confirm/Decline (v1, v2, v2.1, SMC-R and SMC-D, decline codes by kernel name), RoCEv1 and RoCEv2 (BTH and extension headers, the ICRC), LLC v1 and v2 and CDC. A tracker ties TCP connections to their links, link groups and CDC streams; its views (-z) list connections, links, link groups, declines, one connection's timeline and its application bytes (smc,follow, reassembled from RDMA WRITEs and CDC cursors).",
 		"Display filters (-Y) use Wireshark's syntax over smcdump's fields (-G fields lists them). Bad input gets one line naming the file, frame and offset; a damaged capture is decoded up to the damage.",
 		"-I opens the capture browser: the packet list, the field tree and the hex dump of the selected frame, filters, follow a connection, the tracker's panes, export; ? lists its keys.",
 	},
@@ -29,6 +29,8 @@ var page = cli.Page{
 		{What: "smcdump -nqr smc.pcap -z smc,expert,warn", Means: "tshark's grouped letters: the warnings and errors of the capture"},
 		{What: "smcdump -r smc.pcap -Y 'smc.clc.type == 4'", Means: "the CLC Declines, with their reasons"},
 		{What: "smcdump -r smc.pcap -q -z smc,conns -z smc,lgr", Means: "the connections and link groups"},
+		{What: "smcdump -r smc.pcap -q -z smc,follow,1", Means: "what the application of connection 1 sent and received, as tshark's -z follow,tcp,ascii"},
+		{What: "smcdump -r smc.pcap --export-tcp tcp.pcapng", Means: "the capture with each SMC-R connection as the TCP connection its application saw, for Wireshark's dissectors"},
 		{What: "smcdump -i eth0 -w smc.pcapng", Means: "capture SMC traffic live"},
 	},
 	Exit: []cli.Example{
@@ -45,7 +47,7 @@ var page = cli.Page{
 	},
 	Groups: []cli.Group{
 		{Title: "Input", Flags: []string{"r", "i", "f", "s", "c", "n"}},
-		{Title: "Output", Flags: []string{"T", "e", "E", "V", "x", "a", "q", "w", "G"}},
+		{Title: "Output", Flags: []string{"T", "e", "E", "V", "x", "a", "q", "w", "export-tcp", "G"}},
 		{Title: "Filters and tracker views", Flags: []string{"Y", "z", "K"}},
 		{Title: "Browser", Flags: []string{"I"}},
 	},

@@ -20,8 +20,9 @@ func TestDocs(t *testing.T) {
 		format string
 		i      bool
 		k      int
+		x      string
 	)
-	fs := newFlags(&o, &format, &i, &k)
+	fs := newFlags(&o, &format, &i, &k, &x)
 	testutil.GoldenFile(t, "../../deploy/man/smcdump.1", []byte(cli.Man(page, fs, cli.Date)))
 	testutil.GoldenFile(t, "../../deploy/completions/smcdump.bash", []byte(cli.Bash(page, fs)))
 	testutil.GoldenFile(t, "../../deploy/completions/_smcdump", []byte(cli.Zsh(page, fs)))

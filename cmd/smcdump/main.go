@@ -16,7 +16,7 @@ import (
 
 // newFlags defines smcdump's flags over o and the rest (the man page and
 // completions are made from the same set: docs.go).
-func newFlags(o *output.Options, format *string, interactive *bool, keep *int) *flag.FlagSet {
+func newFlags(o *output.Options, format *string, interactive *bool, keep *int, export *string) *flag.FlagSet {
 	fs := flag.NewFlagSet("smcdump", flag.ContinueOnError)
 	fs.StringVar(&o.Read, "r", "", "read capture `FILE` (pcap or pcapng; - for stdin)")
 	fs.StringVar(&o.Iface, "i", "", "capture live on `IFACE` (needs CAP_NET_RAW)")
@@ -38,6 +38,7 @@ func newFlags(o *output.Options, format *string, interactive *bool, keep *int) *
 	fs.StringVar(&o.CaptureFilter, "f", "", "live capture filter: pcap-filter `EXPR` (via tcpdump) or bpf:RAW")
 	fs.IntVar(&o.Snaplen, "s", 0, "live snap length in `BYTES` (0: whole frames)")
 	fs.BoolVar(interactive, "I", false, "browse the capture interactively (with -r FILE or -i IFACE; -w FILE is the export file)")
+	fs.StringVar(export, "export-tcp", "", "write the capture to pcapng `FILE` with every SMC-R connection as the TCP connection its application saw (with -r)")
 	fs.IntVar(keep, "K", defaultKeep, "keep the newest `N` ended connections whole for -z views and smc.conn.* fields (older ones are folded into the totals; each costs 4-20 KiB)")
 	fs.Func("z", "tracker view `SPEC` (repeatable):"+viewHelp(), func(s string) error {
 		o.Views = append(o.Views, s)
@@ -52,8 +53,9 @@ func main() {
 		format      string
 		interactive bool
 		keep        = defaultKeep
+		export      string
 	)
-	fs := newFlags(&o, &format, &interactive, &keep)
+	fs := newFlags(&o, &format, &interactive, &keep, &export)
 	if code, exit := cli.Done(cli.Parse(fs, os.Args[1:]), page, fs, os.Stdout, os.Stderr); exit {
 		os.Exit(code)
 	}
@@ -74,6 +76,8 @@ func main() {
 	run := output.Run
 	if interactive {
 		run = browse
+	} else if export != "" {
+		run = func(ctx context.Context, o output.Options) error { return exportTCP(ctx, o, export) }
 	}
 	err := run(ctx, o)
 	stop()

@@ -36,7 +36,7 @@ var page = cli.Page{
 		{Title: "Server", Flags: []string{"s", "listen", "tcp", "max-msg", "max-conns", "idle", "request-timeout"}},
 		{Title: "Both", Flags: []string{"p", "tcp-port", "proto"}},
 		{Title: "Client", Flags: []string{"n", "t", "m", "i", "P", "warmup", "compare", "round", "bw", "check", "require", "timeout", "max-samples"}},
-		{Title: "Client output", Flags: []string{"o", "hist", "log", "diag"}},
+		{Title: "Client output", Flags: []string{"o", "hist", "log", "diag", "digest"}},
 	},
 	Notes: []string{
 		"The server listens for SMC on PORT (default 5000) and for the plain TCP baseline on --tcp-port (default PORT+1, 0 disables); with --tcp both are plain TCP, so the server is not SMC-capable at all.",

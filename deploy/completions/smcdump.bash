@@ -11,18 +11,19 @@ _smcdump() {
 	-Y) return ;;
 	-c) return ;;
 	-e) return ;;
+	--export-tcp) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	-f) return ;;
 	-i) return ;;
 	-r) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	-s) return ;;
 	-w) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-	-z) COMPREPLY=($(compgen -W "smc,conns smc,links smc,lgr smc,decline smc,timeline, smc,expert smc,expert,chat smc,expert,note smc,expert,warn smc,expert,error" -- "$cur")); return ;;
+	-z) COMPREPLY=($(compgen -W "smc,conns smc,links smc,lgr smc,decline smc,timeline, smc,expert smc,follow, smc,expert,chat smc,expert,note smc,expert,warn smc,expert,error" -- "$cur")); return ;;
 	-[!-]*G) COMPREPLY=($(compgen -W "fields" -- "$cur")); return ;;
 	-[!-]*T) COMPREPLY=($(compgen -W "text json jsonl fields" -- "$cur")); return ;;
 	-[!-]*r) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	-[!-]*w) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-	-[!-]*z) COMPREPLY=($(compgen -W "smc,conns smc,links smc,lgr smc,decline smc,timeline, smc,expert smc,expert,chat smc,expert,note smc,expert,warn smc,expert,error" -- "$cur")); return ;;
+	-[!-]*z) COMPREPLY=($(compgen -W "smc,conns smc,links smc,lgr smc,decline smc,timeline, smc,expert smc,follow, smc,expert,chat smc,expert,note smc,expert,warn smc,expert,error" -- "$cur")); return ;;
 	esac
-	COMPREPLY=($(compgen -W "-E -G -I -K -T -V -Y -a -c -e -f --help -i -n -q -r -s --version -w -x -z" -- "$cur"))
+	COMPREPLY=($(compgen -W "-E -G -I -K -T -V -Y -a -c -e --export-tcp -f --help -i -n -q -r -s --version -w -x -z" -- "$cur"))
 }
 complete -F _smcdump smcdump

@@ -9,6 +9,7 @@ complete -c smcdump -s Y -d "display filter EXPR (e.g. smc.clc.type == 4)" -x
 complete -c smcdump -s a -d "show all frames, not only SMC-relevant ones"
 complete -c smcdump -s c -d "stop after N selected frames (-I: read the first N frames)" -x
 complete -c smcdump -s e -d "FIELD to print with -T fields (repeatable; -G fields lists them)" -x
+complete -c smcdump -l export-tcp -d "write the capture to pcapng FILE with every SMC-R connection as the TCP connection its application saw (with -r)" -r -F
 complete -c smcdump -s f -d "live capture filter: pcap-filter EXPR (via tcpdump) or bpf:RAW" -x
 complete -c smcdump -l help -d "print this help and exit"
 complete -c smcdump -s i -d "capture live on IFACE (needs CAP_NET_RAW)" -x
@@ -19,4 +20,4 @@ complete -c smcdump -s s -d "live snap length in BYTES (0: whole frames)" -x
 complete -c smcdump -l version -d "print the version and build information and exit"
 complete -c smcdump -s w -d "write selected frames to pcapng FILE" -r -F
 complete -c smcdump -s x -d "print a hex dump of each frame"
-complete -c smcdump -s z -d "tracker view SPEC (repeatable):" -x -a "smc,conns smc,links smc,lgr smc,decline smc,timeline, smc,expert smc,expert,chat smc,expert,note smc,expert,warn smc,expert,error"
+complete -c smcdump -s z -d "tracker view SPEC (repeatable):" -x -a "smc,conns smc,links smc,lgr smc,decline smc,timeline, smc,expert smc,follow, smc,expert,chat smc,expert,note smc,expert,warn smc,expert,error"

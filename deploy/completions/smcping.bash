@@ -27,6 +27,6 @@ _smcping() {
 	--warmup) return ;;
 	-[!-]*o) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
 	esac
-	COMPREPLY=($(compgen -W "-P --bw --check --compare --diag --help --hist -i --idle --listen --log -m --max-conns --max-msg --max-samples -n -o -p --proto --request-timeout --require --round -s -t --tcp --tcp-port --timeout --version --warmup" -- "$cur"))
+	COMPREPLY=($(compgen -W "-P --bw --check --compare --diag --digest --help --hist -i --idle --listen --log -m --max-conns --max-msg --max-samples -n -o -p --proto --request-timeout --require --round -s -t --tcp --tcp-port --timeout --version --warmup" -- "$cur"))
 }
 complete -F _smcping smcping

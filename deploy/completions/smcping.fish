@@ -4,6 +4,7 @@ complete -c smcping -l bw -d "one-way stream throughput instead of ping-pong"
 complete -c smcping -l check -d "one connection, print one OK/FAIL line about its mode"
 complete -c smcping -l compare -d "PROTOS measured interleaved in the same run: tcp (the baseline, on --tcp-port), ipproto, smc; comma-separated" -x -a "tcp ipproto smc"
 complete -c smcping -l diag -d "print each connection's kernel state (sock_diag: token, cursors) at the end, before closing"
+complete -c smcping -l digest -d "payloads from a generator seeded per connection (no message repeats another), and at the end each connection's bytes and SHA-256 written and read"
 complete -c smcping -l help -d "print this help and exit"
 complete -c smcping -l hist -d "print a histogram per size and protocol"
 complete -c smcping -s i -d "INTERVAL between pings (\"1ms\"); 0 is back to back" -x

@@ -370,7 +370,7 @@ client_main() {
 	rc=0
 	case "$SCEN" in
 	pingpong | teardown)
-		smcping_run 0 pp 500 64 || rc=$?
+		smcping_run 0 pp 500 64 --digest || rc=$?
 		;;
 	multiconn)
 		multiconn_client || rc=$?
@@ -378,7 +378,7 @@ client_main() {
 	long)
 		# 64 KiB RMBEs: 3000 x 64 B wraps the cursors; a 1 MiB one-way stream (16 messages
 		# of 64 KiB) on a second connection gives multi-packet WRITEs.
-		smcping_run 0 pp 3000 64 || rc=$?
+		smcping_run 0 pp 3000 64 --digest || rc=$?
 		bulk_client || rc=$?
 		;;
 	multilink)
@@ -386,7 +386,7 @@ client_main() {
 		;;
 	slow-reader)
 		# A one-way stream of 4 x 64 KiB into the server's slow reader (slow_server_start).
-		smcping_run 0 slow 4 65536 --bw || rc=$?
+		smcping_run 0 slow 4 65536 --bw --digest || rc=$?
 		# The client stays up until the server has closed its side too, or its power-off
 		# (which ends the link group) would abort the connection: the connection leaves
 		# the client's link group once both sides closed (smc_diag lists the client's
@@ -438,7 +438,7 @@ multiconn_client() {
 	pids="" k=0
 	for cfg in "300 64" "200 1000" "120 4096" "80 200"; do
 		set -- $cfg
-		smcping "$SRV" -p $PORT -n "$1" -m "$2" --warmup 0 --timeout 30s --diag >/tmp/mc$k.out 2>&1 &
+		smcping "$SRV" -p $PORT -n "$1" -m "$2" --warmup 0 --timeout 30s --diag --digest >/tmp/mc$k.out 2>&1 &
 		pids="$pids $!"
 		wait_conns /tmp/mc$k.out 1
 		k=$((k + 1))
@@ -475,7 +475,7 @@ wait_conns() { wait_for 30 "$2 connection proof(s) in $1" has_lines "$1" '^conn 
 # bulk_client: a one-way stream of 16 x 64 KiB, reported as "CLIENT bulk END ... bytes=".
 bulk_client() {
 	log "+ smcping $SRV --bw -n 16 -m 65536"
-	timeout 120 smcping "$SRV" -p $PORT --bw -n 16 -m 65536 --warmup 0 --timeout 30s --diag >/tmp/bulk.out 2>&1
+	timeout 120 smcping "$SRV" -p $PORT --bw -n 16 -m 65536 --warmup 0 --timeout 30s --diag --digest >/tmp/bulk.out 2>&1
 	brc=$?
 	{
 		cat /tmp/bulk.out
@@ -494,7 +494,7 @@ bulk_client() {
 # the failover however slow the guest is. smctop, when present, streams snapshots from
 # before eth1 goes down until it has shown the failover.
 multilink_client() {
-	smcping "$SRV" -p $PORT -n 300 -m 64 -i 20ms --warmup 0 --timeout 30s --diag >/tmp/ml0.out 2>&1 &
+	smcping "$SRV" -p $PORT -n 300 -m 64 -i 20ms --warmup 0 --timeout 30s --diag --digest >/tmp/ml0.out 2>&1 &
 	p0=$!
 	wait_conns /tmp/ml0.out 1 || return 1
 	port0=$(local_port /tmp/ml0.out)
@@ -502,7 +502,7 @@ multilink_client() {
 	# The server puts every second connection of a link group on its next active link:
 	# with both links up, the second client's connection is the one on rxe1.
 	wait_for 60 "two ACTIVE links in the link group" links_active 2 || return 1
-	smcping "$SRV" -p $PORT -n 200 -m 512 -i 20ms --warmup 0 --timeout 30s --diag >/tmp/ml1.out 2>&1 &
+	smcping "$SRV" -p $PORT -n 200 -m 512 -i 20ms --warmup 0 --timeout 30s --diag --digest >/tmp/ml1.out 2>&1 &
 	p1=$!
 	wait_conns /tmp/ml1.out 1 || return 1
 	port1=$(local_port /tmp/ml1.out)
@@ -544,7 +544,7 @@ multilink_client() {
 	# load), so the new connection waits until the link group settled.
 	wait_for 60 "the link group settled (no INACTIVE or ACTIVATING link)" settled
 	lgr_lines | sed 's/^/SETTLED /' | tee -a /out/client.log
-	smcping_run 0 new 50 128 || rc=$?
+	smcping_run 0 new 50 128 --digest || rc=$?
 	return $rc
 }
 
@@ -628,11 +628,11 @@ LOSSY_NETEM="loss 2% delay 1ms reorder 5%"
 # close. The rxe counters before and after, and netem's own drop count, are logged.
 lossy_client() {
 	local lrc=0
-	smcping_run 0 pp 20 64 || return 1
+	smcping_run 0 pp 20 64 --digest || return 1
 	hw_counters | sed 's/^/BEFORE-NETEM /' | tee -a /out/client.log
 	# shellcheck disable=SC2086
 	run 10 $TC qdisc add dev eth0 root netem $LOSSY_NETEM || return 1
-	smcping_run 1 bulk 8 65536 --bw || lrc=1
+	smcping_run 1 bulk 8 65536 --bw --digest || lrc=1
 	run 10 $TC -s qdisc show dev eth0
 	sed -n 's/.*(dropped \([0-9]*\),.*/NETEM dropped=\1/p' /tmp/run.out | head -1 | tee -a /out/client.log
 	run 10 $TC qdisc del dev eth0 root || lrc=1
@@ -799,6 +799,12 @@ e2e_client() {
 	fi
 	if [ "$SCEN" = e2e-smc ]; then
 		step smcping-bw smcping $SRV -p $PORT -n 50 -m 16384 --warmup 0 --bw
+		# What the application wrote and read (--digest: seeded payloads, bytes and SHA-256
+		# per connection), for the streams smcdump reassembles from the wire
+		# (lab/e2e_test.go TestStreamDigests): a ping-pong of two sizes, then a one-way
+		# stream of multi-packet WRITEs that wraps the RMBE.
+		step smcping-digest smcping $SRV -p $PORT -n 40 -m 64,3000 --warmup 0 --digest
+		step smcping-digest-bw smcping $SRV -p $PORT -n 40 -m 16384 --warmup 0 --bw --digest
 		# IPPROTO_SMC sockets (6.11+): smc_diag reports them with 0.0.0.0 addresses.
 		step smcping-ipproto smcping $SRV -p $PORT --proto ipproto --check
 		during_ping smc_window

@@ -7,6 +7,7 @@ import (
 
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
+	"github.com/smcscope/smcscope/output/follow"
 	"github.com/smcscope/smcscope/track"
 )
 
@@ -34,8 +35,49 @@ func NewTrackerKeeping(specs []string, keep int) (Tracker, error) {
 		return Tracker{}, fmt.Errorf("keep %d connections: need at least 1", keep)
 	}
 	opts := track.Options{Unshared: true, MaxClosed: keep, MaxConns: max(keep, track.DefaultMaxConns)}
+	follows, err := followViews(specs)
+	if err != nil {
+		return Tracker{}, err
+	}
+	if len(follows) > 0 {
+		opts.Stream = follows
+	}
 	t, err := track.NewForViews(opts, specs)
-	return Tracker{t, &lastSnapshot{}, slices.ContainsFunc(specs, isExpert)}, err
+	return Tracker{t, &lastSnapshot{}, slices.ContainsFunc(specs, isExpert), follows}, err
+}
+
+// followViews makes the smc,follow views among specs.
+func followViews(specs []string) (followSinks, error) {
+	var fs followSinks
+	for _, spec := range specs {
+		if name, arg, err := track.ParseView(spec); err == nil && name == track.ViewFollow {
+			v, err := follow.Parse(spec, arg)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %w", track.ErrUnknownView, err)
+			}
+			fs = append(fs, v)
+		}
+	}
+	return fs, nil
+}
+
+// followSinks hands every stream chunk to each smc,follow view.
+type followSinks []*follow.View
+
+func (fs followSinks) StreamChunk(ch *track.StreamChunk) {
+	for _, v := range fs {
+		v.StreamChunk(ch)
+	}
+}
+
+// view returns the smc,follow view of spec.
+func (fs followSinks) view(spec string) *follow.View {
+	for _, v := range fs {
+		if v.Spec() == spec {
+			return v
+		}
+	}
+	return nil
 }
 
 // isExpert reports whether a -z spec is smc,expert (with or without a
@@ -50,8 +92,9 @@ func isExpert(spec string) bool {
 // writes the -z views of one snapshot taken at the end of the pass.
 type Tracker struct {
 	*track.Tracker
-	last   *lastSnapshot
-	expert bool // smc,expert is asked for
+	last    *lastSnapshot
+	expert  bool        // smc,expert is asked for
+	follows followSinks // the smc,follow views, fed while frames are
 }
 
 // FieldDemand is what the frame reader must compute for the views beyond
@@ -80,14 +123,38 @@ type lastSnapshot struct {
 
 // WriteViews renders specs from a snapshot of the tracker, the same one as
 // the previous call when no frame was fed since.
+// The smc,follow views are written from what they gathered during the
+// pass; they have no JSON form (their yaml mode is structured).
 func (t Tracker) WriteViews(w io.Writer, specs []string, format string) error {
+	for _, spec := range specs {
+		if v := t.follows.view(spec); v != nil {
+			if format == "json" {
+				return fmt.Errorf("-z %s: no JSON form; use smc,follow,CONN,yaml without -T json", spec)
+			}
+			_, err := v.WriteTo(w)
+			v.Close()
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		if err := Views(w, t.snapshot(), []string{spec}, format); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// snapshot is the tracker's snapshot, the same as the previous call's when
+// no frame was fed since.
+func (t Tracker) snapshot() *track.Snapshot {
 	if t.last == nil {
 		s := t.Snapshot()
-		return Views(w, &s, specs, format)
+		return &s
 	}
 	if l := t.last; !l.ok || l.frames != t.Stats().Frames {
 		l.s = t.Snapshot()
 		l.frames, l.ok = l.s.Stats.Frames, true
 	}
-	return Views(w, &t.last.s, specs, format)
+	return &t.last.s
 }

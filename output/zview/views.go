@@ -70,6 +70,8 @@ func View(w io.Writer, s *track.Snapshot, name, arg, format string) error {
 			return err
 		}
 		v, text = tl, func(tw *tabwriter.Writer) { textTimeline(tw, tl) }
+	case track.ViewFollow:
+		return fmt.Errorf("view %s needs the frames (smcdump -z), not a snapshot", name)
 	default:
 		_, _, err := track.ParseView(name)
 		if err == nil {

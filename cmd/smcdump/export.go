@@ -1,0 +1,39 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/smcscope/smcscope/output"
+	"github.com/smcscope/smcscope/output/follow"
+)
+
+// exportTCP runs smcdump -r FILE --export-tcp OUT: the capture with every
+// SMC-R connection written as the TCP connection its application saw
+// (follow.Export). It reads a file twice, so it takes no live capture,
+// and it prints no frames.
+func exportTCP(ctx context.Context, o output.Options, out string) error {
+	switch {
+	case o.Read == "" || o.Read == "-":
+		return &output.UsageError{Msg: "--export-tcp: needs -r FILE (it reads the capture twice)"}
+	case o.Format != "" || o.Verbose || o.Hex || len(o.Views) > 0 || len(o.Fields) > 0 || o.DisplayFilter != "" || o.Write != "":
+		return &output.UsageError{Msg: "--export-tcp: -T, -e, -V, -x, -Y, -w and -z shape other output; export alone"}
+	}
+	st, err := follow.Export(ctx, o.Read, out)
+	if err != nil {
+		return err
+	}
+	if !o.Quiet {
+		fmt.Fprintf(os.Stderr, "smcdump: %s: %d SMC-R connections as TCP (%d segments), %d frames passed through, %d replaced",
+			out, st.Conns, st.Segments, st.Passed, st.Replaced)
+		if st.NoTuple > 0 {
+			fmt.Fprintf(os.Stderr, ", %d joined mid-stream not exported (no 4-tuple)", st.NoTuple)
+		}
+		if st.GapsBytes > 0 {
+			fmt.Fprintf(os.Stderr, ", %d bytes missing in the capture", st.GapsBytes)
+		}
+		fmt.Fprintln(os.Stderr)
+	}
+	return nil
+}
