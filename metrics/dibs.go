@@ -32,7 +32,9 @@ func (c *dibsCollector) collect(s *monitor.Snapshot, m *emitter) {
 		}
 		m.gauge(c.info, 1, d.Name, d.Driver, d.GID, d.FabricID)
 		m.gauge(c.conns, float64(d.Conns), d.Name)
-		m.gauge(c.used, b2f(d.SMC), d.Name)
+		if d.SMCKnown { // not known: no series (absent, not 0)
+			m.gauge(c.used, b2f(d.SMC), d.Name)
+		}
 		if d.PNETID != "" {
 			m.gauge(c.pnet, 1, d.Name, d.PNETID, strconv.FormatBool(d.PNETIDByUser))
 		}

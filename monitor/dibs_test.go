@@ -1,7 +1,9 @@
 package monitor
 
 import (
+	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -67,5 +69,37 @@ func TestSMCDJoin(t *testing.T) {
 	}
 	if k := s.Kernel; k == nil || k.SMCD.ClientSuccess != 7 || k.SMCD.ServerSuccess != 7 || k.SMCR.ClientSuccess != 0 {
 		t.Errorf("kernel statistics %+v", s.Kernel)
+	}
+}
+
+// TestUsedBySMCUnknown: whether SMC uses a device is a fact only where the
+// kernel's device list was read (or a kernel socket shows it): otherwise
+// used_by_smc is absent from the JSON, not false, and reads back so.
+func TestUsedBySMCUnknown(t *testing.T) {
+	for _, tc := range []struct {
+		row  DeviceRow
+		want string
+	}{
+		{DeviceRow{Kind: DeviceDIBS, Name: "lo"}, ""},
+		{DeviceRow{Kind: DeviceDIBS, Name: "lo", SMCKnown: true}, `"used_by_smc":false`},
+		{DeviceRow{Kind: DeviceRDMA, Name: "rxe0", SMC: true, SMCKnown: true}, `"used_by_smc":true`},
+	} {
+		b, err := json.Marshal(tc.row)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case tc.want == "" && strings.Contains(string(b), "used_by_smc"):
+			t.Errorf("%s: %s, want no used_by_smc", tc.row.Name, b)
+		case tc.want != "" && !strings.Contains(string(b), tc.want):
+			t.Errorf("%s: %s, want %s", tc.row.Name, b, tc.want)
+		}
+		var back DeviceRow
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatal(err)
+		}
+		if back.SMC != tc.row.SMC || back.SMCKnown != tc.row.SMCKnown || back.Name != tc.row.Name {
+			t.Errorf("%s read back as %+v", tc.row.Name, back)
+		}
 	}
 }

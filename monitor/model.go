@@ -590,6 +590,36 @@ type LinkRow struct {
 // apart.
 func (l LinkRow) Name() string { return track.LinkName(l.ID, l.QPN, l.PeerQPN) }
 
+// MarshalJSON writes the row with used_by_smc only when it is known.
+func (d DeviceRow) MarshalJSON() ([]byte, error) {
+	type plain DeviceRow
+	x := struct {
+		plain
+		SMC *bool `json:"used_by_smc,omitempty"` // shadows plain's
+	}{plain: plain(d)}
+	if d.SMCKnown {
+		x.SMC = &d.SMC
+	}
+	return json.Marshal(x)
+}
+
+// UnmarshalJSON reads a row MarshalJSON wrote (smctop --remote).
+func (d *DeviceRow) UnmarshalJSON(b []byte) error {
+	type plain DeviceRow
+	var x struct {
+		plain
+		SMC *bool `json:"used_by_smc"`
+	}
+	if err := json.Unmarshal(b, &x); err != nil {
+		return err
+	}
+	*d = DeviceRow(x.plain)
+	if x.SMC != nil {
+		d.SMC, d.SMCKnown = *x.SMC, true
+	}
+	return nil
+}
+
 // DeviceKind says what a device row is.
 type DeviceKind string
 
@@ -610,7 +640,11 @@ type DeviceRow struct {
 	// an RNIC, GET_DEV_SMCD for a DIBS device); the DIBS loopback, which
 	// GET_DEV_SMCD never lists (smc_nl_prep_smcd_dev), counts when SMC-D
 	// link groups or sockets of the kernel are on it.
-	SMC      bool `json:"used_by_smc"`
+	SMC bool `json:"used_by_smc"`
+	// SMCKnown: the kernel's device list was read, or a kernel socket or
+	// link group shows the device in use; else used_by_smc is left out of
+	// the JSON and shown as "-" (absent, not false).
+	SMCKnown bool `json:"-"`
 	Critical bool `json:"critical,omitempty"`
 	// DIBS: the device's GID (as /sys/class/dibs/NAME/gid) and fabric ID;
 	// Conns counts the SMC-D connections on it.

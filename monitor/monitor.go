@@ -111,10 +111,11 @@ func (m *Monitor) Refresh() Snapshot {
 		s.Interval = now.Sub(m.prev.Time)
 	}
 	var smcDevs []smcnl.Device
-	var smcd smcdDevices
+	smcrErr := errors.New("the kernel was not read")
+	smcd := smcdDevices{err: smcrErr}
 	if k := m.o.Kernel; k != nil {
 		s.Origin = "kernel"
-		smcDevs = m.kernel(&s, k)
+		smcDevs, smcrErr = m.kernel(&s, k)
 		smcd.devs, smcd.err = k.DevicesD()
 	} else {
 		why := "not read"
@@ -124,7 +125,7 @@ func (m *Monitor) Refresh() Snapshot {
 		s.Sources = append(s.Sources, Source{Name: SourceSockDiag, Detail: why}, Source{Name: SourceNetlink, Detail: why})
 	}
 	if m.o.SysfsRoot != "" {
-		devs, err := m.rdma.devices(rdmastats.NewFS(m.o.SysfsRoot), now, smcDevs)
+		devs, err := m.rdma.devices(rdmastats.NewFS(m.o.SysfsRoot), now, smcDevs, smcrErr == nil)
 		switch {
 		case errors.Is(err, rdmastats.ErrNoDevices) || (err == nil && len(devs) == 0):
 			s.Sources = append(s.Sources, Source{Name: SourceRDMASysfs, Detail: "no RDMA devices"})
@@ -500,6 +501,7 @@ func joinDIBS(s *Snapshot, devs []smcnl.DIBSDevice, smcd smcdDevices) []DeviceRo
 		// GET_DEV_SMCD names a device by its parent's PCI ID
 		// (smc_set_pci_values); the loopback has no parent and is never
 		// listed.
+		rows[i].SMCKnown = smcd.err == nil
 		for _, sd := range smcd.devs {
 			if d.Parent != "" && sd.PCIID == d.Parent {
 				rows[i].SMC = true
@@ -523,14 +525,18 @@ func joinDIBS(s *Snapshot, devs []smcnl.DIBSDevice, smcd smcdDevices) []DeviceRo
 		if j, ok := byGID[c.GID]; ok && c.Mode == ModeSMCD {
 			c.DIBSDev = rows[j].Name
 			rows[j].Conns++
-			rows[j].SMC = rows[j].SMC || c.Source == SourceKernel
+			if c.Source == SourceKernel {
+				rows[j].SMC, rows[j].SMCKnown = true, true
+			}
 		}
 	}
 	for i := range s.LinkGroups {
 		g := &s.LinkGroups[i]
 		if j, ok := byGID[g.GID]; ok && g.Kind == ModeSMCD {
 			g.DIBSDev = rows[j].Name
-			rows[j].SMC = rows[j].SMC || g.Source == SourceKernel
+			if g.Source == SourceKernel {
+				rows[j].SMC, rows[j].SMCKnown = true, true
+			}
 		}
 	}
 	return rows
@@ -578,7 +584,7 @@ func (s *Snapshot) nonNil() {
 }
 
 // kernel fills the kernel's part of s and returns SMC's RDMA devices.
-func (m *Monitor) kernel(s *Snapshot, k Kernel) []smcnl.Device {
+func (m *Monitor) kernel(s *Snapshot, k Kernel) ([]smcnl.Device, error) {
 	src := func(name SourceName, err error, detail string) {
 		if err != nil {
 			s.Sources = append(s.Sources, Source{Name: name, Detail: err.Error()})
@@ -615,7 +621,7 @@ func (m *Monitor) kernel(s *Snapshot, k Kernel) []smcnl.Device {
 			s.LinkGroups = append(s.LinkGroups, kernelLGRD(g))
 		}
 	}
-	devs, _ := k.DevicesR()
+	devs, devErr := k.DevicesR()
 	if st, err := k.Stats(); err == nil {
 		ks := &KernelStats{
 			SMCR:           techTotals(st.SMCR),
@@ -642,7 +648,7 @@ func (m *Monitor) kernel(s *Snapshot, k Kernel) []smcnl.Device {
 		s.Overview.HSLimitation = &on
 	}
 	s.System = system(k)
-	return devs
+	return devs, devErr
 }
 
 func techTotals(t smcnl.TechStats) TechTotals {

@@ -92,8 +92,9 @@ func sourceName(s rdmastats.Source) string {
 
 // devices reads every RDMA device and turns counters into rates against
 // the previous refresh. smcDevs (SMC_NETLINK_GET_DEV_SMCR) says which
-// devices SMC uses and the ports' PNET IDs and link counts.
-func (st *rdmaState) devices(fs rdmastats.FS, now time.Time, smcDevs []smcnl.Device) ([]DeviceRow, error) {
+// devices SMC uses and the ports' PNET IDs and link counts; smcKnown says
+// it was read (else whether SMC uses a device is not known).
+func (st *rdmaState) devices(fs rdmastats.FS, now time.Time, smcDevs []smcnl.Device, smcKnown bool) ([]DeviceRow, error) {
 	devs, err := st.read(fs, now)
 	if err != nil {
 		return nil, err
@@ -122,7 +123,7 @@ func (st *rdmaState) devices(fs rdmastats.FS, now time.Time, smcDevs []smcnl.Dev
 			row.CounterErrors = append(row.CounterErrors, e.Error())
 		}
 		sd, used := smcByName[d.Name]
-		row.SMC, row.Critical = used, sd.Critical
+		row.SMC, row.SMCKnown, row.Critical = used, smcKnown || used, sd.Critical
 		for _, p := range d.Ports {
 			pr := PortRow{Port: p.Port, State: p.State, Active: p.StateID == 4, PhysState: p.PhysState, Rate: p.RateText, NetDevs: p.Netdevs()}
 			for _, g := range p.GIDs {

@@ -58,7 +58,7 @@ func deviceRows(s *monitor.Snapshot) []entry[devicePort] {
 		if dv.Kind == monitor.DeviceDIBS {
 			// SMC-D's device: no ports or packet counters, its GID and
 			// the connections on it.
-			row := entryRow(dv.Name, []string{dv.Name, "-", "DIBS", "-", pnetText(dv.PNETID, dv.PNETIDByUser), yesNo(dv.SMC), fmt.Sprint(dv.Conns), "-", "-", "-", dash(dv.Driver)},
+			row := entryRow(dv.Name, []string{dv.Name, "-", "DIBS", "-", pnetText(dv.PNETID, dv.PNETIDByUser), usedBySMC(dv), fmt.Sprint(dv.Conns), "-", "-", "-", dash(dv.Driver)},
 				[]any{nil, nil, nil, nil, nil, nil, dv.Conns})
 			out = append(out, entry[devicePort]{devicePort{dev: dv}, row})
 			continue
@@ -77,7 +77,7 @@ func deviceRows(s *monitor.Snapshot) []entry[devicePort] {
 			}
 			row := entryRow(portKey(dv.Name, p.Port), []string{
 				dv.Name, fmt.Sprint(p.Port), p.State, dash(strings.Join(p.NetDevs, ",")), pnetText(p.PNETID, p.PNETIDByUser),
-				yesNo(dv.SMC), fmt.Sprint(p.Links), fmt.Sprintf("%.0f/s", tx.Rate), fmt.Sprintf("%.0f/s", rx.Rate), dash(strings.Join(moving, " ")),
+				usedBySMC(dv), fmt.Sprint(p.Links), fmt.Sprintf("%.0f/s", tx.Rate), fmt.Sprintf("%.0f/s", rx.Rate), dash(strings.Join(moving, " ")),
 				widget.Sparkline(tx.History, 20),
 			}, []any{nil, p.Port, nil, nil, nil, nil, p.Links, tx.Rate, rx.Rate, len(moving)})
 			if !p.Active {
@@ -97,14 +97,14 @@ func deviceRows(s *monitor.Snapshot) []entry[devicePort] {
 func deviceDetail(dp devicePort, _ *monitor.Snapshot) string {
 	var b strings.Builder
 	if dp.dev.Kind == monitor.DeviceDIBS {
-		fmt.Fprintf(&b, "%s: DIBS device (SMC-D) %s  GID %s  fabric ID %s  PNET ID %s  used by SMC %v  SMC-D connections %d\n",
-			dp.dev.Name, dash(dp.dev.Driver), dash(dp.dev.GID), dash(dp.dev.FabricID), pnetText(dp.dev.PNETID, dp.dev.PNETIDByUser), dp.dev.SMC, dp.dev.Conns)
+		fmt.Fprintf(&b, "%s: DIBS device (SMC-D) %s  GID %s  fabric ID %s  PNET ID %s  used by SMC %s  SMC-D connections %d\n",
+			dp.dev.Name, dash(dp.dev.Driver), dash(dp.dev.GID), dash(dp.dev.FabricID), pnetText(dp.dev.PNETID, dp.dev.PNETIDByUser), usedText(dp.dev), dp.dev.Conns)
 		if dp.dev.Name == "lo" {
 			b.WriteString("the loopback device: SMC-D between two sockets of this host, through memory (CONFIG_DIBS_LO); SMC netlink never lists it, its PNET ID shows only in the PNET table\n")
 		}
 		return b.String()
 	}
-	fmt.Fprintf(&b, "%s port %d %s %s  rate %s  driver %s parent %s  used by SMC %v critical %v\n", dp.dev.Name, dp.port.Port, dp.port.State, dp.port.PhysState, dash(dp.port.Rate), dash(dp.dev.Driver), dash(dp.dev.Parent), dp.dev.SMC, dp.dev.Critical)
+	fmt.Fprintf(&b, "%s port %d %s %s  rate %s  driver %s parent %s  used by SMC %s critical %v\n", dp.dev.Name, dp.port.Port, dp.port.State, dp.port.PhysState, dash(dp.port.Rate), dash(dp.dev.Driver), dash(dp.dev.Parent), usedText(dp.dev), dp.dev.Critical)
 	if len(dp.port.GIDs) > 0 {
 		fmt.Fprintf(&b, "GIDs %s\n", strings.Join(dp.port.GIDs, " "))
 	}

@@ -137,6 +137,24 @@ func bytesText(v float64) string {
 	return fmt.Sprintf("%.0fB", v)
 }
 
+// usedText is usedBySMC as the text output and details write it:
+// "true", "false" or "-".
+func usedText(d monitor.DeviceRow) string {
+	if !d.SMCKnown {
+		return "-"
+	}
+	return fmt.Sprint(d.SMC)
+}
+
+// usedBySMC says whether SMC uses a device: "yes", "no", or "-" when the
+// kernel's device list could not be read.
+func usedBySMC(d monitor.DeviceRow) string {
+	if !d.SMCKnown {
+		return "-"
+	}
+	return yesNo(d.SMC)
+}
+
 func yesNo(b bool) string {
 	if b {
 		return "yes"

@@ -112,7 +112,7 @@ func TestSystemRowsPNET(t *testing.T) {
 	s := &monitor.Snapshot{
 		System: &monitor.SystemInfo{Version: 2, Release: 1, UEIDs: []string{},
 			PNET: []monitor.PNETRow{{PNETID: "LABNET", Device: "lo", DevPort: 1}, {PNETID: "LABNET", NetDev: "eth1"}}},
-		Devices: []monitor.DeviceRow{{Kind: monitor.DeviceDIBS, Name: "lo", SMC: true, PNETID: "LABNET", PNETIDByUser: true},
+		Devices: []monitor.DeviceRow{{Kind: monitor.DeviceDIBS, Name: "lo", SMC: true, SMCKnown: true, PNETID: "LABNET", PNETIDByUser: true},
 			{Kind: monitor.DeviceRDMA, Name: "rxe0", Ports: []monitor.PortRow{{Port: 1, PNETID: "NET1"}}}},
 	}
 	var b strings.Builder

@@ -96,7 +96,10 @@ func systemRows(s *monitor.Snapshot) []sysRow {
 	for _, d := range s.Devices {
 		if d.Kind == monitor.DeviceDIBS {
 			note := "DIBS device, not used by SMC"
-			if d.SMC {
+			switch {
+			case !d.SMCKnown:
+				note = "DIBS device (whether SMC uses it is not known: the kernel's SMC-D device list was not read)"
+			case d.SMC:
 				note = "DIBS device, used by SMC-D"
 			}
 			warn := false

@@ -65,11 +65,11 @@ func WriteText(w io.Writer, s monitor.Snapshot) error {
 	fmt.Fprintln(tw, "\n== devices")
 	for _, d := range s.Devices {
 		if d.Kind == monitor.DeviceDIBS {
-			fmt.Fprintf(tw, "%s\tDIBS %s\tgid %s\tfabric %s\tused by SMC %v\tpnetid %s\tSMC-D connections %d\n",
-				d.Name, dash(d.Driver), dash(d.GID), dash(d.FabricID), d.SMC, pnetText(d.PNETID, d.PNETIDByUser), d.Conns)
+			fmt.Fprintf(tw, "%s\tDIBS %s\tgid %s\tfabric %s\tused by SMC %s\tpnetid %s\tSMC-D connections %d\n",
+				d.Name, dash(d.Driver), dash(d.GID), dash(d.FabricID), usedText(d), pnetText(d.PNETID, d.PNETIDByUser), d.Conns)
 			continue
 		}
-		fmt.Fprintf(tw, "%s\tdriver %s\tparent %s\tused by SMC %v\tcritical %v\n", d.Name, dash(d.Driver), dash(d.Parent), d.SMC, d.Critical)
+		fmt.Fprintf(tw, "%s\tdriver %s\tparent %s\tused by SMC %s\tcritical %v\n", d.Name, dash(d.Driver), dash(d.Parent), usedText(d), d.Critical)
 		for _, p := range d.Ports {
 			fmt.Fprintf(tw, "  port %d\t%s\t%s\tnetdevs %s\tpnetid %s\tSMC links %d\n", p.Port, p.State, dash(p.PhysState), dash(strings.Join(p.NetDevs, ",")), pnetText(p.PNETID, p.PNETIDByUser), p.Links)
 			for _, c := range p.Counters {
