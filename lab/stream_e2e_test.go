@@ -8,6 +8,7 @@ import (
 	"hash"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/internal/testutil"
 	"github.com/smcscope/smcscope/track"
 )
 
@@ -158,6 +160,44 @@ func TestStreamDigests(t *testing.T) {
 				}
 				t.Logf("%d connections: reassembled streams equal what the applications wrote and read", checked)
 			})
+		}
+	})
+}
+
+// TestHTTPExport: e2e-smc's HTTP exchange (smclab http-get against smclab http-serve,
+// Go's HTTP client and server on AF_SMC sockets) is an SMC-R connection in the capture,
+// its bytes RDMA WRITEs; smcdump --export-tcp gives it back as the TCP connection the
+// applications saw, and tshark's HTTP dissector reads the request and the answer the
+// guests logged.
+func TestHTTPExport(t *testing.T) {
+	tshark := testutil.NeedTool(t, "tshark")
+	bin := testutil.GoBuild(t, "../cmd/smcdump", "smcdump")
+	eachKernel(t, func(t *testing.T, dir string) {
+		if got := readFile(t, filepath.Join(dir, "e2e-smc", "client", "smclab-http.txt")); !strings.Contains(got, `200 OK "hello over SMC-R\n"`) {
+			t.Fatalf("the guest's http-get: %q", got)
+		}
+		cap := filepath.Join(dir, "e2e-smc", "capture.pcap")
+		conns, err := exec.Command(bin, "-q", "-r", cap, "-z", "smc,conns").Output()
+		if err != nil {
+			t.Fatalf("smcdump -z smc,conns: %v", err)
+		}
+		if !regexp.MustCompile(`10\.10\.0\.1:5080 +SMC-R `).Match(conns) {
+			t.Fatalf("the HTTP connection is not SMC-R in the capture:\n%s", conns)
+		}
+		out := filepath.Join(t.TempDir(), "tcp.pcapng")
+		if b, err := exec.Command(bin, "-r", cap, "--export-tcp", out).CombinedOutput(); err != nil {
+			t.Fatalf("smcdump --export-tcp: %v\n%s", err, b)
+		}
+		b, err := exec.Command(tshark, "-r", out, "-d", "tcp.port==5080,http", "-Y", "http", "-T", "fields",
+			"-e", "http.request.method", "-e", "http.request.uri", "-e", "http.response.code", "-e", "http.content_length_header").Output()
+		if err != nil {
+			t.Fatalf("tshark: %v", err)
+		}
+		got := string(b)
+		for _, want := range []string{"GET\t/smc", "\t200\t" + strconv.Itoa(len("hello over SMC-R\n"))} {
+			if !strings.Contains(got, want) {
+				t.Errorf("tshark's HTTP of the export lacks %q:\n%s", want, got)
+			}
 		}
 	})
 }

@@ -25,6 +25,9 @@ HSCTRL_NAME=labnosmc5001
 # The server's port for the client's first-contact connections (first_contact), apart
 # from the ports whose connections the e2e tests assert.
 WARM_PORT=5003
+# e2e-smc's HTTP exchange over SMC-R (smclab http-serve / http-get): the application
+# protocol smcdump --export-tcp hands back to Wireshark's dissectors (lab/stream_e2e_test.go).
+HTTP_PORT=5080
 
 myaddr() { if [ "$ROLE" = server ]; then echo "$1"; else echo "$2"; fi; }
 
@@ -315,6 +318,10 @@ server_main() {
 		wait_for 30 "the smcping server listening on $WARM_PORT" grep -q 'msg=listening' /out/smcping-warm.txt
 		;;
 	esac
+	if [ "$SCEN" = e2e-smc ] && [ -x /bin/smclab ]; then
+		smclab http-serve -port $HTTP_PORT -once -wait 600s >/out/http-serve.txt 2>&1 &
+		wait_for 30 "the HTTP server listening on $HTTP_PORT" grep -q 'listening' /out/http-serve.txt
+	fi
 	# The throwaway connections of shift_ids need the listener; it is the real one.
 	wait_for 30 "the smcping server listening on $PORT" grep -q 'msg=listening' /out/smcping-server.txt
 	if smc_scenario && [ "$SHIFT_IDS" != 0 ]; then
@@ -805,6 +812,9 @@ e2e_client() {
 		# stream of multi-packet WRITEs that wraps the RMBE.
 		step smcping-digest smcping $SRV -p $PORT -n 40 -m 64,3000 --warmup 0 --digest
 		step smcping-digest-bw smcping $SRV -p $PORT -n 40 -m 16384 --warmup 0 --bw --digest
+		# An application protocol over SMC-R: one HTTP GET and its answer, which the
+		# capture shows as RDMA WRITEs and smcdump --export-tcp as HTTP again.
+		[ -x /bin/smclab ] && step smclab-http smclab http-get http://$SRV:$HTTP_PORT/smc
 		# IPPROTO_SMC sockets (6.11+): smc_diag reports them with 0.0.0.0 addresses.
 		step smcping-ipproto smcping $SRV -p $PORT --proto ipproto --check
 		during_ping smc_window

@@ -22,6 +22,7 @@ const usage = `usage:
   smclab wait-smctop FILE SECONDS [-pid PID] [-links N] [-event KIND[/SOURCE]]... [-traced] [-settled PID] [-after N] [-calls PID:N]
   smclab record DIR
   smclab slow-reader [-port N] [-chunk BYTES] [-pause DURATION] [-wait DURATION]
+  smclab http-serve [-port N] [-once] [-wait DURATION] [-tcp] | http-get [-tcp] http://ADDR:PORT/PATH
 `
 
 type usageError string
@@ -96,6 +97,10 @@ func run(args []string, w io.Writer) error {
 			return err
 		}
 		return r.run(w)
+	case "http-serve":
+		return httpServe(rest, w)
+	case "http-get":
+		return httpGet(rest, w)
 	}
 	return usageError(fmt.Sprintf("unknown command %q", cmd))
 }
