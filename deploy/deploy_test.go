@@ -242,3 +242,49 @@ func TestContainerImage(t *testing.T) {
 		t.Errorf("labels %v", c.Labels)
 	}
 }
+
+// TestREADME: the README stays a newcomer's page (at most 400 lines, the two
+// commands a fresh machine needs in it) and every page it links to exists,
+// as every page those link to.
+func TestREADME(t *testing.T) {
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(b, []byte("\n")); n > 400 {
+		t.Errorf("README.md has %d lines, want at most 400 (the rest belongs in docs/)", n)
+	}
+	for _, want := range []string{"make demo", "make test", "## Install", "## Quick start"} {
+		if !bytes.Contains(b, []byte(want)) {
+			t.Errorf("README.md lacks %q", want)
+		}
+	}
+	link := regexp.MustCompile(`\]\(([^)#]+)\)`)
+	pages := []string{"../README.md"}
+	seen := map[string]bool{}
+	for len(pages) > 0 {
+		p := pages[0]
+		pages = pages[1:]
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		text, err := os.ReadFile(p)
+		if err != nil {
+			t.Errorf("%v", err)
+			continue
+		}
+		for _, m := range link.FindAllSubmatch(text, -1) {
+			target := string(m[1])
+			if strings.Contains(target, "://") {
+				continue
+			}
+			target = filepath.Join(filepath.Dir(p), target)
+			if _, err := os.Stat(target); err != nil {
+				t.Errorf("%s links to %s: %v", p, m[1], err)
+			} else if strings.HasSuffix(target, ".md") {
+				pages = append(pages, target)
+			}
+		}
+	}
+}
