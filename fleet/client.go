@@ -132,3 +132,22 @@ func HTTPClient(rawURL, configFile string) (*http.Client, string, error) {
 	}
 	return hc, strings.TrimRight(u.String(), "/"), nil
 }
+
+// HTTPClientFile makes a client from an http_config file alone, and says
+// whether it sets TLS (a CA, a client certificate, a server name or
+// insecure_skip_verify): the fleet view's client for the hosts' exporters.
+func HTTPClientFile(file string) (*http.Client, bool, error) {
+	cfg, _, err := config.LoadHTTPConfigFile(file)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, false, err
+	}
+	hc, err := config.NewClientFromConfig(*cfg, "smctop")
+	if err != nil {
+		return nil, false, err
+	}
+	t := cfg.TLSConfig
+	return hc, t.CAFile != "" || t.CA != "" || t.CertFile != "" || t.Cert != "" || t.ServerName != "" || t.InsecureSkipVerify, nil
+}

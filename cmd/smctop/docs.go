@@ -36,7 +36,7 @@ var page = cli.Page{
 	SeeAlso: []string{"smcdump(1)", "smcping(1)", "ss(8)", "rdma(8)"},
 	Values:  map[string][]string{"o": {"text", "json", "jsonl"}},
 	Groups: []cli.Group{
-		{Title: "Source (default: this host's kernel)", Flags: []string{"r", "speed", "i", "netlink-replay", "remote", "prometheus", "http.config.file"}},
+		{Title: "Source (default: this host's kernel)", Flags: []string{"r", "speed", "i", "netlink-replay", "remote", "prometheus", "http.config.file", "exporter.config.file"}},
 		{Title: "Dashboard and snapshots", Flags: []string{"interval", "once", "count", "o"}},
 		{Title: "Prometheus exporter", Flags: []string{"listen", "no-tui", "web.config.file", "web.disable-snapshot"}},
 		{Title: "Paths", Flags: []string{"path.sysfs", "path.procfs", "path.tracefs"}},

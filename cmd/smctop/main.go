@@ -41,8 +41,10 @@ type config struct {
 	// The exporter's TLS and basic auth, and /snapshot.json off.
 	webConfig  string
 	noSnapshot bool
-	// httpConfig: how --prometheus and --remote connect (TLS, auth).
-	httpConfig string
+	// httpConfig: how --prometheus and --remote connect (TLS, auth);
+	// exporterConfig: how the fleet view reaches each host's exporter.
+	httpConfig     string
+	exporterConfig string
 }
 
 // dashboard reports whether cfg runs the interactive dashboard.
@@ -63,6 +65,7 @@ func newFlags(c *config) *flag.FlagSet {
 	fs.BoolVar(&c.noTUI, "no-tui", false, "with --listen: run the exporter only")
 	fs.StringVar(&c.webConfig, "web.config.file", "", "with --listen: TLS and basic auth for every endpoint from `FILE` (node_exporter's web config format)")
 	fs.BoolVar(&c.noSnapshot, "web.disable-snapshot", false, "with --listen: do not serve /snapshot.json (connections and process names); /metrics stays")
+	fs.StringVar(&c.exporterConfig, "exporter.config.file", "", "with --prometheus: how enter reaches a host's exporter for its dashboard, from `FILE` in Prometheus' http_config format (a tls_config makes it https)")
 	fs.StringVar(&c.httpConfig, "http.config.file", "", "with --prometheus or --remote: how to connect, from `FILE` in Prometheus' http_config format (tls_config, basic_auth with password_file, bearer_token_file ...)")
 	fs.StringVar(&c.sysfs, "path.sysfs", "/sys", "sysfs mount `PATH`")
 	fs.StringVar(&c.procfs, "path.procfs", "/proc", "procfs mount `PATH`")
@@ -87,12 +90,17 @@ func runFleet(c config) int {
 		return 2
 	}
 	fc := &fleet.Client{URL: url, HTTP: hc}
+	ex, err := exporters(c.exporterConfig)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "smctop: "+err.Error())
+		return 2
+	}
 	ctx, stop := cli.NotifyContext(context.Background())
 	defer stop()
 	if c.count > 0 {
 		return runFleetCount(ctx, fc, c)
 	}
-	if err := top.RunFleet(ctx, fc, c.interval); err != nil {
+	if err := top.RunFleet(ctx, fc, c.interval, ex); err != nil {
 		fmt.Fprintln(os.Stderr, "smctop: "+err.Error())
 		return 1
 	}
@@ -139,6 +147,8 @@ func parseArgs(args []string) (config, error) {
 		return c, errors.New("--remote: shows another host's exporter only (not with -r, -i, --netlink-replay, --listen or --prometheus)")
 	case (c.webConfig != "" || c.noSnapshot) && c.listen == "":
 		return c, errors.New("--web.config.file, --web.disable-snapshot: only with --listen ADDR")
+	case c.exporterConfig != "" && c.prom == "":
+		return c, errors.New("--exporter.config.file: only with --prometheus URL")
 	case c.httpConfig != "" && c.prom == "" && c.remote == "":
 		return c, errors.New("--http.config.file: only with --prometheus URL or --remote URL")
 	case c.listen != "" && (c.once || set["count"]):
@@ -257,4 +267,21 @@ func listen(addr string) (net.Listener, error) {
 	}
 	fmt.Fprintf(os.Stderr, "smctop: serving /metrics on %s\n", ln.Addr())
 	return ln, nil
+}
+
+// exporters is how the fleet view reaches the hosts' exporters: from an
+// http_config file, https when it sets TLS.
+func exporters(file string) (top.Exporters, error) {
+	if file == "" {
+		return top.Exporters{}, nil
+	}
+	hc, tls, err := fleet.HTTPClientFile(file)
+	if err != nil {
+		return top.Exporters{}, fmt.Errorf("--exporter.config.file %s: %w", file, err)
+	}
+	scheme := "http"
+	if tls {
+		scheme = "https"
+	}
+	return top.Exporters{Scheme: scheme, HTTP: hc}, nil
 }

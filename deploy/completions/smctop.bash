@@ -5,6 +5,7 @@ _smctop() {
 	prev=${COMP_WORDS[COMP_CWORD-1]}
 	case "$prev" in
 	--count) return ;;
+	--exporter.config.file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--http.config.file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	-i) return ;;
 	--interval) return ;;
@@ -22,6 +23,6 @@ _smctop() {
 	-[!-]*o) COMPREPLY=($(compgen -W "text json jsonl" -- "$cur")); return ;;
 	-[!-]*r) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	esac
-	COMPREPLY=($(compgen -W "--count --help --http.config.file -i --interval --listen --netlink-replay --no-tui -o --once --path.procfs --path.sysfs --path.tracefs --prometheus -r --remote --speed --version --web.config.file --web.disable-snapshot" -- "$cur"))
+	COMPREPLY=($(compgen -W "--count --exporter.config.file --help --http.config.file -i --interval --listen --netlink-replay --no-tui -o --once --path.procfs --path.sysfs --path.tracefs --prometheus -r --remote --speed --version --web.config.file --web.disable-snapshot" -- "$cur"))
 }
 complete -F _smctop smctop

@@ -268,17 +268,34 @@ func (f *Fleet) Update(s fleet.Snapshot) {
 	f.App.Refresh()
 }
 
+// Exporters is how the fleet view reaches each host's exporter for its
+// dashboard (/snapshot.json): the scheme ("http" or "https") and the
+// client (TLS, auth; nil: the default).
+type Exporters struct {
+	Scheme string
+	HTTP   *http.Client
+}
+
+func (e Exporters) url(instance string) string {
+	scheme := e.Scheme
+	if scheme == "" {
+		scheme = "http"
+	}
+	return scheme + "://" + instance
+}
+
 // RunFleet shows the fleet dashboard, reading c every interval, until the
 // user quits or ctx ends. enter on a host whose exporter answers shows
-// that host's own dashboard (from its /snapshot.json); q there comes back.
-func RunFleet(ctx context.Context, c *fleet.Client, interval time.Duration) error {
+// that host's own dashboard (from its /snapshot.json, reached as ex says);
+// q there comes back.
+func RunFleet(ctx context.Context, c *fleet.Client, interval time.Duration, ex Exporters) error {
 	for {
 		f := NewFleet()
-		f.reachable = exporterAnswers
+		f.reachable = ex.answers
 		if err := f.run(ctx, c, interval); err != nil || f.open == "" || ctx.Err() != nil {
 			return err
 		}
-		m := monitor.New(monitor.Options{Remote: "http://" + f.open})
+		m := monitor.New(monitor.Options{Remote: ex.url(f.open), RemoteHTTP: ex.HTTP})
 		err := Run(ctx, m, Options{Interval: interval})
 		m.Close()
 		if err != nil {
@@ -287,10 +304,19 @@ func RunFleet(ctx context.Context, c *fleet.Client, interval time.Duration) erro
 	}
 }
 
-// exporterAnswers says whether an instance serves /snapshot.json.
-func exporterAnswers(instance string) bool {
-	c := &http.Client{Timeout: 2 * time.Second}
-	resp, err := c.Get("http://" + instance + "/snapshot.json")
+// answers says whether an instance serves /snapshot.json.
+func (e Exporters) answers(instance string) bool {
+	c := e.HTTP
+	if c == nil {
+		c = http.DefaultClient
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.url(instance)+"/snapshot.json", nil)
+	if err != nil {
+		return false
+	}
+	resp, err := c.Do(req)
 	if err != nil {
 		return false
 	}
