@@ -126,8 +126,10 @@ type Decline struct {
 // The queries of one refresh: instant vectors, a few per metric family,
 // never per socket.
 const (
-	qExporters = `max by (instance) (last_over_time(smc_build_info[1h]))`
-	qUp        = `max by (instance) (up) and on (instance) max by (instance) (last_over_time(smc_build_info[1h]))`
+	// Every target of a job that has scraped smctop (smc_build_info) in
+	// the last 30 days, with its up: one that has never answered, or has
+	// been down for long, is a host shown DOWN, not left out.
+	qExporters = `max by (instance) (up and on (job) group by (job) (last_over_time(smc_build_info[30d])))`
 	qHost      = `smc_host_info`
 	qSockets   = `sum by (instance, mode) (smc_conn_sockets{source="kernel"})`
 	qFallRate  = `sum by (instance) (rate(smc_conn_fallbacks_total[5m]))`
@@ -150,7 +152,7 @@ const (
 func Read(ctx context.Context, c *Client) Snapshot {
 	s := Snapshot{Time: time.Now(), Source: c.URL, Hosts: []Host{}, LinkGroups: []Group{}, Declines: []Decline{}}
 	res := map[string][]Sample{}
-	for _, q := range []string{qExporters, qUp, qHost, qSockets, qFallRate, qHSRate, qSourceOff, qLGR, qLGRConns, qRedundant, qLinks, qLinkUp, qLinkState, qFallbacks, qReasons, qSystem, qUEID, qSEID} {
+	for _, q := range []string{qExporters, qHost, qSockets, qFallRate, qHSRate, qSourceOff, qLGR, qLGRConns, qRedundant, qLinks, qLinkUp, qLinkState, qFallbacks, qReasons, qSystem, qUEID, qSEID} {
 		r, err := c.Query(ctx, q)
 		if err != nil {
 			s.Error = fmt.Sprintf("Prometheus %s: %v", c.URL, err)
@@ -173,9 +175,6 @@ func build(s Snapshot, res map[string][]Sample) Snapshot {
 		return h
 	}
 	for _, r := range res[qExporters] {
-		host(r.Labels["instance"])
-	}
-	for _, r := range res[qUp] {
 		host(r.Labels["instance"]).Up = r.Value == 1
 	}
 	byAddr := map[string]string{}

@@ -139,8 +139,7 @@ func TestFleetDown(t *testing.T) {
 		t.Errorf("an unanswering server: error %q after %v", s.Error, time.Since(start))
 	}
 	s = build(Snapshot{}, map[string][]Sample{
-		qExporters: {{Labels: map[string]string{"instance": "a:9714"}, Value: 1}, {Labels: map[string]string{"instance": "b:9714"}, Value: 1}},
-		qUp:        {{Labels: map[string]string{"instance": "a:9714"}, Value: 1}, {Labels: map[string]string{"instance": "b:9714"}, Value: 0}},
+		qExporters: {{Labels: map[string]string{"instance": "a:9714"}, Value: 1}, {Labels: map[string]string{"instance": "b:9714"}, Value: 0}},
 	})
 	if len(s.Hosts) != 2 || s.Hosts[0].Instance != "b:9714" || s.Hosts[0].Up {
 		t.Errorf("hosts %+v: the down one first", s.Hosts)
@@ -184,7 +183,6 @@ func fleetAnswers(n int) map[string][]byte {
 		ip := fmt.Sprintf("10.%d.%d.1", h/256, h%256)
 		peer := h ^ 1
 		add(qExporters, "1", "instance", inst)
-		add(qUp, "1", "instance", inst)
 		add(qHost, "1", "instance", inst, "hostname", fmt.Sprintf("host%04d", h), "addresses", ip)
 		for _, m := range []string{"SMC-R", "SMC-D", "fallback", "pending"} {
 			add(qSockets, "3", "instance", inst, "mode", m)
@@ -210,7 +208,7 @@ func fleetAnswers(n int) map[string][]byte {
 		add(qReasons, "7", "instance", inst, "reason", "NOSMCRDEV")
 	}
 	out := map[string][]byte{}
-	for _, q := range []string{qExporters, qUp, qHost, qSockets, qFallRate, qHSRate, qSourceOff, qLGR, qLGRConns, qRedundant, qLinks, qLinkUp, qLinkState, qFallbacks, qReasons} {
+	for _, q := range []string{qExporters, qHost, qSockets, qFallRate, qHSRate, qSourceOff, qLGR, qLGRConns, qRedundant, qLinks, qLinkUp, qLinkState, qFallbacks, qReasons} {
 		out[q] = []byte(`{"status":"success","data":{"resultType":"vector","result":[` + strings.Join(series[q], ",") + `]}}`)
 	}
 	return out
@@ -287,5 +285,49 @@ func TestDeclineEIDMismatch(t *testing.T) {
 		if len(s.Declines) != 1 || s.Declines[0].EIDMismatch != tt.mismatch || s.Declines[0].Decliner != "a" {
 			t.Errorf("%s: declines %+v", tt.name, s.Declines)
 		}
+	}
+}
+
+// TestFleetNeverUp: a target of the exporters' job that has never answered
+// (a port nobody listens on) is a host shown DOWN beside the one that
+// answers: the fleet lists every configured target of the job, not only
+// those that once exported smc_build_info.
+func TestFleetNeverUp(t *testing.T) {
+	up := exporter(t, "multilink-client-before", "10.10.0.2")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := ln.Addr().String()
+	ln.Close() // nothing listens there any more
+	conf := fmt.Sprintf("global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: smc\n    static_configs:\n      - targets: ['%s', '%s']\n", up, dead)
+	addr, plog := testutil.Prometheus(t, t.TempDir(), conf)
+	c := &Client{URL: "http://" + addr}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		// Both targets scraped at least once, the live one twice.
+		r1, err1 := c.Query(context.Background(), `count(count_over_time(up[1m]) >= 1)`)
+		r2, err2 := c.Query(context.Background(), `count(count_over_time(smc_build_info[1m]) >= 2)`)
+		if err1 == nil && err2 == nil && len(r1) == 1 && r1[0].Value == 2 && len(r2) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Prometheus did not scrape both targets in 60 s; its log:\n%s", plog.String())
+		}
+		time.Sleep(200 * time.Millisecond) // polling the server for an event
+	}
+	s := Read(context.Background(), c)
+	if s.Error != "" {
+		t.Fatal(s.Error)
+	}
+	got := map[string]bool{}
+	for _, h := range s.Hosts {
+		got[h.Instance] = h.Up
+	}
+	if len(got) != 2 || !got[up] || got[dead] {
+		t.Errorf("hosts %v: want %s up and %s shown down", got, up, dead)
+	}
+	if _, ok := got[dead]; !ok {
+		t.Errorf("the never-up target %s is not listed", dead)
 	}
 }
