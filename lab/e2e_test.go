@@ -451,8 +451,9 @@ func rawCLCTypes(t *testing.T, path string) map[string]int {
 	for _, f := range frames(t, path) {
 		p := gopacket.NewPacket(f, layers.LayerTypeEthernet, gopacket.NoCopy)
 		tcp, ok := p.Layer(layers.LayerTypeTCP).(*layers.TCP)
-		smcping := func(p layers.TCPPort) bool { return p == 5000 || p == 5002 }
-		if !ok || (!smcping(tcp.SrcPort) && !smcping(tcp.DstPort)) {
+		// smcping's ports and the HTTP exchange's (scenarios.sh HTTP_PORT).
+		smcPort := func(p layers.TCPPort) bool { return p == 5000 || p == 5002 || p == 5080 }
+		if !ok || (!smcPort(tcp.SrcPort) && !smcPort(tcp.DstPort)) {
 			continue
 		}
 		if pl := tcp.Payload; len(pl) >= 8 && bytes.Equal(pl[:4], []byte{0xe2, 0xd4, 0xc3, 0xd9}) {
