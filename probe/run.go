@@ -299,26 +299,37 @@ func measure(ctx context.Context, o Options, modes []*modeRun, size int) error {
 		}
 	}
 	round := o.Round
-	if len(modes) == 1 {
+	// Alternating protocols, the first ping of a round follows the other
+	// protocol's: caches, the scheduler's idea of the threads and the
+	// NIC's queues are the other's, so it is a warm-up, not a sample.
+	switched := len(modes) > 1
+	if !switched {
 		round = 1000 // only to look at ctx now and then
 	}
-	var deadline time.Time
-	if o.Duration > 0 {
-		deadline = time.Now().Add(o.Duration)
-	}
+	// -t, as -n, is per protocol: each gets o.Duration of its own rounds.
+	spent := make([]time.Duration, len(modes))
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		done := true
-		for _, m := range modes {
-			err := parallel(m.conns, func(_ int, c *connRun) error { return c.loop(size, round, deadline, o.Interval) })
+		for i, m := range modes {
+			var deadline time.Time
+			if o.Duration > 0 {
+				if spent[i] >= o.Duration {
+					continue
+				}
+				deadline = time.Now().Add(o.Duration - spent[i])
+			}
+			start := time.Now()
+			err := parallel(m.conns, func(_ int, c *connRun) error { return c.loop(size, round, deadline, o.Interval, switched) })
+			spent[i] += time.Since(start)
 			if err != nil {
 				return fmt.Errorf("%s ping-pong, size %d: %w", m.proto, size, err)
 			}
 			for _, c := range m.conns {
 				full := len(c.samples) == cap(c.samples)
-				done = done && (full || (!deadline.IsZero() && !time.Now().Before(deadline)))
+				done = done && (full || (o.Duration > 0 && spent[i] >= o.Duration))
 			}
 		}
 		if done {
@@ -329,7 +340,12 @@ func measure(ctx context.Context, o Options, modes []*modeRun, size int) error {
 
 // loop is the measuring loop: no allocation, samples appended within the
 // capacity reserved before.
-func (c *connRun) loop(size, quota int, deadline time.Time, interval time.Duration) error {
+func (c *connRun) loop(size, quota int, deadline time.Time, interval time.Duration, warm bool) error {
+	if warm && len(c.samples) < cap(c.samples) {
+		if _, err := c.pinger.Ping(size); err != nil {
+			return err
+		}
+	}
 	next := time.Now()
 	for i := 0; i < quota && len(c.samples) < cap(c.samples); i++ {
 		if !deadline.IsZero() && !time.Now().Before(deadline) {
@@ -460,7 +476,7 @@ func runCheck(ctx context.Context, o Options, stdout io.Writer, addr netip.Addr,
 	c := m.conns[0]
 	cr := connReport(o.Proto, c.conn.LocalAddr().String(), c.conn.RemoteAddr().String(), c.conn.ID(), c.proof)
 	rep.Conn = &cr
-	if err := c.loop(size, 10, time.Time{}, 0); err != nil {
+	if err := c.loop(size, 10, time.Time{}, 0, false); err != nil {
 		rep.Stage = "ping"
 		return print(err, fmt.Sprintf("FAIL %s ping: %v", c.proof, err))
 	}

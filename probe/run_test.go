@@ -8,12 +8,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"log/slog"
 	"net/netip"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -323,5 +326,71 @@ func TestClientInterruptedReports(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "RTT (round trip)") || !strings.Contains(out.String(), "one every 5ms") {
 		t.Errorf("no partial statistics:\n%s", out.String())
+	}
+}
+
+// syncBuffer is a log sink two goroutines may use.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestCompareWarmsUpEachRound: with --compare the first ping of each
+// round follows the other protocol's and is not a sample: each server
+// answers the warm-up, one unrecorded ping per round and the samples
+// (35 in rounds of 10: 4 rounds).
+func TestCompareWarmsUpEachRound(t *testing.T) {
+	var logs [2]syncBuffer
+	o := loopbackOptions(t, ServerConfig{TCPOnly: true, Log: slog.New(slog.NewTextHandler(&logs[0], nil))})
+	s2, _ := startServer(t, ServerConfig{TCPOnly: true, Log: slog.New(slog.NewTextHandler(&logs[1], nil))})
+	o.TCPPort = s2.Addrs()[0].Port()
+	o.Compare = []Proto{ProtoTCP}
+	o.Sizes, o.Count, o.Warmup, o.Round = []int{64}, 35, 3, 10
+	r := runJSON(t, o)
+	if r.Results[0].RTT.N != 35 || r.Results[1].RTT.N != 35 {
+		t.Fatalf("samples %d and %d, want 35 each", r.Results[0].RTT.N, r.Results[1].RTT.N)
+	}
+	want := fmt.Sprintf("messages=%d", 3+4+35)
+	for i := range logs {
+		// The server logs the connection's end once it has read the
+		// client's close: waited for, with a deadline.
+		deadline := time.Now().Add(10 * time.Second)
+		for !strings.Contains(logs[i].String(), "connection closed") && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond) // polling the log for an event
+		}
+		if got := logs[i].String(); !strings.Contains(got, want) {
+			t.Errorf("server %d: want %s in its log:\n%s", i+1, want, got)
+		}
+	}
+}
+
+// TestCompareDurationPerProtocol: -t, as -n, is per protocol: with
+// --compare each protocol is measured for the whole duration, so the run
+// takes at least twice it, and both have samples.
+func TestCompareDurationPerProtocol(t *testing.T) {
+	o := loopbackOptions(t, ServerConfig{TCPOnly: true})
+	s2, _ := startServer(t, ServerConfig{TCPOnly: true})
+	o.TCPPort = s2.Addrs()[0].Port()
+	o.Compare = []Proto{ProtoTCP}
+	o.Sizes, o.Count, o.Duration, o.MaxSamples = []int{64}, 1, 150*time.Millisecond, 1<<16
+	start := time.Now()
+	r := runJSON(t, o)
+	if took := time.Since(start); took < 2*o.Duration {
+		t.Errorf("the run took %v, want at least %v (each protocol %v)", took, 2*o.Duration, o.Duration)
+	}
+	if r.Results[0].RTT.N == 0 || r.Results[1].RTT.N == 0 {
+		t.Errorf("samples %d and %d", r.Results[0].RTT.N, r.Results[1].RTT.N)
 	}
 }

@@ -106,12 +106,12 @@ func TestPingLoopDoesNotAllocate(t *testing.T) {
 	_, ap := startServer(t, ServerConfig{TCPOnly: true})
 	c := dialTCP(t, ap)
 	cr := &connRun{conn: c, pinger: NewPinger(c, 1024), samples: make([]time.Duration, 0, 10000), sent: make([]time.Duration, 0, 10000)}
-	if err := cr.loop(1024, 10, time.Time{}, 0); err != nil { // grow nothing later
+	if err := cr.loop(1024, 10, time.Time{}, 0, false); err != nil { // grow nothing later
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(time.Hour)
 	allocs := testing.AllocsPerRun(200, func() {
-		if err := cr.loop(1024, 5, deadline, 0); err != nil {
+		if err := cr.loop(1024, 5, deadline, 0, false); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -23,7 +23,7 @@ complete -c smcping -l request-timeout -d "server: close a connection whose requ
 complete -c smcping -l require -d "MODE required of every connection: smc (else exit 1)" -x -a "smc"
 complete -c smcping -l round -d "N messages per protocol per round with --compare" -x
 complete -c smcping -s s -d "run the server"
-complete -c smcping -s t -d "run each size for DURATION instead of -n (\"5s\", or seconds)" -x
+complete -c smcping -s t -d "run each size for DURATION instead of -n (\"5s\", or seconds); with --compare each protocol gets it, as with -n" -x
 complete -c smcping -l tcp -d "server: plain TCP only, not SMC-capable"
 complete -c smcping -l tcp-port -d "PORT of the TCP baseline (default PORT+1; server: 0 disables)" -x
 complete -c smcping -l timeout -d "connect timeout DURATION" -x
