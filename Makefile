@@ -26,6 +26,8 @@ demo: build
 	@$(BIN)/smcdump -q -r $(firstword $(wildcard samples/multilink.pcap) $(DEMO_SAMPLE)) -z smc,lgr
 	@echo; echo "== smctop over the same capture (--once; without --once it is the live dashboard)"
 	@$(BIN)/smctop -r $(firstword $(wildcard samples/multilink.pcap) $(DEMO_SAMPLE)) --once
+	@echo; echo "== the same as the Prometheus exporter (smctop --listen): part of one scrape of /metrics"
+	@scripts/demo-exporter $(firstword $(wildcard samples/multilink.pcap) $(DEMO_SAMPLE))
 
 # Everything CI runs: tools, lint, unit + differential tests, lab end-to-end tests.
 test: test-deps lab-kernel lint unit e2e
