@@ -814,7 +814,7 @@ e2e_client() {
 		step smcping-digest-bw smcping $SRV -p $PORT -n 40 -m 16384 --warmup 0 --bw --digest
 		# An application protocol over SMC-R: one HTTP GET and its answer, which the
 		# capture shows as RDMA WRITEs and smcdump --export-tcp as HTTP again.
-		[ -x /bin/smclab ] && step smclab-http smclab http-get http://$SRV:$HTTP_PORT/smc
+		[ -x /bin/smclab ] && step smclab-http smclab http-get $SRV:$HTTP_PORT /smc
 		# IPPROTO_SMC sockets (6.11+): smc_diag reports them with 0.0.0.0 addresses.
 		step smcping-ipproto smcping $SRV -p $PORT --proto ipproto --check
 		during_ping smc_window

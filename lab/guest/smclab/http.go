@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/smcscope/smcscope/probe"
@@ -70,31 +71,28 @@ func httpServe(args []string, w io.Writer) error {
 	}
 }
 
-// httpGet is smclab http-get URL: one GET over an AF_SMC connection,
-// printing the status and the body.
+// httpGet is smclab http-get ADDR:PORT PATH: one GET of PATH over an
+// AF_SMC connection to ADDR:PORT, printing the status and the body.
 func httpGet(args []string, w io.Writer) error {
 	tcp := len(args) > 0 && args[0] == "-tcp"
 	if tcp {
 		args = args[1:]
 	}
-	if len(args) != 1 {
-		return usageError("http-get: need URL")
+	if len(args) != 2 || !strings.HasPrefix(args[1], "/") {
+		return usageError("http-get: need ADDR:PORT and /PATH")
 	}
-	u, err := url.Parse(args[0])
+	ap, err := netip.ParseAddrPort(args[0])
 	if err != nil {
-		return err
+		return fmt.Errorf("http-get: %s: want ADDR:PORT", args[0])
 	}
-	ap, err := netip.ParseAddrPort(u.Host)
-	if err != nil {
-		return fmt.Errorf("http-get: %s: want http://ADDR:PORT/PATH", args[0])
-	}
+	u := url.URL{Scheme: "http", Host: ap.String(), Path: args[1]}
 	c := &http.Client{Timeout: 60 * time.Second, Transport: &http.Transport{
 		DisableKeepAlives: true,
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 			return probe.Dial(ctx, proto(tcp), ap, 30*time.Second)
 		},
 	}}
-	resp, err := c.Get(args[0])
+	resp, err := c.Get(u.String())
 	if err != nil {
 		return err
 	}

@@ -27,7 +27,7 @@ func TestHTTPServeGet(t *testing.T) {
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		out.Reset()
-		err = run([]string{"http-get", "-tcp", fmt.Sprintf("http://127.0.0.1:%d/smc", port)}, &out)
+		err = run([]string{"http-get", "-tcp", fmt.Sprintf("127.0.0.1:%d", port), "/smc"}, &out)
 		if err == nil || time.Now().After(deadline) {
 			break
 		}

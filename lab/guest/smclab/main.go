@@ -17,7 +17,7 @@
 //	smclab wait-smctop FILE SECONDS [-pid PID] [-links N] [-event KIND[/SOURCE]]... [-traced] [-settled PID] [-after N] [-calls PID:N]
 //	smclab record DIR
 //	smclab slow-reader [-port N] [-chunk BYTES] [-pause DURATION] [-wait DURATION]
-//	smclab http-serve [-port N] [-once] [-wait DURATION] [-tcp] | http-get [-tcp] http://ADDR:PORT/PATH
+//	smclab http-serve [-port N] [-once] [-wait DURATION] [-tcp] | http-get [-tcp] ADDR:PORT PATH
 //
 // Text output is stable key=value lines (see smcnl.Write*). Exit status: 0
 // done, 1 failed, 2 usage.

@@ -22,7 +22,7 @@ const usage = `usage:
   smclab wait-smctop FILE SECONDS [-pid PID] [-links N] [-event KIND[/SOURCE]]... [-traced] [-settled PID] [-after N] [-calls PID:N]
   smclab record DIR
   smclab slow-reader [-port N] [-chunk BYTES] [-pause DURATION] [-wait DURATION]
-  smclab http-serve [-port N] [-once] [-wait DURATION] [-tcp] | http-get [-tcp] http://ADDR:PORT/PATH
+  smclab http-serve [-port N] [-once] [-wait DURATION] [-tcp] | http-get [-tcp] ADDR:PORT PATH
 `
 
 type usageError string
