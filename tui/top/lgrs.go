@@ -137,9 +137,6 @@ func lgrDetail(g monitor.LinkGroupRow, _ *monitor.Snapshot) string {
 			}
 			b.WriteString("\n")
 		}
-		for _, c := range k.Credits {
-			fmt.Fprintf(&b, "  ANCK credits %s\n", c.Text())
-		}
 		findingLines(&b, k.Findings, "  ")
 	}
 	if len(g.History) > 0 {
