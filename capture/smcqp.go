@@ -144,41 +144,35 @@ func (s *smcQPs) learnCLC(c *decode.CLC) {
 // the sender's); an RC SEND the classifier did not take, on a known QP, is
 // decoded as SMC.
 func (s *smcQPs) roce(r *roceLayers, f *Frame) {
-	k, ok := roceDst(f)
-	var fl qpFlags
-	if ok {
-		fl, _ = s.lookup(k)
+	o := f.BTH.Opcode
+	rwwi := o.IsWrite() && o.HasImmDt() && o.Transport() == decode.TransportRC
+	if f.LLC == nil && f.CDC == nil && !rwwi && !f.UnclassifiedSend() {
+		return // an ACK or a plain WRITE: nothing to learn or apply (most frames)
 	}
+	k, ok := roceDst(f)
+	if !ok {
+		return
+	}
+	fl, known := s.lookup(k)
+	credits := fl&qpCredits != 0
 	switch {
-	case f.LLC != nil:
-		// A link a handshake of ANCK set up passes its flags to the
-		// links its LLC adds (ANCK keeps them per link group).
-		f.LLC.ANCK = fl&qpCredits != 0
-		switch f.LLC.Type.Base() {
-		case decode.LLCConfirmLink:
-			s.addAnnounced(f.LLC.ConfirmLink.GID, f.LLC.ConfirmLink.QPN, fl)
-		case decode.LLCAddLink:
-			s.addAnnounced(f.LLC.AddLink.GID, f.LLC.AddLink.QPN, fl)
+	case f.LLC != nil || f.CDC != nil:
+		if f.LLC != nil {
+			// A link a handshake of ANCK set up passes its flags to the
+			// links its LLC adds (ANCK keeps them per link group).
+			switch f.LLC.Type.Base() {
+			case decode.LLCConfirmLink:
+				s.addAnnounced(f.LLC.ConfirmLink.GID, f.LLC.ConfirmLink.QPN, fl)
+			case decode.LLCAddLink:
+				s.addAnnounced(f.LLC.AddLink.GID, f.LLC.AddLink.QPN, fl)
+			}
 		}
-		fallthrough
-	case f.CDC != nil:
-		if ok {
+		if !known {
 			s.add(k, 0)
 		}
-		if f.CDC != nil {
-			f.CDC.ANCK = fl&qpCredits != 0
-		}
-	case f.UnclassifiedSend():
-		if ok && s.has(k) {
-			r.decodeSMC(f)
-			if f.CDC != nil {
-				f.CDC.ANCK = fl&qpCredits != 0
-			}
-			if f.LLC != nil {
-				f.LLC.ANCK = fl&qpCredits != 0
-			}
-		}
-	case f.BTH.Opcode.IsWrite() && f.BTH.Opcode.HasImmDt() && f.BTH.Opcode.Transport() == decode.TransportRC && ok && s.has(k):
+	case !known:
+		return
+	case rwwi:
 		// RDMA WRITE with Immediate on an SMC-R link: no upstream kernel
 		// sends one there, ANCK sends nothing else in a link group with
 		// write-with-immediate.
@@ -186,6 +180,15 @@ func (s *smcQPs) roce(r *roceLayers, f *Frame) {
 			r.rwwi = decode.ParseRWWI(imm)
 			f.RWWI = &r.rwwi
 		}
+		return
+	default:
+		r.decodeSMC(f)
+	}
+	if f.CDC != nil {
+		f.CDC.ANCK = credits
+	}
+	if f.LLC != nil {
+		f.LLC.ANCK = credits
 	}
 }
 
