@@ -49,11 +49,6 @@ type smcQPs struct {
 	next        int
 }
 
-func (s *smcQPs) has(k qpKey) bool {
-	_, ok := s.lookup(k)
-	return ok
-}
-
 func (s *smcQPs) lookup(k qpKey) (qpFlags, bool) {
 	for i := range s.recent {
 		if s.recent[i] == k {
