@@ -71,6 +71,13 @@ type Reader struct {
 	drops   func() (uint64, error)
 	dropped uint64
 	numbers NumberedSource // src, when it numbers its frames
+	// replay: this Reader decodes the frames of Batches (BatchDecoder):
+	// what the CLC reassembly made of the current TCP frame, as the
+	// Reader that read it recorded (nil for a frame it made nothing of);
+	// ifaceNote is what ifaceAt said of the current frame's interface.
+	replay    *clcResult
+	replaying bool
+	ifaceNote string
 }
 
 // Dropped returns how many frames the kernel dropped before this reader
@@ -421,6 +428,18 @@ func (r *Reader) Next() (*Frame, error) {
 		return nil, r.err
 	}
 	f := &r.frame
+	lt, err := r.read(f)
+	if err != nil {
+		return nil, err
+	}
+	r.decodeFrame(f, lt)
+	return f, nil
+}
+
+// read reads the next record into f (Number, CI, Data and the times) and
+// returns the link type its frame is to be decoded with; on a read error
+// that error is r.err (io.EOF at the clean end).
+func (r *Reader) read(f *Frame) (layers.LinkType, error) {
 	var (
 		data []byte
 		err  error
@@ -441,7 +460,7 @@ func (r *Reader) Next() (*Frame, error) {
 		if r.err == io.EOF {
 			r.clc.flushAll()
 		}
-		return nil, r.err
+		return 0, r.err
 	}
 	f.Number++
 	if r.numbers != nil {
@@ -464,15 +483,22 @@ func (r *Reader) Next() (*Frame, error) {
 			lt = l
 		}
 	}
+	return lt, nil
+}
+
+// decodeFrame decodes f, just read (read), as a frame of link type lt,
+// and learns from it what later frames depend on (the CLC streams, the
+// SMC-R queue pairs).
+func (r *Reader) decodeFrame(f *Frame, lt layers.LinkType) {
 	if !r.decoderFor(lt) {
 		f.reset()
 		f.LinkType = lt
 		f.Err = fmt.Errorf("%w %d (pcapng interface %d%s)", ErrUnsupportedLink, int(lt), f.CI.InterfaceIndex, r.ifaceAt(f.CI.InterfaceIndex))
 		r.checkLengths(f)
-		return f, nil
+		return
 	}
 	if r.direct != nil && r.dec.linkType == layers.LinkTypeEthernet && r.readDirect(f) {
-		return f, nil // the direct path takes only frames whose lengths agree
+		return // the direct path takes only frames whose lengths agree
 	}
 	r.dec.roce.noICR = r.noICRC
 	r.dec.Decode(f)
@@ -485,12 +511,16 @@ func (r *Reader) Next() (*Frame, error) {
 			r.qps.roce(&r.dec.roce, f)
 		}
 	case f.TCP != nil:
-		r.clc.segment(f)
+		switch {
+		case !r.replaying:
+			r.clc.segment(f)
+		case r.replay != nil:
+			r.replay.apply(f)
+		}
 		if len(f.clcRaw) > 0 {
 			decodeCLCs(f, &r.qps)
 		}
 	}
-	return f, nil
 }
 
 // checkLengths flags a record whose original length is below its captured
@@ -581,6 +611,9 @@ func (r *Reader) Close() error {
 // i is: ", declared at file offset 0x..", or "" when not known (frames
 // replayed from memory).
 func (r *Reader) ifaceAt(i int) string {
+	if r.replaying {
+		return r.ifaceNote
+	}
 	if r.ng == nil || i < 0 || i >= len(r.ng.ifaces) || r.ng.ifaces[i].off < 0 {
 		return ""
 	}

@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"maps"
 	"net/netip"
 
 	"github.com/gopacket/gopacket"
@@ -47,6 +48,16 @@ type smcQPs struct {
 	recent      [4]qpKey
 	recentFlags [4]qpFlags
 	next        int
+	// shared: m is also another smcQPs's (snapshot), to be copied before
+	// it is written.
+	shared bool
+}
+
+// snapshot returns a copy of s that goes on independently of s: the map
+// is copied by whichever of the two writes to it first.
+func (s *smcQPs) snapshot() smcQPs {
+	s.shared = true
+	return *s
 }
 
 func (s *smcQPs) lookup(k qpKey) (qpFlags, bool) {
@@ -74,8 +85,11 @@ func (s *smcQPs) add(k qpKey, fl qpFlags) {
 			}
 		}
 	}
-	if s.m == nil || len(s.m) >= maxSMCQPs {
-		s.m = make(map[qpKey]qpFlags)
+	switch {
+	case s.m == nil || len(s.m) >= maxSMCQPs:
+		s.m, s.shared = make(map[qpKey]qpFlags), false
+	case s.shared:
+		s.m, s.shared = maps.Clone(s.m), false
 	}
 	s.m[k] = fl
 	s.remember(k, fl)

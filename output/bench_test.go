@@ -2,6 +2,7 @@ package output
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"testing"
 
@@ -62,4 +63,37 @@ func bigCapture(b *testing.B) (string, int) {
 		all = append(all, one...)
 	}
 	return writeFrames(b, "big.pcap", all), len(all)
+}
+
+// BenchmarkParallel compares -j 1 and -j 2 per mode on pingpong.pcap
+// repeated to about 100k frames (pin the CPUs with taskset to compare one
+// core and two: taskset -c 0 and taskset -c 0,1).
+func BenchmarkParallel(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		o    Options
+	}{
+		{"fields4", Options{All: true, Format: FormatFields, Fields: benchFields[:4]}},
+		{"fields", Options{All: true, Format: FormatFields, Fields: benchFields}},
+		{"text", Options{}},
+		{"json", Options{All: true, Format: FormatJSON}},
+		{"filter", Options{Quiet: true, DisplayFilter: "smc.cdc.seq > 5"}},
+	} {
+		for _, jobs := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/j%d", bc.name, jobs), func(b *testing.B) {
+				p, frames := bigCapture(b)
+				o := bc.o
+				o.Read, o.Stdout, o.Stderr, o.Jobs = p, io.Discard, io.Discard, jobs
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if err := Run(context.Background(), o); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(frames*b.N)/b.Elapsed().Seconds(), "frames/s")
+				b.ReportMetric(0, "ns/op")
+			})
+		}
+	}
 }

@@ -64,6 +64,10 @@ type Options struct {
 	CaptureFilter string   // -f (live only)
 	Snaplen       int      // live snap length (0 = whole frames)
 	Views         []string // -z specs
+	// Jobs is -j: the goroutines that decode a file (0: one per CPU the
+	// process may run on; 1: the frames are read, decoded and printed on
+	// the calling goroutine).
+	Jobs int
 	// NewTracker builds the tracker for the -z specs (possibly none); nil
 	// means neither -z nor tracker fields are available. Run creates it
 	// only when views or tracker fields are asked for.
@@ -84,6 +88,9 @@ type Options struct {
 	// eagerLate adds the tracker's fields to every frame right after it
 	// is fed, as before lateFields (tests compare the two).
 	eagerLate bool
+	// batchFrames is the frames of a batch with Jobs > 1 (0: the
+	// default; tests make it small).
+	batchFrames int
 	// ended: the loop read the capture to its end (or the live capture
 	// was stopped), not only its first -c frames.
 	ended bool
@@ -262,7 +269,12 @@ func Run(ctx context.Context, o Options) error {
 	if tr != nil && tracked {
 		late = &lateFields{tr: tr, print: printTracked}
 	}
-	runErr := o.loop(ctx, r, flt, feedTarget(tr), late, w, p)
+	var runErr error
+	if jobs := o.parallel(tr); jobs > 1 {
+		runErr = o.ploop(ctx, r, flt, w, p, bw, jobs)
+	} else {
+		runErr = o.loop(ctx, r, flt, feedTarget(tr), late, w, p)
+	}
 	if n, ok := r.Dropped(); ok && n > 0 {
 		// As tshark does: a live capture that lost frames says so, since
 		// the tracker's counts and -w's file are then incomplete.
@@ -319,6 +331,8 @@ func (o *Options) check() error {
 		return usagef("-f is a capture filter for -i; use -Y to filter a file")
 	case o.Count < 0:
 		return usagef("-c %d: want a positive count", o.Count)
+	case o.Jobs < 0:
+		return usagef("-j %d: want a number of goroutines (0: one per CPU)", o.Jobs)
 	}
 	if o.Format == FormatJSON || o.Format == FormatJSONL {
 		for _, v := range o.Views {

@@ -46,7 +46,7 @@ var page = cli.Page{
 		"z": viewWords(),
 	},
 	Groups: []cli.Group{
-		{Title: "Input", Flags: []string{"r", "i", "f", "s", "c", "n"}},
+		{Title: "Input", Flags: []string{"r", "i", "f", "s", "c", "n", "j"}},
 		{Title: "Output", Flags: []string{"T", "e", "E", "V", "x", "a", "q", "w", "export-tcp", "G"}},
 		{Title: "Filters and tracker views", Flags: []string{"Y", "z", "K"}},
 		{Title: "Browser", Flags: []string{"I"}},

@@ -13,6 +13,7 @@ complete -c smcdump -l export-tcp -d "write the capture to pcapng FILE with ever
 complete -c smcdump -s f -d "live capture filter: pcap-filter EXPR (via tcpdump) or bpf:RAW" -x
 complete -c smcdump -l help -d "print this help and exit"
 complete -c smcdump -s i -d "capture live on IFACE (needs CAP_NET_RAW)" -x
+complete -c smcdump -s j -d "decode a file on N goroutines, output in frame order (0: one per CPU this process may use; 1: one goroutine; runs with -z or tracker fields use one)" -x
 complete -c smcdump -s n -d "no name resolution: smcdump never resolves names (taken for tshark's -nr FILE)"
 complete -c smcdump -s q -d "print no frames (only the -z views)"
 complete -c smcdump -s r -d "read capture FILE (pcap or pcapng; - for stdin)" -r -F

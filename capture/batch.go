@@ -1,0 +1,284 @@
+package capture
+
+import (
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+
+	"github.com/smcscope/smcscope/decode"
+)
+
+// Decoding in parallel. A frame's decode depends on what the frames before
+// it taught the Reader: the CLC streams reassembled so far, the queue pairs
+// known to be SMC-R links, what the dump device's frames showed of its
+// header, the numbering. ReadBatch reads a run of frames in capture order
+// and does, for each, only the part that carries that state forward: the
+// commonest SMC-R frames (those the direct path takes, Reader.SetDirect)
+// cost a look at their headers, other frames a decode without the ICRC, the
+// TCP ones their CLC reassembly too, whose result the batch keeps. A
+// BatchDecoder, on any goroutine, then decodes the batch's frames whole
+// from the state the batch starts with, replaying the reassembly's results
+// and learning the rest again as the Reader did: its frames are those Next
+// would have returned, field for field.
+
+// Batch is a run of consecutive frames read by Reader.ReadBatch, to be
+// decoded by a BatchDecoder. Its frames' bytes are the mapped file's, or
+// copies when the source reuses its buffers; a Batch may be reused for the
+// next ReadBatch once its frames are no longer used.
+type Batch struct {
+	recs []batchRec
+	// arena holds the copies of frames (and of CLC messages) the source
+	// or the reassembly would overwrite.
+	arena []byte
+	clc   []clcResult
+	// The state the first frame is decoded with.
+	qps   smcQPs
+	dumps []dumpState
+	// Err is what ended the reading after the batch's frames: io.EOF at
+	// the clean end, a *FileError, or nil when the capture goes on.
+	Err error
+}
+
+type batchRec struct {
+	number        int
+	ci            gopacket.CaptureInfo
+	data          []byte
+	ns            int64
+	digits, shown uint8
+	lt            layers.LinkType
+	off           int64  // RecordOffset
+	clc           int32  // index in Batch.clc, -1: the reassembly made nothing of it
+	note          string // ifaceAt of an interface of an unsupported link type
+}
+
+// dumpState is what one link type's decoder learned of the dump device.
+type dumpState struct {
+	lt    layers.LinkType
+	learn decode.DumpLearner
+}
+
+// clcResult is what the CLC reassembly made of one TCP frame: the part of
+// a Frame that clcAssembler.segment fills.
+type clcResult struct {
+	smcFlow, notCLC bool
+	errs            []error
+	raw             [][]byte
+	inside, anck    []bool
+}
+
+func (o *clcResult) apply(f *Frame) {
+	f.SMCFlow, f.NotCLC = o.smcFlow, o.notCLC
+	f.CLCErr = append(f.CLCErr, o.errs...)
+	f.clcRaw = append(f.clcRaw, o.raw...)
+	f.clcRawInside = append(f.clcRawInside, o.inside...)
+	f.clcRawANCK = append(f.clcRawANCK, o.anck...)
+}
+
+// Len is the number of frames in b.
+func (b *Batch) Len() int { return len(b.recs) }
+
+// Frame returns the capture's number, the capture information, the bytes
+// and the link type of b's i-th frame, as a Frame holding only those (for
+// a Writer, or to read a frame's time).
+func (b *Batch) Frame(i int) Frame {
+	r := &b.recs[i]
+	return Frame{Number: r.number, CI: r.ci, Data: r.data, LinkType: r.lt, ns: r.ns, digits: r.digits, shown: r.shown}
+}
+
+func (b *Batch) reset() {
+	b.recs, b.arena, b.Err = b.recs[:0], b.arena[:0], nil
+	for i := range b.clc {
+		o := &b.clc[i]
+		*o = clcResult{errs: o.errs[:0], raw: o.raw[:0], inside: o.inside[:0], anck: o.anck[:0]}
+	}
+	b.clc = b.clc[:0]
+	b.dumps = b.dumps[:0]
+}
+
+// keep copies p into the arena. Slices of earlier copies stay valid when
+// the arena grows: they keep the old array.
+func (b *Batch) keep(p []byte) []byte {
+	start := len(b.arena)
+	if cap(b.arena)-start < len(p) {
+		b.arena = make([]byte, 0, max(2*cap(b.arena), len(p), 1<<16))
+		start = 0
+	}
+	b.arena = append(b.arena, p...)
+	return b.arena[start : start+len(p) : start+len(p)]
+}
+
+// ReadBatch reads up to max frames into b (reset first), carrying the
+// Reader's state forward as Next would (see Batch). It stops early at the
+// end of the capture or at damage, with b.Err set; frames of b are those
+// before it. A fault of a mapped file (OpenMapped) while reading ends the
+// batch with b.Err the FaultError, as Next's caller would make of it; the
+// calling goroutine must have debug.SetPanicOnFault(true) for that.
+func (r *Reader) ReadBatch(b *Batch, max int) {
+	b.reset()
+	b.qps = r.qps.snapshot()
+	b.dumps = r.dumpStates(b.dumps)
+	defer func() {
+		if v := recover(); v != nil {
+			if !IsFault(v) {
+				panic(v)
+			}
+			r.err = r.FaultError(v)
+			b.Err = r.err
+		}
+	}()
+	mapped := r.pf != nil && r.pf.mem != nil
+	f := &r.frame
+	for len(b.recs) < max {
+		if r.err != nil {
+			b.Err = r.err
+			return
+		}
+		lt, err := r.read(f)
+		if err != nil {
+			b.Err = err
+			return
+		}
+		data := f.Data
+		if !mapped {
+			data = b.keep(data)
+		}
+		rec := batchRec{number: f.Number, ci: f.CI, data: data, ns: f.ns, digits: f.digits, shown: f.shown,
+			lt: lt, off: r.last, clc: -1}
+		r.carry(f, lt, b, &rec)
+		b.recs = append(b.recs, rec)
+	}
+}
+
+// carry does with f, just read, what later frames depend on (decodeFrame's
+// learning), the least it can: a frame of the direct path's kinds teaches
+// only, for a CDC, its destination queue pair; other frames are decoded
+// (without the ICRC, which teaches nothing).
+func (r *Reader) carry(f *Frame, lt layers.LinkType, b *Batch, rec *batchRec) {
+	if !r.decoderFor(lt) {
+		rec.note = r.ifaceAt(f.CI.InterfaceIndex)
+		return
+	}
+	if r.dec.linkType == layers.LinkTypeEthernet && r.readDirect(f) {
+		return
+	}
+	r.dec.roce.noICR = true
+	r.dec.Decode(f)
+	switch {
+	case f.BTH != nil:
+		if r.depth == DepthAll {
+			r.qps.roce(&r.dec.roce, f)
+		}
+	case f.TCP != nil:
+		n := len(f.CLCErr)
+		r.clc.segment(f)
+		if f.SMCFlow || f.NotCLC || len(f.CLCErr) > n || len(f.clcRaw) > 0 {
+			rec.clc = int32(len(b.clc))
+			if len(b.clc) < cap(b.clc) {
+				b.clc = b.clc[:len(b.clc)+1] // emptied by reset, its slices' arrays kept
+			} else {
+				b.clc = append(b.clc, clcResult{})
+			}
+			o := &b.clc[len(b.clc)-1]
+			o.smcFlow, o.notCLC = f.SMCFlow, f.NotCLC
+			o.errs = append(o.errs, f.CLCErr[n:]...)
+			for _, m := range f.clcRaw {
+				o.raw = append(o.raw, b.keep(m)) // the assembler reuses its buffer
+			}
+			o.inside = append(o.inside, f.clcRawInside...)
+			o.anck = append(o.anck, f.clcRawANCK...)
+		}
+		if len(f.clcRaw) > 0 {
+			decodeCLCs(f, &r.qps)
+		}
+	}
+}
+
+// dumpStates appends what each decoder of r learned of the dump device.
+func (r *Reader) dumpStates(dst []dumpState) []dumpState {
+	dst = append(dst, dumpState{r.first.linkType, r.first.dumpLearn})
+	if r.dec != r.first {
+		dst = append(dst, dumpState{r.dec.linkType, r.dec.dumpLearn})
+	}
+	for lt, d := range r.decs {
+		if d != nil && d != r.first && d != r.dec {
+			dst = append(dst, dumpState{lt, d.dumpLearn})
+		}
+	}
+	return dst
+}
+
+// BatchDecoder decodes the frames of Batches read by one Reader, each
+// frame as that Reader's Next would have (see Batch). It owns its
+// decoders and frame: one per goroutine.
+type BatchDecoder struct {
+	r Reader // no source: its decoders, queue pairs, frame and settings
+	b *Batch
+	i int
+}
+
+// NewBatchDecoder returns a decoder of r's batches with r's settings
+// (SetFieldDemand, SetDepth, SetICRCCheck, SetDirect with a plan of its
+// own). Make it before the first ReadBatch.
+func (r *Reader) NewBatchDecoder() *BatchDecoder {
+	first, _ := NewDecoder(r.first.linkType)
+	first.SetDepth(r.depth)
+	d := &BatchDecoder{r: Reader{name: r.name, dec: first, first: first, noICRC: r.noICRC, depth: r.depth, replaying: true, last: -1}}
+	if r.direct != nil {
+		plan := *r.direct // its frame number cache is the decoder's own
+		d.r.direct = &plan
+	}
+	f := &d.r.frame
+	f.Decoded = make([]gopacket.LayerType, 0, 16)
+	f.demand, f.frameFields = r.frame.demand, r.frame.frameFields
+	f.rec.Want = r.frame.rec.Want // read only
+	return d
+}
+
+// Reset starts decoding b's frames, from the state b starts with.
+func (d *BatchDecoder) Reset(b *Batch) {
+	d.b, d.i = b, 0
+	r := &d.r
+	r.qps = b.qps
+	r.qps.shared = true // b's map, and every other decoder's of b
+	for _, dec := range r.decs {
+		if dec != nil {
+			dec.dumpLearn = decode.DumpLearner{}
+		}
+	}
+	r.first.dumpLearn = decode.DumpLearner{}
+	for _, s := range b.dumps {
+		if r.decoderFor(s.lt) {
+			r.dec.dumpLearn = s.learn
+		}
+	}
+}
+
+// Next decodes the batch's next frame; it returns nil after the last.
+// The Frame is valid until the next call, as a Reader's.
+func (d *BatchDecoder) Next() *Frame {
+	if d.i >= len(d.b.recs) {
+		return nil
+	}
+	rec := &d.b.recs[d.i]
+	d.i++
+	r := &d.r
+	f := &r.frame
+	f.Number, f.CI, f.Data = rec.number, rec.ci, rec.data
+	f.ns, f.digits, f.shown = rec.ns, rec.digits, rec.shown
+	r.last, r.ifaceNote, r.replay = rec.off, rec.note, nil
+	if rec.clc >= 0 {
+		r.replay = &d.b.clc[rec.clc]
+	}
+	r.decodeFrame(f, rec.lt)
+	return f
+}
+
+// DirectPlan is the decoder's own copy of the Reader's direct plan (nil
+// without one), for the columns of the frames it takes.
+func (d *BatchDecoder) DirectPlan() *DirectPlan { return d.r.direct }
+
+// Index is the place in the batch of the frame Next last returned.
+func (d *BatchDecoder) Index() int { return d.i - 1 }
+
+// FaultError is the error of a fault v (IsFault) met while decoding or
+// reading the frame Next last returned, as Reader.FaultError.
+func (d *BatchDecoder) FaultError(v any) error { return d.r.FaultError(v) }

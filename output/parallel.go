@@ -1,0 +1,301 @@
+package output
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/filter"
+)
+
+// -j N: the frames of a file are read in batches by one goroutine
+// (capture.Reader.ReadBatch, which carries the decode state forward),
+// decoded, filtered and printed by N workers, each batch into an output
+// buffer of its own, and the buffers written in capture order by the
+// goroutine that called Run. Every frame's text is what the one-goroutine
+// loop prints for it; what depends on the frames before (the first JSON
+// frame has no comma, -c stops after N frames) is settled in order, by the
+// writer.
+
+// Default batch sizes: a batch is worth its hand-offs from a few hundred
+// frames on; the frames and output in flight are at most parallelBatches
+// per worker of them.
+const (
+	defaultBatchFrames = 1024
+	parallelBatches    = 3
+)
+
+// pbatch is a batch of frames and what a worker made of them.
+type pbatch struct {
+	cb  capture.Batch
+	out bytes.Buffer
+	// ends[k] is where the output of the batch's k-th selected frame ends
+	// in out, and sel[k] its index in cb.
+	ends []int
+	sel  []int
+	err  error // a worker's error, after the selected frames
+	done chan struct{}
+}
+
+// parallel reports whether this run may decode on several goroutines, and
+// how many: files only (a live capture or a pipe delivers frames as they
+// come, and a batch would hold them back), and no tracker (it follows
+// every frame in order and adds fields describing the state right after
+// each: those runs decode on one goroutine).
+func (o *Options) parallel(tr Tracker) int {
+	jobs := o.Jobs
+	if jobs == 0 {
+		jobs = usableCPUs()
+	}
+	if jobs < 2 || o.Iface != "" || o.Read == "-" || tr != nil {
+		return 1
+	}
+	return jobs
+}
+
+// worker is one decoding goroutine's own state.
+type worker struct {
+	o   *Options
+	dec *capture.BatchDecoder
+	flt *filter.Filter
+	bw  *bufio.Writer
+	p   printer
+	// direct is the fields printer's direct plan (nil when the path is off).
+	direct *fieldsPrinter
+}
+
+func (o *Options) newWorker(r *capture.Reader, flt *filter.Filter, main printer) (*worker, error) {
+	wk := &worker{o: o, dec: r.NewBatchDecoder(), bw: bufio.NewWriterSize(nil, 1<<16)}
+	if flt != nil {
+		// A filter may keep scratch state of its own while it matches.
+		f, err := filter.Compile(o.DisplayFilter)
+		if err != nil {
+			return nil, fmt.Errorf("-Y: %w", err)
+		}
+		wk.flt = f
+	}
+	if main == nil {
+		return wk, nil
+	}
+	p, err := o.printer(wk.bw)
+	if err != nil {
+		return nil, err
+	}
+	switch p := p.(type) {
+	case *jsonPrinter:
+		p.n = 1 // every frame after a comma: the writer drops the first one's
+	case *fieldsPrinter:
+		if mp := main.(*fieldsPrinter); mp.direct != nil {
+			p.direct = wk.dec.DirectPlan()
+			wk.direct = p
+		}
+	}
+	wk.p = p
+	return wk, nil
+}
+
+// run decodes, selects and prints b's frames as loop does.
+func (wk *worker) run(b *pbatch) {
+	b.out.Reset()
+	b.ends, b.sel, b.err = b.ends[:0], b.sel[:0], nil
+	wk.bw.Reset(&b.out)
+	wk.dec.Reset(&b.cb)
+	defer func() {
+		if v := recover(); v != nil {
+			if !capture.IsFault(v) {
+				panic(v)
+			}
+			b.err = wk.dec.FaultError(v)
+		}
+		if err := wk.bw.Flush(); err != nil && b.err == nil {
+			b.err = err
+		}
+	}()
+	o := wk.o
+	for f := wk.dec.Next(); f != nil; f = wk.dec.Next() {
+		if wk.direct != nil && f.Direct() {
+			fp := wk.direct
+			if wk.bw.Available() < fp.direct.LineRoom(fp.sep) {
+				wk.bw.Flush() // into a bytes.Buffer: cannot fail
+			}
+			line := fp.direct.AppendColumns(wk.bw.AvailableBuffer(), f, fp.sep, fp.quote)
+			wk.bw.Write(append(line, '\n'))
+		} else {
+			if !o.All && !f.SMCRelevant() {
+				continue
+			}
+			if wk.flt != nil {
+				rec := f.Fields()
+				rec.Frame = f.Data
+				if !wk.flt.Match(rec) {
+					continue
+				}
+			}
+			if wk.p != nil {
+				if err := wk.p.frame(f); err != nil {
+					b.err = err
+					return
+				}
+			}
+		}
+		b.ends = append(b.ends, b.out.Len()+wk.bw.Buffered())
+		b.sel = append(b.sel, wk.dec.Index())
+	}
+}
+
+// ploop is loop on jobs goroutines (see parallel), for a run without a
+// tracker; p is the printer whose begin and end frame the output.
+func (o *Options) ploop(ctx context.Context, r *capture.Reader, flt *filter.Filter, w *capture.Writer, p printer, bw *bufio.Writer, jobs int) error {
+	size := o.batchFrames
+	if size <= 0 {
+		size = defaultBatchFrames
+	}
+	workers := make([]*worker, jobs)
+	for i := range workers {
+		var err error
+		if workers[i], err = o.newWorker(r, flt, p); err != nil {
+			return err
+		}
+	}
+	if p != nil {
+		if err := p.begin(); err != nil {
+			return err
+		}
+	}
+	// The batches circulate: free -> reader -> work (any worker) and
+	// order (the writer, in capture order) -> free. Their number bounds
+	// the frames and output held at once.
+	n := parallelBatches * jobs
+	free := make(chan *pbatch, n)
+	for range n {
+		free <- &pbatch{done: make(chan struct{}, 1)}
+	}
+	work := make(chan *pbatch, n)
+	order := make(chan *pbatch, n)
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(work)
+		defer close(order)
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		for {
+			var b *pbatch
+			select {
+			case b = <-free:
+			case <-quit:
+				return
+			}
+			r.ReadBatch(&b.cb, size)
+			if b.cb.Len() > 0 && b.cb.Frame(0).Number == 1 {
+				o.base = b.cb.Frame(0).CI.Timestamp // before any worker prints a time
+			}
+			work <- b // never blocks: n places for n batches
+			order <- b
+			if b.cb.Err != nil {
+				return
+			}
+		}
+	}()
+	var wwg sync.WaitGroup
+	for _, wk := range workers {
+		wwg.Add(1)
+		go func() {
+			defer wwg.Done()
+			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+			for b := range work {
+				wk.run(b)
+				b.done <- struct{}{}
+			}
+		}()
+	}
+	defer func() {
+		// The reader stops at its next batch, the workers when the
+		// batches it handed out are done.
+		close(quit)
+		wg.Wait()
+		wwg.Wait()
+	}()
+
+	prog := progress{on: o.Progress, w: o.Stderr, last: time.Now(), prefix: o.prefix()}
+	defer prog.clear()
+	jp, _ := p.(*jsonPrinter)
+	if jp != nil && !jp.array {
+		jp = nil
+	}
+	selected, frames := 0, 0
+	defer func() {
+		if jp != nil {
+			jp.n = selected // end closes the array after them
+		}
+	}()
+	for b := range order {
+		<-b.done
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err := o.emit(b, w, bw, jp, &selected); err != nil || (o.Count > 0 && selected >= o.Count) {
+			return err
+		}
+		for k := frames>>16 + 1; k<<16 <= frames+b.cb.Len(); k++ {
+			prog.tick(k << 16)
+		}
+		frames += b.cb.Len()
+		if b.err != nil {
+			return b.err
+		}
+		if err := b.cb.Err; err != nil {
+			if err == io.EOF {
+				o.ended = true
+				return nil
+			}
+			return err
+		}
+		free <- b
+	}
+	return nil
+}
+
+// emit writes a batch's selected frames (to -w and the output), the first
+// JSON frame without its comma, up to -c's count.
+func (o *Options) emit(b *pbatch, w *capture.Writer, bw *bufio.Writer, jp *jsonPrinter, selected *int) error {
+	out := b.out.Bytes()
+	nsel := len(b.ends)
+	if o.Count > 0 && *selected+nsel >= o.Count {
+		nsel = o.Count - *selected
+		out = out[:b.ends[nsel-1]]
+	}
+	start := 0
+	if jp != nil && *selected == 0 && nsel > 0 {
+		start = 1 // the comma before the first frame
+	}
+	if w != nil {
+		// Frame by frame: a -w error leaves the frame unprinted, as loop.
+		for k, i := range b.sel[:nsel] {
+			f := b.cb.Frame(i)
+			if err := w.WriteFrame(&f); err != nil {
+				bw.Write(out[start:max(start, prefixEnd(b.ends, k))])
+				*selected += k
+				return fmt.Errorf("-w: %w", err)
+			}
+		}
+	}
+	bw.Write(out[start:])
+	*selected += nsel
+	return nil
+}
+
+// prefixEnd is where the output of the frames before the k-th selected one ends.
+func prefixEnd(ends []int, k int) int {
+	if k == 0 {
+		return 0
+	}
+	return ends[k-1]
+}

@@ -1,0 +1,242 @@
+package output
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/binary"
+	"errors"
+	"io"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gopacket/gopacket/layers"
+
+	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/internal/testutil"
+	"github.com/smcscope/smcscope/output/zview"
+)
+
+// parallelModes are the output modes -j is held to: each is run with -j 1
+// and on several goroutines, and must print the same bytes.
+func parallelModes() map[string]Options {
+	fields := []string{"frame.number", "roce.bth.opcode", "roce.bth.dqpn", "roce.bth.psn", "smc.cdc.seq", "smc.clc.type"}
+	general := []string{"frame.number", "frame.time_relative", "frame.error", "tcp.srcport", "smc.clc.type", "smc.llc.type", "roce.icrc.ok", "smc.cdc.seq"}
+	return map[string]Options{
+		"text":          {},
+		"all":           {All: true},
+		"verbose":       {Verbose: true},
+		"hex":           {Hex: true, All: true},
+		"fields":        {All: true, Format: FormatFields, Fields: fields},
+		"fields-smc":    {Format: FormatFields, Fields: fields},
+		"fields-gen":    {All: true, Format: FormatFields, Fields: general},
+		"fields-E":      {All: true, Format: FormatFields, Fields: general, Separator: ",", Header: true, Quote: '"', Aggregator: ";"},
+		"fields-occ":    {Format: FormatFields, Fields: general, Occurrence: 'l', Header: true},
+		"json":          {All: true, Format: FormatJSON},
+		"json-smc":      {Format: FormatJSON},
+		"jsonl":         {Format: FormatJSONL, All: true},
+		"filter":        {DisplayFilter: "smc.cdc.seq > 5 or smc.clc.type == 4"},
+		"filter-all":    {All: true, DisplayFilter: "frame.len > 100 and not tcp"},
+		"filter-json":   {Format: FormatJSON, DisplayFilter: "smc.llc or smc.clc or frame.error"},
+		"filter-fields": {Format: FormatFields, Fields: fields, DisplayFilter: "roce.bth.opcode == 4"},
+		"quiet":         {Quiet: true},
+		"views":         {Quiet: true, Views: []string{"smc,conns"}},
+		"views-text":    {Views: []string{"smc,expert"}},
+		"tracked":       {Format: FormatFields, Fields: []string{"frame.number", "smc.conn.id"}},
+	}
+}
+
+// parallelRun runs o with jobs goroutines and batches of batch frames,
+// also writing -w to a file of its own; it returns everything the run
+// made: stdout, stderr, the error and the -w file.
+func parallelRun(t *testing.T, o Options, jobs, batch int, write bool) string {
+	t.Helper()
+	o.Jobs, o.batchFrames = jobs, batch
+	o.NewTracker = func(views []string) (Tracker, error) { return zview.NewTracker(views) }
+	if write {
+		o.Write = filepath.Join(t.TempDir(), fmt.Sprintf("w%d-%d.pcapng", jobs, batch))
+	}
+	out, errb, err := run(t, o)
+	s := fmt.Sprintf("stdout:\n%s\nstderr:\n%s\nerr: %v (exit %d)\n", out, errb, err, ExitCode(err))
+	if write {
+		b, rerr := os.ReadFile(o.Write)
+		if rerr != nil && !os.IsNotExist(rerr) {
+			t.Fatal(rerr)
+		}
+		s += fmt.Sprintf("-w: %x\n", b)
+	}
+	return s
+}
+
+// checkParallel holds -j 2 and -j 3 (small batches: many in flight) to
+// -j 1's output for capture path in every mode, and with -c counts.
+func checkParallel(t *testing.T, path string, counts []int, batches ...int) {
+	t.Helper()
+	for name, o := range parallelModes() {
+		o.Read = path
+		want := parallelRun(t, o, 1, 0, false)
+		for i, b := range batches {
+			jobs := 2 + i%2
+			if got := parallelRun(t, o, jobs, b, false); got != want {
+				t.Errorf("%s %s: -j %d (batches of %d) differs from -j 1:\n%s", filepath.Base(path), name, jobs, b, testutil.Diff([]byte(want), []byte(got)))
+			}
+		}
+	}
+	for _, name := range []string{"text", "fields", "json", "quiet", "filter"} {
+		o := parallelModes()[name]
+		o.Read = path
+		for _, c := range counts {
+			o.Count = c
+			want := parallelRun(t, o, 1, 0, true)
+			for i, b := range batches {
+				jobs := 2 + i%2
+				if got := parallelRun(t, o, jobs, b, true); got != want {
+					t.Errorf("%s %s -c %d -w: -j %d (batches of %d) differs from -j 1:\n%s", filepath.Base(path), name, c, jobs, b, testutil.Diff([]byte(want), []byte(got)))
+				}
+			}
+		}
+	}
+}
+
+// TestParallelSamples: every capture of the repository prints the same
+// with -j 2 and -j 3 as with -j 1, in every mode.
+func TestParallelSamples(t *testing.T) {
+	for _, path := range testutil.AllCaptures(t) {
+		t.Run(filepath.Base(filepath.Dir(path))+"/"+filepath.Base(path), func(t *testing.T) {
+			t.Parallel()
+			checkParallel(t, path, []int{1, 3}, 2, 7)
+		})
+	}
+}
+
+// bigParallelCapture is the Ethernet captures one after the other, a few
+// thousand frames (later captures' frames are numbered on, their queue
+// pairs and CLC streams met again mid-capture), and a copy with damaged
+// frames.
+func bigParallelCapture(t *testing.T) []byte {
+	t.Helper()
+	var all []rawFrame
+	for _, path := range append(testutil.AllCaptures(t), mutatedCapture(t)) {
+		fs, lt := testutil.ReadFrames(t, path)
+		if lt == layers.LinkTypeEthernet {
+			all = append(all, fs...)
+		}
+	}
+	if len(all) < 3000 {
+		t.Fatalf("only %d frames", len(all))
+	}
+	b, err := os.ReadFile(writeFrames(t, "big.pcap", all))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// recordOffsets lists where each record of a classic pcap starts.
+func recordOffsets(b []byte) []int {
+	var offs []int
+	for off := 24; off+16 <= len(b); {
+		offs = append(offs, off)
+		off += 16 + int(binary.LittleEndian.Uint32(b[off+8:]))
+	}
+	return offs
+}
+
+// TestParallelLarge: a large capture, cut mid-record, with a corrupt record
+// header and gzip-compressed (frames copied out of a reused buffer), prints
+// the same on several goroutines with many small batches in flight, -c
+// ending at and around batch boundaries, errors at the same frame.
+func TestParallelLarge(t *testing.T) {
+	big := bigParallelCapture(t)
+	offs := recordOffsets(big)
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	cutAt := offs[len(offs)*2/3] + 10 // inside a record header
+	corrupt := bytes.Clone(big)
+	binary.LittleEndian.PutUint32(corrupt[offs[len(offs)/2]+8:], 0x7fffffff) // a captured length no file has
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(big)
+	zw.Close()
+	for _, c := range []struct {
+		name string
+		path string
+	}{
+		{"big", write("big.pcap", big)},
+		{"cut", write("cut.pcap", big[:cutAt])},
+		{"cut-data", write("cut-data.pcap", big[:offs[len(offs)/3]+16+20])},
+		{"corrupt", write("corrupt.pcap", corrupt)},
+		{"gzip", write("big.pcap.gz", gz.Bytes())},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			checkParallel(t, c.path, []int{1, 16, 17, 31, 32, 33, 1000}, 16, 1, 64)
+		})
+	}
+}
+
+// TestParallelJSONInterrupted: a cancelled run still closes the JSON
+// array on several goroutines.
+func TestParallelJSONInterrupted(t *testing.T) {
+	o := parallelModes()["json"]
+	o.Read, o.Jobs, o.batchFrames = testutil.Samples(t)[0], 2, 4
+	var out bytes.Buffer
+	o.Stdout, o.Stderr = &out, &out
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := Run(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	if s := out.String(); !strings.HasPrefix(s, "[") || !strings.HasSuffix(s, "]\n") {
+		t.Errorf("interrupted -T json is not a closed array: %q", s)
+	}
+}
+
+// TestParallelFileShrinks truncates the mapped capture while batches are
+// in flight: a frame read or decoded after that faults on whichever
+// goroutine touches it, and the run ends with the file's error after a
+// prefix of what -j 1 prints of the whole file, or, where every frame was
+// touched before, with all of it; never a crash.
+func TestParallelFileShrinks(t *testing.T) {
+	data, err := os.ReadFile(pingpong)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(t.TempDir(), "shrinks.pcap")
+	if err := os.WriteFile(name, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	full, _, err := run(t, Options{Read: name, All: true, Jobs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, jobs := range []int{2, 3} {
+		if err := os.WriteFile(name, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		sw := &shrinker{w: &out, name: name}
+		err := Run(context.Background(), Options{Read: name, All: true, Jobs: jobs, batchFrames: 2, Stdout: sw, Stderr: io.Discard})
+		if !sw.done {
+			t.Fatal("the output was never flushed during the read; the test needs a longer capture")
+		}
+		switch {
+		case err == nil && out.String() != full:
+			t.Errorf("-j %d: no error, but not the whole output", jobs)
+		case err != nil && (!errors.Is(err, capture.ErrChanged) || ExitCode(err) != 2):
+			t.Errorf("-j %d: error %v (exit %d), want the file's ErrChanged (exit 2)", jobs, err, ExitCode(err))
+		case !strings.HasPrefix(full, out.String()):
+			t.Errorf("-j %d: the output before the error is not what -j 1 prints", jobs)
+		}
+		t.Logf("-j %d: %d of %d bytes, %v", jobs, out.Len(), len(full), err)
+	}
+}
