@@ -112,7 +112,11 @@ func (b *Batch) keep(p []byte) []byte {
 // before it. A fault of a mapped file (OpenMapped) while reading ends the
 // batch with b.Err the FaultError, as Next's caller would make of it; the
 // calling goroutine must have debug.SetPanicOnFault(true) for that.
-func (r *Reader) ReadBatch(b *Batch, max int) {
+//
+// With visit, every frame is decoded whole, as Next decodes it, and
+// visit is called with it (and its index in b) before the next is read:
+// for a consumer that must see every frame in capture order.
+func (r *Reader) ReadBatch(b *Batch, max int, visit func(f *Frame, i int)) {
 	b.reset()
 	b.qps = r.qps.snapshot()
 	b.dumps = r.dumpStates(b.dumps)
@@ -143,25 +147,35 @@ func (r *Reader) ReadBatch(b *Batch, max int) {
 		}
 		rec := batchRec{number: f.Number, ci: f.CI, data: data, ns: f.ns, digits: f.digits, shown: f.shown,
 			lt: lt, off: r.last, clc: -1}
-		r.carry(f, lt, b, &rec)
+		r.carry(f, lt, b, &rec, visit != nil)
 		b.recs = append(b.recs, rec)
+		if visit != nil {
+			visit(f, len(b.recs)-1)
+		}
 	}
 }
 
 // carry does with f, just read, what later frames depend on (decodeFrame's
-// learning), the least it can: a frame of the direct path's kinds teaches
-// only, for a CDC, its destination queue pair; other frames are decoded
-// (without the ICRC, which teaches nothing).
-func (r *Reader) carry(f *Frame, lt layers.LinkType, b *Batch, rec *batchRec) {
+// learning), the least it can unless whole: a frame of the direct path's
+// kinds teaches only, for a CDC, its destination queue pair; other frames
+// are decoded (without the ICRC, which teaches nothing). Whole, f is
+// decoded as decodeFrame does.
+func (r *Reader) carry(f *Frame, lt layers.LinkType, b *Batch, rec *batchRec, whole bool) {
 	if !r.decoderFor(lt) {
 		rec.note = r.ifaceAt(f.CI.InterfaceIndex)
+		if whole {
+			r.decodeFrame(f, lt)
+		}
 		return
 	}
-	if r.dec.linkType == layers.LinkTypeEthernet && r.readDirect(f) {
+	if !whole && r.dec.linkType == layers.LinkTypeEthernet && r.readDirect(f) {
 		return
 	}
-	r.dec.roce.noICR = true
+	r.dec.roce.noICR = !whole || r.noICRC
 	r.dec.Decode(f)
+	if whole {
+		r.checkLengths(f)
+	}
 	switch {
 	case f.BTH != nil:
 		if r.depth == DepthAll {

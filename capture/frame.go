@@ -157,6 +157,10 @@ func (f *Frame) SMCRelevant() bool {
 	return f.direct != 0 || f.SMCOption || (f.SMCFlow && f.TCP.SYN) || len(f.CLC) > 0 || len(f.CLCErr) > 0 || f.BTH != nil || f.GRH != nil || f.Dump != nil
 }
 
+// FieldWant is the field demand of the frame's record (decode.Record.Want;
+// nil: every field), for fields added to another record in its place.
+func (f *Frame) FieldWant() []bool { return f.rec.Want }
+
 // Fields returns the frame's field record (frame.*, eth.*, ip.*, tcp.*,
 // udp.*, then every decoded SMC/RoCE layer's fields), filled on first use.
 func (f *Frame) Fields() *decode.Record {

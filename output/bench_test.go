@@ -78,12 +78,15 @@ func BenchmarkParallel(b *testing.B) {
 		{"text", Options{}},
 		{"json", Options{All: true, Format: FormatJSON}},
 		{"filter", Options{Quiet: true, DisplayFilter: "smc.cdc.seq > 5"}},
+		{"conns", Options{Quiet: true, Views: []string{"smc,conns"}}},
+		{"fields-conns", Options{All: true, Format: FormatFields, Fields: benchFields[:4], Views: []string{"smc,conns"}}},
 	} {
 		for _, jobs := range []int{1, 2} {
 			b.Run(fmt.Sprintf("%s/j%d", bc.name, jobs), func(b *testing.B) {
 				p, frames := bigCapture(b)
 				o := bc.o
 				o.Read, o.Stdout, o.Stderr, o.Jobs = p, io.Discard, io.Discard, jobs
+				o.NewTracker = func(views []string) (Tracker, error) { return zview.NewTracker(views) }
 				b.ReportAllocs()
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {

@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"runtime/pprof"
 	"sync"
 	"time"
 
 	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/filter"
 )
 
@@ -33,8 +35,17 @@ const (
 
 // pbatch is a batch of frames and what a worker made of them.
 type pbatch struct {
-	cb  capture.Batch
-	out bytes.Buffer
+	cb capture.Batch
+	// With a tracker, what it made of each frame, fed in order by the
+	// reader: cand[i], frame i is a candidate for the output (loop's
+	// test before the filter); its tracker fields (when the output reads
+	// them) are tf's fields tfEnd[i-1] to tfEnd[i], their bytes copied
+	// to tfBytes.
+	cand    []bool
+	tf      decode.Record
+	tfEnd   []int
+	tfBytes []byte
+	out     bytes.Buffer
 	// ends[k] is where the output of the batch's k-th selected frame ends
 	// in out, and sel[k] its index in cb.
 	ends []int
@@ -45,18 +56,54 @@ type pbatch struct {
 
 // parallel reports whether this run may decode on several goroutines, and
 // how many: files only (a live capture or a pipe delivers frames as they
-// come, and a batch would hold them back), and no tracker (it follows
-// every frame in order and adds fields describing the state right after
-// each: those runs decode on one goroutine).
+// come, and a batch would hold them back). The tracker is fed every frame
+// in order by the reader, ahead of the output: -z views with -c, which
+// describe the frames up to the last one printed, are made on one
+// goroutine.
 func (o *Options) parallel(tr Tracker) int {
 	jobs := o.Jobs
 	if jobs == 0 {
 		jobs = usableCPUs()
 	}
-	if jobs < 2 || o.Iface != "" || o.Read == "-" || tr != nil {
+	if jobs < 2 || o.Iface != "" || o.Read == "-" || o.eagerLate || (tr != nil && len(o.Views) > 0 && o.Count > 0) {
 		return 1
 	}
 	return jobs
+}
+
+// tracking is the reader's side of a run with a tracker: it feeds every
+// frame, in order, and notes in the batch what the workers need of it.
+type tracking struct {
+	feed     feeder
+	tr       Tracker
+	findings interface{ HasFindings(*capture.Frame) bool }
+	fields   bool // the output reads the tracker's fields
+	all      bool // -a
+}
+
+// visit is ReadBatch's visit for batch b.
+func (t *tracking) visit(b *pbatch) func(f *capture.Frame, i int) {
+	b.cand, b.tfEnd, b.tfBytes = b.cand[:0], b.tfEnd[:0], b.tfBytes[:0]
+	b.tf.Reset()
+	return func(f *capture.Frame, i int) {
+		t.feed.Feed(f)
+		cand := t.all || f.SMCRelevant() || (t.findings != nil && t.findings.HasFindings(f))
+		b.cand = append(b.cand, cand)
+		if cand && t.fields {
+			b.tf.Want = f.FieldWant()
+			n := len(b.tf.IDs)
+			t.tr.AppendFields(f, &b.tf)
+			for j := n; j < len(b.tf.Vals); j++ {
+				if v := &b.tf.Vals[j]; v.B != nil {
+					// The tracker's bytes change with later frames.
+					start := len(b.tfBytes)
+					b.tfBytes = append(b.tfBytes, v.B...)
+					v.B = b.tfBytes[start:len(b.tfBytes):len(b.tfBytes)]
+				}
+			}
+		}
+		b.tfEnd = append(b.tfEnd, len(b.tf.IDs))
+	}
 }
 
 // worker is one decoding goroutine's own state.
@@ -68,6 +115,9 @@ type worker struct {
 	p   printer
 	// direct is the fields printer's direct plan (nil when the path is off).
 	direct *fieldsPrinter
+	// tracked: the reader fed a tracker and noted each frame's
+	// candidacy, and its fields when fields is set (pbatch).
+	tracked, fields bool
 }
 
 func (o *Options) newWorker(r *capture.Reader, flt *filter.Filter, main printer) (*worker, error) {
@@ -127,8 +177,24 @@ func (wk *worker) run(b *pbatch) {
 			line := fp.direct.AppendColumns(wk.bw.AvailableBuffer(), f, fp.sep, fp.quote)
 			wk.bw.Write(append(line, '\n'))
 		} else {
-			if !o.All && !f.SMCRelevant() {
+			i := wk.dec.Index()
+			switch {
+			case !wk.tracked:
+				if !o.All && !f.SMCRelevant() {
+					continue
+				}
+			case !b.cand[i]:
 				continue
+			case wk.fields:
+				// Whole before the filter, as loop's eagerLate: the
+				// fields describe the tracker right after the frame.
+				rec := f.Fields()
+				from := 0
+				if i > 0 {
+					from = b.tfEnd[i-1]
+				}
+				rec.IDs = append(rec.IDs, b.tf.IDs[from:b.tfEnd[i]]...)
+				rec.Vals = append(rec.Vals, b.tf.Vals[from:b.tfEnd[i]]...)
 			}
 			if wk.flt != nil {
 				rec := f.Fields()
@@ -151,10 +217,18 @@ func (wk *worker) run(b *pbatch) {
 
 // ploop is loop on jobs goroutines (see parallel), for a run without a
 // tracker; p is the printer whose begin and end frame the output.
-func (o *Options) ploop(ctx context.Context, r *capture.Reader, flt *filter.Filter, w *capture.Writer, p printer, bw *bufio.Writer, jobs int) error {
+func (o *Options) ploop(ctx context.Context, r *capture.Reader, flt *filter.Filter, tr Tracker, late *lateFields, w *capture.Writer, p printer, bw *bufio.Writer, jobs int) error {
 	size := o.batchFrames
 	if size <= 0 {
 		size = defaultBatchFrames
+	}
+	var track *tracking
+	if tr != nil {
+		track = &tracking{feed: feedTarget(tr), tr: tr, fields: late != nil, all: o.All}
+		if flt != nil {
+			// As loop: with -Y, a frame with a finding is a candidate.
+			track.findings, _ = tr.(interface{ HasFindings(*capture.Frame) bool })
+		}
 	}
 	workers := make([]*worker, jobs)
 	for i := range workers {
@@ -162,6 +236,7 @@ func (o *Options) ploop(ctx context.Context, r *capture.Reader, flt *filter.Filt
 		if workers[i], err = o.newWorker(r, flt, p); err != nil {
 			return err
 		}
+		workers[i].tracked, workers[i].fields = track != nil, late != nil
 	}
 	if p != nil {
 		if err := p.begin(); err != nil {
@@ -182,6 +257,9 @@ func (o *Options) ploop(ctx context.Context, r *capture.Reader, flt *filter.Filt
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
+		// The labels tell the reader's time from the workers' in a
+		// profile: what is left on one goroutine.
+		pprof.SetGoroutineLabels(pprof.WithLabels(ctx, pprof.Labels("smcdump", "reader")))
 		defer wg.Done()
 		defer close(work)
 		defer close(order)
@@ -193,7 +271,11 @@ func (o *Options) ploop(ctx context.Context, r *capture.Reader, flt *filter.Filt
 			case <-quit:
 				return
 			}
-			r.ReadBatch(&b.cb, size)
+			var visit func(*capture.Frame, int)
+			if track != nil {
+				visit = track.visit(b)
+			}
+			r.ReadBatch(&b.cb, size, visit)
 			if b.cb.Len() > 0 && b.cb.Frame(0).Number == 1 {
 				o.base = b.cb.Frame(0).CI.Timestamp // before any worker prints a time
 			}
@@ -208,6 +290,7 @@ func (o *Options) ploop(ctx context.Context, r *capture.Reader, flt *filter.Filt
 	for _, wk := range workers {
 		wwg.Add(1)
 		go func() {
+			pprof.SetGoroutineLabels(pprof.WithLabels(ctx, pprof.Labels("smcdump", "worker")))
 			defer wwg.Done()
 			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 			for b := range work {
@@ -268,9 +351,14 @@ func (o *Options) ploop(ctx context.Context, r *capture.Reader, flt *filter.Filt
 func (o *Options) emit(b *pbatch, w *capture.Writer, bw *bufio.Writer, jp *jsonPrinter, selected *int) error {
 	out := b.out.Bytes()
 	nsel := len(b.ends)
-	if o.Count > 0 && *selected+nsel >= o.Count {
+	switch {
+	case o.Count > 0 && *selected+nsel >= o.Count:
 		nsel = o.Count - *selected
 		out = out[:b.ends[nsel-1]]
+	case b.err != nil:
+		// The frame the worker failed on (a fault of the mapped file)
+		// may have printed part of its text.
+		out = out[:prefixEnd(b.ends, nsel)]
 	}
 	start := 0
 	if jp != nil && *selected == 0 && nsel > 0 {

@@ -271,7 +271,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	var runErr error
 	if jobs := o.parallel(tr); jobs > 1 {
-		runErr = o.ploop(ctx, r, flt, w, p, bw, jobs)
+		runErr = o.ploop(ctx, r, flt, tr, late, w, p, bw, jobs)
 	} else {
 		runErr = o.loop(ctx, r, flt, feedTarget(tr), late, w, p)
 	}
