@@ -216,6 +216,9 @@ func compileDirectCol(d decode.FieldDef) (directCol, bool) {
 // a tracker or -w.
 func (r *Reader) SetDirect(p *DirectPlan) { r.direct = p }
 
+// Direct reports whether Next takes frames by the direct path (SetDirect).
+func (r *Reader) Direct() bool { return r.direct != nil }
+
 // Direct reports that the direct path read the frame (Reader.SetDirect).
 func (f *Frame) Direct() bool { return f.direct != 0 }
 

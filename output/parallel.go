@@ -60,9 +60,17 @@ type pbatch struct {
 // in order by the reader, ahead of the output: -z views with -c, which
 // describe the frames up to the last one printed, are made on one
 // goroutine.
-func (o *Options) parallel(tr Tracker) int {
+//
+// By default (Jobs 0) a -T fields run that the reader's direct path takes
+// also stays on one goroutine: that path reads its columns at the speed of
+// the read loop, and handing its frames over cost more than it spreads
+// (BenchmarkParallel); -j N makes it spread all the same.
+func (o *Options) parallel(tr Tracker, direct bool) int {
 	jobs := o.Jobs
 	if jobs == 0 {
+		if direct {
+			return 1
+		}
 		jobs = usableCPUs()
 	}
 	if jobs < 2 || o.Iface != "" || o.Read == "-" || o.eagerLate || (tr != nil && len(o.Views) > 0 && o.Count > 0) {

@@ -282,3 +282,35 @@ func TestParallelFileShrinks(t *testing.T) {
 		t.Logf("-j %d: %d of %d bytes, %v", jobs, out.Len(), len(full), err)
 	}
 }
+
+// TestParallelChoice: which runs spread over goroutines.
+func TestParallelChoice(t *testing.T) {
+	tr, err := zview.NewTracker([]string{"smc,conns"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := usableCPUs(); n < 1 {
+		t.Fatalf("usableCPUs() = %d", n)
+	}
+	for _, c := range []struct {
+		name   string
+		o      Options
+		tr     Tracker
+		direct bool
+		want   int
+	}{
+		{"-j 3", Options{Read: "f", Jobs: 3}, nil, false, 3},
+		{"-j 1", Options{Read: "f", Jobs: 1}, nil, false, 1},
+		{"default", Options{Read: "f"}, nil, false, max(usableCPUs(), 1)},
+		{"default, direct path", Options{Read: "f"}, nil, true, 1},
+		{"-j 2, direct path", Options{Read: "f", Jobs: 2}, nil, true, 2},
+		{"stdin", Options{Read: "-", Jobs: 2}, nil, false, 1},
+		{"live", Options{Iface: "eth0", Jobs: 2}, nil, false, 1},
+		{"tracker", Options{Read: "f", Jobs: 2, Views: []string{"smc,conns"}}, tr, false, 2},
+		{"views and -c", Options{Read: "f", Jobs: 2, Views: []string{"smc,conns"}, Count: 5}, tr, false, 1},
+	} {
+		if got := c.o.parallel(c.tr, c.direct); got != c.want {
+			t.Errorf("%s: %d goroutines, want %d", c.name, got, c.want)
+		}
+	}
+}
