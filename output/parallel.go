@@ -64,8 +64,13 @@ type pbatch struct {
 // By default (Jobs 0) a -T fields run that the reader's direct path takes
 // also stays on one goroutine: that path reads its columns at the speed of
 // the read loop, and handing its frames over cost more than it spreads
-// (BenchmarkParallel); -j N makes it spread all the same.
-func (o *Options) parallel(tr Tracker, direct bool) int {
+// (BenchmarkParallel); -j N makes it spread all the same. So does a run in
+// which workers would only decode again what the reader did (idle: -q
+// without -Y or -w).
+func (o *Options) parallel(tr Tracker, direct, idle bool) int {
+	if idle {
+		return 1
+	}
 	jobs := o.Jobs
 	if jobs == 0 {
 		if direct {

@@ -309,7 +309,10 @@ func TestParallelChoice(t *testing.T) {
 		{"tracker", Options{Read: "f", Jobs: 2, Views: []string{"smc,conns"}}, tr, false, 2},
 		{"views and -c", Options{Read: "f", Jobs: 2, Views: []string{"smc,conns"}, Count: 5}, tr, false, 1},
 	} {
-		if got := c.o.parallel(c.tr, c.direct); got != c.want {
+		if c.o.parallel(c.tr, c.direct, true) != 1 {
+			t.Errorf("%s: an idle run on more than one goroutine", c.name)
+		}
+		if got := c.o.parallel(c.tr, c.direct, false); got != c.want {
 			t.Errorf("%s: %d goroutines, want %d", c.name, got, c.want)
 		}
 	}

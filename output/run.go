@@ -270,7 +270,7 @@ func Run(ctx context.Context, o Options) error {
 		late = &lateFields{tr: tr, print: printTracked}
 	}
 	var runErr error
-	if jobs := o.parallel(tr, r.Direct()); jobs > 1 {
+	if jobs := o.parallel(tr, r.Direct(), p == nil && flt == nil && w == nil); jobs > 1 {
 		runErr = o.ploop(ctx, r, flt, tr, late, w, p, bw, jobs)
 	} else {
 		runErr = o.loop(ctx, r, flt, feedTarget(tr), late, w, p)
