@@ -36,6 +36,8 @@ type Batch struct {
 	// Err is what ended the reading after the batch's frames: io.EOF at
 	// the clean end, a *FileError, or nil when the capture goes on.
 	Err error
+	// end is the offset in a mapped file just past the batch's frames.
+	end int
 }
 
 type batchRec struct {
@@ -130,6 +132,11 @@ func (r *Reader) ReadBatch(b *Batch, max int, visit func(f *Frame, i int)) {
 		}
 	}()
 	mapped := r.pf != nil && r.pf.mem != nil
+	if mapped {
+		// The batch's frames are decoded after later ones are read: the
+		// caller releases their pages once done (Release).
+		r.pf.held = true
+	}
 	f := &r.frame
 	for len(b.recs) < max {
 		if r.err != nil {
@@ -149,6 +156,9 @@ func (r *Reader) ReadBatch(b *Batch, max int, visit func(f *Frame, i int)) {
 			lt: lt, off: r.last, clc: -1}
 		r.carry(f, lt, b, &rec, visit != nil)
 		b.recs = append(b.recs, rec)
+		if mapped {
+			b.end = r.pf.pos
+		}
 		if visit != nil {
 			visit(f, len(b.recs)-1)
 		}
@@ -204,6 +214,21 @@ func (r *Reader) carry(f *Frame, lt layers.LinkType, b *Batch, rec *batchRec, wh
 			decodeCLCs(f, &r.qps)
 		}
 	}
+}
+
+// Release drops from the process's resident memory the pages of a mapped
+// file (OpenMapped) up to the end of b, whose frames and those of every
+// batch before it are no longer used; the page cache keeps them. It may
+// be called while another goroutine reads later batches, in the order of
+// the batches.
+func (r *Reader) Release(b *Batch) {
+	p := r.pf
+	if p == nil || !p.mapped || b.end-p.releasedBy < releaseEvery {
+		return
+	}
+	end := b.end &^ (releaseEvery - 1)
+	releaseMapped(p.mem[p.releasedBy:end])
+	p.releasedBy = end
 }
 
 // dumpStates appends what each decoder of r learned of the dump device.

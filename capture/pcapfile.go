@@ -27,6 +27,12 @@ type pcapFile struct {
 	pos        int    // mem: offset of the next record
 	released   int    // mem: the pages before this offset were released
 	mapped     bool   // mem is a mapping (mapFile) whose pages may be released
+	// held: the frames read are used after the next read (ReadBatch):
+	// their pages are released by releaseBefore, not by read.
+	held bool
+	// releasedBy is released's counterpart for Reader.Release, which
+	// runs on another goroutine than read.
+	releasedBy int
 	bigEndian  bool   // the file's byte order (the magic says)
 	nanoFactor uint32
 	snaplen    uint32
@@ -202,7 +208,7 @@ func (p *pcapFile) readMem(ci *gopacket.CaptureInfo) ([]byte, error) {
 		*ci = gopacket.CaptureInfo{}
 		return nil, shortRead(len(rest), io.EOF)
 	}
-	if p.mapped && p.pos-p.released >= releaseEvery {
+	if p.mapped && !p.held && p.pos-p.released >= releaseEvery {
 		// Frames before this record are no longer valid (Next's
 		// contract): their pages leave the resident set.
 		end := p.pos &^ (releaseEvery - 1)

@@ -354,6 +354,7 @@ func (o *Options) ploop(ctx context.Context, r *capture.Reader, flt *filter.Filt
 			}
 			return err
 		}
+		r.Release(&b.cb)
 		free <- b
 	}
 	return nil
