@@ -22,18 +22,18 @@ import (
 // and the Reader's classification of damaged files (fileError) stay as
 // they were.
 type pcapFile struct {
-	br         *bufio.Reader
-	mem        []byte // a mapped file (mapFile), read in place instead of br
-	pos        int    // mem: offset of the next record
-	released   int    // mem: the pages before this offset were released
-	mapped     bool   // mem is a mapping (mapFile) whose pages may be released
+	br       *bufio.Reader
+	mem      []byte // a mapped file (mapFile), read in place instead of br
+	pos      int    // mem: offset of the next record
+	released int    // mem: the pages before this offset were released
+	mapped   bool   // mem is a mapping (mapFile) whose pages may be released
 	// held: the frames read are used after the next read (ReadBatch):
 	// their pages are released by releaseBefore, not by read.
 	held bool
 	// releasedBy is released's counterpart for Reader.Release, which
 	// runs on another goroutine than read.
 	releasedBy int
-	bigEndian  bool   // the file's byte order (the magic says)
+	bigEndian  bool // the file's byte order (the magic says)
 	nanoFactor uint32
 	snaplen    uint32
 	linkType   layers.LinkType
