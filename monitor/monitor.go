@@ -40,9 +40,13 @@ type Options struct {
 	// default client.
 	RemoteHTTP *http.Client
 	// Addrs lists the host's own addresses (Host sets the interfaces');
-	// nil: only those its SMC sockets and links show.
+	// nil: only those its SMC sockets and links show, and a recording's
+	// (ReplayKernel's HostFile).
 	Addrs func() []netip.Addr
-	Now   func() time.Time
+	// HostName names the host instead of the kernel's SMC host name (a
+	// replay's, or one that is not the name the fleet knows it by).
+	HostName string
+	Now      func() time.Time
 }
 
 // Monitor makes Snapshots, keeping what rates, sparklines and events need
@@ -412,16 +416,27 @@ func (m *Monitor) keepLost(s *Snapshot) {
 	m.lost = lost
 }
 
+// unsetNodename is the kernel's node name before anyone set one
+// (UTS_NODENAME): SMC sends it as its host name then, but it names no host.
+const unsetNodename = "(none)"
+
 // host names the host and the addresses its SMC traffic uses.
 func (m *Monitor) host(s *Snapshot) HostInfo {
 	var h HostInfo
+	rec, _ := m.o.Kernel.(replayKernel)
 	if k := m.o.Kernel; k != nil {
-		if s.System != nil {
+		if s.System != nil && s.System.LocalHost != unsetNodename {
 			h.Name = s.System.LocalHost
+		}
+		if h.Name == "" && rec.host != nil {
+			h.Name = rec.host.Name
 		}
 		if h.Name == "" && m.o.ProcRoot != "" {
 			h.Name, _ = os.Hostname()
 		}
+	}
+	if m.o.HostName != "" {
+		h.Name = m.o.HostName
 	}
 	seen := map[string]bool{}
 	add := func(a netip.Addr) {
@@ -434,6 +449,10 @@ func (m *Monitor) host(s *Snapshot) HostInfo {
 	if m.o.Addrs != nil {
 		for _, a := range m.o.Addrs() {
 			add(a)
+		}
+	} else if rec.host != nil {
+		for _, s := range rec.host.Addresses {
+			add(netip.MustParseAddr(s)) // checked by readHostFile
 		}
 	}
 	for _, c := range s.Conns {
