@@ -72,7 +72,13 @@ func (c *Client) Query(ctx context.Context, expr string) ([]Sample, error) {
 		} `json:"data"`
 	}
 	if err := json.Unmarshal(b, &env); err != nil {
-		return nil, fmt.Errorf("HTTP %d, not a Prometheus answer: %.80q", resp.StatusCode, b)
+		switch resp.StatusCode {
+		case http.StatusOK:
+			return nil, fmt.Errorf("HTTP 200, not a Prometheus answer: %.80q", b)
+		case http.StatusUnauthorized, http.StatusForbidden:
+			return nil, fmt.Errorf("HTTP %s: the server refuses these credentials (--http.config.file: basic_auth, bearer_token_file)", resp.Status)
+		}
+		return nil, fmt.Errorf("HTTP %s", resp.Status)
 	}
 	if env.Status != "success" {
 		return nil, fmt.Errorf("%s: %s", env.ErrorType, env.Error)

@@ -4,12 +4,15 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -508,4 +511,84 @@ func TestFleetDeclineBinary(t *testing.T) {
 	if err != nil || !strings.Contains(string(text), "warning: address 10.10.0.1 is claimed by ") {
 		t.Errorf("text: %v\n%s", err, text)
 	}
+}
+
+// TestFleetTLSAuth: the fleet view through a real Prometheus served over
+// TLS with basic auth (its own --web.config.file), smctop connecting as an
+// SRE would (--http.config.file: the CA, the user and a password file):
+// the hosts come; a wrong password is a short error; the password is
+// printed nowhere.
+func TestFleetTLSAuth(t *testing.T) {
+	exp := exporter(t, "multilink-client-before")
+	files := testutil.NewTLSFiles(t)
+	const pw = "fleet-s3cret-pw"
+	web := testutil.WebConfig(t, files, "sre", pw)
+	conf := fmt.Sprintf("global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: smc\n    static_configs:\n      - targets: ['%s']\n", exp)
+	addr, plog := testutil.Prometheus(t, t.TempDir(), conf, "--web.config.file="+web)
+	dir := t.TempDir()
+	client := func(name, password string) string {
+		pwFile := filepath.Join(dir, name+".pw")
+		cfg := filepath.Join(dir, name+".yml")
+		if err := os.WriteFile(pwFile, []byte(password), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(cfg, fmt.Appendf(nil, "tls_config:\n  ca_file: %s\nbasic_auth:\n  username: sre\n  password_file: %s\n", files.CA, pwFile), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return cfg
+	}
+	good, bad := client("good", pw), client("bad", "wrong")
+	url := "https://" + addr
+	hc, _, err := HTTPClient(url, good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Client{URL: url, HTTP: hc}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		r, err := c.Query(context.Background(), `count_over_time(smc_build_info[1m]) >= 2`)
+		if err == nil && len(r) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Prometheus over TLS did not scrape the exporter twice in 60 s (%v); its log:\n%s", err, plog.String())
+		}
+		time.Sleep(200 * time.Millisecond) // polling the server for an event
+	}
+	bin := testutil.GoBuild(t, "../cmd/smctop", "smctop")
+	cmd := exec.Command(bin, "--prometheus", url, "--http.config.file", good, "--once", "-o", "json")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("smctop --prometheus over TLS: %v: %s", err, stderr.String())
+	}
+	var s Snapshot
+	if err := json.Unmarshal(out, &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Error != "" || len(s.Hosts) != 1 || !s.Hosts[0].Up || len(s.LinkGroups) != 1 {
+		t.Errorf("fleet over TLS: %+v", s)
+	}
+	wrong, err := exec.Command(bin, "--prometheus", url, "--http.config.file", bad, "--once").CombinedOutput()
+	if code := exitCode(err); code != 1 || !strings.Contains(string(wrong), "HTTP 401 Unauthorized: the server refuses these credentials") || strings.Contains(string(wrong), "%") {
+		t.Errorf("a wrong password: exit %d\n%s", code, wrong)
+	}
+	for _, o := range []string{string(out), stderr.String(), string(wrong)} {
+		if strings.Contains(o, pw) || strings.Contains(o, "wrong") {
+			t.Errorf("a password printed:\n%s", o)
+		}
+	}
+}
+
+// exitCode is a finished command's exit status (0 for a nil error).
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		return -1
+	}
+	return 0
 }
