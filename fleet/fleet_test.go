@@ -228,14 +228,7 @@ func TestSmctopPrometheus(t *testing.T) {
 	server := exporter(t, "multilink-server-done")
 	url := prometheus(t, client, server)
 	bin := testutil.GoBuild(t, "../cmd/smctop", "smctop")
-	out, err := exec.Command(bin, "--prometheus", url, "--once", "-o", "json").Output()
-	if err != nil {
-		t.Fatalf("smctop --prometheus: %v", err)
-	}
-	var s Snapshot
-	if err := json.Unmarshal(out, &s); err != nil {
-		t.Fatal(err)
-	}
+	s := fleetOnce(t, bin, url)
 	if len(s.Hosts) != 2 || len(s.LinkGroups) != 1 || s.LinkGroups[0].Client == nil || s.LinkGroups[0].Server == nil {
 		t.Errorf("fleet %+v", s)
 	}
@@ -427,6 +420,20 @@ func TestFleetNeverUp(t *testing.T) {
 	}
 }
 
+// fleetOnce is smctop --prometheus URL --once -o json, read back.
+func fleetOnce(t *testing.T, bin, url string) Snapshot {
+	t.Helper()
+	out, err := exec.Command(bin, "--prometheus", url, "--once", "-o", "json").Output()
+	if err != nil {
+		t.Fatalf("smctop --prometheus: %v", err)
+	}
+	var s Snapshot
+	if err := json.Unmarshal(out, &s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // binaryExporter runs smctop --listen --no-tui over a recorded host, with
 // args (--host-name, --host-address), and returns where it serves.
 func binaryExporter(t *testing.T, bin, rec string, args ...string) string {
@@ -467,18 +474,7 @@ func TestFleetDeclineBinary(t *testing.T) {
 	bin := testutil.GoBuild(t, "../cmd/smctop", "smctop")
 	client := binaryExporter(t, bin, "decline-nordma-client-active", "--host-name", "lab-client", "--host-address", "10.10.0.2")
 	server := binaryExporter(t, bin, "decline-nordma-server-done", "--host-name", "lab-server", "--host-address", "10.10.0.1")
-	read := func(url string) Snapshot {
-		out, err := exec.Command(bin, "--prometheus", url, "--once", "-o", "json").Output()
-		if err != nil {
-			t.Fatalf("smctop --prometheus: %v", err)
-		}
-		var s Snapshot
-		if err := json.Unmarshal(out, &s); err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
-	s := read(prometheus(t, client, server))
+	s := fleetOnce(t, bin, prometheus(t, client, server))
 	names := map[string]string{}
 	for _, h := range s.Hosts {
 		names[h.Instance] = h.Name
@@ -496,7 +492,7 @@ func TestFleetDeclineBinary(t *testing.T) {
 	// The multilink client's links were on the lab's addresses too.
 	clone := binaryExporter(t, bin, "multilink-client-before", "--host-address", "10.10.0.1")
 	url := prometheus(t, client, server, clone)
-	s = read(url)
+	s = fleetOnce(t, bin, url)
 	claimed := map[string]int{}
 	for _, c := range s.Conflicts {
 		claimed[c.Address] = len(c.Instances)
