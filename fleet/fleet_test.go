@@ -40,7 +40,7 @@ func exporter(t *testing.T, rec string, addrs ...string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &http.Server{Handler: metrics.Handler(metrics.Refreshing{M: m}, nil), ReadHeaderTimeout: 5 * time.Second}
+	srv := &http.Server{Handler: metrics.Handler(&metrics.Refreshing{M: m}, nil), ReadHeaderTimeout: 5 * time.Second}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 	return ln.Addr().String()
