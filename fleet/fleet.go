@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -221,17 +222,31 @@ const (
 var queries = []string{qExporters, qHost, qSockets, qFallRate, qHSRate, qSourceOff, qLGR, qLGRConns, qRedundant, qLinks, qLinkUp, qLinkState,
 	qFallbacks, qReasons, qSystem, qUEID, qSEID, qPortTxB, qPortRxB, qPortTxP, qPortRxP, qPortErr, qPortCong}
 
-// Read asks the server for the fleet, one batch of instant queries.
+// Read asks the server for the fleet, one batch of instant queries; the
+// first that fails (in the batch's order) is the snapshot's error.
 func Read(ctx context.Context, c *Client) Snapshot {
 	s := Snapshot{Time: time.Now(), Source: c.URL, Hosts: []Host{}, LinkGroups: []Group{}, Declines: []Decline{}}
-	res := map[string][]Sample{}
-	for _, q := range queries {
-		r, err := c.Query(ctx, q)
-		if err != nil {
-			s.Error = fmt.Sprintf("Prometheus %s: %v", c.URL, err)
+	// The queries go at once: the server evaluates them side by side, and
+	// decoding the answers (most of a refresh's own time over many hosts)
+	// takes every core.
+	answers := make([][]Sample, len(queries))
+	errs := make([]error, len(queries))
+	var wg sync.WaitGroup
+	for i, q := range queries {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			answers[i], errs[i] = c.Query(ctx, q)
+		}()
+	}
+	wg.Wait()
+	res := make(map[string][]Sample, len(queries))
+	for i, q := range queries {
+		if errs[i] != nil {
+			s.Error = fmt.Sprintf("Prometheus %s: %v", c.URL, errs[i])
 			return s
 		}
-		res[q] = r
+		res[q] = answers[i]
 	}
 	return build(s, res)
 }
