@@ -183,6 +183,9 @@ type Decline struct {
 	// v2 cannot be agreed between them (expert.EIDMismatch, package
 	// expert's smc.fleet.eid_mismatch).
 	EIDMismatch bool `json:"eid_mismatch,omitempty"`
+	// Conflict, when set, is the address that names one side because
+	// several hosts claim it: which of them it was cannot be told.
+	Conflict *Conflict `json:"address_conflict,omitempty"`
 }
 
 // The queries of one refresh: instant vectors, a few per metric family,
@@ -605,28 +608,33 @@ func declines(fb []Sample, byAddr map[string]string, conflicts []Conflict) []Dec
 		}
 		return d
 	}
-	name := func(addr string) string {
+	// name is the peer at addr: its instance, else the address (and the
+	// conflict, when several hosts claim it).
+	name := func(addr string) (string, *Conflict) {
 		if inst, ok := byAddr[addr]; ok {
-			return inst
+			return inst, nil
 		}
-		for _, c := range conflicts {
+		for i, c := range conflicts {
 			if c.Address == addr {
-				return addr + " (claimed by " + strings.Join(c.Instances, ", ") + ")"
+				return addr + " (claimed by " + strings.Join(c.Instances, ", ") + ")", &conflicts[i]
 			}
 		}
-		return addr
+		return addr, nil
 	}
 	for _, r := range fb {
-		inst, peer := r.Labels["instance"], name(r.Labels["peer"])
+		inst := r.Labels["instance"]
+		peer, conflict := name(r.Labels["peer"])
 		reason, diag := r.Labels["reason"], r.Labels["peer_diagnosis"]
 		n := int(r.Value)
 		if reason == peerDecl {
 			d := get(key{peer, inst, diag})
 			d.DeclinedReason = reason
 			d.DeclinedConns += n
+			d.Conflict = conflict
 			continue
 		}
 		d := get(key{inst, peer, reason})
+		d.Conflict = conflict
 		d.DeclinerConns += n
 		if d.DeclinedReason == "" {
 			d.DeclinedReason = peerDecl

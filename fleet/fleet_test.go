@@ -257,7 +257,7 @@ func TestDeclineAmbiguousAddress(t *testing.T) {
 		qHost:      {{Labels: l("instance", "a", "addresses", "10.0.0.1")}, {Labels: l("instance", "b", "addresses", "10.0.0.1")}, {Labels: l("instance", "c", "addresses", "10.0.0.2")}},
 		qFallbacks: {{Labels: l("instance", "c", "reason", "PEERDECL", "peer_diagnosis", "NOSMCRDEV", "peer", "10.0.0.1"), Value: 1}},
 	})
-	if len(s.Declines) != 1 || s.Declines[0].Decliner != "10.0.0.1 (claimed by a, b)" || s.Declines[0].Declined != "c" {
+	if len(s.Declines) != 1 || s.Declines[0].Decliner != "10.0.0.1 (claimed by a, b)" || s.Declines[0].Declined != "c" || s.Declines[0].Conflict == nil {
 		t.Errorf("declines %+v", s.Declines)
 	}
 	if len(s.Conflicts) != 1 || s.Conflicts[0].Address != "10.0.0.1" || strings.Join(s.Conflicts[0].Instances, " ") != "a b" {

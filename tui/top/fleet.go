@@ -77,16 +77,12 @@ func hostsDrill(label string, insts ...string) (tui.Drill, bool) {
 
 func groupDrill(g fleet.Group, _ *fleet.Snapshot) (tui.Drill, bool) {
 	var insts []string
-	for _, h := range []*fleet.Half{g.Client, g.Server} {
-		if h != nil {
-			insts = append(insts, h.Instance)
-		}
-	}
 	lgr := "-"
 	for _, h := range []*fleet.Half{g.Client, g.Server} {
 		if h != nil {
-			lgr = h.LGR
-			break
+			if insts = append(insts, h.Instance); len(insts) == 1 {
+				lgr = h.LGR // the client's ID, or the one half's
+			}
 		}
 	}
 	return hostsDrill("hosts of link group "+lgr, insts...)
@@ -96,16 +92,14 @@ func declineDrill(d fleet.Decline, _ *fleet.Snapshot) (tui.Drill, bool) {
 	return hostsDrill("hosts of the decline", d.Decliner, d.Declined)
 }
 
-func declineDetail(d fleet.Decline, s *fleet.Snapshot) string {
+func declineDetail(d fleet.Decline, _ *fleet.Snapshot) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s declined %s: %s\n", d.Decliner, d.Declined, declineReason(d))
 	fmt.Fprintf(&b, "%s sees %s (its peer's diagnosis: %s)\n", d.Declined, dash(d.DeclinedReason), d.Reason)
 	fmt.Fprintf(&b, "sockets in fallback now: %d on the decliner, %d on the declined; the decliner's kernel counted %d with this reason since SMC loaded\n",
 		d.DeclinerConns, d.DeclinedConns, d.DeclinerTotal)
-	for _, c := range s.Conflicts {
-		if strings.HasPrefix(d.Decliner, c.Address+" ") || strings.HasPrefix(d.Declined, c.Address+" ") {
-			fmt.Fprintf(&b, "%s is claimed by %s: which of them it was cannot be told\n", c.Address, strings.Join(c.Instances, ", "))
-		}
+	if c := d.Conflict; c != nil {
+		fmt.Fprintf(&b, "%s is claimed by %s: which of them it was cannot be told\n", c.Address, strings.Join(c.Instances, ", "))
 	}
 	return b.String()
 }
