@@ -675,12 +675,16 @@ func techTotals(t smcnl.TechStats) TechTotals {
 		return BufferEvents{SizeSmall: r.SizeSmall, SizeSmallPeer: r.SizeSmallPeer, Full: r.Full, FullPeer: r.FullPeer,
 			Reuse: r.Reuse, Alloc: r.Alloc, Downgrade: r.Downgrade}
 	}
+	var rxUse, txUse *uint64
+	if t.RMBUsageKnown {
+		rxUse, txUse = &t.RxRMBUsage, &t.TxRMBUsage
+	}
 	return TechTotals{
 		ClientSuccess: t.ClientV1Succ + t.ClientV2Succ, ServerSuccess: t.ServerV1Succ + t.ServerV2Succ,
 		ClientV1Success: t.ClientV1Succ, ClientV2Success: t.ClientV2Succ,
 		ServerV1Success: t.ServerV1Succ, ServerV2Success: t.ServerV2Succ,
 		RxBytes: t.RxBytes, TxBytes: t.TxBytes, RxCount: t.RxCount, TxCount: t.TxCount,
-		RxRMBUsage: t.RxRMBUsage, TxRMBUsage: t.TxRMBUsage,
+		RxRMBUsage: rxUse, TxRMBUsage: txUse,
 		Calls: SpecialCalls{Sendpage: t.SendpageCount, Splice: t.SpliceCount, Cork: t.CorkCount,
 			Nodelay: t.NodelayCount, UrgentData: t.UrgDataCount},
 		RxBuffer: buf(t.RxRMBStats), TxBuffer: buf(t.TxRMBStats),
