@@ -3,7 +3,6 @@ package browser
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -205,13 +204,13 @@ func (b *Browser) watch() {
 				b.rows.ns = ns
 				b.rows.mu.Unlock()
 				b.unsorted = ns
-				if first && !b.idx.live {
+				if first && !b.idx.grows {
 					// tview keeps an empty table scrolled to its end; a
 					// file opens at its first frame.
 					b.list.Select(0, 0)
 					b.list.ScrollToBeginning()
 				}
-				if b.idx.live && atEnd && len(ns) > 0 {
+				if b.idx.grows && atEnd && len(ns) > 0 {
 					b.list.Select(len(ns)-1, 0) // live: follow the tail unless scrolled away
 				}
 				if b.shown == 0 && len(ns) > 0 {
@@ -303,7 +302,7 @@ func (b *Browser) drawStatus(n int, done bool, err error) {
 	if len(b.marks) > 0 {
 		st += fmt.Sprintf("  %d marked", len(b.marks))
 	}
-	st += fmt.Sprintf("  %s %d frames", tview.Escape(filepath.Base(b.idx.path)), n)
+	st += fmt.Sprintf("  %s %d frames", tview.Escape(b.idx.Name()), n)
 	if l := b.idx.Limit(); l > 0 && n >= l {
 		st += fmt.Sprintf(" (-c %d)", l)
 	}
@@ -311,13 +310,20 @@ func (b *Browser) drawStatus(n int, done bool, err error) {
 	case dir == "" && why != "":
 		st += fmt.Sprintf(" [yellow](in memory: %s)[-]", tview.Escape(why))
 	case dir != "":
+		verb := "unpacked" // a gzip file
+		if b.idx.pipe {
+			verb = "copied" // what a pipe gave, to read frames back
+		}
 		if why == "" {
-			st += fmt.Sprintf(" [gray](unpacked to %s, %s)[-]", tview.Escape(dir), mib(size))
+			st += fmt.Sprintf(" [gray](%s to %s, %s)[-]", verb, tview.Escape(dir), mib(size))
 		} else {
-			st += fmt.Sprintf(" [yellow](unpacked to %s, stopped: %s; frames from %d in memory)[-]", tview.Escape(dir), tview.Escape(why), from)
+			st += fmt.Sprintf(" [yellow](%s to %s, stopped: %s; frames from %d in memory)[-]", verb, tview.Escape(dir), tview.Escape(why), from)
 		}
 	}
-	if !done {
+	switch {
+	case b.idx.grows:
+		st += " " + b.liveState(done, err)
+	case !done:
 		st += " [yellow](indexing…)[-]"
 	}
 	if err != nil {
@@ -326,6 +332,33 @@ func (b *Browser) drawStatus(n int, done bool, err error) {
 	b.status.SetText(st + "  [gray]? help  q quit[-]")
 	_, _, w, _ := b.body.GetRect()
 	b.fitStatus(w)
+}
+
+// liveState is the status line's word on an input that grows: live while
+// frames may still come (with how long ago the last one did, once that is
+// a while, so a quiet input is told from a stuck screen), ended once the
+// writer closed the pipe.
+func (b *Browser) liveState(done bool, err error) string {
+	switch {
+	case done && err == nil && (b.idx.live || b.idx.LimitReached()):
+		return "[gray](stopped)[-]"
+	case done && err == nil:
+		return "[gray](ended: the writer closed it)[-]"
+	case done:
+		return "[gray](ended)[-]"
+	}
+	what := "live"
+	if b.idx.tail {
+		what = "following the file as it grows"
+	}
+	last := b.idx.LastFrame()
+	switch {
+	case last.IsZero():
+		return fmt.Sprintf("[green](%s: waiting for the first frame)[-]", what)
+	case time.Since(last) >= 2*time.Second:
+		return fmt.Sprintf("[green](%s: last frame %s ago)[-]", what, time.Since(last).Truncate(time.Second))
+	}
+	return fmt.Sprintf("[green](%s)[-]", what)
 }
 
 const maxStatusLines = 4

@@ -86,7 +86,7 @@ func (x *Index) sortKeys(ctx context.Context, ns []int32, col column) ([]sortKey
 		}
 		return keys, nil
 	}
-	r, err := x.pass()
+	r, _, err := x.pass() // it stops at the last of ns
 	if err != nil {
 		return nil, err
 	}
