@@ -101,8 +101,13 @@ type Browser struct {
 	// pending cancels the filter pass running in the background: a list
 	// chosen meanwhile (esc, f) is not replaced by its late result.
 	pending context.CancelFunc
-	data    []byte // its bytes
-	ctx     context.Context
+	// liveFilter is the filter of the list shown, while the input grows:
+	// it is run again over the frames that arrive (filtered is how many
+	// frames the list's last run covered); nil for other lists.
+	liveFilter *filter.Filter
+	filtered   int
+	data       []byte // its bytes
+	ctx        context.Context
 }
 
 // New builds the browser over an index.
@@ -217,6 +222,8 @@ func (b *Browser) watch() {
 					r, _ := b.list.GetSelection()
 					b.showFrame(max(r, 0))
 				}
+			} else if b.liveFilter != nil && b.pending == nil && b.sort == (sortState{}) && n > b.filtered {
+				b.refilter()
 			}
 			b.drawStatus(n, done, err)
 		})
@@ -238,6 +245,7 @@ func (b *Browser) setList(ns []int32, mode string, keep int32) {
 	}
 	b.sortRunning, b.refusedSet = false, false
 	b.message = ""
+	b.liveFilter = nil
 	b.rows.setFrames(ns)
 	b.mode, b.unsorted, b.sort = mode, ns, sortState{}
 	row, _ := rowOf(ns, keep)
@@ -403,6 +411,7 @@ func (b *Browser) applyFilter(expr string) {
 		return // shown while typing
 	}
 	b.message = "[yellow]filtering…[-]"
+	covered, _, _ := b.idx.Progress()
 	b.background(func(ctx context.Context) func() {
 		start := time.Now()
 		ns, err := b.idx.Filter(ctx, flt)
@@ -411,7 +420,44 @@ func (b *Browser) applyFilter(expr string) {
 			b.message = fmt.Sprintf("(%v)", time.Since(start).Round(time.Millisecond))
 			if err != nil {
 				b.message = "[red]" + tview.Escape(err.Error()) + "[-]"
+				return
 			}
+			if b.idx.grows {
+				b.liveFilter, b.filtered = flt, covered
+				b.catchUp()
+			}
+		}
+	})
+}
+
+// catchUp runs the live filter again when frames came during its last run.
+func (b *Browser) catchUp() {
+	if n, _, _ := b.idx.Progress(); n > b.filtered {
+		b.refilter()
+	}
+}
+
+// refilter runs the filtered list's filter again over an input that grew
+// (one run at a time, as the list is told of new frames): the list takes
+// in the new matches and follows its tail as the unfiltered one does.
+// The earlier frames match as before, so the rows above stay in place.
+func (b *Browser) refilter() {
+	flt, mode := b.liveFilter, b.mode
+	covered, _, _ := b.idx.Progress()
+	b.background(func(ctx context.Context) func() {
+		ns, err := b.idx.Filter(ctx, flt)
+		return func() {
+			if err != nil || b.mode != mode {
+				return
+			}
+			row, _ := b.list.GetSelection()
+			atEnd := row >= b.rows.GetRowCount()-1
+			b.rows.setFrames(ns)
+			b.unsorted, b.filtered = ns, covered
+			if atEnd && len(ns) > 0 {
+				b.list.Select(len(ns)-1, 0)
+			}
+			b.catchUp()
 		}
 	})
 }

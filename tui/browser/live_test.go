@@ -159,7 +159,7 @@ func testLiveFIFO(t *testing.T, capture []byte, compressed bool) {
 	if err := w.Close(); err != nil {
 		t.Fatalf("the writer: %v", err)
 	}
-	scr := h.Until("(ended: the writer closed it)")
+	scr := h.untilSquashed(t, "(ended: the writer closed it)")
 	if want := fmt.Sprintf("all, %d rows", len(recs)); !strings.Contains(scr, want) {
 		t.Errorf("ended without every frame, want %q:\n%s", want, scr)
 	}
@@ -270,4 +270,58 @@ func TestLiveTailCut(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.untilSquashed(t, "cut to 100 bytes while followed (at offset 4096)")
+}
+
+// TestLiveFilter: a filter applied while frames still arrive takes in the
+// matching frames that come after it, to the writer's end.
+func TestLiveFilter(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(testutil.SamplesDir(t), "pingpong.pcap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	header, recs := records(t, b)
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	idx, err := OpenInput(ctx, fifo, 0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := run(t, New(ctx, idx, Options{All: true}), 100, 30)
+	w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	write := func(b []byte) {
+		t.Helper()
+		if _, err := w.Write(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(header)
+	for _, r := range recs[:10] {
+		write(r)
+	}
+	h.Until("all, 10 rows")
+	h.Key(tcell.KeyRune, '/')
+	h.Type("frame.number > 5")
+	h.Key(tcell.KeyEnter, 0)
+	h.Until("filter frame.number > 5, 5 rows")
+	for i := 10; i < 15; i++ {
+		write(recs[i])
+		h.Until(fmt.Sprintf("filter frame.number > 5, %d rows", i+1-5))
+		if n := h.selectedFrame(); n != int32(i+1) {
+			t.Errorf("frame %d arrived, the filtered list selects frame %d: it should follow the tail", i+1, n)
+		}
+	}
+	for _, r := range recs[15:] {
+		write(r)
+	}
+	w.Close()
+	h.untilSquashed(t, "(ended: the writer closed it)")
+	h.Until(fmt.Sprintf("filter frame.number > 5, %d rows", len(recs)-5))
 }
