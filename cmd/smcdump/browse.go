@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"strings"
 
 	"golang.org/x/term"
 
@@ -15,7 +17,25 @@ import (
 
 // browseOptions are smcdump's flags for the browser alone.
 type browseOptions struct {
-	tail bool // --tail: follow -r FILE as it grows
+	tail     bool   // --tail: follow -r FILE as it grows
+	columns  string // -o column.format:SPEC
+	noConfig bool   // --no-config: neither read nor save the user's settings
+}
+
+// set takes one -o NAME:VALUE. tshark's gui.column.format is taken for
+// column.format (its "Title","%Cus:field" pairs are not: a SPEC names
+// each column once).
+func (bo *browseOptions) set(s string) error {
+	name, value, _ := strings.Cut(s, ":")
+	switch name {
+	case "column.format", "gui.column.format":
+		if err := browser.ParseColumns(value); err != nil {
+			return fmt.Errorf("-o %s: %w", name, err)
+		}
+		bo.columns = value
+		return nil
+	}
+	return fmt.Errorf("-o %q: no such setting (column.format:SPEC)", name)
 }
 
 // browse runs smcdump -I: the capture browser over -r FILE (a FIFO and
@@ -60,5 +80,9 @@ func browse(ctx context.Context, o output.Options, bo browseOptions) error {
 	if err != nil {
 		return err
 	}
-	return browser.New(ctx, idx, browser.Options{Write: o.Write, Filter: o.DisplayFilter, All: o.All, History: browser.HistoryFile()}).Run()
+	bro := browser.Options{Write: o.Write, Filter: o.DisplayFilter, All: o.All, Columns: bo.columns}
+	if !bo.noConfig {
+		bro.History, bro.ColumnsFile = browser.HistoryFile(), browser.ColumnsFile()
+	}
+	return browser.New(ctx, idx, bro).Run()
 }

@@ -107,3 +107,31 @@ func TestBrowseLive(t *testing.T) {
 	x = testutil.NewTmux(t, 200, 50, "sh", "-c", bin+" -I -r -; echo exit $?; sleep 60")
 	x.WaitFor("smcdump: -I -r -: stdin is the terminal; pipe a capture in (tcpdump -w - ... | smcdump -I -r -)\nexit 2")
 }
+
+// TestBrowseColumns runs the real smcdump -I at 80x24 with -o
+// column.format, changes the layout with o, and starts again: the layout
+// is kept in the config directory, and --no-config starts with
+// Wireshark's columns.
+func TestBrowseColumns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := testutil.GoBuild(t, ".", "smcdump")
+	sample := "../../samples/pingpong.pcap"
+	x := testutil.NewTmux(t, 80, 24, bin, "-I", "-r", sample, "-o", "column.format:No.,Seq=smc.cdc.seq:4,smc.conn.id,Info")
+	x.WaitFor("No.   Seq  smc.conn.id  Info")
+	x.Keys("o")
+	x.WaitFor("columns: No.,Seq=smc.cdc.seq:4,smc.conn.id,Info")
+	x.Keys("C-u")
+	x.Keys("-l", "No.,Protocol,roce.bth.dqpn,Info")
+	x.Keys("Enter")
+	x.WaitFor("No.  Protocol  roce.bth.dqpn  Info")
+	x.Keys("q")
+
+	x = testutil.NewTmuxConfig(t, x.Config, 80, 24, bin, "-I", "-r", sample)
+	x.WaitFor("No.  Protocol  roce.bth.dqpn  Info")
+	x.Keys("q")
+	x = testutil.NewTmuxConfig(t, x.Config, 80, 24, bin, "-I", "--no-config", "-r", sample)
+	x.WaitFor("No.      Time  Source")
+	x.Keys("q")
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
+	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/filter"
 	"github.com/smcscope/smcscope/track/rows"
 	"github.com/smcscope/smcscope/tui"
@@ -24,6 +25,12 @@ type Options struct {
 	// History is the file the filters applied are kept in, read at the
 	// start (HistoryFile; "": kept in memory only).
 	History string
+	// Columns is the list's layout, a column spec (columns.go; smcdump -o
+	// column.format:SPEC); "" is the saved one, else Wireshark's.
+	Columns string
+	// ColumnsFile is where the layout is kept when the user changes it,
+	// and read from at the start (ColumnsFile; "": not kept).
+	ColumnsFile string
 }
 
 // Browser is the capture browser over an Index.
@@ -83,15 +90,21 @@ type Browser struct {
 	// refused is the column > or < last reached whose sort was refused
 	// (too many rows to decode), valid while refusedSet: the next press
 	// moves on from it, so a large list still reaches Length.
-	refused    column
+	refused    int
 	refusedSet bool
 	// reveal is a column the list's next draw scrolls into view (the
 	// column just sorted by), revealNone when none.
-	reveal column
+	reveal int
 	// unsorted is the list in frame order, as setList set it.
 	unsorted []int32
-	widths   [numColumns]int // of the list's columns (fitColumns; Info takes the rest)
-	hoff     int             // characters the list is scrolled to the left (←/→)
+	// cols is the list's layout (columns.go); fieldCols its fields, in
+	// order, which rows are decoded with.
+	cols      []listColumn
+	fieldCols []decode.FieldDef
+	// columnsErr says why the saved layout was not read or written.
+	columnsErr string
+	widths     []int // of the list's columns (fitColumns; the last takes the rest)
+	hoff       int   // characters the list is scrolled to the left (←/→)
 
 	mode    string // "relevant", "all", "filter EXPR", "follow N"
 	base    string // where esc goes: "relevant" or "all" (a, -a)
@@ -134,6 +147,23 @@ func New(ctx context.Context, idx *Index, o Options) *Browser {
 		b.history = h
 	}
 	b.reveal = revealNone
+	b.cols = defaultColumns()
+	if o.ColumnsFile != "" {
+		switch cols, err := loadColumns(o.ColumnsFile); {
+		case err != nil:
+			b.columnsErr = fmt.Sprintf("[yellow]columns not read: %s[-]", tview.Escape(err.Error()))
+		case cols != nil:
+			b.cols = cols
+		}
+	}
+	if o.Columns != "" {
+		if cols, err := parseColumns(o.Columns); err == nil {
+			b.cols = cols
+		} else {
+			b.columnsErr = fmt.Sprintf("[yellow]columns: %s[-]", tview.Escape(err.Error()))
+		}
+	}
+	b.setColumns(b.cols)
 	b.hint = tview.NewTextView().SetDynamicColors(true).SetWrap(true)
 	b.prompt = tview.NewInputField()
 	b.prompt.SetChangedFunc(b.promptChanged)
@@ -306,6 +336,9 @@ func (b *Browser) drawStatus(n int, done bool, err error) {
 	}
 	if b.historyErr != "" {
 		st += "  " + b.historyErr
+	}
+	if b.columnsErr != "" {
+		st += "  " + b.columnsErr
 	}
 	if len(b.marks) > 0 {
 		st += fmt.Sprintf("  %d marked", len(b.marks))
@@ -625,11 +658,13 @@ func (b *Browser) keyTable() []tui.Binding {
 			clear(b.marks)
 		})},
 		{Key: "'", Desc: "next marked frame in the list (from the top after the last)", Match: tui.Rune('\''), Do: do(b.nextMark)},
-		{Key: "w", Desc: "write the frames of the list: to the -w file or a new name (FILE-2...), never over a file unless confirmed; .pcap writes pcap, else pcapng", Match: tui.Rune('w'), Do: do(func() { b.openExport(false) })},
+		{Key: "w", Desc: "write the frames of the list: to the -w file or a new name (FILE-2...), never over a file unless confirmed; .pcap writes pcap, .csv the list's columns as shown (o, C), else pcapng", Match: tui.Rune('w'), Do: do(func() { b.openExport(false) })},
 		{Key: "W", Desc: "write the marked frames, as w does", Match: tui.Rune('W'), Do: do(func() { b.openExport(true) })},
 		{Key: "tab", Desc: "next pane: list, field tree, hex (not while hidden; zoomed, the next pane is zoomed)", Match: tui.KeyIs(tcell.KeyTab), Do: do(b.nextPane)},
 		{Key: "enter", Desc: "in the field tree: expand / collapse a layer (it stays so in the frames shown after)"},
 		{Key: "J/K", Desc: "in the field tree: into a layer / up to its heading"},
+		{Key: "C", Desc: "add the field selected in the tree as a column of the list, before the last (kept for the next start, as o's changes are)", Match: tui.Rune('C'), Do: do(b.addFieldColumn)},
+		{Key: "o", Desc: "the list's columns, as a spec to edit: [TITLE=]NAME[:WIDTH] comma-separated, NAME a column (No., Time, Source, Destination, Protocol, Length, Info) or any field of -G fields; remove, reorder, set a width; tab completes; empty is Wireshark's; kept in $XDG_CONFIG_HOME/smcscope/columns", Match: tui.Rune('o'), Do: do(func() { b.openPrompt(promptColumns, formatColumns(b.cols)) })},
 		{Key: "A", Desc: "apply the field selected in the tree as a filter (field == value; a layer: the layer present)", Match: tui.Rune('A'), Do: do(func() { b.fieldFilter(true) })},
 		{Key: "P", Desc: "prepare the field selected in the tree as a filter: the filter bar opens with it, to edit before enter", Match: tui.Rune('P'), Do: do(func() { b.fieldFilter(false) })},
 		{Key: "z", Desc: "zoom: the focused pane (list, field tree, hex) alone on the screen, or all panes again", Match: tui.Rune('z'), Do: do(b.zoom)},

@@ -325,3 +325,4 @@ func TestLiveFilter(t *testing.T) {
 	h.untilSquashed(t, "(ended: the writer closed it)")
 	h.Until(fmt.Sprintf("filter frame.number > 5, %d rows", len(recs)-5))
 }
+

@@ -2,6 +2,7 @@ package browser
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
@@ -18,8 +19,10 @@ import (
 // and the filter A and P make of it.
 type treeRef struct {
 	nodeSpans
-	filter string // "smc.clc.type == 0x4"; a layer heading: the layer's key
-	key    string // a layer heading's key, for collapsed
+	filter   string // "smc.clc.type == 0x4"; a layer heading: the layer's key
+	key      string // a layer heading's key, for collapsed
+	field    decode.FieldID
+	hasField bool // a field's line (C adds it as a column)
 }
 
 // showFrame fills the field tree and hex pane for the row.
@@ -40,11 +43,13 @@ func (b *Browser) showFrame(row int) {
 		tree    []output.TreeLayer
 		spans   []capture.FieldSpan
 		filters []string // by field index
+		ids     []decode.FieldID
 	)
 	_ = b.idx.Decode([]int32{n}, func(_ int32, f *capture.Frame) {
 		tree = output.Tree(f)
 		b.data, spans = append(b.data[:0], f.Data...), append(spans[:0], f.FieldSpans()...)
 		rec := f.Fields()
+		ids = slices.Clone(rec.IDs)
 		filters = make([]string, len(rec.IDs))
 		for i, id := range rec.IDs {
 			filters[i] = filter.Equal(decode.Def(id), rec.Vals[i])
@@ -71,6 +76,7 @@ func (b *Browser) showFrame(row int) {
 			}
 			if fd.Index < len(filters) {
 				ref.filter = filters[fd.Index]
+				ref.field, ref.hasField = ids[fd.Index], true
 			}
 			if heading.layer.n == 0 {
 				heading.layer = ref.layer
