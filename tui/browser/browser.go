@@ -239,6 +239,12 @@ func (b *Browser) watch() {
 				b.rows.ns = ns
 				b.rows.mu.Unlock()
 				b.unsorted = ns
+				// A list shorter than the pane when last drawn left tview's
+				// table following its end (trackEnd), which would now
+				// scroll the grown list away from the selection: keeping
+				// the offset clears it.
+				top, _ := b.list.GetOffset()
+				b.list.SetOffset(top, 0)
 				if first && !b.idx.grows {
 					// tview keeps an empty table scrolled to its end; a
 					// file opens at its first frame.

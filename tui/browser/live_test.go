@@ -15,6 +15,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/filter"
 	"github.com/smcscope/smcscope/internal/testutil"
 )
@@ -326,3 +327,30 @@ func TestLiveFilter(t *testing.T) {
 	h.Until(fmt.Sprintf("filter frame.number > 5, %d rows", len(recs)-5))
 }
 
+// TestListGrowsFromTop: a file's list that was shorter than the pane when
+// first drawn (the index had only begun) stays at its first frame as it
+// grows; tview's table, left following its end then, scrolled it away
+// from the selection (a restarted browser opened at frame ~40).
+func TestListGrowsFromTop(t *testing.T) {
+	ps, lt := testutil.ReadFrames(t, filepath.Join(testutil.SamplesDir(t), "pingpong.pcap"))
+	src := &slowSource{next: make(chan int, 8)}
+	for _, p := range ps {
+		src.frames = append(src.frames, rawFrame{ci: p.CI, data: p.Data})
+	}
+	r, err := capture.NewReader("file", src, lt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	idx := &Index{path: "file", lt: r.LinkType(), ctx: map[int32][]int32{}, follow: make(chan struct{})}
+	go idx.build(ctx, r)
+	src.next <- 4
+	h := run(t, New(ctx, idx, Options{All: true}), 100, 30)
+	h.Until("all, 4 rows")
+	src.next <- 200
+	h.Until("all, 204 rows")
+	if !h.selectedOnScreen() || h.selectedFrame() != 1 {
+		t.Errorf("the list moved away from its first frame (frame %d selected, on screen %v):\n%s", h.selectedFrame(), h.selectedOnScreen(), h.Sync())
+	}
+}
