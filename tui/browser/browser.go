@@ -672,6 +672,9 @@ func (b *Browser) keyTable() []tui.Binding {
 		{Key: "C", Desc: "add the field selected in the tree as a column of the list, before the last (kept for the next start, as o's changes are)", Match: tui.Rune('C'), Do: do(b.addFieldColumn)},
 		{Key: "o", Desc: "the list's columns, as a spec to edit: [TITLE=]NAME[:WIDTH] comma-separated, NAME a column (No., Time, Source, Destination, Protocol, Length, Info) or any field of -G fields; remove, reorder, set a width; tab completes; empty is Wireshark's; kept in $XDG_CONFIG_HOME/smcscope/columns", Match: tui.Rune('o'), Do: do(func() { b.openPrompt(promptColumns, formatColumns(b.cols)) })},
 		{Key: "A", Desc: "apply the field selected in the tree as a filter (field == value; a layer: the layer present)", Match: tui.Rune('A'), Do: do(func() { b.fieldFilter(true) })},
+		{Key: "! & | ^", Desc: "apply the field selected in the tree as a filter: not it; the list's filter and it; or it; and not it (Wireshark's Apply as Filter variants)", Match: func(ev *tcell.EventKey) bool {
+			return ev.Key() == tcell.KeyRune && filterOps[ev.Rune()] != nil
+		}, Do: func(ev *tcell.EventKey) { b.fieldFilterOp(ev.Rune()); b.redraw() }},
 		{Key: "P", Desc: "prepare the field selected in the tree as a filter: the filter bar opens with it, to edit before enter", Match: tui.Rune('P'), Do: do(func() { b.fieldFilter(false) })},
 		{Key: "z", Desc: "zoom: the focused pane (list, field tree, hex) alone on the screen, or all panes again", Match: tui.Rune('z'), Do: do(b.zoom)},
 		{Key: "+ -", Desc: "grow / shrink the packet list (the field tree and hex pane get the rest)", Match: func(ev *tcell.EventKey) bool {
