@@ -631,7 +631,7 @@ func (b *Browser) keyTable() []tui.Binding {
 			b.message = "S: its bytes"
 		})},
 		{Key: "S", Desc: "the application bytes of the selected frame's connection, both directions in order as its CDCs released them (client red, server blue, gaps marked), as Wireshark's Follow Stream", Match: tui.Rune('S'), Do: do(b.showStream)},
-		{Key: "ctrl-f", Desc: "find the next frame of the list whose bytes hold a hex string (e2:d4:c3:d9, 0xe2d4c3d9) or a text (\"SMC-LAB\"); the filter's \"frame contains\" does it for the whole capture", Match: tui.KeyIs(tcell.KeyCtrlF), Do: do(func() { b.openPrompt(promptSearch, b.needleText) })},
+		{Key: "ctrl-f", Desc: "find the next frame of the list whose bytes hold a hex string (e2:d4:c3:d9, 0xe2d4c3d9) or a text (\"SMC-LAB\"), or whose Info or field tree text matches a regular expression between slashes (/DELETE_LINK.*ORDERLY/); the filter's \"frame contains\" and \"matches\" do it for the whole capture", Match: tui.KeyIs(tcell.KeyCtrlF), Do: do(func() { b.openPrompt(promptSearch, b.needleText) })},
 		{Key: "n N", Desc: "next / previous frame of the search", Match: func(ev *tcell.EventKey) bool {
 			return ev.Key() == tcell.KeyRune && (ev.Rune() == 'n' || ev.Rune() == 'N')
 		}, Do: func(ev *tcell.EventKey) { b.find(map[rune]int{'n': 1, 'N': -1}[ev.Rune()]); b.redraw() }},

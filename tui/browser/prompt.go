@@ -26,7 +26,7 @@ const (
 	promptColumns            // o: the list's columns
 )
 
-var promptLabels = [...]string{promptFilter: "/", promptGoto: ":", promptWrite: "write to: ", promptSearch: "find (hex or text): ", promptColumns: "columns: "}
+var promptLabels = [...]string{promptFilter: "/", promptGoto: ":", promptWrite: "write to: ", promptSearch: "find (hex, text or /regexp/): ", promptColumns: "columns: "}
 
 // maxHistory bounds the filters ↑ and ↓ go through.
 const maxHistory = 100

@@ -53,3 +53,28 @@ func TestTreeFilterVariants(t *testing.T) {
 		t.Errorf("! without a field:\n%s", scr)
 	}
 }
+
+// TestSearchRegexp: ctrl-f /REGEXP/ finds the next frame whose Info or
+// field tree text matches, n and N go on; a bad expression says why.
+func TestSearchRegexp(t *testing.T) {
+	h := open(t, "multilink.pcap", 120, 40, Options{})
+	h.Until("[SYN]")
+	h.prompt(tcell.KeyCtrlF, 0, "/DELETE_LINK.*ORDERLY/")
+	h.untilSquashed(t, "regexp /DELETE_LINK.*ORDERLY/ matches frame 987: Info")
+	h.Key(tcell.KeyRune, 'n')
+	h.untilSquashed(t, "matches frame 990: Info")
+	h.Key(tcell.KeyRune, 'N')
+	h.untilSquashed(t, "matches frame 987: Info")
+	// Text only the field tree has.
+	h.Key(tcell.KeyRune, 'g')
+	h.prompt(tcell.KeyCtrlF, 0, `/eth\.src = 52:54:00:0a:00:01/`)
+	h.untilSquashed(t, "matches frame 4: eth.src = 52:54:00:0a:00:01 (Ethernet source address)")
+	if n := h.selectedFrame(); n != 4 {
+		t.Errorf("the hit selects frame %d, want 4", n)
+	}
+	h.prompt(tcell.KeyCtrlF, 0, "/(/")
+	h.Until("not a regular expression")
+	h.Key(tcell.KeyEscape, 0)
+	h.prompt(tcell.KeyCtrlF, 0, "/no such words/")
+	h.untilSquashed(t, "matches no Info or field of the 4545 frames of the list")
+}
