@@ -631,7 +631,7 @@ func (b *Browser) keyTable() []tui.Binding {
 			b.message = "S: its bytes"
 		})},
 		{Key: "S", Desc: "the application bytes of the selected frame's connection, both directions in order as its CDCs released them (client red, server blue, gaps marked), as Wireshark's Follow Stream", Match: tui.Rune('S'), Do: do(b.showStream)},
-		{Key: "ctrl-f", Desc: "find the next frame of the list whose bytes hold a hex string (e2:d4:c3:d9, 0xe2d4c3d9) or a text (\"SMC-LAB\"), or whose Info or field tree text matches a regular expression between slashes (/DELETE_LINK.*ORDERLY/); the filter's \"frame contains\" and \"matches\" do it for the whole capture", Match: tui.KeyIs(tcell.KeyCtrlF), Do: do(func() { b.openPrompt(promptSearch, b.needleText) })},
+		{Key: "ctrl-f", Desc: "find the next frame whose bytes hold hex (e2:d4:c3:d9, 0xe2d4c3d9) or a text (\"SMC-LAB\"), or whose Info or field tree matches /REGEXP/", Match: tui.KeyIs(tcell.KeyCtrlF), Do: do(func() { b.openPrompt(promptSearch, b.needleText) })},
 		{Key: "n N", Desc: "next / previous frame of the search", Match: func(ev *tcell.EventKey) bool {
 			return ev.Key() == tcell.KeyRune && (ev.Rune() == 'n' || ev.Rune() == 'N')
 		}, Do: func(ev *tcell.EventKey) { b.find(map[rune]int{'n': 1, 'N': -1}[ev.Rune()]); b.redraw() }},
@@ -664,15 +664,15 @@ func (b *Browser) keyTable() []tui.Binding {
 			clear(b.marks)
 		})},
 		{Key: "'", Desc: "next marked frame in the list (from the top after the last)", Match: tui.Rune('\''), Do: do(b.nextMark)},
-		{Key: "w", Desc: "write the frames of the list: to the -w file or a new name (FILE-2...), never over a file unless confirmed; .pcap writes pcap, .csv the list's columns as shown (o, C), else pcapng", Match: tui.Rune('w'), Do: do(func() { b.openExport(false) })},
+		{Key: "w", Desc: "write the list's frames: to the -w file or a new name (FILE-2...), not over a file unless confirmed; .pcap pcap, .csv the columns, else pcapng", Match: tui.Rune('w'), Do: do(func() { b.openExport(false) })},
 		{Key: "W", Desc: "write the marked frames, as w does", Match: tui.Rune('W'), Do: do(func() { b.openExport(true) })},
 		{Key: "tab", Desc: "next pane: list, field tree, hex (not while hidden; zoomed, the next pane is zoomed)", Match: tui.KeyIs(tcell.KeyTab), Do: do(b.nextPane)},
 		{Key: "enter", Desc: "in the field tree: expand / collapse a layer (it stays so in the frames shown after)"},
 		{Key: "J/K", Desc: "in the field tree: into a layer / up to its heading"},
-		{Key: "C", Desc: "add the field selected in the tree as a column of the list, before the last (kept for the next start, as o's changes are)", Match: tui.Rune('C'), Do: do(b.addFieldColumn)},
-		{Key: "o", Desc: "the list's columns, as a spec to edit: [TITLE=]NAME[:WIDTH] comma-separated, NAME a column (No., Time, Source, Destination, Protocol, Length, Info) or any field of -G fields; remove, reorder, set a width; tab completes; empty is Wireshark's; kept in $XDG_CONFIG_HOME/smcscope/columns", Match: tui.Rune('o'), Do: do(func() { b.openPrompt(promptColumns, formatColumns(b.cols)) })},
+		{Key: "C", Desc: "add the field selected in the tree as a column, before the last (kept for the next start, as o's layout is)", Match: tui.Rune('C'), Do: do(b.addFieldColumn)},
+		{Key: "o", Desc: "edit the columns: [TITLE=]NAME[:WIDTH],... of No., Time, Source, Destination, Protocol, Length, Info and any field (tab completes)", Match: tui.Rune('o'), Do: do(func() { b.openPrompt(promptColumns, formatColumns(b.cols)) })},
 		{Key: "A", Desc: "apply the field selected in the tree as a filter (field == value; a layer: the layer present)", Match: tui.Rune('A'), Do: do(func() { b.fieldFilter(true) })},
-		{Key: "! & | ^", Desc: "apply the field selected in the tree as a filter: not it; the list's filter and it; or it; and not it (Wireshark's Apply as Filter variants)", Match: func(ev *tcell.EventKey) bool {
+		{Key: "! & | ^", Desc: "the tree's field as a filter: not it; the list's filter and it; or it; and not it (Wireshark's Apply as Filter variants)", Match: func(ev *tcell.EventKey) bool {
 			return ev.Key() == tcell.KeyRune && filterOps[ev.Rune()] != nil
 		}, Do: func(ev *tcell.EventKey) { b.fieldFilterOp(ev.Rune()); b.redraw() }},
 		{Key: "P", Desc: "prepare the field selected in the tree as a filter: the filter bar opens with it, to edit before enter", Match: tui.Rune('P'), Do: do(func() { b.fieldFilter(false) })},
