@@ -600,7 +600,7 @@ func (b *Browser) keyTable() []tui.Binding {
 		{Key: "> <", Desc: "sort the list by the next / previous column (typed values: times, addresses, lengths; No. is frame order)", Match: func(ev *tcell.EventKey) bool {
 			return ev.Key() == tcell.KeyRune && (ev.Rune() == '>' || ev.Rune() == '<')
 		}, Do: func(ev *tcell.EventKey) { b.moveSort(map[rune]int{'>': 1, '<': -1}[ev.Rune()]); b.redraw() }},
-		{Key: "s", Desc: "reverse the sort order", Match: tui.Rune('s'), Do: do(func() { s := b.sortTarget(); b.sortBy(sortState{s.col, !s.desc}) })},
+		{Key: "s", Desc: "reverse the sort order", Match: tui.Rune('s'), Do: do(b.reverseSort)},
 		{Key: "t", Desc: "time format: relative (seconds since the first frame), absolute (UTC time of day), delta (since the row above), epoch", Match: tui.Rune('t'), Do: do(func() {
 			b.cycleTime()
 			b.message = "time: " + timeFormatNames[b.timeFmt]

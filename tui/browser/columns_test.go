@@ -177,3 +177,23 @@ func TestExportColumns(t *testing.T) {
 		t.Errorf("CSV:\n%s", b)
 	}
 }
+
+// TestSortFirstColumn: a layout that does not start with No. sorts by its
+// first column too (frame order is No.'s place, or before the first
+// column), and No. up is frame order wherever it is.
+func TestSortFirstColumn(t *testing.T) {
+	h := open(t, "pingpong.pcap", 120, 40, Options{Columns: "Length,Protocol,Info"})
+	h.Until("[SYN]")
+	h.Key(tcell.KeyRune, '>')
+	h.Until("sorted by Length ↑")
+	h.Key(tcell.KeyRune, '<')
+	h.Until("sorted by Info ↑")
+	h = open(t, "pingpong.pcap", 120, 40, Options{Columns: "Length,No.,Info"})
+	h.Until("[SYN]")
+	h.Key(tcell.KeyRune, '<')
+	h.Until("sorted by Length ↑")
+	h.Key(tcell.KeyRune, '>')
+	h.Until("frame order")
+	h.Key(tcell.KeyRune, 's')
+	h.Until("sorted by No. ↓")
+}

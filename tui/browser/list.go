@@ -434,7 +434,7 @@ func (b *Browser) headerCells() []string {
 			c[i] = timeFormatNames[b.timeFmt]
 		}
 	}
-	if b.sort != (sortState{}) && b.sort.col < len(c) {
+	if b.sort.on && b.sort.col < len(c) {
 		c[b.sort.col] += " " + b.sort.arrow()
 	}
 	return c

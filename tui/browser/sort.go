@@ -32,6 +32,7 @@ var maxSortDecode = 1_000_000
 type sortState struct {
 	col  int // its place in the layout (Browser.cols)
 	desc bool
+	on   bool // sorted by col (false: frame order)
 }
 
 func (s sortState) arrow() string {
@@ -181,6 +182,9 @@ func (x *Index) sortKeys(ctx context.Context, ns []int32, col listColumn) ([]sor
 // sortBy orders the list by col (desc: down) in the background; the
 // selected frame stays selected.
 func (b *Browser) sortBy(s sortState) {
+	if s.on && !s.desc && b.cols[s.col].kind == colNo {
+		s = sortState{} // No. up is frame order
+	}
 	b.refusedSet = false
 	if b.sortRunning && (s == b.sort || s == (sortState{})) {
 		// Back to the order shown, or to frame order: the running sort
@@ -250,18 +254,51 @@ func (b *Browser) showSorted(s sortState, ns []int32) {
 	b.message = fmt.Sprintf("sorted by %s %s", b.cols[s.col].heading(), s.arrow())
 	b.reveal = s.col
 	if s == (sortState{}) {
-		b.message += " (frame order)"
+		b.message, b.reveal = "frame order", 0
+		if nc := b.noColumn(); nc >= 0 {
+			b.message = fmt.Sprintf("sorted by %s ↑ (frame order)", b.cols[nc].heading())
+			b.reveal = nc
+		}
 	}
 }
 
-// moveSort sorts by the next (dir 1) or previous column, up; from the
-// first column back to frame order. It moves on from the column it last
-// reached, whether sorted, still sorting or refused.
+// moveSort sorts by the next (dir 1) or previous column, up; No. is frame
+// order. It moves on from the column it last reached, whether sorted,
+// still sorting or refused; frame order is at the No. column (before the
+// first column when the layout has none).
 func (b *Browser) moveSort(dir int) {
-	from := b.sortTarget().col
-	if b.refusedSet {
-		from = b.refused
-	}
 	n := len(b.cols)
-	b.sortBy(sortState{col: ((from+dir)%n + n) % n})
+	from := b.sortTarget()
+	pos := from.col
+	if !from.on {
+		pos = b.noColumn()
+	}
+	if b.refusedSet {
+		pos = b.refused
+	}
+	c := ((pos+dir)%n + n) % n
+	if pos < 0 && dir < 0 {
+		c = n - 1
+	}
+	b.sortBy(sortState{col: c, on: true})
+}
+
+// reverseSort reverses the list's order (s): frame order reversed is No.
+// down.
+func (b *Browser) reverseSort() {
+	s := b.sortTarget()
+	if !s.on {
+		s.col = max(b.noColumn(), 0)
+	}
+	b.sortBy(sortState{col: s.col, desc: !s.desc, on: true})
+}
+
+// noColumn is the place of No. in the layout, -1 when it has none.
+func (b *Browser) noColumn() int {
+	for i, c := range b.cols {
+		if c.kind == colNo {
+			return i
+		}
+	}
+	return -1
 }
