@@ -798,7 +798,14 @@ func (x *Index) newRecordReader() (*recordReader, error) {
 	rr := &recordReader{x: x}
 	switch {
 	case x.spool != nil:
-		rr.recs = capture.NewRecords(x.path+" (decompressed)", x.spool.reader())
+		name := x.path + " (decompressed)"
+		switch {
+		case x.path == "-":
+			name = "stdin (its copy)"
+		case x.pipe:
+			name = x.path + " (its copy)"
+		}
+		rr.recs = capture.NewRecords(name, x.spool.reader())
 	case !x.live && !x.pipe:
 		f, err := os.Open(x.path)
 		if err != nil {
