@@ -671,6 +671,19 @@ func (b *Browser) keyTable() []tui.Binding {
 		{Key: "J/K", Desc: "in the field tree: into a layer / up to its heading"},
 		{Key: "C", Desc: "add the field selected in the tree as a column, before the last (kept for the next start, as o's layout is)", Match: tui.Rune('C'), Do: do(b.addFieldColumn)},
 		{Key: "o", Desc: "edit the columns: [TITLE=]NAME[:WIDTH],... of No., Time, Source, Destination, Protocol, Length, Info and any field (tab completes)", Match: tui.Rune('o'), Do: do(func() { b.openPrompt(promptColumns, formatColumns(b.cols)) })},
+		{Key: "{ } ( ) D", Desc: "the column at the list's left edge (←/→ bring one there): move it left / right, narrower / wider, remove it", Match: func(ev *tcell.EventKey) bool {
+			return ev.Key() == tcell.KeyRune && strings.ContainsRune("{}()D", ev.Rune())
+		}, Do: func(ev *tcell.EventKey) {
+			switch ev.Rune() {
+			case '{', '}':
+				b.moveColumn(map[rune]int{'{': -1, '}': 1}[ev.Rune()])
+			case '(', ')':
+				b.resizeColumn(map[rune]int{'(': -1, ')': 1}[ev.Rune()])
+			default:
+				b.removeColumn()
+			}
+			b.redraw()
+		}},
 		{Key: "A", Desc: "apply the field selected in the tree as a filter (field == value; a layer: the layer present)", Match: tui.Rune('A'), Do: do(func() { b.fieldFilter(true) })},
 		{Key: "! & | ^", Desc: "the tree's field as a filter: not it; the list's filter and it; or it; and not it (Wireshark's Apply as Filter variants)", Match: func(ev *tcell.EventKey) bool {
 			return ev.Key() == tcell.KeyRune && filterOps[ev.Rune()] != nil

@@ -247,3 +247,72 @@ func (b *Browser) columnsChanged(text string) {
 	b.prompt.SetFieldBackgroundColor(tcell.ColorDarkGreen)
 	b.setHint(columnsHelp)
 }
+
+// leftColumn is the column at the list's left edge (←/→ scroll a column
+// at a time): the one {, }, (, ) and D act on.
+func (b *Browser) leftColumn() int {
+	at := 0
+	for i := range len(b.cols) - 1 {
+		at += b.width(i) + 2
+		if b.hoff < at {
+			return i
+		}
+	}
+	return len(b.cols) - 1
+}
+
+// startOf is where column i starts in a row's text.
+func (b *Browser) startOf(i int) int {
+	at := 0
+	for k := range i {
+		at += b.width(k) + 2
+	}
+	return at
+}
+
+// moveColumn moves the column at the left edge one place left (dir -1)
+// or right, the list scrolled to keep it at the edge.
+func (b *Browser) moveColumn(dir int) {
+	i := b.leftColumn()
+	j := i + dir
+	if j < 0 || j >= len(b.cols) {
+		b.message = "[yellow]the column is at the end already[-]"
+		return
+	}
+	cols, widths := slices.Clone(b.cols), slices.Clone(b.widths)
+	cols[i], cols[j] = cols[j], cols[i]
+	widths[i], widths[j] = widths[j], widths[i]
+	b.changeColumns(cols)
+	copy(b.widths, widths) // fitted again as drawn; no jump meanwhile
+	b.hoff = b.startOf(j)
+}
+
+// resizeColumn makes the column at the left edge narrower (dir -1) or
+// wider by two characters; the width is then the user's, kept with the
+// layout.
+func (b *Browser) resizeColumn(dir int) {
+	i := b.leftColumn()
+	if i == len(b.cols)-1 {
+		b.message = "[yellow]the last column takes the rest of the line: move another one to the edge (←/→)[-]"
+		return
+	}
+	cols := slices.Clone(b.cols)
+	cols[i].width = min(max(b.width(i)+2*dir, 1), 200)
+	widths, hoff := slices.Clone(b.widths), b.hoff
+	b.changeColumns(cols)
+	copy(b.widths, widths)
+	b.hoff = hoff
+}
+
+// removeColumn takes the column at the left edge out of the layout.
+func (b *Browser) removeColumn() {
+	if len(b.cols) == 1 {
+		b.message = "[yellow]the list's last column stays (o changes it)[-]"
+		return
+	}
+	i := b.leftColumn()
+	widths := slices.Delete(slices.Clone(b.widths), i, i+1)
+	b.changeColumns(slices.Delete(slices.Clone(b.cols), i, i+1))
+	copy(b.widths, widths)
+	b.hoff = b.startOf(min(i, len(b.cols)-1))
+}

@@ -197,3 +197,36 @@ func TestSortFirstColumn(t *testing.T) {
 	h.Key(tcell.KeyRune, 's')
 	h.Until("sorted by No. ↓")
 }
+
+// TestColumnKeys: the column at the list's left edge (→ brings the next
+// there) moves with { and }, narrows and widens with ( and ), and goes
+// with D; each change is the layout kept.
+func TestColumnKeys(t *testing.T) {
+	saved := filepath.Join(t.TempDir(), "columns")
+	h := open(t, "pingpong.pcap", 120, 40, Options{ColumnsFile: saved})
+	h.Until("[SYN]")
+	h.Key(tcell.KeyRight, 0) // Time at the edge
+	h.Key(tcell.KeyRune, '}')
+	h.Until("columns: No.,Source,Time,Destination,")
+	if l := strings.TrimLeft(h.listLines()[0], " "); !strings.HasPrefix(l, "Time") {
+		t.Errorf("} : Time is not at the left edge any more: %q", l)
+	}
+	h.Key(tcell.KeyRune, ')')
+	h.Key(tcell.KeyRune, ')')
+	h.Until("columns: No.,Source,Time:12,Destination,")
+	h.Key(tcell.KeyRune, '(')
+	h.Until("columns: No.,Source,Time:10,Destination,")
+	h.Key(tcell.KeyRune, '{')
+	h.Key(tcell.KeyRune, '{')
+	h.Until("columns: Time:10,No.,Source,Destination,")
+	h.Key(tcell.KeyRune, '{')
+	h.Until("at the end already")
+	h.Key(tcell.KeyRune, 'D')
+	h.Until("columns: No.,Source,Destination,Protocol,Length,Info")
+	if b, err := os.ReadFile(saved); err != nil || string(b) != "No.,Source,Destination,Protocol,Length,Info\n" {
+		t.Errorf("saved %q, %v", b, err)
+	}
+	h.Key(tcell.KeyRune, 'i') // Info, the last column, at the edge
+	h.Key(tcell.KeyRune, ')')
+	h.Until("the last column takes the rest of the line")
+}
