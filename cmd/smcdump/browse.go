@@ -82,7 +82,7 @@ func browse(ctx context.Context, o output.Options, bo browseOptions) error {
 	}
 	bro := browser.Options{Write: o.Write, Filter: o.DisplayFilter, All: o.All, Columns: bo.columns}
 	if !bo.noConfig {
-		bro.History, bro.ColumnsFile = browser.HistoryFile(), browser.ColumnsFile()
+		bro.History, bro.ColumnsFile, bro.TimeFile = browser.HistoryFile(), browser.ColumnsFile(), browser.TimeFile()
 	}
 	return browser.New(ctx, idx, bro).Run()
 }

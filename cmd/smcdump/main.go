@@ -40,7 +40,7 @@ func newFlags(o *output.Options, format *string, interactive *bool, keep *int, e
 	fs.BoolVar(interactive, "I", false, "browse the capture interactively (with -r FILE, a FIFO, - for stdin, or -i IFACE; -w FILE is the export file)")
 	fs.BoolVar(&bo.tail, "tail", false, "with -I -r FILE: follow FILE as it grows (as tail -f) until you quit")
 	fs.Func("o", "-I setting `NAME:VALUE`: column.format:SPEC sets the packet list's columns, SPEC a comma-separated list of [TITLE=]NAME[:WIDTH], NAME a column (No., Time, Source, Destination, Protocol, Length, Info) or a field of -G fields", bo.set)
-	fs.BoolVar(&bo.noConfig, "no-config", false, "with -I: ignore the saved column layout and filter history, and save none")
+	fs.BoolVar(&bo.noConfig, "no-config", false, "with -I: ignore the saved column layout, time format and filter history, and save none")
 	fs.StringVar(export, "export-tcp", "", "write the capture to pcapng `FILE` with every SMC-R connection as the TCP connection its application saw (with -r)")
 	fs.IntVar(keep, "K", defaultKeep, "keep the newest `N` ended connections whole for -z views and smc.conn.* fields (older ones are folded into the totals; each costs 4-20 KiB)")
 	fs.Func("z", "tracker view `SPEC` (repeatable):"+viewHelp(), func(s string) error {

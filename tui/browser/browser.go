@@ -31,6 +31,9 @@ type Options struct {
 	// ColumnsFile is where the layout is kept when the user changes it,
 	// and read from at the start (ColumnsFile; "": not kept).
 	ColumnsFile string
+	// TimeFile is where the time format t chose is kept, and read from
+	// at the start (TimeFile; "": not kept).
+	TimeFile string
 }
 
 // Browser is the capture browser over an Index.
@@ -101,10 +104,11 @@ type Browser struct {
 	// order, which rows are decoded with.
 	cols      []listColumn
 	fieldCols []decode.FieldDef
-	// columnsErr says why the saved layout was not read or written.
-	columnsErr string
-	widths     []int // of the list's columns (fitColumns; the last takes the rest)
-	hoff       int   // characters the list is scrolled to the left (←/→)
+	// settingsErr says why a saved setting (the layout, the time format)
+	// was not read or written.
+	settingsErr string
+	widths      []int // of the list's columns (fitColumns; the last takes the rest)
+	hoff        int   // characters the list is scrolled to the left (←/→)
 
 	mode    string // "relevant", "all", "filter EXPR", "follow N"
 	base    string // where esc goes: "relevant" or "all" (a, -a)
@@ -151,7 +155,7 @@ func New(ctx context.Context, idx *Index, o Options) *Browser {
 	if o.ColumnsFile != "" {
 		switch cols, err := loadColumns(o.ColumnsFile); {
 		case err != nil:
-			b.columnsErr = fmt.Sprintf("[yellow]columns not read: %s[-]", tview.Escape(err.Error()))
+			b.settingsErr = fmt.Sprintf("[yellow]columns not read: %s[-]", tview.Escape(err.Error()))
 		case cols != nil:
 			b.cols = cols
 		}
@@ -160,10 +164,17 @@ func New(ctx context.Context, idx *Index, o Options) *Browser {
 		if cols, err := parseColumns(o.Columns); err == nil {
 			b.cols = cols
 		} else {
-			b.columnsErr = fmt.Sprintf("[yellow]columns: %s[-]", tview.Escape(err.Error()))
+			b.settingsErr = fmt.Sprintf("[yellow]columns: %s[-]", tview.Escape(err.Error()))
 		}
 	}
 	b.setColumns(b.cols)
+	if o.TimeFile != "" {
+		f, err := loadTimeFormat(o.TimeFile)
+		if err != nil {
+			b.settingsErr = fmt.Sprintf("[yellow]time format not read: %s[-]", tview.Escape(err.Error()))
+		}
+		b.timeFmt = f
+	}
 	b.hint = tview.NewTextView().SetDynamicColors(true).SetWrap(true)
 	b.prompt = tview.NewInputField()
 	b.prompt.SetChangedFunc(b.promptChanged)
@@ -343,8 +354,8 @@ func (b *Browser) drawStatus(n int, done bool, err error) {
 	if b.historyErr != "" {
 		st += "  " + b.historyErr
 	}
-	if b.columnsErr != "" {
-		st += "  " + b.columnsErr
+	if b.settingsErr != "" {
+		st += "  " + b.settingsErr
 	}
 	if len(b.marks) > 0 {
 		st += fmt.Sprintf("  %d marked", len(b.marks))
@@ -604,6 +615,11 @@ func (b *Browser) keyTable() []tui.Binding {
 		{Key: "t", Desc: "time format: relative (seconds since the first frame), absolute (UTC time of day), delta (since the row above), epoch", Match: tui.Rune('t'), Do: do(func() {
 			b.cycleTime()
 			b.message = "time: " + timeFormatNames[b.timeFmt]
+			if b.opts.TimeFile != "" {
+				if err := saveFile(b.opts.TimeFile, ".time-format-*", timeFormatKeys[b.timeFmt]+"\n"); err != nil {
+					b.settingsErr = fmt.Sprintf("[yellow]time format not saved: %s[-]", tview.Escape(err.Error()))
+				}
+			}
 		})},
 		{Key: "g/G", Desc: "first / last frame"},
 		{Key: "/", Desc: "display filter (the -Y language; red with its error while it does not compile, enter applies, ↑/↓ earlier filters, tab completes field names)",

@@ -199,9 +199,9 @@ func (b *Browser) changeColumns(cols []listColumn) {
 	if b.opts.ColumnsFile == "" {
 		return
 	}
-	b.columnsErr = ""
+	b.settingsErr = ""
 	if err := saveColumns(b.opts.ColumnsFile, cols); err != nil {
-		b.columnsErr = fmt.Sprintf("[yellow]columns not saved: %s[-]", tview.Escape(err.Error()))
+		b.settingsErr = fmt.Sprintf("[yellow]columns not saved: %s[-]", tview.Escape(err.Error()))
 	}
 }
 
@@ -315,4 +315,38 @@ func (b *Browser) removeColumn() {
 	b.changeColumns(slices.Delete(slices.Clone(b.cols), i, i+1))
 	copy(b.widths, widths)
 	b.hoff = b.startOf(min(i, len(b.cols)-1))
+}
+
+// timeFormatKeys name the time formats in the file that keeps the one
+// chosen.
+var timeFormatKeys = [numTimeFormats]string{"relative", "absolute", "delta", "epoch"}
+
+// TimeFile is where smcdump -I keeps the time format t chose:
+// smcscope/time-format in the user's configuration directory; "" when
+// there is none.
+func TimeFile() string {
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "smcscope", "time-format")
+}
+
+// loadTimeFormat reads the time format kept in path: relative when none
+// was kept.
+func loadTimeFormat(path string) (timeFormat, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return timeRelative, nil
+	}
+	if err != nil {
+		return timeRelative, err
+	}
+	name := string(bytes.TrimSpace(b))
+	for f, k := range timeFormatKeys {
+		if k == name {
+			return timeFormat(f), nil
+		}
+	}
+	return timeRelative, fmt.Errorf("%s: %q is no time format (relative, absolute, delta, epoch)", path, name)
 }

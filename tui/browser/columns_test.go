@@ -230,3 +230,22 @@ func TestColumnKeys(t *testing.T) {
 	h.Key(tcell.KeyRune, ')')
 	h.Until("the last column takes the rest of the line")
 }
+
+// TestTimeFormatKept: the time format t chose is the next start's.
+func TestTimeFormatKept(t *testing.T) {
+	saved := filepath.Join(t.TempDir(), "time-format")
+	h := open(t, "pingpong.pcap", 120, 40, Options{TimeFile: saved})
+	h.Until("[SYN]")
+	h.Key(tcell.KeyRune, 't')
+	h.Key(tcell.KeyRune, 't')
+	h.Until("time: delta")
+	h = open(t, "pingpong.pcap", 120, 40, Options{TimeFile: saved})
+	if head := h.listLines()[0]; !strings.Contains(head, "delta") {
+		t.Errorf("restarted: header %q, want the delta time kept", head)
+	}
+	if err := os.WriteFile(saved, []byte("sideways\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h = open(t, "pingpong.pcap", 120, 40, Options{TimeFile: saved})
+	h.untilSquashed(t, `"sideways" is no time format`)
+}
