@@ -4,6 +4,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -353,4 +354,45 @@ func TestListGrowsFromTop(t *testing.T) {
 	if !h.selectedOnScreen() || h.selectedFrame() != 1 {
 		t.Errorf("the list moved away from its first frame (frame %d selected, on screen %v):\n%s", h.selectedFrame(), h.selectedOnScreen(), h.Sync())
 	}
+}
+
+// TestLiveNoSpool: a pipe read where no spool file can be made keeps its
+// frames in memory, says so, and still lists, filters and shows them.
+func TestLiveNoSpool(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(testutil.SamplesDir(t), "pingpong.pcap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	idx, err := openInput(ctx, fifo, 0, false, func() (*spool, error) { return nil, errors.New("no room") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := run(t, New(ctx, idx, Options{All: true}), 100, 30)
+	w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(b); err != nil {
+		t.Fatalf("the writer: %v", err)
+	}
+	w.Close()
+	scr := h.untilSquashed(t, "(ended: the writer closed it)")
+	if !strings.Contains(squash(scr), "(in memory: cannot copy: no room)") {
+		t.Errorf("the status line does not say the frames are in memory:\n%s", scr)
+	}
+	flt, err := filter.Compile("smc.llc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := idx.Filter(ctx, flt); err != nil || len(got) == 0 {
+		t.Errorf("filter: %d frames, %v", len(got), err)
+	}
+	h.gotoFrame(t, 23)
+	h.Until("frame.number = 23 ")
 }
