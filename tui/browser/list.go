@@ -483,6 +483,47 @@ func (p *listPane) Draw(screen tcell.Screen) {
 	p.Flex.Draw(screen)
 }
 
+// MouseHandler sorts the list by the column whose title is clicked, as
+// Wireshark does (again: the other way); the rest goes to the pane.
+func (p *listPane) MouseHandler() func(action tview.MouseAction, event *tcell.EventMouse, setFocus func(p tview.Primitive)) (consumed bool, capture tview.Primitive) {
+	inner := p.Flex.MouseHandler()
+	return func(action tview.MouseAction, event *tcell.EventMouse, setFocus func(p tview.Primitive)) (bool, tview.Primitive) {
+		x, y := event.Position()
+		hx, hy, _, _ := p.head.GetRect()
+		click := action == tview.MouseLeftClick || action == tview.MouseLeftDoubleClick // two quick clicks: both count
+		if !click || y != hy || !p.head.InRect(x, y) {
+			return inner(action, event, setFocus)
+		}
+		// The header is the rows' layout after one cell for the marks.
+		b := p.b
+		if col := b.columnAt(x - hx - 1 + b.hoff); col >= 0 {
+			s := sortState{col: col, on: true}
+			if t := b.sortTarget(); t.on && t.col == col {
+				s.desc = !t.desc
+			}
+			b.sortBy(s)
+			b.redraw()
+		}
+		setFocus(b.list)
+		return true, nil
+	}
+}
+
+// columnAt is the column at character at of a row's text, -1 for the
+// gap between two columns.
+func (b *Browser) columnAt(at int) int {
+	for i := range len(b.cols) - 1 {
+		w := b.width(i)
+		if at < w {
+			return i
+		}
+		if at -= w + 2; at < 0 {
+			return -1
+		}
+	}
+	return len(b.cols) - 1
+}
+
 // Focus gives the table the focus: the pane is what the layout places,
 // the table what keys move.
 func (p *listPane) Focus(delegate func(tview.Primitive)) { delegate(p.b.list) }

@@ -57,3 +57,20 @@ func TestMouse(t *testing.T) {
 	h.mouse(tr[0]+3, tr[1]+3, tcell.Button1)
 	h.wantMouse(t, "a click on the field tree focuses it", func() bool { return h.App.GetFocus() == h.b.tree })
 }
+
+// TestMouseSort: a click on a column's title sorts the list by it, a
+// second click the other way.
+func TestMouseSort(t *testing.T) {
+	h := open(t, "pingpong.pcap", 120, 40, Options{})
+	h.Until("[SYN]")
+	r := h.rect(h.b.listBox)
+	head := h.listLines()[0]
+	x := strings.Index(head, "Length")
+	h.mouse(r[0]+1+x+2, r[1]+1, tcell.Button1)
+	h.Until("sorted by Length ↑")
+	h.mouse(r[0]+1+x+2, r[1]+1, tcell.Button1)
+	h.Until("sorted by Length ↓")
+	x = strings.Index(h.listLines()[0], "Protocol") // the columns before may have widened
+	h.mouse(r[0]+1+x, r[1]+1, tcell.Button1)
+	h.Until("sorted by Protocol ↑")
+}
