@@ -118,13 +118,14 @@ type Browser struct {
 	// pending cancels the filter pass running in the background: a list
 	// chosen meanwhile (esc, f) is not replaced by its late result.
 	pending context.CancelFunc
-	// liveFilter is the filter of the list shown, while the input grows:
-	// it is run again over the frames that arrive (filtered is how many
-	// frames the list's last run covered); nil for other lists.
-	liveFilter *filter.Filter
-	filtered   int
-	data       []byte // its bytes
-	ctx        context.Context
+	// liveList makes the list shown again (a filter's pass, a followed
+	// connection's frames) while the input grows: it is run again over
+	// the frames that arrive (filtered is how many frames the list's last
+	// run covered); nil for the lists that are not made again.
+	liveList func(context.Context) ([]int32, error)
+	filtered int
+	data     []byte // its bytes
+	ctx      context.Context
 }
 
 // New builds the browser over an index.
@@ -269,7 +270,7 @@ func (b *Browser) watch() {
 					r, _ := b.list.GetSelection()
 					b.showFrame(max(r, 0))
 				}
-			} else if b.liveFilter != nil && b.pending == nil && b.sort == (sortState{}) && n > b.filtered {
+			} else if b.liveList != nil && b.pending == nil && b.sort == (sortState{}) && n > b.filtered {
 				b.refilter()
 			}
 			b.drawStatus(n, done, err)
@@ -292,7 +293,7 @@ func (b *Browser) setList(ns []int32, mode string, keep int32) {
 	}
 	b.sortRunning, b.refusedSet = false, false
 	b.message = ""
-	b.liveFilter = nil
+	b.liveList = nil
 	b.rows.setFrames(ns)
 	b.mode, b.unsorted, b.sort = mode, ns, sortState{}
 	row, _ := rowOf(ns, keep)
@@ -472,30 +473,37 @@ func (b *Browser) applyFilter(expr string) {
 				b.message = "[red]" + tview.Escape(err.Error()) + "[-]"
 				return
 			}
-			if b.idx.grows {
-				b.liveFilter, b.filtered = flt, covered
-				b.catchUp()
-			}
+			b.keepLive(func(ctx context.Context) ([]int32, error) { return b.idx.Filter(ctx, flt) }, covered)
 		}
 	})
 }
 
-// catchUp runs the live filter again when frames came during its last run.
+// keepLive makes the list shown again with again as an input that grows
+// brings frames; covered is how many frames it was made from.
+func (b *Browser) keepLive(again func(context.Context) ([]int32, error), covered int) {
+	if !b.idx.grows {
+		return
+	}
+	b.liveList, b.filtered = again, covered
+	b.catchUp()
+}
+
+// catchUp makes the live list again when frames came during its last run.
 func (b *Browser) catchUp() {
 	if n, _, _ := b.idx.Progress(); n > b.filtered {
 		b.refilter()
 	}
 }
 
-// refilter runs the filtered list's filter again over an input that grew
-// (one run at a time, as the list is told of new frames): the list takes
-// in the new matches and follows its tail as the unfiltered one does.
-// The earlier frames match as before, so the rows above stay in place.
+// refilter makes the live list again over an input that grew (one run at
+// a time, as the list is told of new frames): the list takes in the new
+// frames and follows its tail as the unfiltered one does. The earlier
+// frames are in it as before, so the rows above stay in place.
 func (b *Browser) refilter() {
-	flt, mode := b.liveFilter, b.mode
+	again, mode := b.liveList, b.mode
 	covered, _, _ := b.idx.Progress()
 	b.background(func(ctx context.Context) func() {
-		ns, err := b.idx.Filter(ctx, flt)
+		ns, err := again(ctx)
 		return func() {
 			if err != nil || b.mode != mode {
 				return
@@ -643,8 +651,10 @@ func (b *Browser) keyTable() []tui.Binding {
 				b.message = "[yellow]the frame belongs to no connection[-]"
 				return
 			}
+			covered, _, _ := b.idx.Progress()
 			b.setList(b.idx.Follow(conn), "follow connection "+strconv.Itoa(conn), b.selected())
 			b.message = "S: its bytes"
+			b.keepLive(func(context.Context) ([]int32, error) { return b.idx.Follow(conn), nil }, covered)
 		})},
 		{Key: "S", Desc: "the application bytes of the selected frame's connection, both directions in order as its CDCs released them (client red, server blue, gaps marked), as Wireshark's Follow Stream", Match: tui.Rune('S'), Do: do(b.showStream)},
 		{Key: "ctrl-f", Desc: "find the next frame whose bytes hold hex (e2:d4:c3:d9, 0xe2d4c3d9) or a text (\"SMC-LAB\"), or whose Info or field tree matches /REGEXP/", Match: tui.KeyIs(tcell.KeyCtrlF), Do: do(func() { b.openPrompt(promptSearch, b.needleText) })},

@@ -396,3 +396,54 @@ func TestLiveNoSpool(t *testing.T) {
 	h.gotoFrame(t, 23)
 	h.Until("frame.number = 23 ")
 }
+
+// TestLiveFollow: a connection followed (f) while its frames still arrive
+// takes them in.
+func TestLiveFollow(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(testutil.SamplesDir(t), "pingpong.pcap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	header, recs := records(t, b)
+	p := filepath.Join(t.TempDir(), "growing.pcap")
+	var head []byte
+	head = append(head, header...)
+	for _, r := range recs[:30] {
+		head = append(head, r...)
+	}
+	if err := os.WriteFile(p, head, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	idx, err := OpenInput(ctx, p, 0, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := run(t, New(ctx, idx, Options{}), 100, 30)
+	h.untilSquashed(t, "growing.pcap 30 frames")
+	h.gotoFrame(t, 23) // connection 1's CDC
+	h.Key(tcell.KeyTab, 0)
+	h.Key(tcell.KeyTab, 0)
+	h.Key(tcell.KeyRune, 'f')
+	h.Until("follow connection 1, ")
+	before := h.b.rows.GetRowCount()
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, r := range recs[30:] {
+		if _, err := f.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.untilSquashed(t, fmt.Sprintf("growing.pcap %d frames", len(recs)))
+	want := len(idx.Follow(1))
+	if want <= before {
+		t.Fatalf("connection 1 has %d frames in the whole file, %d in its first 30 frames", want, before)
+	}
+	if scr := h.Until(fmt.Sprintf("follow connection 1, %d rows", want)); !strings.Contains(scr, "following the file") {
+		t.Errorf("status:\n%s", scr)
+	}
+}
