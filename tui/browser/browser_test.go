@@ -1358,7 +1358,7 @@ func TestEveryKey(t *testing.T) {
 		k tcell.Key
 		r rune
 	}{{tcell.KeyCtrlF, 0}, {tcell.KeyTab, 0}, {tcell.KeyEnter, 0}, {tcell.KeyLeft, 0}, {tcell.KeyRight, 0}, {tcell.KeyUp, 0}, {tcell.KeyDown, 0}}
-	for _, r := range "jkgGfacldLmM'wWtizx+-<>s[]nNAP:/?JK " {
+	for _, r := range "jkgGfacldLmM'wWtizx+-<>s[]nNAPCo!&|^{}()D:/?JK " {
 		keys = append(keys, struct {
 			k tcell.Key
 			r rune
