@@ -2,31 +2,23 @@ package browser
 
 import (
 	"bytes"
-	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
+	"github.com/smcscope/smcscope/columns"
 	"github.com/smcscope/smcscope/decode"
 )
 
-// The packet list's columns are the user's choice: Wireshark's seven
-// (No., Time, Source, Destination, Protocol, Length, Info) and any field
-// of -G fields, in any order, each at a fixed width or fitted to the
-// rows. A layout is written as a column spec, the one text that the o
-// prompt edits, -o column.format: gives and the config file keeps:
-//
-//	No.,Time,Source,Destination,Protocol,Length,Seq=smc.cdc.seq:8,Info
-//
-// items separated by commas, each [TITLE=]NAME[:WIDTH].
+// The packet list's columns are the user's choice (package columns: its
+// spec is the flag's, the o prompt's and the config file's).
 
 // listColumn is one column of the packet list.
 type listColumn struct {
@@ -36,17 +28,17 @@ type listColumn struct {
 	width int             // set by the user; 0: fitted to the rows
 }
 
-// name is what the spec calls the column: the built-in's name or the
-// field's.
-func (c listColumn) name() string {
-	if c.kind == colField {
-		return c.field.Name
-	}
-	return columnNames[c.kind]
+// spec is the column as package columns writes it.
+func (c listColumn) spec() columns.Column {
+	return columns.Column{Kind: columns.Kind(c.kind), Field: c.field, Title: c.title, Width: c.width}
 }
 
+// name is what the spec calls the column: the built-in's name or the
+// field's.
+func (c listColumn) name() string { return c.spec().Name() }
+
 // heading is the column's title in the list's header.
-func (c listColumn) heading() string { return cmp.Or(c.title, c.name()) }
+func (c listColumn) heading() string { return c.spec().Heading() }
 
 // rightAligned columns hold numbers.
 func (c listColumn) rightAligned() bool {
@@ -58,10 +50,12 @@ func (c listColumn) rightAligned() bool {
 }
 
 // defaultColumns is Wireshark's layout.
-func defaultColumns() []listColumn {
-	cols := make([]listColumn, colField)
-	for i := range cols {
-		cols[i].kind = column(i)
+func defaultColumns() []listColumn { return listColumns(columns.Default()) }
+
+func listColumns(cs []columns.Column) []listColumn {
+	cols := make([]listColumn, len(cs))
+	for i, c := range cs {
+		cols[i] = listColumn{kind: column(c.Kind), field: c.Field, title: c.Title, width: c.Width}
 	}
 	return cols
 }
@@ -73,61 +67,25 @@ var trackerColumns = map[decode.FieldID]bool{fConnID: true, fLinkID: true}
 
 // parseColumns reads a column spec.
 func parseColumns(spec string) ([]listColumn, error) {
-	var cols []listColumn
-	for _, item := range strings.Split(spec, ",") {
-		item = strings.TrimSpace(strings.ReplaceAll(item, `"`, ""))
-		if item == "" {
-			continue
+	cs, err := columns.Parse(spec, func(d decode.FieldDef) error {
+		if d.Owner.Tracker() && !trackerColumns[d.ID] {
+			return errors.New("the tracker fills it in a pass over the whole capture; of its fields a column shows smc.conn.id and smc.link.id (a filter takes any)")
 		}
-		var c listColumn
-		if t, rest, ok := strings.Cut(item, "="); ok {
-			c.title, item = strings.TrimSpace(t), strings.TrimSpace(rest)
-		}
-		if name, w, ok := strings.Cut(item, ":"); ok {
-			n, err := strconv.Atoi(strings.TrimSpace(w))
-			if err != nil || n < 1 || n > 200 {
-				return nil, fmt.Errorf("column %q: width %q: want 1 to 200 characters", name, w)
-			}
-			c.width, item = n, strings.TrimSpace(name)
-		}
-		c.kind = colField
-		for k, n := range columnNames {
-			if strings.EqualFold(item, n) || strings.EqualFold(item+".", n) { // "No" for "No."
-				c.kind = column(k)
-			}
-		}
-		if c.kind == colField {
-			d, ok := decode.LookupField(item)
-			switch {
-			case !ok:
-				return nil, fmt.Errorf("column %q: no such column or field (No., Time, Source, Destination, Protocol, Length, Info, or a field of -G fields)", item)
-			case d.Owner.Tracker() && !trackerColumns[d.ID]:
-				return nil, fmt.Errorf("column %q: the tracker fills it in a pass over the whole capture; of its fields a column shows smc.conn.id and smc.link.id (a filter takes any)", item)
-			}
-			c.field = d
-		}
-		cols = append(cols, c)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	if len(cols) == 0 {
-		return nil, errors.New("no column: name at least one (No., Time, Source, Destination, Protocol, Length, Info, or a field)")
-	}
-	return cols, nil
+	return listColumns(cs), nil
 }
 
 // formatColumns writes a layout as its spec.
 func formatColumns(cols []listColumn) string {
-	parts := make([]string, len(cols))
+	cs := make([]columns.Column, len(cols))
 	for i, c := range cols {
-		s := c.name()
-		if c.title != "" {
-			s = c.title + "=" + s
-		}
-		if c.width > 0 {
-			s += ":" + strconv.Itoa(c.width)
-		}
-		parts[i] = s
+		cs[i] = c.spec()
 	}
-	return strings.Join(parts, ",")
+	return columns.Format(cs)
 }
 
 // ColumnsFile is where smcdump -I keeps the list's column layout (the

@@ -11,6 +11,7 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/columns"
 	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/expert"
 	"github.com/smcscope/smcscope/output"
@@ -24,20 +25,18 @@ import (
 
 // column is what a column of the packet list shows: a built-in one, or a
 // field (colField).
-type column uint8
+type column columns.Kind
 
 const (
-	colNo column = iota
-	colTime
-	colSource
-	colDest
-	colProto
-	colLength
-	colInfo
-	colField
+	colNo     = column(columns.No)
+	colTime   = column(columns.Time)
+	colSource = column(columns.Source)
+	colDest   = column(columns.Destination)
+	colProto  = column(columns.Protocol)
+	colLength = column(columns.Length)
+	colInfo   = column(columns.Info)
+	colField  = column(columns.Field)
 )
-
-var columnNames = [colField]string{"No.", "Time", "Source", "Destination", "Protocol", "Length", "Info"}
 
 // rightAligned columns hold numbers.
 func (c column) rightAligned() bool { return c == colNo || c == colTime || c == colLength }
