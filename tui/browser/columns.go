@@ -33,10 +33,6 @@ func (c listColumn) spec() columns.Column {
 	return columns.Column{Kind: columns.Kind(c.kind), Field: c.field, Title: c.title, Width: c.width}
 }
 
-// name is what the spec calls the column: the built-in's name or the
-// field's.
-func (c listColumn) name() string { return c.spec().Name() }
-
 // heading is the column's title in the list's header.
 func (c listColumn) heading() string { return c.spec().Heading() }
 
