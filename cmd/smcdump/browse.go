@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/smcscope/smcscope/columns"
 	"github.com/smcscope/smcscope/tui"
 
 	"github.com/smcscope/smcscope/filter"
@@ -29,7 +30,9 @@ func (bo *browseOptions) set(s string) error {
 	name, value, _ := strings.Cut(s, ":")
 	switch name {
 	case "column.format", "gui.column.format":
-		if err := browser.ParseColumns(value); err != nil {
+		// The text lines take any field; -I checks what its list can
+		// show when it starts (browse).
+		if _, err := columns.Parse(value, nil); err != nil {
 			return fmt.Errorf("-o %s: %w", name, err)
 		}
 		bo.columns = value
@@ -44,6 +47,11 @@ func (bo *browseOptions) set(s string) error {
 // -w names its export file; flags that shape printed output are refused
 // rather than ignored.
 func browse(ctx context.Context, o output.Options, bo browseOptions) error {
+	if bo.columns != "" {
+		if err := browser.ParseColumns(bo.columns); err != nil {
+			return &output.UsageError{Msg: "-o column.format: " + err.Error()}
+		}
+	}
 	switch {
 	case o.Format != "" || o.Verbose || o.Hex || o.Quiet || len(o.Views) > 0 || len(o.Fields) > 0 || o.Glossary != "":
 		return &output.UsageError{Msg: "-I: -T, -e, -G, -V, -x, -q and -z shape printed output; the browser has its own panes"}

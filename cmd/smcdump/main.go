@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/smcscope/smcscope/columns"
 	"github.com/smcscope/smcscope/internal/cli"
 	"github.com/smcscope/smcscope/output"
 )
@@ -39,7 +40,7 @@ func newFlags(o *output.Options, format *string, interactive *bool, keep *int, e
 	fs.IntVar(&o.Snaplen, "s", 0, "live snap length in `BYTES` (0: whole frames)")
 	fs.BoolVar(interactive, "I", false, "browse the capture interactively (with -r FILE, a FIFO, - for stdin, or -i IFACE; -w FILE is the export file)")
 	fs.BoolVar(&bo.tail, "tail", false, "with -I -r FILE: follow FILE as it grows (as tail -f) until you quit")
-	fs.Func("o", "-I setting `NAME:VALUE`: column.format:SPEC sets the packet list's columns, SPEC a comma-separated list of [TITLE=]NAME[:WIDTH], NAME a column (No., Time, Source, Destination, Protocol, Length, Info) or a field of -G fields", bo.set)
+	fs.Func("o", "setting `NAME:VALUE`: column.format:SPEC sets the columns of the text lines and of -I's packet list, SPEC a comma-separated list of [TITLE=]NAME[:WIDTH], NAME a column (No., Time, Source, Destination, Protocol, Length, Info) or a field of -G fields", bo.set)
 	fs.BoolVar(&bo.noConfig, "no-config", false, "with -I: ignore the saved column layout, time format and filter history, and save none")
 	fs.StringVar(export, "export-tcp", "", "write the capture to pcapng `FILE` with every SMC-R connection as the TCP connection its application saw (with -r)")
 	fs.IntVar(keep, "K", defaultKeep, "keep the newest `N` ended connections whole for -z views and smc.conn.* fields (older ones are folded into the totals; each costs 4-20 KiB)")
@@ -74,14 +75,18 @@ func main() {
 		os.Exit(2)
 	}
 	o.NewTracker = func(views []string) (output.Tracker, error) { return newTracker(views, keep) }
+	if bo.columns != "" && !interactive {
+		// The text lines take any field; the browser checks its own.
+		o.Columns, _ = columns.Parse(bo.columns, nil) // checked by bo.set
+	}
 	o.Progress = o.Read != "" && o.Read != "-" && term.IsTerminal(int(os.Stderr.Fd()))
 
 	ctx, stop := cli.NotifyContext(context.Background())
 	run := output.Run
 	if interactive {
 		run = func(ctx context.Context, o output.Options) error { return browse(ctx, o, bo) }
-	} else if bo != (browseOptions{}) {
-		fmt.Fprintln(os.Stderr, "smcdump: --tail, -o and --no-config are for the browser (-I); try 'smcdump --help'")
+	} else if bo.tail || bo.noConfig {
+		fmt.Fprintln(os.Stderr, "smcdump: --tail and --no-config are for the browser (-I); try 'smcdump --help'")
 		os.Exit(2)
 	} else if export != "" {
 		run = func(ctx context.Context, o output.Options) error { return exportTCP(ctx, o, export) }

@@ -15,7 +15,7 @@ complete -c smcdump -l help -d "print this help and exit"
 complete -c smcdump -s i -d "capture live on IFACE (needs CAP_NET_RAW)" -x
 complete -c smcdump -s n -d "no name resolution: smcdump never resolves names (taken for tshark's -nr FILE)"
 complete -c smcdump -l no-config -d "with -I: ignore the saved column layout, time format and filter history, and save none"
-complete -c smcdump -s o -d "-I setting NAME:VALUE: column.format:SPEC sets the packet list's columns, SPEC a comma-separated list of [TITLE=]NAME[:WIDTH], NAME a column (No., Time, Source, Destination, Protocol, Length, Info) or a field of -G fields" -x
+complete -c smcdump -s o -d "setting NAME:VALUE: column.format:SPEC sets the columns of the text lines and of -I's packet list, SPEC a comma-separated list of [TITLE=]NAME[:WIDTH], NAME a column (No., Time, Source, Destination, Protocol, Length, Info) or a field of -G fields" -x
 complete -c smcdump -s q -d "print no frames (only the -z views)"
 complete -c smcdump -s r -d "read capture FILE (pcap or pcapng, gzipped or not; a FIFO or - for stdin is read as it arrives)" -r -F
 complete -c smcdump -s s -d "live snap length in BYTES (0: whole frames)" -x
