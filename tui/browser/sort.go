@@ -42,34 +42,41 @@ func (s sortState) arrow() string {
 	return "↑"
 }
 
-// sortKey is a row's value in the sorted column.
-type sortKey struct {
-	i  int64 // No., Time (Unix ns), Length, smc.conn.id, smc.link.id
+// sortKeys are the rows' values in the sorted column: a number for the
+// columns the index answers (a list may be millions of rows: 8 bytes
+// each), a decoded value for the others (at most maxSortDecode rows).
+type sortKeys struct {
+	i   []int64 // No., Time (Unix ns), Length, smc.conn.id, smc.link.id
+	ext []decodedKey
+}
+
+// decodedKey is a row's value in a column that needs the frame decoded.
+type decodedKey struct {
 	ep output.Endpoint
 	s  string // Protocol, Info
 	v  decode.Value
 	ok bool // a field column's frame has the field (those without sort first)
 }
 
-func compareKeys(col listColumn, a, b *sortKey) int {
-	switch col.kind {
-	case colSource, colDest:
-		return a.ep.Compare(b.ep)
-	case colProto, colInfo:
-		return strings.Compare(a.s, b.s)
-	case colField:
-		if trackerColumns[col.field.ID] {
-			break
+// compare orders rows a and b by col.
+func (k *sortKeys) compare(col listColumn, a, b int) int {
+	if !col.indexed() {
+		x, y := &k.ext[a], &k.ext[b]
+		switch col.kind {
+		case colSource, colDest:
+			return x.ep.Compare(y.ep)
+		case colProto, colInfo:
+			return strings.Compare(x.s, y.s)
 		}
-		if a.ok != b.ok {
-			if a.ok {
+		if x.ok != y.ok {
+			if x.ok {
 				return 1
 			}
 			return -1
 		}
-		return compareValues(col.field.Kind, &a.v, &b.v)
+		return compareValues(col.field.Kind, &x.v, &y.v)
 	}
-	return cmp.Compare(a.i, b.i)
+	return cmp.Compare(k.i[a], k.i[b])
 }
 
 // compareValues orders two values of a field by its kind: numbers and
@@ -99,21 +106,24 @@ func (col listColumn) indexed() bool {
 }
 
 // sortKeys returns the keys of the frames of ns (ascending) for col.
-func (x *Index) sortKeys(ctx context.Context, ns []int32, col listColumn) ([]sortKey, error) {
-	keys := make([]sortKey, len(ns))
+func (x *Index) sortKeys(ctx context.Context, ns []int32, col listColumn) (*sortKeys, error) {
+	if !col.indexed() {
+		return x.decodedKeys(ctx, ns, col)
+	}
+	keys := &sortKeys{i: make([]int64, len(ns))}
 	switch {
-	case col.kind == colField && trackerColumns[col.field.ID]:
+	case col.kind == colField:
 		for i, n := range ns {
 			conn, link := x.Conn(int(n))
-			keys[i].i = int64(conn)
+			keys.i[i] = int64(conn)
 			if col.field.ID == fLinkID {
-				keys[i].i = int64(link)
+				keys.i[i] = int64(link)
 			}
 		}
 		return keys, nil
 	case col.kind == colNo:
 		for i, n := range ns {
-			keys[i].i = int64(n)
+			keys.i[i] = int64(n)
 		}
 		return keys, nil
 	case col.kind == colTime || col.kind == colLength:
@@ -130,13 +140,19 @@ func (x *Index) sortKeys(ctx context.Context, ns []int32, col listColumn) ([]sor
 			if err != nil {
 				return nil, err
 			}
-			keys[i].i = ci.Timestamp.UnixNano()
+			keys.i[i] = ci.Timestamp.UnixNano()
 			if col.kind == colLength {
-				keys[i].i = int64(ci.Length)
+				keys.i[i] = int64(ci.Length)
 			}
 		}
-		return keys, nil
 	}
+	return keys, nil
+}
+
+// decodedKeys are sortKeys for a column that needs every frame of ns
+// decoded, in one pass over the capture.
+func (x *Index) decodedKeys(ctx context.Context, ns []int32, col listColumn) (*sortKeys, error) {
+	keys := &sortKeys{ext: make([]decodedKey, len(ns))}
 	r, _, err := x.pass() // it stops at the last of ns
 	if err != nil {
 		return nil, err
@@ -156,23 +172,24 @@ func (x *Index) sortKeys(ctx context.Context, ns []int32, col listColumn) ([]sor
 		if int32(f.Number) != ns[j] {
 			continue
 		}
+		k := &keys.ext[j]
 		if col.kind == colField {
 			// A value kept past the frame: its bytes copied.
-			keys[j].v, keys[j].ok = f.Fields().First(col.field.ID)
-			keys[j].v.B = bytes.Clone(keys[j].v.B)
+			k.v, k.ok = f.Fields().First(col.field.ID)
+			k.v.B = bytes.Clone(k.v.B)
 			j++
 			continue
 		}
 		rw := rowOfFrame(f)
 		switch col.kind {
 		case colSource:
-			keys[j].ep = rw.src
+			k.ep = rw.src
 		case colDest:
-			keys[j].ep = rw.dst
+			k.ep = rw.dst
 		case colProto:
-			keys[j].s = rw.proto
+			k.s = rw.proto
 		default:
-			keys[j].s = rw.info
+			k.s = rw.info
 		}
 		j++
 	}
@@ -214,12 +231,12 @@ func (b *Browser) sortBy(s sortState) {
 		if err != nil {
 			return func() { b.message = "[red]" + tview.Escape(err.Error()) + "[-]" }
 		}
-		order := make([]int, len(ns))
+		order := make([]int32, len(ns))
 		for i := range order {
-			order[i] = i
+			order[i] = int32(i)
 		}
-		slices.SortStableFunc(order, func(i, j int) int {
-			c := compareKeys(col, &keys[i], &keys[j])
+		slices.SortStableFunc(order, func(i, j int32) int {
+			c := keys.compare(col, int(i), int(j))
 			if s.desc {
 				c = -c
 			}
