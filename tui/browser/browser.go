@@ -638,7 +638,7 @@ func (b *Browser) keyTable() []tui.Binding {
 				}
 				b.openPrompt(promptFilter, expr)
 			})},
-		{Key: "esc", Desc: "back to the SMC-relevant frames, or all after a (clears the filter or the followed connection; the frame stays selected)", Match: tui.KeyIs(tcell.KeyEscape), Do: do(func() {
+		{Key: "esc", Desc: "clear the filter or the followed connection (back to the SMC-relevant frames, or to all after a); the frame stays selected", Match: tui.KeyIs(tcell.KeyEscape), Do: do(func() {
 			// A filter still running (A, /, on a large capture) counts:
 			// the list is about to become it, so esc drops it.
 			if b.mode != b.base || b.pending != nil {
