@@ -28,6 +28,8 @@ demo: build
 	@$(BIN)/smctop -r $(firstword $(wildcard samples/multilink.pcap) $(DEMO_SAMPLE)) --once
 	@echo; echo "== the same as the Prometheus exporter (smctop --listen): part of one scrape of /metrics"
 	@scripts/demo-exporter $(firstword $(wildcard samples/multilink.pcap) $(DEMO_SAMPLE))
+	@echo; echo "== the fleet view (smctop --prometheus): two hosts' halves of one link group, joined"
+	@scripts/demo-fleet
 
 # Everything CI runs: tools, lint, unit + differential tests, lab end-to-end tests.
 test: test-deps lab-kernel lint unit e2e

@@ -102,7 +102,7 @@ var clcPeerIDReset = [8]byte{0x25, 0x25, 0x25, 0x25, 0x25, 0x25, 0x25, 0x00}
 // hex value the -V tree already shows.
 func clcDeclineEnum(u uint64) string {
 	if c := DeclineCode(u); c.Known() {
-		return c.String()
+		return c.EnumLabel()
 	}
 	return ""
 }

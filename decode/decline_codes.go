@@ -226,6 +226,17 @@ func (c DeclineCode) StringIn(anck bool) string {
 	return c.String()
 }
 
+// EnumLabel is c's name where the handshake it came in is not known (a
+// field's enum in the -V tree): both names for the code that means one
+// thing upstream and another in ANCK's handshakes, whose Decline's own
+// name field (StringIn) says which.
+func (c DeclineCode) EnumLabel() string {
+	if c == DeclineVendorErr {
+		return c.String() + "; " + vendorErr.name + " in an ANCK handshake"
+	}
+	return c.String()
+}
+
 // MeaningIn is Meaning for a Decline of an ANCK handshake or not.
 func (c DeclineCode) MeaningIn(anck bool) string {
 	if anck && c == DeclineVendorErr {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -51,7 +52,7 @@ func (c *Client) Query(ctx context.Context, expr string) ([]Sample, error) {
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return nil, err
+		return nil, shortError(err, to)
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
@@ -71,7 +72,13 @@ func (c *Client) Query(ctx context.Context, expr string) ([]Sample, error) {
 		} `json:"data"`
 	}
 	if err := json.Unmarshal(b, &env); err != nil {
-		return nil, fmt.Errorf("HTTP %d, not a Prometheus answer: %.80q", resp.StatusCode, b)
+		switch resp.StatusCode {
+		case http.StatusOK:
+			return nil, fmt.Errorf("HTTP 200, not a Prometheus answer: %.80q", b)
+		case http.StatusUnauthorized, http.StatusForbidden:
+			return nil, fmt.Errorf("HTTP %s: the server refuses these credentials (--http.config.file: basic_auth, bearer_token_file)", resp.Status)
+		}
+		return nil, fmt.Errorf("HTTP %s", resp.Status)
 	}
 	if env.Status != "success" {
 		return nil, fmt.Errorf("%s: %s", env.ErrorType, env.Error)
@@ -92,6 +99,25 @@ func (c *Client) Query(ctx context.Context, expr string) ([]Sample, error) {
 		out = append(out, Sample{Labels: r.Metric, Value: v})
 	}
 	return out, nil
+}
+
+// shortError is the cause of a failed request without the request's URL,
+// which repeats the server's address and the whole URL-encoded query:
+// on a status line only the cause fits, and the address is said once by
+// the caller.
+func shortError(err error, timeout time.Duration) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("no answer within %v", timeout)
+	}
+	var oe *net.OpError
+	if errors.As(err, &oe) {
+		return oe.Err // "connect: connection refused": the address is the caller's
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
 }
 
 // HTTPClient makes the client that smctop reaches a Prometheus server or

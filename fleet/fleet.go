@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -20,11 +21,42 @@ import (
 type Snapshot struct {
 	Time   time.Time `json:"time"`
 	Source string    `json:"prometheus"`
-	// Error says why the server could not be read (the rest is empty).
-	Error      string    `json:"error,omitempty"`
+	// Error says why the server could not be read: the rest is empty,
+	// or (Keep) the last snapshot that was read.
+	Error string `json:"error,omitempty"`
+	// StaleSince, when set, is the time of the data shown: the server
+	// could not be read since (Error says why), and the last snapshot read
+	// is kept rather than emptied.
+	StaleSince time.Time `json:"stale_since,omitzero"`
 	Hosts      []Host    `json:"hosts"`
 	LinkGroups []Group   `json:"link_groups"`
 	Declines   []Decline `json:"declines"`
+	// Conflicts are addresses several hosts claim (smc_host_info): a peer
+	// at one of them cannot be told apart, so what it did is named by the
+	// address, never pinned on one of the hosts.
+	Conflicts []Conflict `json:"address_conflicts,omitempty"`
+}
+
+// Conflict is one address that several hosts claim as theirs: overlapping
+// private ranges, NAT, or hosts cloned with their addresses.
+type Conflict struct {
+	Address   string   `json:"address"`
+	Instances []string `json:"instances"`
+}
+
+// Keep is s, or, when s could not be read, the last snapshot that was
+// (last, itself possibly kept), marked stale since its time with s's
+// error: a Prometheus restart or a network blip does not empty the view.
+func Keep(last, s Snapshot) Snapshot {
+	if s.Error == "" || len(last.Hosts) == 0 {
+		return s
+	}
+	k := last
+	if k.StaleSince.IsZero() {
+		k.StaleSince = last.Time
+	}
+	k.Time, k.Error, k.Source = s.Time, s.Error, s.Source
+	return k
 }
 
 // Host is one exporter (a Prometheus instance) and what it counts now.
@@ -63,6 +95,9 @@ type Group struct {
 	// Asymmetric: the halves list a different number of active links
 	// (one side has two, the other one).
 	Asymmetric bool `json:"asymmetric,omitempty"`
+	// Pairs are the group's links, each with the other host's end of it
+	// (the client's links in order, then the server's left unpaired).
+	Pairs []Pair `json:"link_pairs,omitempty"`
 }
 
 // Half is one host's view of a link group.
@@ -98,6 +133,33 @@ type Link struct {
 	PeerGID string `json:"peer_gid,omitempty"`
 	UID     string `json:"uid,omitempty"`
 	PeerUID string `json:"peer_uid,omitempty"`
+	// RNIC is the counters of the RDMA port the link runs on, as its host
+	// exports them (nil: none for that port).
+	RNIC *PortRates `json:"rnic,omitempty"`
+}
+
+// PortRates are an RDMA port's counters per second over the last 5
+// minutes. Each is nil when the port has no such counter (Soft-RoCE has
+// no data byte counters; a host without sysfs access exports none):
+// absent, not zero.
+type PortRates struct {
+	TxBytes   *float64 `json:"tx_bytes_per_second,omitempty"`
+	RxBytes   *float64 `json:"rx_bytes_per_second,omitempty"`
+	TxPackets *float64 `json:"tx_packets_per_second,omitempty"`
+	RxPackets *float64 `json:"rx_packets_per_second,omitempty"`
+	// Errors sums the error counters (every health class but
+	// congestion); Congestion the CNP and ECN counters, which move on a
+	// healthy RoCE fabric too.
+	Errors     *float64 `json:"errors_per_second,omitempty"`
+	Congestion *float64 `json:"congestion_per_second,omitempty"`
+}
+
+// Pair is one link seen from both ends: the ID of the client's half's
+// link and of the server's link it is connected to ("" where that host
+// does not export it, or the link has no peer there).
+type Pair struct {
+	Client string `json:"client,omitempty"`
+	Server string `json:"server,omitempty"`
 }
 
 // Decline is one host declining SMC to another, as both see it: the
@@ -121,6 +183,9 @@ type Decline struct {
 	// v2 cannot be agreed between them (expert.EIDMismatch, package
 	// expert's smc.fleet.eid_mismatch).
 	EIDMismatch bool `json:"eid_mismatch,omitempty"`
+	// Conflict, when set, is the address that names one side because
+	// several hosts claim it: which of them it was cannot be told.
+	Conflict *Conflict `json:"address_conflict,omitempty"`
 }
 
 // The queries of one refresh: instant vectors, a few per metric family,
@@ -146,19 +211,45 @@ const (
 	qSystem    = `smc_system_info`
 	qUEID      = `smc_ueid_info`
 	qSEID      = `smc_seid_info{enabled="true"}`
+	// RDMA port counters per second (the exporter's smc_rnic_* families);
+	// packets under the PMA's name or, on Soft-RoCE, rxe's.
+	qPortTxB  = `sum by (instance, device, port) (rate(smc_rnic_port_xmit_data_bytes_total[5m]))`
+	qPortRxB  = `sum by (instance, device, port) (rate(smc_rnic_port_rcv_data_bytes_total[5m]))`
+	qPortTxP  = `sum by (instance, device, port) (rate(smc_rnic_port_xmit_packets_total[5m])) or sum by (instance, device, port) (rate(smc_rnic_sent_pkts_total[5m]))`
+	qPortRxP  = `sum by (instance, device, port) (rate(smc_rnic_port_rcv_packets_total[5m])) or sum by (instance, device, port) (rate(smc_rnic_rcvd_pkts_total[5m]))`
+	qPortErr  = `sum by (instance, device, port) (rate(smc_rnic_port_errors_total{health!="congestion"}[5m]))`
+	qPortCong = `sum by (instance, device, port) (rate(smc_rnic_port_errors_total{health="congestion"}[5m]))`
 )
 
-// Read asks the server for the fleet, one batch of instant queries.
+// queries are the queries of one refresh, in the order they are asked.
+var queries = []string{qExporters, qHost, qSockets, qFallRate, qHSRate, qSourceOff, qLGR, qLGRConns, qRedundant, qLinks, qLinkUp, qLinkState,
+	qFallbacks, qReasons, qSystem, qUEID, qSEID, qPortTxB, qPortRxB, qPortTxP, qPortRxP, qPortErr, qPortCong}
+
+// Read asks the server for the fleet, one batch of instant queries; the
+// first that fails (in the batch's order) is the snapshot's error.
 func Read(ctx context.Context, c *Client) Snapshot {
 	s := Snapshot{Time: time.Now(), Source: c.URL, Hosts: []Host{}, LinkGroups: []Group{}, Declines: []Decline{}}
-	res := map[string][]Sample{}
-	for _, q := range []string{qExporters, qHost, qSockets, qFallRate, qHSRate, qSourceOff, qLGR, qLGRConns, qRedundant, qLinks, qLinkUp, qLinkState, qFallbacks, qReasons, qSystem, qUEID, qSEID} {
-		r, err := c.Query(ctx, q)
-		if err != nil {
-			s.Error = fmt.Sprintf("Prometheus %s: %v", c.URL, err)
+	// The queries go at once: the server evaluates them side by side, and
+	// decoding the answers (most of a refresh's own time over many hosts)
+	// takes every core.
+	answers := make([][]Sample, len(queries))
+	errs := make([]error, len(queries))
+	var wg sync.WaitGroup
+	for i, q := range queries {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			answers[i], errs[i] = c.Query(ctx, q)
+		}()
+	}
+	wg.Wait()
+	res := make(map[string][]Sample, len(queries))
+	for i, q := range queries {
+		if errs[i] != nil {
+			s.Error = fmt.Sprintf("Prometheus %s: %v", c.URL, errs[i])
 			return s
 		}
-		res[q] = r
+		res[q] = answers[i]
 	}
 	return build(s, res)
 }
@@ -177,7 +268,7 @@ func build(s Snapshot, res map[string][]Sample) Snapshot {
 	for _, r := range res[qExporters] {
 		host(r.Labels["instance"]).Up = r.Value == 1
 	}
-	byAddr := map[string]string{}
+	claims := map[string][]string{} // address -> instances
 	for _, r := range res[qHost] {
 		h := host(r.Labels["instance"])
 		h.Name = r.Labels["hostname"]
@@ -185,13 +276,22 @@ func build(s Snapshot, res map[string][]Sample) Snapshot {
 			h.Addresses = strings.Split(a, ",")
 		}
 		for _, a := range h.Addresses {
-			if prev, ok := byAddr[a]; ok && prev != h.Instance {
-				byAddr[a] = "" // claimed by two hosts: named by the address, not guessed
-				continue
+			if !slices.Contains(claims[a], h.Instance) {
+				claims[a] = append(claims[a], h.Instance)
 			}
-			byAddr[a] = h.Instance
 		}
 	}
+	byAddr := map[string]string{}
+	for a, insts := range claims {
+		if len(insts) == 1 {
+			byAddr[a] = insts[0]
+			continue
+		}
+		// Claimed by several hosts: named by the address, not guessed.
+		sort.Strings(insts)
+		s.Conflicts = append(s.Conflicts, Conflict{Address: a, Instances: insts})
+	}
+	sort.Slice(s.Conflicts, func(i, j int) bool { return s.Conflicts[i].Address < s.Conflicts[j].Address })
 	for _, r := range res[qSockets] {
 		h, n := host(r.Labels["instance"]), int(r.Value)
 		switch r.Labels["mode"] {
@@ -276,8 +376,17 @@ func build(s Snapshot, res map[string][]Sample) Snapshot {
 			l.State = r.Labels["state"]
 		}
 	}
+	ports := portRates(res)
+	for _, h := range halves {
+		for i := range h.Links {
+			l := &h.Links[i]
+			if p, ok := ports[[3]string{h.Instance, l.Device, l.Port}]; ok {
+				l.RNIC = p
+			}
+		}
+	}
 	s.LinkGroups = joinGroups(halves)
-	s.Declines = declines(res[qFallbacks], byAddr)
+	s.Declines = declines(res[qFallbacks], byAddr, s.Conflicts)
 	totals := map[[2]string]int{}
 	for _, r := range res[qReasons] {
 		totals[[2]string{r.Labels["instance"], r.Labels["reason"]}] += int(r.Value)
@@ -306,6 +415,34 @@ func build(s Snapshot, res map[string][]Sample) Snapshot {
 		return a.Instance < b.Instance
 	})
 	return s
+}
+
+// portRates gathers the RDMA port counters by (instance, device, port).
+func portRates(res map[string][]Sample) map[[3]string]*PortRates {
+	ports := map[[3]string]*PortRates{}
+	for _, q := range []struct {
+		query string
+		field func(*PortRates) **float64
+	}{
+		{qPortTxB, func(p *PortRates) **float64 { return &p.TxBytes }},
+		{qPortRxB, func(p *PortRates) **float64 { return &p.RxBytes }},
+		{qPortTxP, func(p *PortRates) **float64 { return &p.TxPackets }},
+		{qPortRxP, func(p *PortRates) **float64 { return &p.RxPackets }},
+		{qPortErr, func(p *PortRates) **float64 { return &p.Errors }},
+		{qPortCong, func(p *PortRates) **float64 { return &p.Congestion }},
+	} {
+		for _, r := range res[q.query] {
+			k := [3]string{r.Labels["instance"], r.Labels["device"], r.Labels["port"]}
+			p := ports[k]
+			if p == nil {
+				p = &PortRates{}
+				ports[k] = p
+			}
+			v := r.Value
+			*q.field(p) = &v
+		}
+	}
+	return ports
 }
 
 func (h *Host) nameOr() string {
@@ -366,10 +503,55 @@ func joinGroups(halves map[[2]string]*Half) []Group {
 			}
 			g.Asymmetric = g.Client.Active() != g.Server.Active()
 		}
+		g.Pairs = pairs(g)
 		g.Key = groupKey(g)
 		out = append(out, g)
 	}
 	return out
+}
+
+// pairs lines up a group's links with their other ends: the client's
+// links in order, each with the server's link whose user ID and GID are
+// its peer's, then the server's links no client link names.
+func pairs(g Group) []Pair {
+	var out []Pair
+	used := map[*Link]bool{}
+	if g.Client != nil {
+		for _, c := range g.Client.Links {
+			p := Pair{Client: c.ID}
+			if g.Server != nil {
+				for j := range g.Server.Links {
+					x := &g.Server.Links[j]
+					if !used[x] && x.UID == c.PeerUID && x.GID == c.PeerGID && x.PeerGID == c.GID {
+						p.Server, used[x] = x.ID, true
+						break
+					}
+				}
+			}
+			out = append(out, p)
+		}
+	}
+	if g.Server != nil {
+		for j := range g.Server.Links {
+			if x := &g.Server.Links[j]; !used[x] {
+				out = append(out, Pair{Server: x.ID})
+			}
+		}
+	}
+	return out
+}
+
+// Link returns the half's link with the ID (nil for none, or a nil half).
+func (h *Half) Link(id string) *Link {
+	if h == nil || id == "" {
+		return nil
+	}
+	for i := range h.Links {
+		if h.Links[i].ID == id {
+			return &h.Links[i]
+		}
+	}
+	return nil
 }
 
 // peerOf says whether half o has the link at the other end of l.
@@ -415,7 +597,7 @@ const peerDecl = "PEERDECL"
 // and peer address) into who declined whom: a PEERDECL socket was declined
 // by its peer with the peer diagnosis as the reason; any other reason is
 // the host's own decline of its peer.
-func declines(fb []Sample, byAddr map[string]string) []Decline {
+func declines(fb []Sample, byAddr map[string]string, conflicts []Conflict) []Decline {
 	type key struct{ decliner, declined, reason string }
 	rows := map[key]*Decline{}
 	get := func(k key) *Decline {
@@ -426,27 +608,33 @@ func declines(fb []Sample, byAddr map[string]string) []Decline {
 		}
 		return d
 	}
-	name := func(addr string) string {
-		inst, ok := byAddr[addr]
-		switch {
-		case ok && inst == "":
-			return addr + " (claimed by several hosts)"
-		case ok:
-			return inst
+	// name is the peer at addr: its instance, else the address (and the
+	// conflict, when several hosts claim it).
+	name := func(addr string) (string, *Conflict) {
+		if inst, ok := byAddr[addr]; ok {
+			return inst, nil
 		}
-		return addr
+		for i, c := range conflicts {
+			if c.Address == addr {
+				return addr + " (claimed by " + strings.Join(c.Instances, ", ") + ")", &conflicts[i]
+			}
+		}
+		return addr, nil
 	}
 	for _, r := range fb {
-		inst, peer := r.Labels["instance"], name(r.Labels["peer"])
+		inst := r.Labels["instance"]
+		peer, conflict := name(r.Labels["peer"])
 		reason, diag := r.Labels["reason"], r.Labels["peer_diagnosis"]
 		n := int(r.Value)
 		if reason == peerDecl {
 			d := get(key{peer, inst, diag})
 			d.DeclinedReason = reason
 			d.DeclinedConns += n
+			d.Conflict = conflict
 			continue
 		}
 		d := get(key{inst, peer, reason})
+		d.Conflict = conflict
 		d.DeclinerConns += n
 		if d.DeclinedReason == "" {
 			d.DeclinedReason = peerDecl

@@ -1,14 +1,18 @@
 package fleet
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -36,7 +40,7 @@ func exporter(t *testing.T, rec string, addrs ...string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &http.Server{Handler: metrics.Handler(metrics.Refreshing{M: m}, nil), ReadHeaderTimeout: 5 * time.Second}
+	srv := &http.Server{Handler: metrics.Handler(&metrics.Refreshing{M: m}, nil), ReadHeaderTimeout: 5 * time.Second}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 	return ln.Addr().String()
@@ -204,11 +208,14 @@ func fleetAnswers(n int) map[string][]byte {
 				add(qLinkState, "1", "instance", inst, "lgr", lgr, "link", link, "state", "ACTIVE")
 			}
 		}
+		for _, q := range []string{qPortTxB, qPortRxB, qPortTxP, qPortRxP, qPortErr, qPortCong} {
+			add(q, "100", "instance", inst, "device", "mlx5_0", "port", "1")
+		}
 		add(qFallbacks, "2", "instance", inst, "reason", "PEERDECL", "peer_diagnosis", "NOSMCRDEV", "peer", fmt.Sprintf("10.%d.%d.1", peer/256, peer%256))
 		add(qReasons, "7", "instance", inst, "reason", "NOSMCRDEV")
 	}
 	out := map[string][]byte{}
-	for _, q := range []string{qExporters, qHost, qSockets, qFallRate, qHSRate, qSourceOff, qLGR, qLGRConns, qRedundant, qLinks, qLinkUp, qLinkState, qFallbacks, qReasons} {
+	for _, q := range queries {
 		out[q] = []byte(`{"status":"success","data":{"resultType":"vector","result":[` + strings.Join(series[q], ",") + `]}}`)
 	}
 	return out
@@ -221,14 +228,7 @@ func TestSmctopPrometheus(t *testing.T) {
 	server := exporter(t, "multilink-server-done")
 	url := prometheus(t, client, server)
 	bin := testutil.GoBuild(t, "../cmd/smctop", "smctop")
-	out, err := exec.Command(bin, "--prometheus", url, "--once", "-o", "json").Output()
-	if err != nil {
-		t.Fatalf("smctop --prometheus: %v", err)
-	}
-	var s Snapshot
-	if err := json.Unmarshal(out, &s); err != nil {
-		t.Fatal(err)
-	}
+	s := fleetOnce(t, bin, url)
 	if len(s.Hosts) != 2 || len(s.LinkGroups) != 1 || s.LinkGroups[0].Client == nil || s.LinkGroups[0].Server == nil {
 		t.Errorf("fleet %+v", s)
 	}
@@ -257,8 +257,96 @@ func TestDeclineAmbiguousAddress(t *testing.T) {
 		qHost:      {{Labels: l("instance", "a", "addresses", "10.0.0.1")}, {Labels: l("instance", "b", "addresses", "10.0.0.1")}, {Labels: l("instance", "c", "addresses", "10.0.0.2")}},
 		qFallbacks: {{Labels: l("instance", "c", "reason", "PEERDECL", "peer_diagnosis", "NOSMCRDEV", "peer", "10.0.0.1"), Value: 1}},
 	})
-	if len(s.Declines) != 1 || s.Declines[0].Decliner != "10.0.0.1 (claimed by several hosts)" || s.Declines[0].Declined != "c" {
+	if len(s.Declines) != 1 || s.Declines[0].Decliner != "10.0.0.1 (claimed by a, b)" || s.Declines[0].Declined != "c" || s.Declines[0].Conflict == nil {
 		t.Errorf("declines %+v", s.Declines)
+	}
+	if len(s.Conflicts) != 1 || s.Conflicts[0].Address != "10.0.0.1" || strings.Join(s.Conflicts[0].Instances, " ") != "a b" {
+		t.Errorf("conflicts %+v: want 10.0.0.1 claimed by a and b", s.Conflicts)
+	}
+}
+
+// TestLinkPairsRNIC: each link of a joined group is paired with the other
+// host's end of it, and each end carries its own host's RDMA port rates;
+// a counter the port does not have stays absent (nil), not 0.
+func TestLinkPairsRNIC(t *testing.T) {
+	link := func(inst, id, uid, puid, gid, pgid, dev string) Sample {
+		return Sample{Labels: l("instance", inst, "lgr", "0x100", "link", id, "uid", uid, "peer_uid", puid, "gid", gid, "peer_gid", pgid, "device", dev, "port", "1"), Value: 1}
+	}
+	s := build(Snapshot{}, map[string][]Sample{
+		qLGR: {{Labels: l("instance", "a", "lgr", "0x100", "role", "client")}, {Labels: l("instance", "b", "lgr", "0x100", "role", "server")}},
+		qLinks: {
+			link("a", "1", "u1", "p1", "g1", "h1", "mlx5_0"), link("a", "2", "u2", "p2", "g2", "h2", "mlx5_1"),
+			// The server lists its links the other way round, and one
+			// the client does not know (being added).
+			link("b", "2", "p2", "u2", "h2", "g2", "rxe1"), link("b", "1", "p1", "u1", "h1", "g1", "rxe0"), link("b", "3", "p3", "u3", "h3", "g3", "rxe0"),
+		},
+		qPortTxB: {{Labels: l("instance", "a", "device", "mlx5_0", "port", "1"), Value: 1000}},
+		qPortTxP: {{Labels: l("instance", "a", "device", "mlx5_0", "port", "1"), Value: 10}, {Labels: l("instance", "b", "device", "rxe0", "port", "1"), Value: 12}},
+		qPortErr: {{Labels: l("instance", "b", "device", "rxe0", "port", "1"), Value: 0}},
+	})
+	if len(s.LinkGroups) != 1 {
+		t.Fatalf("groups %+v", s.LinkGroups)
+	}
+	g := s.LinkGroups[0]
+	want := []Pair{{"1", "1"}, {"2", "2"}, {"", "3"}}
+	if fmt.Sprint(g.Pairs) != fmt.Sprint(want) {
+		t.Errorf("pairs %v, want %v", g.Pairs, want)
+	}
+	c1, s1 := g.Client.Link("1").RNIC, g.Server.Link("1").RNIC
+	if c1 == nil || c1.TxBytes == nil || *c1.TxBytes != 1000 || *c1.TxPackets != 10 || c1.RxBytes != nil || c1.Errors != nil {
+		t.Errorf("client link 1 port rates %+v", c1)
+	}
+	if s1 == nil || s1.TxBytes != nil || *s1.TxPackets != 12 || s1.Errors == nil || *s1.Errors != 0 {
+		t.Errorf("server link 1 port rates %+v: no byte counter is absent, errors 0 is a zero", s1)
+	}
+	if r := g.Client.Link("2").RNIC; r != nil {
+		t.Errorf("client link 2 (mlx5_1, no series) has rates %+v", r)
+	}
+}
+
+// TestKeepStale: a refresh that fails keeps the last snapshot's data,
+// marked stale since its time and with the new error; the next good one
+// replaces it.
+func TestKeepStale(t *testing.T) {
+	t0 := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	good := Snapshot{Time: t0, Hosts: []Host{{Instance: "a", Up: true}}}
+	bad := func(at time.Time) Snapshot {
+		return Snapshot{Time: at, Error: "Prometheus x: connection refused", Hosts: []Host{}}
+	}
+	k := Keep(good, bad(t0.Add(time.Minute)))
+	if len(k.Hosts) != 1 || k.Error == "" || !k.StaleSince.Equal(t0) || !k.Time.Equal(t0.Add(time.Minute)) {
+		t.Errorf("kept %+v", k)
+	}
+	k2 := Keep(k, bad(t0.Add(2*time.Minute)))
+	if len(k2.Hosts) != 1 || !k2.StaleSince.Equal(t0) {
+		t.Errorf("kept twice %+v: stale since the last good one", k2)
+	}
+	if n := Keep(k2, good); n.Error != "" || !n.StaleSince.IsZero() {
+		t.Errorf("a good snapshot after stale ones: %+v", n)
+	}
+	if e := Keep(Snapshot{}, bad(t0)); len(e.Hosts) != 0 || e.Error == "" || !e.StaleSince.IsZero() {
+		t.Errorf("nothing to keep: %+v", e)
+	}
+}
+
+// TestShortError: a server that refuses or does not answer is said in a
+// few words, without the URL-encoded query the request carried.
+func TestShortError(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + ln.Addr().String()
+	ln.Close()
+	s := Read(context.Background(), &Client{URL: url})
+	if s.Error == "" || strings.Contains(s.Error, "query") || strings.Contains(s.Error, "%") || len(s.Error) > 120 {
+		t.Errorf("error %q: want the cause alone", s.Error)
+	}
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
+	defer slow.Close()
+	s = Read(context.Background(), &Client{URL: slow.URL, Timeout: 100 * time.Millisecond})
+	if s.Error != "Prometheus "+slow.URL+": no answer within 100ms" {
+		t.Errorf("error %q", s.Error)
 	}
 }
 
@@ -330,4 +418,173 @@ func TestFleetNeverUp(t *testing.T) {
 	if _, ok := got[dead]; !ok {
 		t.Errorf("the never-up target %s is not listed", dead)
 	}
+}
+
+// fleetOnce is smctop --prometheus URL --once -o json, read back.
+func fleetOnce(t *testing.T, bin, url string) Snapshot {
+	t.Helper()
+	out, err := exec.Command(bin, "--prometheus", url, "--once", "-o", "json").Output()
+	if err != nil {
+		t.Fatalf("smctop --prometheus: %v", err)
+	}
+	var s Snapshot
+	if err := json.Unmarshal(out, &s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// binaryExporter runs smctop --listen --no-tui over a recorded host, with
+// args (--host-name, --host-address), and returns where it serves.
+func binaryExporter(t *testing.T, bin, rec string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"--listen", "127.0.0.1:0", "--no-tui", "--netlink-replay", "../smcnl/testdata/" + rec}, args...)...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	line := make(chan string, 1)
+	go func() {
+		b, _ := bufio.NewReader(stderr).ReadString('\n')
+		line <- b
+	}()
+	select {
+	case l := <-line:
+		addr, ok := strings.CutPrefix(strings.TrimSpace(l), "smctop: serving /metrics on ")
+		if !ok {
+			t.Fatalf("smctop's first line %q", l)
+		}
+		return addr
+	case <-time.After(30 * time.Second):
+		t.Fatal("smctop --listen said nothing in 30 s")
+	}
+	return ""
+}
+
+// TestFleetDeclineBinary: the decline pair of TestFleetDecline through the
+// real binaries, as an SRE replays two hosts: the server's exporter is
+// told its address (--host-address) and name, and the fleet view pins the
+// decline on it by name. A third exporter claiming the same address makes
+// the decliner unknowable: the fleet warns and names the address.
+func TestFleetDeclineBinary(t *testing.T) {
+	bin := testutil.GoBuild(t, "../cmd/smctop", "smctop")
+	client := binaryExporter(t, bin, "decline-nordma-client-active", "--host-name", "lab-client", "--host-address", "10.10.0.2")
+	server := binaryExporter(t, bin, "decline-nordma-server-done", "--host-name", "lab-server", "--host-address", "10.10.0.1")
+	s := fleetOnce(t, bin, prometheus(t, client, server))
+	names := map[string]string{}
+	for _, h := range s.Hosts {
+		names[h.Instance] = h.Name
+	}
+	if names[client] != "lab-client" || names[server] != "lab-server" {
+		t.Errorf("host names %v", names)
+	}
+	if len(s.Declines) != 1 || s.Declines[0].Decliner != server || s.Declines[0].Declined != client || s.Declines[0].Reason != "NOSMCRDEV" {
+		t.Errorf("declines %+v: want %s (lab-server) declining %s", s.Declines, server, client)
+	}
+	if len(s.Conflicts) != 0 {
+		t.Errorf("conflicts %+v", s.Conflicts)
+	}
+
+	// The multilink client's links were on the lab's addresses too.
+	clone := binaryExporter(t, bin, "multilink-client-before", "--host-address", "10.10.0.1")
+	url := prometheus(t, client, server, clone)
+	s = fleetOnce(t, bin, url)
+	claimed := map[string]int{}
+	for _, c := range s.Conflicts {
+		claimed[c.Address] = len(c.Instances)
+	}
+	if claimed["10.10.0.1"] != 2 {
+		t.Errorf("conflicts %+v: want 10.10.0.1 claimed by two hosts", s.Conflicts)
+	}
+	if len(s.Declines) != 1 || !strings.HasPrefix(s.Declines[0].Decliner, "10.10.0.1 (claimed by ") {
+		t.Errorf("declines %+v: the decliner is named by its address", s.Declines)
+	}
+	text, err := exec.Command(bin, "--prometheus", url, "--once").Output()
+	if err != nil || !strings.Contains(string(text), "warning: address 10.10.0.1 is claimed by ") {
+		t.Errorf("text: %v\n%s", err, text)
+	}
+}
+
+// TestFleetTLSAuth: the fleet view through a real Prometheus served over
+// TLS with basic auth (its own --web.config.file), smctop connecting as an
+// SRE would (--http.config.file: the CA, the user and a password file):
+// the hosts come; a wrong password is a short error; the password is
+// printed nowhere.
+func TestFleetTLSAuth(t *testing.T) {
+	exp := exporter(t, "multilink-client-before")
+	files := testutil.NewTLSFiles(t)
+	const pw = "fleet-s3cret-pw"
+	web := testutil.WebConfig(t, files, "sre", pw)
+	conf := fmt.Sprintf("global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: smc\n    static_configs:\n      - targets: ['%s']\n", exp)
+	addr, plog := testutil.Prometheus(t, t.TempDir(), conf, "--web.config.file="+web)
+	dir := t.TempDir()
+	client := func(name, password string) string {
+		pwFile := filepath.Join(dir, name+".pw")
+		cfg := filepath.Join(dir, name+".yml")
+		if err := os.WriteFile(pwFile, []byte(password), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(cfg, fmt.Appendf(nil, "tls_config:\n  ca_file: %s\nbasic_auth:\n  username: sre\n  password_file: %s\n", files.CA, pwFile), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return cfg
+	}
+	good, bad := client("good", pw), client("bad", "wrong")
+	url := "https://" + addr
+	hc, _, err := HTTPClient(url, good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Client{URL: url, HTTP: hc}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		r, err := c.Query(context.Background(), `count_over_time(smc_build_info[1m]) >= 2`)
+		if err == nil && len(r) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Prometheus over TLS did not scrape the exporter twice in 60 s (%v); its log:\n%s", err, plog.String())
+		}
+		time.Sleep(200 * time.Millisecond) // polling the server for an event
+	}
+	bin := testutil.GoBuild(t, "../cmd/smctop", "smctop")
+	cmd := exec.Command(bin, "--prometheus", url, "--http.config.file", good, "--once", "-o", "json")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("smctop --prometheus over TLS: %v: %s", err, stderr.String())
+	}
+	var s Snapshot
+	if err := json.Unmarshal(out, &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Error != "" || len(s.Hosts) != 1 || !s.Hosts[0].Up || len(s.LinkGroups) != 1 {
+		t.Errorf("fleet over TLS: %+v", s)
+	}
+	wrong, err := exec.Command(bin, "--prometheus", url, "--http.config.file", bad, "--once").CombinedOutput()
+	if code := exitCode(err); code != 1 || !strings.Contains(string(wrong), "HTTP 401 Unauthorized: the server refuses these credentials") || strings.Contains(string(wrong), "%") {
+		t.Errorf("a wrong password: exit %d\n%s", code, wrong)
+	}
+	for _, o := range []string{string(out), stderr.String(), string(wrong)} {
+		if strings.Contains(o, pw) || strings.Contains(o, "wrong") {
+			t.Errorf("a password printed:\n%s", o)
+		}
+	}
+}
+
+// exitCode is a finished command's exit status (0 for a nil error).
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		return -1
+	}
+	return 0
 }

@@ -263,6 +263,14 @@ build_initramfs() {
 	# util-linux's setpriv (busybox's cannot change the user): smctop run as the systemd
 	# unit runs it, unprivileged with two ambient capabilities (lab/smctop_e2e_test.go).
 	copy_with_libs "$root" "$(PATH="$PATH:/usr/sbin:/sbin" command -v setpriv)" /bin/util-setpriv
+	# bench-sockperf: Debian's sockperf, and lab/guest/smcpreload (LD_PRELOAD: its TCP
+	# sockets become AF_SMC ones) built with the host's gcc. Without sockperf on the host
+	# that scenario says so; nothing else needs them.
+	if command -v sockperf >/dev/null 2>&1; then
+		copy_with_libs "$root" "$(command -v sockperf)" /bin/sockperf
+		timeout 120 gcc -shared -fPIC -O2 -Wall -o "$root/lib/smcpreload.so" "$LAB/guest/smcpreload/smcpreload.c" -ldl ||
+			log "note: gcc could not build lab/guest/smcpreload: bench-sockperf cannot run"
+	fi
 	install -m 0755 "$LAB/guest/init" "$root/init"
 	install -m 0644 "$LAB/guest/scenarios.sh" "$root/lab/scenarios.sh"
 	if [ -n "${HSCTRL_OBJ:-}" ]; then

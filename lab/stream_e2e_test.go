@@ -34,9 +34,13 @@ type appTruth struct {
 // step outputs and client.log), one per connection by "CLIENT SERVER".
 func guestDigests(t *testing.T, dir, scen string) map[string]appTruth {
 	t.Helper()
-	out := map[string]appTruth{}
 	files, _ := filepath.Glob(filepath.Join(dir, scen, "client", "*.txt"))
-	files = append(files, filepath.Join(dir, scen, "client", "client.log"))
+	return readDigests(append(files, filepath.Join(dir, scen, "client", "client.log")))
+}
+
+// readDigests reads the --digest lines of files (a missing one has none).
+func readDigests(files []string) map[string]appTruth {
+	out := map[string]appTruth{}
 	for _, name := range files {
 		f, err := os.Open(name)
 		if err != nil {
@@ -119,46 +123,7 @@ func TestStreamDigests(t *testing.T) {
 				if len(truth) == 0 {
 					t.Fatalf("no smcping --digest line in %s", filepath.Join(dir, scen, "client"))
 				}
-				s := &streamHashes{h: map[string]*[2]hashed{}}
-				r, err := capture.Open(filepath.Join(dir, scen, "capture.pcap"))
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer r.Close()
-				tr := track.New(track.Options{Unshared: true, Stream: s})
-				for {
-					f, err := r.Next()
-					if errors.Is(err, io.EOF) {
-						break
-					}
-					if err != nil {
-						t.Fatal(err)
-					}
-					tr.Feed(f)
-				}
-				checked := 0
-				for conn, a := range truth {
-					if a.proto == "tcp" {
-						continue // a TCP baseline connection carries its bytes in TCP
-					}
-					got := s.h[conn]
-					if got == nil {
-						t.Errorf("%s: smcping wrote %d B and read %d B, the capture has no SMC-R stream of it", conn, a.bytes[0], a.bytes[1])
-						continue
-					}
-					for d := range 2 {
-						g := &got[d]
-						if sum := hex.EncodeToString(g.h.Sum(nil)); g.n != a.bytes[d] || sum != a.sha[d] || g.gaps != 0 {
-							t.Errorf("%s %v: reassembled %d B sha256 %s with %d gaps; the application: %d B sha256 %s",
-								conn, track.Dir(d), g.n, sum[:16], g.gaps, a.bytes[d], a.sha[d][:16])
-						}
-					}
-					checked++
-				}
-				if checked == 0 {
-					t.Fatalf("no SMC connection among the digests %v", truth)
-				}
-				t.Logf("%d connections: reassembled streams equal what the applications wrote and read", checked)
+				checkDigests(t, filepath.Join(dir, scen, "capture.pcap"), truth)
 			})
 		}
 	})
@@ -200,4 +165,65 @@ func TestHTTPExport(t *testing.T) {
 			}
 		}
 	})
+}
+
+// checkDigests reassembles the streams of the capture at path and wants
+// each SMC connection of truth in it with the application's bytes both
+// ways, no gap.
+func checkDigests(t *testing.T, path string, truth map[string]appTruth) {
+	t.Helper()
+	s := &streamHashes{h: map[string]*[2]hashed{}}
+	r, err := capture.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	tr := track.New(track.Options{Unshared: true, Stream: s})
+	for {
+		f, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr.Feed(f)
+	}
+	checked := 0
+	for conn, a := range truth {
+		if a.proto == "tcp" {
+			continue // a TCP baseline connection carries its bytes in TCP
+		}
+		got := s.h[conn]
+		if got == nil {
+			t.Errorf("%s: smcping wrote %d B and read %d B, the capture has no SMC-R stream of it", conn, a.bytes[0], a.bytes[1])
+			continue
+		}
+		for d := range 2 {
+			g := &got[d]
+			if sum := hex.EncodeToString(g.h.Sum(nil)); g.n != a.bytes[d] || sum != a.sha[d] || g.gaps != 0 {
+				t.Errorf("%s %v: reassembled %d B sha256 %s with %d gaps; the application: %d B sha256 %s",
+					conn, track.Dir(d), g.n, sum[:16], g.gaps, a.bytes[d], a.sha[d][:16])
+			}
+		}
+		checked++
+	}
+	if checked == 0 {
+		t.Fatalf("no SMC connection among the digests %v", truth)
+	}
+	t.Logf("%d connections: reassembled streams equal what the applications wrote and read", checked)
+}
+
+// TestStreamSampleDigests: the published sample shows it without a lab
+// run: long.client.log holds what smcping wrote and read on each
+// connection of samples/long.pcap (a ping-pong whose cursors wrap the
+// RMBE, a 1 MiB stream of multi-packet WRITEs), bytes and SHA-256, and
+// the streams reassembled from the capture are exactly that.
+func TestStreamSampleDigests(t *testing.T) {
+	dir := testutil.SamplesDir(t)
+	truth := readDigests([]string{filepath.Join(dir, "long.client.log")})
+	if len(truth) != 2 {
+		t.Fatalf("%d digest lines in long.client.log, want 2 (ping-pong and bulk)", len(truth))
+	}
+	checkDigests(t, filepath.Join(dir, "long.pcap"), truth)
 }

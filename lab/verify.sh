@@ -55,7 +55,7 @@ verify_scenario() {
 	local truth="$dir/truth"
 	: >"$truth"
 	local mode reason peer nconns
-	read -r mode reason peer nconns <<<"${EXPECT[$sc]}"
+	read -r mode reason peer nconns <<<"${EXPECT[$sc]:-}"
 	check() { # check WHAT OK(0/1)
 		if [ "$2" = 0 ]; then
 			echo "check $1: ok" >>"$dir/verify.log"
@@ -99,6 +99,11 @@ verify_scenario() {
 		cat "$dir/verify.log" >&2
 		[ $bad = 0 ] || return 1
 		[ $bad_tool = 0 ] || return 2
+		return 0 ;;
+	bench-*)
+		verify_bench "$dir"
+		cat "$dir/verify.log" "$dir/bench.txt" >&2
+		[ $bad = 0 ] || return 1
 		return 0 ;;
 	esac
 
@@ -336,6 +341,62 @@ step_rc() { sed -n "s/^STEP $2 rc=//p" "$1/client/e2e.txt" 2>/dev/null | head -1
 # verify_e2e checks the project's binaries in the e2e-* scenarios against the kernel
 # (smclab's report in the same guest) and the wire; lab/e2e_test.go asserts on the same
 # files in more detail.
+# verify_bench DIR (bench-sockperf): sockperf's connection was SMC-R in the kernel's
+# view, every run measured; DIR/bench.txt compares smcping with sockperf per size: the
+# median over the rounds of the pairs' p50 ratio smcping/sockperf - 1, with its range, and
+# the CPU per round trip of each tool's client (busybox time) and server (its CPU time over
+# the whole run, over all its round trips). The goal (probe/BENCH.md): p50 within 5 %,
+# CPU per round trip at most 1.2x sockperf's.
+verify_bench() {
+	local dir=$1 clog="$dir/client/client.log"
+	check "sockperf ran over SMC-R (smc_diag: mode=SMCR towards port 11111)" \
+		"$(grep -q '^BENCH check socket .*mode=SMCR' "$clog" && echo 0 || echo 1)"
+	check "every run measured (no 'none' in the BENCH lines)" \
+		"$(grep '^BENCH round=' "$clog" | grep -q none && echo 1 || echo 0)"
+	{
+		echo "bench-sockperf, kernel $KVER: smcping vs sockperf --full-rtt on SMC-R between the guests"
+		echo "(TCG guests: round trips are milliseconds; each ratio is of a back-to-back pair)"
+		grep -h '^BENCH' "$clog" "$dir/server/server.log" 2>/dev/null | awk '
+		function median(a, n,   i, j, t) {
+			for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+			return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
+		}
+		/^BENCH round=/ {
+			for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+			k = v["round"] " " v["size"]
+			p[k, v["tool"]] = v["p50_us"]
+			cpu[v["size"], v["tool"]] += v["user_s"] + v["sys_s"]
+			rt[v["size"], v["tool"]] += v["rtts"]
+			rtall[v["tool"]] += v["rtts"]
+			sizes[v["size"]] = 1; rounds[v["round"]] = 1
+		}
+		/^BENCH extra/ { split($3, t, "="); split($4, kv, "="); rtall[t[2]] += kv[2] }
+		/^BENCH server/ { srv["sockperf"] = $4; srv["smcping"] = $6; sub(/.*=/, "", srv["sockperf"]); sub(/.*=/, "", srv["smcping"]) }
+		END {
+			printf "%6s %7s %12s %12s %9s %9s %9s %12s %12s %9s\n", "size", "rounds", "sockperf p50", "smcping p50", "diff", "min", "max", "sockperf cpu", "smcping cpu", "cpu ratio"
+			ns = 0
+			for (s in sizes) sz[++ns] = s + 0
+			median(sz, ns) # sorts them
+			for (si = 1; si <= ns; si++) {
+				s = sz[si]
+				n = 0; delete r; delete a; delete b
+				for (k in rounds) if (((k " " s), "sockperf") in p && ((k " " s), "smcping") in p) {
+					x = p[k " " s, "sockperf"]; y = p[k " " s, "smcping"]
+					if (x > 0) { n++; r[n] = y / x - 1; a[n] = x; b[n] = y }
+				}
+				if (n == 0) continue
+				lo = 1e9; hi = -1e9
+				for (i = 1; i <= n; i++) { if (r[i] < lo) lo = r[i]; if (r[i] > hi) hi = r[i] }
+				cs = rt[s, "sockperf"] ? cpu[s, "sockperf"] / rt[s, "sockperf"] * 1e6 : 0
+				cm = rt[s, "smcping"] ? cpu[s, "smcping"] / rt[s, "smcping"] * 1e6 : 0
+				printf "%6d %7d %10.1fus %10.1fus %+8.1f%% %+8.1f%% %+8.1f%% %9.1fus/rt %9.1fus/rt %8.2fx\n", s, n, median(a, n), median(b, n), 100 * median(r, n), 100 * lo, 100 * hi, cs, cm, (cs > 0 ? cm / cs : 0)
+			}
+			if (rtall["sockperf"] > 0 && rtall["smcping"] > 0 && srv["sockperf"] != "")
+				printf "servers: sockperf %.1fus/rt, smcping %.1fus/rt of CPU (%.2fx), all sizes\n", srv["sockperf"] * 1e4 / rtall["sockperf"], srv["smcping"] * 1e4 / rtall["smcping"], (srv["smcping"] / rtall["smcping"]) / (srv["sockperf"] / rtall["sockperf"])
+		}'
+	} >"$dir/bench.txt"
+}
+
 verify_e2e() {
 	local sc=$1 dir=$2
 	local c="$dir/client" pcap="$dir/capture.pcap" have

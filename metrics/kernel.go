@@ -48,8 +48,10 @@ func (c *kernelCollector) collect(s *monitor.Snapshot, m *emitter) {
 			counter(c.success, t.v.ServerSuccess, t.name, "server")
 			counter(c.bytes, t.v.RxBytes, t.name, "rx")
 			counter(c.bytes, t.v.TxBytes, t.name, "tx")
-			m.gauge(c.rmbUsage, float64(t.v.RxRMBUsage), t.name, "rx")
-			m.gauge(c.rmbUsage, float64(t.v.TxRMBUsage), t.name, "tx")
+			if t.v.RxRMBUsage != nil { // absent before Linux 6.10: no series, not 0
+				m.gauge(c.rmbUsage, float64(*t.v.RxRMBUsage), t.name, "rx")
+				m.gauge(c.rmbUsage, float64(*t.v.TxRMBUsage), t.name, "tx")
+			}
 			c.details(t.name, t.v, counter)
 		}
 		counter(c.hsErrors, k.ClientHSErrors, "client")

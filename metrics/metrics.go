@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -55,14 +56,46 @@ func (l *Latest) Snapshot() (monitor.Snapshot, time.Duration) {
 }
 
 // Refreshing is a Source that refreshes the Monitor on every scrape (the
-// headless exporter).
-type Refreshing struct{ M *monitor.Monitor }
+// headless exporter). Scrapes that come while a refresh runs share it:
+// a refresh reads every socket of the host, and scrapers that queued for
+// one each (several Prometheus servers, a dashboard's ad-hoc queries)
+// would wait for all the refreshes before theirs. What they get was
+// begun at most one refresh before they asked.
+type Refreshing struct {
+	M *monitor.Monitor
 
-// Snapshot refreshes the monitor.
-func (r Refreshing) Snapshot() (monitor.Snapshot, time.Duration) {
+	mu  sync.Mutex
+	cur *refresh // the refresh running, nil when none
+}
+
+// refresh is one refresh and the scrapes waiting for it.
+type refresh struct {
+	done    chan struct{}
+	s       monitor.Snapshot
+	took    time.Duration
+	waiters int // scrapes that joined it (under Refreshing.mu)
+}
+
+// Snapshot refreshes the monitor, or waits for the refresh running.
+func (r *Refreshing) Snapshot() (monitor.Snapshot, time.Duration) {
+	r.mu.Lock()
+	if c := r.cur; c != nil {
+		c.waiters++
+		r.mu.Unlock()
+		<-c.done
+		return c.s, c.took
+	}
+	c := &refresh{done: make(chan struct{})}
+	r.cur = c
+	r.mu.Unlock()
 	start := time.Now()
-	s := r.M.Refresh()
-	return s, time.Since(start)
+	c.s = r.M.Refresh()
+	c.took = time.Since(start)
+	r.mu.Lock()
+	r.cur = nil
+	r.mu.Unlock()
+	close(c.done)
+	return c.s, c.took
 }
 
 // collector is one file's metrics over a snapshot.
@@ -191,7 +224,69 @@ func Handler(src Source, errLog promhttp.Logger) http.Handler {
 	if errLog == nil {
 		errLog = log.New(os.Stderr, "smctop: /metrics: ", log.LstdFlags)
 	}
-	return promhttp.HandlerFor(Registry(src), promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError, ErrorLog: errLog})
+	return &sharedResponse{h: promhttp.HandlerFor(Registry(src), promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError, ErrorLog: errLog}),
+		cur: map[string]*rendering{}}
+}
+
+// sharedResponse renders one response for the scrapes that ask alike
+// (the same method, Accept and Accept-Encoding) while it is being made: turning a
+// host's snapshot into its series, encoded and compressed, costs as much
+// as reading the host, and each of many scrapers at once (several
+// Prometheus servers, federation, ad-hoc curls) would otherwise pay it in
+// turn, the last one waiting for all the others' (BenchmarkScrape50Concurrent).
+// What a scraper gets was begun at most one render before it asked.
+type sharedResponse struct {
+	h   http.Handler
+	mu  sync.Mutex
+	cur map[string]*rendering // by the request's negotiation headers
+}
+
+// rendering is one response being made, and then made.
+type rendering struct {
+	done    chan struct{}
+	code    int
+	header  http.Header
+	body    bytes.Buffer
+	waiters int // scrapes that joined it (under sharedResponse.mu)
+}
+
+// Header, Write and WriteHeader record the response (http.ResponseWriter).
+func (c *rendering) Header() http.Header { return c.header }
+
+func (c *rendering) Write(b []byte) (int, error) { return c.body.Write(b) }
+
+func (c *rendering) WriteHeader(code int) { c.code = code }
+
+func (c *rendering) writeTo(w http.ResponseWriter) {
+	for k, v := range c.header {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(c.code)
+	w.Write(c.body.Bytes())
+}
+
+func (s *sharedResponse) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	key := r.Method + "\x00" + r.Header.Get("Accept") + "\x00" + r.Header.Get("Accept-Encoding")
+	s.mu.Lock()
+	if c := s.cur[key]; c != nil {
+		c.waiters++
+		s.mu.Unlock()
+		select {
+		case <-c.done:
+			c.writeTo(w)
+		case <-r.Context().Done():
+		}
+		return
+	}
+	c := &rendering{done: make(chan struct{}), code: http.StatusOK, header: http.Header{}}
+	s.cur[key] = c
+	s.mu.Unlock()
+	s.h.ServeHTTP(c, r)
+	s.mu.Lock()
+	delete(s.cur, key)
+	s.mu.Unlock()
+	close(c.done)
+	c.writeTo(w)
 }
 
 // SnapshotHandler serves the snapshot itself as JSON (smctop --once -o

@@ -130,7 +130,12 @@ func diffEvents(prev, cur *Snapshot) []Event {
 			add(finding(Event{Kind: EventExpert}, expert.BufferSmall), "SMC buffers made smaller than wanted, or the peer's too small, %d time(s) since the last refresh", d)
 		}
 		if d := rose(k.BuffersFull, pk.BuffersFull); d > 0 {
-			add(finding(Event{Kind: EventExpert}, expert.BufferFull), "SMC buffers found full %d time(s) since the last refresh (rx RMB usage %d B, tx %d B)", d, k.SMCR.RxRMBUsage+k.SMCD.RxRMBUsage, k.SMCR.TxRMBUsage+k.SMCD.TxRMBUsage)
+			usage := ""
+			if rx, ok := rmbUsage(k.SMCR.RxRMBUsage, k.SMCD.RxRMBUsage); ok {
+				tx, _ := rmbUsage(k.SMCR.TxRMBUsage, k.SMCD.TxRMBUsage)
+				usage = fmt.Sprintf(" (rx RMB usage %d B, tx %d B)", rx, tx)
+			}
+			add(finding(Event{Kind: EventExpert}, expert.BufferFull), "SMC buffers found full %d time(s) since the last refresh%s", d, usage)
 		} else if near, use, alloc := nearFull(cur); near && !wasNearFull(prev) {
 			add(finding(Event{Kind: EventExpert}, expert.BufferFull), "SMC RMBs %d B in use of %d B allocated (%.0f %%)", use, alloc, 100*float64(use)/float64(alloc))
 		}
@@ -231,8 +236,23 @@ func nearFull(s *Snapshot) (bool, uint64, uint64) {
 			alloc += g.RMBAlloc
 		}
 	}
-	use := s.Kernel.SMCR.RxRMBUsage + s.Kernel.SMCD.RxRMBUsage
-	return alloc > 0 && float64(use) >= nearFullShare*float64(alloc), use, alloc
+	use, ok := rmbUsage(s.Kernel.SMCR.RxRMBUsage, s.Kernel.SMCD.RxRMBUsage)
+	return ok && alloc > 0 && float64(use) >= nearFullShare*float64(alloc), use, alloc
+}
+
+// rmbUsage sums the technologies' buffer usage; ok is false when the
+// kernel does not tell it (before Linux 6.10).
+func rmbUsage(r, d *uint64) (uint64, bool) {
+	if r == nil && d == nil {
+		return 0, false
+	}
+	var n uint64
+	for _, v := range []*uint64{r, d} {
+		if v != nil {
+			n += *v
+		}
+	}
+	return n, true
 }
 
 func wasNearFull(s *Snapshot) bool {

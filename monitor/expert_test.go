@@ -29,10 +29,11 @@ func TestKernelFindings(t *testing.T) {
 		{"handshake errors", func(s *Snapshot) { s.Kernel.ClientHSErrors = 2 }, expert.HandshakeErrors},
 		{"fallback burst", func(s *Snapshot) { s.Kernel.ServerFallbacks = fallbackBurst }, expert.FallbackBurst},
 		{"buffers full", func(s *Snapshot) { s.Kernel.BuffersFull = 3 }, expert.BufferFull},
-		{"rmb near full", func(s *Snapshot) { s.Kernel.SMCR.RxRMBUsage = 1 << 20 * 95 / 100 }, expert.BufferFull},
+		{"rmb near full", func(s *Snapshot) { s.Kernel.SMCR.RxRMBUsage = ptr(uint64(1 << 20 * 95 / 100)) }, expert.BufferFull},
 		{"port errors", func(s *Snapshot) { s.Devices[0].Ports[0].Counters[0].Moving = true }, expert.PortErrors},
 		{"no finding: a few fallbacks", func(s *Snapshot) { s.Kernel.ServerFallbacks = fallbackBurst - 1 }, expert.None},
-		{"no finding: usage below 90 %", func(s *Snapshot) { s.Kernel.SMCR.RxRMBUsage = 1 << 19 }, expert.None},
+		{"no finding: usage below 90 %", func(s *Snapshot) { s.Kernel.SMCR.RxRMBUsage = ptr(uint64(1 << 19)) }, expert.None},
+		{"no finding: usage unknown (before 6.10)", func(s *Snapshot) { s.Kernel.SMCR.RxRMBUsage = nil }, expert.None},
 		{"no finding: errors on a port without SMC links", func(s *Snapshot) { s.Devices[0].Ports[1].Counters[0].Moving = true }, expert.None},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -94,3 +95,5 @@ func TestWireFindingsCounted(t *testing.T) {
 		t.Errorf("roce.rc.retransmission counted %d, want the 42 frames", counts["roce.rc.retransmission"])
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

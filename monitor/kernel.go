@@ -2,8 +2,12 @@ package monitor
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/netip"
+	"os"
+	"path/filepath"
 	"strconv"
 
 	"github.com/smcscope/smcscope/decode"
@@ -176,6 +180,8 @@ func DialKernel() (Kernel, error) {
 type replayKernel struct {
 	*smcnl.Conn
 	dir string
+	// host is the recording's HostFile, when it has one.
+	host *HostInfo
 }
 
 // ReplayKernel serves a recording directory (smcnl/testdata layout: one
@@ -185,10 +191,46 @@ func ReplayKernel(dir string) (Kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	return replayKernel{Conn: c, dir: dir}, nil
+	r := replayKernel{Conn: c, dir: dir}
+	h, ok, err := readHostFile(dir)
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	if ok {
+		r.host = &h
+	}
+	return r, nil
 }
 
 func (r replayKernel) Sockets() ([]smcnl.Socket, error) { return smcnl.ReplaySockets(r.dir) }
+
+// HostFile is the file of a recording directory that names the recorded
+// host: its name and interface addresses (HostInfo as JSON), written by
+// the lab's recorder beside the netlink replies. Without it a replay
+// knows only the addresses its sockets and links show.
+const HostFile = "host.json"
+
+// readHostFile reads a recording's HostFile; ok is false when the
+// recording has none.
+func readHostFile(dir string) (h HostInfo, ok bool, err error) {
+	b, err := os.ReadFile(filepath.Join(dir, HostFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return h, false, nil
+	}
+	if err != nil {
+		return h, false, err
+	}
+	if err := json.Unmarshal(b, &h); err != nil {
+		return h, false, fmt.Errorf("%s: %w", filepath.Join(dir, HostFile), err)
+	}
+	for _, a := range h.Addresses {
+		if _, err := netip.ParseAddr(a); err != nil {
+			return h, false, fmt.Errorf("%s: addresses: %w", filepath.Join(dir, HostFile), err)
+		}
+	}
+	return h, true, nil
+}
 
 // PNETIDs replays the recording's pnet.bin; recordings made before the
 // PNET table was recorded have none (ErrNotSupported).

@@ -805,8 +805,10 @@ type TechTotals struct {
 	TxBytes         uint64 `json:"tx_bytes"`
 	RxCount         uint64 `json:"rx_calls"`
 	TxCount         uint64 `json:"tx_calls"`
-	RxRMBUsage      uint64 `json:"rx_rmb_usage_bytes"`
-	TxRMBUsage      uint64 `json:"tx_rmb_usage_bytes"`
+	// RxRMBUsage and TxRMBUsage are the bytes now in the buffers; nil
+	// before Linux 6.10, whose statistics do not carry them.
+	RxRMBUsage *uint64 `json:"rx_rmb_usage_bytes,omitempty"`
+	TxRMBUsage *uint64 `json:"tx_rmb_usage_bytes,omitempty"`
 	// Calls counts the socket calls SMC treats specially.
 	Calls SpecialCalls `json:"special_calls"`
 	// RxBuffer counts events of the receive buffers (RMBs, SMC-D DMBs),

@@ -40,9 +40,13 @@ type Options struct {
 	// default client.
 	RemoteHTTP *http.Client
 	// Addrs lists the host's own addresses (Host sets the interfaces');
-	// nil: only those its SMC sockets and links show.
+	// nil: only those its SMC sockets and links show, and a recording's
+	// (ReplayKernel's HostFile).
 	Addrs func() []netip.Addr
-	Now   func() time.Time
+	// HostName names the host instead of the kernel's SMC host name (a
+	// replay's, or one that is not the name the fleet knows it by).
+	HostName string
+	Now      func() time.Time
 }
 
 // Monitor makes Snapshots, keeping what rates, sparklines and events need
@@ -412,16 +416,27 @@ func (m *Monitor) keepLost(s *Snapshot) {
 	m.lost = lost
 }
 
+// unsetNodename is the kernel's node name before anyone set one
+// (UTS_NODENAME): SMC sends it as its host name then, but it names no host.
+const unsetNodename = "(none)"
+
 // host names the host and the addresses its SMC traffic uses.
 func (m *Monitor) host(s *Snapshot) HostInfo {
 	var h HostInfo
+	rec, _ := m.o.Kernel.(replayKernel)
 	if k := m.o.Kernel; k != nil {
-		if s.System != nil {
+		if s.System != nil && s.System.LocalHost != unsetNodename {
 			h.Name = s.System.LocalHost
+		}
+		if h.Name == "" && rec.host != nil {
+			h.Name = rec.host.Name
 		}
 		if h.Name == "" && m.o.ProcRoot != "" {
 			h.Name, _ = os.Hostname()
 		}
+	}
+	if m.o.HostName != "" {
+		h.Name = m.o.HostName
 	}
 	seen := map[string]bool{}
 	add := func(a netip.Addr) {
@@ -434,6 +449,10 @@ func (m *Monitor) host(s *Snapshot) HostInfo {
 	if m.o.Addrs != nil {
 		for _, a := range m.o.Addrs() {
 			add(a)
+		}
+	} else if rec.host != nil {
+		for _, s := range rec.host.Addresses {
+			add(netip.MustParseAddr(s)) // checked by readHostFile
 		}
 	}
 	for _, c := range s.Conns {
@@ -656,12 +675,16 @@ func techTotals(t smcnl.TechStats) TechTotals {
 		return BufferEvents{SizeSmall: r.SizeSmall, SizeSmallPeer: r.SizeSmallPeer, Full: r.Full, FullPeer: r.FullPeer,
 			Reuse: r.Reuse, Alloc: r.Alloc, Downgrade: r.Downgrade}
 	}
+	var rxUse, txUse *uint64
+	if t.RMBUsageKnown {
+		rxUse, txUse = &t.RxRMBUsage, &t.TxRMBUsage
+	}
 	return TechTotals{
 		ClientSuccess: t.ClientV1Succ + t.ClientV2Succ, ServerSuccess: t.ServerV1Succ + t.ServerV2Succ,
 		ClientV1Success: t.ClientV1Succ, ClientV2Success: t.ClientV2Succ,
 		ServerV1Success: t.ServerV1Succ, ServerV2Success: t.ServerV2Succ,
 		RxBytes: t.RxBytes, TxBytes: t.TxBytes, RxCount: t.RxCount, TxCount: t.TxCount,
-		RxRMBUsage: t.RxRMBUsage, TxRMBUsage: t.TxRMBUsage,
+		RxRMBUsage: rxUse, TxRMBUsage: txUse,
 		Calls: SpecialCalls{Sendpage: t.SendpageCount, Splice: t.SpliceCount, Cork: t.CorkCount,
 			Nodelay: t.NodelayCount, UrgentData: t.UrgDataCount},
 		RxBuffer: buf(t.RxRMBStats), TxBuffer: buf(t.TxRMBStats),

@@ -16,6 +16,7 @@ import (
 	"github.com/gopacket/gopacket/layers"
 
 	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/columns"
 	"github.com/smcscope/smcscope/internal/testutil"
 	"github.com/smcscope/smcscope/output/zview"
 )
@@ -25,7 +26,17 @@ import (
 func parallelModes() map[string]Options {
 	fields := []string{"frame.number", "roce.bth.opcode", "roce.bth.dqpn", "roce.bth.psn", "smc.cdc.seq", "smc.clc.type"}
 	general := []string{"frame.number", "frame.time_relative", "frame.error", "tcp.srcport", "smc.clc.type", "smc.llc.type", "roce.icrc.ok", "smc.cdc.seq"}
+	cols, err := columns.Parse("No.,Time,Source,Destination,Protocol,Length,Seq=smc.cdc.seq,smc.conn.id,smc.conn.outcome,Info", nil)
+	if err != nil {
+		panic(err)
+	}
+	plain, err := columns.Parse("No.,Time,Protocol,Len=frame.len,roce.bth.psn,Info", nil)
+	if err != nil {
+		panic(err)
+	}
 	return map[string]Options{
+		"columns":       {Columns: cols},
+		"columns-plain": {Columns: plain, All: true},
 		"text":          {},
 		"all":           {All: true},
 		"verbose":       {Verbose: true},
@@ -56,7 +67,7 @@ func parallelModes() map[string]Options {
 
 // raceModes are the modes the race detector runs (ten times slower): one
 // of each printer, with and without the tracker.
-var raceModes = map[string]bool{"fields": true, "fields-gen": true, "json-views": true, "expert": true, "tracked": true, "filter": true}
+var raceModes = map[string]bool{"columns": true, "fields": true, "fields-gen": true, "json-views": true, "expert": true, "tracked": true, "filter": true}
 
 // parallelRun runs o with jobs goroutines and batches of batch frames,
 // also writing -w to a file of its own; it returns everything the run

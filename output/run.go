@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/columns"
 	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/filter"
 	"github.com/smcscope/smcscope/track"
@@ -44,26 +45,27 @@ type Tracker interface {
 
 // Options is one smcdump run, as given on the command line.
 type Options struct {
-	Read          string   // -r FILE ("-" is stdin)
-	Iface         string   // -i IFACE (live)
-	Write         string   // -w FILE (pcapng)
-	Count         int      // -c N: stop after N selected frames (0 = all)
-	All           bool     // -a: every frame, not only SMC-relevant ones (with -Y, a frame that carries a finding is relevant)
-	Quiet         bool     // -q: print no frames (only -z views; -w still writes)
-	Verbose       bool     // -V: field tree
-	Hex           bool     // -x: hex dump
-	Format        Format   // -T
-	Fields        []string // -e (with -T fields)
-	Separator     string   // -E separator= (default tab)
-	Header        bool     // -E header=y
-	Aggregator    string   // -E aggregator= joins several values of a field (default ",")
-	Quote         byte     // -E quote=d|s: 0, '"' or '\''
-	Occurrence    byte     // -E occurrence=f|l|a: first, last or all values (default all)
-	Glossary      string   // -G: "fields" lists the field catalogue
-	DisplayFilter string   // -Y
-	CaptureFilter string   // -f (live only)
-	Snaplen       int      // live snap length (0 = whole frames)
-	Views         []string // -z specs
+	Read          string           // -r FILE ("-" is stdin)
+	Iface         string           // -i IFACE (live)
+	Write         string           // -w FILE (pcapng)
+	Count         int              // -c N: stop after N selected frames (0 = all)
+	All           bool             // -a: every frame, not only SMC-relevant ones (with -Y, a frame that carries a finding is relevant)
+	Quiet         bool             // -q: print no frames (only -z views; -w still writes)
+	Verbose       bool             // -V: field tree
+	Hex           bool             // -x: hex dump
+	Format        Format           // -T
+	Fields        []string         // -e (with -T fields)
+	Columns       []columns.Column // -o column.format:SPEC: the text lines' columns, as tshark's gui.column.format (nil: the default line)
+	Separator     string           // -E separator= (default tab)
+	Header        bool             // -E header=y
+	Aggregator    string           // -E aggregator= joins several values of a field (default ",")
+	Quote         byte             // -E quote=d|s: 0, '"' or '\''
+	Occurrence    byte             // -E occurrence=f|l|a: first, last or all values (default all)
+	Glossary      string           // -G: "fields" lists the field catalogue
+	DisplayFilter string           // -Y
+	CaptureFilter string           // -f (live only)
+	Snaplen       int              // live snap length (0 = whole frames)
+	Views         []string         // -z specs
 	// Jobs is -j: the goroutines that decode a file (0: one per CPU the
 	// process may run on; 1: the frames are read, decoded and printed on
 	// the calling goroutine).
@@ -343,6 +345,9 @@ func (o *Options) check() error {
 			}
 		}
 	}
+	if len(o.Columns) > 0 && o.Format != "" && o.Format != FormatText {
+		return usagef("-o column.format: the text lines' columns; -T %s takes none (-T fields takes -e)", o.Format)
+	}
 	switch o.Format {
 	case "", FormatText, FormatJSON, FormatJSONL:
 		if len(o.Fields) > 0 {
@@ -398,7 +403,7 @@ func (o *Options) printer(bw *bufio.Writer) (printer, error) {
 	if o.Write != "" && o.Format == "" && !o.Verbose && !o.Hex {
 		return nil, nil
 	}
-	return &textPrinter{w: bw, verbose: o.Verbose, hex: o.Hex, base: &o.base}, nil
+	return &textPrinter{w: bw, verbose: o.Verbose, hex: o.Hex, base: &o.base, cols: o.Columns}, nil
 }
 
 // demand says which fields the output reads: nil (all) for the formats
@@ -421,6 +426,14 @@ func (o *Options) demand(flt *filter.Filter) (ids []decode.FieldID, tracked, pri
 		}
 	} else if !o.Quiet {
 		ids = append(ids, decode.FieldICRCOK) // text lines flag a bad ICRC
+		for _, c := range o.Columns {
+			if c.Kind == columns.Field {
+				ids = append(ids, c.Field.ID)
+				if !capture.FrameField(c.Field.ID) {
+					printTracked = true
+				}
+			}
+		}
 	}
 	if flt != nil {
 		ids = append(ids, flt.Fields()...)

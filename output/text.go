@@ -9,8 +9,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/columns"
 	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/internal/numfmt"
 )
@@ -25,18 +27,25 @@ type textPrinter struct {
 	base    *time.Time
 	line    []byte
 	ends    endpointCache
+	cols    []columns.Column // -o column.format: the line's columns (nil: the default line)
 }
 
 func (p *textPrinter) begin() error { return nil }
 func (p *textPrinter) end() error   { return nil }
 
 func (p *textPrinter) frame(f *capture.Frame) error {
+	line := func(clc int) []byte {
+		if p.cols != nil {
+			return appendColumns(p.line[:0], f, *p.base, clc, p.cols)
+		}
+		return appendLine(p.line[:0], f, *p.base, clc, &p.ends)
+	}
 	if len(f.CLC) == 0 {
-		p.line = appendLine(p.line[:0], f, *p.base, -1, &p.ends)
+		p.line = line(-1)
 		p.w.Write(p.line)
 	}
 	for i := range f.CLC {
-		p.line = appendLine(p.line[:0], f, *p.base, i, &p.ends)
+		p.line = line(i)
 		p.w.Write(p.line)
 	}
 	if p.verbose {
@@ -74,6 +83,65 @@ func appendLine(dst []byte, f *capture.Frame, base time.Time, clc int, ends *end
 	dst = appendProtoSummary(dst, f, clc)
 	dst = appendProblems(dst, f)
 	return append(dst, '\n')
+}
+
+// appendColumns is appendLine in the columns of a layout (-o
+// column.format): each column's text, two spaces apart, padded or cut to
+// its width where it has one. Info keeps the line's problem notes (a
+// frame.error is in every output mode).
+func appendColumns(dst []byte, f *capture.Frame, base time.Time, clc int, cols []columns.Column) []byte {
+	src, to := Endpoints(f)
+	for i, c := range cols {
+		if i > 0 {
+			dst = append(dst, "  "...)
+		}
+		start := len(dst)
+		switch c.Kind {
+		case columns.No:
+			dst = numfmt.AppendInt(dst, int64(f.Number))
+		case columns.Time:
+			d := since(f.CI.Timestamp, base)
+			if base.IsZero() {
+				d = 0
+			}
+			dst = AppendSeconds(dst, d, f.ColumnDigits())
+		case columns.Source:
+			dst = src.AppendTo(dst)
+		case columns.Destination:
+			dst = to.AppendTo(dst)
+		case columns.Protocol:
+			dst = append(dst, Protocol(f, clc)...)
+		case columns.Length:
+			dst = numfmt.AppendInt(dst, int64(f.CI.Length))
+		case columns.Info:
+			dst = appendProblems(AppendInfo(dst, f, clc), f)
+		case columns.Field:
+			dst = append(dst, columns.FieldText(f.Fields(), c.Field)...)
+		}
+		if c.Width > 0 {
+			dst = fitWidth(dst, start, c.Width, i == len(cols)-1)
+		}
+	}
+	return append(dst, '\n')
+}
+
+// fitWidth pads dst[start:] with spaces to width characters (not the
+// line's last column: no trailing blanks), or cuts it to width with an
+// ellipsis, as the browser's list does.
+func fitWidth(dst []byte, start, width int, last bool) []byte {
+	n := utf8.RuneCount(dst[start:])
+	if n <= width {
+		for ; n < width && !last; n++ {
+			dst = append(dst, ' ')
+		}
+		return dst
+	}
+	cut := start
+	for range width - 1 {
+		_, size := utf8.DecodeRune(dst[cut:])
+		cut += size
+	}
+	return append(dst[:cut], "…"...)
 }
 
 // since is t.Sub(base) for the times of a capture. Sub checks every result

@@ -66,7 +66,7 @@ func TestGroundTruthPingpongClientEnd(t *testing.T) {
 	if want := [5]uint64{1, 32000, 32001, 500, 501}; got != want {
 		t.Errorf("SMCR clnt_v2_succ/rx_bytes/tx_bytes/rx_cnt/tx_cnt = %v, want %v", got, want)
 	}
-	if st.SMCD != (TechStats{}) {
+	if st.SMCD != (TechStats{RMBUsageKnown: true}) {
 		t.Errorf("SMC-D counters on a host without ISM: %+v", st.SMCD)
 	}
 	gs, err := c.LinkGroupsR()

@@ -49,6 +49,9 @@ type TechStats struct {
 	TxCount       uint64
 	RxRMBUsage    uint64 // bytes in use, 6.10+
 	TxRMBUsage    uint64
+	// RMBUsageKnown: the kernel sent the usage attributes (Linux 6.10+);
+	// before, the usage is unknown, not 0.
+	RMBUsageKnown bool
 }
 
 // Stats are the per-namespace SMC counters, summed over CPUs
@@ -135,9 +138,9 @@ func (t *TechStats) decode(ad *netlink.AttributeDecoder) error {
 		case techTxCnt:
 			t.TxCount = ad.Uint64()
 		case techRxRMBUsage:
-			t.RxRMBUsage = uintAttr(ad)
+			t.RxRMBUsage, t.RMBUsageKnown = uintAttr(ad), true
 		case techTxRMBUsage:
-			t.TxRMBUsage = uintAttr(ad)
+			t.TxRMBUsage, t.RMBUsageKnown = uintAttr(ad), true
 		}
 	}
 	return nil

@@ -79,6 +79,7 @@ func TestStats(t *testing.T) {
 	want.SMCR.TxRMBStats.Alloc, want.SMCR.RxRMBStats.Alloc = 1, 1
 	want.SMCR.ClientV2Succ, want.SMCR.NodelayCount = 1, 1
 	want.SMCR.RxBytes, want.SMCR.TxBytes, want.SMCR.RxCount, want.SMCR.TxCount = 32640, 32664, 510, 511
+	want.SMCR.RMBUsageKnown, want.SMCD.RMBUsageKnown = true, true // 6.10+: the usage attributes are there
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("(-want +got):\n%s", diff)
 	}

@@ -177,7 +177,10 @@ func fill(in *input, f *capture.Frame) {
 		in.dumpTo = netip.AddrPortFrom(dst, uint16(f.UDP.DstPort))
 		in.dumpCDC = f.CDC != nil
 		if !in.dumpCDC {
-			break // data: it belongs to the connection, the CDC after it says how much
+			// Data: it belongs to the connection, the CDC after it says
+			// how much (the stream keeps the bytes till then).
+			in.dumpData = f.Dump.Payload
+			break
 		}
 		c, m := f.CDC, &in.roce.cdc
 		m.seq, m.token = c.Seq, c.Token

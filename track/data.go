@@ -264,6 +264,9 @@ func (t *Tracker) dump(in *input) {
 	t.cur.dir = d
 	if !in.dumpCDC {
 		t.touchConn(c, in, d)
+		if t.opts.Stream != nil {
+			t.placeDump(c, d, in)
+		}
 		return
 	}
 	t.cdcConn(c, nil, d, in)

@@ -43,7 +43,7 @@ func declineEnum(u uint64) string {
 	if u > 0xFFFFFFFF {
 		return ""
 	}
-	return decode.DeclineCode(u).String()
+	return decode.DeclineCode(u).EnumLabel()
 }
 
 func linkStateEnum(u uint64) string {

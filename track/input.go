@@ -30,7 +30,8 @@ type input struct {
 	// isDump: a CDC of ANCK's dump device (decode.DumpHdr), from the
 	// sender's TCP endpoint to the receiver's; its CDC is roce.cdc.
 	isDump   bool
-	dumpCDC  bool // a CDC frame (else the data)
+	dumpCDC  bool   // a CDC frame (else the data)
+	dumpData []byte // a data frame's bytes
 	dumpFrom netip.AddrPort
 	dumpTo   netip.AddrPort
 }

@@ -98,9 +98,14 @@ const (
 	// or wrapped in an RMBE of unknown size): how many bytes are lost is
 	// unknown.
 	GapCursor
+	// GapNotDumped: a connection seen through ANCK's dump device, whose
+	// host dumps the data it receives (smc_cdc_msg_recv_action) but not,
+	// as far as its public source shows, the data it sends: the CDC says
+	// how much was written, no frame holds it.
+	GapNotDumped
 )
 
-var gapNames = [...]string{"", "not captured", "RMB address unknown", "no WRITE seen", "before the capture", "cursor not followed"}
+var gapNames = [...]string{"", "not captured", "RMB address unknown", "no WRITE seen", "before the capture", "cursor not followed", "not dumped (sent data)"}
 
 func (g GapCause) String() string {
 	if int(g) < len(gapNames) {
@@ -120,6 +125,7 @@ type dirStream struct {
 	started bool
 	ended   bool
 	noAddr  bool   // a WRITE since the last release could not be placed (GapNoAddress)
+	dumped  uint64 // bytes of dump device data frames placed since the direction's last CDC
 	off     uint64 // stream offset of the next byte released
 	segs    []rmbeSeg
 	// The chunk being released (scratch, reused).
@@ -186,6 +192,26 @@ func (t *Tracker) placeWrite(rc *RC, c *Conn, d Dir, ref rmbRef, in *input) {
 	if t.opts.Stream != nil {
 		c.streamOf().dir[d].place(at, r.data, size, in.number)
 	}
+}
+
+// placeDump keeps the bytes of an ANCK dump device's data frame where
+// they lie in the receiver's RMBE. The receiver dumps what a CDC makes
+// valid, from the producer cursor before it on, just before it dumps the
+// CDC itself (smc_cdc_msg_recv_action: smc_dump_raw_data(conn,
+// prod_old.count, diff_prod, true), net/smc/smc_cdc.c of ANCK), in pieces
+// that do not wrap: each piece follows the cursor and the pieces before it.
+// The CDC then releases them as it would a WRITE's, so an SMC-D or SMC-R
+// connection seen through the dump device has the same stream.
+func (t *Tracker) placeDump(c *Conn, d Dir, in *input) {
+	s := &c.streamOf().dir[d]
+	size := c.rmbeSize(d)
+	if size == 0 {
+		s.noAddr = true
+		return
+	}
+	at := (uint64(c.Flow[d].Prod.Count) + s.dumped) % uint64(size)
+	s.place(at, in.dumpData, size, in.number)
+	s.dumped += uint64(len(in.dumpData))
 }
 
 // placeWriteNext is placeWrite for a MIDDLE or LAST packet of the WRITE
@@ -275,10 +301,12 @@ func (t *Tracker) streamCDC(c *Conn, d Dir, f *Flow, produced uint64, okP, misse
 			cause = GapNotCaptured
 		case s.noAddr:
 			cause = GapNoAddress
+		case in.isDump:
+			cause = GapNotDumped
 		}
 		em.release(f.Prod.Count, produced, c.rmbeSize(d), cause)
 	}
-	s.started, s.noAddr = true, false
+	s.started, s.noAddr, s.dumped = true, false, 0
 	if m.connFlags&(cdcDoneWriting|cdcConnClosed|cdcAbort) != 0 && !s.ended {
 		s.ended = true
 		t.opts.Stream.StreamChunk(&StreamChunk{Conn: c, Dir: d, Offset: s.off, End: true, Frame: in.number, Time: in.ts()})

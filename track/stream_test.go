@@ -397,3 +397,38 @@ func TestStreamFields(t *testing.T) {
 		})
 	}
 }
+
+// TestDumpDeviceStream: a connection seen through ANCK's dump device (the
+// client host's: the data it received, its CDCs both ways) has the same
+// server-to-client stream as the RoCE capture it shows, placed from the
+// data frames and released by the CDCs; the client's own data, which the
+// host does not dump, is a gap of exactly its length with its cause.
+func TestDumpDeviceStream(t *testing.T) {
+	streams := func(file string) (*streamRec, Snapshot) {
+		rec := newStreamRec()
+		tr := New(Options{Stream: rec})
+		eachFrame(t, file, tr.Feed)
+		return rec, tr.Snapshot()
+	}
+	roce, _ := streams(testutil.Root(t) + "/testdata/anck/handshake-credits.pcap")
+	dump, s := streams(testutil.Root(t) + "/testdata/anck/dump-device.pcap")
+	if len(s.Conns) != 1 {
+		t.Fatalf("%d connections in the dump", len(s.Conns))
+	}
+	id := s.Conns[0].ID
+	want, got := roce.streams[[2]int{1, int(DirS2C)}], dump.streams[[2]int{id, int(DirS2C)}]
+	if want == nil || got == nil || len(want.data) == 0 || !bytes.Equal(got.data, want.data) || len(got.gaps) != 0 || got.bad != "" {
+		t.Fatalf("server to client: dump %+v, RoCE %+v", got, want)
+	}
+	c2s := dump.streams[[2]int{id, int(DirC2S)}]
+	var gap uint64
+	for _, g := range c2s.gaps {
+		if g.Cause != GapNotDumped {
+			t.Errorf("client to server gap %+v: want %v", g, GapNotDumped)
+		}
+		gap += g.Gap
+	}
+	if sent := uint64(len(roce.streams[[2]int{1, int(DirC2S)}].data)); len(c2s.data) != 0 || gap != sent || !c2s.ended {
+		t.Errorf("client to server: %d bytes, gaps of %d (want %d), ended %v", len(c2s.data), gap, sent, c2s.ended)
+	}
+}

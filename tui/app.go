@@ -88,6 +88,10 @@ type App struct {
 	// set with SetStatus.
 	statusText string
 	promptMode rune // ':' or '/' while the prompt is open
+	// backOut, when set, names where esc goes when there is nothing
+	// left to undo here: the fleet view a host's dashboard was opened
+	// from (esc then stops this App).
+	backOut string
 }
 
 // NewApp builds the shell over screens (at least one).
@@ -211,6 +215,9 @@ func (a *App) drawStatus() {
 	}
 	if c, desc := t.SortColumn(); c != "" {
 		st += "  sort " + c + map[bool]string{false: "↑", true: "↓"}[desc]
+	}
+	if a.backOut != "" && len(a.back) == 0 && t.Filter() == "" {
+		st += "  [aqua]esc: back to " + tview.Escape(a.backOut) + "[-]"
 	}
 	a.status.SetText(st + "  [gray]? help  q quit[-]")
 }
@@ -340,7 +347,7 @@ func (a *App) keyTable() []Binding {
 	table := func() *widget.Table { return a.screen().Table() }
 	return []Binding{
 		{Key: "?", Desc: "help: the keys, and the columns of this view with their units", Match: Rune('?'), Do: func(*tcell.EventKey) { a.ShowHelp() }},
-		{Key: ":", Desc: "switch view: its name, a short name or its start (:c :lgr :dev :ev :st :sys), tab completes", Match: Rune(':'), Do: func(*tcell.EventKey) { a.openPrompt(':') }},
+		{Key: ":", Desc: "switch view: its name, a short name or its start (" + a.viewHint() + "), tab completes", Match: Rune(':'), Do: func(*tcell.EventKey) { a.openPrompt(':') }},
 		{Key: "tab", Desc: "next view", Match: KeyIs(tcell.KeyTab), Do: func(*tcell.EventKey) { a.show((a.cur + 1) % len(a.screens)) }},
 		{Key: "backtab", Desc: "previous view", Match: KeyIs(tcell.KeyBacktab), Do: func(*tcell.EventKey) { a.show((a.cur + len(a.screens) - 1) % len(a.screens)) }},
 		{Key: "/", Desc: "filter the rows (text in any column; esc clears)", Match: Rune('/'), Do: func(*tcell.EventKey) { a.openPrompt('/') }},
@@ -366,6 +373,32 @@ func (a *App) keyTable() []Binding {
 		{Key: "g/G", Desc: "first / last row"},
 		{Key: "h/l, ←/→", Desc: "scroll the columns (narrow terminals)"},
 	}
+}
+
+// viewHint names each view by its shortest name, for the `:` help.
+func (a *App) viewHint() string {
+	var hs []string
+	for _, sc := range a.screens {
+		h := sc.Name()
+		for _, al := range sc.Aliases() {
+			if len(al) < len(h) {
+				h = al
+			}
+		}
+		hs = append(hs, ":"+h)
+	}
+	return strings.Join(hs, " ")
+}
+
+// SetDrillHelp says what enter leads to in this App's views, for `?`.
+func (a *App) SetDrillHelp(desc string) { a.SetKeyHelp("enter", "drill down: "+desc) }
+
+// SetBackOut makes esc, with nothing left to undo, stop the App: it was
+// opened from where (the fleet view), and the status line says so.
+func (a *App) SetBackOut(where string) {
+	a.backOut = where
+	a.SetKeyHelp("esc", "back one level: clear the filter typed here, else back to where enter was pressed, else back to "+where)
+	a.drawStatus()
 }
 
 // drill opens what enter on the selected row leads to, remembering the
@@ -407,6 +440,9 @@ func (a *App) goBack() {
 		pt.SetScope(p.scopeLabel, p.scope)
 		pt.SetFilter(p.filter)
 		pt.SelectKey(p.key)
+	} else if a.backOut != "" {
+		a.Stop()
+		return
 	}
 	a.refreshDetail()
 	a.drawStatus()

@@ -54,6 +54,15 @@ func (s *Shell) AddKeys(bs ...Binding) {
 	s.keys = append(s.keys[:i], append(bs, s.keys[i:]...)...)
 }
 
+// SetKeyHelp changes what help says of the binding whose Key is key.
+func (s *Shell) SetKeyHelp(key, desc string) {
+	for i := range s.keys {
+		if s.keys[i].Key == key {
+			s.keys[i].Desc = desc
+		}
+	}
+}
+
 // Keys returns the key table (for tests that check the help covers it).
 func (s *Shell) Keys() []Binding { return s.keys }
 

@@ -8,7 +8,8 @@ import (
 	"github.com/rivo/tview"
 )
 
-// tabBar is the line of views above the table. When the views' names do
+// tabBar is the line of views above the table, each with the digit that
+// shows it ("1:hosts": a key, not a count of hosts). When the views' names do
 // not fit the width (smctop's eight on 80 columns), the views not shown
 // are named by their first alias ("conns", "sys"), so every view's number
 // stays visible; the view shown keeps its full name.
@@ -40,9 +41,9 @@ func (t *tabBar) text(width int) string {
 			name := names[i]
 			if i == t.cur {
 				name = t.names[i]
-				fmt.Fprintf(&b, "[black:aqua] %d %s [-:-]", i+1, name)
+				fmt.Fprintf(&b, "[black:aqua] %d:%s [-:-]", i+1, name)
 			} else {
-				fmt.Fprintf(&b, " %d %s ", i+1, name)
+				fmt.Fprintf(&b, " %d:%s ", i+1, name)
 			}
 			n += len(fmt.Sprint(i+1)) + len(name) + 3
 		}

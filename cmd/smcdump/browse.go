@@ -2,6 +2,13 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"golang.org/x/term"
+
+	"github.com/smcscope/smcscope/columns"
 	"github.com/smcscope/smcscope/tui"
 
 	"github.com/smcscope/smcscope/filter"
@@ -9,11 +16,42 @@ import (
 	"github.com/smcscope/smcscope/tui/browser"
 )
 
-// browse runs smcdump -I: the capture browser over -r FILE or -i IFACE.
-// -Y is its first display filter, -a starts it on every frame, -c reads
-// only the first N frames, -w names its export file; flags that shape
-// printed output are refused rather than ignored.
-func browse(ctx context.Context, o output.Options) error {
+// browseOptions are smcdump's flags for the browser alone.
+type browseOptions struct {
+	tail     bool   // --tail: follow -r FILE as it grows
+	columns  string // -o column.format:SPEC
+	noConfig bool   // --no-config: neither read nor save the user's settings
+}
+
+// set takes one -o NAME:VALUE. tshark's gui.column.format is taken for
+// column.format (its "Title","%Cus:field" pairs are not: a SPEC names
+// each column once).
+func (bo *browseOptions) set(s string) error {
+	name, value, _ := strings.Cut(s, ":")
+	switch name {
+	case "column.format", "gui.column.format":
+		// The text lines take any field; -I checks what its list can
+		// show when it starts (browse).
+		if _, err := columns.Parse(value, nil); err != nil {
+			return fmt.Errorf("-o %s: %w", name, err)
+		}
+		bo.columns = value
+		return nil
+	}
+	return fmt.Errorf("-o %q: no such setting (column.format:SPEC)", name)
+}
+
+// browse runs smcdump -I: the capture browser over -r FILE (a FIFO and
+// stdin read as they arrive) or -i IFACE. -Y is its first display
+// filter, -a starts it on every frame, -c reads only the first N frames,
+// -w names its export file; flags that shape printed output are refused
+// rather than ignored.
+func browse(ctx context.Context, o output.Options, bo browseOptions) error {
+	if bo.columns != "" {
+		if err := browser.ParseColumns(bo.columns); err != nil {
+			return &output.UsageError{Msg: "-o column.format: " + err.Error()}
+		}
+	}
 	switch {
 	case o.Format != "" || o.Verbose || o.Hex || o.Quiet || len(o.Views) > 0 || len(o.Fields) > 0 || o.Glossary != "":
 		return &output.UsageError{Msg: "-I: -T, -e, -G, -V, -x, -q and -z shape printed output; the browser has its own panes"}
@@ -21,6 +59,10 @@ func browse(ctx context.Context, o output.Options) error {
 		return &output.UsageError{Msg: "-c: want a positive count"}
 	case o.CaptureFilter != "" && o.Iface == "":
 		return &output.UsageError{Msg: "-f is a capture filter for -i; use -Y to filter a file"}
+	case bo.tail && (o.Read == "" || o.Read == "-"):
+		return &output.UsageError{Msg: "--tail: follows -r FILE (a FIFO or stdin is read as it arrives without it)"}
+	case o.Read == "-" && term.IsTerminal(int(os.Stdin.Fd())):
+		return &output.UsageError{Msg: "-I -r -: stdin is the terminal; pipe a capture in (tcpdump -w - ... | smcdump -I -r -)"}
 	}
 	if o.DisplayFilter != "" {
 		if _, err := filter.Compile(o.DisplayFilter); err != nil {
@@ -38,13 +80,17 @@ func browse(ctx context.Context, o output.Options) error {
 	switch {
 	case o.Iface != "":
 		idx, err = browser.OpenLive(ctx, o.Iface, o.CaptureFilter, o.Snaplen, o.Count)
-	case o.Read != "" && o.Read != "-":
-		idx, err = browser.OpenLimit(ctx, o.Read, o.Count)
+	case o.Read != "":
+		idx, err = browser.OpenInput(ctx, o.Read, o.Count, bo.tail)
 	default:
-		return &output.UsageError{Msg: "-I: needs -r FILE or -i IFACE (not stdin)"}
+		return &output.UsageError{Msg: "-I: needs -r FILE (- for stdin) or -i IFACE"}
 	}
 	if err != nil {
 		return err
 	}
-	return browser.New(ctx, idx, browser.Options{Write: o.Write, Filter: o.DisplayFilter, All: o.All, History: browser.HistoryFile()}).Run()
+	bro := browser.Options{Write: o.Write, Filter: o.DisplayFilter, All: o.All, Columns: bo.columns}
+	if !bo.noConfig {
+		bro.History, bro.ColumnsFile, bro.TimeFile = browser.HistoryFile(), browser.ColumnsFile(), browser.TimeFile()
+	}
+	return browser.New(ctx, idx, bro).Run()
 }

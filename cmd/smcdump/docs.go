@@ -14,9 +14,9 @@ var page = cli.Page{
 	Name:    "smcdump",
 	Summary: "decode SMC (Shared Memory Communications) captures, like tshark",
 	Synopsis: []string{
-		"-r FILE [-a] [-c N] [-V] [-x] [-Y EXPR] [-T text|json|jsonl|fields [-e FIELD]...] [-z VIEW]...",
+		"-r FILE [-a] [-c N] [-V] [-x] [-Y EXPR] [-o column.format:SPEC] [-T text|json|jsonl|fields [-e FIELD]...] [-z VIEW]...",
 		"-i IFACE [-f FILTER] [-w FILE]",
-		"-I -r FILE | -I -i IFACE",
+		"-I -r FILE|FIFO|- [--tail] [-o column.format:SPEC] [--no-config] | -I -i IFACE",
 		"-G fields",
 	},
 	Description: []string{
@@ -32,6 +32,10 @@ var page = cli.Page{
 		{What: "smcdump -r smc.pcap -q -z smc,follow,1", Means: "what the application of connection 1 sent and received, as tshark's -z follow,tcp,ascii"},
 		{What: "smcdump -r smc.pcap --export-tcp tcp.pcapng", Means: "the capture with each SMC-R connection as the TCP connection its application saw, for Wireshark's dissectors"},
 		{What: "smcdump -i eth0 -w smc.pcapng", Means: "capture SMC traffic live"},
+		{What: "tcpdump -i eth0 -w - | smcdump -I -r -", Means: "browse what another capture program writes, as it arrives (a FIFO works the same way)"},
+		{What: "smcdump -I --tail -r growing.pcap", Means: "browse a file another program is still writing, following it as it grows"},
+		{What: "smcdump -r smc.pcap -o 'column.format:No.,Time,Seq=smc.cdc.seq:6,smc.conn.id,Protocol,Info'", Means: "text lines in these columns, any field of -G fields among them (tshark's -o gui.column.format)"},
+		{What: "smcdump -I -r smc.pcap -o 'column.format:No.,Time,Seq=smc.cdc.seq:6,smc.conn.id,Info'", Means: "the browser with these columns (o edits them, C adds the tree's field; the layout is kept for the next start)"},
 	},
 	Exit: []cli.Example{
 		{What: "0", Means: "done (single frames that do not decode are flagged, not fatal)"},
@@ -47,9 +51,9 @@ var page = cli.Page{
 	},
 	Groups: []cli.Group{
 		{Title: "Input", Flags: []string{"r", "i", "f", "s", "c", "n", "j"}},
-		{Title: "Output", Flags: []string{"T", "e", "E", "V", "x", "a", "q", "w", "export-tcp", "G"}},
+		{Title: "Output", Flags: []string{"T", "e", "E", "o", "V", "x", "a", "q", "w", "export-tcp", "G"}},
 		{Title: "Filters and tracker views", Flags: []string{"Y", "z", "K"}},
-		{Title: "Browser", Flags: []string{"I"}},
+		{Title: "Browser", Flags: []string{"I", "tail", "no-config"}},
 	},
 }
 

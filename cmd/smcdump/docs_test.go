@@ -21,8 +21,9 @@ func TestDocs(t *testing.T) {
 		i      bool
 		k      int
 		x      string
+		bo     browseOptions
 	)
-	fs := newFlags(&o, &format, &i, &k, &x)
+	fs := newFlags(&o, &format, &i, &k, &x, &bo)
 	testutil.GoldenFile(t, "../../deploy/man/smcdump.1", []byte(cli.Man(page, fs, cli.Date)))
 	testutil.GoldenFile(t, "../../deploy/completions/smcdump.bash", []byte(cli.Bash(page, fs)))
 	testutil.GoldenFile(t, "../../deploy/completions/_smcdump", []byte(cli.Zsh(page, fs)))

@@ -10,15 +10,16 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/smcscope/smcscope/columns"
 	"github.com/smcscope/smcscope/internal/cli"
 	"github.com/smcscope/smcscope/output"
 )
 
 // newFlags defines smcdump's flags over o and the rest (the man page and
 // completions are made from the same set: docs.go).
-func newFlags(o *output.Options, format *string, interactive *bool, keep *int, export *string) *flag.FlagSet {
+func newFlags(o *output.Options, format *string, interactive *bool, keep *int, export *string, bo *browseOptions) *flag.FlagSet {
 	fs := flag.NewFlagSet("smcdump", flag.ContinueOnError)
-	fs.StringVar(&o.Read, "r", "", "read capture `FILE` (pcap or pcapng; - for stdin)")
+	fs.StringVar(&o.Read, "r", "", "read capture `FILE` (pcap or pcapng, gzipped or not; a FIFO or - for stdin is read as it arrives)")
 	fs.StringVar(&o.Iface, "i", "", "capture live on `IFACE` (needs CAP_NET_RAW)")
 	fs.StringVar(&o.Write, "w", "", "write selected frames to pcapng `FILE`")
 	fs.IntVar(&o.Count, "c", 0, "stop after `N` selected frames (-I: read the first N frames)")
@@ -38,7 +39,10 @@ func newFlags(o *output.Options, format *string, interactive *bool, keep *int, e
 	fs.StringVar(&o.DisplayFilter, "Y", "", "display filter `EXPR` (e.g. smc.clc.type == 4)")
 	fs.StringVar(&o.CaptureFilter, "f", "", "live capture filter: pcap-filter `EXPR` (via tcpdump) or bpf:RAW")
 	fs.IntVar(&o.Snaplen, "s", 0, "live snap length in `BYTES` (0: whole frames)")
-	fs.BoolVar(interactive, "I", false, "browse the capture interactively (with -r FILE or -i IFACE; -w FILE is the export file)")
+	fs.BoolVar(interactive, "I", false, "browse the capture interactively (with -r FILE, a FIFO, - for stdin, or -i IFACE; -w FILE is the export file)")
+	fs.BoolVar(&bo.tail, "tail", false, "with -I -r FILE: follow FILE as it grows (as tail -f) until you quit")
+	fs.Func("o", "setting `NAME:VALUE`: column.format:SPEC sets the columns of the text lines and of -I's packet list, SPEC a comma-separated list of [TITLE=]NAME[:WIDTH], NAME a column (No., Time, Source, Destination, Protocol, Length, Info) or a field of -G fields", bo.set)
+	fs.BoolVar(&bo.noConfig, "no-config", false, "with -I: ignore the saved column layout, time format and filter history, and save none")
 	fs.StringVar(export, "export-tcp", "", "write the capture to pcapng `FILE` with every SMC-R connection as the TCP connection its application saw (with -r)")
 	fs.IntVar(keep, "K", defaultKeep, "keep the newest `N` ended connections whole for -z views and smc.conn.* fields (older ones are folded into the totals; each costs 4-20 KiB)")
 	fs.Func("z", "tracker view `SPEC` (repeatable):"+viewHelp(), func(s string) error {
@@ -55,8 +59,9 @@ func main() {
 		interactive bool
 		keep        = defaultKeep
 		export      string
+		bo          browseOptions
 	)
-	fs := newFlags(&o, &format, &interactive, &keep, &export)
+	fs := newFlags(&o, &format, &interactive, &keep, &export, &bo)
 	if code, exit := cli.Done(cli.Parse(fs, os.Args[1:]), page, fs, os.Stdout, os.Stderr); exit {
 		os.Exit(code)
 	}
@@ -71,12 +76,19 @@ func main() {
 		os.Exit(2)
 	}
 	o.NewTracker = func(views []string) (output.Tracker, error) { return newTracker(views, keep) }
+	if bo.columns != "" && !interactive {
+		// The text lines take any field; the browser checks its own.
+		o.Columns, _ = columns.Parse(bo.columns, nil) // checked by bo.set
+	}
 	o.Progress = o.Read != "" && o.Read != "-" && term.IsTerminal(int(os.Stderr.Fd()))
 
 	ctx, stop := cli.NotifyContext(context.Background())
 	run := output.Run
 	if interactive {
-		run = browse
+		run = func(ctx context.Context, o output.Options) error { return browse(ctx, o, bo) }
+	} else if bo.tail || bo.noConfig {
+		fmt.Fprintln(os.Stderr, "smcdump: --tail and --no-config are for the browser (-I); try 'smcdump --help'")
+		os.Exit(2)
 	} else if export != "" {
 		run = func(ctx context.Context, o output.Options) error { return exportTCP(ctx, o, export) }
 	}

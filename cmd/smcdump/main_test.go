@@ -108,6 +108,14 @@ func TestBinary(t *testing.T) {
 		{"extra arg", []string{"-r", ref + "pingpong.pcap", "extra"}, nil, 2, "", `unexpected argument "extra"`},
 		{"browse -V", []string{"-I", "-r", ref + "pingpong.pcap", "-V"}, nil, 2, "", "-I: -T, -e, -G, -V, -x, -q and -z shape printed output"},
 		{"browse bad -Y", []string{"-I", "-r", ref + "pingpong.pcap", "-Y", "smc.clc.type =="}, nil, 2, "", "smcdump: -Y: "},
+		// -o column.format: the text lines' columns (any field); -I
+		// shows the tracker fields its index holds only.
+		{"text columns", []string{"-r", ref + "pingpong.pcap", "-o", "column.format:No.,Seq=smc.cdc.seq:4,smc.conn.outcome,Protocol", "-Y", "smc.cdc", "-c", "2"}, nil, 0,
+			"23  1     1 (SMC-R)  CDC\n27  2     1 (SMC-R)  CDC\n", ""},
+		{"bad column", []string{"-r", ref + "pingpong.pcap", "-o", "column.format:No.,nope"}, nil, 2, "", `smcdump: -o column.format: column "nope": no such column or field`},
+		{"columns with json", []string{"-r", ref + "pingpong.pcap", "-T", "json", "-o", "column.format:No."}, nil, 2, "", "smcdump: -o column.format: the text lines' columns; -T json takes none"},
+		{"browse tracker column", []string{"-I", "-r", ref + "pingpong.pcap", "-o", "column.format:No.,smc.conn.outcome"}, nil, 2, "", "smcdump: -o column.format: column \"smc.conn.outcome\": the tracker fills it"},
+		{"tail without -I", []string{"-r", ref + "pingpong.pcap", "--tail"}, nil, 2, "", "smcdump: --tail and --no-config are for the browser (-I)"},
 	}
 	// A capture whose name starts with '-' is still -r's value, alone or
 	// after grouped letters.

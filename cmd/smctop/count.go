@@ -185,11 +185,13 @@ func runFleetCount(ctx context.Context, fc *fleet.Client, c config) int {
 		return 1
 	}
 	code := 0
+	var last fleet.Snapshot
 	for i := 0; i < c.count; i++ {
 		if i > 0 && !wait(ctx, c.interval) {
 			break
 		}
-		s := fleet.Read(ctx, fc)
+		s := fleet.Keep(last, fleet.Read(ctx, fc))
+		last = s
 		if s.Error != "" {
 			fmt.Fprintln(os.Stderr, "smctop: "+s.Error)
 			code = 1

@@ -16,7 +16,7 @@ var page = cli.Page{
 	},
 	Description: []string{
 		"smctop shows every SMC socket of this host (Shared Memory Communications, SMC-R over RDMA and SMC-D over ISM or the DIBS loopback; AF_SMC and IPPROTO_SMC) joined to its link, link group, RDMA device, port and counters: from sock_diag, SMC generic netlink, sysfs, procfs and the smc: tracepoints in a private tracefs instance. A capture (-r) or a live interface (-i) is read by smcdump's tracker and shown the same way, from the client's side.",
-		"The dashboard has six views (overview, connections, linkgroups, devices, events, processes); ? lists the keys and what each column of the current view means. Without a terminal it says to use --once, --count N or --listen ADDR --no-tui.",
+		"The dashboard has six views (overview, connections, linkgroups, devices, events, processes); ? lists the keys and what each column of the current view means. Without a terminal it says to use --once, --count N or --listen ADDR --no-tui (the fleet view: --once or --count N).",
 		"With --listen it serves Prometheus metrics (smc_*) on /metrics; the alert rules and the Grafana dashboard are in the source's deploy/ directory.",
 	},
 	Examples: []cli.Example{
@@ -26,6 +26,7 @@ var page = cli.Page{
 		{What: "smctop --listen 127.0.0.1:9714 --no-tui", Means: "the Prometheus exporter alone"},
 		{What: "smctop --listen :9714 --no-tui --web.config.file /etc/smcscope/web.yml", Means: "the exporter over TLS with basic auth (node_exporter's web config format)"},
 		{What: "smctop --prometheus https://prom:9090 --http.config.file prom.yml", Means: "the fleet view through TLS and auth set as in a Prometheus scrape config"},
+		{What: "smctop --netlink-replay rec/ --host-address 10.0.0.1 --listen :9714 --no-tui", Means: "export a recorded host as the fleet knows it: its address, by which other hosts' peers find it"},
 	},
 	Exit: []cli.Example{
 		{What: "0", Means: "done"},
@@ -38,7 +39,7 @@ var page = cli.Page{
 	Groups: []cli.Group{
 		{Title: "Source (default: this host's kernel)", Flags: []string{"r", "speed", "i", "netlink-replay", "remote", "prometheus", "http.config.file", "exporter.config.file"}},
 		{Title: "Dashboard and snapshots", Flags: []string{"interval", "once", "count", "o"}},
-		{Title: "Prometheus exporter", Flags: []string{"listen", "no-tui", "web.config.file", "web.disable-snapshot"}},
+		{Title: "Prometheus exporter", Flags: []string{"listen", "no-tui", "web.config.file", "web.disable-snapshot", "host-name", "host-address"}},
 		{Title: "Paths", Flags: []string{"path.sysfs", "path.procfs", "path.tracefs"}},
 	},
 }

@@ -33,7 +33,7 @@ func runLive(ctx context.Context, m *monitor.Monitor, c config) error {
 		if w := m.Wire(); w != nil {
 			go func() { _ = w.Run(ctx) }()
 		}
-		return metrics.Serve(ctx, ln, metrics.Refreshing{M: m}, so)
+		return metrics.Serve(ctx, ln, &metrics.Refreshing{M: m}, so)
 	}
 	o := top.Options{Interval: c.interval}
 	if ln == nil {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"net/netip"
 	"os"
 	"strings"
 	"time"
@@ -45,6 +46,33 @@ type config struct {
 	// exporterConfig: how the fleet view reaches each host's exporter.
 	httpConfig     string
 	exporterConfig string
+	// hostName and hostAddrs name this host in smc_host_info, replacing
+	// what the kernel (or a recording) says.
+	hostName  string
+	hostAddrs addrList
+}
+
+// addrList is --host-address: IP addresses, comma-separated.
+type addrList []netip.Addr
+
+func (l *addrList) String() string {
+	var s []string
+	for _, a := range *l {
+		s = append(s, a.String())
+	}
+	return strings.Join(s, ",")
+}
+
+func (l *addrList) Set(v string) error {
+	*l = nil
+	for _, f := range strings.Split(v, ",") {
+		a, err := netip.ParseAddr(strings.TrimSpace(f))
+		if err != nil {
+			return fmt.Errorf("--host-address %q: want IP addresses, comma-separated (%q is not one)", v, f)
+		}
+		*l = append(*l, a)
+	}
+	return nil
 }
 
 // dashboard reports whether cfg runs the interactive dashboard.
@@ -67,6 +95,8 @@ func newFlags(c *config) *flag.FlagSet {
 	fs.BoolVar(&c.noSnapshot, "web.disable-snapshot", false, "with --listen: do not serve /snapshot.json (connections and process names); /metrics stays")
 	fs.StringVar(&c.exporterConfig, "exporter.config.file", "", "with --prometheus: how enter reaches a host's exporter for its dashboard, from `FILE` in Prometheus' http_config format (a tls_config makes it https)")
 	fs.StringVar(&c.httpConfig, "http.config.file", "", "with --prometheus or --remote: how to connect, from `FILE` in Prometheus' http_config format (tls_config, basic_auth with password_file, bearer_token_file ...)")
+	fs.StringVar(&c.hostName, "host-name", "", "name this host `NAME` in smc_host_info and the fleet view (default: the kernel's SMC host name, a recording's, else the system's)")
+	fs.Var(&c.hostAddrs, "host-address", "this host's own `ADDRS` (comma-separated) in smc_host_info, by which the fleet view finds it as another host's peer (default: its interfaces', or a recording's host.json; its SMC sockets' and links' are added)")
 	fs.StringVar(&c.sysfs, "path.sysfs", "/sys", "sysfs mount `PATH`")
 	fs.StringVar(&c.procfs, "path.procfs", "/proc", "procfs mount `PATH`")
 	fs.StringVar(&c.tracefs, "path.tracefs", "/sys/kernel/tracing", "tracefs mount `PATH` (empty: no tracepoints)")
@@ -151,6 +181,8 @@ func parseArgs(args []string) (config, error) {
 		return c, errors.New("--exporter.config.file: only with --prometheus URL")
 	case c.httpConfig != "" && c.prom == "" && c.remote == "":
 		return c, errors.New("--http.config.file: only with --prometheus URL or --remote URL")
+	case (c.hostName != "" || set["host-address"]) && (c.read != "" || c.remote != "" || c.prom != ""):
+		return c, errors.New("--host-name, --host-address: name the host whose kernel is read (not with -r, --remote or --prometheus)")
 	case c.listen != "" && (c.once || set["count"]):
 		return c, errors.New("--listen: not with --once or --count (use --listen ADDR --no-tui for the exporter alone)")
 	}
@@ -172,7 +204,11 @@ func run(args []string) int {
 	}
 	if c.dashboard() {
 		if err := tui.CheckTerminal(); err != nil {
-			fmt.Fprintln(os.Stderr, "smctop: no terminal: the dashboard needs one; use --once, --count N or --listen ADDR --no-tui")
+			advice := "--once, --count N or --listen ADDR --no-tui"
+			if c.prom != "" {
+				advice = "--once or --count N" // the fleet view has no exporter of its own
+			}
+			fmt.Fprintln(os.Stderr, "smctop: no terminal: the dashboard needs one; use "+advice)
 			return 2
 		}
 	}
@@ -217,6 +253,13 @@ func run(args []string) int {
 			tfs = "" // one snapshot has no time for tracepoints to fire
 		}
 		o = monitor.Host(c.sysfs, c.procfs, tfs)
+	}
+	if c.hostName != "" {
+		o.HostName = c.hostName
+	}
+	if len(c.hostAddrs) > 0 {
+		as := []netip.Addr(c.hostAddrs)
+		o.Addrs = func() []netip.Addr { return as }
 	}
 	if c.read != "" || c.iface != "" {
 		w, err := monitor.OpenWire(c.read, c.iface, "", c.speed)

@@ -129,6 +129,11 @@ func TestNoTerminal(t *testing.T) {
 			t.Errorf("smctop %q without a terminal: exit %d, stderr %q; want 2, %q", args, code, stderr, want)
 		}
 	}
+	// The fleet view has no exporter to offer instead.
+	_, stderr, code := testutil.RunNoTTY(t, bin, "--prometheus", "http://127.0.0.1:9")
+	if want := "smctop: no terminal: the dashboard needs one; use --once or --count N\n"; code != 2 || stderr != want {
+		t.Errorf("smctop --prometheus without a terminal: exit %d, stderr %q; want 2, %q", code, stderr, want)
+	}
 	// The modes that need no terminal still run.
 	out, stderr, code := testutil.RunNoTTY(t, bin, "-r", "../../samples/multilink.pcap", "--once")
 	if code != 0 || !strings.Contains(out, "0x1") {

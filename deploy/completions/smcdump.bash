@@ -15,6 +15,7 @@ _smcdump() {
 	-f) return ;;
 	-i) return ;;
 	-j) return ;;
+	-o) return ;;
 	-r) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	-s) return ;;
 	-w) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -25,6 +26,6 @@ _smcdump() {
 	-[!-]*w) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	-[!-]*z) COMPREPLY=($(compgen -W "smc,conns smc,links smc,lgr smc,decline smc,timeline, smc,expert smc,follow, smc,expert,chat smc,expert,note smc,expert,warn smc,expert,error" -- "$cur")); return ;;
 	esac
-	COMPREPLY=($(compgen -W "-E -G -I -K -T -V -Y -a -c -e --export-tcp -f --help -i -j -n -q -r -s --version -w -x -z" -- "$cur"))
+	COMPREPLY=($(compgen -W "-E -G -I -K -T -V -Y -a -c -e --export-tcp -f --help -i -j -n --no-config -o -q -r -s --tail --version -w -x -z" -- "$cur"))
 }
 complete -F _smcdump smcdump

@@ -6,6 +6,8 @@ _smctop() {
 	case "$prev" in
 	--count) return ;;
 	--exporter.config.file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	--host-address) return ;;
+	--host-name) return ;;
 	--http.config.file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	-i) return ;;
 	--interval) return ;;
@@ -23,6 +25,6 @@ _smctop() {
 	-[!-]*o) COMPREPLY=($(compgen -W "text json jsonl" -- "$cur")); return ;;
 	-[!-]*r) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	esac
-	COMPREPLY=($(compgen -W "--count --exporter.config.file --help --http.config.file -i --interval --listen --netlink-replay --no-tui -o --once --path.procfs --path.sysfs --path.tracefs --prometheus -r --remote --speed --version --web.config.file --web.disable-snapshot" -- "$cur"))
+	COMPREPLY=($(compgen -W "--count --exporter.config.file --help --host-address --host-name --http.config.file -i --interval --listen --netlink-replay --no-tui -o --once --path.procfs --path.sysfs --path.tracefs --prometheus -r --remote --speed --version --web.config.file --web.disable-snapshot" -- "$cur"))
 }
 complete -F _smctop smctop

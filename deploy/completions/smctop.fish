@@ -2,6 +2,8 @@
 complete -c smctop -l count -d "print N (1 or more) snapshots, one per interval, and exit (events accumulate across them; with -r: one per interval of capture time, at once, ending with the capture)" -x
 complete -c smctop -l exporter.config.file -d "with --prometheus: how enter reaches a host's exporter for its dashboard, from FILE in Prometheus' http_config format (a tls_config makes it https)" -r -F
 complete -c smctop -l help -d "print this help and exit"
+complete -c smctop -l host-address -d "this host's own ADDRS (comma-separated) in smc_host_info, by which the fleet view finds it as another host's peer (default: its interfaces', or a recording's host.json; its SMC sockets' and links' are added)" -x
+complete -c smctop -l host-name -d "name this host NAME in smc_host_info and the fleet view (default: the kernel's SMC host name, a recording's, else the system's)" -x
 complete -c smctop -l http.config.file -d "with --prometheus or --remote: how to connect, from FILE in Prometheus' http_config format (tls_config, basic_auth with password_file, bearer_token_file ...)" -r -F
 complete -c smctop -s i -d "also decode live traffic on IFACE (needs CAP_NET_RAW)" -x
 complete -c smctop -l interval -d "refresh INTERVAL (positive)" -x

@@ -34,7 +34,8 @@ func RunNoTTY(t testing.TB, bin string, args ...string) (stdout, stderr string, 
 // dir, where the rule files config names must already be, and stops it when
 // the test ends. It returns the server's address and its log; the caller
 // waits for what it needs (targets scraped, rules evaluated) by querying.
-func Prometheus(t testing.TB, dir, config string) (addr string, log *bytes.Buffer) {
+// args are more of the server's flags (--web.config.file).
+func Prometheus(t testing.TB, dir, config string, args ...string) (addr string, log *bytes.Buffer) {
 	t.Helper()
 	bin := NeedTool(t, "prometheus")
 	cfg := filepath.Join(dir, "prometheus.yml")
@@ -49,8 +50,8 @@ func Prometheus(t testing.TB, dir, config string) (addr string, log *bytes.Buffe
 	ln.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	log = &bytes.Buffer{}
-	cmd := exec.CommandContext(ctx, bin, "--config.file="+cfg, "--web.listen-address="+addr,
-		"--storage.tsdb.path="+filepath.Join(dir, "data"))
+	cmd := exec.CommandContext(ctx, bin, append([]string{"--config.file=" + cfg, "--web.listen-address=" + addr,
+		"--storage.tsdb.path=" + filepath.Join(dir, "data")}, args...)...)
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -300,6 +300,9 @@ server_main() {
 	# shellcheck disable=SC2086
 	smcping -s -p $PORT --idle 120s $srvargs >>/out/smcping-server.txt 2>&1 &
 	srv=$!
+	if [ "$SCEN" = bench-sockperf ]; then
+		bench_server_start || return 1
+	fi
 	case "$SCEN" in
 	e2e-smc | e2e-decline | e2e-nosmc)
 		# shellcheck disable=SC2086
@@ -344,8 +347,86 @@ server_main() {
 	server_lines /out/smcping-server.txt | tee -a /out/server.log
 	[ "$SCEN" = e2e-hsctrl ] && server_lines /out/smcping-nosmc.txt | tee -a /out/server.log
 	[ "$SCEN" = slow-reader ] && slow_server_report
+	[ "$SCEN" = bench-sockperf ] && bench_server_report
 	final_report
 	return 0
+}
+
+# --- bench-sockperf: smcping against sockperf on the same SMC-R path ---------------------
+# sockperf (Debian's) runs with lab/guest/smcpreload as LD_PRELOAD: its TCP sockets are
+# AF_SMC ones, as smc-tools' smc_run makes them. Each round runs every size once, sockperf
+# and smcping back to back in alternating order (sockperf first in odd rounds), each for
+# BENCH_SECS: the two runs of a pair see the same state of the guests. The client writes
+# one line per run, the server its servers' CPU time at the end; the host compares
+# (verify.sh verify_bench).
+BENCH_PORT=11111
+BENCH_ROUNDS=${BENCH_ROUNDS:-5}
+BENCH_SECS=3
+BENCH_SIZES="64 1024 16384"
+
+# listening PORT: a TCP listener on PORT (an AF_SMC listener's TCP socket is one too).
+listening() { grep -q "^ *[0-9]*: [0-9A-F]*:$(printf '%04X' "$1") [0-9A-F]*:0000 0A " /proc/net/tcp; }
+
+bench_server_start() {
+	[ -x /bin/sockperf ] && [ -e /lib/smcpreload.so ] ||
+		{ log "bench-sockperf needs sockperf on the host (apt-get install sockperf) and the shim"; return 1; }
+	LD_PRELOAD=/lib/smcpreload.so sockperf server --tcp -i 0.0.0.0 -p $BENCH_PORT >/out/sockperf-server.txt 2>&1 &
+	bench_sp=$!
+	wait_for 30 "sockperf listening on $BENCH_PORT" listening $BENCH_PORT
+}
+
+# cpu_ticks PID: user + system clock ticks of a process (/proc/PID/stat, fields 14, 15).
+cpu_ticks() { awk '{ print $14 + $15 }' /proc/"$1"/stat 2>/dev/null || echo -; }
+
+bench_server_report() {
+	echo "BENCH server sockperf cpu_ticks=$(cpu_ticks "$bench_sp") smcping cpu_ticks=$(cpu_ticks "$srv") hz=100" | tee -a /out/server.log
+}
+
+# bench_run ROUND SIZE TOOL appends one BENCH line: the run's p50 round trip (usec), its
+# round trips and the client's CPU time (busybox time -v).
+bench_run() {
+	case $3 in
+	sockperf)
+		LD_PRELOAD=/lib/smcpreload.so timeout 60 time -v -o /tmp/bench.time \
+			sockperf ping-pong --tcp -i $SRV -p $BENCH_PORT -m "$2" -t $BENCH_SECS --full-rtt >/tmp/bench.out 2>&1
+		p50=$(sed -n 's/.*percentile 50.000 = *\([0-9.]*\).*/\1/p' /tmp/bench.out | head -1)
+		n=$(sed -n 's/.*\[Valid Duration\].*ReceivedMessages=\([0-9]*\).*/\1/p' /tmp/bench.out | head -1)
+		;;
+	smcping)
+		timeout 60 time -v -o /tmp/bench.time \
+			smcping $SRV -p $PORT -m "$2" -t ${BENCH_SECS}s --warmup 0 --timeout 30s >/tmp/bench.out 2>&1
+		# The first row under "RTT (round trip)": size proto mode n min mean stddev p50 ...
+		row=$(sed -n '/^RTT (round trip)/,/^$/p' /tmp/bench.out | awk '$1 ~ /^[0-9]+$/ { print; exit }')
+		p50=$(echo "$row" | awk '{ print $8 }')
+		n=$(echo "$row" | awk '{ print $4 }')
+		;;
+	esac
+	user=$(sed -n 's/.*User time (seconds): *//p' /tmp/bench.time)
+	sys=$(sed -n 's/.*System time (seconds): *//p' /tmp/bench.time)
+	echo "BENCH round=$1 size=$2 tool=$3 p50_us=${p50:-none} rtts=${n:-none} user_s=${user:-none} sys_s=${sys:-none}" | tee -a /out/client.log
+	[ -n "$p50" ] && [ -n "$n" ] || { cat /tmp/bench.out; return 1; }
+}
+
+bench_client() {
+	# sockperf on SMC-R, not fallen back to TCP: its socket in smc_diag while it runs.
+	LD_PRELOAD=/lib/smcpreload.so sockperf ping-pong --tcp -i $SRV -p $BENCH_PORT -m 64 -t 3 >/tmp/check.out 2>&1 &
+	chk=$!
+	wait_for 30 "sockperf's connection in smc_diag as SMC-R" sh -c "smclab diag | grep 'dst=$SRV:$BENCH_PORT' | grep -q 'mode=SMCR'" || return 1
+	smclab diag | grep "dst=$SRV:$BENCH_PORT" | sed 's/^/BENCH check /' | tee -a /out/client.log
+	wait "$chk"
+	# Its round trips count in the server's CPU time too.
+	echo "BENCH extra tool=sockperf rtts=$(sed -n 's/.*\[Valid Duration\].*ReceivedMessages=\([0-9]*\).*/\1/p' /tmp/check.out | head -1)" | tee -a /out/client.log
+	for round in $(seq 1 "$BENCH_ROUNDS"); do
+		for size in $BENCH_SIZES; do
+			if [ $((round % 2)) = 1 ]; then
+				bench_run "$round" "$size" sockperf || return 1
+				bench_run "$round" "$size" smcping || return 1
+			else
+				bench_run "$round" "$size" smcping || return 1
+				bench_run "$round" "$size" sockperf || return 1
+			fi
+		done
+	done
 }
 
 # hsctrl_load registers the lab's handshake controller (lab/guest/hsctrl, built by prep.sh
@@ -390,6 +471,9 @@ client_main() {
 		;;
 	multilink)
 		multilink_client || rc=$?
+		;;
+	bench-sockperf)
+		bench_client || rc=$?
 		;;
 	slow-reader)
 		# A one-way stream of 4 x 64 KiB into the server's slow reader (slow_server_start).

@@ -143,9 +143,9 @@ func TestExportHTTP(t *testing.T) {
 func TestExportGap(t *testing.T) {
 	path := filepath.Join(testutil.SamplesDir(t), "long.pcap")
 	frames, lt := testutil.ReadFrames(t, path)
-	// A WRITE MIDDLE (opcode 7) of the bulk: frame 24060 carries 1024
+	// A WRITE MIDDLE (opcode 7) of the bulk: frame 24059 carries 1024
 	// bytes at stream offset 9216 (smcdump -T fields -e smc.stream.offset).
-	const drop = 24060
+	const drop = 24059
 	if op := frames[drop-1].Data[14+20+8]; op != 0x07 {
 		t.Fatalf("frame %d: opcode %#x, want a WRITE MIDDLE", drop, op)
 	}

@@ -3,7 +3,6 @@ package browser
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
+	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/filter"
 	"github.com/smcscope/smcscope/track/rows"
 	"github.com/smcscope/smcscope/tui"
@@ -25,6 +25,15 @@ type Options struct {
 	// History is the file the filters applied are kept in, read at the
 	// start (HistoryFile; "": kept in memory only).
 	History string
+	// Columns is the list's layout, a column spec (columns.go; smcdump -o
+	// column.format:SPEC); "" is the saved one, else Wireshark's.
+	Columns string
+	// ColumnsFile is where the layout is kept when the user changes it,
+	// and read from at the start (ColumnsFile; "": not kept).
+	ColumnsFile string
+	// TimeFile is where the time format t chose is kept, and read from
+	// at the start (TimeFile; "": not kept).
+	TimeFile string
 }
 
 // Browser is the capture browser over an Index.
@@ -84,15 +93,22 @@ type Browser struct {
 	// refused is the column > or < last reached whose sort was refused
 	// (too many rows to decode), valid while refusedSet: the next press
 	// moves on from it, so a large list still reaches Length.
-	refused    column
+	refused    int
 	refusedSet bool
 	// reveal is a column the list's next draw scrolls into view (the
 	// column just sorted by), revealNone when none.
-	reveal column
+	reveal int
 	// unsorted is the list in frame order, as setList set it.
 	unsorted []int32
-	widths   [numColumns]int // of the list's columns (fitColumns; Info takes the rest)
-	hoff     int             // characters the list is scrolled to the left (←/→)
+	// cols is the list's layout (columns.go); fieldCols its fields, in
+	// order, which rows are decoded with.
+	cols      []listColumn
+	fieldCols []decode.FieldDef
+	// settingsErr says why a saved setting (the layout, the time format)
+	// was not read or written.
+	settingsErr string
+	widths      []int // of the list's columns (fitColumns; the last takes the rest)
+	hoff        int   // characters the list is scrolled to the left (←/→)
 
 	mode    string // "relevant", "all", "filter EXPR", "follow N"
 	base    string // where esc goes: "relevant" or "all" (a, -a)
@@ -102,8 +118,14 @@ type Browser struct {
 	// pending cancels the filter pass running in the background: a list
 	// chosen meanwhile (esc, f) is not replaced by its late result.
 	pending context.CancelFunc
-	data    []byte // its bytes
-	ctx     context.Context
+	// liveList makes the list shown again (a filter's pass, a followed
+	// connection's frames) while the input grows: it is run again over
+	// the frames that arrive (filtered is how many frames the list's last
+	// run covered); nil for the lists that are not made again.
+	liveList func(context.Context) ([]int32, error)
+	filtered int
+	data     []byte // its bytes
+	ctx      context.Context
 }
 
 // New builds the browser over an index.
@@ -130,6 +152,30 @@ func New(ctx context.Context, idx *Index, o Options) *Browser {
 		b.history = h
 	}
 	b.reveal = revealNone
+	b.cols = defaultColumns()
+	if o.ColumnsFile != "" {
+		switch cols, err := loadColumns(o.ColumnsFile); {
+		case err != nil:
+			b.settingsErr = fmt.Sprintf("[yellow]columns not read: %s[-]", tview.Escape(err.Error()))
+		case cols != nil:
+			b.cols = cols
+		}
+	}
+	if o.Columns != "" {
+		if cols, err := parseColumns(o.Columns); err == nil {
+			b.cols = cols
+		} else {
+			b.settingsErr = fmt.Sprintf("[yellow]columns: %s[-]", tview.Escape(err.Error()))
+		}
+	}
+	b.setColumns(b.cols)
+	if o.TimeFile != "" {
+		f, err := loadTimeFormat(o.TimeFile)
+		if err != nil {
+			b.settingsErr = fmt.Sprintf("[yellow]time format not read: %s[-]", tview.Escape(err.Error()))
+		}
+		b.timeFmt = f
+	}
 	b.hint = tview.NewTextView().SetDynamicColors(true).SetWrap(true)
 	b.prompt = tview.NewInputField()
 	b.prompt.SetChangedFunc(b.promptChanged)
@@ -205,19 +251,27 @@ func (b *Browser) watch() {
 				b.rows.ns = ns
 				b.rows.mu.Unlock()
 				b.unsorted = ns
-				if first && !b.idx.live {
+				// A list shorter than the pane when last drawn left tview's
+				// table following its end (trackEnd), which would now
+				// scroll the grown list away from the selection: keeping
+				// the offset clears it.
+				top, _ := b.list.GetOffset()
+				b.list.SetOffset(top, 0)
+				if first && !b.idx.grows {
 					// tview keeps an empty table scrolled to its end; a
 					// file opens at its first frame.
 					b.list.Select(0, 0)
 					b.list.ScrollToBeginning()
 				}
-				if b.idx.live && atEnd && len(ns) > 0 {
+				if b.idx.grows && atEnd && len(ns) > 0 {
 					b.list.Select(len(ns)-1, 0) // live: follow the tail unless scrolled away
 				}
 				if b.shown == 0 && len(ns) > 0 {
 					r, _ := b.list.GetSelection()
 					b.showFrame(max(r, 0))
 				}
+			} else if b.liveList != nil && b.pending == nil && b.sort == (sortState{}) && n > b.filtered {
+				b.refilter()
 			}
 			b.drawStatus(n, done, err)
 		})
@@ -239,6 +293,7 @@ func (b *Browser) setList(ns []int32, mode string, keep int32) {
 	}
 	b.sortRunning, b.refusedSet = false, false
 	b.message = ""
+	b.liveList = nil
 	b.rows.setFrames(ns)
 	b.mode, b.unsorted, b.sort = mode, ns, sortState{}
 	row, _ := rowOf(ns, keep)
@@ -300,10 +355,13 @@ func (b *Browser) drawStatus(n int, done bool, err error) {
 	if b.historyErr != "" {
 		st += "  " + b.historyErr
 	}
+	if b.settingsErr != "" {
+		st += "  " + b.settingsErr
+	}
 	if len(b.marks) > 0 {
 		st += fmt.Sprintf("  %d marked", len(b.marks))
 	}
-	st += fmt.Sprintf("  %s %d frames", tview.Escape(filepath.Base(b.idx.path)), n)
+	st += fmt.Sprintf("  %s %d frames", tview.Escape(b.idx.Name()), n)
 	if l := b.idx.Limit(); l > 0 && n >= l {
 		st += fmt.Sprintf(" (-c %d)", l)
 	}
@@ -311,13 +369,20 @@ func (b *Browser) drawStatus(n int, done bool, err error) {
 	case dir == "" && why != "":
 		st += fmt.Sprintf(" [yellow](in memory: %s)[-]", tview.Escape(why))
 	case dir != "":
+		verb := "unpacked" // a gzip file
+		if b.idx.pipe {
+			verb = "copied" // what a pipe gave, to read frames back
+		}
 		if why == "" {
-			st += fmt.Sprintf(" [gray](unpacked to %s, %s)[-]", tview.Escape(dir), mib(size))
+			st += fmt.Sprintf(" [gray](%s to %s, %s)[-]", verb, tview.Escape(dir), mib(size))
 		} else {
-			st += fmt.Sprintf(" [yellow](unpacked to %s, stopped: %s; frames from %d in memory)[-]", tview.Escape(dir), tview.Escape(why), from)
+			st += fmt.Sprintf(" [yellow](%s to %s, stopped: %s; frames from %d in memory)[-]", verb, tview.Escape(dir), tview.Escape(why), from)
 		}
 	}
-	if !done {
+	switch {
+	case b.idx.grows:
+		st += " " + b.liveState(done, err)
+	case !done:
 		st += " [yellow](indexing…)[-]"
 	}
 	if err != nil {
@@ -326,6 +391,33 @@ func (b *Browser) drawStatus(n int, done bool, err error) {
 	b.status.SetText(st + "  [gray]? help  q quit[-]")
 	_, _, w, _ := b.body.GetRect()
 	b.fitStatus(w)
+}
+
+// liveState is the status line's word on an input that grows: live while
+// frames may still come (with how long ago the last one did, once that is
+// a while, so a quiet input is told from a stuck screen), ended once the
+// writer closed the pipe.
+func (b *Browser) liveState(done bool, err error) string {
+	switch {
+	case done && err == nil && (b.idx.live || b.idx.LimitReached()):
+		return "[gray](stopped)[-]"
+	case done && err == nil:
+		return "[gray](ended: the writer closed it)[-]"
+	case done:
+		return "[gray](ended)[-]"
+	}
+	what := "live"
+	if b.idx.tail {
+		what = "following the file as it grows"
+	}
+	last := b.idx.LastFrame()
+	switch {
+	case last.IsZero():
+		return fmt.Sprintf("[green](%s: waiting for the first frame)[-]", what)
+	case time.Since(last) >= 2*time.Second:
+		return fmt.Sprintf("[green](%s: last frame %s ago)[-]", what, time.Since(last).Truncate(time.Second))
+	}
+	return fmt.Sprintf("[green](%s)[-]", what)
 }
 
 const maxStatusLines = 4
@@ -370,6 +462,7 @@ func (b *Browser) applyFilter(expr string) {
 		return // shown while typing
 	}
 	b.message = "[yellow]filtering…[-]"
+	covered, _, _ := b.idx.Progress()
 	b.background(func(ctx context.Context) func() {
 		start := time.Now()
 		ns, err := b.idx.Filter(ctx, flt)
@@ -378,7 +471,51 @@ func (b *Browser) applyFilter(expr string) {
 			b.message = fmt.Sprintf("(%v)", time.Since(start).Round(time.Millisecond))
 			if err != nil {
 				b.message = "[red]" + tview.Escape(err.Error()) + "[-]"
+				return
 			}
+			b.keepLive(func(ctx context.Context) ([]int32, error) { return b.idx.Filter(ctx, flt) }, covered)
+		}
+	})
+}
+
+// keepLive makes the list shown again with again as an input that grows
+// brings frames; covered is how many frames it was made from.
+func (b *Browser) keepLive(again func(context.Context) ([]int32, error), covered int) {
+	if !b.idx.grows {
+		return
+	}
+	b.liveList, b.filtered = again, covered
+	b.catchUp()
+}
+
+// catchUp makes the live list again when frames came during its last run.
+func (b *Browser) catchUp() {
+	if n, _, _ := b.idx.Progress(); n > b.filtered {
+		b.refilter()
+	}
+}
+
+// refilter makes the live list again over an input that grew (one run at
+// a time, as the list is told of new frames): the list takes in the new
+// frames and follows its tail as the unfiltered one does. The earlier
+// frames are in it as before, so the rows above stay in place.
+func (b *Browser) refilter() {
+	again, mode := b.liveList, b.mode
+	covered, _, _ := b.idx.Progress()
+	b.background(func(ctx context.Context) func() {
+		ns, err := again(ctx)
+		return func() {
+			if err != nil || b.mode != mode {
+				return
+			}
+			row, _ := b.list.GetSelection()
+			atEnd := row >= b.rows.GetRowCount()-1
+			b.rows.setFrames(ns)
+			b.unsorted, b.filtered = ns, covered
+			if atEnd && len(ns) > 0 {
+				b.list.Select(len(ns)-1, 0)
+			}
+			b.catchUp()
 		}
 	})
 }
@@ -482,10 +619,15 @@ func (b *Browser) keyTable() []tui.Binding {
 		{Key: "> <", Desc: "sort the list by the next / previous column (typed values: times, addresses, lengths; No. is frame order)", Match: func(ev *tcell.EventKey) bool {
 			return ev.Key() == tcell.KeyRune && (ev.Rune() == '>' || ev.Rune() == '<')
 		}, Do: func(ev *tcell.EventKey) { b.moveSort(map[rune]int{'>': 1, '<': -1}[ev.Rune()]); b.redraw() }},
-		{Key: "s", Desc: "reverse the sort order", Match: tui.Rune('s'), Do: do(func() { s := b.sortTarget(); b.sortBy(sortState{s.col, !s.desc}) })},
+		{Key: "s", Desc: "reverse the sort order", Match: tui.Rune('s'), Do: do(b.reverseSort)},
 		{Key: "t", Desc: "time format: relative (seconds since the first frame), absolute (UTC time of day), delta (since the row above), epoch", Match: tui.Rune('t'), Do: do(func() {
 			b.cycleTime()
 			b.message = "time: " + timeFormatNames[b.timeFmt]
+			if b.opts.TimeFile != "" {
+				if err := saveFile(b.opts.TimeFile, ".time-format-*", timeFormatKeys[b.timeFmt]+"\n"); err != nil {
+					b.settingsErr = fmt.Sprintf("[yellow]time format not saved: %s[-]", tview.Escape(err.Error()))
+				}
+			}
 		})},
 		{Key: "g/G", Desc: "first / last frame"},
 		{Key: "/", Desc: "display filter (the -Y language; red with its error while it does not compile, enter applies, ↑/↓ earlier filters, tab completes field names)",
@@ -496,7 +638,7 @@ func (b *Browser) keyTable() []tui.Binding {
 				}
 				b.openPrompt(promptFilter, expr)
 			})},
-		{Key: "esc", Desc: "back to the SMC-relevant frames, or all after a (clears the filter or the followed connection; the frame stays selected)", Match: tui.KeyIs(tcell.KeyEscape), Do: do(func() {
+		{Key: "esc", Desc: "clear the filter or the followed connection (back to the SMC-relevant frames, or to all after a); the frame stays selected", Match: tui.KeyIs(tcell.KeyEscape), Do: do(func() {
 			// A filter still running (A, /, on a large capture) counts:
 			// the list is about to become it, so esc drops it.
 			if b.mode != b.base || b.pending != nil {
@@ -509,11 +651,13 @@ func (b *Browser) keyTable() []tui.Binding {
 				b.message = "[yellow]the frame belongs to no connection[-]"
 				return
 			}
+			covered, _, _ := b.idx.Progress()
 			b.setList(b.idx.Follow(conn), "follow connection "+strconv.Itoa(conn), b.selected())
 			b.message = "S: its bytes"
+			b.keepLive(func(context.Context) ([]int32, error) { return b.idx.Follow(conn), nil }, covered)
 		})},
 		{Key: "S", Desc: "the application bytes of the selected frame's connection, both directions in order as its CDCs released them (client red, server blue, gaps marked), as Wireshark's Follow Stream", Match: tui.Rune('S'), Do: do(b.showStream)},
-		{Key: "ctrl-f", Desc: "find the next frame of the list whose bytes hold a hex string (e2:d4:c3:d9, 0xe2d4c3d9) or a text (\"SMC-LAB\"); the filter's \"frame contains\" does it for the whole capture", Match: tui.KeyIs(tcell.KeyCtrlF), Do: do(func() { b.openPrompt(promptSearch, b.needleText) })},
+		{Key: "ctrl-f", Desc: "find the next frame whose bytes hold hex (e2:d4:c3:d9, 0xe2d4c3d9) or a text (\"SMC-LAB\"), or whose Info or field tree matches /REGEXP/", Match: tui.KeyIs(tcell.KeyCtrlF), Do: do(func() { b.openPrompt(promptSearch, b.needleText) })},
 		{Key: "n N", Desc: "next / previous frame of the search", Match: func(ev *tcell.EventKey) bool {
 			return ev.Key() == tcell.KeyRune && (ev.Rune() == 'n' || ev.Rune() == 'N')
 		}, Do: func(ev *tcell.EventKey) { b.find(map[rune]int{'n': 1, 'N': -1}[ev.Rune()]); b.redraw() }},
@@ -546,12 +690,30 @@ func (b *Browser) keyTable() []tui.Binding {
 			clear(b.marks)
 		})},
 		{Key: "'", Desc: "next marked frame in the list (from the top after the last)", Match: tui.Rune('\''), Do: do(b.nextMark)},
-		{Key: "w", Desc: "write the frames of the list: to the -w file or a new name (FILE-2...), never over a file unless confirmed; .pcap writes pcap, else pcapng", Match: tui.Rune('w'), Do: do(func() { b.openExport(false) })},
+		{Key: "w", Desc: "write the list's frames: to the -w file or a new name (FILE-2...), not over a file unless confirmed; .pcap pcap, .csv the columns, else pcapng", Match: tui.Rune('w'), Do: do(func() { b.openExport(false) })},
 		{Key: "W", Desc: "write the marked frames, as w does", Match: tui.Rune('W'), Do: do(func() { b.openExport(true) })},
 		{Key: "tab", Desc: "next pane: list, field tree, hex (not while hidden; zoomed, the next pane is zoomed)", Match: tui.KeyIs(tcell.KeyTab), Do: do(b.nextPane)},
 		{Key: "enter", Desc: "in the field tree: expand / collapse a layer (it stays so in the frames shown after)"},
 		{Key: "J/K", Desc: "in the field tree: into a layer / up to its heading"},
+		{Key: "C", Desc: "add the field selected in the tree as a column, before the last (kept for the next start, as o's layout is)", Match: tui.Rune('C'), Do: do(b.addFieldColumn)},
+		{Key: "o", Desc: "edit the columns: [TITLE=]NAME[:WIDTH],... of No., Time, Source, Destination, Protocol, Length, Info and any field (tab completes)", Match: tui.Rune('o'), Do: do(func() { b.openPrompt(promptColumns, formatColumns(b.cols)) })},
+		{Key: "{ } ( ) D", Desc: "the column at the list's left edge (←/→ bring one there): move it left / right, narrower / wider, remove it", Match: func(ev *tcell.EventKey) bool {
+			return ev.Key() == tcell.KeyRune && strings.ContainsRune("{}()D", ev.Rune())
+		}, Do: func(ev *tcell.EventKey) {
+			switch ev.Rune() {
+			case '{', '}':
+				b.moveColumn(map[rune]int{'{': -1, '}': 1}[ev.Rune()])
+			case '(', ')':
+				b.resizeColumn(map[rune]int{'(': -1, ')': 1}[ev.Rune()])
+			default:
+				b.removeColumn()
+			}
+			b.redraw()
+		}},
 		{Key: "A", Desc: "apply the field selected in the tree as a filter (field == value; a layer: the layer present)", Match: tui.Rune('A'), Do: do(func() { b.fieldFilter(true) })},
+		{Key: "! & | ^", Desc: "the tree's field as a filter: not it; the list's filter and it; or it; and not it (Wireshark's Apply as Filter variants)", Match: func(ev *tcell.EventKey) bool {
+			return ev.Key() == tcell.KeyRune && filterOps[ev.Rune()] != nil
+		}, Do: func(ev *tcell.EventKey) { b.fieldFilterOp(ev.Rune()); b.redraw() }},
 		{Key: "P", Desc: "prepare the field selected in the tree as a filter: the filter bar opens with it, to edit before enter", Match: tui.Rune('P'), Do: do(func() { b.fieldFilter(false) })},
 		{Key: "z", Desc: "zoom: the focused pane (list, field tree, hex) alone on the screen, or all panes again", Match: tui.Rune('z'), Do: do(b.zoom)},
 		{Key: "+ -", Desc: "grow / shrink the packet list (the field tree and hex pane get the rest)", Match: func(ev *tcell.EventKey) bool {

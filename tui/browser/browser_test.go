@@ -21,6 +21,7 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/columns"
 	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/filter"
 	"github.com/smcscope/smcscope/internal/testutil"
@@ -967,7 +968,7 @@ func TestColumns(t *testing.T) {
 	lines := h.listLines()
 	head := lines[0]
 	var at []int
-	for _, c := range columnNames {
+	for _, c := range columns.Names {
 		i := strings.Index(head, c)
 		if i < 0 || len(at) > 0 && i <= at[len(at)-1] {
 			t.Fatalf("header %q lacks %q in order", head, c)
@@ -978,7 +979,7 @@ func TestColumns(t *testing.T) {
 		// Left-aligned columns start under their titles.
 		for _, c := range []column{colSource, colDest, colProto} {
 			if l[at[c]] == ' ' || l[at[c]-1] != ' ' {
-				t.Errorf("row %q: column %s does not start at %d, under its title", l, columnNames[c], at[c])
+				t.Errorf("row %q: column %s does not start at %d, under its title", l, columns.Names[c], at[c])
 			}
 		}
 	}
@@ -1310,22 +1311,22 @@ func TestSort(t *testing.T) {
 		{'>', colInfo, func(a, b row) bool { return a.info <= b.info }},
 	} {
 		h.Key(tcell.KeyRune, c.key)
-		scr := h.Until("sorted by " + columnNames[c.col])
+		scr := h.Until("sorted by " + columns.Names[c.col])
 		ns, rows := h.listRows(300)
 		if len(ns) != 4545 {
-			t.Fatalf("sorted by %s: %d rows, want 4545", columnNames[c.col], len(ns))
+			t.Fatalf("sorted by %s: %d rows, want 4545", columns.Names[c.col], len(ns))
 		}
 		for i := 1; i < len(rows); i++ {
 			if !c.less(rows[i-1], rows[i]) {
-				t.Errorf("sorted by %s (%c): rows %d and %d out of order: %+v, %+v", columnNames[c.col], c.key, i-1, i, rows[i-1], rows[i])
+				t.Errorf("sorted by %s (%c): rows %d and %d out of order: %+v, %+v", columns.Names[c.col], c.key, i-1, i, rows[i-1], rows[i])
 				break
 			}
 		}
 		if n := h.selectedFrame(); n != 26 || !h.selectedOnScreen() {
-			t.Errorf("sorted by %s: frame %d selected (on screen %v), want 26", columnNames[c.col], n, h.selectedOnScreen())
+			t.Errorf("sorted by %s: frame %d selected (on screen %v), want 26", columns.Names[c.col], n, h.selectedOnScreen())
 		}
-		if !strings.Contains(h.listLines()[0], columnNames[c.col]+" ↑") && !strings.Contains(h.listLines()[0], columnNames[c.col]+" ↓") {
-			t.Errorf("sorted by %s: header %q has no arrow\n%s", columnNames[c.col], h.listLines()[0], scr)
+		if !strings.Contains(h.listLines()[0], columns.Names[c.col]+" ↑") && !strings.Contains(h.listLines()[0], columns.Names[c.col]+" ↓") {
+			t.Errorf("sorted by %s: header %q has no arrow\n%s", columns.Names[c.col], h.listLines()[0], scr)
 		}
 	}
 	h.Key(tcell.KeyRune, '>') // back to No.: frame order
@@ -1358,7 +1359,7 @@ func TestEveryKey(t *testing.T) {
 		k tcell.Key
 		r rune
 	}{{tcell.KeyCtrlF, 0}, {tcell.KeyTab, 0}, {tcell.KeyEnter, 0}, {tcell.KeyLeft, 0}, {tcell.KeyRight, 0}, {tcell.KeyUp, 0}, {tcell.KeyDown, 0}}
-	for _, r := range "jkgGfacldLmM'wWtizx+-<>s[]nNAP:/?JK " {
+	for _, r := range "jkgGfacldLmM'wWtizx+-<>s[]nNAPCo!&|^{}()D:/?JK " {
 		keys = append(keys, struct {
 			k tcell.Key
 			r rune

@@ -2,6 +2,7 @@ package browser
 
 import (
 	"bufio"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"os"
@@ -42,7 +43,7 @@ func (b *Browser) openExport(marked bool) {
 	if marked {
 		what = "the marked"
 	}
-	b.setHint(fmt.Sprintf("[gray]writing %s %d frames (%s; a name ending .pcap writes pcap, else pcapng)[-]", what, len(ns), b.mode))
+	b.setHint(fmt.Sprintf("[gray]writing %s %d frames (%s; a name ending .pcap writes pcap, .csv the list's columns, else pcapng)[-]", what, len(ns), b.mode))
 }
 
 // exportFrames are the frames w (the list) or W (the marked ones) writes,
@@ -96,6 +97,10 @@ func (b *Browser) mayWrite(name string) bool {
 // not decoded.
 func (b *Browser) export(name string) {
 	ns := b.exportFrames(b.exportMarked)
+	if strings.EqualFold(filepath.Ext(name), ".csv") {
+		b.exportColumns(name, ns)
+		return
+	}
 	format := "pcapng"
 	if strings.EqualFold(filepath.Ext(name), ".pcap") {
 		format = "pcap"
@@ -167,4 +172,56 @@ func (x *Index) write(name, format string, ns []int32) (err error) {
 		}
 	}
 	return flush()
+}
+
+// exportColumns writes the frames' rows to name as CSV: the list's
+// columns (o, C), their headings first, each value whole as the list
+// shows it (in the time format chosen). The rows are decoded in the
+// background, laid out on the UI goroutine, which owns the layout.
+func (b *Browser) exportColumns(name string, ns []int32) {
+	fields := slices.Clone(b.fieldCols)
+	b.message = fmt.Sprintf("[yellow]writing the columns of %d frames to %s…[-]", len(ns), tview.Escape(name))
+	go func() {
+		rows := b.idx.rows(ns, fields)
+		b.App.QueueUpdateDraw(func() {
+			err := b.writeCSV(name, ns, rows)
+			if err != nil {
+				b.message = "[red]" + tview.Escape(err.Error()) + "[-]"
+			} else {
+				b.message = fmt.Sprintf("wrote the columns of %d frames to %s (CSV)", len(ns), tview.Escape(name))
+			}
+			b.redraw()
+		})
+	}()
+}
+
+// writeCSV writes rows of frames ns under the list's headings.
+func (b *Browser) writeCSV(name string, ns []int32, rows map[int32]row) (err error) {
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	w := csv.NewWriter(f) // buffered: Flush writes it out
+	head := make([]string, len(b.cols))
+	for i, c := range b.cols {
+		head[i] = c.heading()
+	}
+	if err := w.Write(head); err != nil {
+		return err
+	}
+	var prev row
+	for _, n := range ns {
+		r := rows[n]
+		if err := w.Write(b.cells(n, r, prev)); err != nil {
+			return err
+		}
+		prev = r
+	}
+	w.Flush()
+	return w.Error()
 }

@@ -47,17 +47,23 @@ func loadHistory(path string) ([]string, error) {
 	return h[max(0, len(h)-maxHistory):], nil
 }
 
-// saveHistory writes h to path through a file renamed over it, so that
-// two browsers saving at once leave one whole history, not a mix.
+// saveHistory writes h to path (saveFile).
 func saveHistory(path string, h []string) error {
+	return saveFile(path, ".filter-history-*", strings.Join(h, "\n")+"\n")
+}
+
+// saveFile writes text to path through a file renamed over it, so that
+// two browsers saving at once leave one whole file, not a mix; pattern
+// names the temporary file.
+func saveFile(path, pattern, text string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".filter-history-*")
+	tmp, err := os.CreateTemp(filepath.Dir(path), pattern)
 	if err != nil {
 		return err
 	}
-	_, err = tmp.WriteString(strings.Join(h, "\n") + "\n")
+	_, err = tmp.WriteString(text)
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}

@@ -7,12 +7,14 @@
 package browser
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"sync"
@@ -54,10 +56,18 @@ type layoutSpan struct {
 
 // Index is what the background pass learned about a capture.
 type Index struct {
-	path  string
-	live  bool // frames arrive from an interface
-	limit int  // -c: index only the first limit frames (0: all)
-	lt    layers.LinkType
+	path string
+	live bool // frames arrive from an interface (kept in memory)
+	// grows: frames arrive over time (an interface, a pipe, a followed
+	// file): the list follows its tail.
+	grows bool
+	pipe  bool // the input cannot be read twice (a FIFO, stdin): a spool copies it
+	tail  bool // a regular file followed as it grows, until the context ends
+	// idleFn, set by the index pass, is what idle does (on the pass's
+	// goroutine).
+	idleFn func()
+	limit  int // -c: index only the first limit frames (0: all)
+	lt     layers.LinkType
 	// digits is how many decimals of a frame's time the capture resolves
 	// (capture.Frame.TimeDigits of its first frame), for the frames read
 	// back: frame.time_epoch then shows what the file holds.
@@ -90,6 +100,7 @@ type Index struct {
 	// taught its queue pair; see qpTeachers.
 	byFact map[int32]int32
 	base   time.Time
+	lastAt time.Time // when the last frame of a live input was indexed
 	done   bool
 	err    error
 	snap   *track.Snapshot
@@ -116,10 +127,170 @@ func Open(ctx context.Context, path string) (*Index, error) { return OpenLimit(c
 // OpenLimit is Open for the first limit frames of the file (smcdump -c);
 // 0 is every frame.
 func OpenLimit(ctx context.Context, path string, limit int) (*Index, error) {
-	return openFile(ctx, path, limit, func() (*spool, error) { return newSpool(spoolDir()) })
+	return OpenInput(ctx, path, limit, false)
 }
 
-// openFile is OpenLimit with the spool a gzip file is read through.
+// OpenInput is OpenLimit for any input smcdump -r takes: a file, a FIFO,
+// or stdin ("-"). A FIFO or stdin is read live: its frames are listed as
+// they arrive, and its bytes are copied to a spool file as they are read
+// (nothing can be read twice from a pipe), until the writer closes it.
+// With tail, a regular file is followed as it grows (as tail -f) until
+// the context ends. A live input is opened and sniffed in the background
+// (opening a FIFO waits for its writer): its errors end the index pass
+// (Progress) instead of being returned.
+func OpenInput(ctx context.Context, path string, limit int, tail bool) (*Index, error) {
+	return openInput(ctx, path, limit, tail, func() (*spool, error) { return newSpool(spoolDir()) })
+}
+
+func openInput(ctx context.Context, path string, limit int, tail bool, newSpool func() (*spool, error)) (*Index, error) {
+	pipe := path == "-"
+	if !pipe {
+		st, err := os.Stat(path)
+		if err != nil {
+			return nil, err
+		}
+		pipe = !st.Mode().IsRegular()
+	}
+	if !pipe && !tail {
+		return openFile(ctx, path, limit, newSpool)
+	}
+	x := &Index{path: path, limit: limit, pipe: pipe, tail: !pipe, grows: true, ctx: map[int32][]int32{}, follow: make(chan struct{})}
+	go func() {
+		r, err := x.openStream(ctx, newSpool)
+		if err != nil {
+			x.mu.Lock()
+			x.err, x.done = err, true
+			x.notify()
+			x.mu.Unlock()
+			return
+		}
+		x.build(ctx, r)
+	}()
+	return x, nil
+}
+
+// openStream opens a live input (Index.pipe or Index.tail) for the index
+// pass. The magic is read through a buffer the reader goes on from, so
+// nothing read from a pipe to tell gzip from pcap is lost.
+func (x *Index) openStream(ctx context.Context, newSpool func() (*spool, error)) (*capture.Reader, error) {
+	in := os.Stdin
+	if x.path != "-" {
+		f, err := os.Open(x.path)
+		if err != nil {
+			return nil, err
+		}
+		in = f
+	}
+	// Closing the input wakes a read waiting for the writer when the
+	// browser ends before it closes.
+	stop := context.AfterFunc(ctx, func() { in.Close() })
+	var src io.Reader = in
+	if x.tail {
+		src = &tailReader{f: in, ctx: ctx, idle: x.idle, poll: tailPoll}
+	}
+	br := bufio.NewReaderSize(src, 64<<10)
+	magic, _ := br.Peek(2)
+	gzipped := len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b
+	var (
+		r       *capture.Reader
+		sp      *spool
+		noSpool string
+		err     error
+	)
+	switch {
+	case gzipped:
+		r, sp, noSpool, err = openSpooled(x.path, br, newSpool, true, x.idle)
+	case x.tail:
+		// The file itself holds every record: read back from it.
+		r, err = capture.NewFileReader(x.path, br)
+	default:
+		s, serr := newSpool()
+		if serr != nil {
+			noSpool = "cannot copy: " + serr.Error()
+			r, err = capture.NewFileReader(x.path, &idleReader{r: br, idle: x.idle})
+			break
+		}
+		r, sp, _, err = spoolReader(x.path, s, br, true, x.idle)
+	}
+	if err != nil {
+		stop()
+		in.Close()
+		return nil, err
+	}
+	x.mu.Lock()
+	x.lt, x.spool, x.noSpool = r.LinkType(), sp, noSpool
+	x.src = in
+	if sp != nil {
+		x.src = closers{sp.inflate, in}
+		context.AfterFunc(ctx, func() { sp.f.Close() }) // not at the pass's end: rows are read back from it
+	}
+	x.mu.Unlock()
+	return r, nil
+}
+
+// tailPoll is how often a followed file is looked at for more bytes.
+const tailPoll = 100 * time.Millisecond
+
+// tailReader reads a file that another program is still writing (tail
+// -f): at its end it waits for more instead of returning io.EOF, until
+// ctx ends.
+type tailReader struct {
+	f    *os.File
+	ctx  context.Context
+	idle func() // called before each wait: every whole record read is indexed
+	poll time.Duration
+	pos  int64
+}
+
+func (t *tailReader) Read(p []byte) (int, error) {
+	for {
+		n, err := t.f.Read(p)
+		t.pos += int64(n)
+		if n > 0 || !errors.Is(err, io.EOF) {
+			return n, err
+		}
+		if st, err := t.f.Stat(); err == nil && st.Size() < t.pos {
+			return 0, fmt.Errorf("cut to %d bytes while followed (at offset %d): the writer started over", st.Size(), t.pos)
+		}
+		if t.idle != nil {
+			t.idle()
+		}
+		select {
+		case <-t.ctx.Done():
+			return 0, io.EOF
+		case <-time.After(t.poll):
+		}
+	}
+}
+
+// idleReader calls idle before a read that may wait (a pipe read with no
+// spool, whose bytes are not buffered ahead).
+type idleReader struct {
+	r    io.Reader
+	idle func()
+}
+
+func (r *idleReader) Read(p []byte) (int, error) {
+	r.idle()
+	return r.r.Read(p)
+}
+
+// idle is called by a live input's reader, on the index pass's goroutine,
+// before it waits for bytes: every frame that arrived is indexed, so the
+// list is told, and the tracker's panes catch up (at most every
+// idleSnapshot).
+func (x *Index) idle() {
+	if x.idleFn != nil {
+		x.idleFn()
+	}
+}
+
+// idleSnapshot bounds how often a live input's idle moments take a
+// tracker snapshot for the panes.
+const idleSnapshot = 250 * time.Millisecond
+
+// openFile indexes a regular file to its end, a gzip one through a spool
+// made by newSpool.
 func openFile(ctx context.Context, path string, limit int, newSpool func() (*spool, error)) (*Index, error) {
 	x := &Index{path: path, limit: limit, ctx: map[int32][]int32{}, follow: make(chan struct{})}
 	f, err := os.Open(path)
@@ -136,7 +307,7 @@ func openFile(ctx context.Context, path string, limit int, newSpool func() (*spo
 			f.Close()
 			return nil, err
 		}
-		r, x.spool, x.noSpool, err = openSpooled(path, f, newSpool)
+		r, x.spool, x.noSpool, err = openSpooled(path, f, newSpool, false, nil)
 		if err != nil {
 			f.Close()
 			return nil, err
@@ -175,7 +346,7 @@ func OpenLive(ctx context.Context, iface, bpf string, snaplen, limit int) (*Inde
 
 // openLive indexes a reader whose frames arrive over time.
 func openLive(ctx context.Context, name string, r *capture.Reader, limit int) *Index {
-	x := &Index{path: name, live: true, limit: limit, lt: r.LinkType(), ctx: map[int32][]int32{}, follow: make(chan struct{})}
+	x := &Index{path: name, live: true, grows: true, limit: limit, lt: r.LinkType(), ctx: map[int32][]int32{}, follow: make(chan struct{})}
 	go x.build(ctx, r)
 	go func() { <-ctx.Done(); r.Close() }()
 	return x
@@ -192,6 +363,23 @@ func (x *Index) build(ctx context.Context, r *capture.Reader) {
 	var rec decode.Record
 	var qps qpTeachers
 	batch := 0
+	var told, snapped int // frames the list and the panes' snapshot were last given
+	var snapAt time.Time
+	x.idleFn = func() {
+		x.mu.Lock()
+		defer x.mu.Unlock()
+		n := x.ents.len()
+		if n != snapped && time.Since(snapAt) >= idleSnapshot {
+			snapped, snapAt = n, time.Now()
+			s := tr.Snapshot()
+			x.snap = &s
+			told = -1 // the panes too
+		}
+		if n != told {
+			told = n
+			x.notify()
+		}
+	}
 	for ctx.Err() == nil {
 		f, err := r.Next()
 		if err == nil && x.limit > 0 && f.Number > x.limit {
@@ -254,6 +442,9 @@ func (x *Index) build(ctx context.Context, r *capture.Reader) {
 			x.layouts = append(x.layouts, layoutSpan{n, layout})
 		}
 		x.ents.add(e)
+		if x.grows {
+			x.lastAt = time.Now()
+		}
 		if e.flags&flagRelevant != 0 {
 			x.relevant = append(x.relevant, n)
 		}
@@ -307,6 +498,21 @@ func (x *Index) Severity(n int) expert.Severity {
 func (x *Index) notify() {
 	close(x.follow)
 	x.follow = make(chan struct{})
+}
+
+// LastFrame is when the last frame of an input that grows was indexed,
+// zero before the first.
+func (x *Index) LastFrame() time.Time {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.lastAt
+}
+
+// LimitReached says the pass stopped at the -c limit.
+func (x *Index) LimitReached() bool {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.limit > 0 && x.ents.len() >= x.limit
 }
 
 // Limit is the -c limit on the frames indexed, 0 for none.
@@ -441,7 +647,10 @@ func (x *Index) LinkGroup(links, conns []int) []int32 {
 // Filter runs a display filter over the whole capture (a second pass,
 // decoding only what the filter needs) and returns the matching frames.
 func (x *Index) Filter(ctx context.Context, flt *filter.Filter) ([]int32, error) {
-	r, err := x.pass()
+	r, upTo, err := x.pass()
+	if errors.Is(err, errNoFrames) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -461,7 +670,7 @@ func (x *Index) Filter(ctx context.Context, flt *filter.Filter) ([]int32, error)
 	var out []int32
 	for ctx.Err() == nil {
 		f, err := r.Next()
-		if err == nil && x.limit > 0 && f.Number > x.limit {
+		if err == nil && upTo > 0 && f.Number > upTo {
 			err = io.EOF
 		}
 		if err != nil {
@@ -479,24 +688,54 @@ func (x *Index) Filter(ctx context.Context, flt *filter.Filter) ([]int32, error)
 		if flt.Match(rec) {
 			out = append(out, int32(f.Number))
 		}
+		if f.Number == upTo {
+			return out, nil // not a read into a live input's next, unfinished record
+		}
 	}
 	return out, ctx.Err()
 }
 
 // pass opens the capture for a second pass over every frame (a filter, a
-// sort by a decoded column): the file again, its decompressed copy, or
-// the frames in memory.
-func (x *Index) pass() (*capture.Reader, error) {
+// sort by a decoded column, a stream): the file again, its decompressed
+// copy, or the frames in memory. upTo is the last frame the pass may read
+// (0: to the end): a live input's are the frames indexed when it began,
+// the only ones certain to be whole in the file or its copy.
+func (x *Index) pass() (r *capture.Reader, upTo int, err error) {
 	x.mu.RLock()
-	rawFrom, done := x.rawFrom, x.done
+	rawFrom, done, n := x.rawFrom, x.done, x.ents.len()
 	x.mu.RUnlock()
+	upTo = x.limit
+	if x.grows {
+		if n == 0 {
+			return nil, 0, errNoFrames
+		}
+		upTo = n
+	}
 	switch {
 	case rawFrom == 1: // every frame in memory (live)
-		return capture.NewReader(x.path, x.rawSource(), x.lt)
-	case x.spool != nil && rawFrom == 0 && done:
-		return capture.NewFileReader(x.path, x.spool.reader())
+		r, err = capture.NewReader(x.path, x.rawSource(), x.lt)
+		return r, upTo, err
+	case x.spool != nil && rawFrom == 0 && (done || x.grows):
+		r, err = capture.NewFileReader(x.path, x.spool.reader())
+		return r, upTo, err
+	case x.pipe:
+		_, _, why, _, _ := x.Kept()
+		return nil, 0, fmt.Errorf("%s cannot be read again: its copy stopped at frame %d (%s)", x.Name(), rawFrom, why)
 	}
-	return capture.Open(x.path)
+	r, err = capture.Open(x.path)
+	return r, upTo, err
+}
+
+// errNoFrames: a live input has no frame yet to pass over.
+var errNoFrames = errors.New("no frame has arrived yet")
+
+// Name is the input's name for the status line and messages: the file's
+// base name, stdin for "-".
+func (x *Index) Name() string {
+	if x.path == "-" {
+		return "stdin"
+	}
+	return filepath.Base(x.path)
 }
 
 // rawSource replays the frames kept in memory (all of them: live).
@@ -559,8 +798,15 @@ func (x *Index) newRecordReader() (*recordReader, error) {
 	rr := &recordReader{x: x}
 	switch {
 	case x.spool != nil:
-		rr.recs = capture.NewRecords(x.path+" (decompressed)", x.spool.reader())
-	case !x.live:
+		name := x.path + " (decompressed)"
+		switch {
+		case x.path == "-":
+			name = "stdin (its copy)"
+		case x.pipe:
+			name = x.path + " (its copy)"
+		}
+		rr.recs = capture.NewRecords(name, x.spool.reader())
+	case !x.live && !x.pipe:
 		f, err := os.Open(x.path)
 		if err != nil {
 			return nil, err

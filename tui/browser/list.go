@@ -11,31 +11,32 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/columns"
 	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/expert"
 	"github.com/smcscope/smcscope/output"
 )
 
 // The packet list has Wireshark's columns, aligned: No., Time, Source,
-// Destination, Protocol, Length, Info. A row is decoded once, to typed
-// values (times, endpoints, lengths), and formatted when drawn, so the
+// Destination, Protocol, Length, Info, and any field the user adds
+// (columns.go). A row is decoded once, to typed values (times, endpoints,
+// lengths) and its field columns' text, and formatted when drawn, so the
 // time format (t) and the horizontal scroll (←/→) cost no decoding.
 
-// column is one of the packet list's columns.
-type column uint8
+// column is what a column of the packet list shows: a built-in one, or a
+// field (colField).
+type column columns.Kind
 
 const (
-	colNo column = iota
-	colTime
-	colSource
-	colDest
-	colProto
-	colLength
-	colInfo
-	numColumns
+	colNo     = column(columns.No)
+	colTime   = column(columns.Time)
+	colSource = column(columns.Source)
+	colDest   = column(columns.Destination)
+	colProto  = column(columns.Protocol)
+	colLength = column(columns.Length)
+	colInfo   = column(columns.Info)
+	colField  = column(columns.Field)
 )
-
-var columnNames = [numColumns]string{"No.", "Time", "Source", "Destination", "Protocol", "Length", "Info"}
 
 // rightAligned columns hold numbers.
 func (c column) rightAligned() bool { return c == colNo || c == colTime || c == colLength }
@@ -65,6 +66,7 @@ type row struct {
 	length   int // bytes on the wire
 	info     string
 	class    rowClass
+	fields   []string // the field columns' text, in the layout's order (Browser.fieldCols)
 }
 
 // rowClass says what a frame is, from its decoded layers, for the list's
@@ -120,9 +122,42 @@ func rowOfFrame(f *capture.Frame) row {
 }
 
 // lines decodes frames to their rows.
-func (b *Browser) lines(ns []int32) map[int32]row {
+func (b *Browser) lines(ns []int32) map[int32]row { return b.idx.rows(ns, b.fieldCols) }
+
+// rows decodes frames to their rows, with the values of fields.
+func (x *Index) rows(ns []int32, fields []decode.FieldDef) map[int32]row {
 	out := make(map[int32]row, len(ns))
-	_ = b.idx.Decode(ns, func(n int32, f *capture.Frame) { out[n] = rowOfFrame(f) })
+	_ = x.Decode(ns, func(n int32, f *capture.Frame) {
+		r := rowOfFrame(f)
+		if len(fields) > 0 {
+			r.fields = x.fieldTexts(n, f, fields)
+		}
+		out[n] = r
+	})
+	return out
+}
+
+// fieldTexts are frame n's values of fields, as the field tree writes
+// them (hex, names), occurrences joined by commas.
+func (x *Index) fieldTexts(n int32, f *capture.Frame, fields []decode.FieldDef) []string {
+	rec := f.Fields()
+	out := make([]string, len(fields))
+	for i, d := range fields {
+		if trackerColumns[d.ID] {
+			conn, link := x.Conn(int(n))
+			if v := map[decode.FieldID]int{fConnID: conn, fLinkID: link}[d.ID]; v != 0 {
+				out[i] = strconv.Itoa(v)
+			}
+			continue
+		}
+		var s []string
+		for k, id := range rec.IDs {
+			if id == d.ID {
+				s = append(s, rec.Vals[k].Display(d))
+			}
+		}
+		out[i] = strings.Join(s, ",")
+	}
 	return out
 }
 
@@ -249,15 +284,32 @@ func (c *rowContent) GetCell(i, _ int) *tview.TableCell {
 
 // cells formats row r of frame n as the list's columns; prev is the row
 // above it (for the delta time).
-func (b *Browser) cells(n int32, r, prev row) [numColumns]string {
-	var c [numColumns]string
-	c[colNo] = strconv.Itoa(int(n))
-	c[colTime] = b.formatTime(r.time, prev.time)
-	c[colSource] = r.src.String()
-	c[colDest] = r.dst.String()
-	c[colProto] = r.proto
-	c[colLength] = strconv.Itoa(r.length)
-	c[colInfo] = r.info
+func (b *Browser) cells(n int32, r, prev row) []string {
+	c := make([]string, len(b.cols))
+	field := 0
+	for i, col := range b.cols {
+		switch col.kind {
+		case colNo:
+			c[i] = strconv.Itoa(int(n))
+		case colTime:
+			c[i] = b.formatTime(r.time, prev.time)
+		case colSource:
+			c[i] = r.src.String()
+		case colDest:
+			c[i] = r.dst.String()
+		case colProto:
+			c[i] = r.proto
+		case colLength:
+			c[i] = strconv.Itoa(r.length)
+		case colInfo:
+			c[i] = r.info
+		case colField:
+			if field < len(r.fields) {
+				c[i] = r.fields[field]
+			}
+			field++
+		}
+	}
 	return c
 }
 
@@ -289,21 +341,22 @@ func (b *Browser) formatTime(t, prev time.Time) string {
 	return string(output.AppendSeconds(nil, t.Sub(b.idx.base), digits))
 }
 
-// join lays the columns out at their widths, two spaces apart.
-func (b *Browser) join(c [numColumns]string) string {
+// join lays the columns out at their widths, two spaces apart; the last
+// one (Info in Wireshark's layout) takes the rest of the line.
+func (b *Browser) join(c []string) string {
 	var s strings.Builder
-	for i := range numColumns {
+	for i := range c {
 		if i > 0 {
 			s.WriteString("  ")
 		}
-		text, w := c[i], b.widths[i]
-		if i == colInfo {
+		text, w := c[i], b.width(i)
+		if i == len(c)-1 {
 			s.WriteString(text)
 			break
 		}
 		if n := utf8.RuneCountInString(text); n > w {
 			text = string([]rune(text)[:max(w-1, 0)]) + "…"
-		} else if pad := strings.Repeat(" ", w-n); i.rightAligned() {
+		} else if pad := strings.Repeat(" ", w-n); b.cols[i].rightAligned() {
 			text = pad + text
 		} else {
 			text += pad
@@ -328,11 +381,27 @@ func (b *Browser) scrolled(text string) string {
 	return ""
 }
 
+// width is column i's width: the user's, or fitted to the rows.
+func (b *Browser) width(i int) int {
+	if w := b.cols[i].width; w > 0 {
+		return w
+	}
+	return b.widths[i]
+}
+
+// maxFieldWidth caps a field column fitted to its rows (a CLC's EID, a
+// bytes field): o sets a wider one.
+const maxFieldWidth = 32
+
 // fitColumns widens the columns to the rows lo..hi-1 (those on screen):
 // columns only grow, so rows keep their places as the list scrolls.
 func (b *Browser) fitColumns(lo, hi int) {
+	if len(b.widths) != len(b.cols) {
+		b.widths = make([]int, len(b.cols))
+	}
 	head := b.headerCells()
-	for i := range numColumns - 1 {
+	last := len(b.cols) - 1
+	for i := range last {
 		b.widths[i] = max(b.widths[i], utf8.RuneCountInString(head[i]))
 	}
 	for i := lo; i < hi; i++ {
@@ -341,10 +410,13 @@ func (b *Browser) fitColumns(lo, hi int) {
 			break
 		}
 		c := b.cells(n, r, prev)
-		for k := range numColumns - 1 {
+		for k := range last {
 			w := utf8.RuneCountInString(c[k])
-			if k == colSource || k == colDest {
+			switch b.cols[k].kind {
+			case colSource, colDest:
 				w = min(w, maxEndpointWidth)
+			case colField:
+				w = min(w, maxFieldWidth)
 			}
 			b.widths[k] = max(b.widths[k], w)
 		}
@@ -353,15 +425,15 @@ func (b *Browser) fitColumns(lo, hi int) {
 
 // headerCells are the column titles: the time format when it is not
 // relative, an arrow on the sorted column.
-func (b *Browser) headerCells() [numColumns]string {
-	var c [numColumns]string
-	for i := range numColumns {
-		c[i] = columnNames[i]
+func (b *Browser) headerCells() []string {
+	c := make([]string, len(b.cols))
+	for i, col := range b.cols {
+		c[i] = col.heading()
+		if col.kind == colTime && col.title == "" && b.timeFmt != timeRelative {
+			c[i] = timeFormatNames[b.timeFmt]
+		}
 	}
-	if b.timeFmt != timeRelative {
-		c[colTime] = timeFormatNames[b.timeFmt]
-	}
-	if b.sort != (sortState{}) {
+	if b.sort.on && b.sort.col < len(c) {
 		c[b.sort.col] += " " + b.sort.arrow()
 	}
 	return c
@@ -410,6 +482,47 @@ func (p *listPane) Draw(screen tcell.Screen) {
 	p.Flex.Draw(screen)
 }
 
+// MouseHandler sorts the list by the column whose title is clicked, as
+// Wireshark does (again: the other way); the rest goes to the pane.
+func (p *listPane) MouseHandler() func(action tview.MouseAction, event *tcell.EventMouse, setFocus func(p tview.Primitive)) (consumed bool, capture tview.Primitive) {
+	inner := p.Flex.MouseHandler()
+	return func(action tview.MouseAction, event *tcell.EventMouse, setFocus func(p tview.Primitive)) (bool, tview.Primitive) {
+		x, y := event.Position()
+		hx, hy, _, _ := p.head.GetRect()
+		click := action == tview.MouseLeftClick || action == tview.MouseLeftDoubleClick // two quick clicks: both count
+		if !click || y != hy || !p.head.InRect(x, y) {
+			return inner(action, event, setFocus)
+		}
+		// The header is the rows' layout after one cell for the marks.
+		b := p.b
+		if col := b.columnAt(x - hx - 1 + b.hoff); col >= 0 {
+			s := sortState{col: col, on: true}
+			if t := b.sortTarget(); t.on && t.col == col {
+				s.desc = !t.desc
+			}
+			b.sortBy(s)
+			b.redraw()
+		}
+		setFocus(b.list)
+		return true, nil
+	}
+}
+
+// columnAt is the column at character at of a row's text, -1 for the
+// gap between two columns.
+func (b *Browser) columnAt(at int) int {
+	for i := range len(b.cols) - 1 {
+		w := b.width(i)
+		if at < w {
+			return i
+		}
+		if at -= w + 2; at < 0 {
+			return -1
+		}
+	}
+	return len(b.cols) - 1
+}
+
 // Focus gives the table the focus: the pane is what the layout places,
 // the table what keys move.
 func (p *listPane) Focus(delegate func(tview.Primitive)) { delegate(p.b.list) }
@@ -427,9 +540,9 @@ const infoStep = 16
 func (b *Browser) scroll(dir int) {
 	var stops []int
 	at := 0
-	for i := range numColumns - 1 {
+	for i := range len(b.cols) - 1 {
 		stops = append(stops, at)
-		at += b.widths[i] + 2
+		at += b.width(i) + 2
 	}
 	info := at
 	switch {
@@ -454,12 +567,12 @@ func (b *Browser) scroll(dir int) {
 	}
 }
 
-// toInfo scrolls the list so that Info starts at its left edge, or back
-// to the first column when it does.
+// toInfo scrolls the list so that Info (the last column) starts at its
+// left edge, or back to the first column when it does.
 func (b *Browser) toInfo() {
 	info := 0
-	for i := range numColumns - 1 {
-		info += b.widths[i] + 2
+	for i := range len(b.cols) - 1 {
+		info += b.width(i) + 2
 	}
 	if b.hoff == info {
 		b.hoff = 0
@@ -469,23 +582,23 @@ func (b *Browser) toInfo() {
 }
 
 // revealNone: no column to scroll into view.
-const revealNone column = numColumns
+const revealNone = -1
 
 // revealColumn scrolls the list (as ←/→ do, a column at a time) so that
 // column col shows whole in a list w wide: the column just sorted by,
 // which at 80 columns may lie past the right edge, its values cut to "…".
-func (b *Browser) revealColumn(col column, w int) {
-	if w <= 0 {
+func (b *Browser) revealColumn(col int, w int) {
+	if w <= 0 || col >= len(b.cols) {
 		return
 	}
 	var stops []int
 	at := 0
 	for i := range col {
 		stops = append(stops, at)
-		at += b.widths[i] + 2
+		at += b.width(i) + 2
 	}
-	width := max(b.widths[col], utf8.RuneCountInString(b.headerCells()[col]))
-	if col == colInfo {
+	width := max(b.width(col), utf8.RuneCountInString(b.headerCells()[col]))
+	if col == len(b.cols)-1 {
 		width = min(width, infoStep) // its start is what tells it
 	}
 	// The row's mark takes one cell, and a row cut at the edge ends in
@@ -509,5 +622,9 @@ func (b *Browser) revealColumn(col column, w int) {
 // fitted again.
 func (b *Browser) cycleTime() {
 	b.timeFmt = (b.timeFmt + 1) % numTimeFormats
-	b.widths[colTime] = 0
+	for i, c := range b.cols {
+		if c.kind == colTime && i < len(b.widths) {
+			b.widths[i] = 0
+		}
+	}
 }

@@ -18,14 +18,15 @@ import (
 type promptKind uint8
 
 const (
-	promptNone   promptKind = iota
-	promptFilter            // `/`: a display filter
-	promptGoto              // `:`: a frame number
-	promptWrite             // `w`, `W`: the file to export to
-	promptSearch            // ctrl-f: bytes or a text to find
+	promptNone    promptKind = iota
+	promptFilter             // `/`: a display filter
+	promptGoto               // `:`: a frame number
+	promptWrite              // `w`, `W`: the file to export to
+	promptSearch             // ctrl-f: bytes or a text to find
+	promptColumns            // o: the list's columns
 )
 
-var promptLabels = [...]string{promptFilter: "/", promptGoto: ":", promptWrite: "write to: ", promptSearch: "find (hex or text): "}
+var promptLabels = [...]string{promptFilter: "/", promptGoto: ":", promptWrite: "write to: ", promptSearch: "find (hex, text or /regexp/): ", promptColumns: "columns: "}
 
 // maxHistory bounds the filters ↑ and ↓ go through.
 const maxHistory = 100
@@ -74,6 +75,10 @@ func (b *Browser) setHint(text string) {
 // promptChanged colours the filter as it is typed: green when it
 // compiles, red with the column and text of the error when it does not.
 func (b *Browser) promptChanged(text string) {
+	if b.promptKind == promptColumns {
+		b.columnsChanged(text)
+		return
+	}
 	if b.promptKind != promptFilter {
 		return
 	}
@@ -103,6 +108,14 @@ func filterError(err error) string {
 // promptKey handles the prompt's own keys before the input field: ↑/↓
 // through the filters applied before, tab to complete a field name.
 func (b *Browser) promptKey(ev *tcell.EventKey) *tcell.EventKey {
+	if b.promptKind == promptColumns && ev.Key() == tcell.KeyTab {
+		text, hint := complete(b.prompt.GetText())
+		b.prompt.SetText(strings.TrimSuffix(text, " "))
+		if hint != "" {
+			b.setHint("[gray]" + tview.Escape(hint) + "[-]")
+		}
+		return nil
+	}
 	if b.promptKind != promptFilter {
 		return ev
 	}
@@ -142,6 +155,15 @@ func (b *Browser) promptDone(k tcell.Key) {
 			return // the prompt stays open with the error under it
 		}
 	}
+	var cols []listColumn
+	if k == tcell.KeyEnter && kind == promptColumns {
+		var err error
+		if cols, err = parseColumns(text); text == "" {
+			cols = defaultColumns()
+		} else if err != nil {
+			return // the prompt stays open with the error under it
+		}
+	}
 	if k == tcell.KeyEnter && kind == promptWrite && !b.mayWrite(text) {
 		return // the prompt stays open, asking to confirm
 	}
@@ -167,6 +189,8 @@ func (b *Browser) promptDone(k tcell.Key) {
 		b.export(text)
 	case promptSearch:
 		b.find(1)
+	case promptColumns:
+		b.changeColumns(cols)
 	}
 	b.redraw()
 }

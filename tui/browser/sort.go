@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/rivo/tview"
 
+	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/output"
 )
 
@@ -28,8 +30,9 @@ var maxSortDecode = 1_000_000
 // sortState is the list's order: by a column, up or down. The zero value
 // is frame order.
 type sortState struct {
-	col  column
+	col  int // its place in the layout (Browser.cols)
 	desc bool
+	on   bool // sorted by col (false: frame order)
 }
 
 func (s sortState) arrow() string {
@@ -39,33 +42,91 @@ func (s sortState) arrow() string {
 	return "↑"
 }
 
-// sortKey is a row's value in the sorted column.
-type sortKey struct {
-	i  int64 // No., Time (Unix ns), Length
-	ep output.Endpoint
-	s  string // Protocol, Info
+// sortKeys are the rows' values in the sorted column: a number for the
+// columns the index answers (a list may be millions of rows: 8 bytes
+// each), a decoded value for the others (at most maxSortDecode rows).
+type sortKeys struct {
+	i   []int64 // No., Time (Unix ns), Length, smc.conn.id, smc.link.id
+	ext []decodedKey
 }
 
-func compareKeys(col column, a, b *sortKey) int {
-	switch col {
-	case colSource, colDest:
-		return a.ep.Compare(b.ep)
-	case colProto, colInfo:
-		return strings.Compare(a.s, b.s)
+// decodedKey is a row's value in a column that needs the frame decoded.
+type decodedKey struct {
+	ep output.Endpoint
+	s  string // Protocol, Info
+	v  decode.Value
+	ok bool // a field column's frame has the field (those without sort first)
+}
+
+// compare orders rows a and b by col.
+func (k *sortKeys) compare(col listColumn, a, b int) int {
+	if !col.indexed() {
+		x, y := &k.ext[a], &k.ext[b]
+		switch col.kind {
+		case colSource, colDest:
+			return x.ep.Compare(y.ep)
+		case colProto, colInfo:
+			return strings.Compare(x.s, y.s)
+		}
+		if x.ok != y.ok {
+			if x.ok {
+				return 1
+			}
+			return -1
+		}
+		return compareValues(col.field.Kind, &x.v, &y.v)
 	}
-	return cmp.Compare(a.i, b.i)
+	return cmp.Compare(k.i[a], k.i[b])
+}
+
+// compareValues orders two values of a field by its kind: numbers and
+// times as numbers, addresses as addresses, the rest as text or bytes.
+func compareValues(k decode.Kind, a, b *decode.Value) int {
+	switch k {
+	case decode.KindUint, decode.KindBool, decode.KindTime:
+		return cmp.Compare(a.U, b.U)
+	case decode.KindAddr:
+		return a.A.Compare(b.A)
+	case decode.KindString:
+		return strings.Compare(a.S, b.S)
+	}
+	return bytes.Compare(a.B, b.B)
+}
+
+// indexed reports whether sorting by col needs no decoding: its values
+// come from the index or the records' headers.
+func (col listColumn) indexed() bool {
+	switch col.kind {
+	case colNo, colTime, colLength:
+		return true
+	case colField:
+		return trackerColumns[col.field.ID]
+	}
+	return false
 }
 
 // sortKeys returns the keys of the frames of ns (ascending) for col.
-func (x *Index) sortKeys(ctx context.Context, ns []int32, col column) ([]sortKey, error) {
-	keys := make([]sortKey, len(ns))
-	switch col {
-	case colNo:
+func (x *Index) sortKeys(ctx context.Context, ns []int32, col listColumn) (*sortKeys, error) {
+	if !col.indexed() {
+		return x.decodedKeys(ctx, ns, col)
+	}
+	keys := &sortKeys{i: make([]int64, len(ns))}
+	switch {
+	case col.kind == colField:
 		for i, n := range ns {
-			keys[i].i = int64(n)
+			conn, link := x.Conn(int(n))
+			keys.i[i] = int64(conn)
+			if col.field.ID == fLinkID {
+				keys.i[i] = int64(link)
+			}
 		}
 		return keys, nil
-	case colTime, colLength:
+	case col.kind == colNo:
+		for i, n := range ns {
+			keys.i[i] = int64(n)
+		}
+		return keys, nil
+	case col.kind == colTime || col.kind == colLength:
 		rr, err := x.newRecordReader()
 		if err != nil {
 			return nil, err
@@ -79,14 +140,20 @@ func (x *Index) sortKeys(ctx context.Context, ns []int32, col column) ([]sortKey
 			if err != nil {
 				return nil, err
 			}
-			keys[i].i = ci.Timestamp.UnixNano()
-			if col == colLength {
-				keys[i].i = int64(ci.Length)
+			keys.i[i] = ci.Timestamp.UnixNano()
+			if col.kind == colLength {
+				keys.i[i] = int64(ci.Length)
 			}
 		}
-		return keys, nil
 	}
-	r, err := x.pass()
+	return keys, nil
+}
+
+// decodedKeys are sortKeys for a column that needs every frame of ns
+// decoded, in one pass over the capture.
+func (x *Index) decodedKeys(ctx context.Context, ns []int32, col listColumn) (*sortKeys, error) {
+	keys := &sortKeys{ext: make([]decodedKey, len(ns))}
+	r, _, err := x.pass() // it stops at the last of ns
 	if err != nil {
 		return nil, err
 	}
@@ -105,16 +172,24 @@ func (x *Index) sortKeys(ctx context.Context, ns []int32, col column) ([]sortKey
 		if int32(f.Number) != ns[j] {
 			continue
 		}
+		k := &keys.ext[j]
+		if col.kind == colField {
+			// A value kept past the frame: its bytes copied.
+			k.v, k.ok = f.Fields().First(col.field.ID)
+			k.v.B = bytes.Clone(k.v.B)
+			j++
+			continue
+		}
 		rw := rowOfFrame(f)
-		switch col {
+		switch col.kind {
 		case colSource:
-			keys[j].ep = rw.src
+			k.ep = rw.src
 		case colDest:
-			keys[j].ep = rw.dst
+			k.ep = rw.dst
 		case colProto:
-			keys[j].s = rw.proto
+			k.s = rw.proto
 		default:
-			keys[j].s = rw.info
+			k.s = rw.info
 		}
 		j++
 	}
@@ -124,6 +199,9 @@ func (x *Index) sortKeys(ctx context.Context, ns []int32, col column) ([]sortKey
 // sortBy orders the list by col (desc: down) in the background; the
 // selected frame stays selected.
 func (b *Browser) sortBy(s sortState) {
+	if s.on && !s.desc && b.cols[s.col].kind == colNo {
+		s = sortState{} // No. up is frame order
+	}
 	b.refusedSet = false
 	if b.sortRunning && (s == b.sort || s == (sortState{})) {
 		// Back to the order shown, or to frame order: the running sort
@@ -140,24 +218,25 @@ func (b *Browser) sortBy(s sortState) {
 		b.showSorted(s, ns)
 		return
 	}
-	if s.col != colNo && s.col != colTime && s.col != colLength && len(ns) > maxSortDecode {
+	col := b.cols[s.col]
+	if !col.indexed() && len(ns) > maxSortDecode {
 		b.message = fmt.Sprintf("[yellow]sorting by %s decodes every row: %d rows, more than %d; filter the list first[-]",
-			columnNames[s.col], len(ns), maxSortDecode)
+			col.heading(), len(ns), maxSortDecode)
 		b.refused, b.refusedSet = s.col, true
 		return
 	}
-	b.message = fmt.Sprintf("[yellow]sorting by %s…[-]", columnNames[s.col])
+	b.message = fmt.Sprintf("[yellow]sorting by %s…[-]", col.heading())
 	b.background(func(ctx context.Context) func() {
-		keys, err := b.idx.sortKeys(ctx, ns, s.col)
+		keys, err := b.idx.sortKeys(ctx, ns, col)
 		if err != nil {
 			return func() { b.message = "[red]" + tview.Escape(err.Error()) + "[-]" }
 		}
-		order := make([]int, len(ns))
+		order := make([]int32, len(ns))
 		for i := range order {
-			order[i] = i
+			order[i] = int32(i)
 		}
-		slices.SortStableFunc(order, func(i, j int) int {
-			c := compareKeys(s.col, &keys[i], &keys[j])
+		slices.SortStableFunc(order, func(i, j int32) int {
+			c := keys.compare(col, int(i), int(j))
 			if s.desc {
 				c = -c
 			}
@@ -189,21 +268,54 @@ func (b *Browser) showSorted(s sortState, ns []int32) {
 	row, _ := b.rowOf(keep)
 	b.selectRow(row)
 	b.showFrame(row)
-	b.message = fmt.Sprintf("sorted by %s %s", columnNames[s.col], s.arrow())
+	b.message = fmt.Sprintf("sorted by %s %s", b.cols[s.col].heading(), s.arrow())
 	b.reveal = s.col
 	if s == (sortState{}) {
-		b.message += " (frame order)"
+		b.message, b.reveal = "frame order", 0
+		if nc := b.noColumn(); nc >= 0 {
+			b.message = fmt.Sprintf("sorted by %s ↑ (frame order)", b.cols[nc].heading())
+			b.reveal = nc
+		}
 	}
 }
 
-// moveSort sorts by the next (dir 1) or previous column, up; from the
-// first column back to frame order. It moves on from the column it last
-// reached, whether sorted, still sorting or refused.
+// moveSort sorts by the next (dir 1) or previous column, up; No. is frame
+// order. It moves on from the column it last reached, whether sorted,
+// still sorting or refused; frame order is at the No. column (before the
+// first column when the layout has none).
 func (b *Browser) moveSort(dir int) {
-	from := b.sortTarget().col
-	if b.refusedSet {
-		from = b.refused
+	n := len(b.cols)
+	from := b.sortTarget()
+	pos := from.col
+	if !from.on {
+		pos = b.noColumn()
 	}
-	c := (int(from) + dir + int(numColumns)) % int(numColumns)
-	b.sortBy(sortState{col: column(c)})
+	if b.refusedSet {
+		pos = b.refused
+	}
+	c := ((pos+dir)%n + n) % n
+	if pos < 0 && dir < 0 {
+		c = n - 1
+	}
+	b.sortBy(sortState{col: c, on: true})
+}
+
+// reverseSort reverses the list's order (s): frame order reversed is No.
+// down.
+func (b *Browser) reverseSort() {
+	s := b.sortTarget()
+	if !s.on {
+		s.col = max(b.noColumn(), 0)
+	}
+	b.sortBy(sortState{col: s.col, desc: !s.desc, on: true})
+}
+
+// noColumn is the place of No. in the layout, -1 when it has none.
+func (b *Browser) noColumn() int {
+	for i, c := range b.cols {
+		if c.kind == colNo {
+			return i
+		}
+	}
+	return -1
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/smcscope/smcscope/capture"
 )
@@ -34,8 +35,10 @@ const spoolCheckEvery = 64 << 20
 
 // openSpooled starts reading the gzip capture f through a spool. When no
 // spool can be made, the file is read without one (its frames then kept
-// in memory) and why says so.
-func openSpooled(name string, f *os.File, newSpool func() (*spool, error)) (r *capture.Reader, s *spool, why string, err error) {
+// in memory) and why says so. live is for a stream that arrives over time
+// (a pipe, a file followed as it grows): what has arrived is handed on at
+// once, and idle is called before the index pass waits for more.
+func openSpooled(name string, f io.Reader, newSpool func() (*spool, error), live bool, idle func()) (r *capture.Reader, s *spool, why string, err error) {
 	s, serr := newSpool()
 	if serr != nil {
 		r, err = capture.NewFileReader(name, f)
@@ -46,9 +49,18 @@ func openSpooled(name string, f *os.File, newSpool func() (*spool, error)) (r *c
 		s.f.Close()
 		return nil, nil, "", &capture.FileError{Name: name, Err: capture.ErrNotCapture, Offset: -1, Detail: "(bad gzip: " + err.Error() + ")"}
 	}
-	p := s.pipe(gz)
+	return spoolReader(name, s, gz, live, idle)
+}
+
+// spoolReader reads the capture stream in through spool s: every record
+// the index pass reads is in the copy first, so it can be read back at its
+// offset.
+func spoolReader(name string, s *spool, in io.Reader, live bool, idle func()) (*capture.Reader, *spool, string, error) {
+	p := s.pipe(in, live)
+	p.idle = idle
 	s.inflate = p
-	if r, err = capture.NewFileReader(name, p); err != nil {
+	r, err := capture.NewFileReader(name, p)
+	if err != nil {
 		p.Close()
 		s.f.Close()
 		return nil, nil, "", err
@@ -63,8 +75,10 @@ const spoolChunk = 256 << 10
 // spool before the returned reader yields it (so every record the index
 // pass reads is in the copy), up to 8 chunks ahead: inflating and the
 // writes, which the kernel may hold back while it writes dirty pages out,
-// overlap the decoding instead of adding to it. Close stops it.
-func (s *spool) pipe(gz io.Reader) *spoolPipe {
+// overlap the decoding instead of adding to it. Close stops it. A live
+// stream's chunks are what one read gave: a frame that arrived is not
+// held back until more fill the chunk.
+func (s *spool) pipe(gz io.Reader, live bool) *spoolPipe {
 	p := &spoolPipe{chunks: make(chan spoolRead, 8), free: make(chan []byte, 10), done: make(chan struct{})}
 	go func() {
 		defer close(p.chunks)
@@ -75,7 +89,13 @@ func (s *spool) pipe(gz io.Reader) *spoolPipe {
 			default:
 				buf = make([]byte, spoolChunk)
 			}
-			n, err := io.ReadFull(gz, buf[:spoolChunk])
+			var n int
+			var err error
+			if live {
+				n, err = gz.Read(buf[:spoolChunk])
+			} else {
+				n, err = io.ReadFull(gz, buf[:spoolChunk])
+			}
 			if err == io.ErrUnexpectedEOF {
 				err = io.EOF // a short last chunk; a cut stream is a *capture.GzipCutError
 			}
@@ -105,6 +125,9 @@ type spoolPipe struct {
 	done   chan struct{}
 	cur    spoolRead
 	rest   []byte
+	// idle, when set, is called before Read waits for a chunk: the index
+	// pass has taken every whole record that arrived.
+	idle func()
 }
 
 func (p *spoolPipe) Read(b []byte) (int, error) {
@@ -118,7 +141,7 @@ func (p *spoolPipe) Read(b []byte) (int, error) {
 			default:
 			}
 		}
-		c, ok := <-p.chunks
+		c, ok := p.next()
 		if !ok {
 			return 0, io.ErrClosedPipe
 		}
@@ -127,6 +150,31 @@ func (p *spoolPipe) Read(b []byte) (int, error) {
 	n := copy(b, p.rest)
 	p.rest = p.rest[n:]
 	return n, nil
+}
+
+// next is the next chunk; while it waits it calls idle, at once and then
+// every idleSnapshot (the tracker's panes catch up with frames that came
+// in a burst).
+func (p *spoolPipe) next() (spoolRead, bool) {
+	select {
+	case c, ok := <-p.chunks:
+		return c, ok
+	default:
+	}
+	if p.idle == nil {
+		c, ok := <-p.chunks
+		return c, ok
+	}
+	t := time.NewTicker(idleSnapshot)
+	defer t.Stop()
+	for {
+		p.idle()
+		select {
+		case c, ok := <-p.chunks:
+			return c, ok
+		case <-t.C:
+		}
+	}
 }
 
 // Close stops the inflating goroutine and lets its buffers go.

@@ -34,6 +34,11 @@ func streamText(ctx context.Context, path string, limit, conn int) (text string,
 	if err != nil {
 		return "", false, err
 	}
+	return readStream(ctx, r, limit, conn)
+}
+
+// readStream is streamText over a reader (closed), up to frame limit.
+func readStream(ctx context.Context, r *capture.Reader, limit, conn int) (text string, ok bool, err error) {
 	defer r.Close()
 	s := &streamPane{conn: conn}
 	tr := track.New(track.Options{Unshared: true, Stream: s})
@@ -136,9 +141,13 @@ func (b *Browser) showStream() {
 	})
 	b.App.Pages.AddPage("pane", view, true, true)
 	b.App.SetFocus(view)
-	path, limit := b.idx.path, b.idx.limit
 	go func() {
-		text, ok, err := streamText(ctx, path, limit, conn)
+		r, limit, err := b.idx.pass()
+		var text string
+		var ok bool
+		if err == nil {
+			text, ok, err = readStream(ctx, r, limit, conn)
+		}
 		b.App.QueueUpdateDraw(func() {
 			switch {
 			case ctx.Err() != nil:

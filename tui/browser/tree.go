@@ -2,6 +2,8 @@ package browser
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
@@ -18,8 +20,10 @@ import (
 // and the filter A and P make of it.
 type treeRef struct {
 	nodeSpans
-	filter string // "smc.clc.type == 0x4"; a layer heading: the layer's key
-	key    string // a layer heading's key, for collapsed
+	filter   string // "smc.clc.type == 0x4"; a layer heading: the layer's key
+	key      string // a layer heading's key, for collapsed
+	field    decode.FieldID
+	hasField bool // a field's line (C adds it as a column)
 }
 
 // showFrame fills the field tree and hex pane for the row.
@@ -40,11 +44,13 @@ func (b *Browser) showFrame(row int) {
 		tree    []output.TreeLayer
 		spans   []capture.FieldSpan
 		filters []string // by field index
+		ids     []decode.FieldID
 	)
 	_ = b.idx.Decode([]int32{n}, func(_ int32, f *capture.Frame) {
 		tree = output.Tree(f)
 		b.data, spans = append(b.data[:0], f.Data...), append(spans[:0], f.FieldSpans()...)
 		rec := f.Fields()
+		ids = slices.Clone(rec.IDs)
 		filters = make([]string, len(rec.IDs))
 		for i, id := range rec.IDs {
 			filters[i] = filter.Equal(decode.Def(id), rec.Vals[i])
@@ -71,6 +77,7 @@ func (b *Browser) showFrame(row int) {
 			}
 			if fd.Index < len(filters) {
 				ref.filter = filters[fd.Index]
+				ref.field, ref.hasField = ids[fd.Index], true
 			}
 			if heading.layer.n == 0 {
 				heading.layer = ref.layer
@@ -151,18 +158,63 @@ func (b *Browser) highlight(node *tview.TreeNode) {
 // fieldFilter makes a filter of the field selected in the tree, as
 // Wireshark's "Apply as Filter" (apply) and "Prepare as Filter" do.
 func (b *Browser) fieldFilter(apply bool) {
+	f, ok := b.treeFilter()
+	if !ok {
+		return
+	}
+	if !apply {
+		b.openPrompt(promptFilter, f)
+		return
+	}
+	b.remember(f)
+	b.applyFilter(f)
+}
+
+// treeFilter is the filter of the field selected in the tree; false, with
+// the status line saying so, when no field is selected.
+func (b *Browser) treeFilter() (string, bool) {
 	var ref *treeRef
 	if node := b.tree.GetCurrentNode(); node != nil {
 		ref, _ = node.GetReference().(*treeRef)
 	}
 	if ref == nil || ref.filter == "" {
 		b.message = "[yellow]select a field in the field tree first (tab goes there)[-]"
+		return "", false
+	}
+	return ref.filter, true
+}
+
+// filterOps are the variants of Wireshark's "Apply as Filter" submenu
+// beside Selected (A): the key, and how the field's filter f joins the
+// list's filter cur ("" when the list is not filtered).
+var filterOps = map[rune]func(cur, f string) string{
+	'!': func(_, f string) string { return "!(" + f + ")" },
+	'&': func(cur, f string) string { return joinFilter(cur, "&&", f) },
+	'|': func(cur, f string) string { return joinFilter(cur, "||", f) },
+	'^': func(cur, f string) string { return joinFilter(cur, "&&", "!("+f+")") }, // and not
+}
+
+// joinFilter joins the list's filter and a field's with op; the field's
+// alone when the list has none.
+func joinFilter(cur, op, f string) string {
+	if cur == "" {
+		return f
+	}
+	return "(" + cur + ") " + op + " " + f
+}
+
+// fieldFilterOp applies the field selected in the tree as a filter joined
+// to the list's (key: !, &, |, ^).
+func (b *Browser) fieldFilterOp(key rune) {
+	f, ok := b.treeFilter()
+	if !ok {
 		return
 	}
-	if !apply {
-		b.openPrompt(promptFilter, ref.filter)
-		return
+	cur, _ := strings.CutPrefix(b.mode, "filter ")
+	if cur == b.mode {
+		cur = ""
 	}
-	b.remember(ref.filter)
-	b.applyFilter(ref.filter)
+	expr := filterOps[key](cur, f)
+	b.remember(expr)
+	b.applyFilter(expr)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -58,11 +59,49 @@ func newHosts(f *Fleet) *list[fleet.Snapshot, fleet.Host] {
 }
 
 func newGroups() *list[fleet.Snapshot, fleet.Group] {
-	return newList("linkgroups", []string{"lgr", "groups"}, groupColumns, groupRows, groupDetail, nil)
+	return newList("linkgroups", []string{"lgr", "groups"}, groupColumns, groupRows, groupDetail, groupDrill)
 }
 
 func newDeclines() *list[fleet.Snapshot, fleet.Decline] {
-	return newList("declines", []string{"dec", "fallbacks"}, declineColumns, declineRows, nil, nil)
+	return newList("declines", []string{"dec", "fallbacks"}, declineColumns, declineRows, declineDetail, declineDrill)
+}
+
+// fleetDrillHelp is what enter does in the fleet's views.
+const fleetDrillHelp = "on a host, its own dashboard when its exporter answers (esc or q comes back), else its link groups; on a link group or a decline, its two hosts"
+
+// hostsDrill shows the hosts of the given instances (those Prometheus
+// scrapes: a peer named by its address has no row).
+func hostsDrill(label string, insts ...string) (tui.Drill, bool) {
+	return tui.Drill{View: "hosts", Label: label, Keys: insts}, true
+}
+
+func groupDrill(g fleet.Group, _ *fleet.Snapshot) (tui.Drill, bool) {
+	var insts []string
+	lgr := "-"
+	for _, h := range []*fleet.Half{g.Client, g.Server} {
+		if h != nil {
+			if insts = append(insts, h.Instance); len(insts) == 1 {
+				lgr = h.LGR // the client's ID, or the one half's
+			}
+		}
+	}
+	return hostsDrill("hosts of link group "+lgr, insts...)
+}
+
+func declineDrill(d fleet.Decline, _ *fleet.Snapshot) (tui.Drill, bool) {
+	return hostsDrill("hosts of the decline", d.Decliner, d.Declined)
+}
+
+func declineDetail(d fleet.Decline, _ *fleet.Snapshot) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s declined %s: %s\n", d.Decliner, d.Declined, declineReason(d))
+	fmt.Fprintf(&b, "%s sees %s (its peer's diagnosis: %s)\n", d.Declined, dash(d.DeclinedReason), d.Reason)
+	fmt.Fprintf(&b, "sockets in fallback now: %d on the decliner, %d on the declined; the decliner's kernel counted %d with this reason since SMC loaded\n",
+		d.DeclinerConns, d.DeclinedConns, d.DeclinerTotal)
+	if c := d.Conflict; c != nil {
+		fmt.Fprintf(&b, "%s is claimed by %s: which of them it was cannot be told\n", c.Address, strings.Join(c.Instances, ", "))
+	}
+	return b.String()
 }
 
 func hostRows(s *fleet.Snapshot) []entry[fleet.Host] {
@@ -75,9 +114,17 @@ func hostRows(s *fleet.Snapshot) []entry[fleet.Host] {
 		if len(h.SourcesDown) > 0 {
 			up += " (" + strings.Join(h.SourcesDown, ",") + " no)"
 		}
-		r := entryRow(h.Instance, []string{h.Instance, dash(h.Name), up, fmt.Sprint(h.SMCR), fmt.Sprint(h.SMCD), fmt.Sprint(h.Fallback),
-			fmt.Sprintf("%.2f", h.FallbackRate), fmt.Sprintf("%.2f", h.HandshakeErrorRate), fmt.Sprint(h.LinkGroups), fmt.Sprint(h.NoRedundancy), fmt.Sprint(h.LinksDown)},
-			[]any{nil, nil, nil, h.SMCR, h.SMCD, h.Fallback, h.FallbackRate, h.HandshakeErrorRate, h.LinkGroups, h.NoRedundancy, h.LinksDown})
+		cells := []string{h.Instance, dash(h.Name), up, fmt.Sprint(h.SMCR), fmt.Sprint(h.SMCD), fmt.Sprint(h.Fallback),
+			fmt.Sprintf("%.2f", h.FallbackRate), fmt.Sprintf("%.2f", h.HandshakeErrorRate), fmt.Sprint(h.LinkGroups), fmt.Sprint(h.NoRedundancy), fmt.Sprint(h.LinksDown)}
+		values := []any{nil, nil, nil, h.SMCR, h.SMCD, h.Fallback, h.FallbackRate, h.HandshakeErrorRate, h.LinkGroups, h.NoRedundancy, h.LinksDown}
+		if !h.Up {
+			// Prometheus has no current sample of a host it cannot
+			// scrape: its counts are unknown, not 0.
+			for i := 3; i < len(cells); i++ {
+				cells[i], values[i] = "-", nil
+			}
+		}
+		r := entryRow(h.Instance, cells, values)
 		switch {
 		case !h.Up:
 			r.Color = tcell.ColorRed
@@ -95,7 +142,14 @@ func hostDetail(h fleet.Host, s *fleet.Snapshot) string {
 	if len(h.SourcesDown) > 0 {
 		fmt.Fprintf(&b, "sources the exporter could not read: %s\n", strings.Join(h.SourcesDown, ", "))
 	}
+	for _, c := range s.Conflicts {
+		if slices.Contains(c.Instances, h.Instance) {
+			fmt.Fprintf(&b, "address %s is also claimed by %s: a peer at it is named by the address\n", c.Address, strings.Join(slices.DeleteFunc(slices.Clone(c.Instances), func(i string) bool { return i == h.Instance }), ", "))
+		}
+	}
 	switch {
+	case !h.Up:
+		b.WriteString("Prometheus cannot scrape it now: nothing current is known of it\n")
 	case !h.EIDsKnown:
 		b.WriteString("EIDs -  (the exporter does not export smc_system_info)\n")
 	case len(h.EIDs) == 0:
@@ -199,14 +253,59 @@ func groupDetail(g fleet.Group, _ *fleet.Snapshot) string {
 			continue
 		}
 		fmt.Fprintf(&b, "%s half: %s (%s) link group %s, %d connections, redundant %v\n", h.Role, h.Instance, dash(h.Host), h.LGR, h.Conns, h.Redundant)
-		for _, l := range h.Links {
-			fmt.Fprintf(&b, "  link %s up %v %s  %s/%s  uid %s peer %s  gid %s peer %s\n", l.ID, l.Up, dash(l.State), dash(l.Device), dash(l.Port), dash(l.UID), dash(l.PeerUID), dash(l.GID), dash(l.PeerGID))
-		}
 	}
 	if n := groupNote(g); n != "" {
 		b.WriteString(n + "\n")
 	}
+	writePairs(&b, g, "", "  ")
 	return b.String()
+}
+
+// writePairs writes a group's links with both ends' RDMA port counters,
+// each line begun with indent, the counters after sep.
+func writePairs(w io.Writer, g fleet.Group, indent, sep string) {
+	for _, p := range g.Pairs {
+		c, sv := g.Client.Link(p.Client), g.Server.Link(p.Server)
+		fmt.Fprintf(w, "%slink %s ⇄ %s\n", indent, pairEnd("client", c), pairEnd("server", sv))
+		for _, e := range []struct {
+			side string
+			l    *fleet.Link
+		}{{"client", c}, {"server", sv}} {
+			if e.l != nil {
+				fmt.Fprintf(w, "%s  %s %s/%s  uid %s gid %s%s%s\n", indent, e.side, dash(e.l.Device), dash(e.l.Port), dash(e.l.UID), dash(e.l.GID), sep, portRatesText(e.l.RNIC))
+			}
+		}
+	}
+}
+
+// pairEnd names one end of a link pair: the side's link number and state.
+func pairEnd(side string, l *fleet.Link) string {
+	if l == nil {
+		return side + " -"
+	}
+	st := l.State
+	if st == "" {
+		st = map[bool]string{true: "ACTIVE", false: "down"}[l.Up]
+	}
+	return fmt.Sprintf("%s %s %s", side, l.ID, st)
+}
+
+// portRatesText writes an RDMA port's rates, "-" for each counter the
+// port does not have.
+func portRatesText(p *fleet.PortRates) string {
+	if p == nil {
+		return "RNIC counters -"
+	}
+	num := func(v *float64, f func(float64) string) string {
+		if v == nil {
+			return "-"
+		}
+		return f(*v)
+	}
+	perSec := func(v float64) string { return fmt.Sprintf("%.0f/s", v) }
+	return fmt.Sprintf("tx %s %s pkt  rx %s %s pkt  errors %s  congestion %s",
+		num(p.TxBytes, bytesRate), num(p.TxPackets, perSec), num(p.RxBytes, bytesRate), num(p.RxPackets, perSec),
+		num(p.Errors, perSec), num(p.Congestion, perSec))
 }
 
 func declineRows(s *fleet.Snapshot) []entry[fleet.Decline] {
@@ -244,6 +343,9 @@ type Fleet struct {
 	// whose own dashboard enter asked for.
 	reachable func(instance string) bool
 	open      string
+	// last is the snapshot shown: kept, marked stale, while the server
+	// cannot be read.
+	last fleet.Snapshot
 }
 
 // NewFleet builds the fleet dashboard.
@@ -252,20 +354,50 @@ func NewFleet() *Fleet {
 	h, g, d := newHosts(f), newGroups(), newDeclines()
 	f.screens = append(f.screens, h, g, d)
 	f.App = tui.NewApp("smctop --prometheus", h, g, d)
+	f.App.SetDrillHelp(fleetDrillHelp)
+	f.App.SetKeyHelp("p", "pause / resume the screens (Prometheus is still read; resuming shows the latest)")
 	return f
 }
 
-// Update shows a fleet snapshot (on the UI goroutine).
+// Update shows a fleet snapshot (on the UI goroutine); one that could not
+// be read keeps the last one on the screens, marked stale.
 func (f *Fleet) Update(s fleet.Snapshot) {
+	s = fleet.Keep(f.last, s)
+	f.last = s
 	for _, sc := range f.screens {
 		sc.update(&s)
 	}
-	st := tview.Escape(s.Source) + "  " + s.Time.Format("15:04:05") + fmt.Sprintf("  %d hosts", len(s.Hosts))
-	if s.Error != "" {
+	f.App.SetStatus(fleetStatus(s))
+	f.App.Refresh()
+}
+
+// fleetStatus is the status line: the time, the counts, the problems
+// (the server's URL is left to the error, which names it).
+func fleetStatus(s fleet.Snapshot) string {
+	st := s.Time.Format("15:04:05") + "  " + plural(len(s.Hosts), "host")
+	if n := len(s.Conflicts); n > 0 {
+		c := s.Conflicts[0]
+		st += "  [yellow]" + tview.Escape(c.Address) + " claimed by " + tview.Escape(strings.Join(c.Instances, ", "))
+		if n > 1 {
+			st += fmt.Sprintf(" (+%d more)", n-1)
+		}
+		st += "[-]"
+	}
+	switch {
+	case s.Error != "" && !s.StaleSince.IsZero():
+		st += "  [red]stale, as of " + s.StaleSince.Format("15:04:05") + ": " + tview.Escape(s.Error) + "[-]"
+	case s.Error != "":
 		st += "  [red]" + tview.Escape(s.Error) + "[-]"
 	}
-	f.App.SetStatus(st)
-	f.App.Refresh()
+	return st
+}
+
+// plural writes a count and its noun, "1 host", "2 hosts".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // Exporters is how the fleet view reaches each host's exporter for its
@@ -296,7 +428,7 @@ func RunFleet(ctx context.Context, c *fleet.Client, interval time.Duration, ex E
 			return err
 		}
 		m := monitor.New(monitor.Options{Remote: ex.url(f.open), RemoteHTTP: ex.HTTP})
-		err := Run(ctx, m, Options{Interval: interval})
+		err := Run(ctx, m, Options{Interval: interval, BackOut: "the fleet"})
 		m.Close()
 		if err != nil {
 			return err
@@ -352,9 +484,15 @@ func (f *Fleet) run(ctx context.Context, c *fleet.Client, interval time.Duration
 // WriteFleetText writes a fleet snapshot as text (--once -o text).
 func WriteFleetText(w io.Writer, s fleet.Snapshot) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "== fleet  %s  %s  %d hosts\n", s.Source, s.Time.UTC().Format(time.RFC3339), len(s.Hosts))
+	fmt.Fprintf(tw, "== fleet  %s  %s  %s\n", s.Source, s.Time.UTC().Format(time.RFC3339), plural(len(s.Hosts), "host"))
 	if s.Error != "" {
 		fmt.Fprintf(tw, "error: %s\n", s.Error)
+	}
+	if !s.StaleSince.IsZero() {
+		fmt.Fprintf(tw, "stale: the data below is as of %s\n", s.StaleSince.UTC().Format(time.RFC3339))
+	}
+	for _, c := range s.Conflicts {
+		fmt.Fprintf(tw, "warning: address %s is claimed by %s; a peer at it is named by the address\n", c.Address, strings.Join(c.Instances, ", "))
 	}
 	fmt.Fprintln(tw, "\n== hosts (the worst first)")
 	fmt.Fprintln(tw, "INSTANCE\tHOST\tUP\tSMC-R\tSMC-D\tFALLBACK\tFB/s\tHS-ERR/s\tLGRS\tNO-RED\tLINKS-DOWN")
@@ -364,6 +502,7 @@ func WriteFleetText(w io.Writer, s fleet.Snapshot) error {
 	fmt.Fprintln(tw, "\n== link groups, both halves")
 	for _, g := range s.LinkGroups {
 		fmt.Fprintln(tw, groupLine(g))
+		writePairs(tw, g, "  ", "\t")
 	}
 	fmt.Fprintln(tw, "\n== declines")
 	for _, d := range s.Declines {

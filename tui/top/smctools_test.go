@@ -63,7 +63,7 @@ func TestStatsAndSystemScreens(t *testing.T) {
 		got := scr.Sync()
 		// Eight views: on 80 columns the ones not shown go by their
 		// short names, and every number stays on the tab line.
-		if tabs := strings.SplitN(got, "\n", 2)[0]; !strings.Contains(tabs, "7 st") || !strings.Contains(tabs, "8 sys") || !strings.Contains(tabs, "1 overview") {
+		if tabs := strings.SplitN(got, "\n", 2)[0]; !strings.Contains(tabs, "7:st") || !strings.Contains(tabs, "8:sys") || !strings.Contains(tabs, "1:overview") {
 			t.Errorf("%dx%d tab line %q", size[0], size[1], tabs)
 		}
 		scr.Key(tcell.KeyRune, '7')

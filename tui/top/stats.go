@@ -112,8 +112,15 @@ func statRows(s *monitor.Snapshot) []statRow {
 		}
 		out = append(out, statRow{key: t.name + "/avg", tech: t.name, name: "requests per connection", value: avg,
 			meaning: "send and receive calls per connection made (smcr stats' average requests per SMC connection); - without connections"})
-		add("rx-usage", "rx buffer in use", v.RxRMBUsage, "bytes now in receive buffers (Linux 6.10+; 0 before)", false)
-		add("tx-usage", "tx buffer in use", v.TxRMBUsage, "bytes now in send buffers (Linux 6.10+; 0 before)", false)
+		usage := func(key, name string, n *uint64, meaning string) {
+			value := "-"
+			if n != nil {
+				value = fmt.Sprint(*n)
+			}
+			out = append(out, statRow{key: t.name + "/" + key, tech: t.name, name: name, value: value, meaning: meaning})
+		}
+		usage("rx-usage", "rx buffer in use", v.RxRMBUsage, "bytes now in receive buffers (Linux 6.10+; - before: the kernel does not tell)")
+		usage("tx-usage", "tx buffer in use", v.TxRMBUsage, "bytes now in send buffers (Linux 6.10+; - before)")
 		add("sendpage", "sendpage calls", v.Calls.Sendpage, "sendpage() calls (0 since its removal in 6.5)", false)
 		add("splice", "splice calls", v.Calls.Splice, "splice() calls", false)
 		add("cork", "cork set", v.Calls.Cork, "TCP_CORK set on SMC sockets", false)

@@ -130,6 +130,9 @@ type Options struct {
 	// OnSnapshot, when set, gets every snapshot and how long it took (the
 	// exporter serves the dashboard's snapshots instead of refreshing again).
 	OnSnapshot func(monitor.Snapshot, time.Duration)
+	// BackOut, when set, names the view this dashboard was opened from
+	// (the fleet): esc with nothing to undo returns there.
+	BackOut string
 }
 
 // replayKeys are the keys of a file replay: pause, step, seek, restart.
@@ -169,6 +172,9 @@ func (t *Top) Run(ctx context.Context, m *monitor.Monitor, o Options) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	if o.BackOut != "" {
+		t.App.SetBackOut(o.BackOut)
+	}
 	now := make(chan struct{}, 1) // refresh at once: a replay key moved the capture
 	if w := m.Wire(); w != nil {
 		if !w.Live() {

@@ -569,3 +569,91 @@ func TestFleetOpensHost(t *testing.T) {
 		t.Errorf("open %q, asked %q", f.open, asked)
 	}
 }
+
+// TestFleetKeys: the fleet's help names its own views and what enter does
+// there (not the host dashboard's :dev); enter on a link group or a
+// decline shows its two hosts and esc comes back; a refresh that fails
+// keeps the hosts, marked stale, with the short cause; counts agree with
+// the rows ("1 host").
+func TestFleetKeys(t *testing.T) {
+	f := NewFleet()
+	s := testutil.NewScreen(t, f.App.Application)
+	g := fleet.Group{Key: "a:9714/0x100+b:9714/0x100",
+		Client: &fleet.Half{Instance: "a:9714", LGR: "0x100", Role: "client", Links: []fleet.Link{{ID: "1", Up: true, Device: "mlx5_0", Port: "1"}}},
+		Server: &fleet.Half{Instance: "b:9714", LGR: "0x100", Role: "server", Links: []fleet.Link{{ID: "1", Up: true, Device: "rxe0", Port: "1"}}},
+		Pairs:  []fleet.Pair{{Client: "1", Server: "1"}}}
+	tx := 2048.0
+	g.Client.Links[0].RNIC = &fleet.PortRates{TxBytes: &tx}
+	t0 := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	f.Update(fleet.Snapshot{Time: t0, Source: "http://prom:9090", Hosts: []fleet.Host{{Instance: "a:9714", Up: true}, {Instance: "b:9714", Up: true}, {Instance: "c:9714", Up: true}},
+		LinkGroups: []fleet.Group{g}})
+	s.Start(200, 50, f.App.Run)
+	scr := s.Sync()
+	if !strings.Contains(scr, "3 hosts") {
+		t.Errorf("status:\n%s", scr)
+	}
+	s.Key(tcell.KeyRune, '?')
+	scr = s.Sync()
+	if strings.Contains(scr, ":dev") || !strings.Contains(scr, ":h :lgr :dec") || !strings.Contains(scr, "on a link group or a decline, its two hosts") {
+		t.Errorf("fleet help:\n%s", scr)
+	}
+	s.Key(tcell.KeyEscape, 0)
+	s.Key(tcell.KeyRune, '2')
+	scr = s.Sync()
+	for _, want := range []string{"link client 1 ACTIVE ⇄ server 1 ACTIVE", "client mlx5_0/1", "tx 2.0KiB/s - pkt  rx - - pkt", "server rxe0/1", "RNIC counters -"} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("link group detail lacks %q:\n%s", want, scr)
+		}
+	}
+	s.Key(tcell.KeyEnter, 0)
+	scr = s.Sync()
+	if !strings.Contains(scr, "hosts of link group") || !strings.Contains(scr, "a:9714") || strings.Contains(scr, "c:9714") {
+		t.Errorf("enter on a link group:\n%s", scr)
+	}
+	s.Key(tcell.KeyEscape, 0)
+	if scr = s.Sync(); !strings.Contains(scr, "CLIENT LINKS") {
+		t.Errorf("esc after enter on a link group:\n%s", scr)
+	}
+	f.Update(fleet.Snapshot{Time: t0.Add(time.Minute), Source: "http://prom:9090", Error: "Prometheus http://prom:9090: connection refused", Hosts: []fleet.Host{}})
+	s.Key(tcell.KeyRune, '1')
+	scr = s.Sync()
+	if !strings.Contains(scr, "stale, as of 10:00:00: Prometheus http://prom:9090: connection refused") || !strings.Contains(scr, "c:9714") {
+		t.Errorf("a failed refresh:\n%s", scr)
+	}
+	f.Update(fleet.Snapshot{Time: t0.Add(2 * time.Minute), Source: "http://prom:9090", Hosts: []fleet.Host{{Instance: "a:9714", Up: true}},
+		Conflicts: []fleet.Conflict{{Address: "10.0.0.1", Instances: []string{"a:9714", "b:9714"}}}})
+	scr = s.Sync()
+	if !strings.Contains(scr, "1 host ") || strings.Contains(scr, "stale") || !strings.Contains(scr, "10.0.0.1 claimed by a:9714, b:9714") {
+		t.Errorf("after recovery:\n%s", scr)
+	}
+}
+
+// TestBackOutEsc: a host's dashboard opened from the fleet goes back there
+// on esc once nothing is left to undo, and says so on its status line.
+func TestBackOutEsc(t *testing.T) {
+	top := New()
+	s := testutil.NewScreen(t, top.App.Application)
+	top.Update(snapshot(t))
+	top.App.SetBackOut("the fleet")
+	done := make(chan error, 1)
+	s.Start(120, 30, func() error { err := top.App.Run(); done <- err; return err })
+	if scr := s.Sync(); !strings.Contains(scr, "esc: back to the fleet") {
+		t.Errorf("status:\n%s", scr)
+	}
+	s.Key(tcell.KeyRune, '/')
+	s.Key(tcell.KeyRune, 'x')
+	s.Key(tcell.KeyEnter, 0)
+	s.Key(tcell.KeyEscape, 0) // clears the filter: the dashboard stays
+	s.Sync()
+	select {
+	case <-done:
+		t.Fatal("esc that cleared a filter left the dashboard")
+	default:
+	}
+	s.Sim.InjectKey(tcell.KeyEscape, 0, tcell.ModNone) // no draw follows: the app stops
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("esc did not leave the host's dashboard")
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -377,8 +379,48 @@ func record(dir string, w io.Writer) error {
 		cur = step.name
 		note(step.name, step.fn())
 	}
+	if err := recordHost(dir, w); err != nil {
+		note("host", err)
+	}
 	if failed > 0 {
 		return fmt.Errorf("record: %d command(s) failed", failed)
 	}
+	return nil
+}
+
+// recordHost writes the host's name and interface addresses beside the
+// replies (monitor.HostFile, its HostInfo as JSON): a replay of the
+// recording then names the host and its addresses as the live exporter
+// did, so a fleet view over replays can tell which host a peer address is.
+func recordHost(dir string, w io.Writer) error {
+	name, err := os.Hostname()
+	if err != nil {
+		return err
+	}
+	as, err := net.InterfaceAddrs()
+	if err != nil {
+		return err
+	}
+	h := struct {
+		Name      string   `json:"name,omitempty"`
+		Addresses []string `json:"addresses,omitempty"`
+	}{Name: name}
+	for _, a := range as {
+		p, err := netip.ParsePrefix(a.String())
+		if err != nil {
+			continue
+		}
+		if ip := p.Addr().Unmap(); !ip.IsLoopback() {
+			h.Addresses = append(h.Addresses, ip.String())
+		}
+	}
+	b, err := json.Marshal(h)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "host.json"), append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "record=%q addresses=%d\n", "host", len(h.Addresses))
 	return nil
 }

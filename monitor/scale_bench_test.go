@@ -1,0 +1,34 @@
+package monitor_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/smcscope/smcscope/monitor"
+	"github.com/smcscope/smcscope/monitor/monitortest"
+)
+
+// benchRefresh is one smctop refresh of a host with n SMC sockets and g
+// link groups: parsing the sock_diag replies, the join, rates against the
+// previous refresh and the event diff.
+func benchRefresh(b *testing.B, n, g int) {
+	k := monitortest.BigKernel(b, n, g)
+	clock := time.Unix(0, 0)
+	m := monitor.New(monitor.Options{Kernel: k, SysfsRoot: "../rdmastats/testdata/sys",
+		Now: func() time.Time { clock = clock.Add(time.Second); return clock }})
+	m.Refresh()
+	b.ReportAllocs()
+	for b.Loop() {
+		if s := m.Refresh(); len(s.Conns) != n {
+			b.Fatalf("%d conns", len(s.Conns))
+		}
+	}
+}
+
+// BenchmarkRefresh10kSockets: 10,000 sockets, 100 link groups (the first
+// bound: 20 ms CPU and 50 MiB per refresh).
+func BenchmarkRefresh10kSockets(b *testing.B) { benchRefresh(b, 10000, 100) }
+
+// BenchmarkRefresh100kSockets: 100,000 sockets, 1,000 link groups (issue
+// 34's bound: 100 ms CPU per refresh).
+func BenchmarkRefresh100kSockets(b *testing.B) { benchRefresh(b, 100000, 1000) }
