@@ -120,16 +120,9 @@ func TestLiveFIFO(t *testing.T) {
 
 func testLiveFIFO(t *testing.T, capture []byte, compressed bool) {
 	header, recs := records(t, capture)
-	fifo := filepath.Join(t.TempDir(), "fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	idx, err := OpenInput(ctx, fifo, 0, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fifo, idx := openFIFO(t, ctx, OpenInput)
 	h := run(t, New(ctx, idx, Options{All: true}), 100, 30)
 	h.Until("(live: waiting for the first frame)")
 	f, err := os.OpenFile(fifo, os.O_WRONLY, 0) // waits for the browser to open it
@@ -282,16 +275,9 @@ func TestLiveFilter(t *testing.T) {
 		t.Fatal(err)
 	}
 	header, recs := records(t, b)
-	fifo := filepath.Join(t.TempDir(), "fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	idx, err := OpenInput(ctx, fifo, 0, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fifo, idx := openFIFO(t, ctx, OpenInput)
 	h := run(t, New(ctx, idx, Options{All: true}), 100, 30)
 	w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
 	if err != nil {
@@ -363,16 +349,11 @@ func TestLiveNoSpool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fifo := filepath.Join(t.TempDir(), "fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	idx, err := openInput(ctx, fifo, 0, false, func() (*spool, error) { return nil, errors.New("no room") })
-	if err != nil {
-		t.Fatal(err)
-	}
+	fifo, idx := openFIFO(t, ctx, func(ctx context.Context, name string, count int, tail bool) (*Index, error) {
+		return openInput(ctx, name, count, tail, func() (*spool, error) { return nil, errors.New("no room") })
+	})
 	h := run(t, New(ctx, idx, Options{All: true}), 100, 30)
 	w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
 	if err != nil {
@@ -446,4 +427,19 @@ func TestLiveFollow(t *testing.T) {
 	if scr := h.Until(fmt.Sprintf("follow connection 1, %d rows", want)); !strings.Contains(scr, "following the file") {
 		t.Errorf("status:\n%s", scr)
 	}
+}
+
+// openFIFO makes a FIFO and opens it as the browser's input with open
+// (OpenInput, or a variant); the test writes it.
+func openFIFO(t *testing.T, ctx context.Context, open func(context.Context, string, int, bool) (*Index, error)) (string, *Index) {
+	t.Helper()
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	idx, err := open(ctx, fifo, 0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fifo, idx
 }
