@@ -809,7 +809,11 @@ Beside each `X.pcap`: `X.log` (the verified ground truth as `truth.key=value` li
 the checks that passed), `X.client.log` / `X.server.log` (the guests' own words: smc_diag
 per connection, SMC netlink statistics, fallback statistics, link groups and links, rxe
 counters, kernel messages). Modes and reasons are the kernel's (smc_diag); the `wire.*`
-counts come from raw bytes (tshark), `smcdump.*` from the project's decoder.
+counts come from raw bytes (tshark), `smcdump.*` from the project's decoder. A client log's
+`digest conn N smc: ...` lines (smcping --digest: seeded payloads) are the bytes and SHA-256
+of what the application wrote and read on each connection: the streams smcdump reassembles
+from the capture equal them (`smcdump -r X.pcap -q -z smc,follow,CONN,raw`; lab's
+TestStreamSampleDigests checks long.pcap).
 
 | sample | what the kernel did | verified ground truth |
 |---|---|---|
