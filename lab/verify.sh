@@ -812,8 +812,8 @@ counters, kernel messages). Modes and reasons are the kernel's (smc_diag); the `
 counts come from raw bytes (tshark), `smcdump.*` from the project's decoder. A client log's
 `digest conn N smc: ...` lines (smcping --digest: seeded payloads) are the bytes and SHA-256
 of what the application wrote and read on each connection: the streams smcdump reassembles
-from the capture equal them (`smcdump -r X.pcap -q -z smc,follow,CONN,raw`; lab's
-TestStreamSampleDigests checks long.pcap).
+from the capture (`-z smc,follow,CONN`, `--export-tcp`) equal them: lab's
+TestStreamSampleDigests hashes long.pcap's and compares.
 
 | sample | what the kernel did | verified ground truth |
 |---|---|---|
