@@ -100,14 +100,10 @@ func (b *Browser) find(dir int) {
 		b.message = "[yellow]no search yet (ctrl-f)[-]"
 		return
 	}
-	ns := b.rows.frames()
-	if len(ns) == 0 {
-		b.message = "[yellow]the list is empty: nothing to search[-]"
+	ns, from, nd, ok := b.searchFrom()
+	if !ok {
 		return
 	}
-	from, _ := b.list.GetSelection()
-	nd := b.needle
-	b.message = "[yellow]searching for " + tview.Escape(nd.text) + "…[-]"
 	b.background(func(ctx context.Context) func() {
 		row, off, err := b.idx.search(ctx, ns, from, dir, nd)
 		return func() {
@@ -121,11 +117,7 @@ func (b *Browser) find(dir int) {
 				b.selectRow(row)
 				b.found = span{off, len(nd.b)}
 				b.hex.mark(b.found)
-				wrapped := ""
-				if dir > 0 && row <= from || dir < 0 && row >= from {
-					wrapped = ", round the end of the list"
-				}
-				b.message = fmt.Sprintf("%s at offset %d of frame %d%s (n next, N previous)", tview.Escape(nd.text), off, ns[row], wrapped)
+				b.message = fmt.Sprintf("%s at offset %d of frame %d%s (n next, N previous)", tview.Escape(nd.text), off, ns[row], wrapped(dir, row, from))
 			}
 		}
 	})
@@ -191,17 +183,37 @@ func textMatch(f *capture.Frame, re *regexp.Regexp) string {
 	return ""
 }
 
+// searchFrom is where a search starts: the list's frames, the selected
+// row and the needle, the status line saying it runs; ok is false for an
+// empty list, which the status line says.
+func (b *Browser) searchFrom() (ns []int32, from int, nd needle, ok bool) {
+	ns = b.rows.frames()
+	if len(ns) == 0 {
+		b.message = "[yellow]the list is empty: nothing to search[-]"
+		return nil, 0, nd, false
+	}
+	from, _ = b.list.GetSelection()
+	nd = b.needle
+	b.message = "[yellow]searching for " + tview.Escape(nd.text) + "…[-]"
+	return ns, from, nd, true
+}
+
+// wrapped says when a hit in direction dir at row came past the list's
+// end from row from.
+func wrapped(dir, row, from int) string {
+	if dir > 0 && row <= from || dir < 0 && row >= from {
+		return ", round the end of the list"
+	}
+	return ""
+}
+
 // findText runs a regular expression search from the selected row, in
 // the background, and selects the hit.
 func (b *Browser) findText(dir int) {
-	ns := b.rows.frames()
-	if len(ns) == 0 {
-		b.message = "[yellow]the list is empty: nothing to search[-]"
+	ns, from, nd, ok := b.searchFrom()
+	if !ok {
 		return
 	}
-	from, _ := b.list.GetSelection()
-	nd := b.needle
-	b.message = "[yellow]searching for " + tview.Escape(nd.text) + "…[-]"
 	b.background(func(ctx context.Context) func() {
 		row, where, err := b.idx.searchText(ctx, ns, from, dir, nd.re)
 		return func() {
@@ -213,11 +225,7 @@ func (b *Browser) findText(dir int) {
 			default:
 				b.jumped()
 				b.selectRow(row)
-				wrapped := ""
-				if dir > 0 && row <= from || dir < 0 && row >= from {
-					wrapped = ", round the end of the list"
-				}
-				b.message = fmt.Sprintf("%s matches frame %d%s: %s (n next, N previous)", tview.Escape(nd.text), ns[row], wrapped, tview.Escape(where))
+				b.message = fmt.Sprintf("%s matches frame %d%s: %s (n next, N previous)", tview.Escape(nd.text), ns[row], wrapped(dir, row, from), tview.Escape(where))
 			}
 		}
 	})
