@@ -49,3 +49,24 @@ var errRefused = refusedError{}
 type refusedError struct{}
 
 func (refusedError) Error() string { return "refused" }
+
+// FuzzParse: no spec panics the parser, and a layout it reads is written
+// as a spec that reads back as the same layout.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"No.,Time,Source,Destination,Protocol,Length,Info", "Seq=smc.cdc.seq:6,smc.conn.id", `"No.",x=Info:1`, "=:,", "a=b=c:d:e"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, spec string) {
+		cols, err := Parse(spec, nil)
+		if err != nil {
+			return
+		}
+		again, err := Parse(Format(cols), nil)
+		if err != nil {
+			t.Fatalf("Parse(%q) gave %q, which does not parse: %v", spec, Format(cols), err)
+		}
+		if Format(again) != Format(cols) {
+			t.Fatalf("Parse(%q): %q, then %q", spec, Format(cols), Format(again))
+		}
+	})
+}
