@@ -103,9 +103,13 @@ const (
 	// as far as its public source shows, the data it sends: the CDC says
 	// how much was written, no frame holds it.
 	GapNotDumped
+	// GapDumpMissed: the dump device showed this direction's data before,
+	// and a CDC released bytes no data frame of the capture holds: the
+	// capture missed the frame.
+	GapDumpMissed
 )
 
-var gapNames = [...]string{"", "not captured", "RMB address unknown", "no WRITE seen", "before the capture", "cursor not followed", "not dumped (sent data)"}
+var gapNames = [...]string{"", "not captured", "RMB address unknown", "no WRITE seen", "before the capture", "cursor not followed", "not dumped (sent data)", "dump data frame not in the capture"}
 
 func (g GapCause) String() string {
 	if int(g) < len(gapNames) {
@@ -126,8 +130,11 @@ type dirStream struct {
 	ended   bool
 	noAddr  bool   // a WRITE since the last release could not be placed (GapNoAddress)
 	dumped  uint64 // bytes of dump device data frames placed since the direction's last CDC
-	off     uint64 // stream offset of the next byte released
-	segs    []rmbeSeg
+	// dumpSeen: a dump device data frame of this direction was seen: the
+	// host dumps it, so bytes without one were missed by the capture.
+	dumpSeen bool
+	off      uint64 // stream offset of the next byte released
+	segs     []rmbeSeg
 	// The chunk being released (scratch, reused).
 	buf    []byte
 	writes []int
@@ -209,6 +216,7 @@ func (t *Tracker) placeDump(c *Conn, d Dir, in *input) {
 		s.noAddr = true
 		return
 	}
+	s.dumpSeen = true
 	at := (uint64(c.Flow[d].Prod.Count) + s.dumped) % uint64(size)
 	s.place(at, in.dumpData, size, in.number)
 	s.dumped += uint64(len(in.dumpData))
@@ -301,6 +309,8 @@ func (t *Tracker) streamCDC(c *Conn, d Dir, f *Flow, produced uint64, okP, misse
 			cause = GapNotCaptured
 		case s.noAddr:
 			cause = GapNoAddress
+		case in.isDump && s.dumpSeen:
+			cause = GapDumpMissed
 		case in.isDump:
 			cause = GapNotDumped
 		}

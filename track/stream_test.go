@@ -431,4 +431,16 @@ func TestDumpDeviceStream(t *testing.T) {
 	if sent := uint64(len(roce.streams[[2]int{1, int(DirC2S)}].data)); len(c2s.data) != 0 || gap != sent || !c2s.ended {
 		t.Errorf("client to server: %d bytes, gaps of %d (want %d), ended %v", len(c2s.data), gap, sent, c2s.ended)
 	}
+	// A data frame the capture missed (frame 14, the server's second 64
+	// bytes) is a gap of its own cause, not the host's choice.
+	frames, lt := testutil.ReadFrames(t, testutil.Root(t)+"/testdata/anck/dump-device.pcap")
+	if n := len(frames[13].Data); n != 14+20+8+16+64 {
+		t.Fatalf("frame 14 is %d bytes: not the dump's 64-byte data frame", n)
+	}
+	dropped := testutil.WriteFrames(t, "dropped.pcap", lt, append(frames[:13:13], frames[14:]...))
+	missed, _ := streams(dropped)
+	s2c := missed.streams[[2]int{id, int(DirS2C)}]
+	if len(s2c.gaps) != 1 || s2c.gaps[0].Cause != GapDumpMissed || s2c.gaps[0].Gap != 64 || len(s2c.data) != len(want.data)-64 {
+		t.Errorf("a data frame dropped: gaps %+v, %d bytes (want one gap of 64, %s)", s2c.gaps, len(s2c.data), GapDumpMissed)
+	}
 }
