@@ -228,8 +228,9 @@ func (wk *worker) run(b *pbatch) {
 	}
 }
 
-// ploop is loop on jobs goroutines (see parallel), for a run without a
-// tracker; p is the printer whose begin and end frame the output.
+// ploop is loop on jobs goroutines (see parallel): with a tracker, the
+// reader feeds it every frame in order (tracking); p is the printer whose
+// begin and end frame the output.
 func (o *Options) ploop(ctx context.Context, r *capture.Reader, flt *filter.Filter, tr Tracker, late *lateFields, w *capture.Writer, p printer, bw *bufio.Writer, jobs int) error {
 	size := o.batchFrames
 	if size <= 0 {
