@@ -204,11 +204,7 @@ func halfLinks(h *fleet.Half) string {
 	}
 	var ls []string
 	for _, l := range h.Links {
-		st := l.State
-		if st == "" {
-			st = map[bool]string{true: "ACTIVE", false: "down"}[l.Up]
-		}
-		ls = append(ls, fmt.Sprintf("%s:%s %s", l.ID, st, dash(l.Device)))
+		ls = append(ls, fmt.Sprintf("%s:%s %s", l.ID, linkState(l), dash(l.Device)))
 	}
 	return dash(strings.Join(ls, " "))
 }
@@ -283,11 +279,19 @@ func pairEnd(side string, l *fleet.Link) string {
 	if l == nil {
 		return side + " -"
 	}
-	st := l.State
-	if st == "" {
-		st = map[bool]string{true: "ACTIVE", false: "down"}[l.Up]
+	return fmt.Sprintf("%s %s %s", side, l.ID, linkState(*l))
+}
+
+// linkState is a link's state by the kernel's name, or, where its host
+// exports none (smc_link_state), whether it is up.
+func linkState(l fleet.Link) string {
+	switch {
+	case l.State != "":
+		return l.State
+	case l.Up:
+		return "ACTIVE"
 	}
-	return fmt.Sprintf("%s %s %s", side, l.ID, st)
+	return "down"
 }
 
 // portRatesText writes an RDMA port's rates, "-" for each counter the
