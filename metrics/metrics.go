@@ -64,38 +64,76 @@ func (l *Latest) Snapshot() (monitor.Snapshot, time.Duration) {
 type Refreshing struct {
 	M *monitor.Monitor
 
-	mu  sync.Mutex
-	cur *refresh // the refresh running, nil when none
+	flights shared[struct{}, refreshed]
 }
 
-// refresh is one refresh and the scrapes waiting for it.
-type refresh struct {
-	done    chan struct{}
-	s       monitor.Snapshot
-	took    time.Duration
-	waiters int // scrapes that joined it (under Refreshing.mu)
+// refreshed is one refresh's snapshot and how long it took.
+type refreshed struct {
+	s    monitor.Snapshot
+	took time.Duration
 }
 
 // Snapshot refreshes the monitor, or waits for the refresh running.
 func (r *Refreshing) Snapshot() (monitor.Snapshot, time.Duration) {
-	r.mu.Lock()
-	if c := r.cur; c != nil {
+	v, _ := r.flights.do(struct{}{}, nil, func() refreshed {
+		start := time.Now()
+		s := r.M.Refresh()
+		return refreshed{s, time.Since(start)}
+	})
+	return v.s, v.took
+}
+
+// shared runs a piece of work once for the callers that ask for it (by
+// key) while it runs: each gets the result of the run it joined.
+type shared[K comparable, V any] struct {
+	mu  sync.Mutex
+	cur map[K]*flight[V]
+}
+
+// flight is one run and the callers waiting for it.
+type flight[V any] struct {
+	done    chan struct{}
+	v       V
+	waiters int // callers that joined it (under shared.mu)
+}
+
+// do returns the result of fn run for k, by this caller or by the one
+// whose run it joined; a joined caller gives up when cancel closes (ok
+// false).
+func (s *shared[K, V]) do(k K, cancel <-chan struct{}, fn func() V) (v V, ok bool) {
+	s.mu.Lock()
+	if c := s.cur[k]; c != nil {
 		c.waiters++
-		r.mu.Unlock()
-		<-c.done
-		return c.s, c.took
+		s.mu.Unlock()
+		select {
+		case <-c.done:
+			return c.v, true
+		case <-cancel:
+			return v, false
+		}
 	}
-	c := &refresh{done: make(chan struct{})}
-	r.cur = c
-	r.mu.Unlock()
-	start := time.Now()
-	c.s = r.M.Refresh()
-	c.took = time.Since(start)
-	r.mu.Lock()
-	r.cur = nil
-	r.mu.Unlock()
+	if s.cur == nil {
+		s.cur = map[K]*flight[V]{}
+	}
+	c := &flight[V]{done: make(chan struct{})}
+	s.cur[k] = c
+	s.mu.Unlock()
+	c.v = fn()
+	s.mu.Lock()
+	delete(s.cur, k)
+	s.mu.Unlock()
 	close(c.done)
-	return c.s, c.took
+	return c.v, true
+}
+
+// waiting is how many callers joined the run for k now (0: none runs).
+func (s *shared[K, V]) waiting(k K) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c := s.cur[k]; c != nil {
+		return c.waiters
+	}
+	return 0
 }
 
 // collector is one file's metrics over a snapshot.
@@ -224,33 +262,29 @@ func Handler(src Source, errLog promhttp.Logger) http.Handler {
 	if errLog == nil {
 		errLog = log.New(os.Stderr, "smctop: /metrics: ", log.LstdFlags)
 	}
-	return &sharedResponse{h: promhttp.HandlerFor(Registry(src), promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError, ErrorLog: errLog}),
-		cur: map[string]*rendering{}}
+	return &sharedResponse{h: promhttp.HandlerFor(Registry(src), promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError, ErrorLog: errLog})}
 }
 
 // sharedResponse renders one response for the scrapes that ask alike
-// (the same method, Accept and Accept-Encoding) while it is being made: turning a
-// host's snapshot into its series, encoded and compressed, costs as much
-// as reading the host, and each of many scrapers at once (several
-// Prometheus servers, federation, ad-hoc curls) would otherwise pay it in
-// turn, the last one waiting for all the others' (BenchmarkScrape50Concurrent).
-// What a scraper gets was begun at most one render before it asked.
+// (the same method, Accept and Accept-Encoding) while it is being made:
+// turning a host's snapshot into its series, encoded and compressed,
+// costs as much as reading the host, and each of many scrapers at once
+// (several Prometheus servers, federation, ad-hoc curls) would otherwise
+// pay it in turn, the last one waiting for all the others'
+// (BenchmarkScrape50Concurrent). What a scraper gets was begun at most
+// one render before it asked.
 type sharedResponse struct {
-	h   http.Handler
-	mu  sync.Mutex
-	cur map[string]*rendering // by the request's negotiation headers
+	h       http.Handler
+	flights shared[string, *rendering] // by the request's negotiation headers
 }
 
-// rendering is one response being made, and then made.
+// rendering is one response, recorded (http.ResponseWriter).
 type rendering struct {
-	done    chan struct{}
-	code    int
-	header  http.Header
-	body    bytes.Buffer
-	waiters int // scrapes that joined it (under sharedResponse.mu)
+	code   int
+	header http.Header
+	body   bytes.Buffer
 }
 
-// Header, Write and WriteHeader record the response (http.ResponseWriter).
 func (c *rendering) Header() http.Header { return c.header }
 
 func (c *rendering) Write(b []byte) (int, error) { return c.body.Write(b) }
@@ -265,28 +299,20 @@ func (c *rendering) writeTo(w http.ResponseWriter) {
 	w.Write(c.body.Bytes())
 }
 
+// negotiation is what a response depends on besides the snapshot.
+func negotiation(r *http.Request) string {
+	return r.Method + "\x00" + r.Header.Get("Accept") + "\x00" + r.Header.Get("Accept-Encoding")
+}
+
 func (s *sharedResponse) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	key := r.Method + "\x00" + r.Header.Get("Accept") + "\x00" + r.Header.Get("Accept-Encoding")
-	s.mu.Lock()
-	if c := s.cur[key]; c != nil {
-		c.waiters++
-		s.mu.Unlock()
-		select {
-		case <-c.done:
-			c.writeTo(w)
-		case <-r.Context().Done():
-		}
-		return
+	c, ok := s.flights.do(negotiation(r), r.Context().Done(), func() *rendering {
+		c := &rendering{code: http.StatusOK, header: http.Header{}}
+		s.h.ServeHTTP(c, r)
+		return c
+	})
+	if ok {
+		c.writeTo(w)
 	}
-	c := &rendering{done: make(chan struct{}), code: http.StatusOK, header: http.Header{}}
-	s.cur[key] = c
-	s.mu.Unlock()
-	s.h.ServeHTTP(c, r)
-	s.mu.Lock()
-	delete(s.cur, key)
-	s.mu.Unlock()
-	close(c.done)
-	c.writeTo(w)
 }
 
 // SnapshotHandler serves the snapshot itself as JSON (smctop --once -o

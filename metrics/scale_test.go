@@ -51,19 +51,7 @@ func TestRefreshingShares(t *testing.T) {
 			conns[i] = len(s.Conns)
 		}()
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		r.mu.Lock()
-		joined := r.cur != nil && r.cur.waiters == n
-		r.mu.Unlock()
-		if joined {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the scrapes did not all join the running refresh in 10 s")
-		}
-		time.Sleep(time.Millisecond) // polling for the event: every scrape waiting
-	}
+	waitJoined(t, "the running refresh", n, func() int { return r.flights.waiting(struct{}{}) })
 	close(k.gate)
 	wg.Wait()
 	if d := k.dumps.Load(); d != 1 {
@@ -152,22 +140,7 @@ func TestScrapesShareRender(t *testing.T) {
 			bodies[i] = string(b)
 		}()
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		h.mu.Lock()
-		joined := 0
-		for _, c := range h.cur {
-			joined = c.waiters
-		}
-		h.mu.Unlock()
-		if joined == n {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the scrapes did not all join the running render in 10 s")
-		}
-		time.Sleep(time.Millisecond) // polling for the event: every scrape waiting
-	}
+	waitJoined(t, "the running render", n, func() int { return h.flights.waiting("GET\x00\x00identity") })
 	close(k.gate)
 	wg.Wait()
 	for i, b := range bodies {
@@ -185,5 +158,18 @@ func TestScrapesShareRender(t *testing.T) {
 	resp.Body.Close()
 	if d := k.dumps.Load(); d != 2 || resp.StatusCode != http.StatusOK {
 		t.Errorf("a gzip scrape after them: status %d, %d dumps", resp.StatusCode, d)
+	}
+}
+
+// waitJoined waits until n callers joined the run waiting reports on,
+// failing after 10 s.
+func waitJoined(t *testing.T, what string, n int, waiting func() int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for waiting() != n {
+		if time.Now().After(deadline) {
+			t.Fatalf("the scrapes did not all join %s in 10 s (%d of %d)", what, waiting(), n)
+		}
+		time.Sleep(time.Millisecond) // polling for the event: every scrape waiting
 	}
 }
