@@ -547,18 +547,26 @@ func (s *slowSource) ZeroCopyReadPacketData() ([]byte, gopacket.CaptureInfo, err
 	return f.data, f.ci, nil
 }
 
-// TestLiveFollowsTail: frames appended while the browser runs extend the
-// list, which follows the tail until the user moves away from it.
-func TestLiveFollowsTail(t *testing.T) {
+// slowPingpong is a reader of pingpong.pcap's frames that hands them out
+// as the test releases them (src.next).
+func slowPingpong(t *testing.T, name string) (*slowSource, *capture.Reader) {
+	t.Helper()
 	ps, lt := testutil.ReadFrames(t, filepath.Join(testutil.SamplesDir(t), "pingpong.pcap"))
 	src := &slowSource{next: make(chan int, 8)}
 	for _, p := range ps {
 		src.frames = append(src.frames, rawFrame{ci: p.CI, data: p.Data})
 	}
-	r, err := capture.NewReader("live", src, lt)
+	r, err := capture.NewReader(name, src, lt)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return src, r
+}
+
+// TestLiveFollowsTail: frames appended while the browser runs extend the
+// list, which follows the tail until the user moves away from it.
+func TestLiveFollowsTail(t *testing.T) {
+	src, r := slowPingpong(t, "live")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	idx := openLive(ctx, "eth-test", r, 0)

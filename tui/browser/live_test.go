@@ -16,7 +16,6 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
-	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/filter"
 	"github.com/smcscope/smcscope/internal/testutil"
 )
@@ -319,15 +318,7 @@ func TestLiveFilter(t *testing.T) {
 // grows; tview's table, left following its end then, scrolled it away
 // from the selection (a restarted browser opened at frame ~40).
 func TestListGrowsFromTop(t *testing.T) {
-	ps, lt := testutil.ReadFrames(t, filepath.Join(testutil.SamplesDir(t), "pingpong.pcap"))
-	src := &slowSource{next: make(chan int, 8)}
-	for _, p := range ps {
-		src.frames = append(src.frames, rawFrame{ci: p.CI, data: p.Data})
-	}
-	r, err := capture.NewReader("file", src, lt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	src, r := slowPingpong(t, "file")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	idx := &Index{path: "file", lt: r.LinkType(), ctx: map[int32][]int32{}, follow: make(chan struct{})}
