@@ -196,11 +196,7 @@ func TestLiveTail(t *testing.T) {
 	defer f.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	idx, err := OpenInput(ctx, p, 0, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := run(t, New(ctx, idx, Options{All: true}), 100, 30)
+	h := tailBrowser(t, ctx, p, Options{All: true})
 	h.Until("(following the file as it grows: waiting for the first frame)")
 	write := func(b []byte) {
 		t.Helper()
@@ -218,7 +214,7 @@ func TestLiveTail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := idx.Filter(ctx, flt); err != nil || !slices.Equal(got, []int32{1, 2, 3, 4, 5}) {
+	if got, err := h.b.idx.Filter(ctx, flt); err != nil || !slices.Equal(got, []int32{1, 2, 3, 4, 5}) {
 		t.Errorf("filter over a half-written record: %v, %v", got, err)
 	}
 	write(recs[5][20:])
@@ -233,10 +229,10 @@ func TestLiveTail(t *testing.T) {
 	if n := h.selectedFrame(); n != int32(len(recs)) {
 		t.Errorf("the list selects frame %d, not the tail", n)
 	}
-	if _, done, _ := idx.Progress(); done {
+	if _, done, _ := h.b.idx.Progress(); done {
 		t.Error("a followed file's end ended the pass")
 	}
-	if _, _, _, inMemory, _ := idx.Kept(); inMemory != 0 {
+	if _, _, _, inMemory, _ := h.b.idx.Kept(); inMemory != 0 {
 		t.Errorf("%d frames kept in memory: a file is read back in place", inMemory)
 	}
 }
@@ -254,11 +250,7 @@ func TestLiveTailCut(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	idx, err := OpenInput(ctx, p, 0, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := run(t, New(ctx, idx, Options{All: true}), 100, 30)
+	h := tailBrowser(t, ctx, p, Options{All: true})
 	h.Until("(following the file as it grows)")
 	if err := os.Truncate(p, 100); err != nil {
 		t.Fatal(err)
@@ -388,11 +380,7 @@ func TestLiveFollow(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	idx, err := OpenInput(ctx, p, 0, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := run(t, New(ctx, idx, Options{}), 100, 30)
+	h := tailBrowser(t, ctx, p, Options{})
 	h.untilSquashed(t, "growing.pcap 30 frames")
 	h.gotoFrame(t, 23) // connection 1's CDC
 	h.Key(tcell.KeyTab, 0)
@@ -411,7 +399,7 @@ func TestLiveFollow(t *testing.T) {
 		}
 	}
 	h.untilSquashed(t, fmt.Sprintf("growing.pcap %d frames", len(recs)))
-	want := len(idx.Follow(1))
+	want := len(h.b.idx.Follow(1))
 	if want <= before {
 		t.Fatalf("connection 1 has %d frames in the whole file, %d in its first 30 frames", want, before)
 	}
@@ -433,4 +421,15 @@ func openFIFO(t *testing.T, ctx context.Context, open func(context.Context, stri
 		t.Fatal(err)
 	}
 	return fifo, idx
+}
+
+// tailBrowser runs the browser at 100x30 on file p followed as it grows
+// (--tail).
+func tailBrowser(t *testing.T, ctx context.Context, p string, o Options) *harness {
+	t.Helper()
+	idx, err := OpenInput(ctx, p, 0, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run(t, New(ctx, idx, o), 100, 30)
 }
