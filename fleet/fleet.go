@@ -72,9 +72,11 @@ type Host struct {
 	SMCD        int      `json:"smcd"`
 	Fallback    int      `json:"fallback"`
 	Pending     int      `json:"pending"`
-	// Per second over the last 5 minutes.
-	FallbackRate       float64 `json:"fallbacks_per_second"`
-	HandshakeErrorRate float64 `json:"handshake_errors_per_second"`
+	// Per second over the last 5 minutes; nil where Prometheus has no
+	// rate (the exporter cannot read the kernel's statistics, or was
+	// scraped once): unknown, not 0.
+	FallbackRate       *float64 `json:"fallbacks_per_second,omitempty"`
+	HandshakeErrorRate *float64 `json:"handshake_errors_per_second,omitempty"`
 	LinkGroups         int     `json:"link_groups"`
 	NoRedundancy       int     `json:"link_groups_without_redundancy"`
 	LinksDown          int     `json:"links_down"`
@@ -306,10 +308,12 @@ func build(s Snapshot, res map[string][]Sample) Snapshot {
 		}
 	}
 	for _, r := range res[qFallRate] {
-		host(r.Labels["instance"]).FallbackRate = r.Value
+		v := r.Value
+		host(r.Labels["instance"]).FallbackRate = &v
 	}
 	for _, r := range res[qHSRate] {
-		host(r.Labels["instance"]).HandshakeErrorRate = r.Value
+		v := r.Value
+		host(r.Labels["instance"]).HandshakeErrorRate = &v
 	}
 	for _, r := range res[qSourceOff] {
 		h := host(r.Labels["instance"])
@@ -406,8 +410,8 @@ func build(s Snapshot, res map[string][]Sample) Snapshot {
 		if a.Up != b.Up {
 			return !a.Up
 		}
-		if a.FallbackRate != b.FallbackRate {
-			return a.FallbackRate > b.FallbackRate
+		if ra, rb := a.fallbackRate(), b.fallbackRate(); ra != rb {
+			return ra > rb
 		}
 		if a.NoRedundancy+a.LinksDown != b.NoRedundancy+b.LinksDown {
 			return a.NoRedundancy+a.LinksDown > b.NoRedundancy+b.LinksDown
@@ -443,6 +447,14 @@ func portRates(res map[string][]Sample) map[[3]string]*PortRates {
 		}
 	}
 	return ports
+}
+
+// fallbackRate is FallbackRate for ordering hosts, 0 where unknown.
+func (h Host) fallbackRate() float64 {
+	if h.FallbackRate == nil {
+		return 0
+	}
+	return *h.FallbackRate
 }
 
 func (h *Host) nameOr() string {

@@ -91,6 +91,9 @@ func TestFleetJoin(t *testing.T) {
 		if !h.Up {
 			t.Errorf("%s not up", h.Instance)
 		}
+		if h.FallbackRate == nil || h.HandshakeErrorRate == nil {
+			t.Errorf("%s: no fallback or handshake error rate after two scrapes", h.Instance)
+		}
 	}
 	var joined *Group
 	for i, g := range s.LinkGroups {

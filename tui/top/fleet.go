@@ -115,8 +115,8 @@ func hostRows(s *fleet.Snapshot) []entry[fleet.Host] {
 			up += " (" + strings.Join(h.SourcesDown, ",") + " no)"
 		}
 		cells := []string{h.Instance, dash(h.Name), up, fmt.Sprint(h.SMCR), fmt.Sprint(h.SMCD), fmt.Sprint(h.Fallback),
-			fmt.Sprintf("%.2f", h.FallbackRate), fmt.Sprintf("%.2f", h.HandshakeErrorRate), fmt.Sprint(h.LinkGroups), fmt.Sprint(h.NoRedundancy), fmt.Sprint(h.LinksDown)}
-		values := []any{nil, nil, nil, h.SMCR, h.SMCD, h.Fallback, h.FallbackRate, h.HandshakeErrorRate, h.LinkGroups, h.NoRedundancy, h.LinksDown}
+			rateText(h.FallbackRate), rateText(h.HandshakeErrorRate), fmt.Sprint(h.LinkGroups), fmt.Sprint(h.NoRedundancy), fmt.Sprint(h.LinksDown)}
+		values := []any{nil, nil, nil, h.SMCR, h.SMCD, h.Fallback, rateValue(h.FallbackRate), rateValue(h.HandshakeErrorRate), h.LinkGroups, h.NoRedundancy, h.LinksDown}
 		if !h.Up {
 			// Prometheus has no current sample of a host it cannot
 			// scrape: its counts are unknown, not 0.
@@ -128,12 +128,28 @@ func hostRows(s *fleet.Snapshot) []entry[fleet.Host] {
 		switch {
 		case !h.Up:
 			r.Color = tcell.ColorRed
-		case h.FallbackRate > 0 || h.LinksDown > 0:
+		case h.FallbackRate != nil && *h.FallbackRate > 0 || h.LinksDown > 0:
 			r.Color = tcell.ColorYellow
 		}
 		out = append(out, entry[fleet.Host]{h, r})
 	}
 	return out
+}
+
+// rateText writes a rate the fleet read, "-" where Prometheus has none.
+func rateText(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", *v)
+}
+
+// rateValue is a rate for sorting (nil sorts as no value).
+func rateValue(v *float64) any {
+	if v == nil {
+		return nil
+	}
+	return *v
 }
 
 func hostDetail(h fleet.Host, s *fleet.Snapshot) string {

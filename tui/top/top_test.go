@@ -592,6 +592,20 @@ func TestFleetKeys(t *testing.T) {
 	if !strings.Contains(scr, "3 hosts") {
 		t.Errorf("status:\n%s", scr)
 	}
+	// No rate read for a host (its exporter cannot read the kernel's
+	// statistics): FB/s and HS-ERR/s are unknown, not 0.
+	rows := 0
+	for _, l := range strings.Split(scr, "\n") {
+		if f := strings.Fields(strings.Trim(l, "║ ")); len(f) == 11 && f[0] == "a:9714" {
+			rows++
+			if f[6] != "-" || f[7] != "-" {
+				t.Errorf("rates of a host without them: %q", l)
+			}
+		}
+	}
+	if rows != 1 {
+		t.Errorf("%d rows of a:9714:\n%s", rows, scr)
+	}
 	s.Key(tcell.KeyRune, '?')
 	scr = s.Sync()
 	if strings.Contains(scr, ":dev") || !strings.Contains(scr, ":h :lgr :dec") || !strings.Contains(scr, "on a link group or a decline, its two hosts") {
