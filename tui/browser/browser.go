@@ -257,13 +257,13 @@ func (b *Browser) watch() {
 				// the offset clears it.
 				top, _ := b.list.GetOffset()
 				b.list.SetOffset(top, 0)
-				if first && !b.idx.grows {
+				if first && !b.idx.grows() {
 					// tview keeps an empty table scrolled to its end; a
 					// file opens at its first frame.
 					b.list.Select(0, 0)
 					b.list.ScrollToBeginning()
 				}
-				if b.idx.grows && atEnd && len(ns) > 0 {
+				if b.idx.grows() && atEnd && len(ns) > 0 {
 					b.list.Select(len(ns)-1, 0) // live: follow the tail unless scrolled away
 				}
 				if b.shown == 0 && len(ns) > 0 {
@@ -380,7 +380,7 @@ func (b *Browser) drawStatus(n int, done bool, err error) {
 		}
 	}
 	switch {
-	case b.idx.grows:
+	case b.idx.grows():
 		st += " " + b.liveState(done, err)
 	case !done:
 		st += " [yellow](indexing…)[-]"
@@ -481,7 +481,7 @@ func (b *Browser) applyFilter(expr string) {
 // keepLive makes the list shown again with again as an input that grows
 // brings frames; covered is how many frames it was made from.
 func (b *Browser) keepLive(again func(context.Context) ([]int32, error), covered int) {
-	if !b.idx.grows {
+	if !b.idx.grows() {
 		return
 	}
 	b.liveList, b.filtered = again, covered

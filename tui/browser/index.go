@@ -58,11 +58,8 @@ type layoutSpan struct {
 type Index struct {
 	path string
 	live bool // frames arrive from an interface (kept in memory)
-	// grows: frames arrive over time (an interface, a pipe, a followed
-	// file): the list follows its tail.
-	grows bool
-	pipe  bool // the input cannot be read twice (a FIFO, stdin): a spool copies it
-	tail  bool // a regular file followed as it grows, until the context ends
+	pipe bool // the input cannot be read twice (a FIFO, stdin): a spool copies it
+	tail bool // a regular file followed as it grows, until the context ends
 	// idleFn, set by the index pass, is what idle does (on the pass's
 	// goroutine).
 	idleFn func()
@@ -154,7 +151,7 @@ func openInput(ctx context.Context, path string, limit int, tail bool, newSpool 
 	if !pipe && !tail {
 		return openFile(ctx, path, limit, newSpool)
 	}
-	x := &Index{path: path, limit: limit, pipe: pipe, tail: !pipe, grows: true, ctx: map[int32][]int32{}, follow: make(chan struct{})}
+	x := &Index{path: path, limit: limit, pipe: pipe, tail: !pipe, ctx: map[int32][]int32{}, follow: make(chan struct{})}
 	go func() {
 		r, err := x.openStream(ctx, newSpool)
 		if err != nil {
@@ -346,7 +343,7 @@ func OpenLive(ctx context.Context, iface, bpf string, snaplen, limit int) (*Inde
 
 // openLive indexes a reader whose frames arrive over time.
 func openLive(ctx context.Context, name string, r *capture.Reader, limit int) *Index {
-	x := &Index{path: name, live: true, grows: true, limit: limit, lt: r.LinkType(), ctx: map[int32][]int32{}, follow: make(chan struct{})}
+	x := &Index{path: name, live: true, limit: limit, lt: r.LinkType(), ctx: map[int32][]int32{}, follow: make(chan struct{})}
 	go x.build(ctx, r)
 	go func() { <-ctx.Done(); r.Close() }()
 	return x
@@ -442,7 +439,7 @@ func (x *Index) build(ctx context.Context, r *capture.Reader) {
 			x.layouts = append(x.layouts, layoutSpan{n, layout})
 		}
 		x.ents.add(e)
-		if x.grows {
+		if x.grows() {
 			x.lastAt = time.Now()
 		}
 		if e.flags&flagRelevant != 0 {
@@ -499,6 +496,10 @@ func (x *Index) notify() {
 	close(x.follow)
 	x.follow = make(chan struct{})
 }
+
+// grows reports that frames arrive over time (an interface, a pipe, a
+// followed file): the list follows its tail.
+func (x *Index) grows() bool { return x.live || x.pipe || x.tail }
 
 // LastFrame is when the last frame of an input that grows was indexed,
 // zero before the first.
@@ -705,7 +706,7 @@ func (x *Index) pass() (r *capture.Reader, upTo int, err error) {
 	rawFrom, done, n := x.rawFrom, x.done, x.ents.len()
 	x.mu.RUnlock()
 	upTo = x.limit
-	if x.grows {
+	if x.grows() {
 		if n == 0 {
 			return nil, 0, errNoFrames
 		}
@@ -715,7 +716,7 @@ func (x *Index) pass() (r *capture.Reader, upTo int, err error) {
 	case rawFrom == 1: // every frame in memory (live)
 		r, err = capture.NewReader(x.path, x.rawSource(), x.lt)
 		return r, upTo, err
-	case x.spool != nil && rawFrom == 0 && (done || x.grows):
+	case x.spool != nil && rawFrom == 0 && (done || x.grows()):
 		r, err = capture.NewFileReader(x.path, x.spool.reader())
 		return r, upTo, err
 	case x.pipe:
