@@ -985,7 +985,7 @@ func TestColumns(t *testing.T) {
 	}
 	for _, l := range lines[1:5] {
 		// Left-aligned columns start under their titles.
-		for _, c := range []column{colSource, colDest, colProto} {
+		for _, c := range []columns.Kind{colSource, colDest, colProto} {
 			if l[at[c]] == ' ' || l[at[c]-1] != ' ' {
 				t.Errorf("row %q: column %s does not start at %d, under its title", l, columns.Names[c], at[c])
 			}
@@ -1307,7 +1307,7 @@ func TestSort(t *testing.T) {
 	h.Key(tcell.KeyTab, 0)
 	for _, c := range []struct {
 		key  rune
-		col  column
+		col  columns.Kind
 		less func(a, b row) bool
 	}{
 		{'>', colTime, func(a, b row) bool { return !a.time.After(b.time) }},

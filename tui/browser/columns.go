@@ -20,29 +20,17 @@ import (
 // The packet list's columns are the user's choice (package columns: its
 // spec is the flag's, the o prompt's and the config file's).
 
-// listColumn is one column of the packet list.
-type listColumn struct {
-	kind  column          // a built-in column, or colField
-	field decode.FieldDef // colField: the field shown
-	title string          // the heading, "" for the name
-	width int             // set by the user; 0: fitted to the rows
-}
-
-// spec is the column as package columns writes it.
-func (c listColumn) spec() columns.Column {
-	return columns.Column{Kind: columns.Kind(c.kind), Field: c.field, Title: c.title, Width: c.width}
-}
-
-// heading is the column's title in the list's header.
-func (c listColumn) heading() string { return c.spec().Heading() }
+// listColumn is one column of the packet list: its spec, and what the
+// list makes of it.
+type listColumn struct{ columns.Column }
 
 // rightAligned columns hold numbers.
 func (c listColumn) rightAligned() bool {
-	if c.kind == colField {
-		k := c.field.Kind
-		return (k == decode.KindUint && !c.field.Hex && c.field.Enum == nil) || k == decode.KindTime
+	if c.Kind == colField {
+		k := c.Field.Kind
+		return (k == decode.KindUint && !c.Field.Hex && c.Field.Enum == nil) || k == decode.KindTime
 	}
-	return c.kind.rightAligned()
+	return c.Kind == colNo || c.Kind == colTime || c.Kind == colLength
 }
 
 // defaultColumns is Wireshark's layout.
@@ -51,7 +39,7 @@ func defaultColumns() []listColumn { return listColumns(columns.Default()) }
 func listColumns(cs []columns.Column) []listColumn {
 	cols := make([]listColumn, len(cs))
 	for i, c := range cs {
-		cols[i] = listColumn{kind: column(c.Kind), field: c.Field, title: c.Title, width: c.Width}
+		cols[i] = listColumn{c}
 	}
 	return cols
 }
@@ -79,7 +67,7 @@ func parseColumns(spec string) ([]listColumn, error) {
 func formatColumns(cols []listColumn) string {
 	cs := make([]columns.Column, len(cols))
 	for i, c := range cols {
-		cs[i] = c.spec()
+		cs[i] = c.Column
 	}
 	return columns.Format(cs)
 }
@@ -130,8 +118,8 @@ func (b *Browser) setColumns(cols []listColumn) {
 	b.cols = cols
 	b.fieldCols = b.fieldCols[:0]
 	for _, c := range cols {
-		if c.kind == colField {
-			b.fieldCols = append(b.fieldCols, c.field)
+		if c.Kind == colField {
+			b.fieldCols = append(b.fieldCols, c.Field)
 		}
 	}
 	b.widths = make([]int, len(cols))
@@ -172,13 +160,13 @@ func (b *Browser) addFieldColumn() {
 	}
 	d := decode.Def(ref.field)
 	for _, c := range b.cols {
-		if c.kind == colField && c.field.ID == d.ID {
+		if c.Kind == colField && c.Field.ID == d.ID {
 			b.message = fmt.Sprintf("[yellow]%s is a column already (o edits the columns)[-]", d.Name)
 			return
 		}
 	}
 	cols := slices.Clone(b.cols)
-	cols = slices.Insert(cols, max(len(cols)-1, 0), listColumn{kind: colField, field: d})
+	cols = slices.Insert(cols, max(len(cols)-1, 0), listColumn{columns.Column{Kind: colField, Field: d}})
 	b.changeColumns(cols)
 }
 
@@ -251,7 +239,7 @@ func (b *Browser) resizeColumn(dir int) {
 		return
 	}
 	cols := slices.Clone(b.cols)
-	cols[i].width = min(max(b.width(i)+2*dir, 1), 200)
+	cols[i].Width = min(max(b.width(i)+2*dir, 1), 200)
 	widths, hoff := slices.Clone(b.widths), b.hoff
 	b.changeColumns(cols)
 	copy(b.widths, widths)

@@ -209,7 +209,7 @@ func (b *Browser) writeCSV(name string, ns []int32, rows map[int32]row) (err err
 	w := csv.NewWriter(f) // buffered: Flush writes it out
 	head := make([]string, len(b.cols))
 	for i, c := range b.cols {
-		head[i] = c.heading()
+		head[i] = c.Heading()
 	}
 	if err := w.Write(head); err != nil {
 		return err

@@ -23,23 +23,17 @@ import (
 // lengths) and its field columns' text, and formatted when drawn, so the
 // time format (t) and the horizontal scroll (←/→) cost no decoding.
 
-// column is what a column of the packet list shows: a built-in one, or a
-// field (colField).
-type column columns.Kind
-
+// The list's names of what a column shows (package columns' kinds).
 const (
-	colNo     = column(columns.No)
-	colTime   = column(columns.Time)
-	colSource = column(columns.Source)
-	colDest   = column(columns.Destination)
-	colProto  = column(columns.Protocol)
-	colLength = column(columns.Length)
-	colInfo   = column(columns.Info)
-	colField  = column(columns.Field)
+	colNo     = columns.No
+	colTime   = columns.Time
+	colSource = columns.Source
+	colDest   = columns.Destination
+	colProto  = columns.Protocol
+	colLength = columns.Length
+	colInfo   = columns.Info
+	colField  = columns.Field
 )
-
-// rightAligned columns hold numbers.
-func (c column) rightAligned() bool { return c == colNo || c == colTime || c == colLength }
 
 // maxEndpointWidth caps the Source and Destination columns: the widest
 // IPv6 address with a port, [ffff:...:ffff]:65535.
@@ -288,7 +282,7 @@ func (b *Browser) cells(n int32, r, prev row) []string {
 	c := make([]string, len(b.cols))
 	field := 0
 	for i, col := range b.cols {
-		switch col.kind {
+		switch col.Kind {
 		case colNo:
 			c[i] = strconv.Itoa(int(n))
 		case colTime:
@@ -383,7 +377,7 @@ func (b *Browser) scrolled(text string) string {
 
 // width is column i's width: the user's, or fitted to the rows.
 func (b *Browser) width(i int) int {
-	if w := b.cols[i].width; w > 0 {
+	if w := b.cols[i].Width; w > 0 {
 		return w
 	}
 	return b.widths[i]
@@ -412,7 +406,7 @@ func (b *Browser) fitColumns(lo, hi int) {
 		c := b.cells(n, r, prev)
 		for k := range last {
 			w := utf8.RuneCountInString(c[k])
-			switch b.cols[k].kind {
+			switch b.cols[k].Kind {
 			case colSource, colDest:
 				w = min(w, maxEndpointWidth)
 			case colField:
@@ -428,8 +422,8 @@ func (b *Browser) fitColumns(lo, hi int) {
 func (b *Browser) headerCells() []string {
 	c := make([]string, len(b.cols))
 	for i, col := range b.cols {
-		c[i] = col.heading()
-		if col.kind == colTime && col.title == "" && b.timeFmt != timeRelative {
+		c[i] = col.Heading()
+		if col.Kind == colTime && col.Title == "" && b.timeFmt != timeRelative {
 			c[i] = timeFormatNames[b.timeFmt]
 		}
 	}
@@ -623,7 +617,7 @@ func (b *Browser) revealColumn(col int, w int) {
 func (b *Browser) cycleTime() {
 	b.timeFmt = (b.timeFmt + 1) % numTimeFormats
 	for i, c := range b.cols {
-		if c.kind == colTime && i < len(b.widths) {
+		if c.Kind == colTime && i < len(b.widths) {
 			b.widths[i] = 0
 		}
 	}

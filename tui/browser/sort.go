@@ -62,7 +62,7 @@ type decodedKey struct {
 func (k *sortKeys) compare(col listColumn, a, b int) int {
 	if !col.indexed() {
 		x, y := &k.ext[a], &k.ext[b]
-		switch col.kind {
+		switch col.Kind {
 		case colSource, colDest:
 			return x.ep.Compare(y.ep)
 		case colProto, colInfo:
@@ -74,7 +74,7 @@ func (k *sortKeys) compare(col listColumn, a, b int) int {
 			}
 			return -1
 		}
-		return compareValues(col.field.Kind, &x.v, &y.v)
+		return compareValues(col.Field.Kind, &x.v, &y.v)
 	}
 	return cmp.Compare(k.i[a], k.i[b])
 }
@@ -96,11 +96,11 @@ func compareValues(k decode.Kind, a, b *decode.Value) int {
 // indexed reports whether sorting by col needs no decoding: its values
 // come from the index or the records' headers.
 func (col listColumn) indexed() bool {
-	switch col.kind {
+	switch col.Kind {
 	case colNo, colTime, colLength:
 		return true
 	case colField:
-		return trackerColumns[col.field.ID]
+		return trackerColumns[col.Field.ID]
 	}
 	return false
 }
@@ -112,21 +112,21 @@ func (x *Index) sortKeys(ctx context.Context, ns []int32, col listColumn) (*sort
 	}
 	keys := &sortKeys{i: make([]int64, len(ns))}
 	switch {
-	case col.kind == colField:
+	case col.Kind == colField:
 		for i, n := range ns {
 			conn, link := x.Conn(int(n))
 			keys.i[i] = int64(conn)
-			if col.field.ID == fLinkID {
+			if col.Field.ID == fLinkID {
 				keys.i[i] = int64(link)
 			}
 		}
 		return keys, nil
-	case col.kind == colNo:
+	case col.Kind == colNo:
 		for i, n := range ns {
 			keys.i[i] = int64(n)
 		}
 		return keys, nil
-	case col.kind == colTime || col.kind == colLength:
+	case col.Kind == colTime || col.Kind == colLength:
 		rr, err := x.newRecordReader()
 		if err != nil {
 			return nil, err
@@ -141,7 +141,7 @@ func (x *Index) sortKeys(ctx context.Context, ns []int32, col listColumn) (*sort
 				return nil, err
 			}
 			keys.i[i] = ci.Timestamp.UnixNano()
-			if col.kind == colLength {
+			if col.Kind == colLength {
 				keys.i[i] = int64(ci.Length)
 			}
 		}
@@ -173,15 +173,15 @@ func (x *Index) decodedKeys(ctx context.Context, ns []int32, col listColumn) (*s
 			continue
 		}
 		k := &keys.ext[j]
-		if col.kind == colField {
+		if col.Kind == colField {
 			// A value kept past the frame: its bytes copied.
-			k.v, k.ok = f.Fields().First(col.field.ID)
+			k.v, k.ok = f.Fields().First(col.Field.ID)
 			k.v.B = bytes.Clone(k.v.B)
 			j++
 			continue
 		}
 		rw := rowOfFrame(f)
-		switch col.kind {
+		switch col.Kind {
 		case colSource:
 			k.ep = rw.src
 		case colDest:
@@ -199,7 +199,7 @@ func (x *Index) decodedKeys(ctx context.Context, ns []int32, col listColumn) (*s
 // sortBy orders the list by col (desc: down) in the background; the
 // selected frame stays selected.
 func (b *Browser) sortBy(s sortState) {
-	if s.on && !s.desc && b.cols[s.col].kind == colNo {
+	if s.on && !s.desc && b.cols[s.col].Kind == colNo {
 		s = sortState{} // No. up is frame order
 	}
 	b.refusedSet = false
@@ -221,11 +221,11 @@ func (b *Browser) sortBy(s sortState) {
 	col := b.cols[s.col]
 	if !col.indexed() && len(ns) > maxSortDecode {
 		b.message = fmt.Sprintf("[yellow]sorting by %s decodes every row: %d rows, more than %d; filter the list first[-]",
-			col.heading(), len(ns), maxSortDecode)
+			col.Heading(), len(ns), maxSortDecode)
 		b.refused, b.refusedSet = s.col, true
 		return
 	}
-	b.message = fmt.Sprintf("[yellow]sorting by %s…[-]", col.heading())
+	b.message = fmt.Sprintf("[yellow]sorting by %s…[-]", col.Heading())
 	b.background(func(ctx context.Context) func() {
 		keys, err := b.idx.sortKeys(ctx, ns, col)
 		if err != nil {
@@ -268,12 +268,12 @@ func (b *Browser) showSorted(s sortState, ns []int32) {
 	row, _ := b.rowOf(keep)
 	b.selectRow(row)
 	b.showFrame(row)
-	b.message = fmt.Sprintf("sorted by %s %s", b.cols[s.col].heading(), s.arrow())
+	b.message = fmt.Sprintf("sorted by %s %s", b.cols[s.col].Heading(), s.arrow())
 	b.reveal = s.col
 	if s == (sortState{}) {
 		b.message, b.reveal = "frame order", 0
 		if nc := b.noColumn(); nc >= 0 {
-			b.message = fmt.Sprintf("sorted by %s ↑ (frame order)", b.cols[nc].heading())
+			b.message = fmt.Sprintf("sorted by %s ↑ (frame order)", b.cols[nc].Heading())
 			b.reveal = nc
 		}
 	}
@@ -313,7 +313,7 @@ func (b *Browser) reverseSort() {
 // noColumn is the place of No. in the layout, -1 when it has none.
 func (b *Browser) noColumn() int {
 	for i, c := range b.cols {
-		if c.kind == colNo {
+		if c.Kind == colNo {
 			return i
 		}
 	}
