@@ -39,18 +39,7 @@ func BenchmarkDecodePingpong(b *testing.B) {
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			p, frames := bigCapture(b)
-			o := bc.o
-			o.Read, o.Stdout, o.Stderr = p, io.Discard, io.Discard
-			o.NewTracker = func(views []string) (Tracker, error) { return zview.NewTracker(views) }
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				if err := Run(context.Background(), o); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(frames*b.N)/b.Elapsed().Seconds(), "frames/s")
-			b.ReportMetric(0, "ns/op")
+			benchRun(b, bc.o, p, frames)
 		})
 	}
 }
@@ -90,18 +79,25 @@ func BenchmarkParallel(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/j%d", bc.name, jobs), func(b *testing.B) {
 				p, frames := repeatedCapture(b, 100)
 				o := bc.o
-				o.Read, o.Stdout, o.Stderr, o.Jobs = p, io.Discard, io.Discard, jobs
-				o.NewTracker = func(views []string) (Tracker, error) { return zview.NewTracker(views) }
-				b.ReportAllocs()
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					if err := Run(context.Background(), o); err != nil {
-						b.Fatal(err)
-					}
-				}
-				b.ReportMetric(float64(frames*b.N)/b.Elapsed().Seconds(), "frames/s")
-				b.ReportMetric(0, "ns/op")
+				o.Jobs = jobs
+				benchRun(b, o, p, frames)
 			})
 		}
 	}
+}
+
+// benchRun runs o over capture p (of frames frames) b.N times, with the
+// tracker the binary has, reporting frames per second.
+func benchRun(b *testing.B, o Options, p string, frames int) {
+	o.Read, o.Stdout, o.Stderr = p, io.Discard, io.Discard
+	o.NewTracker = func(views []string) (Tracker, error) { return zview.NewTracker(views) }
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := Run(context.Background(), o); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(frames*b.N)/b.Elapsed().Seconds(), "frames/s")
+	b.ReportMetric(0, "ns/op")
 }
