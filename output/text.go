@@ -90,8 +90,13 @@ func appendLine(dst []byte, f *capture.Frame, base time.Time, clc int, ends *end
 // its width where it has one. Info keeps the line's problem notes (a
 // frame.error is in every output mode).
 func appendColumns(dst []byte, f *capture.Frame, base time.Time, clc int, cols []columns.Column) []byte {
-	src, to := Endpoints(f)
+	var src, to Endpoint
+	ends := false // src and to are the frame's
 	for i, c := range cols {
+		if (c.Kind == columns.Source || c.Kind == columns.Destination) && !ends {
+			src, to = Endpoints(f)
+			ends = true
+		}
 		if i > 0 {
 			dst = append(dst, "  "...)
 		}
