@@ -77,9 +77,9 @@ type Host struct {
 	// scraped once): unknown, not 0.
 	FallbackRate       *float64 `json:"fallbacks_per_second,omitempty"`
 	HandshakeErrorRate *float64 `json:"handshake_errors_per_second,omitempty"`
-	LinkGroups         int     `json:"link_groups"`
-	NoRedundancy       int     `json:"link_groups_without_redundancy"`
-	LinksDown          int     `json:"links_down"`
+	LinkGroups         int      `json:"link_groups"`
+	NoRedundancy       int      `json:"link_groups_without_redundancy"`
+	LinksDown          int      `json:"links_down"`
 	// EIDs are the host's UEIDs and its SEID when in use (smc_ueid_info,
 	// smc_seid_info): what SMC v2 can agree on with a peer. EIDsKnown:
 	// the host exports its SMC system information (smc_system_info), so
