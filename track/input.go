@@ -219,3 +219,10 @@ func isRequest(op uint8) bool {
 	}
 	return op <= opSendOnlyInv
 }
+
+// FieldDemand is what a reader feeding a tracker must compute of every
+// frame beyond its layers (capture.Reader.SetFieldDemand, added to what
+// the output reads): the ICRC verdict. The receiving RNIC drops a packet
+// whose ICRC does not match, so the tracker must not follow it; a reader
+// that skipped the check would have it follow a corrupted CDC's cursors.
+func FieldDemand() []decode.FieldID { return []decode.FieldID{decode.FieldICRCOK} }

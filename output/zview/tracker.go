@@ -3,7 +3,6 @@ package zview
 import (
 	"fmt"
 	"io"
-	"slices"
 
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
@@ -43,7 +42,7 @@ func NewTrackerKeeping(specs []string, keep int) (Tracker, error) {
 		opts.Stream = follows
 	}
 	t, err := track.NewForViews(opts, specs)
-	return Tracker{t, &lastSnapshot{}, slices.ContainsFunc(specs, isExpert), follows}, err
+	return Tracker{t, &lastSnapshot{}, follows}, err
 }
 
 // followViews makes the smc,follow views among specs.
@@ -80,32 +79,19 @@ func (fs followSinks) view(spec string) *follow.View {
 	return nil
 }
 
-// isExpert reports whether a -z spec is smc,expert (with or without a
-// severity floor).
-func isExpert(spec string) bool {
-	name, _, err := track.ParseView(spec)
-	return err == nil && name == track.ViewExpert
-}
-
 // Tracker is a *track.Tracker as smcdump's output package hooks it in
 // (output.Tracker): fed every frame, it adds the smc.conn.* fields and
 // writes the -z views of one snapshot taken at the end of the pass.
 type Tracker struct {
 	*track.Tracker
 	last    *lastSnapshot
-	expert  bool        // smc,expert is asked for
 	follows followSinks // the smc,follow views, fed while frames are
 }
 
 // FieldDemand is what the frame reader must compute for the views beyond
-// the fields printed: smc,expert counts bad ICRCs (roce.icrc.bad), so the
-// ICRC is checked.
-func (t Tracker) FieldDemand() []decode.FieldID {
-	if t.expert {
-		return []decode.FieldID{decode.FieldICRCOK}
-	}
-	return nil
-}
+// the fields printed: what any tracker reads (track.FieldDemand, the ICRC
+// verdict, on which smc,expert also counts bad ICRCs).
+func (t Tracker) FieldDemand() []decode.FieldID { return track.FieldDemand() }
 
 // FeedTarget is the tracker itself, for a caller that feeds it every frame:
 // calling Feed through Tracker's promoted method costs a wrapper call more.

@@ -661,11 +661,13 @@ func (x *Index) Filter(ctx context.Context, flt *filter.Filter) ([]int32, error)
 	for _, id := range ids {
 		tracked = tracked || !capture.FrameField(id)
 	}
-	r.SetFieldDemand(ids)
 	var tr *track.Tracker
 	if tracked {
+		ids = append(slices.Clip(ids), track.FieldDemand()...)
+		r.SetFieldDemand(ids)
 		tr = track.New(track.Options{})
 	} else {
+		r.SetFieldDemand(ids)
 		r.SetDepth(capture.DemandDepth(ids)) // the tracker reads every layer
 	}
 	var out []int32
