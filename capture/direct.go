@@ -2,9 +2,11 @@ package capture
 
 import (
 	"encoding/binary"
+	"errors"
 	"math/bits"
 	"slices"
 
+	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 
 	"github.com/smcscope/smcscope/decode"
@@ -246,6 +248,7 @@ func (r *Reader) readDirect(f *Frame) bool {
 	// The BTH's payload ends before the pad bytes and the ICRC.
 	end := n - 4 - int(b[dBTH+1]>>4&3)
 	present := uint32(directAlways)
+	credits := false // a CDC on a queue pair of ANCK's credits
 	switch op := decode.BTHOpcode(b[dBTH]); op {
 	case decode.OpSendFirst, decode.OpSendOnly:
 		// Offered to the SMC classifier: a CDC message (struct
@@ -263,6 +266,10 @@ func (r *Reader) readDirect(f *Frame) bool {
 			k.addr[10], k.addr[11] = 0xff, 0xff
 			copy(k.addr[12:], b[dIP+16:dIP+20])
 			r.qps.add(k, 0)
+			if r.directFeed != nil {
+				fl, _ := r.qps.lookup(k)
+				credits = fl&qpCredits != 0
+			}
 		}
 	case decode.OpSendMiddle, decode.OpSendLast, decode.OpWriteMiddle, decode.OpWriteLast:
 		if end < dNext {
@@ -287,7 +294,67 @@ func (r *Reader) readDirect(f *Frame) bool {
 		f.LinkType = layers.LinkTypeEthernet
 	}
 	f.direct = present
+	// A CDC with ANCK's credits is left to the general path, which marks
+	// it (smcQPs.roce) for the consumer.
+	if r.directFeed != nil && (credits || !r.feedDirect(f)) {
+		return false // decodeFrame decodes it the general way
+	}
 	return true
+}
+
+// SetDirectFeed makes the direct path hand every frame it takes to feed
+// (the tracker's fast path) before it is printed, with the layers a
+// follower of RC traffic reads filled as the general path fills them (the
+// BTH, RETH, AETH and CDC whole; of the IPv4 header only the addresses)
+// and the ICRC checked unless SetFieldDemand left it out. When feed
+// reports false, having changed nothing, the frame is decoded the general
+// way instead, is not Direct, and is returned whole for the consumer to
+// feed it the general way. nil turns it off. Frames read in Batches are
+// not handed to it.
+func (r *Reader) SetDirectFeed(feed func(*Frame) bool) { r.directFeed = feed }
+
+// feedDirect fills f's layers for directFeed (f was just taken by the
+// direct path) and calls it.
+func (r *Reader) feedDirect(f *Frame) bool {
+	d := f.Data
+	ip := &r.directIP
+	ip.SrcIP, ip.DstIP = d[dIP+12:dIP+16:dIP+16], d[dIP+16:dIP+20:dIP+20]
+	f.IPv4 = ip
+	rl := &r.dec.roce
+	nf := gopacket.NilDecodeFeedback
+	// readDirect's tests are those of these decoders: none fails.
+	if rl.bth.DecodeFromBytes(d[dBTH:], nf) != nil {
+		return false
+	}
+	f.BTH = &rl.bth
+	f.RETH, f.AETH, f.CDC = nil, nil, nil
+	switch p := rl.bth.Payload; {
+	case f.direct&(1<<decode.OwnerCDC) != 0:
+		if rl.cdc.DecodeFromBytes(p, nf) != nil {
+			return false
+		}
+		f.CDC = &rl.cdc
+	case f.direct&(1<<decode.OwnerRETH) != 0:
+		if rl.reth.DecodeFromBytes(p, nf) != nil {
+			return false
+		}
+		f.RETH = &rl.reth
+	case f.direct&(1<<decode.OwnerAETH) != 0:
+		if rl.aeth.DecodeFromBytes(p, nf) != nil {
+			return false
+		}
+		f.AETH = &rl.aeth
+	}
+	f.ICRC = ICRCStatus{}
+	if !r.noICRC {
+		// As roceLayers.checkICRC: the frame is whole (readDirect).
+		want, err := rl.icrc.RoCEv2(d[dIP:])
+		if err != nil && !errors.Is(err, decode.ErrBadICRC) {
+			return false
+		}
+		f.ICRC = ICRCStatus{Checked: true, OK: err == nil, Got: rl.bth.ICRC, Want: want}
+	}
+	return r.directFeed(f)
 }
 
 // AppendColumns appends the -T fields line of f, a frame the direct path

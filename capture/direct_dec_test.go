@@ -1,8 +1,11 @@
 package capture
 
 import (
+	"fmt"
 	"strconv"
 	"testing"
+
+	"github.com/smcscope/smcscope/decode"
 )
 
 // TestAppendNumber holds the direct path's frame numbers, counted up in
@@ -30,4 +33,82 @@ func TestAppendNumber(t *testing.T) {
 	for _, n := range []int{99999998, 99999999, 1e8, 5, 6, 1e8 - 1, 1e8} {
 		check(n)
 	}
+}
+
+// TestDirectFeed: the frames the direct path takes are handed to the feed
+// with the layers it reads as the general path decodes them; a frame the
+// feed turns down comes back decoded the general way, not Direct.
+func TestDirectFeed(t *testing.T) {
+	const name = "../testdata/reference/pingpong.pcap"
+	num, _ := decode.LookupField("frame.number")
+	plan, ok := CompileDirect([]decode.FieldID{num.ID})
+	if !ok {
+		t.Fatal("frame.number is not a direct column")
+	}
+	for _, accept := range []bool{true, false} {
+		r, err := Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, err := Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.SetDirect(plan)
+		type seen struct {
+			bth        string
+			cdc        string
+			reth, aeth bool
+			src, dst   string
+			icrc       ICRCStatus
+		}
+		var fed []seen
+		r.SetDirectFeed(func(f *Frame) bool {
+			s := seen{bth: bthKey(f.BTH), cdc: cdcKey(f.CDC), reth: f.RETH != nil, aeth: f.AETH != nil, src: f.IPv4.SrcIP.String(), dst: f.IPv4.DstIP.String(), icrc: f.ICRC}
+			fed = append(fed, s)
+			return accept
+		})
+		direct := 0
+		for {
+			f, err := r.Next()
+			if err != nil {
+				break
+			}
+			g, err := ref.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.Direct() {
+				direct++
+			} else if f.BTH != nil && len(fed) > 0 && !accept {
+				// Turned down: decoded as the general path decodes it.
+				if bthKey(f.BTH) != bthKey(g.BTH) || cdcKey(f.CDC) != cdcKey(g.CDC) || f.ICRC != g.ICRC {
+					t.Fatalf("frame %d turned down: %s, want %s", f.Number, bthKey(f.BTH), bthKey(g.BTH))
+				}
+			}
+			if n := len(fed); n > 0 && (f.Direct() || !accept) && g.BTH != nil && fed[n-1].bth == bthKey(g.BTH) {
+				s := fed[n-1]
+				if s.src != g.IPv4.SrcIP.String() || s.dst != g.IPv4.DstIP.String() || s.icrc != g.ICRC ||
+					s.reth != (g.RETH != nil) || s.aeth != (g.AETH != nil) || s.cdc != cdcKey(g.CDC) {
+					t.Fatalf("frame %d fed %+v, the general path has BTH %s ICRC %+v CDC %s", f.Number, s, bthKey(g.BTH), g.ICRC, cdcKey(g.CDC))
+				}
+			}
+		}
+		r.Close()
+		ref.Close()
+		if len(fed) < 1000 || accept && direct != len(fed) || !accept && direct != 0 {
+			t.Fatalf("accept %v: %d frames fed, %d direct", accept, len(fed), direct)
+		}
+	}
+}
+
+func bthKey(b *decode.BTH) string {
+	return fmt.Sprintf("%v %d %d %d %v %d %x %x", b.Opcode, b.DestQP, b.PSN, b.PadCount, b.AckReq, b.PKey, b.ICRC, b.Payload)
+}
+
+func cdcKey(c *decode.CDC) string {
+	if c == nil {
+		return ""
+	}
+	return fmt.Sprintf("%d %d %+v %+v %v %v %d %v", c.Seq, c.Token, c.Prod, c.Cons, c.ProdFlags, c.ConnFlags, c.Credits, c.ANCK)
 }

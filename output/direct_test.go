@@ -21,6 +21,7 @@ import (
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/internal/testutil"
+	"github.com/smcscope/smcscope/output/zview"
 )
 
 // directFields are the catalogue's fields that -T fields can read on the
@@ -62,6 +63,20 @@ func runBoth(t *testing.T, o Options) {
 	}
 }
 
+// trackerViews are the -z views whose tracker follows, with -T fields,
+// the frames of the direct path from their headers (FeedFast).
+var trackerViews = []string{"smc,conns", "smc,links", "smc,lgr", "smc,decline", "smc,expert"}
+
+// runBothTracked is runBoth with the tracker and every view of it that
+// takes the direct path's frames: the views, not only the lines, must be
+// the same.
+func runBothTracked(t *testing.T, o Options) {
+	t.Helper()
+	o.Views = trackerViews
+	o.NewTracker = func(views []string) (Tracker, error) { return zview.NewTracker(views) }
+	runBoth(t, o)
+}
+
 // TestDirectMatchesRecord holds the direct path of -T fields to the
 // general one (decoders and records), column for column, on every capture
 // of the repository, with every column the direct path fills and the -E
@@ -73,6 +88,7 @@ func TestDirectMatchesRecord(t *testing.T) {
 		runBoth(t, Options{Read: name, All: true, Fields: cols})
 		runBoth(t, Options{Read: name, Fields: []string{"frame.number", "roce.bth.opcode", "roce.bth.dqpn", "roce.bth.psn", "smc.cdc.seq", "smc.clc.type"}})
 		runBoth(t, Options{Read: name, All: true, Fields: []string{"smc.cdc.seq", "frame.number", "smc.cdc.seq", "ip.dst"}, Separator: ", ", Quote: '"', Header: true, Count: 40})
+		runBothTracked(t, Options{Read: name, All: true, Fields: []string{"frame.number", "roce.bth.psn", "smc.cdc.seq"}, Jobs: 1})
 	}
 	// A line longer than the output buffer holds (the direct path once
 	// looped on it without reading a frame).
@@ -133,6 +149,7 @@ func TestDirectMutations(t *testing.T) {
 	t.Logf("%d damaged frames", n)
 	runBoth(t, Options{Read: name, All: true, Fields: directFields(t)})
 	runBoth(t, Options{Read: name, All: true, Fields: []string{"frame.number", "roce.bth.opcode", "smc.cdc.seq", "frame.error"}})
+	runBothTracked(t, Options{Read: name, All: true, Fields: []string{"frame.number", "smc.cdc.seq"}, Jobs: 1})
 
 	// A CDC read by the direct path makes its queue pair known as SMC-R
 	// as the general path does: the next SEND to it that the classifier

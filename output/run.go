@@ -238,6 +238,7 @@ func Run(ctx context.Context, o Options) error {
 	})
 	defer stop()
 
+	printed := demand // without what the tracker reads besides
 	if d, ok := tr.(interface{ FieldDemand() []decode.FieldID }); ok && demand != nil {
 		demand = append(demand, d.FieldDemand()...)
 	}
@@ -257,12 +258,15 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	if fp, ok := p.(*fieldsPrinter); ok && flt == nil && tr == nil && w == nil && !o.noDirect {
+	// A tracker whose fields are not printed follows the frames the
+	// direct path takes by its fast path (FeedFast), from their headers.
+	fast, _ := feedTarget(tr).(fastFeeder)
+	if fp, ok := p.(*fieldsPrinter); ok && flt == nil && (tr == nil || fast != nil && !tracked) && w == nil && !o.noDirect {
 		// Nothing but the columns is read of a frame: the reader may take
 		// the commonest SMC-R frames by its fixed-offset path.
 		// directRun writes lines straight into the output buffer: a line
 		// that cannot fit there (a long -E separator) goes the general way.
-		if plan, ok := capture.CompileDirect(demand); ok && 4*plan.LineRoom(fp.sep) <= bw.Size() {
+		if plan, ok := capture.CompileDirect(printed); ok && 4*plan.LineRoom(fp.sep) <= bw.Size() {
 			fp.direct = plan
 			r.SetDirect(plan)
 		}
@@ -275,6 +279,9 @@ func Run(ctx context.Context, o Options) error {
 	if jobs := o.parallel(tr, r.Direct(), p == nil && flt == nil && w == nil); jobs > 1 {
 		runErr = o.ploop(ctx, r, flt, tr, late, w, p, bw, jobs)
 	} else {
+		if r.Direct() && fast != nil {
+			r.SetDirectFeed(fast.FeedFast)
+		}
 		runErr = o.loop(ctx, r, flt, feedTarget(tr), late, w, p)
 	}
 	if n, ok := r.Dropped(); ok && n > 0 {
@@ -501,6 +508,12 @@ type feeder interface{ Feed(f *capture.Frame) }
 // tracker): a Tracker whose Feed is promoted from a field of its own (as
 // zview.Tracker's is from *track.Tracker) names that field's value by a
 // FeedTarget method, so that each frame costs one call, not two.
+// fastFeeder is a tracker that follows frames of the reader's direct path
+// (track.Tracker.FeedFast).
+type fastFeeder interface {
+	FeedFast(f *capture.Frame) bool
+}
+
 func feedTarget(tr Tracker) feeder {
 	if tr == nil {
 		return nil
@@ -565,8 +578,9 @@ func (o *Options) loop(ctx context.Context, r *capture.Reader, flt *filter.Filte
 		)
 		if direct != nil {
 			// The frames the reader's direct path takes are printed in
-			// runs, straight into the output buffer (no tracker, filter
-			// or -w in this mode); f is the one that ended the run.
+			// runs, straight into the output buffer (no filter or -w in
+			// this mode; a tracker was handed them by the reader,
+			// SetDirectFeed); f is the one that ended the run.
 			var n int
 			f, n, err = direct.directRun(r, o.Count-selected)
 			if selected += n; o.Count > 0 && selected >= o.Count {

@@ -27,6 +27,31 @@ func (t *Tracker) Feed(f *capture.Frame) {
 	}
 }
 
+// FeedFast follows f when the fast path can (the commonest frames of a
+// link: ACKs, WRITE Onlys and CDCs that continue what is known), as Feed
+// would, and reports whether it did; otherwise it changes nothing Feed
+// depends on and f is to be given to Feed, decoded whole. f needs only
+// the layers that path reads (capture.Reader.SetDirectFeed fills them).
+// A tracker shared with readers (Options.Unshared false) follows nothing
+// this way.
+func (t *Tracker) FeedFast(f *capture.Frame) bool {
+	if !t.opts.Unshared || f == nil {
+		return false
+	}
+	r := t.fastRoCE(f)
+	// As feedMiss: at most the link and then the connection miss.
+	for range 3 {
+		if r == fastDone {
+			return true
+		}
+		if r == fastNo || !t.warm(f, r) {
+			return false
+		}
+		r = t.fastRoCE(f)
+	}
+	return r == fastDone
+}
+
 // feedLocked is Feed under the mutex, in a function of its own so that
 // Feed itself has no deferred call.
 func (t *Tracker) feedLocked(f *capture.Frame) {
