@@ -178,7 +178,10 @@ func (r *Reader) carry(f *Frame, lt layers.LinkType, b *Batch, rec *batchRec, wh
 		}
 		return
 	}
-	if !whole && r.dec.linkType == layers.LinkTypeEthernet && r.readDirect(f) {
+	// Whole, a frame of the direct path's kinds is still taken by it when
+	// a consumer follows such frames from their headers (SetDirectFeed):
+	// it was handed to it, and is decoded whole only if turned down.
+	if (!whole || r.directFeed != nil) && r.dec.linkType == layers.LinkTypeEthernet && r.readDirect(f) {
 		return
 	}
 	r.dec.roce.noICR = !whole || r.noICRC

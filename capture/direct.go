@@ -309,8 +309,8 @@ func (r *Reader) readDirect(f *Frame) bool {
 // and the ICRC checked unless SetFieldDemand left it out. When feed
 // reports false, having changed nothing, the frame is decoded the general
 // way instead, is not Direct, and is returned whole for the consumer to
-// feed it the general way. nil turns it off. Frames read in Batches are
-// not handed to it.
+// feed it the general way. nil turns it off. ReadBatch hands it the frames
+// it reads for a visit (the visit sees them Direct, already fed).
 func (r *Reader) SetDirectFeed(feed func(*Frame) bool) { r.directFeed = feed }
 
 // feedDirect fills f's layers for directFeed (f was just taken by the

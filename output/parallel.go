@@ -99,7 +99,9 @@ func (t *tracking) visit(b *pbatch) func(f *capture.Frame, i int) {
 	b.cand, b.tfEnd, b.tfBytes = b.cand[:0], b.tfEnd[:0], b.tfBytes[:0]
 	b.tf.Reset()
 	return func(f *capture.Frame, i int) {
-		t.feed.Feed(f)
+		if !f.Direct() { // a Direct frame was fed by the reader (SetDirectFeed)
+			t.feed.Feed(f)
+		}
 		cand := t.all || f.SMCRelevant() || (t.findings != nil && t.findings.HasFindings(f))
 		b.cand = append(b.cand, cand)
 		if cand && t.fields {

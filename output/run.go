@@ -277,6 +277,11 @@ func Run(ctx context.Context, o Options) error {
 	}
 	var runErr error
 	if jobs := o.parallel(tr, r.Direct(), p == nil && flt == nil && w == nil); jobs > 1 {
+		if fast != nil {
+			// The reader feeds the tracker; the frames it follows
+			// from their headers cost it no whole decode.
+			r.SetDirectFeed(fast.FeedFast)
+		}
 		runErr = o.ploop(ctx, r, flt, tr, late, w, p, bw, jobs)
 	} else {
 		if r.Direct() && fast != nil {
