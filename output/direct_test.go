@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -292,7 +293,13 @@ func FuzzDirectFields(f *testing.F) {
 		}
 	}
 	cols := []string{"frame.number", "frame.error", "roce.bth.opcode", "roce.bth.psn", "roce.reth.va", "roce.aeth.msn", "roce.icrc", "smc.cdc.seq", "smc.cdc.flags.write_blocked", "ip.src", "eth.src", "smc.llc.type"}
+	// The tracker's views too, with the frame amid the connection's
+	// traffic, where the tracker's fast path follows its neighbours.
+	frames := readFrames(f, pingpong, -1)
 	f.Fuzz(func(t *testing.T, data []byte) {
+		mid := slices.Clone(frames)
+		mid = slices.Insert(mid, 60, rawFrame{CI: gopacket.CaptureInfo{Timestamp: mid[59].CI.Timestamp, CaptureLength: len(data), Length: len(data)}, Data: data})
+		runBothTracked(t, Options{Read: writeFrames(t, "mid.pcap", mid), All: true, Fields: cols[:4], Jobs: 1})
 		b := bytes.Clone(prefix.Bytes())
 		bw := bytes.NewBuffer(b)
 		w := pcapgo.NewWriter(bw)
