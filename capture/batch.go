@@ -314,6 +314,9 @@ func (d *BatchDecoder) Next() *Frame {
 	return f
 }
 
+// SetDirectFeed is Reader.SetDirectFeed for the frames Next decodes.
+func (d *BatchDecoder) SetDirectFeed(feed func(*Frame) bool) { d.r.directFeed = feed }
+
 // DirectPlan is the decoder's own copy of the Reader's direct plan (nil
 // without one), for the columns of the frames it takes.
 func (d *BatchDecoder) DirectPlan() *DirectPlan { return d.r.direct }

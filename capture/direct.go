@@ -302,15 +302,17 @@ func (r *Reader) readDirect(f *Frame) bool {
 	return true
 }
 
-// SetDirectFeed makes the direct path hand every frame it takes to feed
-// (the tracker's fast path) before it is printed, with the layers a
-// follower of RC traffic reads filled as the general path fills them (the
-// BTH, RETH, AETH and CDC whole; of the IPv4 header only the addresses)
-// and the ICRC checked unless SetFieldDemand left it out. When feed
-// reports false, having changed nothing, the frame is decoded the general
-// way instead, is not Direct, and is returned whole for the consumer to
-// feed it the general way. nil turns it off. ReadBatch hands it the frames
-// it reads for a visit (the visit sees them Direct, already fed).
+// SetDirectFeed makes the direct path (with or without a plan) hand every
+// frame it takes to feed (the tracker's fast path, or a consumer that
+// reads no more) before it is returned, with the layers a follower of RC
+// traffic and the text line read filled as the general path fills them
+// (the BTH, RETH, AETH and CDC whole; of the IPv4 header only the
+// addresses; no Ethernet or UDP layer, no field record) and the ICRC
+// checked unless SetFieldDemand left it out. When feed reports false,
+// having changed nothing, the frame is decoded the general way instead,
+// is not Direct, and is returned whole for the consumer to feed it the
+// general way. nil turns it off. ReadBatch hands it the frames it reads
+// for a visit (the visit sees them Direct, already fed).
 func (r *Reader) SetDirectFeed(feed func(*Frame) bool) { r.directFeed = feed }
 
 // feedDirect fills f's layers for directFeed (f was just taken by the

@@ -501,7 +501,7 @@ func (r *Reader) decodeFrame(f *Frame, lt layers.LinkType) {
 		r.checkLengths(f)
 		return
 	}
-	if r.direct != nil && r.dec.linkType == layers.LinkTypeEthernet && r.readDirect(f) {
+	if (r.direct != nil || r.directFeed != nil) && r.dec.linkType == layers.LinkTypeEthernet && r.readDirect(f) {
 		return // the direct path takes only frames whose lengths agree
 	}
 	r.dec.roce.noICR = r.noICRC

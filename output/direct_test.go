@@ -49,6 +49,29 @@ func directFields(t *testing.T) []string {
 func runBoth(t *testing.T, o Options) {
 	t.Helper()
 	o.Format = FormatFields
+	runBothAs(t, o)
+}
+
+// runBothText is runBoth for the default text lines, which read the
+// layers the direct path fills (Reader.SetDirectFeed), with and without
+// the tracker's views, on one goroutine and on two.
+func runBothText(t *testing.T, o Options) {
+	t.Helper()
+	o.Format = FormatText
+	for _, jobs := range []int{1, 2} {
+		o.Jobs = jobs
+		runBothAs(t, o)
+		tracked := o
+		tracked.Views = trackerViews
+		tracked.NewTracker = func(views []string) (Tracker, error) { return zview.NewTracker(views) }
+		runBothAs(t, tracked)
+	}
+}
+
+// runBothAs runs o by the direct path and without it and fails unless
+// the outputs and errors are the same.
+func runBothAs(t *testing.T, o Options) {
+	t.Helper()
 	slow := o
 	slow.noDirect = true
 	got, gotErr, err1 := run(t, o)
@@ -90,6 +113,8 @@ func TestDirectMatchesRecord(t *testing.T) {
 		runBoth(t, Options{Read: name, Fields: []string{"frame.number", "roce.bth.opcode", "roce.bth.dqpn", "roce.bth.psn", "smc.cdc.seq", "smc.clc.type"}})
 		runBoth(t, Options{Read: name, All: true, Fields: []string{"smc.cdc.seq", "frame.number", "smc.cdc.seq", "ip.dst"}, Separator: ", ", Quote: '"', Header: true, Count: 40})
 		runBothTracked(t, Options{Read: name, All: true, Fields: []string{"frame.number", "roce.bth.psn", "smc.cdc.seq"}, Jobs: 1})
+		runBothText(t, Options{Read: name})
+		runBothText(t, Options{Read: name, All: true})
 	}
 	// A line longer than the output buffer holds (the direct path once
 	// looped on it without reading a frame).
@@ -151,6 +176,7 @@ func TestDirectMutations(t *testing.T) {
 	runBoth(t, Options{Read: name, All: true, Fields: directFields(t)})
 	runBoth(t, Options{Read: name, All: true, Fields: []string{"frame.number", "roce.bth.opcode", "smc.cdc.seq", "frame.error"}})
 	runBothTracked(t, Options{Read: name, All: true, Fields: []string{"frame.number", "smc.cdc.seq"}, Jobs: 1})
+	runBothText(t, Options{Read: name, All: true})
 
 	// A CDC read by the direct path makes its queue pair known as SMC-R
 	// as the general path does: the next SEND to it that the classifier

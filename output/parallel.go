@@ -233,7 +233,7 @@ func (wk *worker) run(b *pbatch) {
 // ploop is loop on jobs goroutines (see parallel): with a tracker, the
 // reader feeds it every frame in order (tracking); p is the printer whose
 // begin and end frame the output.
-func (o *Options) ploop(ctx context.Context, r *capture.Reader, flt *filter.Filter, tr Tracker, late *lateFields, w *capture.Writer, p printer, bw *bufio.Writer, jobs int) error {
+func (o *Options) ploop(ctx context.Context, r *capture.Reader, flt *filter.Filter, tr Tracker, late *lateFields, w *capture.Writer, p printer, bw *bufio.Writer, jobs int, headers func(*capture.Frame) bool) error {
 	size := o.batchFrames
 	if size <= 0 {
 		size = defaultBatchFrames
@@ -253,6 +253,11 @@ func (o *Options) ploop(ctx context.Context, r *capture.Reader, flt *filter.Filt
 			return err
 		}
 		workers[i].tracked, workers[i].fields = track != nil, late != nil
+		if headers != nil {
+			// The workers print the text lines of the direct path's
+			// frames from the layers it fills (Run's headers).
+			workers[i].dec.SetDirectFeed(headers)
+		}
 	}
 	if p != nil {
 		if err := p.begin(); err != nil {

@@ -271,6 +271,14 @@ func Run(ctx context.Context, o Options) error {
 			r.SetDirect(plan)
 		}
 	}
+	// The default text line reads of the commonest SMC-R frames only the
+	// layers the direct path fills (SetDirectFeed): no Ethernet or UDP
+	// layer decoded, no record built. A tracker follows them by its fast
+	// path; without one they are taken as they are.
+	var headers func(*capture.Frame) bool
+	if tp, ok := p.(*textPrinter); ok && tp.headersOnly() && flt == nil && (tr == nil || fast != nil && !tracked) && w == nil && !o.noDirect {
+		headers = takeFrame
+	}
 	var late *lateFields
 	if tr != nil && tracked {
 		late = &lateFields{tr: tr, print: printTracked}
@@ -282,10 +290,13 @@ func Run(ctx context.Context, o Options) error {
 			// from their headers cost it no whole decode.
 			r.SetDirectFeed(fast.FeedFast)
 		}
-		runErr = o.ploop(ctx, r, flt, tr, late, w, p, bw, jobs)
+		runErr = o.ploop(ctx, r, flt, tr, late, w, p, bw, jobs, headers)
 	} else {
-		if r.Direct() && fast != nil {
+		switch {
+		case (r.Direct() || headers != nil) && fast != nil:
 			r.SetDirectFeed(fast.FeedFast)
+		case headers != nil:
+			r.SetDirectFeed(headers)
 		}
 		runErr = o.loop(ctx, r, flt, feedTarget(tr), late, w, p)
 	}
@@ -513,6 +524,10 @@ type feeder interface{ Feed(f *capture.Frame) }
 // tracker): a Tracker whose Feed is promoted from a field of its own (as
 // zview.Tracker's is from *track.Tracker) names that field's value by a
 // FeedTarget method, so that each frame costs one call, not two.
+// takeFrame is the direct path's feed of a consumer that reads no more
+// than its layers: every frame is taken.
+func takeFrame(*capture.Frame) bool { return true }
+
 // fastFeeder is a tracker that follows frames of the reader's direct path
 // (track.Tracker.FeedFast).
 type fastFeeder interface {
@@ -610,7 +625,9 @@ func (o *Options) loop(ctx context.Context, r *capture.Reader, flt *filter.Filte
 		}
 		prog.tick(f.Number)
 		if tr != nil {
-			tr.Feed(f)
+			if !f.Direct() { // a Direct frame was fed by the reader (SetDirectFeed)
+				tr.Feed(f)
+			}
 			if late != nil {
 				late.next(f)
 				if o.eagerLate {

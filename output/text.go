@@ -30,6 +30,11 @@ type textPrinter struct {
 	cols    []columns.Column // -o column.format: the line's columns (nil: the default line)
 }
 
+// headersOnly reports whether the printer reads no more of a frame of the
+// direct path's kinds than the layers capture.Reader.SetDirectFeed fills:
+// the default line, without -V's tree, -x's bytes or -o's fields.
+func (p *textPrinter) headersOnly() bool { return !p.verbose && !p.hex && p.cols == nil }
+
 func (p *textPrinter) begin() error { return nil }
 func (p *textPrinter) end() error   { return nil }
 
