@@ -68,6 +68,14 @@ func runBothText(t *testing.T, o Options) {
 	}
 }
 
+// runBothQuiet is runBoth for -q with the tracker's views, which it
+// feeds the direct path's frames from their layers.
+func runBothQuiet(t *testing.T, name string) {
+	t.Helper()
+	runBothAs(t, Options{Read: name, Quiet: true, Views: trackerViews,
+		NewTracker: func(views []string) (Tracker, error) { return zview.NewTracker(views) }})
+}
+
 // runBothAs runs o by the direct path and without it and fails unless
 // the outputs and errors are the same.
 func runBothAs(t *testing.T, o Options) {
@@ -115,6 +123,7 @@ func TestDirectMatchesRecord(t *testing.T) {
 		runBothTracked(t, Options{Read: name, All: true, Fields: []string{"frame.number", "roce.bth.psn", "smc.cdc.seq"}, Jobs: 1})
 		runBothText(t, Options{Read: name})
 		runBothText(t, Options{Read: name, All: true})
+		runBothQuiet(t, name)
 	}
 	// A line longer than the output buffer holds (the direct path once
 	// looped on it without reading a frame).
@@ -177,6 +186,7 @@ func TestDirectMutations(t *testing.T) {
 	runBoth(t, Options{Read: name, All: true, Fields: []string{"frame.number", "roce.bth.opcode", "smc.cdc.seq", "frame.error"}})
 	runBothTracked(t, Options{Read: name, All: true, Fields: []string{"frame.number", "smc.cdc.seq"}, Jobs: 1})
 	runBothText(t, Options{Read: name, All: true})
+	runBothQuiet(t, name)
 
 	// A CDC read by the direct path makes its queue pair known as SMC-R
 	// as the general path does: the next SEND to it that the classifier

@@ -279,6 +279,10 @@ func Run(ctx context.Context, o Options) error {
 	if tp, ok := p.(*textPrinter); ok && tp.headersOnly() && flt == nil && (tr == nil || fast != nil && !tracked) && w == nil && !o.noDirect {
 		headers = takeFrame
 	}
+	if p == nil && flt == nil && w == nil && fast != nil && !o.noDirect {
+		// -q with views: the tracker is the only reader of the frames.
+		headers = takeFrame
+	}
 	var late *lateFields
 	if tr != nil && tracked {
 		late = &lateFields{tr: tr, print: printTracked}
