@@ -25,7 +25,9 @@
 #   -m FLAGS  extra flags for bench/mkbig (default $MKBIG_FLAGS, else none)
 #   inputs    captures repeated into the main capture (default testdata/reference/pingpong.pcap)
 # environment: MKBIG_FLAGS, FLAT_SIZES, SHORT_INPUTS (the captures repeated
-#   into the short-connection capture)
+#   into the short-connection capture), MIXES (other frame mixes, each
+#   repeated into a capture of its own and measured in the per-mix modes;
+#   default samples/long.pcap samples/multiconn.pcap, "" for none)
 #
 # Needs go, taskset, tcpdump, GNU time (/usr/bin/time -v) and, without -n, tshark.
 set -euo pipefail
@@ -49,7 +51,7 @@ while getopts "s:r:c:Snkm:" opt; do
 	n) tshark=0 ;;
 	k) keep=1 ;;
 	m) mkbig_flags=$OPTARG ;;
-	*) sed -n '2,29p' "$0" >&2; exit 2 ;;
+	*) sed -n '2,32p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -57,6 +59,7 @@ inputs=("$@")
 [ ${#inputs[@]} -gt 0 ] || inputs=(testdata/reference/pingpong.pcap)
 read -r -a short_inputs <<<"${SHORT_INPUTS:-testdata/reference/decline-nordma.pcap testdata/reference/fallback-nosmc.pcap testdata/reference/no-ueid.pcap}"
 read -r -a flat_sizes <<<"${FLAT_SIZES:-200 2048}"
+read -r -a mixes <<<"${MIXES-samples/long.pcap samples/multiconn.pcap}"
 read -r -a mkflags <<<"$mkbig_flags"
 [[ $size =~ ^[0-9]+$ && $reps =~ ^[1-9][0-9]*$ && $cpu =~ ^[0-9]+$ ]] || { echo "compare.sh: -s, -r and -c take numbers" >&2; exit 2; }
 [ ${#flat_sizes[@]} = 2 ] || { echo "compare.sh: FLAT_SIZES needs two sizes" >&2; exit 2; }
@@ -260,7 +263,7 @@ cmp -s "$work/filter.out" "$work/filter-tracked.out" || checks+=("-Y '$yplain' a
 rm -f "$work/filter.out" "$work/filter-tracked.out"
 # -j 2's output is -j 1's, byte for byte (hashed: the JSON of 200 MiB is GBs).
 digest() {
-	setcmd "$1" "$work/main.pcap"
+	setcmd "$1" "${2:-$work/main.pcap}"
 	taskset -c "$pin" "${cmd[@]}" 2>/dev/null | md5sum | cut -d' ' -f1
 }
 if [ -n "$cpus2" ]; then
@@ -268,6 +271,23 @@ if [ -n "$cpus2" ]; then
 		[ "$(digest "$m")" = "$(digest "$m-j2")" ] || checks+=("$m: -j 2 printed other bytes than one CPU")
 	done
 fi
+
+# The other frame mixes issue 34 names (bulk WRITEs, several connections),
+# each a capture of its own of the same size, in the modes whose goals are
+# per frame mix.
+mix_modes=(readloop fields text tcpdump json fields-conns)
+[ -z "$cpus2" ] || mix_modes+=(fields-j2 text-j2 json-j2)
+mix_frames=()
+for i in "${!mixes[@]}"; do
+	mix_frames[i]=$(mkcap "mix$i" "$size" "${mixes[i]}")
+	rounds "$work/mix$i.results" "$work/mix$i.pcap" "${mix_modes[@]}"
+	if [ -n "$cpus2" ]; then
+		for m in fields text json; do
+			[ "$(digest "$m" "$work/mix$i.pcap")" = "$(digest "$m-j2" "$work/mix$i.pcap")" ] || checks+=("${mixes[i]}: $m: -j 2 printed other bytes than one CPU")
+		done
+	fi
+	rm -f "$work/mix$i.pcap"
+done
 
 short_frames=$(mkcap short "$size" "${short_inputs[@]}")
 short_bytes=$(stat -c %s "$work/short.pcap")
@@ -346,6 +366,12 @@ table() {
 labels=""
 for m in "${main_modes[@]}" tshark; do labels+="$m|$(label "$m")|"; done
 table "$frames" "$labels" "$work/main.best"
+for i in "${!mixes[@]}"; do
+	echo
+	echo "frame mix: ${mixes[i]} repeated to $size MiB, ${mix_frames[i]} frames"
+	best "$work/mix$i.results" >"$work/mix$i.best"
+	table "${mix_frames[i]}" "$labels" "$work/mix$i.best"
+done
 echo
 echo "short connections: $(mib "$short_bytes"), $short_frames frames, $short_conns connections (${short_inputs[*]} repeated${mkbig_flags:+, mkbig $mkbig_flags})"
 best "$work/short.results" >"$work/short.best"
@@ -400,6 +426,27 @@ if [ -n "$cpus2" ]; then
 else
 	target "-j 2 on 2 CPUs >= 1.7x one CPU" "-" "-" "not measured: one CPU online"
 fi
+for i in "${!mixes[@]}"; do
+	bf=$work/mix$i.best
+	name=$(basename "${mixes[i]}" .pcap)
+	rl=$(get "$bf" readloop 2)
+	fi_=$(get "$bf" fields 2)
+	target "$name: -T fields >= 85% of the read loop" "$(awk -v a="$rl" -v b="$fi_" 'BEGIN { printf "%.0f%%", a / b * 100 }')" "$(verdict "$rl / $fi_ >= 0.85")"
+	td=$(get "$bf" tcpdump 2)
+	tx=$(get "$bf" text 2)
+	target "$name: text >= 3x tcpdump" "$(awk -v a="$td" -v b="$tx" 'BEGIN { printf "%.2fx", a / b }')" "$(verdict "$td / $tx >= 3")"
+	js=$(get "$bf" json 2)
+	target "$name: -T json >= 15% of the read loop" "$(awk -v a="$rl" -v b="$js" 'BEGIN { printf "%.0f%%", a / b * 100 }')" "$(verdict "$rl / $js >= 0.15")"
+	fc=$(get "$bf" fields-conns 2)
+	target "$name: fields + smc,conns <= 1.5x fields" "$(awk -v a="$fi_" -v b="$fc" 'BEGIN { printf "%.2fx", b / a }')" "$(verdict "$fc / $fi_ <= 1.5")"
+	if [ -n "$cpus2" ]; then
+		for m in fields text json; do
+			one=$(get "$bf" "$m" 2)
+			two=$(get "$bf" "$m-j2" 2)
+			target "$name: $m: -j 2 >= 1.7x one CPU" "$(awk -v a="$one" -v b="$two" 'BEGIN { printf "%.2fx", a / b }')" "$(verdict "$one / $two >= 1.7")"
+		done
+	fi
+done
 over() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.1f%%", (b / a - 1) * 100 }'; }
 a=$(get "$work/main.best" decode 2)
 b=$(get "$work/main.best" conns 2)
