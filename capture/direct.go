@@ -356,7 +356,11 @@ func (r *Reader) feedDirect(f *Frame) bool {
 		}
 		f.ICRC = ICRCStatus{Checked: true, OK: err == nil, Got: rl.bth.ICRC, Want: want}
 	}
-	return r.directFeed(f)
+	if !r.directFeed(f) {
+		r.declinedICRC = f.ICRC
+		return false
+	}
+	return true
 }
 
 // AppendColumns appends the -T fields line of f, a frame the direct path

@@ -59,6 +59,9 @@ type Reader struct {
 	// handed to it.
 	directFeed func(*Frame) bool
 	directIP   layers.IPv4
+	// declinedICRC is the ICRC verdict of the frame directFeed just
+	// turned down, for its general decode.
+	declinedICRC ICRCStatus
 	clc        *clcAssembler
 	qps        smcQPs // queue pairs known to be SMC-R links
 	frame      Frame
@@ -504,8 +507,14 @@ func (r *Reader) decodeFrame(f *Frame, lt layers.LinkType) {
 	if (r.direct != nil || r.directFeed != nil) && r.dec.linkType == layers.LinkTypeEthernet && r.readDirect(f) {
 		return // the direct path takes only frames whose lengths agree
 	}
-	r.dec.roce.noICR = r.noICRC
+	// A frame the direct feed turned down had its ICRC checked already
+	// (feedDirect): not again.
+	checked := r.declinedICRC
+	r.dec.roce.noICR = r.noICRC || checked.Checked
 	r.dec.Decode(f)
+	if checked.Checked {
+		f.ICRC, r.declinedICRC = checked, ICRCStatus{}
+	}
 	r.checkLengths(f)
 	switch {
 	case f.BTH != nil:
