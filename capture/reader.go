@@ -62,17 +62,17 @@ type Reader struct {
 	// declinedICRC is the ICRC verdict of the frame directFeed just
 	// turned down, for its general decode.
 	declinedICRC ICRCStatus
-	clc        *clcAssembler
-	qps        smcQPs // queue pairs known to be SMC-R links
-	frame      Frame
-	offset     int64   // pcap: file offset of the next record
-	last       int64   // pcap: file offset of the record of the frame last returned (-1: none)
-	ng         *ngFile // src, when it is a pcapng file
-	layout     *Layout // of the frame last returned, once asked for (Layout)
-	lgen       int     // ng.gen when layout was made
-	isFile     bool    // read from a file or stdin (not live)
-	digits     uint8   // decimal places of the times of a source that is neither pcap nor pcapng
-	err        error   // sticky
+	clc          *clcAssembler
+	qps          smcQPs // queue pairs known to be SMC-R links
+	frame        Frame
+	offset       int64   // pcap: file offset of the next record
+	last         int64   // pcap: file offset of the record of the frame last returned (-1: none)
+	ng           *ngFile // src, when it is a pcapng file
+	layout       *Layout // of the frame last returned, once asked for (Layout)
+	lgen         int     // ng.gen when layout was made
+	isFile       bool    // read from a file or stdin (not live)
+	digits       uint8   // decimal places of the times of a source that is neither pcap nor pcapng
+	err          error   // sticky
 	// drops reads the kernel's count of frames it dropped since the last
 	// call (live sources only); dropped accumulates it.
 	drops   func() (uint64, error)
