@@ -102,6 +102,8 @@ type Index struct {
 	err    error
 	snap   *track.Snapshot
 	follow chan struct{} // closed and replaced when frames are appended
+	// general: the pass decodes every frame whole (openFileAs).
+	general bool
 }
 
 var (
@@ -289,7 +291,13 @@ const idleSnapshot = 250 * time.Millisecond
 // openFile indexes a regular file to its end, a gzip one through a spool
 // made by newSpool.
 func openFile(ctx context.Context, path string, limit int, newSpool func() (*spool, error)) (*Index, error) {
-	x := &Index{path: path, limit: limit, ctx: map[int32][]int32{}, follow: make(chan struct{})}
+	return openFileAs(ctx, path, limit, newSpool, false)
+}
+
+// openFileAs is openFile; general makes the pass decode every frame whole
+// (the reference the tests hold the direct path's frames to).
+func openFileAs(ctx context.Context, path string, limit int, newSpool func() (*spool, error), general bool) (*Index, error) {
+	x := &Index{path: path, limit: limit, ctx: map[int32][]int32{}, follow: make(chan struct{}), general: general}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -356,7 +364,13 @@ func (x *Index) build(ctx context.Context, r *capture.Reader) {
 	if x.src != nil {
 		defer x.src.Close()
 	}
-	tr := track.New(track.Options{})
+	// The pass's goroutine is the tracker's only user (the panes get
+	// snapshots): it follows the commonest SMC-R frames from the layers
+	// the reader's direct path fills, the rest decoded whole.
+	tr := track.New(track.Options{Unshared: true})
+	if !x.general {
+		r.SetDirectFeed(tr.FeedFast)
+	}
 	var rec decode.Record
 	var qps qpTeachers
 	batch := 0
@@ -406,7 +420,9 @@ func (x *Index) build(ctx context.Context, r *capture.Reader) {
 			}
 			return
 		}
-		tr.Feed(f)
+		if !f.Direct() { // a Direct frame was fed by the reader
+			tr.Feed(f)
+		}
 		rec.Reset()
 		tr.AppendFields(f, &rec)
 		e := entry{off: r.RecordOffset()}
@@ -460,8 +476,15 @@ func (x *Index) build(ctx context.Context, r *capture.Reader) {
 		if batch == 4096 {
 			batch = 0
 			x.notify()
-			s := tr.Snapshot()
-			x.snap = &s
+			// A snapshot copies the tracker's state (every kept
+			// connection and link, their histories): every 4096
+			// frames it was a third of the pass. The panes are
+			// refreshed as often as a live input's idle moments do.
+			if now := time.Now(); now.Sub(snapAt) >= idleSnapshot {
+				snapAt = now
+				s := tr.Snapshot()
+				x.snap = &s
+			}
 		}
 		x.mu.Unlock()
 	}

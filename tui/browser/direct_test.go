@@ -1,0 +1,75 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/gopacket/gopacket/layers"
+
+	"github.com/smcscope/smcscope/internal/mutate"
+	"github.com/smcscope/smcscope/internal/testutil"
+)
+
+// TestIndexDirectSame holds the index pass, which has the tracker follow
+// the commonest SMC-R frames from the layers the reader's direct path
+// fills, to the pass that decodes every frame whole: the same entries
+// (connection, link, relevance, worst finding), handshake frames, queue
+// pair teachers and final snapshot, on every sample and on damaged copies
+// of pingpong.pcap.
+func TestIndexDirectSame(t *testing.T) {
+	paths := testutil.Samples(t)
+	frames, _ := testutil.ReadFrames(t, filepath.Join(testutil.SamplesDir(t), "pingpong.pcap"))
+	for seed := range uint64(12) {
+		var damaged []mutate.Frame
+		for _, m := range mutate.Generate(seed, frames, 6) {
+			damaged = m.Apply(frames)
+			frames = damaged
+		}
+		paths = append(paths, testutil.WriteFrames(t, fmt.Sprintf("damaged%d.pcap", seed), layers.LinkTypeEthernet, damaged))
+		frames, _ = testutil.ReadFrames(t, filepath.Join(testutil.SamplesDir(t), "pingpong.pcap"))
+	}
+	for _, p := range paths {
+		direct, general := indexAs(t, p, false), indexAs(t, p, true)
+		name := filepath.Base(p)
+		if direct.ents.len() != general.ents.len() {
+			t.Fatalf("%s: %d entries, %d decoding every frame", name, direct.ents.len(), general.ents.len())
+		}
+		for i := range direct.ents.len() {
+			if d, g := *direct.ents.at(i), *general.ents.at(i); d != g {
+				t.Fatalf("%s: frame %d: entry %+v, %+v decoding every frame", name, i+1, d, g)
+			}
+		}
+		for what, pair := range map[string][2]any{
+			"relevant": {direct.relevant, general.relevant},
+			"byFact":   {direct.byFact, general.byFact},
+			"ctx":      {direct.ctx, general.ctx},
+			"snapshot": {direct.snap.Conns, general.snap.Conns},
+			"links":    {direct.snap.Links, general.snap.Links},
+		} {
+			if !reflect.DeepEqual(pair[0], pair[1]) {
+				t.Errorf("%s: %s differ", name, what)
+			}
+		}
+	}
+}
+
+// indexAs indexes path to its end, general as openFileAs takes it.
+func indexAs(t *testing.T, path string, general bool) *Index {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	x, err := openFileAs(ctx, path, 0, nil, general)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		ch := x.Changed()
+		if _, done, _ := x.Progress(); done {
+			return x
+		}
+		<-ch
+	}
+}
