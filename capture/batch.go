@@ -26,6 +26,14 @@ import (
 // next ReadBatch once its frames are no longer used.
 type Batch struct {
 	recs []batchRec
+	// lean is set when the frames are records of a mapped classic pcap
+	// file: leans then holds them instead of recs, as little as the
+	// decoder cannot read again from the mapping. The reader writes a
+	// batch's records and a decoder on another CPU reads them: 150 bytes
+	// a frame moved between the CPUs' caches cost a decoder more than
+	// parsing its record header again.
+	lean  *pcapFile
+	leans []leanRec
 	// arena holds the copies of frames (and of CLC messages) the source
 	// or the reassembly would overwrite.
 	arena []byte
@@ -52,6 +60,14 @@ type batchRec struct {
 	note          string // ifaceAt of an interface of an unsupported link type
 }
 
+// leanRec is a frame of a lean batch: its number, its record's offset in
+// the mapping and its CLC result (batchRec.clc).
+type leanRec struct {
+	off    int64
+	number int
+	clc    int32
+}
+
 // dumpState is what one link type's decoder learned of the dump device.
 type dumpState struct {
 	lt    layers.LinkType
@@ -76,18 +92,29 @@ func (o *clcResult) apply(f *Frame) {
 }
 
 // Len is the number of frames in b.
-func (b *Batch) Len() int { return len(b.recs) }
+func (b *Batch) Len() int {
+	if b.lean != nil {
+		return len(b.leans)
+	}
+	return len(b.recs)
+}
 
 // Frame returns the capture's number, the capture information, the bytes
 // and the link type of b's i-th frame, as a Frame holding only those (for
 // a Writer, or to read a frame's time).
 func (b *Batch) Frame(i int) Frame {
+	if p := b.lean; p != nil {
+		f := Frame{Number: b.leans[i].number, LinkType: p.linkType, digits: p.digits, shown: p.digits}
+		f.Data, f.ns = p.recordAt(b.leans[i].off, &f.CI)
+		return f
+	}
 	r := &b.recs[i]
 	return Frame{Number: r.number, CI: r.ci, Data: r.data, LinkType: r.lt, ns: r.ns, digits: r.digits, shown: r.shown}
 }
 
 func (b *Batch) reset() {
 	b.recs, b.arena, b.Err = b.recs[:0], b.arena[:0], nil
+	b.lean, b.leans = nil, b.leans[:0]
 	for i := range b.clc {
 		o := &b.clc[i]
 		*o = clcResult{errs: o.errs[:0], raw: o.raw[:0], inside: o.inside[:0], anck: o.anck[:0]}
@@ -137,8 +164,11 @@ func (r *Reader) ReadBatch(b *Batch, max int, visit func(f *Frame, i int)) {
 		// caller releases their pages once done (Release).
 		r.pf.held = true
 	}
+	if mapped && r.numbers == nil {
+		b.lean = r.pf
+	}
 	f := &r.frame
-	for len(b.recs) < max {
+	for n := 0; n < max; n++ {
 		if r.err != nil {
 			b.Err = r.err
 			return
@@ -152,15 +182,21 @@ func (r *Reader) ReadBatch(b *Batch, max int, visit func(f *Frame, i int)) {
 		if !mapped {
 			data = b.keep(data)
 		}
-		rec := batchRec{number: f.Number, ci: f.CI, data: data, ns: f.ns, digits: f.digits, shown: f.shown,
-			lt: lt, off: r.last, clc: -1}
-		r.carry(f, lt, b, &rec, visit != nil)
-		b.recs = append(b.recs, rec)
+		if b.lean != nil {
+			rec := batchRec{clc: -1}
+			r.carry(f, lt, b, &rec, visit != nil)
+			b.leans = append(b.leans, leanRec{off: r.last, number: f.Number, clc: rec.clc})
+		} else {
+			rec := batchRec{number: f.Number, ci: f.CI, data: data, ns: f.ns, digits: f.digits, shown: f.shown,
+				lt: lt, off: r.last, clc: -1}
+			r.carry(f, lt, b, &rec, visit != nil)
+			b.recs = append(b.recs, rec)
+		}
 		if mapped {
 			b.end = r.pf.pos
 		}
 		if visit != nil {
-			visit(f, len(b.recs)-1)
+			visit(f, n)
 		}
 	}
 }
@@ -301,6 +337,9 @@ func (d *BatchDecoder) Reset(b *Batch) {
 // Next decodes the batch's next frame; it returns nil after the last.
 // The Frame is valid until the next call, as a Reader's.
 func (d *BatchDecoder) Next() *Frame {
+	if p := d.b.lean; p != nil {
+		return d.nextLean(p)
+	}
 	if d.i >= len(d.b.recs) {
 		return nil
 	}
@@ -320,6 +359,27 @@ func (d *BatchDecoder) Next() *Frame {
 
 // SetDirectFeed is Reader.SetDirectFeed for the frames Next decodes.
 func (d *BatchDecoder) SetDirectFeed(feed func(*Frame) bool) { d.r.directFeed = feed }
+
+// nextLean is Next on a lean batch of mapped file p: each frame's record
+// is read again from the mapping, as read read it.
+func (d *BatchDecoder) nextLean(p *pcapFile) *Frame {
+	if d.i >= len(d.b.leans) {
+		return nil
+	}
+	rec := &d.b.leans[d.i]
+	d.i++
+	r := &d.r
+	f := &r.frame
+	f.Number = rec.number
+	f.Data, f.ns = p.recordAt(rec.off, &f.CI)
+	f.digits, f.shown = p.digits, p.digits
+	r.last, r.ifaceNote, r.replay = rec.off, "", nil
+	if rec.clc >= 0 {
+		r.replay = &d.b.clc[rec.clc]
+	}
+	r.decodeFrame(f, p.linkType)
+	return f
+}
 
 // DirectPlan is the decoder's own copy of the Reader's direct plan (nil
 // without one), for the columns of the frames it takes.

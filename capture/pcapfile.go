@@ -166,13 +166,7 @@ func (p *pcapFile) read(ci *gopacket.CaptureInfo) (data []byte, err error) {
 // recordHeader reads a record header into ci.
 func (p *pcapFile) recordHeader(b []byte, ci *gopacket.CaptureInfo) error {
 	h := (*[pcapRecordLen]byte)(b) // indexed without bounds checks
-	// The fraction is multiplied in 32 bits, as pcapgo does, so that a
-	// damaged microsecond field gives the same time.
-	sec, frac := int64(p.u32(h[0:4])), int64(p.u32(h[4:8])*p.nanoFactor)
-	ci.Timestamp = time.Unix(sec, frac).UTC()
-	// What ci.Timestamp.UnixNano gives (time.Unix only moves whole
-	// seconds from frac to sec), for a multiply and an add.
-	p.ns = sec*1e9 + frac
+	ci.Timestamp, p.ns = p.recordTime(h)
 	ci.CaptureLength = int(p.u32(h[8:12]))
 	ci.Length = int(p.u32(h[12:16]))
 	if ci.CaptureLength > max(int(p.snaplen), pcapMaxEager) {
@@ -182,6 +176,29 @@ func (p *pcapFile) recordHeader(b []byte, ci *gopacket.CaptureInfo) error {
 	// captured bytes are there to read: the Reader flags the frame
 	// (Frame.RecordErr) and goes on, as tshark reads such records.
 	return nil
+}
+
+// recordAt reads again the record at offset off of a mapped file, one
+// read (readMem) has read whole: ci as read sets it (the rest of ci
+// zeroed), its frame and the time in Unix nanoseconds. It reads only the
+// mapping and the file header's settings, so decoders on other
+// goroutines may call it while read goes on.
+func (p *pcapFile) recordAt(off int64, ci *gopacket.CaptureInfo) ([]byte, int64) {
+	h := (*[pcapRecordLen]byte)(p.mem[off : off+pcapRecordLen])
+	t, ns := p.recordTime(h)
+	*ci = gopacket.CaptureInfo{Timestamp: t, CaptureLength: int(p.u32(h[8:12])), Length: int(p.u32(h[12:16]))}
+	start := int(off) + pcapRecordLen
+	end := start + ci.CaptureLength
+	return p.mem[start:end:end], ns
+}
+
+// recordTime is the time of record header h, and what its UnixNano gives
+// (time.Unix only moves whole seconds from the fraction to the seconds)
+// for a multiply and an add. The fraction is multiplied in 32 bits, as
+// pcapgo does, so that a damaged microsecond field gives the same time.
+func (p *pcapFile) recordTime(h *[pcapRecordLen]byte) (time.Time, int64) {
+	sec, frac := int64(p.u32(h[0:4])), int64(p.u32(h[4:8])*p.nanoFactor)
+	return time.Unix(sec, frac).UTC(), sec*1e9 + frac
 }
 
 // u32 reads a number of the file's byte order; a direct call, where the
