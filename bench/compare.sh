@@ -400,52 +400,40 @@ echo "targets (issue 34):"
 # target GOAL VALUE VERDICT [NOTE]
 target() {
 	if [ -n "${4:-}" ]; then
-		printf '  %-46s %-14s %-8s %s\n' "$@"
+		printf '  %-52s %-14s %-8s %s\n' "$@"
 	else
-		printf '  %-46s %-14s %s\n' "$@"
+		printf '  %-52s %-14s %s\n' "$@"
 	fi
 }
 verdict() { if awk "BEGIN { exit !($1) }"; then echo met; else echo "NOT met"; fi; }
 get() { awk -v m="$2" '$1 == m { print $'"$3"' }' "$1"; }
-rl=$(get "$work/main.best" readloop 2)
-fi_=$(get "$work/main.best" fields 2)
-target "-T fields >= 85% of the read loop's frames/s" "$(awk -v a="$rl" -v b="$fi_" 'BEGIN { printf "%.0f%%", a / b * 100 }')" "$(verdict "$rl / $fi_ >= 0.85")"
-td=$(get "$work/main.best" tcpdump 2)
-tx=$(get "$work/main.best" text 2)
-target "text >= 3x tcpdump -nn -r (TZ=UTC)" "$(awk -v a="$td" -v b="$tx" 'BEGIN { printf "%.2fx", a / b }')" "$(verdict "$td / $tx >= 3")"
-js=$(get "$work/main.best" json 2)
-target "-T json >= 15% of the read loop's frames/s" "$(awk -v a="$rl" -v b="$js" 'BEGIN { printf "%.0f%%", a / b * 100 }')" "$(verdict "$rl / $js >= 0.15")"
-fc=$(get "$work/main.best" fields-conns 2)
-target "-T fields + -z smc,conns <= 1.5x fields alone" "$(awk -v a="$fi_" -v b="$fc" 'BEGIN { printf "%.2fx", b / a }')" "$(verdict "$fc / $fi_ <= 1.5")"
-if [ -n "$cpus2" ]; then
-	for m in fields text json; do
-		one=$(get "$work/main.best" "$m" 2)
-		two=$(get "$work/main.best" "$m-j2" 2)
-		target "$m: -j 2 on 2 CPUs >= 1.7x one CPU" "$(awk -v a="$one" -v b="$two" 'BEGIN { printf "%.2fx", a / b }')" "$(verdict "$one / $two >= 1.7")"
-	done
-else
-	target "-j 2 on 2 CPUs >= 1.7x one CPU" "-" "-" "not measured: one CPU online"
-fi
-for i in "${!mixes[@]}"; do
-	bf=$work/mix$i.best
-	name=$(basename "${mixes[i]}" .pcap)
+# per_mix BEST PREFIX: the targets that hold for every frame mix, from
+# the best times BEST, each line led by PREFIX.
+per_mix() {
+	local bf=$1 p=$2 rl fi_ td tx js fc m one two
 	rl=$(get "$bf" readloop 2)
 	fi_=$(get "$bf" fields 2)
-	target "$name: -T fields >= 85% of the read loop" "$(awk -v a="$rl" -v b="$fi_" 'BEGIN { printf "%.0f%%", a / b * 100 }')" "$(verdict "$rl / $fi_ >= 0.85")"
+	target "$p-T fields >= 85% of the read loop" "$(awk -v a="$rl" -v b="$fi_" 'BEGIN { printf "%.0f%%", a / b * 100 }')" "$(verdict "$rl / $fi_ >= 0.85")"
 	td=$(get "$bf" tcpdump 2)
 	tx=$(get "$bf" text 2)
-	target "$name: text >= 3x tcpdump" "$(awk -v a="$td" -v b="$tx" 'BEGIN { printf "%.2fx", a / b }')" "$(verdict "$td / $tx >= 3")"
+	target "${p}text >= 3x tcpdump -nn -r (TZ=UTC)" "$(awk -v a="$td" -v b="$tx" 'BEGIN { printf "%.2fx", a / b }')" "$(verdict "$td / $tx >= 3")"
 	js=$(get "$bf" json 2)
-	target "$name: -T json >= 15% of the read loop" "$(awk -v a="$rl" -v b="$js" 'BEGIN { printf "%.0f%%", a / b * 100 }')" "$(verdict "$rl / $js >= 0.15")"
+	target "$p-T json >= 15% of the read loop" "$(awk -v a="$rl" -v b="$js" 'BEGIN { printf "%.0f%%", a / b * 100 }')" "$(verdict "$rl / $js >= 0.15")"
 	fc=$(get "$bf" fields-conns 2)
-	target "$name: fields + smc,conns <= 1.5x fields" "$(awk -v a="$fi_" -v b="$fc" 'BEGIN { printf "%.2fx", b / a }')" "$(verdict "$fc / $fi_ <= 1.5")"
+	target "$p-T fields + -z smc,conns <= 1.5x fields" "$(awk -v a="$fi_" -v b="$fc" 'BEGIN { printf "%.2fx", b / a }')" "$(verdict "$fc / $fi_ <= 1.5")"
 	if [ -n "$cpus2" ]; then
 		for m in fields text json; do
 			one=$(get "$bf" "$m" 2)
 			two=$(get "$bf" "$m-j2" 2)
-			target "$name: $m: -j 2 >= 1.7x one CPU" "$(awk -v a="$one" -v b="$two" 'BEGIN { printf "%.2fx", a / b }')" "$(verdict "$one / $two >= 1.7")"
+			target "$p$m: -j 2 on 2 CPUs >= 1.7x one CPU" "$(awk -v a="$one" -v b="$two" 'BEGIN { printf "%.2fx", a / b }')" "$(verdict "$one / $two >= 1.7")"
 		done
+	else
+		target "$p-j 2 on 2 CPUs >= 1.7x one CPU" "-" "-" "not measured: one CPU online"
 	fi
+}
+per_mix "$work/main.best" ""
+for i in "${!mixes[@]}"; do
+	per_mix "$work/mix$i.best" "$(basename "${mixes[i]}" .pcap): "
 done
 over() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.1f%%", (b / a - 1) * 100 }'; }
 a=$(get "$work/main.best" decode 2)

@@ -345,16 +345,22 @@ func (d *BatchDecoder) Next() *Frame {
 	}
 	rec := &d.b.recs[d.i]
 	d.i++
-	r := &d.r
-	f := &r.frame
+	f := &d.r.frame
 	f.Number, f.CI, f.Data = rec.number, rec.ci, rec.data
 	f.ns, f.digits, f.shown = rec.ns, rec.digits, rec.shown
-	r.last, r.ifaceNote, r.replay = rec.off, rec.note, nil
-	if rec.clc >= 0 {
-		r.replay = &d.b.clc[rec.clc]
+	return d.decode(rec.off, rec.note, rec.clc, rec.lt)
+}
+
+// decode decodes the frame Next set up, of record offset off, interface
+// note, CLC result clc and link type lt.
+func (d *BatchDecoder) decode(off int64, note string, clc int32, lt layers.LinkType) *Frame {
+	r := &d.r
+	r.last, r.ifaceNote, r.replay = off, note, nil
+	if clc >= 0 {
+		r.replay = &d.b.clc[clc]
 	}
-	r.decodeFrame(f, rec.lt)
-	return f
+	r.decodeFrame(&r.frame, lt)
+	return &r.frame
 }
 
 // SetDirectFeed is Reader.SetDirectFeed for the frames Next decodes.
@@ -368,17 +374,11 @@ func (d *BatchDecoder) nextLean(p *pcapFile) *Frame {
 	}
 	rec := &d.b.leans[d.i]
 	d.i++
-	r := &d.r
-	f := &r.frame
+	f := &d.r.frame
 	f.Number = rec.number
 	f.Data, f.ns = p.recordAt(rec.off, &f.CI)
 	f.digits, f.shown = p.digits, p.digits
-	r.last, r.ifaceNote, r.replay = rec.off, "", nil
-	if rec.clc >= 0 {
-		r.replay = &d.b.clc[rec.clc]
-	}
-	r.decodeFrame(f, p.linkType)
-	return f
+	return d.decode(rec.off, "", rec.clc, p.linkType)
 }
 
 // DirectPlan is the decoder's own copy of the Reader's direct plan (nil
