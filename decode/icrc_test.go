@@ -165,15 +165,27 @@ func BenchmarkICRCRoCEv2(b *testing.B) {
 		frame int
 	}{{"CDC", 23}, {"ACK", 24}, {"ADD_LINK_88B", 18}} {
 		ip, _, _ := roceSplit(roceFrame(b, "pingpong.pcap", c.frame))
-		b.Run(c.name, func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(len(ip)))
-			var c ICRC
-			for b.Loop() {
-				_, _ = c.RoCEv2(ip)
-			}
-		})
+		benchICRC(b, c.name, ip)
 	}
+	// A 1 KiB WRITE, longer than the scratch buffer (two passes).
+	ip, _, _ := roceSplit(roceFrame(b, "pingpong.pcap", 23))
+	big := append(append([]byte(nil), ip[:len(ip)-icrcLen]...), make([]byte, 1021+icrcLen)...)
+	binary.BigEndian.PutUint16(big[2:4], uint16(len(big)))
+	binary.BigEndian.PutUint16(big[24:26], uint16(len(big)-20))
+	want, _ := ICRCRoCEv2(big)
+	binary.LittleEndian.PutUint32(big[len(big)-icrcLen:], want)
+	benchICRC(b, "1KiB", big)
+}
+
+func benchICRC(b *testing.B, name string, ip []byte) {
+	b.Run(name, func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(ip)))
+		var c ICRC
+		for b.Loop() {
+			_, _ = c.RoCEv2(ip)
+		}
+	})
 }
 
 // TestICRCSizes checks the one-pass CRC against a plain masked copy of the
@@ -182,7 +194,11 @@ func BenchmarkICRCRoCEv2(b *testing.B) {
 func TestICRCSizes(t *testing.T) {
 	ip0, _, _ := roceSplit(roceFrame(t, "pingpong.pcap", 23)) // an IPv4 CDC
 	var c ICRC
-	for _, extra := range []int{0, 1, 63, 400, icrcScratch - 100, icrcScratch, icrcScratch + 1, 4096} {
+	extras := []int{0, 1, 63, 400, icrcScratch - 100, icrcScratch, icrcScratch + 1, 4096}
+	for r := range 32 { // every length modulo 16 in the two-pass case
+		extras = append(extras, icrcScratch+2+r, 1000+r)
+	}
+	for _, extra := range extras {
 		ip := make([]byte, 0, len(ip0)+extra)
 		ip = append(ip, ip0[:len(ip0)-icrcLen]...)
 		for i := 0; i < extra; i++ {
