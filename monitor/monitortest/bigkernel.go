@@ -55,9 +55,11 @@ func BigKernel(tb testing.TB, n, g int) monitor.Kernel {
 }
 
 func (k *bigKernel) Sockets() ([]smcnl.Socket, error) {
+	// As smcnl.DiagConn.Sockets parses a dump.
 	out := make([]smcnl.Socket, 0, len(k.msgs))
+	p := smcnl.NewSocketParser(len(k.msgs))
 	for _, m := range k.msgs {
-		s, err := smcnl.ParseSocket(m)
+		s, err := p.Parse(m)
 		if err != nil {
 			return nil, err
 		}
