@@ -101,14 +101,8 @@ type Shutdown uint8
 // String uses smcss's notation: "<->" open, "R->" receive side shut, "<-W"
 // send side shut, "R-W" both.
 func (s Shutdown) String() string {
-	r, w := "<", ">"
-	if s&1 != 0 {
-		r = "R"
-	}
-	if s&2 != 0 {
-		w = "W"
-	}
-	return r + "-" + w
+	// Constants, not a concatenation: every socket of a refresh asks.
+	return [4]string{"<->", "R->", "<-W", "R-W"}[s&3]
 }
 
 // Cursor is a position in a ring buffer (struct smc_diag_cursor): the
