@@ -265,22 +265,90 @@ func reasonIn(code uint32, anck bool) Reason {
 // ones report AF_INET or AF_INET6).
 const afSMC = 43
 
-// kernelConn builds the row of one sock_diag socket.
-func kernelConn(s smcnl.Socket) ConnRow {
-	r := ConnRow{
-		Source: SourceKernel,
-		Inode:  s.Inode,
-		Cookie: s.Cookie,
-		Family: s.Family,
-		State:  ConnState(s.State.String()),
-		Src:    s.Src,
-		Dst:    s.Dst,
+// kernelConns builds the rows of a dump's sockets. What rows point to
+// (cursors, UIDs, DMB tokens) comes from one block each, and their keys
+// are cut from one string: at 100,000 sockets a few small allocations a
+// socket were a tenth of the refresh, and as much again in the garbage
+// collector's work.
+func kernelConns(socks []smcnl.Socket) []ConnRow {
+	rows := make([]ConnRow, len(socks))
+	var nConn, nDMB int
+	for i := range socks {
+		if socks[i].Conn != nil {
+			nConn++
+		}
+		if socks[i].DMB != nil {
+			nDMB++
+		}
 	}
-	if s.Inode != 0 {
-		r.Key = "inode:" + strconv.FormatUint(s.Inode, 10)
-	} else {
-		r.Key = "cookie:" + strconv.FormatUint(s.Cookie, 10)
+	a := rowBlocks{
+		cursors: make([]Cursors, 0, nConn),
+		dmbs:    make([]DMBTokens, 0, nDMB),
+		uids:    make([]uint32, len(socks)),
+		reasons: map[uint32]Reason{},
+		lgrd:    map[uint32]string{},
+		gids:    map[[2]uint64]string{},
 	}
+	keys := make([]byte, 0, len(socks)*len("inode:1000000000"))
+	ends := make([]int, len(socks))
+	for i := range socks {
+		if s := &socks[i]; s.Inode != 0 {
+			keys = strconv.AppendUint(append(keys, "inode:"...), s.Inode, 10)
+		} else {
+			keys = strconv.AppendUint(append(keys, "cookie:"...), s.Cookie, 10)
+		}
+		ends[i] = len(keys)
+	}
+	all, start := string(keys), 0
+	for i := range socks {
+		rows[i].Key = all[start:ends[i]]
+		start = ends[i]
+		a.fill(&rows[i], &socks[i], i)
+	}
+	return rows
+}
+
+// rowBlocks is what kernelConns shares among a dump's rows: the blocks
+// they point into, and the strings many rows repeat.
+type rowBlocks struct {
+	cursors []Cursors
+	dmbs    []DMBTokens
+	uids    []uint32
+	reasons map[uint32]Reason
+	lgrd    map[uint32]string    // SMC-D link groups' keys by ID
+	gids    map[[2]uint64]string // SMC-D GIDs by GID and extension
+}
+
+func (a *rowBlocks) reason(code uint32) Reason {
+	if code == 0 {
+		return Reason{}
+	}
+	r, ok := a.reasons[code]
+	if !ok {
+		r = reason(code)
+		a.reasons[code] = r
+	}
+	return r
+}
+
+func (a *rowBlocks) smcdGID(gid, ext uint64) string {
+	g, ok := a.gids[[2]uint64{gid, ext}]
+	if !ok {
+		g = smcnl.SMCDGID(gid, ext)
+		a.gids[[2]uint64{gid, ext}] = g
+	}
+	return g
+}
+
+// fill builds the row r, whose Key is set, of the i-th socket s.
+func (a *rowBlocks) fill(r *ConnRow, s *smcnl.Socket, i int) {
+	r.Source = SourceKernel
+	r.Inode = s.Inode
+	r.Cookie = s.Cookie
+	r.Family = s.Family
+	r.State = ConnState(s.State.String())
+	r.Src = s.Src
+	r.Dst = s.Dst
 	if s.Family == afSMC {
 		r.Proto = "AF_SMC"
 	} else {
@@ -302,13 +370,14 @@ func kernelConn(s smcnl.Socket) ConnRow {
 	} else if s.State == smcnl.StateInit && s.Mode != smcnl.ModeFallback {
 		r.Mode = ModePending
 	}
-	r.Fallback = reason(s.FallbackReason)
-	r.PeerDiagnosis = reason(s.PeerDiagnosis)
+	r.Fallback = a.reason(s.FallbackReason)
+	r.PeerDiagnosis = a.reason(s.PeerDiagnosis)
 	r.Shutdown = s.Shutdown.String()
-	uid := s.UID
-	r.UID, r.IfIndex = &uid, s.IfIndex
+	a.uids[i] = s.UID
+	r.UID, r.IfIndex = &a.uids[i], s.IfIndex
 	if c := s.Conn; c != nil {
-		r.Cursors = kernelCursors(c)
+		a.cursors = append(a.cursors, kernelCursors(c))
+		r.Cursors = &a.cursors[len(a.cursors)-1]
 		r.Token = c.Token
 		r.SndBuf = c.SndBufSize
 		r.RMBE = c.RMBESize
@@ -319,9 +388,15 @@ func kernelConn(s smcnl.Socket) ConnRow {
 	if d := s.DMB; d != nil && r.Mode == ModeSMCD {
 		// smc_diag: dmbinfo.linkid is the link group's ID.
 		r.LGRID = LGRID(d.LinkID)
-		r.LGRKey = fmt.Sprintf("lgrd:%08x", d.LinkID)
-		r.GID, r.PeerGID = smcnl.SMCDGID(d.MyGID, d.MyGIDExt), smcnl.SMCDGID(d.PeerGID, d.PeerGIDExt)
-		r.DMB = &DMBTokens{Token: DMBToken(d.Token), PeerToken: DMBToken(d.PeerToken)}
+		key, ok := a.lgrd[d.LinkID]
+		if !ok {
+			key = fmt.Sprintf("lgrd:%08x", d.LinkID)
+			a.lgrd[d.LinkID] = key
+		}
+		r.LGRKey = key
+		r.GID, r.PeerGID = a.smcdGID(d.MyGID, d.MyGIDExt), a.smcdGID(d.PeerGID, d.PeerGIDExt)
+		a.dmbs = append(a.dmbs, DMBTokens{Token: DMBToken(d.Token), PeerToken: DMBToken(d.PeerToken)})
+		r.DMB = &a.dmbs[len(a.dmbs)-1]
 	}
 	if l := s.LGR; l != nil {
 		r.LinkID = l.LinkID
@@ -331,20 +406,19 @@ func kernelConn(s smcnl.Socket) ConnRow {
 		r.PeerGID = l.PeerGID
 		r.Role = role(l.Role)
 	}
-	return r
 }
 
 // kernelCursors turns struct smc_diag_conninfo into the row's cursors
 // and the lags between them. A lag the cursors cannot give (a cursor
 // behind the one it is measured from, which the kernel never reports
 // for a live connection) is 0.
-func kernelCursors(c *smcnl.ConnInfo) *Cursors {
+func kernelCursors(c *smcnl.ConnInfo) Cursors {
 	cur := func(x smcnl.Cursor) Cursor { return Cursor{Wrap: x.Wrap, Count: x.Count} }
 	lag := func(to, from smcnl.Cursor, size uint32) uint64 {
 		n, _ := track.Cursor{Wrap: to.Wrap, Count: to.Count}.Sub(track.Cursor{Wrap: from.Wrap, Count: from.Count}, size)
 		return n
 	}
-	return &Cursors{
+	return Cursors{
 		RxProd: cur(c.RxProd), RxCons: cur(c.RxCons), TxProd: cur(c.TxProd), TxCons: cur(c.TxCons),
 		TxPrep: cur(c.TxPrep), TxSent: cur(c.TxSent), TxFin: cur(c.TxFin),
 		RxFlags:       CDCFlags{Prod: decode.CDCProdFlags(c.RxProdFlags), Conn: decode.CDCConnFlags(c.RxConnStateFlags)},

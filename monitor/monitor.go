@@ -613,10 +613,7 @@ func (m *Monitor) kernel(s *Snapshot, k Kernel) ([]smcnl.Device, error) {
 	}
 	socks, err := k.Sockets()
 	src(SourceSockDiag, err, fmt.Sprintf("%d SMC sockets", len(socks)))
-	s.Conns = make([]ConnRow, 0, len(socks))
-	for _, sk := range socks {
-		s.Conns = append(s.Conns, kernelConn(sk))
-	}
+	s.Conns = kernelConns(socks)
 	var names map[uint32]string
 	if m.o.SysfsRoot != "" {
 		names = readIfIndexes(m.o.SysfsRoot)
