@@ -17,8 +17,9 @@ const maxEvents = 500
 // fell back, link groups created and deleted, links going down or up (a
 // failover when the group keeps another active link), error counters
 // starting to move. Wire rows are left out: the capture says when each
-// of those happened, to the frame (readWire).
-func diffEvents(prev, cur *Snapshot) []Event {
+// of those happened, to the frame (readWire). match pairs cur's rows
+// with prev's (matchConns).
+func diffEvents(prev, cur *Snapshot, match connMatch) []Event {
 	if prev == nil {
 		return nil
 	}
@@ -28,16 +29,17 @@ func diffEvents(prev, cur *Snapshot) []Event {
 		e.Time, e.Source, e.Text = t, EventFromDiff, fmt.Sprintf(format, a...)
 		out = append(out, e)
 	}
-	old := make(map[string]Mode, len(prev.Conns))
-	for i := range prev.Conns {
-		old[prev.Conns[i].Key] = prev.Conns[i].Mode
-	}
 	for i := range cur.Conns {
 		c := &cur.Conns[i]
 		if c.Source != SourceKernel {
 			continue
 		}
-		mode, seen := old[c.Key]
+		var mode Mode
+		o := match.prevOf(prev.Conns, i)
+		seen := o != nil
+		if seen {
+			mode = o.Mode
+		}
 		if c.Mode == ModeFallback && (!seen || mode != ModeFallback) {
 			add(Event{Kind: EventFallback, Conn: c.Key}, "%s %s -> %s fell back to TCP: %s%s", c.Key, endpoint(c.Src), endpoint(c.Dst), reasonText(c.Fallback), peerText(c.PeerDiagnosis))
 		}
@@ -140,7 +142,7 @@ func diffEvents(prev, cur *Snapshot) []Event {
 			add(finding(Event{Kind: EventExpert}, expert.BufferFull), "SMC RMBs %d B in use of %d B allocated (%.0f %%)", use, alloc, 100*float64(use)/float64(alloc))
 		}
 	}
-	connFindings(prev, cur, add)
+	connFindings(prev, cur, match, add)
 	oldMoving := map[string]bool{}
 	for _, d := range prev.Devices {
 		for _, p := range d.Ports {
@@ -184,11 +186,7 @@ var closing = map[ConnState]bool{"PEERCLOSEWAIT1": true, "PEERCLOSEWAIT2": true,
 // connFindings finds the kernel sockets that crossed a threshold since
 // the previous refresh: one stuck in a closing state, one whose sent data
 // the peer has not read for long. Each is found once, when it crosses.
-func connFindings(prev, cur *Snapshot, add func(Event, string, ...any)) {
-	old := map[string]*ConnRow{}
-	for i := range prev.Conns {
-		old[prev.Conns[i].Key] = &prev.Conns[i]
-	}
+func connFindings(prev, cur *Snapshot, match connMatch, add func(Event, string, ...any)) {
 	stuck := func(c *ConnRow, at time.Time) bool {
 		return c.Source == SourceKernel && closing[c.State] && !c.StateSince.IsZero() && at.Sub(c.StateSince) >= closeStuckAfter
 	}
@@ -198,7 +196,7 @@ func connFindings(prev, cur *Snapshot, add func(Event, string, ...any)) {
 	}
 	for i := range cur.Conns {
 		c := &cur.Conns[i]
-		o := old[c.Key]
+		o := match.prevOf(prev.Conns, i)
 		if stuck(c, cur.Time) && (o == nil || !stuck(o, prev.Time)) {
 			add(finding(Event{Kind: EventExpert, Conn: c.Key}, expert.CloseStuck), "%s %s -> %s in %s (shutdown %s) for %s",
 				c.Key, endpoint(c.Src), endpoint(c.Dst), c.State, c.Shutdown, cur.Time.Sub(c.StateSince).Round(time.Second))

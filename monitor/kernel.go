@@ -8,7 +8,9 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/smcnl"
@@ -290,20 +292,31 @@ func kernelConns(socks []smcnl.Socket) []ConnRow {
 		gids:    map[[2]uint64]string{},
 	}
 	keys := make([]byte, 0, len(socks)*len("inode:1000000000"))
-	ends := make([]int, len(socks))
+	ends := make([]int, len(socks)+1)
 	for i := range socks {
 		if s := &socks[i]; s.Inode != 0 {
 			keys = strconv.AppendUint(append(keys, "inode:"...), s.Inode, 10)
 		} else {
 			keys = strconv.AppendUint(append(keys, "cookie:"...), s.Cookie, 10)
 		}
-		ends[i] = len(keys)
+		ends[i+1] = len(keys)
 	}
-	all, start := string(keys), 0
-	for i := range socks {
-		rows[i].Key = all[start:ends[i]]
-		start = ends[i]
-		a.fill(&rows[i], &socks[i], i)
+	all := string(keys)
+	key := func(i int32) string { return all[ends[i]:ends[i+1]] }
+	// The rows are made in key order, where Refresh keeps them: sorting
+	// the rows themselves would move 600 bytes a swap.
+	order := make([]int32, len(socks))
+	sorted := true
+	for i := range order {
+		order[i] = int32(i)
+		sorted = sorted && (i == 0 || key(int32(i-1)) <= key(int32(i)))
+	}
+	if !sorted {
+		slices.SortStableFunc(order, func(x, y int32) int { return strings.Compare(key(x), key(y)) })
+	}
+	for i, j := range order {
+		rows[i].Key = key(j)
+		a.fill(&rows[i], &socks[j], i)
 	}
 	return rows
 }

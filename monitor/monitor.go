@@ -172,10 +172,14 @@ func (m *Monitor) Refresh() Snapshot {
 	listenerFamilies(s.Conns, listeners)
 	m.keepLost(&s)
 	joinConns(s.Conns, s.LinkGroups)
-	m.since(&s)
+	sortConns(s.Conns)
+	var match connMatch
+	if m.prev != nil {
+		match = matchConns(m.prev.Conns, s.Conns)
+	}
+	m.since(&s, match)
 	s.Host = m.host(&s)
-	sort.SliceStable(s.Conns, func(i, j int) bool { return s.Conns[i].Key < s.Conns[j].Key })
-	m.rates(&s)
+	m.rates(&s, match)
 	s.Overview = overview(&s)
 	if t := m.o.Tracer; t != nil {
 		if t.Msgs {
@@ -188,7 +192,7 @@ func (m *Monitor) Refresh() Snapshot {
 		m.log = appendEvents(m.log, m.o.Tracer.Drain()...)
 		// Tracepoints report fallbacks and link-down themselves; the
 		// differences add the rest.
-		for _, e := range diffEvents(m.prev, &s) {
+		for _, e := range diffEvents(m.prev, &s, match) {
 			if e.Kind != EventFallback && e.Kind != EventLinkDown {
 				m.log = appendEvents(m.log, e)
 				m.countKernel(e)
@@ -207,7 +211,7 @@ func (m *Monitor) Refresh() Snapshot {
 			why = "the capture's frames, and " + why + " of the kernel and the RNICs"
 		}
 		s.Sources = append(s.Sources, Source{Name: SourceEvents, Available: true, Detail: why})
-		evs := diffEvents(m.prev, &s)
+		evs := diffEvents(m.prev, &s, match)
 		m.log = appendEvents(m.log, evs...)
 		for _, e := range evs {
 			m.countKernel(e)
@@ -225,22 +229,23 @@ func (m *Monitor) Refresh() Snapshot {
 
 // since carries over, from the previous refresh, when each kernel socket
 // entered its state and when its unconfirmed send data began to stand
-// still (ConnRow.StateSince, Cursors.UnconfirmedSince).
-func (m *Monitor) since(s *Snapshot) {
-	prev := map[string]*ConnRow{}
+// still (ConnRow.StateSince, Cursors.UnconfirmedSince). match pairs
+// s's rows with the previous refresh's.
+func (m *Monitor) since(s *Snapshot, match connMatch) {
+	var prev []ConnRow
 	if m.prev != nil {
-		for i := range m.prev.Conns {
-			if m.prev.Conns[i].Source == SourceKernel {
-				prev[m.prev.Conns[i].Key] = &m.prev.Conns[i]
-			}
-		}
+		prev = m.prev.Conns
 	}
 	for i := range s.Conns {
 		c := &s.Conns[i]
 		if c.Source != SourceKernel {
 			continue
 		}
-		p := prev[c.Key]
+		// A kernel key ("inode:", "cookie:") is never a wire row's.
+		p := match.prevOf(prev, i)
+		if p != nil && p.Source != SourceKernel {
+			p = nil
+		}
 		c.StateSince = s.Time
 		if p != nil && p.State == c.State {
 			c.StateSince = p.StateSince
@@ -724,8 +729,9 @@ func system(k Kernel) *SystemInfo {
 	return &si
 }
 
-// rates fills the per-second values against the previous snapshot.
-func (m *Monitor) rates(s *Snapshot) {
+// rates fills the per-second values against the previous snapshot,
+// whose rows match pairs with s's.
+func (m *Monitor) rates(s *Snapshot, match connMatch) {
 	p := m.prev
 	if p == nil || s.Interval <= 0 {
 		return
@@ -740,13 +746,9 @@ func (m *Monitor) rates(s *Snapshot) {
 	}
 	per := perOver(s.Interval.Seconds())
 	perWire := perOver(s.WireTime.Sub(p.WireTime).Seconds())
-	old := make(map[string]int, len(p.Conns))
-	for i := range p.Conns {
-		old[p.Conns[i].Key] = i
-	}
 	for i := range s.Conns {
-		if j, ok := old[s.Conns[i].Key]; ok {
-			o, rate := &p.Conns[j], per
+		if o := match.prevOf(p.Conns, i); o != nil {
+			rate := per
 			if s.Conns[i].Source == SourceWire {
 				rate = perWire
 			}

@@ -1,0 +1,102 @@
+package monitor
+
+import (
+	"cmp"
+	"slices"
+)
+
+// connMatch pairs each row of a snapshot with the row of the previous
+// snapshot that has its Key: the index into the previous rows, -1 for
+// none. Where keys repeat, the last row of the key is the one.
+type connMatch []int32
+
+// matchConns pairs cur with prev once a refresh, for the carry-overs,
+// rates and event differences that all need it. Refresh keeps rows sorted
+// by key, so a merge pairs 100,000 rows without hashing a key; rows
+// in another order (a test's snapshots) are paired through a map.
+func matchConns(prev, cur []ConnRow) connMatch {
+	match := make(connMatch, len(cur))
+	if !keysSorted(prev) || !keysSorted(cur) {
+		last := make(map[string]int32, len(prev))
+		for j := range prev {
+			last[prev[j].Key] = int32(j)
+		}
+		for i := range cur {
+			j, ok := last[cur[i].Key]
+			if !ok {
+				j = -1
+			}
+			match[i] = j
+		}
+		return match
+	}
+	j := 0
+	for i := range cur {
+		k := cur[i].Key
+		for j < len(prev) && prev[j].Key < k {
+			j++
+		}
+		match[i] = -1
+		for e := j; e < len(prev) && prev[e].Key == k; e++ {
+			match[i] = int32(e)
+		}
+	}
+	return match
+}
+
+// prevOf returns the previous row paired with cur[i], nil for none.
+func (m connMatch) prevOf(prev []ConnRow, i int) *ConnRow {
+	if m == nil || m[i] < 0 {
+		return nil
+	}
+	return &prev[m[i]]
+}
+
+// sortConns sorts rows by key, keeping the order of rows with one key.
+// Rows are large (over 600 bytes): the sort moves indexes, and then each
+// row once; rows already in order (kernelConns sorts its own) are not
+// moved at all.
+func sortConns(rows []ConnRow) {
+	if keysSorted(rows) {
+		return
+	}
+	order := make([]int32, len(rows))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(rows[a].Key, rows[b].Key) })
+	permute(rows, order)
+}
+
+// permute puts rows[order[i]] at i, following each cycle of the
+// permutation with one row held aside; order is used up.
+func permute(rows []ConnRow, order []int32) {
+	for i := range order {
+		if order[i] < 0 || int(order[i]) == i {
+			continue
+		}
+		held := rows[i]
+		j := i
+		for {
+			from := int(order[j])
+			order[j] = -1
+			if from == i {
+				rows[j] = held
+				break
+			}
+			rows[j] = rows[from]
+			j = from
+		}
+	}
+}
+
+// keysSorted reports whether rows are in key order (by index: a
+// comparison taking rows by value would copy them).
+func keysSorted(rows []ConnRow) bool {
+	for i := 1; i < len(rows); i++ {
+		if rows[i].Key < rows[i-1].Key {
+			return false
+		}
+	}
+	return true
+}

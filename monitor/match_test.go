@@ -1,0 +1,65 @@
+package monitor
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"testing"
+)
+
+// randomRows returns n rows with keys drawn from a few, so that keys
+// repeat; Detail tells the rows of one key apart.
+func randomRows(r *rand.Rand, n int) []ConnRow {
+	rows := make([]ConnRow, n)
+	for i := range rows {
+		rows[i] = ConnRow{Key: fmt.Sprintf("inode:%d", r.IntN(n/2+1)), Detail: fmt.Sprint(i)}
+	}
+	return rows
+}
+
+// TestSortConns: sorting indexes and moving each row once gives the
+// order a stable sort of the rows gives.
+func TestSortConns(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{0, 1, 2, 3, 10, 100, 1000} {
+		rows := randomRows(r, n)
+		want := slices.Clone(rows)
+		sort.SliceStable(want, func(i, j int) bool { return want[i].Key < want[j].Key })
+		sortConns(rows)
+		for i := range rows {
+			if rows[i].Key != want[i].Key || rows[i].Detail != want[i].Detail {
+				t.Fatalf("n %d: row %d is %s/%s, want %s/%s", n, i, rows[i].Key, rows[i].Detail, want[i].Key, want[i].Detail)
+			}
+		}
+	}
+}
+
+// TestMatchConns: the merge of sorted rows pairs them as a map of the
+// previous rows by key (the last row of a key) does.
+func TestMatchConns(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{0, 1, 5, 100, 1000} {
+		prev, cur := randomRows(r, n), randomRows(r, n)
+		sortConns(prev)
+		sortConns(cur)
+		last := map[string]int32{}
+		for j := range prev {
+			last[prev[j].Key] = int32(j)
+		}
+		merged := matchConns(prev, cur)
+		slices.Reverse(cur) // out of order: the map
+		mapped := matchConns(prev, cur)
+		slices.Reverse(mapped)
+		slices.Reverse(cur)
+		for i := range cur {
+			want, ok := last[cur[i].Key]
+			if !ok {
+				want = -1
+			}
+			if merged[i] != want || mapped[i] != want {
+				t.Fatalf("n %d: row %d (%s) paired with %d (merge) and %d (map), want %d", n, i, cur[i].Key, merged[i], mapped[i], want)
+			}
+		}
+	}
+}
