@@ -556,12 +556,22 @@ func joinConns(conns []ConnRow, lgrs []LinkGroupRow) {
 			groups[k] = append(groups[k], group{g.ID, g.Key})
 		}
 	}
+	// Sockets of one link come in runs (the parser shares their
+	// strings, so comparing them is cheap): a run looks its key up once.
+	var (
+		last   linkKey
+		found  []group
+		looked bool
+	)
 	for i := range conns {
 		c := &conns[i]
 		if c.Mode != ModeSMCR || c.IBDev == "" || c.LGRKey != "" {
 			continue
 		}
-		if found := groups[linkKey{c.Role, c.IBDev, c.GID, c.PeerGID, c.LinkID, c.IBPort}]; len(found) == 1 {
+		if k := (linkKey{c.Role, c.IBDev, c.GID, c.PeerGID, c.LinkID, c.IBPort}); !looked || k != last {
+			last, found, looked = k, groups[k], true
+		}
+		if len(found) == 1 {
 			c.LGRID, c.LGRKey = found[0].id, found[0].key
 		}
 	}

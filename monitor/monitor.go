@@ -443,11 +443,12 @@ func (m *Monitor) host(s *Snapshot) HostInfo {
 	if m.o.HostName != "" {
 		h.Name = m.o.HostName
 	}
-	seen := map[string]bool{}
+	// By address, not its text: every socket's source is offered.
+	seen := map[netip.Addr]bool{}
 	add := func(a netip.Addr) {
 		a = a.Unmap()
-		if a.IsValid() && !a.IsUnspecified() && !a.IsLoopback() && !seen[a.String()] {
-			seen[a.String()] = true
+		if a.IsValid() && !a.IsUnspecified() && !a.IsLoopback() && !seen[a] {
+			seen[a] = true
 			h.Addresses = append(h.Addresses, a.String())
 		}
 	}
@@ -460,8 +461,8 @@ func (m *Monitor) host(s *Snapshot) HostInfo {
 			add(netip.MustParseAddr(s)) // checked by readHostFile
 		}
 	}
-	for _, c := range s.Conns {
-		if c.Source == SourceKernel && !c.AddrHidden {
+	for i := range s.Conns {
+		if c := &s.Conns[i]; c.Source == SourceKernel && !c.AddrHidden {
 			add(c.Src.Addr())
 		}
 	}
@@ -779,7 +780,8 @@ func (m *Monitor) rates(s *Snapshot, match connMatch) {
 // overview counts what the first screen shows: what exists now.
 func overview(s *Snapshot) Overview {
 	o := s.Overview
-	for _, c := range s.Conns {
+	for i := range s.Conns {
+		c := &s.Conns[i] // by index: a row is over 600 bytes
 		if c.State == StateClosed && c.Source == SourceWire {
 			o.Ended++
 			continue
@@ -850,8 +852,8 @@ func overview(s *Snapshot) Overview {
 	}
 	if up[SourceSockDiag] && up[SourceNetlink] {
 		listed := map[string]int{}
-		for _, c := range s.Conns {
-			if c.Source == SourceKernel && c.LGRKey != "" {
+		for i := range s.Conns {
+			if c := &s.Conns[i]; c.Source == SourceKernel && c.LGRKey != "" {
 				listed[c.LGRKey]++
 			}
 		}
