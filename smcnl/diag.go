@@ -54,7 +54,9 @@ const (
 	StateProcessAbort     State = 27 // SMC_PROCESSABORT
 )
 
-var stateNames = map[State]string{
+// stateNames is indexed by State: every socket of a refresh is named,
+// and an index is cheaper than a map look-up.
+var stateNames = [...]string{
 	StateActive:           "ACTIVE",
 	StateInit:             "INIT",
 	StateClosed:           "CLOSED",
@@ -70,8 +72,8 @@ var stateNames = map[State]string{
 }
 
 func (s State) String() string {
-	if n, ok := stateNames[s]; ok {
-		return n
+	if int(s) < len(stateNames) && stateNames[s] != "" {
+		return stateNames[s]
 	}
 	return fmt.Sprintf("State(%d)", uint8(s))
 }
