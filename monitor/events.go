@@ -178,17 +178,24 @@ const (
 	unconfirmedAfter = 30 * time.Second
 )
 
-// closing are the states of a socket between the first close and the
-// end (enum smc_state, net/smc/smc.h): PEERCLOSEWAIT1 to PROCESSABORT.
-var closing = map[ConnState]bool{"PEERCLOSEWAIT1": true, "PEERCLOSEWAIT2": true, "APPCLOSEWAIT1": true, "APPCLOSEWAIT2": true,
-	"APPFINCLOSEWAIT": true, "PEERFINCLOSEWAIT": true, "PEERABORTWAIT": true, "PROCESSABORT": true}
+// closing reports whether s is a state of a socket between the first
+// close and the end (enum smc_state, net/smc/smc.h): PEERCLOSEWAIT1 to
+// PROCESSABORT. A switch, not a map: every socket of every refresh asks.
+func closing(s ConnState) bool {
+	switch s {
+	case "PEERCLOSEWAIT1", "PEERCLOSEWAIT2", "APPCLOSEWAIT1", "APPCLOSEWAIT2",
+		"APPFINCLOSEWAIT", "PEERFINCLOSEWAIT", "PEERABORTWAIT", "PROCESSABORT":
+		return true
+	}
+	return false
+}
 
 // connFindings finds the kernel sockets that crossed a threshold since
 // the previous refresh: one stuck in a closing state, one whose sent data
 // the peer has not read for long. Each is found once, when it crosses.
 func connFindings(prev, cur *Snapshot, match connMatch, add func(Event, string, ...any)) {
 	stuck := func(c *ConnRow, at time.Time) bool {
-		return c.Source == SourceKernel && closing[c.State] && !c.StateSince.IsZero() && at.Sub(c.StateSince) >= closeStuckAfter
+		return c.Source == SourceKernel && closing(c.State) && !c.StateSince.IsZero() && at.Sub(c.StateSince) >= closeStuckAfter
 	}
 	standing := func(c *ConnRow, at time.Time) bool {
 		return c.Source == SourceKernel && c.Cursors != nil && c.Cursors.TxUnconfirmed > 0 && !c.Cursors.UnconfirmedSince.IsZero() &&

@@ -333,9 +333,6 @@ type rowBlocks struct {
 }
 
 func (a *rowBlocks) reason(code uint32) Reason {
-	if code == 0 {
-		return Reason{}
-	}
 	r, ok := a.reasons[code]
 	if !ok {
 		r = reason(code)
@@ -383,8 +380,14 @@ func (a *rowBlocks) fill(r *ConnRow, s *smcnl.Socket, i int) {
 	} else if s.State == smcnl.StateInit && s.Mode != smcnl.ModeFallback {
 		r.Mode = ModePending
 	}
-	r.Fallback = a.reason(s.FallbackReason)
-	r.PeerDiagnosis = a.reason(s.PeerDiagnosis)
+	// Rows are fresh and zero: writing a zero reason would only bring a
+	// cache line of each row in for nothing.
+	if s.FallbackReason != 0 {
+		r.Fallback = a.reason(s.FallbackReason)
+	}
+	if s.PeerDiagnosis != 0 {
+		r.PeerDiagnosis = a.reason(s.PeerDiagnosis)
+	}
 	r.Shutdown = s.Shutdown.String()
 	a.uids[i] = s.UID
 	r.UID, r.IfIndex = &a.uids[i], s.IfIndex

@@ -444,9 +444,16 @@ func (m *Monitor) host(s *Snapshot) HostInfo {
 		h.Name = m.o.HostName
 	}
 	// By address, not its text: every socket's source is offered.
+	// The last address offered is remembered too: sockets repeat the
+	// host's few addresses, and a comparison is cheaper than a look-up.
 	seen := map[netip.Addr]bool{}
+	var last netip.Addr
 	add := func(a netip.Addr) {
 		a = a.Unmap()
+		if a == last {
+			return
+		}
+		last = a
 		if a.IsValid() && !a.IsUnspecified() && !a.IsLoopback() && !seen[a] {
 			seen[a] = true
 			h.Addresses = append(h.Addresses, a.String())
