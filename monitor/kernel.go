@@ -392,8 +392,9 @@ func (a *rowBlocks) fill(r *ConnRow, s *smcnl.Socket, i int) {
 	a.uids[i] = s.UID
 	r.UID, r.IfIndex = &a.uids[i], s.IfIndex
 	if c := s.Conn; c != nil {
-		a.cursors = append(a.cursors, kernelCursors(c))
+		a.cursors = a.cursors[:len(a.cursors)+1]
 		r.Cursors = &a.cursors[len(a.cursors)-1]
+		kernelCursors(r.Cursors, c)
 		r.Token = c.Token
 		r.SndBuf = c.SndBufSize
 		r.RMBE = c.RMBESize
@@ -428,13 +429,13 @@ func (a *rowBlocks) fill(r *ConnRow, s *smcnl.Socket, i int) {
 // and the lags between them. A lag the cursors cannot give (a cursor
 // behind the one it is measured from, which the kernel never reports
 // for a live connection) is 0.
-func kernelCursors(c *smcnl.ConnInfo) Cursors {
+func kernelCursors(cs *Cursors, c *smcnl.ConnInfo) {
 	cur := func(x smcnl.Cursor) Cursor { return Cursor{Wrap: x.Wrap, Count: x.Count} }
 	lag := func(to, from smcnl.Cursor, size uint32) uint64 {
 		n, _ := track.Cursor{Wrap: to.Wrap, Count: to.Count}.Sub(track.Cursor{Wrap: from.Wrap, Count: from.Count}, size)
 		return n
 	}
-	return Cursors{
+	*cs = Cursors{
 		RxProd: cur(c.RxProd), RxCons: cur(c.RxCons), TxProd: cur(c.TxProd), TxCons: cur(c.TxCons),
 		TxPrep: cur(c.TxPrep), TxSent: cur(c.TxSent), TxFin: cur(c.TxFin),
 		RxFlags:       CDCFlags{Prod: decode.CDCProdFlags(c.RxProdFlags), Conn: decode.CDCConnFlags(c.RxConnStateFlags)},

@@ -11,25 +11,11 @@ import (
 type connMatch []int32
 
 // matchConns pairs cur with prev once a refresh, for the carry-overs,
-// rates and event differences that all need it. Refresh keeps rows sorted
-// by key, so a merge pairs 100,000 rows without hashing a key; rows
-// in another order (a test's snapshots) are paired through a map.
+// rates and event differences that all need it. Both must be sorted by
+// key (sortConns; Refresh keeps every snapshot's rows so): a merge pairs
+// 100,000 rows without hashing a key.
 func matchConns(prev, cur []ConnRow) connMatch {
 	match := make(connMatch, len(cur))
-	if !keysSorted(prev) || !keysSorted(cur) {
-		last := make(map[string]int32, len(prev))
-		for j := range prev {
-			last[prev[j].Key] = int32(j)
-		}
-		for i := range cur {
-			j, ok := last[cur[i].Key]
-			if !ok {
-				j = -1
-			}
-			match[i] = j
-		}
-		return match
-	}
 	j := 0
 	for i := range cur {
 		k := cur[i].Key

@@ -210,6 +210,9 @@ type SocketParser struct {
 	lgrs  []LGRInfo
 	dmbs  []DMBInfo
 	strs  map[string]string // nil: strings are not shared
+	// last holds the strings of the last LGRInfo: the sockets of a host
+	// are mostly on one link, and comparing is cheaper than hashing.
+	last [3]string
 }
 
 // maxBlock bounds a block: a dump of listeners needs no ConnInfo at all.
@@ -399,10 +402,10 @@ func (sp *SocketParser) parseLGRInfo(l *LGRInfo, p []byte) {
 	// gid[40] @66, peer_gid[40] @106; then role @146.
 	*l = LGRInfo{
 		LinkID:  p[0],
-		IBDev:   sp.cString(p[1 : 1+ibDeviceNameMax]),
+		IBDev:   sp.cString(0, p[1:1+ibDeviceNameMax]),
 		IBPort:  p[65],
-		GID:     sp.cString(p[66 : 66+diagGIDLen]),
-		PeerGID: sp.cString(p[106 : 106+diagGIDLen]),
+		GID:     sp.cString(1, p[66:66+diagGIDLen]),
+		PeerGID: sp.cString(2, p[106:106+diagGIDLen]),
 		Role:    Role(p[146]),
 	}
 }
@@ -433,19 +436,23 @@ func cString(b []byte) string {
 }
 
 // cString is cString returning the string an earlier socket of the dump
-// had, when one had it.
-func (sp *SocketParser) cString(b []byte) string {
+// had, when one had it; field is the string's place in sp.last.
+func (sp *SocketParser) cString(field int, b []byte) string {
 	if i := bytes.IndexByte(b, 0); i >= 0 {
 		b = b[:i]
 	}
 	if sp.strs == nil {
 		return string(b)
 	}
-	if s, ok := sp.strs[string(b)]; ok {
-		return s
+	if string(b) == sp.last[field] {
+		return sp.last[field]
 	}
-	s := string(b)
-	sp.strs[s] = s
+	s, ok := sp.strs[string(b)]
+	if !ok {
+		s = string(b)
+		sp.strs[s] = s
+	}
+	sp.last[field] = s
 	return s
 }
 
