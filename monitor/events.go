@@ -24,11 +24,16 @@ func diffEvents(prev, cur *Snapshot, match connMatch) []Event {
 		return nil
 	}
 	t := cur.Time
-	var out []Event
-	add := func(e Event, format string, a ...any) {
-		e.Time, e.Source, e.Text = t, EventFromDiff, fmt.Sprintf(format, a...)
-		out = append(out, e)
+	var out, findings []Event
+	adder := func(to *[]Event) func(Event, string, ...any) {
+		return func(e Event, format string, a ...any) {
+			e.Time, e.Source, e.Text = t, EventFromDiff, fmt.Sprintf(format, a...)
+			*to = append(*to, e)
+		}
 	}
+	add, addFinding := adder(&out), adder(&findings)
+	// One pass over the rows: the sockets' findings are found with their
+	// changes and said after the link groups' and counters' events.
 	for i := range cur.Conns {
 		c := &cur.Conns[i]
 		if c.Source != SourceKernel {
@@ -36,6 +41,7 @@ func diffEvents(prev, cur *Snapshot, match connMatch) []Event {
 		}
 		var mode Mode
 		o := match.prevOf(prev.Conns, i)
+		connFindings(c, o, prev.Time, cur.Time, addFinding)
 		seen := o != nil
 		if seen {
 			mode = o.Mode
@@ -142,7 +148,7 @@ func diffEvents(prev, cur *Snapshot, match connMatch) []Event {
 			add(finding(Event{Kind: EventExpert}, expert.BufferFull), "SMC RMBs %d B in use of %d B allocated (%.0f %%)", use, alloc, 100*float64(use)/float64(alloc))
 		}
 	}
-	connFindings(prev, cur, match, add)
+	out = append(out, findings...)
 	oldMoving := map[string]bool{}
 	for _, d := range prev.Devices {
 		for _, p := range d.Ports {
@@ -190,10 +196,11 @@ func closing(s ConnState) bool {
 	return false
 }
 
-// connFindings finds the kernel sockets that crossed a threshold since
-// the previous refresh: one stuck in a closing state, one whose sent data
-// the peer has not read for long. Each is found once, when it crosses.
-func connFindings(prev, cur *Snapshot, match connMatch, add func(Event, string, ...any)) {
+// connFindings finds whether the kernel socket c, o in the previous
+// refresh (nil: not there), crossed a threshold since: stuck in a closing
+// state, or its sent data unread by the peer for long. Each is found
+// once, when it crosses.
+func connFindings(c, o *ConnRow, prevTime, curTime time.Time, add func(Event, string, ...any)) {
 	stuck := func(c *ConnRow, at time.Time) bool {
 		return c.Source == SourceKernel && closing(c.State) && !c.StateSince.IsZero() && at.Sub(c.StateSince) >= closeStuckAfter
 	}
@@ -201,17 +208,13 @@ func connFindings(prev, cur *Snapshot, match connMatch, add func(Event, string, 
 		return c.Source == SourceKernel && c.Cursors != nil && c.Cursors.TxUnconfirmed > 0 && !c.Cursors.UnconfirmedSince.IsZero() &&
 			at.Sub(c.Cursors.UnconfirmedSince) >= unconfirmedAfter
 	}
-	for i := range cur.Conns {
-		c := &cur.Conns[i]
-		o := match.prevOf(prev.Conns, i)
-		if stuck(c, cur.Time) && (o == nil || !stuck(o, prev.Time)) {
-			add(finding(Event{Kind: EventExpert, Conn: c.Key}, expert.CloseStuck), "%s %s -> %s in %s (shutdown %s) for %s",
-				c.Key, endpoint(c.Src), endpoint(c.Dst), c.State, c.Shutdown, cur.Time.Sub(c.StateSince).Round(time.Second))
-		}
-		if standing(c, cur.Time) && (o == nil || !standing(o, prev.Time)) {
-			add(finding(Event{Kind: EventExpert, Conn: c.Key}, expert.TxUnconfirmed), "%s %s -> %s: %d B sent, unread by the peer for %s",
-				c.Key, endpoint(c.Src), endpoint(c.Dst), c.Cursors.TxUnconfirmed, cur.Time.Sub(c.Cursors.UnconfirmedSince).Round(time.Second))
-		}
+	if stuck(c, curTime) && (o == nil || !stuck(o, prevTime)) {
+		add(finding(Event{Kind: EventExpert, Conn: c.Key}, expert.CloseStuck), "%s %s -> %s in %s (shutdown %s) for %s",
+			c.Key, endpoint(c.Src), endpoint(c.Dst), c.State, c.Shutdown, curTime.Sub(c.StateSince).Round(time.Second))
+	}
+	if standing(c, curTime) && (o == nil || !standing(o, prevTime)) {
+		add(finding(Event{Kind: EventExpert, Conn: c.Key}, expert.TxUnconfirmed), "%s %s -> %s: %d B sent, unread by the peer for %s",
+			c.Key, endpoint(c.Src), endpoint(c.Dst), c.Cursors.TxUnconfirmed, curTime.Sub(c.Cursors.UnconfirmedSince).Round(time.Second))
 	}
 }
 
