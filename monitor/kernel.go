@@ -267,12 +267,13 @@ func reasonIn(code uint32, anck bool) Reason {
 // ones report AF_INET or AF_INET6).
 const afSMC = 43
 
-// kernelConns builds the rows of a dump's sockets. What rows point to
+// kernelConns builds the rows of a dump's sockets, joined to their link
+// groups by links (joinConns). What rows point to
 // (cursors, UIDs, DMB tokens) comes from one block each, and their keys
 // are cut from one string: at 100,000 sockets a few small allocations a
 // socket were a tenth of the refresh, and as much again in the garbage
 // collector's work.
-func kernelConns(socks []smcnl.Socket) []ConnRow {
+func kernelConns(socks []smcnl.Socket, links *linkIndex) []ConnRow {
 	rows := make([]ConnRow, len(socks))
 	var nConn, nDMB int
 	for i := range socks {
@@ -291,17 +292,22 @@ func kernelConns(socks []smcnl.Socket) []ConnRow {
 		lgrd:    map[uint32]string{},
 		gids:    map[[2]uint64]string{},
 	}
-	keys := make([]byte, 0, len(socks)*len("inode:1000000000"))
-	ends := make([]int, len(socks)+1)
+	// The keys are written into one builder, whose String does not copy.
+	var keys strings.Builder
+	keys.Grow(len(socks) * len("inode:1000000000"))
+	var num [20]byte
+	ends := make([]int32, len(socks)+1)
 	for i := range socks {
 		if s := &socks[i]; s.Inode != 0 {
-			keys = strconv.AppendUint(append(keys, "inode:"...), s.Inode, 10)
+			keys.WriteString("inode:")
+			keys.Write(strconv.AppendUint(num[:0], s.Inode, 10))
 		} else {
-			keys = strconv.AppendUint(append(keys, "cookie:"...), s.Cookie, 10)
+			keys.WriteString("cookie:")
+			keys.Write(strconv.AppendUint(num[:0], s.Cookie, 10))
 		}
-		ends[i+1] = len(keys)
+		ends[i+1] = int32(keys.Len())
 	}
-	all := string(keys)
+	all := keys.String()
 	key := func(i int32) string { return all[ends[i]:ends[i+1]] }
 	// The rows are made in key order, where Refresh keeps them: sorting
 	// the rows themselves would move 600 bytes a swap.
@@ -317,6 +323,8 @@ func kernelConns(socks []smcnl.Socket) []ConnRow {
 	for i, j := range order {
 		rows[i].Key = key(j)
 		a.fill(&rows[i], &socks[j], i)
+		// Joined while the row is in the cache, not in a pass of its own.
+		links.join(&rows[i])
 	}
 	return rows
 }
@@ -536,18 +544,38 @@ func kernelLGRD(g smcnl.LinkGroupD) LinkGroupRow {
 // An ambiguous match (two groups over the same GID pair, e.g. different
 // VLANs) stays unjoined rather than guessed.
 func joinConns(conns []ConnRow, lgrs []LinkGroupRow) {
-	type linkKey struct {
-		role             Role
-		ibdev, gid, peer string
-		id, port         uint8
+	x := newLinkIndex(lgrs)
+	for i := range conns {
+		x.join(&conns[i])
 	}
-	type group struct {
-		id  LGRID
-		key string
-	}
-	// One pass over the links, one map look-up per socket: a host with
-	// 10 000 sockets and 100 link groups joins in about a millisecond.
-	groups := map[linkKey][]group{}
+}
+
+// linkIndex finds the kernel's SMC-R link groups by their links, for
+// joinConns.
+type linkIndex struct {
+	groups map[linkKey][]linkGroup
+	// Sockets of one link come in runs (the parser shares their
+	// strings, so comparing them is cheap): a run looks its key up once.
+	last   linkKey
+	found  []linkGroup
+	looked bool
+}
+
+type linkKey struct {
+	role             Role
+	ibdev, gid, peer string
+	id, port         uint8
+}
+
+type linkGroup struct {
+	id  LGRID
+	key string
+}
+
+// newLinkIndex indexes the links of lgrs: one pass over the links, one
+// map look-up per socket.
+func newLinkIndex(lgrs []LinkGroupRow) *linkIndex {
+	groups := map[linkKey][]linkGroup{}
 	for _, g := range lgrs {
 		if g.Kind != ModeSMCR || g.Source != SourceKernel {
 			continue
@@ -557,26 +585,22 @@ func joinConns(conns []ConnRow, lgrs []LinkGroupRow) {
 				continue
 			}
 			k := linkKey{g.Role, l.IBDev, l.GID, l.PeerGID, l.ID, l.IBPort}
-			groups[k] = append(groups[k], group{g.ID, g.Key})
+			groups[k] = append(groups[k], linkGroup{g.ID, g.Key})
 		}
 	}
-	// Sockets of one link come in runs (the parser shares their
-	// strings, so comparing them is cheap): a run looks its key up once.
-	var (
-		last   linkKey
-		found  []group
-		looked bool
-	)
-	for i := range conns {
-		c := &conns[i]
-		if c.Mode != ModeSMCR || c.IBDev == "" || c.LGRKey != "" {
-			continue
-		}
-		if k := (linkKey{c.Role, c.IBDev, c.GID, c.PeerGID, c.LinkID, c.IBPort}); !looked || k != last {
-			last, found, looked = k, groups[k], true
-		}
-		if len(found) == 1 {
-			c.LGRID, c.LGRKey = found[0].id, found[0].key
-		}
+	return &linkIndex{groups: groups}
+}
+
+// join fills c's link group when c is an SMC-R socket not yet joined
+// whose link one group alone has.
+func (x *linkIndex) join(c *ConnRow) {
+	if c.Mode != ModeSMCR || c.IBDev == "" || c.LGRKey != "" {
+		return
+	}
+	if k := (linkKey{c.Role, c.IBDev, c.GID, c.PeerGID, c.LinkID, c.IBPort}); !x.looked || k != x.last {
+		x.last, x.found, x.looked = k, x.groups[k], true
+	}
+	if len(x.found) == 1 {
+		c.LGRID, c.LGRKey = x.found[0].id, x.found[0].key
 	}
 }

@@ -117,9 +117,11 @@ func (m *Monitor) Refresh() Snapshot {
 	var smcDevs []smcnl.Device
 	smcrErr := errors.New("the kernel was not read")
 	smcd := smcdDevices{err: smcrErr}
+	kernelRows := 0 // the kernel's rows come first, joined already
 	if k := m.o.Kernel; k != nil {
 		s.Origin = "kernel"
 		smcDevs, smcrErr = m.kernel(&s, k)
+		kernelRows = len(s.Conns)
 		smcd.devs, smcd.err = k.DevicesD()
 	} else {
 		why := "not read"
@@ -171,7 +173,7 @@ func (m *Monitor) Refresh() Snapshot {
 	}
 	listenerFamilies(s.Conns, listeners)
 	m.keepLost(&s)
-	joinConns(s.Conns, s.LinkGroups)
+	joinConns(s.Conns[kernelRows:], s.LinkGroups)
 	sortConns(s.Conns)
 	var match connMatch
 	if m.prev != nil {
@@ -648,7 +650,6 @@ func (m *Monitor) kernel(s *Snapshot, k Kernel) ([]smcnl.Device, error) {
 	}
 	socks, err := k.Sockets()
 	src(SourceSockDiag, err, fmt.Sprintf("%d SMC sockets", len(socks)))
-	s.Conns = kernelConns(socks)
 	var names map[uint32]string
 	if m.o.SysfsRoot != "" {
 		names = readIfIndexes(m.o.SysfsRoot)
@@ -672,6 +673,9 @@ func (m *Monitor) kernel(s *Snapshot, k Kernel) ([]smcnl.Device, error) {
 			s.LinkGroups = append(s.LinkGroups, kernelLGRD(g))
 		}
 	}
+	// The rows are made once the link groups are known, to be joined to
+	// them as they are made (Refresh joins the wire's rows).
+	s.Conns = kernelConns(socks, newLinkIndex(s.LinkGroups))
 	devs, devErr := k.DevicesR()
 	if st, err := k.Stats(); err == nil {
 		ks := &KernelStats{
