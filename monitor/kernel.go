@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -21,6 +22,9 @@ import (
 // live implementation is DialKernel; tests and replays use ReplayKernel
 // over recordings made in the lab.
 type Kernel interface {
+	// Sockets dumps the SMC sockets. The slice and what its sockets
+	// point to may be reused by the next call: a refresh is done with
+	// them once it has made its rows.
 	Sockets() ([]smcnl.Socket, error)
 	LinkGroupsR() ([]smcnl.LinkGroupR, error)
 	LinkGroupsD() ([]smcnl.LinkGroupD, error)
@@ -49,6 +53,9 @@ type netlinkKernel struct {
 	genlErr error
 	diagErr error
 	pnetErr error
+	// socks and parser are the last dump's, reused by the next one.
+	socks  []smcnl.Socket
+	parser *smcnl.SocketParser
 }
 
 func (k *netlinkKernel) DevicesD() ([]smcnl.Device, error) {
@@ -132,7 +139,15 @@ func (k *netlinkKernel) Sockets() ([]smcnl.Socket, error) {
 	if k.diag == nil {
 		return nil, k.diagErr
 	}
-	return k.diag.Sockets()
+	if k.parser == nil {
+		k.parser = smcnl.NewSocketParser(math.MaxInt)
+	}
+	k.parser.Reuse()
+	socks, err := k.diag.AppendSockets(k.socks[:0], k.parser)
+	if err == nil {
+		k.socks = socks
+	}
+	return socks, err
 }
 
 func (k *netlinkKernel) Close() error {

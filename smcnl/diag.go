@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/netip"
 	"os"
+	"slices"
 	"syscall"
 
 	"github.com/mdlayher/netlink"
@@ -197,18 +198,18 @@ func ParseSocket(b []byte) (Socket, error) {
 	return p.Parse(b)
 }
 
-// SocketParser decodes the replies of one sock_diag dump. The ConnInfo,
+// SocketParser decodes the replies of sock_diag dumps. The ConnInfo,
 // LGRInfo and DMBInfo of its sockets come from blocks it allocates for
 // many sockets at once, and the strings sockets repeat (device names,
 // GIDs) are shared: a refresh of 100,000 sockets spent half its time in
 // allocations of a few bytes each. A socket's details keep their block
-// alive. The zero value parses without sharing strings; a SocketParser is
-// not safe for concurrent use.
+// alive; Reuse hands the blocks out again. The zero value parses without
+// sharing strings; a SocketParser is not safe for concurrent use.
 type SocketParser struct {
 	block int // sockets a block holds
-	conns []ConnInfo
-	lgrs  []LGRInfo
-	dmbs  []DMBInfo
+	conns slab[ConnInfo]
+	lgrs  slab[LGRInfo]
+	dmbs  slab[DMBInfo]
 	strs  map[string]string // nil: strings are not shared
 	// last holds the strings of the last LGRInfo: the sockets of a host
 	// are mostly on one link, and comparing is cheaper than hashing.
@@ -218,19 +219,55 @@ type SocketParser struct {
 // maxBlock bounds a block: a dump of listeners needs no ConnInfo at all.
 const maxBlock = 1024
 
-// NewSocketParser returns a parser for a dump of about n sockets.
+// maxShared bounds the strings a parser keeps across dumps: a host's
+// devices and GIDs are few, but over weeks of dumps they change.
+const maxShared = 4 * maxBlock
+
+// NewSocketParser returns a parser for dumps of about n sockets.
 func NewSocketParser(n int) *SocketParser {
 	return &SocketParser{block: min(max(n, 1), maxBlock), strs: map[string]string{}}
 }
 
-// take returns a zeroed element of blk, starting a block of n when it is full.
-func take[T any](blk *[]T, n int) *T {
-	if len(*blk) == cap(*blk) {
-		*blk = make([]T, 0, max(n, 1))
+// Reuse lets p hand out the storage of the sockets it parsed before
+// again: their ConnInfo, LGRInfo and DMBInfo change under them. A caller
+// done with a dump's sockets (a refresh that has made its rows from
+// them) parses the next dump without allocating or zeroing new blocks.
+func (p *SocketParser) Reuse() {
+	p.conns.reuse()
+	p.lgrs.reuse()
+	p.dmbs.reuse()
+	if len(p.strs) > maxShared {
+		clear(p.strs)
+		p.last = [3]string{}
 	}
+}
+
+// slab hands out elements of blocks it allocates for many at once.
+type slab[T any] struct {
+	blocks [][]T // filled, the one being filled (cur), then empty ones
+	cur    int
+}
+
+// take returns a zeroed element, starting a block of n when all are full.
+func (s *slab[T]) take(n int) *T {
+	for s.cur < len(s.blocks) && len(s.blocks[s.cur]) == cap(s.blocks[s.cur]) {
+		s.cur++
+	}
+	if s.cur == len(s.blocks) {
+		s.blocks = append(s.blocks, make([]T, 0, max(n, 1)))
+	}
+	b := &s.blocks[s.cur]
 	var zero T
-	*blk = append(*blk, zero)
-	return &(*blk)[len(*blk)-1]
+	*b = append(*b, zero)
+	return &(*b)[len(*b)-1]
+}
+
+// reuse empties the blocks, to be handed out again.
+func (s *slab[T]) reuse() {
+	for i := range s.blocks {
+		s.blocks[i] = s.blocks[i][:0]
+	}
+	s.cur = 0
 }
 
 // errInvalidAttribute is package netlink's error for an attribute whose
@@ -323,19 +360,19 @@ func (p *SocketParser) attr(s *Socket, typ uint16, v []byte) error {
 		if len(v) < smcDiagConnInfoLen {
 			return fmt.Errorf("SMC_DIAG_CONNINFO: need %d bytes, have %d", smcDiagConnInfoLen, len(v))
 		}
-		s.Conn = take(&p.conns, p.block)
+		s.Conn = p.conns.take(p.block)
 		parseConnInfo(s.Conn, v)
 	case diagLGRInfo:
 		if len(v) < smcDiagLGRInfoLen {
 			return fmt.Errorf("SMC_DIAG_LGRINFO: need %d bytes, have %d", smcDiagLGRInfoLen, len(v))
 		}
-		s.LGR = take(&p.lgrs, p.block)
+		s.LGR = p.lgrs.take(p.block)
 		p.parseLGRInfo(s.LGR, v)
 	case diagDMBInfo:
 		if len(v) < smcDiagDMBInfoOldLen {
 			return fmt.Errorf("SMC_DIAG_DMBINFO: need %d bytes, have %d", smcDiagDMBInfoOldLen, len(v))
 		}
-		s.DMB = take(&p.dmbs, p.block)
+		s.DMB = p.dmbs.take(p.block)
 		parseDMBInfo(s.DMB, v)
 	}
 	return nil
@@ -496,7 +533,13 @@ func diagRequest() []byte {
 // Sockets dumps every SMC socket of the network namespace, with connection,
 // SMC-R link and SMC-D buffer details. Without the smc_diag module the
 // error matches ErrNotSupported.
-func (d *DiagConn) Sockets() ([]Socket, error) {
+func (d *DiagConn) Sockets() ([]Socket, error) { return d.AppendSockets(nil, nil) }
+
+// AppendSockets is Sockets appending the sockets to dst and parsing them
+// with p (nil: a parser of its own). A poller passes the slice and the
+// parser of its last dump, done with (dst[:0], after p.Reuse): a dump of
+// many sockets then allocates little beyond what netlink receives.
+func (d *DiagConn) AppendSockets(dst []Socket, p *SocketParser) ([]Socket, error) {
 	req := netlink.Message{
 		Header: netlink.Header{Type: sockDiagByFamily, Flags: netlink.Request | netlink.Dump},
 		Data:   diagRequest(),
@@ -508,8 +551,13 @@ func (d *DiagConn) Sockets() ([]Socket, error) {
 	if d.rec != nil {
 		d.rec(msgs)
 	}
-	out := make([]Socket, 0, len(msgs))
-	p := NewSocketParser(len(msgs))
+	out := slices.Grow(dst, len(msgs))
+	if out == nil {
+		out = []Socket{} // an empty dump is an empty list, as it always was
+	}
+	if p == nil {
+		p = NewSocketParser(len(msgs))
+	}
 	for i, m := range msgs {
 		if m.Header.Type != sockDiagByFamily {
 			continue

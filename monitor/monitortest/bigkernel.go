@@ -6,6 +6,7 @@ package monitortest
 import (
 	"encoding/binary"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/smcscope/smcscope/internal/testutil"
@@ -20,6 +21,10 @@ type bigKernel struct {
 	monitor.Kernel
 	msgs [][]byte
 	lgrs []smcnl.LinkGroupR
+	// socks and parser are the last dump's, reused by the next one as
+	// the live kernel (monitor.DialKernel) reuses its own.
+	socks  []smcnl.Socket
+	parser *smcnl.SocketParser
 }
 
 // BigKernel returns a kernel of n SMC sockets and g link groups.
@@ -55,16 +60,20 @@ func BigKernel(tb testing.TB, n, g int) monitor.Kernel {
 }
 
 func (k *bigKernel) Sockets() ([]smcnl.Socket, error) {
-	// As smcnl.DiagConn.Sockets parses a dump.
-	out := make([]smcnl.Socket, 0, len(k.msgs))
-	p := smcnl.NewSocketParser(len(k.msgs))
+	// As smcnl.DiagConn.AppendSockets parses a dump.
+	if k.parser == nil {
+		k.parser = smcnl.NewSocketParser(len(k.msgs))
+	}
+	k.parser.Reuse()
+	out := slices.Grow(k.socks[:0], len(k.msgs))
 	for _, m := range k.msgs {
-		s, err := p.Parse(m)
+		s, err := k.parser.Parse(m)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, s)
 	}
+	k.socks = out
 	return out, nil
 }
 
