@@ -448,25 +448,25 @@ func (a *rowBlocks) fill(r *ConnRow, s *smcnl.Socket, i int) {
 	}
 }
 
-// kernelCursors turns struct smc_diag_conninfo into the row's cursors
-// and the lags between them. A lag the cursors cannot give (a cursor
-// behind the one it is measured from, which the kernel never reports
-// for a live connection) is 0.
+// kernelCursors writes into cs, which is zero, struct smc_diag_conninfo
+// as the row's cursors and the lags between them. A lag the cursors
+// cannot give (a cursor behind the one it is measured from, which the
+// kernel never reports for a live connection) is 0.
 func kernelCursors(cs *Cursors, c *smcnl.ConnInfo) {
 	cur := func(x smcnl.Cursor) Cursor { return Cursor{Wrap: x.Wrap, Count: x.Count} }
 	lag := func(to, from smcnl.Cursor, size uint32) uint64 {
 		n, _ := track.Cursor{Wrap: to.Wrap, Count: to.Count}.Sub(track.Cursor{Wrap: from.Wrap, Count: from.Count}, size)
 		return n
 	}
-	*cs = Cursors{
-		RxProd: cur(c.RxProd), RxCons: cur(c.RxCons), TxProd: cur(c.TxProd), TxCons: cur(c.TxCons),
-		TxPrep: cur(c.TxPrep), TxSent: cur(c.TxSent), TxFin: cur(c.TxFin),
-		RxFlags:       CDCFlags{Prod: decode.CDCProdFlags(c.RxProdFlags), Conn: decode.CDCConnFlags(c.RxConnStateFlags)},
-		TxFlags:       CDCFlags{Prod: decode.CDCProdFlags(c.TxProdFlags), Conn: decode.CDCConnFlags(c.TxConnStateFlags)},
-		RxUnread:      lag(c.RxProd, c.TxCons, c.RMBESize),
-		TxUnconfirmed: lag(c.TxProd, c.RxCons, c.PeerRMBESize),
-		TxUnsent:      lag(c.TxPrep, c.TxSent, c.SndBufSize),
-	}
+	// Field by field into the zeroed cs: assigning a whole Cursors (it
+	// holds a time) is a copy under the collector's write barrier.
+	cs.RxProd, cs.RxCons, cs.TxProd, cs.TxCons = cur(c.RxProd), cur(c.RxCons), cur(c.TxProd), cur(c.TxCons)
+	cs.TxPrep, cs.TxSent, cs.TxFin = cur(c.TxPrep), cur(c.TxSent), cur(c.TxFin)
+	cs.RxFlags = CDCFlags{Prod: decode.CDCProdFlags(c.RxProdFlags), Conn: decode.CDCConnFlags(c.RxConnStateFlags)}
+	cs.TxFlags = CDCFlags{Prod: decode.CDCProdFlags(c.TxProdFlags), Conn: decode.CDCConnFlags(c.TxConnStateFlags)}
+	cs.RxUnread = lag(c.RxProd, c.TxCons, c.RMBESize)
+	cs.TxUnconfirmed = lag(c.TxProd, c.RxCons, c.PeerRMBESize)
+	cs.TxUnsent = lag(c.TxPrep, c.TxSent, c.SndBufSize)
 }
 
 func role(r smcnl.Role) Role {
