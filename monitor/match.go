@@ -7,27 +7,28 @@ import (
 
 // connMatch pairs each row of a snapshot with the row of the previous
 // snapshot that has its Key: the index into the previous rows, -1 for
-// none. Where keys repeat, the last row of the key is the one.
+// none. Where keys repeat, the last row of the key is the one. Refresh
+// pairs the rows once (carry), for the carry-overs, rates and events.
 type connMatch []int32
 
-// matchConns pairs cur with prev once a refresh, for the carry-overs,
-// rates and event differences that all need it. Both must be sorted by
-// key (sortConns; Refresh keeps every snapshot's rows so): a merge pairs
-// 100,000 rows without hashing a key.
-func matchConns(prev, cur []ConnRow) connMatch {
-	match := make(connMatch, len(cur))
-	j := 0
-	for i := range cur {
-		k := cur[i].Key
-		for j < len(prev) && prev[j].Key < k {
-			j++
-		}
-		match[i] = -1
-		for e := j; e < len(prev) && prev[e].Key == k; e++ {
-			match[i] = int32(e)
-		}
+// keyMerge pairs rows in key order with prev, which is in key order, a
+// row at a time: Refresh pairs them in a pass it makes anyway (carry).
+type keyMerge struct {
+	prev []ConnRow
+	j    int
+}
+
+// next returns the index of the last row of prev with key k, -1 for
+// none; k must not be below the last key asked.
+func (mg *keyMerge) next(k string) int32 {
+	for mg.j < len(mg.prev) && mg.prev[mg.j].Key < k {
+		mg.j++
 	}
-	return match
+	found := int32(-1)
+	for e := mg.j; e < len(mg.prev) && mg.prev[e].Key == k; e++ {
+		found = int32(e)
+	}
+	return found
 }
 
 // prevOf returns the previous row paired with cur[i], nil for none.

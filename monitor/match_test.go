@@ -59,3 +59,13 @@ func TestMatchConns(t *testing.T) {
 		}
 	}
 }
+
+// matchConns pairs cur with prev, both sorted by key, as carry does.
+func matchConns(prev, cur []ConnRow) connMatch {
+	match := make(connMatch, len(cur))
+	mg := keyMerge{prev: prev}
+	for i := range cur {
+		match[i] = mg.next(cur[i].Key)
+	}
+	return match
+}

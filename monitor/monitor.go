@@ -175,11 +175,7 @@ func (m *Monitor) Refresh() Snapshot {
 	m.keepLost(&s)
 	joinConns(s.Conns[kernelRows:], s.LinkGroups)
 	sortConns(s.Conns)
-	var match connMatch
-	if m.prev != nil {
-		match = matchConns(m.prev.Conns, s.Conns)
-	}
-	m.carry(&s, match)
+	match := m.carry(&s)
 	s.Host = m.host(&s)
 	m.rates(&s)
 	s.Overview = overview(&s)
@@ -233,13 +229,17 @@ func (m *Monitor) Refresh() Snapshot {
 // one pass over the rows (at 100,000 rows each pass costs): when a kernel
 // socket entered its state and when its unconfirmed send data began to
 // stand still (ConnRow.StateSince, Cursors.UnconfirmedSince), and the
-// per-second rates of its cursors. match pairs s's rows with the
-// previous refresh's.
-func (m *Monitor) carry(s *Snapshot, match connMatch) {
+// per-second rates of its cursors. s's rows must be sorted by key; the
+// pairs of its rows with the previous refresh's are returned, for the
+// events (nil on the first refresh).
+func (m *Monitor) carry(s *Snapshot) connMatch {
 	var prev []ConnRow
+	var match connMatch
 	if m.prev != nil {
 		prev = m.prev.Conns
+		match = make(connMatch, len(s.Conns))
 	}
+	mg := keyMerge{prev: prev}
 	rates := m.prev != nil && s.Interval > 0
 	var perWire func(cur, old uint64) float64
 	if rates {
@@ -248,7 +248,11 @@ func (m *Monitor) carry(s *Snapshot, match connMatch) {
 	per := perOver(s.Interval.Seconds())
 	for i := range s.Conns {
 		c := &s.Conns[i]
-		p := match.prevOf(prev, i)
+		var p *ConnRow
+		if match != nil {
+			match[i] = mg.next(c.Key)
+			p = match.prevOf(prev, i)
+		}
 		if c.Source == SourceKernel {
 			since(c, p, s.Time)
 		}
@@ -261,6 +265,7 @@ func (m *Monitor) carry(s *Snapshot, match connMatch) {
 			c.TxRate = rate(c.TxBytes, p.TxBytes)
 		}
 	}
+	return match
 }
 
 // since carries over when the kernel row c, p in the previous refresh,
