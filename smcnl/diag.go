@@ -200,9 +200,10 @@ func ParseSocket(b []byte) (Socket, error) {
 
 // SocketParser decodes the replies of sock_diag dumps. The ConnInfo,
 // LGRInfo and DMBInfo of its sockets come from blocks it allocates for
-// many sockets at once, and the strings sockets repeat (device names,
-// GIDs) are shared: a refresh of 100,000 sockets spent half its time in
-// allocations of a few bytes each. A socket's details keep their block
+// many sockets at once, the sockets of one link share their LGRInfo
+// (read it, do not change it), and the strings sockets repeat (device
+// names, GIDs) are shared: a refresh of 100,000 sockets spent half its
+// time in allocations of a few bytes each. A socket's details keep their block
 // alive; Reuse hands the blocks out again. The zero value parses without
 // sharing strings; a SocketParser is not safe for concurrent use.
 type SocketParser struct {
@@ -214,6 +215,9 @@ type SocketParser struct {
 	// last holds the strings of the last LGRInfo: the sockets of a host
 	// are mostly on one link, and comparing is cheaper than hashing.
 	last [3]string
+	// links holds the LGRInfo of each link seen in the dump, by its
+	// bytes: the sockets of one link share it.
+	links map[[smcDiagLGRInfoLen]byte]*LGRInfo
 }
 
 // maxBlock bounds a block: a dump of listeners needs no ConnInfo at all.
@@ -225,7 +229,8 @@ const maxShared = 4 * maxBlock
 
 // NewSocketParser returns a parser for dumps of about n sockets.
 func NewSocketParser(n int) *SocketParser {
-	return &SocketParser{block: min(max(n, 1), maxBlock), strs: map[string]string{}}
+	return &SocketParser{block: min(max(n, 1), maxBlock), strs: map[string]string{},
+		links: map[[smcDiagLGRInfoLen]byte]*LGRInfo{}}
 }
 
 // Reuse lets p hand out the storage of the sockets it parsed before
@@ -236,6 +241,7 @@ func (p *SocketParser) Reuse() {
 	p.conns.reuse()
 	p.lgrs.reuse()
 	p.dmbs.reuse()
+	clear(p.links)
 	if len(p.strs) > maxShared {
 		clear(p.strs)
 		p.last = [3]string{}
@@ -366,8 +372,7 @@ func (p *SocketParser) attr(s *Socket, typ uint16, v []byte) error {
 		if len(v) < smcDiagLGRInfoLen {
 			return fmt.Errorf("SMC_DIAG_LGRINFO: need %d bytes, have %d", smcDiagLGRInfoLen, len(v))
 		}
-		s.LGR = p.lgrs.take(p.block)
-		p.parseLGRInfo(s.LGR, v)
+		s.LGR = p.lgrInfo(v)
 	case diagDMBInfo:
 		if len(v) < smcDiagDMBInfoOldLen {
 			return fmt.Errorf("SMC_DIAG_DMBINFO: need %d bytes, have %d", smcDiagDMBInfoOldLen, len(v))
@@ -430,6 +435,25 @@ func parseConnInfo(c *ConnInfo, p []byte) {
 		TxSent:           cursorAt(p[60:68]),
 		TxFin:            cursorAt(p[68:76]),
 	}
+}
+
+// lgrInfo returns the LGRInfo of a SMC_DIAG_LGRINFO payload of at least
+// smcDiagLGRInfoLen bytes: the one of the dump's earlier socket on the
+// link, when there was one.
+func (p *SocketParser) lgrInfo(v []byte) *LGRInfo {
+	if p.links == nil {
+		l := p.lgrs.take(p.block)
+		p.parseLGRInfo(l, v)
+		return l
+	}
+	k := [smcDiagLGRInfoLen]byte(v)
+	l, ok := p.links[k]
+	if !ok {
+		l = p.lgrs.take(p.block)
+		p.parseLGRInfo(l, v)
+		p.links[k] = l
+	}
+	return l
 }
 
 // parseLGRInfo fills l from a SMC_DIAG_LGRINFO payload of at least
