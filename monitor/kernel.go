@@ -339,7 +339,7 @@ func kernelConns(socks []smcnl.Socket, links *linkIndex) []ConnRow {
 		rows[i].Key = key(j)
 		a.fill(&rows[i], &socks[j], i)
 		// Joined while the row is in the cache, not in a pass of its own.
-		links.join(&rows[i])
+		links.joinLink(&rows[i], socks[j].LGR)
 	}
 	return rows
 }
@@ -574,6 +574,9 @@ type linkIndex struct {
 	last   linkKey
 	found  []linkGroup
 	looked bool
+	// byLink holds the groups found for a kernel socket's link, by the
+	// LGRInfo the parser gives all sockets of the link.
+	byLink map[*smcnl.LGRInfo][]linkGroup
 }
 
 type linkKey struct {
@@ -603,7 +606,7 @@ func newLinkIndex(lgrs []LinkGroupRow) *linkIndex {
 			groups[k] = append(groups[k], linkGroup{g.ID, g.Key})
 		}
 	}
-	return &linkIndex{groups: groups}
+	return &linkIndex{groups: groups, byLink: map[*smcnl.LGRInfo][]linkGroup{}}
 }
 
 // join fills c's link group when c is an SMC-R socket not yet joined
@@ -615,7 +618,26 @@ func (x *linkIndex) join(c *ConnRow) {
 	if k := (linkKey{c.Role, c.IBDev, c.GID, c.PeerGID, c.LinkID, c.IBPort}); !x.looked || k != x.last {
 		x.last, x.found, x.looked = k, x.groups[k], true
 	}
-	if len(x.found) == 1 {
-		c.LGRID, c.LGRKey = x.found[0].id, x.found[0].key
+	joinTo(c, x.found)
+}
+
+// joinLink is join for the row c of a kernel socket on the link l (the
+// row's link fields are l's): the sockets of a link are looked up once.
+func (x *linkIndex) joinLink(c *ConnRow, l *smcnl.LGRInfo) {
+	if l == nil || c.Mode != ModeSMCR || c.IBDev == "" || c.LGRKey != "" {
+		return
+	}
+	found, ok := x.byLink[l]
+	if !ok {
+		found = x.groups[linkKey{c.Role, c.IBDev, c.GID, c.PeerGID, c.LinkID, c.IBPort}]
+		x.byLink[l] = found
+	}
+	joinTo(c, found)
+}
+
+// joinTo joins c to the group found for its link, when one alone was.
+func joinTo(c *ConnRow, found []linkGroup) {
+	if len(found) == 1 {
+		c.LGRID, c.LGRKey = found[0].id, found[0].key
 	}
 }
