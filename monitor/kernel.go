@@ -1,6 +1,7 @@
 package monitor
 
 import (
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -324,17 +325,7 @@ func kernelConns(socks []smcnl.Socket, links *linkIndex) []ConnRow {
 	}
 	all := keys.String()
 	key := func(i int32) string { return all[ends[i]:ends[i+1]] }
-	// The rows are made in key order, where Refresh keeps them: sorting
-	// the rows themselves would move 600 bytes a swap.
-	order := make([]int32, len(socks))
-	sorted := true
-	for i := range order {
-		order[i] = int32(i)
-		sorted = sorted && (i == 0 || key(int32(i-1)) <= key(int32(i)))
-	}
-	if !sorted {
-		slices.SortStableFunc(order, func(x, y int32) int { return strings.Compare(key(x), key(y)) })
-	}
+	order := keyOrder(len(socks), key)
 	for i, j := range order {
 		rows[i].Key = key(j)
 		a.fill(&rows[i], &socks[j], i)
@@ -342,6 +333,50 @@ func kernelConns(socks []smcnl.Socket, links *linkIndex) []ConnRow {
 		links.joinLink(&rows[i], socks[j].LGR)
 	}
 	return rows
+}
+
+// keyOrder returns the indexes of n keys in key order, keys of one value
+// in index order: the rows are made in the order Refresh keeps them in,
+// since sorting the rows themselves would move 600 bytes a swap. A kernel
+// dumps its sockets in hash order, and a stable sort comparing the key
+// strings took 40 ms at 100,000 sockets: the keys' first 16 bytes,
+// packed into two integers, decide nearly every comparison.
+func keyOrder(n int, key func(int32) string) []int32 {
+	type sortKey struct {
+		hi, lo uint64
+		i      int32
+	}
+	pack := func(s string) (hi, lo uint64) {
+		var b [16]byte
+		copy(b[:], s) // bytes past the end are 0: a shorter key sorts first
+		return binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:])
+	}
+	ks := make([]sortKey, n)
+	sorted := true
+	for i := range ks {
+		hi, lo := pack(key(int32(i)))
+		ks[i] = sortKey{hi, lo, int32(i)}
+		sorted = sorted && (i == 0 || key(int32(i-1)) <= key(int32(i)))
+	}
+	order := make([]int32, n)
+	if !sorted {
+		slices.SortFunc(ks, func(a, b sortKey) int {
+			if c := cmp.Compare(a.hi, b.hi); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(a.lo, b.lo); c != 0 {
+				return c
+			}
+			if c := strings.Compare(key(a.i), key(b.i)); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.i, b.i)
+		})
+	}
+	for i := range ks {
+		order[i] = ks[i].i
+	}
+	return order
 }
 
 // rowBlocks is what kernelConns shares among a dump's rows: the blocks

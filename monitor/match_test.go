@@ -69,3 +69,39 @@ func matchConns(prev, cur []ConnRow) connMatch {
 	}
 	return match
 }
+
+// TestKeyOrder: ordering keys by their packed first bytes gives the order
+// a stable sort of the key strings gives, keys longer than 16 bytes and
+// repeated keys included.
+func TestKeyOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{0, 1, 2, 50, 2000} {
+		keys := make([]string, n)
+		for i := range keys {
+			switch r.IntN(3) {
+			case 0:
+				keys[i] = fmt.Sprintf("inode:%d", r.IntN(n+1))
+			case 1:
+				keys[i] = fmt.Sprintf("cookie:%d", r.Uint64()>>r.IntN(64))
+			default:
+				keys[i] = fmt.Sprintf("cookie:1844674407370955%d", r.IntN(10))
+			}
+		}
+		want := make([]int32, n)
+		for i := range want {
+			want[i] = int32(i)
+		}
+		sort.SliceStable(want, func(i, j int) bool { return keys[want[i]] < keys[want[j]] })
+		got := keyOrder(n, func(i int32) string { return keys[i] })
+		if !slices.Equal(got, want) {
+			t.Fatalf("n %d: order %v, want %v", n, got, want)
+		}
+		slices.Sort(keys) // in order already: no sort
+		got = keyOrder(n, func(i int32) string { return keys[i] })
+		for i := range got {
+			if got[i] != int32(i) {
+				t.Fatalf("n %d, sorted keys: order %v", n, got)
+			}
+		}
+	}
+}
