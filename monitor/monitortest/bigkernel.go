@@ -16,8 +16,8 @@ import (
 
 // bigKernel serves n sockets and g link groups built from the lab's real
 // replies (multilink-client-before): every call parses n recorded
-// smc_diag messages with their own inodes and ports, in no inode order,
-// as a dump would.
+// smc_diag messages with their own inodes and ports, newest first, as a
+// dump would.
 type bigKernel struct {
 	monitor.Kernel
 	msgs [][]byte
@@ -43,10 +43,10 @@ func BigKernel(tb testing.TB, n, g int) monitor.Kernel {
 	k := &bigKernel{Kernel: base}
 	for i := 0; i < n; i++ {
 		m := append([]byte(nil), msgs[i%len(msgs)].Data...)
-		// A kernel dumps its sockets in hash order, not by inode: the
-		// inodes are a permutation of n (7919 is a prime not dividing it,
-		// for the n the benchmarks use).
-		binary.NativeEndian.PutUint64(m[56:64], uint64(100000+(i*7919)%n)) // inode
+		// A kernel dumps its sockets newest first, not by key: smc_diag
+		// walks smc_hash's list, to whose head smc_hash_sk adds each
+		// socket, and inodes grow with time.
+		binary.NativeEndian.PutUint64(m[56:64], uint64(100000+n-1-i)) // inode
 		binary.BigEndian.PutUint16(m[4:6], uint16(20000+i%40000)) // source port
 		k.msgs = append(k.msgs, m)
 	}
