@@ -47,7 +47,7 @@ func BigKernel(tb testing.TB, n, g int) monitor.Kernel {
 		// walks smc_hash's list, to whose head smc_hash_sk adds each
 		// socket, and inodes grow with time.
 		binary.NativeEndian.PutUint64(m[56:64], uint64(100000+n-1-i)) // inode
-		binary.BigEndian.PutUint16(m[4:6], uint16(20000+i%40000)) // source port
+		binary.BigEndian.PutUint16(m[4:6], uint16(20000+i%40000))     // source port
 		k.msgs = append(k.msgs, m)
 	}
 	real, err := base.LinkGroupsR()
