@@ -175,10 +175,10 @@ func (m *Monitor) Refresh() Snapshot {
 	m.keepLost(&s)
 	joinConns(s.Conns[kernelRows:], s.LinkGroups)
 	sortConns(s.Conns)
-	match := m.carry(&s)
-	s.Host = m.host(&s)
+	match, tally := m.carry(&s)
+	s.Host = m.host(&s, tally.addrs)
 	m.rates(&s)
-	s.Overview = overview(&s)
+	s.Overview = overview(&s, tally)
 	if t := m.o.Tracer; t != nil {
 		if t.Msgs {
 			m.throughput(&s, t.DrainMsgs())
@@ -231,8 +231,10 @@ func (m *Monitor) Refresh() Snapshot {
 // stand still (ConnRow.StateSince, Cursors.UnconfirmedSince), and the
 // per-second rates of its cursors. s's rows must be sorted by key; the
 // pairs of its rows with the previous refresh's are returned, for the
-// events (nil on the first refresh).
-func (m *Monitor) carry(s *Snapshot) connMatch {
+// events (nil on the first refresh), and the rows' tally, for the
+// overview and the host.
+func (m *Monitor) carry(s *Snapshot) (connMatch, *rowTally) {
+	tally := &rowTally{listed: map[string]int{}}
 	var prev []ConnRow
 	var match connMatch
 	if m.prev != nil {
@@ -248,6 +250,7 @@ func (m *Monitor) carry(s *Snapshot) connMatch {
 	per := perOver(s.Interval.Seconds())
 	for i := range s.Conns {
 		c := &s.Conns[i]
+		tally.add(c)
 		var p *ConnRow
 		if match != nil {
 			match[i] = mg.next(c.Key)
@@ -265,7 +268,82 @@ func (m *Monitor) carry(s *Snapshot) connMatch {
 			c.TxRate = rate(c.TxBytes, p.TxBytes)
 		}
 	}
-	return match
+	tally.flush()
+	return match, tally
+}
+
+// rowTally is what the overview and the host need of the rows, taken in
+// carry's pass: a pass of their own over 100,000 rows cost each a few
+// milliseconds of memory traffic.
+type rowTally struct {
+	conns Overview // the rows' counts: Conns, Listening, SMCR, ...
+	// listed counts the kernel's rows on each link group, by key.
+	listed  map[string]int
+	lgrKey  string // the run of rows on one group being counted
+	lgrRows int
+	// addrs are the kernel rows' source addresses, each once.
+	addrs    []netip.Addr
+	seenAddr map[netip.Addr]bool
+}
+
+// add counts the row c.
+func (t *rowTally) add(c *ConnRow) {
+	o := &t.conns
+	switch {
+	case c.State == StateClosed && c.Source == SourceWire:
+		o.Ended++
+	case c.Mode == ModeListen:
+		o.Listening++
+	default:
+		switch c.Mode {
+		case ModeSMCR:
+			o.SMCR++
+		case ModeSMCD:
+			o.SMCD++
+		case ModeFallback:
+			o.Fallback++
+		case ModeFailed:
+			o.Failed++
+		default:
+			o.Pending++
+		}
+		o.Conns++
+	}
+	if c.Source != SourceKernel {
+		return
+	}
+	if c.LGRKey != "" {
+		// Rows of one group come in runs often enough: a run is one
+		// map update.
+		if c.LGRKey != t.lgrKey {
+			t.flush()
+			t.lgrKey = c.LGRKey
+		}
+		t.lgrRows++
+	}
+	if !c.AddrHidden {
+		// Sockets repeat the host's few addresses: the last one is
+		// compared before the set is looked at.
+		a := c.Src.Addr().Unmap()
+		if n := len(t.addrs); n > 0 && t.addrs[n-1] == a {
+			return
+		}
+		if t.seenAddr == nil {
+			t.seenAddr = map[netip.Addr]bool{}
+		}
+		if !t.seenAddr[a] {
+			t.seenAddr[a] = true
+			t.addrs = append(t.addrs, a)
+		}
+	}
+}
+
+// flush counts the run of rows on one group.
+func (t *rowTally) flush() {
+	if t.lgrRows > 0 {
+		t.listed[t.lgrKey] += t.lgrRows
+	}
+	t.lgrRows = 0
 }
 
 // since carries over when the kernel row c, p in the previous refresh,
@@ -454,8 +532,9 @@ func (m *Monitor) keepLost(s *Snapshot) {
 // (UTS_NODENAME): SMC sends it as its host name then, but it names no host.
 const unsetNodename = "(none)"
 
-// host names the host and the addresses its SMC traffic uses.
-func (m *Monitor) host(s *Snapshot) HostInfo {
+// host names the host and the addresses its SMC traffic uses; conns are
+// the kernel rows' source addresses (rowTally).
+func (m *Monitor) host(s *Snapshot, conns []netip.Addr) HostInfo {
 	var h HostInfo
 	rec, _ := m.o.Kernel.(replayKernel)
 	if k := m.o.Kernel; k != nil {
@@ -472,17 +551,9 @@ func (m *Monitor) host(s *Snapshot) HostInfo {
 	if m.o.HostName != "" {
 		h.Name = m.o.HostName
 	}
-	// By address, not its text: every socket's source is offered.
-	// The last address offered is remembered too: sockets repeat the
-	// host's few addresses, and a comparison is cheaper than a look-up.
 	seen := map[netip.Addr]bool{}
-	var last netip.Addr
 	add := func(a netip.Addr) {
 		a = a.Unmap()
-		if a == last {
-			return
-		}
-		last = a
 		if a.IsValid() && !a.IsUnspecified() && !a.IsLoopback() && !seen[a] {
 			seen[a] = true
 			h.Addresses = append(h.Addresses, a.String())
@@ -497,10 +568,8 @@ func (m *Monitor) host(s *Snapshot) HostInfo {
 			add(netip.MustParseAddr(s)) // checked by readHostFile
 		}
 	}
-	for i := range s.Conns {
-		if c := &s.Conns[i]; c.Source == SourceKernel && !c.AddrHidden {
-			add(c.Src.Addr())
-		}
+	for _, a := range conns {
+		add(a)
 	}
 	for _, g := range s.LinkGroups {
 		for _, l := range g.Links {
@@ -806,32 +875,19 @@ func (m *Monitor) rates(s *Snapshot) {
 	}
 }
 
-// overview counts what the first screen shows: what exists now.
-func overview(s *Snapshot) Overview {
+// overview counts what the first screen shows: what exists now; t is the
+// rows' tally.
+func overview(s *Snapshot, t *rowTally) Overview {
 	o := s.Overview
-	for i := range s.Conns {
-		c := &s.Conns[i] // by index: a row is over 600 bytes
-		if c.State == StateClosed && c.Source == SourceWire {
-			o.Ended++
-			continue
-		}
-		switch c.Mode {
-		case ModeListen:
-			o.Listening++
-			continue
-		case ModeSMCR:
-			o.SMCR++
-		case ModeSMCD:
-			o.SMCD++
-		case ModeFallback:
-			o.Fallback++
-		case ModeFailed:
-			o.Failed++
-		default:
-			o.Pending++
-		}
-		o.Conns++
-	}
+	c := t.conns
+	o.Ended += c.Ended
+	o.Listening += c.Listening
+	o.SMCR += c.SMCR
+	o.SMCD += c.SMCD
+	o.Fallback += c.Fallback
+	o.Failed += c.Failed
+	o.Pending += c.Pending
+	o.Conns += c.Conns
 	for _, g := range s.LinkGroups {
 		if g.Deleted {
 			continue
@@ -880,12 +936,7 @@ func overview(s *Snapshot) Overview {
 		up[src.Name] = up[src.Name] || src.Available
 	}
 	if up[SourceSockDiag] && up[SourceNetlink] {
-		listed := map[string]int{}
-		for i := range s.Conns {
-			if c := &s.Conns[i]; c.Source == SourceKernel && c.LGRKey != "" {
-				listed[c.LGRKey]++
-			}
-		}
+		listed := t.listed
 		n := 0
 		for _, g := range s.LinkGroups {
 			if g.Source == SourceKernel && int(g.Conns) > listed[g.Key] {
