@@ -174,7 +174,9 @@ func (m *Monitor) Refresh() Snapshot {
 	listenerFamilies(s.Conns, listeners)
 	m.keepLost(&s)
 	joinConns(s.Conns[kernelRows:], s.LinkGroups)
-	sortConns(s.Conns)
+	if kernelRows < len(s.Conns) {
+		sortConns(s.Conns) // the kernel's rows alone come sorted (kernelConns)
+	}
 	match, tally := m.carry(&s)
 	s.Host = m.host(&s, tally.addrs)
 	m.rates(&s)
