@@ -17,42 +17,15 @@ const maxEvents = 500
 // fell back, link groups created and deleted, links going down or up (a
 // failover when the group keeps another active link), error counters
 // starting to move. Wire rows are left out: the capture says when each
-// of those happened, to the frame (readWire). match pairs cur's rows
-// with prev's (matchConns).
-func diffEvents(prev, cur *Snapshot, match connMatch) []Event {
+// of those happened, to the frame (readWire). conns are the sockets'
+// events, found in the pass Refresh makes over the rows (carry).
+func diffEvents(prev, cur *Snapshot, conns *connDiff) []Event {
 	if prev == nil {
 		return nil
 	}
 	t := cur.Time
-	var out, findings []Event
-	adder := func(to *[]Event) func(Event, string, ...any) {
-		return func(e Event, format string, a ...any) {
-			e.Time, e.Source, e.Text = t, EventFromDiff, fmt.Sprintf(format, a...)
-			*to = append(*to, e)
-		}
-	}
-	add, addFinding := adder(&out), adder(&findings)
-	// One pass over the rows: the sockets' findings are found with their
-	// changes and said after the link groups' and counters' events.
-	for i := range cur.Conns {
-		c := &cur.Conns[i]
-		if c.Source != SourceKernel {
-			continue
-		}
-		var mode Mode
-		o := match.prevOf(prev.Conns, i)
-		connFindings(c, o, prev.Time, cur.Time, addFinding)
-		seen := o != nil
-		if seen {
-			mode = o.Mode
-		}
-		if c.Mode == ModeFallback && (!seen || mode != ModeFallback) {
-			add(Event{Kind: EventFallback, Conn: c.Key}, "%s %s -> %s fell back to TCP: %s%s", c.Key, endpoint(c.Src), endpoint(c.Dst), reasonText(c.Fallback), peerText(c.PeerDiagnosis))
-		}
-		if c.Mode.SMC() && (!seen || mode != c.Mode) {
-			add(Event{Kind: EventSMC, Conn: c.Key, LGR: c.LGRKey}, "%s %s -> %s uses %s%s", c.Key, endpoint(c.Src), endpoint(c.Dst), c.Mode, lgrText(c.LGRID))
-		}
-	}
+	out := slices.Clone(conns.changes)
+	add := eventAdder(t, &out)
 	oldG := map[string]LinkGroupRow{}
 	for _, g := range prev.LinkGroups {
 		if g.Source == SourceKernel {
@@ -148,7 +121,7 @@ func diffEvents(prev, cur *Snapshot, match connMatch) []Event {
 			add(finding(Event{Kind: EventExpert}, expert.BufferFull), "SMC RMBs %d B in use of %d B allocated (%.0f %%)", use, alloc, 100*float64(use)/float64(alloc))
 		}
 	}
-	out = append(out, findings...)
+	out = append(out, conns.findings...)
 	oldMoving := map[string]bool{}
 	for _, d := range prev.Devices {
 		for _, p := range d.Ports {
@@ -174,6 +147,42 @@ func diffEvents(prev, cur *Snapshot, match connMatch) []Event {
 		}
 	}
 	return out
+}
+
+// eventAdder returns the function that adds a difference's event, at t
+// and with its text, to to.
+func eventAdder(t time.Time, to *[]Event) func(Event, string, ...any) {
+	return func(e Event, format string, a ...any) {
+		e.Time, e.Source, e.Text = t, EventFromDiff, fmt.Sprintf(format, a...)
+		*to = append(*to, e)
+	}
+}
+
+// connDiff holds the sockets' events of a refresh: their changes, said
+// first, and their findings, said after the link groups' and counters'
+// events (diffEvents).
+type connDiff struct {
+	changes, findings []Event
+}
+
+// add finds the events of the kernel row c, o in the refresh before (nil:
+// not there); at is the refresh's time, prevTime the one before's.
+func (d *connDiff) add(c, o *ConnRow, prevTime, at time.Time) {
+	if c.Source != SourceKernel {
+		return
+	}
+	connFindings(c, o, prevTime, at, eventAdder(at, &d.findings))
+	var mode Mode
+	seen := o != nil
+	if seen {
+		mode = o.Mode
+	}
+	if c.Mode == ModeFallback && (!seen || mode != ModeFallback) {
+		eventAdder(at, &d.changes)(Event{Kind: EventFallback, Conn: c.Key}, "%s %s -> %s fell back to TCP: %s%s", c.Key, endpoint(c.Src), endpoint(c.Dst), reasonText(c.Fallback), peerText(c.PeerDiagnosis))
+	}
+	if c.Mode.SMC() && (!seen || mode != c.Mode) {
+		eventAdder(at, &d.changes)(Event{Kind: EventSMC, Conn: c.Key, LGR: c.LGRKey}, "%s %s -> %s uses %s%s", c.Key, endpoint(c.Src), endpoint(c.Dst), c.Mode, lgrText(c.LGRID))
+	}
 }
 
 // Thresholds of the kernel's socket findings: how long a socket stays in

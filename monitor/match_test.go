@@ -60,6 +60,24 @@ func TestMatchConns(t *testing.T) {
 	}
 }
 
+// connMatch pairs each row of cur with the index of its row in prev, -1
+// for none.
+type connMatch []int32
+
+// diffConns finds the sockets' events of cur against prev as carry does.
+func diffConns(prev, cur *Snapshot) *connDiff {
+	d := &connDiff{}
+	match := matchConns(prev.Conns, cur.Conns)
+	for i := range cur.Conns {
+		var o *ConnRow
+		if match[i] >= 0 {
+			o = &prev.Conns[match[i]]
+		}
+		d.add(&cur.Conns[i], o, prev.Time, cur.Time)
+	}
+	return d
+}
+
 // matchConns pairs cur with prev, both sorted by key, as carry does.
 func matchConns(prev, cur []ConnRow) connMatch {
 	match := make(connMatch, len(cur))

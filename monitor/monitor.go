@@ -177,7 +177,7 @@ func (m *Monitor) Refresh() Snapshot {
 	if kernelRows < len(s.Conns) {
 		sortConns(s.Conns) // the kernel's rows alone come sorted (kernelConns)
 	}
-	match, tally := m.carry(&s)
+	conns, tally := m.carry(&s)
 	s.Host = m.host(&s, tally.addrs)
 	m.rates(&s)
 	s.Overview = overview(&s, tally)
@@ -192,7 +192,7 @@ func (m *Monitor) Refresh() Snapshot {
 		m.log = appendEvents(m.log, m.o.Tracer.Drain()...)
 		// Tracepoints report fallbacks and link-down themselves; the
 		// differences add the rest.
-		for _, e := range diffEvents(m.prev, &s, match) {
+		for _, e := range diffEvents(m.prev, &s, conns) {
 			if e.Kind != EventFallback && e.Kind != EventLinkDown {
 				m.log = appendEvents(m.log, e)
 				m.countKernel(e)
@@ -211,7 +211,7 @@ func (m *Monitor) Refresh() Snapshot {
 			why = "the capture's frames, and " + why + " of the kernel and the RNICs"
 		}
 		s.Sources = append(s.Sources, Source{Name: SourceEvents, Available: true, Detail: why})
-		evs := diffEvents(m.prev, &s, match)
+		evs := diffEvents(m.prev, &s, conns)
 		m.log = appendEvents(m.log, evs...)
 		for _, e := range evs {
 			m.countKernel(e)
@@ -231,17 +231,17 @@ func (m *Monitor) Refresh() Snapshot {
 // one pass over the rows (at 100,000 rows each pass costs): when a kernel
 // socket entered its state and when its unconfirmed send data began to
 // stand still (ConnRow.StateSince, Cursors.UnconfirmedSince), and the
-// per-second rates of its cursors. s's rows must be sorted by key; the
-// pairs of its rows with the previous refresh's are returned, for the
-// events (nil on the first refresh), and the rows' tally, for the
-// overview and the host.
-func (m *Monitor) carry(s *Snapshot) (connMatch, *rowTally) {
+// per-second rates of its cursors. s's rows must be sorted by key, as
+// the previous refresh's are, to be paired with them. It returns the
+// sockets' events (diffEvents) and the rows' tally, for the overview and
+// the host.
+func (m *Monitor) carry(s *Snapshot) (*connDiff, *rowTally) {
 	tally := &rowTally{listed: map[string]int{}}
+	conns := &connDiff{}
 	var prev []ConnRow
-	var match connMatch
+	var prevTime time.Time
 	if m.prev != nil {
-		prev = m.prev.Conns
-		match = make(connMatch, len(s.Conns))
+		prev, prevTime = m.prev.Conns, m.prev.Time
 	}
 	mg := keyMerge{prev: prev}
 	rates := m.prev != nil && s.Interval > 0
@@ -254,12 +254,14 @@ func (m *Monitor) carry(s *Snapshot) (connMatch, *rowTally) {
 		c := &s.Conns[i]
 		tally.add(c)
 		var p *ConnRow
-		if match != nil {
-			match[i] = mg.next(c.Key)
-			p = match.prevOf(prev, i)
+		if j := mg.next(c.Key); j >= 0 {
+			p = &prev[j]
 		}
 		if c.Source == SourceKernel {
 			since(c, p, s.Time)
+		}
+		if m.prev != nil {
+			conns.add(c, p, prevTime, s.Time)
 		}
 		if rates && p != nil {
 			rate := per
@@ -271,7 +273,7 @@ func (m *Monitor) carry(s *Snapshot) (connMatch, *rowTally) {
 		}
 	}
 	tally.flush()
-	return match, tally
+	return conns, tally
 }
 
 // rowTally is what the overview and the host need of the rows, taken in
