@@ -34,13 +34,15 @@ func benchRefresh(b *testing.B, n, g int) {
 
 // BenchmarkRefresh10kSockets: 10,000 sockets, 100 link groups (the first
 // bound: 20 ms CPU and 50 MiB per refresh). 2026-11-29, the 2-core shared
-// VM: 8.9-12.0 ms CPU a refresh, 8.5 MB, 2,327 allocations.
+// VM: 8.2-12.3 ms CPU a refresh, 8.4 MB, 2,327 allocations (24-27 ms CPU,
+// 18.8 MB and 162,742 allocations before, in the same runs).
 func BenchmarkRefresh10kSockets(b *testing.B) { benchRefresh(b, 10000, 100) }
 
 // BenchmarkRefresh100kSockets: 100,000 sockets, 1,000 link groups (issue
 // 34's bound: 100 ms CPU per refresh). 2026-11-29, the 2-core shared VM:
-// 86-123 ms CPU a refresh (under 100 ms when the neighbours are quiet;
-// wall time 90-174 ms by their load), 83 MB, 10,477 allocations; before,
-// in the same runs, 285-363 ms CPU, 181 MB and 1,614,036 allocations
-// (380-503 ms CPU with the sockets dumped newest first, as now).
+// 84-115 ms CPU a refresh, under 100 ms in 6 of 9 runs (wall time
+// 72-294 ms, by the neighbours' load), 83 MB, 10,477 allocations;
+// before, in the same runs, 283-392 ms CPU, 181 MB and 1,614,036
+// allocations (386-519 ms CPU with the sockets dumped newest first, as
+// now).
 func BenchmarkRefresh100kSockets(b *testing.B) { benchRefresh(b, 100000, 1000) }
