@@ -17,34 +17,15 @@ const maxEvents = 500
 // fell back, link groups created and deleted, links going down or up (a
 // failover when the group keeps another active link), error counters
 // starting to move. Wire rows are left out: the capture says when each
-// of those happened, to the frame (readWire).
-func diffEvents(prev, cur *Snapshot) []Event {
+// of those happened, to the frame (readWire). conns are the sockets'
+// events, found in the pass Refresh makes over the rows (carry).
+func diffEvents(prev, cur *Snapshot, conns *connDiff) []Event {
 	if prev == nil {
 		return nil
 	}
 	t := cur.Time
-	var out []Event
-	add := func(e Event, format string, a ...any) {
-		e.Time, e.Source, e.Text = t, EventFromDiff, fmt.Sprintf(format, a...)
-		out = append(out, e)
-	}
-	old := make(map[string]Mode, len(prev.Conns))
-	for i := range prev.Conns {
-		old[prev.Conns[i].Key] = prev.Conns[i].Mode
-	}
-	for i := range cur.Conns {
-		c := &cur.Conns[i]
-		if c.Source != SourceKernel {
-			continue
-		}
-		mode, seen := old[c.Key]
-		if c.Mode == ModeFallback && (!seen || mode != ModeFallback) {
-			add(Event{Kind: EventFallback, Conn: c.Key}, "%s %s -> %s fell back to TCP: %s%s", c.Key, endpoint(c.Src), endpoint(c.Dst), reasonText(c.Fallback), peerText(c.PeerDiagnosis))
-		}
-		if c.Mode.SMC() && (!seen || mode != c.Mode) {
-			add(Event{Kind: EventSMC, Conn: c.Key, LGR: c.LGRKey}, "%s %s -> %s uses %s%s", c.Key, endpoint(c.Src), endpoint(c.Dst), c.Mode, lgrText(c.LGRID))
-		}
-	}
+	out := slices.Clone(conns.changes)
+	add := eventAdder(t, &out)
 	oldG := map[string]LinkGroupRow{}
 	for _, g := range prev.LinkGroups {
 		if g.Source == SourceKernel {
@@ -140,7 +121,7 @@ func diffEvents(prev, cur *Snapshot) []Event {
 			add(finding(Event{Kind: EventExpert}, expert.BufferFull), "SMC RMBs %d B in use of %d B allocated (%.0f %%)", use, alloc, 100*float64(use)/float64(alloc))
 		}
 	}
-	connFindings(prev, cur, add)
+	out = append(out, conns.findings...)
 	oldMoving := map[string]bool{}
 	for _, d := range prev.Devices {
 		for _, p := range d.Ports {
@@ -168,6 +149,42 @@ func diffEvents(prev, cur *Snapshot) []Event {
 	return out
 }
 
+// eventAdder returns the function that adds a difference's event, at t
+// and with its text, to to.
+func eventAdder(t time.Time, to *[]Event) func(Event, string, ...any) {
+	return func(e Event, format string, a ...any) {
+		e.Time, e.Source, e.Text = t, EventFromDiff, fmt.Sprintf(format, a...)
+		*to = append(*to, e)
+	}
+}
+
+// connDiff holds the sockets' events of a refresh: their changes, said
+// first, and their findings, said after the link groups' and counters'
+// events (diffEvents).
+type connDiff struct {
+	changes, findings []Event
+}
+
+// add finds the events of the kernel row c, o in the refresh before (nil:
+// not there); at is the refresh's time, prevTime the one before's.
+func (d *connDiff) add(c, o *ConnRow, prevTime, at time.Time) {
+	if c.Source != SourceKernel {
+		return
+	}
+	connFindings(c, o, prevTime, at, eventAdder(at, &d.findings))
+	var mode Mode
+	seen := o != nil
+	if seen {
+		mode = o.Mode
+	}
+	if c.Mode == ModeFallback && (!seen || mode != ModeFallback) {
+		eventAdder(at, &d.changes)(Event{Kind: EventFallback, Conn: c.Key}, "%s %s -> %s fell back to TCP: %s%s", c.Key, endpoint(c.Src), endpoint(c.Dst), reasonText(c.Fallback), peerText(c.PeerDiagnosis))
+	}
+	if c.Mode.SMC() && (!seen || mode != c.Mode) {
+		eventAdder(at, &d.changes)(Event{Kind: EventSMC, Conn: c.Key, LGR: c.LGRKey}, "%s %s -> %s uses %s%s", c.Key, endpoint(c.Src), endpoint(c.Dst), c.Mode, lgrText(c.LGRID))
+	}
+}
+
 // Thresholds of the kernel's socket findings: how long a socket stays in
 // a closing state (expert.CloseStuck) and how long written data stands
 // unread by the peer (expert.TxUnconfirmed) before each is a finding.
@@ -176,37 +193,37 @@ const (
 	unconfirmedAfter = 30 * time.Second
 )
 
-// closing are the states of a socket between the first close and the
-// end (enum smc_state, net/smc/smc.h): PEERCLOSEWAIT1 to PROCESSABORT.
-var closing = map[ConnState]bool{"PEERCLOSEWAIT1": true, "PEERCLOSEWAIT2": true, "APPCLOSEWAIT1": true, "APPCLOSEWAIT2": true,
-	"APPFINCLOSEWAIT": true, "PEERFINCLOSEWAIT": true, "PEERABORTWAIT": true, "PROCESSABORT": true}
-
-// connFindings finds the kernel sockets that crossed a threshold since
-// the previous refresh: one stuck in a closing state, one whose sent data
-// the peer has not read for long. Each is found once, when it crosses.
-func connFindings(prev, cur *Snapshot, add func(Event, string, ...any)) {
-	old := map[string]*ConnRow{}
-	for i := range prev.Conns {
-		old[prev.Conns[i].Key] = &prev.Conns[i]
+// closing reports whether s is a state of a socket between the first
+// close and the end (enum smc_state, net/smc/smc.h): PEERCLOSEWAIT1 to
+// PROCESSABORT. A switch, not a map: every socket of every refresh asks.
+func closing(s ConnState) bool {
+	switch s {
+	case "PEERCLOSEWAIT1", "PEERCLOSEWAIT2", "APPCLOSEWAIT1", "APPCLOSEWAIT2",
+		"APPFINCLOSEWAIT", "PEERFINCLOSEWAIT", "PEERABORTWAIT", "PROCESSABORT":
+		return true
 	}
+	return false
+}
+
+// connFindings finds whether the kernel socket c, o in the previous
+// refresh (nil: not there), crossed a threshold since: stuck in a closing
+// state, or its sent data unread by the peer for long. Each is found
+// once, when it crosses.
+func connFindings(c, o *ConnRow, prevTime, curTime time.Time, add func(Event, string, ...any)) {
 	stuck := func(c *ConnRow, at time.Time) bool {
-		return c.Source == SourceKernel && closing[c.State] && !c.StateSince.IsZero() && at.Sub(c.StateSince) >= closeStuckAfter
+		return c.Source == SourceKernel && closing(c.State) && !c.StateSince.IsZero() && at.Sub(c.StateSince) >= closeStuckAfter
 	}
 	standing := func(c *ConnRow, at time.Time) bool {
 		return c.Source == SourceKernel && c.Cursors != nil && c.Cursors.TxUnconfirmed > 0 && !c.Cursors.UnconfirmedSince.IsZero() &&
 			at.Sub(c.Cursors.UnconfirmedSince) >= unconfirmedAfter
 	}
-	for i := range cur.Conns {
-		c := &cur.Conns[i]
-		o := old[c.Key]
-		if stuck(c, cur.Time) && (o == nil || !stuck(o, prev.Time)) {
-			add(finding(Event{Kind: EventExpert, Conn: c.Key}, expert.CloseStuck), "%s %s -> %s in %s (shutdown %s) for %s",
-				c.Key, endpoint(c.Src), endpoint(c.Dst), c.State, c.Shutdown, cur.Time.Sub(c.StateSince).Round(time.Second))
-		}
-		if standing(c, cur.Time) && (o == nil || !standing(o, prev.Time)) {
-			add(finding(Event{Kind: EventExpert, Conn: c.Key}, expert.TxUnconfirmed), "%s %s -> %s: %d B sent, unread by the peer for %s",
-				c.Key, endpoint(c.Src), endpoint(c.Dst), c.Cursors.TxUnconfirmed, cur.Time.Sub(c.Cursors.UnconfirmedSince).Round(time.Second))
-		}
+	if stuck(c, curTime) && (o == nil || !stuck(o, prevTime)) {
+		add(finding(Event{Kind: EventExpert, Conn: c.Key}, expert.CloseStuck), "%s %s -> %s in %s (shutdown %s) for %s",
+			c.Key, endpoint(c.Src), endpoint(c.Dst), c.State, c.Shutdown, curTime.Sub(c.StateSince).Round(time.Second))
+	}
+	if standing(c, curTime) && (o == nil || !standing(o, prevTime)) {
+		add(finding(Event{Kind: EventExpert, Conn: c.Key}, expert.TxUnconfirmed), "%s %s -> %s: %d B sent, unread by the peer for %s",
+			c.Key, endpoint(c.Src), endpoint(c.Dst), c.Cursors.TxUnconfirmed, curTime.Sub(c.Cursors.UnconfirmedSince).Round(time.Second))
 	}
 }
 

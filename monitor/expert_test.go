@@ -41,7 +41,7 @@ func TestKernelFindings(t *testing.T) {
 			cur.Time = t0.Add(time.Second)
 			tc.edit(cur)
 			var got []Event
-			for _, e := range diffEvents(prev, cur) {
+			for _, e := range diffEvents(prev, cur, diffConns(prev, cur)) {
 				if e.Finding != 0 {
 					got = append(got, e)
 				}
@@ -60,7 +60,7 @@ func TestKernelFindings(t *testing.T) {
 			next := base()
 			tc.edit(next)
 			next.Time = cur.Time.Add(time.Second)
-			for _, e := range diffEvents(cur, next) {
+			for _, e := range diffEvents(cur, next, diffConns(cur, next)) {
 				if e.Finding != 0 {
 					t.Errorf("said again on an unchanged refresh: %+v", e)
 				}

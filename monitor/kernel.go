@@ -1,14 +1,18 @@
 package monitor
 
 import (
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/smcnl"
@@ -19,6 +23,9 @@ import (
 // live implementation is DialKernel; tests and replays use ReplayKernel
 // over recordings made in the lab.
 type Kernel interface {
+	// Sockets dumps the SMC sockets. The slice and what its sockets
+	// point to may be reused by the next call: a refresh is done with
+	// them once it has made its rows.
 	Sockets() ([]smcnl.Socket, error)
 	LinkGroupsR() ([]smcnl.LinkGroupR, error)
 	LinkGroupsD() ([]smcnl.LinkGroupD, error)
@@ -47,6 +54,9 @@ type netlinkKernel struct {
 	genlErr error
 	diagErr error
 	pnetErr error
+	// socks and parser are the last dump's, reused by the next one.
+	socks  []smcnl.Socket
+	parser *smcnl.SocketParser
 }
 
 func (k *netlinkKernel) DevicesD() ([]smcnl.Device, error) {
@@ -130,7 +140,15 @@ func (k *netlinkKernel) Sockets() ([]smcnl.Socket, error) {
 	if k.diag == nil {
 		return nil, k.diagErr
 	}
-	return k.diag.Sockets()
+	if k.parser == nil {
+		k.parser = smcnl.NewSocketParser(math.MaxInt)
+	}
+	k.parser.Reuse()
+	socks, err := k.diag.AppendSockets(k.socks[:0], k.parser)
+	if err == nil {
+		k.socks = socks
+	}
+	return socks, err
 }
 
 func (k *netlinkKernel) Close() error {
@@ -265,22 +283,141 @@ func reasonIn(code uint32, anck bool) Reason {
 // ones report AF_INET or AF_INET6).
 const afSMC = 43
 
-// kernelConn builds the row of one sock_diag socket.
-func kernelConn(s smcnl.Socket) ConnRow {
-	r := ConnRow{
-		Source: SourceKernel,
-		Inode:  s.Inode,
-		Cookie: s.Cookie,
-		Family: s.Family,
-		State:  ConnState(s.State.String()),
-		Src:    s.Src,
-		Dst:    s.Dst,
+// kernelConns builds the rows of a dump's sockets, joined to their link
+// groups by links (joinConns). What rows point to
+// (cursors, UIDs, DMB tokens) comes from one block each, and their keys
+// are cut from one string: at 100,000 sockets a few small allocations a
+// socket were a tenth of the refresh, and as much again in the garbage
+// collector's work.
+func kernelConns(socks []smcnl.Socket, links *linkIndex) []ConnRow {
+	rows := make([]ConnRow, len(socks))
+	var nConn, nDMB int
+	for i := range socks {
+		if socks[i].Conn != nil {
+			nConn++
+		}
+		if socks[i].DMB != nil {
+			nDMB++
+		}
 	}
-	if s.Inode != 0 {
-		r.Key = "inode:" + strconv.FormatUint(s.Inode, 10)
-	} else {
-		r.Key = "cookie:" + strconv.FormatUint(s.Cookie, 10)
+	a := rowBlocks{
+		cursors: make([]Cursors, 0, nConn),
+		dmbs:    make([]DMBTokens, 0, nDMB),
+		uids:    make([]uint32, len(socks)),
+		reasons: map[uint32]Reason{},
+		lgrd:    map[uint32]string{},
+		gids:    map[[2]uint64]string{},
 	}
+	// The keys are written into one builder, whose String does not copy.
+	var keys strings.Builder
+	keys.Grow(len(socks) * len("inode:1000000000"))
+	var num [20]byte
+	ends := make([]int32, len(socks)+1)
+	for i := range socks {
+		if s := &socks[i]; s.Inode != 0 {
+			keys.WriteString("inode:")
+			keys.Write(strconv.AppendUint(num[:0], s.Inode, 10))
+		} else {
+			keys.WriteString("cookie:")
+			keys.Write(strconv.AppendUint(num[:0], s.Cookie, 10))
+		}
+		ends[i+1] = int32(keys.Len())
+	}
+	all := keys.String()
+	key := func(i int32) string { return all[ends[i]:ends[i+1]] }
+	order := keyOrder(len(socks), key)
+	for i, j := range order {
+		rows[i].Key = key(j)
+		a.fill(&rows[i], &socks[j], i)
+		// Joined while the row is in the cache, not in a pass of its own.
+		links.joinLink(&rows[i], socks[j].LGR)
+	}
+	return rows
+}
+
+// keyOrder returns the indexes of n keys in key order, keys of one value
+// in index order: the rows are made in the order Refresh keeps them in,
+// since sorting the rows themselves would move 600 bytes a swap. A kernel
+// dumps its sockets newest first (smc_diag walks a list that grows at its
+// head), and in an order of no pattern a stable sort comparing the key
+// strings took 40 ms at 100,000 sockets: the keys' first 16 bytes,
+// packed into two integers, decide nearly every comparison.
+func keyOrder(n int, key func(int32) string) []int32 {
+	type sortKey struct {
+		hi, lo uint64
+		i      int32
+	}
+	pack := func(s string) (hi, lo uint64) {
+		var b [16]byte
+		copy(b[:], s) // bytes past the end are 0: a shorter key sorts first
+		return binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:])
+	}
+	ks := make([]sortKey, n)
+	sorted := true
+	for i := range ks {
+		hi, lo := pack(key(int32(i)))
+		ks[i] = sortKey{hi, lo, int32(i)}
+		sorted = sorted && (i == 0 || key(int32(i-1)) <= key(int32(i)))
+	}
+	order := make([]int32, n)
+	if !sorted {
+		slices.SortFunc(ks, func(a, b sortKey) int {
+			if c := cmp.Compare(a.hi, b.hi); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(a.lo, b.lo); c != 0 {
+				return c
+			}
+			if c := strings.Compare(key(a.i), key(b.i)); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.i, b.i)
+		})
+	}
+	for i := range ks {
+		order[i] = ks[i].i
+	}
+	return order
+}
+
+// rowBlocks is what kernelConns shares among a dump's rows: the blocks
+// they point into, and the strings many rows repeat.
+type rowBlocks struct {
+	cursors []Cursors
+	dmbs    []DMBTokens
+	uids    []uint32
+	reasons map[uint32]Reason
+	lgrd    map[uint32]string    // SMC-D link groups' keys by ID
+	gids    map[[2]uint64]string // SMC-D GIDs by GID and extension
+}
+
+func (a *rowBlocks) reason(code uint32) Reason {
+	r, ok := a.reasons[code]
+	if !ok {
+		r = reason(code)
+		a.reasons[code] = r
+	}
+	return r
+}
+
+func (a *rowBlocks) smcdGID(gid, ext uint64) string {
+	g, ok := a.gids[[2]uint64{gid, ext}]
+	if !ok {
+		g = smcnl.SMCDGID(gid, ext)
+		a.gids[[2]uint64{gid, ext}] = g
+	}
+	return g
+}
+
+// fill builds the row r, whose Key is set, of the i-th socket s.
+func (a *rowBlocks) fill(r *ConnRow, s *smcnl.Socket, i int) {
+	r.Source = SourceKernel
+	r.Inode = s.Inode
+	r.Cookie = s.Cookie
+	r.Family = s.Family
+	r.State = ConnState(s.State.String())
+	r.Src = s.Src
+	r.Dst = s.Dst
 	if s.Family == afSMC {
 		r.Proto = "AF_SMC"
 	} else {
@@ -302,13 +439,21 @@ func kernelConn(s smcnl.Socket) ConnRow {
 	} else if s.State == smcnl.StateInit && s.Mode != smcnl.ModeFallback {
 		r.Mode = ModePending
 	}
-	r.Fallback = reason(s.FallbackReason)
-	r.PeerDiagnosis = reason(s.PeerDiagnosis)
+	// Rows are fresh and zero: writing a zero reason would only bring a
+	// cache line of each row in for nothing.
+	if s.FallbackReason != 0 {
+		r.Fallback = a.reason(s.FallbackReason)
+	}
+	if s.PeerDiagnosis != 0 {
+		r.PeerDiagnosis = a.reason(s.PeerDiagnosis)
+	}
 	r.Shutdown = s.Shutdown.String()
-	uid := s.UID
-	r.UID, r.IfIndex = &uid, s.IfIndex
+	a.uids[i] = s.UID
+	r.UID, r.IfIndex = &a.uids[i], s.IfIndex
 	if c := s.Conn; c != nil {
-		r.Cursors = kernelCursors(c)
+		a.cursors = a.cursors[:len(a.cursors)+1]
+		r.Cursors = &a.cursors[len(a.cursors)-1]
+		kernelCursors(r.Cursors, c)
 		r.Token = c.Token
 		r.SndBuf = c.SndBufSize
 		r.RMBE = c.RMBESize
@@ -319,9 +464,15 @@ func kernelConn(s smcnl.Socket) ConnRow {
 	if d := s.DMB; d != nil && r.Mode == ModeSMCD {
 		// smc_diag: dmbinfo.linkid is the link group's ID.
 		r.LGRID = LGRID(d.LinkID)
-		r.LGRKey = fmt.Sprintf("lgrd:%08x", d.LinkID)
-		r.GID, r.PeerGID = smcnl.SMCDGID(d.MyGID, d.MyGIDExt), smcnl.SMCDGID(d.PeerGID, d.PeerGIDExt)
-		r.DMB = &DMBTokens{Token: DMBToken(d.Token), PeerToken: DMBToken(d.PeerToken)}
+		key, ok := a.lgrd[d.LinkID]
+		if !ok {
+			key = fmt.Sprintf("lgrd:%08x", d.LinkID)
+			a.lgrd[d.LinkID] = key
+		}
+		r.LGRKey = key
+		r.GID, r.PeerGID = a.smcdGID(d.MyGID, d.MyGIDExt), a.smcdGID(d.PeerGID, d.PeerGIDExt)
+		a.dmbs = append(a.dmbs, DMBTokens{Token: DMBToken(d.Token), PeerToken: DMBToken(d.PeerToken)})
+		r.DMB = &a.dmbs[len(a.dmbs)-1]
 	}
 	if l := s.LGR; l != nil {
 		r.LinkID = l.LinkID
@@ -331,28 +482,27 @@ func kernelConn(s smcnl.Socket) ConnRow {
 		r.PeerGID = l.PeerGID
 		r.Role = role(l.Role)
 	}
-	return r
 }
 
-// kernelCursors turns struct smc_diag_conninfo into the row's cursors
-// and the lags between them. A lag the cursors cannot give (a cursor
-// behind the one it is measured from, which the kernel never reports
-// for a live connection) is 0.
-func kernelCursors(c *smcnl.ConnInfo) *Cursors {
+// kernelCursors writes into cs, which is zero, struct smc_diag_conninfo
+// as the row's cursors and the lags between them. A lag the cursors
+// cannot give (a cursor behind the one it is measured from, which the
+// kernel never reports for a live connection) is 0.
+func kernelCursors(cs *Cursors, c *smcnl.ConnInfo) {
 	cur := func(x smcnl.Cursor) Cursor { return Cursor{Wrap: x.Wrap, Count: x.Count} }
 	lag := func(to, from smcnl.Cursor, size uint32) uint64 {
 		n, _ := track.Cursor{Wrap: to.Wrap, Count: to.Count}.Sub(track.Cursor{Wrap: from.Wrap, Count: from.Count}, size)
 		return n
 	}
-	return &Cursors{
-		RxProd: cur(c.RxProd), RxCons: cur(c.RxCons), TxProd: cur(c.TxProd), TxCons: cur(c.TxCons),
-		TxPrep: cur(c.TxPrep), TxSent: cur(c.TxSent), TxFin: cur(c.TxFin),
-		RxFlags:       CDCFlags{Prod: decode.CDCProdFlags(c.RxProdFlags), Conn: decode.CDCConnFlags(c.RxConnStateFlags)},
-		TxFlags:       CDCFlags{Prod: decode.CDCProdFlags(c.TxProdFlags), Conn: decode.CDCConnFlags(c.TxConnStateFlags)},
-		RxUnread:      lag(c.RxProd, c.TxCons, c.RMBESize),
-		TxUnconfirmed: lag(c.TxProd, c.RxCons, c.PeerRMBESize),
-		TxUnsent:      lag(c.TxPrep, c.TxSent, c.SndBufSize),
-	}
+	// Field by field into the zeroed cs: assigning a whole Cursors (it
+	// holds a time) is a copy under the collector's write barrier.
+	cs.RxProd, cs.RxCons, cs.TxProd, cs.TxCons = cur(c.RxProd), cur(c.RxCons), cur(c.TxProd), cur(c.TxCons)
+	cs.TxPrep, cs.TxSent, cs.TxFin = cur(c.TxPrep), cur(c.TxSent), cur(c.TxFin)
+	cs.RxFlags = CDCFlags{Prod: decode.CDCProdFlags(c.RxProdFlags), Conn: decode.CDCConnFlags(c.RxConnStateFlags)}
+	cs.TxFlags = CDCFlags{Prod: decode.CDCProdFlags(c.TxProdFlags), Conn: decode.CDCConnFlags(c.TxConnStateFlags)}
+	cs.RxUnread = lag(c.RxProd, c.TxCons, c.RMBESize)
+	cs.TxUnconfirmed = lag(c.TxProd, c.RxCons, c.PeerRMBESize)
+	cs.TxUnsent = lag(c.TxPrep, c.TxSent, c.SndBufSize)
 }
 
 func role(r smcnl.Role) Role {
@@ -445,18 +595,41 @@ func kernelLGRD(g smcnl.LinkGroupD) LinkGroupRow {
 // An ambiguous match (two groups over the same GID pair, e.g. different
 // VLANs) stays unjoined rather than guessed.
 func joinConns(conns []ConnRow, lgrs []LinkGroupRow) {
-	type linkKey struct {
-		role             Role
-		ibdev, gid, peer string
-		id, port         uint8
+	x := newLinkIndex(lgrs)
+	for i := range conns {
+		x.join(&conns[i])
 	}
-	type group struct {
-		id  LGRID
-		key string
-	}
-	// One pass over the links, one map look-up per socket: a host with
-	// 10 000 sockets and 100 link groups joins in about a millisecond.
-	groups := map[linkKey][]group{}
+}
+
+// linkIndex finds the kernel's SMC-R link groups by their links, for
+// joinConns.
+type linkIndex struct {
+	groups map[linkKey][]linkGroup
+	// Sockets of one link come in runs (the parser shares their
+	// strings, so comparing them is cheap): a run looks its key up once.
+	last   linkKey
+	found  []linkGroup
+	looked bool
+	// byLink holds the groups found for a kernel socket's link, by the
+	// LGRInfo the parser gives all sockets of the link.
+	byLink map[*smcnl.LGRInfo][]linkGroup
+}
+
+type linkKey struct {
+	role             Role
+	ibdev, gid, peer string
+	id, port         uint8
+}
+
+type linkGroup struct {
+	id  LGRID
+	key string
+}
+
+// newLinkIndex indexes the links of lgrs: one pass over the links, one
+// map look-up per socket.
+func newLinkIndex(lgrs []LinkGroupRow) *linkIndex {
+	groups := map[linkKey][]linkGroup{}
 	for _, g := range lgrs {
 		if g.Kind != ModeSMCR || g.Source != SourceKernel {
 			continue
@@ -466,16 +639,41 @@ func joinConns(conns []ConnRow, lgrs []LinkGroupRow) {
 				continue
 			}
 			k := linkKey{g.Role, l.IBDev, l.GID, l.PeerGID, l.ID, l.IBPort}
-			groups[k] = append(groups[k], group{g.ID, g.Key})
+			groups[k] = append(groups[k], linkGroup{g.ID, g.Key})
 		}
 	}
-	for i := range conns {
-		c := &conns[i]
-		if c.Mode != ModeSMCR || c.IBDev == "" || c.LGRKey != "" {
-			continue
-		}
-		if found := groups[linkKey{c.Role, c.IBDev, c.GID, c.PeerGID, c.LinkID, c.IBPort}]; len(found) == 1 {
-			c.LGRID, c.LGRKey = found[0].id, found[0].key
-		}
+	return &linkIndex{groups: groups, byLink: map[*smcnl.LGRInfo][]linkGroup{}}
+}
+
+// join fills c's link group when c is an SMC-R socket not yet joined
+// whose link one group alone has.
+func (x *linkIndex) join(c *ConnRow) {
+	if c.Mode != ModeSMCR || c.IBDev == "" || c.LGRKey != "" {
+		return
+	}
+	if k := (linkKey{c.Role, c.IBDev, c.GID, c.PeerGID, c.LinkID, c.IBPort}); !x.looked || k != x.last {
+		x.last, x.found, x.looked = k, x.groups[k], true
+	}
+	joinTo(c, x.found)
+}
+
+// joinLink is join for the row c of a kernel socket on the link l (the
+// row's link fields are l's): the sockets of a link are looked up once.
+func (x *linkIndex) joinLink(c *ConnRow, l *smcnl.LGRInfo) {
+	if l == nil || c.Mode != ModeSMCR || c.IBDev == "" || c.LGRKey != "" {
+		return
+	}
+	found, ok := x.byLink[l]
+	if !ok {
+		found = x.groups[linkKey{c.Role, c.IBDev, c.GID, c.PeerGID, c.LinkID, c.IBPort}]
+		x.byLink[l] = found
+	}
+	joinTo(c, found)
+}
+
+// joinTo joins c to the group found for its link, when one alone was.
+func joinTo(c *ConnRow, found []linkGroup) {
+	if len(found) == 1 {
+		c.LGRID, c.LGRKey = found[0].id, found[0].key
 	}
 }

@@ -117,9 +117,11 @@ func (m *Monitor) Refresh() Snapshot {
 	var smcDevs []smcnl.Device
 	smcrErr := errors.New("the kernel was not read")
 	smcd := smcdDevices{err: smcrErr}
+	kernelRows := 0 // the kernel's rows come first, joined already
 	if k := m.o.Kernel; k != nil {
 		s.Origin = "kernel"
 		smcDevs, smcrErr = m.kernel(&s, k)
+		kernelRows = len(s.Conns)
 		smcd.devs, smcd.err = k.DevicesD()
 	} else {
 		why := "not read"
@@ -171,12 +173,14 @@ func (m *Monitor) Refresh() Snapshot {
 	}
 	listenerFamilies(s.Conns, listeners)
 	m.keepLost(&s)
-	joinConns(s.Conns, s.LinkGroups)
-	m.since(&s)
-	s.Host = m.host(&s)
-	sort.SliceStable(s.Conns, func(i, j int) bool { return s.Conns[i].Key < s.Conns[j].Key })
+	joinConns(s.Conns[kernelRows:], s.LinkGroups)
+	if kernelRows < len(s.Conns) {
+		sortConns(s.Conns) // the kernel's rows alone come sorted (kernelConns)
+	}
+	conns, tally := m.carry(&s)
+	s.Host = m.host(&s, tally.addrs)
 	m.rates(&s)
-	s.Overview = overview(&s)
+	s.Overview = overview(&s, tally)
 	if t := m.o.Tracer; t != nil {
 		if t.Msgs {
 			m.throughput(&s, t.DrainMsgs())
@@ -188,7 +192,7 @@ func (m *Monitor) Refresh() Snapshot {
 		m.log = appendEvents(m.log, m.o.Tracer.Drain()...)
 		// Tracepoints report fallbacks and link-down themselves; the
 		// differences add the rest.
-		for _, e := range diffEvents(m.prev, &s) {
+		for _, e := range diffEvents(m.prev, &s, conns) {
 			if e.Kind != EventFallback && e.Kind != EventLinkDown {
 				m.log = appendEvents(m.log, e)
 				m.countKernel(e)
@@ -207,7 +211,7 @@ func (m *Monitor) Refresh() Snapshot {
 			why = "the capture's frames, and " + why + " of the kernel and the RNICs"
 		}
 		s.Sources = append(s.Sources, Source{Name: SourceEvents, Available: true, Detail: why})
-		evs := diffEvents(m.prev, &s)
+		evs := diffEvents(m.prev, &s, conns)
 		m.log = appendEvents(m.log, evs...)
 		for _, e := range evs {
 			m.countKernel(e)
@@ -223,33 +227,145 @@ func (m *Monitor) Refresh() Snapshot {
 	return s
 }
 
-// since carries over, from the previous refresh, when each kernel socket
-// entered its state and when its unconfirmed send data began to stand
-// still (ConnRow.StateSince, Cursors.UnconfirmedSince).
-func (m *Monitor) since(s *Snapshot) {
-	prev := map[string]*ConnRow{}
+// carry carries each row's history over from the previous refresh, in
+// one pass over the rows (at 100,000 rows each pass costs): when a kernel
+// socket entered its state and when its unconfirmed send data began to
+// stand still (ConnRow.StateSince, Cursors.UnconfirmedSince), and the
+// per-second rates of its cursors. s's rows must be sorted by key, as
+// the previous refresh's are, to be paired with them. It returns the
+// sockets' events (diffEvents) and the rows' tally, for the overview and
+// the host.
+func (m *Monitor) carry(s *Snapshot) (*connDiff, *rowTally) {
+	tally := &rowTally{listed: map[string]int{}}
+	conns := &connDiff{}
+	var prev []ConnRow
+	var prevTime time.Time
 	if m.prev != nil {
-		for i := range m.prev.Conns {
-			if m.prev.Conns[i].Source == SourceKernel {
-				prev[m.prev.Conns[i].Key] = &m.prev.Conns[i]
-			}
-		}
+		prev, prevTime = m.prev.Conns, m.prev.Time
 	}
+	mg := keyMerge{prev: prev}
+	rates := m.prev != nil && s.Interval > 0
+	var perWire func(cur, old uint64) float64
+	if rates {
+		perWire = perOver(s.WireTime.Sub(m.prev.WireTime).Seconds())
+	}
+	per := perOver(s.Interval.Seconds())
 	for i := range s.Conns {
 		c := &s.Conns[i]
-		if c.Source != SourceKernel {
-			continue
+		tally.add(c)
+		var p *ConnRow
+		if j := mg.next(c.Key); j >= 0 {
+			p = &prev[j]
 		}
-		p := prev[c.Key]
-		c.StateSince = s.Time
-		if p != nil && p.State == c.State {
-			c.StateSince = p.StateSince
+		if c.Source == SourceKernel {
+			since(c, p, s.Time)
 		}
-		if cur := c.Cursors; cur != nil && cur.TxUnconfirmed > 0 {
-			cur.UnconfirmedSince = s.Time
-			if p != nil && p.Cursors != nil && p.Cursors.TxUnconfirmed > 0 && p.Cursors.RxCons == cur.RxCons {
-				cur.UnconfirmedSince = p.Cursors.UnconfirmedSince
+		if m.prev != nil {
+			conns.add(c, p, prevTime, s.Time)
+		}
+		if rates && p != nil {
+			rate := per
+			if c.Source == SourceWire {
+				rate = perWire
 			}
+			c.RxRate = rate(c.RxBytes, p.RxBytes)
+			c.TxRate = rate(c.TxBytes, p.TxBytes)
+		}
+	}
+	tally.flush()
+	return conns, tally
+}
+
+// rowTally is what the overview and the host need of the rows, taken in
+// carry's pass: a pass of their own over 100,000 rows cost each a few
+// milliseconds of memory traffic.
+type rowTally struct {
+	conns Overview // the rows' counts: Conns, Listening, SMCR, ...
+	// listed counts the kernel's rows on each link group, by key.
+	listed  map[string]int
+	lgrKey  string // the run of rows on one group being counted
+	lgrRows int
+	// addrs are the kernel rows' source addresses, each once.
+	addrs    []netip.Addr
+	seenAddr map[netip.Addr]bool
+}
+
+// add counts the row c.
+func (t *rowTally) add(c *ConnRow) {
+	o := &t.conns
+	switch {
+	case c.State == StateClosed && c.Source == SourceWire:
+		o.Ended++
+	case c.Mode == ModeListen:
+		o.Listening++
+	default:
+		switch c.Mode {
+		case ModeSMCR:
+			o.SMCR++
+		case ModeSMCD:
+			o.SMCD++
+		case ModeFallback:
+			o.Fallback++
+		case ModeFailed:
+			o.Failed++
+		default:
+			o.Pending++
+		}
+		o.Conns++
+	}
+	if c.Source != SourceKernel {
+		return
+	}
+	if c.LGRKey != "" {
+		// Rows of one group come in runs often enough: a run is one
+		// map update.
+		if c.LGRKey != t.lgrKey {
+			t.flush()
+			t.lgrKey = c.LGRKey
+		}
+		t.lgrRows++
+	}
+	if !c.AddrHidden {
+		// Sockets repeat the host's few addresses: the last one is
+		// compared before the set is looked at.
+		a := c.Src.Addr().Unmap()
+		if n := len(t.addrs); n > 0 && t.addrs[n-1] == a {
+			return
+		}
+		if t.seenAddr == nil {
+			t.seenAddr = map[netip.Addr]bool{}
+		}
+		if !t.seenAddr[a] {
+			t.seenAddr[a] = true
+			t.addrs = append(t.addrs, a)
+		}
+	}
+}
+
+// flush counts the run of rows on one group.
+func (t *rowTally) flush() {
+	if t.lgrRows > 0 {
+		t.listed[t.lgrKey] += t.lgrRows
+	}
+	t.lgrRows = 0
+}
+
+// since carries over when the kernel row c, p in the previous refresh,
+// entered its state and when its unconfirmed send data began to stand
+// still (ConnRow.StateSince, Cursors.UnconfirmedSince).
+func since(c, p *ConnRow, now time.Time) {
+	// A kernel key ("inode:", "cookie:") is never a wire row's.
+	if p != nil && p.Source != SourceKernel {
+		p = nil
+	}
+	c.StateSince = now
+	if p != nil && p.State == c.State {
+		c.StateSince = p.StateSince
+	}
+	if cur := c.Cursors; cur != nil && cur.TxUnconfirmed > 0 {
+		cur.UnconfirmedSince = now
+		if p != nil && p.Cursors != nil && p.Cursors.TxUnconfirmed > 0 && p.Cursors.RxCons == cur.RxCons {
+			cur.UnconfirmedSince = p.Cursors.UnconfirmedSince
 		}
 	}
 }
@@ -420,8 +536,9 @@ func (m *Monitor) keepLost(s *Snapshot) {
 // (UTS_NODENAME): SMC sends it as its host name then, but it names no host.
 const unsetNodename = "(none)"
 
-// host names the host and the addresses its SMC traffic uses.
-func (m *Monitor) host(s *Snapshot) HostInfo {
+// host names the host and the addresses its SMC traffic uses; conns are
+// the kernel rows' source addresses (rowTally).
+func (m *Monitor) host(s *Snapshot, conns []netip.Addr) HostInfo {
 	var h HostInfo
 	rec, _ := m.o.Kernel.(replayKernel)
 	if k := m.o.Kernel; k != nil {
@@ -438,11 +555,11 @@ func (m *Monitor) host(s *Snapshot) HostInfo {
 	if m.o.HostName != "" {
 		h.Name = m.o.HostName
 	}
-	seen := map[string]bool{}
+	seen := map[netip.Addr]bool{}
 	add := func(a netip.Addr) {
 		a = a.Unmap()
-		if a.IsValid() && !a.IsUnspecified() && !a.IsLoopback() && !seen[a.String()] {
-			seen[a.String()] = true
+		if a.IsValid() && !a.IsUnspecified() && !a.IsLoopback() && !seen[a] {
+			seen[a] = true
 			h.Addresses = append(h.Addresses, a.String())
 		}
 	}
@@ -455,10 +572,8 @@ func (m *Monitor) host(s *Snapshot) HostInfo {
 			add(netip.MustParseAddr(s)) // checked by readHostFile
 		}
 	}
-	for _, c := range s.Conns {
-		if c.Source == SourceKernel && !c.AddrHidden {
-			add(c.Src.Addr())
-		}
+	for _, a := range conns {
+		add(a)
 	}
 	for _, g := range s.LinkGroups {
 		for _, l := range g.Links {
@@ -613,10 +728,6 @@ func (m *Monitor) kernel(s *Snapshot, k Kernel) ([]smcnl.Device, error) {
 	}
 	socks, err := k.Sockets()
 	src(SourceSockDiag, err, fmt.Sprintf("%d SMC sockets", len(socks)))
-	s.Conns = make([]ConnRow, 0, len(socks))
-	for _, sk := range socks {
-		s.Conns = append(s.Conns, kernelConn(sk))
-	}
 	var names map[uint32]string
 	if m.o.SysfsRoot != "" {
 		names = readIfIndexes(m.o.SysfsRoot)
@@ -640,6 +751,9 @@ func (m *Monitor) kernel(s *Snapshot, k Kernel) ([]smcnl.Device, error) {
 			s.LinkGroups = append(s.LinkGroups, kernelLGRD(g))
 		}
 	}
+	// The rows are made once the link groups are known, to be joined to
+	// them as they are made (Refresh joins the wire's rows).
+	s.Conns = kernelConns(socks, newLinkIndex(s.LinkGroups))
 	devs, devErr := k.DevicesR()
 	if st, err := k.Stats(); err == nil {
 		ks := &KernelStats{
@@ -727,36 +841,24 @@ func system(k Kernel) *SystemInfo {
 	return &si
 }
 
-// rates fills the per-second values against the previous snapshot.
+// perOver returns the per-second rate of a counter over dt seconds.
+func perOver(dt float64) func(cur, old uint64) float64 {
+	return func(cur, old uint64) float64 {
+		if cur < old || dt <= 0 {
+			return 0 // counter reset (module reload), or no time passed
+		}
+		return float64(cur-old) / dt
+	}
+}
+
+// rates fills the per-second values of the kernel's counters against the
+// previous snapshot (the rows' are carry's).
 func (m *Monitor) rates(s *Snapshot) {
 	p := m.prev
 	if p == nil || s.Interval <= 0 {
 		return
 	}
-	perOver := func(dt float64) func(cur, old uint64) float64 {
-		return func(cur, old uint64) float64 {
-			if cur < old || dt <= 0 {
-				return 0 // counter reset (module reload), or no time passed
-			}
-			return float64(cur-old) / dt
-		}
-	}
 	per := perOver(s.Interval.Seconds())
-	perWire := perOver(s.WireTime.Sub(p.WireTime).Seconds())
-	old := make(map[string]int, len(p.Conns))
-	for i := range p.Conns {
-		old[p.Conns[i].Key] = i
-	}
-	for i := range s.Conns {
-		if j, ok := old[s.Conns[i].Key]; ok {
-			o, rate := &p.Conns[j], per
-			if s.Conns[i].Source == SourceWire {
-				rate = perWire
-			}
-			s.Conns[i].RxRate = rate(s.Conns[i].RxBytes, o.RxBytes)
-			s.Conns[i].TxRate = rate(s.Conns[i].TxBytes, o.TxBytes)
-		}
-	}
 	oldFB := map[string]uint64{}
 	for _, r := range p.Fallbacks {
 		oldFB[string(r.Side)+fmt.Sprint(r.Reason.Code)] = r.Count
@@ -777,31 +879,19 @@ func (m *Monitor) rates(s *Snapshot) {
 	}
 }
 
-// overview counts what the first screen shows: what exists now.
-func overview(s *Snapshot) Overview {
+// overview counts what the first screen shows: what exists now; t is the
+// rows' tally.
+func overview(s *Snapshot, t *rowTally) Overview {
 	o := s.Overview
-	for _, c := range s.Conns {
-		if c.State == StateClosed && c.Source == SourceWire {
-			o.Ended++
-			continue
-		}
-		switch c.Mode {
-		case ModeListen:
-			o.Listening++
-			continue
-		case ModeSMCR:
-			o.SMCR++
-		case ModeSMCD:
-			o.SMCD++
-		case ModeFallback:
-			o.Fallback++
-		case ModeFailed:
-			o.Failed++
-		default:
-			o.Pending++
-		}
-		o.Conns++
-	}
+	c := t.conns
+	o.Ended += c.Ended
+	o.Listening += c.Listening
+	o.SMCR += c.SMCR
+	o.SMCD += c.SMCD
+	o.Fallback += c.Fallback
+	o.Failed += c.Failed
+	o.Pending += c.Pending
+	o.Conns += c.Conns
 	for _, g := range s.LinkGroups {
 		if g.Deleted {
 			continue
@@ -850,12 +940,7 @@ func overview(s *Snapshot) Overview {
 		up[src.Name] = up[src.Name] || src.Available
 	}
 	if up[SourceSockDiag] && up[SourceNetlink] {
-		listed := map[string]int{}
-		for _, c := range s.Conns {
-			if c.Source == SourceKernel && c.LGRKey != "" {
-				listed[c.LGRKey]++
-			}
-		}
+		listed := t.listed
 		n := 0
 		for _, g := range s.LinkGroups {
 			if g.Source == SourceKernel && int(g.Conns) > listed[g.Key] {

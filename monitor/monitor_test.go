@@ -181,7 +181,7 @@ func TestWireRatesUseCaptureTime(t *testing.T) {
 	m.prev = &Snapshot{Time: t0, WireTime: t0, Conns: []ConnRow{{Key: "wire:1", Source: "wire", RxBytes: 1000}}}
 	s := &Snapshot{Time: t0.Add(100 * time.Millisecond), Interval: 100 * time.Millisecond, WireTime: t0.Add(2 * time.Second),
 		Conns: []ConnRow{{Key: "wire:1", Source: "wire", RxBytes: 5000}}}
-	m.rates(s)
+	m.carry(s)
 	if got := s.Conns[0].RxRate; got != 2000 {
 		t.Errorf("rate %v B/s, want 4000 bytes over 2 s of capture = 2000", got)
 	}

@@ -32,7 +32,7 @@ func TestKernelCursorsFromReply(t *testing.T) {
 				byKey[c.Key] = c
 			}
 			for _, sk := range socks {
-				r := byKey[kernelConn(sk).Key]
+				r := byKey[kernelConns([]smcnl.Socket{sk}, newLinkIndex(nil))[0].Key]
 				if r.UID == nil || *r.UID != sk.UID || r.IfIndex != sk.IfIndex {
 					t.Errorf("%s: uid %v ifindex %d, reply %d %d", r.Key, r.UID, r.IfIndex, sk.UID, sk.IfIndex)
 				}
@@ -101,7 +101,8 @@ func TestCursorLags(t *testing.T) {
 	}
 	// The wrap: 1/30465 from 1/30464 is one byte; 1/10 from 0/65000 in a
 	// 65536-byte ring is 546 (smc_curs_diff).
-	c := kernelCursors(&smcnl.ConnInfo{RMBESize: 65536, PeerRMBESize: 65536, SndBufSize: 65536,
+	var c Cursors
+	kernelCursors(&c, &smcnl.ConnInfo{RMBESize: 65536, PeerRMBESize: 65536, SndBufSize: 65536,
 		RxProd: smcnl.Cursor{Wrap: 1, Count: 10}, TxCons: smcnl.Cursor{Count: 65000},
 		TxProd: smcnl.Cursor{Wrap: 2, Count: 5}, RxCons: smcnl.Cursor{Wrap: 1, Count: 65535},
 		TxPrep: smcnl.Cursor{Wrap: 0, Count: 100}, TxSent: smcnl.Cursor{Wrap: 0, Count: 100},

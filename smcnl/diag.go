@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/netip"
 	"os"
+	"slices"
 	"syscall"
 
 	"github.com/mdlayher/netlink"
@@ -54,7 +55,9 @@ const (
 	StateProcessAbort     State = 27 // SMC_PROCESSABORT
 )
 
-var stateNames = map[State]string{
+// stateNames is indexed by State: every socket of a refresh is named,
+// and an index is cheaper than a map look-up.
+var stateNames = [...]string{
 	StateActive:           "ACTIVE",
 	StateInit:             "INIT",
 	StateClosed:           "CLOSED",
@@ -70,8 +73,8 @@ var stateNames = map[State]string{
 }
 
 func (s State) String() string {
-	if n, ok := stateNames[s]; ok {
-		return n
+	if int(s) < len(stateNames) && stateNames[s] != "" {
+		return stateNames[s]
 	}
 	return fmt.Sprintf("State(%d)", uint8(s))
 }
@@ -101,14 +104,8 @@ type Shutdown uint8
 // String uses smcss's notation: "<->" open, "R->" receive side shut, "<-W"
 // send side shut, "R-W" both.
 func (s Shutdown) String() string {
-	r, w := "<", ">"
-	if s&1 != 0 {
-		r = "R"
-	}
-	if s&2 != 0 {
-		w = "W"
-	}
-	return r + "-" + w
+	// Constants, not a concatenation: every socket of a refresh asks.
+	return [4]string{"<->", "R->", "<-W", "R-W"}[s&3]
 }
 
 // Cursor is a position in a ring buffer (struct smc_diag_cursor): the
@@ -194,8 +191,98 @@ type Socket struct {
 }
 
 // ParseSocket decodes one SOCK_DIAG_BY_FAMILY reply payload: smc_diag_msg
-// (64 bytes) and its attributes. Unknown attributes are ignored.
+// (64 bytes) and its attributes. Unknown attributes are ignored. A dump's
+// many replies are cheaper through one SocketParser.
 func ParseSocket(b []byte) (Socket, error) {
+	var p SocketParser
+	return p.Parse(b)
+}
+
+// SocketParser decodes the replies of sock_diag dumps. The ConnInfo,
+// LGRInfo and DMBInfo of its sockets come from blocks it allocates for
+// many sockets at once, the sockets of one link share their LGRInfo
+// (read it, do not change it), and the strings sockets repeat (device
+// names, GIDs) are shared: a refresh of 100,000 sockets spent half its
+// time in allocations of a few bytes each. A socket's details keep their block
+// alive; Reuse hands the blocks out again. The zero value parses without
+// sharing strings; a SocketParser is not safe for concurrent use.
+type SocketParser struct {
+	block int // sockets a block holds
+	conns slab[ConnInfo]
+	lgrs  slab[LGRInfo]
+	dmbs  slab[DMBInfo]
+	strs  map[string]string // nil: strings are not shared
+	// last holds the strings of the last LGRInfo: the sockets of a host
+	// are mostly on one link, and comparing is cheaper than hashing.
+	last [3]string
+	// links holds the LGRInfo of each link seen in the dump, by its
+	// bytes: the sockets of one link share it.
+	links map[[smcDiagLGRInfoLen]byte]*LGRInfo
+}
+
+// maxBlock bounds a block: a dump of listeners needs no ConnInfo at all.
+const maxBlock = 1024
+
+// maxShared bounds the strings a parser keeps across dumps: a host's
+// devices and GIDs are few, but over weeks of dumps they change.
+const maxShared = 4 * maxBlock
+
+// NewSocketParser returns a parser for dumps of about n sockets.
+func NewSocketParser(n int) *SocketParser {
+	return &SocketParser{block: min(max(n, 1), maxBlock), strs: map[string]string{},
+		links: map[[smcDiagLGRInfoLen]byte]*LGRInfo{}}
+}
+
+// Reuse lets p hand out the storage of the sockets it parsed before
+// again: their ConnInfo, LGRInfo and DMBInfo change under them. A caller
+// done with a dump's sockets (a refresh that has made its rows from
+// them) parses the next dump without allocating or zeroing new blocks.
+func (p *SocketParser) Reuse() {
+	p.conns.reuse()
+	p.lgrs.reuse()
+	p.dmbs.reuse()
+	clear(p.links)
+	if len(p.strs) > maxShared {
+		clear(p.strs)
+		p.last = [3]string{}
+	}
+}
+
+// slab hands out elements of blocks it allocates for many at once.
+type slab[T any] struct {
+	blocks [][]T // filled, the one being filled (cur), then empty ones
+	cur    int
+}
+
+// take returns a zeroed element, starting a block of n when all are full.
+func (s *slab[T]) take(n int) *T {
+	for s.cur < len(s.blocks) && len(s.blocks[s.cur]) == cap(s.blocks[s.cur]) {
+		s.cur++
+	}
+	if s.cur == len(s.blocks) {
+		s.blocks = append(s.blocks, make([]T, 0, max(n, 1)))
+	}
+	b := &s.blocks[s.cur]
+	var zero T
+	*b = append(*b, zero)
+	return &(*b)[len(*b)-1]
+}
+
+// reuse empties the blocks, to be handed out again.
+func (s *slab[T]) reuse() {
+	for i := range s.blocks {
+		s.blocks[i] = s.blocks[i][:0]
+	}
+	s.cur = 0
+}
+
+// errInvalidAttribute is package netlink's error for an attribute whose
+// length does not fit, with its text: the walk below replaces
+// netlink.AttributeDecoder, which copied every attribute's payload.
+var errInvalidAttribute = errors.New("invalid attribute; length too short or too large")
+
+// Parse decodes one SOCK_DIAG_BY_FAMILY reply payload as ParseSocket does.
+func (p *SocketParser) Parse(b []byte) (Socket, error) {
 	if len(b) < smcDiagMsgLen {
 		return Socket{}, fmt.Errorf("smcnl: smc_diag_msg: need %d bytes, have %d", smcDiagMsgLen, len(b))
 	}
@@ -215,47 +302,85 @@ func ParseSocket(b []byte) (Socket, error) {
 	s.Src = netip.AddrPortFrom(src, binary.BigEndian.Uint16(b[4:6]))
 	s.Dst = netip.AddrPortFrom(dst, binary.BigEndian.Uint16(b[6:8]))
 
-	ad, err := netlink.NewAttributeDecoder(b[smcDiagMsgLen:])
-	if err != nil {
-		return Socket{}, fmt.Errorf("smcnl: smc_diag_msg attributes: %w", err)
-	}
-	for ad.Next() {
-		switch ad.Type() {
-		case diagShutdown:
-			s.Shutdown = Shutdown(ad.Uint8())
-		case diagFallback:
-			ad.Do(func(p []byte) error {
-				if len(p) < smcDiagFallbackLen {
-					return fmt.Errorf("SMC_DIAG_FALLBACK: need %d bytes, have %d", smcDiagFallbackLen, len(p))
-				}
-				s.FallbackReason = ne.Uint32(p[0:4])
-				s.PeerDiagnosis = ne.Uint32(p[4:8])
-				return nil
-			})
-		case diagConnInfo:
-			ad.Do(func(p []byte) error {
-				ci, err := parseConnInfo(p)
-				s.Conn = ci
-				return err
-			})
-		case diagLGRInfo:
-			ad.Do(func(p []byte) error {
-				li, err := parseLGRInfo(p)
-				s.LGR = li
-				return err
-			})
-		case diagDMBInfo:
-			ad.Do(func(p []byte) error {
-				di, err := parseDMBInfo(p)
-				s.DMB = di
-				return err
-			})
-		}
-	}
-	if err := ad.Err(); err != nil {
+	if err := p.attrs(&s, b[smcDiagMsgLen:]); err != nil {
 		return Socket{}, fmt.Errorf("smcnl: smc_diag_msg attributes: %w", err)
 	}
 	return s, nil
+}
+
+// nlaHeaderLen is the size of struct nlattr: u16 length, u16 type; the
+// payload follows, padded to 4 bytes.
+const nlaHeaderLen = 4
+
+// nlaNext is the offset of the attribute after the one of length l at i;
+// a length below a header's advances by a header, as netlink's decoder does.
+func nlaNext(i, l int) int { return i + (max(l, nlaHeaderLen)+nlaHeaderLen-1)&^(nlaHeaderLen-1) }
+
+// attrs walks the attributes as netlink.AttributeDecoder does, so the same
+// inputs fail with the same errors: first a pass that only checks each
+// attribute has its header, then one that decodes them in order.
+func (p *SocketParser) attrs(s *Socket, b []byte) error {
+	const hdr = nlaHeaderLen
+	for i := 0; i < len(b); i = nlaNext(i, int(binary.NativeEndian.Uint16(b[i:]))) {
+		if len(b)-i < hdr {
+			return errInvalidAttribute
+		}
+	}
+	for i := 0; i < len(b); {
+		if len(b)-i < hdr {
+			return errInvalidAttribute
+		}
+		l := int(binary.NativeEndian.Uint16(b[i:]))
+		typ := binary.NativeEndian.Uint16(b[i+2:]) &^ (netlink.Nested | netlink.NetByteOrder)
+		if l > len(b)-i || l != 0 && l < hdr {
+			return errInvalidAttribute
+		}
+		var v []byte
+		if l != 0 {
+			v = b[i+hdr : i+l]
+		}
+		if err := p.attr(s, typ, v); err != nil {
+			return err
+		}
+		i = nlaNext(i, l)
+	}
+	return nil
+}
+
+// attr decodes one attribute of type typ with payload v into s.
+func (p *SocketParser) attr(s *Socket, typ uint16, v []byte) error {
+	ne := binary.NativeEndian
+	switch typ {
+	case diagShutdown:
+		if len(v) != 1 {
+			return fmt.Errorf("netlink: attribute %d is not a uint8; length: %d", typ, len(v))
+		}
+		s.Shutdown = Shutdown(v[0])
+	case diagFallback:
+		if len(v) < smcDiagFallbackLen {
+			return fmt.Errorf("SMC_DIAG_FALLBACK: need %d bytes, have %d", smcDiagFallbackLen, len(v))
+		}
+		s.FallbackReason = ne.Uint32(v[0:4])
+		s.PeerDiagnosis = ne.Uint32(v[4:8])
+	case diagConnInfo:
+		if len(v) < smcDiagConnInfoLen {
+			return fmt.Errorf("SMC_DIAG_CONNINFO: need %d bytes, have %d", smcDiagConnInfoLen, len(v))
+		}
+		s.Conn = p.conns.take(p.block)
+		parseConnInfo(s.Conn, v)
+	case diagLGRInfo:
+		if len(v) < smcDiagLGRInfoLen {
+			return fmt.Errorf("SMC_DIAG_LGRINFO: need %d bytes, have %d", smcDiagLGRInfoLen, len(v))
+		}
+		s.LGR = p.lgrInfo(v)
+	case diagDMBInfo:
+		if len(v) < smcDiagDMBInfoOldLen {
+			return fmt.Errorf("SMC_DIAG_DMBINFO: need %d bytes, have %d", smcDiagDMBInfoOldLen, len(v))
+		}
+		s.DMB = p.dmbs.take(p.block)
+		parseDMBInfo(s.DMB, v)
+	}
+	return nil
 }
 
 // diagAddrs picks IPv4 or IPv6. AF_SMC sockets report family 43 for both,
@@ -289,12 +414,11 @@ func cursorAt(b []byte) Cursor {
 	return Cursor{Wrap: binary.NativeEndian.Uint16(b[2:4]), Count: binary.NativeEndian.Uint32(b[4:8])}
 }
 
-func parseConnInfo(p []byte) (*ConnInfo, error) {
-	if len(p) < smcDiagConnInfoLen {
-		return nil, fmt.Errorf("SMC_DIAG_CONNINFO: need %d bytes, have %d", smcDiagConnInfoLen, len(p))
-	}
+// parseConnInfo fills c from a SMC_DIAG_CONNINFO payload of at least
+// smcDiagConnInfoLen bytes.
+func parseConnInfo(c *ConnInfo, p []byte) {
 	ne := binary.NativeEndian
-	return &ConnInfo{
+	*c = ConnInfo{
 		Token:            ne.Uint32(p[0:4]),
 		SndBufSize:       ne.Uint32(p[4:8]),
 		RMBESize:         ne.Uint32(p[8:12]),
@@ -310,31 +434,48 @@ func parseConnInfo(p []byte) (*ConnInfo, error) {
 		TxPrep:           cursorAt(p[52:60]),
 		TxSent:           cursorAt(p[60:68]),
 		TxFin:            cursorAt(p[68:76]),
-	}, nil
+	}
 }
 
-func parseLGRInfo(p []byte) (*LGRInfo, error) {
-	if len(p) < smcDiagLGRInfoLen {
-		return nil, fmt.Errorf("SMC_DIAG_LGRINFO: need %d bytes, have %d", smcDiagLGRInfoLen, len(p))
+// lgrInfo returns the LGRInfo of a SMC_DIAG_LGRINFO payload of at least
+// smcDiagLGRInfoLen bytes: the one of the dump's earlier socket on the
+// link, when there was one.
+func (p *SocketParser) lgrInfo(v []byte) *LGRInfo {
+	if p.links == nil {
+		l := p.lgrs.take(p.block)
+		p.parseLGRInfo(l, v)
+		return l
 	}
+	k := [smcDiagLGRInfoLen]byte(v)
+	l, ok := p.links[k]
+	if !ok {
+		l = p.lgrs.take(p.block)
+		p.parseLGRInfo(l, v)
+		p.links[k] = l
+	}
+	return l
+}
+
+// parseLGRInfo fills l from a SMC_DIAG_LGRINFO payload of at least
+// smcDiagLGRInfoLen bytes.
+func (sp *SocketParser) parseLGRInfo(l *LGRInfo, p []byte) {
 	// smc_diag_linkinfo: link_id @0, ibname[64] @1, ibport @65,
 	// gid[40] @66, peer_gid[40] @106; then role @146.
-	return &LGRInfo{
+	*l = LGRInfo{
 		LinkID:  p[0],
-		IBDev:   cString(p[1 : 1+ibDeviceNameMax]),
+		IBDev:   sp.cString(0, p[1:1+ibDeviceNameMax]),
 		IBPort:  p[65],
-		GID:     cString(p[66 : 66+diagGIDLen]),
-		PeerGID: cString(p[106 : 106+diagGIDLen]),
+		GID:     sp.cString(1, p[66:66+diagGIDLen]),
+		PeerGID: sp.cString(2, p[106:106+diagGIDLen]),
 		Role:    Role(p[146]),
-	}, nil
+	}
 }
 
-func parseDMBInfo(p []byte) (*DMBInfo, error) {
-	if len(p) < smcDiagDMBInfoOldLen {
-		return nil, fmt.Errorf("SMC_DIAG_DMBINFO: need %d bytes, have %d", smcDiagDMBInfoOldLen, len(p))
-	}
+// parseDMBInfo fills d from a SMC_DIAG_DMBINFO payload of at least
+// smcDiagDMBInfoOldLen bytes.
+func parseDMBInfo(d *DMBInfo, p []byte) {
 	ne := binary.NativeEndian
-	d := &DMBInfo{
+	*d = DMBInfo{
 		LinkID:    ne.Uint32(p[0:4]),
 		PeerGID:   ne.Uint64(p[8:16]),
 		MyGID:     ne.Uint64(p[16:24]),
@@ -345,7 +486,6 @@ func parseDMBInfo(p []byte) (*DMBInfo, error) {
 		d.PeerGIDExt = ne.Uint64(p[40:48])
 		d.MyGIDExt = ne.Uint64(p[48:56])
 	}
-	return d, nil
 }
 
 // cString returns the bytes before the first NUL.
@@ -354,6 +494,27 @@ func cString(b []byte) string {
 		b = b[:i]
 	}
 	return string(b)
+}
+
+// cString is cString returning the string an earlier socket of the dump
+// had, when one had it; field is the string's place in sp.last.
+func (sp *SocketParser) cString(field int, b []byte) string {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	if sp.strs == nil {
+		return string(b)
+	}
+	if string(b) == sp.last[field] {
+		return sp.last[field]
+	}
+	s, ok := sp.strs[string(b)]
+	if !ok {
+		s = string(b)
+		sp.strs[s] = s
+	}
+	sp.last[field] = s
+	return s
 }
 
 // DiagConn is a NETLINK_SOCK_DIAG socket for dumping SMC sockets.
@@ -396,7 +557,13 @@ func diagRequest() []byte {
 // Sockets dumps every SMC socket of the network namespace, with connection,
 // SMC-R link and SMC-D buffer details. Without the smc_diag module the
 // error matches ErrNotSupported.
-func (d *DiagConn) Sockets() ([]Socket, error) {
+func (d *DiagConn) Sockets() ([]Socket, error) { return d.AppendSockets(nil, nil) }
+
+// AppendSockets is Sockets appending the sockets to dst and parsing them
+// with p (nil: a parser of its own). A poller passes the slice and the
+// parser of its last dump, done with (dst[:0], after p.Reuse): a dump of
+// many sockets then allocates little beyond what netlink receives.
+func (d *DiagConn) AppendSockets(dst []Socket, p *SocketParser) ([]Socket, error) {
 	req := netlink.Message{
 		Header: netlink.Header{Type: sockDiagByFamily, Flags: netlink.Request | netlink.Dump},
 		Data:   diagRequest(),
@@ -408,12 +575,18 @@ func (d *DiagConn) Sockets() ([]Socket, error) {
 	if d.rec != nil {
 		d.rec(msgs)
 	}
-	out := make([]Socket, 0, len(msgs))
+	out := slices.Grow(dst, len(msgs))
+	if out == nil {
+		out = []Socket{} // an empty dump is an empty list, as it always was
+	}
+	if p == nil {
+		p = NewSocketParser(len(msgs))
+	}
 	for i, m := range msgs {
 		if m.Header.Type != sockDiagByFamily {
 			continue
 		}
-		s, err := ParseSocket(m.Data)
+		s, err := p.Parse(m.Data)
 		if err != nil {
 			return nil, fmt.Errorf("reply %d: %w", i, err)
 		}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"net/netip"
 	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
@@ -327,6 +329,41 @@ func TestModeStateStrings(t *testing.T) {
 	} {
 		if tt.got != tt.want {
 			t.Errorf("got %q, want %q", tt.got, tt.want)
+		}
+	}
+}
+
+// TestSocketParserReuse: a parser whose blocks are handed out again
+// (blocks of one socket here, so every socket starts one) parses a dump
+// as ParseSocket parses each reply.
+func TestSocketParserReuse(t *testing.T) {
+	dumps := [][]byte{pingpongClientSocket(t), declineClientSocket(t)}
+	paths, _ := filepath.Glob(filepath.Join("testdata", "*", "diag.bin"))
+	for _, path := range paths {
+		msgs, err := SplitMessages(mustRead(t, path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range msgs {
+			dumps = append(dumps, m.Data)
+		}
+	}
+	p := NewSocketParser(1)
+	for round := 0; round < 3; round++ {
+		p.Reuse()
+		var got []Socket
+		for _, b := range dumps {
+			s, err := p.Parse(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, s)
+		}
+		for i, b := range dumps {
+			want, _ := ParseSocket(b)
+			if !reflect.DeepEqual(got[i], want) {
+				t.Fatalf("round %d, reply %d: %+v, want %+v", round, i, got[i], want)
+			}
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package smcnl
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -50,7 +51,45 @@ func FuzzParseSocket(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		s, err := ParseSocket(b)
 		checkNoPartial(t, s, false, err)
+		// The attribute walk must accept and reject what package
+		// netlink's decoder does, and sharing strings change nothing.
+		want, wantErr := parseSocketNetlink(b)
+		if fmt.Sprint(err) != fmt.Sprint(wantErr) || !reflect.DeepEqual(s, want) {
+			t.Fatalf("ParseSocket = %+v, %v; with netlink's decoder %+v, %v", s, err, want, wantErr)
+		}
+		shared, err := NewSocketParser(2).Parse(b)
+		if fmt.Sprint(err) != fmt.Sprint(wantErr) || !reflect.DeepEqual(shared, want) {
+			t.Fatalf("SocketParser.Parse = %+v, %v; ParseSocket %+v, %v", shared, err, want, wantErr)
+		}
 	})
+}
+
+// parseSocketNetlink is ParseSocket's attribute walk done by
+// netlink.AttributeDecoder, the reference of FuzzParseSocket.
+func parseSocketNetlink(b []byte) (Socket, error) {
+	if len(b) < smcDiagMsgLen {
+		return Socket{}, fmt.Errorf("smcnl: smc_diag_msg: need %d bytes, have %d", smcDiagMsgLen, len(b))
+	}
+	s, err := ParseSocket(b[:smcDiagMsgLen])
+	if err != nil {
+		return Socket{}, err
+	}
+	var p SocketParser
+	ad, err := netlink.NewAttributeDecoder(b[smcDiagMsgLen:])
+	if err != nil {
+		return Socket{}, fmt.Errorf("smcnl: smc_diag_msg attributes: %w", err)
+	}
+	for ad.Next() {
+		if ad.Type() == diagShutdown {
+			s.Shutdown = Shutdown(ad.Uint8())
+			continue
+		}
+		ad.Do(func(v []byte) error { return p.attr(&s, ad.Type(), v) })
+	}
+	if err := ad.Err(); err != nil {
+		return Socket{}, fmt.Errorf("smcnl: smc_diag_msg attributes: %w", err)
+	}
+	return s, nil
 }
 
 func FuzzParseLinkGroupR(f *testing.F) {

@@ -83,8 +83,9 @@ func ReplaySockets(dir string) ([]Socket, error) {
 		return nil, err
 	}
 	out := make([]Socket, 0, len(msgs))
+	p := NewSocketParser(len(msgs))
 	for i, m := range msgs {
-		s, err := ParseSocket(m.Data)
+		s, err := p.Parse(m.Data)
 		if err != nil {
 			return nil, fmt.Errorf("%s: reply %d: %w", filepath.Join(dir, "diag.bin"), i, err)
 		}

@@ -6,6 +6,7 @@ package monitortest
 import (
 	"encoding/binary"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/smcscope/smcscope/internal/testutil"
@@ -15,11 +16,16 @@ import (
 
 // bigKernel serves n sockets and g link groups built from the lab's real
 // replies (multilink-client-before): every call parses n recorded
-// smc_diag messages with fresh inodes and ports, as a dump would.
+// smc_diag messages with their own inodes and ports, newest first, as a
+// dump would.
 type bigKernel struct {
 	monitor.Kernel
 	msgs [][]byte
 	lgrs []smcnl.LinkGroupR
+	// socks and parser are the last dump's, reused by the next one as
+	// the live kernel (monitor.DialKernel) reuses its own.
+	socks  []smcnl.Socket
+	parser *smcnl.SocketParser
 }
 
 // BigKernel returns a kernel of n SMC sockets and g link groups.
@@ -37,8 +43,11 @@ func BigKernel(tb testing.TB, n, g int) monitor.Kernel {
 	k := &bigKernel{Kernel: base}
 	for i := 0; i < n; i++ {
 		m := append([]byte(nil), msgs[i%len(msgs)].Data...)
-		binary.NativeEndian.PutUint64(m[56:64], uint64(100000+i)) // inode
-		binary.BigEndian.PutUint16(m[4:6], uint16(20000+i%40000)) // source port
+		// A kernel dumps its sockets newest first, not by key: smc_diag
+		// walks smc_hash's list, to whose head smc_hash_sk adds each
+		// socket, and inodes grow with time.
+		binary.NativeEndian.PutUint64(m[56:64], uint64(100000+n-1-i)) // inode
+		binary.BigEndian.PutUint16(m[4:6], uint16(20000+i%40000))     // source port
 		k.msgs = append(k.msgs, m)
 	}
 	real, err := base.LinkGroupsR()
@@ -55,14 +64,20 @@ func BigKernel(tb testing.TB, n, g int) monitor.Kernel {
 }
 
 func (k *bigKernel) Sockets() ([]smcnl.Socket, error) {
-	out := make([]smcnl.Socket, 0, len(k.msgs))
+	// As smcnl.DiagConn.AppendSockets parses a dump.
+	if k.parser == nil {
+		k.parser = smcnl.NewSocketParser(len(k.msgs))
+	}
+	k.parser.Reuse()
+	out := slices.Grow(k.socks[:0], len(k.msgs))
 	for _, m := range k.msgs {
-		s, err := smcnl.ParseSocket(m)
+		s, err := k.parser.Parse(m)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, s)
 	}
+	k.socks = out
 	return out, nil
 }
 
