@@ -56,6 +56,10 @@ func (h *hotLink) dir(src, qpn uint32) Dir {
 // noQPN marks a direction of the hot link not seen yet.
 const noQPN = ^uint32(0)
 
+// rethLen is the length of the RETH (IBTA vol. 1 §9.3.3.3), after which a
+// WRITE First's data starts.
+const rethLen = 16
+
 // hotCDC is a connection whose CDCs fastRoCE may follow: in its link
 // group's token table under token, placed by its handshake, its cursors
 // known, not closed, with RMBEs of size (this direction's) and peer.
@@ -72,6 +76,10 @@ type hotWrite struct {
 	conn   *Conn
 	lo, hi uint64
 	rkey   uint32
+	// va and rmbe are the RMB's address (0: unknown) and the RMBE's
+	// size (c.rmbeSize), where a WRITE First places its data (placeWrite).
+	va   uint64
+	rmbe uint32
 }
 
 // forgetConns drops the cached connections, before feed changes what
@@ -218,7 +226,7 @@ func (t *Tracker) fastRoCE(f *capture.Frame) fastResult {
 			fl.Prod, fl.Cons = prod, cons
 			fl.sinceCDC = 0
 			cdc = true
-		case op == opWriteOnly && f.RETH != nil:
+		case (op == opWriteOnly || op == opWriteFirst) && f.RETH != nil:
 			// write, of a WRITE whose rkey names its connection.
 			w := f.RETH
 			hw := &h.write[d]
@@ -238,6 +246,23 @@ func (t *Tracker) fastRoCE(f *capture.Frame) fastResult {
 			fl.sinceCDC += uint64(w.DMALen)
 			if w.VA < hw.lo || w.VA+uint64(w.DMALen) > hw.hi {
 				fl.WritesOutside++
+			}
+			if op == opWriteFirst {
+				// The message's later packets follow it (write's
+				// curWrite), placed after it in the RMBE (placeWrite's
+				// sw; its data is what follows the RETH).
+				rc.curWrite, rc.curLen = c, w.DMALen
+				rc.sw = streamWrite{}
+				if hw.va != 0 && hw.rmbe != 0 && w.VA >= hw.va {
+					rc.sw = streamWrite{ok: true, at: w.VA - hw.va, psn: b.PSN, pmtu: uint32(len(b.Payload) - rethLen), size: hw.rmbe}
+				}
+			}
+		case (op == opWriteMiddle || op == opWriteLast) && rc.curWrite != nil:
+			// write, of a later packet of the WRITE in progress.
+			c = rc.curWrite
+			rc.WritePkts++
+			if op == opWriteLast {
+				rc.curWrite = nil
 			}
 		default:
 			return fastNo
@@ -334,7 +359,7 @@ func (t *Tracker) warm(f *capture.Frame, r fastResult) bool {
 	if !ok || ref.conn.FirstFrame == 0 {
 		return false
 	}
-	hw := hotWrite{conn: ref.conn, lo: 0, hi: math.MaxUint64, rkey: w.RKey}
+	hw := hotWrite{conn: ref.conn, lo: 0, hi: math.MaxUint64, rkey: w.RKey, va: ref.va, rmbe: ref.conn.rmbeSize(d)}
 	if ref.va != 0 && ref.size != 0 {
 		hw.lo, hw.hi = ref.va, ref.va+uint64(ref.size)
 	}

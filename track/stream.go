@@ -435,14 +435,28 @@ func (t *Tracker) OnLink() bool {
 // fastPlaced is placeWrite for a WRITE ONLY that fastRoCE followed: where
 // its bytes went in the receiver's RMBE.
 func fastPlaced(a *attribution, f *capture.Frame) (bool, uint64) {
-	if a.conn == nil || f.RETH == nil || f.BTH == nil || uint8(f.BTH.Opcode) != opWriteOnly {
+	if a.conn == nil || f.BTH == nil {
 		return false, 0
 	}
-	ref := a.link.rkeys[a.dir][f.RETH.RKey]
-	if ref.va == 0 || f.RETH.VA < ref.va {
-		return false, 0
+	switch uint8(f.BTH.Opcode) {
+	case opWriteOnly, opWriteFirst:
+		// As placeWrite: nothing is placed in an RMBE of unknown size.
+		if f.RETH == nil || a.conn.rmbeSize(a.dir) == 0 {
+			return false, 0
+		}
+		ref := a.link.rkeys[a.dir][f.RETH.RKey]
+		if ref.va == 0 || f.RETH.VA < ref.va {
+			return false, 0
+		}
+		return true, f.RETH.VA - ref.va
+	case opWriteMiddle, opWriteLast:
+		// placeWriteNext, from the WRITE First fastRoCE kept.
+		w := a.link.RC[a.dir].sw
+		if k := psnDiff(f.BTH.PSN, w.psn); w.ok && k > 0 {
+			return true, w.at + uint64(k)*uint64(w.pmtu)
+		}
 	}
-	return true, f.RETH.VA - ref.va
+	return false, 0
 }
 
 // appendStream adds the smc.stream fields of a WRITE packet placed at
