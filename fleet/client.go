@@ -25,6 +25,10 @@ type Client struct {
 	// Timeout bounds each query (default 5 s): a slow server makes a
 	// refresh say so, it does not hang the dashboard.
 	Timeout time.Duration
+	// Time, when set, is the evaluation time of every query (the API's
+	// time parameter); zero: the server's now. Data backfilled at a fixed
+	// time is read as of that time.
+	Time time.Time
 }
 
 // Sample is one series of an instant vector.
@@ -41,7 +45,11 @@ func (c *Client) Query(ctx context.Context, expr string) ([]Sample, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, to)
 	defer cancel()
-	u := strings.TrimRight(c.URL, "/") + "/api/v1/query?" + url.Values{"query": {expr}}.Encode()
+	v := url.Values{"query": {expr}}
+	if !c.Time.IsZero() {
+		v.Set("time", strconv.FormatFloat(float64(c.Time.UnixMilli())/1e3, 'f', -1, 64))
+	}
+	u := strings.TrimRight(c.URL, "/") + "/api/v1/query?" + v.Encode()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, err
