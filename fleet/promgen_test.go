@@ -182,7 +182,7 @@ func genFleet(w *bufio.Writer, tmpl [4]hostTemplate, n int, at time.Time) error 
 	}
 	sort.Strings(sorted)
 	times := []int64{at.Unix() - 120, at.Unix() - 60, at.Unix()}
-	down := func(h int) bool { return h%500 == 499 }
+	down := func(h int) bool { return h%500 == 7 }
 	inst := func(h int) string { return fmt.Sprintf("host%05d:9714", h) }
 
 	fmt.Fprintf(w, "# TYPE up gauge\n")
@@ -279,4 +279,52 @@ func pairValue(label, v string, h, p int) string {
 		}
 	}
 	return v
+}
+
+// TestFleetBackfilled: the fleet view over 40 generated hosts in a real
+// Prometheus sees what genFleet wrote: every host, host 7 down; pair 0
+// the decline (host 1, the server without a RoCE device, declining host
+// 0); every other pair one link group joined across its two hosts, the
+// server with one active link left, the client with two; the links'
+// RDMA port rates.
+func TestFleetBackfilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: backfills and starts a Prometheus")
+	}
+	url, at := backfilledPrometheus(t, 40)
+	s := Read(context.Background(), &Client{URL: url, Time: at})
+	if s.Error != "" {
+		t.Fatal(s.Error)
+	}
+	down := 0
+	for _, h := range s.Hosts {
+		if !h.Up {
+			down++
+		}
+	}
+	if len(s.Hosts) != 40 || down != 1 || s.Hosts[0].Instance != "host00007:9714" || s.Hosts[0].Up {
+		t.Errorf("%d hosts, %d down, the first %+v: want 40, host00007 alone down and first", len(s.Hosts), down, s.Hosts[0])
+	}
+	if len(s.Declines) != 1 || s.Declines[0].Decliner != "host00001:9714" || s.Declines[0].Declined != "host00000:9714" ||
+		s.Declines[0].Reason != "NOSMCRDEV" || s.Declines[0].DeclinedReason != "PEERDECL" {
+		t.Errorf("declines %+v", s.Declines)
+	}
+	joined, alone := 0, 0
+	for _, g := range s.LinkGroups {
+		if g.Client == nil || g.Server == nil {
+			alone++
+			continue
+		}
+		joined++
+		if !g.Asymmetric || g.Client.Active() != 2 || g.Server.Active() != 1 || len(g.Pairs) != 2 {
+			t.Errorf("group %s: %d and %d active links, pairs %v", g.Key, g.Client.Active(), g.Server.Active(), g.Pairs)
+		}
+		if r := g.Client.Links[0].RNIC; r == nil || r.RxPackets == nil || r.TxPackets == nil {
+			t.Errorf("group %s: client link %s has no port packet rates: %+v", g.Key, g.Client.Links[0].ID, r)
+		}
+	}
+	// Pair 3's server (host 7) is down: its client's half stands alone.
+	if joined != 18 || alone != 1 {
+		t.Errorf("%d groups joined, %d alone: want 18 and 1", joined, alone)
+	}
 }
