@@ -124,6 +124,9 @@ type decoder struct {
 	i             int
 	names, values map[string]string
 	labels        []Label // the current sample's, reused
+	// block holds the samples' labels, a few thousand to an allocation
+	// rather than one each.
+	block []Label
 }
 
 // answer decodes the whole input, or declines it.
@@ -257,7 +260,12 @@ func (d *decoder) metric() (Labels, bool) {
 	if len(d.labels) == 0 {
 		return nil, true
 	}
-	ls := slices.Clone(d.labels)
+	if cap(d.block)-len(d.block) < len(d.labels) {
+		d.block = make([]Label, 0, max(4096, len(d.labels)))
+	}
+	start := len(d.block)
+	d.block = append(d.block, d.labels...)
+	ls := Labels(d.block[start:len(d.block):len(d.block)])
 	if !slices.IsSortedFunc(ls, func(x, y Label) int { return strings.Compare(x.Name, y.Name) }) {
 		slices.SortStableFunc(ls, func(x, y Label) int { return strings.Compare(x.Name, y.Name) })
 	}
