@@ -44,7 +44,9 @@ type answer struct {
 // not take, so both give the same answer and the same errors for every
 // input (FuzzDecodeAnswer checks it).
 func decodeAnswer(b []byte) (answer, error) {
-	d := decoder{b: b, names: map[string]string{}, values: map[string]string{}}
+	// About one distinct label value to every 100 bytes of a fleet's
+	// answers: the table does not grow, rehashing, as it fills.
+	d := decoder{b: b, names: map[string]string{}, values: make(map[string]string, len(b)/100)}
 	if a, ok := d.answer(); ok {
 		return a, nil
 	}
@@ -206,7 +208,7 @@ func (d *decoder) result(a *answer) bool {
 		}
 		var seen [2]bool
 		var ls Labels
-		var val string
+		var val []byte
 		ok := d.object(func(key []byte) bool {
 			k, known := sampleKeys.index(key)
 			if !known || seen[k] {
@@ -225,10 +227,10 @@ func (d *decoder) result(a *answer) bool {
 		if !ok || !seen[1] {
 			return false
 		}
-		v, err := strconv.ParseFloat(val, 64)
+		v, err := strconv.ParseFloat(string(val), 64)
 		if err != nil {
 			if a.ValueErr == nil {
-				a.ValueErr = sampleValueError(val, err)
+				a.ValueErr = sampleValueError(string(val), err)
 			}
 			return true
 		}
@@ -278,22 +280,22 @@ func (d *decoder) metric() (Labels, bool) {
 }
 
 // value decodes [timestamp, "value"] and returns the value's string.
-func (d *decoder) value() (string, bool) {
+func (d *decoder) value() ([]byte, bool) {
 	if !d.lit('[') {
-		return "", false
+		return nil, false
 	}
 	d.ws()
 	if !d.timestamp() {
-		return "", false
+		return nil, false
 	}
 	d.ws()
 	if !d.lit(',') {
-		return "", false
+		return nil, false
 	}
 	d.ws()
-	v, ok := d.str(d.values) // "0" and "1" over and over
+	v, ok := d.strBytes()
 	if !ok {
-		return "", false
+		return nil, false
 	}
 	d.ws()
 	return v, d.lit(']')
@@ -411,12 +413,21 @@ func (d *decoder) rawKey() ([]byte, bool) {
 	return nil, false
 }
 
-// str reads a string value, interned in table when it is not nil. One with
-// escapes is unquoted by encoding/json; one that is not UTF-8 is declined
-// (encoding/json replaces the bytes).
+// str reads a string value, interned in table when it is not nil.
 func (d *decoder) str(table map[string]string) (string, bool) {
-	if d.i >= len(d.b) || d.b[d.i] != '"' {
+	b, ok := d.strBytes()
+	if !ok {
 		return "", false
+	}
+	return d.intern(b, table)
+}
+
+// strBytes reads a string value: its bytes in the input when it has no
+// escapes and is ASCII, else as encoding/json unquotes it (which replaces
+// bytes that are not UTF-8).
+func (d *decoder) strBytes() ([]byte, bool) {
+	if d.i >= len(d.b) || d.b[d.i] != '"' {
+		return nil, false
 	}
 	start := d.i
 	d.i++
@@ -426,26 +437,25 @@ func (d *decoder) str(table map[string]string) (string, bool) {
 		switch {
 		case c == '"':
 			d.i++
-			raw := d.b[start+1 : d.i-1]
 			if plain {
-				return d.intern(raw, table)
+				return d.b[start+1 : d.i-1], true
 			}
 			var s string
 			if json.Unmarshal(d.b[start:d.i], &s) != nil {
-				return "", false
+				return nil, false
 			}
-			return d.intern([]byte(s), table)
+			return []byte(s), true
 		case c == '\\':
 			plain = false
 			d.i++ // the escaped byte; encoding/json checks the escape
 		case c < 0x20:
-			return "", false
+			return nil, false
 		case c >= 0x80:
 			plain = false
 		}
 		d.i++
 	}
-	return "", false
+	return nil, false
 }
 
 // intern is b as a string, the one already made for the same bytes when
