@@ -39,7 +39,7 @@ type answer struct {
 	ValueErr                             error
 }
 
-// decodeAnswer decodes an API response: decodeFast for what Prometheus
+// decodeAnswer decodes an API response: the decoder for what Prometheus
 // writes, and encoding/json (decodeJSON) for anything the fast path does
 // not take, so both give the same answer and the same errors for every
 // input (FuzzDecodeAnswer checks it).
