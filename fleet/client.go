@@ -2,7 +2,6 @@ package fleet
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -25,11 +24,15 @@ type Client struct {
 	// Timeout bounds each query (default 5 s): a slow server makes a
 	// refresh say so, it does not hang the dashboard.
 	Timeout time.Duration
+	// Time, when set, is the evaluation time of every query (the API's
+	// time parameter); zero: the server's now. Data backfilled at a fixed
+	// time is read as of that time.
+	Time time.Time
 }
 
 // Sample is one series of an instant vector.
 type Sample struct {
-	Labels map[string]string
+	Labels Labels
 	Value  float64
 }
 
@@ -41,7 +44,11 @@ func (c *Client) Query(ctx context.Context, expr string) ([]Sample, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, to)
 	defer cancel()
-	u := strings.TrimRight(c.URL, "/") + "/api/v1/query?" + url.Values{"query": {expr}}.Encode()
+	v := url.Values{"query": {expr}}
+	if !c.Time.IsZero() {
+		v.Set("time", strconv.FormatFloat(float64(c.Time.UnixMilli())/1e3, 'f', -1, 64))
+	}
+	u := strings.TrimRight(c.URL, "/") + "/api/v1/query?" + v.Encode()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, err
@@ -59,19 +66,8 @@ func (c *Client) Query(ctx context.Context, expr string) ([]Sample, error) {
 	if err != nil {
 		return nil, err
 	}
-	var env struct {
-		Status    string `json:"status"`
-		ErrorType string `json:"errorType"`
-		Error     string `json:"error"`
-		Data      struct {
-			ResultType string `json:"resultType"`
-			Result     []struct {
-				Metric map[string]string `json:"metric"`
-				Value  [2]any            `json:"value"`
-			} `json:"result"`
-		} `json:"data"`
-	}
-	if err := json.Unmarshal(b, &env); err != nil {
+	a, err := decodeAnswer(b)
+	if err != nil {
 		switch resp.StatusCode {
 		case http.StatusOK:
 			return nil, fmt.Errorf("HTTP 200, not a Prometheus answer: %.80q", b)
@@ -80,25 +76,16 @@ func (c *Client) Query(ctx context.Context, expr string) ([]Sample, error) {
 		}
 		return nil, fmt.Errorf("HTTP %s", resp.Status)
 	}
-	if env.Status != "success" {
-		return nil, fmt.Errorf("%s: %s", env.ErrorType, env.Error)
+	if a.Status != "success" {
+		return nil, fmt.Errorf("%s: %s", a.ErrorType, a.Error)
 	}
-	if env.Data.ResultType != "vector" {
-		return nil, fmt.Errorf("%q: a %s, not an instant vector", expr, env.Data.ResultType)
+	if a.ResultType != "vector" {
+		return nil, fmt.Errorf("%q: a %s, not an instant vector", expr, a.ResultType)
 	}
-	out := make([]Sample, 0, len(env.Data.Result))
-	for _, r := range env.Data.Result {
-		s, ok := r.Value[1].(string)
-		if !ok {
-			return nil, errors.New("a sample without its value")
-		}
-		v, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return nil, fmt.Errorf("sample value %q: %w", s, err)
-		}
-		out = append(out, Sample{Labels: r.Metric, Value: v})
+	if a.ValueErr != nil {
+		return nil, a.ValueErr
 	}
-	return out, nil
+	return a.Result, nil
 }
 
 // shortError is the cause of a failed request without the request's URL,

@@ -268,13 +268,13 @@ func build(s Snapshot, res map[string][]Sample) Snapshot {
 		return h
 	}
 	for _, r := range res[qExporters] {
-		host(r.Labels["instance"]).Up = r.Value == 1
+		host(r.Labels.Get("instance")).Up = r.Value == 1
 	}
 	claims := map[string][]string{} // address -> instances
 	for _, r := range res[qHost] {
-		h := host(r.Labels["instance"])
-		h.Name = r.Labels["hostname"]
-		if a := r.Labels["addresses"]; a != "" {
+		h := host(r.Labels.Get("instance"))
+		h.Name = r.Labels.Get("hostname")
+		if a := r.Labels.Get("addresses"); a != "" {
 			h.Addresses = strings.Split(a, ",")
 		}
 		for _, a := range h.Addresses {
@@ -295,8 +295,8 @@ func build(s Snapshot, res map[string][]Sample) Snapshot {
 	}
 	sort.Slice(s.Conflicts, func(i, j int) bool { return s.Conflicts[i].Address < s.Conflicts[j].Address })
 	for _, r := range res[qSockets] {
-		h, n := host(r.Labels["instance"]), int(r.Value)
-		switch r.Labels["mode"] {
+		h, n := host(r.Labels.Get("instance")), int(r.Value)
+		switch r.Labels.Get("mode") {
 		case "SMC-R":
 			h.SMCR += n
 		case "SMC-D":
@@ -309,26 +309,26 @@ func build(s Snapshot, res map[string][]Sample) Snapshot {
 	}
 	for _, r := range res[qFallRate] {
 		v := r.Value
-		host(r.Labels["instance"]).FallbackRate = &v
+		host(r.Labels.Get("instance")).FallbackRate = &v
 	}
 	for _, r := range res[qHSRate] {
 		v := r.Value
-		host(r.Labels["instance"]).HandshakeErrorRate = &v
+		host(r.Labels.Get("instance")).HandshakeErrorRate = &v
 	}
 	for _, r := range res[qSourceOff] {
-		h := host(r.Labels["instance"])
-		h.SourcesDown = append(h.SourcesDown, r.Labels["source"])
+		h := host(r.Labels.Get("instance"))
+		h.SourcesDown = append(h.SourcesDown, r.Labels.Get("source"))
 	}
 	for _, r := range res[qSystem] {
-		host(r.Labels["instance"]).EIDsKnown = true
+		host(r.Labels.Get("instance")).EIDsKnown = true
 	}
 	for _, r := range res[qUEID] {
-		h := host(r.Labels["instance"])
-		h.EIDs = append(h.EIDs, r.Labels["ueid"])
+		h := host(r.Labels.Get("instance"))
+		h.EIDs = append(h.EIDs, r.Labels.Get("ueid"))
 	}
 	for _, r := range res[qSEID] {
-		h := host(r.Labels["instance"])
-		h.EIDs = append(h.EIDs, r.Labels["seid"])
+		h := host(r.Labels.Get("instance"))
+		h.EIDs = append(h.EIDs, r.Labels.Get("seid"))
 	}
 	for _, h := range hosts {
 		sort.Strings(h.EIDs)
@@ -336,17 +336,17 @@ func build(s Snapshot, res map[string][]Sample) Snapshot {
 
 	halves := map[[2]string]*Half{} // (instance, lgr)
 	for _, r := range res[qLGR] {
-		inst, lgr := r.Labels["instance"], r.Labels["lgr"]
-		halves[[2]string{inst, lgr}] = &Half{Instance: inst, Host: hosts[inst].nameOr(), LGR: lgr, Role: r.Labels["role"]}
+		inst, lgr := r.Labels.Get("instance"), r.Labels.Get("lgr")
+		halves[[2]string{inst, lgr}] = &Half{Instance: inst, Host: hosts[inst].nameOr(), LGR: lgr, Role: r.Labels.Get("role")}
 		host(inst).LinkGroups++
 	}
 	for _, r := range res[qLGRConns] {
-		if h := halves[[2]string{r.Labels["instance"], r.Labels["lgr"]}]; h != nil {
+		if h := halves[[2]string{r.Labels.Get("instance"), r.Labels.Get("lgr")}]; h != nil {
 			h.Conns = int(r.Value)
 		}
 	}
 	for _, r := range res[qRedundant] {
-		if h := halves[[2]string{r.Labels["instance"], r.Labels["lgr"]}]; h != nil {
+		if h := halves[[2]string{r.Labels.Get("instance"), r.Labels.Get("lgr")}]; h != nil {
 			h.Redundant = r.Value == 1
 			if !h.Redundant {
 				host(h.Instance).NoRedundancy++
@@ -355,9 +355,9 @@ func build(s Snapshot, res map[string][]Sample) Snapshot {
 	}
 	type linkKey struct{ inst, lgr, link string }
 	for _, r := range res[qLinks] {
-		if h := halves[[2]string{r.Labels["instance"], r.Labels["lgr"]}]; h != nil {
-			h.Links = append(h.Links, Link{ID: r.Labels["link"], Device: r.Labels["device"], Port: r.Labels["port"],
-				GID: r.Labels["gid"], PeerGID: r.Labels["peer_gid"], UID: r.Labels["uid"], PeerUID: r.Labels["peer_uid"]})
+		if h := halves[[2]string{r.Labels.Get("instance"), r.Labels.Get("lgr")}]; h != nil {
+			h.Links = append(h.Links, Link{ID: r.Labels.Get("link"), Device: r.Labels.Get("device"), Port: r.Labels.Get("port"),
+				GID: r.Labels.Get("gid"), PeerGID: r.Labels.Get("peer_gid"), UID: r.Labels.Get("uid"), PeerUID: r.Labels.Get("peer_uid")})
 		}
 	}
 	links := map[linkKey]*Link{}
@@ -368,16 +368,16 @@ func build(s Snapshot, res map[string][]Sample) Snapshot {
 		}
 	}
 	for _, r := range res[qLinkUp] {
-		if l := links[linkKey{r.Labels["instance"], r.Labels["lgr"], r.Labels["link"]}]; l != nil {
+		if l := links[linkKey{r.Labels.Get("instance"), r.Labels.Get("lgr"), r.Labels.Get("link")}]; l != nil {
 			l.Up = r.Value == 1
 			if !l.Up {
-				host(r.Labels["instance"]).LinksDown++
+				host(r.Labels.Get("instance")).LinksDown++
 			}
 		}
 	}
 	for _, r := range res[qLinkState] {
-		if l := links[linkKey{r.Labels["instance"], r.Labels["lgr"], r.Labels["link"]}]; l != nil {
-			l.State = r.Labels["state"]
+		if l := links[linkKey{r.Labels.Get("instance"), r.Labels.Get("lgr"), r.Labels.Get("link")}]; l != nil {
+			l.State = r.Labels.Get("state")
 		}
 	}
 	ports := portRates(res)
@@ -393,7 +393,7 @@ func build(s Snapshot, res map[string][]Sample) Snapshot {
 	s.Declines = declines(res[qFallbacks], byAddr, s.Conflicts)
 	totals := map[[2]string]int{}
 	for _, r := range res[qReasons] {
-		totals[[2]string{r.Labels["instance"], r.Labels["reason"]}] += int(r.Value)
+		totals[[2]string{r.Labels.Get("instance"), r.Labels.Get("reason")}] += int(r.Value)
 	}
 	for i := range s.Declines {
 		d := &s.Declines[i]
@@ -436,7 +436,7 @@ func portRates(res map[string][]Sample) map[[3]string]*PortRates {
 		{qPortCong, func(p *PortRates) **float64 { return &p.Congestion }},
 	} {
 		for _, r := range res[q.query] {
-			k := [3]string{r.Labels["instance"], r.Labels["device"], r.Labels["port"]}
+			k := [3]string{r.Labels.Get("instance"), r.Labels.Get("device"), r.Labels.Get("port")}
 			p := ports[k]
 			if p == nil {
 				p = &PortRates{}
@@ -634,9 +634,9 @@ func declines(fb []Sample, byAddr map[string]string, conflicts []Conflict) []Dec
 		return addr, nil
 	}
 	for _, r := range fb {
-		inst := r.Labels["instance"]
-		peer, conflict := name(r.Labels["peer"])
-		reason, diag := r.Labels["reason"], r.Labels["peer_diagnosis"]
+		inst := r.Labels.Get("instance")
+		peer, conflict := name(r.Labels.Get("peer"))
+		reason, diag := r.Labels.Get("reason"), r.Labels.Get("peer_diagnosis")
 		n := int(r.Value)
 		if reason == peerDecl {
 			d := get(key{peer, inst, diag})
