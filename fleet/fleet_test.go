@@ -401,7 +401,9 @@ func TestFleetNeverUp(t *testing.T) {
 	}
 	dead := ln.Addr().String()
 	ln.Close() // nothing listens there any more
-	conf := fmt.Sprintf("global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: smc\n    static_configs:\n      - targets: ['%s', '%s']\n", up, dead)
+	// A scrape may take the whole interval on a loaded machine: one
+	// that timed out would show the live host down.
+	conf := fmt.Sprintf("global:\n  scrape_interval: 3s\n  scrape_timeout: 3s\nscrape_configs:\n  - job_name: smc\n    static_configs:\n      - targets: ['%s', '%s']\n", up, dead)
 	addr, plog := testutil.Prometheus(t, t.TempDir(), conf)
 	c := &Client{URL: "http://" + addr}
 	deadline := time.Now().Add(60 * time.Second)
