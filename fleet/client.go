@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -38,43 +39,17 @@ type Sample struct {
 
 // Query runs an instant query.
 func (c *Client) Query(ctx context.Context, expr string) ([]Sample, error) {
-	to := c.Timeout
-	if to <= 0 {
-		to = 5 * time.Second
-	}
-	ctx, cancel := context.WithTimeout(ctx, to)
-	defer cancel()
 	v := url.Values{"query": {expr}}
 	if !c.Time.IsZero() {
-		v.Set("time", strconv.FormatFloat(float64(c.Time.UnixMilli())/1e3, 'f', -1, 64))
+		v.Set("time", apiTime(c.Time))
 	}
-	u := strings.TrimRight(c.URL, "/") + "/api/v1/query?" + v.Encode()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return nil, err
-	}
-	hc := c.HTTP
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return nil, shortError(err, to)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
+	b, resp, err := c.get(ctx, "/api/v1/query", v)
 	if err != nil {
 		return nil, err
 	}
 	a, err := decodeAnswer(b)
 	if err != nil {
-		switch resp.StatusCode {
-		case http.StatusOK:
-			return nil, fmt.Errorf("HTTP 200, not a Prometheus answer: %.80q", b)
-		case http.StatusUnauthorized, http.StatusForbidden:
-			return nil, fmt.Errorf("HTTP %s: the server refuses these credentials (--http.config.file: basic_auth, bearer_token_file)", resp.Status)
-		}
-		return nil, fmt.Errorf("HTTP %s", resp.Status)
+		return nil, notAnswer(resp, b)
 	}
 	if a.Status != "success" {
 		return nil, fmt.Errorf("%s: %s", a.ErrorType, a.Error)
@@ -86,6 +61,77 @@ func (c *Client) Query(ctx context.Context, expr string) ([]Sample, error) {
 		return nil, a.ValueErr
 	}
 	return a.Result, nil
+}
+
+// LabelValues asks the server's index for the values of label name on
+// the series that match selector within window before the evaluation
+// time (the label values API): no sample is read.
+func (c *Client) LabelValues(ctx context.Context, name, selector string, window time.Duration) ([]string, error) {
+	end := c.Time
+	if end.IsZero() {
+		end = time.Now()
+	}
+	v := url.Values{"match[]": {selector}, "start": {apiTime(end.Add(-window))}, "end": {apiTime(end)}}
+	b, resp, err := c.get(ctx, "/api/v1/label/"+url.PathEscape(name)+"/values", v)
+	if err != nil {
+		return nil, err
+	}
+	var a struct {
+		Status    string   `json:"status"`
+		Data      []string `json:"data"`
+		ErrorType string   `json:"errorType"`
+		Error     string   `json:"error"`
+	}
+	if err := json.Unmarshal(b, &a); err != nil || a.Status == "" {
+		return nil, notAnswer(resp, b)
+	}
+	if a.Status != "success" {
+		return nil, fmt.Errorf("%s: %s", a.ErrorType, a.Error)
+	}
+	return a.Data, nil
+}
+
+// get asks the API at path with parameters v, within the client's
+// timeout, and returns the body (at most 256 MiB) and the response.
+func (c *Client) get(ctx context.Context, path string, v url.Values) ([]byte, *http.Response, error) {
+	to := c.Timeout
+	if to <= 0 {
+		to = 5 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, to)
+	defer cancel()
+	u := strings.TrimRight(c.URL, "/") + path + "?" + v.Encode()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	hc := c.HTTP
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, nil, shortError(err, to)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
+	return b, resp, err
+}
+
+// notAnswer explains a response b that is no API answer.
+func notAnswer(resp *http.Response, b []byte) error {
+	switch resp.StatusCode {
+	case http.StatusOK:
+		return fmt.Errorf("HTTP 200, not a Prometheus answer: %.80q", b)
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return fmt.Errorf("HTTP %s: the server refuses these credentials (--http.config.file: basic_auth, bearer_token_file)", resp.Status)
+	}
+	return fmt.Errorf("HTTP %s", resp.Status)
+}
+
+// apiTime is t as the API takes it: Unix seconds, to the millisecond.
+func apiTime(t time.Time) string {
+	return strconv.FormatFloat(float64(t.UnixMilli())/1e3, 'f', -1, 64)
 }
 
 // shortError is the cause of a failed request without the request's URL,

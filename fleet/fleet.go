@@ -10,8 +10,10 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -193,10 +195,12 @@ type Decline struct {
 // The queries of one refresh: instant vectors, a few per metric family,
 // never per socket.
 const (
-	// Every target of a job that has scraped smctop (smc_build_info) in
-	// the last 30 days, with its up: one that has never answered, or has
-	// been down for long, is a host shown DOWN, not left out.
-	qExporters = `max by (instance) (up and on (job) group by (job) (last_over_time(smc_build_info[30d])))`
+	// qExporters is no query but the name of its answer (build): every
+	// target of a job that has scraped smctop (smc_build_info) within
+	// exporterWindow, with its up (exportersQuery). One that has never
+	// answered, or has been down for long, is a host shown DOWN, not
+	// left out.
+	qExporters = "exporters"
 	qHost      = `smc_host_info`
 	qSockets   = `sum by (instance, mode) (smc_conn_sockets{source="kernel"})`
 	qFallRate  = `sum by (instance) (rate(smc_conn_fallbacks_total[5m]))`
@@ -223,7 +227,33 @@ const (
 	qPortCong = `sum by (instance, device, port) (rate(smc_rnic_port_errors_total{health="congestion"}[5m]))`
 )
 
-// queries are the queries of one refresh, in the order they are asked.
+// exporterWindow is how long a job that scraped smctop is remembered. Its
+// jobs are asked of the server's index (Client.LabelValues): a query over
+// the window's samples (last_over_time(smc_build_info[30d])) would read
+// every one of them, on a month of a fleet's scrapes billions.
+const exporterWindow = 30 * 24 * time.Hour
+
+// exportersQuery is the up of every target of jobs.
+func exportersQuery(jobs []string) string {
+	re := make([]string, len(jobs))
+	for i, j := range jobs {
+		re[i] = regexp.QuoteMeta(j)
+	}
+	// A PromQL string takes Go's escapes.
+	return `max by (instance) (up{job=~` + strconv.Quote(strings.Join(re, "|")) + `})`
+}
+
+// exporters is the answer named qExporters.
+func exporters(ctx context.Context, c *Client) ([]Sample, error) {
+	jobs, err := c.LabelValues(ctx, "job", "smc_build_info", exporterWindow)
+	if err != nil || len(jobs) == 0 {
+		return nil, err
+	}
+	return c.Query(ctx, exportersQuery(jobs))
+}
+
+// queries are the queries of one refresh, in the order they are asked
+// (qExporters by exporters).
 var queries = []string{qExporters, qHost, qSockets, qFallRate, qHSRate, qSourceOff, qLGR, qLGRConns, qRedundant, qLinks, qLinkUp, qLinkState,
 	qFallbacks, qReasons, qSystem, qUEID, qSEID, qPortTxB, qPortRxB, qPortTxP, qPortRxP, qPortErr, qPortCong}
 
@@ -241,6 +271,10 @@ func Read(ctx context.Context, c *Client) Snapshot {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if q == qExporters {
+				answers[i], errs[i] = exporters(ctx, c)
+				return
+			}
 			answers[i], errs[i] = c.Query(ctx, q)
 		}()
 	}

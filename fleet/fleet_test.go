@@ -168,8 +168,14 @@ func BenchmarkRefresh10000(b *testing.B) { benchRefresh(b, 10000) }
 
 func benchRefresh(b *testing.B, n int) {
 	answers := fleetAnswers(n)
+	// The exporters' job, from the label values API, then their up.
+	answers[exportersQuery([]string{"smc"})] = answers[qExporters]
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path == "/api/v1/label/job/values" {
+			w.Write([]byte(`{"status":"success","data":["smc"]}`))
+			return
+		}
 		w.Write(answers[r.URL.Query().Get("query")])
 	}))
 	defer srv.Close()
@@ -602,4 +608,14 @@ func exitCode(err error) int {
 		return -1
 	}
 	return 0
+}
+
+// TestExportersQuery: the exporters' jobs are matched whole, their names
+// taken literally (regexp and PromQL string escapes).
+func TestExportersQuery(t *testing.T) {
+	got := exportersQuery([]string{"smc", `a.b"c\d`})
+	want := `max by (instance) (up{job=~"smc|a\\.b\"c\\\\d"})`
+	if got != want {
+		t.Errorf("exportersQuery = %s, want %s", got, want)
+	}
 }
