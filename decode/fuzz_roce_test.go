@@ -2,7 +2,9 @@ package decode
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"testing"
 
 	"github.com/gopacket/gopacket"
@@ -223,9 +225,21 @@ func FuzzICRC(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, ip []byte) {
-		_, err := ICRCRoCEv2(ip)
+		got, err := ICRCRoCEv2(ip)
 		if err == nil && len(ip) < 20+8+12+4 {
 			t.Fatalf("%d bytes verified", len(ip))
+		}
+		// An IPv4 packet without options: the CRC of the masked message
+		// built plainly (IBTA annex A17.3.3), as TestICRCSizes does.
+		if len(ip) >= 44 && ip[0] == 0x45 && (err == nil || errors.Is(err, ErrBadICRC)) {
+			end := int(binary.BigEndian.Uint16(ip[2:4]))
+			m := append([]byte{0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF}, ip[:end-4]...)
+			m[8+1], m[8+8], m[8+10], m[8+11] = 0xFF, 0xFF, 0xFF, 0xFF
+			m[8+26], m[8+27] = 0xFF, 0xFF
+			m[8+28+4] = 0xFF
+			if want := crc32.ChecksumIEEE(m); got != want {
+				t.Fatalf("ICRC %#x, the plain masked copy's %#x", got, want)
+			}
 		}
 		_, _ = ICRCRoCEv1(ip)
 	})

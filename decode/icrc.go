@@ -78,6 +78,27 @@ func ICRCRoCEv1(grh []byte) (uint32, error) { return new(ICRC).RoCEv1(grh) }
 
 // RoCEv2 is ICRCRoCEv2 without allocating.
 func (c *ICRC) RoCEv2(ip []byte) (computed uint32, err error) {
+	// The commonest packet, IPv4 without options and short enough for the
+	// scratch buffer, in one copy: the same message as below, masked in
+	// place (its few appends were a third of the check's time).
+	const v4 = 20 + 8 + bthLen + icrcLen // the shortest: IPv4, UDP, BTH, ICRC
+	if len(ip) >= v4 && ip[0] == 0x45 {
+		if end := int(binary.BigEndian.Uint16(ip[2:4])); end >= v4 && end <= len(ip) && 4+end-icrcLen <= icrcScratch-icrcZeros {
+			b := c.buf[icrcZeros : icrcZeros+4+end-icrcLen]
+			b[0], b[1], b[2], b[3] = 0xFF, 0xFF, 0xFF, 0xFF // the rest of the LRH stand-in
+			copy(b[4:], ip[:end-icrcLen])
+			b[4+1] = 0xFF                 // type of service (DSCP+ECN)
+			b[4+8] = 0xFF                 // TTL
+			b[4+10], b[4+11] = 0xFF, 0xFF // header checksum
+			b[4+26], b[4+27] = 0xFF, 0xFF // UDP checksum
+			b[4+28+4] = 0xFF              // BTH FECN, BECN and reserved bits
+			crc := c.sum(b)
+			if got := binary.LittleEndian.Uint32(ip[end-icrcLen : end]); got != crc {
+				return crc, icrcMismatch(got, crc, end-icrcLen)
+			}
+			return crc, nil
+		}
+	}
 	if len(ip) < 1 {
 		return 0, truncated("ICRC", "ip", 0, 1, 0)
 	}
