@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/gopacket/gopacket/layers"
 
+	"github.com/smcscope/smcscope/filter"
 	"github.com/smcscope/smcscope/internal/mutate"
 	"github.com/smcscope/smcscope/internal/testutil"
 )
@@ -59,9 +62,49 @@ func TestIndexDirectSame(t *testing.T) {
 // indexAs indexes path to its end, general as openFileAs takes it.
 func indexAs(t *testing.T, path string, general bool) *Index {
 	t.Helper()
+	return indexLimit(t, path, 0, general)
+}
+
+// TestFilterBatchesSame holds the whole-file filter on every CPU
+// (filterBatches) to the one-goroutine pass: the same frames, on every
+// sample and damaged copies, for filters on every layer, a frame's bytes
+// and its errors, and with -c's limit.
+func TestFilterBatchesSame(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // two workers even on one CPU
+	paths := testutil.Samples(t)
+	frames, _ := testutil.ReadFrames(t, filepath.Join(testutil.SamplesDir(t), "multiconn.pcap"))
+	for seed := range uint64(4) {
+		damaged := frames
+		for _, m := range mutate.Generate(seed, frames, 8) {
+			damaged = m.Apply(damaged)
+		}
+		paths = append(paths, testutil.WriteFrames(t, fmt.Sprintf("damaged%d.pcap", seed), layers.LinkTypeEthernet, damaged))
+	}
+	exprs := []string{"smc.cdc.seq > 3", "tcp", "roce.bth.opcode == 17", "frame.error", "smc.clc", `frame contains "abc"`, "smc.llc"}
+	for _, p := range paths {
+		for _, limit := range []int{0, 3000} {
+			batches, serial := indexLimit(t, p, limit, false), indexLimit(t, p, limit, true)
+			for _, e := range exprs {
+				flt, err := filter.Compile(e)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err1 := batches.Filter(context.Background(), flt)
+				want, err2 := serial.Filter(context.Background(), flt)
+				if !slices.Equal(got, want) || fmt.Sprint(err1) != fmt.Sprint(err2) {
+					t.Fatalf("%s -c %d, %q: %d frames (%v), one goroutine %d (%v)", filepath.Base(p), limit, e, len(got), err1, len(want), err2)
+				}
+			}
+		}
+	}
+}
+
+// indexLimit is indexAs with -c's limit.
+func indexLimit(t *testing.T, path string, limit int, general bool) *Index {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	x, err := openFileAs(ctx, path, 0, nil, general)
+	x, err := openFileAs(ctx, path, limit, nil, general)
 	if err != nil {
 		t.Fatal(err)
 	}

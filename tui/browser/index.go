@@ -692,6 +692,12 @@ func (x *Index) Filter(ctx context.Context, flt *filter.Filter) ([]int32, error)
 	} else {
 		r.SetFieldDemand(ids)
 		r.SetDepth(capture.DemandDepth(ids)) // the tracker reads every layer
+		// A whole file is read ahead in batches and matched on every
+		// CPU; an input that grows is read no further than its frames
+		// indexed (upTo), one at a time.
+		if jobs := filterJobs(); jobs > 1 && !x.grows() && !x.general {
+			return filterBatches(ctx, r, flt, upTo, jobs)
+		}
 	}
 	var out []int32
 	for ctx.Err() == nil {
