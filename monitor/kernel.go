@@ -291,7 +291,7 @@ const afSMC = 43
 // collector's work.
 func kernelConns(socks []smcnl.Socket, links *linkIndex) []ConnRow {
 	rows := make([]ConnRow, len(socks))
-	var nConn, nDMB int
+	var nConn, nDMB, nDetail int
 	for i := range socks {
 		if socks[i].Conn != nil {
 			nConn++
@@ -299,10 +299,14 @@ func kernelConns(socks []smcnl.Socket, links *linkIndex) []ConnRow {
 		if socks[i].DMB != nil {
 			nDMB++
 		}
+		if socks[i].FallbackReason != 0 || socks[i].PeerDiagnosis != 0 {
+			nDetail++
+		}
 	}
 	a := rowBlocks{
 		cursors: make([]Cursors, 0, nConn),
 		dmbs:    make([]DMBTokens, 0, nDMB),
+		details: make([]ConnDetail, 0, nDetail),
 		uids:    make([]uint32, len(socks)),
 		reasons: map[uint32]Reason{},
 		lgrd:    map[uint32]string{},
@@ -385,6 +389,7 @@ func keyOrder(n int, key func(int32) string) []int32 {
 type rowBlocks struct {
 	cursors []Cursors
 	dmbs    []DMBTokens
+	details []ConnDetail
 	uids    []uint32
 	reasons map[uint32]Reason
 	lgrd    map[uint32]string    // SMC-D link groups' keys by ID
@@ -439,13 +444,11 @@ func (a *rowBlocks) fill(r *ConnRow, s *smcnl.Socket, i int) {
 	} else if s.State == smcnl.StateInit && s.Mode != smcnl.ModeFallback {
 		r.Mode = ModePending
 	}
-	// Rows are fresh and zero: writing a zero reason would only bring a
-	// cache line of each row in for nothing.
-	if s.FallbackReason != 0 {
-		r.Fallback = a.reason(s.FallbackReason)
-	}
-	if s.PeerDiagnosis != 0 {
-		r.PeerDiagnosis = a.reason(s.PeerDiagnosis)
+	if s.FallbackReason != 0 || s.PeerDiagnosis != 0 {
+		a.details = a.details[:len(a.details)+1]
+		d := &a.details[len(a.details)-1]
+		d.Fallback, d.PeerDiagnosis = a.reason(s.FallbackReason), a.reason(s.PeerDiagnosis)
+		r.ConnDetail = d
 	}
 	r.Shutdown = s.Shutdown.String()
 	a.uids[i] = s.UID
