@@ -289,8 +289,10 @@ const afSMC = 43
 // are cut from one string: at 100,000 sockets a few small allocations a
 // socket were a tenth of the refresh, and as much again in the garbage
 // collector's work.
-func kernelConns(socks []smcnl.Socket, links *linkIndex) []ConnRow {
-	rows := make([]ConnRow, len(socks))
+//
+// listen indexes the rows that listen (ModeListen), for listenerFamilies.
+func kernelConns(socks []smcnl.Socket, links *linkIndex) (rows []ConnRow, listen []int32) {
+	rows = make([]ConnRow, len(socks))
 	var nConn, nDMB, nDetail int
 	for i := range socks {
 		if socks[i].Conn != nil {
@@ -335,8 +337,11 @@ func kernelConns(socks []smcnl.Socket, links *linkIndex) []ConnRow {
 		a.fill(&rows[i], &socks[j], i)
 		// Joined while the row is in the cache, not in a pass of its own.
 		links.joinLink(&rows[i], socks[j].LGR)
+		if rows[i].Mode == ModeListen {
+			listen = append(listen, int32(i))
+		}
 	}
-	return rows
+	return rows, listen
 }
 
 // keyOrder returns the indexes of n keys in key order, keys of one value

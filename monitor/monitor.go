@@ -56,7 +56,11 @@ type Monitor struct {
 	mu   sync.Mutex
 	rdma rdmaState
 	prev *Snapshot
-	log  []Event
+	// listen indexes this refresh's kernel rows that listen, for
+	// listenerFamilies: a pass over every row to find the few listeners
+	// cost as much as a pass over their 45 MB.
+	listen []int32
+	log    []Event
 	// wireFrames is how many frames the tracker had taken at the last
 	// refresh: the wire's events up to it are in the log already.
 	wireFrames int
@@ -116,6 +120,7 @@ func (m *Monitor) Refresh() Snapshot {
 	}
 	var smcDevs []smcnl.Device
 	smcrErr := errors.New("the kernel was not read")
+	m.listen = nil
 	smcd := smcdDevices{err: smcrErr}
 	kernelRows := 0 // the kernel's rows come first, joined already
 	if k := m.o.Kernel; k != nil {
@@ -171,7 +176,7 @@ func (m *Monitor) Refresh() Snapshot {
 	if w := m.o.Wire; w != nil {
 		m.wire(&s, w)
 	}
-	listenerFamilies(s.Conns, listeners)
+	listenerFamilies(s.Conns, m.listen, listeners)
 	m.keepLost(&s)
 	joinConns(s.Conns[kernelRows:], s.LinkGroups)
 	if kernelRows < len(s.Conns) {
@@ -753,7 +758,7 @@ func (m *Monitor) kernel(s *Snapshot, k Kernel) ([]smcnl.Device, error) {
 	}
 	// The rows are made once the link groups are known, to be joined to
 	// them as they are made (Refresh joins the wire's rows).
-	s.Conns = kernelConns(socks, newLinkIndex(s.LinkGroups))
+	s.Conns, m.listen = kernelConns(socks, newLinkIndex(s.LinkGroups))
 	devs, devErr := k.DevicesR()
 	if st, err := k.Stats(); err == nil {
 		ks := &KernelStats{
