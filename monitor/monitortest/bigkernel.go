@@ -54,6 +54,9 @@ func BigKernel(tb testing.TB, n, g int) monitor.Kernel {
 	if err != nil || len(real) != 1 || len(real[0].Links) != 2 {
 		tb.Fatalf("recorded link groups: %v, want one of two links", err)
 	}
+	if g > 1<<16 {
+		tb.Fatalf("%d link groups: the peers' addresses (peerAddr) tell 65,536 apart", g)
+	}
 	k := &bigKernel{Kernel: base}
 	for i := 0; i < g; i++ {
 		lg := real[0]
