@@ -116,7 +116,7 @@ func TestSmctopFallbacks(t *testing.T) {
 			found := false
 			for _, c := range s.Conns {
 				if c.Mode == "fallback" && (c.Src.Port() == 5002 || c.Dst.Port() == 5002) &&
-					strings.Contains(c.Fallback.Name, tt.reason) && strings.Contains(c.PeerDiagnosis.Name, tt.peer) && c.Fallback.Meaning != "" {
+					strings.Contains(c.FallbackReason().Name, tt.reason) && strings.Contains(c.PeerDiagnosisReason().Name, tt.peer) && c.FallbackReason().Meaning != "" {
 					found = true
 				}
 			}

@@ -51,7 +51,7 @@ func (c *connCollector) collect(s *monitor.Snapshot, m *emitter) {
 			if r.Dst.IsValid() && !r.AddrHidden {
 				peer = r.Dst.Addr().Unmap().String()
 			}
-			fb[[3]string{name(r.Fallback), name(r.PeerDiagnosis), peer}]++
+			fb[[3]string{name(r.FallbackReason()), name(r.PeerDiagnosisReason()), peer}]++
 		}
 	}
 	// A zero is a fact worth a series: every mode of every source read.

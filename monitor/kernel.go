@@ -289,9 +289,11 @@ const afSMC = 43
 // are cut from one string: at 100,000 sockets a few small allocations a
 // socket were a tenth of the refresh, and as much again in the garbage
 // collector's work.
-func kernelConns(socks []smcnl.Socket, links *linkIndex) []ConnRow {
-	rows := make([]ConnRow, len(socks))
-	var nConn, nDMB int
+//
+// listen indexes the rows that listen (ModeListen), for listenerFamilies.
+func kernelConns(socks []smcnl.Socket, links *linkIndex) (rows []ConnRow, listen []int32) {
+	rows = make([]ConnRow, len(socks))
+	var nConn, nDMB, nDetail int
 	for i := range socks {
 		if socks[i].Conn != nil {
 			nConn++
@@ -299,10 +301,14 @@ func kernelConns(socks []smcnl.Socket, links *linkIndex) []ConnRow {
 		if socks[i].DMB != nil {
 			nDMB++
 		}
+		if socks[i].FallbackReason != 0 || socks[i].PeerDiagnosis != 0 {
+			nDetail++
+		}
 	}
 	a := rowBlocks{
 		cursors: make([]Cursors, 0, nConn),
 		dmbs:    make([]DMBTokens, 0, nDMB),
+		details: make([]ConnDetail, 0, nDetail),
 		uids:    make([]uint32, len(socks)),
 		reasons: map[uint32]Reason{},
 		lgrd:    map[uint32]string{},
@@ -331,13 +337,16 @@ func kernelConns(socks []smcnl.Socket, links *linkIndex) []ConnRow {
 		a.fill(&rows[i], &socks[j], i)
 		// Joined while the row is in the cache, not in a pass of its own.
 		links.joinLink(&rows[i], socks[j].LGR)
+		if rows[i].Mode == ModeListen {
+			listen = append(listen, int32(i))
+		}
 	}
-	return rows
+	return rows, listen
 }
 
 // keyOrder returns the indexes of n keys in key order, keys of one value
 // in index order: the rows are made in the order Refresh keeps them in,
-// since sorting the rows themselves would move 600 bytes a swap. A kernel
+// since sorting the rows themselves would move 464 bytes a swap. A kernel
 // dumps its sockets newest first (smc_diag walks a list that grows at its
 // head), and in an order of no pattern a stable sort comparing the key
 // strings took 40 ms at 100,000 sockets: the keys' first 16 bytes,
@@ -385,6 +394,7 @@ func keyOrder(n int, key func(int32) string) []int32 {
 type rowBlocks struct {
 	cursors []Cursors
 	dmbs    []DMBTokens
+	details []ConnDetail
 	uids    []uint32
 	reasons map[uint32]Reason
 	lgrd    map[uint32]string    // SMC-D link groups' keys by ID
@@ -439,13 +449,11 @@ func (a *rowBlocks) fill(r *ConnRow, s *smcnl.Socket, i int) {
 	} else if s.State == smcnl.StateInit && s.Mode != smcnl.ModeFallback {
 		r.Mode = ModePending
 	}
-	// Rows are fresh and zero: writing a zero reason would only bring a
-	// cache line of each row in for nothing.
-	if s.FallbackReason != 0 {
-		r.Fallback = a.reason(s.FallbackReason)
-	}
-	if s.PeerDiagnosis != 0 {
-		r.PeerDiagnosis = a.reason(s.PeerDiagnosis)
+	if s.FallbackReason != 0 || s.PeerDiagnosis != 0 {
+		a.details = a.details[:len(a.details)+1]
+		d := &a.details[len(a.details)-1]
+		d.Fallback, d.PeerDiagnosis = a.reason(s.FallbackReason), a.reason(s.PeerDiagnosis)
+		r.ConnDetail = d
 	}
 	r.Shutdown = s.Shutdown.String()
 	a.uids[i] = s.UID

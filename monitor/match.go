@@ -28,7 +28,7 @@ func (mg *keyMerge) next(k string) int32 {
 }
 
 // sortConns sorts rows by key, keeping the order of rows with one key.
-// Rows are large (over 600 bytes): the sort moves indexes, and then each
+// Rows are large (over 450 bytes): the sort moves indexes, and then each
 // row once; rows already in order (kernelConns sorts its own) are not
 // moved at all.
 func sortConns(rows []ConnRow) {

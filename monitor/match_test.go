@@ -13,7 +13,7 @@ import (
 func randomRows(r *rand.Rand, n int) []ConnRow {
 	rows := make([]ConnRow, n)
 	for i := range rows {
-		rows[i] = ConnRow{Key: fmt.Sprintf("inode:%d", r.IntN(n/2+1)), Detail: fmt.Sprint(i)}
+		rows[i] = ConnRow{Key: fmt.Sprintf("inode:%d", r.IntN(n/2+1)), ConnDetail: &ConnDetail{Detail: fmt.Sprint(i)}}
 	}
 	return rows
 }
@@ -28,8 +28,8 @@ func TestSortConns(t *testing.T) {
 		sort.SliceStable(want, func(i, j int) bool { return want[i].Key < want[j].Key })
 		sortConns(rows)
 		for i := range rows {
-			if rows[i].Key != want[i].Key || rows[i].Detail != want[i].Detail {
-				t.Fatalf("n %d: row %d is %s/%s, want %s/%s", n, i, rows[i].Key, rows[i].Detail, want[i].Key, want[i].Detail)
+			if rows[i].Key != want[i].Key || rows[i].ConnDetail.Detail != want[i].ConnDetail.Detail {
+				t.Fatalf("n %d: row %d is %s/%s, want %s/%s", n, i, rows[i].Key, rows[i].ConnDetail.Detail, want[i].Key, want[i].ConnDetail.Detail)
 			}
 		}
 	}

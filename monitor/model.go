@@ -313,6 +313,19 @@ type ConnRow struct {
 	// the interval, when they can tell it apart (see TracedIO).
 	Traced *TracedIO `json:"traced,omitempty"`
 
+	// ConnDetail holds what only some rows have (a fallback's reasons,
+	// the wire's account); nil for none. Its fields read as the row's own
+	// where it is set, and JSON writes them so.
+	*ConnDetail
+}
+
+// ConnDetail is what only some connection rows have: why a connection
+// fell back, and the wire's account of it. A ConnRow holds it by
+// pointer, nil for none (most of a host's sockets): each of 100,000
+// rows a refresh makes would otherwise carry its 168 bytes, which the
+// runtime zeroes and the collector scans. JSON writes its fields as the
+// row's own.
+type ConnDetail struct {
 	// Fallback is the local reason (SMC_CLC_DECL_*: the kernel's
 	// fallback_rsn), PeerDiagnosis the code of the Decline the peer sent;
 	// both by kernel name and meaning.
@@ -329,6 +342,30 @@ type ConnRow struct {
 	Handshake []Step `json:"handshake,omitempty"`
 	// Findings are the wire's expert findings on the connection.
 	Findings []Finding `json:"findings,omitempty"`
+}
+
+// FallbackReason is the row's Fallback, zero for none.
+func (c *ConnRow) FallbackReason() Reason {
+	if c.ConnDetail == nil {
+		return Reason{}
+	}
+	return c.ConnDetail.Fallback
+}
+
+// PeerDiagnosisReason is the row's PeerDiagnosis, zero for none.
+func (c *ConnRow) PeerDiagnosisReason() Reason {
+	if c.ConnDetail == nil {
+		return Reason{}
+	}
+	return c.ConnDetail.PeerDiagnosis
+}
+
+// Details is the row's ConnDetail, zero for none.
+func (c *ConnRow) Details() ConnDetail {
+	if c.ConnDetail == nil {
+		return ConnDetail{}
+	}
+	return *c.ConnDetail
 }
 
 // LGRName names the connection's link group as the group's row does

@@ -56,7 +56,11 @@ type Monitor struct {
 	mu   sync.Mutex
 	rdma rdmaState
 	prev *Snapshot
-	log  []Event
+	// listen indexes this refresh's kernel rows that listen, for
+	// listenerFamilies: a pass over every row to find the few listeners
+	// cost as much as a pass over their 45 MB.
+	listen []int32
+	log    []Event
 	// wireFrames is how many frames the tracker had taken at the last
 	// refresh: the wire's events up to it are in the log already.
 	wireFrames int
@@ -116,6 +120,7 @@ func (m *Monitor) Refresh() Snapshot {
 	}
 	var smcDevs []smcnl.Device
 	smcrErr := errors.New("the kernel was not read")
+	m.listen = nil
 	smcd := smcdDevices{err: smcrErr}
 	kernelRows := 0 // the kernel's rows come first, joined already
 	if k := m.o.Kernel; k != nil {
@@ -171,7 +176,7 @@ func (m *Monitor) Refresh() Snapshot {
 	if w := m.o.Wire; w != nil {
 		m.wire(&s, w)
 	}
-	listenerFamilies(s.Conns, listeners)
+	listenerFamilies(s.Conns, m.listen, listeners)
 	m.keepLost(&s)
 	joinConns(s.Conns[kernelRows:], s.LinkGroups)
 	if kernelRows < len(s.Conns) {
@@ -236,7 +241,7 @@ func (m *Monitor) Refresh() Snapshot {
 // sockets' events (diffEvents) and the rows' tally, for the overview and
 // the host.
 func (m *Monitor) carry(s *Snapshot) (*connDiff, *rowTally) {
-	tally := &rowTally{listed: map[string]int{}}
+	tally := &rowTally{listed: map[lgrAt]int{}}
 	conns := &connDiff{}
 	var prev []ConnRow
 	var prevTime time.Time
@@ -281,13 +286,26 @@ func (m *Monitor) carry(s *Snapshot) (*connDiff, *rowTally) {
 // milliseconds of memory traffic.
 type rowTally struct {
 	conns Overview // the rows' counts: Conns, Listening, SMCR, ...
-	// listed counts the kernel's rows on each link group, by key.
-	listed  map[string]int
-	lgrKey  string // the run of rows on one group being counted
+	// listed counts the kernel's rows on each link group.
+	listed  map[lgrAt]int
+	lgr     lgrAt // the run of rows on one group being counted
 	lgrRows int
 	// addrs are the kernel rows' source addresses, each once.
 	addrs    []netip.Addr
 	seenAddr map[netip.Addr]bool
+}
+
+// lgrAt names a kernel link group by its kind (SMC-D or SMC-R) and ID,
+// as its key does ("lgrd:%08x", "lgr:%08x"): a kernel row on a group has
+// its group's mode and ID. Hashing the key a row on a host of many groups, whose
+// rows come in no order of groups, was a twentieth of carry's pass.
+type lgrAt uint64
+
+func groupAt(kind Mode, id LGRID) lgrAt {
+	if kind == ModeSMCD {
+		return 1<<32 | lgrAt(id)
+	}
+	return lgrAt(id)
 }
 
 // add counts the row c.
@@ -319,9 +337,9 @@ func (t *rowTally) add(c *ConnRow) {
 	if c.LGRKey != "" {
 		// Rows of one group come in runs often enough: a run is one
 		// map update.
-		if c.LGRKey != t.lgrKey {
+		if g := groupAt(c.Mode, c.LGRID); g != t.lgr {
 			t.flush()
-			t.lgrKey = c.LGRKey
+			t.lgr = g
 		}
 		t.lgrRows++
 	}
@@ -345,7 +363,7 @@ func (t *rowTally) add(c *ConnRow) {
 // flush counts the run of rows on one group.
 func (t *rowTally) flush() {
 	if t.lgrRows > 0 {
-		t.listed[t.lgrKey] += t.lgrRows
+		t.listed[t.lgr] += t.lgrRows
 	}
 	t.lgrRows = 0
 }
@@ -753,7 +771,7 @@ func (m *Monitor) kernel(s *Snapshot, k Kernel) ([]smcnl.Device, error) {
 	}
 	// The rows are made once the link groups are known, to be joined to
 	// them as they are made (Refresh joins the wire's rows).
-	s.Conns = kernelConns(socks, newLinkIndex(s.LinkGroups))
+	s.Conns, m.listen = kernelConns(socks, newLinkIndex(s.LinkGroups))
 	devs, devErr := k.DevicesR()
 	if st, err := k.Stats(); err == nil {
 		ks := &KernelStats{
@@ -943,8 +961,8 @@ func overview(s *Snapshot, t *rowTally) Overview {
 		listed := t.listed
 		n := 0
 		for _, g := range s.LinkGroups {
-			if g.Source == SourceKernel && int(g.Conns) > listed[g.Key] {
-				n += int(g.Conns) - listed[g.Key]
+			if at := groupAt(g.Kind, g.ID); g.Source == SourceKernel && int(g.Conns) > listed[at] {
+				n += int(g.Conns) - listed[at]
 			}
 		}
 		o.UnlistedConns = &n

@@ -141,9 +141,10 @@ func tcpListeners(procfs string) map[uint16][2]bool {
 // listenerFamilies gives each AF_SMC listener on the all-zero address its
 // family from the TCP listeners (tcpListeners; nil when procfs is not
 // read): [::]:PORT when only an IPv6 socket listens on the port, and
-// FamilyUnknown when that cannot be told.
-func listenerFamilies(conns []ConnRow, listeners map[uint16][2]bool) {
-	for i := range conns {
+// FamilyUnknown when that cannot be told. Only the kernel's rows listen
+// indexes (kernelConns) can be such listeners.
+func listenerFamilies(conns []ConnRow, listen []int32, listeners map[uint16][2]bool) {
+	for _, i := range listen {
 		c := &conns[i]
 		if c.Source != SourceKernel || c.Family != afSMC || c.Mode != ModeListen || !c.Src.Addr().IsUnspecified() || !c.Src.Addr().Is4() {
 			continue

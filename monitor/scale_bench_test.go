@@ -34,15 +34,16 @@ func benchRefresh(b *testing.B, n, g int) {
 
 // BenchmarkRefresh10kSockets: 10,000 sockets, 100 link groups (the first
 // bound: 20 ms CPU and 50 MiB per refresh). 2026-11-29, the 2-core shared
-// VM: 8.2-12.3 ms CPU a refresh, 8.4 MB, 2,327 allocations (24-27 ms CPU,
-// 18.8 MB and 162,742 allocations before, in the same runs).
+// VM, with every socket joined to its own group: 8.9-10.2 ms CPU a
+// refresh, 7.0 MB, 2,726 allocations (8.8-11.7 ms CPU, 8.6 MB and 2,927
+// allocations before, in the same runs).
 func BenchmarkRefresh10kSockets(b *testing.B) { benchRefresh(b, 10000, 100) }
 
 // BenchmarkRefresh100kSockets: 100,000 sockets, 1,000 link groups (issue
-// 34's bound: 100 ms CPU per refresh). 2026-11-29, the 2-core shared VM:
-// 84-115 ms CPU a refresh, under 100 ms in 6 of 9 runs (wall time
-// 72-294 ms, by the neighbours' load), 83 MB, 10,477 allocations;
-// before, in the same runs, 283-392 ms CPU, 181 MB and 1,614,036
-// allocations (386-519 ms CPU with the sockets dumped newest first, as
-// now).
+// 34's bound: 100 ms CPU per refresh), every socket joined to its own
+// group. 2026-11-29, the 2-core shared VM: 106-119 ms CPU a refresh in 5
+// runs (wall time 93-116 ms), 68.8 MB, 14,539 allocations; before, in the
+// same runs, 112-133 ms CPU, 85.2 MB and 16,540 allocations. (With the
+// big kernel's groups all alike, which joined no socket, the same code
+// before took 84-115 ms.)
 func BenchmarkRefresh100kSockets(b *testing.B) { benchRefresh(b, 100000, 1000) }

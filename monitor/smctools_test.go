@@ -32,7 +32,8 @@ func TestKernelCursorsFromReply(t *testing.T) {
 				byKey[c.Key] = c
 			}
 			for _, sk := range socks {
-				r := byKey[kernelConns([]smcnl.Socket{sk}, newLinkIndex(nil))[0].Key]
+				rows, _ := kernelConns([]smcnl.Socket{sk}, newLinkIndex(nil))
+				r := byKey[rows[0].Key]
 				if r.UID == nil || *r.UID != sk.UID || r.IfIndex != sk.IfIndex {
 					t.Errorf("%s: uid %v ifindex %d, reply %d %d", r.Key, r.UID, r.IfIndex, sk.UID, sk.IfIndex)
 				}

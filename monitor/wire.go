@@ -494,7 +494,7 @@ func readWire(s *track.Snapshot) wireView {
 	for i := range s.Conns {
 		c, cr := &s.Conns[i], &conns[i]
 		r := wireConn(c, cr, names.groups[c.LGR], names.links[c.Link])
-		r.Findings = wf.conns[c.ID]
+		r.ConnDetail.Findings = wf.conns[c.ID]
 		if r.State != StateClosed && names.groups[c.LGR] != nil {
 			names.groups[c.LGR].Conns++
 		}
@@ -605,7 +605,8 @@ func wireConn(c *track.Conn, cr *rows.Conn, g *LinkGroupRow, l *rows.Link) ConnR
 	r := ConnRow{
 		Key: wireConnKey(c.ID), Source: SourceWire, Src: c.Client, Dst: c.Server, Role: RoleClient,
 		RxBytes: c.Flow[track.DirS2C].Bytes, TxBytes: c.Flow[track.DirC2S].Bytes,
-		Detail: cr.Detail, Start: c.Start, Mode: wireModes[cr.Mode], LinkID: cr.Link,
+		Mode: wireModes[cr.Mode], LinkID: cr.Link,
+		ConnDetail: &ConnDetail{Detail: cr.Detail, Start: c.Start},
 	}
 	// The client's token and both RMBE sizes are on the wire only in the
 	// CLC Accept and Confirm: without them they are absent, not 0.
@@ -625,13 +626,13 @@ func wireConn(c *track.Conn, cr *rows.Conn, g *LinkGroupRow, l *rows.Link) ConnR
 	}
 	if c.Outcome == track.OutcomeFallback {
 		client, _ := sideReasons(&c.Fallback)
-		r.Fallback = reasonIn(client, c.Fallback.ANCK)
+		r.ConnDetail.Fallback = reasonIn(client, c.Fallback.ANCK)
 		if c.Fallback.Cause == track.CauseDecline && c.Fallback.By == track.DirS2C {
-			r.PeerDiagnosis = reasonIn(c.Fallback.Code, c.Fallback.ANCK)
+			r.ConnDetail.PeerDiagnosis = reasonIn(c.Fallback.Code, c.Fallback.ANCK)
 		}
 	}
 	for _, st := range rows.Steps(c) {
-		r.Handshake = append(r.Handshake, Step{Time: st.Time, What: st.What})
+		r.ConnDetail.Handshake = append(r.ConnDetail.Handshake, Step{Time: st.Time, What: st.What})
 	}
 	if g != nil {
 		r.LGRID, r.LGRKey = g.ID, g.Key

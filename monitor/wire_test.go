@@ -61,15 +61,15 @@ func TestWireFallbackSides(t *testing.T) {
 			if len(s.Conns) != 1 {
 				t.Fatalf("%d connections, want 1", len(s.Conns))
 			}
-			c := s.Conns[0]
+			c := s.Conns[0].Details()
 			if got := fmt.Sprintf("0x%08x", c.Fallback.Code); got != want["client.conn0.reason"] {
 				t.Errorf("local reason %s (%s), the client's kernel says %s", got, c.Fallback.Name, want["client.conn0.reason"])
 			}
 			if got := fmt.Sprintf("0x%08x", c.PeerDiagnosis.Code); got != want["client.conn0.peer_diag"] {
 				t.Errorf("peer diagnosis %s, the client's kernel says %s", got, want["client.conn0.peer_diag"])
 			}
-			if c.Mode != ModeFallback || c.Fallback.Name == "" {
-				t.Errorf("row %+v", c)
+			if s.Conns[0].Mode != ModeFallback || c.Fallback.Name == "" {
+				t.Errorf("row %+v", s.Conns[0])
 			}
 			var got, kernels []string
 			for _, r := range s.Fallbacks {
@@ -92,7 +92,7 @@ func TestWireFallbackSides(t *testing.T) {
 			}
 			var ev bool
 			for _, e := range s.Events {
-				ev = ev || e.Kind == EventFallback && e.Conn == c.Key
+				ev = ev || e.Kind == EventFallback && e.Conn == s.Conns[0].Key
 			}
 			if !ev {
 				t.Errorf("no fallback event: %+v", s.Events)

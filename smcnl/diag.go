@@ -217,7 +217,90 @@ type SocketParser struct {
 	last [3]string
 	// links holds the LGRInfo of each link seen in the dump, by its
 	// bytes: the sockets of one link share it.
-	links map[[smcDiagLGRInfoLen]byte]*LGRInfo
+	links *linkTable
+}
+
+// linkTable finds a dump's LGRInfo by its SMC_DIAG_LGRINFO bytes. A host
+// with many link groups has as many links, its sockets on them in no
+// order, and a map keyed by the 147 bytes hashed all of them for every
+// socket: the table hashes the few bytes that tell links apart (the
+// link ID, the device name's start, the GIDs' last groups, port, role)
+// and compares the whole payload only with the link it finds.
+type linkTable struct {
+	slots []int32 // index+1 into links, 0 for none; a power of two long
+	links []linkEntry
+}
+
+type linkEntry struct {
+	key [smcDiagLGRInfoLen]byte
+	l   *LGRInfo
+}
+
+// linkHash hashes the bytes of a SMC_DIAG_LGRINFO payload (at least
+// smcDiagLGRInfoLen) in which links differ: smc_diag_linkinfo's
+// link_id @0 and ibname @1, ibport @65, the last 16 characters of a
+// GID's 39 in gid @66 and peer_gid @106, and role @146. Links that share those bytes
+// only share a hash.
+func linkHash(v []byte) uint64 {
+	le := binary.LittleEndian
+	h := le.Uint64(v[0:8])
+	for _, w := range [...]uint64{le.Uint64(v[89:97]), le.Uint64(v[97:105]), le.Uint64(v[129:137]), le.Uint64(v[137:145]),
+		uint64(v[65]) | uint64(v[146])<<8} {
+		h = (h ^ w) * 0x9e3779b97f4a7c15
+		h ^= h >> 29
+	}
+	return h
+}
+
+// find returns the LGRInfo stored for v, or nil.
+func (t *linkTable) find(v []byte, h uint64) *LGRInfo {
+	if len(t.slots) == 0 {
+		return nil
+	}
+	mask := uint64(len(t.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		e := t.slots[i]
+		if e == 0 {
+			return nil
+		}
+		if l := &t.links[e-1]; l.key == [smcDiagLGRInfoLen]byte(v) {
+			return l.l
+		}
+	}
+}
+
+// add stores l for v, which find does not have.
+func (t *linkTable) add(v []byte, h uint64, l *LGRInfo) {
+	if 2*(len(t.links)+1) > len(t.slots) {
+		t.grow()
+	}
+	t.links = append(t.links, linkEntry{key: [smcDiagLGRInfoLen]byte(v), l: l})
+	mask := uint64(len(t.slots) - 1)
+	i := h & mask
+	for t.slots[i] != 0 {
+		i = (i + 1) & mask
+	}
+	t.slots[i] = int32(len(t.links))
+}
+
+// grow doubles the slots and places every link again.
+func (t *linkTable) grow() {
+	t.slots = make([]int32, max(2*len(t.slots), 64))
+	mask := uint64(len(t.slots) - 1)
+	for j := range t.links {
+		i := linkHash(t.links[j].key[:]) & mask
+		for t.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		t.slots[i] = int32(j + 1)
+	}
+}
+
+// reset empties the table, keeping its storage.
+func (t *linkTable) reset() {
+	clear(t.slots)
+	clear(t.links) // the LGRInfo pointers, for the collector
+	t.links = t.links[:0]
 }
 
 // maxBlock bounds a block: a dump of listeners needs no ConnInfo at all.
@@ -230,7 +313,7 @@ const maxShared = 4 * maxBlock
 // NewSocketParser returns a parser for dumps of about n sockets.
 func NewSocketParser(n int) *SocketParser {
 	return &SocketParser{block: min(max(n, 1), maxBlock), strs: map[string]string{},
-		links: map[[smcDiagLGRInfoLen]byte]*LGRInfo{}}
+		links: &linkTable{}}
 }
 
 // Reuse lets p hand out the storage of the sockets it parsed before
@@ -241,7 +324,9 @@ func (p *SocketParser) Reuse() {
 	p.conns.reuse()
 	p.lgrs.reuse()
 	p.dmbs.reuse()
-	clear(p.links)
+	if p.links != nil {
+		p.links.reset()
+	}
 	if len(p.strs) > maxShared {
 		clear(p.strs)
 		p.last = [3]string{}
@@ -446,12 +531,12 @@ func (p *SocketParser) lgrInfo(v []byte) *LGRInfo {
 		p.parseLGRInfo(l, v)
 		return l
 	}
-	k := [smcDiagLGRInfoLen]byte(v)
-	l, ok := p.links[k]
-	if !ok {
+	h := linkHash(v)
+	l := p.links.find(v, h)
+	if l == nil {
 		l = p.lgrs.take(p.block)
 		p.parseLGRInfo(l, v)
-		p.links[k] = l
+		p.links.add(v, h, l)
 	}
 	return l
 }

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"net/netip"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -364,6 +366,48 @@ func TestSocketParserReuse(t *testing.T) {
 			if !reflect.DeepEqual(got[i], want) {
 				t.Fatalf("round %d, reply %d: %+v, want %+v", round, i, got[i], want)
 			}
+		}
+	}
+}
+
+// TestSocketParserLinks: sockets on many links, in no order, each get
+// their own link's LGRInfo, shared with the other sockets of that link
+// alone, dump after dump.
+func TestSocketParserLinks(t *testing.T) {
+	base := mustHex(t, pingpongClientMsg)
+	var dumps [][]byte
+	var links []int
+	const nLinks = 700 // the table grows several times
+	for i := 0; i < 5*nLinks; i++ {
+		l := (i * 7919) % nLinks
+		peer := fmt.Sprintf("0000:0000:0000:0000:0000:ffff:0a%02x:%04x", l%3, l)
+		dev := []string{"rxe0", "mlx5_0", "mlx5_1"}[l%3]
+		dumps = append(dumps, append(slices.Clone(base), nltest.MustMarshalAttributes([]netlink.Attribute{
+			{Type: diagLGRInfo, Data: lgrInfo(uint8(1+l%2), dev, 1, gidClient, peer, uint8(l%2))},
+		})...))
+		links = append(links, l)
+	}
+	p := NewSocketParser(len(dumps))
+	for round := 0; round < 3; round++ {
+		p.Reuse()
+		byLink := map[int]*LGRInfo{}
+		seen := map[*LGRInfo]int{}
+		for i, b := range dumps {
+			s, err := p.Parse(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := ParseSocket(b)
+			if *s.LGR != *want.LGR {
+				t.Fatalf("round %d, socket %d: %+v, want %+v", round, i, *s.LGR, *want.LGR)
+			}
+			if l, ok := byLink[links[i]]; ok && l != s.LGR {
+				t.Fatalf("round %d, socket %d: a second LGRInfo for link %d", round, i, links[i])
+			}
+			if l, ok := seen[s.LGR]; ok && l != links[i] {
+				t.Fatalf("round %d, socket %d: link %d shares link %d's LGRInfo", round, i, links[i], l)
+			}
+			byLink[links[i]], seen[s.LGR] = s.LGR, links[i]
 		}
 	}
 }

@@ -152,7 +152,7 @@ func (c *comparison) conns(dump []rows.Conn, top []monitor.ConnRow) {
 		delete(byKey, key)
 		what := "conn " + key + " "
 		c.check(what+"mode", string(modes[d.Mode]), string(t.Mode))
-		c.check(what+"outcome", d.Detail, t.Detail)
+		c.check(what+"outcome", d.Detail, t.Details().Detail)
 		c.check(what+"ended", fmt.Sprint(d.Closed || d.Mode == rows.ModeFailed), fmt.Sprint(t.State == monitor.StateClosed))
 		c.check(what+"link", rows.LinkName(d.Link), rows.LinkName(t.LinkID))
 		c.check(what+"link group", groupKey(d.LGR), t.LGRKey)

@@ -93,16 +93,17 @@ func connDetail(r monitor.ConnRow, s *monitor.Snapshot) string {
 		fmt.Fprintf(&b, "traced in the last interval: sent %d B in %d calls (%s), received %d B in %d calls (%s)\n",
 			t.TxBytes, t.TxCalls, bytesRate(t.TxRate), t.RxBytes, t.RxCalls, bytesRate(t.RxRate))
 	}
-	if r.Fallback.Code != 0 {
-		fmt.Fprintf(&b, "fallback %#08x %s: %s\n", r.Fallback.Code, r.Fallback.Name, r.Fallback.Meaning)
+	d := r.Details()
+	if d.Fallback.Code != 0 {
+		fmt.Fprintf(&b, "fallback %#08x %s: %s\n", d.Fallback.Code, d.Fallback.Name, d.Fallback.Meaning)
 	}
-	if r.PeerDiagnosis.Code != 0 {
-		fmt.Fprintf(&b, "peer diagnosis %#08x %s: %s\n", r.PeerDiagnosis.Code, r.PeerDiagnosis.Name, r.PeerDiagnosis.Meaning)
+	if d.PeerDiagnosis.Code != 0 {
+		fmt.Fprintf(&b, "peer diagnosis %#08x %s: %s\n", d.PeerDiagnosis.Code, d.PeerDiagnosis.Name, d.PeerDiagnosis.Meaning)
 	}
-	if r.Detail != "" {
-		b.WriteString(r.Detail + "\n")
+	if d.Detail != "" {
+		b.WriteString(d.Detail + "\n")
 	}
-	findingLines(&b, r.Findings, "")
+	findingLines(&b, d.Findings, "")
 	// Its history: the wire's steps of the connection, and every event
 	// about it or its link group (a link lost under it, a failover), in
 	// time order.
@@ -111,7 +112,7 @@ func connDetail(r monitor.ConnRow, s *monitor.Snapshot) string {
 		text string
 	}
 	var history []step
-	for _, h := range r.Handshake {
+	for _, h := range d.Handshake {
 		history = append(history, step{h.Time, h.What})
 	}
 	for _, e := range s.Events {

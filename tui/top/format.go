@@ -15,14 +15,15 @@ import (
 // did not end in SMC.
 func connReason(c monitor.ConnRow) string {
 	var parts []string
-	if c.Fallback.Code != 0 {
-		parts = append(parts, fmt.Sprintf("%#08x %s", c.Fallback.Code, c.Fallback.Name))
+	d := c.Details()
+	if d.Fallback.Code != 0 {
+		parts = append(parts, fmt.Sprintf("%#08x %s", d.Fallback.Code, d.Fallback.Name))
 	}
-	if c.PeerDiagnosis.Code != 0 {
-		parts = append(parts, fmt.Sprintf("peer %#08x %s", c.PeerDiagnosis.Code, c.PeerDiagnosis.Name))
+	if d.PeerDiagnosis.Code != 0 {
+		parts = append(parts, fmt.Sprintf("peer %#08x %s", d.PeerDiagnosis.Code, d.PeerDiagnosis.Name))
 	}
 	if len(parts) == 0 && c.Source == monitor.SourceWire && !c.Mode.SMC() {
-		return dash(c.Detail)
+		return dash(d.Detail)
 	}
 	return dash(strings.Join(parts, "; "))
 }
