@@ -138,10 +138,15 @@ func (s *Screen) Type(text string) {
 	}
 }
 
-// Until syncs until the screen contains want (20 s at most).
+// untilLimit bounds how long a screen is waited for: only a failure takes
+// it. A search over every frame under the race detector, on a machine busy
+// with other work, takes tens of seconds.
+const untilLimit = 60 * time.Second
+
+// Until syncs until the screen contains want (untilLimit at most).
 func (s *Screen) Until(want string) string {
 	s.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(untilLimit)
 	for {
 		scr := s.Sync()
 		if strings.Contains(scr, want) {

@@ -1560,7 +1560,9 @@ func TestNanosecondTimes(t *testing.T) {
 // want: a status line wraps.
 func (h *harness) untilSquashed(t *testing.T, want string) string {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	// As testutil.Screen.Until: a search over every frame under the race
+	// detector on a busy machine takes tens of seconds.
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		scr := h.Sync()
 		if strings.Contains(squash(scr), want) {
