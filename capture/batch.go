@@ -220,12 +220,7 @@ func (r *Reader) carry(f *Frame, lt layers.LinkType, b *Batch, rec *batchRec, wh
 	if (!whole || r.directFeed != nil) && r.dec.linkType == layers.LinkTypeEthernet && r.readDirect(f) {
 		return
 	}
-	checked := r.declinedICRC // as decodeFrame
-	r.dec.roce.noICR = !whole || r.noICRC || checked.Checked
-	r.dec.Decode(f)
-	if checked.Checked {
-		f.ICRC, r.declinedICRC = checked, ICRCStatus{}
-	}
+	r.decodeWhole(f, !whole || r.noICRC)
 	if whole {
 		r.checkLengths(f)
 	}

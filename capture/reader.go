@@ -507,14 +507,7 @@ func (r *Reader) decodeFrame(f *Frame, lt layers.LinkType) {
 	if (r.direct != nil || r.directFeed != nil) && r.dec.linkType == layers.LinkTypeEthernet && r.readDirect(f) {
 		return // the direct path takes only frames whose lengths agree
 	}
-	// A frame the direct feed turned down had its ICRC checked already
-	// (feedDirect): not again.
-	checked := r.declinedICRC
-	r.dec.roce.noICR = r.noICRC || checked.Checked
-	r.dec.Decode(f)
-	if checked.Checked {
-		f.ICRC, r.declinedICRC = checked, ICRCStatus{}
-	}
+	r.decodeWhole(f, r.noICRC)
 	r.checkLengths(f)
 	switch {
 	case f.BTH != nil:
@@ -533,6 +526,18 @@ func (r *Reader) decodeFrame(f *Frame, lt layers.LinkType) {
 		if len(f.clcRaw) > 0 {
 			decodeCLCs(f, &r.qps)
 		}
+	}
+}
+
+// decodeWhole decodes f through every layer with r's decoder, its ICRC
+// checked unless noICRC. A frame the direct feed turned down had its ICRC
+// checked already (feedDirect): its verdict is kept, not computed again.
+func (r *Reader) decodeWhole(f *Frame, noICRC bool) {
+	checked := r.declinedICRC
+	r.dec.roce.noICR = noICRC || checked.Checked
+	r.dec.Decode(f)
+	if checked.Checked {
+		f.ICRC, r.declinedICRC = checked, ICRCStatus{}
 	}
 }
 
