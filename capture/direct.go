@@ -265,11 +265,7 @@ func (r *Reader) readDirect(f *Frame) bool {
 			k := qpKey{qpn: uint32(b[dBTH+5])<<16 | uint32(b[dBTH+6])<<8 | uint32(b[dBTH+7])}
 			k.addr[10], k.addr[11] = 0xff, 0xff
 			copy(k.addr[12:], b[dIP+16:dIP+20])
-			r.qps.add(k, 0)
-			if r.directFeed != nil {
-				fl, _ := r.qps.lookup(k)
-				credits = fl&qpCredits != 0
-			}
+			credits = r.qps.addFlags(k, 0)&qpCredits != 0
 		}
 	case decode.OpSendMiddle, decode.OpSendLast, decode.OpWriteMiddle, decode.OpWriteLast:
 		if end < dNext {

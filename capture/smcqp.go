@@ -74,9 +74,12 @@ func (s *smcQPs) lookup(k qpKey) (qpFlags, bool) {
 }
 
 // add learns k, with the ANCK flags fl added to what it had.
-func (s *smcQPs) add(k qpKey, fl qpFlags) {
+func (s *smcQPs) add(k qpKey, fl qpFlags) { s.addFlags(k, fl) }
+
+// addFlags is add, returning the flags k has now.
+func (s *smcQPs) addFlags(k qpKey, fl qpFlags) qpFlags {
 	if old, ok := s.lookup(k); ok && old|fl == old {
-		return
+		return old
 	} else if ok {
 		fl |= old
 		for i := range s.recent {
@@ -93,6 +96,7 @@ func (s *smcQPs) add(k qpKey, fl qpFlags) {
 	}
 	s.m[k] = fl
 	s.remember(k, fl)
+	return fl
 }
 
 func (s *smcQPs) remember(k qpKey, fl qpFlags) {
