@@ -260,8 +260,11 @@ func Run(ctx context.Context, o Options) error {
 	}
 	// A tracker whose fields are not printed follows the frames the
 	// direct path takes by its fast path (FeedFast), from their headers.
+	// Without a filter or -w, nothing else reads more of them than the
+	// printer.
 	fast, _ := feedTarget(tr).(fastFeeder)
-	if fp, ok := p.(*fieldsPrinter); ok && flt == nil && (tr == nil || fast != nil && !tracked) && w == nil && !o.noDirect {
+	headersDo := flt == nil && w == nil && !o.noDirect && (tr == nil || fast != nil && !tracked)
+	if fp, ok := p.(*fieldsPrinter); ok && headersDo {
 		// Nothing but the columns is read of a frame: the reader may take
 		// the commonest SMC-R frames by its fixed-offset path.
 		// directRun writes lines straight into the output buffer: a line
@@ -276,11 +279,8 @@ func Run(ctx context.Context, o Options) error {
 	// layer decoded, no record built. A tracker follows them by its fast
 	// path; without one they are taken as they are.
 	var headers func(*capture.Frame) bool
-	if tp, ok := p.(*textPrinter); ok && tp.headersOnly() && flt == nil && (tr == nil || fast != nil && !tracked) && w == nil && !o.noDirect {
-		headers = takeFrame
-	}
-	if p == nil && flt == nil && w == nil && fast != nil && !o.noDirect {
-		// -q with views: the tracker is the only reader of the frames.
+	tp, text := p.(*textPrinter)
+	if headersDo && (text && tp.headersOnly() || p == nil && fast != nil) { // -q with views: the tracker alone reads them
 		headers = takeFrame
 	}
 	var late *lateFields
