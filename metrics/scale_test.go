@@ -29,9 +29,10 @@ func (k *gatedKernel) Sockets() ([]smcnl.Socket, error) {
 	return k.Kernel.Sockets()
 }
 
-// TestRefreshingShares: scrapes that come while a refresh runs get its
-// snapshot; the kernel is dumped once for all of them.
-func TestRefreshingShares(t *testing.T) {
+// gatedMonitor is a monitor of a recorded host whose kernel dumps its
+// sockets only when the test opens the gate.
+func gatedMonitor(t *testing.T) (*gatedKernel, *monitor.Monitor) {
+	t.Helper()
 	base, err := monitor.ReplayKernel("../smcnl/testdata/multilink-client-before")
 	if err != nil {
 		t.Fatal(err)
@@ -39,6 +40,13 @@ func TestRefreshingShares(t *testing.T) {
 	k := &gatedKernel{Kernel: base, gate: make(chan struct{})}
 	m := monitor.New(monitor.Options{Kernel: k})
 	t.Cleanup(func() { m.Close() })
+	return k, m
+}
+
+// TestRefreshingShares: scrapes that come while a refresh runs get its
+// snapshot; the kernel is dumped once for all of them.
+func TestRefreshingShares(t *testing.T) {
+	k, m := gatedMonitor(t)
 	r := &Refreshing{M: m}
 	const n = 10
 	var wg sync.WaitGroup
@@ -111,13 +119,7 @@ func BenchmarkScrape50Concurrent(b *testing.B) {
 // being made get that response, byte for byte; one that asks otherwise
 // (another encoding) gets its own.
 func TestScrapesShareRender(t *testing.T) {
-	base, err := monitor.ReplayKernel("../smcnl/testdata/multilink-client-before")
-	if err != nil {
-		t.Fatal(err)
-	}
-	k := &gatedKernel{Kernel: base, gate: make(chan struct{})}
-	m := monitor.New(monitor.Options{Kernel: k})
-	t.Cleanup(func() { m.Close() })
+	k, m := gatedMonitor(t)
 	h := Handler(&Refreshing{M: m}, nil).(*sharedResponse)
 	srv := httptest.NewServer(h)
 	defer srv.Close()

@@ -213,11 +213,10 @@ func TestDirectMutations(t *testing.T) {
 	runBoth(t, Options{Read: name, All: true, Fields: cols})
 }
 
-// TestMappedFileShrinks truncates the capture while smcdump reads it
-// through its mapping: the frames beyond the new end fault, and that must
-// be the file's error (exit status 2) after the lines printed before it,
-// not a crash.
-func TestMappedFileShrinks(t *testing.T) {
+// shrinkable is a copy of pingpong.pcap, for a test to truncate while it
+// is read, and its bytes.
+func shrinkable(t *testing.T) (string, []byte) {
+	t.Helper()
 	data, err := os.ReadFile(pingpong)
 	if err != nil {
 		t.Fatal(err)
@@ -226,11 +225,20 @@ func TestMappedFileShrinks(t *testing.T) {
 	if err := os.WriteFile(name, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return name, data
+}
+
+// TestMappedFileShrinks truncates the capture while smcdump reads it
+// through its mapping: the frames beyond the new end fault, and that must
+// be the file's error (exit status 2) after the lines printed before it,
+// not a crash.
+func TestMappedFileShrinks(t *testing.T) {
+	name, data := shrinkable(t)
 	var out bytes.Buffer
 	sw := &shrinker{w: &out, name: name}
 	// -j 1: on more goroutines the frames are read ahead of the output
 	// (TestParallelFileShrinks).
-	err = Run(context.Background(), Options{Read: name, All: true, Jobs: 1, Stdout: sw, Stderr: io.Discard})
+	err := Run(context.Background(), Options{Read: name, All: true, Jobs: 1, Stdout: sw, Stderr: io.Discard})
 	if !sw.done {
 		t.Fatal("the output was never flushed during the read; the test needs a longer capture")
 	}

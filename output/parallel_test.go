@@ -256,14 +256,7 @@ func TestParallelJSONInterrupted(t *testing.T) {
 // prefix of what -j 1 prints of the whole file, or, where every frame was
 // touched before, with all of it; never a crash.
 func TestParallelFileShrinks(t *testing.T) {
-	data, err := os.ReadFile(pingpong)
-	if err != nil {
-		t.Fatal(err)
-	}
-	name := filepath.Join(t.TempDir(), "shrinks.pcap")
-	if err := os.WriteFile(name, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	name, data := shrinkable(t)
 	full, _, err := run(t, Options{Read: name, All: true, Jobs: 1})
 	if err != nil {
 		t.Fatal(err)
