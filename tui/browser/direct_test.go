@@ -116,3 +116,10 @@ func indexLimit(t *testing.T, path string, limit int, general bool) *Index {
 		<-ch
 	}
 }
+
+// TestTreeHeaderAbsentLink: a frame the tracker put on no link (a TCP
+// segment) says so with "-", not link 0, which no link has.
+func TestTreeHeaderAbsentLink(t *testing.T) {
+	h := open(t, "multilink.pcap", 120, 40, Options{})
+	h.Until("frame 3  connection 1  link -")
+}

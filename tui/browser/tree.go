@@ -3,6 +3,7 @@ package browser
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
@@ -57,7 +58,9 @@ func (b *Browser) showFrame(row int) {
 		}
 	})
 	conn, link := b.idx.Conn(int(n))
-	root := tview.NewTreeNode(fmt.Sprintf("frame %d  connection %d  link %d", n, conn, link))
+	// 0 is no connection or link the tracker gave the frame: absent, not
+	// an ID.
+	root := tview.NewTreeNode(fmt.Sprintf("frame %d  connection %s  link %s", n, idOrAbsent(conn), idOrAbsent(link)))
 	// Each node refers to the bytes it highlights: a field line its own
 	// (or its layer's), a layer heading its layer's, that of its first
 	// field.
@@ -217,4 +220,13 @@ func (b *Browser) fieldFilterOp(key rune) {
 	expr := filterOps[key](cur, f)
 	b.remember(expr)
 	b.applyFilter(expr)
+}
+
+// idOrAbsent is a tracker ID, or "-" for 0, which no connection or link
+// has.
+func idOrAbsent(id int) string {
+	if id == 0 {
+		return "-"
+	}
+	return strconv.Itoa(id)
 }
