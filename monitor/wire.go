@@ -86,8 +86,8 @@ func (w *Wire) open(iface string) (*capture.Reader, error) {
 		return nil, err
 	}
 	// The tracker reads the layers itself; no field record is needed,
-	// but the ICRC is checked: a bad one is a finding (roce.icrc.bad).
-	r.SetFieldDemand([]decode.FieldID{decode.FieldICRCOK})
+	// but what every tracker reads besides (the ICRC verdict) is.
+	r.SetFieldDemand(track.FieldDemand())
 	return r, nil
 }
 
