@@ -58,14 +58,17 @@ type batchRec struct {
 	off           int64  // RecordOffset
 	clc           int32  // index in Batch.clc, -1: the reassembly made nothing of it
 	note          string // ifaceAt of an interface of an unsupported link type
+	icrcOK        bool   // the reader checked the frame's ICRC: it matches
 }
 
 // leanRec is a frame of a lean batch: its number, its record's offset in
-// the mapping and its CLC result (batchRec.clc).
+// the mapping, its CLC result (batchRec.clc) and ICRC verdict
+// (batchRec.icrcOK).
 type leanRec struct {
 	off    int64
 	number int
 	clc    int32
+	icrcOK bool
 }
 
 // dumpState is what one link type's decoder learned of the dump device.
@@ -182,14 +185,18 @@ func (r *Reader) ReadBatch(b *Batch, max int, visit func(f *Frame, i int)) {
 		if !mapped {
 			data = b.keep(data)
 		}
+		// A frame decoded whole for the visit had its ICRC checked as a
+		// decoder of the batch would check it: a match is not computed
+		// again there (a mismatch is, for the value it shows).
 		if b.lean != nil {
 			rec := batchRec{clc: -1}
 			r.carry(f, lt, b, &rec, visit != nil)
-			b.leans = append(b.leans, leanRec{off: r.last, number: f.Number, clc: rec.clc})
+			b.leans = append(b.leans, leanRec{off: r.last, number: f.Number, clc: rec.clc, icrcOK: visit != nil && f.ICRC.OK})
 		} else {
 			rec := batchRec{number: f.Number, ci: f.CI, data: data, ns: f.ns, digits: f.digits, shown: f.shown,
 				lt: lt, off: r.last, clc: -1}
 			r.carry(f, lt, b, &rec, visit != nil)
+			rec.icrcOK = visit != nil && f.ICRC.OK
 			b.recs = append(b.recs, rec)
 		}
 		if mapped {
@@ -343,14 +350,14 @@ func (d *BatchDecoder) Next() *Frame {
 	f := &d.r.frame
 	f.Number, f.CI, f.Data = rec.number, rec.ci, rec.data
 	f.ns, f.digits, f.shown = rec.ns, rec.digits, rec.shown
-	return d.decode(rec.off, rec.note, rec.clc, rec.lt)
+	return d.decode(rec.off, rec.note, rec.clc, rec.lt, rec.icrcOK)
 }
 
 // decode decodes the frame Next set up, of record offset off, interface
-// note, CLC result clc and link type lt.
-func (d *BatchDecoder) decode(off int64, note string, clc int32, lt layers.LinkType) *Frame {
+// note, CLC result clc, link type lt and ICRC verdict icrcOK.
+func (d *BatchDecoder) decode(off int64, note string, clc int32, lt layers.LinkType, icrcOK bool) *Frame {
 	r := &d.r
-	r.last, r.ifaceNote, r.replay = off, note, nil
+	r.last, r.ifaceNote, r.replay, r.icrcMatched = off, note, nil, icrcOK
 	if clc >= 0 {
 		r.replay = &d.b.clc[clc]
 	}
@@ -373,7 +380,7 @@ func (d *BatchDecoder) nextLean(p *pcapFile) *Frame {
 	f.Number = rec.number
 	f.Data, f.ns = p.recordAt(rec.off, &f.CI)
 	f.digits, f.shown = p.digits, p.digits
-	return d.decode(rec.off, "", rec.clc, p.linkType)
+	return d.decode(rec.off, "", rec.clc, p.linkType, rec.icrcOK)
 }
 
 // DirectPlan is the decoder's own copy of the Reader's direct plan (nil

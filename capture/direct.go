@@ -346,7 +346,10 @@ func (r *Reader) feedDirect(f *Frame) bool {
 	f.ICRC = ICRCStatus{}
 	if !r.noICRC {
 		// As roceLayers.checkICRC: the frame is whole (readDirect).
-		want, err := rl.icrc.RoCEv2(d[dIP:])
+		want, err := rl.bth.ICRC, error(nil)
+		if !r.icrcMatched {
+			want, err = rl.icrc.RoCEv2(d[dIP:])
+		}
 		if err != nil && !errors.Is(err, decode.ErrBadICRC) {
 			return false
 		}

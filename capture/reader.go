@@ -62,17 +62,20 @@ type Reader struct {
 	// declinedICRC is the ICRC verdict of the frame directFeed just
 	// turned down, for its general decode.
 	declinedICRC ICRCStatus
-	clc          *clcAssembler
-	qps          smcQPs // queue pairs known to be SMC-R links
-	frame        Frame
-	offset       int64   // pcap: file offset of the next record
-	last         int64   // pcap: file offset of the record of the frame last returned (-1: none)
-	ng           *ngFile // src, when it is a pcapng file
-	layout       *Layout // of the frame last returned, once asked for (Layout)
-	lgen         int     // ng.gen when layout was made
-	isFile       bool    // read from a file or stdin (not live)
-	digits       uint8   // decimal places of the times of a source that is neither pcap nor pcapng
-	err          error   // sticky
+	// icrcMatched: the frame being decoded is one whose ICRC the Reader
+	// of its Batch checked and found to match (BatchDecoder).
+	icrcMatched bool
+	clc         *clcAssembler
+	qps         smcQPs // queue pairs known to be SMC-R links
+	frame       Frame
+	offset      int64   // pcap: file offset of the next record
+	last        int64   // pcap: file offset of the record of the frame last returned (-1: none)
+	ng          *ngFile // src, when it is a pcapng file
+	layout      *Layout // of the frame last returned, once asked for (Layout)
+	lgen        int     // ng.gen when layout was made
+	isFile      bool    // read from a file or stdin (not live)
+	digits      uint8   // decimal places of the times of a source that is neither pcap nor pcapng
+	err         error   // sticky
 	// drops reads the kernel's count of frames it dropped since the last
 	// call (live sources only); dropped accumulates it.
 	drops   func() (uint64, error)
@@ -535,6 +538,7 @@ func (r *Reader) decodeFrame(f *Frame, lt layers.LinkType) {
 func (r *Reader) decodeWhole(f *Frame, noICRC bool) {
 	checked := r.declinedICRC
 	r.dec.roce.noICR = noICRC || checked.Checked
+	r.dec.roce.matched = r.icrcMatched
 	r.dec.Decode(f)
 	if checked.Checked {
 		f.ICRC, r.declinedICRC = checked, ICRCStatus{}

@@ -53,7 +53,11 @@ type roceLayers struct {
 	cdc   decode.CDC
 	rwwi  decode.RWWI
 	noICR bool // skip the ICRC check
-	icrc  decode.ICRC
+	// matched: the frame's ICRC is known to match (checked by the Reader
+	// that read it into a Batch), so the check gives that verdict
+	// without computing it again.
+	matched bool
+	icrc    decode.ICRC
 }
 
 func (r *roceLayers) attach(t gopacket.LayerType, f *Frame) {
@@ -91,6 +95,8 @@ func (r *roceLayers) checkICRC(f *Frame) {
 		err  error
 	)
 	switch {
+	case r.matched && (f.GRH != nil || f.IPv4 != nil || f.IPv6 != nil):
+		want = f.BTH.ICRC
 	case f.GRH != nil:
 		want, err = r.icrc.RoCEv1(f.Data[cap(f.Data)-cap(f.GRH.Contents):])
 	case f.IPv4 != nil:
