@@ -136,7 +136,15 @@ type worker struct {
 }
 
 func (o *Options) newWorker(r *capture.Reader, flt *filter.Filter, main printer) (*worker, error) {
-	wk := &worker{o: o, dec: r.NewBatchDecoder(), bw: bufio.NewWriterSize(nil, 1<<16)}
+	size := 1 << 16
+	if o.Format == FormatJSON || o.Format == FormatJSONL {
+		// A JSON frame is written whole (jsonPrinter.frame's one Write
+		// of ~1 KB): with a buffer smaller than that, bufio hands it
+		// straight to the batch's output, where a full buffer would be
+		// copied there once more (a tenth of -j 2's JSON workers).
+		size = 16
+	}
+	wk := &worker{o: o, dec: r.NewBatchDecoder(), bw: bufio.NewWriterSize(nil, size)}
 	if flt != nil {
 		// A filter may keep scratch state of its own while it matches.
 		f, err := filter.Compile(o.DisplayFilter)
