@@ -23,7 +23,8 @@ func TestRecordAnswers(t *testing.T) {
 	if !*recordAnswers {
 		t.Skip("without -record-answers")
 	}
-	u, at := backfilledPrometheus(t, 12)
+	p := backfilledPrometheus(t, 12)
+	u, at := p.url, p.at
 	dir := filepath.Join("testdata", "answers")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -185,6 +186,48 @@ func benchRefresh(b *testing.B, n int) {
 		s := Read(context.Background(), c)
 		if s.Error != "" || len(s.Hosts) != n || len(s.LinkGroups) != n {
 			b.Fatalf("%s: %d hosts, %d groups", s.Error, len(s.Hosts), len(s.LinkGroups))
+		}
+	}
+}
+
+// TestRecordedRates: a rate is read from its record (ruleRecords) where
+// the server answers one, and computed where the server has none.
+func TestRecordedRates(t *testing.T) {
+	answers := fleetAnswers(2)
+	answers[exportersQuery([]string{"smc"})] = answers[qExporters]
+	// The fallback rate is recorded (and unlike the counters' rate); the
+	// handshake errors' is not.
+	answers[ruleRecords[qFallRate]] = bytes.ReplaceAll(answers[qFallRate], []byte(`"0.5"`), []byte(`"0.25"`))
+	answers[ruleRecords[qHSRate]] = []byte(`{"status":"success","data":{"resultType":"vector","result":[]}}`)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path == "/api/v1/label/job/values" {
+			w.Write([]byte(`{"status":"success","data":["smc"]}`))
+			return
+		}
+		a, ok := answers[r.URL.Query().Get("query")]
+		if !ok {
+			// As a server without the rules: no such series.
+			a = []byte(`{"status":"success","data":{"resultType":"vector","result":[]}}`)
+		}
+		w.Write(a)
+	}))
+	defer srv.Close()
+	s := Read(context.Background(), &Client{URL: srv.URL})
+	if s.Error != "" || len(s.Hosts) != 2 {
+		t.Fatalf("%s: %d hosts", s.Error, len(s.Hosts))
+	}
+	for _, h := range s.Hosts {
+		if h.FallbackRate == nil || *h.FallbackRate != 0.25 {
+			t.Errorf("%s: fallbacks/s %v, want the record's 0.25", h.Instance, h.FallbackRate)
+		}
+		if h.HandshakeErrorRate == nil || *h.HandshakeErrorRate != 0 {
+			t.Errorf("%s: handshake errors/s %v, want the computed 0", h.Instance, h.HandshakeErrorRate)
+		}
+	}
+	for _, g := range s.LinkGroups {
+		if r := g.Client.Links[0].RNIC; r == nil || r.TxBytes == nil || *r.TxBytes != 100 {
+			t.Errorf("group %s: port rates %+v, want the computed 100", g.Key, r)
 		}
 	}
 }

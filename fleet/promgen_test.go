@@ -3,6 +3,7 @@ package fleet
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/netip"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
+	"sigs.k8s.io/yaml"
 
 	"github.com/smcscope/smcscope/internal/testutil"
 	"github.com/smcscope/smcscope/metrics"
@@ -39,18 +41,32 @@ import (
 // of it: every query reads its series' labels from the block's index,
 // and the RDMA port error counters (smc_rnic_port_errors_total, ~46
 // series a host) alone take it 2-4 s; the 21 other queries about 2 s.
-func BenchmarkRefreshPrometheus10000(b *testing.B) { benchPrometheus(b, 10000) }
+func BenchmarkRefreshPrometheus10000(b *testing.B) { benchPrometheus(b, 10000, false) }
+
+// BenchmarkRefreshPrometheus10000Rules is the same over a server that
+// also holds what deploy/prometheus/smc-fleet-rules.yml records (backfilled
+// with promtool tsdb create-blocks-from rules): the view reads the
+// recorded rates instead of computing them (ruleRecords).
+func BenchmarkRefreshPrometheus10000Rules(b *testing.B) { benchPrometheus(b, 10000, true) }
 
 // BenchmarkRefreshPrometheus1000 is the same over 1,000 hosts: quick to
 // set up (15 s), for comparing changes; 0.6-0.9 s a refresh on the same
 // VM (1.26 s before).
-func BenchmarkRefreshPrometheus1000(b *testing.B) { benchPrometheus(b, 1000) }
+func BenchmarkRefreshPrometheus1000(b *testing.B) { benchPrometheus(b, 1000, false) }
 
-func benchPrometheus(b *testing.B, n int) {
+// BenchmarkRefreshPrometheus1000Rules is BenchmarkRefreshPrometheus1000
+// with the fleet rules' records (BenchmarkRefreshPrometheus10000Rules).
+func BenchmarkRefreshPrometheus1000Rules(b *testing.B) { benchPrometheus(b, 1000, true) }
+
+func benchPrometheus(b *testing.B, n int, rules bool) {
 	if testing.Short() {
 		b.Skip("-short: backfilling a Prometheus with a fleet's series takes minutes")
 	}
-	url, at := backfilledPrometheus(b, n)
+	p := backfilledPrometheus(b, n)
+	url, at := p.url, p.at
+	if rules {
+		url, _ = withRecords(b, p)
+	}
 	c := &Client{URL: url, Timeout: time.Minute, Time: at}
 	// b.Loop runs the function once, so the minutes of setup are not
 	// spent again for the measured run; its timer starts here.
@@ -62,11 +78,18 @@ func benchPrometheus(b *testing.B, n int) {
 	}
 }
 
+// backfilled is a server backfilledPrometheus started.
+type backfilled struct {
+	url string
+	// at is the time the series were written at, the evaluation time to
+	// query them with.
+	at  time.Time
+	dir string // the server's directory: its configuration, data/ its TSDB
+}
+
 // backfilledPrometheus writes n hosts' series (genFleet), backfills them
-// into a TSDB with promtool and starts prometheus over it; it returns the
-// server's URL and the time the series were written at, the evaluation
-// time to query them with.
-func backfilledPrometheus(tb testing.TB, n int) (string, time.Time) {
+// into a TSDB with promtool and starts prometheus over it.
+func backfilledPrometheus(tb testing.TB, n int) backfilled {
 	tb.Helper()
 	promtool := testutil.NeedTool(tb, "promtool")
 	testutil.NeedTool(tb, "prometheus")
@@ -102,7 +125,51 @@ func backfilledPrometheus(tb testing.TB, n int) (string, time.Time) {
 	addr, log := testutil.Prometheus(tb, dir, "global:\n  evaluation_interval: 1m\n", "--storage.tsdb.retention.time=10y")
 	url := "http://" + addr
 	waitReady(tb, url, log.String)
-	return url, at
+	return backfilled{url: url, at: at, dir: dir}
+}
+
+// fleetRules is the rules file the fleet view's recorded rates come from.
+const fleetRules = "../deploy/prometheus/smc-fleet-rules.yml"
+
+// withRecords backfills what fleetRules records over the series of
+// server p, evaluated as a server would have every 30 s up to the first
+// evaluation at or after p.at, and starts a second server over both (p
+// keeps its own data); it returns the second's URL and the time of that
+// last evaluation (a rule group is evaluated at an offset of its own
+// within its interval).
+func withRecords(tb testing.TB, p backfilled) (string, time.Time) {
+	tb.Helper()
+	promtool := testutil.NeedTool(tb, "promtool")
+	url, at, src := p.url, p.at, p.dir
+	dir := tb.TempDir()
+	data := filepath.Join(dir, "data")
+	// Hard links: the blocks are never written again, and a fleet's are
+	// hundreds of MB.
+	if out, err := exec.Command("cp", "-al", filepath.Join(src, "data"), data).CombinedOutput(); err != nil {
+		tb.Fatalf("linking the blocks: %v\n%s", err, out)
+	}
+	for _, d := range []string{"wal", "chunks_head", "lock", "queries.active"} {
+		if err := os.RemoveAll(filepath.Join(data, d)); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	// From the first sample genFleet writes to one interval past the
+	// last, so that the rules are evaluated once over all of them.
+	start := strconv.FormatInt(at.Unix()-120, 10)
+	end := strconv.FormatInt(at.Unix()+30, 10)
+	out, err := exec.Command(promtool, "tsdb", "create-blocks-from", "rules", "--quiet", "--url", url,
+		"--start", start, "--end", end, "--output-dir", data, fleetRules).CombinedOutput()
+	if err != nil {
+		tb.Fatalf("promtool tsdb create-blocks-from rules: %v\n%s", err, out)
+	}
+	addr, log := testutil.Prometheus(tb, dir, "global:\n  evaluation_interval: 1m\n", "--storage.tsdb.retention.time=10y")
+	u := "http://" + addr
+	waitReady(tb, u, log.String)
+	last, err := (&Client{URL: u, Time: at.Add(30 * time.Second)}).Query(context.Background(), "max(timestamp("+ruleRecords[qFallRate]+"))")
+	if err != nil || len(last) != 1 {
+		tb.Fatalf("the records' last evaluation: %v (%d samples)", err, len(last))
+	}
+	return u, time.UnixMilli(int64(last[0].Value * 1000))
 }
 
 // waitReady polls the server's /-/ready until it says it is, or fails the
@@ -299,7 +366,8 @@ func TestFleetBackfilled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: backfills and starts a Prometheus")
 	}
-	url, at := backfilledPrometheus(t, 40)
+	p := backfilledPrometheus(t, 40)
+	url, at := p.url, p.at
 	s := Read(context.Background(), &Client{URL: url, Time: at})
 	if s.Error != "" {
 		t.Fatal(s.Error)
@@ -334,5 +402,70 @@ func TestFleetBackfilled(t *testing.T) {
 	// Pair 3's server (host 7) is down: its client's half stands alone.
 	if joined != 18 || alone != 1 {
 		t.Errorf("%d groups joined, %d alone: want 18 and 1", joined, alone)
+	}
+
+	// The same series with what the fleet rules record: every rate comes
+	// from its record, and the fleet is the same as computed from the
+	// counters at the time of the records' evaluation.
+	rurl, evalAt := withRecords(t, p)
+	rc := &Client{URL: rurl, Time: evalAt}
+	for q, rec := range ruleRecords {
+		if got, err := rc.Query(context.Background(), rec); err != nil || len(got) == 0 {
+			t.Errorf("%s (for %s): %d series, %v", rec, q, len(got), err)
+		}
+	}
+	rs := Read(context.Background(), rc)
+	if rs.Error != "" {
+		t.Fatal(rs.Error)
+	}
+	s = Read(context.Background(), &Client{URL: url, Time: evalAt})
+	want, got := fleetJSON(t, s), fleetJSON(t, rs)
+	if want != got {
+		t.Errorf("the fleet from the records differs from the fleet from the counters:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// fleetJSON is s as JSON without when and whence it was read.
+func fleetJSON(t *testing.T, s Snapshot) string {
+	t.Helper()
+	s.Time, s.Source = time.Time{}, ""
+	b, err := json.MarshalIndent(s, "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestRecordedRules: each rate the view reads from a record
+// (ruleRecords) is recorded by the fleet rules from the very expression
+// the view would evaluate without it.
+func TestRecordedRules(t *testing.T) {
+	b, err := os.ReadFile(fleetRules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Groups []struct {
+			Rules []struct {
+				Record string `json:"record"`
+				Expr   string `json:"expr"`
+			} `json:"rules"`
+		} `json:"groups"`
+	}
+	if err := yaml.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	exprs := map[string]string{}
+	for _, g := range f.Groups {
+		for _, r := range g.Rules {
+			if r.Record != "" {
+				exprs[r.Record] = strings.Join(strings.Fields(r.Expr), " ")
+			}
+		}
+	}
+	for q, rec := range ruleRecords {
+		if got, ok := exprs[rec]; !ok || got != q {
+			t.Errorf("%s records %q, want %q", rec, got, q)
+		}
 	}
 }
