@@ -14,7 +14,16 @@
 # (frames/s, ratio to the read loop and to tcpdump, MaxRSS) and the targets,
 # met or NOT met. Untimed checks make sure that every tool saw every frame.
 #
-# usage: bench/compare.sh [-s MiB] [-r N] [-c CPU] [-S] [-n] [-k] [-m FLAGS] [input.pcap ...]
+# With -L the same run measures the rest of issue 34's bounds, by their go
+# test benchmarks on every CPU (after the timed modes): smctop's refresh at
+# 100,000 sockets (CPU time), the exporter's scrape p99 under 50 concurrent
+# scrapers, the fleet view over $FLEET_HOSTS hosts in a backfilled
+# Prometheus with and without the fleet rules' records, and the browser
+# (smcdump -I) on a capture of -s MiB: its first screen, its index (heap
+# per frame, and that heap projected to 10 GiB of the same frames) and a
+# whole-file filter (its time projected to 1 GiB).
+#
+# usage: bench/compare.sh [-s MiB] [-r N] [-c CPU] [-S] [-n] [-k] [-L] [-m FLAGS] [input.pcap ...]
 #   -s MiB    size of each capture (default 200; 1024 for the 1 GB goals)
 #   -r N      runs of each measurement (default 3)
 #   -c CPU    the CPU every tool is pinned to (default the last online CPU)
@@ -22,12 +31,15 @@
 #             $FLAT_SIZES MiB (default "200 2048"), peak RSS compared
 #   -n        no tshark (it runs once, takes minutes per 100 MiB and GiBs of memory)
 #   -k        keep the work directory and print its path
+#   -L        the live half and the browser too (minutes: the fleet's
+#             backfill alone takes several; needs prometheus and promtool)
 #   -m FLAGS  extra flags for bench/mkbig (default $MKBIG_FLAGS, else none)
 #   inputs    captures repeated into the main capture (default testdata/reference/pingpong.pcap)
 # environment: MKBIG_FLAGS, FLAT_SIZES, SHORT_INPUTS (the captures repeated
 #   into the short-connection capture), MIXES (other frame mixes, each
 #   repeated into a capture of its own and measured in the per-mix modes;
-#   default samples/long.pcap samples/multiconn.pcap, "" for none)
+#   default samples/long.pcap samples/multiconn.pcap, "" for none),
+#   FLEET_HOSTS (-L's fleet, default 10000)
 #
 # Needs go, taskset, tcpdump, GNU time (/usr/bin/time -v) and, without -n, tshark.
 set -euo pipefail
@@ -41,8 +53,9 @@ cpu=$(sed 's/.*[,-]//' /sys/devices/system/cpu/online)
 flat=0
 tshark=1
 keep=0
+live=0
 mkbig_flags=${MKBIG_FLAGS:-}
-while getopts "s:r:c:Snkm:" opt; do
+while getopts "s:r:c:SnkLm:" opt; do
 	case $opt in
 	s) size=$OPTARG ;;
 	r) reps=$OPTARG ;;
@@ -50,8 +63,9 @@ while getopts "s:r:c:Snkm:" opt; do
 	S) flat=1 ;;
 	n) tshark=0 ;;
 	k) keep=1 ;;
+	L) live=1 ;;
 	m) mkbig_flags=$OPTARG ;;
-	*) sed -n '2,32p' "$0" >&2; exit 2 ;;
+	*) sed -n '2,44p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -66,6 +80,9 @@ read -r -a mkflags <<<"$mkbig_flags"
 
 tools=(go taskset tcpdump /usr/bin/time)
 [ "$tshark" = 0 ] || tools+=(tshark)
+[ "$live" = 0 ] || tools+=(prometheus promtool)
+fleet_hosts=${FLEET_HOSTS:-10000}
+[[ $fleet_hosts =~ ^[1-9][0-9]*$ ]] || { echo "compare.sh: FLEET_HOSTS takes a number" >&2; exit 2; }
 for tool in "${tools[@]}"; do
 	command -v "$tool" >/dev/null || { echo "compare.sh: $tool not found (make test-deps installs the tools)" >&2; exit 1; }
 done
@@ -331,6 +348,29 @@ gotest() {
 allocs=$(gotest 'NotAllocate|NoAlloc' ./decode/ ./capture/ ./filter/ ./output/)
 goldens=$(gotest 'Golden' ./output/)
 
+# gobench FILE PKG PATTERN [go test flags...] runs benchmarks PATTERN of PKG
+# into FILE; a failed run leaves what it printed there, and no figures.
+gobench() {
+	local f=$1 pkg=$2 pat=$3
+	shift 3
+	say "go test $pkg -bench '$pat' $*"
+	go test "$pkg" -run '^$' -bench "$pat" "$@" >"$f" 2>&1 || say "go test $pkg -bench '$pat' failed: see $f"
+}
+# metric FILE BENCH UNIT: the best (lowest) value of UNIT over the lines of
+# benchmark BENCH (its name up to the -GOMAXPROCS suffix) in FILE.
+metric() {
+	awk -v b="$2" -v u="$3" '
+		{ n = $1; sub(/-[0-9]+$/, "", n) }
+		n == b { for (i = 3; i <= NF; i++) if ($i == u && (best == "" || $(i - 1) + 0 < best)) best = $(i - 1) + 0 }
+		END { if (best != "") print best }' "$1"
+}
+if [ "$live" = 1 ]; then
+	gobench "$work/live-smctop.txt" ./monitor/ 'Refresh100kSockets$' -benchtime 5x -count 3
+	gobench "$work/live-scrape.txt" ./metrics/ 'Scrape50Concurrent$' -count 3
+	FLEET_HOSTS=$fleet_hosts gobench "$work/live-fleet.txt" ./fleet/ 'RefreshPrometheusN(Rules)?$' -benchtime 3x -timeout 90m
+	SMCSCOPE_BROWSER_MB=$size SMCSCOPE_BROWSER_FORMATS=pcap gobench "$work/live-browser.txt" ./tui/browser/ 'Browser/pcap/(first-screen|index|filter)$' -benchtime 3x -timeout 60m
+fi
+
 mib() { awk -v b="$1" 'BEGIN { printf "%.0f MiB", b / 1048576 }'; }
 version() { "$@" 2>&1 | head -1; }
 rev=$(git rev-parse --short HEAD)
@@ -459,6 +499,37 @@ if [ "$flat" = 1 ]; then
 	target "flat from ${flat_sizes[0]} to ${flat_sizes[1]} MiB (<= 10% or 2 MiB)" "max +$w MiB" "$(verdict "$bad == 0")"
 else
 	target "flat from ${flat_sizes[0]} to ${flat_sizes[1]} MiB" "-" "-" "not measured: -S measures it"
+fi
+if [ "$live" = 1 ]; then
+	# liveTarget GOAL VALUE UNIT LIMIT: VALUE (empty when not measured)
+	# against LIMIT, lower is better.
+	liveTarget() {
+		if [ -z "$2" ]; then
+			target "$1" "-" "NOT met" "not measured: see the work directory (-k)"
+		else
+			target "$1" "$2 $3" "$(verdict "$2 < $4")"
+		fi
+	}
+	v=$(metric "$work/live-smctop.txt" BenchmarkRefresh100kSockets cpu-ns/op)
+	liveTarget "smctop refresh, 100,000 sockets < 100 ms CPU" "$( [ -z "$v" ] || awk -v v="$v" 'BEGIN { printf "%.1f", v / 1e6 }')" ms 100
+	liveTarget "exporter scrape p99, 50 scrapers, 10k sockets < 100 ms" "$(metric "$work/live-scrape.txt" BenchmarkScrape50Concurrent p99-ms)" ms 100
+	for b in RefreshPrometheusN RefreshPrometheusNRules; do
+		v=$(metric "$work/live-fleet.txt" "Benchmark$b" ns/op)
+		what="fleet refresh, $fleet_hosts hosts < 1 s"
+		[ "$b" = RefreshPrometheusN ] || what="$what, the rules' records"
+		liveTarget "$what" "$( [ -z "$v" ] || awk -v v="$v" 'BEGIN { printf "%.2f", v / 1e9 }')" s 1
+	done
+	f=$work/live-browser.txt
+	v=$(metric "$f" BenchmarkBrowser/pcap/first-screen ns/op)
+	liveTarget "browser first screen (-s MiB) < 0.5 s" "$( [ -z "$v" ] || awk -v v="$v" 'BEGIN { printf "%.3f", v / 1e9 }')" s 0.5
+	fr=$(metric "$f" BenchmarkBrowser/pcap/index frames)
+	fm=$(metric "$f" BenchmarkBrowser/pcap/index fileMiB)
+	hb=$(metric "$f" BenchmarkBrowser/pcap/index heapB/frame)
+	v=""
+	[ -z "$hb" ] || v=$(awk -v h="$hb" -v n="$fr" -v m="$fm" 'BEGIN { printf "%.0f", h * n / m * 10240 / 1048576 }')
+	liveTarget "browser index heap, projected to 10 GiB < 200 MiB" "$v" MiB 200
+	v=$(metric "$f" BenchmarkBrowser/pcap/filter frames/s)
+	liveTarget "browser filter, projected to 1 GiB < 0.5 s" "$( [ -z "$v" ] || awk -v v="$v" -v n="$fr" -v m="$fm" 'BEGIN { printf "%.2f", n / m * 1024 / v }')" s 0.5
 fi
 target "0 allocations per frame (go test)" "-" "${allocs%%|*}" "${allocs#*|}"
 target "output identical (goldens, go test)" "-" "${goldens%%|*}" "${goldens#*|}"

@@ -49,6 +49,20 @@ func BenchmarkRefreshPrometheus10000(b *testing.B) { benchPrometheus(b, 10000, f
 // recorded rates instead of computing them (ruleRecords).
 func BenchmarkRefreshPrometheus10000Rules(b *testing.B) { benchPrometheus(b, 10000, true) }
 
+// BenchmarkRefreshPrometheusN and BenchmarkRefreshPrometheusNRules are
+// the two above over $FLEET_HOSTS hosts (bench/compare.sh -L); skipped
+// without it.
+func BenchmarkRefreshPrometheusN(b *testing.B)      { benchPrometheus(b, fleetHosts(b), false) }
+func BenchmarkRefreshPrometheusNRules(b *testing.B) { benchPrometheus(b, fleetHosts(b), true) }
+
+func fleetHosts(b *testing.B) int {
+	n, err := strconv.Atoi(os.Getenv("FLEET_HOSTS"))
+	if err != nil || n < 2 {
+		b.Skip("FLEET_HOSTS (a number of hosts, 2 or more) is not set")
+	}
+	return n
+}
+
 // BenchmarkRefreshPrometheus1000 is the same over 1,000 hosts: quick to
 // set up (15 s), for comparing changes; 0.6-0.9 s a refresh on the same
 // VM (1.26 s before).
