@@ -313,6 +313,9 @@ func kernelConns(socks []smcnl.Socket, links *linkIndex) (rows []ConnRow, listen
 		reasons: map[uint32]Reason{},
 		lgrd:    map[uint32]string{},
 		gids:    map[[2]uint64]string{},
+		links:   map[sharedLink]*ConnLink{},
+		dibs:    map[dibsLink]*ConnLink{},
+		index:   links,
 	}
 	// The keys are written into one builder, whose String does not copy.
 	var keys strings.Builder
@@ -335,8 +338,6 @@ func kernelConns(socks []smcnl.Socket, links *linkIndex) (rows []ConnRow, listen
 	for i, j := range order {
 		rows[i].Key = key(j)
 		a.fill(&rows[i], &socks[j], i)
-		// Joined while the row is in the cache, not in a pass of its own.
-		links.joinLink(&rows[i], socks[j].LGR)
 		if rows[i].Mode == ModeListen {
 			listen = append(listen, int32(i))
 		}
@@ -390,7 +391,8 @@ func keyOrder(n int, key func(int32) string) []int32 {
 }
 
 // rowBlocks is what kernelConns shares among a dump's rows: the blocks
-// they point into, and the strings many rows repeat.
+// they point into, the strings many rows repeat, and the ConnLink of
+// each link.
 type rowBlocks struct {
 	cursors []Cursors
 	dmbs    []DMBTokens
@@ -399,6 +401,79 @@ type rowBlocks struct {
 	reasons map[uint32]Reason
 	lgrd    map[uint32]string    // SMC-D link groups' keys by ID
 	gids    map[[2]uint64]string // SMC-D GIDs by GID and extension
+	links   map[sharedLink]*ConnLink
+	dibs    map[dibsLink]*ConnLink
+	// linkBlock is where the ConnLinks are made, a block at a time: a
+	// host of many peers has thousands of links.
+	linkBlock []ConnLink
+	index     *linkIndex // the link groups SMC-R rows are joined to
+	// last is the last SMC-R link looked up: a host's sockets are
+	// mostly on few links.
+	last     sharedLink
+	lastLink *ConnLink
+}
+
+// sharedLink names the ConnLink of the SMC-R sockets on one link (the
+// parser gives them one LGRInfo): those in mode SMC-R are joined to the
+// link's group, the others (a pending socket's link) are not.
+type sharedLink struct {
+	l    *smcnl.LGRInfo
+	smcr bool
+}
+
+// dibsLink names the ConnLink of the SMC-D sockets of one link group
+// between one pair of GIDs.
+type dibsLink struct {
+	id        uint32
+	gid, peer [2]uint64
+}
+
+// link returns the ConnLink of an SMC-R socket on the link l, in mode
+// SMC-R (smcr) or not.
+func (a *rowBlocks) link(l *smcnl.LGRInfo, smcr bool) *ConnLink {
+	k := sharedLink{l, smcr}
+	if k == a.last && a.lastLink != nil {
+		return a.lastLink
+	}
+	c, ok := a.links[k]
+	if !ok {
+		c = a.newLink()
+		c.LinkID, c.IBDev, c.IBPort, c.GID, c.PeerGID, c.Role = l.LinkID, l.IBDev, l.IBPort, l.GID, l.PeerGID, role(l.Role)
+		if smcr {
+			a.index.join(c)
+		}
+		a.links[k] = c
+	}
+	a.last, a.lastLink = k, c
+	return c
+}
+
+// dibsLink returns the ConnLink of an SMC-D socket's DMB d.
+func (a *rowBlocks) dibsLink(d *smcnl.DMBInfo) *ConnLink {
+	k := dibsLink{d.LinkID, [2]uint64{d.MyGID, d.MyGIDExt}, [2]uint64{d.PeerGID, d.PeerGIDExt}}
+	c, ok := a.dibs[k]
+	if !ok {
+		key, ok := a.lgrd[d.LinkID]
+		if !ok {
+			key = fmt.Sprintf("lgrd:%08x", d.LinkID)
+			a.lgrd[d.LinkID] = key
+		}
+		// smc_diag: dmbinfo.linkid is the link group's ID.
+		c = a.newLink()
+		c.LGRID, c.LGRKey = LGRID(d.LinkID), key
+		c.GID, c.PeerGID = a.smcdGID(d.MyGID, d.MyGIDExt), a.smcdGID(d.PeerGID, d.PeerGIDExt)
+		a.dibs[k] = c
+	}
+	return c
+}
+
+// newLink returns a zero ConnLink from the block.
+func (a *rowBlocks) newLink() *ConnLink {
+	if len(a.linkBlock) == cap(a.linkBlock) {
+		a.linkBlock = make([]ConnLink, 0, min(max(2*cap(a.linkBlock), 16), 1024))
+	}
+	a.linkBlock = a.linkBlock[:len(a.linkBlock)+1]
+	return &a.linkBlock[len(a.linkBlock)-1]
 }
 
 func (a *rowBlocks) reason(code uint32) Reason {
@@ -470,25 +545,20 @@ func (a *rowBlocks) fill(r *ConnRow, s *smcnl.Socket, i int) {
 		r.TxBytes = cursorBytes(c.TxProd, c.PeerRMBESize)
 	}
 	if d := s.DMB; d != nil && r.Mode == ModeSMCD {
-		// smc_diag: dmbinfo.linkid is the link group's ID.
-		r.LGRID = LGRID(d.LinkID)
-		key, ok := a.lgrd[d.LinkID]
-		if !ok {
-			key = fmt.Sprintf("lgrd:%08x", d.LinkID)
-			a.lgrd[d.LinkID] = key
-		}
-		r.LGRKey = key
-		r.GID, r.PeerGID = a.smcdGID(d.MyGID, d.MyGIDExt), a.smcdGID(d.PeerGID, d.PeerGIDExt)
+		r.ConnLink = a.dibsLink(d)
 		a.dmbs = append(a.dmbs, DMBTokens{Token: DMBToken(d.Token), PeerToken: DMBToken(d.PeerToken)})
 		r.DMB = &a.dmbs[len(a.dmbs)-1]
 	}
 	if l := s.LGR; l != nil {
-		r.LinkID = l.LinkID
-		r.IBDev = l.IBDev
-		r.IBPort = l.IBPort
-		r.GID = l.GID
-		r.PeerGID = l.PeerGID
-		r.Role = role(l.Role)
+		if d := r.ConnLink; d != nil {
+			// Both an SMC-D buffer and an SMC-R link, which the kernel
+			// never reports together: the DMB names the group, the link
+			// the rest.
+			r.ConnLink = &ConnLink{LGRID: d.LGRID, LGRKey: d.LGRKey, LinkID: l.LinkID, IBDev: l.IBDev, IBPort: l.IBPort,
+				GID: l.GID, PeerGID: l.PeerGID, Role: role(l.Role)}
+			return
+		}
+		r.ConnLink = a.link(l, r.Mode == ModeSMCR)
 	}
 }
 
@@ -601,26 +671,26 @@ func kernelLGRD(g smcnl.LinkGroupD) LinkGroupRow {
 // sock_diag names only the socket's first link (ibdev, port, GIDs, link
 // ID) and role, not its group, so the group is the one with that link.
 // An ambiguous match (two groups over the same GID pair, e.g. different
-// VLANs) stays unjoined rather than guessed.
+// VLANs) stays unjoined rather than guessed. The rows' ConnLinks must
+// be their own (the wire's), not shared as the kernel's are.
 func joinConns(conns []ConnRow, lgrs []LinkGroupRow) {
 	x := newLinkIndex(lgrs)
 	for i := range conns {
-		x.join(&conns[i])
+		if c := &conns[i]; c.Mode == ModeSMCR && c.ConnLink != nil {
+			x.join(c.ConnLink)
+		}
 	}
 }
 
 // linkIndex finds the kernel's SMC-R link groups by their links, for
-// joinConns.
+// joinConns and kernelConns.
 type linkIndex struct {
 	groups map[linkKey][]linkGroup
-	// Sockets of one link come in runs (the parser shares their
-	// strings, so comparing them is cheap): a run looks its key up once.
+	// Links of one key come in runs (the wire's connections over one
+	// link): a run looks its key up once.
 	last   linkKey
 	found  []linkGroup
 	looked bool
-	// byLink holds the groups found for a kernel socket's link, by the
-	// LGRInfo the parser gives all sockets of the link.
-	byLink map[*smcnl.LGRInfo][]linkGroup
 }
 
 type linkKey struct {
@@ -635,7 +705,7 @@ type linkGroup struct {
 }
 
 // newLinkIndex indexes the links of lgrs: one pass over the links, one
-// map look-up per socket.
+// map look-up per link.
 func newLinkIndex(lgrs []LinkGroupRow) *linkIndex {
 	groups := map[linkKey][]linkGroup{}
 	for _, g := range lgrs {
@@ -650,38 +720,19 @@ func newLinkIndex(lgrs []LinkGroupRow) *linkIndex {
 			groups[k] = append(groups[k], linkGroup{g.ID, g.Key})
 		}
 	}
-	return &linkIndex{groups: groups, byLink: map[*smcnl.LGRInfo][]linkGroup{}}
+	return &linkIndex{groups: groups}
 }
 
-// join fills c's link group when c is an SMC-R socket not yet joined
-// whose link one group alone has.
-func (x *linkIndex) join(c *ConnRow) {
-	if c.Mode != ModeSMCR || c.IBDev == "" || c.LGRKey != "" {
+// join fills the link group of l, the link of an SMC-R connection, when
+// l is not joined yet and one group alone has the link.
+func (x *linkIndex) join(l *ConnLink) {
+	if l.IBDev == "" || l.LGRKey != "" {
 		return
 	}
-	if k := (linkKey{c.Role, c.IBDev, c.GID, c.PeerGID, c.LinkID, c.IBPort}); !x.looked || k != x.last {
+	if k := (linkKey{l.Role, l.IBDev, l.GID, l.PeerGID, l.LinkID, l.IBPort}); !x.looked || k != x.last {
 		x.last, x.found, x.looked = k, x.groups[k], true
 	}
-	joinTo(c, x.found)
-}
-
-// joinLink is join for the row c of a kernel socket on the link l (the
-// row's link fields are l's): the sockets of a link are looked up once.
-func (x *linkIndex) joinLink(c *ConnRow, l *smcnl.LGRInfo) {
-	if l == nil || c.Mode != ModeSMCR || c.IBDev == "" || c.LGRKey != "" {
-		return
-	}
-	found, ok := x.byLink[l]
-	if !ok {
-		found = x.groups[linkKey{c.Role, c.IBDev, c.GID, c.PeerGID, c.LinkID, c.IBPort}]
-		x.byLink[l] = found
-	}
-	joinTo(c, found)
-}
-
-// joinTo joins c to the group found for its link, when one alone was.
-func joinTo(c *ConnRow, found []linkGroup) {
-	if len(found) == 1 {
-		c.LGRID, c.LGRKey = found[0].id, found[0].key
+	if len(x.found) == 1 {
+		l.LGRID, l.LGRKey = x.found[0].id, x.found[0].key
 	}
 }

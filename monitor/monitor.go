@@ -334,10 +334,10 @@ func (t *rowTally) add(c *ConnRow) {
 	if c.Source != SourceKernel {
 		return
 	}
-	if c.LGRKey != "" {
+	if l := c.ConnLink; l != nil && l.LGRKey != "" {
 		// Rows of one group come in runs often enough: a run is one
 		// map update.
-		if g := groupAt(c.Mode, c.LGRID); g != t.lgr {
+		if g := groupAt(c.Mode, l.LGRID); g != t.lgr {
 			t.flush()
 			t.lgr = g
 		}
@@ -674,8 +674,10 @@ func joinDIBS(s *Snapshot, devs []smcnl.DIBSDevice, smcd smcdDevices) []DeviceRo
 	}
 	for i := range s.Conns {
 		c := &s.Conns[i]
-		if j, ok := byGID[c.GID]; ok && c.Mode == ModeSMCD {
-			c.DIBSDev = rows[j].Name
+		if j, ok := byGID[c.Link().GID]; ok && c.Mode == ModeSMCD {
+			// A kernel row shares its ConnLink with the rows of its
+			// link group and GIDs, which are on the same device.
+			c.ConnLink.DIBSDev = rows[j].Name
 			rows[j].Conns++
 			if c.Source == SourceKernel {
 				rows[j].SMC, rows[j].SMCKnown = true, true
