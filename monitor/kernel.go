@@ -313,7 +313,7 @@ func kernelConns(socks []smcnl.Socket, links *linkIndex) (rows []ConnRow, listen
 		reasons: map[uint32]Reason{},
 		lgrd:    map[uint32]string{},
 		gids:    map[[2]uint64]string{},
-		links:   map[sharedLink]*ConnLink{},
+		links:   [2]map[*smcnl.LGRInfo]*ConnLink{{}, {}},
 		dibs:    map[dibsLink]*ConnLink{},
 		index:   links,
 	}
@@ -401,24 +401,17 @@ type rowBlocks struct {
 	reasons map[uint32]Reason
 	lgrd    map[uint32]string    // SMC-D link groups' keys by ID
 	gids    map[[2]uint64]string // SMC-D GIDs by GID and extension
-	links   map[sharedLink]*ConnLink
-	dibs    map[dibsLink]*ConnLink
+	// links holds the ConnLink of the SMC-R sockets on each link (the
+	// parser gives them one LGRInfo): links[1] of those in mode SMC-R,
+	// joined to the link's group, links[0] of the others (a pending
+	// socket's link), which are not. Maps keyed by a pointer alone take
+	// the runtime's fast path.
+	links [2]map[*smcnl.LGRInfo]*ConnLink
+	dibs  map[dibsLink]*ConnLink
 	// linkBlock is where the ConnLinks are made, a block at a time: a
 	// host of many peers has thousands of links.
 	linkBlock []ConnLink
 	index     *linkIndex // the link groups SMC-R rows are joined to
-	// last is the last SMC-R link looked up: a host's sockets are
-	// mostly on few links.
-	last     sharedLink
-	lastLink *ConnLink
-}
-
-// sharedLink names the ConnLink of the SMC-R sockets on one link (the
-// parser gives them one LGRInfo): those in mode SMC-R are joined to the
-// link's group, the others (a pending socket's link) are not.
-type sharedLink struct {
-	l    *smcnl.LGRInfo
-	smcr bool
 }
 
 // dibsLink names the ConnLink of the SMC-D sockets of one link group
@@ -431,20 +424,19 @@ type dibsLink struct {
 // link returns the ConnLink of an SMC-R socket on the link l, in mode
 // SMC-R (smcr) or not.
 func (a *rowBlocks) link(l *smcnl.LGRInfo, smcr bool) *ConnLink {
-	k := sharedLink{l, smcr}
-	if k == a.last && a.lastLink != nil {
-		return a.lastLink
+	links := a.links[0]
+	if smcr {
+		links = a.links[1]
 	}
-	c, ok := a.links[k]
+	c, ok := links[l]
 	if !ok {
 		c = a.newLink()
 		c.LinkID, c.IBDev, c.IBPort, c.GID, c.PeerGID, c.Role = l.LinkID, l.IBDev, l.IBPort, l.GID, l.PeerGID, role(l.Role)
 		if smcr {
 			a.index.join(c)
 		}
-		a.links[k] = c
+		links[l] = c
 	}
-	a.last, a.lastLink = k, c
 	return c
 }
 
