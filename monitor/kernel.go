@@ -293,15 +293,31 @@ const afSMC = 43
 // listen indexes the rows that listen (ModeListen), for listenerFamilies.
 func kernelConns(socks []smcnl.Socket, links *linkIndex) (rows []ConnRow, listen []int32) {
 	rows = make([]ConnRow, len(socks))
+	// The keys are written into one builder, whose String does not copy,
+	// in the pass that counts what the blocks need: a pass of its own
+	// over the sockets cost as much as making the keys.
+	var keys strings.Builder
+	keys.Grow(len(socks) * len("inode:1000000000"))
+	var num [20]byte
+	ends := make([]int32, len(socks)+1)
 	var nConn, nDMB, nDetail int
 	for i := range socks {
-		if socks[i].Conn != nil {
+		s := &socks[i]
+		if s.Inode != 0 {
+			keys.WriteString("inode:")
+			keys.Write(strconv.AppendUint(num[:0], s.Inode, 10))
+		} else {
+			keys.WriteString("cookie:")
+			keys.Write(strconv.AppendUint(num[:0], s.Cookie, 10))
+		}
+		ends[i+1] = int32(keys.Len())
+		if s.Conn != nil {
 			nConn++
 		}
-		if socks[i].DMB != nil {
+		if s.DMB != nil {
 			nDMB++
 		}
-		if socks[i].FallbackReason != 0 || socks[i].PeerDiagnosis != 0 {
+		if s.FallbackReason != 0 || s.PeerDiagnosis != 0 {
 			nDetail++
 		}
 	}
@@ -316,21 +332,6 @@ func kernelConns(socks []smcnl.Socket, links *linkIndex) (rows []ConnRow, listen
 		links:   [2]map[*smcnl.LGRInfo]*ConnLink{{}, {}},
 		dibs:    map[dibsLink]*ConnLink{},
 		index:   links,
-	}
-	// The keys are written into one builder, whose String does not copy.
-	var keys strings.Builder
-	keys.Grow(len(socks) * len("inode:1000000000"))
-	var num [20]byte
-	ends := make([]int32, len(socks)+1)
-	for i := range socks {
-		if s := &socks[i]; s.Inode != 0 {
-			keys.WriteString("inode:")
-			keys.Write(strconv.AppendUint(num[:0], s.Inode, 10))
-		} else {
-			keys.WriteString("cookie:")
-			keys.Write(strconv.AppendUint(num[:0], s.Cookie, 10))
-		}
-		ends[i+1] = int32(keys.Len())
 	}
 	all := keys.String()
 	key := func(i int32) string { return all[ends[i]:ends[i+1]] }
