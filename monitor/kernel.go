@@ -291,7 +291,11 @@ const afSMC = 43
 // collector's work.
 //
 // listen indexes the rows that listen (ModeListen), for listenerFamilies.
-func kernelConns(socks []smcnl.Socket, links *linkIndex) (rows []ConnRow, listen []int32) {
+// sc is the previous refresh's scratch, reused (nil: none).
+func kernelConns(socks []smcnl.Socket, links *linkIndex, sc *rowScratch) (rows []ConnRow, listen []int32) {
+	if sc == nil {
+		sc = &rowScratch{}
+	}
 	rows = make([]ConnRow, len(socks))
 	// The keys are written into one builder, whose String does not copy,
 	// in the pass that counts what the blocks need: a pass of its own
@@ -299,7 +303,9 @@ func kernelConns(socks []smcnl.Socket, links *linkIndex) (rows []ConnRow, listen
 	var keys strings.Builder
 	keys.Grow(len(socks) * len("inode:1000000000"))
 	var num [20]byte
-	ends := make([]int32, len(socks)+1)
+	sc.ends = reuse(sc.ends, len(socks)+1)
+	ends := sc.ends
+	ends[0] = 0
 	var nConn, nDMB, nDetail int
 	for i := range socks {
 		s := &socks[i]
@@ -335,7 +341,7 @@ func kernelConns(socks []smcnl.Socket, links *linkIndex) (rows []ConnRow, listen
 	}
 	all := keys.String()
 	key := func(i int32) string { return all[ends[i]:ends[i+1]] }
-	order := keyOrder(len(socks), key)
+	order := keyOrder(len(socks), key, sc)
 	for i, j := range order {
 		rows[i].Key = key(j)
 		a.fill(&rows[i], &socks[j], i)
@@ -348,29 +354,27 @@ func kernelConns(socks []smcnl.Socket, links *linkIndex) (rows []ConnRow, listen
 
 // keyOrder returns the indexes of n keys in key order, keys of one value
 // in index order: the rows are made in the order Refresh keeps them in,
-// since sorting the rows themselves would move 464 bytes a swap. A kernel
+// since sorting the rows themselves would move 352 bytes a swap. A kernel
 // dumps its sockets newest first (smc_diag walks a list that grows at its
 // head), and in an order of no pattern a stable sort comparing the key
 // strings took 40 ms at 100,000 sockets: the keys' first 16 bytes,
 // packed into two integers, decide nearly every comparison.
-func keyOrder(n int, key func(int32) string) []int32 {
-	type sortKey struct {
-		hi, lo uint64
-		i      int32
-	}
+func keyOrder(n int, key func(int32) string, sc *rowScratch) []int32 {
 	pack := func(s string) (hi, lo uint64) {
 		var b [16]byte
 		copy(b[:], s) // bytes past the end are 0: a shorter key sorts first
 		return binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:])
 	}
-	ks := make([]sortKey, n)
+	sc.ks = reuse(sc.ks, n)
+	ks := sc.ks
 	sorted := true
 	for i := range ks {
 		hi, lo := pack(key(int32(i)))
 		ks[i] = sortKey{hi, lo, int32(i)}
 		sorted = sorted && (i == 0 || key(int32(i-1)) <= key(int32(i)))
 	}
-	order := make([]int32, n)
+	sc.order = reuse(sc.order, n)
+	order := sc.order
 	if !sorted {
 		slices.SortFunc(ks, func(a, b sortKey) int {
 			if c := cmp.Compare(a.hi, b.hi); c != 0 {
@@ -389,6 +393,30 @@ func keyOrder(n int, key func(int32) string) []int32 {
 		order[i] = ks[i].i
 	}
 	return order
+}
+
+// rowScratch is what kernelConns needs only while it runs, kept for the
+// next refresh: at 100,000 sockets, 3 MB a refresh that the runtime
+// would zero and the collector be paced by.
+type rowScratch struct {
+	ends  []int32 // the keys' ends in the string they are cut from
+	ks    []sortKey
+	order []int32
+}
+
+// sortKey is a key packed for keyOrder's sort, and its index.
+type sortKey struct {
+	hi, lo uint64
+	i      int32
+}
+
+// reuse returns b with length n, its storage reused when it holds n;
+// what it holds is not cleared.
+func reuse[T any](b []T, n int) []T {
+	if cap(b) < n {
+		return make([]T, n)
+	}
+	return b[:n]
 }
 
 // rowBlocks is what kernelConns shares among a dump's rows: the blocks

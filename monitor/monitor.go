@@ -60,7 +60,9 @@ type Monitor struct {
 	// listenerFamilies: a pass over every row to find the few listeners
 	// cost as much as a pass over their 45 MB.
 	listen []int32
-	log    []Event
+	// scratch is kernelConns's, reused by each refresh.
+	scratch rowScratch
+	log     []Event
 	// wireFrames is how many frames the tracker had taken at the last
 	// refresh: the wire's events up to it are in the log already.
 	wireFrames int
@@ -773,7 +775,7 @@ func (m *Monitor) kernel(s *Snapshot, k Kernel) ([]smcnl.Device, error) {
 	}
 	// The rows are made once the link groups are known, to be joined to
 	// them as they are made (Refresh joins the wire's rows).
-	s.Conns, m.listen = kernelConns(socks, newLinkIndex(s.LinkGroups))
+	s.Conns, m.listen = kernelConns(socks, newLinkIndex(s.LinkGroups), &m.scratch)
 	devs, devErr := k.DevicesR()
 	if st, err := k.Stats(); err == nil {
 		ks := &KernelStats{

@@ -74,7 +74,7 @@ func TestSharedLink(t *testing.T) {
 	}
 	g := LinkGroupRow{Key: "lgr:00000100", Source: SourceKernel, ID: 0x100, Kind: ModeSMCR, Role: RoleClient,
 		Links: []LinkRow{{ID: 1, IBDev: "rxe0", IBPort: 1, GID: "g", PeerGID: "p"}}}
-	rows, _ := kernelConns(socks, newLinkIndex([]LinkGroupRow{g}))
+	rows, _ := kernelConns(socks, newLinkIndex([]LinkGroupRow{g}), nil)
 	if rows[0].ConnLink != rows[2].ConnLink || rows[0].LGRKey != g.Key {
 		t.Errorf("the link's SMC-R rows: %+v and %+v, want one ConnLink joined to %s", *rows[0].ConnLink, *rows[2].ConnLink, g.Key)
 	}
