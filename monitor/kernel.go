@@ -290,9 +290,11 @@ const afSMC = 43
 // socket were a tenth of the refresh, and as much again in the garbage
 // collector's work.
 //
-// listen indexes the rows that listen (ModeListen), for listenerFamilies.
-// sc is the previous refresh's scratch, reused (nil: none).
-func kernelConns(socks []smcnl.Socket, links *linkIndex, sc *rowScratch) (rows []ConnRow, listen []int32) {
+// listen indexes the rows that listen (ModeListen), for listenerFamilies;
+// listed counts the rows on each link group, for the overview
+// (rowTally.listed). sc is the previous refresh's scratch, reused (nil:
+// none).
+func kernelConns(socks []smcnl.Socket, links *linkIndex, sc *rowScratch) (rows []ConnRow, listen []int32, listed map[lgrAt]int) {
 	if sc == nil {
 		sc = &rowScratch{}
 	}
@@ -335,8 +337,8 @@ func kernelConns(socks []smcnl.Socket, links *linkIndex, sc *rowScratch) (rows [
 		reasons: map[uint32]Reason{},
 		lgrd:    map[uint32]string{},
 		gids:    map[[2]uint64]string{},
-		links:   [2]map[*smcnl.LGRInfo]*ConnLink{{}, {}},
-		dibs:    map[dibsLink]*ConnLink{},
+		links:   [2]map[*smcnl.LGRInfo]int32{{}, {}},
+		dibs:    map[dibsLink]int32{},
 		index:   links,
 	}
 	all := keys.String()
@@ -349,7 +351,7 @@ func kernelConns(socks []smcnl.Socket, links *linkIndex, sc *rowScratch) (rows [
 			listen = append(listen, int32(i))
 		}
 	}
-	return rows, listen
+	return rows, listen, a.listed()
 }
 
 // keyOrder returns the indexes of n keys in key order, keys of one value
@@ -434,13 +436,45 @@ type rowBlocks struct {
 	// parser gives them one LGRInfo): links[1] of those in mode SMC-R,
 	// joined to the link's group, links[0] of the others (a pending
 	// socket's link), which are not. Maps keyed by a pointer alone take
-	// the runtime's fast path.
-	links [2]map[*smcnl.LGRInfo]*ConnLink
-	dibs  map[dibsLink]*ConnLink
+	// the runtime's fast path. They and dibs index shared.
+	links [2]map[*smcnl.LGRInfo]int32
+	dibs  map[dibsLink]int32
+	// shared are the ConnLinks the rows have, with the rows on each.
+	shared []sharedLink
 	// linkBlock is where the ConnLinks are made, a block at a time: a
 	// host of many peers has thousands of links.
 	linkBlock []ConnLink
 	index     *linkIndex // the link groups SMC-R rows are joined to
+}
+
+// sharedLink is a ConnLink of the dump's rows, and the rows that have
+// it: counting them by link, which a row names by an index into a few
+// thousand, is cheaper than by group in a map (rowTally.listed).
+type sharedLink struct {
+	l    *ConnLink
+	rows int
+	// on is the group the rows are on, when the link is joined to one:
+	// an SMC-R link in mode SMC-R, an SMC-D socket's group.
+	on     lgrAt
+	joined bool
+}
+
+// on counts a row on the i-th shared link and returns the link.
+func (a *rowBlocks) on(i int32) *ConnLink {
+	s := &a.shared[i]
+	s.rows++
+	return s.l
+}
+
+// listed counts the rows on each link group, as rowTally.listed.
+func (a *rowBlocks) listed() map[lgrAt]int {
+	n := map[lgrAt]int{}
+	for _, s := range a.shared {
+		if s.joined && s.rows > 0 {
+			n[s.on] += s.rows
+		}
+	}
+	return n
 }
 
 // dibsLink names the ConnLink of the SMC-D sockets of one link group
@@ -450,29 +484,38 @@ type dibsLink struct {
 	gid, peer [2]uint64
 }
 
-// link returns the ConnLink of an SMC-R socket on the link l, in mode
-// SMC-R (smcr) or not.
-func (a *rowBlocks) link(l *smcnl.LGRInfo, smcr bool) *ConnLink {
+// link returns the index in shared of the ConnLink of an SMC-R socket
+// on the link l, in mode SMC-R (smcr) or not.
+func (a *rowBlocks) link(l *smcnl.LGRInfo, smcr bool) int32 {
 	links := a.links[0]
 	if smcr {
 		links = a.links[1]
 	}
-	c, ok := links[l]
+	i, ok := links[l]
 	if !ok {
-		c = a.newLink()
+		c := a.newLink()
 		c.LinkID, c.IBDev, c.IBPort, c.GID, c.PeerGID, c.Role = l.LinkID, l.IBDev, l.IBPort, l.GID, l.PeerGID, role(l.Role)
 		if smcr {
 			a.index.join(c)
 		}
-		links[l] = c
+		i = a.share(c, ModeSMCR)
+		links[l] = i
 	}
-	return c
+	return i
 }
 
-// dibsLink returns the ConnLink of an SMC-D socket's DMB d.
-func (a *rowBlocks) dibsLink(d *smcnl.DMBInfo) *ConnLink {
+// share adds c, the link of rows in mode m, to shared and returns its
+// index.
+func (a *rowBlocks) share(c *ConnLink, m Mode) int32 {
+	a.shared = append(a.shared, sharedLink{l: c, on: groupAt(m, c.LGRID), joined: c.LGRKey != ""})
+	return int32(len(a.shared) - 1)
+}
+
+// dibsLink returns the index in shared of the ConnLink of an SMC-D
+// socket's DMB d.
+func (a *rowBlocks) dibsLink(d *smcnl.DMBInfo) int32 {
 	k := dibsLink{d.LinkID, [2]uint64{d.MyGID, d.MyGIDExt}, [2]uint64{d.PeerGID, d.PeerGIDExt}}
-	c, ok := a.dibs[k]
+	i, ok := a.dibs[k]
 	if !ok {
 		key, ok := a.lgrd[d.LinkID]
 		if !ok {
@@ -480,12 +523,13 @@ func (a *rowBlocks) dibsLink(d *smcnl.DMBInfo) *ConnLink {
 			a.lgrd[d.LinkID] = key
 		}
 		// smc_diag: dmbinfo.linkid is the link group's ID.
-		c = a.newLink()
+		c := a.newLink()
 		c.LGRID, c.LGRKey = LGRID(d.LinkID), key
 		c.GID, c.PeerGID = a.smcdGID(d.MyGID, d.MyGIDExt), a.smcdGID(d.PeerGID, d.PeerGIDExt)
-		a.dibs[k] = c
+		i = a.share(c, ModeSMCD)
+		a.dibs[k] = i
 	}
-	return c
+	return i
 }
 
 // newLink returns a zero ConnLink from the block.
@@ -565,21 +609,26 @@ func (a *rowBlocks) fill(r *ConnRow, s *smcnl.Socket, i int) {
 		r.RxBytes = cursorBytes(c.RxProd, c.RMBESize)
 		r.TxBytes = cursorBytes(c.TxProd, c.PeerRMBESize)
 	}
+	link := int32(-1)
 	if d := s.DMB; d != nil && r.Mode == ModeSMCD {
-		r.ConnLink = a.dibsLink(d)
+		link = a.dibsLink(d)
 		a.dmbs = append(a.dmbs, DMBTokens{Token: DMBToken(d.Token), PeerToken: DMBToken(d.PeerToken)})
 		r.DMB = &a.dmbs[len(a.dmbs)-1]
 	}
 	if l := s.LGR; l != nil {
-		if d := r.ConnLink; d != nil {
+		if link >= 0 {
 			// Both an SMC-D buffer and an SMC-R link, which the kernel
 			// never reports together: the DMB names the group, the link
 			// the rest.
-			r.ConnLink = &ConnLink{LGRID: d.LGRID, LGRKey: d.LGRKey, LinkID: l.LinkID, IBDev: l.IBDev, IBPort: l.IBPort,
-				GID: l.GID, PeerGID: l.PeerGID, Role: role(l.Role)}
-			return
+			d := a.shared[link].l
+			link = a.share(&ConnLink{LGRID: d.LGRID, LGRKey: d.LGRKey, LinkID: l.LinkID, IBDev: l.IBDev, IBPort: l.IBPort,
+				GID: l.GID, PeerGID: l.PeerGID, Role: role(l.Role)}, ModeSMCD)
+		} else {
+			link = a.link(l, r.Mode == ModeSMCR)
 		}
-		r.ConnLink = a.link(l, r.Mode == ModeSMCR)
+	}
+	if link >= 0 {
+		r.ConnLink = a.on(link)
 	}
 }
 

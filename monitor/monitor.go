@@ -60,6 +60,9 @@ type Monitor struct {
 	// listenerFamilies: a pass over every row to find the few listeners
 	// cost as much as a pass over their 45 MB.
 	listen []int32
+	// listed counts this refresh's kernel rows on each link group
+	// (rowTally.listed).
+	listed map[lgrAt]int
 	// scratch is kernelConns's, reused by each refresh.
 	scratch rowScratch
 	log     []Event
@@ -122,7 +125,7 @@ func (m *Monitor) Refresh() Snapshot {
 	}
 	var smcDevs []smcnl.Device
 	smcrErr := errors.New("the kernel was not read")
-	m.listen = nil
+	m.listen, m.listed = nil, nil
 	smcd := smcdDevices{err: smcrErr}
 	kernelRows := 0 // the kernel's rows come first, joined already
 	if k := m.o.Kernel; k != nil {
@@ -243,7 +246,7 @@ func (m *Monitor) Refresh() Snapshot {
 // sockets' events (diffEvents) and the rows' tally, for the overview and
 // the host.
 func (m *Monitor) carry(s *Snapshot) (*connDiff, *rowTally) {
-	tally := &rowTally{listed: map[lgrAt]int{}}
+	tally := &rowTally{listed: m.listed}
 	conns := &connDiff{}
 	var prev []ConnRow
 	var prevTime time.Time
@@ -279,7 +282,6 @@ func (m *Monitor) carry(s *Snapshot) (*connDiff, *rowTally) {
 			c.TxRate = rate(c.TxBytes, p.TxBytes)
 		}
 	}
-	tally.flush()
 	return conns, tally
 }
 
@@ -288,10 +290,10 @@ func (m *Monitor) carry(s *Snapshot) (*connDiff, *rowTally) {
 // milliseconds of memory traffic.
 type rowTally struct {
 	conns Overview // the rows' counts: Conns, Listening, SMCR, ...
-	// listed counts the kernel's rows on each link group.
-	listed  map[lgrAt]int
-	lgr     lgrAt // the run of rows on one group being counted
-	lgrRows int
+	// listed counts the kernel's rows on each link group: kernelConns
+	// counts them by link as it makes them, cheaper than a map update a
+	// row on a host whose rows come in no order of groups.
+	listed map[lgrAt]int
 	// addrs are the kernel rows' source addresses, each once.
 	addrs    []netip.Addr
 	seenAddr map[netip.Addr]bool
@@ -299,8 +301,7 @@ type rowTally struct {
 
 // lgrAt names a kernel link group by its kind (SMC-D or SMC-R) and ID,
 // as its key does ("lgrd:%08x", "lgr:%08x"): a kernel row on a group has
-// its group's mode and ID. Hashing the key a row on a host of many groups, whose
-// rows come in no order of groups, was a twentieth of carry's pass.
+// its group's mode and ID, which are cheaper to hash than the key.
 type lgrAt uint64
 
 func groupAt(kind Mode, id LGRID) lgrAt {
@@ -336,15 +337,6 @@ func (t *rowTally) add(c *ConnRow) {
 	if c.Source != SourceKernel {
 		return
 	}
-	if l := c.ConnLink; l != nil && l.LGRKey != "" {
-		// Rows of one group come in runs often enough: a run is one
-		// map update.
-		if g := groupAt(c.Mode, l.LGRID); g != t.lgr {
-			t.flush()
-			t.lgr = g
-		}
-		t.lgrRows++
-	}
 	if !c.AddrHidden {
 		// Sockets repeat the host's few addresses: the last one is
 		// compared before the set is looked at.
@@ -360,14 +352,6 @@ func (t *rowTally) add(c *ConnRow) {
 			t.addrs = append(t.addrs, a)
 		}
 	}
-}
-
-// flush counts the run of rows on one group.
-func (t *rowTally) flush() {
-	if t.lgrRows > 0 {
-		t.listed[t.lgr] += t.lgrRows
-	}
-	t.lgrRows = 0
 }
 
 // since carries over when the kernel row c, p in the previous refresh,
@@ -775,7 +759,7 @@ func (m *Monitor) kernel(s *Snapshot, k Kernel) ([]smcnl.Device, error) {
 	}
 	// The rows are made once the link groups are known, to be joined to
 	// them as they are made (Refresh joins the wire's rows).
-	s.Conns, m.listen = kernelConns(socks, newLinkIndex(s.LinkGroups), &m.scratch)
+	s.Conns, m.listen, m.listed = kernelConns(socks, newLinkIndex(s.LinkGroups), &m.scratch)
 	devs, devErr := k.DevicesR()
 	if st, err := k.Stats(); err == nil {
 		ks := &KernelStats{
