@@ -744,6 +744,9 @@ func kernelLGRD(g smcnl.LinkGroupD) LinkGroupRow {
 // VLANs) stays unjoined rather than guessed. The rows' ConnLinks must
 // be their own (the wire's), not shared as the kernel's are.
 func joinConns(conns []ConnRow, lgrs []LinkGroupRow) {
+	if len(conns) == 0 {
+		return // the index of a host's thousands of links would go unused
+	}
 	x := newLinkIndex(lgrs)
 	for i := range conns {
 		if c := &conns[i]; c.Mode == ModeSMCR && c.ConnLink != nil {
@@ -777,7 +780,11 @@ type linkGroup struct {
 // newLinkIndex indexes the links of lgrs: one pass over the links, one
 // map look-up per link.
 func newLinkIndex(lgrs []LinkGroupRow) *linkIndex {
-	groups := map[linkKey][]linkGroup{}
+	n := 0
+	for i := range lgrs {
+		n += len(lgrs[i].Links)
+	}
+	groups := make(map[linkKey][]linkGroup, n) // grown, it was made several times over
 	for _, g := range lgrs {
 		if g.Kind != ModeSMCR || g.Source != SourceKernel {
 			continue

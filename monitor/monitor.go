@@ -749,6 +749,7 @@ func (m *Monitor) kernel(s *Snapshot, k Kernel) ([]smcnl.Device, error) {
 	}
 	gs, err := k.LinkGroupsR()
 	src(SourceNetlink, err, "SMC_GEN_NETLINK")
+	s.LinkGroups = slices.Grow(s.LinkGroups, len(gs))
 	for _, g := range gs {
 		s.LinkGroups = append(s.LinkGroups, kernelLGR(g, netdev))
 	}
