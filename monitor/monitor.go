@@ -58,7 +58,7 @@ type Monitor struct {
 	prev *Snapshot
 	// listen indexes this refresh's kernel rows that listen, for
 	// listenerFamilies: a pass over every row to find the few listeners
-	// cost as much as a pass over their 45 MB.
+	// cost as much as a pass over their 35 MB.
 	listen []int32
 	// listed counts this refresh's kernel rows on each link group
 	// (rowTally.listed).
