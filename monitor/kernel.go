@@ -784,7 +784,7 @@ func newLinkIndex(lgrs []LinkGroupRow) *linkIndex {
 	for i := range lgrs {
 		n += len(lgrs[i].Links)
 	}
-	groups := make(map[linkKey][]linkGroup, n) // grown, it was made several times over
+	groups := make(map[linkKey][]linkGroup, n) // grown from nothing, it is made several times over
 	for _, g := range lgrs {
 		if g.Kind != ModeSMCR || g.Source != SourceKernel {
 			continue
