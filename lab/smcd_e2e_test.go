@@ -186,29 +186,29 @@ func TestSmctopJoinsSMCD(t *testing.T) {
 				"src":       {r.Src, k.Src},
 				"dst":       {r.Dst, k.Dst},
 				"cookie":    {r.Cookie, k.Cookie},
-				"lgr_id":    {uint32(r.LGRID), d.LinkID},
-				"dibs_dev":  {r.DIBSDev, "lo"},
-				"gid":       {r.GID, smcnl.SMCDGID(d.MyGID, d.MyGIDExt)},
-				"peer_gid":  {r.PeerGID, smcnl.SMCDGID(d.PeerGID, d.PeerGIDExt)},
+				"lgr_id":    {uint32(r.Link().LGRID), d.LinkID},
+				"dibs_dev":  {r.Link().DIBSDev, "lo"},
+				"gid":       {r.Link().GID, smcnl.SMCDGID(d.MyGID, d.MyGIDExt)},
+				"peer_gid":  {r.Link().PeerGID, smcnl.SMCDGID(d.PeerGID, d.PeerGIDExt)},
 				"token":     {r.Token, k.Conn.Token},
 				"rmbe":      {r.RMBE, k.Conn.RMBESize},
 				"peer_rmbe": {r.PeerRMBE, k.Conn.PeerRMBESize},
 				"sndbuf":    {r.SndBuf, k.Conn.SndBufSize},
-				"lo's gid":  {r.GID, gid},
+				"lo's gid":  {r.Link().GID, gid},
 			}
 			for f, v := range want {
 				if v[0] != v[1] {
 					t.Errorf("inode %d %s: smctop %v, kernel %v", ino, f, v[0], v[1])
 				}
 			}
-			g, ok := lgrs[r.LGRID]
+			g, ok := lgrs[r.Link().LGRID]
 			kg, kok := kgroups[d.LinkID]
 			if !ok || !kok {
 				t.Errorf("inode %d: link group %#x in smctop %v, in the kernel's GET_LGR_SMCD %v", ino, d.LinkID, ok, kok)
 				continue
 			}
-			if r.LGRKey != g.Key {
-				t.Errorf("inode %d: lgr_key %q, the group's key %q", ino, r.LGRKey, g.Key)
+			if r.Link().LGRKey != g.Key {
+				t.Errorf("inode %d: lgr_key %q, the group's key %q", ino, r.Link().LGRKey, g.Key)
 			}
 			wantG := map[string][2]any{
 				"kind":       {g.Kind, monitor.ModeSMCD},
@@ -221,7 +221,7 @@ func TestSmctopJoinsSMCD(t *testing.T) {
 				"max_links":  {g.MaxLinks, uint8(0)},
 				"max_conns":  {g.MaxConns, uint8(0)},
 				"links":      {len(g.Links), 0},
-				"socket gid": {g.GID, r.GID},
+				"socket gid": {g.GID, r.Link().GID},
 			}
 			if v := kg.V2Common; v != nil {
 				wantG["version"] = [2]any{g.Version, v.Version}

@@ -65,17 +65,17 @@ func TestSmctopJoinsLiveConnection(t *testing.T) {
 			if conn == nil {
 				t.Fatalf("snapshot %d: no SMC-R connection from 10.10.0.1:5002: %+v", k, s.Conns)
 			}
-			if conn.Inode == 0 || conn.LGRID == 0 || conn.IBDev != "rxe0" || conn.Role != "server" {
+			if conn.Inode == 0 || conn.Link().LGRID == 0 || conn.Link().IBDev != "rxe0" || conn.Link().Role != "server" {
 				t.Errorf("snapshot %d: connection not joined: %+v", k, *conn)
 			}
 			var lgr *monitor.LinkGroupRow
 			for i, g := range s.LinkGroups {
-				if g.ID == conn.LGRID {
+				if g.ID == conn.Link().LGRID {
 					lgr = &s.LinkGroups[i]
 				}
 			}
 			if lgr == nil || len(lgr.Links) == 0 || lgr.Links[0].IBDev != "rxe0" || lgr.Conns == 0 {
-				t.Errorf("snapshot %d: link group %#x of the connection: %+v", k, conn.LGRID, lgr)
+				t.Errorf("snapshot %d: link group %#x of the connection: %+v", k, conn.Link().LGRID, lgr)
 			}
 			var rxe *monitor.DeviceRow
 			for i, d := range s.Devices {

@@ -39,8 +39,8 @@ func TestSMCDJoin(t *testing.T) {
 		}
 		ends++
 		want := map[string]string{"inode:603": "127.0.0.1:47884", "inode:607": "127.0.0.1:5002"}[c.Key]
-		if c.Src.String() != want || c.LGRID != 0x100 || c.LGRKey != "lgrd:00000100" || c.DIBSDev != "lo" ||
-			c.GID != gid || c.PeerGID != gid || c.RMBE != 65504 || c.IBDev != "" {
+		if c.Src.String() != want || c.Link().LGRID != 0x100 || c.Link().LGRKey != "lgrd:00000100" || c.Link().DIBSDev != "lo" ||
+			c.Link().GID != gid || c.Link().PeerGID != gid || c.RMBE != 65504 || c.Link().IBDev != "" {
 			t.Errorf("%s: %+v", c.Key, c)
 		}
 	}

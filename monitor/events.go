@@ -181,7 +181,7 @@ func (d *connDiff) add(c, o *ConnRow, prevTime, at time.Time) {
 		eventAdder(at, &d.changes)(Event{Kind: EventFallback, Conn: c.Key}, "%s %s -> %s fell back to TCP: %s%s", c.Key, endpoint(c.Src), endpoint(c.Dst), reasonText(c.FallbackReason()), peerText(c.PeerDiagnosisReason()))
 	}
 	if c.Mode.SMC() && (!seen || mode != c.Mode) {
-		eventAdder(at, &d.changes)(Event{Kind: EventSMC, Conn: c.Key, LGR: c.LGRKey}, "%s %s -> %s uses %s%s", c.Key, endpoint(c.Src), endpoint(c.Dst), c.Mode, lgrText(c.LGRID))
+		eventAdder(at, &d.changes)(Event{Kind: EventSMC, Conn: c.Key, LGR: c.Link().LGRKey}, "%s %s -> %s uses %s%s", c.Key, endpoint(c.Src), endpoint(c.Dst), c.Mode, lgrText(c.Link().LGRID))
 	}
 }
 

@@ -290,18 +290,42 @@ const afSMC = 43
 // socket were a tenth of the refresh, and as much again in the garbage
 // collector's work.
 //
-// listen indexes the rows that listen (ModeListen), for listenerFamilies.
-func kernelConns(socks []smcnl.Socket, links *linkIndex) (rows []ConnRow, listen []int32) {
+// listen indexes the rows that listen (ModeListen), for listenerFamilies;
+// listed counts the rows on each link group, for the overview
+// (rowTally.listed). sc is the previous refresh's scratch, reused (nil:
+// none).
+func kernelConns(socks []smcnl.Socket, links *linkIndex, sc *rowScratch) (rows []ConnRow, listen []int32, listed map[lgrAt]int) {
+	if sc == nil {
+		sc = &rowScratch{}
+	}
 	rows = make([]ConnRow, len(socks))
+	// The keys are written into one builder, whose String does not copy,
+	// in the pass that counts what the blocks need: a pass of its own
+	// over the sockets cost as much as making the keys.
+	var keys strings.Builder
+	keys.Grow(len(socks) * len("inode:1000000000"))
+	var num [20]byte
+	sc.ends = reuse(sc.ends, len(socks)+1)
+	ends := sc.ends
+	ends[0] = 0
 	var nConn, nDMB, nDetail int
 	for i := range socks {
-		if socks[i].Conn != nil {
+		s := &socks[i]
+		if s.Inode != 0 {
+			keys.WriteString("inode:")
+			keys.Write(strconv.AppendUint(num[:0], s.Inode, 10))
+		} else {
+			keys.WriteString("cookie:")
+			keys.Write(strconv.AppendUint(num[:0], s.Cookie, 10))
+		}
+		ends[i+1] = int32(keys.Len())
+		if s.Conn != nil {
 			nConn++
 		}
-		if socks[i].DMB != nil {
+		if s.DMB != nil {
 			nDMB++
 		}
-		if socks[i].FallbackReason != 0 || socks[i].PeerDiagnosis != 0 {
+		if s.FallbackReason != 0 || s.PeerDiagnosis != 0 {
 			nDetail++
 		}
 	}
@@ -313,62 +337,46 @@ func kernelConns(socks []smcnl.Socket, links *linkIndex) (rows []ConnRow, listen
 		reasons: map[uint32]Reason{},
 		lgrd:    map[uint32]string{},
 		gids:    map[[2]uint64]string{},
-	}
-	// The keys are written into one builder, whose String does not copy.
-	var keys strings.Builder
-	keys.Grow(len(socks) * len("inode:1000000000"))
-	var num [20]byte
-	ends := make([]int32, len(socks)+1)
-	for i := range socks {
-		if s := &socks[i]; s.Inode != 0 {
-			keys.WriteString("inode:")
-			keys.Write(strconv.AppendUint(num[:0], s.Inode, 10))
-		} else {
-			keys.WriteString("cookie:")
-			keys.Write(strconv.AppendUint(num[:0], s.Cookie, 10))
-		}
-		ends[i+1] = int32(keys.Len())
+		links:   [2]map[*smcnl.LGRInfo]int32{{}, {}},
+		dibs:    map[dibsLink]int32{},
+		index:   links,
 	}
 	all := keys.String()
 	key := func(i int32) string { return all[ends[i]:ends[i+1]] }
-	order := keyOrder(len(socks), key)
+	order := keyOrder(len(socks), key, sc)
 	for i, j := range order {
 		rows[i].Key = key(j)
 		a.fill(&rows[i], &socks[j], i)
-		// Joined while the row is in the cache, not in a pass of its own.
-		links.joinLink(&rows[i], socks[j].LGR)
 		if rows[i].Mode == ModeListen {
 			listen = append(listen, int32(i))
 		}
 	}
-	return rows, listen
+	return rows, listen, a.listed()
 }
 
 // keyOrder returns the indexes of n keys in key order, keys of one value
 // in index order: the rows are made in the order Refresh keeps them in,
-// since sorting the rows themselves would move 464 bytes a swap. A kernel
+// since sorting the rows themselves would move 352 bytes a swap. A kernel
 // dumps its sockets newest first (smc_diag walks a list that grows at its
 // head), and in an order of no pattern a stable sort comparing the key
 // strings took 40 ms at 100,000 sockets: the keys' first 16 bytes,
 // packed into two integers, decide nearly every comparison.
-func keyOrder(n int, key func(int32) string) []int32 {
-	type sortKey struct {
-		hi, lo uint64
-		i      int32
-	}
+func keyOrder(n int, key func(int32) string, sc *rowScratch) []int32 {
 	pack := func(s string) (hi, lo uint64) {
 		var b [16]byte
 		copy(b[:], s) // bytes past the end are 0: a shorter key sorts first
 		return binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:])
 	}
-	ks := make([]sortKey, n)
+	sc.ks = reuse(sc.ks, n)
+	ks := sc.ks
 	sorted := true
 	for i := range ks {
 		hi, lo := pack(key(int32(i)))
 		ks[i] = sortKey{hi, lo, int32(i)}
 		sorted = sorted && (i == 0 || key(int32(i-1)) <= key(int32(i)))
 	}
-	order := make([]int32, n)
+	sc.order = reuse(sc.order, n)
+	order := sc.order
 	if !sorted {
 		slices.SortFunc(ks, func(a, b sortKey) int {
 			if c := cmp.Compare(a.hi, b.hi); c != 0 {
@@ -389,8 +397,33 @@ func keyOrder(n int, key func(int32) string) []int32 {
 	return order
 }
 
+// rowScratch is what kernelConns needs only while it runs, kept for the
+// next refresh: at 100,000 sockets, 3 MB a refresh that the runtime
+// would zero and the collector be paced by.
+type rowScratch struct {
+	ends  []int32 // the keys' ends in the string they are cut from
+	ks    []sortKey
+	order []int32
+}
+
+// sortKey is a key packed for keyOrder's sort, and its index.
+type sortKey struct {
+	hi, lo uint64
+	i      int32
+}
+
+// reuse returns b with length n, its storage reused when it holds n;
+// what it holds is not cleared.
+func reuse[T any](b []T, n int) []T {
+	if cap(b) < n {
+		return make([]T, n)
+	}
+	return b[:n]
+}
+
 // rowBlocks is what kernelConns shares among a dump's rows: the blocks
-// they point into, and the strings many rows repeat.
+// they point into, the strings many rows repeat, and the ConnLink of
+// each link.
 type rowBlocks struct {
 	cursors []Cursors
 	dmbs    []DMBTokens
@@ -399,6 +432,113 @@ type rowBlocks struct {
 	reasons map[uint32]Reason
 	lgrd    map[uint32]string    // SMC-D link groups' keys by ID
 	gids    map[[2]uint64]string // SMC-D GIDs by GID and extension
+	// links holds the ConnLink of the SMC-R sockets on each link (the
+	// parser gives them one LGRInfo): links[1] of those in mode SMC-R,
+	// joined to the link's group, links[0] of the others (a pending
+	// socket's link), which are not. Maps keyed by a pointer alone take
+	// the runtime's fast path. They and dibs index shared.
+	links [2]map[*smcnl.LGRInfo]int32
+	dibs  map[dibsLink]int32
+	// shared are the ConnLinks the rows have, with the rows on each.
+	shared []sharedLink
+	// linkBlock is where the ConnLinks are made, a block at a time: a
+	// host of many peers has thousands of links.
+	linkBlock []ConnLink
+	index     *linkIndex // the link groups SMC-R rows are joined to
+}
+
+// sharedLink is a ConnLink of the dump's rows, and the rows that have
+// it: counting them by link, which a row names by an index into a few
+// thousand, is cheaper than by group in a map (rowTally.listed).
+type sharedLink struct {
+	l    *ConnLink
+	rows int
+	// on is the group the rows are on, when the link is joined to one:
+	// an SMC-R link in mode SMC-R, an SMC-D socket's group.
+	on     lgrAt
+	joined bool
+}
+
+// on counts a row on the i-th shared link and returns the link.
+func (a *rowBlocks) on(i int32) *ConnLink {
+	s := &a.shared[i]
+	s.rows++
+	return s.l
+}
+
+// listed counts the rows on each link group, as rowTally.listed.
+func (a *rowBlocks) listed() map[lgrAt]int {
+	n := map[lgrAt]int{}
+	for _, s := range a.shared {
+		if s.joined && s.rows > 0 {
+			n[s.on] += s.rows
+		}
+	}
+	return n
+}
+
+// dibsLink names the ConnLink of the SMC-D sockets of one link group
+// between one pair of GIDs.
+type dibsLink struct {
+	id        uint32
+	gid, peer [2]uint64
+}
+
+// link returns the index in shared of the ConnLink of an SMC-R socket
+// on the link l, in mode SMC-R (smcr) or not.
+func (a *rowBlocks) link(l *smcnl.LGRInfo, smcr bool) int32 {
+	links := a.links[0]
+	if smcr {
+		links = a.links[1]
+	}
+	i, ok := links[l]
+	if !ok {
+		c := a.newLink()
+		c.LinkID, c.IBDev, c.IBPort, c.GID, c.PeerGID, c.Role = l.LinkID, l.IBDev, l.IBPort, l.GID, l.PeerGID, role(l.Role)
+		if smcr {
+			a.index.join(c)
+		}
+		i = a.share(c, ModeSMCR)
+		links[l] = i
+	}
+	return i
+}
+
+// share adds c, the link of rows in mode m, to shared and returns its
+// index.
+func (a *rowBlocks) share(c *ConnLink, m Mode) int32 {
+	a.shared = append(a.shared, sharedLink{l: c, on: groupAt(m, c.LGRID), joined: c.LGRKey != ""})
+	return int32(len(a.shared) - 1)
+}
+
+// dibsLink returns the index in shared of the ConnLink of an SMC-D
+// socket's DMB d.
+func (a *rowBlocks) dibsLink(d *smcnl.DMBInfo) int32 {
+	k := dibsLink{d.LinkID, [2]uint64{d.MyGID, d.MyGIDExt}, [2]uint64{d.PeerGID, d.PeerGIDExt}}
+	i, ok := a.dibs[k]
+	if !ok {
+		key, ok := a.lgrd[d.LinkID]
+		if !ok {
+			key = fmt.Sprintf("lgrd:%08x", d.LinkID)
+			a.lgrd[d.LinkID] = key
+		}
+		// smc_diag: dmbinfo.linkid is the link group's ID.
+		c := a.newLink()
+		c.LGRID, c.LGRKey = LGRID(d.LinkID), key
+		c.GID, c.PeerGID = a.smcdGID(d.MyGID, d.MyGIDExt), a.smcdGID(d.PeerGID, d.PeerGIDExt)
+		i = a.share(c, ModeSMCD)
+		a.dibs[k] = i
+	}
+	return i
+}
+
+// newLink returns a zero ConnLink from the block.
+func (a *rowBlocks) newLink() *ConnLink {
+	if len(a.linkBlock) == cap(a.linkBlock) {
+		a.linkBlock = make([]ConnLink, 0, min(max(2*cap(a.linkBlock), 16), 1024))
+	}
+	a.linkBlock = a.linkBlock[:len(a.linkBlock)+1]
+	return &a.linkBlock[len(a.linkBlock)-1]
 }
 
 func (a *rowBlocks) reason(code uint32) Reason {
@@ -469,26 +609,26 @@ func (a *rowBlocks) fill(r *ConnRow, s *smcnl.Socket, i int) {
 		r.RxBytes = cursorBytes(c.RxProd, c.RMBESize)
 		r.TxBytes = cursorBytes(c.TxProd, c.PeerRMBESize)
 	}
+	link := int32(-1)
 	if d := s.DMB; d != nil && r.Mode == ModeSMCD {
-		// smc_diag: dmbinfo.linkid is the link group's ID.
-		r.LGRID = LGRID(d.LinkID)
-		key, ok := a.lgrd[d.LinkID]
-		if !ok {
-			key = fmt.Sprintf("lgrd:%08x", d.LinkID)
-			a.lgrd[d.LinkID] = key
-		}
-		r.LGRKey = key
-		r.GID, r.PeerGID = a.smcdGID(d.MyGID, d.MyGIDExt), a.smcdGID(d.PeerGID, d.PeerGIDExt)
+		link = a.dibsLink(d)
 		a.dmbs = append(a.dmbs, DMBTokens{Token: DMBToken(d.Token), PeerToken: DMBToken(d.PeerToken)})
 		r.DMB = &a.dmbs[len(a.dmbs)-1]
 	}
 	if l := s.LGR; l != nil {
-		r.LinkID = l.LinkID
-		r.IBDev = l.IBDev
-		r.IBPort = l.IBPort
-		r.GID = l.GID
-		r.PeerGID = l.PeerGID
-		r.Role = role(l.Role)
+		if link >= 0 {
+			// Both an SMC-D buffer and an SMC-R link, which the kernel
+			// never reports together: the DMB names the group, the link
+			// the rest.
+			d := a.shared[link].l
+			link = a.share(&ConnLink{LGRID: d.LGRID, LGRKey: d.LGRKey, LinkID: l.LinkID, IBDev: l.IBDev, IBPort: l.IBPort,
+				GID: l.GID, PeerGID: l.PeerGID, Role: role(l.Role)}, ModeSMCD)
+		} else {
+			link = a.link(l, r.Mode == ModeSMCR)
+		}
+	}
+	if link >= 0 {
+		r.ConnLink = a.on(link)
 	}
 }
 
@@ -601,26 +741,29 @@ func kernelLGRD(g smcnl.LinkGroupD) LinkGroupRow {
 // sock_diag names only the socket's first link (ibdev, port, GIDs, link
 // ID) and role, not its group, so the group is the one with that link.
 // An ambiguous match (two groups over the same GID pair, e.g. different
-// VLANs) stays unjoined rather than guessed.
+// VLANs) stays unjoined rather than guessed. The rows' ConnLinks must
+// be their own (the wire's), not shared as the kernel's are.
 func joinConns(conns []ConnRow, lgrs []LinkGroupRow) {
+	if len(conns) == 0 {
+		return // the index of a host's thousands of links would go unused
+	}
 	x := newLinkIndex(lgrs)
 	for i := range conns {
-		x.join(&conns[i])
+		if c := &conns[i]; c.Mode == ModeSMCR && c.ConnLink != nil {
+			x.join(c.ConnLink)
+		}
 	}
 }
 
 // linkIndex finds the kernel's SMC-R link groups by their links, for
-// joinConns.
+// joinConns and kernelConns.
 type linkIndex struct {
 	groups map[linkKey][]linkGroup
-	// Sockets of one link come in runs (the parser shares their
-	// strings, so comparing them is cheap): a run looks its key up once.
+	// Links of one key come in runs (the wire's connections over one
+	// link): a run looks its key up once.
 	last   linkKey
 	found  []linkGroup
 	looked bool
-	// byLink holds the groups found for a kernel socket's link, by the
-	// LGRInfo the parser gives all sockets of the link.
-	byLink map[*smcnl.LGRInfo][]linkGroup
 }
 
 type linkKey struct {
@@ -635,9 +778,13 @@ type linkGroup struct {
 }
 
 // newLinkIndex indexes the links of lgrs: one pass over the links, one
-// map look-up per socket.
+// map look-up per link.
 func newLinkIndex(lgrs []LinkGroupRow) *linkIndex {
-	groups := map[linkKey][]linkGroup{}
+	n := 0
+	for i := range lgrs {
+		n += len(lgrs[i].Links)
+	}
+	groups := make(map[linkKey][]linkGroup, n) // grown from nothing, it is made several times over
 	for _, g := range lgrs {
 		if g.Kind != ModeSMCR || g.Source != SourceKernel {
 			continue
@@ -650,38 +797,19 @@ func newLinkIndex(lgrs []LinkGroupRow) *linkIndex {
 			groups[k] = append(groups[k], linkGroup{g.ID, g.Key})
 		}
 	}
-	return &linkIndex{groups: groups, byLink: map[*smcnl.LGRInfo][]linkGroup{}}
+	return &linkIndex{groups: groups}
 }
 
-// join fills c's link group when c is an SMC-R socket not yet joined
-// whose link one group alone has.
-func (x *linkIndex) join(c *ConnRow) {
-	if c.Mode != ModeSMCR || c.IBDev == "" || c.LGRKey != "" {
+// join fills the link group of l, the link of an SMC-R connection, when
+// l is not joined yet and one group alone has the link.
+func (x *linkIndex) join(l *ConnLink) {
+	if l.IBDev == "" || l.LGRKey != "" {
 		return
 	}
-	if k := (linkKey{c.Role, c.IBDev, c.GID, c.PeerGID, c.LinkID, c.IBPort}); !x.looked || k != x.last {
+	if k := (linkKey{l.Role, l.IBDev, l.GID, l.PeerGID, l.LinkID, l.IBPort}); !x.looked || k != x.last {
 		x.last, x.found, x.looked = k, x.groups[k], true
 	}
-	joinTo(c, x.found)
-}
-
-// joinLink is join for the row c of a kernel socket on the link l (the
-// row's link fields are l's): the sockets of a link are looked up once.
-func (x *linkIndex) joinLink(c *ConnRow, l *smcnl.LGRInfo) {
-	if l == nil || c.Mode != ModeSMCR || c.IBDev == "" || c.LGRKey != "" {
-		return
-	}
-	found, ok := x.byLink[l]
-	if !ok {
-		found = x.groups[linkKey{c.Role, c.IBDev, c.GID, c.PeerGID, c.LinkID, c.IBPort}]
-		x.byLink[l] = found
-	}
-	joinTo(c, found)
-}
-
-// joinTo joins c to the group found for its link, when one alone was.
-func joinTo(c *ConnRow, found []linkGroup) {
-	if len(found) == 1 {
-		c.LGRID, c.LGRKey = found[0].id, found[0].key
+	if len(x.found) == 1 {
+		l.LGRID, l.LGRKey = x.found[0].id, x.found[0].key
 	}
 }

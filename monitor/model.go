@@ -263,19 +263,11 @@ type ConnRow struct {
 	AddrHidden bool   `json:"addresses_hidden,omitempty"`
 	PID        int    `json:"pid,omitempty"`
 	Comm       string `json:"comm,omitempty"`
-	Role       Role   `json:"role,omitempty"` // link-group role
-
-	LGRID LGRID `json:"lgr_id,omitzero"` // the link group's kernel ID (0 unknown)
-	// LGRKey is the Key of the link-group row the connection is on.
-	LGRKey string `json:"lgr_key,omitempty"`
-	LinkID uint8  `json:"link_id,omitempty"`
-	// IBDev and IBPort are an SMC-R socket's RDMA device; DIBSDev is an
-	// SMC-D socket's DIBS device ("lo" for the loopback).
-	DIBSDev string `json:"dibs_dev,omitempty"`
-	IBDev   string `json:"ibdev,omitempty"`
-	IBPort  uint8  `json:"ibport,omitempty"`
-	GID     string `json:"gid,omitempty"`
-	PeerGID string `json:"peer_gid,omitempty"`
+	// ConnLink is the connection's link group and link (SMC-R), or its
+	// link group and DIBS device (SMC-D); nil for none. Its fields read
+	// as the row's own where it is set (Link reads them for any row),
+	// and JSON writes them so.
+	*ConnLink
 
 	// UID is a kernel socket's owner (smc_diag_msg.diag_uid, as smcss's
 	// UID column); nil for a wire row. IfIndex is the interface its TCP
@@ -319,6 +311,28 @@ type ConnRow struct {
 	*ConnDetail
 }
 
+// ConnLink is a connection's link group and link: what the sockets of
+// one link share. A ConnRow holds it by pointer, and the kernel's rows
+// of a link share one (read it, do not change it through one row): at
+// 100,000 sockets on a few thousand links, each row's copy of the same
+// strings was a fifth of the row, which the runtime zeroes, the
+// refresh fills and the collector scans. JSON writes its fields as the
+// row's own.
+type ConnLink struct {
+	Role  Role  `json:"role,omitempty"`  // link-group role
+	LGRID LGRID `json:"lgr_id,omitzero"` // the link group's kernel ID (0 unknown)
+	// LGRKey is the Key of the link-group row the connection is on.
+	LGRKey string `json:"lgr_key,omitempty"`
+	LinkID uint8  `json:"link_id,omitempty"`
+	// IBDev and IBPort are an SMC-R socket's RDMA device; DIBSDev is an
+	// SMC-D socket's DIBS device ("lo" for the loopback).
+	DIBSDev string `json:"dibs_dev,omitempty"`
+	IBDev   string `json:"ibdev,omitempty"`
+	IBPort  uint8  `json:"ibport,omitempty"`
+	GID     string `json:"gid,omitempty"`
+	PeerGID string `json:"peer_gid,omitempty"`
+}
+
 // ConnDetail is what only some connection rows have: why a connection
 // fell back, and the wire's account of it. A ConnRow holds it by
 // pointer, nil for none (most of a host's sockets): each of 100,000
@@ -360,6 +374,14 @@ func (c *ConnRow) PeerDiagnosisReason() Reason {
 	return c.ConnDetail.PeerDiagnosis
 }
 
+// Link is the row's ConnLink, zero for none.
+func (c *ConnRow) Link() ConnLink {
+	if c.ConnLink == nil {
+		return ConnLink{}
+	}
+	return *c.ConnLink
+}
+
 // Details is the row's ConnDetail, zero for none.
 func (c *ConnRow) Details() ConnDetail {
 	if c.ConnDetail == nil {
@@ -371,11 +393,12 @@ func (c *ConnRow) Details() ConnDetail {
 // LGRName names the connection's link group as the group's row does
 // (LinkGroupRow.Name): its kernel ID, else its row key; "-" for none.
 func (c ConnRow) LGRName() string {
-	switch {
-	case c.LGRID != 0:
-		return c.LGRID.String()
-	case c.LGRKey != "":
-		return c.LGRKey
+	switch l := c.ConnLink; {
+	case l == nil:
+	case l.LGRID != 0:
+		return l.LGRID.String()
+	case l.LGRKey != "":
+		return l.LGRKey
 	}
 	return "-"
 }

@@ -41,11 +41,11 @@ func TestKernelJoin(t *testing.T) {
 		links[l.ID] = l.IBDev
 	}
 	for _, c := range s.Conns {
-		if c.LGRID != g.ID {
-			t.Errorf("%s: link group %#x, want %#x (joined through its link %d on %s)", c.Key, c.LGRID, g.ID, c.LinkID, c.IBDev)
+		if c.Link().LGRID != g.ID {
+			t.Errorf("%s: link group %#x, want %#x (joined through its link %d on %s)", c.Key, c.Link().LGRID, g.ID, c.Link().LinkID, c.Link().IBDev)
 		}
-		if links[c.LinkID] != c.IBDev {
-			t.Errorf("%s: link %d on %s, the group has it on %s", c.Key, c.LinkID, c.IBDev, links[c.LinkID])
+		if links[c.Link().LinkID] != c.Link().IBDev {
+			t.Errorf("%s: link %d on %s, the group has it on %s", c.Key, c.Link().LinkID, c.Link().IBDev, links[c.Link().LinkID])
 		}
 		if !strings.HasPrefix(c.Key, "inode:") {
 			t.Errorf("%s: kernel rows are keyed by inode", c.Key)
@@ -59,6 +59,58 @@ func TestKernelJoin(t *testing.T) {
 	}
 	if !rxe {
 		t.Errorf("rxe0 not marked as SMC's device with PNET ID LABNET: %+v", s.Devices)
+	}
+}
+
+// TestSharedLink: the kernel's rows of one link share its ConnLink, but
+// a socket on the link that is not (yet) in mode SMC-R is not joined to
+// the link's group, as it would not be with a copy of its own.
+func TestSharedLink(t *testing.T) {
+	l := &smcnl.LGRInfo{LinkID: 1, IBDev: "rxe0", IBPort: 1, GID: "g", PeerGID: "p"}
+	socks := []smcnl.Socket{
+		{Inode: 1, State: smcnl.StateActive, Mode: smcnl.ModeSMCR, LGR: l},
+		{Inode: 2, State: smcnl.StateInit, Mode: smcnl.ModeSMCR, LGR: l},
+		{Inode: 3, State: smcnl.StateActive, Mode: smcnl.ModeSMCR, LGR: l},
+	}
+	g := LinkGroupRow{Key: "lgr:00000100", Source: SourceKernel, ID: 0x100, Kind: ModeSMCR, Role: RoleClient,
+		Links: []LinkRow{{ID: 1, IBDev: "rxe0", IBPort: 1, GID: "g", PeerGID: "p"}}}
+	rows, _, _ := kernelConns(socks, newLinkIndex([]LinkGroupRow{g}), nil)
+	if rows[0].ConnLink != rows[2].ConnLink || rows[0].LGRKey != g.Key {
+		t.Errorf("the link's SMC-R rows: %+v and %+v, want one ConnLink joined to %s", *rows[0].ConnLink, *rows[2].ConnLink, g.Key)
+	}
+	if p := rows[1]; p.Mode != ModePending || p.LGRKey != "" || p.IBDev != "rxe0" {
+		t.Errorf("the pending row %s %+v, want its link unjoined", p.Mode, *p.ConnLink)
+	}
+}
+
+// TestListedByLink: kernelConns's count of the rows on each link group,
+// made by link, is the count by each row's mode and group (SMC-R and
+// SMC-D, a pending socket's unjoined link, and a socket with both a DMB
+// and a link, which names the DMB's group).
+func TestListedByLink(t *testing.T) {
+	l := &smcnl.LGRInfo{LinkID: 1, IBDev: "rxe0", IBPort: 1, GID: "g", PeerGID: "p"}
+	dmb := &smcnl.DMBInfo{LinkID: 0x100, MyGID: 1, PeerGID: 2}
+	socks := []smcnl.Socket{
+		{Inode: 1, State: smcnl.StateActive, Mode: smcnl.ModeSMCR, LGR: l},
+		{Inode: 2, State: smcnl.StateInit, Mode: smcnl.ModeSMCR, LGR: l},
+		{Inode: 3, State: smcnl.StateActive, Mode: smcnl.ModeSMCR, LGR: l},
+		{Inode: 4, State: smcnl.StateActive, Mode: smcnl.ModeSMCD, DMB: dmb},
+		{Inode: 5, State: smcnl.StateActive, Mode: smcnl.ModeSMCD, DMB: dmb},
+		{Inode: 6, State: smcnl.StateActive, Mode: smcnl.ModeSMCD, DMB: dmb, LGR: l},
+		{Inode: 7, State: smcnl.StateActive, Mode: smcnl.ModeFallback},
+	}
+	g := LinkGroupRow{Key: "lgr:00000100", Source: SourceKernel, ID: 0x100, Kind: ModeSMCR, Role: RoleClient,
+		Links: []LinkRow{{ID: 1, IBDev: "rxe0", IBPort: 1, GID: "g", PeerGID: "p"}}}
+	rows, _, listed := kernelConns(socks, newLinkIndex([]LinkGroupRow{g}), nil)
+	byRow := map[lgrAt]int{}
+	for _, c := range rows {
+		if l := c.Link(); l.LGRKey != "" {
+			byRow[groupAt(c.Mode, l.LGRID)]++
+		}
+	}
+	want := map[lgrAt]int{groupAt(ModeSMCR, 0x100): 2, groupAt(ModeSMCD, 0x100): 3}
+	if fmt.Sprint(listed) != fmt.Sprint(want) || fmt.Sprint(byRow) != fmt.Sprint(want) {
+		t.Errorf("rows on each group: %v by link, %v by row, want %v", listed, byRow, want)
 	}
 }
 
@@ -107,7 +159,7 @@ func TestWireReplay(t *testing.T) {
 	if !failover || !down {
 		t.Errorf("wire events lack failover (%v) or link-down (%v)", failover, down)
 	}
-	if s.Conns[0].LGRID != g.ID || s.Conns[0].Source != "wire" {
+	if s.Conns[0].Link().LGRID != g.ID || s.Conns[0].Source != "wire" {
 		t.Errorf("conn %+v not joined to link group %d", s.Conns[0], g.ID)
 	}
 }

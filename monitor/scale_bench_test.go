@@ -34,16 +34,15 @@ func benchRefresh(b *testing.B, n, g int) {
 
 // BenchmarkRefresh10kSockets: 10,000 sockets, 100 link groups (the first
 // bound: 20 ms CPU and 50 MiB per refresh). 2026-11-29, the 2-core shared
-// VM, with every socket joined to its own group: 8.9-10.2 ms CPU a
-// refresh, 7.0 MB, 2,726 allocations (8.8-11.7 ms CPU, 8.6 MB and 2,927
-// allocations before, in the same runs).
+// VM, every socket joined to its own group, 12 runs each of the code
+// before and after a row's link facts were shared by link (interleaved):
+// 6.5-10.6 ms CPU a refresh (median 7.6), 5.4 MB, 2,516 allocations,
+// from 8.3-11.7 ms (median 9.1), 7.0 MB and 2,726.
 func BenchmarkRefresh10kSockets(b *testing.B) { benchRefresh(b, 10000, 100) }
 
 // BenchmarkRefresh100kSockets: 100,000 sockets, 1,000 link groups (issue
 // 34's bound: 100 ms CPU per refresh), every socket joined to its own
-// group. 2026-11-29, the 2-core shared VM: 106-119 ms CPU a refresh in 5
-// runs (wall time 93-116 ms), 68.8 MB, 14,539 allocations; before, in the
-// same runs, 112-133 ms CPU, 85.2 MB and 16,540 allocations. (With the
-// big kernel's groups all alike, which joined no socket, the same code
-// before took 84-115 ms.)
+// group. 2026-11-29, the 2-core shared VM, 12 interleaved runs each as
+// above: 76-89 ms CPU a refresh (median 78), 52.4 MB, 12,503
+// allocations, from 99-117 ms (median 105), 68.8 MB and 14,541.
 func BenchmarkRefresh100kSockets(b *testing.B) { benchRefresh(b, 100000, 1000) }

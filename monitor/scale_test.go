@@ -35,18 +35,18 @@ func TestBigKernelJoins(t *testing.T) {
 			if c.Mode != monitor.ModeSMCR {
 				t.Fatalf("%s: mode %s", c.Key, c.Mode)
 			}
-			lg, ok := groups[c.LGRKey]
-			if !ok || c.LGRID != lg.ID || c.LGRID == 0 {
-				t.Fatalf("%s: not joined (group %s %q)", c.Key, c.LGRID, c.LGRKey)
+			lg, ok := groups[c.Link().LGRKey]
+			if !ok || c.Link().LGRID != lg.ID || c.Link().LGRID == 0 {
+				t.Fatalf("%s: not joined (group %s %q)", c.Key, c.Link().LGRID, c.Link().LGRKey)
 			}
 			joined := false
 			for _, l := range lg.Links {
-				joined = joined || l.ID == c.LinkID && l.GID == c.GID && l.PeerGID == c.PeerGID && l.IBDev == c.IBDev
+				joined = joined || l.ID == c.Link().LinkID && l.GID == c.Link().GID && l.PeerGID == c.Link().PeerGID && l.IBDev == c.Link().IBDev
 			}
 			if !joined {
-				t.Fatalf("%s: joined to %s, which has no link %d %s-%s", c.Key, c.LGRKey, c.LinkID, c.GID, c.PeerGID)
+				t.Fatalf("%s: joined to %s, which has no link %d %s-%s", c.Key, c.Link().LGRKey, c.Link().LinkID, c.Link().GID, c.Link().PeerGID)
 			}
-			onLink[linkAt{c.LGRKey, c.LinkID}]++
+			onLink[linkAt{c.Link().LGRKey, c.Link().LinkID}]++
 		}
 		for _, lg := range s.LinkGroups {
 			sum := 0

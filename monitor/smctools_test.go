@@ -32,7 +32,7 @@ func TestKernelCursorsFromReply(t *testing.T) {
 				byKey[c.Key] = c
 			}
 			for _, sk := range socks {
-				rows, _ := kernelConns([]smcnl.Socket{sk}, newLinkIndex(nil))
+				rows, _, _ := kernelConns([]smcnl.Socket{sk}, newLinkIndex(nil), nil)
 				r := byKey[rows[0].Key]
 				if r.UID == nil || *r.UID != sk.UID || r.IfIndex != sk.IfIndex {
 					t.Errorf("%s: uid %v ifindex %d, reply %d %d", r.Key, r.UID, r.IfIndex, sk.UID, sk.IfIndex)

@@ -603,9 +603,9 @@ var wireModes = [...]Mode{rows.ModePending: ModePending, rows.ModeSMCR: ModeSMCR
 // cr, its smc,conns row, with the group and link rows it is on.
 func wireConn(c *track.Conn, cr *rows.Conn, g *LinkGroupRow, l *rows.Link) ConnRow {
 	r := ConnRow{
-		Key: wireConnKey(c.ID), Source: SourceWire, Src: c.Client, Dst: c.Server, Role: RoleClient,
+		Key: wireConnKey(c.ID), Source: SourceWire, Src: c.Client, Dst: c.Server,
 		RxBytes: c.Flow[track.DirS2C].Bytes, TxBytes: c.Flow[track.DirC2S].Bytes,
-		Mode: wireModes[cr.Mode], LinkID: cr.Link,
+		Mode: wireModes[cr.Mode], ConnLink: &ConnLink{Role: RoleClient, LinkID: cr.Link},
 		ConnDetail: &ConnDetail{Detail: cr.Detail, Start: c.Start},
 	}
 	// The client's token and both RMBE sizes are on the wire only in the
@@ -635,10 +635,10 @@ func wireConn(c *track.Conn, cr *rows.Conn, g *LinkGroupRow, l *rows.Link) ConnR
 		r.ConnDetail.Handshake = append(r.ConnDetail.Handshake, Step{Time: st.Time, What: st.What})
 	}
 	if g != nil {
-		r.LGRID, r.LGRKey = g.ID, g.Key
+		r.ConnLink.LGRID, r.ConnLink.LGRKey = g.ID, g.Key
 	}
 	if l != nil {
-		r.GID, r.PeerGID = l.Facts.ClientGID, l.Facts.ServerGID
+		r.ConnLink.GID, r.ConnLink.PeerGID = l.Facts.ClientGID, l.Facts.ServerGID
 	}
 	return r
 }

@@ -196,7 +196,7 @@ func TestWireLinkGroup(t *testing.T) {
 		t.Errorf("an ended capture counts nothing as now: %+v", s.Overview)
 	}
 	for _, c := range s.Conns {
-		if c.LGRID != 0x100 || c.LGRKey != g.Key || c.State != StateClosed || c.GID == "" {
+		if c.Link().LGRID != 0x100 || c.Link().LGRKey != g.Key || c.State != StateClosed || c.Link().GID == "" {
 			t.Errorf("connection %+v", c)
 		}
 	}

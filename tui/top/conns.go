@@ -37,11 +37,12 @@ func newConns() *list[monitor.Snapshot, monitor.ConnRow] {
 func connRows(s *monitor.Snapshot) []entry[monitor.ConnRow] {
 	out := make([]entry[monitor.ConnRow], 0, len(s.Conns))
 	for _, r := range s.Conns {
+		l := r.Link()
 		row := entryRow(r.Key,
 			[]string{r.Key, string(r.Mode), connState(r), localEnd(r), endpoint(r.Dst, r.AddrHidden),
-				process(r.PID, r.Comm), r.LGRName(), numOrDash(int(r.LinkID)), connDevice(r),
+				process(r.PID, r.Comm), r.LGRName(), numOrDash(int(l.LinkID)), connDevice(r),
 				bytesText(float64(r.RxBytes)), bytesText(float64(r.TxBytes)), bytesRate(r.RxRate), bytesRate(r.TxRate), connReason(r)},
-			[]any{nil, nil, nil, nil, nil, nil, uint32(r.LGRID), r.LinkID, nil, r.RxBytes, r.TxBytes, r.RxRate, r.TxRate})
+			[]any{nil, nil, nil, nil, nil, nil, uint32(l.LGRID), l.LinkID, nil, r.RxBytes, r.TxBytes, r.RxRate, r.TxRate})
 		switch {
 		case r.State == monitor.StateClosed:
 			row.Color = tcell.ColorGray
@@ -82,7 +83,8 @@ func connDetail(r monitor.ConnRow, s *monitor.Snapshot) string {
 		}
 		fmt.Fprintf(&b, "shutdown %s  state %s since %s  uid %s  bound to ifindex %s\n", dash(r.Shutdown), r.State, sinceText(r.StateSince, s.Time), uid, numOrDash(int(r.IfIndex)))
 	}
-	fmt.Fprintf(&b, "role %s  link group %s link %s on %s gid %s peer %s\n", dash(string(r.Role)), r.LGRName(), numOrDash(int(r.LinkID)), connDevice(r), dash(r.GID), dash(r.PeerGID))
+	l := r.Link()
+	fmt.Fprintf(&b, "role %s  link group %s link %s on %s gid %s peer %s\n", dash(string(l.Role)), r.LGRName(), numOrDash(int(l.LinkID)), connDevice(r), dash(l.GID), dash(l.PeerGID))
 	fmt.Fprintf(&b, "token %s", hexOrDash(r.Token))
 	if r.SndBuf != 0 {
 		fmt.Fprintf(&b, "  sndbuf %d", r.SndBuf)
@@ -116,7 +118,7 @@ func connDetail(r monitor.ConnRow, s *monitor.Snapshot) string {
 		history = append(history, step{h.Time, h.What})
 	}
 	for _, e := range s.Events {
-		if e.Conn == r.Key || (e.LGR != "" && e.LGR == r.LGRKey) {
+		if e.Conn == r.Key || (e.LGR != "" && e.LGR == r.Link().LGRKey) {
 			history = append(history, step{e.Time, fmt.Sprintf("%s (%s)", e.Text, e.Source)})
 		}
 	}
@@ -190,15 +192,17 @@ func flagNote(f monitor.CDCFlags) string {
 // connDevice is where a connection's data goes: the RDMA device/port of
 // its link, or its DIBS device for SMC-D.
 func connDevice(r monitor.ConnRow) string {
-	if r.DIBSDev != "" {
-		return r.DIBSDev + " (DIBS)"
+	l := r.Link()
+	if l.DIBSDev != "" {
+		return l.DIBSDev + " (DIBS)"
 	}
-	return device(r.IBDev, r.IBPort)
+	return device(l.IBDev, l.IBPort)
 }
 
 func connDrill(r monitor.ConnRow, _ *monitor.Snapshot) (tui.Drill, bool) {
-	if r.LGRKey == "" {
+	l := r.Link()
+	if l.LGRKey == "" {
 		return tui.Drill{}, false
 	}
-	return tui.Drill{View: "linkgroups", Label: "link group " + r.LGRID.String() + " of " + r.Key, Keys: []string{r.LGRKey}, Select: r.LGRKey}, true
+	return tui.Drill{View: "linkgroups", Label: "link group " + l.LGRID.String() + " of " + r.Key, Keys: []string{l.LGRKey}, Select: l.LGRKey}, true
 }

@@ -165,7 +165,7 @@ func lgrDrill(g monitor.LinkGroupRow, s *monitor.Snapshot) (tui.Drill, bool) {
 	}
 	var conns []string
 	for _, c := range s.Conns {
-		if c.LGRKey == g.Key {
+		if c.Link().LGRKey == g.Key {
 			conns = append(conns, c.Key)
 		}
 	}

@@ -36,7 +36,7 @@ func WriteText(w io.Writer, s monitor.Snapshot) error {
 	for _, c := range s.Conns {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%.0f\t%.0f\t%s\n",
 			c.Key, c.Mode, connState(c), localEnd(c), endpoint(c.Dst, c.AddrHidden),
-			process(c.PID, c.Comm), c.LGRName(), numOrDash(int(c.LinkID)), connDevice(c),
+			process(c.PID, c.Comm), c.LGRName(), numOrDash(int(c.Link().LinkID)), connDevice(c),
 			c.RxBytes, c.TxBytes, c.RxRate, c.TxRate, connReason(c))
 	}
 	fmt.Fprintln(tw, "\n== link groups")
