@@ -301,7 +301,7 @@ type BatchDecoder struct {
 
 // NewBatchDecoder returns a decoder of r's batches with r's settings
 // (SetFieldDemand, SetDepth, SetICRCCheck, SetDirect with a plan of its
-// own). Make it before the first ReadBatch.
+// own, SetDirectRecords). Make it before the first ReadBatch.
 func (r *Reader) NewBatchDecoder() *BatchDecoder {
 	first, _ := NewDecoder(r.first.linkType)
 	first.SetDepth(r.depth)
@@ -309,6 +309,7 @@ func (r *Reader) NewBatchDecoder() *BatchDecoder {
 	if r.direct != nil {
 		plan := *r.direct // its frame number cache is the decoder's own
 		d.r.direct = &plan
+		d.r.directRecords = r.directRecords
 	}
 	f := &d.r.frame
 	f.Decoded = make([]gopacket.LayerType, 0, 16)

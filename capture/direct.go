@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math/bits"
+	"net/netip"
 	"slices"
 
 	"github.com/gopacket/gopacket"
@@ -74,6 +75,7 @@ const (
 )
 
 type directCol struct {
+	id decode.FieldID
 	op directOp
 	// need: the column has a value when the frame's layers (Frame.direct)
 	// have one of these bits (0: never).
@@ -140,7 +142,7 @@ func CompileDirect(ids []decode.FieldID) (*DirectPlan, bool) {
 }
 
 func compileDirectCol(d decode.FieldDef) (directCol, bool) {
-	c := directCol{kind: d.Kind, owner: d.Owner}
+	c := directCol{id: d.ID, kind: d.Kind, owner: d.Owner}
 	switch d.Owner {
 	case decode.OwnerFrame:
 		switch d.ID {
@@ -218,6 +220,12 @@ func compileDirectCol(d decode.FieldDef) (directCol, bool) {
 // a tracker or -w.
 func (r *Reader) SetDirect(p *DirectPlan) { r.direct = p }
 
+// SetDirectRecords makes the record of a frame the direct path reads
+// (Frame.Fields) hold the values of the plan's columns (DirectPlan.
+// AppendRecord) instead of nothing: for a display filter whose fields
+// the plan compiled and that reads nothing else of a frame but its bytes.
+func (r *Reader) SetDirectRecords(on bool) { r.directRecords = on }
+
 // Direct reports whether Next takes frames by the direct path (SetDirect).
 func (r *Reader) Direct() bool { return r.direct != nil }
 
@@ -290,6 +298,11 @@ func (r *Reader) readDirect(f *Frame) bool {
 		f.LinkType = layers.LinkTypeEthernet
 	}
 	f.direct = present
+	f.recSet = false // the record of the direct frame before, if any
+	f.plan = nil
+	if r.directRecords {
+		f.plan = r.direct
+	}
 	// A CDC with ANCK's credits is left to the general path, which marks
 	// it (smcQPs.roce) for the consumer.
 	if r.directFeed != nil && (credits || !r.feedDirect(f)) {
@@ -418,42 +431,16 @@ func (p *DirectPlan) AppendColumns(dst []byte, f *Frame, sep string, quote byte)
 				x = uint64(binary.BigEndian.Uint32(data[c.off:c.off+4])) & c.mask >> c.shift
 				goto number
 			}
-			off := c.off
-			if c.fromEnd {
-				off += len(data)
-			}
-			b := data[off : off+c.size]
-			switch {
-			case c.kind == decode.KindAddr:
-				dst = numfmt.AppendIPv4(dst, [4]byte(b))
+			switch c.kind {
+			case decode.KindAddr:
+				dst = numfmt.AppendIPv4(dst, [4]byte(c.bytes(data)))
 				goto next
-			case c.kind == decode.KindMAC:
-				v := decode.Value{B: b}
+			case decode.KindMAC:
+				v := decode.Value{B: c.bytes(data)}
 				dst = v.Append(dst, decode.KindMAC)
 				goto next
-			case c.le:
-				for i := len(b) - 1; i >= 0; i-- {
-					x = x<<8 | uint64(b[i])
-				}
-			case c.size == 1:
-				x = uint64(b[0])
-			case c.size == 2:
-				x = uint64(b[0])<<8 | uint64(b[1])
-			case c.size == 3:
-				x = uint64(b[0])<<16 | uint64(b[1])<<8 | uint64(b[2])
-			case c.size == 4:
-				x = uint64(binary.BigEndian.Uint32(b))
-			default:
-				for _, v := range b {
-					x = x<<8 | uint64(v)
-				}
 			}
-			if c.mask != 0 {
-				x = x & c.mask >> c.shift
-			}
-			if c.via != nil {
-				x = c.via(x)
-			}
+			x = c.read(data)
 			if c.kind == decode.KindBool && x != 0 {
 				x = 1
 			}
@@ -476,6 +463,79 @@ func (p *DirectPlan) AppendColumns(dst []byte, f *Frame, sep string, quote byte)
 		}
 	}
 	return dst
+}
+
+// bytes returns the bytes column c reads in data, the bytes of a frame
+// the direct path read.
+func (c *directCol) bytes(data []byte) []byte {
+	off := c.off
+	if c.fromEnd {
+		off += len(data)
+	}
+	return data[off : off+c.size]
+}
+
+// read returns the number column c reads in data (a frame the direct
+// path read that has the column's layer), as the field's decoder gives
+// it; a flag is any nonzero value.
+func (c *directCol) read(data []byte) uint64 {
+	var x uint64
+	switch b := c.bytes(data); {
+	case c.le:
+		for i := len(b) - 1; i >= 0; i-- {
+			x = x<<8 | uint64(b[i])
+		}
+	case c.size == 1:
+		x = uint64(b[0])
+	case c.size == 2:
+		x = uint64(b[0])<<8 | uint64(b[1])
+	case c.size == 3:
+		x = uint64(b[0])<<16 | uint64(b[1])<<8 | uint64(b[2])
+	case c.size == 4:
+		x = uint64(binary.BigEndian.Uint32(b))
+	default:
+		for _, v := range b {
+			x = x<<8 | uint64(v)
+		}
+	}
+	if c.mask != 0 {
+		x = x & c.mask >> c.shift
+	}
+	if c.via != nil {
+		x = c.via(x)
+	}
+	return x
+}
+
+// AppendRecord adds to r the values of p's columns that f, a frame the
+// direct path read, has, as its decoders would add them: the record of a
+// display filter that reads no other field (Reader.SetDirectRecords).
+func (p *DirectPlan) AppendRecord(r *decode.Record, f *Frame) {
+	for i := range p.cols {
+		c := &p.cols[i]
+		if f.direct&c.need == 0 {
+			continue
+		}
+		switch c.src {
+		case srcNumber:
+			r.AddUint(c.id, uint64(f.Number))
+		case srcLen:
+			r.AddUint(c.id, uint64(f.CI.Length))
+		case srcCapLen:
+			r.AddUint(c.id, uint64(f.CI.CaptureLength))
+		default:
+			switch c.kind {
+			case decode.KindAddr:
+				r.AddAddr(c.id, netip.AddrFrom4([4]byte(c.bytes(f.Data))))
+			case decode.KindMAC:
+				r.AddBytes(c.id, c.bytes(f.Data))
+			case decode.KindBool:
+				r.AddBool(c.id, c.read(f.Data) != 0)
+			default:
+				r.AddUint(c.id, c.read(f.Data))
+			}
+		}
+	}
 }
 
 // LineRoom is the room that AppendColumns needs at most for one line

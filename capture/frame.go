@@ -87,7 +87,10 @@ type Frame struct {
 	// direct: the direct path read the frame (Reader.SetDirect); the bits
 	// are the decode.Owner of its layers.
 	direct uint32
-	ns     int64 // UnixNano
+	// plan, for a direct frame of a Reader that SetDirectRecords, makes
+	// its record (Fields).
+	plan *DirectPlan
+	ns   int64 // UnixNano
 	// digits is how many decimal places of the time the capture resolves
 	// (frame.time_epoch prints them): 6 for a microsecond pcap, 9 for a
 	// nanosecond one, a pcapng interface's if_tsresol.
@@ -170,6 +173,10 @@ func (f *Frame) Fields() *decode.Record {
 	f.recSet = true
 	r := &f.rec
 	r.Reset()
+	if f.direct != 0 && f.plan != nil {
+		f.plan.AppendRecord(r, f)
+		return r
+	}
 	appendBaseFields(r, f)
 	appendRoCEFields(r, f)
 	return r

@@ -59,6 +59,8 @@ type Reader struct {
 	// handed to it.
 	directFeed func(*Frame) bool
 	directIP   layers.IPv4
+	// directRecords: SetDirectRecords.
+	directRecords bool
 	// declinedICRC is the ICRC verdict of the frame directFeed just
 	// turned down, for its general decode.
 	declinedICRC ICRCStatus

@@ -671,7 +671,16 @@ func (x *Index) LinkGroup(links, conns []int) []int32 {
 // Filter runs a display filter over the whole capture (a second pass,
 // decoding only what the filter needs) and returns the matching frames.
 func (x *Index) Filter(ctx context.Context, flt *filter.Filter) ([]int32, error) {
-	r, upTo, err := x.pass()
+	ids := flt.Fields()
+	tracked := false
+	for _, id := range ids {
+		tracked = tracked || !capture.FrameField(id)
+	}
+	// A whole file is read ahead in batches and matched on every CPU; an
+	// input that grows is read no further than its frames indexed (upTo),
+	// one at a time.
+	batches := !tracked && filterJobs() > 1 && !x.grows() && !x.general
+	r, upTo, err := x.passAs(batches)
 	if errors.Is(err, errNoFrames) {
 		return nil, nil
 	}
@@ -679,11 +688,6 @@ func (x *Index) Filter(ctx context.Context, flt *filter.Filter) ([]int32, error)
 		return nil, err
 	}
 	defer r.Close()
-	ids := flt.Fields()
-	tracked := false
-	for _, id := range ids {
-		tracked = tracked || !capture.FrameField(id)
-	}
 	var tr *track.Tracker
 	if tracked {
 		ids = append(slices.Clip(ids), track.FieldDemand()...)
@@ -692,11 +696,15 @@ func (x *Index) Filter(ctx context.Context, flt *filter.Filter) ([]int32, error)
 	} else {
 		r.SetFieldDemand(ids)
 		r.SetDepth(capture.DemandDepth(ids)) // the tracker reads every layer
-		// A whole file is read ahead in batches and matched on every
-		// CPU; an input that grows is read no further than its frames
-		// indexed (upTo), one at a time.
-		if jobs := filterJobs(); jobs > 1 && !x.grows() && !x.general {
-			return filterBatches(ctx, r, flt, upTo, jobs)
+		if plan, ok := capture.CompileDirect(ids); ok && !x.general {
+			// The commonest SMC-R frames are matched on the values read
+			// at their fixed offsets: no layer decoded, no record but
+			// the filter's fields.
+			r.SetDirect(plan)
+			r.SetDirectRecords(true)
+		}
+		if batches {
+			return filterBatches(ctx, r, flt, upTo, filterJobs())
 		}
 	}
 	var out []int32
@@ -732,7 +740,12 @@ func (x *Index) Filter(ctx context.Context, flt *filter.Filter) ([]int32, error)
 // copy, or the frames in memory. upTo is the last frame the pass may read
 // (0: to the end): a live input's are the frames indexed when it began,
 // the only ones certain to be whole in the file or its copy.
-func (x *Index) pass() (r *capture.Reader, upTo int, err error) {
+func (x *Index) pass() (r *capture.Reader, upTo int, err error) { return x.passAs(false) }
+
+// passAs is pass; mapped reads a classic pcap file in place through a
+// memory mapping (capture.OpenMapped), for a pass whose goroutines turn a
+// fault of the mapping into an error (filterBatches).
+func (x *Index) passAs(mapped bool) (r *capture.Reader, upTo int, err error) {
 	x.mu.RLock()
 	rawFrom, done, n := x.rawFrom, x.done, x.ents.len()
 	x.mu.RUnlock()
@@ -754,7 +767,11 @@ func (x *Index) pass() (r *capture.Reader, upTo int, err error) {
 		_, _, why, _, _ := x.Kept()
 		return nil, 0, fmt.Errorf("%s cannot be read again: its copy stopped at frame %d (%s)", x.Name(), rawFrom, why)
 	}
-	r, err = capture.Open(x.path)
+	if mapped {
+		r, err = capture.OpenMapped(x.path)
+	} else {
+		r, err = capture.Open(x.path)
+	}
 	return r, upTo, err
 }
 
