@@ -227,7 +227,7 @@ const (
 	qPortCong = `sum by (instance, device, port) (rate(smc_rnic_port_errors_total{health="congestion"}[5m]))`
 )
 
-// ruleRecords names, for each rate query, the series that
+// ruleRecords names, for each rate and sum query, the series that
 // deploy/prometheus/smc-fleet-rules.yml records from the same expression
 // (TestRecordedRules holds the two to each other). A server that records
 // them answers a refresh from their last evaluation (at most the rules'
@@ -235,6 +235,7 @@ const (
 // 10,000 hosts the RDMA port counters alone are ~460,000 series. A
 // server without the rules has none of them, and the rate is computed.
 var ruleRecords = map[string]string{
+	qSockets:  "instance:smc_conn_sockets:sum_by_mode",
 	qFallRate: "instance:smc_conn_fallbacks:rate5m",
 	qHSRate:   "instance:smc_conn_handshake_errors:rate5m",
 	qPortTxB:  "instance_device_port:smc_rnic_port_xmit_data_bytes:rate5m",
