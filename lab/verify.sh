@@ -344,9 +344,9 @@ step_rc() { sed -n "s/^STEP $2 rc=//p" "$1/client/e2e.txt" 2>/dev/null | head -1
 # verify_bench DIR (bench-sockperf): sockperf's connection was SMC-R in the kernel's
 # view, every run measured; DIR/bench.txt compares smcping with sockperf per size: the
 # median over the rounds of the pairs' p50 ratio smcping/sockperf - 1, with its range, and
-# the CPU per round trip of each tool's client (busybox time) and server (its CPU time over
-# the whole run, over all its round trips). The goal (probe/BENCH.md): p50 within 5 %,
-# CPU per round trip at most 1.2x sockperf's.
+# each tool's CPU per round trip on the client and on the server, summed over the rounds
+# (what is counted: lab/guest/scenarios.sh, bench-sockperf). The goal (probe/BENCH.md):
+# p50 within 5 %, CPU per round trip at most 1.2x sockperf's.
 verify_bench() {
 	local dir=$1 clog="$dir/client/client.log"
 	check "sockperf ran over SMC-R (smc_diag: mode=SMCR towards port 11111)" \
@@ -355,25 +355,30 @@ verify_bench() {
 		"$(grep '^BENCH round=' "$clog" | grep -q none && echo 1 || echo 0)"
 	{
 		echo "bench-sockperf, kernel $KVER: smcping vs sockperf --full-rtt on SMC-R between the guests"
-		echo "(TCG guests: round trips are milliseconds; each ratio is of a back-to-back pair)"
-		grep -h '^BENCH' "$clog" "$dir/server/server.log" 2>/dev/null | awk '
+		echo "(TCG guests: round trips are milliseconds; p50 diff: median and range over the rounds of each back-to-back pair's ratio;"
+		echo " CPU: user + system time per round trip, all rounds, client from its socket to its exit, server over each run only)"
+		grep -h '^BENCH' "$clog" 2>/dev/null | awk '
 		function median(a, n,   i, j, t) {
 			for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
 			return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
 		}
+		function per(t, s, what) { return rt[s, t] ? ticks[s, t, what] * 1e4 / rt[s, t] : 0 }
+		/^BENCH env/ { env = $0; sub(/^BENCH env /, "", env) }
 		/^BENCH round=/ {
 			for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
 			k = v["round"] " " v["size"]
 			p[k, v["tool"]] = v["p50_us"]
-			cpu[v["size"], v["tool"]] += v["user_s"] + v["sys_s"]
+			ticks[v["size"], v["tool"], "cli"] += v["cli_ticks"]
+			ticks[v["size"], v["tool"], "srv"] += v["srv_ticks"]
+			ticks[v["size"], v["tool"], "start"] += v["start_ticks"]
 			rt[v["size"], v["tool"]] += v["rtts"]
-			rtall[v["tool"]] += v["rtts"]
+			runs[v["size"], v["tool"]]++
 			sizes[v["size"]] = 1; rounds[v["round"]] = 1
 		}
-		/^BENCH extra/ { split($3, t, "="); split($4, kv, "="); rtall[t[2]] += kv[2] }
-		/^BENCH server/ { srv["sockperf"] = $4; srv["smcping"] = $6; sub(/.*=/, "", srv["sockperf"]); sub(/.*=/, "", srv["smcping"]) }
 		END {
-			printf "%6s %7s %12s %12s %9s %9s %9s %12s %12s %9s\n", "size", "rounds", "sockperf p50", "smcping p50", "diff", "min", "max", "sockperf cpu", "smcping cpu", "cpu ratio"
+			if (env != "") print "guest: " env
+			printf "%6s %6s %11s %11s %8s %8s %8s | %-25s | %-25s\n", "", "", "p50", "", "", "", "", "client CPU/rt", "server CPU/rt"
+			printf "%6s %6s %11s %11s %8s %8s %8s | %8s %8s %7s | %8s %8s %7s\n", "size", "rounds", "sockperf", "smcping", "diff", "min", "max", "sockperf", "smcping", "ratio", "sockperf", "smcping", "ratio"
 			ns = 0
 			for (s in sizes) sz[++ns] = s + 0
 			median(sz, ns) # sorts them
@@ -387,12 +392,15 @@ verify_bench() {
 				if (n == 0) continue
 				lo = 1e9; hi = -1e9
 				for (i = 1; i <= n; i++) { if (r[i] < lo) lo = r[i]; if (r[i] > hi) hi = r[i] }
-				cs = rt[s, "sockperf"] ? cpu[s, "sockperf"] / rt[s, "sockperf"] * 1e6 : 0
-				cm = rt[s, "smcping"] ? cpu[s, "smcping"] / rt[s, "smcping"] * 1e6 : 0
-				printf "%6d %7d %10.1fus %10.1fus %+8.1f%% %+8.1f%% %+8.1f%% %9.1fus/rt %9.1fus/rt %8.2fx\n", s, n, median(a, n), median(b, n), 100 * median(r, n), 100 * lo, 100 * hi, cs, cm, (cs > 0 ? cm / cs : 0)
+				cs = per("sockperf", s, "cli"); cm = per("smcping", s, "cli")
+				ss = per("sockperf", s, "srv"); sm = per("smcping", s, "srv")
+				printf "%6d %6d %9.1fus %9.1fus %+7.1f%% %+7.1f%% %+7.1f%% | %6.1fus %6.1fus %6.2fx | %6.1fus %6.1fus %6.2fx\n", s, n, median(a, n), median(b, n), 100 * median(r, n), 100 * lo, 100 * hi, cs, cm, (cs > 0 ? cm / cs : 0), ss, sm, (ss > 0 ? sm / ss : 0)
 			}
-			if (rtall["sockperf"] > 0 && rtall["smcping"] > 0 && srv["sockperf"] != "")
-				printf "servers: sockperf %.1fus/rt, smcping %.1fus/rt of CPU (%.2fx), all sizes\n", srv["sockperf"] * 1e4 / rtall["sockperf"], srv["smcping"] * 1e4 / rtall["smcping"], (srv["smcping"] / rtall["smcping"]) / (srv["sockperf"] / rtall["sockperf"])
+			printf "round trips per run (mean) and process start (CPU before the socket, mean per run):\n"
+			for (si = 1; si <= ns; si++) {
+				s = sz[si]
+				printf "%6d  sockperf %6.0f rt %5.1fms start | smcping %6.0f rt %5.1fms start\n", s, rt[s, "sockperf"] / runs[s, "sockperf"], ticks[s, "sockperf", "start"] * 10 / runs[s, "sockperf"], rt[s, "smcping"] / runs[s, "smcping"], ticks[s, "smcping", "start"] * 10 / runs[s, "smcping"]
+			}
 		}'
 	} >"$dir/bench.txt"
 }
