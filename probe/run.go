@@ -377,6 +377,7 @@ func (c *connRun) loop(size, quota int, deadline time.Time, interval time.Durati
 			c.sent = append(c.sent, c.pinger.SentAt())
 		}
 		c.yield.maybe(now)
+		readTick(c.conn.Conn, rtt)
 	}
 	return nil
 }

@@ -436,6 +436,7 @@ func (s *Server) handle(c net.Conn, ss *session) (int, error) {
 	var deadline time.Time
 	var y yielder
 	base := time.Now()
+	var last time.Duration // when the last request was answered, from base
 	fill := func(need int) error {
 		for have < need {
 			if have > 0 && deadline.IsZero() {
@@ -497,8 +498,12 @@ func (s *Server) handle(c net.Conn, ss *session) (int, error) {
 			}
 		}
 		have = copy(buf, buf[size:have])
-		// One monotonic clock read per request (tens of ns), so that
-		// the goroutine yields when yieldEvery has passed.
-		y.maybe(time.Since(base))
+		// One monotonic clock read per request (tens of ns): the
+		// goroutine yields when yieldEvery has passed, and the wait
+		// for this request sets the read tick (yield.go).
+		now := time.Since(base)
+		y.maybe(now)
+		readTick(c, now-last)
+		last = now
 	}
 }

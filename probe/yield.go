@@ -58,3 +58,28 @@ func (y *yielder) maybe(now time.Duration) {
 //
 //go:linkname goyield runtime.goyield
 func goyield()
+
+// The read tick (fdConn.setTick): on once waits reach tickOn, off once
+// they are below tickOff (apart, so that waits around one value do not
+// switch it every message, a system call each time). readTickLen is the
+// length of each system call of a long wait: short enough that neither a
+// read nor the goroutine (which yields between them) is seen by sysmon
+// unchanged for 10 ms, with room for a timer that fires late on a busy
+// machine; each wait longer than it costs a wake-up per tick.
+const (
+	readTickLen = 6 * time.Millisecond
+	tickOn      = 2 * time.Millisecond
+	tickOff     = 500 * time.Microsecond
+)
+
+// tickFor says what the tick of a connection whose tick is cur should
+// be after a wait of wait, and whether that is a change.
+func tickFor(cur, wait time.Duration) (time.Duration, bool) {
+	switch {
+	case cur == 0 && wait >= tickOn:
+		return readTickLen, true
+	case cur != 0 && wait < tickOff:
+		return 0, true
+	}
+	return cur, false
+}

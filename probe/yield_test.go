@@ -62,3 +62,23 @@ func TestPingLoopYields(t *testing.T) {
 		t.Errorf("%v between two yields, want at most %v + the longest step %v", cr.yield.maxGap, yieldEvery, step)
 	}
 }
+
+// TestTickFor: the read tick comes on with waits of tickOn and more, goes
+// off below tickOff, and stays as it is in between.
+func TestTickFor(t *testing.T) {
+	for _, tc := range []struct {
+		cur, wait, want time.Duration
+		change          bool
+	}{
+		{0, 14 * time.Microsecond, 0, false},
+		{0, tickOn - 1, 0, false},
+		{0, tickOn, readTickLen, true},
+		{readTickLen, 5 * time.Millisecond, readTickLen, false},
+		{readTickLen, tickOff, readTickLen, false},
+		{readTickLen, tickOff - 1, 0, true},
+	} {
+		if got, change := tickFor(tc.cur, tc.wait); got != tc.want || change != tc.change {
+			t.Errorf("tickFor(%v, %v) = %v, %v; want %v, %v", tc.cur, tc.wait, got, change, tc.want, tc.change)
+		}
+	}
+}
