@@ -344,8 +344,9 @@ step_rc() { sed -n "s/^STEP $2 rc=//p" "$1/client/e2e.txt" 2>/dev/null | head -1
 # verify_bench DIR (bench-sockperf): sockperf's connection was SMC-R in the kernel's
 # view, every run measured; DIR/bench.txt compares smcping with sockperf per size: the
 # median over the rounds of the pairs' p50 ratio smcping/sockperf - 1, with its range, and
-# each tool's CPU per round trip on the client and on the server, summed over the rounds
-# (what is counted: lab/guest/scenarios.sh, bench-sockperf). The goal (probe/BENCH.md):
+# each tool's CPU per round trip on the client and on the server, the median over the
+# rounds of each run's (what is counted: lab/guest/scenarios.sh, bench-sockperf): one run
+# that a busy host slows down moves a median, not the whole column. The goal (probe/BENCH.md):
 # p50 within 5 %, CPU per round trip at most 1.2x sockperf's.
 verify_bench() {
 	local dir=$1 clog="$dir/client/client.log"
@@ -356,23 +357,46 @@ verify_bench() {
 	{
 		echo "bench-sockperf, kernel $KVER: smcping vs sockperf --full-rtt on SMC-R between the guests"
 		echo "(TCG guests: round trips are milliseconds; p50 diff: median and range over the rounds of each back-to-back pair's ratio;"
-		echo " CPU: user + system time per round trip, all rounds, client from its socket to its exit, server over each run only)"
+		echo " CPU: user + system time per round trip, the median over the rounds; client from its socket to its exit, server over each run only)"
 		grep -h '^BENCH' "$clog" 2>/dev/null | awk '
 		function median(a, n,   i, j, t) {
 			for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
 			return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
 		}
-		function per(t, s, what) { return rt[s, t] ? ticks[s, t, what] * 1e4 / rt[s, t] : 0 }
+		# med(S, T, W): the median over the runs of tool T at size S of its CPU per round trip (usec), W cli or srv.
+		function med(s, t, w,   i, m, x) {
+			m = 0; delete x
+			for (i = 1; i <= runs[s, t]; i++) if (rtn[s, t, i] > 0) x[++m] = tk[s, t, w, i] * 1e4 / rtn[s, t, i]
+			return m ? median(x, m) : 0
+		}
 		/^BENCH env/ { env = $0; sub(/^BENCH env /, "", env) }
+		# smcping server threads over one run (TID:ticks:voluntary:involuntary, before and
+		# after): the busiest is the one that served the run, the rest are the Go runtime.
+		/^BENCH threads/ {
+			for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+			delete b0
+			nb = split(v["before"], tb, ",")
+			for (i = 1; i <= nb; i++) if (split(tb[i], f, ":") == 4) { b0[f[1], "t"] = f[2]; b0[f[1], "v"] = f[3] }
+			na = split(v["after"], ta, ",")
+			top = -1; all = 0; topv = 0; allv = 0
+			for (i = 1; i <= na; i++) if (split(ta[i], f, ":") == 4) {
+				dt = f[2] - b0[f[1], "t"]; dv = f[3] - b0[f[1], "v"]
+				all += dt; allv += dv
+				if (dt > top) { top = dt; topv = dv }
+			}
+			thr[v["size"], "serve"] += top; thr[v["size"], "rest"] += all - top
+			thr[v["size"], "servev"] += topv; thr[v["size"], "restv"] += allv - topv
+		}
 		/^BENCH round=/ {
 			for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
 			k = v["round"] " " v["size"]
 			p[k, v["tool"]] = v["p50_us"]
-			ticks[v["size"], v["tool"], "cli"] += v["cli_ticks"]
-			ticks[v["size"], v["tool"], "srv"] += v["srv_ticks"]
+			j = ++runs[v["size"], v["tool"]]
+			tk[v["size"], v["tool"], "cli", j] = v["cli_ticks"]
+			tk[v["size"], v["tool"], "srv", j] = v["srv_ticks"]
+			rtn[v["size"], v["tool"], j] = v["rtts"]
 			ticks[v["size"], v["tool"], "start"] += v["start_ticks"]
 			rt[v["size"], v["tool"]] += v["rtts"]
-			runs[v["size"], v["tool"]]++
 			sizes[v["size"]] = 1; rounds[v["round"]] = 1
 		}
 		END {
@@ -392,14 +416,22 @@ verify_bench() {
 				if (n == 0) continue
 				lo = 1e9; hi = -1e9
 				for (i = 1; i <= n; i++) { if (r[i] < lo) lo = r[i]; if (r[i] > hi) hi = r[i] }
-				cs = per("sockperf", s, "cli"); cm = per("smcping", s, "cli")
-				ss = per("sockperf", s, "srv"); sm = per("smcping", s, "srv")
+				cs = med(s, "sockperf", "cli"); cm = med(s, "smcping", "cli")
+				ss = med(s, "sockperf", "srv"); sm = med(s, "smcping", "srv")
 				printf "%6d %6d %9.1fus %9.1fus %+7.1f%% %+7.1f%% %+7.1f%% | %6.1fus %6.1fus %6.2fx | %6.1fus %6.1fus %6.2fx\n", s, n, median(a, n), median(b, n), 100 * median(r, n), 100 * lo, 100 * hi, cs, cm, (cs > 0 ? cm / cs : 0), ss, sm, (ss > 0 ? sm / ss : 0)
 			}
 			printf "round trips per run (mean) and process start (CPU before the socket, mean per run):\n"
 			for (si = 1; si <= ns; si++) {
 				s = sz[si]
 				printf "%6d  sockperf %6.0f rt %5.1fms start | smcping %6.0f rt %5.1fms start\n", s, rt[s, "sockperf"] / runs[s, "sockperf"], ticks[s, "sockperf", "start"] * 10 / runs[s, "sockperf"], rt[s, "smcping"] / runs[s, "smcping"], ticks[s, "smcping", "start"] * 10 / runs[s, "smcping"]
+			}
+			hdr = 0
+			for (si = 1; si <= ns; si++) {
+				s = sz[si]
+				if (!((s, "serve") in thr) || !rt[s, "smcping"]) continue
+				if (!hdr++) printf "smcping server per round trip, all rounds: the thread that served the run | the Go runtime'"'"'s other threads:\n"
+				n = rt[s, "smcping"]
+				printf "%6d  %6.1fus CPU %5.2f sleeps | %6.1fus CPU %5.2f sleeps\n", s, thr[s, "serve"] * 1e4 / n, thr[s, "servev"] / n, thr[s, "rest"] * 1e4 / n, thr[s, "restv"] / n
 			}
 		}'
 	} >"$dir/bench.txt"

@@ -375,7 +375,7 @@ server_main() {
 # out but which its CPU time holds.
 BENCH_PORT=11111
 BENCH_CTL_PORT=11112
-BENCH_ROUNDS=${BENCH_ROUNDS:-5}
+BENCH_ROUNDS=${BENCH_ROUNDS:-7}
 BENCH_SECS=5
 BENCH_SIZES="64 1024 16384"
 
@@ -392,11 +392,17 @@ bench_server_start() {
 	LD_PRELOAD=/lib/smcpreload.so sockperf server --tcp -i 0.0.0.0 -p $BENCH_PORT >/out/sockperf-server.txt 2>&1 &
 	bench_sp=$!
 	wait_for 30 "sockperf listening on $BENCH_PORT" listening $BENCH_PORT || return 1
-	# The client's question before and after each run: both servers' CPU ticks, one line.
-	# busybox nc forks the script per connection; its CPU is not the servers'.
+	# The client's question before and after each run: both servers' CPU ticks, one line,
+	# and smcping's per thread (TID:ticks:voluntary:involuntary context switches), which
+	# tells the measuring thread from the Go runtime's. busybox nc forks the script per
+	# connection; its CPU is not the servers'.
 	cat >/tmp/benchcpu.sh <<-EOS
 		#!/bin/sh
-		echo "sockperf=\$(awk '{ print \$14 + \$15 }' /proc/$bench_sp/stat) smcping=\$(awk '{ print \$14 + \$15 }' /proc/$srv/stat)"
+		t=""
+		for d in /proc/$srv/task/*; do
+			t="\$t\${d##*/}:\$(awk '{ print \$14 + \$15 }' \$d/stat):\$(awk '/^voluntary_ctxt/ { v = \$2 } /^nonvoluntary_ctxt/ { n = \$2 } END { print v ":" n }' \$d/status),"
+		done
+		echo "sockperf=\$(awk '{ print \$14 + \$15 }' /proc/$bench_sp/stat) smcping=\$(awk '{ print \$14 + \$15 }' /proc/$srv/stat) smcping_threads=\$t"
 	EOS
 	chmod +x /tmp/benchcpu.sh
 	nc -ll -p $BENCH_CTL_PORT -e /tmp/benchcpu.sh >/dev/null 2>&1 &
@@ -407,10 +413,9 @@ bench_server_report() {
 	echo "BENCH server sockperf cpu_ticks=$(cpu_ticks "$bench_sp") smcping cpu_ticks=$(cpu_ticks "$srv") hz=100" | tee -a /out/server.log
 }
 
-# server_ticks TOOL: the server guest's TOOL server's CPU ticks now.
-server_ticks() {
-	timeout 20 nc $SRV $BENCH_CTL_PORT </dev/null 2>/dev/null | tr ' ' '\n' | sed -n "s/^$1=\([0-9]*\)$/\1/p"
-}
+# server_cpu: the server guest's answer (bench_server_start); server_val LINE KEY: a value of it.
+server_cpu() { timeout 20 nc $SRV $BENCH_CTL_PORT </dev/null 2>/dev/null; }
+server_val() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 
 # has_socket PID: the process has a socket open (test -S sees through /proc's fd links).
 has_socket() {
@@ -436,7 +441,7 @@ bench_run() {
 	smcping) cmd="exec smcping $SRV -p $PORT -m $2 -t ${BENCH_SECS}s --warmup 0 --timeout 30s" ;;
 	esac
 	rm -f /tmp/bench.pid /tmp/bench.time
-	s0=$(server_ticks "$3")
+	l0=$(server_cpu)
 	# sh writes its PID and becomes the client (exec keeps the PID), under busybox time.
 	timeout 60 time -v -o /tmp/bench.time sh -c "echo \$\$ >/tmp/bench.pid; $cmd" >/tmp/bench.out 2>&1 &
 	tp=$!
@@ -448,7 +453,8 @@ bench_run() {
 		[ -n "$pid" ] && has_socket "$pid" && a=$(cpu_ticks "$pid")
 	done
 	wait "$tp"
-	s1=$(server_ticks "$3")
+	l1=$(server_cpu)
+	s0=$(server_val "$l0" "$3") s1=$(server_val "$l1" "$3")
 	case $3 in
 	sockperf)
 		p50=$(sed -n 's/.*percentile 50.000 = *\([0-9.]*\).*/\1/p' /tmp/bench.out | head -1)
@@ -467,6 +473,7 @@ bench_run() {
 	[ -n "$a" ] && [ -n "$user" ] && [ -n "$sys" ] && cli=$(awk -v u="$user" -v s="$sys" -v a="$a" 'BEGIN { printf "%d", (u + s) * 100 + 0.5 - a }')
 	[ -n "$s0" ] && [ -n "$s1" ] && srvt=$((s1 - s0))
 	echo "BENCH round=$1 size=$2 tool=$3 p50_us=${p50:-none} rtts=${n:-none} cli_ticks=${cli:-none} start_ticks=${a:-none} srv_ticks=${srvt:-none}" | tee -a /out/client.log
+	[ "$3" = smcping ] && echo "BENCH threads round=$1 size=$2 before=$(server_val "$l0" smcping_threads) after=$(server_val "$l1" smcping_threads)" >>/out/client.log
 	[ -n "$p50" ] && [ -n "$n" ] || { cat /tmp/bench.out; return 1; }
 }
 
