@@ -100,8 +100,9 @@
 // the P of a reading goroutine, which it does to a goroutine that has not
 // passed through the scheduler for 10 ms, or that has been in one system
 // call that long: the measuring loops yield to the scheduler every
-// millisecond, and once waits reach 2 ms a read that waits is split into
-// system calls of a few milliseconds each by a receive timeout (yield.go).
+// millisecond, and while waits are between 2 and 100 ms a read that waits
+// is split into system calls of a few milliseconds each by a receive
+// timeout (yield.go).
 // Together they brought smcping's CPU per round trip near sockperf's on
 // the lab's SMC-R path (BENCH.md).
 //

@@ -311,6 +311,7 @@ func (c *fdConn) Read(b []byte) (int, error) {
 		return 0, nil
 	}
 	waiting := false // an idle-bounded read begun (reading is odd)
+	var ticked time.Duration
 	for {
 		idle := c.rdl.IsZero()
 		if !idle {
@@ -324,7 +325,13 @@ func (c *fdConn) Read(b []byte) (int, error) {
 		n, err := c.sysread(c.fd, b)
 		if idle && err == unix.EAGAIN && c.tick > 0 && !c.expired.Load() && !c.closed.Load() {
 			// A tick passed with nothing to read: the same wait goes on
-			// in a new system call, after a pass through the scheduler.
+			// in a new system call, after a pass through the scheduler;
+			// in one without a tick once it has lasted tickMax.
+			if ticked += c.tick; ticked >= tickMax {
+				if err := c.setTick(0); err != nil {
+					return 0, err
+				}
+			}
 			goyield()
 			continue
 		}

@@ -435,6 +435,23 @@ func TestFDConnReadTick(t *testing.T) {
 			t.Errorf("reading = %d after Read returned", r)
 		}
 	})
+	t.Run("a wait of tickMax goes on without the tick", func(t *testing.T) {
+		c, peer := socketPair(t)
+		c.setTick(time.Millisecond)
+		steps := make([]step, tickMax/time.Millisecond)
+		for i := range steps {
+			steps[i] = step{err: unix.EAGAIN}
+		}
+		fakeRead(c, steps...)
+		unix.Write(peer, []byte("x"))
+		if n, err := c.Read(make([]byte, 4)); n != 1 || err != nil {
+			t.Errorf("Read = %d, %v; want 1, nil", n, err)
+		}
+		tv, err := unix.GetsockoptTimeval(c.fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO)
+		if c.tick != 0 || err != nil || tv.Sec != 0 || tv.Usec != 0 {
+			t.Errorf("after a wait of %v: tick %v, SO_RCVTIMEO %v (%v); want none", tickMax, c.tick, tv, err)
+		}
+	})
 	t.Run("a deadline ends the wait", func(t *testing.T) {
 		c, _ := socketPair(t)
 		c.setTick(time.Millisecond)

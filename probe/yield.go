@@ -61,24 +61,29 @@ func goyield()
 
 // The read tick (fdConn.setTick): on once waits reach tickOn, off once
 // they are below tickOff (apart, so that waits around one value do not
-// switch it every message, a system call each time). readTickLen is the
-// length of each system call of a long wait: short enough that neither a
-// read nor the goroutine (which yields between them) is seen by sysmon
-// unchanged for 10 ms, with room for a timer that fires late on a busy
-// machine; each wait longer than it costs a wake-up per tick.
+// switch it every message, a system call each time) or reach tickMax.
+// readTickLen is the length of each system call of a long wait: short
+// enough that neither a read nor the goroutine (which yields between them)
+// is seen by sysmon unchanged for 10 ms, with room for a timer that fires
+// late on a busy machine. Each wait longer than it costs a wake-up per
+// tick, which beats sysmon's storm (some 50 wake-ups) only while the wait
+// is short: a read that has ticked for tickMax turns the tick off and
+// waits in one system call (an idle connection, a client pinging once a
+// second), and waits that long do not turn it on.
 const (
 	readTickLen = 6 * time.Millisecond
 	tickOn      = 2 * time.Millisecond
 	tickOff     = 500 * time.Microsecond
+	tickMax     = 100 * time.Millisecond
 )
 
 // tickFor says what the tick of a connection whose tick is cur should
 // be after a wait of wait, and whether that is a change.
 func tickFor(cur, wait time.Duration) (time.Duration, bool) {
 	switch {
-	case cur == 0 && wait >= tickOn:
+	case cur == 0 && wait >= tickOn && wait < tickMax:
 		return readTickLen, true
-	case cur != 0 && wait < tickOff:
+	case cur != 0 && (wait < tickOff || wait >= tickMax):
 		return 0, true
 	}
 	return cur, false

@@ -63,8 +63,8 @@ func TestPingLoopYields(t *testing.T) {
 	}
 }
 
-// TestTickFor: the read tick comes on with waits of tickOn and more, goes
-// off below tickOff, and stays as it is in between.
+// TestTickFor: the read tick comes on with waits from tickOn to tickMax,
+// goes off below tickOff and from tickMax, and stays as it is in between.
 func TestTickFor(t *testing.T) {
 	for _, tc := range []struct {
 		cur, wait, want time.Duration
@@ -76,6 +76,10 @@ func TestTickFor(t *testing.T) {
 		{readTickLen, 5 * time.Millisecond, readTickLen, false},
 		{readTickLen, tickOff, readTickLen, false},
 		{readTickLen, tickOff - 1, 0, true},
+		{0, tickMax, 0, false},
+		{0, time.Second, 0, false},
+		{readTickLen, tickMax - 1, readTickLen, false},
+		{readTickLen, tickMax, 0, true},
 	} {
 		if got, change := tickFor(tc.cur, tc.wait); got != tc.want || change != tc.change {
 			t.Errorf("tickFor(%v, %v) = %v, %v; want %v, %v", tc.cur, tc.wait, got, change, tc.want, tc.change)
