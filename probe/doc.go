@@ -95,6 +95,17 @@
 // smcping's loopback TCP RTT within about 3 % of sockperf's on one CPU
 // (BENCH.md). GOMAXPROCS set in the environment is left as it is.
 //
+// Where round trips take milliseconds (SMC-R between emulated guests, a
+// long path), two more things keep the Go runtime's sysmon from taking
+// the P of a reading goroutine, which it does to a goroutine that has not
+// passed through the scheduler for 10 ms, or that has been in one system
+// call that long: the measuring loops yield to the scheduler every
+// millisecond, and while waits are between 2 and 100 ms a read that waits
+// is split into system calls of a few milliseconds each by a receive
+// timeout (yield.go).
+// Together they brought smcping's CPU per round trip near sockperf's on
+// the lab's SMC-R path (BENCH.md).
+//
 // # Exit codes
 //
 // smcping exits 0 on success, 1 when the run failed (including a fallback

@@ -54,6 +54,7 @@ type connRun struct {
 	proof   Proof
 	samples []time.Duration
 	sent    []time.Duration // when each sample's ping left, for --log
+	yield   yielder
 }
 
 // modeRun is the set of connections of one protocol.
@@ -339,32 +340,44 @@ func measure(ctx context.Context, o Options, modes []*modeRun, size int) error {
 }
 
 // loop is the measuring loop: no allocation, samples appended within the
-// capacity reserved before.
+// capacity reserved before. Its clock is the Pinger's: the time after a
+// ping is when it was sent plus its round trip, so a ping costs the two
+// clock reads of its round trip and no more (time.Now, which the deadline
+// would need, reads the wall clock as well).
 func (c *connRun) loop(size, quota int, deadline time.Time, interval time.Duration, warm bool) error {
 	if warm && len(c.samples) < cap(c.samples) {
 		if _, err := c.pinger.Ping(size); err != nil {
 			return err
 		}
 	}
-	next := time.Now()
+	base := c.pinger.base
+	now := time.Since(base)
+	var end time.Duration // deadline as an offset from base; 0: none
+	if !deadline.IsZero() {
+		end = max(deadline.Sub(base), 1)
+	}
+	next := now
 	for i := 0; i < quota && len(c.samples) < cap(c.samples); i++ {
-		if !deadline.IsZero() && !time.Now().Before(deadline) {
+		if end > 0 && now >= end {
 			return nil
 		}
 		if interval > 0 {
-			if d := time.Until(next); d > 0 {
+			if d := next - time.Since(base); d > 0 {
 				time.Sleep(d)
 			}
-			next = next.Add(interval)
+			next += interval
 		}
 		rtt, err := c.pinger.Ping(size)
 		if err != nil {
 			return err
 		}
+		now = c.pinger.SentAt() + rtt
 		c.samples = append(c.samples, rtt)
 		if cap(c.sent) > 0 {
 			c.sent = append(c.sent, c.pinger.SentAt())
 		}
+		c.yield.maybe(now)
+		readTick(c.conn.Conn, rtt)
 	}
 	return nil
 }

@@ -244,6 +244,11 @@ type fdConn struct {
 	// wlimit, when set, bounds the blocked part of each Write as a whole,
 	// not per system call (writeLimit).
 	wlimit time.Duration
+	// tick, when set, splits a read that waits without a deadline into
+	// system calls of at most tick each (the socket's SO_RCVTIMEO, kept
+	// in rbase; rown is the socket's own): see setTick.
+	tick time.Duration
+	rown unix.Timeval
 }
 
 // newFDConn takes ownership of fd (closing it on error) and makes it blocking.
@@ -272,7 +277,7 @@ func newFDConn(fd int, p Proto) (*fdConn, error) {
 		c.remote = tcpAddr(sa)
 	}
 	if tv, err := unix.GetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO); err == nil {
-		c.rbase = *tv
+		c.rbase, c.rown = *tv, *tv
 	}
 	if tv, err := unix.GetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO); err == nil {
 		c.wbase = *tv
@@ -305,18 +310,34 @@ func (c *fdConn) Read(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
+	waiting := false // an idle-bounded read begun (reading is odd)
+	var ticked time.Duration
 	for {
 		idle := c.rdl.IsZero()
 		if !idle {
 			if err := c.arm(unix.SO_RCVTIMEO, c.rdl, &c.rset); err != nil {
 				return 0, c.opErr("read", err)
 			}
-		} else {
+		} else if !waiting {
 			c.reading.Add(1)
+			waiting = true
 		}
 		n, err := c.sysread(c.fd, b)
-		if idle {
+		if idle && err == unix.EAGAIN && c.tick > 0 && !c.expired.Load() && !c.closed.Load() {
+			// A tick passed with nothing to read: the same wait goes on
+			// in a new system call, after a pass through the scheduler;
+			// in one without a tick once it has lasted tickMax.
+			if ticked += c.tick; ticked >= tickMax {
+				if err := c.setTick(0); err != nil {
+					return 0, err
+				}
+			}
+			goyield()
+			continue
+		}
+		if waiting {
 			c.reading.Add(1)
+			waiting = false
 		}
 		switch {
 		case err == unix.EINTR:
@@ -330,6 +351,37 @@ func (c *fdConn) Read(b []byte) (int, error) {
 		}
 		return n, nil
 	}
+}
+
+// setTick splits each read that waits without a deadline into system
+// calls of at most d (0: one system call, however long the wait), by the
+// socket's receive timeout, which a deadline overrides while it is set.
+//
+// Why: the Go runtime's sysmon takes the P from a goroutine that has been
+// in one system call for 10 ms or more (runtime/proc.go, retake), and
+// that resets its back-off: it then wakes every 20 µs for the next 50
+// rounds, and the read returns through exitsyscall's slow path. A wait of
+// a few milliseconds (SMC-R between TCG guests) is often longer than
+// that. A receive timeout makes the kernel arm a timer for every read that
+// sleeps, so it is only worth it where waits are long: the callers turn
+// it on and off from the waits they see (readTick).
+func (c *fdConn) setTick(d time.Duration) error {
+	if d == c.tick {
+		return nil
+	}
+	tv := c.rown
+	if d > 0 {
+		tv = unix.NsecToTimeval(d.Nanoseconds())
+	}
+	// While a deadline's time left is in the socket, restore puts tv
+	// there when the deadline is cleared.
+	if !c.rset {
+		if err := unix.SetsockoptTimeval(c.fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv); err != nil {
+			return c.opErr("setsockopt", err)
+		}
+	}
+	c.tick, c.rbase = d, tv
+	return nil
 }
 
 // watchIdle bounds each read that waits without a deadline to d: a
@@ -660,6 +712,16 @@ func interrupt(c net.Conn) {
 		return
 	}
 	c.Close()
+}
+
+// readTick is fdConn.setTick for any connection, from the wait before the
+// last message (tickFor); other connections have no tick.
+func readTick(c net.Conn, wait time.Duration) {
+	if fc, ok := c.(*fdConn); ok {
+		if d, change := tickFor(fc.tick, wait); change {
+			fc.setTick(d)
+		}
+	}
 }
 
 // peekConn is fdConn.peek for any connection: one the server did not

@@ -402,3 +402,94 @@ func netipAddrPort(t *testing.T, a net.Addr) netip.AddrPort {
 	}
 	return ap
 }
+
+// TestFDConnReadTick: with a tick, a read that waits goes on through the
+// ticks' EAGAINs as one read (the watchdog sees it waiting throughout)
+// until data comes; a deadline still ends it as a timeout; the tick off
+// puts the socket's own receive timeout back.
+func TestFDConnReadTick(t *testing.T) {
+	t.Run("ticks are not the end of the wait", func(t *testing.T) {
+		c, peer := socketPair(t)
+		if err := c.setTick(time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+		ticks := 0
+		c.sysread = func(fd int, p []byte) (int, error) {
+			n, err := unix.Read(fd, p)
+			if err == unix.EAGAIN {
+				// The first EAGAINs are the ticks; then the peer writes.
+				if ticks++; ticks == 3 {
+					unix.Write(peer, []byte("x"))
+				}
+				if r := c.reading.Load(); r%2 != 1 {
+					t.Errorf("reading = %d between ticks: the watchdog would not see the read waiting", r)
+				}
+			}
+			return n, err
+		}
+		n, err := c.Read(make([]byte, 4))
+		if n != 1 || err != nil || ticks < 3 {
+			t.Errorf("Read = %d, %v after %d ticks; want 1, nil after at least 3", n, err, ticks)
+		}
+		if r := c.reading.Load(); r%2 != 0 {
+			t.Errorf("reading = %d after Read returned", r)
+		}
+	})
+	t.Run("a wait of tickMax goes on without the tick", func(t *testing.T) {
+		c, peer := socketPair(t)
+		c.setTick(time.Millisecond)
+		steps := make([]step, tickMax/time.Millisecond)
+		for i := range steps {
+			steps[i] = step{err: unix.EAGAIN}
+		}
+		fakeRead(c, steps...)
+		unix.Write(peer, []byte("x"))
+		if n, err := c.Read(make([]byte, 4)); n != 1 || err != nil {
+			t.Errorf("Read = %d, %v; want 1, nil", n, err)
+		}
+		tv, err := unix.GetsockoptTimeval(c.fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO)
+		if c.tick != 0 || err != nil || tv.Sec != 0 || tv.Usec != 0 {
+			t.Errorf("after a wait of %v: tick %v, SO_RCVTIMEO %v (%v); want none", tickMax, c.tick, tv, err)
+		}
+	})
+	t.Run("a deadline ends the wait", func(t *testing.T) {
+		c, _ := socketPair(t)
+		c.setTick(time.Millisecond)
+		c.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
+		if _, err := c.Read(make([]byte, 1)); !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Errorf("Read: %v, want os.ErrDeadlineExceeded", err)
+		}
+		// Cleared, the deadline gives the socket its tick back (which
+		// the kernel keeps in jiffies: up to 10 ms more at HZ=100).
+		c.SetReadDeadline(time.Time{})
+		tv, err := unix.GetsockoptTimeval(c.fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO)
+		if d := time.Duration(tv.Nano()); err != nil || d < time.Millisecond || d > 11*time.Millisecond {
+			t.Errorf("SO_RCVTIMEO after the deadline: %v, %v; want the tick, 1ms rounded up to jiffies", d, err)
+		}
+	})
+	t.Run("the watchdog ends a wait across ticks", func(t *testing.T) {
+		c, _ := socketPair(t)
+		c.setTick(time.Millisecond)
+		c.watchIdle(time.Hour)
+		t0 := time.Now()
+		errc := make(chan error, 1)
+		go func() { _, err := c.Read(make([]byte, 1)); errc <- err }()
+		waitReading(t, c)
+		c.watch(t0)
+		if !c.watch(t0.Add(time.Hour)) {
+			t.Fatal("did not end a read waiting the idle limit across ticks")
+		}
+		if err := <-errc; !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Errorf("Read: %v, want os.ErrDeadlineExceeded", err)
+		}
+	})
+	t.Run("off", func(t *testing.T) {
+		c, _ := socketPair(t)
+		c.setTick(time.Millisecond)
+		c.setTick(0)
+		tv, err := unix.GetsockoptTimeval(c.fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO)
+		if err != nil || tv.Sec != 0 || tv.Usec != 0 {
+			t.Errorf("SO_RCVTIMEO with the tick off: %v, %v; want none", tv, err)
+		}
+	})
+}

@@ -44,6 +44,8 @@ func accept(ln net.Listener, p Proto) (net.Conn, error) { return ln.Accept() }
 
 func interrupt(c net.Conn) { c.Close() }
 
+func readTick(net.Conn, time.Duration) {}
+
 func refuse(c net.Conn, notice []byte) {
 	c.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
 	c.Write(notice)

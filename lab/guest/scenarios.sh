@@ -357,44 +357,110 @@ server_main() {
 # AF_SMC ones, as smc-tools' smc_run makes them. Each round runs every size once, sockperf
 # and smcping back to back in alternating order (sockperf first in odd rounds), each for
 # BENCH_SECS: the two runs of a pair see the same state of the guests. The client writes
-# one line per run, the server its servers' CPU time at the end; the host compares
-# (verify.sh verify_bench).
+# one line per run; the host compares (verify.sh verify_bench).
+#
+# CPU time, the same way for both tools (clock ticks of 1/100 s, user + system, the
+# process's threads included; /proc/PID/stat fields 14 and 15, which the kernel scales to
+# the process's exact run time, kernel/sched/cputime.c cputime_adjust):
+#   client: from the moment the client process has a socket open (bench_run polls for it:
+#     exec, dynamic linking or the Go runtime's start, option parsing are before) to its
+#     exit (busybox time's rusage of it): its connect, every round trip, its close and
+#     report.
+#   server: the server process's CPU time just before the client starts and just after it
+#     has exited (asked over BENCH_CTL_PORT, outside the run): the connection's accept,
+#     every round trip and its close, but not the server's idle time between runs.
+# Round trips: smcping's n (--warmup 0: every ping is a sample); sockperf's [Total Run]
+# ReceivedMessages, its 400 ms warm-up and 50 ms cool-down included (sockperf's
+# TEST_START_WARMUP_MSEC and TEST_END_COOLDOWN_MSEC in defs.h), which its percentiles leave
+# out but which its CPU time holds.
 BENCH_PORT=11111
-BENCH_ROUNDS=${BENCH_ROUNDS:-5}
-BENCH_SECS=3
+BENCH_CTL_PORT=11112
+BENCH_ROUNDS=${BENCH_ROUNDS:-7}
+BENCH_SECS=5
 BENCH_SIZES="64 1024 16384"
 
-# listening PORT: a TCP listener on PORT (an AF_SMC listener's TCP socket is one too).
-listening() { grep -q "^ *[0-9]*: [0-9A-F]*:$(printf '%04X' "$1") [0-9A-F]*:0000 0A " /proc/net/tcp; }
+# listening PORT: a TCP listener on PORT (an AF_SMC listener's TCP socket is one too), IPv4
+# or IPv6 (busybox nc listens on [::]).
+listening() { grep -q "^ *[0-9]*: [0-9A-F]*:$(printf '%04X' "$1") [0-9A-F]*:0000 0A " /proc/net/tcp /proc/net/tcp6; }
+
+# cpu_ticks PID: user + system clock ticks of a process (/proc/PID/stat, fields 14, 15).
+cpu_ticks() { awk '{ print $14 + $15 }' /proc/"$1"/stat 2>/dev/null || echo -; }
 
 bench_server_start() {
 	[ -x /bin/sockperf ] && [ -e /lib/smcpreload.so ] ||
 		{ log "bench-sockperf needs sockperf on the host (apt-get install sockperf) and the shim"; return 1; }
 	LD_PRELOAD=/lib/smcpreload.so sockperf server --tcp -i 0.0.0.0 -p $BENCH_PORT >/out/sockperf-server.txt 2>&1 &
 	bench_sp=$!
-	wait_for 30 "sockperf listening on $BENCH_PORT" listening $BENCH_PORT
+	wait_for 30 "sockperf listening on $BENCH_PORT" listening $BENCH_PORT || return 1
+	# The client's question before and after each run: both servers' CPU ticks, one line,
+	# and smcping's per thread (TID:ticks:voluntary:involuntary context switches), which
+	# tells the measuring thread from the Go runtime's. busybox nc forks the script per
+	# connection; its CPU is not the servers'.
+	cat >/tmp/benchcpu.sh <<-EOS
+		#!/bin/sh
+		t=""
+		for d in /proc/$srv/task/*; do
+			t="\$t\${d##*/}:\$(awk '{ print \$14 + \$15 }' \$d/stat):\$(awk '/^voluntary_ctxt/ { v = \$2 } /^nonvoluntary_ctxt/ { n = \$2 } END { print v ":" n }' \$d/status),"
+		done
+		echo "sockperf=\$(awk '{ print \$14 + \$15 }' /proc/$bench_sp/stat) smcping=\$(awk '{ print \$14 + \$15 }' /proc/$srv/stat) smcping_threads=\$t"
+	EOS
+	chmod +x /tmp/benchcpu.sh
+	nc -ll -p $BENCH_CTL_PORT -e /tmp/benchcpu.sh >/dev/null 2>&1 &
+	wait_for 30 "the CPU question answered on $BENCH_CTL_PORT" listening $BENCH_CTL_PORT
 }
-
-# cpu_ticks PID: user + system clock ticks of a process (/proc/PID/stat, fields 14, 15).
-cpu_ticks() { awk '{ print $14 + $15 }' /proc/"$1"/stat 2>/dev/null || echo -; }
 
 bench_server_report() {
 	echo "BENCH server sockperf cpu_ticks=$(cpu_ticks "$bench_sp") smcping cpu_ticks=$(cpu_ticks "$srv") hz=100" | tee -a /out/server.log
 }
 
+# server_cpu: the server guest's answer (bench_server_start); server_val LINE KEY: a value of it.
+server_cpu() { timeout 20 nc $SRV $BENCH_CTL_PORT </dev/null 2>/dev/null; }
+server_val() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+
+# has_socket PID: the process has a socket open (test -S sees through /proc's fd links).
+has_socket() {
+	for f in /proc/"$1"/fd/*; do
+		[ -S "$f" ] && return 0
+	done
+	return 1
+}
+
+# zombie PID: exited, as exited says, with shell built-ins only (for a busy poll).
+zombie() {
+	local st
+	read -r st 2>/dev/null </proc/"$1"/stat || return 0
+	st=${st##*) }
+	[ "${st%% *}" = Z ]
+}
+
 # bench_run ROUND SIZE TOOL appends one BENCH line: the run's p50 round trip (usec), its
-# round trips and the client's CPU time (busybox time -v).
+# round trips, the client's and the server's CPU ticks over the run (see above).
 bench_run() {
 	case $3 in
+	sockperf) cmd="exec env LD_PRELOAD=/lib/smcpreload.so sockperf ping-pong --tcp -i $SRV -p $BENCH_PORT -m $2 -t $BENCH_SECS --full-rtt" ;;
+	smcping) cmd="exec smcping $SRV -p $PORT -m $2 -t ${BENCH_SECS}s --warmup 0 --timeout 30s" ;;
+	esac
+	rm -f /tmp/bench.pid /tmp/bench.time
+	l0=$(server_cpu)
+	# sh writes its PID and becomes the client (exec keeps the PID), under busybox time.
+	timeout 60 time -v -o /tmp/bench.time sh -c "echo \$\$ >/tmp/bench.pid; $cmd" >/tmp/bench.out 2>&1 &
+	tp=$!
+	# A busy poll of shell built-ins only, no sleep and no fork: the client connects within
+	# a few scheduler slices of opening its socket, and no round trip can come before it.
+	pid="" a=""
+	while [ -z "$a" ] && ! zombie "$tp"; do
+		[ -z "$pid" ] && [ -s /tmp/bench.pid ] && read -r pid </tmp/bench.pid
+		[ -n "$pid" ] && has_socket "$pid" && a=$(cpu_ticks "$pid")
+	done
+	wait "$tp"
+	l1=$(server_cpu)
+	s0=$(server_val "$l0" "$3") s1=$(server_val "$l1" "$3")
+	case $3 in
 	sockperf)
-		LD_PRELOAD=/lib/smcpreload.so timeout 60 time -v -o /tmp/bench.time \
-			sockperf ping-pong --tcp -i $SRV -p $BENCH_PORT -m "$2" -t $BENCH_SECS --full-rtt >/tmp/bench.out 2>&1
 		p50=$(sed -n 's/.*percentile 50.000 = *\([0-9.]*\).*/\1/p' /tmp/bench.out | head -1)
-		n=$(sed -n 's/.*\[Valid Duration\].*ReceivedMessages=\([0-9]*\).*/\1/p' /tmp/bench.out | head -1)
+		n=$(sed -n 's/.*\[Total Run\].*ReceivedMessages=\([0-9]*\).*/\1/p' /tmp/bench.out | head -1)
 		;;
 	smcping)
-		timeout 60 time -v -o /tmp/bench.time \
-			smcping $SRV -p $PORT -m "$2" -t ${BENCH_SECS}s --warmup 0 --timeout 30s >/tmp/bench.out 2>&1
 		# The first row under "RTT (round trip)": size proto mode n min mean stddev p50 ...
 		row=$(sed -n '/^RTT (round trip)/,/^$/p' /tmp/bench.out | awk '$1 ~ /^[0-9]+$/ { print; exit }')
 		p50=$(echo "$row" | awk '{ print $8 }')
@@ -403,19 +469,22 @@ bench_run() {
 	esac
 	user=$(sed -n 's/.*User time (seconds): *//p' /tmp/bench.time)
 	sys=$(sed -n 's/.*System time (seconds): *//p' /tmp/bench.time)
-	echo "BENCH round=$1 size=$2 tool=$3 p50_us=${p50:-none} rtts=${n:-none} user_s=${user:-none} sys_s=${sys:-none}" | tee -a /out/client.log
+	cli="" srvt=""
+	[ -n "$a" ] && [ -n "$user" ] && [ -n "$sys" ] && cli=$(awk -v u="$user" -v s="$sys" -v a="$a" 'BEGIN { printf "%d", (u + s) * 100 + 0.5 - a }')
+	[ -n "$s0" ] && [ -n "$s1" ] && srvt=$((s1 - s0))
+	echo "BENCH round=$1 size=$2 tool=$3 p50_us=${p50:-none} rtts=${n:-none} cli_ticks=${cli:-none} start_ticks=${a:-none} srv_ticks=${srvt:-none}" | tee -a /out/client.log
+	[ "$3" = smcping ] && echo "BENCH threads round=$1 size=$2 before=$(server_val "$l0" smcping_threads) after=$(server_val "$l1" smcping_threads)" >>/out/client.log
 	[ -n "$p50" ] && [ -n "$n" ] || { cat /tmp/bench.out; return 1; }
 }
 
 bench_client() {
+	echo "BENCH env clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null) cpus=$(nproc)" | tee -a /out/client.log
 	# sockperf on SMC-R, not fallen back to TCP: its socket in smc_diag while it runs.
 	LD_PRELOAD=/lib/smcpreload.so sockperf ping-pong --tcp -i $SRV -p $BENCH_PORT -m 64 -t 3 >/tmp/check.out 2>&1 &
 	chk=$!
 	wait_for 30 "sockperf's connection in smc_diag as SMC-R" sh -c "smclab diag | grep 'dst=$SRV:$BENCH_PORT' | grep -q 'mode=SMCR'" || return 1
 	smclab diag | grep "dst=$SRV:$BENCH_PORT" | sed 's/^/BENCH check /' | tee -a /out/client.log
 	wait "$chk"
-	# Its round trips count in the server's CPU time too.
-	echo "BENCH extra tool=sockperf rtts=$(sed -n 's/.*\[Valid Duration\].*ReceivedMessages=\([0-9]*\).*/\1/p' /tmp/check.out | head -1)" | tee -a /out/client.log
 	for round in $(seq 1 "$BENCH_ROUNDS"); do
 		for size in $BENCH_SIZES; do
 			if [ $((round % 2)) = 1 ]; then
