@@ -30,7 +30,8 @@ import (
 	"github.com/smcscope/smcscope/track"
 )
 
-// entry is one frame of the index: 16 bytes, whatever the frame's size.
+// entry is one frame of the index, as entries gives it back (it keeps it
+// in less: see entryChunk).
 type entry struct {
 	off   int64 // record offset in the file or its decompressed copy; -1 when the frame is kept in raw
 	conn  int32 // tracker connection ID, 0 none
@@ -498,7 +499,7 @@ func (x *Index) markFindings(s *track.Snapshot) {
 	for _, f := range s.Findings() {
 		for _, n := range [2]int{f.First, f.Last} {
 			if n >= 1 && n <= x.ents.len() {
-				x.ents.at(n - 1).sev = max(x.ents.at(n-1).sev, f.Severity())
+				x.ents.setSeverity(n-1, max(x.ents.severity(n-1), f.Severity()))
 			}
 		}
 	}
@@ -511,7 +512,7 @@ func (x *Index) Severity(n int) expert.Severity {
 	if n < 1 || n > x.ents.len() {
 		return expert.SeverityNone
 	}
-	return x.ents.at(n - 1).sev
+	return x.ents.severity(n - 1)
 }
 
 // notify wakes whoever waits for new frames (the live list). Callers hold mu.
@@ -601,7 +602,7 @@ func (x *Index) Conn(n int) (conn, link int) {
 	if n < 1 || n > x.ents.len() {
 		return 0, 0
 	}
-	e := *x.ents.at(int(n) - 1)
+	e := x.ents.at(n - 1)
 	return int(e.conn), int(e.link)
 }
 
@@ -632,18 +633,17 @@ func (x *Index) All() []int32 {
 func (x *Index) Follow(conn int) []int32 {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
+	// Every pair in the blocks' dictionaries is some frame's.
 	links := map[int16]bool{}
-	x.ents.each(func(_ int, e *entry) {
-		if int(e.conn) == conn && e.link != 0 {
-			links[e.link] = true
+	for _, p := range x.ents.pairs {
+		if int(p.conn) == conn && p.link != 0 {
+			links[p.link] = true
 		}
-	})
+	}
 	var out []int32
-	x.ents.each(func(i int, e *entry) {
-		if int(e.conn) == conn || (e.conn == 0 && e.link != 0 && links[e.link]) {
-			out = append(out, int32(i+1))
-		}
-	})
+	x.ents.matching(func(p connLink) bool {
+		return int(p.conn) == conn || (p.conn == 0 && p.link != 0 && links[p.link])
+	}, func(i int) { out = append(out, int32(i+1)) })
 	return out
 }
 
@@ -660,11 +660,9 @@ func (x *Index) LinkGroup(links, conns []int) []int32 {
 		cs[int32(c)] = true
 	}
 	var out []int32
-	x.ents.each(func(i int, e *entry) {
-		if (e.link != 0 && ls[e.link]) || (e.conn != 0 && cs[e.conn]) {
-			out = append(out, int32(i+1))
-		}
-	})
+	x.ents.matching(func(p connLink) bool {
+		return (p.link != 0 && ls[p.link]) || (p.conn != 0 && cs[p.conn])
+	}, func(i int) { out = append(out, int32(i+1)) })
 	return out
 }
 
@@ -860,7 +858,7 @@ func (rr *recordReader) Close() error {
 func (rr *recordReader) read(n int32) (gopacket.CaptureInfo, []byte, error) {
 	x := rr.x
 	x.mu.RLock()
-	e := *x.ents.at(int(n) - 1)
+	e := x.ents.at(int(n) - 1)
 	if e.off < 0 {
 		ci, data := x.cis[n-x.rawFrom], x.raw[n-x.rawFrom]
 		x.mu.RUnlock()
@@ -892,7 +890,7 @@ func (x *Index) Decode(ns []int32, fn func(n int32, f *capture.Frame)) error {
 	x.mu.RLock()
 	with := func(n, before int32) {
 		set[n] = true
-		if c := x.ents.at(int(n) - 1).conn; c != 0 {
+		if c := x.ents.conn(int(n) - 1); c != 0 {
 			for _, k := range x.ctx[c] {
 				if k < before {
 					set[k] = true
