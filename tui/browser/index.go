@@ -88,6 +88,7 @@ type Index struct {
 	// while a large capture is indexed, and a copy each time was most of
 	// the heap's churn).
 	relevant []int32
+	all      []int32 // 1 to the frames indexed when All was last called
 	layouts  []layoutSpan
 	raw      [][]byte // frames no record can be read back for (live, beyond a full spool)
 	cis      []gopacket.CaptureInfo
@@ -615,15 +616,18 @@ func (x *Index) Relevant() []int32 {
 	return x.relevant[:len(x.relevant):len(x.relevant)]
 }
 
-// All lists every frame indexed so far.
+// All lists every frame indexed so far: a capped view of one list, as
+// Relevant's, extended to the frames indexed since it was last asked for
+// (the list of all frames refreshes while a large capture is indexed, and
+// a copy each time was 4 bytes a frame of garbage). A capture only ever
+// browsed in the relevant list never makes it.
 func (x *Index) All() []int32 {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	out := make([]int32, x.ents.len())
-	for i := range out {
-		out[i] = int32(i + 1)
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for n := int32(len(x.all)); int(n) < x.ents.len(); n++ {
+		x.all = append(x.all, n+1)
 	}
-	return out
+	return x.all[:len(x.all):len(x.all)]
 }
 
 // Follow lists the frames of connection conn: its TCP handshake and CLC,
