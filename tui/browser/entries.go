@@ -4,7 +4,7 @@ import "github.com/smcscope/smcscope/expert"
 
 // The index's per-frame table is kept compact, since it is the part of the
 // browser's memory that grows with the capture (tens of millions of frames
-// for a capture of gigabytes): about 4.5 bytes a frame instead of an
+// for a capture of gigabytes): about 3.6 bytes a frame instead of an
 // entry's 16.
 //
 //   - The record offset is kept as its distance from the previous frame's
@@ -16,34 +16,35 @@ import "github.com/smcscope/smcscope/expert"
 //     next, are a one-byte code into the block's dictionary of the
 //     (connection, link) pairs it holds: a block has no more pairs than
 //     frames, so a byte always holds the code.
-//   - The flags, whether the frame is kept in memory, and the severity
-//     share one byte.
+//   - Severities, which few frames have, take half a byte a frame only in
+//     the blocks that have one.
+//   - The frames kept in memory (no offset) are the last ones: from the
+//     first on, every frame is (Index.rawFrom).
 const (
 	chunkFrames = 1 << 16 // frames a chunk of the table holds
 	blockFrames = 64      // frames a block holds: at most a byte's worth of pairs, and of distances to add
 )
 
-const (
-	farDelta  = 0xffff // a frame's delta saying its offset is in entries.far
-	metaFlags = 0x07   // the entry's flags
-	metaRaw   = 0x08   // the frame is kept in memory (its entry's off is -1)
-	sevShift  = 4      // the severity is the meta byte's high half
-)
+// farDelta is a frame's delta saying its offset is in entries.far.
+const farDelta = 0xffff
 
 // entryChunk is chunkFrames frames of the table; growing the table adds
 // chunks, never copying what it holds.
 type entryChunk struct {
 	delta  [chunkFrames]uint16 // offset minus the previous frame's; a block's first is 0
 	code   [chunkFrames]uint8  // the frame's pair in its block's dictionary
-	meta   [chunkFrames]uint8
 	blocks [chunkFrames / blockFrames]entryBlock
 }
 
 type entryBlock struct {
 	base  int64 // the offset of the block's first frame
 	pairs int32 // where the block's dictionary starts in entries.pairs
+	sevs  int32 // 1 + the block's severities in entries.sevs, 0 none
 	n     uint8 // the pairs in its dictionary
 }
+
+// blockSevs are a block's frames' severities, a nibble each.
+type blockSevs [blockFrames / 2]uint8
 
 // connLink is a frame's connection and link.
 type connLink struct {
@@ -60,7 +61,10 @@ type entries struct {
 	pairs []connLink
 	// far holds the offsets of the frames whose distance from the
 	// previous frame's does not fit a delta.
-	far map[int32]int64
+	far  map[int32]int64
+	sevs []blockSevs
+	// raw is 1 + the first frame kept in memory, 0 none.
+	raw int
 	// cur is the last frame's offset, the one before it for a frame kept
 	// in memory (which has none).
 	cur int64
@@ -68,6 +72,8 @@ type entries struct {
 
 func (es *entries) len() int { return es.n }
 
+// add appends e. Once a frame is kept in memory (e.off < 0), every later
+// one must be.
 func (es *entries) add(e entry) {
 	i := es.n
 	k := i % chunkFrames
@@ -76,11 +82,15 @@ func (es *entries) add(e entry) {
 	}
 	c := es.chunks[len(es.chunks)-1]
 	b := &c.blocks[k/blockFrames]
-	meta := e.flags&metaFlags | uint8(e.sev)<<sevShift
 	off := es.cur
-	if e.off < 0 {
-		meta |= metaRaw
-	} else {
+	switch {
+	case e.off < 0:
+		if es.raw == 0 {
+			es.raw = i + 1
+		}
+	case es.raw != 0:
+		panic("browser: a frame with an offset after one kept in memory")
+	default:
 		off = e.off
 	}
 	if k%blockFrames == 0 {
@@ -109,18 +119,19 @@ func (es *entries) add(e entry) {
 		b.n++
 	}
 	c.code[k] = uint8(code)
-	c.meta[k] = meta
 	es.n++
+	if e.sev != 0 {
+		es.setSeverity(i, e.sev)
+	}
 }
 
 // at returns entry i (0-based); i must be below len.
 func (es *entries) at(i int) entry {
 	c, k := es.chunks[i/chunkFrames], i%chunkFrames
 	b := &c.blocks[k/blockFrames]
-	meta := c.meta[k]
 	p := es.pairs[b.pairs+int32(c.code[k])]
-	e := entry{off: -1, conn: p.conn, link: p.link, flags: meta & metaFlags, sev: expert.Severity(meta >> sevShift)}
-	if meta&metaRaw == 0 {
+	e := entry{off: -1, conn: p.conn, link: p.link, sev: es.severity(i)}
+	if es.raw == 0 || i+1 < es.raw {
 		e.off = es.offset(c, i, k)
 	}
 	return e
@@ -143,12 +154,28 @@ func (es *entries) offset(c *entryChunk, i, k int) int64 {
 
 // severity is the severity of entry i, and setSeverity sets it.
 func (es *entries) severity(i int) expert.Severity {
-	return expert.Severity(es.chunks[i/chunkFrames].meta[i%chunkFrames] >> sevShift)
+	c, k := es.chunks[i/chunkFrames], i%chunkFrames
+	b := &c.blocks[k/blockFrames]
+	if b.sevs == 0 {
+		return expert.SeverityNone
+	}
+	j := k % blockFrames
+	return expert.Severity(es.sevs[b.sevs-1][j/2] >> (4 * (j % 2)) & 0xf)
 }
 
 func (es *entries) setSeverity(i int, s expert.Severity) {
-	m := &es.chunks[i/chunkFrames].meta[i%chunkFrames]
-	*m = *m&^(0xf<<sevShift) | uint8(s)<<sevShift
+	c, k := es.chunks[i/chunkFrames], i%chunkFrames
+	b := &c.blocks[k/blockFrames]
+	if b.sevs == 0 {
+		if s == expert.SeverityNone {
+			return
+		}
+		es.sevs = append(es.sevs, blockSevs{})
+		b.sevs = int32(len(es.sevs))
+	}
+	j := k % blockFrames
+	v, shift := &es.sevs[b.sevs-1][j/2], 4*(j%2)
+	*v = *v&^(0xf<<shift) | uint8(s)&0xf<<shift
 }
 
 // conn returns the connection of entry i.

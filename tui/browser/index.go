@@ -1,9 +1,9 @@
 // Package browser is smcdump -I: an SMC-aware capture browser. A
 // background pass builds an index (per frame its record offset, its
-// connection and link from the tracker, and flags); the packet list is
-// virtual, so only the rows on screen are decoded, from their offsets,
-// with their connection's handshake frames replayed first so CLC
-// reassembly sees the SYNs it needs.
+// connection and link from the tracker, its findings' severity); the
+// packet list is virtual, so only the rows on screen are decoded, from
+// their offsets, with their connection's handshake frames replayed first
+// so CLC reassembly sees the SYNs it needs.
 package browser
 
 import (
@@ -33,15 +33,11 @@ import (
 // entry is one frame of the index, as entries gives it back (it keeps it
 // in less: see entryChunk).
 type entry struct {
-	off   int64 // record offset in the file or its decompressed copy; -1 when the frame is kept in raw
-	conn  int32 // tracker connection ID, 0 none
-	link  int16 // tracker link ID, 0 none
-	flags uint8
-	sev   expert.Severity // of the frame's worst expert finding, 0 none
+	off  int64           // record offset in the file or its decompressed copy; -1 when the frame is kept in raw
+	conn int32           // tracker connection ID, 0 none
+	link int16           // tracker link ID, 0 none
+	sev  expert.Severity // of the frame's worst expert finding, 0 none
 }
-
-// flagRelevant marks an SMC-relevant frame (smcdump's default selection).
-const flagRelevant uint8 = 1
 
 // maxContext bounds the frames kept per connection for replaying its
 // handshake: SYN, SYN-ACK and the CLC segments come first.
@@ -435,9 +431,6 @@ func (x *Index) build(ctx context.Context, r *capture.Reader) {
 		if v, ok := rec.First(fLinkID); ok {
 			e.link = int16(v.U)
 		}
-		if f.SMCRelevant() {
-			e.flags |= flagRelevant
-		}
 		e.sev, _ = track.FrameFindings(&rec)
 		x.mu.Lock()
 		if x.ents.len() == 0 {
@@ -460,7 +453,7 @@ func (x *Index) build(ctx context.Context, r *capture.Reader) {
 		if x.grows() {
 			x.lastAt = time.Now()
 		}
-		if e.flags&flagRelevant != 0 {
+		if f.SMCRelevant() {
 			x.relevant = append(x.relevant, n)
 		}
 		if t := qps.learn(f, n); t != 0 {
