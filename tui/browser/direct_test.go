@@ -46,7 +46,7 @@ func TestIndexDirectSame(t *testing.T) {
 			}
 		}
 		for what, pair := range map[string][2]any{
-			"relevant": {direct.relevant, general.relevant},
+			"relevant": {direct.Relevant(), general.Relevant()},
 			"byFact":   {direct.byFact, general.byFact},
 			"ctx":      {direct.ctx, general.ctx},
 			"snapshot": {direct.snap.Conns, general.snap.Conns},

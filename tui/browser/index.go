@@ -79,17 +79,14 @@ type Index struct {
 
 	mu   sync.RWMutex
 	ents entries
-	// relevant lists the SMC-relevant frames in order; it only grows, so
-	// Relevant hands out a capped view instead of a copy (the list refreshes
-	// while a large capture is indexed, and a copy each time was most of
-	// the heap's churn).
-	relevant []int32
-	all      []int32 // 1 to the frames indexed when All was last called
-	layouts  []layoutSpan
-	raw      [][]byte // frames no record can be read back for (live, beyond a full spool)
-	cis      []gopacket.CaptureInfo
-	rawFrom  int32             // the first frame kept in raw, 0 none
-	ctx      map[int32][]int32 // connection -> its first TCP frames
+	// rel says which frames are SMC-relevant: the browser's lists of
+	// them, and of all frames, are read from the index (frameList).
+	rel     relevance
+	layouts []layoutSpan
+	raw     [][]byte // frames no record can be read back for (live, beyond a full spool)
+	cis     []gopacket.CaptureInfo
+	rawFrom int32             // the first frame kept in raw, 0 none
+	ctx     map[int32][]int32 // connection -> its first TCP frames
 	// byFact maps a frame the first pass decoded as SMC by fact (its
 	// queue pair known, the classifier not taking it) to the frame that
 	// taught its queue pair; see qpTeachers.
@@ -453,9 +450,7 @@ func (x *Index) build(ctx context.Context, r *capture.Reader) {
 		if x.grows() {
 			x.lastAt = time.Now()
 		}
-		if f.SMCRelevant() {
-			x.relevant = append(x.relevant, n)
-		}
+		x.rel.add(int(n)-1, f.SMCRelevant())
 		if t := qps.learn(f, n); t != 0 {
 			if x.byFact == nil {
 				x.byFact = map[int32]int32{}
@@ -600,28 +595,12 @@ func (x *Index) Conn(n int) (conn, link int) {
 	return int(e.conn), int(e.link)
 }
 
-// Relevant lists the SMC-relevant frames (smcdump's default selection).
-func (x *Index) Relevant() []int32 {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	// Capped: an append by a caller copies instead of writing into the
-	// index's list. Callers never write into it.
-	return x.relevant[:len(x.relevant):len(x.relevant)]
-}
+// Relevant lists the SMC-relevant frames (smcdump's default selection)
+// indexed so far, in a new slice (the browser reads them from the index).
+func (x *Index) Relevant() []int32 { return x.relevantList().slice() }
 
-// All lists every frame indexed so far: a capped view of one list, as
-// Relevant's, extended to the frames indexed since it was last asked for
-// (the list of all frames refreshes while a large capture is indexed, and
-// a copy each time was 4 bytes a frame of garbage). A capture only ever
-// browsed in the relevant list never makes it.
-func (x *Index) All() []int32 {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	for n := int32(len(x.all)); int(n) < x.ents.len(); n++ {
-		x.all = append(x.all, n+1)
-	}
-	return x.all[:len(x.all):len(x.all)]
-}
+// All lists every frame indexed so far, in a new slice.
+func (x *Index) All() []int32 { return x.allList().slice() }
 
 // Follow lists the frames of connection conn: its TCP handshake and CLC,
 // its CDCs and RDMA WRITEs, and the LLC messages of its links (the frames
