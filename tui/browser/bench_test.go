@@ -180,11 +180,14 @@ func benchBrowser(b *testing.B, path string) {
 	var idx *Index
 	b.Run("index", func(b *testing.B) {
 		var before, after runtime.MemStats
+		var peak int64
 		for b.Loop() {
 			idx = nil
 			runtime.GC()
 			runtime.ReadMemStats(&before)
+			resetPeakRSS()
 			idx = build(b, path)
+			peak = max(peak, peakRSS())
 			runtime.GC()
 			runtime.ReadMemStats(&after)
 		}
@@ -192,6 +195,9 @@ func benchBrowser(b *testing.B, path string) {
 		b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "frames/s")
 		b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(n), "heapB/frame")
 		b.ReportMetric(float64(after.HeapAlloc)/(1<<20), "heapMiB")
+		if peak > 0 {
+			b.ReportMetric(float64(peak)/(1<<20), "peakRSSMiB")
+		}
 		b.ReportMetric(float64(st.Size())/(1<<20), "fileMiB")
 		b.ReportMetric(float64(n), "frames")
 	})
@@ -226,4 +232,25 @@ func benchBrowser(b *testing.B, path string) {
 		}
 		b.ReportMetric(float64(worst.Microseconds())/1000, "worst-ms")
 	})
+}
+
+// resetPeakRSS starts the process's peak resident size (VmHWM) over from
+// its current one, where Linux allows it, so that peakRSS is the index
+// pass's.
+func resetPeakRSS() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
+
+// peakRSS is the process's peak resident size in bytes since
+// resetPeakRSS, 0 where /proc does not tell it.
+func peakRSS() int64 {
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
 }

@@ -99,7 +99,7 @@ type Browser struct {
 	// column just sorted by), revealNone when none.
 	reveal int
 	// unsorted is the list in frame order, as setList set it.
-	unsorted []int32
+	unsorted frameList
 	// cols is the list's layout (columns.go); fieldCols its fields, in
 	// order, which rows are decoded with.
 	cols      []listColumn
@@ -220,11 +220,11 @@ func (b *Browser) Run() error {
 
 // baseList is the list esc returns to: the SMC-relevant frames, or every
 // frame after a or -a.
-func (b *Browser) baseList() []int32 {
+func (b *Browser) baseList() frameList {
 	if b.base == "all" {
-		return b.idx.All()
+		return b.idx.allList()
 	}
-	return b.idx.Relevant()
+	return b.idx.relevantList()
 }
 
 // watch refreshes the list while the index grows.
@@ -242,12 +242,12 @@ func (b *Browser) watch() {
 			if (b.mode == "relevant" || b.mode == "all") && b.sort == (sortState{}) {
 				row, _ := b.list.GetSelection()
 				atEnd := row >= b.rows.GetRowCount()-1
-				ns := b.idx.Relevant()
+				ns := b.idx.relevantList()
 				if b.mode == "all" {
-					ns = b.idx.All()
+					ns = b.idx.allList()
 				}
 				b.rows.mu.Lock()
-				first := len(b.rows.ns) == 0
+				first := b.rows.ns.len() == 0
 				b.rows.ns = ns
 				b.rows.mu.Unlock()
 				b.unsorted = ns
@@ -263,10 +263,10 @@ func (b *Browser) watch() {
 					b.list.Select(0, 0)
 					b.list.ScrollToBeginning()
 				}
-				if b.idx.grows() && atEnd && len(ns) > 0 {
-					b.list.Select(len(ns)-1, 0) // live: follow the tail unless scrolled away
+				if b.idx.grows() && atEnd && ns.len() > 0 {
+					b.list.Select(ns.len()-1, 0) // live: follow the tail unless scrolled away
 				}
-				if b.shown == 0 && len(ns) > 0 {
+				if b.shown == 0 && ns.len() > 0 {
 					r, _ := b.list.GetSelection()
 					b.showFrame(max(r, 0))
 				}
@@ -285,7 +285,7 @@ func (b *Browser) watch() {
 // frame the user was on stays selected when the list changes (follow,
 // esc, a filter), or the nearest one after it when the list lacks it; 0
 // selects the first row.
-func (b *Browser) setList(ns []int32, mode string, keep int32) {
+func (b *Browser) setList(ns frameList, mode string, keep int32) {
 	b.jumped()
 	if b.pending != nil {
 		b.pending()
@@ -296,7 +296,7 @@ func (b *Browser) setList(ns []int32, mode string, keep int32) {
 	b.liveList = nil
 	b.rows.setFrames(ns)
 	b.mode, b.unsorted, b.sort = mode, ns, sortState{}
-	row, _ := rowOf(ns, keep)
+	row, _ := ns.rowOf(keep)
 	b.selectRow(row)
 	b.showFrame(row)
 	b.redraw()
@@ -333,9 +333,9 @@ func (b *Browser) rowOf(n int32) (int, bool) {
 	b.rows.mu.Lock()
 	defer b.rows.mu.Unlock()
 	if b.sort == (sortState{}) {
-		return rowOf(b.rows.ns, n)
+		return b.rows.ns.rowOf(n)
 	}
-	if i := slices.Index(b.rows.ns, n); i >= 0 {
+	if i := b.rows.ns.index(n); i >= 0 {
 		return i, true
 	}
 	return 0, false
@@ -446,10 +446,10 @@ func (b *Browser) selected() int32 {
 	row, _ := b.list.GetSelection()
 	b.rows.mu.Lock()
 	defer b.rows.mu.Unlock()
-	if row < 0 || row >= len(b.rows.ns) {
+	if row < 0 || row >= b.rows.ns.len() {
 		return 0
 	}
-	return b.rows.ns[row]
+	return b.rows.ns.at(row)
 }
 
 func (b *Browser) applyFilter(expr string) {
@@ -467,7 +467,7 @@ func (b *Browser) applyFilter(expr string) {
 		start := time.Now()
 		ns, err := b.idx.Filter(ctx, flt)
 		return func() {
-			b.setList(ns, "filter "+expr, b.selected())
+			b.setList(listOf(ns), "filter "+expr, b.selected())
 			b.message = fmt.Sprintf("(%v)", time.Since(start).Round(time.Millisecond))
 			if err != nil {
 				b.message = "[red]" + tview.Escape(err.Error()) + "[-]"
@@ -510,8 +510,8 @@ func (b *Browser) refilter() {
 			}
 			row, _ := b.list.GetSelection()
 			atEnd := row >= b.rows.GetRowCount()-1
-			b.rows.setFrames(ns)
-			b.unsorted, b.filtered = ns, covered
+			b.rows.setFrames(listOf(ns))
+			b.unsorted, b.filtered = listOf(ns), covered
 			if atEnd && len(ns) > 0 {
 				b.list.Select(len(ns)-1, 0)
 			}
@@ -567,7 +567,7 @@ func (b *Browser) gotoFrame(text string) {
 	row, in := b.rowOf(int32(n))
 	if !in {
 		mode := b.mode
-		b.setList(b.idx.All(), "all", int32(n))
+		b.setList(b.idx.allList(), "all", int32(n))
 		b.message = fmt.Sprintf("[yellow]frame %d is not in the list (%s): showing all frames[-]", n, tview.Escape(mode))
 		return
 	}
@@ -652,7 +652,7 @@ func (b *Browser) keyTable() []tui.Binding {
 				return
 			}
 			covered, _, _ := b.idx.Progress()
-			b.setList(b.idx.Follow(conn), "follow connection "+strconv.Itoa(conn), b.selected())
+			b.setList(listOf(b.idx.Follow(conn)), "follow connection "+strconv.Itoa(conn), b.selected())
 			b.message = "S: its bytes"
 			b.keepLive(func(context.Context) ([]int32, error) { return b.idx.Follow(conn), nil }, covered)
 		})},
@@ -734,14 +734,40 @@ func (b *Browser) nextMark() {
 	}
 	ns := b.rows.frames()
 	cur, _ := b.list.GetSelection()
-	for k := 1; k <= len(ns); k++ {
-		i := (cur + k) % len(ns)
-		if b.marks[ns[i]] {
-			if i <= cur {
-				b.message = "[yellow]from the top[-]"
+	next := func(i int) {
+		if i <= cur {
+			b.message = "[yellow]from the top[-]"
+		}
+		b.jumped()
+		b.selectRow(i)
+	}
+	if ns.x != nil {
+		// The index's list, in frame order and read from the index: the
+		// marks, fewer than its frames, are looked up in it instead.
+		after, first := -1, -1
+		for n := range b.marks {
+			if i, in := ns.rowOf(n); in {
+				if i > cur && (after < 0 || i < after) {
+					after = i
+				}
+				if first < 0 || i < first {
+					first = i
+				}
 			}
-			b.jumped()
-			b.selectRow(i)
+		}
+		switch {
+		case after >= 0:
+			next(after)
+		case first >= 0:
+			next(first)
+		default:
+			b.message = "[yellow]no marked frame in this list[-]"
+		}
+		return
+	}
+	for k := 1; k <= ns.len(); k++ {
+		if i := (cur + k) % ns.len(); b.marks[ns.at(i)] {
+			next(i)
 			return
 		}
 	}
@@ -765,7 +791,7 @@ func (b *Browser) linkGroupOf(n int32) {
 			hit = hit || (conn != 0 && c == conn)
 		}
 		if hit {
-			b.setList(b.idx.LinkGroup(g.Links, g.Conns), "link group "+strconv.Itoa(g.ID), n)
+			b.setList(listOf(b.idx.LinkGroup(g.Links, g.Conns)), "link group "+strconv.Itoa(g.ID), n)
 			return
 		}
 	}

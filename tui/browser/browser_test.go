@@ -1285,7 +1285,7 @@ func (h *harness) listRows(n int) ([]int32, []row) {
 	h.App.QueueUpdate(func() {
 		h.b.rows.ensure(0, n)
 		h.b.rows.mu.Lock()
-		o := out{ns: slices.Clone(h.b.rows.ns)}
+		o := out{ns: slices.Clone(h.b.rows.ns.slice())}
 		for _, k := range o.ns[:min(n, len(o.ns))] {
 			o.rows = append(o.rows, h.b.rows.lines[k])
 		}

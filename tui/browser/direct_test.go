@@ -41,12 +41,12 @@ func TestIndexDirectSame(t *testing.T) {
 			t.Fatalf("%s: %d entries, %d decoding every frame", name, direct.ents.len(), general.ents.len())
 		}
 		for i := range direct.ents.len() {
-			if d, g := *direct.ents.at(i), *general.ents.at(i); d != g {
+			if d, g := direct.ents.at(i), general.ents.at(i); d != g {
 				t.Fatalf("%s: frame %d: entry %+v, %+v decoding every frame", name, i+1, d, g)
 			}
 		}
 		for what, pair := range map[string][2]any{
-			"relevant": {direct.relevant, general.relevant},
+			"relevant": {direct.Relevant(), general.Relevant()},
 			"byFact":   {direct.byFact, general.byFact},
 			"ctx":      {direct.ctx, general.ctx},
 			"snapshot": {direct.snap.Conns, general.snap.Conns},

@@ -55,7 +55,10 @@ func (b *Browser) exportFrames(marked bool) []int32 {
 			ns = append(ns, n)
 		}
 	} else {
-		ns = slices.Clone(b.rows.frames())
+		l := b.rows.frames()
+		if ns = l.slice(); l.x == nil {
+			ns = slices.Clone(ns) // sorted below: not the list's own
+		}
 	}
 	slices.Sort(ns)
 	return ns

@@ -1,9 +1,9 @@
 // Package browser is smcdump -I: an SMC-aware capture browser. A
 // background pass builds an index (per frame its record offset, its
-// connection and link from the tracker, and flags); the packet list is
-// virtual, so only the rows on screen are decoded, from their offsets,
-// with their connection's handshake frames replayed first so CLC
-// reassembly sees the SYNs it needs.
+// connection and link from the tracker, its findings' severity); the
+// packet list is virtual, so only the rows on screen are decoded, from
+// their offsets, with their connection's handshake frames replayed first
+// so CLC reassembly sees the SYNs it needs.
 package browser
 
 import (
@@ -30,17 +30,14 @@ import (
 	"github.com/smcscope/smcscope/track"
 )
 
-// entry is one frame of the index: 16 bytes, whatever the frame's size.
+// entry is one frame of the index, as entries gives it back (it keeps it
+// in less: see entryChunk).
 type entry struct {
-	off   int64 // record offset in the file or its decompressed copy; -1 when the frame is kept in raw
-	conn  int32 // tracker connection ID, 0 none
-	link  int16 // tracker link ID, 0 none
-	flags uint8
-	sev   expert.Severity // of the frame's worst expert finding, 0 none
+	off  int64           // record offset in the file or its decompressed copy; -1 when the frame is kept in raw
+	conn int32           // tracker connection ID, 0 none
+	link int16           // tracker link ID, 0 none
+	sev  expert.Severity // of the frame's worst expert finding, 0 none
 }
-
-// flagRelevant marks an SMC-relevant frame (smcdump's default selection).
-const flagRelevant uint8 = 1
 
 // maxContext bounds the frames kept per connection for replaying its
 // handshake: SYN, SYN-ACK and the CLC segments come first.
@@ -82,16 +79,14 @@ type Index struct {
 
 	mu   sync.RWMutex
 	ents entries
-	// relevant lists the SMC-relevant frames in order; it only grows, so
-	// Relevant hands out a capped view instead of a copy (the list refreshes
-	// while a large capture is indexed, and a copy each time was most of
-	// the heap's churn).
-	relevant []int32
-	layouts  []layoutSpan
-	raw      [][]byte // frames no record can be read back for (live, beyond a full spool)
-	cis      []gopacket.CaptureInfo
-	rawFrom  int32             // the first frame kept in raw, 0 none
-	ctx      map[int32][]int32 // connection -> its first TCP frames
+	// rel says which frames are SMC-relevant: the browser's lists of
+	// them, and of all frames, are read from the index (frameList).
+	rel     relevance
+	layouts []layoutSpan
+	raw     [][]byte // frames no record can be read back for (live, beyond a full spool)
+	cis     []gopacket.CaptureInfo
+	rawFrom int32             // the first frame kept in raw, 0 none
+	ctx     map[int32][]int32 // connection -> its first TCP frames
 	// byFact maps a frame the first pass decoded as SMC by fact (its
 	// queue pair known, the classifier not taking it) to the frame that
 	// taught its queue pair; see qpTeachers.
@@ -433,9 +428,6 @@ func (x *Index) build(ctx context.Context, r *capture.Reader) {
 		if v, ok := rec.First(fLinkID); ok {
 			e.link = int16(v.U)
 		}
-		if f.SMCRelevant() {
-			e.flags |= flagRelevant
-		}
 		e.sev, _ = track.FrameFindings(&rec)
 		x.mu.Lock()
 		if x.ents.len() == 0 {
@@ -458,9 +450,7 @@ func (x *Index) build(ctx context.Context, r *capture.Reader) {
 		if x.grows() {
 			x.lastAt = time.Now()
 		}
-		if e.flags&flagRelevant != 0 {
-			x.relevant = append(x.relevant, n)
-		}
+		x.rel.add(int(n)-1, f.SMCRelevant())
 		if t := qps.learn(f, n); t != 0 {
 			if x.byFact == nil {
 				x.byFact = map[int32]int32{}
@@ -498,7 +488,7 @@ func (x *Index) markFindings(s *track.Snapshot) {
 	for _, f := range s.Findings() {
 		for _, n := range [2]int{f.First, f.Last} {
 			if n >= 1 && n <= x.ents.len() {
-				x.ents.at(n - 1).sev = max(x.ents.at(n-1).sev, f.Severity())
+				x.ents.setSeverity(n-1, max(x.ents.severity(n-1), f.Severity()))
 			}
 		}
 	}
@@ -511,7 +501,7 @@ func (x *Index) Severity(n int) expert.Severity {
 	if n < 1 || n > x.ents.len() {
 		return expert.SeverityNone
 	}
-	return x.ents.at(n - 1).sev
+	return x.ents.severity(n - 1)
 }
 
 // notify wakes whoever waits for new frames (the live list). Callers hold mu.
@@ -601,29 +591,16 @@ func (x *Index) Conn(n int) (conn, link int) {
 	if n < 1 || n > x.ents.len() {
 		return 0, 0
 	}
-	e := *x.ents.at(int(n) - 1)
+	e := x.ents.at(n - 1)
 	return int(e.conn), int(e.link)
 }
 
-// Relevant lists the SMC-relevant frames (smcdump's default selection).
-func (x *Index) Relevant() []int32 {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	// Capped: an append by a caller copies instead of writing into the
-	// index's list. Callers never write into it.
-	return x.relevant[:len(x.relevant):len(x.relevant)]
-}
+// Relevant lists the SMC-relevant frames (smcdump's default selection)
+// indexed so far, in a new slice (the browser reads them from the index).
+func (x *Index) Relevant() []int32 { return x.relevantList().slice() }
 
-// All lists every frame indexed so far.
-func (x *Index) All() []int32 {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	out := make([]int32, x.ents.len())
-	for i := range out {
-		out[i] = int32(i + 1)
-	}
-	return out
-}
+// All lists every frame indexed so far, in a new slice.
+func (x *Index) All() []int32 { return x.allList().slice() }
 
 // Follow lists the frames of connection conn: its TCP handshake and CLC,
 // its CDCs and RDMA WRITEs, and the LLC messages of its links (the frames
@@ -632,18 +609,17 @@ func (x *Index) All() []int32 {
 func (x *Index) Follow(conn int) []int32 {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
+	// Every pair in the blocks' dictionaries is some frame's.
 	links := map[int16]bool{}
-	x.ents.each(func(_ int, e *entry) {
-		if int(e.conn) == conn && e.link != 0 {
-			links[e.link] = true
+	for _, p := range x.ents.pairs {
+		if int(p.conn) == conn && p.link != 0 {
+			links[p.link] = true
 		}
-	})
+	}
 	var out []int32
-	x.ents.each(func(i int, e *entry) {
-		if int(e.conn) == conn || (e.conn == 0 && e.link != 0 && links[e.link]) {
-			out = append(out, int32(i+1))
-		}
-	})
+	x.ents.matching(func(p connLink) bool {
+		return int(p.conn) == conn || (p.conn == 0 && p.link != 0 && links[p.link])
+	}, func(i int) { out = append(out, int32(i+1)) })
 	return out
 }
 
@@ -660,11 +636,9 @@ func (x *Index) LinkGroup(links, conns []int) []int32 {
 		cs[int32(c)] = true
 	}
 	var out []int32
-	x.ents.each(func(i int, e *entry) {
-		if (e.link != 0 && ls[e.link]) || (e.conn != 0 && cs[e.conn]) {
-			out = append(out, int32(i+1))
-		}
-	})
+	x.ents.matching(func(p connLink) bool {
+		return (p.link != 0 && ls[p.link]) || (p.conn != 0 && cs[p.conn])
+	}, func(i int) { out = append(out, int32(i+1)) })
 	return out
 }
 
@@ -877,7 +851,7 @@ func (rr *recordReader) Close() error {
 func (rr *recordReader) read(n int32) (gopacket.CaptureInfo, []byte, error) {
 	x := rr.x
 	x.mu.RLock()
-	e := *x.ents.at(int(n) - 1)
+	e := x.ents.at(int(n) - 1)
 	if e.off < 0 {
 		ci, data := x.cis[n-x.rawFrom], x.raw[n-x.rawFrom]
 		x.mu.RUnlock()
@@ -909,7 +883,7 @@ func (x *Index) Decode(ns []int32, fn func(n int32, f *capture.Frame)) error {
 	x.mu.RLock()
 	with := func(n, before int32) {
 		set[n] = true
-		if c := x.ents.at(int(n) - 1).conn; c != 0 {
+		if c := x.ents.conn(int(n) - 1); c != 0 {
 			for _, k := range x.ctx[c] {
 				if k < before {
 					set[k] = true

@@ -24,10 +24,10 @@ type place struct {
 func (b *Browser) here() place {
 	p := place{mode: b.mode, frame: b.selected(), sort: b.sort}
 	if b.mode != "relevant" && b.mode != "all" {
-		p.ns = b.unsorted
+		p.ns = b.unsorted.ns // a list of its own: only the base lists are the index's
 	}
 	if b.sort != (sortState{}) {
-		p.sorted = b.rows.frames()
+		p.sorted = b.rows.frames().ns // a sorted list is one of its own
 	}
 	return p
 }
@@ -73,20 +73,21 @@ func (b *Browser) goBack(dir int) {
 	*to = pushPlace(*to, b.here())
 	b.restoring = true
 	defer func() { b.restoring = false }()
-	if p.mode == b.mode && p.sort == b.sort && (p.ns == nil || sameList(p.ns, b.unsorted)) {
+	if p.mode == b.mode && p.sort == b.sort && (p.ns == nil || sameList(p.ns, b.unsorted.ns)) {
 		row, _ := b.rowOf(p.frame)
 		b.selectRow(row)
 		return
 	}
+	l := listOf(p.ns)
 	switch p.mode {
 	case "relevant":
-		p.ns = b.idx.Relevant()
+		l = b.idx.relevantList()
 	case "all":
-		p.ns = b.idx.All()
+		l = b.idx.allList()
 	}
-	b.setList(p.ns, p.mode, p.frame)
-	if p.sort != (sortState{}) && len(p.sorted) == len(p.ns) {
-		b.showSorted(p.sort, p.sorted)
+	b.setList(l, p.mode, p.frame)
+	if p.sort != (sortState{}) && len(p.sorted) == l.len() {
+		b.showSorted(p.sort, listOf(p.sorted))
 	}
 }
 

@@ -165,19 +165,19 @@ type rowContent struct {
 	tview.TableContentReadOnly
 	b     *Browser
 	mu    sync.Mutex
-	ns    []int32
+	ns    frameList
 	lines map[int32]row
 }
 
-// frames is the list's frames, in its order; the slice is not changed
+// frames is the list's frames, in its order; the list is not changed
 // afterwards (setFrames replaces it).
-func (c *rowContent) frames() []int32 {
+func (c *rowContent) frames() frameList {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.ns
 }
 
-func (c *rowContent) setFrames(ns []int32) {
+func (c *rowContent) setFrames(ns frameList) {
 	c.mu.Lock()
 	c.ns = ns
 	c.mu.Unlock()
@@ -186,7 +186,7 @@ func (c *rowContent) setFrames(ns []int32) {
 func (c *rowContent) GetRowCount() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return len(c.ns)
+	return c.ns.len()
 }
 
 func (c *rowContent) GetColumnCount() int { return 1 }
@@ -194,9 +194,10 @@ func (c *rowContent) GetColumnCount() int { return 1 }
 // ensure decodes the rows lo..hi-1 of the list that are not decoded yet.
 func (c *rowContent) ensure(lo, hi int) {
 	c.mu.Lock()
-	lo, hi = max(0, lo), min(len(c.ns), hi)
+	lo, hi = max(0, lo), min(c.ns.len(), hi)
 	var want []int32
-	for _, n := range c.ns[lo:max(lo, hi)] {
+	for i := lo; i < hi; i++ {
+		n := c.ns.at(i)
 		if _, ok := c.lines[n]; !ok {
 			want = append(want, n)
 		}
@@ -221,14 +222,18 @@ func (c *rowContent) ensure(lo, hi int) {
 // the delta time.
 func (c *rowContent) at(i int) (n int32, r, prev row, ok bool) {
 	c.mu.Lock()
-	if i < 0 || i >= len(c.ns) {
+	if i < 0 || i >= c.ns.len() {
 		c.mu.Unlock()
 		return 0, r, prev, false
 	}
-	n = c.ns[i]
+	n = c.ns.at(i)
 	_, have := c.lines[n]
+	var above int32
+	if i > 0 {
+		above = c.ns.at(i - 1)
+	}
 	if i > 0 && have {
-		_, have = c.lines[c.ns[i-1]]
+		_, have = c.lines[above]
 	}
 	c.mu.Unlock()
 	if !have {
@@ -238,7 +243,7 @@ func (c *rowContent) at(i int) (n int32, r, prev row, ok bool) {
 	defer c.mu.Unlock()
 	r = c.lines[n]
 	if i > 0 {
-		prev = c.lines[c.ns[i-1]]
+		prev = c.lines[above]
 	}
 	return n, r, prev, true
 }

@@ -204,7 +204,7 @@ func (b *Browser) showPane(kind string) {
 				if n := p.rows[i].jump; n > 0 {
 					b.gotoFrame(strconv.Itoa(int(n)))
 				} else {
-					b.setList(p.rows[i].frames(), p.rows[i].mode, 0)
+					b.setList(listOf(p.rows[i].frames()), p.rows[i].mode, 0)
 				}
 				b.App.SetFocus(b.list)
 			}

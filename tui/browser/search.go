@@ -100,11 +100,12 @@ func (b *Browser) find(dir int) {
 		b.message = "[yellow]no search yet (ctrl-f)[-]"
 		return
 	}
-	ns, from, nd, ok := b.searchFrom()
+	l, from, nd, ok := b.searchFrom()
 	if !ok {
 		return
 	}
 	b.background(func(ctx context.Context) func() {
+		ns := l.slice()
 		row, off, err := b.idx.search(ctx, ns, from, dir, nd)
 		return func() {
 			switch {
@@ -183,14 +184,15 @@ func textMatch(f *capture.Frame, re *regexp.Regexp) string {
 	return ""
 }
 
-// searchFrom is where a search starts: the list's frames, the selected
-// row and the needle, the status line saying it runs; ok is false for an
-// empty list, which the status line says.
-func (b *Browser) searchFrom() (ns []int32, from int, nd needle, ok bool) {
+// searchFrom is where a search starts: the list's frames (made a slice
+// by the search, off the UI's goroutine), the selected row and the
+// needle, the status line saying it runs; ok is false for an empty list,
+// which the status line says.
+func (b *Browser) searchFrom() (ns frameList, from int, nd needle, ok bool) {
 	ns = b.rows.frames()
-	if len(ns) == 0 {
+	if ns.len() == 0 {
 		b.message = "[yellow]the list is empty: nothing to search[-]"
-		return nil, 0, nd, false
+		return ns, 0, nd, false
 	}
 	from, _ = b.list.GetSelection()
 	nd = b.needle
@@ -210,11 +212,12 @@ func wrapped(dir, row, from int) string {
 // findText runs a regular expression search from the selected row, in
 // the background, and selects the hit.
 func (b *Browser) findText(dir int) {
-	ns, from, nd, ok := b.searchFrom()
+	l, from, nd, ok := b.searchFrom()
 	if !ok {
 		return
 	}
 	b.background(func(ctx context.Context) func() {
+		ns := l.slice()
 		row, where, err := b.idx.searchText(ctx, ns, from, dir, nd.re)
 		return func() {
 			switch {

@@ -213,20 +213,21 @@ func (b *Browser) sortBy(s sortState) {
 	if s == b.sort {
 		return
 	}
-	ns := b.unsorted
+	unsorted := b.unsorted
 	if s == (sortState{}) {
-		b.showSorted(s, ns)
+		b.showSorted(s, unsorted)
 		return
 	}
 	col := b.cols[s.col]
-	if !col.indexed() && len(ns) > maxSortDecode {
+	if !col.indexed() && unsorted.len() > maxSortDecode {
 		b.message = fmt.Sprintf("[yellow]sorting by %s decodes every row: %d rows, more than %d; filter the list first[-]",
-			col.Heading(), len(ns), maxSortDecode)
+			col.Heading(), unsorted.len(), maxSortDecode)
 		b.refused, b.refusedSet = s.col, true
 		return
 	}
 	b.message = fmt.Sprintf("[yellow]sorting by %s…[-]", col.Heading())
 	b.background(func(ctx context.Context) func() {
+		ns := unsorted.slice()
 		keys, err := b.idx.sortKeys(ctx, ns, col)
 		if err != nil {
 			return func() { b.message = "[red]" + tview.Escape(err.Error()) + "[-]" }
@@ -246,7 +247,7 @@ func (b *Browser) sortBy(s sortState) {
 		for i, k := range order {
 			sorted[i] = ns[k]
 		}
-		return func() { b.sortRunning = false; b.showSorted(s, sorted) }
+		return func() { b.sortRunning = false; b.showSorted(s, listOf(sorted)) }
 	})
 	b.sorting, b.sortRunning = s, true
 }
@@ -261,7 +262,7 @@ func (b *Browser) sortTarget() sortState {
 }
 
 // showSorted puts the sorted list in place, the selected frame kept.
-func (b *Browser) showSorted(s sortState, ns []int32) {
+func (b *Browser) showSorted(s sortState, ns frameList) {
 	keep := b.selected()
 	b.sort = s
 	b.rows.setFrames(ns)

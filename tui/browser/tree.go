@@ -30,7 +30,7 @@ type treeRef struct {
 // showFrame fills the field tree and hex pane for the row.
 func (b *Browser) showFrame(row int) {
 	b.rows.mu.Lock()
-	if row < 0 || row >= len(b.rows.ns) {
+	if row < 0 || row >= b.rows.ns.len() {
 		b.rows.mu.Unlock()
 		none := tview.NewTreeNode("no frame")
 		b.tree.SetRoot(none).SetCurrentNode(none)
@@ -38,7 +38,7 @@ func (b *Browser) showFrame(row int) {
 		b.shown = 0
 		return
 	}
-	n := b.rows.ns[row]
+	n := b.rows.ns.at(row)
 	b.rows.mu.Unlock()
 	b.shown = n
 	var (
