@@ -967,6 +967,14 @@ func TestLabRunVerified(t *testing.T) {
 			t.Fatalf("no verify.log in %s (%v)", dir, err)
 		}
 		for _, p := range logs {
+			sc := filepath.Base(filepath.Dir(p))
+			if strings.HasSuffix(sc, ".timedout") || strings.HasSuffix(sc, ".crashed") {
+				continue // a failed run lab/run kept beside the one it made again
+			}
+			if why := kernelTimedOut(dir, sc); why != "" {
+				t.Log(why)
+				continue
+			}
 			text := readFile(t, p)
 			ok := strings.Count(text, ": ok\n")
 			for _, l := range strings.Split(text, "\n") {
@@ -981,11 +989,48 @@ func TestLabRunVerified(t *testing.T) {
 	})
 }
 
+// kernelTimeout is a CLC decline of a kernel's own timeouts, by name or code, as lab/run's
+// kernel_timed_out finds it in the guests' logs.
+var kernelTimeout = regexp.MustCompile(`TIMEOUT_(CL|AL)|0x0201[0-9a-f]{4}|0x0202[0-9a-f]{4}`)
+
+// kernelTimedOut says why scenario sc of the run in dir cannot be checked ("" when it
+// can): lab/run ran it again after a guest's kernel declined with one of its own timeouts
+// (it kept the first run as sc.timedout), and the second run failed the same way. That is
+// 7.3's first CONFIRM LINK dropped by the client's kernel (lab/README.md), not a finding
+// of the project's tools, which the other scenarios still check.
+func kernelTimedOut(dir, sc string) string {
+	if _, err := os.Stat(filepath.Join(dir, sc+".timedout")); err != nil {
+		return ""
+	}
+	v, err := os.ReadFile(filepath.Join(dir, sc, "verify.log"))
+	if err != nil || !strings.Contains(string(v), ": FAILED") {
+		return ""
+	}
+	logs, _ := filepath.Glob(filepath.Join(dir, sc, "*", "*.log"))
+	for _, p := range logs {
+		if b, err := os.ReadFile(p); err == nil && kernelTimeout.Match(b) {
+			return fmt.Sprintf("%s not checked: in both runs lab/run made of it a guest's kernel declined with its own timeout (%s; the first run is in %s.timedout), "+
+				"7.3's dropped first CONFIRM LINK that lab/README.md describes", sc, kernelTimeout.Find(b), sc)
+		}
+	}
+	return ""
+}
+
+// skipKernelTimedOut skips t when scenario sc of the run in dir cannot be checked
+// (kernelTimedOut).
+func skipKernelTimedOut(t *testing.T, dir, sc string) {
+	t.Helper()
+	if why := kernelTimedOut(dir, sc); why != "" {
+		t.Skip(why)
+	}
+}
+
 // TestMultilinkFailover: two links on rxe0/rxe1 in one link group; eth1 goes down under
 // idle connections, the group keeps one link, the paced connections finish on it, and a
 // new connection uses SMC-R afterwards (as smclab read the kernel at each point).
 func TestMultilinkFailover(t *testing.T) {
 	eachKernel(t, func(t *testing.T, dir string) {
+		skipKernelTimedOut(t, dir, "multilink")
 		log := readFile(t, filepath.Join(dir, "multilink", "client", "client.log"))
 		count := func(prefix string) (n int) {
 			for _, l := range strings.Split(log, "\n") {

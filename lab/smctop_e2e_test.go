@@ -137,6 +137,7 @@ func TestSmctopFallbacks(t *testing.T) {
 // the failover, so the stream holds both whatever a refresh costs.
 func TestSmctopMultilinkFailover(t *testing.T) {
 	eachKernel(t, func(t *testing.T, dir string) {
+		skipKernelTimedOut(t, dir, "multilink")
 		text := readFile(t, filepath.Join(dir, "multilink", "client", "smctop-stream.jsonl"))
 		var snaps []monitor.Snapshot
 		sc := bufio.NewScanner(strings.NewReader(text))
