@@ -63,7 +63,8 @@ type entries struct {
 	// previous frame's does not fit a delta.
 	far  map[int32]int64
 	sevs []blockSevs
-	// raw is 1 + the first frame kept in memory, 0 none.
+	// raw is 1 + the first frame kept in memory (its frame number), 0
+	// none: Index.rawFrom.
 	raw int
 	// cur is the last frame's offset, the one before it for a frame kept
 	// in memory (which has none).

@@ -85,7 +85,6 @@ type Index struct {
 	layouts []layoutSpan
 	raw     [][]byte // frames no record can be read back for (live, beyond a full spool)
 	cis     []gopacket.CaptureInfo
-	rawFrom int32             // the first frame kept in raw, 0 none
 	ctx     map[int32][]int32 // connection -> its first TCP frames
 	// byFact maps a frame the first pass decoded as SMC by fact (its
 	// queue pair known, the classifier not taking it) to the frame that
@@ -435,11 +434,9 @@ func (x *Index) build(ctx context.Context, r *capture.Reader) {
 		}
 		n := int32(x.ents.len()) + 1
 		switch {
-		case layout == nil || e.off < 0 || x.rawFrom != 0 || x.noSpool != "" || (x.spool != nil && !x.spool.holds(r.RecordEnd())):
-			// Nothing to read this frame back from: kept whole.
-			if x.rawFrom == 0 {
-				x.rawFrom = n
-			}
+		case layout == nil || e.off < 0 || x.rawFrom() != 0 || x.noSpool != "" || (x.spool != nil && !x.spool.holds(r.RecordEnd())):
+			// Nothing to read this frame back from: kept whole (and every
+			// frame after it: entries.add).
 			e.off = -1
 			x.raw = append(x.raw, bytes.Clone(f.Data))
 			x.cis = append(x.cis, f.CI)
@@ -566,8 +563,11 @@ func (x *Index) Kept() (dir string, spooled int64, why string, inMemory int, raw
 	case x.noSpool != "":
 		why = x.noSpool
 	}
-	return dir, spooled, why, len(x.raw), x.rawFrom
+	return dir, spooled, why, len(x.raw), x.rawFrom()
 }
+
+// rawFrom is the first frame kept in raw, 0 none. Callers hold mu.
+func (x *Index) rawFrom() int32 { return int32(x.ents.raw) }
 
 // Changed returns a channel closed when frames are appended.
 func (x *Index) Changed() <-chan struct{} {
@@ -721,7 +721,7 @@ func (x *Index) pass() (r *capture.Reader, upTo int, err error) { return x.passA
 // fault of the mapping into an error (filterBatches).
 func (x *Index) passAs(mapped bool) (r *capture.Reader, upTo int, err error) {
 	x.mu.RLock()
-	rawFrom, done, n := x.rawFrom, x.done, x.ents.len()
+	rawFrom, done, n := x.rawFrom(), x.done, x.ents.len()
 	x.mu.RUnlock()
 	upTo = x.limit
 	if x.grows() {
@@ -853,7 +853,8 @@ func (rr *recordReader) read(n int32) (gopacket.CaptureInfo, []byte, error) {
 	x.mu.RLock()
 	e := x.ents.at(int(n) - 1)
 	if e.off < 0 {
-		ci, data := x.cis[n-x.rawFrom], x.raw[n-x.rawFrom]
+		from := x.rawFrom()
+		ci, data := x.cis[n-from], x.raw[n-from]
 		x.mu.RUnlock()
 		return ci, data, nil
 	}
