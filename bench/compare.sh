@@ -359,12 +359,14 @@ gobench() {
 	say "go test $pkg -bench '$pat' $*"
 	go test "$pkg" -run '^$' -bench "$pat" "$@" >"$f" 2>&1 || say "go test $pkg -bench '$pat' failed: see $f"
 }
-# metric FILE BENCH UNIT: the best (lowest) value of UNIT over the lines of
-# benchmark BENCH (its name up to the -GOMAXPROCS suffix) in FILE.
+# metric FILE BENCH UNIT: the best value of UNIT over the lines of benchmark
+# BENCH (its name up to the -GOMAXPROCS suffix) in FILE: the highest of a
+# rate (a unit ending in /s), else the lowest.
 metric() {
 	awk -v b="$2" -v u="$3" '
+		BEGIN { up = u ~ /\/s$/ }
 		{ n = $1; sub(/-[0-9]+$/, "", n) }
-		n == b { for (i = 3; i <= NF; i++) if ($i == u && (best == "" || $(i - 1) + 0 < best)) best = $(i - 1) + 0 }
+		n == b { for (i = 3; i <= NF; i++) if ($i == u) { v = $(i - 1) + 0; if (best == "" || (up ? v > best : v < best)) best = v } }
 		END { if (best != "") print best }' "$1"
 }
 if [ "$live" = 1 ]; then
