@@ -1,6 +1,8 @@
 package output
 
 import (
+	"fmt"
+	"math"
 	"math/rand/v2"
 	"net/netip"
 	"strconv"
@@ -133,6 +135,16 @@ func TestAppendSecondsDigits(t *testing.T) {
 	} {
 		if got := string(AppendSeconds(nil, c.d, c.digits)); got != c.want {
 			t.Errorf("AppendSeconds(%d, %d) = %s, want %s", c.d, c.digits, got, c.want)
+		}
+	}
+	// Nine decimals and more take a path of their own: the same text as
+	// formatting the nanoseconds whole.
+	for _, d := range []time.Duration{0, 999_999_999, time.Second, 1<<50 + 7, math.MaxInt64} {
+		want := fmt.Sprintf("%d.%09d", d/time.Second, d%time.Second)
+		for _, digits := range []uint8{9, 12} {
+			if got := string(AppendSeconds(nil, d, digits)); got != want {
+				t.Errorf("AppendSeconds(%d, %d) = %s, want %s", d, digits, got, want)
+			}
 		}
 	}
 }

@@ -169,8 +169,17 @@ func since(t, base time.Time) time.Duration {
 // says (a frame's ColumnDigits: the capture's resolution, as tshark's
 // time columns follow it), rounded to the last one.
 func AppendSeconds(dst []byte, d time.Duration, digits uint8) []byte {
-	if digits == 6 {
+	switch {
+	case digits == 6:
 		return appendSeconds(dst, d)
+	case digits >= 9 && d >= 0:
+		// Nanosecond captures (pcapng's default in Linux tools): no
+		// rounding, and divisions by a constant, which compile to
+		// multiplies where the general path's by a variable power of ten
+		// cost a tenth of a line.
+		ns := uint64(d)
+		dst = numfmt.AppendUint(dst, ns/1e9)
+		return numfmt.AppendPadded(append(dst, '.'), ns%1e9, 9)
 	}
 	digits = min(digits, 9)
 	ns := int64(d)
