@@ -185,6 +185,10 @@ func fill(in *input, f *capture.Frame) {
 				prodFlags: uint8(w.ProdFlags), connFlags: uint8(w.ConnFlags)}
 		}
 		r.malformed = f.SMCMalformed
+		r.whyMalformed = nil
+		if r.malformed {
+			r.whyMalformed = f.Err
+		}
 		r.icrcBad = f.ICRC.Checked && !f.ICRC.OK
 		if r.icrcBad {
 			r.icrcGot, r.icrcWant = f.ICRC.Got, f.ICRC.Want

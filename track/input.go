@@ -193,8 +193,9 @@ type roceIn struct {
 	syndrome uint8
 	msn      uint32
 
-	malformed bool // a SEND on an SMC-R link that is no valid LLC or CDC
-	icrcBad   bool // the ICRC was checked and does not match (capture.ICRCStatus)
+	malformed    bool  // a SEND on an SMC-R link that is no valid LLC or CDC
+	whyMalformed error // with malformed: the decoder's error (offset and field)
+	icrcBad      bool  // the ICRC was checked and does not match (capture.ICRCStatus)
 	// icrcGot, icrcWant: the frame's ICRC and the one computed (icrcBad)
 	icrcGot, icrcWant uint32
 	hasCDC            bool

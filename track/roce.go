@@ -380,7 +380,13 @@ func (t *Tracker) content(l *Link, d Dir, in *input) {
 	case r.malformed:
 		rc.Sends++
 		t.stats.Malformed++
-		t.raise(&l.expert, expert.Malformed, in)
+		// The link's finding says what failed to decode, as a CLC's does.
+		t.raiseText(&l.expert, expert.Malformed, in, func() string {
+			if r.whyMalformed == nil {
+				return ""
+			}
+			return r.whyMalformed.Error()
+		})
 	case r.hasRWWI:
 		rc.WritePkts++
 		t.stats.RWWI++
