@@ -3,6 +3,7 @@ package capture
 import (
 	"encoding/binary"
 	"fmt"
+	"strconv"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
@@ -161,6 +162,15 @@ func (d *Decoder) decode(f *Frame, outer bool) {
 	d.truncated = false
 	d.decodeChain(f, first, outer)
 	f.Truncated = d.truncated
+	if f.Truncated && !f.Cut {
+		// gopacket's IPv4 and UDP layers take what a frame holds when a
+		// length field claims more, and only call the frame truncated:
+		// on a frame captured whole, the field is wrong.
+		if err := lengthClaim(f); err != nil {
+			f.LengthBad = true
+			f.Err = err // the outermost error: it explains the layers after
+		}
+	}
 	if f.TCP != nil && f.TCP.SYN {
 		f.SMCOption, f.SMCO = decode.SMCOptionKind(f.TCP.Options)
 	}
@@ -364,4 +374,30 @@ func (d *Decoder) decodeOuter(f *Frame, data []byte) (gopacket.LayerType, []byte
 	f.UDP = &d.udp.UDP
 	f.Decoded = append(f.Decoded, layers.LayerTypeUDP)
 	return d.udp.NextLayerType(), d.udp.Payload
+}
+
+// lengthClaim is the error of a whole frame's IP or UDP length field that
+// claims more bytes than the frame holds, the outermost first; nil when
+// none does.
+func lengthClaim(f *Frame) error {
+	claim := func(layer, field string, off, claimed, have int) error {
+		return &decode.Error{Layer: layer, Field: field, Offset: off, Err: decode.ErrBadLength,
+			Detail: strconv.Itoa(claimed) + " bytes claimed, " + strconv.Itoa(have) + " in the frame"}
+	}
+	switch {
+	case f.IPv4 != nil:
+		if have := len(f.IPv4.Contents) + len(f.IPv4.Payload); int(f.IPv4.Length) > have {
+			return claim("IPv4", "total_length", 2, int(f.IPv4.Length), have)
+		}
+	case f.IPv6 != nil:
+		if have := len(f.IPv6.Payload); int(f.IPv6.Length) > have {
+			return claim("IPv6", "payload_length", 4, int(f.IPv6.Length), have)
+		}
+	}
+	if u := f.UDP; u != nil && u.Length >= 8 {
+		if have := len(u.Contents) + len(u.Payload); int(u.Length) > have {
+			return claim("UDP", "length", 4, int(u.Length), have)
+		}
+	}
+	return nil
 }

@@ -68,6 +68,12 @@ type Frame struct {
 	Cut bool
 	// Truncated: a layer needed more bytes than the frame holds.
 	Truncated bool
+	// LengthBad: the frame is whole (not Cut) and its IPv4 total length,
+	// IPv6 payload length or UDP length claims more bytes than it holds
+	// (the error is in Err): a receiver drops such a packet (Linux's
+	// ip_rcv_core and __udp4_lib_rcv, an RNIC's parser), so nothing in it
+	// reached the peer.
+	LengthBad bool
 	// Err is the first decode error of the frame's headers, with context.
 	Err error
 	// RecordErr: the frame's record header contradicts itself (a
@@ -135,6 +141,7 @@ func (f *Frame) reset() {
 	f.clcRaw = f.clcRaw[:0]
 	f.Cut = f.CI.CaptureLength < f.CI.Length
 	f.Truncated = false
+	f.LengthBad = false
 	f.Err = nil
 	f.RecordErr = nil
 	f.recSet = false

@@ -132,6 +132,7 @@ const (
 	NAK
 	RNRNAK
 	BadICRC
+	BadLength
 	OptionEchoed
 	Malformed
 	NotCaptured
@@ -248,6 +249,9 @@ var defs = [numIDs]Def{
 	BadICRC: {Name: "roce.icrc.bad", Severity: Error, Group: "checksum", Object: ObjectLink,
 		Meaning: "the RoCE invariant CRC does not match: the receiving RNIC drops the packet",
 		Check:   "corruption on the path (cables, NIC offloads); a capture point that rewrites packets"},
+	BadLength: {Name: "roce.length.bad", Severity: Error, Group: "malformed", Object: ObjectLink,
+		Meaning: "a RoCE packet whose IP or UDP length claims more bytes than the frame holds: the receiver drops it, and its ICRC cannot be checked",
+		Check:   "the frame's frame.error (field and lengths); corruption on the path, or a damaged capture"},
 	OptionEchoed: {Name: "smc.option.echoed_no_clc", Severity: Warn, Group: "protocol", Object: ObjectConn,
 		Meaning: "both SYNs carried the SMC option but no CLC message followed: a middlebox echoed the option for a peer that does not speak SMC",
 		Check:   "middleboxes on the path; disable SMC for that destination (eBPF handshake policy)"},

@@ -185,11 +185,12 @@ func fill(in *input, f *capture.Frame) {
 				prodFlags: uint8(w.ProdFlags), connFlags: uint8(w.ConnFlags)}
 		}
 		r.malformed = f.SMCMalformed
-		r.whyMalformed = nil
-		if r.malformed {
-			r.whyMalformed = f.Err
+		r.whyBad = nil
+		if r.malformed || f.LengthBad {
+			r.whyBad = f.Err
 		}
 		r.icrcBad = f.ICRC.Checked && !f.ICRC.OK
+		r.lengthBad = f.LengthBad
 		if r.icrcBad {
 			r.icrcGot, r.icrcWant = f.ICRC.Got, f.ICRC.Want
 		}

@@ -124,8 +124,9 @@ func (t *Tracker) fastRoCE(f *capture.Frame) fastResult {
 	// BTH and IPv4 it has neither TCP, which fill would follow instead,
 	// nor a GRH, whose GIDs would key its queue pair.
 	b, ip := f.BTH, f.IPv4
-	// A bad ICRC is a finding (roce.icrc.bad): the general path raises it.
-	if b == nil || ip == nil || len(ip.SrcIP) != 4 || len(ip.DstIP) != 4 || f.ICRC.Checked && !f.ICRC.OK {
+	// A bad ICRC or length is a finding (roce.icrc.bad, roce.length.bad):
+	// the general path raises it.
+	if b == nil || ip == nil || len(ip.SrcIP) != 4 || len(ip.DstIP) != 4 || f.ICRC.Checked && !f.ICRC.OK || f.LengthBad {
 		return fastNo
 	}
 	// A frame on which feed may sweep (every 1024th), and every frame

@@ -193,9 +193,10 @@ type roceIn struct {
 	syndrome uint8
 	msn      uint32
 
-	malformed    bool  // a SEND on an SMC-R link that is no valid LLC or CDC
-	whyMalformed error // with malformed: the decoder's error (offset and field)
-	icrcBad      bool  // the ICRC was checked and does not match (capture.ICRCStatus)
+	malformed bool  // a SEND on an SMC-R link that is no valid LLC or CDC
+	icrcBad   bool  // the ICRC was checked and does not match (capture.ICRCStatus)
+	lengthBad bool  // an IP or UDP length claims more than the frame holds (capture.Frame.LengthBad)
+	whyBad    error // with malformed or lengthBad: the decoder's error (offset and field)
 	// icrcGot, icrcWant: the frame's ICRC and the one computed (icrcBad)
 	icrcGot, icrcWant uint32
 	hasCDC            bool

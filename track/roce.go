@@ -91,17 +91,27 @@ func (g *LinkGroup) linkByID(id uint8) *Link {
 	return nil
 }
 
+// raiseDropped raises what makes the receiver drop the packet in in: its
+// lengths, or its ICRC.
+func (t *Tracker) raiseDropped(ms *marks, in *input) {
+	if !in.roce.lengthBad {
+		t.raise(ms, expert.BadICRC, in)
+		return
+	}
+	t.raiseText(ms, expert.BadLength, in, func() string { return in.roce.whyBad.Error() })
+}
+
 // roce handles one RoCE packet: find the link direction by (IP src, IP
 // dst, DestQP), follow the RC PSN sequence, then the SMC content.
 func (t *Tracker) roce(in *input) {
 	r := &in.roce
 	t.stats.RoCE++
 	ref, ok := t.lookupQP(&r.key)
-	if !ok && r.icrcBad {
-		// Nothing is learned from a packet the receiving RNIC drops: not
+	if !ok && (r.icrcBad || r.lengthBad) {
+		// Nothing is learned from a packet the receiver drops: not
 		// even a link joined mid-stream.
 		t.cur.unattached = true
-		t.raise(&t.expert, expert.BadICRC, in)
+		t.raiseDropped(&t.expert, in)
 		return
 	}
 	if !ok {
@@ -114,13 +124,16 @@ func (t *Tracker) roce(in *input) {
 	t.cur.setLink(l)
 	t.cur.dir = d
 	l.LastFrame, l.lastNS = in.number, in.ns
-	if r.icrcBad {
+	if r.icrcBad || r.lengthBad {
 		// The receiving RNIC drops a packet whose ICRC does not match
-		// (IBA Vol. 1, 9.8.3.1): its PSN, ACK and content change nothing
-		// at the responder, so they change nothing here. A request is
-		// sent again; its copy is followed.
-		l.RC[d].ICRCBad++
-		t.raise(&l.expert, expert.BadICRC, in)
+		// (IBA Vol. 1, 9.8.3.1), and the receiver's IP or UDP layer one
+		// whose length claims more than it holds: its PSN, ACK and
+		// content change nothing at the responder, so they change
+		// nothing here. A request is sent again; its copy is followed.
+		if r.icrcBad {
+			l.RC[d].ICRCBad++
+		}
+		t.raiseDropped(&l.expert, in)
 		return
 	}
 	rc := &l.RC[d]
@@ -382,10 +395,10 @@ func (t *Tracker) content(l *Link, d Dir, in *input) {
 		t.stats.Malformed++
 		// The link's finding says what failed to decode, as a CLC's does.
 		t.raiseText(&l.expert, expert.Malformed, in, func() string {
-			if r.whyMalformed == nil {
+			if r.whyBad == nil {
 				return ""
 			}
-			return r.whyMalformed.Error()
+			return r.whyBad.Error()
 		})
 	case r.hasRWWI:
 		rc.WritePkts++

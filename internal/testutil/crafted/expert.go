@@ -128,6 +128,15 @@ var ExpertVectors = []Vector{
 		d[len(d)-1] ^= 0xff // the ICRC is the frame's last 4 bytes
 		return write(t, "bad-icrc", fs)
 	}},
+	{"bad-length", "roce.length.bad", func(t testing.TB) string {
+		// A CDC's UDP length 16 bytes more than the datagram: the frame
+		// is whole, its ICRC untouched.
+		fs := pingpong(t)
+		d := fs[ppCDC-1].Data
+		u := d[RoCEIPOff+20+4:]
+		binary.BigEndian.PutUint16(u, binary.BigEndian.Uint16(u)+16)
+		return write(t, "bad-length", fs)
+	}},
 	{"malformed", "smc.malformed", func(t testing.TB) string { return MalformedSMC(t) }},
 	{"nak", "roce.rc.nak", func(t testing.TB) string {
 		// An ACK turned into a NAK (AETH syndrome 0x60: PSN sequence error).
