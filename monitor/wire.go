@@ -617,7 +617,7 @@ func wireConn(c *track.Conn, cr *rows.Conn, g *LinkGroupRow, l *rows.Link) ConnR
 		r.PeerRMBE = c.ServerEP.RMBESize
 	}
 	switch {
-	case c.Closed() || c.Outcome == track.OutcomeFailed:
+	case rows.Ended(c, g != nil && g.Deleted):
 		r.State = StateClosed
 	case r.Mode == ModePending:
 		r.State = StateInit

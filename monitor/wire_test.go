@@ -5,12 +5,17 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/decode"
+	"github.com/smcscope/smcscope/internal/mutate"
 	"github.com/smcscope/smcscope/internal/testutil"
 )
 
@@ -233,5 +238,68 @@ func TestJSONLists(t *testing.T) {
 	}
 	if strings.Contains(string(b), "null") || strings.Contains(string(b), `"peer_diagnosis":{}`) {
 		t.Errorf("JSON has null or an empty reason: %s", b)
+	}
+}
+
+// TestWireUnfollowedEnds: multilink.pcap without what a damaged capture
+// loses (every CONFIRM_LINK response and every close CDC: frames the
+// capture missed or could not follow). Its links still carried the
+// connections' data, so both are listed as the kernels listed them; and
+// its connections ended with their link group (DELETE_LINK of every link
+// kills them), so none is ACTIVE, and no link counts one as open.
+func TestWireUnfollowedEnds(t *testing.T) {
+	frames, lt, err := mutate.ReadFile("../samples/multilink.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := capture.Open("../samples/multilink.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var kept []mutate.Frame
+	dropped := [2]int{}
+	for {
+		f, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case f.LLC != nil && f.LLC.Type.Base() == decode.LLCConfirmLink && f.LLC.Response:
+			dropped[0]++
+		case f.CDC != nil && f.CDC.ConnFlags&(decode.CDCPeerConnClosed|decode.CDCPeerConnAbort) != 0:
+			dropped[1]++
+		default:
+			kept = append(kept, frames[f.Number-1])
+		}
+	}
+	if dropped[0] == 0 || dropped[1] == 0 {
+		t.Fatalf("dropped %d CONFIRM_LINK responses and %d close CDCs: the sample has both", dropped[0], dropped[1])
+	}
+	path := filepath.Join(t.TempDir(), "damaged.pcap")
+	if err := mutate.WriteFile(path, lt, kept); err != nil {
+		t.Fatal(err)
+	}
+	s := replay(t, path)
+	if len(s.LinkGroups) != 1 || !s.LinkGroups[0].Deleted {
+		t.Fatalf("link groups %+v, want the one, deleted", s.LinkGroups)
+	}
+	var ids []uint8
+	for _, l := range s.LinkGroups[0].Links {
+		ids = append(ids, l.ID)
+		if l.Conns != 0 {
+			t.Errorf("link %d counts %d open connections after its group ended", l.ID, l.Conns)
+		}
+	}
+	if fmt.Sprint(ids) != "[1 2]" {
+		t.Errorf("links %v, want 1 and 2: both carried CDCs", ids)
+	}
+	for _, c := range s.Conns {
+		if c.State != StateClosed {
+			t.Errorf("connection %s %s, want CLOSED: its link group ended", c.Key, c.State)
+		}
 	}
 }

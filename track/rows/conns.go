@@ -94,8 +94,16 @@ func ModeOf(c *track.Conn) Mode {
 	return ModePending
 }
 
-// Ended reports whether c is over: closed, or failed.
-func Ended(c *track.Conn) bool { return c.Closed() || c.Outcome == track.OutcomeFailed }
+// Ended reports whether c is over: closed or failed; its TCP connection
+// finished both ways (Linux shuts the CLC socket down only as the SMC
+// socket closes: smc_close_active, smc_clcsock_release), which tells the
+// end of a connection whose close CDCs the capture lacks or could not
+// follow; or on a link group that ended (groupEnded: freeing a link group
+// kills its connections, smc_lgr_terminate's smc_conn_kill).
+func Ended(c *track.Conn, groupEnded bool) bool {
+	done := func(f *track.Flow) bool { return f.FIN || f.RST }
+	return c.Closed() || c.Outcome == track.OutcomeFailed || groupEnded || done(&c.Flow[0]) && done(&c.Flow[1])
+}
 
 // Durations are handshake steps in milliseconds from the SYN (negative
 // when the step was not seen).

@@ -44,8 +44,9 @@ type LinkFacts struct {
 	State track.LinkState
 	// Existed: the kernels list the link in its group (ACTIVATING while
 	// it is set up): it is being set up, its CONFIRM_LINK completed, or
-	// it was set up before the capture began. A rejected link, or an
-	// added one deleted before it confirmed, never was one.
+	// it was set up before the capture began, or it carried data. A
+	// rejected link, or an added one deleted before it confirmed and
+	// carried anything, never was one.
 	Existed bool
 	// Confirmed: CONFIRM_LINK completed in the capture.
 	Confirmed bool
@@ -200,8 +201,14 @@ func LinkRows(s *track.Snapshot) []Link {
 // openConns counts the connections still open on each link.
 func openConns(s *track.Snapshot) map[int]int {
 	open := map[int]int{}
+	ended := map[int]bool{}
+	for i := range s.LinkGroups {
+		if g := &s.LinkGroups[i]; g.Deleted {
+			ended[g.ID] = true
+		}
+	}
 	for i := range s.Conns {
-		if c := &s.Conns[i]; !Ended(c) {
+		if c := &s.Conns[i]; !Ended(c, ended[c.LGR]) {
 			open[c.Link]++
 		}
 	}
@@ -247,7 +254,11 @@ func linkFacts(l *track.Link) LinkFacts {
 			f.Deleted, f.WithGroup = h.Time, h.All
 		}
 	}
-	f.Existed = l.State != track.LinkRejected && !(l.State == track.LinkDeleted && setup && !f.Confirmed)
+	// A link that carried connections' data (CDCs, RDMA writes) was up
+	// for both kernels, whether or not the capture shows (or could
+	// follow) its CONFIRM_LINK response: neither sends on a link before.
+	carried := f.CDCs > 0 || l.RC[0].WritePkts+l.RC[1].WritePkts > 0
+	f.Existed = l.State != track.LinkRejected && !(l.State == track.LinkDeleted && setup && !f.Confirmed && !carried)
 	if l.State != track.LinkDeleted {
 		f.Deleted, f.WithGroup = time.Time{}, false
 	}
