@@ -114,3 +114,23 @@ func TestWireSnapshotIsReplay(t *testing.T) {
 		}
 	}
 }
+
+// TestWireRolesUnknown: frames 1500-3000 of multilink.pcap hold neither a
+// CLC message nor an LLC one, only the RoCE traffic of a group set up
+// before: which host is the client is not on the wire, so the group and
+// its connections have no role (shown "-"), not the client's.
+func TestWireRolesUnknown(t *testing.T) {
+	frames, lt := testutil.ReadFrames(t, "../samples/multilink.pcap")
+	s := replay(t, testutil.WriteFrames(t, "window.pcap", lt, frames[1499:3000]))
+	if len(s.LinkGroups) != 1 || len(s.Conns) == 0 {
+		t.Fatalf("%d link groups, %d connections", len(s.LinkGroups), len(s.Conns))
+	}
+	if g := s.LinkGroups[0]; g.Role != "" {
+		t.Errorf("group role %q, want none: the window shows no handshake", g.Role)
+	}
+	for _, c := range s.Conns {
+		if c.Link().Role != "" {
+			t.Errorf("connection %s role %q, want none", c.Key, c.Link().Role)
+		}
+	}
+}

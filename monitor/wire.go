@@ -608,6 +608,9 @@ func wireConn(c *track.Conn, cr *rows.Conn, g *LinkGroupRow, l *rows.Link) ConnR
 		Mode: wireModes[cr.Mode], ConnLink: &ConnLink{Role: RoleClient, LinkID: cr.Link},
 		ConnDetail: &ConnDetail{Detail: cr.Detail, Start: c.Start},
 	}
+	if c.RolesUnknown {
+		r.ConnLink.Role = "" // which end is the client is not on the wire
+	}
 	// The client's token and both RMBE sizes are on the wire only in the
 	// CLC Accept and Confirm: without them they are absent, not 0.
 	if c.ClientEP.Valid {
@@ -656,6 +659,11 @@ func wireGroup(g *track.LinkGroup, gr *rows.LGR) LinkGroupRow {
 	if g.Server.OS != 0 {
 		r.PeerOS = decode.OSTypeName(g.Server.OS)
 	}
+	if rolesUnknown(g, gr) {
+		// Joined mid-stream with no CLC or LLC to tell: which host is the
+		// client is not on the wire.
+		r.Role = ""
+	}
 	if r.Deleted {
 		r.DeleteReason = deleteReason(g.DeleteCode)
 	}
@@ -679,6 +687,21 @@ func wireGroup(g *track.LinkGroup, gr *rows.LGR) LinkGroupRow {
 			LGR: r.Key, Link: e.Link, Conn: failoverConn(e), Text: e.What})
 	}
 	return r
+}
+
+// rolesUnknown reports whether the capture tells nothing of which end of
+// group g is the client: the group and all its links were inferred from
+// RoCE traffic alone (their ends are A and B).
+func rolesUnknown(g *track.LinkGroup, gr *rows.LGR) bool {
+	if !g.Inferred {
+		return false
+	}
+	for i := range gr.LinkRows {
+		if !gr.LinkRows[i].Inferred {
+			return false
+		}
+	}
+	return true
 }
 
 func failoverConn(e *rows.GroupEvent) string {
