@@ -678,9 +678,17 @@ func (t *Tracker) write(l *Link, d Dir, in *input) {
 // pendWrite remembers an unattributed WRITE frame until the next CDC on
 // the same link direction; rkey 0 with writes 0 adds a continuation frame.
 func (t *Tracker) pendWrite(rc *RC, rkey uint32, bytes uint64, writes int) {
+	// A frame followed from a run out of sequence was counted when it
+	// went by (ahead of the PSN expected, tied to its link only): claimed,
+	// it moves from that count, not from the unattached.
+	frames, linkOnly := 1, 0
+	if t.replaying {
+		frames, linkOnly = 0, 1
+	}
 	if writes == 0 {
 		if n := len(rc.pend); n > 0 {
-			rc.pend[n-1].frames++
+			rc.pend[n-1].frames += frames
+			rc.pend[n-1].linkOnly += linkOnly
 		}
 		return
 	}
@@ -688,13 +696,14 @@ func (t *Tracker) pendWrite(rc *RC, rkey uint32, bytes uint64, writes int) {
 		p := &rc.pend[n-1]
 		p.bytes += bytes
 		p.writes += writes
-		p.frames++
+		p.frames += frames
+		p.linkOnly += linkOnly
 		return
 	}
 	if len(rc.pend) >= 8 {
 		return // stays unattached
 	}
-	rc.pend = append(rc.pend, pendingWrite{rkey: rkey, bytes: bytes, writes: writes, frames: 1})
+	rc.pend = append(rc.pend, pendingWrite{rkey: rkey, bytes: bytes, writes: writes, frames: frames, linkOnly: linkOnly})
 }
 
 // claimWrites gives the oldest pending WRITEs of this link direction to c:
@@ -712,10 +721,11 @@ func (t *Tracker) claimWrites(c *Conn, l *Link, d Dir) uint64 {
 	f.Writes += p.writes
 	f.sinceCDC += p.bytes
 	t.stats.Unattached -= p.frames
-	t.stats.LateAttached += p.frames
-	t.stats.ConnAttached += p.frames
+	t.stats.LinkOnly -= p.linkOnly
+	t.stats.LateAttached += p.frames + p.linkOnly
+	t.stats.ConnAttached += p.frames + p.linkOnly
 	rc.Unattached -= p.writes
-	c.Frames += p.frames
+	c.Frames += p.frames + p.linkOnly
 	l.setRKey(d, p.rkey, rmbRef{conn: c})
 	return p.bytes
 }

@@ -211,3 +211,28 @@ func TestMissedCLC(t *testing.T) {
 		})
 	}
 }
+
+// TestThinnedCounts: multiconn.pcap without every 7th frame (a mirror port
+// that drops): WRITEs whose run out of sequence is followed later, and
+// claimed by a connection later still, move from the count they were in
+// as they went by (link only), so every frame stays counted once and no
+// count goes below zero.
+func TestThinnedCounts(t *testing.T) {
+	all, lt := testutil.ReadFrames(t, "../samples/multiconn.pcap")
+	var frames []rawFrame
+	for i := range all {
+		if i%7 != 6 {
+			frames = append(frames, all[i])
+		}
+	}
+	tr := New(Options{Unshared: true})
+	eachRaw(t, "thin", lt, frames, func(f *capture.Frame) { tr.Feed(f) })
+	tr.EndCapture(time.Time{})
+	st := tr.Snapshot().Stats
+	if st.Unattached < 0 || st.LinkOnly < 0 || st.LateAttached == 0 {
+		t.Errorf("counts %+v: none below zero, some claimed late", st)
+	}
+	if sum := st.ConnAttached + st.LinkOnly + st.Unattached + st.TCPUntracked + st.Other; sum != st.Frames {
+		t.Errorf("counts add up to %d of %d frames: %+v", sum, st.Frames, st)
+	}
+}

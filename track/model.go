@@ -409,7 +409,10 @@ type pendingWrite struct {
 	rkey   uint32
 	bytes  uint64
 	writes int
-	frames int
+	frames int // counted in Stats.Unattached as they went by
+	// linkOnly are frames followed when a run out of sequence was
+	// resolved (resync): counted in Stats.LinkOnly as they went by.
+	linkOnly int
 }
 
 // LinkEvent is one step in a link's life: What is its text, the other
