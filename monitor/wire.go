@@ -620,7 +620,7 @@ func wireConn(c *track.Conn, cr *rows.Conn, g *LinkGroupRow, l *rows.Link) ConnR
 		r.PeerRMBE = c.ServerEP.RMBESize
 	}
 	switch {
-	case rows.Ended(c, g != nil && g.Deleted):
+	case cr.Ended:
 		r.State = StateClosed
 	case r.Mode == ModePending:
 		r.State = StateInit

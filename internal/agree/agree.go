@@ -153,7 +153,7 @@ func (c *comparison) conns(dump []rows.Conn, top []monitor.ConnRow) {
 		what := "conn " + key + " "
 		c.check(what+"mode", string(modes[d.Mode]), string(t.Mode))
 		c.check(what+"outcome", d.Detail, t.Details().Detail)
-		c.check(what+"ended", fmt.Sprint(d.Closed || d.Mode == rows.ModeFailed), fmt.Sprint(t.State == monitor.StateClosed))
+		c.check(what+"ended", fmt.Sprint(d.Ended), fmt.Sprint(t.State == monitor.StateClosed))
 		c.check(what+"link", rows.LinkName(d.Link), rows.LinkName(t.Link().LinkID))
 		c.check(what+"link group", groupKey(d.LGR), t.Link().LGRKey)
 		c.check(what+"bytes", fmt.Sprintf("%d/%d", d.Client2Srv.Bytes, d.Srv2Client.Bytes), fmt.Sprintf("%d/%d", t.TxBytes, t.RxBytes))

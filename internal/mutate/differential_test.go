@@ -32,8 +32,12 @@ import (
 const diffSeed = 28
 
 // variantsPerCapture: with the captures of samples/ and testdata/ about
-// 2,000 variants in all.
-const variantsPerCapture = 52
+// 2,000 variants in all; and thinnedPerCapture more, each missing many
+// frames (mutate.Thinned).
+const (
+	variantsPerCapture = 52
+	thinnedPerCapture  = 4
+)
 
 // captures lists the repository's SMC captures.
 func captures(t *testing.T) []string {
@@ -198,7 +202,7 @@ func TestDifferential(t *testing.T) {
 			t.Fatal(err)
 		}
 		base := feed(t, rel, lt, frames)
-		for _, m := range mutate.Generate(seed, frames, variantsPerCapture) {
+		for _, m := range append(mutate.Generate(seed, frames, variantsPerCapture), mutate.Thinned(seed, frames, thinnedPerCapture)...) {
 			variants++
 			name := fmt.Sprintf("%s seed %d %q", rel, seed, m)
 			vf := m.Apply(frames)
@@ -207,6 +211,7 @@ func TestDifferential(t *testing.T) {
 				t.Errorf("%s: the tracker took %d of %d frames", name, v.frames, len(vf))
 			}
 			checkDurations(t, name, &v.snap)
+			checkStats(t, name, &v.snap)
 			// smcdump's views and smctop's wire replay tell the same.
 			data, err := mutate.Encode(lt, vf)
 			if err != nil {
@@ -250,6 +255,21 @@ func TestDifferential(t *testing.T) {
 		time.Since(start).Round(time.Millisecond), covered, badICRC)
 	if covered < 50 || badICRC < 50 {
 		t.Errorf("too few variants test the capture's gaps (%d) and bad ICRCs (%d): the mutations missed them", covered, badICRC)
+	}
+}
+
+// checkStats: every frame is counted once, in one of the frame counts
+// (a frame claimed by a connection later moves from the count it was in).
+func checkStats(t *testing.T, name string, s *track.Snapshot) {
+	st := s.Stats
+	for _, n := range []int{st.ConnAttached, st.LinkOnly, st.Unattached, st.TCPUntracked, st.Other, st.LateAttached} {
+		if n < 0 {
+			t.Errorf("%s: a negative frame count: %+v", name, st)
+			return
+		}
+	}
+	if sum := st.ConnAttached + st.LinkOnly + st.Unattached + st.TCPUntracked + st.Other; sum != st.Frames {
+		t.Errorf("%s: the frame counts add up to %d of %d frames: %+v", name, sum, st.Frames, st)
 	}
 }
 

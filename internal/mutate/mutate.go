@@ -36,9 +36,10 @@ const (
 	Flip                      // XOR byte N of frame At with Mask
 	Cut                       // keep frames 0..At only (the capture stopped after At)
 	Start                     // keep frames At.. only (the capture started at At)
+	Thin                      // leave out every N-th frame from At on (a mirror port that drops)
 )
 
-var kindNames = [...]string{"", "drop", "drop", "dup", "flip", "cut", "start"}
+var kindNames = [...]string{"", "drop", "drop", "dup", "flip", "cut", "start", "thin"}
 
 // Mutation is one damage done to a capture.
 type Mutation struct {
@@ -56,6 +57,8 @@ func (m Mutation) String() string {
 		return fmt.Sprintf("drop %d-%d", m.At+1, m.At+m.N)
 	case Flip:
 		return fmt.Sprintf("flip %d:%d^%#02x", m.At+1, m.N, m.Mask)
+	case Thin:
+		return fmt.Sprintf("thin %d/%d", m.At+1, m.N)
 	}
 	if int(m.Kind) < len(kindNames) && m.Kind != 0 {
 		return fmt.Sprintf("%s %d", kindNames[m.Kind], m.At+1)
@@ -96,8 +99,32 @@ func (m Mutation) Apply(frames []Frame) []Frame {
 		return append([]Frame(nil), frames[:min(at+1, n)]...)
 	case Start:
 		return append([]Frame(nil), frames[at:]...)
+	case Thin:
+		out := append(make([]Frame, 0, n), frames[:at]...)
+		for i := at; i < n; i++ {
+			if m.N < 2 || (i-at)%m.N != m.N-1 {
+				out = append(out, frames[i])
+			}
+		}
+		return out
 	}
 	return append([]Frame(nil), frames...)
+}
+
+// Thinned returns n mutations of frames chosen from seed that leave out
+// every k-th frame (k from 2 to 12) from a place on: what a mirror port or
+// a busy capture host that drops frames makes of a capture, many gaps at
+// once where Generate makes one.
+func Thinned(seed uint64, frames []Frame, n int) []Mutation {
+	if len(frames) == 0 || n <= 0 {
+		return nil
+	}
+	rng := rand.New(rand.NewPCG(seed, uint64(len(frames))+1))
+	out := make([]Mutation, 0, n)
+	for range n {
+		out = append(out, Mutation{Kind: Thin, At: rng.IntN(max(1, len(frames)/2)), N: 2 + rng.IntN(11)})
+	}
+	return out
 }
 
 // Generate returns n mutations of frames chosen from seed: every cut after
@@ -216,8 +243,10 @@ func Parse(s string) (Mutation, error) {
 		m = Mutation{Kind: Cut, At: a - 1}
 	case scan(s, "start %d", &a):
 		m = Mutation{Kind: Start, At: a - 1}
+	case scan(s, "thin %d/%d", &a, &b) && b >= 2:
+		m = Mutation{Kind: Thin, At: a - 1, N: b}
 	default:
-		return m, fmt.Errorf("mutation %q: want drop N, drop N-M, dup N, flip N:OFFSET^MASK, cut N or start N", s)
+		return m, fmt.Errorf("mutation %q: want drop N, drop N-M, dup N, flip N:OFFSET^MASK, cut N, start N or thin N/EVERY", s)
 	}
 	if m.At < 0 {
 		return m, fmt.Errorf("mutation %q: frames are numbered from 1", s)

@@ -16,13 +16,13 @@ func frames(n int) []Frame {
 // TestParseString: every mutation reads back as it is named, so a failing
 // variant's name makes it again (smcmutate -m).
 func TestParseString(t *testing.T) {
-	for _, m := range Generate(7, frames(500), 200) {
+	for _, m := range append(Generate(7, frames(500), 200), Thinned(7, frames(500), 20)...) {
 		got, err := Parse(m.String())
 		if err != nil || got != m {
 			t.Errorf("%q reads back as %+v, %v; want %+v", m, got, err, m)
 		}
 	}
-	for _, bad := range []string{"", "drop", "drop 0", "drop x", "flip 3:4^0x100", "cut 3 4", "drop 5-3"} {
+	for _, bad := range []string{"", "drop", "drop 0", "drop x", "flip 3:4^0x100", "cut 3 4", "drop 5-3", "thin 3/1", "thin 0/4"} {
 		if m, err := Parse(bad); err == nil {
 			t.Errorf("%q read as %v, want an error", bad, m)
 		}
@@ -48,6 +48,7 @@ func TestApply(t *testing.T) {
 		{"cut 2", []byte{0, 1}},
 		{"start 9", []byte{8, 9}},
 		{"drop 11", []byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}},
+		{"thin 3/3", []byte{0, 1, 2, 3, 5, 6, 8, 9}},
 	} {
 		m, err := Parse(c.m)
 		if err != nil {

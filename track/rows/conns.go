@@ -58,7 +58,10 @@ type Conn struct {
 	FirstFrame   int       `json:"first_frame"`
 	LastFrame    int       `json:"last_frame"`
 	Closed       bool      `json:"closed"`
-	Close        string    `json:"close,omitempty"`
+	// Ended: the connection is over (Ended), though the capture may
+	// lack its close CDCs (Closed).
+	Ended bool   `json:"ended"`
+	Close string `json:"close,omitempty"`
 
 	// Typed facts for surfaces that draw their own text (smctop).
 	Mode      Mode `json:"-"`
@@ -174,10 +177,25 @@ func Conns(s *track.Snapshot) ConnsView {
 func ConnRows(s *track.Snapshot) []Conn {
 	rows := make([]Conn, 0, len(s.Conns))
 	links := linksByID(s)
+	ended := groupsEnded(s)
 	for i := range s.Conns {
-		rows = append(rows, connRow(&s.Conns[i], links))
+		r := connRow(&s.Conns[i], links)
+		r.Ended = Ended(&s.Conns[i], ended[s.Conns[i].LGR])
+		rows = append(rows, r)
 	}
 	return rows
+}
+
+// groupsEnded says which of s's link groups ended (DELETE_LINK of every
+// link), by ID.
+func groupsEnded(s *track.Snapshot) map[int]bool {
+	ended := map[int]bool{}
+	for i := range s.LinkGroups {
+		if g := &s.LinkGroups[i]; g.Deleted {
+			ended[g.ID] = true
+		}
+	}
+	return ended
 }
 
 func linksByID(s *track.Snapshot) map[int]*track.Link {

@@ -201,12 +201,7 @@ func LinkRows(s *track.Snapshot) []Link {
 // openConns counts the connections still open on each link.
 func openConns(s *track.Snapshot) map[int]int {
 	open := map[int]int{}
-	ended := map[int]bool{}
-	for i := range s.LinkGroups {
-		if g := &s.LinkGroups[i]; g.Deleted {
-			ended[g.ID] = true
-		}
-	}
+	ended := groupsEnded(s)
 	for i := range s.Conns {
 		if c := &s.Conns[i]; !Ended(c, ended[c.LGR]) {
 			open[c.Link]++
