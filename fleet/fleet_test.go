@@ -257,16 +257,12 @@ func fleetAnswers(n int) map[string][]byte {
 		role := map[bool]string{true: "client", false: "server"}[h%2 == 0]
 		for g := range 2 {
 			lgr := fmt.Sprintf("0x%x", 0x100*(g+1))
-			add(qLGR, "1", "instance", inst, "lgr", lgr, "role", role, "kind", "SMC-R")
-			add(qLGRConns, "4", "instance", inst, "lgr", lgr)
-			add(qRedundant, "1", "instance", inst, "lgr", lgr)
+			add(qLGR, "4", "instance", inst, "lgr", lgr, "redundant", "1", "role", role)
 			for l := 1; l <= 2; l++ {
 				uid := func(host int) string { return fmt.Sprintf("%06x%02x", host*4+g, l) }
 				gid := func(host int) string { return fmt.Sprintf("::ffff:10.%d.%d.%d", host/256, host%256, l) }
 				link := fmt.Sprint(l)
-				add(qLinks, "1", "instance", inst, "lgr", lgr, "link", link, "uid", uid(h), "peer_uid", uid(peer), "gid", gid(h), "peer_gid", gid(peer), "device", "mlx5_0", "port", "1")
-				add(qLinkUp, "1", "instance", inst, "lgr", lgr, "link", link)
-				add(qLinkState, "1", "instance", inst, "lgr", lgr, "link", link, "state", "ACTIVE")
+				add(qLinks, "1", "instance", inst, "lgr", lgr, "link", link, "uid", uid(h), "peer_uid", uid(peer), "gid", gid(h), "peer_gid", gid(peer), "device", "mlx5_0", "port", "1", "state", "ACTIVE")
 			}
 		}
 		for _, q := range []string{qPortTxB, qPortRxB, qPortTxP, qPortRxP, qPortErr, qPortCong} {
