@@ -229,9 +229,11 @@ const (
 	// A reason's total only matters where it is not 0 (declines' totals
 	// default to 0).
 	qReasons = `sum by (instance, reason) (smc_conn_fallback_reasons_total) > 0` + orNone
-	qSystem  = `smc_system_info`
-	qUEID    = `smc_ueid_info`
-	qSEID    = `smc_seid_info{enabled="true"}`
+	// What SMC v2 can agree on with each host, in one answer: a series
+	// with the instance alone where the host exports its system
+	// information, one for each UEID, and the SEID when in use.
+	qEIDs = `count by (instance) (smc_system_info) or max by (instance, ueid) (smc_ueid_info)` +
+		` or max by (instance, seid) (smc_seid_info{enabled="true"})`
 	// RDMA port counters per second (the exporter's smc_rnic_* families);
 	// packets under the PMA's name or, on Soft-RoCE, rxe's.
 	qPortTxB  = `sum by (instance, device, port) (rate(smc_rnic_port_xmit_data_bytes_total[5m]))`
@@ -266,6 +268,7 @@ var ruleRecords = map[string]string{
 	qLGR:       "instance_lgr:smc_lgr_connections:with_role_redundant",
 	qLinks:     "instance_lgr_link:smc_link_up:with_info_state",
 	qReasons:   "instance_reason:smc_conn_fallback_reasons:sum_nonzero",
+	qEIDs:      "instance:smc_system_eids:info",
 	qPortTxB:   "instance_device_port:smc_rnic_port_xmit_data_bytes:rate5m",
 	qPortRxB:   "instance_device_port:smc_rnic_port_rcv_data_bytes:rate5m",
 	qPortTxP:   "instance_device_port:smc_rnic_xmit_packets:rate5m",
@@ -321,7 +324,7 @@ func exporters(ctx context.Context, c *Client) ([]Sample, error) {
 // queries are the queries of one refresh, in the order they are asked
 // (qExporters by exporters).
 var queries = []string{qExporters, qHost, qSockets, qFallRate, qHSRate, qSourceOff, qLGR, qLinks,
-	qFallbacks, qReasons, qSystem, qUEID, qSEID, qPortTxB, qPortRxB, qPortTxP, qPortRxP, qPortErr, qPortCong}
+	qFallbacks, qReasons, qEIDs, qPortTxB, qPortRxB, qPortTxP, qPortRxP, qPortErr, qPortCong}
 
 // Read asks the server for the fleet, one batch of instant queries; the
 // first that fails (in the batch's order) is the snapshot's error.
@@ -419,16 +422,16 @@ func build(s Snapshot, res map[string][]Sample) Snapshot {
 		h := host(r.Labels.Get("instance"))
 		h.SourcesDown = append(h.SourcesDown, r.Labels.Get("source"))
 	}
-	for _, r := range res[qSystem] {
-		host(r.Labels.Get("instance")).EIDsKnown = true
-	}
-	for _, r := range res[qUEID] {
+	for _, r := range res[qEIDs] {
 		h := host(r.Labels.Get("instance"))
-		h.EIDs = append(h.EIDs, r.Labels.Get("ueid"))
-	}
-	for _, r := range res[qSEID] {
-		h := host(r.Labels.Get("instance"))
-		h.EIDs = append(h.EIDs, r.Labels.Get("seid"))
+		switch u, s := r.Labels.Get("ueid"), r.Labels.Get("seid"); {
+		case u != "":
+			h.EIDs = append(h.EIDs, u)
+		case s != "":
+			h.EIDs = append(h.EIDs, s)
+		default:
+			h.EIDsKnown = true
+		}
 	}
 	for _, h := range hosts {
 		sort.Strings(h.EIDs)

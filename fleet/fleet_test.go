@@ -425,8 +425,7 @@ func TestDeclineEIDMismatch(t *testing.T) {
 		s := build(Snapshot{}, map[string][]Sample{
 			qHost:      {{Labels: l("instance", "a", "addresses", "10.0.0.1")}, {Labels: l("instance", "b", "addresses", "10.0.0.2")}},
 			qFallbacks: {{Labels: l("instance", "b", "reason", "PEERDECL", "peer_diagnosis", "NOSMCDEV", "peer", "10.0.0.1"), Value: 1}},
-			qUEID:      tt.ueids,
-			qSystem:    tt.system,
+			qEIDs:      append(tt.ueids, tt.system...),
 		})
 		if len(s.Declines) != 1 || s.Declines[0].EIDMismatch != tt.mismatch || s.Declines[0].Decliner != "a" {
 			t.Errorf("%s: declines %+v", tt.name, s.Declines)
