@@ -235,13 +235,17 @@ const (
 	qEIDs = `count by (instance) (smc_system_info) or max by (instance, ueid) (smc_ueid_info)` +
 		` or max by (instance, seid) (smc_seid_info{enabled="true"})`
 	// RDMA port counters per second (the exporter's smc_rnic_* families);
-	// packets under the PMA's name or, on Soft-RoCE, rxe's.
-	qPortTxB  = `sum by (instance, device, port) (rate(smc_rnic_port_xmit_data_bytes_total[5m]))`
-	qPortRxB  = `sum by (instance, device, port) (rate(smc_rnic_port_rcv_data_bytes_total[5m]))`
-	qPortTxP  = `sum by (instance, device, port) (rate(smc_rnic_port_xmit_packets_total[5m])) or sum by (instance, device, port) (rate(smc_rnic_sent_pkts_total[5m]))`
-	qPortRxP  = `sum by (instance, device, port) (rate(smc_rnic_port_rcv_packets_total[5m])) or sum by (instance, device, port) (rate(smc_rnic_rcvd_pkts_total[5m]))`
-	qPortErr  = `sum by (instance, device, port) (rate(smc_rnic_port_errors_total{health!="congestion"}[5m]))`
-	qPortCong = `sum by (instance, device, port) (rate(smc_rnic_port_errors_total{health="congestion"}[5m]))`
+	// packets under the PMA's name or, on Soft-RoCE, rxe's. Only the
+	// ports a link runs on: the view shows a port's rates with its links
+	// alone, and over a large fleet half the ports carry none. Where no
+	// link's port has a counter (Soft-RoCE has no data byte counters),
+	// there is no rate: orNone.
+	qPortTxB  = `sum by (instance, device, port) (rate(smc_rnic_port_xmit_data_bytes_total[5m])) and on (instance, device, port) smc_link_info` + orNone
+	qPortRxB  = `sum by (instance, device, port) (rate(smc_rnic_port_rcv_data_bytes_total[5m])) and on (instance, device, port) smc_link_info` + orNone
+	qPortTxP  = `(sum by (instance, device, port) (rate(smc_rnic_port_xmit_packets_total[5m])) or sum by (instance, device, port) (rate(smc_rnic_sent_pkts_total[5m]))) and on (instance, device, port) smc_link_info` + orNone
+	qPortRxP  = `(sum by (instance, device, port) (rate(smc_rnic_port_rcv_packets_total[5m])) or sum by (instance, device, port) (rate(smc_rnic_rcvd_pkts_total[5m]))) and on (instance, device, port) smc_link_info` + orNone
+	qPortErr  = `sum by (instance, device, port) (rate(smc_rnic_port_errors_total{health!="congestion"}[5m])) and on (instance, device, port) smc_link_info` + orNone
+	qPortCong = `sum by (instance, device, port) (rate(smc_rnic_port_errors_total{health="congestion"}[5m])) and on (instance, device, port) smc_link_info` + orNone
 )
 
 // orNone ends a query whose answer can be empty: when it is, the answer
