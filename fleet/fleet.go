@@ -219,12 +219,12 @@ const (
 	// Each link once, whether it is up the value, its ends and its
 	// state (the one smc_link_state series at 1) as labels: one series
 	// a link instead of six. A host that exports no smc_link_state still
-	// has its links, without a state.
+	// has its links, without a state (its links' up clamped to 1 in
+	// place of the state series).
 	qLinks = `max by (instance, lgr, link, device, port, gid, peer_gid, uid, peer_uid) (smc_link_info)` +
-		` * on (instance, lgr, link) group_left (state) topk by (instance, lgr, link) (1, smc_link_state == 1)` +
 		` * on (instance, lgr, link) group_left max by (instance, lgr, link) (smc_link_up)` +
-		` or on (instance, lgr, link) max by (instance, lgr, link, device, port, gid, peer_gid, uid, peer_uid) (smc_link_info)` +
-		` * on (instance, lgr, link) group_left max by (instance, lgr, link) (smc_link_up)`
+		` * on (instance, lgr, link) group_left (state) (topk by (instance, lgr, link) (1, smc_link_state == 1)` +
+		` or on (instance, lgr, link) clamp(max by (instance, lgr, link) (smc_link_up), 1, 1))`
 	qFallbacks = `smc_conn_fallback_sockets > 0`
 	// A reason's total only matters where it is not 0 (declines' totals
 	// default to 0).
