@@ -261,7 +261,7 @@ const orNone = ` or on () vector(0)`
 // server that records them answers a refresh from their last evaluation
 // (at most the rules' 30 s old) instead of evaluating the query again:
 // over 10,000 hosts the RDMA port counters alone are ~460,000 series,
-// and the links' info, state and up ~100,000, of which the record keeps
+// and the links' info, state and up ~86,000, of which the record keeps
 // one series a link. A server without the rules has none of them, and
 // the query is evaluated.
 var ruleRecords = map[string]string{
