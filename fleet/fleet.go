@@ -202,61 +202,102 @@ const (
 	// left out.
 	qExporters = "exporters"
 	qHost      = `smc_host_info`
-	qSockets   = `sum by (instance, mode) (smc_conn_sockets{source="kernel"})`
+	// The sockets the view counts by mode, where there are any: a
+	// host's modes at 0 (most of them) add nothing, and over a large
+	// fleet each is a series for the server to write out.
+	qSockets   = `sum by (instance, mode) (smc_conn_sockets{source="kernel",mode=~"SMC-R|SMC-D|fallback|pending|failed"}) > 0` + orNone
 	qFallRate  = `sum by (instance) (rate(smc_conn_fallbacks_total[5m]))`
 	qHSRate    = `sum by (instance) (rate(smc_conn_handshake_errors_total[5m]))`
-	qSourceOff = `smc_exporter_source_up == 0`
-	qLGR       = `smc_lgr_info{kind="SMC-R"}`
-	qLGRConns  = `smc_lgr_connections`
-	qRedundant = `smc_lgr_redundant`
-	qLinks     = `smc_link_info`
-	qLinkUp    = `smc_link_up`
-	qLinkState = `smc_link_state == 1`
+	qSourceOff = `count by (instance, source) (smc_exporter_source_up == 0)` + orNone
+	// Each SMC-R link group once, its connections the value, with its
+	// role and whether it is redundant as labels: one series a group
+	// instead of three, each with only the labels the view reads
+	// (count_values makes the redundancy, which rarely changes, a label).
+	qLGR = `max by (instance, lgr, role) (smc_lgr_info{kind="SMC-R"})` +
+		` * on (instance, lgr) group_left (redundant) count_values by (instance, lgr) ("redundant", max by (instance, lgr) (smc_lgr_redundant))` +
+		` * on (instance, lgr) group_left max by (instance, lgr) (smc_lgr_connections)`
+	// Each link once, whether it is up the value, its ends and its
+	// state (the one smc_link_state series at 1) as labels: one series
+	// a link instead of six. A host that exports no smc_link_state still
+	// has its links, without a state (its links' up clamped to 1 in
+	// place of the state series).
+	qLinks = `max by (instance, lgr, link, device, port, gid, peer_gid, uid, peer_uid) (smc_link_info)` +
+		` * on (instance, lgr, link) group_left max by (instance, lgr, link) (smc_link_up)` +
+		` * on (instance, lgr, link) group_left (state) (topk by (instance, lgr, link) (1, smc_link_state == 1)` +
+		` or on (instance, lgr, link) clamp(max by (instance, lgr, link) (smc_link_up), 1, 1))`
 	qFallbacks = `smc_conn_fallback_sockets > 0`
-	qReasons   = `sum by (instance, reason) (smc_conn_fallback_reasons_total)`
-	qSystem    = `smc_system_info`
-	qUEID      = `smc_ueid_info`
-	qSEID      = `smc_seid_info{enabled="true"}`
+	// A reason's total only matters where it is not 0 (declines' totals
+	// default to 0).
+	qReasons = `sum by (instance, reason) (smc_conn_fallback_reasons_total) > 0` + orNone
+	// What SMC v2 can agree on with each host, in one answer: a series
+	// with the instance alone where the host exports its system
+	// information, one for each UEID, and the SEID when in use.
+	qEIDs = `count by (instance) (smc_system_info) or max by (instance, ueid) (smc_ueid_info)` +
+		` or max by (instance, seid) (smc_seid_info{enabled="true"})`
 	// RDMA port counters per second (the exporter's smc_rnic_* families);
-	// packets under the PMA's name or, on Soft-RoCE, rxe's.
-	qPortTxB  = `sum by (instance, device, port) (rate(smc_rnic_port_xmit_data_bytes_total[5m]))`
-	qPortRxB  = `sum by (instance, device, port) (rate(smc_rnic_port_rcv_data_bytes_total[5m]))`
-	qPortTxP  = `sum by (instance, device, port) (rate(smc_rnic_port_xmit_packets_total[5m])) or sum by (instance, device, port) (rate(smc_rnic_sent_pkts_total[5m]))`
-	qPortRxP  = `sum by (instance, device, port) (rate(smc_rnic_port_rcv_packets_total[5m])) or sum by (instance, device, port) (rate(smc_rnic_rcvd_pkts_total[5m]))`
-	qPortErr  = `sum by (instance, device, port) (rate(smc_rnic_port_errors_total{health!="congestion"}[5m]))`
-	qPortCong = `sum by (instance, device, port) (rate(smc_rnic_port_errors_total{health="congestion"}[5m]))`
+	// packets under the PMA's name or, on Soft-RoCE, rxe's. Only the
+	// ports a link runs on: the view shows a port's rates with its links
+	// alone, and over a large fleet half the ports carry none. Where no
+	// link's port has a counter (Soft-RoCE has no data byte counters),
+	// there is no rate: orNone.
+	qPortTxB  = `sum by (instance, device, port) (rate(smc_rnic_port_xmit_data_bytes_total[5m])) and on (instance, device, port) smc_link_info` + orNone
+	qPortRxB  = `sum by (instance, device, port) (rate(smc_rnic_port_rcv_data_bytes_total[5m])) and on (instance, device, port) smc_link_info` + orNone
+	qPortTxP  = `(sum by (instance, device, port) (rate(smc_rnic_port_xmit_packets_total[5m])) or sum by (instance, device, port) (rate(smc_rnic_sent_pkts_total[5m]))) and on (instance, device, port) smc_link_info` + orNone
+	qPortRxP  = `(sum by (instance, device, port) (rate(smc_rnic_port_rcv_packets_total[5m])) or sum by (instance, device, port) (rate(smc_rnic_rcvd_pkts_total[5m]))) and on (instance, device, port) smc_link_info` + orNone
+	qPortErr  = `sum by (instance, device, port) (rate(smc_rnic_port_errors_total{health!="congestion"}[5m])) and on (instance, device, port) smc_link_info` + orNone
+	qPortCong = `sum by (instance, device, port) (rate(smc_rnic_port_errors_total{health="congestion"}[5m])) and on (instance, device, port) smc_link_info` + orNone
 )
 
-// ruleRecords names, for each rate and sum query, the series that
-// deploy/prometheus/smc-fleet-rules.yml records from the same expression
-// (TestRecordedRules holds the two to each other). A server that records
-// them answers a refresh from their last evaluation (at most the rules'
-// 30 s old) instead of computing the rate of every counter again: over
-// 10,000 hosts the RDMA port counters alone are ~460,000 series. A
-// server without the rules has none of them, and the rate is computed.
+// orNone ends a query whose answer can be empty: when it is, the answer
+// is one sample without labels instead, so that its record (ruleRecords)
+// is never empty where the rules are evaluated, and an empty answer from
+// a record means a server without it. The view reads no sample without
+// an instance.
+const orNone = ` or on () vector(0)`
+
+// ruleRecords names, for each query the view reads from a record,
+// the series that deploy/prometheus/smc-fleet-rules.yml records from the
+// same expression (TestRecordedRules holds the two to each other). A
+// server that records them answers a refresh from their last evaluation
+// (at most the rules' 30 s old) instead of evaluating the query again:
+// over 10,000 hosts the RDMA port counters alone are ~460,000 series,
+// and the links' info, state and up ~86,000, of which the record keeps
+// one series a link. A server without the rules has none of them, and
+// the query is evaluated.
 var ruleRecords = map[string]string{
-	qSockets:  "instance:smc_conn_sockets:sum_by_mode",
-	qFallRate: "instance:smc_conn_fallbacks:rate5m",
-	qHSRate:   "instance:smc_conn_handshake_errors:rate5m",
-	qPortTxB:  "instance_device_port:smc_rnic_port_xmit_data_bytes:rate5m",
-	qPortRxB:  "instance_device_port:smc_rnic_port_rcv_data_bytes:rate5m",
-	qPortTxP:  "instance_device_port:smc_rnic_xmit_packets:rate5m",
-	qPortRxP:  "instance_device_port:smc_rnic_rcv_packets:rate5m",
-	qPortErr:  "instance_device_port:smc_rnic_port_errors:rate5m",
-	qPortCong: "instance_device_port:smc_rnic_port_congestion:rate5m",
+	qSockets:   "instance_mode:smc_conn_sockets:sum_nonzero",
+	qFallRate:  "instance:smc_conn_fallbacks:rate5m",
+	qHSRate:    "instance:smc_conn_handshake_errors:rate5m",
+	qSourceOff: "instance_source:smc_exporter_source_down:count",
+	qLGR:       "instance_lgr:smc_lgr_connections:with_role_redundant",
+	qLinks:     "instance_lgr_link:smc_link_up:with_info_state",
+	qReasons:   "instance_reason:smc_conn_fallback_reasons:sum_nonzero",
+	qEIDs:      "instance:smc_system_eids:info",
+	qPortTxB:   "instance_device_port:smc_rnic_port_xmit_data_bytes:rate5m",
+	qPortRxB:   "instance_device_port:smc_rnic_port_rcv_data_bytes:rate5m",
+	qPortTxP:   "instance_device_port:smc_rnic_xmit_packets:rate5m",
+	qPortRxP:   "instance_device_port:smc_rnic_rcv_packets:rate5m",
+	qPortErr:   "instance_device_port:smc_rnic_port_errors:rate5m",
+	qPortCong:  "instance_device_port:smc_rnic_port_congestion:rate5m",
 }
 
 // query answers q, from its recorded series where the server has any
-// (ruleRecords), else by evaluating q.
+// (ruleRecords), else by evaluating q; without orNone's sample.
 func query(ctx context.Context, c *Client, q string) ([]Sample, error) {
 	if rec, ok := ruleRecords[q]; ok {
-		// No answer, or none that is usable, and the rate is computed:
-		// the rules may not be loaded, or not on this server.
+		// No answer, or none that is usable, and the query is
+		// evaluated: the rules may not be loaded, or not on this server.
 		if s, err := c.Query(ctx, rec); err == nil && len(s) > 0 {
-			return s, nil
+			return hostsOnly(s), nil
 		}
 	}
-	return c.Query(ctx, q)
+	s, err := c.Query(ctx, q)
+	return hostsOnly(s), err
+}
+
+// hostsOnly is s without its samples that have no instance.
+func hostsOnly(s []Sample) []Sample {
+	return slices.DeleteFunc(s, func(x Sample) bool { return x.Labels.Get("instance") == "" })
 }
 
 // exporterWindow is how long a job that scraped smctop is remembered. Its
@@ -286,8 +327,8 @@ func exporters(ctx context.Context, c *Client) ([]Sample, error) {
 
 // queries are the queries of one refresh, in the order they are asked
 // (qExporters by exporters).
-var queries = []string{qExporters, qHost, qSockets, qFallRate, qHSRate, qSourceOff, qLGR, qLGRConns, qRedundant, qLinks, qLinkUp, qLinkState,
-	qFallbacks, qReasons, qSystem, qUEID, qSEID, qPortTxB, qPortRxB, qPortTxP, qPortRxP, qPortErr, qPortCong}
+var queries = []string{qExporters, qHost, qSockets, qFallRate, qHSRate, qSourceOff, qLGR, qLinks,
+	qFallbacks, qReasons, qEIDs, qPortTxB, qPortRxB, qPortTxP, qPortRxP, qPortErr, qPortCong}
 
 // Read asks the server for the fleet, one batch of instant queries; the
 // first that fails (in the batch's order) is the snapshot's error.
@@ -385,16 +426,16 @@ func build(s Snapshot, res map[string][]Sample) Snapshot {
 		h := host(r.Labels.Get("instance"))
 		h.SourcesDown = append(h.SourcesDown, r.Labels.Get("source"))
 	}
-	for _, r := range res[qSystem] {
-		host(r.Labels.Get("instance")).EIDsKnown = true
-	}
-	for _, r := range res[qUEID] {
+	for _, r := range res[qEIDs] {
 		h := host(r.Labels.Get("instance"))
-		h.EIDs = append(h.EIDs, r.Labels.Get("ueid"))
-	}
-	for _, r := range res[qSEID] {
-		h := host(r.Labels.Get("instance"))
-		h.EIDs = append(h.EIDs, r.Labels.Get("seid"))
+		switch u, s := r.Labels.Get("ueid"), r.Labels.Get("seid"); {
+		case u != "":
+			h.EIDs = append(h.EIDs, u)
+		case s != "":
+			h.EIDs = append(h.EIDs, s)
+		default:
+			h.EIDsKnown = true
+		}
 	}
 	for _, h := range hosts {
 		sort.Strings(h.EIDs)
@@ -403,48 +444,27 @@ func build(s Snapshot, res map[string][]Sample) Snapshot {
 	halves := map[[2]string]*Half{} // (instance, lgr)
 	for _, r := range res[qLGR] {
 		inst, lgr := r.Labels.Get("instance"), r.Labels.Get("lgr")
-		halves[[2]string{inst, lgr}] = &Half{Instance: inst, Host: hosts[inst].nameOr(), LGR: lgr, Role: r.Labels.Get("role")}
+		h := &Half{Instance: inst, Host: hosts[inst].nameOr(), LGR: lgr, Role: r.Labels.Get("role"),
+			Conns: int(r.Value), Redundant: r.Labels.Get("redundant") == "1"}
+		halves[[2]string{inst, lgr}] = h
 		host(inst).LinkGroups++
-	}
-	for _, r := range res[qLGRConns] {
-		if h := halves[[2]string{r.Labels.Get("instance"), r.Labels.Get("lgr")}]; h != nil {
-			h.Conns = int(r.Value)
+		if !h.Redundant {
+			host(inst).NoRedundancy++
 		}
 	}
-	for _, r := range res[qRedundant] {
-		if h := halves[[2]string{r.Labels.Get("instance"), r.Labels.Get("lgr")}]; h != nil {
-			h.Redundant = r.Value == 1
-			if !h.Redundant {
-				host(h.Instance).NoRedundancy++
+	for _, r := range res[qLinks] {
+		inst := r.Labels.Get("instance")
+		if h := halves[[2]string{inst, r.Labels.Get("lgr")}]; h != nil {
+			l := Link{ID: r.Labels.Get("link"), Up: r.Value == 1, State: r.Labels.Get("state"), Device: r.Labels.Get("device"), Port: r.Labels.Get("port"),
+				GID: r.Labels.Get("gid"), PeerGID: r.Labels.Get("peer_gid"), UID: r.Labels.Get("uid"), PeerUID: r.Labels.Get("peer_uid")}
+			h.Links = append(h.Links, l)
+			if !l.Up {
+				host(inst).LinksDown++
 			}
 		}
 	}
-	type linkKey struct{ inst, lgr, link string }
-	for _, r := range res[qLinks] {
-		if h := halves[[2]string{r.Labels.Get("instance"), r.Labels.Get("lgr")}]; h != nil {
-			h.Links = append(h.Links, Link{ID: r.Labels.Get("link"), Device: r.Labels.Get("device"), Port: r.Labels.Get("port"),
-				GID: r.Labels.Get("gid"), PeerGID: r.Labels.Get("peer_gid"), UID: r.Labels.Get("uid"), PeerUID: r.Labels.Get("peer_uid")})
-		}
-	}
-	links := map[linkKey]*Link{}
 	for _, h := range halves {
 		sort.Slice(h.Links, func(i, j int) bool { return h.Links[i].ID < h.Links[j].ID })
-		for i := range h.Links {
-			links[linkKey{h.Instance, h.LGR, h.Links[i].ID}] = &h.Links[i]
-		}
-	}
-	for _, r := range res[qLinkUp] {
-		if l := links[linkKey{r.Labels.Get("instance"), r.Labels.Get("lgr"), r.Labels.Get("link")}]; l != nil {
-			l.Up = r.Value == 1
-			if !l.Up {
-				host(r.Labels.Get("instance")).LinksDown++
-			}
-		}
-	}
-	for _, r := range res[qLinkState] {
-		if l := links[linkKey{r.Labels.Get("instance"), r.Labels.Get("lgr"), r.Labels.Get("link")}]; l != nil {
-			l.State = r.Labels.Get("state")
-		}
 	}
 	ports := portRates(res)
 	for _, h := range halves {
