@@ -365,6 +365,14 @@ func (x *Index) build(ctx context.Context, r *capture.Reader) {
 	if !x.general {
 		r.SetDirectFeed(tr.FeedFast)
 	}
+	// A file's pass ends: its memory is held to what it keeps
+	// (passMemory). An input that grows is indexed for as long as
+	// the browser runs.
+	endMemory := func() {}
+	if !x.grows() {
+		endMemory = passMem.start()
+		defer endMemory()
+	}
 	var rec decode.Record
 	var qps qpTeachers
 	batch := 0
@@ -405,6 +413,7 @@ func (x *Index) build(ctx context.Context, r *capture.Reader) {
 			x.markFindings(&s)
 			x.notify()
 			x.mu.Unlock()
+			endMemory()
 			if !x.live {
 				// The pass's garbage (decoded frames, the tracker's
 				// working state) is gone now; give its pages back, so
@@ -460,8 +469,10 @@ func (x *Index) build(ctx context.Context, r *capture.Reader) {
 			}
 		}
 		batch++
+		relimit := false
 		if batch == 4096 {
 			batch = 0
+			relimit = !x.grows()
 			x.notify()
 			// A snapshot copies the tracker's state (every kept
 			// connection and link, their histories): every 4096
@@ -474,6 +485,9 @@ func (x *Index) build(ctx context.Context, r *capture.Reader) {
 			}
 		}
 		x.mu.Unlock()
+		if relimit {
+			passMem.update()
+		}
 	}
 }
 
