@@ -8,12 +8,13 @@ import (
 
 // The index's per-frame table is kept compact, since it is the part of the
 // browser's memory that grows with the capture (tens of millions of frames
-// for a capture of gigabytes): about 1.5 bytes a frame instead of an
-// entry's 16.
+// for a capture of gigabytes): about 1.8 bytes a frame instead of an
+// entry's 16 (on 10 GiB of the benchmark's mix, 44 M frames: 1.38 in the
+// chunks, 0.38 in the dictionaries, 0.02 in severities).
 //
 //   - A frame's record offset is not kept: its block of blockFrames frames
 //     keeps its first frame's, and a frame's record is found by reading
-//     the record headers from there (recordReader.read), at most a
+//     the record headers from there (recordReader.offset), at most a
 //     block's worth, as the records of one frame after another follow
 //     each other in the file. A frame whose record does not start where
 //     the previous frame's ends (a pcapng block between them, an
