@@ -53,6 +53,7 @@ type Records struct {
 	src  io.ReadSeeker
 	br   *bufio.Reader
 	pos  int64 // stream offset of br's next byte; -1: not positioned
+	end  int64 // where the record Read last read ends
 	pf   pcapFile
 	ng   ngFile
 }
@@ -69,13 +70,8 @@ func (rs *Records) Read(off int64, l *Layout, ci *gopacket.CaptureInfo) ([]byte,
 	if l == nil || (l.pf == nil && l.ng == nil) {
 		return nil, fmt.Errorf("%s: offset %#x: no layout to read the record with", rs.name, off)
 	}
-	if gap := off - rs.pos; rs.pos < 0 || gap < 0 || gap > 1<<20 {
-		if _, err := rs.src.Seek(off, io.SeekStart); err != nil {
-			return nil, fmt.Errorf("%s: offset %#x: %w", rs.name, off, err)
-		}
-		rs.br.Reset(rs.src)
-	} else if _, err := rs.br.Discard(int(gap)); err != nil {
-		return nil, fmt.Errorf("%s: offset %#x: %w", rs.name, off, err)
+	if err := rs.seek(off); err != nil {
+		return nil, err
 	}
 	rs.pos = -1 // until the record is read whole
 	var (
@@ -111,6 +107,7 @@ func (rs *Records) Read(off int64, l *Layout, ci *gopacket.CaptureInfo) ([]byte,
 			rs.pos = rs.ng.pos
 		}
 	}
+	rs.end = rs.pos
 	if err != nil {
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF // an offset an index holds has a record
@@ -118,4 +115,79 @@ func (rs *Records) Read(off int64, l *Layout, ci *gopacket.CaptureInfo) ([]byte,
 		return nil, fmt.Errorf("%s: record at offset %#x: %w", rs.name, off, err)
 	}
 	return data, nil
+}
+
+// End is the offset just past the record Read last returned: the next
+// record's, in a file whose records follow each other.
+func (rs *Records) End() int64 { return rs.end }
+
+// Skip returns the offset of the record n records after the one at off,
+// of layout l, reading only the record headers: an index may keep the
+// offset of one record in a run of records that follow each other, not
+// of each. The records skipped must be packet records (not a pcapng
+// file's other blocks).
+func (rs *Records) Skip(off int64, l *Layout, n int) (int64, error) {
+	if l == nil || (l.pf == nil && l.ng == nil) {
+		return 0, fmt.Errorf("%s: offset %#x: no layout to read the record with", rs.name, off)
+	}
+	for ; n > 0; n-- {
+		if err := rs.seek(off); err != nil {
+			return 0, err
+		}
+		rs.pos = off // the header is peeked, not read
+		var size int64
+		if l.pf != nil {
+			h, err := rs.br.Peek(pcapRecordLen)
+			if len(h) < pcapRecordLen {
+				return 0, rs.headerError(off, err)
+			}
+			p := pcapFile{bigEndian: l.pf.bigEndian}
+			caplen := int(p.u32(h[8:12]))
+			if caplen > max(int(l.pf.snaplen), pcapMaxEager) {
+				return 0, fmt.Errorf("%s: record at offset %#x: capture length exceeds snap length: %d > %d", rs.name, off, caplen, l.pf.snaplen)
+			}
+			size = pcapRecordLen + int64(caplen)
+		} else {
+			h, err := rs.br.Peek(8)
+			if len(h) < 8 {
+				return 0, rs.headerError(off, err)
+			}
+			ng := ngFile{big: l.ng.big}
+			switch typ := ng.u32(h); typ {
+			case ngBlockEPB, ngBlockPB, ngBlockSPB:
+			default:
+				return 0, fmt.Errorf("%s: offset %#x: %s, not a packet block", rs.name, off, ngBlockName(typ))
+			}
+			size = int64(ng.u32(h[4:8]))
+			if size < 12 || size%4 != 0 {
+				return 0, fmt.Errorf("%s: block at offset %#x: bad block length %d", rs.name, off, size)
+			}
+		}
+		off += size
+	}
+	return off, nil
+}
+
+// seek positions br at off: read on through it when off is a little
+// ahead, else by seeking src.
+func (rs *Records) seek(off int64) error {
+	if gap := off - rs.pos; rs.pos < 0 || gap < 0 || gap > 1<<20 {
+		if _, err := rs.src.Seek(off, io.SeekStart); err != nil {
+			return fmt.Errorf("%s: offset %#x: %w", rs.name, off, err)
+		}
+		rs.br.Reset(rs.src)
+	} else if _, err := rs.br.Discard(int(gap)); err != nil {
+		rs.pos = -1
+		return fmt.Errorf("%s: offset %#x: %w", rs.name, off, err)
+	}
+	rs.pos = off
+	return nil
+}
+
+// headerError is the error of a record header cut short at off.
+func (rs *Records) headerError(off int64, err error) error {
+	if err == nil || err == io.EOF {
+		err = io.ErrUnexpectedEOF // an offset an index holds has a record
+	}
+	return fmt.Errorf("%s: record at offset %#x: %w", rs.name, off, err)
 }

@@ -120,6 +120,22 @@ func TestRecordsReadBack(t *testing.T) {
 		check("in order")
 		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		check("shuffled")
+		// Skip finds a record from any before it in its run of records
+		// that follow each other, and End says where the one read ends.
+		for _, i := range order {
+			from := i
+			for k := rng.IntN(70); k > 0 && from > 0 && want[from-1].end == want[from].off && want[from-1].layout == want[i].layout; k-- {
+				from--
+			}
+			off, err := rs.Skip(want[from].off, want[i].layout, i-from)
+			if err != nil || off != want[i].off {
+				t.Fatalf("%s: frame %d, %d records after frame %d's: offset %d (%v), want %d", fl.name, i+1, i-from, from+1, off, err, want[i].off)
+			}
+			var ci gopacket.CaptureInfo
+			if _, err := rs.Read(off, want[i].layout, &ci); err != nil || rs.End() != want[i].end {
+				t.Fatalf("%s: frame %d: ends at %d (%v), want %d", fl.name, i+1, rs.End(), err, want[i].end)
+			}
+		}
 	}
 	if n := len(readBackAll(t, "cat", cat)); n != len(a)+len(b)+len(sll) {
 		t.Fatalf("three sections: %d frames", n)
@@ -157,6 +173,12 @@ func TestRecordsBadOffset(t *testing.T) {
 	}
 	if _, err := rs.Read(want[0].off, nil, &ci); err == nil {
 		t.Error("no layout: no error")
+	}
+	// Skipping over what is not a packet's record says so too.
+	for _, off := range []int64{0, int64(len(b)) - 4, int64(len(b)) + 100} {
+		if _, err := rs.Skip(off, want[0].layout, 1); err == nil || !bytes.Contains([]byte(err.Error()), []byte("x.pcapng: ")) {
+			t.Errorf("skip from offset %d: %v", off, err)
+		}
 	}
 	if data, err := rs.Read(want[1].off, want[1].layout, &ci); err != nil || !bytes.Equal(data, want[1].data) {
 		t.Errorf("after the bad offsets: %v", err)

@@ -41,7 +41,7 @@ func TestIndexDirectSame(t *testing.T) {
 			t.Fatalf("%s: %d entries, %d decoding every frame", name, direct.ents.len(), general.ents.len())
 		}
 		for i := range direct.ents.len() {
-			if d, g := direct.ents.at(i), general.ents.at(i); d != g {
+			if d, g := entryOf(&direct.ents, i), entryOf(&general.ents, i); d != g {
 				t.Fatalf("%s: frame %d: entry %+v, %+v decoding every frame", name, i+1, d, g)
 			}
 		}

@@ -30,8 +30,8 @@ import (
 	"github.com/smcscope/smcscope/track"
 )
 
-// entry is one frame of the index, as entries gives it back (it keeps it
-// in less: see entryChunk).
+// entry is one frame of the index, as the pass gives it to entries (which
+// keeps it in less: see entryChunk).
 type entry struct {
 	off  int64           // record offset in the file or its decompressed copy; -1 when the frame is kept in raw
 	conn int32           // tracker connection ID, 0 none
@@ -365,6 +365,14 @@ func (x *Index) build(ctx context.Context, r *capture.Reader) {
 	if !x.general {
 		r.SetDirectFeed(tr.FeedFast)
 	}
+	// A file's pass ends: its memory is held to what it keeps
+	// (passMemory). An input that grows is indexed for as long as
+	// the browser runs.
+	endMemory := func() {}
+	if !x.grows() {
+		endMemory = passMem.start()
+		defer endMemory()
+	}
 	var rec decode.Record
 	var qps qpTeachers
 	batch := 0
@@ -405,6 +413,7 @@ func (x *Index) build(ctx context.Context, r *capture.Reader) {
 			x.markFindings(&s)
 			x.notify()
 			x.mu.Unlock()
+			endMemory()
 			if !x.live {
 				// The pass's garbage (decoded frames, the tracker's
 				// working state) is gone now; give its pages back, so
@@ -443,7 +452,7 @@ func (x *Index) build(ctx context.Context, r *capture.Reader) {
 		case len(x.layouts) == 0 || x.layouts[len(x.layouts)-1].layout != layout:
 			x.layouts = append(x.layouts, layoutSpan{n, layout})
 		}
-		x.ents.add(e)
+		x.ents.add(e, r.RecordEnd())
 		if x.grows() {
 			x.lastAt = time.Now()
 		}
@@ -460,8 +469,10 @@ func (x *Index) build(ctx context.Context, r *capture.Reader) {
 			}
 		}
 		batch++
+		relimit := false
 		if batch == 4096 {
 			batch = 0
+			relimit = !x.grows()
 			x.notify()
 			// A snapshot copies the tracker's state (every kept
 			// connection and link, their histories): every 4096
@@ -474,6 +485,9 @@ func (x *Index) build(ctx context.Context, r *capture.Reader) {
 			}
 		}
 		x.mu.Unlock()
+		if relimit {
+			passMem.update()
+		}
 	}
 }
 
@@ -591,8 +605,8 @@ func (x *Index) Conn(n int) (conn, link int) {
 	if n < 1 || n > x.ents.len() {
 		return 0, 0
 	}
-	e := x.ents.at(n - 1)
-	return int(e.conn), int(e.link)
+	p := x.ents.pair(n - 1)
+	return int(p.conn), int(p.link)
 }
 
 // Relevant lists the SMC-relevant frames (smcdump's default selection)
@@ -815,6 +829,10 @@ type recordReader struct {
 	recs *capture.Records
 	span int // the layout span last used: reads mostly go forward
 	ci   gopacket.CaptureInfo
+	// last is the frame last read from a record (recs.End is where it
+	// ends), 0 none: reads mostly go forward, and walking the records
+	// from a block's first (entries.record) can start there.
+	last int32
 }
 
 func (x *Index) newRecordReader() (*recordReader, error) {
@@ -849,14 +867,37 @@ func (rr *recordReader) Close() error {
 // read returns frame n (1-based): its capture info and bytes, valid until
 // the next read.
 func (rr *recordReader) read(n int32) (gopacket.CaptureInfo, []byte, error) {
+	off, layout, err := rr.offset(n)
+	if off < 0 && err == nil {
+		x := rr.x
+		x.mu.RLock()
+		defer x.mu.RUnlock()
+		from := x.rawFrom()
+		return x.cis[n-from], x.raw[n-from], nil
+	}
+	rr.last = 0
+	var data []byte
+	if err == nil {
+		data, err = rr.recs.Read(off, layout, &rr.ci)
+	}
+	if err != nil {
+		return rr.ci, nil, fmt.Errorf("frame %d: %w", n, err)
+	}
+	rr.last = n
+	return rr.ci, data, nil
+}
+
+// offset returns the offset of frame n's record and its layout, -1 for a
+// frame kept in memory. The table keeps the offset of a frame before it
+// (entries.record): the record headers are read on from there, or from
+// the end of the frame last read when that is on the way.
+func (rr *recordReader) offset(n int32) (int64, *capture.Layout, error) {
 	x := rr.x
 	x.mu.RLock()
-	e := x.ents.at(int(n) - 1)
-	if e.off < 0 {
-		from := x.rawFrom()
-		ci, data := x.cis[n-from], x.raw[n-from]
+	off, skip := x.ents.record(int(n) - 1)
+	if off < 0 {
 		x.mu.RUnlock()
-		return ci, data, nil
+		return -1, nil, nil
 	}
 	sp := x.layouts
 	if rr.span >= len(sp) || sp[rr.span].from > n || (rr.span+1 < len(sp) && sp[rr.span+1].from <= n) {
@@ -867,11 +908,11 @@ func (rr *recordReader) read(n int32) (gopacket.CaptureInfo, []byte, error) {
 	}
 	layout := sp[rr.span].layout
 	x.mu.RUnlock()
-	data, err := rr.recs.Read(e.off, layout, &rr.ci)
-	if err != nil {
-		return rr.ci, nil, fmt.Errorf("frame %d: %w", n, err)
+	if rr.last != 0 && rr.last < n && rr.last >= n-int32(skip) {
+		off, skip = rr.recs.End(), int(n-rr.last-1)
 	}
-	return rr.ci, data, nil
+	off, err := rr.recs.Skip(off, layout, skip)
+	return off, layout, err
 }
 
 // Decode decodes frames ns (1-based) for display, replaying first the

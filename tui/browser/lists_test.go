@@ -18,7 +18,7 @@ func TestFrameLists(t *testing.T) {
 		if i >= 500 && i < 700 {
 			r = false // and of none
 		}
-		x.ents.add(entry{off: int64(i)})
+		x.ents.add(entry{off: int64(i)}, int64(i+1))
 		x.rel.add(i, r)
 		if r {
 			rel = append(rel, int32(i+1))
