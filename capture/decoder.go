@@ -175,6 +175,7 @@ func (d *Decoder) decode(f *Frame, outer bool) {
 		f.SMCOption, f.SMCO = decode.SMCOptionKind(f.TCP.Options)
 	}
 	if f.BTH != nil {
+		f.BTH.TrailerCut = f.Cut
 		d.roce.checkICRC(f)
 	}
 }

@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"errors"
 	"maps"
 	"net/netip"
 
@@ -231,6 +232,12 @@ func (r *roceLayers) decodeSMC(f *Frame) {
 	} else if err = r.llc.DecodeFromBytes(p, gopacket.NilDecodeFeedback); err == nil {
 		f.LLC = &r.llc
 		f.Decoded = append(f.Decoded, decode.LayerTypeLLC)
+	}
+	if err != nil && f.Cut && errors.Is(err, decode.ErrTruncated) {
+		// The snap length cut the message, the sender did not: not
+		// malformed, and nothing of it is followed (tshark's "packet
+		// size limited during capture").
+		err = nil
 	}
 	if err != nil {
 		f.SMCMalformed = true

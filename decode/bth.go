@@ -234,6 +234,10 @@ type BTH struct {
 	// ICRC is the invariant CRC as transmitted: the last 4 bytes read
 	// little-endian, so it compares directly with ICRCRoCEv2/ICRCRoCEv1.
 	ICRC uint32
+	// TrailerCut: the packet's last bytes were not captured (a snap
+	// length cut it), so ICRC holds payload bytes, not the ICRC: its
+	// field is left out. The decoder of the frame sets it.
+	TrailerCut bool
 }
 
 // LayerType returns LayerTypeBTH.
@@ -392,7 +396,9 @@ func (b *BTH) AppendFields(r *Record) {
 	if imm, ok := b.Imm(); ok && len(b.Payload) > 0 && bthNext(b.Opcode, b.Payload) != LayerTypeImmDt {
 		r.AddUint(fImmDt, uint64(imm))
 	}
-	r.AddUint(fICRC, uint64(b.ICRC))
+	if !b.TrailerCut {
+		r.AddUint(fICRC, uint64(b.ICRC))
+	}
 }
 
 // AppendSummary appends the one-line meaning, e.g.

@@ -6,6 +6,8 @@ import (
 	"net/netip"
 	"strings"
 
+	"github.com/gopacket/gopacket/layers"
+
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/internal/textcache"
@@ -130,7 +132,21 @@ func fill(in *input, f *capture.Frame) {
 		s.syn, s.ack, s.fin, s.rst = tc.SYN, tc.ACK, tc.FIN, tc.RST
 		s.seq, s.ackNum = tc.Seq, tc.Ack
 		s.smcOpt = f.SMCOption
-		s.payload = len(tc.Payload)
+		s.payload, s.cut = len(tc.Payload), 0
+		if f.Cut {
+			// The segment's length on the wire, from the IP header: the
+			// sequence space it takes, whatever the capture kept of it.
+			wire := -1
+			switch {
+			case f.IPv4 != nil:
+				wire = int(f.IPv4.Length) - int(f.IPv4.IHL)*4 - len(tc.Contents)
+			case f.IPv6 != nil && f.IPv6.NextHeader == layers.IPProtocolTCP:
+				wire = int(f.IPv6.Length) - len(tc.Contents)
+			}
+			if wire > s.payload {
+				s.payload, s.cut = wire, wire-s.payload
+			}
+		}
 		s.notCLC = f.NotCLC
 		for i, c := range f.CLC {
 			if in.clcN == len(in.clc) {

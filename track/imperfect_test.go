@@ -236,3 +236,56 @@ func TestThinnedCounts(t *testing.T) {
 		t.Errorf("counts add up to %d of %d frames: %+v", sum, st.Frames, st)
 	}
 }
+
+// TestSnaplenCut: pingpong.pcap captured with a snap length of 128 bytes
+// (tcpdump -s 128, common to keep headers only). What the snap length
+// left out is not the sender's fault: no LLC message cut short is
+// malformed, no frame carries a decode error for it, and no cut frame
+// shows an ICRC (its last bytes are payload). The TCP bytes of the cut
+// CLC messages were captured, only not kept: not "never showed" (not
+// captured), and the handshake says the snap length cut it.
+func TestSnaplenCut(t *testing.T) {
+	all := readRawFrames(t, crafted.Pingpong(t))
+	var frames []rawFrame
+	for _, f := range all {
+		if len(f.Data) > 128 {
+			f.Data = f.Data[:128:128]
+			f.CI.CaptureLength = 128
+		}
+		frames = append(frames, f)
+	}
+	_, lt := testutil.ReadFrames(t, crafted.Pingpong(t))
+	icrc, _ := decode.LookupField("roce.icrc")
+	cutSends := 0
+	eachRaw(t, "s128", lt, frames, func(f *capture.Frame) {
+		if f.SMCMalformed || f.Err != nil {
+			t.Errorf("frame %d: malformed %v, error %v: the snap length cut it", f.Number, f.SMCMalformed, f.Err)
+		}
+		if f.BTH != nil && f.Cut {
+			cutSends++
+			var r decode.Record
+			f.BTH.AppendFields(&r)
+			for _, id := range r.IDs {
+				if id == icrc.ID {
+					t.Errorf("frame %d: roce.icrc on a frame whose trailer was not captured", f.Number)
+				}
+			}
+		}
+	})
+	if cutSends == 0 {
+		t.Fatal("no RoCE frame was cut: the test cuts nothing")
+	}
+	s, found := feedRaw(t, frames)
+	if slices.Contains(found, "smc.malformed") || slices.Contains(found, "roce.rc.not_captured") || s.Stats.Malformed != 0 {
+		t.Errorf("findings %v, malformed %d: none is the sender's or the network's", found, s.Stats.Malformed)
+	}
+	var tcp *Conn
+	for i := range s.Conns {
+		if !s.Conns[i].Inferred {
+			tcp = &s.Conns[i]
+		}
+	}
+	if tcp == nil || !strings.Contains(tcp.Failure, "snap length") {
+		t.Errorf("the TCP connection's handshake: %+v, want it cut by the snap length", tcp)
+	}
+}

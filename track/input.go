@@ -43,7 +43,8 @@ type tcpIn struct {
 	syn, ack bool
 	fin, rst bool
 	smcOpt   bool
-	payload  int
+	payload  int    // as on the wire (the IP length says), cut or not
+	cut      int    // of payload, the bytes the capture's snap length left out
 	clcErrs  int    // CLC messages of this segment that did not decode
 	clcErr   string // the first one's error
 	notCLC   bool   // the stream reached application data where CLC would start (capture.Frame.NotCLC)

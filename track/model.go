@@ -258,6 +258,8 @@ type Conn struct {
 	// peer's ACK covers them): a CLC message may be among them, so the
 	// handshake's outcome is not inferred from what is missing.
 	clcUncaptured bool
+	// clcCut: those bytes were cut by the capture's snap length.
+	clcCut bool
 	// Failure says what went wrong in a handshake that did not fall back:
 	// set as soon as it is seen (the outcome stays pending), and the
 	// outcome becomes OutcomeFailed when TCP closes.

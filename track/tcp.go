@@ -82,6 +82,12 @@ func (t *Tracker) tcp(in *input) {
 		f.TCPBytes += uint64(s.payload)
 	}
 	t.tcpSeq(c, d, s, in)
+	if s.cut > 0 && c.Outcome == OutcomePending && !c.clcUncaptured {
+		// The snap length cut the handshake's bytes: as bytes the
+		// capture missed, nothing is inferred from them.
+		c.clcUncaptured, c.clcCut = true, true
+		t.awaitServerHalf(c)
+	}
 	if s.notCLC && in.clcN == 0 && len(c.CLCTypes) == 0 &&
 		c.Outcome == OutcomePending && c.OptionSYN && c.OptionSYNACK {
 		// Both sides offered SMC but the stream, reassembled, starts with
@@ -412,6 +418,9 @@ func (t *Tracker) failPending(c *Conn, in *input) {
 		// What decided it may be in the bytes the capture missed (a
 		// malformed message before them decided already).
 		c.Failure = "handshake not followed to its end: the capture missed CLC bytes (the peer's ACK covers them)"
+		if c.clcCut {
+			c.Failure = "handshake not followed to its end: the capture's snap length cut its CLC messages (capture with -s 0)"
+		}
 		return
 	}
 	if !c.AwaitingLink && c.Failure == "" {
