@@ -625,6 +625,14 @@ func (t *Tracker) write(l *Link, d Dir, in *input) {
 			rc.curLen = r.dmaLen
 		}
 		ref, ok := l.rkeys[d][r.rkey]
+		if ok && ref.conn.Closed() {
+			// Closed both ways, a connection writes no more: its RMB went
+			// back to the link group's pool (smc_buf_unuse) and this is a
+			// later connection's, whose handshake the capture lacks (cut
+			// or missed). Its next CDC claims the WRITE.
+			delete(l.rkeys[d], r.rkey)
+			ok = false
+		}
 		if !ok {
 			rc.Unattached++
 			t.cur.unattached = true

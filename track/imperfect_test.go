@@ -2,6 +2,7 @@ package track
 
 import (
 	"encoding/binary"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -287,5 +288,41 @@ func TestSnaplenCut(t *testing.T) {
 	}
 	if tcp == nil || !strings.Contains(tcp.Failure, "snap length") {
 		t.Errorf("the TCP connection's handshake: %+v, want it cut by the snap length", tcp)
+	}
+}
+
+// TestSnaplenReusedRMB: long.pcap cut to 128 bytes a frame. Its second
+// connection writes into the RMB the first one gave back: the rkey the
+// tracker learned for the first. The cut CLC messages do not tell it
+// anew, so the WRITEs after the first connection closed are the next
+// one's to claim, and each connection counts what it sent (as the whole
+// capture says), with no cursor it cannot follow.
+func TestSnaplenReusedRMB(t *testing.T) {
+	all, lt := testutil.ReadFrames(t, "../samples/long.pcap")
+	frames := make([]rawFrame, 0, len(all))
+	for _, f := range all {
+		if len(f.Data) > 128 {
+			f.Data = f.Data[:128:128]
+			f.CI.CaptureLength = 128
+		}
+		frames = append(frames, f)
+	}
+	tr := New(Options{Unshared: true})
+	eachRaw(t, "s128", lt, frames, func(f *capture.Frame) { tr.Feed(f) })
+	tr.EndCapture(time.Time{})
+	s := tr.Snapshot()
+	var got []string
+	for i := range s.Conns {
+		if c := &s.Conns[i]; c.Inferred {
+			got = append(got, fmt.Sprintf("%d/%d", c.Flow[DirC2S].WriteBytes, c.Flow[DirS2C].WriteBytes))
+		}
+	}
+	if strings.Join(got, " ") != "192000/192000 1048580/4" {
+		t.Errorf("the connections joined from their CDCs wrote %v, want 192000/192000 and 1048580/4 (the whole capture's)", got)
+	}
+	for _, f := range s.Findings() {
+		if f.ID == expert.CursorBackwards {
+			t.Errorf("finding %s: %s", f.ID, f.Detail)
+		}
 	}
 }
