@@ -585,6 +585,7 @@ func (t *Tracker) merge(a, b *Conn) *Conn {
 	gone.finished = true
 	t.stats.InferredConns--
 	keep.Frames += gone.Frames
+	keep.Merged = append(append(keep.Merged, gone.ID), gone.Merged...)
 	if gone.FirstFrame < keep.FirstFrame {
 		keep.FirstFrame, keep.Start = gone.FirstFrame, gone.Start
 	}

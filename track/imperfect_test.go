@@ -229,7 +229,26 @@ func TestThinnedCounts(t *testing.T) {
 	tr := New(Options{Unshared: true})
 	eachRaw(t, "thin", lt, frames, func(f *capture.Frame) { tr.Feed(f) })
 	tr.EndCapture(time.Time{})
-	st := tr.Snapshot().Stats
+	s := tr.Snapshot()
+	// The halves joined from CDCs before their handshake was known were
+	// merged into it: each ID frames carried is listed, or named by the
+	// connection it was merged into.
+	ids := map[int]int{}
+	for _, c := range s.Conns {
+		ids[c.ID]++
+		for _, m := range c.Merged {
+			ids[m]++
+		}
+	}
+	if len(ids) == len(s.Conns) {
+		t.Errorf("no connection was merged: the test shows nothing")
+	}
+	for id := 1; id <= len(ids); id++ {
+		if ids[id] != 1 {
+			t.Errorf("connection %d is listed or merged %d times, want once", id, ids[id])
+		}
+	}
+	st := s.Stats
 	if st.Unattached < 0 || st.LinkOnly < 0 || st.LateAttached == 0 {
 		t.Errorf("counts %+v: none below zero, some claimed late", st)
 	}

@@ -249,6 +249,10 @@ type Conn struct {
 	TSYN, TProposal, TAccept, TConfirm, TFirstCDC, TClose time.Time
 	Timeline                                              []Event
 	TimelineCut                                           int // events not kept because the timeline was full
+	// Merged are the connections found to be this one (a joined half and
+	// its handshake, the two halves of a joined connection): their frames
+	// went by, and were attributed (smc.conn.id), under their own IDs.
+	Merged []int
 
 	// AwaitingLink: the CLC handshake chose SMC-R, but the link the
 	// connection is placed on is not confirmed yet (first contact: until

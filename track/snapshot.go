@@ -1,6 +1,7 @@
 package track
 
 import (
+	"slices"
 	"time"
 
 	"github.com/smcscope/smcscope/expert"
@@ -63,6 +64,7 @@ func (t *Tracker) snapshot() Snapshot {
 		x := *c
 		x.CLCTypes = append([]uint8(nil), c.CLCTypes...)
 		x.Timeline = append([]Event(nil), c.Timeline...)
+		x.Merged = slices.Sorted(slices.Values(c.Merged))
 		x.RolesUnknown = c.Inferred && (c.link == nil || c.link.Inferred)
 		x.Last = time.Unix(0, c.lastNS)
 		x.expert = append(marks(nil), c.expert...)

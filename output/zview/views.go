@@ -200,6 +200,10 @@ func flowNotes(r rows.Conn) string {
 			n = append(n, fmt.Sprintf("%s cursor/WRITE bytes differ", x.dir))
 		}
 	}
+	if len(r.Merged) > 0 {
+		// Their frames carry those IDs: -Y needs them too.
+		n = append(n, "merged from connection "+intList(r.Merged))
+	}
 	return strings.Join(n, ", ")
 }
 

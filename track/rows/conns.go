@@ -58,6 +58,9 @@ type Conn struct {
 	FirstFrame   int       `json:"first_frame"`
 	LastFrame    int       `json:"last_frame"`
 	Closed       bool      `json:"closed"`
+	// Merged: connections found to be this one later; frames before were
+	// attributed to them (smc.conn.id).
+	Merged []int `json:"merged,omitempty"`
 	// Ended: the connection is over (Ended), though the capture may
 	// lack its close CDCs (Closed).
 	Ended bool   `json:"ended"`
@@ -224,7 +227,7 @@ func connRow(c *track.Conn, links map[int]*track.Link) Conn {
 		Handshake:  Durations{ms(start, c.TProposal), ms(start, c.TAccept), ms(start, c.TConfirm), ms(start, c.TFirstCDC)},
 		Client2Srv: flowRow(&c.Flow[track.DirC2S]), Srv2Client: flowRow(&c.Flow[track.DirS2C]),
 		Frames: c.Frames, FirstFrame: c.FirstFrame, LastFrame: c.LastFrame,
-		Closed: c.Closed(), Close: track.CloseInfo(c),
+		Closed: c.Closed(), Close: track.CloseInfo(c), Merged: c.Merged,
 		Mode: ModeOf(c), LinkIndex: c.Link,
 	}
 	l := links[c.Link]
