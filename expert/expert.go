@@ -133,6 +133,7 @@ const (
 	RNRNAK
 	BadICRC
 	BadLength
+	CaptureDuplicate
 	OptionEchoed
 	Malformed
 	NotCaptured
@@ -252,6 +253,9 @@ var defs = [numIDs]Def{
 	BadLength: {Name: "roce.length.bad", Severity: Error, Group: "malformed", Object: ObjectLink,
 		Meaning: "a RoCE packet whose IP or UDP length claims more bytes than the frame holds: the receiver drops it, and its ICRC cannot be checked",
 		Check:   "the frame's frame.error (field and lengths); corruption on the path, or a damaged capture"},
+	CaptureDuplicate: {Name: "roce.capture.duplicate", Severity: Note, Group: "sequence", Object: ObjectCapture,
+		Meaning: "the capture holds the same RoCE packet twice within 1 ms with nothing between: a copy the capture point made, not a retransmission (followed once)",
+		Check:   "the capture setup: a mirror session copying both directions of a port, or a capture on a bond and its member; editcap -D drops such copies"},
 	OptionEchoed: {Name: "smc.option.echoed_no_clc", Severity: Warn, Group: "protocol", Object: ObjectConn,
 		Meaning: "both SYNs carried the SMC option but no CLC message followed: a middlebox echoed the option for a peer that does not speak SMC",
 		Check:   "middleboxes on the path; disable SMC for that destination (eBPF handshake policy)"},

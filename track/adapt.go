@@ -5,11 +5,13 @@ import (
 	"errors"
 	"net/netip"
 	"strings"
+	"time"
 
 	"github.com/gopacket/gopacket/layers"
 
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
+	"github.com/smcscope/smcscope/expert"
 	"github.com/smcscope/smcscope/internal/textcache"
 )
 
@@ -22,6 +24,10 @@ func (t *Tracker) Feed(f *capture.Frame) {
 		return
 	}
 	if f == nil {
+		return
+	}
+	if t.captureDup(f) {
+		t.feedDup(f)
 		return
 	}
 	if r := t.fastRoCE(f); r != fastDone {
@@ -37,7 +43,7 @@ func (t *Tracker) Feed(f *capture.Frame) {
 // A tracker shared with readers (Options.Unshared false) follows nothing
 // this way.
 func (t *Tracker) FeedFast(f *capture.Frame) bool {
-	if !t.opts.Unshared || f == nil {
+	if !t.opts.Unshared || f == nil || t.captureDup(f) {
 		return false
 	}
 	r := t.fastRoCE(f)
@@ -62,9 +68,69 @@ func (t *Tracker) feedLocked(f *capture.Frame) {
 	if f == nil {
 		return
 	}
+	if t.captureDup(f) {
+		t.feedDup(f)
+		return
+	}
 	if r := t.fastRoCE(f); r != fastDone {
 		t.feedMiss(f, r)
 	}
+}
+
+// seenRoCE is the capture's last RoCE frame (captureDup).
+type seenRoCE struct {
+	number    int
+	ns        int64
+	qpn, psn  uint32
+	icrc      uint32
+	op        uint8
+	length    int
+	duplicate bool // frame number is a copy of the frame before
+}
+
+// captureDupWindow: a copy the capture point makes comes microseconds
+// after the frame. The RC transport sends a request again only after a
+// NAK, which comes between the two, or once its ACK timeout is over
+// (SMC's queue pairs: smc_ib.c's timeout 15, about 134 ms).
+const captureDupWindow = int64(time.Millisecond)
+
+// captureDup reports whether f is the RoCE frame before it once more, the
+// capture's copy (the same queue pair, PSN, opcode, length and ICRC,
+// which covers the rest, within captureDupWindow): a mirror session that
+// copies both directions of a port, a capture on a bond and its member.
+// The same frame asked about again (FeedFast, then Feed) has the same
+// answer.
+func (t *Tracker) captureDup(f *capture.Frame) bool {
+	b := f.BTH
+	if b == nil {
+		return false
+	}
+	s := &t.seenRoCE
+	if f.Number != 0 && f.Number == s.number {
+		return s.duplicate
+	}
+	ns := f.UnixNano()
+	if s.number != 0 && b.DestQP == s.qpn && b.PSN == s.psn && uint8(b.Opcode) == s.op && b.ICRC == s.icrc &&
+		f.CI.Length == s.length && ns-s.ns >= 0 && ns-s.ns <= captureDupWindow {
+		s.number, s.duplicate = f.Number, true
+		return true
+	}
+	*s = seenRoCE{number: f.Number, ns: ns, qpn: b.DestQP, psn: b.PSN, icrc: b.ICRC, op: uint8(b.Opcode), length: f.CI.Length}
+	return false
+}
+
+// feedDup counts f, a copy captureDup found, and notes it: nothing in it
+// is followed again.
+func (t *Tracker) feedDup(f *capture.Frame) {
+	t.cur.reset(f.Number)
+	t.fastCur.frame = 0
+	t.stats.Frames++
+	t.stats.CaptureDups++
+	in := &t.in
+	in.number, in.ns = f.Number, f.UnixNano()
+	t.lastNS = max(t.lastNS, in.ns)
+	t.raise(&t.expert, expert.CaptureDuplicate, in)
+	t.countCarried()
 }
 
 // feedFrame is the general path: the frame copied into t.in, then feed.

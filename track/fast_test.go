@@ -50,7 +50,12 @@ func newTwin(opts Options, every int) *twin {
 
 func (w *twin) feed(t testing.TB, f *capture.Frame) {
 	t.Helper()
-	w.gen.feedFrame(f)
+	// The general path as Feed takes it, without fastRoCE.
+	if w.gen.captureDup(f) {
+		w.gen.feedDup(f)
+	} else {
+		w.gen.feedFrame(f)
+	}
 	w.fast.Feed(f)
 	w.fed++
 	// fill numbers the input with the frame; fastRoCE does not fill it.

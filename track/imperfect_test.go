@@ -252,7 +252,7 @@ func TestThinnedCounts(t *testing.T) {
 	if st.Unattached < 0 || st.LinkOnly < 0 || st.LateAttached == 0 {
 		t.Errorf("counts %+v: none below zero, some claimed late", st)
 	}
-	if sum := st.ConnAttached + st.LinkOnly + st.Unattached + st.TCPUntracked + st.Other; sum != st.Frames {
+	if sum := st.ConnAttached + st.LinkOnly + st.Unattached + st.TCPUntracked + st.Other + st.CaptureDups; sum != st.Frames {
 		t.Errorf("counts add up to %d of %d frames: %+v", sum, st.Frames, st)
 	}
 }

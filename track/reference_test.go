@@ -11,7 +11,7 @@ import (
 // checkAccounting: every frame lands in exactly one bucket.
 func checkAccounting(t *testing.T, st Stats) {
 	t.Helper()
-	sum := st.ConnAttached + st.LinkOnly + st.Unattached + st.TCPUntracked + st.Other
+	sum := st.ConnAttached + st.LinkOnly + st.Unattached + st.TCPUntracked + st.Other + st.CaptureDups
 	if sum != st.Frames {
 		t.Errorf("frame accounting: attached %d + link-only %d + unattached %d + tcp-untracked %d + other %d = %d, want %d frames",
 			st.ConnAttached, st.LinkOnly, st.Unattached, st.TCPUntracked, st.Other, sum, st.Frames)

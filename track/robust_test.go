@@ -126,7 +126,7 @@ func checkState(t testing.TB, s *Snapshot, fed int) {
 	if st.Frames != fed {
 		t.Errorf("stats count %d frames, %d were fed", st.Frames, fed)
 	}
-	if n := st.ConnAttached + st.LinkOnly + st.Unattached + st.TCPUntracked + st.Other; n > st.Frames {
+	if n := st.ConnAttached + st.LinkOnly + st.Unattached + st.TCPUntracked + st.Other + st.CaptureDups; n > st.Frames {
 		t.Errorf("attribution counts add up to %d of %d frames: %+v", n, st.Frames, *st)
 	}
 	if st.LateAttached > st.Unattached+st.ConnAttached || st.LLC+st.CDC > st.RoCE {

@@ -268,7 +268,7 @@ func checkStats(t *testing.T, name string, s *track.Snapshot) {
 			return
 		}
 	}
-	if sum := st.ConnAttached + st.LinkOnly + st.Unattached + st.TCPUntracked + st.Other; sum != st.Frames {
+	if sum := st.ConnAttached + st.LinkOnly + st.Unattached + st.TCPUntracked + st.Other + st.CaptureDups; sum != st.Frames {
 		t.Errorf("%s: the frame counts add up to %d of %d frames: %+v", name, sum, st.Frames, st)
 	}
 }

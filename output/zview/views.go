@@ -126,6 +126,9 @@ func textConns(tw *tabwriter.Writer, s *track.Snapshot, conns []rows.Conn) {
 	if st.Malformed > 0 {
 		fmt.Fprintf(tw, "malformed SMC messages %d (frame.error shows each)\n", st.Malformed)
 	}
+	if st.CaptureDups > 0 {
+		fmt.Fprintf(tw, "frames the capture holds twice %d (followed once)\n", st.CaptureDups)
+	}
 	if s.Folded() {
 		t := s.Totals()
 		textConnTotals(tw, &t.Conns)

@@ -115,10 +115,15 @@ var ExpertVectors = []Vector{
 		return write(t, "llc-unanswered", fs)
 	}},
 	{"llc-retransmitted", "smc.llc.retransmitted", func(t testing.TB) string {
-		// The ADD_LINK request sent again on its PSN right after itself.
+		// The ADD_LINK request sent again on its PSN right after itself,
+		// 2 ms later (the frames after it too): a copy within 1 ms with
+		// nothing between would be the capture's (roce.capture.duplicate).
 		fs := pingpong(t)
 		dup := testutil.Packet{CI: fs[ppAddLinkReq-1].CI, Data: append([]byte(nil), fs[ppAddLinkReq-1].Data...)}
-		dup.CI.Timestamp = dup.CI.Timestamp.Add(time.Microsecond)
+		dup.CI.Timestamp = dup.CI.Timestamp.Add(2 * time.Millisecond)
+		for i := ppAddLinkReq; i < len(fs); i++ {
+			fs[i].CI.Timestamp = fs[i].CI.Timestamp.Add(2 * time.Millisecond)
+		}
 		fs = append(fs[:ppAddLinkReq:ppAddLinkReq], append([]testutil.Packet{dup}, fs[ppAddLinkReq:]...)...)
 		return write(t, "llc-retransmitted", fs)
 	}},
@@ -127,6 +132,14 @@ var ExpertVectors = []Vector{
 		d := fs[ppCDC-1].Data
 		d[len(d)-1] ^= 0xff // the ICRC is the frame's last 4 bytes
 		return write(t, "bad-icrc", fs)
+	}},
+	{"capture-duplicate", "roce.capture.duplicate", func(t testing.TB) string {
+		// A CDC twice at the same time, as a mirror session copying both
+		// directions of a port captures it.
+		fs := pingpong(t)
+		dup := testutil.Packet{CI: fs[ppCDC-1].CI, Data: append([]byte(nil), fs[ppCDC-1].Data...)}
+		fs = append(fs[:ppCDC:ppCDC], append([]testutil.Packet{dup}, fs[ppCDC:]...)...)
+		return write(t, "capture-duplicate", fs)
 	}},
 	{"bad-length", "roce.length.bad", func(t testing.TB) string {
 		// A CDC's UDP length 16 bytes more than the datagram: the frame
