@@ -77,29 +77,50 @@ func (t *Tracker) feedLocked(f *capture.Frame) {
 	}
 }
 
-// seenRoCE is the capture's last RoCE frame (captureDup).
+// seenRoCE is what captureDup remembers of the capture's recent RoCE
+// packets.
 type seenRoCE struct {
+	// recent holds a packet's fingerprint in the slot its queue pair and
+	// PSN pick: a copy the capture made lands on its original's slot.
+	recent [dupSlots]packetSeen
+	// naks counts the NAKs and RNR NAKs seen: a packet sent again after
+	// one is the transport's, not the capture's.
+	naks uint64
+	// number and duplicate are the last frame asked about and the answer
+	// (FeedFast, then Feed, ask about the same frame).
 	number    int
-	ns        int64
-	qpn, psn  uint32
-	icrc      uint32
-	op        uint8
-	length    int
-	duplicate bool // frame number is a copy of the frame before
+	duplicate bool
 }
 
+// packetSeen is one RoCE packet captureDup remembers.
+type packetSeen struct {
+	ns       int64
+	naks     uint64 // seenRoCE.naks when it went by
+	qpn, psn uint32
+	icrc     uint32
+	length   int32
+	op       uint8
+	used     bool
+}
+
+// dupSlots is how many recent packets captureDup remembers: the copies of
+// a capture made at two points (each host's, merged) come up to a
+// millisecond apart, hundreds of packets between them at full rate.
+const dupSlots = 1024
+
 // captureDupWindow: a copy the capture point makes comes microseconds
-// after the frame. The RC transport sends a request again only after a
-// NAK, which comes between the two, or once its ACK timeout is over
-// (SMC's queue pairs: smc_ib.c's timeout 15, about 134 ms).
+// after the frame (a merge of two hosts' captures: their clocks' skew).
+// The RC transport sends a packet again only after a NAK or RNR NAK or
+// once its ACK timeout is over (SMC's queue pairs: smc_ib.c's timeout 15,
+// about 134 ms), and a responder repeats an ACK only for a request sent
+// again.
 const captureDupWindow = int64(time.Millisecond)
 
-// captureDup reports whether f is the RoCE frame before it once more, the
-// capture's copy (the same queue pair, PSN, opcode, length and ICRC,
-// which covers the rest, within captureDupWindow): a mirror session that
-// copies both directions of a port, a capture on a bond and its member.
-// The same frame asked about again (FeedFast, then Feed) has the same
-// answer.
+// captureDup reports whether f is a RoCE packet the capture already holds,
+// its copy: the same queue pair, PSN, opcode, length and ICRC (which
+// covers the rest) within captureDupWindow and with no NAK seen between,
+// as a mirror session that copies both directions of a port, a capture
+// on a bond and its member, or two hosts' captures merged make.
 func (t *Tracker) captureDup(f *capture.Frame) bool {
 	b := f.BTH
 	if b == nil {
@@ -109,13 +130,21 @@ func (t *Tracker) captureDup(f *capture.Frame) bool {
 	if f.Number != 0 && f.Number == s.number {
 		return s.duplicate
 	}
+	s.number = f.Number
 	ns := f.UnixNano()
-	if s.number != 0 && b.DestQP == s.qpn && b.PSN == s.psn && uint8(b.Opcode) == s.op && b.ICRC == s.icrc &&
-		f.CI.Length == s.length && ns-s.ns >= 0 && ns-s.ns <= captureDupWindow {
-		s.number, s.duplicate = f.Number, true
+	e := &s.recent[(b.DestQP*0x9E3779B1^b.PSN)%dupSlots]
+	s.duplicate = e.used && e.qpn == b.DestQP && e.psn == b.PSN && e.op == uint8(b.Opcode) && e.icrc == b.ICRC &&
+		e.length == int32(f.CI.Length) && e.naks == s.naks && ns-e.ns >= 0 && ns-e.ns <= captureDupWindow
+	if s.duplicate {
 		return true
 	}
-	*s = seenRoCE{number: f.Number, ns: ns, qpn: b.DestQP, psn: b.PSN, icrc: b.ICRC, op: uint8(b.Opcode), length: f.CI.Length}
+	// A NAK counts before it is remembered: its own copy is a copy.
+	if a := f.AETH; a != nil {
+		if ty := a.Syndrome.Type(); ty == decode.AETHNak || ty == decode.AETHRNRNak {
+			s.naks++
+		}
+	}
+	*e = packetSeen{ns: ns, naks: s.naks, qpn: b.DestQP, psn: b.PSN, icrc: b.ICRC, length: int32(f.CI.Length), op: uint8(b.Opcode), used: true}
 	return false
 }
 

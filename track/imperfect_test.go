@@ -345,3 +345,38 @@ func TestSnaplenReusedRMB(t *testing.T) {
 		}
 	}
 }
+
+// TestMergedCaptures: multiconn.pcap merged with itself 30 us later, as
+// two hosts' captures of one link merged by time (mergecap) with their
+// clocks' skew: every RoCE packet is there twice, hundreds of frames
+// apart, and each copy is the capture's, not a retransmission. What the
+// tracker follows is the single capture's.
+func TestMergedCaptures(t *testing.T) {
+	one, lt := testutil.ReadFrames(t, "../samples/multiconn.pcap")
+	merged := make([]rawFrame, 0, 2*len(one))
+	for _, f := range one {
+		g := f
+		g.CI.Timestamp = g.CI.Timestamp.Add(30 * time.Microsecond)
+		merged = append(merged, f, g)
+	}
+	slices.SortStableFunc(merged, func(a, b rawFrame) int { return a.CI.Timestamp.Compare(b.CI.Timestamp) })
+	feed := func(frames []rawFrame) Snapshot {
+		tr := New(Options{Unshared: true})
+		eachRaw(t, "merged", lt, frames, func(f *capture.Frame) { tr.Feed(f) })
+		tr.EndCapture(time.Time{})
+		return tr.Snapshot()
+	}
+	base, s := feed(one), feed(merged)
+	if s.Stats.CaptureDups != base.Stats.RoCE || s.Stats.Retrans != base.Stats.Retrans {
+		t.Errorf("%d copies of %d RoCE packets, %d retransmissions (the capture alone: %d)", s.Stats.CaptureDups, base.Stats.RoCE, s.Stats.Retrans, base.Stats.Retrans)
+	}
+	bytes := func(s Snapshot) (out []string) {
+		for _, c := range s.Conns {
+			out = append(out, fmt.Sprintf("%d:%d/%d", c.ID, c.Flow[DirC2S].Bytes, c.Flow[DirS2C].Bytes))
+		}
+		return out
+	}
+	if got, want := bytes(s), bytes(base); !slices.Equal(got, want) {
+		t.Errorf("connections %v, the capture alone %v", got, want)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
@@ -22,15 +23,25 @@ func lossOnPath(t *testing.T, frames []rawFrame, i int, reqs []int, acks map[int
 	t.Helper()
 	var out []rawFrame
 	last := reqs[len(reqs)-1]
+	// Nothing acknowledged them, so the requester sends them again once
+	// its ACK timeout is over (SMC's queue pairs: about 134 ms): the
+	// frames from there on come that much later.
+	const timeout = 135 * time.Millisecond
+	var shift time.Duration
 	for j := range frames {
 		if j == i || j > i && j < last && acks[j] {
 			continue
 		}
-		out = append(out, frames[j])
+		f := frames[j]
+		f.CI.Timestamp = f.CI.Timestamp.Add(shift)
+		out = append(out, f)
 		if j == last {
+			shift = timeout
+			ci := frames[last].CI
+			ci.Timestamp = ci.Timestamp.Add(shift)
 			out = append(out, frames[i])
 			for _, r := range reqs {
-				out = append(out, rawFrame{CI: frames[last].CI, Data: bytes.Clone(frames[r].Data)})
+				out = append(out, rawFrame{CI: ci, Data: bytes.Clone(frames[r].Data)})
 			}
 		}
 	}
