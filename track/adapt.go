@@ -85,22 +85,21 @@ type seenRoCE struct {
 	recent [dupSlots]packetSeen
 	// naks counts the NAKs and RNR NAKs seen: a packet sent again after
 	// one is the transport's, not the capture's.
-	naks uint64
+	naks uint32
 	// number and duplicate are the last frame asked about and the answer
 	// (FeedFast, then Feed, ask about the same frame).
 	number    int
 	duplicate bool
 }
 
-// packetSeen is one RoCE packet captureDup remembers.
+// packetSeen is one RoCE packet captureDup remembers: its queue pair,
+// opcode and PSN in key (0: none), its length and ICRC.
 type packetSeen struct {
-	ns       int64
-	naks     uint64 // seenRoCE.naks when it went by
-	qpn, psn uint32
-	icrc     uint32
-	length   int32
-	op       uint8
-	used     bool
+	ns     int64
+	key    uint64
+	icrc   uint32
+	length uint32
+	naks   uint32 // seenRoCE.naks when it went by
 }
 
 // dupSlots is how many recent packets captureDup remembers: the copies of
@@ -132,9 +131,10 @@ func (t *Tracker) captureDup(f *capture.Frame) bool {
 	}
 	s.number = f.Number
 	ns := f.UnixNano()
+	key := uint64(b.DestQP)<<40 | uint64(b.Opcode)<<32 | uint64(b.PSN) | 1<<63
 	e := &s.recent[(b.DestQP*0x9E3779B1^b.PSN)%dupSlots]
-	s.duplicate = e.used && e.qpn == b.DestQP && e.psn == b.PSN && e.op == uint8(b.Opcode) && e.icrc == b.ICRC &&
-		e.length == int32(f.CI.Length) && e.naks == s.naks && ns-e.ns >= 0 && ns-e.ns <= captureDupWindow
+	s.duplicate = e.key == key && e.icrc == b.ICRC && e.length == uint32(f.CI.Length) && e.naks == s.naks &&
+		ns-e.ns >= 0 && ns-e.ns <= captureDupWindow
 	if s.duplicate {
 		return true
 	}
@@ -144,7 +144,7 @@ func (t *Tracker) captureDup(f *capture.Frame) bool {
 			s.naks++
 		}
 	}
-	*e = packetSeen{ns: ns, naks: s.naks, qpn: b.DestQP, psn: b.PSN, icrc: b.ICRC, length: int32(f.CI.Length), op: uint8(b.Opcode), used: true}
+	*e = packetSeen{ns: ns, key: key, icrc: b.ICRC, length: uint32(f.CI.Length), naks: s.naks}
 	return false
 }
 
