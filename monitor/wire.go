@@ -659,7 +659,7 @@ func wireGroup(g *track.LinkGroup, gr *rows.LGR) LinkGroupRow {
 	if g.Server.OS != 0 {
 		r.PeerOS = decode.OSTypeName(g.Server.OS)
 	}
-	if rolesUnknown(g, gr) {
+	if gr.RolesUnknown {
 		// Joined mid-stream with no CLC or LLC to tell: which host is the
 		// client is not on the wire.
 		r.Role = ""
@@ -687,21 +687,6 @@ func wireGroup(g *track.LinkGroup, gr *rows.LGR) LinkGroupRow {
 			LGR: r.Key, Link: e.Link, Conn: failoverConn(e), Text: e.What})
 	}
 	return r
-}
-
-// rolesUnknown reports whether the capture tells nothing of which end of
-// group g is the client: the group and all its links were inferred from
-// RoCE traffic alone (their ends are A and B).
-func rolesUnknown(g *track.LinkGroup, gr *rows.LGR) bool {
-	if !g.Inferred {
-		return false
-	}
-	for i := range gr.LinkRows {
-		if !gr.LinkRows[i].Inferred {
-			return false
-		}
-	}
-	return true
 }
 
 func failoverConn(e *rows.GroupEvent) string {

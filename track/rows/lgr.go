@@ -12,9 +12,13 @@ import (
 
 // LGR is one line of smc,lgr.
 type LGR struct {
-	ID           int    `json:"id"`
-	State        string `json:"state"`
-	Inferred     bool   `json:"inferred,omitempty"`
+	ID       int    `json:"id"`
+	State    string `json:"state"`
+	Inferred bool   `json:"inferred,omitempty"`
+	// RolesUnknown: the group and every link of it were built from RoCE
+	// traffic alone, so nothing tells which end is the client (as
+	// Conn.RolesUnknown).
+	RolesUnknown bool   `json:"roles_unknown,omitempty"`
 	ServerPeerID string `json:"server_peer_id"`
 	ClientPeerID string `json:"client_peer_id"`
 	ServerLGRID  string `json:"server_lgr_id,omitempty"`
@@ -148,10 +152,12 @@ func LGRRows(s *track.Snapshot) []LGR {
 			r.GroupState = GroupConfirming
 		}
 		r.State = r.GroupState.String()
+		r.RolesUnknown = g.Inferred
 		for _, id := range g.Links {
 			if l := byID[id]; l != nil {
 				r.LinkStates = append(r.LinkStates, fmt.Sprintf("link %s:%s", LinkName(l.LinkID), l.State))
 				r.LinkRows = append(r.LinkRows, *l)
+				r.RolesUnknown = r.RolesUnknown && l.Inferred
 			}
 		}
 		r.Events = History(s, g)
