@@ -11,7 +11,6 @@ import (
 
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
-	"github.com/smcscope/smcscope/expert"
 	"github.com/smcscope/smcscope/internal/textcache"
 )
 
@@ -151,15 +150,11 @@ func (t *Tracker) captureDup(f *capture.Frame) bool {
 // feedDup counts f, a copy captureDup found, and notes it: nothing in it
 // is followed again.
 func (t *Tracker) feedDup(f *capture.Frame) {
-	t.cur.reset(f.Number)
-	t.fastCur.frame = 0
-	t.stats.Frames++
-	t.stats.CaptureDups++
 	in := &t.in
 	in.number, in.ns = f.Number, f.UnixNano()
-	t.lastNS = max(t.lastNS, in.ns)
-	t.raise(&t.expert, expert.CaptureDuplicate, in)
-	t.countCarried()
+	in.isTCP, in.isRoCE, in.isDump, in.isCopy = false, false, false, true
+	in.clcN = 0
+	t.feed(in)
 }
 
 // feedFrame is the general path: the frame copied into t.in, then feed.
@@ -214,7 +209,7 @@ func roceAddrs(f *capture.Frame) (src, dst addr) {
 func fill(in *input, f *capture.Frame) {
 	in.number = f.Number
 	in.ns = f.UnixNano()
-	in.isTCP, in.isRoCE, in.isDump = false, false, false
+	in.isTCP, in.isRoCE, in.isDump, in.isCopy = false, false, false, false
 	in.clcN = 0
 	switch {
 	case f.TCP != nil && (f.IPv4 != nil || f.IPv6 != nil):

@@ -29,7 +29,10 @@ type input struct {
 
 	// isDump: a CDC of ANCK's dump device (decode.DumpHdr), from the
 	// sender's TCP endpoint to the receiver's; its CDC is roce.cdc.
-	isDump   bool
+	isDump bool
+	// isCopy: a copy of a RoCE packet the capture already holds
+	// (Tracker.captureDup): counted and noted, nothing else.
+	isCopy   bool
 	dumpCDC  bool   // a CDC frame (else the data)
 	dumpData []byte // a data frame's bytes
 	dumpFrom netip.AddrPort

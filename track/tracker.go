@@ -276,6 +276,9 @@ func (t *Tracker) feed(in *input) {
 		t.roce(in)
 	case in.isDump:
 		t.dump(in)
+	case in.isCopy:
+		t.stats.CaptureDups++
+		t.raise(&t.expert, expert.CaptureDuplicate, in)
 	default:
 		t.stats.Other++
 	}
