@@ -148,3 +148,19 @@ func TestAppendSecondsDigits(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkAppendSeconds is the time column of one line, at the
+// resolutions captures have: six decimals (pcap), nine (nanosecond pcap,
+// pcapng from Linux tools) and three (the general path).
+func BenchmarkAppendSeconds(b *testing.B) {
+	for _, digits := range []uint8{6, 9, 3} {
+		b.Run(strconv.Itoa(int(digits)), func(b *testing.B) {
+			buf := make([]byte, 0, 32)
+			d := time.Duration(1234567891)
+			for b.Loop() {
+				buf = AppendSeconds(buf[:0], d, digits)
+				d += 977
+			}
+		})
+	}
+}

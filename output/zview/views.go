@@ -178,8 +178,9 @@ func connList(ids []int, folded int) string {
 	return fmt.Sprintf("%s +%d folded", intList(ids), folded)
 }
 
-// flowNotes lists what deserves a look: flow-control and failover events
-// and anything the cursors and WRITEs disagree on.
+// flowNotes lists what deserves a look: flow-control and failover events,
+// anything the cursors and WRITEs disagree on, and the connections merged
+// into this one (whose frames carry their own IDs).
 func flowNotes(r rows.Conn) string {
 	var n []string
 	for _, x := range []struct {
