@@ -133,4 +133,9 @@ func TestWireRolesUnknown(t *testing.T) {
 			t.Errorf("connection %s role %q, want none", c.Key, c.Link().Role)
 		}
 	}
+	for _, e := range s.Events {
+		if strings.Contains(e.Text, "(v0)") {
+			t.Errorf("event %q: a version the window does not show is written as 0", e.Text)
+		}
+	}
 }

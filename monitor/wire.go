@@ -703,6 +703,15 @@ var historyKinds = [...]EventKind{
 	rows.GroupDeleted: EventLGRDeleted, rows.GroupMerged: EventSMC, rows.GroupFailover: EventFailover,
 }
 
+// versionNote is " (vN)" for the SMC version a group's handshake agreed,
+// "" when the capture did not show it.
+func versionNote(v uint8) string {
+	if v == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (v%d)", v)
+}
+
 // groupEvents are the events of a group's life for the log: its
 // creation, and each change its history shows (rows.GroupEvent.Change).
 func groupEvents(g *track.LinkGroup, gr *rows.LGR, r *LinkGroupRow) []Event {
@@ -710,7 +719,7 @@ func groupEvents(g *track.LinkGroup, gr *rows.LGR, r *LinkGroupRow) []Event {
 	var evs []Event
 	if !g.Start.IsZero() {
 		evs = append(evs, Event{Time: g.Start, Kind: EventLGRCreated, Source: EventFromWire, Frame: g.FirstFrame, LGR: r.Key,
-			Text: fmt.Sprintf("SMC-R %s created (v%d)", name, g.Version)})
+			Text: fmt.Sprintf("SMC-R %s created%s", name, versionNote(g.Version))})
 	}
 	for i := range gr.Events {
 		e := &gr.Events[i]

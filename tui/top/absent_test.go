@@ -58,6 +58,12 @@ func TestWireAbsentValues(t *testing.T) {
 	if det := lgrDetail(g, &mid); strings.Count(det, "lost since") != 1 || !strings.Contains(det, "vlan -") {
 		t.Errorf("want exactly the failed-over link lost, no VLAN made up:\n%s", det)
 	}
+
+	// A window with no handshake: which end is the client is not said.
+	win := wireSnapshot(t, testutil.WriteFrames(t, "window.pcap", lt, frames[1499:3000]))
+	if d := connDetail(win.Conns[0], &win); strings.Contains(d, "from the client") || !strings.Contains(d, "role -") {
+		t.Errorf("detail of a connection whose roles the window does not show:\n%s", d)
+	}
 	if devs := row.Cells[6]; devs != "qp0x11/0x13 qp0x11/0x11(lost)" {
 		t.Errorf("devices cell %q: a link named by its QPs is not named twice", devs)
 	}

@@ -66,6 +66,8 @@ func connDetail(r monitor.ConnRow, s *monitor.Snapshot) string {
 	fmt.Fprintf(&b, "%s %s %s  %s -> %s", r.Key, r.Mode, r.State, localEnd(r), endpoint(r.Dst, r.AddrHidden))
 	if r.Source == monitor.SourceKernel {
 		fmt.Fprintf(&b, "  proto %s family %d inode %d cookie %#x  process %s", dash(r.Proto), r.Family, r.Inode, r.Cookie, process(r.PID, r.Comm))
+	} else if r.Link().Role == "" {
+		b.WriteString("  (seen on the wire; which end is the client it does not show)")
 	} else {
 		b.WriteString("  (seen on the wire, from the client)")
 	}
