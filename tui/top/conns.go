@@ -67,7 +67,7 @@ func connDetail(r monitor.ConnRow, s *monitor.Snapshot) string {
 	if r.Source == monitor.SourceKernel {
 		fmt.Fprintf(&b, "  proto %s family %d inode %d cookie %#x  process %s", dash(r.Proto), r.Family, r.Inode, r.Cookie, process(r.PID, r.Comm))
 	} else if r.Link().Role == "" {
-		b.WriteString("  (seen on the wire; which end is the client it does not show)")
+		b.WriteString("  (seen on the wire, client and server unknown)")
 	} else {
 		b.WriteString("  (seen on the wire, from the client)")
 	}
