@@ -168,7 +168,12 @@ func (r *Reader) ReadBatch(b *Batch, max int, visit func(f *Frame, i int)) {
 		r.pf.held = true
 	}
 	if mapped && r.numbers == nil {
-		b.lean = r.pf
+		if r.pfLean == nil {
+			p := r.pf
+			r.pfLean = &pcapFile{mem: p.mem, bigEndian: p.bigEndian, nanoFactor: p.nanoFactor,
+				snaplen: p.snaplen, linkType: p.linkType, digits: p.digits}
+		}
+		b.lean = r.pfLean
 	}
 	f := &r.frame
 	for n := 0; n < max; n++ {
