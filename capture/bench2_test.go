@@ -1,11 +1,14 @@
 package capture
 
 import (
+	"io"
+	"path/filepath"
 	"testing"
 
 	"github.com/gopacket/gopacket/layers"
 
 	"github.com/smcscope/smcscope/decode"
+	"github.com/smcscope/smcscope/internal/testutil"
 )
 
 func BenchmarkReaderStages(b *testing.B) {
@@ -67,5 +70,40 @@ func BenchmarkDirect(b *testing.B) {
 		if f.Direct() {
 			line = plan.AppendColumns(line[:0], f, "\t", 0)
 		}
+	}
+}
+
+// BenchmarkReadBatch is the reader's side of -j N and of the browser's
+// whole-file filter: ReadBatch over a mapped file with no visit (the
+// frames decoded on other goroutines), what is left on one goroutine
+// however many CPUs decode. Its frames/s bounds those runs' speed.
+func BenchmarkReadBatch(b *testing.B) {
+	for _, name := range []string{"pingpong", "multiconn"} {
+		b.Run(name, func(b *testing.B) {
+			raw := readRaw(b, filepath.Join(testutil.SamplesDir(b), name+".pcap"))
+			var all []rawFrame
+			for len(all) < 200_000 {
+				all = append(all, raw...)
+			}
+			p := testutil.WriteFrames(b, "big.pcap", layers.LinkTypeEthernet, all)
+			var batch Batch
+			b.ReportAllocs()
+			for b.Loop() {
+				r, err := OpenMapped(p)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for batch.Err == nil || batch.Err == io.EOF && batch.Len() > 0 {
+					r.ReadBatch(&batch, 2048, nil)
+				}
+				if batch.Err != io.EOF {
+					b.Fatal(batch.Err)
+				}
+				batch.Err = nil
+				r.Close()
+			}
+			b.ReportMetric(float64(len(all)*b.N)/b.Elapsed().Seconds(), "frames/s")
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(len(all)*b.N), "ns/frame")
+		})
 	}
 }
