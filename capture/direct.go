@@ -232,16 +232,18 @@ func (r *Reader) Direct() bool { return r.direct != nil }
 // Direct reports that the direct path read the frame (Reader.SetDirect).
 func (f *Frame) Direct() bool { return f.direct != 0 }
 
-// readDirect takes f (Number, CI, Data set) by the direct path if it is
-// one of the frames the path reads, and reports whether it did. The tests
-// below are those the general path's decoders make for this stack: any
-// frame they could decode otherwise, or fail, is left to them.
-func (r *Reader) readDirect(f *Frame) bool {
-	n := len(f.Data)
-	if n < dMin || f.CI.Length != n {
-		return false
+// directLayers is the layers (bits of decode.Owner) of a frame of data
+// and original length length if the direct path takes it, 0 if not. The
+// tests are those the general path's decoders make for this stack: any
+// frame they could decode otherwise, or fail, is left to them. They read
+// the frame's bytes alone: Reader.readLean makes readDirect's choice
+// without a Frame.
+func directLayers(data []byte, length int) uint32 {
+	n := len(data)
+	if n < dMin || length != n {
+		return 0
 	}
-	b := (*[dMin]byte)(f.Data) // the headers, indexed without bounds checks
+	b := (*[dMin]byte)(data) // the headers, indexed without bounds checks
 	be := binary.BigEndian
 	// Ethernet II carrying IPv4; a 20-byte header whose total length is
 	// the rest of the frame (no options, no padding, no FCS); not a
@@ -251,12 +253,11 @@ func (r *Reader) readDirect(f *Frame) bool {
 		int(be.Uint16(b[dIP+2:])) != n-dIP || be.Uint16(b[dIP+6:])&0x3FFF != 0 ||
 		b[dIP+9] != uint8(layers.IPProtocolUDP) ||
 		be.Uint16(b[dUDP+2:]) != uint16(decode.UDPPortRoCEv2) || int(be.Uint16(b[dUDP+4:])) != n-dUDP {
-		return false
+		return 0
 	}
 	// The BTH's payload ends before the pad bytes and the ICRC.
 	end := n - 4 - int(b[dBTH+1]>>4&3)
 	present := uint32(directAlways)
-	credits := false // a CDC on a queue pair of ANCK's credits
 	switch op := decode.BTHOpcode(b[dBTH]); op {
 	case decode.OpSendFirst, decode.OpSendOnly:
 		// Offered to the SMC classifier: a CDC message (struct
@@ -264,34 +265,53 @@ func (r *Reader) readDirect(f *Frame) bool {
 		// data that is neither, goes the general way (an unclassified
 		// SEND on an SMC-R queue pair is a malformed message there).
 		if end-dNext != 44 || b[dNext] != decode.CDCType || b[dNext+1] != 44 {
-			return false
+			return 0
 		}
 		present |= 1 << decode.OwnerCDC
-		if r.depth == DepthAll {
-			// As smcQPs.roce does for every CDC: its destination is an
-			// SMC-R queue pair.
-			k := qpKey{qpn: uint32(b[dBTH+5])<<16 | uint32(b[dBTH+6])<<8 | uint32(b[dBTH+7])}
-			k.addr[10], k.addr[11] = 0xff, 0xff
-			copy(k.addr[12:], b[dIP+16:dIP+20])
-			credits = r.qps.addFlags(k, 0)&qpCredits != 0
-		}
 	case decode.OpSendMiddle, decode.OpSendLast, decode.OpWriteMiddle, decode.OpWriteLast:
 		if end < dNext {
-			return false
+			return 0
 		}
 	case decode.OpWriteFirst, decode.OpWriteOnly:
 		if end < dNext+16 { // RETH
-			return false
+			return 0
 		}
 		present |= 1 << decode.OwnerRETH
 	case decode.OpAcknowledge:
 		// AETH; a syndrome of the reserved type is a decode error.
 		if end < dNext+4 || decode.AETHSyndrome(b[dNext]).Type() == decode.AETHReserved {
-			return false
+			return 0
 		}
 		present |= 1 << decode.OwnerAETH
 	default:
+		return 0
+	}
+	return present
+}
+
+// directCDCDst is the queue pair a CDC the direct path takes (data) is
+// sent to: what smcQPs.roce learns of it.
+func directCDCDst(data []byte) qpKey {
+	b := (*[dMin]byte)(data)
+	k := qpKey{qpn: uint32(b[dBTH+5])<<16 | uint32(b[dBTH+6])<<8 | uint32(b[dBTH+7])}
+	k.addr[10], k.addr[11] = 0xff, 0xff
+	copy(k.addr[12:], b[dIP+16:dIP+20])
+	return k
+}
+
+// readDirect takes f (Number, CI, Data set) by the direct path if it is
+// one of the frames the path reads (directLayers), and reports whether it
+// did.
+func (r *Reader) readDirect(f *Frame) bool {
+	present := directLayers(f.Data, f.CI.Length)
+	if present == 0 {
 		return false
+	}
+	credits := false // a CDC on a queue pair of ANCK's credits
+	if present&(1<<decode.OwnerCDC) != 0 && r.depth == DepthAll {
+		// As smcQPs.roce does for every CDC: its destination is an
+		// SMC-R queue pair.
+		credits = r.qps.addFlags(directCDCDst(f.Data), 0)&qpCredits != 0
 	}
 	if f.direct == 0 { // a direct frame leaves nothing else to reset
 		f.reset()
