@@ -1,7 +1,6 @@
 package decode
 
 import (
-	"encoding/hex"
 	"fmt"
 	"net/netip"
 	"sort"
@@ -183,7 +182,7 @@ func (v *Value) Append(dst []byte, k Kind) []byte {
 	case KindString:
 		return append(dst, v.S...)
 	case KindBytes:
-		return hex.AppendEncode(dst, v.B)
+		return numfmt.AppendHexBytes(dst, v.B)
 	case KindAddr:
 		if v.A.Is4() { // every address of an IPv4 capture: the general path is slower
 			return numfmt.AppendIPv4(dst, v.A.As4())
@@ -199,7 +198,7 @@ func (v *Value) Append(dst []byte, k Kind) []byte {
 			}
 			return dst
 		}
-		return hex.AppendEncode(dst, v.B)
+		return numfmt.AppendHexBytes(dst, v.B)
 	case KindTime:
 		return AppendTime(dst, int64(v.U), v.Digits)
 	}

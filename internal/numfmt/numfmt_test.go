@@ -2,6 +2,7 @@ package numfmt
 
 import (
 	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -161,4 +162,48 @@ func TestAppendIPv4(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestAppendHexBytes holds AppendHexBytes to encoding/hex on every length
+// up to 70 (the word loop and the tail) of random bytes, after a prefix.
+func TestAppendHexBytes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for n := 0; n <= 70; n++ {
+		for range 20 {
+			b := make([]byte, n)
+			for i := range b {
+				b[i] = byte(rng.Uint32())
+			}
+			got := AppendHexBytes([]byte("x:"), b)
+			if want := "x:" + hex.EncodeToString(b); string(got) != want {
+				t.Fatalf("AppendHexBytes(% x) = %q, want %q", b, got, want)
+			}
+		}
+	}
+}
+
+func BenchmarkAppendHexBytes(b *testing.B) {
+	src := make([]byte, 1024)
+	for i := range src {
+		src[i] = byte(i * 7)
+	}
+	dst := make([]byte, 0, 2*len(src))
+	b.SetBytes(int64(len(src)))
+	for b.Loop() {
+		dst = AppendHexBytes(dst[:0], src)
+	}
+	sink = dst
+}
+
+func BenchmarkHexAppendEncode(b *testing.B) {
+	src := make([]byte, 1024)
+	for i := range src {
+		src[i] = byte(i * 7)
+	}
+	dst := make([]byte, 0, 2*len(src))
+	b.SetBytes(int64(len(src)))
+	for b.Loop() {
+		dst = hex.AppendEncode(dst[:0], src)
+	}
+	sink = dst
 }
