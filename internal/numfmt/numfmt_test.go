@@ -182,28 +182,23 @@ func TestAppendHexBytes(t *testing.T) {
 	}
 }
 
+// BenchmarkAppendHexBytes: a KiB of payload as hex, beside encoding/hex.
 func BenchmarkAppendHexBytes(b *testing.B) {
 	src := make([]byte, 1024)
 	for i := range src {
 		src[i] = byte(i * 7)
 	}
-	dst := make([]byte, 0, 2*len(src))
-	b.SetBytes(int64(len(src)))
-	for b.Loop() {
-		dst = AppendHexBytes(dst[:0], src)
+	for _, bc := range []struct {
+		name string
+		f    func(dst, src []byte) []byte
+	}{{"numfmt", AppendHexBytes}, {"encoding-hex", hex.AppendEncode}} {
+		b.Run(bc.name, func(b *testing.B) {
+			dst := make([]byte, 0, 2*len(src))
+			b.SetBytes(int64(len(src)))
+			for b.Loop() {
+				dst = bc.f(dst[:0], src)
+			}
+			sink = dst
+		})
 	}
-	sink = dst
-}
-
-func BenchmarkHexAppendEncode(b *testing.B) {
-	src := make([]byte, 1024)
-	for i := range src {
-		src[i] = byte(i * 7)
-	}
-	dst := make([]byte, 0, 2*len(src))
-	b.SetBytes(int64(len(src)))
-	for b.Loop() {
-		dst = hex.AppendEncode(dst[:0], src)
-	}
-	sink = dst
 }
