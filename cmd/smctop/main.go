@@ -265,6 +265,9 @@ func run(args []string) int {
 		w, err := monitor.OpenWire(c.read, c.iface, "", c.speed)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "smctop: "+err.Error())
+			if damaged(err) {
+				return 2 // as smcdump: a damaged file, not a missing one
+			}
 			return 1
 		}
 		o.Wire = w

@@ -191,6 +191,21 @@ func TestBadFlags(t *testing.T) {
 	if code != 1 || stderr != "smctop: --netlink-replay /nonexistent: no such file or directory\n" {
 		t.Errorf("--netlink-replay /nonexistent: exit %d, stderr %q; want 1 and the path", code, stderr)
 	}
+	// A capture cut inside its file header is damaged, as smcdump exits
+	// for it (2); one that is not there is a plain failure (1).
+	cut := filepath.Join(t.TempDir(), "cut.pcap")
+	if err := os.WriteFile(cut, []byte{0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0}, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		path, want string
+		code       int
+	}{{cut, "truncated file header", 2}, {cut + ".missing", "no such file", 1}} {
+		_, stderr, code = testutil.RunNoTTY(t, bin, "-r", tt.path, "--once")
+		if code != tt.code || !strings.HasPrefix(stderr, "smctop: ") || !strings.Contains(stderr, tt.want) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("smctop -r %s --once: exit %d, stderr %q; want %d and one line with %q", tt.path, code, stderr, tt.code, tt.want)
+		}
+	}
 }
 
 // start runs the binary with its stdout and stderr on pipes; the test's
