@@ -3,6 +3,7 @@ package decode
 import (
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/netip"
 	"strconv"
@@ -101,9 +102,11 @@ func clcEyecatcherName(e [4]byte) string {
 // 5 counting the whole message) and ends with a struct smc_clc_msg_trail (4
 // bytes), so no length below 12 can be a message.
 const (
-	clcHeaderLen  = 8
-	clcTrailerLen = 4
-	clcMinLen     = clcHeaderLen + clcTrailerLen
+	clcHeaderLen = 8
+	// CLCHeaderLength is the bytes of the header (struct smc_clc_msg_hdr).
+	CLCHeaderLength = clcHeaderLen
+	clcTrailerLen   = 4
+	clcMinLen       = clcHeaderLen + clcTrailerLen
 
 	// CLCMinLength is the smallest length a CLC message can have: header
 	// and trailer.
@@ -209,6 +212,12 @@ type CLC struct {
 	// kernel of today refuses in it. Always nil after DecodeFromBytes.
 	Malformed error
 
+	// Cut is how many bytes of the message the capture holds when its snap
+	// length cut the message short (DecodeCut), 0 for a whole message:
+	// only the fields within them are set, shown and summarised; the
+	// trailer is not among them.
+	Cut int
+
 	// ANCK is set by the capture reader (never by decoding) on the
 	// messages of a handshake whose Proposal carried the Alibaba vendor
 	// OUI: only then are the bytes ANCK redefines read as ANCK's
@@ -301,6 +310,34 @@ func (c *CLC) DecodePartial(data []byte) (bool, error) {
 	}
 	c.Malformed = err
 	return true, err
+}
+
+// DecodeCut decodes data, the start of a message that the capture's snap
+// length cut short (its length field claims more than data holds), as far
+// as it goes: the header, and of the body the fields that lie wholly in
+// data (an Accept's or Confirm's fixed SMC-R or SMC-D fields, a Decline's
+// diagnosis). Cut is len(data). What the capture did not keep is neither
+// checked nor shown: a field absent is not a zero. It reports false, c
+// zero, when data is not the start of a message of a known type (its
+// header's error) or is whole (DecodePartial's).
+func (c *CLC) DecodeCut(data []byte) (bool, error) {
+	err := c.decode(data, gopacket.NilDecodeFeedback)
+	if len(data) < clcHeaderLen || int(c.Length) <= len(data) || !errors.Is(err, ErrTruncated) {
+		// Whole, shorter than a header, or refused before its length.
+		if err == nil {
+			err = errors.New("CLC: DecodeCut of a whole message")
+		}
+		*c = CLC{}
+		return false, err
+	}
+	c.Contents, c.Payload, c.Cut = data, nil, len(data)
+	switch c.Type {
+	case CLCTypeAccept, CLCTypeConfirm:
+		c.Accept.decodeCut(c, data)
+	case CLCTypeDecline:
+		c.Decline.decodeCut(c, data)
+	}
+	return true, nil
 }
 
 func (c *CLC) decode(data []byte, df gopacket.DecodeFeedback) error {
@@ -408,7 +445,9 @@ func (c *CLC) AppendFields(r *Record) {
 	case CLCTypeDecline:
 		c.Decline.appendFields(c, r)
 	}
-	r.AddString(fCLCTrailer, clcEyecatcherName(c.Trailer))
+	if c.Cut == 0 {
+		r.AddString(fCLCTrailer, clcEyecatcherName(c.Trailer))
+	}
 }
 
 // AppendSummary appends a one-line description, e.g.
@@ -417,11 +456,18 @@ func (c *CLC) AppendSummary(dst []byte) []byte {
 	dst = append(dst, c.layerName()...)
 	switch c.Type {
 	case CLCTypeProposal:
-		return c.Proposal.appendSummary(c, dst)
+		dst = c.Proposal.appendSummary(c, dst)
 	case CLCTypeAccept, CLCTypeConfirm:
-		return c.Accept.appendSummary(c, dst)
+		dst = c.Accept.appendSummary(c, dst)
 	case CLCTypeDecline:
-		return c.Decline.appendSummary(c, dst)
+		dst = c.Decline.appendSummary(c, dst)
+	}
+	if c.Cut > 0 {
+		dst = append(dst, " ["...)
+		dst = numfmt.AppendUint(dst, uint64(c.Cut))
+		dst = append(dst, " of "...)
+		dst = numfmt.AppendUint(dst, uint64(c.Length))
+		dst = append(dst, " bytes captured]"...)
 	}
 	return dst
 }

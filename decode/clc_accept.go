@@ -67,7 +67,10 @@ type CLCAccept struct {
 	gids       []byte
 
 	fixed bool // the SMC-R or SMC-D fields of v1 are in the message
-	v2D   bool // CHID and GIDExt are in the message (SMC-D v2)
+	// captured: the message was cut by the capture after this many bytes
+	// (CLC.Cut; 0: whole): a fixed field is set only when it ends within.
+	captured int
+	v2D      bool // CHID and GIDExt are in the message (SMC-D v2)
 }
 
 // ListGID returns the i-th GID of a first-contact Confirm's GID list.
@@ -103,18 +106,7 @@ func (a *CLCAccept) decode(c *CLC, m []byte) error {
 		}
 		if lim >= acceptV1RLen-clcTrailerLen {
 			a.fixed = true
-			a.PeerID = [8]byte(m[8:16])
-			a.GID = clcGID(m[16:])
-			a.MAC = [6]byte(m[32:38])
-			a.QPN = u24(m[38:])
-			a.RKey = binary.BigEndian.Uint32(m[41:])
-			a.RMBEIdx = m[45]
-			a.AlertToken = binary.BigEndian.Uint32(m[46:])
-			a.RMBESize = m[50] >> 4
-			a.QPMTU = m[50] & 0x0f
-			a.InitCredits = m[acceptInitCreditsOff]
-			a.RMBVA = binary.BigEndian.Uint64(m[52:])
-			a.PSN = u24(m[61:])
+			a.fixedFields(c, m)
 		}
 		if l < want || (c.Version == 1 && l != want) {
 			return badLength(name, "length", 5, fmt.Sprintf("SMC-R v%d needs length %d, got %d", c.Version, want, l))
@@ -131,11 +123,7 @@ func (a *CLCAccept) decode(c *CLC, m []byte) error {
 		}
 		if lim >= acceptV1DLen-clcTrailerLen {
 			a.fixed = true
-			a.SMCDGID = binary.BigEndian.Uint64(m[8:])
-			a.DMBToken = binary.BigEndian.Uint64(m[16:])
-			a.DMBEIdx = m[24]
-			a.DMBESize = m[25] >> 4
-			a.LinkID = [4]byte(m[28:32])
+			a.fixedFields(c, m)
 		}
 		if l < want || (c.Version == 1 && l != want) {
 			return badLength(name, "length", 5, fmt.Sprintf("SMC-D v%d needs length %d, got %d", c.Version, want, l))
@@ -152,6 +140,77 @@ func (a *CLCAccept) decode(c *CLC, m []byte) error {
 	return &Error{Layer: name, Field: "path", Offset: 7, Err: ErrUnknownType,
 		Detail: "chosen SMC type " + c.TypeV1.String()}
 }
+
+// decodeCut sets the fixed fields that lie wholly within m, the start of
+// a message the capture cut (CLC.DecodeCut).
+func (a *CLCAccept) decodeCut(c *CLC, m []byte) {
+	a.fixed, a.captured = true, len(m)
+	a.fixedFields(c, m)
+	if c.TypeV1 == SMCTypeR && c.Version >= 2 && a.has(acceptEIDROff+propEIDLen) {
+		a.EID = m[acceptEIDROff : acceptEIDROff+propEIDLen]
+	}
+}
+
+// fixedFields sets the v1 fields of the chosen type (the r0 or d0 part of
+// struct smc_clc_msg_accept_confirm) that m holds (has).
+func (a *CLCAccept) fixedFields(c *CLC, m []byte) {
+	switch c.TypeV1 {
+	case SMCTypeR:
+		if a.has(16) {
+			a.PeerID = [8]byte(m[8:16])
+		}
+		if a.has(32) {
+			a.GID = clcGID(m[16:])
+		}
+		if a.has(38) {
+			a.MAC = [6]byte(m[32:38])
+		}
+		if a.has(41) {
+			a.QPN = u24(m[38:])
+		}
+		if a.has(45) {
+			a.RKey = binary.BigEndian.Uint32(m[41:])
+		}
+		if a.has(46) {
+			a.RMBEIdx = m[45]
+		}
+		if a.has(50) {
+			a.AlertToken = binary.BigEndian.Uint32(m[46:])
+		}
+		if a.has(51) {
+			a.RMBESize, a.QPMTU = m[50]>>4, m[50]&0x0f
+		}
+		if a.has(acceptInitCreditsOff + 1) {
+			a.InitCredits = m[acceptInitCreditsOff]
+		}
+		if a.has(60) {
+			a.RMBVA = binary.BigEndian.Uint64(m[52:])
+		}
+		if a.has(64) {
+			a.PSN = u24(m[61:])
+		}
+	case SMCTypeD:
+		if a.has(16) {
+			a.SMCDGID = binary.BigEndian.Uint64(m[8:])
+		}
+		if a.has(24) {
+			a.DMBToken = binary.BigEndian.Uint64(m[16:])
+		}
+		if a.has(25) {
+			a.DMBEIdx = m[24]
+		}
+		if a.has(26) {
+			a.DMBESize = m[25] >> 4
+		}
+		if a.has(32) {
+			a.LinkID = [4]byte(m[28:32])
+		}
+	}
+}
+
+// has reports whether the message holds its bytes up to offset end: always
+// for a whole message, up to where the capture cut it for one it cut.
+func (a *CLCAccept) has(end int) bool { return a.captured == 0 || end <= a.captured }
 
 // decodeV2Tail decodes what follows the fixed v2 body: nothing without first
 // contact, else the FCE and, in an SMC-R Confirm, the GID list. body is the
@@ -277,23 +336,54 @@ func (a *CLCAccept) appendFields(c *CLC, r *Record) {
 	case !a.fixed:
 		// A malformed message too short for the fields (DecodePartial).
 	case c.TypeV1 == SMCTypeR:
-		r.AddBytes(fCLCPeerID, a.PeerID[:])
-		r.AddAddr(fCLCGID, a.GID)
-		r.AddBytes(fCLCMAC, a.MAC[:])
-		r.AddUint(fCLCQPN, uint64(a.QPN))
-		r.AddUint(fCLCRKey, uint64(a.RKey))
-		r.AddUint(fCLCRMBEIdx, uint64(a.RMBEIdx))
-		r.AddUint(fCLCAlertToken, uint64(a.AlertToken))
-		r.AddUint(fCLCRMBESize, RMBESizeBytes(a.RMBESize))
-		r.AddUint(fCLCMTU, QPMTUBytes(a.QPMTU))
-		r.AddUint(fCLCRMBVA, a.RMBVA)
-		r.AddUint(fCLCPSN, uint64(a.PSN))
+		// Each where the capture holds it (has: always, unless cut).
+		if a.has(16) {
+			r.AddBytes(fCLCPeerID, a.PeerID[:])
+		}
+		if a.has(32) {
+			r.AddAddr(fCLCGID, a.GID)
+		}
+		if a.has(38) {
+			r.AddBytes(fCLCMAC, a.MAC[:])
+		}
+		if a.has(41) {
+			r.AddUint(fCLCQPN, uint64(a.QPN))
+		}
+		if a.has(45) {
+			r.AddUint(fCLCRKey, uint64(a.RKey))
+		}
+		if a.has(46) {
+			r.AddUint(fCLCRMBEIdx, uint64(a.RMBEIdx))
+		}
+		if a.has(50) {
+			r.AddUint(fCLCAlertToken, uint64(a.AlertToken))
+		}
+		if a.has(51) {
+			r.AddUint(fCLCRMBESize, RMBESizeBytes(a.RMBESize))
+			r.AddUint(fCLCMTU, QPMTUBytes(a.QPMTU))
+		}
+		if a.has(60) {
+			r.AddUint(fCLCRMBVA, a.RMBVA)
+		}
+		if a.has(64) {
+			r.AddUint(fCLCPSN, uint64(a.PSN))
+		}
 	case c.TypeV1 == SMCTypeD:
-		r.AddUint(fSMCDGID, a.SMCDGID)
-		r.AddUint(fSMCDDMBToken, a.DMBToken)
-		r.AddUint(fSMCDDMBEIdx, uint64(a.DMBEIdx))
-		r.AddUint(fSMCDDMBESize, RMBESizeBytes(a.DMBESize))
-		r.AddBytes(fSMCDLinkID, a.LinkID[:])
+		if a.has(16) {
+			r.AddUint(fSMCDGID, a.SMCDGID)
+		}
+		if a.has(24) {
+			r.AddUint(fSMCDDMBToken, a.DMBToken)
+		}
+		if a.has(25) {
+			r.AddUint(fSMCDDMBEIdx, uint64(a.DMBEIdx))
+		}
+		if a.has(26) {
+			r.AddUint(fSMCDDMBESize, RMBESizeBytes(a.DMBESize))
+		}
+		if a.has(32) {
+			r.AddBytes(fSMCDLinkID, a.LinkID[:])
+		}
 		if a.v2D {
 			r.AddUint(fSMCDCHID, uint64(a.CHID))
 			r.AddUint(fSMCDGIDExt, a.GIDExt)
@@ -318,7 +408,7 @@ func (a *CLCAccept) appendFields(c *CLC, r *Record) {
 			}
 		}
 	}
-	if c.ANCK && a.fixed && c.TypeV1 == SMCTypeR {
+	if c.ANCK && a.fixed && c.TypeV1 == SMCTypeR && a.has(acceptInitCreditsOff+1) {
 		r.AddUint(fANCKInitCredits, uint64(a.InitCredits))
 	}
 	if a.HasGIDList {
@@ -341,37 +431,64 @@ func (a *CLCAccept) appendSummary(c *CLC, dst []byte) []byte {
 	}
 	switch c.TypeV1 {
 	case SMCTypeR:
-		dst = append(dst, " QPN "...)
-		dst = clcAppendHex(dst, uint64(a.QPN))
-		dst = append(dst, " token "...)
-		dst = numfmt.AppendUint(dst, uint64(a.AlertToken))
-		dst = append(dst, " rkey "...)
-		dst = clcAppendHex(dst, uint64(a.RKey))
-		dst = append(dst, " VA "...)
-		dst = clcAppendHex(dst, a.RMBVA)
-		dst = append(dst, " PSN "...)
-		dst = clcAppendHex(dst, uint64(a.PSN))
-		dst = append(dst, " RMBE "...)
-		dst = clcAppendSize(dst, RMBESizeBytes(a.RMBESize))
-		if a.RMBEIdx != 1 {
+		// What the capture holds of each (has: always, unless cut).
+		if a.has(41) {
+			dst = append(dst, " QPN "...)
+			dst = clcAppendHex(dst, uint64(a.QPN))
+		}
+		if a.has(50) {
+			dst = append(dst, " token "...)
+			dst = numfmt.AppendUint(dst, uint64(a.AlertToken))
+		}
+		if a.has(45) {
+			dst = append(dst, " rkey "...)
+			dst = clcAppendHex(dst, uint64(a.RKey))
+		}
+		if a.has(60) {
+			dst = append(dst, " VA "...)
+			dst = clcAppendHex(dst, a.RMBVA)
+		}
+		if a.has(64) {
+			dst = append(dst, " PSN "...)
+			dst = clcAppendHex(dst, uint64(a.PSN))
+		}
+		if a.has(51) {
+			dst = append(dst, " RMBE "...)
+			dst = clcAppendSize(dst, RMBESizeBytes(a.RMBESize))
+		}
+		if a.has(46) && a.RMBEIdx != 1 {
 			dst = append(dst, " idx "...)
 			dst = numfmt.AppendUint(dst, uint64(a.RMBEIdx))
 		}
-		dst = append(dst, " MTU "...)
-		dst = numfmt.AppendUint(dst, QPMTUBytes(a.QPMTU))
-		dst = append(dst, " GID "...)
-		dst = a.GID.AppendTo(dst)
-		dst = append(dst, " MAC "...)
-		dst = clcAppendMAC(dst, a.MAC[:])
-		dst = append(dst, " peer "...)
-		dst = clcAppendPeerID(dst, a.PeerID)
+		if a.has(51) {
+			dst = append(dst, " MTU "...)
+			dst = numfmt.AppendUint(dst, QPMTUBytes(a.QPMTU))
+		}
+		if a.has(32) {
+			dst = append(dst, " GID "...)
+			dst = a.GID.AppendTo(dst)
+		}
+		if a.has(38) {
+			dst = append(dst, " MAC "...)
+			dst = clcAppendMAC(dst, a.MAC[:])
+		}
+		if a.has(16) {
+			dst = append(dst, " peer "...)
+			dst = clcAppendPeerID(dst, a.PeerID)
+		}
 	case SMCTypeD:
-		dst = append(dst, " GID "...)
-		dst = clcAppendHex(dst, a.SMCDGID)
-		dst = append(dst, " DMB token "...)
-		dst = clcAppendHex(dst, a.DMBToken)
-		dst = append(dst, " DMBE "...)
-		dst = clcAppendSize(dst, RMBESizeBytes(a.DMBESize))
+		if a.has(16) {
+			dst = append(dst, " GID "...)
+			dst = clcAppendHex(dst, a.SMCDGID)
+		}
+		if a.has(24) {
+			dst = append(dst, " DMB token "...)
+			dst = clcAppendHex(dst, a.DMBToken)
+		}
+		if a.has(26) {
+			dst = append(dst, " DMBE "...)
+			dst = clcAppendSize(dst, RMBESizeBytes(a.DMBESize))
+		}
 		if a.v2D {
 			dst = append(dst, " CHID "...)
 			dst = clcAppendHex(dst, uint64(a.CHID))

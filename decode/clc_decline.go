@@ -40,10 +40,12 @@ type CLCDecline struct {
 	extra bool // ExtraDiag is in the message (the 44-byte v2 layout)
 }
 
-func (d *CLCDecline) decode(c *CLC, m []byte) error {
-	// The fields first, wherever the length puts the trailer, so that
-	// DecodePartial shows them for a length no kernel accepts.
-	lim := len(m) - clcTrailerLen
+// decodeCut sets the fields that lie wholly within m, the start of a
+// Decline the capture cut (CLC.DecodeCut).
+func (d *CLCDecline) decodeCut(c *CLC, m []byte) { d.fields(c, m, len(m)) }
+
+// fields sets the fields of m that lie before lim.
+func (d *CLCDecline) fields(c *CLC, m []byte, lim int) {
 	v2 := c.Version >= 2
 	if lim >= 20 {
 		d.fixed = true
@@ -60,6 +62,13 @@ func (d *CLCDecline) decode(c *CLC, m []byte) error {
 			d.ExtraDiag[i] = DeclineCode(binary.BigEndian.Uint32(m[24+4*i:]))
 		}
 	}
+}
+
+func (d *CLCDecline) decode(c *CLC, m []byte) error {
+	// The fields first, wherever the length puts the trailer, so that
+	// DecodePartial shows them for a length no kernel accepts.
+	d.fields(c, m, len(m)-clcTrailerLen)
+	v2 := c.Version >= 2
 	// Linux accepts a v1 Decline of exactly 28 bytes and, since 5.16, a
 	// v2 one of exactly 44 (smc_clc_msg_decl_valid, net/smc/smc_clc.c);
 	// it does not check the trailer. 5.10 to 5.15 accepted 28 bytes

@@ -3,6 +3,7 @@ package decode
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"net/netip"
 	"strings"
 	"testing"
@@ -616,5 +617,63 @@ func TestCLCAcceptReusedLinkGroup(t *testing.T) {
 	ext := clcWithLength(append(append(bytes.Clone(testFrameAcceptReusedLGR[:104]), make([]byte, 52)...), testFrameAcceptReusedLGR[104:]...), 160)
 	if err := c.DecodeFromBytes(ext, gopacket.NilDecodeFeedback); !errors.Is(err, ErrBadLength) {
 		t.Errorf("non-first-contact Accept with 52 extra bytes: %v", err)
+	}
+}
+
+// TestCLCDecodeCut: every message of the vectors and reference captures,
+// cut after each length from its header to one byte short of whole (a
+// capture's snap length), decodes with no error; every field it shows is
+// the whole message's, with the same value, none lies past the cut (the
+// trailer never: absent is not zero), and the summary says how much was
+// captured. A whole message, or less than a header, is not a cut one.
+func TestCLCDecodeCut(t *testing.T) {
+	t.Parallel()
+	for name, msg := range clcAll(t) {
+		t.Run(name, func(t *testing.T) {
+			var whole CLC
+			if err := whole.DecodeFromBytes(msg, gopacket.NilDecodeFeedback); err != nil {
+				t.Skipf("not a whole message: %v", err)
+			}
+			var wr Record
+			whole.AppendFields(&wr)
+			wholeVals := map[FieldID][]string{}
+			for i, id := range wr.IDs {
+				d := Def(id)
+				wholeVals[id] = append(wholeVals[id], wr.Vals[i].Format(d.Kind))
+			}
+			l := int(whole.Length)
+			for n := clcHeaderLen; n < l; n++ {
+				var c CLC
+				ok, err := c.DecodeCut(msg[:n])
+				if !ok || err != nil || c.Cut != n || c.Type != whole.Type || c.Malformed != nil {
+					t.Fatalf("%d of %d bytes: ok %v, err %v, cut %d, type %v", n, l, ok, err, c.Cut, c.Type)
+				}
+				var r Record
+				c.AppendFields(&r)
+				seen := map[FieldID]int{}
+				for i, id := range r.IDs {
+					d := Def(id)
+					v := r.Vals[i].Format(d.Kind)
+					k := seen[id]
+					seen[id]++
+					if k >= len(wholeVals[id]) || wholeVals[id][k] != v {
+						t.Fatalf("%d of %d bytes: %s = %q, the whole message has %q", n, l, d.Name, v, wholeVals[id])
+					}
+					if d.Name == "smc.clc.trailer" {
+						t.Fatalf("%d of %d bytes: a trailer the capture does not hold", n, l)
+					}
+				}
+				if s := c.String(); !strings.Contains(s, fmt.Sprintf("[%d of %d bytes captured]", n, l)) {
+					t.Fatalf("%d of %d bytes: summary %q", n, l, s)
+				}
+			}
+			var c CLC
+			if ok, err := c.DecodeCut(msg[:l]); ok || err == nil {
+				t.Errorf("DecodeCut of the whole message: ok %v, err %v", ok, err)
+			}
+			if ok, _ := c.DecodeCut(msg[:clcHeaderLen-1]); ok {
+				t.Errorf("DecodeCut of %d bytes: ok", clcHeaderLen-1)
+			}
+		})
 	}
 }
