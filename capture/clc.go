@@ -496,6 +496,17 @@ func (s *clcStream) ReassembledSG(sg reassembly.ScatterGather, ac reassembly.Ass
 			}
 		}
 		if fr == decode.CLCNeedMore || l > len(data) {
+			if fr == decode.CLCFramed && len(data) >= decode.CLCHeaderLength && s.a.frame != nil && s.a.frame.Cut {
+				// The snap length cut this segment inside the message:
+				// the rest is not in the capture (its bytes leave a gap
+				// no later segment closes). What it holds is decoded as
+				// far as it goes (decode.CLC.DecodeCut).
+				s.a.emit(data, &s.inside[i], s.anck)
+				if typ := decode.CLCType(data[4]); typ == decode.CLCTypeConfirm || typ == decode.CLCTypeDecline {
+					s.done = true
+				}
+				data = data[len(data):]
+			}
 			break
 		}
 		if decode.ProposalOffersAlibaba(data[:l]) {

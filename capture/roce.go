@@ -170,7 +170,14 @@ func decodeCLCs(f *Frame, qps *smcQPs) {
 			f.clcPool = append(f.clcPool, new(decode.CLC))
 		}
 		c := f.clcPool[i]
-		ok, err := c.DecodePartial(raw)
+		var ok bool
+		var err error
+		if l, _ := decode.CLCMessageLength(raw); l > len(raw) {
+			// The start of a message the snap length cut (clcStream).
+			ok, err = c.DecodeCut(raw)
+		} else {
+			ok, err = c.DecodePartial(raw)
+		}
 		c.ANCK = f.clcRawANCK[j]
 		if err != nil {
 			f.CLCErr = append(f.CLCErr, err)
