@@ -132,7 +132,9 @@ func (t *Tracker) captureDup(f *capture.Frame) bool {
 	ns := f.UnixNano()
 	key := uint64(b.DestQP)<<40 | uint64(b.Opcode)<<32 | uint64(b.PSN) | 1<<63
 	e := &s.recent[(b.DestQP*0x9E3779B1^b.PSN)%dupSlots]
-	s.duplicate = e.key == key && e.icrc == b.ICRC && e.length == uint32(f.CI.Length) && e.naks == s.naks &&
+	// Without its ICRC (the snap length cut the trailer) a resend of the
+	// same packet cannot be told from a copy: it is the network's.
+	s.duplicate = !b.TrailerCut && e.key == key && e.icrc == b.ICRC && e.length == uint32(f.CI.Length) && e.naks == s.naks &&
 		ns-e.ns >= 0 && ns-e.ns <= captureDupWindow
 	if s.duplicate {
 		return true
@@ -334,6 +336,22 @@ func fill(in *input, f *capture.Frame) {
 // most of the tracker's garbage on short connections.
 func fillCLC(m *clcIn, c *decode.CLC, eids *textcache.Cache) {
 	*m = clcIn{typ: c.Type, version: c.Version, flag: c.Flag, anck: c.ANCK}
+	if c.Cut > 0 {
+		// What the tracker reads of each message: an SMC-R endpoint up to
+		// its RMB's address (struct smc_clc_msg_accept_confirm: offset 60;
+		// its initial PSN after it is learned from the link's packets
+		// when absent), an SMC-D one up to its link ID, a Decline's reason.
+		need := 0
+		switch {
+		case c.Type == decode.CLCTypeDecline:
+			need = 20
+		case c.Type != decode.CLCTypeProposal && c.TypeV1 == decode.SMCTypeD:
+			need = 32
+		case c.Type != decode.CLCTypeProposal:
+			need = 60
+		}
+		m.uncaptured = c.Cut < need
+	}
 	switch c.Type {
 	case decode.CLCTypeProposal:
 		if c.Proposal.HasV2Ext && c.Proposal.V2Ext.EIDs() > 0 {

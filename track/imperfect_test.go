@@ -264,7 +264,9 @@ func TestThinnedCounts(t *testing.T) {
 // malformed, no frame carries a decode error for it, and no cut frame
 // shows an ICRC (its last bytes are payload). The TCP bytes of the cut
 // CLC messages were captured, only not kept: not "never showed" (not
-// captured), and the handshake says the snap length cut it.
+// captured). The Accept's first 60 bytes (decode.CLC.DecodeCut) hold the
+// server's endpoint up to its RMB's address: the handshake is followed
+// as far as that, one SMC-R connection, its initial PSN not invented.
 func TestSnaplenCut(t *testing.T) {
 	all := readRawFrames(t, crafted.Pingpong(t))
 	var frames []rawFrame
@@ -300,45 +302,78 @@ func TestSnaplenCut(t *testing.T) {
 	if slices.Contains(found, "smc.malformed") || slices.Contains(found, "roce.rc.not_captured") || s.Stats.Malformed != 0 {
 		t.Errorf("findings %v, malformed %d: none is the sender's or the network's", found, s.Stats.Malformed)
 	}
-	var tcp *Conn
-	for i := range s.Conns {
-		if !s.Conns[i].Inferred {
-			tcp = &s.Conns[i]
+	whole, _ := feedRaw(t, all)
+	if len(s.Conns) != 1 || len(whole.Conns) != 1 {
+		t.Fatalf("%d connections, the whole capture %d: want one each", len(s.Conns), len(whole.Conns))
+	}
+	c, w := &s.Conns[0], &whole.Conns[0]
+	ep, wep := c.ServerEP, w.ServerEP
+	wep.PSN, wep.HasFCE, wep.Direct, wep.OS, wep.Release, wep.Host = 0, false, false, 0, 0, "" // after the cut
+	if c.Inferred || c.Outcome != OutcomeSMCR || c.Failure != "" || ep != wep {
+		t.Errorf("the connection: inferred %v, outcome %v, failure %q, server %+v; want SMC-R, no failure, the whole capture's server %+v but its PSN",
+			c.Inferred, c.Outcome, c.Failure, ep, wep)
+	}
+	for d := range c.Flow {
+		if c.Flow[d].Bytes != w.Flow[d].Bytes || c.Flow[d].CDCs != w.Flow[d].CDCs {
+			t.Errorf("%v: %d bytes in %d CDCs, the whole capture %d in %d", Dir(d), c.Flow[d].Bytes, c.Flow[d].CDCs, w.Flow[d].Bytes, w.Flow[d].CDCs)
 		}
 	}
-	if tcp == nil || !strings.Contains(tcp.Failure, "snap length") {
-		t.Errorf("the TCP connection's handshake: %+v, want it cut by the snap length", tcp)
+}
+
+// snapFrames is the frames of capture name as a snap length of snap bytes
+// keeps them (tcpdump -s), and its link type.
+func snapFrames(t *testing.T, name string, snap int) ([]rawFrame, layers.LinkType) {
+	t.Helper()
+	all, lt := testutil.ReadFrames(t, name)
+	frames := make([]rawFrame, 0, len(all))
+	for _, f := range all {
+		if len(f.Data) > snap {
+			f.Data = f.Data[:snap:snap]
+			f.CI.CaptureLength = snap
+		}
+		frames = append(frames, f)
+	}
+	return frames, lt
+}
+
+// TestSnaplenCutAccept: multiconn.pcap cut to 110 bytes a frame keeps 44
+// bytes of each Accept: its token, rkey and buffer are not in the capture.
+// Such a message is no step of the handshake (nothing is read from bytes
+// the capture did not keep): each handshake says the snap length cut it.
+func TestSnaplenCutAccept(t *testing.T) {
+	frames, _ := snapFrames(t, "../samples/multiconn.pcap", 110)
+	s, _ := feedRaw(t, frames)
+	n := 0
+	for i := range s.Conns {
+		if c := &s.Conns[i]; !c.Inferred {
+			n++
+			if c.ServerEP.Valid || !strings.Contains(c.Failure, "snap length") {
+				t.Errorf("connection %d: server endpoint %+v, failure %q; want none, cut by the snap length", c.ID, c.ServerEP, c.Failure)
+			}
+		}
+	}
+	if n != 4 {
+		t.Errorf("%d TCP connections, want 4", n)
 	}
 }
 
 // TestSnaplenReusedRMB: long.pcap cut to 128 bytes a frame. Its second
 // connection writes into the RMB the first one gave back: the rkey the
-// tracker learned for the first. The cut CLC messages do not tell it
-// anew, so the WRITEs after the first connection closed are the next
-// one's to claim, and each connection counts what it sent (as the whole
-// capture says), with no cursor it cannot follow.
+// tracker learned for the first. Each connection counts what it sent (as
+// the whole capture says), with no cursor it cannot follow.
 func TestSnaplenReusedRMB(t *testing.T) {
-	all, lt := testutil.ReadFrames(t, "../samples/long.pcap")
-	frames := make([]rawFrame, 0, len(all))
-	for _, f := range all {
-		if len(f.Data) > 128 {
-			f.Data = f.Data[:128:128]
-			f.CI.CaptureLength = 128
-		}
-		frames = append(frames, f)
-	}
+	frames, lt := snapFrames(t, "../samples/long.pcap", 128)
 	tr := New(Options{Unshared: true})
 	eachRaw(t, "s128", lt, frames, func(f *capture.Frame) { tr.Feed(f) })
 	tr.EndCapture(time.Time{})
 	s := tr.Snapshot()
 	var got []string
 	for i := range s.Conns {
-		if c := &s.Conns[i]; c.Inferred {
-			got = append(got, fmt.Sprintf("%d/%d", c.Flow[DirC2S].WriteBytes, c.Flow[DirS2C].WriteBytes))
-		}
+		c := &s.Conns[i]
+		got = append(got, fmt.Sprintf("%d/%d", c.Flow[DirC2S].WriteBytes, c.Flow[DirS2C].WriteBytes))
 	}
 	if strings.Join(got, " ") != "192000/192000 1048580/4" {
-		t.Errorf("the connections joined from their CDCs wrote %v, want 192000/192000 and 1048580/4 (the whole capture's)", got)
+		t.Errorf("the connections wrote %v, want 192000/192000 and 1048580/4 (the whole capture's)", got)
 	}
 	for _, f := range s.Findings() {
 		if f.ID == expert.CursorBackwards {

@@ -78,6 +78,11 @@ type clcIn struct {
 	// malformed: a kernel of today refuses the message (its error is the
 	// segment's clcErr); decoded as far as it goes (decode.CLC.Malformed).
 	malformed bool
+	// uncaptured: the snap length cut the message (decode.CLC.Cut) before
+	// a field the handshake needs of it (an endpoint's token, rkey and
+	// buffer, a Decline's reason): it is no step, as bytes the capture
+	// missed.
+	uncaptured bool
 }
 
 type triplet struct {

@@ -254,6 +254,9 @@ func tcpInfo(s *tcpIn) string {
 
 // clc advances the handshake with one CLC message sent in direction d.
 func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
+	if m.uncaptured {
+		return // as bytes the capture missed (tcp: the snap length cut it)
+	}
 	if m.malformed {
 		// A kernel of today refuses it: no step of the handshake (the
 		// segment's error made the connection's Failure). A refused
