@@ -357,6 +357,20 @@ func TestSnaplenCutAccept(t *testing.T) {
 	}
 }
 
+// TestSnaplenResends: lossy.pcap cut to 128 bytes a frame. The cut
+// trailers hold the ICRCs that tell the capture's copy of a packet from
+// a resend of it: without them every repeated PSN is a retransmission,
+// as many as the whole capture has, and none is a copy.
+func TestSnaplenResends(t *testing.T) {
+	whole, _ := testutil.ReadFrames(t, "../samples/lossy.pcap")
+	cut, _ := snapFrames(t, "../samples/lossy.pcap", 128)
+	ws, _ := feedRaw(t, whole)
+	cs, _ := feedRaw(t, cut)
+	if cs.Stats.CaptureDups != 0 || cs.Stats.Retrans != ws.Stats.Retrans {
+		t.Errorf("cut: %d copies, %d retransmissions; the whole capture: %d retransmissions", cs.Stats.CaptureDups, cs.Stats.Retrans, ws.Stats.Retrans)
+	}
+}
+
 // TestSnaplenReusedRMB: long.pcap cut to 128 bytes a frame. Its second
 // connection writes into the RMB the first one gave back: the rkey the
 // tracker learned for the first. Each connection counts what it sent (as
