@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -86,6 +87,10 @@ type clcAssembler struct {
 	// (wholeWithin).
 	probe   decode.CLC
 	scratch []byte
+	// padded holds the segment being assembled, its captured bytes then
+	// zeros for those the snap length cut (padFrom on, padN of them).
+	padded        []byte
+	padFrom, padN int
 }
 
 type asmContext struct{ ci gopacket.CaptureInfo }
@@ -247,12 +252,43 @@ func (a *clcAssembler) segment(f *Frame) {
 	a.frame, a.cur = f, fl
 	a.arena = a.arena[:0]
 	a.ctx.ci = f.CI
+	payload := t.Payload
+	if wire := tcpWireLen(f); wire > len(payload) {
+		// The snap length cut the segment: its stream goes on past the
+		// bytes it did not keep, as zeros the stream knows for a hole.
+		a.padded = slices.Grow(append(a.padded[:0], payload...), wire-len(payload))[:wire]
+		clear(a.padded[len(payload):])
+		a.padFrom, a.padN = len(payload), wire-len(payload)
+		t.Payload = a.padded
+	}
 	a.asm.AssembleWithContext(asmNet, t, &a.ctx)
+	t.Payload, a.padN = payload, 0
 	a.frame, a.cur = nil, nil
 	if fl.stream.done || t.RST {
 		a.drop(fl)
 	}
 	a.sweep(ts)
+}
+
+// tcpWireLen is how many payload bytes f's TCP segment had on the wire,
+// by its IP length (the captured ones when the frame was not cut or the
+// IP layer cannot say).
+func tcpWireLen(f *Frame) int {
+	t := f.TCP
+	if !f.Cut {
+		return len(t.Payload)
+	}
+	var n int
+	switch {
+	case f.IPv4 != nil:
+		n = int(f.IPv4.Length) - int(f.IPv4.IHL)*4 - len(t.Contents)
+	case f.IPv6 != nil && f.IPv6.NextHeader == layers.IPProtocolTCP:
+		n = int(f.IPv6.Length) - len(t.Contents)
+	}
+	if n < len(t.Payload) || n > 1<<16 {
+		return len(t.Payload)
+	}
+	return n
 }
 
 // sweep forgets stalled handshakes, in capture time, at most once per
@@ -395,6 +431,19 @@ type clcStream struct {
 	// inside per direction: the stream bytes that the length field of a
 	// malformed message claims beyond its real end (swallowing).
 	inside [2]clcSwallow
+	// next per direction: the TCP sequence number of the next byte
+	// ReassembledSG gets; holes: the bytes segments cut by the snap length
+	// did not hold, which segment fills with zeros so that the stream goes
+	// on (clcHole).
+	next  [2]uint32
+	holes [2][]clcHole
+}
+
+// clcHole is bytes of a stream the capture did not keep: the end of a
+// segment its snap length cut, from sequence number seq, n bytes.
+type clcHole struct {
+	seq uint32
+	n   uint32
 }
 
 // clcSwallow follows the bytes that a message's length field claims past
@@ -439,8 +488,48 @@ func (s *clcStream) Accept(tcp *layers.TCP, ci gopacket.CaptureInfo, dir reassem
 		if !tcp.SYN {
 			*start = true
 		}
+		s.next[i] = tcp.Seq
+		if tcp.SYN {
+			s.next[i]++
+		}
+	}
+	if a := s.a; a.padN > 0 && a.frame != nil && tcp == a.frame.TCP {
+		seq := tcp.Seq + uint32(a.padFrom)
+		if tcp.SYN {
+			seq++
+		}
+		// Holes the stream has gone past are forgotten; with more than a
+		// handshake has, the stream stops being followed rather than
+		// read zeros as a message's bytes.
+		from := s.next[i] - uint32(len(s.pending[i]))
+		s.holes[i] = slices.DeleteFunc(s.holes[i], func(h clcHole) bool { return int32(h.seq+h.n-from) <= 0 })
+		if len(s.holes[i]) == maxCLCHoles {
+			s.done = true
+		} else {
+			s.holes[i] = append(s.holes[i], clcHole{seq: seq, n: uint32(a.padN)})
+		}
 	}
 	return true
+}
+
+// maxCLCHoles bounds the holes a direction of a handshake remembers: it has
+// a few messages, each in a segment or two.
+const maxCLCHoles = 8
+
+// holeIn returns where, from seq on, the first hole of direction i that
+// overlaps n bytes starts (its offset from seq), or -1.
+func (s *clcStream) holeIn(i int, seq uint32, n int) int {
+	at := -1
+	for _, h := range s.holes[i] {
+		start, end := int(int32(h.seq-seq)), int(int32(h.seq-seq))+int(h.n)
+		if end <= 0 || start >= n {
+			continue
+		}
+		if off := max(start, 0); at < 0 || off < at {
+			at = off
+		}
+	}
+	return at
 }
 
 // ReassembledSG implements reassembly.Stream.
@@ -454,12 +543,43 @@ func (s *clcStream) ReassembledSG(sg reassembly.ScatterGather, ac reassembly.Ass
 	data := sg.Fetch(n)
 	if skip != 0 { // bytes lost: a message spanning the gap is broken
 		s.pending[i] = s.pending[i][:0]
+		if skip > 0 { // -1: the half's first bytes, at the sequence Accept noted
+			s.next[i] += uint32(skip)
+		}
 	}
+	// seq is the sequence number of data[0], pending bytes included.
+	seq := s.next[i] - uint32(len(s.pending[i]))
+	s.next[i] += uint32(n)
 	if len(s.pending[i]) > 0 {
 		s.pending[i] = append(s.pending[i], data...)
 		data = s.pending[i]
 	}
 	for len(data) > 0 && !s.done {
+		if len(s.holes[i]) > 0 {
+			if h := s.holeIn(i, seq, len(data)); h >= 0 {
+				l, fr := decode.CLCFrame(data[:min(h, len(data))])
+				if h < decode.CLCHeaderLength || fr != decode.CLCFramed {
+					// The message's header is not in the capture: the
+					// stream cannot be framed past it.
+					s.done = true
+					break
+				}
+				if h < l {
+					if l > len(data) {
+						break // its end is still to come
+					}
+					// The snap length cut the message: what the capture
+					// holds of it is decoded as far as it goes
+					// (decode.CLC.DecodeCut), the stream goes on after it.
+					s.a.emit(data[:h], &s.inside[i], s.anck)
+					if typ := decode.CLCType(data[4]); typ == decode.CLCTypeConfirm || typ == decode.CLCTypeDecline {
+						s.done = true
+					}
+					data, seq = data[l:], seq+uint32(l)
+					continue
+				}
+			}
+		}
 		l, fr := decode.CLCFrame(data)
 		if fr == decode.CLCBadLength && !s.smcSYN {
 			// Followed mid-stream on the strength of 4 bytes: with a length
@@ -491,22 +611,11 @@ func (s *clcStream) ReassembledSG(sg reassembly.ScatterGather, ac reassembly.Ass
 				if s.a.frame != nil {
 					s.inside[i].frame = s.a.frame.Number
 				}
-				data = data[n:]
+				data, seq = data[n:], seq+uint32(n)
 				continue
 			}
 		}
 		if fr == decode.CLCNeedMore || l > len(data) {
-			if fr == decode.CLCFramed && len(data) >= decode.CLCHeaderLength && s.a.frame != nil && s.a.frame.Cut {
-				// The snap length cut this segment inside the message:
-				// the rest is not in the capture (its bytes leave a gap
-				// no later segment closes). What it holds is decoded as
-				// far as it goes (decode.CLC.DecodeCut).
-				s.a.emit(data, &s.inside[i], s.anck)
-				if typ := decode.CLCType(data[4]); typ == decode.CLCTypeConfirm || typ == decode.CLCTypeDecline {
-					s.done = true
-				}
-				data = data[len(data):]
-			}
 			break
 		}
 		if decode.ProposalOffersAlibaba(data[:l]) {
@@ -516,15 +625,22 @@ func (s *clcStream) ReassembledSG(sg reassembly.ScatterGather, ac reassembly.Ass
 		if typ := decode.CLCType(data[4]); typ == decode.CLCTypeConfirm || typ == decode.CLCTypeDecline {
 			s.done = true
 		}
-		data = data[l:]
+		data, seq = data[l:], seq+uint32(l)
 	}
 	switch {
 	case s.done:
 		s.pending[i] = nil
 	case end && len(data) > 0:
 		// FIN or RST in sequence after part of a message: a handshake cut
-		// short is worth seeing, on the frame that ended it.
-		s.a.cut(data)
+		// short is worth seeing, on the frame that ended it. What the
+		// capture did not keep of it is no part of it.
+		if h := s.holeIn(i, seq, len(data)); h >= 0 {
+			if _, fr := decode.CLCFrame(data[:h]); h >= decode.CLCHeaderLength && fr == decode.CLCFramed {
+				s.a.emit(data[:h], &s.inside[i], s.anck)
+			}
+		} else {
+			s.a.cut(data)
+		}
 		s.pending[i] = nil
 	default:
 		// Keep the partial tail; copy first because data may alias pending.

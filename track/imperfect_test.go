@@ -307,16 +307,55 @@ func TestSnaplenCut(t *testing.T) {
 		t.Fatalf("%d connections, the whole capture %d: want one each", len(s.Conns), len(whole.Conns))
 	}
 	c, w := &s.Conns[0], &whole.Conns[0]
-	ep, wep := c.ServerEP, w.ServerEP
-	wep.PSN, wep.HasFCE, wep.Direct, wep.OS, wep.Release, wep.Host = 0, false, false, 0, 0, "" // after the cut
-	if c.Inferred || c.Outcome != OutcomeSMCR || c.Failure != "" || ep != wep {
-		t.Errorf("the connection: inferred %v, outcome %v, failure %q, server %+v; want SMC-R, no failure, the whole capture's server %+v but its PSN",
-			c.Inferred, c.Outcome, c.Failure, ep, wep)
+	for _, p := range []struct {
+		name    string
+		ep, wep Endpoint
+	}{{"server", c.ServerEP, w.ServerEP}, {"client", c.ClientEP, w.ClientEP}} {
+		wep := p.wep
+		wep.PSN, wep.HasFCE, wep.Direct, wep.OS, wep.Release, wep.Host = 0, false, false, 0, 0, "" // after the cut
+		if p.ep != wep {
+			t.Errorf("the %s's endpoint %+v, want the whole capture's %+v but what follows its RMB's address", p.name, p.ep, wep)
+		}
+	}
+	if c.Inferred || c.Outcome != OutcomeSMCR || c.Failure != "" || !slices.Equal(c.CLCTypes, w.CLCTypes) {
+		t.Errorf("the connection: inferred %v, outcome %v, failure %q, CLC %v; want SMC-R, no failure, CLC %v",
+			c.Inferred, c.Outcome, c.Failure, c.CLCTypes, w.CLCTypes)
 	}
 	for d := range c.Flow {
 		if c.Flow[d].Bytes != w.Flow[d].Bytes || c.Flow[d].CDCs != w.Flow[d].CDCs {
 			t.Errorf("%v: %d bytes in %d CDCs, the whole capture %d in %d", Dir(d), c.Flow[d].Bytes, c.Flow[d].CDCs, w.Flow[d].Bytes, w.Flow[d].CDCs)
 		}
+	}
+}
+
+// TestSnaplenCutSamples: the kernel's captures cut to 128 bytes a frame
+// (tcpdump -s 128) list the connections the whole captures list, each
+// with the same outcome, version, link group and link, CLC messages, and
+// CDCs and bytes each way: the cut CLC messages hold what the handshake
+// needs (TestSnaplenCut), and the stream goes on past the bytes a cut
+// segment did not keep.
+func TestSnaplenCutSamples(t *testing.T) {
+	for _, name := range []string{"pingpong", "long", "multiconn", "multilink", "lossy", "teardown"} {
+		t.Run(name, func(t *testing.T) {
+			path := "../samples/" + name + ".pcap"
+			all, _ := testutil.ReadFrames(t, path)
+			cut, _ := snapFrames(t, path, 128)
+			w, _ := feedRaw(t, all)
+			s, _ := feedRaw(t, cut)
+			sum := func(s Snapshot) []string {
+				var out []string
+				for i := range s.Conns {
+					c := &s.Conns[i]
+					out = append(out, fmt.Sprintf("%d %v v%d lgr %d link %d clc %v confirmed %v inferred %v %d/%d CDCs %d/%d bytes",
+						c.ID, c.Outcome, c.Version, c.LGR, c.Link, c.CLCTypes, !c.TConfirm.IsZero(), c.Inferred,
+						c.Flow[DirC2S].CDCs, c.Flow[DirS2C].CDCs, c.Flow[DirC2S].Bytes, c.Flow[DirS2C].Bytes))
+				}
+				return out
+			}
+			if got, want := sum(s), sum(w); !slices.Equal(got, want) {
+				t.Errorf("cut to 128 bytes:\n%s\nthe whole capture:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+		})
 	}
 }
 
