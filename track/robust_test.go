@@ -15,6 +15,7 @@ import (
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/internal/mutate"
+	"github.com/smcscope/smcscope/internal/testutil"
 )
 
 // feedBytes runs a (possibly damaged) pcap image through capture and the
@@ -94,6 +95,18 @@ func FuzzTrackCapture(f *testing.F) {
 		}
 		f.Add(data)
 	}
+	// A handshake the snap length cut (the CLC reassembly's holes).
+	frames, lt := testutil.ReadFrames(f, refDir+"no-ueid.pcap")
+	for i := range frames {
+		if d := frames[i].Data; len(d) > 100 {
+			frames[i].Data, frames[i].CI.CaptureLength = d[:100:100], 100
+		}
+	}
+	cut, err := os.ReadFile(testutil.WriteFrames(f, "cut.pcap", lt, frames))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(cut)
 	f.Fuzz(func(t *testing.T, data []byte) { feedBytes(t, data) })
 }
 
