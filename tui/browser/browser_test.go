@@ -40,13 +40,7 @@ type harness struct {
 // simulation screen of w x h.
 func open(t *testing.T, sample string, w, h int, o Options) *harness {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	idx, err := Open(ctx, filepath.Join(testutil.SamplesDir(t), sample))
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitIndexed(t, idx)
+	idx, ctx := openIndexed(t, filepath.Join(testutil.SamplesDir(t), sample))
 	return run(t, New(ctx, idx, o), w, h)
 }
 
@@ -67,6 +61,20 @@ func run(t *testing.T, b *Browser, w, h int) *harness {
 	s := testutil.NewScreen(t, b.App.Application)
 	s.Start(w, h, b.Run)
 	return &harness{s, b}
+}
+
+// openIndexed opens path and waits for its index to be built; the index's
+// context (returned) ends with the test.
+func openIndexed(t testing.TB, path string) (*Index, context.Context) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	idx, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitIndexed(t, idx)
+	return idx, ctx
 }
 
 func waitIndexed(t testing.TB, idx *Index) {
@@ -446,13 +454,7 @@ func TestHexDump(t *testing.T) {
 		t.Error("an 80-column terminal should give the hex pane 8 bytes a row without ASCII, a 200-column one 16 with it")
 	}
 
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	idx, err := Open(ctx, filepath.Join(testutil.SamplesDir(t), "multilink.pcap"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitIndexed(t, idx)
+	idx, _ := openIndexed(t, filepath.Join(testutil.SamplesDir(t), "multilink.pcap"))
 	// The tree's rkey fields and their spans, as showFrame pairs them.
 	var rkeys []nodeSpans
 	if err := idx.Decode([]int32{13}, func(_ int32, f *capture.Frame) {
@@ -666,13 +668,7 @@ var epochField = lookup("frame.time_epoch")
 // handshake replayed first), not only among the frames before it.
 func TestMalformedTreeMatchesList(t *testing.T) {
 	p := crafted.MalformedSMC(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	idx, err := Open(ctx, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitIndexed(t, idx)
+	idx, ctx := openIndexed(t, p)
 	for n, want := range map[int32]string{crafted.MalformedLLCFrame: crafted.MalformedLLCErr, crafted.MalformedCDCFrame: crafted.MalformedCDCErr} {
 		var verbose bytes.Buffer
 		if err := output.Run(ctx, output.Options{Read: p, Verbose: true, DisplayFilter: fmt.Sprintf("frame.number == %d", n), Stdout: &verbose}); err != nil {
@@ -1435,13 +1431,7 @@ func TestExpertPane(t *testing.T) {
 // whose ICRC is wrong is in the expert pane as roce.icrc.bad.
 func TestExpertPaneBadICRC(t *testing.T) {
 	v := crafted.ExpertVector(t, "bad-icrc")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	idx, err := Open(ctx, v.Build(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitIndexed(t, idx)
+	idx, ctx := openIndexed(t, v.Build(t))
 	h := run(t, New(ctx, idx, Options{}), 120, 40)
 	h.Until("[SYN]")
 	h.Key(tcell.KeyRune, 'e')
@@ -1454,13 +1444,7 @@ func TestExpertPaneBadICRC(t *testing.T) {
 // -Y frame.error do, not by their places in the replay.
 func TestSwallowedFrameNumber(t *testing.T) {
 	p := crafted.CLCLengthSwallows(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	idx, err := Open(ctx, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitIndexed(t, idx)
+	idx, ctx := openIndexed(t, p)
 	var fields bytes.Buffer
 	if err := output.Run(ctx, output.Options{Read: p, Format: output.FormatFields, Fields: []string{"frame.number", "frame.error"},
 		DisplayFilter: fmt.Sprintf("frame.number == %d", crafted.SwallowedFrame), Stdout: &fields}); err != nil {
@@ -1508,13 +1492,7 @@ func TestNanosecondTimes(t *testing.T) {
 	if err := os.WriteFile(p, testutil.PcapNanos(t, lt, fs), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	idx, err := Open(ctx, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitIndexed(t, idx)
+	idx, ctx := openIndexed(t, p)
 	h := run(t, New(ctx, idx, Options{}), 80, 24)
 	h.Until("[SYN")
 	// The list shows the relevant frames, from frame 3 on.
@@ -1695,13 +1673,7 @@ func TestEscAfterApply(t *testing.T) {
 // unwritable file is said on the status line, the filter still applied.
 func TestFilterHistoryKept(t *testing.T) {
 	hist := filepath.Join(t.TempDir(), "smcscope", "filter-history")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	idx, err := Open(ctx, filepath.Join(testutil.SamplesDir(t), "decline-nordma.pcap"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitIndexed(t, idx)
+	idx, ctx := openIndexed(t, filepath.Join(testutil.SamplesDir(t), "decline-nordma.pcap"))
 	h := run(t, New(ctx, idx, Options{History: hist}), 80, 24)
 	h.Until("[SYN")
 	for _, f := range []string{"smc.clc", "tcp.flags.syn"} {

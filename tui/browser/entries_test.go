@@ -2,7 +2,6 @@ package browser
 
 import (
 	"bytes"
-	"context"
 	"encoding/binary"
 	"math/rand/v2"
 	"os"
@@ -178,13 +177,7 @@ func TestRecordOffsets(t *testing.T) {
 			if len(offs) != len(pkts) {
 				t.Fatalf("%d frames, want %d", len(offs), len(pkts))
 			}
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			idx, err := Open(ctx, p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			waitIndexed(t, idx)
+			idx, _ := openIndexed(t, p)
 			if _, _, _, inMemory, _ := idx.Kept(); inMemory != 0 {
 				t.Fatalf("%d frames kept in memory", inMemory)
 			}
@@ -196,28 +189,36 @@ func TestRecordOffsets(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer rr.Close()
-			order := make([]int32, len(offs))
-			for i := range order {
-				order[i] = int32(i + 1)
-			}
-			check := func(how string) {
-				for _, n := range order {
-					off, _, err := rr.offset(n)
-					if err != nil || off != offs[n-1] {
-						t.Fatalf("%s: frame %d at offset %d (%v), want %d", how, n, off, err, offs[n-1])
-					}
-					if _, got, err := rr.read(n); err != nil || !bytes.Equal(got, data[n-1]) {
-						t.Fatalf("%s: frame %d: %v, %d bytes, want %d", how, n, err, len(got), len(data[n-1]))
-					}
+			eachOrder(len(offs), func(how string, n int32) {
+				off, _, err := rr.offset(n)
+				if err != nil || off != offs[n-1] {
+					t.Fatalf("%s: frame %d at offset %d (%v), want %d", how, n, off, err, offs[n-1])
 				}
-			}
-			check("in order")
-			slices.Reverse(order)
-			check("backwards")
-			rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-			check("shuffled")
+				if _, got, err := rr.read(n); err != nil || !bytes.Equal(got, data[n-1]) {
+					t.Fatalf("%s: frame %d: %v, %d bytes, want %d", how, n, err, len(got), len(data[n-1]))
+				}
+			})
 		})
 	}
+}
+
+// eachOrder calls check for frames 1 to n in order, backwards and
+// shuffled: a record reader must find each wherever it was before.
+func eachOrder(n int, check func(how string, frame int32)) {
+	order := make([]int32, n)
+	for i := range order {
+		order[i] = int32(i + 1)
+	}
+	run := func(how string) {
+		for _, f := range order {
+			check(how, f)
+		}
+	}
+	run("in order")
+	slices.Reverse(order)
+	run("backwards")
+	rand.New(rand.NewPCG(1, 1)).Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+	run("shuffled")
 }
 
 // pcapOf encodes frames as a classic pcap of byte order bo (microseconds).

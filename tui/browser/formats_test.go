@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -90,13 +89,7 @@ func TestFormatsReadBack(t *testing.T) {
 		var wantMatch []int32
 		for _, name := range []string{"pcap", "pcapng", "pcapng-us", "pcap.gz", "pcapng.gz"} {
 			t.Run(sample+"/"+name, func(t *testing.T) {
-				ctx, cancel := context.WithCancel(context.Background())
-				defer cancel()
-				idx, err := Open(ctx, paths[name])
-				if err != nil {
-					t.Fatal(err)
-				}
-				waitIndexed(t, idx)
+				idx, ctx := openIndexed(t, paths[name])
 				dir, spooled, why, inMemory, _ := idx.Kept()
 				if inMemory != 0 || why != "" {
 					t.Errorf("%d frames kept in memory (%s)", inMemory, why)
@@ -109,26 +102,17 @@ func TestFormatsReadBack(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer rr.Close()
-				order := make([]int32, len(want))
-				for i := range order {
-					order[i] = int32(i + 1)
-				}
-				check := func(how string) {
-					for _, n := range order {
-						ci, data, err := rr.read(n)
-						w := want[n-1]
-						if err != nil || !bytes.Equal(data, w.data) || ci.Length != w.ci.Length {
-							t.Fatalf("%s: frame %d: %v, %d bytes of %d, want %d of %d", how, n, err, len(data), ci.Length, len(w.data), w.ci.Length)
-						}
-						// pcapng-us holds microseconds: the nanoseconds are cut.
-						if d := ci.Timestamp.Sub(w.ci.Timestamp); d < 0 || d > 1000 || (name != "pcapng-us" && d != 0) {
-							t.Fatalf("%s: frame %d at %v, want %v", how, n, ci.Timestamp, w.ci.Timestamp)
-						}
+				eachOrder(len(want), func(how string, n int32) {
+					ci, data, err := rr.read(n)
+					w := want[n-1]
+					if err != nil || !bytes.Equal(data, w.data) || ci.Length != w.ci.Length {
+						t.Fatalf("%s: frame %d: %v, %d bytes of %d, want %d of %d", how, n, err, len(data), ci.Length, len(w.data), w.ci.Length)
 					}
-				}
-				check("in order")
-				rand.New(rand.NewPCG(1, 1)).Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-				check("shuffled")
+					// pcapng-us holds microseconds: the nanoseconds are cut.
+					if d := ci.Timestamp.Sub(w.ci.Timestamp); d < 0 || d > 1000 || (name != "pcapng-us" && d != 0) {
+						t.Fatalf("%s: frame %d at %v, want %v", how, n, ci.Timestamp, w.ci.Timestamp)
+					}
+				})
 
 				b := New(ctx, idx, Options{})
 				rows := b.lines(idx.All())
