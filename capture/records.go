@@ -141,12 +141,13 @@ func (rs *Records) Skip(off int64, l *Layout, n int) (int64, error) {
 			if len(h) < pcapRecordLen {
 				return 0, rs.headerError(off, err)
 			}
-			p := pcapFile{bigEndian: l.pf.bigEndian}
-			caplen := int(p.u32(h[8:12]))
-			if caplen > max(int(l.pf.snaplen), pcapMaxEager) {
-				return 0, fmt.Errorf("%s: record at offset %#x: capture length exceeds snap length: %d > %d", rs.name, off, caplen, l.pf.snaplen)
+			// The header's checks as read makes them.
+			p := pcapFile{bigEndian: l.pf.bigEndian, nanoFactor: l.pf.nanoFactor, snaplen: l.pf.snaplen}
+			var ci gopacket.CaptureInfo
+			if err := p.recordHeader(h, &ci); err != nil {
+				return 0, fmt.Errorf("%s: record at offset %#x: %w", rs.name, off, err)
 			}
-			size = pcapRecordLen + int64(caplen)
+			size = pcapRecordLen + int64(ci.CaptureLength)
 		} else {
 			h, err := rs.br.Peek(8)
 			if len(h) < 8 {
