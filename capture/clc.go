@@ -253,7 +253,7 @@ func (a *clcAssembler) segment(f *Frame) {
 	a.arena = a.arena[:0]
 	a.ctx.ci = f.CI
 	payload := t.Payload
-	if wire := tcpWireLen(f); wire > len(payload) {
+	if wire := f.TCPWireLen(); wire > len(payload) {
 		// The snap length cut the segment: its stream goes on past the
 		// bytes it did not keep, as zeros the stream knows for a hole.
 		a.padded = slices.Grow(append(a.padded[:0], payload...), wire-len(payload))[:wire]
@@ -268,27 +268,6 @@ func (a *clcAssembler) segment(f *Frame) {
 		a.drop(fl)
 	}
 	a.sweep(ts)
-}
-
-// tcpWireLen is how many payload bytes f's TCP segment had on the wire,
-// by its IP length (the captured ones when the frame was not cut or the
-// IP layer cannot say).
-func tcpWireLen(f *Frame) int {
-	t := f.TCP
-	if !f.Cut {
-		return len(t.Payload)
-	}
-	var n int
-	switch {
-	case f.IPv4 != nil:
-		n = int(f.IPv4.Length) - int(f.IPv4.IHL)*4 - len(t.Contents)
-	case f.IPv6 != nil && f.IPv6.NextHeader == layers.IPProtocolTCP:
-		n = int(f.IPv6.Length) - len(t.Contents)
-	}
-	if n < len(t.Payload) || n > 1<<16 {
-		return len(t.Payload)
-	}
-	return n
 }
 
 // sweep forgets stalled handshakes, in capture time, at most once per

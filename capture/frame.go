@@ -148,6 +148,28 @@ func (f *Frame) reset() {
 	f.direct = 0
 }
 
+// TCPWireLen is how many payload bytes the frame's TCP segment had on the
+// wire: by its IP length when the snap length cut the frame, else the
+// bytes captured (also when the IP layer cannot say more).
+func (f *Frame) TCPWireLen() int {
+	t := f.TCP
+	if t == nil {
+		return 0
+	}
+	n := len(t.Payload)
+	if !f.Cut {
+		return n
+	}
+	wire := n
+	switch {
+	case f.IPv4 != nil:
+		wire = int(f.IPv4.Length) - int(f.IPv4.IHL)*4 - len(t.Contents)
+	case f.IPv6 != nil && f.IPv6.NextHeader == layers.IPProtocolTCP:
+		wire = int(f.IPv6.Length) - len(t.Contents)
+	}
+	return max(wire, n)
+}
+
 // NetworkFlow is the IP flow of the frame (zero Flow when there is no IP).
 func (f *Frame) NetworkFlow() gopacket.Flow {
 	switch {

@@ -340,6 +340,27 @@ func (c *CLC) DecodeCut(data []byte) (bool, error) {
 	return true, nil
 }
 
+// StepCaptured reports whether the capture holds what a handshake takes
+// from the message: of an Accept or Confirm its sender's endpoint but for
+// its initial PSN (SMC-R: up to its RMB's address, offset 60 of struct
+// smc_clc_msg_accept_confirm; SMC-D: up to its link ID, 32), of a Decline
+// its reason; a Proposal's header says what it offers. Always true for a
+// whole message; for one the snap length cut (Cut), whether it was cut
+// after them.
+func (c *CLC) StepCaptured() bool {
+	need := clcHeaderLen
+	switch {
+	case c.Type == CLCTypeDecline:
+		need = 20
+	case c.Type == CLCTypeProposal:
+	case c.TypeV1 == SMCTypeD:
+		need = 32
+	default:
+		need = 60
+	}
+	return c.Cut == 0 || need <= c.Cut
+}
+
 func (c *CLC) decode(data []byte, df gopacket.DecodeFeedback) error {
 	*c = CLC{}
 	if len(data) >= 4 && !clcValidEyecatcher(data) {

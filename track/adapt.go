@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gopacket/gopacket/layers"
-
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/internal/textcache"
@@ -224,21 +222,10 @@ func fill(in *input, f *capture.Frame) {
 		s.syn, s.ack, s.fin, s.rst = tc.SYN, tc.ACK, tc.FIN, tc.RST
 		s.seq, s.ackNum = tc.Seq, tc.Ack
 		s.smcOpt = f.SMCOption
-		s.payload, s.cut = len(tc.Payload), 0
-		if f.Cut {
-			// The segment's length on the wire, from the IP header: the
-			// sequence space it takes, whatever the capture kept of it.
-			wire := -1
-			switch {
-			case f.IPv4 != nil:
-				wire = int(f.IPv4.Length) - int(f.IPv4.IHL)*4 - len(tc.Contents)
-			case f.IPv6 != nil && f.IPv6.NextHeader == layers.IPProtocolTCP:
-				wire = int(f.IPv6.Length) - len(tc.Contents)
-			}
-			if wire > s.payload {
-				s.payload, s.cut = wire, wire-s.payload
-			}
-		}
+		// The segment's length on the wire: the sequence space it takes,
+		// whatever the capture kept of it.
+		s.payload = f.TCPWireLen()
+		s.cut = s.payload - len(tc.Payload)
 		s.notCLC = f.NotCLC
 		for i, c := range f.CLC {
 			if in.clcN == len(in.clc) {
@@ -336,22 +323,7 @@ func fill(in *input, f *capture.Frame) {
 // most of the tracker's garbage on short connections.
 func fillCLC(m *clcIn, c *decode.CLC, eids *textcache.Cache) {
 	*m = clcIn{typ: c.Type, version: c.Version, flag: c.Flag, anck: c.ANCK}
-	if c.Cut > 0 {
-		// What the tracker reads of each message: an SMC-R endpoint up to
-		// its RMB's address (struct smc_clc_msg_accept_confirm: offset 60;
-		// its initial PSN after it is learned from the link's packets
-		// when absent), an SMC-D one up to its link ID, a Decline's reason.
-		need := 0
-		switch {
-		case c.Type == decode.CLCTypeDecline:
-			need = 20
-		case c.Type != decode.CLCTypeProposal && c.TypeV1 == decode.SMCTypeD:
-			need = 32
-		case c.Type != decode.CLCTypeProposal:
-			need = 60
-		}
-		m.uncaptured = c.Cut < need
-	}
+	m.uncaptured = !c.StepCaptured()
 	switch c.Type {
 	case decode.CLCTypeProposal:
 		if c.Proposal.HasV2Ext && c.Proposal.V2Ext.EIDs() > 0 {
