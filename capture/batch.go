@@ -1,6 +1,8 @@
 package capture
 
 import (
+	"time"
+
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 
@@ -44,6 +46,10 @@ type Batch struct {
 	// Err is what ended the reading after the batch's frames: io.EOF at
 	// the clean end, a *FileError, or nil when the capture goes on.
 	Err error
+	// First is the time of the capture's first frame when b holds it
+	// (zero otherwise), read with the frame: Frame would read it again
+	// from the mapping, which may fault once the file is cut.
+	First time.Time
 	// end is the offset in a mapped file just past the batch's frames.
 	end int
 }
@@ -115,9 +121,23 @@ func (b *Batch) Frame(i int) Frame {
 	return Frame{Number: r.number, CI: r.ci, Data: r.data, LinkType: r.lt, ns: r.ns, digits: r.digits, shown: r.shown}
 }
 
+// FaultErrorAt is the error of a fault met reading b's i-th frame of r's
+// mapped file again (Frame) on a goroutine other than r's: ErrChanged,
+// naming that frame and its record's offset.
+func (r *Reader) FaultErrorAt(b *Batch, i int) error {
+	number, off := 0, int64(0)
+	if b.lean != nil {
+		number, off = b.leans[i].number, b.leans[i].off
+	} else {
+		number, off = b.recs[i].number, b.recs[i].off
+	}
+	return &FileError{Name: r.name, Frame: number, Offset: off, Err: ErrChanged}
+}
+
 func (b *Batch) reset() {
 	b.recs, b.arena, b.Err = b.recs[:0], b.arena[:0], nil
 	b.lean, b.leans = nil, b.leans[:0]
+	b.First = time.Time{}
 	for i := range b.clc {
 		o := &b.clc[i]
 		*o = clcResult{errs: o.errs[:0], raw: o.raw[:0], inside: o.inside[:0], anck: o.anck[:0]}
@@ -190,6 +210,9 @@ func (r *Reader) ReadBatch(b *Batch, max int, visit func(f *Frame, i int)) {
 			b.Err = err
 			return
 		}
+		if f.Number == 1 {
+			b.First = f.CI.Timestamp
+		}
 		data := f.Data
 		if !mapped {
 			data = b.keep(data)
@@ -225,6 +248,9 @@ func (r *Reader) ReadBatch(b *Batch, max int, visit func(f *Frame, i int)) {
 // traffic when others decode them: the record header's lengths and the
 // frame's headers.
 func (r *Reader) readLean(b *Batch) bool {
+	if r.frame.Number == 0 {
+		return false // read sets the batch's First
+	}
 	p := r.pf
 	off := p.pos
 	rest := p.mem[off:]

@@ -305,8 +305,8 @@ func (o *Options) ploop(ctx context.Context, r *capture.Reader, flt *filter.Filt
 				visit = track.visit(b)
 			}
 			r.ReadBatch(&b.cb, size, visit)
-			if b.cb.Len() > 0 && b.cb.Frame(0).Number == 1 {
-				o.base = b.cb.Frame(0).CI.Timestamp // before any worker prints a time
+			if !b.cb.First.IsZero() {
+				o.base = b.cb.First // before any worker prints a time
 			}
 			work <- b // never blocks: n places for n batches
 			order <- b
@@ -353,7 +353,7 @@ func (o *Options) ploop(ctx context.Context, r *capture.Reader, flt *filter.Filt
 		if ctx.Err() != nil {
 			return nil
 		}
-		if err := o.emit(b, w, bw, jp, &selected); err != nil || (o.Count > 0 && selected >= o.Count) {
+		if err := o.emit(r, b, w, bw, jp, &selected); err != nil || (o.Count > 0 && selected >= o.Count) {
 			return err
 		}
 		for k := frames>>16 + 1; k<<16 <= frames+b.cb.Len(); k++ {
@@ -378,7 +378,7 @@ func (o *Options) ploop(ctx context.Context, r *capture.Reader, flt *filter.Filt
 
 // emit writes a batch's selected frames (to -w and the output), the first
 // JSON frame without its comma, up to -c's count.
-func (o *Options) emit(b *pbatch, w *capture.Writer, bw *bufio.Writer, jp *jsonPrinter, selected *int) error {
+func (o *Options) emit(r *capture.Reader, b *pbatch, w *capture.Writer, bw *bufio.Writer, jp *jsonPrinter, selected *int) error {
 	out := b.out.Bytes()
 	nsel := len(b.ends)
 	switch {
@@ -397,16 +397,35 @@ func (o *Options) emit(b *pbatch, w *capture.Writer, bw *bufio.Writer, jp *jsonP
 	if w != nil {
 		// Frame by frame: a -w error leaves the frame unprinted, as loop.
 		for k, i := range b.sel[:nsel] {
-			f := b.cb.Frame(i)
-			if err := w.WriteFrame(&f); err != nil {
+			if err := o.write(r, w, &b.cb, i); err != nil {
 				bw.Write(out[start:max(start, prefixEnd(b.ends, k))])
 				*selected += k
-				return fmt.Errorf("-w: %w", err)
+				return err
 			}
 		}
 	}
 	bw.Write(out[start:])
 	*selected += nsel
+	return nil
+}
+
+// write writes batch b's i-th frame to -w. The frame is read again from
+// the mapped file: should the file be cut meanwhile, that faults, and is
+// the file's error, as in loop.
+func (o *Options) write(r *capture.Reader, w *capture.Writer, b *capture.Batch, i int) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if v := recover(); v != nil {
+			if !capture.IsFault(v) {
+				panic(v)
+			}
+			err = r.FaultErrorAt(b, i)
+		}
+	}()
+	f := b.Frame(i)
+	if err := w.WriteFrame(&f); err != nil {
+		return fmt.Errorf("-w: %w", err)
+	}
 	return nil
 }
 

@@ -251,39 +251,62 @@ func TestParallelJSONInterrupted(t *testing.T) {
 }
 
 // TestParallelFileShrinks truncates the mapped capture while batches are
-// in flight: a frame read or decoded after that faults on whichever
-// goroutine touches it, and the run ends with the file's error after a
-// prefix of what -j 1 prints of the whole file, or, where every frame was
-// touched before, with all of it; never a crash.
+// in flight: a frame read, decoded or written to -w after that faults on
+// whichever goroutine touches it, and the run ends with the file's error
+// after a prefix of what -j 1 prints of the whole file, or, where every
+// frame was touched before, with all of it; never a crash. With -w the
+// saved frames are the first ones of the capture.
 func TestParallelFileShrinks(t *testing.T) {
 	name, data := shrinkable(t)
 	full, _, err := run(t, Options{Read: name, All: true, Jobs: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, jobs := range []int{2, 3} {
-		if err := os.WriteFile(name, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		var out bytes.Buffer
-		sw := &shrinker{w: &out, name: name}
-		err := Run(context.Background(), Options{Read: name, All: true, Jobs: jobs, batchFrames: 2, Stdout: sw, Stderr: io.Discard})
-		if !sw.done {
-			t.Fatal("the output was never flushed during the read; the test needs a longer capture")
-		}
-		switch {
-		case err == nil && out.String() != full:
-			t.Errorf("-j %d: no error, but not the whole output", jobs)
-		case err != nil && (!errors.Is(err, capture.ErrChanged) || ExitCode(err) != 2):
-			t.Errorf("-j %d: error %v (exit %d), want the file's ErrChanged (exit 2)", jobs, err, ExitCode(err))
-		case !strings.HasPrefix(full, out.String()):
-			n := 0
-			for n < out.Len() && n < len(full) && out.Bytes()[n] == full[n] {
-				n++
+	want, _ := testutil.ReadFrames(t, pingpong)
+	for _, save := range []bool{false, true} {
+		for _, jobs := range []int{2, 3} {
+			if err := os.WriteFile(name, data, 0o644); err != nil {
+				t.Fatal(err)
 			}
-			t.Errorf("-j %d: the output before the error is not what -j 1 prints: from byte %d\n%q\nwant\n%q", jobs, n, out.Bytes()[max(0, n-200):min(out.Len(), n+200)], full[max(0, n-200):min(len(full), n+200)])
+			var out bytes.Buffer
+			sw := &shrinker{w: &out, name: name}
+			o := Options{Read: name, All: true, Jobs: jobs, batchFrames: 2, Stdout: sw, Stderr: io.Discard}
+			if save {
+				o.Format, o.Write = FormatText, filepath.Join(t.TempDir(), "saved.pcapng")
+			}
+			err := Run(context.Background(), o)
+			if !sw.done {
+				t.Fatal("the output was never flushed during the read; the test needs a longer capture")
+			}
+			switch {
+			case err == nil && out.String() != full:
+				t.Errorf("-j %d: no error, but not the whole output", jobs)
+			case err != nil && (!errors.Is(err, capture.ErrChanged) || ExitCode(err) != 2):
+				t.Errorf("-j %d: error %v (exit %d), want the file's ErrChanged (exit 2)", jobs, err, ExitCode(err))
+			case !strings.HasPrefix(full, out.String()):
+				n := 0
+				for n < out.Len() && n < len(full) && out.Bytes()[n] == full[n] {
+					n++
+				}
+				t.Errorf("-j %d: the output before the error is not what -j 1 prints: from byte %d\n%q\nwant\n%q", jobs, n, out.Bytes()[max(0, n-200):min(out.Len(), n+200)], full[max(0, n-200):min(len(full), n+200)])
+			}
+			if save {
+				r, err := capture.Open(o.Write)
+				if err != nil {
+					t.Fatal(err)
+				}
+				n := 0
+				for f, err := r.Next(); err == nil; f, err = r.Next() {
+					if n >= len(want) || !bytes.Equal(f.Data, want[n].Data) {
+						t.Fatalf("-j %d -w: saved frame %d is not the capture's", jobs, n+1)
+					}
+					n++
+				}
+				r.Close()
+				t.Logf("-j %d -w: %d frames saved", jobs, n)
+			}
+			t.Logf("-j %d: %d of %d bytes, %v", jobs, out.Len(), len(full), err)
 		}
-		t.Logf("-j %d: %d of %d bytes, %v", jobs, out.Len(), len(full), err)
 	}
 }
 
