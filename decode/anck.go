@@ -98,7 +98,7 @@ var (
 	fANCKInitCredits = Field(OwnerCLC, "smc.clc.anck.init_credits", KindUint, "ANCK initial receive-queue credits the sender grants (its receive WQEs; 0: credits off)", At(acceptInitCreditsOff, 1))
 	fCDCCredits      = Field(OwnerCDC, "smc.cdc.credits", KindUint, "ANCK receive-queue credits returned to the peer (CDC byte 26)")
 	fLLCCredits      = Field(OwnerLLC, "smc.llc.credits", KindUint, "ANCK ANNOUNCE_CREDITS: receive-queue credits returned to the peer", At(4, 1, llcIn(LLCAnnounceCredits)))
-	fLLCInitCredits  = Field(OwnerLLC, "smc.llc.init_credits", KindUint, "ANCK ADD_LINK initial receive-queue credits of the new link (byte 36)")
+	fLLCInitCredits  = Field(OwnerLLC, "smc.llc.init_credits", KindUint, "ANCK ADD_LINK initial receive-queue credits of the new link (byte 36)", At(llcAddLinkInitCreditsOff, 1, llcIn(LLCAddLink)))
 )
 
 func aliName(u uint64) string {

@@ -235,9 +235,12 @@ type BTH struct {
 	// little-endian, so it compares directly with ICRCRoCEv2/ICRCRoCEv1.
 	ICRC uint32
 	// TrailerCut: the packet's last bytes were not captured (a snap
-	// length cut it), so ICRC holds payload bytes, not the ICRC: its
-	// field is left out. The decoder of the frame sets it.
+	// length cut it), so there is no ICRC: its field is left out.
+	// DecodeCut sets it, or the decoder of the frame.
 	TrailerCut bool
+	// wirePay is the payload's length on the wire when DecodeCut cut it
+	// short (0: Payload is whole).
+	wirePay int
 }
 
 // LayerType returns LayerTypeBTH.
@@ -251,16 +254,41 @@ func (b *BTH) CanDecode() gopacket.LayerClass { return LayerTypeBTH }
 // DecodeFromBytes decodes one BTH. On error the layer is left as a new
 // one (gopacket's contract), never half-filled.
 func (b *BTH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
-	if err := b.decode(data, df); err != nil {
+	if err := b.decode(data, df, 0); err != nil {
 		*b = BTH{}
 		return err
 	}
 	return nil
 }
 
-func (b *BTH) decode(data []byte, df gopacket.DecodeFeedback) error {
+// DecodeCut decodes a BTH whose packet the capture's snap length cut:
+// data is what the capture holds of it, wire its length on the wire (the
+// UDP payload's, RoCEv2; the GRH's, RoCEv1). The payload is then the bytes
+// captured of it, up to its pad and ICRC, which are not read (TrailerCut),
+// and the SMC message it carries is classified by its length on the wire
+// (NextLayerType, DataWireLen). A packet held whole is decoded as by
+// DecodeFromBytes.
+func (b *BTH) DecodeCut(data []byte, wire int, df gopacket.DecodeFeedback) error {
+	if wire <= len(data) {
+		return b.DecodeFromBytes(data, df)
+	}
+	if err := b.decode(data[:len(data):len(data)], df, wire); err != nil {
+		*b = BTH{}
+		return err
+	}
+	return nil
+}
+
+// decode decodes a packet of wire bytes of which data holds the first;
+// wire 0: data is the whole packet.
+func (b *BTH) decode(data []byte, df gopacket.DecodeFeedback, wire int) error {
 	*b = BTH{}
-	if len(data) < bthLen+icrcLen {
+	cut := wire > len(data)
+	n := len(data)
+	if cut {
+		n = wire
+	}
+	if n < bthLen+icrcLen || len(data) < bthLen {
 		df.SetTruncated()
 		return truncated("BTH", "", len(data), bthLen+icrcLen, len(data))
 	}
@@ -276,8 +304,10 @@ func (b *BTH) decode(data []byte, df gopacket.DecodeFeedback) error {
 	b.DestQP = u24(data[5:])
 	b.AckReq = data[8]&0x80 != 0
 	b.PSN = u24(data[9:])
-	end := len(data) - icrcLen
-	b.ICRC = binary.LittleEndian.Uint32(data[end:])
+	end := n - icrcLen
+	if !cut {
+		b.ICRC = binary.LittleEndian.Uint32(data[end:])
+	}
 	if !b.Opcode.Valid() {
 		err := ErrReserved
 		if b.Opcode >= 0xC0 {
@@ -285,6 +315,12 @@ func (b *BTH) decode(data []byte, df gopacket.DecodeFeedback) error {
 		}
 		return &Error{Layer: "BTH", Field: "opcode", Offset: 0, Err: err,
 			Detail: "opcode 0x" + string(appendHexPad(nil, uint64(b.Opcode), 2))}
+	}
+	if need := bthLen + b.Opcode.extLen(); cut && len(data) < need {
+		// A cut packet's headers must be captured; its payload is
+		// taken as far as it is.
+		df.SetTruncated()
+		return truncated("BTH", "extension headers", bthLen, need-bthLen, len(data)-bthLen)
 	}
 	hdr := bthLen
 	switch b.Opcode.Transport() {
@@ -314,9 +350,22 @@ func (b *BTH) decode(data []byte, df gopacket.DecodeFeedback) error {
 		df.SetTruncated()
 		return truncated("BTH", "extension headers", hdr, need, payEnd-hdr)
 	}
+	if cut {
+		b.TrailerCut, b.wirePay = true, payEnd-hdr
+		payEnd = min(payEnd, len(data))
+	}
 	b.Contents = data[:hdr]
 	b.Payload = data[hdr:payEnd]
 	return nil
+}
+
+// DataWireLen is the length on the wire of Data: len(Data()) but for a
+// packet DecodeCut cut short.
+func (b *BTH) DataWireLen() int {
+	if b.wirePay == 0 {
+		return len(b.Data())
+	}
+	return b.wirePay - (b.Opcode.extLen() - (len(b.Contents) - bthLen))
 }
 
 // Data returns the application data of the packet: the bytes after every
@@ -337,7 +386,19 @@ func (b *BTH) NextLayerType() gopacket.LayerType {
 	if len(b.Payload) == 0 {
 		return gopacket.LayerTypeZero
 	}
+	if b.wirePay != 0 {
+		return bthNextCut(b.Opcode, b.Payload, b.wirePay)
+	}
 	return bthNext(b.Opcode, b.Payload)
+}
+
+// bthNextCut is bthNext for a payload the capture cut: an SMC message is
+// told by its length on the wire, wire.
+func bthNextCut(o BTHOpcode, payload []byte, wire int) gopacket.LayerType {
+	if (o.Op() == OpSendFirst || o.Op() == OpSendOnly) && o.Transport() == TransportRC {
+		return smcPayloadType(payload, wire)
+	}
+	return bthNext(o, payload)
 }
 
 func bthNext(o BTHOpcode, payload []byte) gopacket.LayerType {

@@ -80,7 +80,48 @@ type CDC struct {
 	// ANCK is set by the capture reader (never by decoding) on a queue
 	// pair an ANCK handshake with credits set up, and on the dump device.
 	ANCK bool
+	// Cut is how many bytes of the message the capture holds when its snap
+	// length cut it short (DecodeCut), 0 for a whole message; Credits is
+	// then shown only where it holds byte 26.
+	Cut int
 }
+
+// CDCCreditsEnd is where ANCK's credits byte ends (Captured tells whether
+// a cut CDC holds it).
+const CDCCreditsEnd = cdcCreditsOff + 1
+
+// cdcFieldsEnd is where the fields every CDC carries end (the connection
+// state flags at 25): a cut message is decoded only when it holds them.
+const cdcFieldsEnd = 26
+
+// DecodeCut decodes data, the start of a CDC of wire bytes that the
+// capture's snap length cut short, when it holds the fields every CDC
+// carries (up to its flags, byte 25): only the credits byte and reserved
+// bytes may be missing, and the credits are then not shown. A message held
+// whole is decoded as by DecodeFromBytes; a shorter start is an error.
+func (c *CDC) DecodeCut(data []byte, wire int) error {
+	if wire <= len(data) || len(data) >= smcMsgLen || len(data) < cdcFieldsEnd {
+		// Whole, or too short: as DecodeFromBytes decodes (or refuses) it.
+		return c.DecodeFromBytes(data, gopacket.NilDecodeFeedback)
+	}
+	*c = CDC{}
+	if c.Type, c.Length = data[0], data[1]; c.Type != cdcType || c.Length != smcMsgLen {
+		err := c.headerErr()
+		*c = CDC{}
+		return err
+	}
+	c.fields(data)
+	if len(data) > cdcCreditsOff {
+		c.Credits = data[cdcCreditsOff]
+	}
+	c.Contents, c.Cut = data, len(data)
+	return nil
+}
+
+// Captured reports whether the message holds its bytes up to offset end:
+// always for a whole message, up to where the capture cut it for one it
+// cut.
+func (c *CDC) Captured(end int) bool { return c.Cut == 0 || end <= c.Cut }
 
 // LayerType returns LayerTypeCDC.
 func (c *CDC) LayerType() gopacket.LayerType { return LayerTypeCDC }
@@ -109,7 +150,23 @@ func (c *CDC) decode(data []byte, df gopacket.DecodeFeedback) error {
 		df.SetTruncated()
 		return truncated("CDC", "length", len(data), 2, len(data))
 	}
-	c.Type, c.Length = data[0], data[1]
+	if c.Type, c.Length = data[0], data[1]; c.Type != cdcType || c.Length != smcMsgLen {
+		return c.headerErr()
+	}
+	if len(data) < smcMsgLen {
+		df.SetTruncated()
+		return truncated("CDC", "", len(data), smcMsgLen, len(data))
+	}
+	c.fields(data)
+	c.Credits = data[cdcCreditsOff]
+	c.Contents = data[:smcMsgLen]
+	c.Payload = data[smcMsgLen:]
+	return nil
+}
+
+// headerErr is the error of a type or length byte (Type, Length) not a
+// CDC's.
+func (c *CDC) headerErr() error {
 	if c.Type != cdcType {
 		return &Error{Layer: "CDC", Field: "type", Offset: 0, Err: ErrUnknownType,
 			Detail: "type 0x" + string(appendHexPad(nil, uint64(c.Type), 2)) + ", want 0xfe"}
@@ -117,10 +174,11 @@ func (c *CDC) decode(data []byte, df gopacket.DecodeFeedback) error {
 	if c.Length != smcMsgLen {
 		return badLength("CDC", "length", 1, "length "+strconv.Itoa(int(c.Length))+", want 44")
 	}
-	if len(data) < smcMsgLen {
-		df.SetTruncated()
-		return truncated("CDC", "", len(data), smcMsgLen, len(data))
-	}
+	return nil
+}
+
+// fields reads the fields every CDC carries, from data's first 26 bytes.
+func (c *CDC) fields(data []byte) {
 	_ = data[25]
 	c.Seq = binary.BigEndian.Uint16(data[2:4])
 	c.Token = binary.BigEndian.Uint32(data[4:8])
@@ -128,10 +186,6 @@ func (c *CDC) decode(data []byte, df gopacket.DecodeFeedback) error {
 	c.Cons = CDCCursor{Wrap: binary.BigEndian.Uint16(data[18:20]), Count: binary.BigEndian.Uint32(data[20:24])}
 	c.ProdFlags = CDCProdFlags(data[24])
 	c.ConnFlags = CDCConnFlags(data[25])
-	c.Credits = data[cdcCreditsOff]
-	c.Contents = data[:smcMsgLen]
-	c.Payload = data[smcMsgLen:]
-	return nil
 }
 
 // AppendFields adds the smc.cdc.* fields.
@@ -152,7 +206,7 @@ func (c *CDC) AppendFields(r *Record) {
 	r.AddBool(fCDCPeerDoneWriting, c.ConnFlags&CDCPeerDoneWriting != 0)
 	r.AddBool(fCDCPeerConnClosed, c.ConnFlags&CDCPeerConnClosed != 0)
 	r.AddBool(fCDCPeerConnAbort, c.ConnFlags&CDCPeerConnAbort != 0)
-	if c.ANCK {
+	if c.ANCK && c.Captured(CDCCreditsEnd) {
 		r.AddUint(fCDCCredits, uint64(c.Credits))
 	}
 }
@@ -168,11 +222,17 @@ func (c *CDC) AppendSummary(dst []byte) []byte {
 	dst = c.Prod.append(dst)
 	dst = append(dst, " cons "...)
 	dst = c.Cons.append(dst)
-	if c.ANCK {
+	if c.ANCK && c.Captured(CDCCreditsEnd) {
 		dst = append(dst, " credits "...)
 		dst = numfmt.AppendUint(dst, uint64(c.Credits))
 	}
-	return c.appendFlags(dst)
+	dst = c.appendFlags(dst)
+	if c.Cut > 0 {
+		dst = append(dst, " ["...)
+		dst = numfmt.AppendUint(dst, uint64(c.Cut))
+		dst = append(dst, " of 44 bytes captured]"...)
+	}
+	return dst
 }
 
 func (c *CDC) appendFlags(dst []byte) []byte {

@@ -290,6 +290,31 @@ func (r *Record) Reset() {
 	r.Vals = r.Vals[:0]
 }
 
+// dropUncaptured removes the fields added from index from on whose place
+// does not lie wholly in layer, what the capture holds of a message its
+// snap length cut (FieldDef.Locate, occurrence by occurrence); a field
+// with no place (computed) stays.
+func (r *Record) dropUncaptured(from int, layer []byte) {
+	var seen map[FieldID]int
+	j := from
+	for i := from; i < len(r.IDs); i++ {
+		id := r.IDs[i]
+		if d := Def(id); len(d.Places) > 0 {
+			if seen == nil {
+				seen = map[FieldID]int{}
+			}
+			k := seen[id]
+			seen[id] = k + 1
+			if _, _, ok := d.Locate(layer, k); !ok {
+				continue
+			}
+		}
+		r.IDs[j], r.Vals[j] = id, r.Vals[i]
+		j++
+	}
+	r.IDs, r.Vals = r.IDs[:j], r.Vals[:j]
+}
+
 // drops reports whether Want leaves id out.
 func (r *Record) drops(id FieldID) bool {
 	return r.Want != nil && (int(id) >= len(r.Want) || !r.Want[id])

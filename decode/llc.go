@@ -150,6 +150,13 @@ type LLC struct {
 	// pair an ANCK handshake with credits set up: only then is ADD_LINK's
 	// byte 36 read as ANCK's init_credits.
 	ANCK bool
+
+	// Cut is how many bytes of the message the capture holds when its snap
+	// length cut the message short (DecodeCut), 0 for a whole message:
+	// only the fields within them are shown and summarised (Captured).
+	Cut int
+	// pad is DecodeCut's copy of a cut message, zeros past the cut.
+	pad []byte
 }
 
 // LLCConfirmLinkBody is the body of CONFIRM LINK (0x01/0x21): the sender's own
@@ -416,6 +423,67 @@ func (l *LLC) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 	return nil
 }
 
+// DecodeCut decodes data, the start of a message of wire bytes that the
+// capture's snap length cut short, as far as it goes: the header (4 bytes,
+// required), and each field that lies wholly in data; what the capture
+// did not keep is neither checked nor shown (a field absent is not a
+// zero). The length field must be the wire's. A message held whole is
+// decoded as by DecodeFromBytes.
+func (l *LLC) DecodeCut(data []byte, wire int) error {
+	if wire <= len(data) {
+		return l.DecodeFromBytes(data, gopacket.NilDecodeFeedback)
+	}
+	if len(data) < 4 {
+		*l = LLC{}
+		return truncated("LLC", "header", len(data), 4, len(data))
+	}
+	pad := append(append(l.pad[:0], data...), make([]byte, wire-len(data))...)
+	if err := l.DecodeFromBytes(pad, gopacket.NilDecodeFeedback); err != nil {
+		l.pad = pad
+		return err
+	}
+	l.pad = pad
+	if n := int(l.Length); n <= len(data) {
+		// The message is whole; what the capture cut lay after it.
+		l.Contents, l.Payload = data[:n], data[n:]
+		return nil
+	}
+	l.Contents, l.Payload, l.Cut = data, nil, len(data)
+	return nil
+}
+
+// Captured reports whether the message holds its bytes up to offset end:
+// always for a whole message, up to where the capture cut it for one it
+// cut.
+func (l *LLC) Captured(end int) bool { return l.Cut == 0 || end <= l.Cut }
+
+// StepCaptured reports whether the capture holds what a link's tracker
+// takes from the message: the fixed fields of its type (an rkey list
+// behind them may be cut: Captured says which entries are there).
+func (l *LLC) StepCaptured() bool {
+	need := 4
+	switch l.Type.Base() {
+	case LLCConfirmLink:
+		need = 36
+	case LLCAddLink:
+		need = 36
+		if l.ANCK {
+			need = llcAddLinkInitCreditsOff + 1
+		}
+	case LLCAddLinkCont, LLCDeleteRKey:
+		need = 8
+	case LLCDeleteLink:
+		need = 9
+	case LLCRequestAddLink:
+		need = 25
+	case LLCConfirmRKey:
+		need = 17
+	case LLCAnnounceCredits:
+		need = 5
+	}
+	return l.Captured(need)
+}
+
 func (l *LLC) decode(data []byte, df gopacket.DecodeFeedback) error {
 	*l = LLC{}
 	if len(data) < 4 {
@@ -589,6 +657,16 @@ func ibMTUName(v uint64) string {
 // AppendFields adds smc.llc.type, .version, .length, .flags, .response
 // and the fields of the message type.
 func (l *LLC) AppendFields(r *Record) {
+	if l.Cut > 0 {
+		from := len(r.IDs)
+		l.appendFields(r)
+		r.dropUncaptured(from, l.Contents)
+		return
+	}
+	l.appendFields(r)
+}
+
+func (l *LLC) appendFields(r *Record) {
 	r.AddUint(fLLCType, uint64(l.Type))
 	r.AddUint(fLLCVersion, uint64(l.Version))
 	r.AddUint(fLLCLength, uint64(l.Length))
@@ -597,10 +675,13 @@ func (l *LLC) AppendFields(r *Record) {
 	}
 	r.AddUint(fLLCFlags, uint64(l.Flags))
 	r.AddBool(fLLCResponse, l.Response)
-	if len(l.Contents) < smcMsgLen {
+	m := l.Contents
+	if l.Cut > 0 {
+		m = l.pad
+	}
+	if len(m) < smcMsgLen {
 		return
 	}
-	m := l.Contents
 	switch l.Type.Base() {
 	case LLCConfirmLink:
 		c := &l.ConfirmLink
@@ -707,15 +788,38 @@ func (l *LLC) AppendSummary(dst []byte) []byte {
 	} else {
 		dst = append(dst, " req"...)
 	}
+	dst = l.appendBody(dst)
+	if l.Cut > 0 {
+		dst = append(dst, " ["...)
+		dst = numfmt.AppendUint(dst, uint64(l.Cut))
+		dst = append(dst, " of "...)
+		dst = numfmt.AppendUint(dst, uint64(l.Length))
+		dst = append(dst, " bytes captured]"...)
+	}
+	return dst
+}
+
+// appendBody appends what the message's type says, each value only where
+// the capture holds it (Captured: the offset each value ends at).
+func (l *LLC) appendBody(dst []byte) []byte {
+	has := l.Captured
 	switch l.Type.Base() {
 	case LLCConfirmLink:
 		c := &l.ConfirmLink
-		dst = appendLink(dst, c.LinkID)
-		dst = append(dst, " uid 0x"...)
-		dst = appendHexPad(dst, uint64(c.LinkUID), 8)
-		dst = appendQPN(dst, c.QPN)
-		dst = append(dst, " GID "...)
-		dst = c.GID.AppendTo(dst)
+		if has(30) {
+			dst = appendLink(dst, c.LinkID)
+		}
+		if has(34) {
+			dst = append(dst, " uid 0x"...)
+			dst = appendHexPad(dst, uint64(c.LinkUID), 8)
+		}
+		if has(29) {
+			dst = appendQPN(dst, c.QPN)
+		}
+		if has(26) {
+			dst = append(dst, " GID "...)
+			dst = c.GID.AppendTo(dst)
+		}
 	case LLCAddLink:
 		a := &l.AddLink
 		if a.Rejected {
@@ -724,34 +828,51 @@ func (l *LLC) AppendSummary(dst []byte) []byte {
 				dst = append(dst, " reason "...)
 				dst = numfmt.AppendUint(dst, uint64(a.RejectReason))
 			}
-			return appendLink(dst, a.LinkID)
+			if has(32) {
+				dst = appendLink(dst, a.LinkID)
+			}
+			return dst
 		}
-		dst = appendLink(dst, a.LinkID)
-		dst = appendQPN(dst, a.QPN)
-		dst = append(dst, " PSN 0x"...)
-		dst = appendHexPad(dst, uint64(a.PSN), 6)
-		if n := IBMTU(a.MTU); n != 0 {
+		if has(32) {
+			dst = appendLink(dst, a.LinkID)
+		}
+		if has(31) {
+			dst = appendQPN(dst, a.QPN)
+		}
+		if has(36) {
+			dst = append(dst, " PSN 0x"...)
+			dst = appendHexPad(dst, uint64(a.PSN), 6)
+		}
+		if n := IBMTU(a.MTU); n != 0 && has(33) {
 			dst = append(dst, " MTU "...)
 			dst = numfmt.AppendInt(dst, int64(n))
 		}
-		dst = append(dst, " GID "...)
-		dst = a.GID.AppendTo(dst)
-		if a.V2Ext {
+		if has(28) {
+			dst = append(dst, " GID "...)
+			dst = a.GID.AppendTo(dst)
+		}
+		if a.V2Ext && has(72) {
 			dst = append(dst, " rkeys "...)
 			dst = numfmt.AppendUint(dst, uint64(a.NumRKeys))
 		}
-		if l.ANCK {
+		if l.ANCK && has(llcAddLinkInitCreditsOff+1) {
 			dst = append(dst, " init credits "...)
 			dst = numfmt.AppendUint(dst, uint64(a.InitCredits))
 		}
 	case LLCAnnounceCredits:
-		dst = append(dst, " credits "...)
-		dst = numfmt.AppendUint(dst, uint64(l.AnnounceCredits.Credits))
+		if has(5) {
+			dst = append(dst, " credits "...)
+			dst = numfmt.AppendUint(dst, uint64(l.AnnounceCredits.Credits))
+		}
 		dst = append(dst, " (ANCK)"...)
 	case LLCAddLinkCont:
-		dst = appendLink(dst, l.AddLinkCont.LinkID)
-		dst = append(dst, " rkeys "...)
-		dst = numfmt.AppendUint(dst, uint64(l.AddLinkCont.NumRKeys))
+		if has(5) {
+			dst = appendLink(dst, l.AddLinkCont.LinkID)
+		}
+		if has(6) {
+			dst = append(dst, " rkeys "...)
+			dst = numfmt.AppendUint(dst, uint64(l.AddLinkCont.NumRKeys))
+		}
 	case LLCDeleteLink:
 		d := &l.DeleteLink
 		if d.All {
@@ -760,38 +881,54 @@ func (l *LLC) AppendSummary(dst []byte) []byte {
 		if d.Orderly {
 			dst = append(dst, " ORDERLY"...)
 		}
-		dst = appendLink(dst, d.LinkID)
-		dst = append(dst, " reason 0x"...)
-		dst = appendHexPad(dst, uint64(d.Reason), 8)
-		dst = append(dst, ' ')
-		dst = append(dst, d.Reason.StringIn(l.Response)...)
+		if has(5) {
+			dst = appendLink(dst, d.LinkID)
+		}
+		if has(9) {
+			dst = append(dst, " reason 0x"...)
+			dst = appendHexPad(dst, uint64(d.Reason), 8)
+			dst = append(dst, ' ')
+			dst = append(dst, d.Reason.StringIn(l.Response)...)
+		}
 	case LLCRequestAddLink:
-		dst = append(dst, " gids "...)
-		dst = numfmt.AppendUint(dst, uint64(l.RequestAddLink.NumGIDs))
+		if has(25) {
+			dst = append(dst, " gids "...)
+			dst = numfmt.AppendUint(dst, uint64(l.RequestAddLink.NumGIDs))
+		}
 	case LLCConfirmRKey:
 		c := &l.ConfirmRKey
 		dst = appendNegRetry(dst, c.Negative, c.Retry)
-		dst = append(dst, " rkey 0x"...)
-		dst = numfmt.AppendHex(dst, uint64(c.RKey))
-		dst = append(dst, " VA 0x"...)
-		dst = numfmt.AppendHex(dst, c.VA)
-		dst = append(dst, " other links "...)
-		dst = numfmt.AppendUint(dst, uint64(c.NumOtherLinks))
+		if has(9) {
+			dst = append(dst, " rkey 0x"...)
+			dst = numfmt.AppendHex(dst, uint64(c.RKey))
+		}
+		if has(17) {
+			dst = append(dst, " VA 0x"...)
+			dst = numfmt.AppendHex(dst, c.VA)
+		}
+		if has(5) {
+			dst = append(dst, " other links "...)
+			dst = numfmt.AppendUint(dst, uint64(c.NumOtherLinks))
+		}
 	case LLCConfirmRKeyCont:
 		dst = appendNegRetry(dst, l.ConfirmRKeyCont.Negative, false)
-		dst = append(dst, " rkeys "...)
-		dst = numfmt.AppendUint(dst, uint64(l.ConfirmRKeyCont.NumRKeys))
+		if has(5) {
+			dst = append(dst, " rkeys "...)
+			dst = numfmt.AppendUint(dst, uint64(l.ConfirmRKeyCont.NumRKeys))
+		}
 	case LLCDeleteRKey:
 		d := &l.DeleteRKey
 		dst = appendNegRetry(dst, d.Negative, false)
-		dst = append(dst, " count "...)
-		dst = numfmt.AppendUint(dst, uint64(d.NumRKeys))
-		if d.ErrMask != 0 {
+		if has(5) {
+			dst = append(dst, " count "...)
+			dst = numfmt.AppendUint(dst, uint64(d.NumRKeys))
+		}
+		if d.ErrMask != 0 && has(6) {
 			dst = append(dst, " errmask 0x"...)
 			dst = appendHexPad(dst, uint64(d.ErrMask), 2)
 		}
-		for _, k := range d.RKeyList() {
-			if k != 0 {
+		for i, k := range d.RKeyList() {
+			if k != 0 && has(12+4*i) {
 				dst = append(dst, " rkey 0x"...)
 				dst = numfmt.AppendHex(dst, uint64(k))
 			}

@@ -22,27 +22,32 @@ const (
 // that other RDMA users on the same wire — perftest, NCCL, rdma_cm, rping —
 // are not mistaken for SMC; Wireshark's heuristic is the v1 half of it
 // (§5.8).
-func SMCPayloadType(p []byte) gopacket.LayerType {
-	if len(p) < smcMsgLen {
+func SMCPayloadType(p []byte) gopacket.LayerType { return smcPayloadType(p, len(p)) }
+
+// smcPayloadType is SMCPayloadType for a payload of wire bytes on the
+// wire of which p is what the capture holds: the type and length bytes
+// must be among them.
+func smcPayloadType(p []byte, wire int) gopacket.LayerType {
+	if wire < smcMsgLen || len(p) < 3 {
 		return gopacket.LayerTypePayload
 	}
 	t := p[0]
 	switch {
 	case t == cdcType:
-		if len(p) == smcMsgLen && p[1] == smcMsgLen {
+		if wire == smcMsgLen && p[1] == smcMsgLen {
 			return LayerTypeCDC
 		}
 	case t >= 0x01 && t <= 0x0A: // 0x0A: ANCK's ANNOUNCE_CREDITS
-		if len(p) == smcMsgLen && p[1] == smcMsgLen {
+		if wire == smcMsgLen && p[1] == smcMsgLen {
 			return LayerTypeLLC
 		}
 	case t >= 0x21 && t <= 0x29:
-		if len(p) > llcV2MaxLen {
+		if wire > llcV2MaxLen {
 			return gopacket.LayerTypePayload
 		}
 		le := int(p[1]) | int(p[2])<<8
 		be := int(p[1])<<8 | int(p[2])
-		if le == len(p) || be == len(p) {
+		if le == wire || be == wire {
 			return LayerTypeLLC
 		}
 	}
