@@ -2,6 +2,7 @@ package capture
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -180,6 +181,25 @@ func (d *Decoder) decode(f *Frame, outer bool) {
 	}
 }
 
+// cutDecoder is an SMC message layer that decodes the start of a message
+// the capture's snap length cut (decode.LLC, decode.CDC).
+type cutDecoder interface {
+	DecodeCut(data []byte, wire int) error
+}
+
+// bthWireLen is the length on the wire of the BTH packet of cut frame f,
+// of which the capture holds have bytes: the UDP payload's (RoCEv2) or the
+// GRH's (RoCEv1), by their length fields; have when neither says more.
+func bthWireLen(f *Frame, have int) int {
+	switch {
+	case f.UDP != nil && int(f.UDP.Length) > 8:
+		return max(have, int(f.UDP.Length)-8)
+	case f.GRH != nil:
+		return max(have, int(f.GRH.PayloadLen))
+	}
+	return have
+}
+
 // decodeChain decodes the layers of f.Data from typ on, attaching each to
 // f as it goes, until a layer has no payload, names a next layer this
 // package does not decode (not an error, as with gopacket's
@@ -211,7 +231,12 @@ func (d *Decoder) decodeChain(f *Frame, typ gopacket.LayerType, outer bool) {
 		// every frame (decodeOuter took the layers above it), first.
 		switch typ {
 		case decode.LayerTypeBTH:
-			if err = d.roce.bth.DecodeFromBytes(data, d); err == nil {
+			if f.Cut {
+				err = d.roce.bth.DecodeCut(data, bthWireLen(f, len(data)), d)
+			} else {
+				err = d.roce.bth.DecodeFromBytes(data, d)
+			}
+			if err == nil {
 				f.BTH = &d.roce.bth
 				typ, data = d.roce.bth.NextLayerType(), d.roce.bth.Payload
 				if d.depth >= DepthBTH {
@@ -286,17 +311,45 @@ func (d *Decoder) decodeChain(f *Frame, typ gopacket.LayerType, outer bool) {
 			if l = d.roce.layer(typ, d.depth); l == nil {
 				return
 			}
-			if err = l.DecodeFromBytes(data, d); err == nil {
+			if c, ok := l.(cutDecoder); ok && f.BTH != nil && f.BTH.TrailerCut {
+				// The SMC message of a packet the capture cut, as far as
+				// it holds it.
+				err = c.DecodeCut(data, f.BTH.DataWireLen())
+				if err != nil && errors.Is(err, decode.ErrTruncated) {
+					// Cut before what can be read of it: the capture's
+					// doing, not the sender's (decodeSMC).
+					return
+				}
+			} else {
+				err = l.DecodeFromBytes(data, d)
+			}
+			if err == nil {
 				d.roce.attach(typ, f)
 				typ, data = l.NextLayerType(), l.LayerPayload()
 			}
 		}
 		if err != nil {
+			if f.Cut && cutShort(cur, data, err) {
+				// The snap length cut the layer, the sender did not: the
+				// frame says it is cut (frame.cut), and is no error.
+				return
+			}
 			f.Err = err
 			return
 		}
 		f.Decoded = append(f.Decoded, cur)
 	}
+}
+
+// cutShort reports whether err, of decoding layer typ from data, says only
+// that the layer's bytes end too soon: a frame the snap length cut. The
+// RoCE and SMC layers say so (decode.ErrTruncated); gopacket's TCP layer
+// refuses a header longer than the bytes with an error of its own.
+func cutShort(typ gopacket.LayerType, data []byte, err error) bool {
+	if errors.Is(err, decode.ErrTruncated) {
+		return true
+	}
+	return typ == layers.LayerTypeTCP && (len(data) < 20 || len(data) < int(data[12]>>4)*4)
 }
 
 // plainIPv4 reports an IPv4 header without options whose total length is

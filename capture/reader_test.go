@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
 
+	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/internal/testutil"
 )
 
@@ -856,5 +858,78 @@ func TestTimeDigits(t *testing.T) {
 	r, _ = NewReader("slice", &sliceSource{frames: frames}, layers.LinkTypeEthernet)
 	if f, err := r.Next(); err != nil || f.TimeDigits() != 9 {
 		t.Errorf("source without a resolution: %v, %d decimals", err, f.TimeDigits())
+	}
+}
+
+// TestSnaplenCutMessages cuts the reference captures at every snap length
+// from the end of the RoCE headers on: no RoCE frame is an error (the
+// capture cut it, the sender did not), and each CDC and LLC message the whole
+// capture has is the same message in the cut one as far as it is
+// captured: a CDC holding its fields has them all, an LLC its type.
+func TestSnaplenCutMessages(t *testing.T) {
+	for _, name := range []string{pingpong, "../samples/multilink.pcap"} {
+		whole := readRaw(t, name)
+		type msg struct {
+			cdc  decode.CDC
+			llc  decode.LLCType
+			wire int
+		}
+		want := map[int]msg{}
+		r, err := Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for f, err := r.Next(); err == nil; f, err = r.Next() {
+			switch {
+			case f.CDC != nil:
+				want[f.Number] = msg{cdc: *f.CDC, wire: len(f.BTH.Data())}
+			case f.LLC != nil:
+				want[f.Number] = msg{llc: f.LLC.Type, wire: len(f.BTH.Data())}
+			}
+		}
+		r.Close()
+		// Ethernet, IPv4, UDP and BTH: 54 bytes before the message.
+		for snap := 54; snap <= 54+100; snap++ {
+			frames := slices.Clone(whole)
+			for i := range frames {
+				if len(frames[i].Data) > snap {
+					frames[i].Data = frames[i].Data[:snap]
+					frames[i].CI.CaptureLength = snap
+				}
+			}
+			r, err := Open(writePcap(t, t.TempDir(), "snap.pcap", layers.LinkTypeEthernet, frames))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for f, err := r.Next(); err == nil; f, err = r.Next() {
+				if f.Err != nil && f.UDP != nil {
+					t.Fatalf("%s cut to %d: frame %d: %v", name, snap, f.Number, f.Err)
+				}
+				w, ok := want[f.Number]
+				if !ok {
+					continue
+				}
+				held := snap - 54
+				switch {
+				case w.llc != 0 && held >= 4:
+					if f.LLC == nil || f.LLC.Type != w.llc || f.LLC.Cut != min(held, w.wire)%w.wire {
+						t.Fatalf("%s cut to %d: frame %d: LLC %+v, want a %v", name, snap, f.Number, f.LLC, w.llc)
+					}
+				case w.llc == 0 && held >= 26:
+					c := w.cdc
+					if held < w.wire {
+						c.Contents, c.Payload, c.Cut = f.Data[54:], nil, held
+						if held <= 26 {
+							c.Credits = 0
+						}
+					}
+					if f.CDC == nil || f.CDC.Seq != c.Seq || f.CDC.Prod != c.Prod || f.CDC.Cons != c.Cons ||
+						f.CDC.ConnFlags != c.ConnFlags || f.CDC.Cut != c.Cut {
+						t.Fatalf("%s cut to %d: frame %d: CDC %+v, want %+v", name, snap, f.Number, f.CDC, c)
+					}
+				}
+			}
+			r.Close()
+		}
 	}
 }

@@ -5,8 +5,6 @@ import (
 	"maps"
 	"net/netip"
 
-	"github.com/gopacket/gopacket"
-
 	"github.com/smcscope/smcscope/decode"
 )
 
@@ -223,20 +221,22 @@ func (f *Frame) UnclassifiedSend() bool {
 // offset, and flagged in f.SMCMalformed.
 func (r *roceLayers) decodeSMC(f *Frame) {
 	p := f.BTH.Data()
+	// A message the snap length cut is decoded as far as captured.
+	wire := f.BTH.DataWireLen()
 	var err error
 	if p[0] == decode.CDCType {
-		if err = r.cdc.DecodeFromBytes(p, gopacket.NilDecodeFeedback); err == nil {
+		if err = r.cdc.DecodeCut(p, wire); err == nil {
 			f.CDC = &r.cdc
 			f.Decoded = append(f.Decoded, decode.LayerTypeCDC)
 		}
-	} else if err = r.llc.DecodeFromBytes(p, gopacket.NilDecodeFeedback); err == nil {
+	} else if err = r.llc.DecodeCut(p, wire); err == nil {
 		f.LLC = &r.llc
 		f.Decoded = append(f.Decoded, decode.LayerTypeLLC)
 	}
 	if err != nil && f.Cut && errors.Is(err, decode.ErrTruncated) {
-		// The snap length cut the message, the sender did not: not
-		// malformed, and nothing of it is followed (tshark's "packet
-		// size limited during capture").
+		// The snap length cut the message before what can be read of it,
+		// the sender did not: not malformed, and nothing of it is
+		// followed (tshark's "packet size limited during capture").
 		err = nil
 	}
 	if err != nil {

@@ -537,7 +537,7 @@ func appendRoCE(dst []byte, f *capture.Frame) []byte {
 		dst = f.RETH.AppendSummary(dst)
 	}
 	if f.LLC == nil && f.CDC == nil && f.AETH == nil && f.RETH == nil {
-		dst = appendLen(dst, len(f.BTH.Data()))
+		dst = appendLen(dst, f.BTH.DataWireLen()) // as sent: a cut frame says so apart
 	}
 	return dst
 }
