@@ -272,6 +272,7 @@ func fill(in *input, f *capture.Frame) {
 			m.cons.Wrap, m.cons.Count = c.Cons.Wrap, c.Cons.Count
 			m.prodFlags, m.connFlags = uint8(c.ProdFlags), uint8(c.ConnFlags)
 			m.credits, m.anck, m.noSeq = c.Credits, c.ANCK, false
+			m.creditsCut = c.Cut > 0 && !c.Captured(decode.CDCCreditsEnd)
 		}
 		r.hasRWWI = f.RWWI != nil
 		if r.hasRWWI {
@@ -289,7 +290,9 @@ func fill(in *input, f *capture.Frame) {
 		if r.icrcBad {
 			r.icrcGot, r.icrcWant = f.ICRC.Got, f.ICRC.Want
 		}
-		r.hasLLC = f.LLC != nil
+		// An LLC message the snap length cut before the fields a link
+		// takes from it is followed as a SEND of no known content.
+		r.hasLLC = f.LLC != nil && f.LLC.StepCaptured()
 		if r.hasLLC {
 			fillLLC(&r.llc, f.LLC)
 		}
@@ -371,8 +374,14 @@ func fillLLC(m *llcIn, l *decode.LLC) {
 		m.mac, m.gid, m.qpn, m.linkID, m.psn = b.MAC, b.GID, b.QPN, b.LinkID, b.PSN
 		m.reject = b.Rejected
 		m.initCredits = b.InitCredits
-		for _, tr := range b.Triplets() {
-			if m.nTrip == len(m.trip) {
+		trips := b.Triplets()
+		m.listN = min(len(trips), len(m.trip))
+		if b.V2Ext && !l.Captured(72) {
+			m.listN = -1
+		}
+		for i, tr := range trips {
+			// struct smc_llc_msg_add_link_v2_ext: rt[] from byte 72.
+			if m.nTrip == len(m.trip) || !l.Captured(72+16*(i+1)) {
 				break
 			}
 			m.trip[m.nTrip] = triplet{tr.RKey, tr.RKeyNew, tr.VANew}
@@ -386,13 +395,20 @@ func fillLLC(m *llcIn, l *decode.LLC) {
 	case decode.LLCConfirmRKey:
 		b := &l.ConfirmRKey
 		m.rkey, m.va = b.RKey, b.VA
-		for _, o := range b.OtherLinks() {
+		m.listN = len(b.OtherLinks())
+		for i, o := range b.OtherLinks() {
+			// struct smc_llc_msg_confirm_rkey: rtoken[] from byte 17.
+			if !l.Captured(17 + 13*(i+1)) {
+				break
+			}
 			m.others[m.nOthers] = rkeyOther{o.LinkID, o.RKey, o.VA}
 			m.nOthers++
 		}
 	case decode.LLCDeleteRKey:
-		for _, rk := range l.DeleteRKey.RKeyList() {
-			if m.nDel == len(m.delRKeys) {
+		m.listN = min(len(l.DeleteRKey.RKeyList()), len(m.delRKeys))
+		for i, rk := range l.DeleteRKey.RKeyList() {
+			// struct smc_llc_msg_delete_rkey: rkey[] from byte 8.
+			if m.nDel == len(m.delRKeys) || !l.Captured(8+4*(i+1)) {
 				break
 			}
 			m.delRKeys[m.nDel] = rk

@@ -127,6 +127,10 @@ func (t *Tracker) credits(l *Link, d Dir, in *input) {
 		return
 	}
 	switch {
+	case r.hasCDC && r.cdc.anck && r.cdc.creditsCut:
+		// The snap length cut what it gave back: the count is not
+		// known from here on (absent is not zero).
+		l.Credits[d.Reverse()].Known = false
 	case r.hasCDC && r.cdc.anck:
 		t.returnCredits(l, d, r.cdc.credits, in)
 	case r.hasRWWI && r.rwwi.hasCredits:

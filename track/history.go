@@ -96,18 +96,23 @@ func (e *histEvent) What() string {
 		return fmt.Sprintf("%s %s rkey %#x VA %#x (+%d other links)", name, kind, uint32(e.a), e.b, e.n)
 	case LinkEventDeleteRKey:
 		return fmt.Sprintf("%s %s %d rkeys", name, kind, e.n)
+	case LinkEventAddOn, LinkEventAcceptOn:
+		rkeys := fmt.Sprintf("%d rkeys", e.n)
+		if e.n < 0 {
+			rkeys = "rkeys not captured" // the snap length cut the message before its count
+		}
+		if e.kind == LinkEventAddOn {
+			return fmt.Sprintf("%s %s for link %d (%s)", name, kind, e.link, rkeys)
+		}
+		return fmt.Sprintf("%s %s link %d accepted (%s)", name, kind, e.link, rkeys)
 	case LinkEventLLC:
 		return name + " " + kind
 	case LinkEventRejectOn:
 		return fmt.Sprintf("%s %s REJECT link %d", name, kind, e.link)
 	case LinkEventRejectNew:
 		return fmt.Sprintf("%s %s REJECT (sent on link %s)", name, kind, linkNumber(e.on))
-	case LinkEventAddOn:
-		return fmt.Sprintf("%s %s for link %d (%d rkeys)", name, kind, e.link, e.n)
 	case LinkEventAddNew:
 		return fmt.Sprintf("%s %s (sent on link %s)", name, kind, linkNumber(e.on))
-	case LinkEventAcceptOn:
-		return fmt.Sprintf("%s %s link %d accepted (%d rkeys)", name, kind, e.link, e.n)
 	case LinkEventAcceptNew:
 		return fmt.Sprintf("%s %s accepted (sent on link %s)", name, kind, linkNumber(e.on))
 	case LinkEventMerged:

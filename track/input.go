@@ -120,6 +120,12 @@ type llcIn struct {
 	trip  [16]triplet
 	nTrip int
 
+	// listN is how many rkeys (ADD_LINK, DELETE_RKEY) or other links
+	// (CONFIRM_RKEY) the message names, as far as kept (the lists
+	// above), -1 when the snap length cut it before the count; the
+	// lists hold only the entries the capture holds whole.
+	listN int
+
 	delRKeys [8]uint32
 	nDel     int
 }
@@ -135,6 +141,8 @@ type cdcIn struct {
 	// when anck.
 	credits uint8
 	anck    bool
+	// creditsCut: the snap length cut the CDC before its credits byte.
+	creditsCut bool
 	// noSeq: made from a write-with-immediate or a dump of one, which
 	// carry no sequence number.
 	noSeq bool

@@ -115,7 +115,7 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 			wd = d
 		}
 		e := llcEvent(in, LinkEventConfirmRKey)
-		e.a, e.b, e.n = uint64(m.rkey), m.va, m.nOthers
+		e.a, e.b, e.n = uint64(m.rkey), m.va, m.listN
 		l.addHistory(in, e)
 		ref, ok := l.rkeys[wd][m.rkey]
 		switch {
@@ -136,7 +136,7 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 		}
 	case decode.LLCDeleteRKey:
 		e := llcEvent(in, LinkEventDeleteRKey)
-		e.n = m.nDel
+		e.n = m.listN
 		l.addHistory(in, e)
 		if m.resp {
 			break
@@ -268,7 +268,7 @@ func (t *Tracker) addLink(l *Link, d Dir, in *input) {
 			nl.startCredits(d.Reverse(), m.initCredits)
 		}
 		e := llcEvent(in, LinkEventAddOn)
-		e.link, e.on, e.n = m.linkID, l.LinkID, m.nTrip
+		e.link, e.on, e.n = m.linkID, l.LinkID, m.listN
 		l.addHistory(in, e)
 		e.kind = LinkEventAddNew
 		nl.addHistory(in, e)
@@ -283,7 +283,7 @@ func (t *Tracker) addLink(l *Link, d Dir, in *input) {
 			nl.startCredits(d.Reverse(), m.initCredits)
 		}
 		e := llcEvent(in, LinkEventAcceptOn)
-		e.link, e.on, e.n = m.linkID, l.LinkID, m.nTrip
+		e.link, e.on, e.n = m.linkID, l.LinkID, m.listN
 		l.addHistory(in, e)
 		e.kind = LinkEventAcceptNew
 		nl.addHistory(in, e)
