@@ -311,7 +311,11 @@ func (d *Decoder) decodeChain(f *Frame, typ gopacket.LayerType, outer bool) {
 			if l = d.roce.layer(typ, d.depth); l == nil {
 				return
 			}
-			if c, ok := l.(cutDecoder); ok && f.BTH != nil && f.BTH.TrailerCut {
+			var c cutDecoder
+			if f.Cut && f.BTH != nil && f.BTH.TrailerCut {
+				c, _ = l.(cutDecoder)
+			}
+			if c != nil {
 				// The SMC message of a packet the capture cut, as far as
 				// it holds it.
 				err = c.DecodeCut(data, f.BTH.DataWireLen())

@@ -316,11 +316,11 @@ func (b *BTH) decode(data []byte, df gopacket.DecodeFeedback, wire int) error {
 		return &Error{Layer: "BTH", Field: "opcode", Offset: 0, Err: err,
 			Detail: "opcode 0x" + string(appendHexPad(nil, uint64(b.Opcode), 2))}
 	}
-	if need := bthLen + b.Opcode.extLen(); cut && len(data) < need {
+	if cut && len(data) < bthLen+b.Opcode.extLen() {
 		// A cut packet's headers must be captured; its payload is
 		// taken as far as it is.
 		df.SetTruncated()
-		return truncated("BTH", "extension headers", bthLen, need-bthLen, len(data)-bthLen)
+		return truncated("BTH", "extension headers", bthLen, b.Opcode.extLen(), len(data)-bthLen)
 	}
 	hdr := bthLen
 	switch b.Opcode.Transport() {
@@ -358,6 +358,10 @@ func (b *BTH) decode(data []byte, df gopacket.DecodeFeedback, wire int) error {
 	b.Payload = data[hdr:payEnd]
 	return nil
 }
+
+// SMCType is SMCPayloadType of Data, told by the message's length on the
+// wire for a packet DecodeCut cut.
+func (b *BTH) SMCType() gopacket.LayerType { return smcPayloadType(b.Data(), b.DataWireLen()) }
 
 // DataWireLen is the length on the wire of Data: len(Data()) but for a
 // packet DecodeCut cut short.

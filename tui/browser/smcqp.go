@@ -83,7 +83,7 @@ func (t *qpTeachers) learn(f *capture.Frame, n int32) (teacher int32) {
 	}
 	// Decoded by fact, or read as ANCK's because of what the handshake
 	// that set up the queue pair agreed (capture's smcQPs flags).
-	if anck || f.SMCMalformed || decode.SMCPayloadType(f.BTH.Data()) == gopacket.LayerTypePayload {
+	if anck || f.SMCMalformed || f.BTH.SMCType() == gopacket.LayerTypePayload {
 		teacher = t.first[k]
 	}
 	if f.LLC != nil {
