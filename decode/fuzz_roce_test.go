@@ -135,6 +135,18 @@ func FuzzBTH(f *testing.F) {
 		b.AppendFields(&r)
 		_ = b.AppendSummary(nil)
 		roceDecodeChain(t, b.NextLayerType(), b.Payload)
+		// The same packet as a snap length would cut it.
+		for n := bthLen; n < len(data); n += 1 + len(data)/8 {
+			var c BTH
+			if c.DecodeCut(data[:n], len(data), &roceFeedback{}) != nil {
+				continue
+			}
+			if !c.TrailerCut || c.PSN != b.PSN || c.DataWireLen() != len(b.Data()) || len(c.Payload) > len(b.Payload) {
+				t.Fatalf("cut to %d: %+v, whole %+v", n, c, b)
+			}
+			_ = c.SMCType()
+			c.AppendFields(&r)
+		}
 	})
 }
 
@@ -157,6 +169,21 @@ func FuzzLLC(f *testing.F) {
 		var r Record
 		l.AppendFields(&r)
 		_ = l.AppendSummary(nil)
+		// Cut after each length: the same type, no field the whole lacks.
+		for n := 4; n < len(l.Contents); n += 1 + len(l.Contents)/16 {
+			var c LLC
+			if err := c.DecodeCut(l.Contents[:n], len(l.Contents)); err != nil {
+				t.Fatalf("cut to %d of %d: %v", n, len(l.Contents), err)
+			}
+			c.ANCK = n%2 == 0
+			if c.Type != l.Type || c.Cut != n {
+				t.Fatalf("cut to %d: type %v cut %d", n, c.Type, c.Cut)
+			}
+			var cr Record
+			c.AppendFields(&cr)
+			_ = c.AppendSummary(nil)
+			_ = c.StepCaptured()
+		}
 	})
 }
 
@@ -181,6 +208,12 @@ func FuzzCDC(f *testing.F) {
 		var r Record
 		c.AppendFields(&r)
 		_ = c.AppendSummary(nil)
+		for n := cdcFieldsEnd; n < smcMsgLen; n++ {
+			var k CDC
+			if err := k.DecodeCut(data[:n], smcMsgLen); err != nil || k.Seq != c.Seq || k.Prod != c.Prod || k.Cons != c.Cons || k.ConnFlags != c.ConnFlags {
+				t.Fatalf("cut to %d: %v %+v", n, err, k)
+			}
+		}
 	})
 }
 
