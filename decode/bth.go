@@ -2,6 +2,8 @@ package decode
 
 import (
 	"encoding/binary"
+	"errors"
+	"strconv"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
@@ -274,6 +276,13 @@ func (b *BTH) DecodeCut(data []byte, wire int, df gopacket.DecodeFeedback) error
 	}
 	if err := b.decode(data[:len(data):len(data)], df, wire); err != nil {
 		*b = BTH{}
+		if errors.Is(err, ErrTruncated) && len(data) >= bthLen && len(data) >= bthLen+BTHOpcode(data[0]).extLen() {
+			// The headers were captured: the packet on the wire is
+			// too short for them, its pad and ICRC (the UDP or GRH
+			// length), which no snap length did.
+			err = badLength("BTH", "length", 0, "packet of "+strconv.Itoa(wire)+
+				" bytes on the wire (UDP/GRH length): too short for its headers, pad and ICRC")
+		}
 		return err
 	}
 	return nil

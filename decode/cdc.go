@@ -104,6 +104,10 @@ func (c *CDC) DecodeCut(data []byte, wire int) error {
 		// Whole, or too short: as DecodeFromBytes decodes (or refuses) it.
 		return c.DecodeFromBytes(data, gopacket.NilDecodeFeedback)
 	}
+	if wire < smcMsgLen {
+		*c = CDC{}
+		return badLength("CDC", "length", 1, "a "+strconv.Itoa(wire)+"-byte SEND on the wire, want 44")
+	}
 	*c = CDC{}
 	if c.Type, c.Length = data[0], data[1]; c.Type != cdcType || c.Length != smcMsgLen {
 		err := c.headerErr()

@@ -1,6 +1,7 @@
 package decode
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -217,5 +218,27 @@ func TestBTHDecodeCut(t *testing.T) {
 				t.Fatalf("frame %d cut to %d: next %v, want %v", frame, n, got, want)
 			}
 		}
+	}
+}
+
+// TestDecodeCutLengthLies: a cut packet whose length on the wire is too
+// short for what its headers say was malformed by its sender, not cut by
+// the capture: ErrBadLength, which a reader shows, never ErrTruncated,
+// which it takes for the snap length's.
+func TestDecodeCutLengthLies(t *testing.T) {
+	_, pkt, _ := roceSplit(roceFrame(t, "pingpong.pcap", 18))
+	var b BTH
+	if err := b.DecodeCut(pkt[:12], 14, gopacket.NilDecodeFeedback); !errors.Is(err, ErrBadLength) {
+		t.Errorf("BTH of 14 bytes on the wire: %v", err)
+	}
+	llc := roceSendPayload(t, "pingpong.pcap", 18) // ADD_LINK_V2, 88 bytes
+	var l LLC
+	if err := l.DecodeCut(llc[:40], 60); !errors.Is(err, ErrBadLength) {
+		t.Errorf("an 88-byte LLC in a 60-byte SEND: %v", err)
+	}
+	cdc := roceSendPayload(t, "pingpong.pcap", 23)
+	var c CDC
+	if err := c.DecodeCut(cdc[:30], 40); !errors.Is(err, ErrBadLength) {
+		t.Errorf("a CDC in a 40-byte SEND: %v", err)
 	}
 }

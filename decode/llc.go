@@ -2,6 +2,7 @@ package decode
 
 import (
 	"encoding/binary"
+	"errors"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -440,6 +441,12 @@ func (l *LLC) DecodeCut(data []byte, wire int) error {
 	pad := append(append(l.pad[:0], data...), make([]byte, wire-len(data))...)
 	if err := l.DecodeFromBytes(pad, gopacket.NilDecodeFeedback); err != nil {
 		l.pad = pad
+		if errors.Is(err, ErrTruncated) {
+			// The length field claims more than the SEND carried on
+			// the wire: the sender's doing, not the snap length's.
+			err = badLength(l.layerName(), "length", 1, "message longer than the "+strconv.Itoa(wire)+
+				"-byte SEND that carried it")
+		}
 		return err
 	}
 	l.pad = pad
