@@ -553,3 +553,20 @@ func TestMergedCaptures(t *testing.T) {
 			s.Stats.CaptureDups, base.Stats.RoCE, s.Stats.Retrans, base.Stats.Retrans)
 	}
 }
+
+// TestSnaplenCutOpen: the SMC-D loopback capture cut to 96 bytes a frame
+// keeps 30 bytes of each Accept and Confirm, and ends before the TCP
+// connections close: each handshake, still open, says the snap length
+// cut it rather than "incomplete after Proposal".
+func TestSnaplenCutOpen(t *testing.T) {
+	frames, _ := snapFrames(t, "../samples/smcd-loopback.pcapng", 96)
+	s, _ := feedRaw(t, frames)
+	if len(s.Conns) != 2 {
+		t.Fatalf("%d connections, want 2", len(s.Conns))
+	}
+	for i := range s.Conns {
+		if d := ConnDetail(&s.Conns[i]); !strings.Contains(d, "snap length cut its CLC messages") {
+			t.Errorf("connection %d: %q", s.Conns[i].ID, d)
+		}
+	}
+}

@@ -420,10 +420,7 @@ func (t *Tracker) failPending(c *Conn, in *input) {
 	if c.clcUncaptured && c.Failure == "" {
 		// What decided it may be in the bytes the capture missed (a
 		// malformed message before them decided already).
-		c.Failure = "handshake not followed to its end: the capture missed CLC bytes (the peer's ACK covers them)"
-		if c.clcCut {
-			c.Failure = "handshake not followed to its end: the capture's snap length cut its CLC messages (capture with -s 0)"
-		}
+		c.Failure = uncapturedDetail(c)
 		return
 	}
 	if !c.AwaitingLink && c.Failure == "" {
@@ -452,8 +449,21 @@ func pendingDetail(c *Conn) string {
 		return "SMC-R pending: awaiting CONFIRM_LINK of its link group"
 	case c.Failure != "":
 		return c.Failure
+	case c.clcUncaptured:
+		// Still open, but what comes next may lie in what the capture
+		// did not keep: not "incomplete after" the last message seen.
+		return uncapturedDetail(c)
 	}
 	return ""
+}
+
+// uncapturedDetail says why c's handshake was not followed: bytes of its
+// CLC stream the capture missed or its snap length cut.
+func uncapturedDetail(c *Conn) string {
+	if c.clcCut {
+		return "handshake not followed to its end: the capture's snap length cut its CLC messages (capture with -s 0)"
+	}
+	return "handshake not followed to its end: the capture missed CLC bytes (the peer's ACK covers them)"
 }
 
 func sender(d Dir) string {
