@@ -577,7 +577,14 @@ func (l *Link) findingDetail(id expert.ID, text string) string {
 		}
 		return s
 	case expert.NotCaptured:
-		return per(func(rc *RC) int { return rc.NotCaptured }, "request PSNs the responder took that the capture never showed")
+		s := per(func(rc *RC) int { return rc.NotCaptured }, "request PSNs the responder took that the capture never showed")
+		if s == "" {
+			// Each came after its ACK: the capture's order.
+			s = "the capture showed every one later (roce.capture.reordered)"
+		}
+		return s
+	case expert.CaptureReordered:
+		return per(func(rc *RC) int { return rc.Reordered }, "requests shown after the responder's ACK of them")
 	case expert.RNRNAK:
 		return per(func(rc *RC) int { return rc.RNRs }, "RNR NAKs sent")
 	case expert.NAK:

@@ -361,11 +361,16 @@ type RC struct {
 	// covers them) that the capture never showed: the capture point
 	// missed them, the network did not lose them.
 	NotCaptured int
+	// Reordered counts requests the capture showed after the responder's
+	// ACK of them (the PSNs were counted not captured until they came):
+	// the capture's order, not the network's.
+	Reordered int
 	// ICRCBad counts packets whose ICRC does not match: the receiving
 	// RNIC drops them, and the tracker follows none of their content.
 	ICRCBad    int
 	maxPSN     uint32    // the highest PSN seen (in PSN order), while a run is open
 	ahead      psnWindow // PSNs ahead of nextPSN seen out of sequence
+	late       lateWindow // PSNs the responder took unseen, which may yet come (reordered)
 	kept       []keptReq // the run's requests, for a capture that only missed frames (resync)
 	LLCs       int
 	CDCs       int

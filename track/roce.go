@@ -197,6 +197,10 @@ func (t *Tracker) inSequence(l *Link, d Dir, in *input) bool {
 	r := &in.roce
 	rc := &l.RC[d]
 	dd := psnDiff(r.psn, rc.nextPSN)
+	if dd < 0 && rc.late.take(r.psn, in.ns) {
+		t.reordered(l, d, in)
+		return false
+	}
 	seen := dd < 0 || dd < aheadBits && rc.ahead.has(uint32(dd))
 	if !seen && dd != 0 || !rc.ahead.idle() {
 		// maxPSN is kept while PSNs ahead are seen; in a plain
@@ -283,6 +287,7 @@ func (t *Tracker) resync(l *Link, d Dir, next uint32, in *input) {
 	rc.OutOfSeq -= held
 	if missed := int(n) - held; missed > 0 {
 		t.notCaptured(l, d, missed, in)
+		rc.late.open(rc.nextPSN, uint32(n), &rc.ahead, in.ns)
 	}
 	kept := rc.kept
 	sort.SliceStable(kept, func(i, j int) bool { return psnDiff(kept[i].roce.psn, kept[j].roce.psn) < 0 })
@@ -355,6 +360,61 @@ func (t *Tracker) notCaptured(l *Link, d Dir, n int, in *input) {
 	if l.State == LinkConfirming {
 		l.uncaptured = true
 	}
+}
+
+// lateWindow is the PSNs of one direction that the responder took (its
+// ACK said so) while the capture had not shown them: should one come just
+// after, the capture put it after the ACK, and it is the original.
+type lateWindow struct {
+	lo   uint32 // the first PSN the window covers
+	mask uint64 // bit i: PSN lo+i not captured yet
+	ns   int64  // when the responder's word came
+}
+
+// lateMax is how long after the ACK a request still counts as put out of
+// order by the capture: far below the RC ACK timeout SMC's queue pairs
+// use (4.096 us << 15, 134 ms; qp_attr.timeout in net/smc/smc_ib.c), after
+// which a requester that missed the ACK sends it again.
+const lateMax = 10 * time.Millisecond
+
+// open starts a window over the n PSNs from lo, but for those ahead holds
+// (seen in a run out of sequence); a wider gap opens none.
+func (w *lateWindow) open(lo, n uint32, ahead *psnWindow, ns int64) {
+	*w = lateWindow{}
+	if n > 64 {
+		return
+	}
+	var mask uint64
+	for i := range n {
+		if i >= aheadBits || !ahead.has(i) {
+			mask |= 1 << i
+		}
+	}
+	*w = lateWindow{lo: lo, mask: mask, ns: ns}
+}
+
+// take reports whether psn is one of the window's, arriving in time, and
+// takes it out.
+func (w *lateWindow) take(psn uint32, ns int64) bool {
+	off := psnDiff(psn, w.lo)
+	if w.mask == 0 || off < 0 || off >= 64 || w.mask&(1<<off) == 0 || ns-w.ns > int64(lateMax) {
+		return false
+	}
+	w.mask &^= 1 << off
+	return true
+}
+
+// reordered follows a request of direction d of l that the capture showed
+// after the responder's ACK of it (lateWindow): not a retransmission, and
+// no longer a PSN the capture never showed; its content is followed, as
+// the responder took it.
+func (t *Tracker) reordered(l *Link, d Dir, in *input) {
+	rc := &l.RC[d]
+	rc.NotCaptured--
+	rc.Reordered++
+	t.raise(&l.expert, expert.CaptureReordered, in)
+	rc.Packets++
+	t.content(l, d, in)
 }
 
 // attributeAhead ties a request that the responder drops (out of
@@ -664,6 +724,11 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 				t.lossShown(l, d.Reverse(), in)
 			}
 		}
+	}
+	if (r.syndrome>>5)&3 != 0 {
+		// The requester goes back to the NAK's PSN: what comes next on
+		// it is sent again, not the capture's late copy.
+		l.RC[d.Reverse()].late = lateWindow{}
 	}
 	switch (r.syndrome >> 5) & 3 {
 	case 1:

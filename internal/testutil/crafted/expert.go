@@ -141,6 +141,17 @@ var ExpertVectors = []Vector{
 		fs = append(fs[:ppCDC:ppCDC], append([]testutil.Packet{dup}, fs[ppCDC:]...)...)
 		return write(t, "capture-duplicate", fs)
 	}},
+	{"capture-reordered", "roce.capture.reordered", func(t testing.TB) string {
+		// A CDC the capture put after the server's ACK of it (frames 28
+		// and 29), as a capture whose two directions arrive by different
+		// queues does; the times stay in the capture's order.
+		fs := pingpong(t)
+		cdc, at := fs[ppCDC-1], fs[ppCDC-1].CI.Timestamp
+		fs[ppCDC-1], fs[ppCDC], fs[ppCDC+1] = fs[ppCDC], fs[ppCDC+1], cdc
+		fs[ppCDC+1].CI.Timestamp, fs[ppCDC].CI.Timestamp, fs[ppCDC-1].CI.Timestamp =
+			fs[ppCDC].CI.Timestamp, fs[ppCDC-1].CI.Timestamp, at
+		return write(t, "capture-reordered", fs)
+	}},
 	{"bad-length", "roce.length.bad", func(t testing.TB) string {
 		// A CDC's UDP length 16 bytes more than the datagram: the frame
 		// is whole, its ICRC untouched.
