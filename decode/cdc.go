@@ -230,13 +230,20 @@ func (c *CDC) AppendSummary(dst []byte) []byte {
 		dst = append(dst, " credits "...)
 		dst = numfmt.AppendUint(dst, uint64(c.Credits))
 	}
-	dst = c.appendFlags(dst)
-	if c.Cut > 0 {
-		dst = append(dst, " ["...)
-		dst = numfmt.AppendUint(dst, uint64(c.Cut))
-		dst = append(dst, " of 44 bytes captured]"...)
+	return appendCaptured(c.appendFlags(dst), c.Cut, smcMsgLen)
+}
+
+// appendCaptured appends, for a message of length bytes the snap length
+// cut after cut bytes (0: whole), " [cut of length bytes captured]".
+func appendCaptured(dst []byte, cut, length int) []byte {
+	if cut == 0 {
+		return dst
 	}
-	return dst
+	dst = append(dst, " ["...)
+	dst = numfmt.AppendInt(dst, int64(cut))
+	dst = append(dst, " of "...)
+	dst = numfmt.AppendInt(dst, int64(length))
+	return append(dst, " bytes captured]"...)
 }
 
 func (c *CDC) appendFlags(dst []byte) []byte {

@@ -483,14 +483,7 @@ func (c *CLC) AppendSummary(dst []byte) []byte {
 	case CLCTypeDecline:
 		dst = c.Decline.appendSummary(c, dst)
 	}
-	if c.Cut > 0 {
-		dst = append(dst, " ["...)
-		dst = numfmt.AppendUint(dst, uint64(c.Cut))
-		dst = append(dst, " of "...)
-		dst = numfmt.AppendUint(dst, uint64(c.Length))
-		dst = append(dst, " bytes captured]"...)
-	}
-	return dst
+	return appendCaptured(dst, c.Cut, int(c.Length))
 }
 
 // String returns the summary line.

@@ -796,14 +796,7 @@ func (l *LLC) AppendSummary(dst []byte) []byte {
 		dst = append(dst, " req"...)
 	}
 	dst = l.appendBody(dst)
-	if l.Cut > 0 {
-		dst = append(dst, " ["...)
-		dst = numfmt.AppendUint(dst, uint64(l.Cut))
-		dst = append(dst, " of "...)
-		dst = numfmt.AppendUint(dst, uint64(l.Length))
-		dst = append(dst, " bytes captured]"...)
-	}
-	return dst
+	return appendCaptured(dst, l.Cut, int(l.Length))
 }
 
 // appendBody appends what the message's type says, each value only where

@@ -1,10 +1,11 @@
 package decode
 
 import (
-	"github.com/smcscope/smcscope/internal/testutil"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/smcscope/smcscope/internal/testutil"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
