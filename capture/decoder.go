@@ -319,11 +319,6 @@ func (d *Decoder) decodeChain(f *Frame, typ gopacket.LayerType, outer bool) {
 				// The SMC message of a packet the capture cut, as far as
 				// it holds it.
 				err = c.DecodeCut(data, f.BTH.DataWireLen())
-				if err != nil && errors.Is(err, decode.ErrTruncated) {
-					// Cut before what can be read of it: the capture's
-					// doing, not the sender's (decodeSMC).
-					return
-				}
 			} else {
 				err = l.DecodeFromBytes(data, d)
 			}
