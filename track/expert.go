@@ -469,10 +469,20 @@ func (c *Conn) findingDetail(id expert.ID, now int64, text string) string {
 		})
 	case expert.NotCaptured:
 		return c.perFlow(func(f *Flow) string {
-			if f.TCPNotCaptured == 0 {
+			switch {
+			case f.TCPNotCaptured > 0:
+				return fmt.Sprintf("%d TCP bytes the peer acknowledged that the capture never showed", f.TCPNotCaptured)
+			case f.TCPReordered > 0:
+				return "the capture showed every byte later (roce.capture.reordered)"
+			}
+			return ""
+		})
+	case expert.CaptureReordered:
+		return c.perFlow(func(f *Flow) string {
+			if f.TCPReordered == 0 {
 				return ""
 			}
-			return fmt.Sprintf("%d TCP bytes the peer acknowledged that the capture never showed", f.TCPNotCaptured)
+			return fmt.Sprintf("%d TCP bytes shown after the peer's ACK of them", f.TCPReordered)
 		})
 	case expert.SeqGap:
 		return c.perCount(func(f *Flow) int { return f.SeqGaps }, "sequence numbers missing")

@@ -570,3 +570,24 @@ func TestSnaplenCutOpen(t *testing.T) {
 		}
 	}
 }
+
+// TestCaptureReorderedTCP: the client's Confirm, which acknowledges the
+// server's Accept, shown 50 us before that Accept (a capture point that
+// takes the two directions apart): the Accept's bytes are the capture's
+// late copy, not bytes it never showed, and the handshake is followed.
+func TestCaptureReorderedTCP(t *testing.T) {
+	frames, _ := testutil.ReadFrames(t, "../samples/pingpong.pcap")
+	accept, confirm := frames[6], frames[7] // frames 7 and 8
+	confirm.CI.Timestamp = accept.CI.Timestamp
+	accept.CI.Timestamp = accept.CI.Timestamp.Add(50 * time.Microsecond)
+	frames[6], frames[7] = confirm, accept
+	s, _ := feedRaw(t, frames)
+	if len(s.Conns) != 1 {
+		t.Fatalf("%d connections, want 1", len(s.Conns))
+	}
+	c := &s.Conns[0]
+	if c.Outcome != OutcomeSMCR || c.Flow[DirS2C].TCPNotCaptured != 0 || c.Flow[DirS2C].TCPReordered != 160 {
+		t.Errorf("outcome %v, S->C not captured %d, reordered %d; want SMC-R, 0, 160",
+			c.Outcome, c.Flow[DirS2C].TCPNotCaptured, c.Flow[DirS2C].TCPReordered)
+	}
+}

@@ -183,25 +183,32 @@ type Flow struct {
 	// acknowledged and the capture never showed (the capture missed
 	// them): CLC messages may be among them.
 	TCPNotCaptured uint64
-	tcpNext        uint32 // the sequence number after this direction's bytes seen in order
-	tcpAhead       uint32 // the first sequence number seen past tcpNext, when aheadSeen
-	haveTCPNext    bool
-	aheadSeen      bool
-	DoneWriting    bool
-	Closed         bool
-	Aborted        bool
-	FIN, RST       bool
-	Prod, Cons     Cursor
-	LastSeq        uint16
-	sinceCDC       uint64 // WRITE bytes attributed since the last CDC
-	wbSince        int64  // start of the open write-blocked episode (Unix ns), 0 none
-	fullSince      int64  // the peer's RMBE was found full then (Unix ns), 0: not full
-	fullFrame      int    // the CDC that filled it
-	finFrame       int    // this direction's first FIN or RST
-	finNS          int64
-	haveSeq        bool
-	haveProd       bool
-	haveCons       bool
+	// TCPReordered counts, of those, the bytes the capture showed after
+	// the peer's ACK of them (the capture's order, not the network's).
+	TCPReordered uint64
+	// tcpLate, tcpLateEnd, tcpLateNS: the bytes the peer's last ACK
+	// covered unseen, and when, should the capture show them just after.
+	tcpLate, tcpLateEnd uint32
+	tcpLateNS           int64
+	tcpNext             uint32 // the sequence number after this direction's bytes seen in order
+	tcpAhead            uint32 // the first sequence number seen past tcpNext, when aheadSeen
+	haveTCPNext         bool
+	aheadSeen           bool
+	DoneWriting         bool
+	Closed              bool
+	Aborted             bool
+	FIN, RST            bool
+	Prod, Cons          Cursor
+	LastSeq             uint16
+	sinceCDC            uint64 // WRITE bytes attributed since the last CDC
+	wbSince             int64  // start of the open write-blocked episode (Unix ns), 0 none
+	fullSince           int64  // the peer's RMBE was found full then (Unix ns), 0: not full
+	fullFrame           int    // the CDC that filled it
+	finFrame            int    // this direction's first FIN or RST
+	finNS               int64
+	haveSeq             bool
+	haveProd            bool
+	haveCons            bool
 	// uncaptured: the responder took PSNs of this direction's link that
 	// the capture never showed since this direction's last CDC; a CDC
 	// among them explains a sequence gap, or a close the capture lacks.

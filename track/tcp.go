@@ -145,6 +145,21 @@ func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) {
 	if s.syn || s.fin {
 		end++
 	}
+	if s.payload > 0 && f.tcpLateEnd != f.tcpLate && in.ns-f.tcpLateNS <= int64(lateMax) &&
+		int32(s.seq-f.tcpLate) >= 0 && int32(s.seq-f.tcpLateEnd) < 0 {
+		// Bytes the peer's ACK covered, shown just after it: the capture
+		// put the two directions out of order, it did not miss them (a
+		// sender resends acknowledged bytes never).
+		n := uint64(min(uint32(s.payload), f.tcpLateEnd-s.seq))
+		f.TCPNotCaptured -= min(n, f.TCPNotCaptured)
+		f.TCPReordered += n
+		f.tcpLate = s.seq + uint32(n)
+		t.raise(&c.expert, expert.CaptureReordered, in)
+		if c.clcUncaptured && !c.clcCut && c.Flow[0].TCPNotCaptured == 0 && c.Flow[1].TCPNotCaptured == 0 {
+			// The handshake's bytes are all there after all.
+			c.clcUncaptured = false
+		}
+	}
 	switch {
 	case s.syn || !f.haveTCPNext:
 		f.tcpNext, f.haveTCPNext, f.aheadSeen = end, true, false
@@ -170,6 +185,7 @@ func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) {
 		missed = o.tcpAhead - o.tcpNext
 	}
 	o.TCPNotCaptured += uint64(missed)
+	o.tcpLate, o.tcpLateEnd, o.tcpLateNS = o.tcpNext, o.tcpNext+missed, in.ns
 	o.tcpNext, o.aheadSeen = s.ackNum, false
 	t.raise(&c.expert, expert.NotCaptured, in)
 	if c.Outcome == OutcomePending && !c.clcUncaptured {
