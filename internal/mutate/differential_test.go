@@ -37,6 +37,9 @@ const diffSeed = 28
 const (
 	variantsPerCapture = 52
 	thinnedPerCapture  = 4
+	// reorderedPerCapture: requests put after the responder's ACK of
+	// them (mutate.Reordered); and three snap lengths per capture.
+	reorderedPerCapture = 4
 )
 
 // captures lists the repository's SMC captures.
@@ -184,6 +187,10 @@ func covers(a, p uint32) bool { return (a-p)&0xFFFFFF < 256 }
 //     sequence gap, unanswered LLC request, close without close or stall, and
 //     no frame out of sequence when the ACK comes before the next request;
 //   - a frame with a bad ICRC makes no cursor or sequence finding;
+//   - a request put just after its responder's ACK (mutate.Reordered)
+//     makes no retransmission, PSN or sequence gap, and every CDC and byte
+//     is followed as in the whole capture;
+//   - a snap length makes no malformed message;
 //   - no episode lasts longer than its connection;
 //   - the tracker takes every frame (no panic, none lost).
 func TestDifferential(t *testing.T) {
@@ -194,7 +201,7 @@ func TestDifferential(t *testing.T) {
 		}
 	}
 	start := time.Now()
-	variants, covered, badICRC := 0, 0, 0
+	variants, covered, badICRC, reordered := 0, 0, 0, 0
 	for _, path := range captures(t) {
 		rel, _ := filepath.Rel(testutil.Root(t), path)
 		frames, lt, err := mutate.ReadFile(path)
@@ -202,7 +209,12 @@ func TestDifferential(t *testing.T) {
 			t.Fatal(err)
 		}
 		base := feed(t, rel, lt, frames)
-		for _, m := range append(mutate.Generate(seed, frames, variantsPerCapture), mutate.Thinned(seed, frames, thinnedPerCapture)...) {
+		ms := append(mutate.Generate(seed, frames, variantsPerCapture), mutate.Thinned(seed, frames, thinnedPerCapture)...)
+		ms = append(ms, mutate.Reordered(seed, frames, reorderedPerCapture)...)
+		for _, n := range []int{80, 96, 128} {
+			ms = append(ms, mutate.Mutation{Kind: mutate.Snap, N: n})
+		}
+		for _, m := range ms {
 			variants++
 			name := fmt.Sprintf("%s seed %d %q", rel, seed, m)
 			vf := m.Apply(frames)
@@ -237,6 +249,25 @@ func TestDifferential(t *testing.T) {
 				if first && v.outOfSeq > base.outOfSeq {
 					t.Errorf("%s: the ACK came before the next request, yet %d frames out of sequence (whole capture: %d)", name, v.outOfSeq, base.outOfSeq)
 				}
+			case mutate.Late:
+				// The request put after its responder's ACK: the
+				// capture's order, not the network's.
+				reordered++
+				if s := noMore(base, v, expert.RCRetransmission, expert.PSNGap, expert.SeqGap, expert.LLCUnanswered, expert.ClosedWithoutClose); s != "" {
+					t.Errorf("%s: a request shown just after its ACK, yet %s", name, s)
+				}
+				if got, want := flowTotals(&v.snap), flowTotals(&base.snap); got != want {
+					t.Errorf("%s: a request shown just after its ACK, yet CDCs and bytes %v, whole capture %v", name, got, want)
+				}
+			case mutate.Snap:
+				// A snap length cuts frames, never a message the sender
+				// got wrong. (Not CursorBackwards: a handshake cut before
+				// its RMBE size leaves the connection joined mid-stream,
+				// where a cursor that jumps a whole RMBE, as in
+				// consumer-stall.pcap, cannot be followed.)
+				if s := noMore(base, v, expert.Malformed, expert.CursorPastRMBE); s != "" {
+					t.Errorf("%s: %s", name, s)
+				}
 			case mutate.Flip:
 				if m.At >= len(v.wire) || !v.wire[m.At].icrcBad || base.wire[m.At].icrcBad {
 					break
@@ -251,11 +282,26 @@ func TestDifferential(t *testing.T) {
 	if variants < 2000 {
 		t.Errorf("%d variants, want at least 2000", variants)
 	}
-	t.Logf("%d variants of %d captures in %v: %d with a missed request the ACK covers, %d with a bad ICRC", variants, len(captures(t)),
-		time.Since(start).Round(time.Millisecond), covered, badICRC)
+	t.Logf("%d variants of %d captures in %v: %d with a missed request the ACK covers, %d with a bad ICRC, %d with a request after its ACK", variants, len(captures(t)),
+		time.Since(start).Round(time.Millisecond), covered, badICRC, reordered)
+	if reordered < 50 {
+		t.Errorf("only %d variants put a request after its ACK", reordered)
+	}
 	if covered < 50 || badICRC < 50 {
 		t.Errorf("too few variants test the capture's gaps (%d) and bad ICRCs (%d): the mutations missed them", covered, badICRC)
 	}
+}
+
+// flowTotals is the CDCs and bytes of every connection of s, both ways.
+func flowTotals(s *track.Snapshot) [2]uint64 {
+	var t [2]uint64
+	for i := range s.Conns {
+		for _, f := range s.Conns[i].Flow {
+			t[0] += uint64(f.CDCs)
+			t[1] += f.Bytes
+		}
+	}
+	return t
 }
 
 // checkStats: every frame is counted once, in one of the frame counts

@@ -14,6 +14,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"time"
 
 	"github.com/gopacket/gopacket"
 )
@@ -37,9 +38,11 @@ const (
 	Cut                       // keep frames 0..At only (the capture stopped after At)
 	Start                     // keep frames At.. only (the capture started at At)
 	Thin                      // leave out every N-th frame from At on (a mirror port that drops)
+	Late                      // frame At put N frames later, the times left in place (a capture point that reorders)
+	Snap                      // every frame cut to N bytes (a snap length)
 )
 
-var kindNames = [...]string{"", "drop", "drop", "dup", "flip", "cut", "start", "thin"}
+var kindNames = [...]string{"", "drop", "drop", "dup", "flip", "cut", "start", "thin", "late", "snap"}
 
 // Mutation is one damage done to a capture.
 type Mutation struct {
@@ -59,6 +62,10 @@ func (m Mutation) String() string {
 		return fmt.Sprintf("flip %d:%d^%#02x", m.At+1, m.N, m.Mask)
 	case Thin:
 		return fmt.Sprintf("thin %d/%d", m.At+1, m.N)
+	case Late:
+		return fmt.Sprintf("late %d+%d", m.At+1, m.N)
+	case Snap:
+		return fmt.Sprintf("snap %d", m.N)
 	}
 	if int(m.Kind) < len(kindNames) && m.Kind != 0 {
 		return fmt.Sprintf("%s %d", kindNames[m.Kind], m.At+1)
@@ -107,8 +114,79 @@ func (m Mutation) Apply(frames []Frame) []Frame {
 			}
 		}
 		return out
+	case Late:
+		out := append([]Frame(nil), frames...)
+		end := min(at+max(m.N, 0), n-1)
+		if at >= end {
+			return out
+		}
+		late := out[at]
+		copy(out[at:end], out[at+1:end+1])
+		out[end] = late
+		// The capture stamps frames as it writes them: the times stay
+		// in order, each slot keeping its own.
+		for i := at; i <= end; i++ {
+			out[i].CI.Timestamp = frames[i].CI.Timestamp
+		}
+		return out
+	case Snap:
+		out := append([]Frame(nil), frames...)
+		for i := range out {
+			if m.N > 0 && len(out[i].Data) > m.N {
+				out[i].Data = out[i].Data[:m.N:m.N]
+				out[i].CI.CaptureLength = m.N
+			}
+		}
+		return out
 	}
 	return append([]Frame(nil), frames...)
+}
+
+// Reordered returns up to n Late mutations of frames chosen from seed,
+// each putting an RC request of RoCEv2 over IPv4 just after the
+// responder's ACK of it, when that ACK comes within 8 frames and 5 ms:
+// what a capture point that takes the two directions apart (a multi-queue
+// NIC, a tap with a feed per direction) makes of them.
+func Reordered(seed uint64, frames []Frame, n int) []Mutation {
+	var cands []Mutation
+	for i := range frames {
+		q, ok := rcOf(frames[i].Data)
+		if !ok || q.op > 0x0b {
+			continue
+		}
+		for j := i + 1; j < len(frames) && j <= i+8; j++ {
+			a, ok := rcOf(frames[j].Data)
+			if ok && a.op == 0x11 && a.syndrome>>5 == 0 && a.src == q.dst && a.dst == q.src && (a.psn-q.psn)&0xFFFFFF < 256 &&
+				frames[j].CI.Timestamp.Sub(frames[i].CI.Timestamp) <= 5*time.Millisecond {
+				cands = append(cands, Mutation{Kind: Late, At: i, N: j - i})
+				break
+			}
+		}
+	}
+	if len(cands) <= n {
+		return cands
+	}
+	rng := rand.New(rand.NewPCG(seed, uint64(len(frames))+2))
+	rng.Shuffle(len(cands), func(a, b int) { cands[a], cands[b] = cands[b], cands[a] })
+	return cands[:n]
+}
+
+// rc is what Reordered reads of a RoCEv2 frame over IPv4.
+type rc struct {
+	src, dst [4]byte
+	op       byte
+	psn      uint32
+	syndrome byte
+}
+
+func rcOf(d []byte) (rc, bool) {
+	const ip, bth = 14, 14 + 20 + 8
+	if len(d) < bth+13 || binary.BigEndian.Uint16(d[12:14]) != 0x0800 || d[ip] != 0x45 || d[ip+9] != 17 ||
+		binary.BigEndian.Uint16(d[ip+20+2:]) != 4791 {
+		return rc{}, false
+	}
+	return rc{src: [4]byte(d[ip+12 : ip+16]), dst: [4]byte(d[ip+16 : ip+20]), op: d[bth],
+		psn: uint32(d[bth+9])<<16 | uint32(d[bth+10])<<8 | uint32(d[bth+11]), syndrome: d[bth+12]}, true
 }
 
 // Thinned returns n mutations of frames chosen from seed that leave out
@@ -245,8 +323,12 @@ func Parse(s string) (Mutation, error) {
 		m = Mutation{Kind: Start, At: a - 1}
 	case scan(s, "thin %d/%d", &a, &b) && b >= 2:
 		m = Mutation{Kind: Thin, At: a - 1, N: b}
+	case scan(s, "late %d+%d", &a, &b) && b >= 1:
+		m = Mutation{Kind: Late, At: a - 1, N: b}
+	case scan(s, "snap %d", &b) && b >= 1:
+		m = Mutation{Kind: Snap, N: b}
 	default:
-		return m, fmt.Errorf("mutation %q: want drop N, drop N-M, dup N, flip N:OFFSET^MASK, cut N, start N or thin N/EVERY", s)
+		return m, fmt.Errorf("mutation %q: want drop N, drop N-M, dup N, flip N:OFFSET^MASK, cut N, start N, thin N/EVERY, late N+K or snap BYTES", s)
 	}
 	if m.At < 0 {
 		return m, fmt.Errorf("mutation %q: frames are numbered from 1", s)

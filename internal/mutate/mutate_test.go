@@ -3,6 +3,7 @@ package mutate
 import (
 	"bytes"
 	"testing"
+	"time"
 )
 
 func frames(n int) []Frame {
@@ -16,7 +17,8 @@ func frames(n int) []Frame {
 // TestParseString: every mutation reads back as it is named, so a failing
 // variant's name makes it again (smcmutate -m).
 func TestParseString(t *testing.T) {
-	for _, m := range append(Generate(7, frames(500), 200), Thinned(7, frames(500), 20)...) {
+	for _, m := range append(Generate(7, frames(500), 200), append(Thinned(7, frames(500), 20),
+		Mutation{Kind: Late, At: 4, N: 3}, Mutation{Kind: Snap, N: 96})...) {
 		got, err := Parse(m.String())
 		if err != nil || got != m {
 			t.Errorf("%q reads back as %+v, %v; want %+v", m, got, err, m)
@@ -49,6 +51,9 @@ func TestApply(t *testing.T) {
 		{"start 9", []byte{8, 9}},
 		{"drop 11", []byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}},
 		{"thin 3/3", []byte{0, 1, 2, 3, 5, 6, 8, 9}},
+		{"late 2+3", []byte{0, 2, 3, 4, 1, 5, 6, 7, 8, 9}},
+		{"late 9+5", []byte{0, 1, 2, 3, 4, 5, 6, 7, 9, 8}},
+		{"snap 60", []byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}},
 	} {
 		m, err := Parse(c.m)
 		if err != nil {
@@ -56,6 +61,21 @@ func TestApply(t *testing.T) {
 		}
 		if got := first(m.Apply(fs)); !bytes.Equal(got, c.want) {
 			t.Errorf("%s: frames %v, want %v", c.m, got, c.want)
+		}
+	}
+	for i := range fs {
+		fs[i].CI.Timestamp = time.Unix(int64(i), 0)
+	}
+	late, _ := Parse("late 2+3")
+	for i, f := range late.Apply(fs) {
+		if !f.CI.Timestamp.Equal(time.Unix(int64(i), 0)) {
+			t.Errorf("late 2+3: frame %d at %v, want the slot's time %v", i+1, f.CI.Timestamp, time.Unix(int64(i), 0))
+		}
+	}
+	snap, _ := Parse("snap 20")
+	for _, f := range snap.Apply(fs) {
+		if len(f.Data) != 20 || f.CI.CaptureLength != 20 {
+			t.Errorf("snap 20: %d bytes, capture length %d", len(f.Data), f.CI.CaptureLength)
 		}
 	}
 	m, _ := Parse("flip 2:20^0x40")
