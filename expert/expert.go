@@ -267,7 +267,7 @@ var defs = [numIDs]Def{
 		Meaning: "the responder's ACK or NAK covers request packets the capture never showed: the capture point missed them, the network did not lose them",
 		Check:   "the capture point (a mirror port that drops, tcpdump -B, a full ring); nothing follows from the missing frames' content"},
 	CaptureReordered: {Name: "roce.capture.reordered", Severity: Note, Group: "sequence", Object: ObjectLink,
-		Meaning: "a request the capture showed after its responder's ACK of it, no NAK between and too soon for a timeout: the capture point put the two directions out of order (the network did not); followed as the original, not as a retransmission",
+		Meaning: "a request the capture showed out of the order its responder took it (after the responder's ACK of it, or after a later request that was then acknowledged with no NAK or resend), too soon for a timeout: the capture point's order, not the network's; followed as the original, not as a retransmission or loss",
 		Check:   "the capture point: a multi-queue NIC or a tap feeding each direction apart; timestamps of the two directions are then not comparable to the microsecond"},
 	EndedPending: {Name: "smc.capture.ended_pending", Severity: Note, Group: "sequence", Object: ObjectConn,
 		Meaning: "the capture ended while an SMC step was still pending (handshake, link confirmation, LLC response): what came next is not in it",

@@ -594,7 +594,7 @@ func (l *Link) findingDetail(id expert.ID, text string) string {
 		}
 		return s
 	case expert.CaptureReordered:
-		return per(func(rc *RC) int { return rc.Reordered }, "requests shown after the responder's ACK of them")
+		return per(func(rc *RC) int { return rc.Reordered }, "requests shown out of the order the responder took them")
 	case expert.RNRNAK:
 		return per(func(rc *RC) int { return rc.RNRs }, "RNR NAKs sent")
 	case expert.NAK:

@@ -153,7 +153,20 @@ func (t *Tracker) roce(in *input) {
 		// again. The PSN it waited for is on the wire after later ones:
 		// sent again or overtaken, the network's doing, not the
 		// capture's.
-		t.lossShown(l, d, in)
+		if w := &rc.ahead; w.run && !w.shown && in.ns-w.since <= int64(lateMax) {
+			// Within a millisecond or so, and no NAK: a capture point
+			// that put the flow's packets out of order looks the same
+			// (one RC flow takes one path). The wire decides: the
+			// responder's NAK or a resend shows the loss, its ACK of the
+			// later PSNs the capture's order (pendingLoss).
+			// The PSN that opened the run: it comes again if the
+			// responder dropped it (the window may still hold an
+			// earlier run's PSNs).
+			upTo := (r.psn + uint32(w.missing)) & 0xFFFFFF
+			rc.gapPend = pendingLoss{on: true, frame: w.frame, since: w.since, missing: w.missing, lo: rc.nextPSN, upTo: upTo}
+		} else {
+			t.lossShown(l, d, in)
+		}
 		rc.ahead.run = false
 		rc.ahead.shift(1)
 		if rc.ahead.empty() {
@@ -218,6 +231,11 @@ func (t *Tracker) inSequence(l *Link, d Dir, in *input) bool {
 			hi = r.psn
 		}
 		rc.maxPSN = hi
+	}
+	if seen && rc.gapPend.on && rc.gapPend.holds(r.psn) {
+		// A PSN of the pending gap's run sent again: the responder
+		// dropped it, the loss was the network's.
+		t.pendShown(l, d, in)
 	}
 	if seen {
 		rc.Retrans++
@@ -336,6 +354,34 @@ func (t *Tracker) lossShown(l *Link, d Dir, in *input) {
 	rc.PSNMissing += w.missing
 	t.cur.expert |= 1 << expert.PSNGap
 	l.expert.add(expert.PSNGap, w.frame, w.since, "")
+}
+
+// pendingLoss is a run out of sequence whose first PSN came soon after
+// it with no NAK between (roce): lost and sent again, or put out of
+// order by the capture point, until the wire says which.
+type pendingLoss struct {
+	on             bool
+	frame, missing int
+	since          int64
+	lo, upTo       uint32 // from the PSN after the late one to the one that opened the run
+}
+
+// holds reports whether psn is among the run's first PSNs after the late
+// one: requests the responder dropped, were the late one lost.
+func (p *pendingLoss) holds(psn uint32) bool {
+	return psnDiff(psn, p.lo) >= 0 && psnDiff(psn, p.upTo) <= 0
+}
+
+// pendShown raises the pending gap of direction d of l as lossShown
+// would have, now that the wire shows the loss (a NAK, a resend).
+func (t *Tracker) pendShown(l *Link, d Dir, in *input) {
+	rc := &l.RC[d]
+	p := rc.gapPend
+	rc.gapPend = pendingLoss{}
+	rc.PSNGaps++
+	rc.PSNMissing += p.missing
+	t.cur.expert |= 1 << expert.PSNGap
+	l.expert.add(expert.PSNGap, p.frame, p.since, "")
 }
 
 // notCaptured records that the responder of direction d of l took n
@@ -725,10 +771,20 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 			}
 		}
 	}
-	if (r.syndrome>>5)&3 != 0 {
+	if rev := &l.RC[d.Reverse()]; (r.syndrome>>5)&3 != 0 {
 		// The requester goes back to the NAK's PSN: what comes next on
-		// it is sent again, not the capture's late copy.
-		l.RC[d.Reverse()].late = lateWindow{}
+		// it is sent again, not the capture's late copy; a pending gap
+		// was loss.
+		rev.late = lateWindow{}
+		if rev.gapPend.on && (r.syndrome>>5)&3 == 3 && psnDiff(r.psn, rev.gapPend.upTo) <= 0 {
+			t.pendShown(l, d.Reverse(), in)
+		}
+	} else if rev.gapPend.on && psnDiff(r.psn, rev.gapPend.upTo) >= 0 {
+		// The responder took the run's PSNs with no NAK and none sent
+		// again: the capture showed them out of order.
+		rev.gapPend = pendingLoss{}
+		rev.Reordered++
+		t.raise(&l.expert, expert.CaptureReordered, in)
 	}
 	switch (r.syndrome >> 5) & 3 {
 	case 1:

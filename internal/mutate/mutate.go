@@ -144,9 +144,11 @@ func (m Mutation) Apply(frames []Frame) []Frame {
 
 // Reordered returns up to n Late mutations of frames chosen from seed,
 // each putting an RC request of RoCEv2 over IPv4 just after the
-// responder's ACK of it, when that ACK comes within 8 frames and 5 ms:
-// what a capture point that takes the two directions apart (a multi-queue
-// NIC, a tap with a feed per direction) makes of them.
+// responder's ACK of it or the next request of its queue pair, whichever
+// comes first within 8 frames and 5 ms: what a capture point that takes
+// the two directions apart (a multi-queue NIC, a tap with a feed per
+// direction), or one flow's packets (a tap aggregating links), makes of
+// them.
 func Reordered(seed uint64, frames []Frame, n int) []Mutation {
 	var cands []Mutation
 	for i := range frames {
@@ -156,8 +158,16 @@ func Reordered(seed uint64, frames []Frame, n int) []Mutation {
 		}
 		for j := i + 1; j < len(frames) && j <= i+8; j++ {
 			a, ok := rcOf(frames[j].Data)
-			if ok && a.op == 0x11 && a.syndrome>>5 == 0 && a.src == q.dst && a.dst == q.src && (a.psn-q.psn)&0xFFFFFF < 256 &&
-				frames[j].CI.Timestamp.Sub(frames[i].CI.Timestamp) <= 5*time.Millisecond {
+			if !ok || frames[j].CI.Timestamp.Sub(frames[i].CI.Timestamp) > 5*time.Millisecond {
+				continue
+			}
+			if a.op == 0x11 && a.syndrome>>5 == 0 && a.src == q.dst && a.dst == q.src && (a.psn-q.psn)&0xFFFFFF < 256 {
+				// After the responder's ACK of it.
+				cands = append(cands, Mutation{Kind: Late, At: i, N: j - i})
+				break
+			}
+			if a.op <= 0x0b && a.src == q.src && a.dst == q.dst && a.psn == (q.psn+1)&0xFFFFFF {
+				// After the next request of its queue pair.
 				cands = append(cands, Mutation{Kind: Late, At: i, N: j - i})
 				break
 			}
