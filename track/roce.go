@@ -151,17 +151,14 @@ func (t *Tracker) roce(in *input) {
 		// The responder takes a request: a run out of sequence ends
 		// (the next one gets its own NAK), and what it dropped comes
 		// again. The PSN it waited for is on the wire after later ones:
-		// sent again or overtaken, the network's doing, not the
-		// capture's.
+		// sent again after a loss, or, soon after them with no NAK
+		// between, possibly put out of order by the capture point (one
+		// RC flow takes one path; a tap aggregating links does not keep
+		// its order). Then the wire decides (pendingLoss): the
+		// responder's NAK, or the PSN that opened the run sent again
+		// (the window may still hold an earlier run's PSNs), shows the
+		// loss; its ACK of the run with neither, the capture's order.
 		if w := &rc.ahead; w.run && !w.shown && in.ns-w.since <= int64(lateMax) {
-			// Within a millisecond or so, and no NAK: a capture point
-			// that put the flow's packets out of order looks the same
-			// (one RC flow takes one path). The wire decides: the
-			// responder's NAK or a resend shows the loss, its ACK of the
-			// later PSNs the capture's order (pendingLoss).
-			// The PSN that opened the run: it comes again if the
-			// responder dropped it (the window may still hold an
-			// earlier run's PSNs).
 			upTo := (r.psn + uint32(w.missing)) & 0xFFFFFF
 			rc.gapPend = pendingLoss{on: true, frame: w.frame, since: w.since, missing: w.missing, lo: rc.nextPSN, upTo: upTo}
 		} else {
