@@ -590,4 +590,15 @@ func TestCaptureReorderedTCP(t *testing.T) {
 		t.Errorf("outcome %v, S->C not captured %d, reordered %d; want SMC-R, 0, 160",
 			c.Outcome, c.Flow[DirS2C].TCPNotCaptured, c.Flow[DirS2C].TCPReordered)
 	}
+	// Placed on its link by the late Accept, as by the Confirm: no half
+	// built from the CDCs and merged later.
+	all, _ := testutil.ReadFrames(t, "../samples/pingpong.pcap")
+	w, _ := feedRaw(t, all)
+	wc := &w.Conns[0]
+	if c.Link != wc.Link || c.LGR != wc.LGR || len(c.Merged) != 0 || c.Frames != wc.Frames ||
+		c.Flow[DirC2S].Bytes != wc.Flow[DirC2S].Bytes || c.Flow[DirS2C].Bytes != wc.Flow[DirS2C].Bytes {
+		t.Errorf("link %d lgr %d merged %v frames %d bytes %d/%d; the whole capture: link %d lgr %d frames %d bytes %d/%d",
+			c.Link, c.LGR, c.Merged, c.Frames, c.Flow[DirC2S].Bytes, c.Flow[DirS2C].Bytes,
+			wc.Link, wc.LGR, wc.Frames, wc.Flow[DirC2S].Bytes, wc.Flow[DirS2C].Bytes)
+	}
 }

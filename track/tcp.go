@@ -311,6 +311,17 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 			c.EID = m.eid
 		}
 		t.awaitServerHalf(c)
+		if c.ClientEP.Valid && c.link == nil && !c.SMCD && c.Outcome == OutcomeSMCR && !c.halfPlaced {
+			// The Confirm came first in the capture (the capture point
+			// put the two directions out of order: its ACK covers this
+			// Accept): the connection is placed now, as the Confirm
+			// would have placed it.
+			t.pendingHalf = slices.DeleteFunc(t.pendingHalf, func(x *Conn) bool { return x == c })
+			t.place(c, in, m)
+			if c.link != nil && !linkConfirmed(c.link) && c.TFirstCDC.IsZero() {
+				c.Outcome, c.AwaitingLink = OutcomePending, true
+			}
+		}
 	case decode.CLCTypeConfirm:
 		c.TConfirm = in.ts()
 		t.slowHandshake(c, in, "Confirm")
