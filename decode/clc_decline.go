@@ -182,7 +182,7 @@ func (d *CLCDecline) appendSummary(c *CLC, dst []byte) []byte {
 	if d.ShortV2 {
 		dst = append(dst, ", 28-byte v2 Decline of Linux 5.10-5.15"...)
 	}
-	if !c.TrailerValid() {
+	if c.Cut == 0 && !c.TrailerValid() { // a trailer the capture cut is not bad
 		dst = append(dst, ", bad trailer"...)
 	}
 	dst = append(dst, ')')

@@ -292,8 +292,9 @@ func (r *Record) Reset() {
 
 // dropUncaptured removes the fields added from index from on whose place
 // does not lie wholly in layer, what the capture holds of a message its
-// snap length cut (FieldDef.Locate, occurrence by occurrence); a field
-// with no place (computed) stays.
+// snap length cut (FieldDef.Locate, occurrence by occurrence; a place
+// counted from the layer's end lies past the cut); a field with no place
+// (computed) stays.
 func (r *Record) dropUncaptured(from int, layer []byte) {
 	var seen map[FieldID]int
 	j := from
@@ -305,7 +306,8 @@ func (r *Record) dropUncaptured(from int, layer []byte) {
 			}
 			k := seen[id]
 			seen[id] = k + 1
-			if _, _, ok := d.Locate(layer, k); !ok {
+			// A place counted from the end (a trailer) is past the cut.
+			if p, _, ok := d.Locate(layer, k); !ok || p.Off < 0 {
 				continue
 			}
 		}
