@@ -449,8 +449,19 @@ var (
 	fCLCTrailer = Field(OwnerCLC, "smc.clc.trailer", KindString, "CLC trailer eyecatcher (SMCR or SMCD; raw hex if invalid)", At(-4, 4))
 )
 
-// AppendFields adds every field of the message to r.
+// AppendFields adds every field of the message to r: of one the snap
+// length cut (Cut), those whose place lies in the captured bytes.
 func (c *CLC) AppendFields(r *Record) {
+	if c.Cut > 0 {
+		from := len(r.IDs)
+		c.appendFields(r)
+		r.dropUncaptured(from, c.Contents)
+		return
+	}
+	c.appendFields(r)
+}
+
+func (c *CLC) appendFields(r *Record) {
 	r.AddString(fCLCEyecatcher, clcEyecatcherName(c.Eyecatcher))
 	r.AddUint(fCLCType, uint64(c.Type))
 	r.AddUint(fCLCLength, uint64(c.Length))

@@ -336,54 +336,23 @@ func (a *CLCAccept) appendFields(c *CLC, r *Record) {
 	case !a.fixed:
 		// A malformed message too short for the fields (DecodePartial).
 	case c.TypeV1 == SMCTypeR:
-		// Each where the capture holds it (has: always, unless cut).
-		if a.has(16) {
-			r.AddBytes(fCLCPeerID, a.PeerID[:])
-		}
-		if a.has(32) {
-			r.AddAddr(fCLCGID, a.GID)
-		}
-		if a.has(38) {
-			r.AddBytes(fCLCMAC, a.MAC[:])
-		}
-		if a.has(41) {
-			r.AddUint(fCLCQPN, uint64(a.QPN))
-		}
-		if a.has(45) {
-			r.AddUint(fCLCRKey, uint64(a.RKey))
-		}
-		if a.has(46) {
-			r.AddUint(fCLCRMBEIdx, uint64(a.RMBEIdx))
-		}
-		if a.has(50) {
-			r.AddUint(fCLCAlertToken, uint64(a.AlertToken))
-		}
-		if a.has(51) {
-			r.AddUint(fCLCRMBESize, RMBESizeBytes(a.RMBESize))
-			r.AddUint(fCLCMTU, QPMTUBytes(a.QPMTU))
-		}
-		if a.has(60) {
-			r.AddUint(fCLCRMBVA, a.RMBVA)
-		}
-		if a.has(64) {
-			r.AddUint(fCLCPSN, uint64(a.PSN))
-		}
+		r.AddBytes(fCLCPeerID, a.PeerID[:])
+		r.AddAddr(fCLCGID, a.GID)
+		r.AddBytes(fCLCMAC, a.MAC[:])
+		r.AddUint(fCLCQPN, uint64(a.QPN))
+		r.AddUint(fCLCRKey, uint64(a.RKey))
+		r.AddUint(fCLCRMBEIdx, uint64(a.RMBEIdx))
+		r.AddUint(fCLCAlertToken, uint64(a.AlertToken))
+		r.AddUint(fCLCRMBESize, RMBESizeBytes(a.RMBESize))
+		r.AddUint(fCLCMTU, QPMTUBytes(a.QPMTU))
+		r.AddUint(fCLCRMBVA, a.RMBVA)
+		r.AddUint(fCLCPSN, uint64(a.PSN))
 	case c.TypeV1 == SMCTypeD:
-		if a.has(16) {
-			r.AddUint(fSMCDGID, a.SMCDGID)
-		}
-		if a.has(24) {
-			r.AddUint(fSMCDDMBToken, a.DMBToken)
-		}
-		if a.has(25) {
-			r.AddUint(fSMCDDMBEIdx, uint64(a.DMBEIdx))
-		}
-		if a.has(26) {
-			r.AddUint(fSMCDDMBESize, RMBESizeBytes(a.DMBESize))
-		}
-		if a.has(32) {
-			r.AddBytes(fSMCDLinkID, a.LinkID[:])
-		}
+		r.AddUint(fSMCDGID, a.SMCDGID)
+		r.AddUint(fSMCDDMBToken, a.DMBToken)
+		r.AddUint(fSMCDDMBEIdx, uint64(a.DMBEIdx))
+		r.AddUint(fSMCDDMBESize, RMBESizeBytes(a.DMBESize))
+		r.AddBytes(fSMCDLinkID, a.LinkID[:])
 		if a.v2D {
 			r.AddUint(fSMCDCHID, uint64(a.CHID))
 			r.AddUint(fSMCDGIDExt, a.GIDExt)
@@ -408,7 +377,7 @@ func (a *CLCAccept) appendFields(c *CLC, r *Record) {
 			}
 		}
 	}
-	if c.ANCK && a.fixed && c.TypeV1 == SMCTypeR && a.has(acceptInitCreditsOff+1) {
+	if c.ANCK && a.fixed && c.TypeV1 == SMCTypeR {
 		r.AddUint(fANCKInitCredits, uint64(a.InitCredits))
 	}
 	if a.HasGIDList {
