@@ -169,9 +169,11 @@ func (s *smcQPs) roce(r *roceLayers, f *Frame) {
 	credits := fl&qpCredits != 0
 	switch {
 	case f.LLC != nil || f.CDC != nil:
-		if f.LLC != nil {
+		if f.LLC != nil && f.LLC.StepCaptured() {
 			// A link a handshake of ANCK set up passes its flags to the
-			// links its LLC adds (ANCK keeps them per link group).
+			// links its LLC adds (ANCK keeps them per link group). A
+			// message the snap length cut before its GID and QPN
+			// announces nothing.
 			switch f.LLC.Type.Base() {
 			case decode.LLCConfirmLink:
 				s.addAnnounced(f.LLC.ConfirmLink.GID, f.LLC.ConfirmLink.QPN, fl)

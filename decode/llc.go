@@ -154,7 +154,9 @@ type LLC struct {
 
 	// Cut is how many bytes of the message the capture holds when its snap
 	// length cut the message short (DecodeCut), 0 for a whole message:
-	// only the fields within them are shown and summarised (Captured).
+	// only the fields within them are shown and summarised. The body's
+	// values past the cut are zeros or partial: read them only where
+	// Captured or StepCaptured says the capture holds them.
 	Cut int
 	// pad is DecodeCut's copy of a cut message, zeros past the cut.
 	pad []byte

@@ -86,7 +86,7 @@ func (t *qpTeachers) learn(f *capture.Frame, n int32) (teacher int32) {
 	if anck || f.SMCMalformed || f.BTH.SMCType() == gopacket.LayerTypePayload {
 		teacher = t.first[k]
 	}
-	if f.LLC != nil {
+	if f.LLC != nil && f.LLC.StepCaptured() { // as capture's smcQPs
 		switch f.LLC.Type.Base() {
 		case decode.LLCConfirmLink:
 			t.announce(f.LLC.ConfirmLink.GID, f.LLC.ConfirmLink.QPN, n)
