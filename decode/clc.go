@@ -452,13 +452,7 @@ var (
 // AppendFields adds every field of the message to r: of one the snap
 // length cut (Cut), those whose place lies in the captured bytes.
 func (c *CLC) AppendFields(r *Record) {
-	if c.Cut > 0 {
-		from := len(r.IDs)
-		c.appendFields(r)
-		r.dropUncaptured(from, c.Contents)
-		return
-	}
-	c.appendFields(r)
+	r.addCaptured(c.Cut > 0, c.Contents, c.appendFields)
 }
 
 func (c *CLC) appendFields(r *Record) {

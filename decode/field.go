@@ -290,6 +290,16 @@ func (r *Record) Reset() {
 	r.Vals = r.Vals[:0]
 }
 
+// addCaptured adds a message's fields with add and, when the snap length
+// cut it (cut), drops those added past what the capture holds of it.
+func (r *Record) addCaptured(cut bool, captured []byte, add func(*Record)) {
+	from := len(r.IDs)
+	add(r)
+	if cut {
+		r.dropUncaptured(from, captured)
+	}
+}
+
 // dropUncaptured removes the fields added from index from on whose place
 // does not lie wholly in layer, what the capture holds of a message its
 // snap length cut (FieldDef.Locate, occurrence by occurrence; a place

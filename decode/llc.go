@@ -666,13 +666,7 @@ func ibMTUName(v uint64) string {
 // AppendFields adds smc.llc.type, .version, .length, .flags, .response
 // and the fields of the message type.
 func (l *LLC) AppendFields(r *Record) {
-	if l.Cut > 0 {
-		from := len(r.IDs)
-		l.appendFields(r)
-		r.dropUncaptured(from, l.Contents)
-		return
-	}
-	l.appendFields(r)
+	r.addCaptured(l.Cut > 0, l.Contents, l.appendFields)
 }
 
 func (l *LLC) appendFields(r *Record) {
