@@ -63,7 +63,7 @@ func (o AliOptions) String() string { return string(o.AppendTo(nil)) }
 // reserved byte after the OUI, then the 4-byte options at message offset
 // 56).
 func (p *CLCProposal) Alibaba() (AliOptions, bool) {
-	if !p.HasSMCDArea || p.VendorOUI != AlibabaOUI {
+	if !p.HasSMCDArea || !p.has(57) || p.VendorOUI != AlibabaOUI {
 		return 0, false
 	}
 	return AliOptions(p.VendorOptions[1]), true
@@ -74,7 +74,7 @@ func (p *CLCProposal) Alibaba() (AliOptions, bool) {
 // the v2x extension's vendor_exp_options, which ANCK reads as struct
 // smc_clc_vendor_opt_ali.
 func (a *CLCAccept) Alibaba(c *CLC) (AliOptions, bool) {
-	if !c.ANCK || !a.HasFCE || a.FCE.Len != fceV2xLen {
+	if !c.ANCK || !a.HasFCE || a.FCE.Len != fceV2xLen || !a.has(a.FCE.Offset+41) {
 		return 0, false
 	}
 	return AliOptions(a.FCE.VendorOptions >> 24), true

@@ -73,6 +73,10 @@ type CLCAccept struct {
 	v2D      bool // CHID and GIDExt are in the message (SMC-D v2)
 }
 
+// GIDs is how many GIDs of the list the message holds: the count, or
+// fewer when the capture cut the list.
+func (a *CLCAccept) GIDs() int { return len(a.gids) / gidLen }
+
 // ListGID returns the i-th GID of a first-contact Confirm's GID list.
 func (a *CLCAccept) ListGID(i int) netip.Addr { return clcGID(a.gids[i*gidLen:]) }
 
@@ -146,9 +150,105 @@ func (a *CLCAccept) decode(c *CLC, m []byte) error {
 func (a *CLCAccept) decodeCut(c *CLC, m []byte) {
 	a.fixed, a.captured = true, len(m)
 	a.fixedFields(c, m)
-	if c.TypeV1 == SMCTypeR && c.Version >= 2 && a.has(acceptEIDROff+propEIDLen) {
-		a.EID = m[acceptEIDROff : acceptEIDROff+propEIDLen]
+	if c.Version < 2 {
+		return
 	}
+	fceOff := acceptV2RBody
+	switch c.TypeV1 {
+	case SMCTypeR:
+		if a.has(acceptEIDROff + propEIDLen) {
+			a.EID = m[acceptEIDROff : acceptEIDROff+propEIDLen]
+		}
+	case SMCTypeD:
+		fceOff = acceptV2DBody
+		if a.has(acceptEIDDOff + propEIDLen) {
+			a.EID = m[acceptEIDDOff : acceptEIDDOff+propEIDLen]
+		}
+		// Fields with a place: dropped by it when not captured.
+		a.v2D = true
+		if a.has(acceptCHIDDOff + 2) {
+			a.CHID = binary.BigEndian.Uint16(m[acceptCHIDDOff:])
+		}
+		if a.has(acceptV2DBody) {
+			a.GIDExt = binary.BigEndian.Uint64(m[66:])
+		}
+	default:
+		return
+	}
+	if c.Flag && a.has(fceOff+1) {
+		a.fceCut(c, m, fceOff)
+	}
+}
+
+// fceCut sets what m, the start of a first-contact message the capture
+// cut at or after the extension's first byte, holds of the extension and
+// of an SMC-R Confirm's GID list. The extension's size is not on the
+// wire: an Accept's is what the length leaves after it; a Confirm's is the
+// one (52 or 36) that the GID list's count, where captured, makes agree
+// with the length. While both agree, the size is unknown (FCE.Len 0) and
+// only the fields the two forms share are set.
+func (a *CLCAccept) fceCut(c *CLC, m []byte, fceOff int) {
+	pad := make([]byte, int(c.Length)-clcTrailerLen)
+	copy(pad, m)
+	rest := len(pad) - fceOff
+	gidList := c.Type == CLCTypeConfirm && c.TypeV1 == SMCTypeR
+	size := 0
+	if !gidList {
+		if rest == fceV2xLen || rest == fceBaseLen {
+			size = rest
+		}
+	} else {
+		for _, n := range [...]int{fceV2xLen, fceBaseLen} {
+			g := fceOff + n
+			fits := g+fceGIDListHdr <= len(pad) && (len(pad)-g-fceGIDListHdr)%gidLen == 0
+			if fits && a.has(g+1) {
+				fits = g+fceGIDListHdr+gidLen*int(pad[g]) == len(pad)
+			}
+			switch {
+			case !fits:
+			case size == 0:
+				size = n
+			default:
+				size = -1 // both: not yet told apart
+			}
+		}
+	}
+	if size == 0 {
+		return // no size fits the length: not an extension to show
+	}
+	f := &a.FCE
+	a.HasFCE = true
+	fb := pad[fceOff:]
+	f.Offset = fceOff
+	f.Direct = fb[0]&0x80 != 0
+	f.OSType = fb[1] >> 4
+	f.Release = fb[1] & 0x0f
+	if a.has(fceOff + 4 + hostnameLen) {
+		f.Hostname = m[fceOff+4 : fceOff+4+hostnameLen]
+	}
+	if size < 0 {
+		return
+	}
+	f.Len = size
+	if size == fceV2xLen {
+		f.MaxConns = fb[36]
+		f.MaxLinks = fb[37]
+		f.FeatureMask = binary.BigEndian.Uint16(fb[38:])
+		f.VendorOptions = binary.BigEndian.Uint32(fb[40:])
+	}
+	if g := fceOff + size; gidList && a.has(g+1) {
+		a.HasGIDList = true
+		a.GIDCount = m[g]
+		whole := max(0, min(int(a.GIDCount), (len(m)-g-fceGIDListHdr)/gidLen))
+		a.gids = pad[g+fceGIDListHdr : g+fceGIDListHdr+gidLen*whole]
+	}
+}
+
+// FCECaptured reports whether the message holds its whole first-contact
+// extension: always when it has one and is whole; for one the capture
+// cut, when the cut lies past the extension and its size is known.
+func (a *CLCAccept) FCECaptured() bool {
+	return a.HasFCE && a.FCE.Len != 0 && a.has(a.FCE.Offset+a.FCE.Len)
 }
 
 // fixedFields sets the v1 fields of the chosen type (the r0 or d0 part of
@@ -382,7 +482,7 @@ func (a *CLCAccept) appendFields(c *CLC, r *Record) {
 	}
 	if a.HasGIDList {
 		r.AddUint(fCLCGIDCount, uint64(a.GIDCount))
-		for i := range int(a.GIDCount) {
+		for i := range a.GIDs() {
 			r.AddAddr(fCLCGIDList, a.ListGID(i))
 		}
 	}
@@ -458,10 +558,10 @@ func (a *CLCAccept) appendSummary(c *CLC, dst []byte) []byte {
 			dst = append(dst, " DMBE "...)
 			dst = clcAppendSize(dst, RMBESizeBytes(a.DMBESize))
 		}
-		if a.v2D {
+		if a.v2D && a.has(acceptCHIDDOff+2) {
 			dst = append(dst, " CHID "...)
 			dst = clcAppendHex(dst, uint64(a.CHID))
-			if a.GIDExt != 0 {
+			if a.has(acceptV2DBody) && a.GIDExt != 0 {
 				dst = append(dst, " GID ext "...)
 				dst = clcAppendHex(dst, a.GIDExt)
 			}
@@ -472,22 +572,27 @@ func (a *CLCAccept) appendSummary(c *CLC, dst []byte) []byte {
 		dst = clcAppendQuoted(dst, clcTrimBlanks(a.EID))
 	}
 	if a.HasFCE {
-		f := &a.FCE
-		dst = append(dst, " (FCE: "...)
-		if n := OSTypeName(f.OSType); n != "" {
-			dst = append(dst, n...)
-		} else {
-			dst = append(dst, "OS "...)
-			dst = numfmt.AppendUint(dst, uint64(f.OSType))
+		f, o := &a.FCE, a.FCE.Offset
+		dst = append(dst, " (FCE:"...)
+		if a.has(o + 2) {
+			dst = append(dst, ' ')
+			if n := OSTypeName(f.OSType); n != "" {
+				dst = append(dst, n...)
+			} else {
+				dst = append(dst, "OS "...)
+				dst = numfmt.AppendUint(dst, uint64(f.OSType))
+			}
+			dst = append(dst, " release "...)
+			dst = numfmt.AppendUint(dst, uint64(f.Release))
 		}
-		dst = append(dst, " release "...)
-		dst = numfmt.AppendUint(dst, uint64(f.Release))
-		dst = append(dst, " host "...)
-		dst = clcAppendQuoted(dst, clcTrimBlanks(f.Hostname))
+		if a.has(o + 4 + hostnameLen) {
+			dst = append(dst, " host "...)
+			dst = clcAppendQuoted(dst, clcTrimBlanks(f.Hostname))
+		}
 		if f.Direct {
 			dst = append(dst, " direct"...)
 		}
-		if f.MaxConns != 0 || f.MaxLinks != 0 || f.FeatureMask != 0 {
+		if f.Len == fceV2xLen && a.has(o+40) && (f.MaxConns != 0 || f.MaxLinks != 0 || f.FeatureMask != 0) {
 			dst = append(dst, ", max conns "...)
 			dst = numfmt.AppendUint(dst, uint64(f.MaxConns))
 			dst = append(dst, " links "...)
@@ -497,7 +602,7 @@ func (a *CLCAccept) appendSummary(c *CLC, dst []byte) []byte {
 		}
 		dst = append(dst, ')')
 	}
-	if c.ANCK && c.TypeV1 == SMCTypeR {
+	if c.ANCK && c.TypeV1 == SMCTypeR && a.has(acceptInitCreditsOff+1) {
 		if o, ok := a.Alibaba(c); ok {
 			dst = appendAli(dst, "agreed", o)
 			dst = append(dst, ',')
@@ -508,9 +613,9 @@ func (a *CLCAccept) appendSummary(c *CLC, dst []byte) []byte {
 		dst = numfmt.AppendUint(dst, uint64(a.InitCredits))
 		dst = append(dst, ']')
 	}
-	if a.HasGIDList {
+	if a.HasGIDList && (a.GIDs() > 0 || a.captured == 0) {
 		dst = append(dst, " GIDs"...)
-		for i := range int(a.GIDCount) {
+		for i := range a.GIDs() {
 			if i > 0 {
 				dst = append(dst, ',')
 			}

@@ -35,9 +35,10 @@ type CLCDecline struct {
 	// accepted it and fell back.
 	ShortV2 bool
 
+	peer  bool // PeerID is in the message
 	fixed bool // the fields up to the diagnosis are in the message
 	os    bool // OSType is in the message (v2)
-	extra bool // ExtraDiag is in the message (the 44-byte v2 layout)
+	extra int  // ExtraDiag slots in the message (the 44-byte v2 layout: all)
 }
 
 // decodeCut sets the fields that lie wholly within m, the start of a
@@ -47,18 +48,21 @@ func (d *CLCDecline) decodeCut(c *CLC, m []byte) { d.fields(c, m, len(m)) }
 // fields sets the fields of m that lie before lim.
 func (d *CLCDecline) fields(c *CLC, m []byte, lim int) {
 	v2 := c.Version >= 2
+	if lim >= 16 {
+		d.peer = true
+		d.PeerID = [8]byte(m[8:16])
+	}
 	if lim >= 20 {
 		d.fixed = true
-		d.PeerID = [8]byte(m[8:16])
 		d.Diagnosis = DeclineCode(binary.BigEndian.Uint32(m[16:20]))
 		if v2 && lim > 20 {
 			d.os = true
 			d.OSType = m[20] >> 4
 		}
 	}
-	if v2 && lim >= 24+4*declineExtraDiag {
-		d.extra = true
-		for i := range d.ExtraDiag {
+	if v2 {
+		d.extra = min(declineExtraDiag, max(0, (lim-24)/4))
+		for i := range d.extra {
 			d.ExtraDiag[i] = DeclineCode(binary.BigEndian.Uint32(m[24+4*i:]))
 		}
 	}
@@ -118,19 +122,19 @@ func clcDeclineEnum(u uint64) string {
 
 func (d *CLCDecline) appendFields(c *CLC, r *Record) {
 	r.AddBool(fCLCOutOfSync, c.Flag)
-	if !d.fixed {
-		return // a malformed Decline too short for its fields
+	if d.peer {
+		r.AddBytes(fCLCPeerID, d.PeerID[:])
 	}
-	r.AddBytes(fCLCPeerID, d.PeerID[:])
+	if !d.fixed {
+		return // a Decline cut, or malformed, before its diagnosis
+	}
 	r.AddUint(fDeclineReason, uint64(d.Diagnosis))
 	r.AddString(fDeclineReasonName, d.Diagnosis.StringIn(c.ANCK))
 	if d.os {
 		r.AddUint(fDeclineOSType, uint64(d.OSType))
 	}
-	if d.extra {
-		for _, x := range d.ExtraDiag {
-			r.AddUint(fDeclineExtraDiag, uint64(x))
-		}
+	for _, x := range d.ExtraDiag[:d.extra] {
+		r.AddUint(fDeclineExtraDiag, uint64(x))
 	}
 	if d.ShortV2 {
 		r.AddBool(fDeclineShortV2, true)

@@ -60,6 +60,54 @@ type CLCProposal struct {
 	SMCDv2Ext    CLCSMCDv2Ext
 
 	fixed bool // PeerID to IPAreaOffset are in the message
+	// captured: the capture cut the message after this many bytes
+	// (CLC.DecodeCut); 0 for a whole one.
+	captured int
+}
+
+// has reports whether the message holds its bytes up to offset end.
+func (p *CLCProposal) has(end int) bool { return p.captured == 0 || end <= p.captured }
+
+// decodeCut sets the fields that lie wholly within m, the start of a
+// Proposal the capture cut (CLC.DecodeCut). The message is decoded from a
+// copy padded with zeros to its length, so that each area is found where
+// the captured offsets put it; then an area without a fixed place (the
+// prefixes, the v2 and SMC-Dv2 extensions) is kept only when m holds its
+// fixed part, and a list only its whole entries. Fields with a fixed place
+// are dropped by it (Record.addCaptured); the summary asks has.
+func (p *CLCProposal) decodeCut(c *CLC, m []byte) {
+	pad := make([]byte, c.Length)
+	copy(pad, m)
+	// Zeros past the cut are not the sender's: the padded message's
+	// length checks say nothing.
+	_ = p.decode(c, pad)
+	n := len(m)
+	p.captured = n
+	whole := func(start, size, count int) int { return max(0, min(count, (n-start)/size)) }
+	if p.HasPrefix {
+		off := propFixedLen + int(p.IPAreaOffset)
+		if p.HasPrefix = p.has(off + propPrefixLen); p.HasPrefix {
+			p.ipv6 = p.ipv6[:propIPv6Len*whole(off+propPrefixLen, propIPv6Len, p.IPv6Prefixes())]
+		} else {
+			p.ipv6 = nil
+		}
+	}
+	if p.HasV2Ext {
+		e := &p.V2Ext
+		if p.HasV2Ext = p.has(e.Offset + propV2ExtLen); !p.HasV2Ext {
+			p.V2Ext, p.HasSMCDv2Ext, p.SMCDv2Ext = CLCV2Ext{}, false, CLCSMCDv2Ext{}
+			return
+		}
+		e.eids = e.eids[:propEIDLen*whole(e.Offset+propV2ExtLen, propEIDLen, e.EIDs())]
+	}
+	if p.HasSMCDv2Ext {
+		d := &p.SMCDv2Ext
+		if p.HasSMCDv2Ext = p.has(d.Offset + propSMCDv2Len); !p.HasSMCDv2Ext {
+			p.SMCDv2Ext = CLCSMCDv2Ext{}
+			return
+		}
+		d.gidchid = d.gidchid[:propGIDCHIDLen*whole(d.Offset+propSMCDv2Len, propGIDCHIDLen, d.Len())]
+	}
 }
 
 // IPv6Prefixes is how many IPv6 prefixes the message holds: the count,
@@ -379,11 +427,11 @@ func (p *CLCProposal) appendSummary(c *CLC, dst []byte) []byte {
 	if !p.fixed {
 		return dst // DecodePartial of a message too short for its fields
 	}
-	if !clcIsZero(p.PeerID[:]) {
+	if p.has(16) && !clcIsZero(p.PeerID[:]) {
 		dst = append(dst, " peer "...)
 		dst = clcAppendPeerID(dst, p.PeerID)
 	}
-	if c.TypeV1.HasR() && !p.GID.IsUnspecified() {
+	if c.TypeV1.HasR() && p.has(32) && !p.GID.IsUnspecified() {
 		dst = append(dst, " GID "...)
 		dst = p.GID.AppendTo(dst)
 	}
@@ -400,7 +448,7 @@ func (p *CLCProposal) appendSummary(c *CLC, dst []byte) []byte {
 			dst = numfmt.AppendUint(dst, uint64(bits))
 		}
 	}
-	if p.HasSMCDArea && p.ISMGID != 0 {
+	if p.HasSMCDArea && p.has(48) && p.ISMGID != 0 {
 		dst = append(dst, " ISM GID "...)
 		dst = clcAppendHex(dst, p.ISMGID)
 	}
@@ -439,7 +487,12 @@ func (p *CLCProposal) appendSummary(c *CLC, dst []byte) []byte {
 				dst = append(dst, ", SEID "...)
 				dst = clcAppendQuoted(dst, clcTrimBlanks(p.SMCDv2Ext.SEID))
 			}
-			// Devices, not entries: an Emulated-ISM device takes two.
+			// Devices, not entries: an Emulated-ISM device takes two;
+			// not counted from a list the capture cut.
+			if p.SMCDv2Ext.Len() < int(e.ISMGIDCount) {
+				dst = append(dst, ')')
+				return appendProposalAli(p, c, dst)
+			}
 			n, emulated := p.SMCDv2Ext.Devices()
 			dst = append(dst, ", "...)
 			dst = numfmt.AppendUint(dst, uint64(n))
@@ -454,10 +507,17 @@ func (p *CLCProposal) appendSummary(c *CLC, dst []byte) []byte {
 			}
 		}
 		dst = append(dst, ')')
-	} else if c.Version >= 2 && c.TypeV2 != SMCTypeN && c.Malformed == nil {
-		// (A malformed one may have an extension not decoded.)
+	} else if c.Version >= 2 && c.TypeV2 != SMCTypeN && c.Malformed == nil && c.Cut == 0 {
+		// (A malformed one may have an extension not decoded, a cut
+		// one one the capture did not keep.)
 		dst = append(dst, " (no v2 extension)"...)
 	}
+	return appendProposalAli(p, c, dst)
+}
+
+// appendProposalAli ends a Proposal's summary with the ANCK options it
+// offers.
+func appendProposalAli(p *CLCProposal, c *CLC, dst []byte) []byte {
 	if o, ok := p.Alibaba(); ok && c.Version >= 2 {
 		dst = append(appendAli(dst, "offers", o), ']')
 	}

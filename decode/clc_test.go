@@ -5,10 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+
+	"github.com/smcscope/smcscope/internal/testutil"
 )
 
 // clcTruncFeedback records SetTruncated, as gopacket's packet metadata does.
@@ -626,9 +630,46 @@ func TestCLCAcceptReusedLinkGroup(t *testing.T) {
 // the whole message's, with the same value, none lies past the cut (the
 // trailer never: absent is not zero), and the summary says how much was
 // captured. A whole message, or less than a header, is not a cut one.
+// clcEveryCaptured is every whole CLC message a TCP segment of the
+// samples and crafted captures carries (SMC-D, v2 Proposals with
+// extensions, ANCK's, v2 Declines), beside clcAll's, each once.
+func clcEveryCaptured(t testing.TB) map[string][]byte {
+	t.Helper()
+	out := clcAll(t)
+	seen := map[string]bool{}
+	for _, m := range out {
+		seen[string(m)] = true
+	}
+	var files []string
+	for _, g := range []string{filepath.Join(testutil.SamplesDir(t), "*.pcap*"), "../testdata/*/*.pcap*"} {
+		fs, err := filepath.Glob(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, fs...)
+	}
+	for _, f := range files {
+		ps, lt := testutil.ReadFrames(t, f)
+		for i, p := range ps {
+			pkt := gopacket.NewPacket(p.Data, lt, gopacket.NoCopy)
+			tcp, ok := pkt.Layer(layers.LayerTypeTCP).(*layers.TCP)
+			if !ok {
+				continue
+			}
+			l, ok := CLCMessageLength(tcp.Payload)
+			if !ok || l > len(tcp.Payload) || seen[string(tcp.Payload[:l])] {
+				continue
+			}
+			seen[string(tcp.Payload[:l])] = true
+			out[filepath.Base(f)+"/"+clcItoa(i+1)] = tcp.Payload[:l]
+		}
+	}
+	return out
+}
+
 func TestCLCDecodeCut(t *testing.T) {
 	t.Parallel()
-	for name, msg := range clcAll(t) {
+	for name, msg := range clcEveryCaptured(t) {
 		t.Run(name, func(t *testing.T) {
 			var whole CLC
 			if err := whole.DecodeFromBytes(msg, gopacket.NilDecodeFeedback); err != nil {
@@ -646,7 +687,7 @@ func TestCLCDecodeCut(t *testing.T) {
 				var r Record
 				c.AppendFields(&r)
 				what := fmt.Sprintf("%d of %d bytes", n, l)
-				checkCutFields(t, what, &wr, &r, msg[:n], false) // a Proposal's, a Decline's and a first-contact extension's fields are read only whole
+				checkCutFields(t, what, &wr, &r, msg[:n], true)
 				checkCutSummary(t, what, c.String(), whole.String(), n, l)
 			}
 			var c CLC

@@ -13,8 +13,9 @@ import (
 // result, and that a decoded message is self-consistent and decodes the
 // same way again from its own Contents.
 func FuzzCLC(f *testing.F) {
-	for _, msg := range clcAll(f) {
+	for _, msg := range clcEveryCaptured(f) {
 		f.Add(msg)
+		f.Add(msg[:len(msg)*2/3]) // as the snap length cuts it
 	}
 	f.Add(testCLCDeclineV2Short) // Linux 5.10-5.15
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -38,6 +39,18 @@ func FuzzCLC(f *testing.F) {
 			_ = p.AppendSummary(nil)
 		} else if !reflect.DeepEqual(p, CLC{}) {
 			t.Fatalf("nothing framed, yet %+v", p)
+		}
+		// The same bytes as the start of a message the snap length cut:
+		// what is decoded of it shows without panicking.
+		var k CLC
+		if ok, err := k.DecodeCut(data); ok {
+			if err != nil || k.Cut != len(data) {
+				t.Fatalf("DecodeCut: ok with error %v, cut %d of %d", err, k.Cut, len(data))
+			}
+			var r Record
+			k.AppendFields(&r)
+			_ = k.AppendSummary(nil)
+			_ = k.StepCaptured()
 		}
 		if err != nil {
 			var de *Error

@@ -348,7 +348,7 @@ func fillCLC(m *clcIn, c *decode.CLC, eids *textcache.Cache) {
 			MTU:      uint32(decode.QPMTUBytes(a.QPMTU)),
 			VA:       a.RMBVA, PSN: a.PSN, Valid: true,
 		}
-		if a.HasFCE {
+		if a.FCECaptured() {
 			m.maxLinks, m.maxConns = a.FCE.MaxLinks, a.FCE.MaxConns
 			m.ep.HasFCE, m.ep.Direct, m.ep.OS, m.ep.Release = true, a.FCE.Direct, a.FCE.OSType, a.FCE.Release
 			m.ep.Host = eids.String(bytes.TrimRight(a.FCE.Hostname, " \x00"))
