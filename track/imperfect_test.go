@@ -602,3 +602,40 @@ func TestCaptureReorderedTCP(t *testing.T) {
 			wc.Link, wc.LGR, wc.Frames, wc.Flow[DirC2S].Bytes, wc.Flow[DirS2C].Bytes)
 	}
 }
+
+// TestTCPCopiesLater: every TCP segment of pingpong shown again 20 ms
+// later (two hosts' captures merged, their clocks apart; a TCP
+// retransmission looks the same): a SYN shown again after the bytes that
+// followed it moves nothing back (no bytes "not captured"), and a CLC
+// message shown again (the CLC reassembly had finished the handshake's
+// stream) takes no step: the handshake's times are the first copies'.
+func TestTCPCopiesLater(t *testing.T) {
+	frames, _ := testutil.ReadFrames(t, "../samples/pingpong.pcap")
+	var all []testutil.Packet
+	for _, f := range frames {
+		all = append(all, f)
+		if len(f.Data) > 23 && f.Data[23] == 6 { // IPv4 protocol: TCP
+			c := f
+			c.CI.Timestamp = c.CI.Timestamp.Add(20 * time.Millisecond)
+			all = append(all, c)
+		}
+	}
+	slices.SortStableFunc(all, func(a, b testutil.Packet) int { return a.CI.Timestamp.Compare(b.CI.Timestamp) })
+	s, _ := feedRaw(t, all)
+	w, _ := feedRaw(t, frames)
+	if len(s.Conns) != 1 || len(w.Conns) != 1 {
+		t.Fatalf("%d connections, want 1", len(s.Conns))
+	}
+	c, wc := &s.Conns[0], &w.Conns[0]
+	for d := range c.Flow {
+		if n := c.Flow[d].TCPNotCaptured; n != 0 {
+			t.Errorf("%v: %d bytes not captured", Dir(d), n)
+		}
+	}
+	if c.Outcome != wc.Outcome || !slices.Equal(c.CLCTypes, wc.CLCTypes) || c.TProposal != wc.TProposal ||
+		c.TAccept != wc.TAccept || c.TConfirm != wc.TConfirm || c.Flow[DirC2S].Bytes != wc.Flow[DirC2S].Bytes {
+		t.Errorf("outcome %v CLC %v times %v %v %v bytes %d; the capture without copies: %v %v %v %v %v %d",
+			c.Outcome, c.CLCTypes, c.TProposal, c.TAccept, c.TConfirm, c.Flow[DirC2S].Bytes,
+			wc.Outcome, wc.CLCTypes, wc.TProposal, wc.TAccept, wc.TConfirm, wc.Flow[DirC2S].Bytes)
+	}
+}

@@ -81,7 +81,13 @@ func (t *Tracker) tcp(in *input) {
 	if s.payload > 0 {
 		f.TCPBytes += uint64(s.payload)
 	}
-	t.tcpSeq(c, d, s, in)
+	if t.tcpSeq(c, d, s, in) {
+		// Bytes the capture showed already: a TCP retransmission, or a
+		// copy the capture made (two hosts' captures merged), that the
+		// CLC reassembly took for a new message after the handshake's
+		// stream was done. The handshake took its step the first time.
+		in.clcN = 0
+	}
 	if s.cut > 0 && c.Outcome == OutcomePending && !c.clcUncaptured {
 		// The snap length cut the handshake's bytes: as bytes the
 		// capture missed, nothing is inferred from them.
@@ -138,13 +144,18 @@ func (t *Tracker) tcp(in *input) {
 // tells the capture's gaps from what the peer's ACK covers: bytes the
 // peer acknowledged that the capture never showed were missed by the
 // capture, not lost (Wireshark's "ACKed segment that wasn't captured").
-// A handshake that misses bytes is not judged by what is missing.
-func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) {
+// A handshake that misses bytes is not judged by what is missing. It
+// reports whether the segment's bytes were all shown before (resent).
+func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) (resent bool) {
 	f := &c.Flow[d]
 	end := s.seq + uint32(s.payload)
 	if s.syn || s.fin {
 		end++
 	}
+	// Before tcpNext and outside the last bytes an ACK covered unseen:
+	// shown before.
+	resent = s.payload > 0 && !s.syn && f.haveTCPNext && int32(end-f.tcpNext) <= 0 &&
+		(int32(end-f.tcpLate) <= 0 || int32(s.seq-f.tcpLateEnd) >= 0)
 	if s.payload > 0 && f.tcpLateEnd != f.tcpLate && in.ns-f.tcpLateNS <= int64(lateMax) &&
 		int32(s.seq-f.tcpLate) >= 0 && int32(s.seq-f.tcpLateEnd) < 0 {
 		// Bytes the peer's ACK covered, shown just after it: the capture
@@ -161,7 +172,10 @@ func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) {
 		}
 	}
 	switch {
-	case s.syn || !f.haveTCPNext:
+	case !f.haveTCPNext, s.syn && int32(end-f.tcpNext) > 0:
+		// A SYN sent again, or copied by the capture (two hosts'
+		// captures merged), after the bytes that followed it moves
+		// nothing back.
 		f.tcpNext, f.haveTCPNext, f.aheadSeen = end, true, false
 	case int32(s.seq-f.tcpNext) <= 0:
 		if int32(end-f.tcpNext) > 0 {
@@ -192,6 +206,7 @@ func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) {
 		c.clcUncaptured = true
 		t.awaitServerHalf(c)
 	}
+	return resent
 }
 
 // awaitServerHalf: a connection whose handshake the capture missed bytes
