@@ -71,6 +71,12 @@ func (u *udpLayer) NextLayerType() gopacket.LayerType {
 	if decode.IsDump(u.Payload) { // ANCK's dump device uses the connection's ports
 		return decode.LayerTypeSMCDump
 	}
+	switch u.DstPort {
+	case udpPortVXLAN:
+		return layers.LayerTypeVXLAN
+	case udpPortGeneve:
+		return layers.LayerTypeGeneve
+	}
 	return gopacket.LayerTypeZero
 }
 
@@ -94,6 +100,8 @@ type Decoder struct {
 	udp  udpLayer
 	roce roceLayers
 	dump decode.DumpHdr
+	// tunnel: a mirror's or an overlay's encapsulation (Frame.Tunnel).
+	tunnel tunnelLayers
 	// dumpLearn: what this capture's dump device frames taught so far.
 	dumpLearn decode.DumpLearner
 
@@ -309,7 +317,11 @@ func (d *Decoder) decodeChain(f *Frame, typ gopacket.LayerType, outer bool) {
 			}
 		default:
 			if l = d.roce.layer(typ, d.depth); l == nil {
-				return
+				var ok bool
+				if typ, data, ok, err = d.decodeTunnel(f, typ, data); !ok {
+					return
+				}
+				break
 			}
 			var c cutDecoder
 			if f.Cut && f.BTH != nil && f.BTH.TrailerCut {

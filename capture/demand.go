@@ -30,6 +30,7 @@ const (
 	gCLC
 	gRWWI
 	gDump
+	gTunnel
 	gAll fieldGroup = 1<<iota - 1
 )
 
@@ -66,7 +67,7 @@ func frameFieldBit(id decode.FieldID) frameFieldSet {
 // fill for it. Tracker owners map to gAll: the tracker reads every layer.
 var ownerGroups = [decode.NumOwners]fieldGroup{
 	decode.OwnerUnknown: gAll,
-	decode.OwnerFrame:   gFrame, decode.OwnerEthernet: gEth, decode.OwnerVLAN: gVLAN,
+	decode.OwnerFrame:   gFrame, decode.OwnerTunnel: gTunnel, decode.OwnerEthernet: gEth, decode.OwnerVLAN: gVLAN,
 	decode.OwnerIP: gIP, decode.OwnerTCP: gTCP, decode.OwnerUDP: gUDP,
 	decode.OwnerGRH: gGRH, decode.OwnerBTH: gBTH, decode.OwnerRDETH: gBTH, decode.OwnerXRCETH: gBTH,
 	decode.OwnerRETH: gRETH, decode.OwnerAETH: gAETH, decode.OwnerImmDt: gImmDt,

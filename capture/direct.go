@@ -158,7 +158,7 @@ func compileDirectCol(d decode.FieldDef) (directCol, bool) {
 			return c, false
 		}
 		return c, true
-	case decode.OwnerVLAN, decode.OwnerTCP, decode.OwnerGRH, decode.OwnerRDETH, decode.OwnerXRCETH,
+	case decode.OwnerTunnel, decode.OwnerVLAN, decode.OwnerTCP, decode.OwnerGRH, decode.OwnerRDETH, decode.OwnerXRCETH,
 		decode.OwnerImmDt, decode.OwnerIETH, decode.OwnerDETH, decode.OwnerCLC, decode.OwnerLLC:
 		return c, true // srcAbsent: not a layer of a direct frame
 	}

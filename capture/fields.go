@@ -42,6 +42,13 @@ var (
 	fUDPDstPort  = decode.Field(decode.OwnerUDP, "udp.dstport", decode.KindUint, "UDP destination port", decode.At(2, 2))
 	fFrameCut    = decode.Field(decode.OwnerFrame, "frame.cut", decode.KindBool, "Frame cut by the capture's snap length (present only when cut)")
 	fFrameError  = decode.Field(decode.OwnerFrame, "frame.error", decode.KindString, "Decode error of this frame, with layer, field and offset")
+
+	// A tunnel's headers sit where the carrier's put them: no fixed place.
+	fTunnelType      = decode.Field(decode.OwnerTunnel, "tunnel.type", decode.KindString, "encapsulation that carried the frame: ERSPAN I/II/III, GRE, VXLAN, Geneve (present only when carried)")
+	fTunnelSrc       = decode.Field(decode.OwnerTunnel, "tunnel.src", decode.KindAddr, "outer IP source address: the mirroring switch or the overlay's endpoint")
+	fTunnelDst       = decode.Field(decode.OwnerTunnel, "tunnel.dst", decode.KindAddr, "outer IP destination address: the collector or the overlay's endpoint")
+	fTunnelID        = decode.Field(decode.OwnerTunnel, "tunnel.id", decode.KindUint, "ERSPAN session ID, VXLAN or Geneve VNI, GRE key")
+	fTunnelTruncated = decode.Field(decode.OwnerTunnel, "tunnel.truncated", decode.KindBool, "ERSPAN T bit: the mirroring switch cut the frame (present only when true)")
 )
 
 func appendBaseFields(r *decode.Record, f *Frame) {
@@ -70,6 +77,19 @@ func appendBaseFields(r *decode.Record, f *Frame) {
 			for _, e := range f.CLCErr {
 				r.AddString(fFrameError, e.Error())
 			}
+		}
+	}
+	if t := f.Tunnel; t != nil && g&gTunnel != 0 {
+		r.AddString(fTunnelType, t.Kind.String())
+		if t.Src.IsValid() {
+			r.AddAddr(fTunnelSrc, t.Src)
+			r.AddAddr(fTunnelDst, t.Dst)
+		}
+		if t.HasID {
+			r.AddUint(fTunnelID, uint64(t.ID))
+		}
+		if t.Truncated {
+			r.AddBool(fTunnelTruncated, true)
 		}
 	}
 	if f.Eth != nil && g&gEth != 0 {

@@ -33,6 +33,10 @@ type Frame struct {
 	IPv6 *layers.IPv6
 	TCP  *layers.TCP
 	UDP  *layers.UDP
+	// Tunnel: the frame was carried by a mirror session or an overlay
+	// (ERSPAN, GRE, VXLAN, Geneve); the layers above are the carried
+	// frame's.
+	Tunnel *Tunnel
 
 	// RoCE and SMC layers (GRH, BTH, ..., LLC, CDC) and CLC messages.
 	SMCLayers
@@ -127,6 +131,7 @@ func (f *Frame) reset() {
 	f.Decoded = f.Decoded[:0]
 	f.Eth, f.VLAN, f.SLL, f.SLL2 = nil, nil, nil, nil
 	f.IPv4, f.IPv6, f.TCP, f.UDP = nil, nil, nil, nil
+	f.Tunnel = nil
 	f.SMCLayers.reset()
 	f.ICRC = ICRCStatus{}
 	f.SMCOption, f.SMCO = false, false

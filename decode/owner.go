@@ -10,6 +10,7 @@ type Owner uint8
 const (
 	OwnerUnknown Owner = iota
 	OwnerFrame
+	OwnerTunnel // a mirror's or an overlay's encapsulation (package capture)
 	OwnerEthernet
 	OwnerVLAN
 	OwnerIP
@@ -45,6 +46,7 @@ const (
 var owners = [NumOwners]struct{ key, title string }{
 	OwnerUnknown:     {"?", "?"},
 	OwnerFrame:       {"frame", "Frame"},
+	OwnerTunnel:      {"tunnel", "Tunnel"},
 	OwnerEthernet:    {"eth", "Ethernet"},
 	OwnerVLAN:        {"vlan", "802.1Q VLAN"},
 	OwnerIP:          {"ip", "Internet Protocol"},

@@ -577,7 +577,11 @@ func appendTCP(dst []byte, f *capture.Frame) []byte {
 
 // appendProblems flags what makes the line less than the whole truth.
 func appendProblems(dst []byte, f *capture.Frame) []byte {
-	if f.Cut {
+	if f.Tunnel != nil && f.Tunnel.Truncated {
+		dst = append(dst, " [cut by the mirror: "...)
+		dst = append(dst, f.Tunnel.Kind.String()...)
+		dst = append(dst, " T bit]"...)
+	} else if f.Cut {
 		dst = append(dst, " [cut by snaplen: "...)
 		dst = numfmt.AppendInt(dst, int64(f.CI.CaptureLength))
 		dst = append(dst, " of "...)

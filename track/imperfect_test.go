@@ -639,3 +639,95 @@ func TestTCPCopiesLater(t *testing.T) {
 			wc.Outcome, wc.CLCTypes, wc.TProposal, wc.TAccept, wc.TConfirm, wc.Flow[DirC2S].Bytes)
 	}
 }
+
+// tunnel wraps an Ethernet frame as a mirror session or an overlay
+// delivers it to a collector: ERSPAN I, II or III or GRE over IPv4, or
+// VXLAN or Geneve over IPv4/UDP. truncated sets ERSPAN's T bit.
+func tunnel(kind string, frame []byte, seq uint32, truncated bool) []byte {
+	be := binary.BigEndian
+	var t byte
+	if truncated {
+		t = 0x04
+	}
+	var proto byte = 47
+	var hdr []byte
+	switch kind {
+	case "vxlan":
+		proto, hdr = 17, []byte{0, 0, 0x12, 0xb5, 0, 0, 0, 0, 0x08, 0, 0, 0, 0, 0, 77, 0} // dst port 4789, VNI 77
+	case "geneve":
+		proto, hdr = 17, []byte{0, 0, 0x17, 0xc1, 0, 0, 0, 0, 0, 0, 0x65, 0x58, 0, 0, 88, 0} // 6081, VNI 88
+	case "erspan1":
+		hdr = []byte{0, 0, 0x88, 0xbe}
+	case "erspan2":
+		hdr = be.AppendUint32([]byte{0x10, 0, 0x88, 0xbe}, seq)
+		hdr = append(hdr, 0x10, 100, t, 5, 0, 0, 0, 0)
+	case "erspan3":
+		hdr = be.AppendUint32([]byte{0x10, 0, 0x22, 0xeb}, seq)
+		hdr = append(hdr, 0x20, 100, t, 6, 0, 0, 0x30, 0x39, 0, 0, 0, 0)
+	case "gre":
+		hdr = []byte{0x20, 0, 0x65, 0x58, 0, 0, 0, 9}
+	}
+	payload := append(hdr, frame...)
+	if proto == 17 {
+		be.PutUint16(payload[4:], uint16(len(payload)))
+	}
+	ip := []byte{0x45, 0, 0, 0, 0, 7, 0x40, 0, 64, proto, 0, 0, 192, 168, 1, 1, 192, 168, 1, 2}
+	be.PutUint16(ip[2:], uint16(20+len(payload)))
+	eth := []byte{2, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 2, 0x08, 0x00}
+	return slices.Concat(eth, ip, payload)
+}
+
+// TestTunnels: a capture taken at a collector that a switch's ERSPAN
+// session or a cloud's VXLAN/Geneve traffic mirror feeds is the capture
+// it carries: the same connections, link groups and links as the capture
+// taken on the hosts; a mirror that truncated the frames (ERSPAN's T bit)
+// is a capture cut by that snap length.
+func TestTunnels(t *testing.T) {
+	sum := func(s Snapshot) []string {
+		out := linkSum(s)
+		for i := range s.Conns {
+			c := &s.Conns[i]
+			out = append(out, fmt.Sprintf("%d %v v%d lgr %d link %d clc %v inferred %v %d/%d CDCs %d/%d bytes",
+				c.ID, c.Outcome, c.Version, c.LGR, c.Link, c.CLCTypes, c.Inferred,
+				c.Flow[DirC2S].CDCs, c.Flow[DirS2C].CDCs, c.Flow[DirC2S].Bytes, c.Flow[DirS2C].Bytes))
+		}
+		return out
+	}
+	for _, name := range []string{"pingpong", "multiconn"} {
+		path := "../samples/" + name + ".pcap"
+		all, _ := testutil.ReadFrames(t, path)
+		w, _ := feedRaw(t, all)
+		cut, _ := snapFrames(t, path, 128)
+		wc, _ := feedRaw(t, cut)
+		for _, kind := range []string{"vxlan", "geneve", "erspan1", "erspan2", "erspan3", "gre"} {
+			for _, truncated := range []bool{false, true} {
+				if truncated && kind != "erspan2" && kind != "erspan3" {
+					continue
+				}
+				t.Run(fmt.Sprintf("%s/%s/truncated=%v", name, kind, truncated), func(t *testing.T) {
+					frames := slices.Clone(all)
+					for i := range frames {
+						d, cut := frames[i].Data, false
+						if truncated && len(d) > 128 {
+							d, cut = d[:128], true
+						}
+						frames[i].Data = tunnel(kind, d, uint32(i), cut)
+						frames[i].CI.CaptureLength = len(frames[i].Data)
+						frames[i].CI.Length = len(frames[i].Data)
+					}
+					s, found := feedRaw(t, frames)
+					want := w
+					if truncated {
+						want = wc
+					}
+					if got, want := sum(s), sum(want); !slices.Equal(got, want) {
+						t.Errorf("carried:\n%s\ncaptured on the hosts:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+					}
+					if slices.Contains(found, expert.Malformed.String()) {
+						t.Errorf("findings %v", found)
+					}
+				})
+			}
+		}
+	}
+}

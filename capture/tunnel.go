@@ -1,0 +1,210 @@
+package capture
+
+import (
+	"encoding/binary"
+	"net/netip"
+	"strconv"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+
+	"github.com/smcscope/smcscope/decode"
+)
+
+// TunnelKind is the encapsulation a mirror session or an overlay put a
+// frame in.
+type TunnelKind uint8
+
+// Tunnel kinds.
+const (
+	TunnelNone      TunnelKind = iota
+	TunnelGRE                  // GRE carrying Ethernet (0x6558) or IP: RFC 2784, RFC 1701's key
+	TunnelERSPAN1              // ERSPAN type I: GRE 0x88BE without a sequence number, no header of its own
+	TunnelERSPAN2              // ERSPAN type II: GRE 0x88BE, an 8-byte header
+	TunnelERSPAN3              // ERSPAN type III: GRE 0x22EB, a 12-byte header (+8 platform bytes)
+	TunnelVXLAN                // VXLAN, UDP port 4789: RFC 7348 (cloud traffic mirroring)
+	TunnelGeneve               // Geneve, UDP port 6081: RFC 8926
+	numTunnelKinds
+)
+
+var tunnelNames = [numTunnelKinds]string{"", "GRE", "ERSPAN I", "ERSPAN II", "ERSPAN III", "VXLAN", "Geneve"}
+
+func (k TunnelKind) String() string {
+	if k < numTunnelKinds {
+		return tunnelNames[k]
+	}
+	return "tunnel"
+}
+
+// Tunnel is the outermost-but-one view of a frame that a mirror session
+// (ERSPAN, GRE) or an overlay (VXLAN, Geneve, as cloud traffic mirroring
+// sends) carried: the layers of the Frame are those of the frame it
+// carries, which is what SMC ran on; the tunnel keeps who carried it.
+// With tunnels nested, the innermost.
+type Tunnel struct {
+	Kind     TunnelKind
+	Src, Dst netip.Addr // the outer IP addresses
+	// ID is the VXLAN or Geneve VNI, the ERSPAN session ID or the GRE
+	// key (HasID).
+	ID    uint32
+	HasID bool
+	// Truncated: the ERSPAN header's T bit, the mirroring switch cut the
+	// frame it carries (Frame.Cut is then set: what follows is decoded as
+	// the start of a longer frame).
+	Truncated bool
+}
+
+// udpPortVXLAN and udpPortGeneve are the IANA ports of the overlays.
+const (
+	udpPortVXLAN  = 4789
+	udpPortGeneve = 6081
+)
+
+// GRE protocol types of the mirror encapsulations (ERSPAN: the GRE key
+// and sequence number drafts, draft-foschiano-erspan).
+const (
+	greERSPAN2 = 0x88BE
+	greERSPAN3 = 0x22EB
+	greTEB     = 0x6558 // transparent Ethernet bridging
+)
+
+// tunnelLayers decodes the encapsulations; they are rare, so they stay
+// out of the common frames' way (decodeChain reaches them last).
+type tunnelLayers struct {
+	gre    layers.GRE
+	vxlan  layers.VXLAN
+	geneve layers.Geneve
+	erspan erspanHeader
+	t      Tunnel
+}
+
+// erspanHeader is an ERSPAN type II or III header: a version (1: II, 2:
+// III) in the top nibble, the VLAN, COS, encapsulation and T bits, the
+// session ID; type III adds a timestamp word and a word whose low bit
+// says an 8-byte platform-specific subheader follows.
+type erspanHeader struct {
+	truncated bool
+	session   uint16
+	payload   []byte
+	next      gopacket.LayerType
+}
+
+func (e *erspanHeader) decode(data []byte) error {
+	if len(data) < 8 {
+		return errTunnel("ERSPAN", len(data), 8)
+	}
+	ver := data[0] >> 4
+	e.truncated = data[2]&0x04 != 0
+	e.session = binary.BigEndian.Uint16(data[2:4]) & 0x03FF
+	e.next = layers.LayerTypeEthernet
+	n := 8
+	switch ver {
+	case 1:
+	case 2:
+		n = 12
+		if len(data) < n {
+			return errTunnel("ERSPAN III", len(data), n)
+		}
+		if data[11]&0x01 != 0 { // O: the platform-specific subheader
+			n += 8
+		}
+		if ft := data[10] >> 2 & 0x1F; ft != 0 { // frame type: 0 Ethernet
+			e.next = gopacket.LayerTypeZero
+		}
+		if len(data) < n {
+			return errTunnel("ERSPAN III", len(data), n)
+		}
+	default:
+		e.next = gopacket.LayerTypeZero
+	}
+	e.payload = data[n:]
+	return nil
+}
+
+func errTunnel(layer string, have, want int) error {
+	return &decode.Error{Layer: layer, Field: "header", Offset: 0, Err: decode.ErrTruncated,
+		Detail: strconv.Itoa(have) + " bytes, the header needs " + strconv.Itoa(want)}
+}
+
+// enterTunnel starts a tunnel of kind k in f: the outer addresses are kept, and
+// the layers decoded so far, the carrier's, give way to the carried
+// frame's.
+func (d *Decoder) enterTunnel(f *Frame, k TunnelKind, id uint32, hasID bool) {
+	t := &d.tunnel.t
+	*t = Tunnel{Kind: k, ID: id, HasID: hasID}
+	switch {
+	case f.IPv4 != nil:
+		t.Src, t.Dst = addr(f.IPv4.SrcIP), addr(f.IPv4.DstIP)
+	case f.IPv6 != nil:
+		t.Src, t.Dst = addr(f.IPv6.SrcIP), addr(f.IPv6.DstIP)
+	}
+	f.Tunnel = t
+	f.Eth, f.VLAN, f.SLL, f.SLL2 = nil, nil, nil, nil
+	f.IPv4, f.IPv6, f.TCP, f.UDP = nil, nil, nil, nil
+	d.vlan.reset()
+}
+
+// decodeTunnel decodes one encapsulation layer of type typ; ok is false
+// for a layer type that is not one.
+func (d *Decoder) decodeTunnel(f *Frame, typ gopacket.LayerType, data []byte) (next gopacket.LayerType, payload []byte, ok bool, err error) {
+	tl := &d.tunnel
+	switch typ {
+	case layers.LayerTypeGRE:
+		g := &tl.gre
+		if err = g.DecodeFromBytes(data, d); err != nil {
+			return 0, nil, true, err
+		}
+		payload = g.Payload
+		switch g.Protocol {
+		case greERSPAN2:
+			if !g.SeqPresent {
+				// Type I: the mirrored frame right after the GRE header.
+				d.enterTunnel(f, TunnelERSPAN1, 0, false)
+				return layers.LayerTypeEthernet, payload, true, nil
+			}
+			return layers.LayerTypeERSPANII, payload, true, nil
+		case greERSPAN3:
+			return layers.LayerTypeERSPANII, payload, true, nil
+		case greTEB, layers.EthernetTypeIPv4, layers.EthernetTypeIPv6:
+			d.enterTunnel(f, TunnelGRE, g.Key, g.KeyPresent)
+			switch g.Protocol {
+			case greTEB:
+				return layers.LayerTypeEthernet, payload, true, nil
+			case layers.EthernetTypeIPv4:
+				return layers.LayerTypeIPv4, payload, true, nil
+			}
+			return layers.LayerTypeIPv6, payload, true, nil
+		}
+		return gopacket.LayerTypeZero, nil, true, nil
+	case layers.LayerTypeERSPANII:
+		e := &tl.erspan
+		if err = e.decode(data); err != nil {
+			return 0, nil, true, err
+		}
+		k := TunnelERSPAN2
+		if data[0]>>4 == 2 {
+			k = TunnelERSPAN3
+		}
+		d.enterTunnel(f, k, uint32(e.session), true)
+		if e.truncated {
+			tl.t.Truncated = true
+			f.Cut = true
+		}
+		return e.next, e.payload, true, nil
+	case layers.LayerTypeVXLAN:
+		v := &tl.vxlan
+		if err = v.DecodeFromBytes(data, d); err != nil {
+			return 0, nil, true, err
+		}
+		d.enterTunnel(f, TunnelVXLAN, v.VNI, v.ValidIDFlag)
+		return layers.LayerTypeEthernet, v.Payload, true, nil
+	case layers.LayerTypeGeneve:
+		g := &tl.geneve
+		if err = g.DecodeFromBytes(data, d); err != nil {
+			return 0, nil, true, err
+		}
+		d.enterTunnel(f, TunnelGeneve, g.VNI, true)
+		return g.NextLayerType(), g.Payload, true, nil
+	}
+	return 0, nil, false, nil
+}
