@@ -17,13 +17,13 @@ type TunnelKind uint8
 
 // Tunnel kinds.
 const (
-	TunnelNone      TunnelKind = iota
-	TunnelGRE                  // GRE carrying Ethernet (0x6558) or IP: RFC 2784, RFC 1701's key
-	TunnelERSPAN1              // ERSPAN type I: GRE 0x88BE without a sequence number, no header of its own
-	TunnelERSPAN2              // ERSPAN type II: GRE 0x88BE, an 8-byte header
-	TunnelERSPAN3              // ERSPAN type III: GRE 0x22EB, a 12-byte header (+8 platform bytes)
-	TunnelVXLAN                // VXLAN, UDP port 4789: RFC 7348 (cloud traffic mirroring)
-	TunnelGeneve               // Geneve, UDP port 6081: RFC 8926
+	TunnelNone    TunnelKind = iota
+	TunnelGRE                // GRE carrying Ethernet (0x6558) or IP: RFC 2784, RFC 1701's key
+	TunnelERSPAN1            // ERSPAN type I: GRE 0x88BE without a sequence number, no header of its own
+	TunnelERSPAN2            // ERSPAN type II: GRE 0x88BE, an 8-byte header
+	TunnelERSPAN3            // ERSPAN type III: GRE 0x22EB, a 12-byte header (+8 platform bytes)
+	TunnelVXLAN              // VXLAN, UDP port 4789: RFC 7348 (cloud traffic mirroring)
+	TunnelGeneve             // Geneve, UDP port 6081: RFC 8926
 	numTunnelKinds
 )
 
