@@ -23,10 +23,14 @@ func ConnDetail(c *Conn) string {
 		}
 		return s
 	case OutcomeSMCR, OutcomeSMCD:
+		s := "reused link group"
 		if c.FirstContact {
-			return "first contact (new link group)"
+			s = "first contact (new link group)"
 		}
-		return "reused link group"
+		if c.LinkNotCaptured {
+			s += "; its RoCE traffic is not in the capture (from the TCP stream: no Decline, closed)"
+		}
+		return s
 	case OutcomeUnknown:
 		return "joined mid-stream (from CDCs)"
 	case OutcomeFailed:

@@ -265,6 +265,10 @@ type Conn struct {
 	// connection is placed on is not confirmed yet (first contact: until
 	// the CONFIRM_LINK exchange completes). Outcome stays pending until then.
 	AwaitingLink bool
+	// LinkNotCaptured: SMC-R on a link of which the capture shows not one
+	// packet (a host's tcpdump where the RNIC offloads RoCE sees the
+	// handshake only): its outcome comes from the TCP stream (failPending).
+	LinkNotCaptured bool
 	// clcUncaptured: the capture missed TCP bytes of the handshake (the
 	// peer's ACK covers them): a CLC message may be among them, so the
 	// handshake's outcome is not inferred from what is missing.
@@ -451,6 +455,17 @@ type LinkEvent struct {
 	All      bool   // DELETE_LINK of every link: the group ends
 	Orderly  bool   // DELETE_LINK ORDERLY: ended on purpose, nothing lost
 	UID      uint32 // CONFIRM_LINK link user ID
+}
+
+// shown reports whether the capture showed any packet of the link: a
+// request or a response, either way.
+func (l *Link) shown() bool {
+	for d := range l.RC {
+		if r := &l.RC[d]; r.Packets+r.Acks+r.NAKs+r.RNRs > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Link is one RC QP pair of a link group.

@@ -468,6 +468,17 @@ func (t *Tracker) failPending(c *Conn, in *input) {
 	if !c.AwaitingLink && c.Failure == "" {
 		return
 	}
+	if l := c.link; c.AwaitingLink && c.Failure == "" && l != nil && !l.shown() {
+		// Not one packet of the link in the capture: a host's tcpdump
+		// where the RNIC offloads RoCE, a mirror of the TCP port alone.
+		// Linux ends a link it could not confirm with a CLC Decline
+		// (TIMEOUT_CL: smc_connect_decline_fallback and smc_listen_decline,
+		// net/smc/af_smc.c) and falls back to TCP; the stream holds none,
+		// so the connection ran SMC-R on a link the capture does not show.
+		c.Outcome, c.AwaitingLink, c.LinkNotCaptured = OutcomeSMCR, false, true
+		l.uncaptured = true
+		return
+	}
 	t.raise(&c.expert, expert.HandshakeFailed, in)
 	if c.AwaitingLink {
 		what := "no CONFIRM_LINK"

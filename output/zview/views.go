@@ -114,10 +114,17 @@ func textConns(tw *tabwriter.Writer, s *track.Snapshot, conns []rows.Conn) {
 		case r.Inferred:
 			client, server = dash(r.Client)+" (no TCP)", dash(r.Server)+" (no TCP)"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%d\t%s\t%s\n",
+		// A link the capture does not show: its counts are unknown, not 0.
+		data := []any{r.Client2Srv.CDCs, r.Srv2Client.CDCs, r.Client2Srv.Bytes, r.Srv2Client.Bytes,
+			r.Client2Srv.WriteBytes, r.Srv2Client.WriteBytes}
+		if r.LinkNotCaptured {
+			for i := range data {
+				data[i] = "-"
+			}
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%v\t%v\t%v\t%v\t%v\t%v\t%s\t%s\t%d\t%s\t%s\n",
 			r.ID, client, server, r.Outcome, r.Detail, clcVersion(r.Version), idOrDash(r.LGR), rows.LinkName(r.Link),
-			r.Client2Srv.CDCs, r.Srv2Client.CDCs, r.Client2Srv.Bytes, r.Srv2Client.Bytes,
-			r.Client2Srv.WriteBytes, r.Srv2Client.WriteBytes, fmtMS(r.Handshake.Confirm), fmtMS(r.Handshake.FirstCDC),
+			data[0], data[1], data[2], data[3], data[4], data[5], fmtMS(r.Handshake.Confirm), fmtMS(r.Handshake.FirstCDC),
 			r.Frames, dash(r.Close), dash(flowNotes(r)))
 	}
 	st := &s.Stats

@@ -31,10 +31,14 @@ type Conn struct {
 	Version      uint8  `json:"version,omitempty"`
 	FirstContact bool   `json:"first_contact"`
 	Inferred     bool   `json:"inferred,omitempty"`
-	RolesUnknown bool   `json:"roles_unknown,omitempty"`
-	EID          string `json:"eid,omitempty"`
-	Offered      string `json:"offered,omitempty"`
-	LGR          int    `json:"lgr,omitempty"`
+	// LinkNotCaptured: SMC-R on a link the capture shows no packet of
+	// (track.Conn.LinkNotCaptured): its CDC and byte counts are not
+	// zeros but unknown.
+	LinkNotCaptured bool   `json:"link_not_captured,omitempty"`
+	RolesUnknown    bool   `json:"roles_unknown,omitempty"`
+	EID             string `json:"eid,omitempty"`
+	Offered         string `json:"offered,omitempty"`
+	LGR             int    `json:"lgr,omitempty"`
 	// Link is the kernel's number of the connection's link (omitted:
 	// none, or not in the capture).
 	Link         uint8     `json:"link,omitempty"`
@@ -222,7 +226,7 @@ func connRow(c *track.Conn, links map[int]*track.Link) Conn {
 	r := Conn{
 		ID: c.ID, Client: addrString(c.Client), Server: addrString(c.Server),
 		Outcome: c.Outcome.String(), Detail: track.ConnDetail(c), Version: c.Version,
-		FirstContact: c.FirstContact, Inferred: c.Inferred, RolesUnknown: c.RolesUnknown, EID: strings.TrimRight(c.EID, " "), Offered: c.Offered,
+		FirstContact: c.FirstContact, Inferred: c.Inferred, LinkNotCaptured: c.LinkNotCaptured, RolesUnknown: c.RolesUnknown, EID: strings.TrimRight(c.EID, " "), Offered: c.Offered,
 		LGR: c.LGR, OptionSYN: c.OptionSYN, OptionSYNACK: c.OptionSYNACK,
 		Handshake:  Durations{ms(start, c.TProposal), ms(start, c.TAccept), ms(start, c.TConfirm), ms(start, c.TFirstCDC)},
 		Client2Srv: flowRow(&c.Flow[track.DirC2S]), Srv2Client: flowRow(&c.Flow[track.DirS2C]),

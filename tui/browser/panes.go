@@ -47,10 +47,14 @@ func (b *Browser) pane(kind string) pane {
 		}
 		for _, r := range rows.ConnRows(s) {
 			id := r.ID
+			counts := []string{strconv.Itoa(r.Client2Srv.CDCs), strconv.Itoa(r.Srv2Client.CDCs),
+				strconv.FormatUint(r.Client2Srv.Bytes, 10), strconv.FormatUint(r.Srv2Client.Bytes, 10)}
+			if r.LinkNotCaptured {
+				counts = []string{"-", "-", "-", "-"} // unknown, not zero
+			}
 			p.rows = append(p.rows, paneRow{
-				cells: []string{strconv.Itoa(r.ID), r.Client, r.Server, r.Outcome, idOrDash(r.LGR), rows.LinkName(r.Link),
-					strconv.Itoa(r.Client2Srv.CDCs), strconv.Itoa(r.Srv2Client.CDCs),
-					strconv.FormatUint(r.Client2Srv.Bytes, 10), strconv.FormatUint(r.Srv2Client.Bytes, 10), r.Detail},
+				cells: append(append([]string{strconv.Itoa(r.ID), r.Client, r.Server, r.Outcome, idOrDash(r.LGR), rows.LinkName(r.Link)},
+					counts...), r.Detail),
 				frames: func() []int32 { return b.idx.Follow(id) },
 				mode:   "follow connection " + strconv.Itoa(id),
 			})

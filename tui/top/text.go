@@ -34,10 +34,10 @@ func WriteText(w io.Writer, s monitor.Snapshot) error {
 	fmt.Fprintln(tw, "\n== connections")
 	fmt.Fprintln(tw, "KEY\tMODE\tSTATE\tLOCAL\tPEER\tPROCESS\tLGR\tLINK\tDEV\tRX\tTX\tRX/s\tTX/s\tREASON")
 	for _, c := range s.Conns {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%.0f\t%.0f\t%s\n",
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f\t%.0f\t%s\n",
 			c.Key, c.Mode, connState(c), localEnd(c), endpoint(c.Dst, c.AddrHidden),
 			process(c.PID, c.Comm), c.LGRName(), numOrDash(int(c.Link().LinkID)), connDevice(c),
-			c.RxBytes, c.TxBytes, c.RxRate, c.TxRate, connReason(c))
+			connCount(c, c.RxBytes), connCount(c, c.TxBytes), c.RxRate, c.TxRate, connReason(c))
 	}
 	fmt.Fprintln(tw, "\n== link groups")
 	fmt.Fprintln(tw, "ID\tSRC\tKIND\tROLE\tTYPE/STATE\tCONNS\tV\tPEER\tMAX L/C\tBUF SND/RMB\tREDUNDANT\tDELETED")

@@ -316,16 +316,24 @@ func isRoCEFrom(d []byte, host byte) bool {
 	return d[RoCEIPOff+9] == 17 && d[RoCEIPOff+12] == 10 && d[RoCEIPOff+13] == 10 && d[RoCEIPOff+14] == 0 && d[RoCEIPOff+15] == host
 }
 
-// noLink is the handshake, then no RoCE frame: CONFIRM_LINK never goes
-// out, and TCP closes three seconds later.
+// noLink is the handshake, then the server's CONFIRM_LINK request and no
+// other RoCE frame: the client never answers (nor acknowledges it), and
+// TCP closes three seconds later. (Linux would decline with TIMEOUT_CL
+// first; a capture with no RoCE frame of the link at all is one that
+// does not show the link, not a failure: track's failPending.)
 func noLink(t testing.TB) string {
 	fs := pingpong(t)
 	out := append([]testutil.Packet(nil), fs[:ppConfirmCLC]...)
+	request := 0 // its index in out
 	for _, f := range fs[ppConfirmCLC:] {
-		if len(f.Data) > 23 && f.Data[23] == 6 { // IPv4 protocol TCP
+		switch {
+		case len(f.Data) > 23 && f.Data[23] == 6: // IPv4 protocol TCP
+			out = append(out, f)
+		case request == 0 && len(f.Data) > RoCEIPOff+16 && isRoCEFrom(f.Data, 1):
+			request = len(out)
 			out = append(out, f)
 		}
 	}
-	later(out, ppConfirmCLC+1, 3*time.Second)
+	later(out, request+2, 3*time.Second)
 	return write(t, "no-link", out)
 }
