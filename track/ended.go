@@ -104,6 +104,9 @@ func (p pendingStep) text(end int64) string {
 // llcPendingAtEnd is the text of l's LLC request that waited for its
 // response when the capture ended, shorter than Linux waits, or "".
 func (l *Link) llcPendingAtEnd(end int64) (frame int, at int64, text string) {
+	if l.oneWay() {
+		return 0, 0, "" // the responses' side is not in the capture
+	}
 	for d := range l.llcPend {
 		for _, p := range l.llcPend[d] {
 			if p.frame == 0 || end-p.ns >= int64(llcWait) {

@@ -170,7 +170,11 @@ func (l *Link) expireLLC(now int64) {
 	for d := range l.llcPend {
 		for s := range l.llcPend[d] {
 			if p := &l.llcPend[d][s]; p.frame != 0 && now-p.ns >= int64(llcWait) {
-				l.expert.add(unansweredID(p.typ), p.frame, p.ns, p.typ.String()+" req")
+				// Not judged when one side of the group is not in the
+				// capture (linkMarks).
+				if !l.oneWay() {
+					l.expert.add(unansweredID(p.typ), p.frame, p.ns, p.typ.String()+" req")
+				}
 				*p = pendingLLC{}
 			}
 		}
@@ -346,8 +350,11 @@ func connFindings(c *Conn, l *Link, now int64, ended bool, out []Finding) []Find
 func (c *Conn) endWithoutClose(d Dir, now int64) int {
 	f := &c.Flow[d]
 	// A direction whose link the capture missed requests of since its
-	// last CDC may have closed in one of them.
-	if c.Outcome != OutcomeSMCR || f.finFrame == 0 || f.Closed || f.Aborted || f.uncaptured || now-f.finNS < int64(time.Second) {
+	// last CDC may have closed in one of them. One of which no CDC was
+	// followed at all (its link not in the capture, or its data taken
+	// for another connection's: a capture of one direction lacks what
+	// ties them) says nothing of its close.
+	if c.Outcome != OutcomeSMCR || f.finFrame == 0 || f.Closed || f.Aborted || f.uncaptured || f.CDCs == 0 || now-f.finNS < int64(time.Second) {
 		return 0
 	}
 	return f.finFrame
@@ -513,7 +520,15 @@ func (c *Conn) dirOf(f *Flow) Dir {
 // linkMarks appends to ms l's marks and the absences decided at now.
 func linkMarks(l *Link, now int64, ms marks) marks {
 	ms = append(ms, l.expert...)
+	oneWay := l.oneWay()
 	for d := range l.llcPend {
+		if oneWay {
+			// One side of the link group is not in the capture (a capture
+			// of one direction: not a packet, not an ACK from it on any
+			// link): its responses may be as well. (A peer that stops
+			// answering on one link still sends on another.)
+			break
+		}
 		for _, p := range l.llcPend[d] {
 			if p.frame != 0 && now-p.ns >= int64(llcWait) {
 				ms.add(unansweredID(p.typ), p.frame, p.ns, p.typ.String()+" req")

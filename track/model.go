@@ -468,6 +468,20 @@ func (l *Link) shown() bool {
 	return false
 }
 
+// oneWay reports whether the capture shows no packet at all (request,
+// ACK, NAK or RNR NAK) sent by one side of the group, on any of its
+// links, while it shows the other's.
+func (g *LinkGroup) oneWay() bool {
+	var sent [2]int
+	for _, l := range g.links {
+		for d := range l.RC {
+			r := &l.RC[d]
+			sent[d] += r.Packets + r.Acks + r.NAKs + r.RNRs
+		}
+	}
+	return (sent[0] == 0) != (sent[1] == 0)
+}
+
 // Link is one RC QP pair of a link group.
 type Link struct {
 	ID          int
@@ -517,6 +531,17 @@ type Link struct {
 	// deleted or rejected.
 	added, wasUp bool
 	endNS        int64
+	// groupOneWay is lgr.oneWay() when the snapshot was taken (a
+	// snapshot's links have no lgr).
+	groupOneWay bool
+}
+
+// oneWay is its group's oneWay, in the tracker or in a snapshot.
+func (l *Link) oneWay() bool {
+	if l.lgr != nil {
+		return l.lgr.oneWay()
+	}
+	return l.groupOneWay
 }
 
 // LinkGroup is one SMC-R link group as seen from both ends.

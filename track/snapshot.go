@@ -87,6 +87,7 @@ func (t *Tracker) snapshot() Snapshot {
 		for d := range x.RC {
 			x.RC[d].recent, x.RC[d].curWrite, x.RC[d].pend, x.RC[d].kept = [16]psnConn{}, nil, nil, nil
 		}
+		x.groupOneWay = l.oneWay()
 		x.lgr, x.conns, x.history, x.rkeys = nil, nil, nil, [2]map[uint32]rmbRef{}
 		x.Last = time.Unix(0, l.lastNS)
 		x.expert = append(marks(nil), l.expert...)
