@@ -27,8 +27,11 @@ func ConnDetail(c *Conn) string {
 		if c.FirstContact {
 			s = "first contact (new link group)"
 		}
-		if c.LinkNotCaptured {
-			s += "; its RoCE traffic is not in the capture (from the TCP stream: no Decline, closed)"
+		switch {
+		case c.LinkNotCaptured && c.Link == 0:
+			s += "; no packet in the capture ties it to its link"
+		case c.LinkNotCaptured:
+			s += "; its RoCE traffic is not in the capture"
 		}
 		return s
 	case OutcomeUnknown:

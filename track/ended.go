@@ -130,7 +130,8 @@ func (l *Link) llcPendingAtEnd(end int64) (frame int, at int64, text string) {
 // ended sooner was not given the time; one the capture missed requests
 // of may have been confirmed out of its sight.
 func (l *Link) addedUnconfirmed(now int64) bool {
-	if !l.added || l.wasUp || l.uncaptured || l.State == LinkRejected {
+	if !l.added || l.wasUp || l.uncaptured || l.State == LinkRejected || l.oneWay() {
+		// (oneWay: the side that accepts or rejects is not in the capture.)
 		return false
 	}
 	until := now
@@ -144,7 +145,7 @@ func (l *Link) addedUnconfirmed(now int64) bool {
 // CONFIRM_LINK exchange had not finished when the capture ended, shorter
 // than Linux waits for it, or "".
 func (l *Link) addPendingAtEnd(end int64) string {
-	if (l.State != LinkAdding && l.State != LinkAdded) || end-l.Start.UnixNano() >= int64(llcWait) {
+	if (l.State != LinkAdding && l.State != LinkAdded) || end-l.Start.UnixNano() >= int64(llcWait) || l.oneWay() {
 		return ""
 	}
 	step := pendingStep{"ADD_LINK " + map[bool]string{true: "accepted", false: "request"}[l.State == LinkAdded], l.Start.UnixNano(),

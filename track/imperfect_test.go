@@ -731,3 +731,47 @@ func TestTunnels(t *testing.T) {
 		}
 	}
 }
+
+// TestOneDirection: multiconn.pcap with one host's frames only (a mirror
+// of one direction of a port, tcpdump -Q out): no finding says the other
+// side failed to answer or to close, and the other side's counts are
+// unknown, not zero.
+func TestOneDirection(t *testing.T) {
+	all, _ := testutil.ReadFrames(t, "../samples/multiconn.pcap")
+	for _, host := range []byte{1, 2} {
+		t.Run(fmt.Sprintf("10.10.0.%d", host), func(t *testing.T) {
+			var frames []rawFrame
+			for _, f := range all {
+				if len(f.Data) >= 34 && binary.BigEndian.Uint16(f.Data[12:]) == 0x0800 && f.Data[29] == host {
+					frames = append(frames, f)
+				}
+			}
+			s, found := feedRaw(t, frames)
+			for _, id := range []expert.ID{expert.LLCUnanswered, expert.ClosedWithoutClose, expert.EndedPending, expert.AddedUnconfirmed,
+				expert.HandshakeFailed, expert.FirstLinkUnconfirmed} {
+				if slices.Contains(found, id.String()) {
+					t.Errorf("finding %v (all: %v)", id, found)
+				}
+			}
+			shown := 0
+			for i := range s.Conns {
+				c := &s.Conns[i]
+				for d := range c.Flow {
+					f := &c.Flow[d]
+					if f.CDCs > 0 {
+						shown++
+					}
+					if f.NotShown && f.CDCs > 0 {
+						t.Errorf("connection %d %v: not shown, yet %d CDCs", c.ID, Dir(d), f.CDCs)
+					}
+				}
+				if c.Flow[0].CDCs+c.Flow[1].CDCs == 0 && !c.LinkNotCaptured && !c.Flow[0].NotShown && !c.Flow[1].NotShown {
+					t.Errorf("connection %d: no CDC, yet its counts are shown as zeros", c.ID)
+				}
+			}
+			if shown == 0 {
+				t.Error("no CDC followed: the test proves nothing")
+			}
+		})
+	}
+}

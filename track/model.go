@@ -148,6 +148,10 @@ type Endpoint struct {
 
 // Flow counts what one direction of a connection carried.
 type Flow struct {
+	// NotShown: the capture holds no packet its sender sent on the link
+	// group, where it holds the other side's (a capture of one
+	// direction): its counts are unknown, not zero (snapshots).
+	NotShown      bool
 	CDCs          int
 	Dumped        int    // of CDCs, those seen on ANCK's dump device (no link, no WRITE)
 	Bytes         uint64 // produced, from producer-cursor deltas
@@ -267,7 +271,8 @@ type Conn struct {
 	AwaitingLink bool
 	// LinkNotCaptured: SMC-R on a link of which the capture shows not one
 	// packet (a host's tcpdump where the RNIC offloads RoCE sees the
-	// handshake only): its outcome comes from the TCP stream (failPending).
+	// handshake only: its outcome comes from the TCP stream, failPending),
+	// or on none the capture ties it to (snapshots): its data is unknown.
 	LinkNotCaptured bool
 	// clcUncaptured: the capture missed TCP bytes of the handshake (the
 	// peer's ACK covers them): a CLC message may be among them, so the
@@ -472,14 +477,19 @@ func (l *Link) shown() bool {
 // ACK, NAK or RNR NAK) sent by one side of the group, on any of its
 // links, while it shows the other's.
 func (g *LinkGroup) oneWay() bool {
-	var sent [2]int
+	s := g.sent()
+	return (s[0] == 0) != (s[1] == 0)
+}
+
+// sent counts the packets of each direction of the group's links.
+func (g *LinkGroup) sent() (n [2]int) {
 	for _, l := range g.links {
 		for d := range l.RC {
 			r := &l.RC[d]
-			sent[d] += r.Packets + r.Acks + r.NAKs + r.RNRs
+			n[d] += r.Packets + r.Acks + r.NAKs + r.RNRs
 		}
 	}
-	return (sent[0] == 0) != (sent[1] == 0)
+	return n
 }
 
 // Link is one RC QP pair of a link group.

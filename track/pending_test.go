@@ -46,7 +46,7 @@ func TestFirstContactAwaitsConfirmLink(t *testing.T) {
 		{"no RoCE, capture ends first", func(int) bool { return false }, true,
 			OutcomePending, "SMC-R pending: awaiting CONFIRM_LINK (first contact)", LinkConfirming},
 		{"no RoCE, TCP closes", func(int) bool { return false }, false,
-			OutcomeSMCR, "first contact (new link group); its RoCE traffic is not in the capture (from the TCP stream: no Decline, closed)", LinkConfirming},
+			OutcomeSMCR, "first contact (new link group); its RoCE traffic is not in the capture", LinkConfirming},
 		{"request unanswered", func(n int) bool { return n == 14 }, false,
 			OutcomeFailed, "SMC-R failed: CONFIRM_LINK not answered before TCP closed", LinkConfirming},
 		{"exchange complete", func(n int) bool { return n == 14 || n == 16 }, false,

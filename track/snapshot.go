@@ -71,6 +71,21 @@ func (t *Tracker) snapshot() Snapshot {
 		if c.link != nil {
 			x.LinkID = c.link.LinkID
 		}
+		if c.link != nil && c.link.lgr != nil {
+			if n := c.link.lgr.sent(); (n[0] == 0) != (n[1] == 0) {
+				for d := range x.Flow {
+					x.Flow[d].NotShown = n[d] == 0
+				}
+			}
+		}
+		if (c.Outcome == OutcomeSMCR || c.Outcome == OutcomePending && c.clcUncaptured) && c.link == nil &&
+			c.Flow[0].CDCs == 0 && c.Flow[1].CDCs == 0 {
+			// Its handshake chose SMC-R, but no packet in the capture
+			// tied it to a link (a capture of one direction lacks the
+			// peer's CLC half, and its CDCs' tokens are the peer's):
+			// its data is unknown, not none.
+			x.LinkNotCaptured = true
+		}
 		x.lgr, x.link, x.stream = nil, nil, nil
 		s.Conns[i] = x
 	}

@@ -191,6 +191,14 @@ func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) (resent bool) {
 		return
 	}
 	o := &c.Flow[d.Reverse()]
+	if s.syn && !o.haveTCPNext {
+		// A SYN-ACK whose SYN the capture lacks (a capture of one
+		// direction) acknowledges the peer's initial sequence number:
+		// the peer's bytes count from there, and an ACK of them that the
+		// capture never showed says so.
+		o.tcpNext, o.haveTCPNext = s.ackNum, true
+		return
+	}
 	if !o.haveTCPNext || int32(s.ackNum-o.tcpNext) <= 0 || int32(s.ackNum-o.tcpNext) > 1<<20 {
 		return
 	}

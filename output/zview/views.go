@@ -117,8 +117,9 @@ func textConns(tw *tabwriter.Writer, s *track.Snapshot, conns []rows.Conn) {
 		// A link the capture does not show: its counts are unknown, not 0.
 		data := []any{r.Client2Srv.CDCs, r.Srv2Client.CDCs, r.Client2Srv.Bytes, r.Srv2Client.Bytes,
 			r.Client2Srv.WriteBytes, r.Srv2Client.WriteBytes}
-		if r.LinkNotCaptured {
-			for i := range data {
+		for i := range data {
+			// Even columns C>S, odd S>C.
+			if r.LinkNotCaptured || i%2 == 0 && r.Client2Srv.NotShown || i%2 == 1 && r.Srv2Client.NotShown {
 				data[i] = "-"
 			}
 		}

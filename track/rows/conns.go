@@ -126,6 +126,9 @@ type Durations struct {
 
 // Flow is one direction of a connection.
 type Flow struct {
+	// NotShown: the capture holds none of this direction's packets
+	// (track.Flow.NotShown): its counts are unknown, not zero.
+	NotShown      bool   `json:"not_captured,omitempty"`
 	CDCs          int    `json:"cdcs"`
 	Dumped        int    `json:"dump_device_cdcs,omitempty"`
 	Bytes         uint64 `json:"bytes"`
@@ -147,7 +150,7 @@ type Flow struct {
 }
 
 func flowRow(f *track.Flow) Flow {
-	return Flow{CDCs: f.CDCs, Dumped: f.Dumped, Bytes: f.Bytes, Consumed: f.Consumed, WriteBytes: f.WriteBytes, Writes: f.Writes,
+	return Flow{NotShown: f.NotShown, CDCs: f.CDCs, Dumped: f.Dumped, Bytes: f.Bytes, Consumed: f.Consumed, WriteBytes: f.WriteBytes, Writes: f.Writes,
 		WritesOutside: f.WritesOutside, TCPBytes: f.TCPBytes, WriteBlocked: f.WriteBlocked, UrgentPending: f.UrgentPending,
 		UrgentPresent: f.UrgentPresent, ConsUpdReq: f.ConsUpdReq, Failover: f.Failover, SeqGaps: f.SeqGaps,
 		SeqDup: f.SeqDup, CursorErrors: f.CursorErrors, Prod: fmt.Sprintf("%d/%d", f.Prod.Wrap, f.Prod.Count), Cons: fmt.Sprintf("%d/%d", f.Cons.Wrap, f.Cons.Count)}

@@ -49,8 +49,10 @@ func (b *Browser) pane(kind string) pane {
 			id := r.ID
 			counts := []string{strconv.Itoa(r.Client2Srv.CDCs), strconv.Itoa(r.Srv2Client.CDCs),
 				strconv.FormatUint(r.Client2Srv.Bytes, 10), strconv.FormatUint(r.Srv2Client.Bytes, 10)}
-			if r.LinkNotCaptured {
-				counts = []string{"-", "-", "-", "-"} // unknown, not zero
+			for i := range counts { // unknown, not zero
+				if r.LinkNotCaptured || i%2 == 0 && r.Client2Srv.NotShown || i%2 == 1 && r.Srv2Client.NotShown {
+					counts[i] = "-"
+				}
 			}
 			p.rows = append(p.rows, paneRow{
 				cells: append(append([]string{strconv.Itoa(r.ID), r.Client, r.Server, r.Outcome, idOrDash(r.LGR), rows.LinkName(r.Link)},
