@@ -298,9 +298,11 @@ type ConnRow struct {
 	PeerRMBE uint32 `json:"peer_rmbe_bytes,omitempty"`
 	RxBytes  uint64 `json:"rx_bytes"` // from the CDC cursors
 	TxBytes  uint64 `json:"tx_bytes"`
-	// BytesUnknown: the byte counts are not known (a wire connection on
-	// a link the capture does not show), not zero.
-	BytesUnknown bool `json:"bytes_unknown,omitempty"`
+	// RxUnknown, TxUnknown: the byte count is not known, not zero (a wire
+	// connection on a link the capture does not show, or whose direction
+	// it does not hold).
+	RxUnknown bool `json:"rx_bytes_unknown,omitempty"`
+	TxUnknown bool `json:"tx_bytes_unknown,omitempty"`
 	// RxRate and TxRate are the cursors' movement over the interval.
 	RxRate float64 `json:"rx_bytes_per_second"`
 	TxRate float64 `json:"tx_bytes_per_second"`

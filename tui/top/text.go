@@ -37,7 +37,7 @@ func WriteText(w io.Writer, s monitor.Snapshot) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f\t%.0f\t%s\n",
 			c.Key, c.Mode, connState(c), localEnd(c), endpoint(c.Dst, c.AddrHidden),
 			process(c.PID, c.Comm), c.LGRName(), numOrDash(int(c.Link().LinkID)), connDevice(c),
-			connCount(c, c.RxBytes), connCount(c, c.TxBytes), c.RxRate, c.TxRate, connReason(c))
+			connCount(c.RxUnknown, c.RxBytes), connCount(c.TxUnknown, c.TxBytes), c.RxRate, c.TxRate, connReason(c))
 	}
 	fmt.Fprintln(tw, "\n== link groups")
 	fmt.Fprintln(tw, "ID\tSRC\tKIND\tROLE\tTYPE/STATE\tCONNS\tV\tPEER\tMAX L/C\tBUF SND/RMB\tREDUNDANT\tDELETED")
