@@ -78,6 +78,11 @@ func (t *Tracker) snapshot() Snapshot {
 				}
 			}
 		}
+		if c.Outcome == OutcomeSMCR && c.link != nil && !c.link.shown() && c.Flow[0].CDCs == 0 && c.Flow[1].CDCs == 0 {
+			// On a link the capture shows no packet of (and no CDC
+			// from elsewhere, ANCK's dump device).
+			x.LinkNotCaptured = true
+		}
 		if (c.Outcome == OutcomeSMCR || c.Outcome == OutcomePending && c.clcUncaptured) && c.link == nil &&
 			c.Flow[0].CDCs == 0 && c.Flow[1].CDCs == 0 {
 			// Its handshake chose SMC-R, but no packet in the capture

@@ -484,7 +484,8 @@ func (t *Tracker) failPending(c *Conn, in *input) {
 		// net/smc/af_smc.c) and falls back to TCP; the stream holds none,
 		// so the connection ran SMC-R on a link the capture does not show.
 		c.Outcome, c.AwaitingLink, c.LinkNotCaptured = OutcomeSMCR, false, true
-		l.uncaptured = true
+		// The link carried it: up, in a state the capture does not show.
+		l.uncaptured, l.State = true, LinkUnknown
 		return
 	}
 	t.raise(&c.expert, expert.HandshakeFailed, in)
