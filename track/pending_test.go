@@ -1,8 +1,10 @@
 package track
 
 import (
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
@@ -102,5 +104,42 @@ func TestReusingConnsWaitForLink(t *testing.T) {
 	}
 	if f := s.Findings(); len(f) != 0 {
 		t.Errorf("without RoCE: findings %v", f)
+	}
+}
+
+// TestNoRoCELongOpen: pingpong.pcap without its RoCE frames, cut before
+// the TCP close, and one unrelated frame 6 s after the Confirm: the
+// capture held frames longer than Linux waits for the first link's
+// CONFIRM_LINK before it declines, and no Decline came: the connection is
+// SMC-R on a link the capture does not show (the link "unknown"), not
+// pending; without that frame it is pending, what came next not in the
+// capture.
+func TestNoRoCELongOpen(t *testing.T) {
+	raw := readRawFrames(t, refDir+"pingpong.pcap")
+	const fin = 4107 // the client's FIN
+	frames := withoutRoCE(raw[:fin-1], func(int) bool { return false })
+	for _, later := range []bool{false, true} {
+		fs := frames
+		if later {
+			arp := raw[0] // frame 1 is ARP
+			arp.CI.Timestamp = frames[len(frames)-1].CI.Timestamp.Add(6 * time.Second)
+			fs = append(slices.Clone(frames), arp)
+		}
+		s := trackRaw(t, fs).Snapshot()
+		if len(s.Conns) != 1 || len(s.Links) != 1 {
+			t.Fatalf("%d connections, %d links", len(s.Conns), len(s.Links))
+		}
+		c, l := &s.Conns[0], &s.Links[0]
+		want, state := OutcomePending, LinkConfirming
+		if later {
+			want, state = OutcomeSMCR, LinkUnknown
+		}
+		if c.Outcome != want || c.LinkNotCaptured != later || l.State != state {
+			t.Errorf("a frame 6 s later %v: outcome %v (%q), link %v; want %v, link %v",
+				later, c.Outcome, ConnDetail(c), l.State, want, state)
+		}
+		if f := s.Findings(); later && len(f) != 0 {
+			t.Errorf("a frame 6 s later: findings %v", f)
+		}
 	}
 }

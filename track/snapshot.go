@@ -60,6 +60,9 @@ func (t *Tracker) snapshot() Snapshot {
 			s.folded.reasons[k] = v
 		}
 	}
+	// carried: links the capture shows no packet of that SMC-R
+	// connections ran on (below).
+	var carried map[*Link]bool
 	for i, c := range t.conns {
 		x := *c
 		x.CLCTypes = append([]uint8(nil), c.CLCTypes...)
@@ -78,7 +81,22 @@ func (t *Tracker) snapshot() Snapshot {
 				}
 			}
 		}
-		if c.Outcome == OutcomeSMCR && c.link != nil && !c.link.shown() && c.Flow[0].CDCs == 0 && c.Flow[1].CDCs == 0 {
+		if l := c.link; c.AwaitingLink && c.Outcome == OutcomePending && l != nil && !l.shown() && !c.clcUncaptured &&
+			c.Failure == "" && !c.TConfirm.IsZero() && t.lastNS-c.TConfirm.UnixNano() >= int64(llcWaitFirst) {
+			// Still open, but the capture held frames for longer after
+			// its Confirm than Linux waits for the first link's
+			// CONFIRM_LINK before it declines (TIMEOUT_CL), with no
+			// Decline and not one packet of the link: SMC-R on a link
+			// the capture does not show, as failPending finds at the TCP
+			// close. (A recorded end with no frame after the Confirm
+			// says nothing: pending.)
+			x.Outcome, x.AwaitingLink = OutcomeSMCR, false
+		}
+		if x.Outcome == OutcomeSMCR && c.link != nil && !c.link.shown() && c.Flow[0].CDCs == 0 && c.Flow[1].CDCs == 0 {
+			if carried == nil {
+				carried = map[*Link]bool{}
+			}
+			carried[c.link] = true
 			// On a link the capture shows no packet of (and no CDC
 			// from elsewhere, ANCK's dump device).
 			x.LinkNotCaptured = true
@@ -108,6 +126,11 @@ func (t *Tracker) snapshot() Snapshot {
 			x.RC[d].recent, x.RC[d].curWrite, x.RC[d].pend, x.RC[d].kept = [16]psnConn{}, nil, nil, nil
 		}
 		x.groupOneWay = l.oneWay()
+		if l.State == LinkConfirming && carried[l] {
+			// Its connections are SMC-R from their TCP streams (above):
+			// up, in a state the capture does not show.
+			x.State = LinkUnknown
+		}
 		x.lgr, x.conns, x.history, x.rkeys = nil, nil, nil, [2]map[uint32]rmbRef{}
 		x.Last = time.Unix(0, l.lastNS)
 		x.expert = append(marks(nil), l.expert...)
