@@ -520,18 +520,16 @@ func (c *Conn) dirOf(f *Flow) Dir {
 // linkMarks appends to ms l's marks and the absences decided at now.
 func linkMarks(l *Link, now int64, ms marks) marks {
 	ms = append(ms, l.expert...)
-	oneWay := l.oneWay()
-	for d := range l.llcPend {
-		if oneWay {
-			// One side of the link group is not in the capture (a capture
-			// of one direction: not a packet, not an ACK from it on any
-			// link): its responses may be as well. (A peer that stops
-			// answering on one link still sends on another.)
-			break
-		}
-		for _, p := range l.llcPend[d] {
-			if p.frame != 0 && now-p.ns >= int64(llcWait) {
-				ms.add(unansweredID(p.typ), p.frame, p.ns, p.typ.String()+" req")
+	// Not judged when one side of the link group is not in the capture
+	// (a capture of one direction: not a packet, not an ACK from it on
+	// any link): its responses may be as well. (A peer that stops
+	// answering on one link still sends on another.)
+	if !l.oneWay() {
+		for d := range l.llcPend {
+			for _, p := range l.llcPend[d] {
+				if p.frame != 0 && now-p.ns >= int64(llcWait) {
+					ms.add(unansweredID(p.typ), p.frame, p.ns, p.typ.String()+" req")
+				}
 			}
 		}
 	}

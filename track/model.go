@@ -272,7 +272,8 @@ type Conn struct {
 	// LinkNotCaptured: SMC-R on a link of which the capture shows not one
 	// packet (a host's tcpdump where the RNIC offloads RoCE sees the
 	// handshake only: its outcome comes from the TCP stream, failPending),
-	// or on none the capture ties it to (snapshots): its data is unknown.
+	// or on none the capture ties it to: its data is unknown (set in
+	// snapshots, markUnseen).
 	LinkNotCaptured bool
 	// clcUncaptured: the capture missed TCP bytes of the handshake (the
 	// peer's ACK covers them): a CLC message may be among them, so the

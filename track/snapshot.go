@@ -74,40 +74,11 @@ func (t *Tracker) snapshot() Snapshot {
 		if c.link != nil {
 			x.LinkID = c.link.LinkID
 		}
-		if c.link != nil && c.link.lgr != nil {
-			if n := c.link.lgr.sent(); (n[0] == 0) != (n[1] == 0) {
-				for d := range x.Flow {
-					x.Flow[d].NotShown = n[d] == 0
-				}
-			}
-		}
-		if l := c.link; c.AwaitingLink && c.Outcome == OutcomePending && l != nil && !l.shown() && !c.clcUncaptured &&
-			c.Failure == "" && !c.TConfirm.IsZero() && t.lastNS-c.TConfirm.UnixNano() >= int64(llcWaitFirst) {
-			// Still open, but the capture held frames for longer after
-			// its Confirm than Linux waits for the first link's
-			// CONFIRM_LINK before it declines (TIMEOUT_CL), with no
-			// Decline and not one packet of the link: SMC-R on a link
-			// the capture does not show, as failPending finds at the TCP
-			// close. (A recorded end with no frame after the Confirm
-			// says nothing: pending.)
-			x.Outcome, x.AwaitingLink = OutcomeSMCR, false
-		}
-		if x.Outcome == OutcomeSMCR && c.link != nil && !c.link.shown() && c.Flow[0].CDCs == 0 && c.Flow[1].CDCs == 0 {
+		if t.markUnseen(c, &x) {
 			if carried == nil {
 				carried = map[*Link]bool{}
 			}
 			carried[c.link] = true
-			// On a link the capture shows no packet of (and no CDC
-			// from elsewhere, ANCK's dump device).
-			x.LinkNotCaptured = true
-		}
-		if (c.Outcome == OutcomeSMCR || c.Outcome == OutcomePending && c.clcUncaptured) && c.link == nil &&
-			c.Flow[0].CDCs == 0 && c.Flow[1].CDCs == 0 {
-			// Its handshake chose SMC-R, but no packet in the capture
-			// tied it to a link (a capture of one direction lacks the
-			// peer's CLC half, and its CDCs' tokens are the peer's):
-			// its data is unknown, not none.
-			x.LinkNotCaptured = true
 		}
 		x.lgr, x.link, x.stream = nil, nil, nil
 		s.Conns[i] = x
@@ -147,6 +118,44 @@ func (t *Tracker) snapshot() Snapshot {
 		s.LinkGroups[i] = x
 	}
 	return s
+}
+
+// markUnseen sets in x, the snapshot of c, what the capture does not show
+// of it: its outcome, when a link no packet of which is in the capture
+// has carried it since its Confirm for longer than Linux waits before it
+// declines (failPending decides the same at the TCP close); its data,
+// LinkNotCaptured and both flows NotShown, when it ran SMC-R on such a
+// link or on none the capture ties it to (a capture of one direction
+// lacks the peer's CLC half, and its CDCs' tokens are the peer's), and
+// no CDC of it came from elsewhere (ANCK's dump device); one flow
+// NotShown when its link group's capture holds one side only. It reports
+// whether c ran on a link the capture shows no packet of.
+func (t *Tracker) markUnseen(c, x *Conn) (unseenLink bool) {
+	if c.awaitsUnseenLink() && !c.TConfirm.IsZero() && t.lastNS-c.TConfirm.UnixNano() >= int64(llcWaitFirst) {
+		// Frames after the Confirm, not a recorded end alone, tell
+		// that the capture went on.
+		x.Outcome, x.AwaitingLink = OutcomeSMCR, false
+	}
+	if c.Flow[0].CDCs == 0 && c.Flow[1].CDCs == 0 {
+		switch l := c.link; {
+		case l != nil:
+			unseenLink = x.Outcome == OutcomeSMCR && !l.shown()
+			x.LinkNotCaptured = unseenLink
+		default:
+			x.LinkNotCaptured = x.Outcome == OutcomeSMCR || x.Outcome == OutcomePending && c.clcUncaptured
+		}
+	}
+	switch {
+	case x.LinkNotCaptured:
+		x.Flow[0].NotShown, x.Flow[1].NotShown = true, true
+	case c.link != nil && c.link.lgr != nil:
+		if n := c.link.lgr.sent(); (n[0] == 0) != (n[1] == 0) {
+			for d := range x.Flow {
+				x.Flow[d].NotShown = n[d] == 0
+			}
+		}
+	}
+	return unseenLink
 }
 
 // Stats returns the frame counters.

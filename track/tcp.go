@@ -476,16 +476,15 @@ func (t *Tracker) failPending(c *Conn, in *input) {
 	if !c.AwaitingLink && c.Failure == "" {
 		return
 	}
-	if l := c.link; c.AwaitingLink && c.Failure == "" && l != nil && !l.shown() {
-		// Not one packet of the link in the capture: a host's tcpdump
-		// where the RNIC offloads RoCE, a mirror of the TCP port alone.
+	if c.awaitsUnseenLink() {
 		// Linux ends a link it could not confirm with a CLC Decline
 		// (TIMEOUT_CL: smc_connect_decline_fallback and smc_listen_decline,
 		// net/smc/af_smc.c) and falls back to TCP; the stream holds none,
-		// so the connection ran SMC-R on a link the capture does not show.
-		c.Outcome, c.AwaitingLink, c.LinkNotCaptured = OutcomeSMCR, false, true
-		// The link carried it: up, in a state the capture does not show.
-		l.uncaptured, l.State = true, LinkUnknown
+		// so the connection ran SMC-R on a link the capture does not show
+		// (Snapshot: LinkNotCaptured). The link carried it: up, in a state
+		// the capture does not show.
+		c.Outcome, c.AwaitingLink = OutcomeSMCR, false
+		c.link.uncaptured, c.link.State = true, LinkUnknown
 		return
 	}
 	t.raise(&c.expert, expert.HandshakeFailed, in)
@@ -500,6 +499,14 @@ func (t *Tracker) failPending(c *Conn, in *input) {
 		c.Failure = "SMC-R failed: " + what + " before TCP closed"
 	}
 	c.Outcome, c.AwaitingLink = OutcomeFailed, false
+}
+
+// awaitsUnseenLink reports whether c, its handshake done and followed
+// whole, waits for a link the capture shows not one packet of: a host's
+// tcpdump where the RNIC offloads RoCE, a mirror of the TCP port alone.
+func (c *Conn) awaitsUnseenLink() bool {
+	return c.AwaitingLink && c.Outcome == OutcomePending && c.Failure == "" && !c.clcUncaptured &&
+		c.link != nil && !c.link.shown()
 }
 
 // pendingDetail says why a pending connection waits, or "".

@@ -114,18 +114,11 @@ func textConns(tw *tabwriter.Writer, s *track.Snapshot, conns []rows.Conn) {
 		case r.Inferred:
 			client, server = dash(r.Client)+" (no TCP)", dash(r.Server)+" (no TCP)"
 		}
-		// A link the capture does not show: its counts are unknown, not 0.
-		data := []any{r.Client2Srv.CDCs, r.Srv2Client.CDCs, r.Client2Srv.Bytes, r.Srv2Client.Bytes,
-			r.Client2Srv.WriteBytes, r.Srv2Client.WriteBytes}
-		for i := range data {
-			// Even columns C>S, odd S>C.
-			if r.LinkNotCaptured || i%2 == 0 && r.Client2Srv.NotShown || i%2 == 1 && r.Srv2Client.NotShown {
-				data[i] = "-"
-			}
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%v\t%v\t%v\t%v\t%v\t%v\t%s\t%s\t%d\t%s\t%s\n",
+		c2s, s2c := &r.Client2Srv, &r.Srv2Client
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n",
 			r.ID, client, server, r.Outcome, r.Detail, clcVersion(r.Version), idOrDash(r.LGR), rows.LinkName(r.Link),
-			data[0], data[1], data[2], data[3], data[4], data[5], fmtMS(r.Handshake.Confirm), fmtMS(r.Handshake.FirstCDC),
+			rows.FlowCount(c2s, c2s.CDCs), rows.FlowCount(s2c, s2c.CDCs), rows.FlowCount(c2s, c2s.Bytes), rows.FlowCount(s2c, s2c.Bytes),
+			rows.FlowCount(c2s, c2s.WriteBytes), rows.FlowCount(s2c, s2c.WriteBytes), fmtMS(r.Handshake.Confirm), fmtMS(r.Handshake.FirstCDC),
 			r.Frames, dash(r.Close), dash(flowNotes(r)))
 	}
 	st := &s.Stats

@@ -3,6 +3,7 @@ package rows
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -147,6 +148,15 @@ type Flow struct {
 	CursorErrors  int    `json:"cursor_errors,omitempty"`
 	Prod          string `json:"prod"`
 	Cons          string `json:"cons"`
+}
+
+// FlowCount is n, a count of f, as every surface shows it: "-" where the
+// capture does not hold f's packets (NotShown), unknown rather than zero.
+func FlowCount[N int | uint64](f *Flow, n N) string {
+	if f.NotShown {
+		return "-"
+	}
+	return strconv.FormatUint(uint64(n), 10)
 }
 
 func flowRow(f *track.Flow) Flow {

@@ -47,16 +47,10 @@ func (b *Browser) pane(kind string) pane {
 		}
 		for _, r := range rows.ConnRows(s) {
 			id := r.ID
-			counts := []string{strconv.Itoa(r.Client2Srv.CDCs), strconv.Itoa(r.Srv2Client.CDCs),
-				strconv.FormatUint(r.Client2Srv.Bytes, 10), strconv.FormatUint(r.Srv2Client.Bytes, 10)}
-			for i := range counts { // unknown, not zero
-				if r.LinkNotCaptured || i%2 == 0 && r.Client2Srv.NotShown || i%2 == 1 && r.Srv2Client.NotShown {
-					counts[i] = "-"
-				}
-			}
+			c2s, s2c := &r.Client2Srv, &r.Srv2Client
 			p.rows = append(p.rows, paneRow{
-				cells: append(append([]string{strconv.Itoa(r.ID), r.Client, r.Server, r.Outcome, idOrDash(r.LGR), rows.LinkName(r.Link)},
-					counts...), r.Detail),
+				cells: []string{strconv.Itoa(r.ID), r.Client, r.Server, r.Outcome, idOrDash(r.LGR), rows.LinkName(r.Link),
+					rows.FlowCount(c2s, c2s.CDCs), rows.FlowCount(s2c, s2c.CDCs), rows.FlowCount(c2s, c2s.Bytes), rows.FlowCount(s2c, s2c.Bytes), r.Detail},
 				frames: func() []int32 { return b.idx.Follow(id) },
 				mode:   "follow connection " + strconv.Itoa(id),
 			})

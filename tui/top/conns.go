@@ -34,21 +34,13 @@ func newConns() *list[monitor.Snapshot, monitor.ConnRow] {
 	return newList("connections", []string{"conns", "sockets"}, connColumns, connRows, connDetail, connDrill)
 }
 
-// connBytes is a byte count of r as the screen shows it: "-" when the
-// count is unknown (RxUnknown, TxUnknown), not zero.
-func connBytes(unknown bool, n uint64) string {
+// known is s, a count or rate of a connection's direction, or "-" when
+// the capture does not hold it (RxUnknown, TxUnknown): unknown, not zero.
+func known(unknown bool, s string) string {
 	if unknown {
 		return "-"
 	}
-	return bytesText(float64(n))
-}
-
-// connCount is n in full, "-" when unknown.
-func connCount(unknown bool, n uint64) string {
-	if unknown {
-		return "-"
-	}
-	return strconv.FormatUint(n, 10)
+	return s
 }
 
 // connRows is the connections screen's model.
@@ -59,7 +51,8 @@ func connRows(s *monitor.Snapshot) []entry[monitor.ConnRow] {
 		row := entryRow(r.Key,
 			[]string{r.Key, string(r.Mode), connState(r), localEnd(r), endpoint(r.Dst, r.AddrHidden),
 				process(r.PID, r.Comm), r.LGRName(), numOrDash(int(l.LinkID)), connDevice(r),
-				connBytes(r.RxUnknown, r.RxBytes), connBytes(r.TxUnknown, r.TxBytes), bytesRate(r.RxRate), bytesRate(r.TxRate), connReason(r)},
+				known(r.RxUnknown, bytesText(float64(r.RxBytes))), known(r.TxUnknown, bytesText(float64(r.TxBytes))),
+				known(r.RxUnknown, bytesRate(r.RxRate)), known(r.TxUnknown, bytesRate(r.TxRate)), connReason(r)},
 			[]any{nil, nil, nil, nil, nil, nil, uint32(l.LGRID), l.LinkID, nil, r.RxBytes, r.TxBytes, r.RxRate, r.TxRate})
 		switch {
 		case r.State == monitor.StateClosed:
@@ -110,7 +103,8 @@ func connDetail(r monitor.ConnRow, s *monitor.Snapshot) string {
 		fmt.Fprintf(&b, "  sndbuf %d", r.SndBuf)
 	}
 	fmt.Fprintf(&b, "  RMBE %s  peer RMBE %s  rx %s B (%s)  tx %s B (%s)\n", numOrDash(int(r.RMBE)), numOrDash(int(r.PeerRMBE)),
-		connCount(r.RxUnknown, r.RxBytes), bytesRate(r.RxRate), connCount(r.TxUnknown, r.TxBytes), bytesRate(r.TxRate))
+		known(r.RxUnknown, strconv.FormatUint(r.RxBytes, 10)), known(r.RxUnknown, bytesRate(r.RxRate)),
+		known(r.TxUnknown, strconv.FormatUint(r.TxBytes, 10)), known(r.TxUnknown, bytesRate(r.TxRate)))
 	cursorLines(&b, r, s.Time)
 	if t := r.Traced; t != nil {
 		fmt.Fprintf(&b, "traced in the last interval: sent %d B in %d calls (%s), received %d B in %d calls (%s)\n",

@@ -3,6 +3,7 @@ package top
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -34,10 +35,11 @@ func WriteText(w io.Writer, s monitor.Snapshot) error {
 	fmt.Fprintln(tw, "\n== connections")
 	fmt.Fprintln(tw, "KEY\tMODE\tSTATE\tLOCAL\tPEER\tPROCESS\tLGR\tLINK\tDEV\tRX\tTX\tRX/s\tTX/s\tREASON")
 	for _, c := range s.Conns {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f\t%.0f\t%s\n",
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
 			c.Key, c.Mode, connState(c), localEnd(c), endpoint(c.Dst, c.AddrHidden),
 			process(c.PID, c.Comm), c.LGRName(), numOrDash(int(c.Link().LinkID)), connDevice(c),
-			connCount(c.RxUnknown, c.RxBytes), connCount(c.TxUnknown, c.TxBytes), c.RxRate, c.TxRate, connReason(c))
+			known(c.RxUnknown, strconv.FormatUint(c.RxBytes, 10)), known(c.TxUnknown, strconv.FormatUint(c.TxBytes, 10)),
+			known(c.RxUnknown, strconv.FormatFloat(c.RxRate, 'f', 0, 64)), known(c.TxUnknown, strconv.FormatFloat(c.TxRate, 'f', 0, 64)), connReason(c))
 	}
 	fmt.Fprintln(tw, "\n== link groups")
 	fmt.Fprintln(tw, "ID\tSRC\tKIND\tROLE\tTYPE/STATE\tCONNS\tV\tPEER\tMAX L/C\tBUF SND/RMB\tREDUNDANT\tDELETED")
