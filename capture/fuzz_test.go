@@ -2,14 +2,13 @@ package capture
 
 import (
 	"bytes"
-	"encoding/binary"
 	"os"
-	"slices"
 	"testing"
 	"time"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
+	"github.com/smcscope/smcscope/internal/mutate"
 )
 
 // FuzzFile feeds arbitrary bytes as a capture file: the reader must end with
@@ -58,24 +57,11 @@ func FuzzFrame(f *testing.F) {
 	for _, fr := range readRaw(f, declineRDM)[:12] {
 		f.Add(fr.Data)
 	}
-	// Frames a mirror or an overlay carried: ERSPAN III with its T bit,
-	// VXLAN (tunnel.go).
-	eth := []byte{2, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 2, 0x08, 0x00}
+	// Frames a mirror or an overlay carried (tunnel.go): ERSPAN III with
+	// its T bit, VXLAN.
 	inner := readRaw(f, pingpong)[8].Data
-	erspan := append([]byte{0x10, 0, 0x22, 0xeb, 0, 0, 0, 1, 0x20, 100, 0x04, 6, 0, 0, 0x30, 0x39, 0, 0, 0, 1,
-		1, 2, 3, 4, 5, 6, 7, 8}, inner...)
-	vxlan := append([]byte{0, 0, 0x12, 0xb5, 0, 0, 0, 0, 0x08, 0, 0, 0, 0, 0, 77, 0}, inner...)
-	for _, c := range []struct {
-		proto byte
-		b     []byte
-	}{{47, erspan}, {17, vxlan}} {
-		ip := []byte{0x45, 0, 0, 0, 0, 7, 0x40, 0, 64, c.proto, 0, 0, 192, 168, 1, 1, 192, 168, 1, 2}
-		binary.BigEndian.PutUint16(ip[2:], uint16(20+len(c.b)))
-		if c.proto == 17 {
-			binary.BigEndian.PutUint16(c.b[4:], uint16(len(c.b)))
-		}
-		f.Add(append(append(slices.Clone(eth), ip...), c.b...))
-	}
+	f.Add(mutate.Carry("erspan3", inner, 1, true))
+	f.Add(mutate.Carry("vxlan", inner, 0, false))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ci := gopacket.CaptureInfo{Timestamp: time.Unix(1, 0), CaptureLength: len(data), Length: len(data)}
 		// The third copy as a snap length would have cut a longer frame

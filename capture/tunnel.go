@@ -60,13 +60,10 @@ const (
 	udpPortGeneve = 6081
 )
 
-// GRE protocol types of the mirror encapsulations (ERSPAN: the GRE key
-// and sequence number drafts, draft-foschiano-erspan).
-const (
-	greERSPAN2 = 0x88BE
-	greERSPAN3 = 0x22EB
-	greTEB     = 0x6558 // transparent Ethernet bridging
-)
+// greERSPAN3 is ERSPAN type III's GRE protocol type
+// (draft-foschiano-erspan), which gopacket does not name; type I and II
+// share layers.EthernetTypeERSPAN.
+const greERSPAN3 layers.EthernetType = 0x22EB
 
 // tunnelLayers decodes the encapsulations; they are rare, so they stay
 // out of the common frames' way (decodeChain reaches them last).
@@ -83,6 +80,7 @@ type tunnelLayers struct {
 // session ID; type III adds a timestamp word and a word whose low bit
 // says an 8-byte platform-specific subheader follows.
 type erspanHeader struct {
+	kind      TunnelKind // TunnelERSPAN2 or TunnelERSPAN3
 	truncated bool
 	session   uint16
 	payload   []byte
@@ -93,15 +91,14 @@ func (e *erspanHeader) decode(data []byte) error {
 	if len(data) < 8 {
 		return errTunnel("ERSPAN", len(data), 8)
 	}
-	ver := data[0] >> 4
 	e.truncated = data[2]&0x04 != 0
 	e.session = binary.BigEndian.Uint16(data[2:4]) & 0x03FF
-	e.next = layers.LayerTypeEthernet
+	e.kind, e.next = TunnelERSPAN2, layers.LayerTypeEthernet
 	n := 8
-	switch ver {
+	switch data[0] >> 4 {
 	case 1:
 	case 2:
-		n = 12
+		e.kind, n = TunnelERSPAN3, 12
 		if len(data) < n {
 			return errTunnel("ERSPAN III", len(data), n)
 		}
@@ -156,7 +153,7 @@ func (d *Decoder) decodeTunnel(f *Frame, typ gopacket.LayerType, data []byte) (n
 		}
 		payload = g.Payload
 		switch g.Protocol {
-		case greERSPAN2:
+		case layers.EthernetTypeERSPAN:
 			if !g.SeqPresent {
 				// Type I: the mirrored frame right after the GRE header.
 				d.enterTunnel(f, TunnelERSPAN1, 0, false)
@@ -165,15 +162,9 @@ func (d *Decoder) decodeTunnel(f *Frame, typ gopacket.LayerType, data []byte) (n
 			return layers.LayerTypeERSPANII, payload, true, nil
 		case greERSPAN3:
 			return layers.LayerTypeERSPANII, payload, true, nil
-		case greTEB, layers.EthernetTypeIPv4, layers.EthernetTypeIPv6:
+		case layers.EthernetTypeTransparentEthernetBridging, layers.EthernetTypeIPv4, layers.EthernetTypeIPv6:
 			d.enterTunnel(f, TunnelGRE, g.Key, g.KeyPresent)
-			switch g.Protocol {
-			case greTEB:
-				return layers.LayerTypeEthernet, payload, true, nil
-			case layers.EthernetTypeIPv4:
-				return layers.LayerTypeIPv4, payload, true, nil
-			}
-			return layers.LayerTypeIPv6, payload, true, nil
+			return g.Protocol.LayerType(), payload, true, nil
 		}
 		return gopacket.LayerTypeZero, nil, true, nil
 	case layers.LayerTypeERSPANII:
@@ -181,11 +172,7 @@ func (d *Decoder) decodeTunnel(f *Frame, typ gopacket.LayerType, data []byte) (n
 		if err = e.decode(data); err != nil {
 			return 0, nil, true, err
 		}
-		k := TunnelERSPAN2
-		if data[0]>>4 == 2 {
-			k = TunnelERSPAN3
-		}
-		d.enterTunnel(f, k, uint32(e.session), true)
+		d.enterTunnel(f, e.kind, uint32(e.session), true)
 		if e.truncated {
 			tl.t.Truncated = true
 			f.Cut = true

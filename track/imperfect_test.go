@@ -12,6 +12,7 @@ import (
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/expert"
+	"github.com/smcscope/smcscope/internal/mutate"
 	"github.com/smcscope/smcscope/internal/testutil"
 	"github.com/smcscope/smcscope/internal/testutil/crafted"
 )
@@ -640,43 +641,6 @@ func TestTCPCopiesLater(t *testing.T) {
 	}
 }
 
-// tunnel wraps an Ethernet frame as a mirror session or an overlay
-// delivers it to a collector: ERSPAN I, II or III or GRE over IPv4, or
-// VXLAN or Geneve over IPv4/UDP. truncated sets ERSPAN's T bit.
-func tunnel(kind string, frame []byte, seq uint32, truncated bool) []byte {
-	be := binary.BigEndian
-	var t byte
-	if truncated {
-		t = 0x04
-	}
-	var proto byte = 47
-	var hdr []byte
-	switch kind {
-	case "vxlan":
-		proto, hdr = 17, []byte{0, 0, 0x12, 0xb5, 0, 0, 0, 0, 0x08, 0, 0, 0, 0, 0, 77, 0} // dst port 4789, VNI 77
-	case "geneve":
-		proto, hdr = 17, []byte{0, 0, 0x17, 0xc1, 0, 0, 0, 0, 0, 0, 0x65, 0x58, 0, 0, 88, 0} // 6081, VNI 88
-	case "erspan1":
-		hdr = []byte{0, 0, 0x88, 0xbe}
-	case "erspan2":
-		hdr = be.AppendUint32([]byte{0x10, 0, 0x88, 0xbe}, seq)
-		hdr = append(hdr, 0x10, 100, t, 5, 0, 0, 0, 0)
-	case "erspan3":
-		hdr = be.AppendUint32([]byte{0x10, 0, 0x22, 0xeb}, seq)
-		hdr = append(hdr, 0x20, 100, t, 6, 0, 0, 0x30, 0x39, 0, 0, 0, 0)
-	case "gre":
-		hdr = []byte{0x20, 0, 0x65, 0x58, 0, 0, 0, 9}
-	}
-	payload := append(hdr, frame...)
-	if proto == 17 {
-		be.PutUint16(payload[4:], uint16(len(payload)))
-	}
-	ip := []byte{0x45, 0, 0, 0, 0, 7, 0x40, 0, 64, proto, 0, 0, 192, 168, 1, 1, 192, 168, 1, 2}
-	be.PutUint16(ip[2:], uint16(20+len(payload)))
-	eth := []byte{2, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 2, 0x08, 0x00}
-	return slices.Concat(eth, ip, payload)
-}
-
 // TestTunnels: a capture taken at a collector that a switch's ERSPAN
 // session or a cloud's VXLAN/Geneve traffic mirror feeds is the capture
 // it carries: the same connections, link groups and links as the capture
@@ -711,7 +675,7 @@ func TestTunnels(t *testing.T) {
 						if truncated && len(d) > 128 {
 							d, cut = d[:128], true
 						}
-						frames[i].Data = tunnel(kind, d, uint32(i), cut)
+						frames[i].Data = mutate.Carry(kind, d, uint32(i), cut)
 						frames[i].CI.CaptureLength = len(frames[i].Data)
 						frames[i].CI.Length = len(frames[i].Data)
 					}
