@@ -315,9 +315,10 @@ func (c *CLC) DecodePartial(data []byte) (bool, error) {
 // DecodeCut decodes data, the start of a message that the capture's snap
 // length cut short (its length field claims more than data holds), as far
 // as it goes: the header, and of the body the fields that lie wholly in
-// data (a Proposal's, of each of its areas and lists those wholly in data;
-// an Accept's or Confirm's fixed SMC-R or SMC-D fields; a Decline's). Cut is len(data). What the capture did not keep is neither
-// checked nor shown: a field absent is not a zero. It reports false, c
+// data (a Proposal's, of each of its areas and lists those wholly in
+// data; an Accept's or Confirm's; a Decline's). Cut is len(data). What
+// the capture did not keep is neither checked nor shown: a field absent
+// is not a zero. It reports false, c
 // zero, when data is not the start of a message of a known type (its
 // header's error) or is whole (DecodePartial's).
 func (c *CLC) DecodeCut(data []byte) (bool, error) {

@@ -88,8 +88,6 @@ func (p *CLCProposal) decodeCut(c *CLC, m []byte) {
 		off := propFixedLen + int(p.IPAreaOffset)
 		if p.HasPrefix = p.has(off + propPrefixLen); p.HasPrefix {
 			p.ipv6 = p.ipv6[:propIPv6Len*whole(off+propPrefixLen, propIPv6Len, p.IPv6Prefixes())]
-		} else {
-			p.ipv6 = nil
 		}
 	}
 	if p.HasV2Ext {
@@ -487,23 +485,9 @@ func (p *CLCProposal) appendSummary(c *CLC, dst []byte) []byte {
 				dst = append(dst, ", SEID "...)
 				dst = clcAppendQuoted(dst, clcTrimBlanks(p.SMCDv2Ext.SEID))
 			}
-			// Devices, not entries: an Emulated-ISM device takes two;
-			// not counted from a list the capture cut.
-			if p.SMCDv2Ext.Len() < int(e.ISMGIDCount) {
-				dst = append(dst, ')')
-				return appendProposalAli(p, c, dst)
-			}
-			n, emulated := p.SMCDv2Ext.Devices()
-			dst = append(dst, ", "...)
-			dst = numfmt.AppendUint(dst, uint64(n))
-			dst = append(dst, " ISM device"...)
-			if n != 1 {
-				dst = append(dst, 's')
-			}
-			if emulated > 0 {
-				dst = append(dst, " ("...)
-				dst = numfmt.AppendUint(dst, uint64(emulated))
-				dst = append(dst, " Emulated-ISM: GID and extension)"...)
+			// Not counted from a list the capture cut.
+			if p.SMCDv2Ext.Len() == int(e.ISMGIDCount) {
+				dst = appendISMDevices(dst, &p.SMCDv2Ext)
 			}
 		}
 		dst = append(dst, ')')
@@ -512,14 +496,26 @@ func (p *CLCProposal) appendSummary(c *CLC, dst []byte) []byte {
 		// one one the capture did not keep.)
 		dst = append(dst, " (no v2 extension)"...)
 	}
-	return appendProposalAli(p, c, dst)
-}
-
-// appendProposalAli ends a Proposal's summary with the ANCK options it
-// offers.
-func appendProposalAli(p *CLCProposal, c *CLC, dst []byte) []byte {
 	if o, ok := p.Alibaba(); ok && c.Version >= 2 {
 		dst = append(appendAli(dst, "offers", o), ']')
+	}
+	return dst
+}
+
+// appendISMDevices appends ", 2 ISM devices (1 Emulated-ISM: ...)":
+// devices, not entries, as an Emulated-ISM device takes two.
+func appendISMDevices(dst []byte, d *CLCSMCDv2Ext) []byte {
+	n, emulated := d.Devices()
+	dst = append(dst, ", "...)
+	dst = numfmt.AppendUint(dst, uint64(n))
+	dst = append(dst, " ISM device"...)
+	if n != 1 {
+		dst = append(dst, 's')
+	}
+	if emulated > 0 {
+		dst = append(dst, " ("...)
+		dst = numfmt.AppendUint(dst, uint64(emulated))
+		dst = append(dst, " Emulated-ISM: GID and extension)"...)
 	}
 	return dst
 }
