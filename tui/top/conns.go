@@ -102,9 +102,9 @@ func connDetail(r monitor.ConnRow, s *monitor.Snapshot) string {
 	if r.SndBuf != 0 {
 		fmt.Fprintf(&b, "  sndbuf %d", r.SndBuf)
 	}
-	fmt.Fprintf(&b, "  RMBE %s  peer RMBE %s  rx %s B (%s)  tx %s B (%s)\n", numOrDash(int(r.RMBE)), numOrDash(int(r.PeerRMBE)),
-		known(r.RxUnknown, strconv.FormatUint(r.RxBytes, 10)), known(r.RxUnknown, bytesRate(r.RxRate)),
-		known(r.TxUnknown, strconv.FormatUint(r.TxBytes, 10)), known(r.TxUnknown, bytesRate(r.TxRate)))
+	fmt.Fprintf(&b, "  RMBE %s  peer RMBE %s  rx %s (%s)  tx %s (%s)\n", numOrDash(int(r.RMBE)), numOrDash(int(r.PeerRMBE)),
+		known(r.RxUnknown, strconv.FormatUint(r.RxBytes, 10)+" B"), known(r.RxUnknown, bytesRate(r.RxRate)),
+		known(r.TxUnknown, strconv.FormatUint(r.TxBytes, 10)+" B"), known(r.TxUnknown, bytesRate(r.TxRate)))
 	cursorLines(&b, r, s.Time)
 	if t := r.Traced; t != nil {
 		fmt.Fprintf(&b, "traced in the last interval: sent %d B in %d calls (%s), received %d B in %d calls (%s)\n",
