@@ -264,7 +264,7 @@ var defs = [numIDs]Def{
 		Meaning: "an SMC message (CLC, LLC or CDC) that does not decode",
 		Check:   "the frame's frame.error (offset and field); the sender's kernel or a damaged capture"},
 	NotCaptured: {Name: "roce.rc.not_captured", Severity: Note, Group: "sequence", Object: ObjectLink,
-		Meaning: "the responder's ACK or NAK covers request packets the capture never showed: the capture point missed them, the network did not lose them",
+		Meaning: "request packets the capture never showed that the responder took (its ACK or NAK covers them) or the requester went on past without sending again (up to the capture's end): the capture point missed them, the network did not lose them",
 		Check:   "the capture point (a mirror port that drops, tcpdump -B, a full ring); nothing follows from the missing frames' content"},
 	CaptureReordered: {Name: "roce.capture.reordered", Severity: Note, Group: "sequence", Object: ObjectLink,
 		Meaning: "a request the capture showed out of the order its responder took it (after the responder's ACK of it, or after a later request that was then acknowledged with no NAK or resend), too soon for a timeout: the capture point's order, not the network's; followed as the original, not as a retransmission or loss",

@@ -532,8 +532,12 @@ const (
 	// SMC_QP_TIMEOUT and SMC_QP_RETRY_CNT in net/smc/smc_ib.h); a run
 	// older than this is a capture that missed frames.
 	runLife = 2 * time.Second
-	// maxKept bounds the requests kept from one run.
-	maxKept = 64
+	// maxKept bounds the requests kept from one run: every one the
+	// window can hold, so that a run resolved as the capture's miss (the
+	// responder's ACK, or, where the capture never shows the responder,
+	// the window outgrown) loses no request's content. About 160 KiB per
+	// direction in a run.
+	maxKept = aheadBits
 )
 
 // psnWindow is the PSNs next+i seen in a run out of sequence (bit i),

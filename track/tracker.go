@@ -138,7 +138,10 @@ type Tracker struct {
 	in input
 	// replayIn is a kept request followed late (resync), replaying
 	// while it is.
-	replayIn  input
+	replayIn input
+	// endIn stands for the frame a run out of sequence began at, when the
+	// capture's end settles it (settleRuns).
+	endIn     input
 	replaying bool
 	// expert marks findings tied to no connection or link (expert.go).
 	expert    marks
@@ -575,4 +578,36 @@ func (t *Tracker) EndCapture(end time.Time) {
 	if !end.IsZero() {
 		t.endNS = end.UnixNano()
 	}
+	t.settleRuns()
+}
+
+// settleRuns ends every run out of sequence still open when the capture
+// ended, if the capture went on for lateMax after it began. The responder
+// NAKs the first request of a run as it comes, and the requester goes back
+// at once; nothing on the wire showed a loss (no NAK, no resend of the PSN
+// the responder waited for): the capture missed the PSNs before the run, as
+// when the run outgrows its window, and the requests kept from it are
+// followed, in PSN order. This is how a capture of one direction (where the
+// responder's ACKs are never seen) that dropped a frame near its end still
+// counts the CDCs and bytes that came after the drop. A younger run stays
+// open, the network's word may have come just after the end; unless the
+// capture shows nothing the responder's side sent on the link group: then
+// no word was ever to come.
+func (t *Tracker) settleRuns() {
+	saved := t.cur
+	end := max(t.lastNS, t.endNS)
+	for _, l := range t.links {
+		for d := range Dir(2) {
+			rc := &l.RC[d]
+			if rc.ahead.idle() || !l.oneWay() && end-rc.ahead.since < int64(lateMax) {
+				continue
+			}
+			in := &t.endIn
+			*in = input{number: rc.ahead.frame, ns: rc.ahead.since, isRoCE: true}
+			t.cur.reset(in.number)
+			t.resync(l, d, (rc.maxPSN+1)&0xFFFFFF, in)
+		}
+	}
+	t.endIn = input{}
+	t.cur = saved
 }
