@@ -65,6 +65,11 @@ func (t *Tracker) cdcConn(c *Conn, l *Link, d Dir, in *input) {
 			f.FailoverFrame, f.failoverNS = in.number, in.ns
 		}
 		t.raise(&c.expert, expert.Failover, in)
+		if old := c.link; old != nil && old != l {
+			// The connection leaves its link: what that link still held
+			// out of sequence will not be sent on it again.
+			t.settleRun(old, d, in.ns)
+		}
 		from := c.Link
 		t.attach(c, l)
 		if rec {

@@ -90,6 +90,8 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 				if x.State != LinkRejected && x.State != LinkDeleted {
 					x.State, x.DeleteCode, x.endNS = LinkDeleted, m.reason, in.ns
 				}
+				t.settleRun(x, DirC2S, in.ns)
+				t.settleRun(x, DirS2C, in.ns)
 			}
 			break
 		}
@@ -101,6 +103,8 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 			if x.State != LinkDeleted {
 				x.State, x.DeleteCode, x.endNS = LinkDeleted, m.reason, in.ns
 			}
+			t.settleRun(x, DirC2S, in.ns)
+			t.settleRun(x, DirS2C, in.ns)
 			if !m.resp {
 				// The request names the link; the response repeats it.
 				t.raise(&x.expert, expert.LinkDeleted, in)

@@ -308,11 +308,18 @@ func (t *Tracker) resync(l *Link, d Dir, next uint32, in *input) {
 	sort.SliceStable(kept, func(i, j int) bool { return psnDiff(kept[i].roce.psn, kept[j].roce.psn) < 0 })
 	saved := t.cur
 	t.replaying = true
+	expect := rc.nextPSN
 	for i := range kept {
 		k := &kept[i]
 		if psnDiff(k.roce.psn, rc.nextPSN) < 0 || psnDiff(k.roce.psn, next) >= 0 {
 			continue
 		}
+		if k.roce.psn != expect && expect != rc.nextPSN {
+			// Another hole in the run: notCaptured said so of the
+			// first; a CDC after this one explains its gap too.
+			t.uncaptured(l, d)
+		}
+		expect = (k.roce.psn + 1) & 0xFFFFFF
 		rin := &t.replayIn
 		rin.number, rin.ns, rin.isTCP, rin.isRoCE, rin.roce = k.number, k.ns, false, true, k.roce
 		t.cur.reset(k.number)
@@ -325,6 +332,9 @@ func (t *Tracker) resync(l *Link, d Dir, next uint32, in *input) {
 	t.replaying = false
 	t.replayIn = input{}
 	t.cur = saved
+	if expect != next && expect != rc.nextPSN {
+		t.uncaptured(l, d) // a hole between the run's last and next
+	}
 	rc.nextPSN = next
 	rc.ahead.run = false
 	rc.ahead.shift(uint32(n))
@@ -393,16 +403,23 @@ func (t *Tracker) notCaptured(l *Link, d Dir, n int, in *input) {
 	rc.NotCaptured += n
 	t.cur.notCaptured += n
 	t.raise(&l.expert, expert.NotCaptured, in)
+	t.uncaptured(l, d)
+	l.llcPend[d.Reverse()] = [2]pendingLLC{}
+	if l.State == LinkConfirming {
+		l.uncaptured = true
+	}
+}
+
+// uncaptured says that CDCs of direction d of l may be among requests the
+// capture missed: the next CDC of each connection on l explains a gap in
+// its sequence so (Flow.uncaptured).
+func (t *Tracker) uncaptured(l *Link, d Dir) {
 	for _, c := range l.lgr.conns {
 		if c.link == l || c.link == nil {
 			c.Flow[d].uncaptured = true
 		}
 	}
 	t.hot.forgetConns()
-	l.llcPend[d.Reverse()] = [2]pendingLLC{}
-	if l.State == LinkConfirming {
-		l.uncaptured = true
-	}
 }
 
 // lateWindow is the PSNs of one direction that the responder took (its
@@ -673,6 +690,11 @@ func (t *Tracker) cachedQP(k *qpKey) (linkRef, bool) {
 func (t *Tracker) resolveUnknown(in *input, key qpKey) (linkRef, bool) {
 	r := &in.roce
 	smc := r.hasLLC || r.hasCDC
+	if r.hasLLC && r.llc.typ.Base() == decode.LLCConfirmLink {
+		if ref, ok := t.addedOn(in, key); ok {
+			return ref, true
+		}
+	}
 	pair := addrPair{key.dst, key.src}
 	if cands := t.halfLinks[pair]; len(cands) > 0 {
 		var pick *Link
@@ -719,6 +741,36 @@ func (t *Tracker) resolveUnknown(in *input, key qpKey) (linkRef, bool) {
 	t.halfLinks[addrPair{key.src, key.dst}] = append(t.halfLinks[addrPair{key.src, key.dst}], l)
 	t.stats.InferredLinks++
 	return linkRef{l, DirC2S}, true
+}
+
+// addedOn finds the link that a CONFIRM_LINK on an unknown queue pair
+// confirms: one added by an ADD_LINK of which the capture holds one side's
+// message only (a capture of one direction, or one that missed the other),
+// so that one end is known and the other not. The CONFIRM_LINK names its
+// sender's end (address, QP number) and the link number, which pick the
+// link; its destination is the other end (smc_llc_send_confirm_link and
+// smc_llc_cli_add_link in net/smc/smc_llc.c: the new link's first message
+// is this exchange). Both directions are then reachable on the wire.
+func (t *Tracker) addedOn(in *input, key qpKey) (linkRef, bool) {
+	m := &in.roce.llc
+	src, dst := key.src.netip(), key.dst.netip()
+	for _, x := range t.links {
+		if x.retired || !x.added || x.LinkID != m.linkID || x.lgr.Deleted || x.keyed[DirC2S] || x.keyed[DirS2C] ||
+			(x.State != LinkAdding && x.State != LinkAdded) {
+			continue
+		}
+		for _, d := range [2]Dir{DirC2S, DirS2C} {
+			s, o := x.end(d), x.end(d.Reverse())
+			if s.Addr != src || s.QPN != m.qpn || o.Addr.IsValid() && o.Addr != dst || o.QPN != 0 && o.QPN != uint32(key.qpn) {
+				continue
+			}
+			o.Addr, o.QPN = dst, uint32(key.qpn)
+			t.keyLink(x, DirC2S, makeQPKey(x.Client.Addr, x.Server.Addr, x.Server.QPN))
+			t.keyLink(x, DirS2C, makeQPKey(x.Server.Addr, x.Client.Addr, x.Client.QPN))
+			return linkRef{x, d}, true
+		}
+	}
+	return linkRef{}, false
 }
 
 func (l *Link) knownDir() Dir {

@@ -139,9 +139,9 @@ type Tracker struct {
 	// replayIn is a kept request followed late (resync), replaying
 	// while it is.
 	replayIn input
-	// endIn stands for the frame a run out of sequence began at, when the
-	// capture's end settles it (settleRuns).
-	endIn     input
+	// settleIn stands for the frame a run out of sequence began at, when
+	// settleRun ends it.
+	settleIn  input
 	replaying bool
 	// expert marks findings tied to no connection or link (expert.go).
 	expert    marks
@@ -581,33 +581,41 @@ func (t *Tracker) EndCapture(end time.Time) {
 	t.settleRuns()
 }
 
-// settleRuns ends every run out of sequence still open when the capture
-// ended, if the capture went on for lateMax after it began. The responder
-// NAKs the first request of a run as it comes, and the requester goes back
-// at once; nothing on the wire showed a loss (no NAK, no resend of the PSN
-// the responder waited for): the capture missed the PSNs before the run, as
-// when the run outgrows its window, and the requests kept from it are
-// followed, in PSN order. This is how a capture of one direction (where the
-// responder's ACKs are never seen) that dropped a frame near its end still
-// counts the CDCs and bytes that came after the drop. A younger run stays
-// open, the network's word may have come just after the end; unless the
-// capture shows nothing the responder's side sent on the link group: then
-// no word was ever to come.
+// settleRuns settles every run out of sequence still open when the
+// capture ended (settleRun).
 func (t *Tracker) settleRuns() {
-	saved := t.cur
 	end := max(t.lastNS, t.endNS)
 	for _, l := range t.links {
 		for d := range Dir(2) {
-			rc := &l.RC[d]
-			if rc.ahead.idle() || !l.oneWay() && end-rc.ahead.since < int64(lateMax) {
-				continue
-			}
-			in := &t.endIn
-			*in = input{number: rc.ahead.frame, ns: rc.ahead.since, isRoCE: true}
-			t.cur.reset(in.number)
-			t.resync(l, d, (rc.maxPSN+1)&0xFFFFFF, in)
+			t.settleRun(l, d, end)
 		}
 	}
-	t.endIn = input{}
+}
+
+// settleRun ends the run out of sequence of direction d of l when no word
+// of the network can come any more (the capture ended, the link was
+// deleted or its connections moved off it) and none came: no NAK, no
+// resend of the PSN the responder waited for. The responder NAKs the first
+// request of a run as it comes and the requester goes back at once, so a
+// run the capture went on past for lateMax with neither is the capture's
+// miss, as when it outgrows its window: the requests kept from it are
+// followed, in PSN order. This is how a capture of one direction (where
+// the responder's ACKs are never seen) that dropped a frame still counts
+// the CDCs and bytes that came after the drop. A younger run stays open,
+// the network's word may have come just after; unless the capture shows
+// nothing the responder's side sent on the link group: then no word was
+// ever to come. A run whose loss the wire showed stays as it is.
+func (t *Tracker) settleRun(l *Link, d Dir, now int64) {
+	rc := &l.RC[d]
+	w := &rc.ahead
+	if !w.run || w.shown || t.replaying || !l.oneWay() && now-w.since < int64(lateMax) {
+		return
+	}
+	saved := t.cur
+	in := &t.settleIn
+	*in = input{number: w.frame, ns: w.since, isRoCE: true}
+	t.cur.reset(in.number)
+	t.resync(l, d, (rc.maxPSN+1)&0xFFFFFF, in)
+	t.settleIn = input{}
 	t.cur = saved
 }

@@ -11,6 +11,7 @@
 package mutate
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
@@ -40,9 +41,10 @@ const (
 	Thin                      // leave out every N-th frame from At on (a mirror port that drops)
 	Late                      // frame At put N frames later, the times left in place (a capture point that reorders)
 	Snap                      // every frame cut to N bytes (a snap length)
+	OneWay                    // only the frames one way, side N (1 or 2): a mirror of a port's egress, tcpdump -Q out
 )
 
-var kindNames = [...]string{"", "drop", "drop", "dup", "flip", "cut", "start", "thin", "late", "snap"}
+var kindNames = [...]string{"", "drop", "drop", "dup", "flip", "cut", "start", "thin", "late", "snap", "oneway"}
 
 // Mutation is one damage done to a capture.
 type Mutation struct {
@@ -66,6 +68,8 @@ func (m Mutation) String() string {
 		return fmt.Sprintf("late %d+%d", m.At+1, m.N)
 	case Snap:
 		return fmt.Sprintf("snap %d", m.N)
+	case OneWay:
+		return fmt.Sprintf("oneway %d", m.N)
 	}
 	if int(m.Kind) < len(kindNames) && m.Kind != 0 {
 		return fmt.Sprintf("%s %d", kindNames[m.Kind], m.At+1)
@@ -138,8 +142,49 @@ func (m Mutation) Apply(frames []Frame) []Frame {
 			}
 		}
 		return out
+	case OneWay:
+		out := make([]Frame, 0, n)
+		for _, f := range frames {
+			if s, ok := sideOf(f.Data); !ok || s == m.N {
+				out = append(out, f)
+			}
+		}
+		return out
 	}
 	return append([]Frame(nil), frames...)
+}
+
+// sideOf says which way an Ethernet frame with IPv4 or IPv6 goes: 1 when
+// its source address is below its destination (the address, then, where
+// both are one host's, the TCP or UDP port), 2 when above. Every frame one
+// host sends to another is of one side; a frame of neither kind is kept by
+// both (ok false).
+func sideOf(d []byte) (side int, ok bool) {
+	if len(d) < 14 {
+		return 0, false
+	}
+	p := d[14:]
+	var src, dst, l4 []byte
+	switch et := binary.BigEndian.Uint16(d[12:14]); {
+	case et == 0x0800 && len(p) >= 20:
+		ihl := int(p[0]&0x0f) * 4
+		src, dst, l4 = p[12:16], p[16:20], p[min(ihl, len(p)):]
+	case et == 0x86dd && len(p) >= 40:
+		src, dst, l4 = p[8:24], p[24:40], p[40:]
+	default:
+		return 0, false
+	}
+	c := bytes.Compare(src, dst)
+	if c == 0 && len(l4) >= 4 {
+		c = bytes.Compare(l4[0:2], l4[2:4])
+	}
+	switch c {
+	case -1:
+		return 1, true
+	case 1:
+		return 2, true
+	}
+	return 0, false
 }
 
 // Reordered returns up to n Late mutations of frames chosen from seed,
@@ -337,8 +382,10 @@ func Parse(s string) (Mutation, error) {
 		m = Mutation{Kind: Late, At: a - 1, N: b}
 	case scan(s, "snap %d", &b) && b >= 1:
 		m = Mutation{Kind: Snap, N: b}
+	case scan(s, "oneway %d", &b) && (b == 1 || b == 2):
+		m = Mutation{Kind: OneWay, N: b}
 	default:
-		return m, fmt.Errorf("mutation %q: want drop N, drop N-M, dup N, flip N:OFFSET^MASK, cut N, start N, thin N/EVERY, late N+K or snap BYTES", s)
+		return m, fmt.Errorf("mutation %q: want drop N, drop N-M, dup N, flip N:OFFSET^MASK, cut N, start N, thin N/EVERY, late N+K, snap BYTES or oneway 1|2", s)
 	}
 	if m.At < 0 {
 		return m, fmt.Errorf("mutation %q: frames are numbered from 1", s)

@@ -18,13 +18,13 @@ func frames(n int) []Frame {
 // variant's name makes it again (smcmutate -m).
 func TestParseString(t *testing.T) {
 	for _, m := range append(Generate(7, frames(500), 200), append(Thinned(7, frames(500), 20),
-		Mutation{Kind: Late, At: 4, N: 3}, Mutation{Kind: Snap, N: 96})...) {
+		Mutation{Kind: Late, At: 4, N: 3}, Mutation{Kind: Snap, N: 96}, Mutation{Kind: OneWay, N: 2})...) {
 		got, err := Parse(m.String())
 		if err != nil || got != m {
 			t.Errorf("%q reads back as %+v, %v; want %+v", m, got, err, m)
 		}
 	}
-	for _, bad := range []string{"", "drop", "drop 0", "drop x", "flip 3:4^0x100", "cut 3 4", "drop 5-3", "thin 3/1", "thin 0/4"} {
+	for _, bad := range []string{"", "drop", "drop 0", "drop x", "flip 3:4^0x100", "cut 3 4", "drop 5-3", "thin 3/1", "thin 0/4", "oneway 0", "oneway 3"} {
 		if m, err := Parse(bad); err == nil {
 			t.Errorf("%q read as %v, want an error", bad, m)
 		}
@@ -95,5 +95,29 @@ func TestGenerateSeeded(t *testing.T) {
 	}
 	if len(a) != 40 {
 		t.Errorf("%d mutations, want 40", len(a))
+	}
+}
+
+// TestOneWay: each side keeps what one address sends (the port decides
+// between two ends of one host), and both keep a frame that is not IP.
+func TestOneWay(t *testing.T) {
+	ip4 := func(src, dst byte, sport, dport uint16) Frame {
+		d := make([]byte, 14+20+8)
+		d[12], d[13], d[14] = 0x08, 0x00, 0x45
+		d[14+12], d[14+16] = src, dst
+		d[34], d[35], d[36], d[37] = byte(sport>>8), byte(sport), byte(dport>>8), byte(dport)
+		return Frame{Data: d}
+	}
+	fs := []Frame{ip4(1, 2, 9, 9), ip4(2, 1, 9, 9), {Data: []byte{0xee}}, ip4(7, 7, 4000, 5000), ip4(7, 7, 5000, 4000)}
+	for side, want := range map[int][]int{1: {0, 2, 3}, 2: {1, 2, 4}} {
+		got := Mutation{Kind: OneWay, N: side}.Apply(fs)
+		if len(got) != len(want) {
+			t.Fatalf("oneway %d kept %d frames, want %v", side, len(got), want)
+		}
+		for i, w := range want {
+			if &got[i].Data[0] != &fs[w].Data[0] {
+				t.Errorf("oneway %d: frame %d is not frame %d", side, i, w)
+			}
+		}
 	}
 }
