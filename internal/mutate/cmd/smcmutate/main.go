@@ -65,7 +65,7 @@ func run(path string, seed uint64, n int, out string, list bool, only string) er
 			fmt.Println(m)
 			continue
 		}
-		name := filepath.Join(out, fmt.Sprintf("%s-%04d-%s.pcap", base, i+1, strings.NewReplacer(" ", "_", ":", "_", "^", "x").Replace(m.String())))
+		name := filepath.Join(out, fmt.Sprintf("%s-%04d-%s.pcap", base, i+1, strings.NewReplacer(" ", "_", ":", "_", "^", "x", "/", "of", "+", "p").Replace(m.String())))
 		if err := mutate.WriteFile(name, lt, m.Apply(frames)); err != nil {
 			return err
 		}
