@@ -103,6 +103,14 @@ func (t *Tracker) raiseText(ms *marks, id expert.ID, in *input, text func() stri
 	ms.add(id, in.number, in.ns, s)
 }
 
+// earlyLLC counts the responses of one type that came with no request
+// waiting, the last at ns.
+type earlyLLC struct {
+	typ decode.LLCType
+	n   int
+	ns  int64
+}
+
 // pendingLLC is an LLC request waiting for its response.
 type pendingLLC struct {
 	typ   decode.LLCType
@@ -153,8 +161,24 @@ func (t *Tracker) llcPairs(l *Link, d Dir, in *input) {
 	if m.resp {
 		if p := &l.llcPend[d.Reverse()][s]; p.frame != 0 && p.typ.Base() == m.typ.Base() {
 			*p = pendingLLC{}
+		} else {
+			// No request waits: it may come just after, put late by the
+			// capture (two hosts' captures merged, their clocks apart).
+			e := &l.llcEarly[d.Reverse()][s]
+			if e.n == 0 || e.typ.Base() != m.typ.Base() || in.ns-e.ns > int64(lateMax) {
+				*e = earlyLLC{typ: m.typ}
+			}
+			e.n++
+			e.ns = in.ns
 		}
 		return
+	}
+	if e := &l.llcEarly[d][s]; e.n > 0 {
+		if e.typ.Base() == m.typ.Base() && in.ns-e.ns <= int64(lateMax) {
+			e.n--
+			return // answered already
+		}
+		*e = earlyLLC{}
 	}
 	// Linux runs one LLC flow at a time (smc_llc_flow_start): a request
 	// while another waits means the first got no answer the capture

@@ -235,6 +235,15 @@ func (t *Tracker) serverSends(l *Link, d Dir, resp bool, in *input) Dir {
 	return d
 }
 
+// keyAdded makes an added link reachable on the wire once both its ends
+// are known.
+func (t *Tracker) keyAdded(nl *Link) {
+	if nl.Client.Addr.IsValid() && nl.Server.Addr.IsValid() {
+		t.keyLink(nl, DirC2S, makeQPKey(nl.Client.Addr, nl.Server.Addr, nl.Server.QPN))
+		t.keyLink(nl, DirS2C, makeQPKey(nl.Server.Addr, nl.Client.Addr, nl.Client.QPN))
+	}
+}
+
 // addLink follows ADD_LINK: the request creates the new link with the
 // server's values, the response adds the client's and makes it reachable
 // on the wire, a reject (which echoes the request) ends it. The rkey
@@ -244,6 +253,21 @@ func (t *Tracker) addLink(l *Link, d Dir, in *input) {
 	m := &in.roce.llc
 	g := l.lgr
 	nl := g.linkByID(m.linkID)
+	if !m.resp && nl != nil && nl.respFirstNS != 0 && in.ns-nl.respFirstNS <= int64(lateMax) {
+		// The request its response came just before: the capture's
+		// order (two hosts' captures merged, their clocks apart).
+		nl.respFirstNS = 0
+		e := llcEvent(in, LinkEventAddOn)
+		e.link, e.on, e.n = m.linkID, l.LinkID, m.listN
+		l.addHistory(in, e)
+		e.kind = LinkEventAddNew
+		nl.addHistory(in, e)
+		*nl.end(d) = LinkEnd{Addr: gidAddr(m.gid), GID: m.gid, MAC: m.mac, QPN: m.qpn, PSN: m.psn}
+		if nl.State != LinkRejected {
+			t.keyAdded(nl)
+		}
+		return
+	}
 	switch {
 	case m.reject:
 		// The reject echoes the newest request for this link number,
@@ -251,6 +275,7 @@ func (t *Tracker) addLink(l *Link, d Dir, in *input) {
 		if nl == nil {
 			nl = t.newLink(g, in, l.Inferred)
 			nl.LinkID = m.linkID
+			nl.respFirstNS = in.ns
 		}
 		if nl.State == LinkAdding || nl.State == LinkAdded || nl.State == LinkUnknown {
 			nl.State, nl.endNS = LinkRejected, in.ns
@@ -277,12 +302,16 @@ func (t *Tracker) addLink(l *Link, d Dir, in *input) {
 		e.kind = LinkEventAddNew
 		nl.addHistory(in, e)
 	default:
-		if nl == nil || nl.State != LinkAdding {
-			// The request was not captured.
+		if nl == nil || !nl.added || nl.answered || nl.State == LinkRejected || nl.State == LinkDeleted {
+			// The request was not captured, or not yet.
 			nl = t.newLink(g, in, l.Inferred)
-			nl.LinkID, nl.added = m.linkID, true
+			nl.LinkID, nl.added, nl.respFirstNS = m.linkID, true, in.ns
 		}
-		nl.State = LinkAdded
+		// The new link's CONFIRM_LINK may have come first (addedOn).
+		if nl.State == LinkAdding || nl.State == LinkUnknown {
+			nl.State = LinkAdded
+		}
+		nl.answered = true
 		if g.Credits && m.anck {
 			nl.startCredits(d.Reverse(), m.initCredits)
 		}
@@ -294,9 +323,8 @@ func (t *Tracker) addLink(l *Link, d Dir, in *input) {
 	}
 	e := nl.end(d)
 	*e = LinkEnd{Addr: gidAddr(m.gid), GID: m.gid, MAC: m.mac, QPN: m.qpn, PSN: m.psn}
-	if m.resp && nl.Client.Addr.IsValid() && nl.Server.Addr.IsValid() {
-		t.keyLink(nl, DirC2S, makeQPKey(nl.Client.Addr, nl.Server.Addr, nl.Server.QPN))
-		t.keyLink(nl, DirS2C, makeQPKey(nl.Server.Addr, nl.Client.Addr, nl.Client.QPN))
+	if m.resp {
+		t.keyAdded(nl)
 	}
 	if m.resp {
 		t.asymmetric(nl, in)

@@ -534,6 +534,9 @@ type Link struct {
 	// llcPend: per direction, the LLC requests waiting for a response
 	// (slot 0 the LLC flow's, slot 1 TEST_LINK's; expert.go).
 	llcPend [2][2]pendingLLC
+	// llcEarly: per direction, a response to a request of that direction
+	// that the capture showed before the request (llcPairs).
+	llcEarly [2][2]earlyLLC
 	// uncaptured: while it was being confirmed, the capture missed
 	// requests on it (the CONFIRM_LINK exchange may be among them).
 	uncaptured bool
@@ -542,6 +545,11 @@ type Link struct {
 	// deleted or rejected.
 	added, wasUp bool
 	endNS        int64
+	// answered: an ADD_LINK response for it came.
+	answered bool
+	// respFirstNS: made by an ADD_LINK response whose request the capture
+	// had not shown, then (addLink); 0 once a request came.
+	respFirstNS int64
 	// groupOneWay is lgr.oneWay() when the snapshot was taken (a
 	// snapshot's links have no lgr).
 	groupOneWay bool

@@ -183,3 +183,29 @@ func TestLostInCapture(t *testing.T) {
 		t.Errorf("frames out of sequence %d, telling of frames not captured %d; want 0 and 1", outOfSeq, notCaptured)
 	}
 }
+
+// TestLateWindow: ACKs that come before the requests they acknowledge
+// (one side's capture clock ahead) add to the window rather than replace
+// it, up to its size; a NAK takes out only the PSNs from its own on.
+func TestLateWindow(t *testing.T) {
+	var w lateWindow
+	var none psnWindow
+	w.open(100, 1, &none, 0)
+	w.open(101, 2, &none, 1000)           // a second ACK before the first request
+	w.open(103, aheadBits-2, &none, 2000) // slides by one: 100 falls out
+	for psn, want := range map[uint32]bool{100: false, 101: true, 102: true, 103: true, 101 + aheadBits - 1: true, 101 + aheadBits: false} {
+		if got := w.take(psn, 3000); got != want {
+			t.Errorf("take(%d) = %v, want %v", psn, got, want)
+		}
+	}
+	w = lateWindow{}
+	w.open(10, 5, &none, 0)
+	w.dropFrom(12) // the requester goes back to 12
+	if !w.take(11, 1) || w.take(12, 1) || w.take(14, 1) {
+		t.Error("dropFrom(12) kept the wrong PSNs")
+	}
+	w.open(20, 3, &none, 0)
+	if w.take(21, int64(lateMax)+1) {
+		t.Error("a PSN taken after lateMax")
+	}
+}

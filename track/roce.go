@@ -426,9 +426,9 @@ func (t *Tracker) uncaptured(l *Link, d Dir) {
 // ACK said so) while the capture had not shown them: should one come just
 // after, the capture put it after the ACK, and it is the original.
 type lateWindow struct {
-	lo   uint32 // the first PSN the window covers
-	mask uint64 // bit i: PSN lo+i not captured yet
-	ns   int64  // when the responder's word came
+	lo   uint32    // the first PSN the window covers
+	bits psnWindow // bit i: PSN lo+i not captured yet (only its bits are used)
+	ns   int64     // when the responder's word came
 }
 
 // lateMax is how long after the ACK a request still counts as put out of
@@ -438,29 +438,62 @@ type lateWindow struct {
 const lateMax = 10 * time.Millisecond
 
 // open starts a window over the n PSNs from lo, but for those ahead holds
-// (seen in a run out of sequence); a wider gap opens none.
+// (seen in a run out of sequence); a wider gap than the window opens none.
+// The PSNs of a window still open stay in it, as far as the window
+// reaches: a capture that puts one side late (two hosts' captures merged,
+// their clocks apart) shows several ACKs before the requests they
+// acknowledge, each covering many on a busy link.
 func (w *lateWindow) open(lo, n uint32, ahead *psnWindow, ns int64) {
+	old := *w
 	*w = lateWindow{}
-	if n > 64 {
+	if n > aheadBits {
 		return
 	}
-	var mask uint64
+	if shift := psnDiff(lo, old.lo); !old.bits.empty() && ns-old.ns <= int64(lateMax) && shift >= 0 {
+		if over := shift + int32(n) - aheadBits; over > 0 {
+			// Slide the old window up so that the new PSNs fit.
+			old.lo = (old.lo + uint32(over)) & 0xFFFFFF
+			old.bits.shift(uint32(over))
+			shift -= over
+		}
+		w.lo, w.bits = old.lo, old.bits
+		for i := range n {
+			if !ahead.has(i) {
+				w.bits.set(uint32(shift) + i)
+			}
+		}
+		w.ns = ns
+		return
+	}
 	for i := range n {
-		if i >= aheadBits || !ahead.has(i) {
-			mask |= 1 << i
+		if !ahead.has(i) {
+			w.bits.set(i)
 		}
 	}
-	*w = lateWindow{lo: lo, mask: mask, ns: ns}
+	w.lo, w.ns = lo, ns
+}
+
+// dropFrom takes psn and the PSNs after it out of the window.
+func (w *lateWindow) dropFrom(psn uint32) {
+	off := psnDiff(psn, w.lo)
+	switch {
+	case off <= 0:
+		*w = lateWindow{}
+	case off < aheadBits:
+		for i := uint32(off); i < aheadBits; i++ {
+			w.bits.clear(i)
+		}
+	}
 }
 
 // take reports whether psn is one of the window's, arriving in time, and
 // takes it out.
 func (w *lateWindow) take(psn uint32, ns int64) bool {
 	off := psnDiff(psn, w.lo)
-	if w.mask == 0 || off < 0 || off >= 64 || w.mask&(1<<off) == 0 || ns-w.ns > int64(lateMax) {
+	if off < 0 || off >= aheadBits || !w.bits.has(uint32(off)) || ns-w.ns > int64(lateMax) {
 		return false
 	}
-	w.mask &^= 1 << off
+	w.bits.clear(uint32(off))
 	return true
 }
 
@@ -581,7 +614,8 @@ func (w *psnWindow) count(n uint32) int {
 	}
 	return k
 }
-func (w *psnWindow) set(i uint32) { w.bits[i/64] |= 1 << (i % 64) }
+func (w *psnWindow) set(i uint32)   { w.bits[i/64] |= 1 << (i % 64) }
+func (w *psnWindow) clear(i uint32) { w.bits[i/64] &^= 1 << (i % 64) }
 
 func (w *psnWindow) empty() bool {
 	return w.bits[0]|w.bits[1]|w.bits[2]|w.bits[3] == 0
@@ -825,10 +859,11 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 		}
 	}
 	if rev := &l.RC[d.Reverse()]; (r.syndrome>>5)&3 != 0 {
-		// The requester goes back to the NAK's PSN: what comes next on
-		// it is sent again, not the capture's late copy; a pending gap
-		// was loss.
-		rev.late = lateWindow{}
+		// The requester goes back to the NAK's PSN: what comes next
+		// from it on is sent again, not the capture's late copy (the
+		// PSNs before it the responder took: a copy of one coming late
+		// is still the capture's order); a pending gap was loss.
+		rev.late.dropFrom(r.psn)
 		if rev.gapPend.on && (r.syndrome>>5)&3 == 3 && psnDiff(r.psn, rev.gapPend.upTo) <= 0 {
 			t.pendShown(l, d.Reverse(), in)
 		}

@@ -20,9 +20,11 @@ func (t *Tracker) tcp(in *input) {
 	if c == nil || !(s.src == c.Client && s.dst == c.Server || s.src == c.Server && s.dst == c.Client) {
 		c = t.byTuple[makeTCPKey(s.src, s.dst)]
 	}
-	if c != nil && s.syn && !s.ack && (!c.SeenSYN || s.seq != c.synSeq || s.src != c.Client || c.Closed()) {
+	if c != nil && s.syn && !s.ack && (!c.SeenSYN && !c.SeenSYNACK || s.seq != c.synSeq || s.src != c.Client || c.Closed()) {
 		// The 4-tuple is being reused by a new connection (a retransmitted
-		// SYN carries the same initial sequence number).
+		// SYN carries the same initial sequence number, and so does a SYN
+		// the capture showed after its SYN-ACK: two hosts' captures
+		// merged, their clocks apart).
 		t.untuple(c)
 		t.finish(c)
 		c = nil
@@ -55,6 +57,9 @@ func (t *Tracker) tcp(in *input) {
 			c.TSYN = in.ts()
 		}
 	case s.syn && s.ack:
+		if !c.SeenSYN && !c.SeenSYNACK {
+			c.synSeq = s.ackNum - 1 // the SYN it acknowledges
+		}
 		c.SeenSYNACK = true
 		c.OptionSYNACK = s.smcOpt
 		if !s.smcOpt && c.Outcome == OutcomePending {
@@ -156,12 +161,17 @@ func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) (resent bool) {
 	// shown before.
 	resent = s.payload > 0 && !s.syn && f.haveTCPNext && int32(end-f.tcpNext) <= 0 &&
 		(int32(end-f.tcpLate) <= 0 || int32(s.seq-f.tcpLateEnd) >= 0)
-	if s.payload > 0 && f.tcpLateEnd != f.tcpLate && in.ns-f.tcpLateNS <= int64(lateMax) &&
+	// The sequence numbers the segment takes: its bytes, and its FIN.
+	span := uint32(s.payload)
+	if s.fin {
+		span++
+	}
+	if span > 0 && !s.syn && f.tcpLateEnd != f.tcpLate && in.ns-f.tcpLateNS <= int64(lateMax) &&
 		int32(s.seq-f.tcpLate) >= 0 && int32(s.seq-f.tcpLateEnd) < 0 {
-		// Bytes the peer's ACK covered, shown just after it: the capture
-		// put the two directions out of order, it did not miss them (a
-		// sender resends acknowledged bytes never).
-		n := uint64(min(uint32(s.payload), f.tcpLateEnd-s.seq))
+		// Bytes (or a FIN) the peer's ACK covered, shown just after it:
+		// the capture put the two directions out of order, it did not
+		// miss them (a sender resends acknowledged bytes never).
+		n := uint64(min(span, f.tcpLateEnd-s.seq))
 		f.TCPNotCaptured -= min(n, f.TCPNotCaptured)
 		f.TCPReordered += n
 		f.tcpLate = s.seq + uint32(n)
@@ -592,26 +602,19 @@ func (t *Tracker) place(c *Conn, in *input, m *clcIn) {
 	var l *Link
 	if !c.FirstContact {
 		l = t.reusedLink(c2s, s2c, in)
+	} else if l = t.earlyLink(c2s, s2c, in); l != nil {
+		// The new group's link, its CONFIRM_LINK exchange shown before
+		// the Confirm that announced it.
+		l.lgr.fromCLC(c, m)
+		l.lgr.Inferred = false // the handshake made it, not joined mid-stream
+		l.addHistory(in, textEvent("announced by CLC Accept/Confirm (first contact), shown after the link's first packets"))
 	}
 	if l != nil && (l.Inferred || !l.keyed[0] || !l.keyed[1]) {
 		t.adopt(l, c2s, s2c, s, cl, in)
 	}
 	if l == nil {
 		g := t.newLGR(in, !c.FirstContact)
-		g.ServerPeerID = s.PeerID
-		g.ClientPeerID = cl.PeerID
-		g.MaxLinks, g.MaxConns = m.maxLinks, m.maxConns
-		g.EID = c.EID
-		g.Release, g.Direct = s.Release, s.Direct
-		g.Server, g.Client = GroupEnd{OS: s.OS, Host: s.Host}, GroupEnd{OS: cl.OS, Host: cl.Host}
-		if s.ANCK && s.VendorAgreed {
-			// What the Accept's first-contact extension agreed (ANCK
-			// smc_lgr_create): credits need init_credits from both,
-			// write-with-immediate a v2 group of one link.
-			g.ANCK = true
-			g.Credits = s.Vendor.Credits() && s.InitCredits != 0 && cl.InitCredits != 0
-			g.RWWI = s.Vendor.RWWI() && c.Version >= 2 && m.maxLinks <= 1
-		}
+		g.fromCLC(c, m)
 		l = t.newLink(g, in, false)
 		if g.Credits {
 			l.startCredits(DirC2S, s.InitCredits)
@@ -638,6 +641,45 @@ func (t *Tracker) place(c *Conn, in *input, m *clcIn) {
 	t.registerToken(c, DirS2C, cl.Token)
 	t.registerRMB(c, l, DirC2S, s)
 	t.registerRMB(c, l, DirS2C, cl)
+}
+
+// fromCLC sets what a first contact's CLC Accept and Confirm say of the
+// link group they create.
+func (g *LinkGroup) fromCLC(c *Conn, m *clcIn) {
+	s, cl := &c.ServerEP, &c.ClientEP
+	g.ServerPeerID = s.PeerID
+	g.ClientPeerID = cl.PeerID
+	g.MaxLinks, g.MaxConns = m.maxLinks, m.maxConns
+	g.EID = c.EID
+	g.Release, g.Direct = s.Release, s.Direct
+	g.Server, g.Client = GroupEnd{OS: s.OS, Host: s.Host}, GroupEnd{OS: cl.OS, Host: cl.Host}
+	if s.ANCK && s.VendorAgreed {
+		// What the Accept's first-contact extension agreed (ANCK
+		// smc_lgr_create): credits need init_credits from both,
+		// write-with-immediate a v2 group of one link.
+		g.ANCK = true
+		g.Credits = s.Vendor.Credits() && s.InitCredits != 0 && cl.InitCredits != 0
+		g.RWWI = s.Vendor.RWWI() && c.Version >= 2 && m.maxLinks <= 1
+	}
+}
+
+// earlyLink finds a first contact's new link that the capture showed
+// before the CLC Confirm announcing it: a link joined from its traffic
+// alone, by the Confirm's wire keys in the roles the Confirm gives, first
+// seen no longer than lateMax before (two hosts' captures merged, their
+// clocks apart, put the server's CONFIRM_LINK before the client's
+// Confirm; Linux sends it only once the Confirm came, smc_listen_work).
+func (t *Tracker) earlyLink(c2s, s2c qpKey, in *input) *Link {
+	for d, k := range [2]qpKey{c2s, s2c} {
+		ref, ok := t.byQP[k]
+		if !ok || ref.dir != Dir(d) {
+			continue
+		}
+		if l := ref.link; l.lgr.Inferred && !l.lgr.Deleted && len(l.lgr.links) == 1 && in.ns-l.Start.UnixNano() <= int64(lateMax) {
+			return l
+		}
+	}
+	return nil
 }
 
 // placeClientHalf places a connection whose Confirm was captured but not

@@ -423,3 +423,43 @@ func checkVariant(t *testing.T, name string, lt layers.LinkType, vf []mutate.Fra
 	}
 	return v
 }
+
+// TestDifferentialSkew merges the two directions of every capture as two
+// hosts' captures are merged (mergecap) when their clocks are a few
+// milliseconds apart: one side's ACKs, responses and SYN-ACKs come before
+// the requests, messages and SYNs they answer. Nothing is lost, so the
+// connections, their CDCs and bytes are the whole capture's, and no
+// retransmission, gap, unanswered request or failed link is made up.
+func TestDifferentialSkew(t *testing.T) {
+	variants := 0
+	for _, path := range captures(t) {
+		rel, _ := filepath.Rel(testutil.Root(t), path)
+		frames, lt, err := mutate.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(mutate.Mutation{Kind: mutate.OneWay, N: 1}.Apply(frames)) == len(frames) {
+			continue // not a capture of two IP hosts
+		}
+		base := feed(t, rel, lt, frames)
+		for _, us := range []int{-9000, -5000, -2000, 2000, 5000, 9000} {
+			m := mutate.Mutation{Kind: mutate.Skew, N: us}
+			name := fmt.Sprintf("%s %q", rel, m)
+			v := checkVariant(t, name, lt, m.Apply(frames))
+			variants++
+			if s := noMore(base, v, expert.RCRetransmission, expert.PSNGap, expert.SeqGap, expert.LLCUnanswered, expert.TestLinkUnanswered,
+				expert.ClosedWithoutClose, expert.FirstLinkUnconfirmed, expert.HandshakeFailed, expert.AddedUnconfirmed); s != "" {
+				t.Errorf("%s: the clocks apart, yet %s", name, s)
+			}
+			if got, want := flowTotals(&v.snap), flowTotals(&base.snap); got != want {
+				t.Errorf("%s: CDCs and bytes %v, whole capture %v", name, got, want)
+			}
+			if got, want := len(v.snap.Conns), len(base.snap.Conns); got != want {
+				t.Errorf("%s: %d connections, whole capture %d", name, got, want)
+			}
+		}
+	}
+	if variants < 60 {
+		t.Errorf("%d merged variants, want at least 60", variants)
+	}
+}

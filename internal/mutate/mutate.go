@@ -42,9 +42,10 @@ const (
 	Late                      // frame At put N frames later, the times left in place (a capture point that reorders)
 	Snap                      // every frame cut to N bytes (a snap length)
 	OneWay                    // only the frames one way, side N (1 or 2): a mirror of a port's egress, tcpdump -Q out
+	Skew                      // side 2's frames N microseconds later, merged by time: two hosts' captures merged, their clocks apart
 )
 
-var kindNames = [...]string{"", "drop", "drop", "dup", "flip", "cut", "start", "thin", "late", "snap", "oneway"}
+var kindNames = [...]string{"", "drop", "drop", "dup", "flip", "cut", "start", "thin", "late", "snap", "oneway", "skew"}
 
 // Mutation is one damage done to a capture.
 type Mutation struct {
@@ -70,6 +71,8 @@ func (m Mutation) String() string {
 		return fmt.Sprintf("snap %d", m.N)
 	case OneWay:
 		return fmt.Sprintf("oneway %d", m.N)
+	case Skew:
+		return fmt.Sprintf("skew %dus", m.N)
 	}
 	if int(m.Kind) < len(kindNames) && m.Kind != 0 {
 		return fmt.Sprintf("%s %d", kindNames[m.Kind], m.At+1)
@@ -150,6 +153,27 @@ func (m Mutation) Apply(frames []Frame) []Frame {
 			}
 		}
 		return out
+	case Skew:
+		// Each host's capture keeps its own order; mergecap puts the two
+		// in time order, the earlier first where the times tie.
+		var one, two []Frame
+		for _, f := range frames {
+			if s, ok := sideOf(f.Data); ok && s == 2 {
+				f.CI.Timestamp = f.CI.Timestamp.Add(time.Duration(m.N) * time.Microsecond)
+				two = append(two, f)
+			} else {
+				one = append(one, f)
+			}
+		}
+		out := make([]Frame, 0, n)
+		for len(one) > 0 && len(two) > 0 {
+			if two[0].CI.Timestamp.Before(one[0].CI.Timestamp) {
+				out, two = append(out, two[0]), two[1:]
+			} else {
+				out, one = append(out, one[0]), one[1:]
+			}
+		}
+		return append(append(out, one...), two...)
 	}
 	return append([]Frame(nil), frames...)
 }
@@ -384,8 +408,10 @@ func Parse(s string) (Mutation, error) {
 		m = Mutation{Kind: Snap, N: b}
 	case scan(s, "oneway %d", &b) && (b == 1 || b == 2):
 		m = Mutation{Kind: OneWay, N: b}
+	case scan(s, "skew %dus", &b):
+		m = Mutation{Kind: Skew, N: b}
 	default:
-		return m, fmt.Errorf("mutation %q: want drop N, drop N-M, dup N, flip N:OFFSET^MASK, cut N, start N, thin N/EVERY, late N+K, snap BYTES or oneway 1|2", s)
+		return m, fmt.Errorf("mutation %q: want drop N, drop N-M, dup N, flip N:OFFSET^MASK, cut N, start N, thin N/EVERY, late N+K, snap BYTES, oneway 1|2 or skew MICROSECONDSus", s)
 	}
 	if m.At < 0 {
 		return m, fmt.Errorf("mutation %q: frames are numbered from 1", s)
