@@ -132,7 +132,8 @@ func (t *Tracker) captureDup(f *capture.Frame) bool {
 	e := &s.recent[(b.DestQP*0x9E3779B1^b.PSN)%dupSlots]
 	// Without its ICRC (the snap length cut the trailer) a resend of the
 	// same packet cannot be told from a copy: it is the network's.
-	s.duplicate = !b.TrailerCut && e.key == key && e.icrc == b.ICRC && e.length == uint32(f.CI.Length) && e.naks == s.naks &&
+	length := roceLength(f)
+	s.duplicate = !b.TrailerCut && e.key == key && e.icrc == b.ICRC && e.length == length && e.naks == s.naks &&
 		ns-e.ns >= 0 && ns-e.ns <= captureDupWindow
 	if s.duplicate {
 		return true
@@ -143,8 +144,17 @@ func (t *Tracker) captureDup(f *capture.Frame) bool {
 			s.naks++
 		}
 	}
-	*e = packetSeen{ns: ns, key: key, icrc: b.ICRC, length: uint32(f.CI.Length), naks: s.naks}
+	*e = packetSeen{ns: ns, key: key, icrc: b.ICRC, length: length, naks: s.naks}
 	return false
+}
+
+// roceLength is the length of a RoCE packet's BTH payload, not the
+// frame's: the two copies a mirror of both directions of a port makes may
+// differ in what comes before the packet (one tagged with a VLAN, the
+// other not), never in the packet itself. The direct path's frames have
+// their BTH, not their UDP layer (capture.Reader.SetDirectFeed).
+func roceLength(f *capture.Frame) uint32 {
+	return uint32(len(f.BTH.Payload))
 }
 
 // feedDup counts f, a copy captureDup found, and notes it: nothing in it

@@ -427,7 +427,9 @@ func checkVariant(t *testing.T, name string, lt layers.LinkType, vf []mutate.Fra
 // TestDifferentialSkew merges the two directions of every capture as two
 // hosts' captures are merged (mergecap) when their clocks are a few
 // milliseconds apart: one side's ACKs, responses and SYN-ACKs come before
-// the requests, messages and SYNs they answer. Nothing is lost, so the
+// the requests, messages and SYNs they answer; and copies every frame as a
+// mirror of both directions of a port does, one copy tagged with a VLAN.
+// Nothing is lost, so the
 // connections, their CDCs and bytes are the whole capture's, and no
 // retransmission, gap, unanswered request or failed link is made up.
 func TestDifferentialSkew(t *testing.T) {
@@ -442,8 +444,11 @@ func TestDifferentialSkew(t *testing.T) {
 			continue // not a capture of two IP hosts
 		}
 		base := feed(t, rel, lt, frames)
+		ms := []mutate.Mutation{{Kind: mutate.Mirror, N: 100}}
 		for _, us := range []int{-9000, -5000, -2000, 2000, 5000, 9000} {
-			m := mutate.Mutation{Kind: mutate.Skew, N: us}
+			ms = append(ms, mutate.Mutation{Kind: mutate.Skew, N: us})
+		}
+		for _, m := range ms {
 			name := fmt.Sprintf("%s %q", rel, m)
 			v := checkVariant(t, name, lt, m.Apply(frames))
 			variants++

@@ -43,9 +43,10 @@ const (
 	Snap                      // every frame cut to N bytes (a snap length)
 	OneWay                    // only the frames one way, side N (1 or 2): a mirror of a port's egress, tcpdump -Q out
 	Skew                      // side 2's frames N microseconds later, merged by time: two hosts' captures merged, their clocks apart
+	Mirror                    // every Ethernet frame twice, the copy 20 us later tagged with VLAN N: a mirror of both directions of a port, one side tagged
 )
 
-var kindNames = [...]string{"", "drop", "drop", "dup", "flip", "cut", "start", "thin", "late", "snap", "oneway", "skew"}
+var kindNames = [...]string{"", "drop", "drop", "dup", "flip", "cut", "start", "thin", "late", "snap", "oneway", "skew", "mirror"}
 
 // Mutation is one damage done to a capture.
 type Mutation struct {
@@ -73,6 +74,8 @@ func (m Mutation) String() string {
 		return fmt.Sprintf("oneway %d", m.N)
 	case Skew:
 		return fmt.Sprintf("skew %dus", m.N)
+	case Mirror:
+		return fmt.Sprintf("mirror vlan %d", m.N)
 	}
 	if int(m.Kind) < len(kindNames) && m.Kind != 0 {
 		return fmt.Sprintf("%s %d", kindNames[m.Kind], m.At+1)
@@ -174,6 +177,23 @@ func (m Mutation) Apply(frames []Frame) []Frame {
 			}
 		}
 		return append(append(out, one...), two...)
+	case Mirror:
+		out := make([]Frame, 0, 2*n)
+		for _, f := range frames {
+			out = append(out, f)
+			if len(f.Data) < 14 {
+				continue
+			}
+			d := make([]byte, 0, len(f.Data)+4)
+			d = append(append(append(d, f.Data[:12]...), 0x81, 0x00, byte(m.N>>8)&0x0f, byte(m.N)), f.Data[12:]...)
+			c := f
+			c.Data = d
+			c.CI.CaptureLength += 4
+			c.CI.Length += 4
+			c.CI.Timestamp = f.CI.Timestamp.Add(20 * time.Microsecond)
+			out = append(out, c)
+		}
+		return out
 	}
 	return append([]Frame(nil), frames...)
 }
@@ -410,8 +430,10 @@ func Parse(s string) (Mutation, error) {
 		m = Mutation{Kind: OneWay, N: b}
 	case scan(s, "skew %dus", &b):
 		m = Mutation{Kind: Skew, N: b}
+	case scan(s, "mirror vlan %d", &b) && b >= 0 && b < 4096:
+		m = Mutation{Kind: Mirror, N: b}
 	default:
-		return m, fmt.Errorf("mutation %q: want drop N, drop N-M, dup N, flip N:OFFSET^MASK, cut N, start N, thin N/EVERY, late N+K, snap BYTES, oneway 1|2 or skew MICROSECONDSus", s)
+		return m, fmt.Errorf("mutation %q: want drop N, drop N-M, dup N, flip N:OFFSET^MASK, cut N, start N, thin N/EVERY, late N+K, snap BYTES, oneway 1|2, skew MICROSECONDSus or mirror vlan ID", s)
 	}
 	if m.At < 0 {
 		return m, fmt.Errorf("mutation %q: frames are numbered from 1", s)
