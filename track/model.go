@@ -198,6 +198,7 @@ type Flow struct {
 	tcpAhead            uint32 // the first sequence number seen past tcpNext, when aheadSeen
 	haveTCPNext         bool
 	aheadSeen           bool
+	tcpShown            bool // the capture holds a TCP segment of this direction
 	DoneWriting         bool
 	Closed              bool
 	Aborted             bool
@@ -218,6 +219,11 @@ type Flow struct {
 	// among them explains a sequence gap, or a close the capture lacks.
 	uncaptured bool
 }
+
+// TCPShown reports whether the capture holds a TCP segment of this
+// direction: every TCP connection sends some both ways (a SYN or SYN-ACK,
+// an ACK), so one without any is a capture of the other direction only.
+func (f *Flow) TCPShown() bool { return f.tcpShown }
 
 // FailoverTime is the time of the first failover-validation CDC (zero
 // without one).

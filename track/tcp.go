@@ -48,6 +48,7 @@ func (t *Tracker) tcp(in *input) {
 	t.touchConn(c, in, d)
 	rec := t.recording(c)
 	f := &c.Flow[d]
+	f.tcpShown = true
 	switch {
 	case s.syn && !s.ack:
 		c.SeenSYN = true

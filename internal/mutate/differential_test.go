@@ -19,6 +19,7 @@ import (
 	"github.com/smcscope/smcscope/internal/mutate"
 	"github.com/smcscope/smcscope/internal/testutil"
 	"github.com/smcscope/smcscope/track"
+	"github.com/smcscope/smcscope/track/rows"
 )
 
 // The differential test: every capture of the repository, whole and
@@ -362,6 +363,14 @@ func TestDifferentialOneWay(t *testing.T) {
 			name := fmt.Sprintf("%s %q", rel, m)
 			v := checkVariant(t, name, lt, vf)
 			variants++
+			for i := range v.snap.Conns {
+				c := &v.snap.Conns[i]
+				for d := range c.Flow {
+					if (c.Flow[d].FIN || c.Flow[d].RST) && !c.Flow[1-d].TCPShown() && !c.Inferred && !rows.Ended(c, false) {
+						t.Errorf("%s: connection %d: a FIN or RST, no segment the other way, yet not ended", name, c.ID)
+					}
+				}
+			}
 			if s := noMore(base, v, expert.LLCUnanswered, expert.TestLinkUnanswered, expert.ClosedWithoutClose, expert.AddedUnconfirmed,
 				expert.HandshakeFailed, expert.FirstLinkUnconfirmed, expert.PSNGap, expert.SeqGap); s != "" {
 				t.Errorf("%s: one direction, yet %s", name, s)

@@ -110,10 +110,15 @@ func ModeOf(c *track.Conn) Mode {
 // socket closes: smc_close_active, smc_clcsock_release), which tells the
 // end of a connection whose close CDCs the capture lacks or could not
 // follow; or on a link group that ended (groupEnded: freeing a link group
-// kills its connections, smc_lgr_terminate's smc_conn_kill).
+// kills its connections, smc_lgr_terminate's smc_conn_kill). In a capture
+// of one direction, whose other direction shows no TCP segment at all, that
+// direction's FIN or RST is all the capture can show of the end.
 func Ended(c *track.Conn, groupEnded bool) bool {
 	done := func(f *track.Flow) bool { return f.FIN || f.RST }
-	return c.Closed() || c.Outcome == track.OutcomeFailed || groupEnded || done(&c.Flow[0]) && done(&c.Flow[1])
+	unseen := func(f *track.Flow) bool { return !f.TCPShown() && !c.Inferred }
+	f0, f1 := &c.Flow[0], &c.Flow[1]
+	return c.Closed() || c.Outcome == track.OutcomeFailed || groupEnded ||
+		done(f0) && (done(f1) || unseen(f1)) || done(f1) && unseen(f0)
 }
 
 // Durations are handshake steps in milliseconds from the SYN (negative
