@@ -203,13 +203,7 @@ func TestDifferential(t *testing.T) {
 	}
 	start := time.Now()
 	variants, covered, badICRC, reordered := 0, 0, 0, 0
-	for _, path := range captures(t) {
-		rel, _ := filepath.Rel(testutil.Root(t), path)
-		frames, lt, err := mutate.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		base := feed(t, rel, lt, frames)
+	eachCapture(t, func(rel string, lt layers.LinkType, frames []mutate.Frame, base run) {
 		ms := append(mutate.Generate(seed, frames, variantsPerCapture), mutate.Thinned(seed, frames, thinnedPerCapture)...)
 		ms = append(ms, mutate.Reordered(seed, frames, reorderedPerCapture)...)
 		for _, n := range []int{80, 96, 128} {
@@ -218,25 +212,7 @@ func TestDifferential(t *testing.T) {
 		for _, m := range ms {
 			variants++
 			name := fmt.Sprintf("%s seed %d %q", rel, seed, m)
-			vf := m.Apply(frames)
-			v := feed(t, name, lt, vf)
-			if v.frames != len(vf) {
-				t.Errorf("%s: the tracker took %d of %d frames", name, v.frames, len(vf))
-			}
-			checkDurations(t, name, &v.snap)
-			checkStats(t, name, &v.snap)
-			// smcdump's views and smctop's wire replay tell the same.
-			data, err := mutate.Encode(lt, vf)
-			if err != nil {
-				t.Fatal(err)
-			}
-			diffs, err := agree.Bytes(name, data)
-			if err != nil {
-				t.Errorf("%s: %v", name, err)
-			}
-			for _, d := range diffs {
-				t.Errorf("%s: %s", name, d)
-			}
+			v := checkVariant(t, name, lt, m.Apply(frames))
 			switch m.Kind {
 			case mutate.Drop:
 				ack, first := coveredLater(base, m.At)
@@ -279,7 +255,7 @@ func TestDifferential(t *testing.T) {
 				}
 			}
 		}
-	}
+	})
 	if variants < 2000 {
 		t.Errorf("%d variants, want at least 2000", variants)
 	}
@@ -347,13 +323,7 @@ func checkDurations(t *testing.T, name string, s *track.Snapshot) {
 func TestDifferentialOneWay(t *testing.T) {
 	const dropsPerSide = 6
 	variants := 0
-	for _, path := range captures(t) {
-		rel, _ := filepath.Rel(testutil.Root(t), path)
-		frames, lt, err := mutate.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		base := feed(t, rel, lt, frames)
+	eachCapture(t, func(rel string, lt layers.LinkType, frames []mutate.Frame, base run) {
 		for side := 1; side <= 2; side++ {
 			m := mutate.Mutation{Kind: mutate.OneWay, N: side}
 			vf := m.Apply(frames)
@@ -402,15 +372,29 @@ func TestDifferentialOneWay(t *testing.T) {
 				}
 			}
 		}
-	}
+	})
 	if variants < 100 {
 		t.Errorf("%d variants of one direction, want at least 100", variants)
 	}
 }
 
+// eachCapture calls do with every capture of the repository: its name,
+// link type and frames, and its tracker run whole.
+func eachCapture(t *testing.T, do func(rel string, lt layers.LinkType, frames []mutate.Frame, base run)) {
+	for _, path := range captures(t) {
+		rel, _ := filepath.Rel(testutil.Root(t), path)
+		frames, lt, err := mutate.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		do(rel, lt, frames, feed(t, rel, lt, frames))
+	}
+}
+
 // checkVariant feeds one variant and holds it to what every variant must
 // keep: every frame taken, episodes within their connections, frame
-// counts that add up, smcdump and smctop agreeing.
+// counts that add up, smcdump's views and smctop's wire replay telling
+// the same.
 func checkVariant(t *testing.T, name string, lt layers.LinkType, vf []mutate.Frame) run {
 	t.Helper()
 	v := feed(t, name, lt, vf)
@@ -443,16 +427,10 @@ func checkVariant(t *testing.T, name string, lt layers.LinkType, vf []mutate.Fra
 // retransmission, gap, unanswered request or failed link is made up.
 func TestDifferentialSkew(t *testing.T) {
 	variants := 0
-	for _, path := range captures(t) {
-		rel, _ := filepath.Rel(testutil.Root(t), path)
-		frames, lt, err := mutate.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+	eachCapture(t, func(rel string, lt layers.LinkType, frames []mutate.Frame, base run) {
 		if len(mutate.Mutation{Kind: mutate.OneWay, N: 1}.Apply(frames)) == len(frames) {
-			continue // not a capture of two IP hosts
+			return // not a capture of two IP hosts
 		}
-		base := feed(t, rel, lt, frames)
 		ms := []mutate.Mutation{{Kind: mutate.Mirror, N: 100}}
 		for _, us := range []int{-9000, -5000, -2000, 2000, 5000, 9000} {
 			ms = append(ms, mutate.Mutation{Kind: mutate.Skew, N: us})
@@ -472,7 +450,7 @@ func TestDifferentialSkew(t *testing.T) {
 				t.Errorf("%s: %d connections, whole capture %d", name, got, want)
 			}
 		}
-	}
+	})
 	if variants < 60 {
 		t.Errorf("%d merged variants, want at least 60", variants)
 	}
