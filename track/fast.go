@@ -179,7 +179,8 @@ func (t *Tracker) fastRoCE(f *capture.Frame) fastResult {
 		// is decoded only from an RC SEND First or Only (decode's
 		// bthNext, capture's decodeSMC).
 		// A run out of sequence (inSequence) is the general path's.
-		if !rc.havePSN || b.PSN != rc.nextPSN || !rc.ahead.idle() || f.LLC != nil || f.SMCMalformed {
+		// A link still confirming is made up by its first data (content).
+		if !rc.havePSN || b.PSN != rc.nextPSN || !rc.ahead.idle() || f.LLC != nil || f.SMCMalformed || l.State == LinkConfirming {
 			return fastNo
 		}
 		switch m := f.CDC; {

@@ -532,6 +532,16 @@ func (t *Tracker) content(l *Link, d Dir, in *input) {
 	r := &in.roce
 	rc := &l.RC[d]
 	t.credits(l, d, in)
+	if l.State == LinkConfirming && (r.hasCDC || r.hasRETH) {
+		// Connections use a first contact's link only once its
+		// CONFIRM_LINK exchange is done (smc_serv_conf_first_link waits
+		// for the response, smc_clnt_conf_first_link sends it, both
+		// in net/smc/af_smc.c): its data says the response was sent,
+		// also where the capture lacks it.
+		l.State, l.wasUp = LinkUp, true
+		l.addHistory(in, textEvent("up: it carries data, its CONFIRM_LINK response is not in the capture"))
+		t.linkUp(l)
+	}
 	switch op := r.opcode; {
 	case r.hasLLC:
 		rc.Sends++
