@@ -55,7 +55,7 @@ func (t *Tracker) cdcConn(c *Conn, l *Link, d Dir, in *input) {
 	connUp(c)
 	var claimed uint64
 	if l != nil {
-		claimed = t.claimWrites(c, l, d)
+		claimed = t.claimWrites(c, l, d, m)
 	}
 	if m.prodFlags&cdcFailover != 0 && l != nil {
 		// Sent on the surviving link with seq = last - 1 and zero cursors:
@@ -147,7 +147,15 @@ func (t *Tracker) cdcConn(c *Conn, l *Link, d Dir, in *input) {
 		}
 	}
 	if f.CursorErrors != errs {
-		t.raise(&c.expert, expert.CursorBackwards, in)
+		if missed && (c.rmbeSize(d) == 0 || c.rmbeSize(d.Reverse()) == 0) {
+			// The capture missed requests of this direction (a CDC or a
+			// WRITE among them) of a connection whose RMBE size no CLC
+			// told: a cursor that wrapped meanwhile cannot be followed,
+			// and nothing says that its sender moved it wrongly.
+			f.CursorErrors = errs
+		} else {
+			t.raise(&c.expert, expert.CursorBackwards, in)
+		}
 	}
 	if !f.haveProd && c.Inferred {
 		// The first CDC seen of a joined connection announces the WRITEs
@@ -619,6 +627,15 @@ func removeID(ids []int, id int) []int {
 	return ids
 }
 
+// writesNoMore reports whether c's side that sends in direction d writes
+// no more: the connection is over, or that side closed or aborted it (its
+// close CDC comes after its last WRITE, smc_close_final in
+// net/smc/smc_close.c). A capture of that direction alone shows only its
+// close.
+func (c *Conn) writesNoMore(d Dir) bool {
+	return c.Closed() || c.Flow[d].Closed || c.Flow[d].Aborted
+}
+
 // write attributes an RDMA WRITE by the rkey of its first packet.
 func (t *Tracker) write(l *Link, d Dir, in *input) {
 	r := &in.roce
@@ -631,11 +648,11 @@ func (t *Tracker) write(l *Link, d Dir, in *input) {
 			rc.curLen = r.dmaLen
 		}
 		ref, ok := l.rkeys[d][r.rkey]
-		if ok && ref.conn.Closed() {
-			// Closed both ways, a connection writes no more: its RMB went
-			// back to the link group's pool (smc_buf_unuse) and this is a
-			// later connection's, whose handshake the capture lacks (cut
-			// or missed). Its next CDC claims the WRITE.
+		if ok && ref.conn.writesNoMore(d) {
+			// Its RMB went back to the link group's pool (smc_buf_unuse)
+			// and this is a later connection's, whose handshake the
+			// capture lacks (cut, missed, or the other direction's). Its
+			// next CDC claims the WRITE.
 			delete(l.rkeys[d], r.rkey)
 			ok = false
 		}
@@ -722,8 +739,11 @@ func (t *Tracker) pendWrite(rc *RC, rkey uint32, bytes uint64, writes int) {
 
 // claimWrites gives the oldest pending WRITEs of this link direction to c:
 // Linux posts a connection's WRITEs and then its CDC on the same QP, so the
-// CDC names the connection, and its rkey is learned for later WRITEs.
-func (t *Tracker) claimWrites(c *Conn, l *Link, d Dir) uint64 {
+// CDC names the connection, and its rkey is learned for later WRITEs. Not
+// WRITEs of more bytes than the CDC's producer cursor announces (m): those
+// are another connection's, whose CDC the capture missed; they stay
+// unattached, and their rkey is not learned as c's.
+func (t *Tracker) claimWrites(c *Conn, l *Link, d Dir, m *cdcIn) uint64 {
 	rc := &l.RC[d]
 	if len(rc.pend) == 0 {
 		return 0
@@ -731,6 +751,11 @@ func (t *Tracker) claimWrites(c *Conn, l *Link, d Dir) uint64 {
 	p := rc.pend[0]
 	rc.pend = append(rc.pend[:0], rc.pend[1:]...)
 	f := &c.Flow[d]
+	if f.haveProd {
+		if produced, ok := m.prod.Sub(f.Prod, c.rmbeSize(d)); ok && f.sinceCDC+p.bytes > produced {
+			return 0
+		}
+	}
 	f.WriteBytes += p.bytes
 	f.Writes += p.writes
 	f.sinceCDC += p.bytes

@@ -285,8 +285,10 @@ type Conn struct {
 	// peer's ACK covers them): a CLC message may be among them, so the
 	// handshake's outcome is not inferred from what is missing.
 	clcUncaptured bool
-	// clcCut: those bytes were cut by the capture's snap length.
-	clcCut bool
+	// clcCut: those bytes were cut by the capture's snap length; clcHole:
+	// the sender's own sequence numbers skip them (its FIN came past bytes
+	// the capture never showed).
+	clcCut, clcHole bool
 	// Failure says what went wrong in a handshake that did not fall back:
 	// set as soon as it is seen (the outcome stays pending), and the
 	// outcome becomes OutcomeFailed when TCP closes.

@@ -507,6 +507,11 @@ func (t *Tracker) reordered(l *Link, d Dir, in *input) {
 	rc.Reordered++
 	t.raise(&l.expert, expert.CaptureReordered, in)
 	rc.Packets++
+	if !rc.late.bits.empty() {
+		// Others the responder took may yet come, or never (the capture
+		// missed them): a CDC among them explains this one's gap.
+		t.uncaptured(l, d)
+	}
 	t.content(l, d, in)
 }
 

@@ -94,6 +94,14 @@ func (t *Tracker) tcp(in *input) {
 		// stream was done. The handshake took its step the first time.
 		in.clcN = 0
 	}
+	if s.fin && c.Outcome == OutcomePending && !c.clcUncaptured && f.haveTCPNext && int32(s.seq-f.tcpNext) > 0 {
+		// A FIN past bytes of its own direction the capture never showed
+		// (what the peer's ACK would say, where the capture holds no ACK
+		// of them: a capture of one direction): a CLC message may be
+		// among them.
+		c.clcUncaptured, c.clcHole = true, true
+		t.awaitServerHalf(c)
+	}
 	if s.cut > 0 && c.Outcome == OutcomePending && !c.clcUncaptured {
 		// The snap length cut the handshake's bytes: as bytes the
 		// capture missed, nothing is inferred from them.
@@ -542,6 +550,9 @@ func pendingDetail(c *Conn) string {
 func uncapturedDetail(c *Conn) string {
 	if c.clcCut {
 		return "handshake not followed to its end: the capture's snap length cut its CLC messages (capture with -s 0)"
+	}
+	if c.clcHole {
+		return "handshake not followed to its end: the capture missed CLC bytes (its sender's FIN came after them)"
 	}
 	return "handshake not followed to its end: the capture missed CLC bytes (the peer's ACK covers them)"
 }
