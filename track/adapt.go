@@ -3,6 +3,7 @@ package track
 import (
 	"bytes"
 	"errors"
+	"hash/crc32"
 	"net/netip"
 	"strings"
 	"time"
@@ -130,10 +131,11 @@ func (t *Tracker) captureDup(f *capture.Frame) bool {
 	ns := f.UnixNano()
 	key := uint64(b.DestQP)<<40 | uint64(b.Opcode)<<32 | uint64(b.PSN) | 1<<63
 	e := &s.recent[(b.DestQP*0x9E3779B1^b.PSN)%dupSlots]
-	// Without its ICRC (the snap length cut the trailer) a resend of the
-	// same packet cannot be told from a copy: it is the network's.
-	length := roceLength(f)
-	s.duplicate = !b.TrailerCut && e.key == key && e.icrc == b.ICRC && e.length == length && e.naks == s.naks &&
+	icrc, length := b.ICRC, roceLength(f)
+	if b.TrailerCut {
+		icrc, length = cutDigest(f)
+	}
+	s.duplicate = length != 0 && e.key == key && e.icrc == icrc && e.length == length && e.naks == s.naks &&
 		ns-e.ns >= 0 && ns-e.ns <= captureDupWindow
 	if s.duplicate {
 		return true
@@ -144,8 +146,28 @@ func (t *Tracker) captureDup(f *capture.Frame) bool {
 			s.naks++
 		}
 	}
-	*e = packetSeen{ns: ns, key: key, icrc: b.ICRC, length: length, naks: s.naks}
+	*e = packetSeen{ns: ns, key: key, icrc: icrc, length: length, naks: s.naks}
 	return false
+}
+
+// cutDigest stands for the ICRC and length of a RoCEv2 packet whose
+// trailer the snap length cut: a CRC of its IPv4 identification and its
+// first payload bytes, and its UDP length; 0, 0 where there is no UDP
+// layer. A resend is a new IP datagram (Linux's rxe gives it a new
+// identification, as for every packet); the copies of one packet a mirror
+// makes keep it, and the snap length may keep fewer of their bytes (a VLAN
+// tag takes four).
+func cutDigest(f *capture.Frame) (digest, length uint32) {
+	if f.UDP == nil {
+		return 0, 0
+	}
+	var id [2]byte
+	if f.IPv4 != nil {
+		id = [2]byte{byte(f.IPv4.Id >> 8), byte(f.IPv4.Id)}
+	}
+	p := f.BTH.Payload
+	digest = crc32.Update(crc32.ChecksumIEEE(id[:]), crc32.IEEETable, p[:min(len(p), 16)])
+	return digest, uint32(f.UDP.Length)
 }
 
 // roceLength is the length of a RoCE packet's BTH payload, not the

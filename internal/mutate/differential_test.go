@@ -490,6 +490,21 @@ func TestDifferentialSkew(t *testing.T) {
 				t.Errorf("%s: %d connections, whole capture %d", name, got, want)
 			}
 		}
+		// The mirror's copies cut by a snap length (no ICRC to compare):
+		// still copies, and the resends of a lossy capture still resends.
+		snap := mutate.Mutation{Kind: mutate.Snap, N: 128}
+		cut := feed(t, rel+" snap", lt, snap.Apply(frames))
+		name := fmt.Sprintf("%s \"mirror vlan 100\", then %q", rel, snap)
+		v := checkVariant(t, name, lt, snap.Apply(mutate.Mutation{Kind: mutate.Mirror, N: 100}.Apply(frames)))
+		if s := noMore(cut, v, expert.RCRetransmission, expert.LLCRetransmitted, expert.PSNGap, expert.SeqGap); s != "" {
+			t.Errorf("%s: copies, yet %s", name, s)
+		}
+		if got, want := v.findings[expert.RCRetransmission], cut.findings[expert.RCRetransmission]; got != want {
+			t.Errorf("%s: %d retransmissions, the cut capture %d", name, got, want)
+		}
+		if got, want := flowTotals(&v.snap), flowTotals(&cut.snap); got != want {
+			t.Errorf("%s: CDCs and bytes %v, the cut capture %v", name, got, want)
+		}
 	})
 	if variants < 60 {
 		t.Errorf("%d merged variants, want at least 60", variants)
