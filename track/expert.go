@@ -557,7 +557,10 @@ func linkMarks(l *Link, now int64, ms marks) marks {
 			}
 		}
 	}
-	if l.State == LinkConfirming && now-l.Start.UnixNano() >= int64(llcWait) && !l.uncaptured {
+	// Only a link a CLC handshake announced is known to be a first contact's
+	// (joined mid-stream, a CONFIRM_LINK request may as well be an added
+	// link's whose ADD_LINK came before the capture).
+	if l.State == LinkConfirming && l.announced && now-l.Start.UnixNano() >= int64(llcWait) && !l.uncaptured {
 		ms.add(expert.FirstLinkUnconfirmed, l.FirstFrame, l.Start.UnixNano(), "")
 	}
 	if l.addedUnconfirmed(now) {

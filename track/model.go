@@ -553,8 +553,9 @@ type Link struct {
 	// deleted or rejected.
 	added, wasUp bool
 	endNS        int64
-	// answered: an ADD_LINK response for it came.
-	answered bool
+	// answered: an ADD_LINK response for it came; announced: a first
+	// contact's CLC Accept and Confirm announced it.
+	answered, announced bool
 	// respFirstNS: made by an ADD_LINK response whose request the capture
 	// had not shown, then (addLink); 0 once a request came.
 	respFirstNS int64

@@ -619,6 +619,7 @@ func (t *Tracker) place(c *Conn, in *input, m *clcIn) {
 		// the Confirm that announced it.
 		l.lgr.fromCLC(c, m)
 		l.lgr.Inferred = false // the handshake made it, not joined mid-stream
+		l.announced = true
 		l.addHistory(in, textEvent("announced by CLC Accept/Confirm (first contact), shown after the link's first packets"))
 	}
 	if l != nil && (l.Inferred || !l.keyed[0] || !l.keyed[1]) {
@@ -635,7 +636,7 @@ func (t *Tracker) place(c *Conn, in *input, m *clcIn) {
 		l.Server = LinkEnd{Addr: gidAddr(s.GID), GID: s.GID, MAC: s.MAC, QPN: s.QPN, PSN: s.PSN}
 		l.Client = LinkEnd{Addr: gidAddr(cl.GID), GID: cl.GID, MAC: cl.MAC, QPN: cl.QPN, PSN: cl.PSN}
 		if c.FirstContact {
-			l.State = LinkConfirming
+			l.State, l.announced = LinkConfirming, true
 			l.addHistory(in, histEvent{kind: LinkEventAnnounced, text: "announced by CLC Accept/Confirm (first contact)"})
 		} else {
 			l.State, l.wasUp = LinkUp, true
