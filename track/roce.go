@@ -307,7 +307,15 @@ func (t *Tracker) resync(l *Link, d Dir, next uint32, in *input) {
 	kept := rc.kept
 	sort.SliceStable(kept, func(i, j int) bool { return psnDiff(kept[i].roce.psn, kept[j].roce.psn) < 0 })
 	saved := t.cur
-	t.replaying = true
+	// A request followed here may settle another link's run (a failover
+	// CDC, a DELETE_LINK: settleRun), which is followed in turn, inside
+	// this one, with an input of its own.
+	outer, outerRC := t.replaying, t.replayRC
+	t.replaying, t.replayRC = true, rc
+	rin := &t.replayIn
+	if outer {
+		rin = new(input)
+	}
 	expect := rc.nextPSN
 	for i := range kept {
 		k := &kept[i]
@@ -320,7 +328,6 @@ func (t *Tracker) resync(l *Link, d Dir, next uint32, in *input) {
 			t.uncaptured(l, d)
 		}
 		expect = (k.roce.psn + 1) & 0xFFFFFF
-		rin := &t.replayIn
 		rin.number, rin.ns, rin.isTCP, rin.isRoCE, rin.roce = k.number, k.ns, false, true, k.roce
 		t.cur.reset(k.number)
 		t.cur.setLink(l)
@@ -329,8 +336,8 @@ func (t *Tracker) resync(l *Link, d Dir, next uint32, in *input) {
 		rc.lastPSN = k.roce.psn
 		t.content(l, d, rin)
 	}
-	t.replaying = false
-	t.replayIn = input{}
+	t.replaying, t.replayRC = outer, outerRC
+	*rin = input{}
 	t.cur = saved
 	if expect != next && expect != rc.nextPSN {
 		t.uncaptured(l, d) // a hole between the run's last and next

@@ -140,8 +140,10 @@ type Tracker struct {
 	// while it is.
 	replayIn input
 	// settleIn stands for the frame a run out of sequence began at, when
-	// settleRun ends it.
+	// settleRun ends it; replayRC is the link direction whose kept
+	// requests resync is following.
 	settleIn  input
+	replayRC  *RC
 	replaying bool
 	// expert marks findings tied to no connection or link (expert.go).
 	expert    marks
@@ -608,7 +610,7 @@ func (t *Tracker) settleRuns() {
 func (t *Tracker) settleRun(l *Link, d Dir, now int64) {
 	rc := &l.RC[d]
 	w := &rc.ahead
-	if !w.run || w.shown || t.replaying || !l.oneWay() && now-w.since < int64(lateMax) {
+	if !w.run || w.shown || rc == t.replayRC || !l.oneWay() && now-w.since < int64(lateMax) {
 		return
 	}
 	saved := t.cur
