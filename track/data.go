@@ -81,7 +81,14 @@ func (t *Tracker) cdcConn(c *Conn, l *Link, d Dir, in *input) {
 		}
 		return
 	}
-	if c.link == nil && l != nil {
+	if l != nil && c.link != l {
+		if c.link != nil && c.link.lgr == l.lgr {
+			// On another link of its group with no failover CDC the
+			// capture shows: Linux moves a connection only with one
+			// (smc_switch_conns, net/smc/smc_core.c), so the capture
+			// missed it, and maybe more of this direction's CDCs.
+			f.uncaptured = true
+		}
 		t.attach(c, l)
 	}
 	missed := f.uncaptured // CDCs of this direction may be among frames the capture missed
