@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"math/bits"
+	"time"
 
 	"github.com/smcscope/smcscope/capture"
 )
@@ -132,6 +133,11 @@ func (t *Tracker) fastRoCE(f *capture.Frame) fastResult {
 	// A frame on which feed may sweep (every 1024th), and every frame
 	// while a timeline is recorded, takes the general path.
 	if t.stats.Frames+1 >= t.fastUntil {
+		return fastNo
+	}
+	// A step back in time is a finding of feed's (expert.TimeBackwards).
+	ns := f.UnixNano()
+	if ns < t.prevNS-int64(time.Second) {
 		return fastNo
 	}
 	h := &t.hot
@@ -277,7 +283,8 @@ func (t *Tracker) fastRoCE(f *capture.Frame) fastResult {
 	// What feed, roce and touchConn do for every such frame: the
 	// attribution (its pointers written only when they change), the
 	// counters, the link's and connection's last frame.
-	n, ns := f.Number, f.UnixNano()
+	n := f.Number
+	t.prevNS = ns
 	fa := &t.fastCur
 	fa.frame, fa.dir, fa.cdcBytes, fa.cdc = n, d, produced, cdc
 	if fa.link != l {

@@ -1,6 +1,7 @@
 package track
 
 import (
+	"fmt"
 	"net/netip"
 	"strconv"
 	"sync"
@@ -144,6 +145,7 @@ type Tracker struct {
 	// requests resync is following.
 	settleIn  input
 	replayRC  *RC
+	prevNS    int64 // the time of the frame fed before (TimeBackwards)
 	replaying bool
 	// expert marks findings tied to no connection or link (expert.go).
 	expert    marks
@@ -273,6 +275,13 @@ func (t *Tracker) feed(in *input) {
 	t.cur.reset(in.number)
 	t.fastCur.frame = 0 // cur is the frame's attribution (AppendFields)
 	t.stats.Frames++
+	if t.stats.Frames > 1 && in.ns < t.prevNS-int64(time.Second) {
+		prev := t.prevNS
+		t.raiseText(&t.expert, expert.TimeBackwards, in, func() string {
+			return fmt.Sprintf("frame %d is %s before the frame before it", in.number, fmtDur(time.Duration(prev-in.ns)))
+		})
+	}
+	t.prevNS = in.ns
 	t.lastNS = max(t.lastNS, in.ns)
 	switch {
 	case in.isTCP:

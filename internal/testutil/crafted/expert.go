@@ -141,6 +141,14 @@ var ExpertVectors = []Vector{
 		fs = append(fs[:ppCDC:ppCDC], append([]testutil.Packet{dup}, fs[ppCDC:]...)...)
 		return write(t, "capture-duplicate", fs)
 	}},
+	{"time-backwards", "smc.capture.time_backwards", func(t testing.TB) string {
+		// One ACK stamped 5 s early, the frames after it as they were: a
+		// capture host's clock stepped back and forth (the same step that
+		// captures joined end to end make, once).
+		fs := pingpong(t)
+		fs[ppAck-1].CI.Timestamp = fs[ppAck-1].CI.Timestamp.Add(-5 * time.Second)
+		return write(t, "time-backwards", fs)
+	}},
 	{"capture-reordered", "roce.capture.reordered", func(t testing.TB) string {
 		// A CDC the capture put after the server's ACK of it (frames 28
 		// and 29), as a capture whose two directions arrive by different
