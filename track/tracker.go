@@ -140,10 +140,8 @@ type Tracker struct {
 	// replayIn is a kept request followed late (resync), replaying
 	// while it is.
 	replayIn input
-	// settleIn stands for the frame a run out of sequence began at, when
-	// settleRun ends it; replayRC is the link direction whose kept
-	// requests resync is following.
-	settleIn  input
+	// replayRC is the link direction whose kept requests resync is
+	// following.
 	replayRC  *RC
 	prevNS    int64 // the time of the frame fed before (TimeBackwards)
 	replaying bool
@@ -623,10 +621,10 @@ func (t *Tracker) settleRun(l *Link, d Dir, now int64) {
 		return
 	}
 	saved := t.cur
-	in := &t.settleIn
-	*in = input{number: w.frame, ns: w.since, isRoCE: true}
+	// An input of its own: a run may be settled while another is (a
+	// failover CDC among the requests followed), and this is rare.
+	in := &input{number: w.frame, ns: w.since, isRoCE: true}
 	t.cur.reset(in.number)
 	t.resync(l, d, (rc.maxPSN+1)&0xFFFFFF, in)
-	t.settleIn = input{}
 	t.cur = saved
 }
