@@ -486,6 +486,7 @@ func checkVariant(t *testing.T, name string, lt layers.LinkType, vf []mutate.Fra
 // milliseconds apart: one side's ACKs, responses and SYN-ACKs come before
 // the requests, messages and SYNs they answer; and copies every frame as a
 // mirror of both directions of a port does, one copy tagged with a VLAN.
+// (Merged at ±5 ms and thinned too, no gap or repeat is made up.)
 // Nothing is lost, so the
 // connections, their CDCs and bytes are the whole capture's, and no
 // retransmission, gap, unanswered request or failed link is made up.
@@ -514,6 +515,24 @@ func TestDifferentialSkew(t *testing.T) {
 			}
 			if got, want := len(v.snap.Conns), len(base.snap.Conns); got != want {
 				t.Errorf("%s: %d connections, whole capture %d", name, got, want)
+			}
+			if m.Kind != mutate.Skew || (m.N != 5000 && m.N != -5000) || base.findings[expert.RCRetransmission] > 0 {
+				continue
+			}
+			// Merged, and one of the two captures dropped frames.
+			mf := m.Apply(frames)
+			for _, th := range append(mutate.Thinned(uint64(diffSeed), mf, 2), mutate.Mutation{Kind: mutate.Thin, At: 99, N: 3}) {
+				tname := fmt.Sprintf("%s, then %q", name, th)
+				tv := checkVariant(t, tname, lt, th.Apply(mf))
+				variants++
+				ids := []expert.ID{expert.SeqGap, expert.SeqDup, expert.PSNGap, expert.LLCUnanswered, expert.ClosedWithoutClose,
+					expert.FirstLinkUnconfirmed, expert.HandshakeFailed}
+				if base.findings[expert.CursorBackwards] == 0 {
+					ids = append(ids, expert.CursorBackwards)
+				}
+				if s := noMore(base, tv, ids...); s != "" {
+					t.Errorf("%s: frames the capture missed, yet %s", tname, s)
+				}
 			}
 		}
 		// The mirror's copies cut by a snap length (no ICRC to compare):
