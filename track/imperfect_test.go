@@ -1,6 +1,7 @@
 package track
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -786,5 +787,44 @@ func TestOneDirectionDropped(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestOneDirectionRounds: a capture of the client's side of one link group
+// after another on the same queue pair numbers (its QPs destroyed and made
+// again, each group's PSNs the same, as bench/mkbig -distinct repeats the
+// pingpong capture). The client's DELETE_LINK of each group is in it, the
+// server's end is not; each first contact's Confirm names the client's QP
+// again, so the old link is gone: each round is a group of its own, not
+// the first group's link with every later round's packets "retransmitted".
+func TestOneDirectionRounds(t *testing.T) {
+	all, _ := testutil.ReadFrames(t, "../samples/pingpong.pcap")
+	var one []rawFrame
+	for _, f := range all {
+		if len(f.Data) >= 38 && binary.BigEndian.Uint16(f.Data[12:]) == 0x0800 && f.Data[29] == 2 {
+			one = append(one, f)
+		}
+	}
+	const rounds = 3
+	var frames []rawFrame
+	span := one[len(one)-1].CI.Timestamp.Sub(one[0].CI.Timestamp) + time.Second
+	for r := range rounds {
+		for _, f := range one {
+			g := f
+			g.Data = bytes.Clone(f.Data)
+			g.CI.Timestamp = f.CI.Timestamp.Add(time.Duration(r) * span)
+			if g.Data[23] == 6 { // TCP: a client port of the round's own
+				p := binary.BigEndian.Uint16(g.Data[34:])
+				binary.BigEndian.PutUint16(g.Data[34:], p+uint16(r))
+			}
+			frames = append(frames, g)
+		}
+	}
+	s, found := feedRaw(t, frames)
+	if slices.Contains(found, expert.RCRetransmission.String()) || slices.Contains(found, expert.LLCRetransmitted.String()) {
+		t.Errorf("rounds taken for retransmissions: %v", found)
+	}
+	if len(s.LinkGroups) < rounds {
+		t.Errorf("%d link groups, want one a round (%d)", len(s.LinkGroups), rounds)
 	}
 }

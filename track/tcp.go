@@ -384,6 +384,9 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 		// them to this connection, which stays pending (failed when TCP
 		// closes, with the malformed message as the reason).
 		smcr := c.Outcome == OutcomeSMCR || m.inside && c.Outcome == OutcomePending && !m.smcd && !c.SMCD
+		if smcr && c.FirstContact && !m.inside {
+			t.retireReused(&c.ClientEP, in)
+		}
 		switch {
 		case smcr && c.link != nil:
 			// Placed from its C->S CDCs already (claimHalf): a Confirm
@@ -693,6 +696,21 @@ func (t *Tracker) earlyLink(c2s, s2c qpKey, in *input) *Link {
 		}
 	}
 	return nil
+}
+
+// retireReused takes out of the wire-key tables every link whose client
+// end is the queue pair a first contact's Confirm (ep) announces for its
+// new link, first seen longer than lateMax before: Linux numbers a new QP
+// only once the old one is destroyed, so that link is gone, whether or not
+// the capture showed its end (a capture of the client's side holds no
+// DELETE_LINK of the server's). Its frames no longer go to the new group's.
+func (t *Tracker) retireReused(ep *Endpoint, in *input) {
+	addr := gidAddr(ep.GID)
+	for _, x := range t.links {
+		if !x.retired && x.Client.QPN == ep.QPN && x.Client.Addr == addr && in.ns-x.Start.UnixNano() > int64(lateMax) {
+			t.retire(x)
+		}
+	}
 }
 
 // placeClientHalf places a connection whose Confirm was captured but not
