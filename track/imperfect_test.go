@@ -702,15 +702,9 @@ func TestTunnels(t *testing.T) {
 // side failed to answer or to close, and the other side's counts are
 // unknown, not zero.
 func TestOneDirection(t *testing.T) {
-	all, _ := testutil.ReadFrames(t, "../samples/multiconn.pcap")
 	for _, host := range []byte{1, 2} {
 		t.Run(fmt.Sprintf("10.10.0.%d", host), func(t *testing.T) {
-			var frames []rawFrame
-			for _, f := range all {
-				if len(f.Data) >= 34 && binary.BigEndian.Uint16(f.Data[12:]) == 0x0800 && f.Data[29] == host {
-					frames = append(frames, f)
-				}
-			}
+			frames := sentBy(t, "../samples/multiconn.pcap", host)
 			s, found := feedRaw(t, frames)
 			for _, id := range []expert.ID{expert.LLCUnanswered, expert.ClosedWithoutClose, expert.EndedPending, expert.AddedUnconfirmed,
 				expert.HandshakeFailed, expert.FirstLinkUnconfirmed} {
@@ -748,13 +742,7 @@ func TestOneDirection(t *testing.T) {
 // window, or when the capture ends first). Every other CDC is followed: no
 // sequence gap, one CDC fewer than the same cut without the drop.
 func TestOneDirectionDropped(t *testing.T) {
-	all, _ := testutil.ReadFrames(t, "../samples/multiconn.pcap")
-	var frames []rawFrame
-	for _, f := range all {
-		if len(f.Data) >= 34 && binary.BigEndian.Uint16(f.Data[12:]) == 0x0800 && f.Data[29] == 2 {
-			frames = append(frames, f)
-		}
-	}
+	frames := sentBy(t, "../samples/multiconn.pcap", 2)
 	cdcs := clientCDCs(t, frames)
 	if len(cdcs) < 100 {
 		t.Fatalf("%d client CDCs: the test proves nothing", len(cdcs))
@@ -798,13 +786,7 @@ func TestOneDirectionDropped(t *testing.T) {
 // again, so the old link is gone: each round is a group of its own, not
 // the first group's link with every later round's packets "retransmitted".
 func TestOneDirectionRounds(t *testing.T) {
-	all, _ := testutil.ReadFrames(t, "../samples/pingpong.pcap")
-	var one []rawFrame
-	for _, f := range all {
-		if len(f.Data) >= 38 && binary.BigEndian.Uint16(f.Data[12:]) == 0x0800 && f.Data[29] == 2 {
-			one = append(one, f)
-		}
-	}
+	one := sentBy(t, "../samples/pingpong.pcap", 2)
 	const rounds = 3
 	var frames []rawFrame
 	span := one[len(one)-1].CI.Timestamp.Sub(one[0].CI.Timestamp) + time.Second
@@ -827,4 +809,18 @@ func TestOneDirectionRounds(t *testing.T) {
 	if len(s.LinkGroups) < rounds {
 		t.Errorf("%d link groups, want one a round (%d)", len(s.LinkGroups), rounds)
 	}
+}
+
+// sentBy is the frames of the lab capture path that 10.10.0.host sent
+// (IPv4 over Ethernet): a capture of that host's egress.
+func sentBy(t *testing.T, path string, host byte) []rawFrame {
+	t.Helper()
+	all, _ := testutil.ReadFrames(t, path)
+	var out []rawFrame
+	for _, f := range all {
+		if len(f.Data) >= 38 && binary.BigEndian.Uint16(f.Data[12:]) == 0x0800 && f.Data[29] == host {
+			out = append(out, f)
+		}
+	}
+	return out
 }
