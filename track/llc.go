@@ -244,6 +244,16 @@ func (t *Tracker) keyAdded(nl *Link) {
 	}
 }
 
+// addEvents puts an ADD_LINK message of in, sent on l for nl, in both
+// links' histories: as on (l's) and as added (nl's).
+func addEvents(l, nl *Link, in *input, on, added LinkEventKind) {
+	e := llcEvent(in, on)
+	e.link, e.on, e.n = in.roce.llc.linkID, l.LinkID, in.roce.llc.listN
+	l.addHistory(in, e)
+	e.kind = added
+	nl.addHistory(in, e)
+}
+
 // addLink follows ADD_LINK: the request creates the new link with the
 // server's values, the response adds the client's and makes it reachable
 // on the wire, a reject (which echoes the request) ends it. The rkey
@@ -253,21 +263,9 @@ func (t *Tracker) addLink(l *Link, d Dir, in *input) {
 	m := &in.roce.llc
 	g := l.lgr
 	nl := g.linkByID(m.linkID)
-	if !m.resp && nl != nil && nl.respFirstNS != 0 && in.ns-nl.respFirstNS <= int64(lateMax) {
-		// The request its response came just before: the capture's
-		// order (two hosts' captures merged, their clocks apart).
-		nl.respFirstNS = 0
-		e := llcEvent(in, LinkEventAddOn)
-		e.link, e.on, e.n = m.linkID, l.LinkID, m.listN
-		l.addHistory(in, e)
-		e.kind = LinkEventAddNew
-		nl.addHistory(in, e)
-		*nl.end(d) = LinkEnd{Addr: gidAddr(m.gid), GID: m.gid, MAC: m.mac, QPN: m.qpn, PSN: m.psn}
-		if nl.State != LinkRejected {
-			t.keyAdded(nl)
-		}
-		return
-	}
+	// The request of a response the capture showed just before it: the
+	// capture's order (two hosts' captures merged, their clocks apart).
+	late := !m.resp && nl != nil && nl.respFirstNS != 0 && in.ns-nl.respFirstNS <= int64(lateMax)
 	switch {
 	case m.reject:
 		// The reject echoes the newest request for this link number,
@@ -289,18 +287,18 @@ func (t *Tracker) addLink(l *Link, d Dir, in *input) {
 		t.redundancy(g, in, "ADD_LINK of link %d rejected", m.linkID)
 		return
 	case !m.resp:
-		nl = t.newLink(g, in, l.Inferred)
-		nl.LinkID, nl.State, nl.added = m.linkID, LinkAdding, true
+		if late {
+			nl.respFirstNS = 0
+		} else {
+			nl = t.newLink(g, in, l.Inferred)
+			nl.LinkID, nl.State, nl.added = m.linkID, LinkAdding, true
+		}
 		if g.Credits && m.anck {
 			// The requester's init_credits: what its peer may send it
 			// on the new link (ANCK smc_llc_send_add_link).
 			nl.startCredits(d.Reverse(), m.initCredits)
 		}
-		e := llcEvent(in, LinkEventAddOn)
-		e.link, e.on, e.n = m.linkID, l.LinkID, m.listN
-		l.addHistory(in, e)
-		e.kind = LinkEventAddNew
-		nl.addHistory(in, e)
+		addEvents(l, nl, in, LinkEventAddOn, LinkEventAddNew)
 	default:
 		if nl == nil || !nl.added || nl.answered || nl.State == LinkRejected || nl.State == LinkDeleted {
 			// The request was not captured, or not yet.
@@ -315,15 +313,11 @@ func (t *Tracker) addLink(l *Link, d Dir, in *input) {
 		if g.Credits && m.anck {
 			nl.startCredits(d.Reverse(), m.initCredits)
 		}
-		e := llcEvent(in, LinkEventAcceptOn)
-		e.link, e.on, e.n = m.linkID, l.LinkID, m.listN
-		l.addHistory(in, e)
-		e.kind = LinkEventAcceptNew
-		nl.addHistory(in, e)
+		addEvents(l, nl, in, LinkEventAcceptOn, LinkEventAcceptNew)
 	}
 	e := nl.end(d)
 	*e = LinkEnd{Addr: gidAddr(m.gid), GID: m.gid, MAC: m.mac, QPN: m.qpn, PSN: m.psn}
-	if m.resp {
+	if m.resp || late && nl.State != LinkRejected {
 		t.keyAdded(nl)
 	}
 	if m.resp {
