@@ -433,9 +433,9 @@ func (t *Tracker) uncaptured(l *Link, d Dir) {
 // ACK said so) while the capture had not shown them: should one come just
 // after, the capture put it after the ACK, and it is the original.
 type lateWindow struct {
-	lo   uint32    // the first PSN the window covers
-	bits psnWindow // bit i: PSN lo+i not captured yet (only its bits are used)
-	ns   int64     // when the responder's word came
+	lo   uint32  // the first PSN the window covers
+	bits psnBits // bit i: PSN lo+i not captured yet
+	ns   int64   // when the responder's word came
 }
 
 // lateMax is how long after the ACK a request still counts as put out of
@@ -612,10 +612,48 @@ const (
 	maxKept = aheadBits
 )
 
+// psnBits is a set of PSNs counted from a base: bit i, the base plus i.
+type psnBits [aheadBits / 64]uint64
+
+func (b *psnBits) has(i uint32) bool { return b[i/64]&(1<<(i%64)) != 0 }
+func (b *psnBits) set(i uint32)      { b[i/64] |= 1 << (i % 64) }
+func (b *psnBits) clear(i uint32)    { b[i/64] &^= 1 << (i % 64) }
+func (b *psnBits) empty() bool       { return b[0]|b[1]|b[2]|b[3] == 0 }
+
+// count is how many PSNs of the first n are in the set.
+func (b *psnBits) count(n uint32) int {
+	k := 0
+	for i := uint32(0); i < n; i++ {
+		if b.has(i) {
+			k++
+		}
+	}
+	return k
+}
+
+// shift moves the base n PSNs on.
+func (b *psnBits) shift(n uint32) {
+	if n >= aheadBits {
+		*b = psnBits{}
+		return
+	}
+	words, s := n/64, n%64
+	for i := range b {
+		var v uint64
+		if j := uint32(i) + words; j < uint32(len(b)) {
+			v = b[j] >> s
+			if s != 0 && j+1 < uint32(len(b)) {
+				v |= b[j+1] << (64 - s)
+			}
+		}
+		b[i] = v
+	}
+}
+
 // psnWindow is the PSNs next+i seen in a run out of sequence (bit i),
-// next being the PSN the responder expects.
+// next being the PSN the responder expects (shift moves it on).
 type psnWindow struct {
-	bits  [aheadBits / 64]uint64
+	psnBits
 	run   bool  // a run is open
 	since int64 // when it started
 	// The run's first frame and how many PSNs it skipped there; shown:
@@ -624,46 +662,8 @@ type psnWindow struct {
 	shown          bool
 }
 
-func (w *psnWindow) has(i uint32) bool { return w.bits[i/64]&(1<<(i%64)) != 0 }
-
-// count is how many PSNs of the first n are seen.
-func (w *psnWindow) count(n uint32) int {
-	k := 0
-	for i := uint32(0); i < n; i++ {
-		if w.has(i) {
-			k++
-		}
-	}
-	return k
-}
-func (w *psnWindow) set(i uint32)   { w.bits[i/64] |= 1 << (i % 64) }
-func (w *psnWindow) clear(i uint32) { w.bits[i/64] &^= 1 << (i % 64) }
-
-func (w *psnWindow) empty() bool {
-	return w.bits[0]|w.bits[1]|w.bits[2]|w.bits[3] == 0
-}
-
 // idle: no run open and no PSN ahead seen, the sequence is plain.
 func (w *psnWindow) idle() bool { return !w.run && w.empty() }
-
-// shift moves the window n PSNs on (the expected PSN advanced by n).
-func (w *psnWindow) shift(n uint32) {
-	if n >= aheadBits {
-		w.bits = [aheadBits / 64]uint64{}
-		return
-	}
-	words, s := n/64, n%64
-	for i := range w.bits {
-		var v uint64
-		if j := uint32(i) + words; j < uint32(len(w.bits)) {
-			v = w.bits[j] >> s
-			if s != 0 && j+1 < uint32(len(w.bits)) {
-				v |= w.bits[j+1] << (64 - s)
-			}
-		}
-		w.bits[i] = v
-	}
-}
 
 // keptReq is a request of a run out of sequence, kept in case the capture
 // only missed the frames before it (resync).
