@@ -115,7 +115,7 @@ func ModeOf(c *track.Conn) Mode {
 // direction's FIN or RST is all the capture can show of the end.
 func Ended(c *track.Conn, groupEnded bool) bool {
 	done := func(f *track.Flow) bool { return f.FIN || f.RST }
-	unseen := func(f *track.Flow) bool { return !f.TCPShown() && !c.Inferred }
+	unseen := func(f *track.Flow) bool { return !f.TCPShown() }
 	f0, f1 := &c.Flow[0], &c.Flow[1]
 	return c.Closed() || c.Outcome == track.OutcomeFailed || groupEnded ||
 		done(f0) && (done(f1) || unseen(f1)) || done(f1) && unseen(f0)
