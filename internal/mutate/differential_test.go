@@ -516,6 +516,9 @@ func TestDifferentialSkew(t *testing.T) {
 			if got, want := len(v.snap.Conns), len(base.snap.Conns); got != want {
 				t.Errorf("%s: %d connections, whole capture %d", name, got, want)
 			}
+			if got, want := len(v.snap.LinkGroups), len(base.snap.LinkGroups); got != want {
+				t.Errorf("%s: %d link groups, whole capture %d", name, got, want)
+			}
 			if m.Kind != mutate.Skew || (m.N != 5000 && m.N != -5000) || base.findings[expert.RCRetransmission] > 0 {
 				continue
 			}
