@@ -42,6 +42,7 @@ var page = cli.Page{
 		{What: "1", Means: "the capture could not be read"},
 		{What: "2", Means: "a bad flag or filter, -I without a terminal, or a capture cut short (what was read is printed)"},
 		{What: "129, 143", Means: "-I ended by SIGHUP or SIGTERM (128 + the signal, as a shell reports it), after the terminal was restored"},
+		{What: "129, 130, 143", Means: "reading a capture (-r), stopped by SIGHUP, SIGINT or SIGTERM before its end: what was read is printed (a live capture, -i, ends with 0 on SIGINT)"},
 	},
 	SeeAlso: []string{"smctop(1)", "smcping(1)", "tshark(1)", "pcap-filter(7)"},
 	Values: map[string][]string{

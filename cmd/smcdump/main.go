@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -100,8 +101,17 @@ func main() {
 		fmt.Fprintln(os.Stderr, "smcdump: "+err.Error())
 	}
 	code := output.ExitCode(err)
-	if interactive {
+	switch {
+	case interactive:
 		code = cli.ExitStatus(ctx, code)
+	case o.Read != "":
+		// A capture read to its end is the job; stopped before it, what
+		// was printed is a part, and a script must be able to tell.
+		var se *cli.SignalError
+		if errors.As(context.Cause(ctx), &se) {
+			fmt.Fprintf(os.Stderr, "smcdump: %s: stopped by %s before the capture's end: what was read is printed\n", o.Read, se.Name())
+			code = 128 + int(se.Signal)
+		}
 	}
 	os.Exit(code)
 }

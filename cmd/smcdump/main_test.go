@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -396,4 +398,54 @@ func splitQuoted(s string) ([]string, error) {
 		out, s = append(out, s[:end]), s[end:]
 	}
 	return out, nil
+}
+
+// TestReadStopped: a capture a signal stops before its end prints what
+// was read, says so on one line and exits 128 + the signal, so that a
+// script (timeout(1), a supervisor) tells a part from the whole. The test
+// reads a little of the output and then none until it has sent SIGTERM:
+// smcdump waits on the full pipe, mid-capture, when the signal comes.
+func TestReadStopped(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "smcdump")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "-r", "../../testdata/reference/pingpong.pcap", "-T", "jsonl")
+	outPipe, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The event: the first bytes came out. The JSON of the capture is
+	// megabytes, far more than a pipe holds.
+	first := make([]byte, 1)
+	if _, err := io.ReadFull(outPipe, first); err != nil {
+		cmd.Process.Kill()
+		t.Fatalf("no output: %v", err)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	rest, err := io.ReadAll(outPipe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 143 {
+		t.Errorf("exit %v, want status 143 (output %d bytes)", err, len(rest)+1)
+	}
+	if got := strings.TrimSpace(errb.String()); !strings.Contains(got, "stopped by SIGTERM before the capture's end") || strings.Contains(got, "\n") {
+		t.Errorf("stderr %q, want one line saying it stopped", got)
+	}
+	if len(rest) == 0 {
+		t.Error("nothing printed of what was read")
+	}
 }

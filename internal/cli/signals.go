@@ -28,6 +28,19 @@ type SignalError struct{ Signal syscall.Signal }
 
 func (e *SignalError) Error() string { return e.Signal.String() + " received" }
 
+// Name is the signal's name as kill(1) takes it: "SIGTERM".
+func (e *SignalError) Name() string {
+	switch e.Signal {
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	}
+	return e.Signal.String()
+}
+
 // NotifyContext is signal.NotifyContext over EndSignals, whose context
 // keeps the signal that ended it as its cause (context.Cause), so that
 // ExitStatus can tell how the command ended.
