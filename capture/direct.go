@@ -578,6 +578,11 @@ func (r *Reader) AppendDirect(dst []byte, sep string, quote byte, limit int) ([]
 	room := p.LineRoom(sep)
 	lines := 0
 	for (limit <= 0 || lines < limit) && cap(dst)-len(dst) >= room {
+		if lines > 0 && r.nextWaits() {
+			// From a pipe: the lines are the caller's to write out (and
+			// OnWait's to flush) before the read waits on the writer.
+			break
+		}
 		f, err := r.Next()
 		if err != nil {
 			return dst, lines, nil, err

@@ -164,6 +164,20 @@ func (p *pcapFile) read(ci *gopacket.CaptureInfo) (data []byte, err error) {
 }
 
 // recordHeader reads a record header into ci.
+// buffered reports whether the next record is whole in br, so that read
+// takes it without reading br's input (a pipe's writer may be quiet).
+func (p *pcapFile) buffered() bool {
+	if p.mem != nil {
+		return true
+	}
+	n := p.br.Buffered()
+	if n < pcapRecordLen {
+		return false
+	}
+	h, _ := p.br.Peek(pcapRecordLen)
+	return uint64(n) >= pcapRecordLen+uint64(p.u32(h[8:12]))
+}
+
 func (p *pcapFile) recordHeader(b []byte, ci *gopacket.CaptureInfo) error {
 	h := (*[pcapRecordLen]byte)(b) // indexed without bounds checks
 	ci.Timestamp, p.ns = p.recordTime(h)

@@ -2,6 +2,7 @@ package capture
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -76,14 +77,15 @@ type Reader struct {
 	clc         *clcAssembler
 	qps         smcQPs // queue pairs known to be SMC-R links
 	frame       Frame
-	offset      int64   // pcap: file offset of the next record
-	last        int64   // pcap: file offset of the record of the frame last returned (-1: none)
-	ng          *ngFile // src, when it is a pcapng file
-	layout      *Layout // of the frame last returned, once asked for (Layout)
-	lgen        int     // ng.gen when layout was made
-	isFile      bool    // read from a file or stdin (not live)
-	digits      uint8   // decimal places of the times of a source that is neither pcap nor pcapng
-	err         error   // sticky
+	offset      int64         // pcap: file offset of the next record
+	last        int64         // pcap: file offset of the record of the frame last returned (-1: none)
+	ng          *ngFile       // src, when it is a pcapng file
+	layout      *Layout       // of the frame last returned, once asked for (Layout)
+	lgen        int           // ng.gen when layout was made
+	isFile      bool          // read from a file or stdin (not live)
+	wait        *waitingInput // Waits, OnWait
+	digits      uint8         // decimal places of the times of a source that is neither pcap nor pcapng
+	err         error         // sticky
 	// drops reads the kernel's count of frames it dropped since the last
 	// call (live sources only); dropped accumulates it.
 	drops   func() (uint64, error)
@@ -131,7 +133,7 @@ func (r *Reader) Recorded() (end time.Time, dropped uint64, ok bool) {
 
 // Open opens a pcap or pcapng file, or stdin when name is "-". The format
 // is detected from the magic, not from the file name.
-func Open(name string) (*Reader, error) { return open(name, false) }
+func Open(name string) (*Reader, error) { return open(context.Background(), name, false) }
 
 // OpenMapped is Open reading a classic pcap file through a memory mapping
 // (other files and stdin are read as by Open): the frames are then slices
@@ -141,17 +143,24 @@ func Open(name string) (*Reader, error) { return open(name, false) }
 // is touched: the caller must run with debug.SetPanicOnFault(true) and
 // turn the panic (a runtime.Error with an Addr method) into an error
 // (IsFault; ErrChanged says it). Frames must not be used after Close.
-func OpenMapped(name string) (*Reader, error) { return open(name, true) }
+func OpenMapped(name string) (*Reader, error) {
+	return open(context.Background(), name, true)
+}
 
-func open(name string, mapped bool) (*Reader, error) {
+func open(ctx context.Context, name string, mapped bool) (*Reader, error) {
 	var (
 		in     io.Reader
 		closer io.Closer
+		wait   *waitingInput
 	)
 	if name == "-" {
 		in = os.Stdin
+		if waits(os.Stdin) {
+			wait = newWaitingInput(ctx, os.Stdin)
+			in = wait
+		}
 	} else {
-		f, err := os.Open(name)
+		f, err := openWaiting(ctx, name)
 		if err != nil {
 			var pe *fs.PathError
 			if errors.As(err, &pe) {
@@ -160,7 +169,10 @@ func open(name string, mapped bool) (*Reader, error) {
 			return nil, &FileError{Name: name, Err: err, Offset: -1}
 		}
 		in, closer = f, f
-		if mapped {
+		if waits(f) {
+			wait = newWaitingInput(ctx, f)
+			in = wait
+		} else if mapped {
 			if r, ok, err := openMapped(name, f); ok {
 				return r, err
 			}
@@ -171,9 +183,12 @@ func open(name string, mapped bool) (*Reader, error) {
 		if closer != nil {
 			closer.Close()
 		}
+		if wait != nil && ctx.Err() != nil {
+			return nil, context.Cause(ctx) // the header never came: no fault of the file
+		}
 		return nil, err
 	}
-	r.closer = closer
+	r.closer, r.wait = closer, wait
 	return r, nil
 }
 
@@ -597,6 +612,9 @@ func (r *Reader) decoderFor(lt layers.LinkType) bool {
 func (r *Reader) fileError(n int, ci gopacket.CaptureInfo, err error) error {
 	if err == io.EOF && (ci.CaptureLength == 0 || r.ng != nil) {
 		return io.EOF
+	}
+	if r.wait != nil && r.wait.stopped(err) {
+		return err // no fault of the file: OpenContext's context ended the wait
 	}
 	off := int64(-1)
 	switch {

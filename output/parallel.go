@@ -66,9 +66,11 @@ type pbatch struct {
 // the read loop, and handing its frames over cost more than it spreads
 // (BenchmarkParallel); -j N makes it spread all the same. So does a run in
 // which workers would only decode again what the reader did (idle: -q
-// without -Y or -w).
-func (o *Options) parallel(tr Tracker, direct, idle bool) int {
-	if idle {
+// without -Y or -w), and one whose reads wait on a writer (waits: a pipe
+// or FIFO, stdin): a batch would hold its first frame back until its
+// writer had written the batch's last.
+func (o *Options) parallel(tr Tracker, direct, idle, waits bool) int {
+	if idle || waits {
 		return 1
 	}
 	jobs := o.Jobs

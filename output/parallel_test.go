@@ -336,10 +336,13 @@ func TestParallelChoice(t *testing.T) {
 		{"tracker", Options{Read: "f", Jobs: 2, Views: []string{"smc,conns"}}, tr, false, 2},
 		{"views and -c", Options{Read: "f", Jobs: 2, Views: []string{"smc,conns"}, Count: 5}, tr, false, 1},
 	} {
-		if c.o.parallel(c.tr, c.direct, true) != 1 {
+		if c.o.parallel(c.tr, c.direct, true, false) != 1 {
 			t.Errorf("%s: an idle run on more than one goroutine", c.name)
 		}
-		if got := c.o.parallel(c.tr, c.direct, false); got != c.want {
+		if c.o.parallel(c.tr, c.direct, false, true) != 1 {
+			t.Errorf("%s: a run reading a FIFO on more than one goroutine", c.name)
+		}
+		if got := c.o.parallel(c.tr, c.direct, false, false); got != c.want {
 			t.Errorf("%s: %d goroutines, want %d", c.name, got, c.want)
 		}
 	}

@@ -226,8 +226,11 @@ func Run(ctx context.Context, o Options) error {
 		}
 	}
 
-	r, err := o.open()
+	r, err := o.open(ctx)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped waiting for a FIFO's writer or a pipe's first bytes: nothing was read
+		}
 		return err
 	}
 	defer r.Close()
@@ -254,6 +257,12 @@ func Run(ctx context.Context, o Options) error {
 		}
 	}
 	bw := bufio.NewWriterSize(o.Stdout, 1<<16)
+	if r.Waits() {
+		// A pipe or FIFO: what was read is shown before the read waits
+		// on the writer (tcpdump -w - | smcdump -r -), not when 64 KiB of
+		// output has gathered. An error writing is Flush's again at the end.
+		r.OnWait(func() { _ = bw.Flush() })
+	}
 	p, err := o.printer(bw)
 	if err != nil {
 		return err
@@ -288,7 +297,7 @@ func Run(ctx context.Context, o Options) error {
 		late = &lateFields{tr: tr, print: printTracked}
 	}
 	var runErr error
-	if jobs := o.parallel(tr, r.Direct(), p == nil && flt == nil && w == nil); jobs > 1 {
+	if jobs := o.parallel(tr, r.Direct(), p == nil && flt == nil && w == nil, r.Waits()); jobs > 1 {
 		if fast != nil {
 			// The reader feeds the tracker; the frames it follows
 			// from their headers cost it no whole decode.
@@ -395,11 +404,13 @@ func (o *Options) check() error {
 	return nil
 }
 
-func (o *Options) open() (*capture.Reader, error) {
+func (o *Options) open(ctx context.Context) (*capture.Reader, error) {
 	if o.Iface != "" {
 		return capture.OpenLive(o.Iface, o.CaptureFilter, o.Snaplen)
 	}
-	return capture.OpenMapped(o.Read) // loop turns a fault of the mapping into ErrChanged
+	// loop turns a fault of the mapping into ErrChanged; a pipe's or
+	// FIFO's read waiting for its writer ends with ctx.
+	return capture.OpenMappedContext(ctx, o.Read)
 }
 
 // printer picks the output format. With -w and no explicit -T/-V/-x the
@@ -621,6 +632,9 @@ func (o *Options) loop(ctx context.Context, r *capture.Reader, flt *filter.Filte
 			if err == io.EOF || (o.Iface != "" && ctx.Err() != nil) {
 				o.ended = true
 				return nil
+			}
+			if ctx.Err() != nil {
+				return nil // a pipe's read that waited for its writer, ended by ctx
 			}
 			return err
 		}

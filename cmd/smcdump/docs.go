@@ -32,6 +32,7 @@ var page = cli.Page{
 		{What: "smcdump -r smc.pcap -q -z smc,follow,1", Means: "what the application of connection 1 sent and received, as tshark's -z follow,tcp,ascii"},
 		{What: "smcdump -r smc.pcap --export-tcp tcp.pcapng", Means: "the capture with each SMC-R connection as the TCP connection its application saw, for Wireshark's dissectors"},
 		{What: "smcdump -i eth0 -w smc.pcapng", Means: "capture SMC traffic live"},
+		{What: "tcpdump -i eth0 -U -w - | smcdump -r -", Means: "decode what another capture program writes, each frame printed as it arrives (a FIFO works the same way; Ctrl-C or SIGTERM ends it, what was read printed)"},
 		{What: "tcpdump -i eth0 -w - | smcdump -I -r -", Means: "browse what another capture program writes, as it arrives (a FIFO works the same way)"},
 		{What: "smcdump -I --tail -r growing.pcap", Means: "browse a file another program is still writing, following it as it grows"},
 		{What: "smcdump -r smc.pcap -o 'column.format:No.,Time,Seq=smc.cdc.seq:6,smc.conn.id,Protocol,Info'", Means: "text lines in these columns, any field of -G fields among them (tshark's -o gui.column.format)"},
@@ -40,7 +41,7 @@ var page = cli.Page{
 	Exit: []cli.Example{
 		{What: "0", Means: "done (single frames that do not decode are flagged, not fatal)"},
 		{What: "1", Means: "the capture could not be read"},
-		{What: "2", Means: "a bad flag or filter, -I without a terminal, or a capture cut short (what was read is printed)"},
+		{What: "2", Means: "a bad flag or filter, -I without a terminal, -r - from the terminal, or a capture cut short (what was read is printed)"},
 		{What: "129, 143", Means: "-I ended by SIGHUP or SIGTERM (128 + the signal, as a shell reports it), after the terminal was restored"},
 		{What: "129, 130, 143", Means: "reading a capture (-r), stopped by SIGHUP, SIGINT or SIGTERM before its end: what was read is printed (a live capture, -i, ends with 0 on SIGINT)"},
 	},

@@ -20,6 +20,10 @@ func exportTCP(ctx context.Context, o output.Options, out string) error {
 	case o.Format != "" || o.Verbose || o.Hex || len(o.Views) > 0 || len(o.Fields) > 0 || o.DisplayFilter != "" || o.Write != "":
 		return &output.UsageError{Msg: "--export-tcp: -T, -e, -V, -x, -Y, -w and -z shape other output; export alone"}
 	}
+	if st, err := os.Stat(o.Read); err == nil && !st.Mode().IsRegular() && !st.IsDir() {
+		// A second open of a FIFO waits for a writer that has gone.
+		return fmt.Errorf("%s: not a regular file (%s): --export-tcp reads the capture twice; save it to a file first", o.Read, fileKind(st.Mode()))
+	}
 	st, err := follow.Export(ctx, o.Read, out)
 	if err != nil {
 		return err
@@ -36,4 +40,19 @@ func exportTCP(ctx context.Context, o output.Options, out string) error {
 		fmt.Fprintln(os.Stderr)
 	}
 	return nil
+}
+
+// fileKind names a file's type for a message.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return m.Type().String()
 }

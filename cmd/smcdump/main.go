@@ -90,6 +90,11 @@ func main() {
 	} else if bo.tail || bo.noConfig {
 		fmt.Fprintln(os.Stderr, "smcdump: --tail and --no-config are for the browser (-I); try 'smcdump --help'")
 		os.Exit(2)
+	} else if o.Read == "-" && term.IsTerminal(int(os.Stdin.Fd())) {
+		// A capture is binary: from the terminal, the run would wait for
+		// what no one types.
+		fmt.Fprintln(os.Stderr, "smcdump: -r -: stdin is the terminal; pipe a capture in (tcpdump -w - ... | smcdump -r -)")
+		os.Exit(2)
 	} else if export != "" {
 		run = func(ctx context.Context, o output.Options) error { return exportTCP(ctx, o, export) }
 	}

@@ -90,7 +90,7 @@ type ExportStats struct {
 // then calls fn (when set) with it and whether the tracker tied it to an
 // SMC-R link.
 func eachFrame(ctx context.Context, name string, sink track.StreamSink, fn func(*capture.Reader, *capture.Frame, bool) error) error {
-	r, err := capture.Open(name)
+	r, err := capture.OpenContext(ctx, name)
 	if err != nil {
 		return err
 	}

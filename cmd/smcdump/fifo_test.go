@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestReadFIFO: smcdump -r FIFO, as fed by tcpdump -w FIFO. The frames
+// read are printed while the writer pauses, not when a buffer fills; a
+// signal ends the run whether smcdump waits for the writer's first bytes
+// or its next ones (the wait is in read(2), which the Go runtime's
+// signal handler does not end); and --export-tcp, which reads its input
+// twice, refuses a FIFO rather than wait for a second writer.
+func TestReadFIFO(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "smcdump")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	data, err := os.ReadFile("../../testdata/reference/pingpong.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const frames = 30
+	end := 24 // the file header, then frames whole records
+	for range frames {
+		end += 16 + int(binary.LittleEndian.Uint32(data[end+8:]))
+	}
+
+	fields := []string{"-T", "fields", "-e", "frame.number"}
+	for _, c := range []struct {
+		name  string
+		args  []string
+		wrote []byte // what the writer writes before it pauses
+		lines int    // what is printed meanwhile
+	}{
+		{"fields, paused after some frames", fields, data[:end], frames},
+		{"text, paused after some frames", nil, data[:end], frames},
+		{"tracker fields, paused after some frames", []string{"-T", "fields", "-e", "smc.conn.id"}, data[:end], frames},
+		{"paused before the file header", fields, nil, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "fifo")
+			if err := syscall.Mkfifo(path, 0o600); err != nil {
+				t.Skipf("mkfifo: %v", err)
+			}
+			cmd := exec.Command(bin, append([]string{"-r", path, "-a"}, c.args...)...)
+			out, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var errb bytes.Buffer
+			cmd.Stderr = &errb
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			// The event that smcdump has the FIFO open (and so its
+			// signal handler installed): a writer may open it without
+			// waiting only once a reader has.
+			var w *os.File
+			for start := time.Now(); ; time.Sleep(10 * time.Millisecond) {
+				if w, err = os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+					break
+				}
+				if time.Since(start) > 20*time.Second {
+					t.Fatalf("smcdump never opened the FIFO: %v", err)
+				}
+			}
+			defer w.Close()
+			if _, err := w.Write(c.wrote); err != nil {
+				t.Fatal(err)
+			}
+			lines := make(chan string)
+			done := make(chan error, 1)
+			go func() {
+				sc := bufio.NewScanner(out)
+				for sc.Scan() {
+					lines <- sc.Text()
+				}
+				close(lines)
+				done <- cmd.Wait()
+			}()
+			for n := 1; n <= c.lines; n++ {
+				select {
+				case _, ok := <-lines:
+					if !ok {
+						t.Fatalf("smcdump ended after %d lines: %s", n-1, errb.String())
+					}
+				case <-time.After(20 * time.Second):
+					t.Fatalf("%d lines printed while the writer paused, want %d", n-1, c.lines)
+				}
+			}
+			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			go func() {
+				for range lines {
+				}
+			}()
+			select {
+			case err = <-done:
+			case <-time.After(20 * time.Second):
+				t.Fatal("SIGTERM did not end smcdump waiting on the FIFO's writer")
+			}
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 143 {
+				t.Errorf("exit %v, want status 143", err)
+			}
+			if got := strings.TrimSpace(errb.String()); !strings.Contains(got, "stopped by SIGTERM before the capture's end") || strings.Contains(got, "\n") {
+				t.Errorf("stderr %q, want one line saying it stopped", got)
+			}
+		})
+	}
+
+	t.Run("export", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "fifo")
+		if err := syscall.Mkfifo(path, 0o600); err != nil {
+			t.Skipf("mkfifo: %v", err)
+		}
+		cmd := exec.Command(bin, "-r", path, "--export-tcp", filepath.Join(t.TempDir(), "out.pcapng"))
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer cmd.Process.Kill()
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		var err error
+		select {
+		case err = <-done:
+		case <-time.After(20 * time.Second):
+			t.Fatal("--export-tcp still waiting on the FIFO after 20 s")
+		}
+		got := out.String()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(got, "not a regular file (a FIFO)") {
+			t.Errorf("--export-tcp from a FIFO: %v, %q", err, got)
+		}
+	})
+}
