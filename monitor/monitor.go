@@ -446,6 +446,8 @@ func (m *Monitor) wire(s *Snapshot, w *Wire) {
 	if err != nil {
 		src.Detail += ": " + err.Error()
 		src.Error = err.Error()
+	} else if n := w.Note(); n != "" {
+		src.Error = n
 	}
 	s.Sources = append(s.Sources, src)
 	if s.Origin == "" {

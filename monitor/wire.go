@@ -23,6 +23,7 @@ import (
 // expose. A file replay can be paused, stepped, moved forward and back in
 // capture time, and restarted (the dashboard's replay keys).
 type Wire struct {
+	ctx    context.Context // OpenWireContext's
 	name   string
 	path   string
 	filter string
@@ -40,9 +41,11 @@ type Wire struct {
 	last   time.Time // capture time of the newest frame
 	// at is where the replay stands in capture time: the newest frame's
 	// time, or later when a step or seek ended between two frames.
-	at   time.Time
-	err  error
-	done bool
+	at    time.Time
+	err   error
+	done  bool
+	ended bool   // Ended
+	note  string // Note
 	// Replay control (files only).
 	hold   bool      // at the end, wait for a restart instead of returning
 	paused bool      // no frame is read
@@ -60,7 +63,14 @@ type Wire struct {
 // an optional capture filter). speed paces a file by its timestamps (1 =
 // real time, 10 = ten times faster); 0 reads it as fast as possible.
 func OpenWire(path, iface, filter string, speed float64) (*Wire, error) {
-	w := &Wire{name: path, path: path, filter: filter, live: iface != "", speed: speed, wake: make(chan struct{}, 1)}
+	return OpenWireContext(context.Background(), path, iface, filter, speed)
+}
+
+// OpenWireContext is OpenWire whose reads of a FIFO or pipe, which wait
+// for their writer in the kernel, end when ctx does: the replay then
+// stops where it stands, as at a capture's end, without an error.
+func OpenWireContext(ctx context.Context, path, iface, filter string, speed float64) (*Wire, error) {
+	w := &Wire{ctx: ctx, name: path, path: path, filter: filter, live: iface != "", speed: speed, wake: make(chan struct{}, 1)}
 	if iface != "" {
 		w.name = iface
 	}
@@ -80,7 +90,7 @@ func (w *Wire) open(iface string) (*capture.Reader, error) {
 	if iface != "" {
 		r, err = capture.OpenLive(iface, w.filter, 0)
 	} else {
-		r, err = capture.Open(w.path)
+		r, err = capture.OpenContext(w.ctx, w.path)
 	}
 	if err != nil {
 		return nil, err
@@ -135,6 +145,9 @@ func (w *Wire) Step(d time.Duration) {
 func (w *Wire) Seek(d time.Duration) {
 	w.control(func() {
 		if d < 0 {
+			if w.readOnce() {
+				return
+			}
 			w.restart = true
 		}
 		w.moveBy(d)
@@ -151,8 +164,35 @@ func (w *Wire) moveBy(d time.Duration) {
 	w.until = w.at.Add(d)
 }
 
-// Restart replays the file from its first frame.
-func (w *Wire) Restart() { w.control(func() { w.restart, w.until = true, time.Time{} }) }
+// Restart replays the file from its first frame. A FIFO or stdin is
+// read once: Restart then leaves the replay as it is and says so (Note).
+func (w *Wire) Restart() {
+	w.control(func() {
+		if w.readOnce() {
+			return
+		}
+		w.restart, w.until = true, time.Time{}
+	})
+}
+
+// readOnce reports whether the replay's input cannot be read again (a
+// FIFO or stdin: a second open would wait for a writer that has gone, and
+// hold w.mu meanwhile), noting it for the status line (w.mu held).
+func (w *Wire) readOnce() bool {
+	if w.live || !w.r.Waits() {
+		return false
+	}
+	w.note = "read once: no restart"
+	return true
+}
+
+// Note is what the replay has to say besides its progress: a control
+// it could not follow.
+func (w *Wire) Note() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.note
+}
 
 // Replay says where a file replay stands: paused, its pace (0: as fast
 // as it reads), how many restarts (a new generation begins the tracker
@@ -207,13 +247,17 @@ func (w *Wire) Run(ctx context.Context) error {
 			if err != nil {
 				w.mu.Lock()
 				w.done, w.until = true, time.Time{}
-				if err != io.EOF {
+				if w.ctx.Err() != nil {
+					// Stopped waiting on a pipe's writer: the capture
+					// did not end, and nothing failed.
+				} else if err != io.EOF {
 					w.err = err
 				} else if w.r == r {
 					// The replay read its file to the end: what was
 					// pending there is a finding (expert.EndedPending).
 					end, _, _ := r.Recorded()
 					w.tr.EndCapture(end)
+					w.ended = true
 				}
 				w.mu.Unlock()
 				continue
@@ -287,7 +331,7 @@ func (w *Wire) reopen() error {
 	}
 	_ = w.r.Close()
 	w.r, w.tr = r, track.New(track.Options{})
-	w.frames, w.last, w.at, w.err, w.done, w.restart = 0, time.Time{}, time.Time{}, nil, false, false
+	w.frames, w.last, w.at, w.err, w.done, w.restart, w.ended = 0, time.Time{}, time.Time{}, nil, false, false, false
 	w.gen++
 	return nil
 }
@@ -310,7 +354,9 @@ func (w *Wire) Advance(d time.Duration) (ended bool, err error) {
 			f, err := w.r.Next()
 			if err != nil {
 				w.done = true
-				if err != io.EOF {
+				if err == io.EOF {
+					w.ended = true
+				} else if w.ctx.Err() == nil { // not OpenWireContext's stop
 					w.err = err
 				}
 				break
@@ -334,6 +380,14 @@ func (w *Wire) Advance(d time.Duration) (ended bool, err error) {
 		}
 	}
 	return true, w.err
+}
+
+// Ended reports whether a file replay read its capture to the end (not
+// stopped before it, by its context or a read error).
+func (w *Wire) Ended() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.ended
 }
 
 // Progress returns the frames read, the capture time of the newest one,

@@ -11,6 +11,7 @@ import (
 
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/fleet"
+	"github.com/smcscope/smcscope/internal/cli"
 	"github.com/smcscope/smcscope/monitor"
 	"github.com/smcscope/smcscope/tui/top"
 )
@@ -86,6 +87,13 @@ func runCount(ctx context.Context, m *monitor.Monitor, c config) int {
 			return 2
 		}
 		return 1
+	}
+	var se *cli.SignalError
+	if w != nil && !w.Live() && !w.Ended() && errors.As(context.Cause(ctx), &se) {
+		// As smcdump: a replay stopped before its capture's end printed
+		// a part, and a script must be able to tell.
+		fmt.Fprintf(os.Stderr, "smctop: %s: stopped by %s before the capture's end: the snapshot shows what was read\n", c.read, se.Name())
+		return 128 + int(se.Signal)
 	}
 	return code
 }

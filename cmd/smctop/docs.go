@@ -33,6 +33,7 @@ var page = cli.Page{
 		{What: "1", Means: "a source could not be read, or a write failed"},
 		{What: "2", Means: "a bad flag, no terminal for the dashboard, or a capture damaged (what was read is printed first)"},
 		{What: "129, 143", Means: "the dashboard ended by SIGHUP or SIGTERM (128 + the signal, as a shell reports it), after the terminal was restored; the exporter alone (--no-tui) exits 0 on SIGTERM"},
+		{What: "129, 130, 143", Means: "--once or --count replaying a capture (-r), stopped by SIGHUP, SIGINT or SIGTERM before its end: the snapshots show what was read (a FIFO's writer need not write again for the signal to count)"},
 	},
 	SeeAlso: []string{"smcdump(1)", "smcping(1)", "ss(8)", "rdma(8)"},
 	Values:  map[string][]string{"o": {"text", "json", "jsonl"}},

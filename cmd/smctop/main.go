@@ -215,6 +215,10 @@ func run(args []string) int {
 	if c.prom != "" {
 		return runFleet(c)
 	}
+	// Before the capture is opened: a FIFO's reads wait for its writer,
+	// and only the context ends that wait.
+	ctx, stop := cli.NotifyContext(context.Background())
+	defer stop()
 	var o monitor.Options
 	switch {
 	case c.remote != "":
@@ -262,7 +266,7 @@ func run(args []string) int {
 		o.Addrs = func() []netip.Addr { return as }
 	}
 	if c.read != "" || c.iface != "" {
-		w, err := monitor.OpenWire(c.read, c.iface, "", c.speed)
+		w, err := monitor.OpenWireContext(ctx, c.read, c.iface, "", c.speed)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "smctop: "+err.Error())
 			if damaged(err) {
@@ -273,7 +277,6 @@ func run(args []string) int {
 		o.Wire = w
 	}
 	m := monitor.New(o)
-	ctx, stop := cli.NotifyContext(context.Background())
 	code := 0
 	if c.count > 0 {
 		code = runCount(ctx, m, c)

@@ -155,7 +155,7 @@ func replayKeys(w *monitor.Wire, moved func()) []tui.Binding {
 			w.Seek(d)
 			moved()
 		}},
-		{Key: "R", Desc: "replay: restart from the first frame", Match: tui.Rune('R'), Do: do(w.Restart)},
+		{Key: "R", Desc: "replay: restart from the first frame (a file: a FIFO or stdin is read once)", Match: tui.Rune('R'), Do: do(w.Restart)},
 	}
 }
 

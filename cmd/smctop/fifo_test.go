@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestOnceFIFOStopped: smctop -r FIFO --once whose writer wrote part of a
+// capture and went quiet. The wait for more is in read(2), which the Go
+// runtime's signal handler does not end: SIGTERM must still end the
+// replay, the snapshot show what was read, and the exit status say the
+// capture was not read to its end.
+func TestOnceFIFOStopped(t *testing.T) {
+	bin := build(t)
+	data, err := os.ReadFile("../../testdata/reference/pingpong.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := 24 // the file header, then whole records past the handshake
+	for range 200 {
+		end += 16 + int(binary.LittleEndian.Uint32(data[end+8:]))
+	}
+	path := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	cmd := exec.Command(bin, "-r", path, "--once")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	// The event that smctop has the FIFO open, its signal handler
+	// installed before: a writer may open it without waiting only then.
+	var w *os.File
+	for start := time.Now(); ; time.Sleep(10 * time.Millisecond) {
+		if w, err = os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			break
+		}
+		if time.Since(start) > 20*time.Second {
+			t.Fatalf("smctop never opened the FIFO: %v", err)
+		}
+	}
+	defer w.Close()
+	if _, err := w.Write(data[:end]); err != nil {
+		t.Fatal(err)
+	}
+	// The event that smctop read what was written: the pipe is empty
+	// again (FIONREAD on the writer's end says what is unread).
+	for start := time.Now(); unread(t, w) > 0; time.Sleep(10 * time.Millisecond) {
+		if time.Since(start) > 20*time.Second {
+			t.Fatal("smctop did not read the FIFO")
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("SIGTERM did not end smctop waiting on the FIFO's writer")
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 143 {
+		t.Errorf("exit %v, want status 143", err)
+	}
+	if got := strings.TrimSpace(errb.String()); !strings.Contains(got, "stopped by SIGTERM before the capture's end") || strings.Contains(got, "\n") {
+		t.Errorf("stderr %q, want one line saying it stopped", got)
+	}
+	// What was read is in it, but nothing says when smctop had fed
+	// it all: the snapshot is asked for, not its counts.
+	if !strings.Contains(out.String(), "== overview") {
+		t.Errorf("no snapshot printed:\n%s", out.String())
+	}
+}
+
+// unread is the number of bytes in the pipe of f not yet read.
+func unread(t *testing.T, f *os.File) int {
+	t.Helper()
+	n, err := unix.IoctlGetInt(int(f.Fd()), unix.TIOCINQ) // FIONREAD
+	if err != nil {
+		t.Fatalf("FIONREAD: %v", err)
+	}
+	return n
+}
