@@ -746,12 +746,17 @@ func (t *Tracker) cachedQP(k *qpKey) (linkRef, bool) {
 func (t *Tracker) resolveUnknown(in *input, key qpKey) (linkRef, bool) {
 	r := &in.roce
 	smc := r.hasLLC || r.hasCDC
+	pair := addrPair{key.dst, key.src}
 	if r.hasLLC && r.llc.typ.Base() == decode.LLCConfirmLink {
 		if ref, ok := t.addedOn(in, key); ok {
 			return ref, true
 		}
+		if len(t.halfLinks[pair]) == 0 {
+			if c := t.halfAnnounced(key, r.llc.qpn); c != nil {
+				return t.placeHalfLink(c, key, in), true
+			}
+		}
 	}
-	pair := addrPair{key.dst, key.src}
 	if cands := t.halfLinks[pair]; len(cands) > 0 {
 		var pick *Link
 		for _, l := range cands {

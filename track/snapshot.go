@@ -128,7 +128,9 @@ func (t *Tracker) snapshot() Snapshot {
 // link or on none the capture ties it to (a capture of one direction
 // lacks the peer's CLC half, and its CDCs' tokens are the peer's), and
 // no CDC of it came from elsewhere (ANCK's dump device); one flow
-// NotShown when its link group's capture holds one side only. It reports
+// NotShown when its link group's capture holds one side only, or when
+// the connection, placed from one side's CLC message, lacks the token
+// that direction's CDCs carry. It reports
 // whether c ran on a link the capture shows no packet of.
 func (t *Tracker) markUnseen(c, x *Conn) (unseenLink bool) {
 	if c.awaitsUnseenLink() && !c.TConfirm.IsZero() && t.lastNS-c.TConfirm.UnixNano() >= int64(llcWaitFirst) {
@@ -152,6 +154,17 @@ func (t *Tracker) markUnseen(c, x *Conn) (unseenLink bool) {
 		if n := c.link.lgr.sent(); (n[0] == 0) != (n[1] == 0) {
 			for d := range x.Flow {
 				x.Flow[d].NotShown = n[d] == 0
+			}
+		}
+	}
+	if c.halfPlaced {
+		// Placed from one side's CLC message: a direction whose token
+		// the capture never gave it has its CDCs on the connection
+		// joined from them (their token is the missing message's), not
+		// none.
+		for d := range x.Flow {
+			if !c.hasTok[d] && c.Flow[d].CDCs == 0 {
+				x.Flow[d].NotShown = true
 			}
 		}
 	}

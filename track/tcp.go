@@ -736,6 +736,12 @@ func (t *Tracker) placeClientHalf(c *Conn, in *input) {
 		found, dir = ref.link, ref.dir
 	}
 	if found == nil {
+		if l := t.linkOfClient(cl); l != nil {
+			// A capture of the client's side: no frame goes to the
+			// client's QP, but the link's first CONFIRM_LINK named it.
+			t.attachHalf(c, l)
+			return
+		}
 		t.addPendingHalf(c)
 		return
 	}
@@ -743,6 +749,88 @@ func (t *Tracker) placeClientHalf(c *Conn, in *input) {
 		return
 	}
 	t.attachHalf(c, found)
+}
+
+// linkOfClient finds the one live link whose client end, in roles its CLC
+// or LLC messages settled, is the GID and QPN a Confirm of a reused link
+// group announces.
+func (t *Tracker) linkOfClient(cl *Endpoint) *Link {
+	addr := gidAddr(cl.GID)
+	var pick *Link
+	for _, l := range t.links {
+		if l.retired || l.lgr.Inferred || l.lgr.Deleted || l.State == LinkDeleted || l.State == LinkRejected ||
+			l.Client.QPN != cl.QPN || l.Client.Addr != addr {
+			continue
+		}
+		if pick != nil {
+			return nil
+		}
+		pick = l
+	}
+	return pick
+}
+
+// halfAnnounced finds the first-contact connection caught with one side's
+// CLC message only (pendingHalf: a capture of one direction, a port
+// mirror's egress or tcpdump -Q out) whose side sends this CONFIRM_LINK on
+// a wire key nothing announced: the sender's address and the QPN the LLC
+// message names are the GID and QPN its Accept or Confirm gave. Linux
+// sends the first CONFIRM_LINK request only once the Confirm came
+// (smc_listen_work in net/smc/af_smc.c), and the client answers it only
+// after its Confirm: either proves the handshake done. Two connections
+// that fit prove nothing.
+func (t *Tracker) halfAnnounced(key qpKey, qpn uint32) *Conn {
+	var pick *Conn
+	for _, c := range t.pendingHalf {
+		ep := &c.ClientEP
+		if !ep.Valid {
+			ep = &c.ServerEP
+		}
+		if !ep.Valid || c.finished || c.link != nil || c.SMCD || !c.FirstContact || addrOf(ep.GID) != key.src || ep.QPN != qpn {
+			continue
+		}
+		if pick != nil {
+			return nil
+		}
+		pick = c
+	}
+	return pick
+}
+
+// placeHalfLink makes the link of first-contact connection c, whose one
+// CLC message announced its side of the link and whose CONFIRM_LINK,
+// sent with wire key key, names the other side's address and QPN; the
+// connection is placed on it as its CDCs would have placed it (claimHalf).
+func (t *Tracker) placeHalfLink(c *Conn, key qpKey, in *input) linkRef {
+	t.pendingHalf = slices.DeleteFunc(t.pendingHalf, func(x *Conn) bool { return x == c })
+	client := c.ClientEP.Valid
+	ep, d, msg := &c.ClientEP, DirC2S, "Confirm"
+	if !client {
+		ep, d, msg = &c.ServerEP, DirS2C, "Accept"
+	}
+	g := t.newLGR(in, false)
+	g.EID = c.EID
+	if client {
+		g.ClientPeerID, g.Client = ep.PeerID, GroupEnd{OS: ep.OS, Host: ep.Host}
+	} else {
+		g.ServerPeerID, g.Server = ep.PeerID, GroupEnd{OS: ep.OS, Host: ep.Host}
+		g.Release, g.Direct = ep.Release, ep.Direct
+	}
+	l := t.newLink(g, in, false)
+	*l.end(d) = LinkEnd{Addr: gidAddr(ep.GID), GID: ep.GID, MAC: ep.MAC, QPN: ep.QPN, PSN: ep.PSN}
+	*l.end(d.Reverse()) = LinkEnd{Addr: key.dst.netip(), QPN: uint32(key.qpn)}
+	l.State, l.announced = LinkConfirming, true
+	l.addHistory(in, histEvent{kind: LinkEventAnnounced, text: "announced by CLC " + msg + " (first contact; the other side's message is not in the capture)"})
+	t.keyLink(l, d, key)
+	// The other direction, should the capture hold it after all, pairs
+	// with this one as with a link joined from traffic.
+	t.halfLinks[addrPair{key.src, key.dst}] = append(t.halfLinks[addrPair{key.src, key.dst}], l)
+	if client {
+		t.attachHalf(c, l)
+	} else {
+		t.attachServerHalf(c, l)
+	}
+	return linkRef{l, d}
 }
 
 func (t *Tracker) attachHalf(c *Conn, l *Link) {

@@ -376,6 +376,31 @@ func TestDifferentialOneWay(t *testing.T) {
 						t.Errorf("%s: connection %d: a FIN or RST, no segment the other way, yet not ended", name, c.ID)
 					}
 				}
+				// The client's side: its Confirm names the client's QP,
+				// which the link's first CONFIRM_LINK response (or, for a
+				// reused group, the first connection's) names too. Its
+				// CDCs carry the server's token, which only the Accept
+				// gave: they are on the connection joined from them, and
+				// this one's counts are unknown, not zero.
+				if !c.Inferred && c.ClientEP.Valid && !c.ServerEP.Valid && !c.SMCD && c.Outcome == track.OutcomeSMCR && c.ClientEP.Token != 0 {
+					if c.LGR == 0 && onLink(&base.snap, c) {
+						t.Errorf("%s: connection %d: a Confirm in a capture of the client's side, yet on no link", name, c.ID)
+					}
+					if f := &c.Flow[track.DirC2S]; c.Flow[track.DirC2S].CDCs == 0 && !f.NotShown {
+						t.Errorf("%s: connection %d: its CDCs carry a token the capture does not hold, yet counted as none", name, c.ID)
+					}
+				}
+				// The server's side of a first contact: its first
+				// CONFIRM_LINK request names the Accept's QP, and Linux
+				// sends it only once the Confirm came.
+				if !c.Inferred && c.ServerEP.Valid && !c.ClientEP.Valid && !c.SMCD && c.FirstContact && onLink(&base.snap, c) {
+					if c.LGR == 0 || c.Outcome != track.OutcomeSMCR {
+						t.Errorf("%s: connection %d: an Accept and its link's CONFIRM_LINK in a capture of the server's side, yet %v on link group %d", name, c.ID, c.Outcome, c.LGR)
+					}
+					if f := &c.Flow[track.DirS2C]; f.CDCs == 0 && !f.NotShown {
+						t.Errorf("%s: connection %d: its CDCs carry a token the capture does not hold, yet counted as none", name, c.ID)
+					}
+				}
 			}
 			// (Not where the whole capture's cursors announce other bytes
 			// than its WRITEs carry, as a crafted vector's may: a capture of
@@ -440,6 +465,19 @@ func TestDifferentialOneWay(t *testing.T) {
 	if variants < 100 {
 		t.Errorf("%d variants of one direction, want at least 100", variants)
 	}
+}
+
+// onLink reports whether the connection of snap with c's 4-tuple ran
+// SMC-R on a link of which the capture shows packets (its first
+// CONFIRM_LINK exchange among them).
+func onLink(snap *track.Snapshot, c *track.Conn) bool {
+	for i := range snap.Conns {
+		x := &snap.Conns[i]
+		if x.Client == c.Client && x.Server == c.Server && !x.Inferred {
+			return x.Outcome == track.OutcomeSMCR && x.LGR != 0 && !x.LinkNotCaptured
+		}
+	}
+	return false
 }
 
 // eachCapture calls do with every capture of the repository: its name,
