@@ -3,10 +3,10 @@ package monitor
 import (
 	"context"
 	"os"
-	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/smcscope/smcscope/internal/testutil"
 )
 
 // TestReplayFIFO: a capture read from a FIFO is read once. Restarting it,
@@ -20,10 +20,7 @@ func TestReplayFIFO(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "fifo")
-	if err := syscall.Mkfifo(path, 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
+	path := testutil.FIFO(t)
 	quiet := make(chan struct{})
 	defer close(quiet)
 	go func() {

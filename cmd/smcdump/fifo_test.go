@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/smcscope/smcscope/internal/testutil"
 )
 
 // TestReadFIFO: smcdump -r FIFO, as fed by tcpdump -w FIFO. The frames
@@ -24,10 +26,7 @@ func TestReadFIFO(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "smcdump")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := testutil.GoBuild(t, ".", "smcdump")
 	data, err := os.ReadFile("../../testdata/reference/pingpong.pcap")
 	if err != nil {
 		t.Fatal(err)
@@ -51,10 +50,7 @@ func TestReadFIFO(t *testing.T) {
 		{"paused before the file header", fields, nil, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "fifo")
-			if err := syscall.Mkfifo(path, 0o600); err != nil {
-				t.Skipf("mkfifo: %v", err)
-			}
+			path := testutil.FIFO(t)
 			cmd := exec.Command(bin, append([]string{"-r", path, "-a"}, c.args...)...)
 			out, err := cmd.StdoutPipe()
 			if err != nil {
@@ -66,19 +62,7 @@ func TestReadFIFO(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer cmd.Process.Kill()
-			// The event that smcdump has the FIFO open (and so its
-			// signal handler installed): a writer may open it without
-			// waiting only once a reader has.
-			var w *os.File
-			for start := time.Now(); ; time.Sleep(10 * time.Millisecond) {
-				if w, err = os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-					break
-				}
-				if time.Since(start) > 20*time.Second {
-					t.Fatalf("smcdump never opened the FIFO: %v", err)
-				}
-			}
-			defer w.Close()
+			w := testutil.FIFOWriter(t, path, "smcdump")
 			if _, err := w.Write(c.wrote); err != nil {
 				t.Fatal(err)
 			}
@@ -125,10 +109,7 @@ func TestReadFIFO(t *testing.T) {
 	}
 
 	t.Run("export", func(t *testing.T) {
-		path := filepath.Join(t.TempDir(), "fifo")
-		if err := syscall.Mkfifo(path, 0o600); err != nil {
-			t.Skipf("mkfifo: %v", err)
-		}
+		path := testutil.FIFO(t)
 		cmd := exec.Command(bin, "-r", path, "--export-tcp", filepath.Join(t.TempDir(), "out.pcapng"))
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out

@@ -6,12 +6,12 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/smcscope/smcscope/internal/testutil"
 	"golang.org/x/sys/unix"
 )
 
@@ -30,10 +30,7 @@ func TestOnceFIFOStopped(t *testing.T) {
 	for range 200 {
 		end += 16 + int(binary.LittleEndian.Uint32(data[end+8:]))
 	}
-	path := filepath.Join(t.TempDir(), "fifo")
-	if err := syscall.Mkfifo(path, 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
+	path := testutil.FIFO(t)
 	cmd := exec.Command(bin, "-r", path, "--once")
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -41,18 +38,7 @@ func TestOnceFIFOStopped(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cmd.Process.Kill()
-	// The event that smctop has the FIFO open, its signal handler
-	// installed before: a writer may open it without waiting only then.
-	var w *os.File
-	for start := time.Now(); ; time.Sleep(10 * time.Millisecond) {
-		if w, err = os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-			break
-		}
-		if time.Since(start) > 20*time.Second {
-			t.Fatalf("smctop never opened the FIFO: %v", err)
-		}
-	}
-	defer w.Close()
+	w := testutil.FIFOWriter(t, path, "smctop")
 	if _, err := w.Write(data[:end]); err != nil {
 		t.Fatal(err)
 	}

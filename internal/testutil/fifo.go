@@ -1,0 +1,39 @@
+package testutil
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// FIFO makes a FIFO in a temporary directory (the test is skipped where
+// the file system cannot hold one).
+func FIFO(t testing.TB) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	return path
+}
+
+// FIFOWriter opens FIFO path for writing once a reader has it open, the
+// event that a program given the FIFO is up (its signal handlers
+// installed before it opened its input): with O_NONBLOCK the open fails
+// until then instead of waiting. The writer is closed when the test ends.
+// who names the reader in the failure.
+func FIFOWriter(t testing.TB, path, who string) *os.File {
+	t.Helper()
+	for start := time.Now(); ; time.Sleep(10 * time.Millisecond) {
+		w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+		if err == nil {
+			t.Cleanup(func() { w.Close() })
+			return w
+		}
+		if time.Since(start) > 20*time.Second {
+			t.Fatalf("%s never opened the FIFO: %v", who, err)
+		}
+	}
+}
