@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"syscall"
 	"time"
 	"unsafe"
 
@@ -167,6 +168,10 @@ func open(ctx context.Context, name string, mapped bool) (*Reader, error) {
 				err = pe.Err // the name is said once, by FileError
 			}
 			return nil, &FileError{Name: name, Err: err, Offset: -1}
+		}
+		if st, err := f.Stat(); err == nil && st.IsDir() {
+			f.Close()
+			return nil, &FileError{Name: name, Err: syscall.EISDIR, Offset: -1}
 		}
 		in, closer = f, f
 		if waits(f) {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/gopacket/gopacket"
@@ -103,6 +104,7 @@ func TestBadFiles(t *testing.T) {
 		sentinel  error
 	}{
 		{name: "empty", path: write("empty.pcap", nil), openErr: "empty.pcap: empty file", sentinel: ErrEmpty},
+		{name: "directory", path: "../testdata", openErr: "testdata: is a directory", sentinel: syscall.EISDIR},
 		{name: "text", path: "../testdata/reference/README.md", openErr: "README.md: not a capture file (magic 2320", sentinel: ErrNotCapture},
 		{name: "tiny", path: write("tiny.pcap", orig[:3]), openErr: "not a capture file (only 3 bytes)", sentinel: ErrNotCapture},
 		{name: "header cut", path: write("hdr.pcap", orig[:10]), openErr: "hdr.pcap: truncated", sentinel: ErrTruncatedFile},
