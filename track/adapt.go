@@ -3,6 +3,7 @@ package track
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"net/netip"
 	"strings"
@@ -223,6 +224,63 @@ func ipAddrs(f *capture.Frame) (src, dst netip.Addr) {
 	return src, dst
 }
 
+// What the snap length cut of a frame the tracker follows (input.snapCut).
+const (
+	snapCutCLC  = 1 + iota // CLC bytes of an SMC connection's TCP segment
+	snapCutRoCE            // a RoCEv2 packet's headers, or a SEND's SMC message
+)
+
+// snapCutOf tells what the snap length cut of f (f.Cut) that the tracker
+// reads: the CLC bytes of a segment of a connection followed as SMC; of a
+// RoCEv2 packet its BTH, a WRITE's RETH (and immediate), an ACK's AETH,
+// or of a SEND Only's message what the tracker takes from it: an LLC
+// message's fields for its step (decode.LLC.StepCaptured), a CDC's fields
+// (it decodes only with them), an unknown message whole. A WRITE's
+// payload cut is not: the tracker reads its length from the RETH.
+func snapCutOf(f *capture.Frame) uint8 {
+	switch {
+	case f.TCP != nil:
+		if f.SMCFlow && f.TCPWireLen() > len(f.TCP.Payload) {
+			return snapCutCLC
+		}
+	case f.UDP != nil && f.UDP.DstPort == 4791:
+		got, wire := len(f.UDP.Payload), int(f.UDP.Length)-8
+		need := 12 // BTH
+		if got > 0 {
+			switch f.UDP.Payload[0] { // RC opcodes (IBTA vol. 1 §9.2)
+			case 0x04, 0x05: // SEND Only (with immediate)
+				switch {
+				case f.LLC != nil:
+					if !f.LLC.StepCaptured() {
+						return snapCutRoCE
+					}
+				case f.CDC == nil: // a CDC decodes only with its fields (decode.CDC.DecodeCut)
+					need += min(44, max(wire-need-4, 0))
+				}
+			case 0x06, 0x0a: // RDMA WRITE First, Only
+				need += 16
+			case 0x0b: // RDMA WRITE Only with immediate
+				need += 20
+			case 0x11: // ACK
+				need += 4
+			}
+		}
+		if got < min(need, wire) {
+			return snapCutRoCE
+		}
+	}
+	return 0
+}
+
+// snapCutText says where the snap length cut in's frame.
+func snapCutText(in *input) string {
+	what := "a RoCE packet's headers or the LLC or CDC message of its SEND"
+	if in.snapCut == snapCutCLC {
+		what = "CLC bytes of an SMC connection's segment"
+	}
+	return fmt.Sprintf("frame %d: the capture kept %d of its %d bytes, cutting %s", in.number, in.snapKept, in.snapWire, what)
+}
+
 // roceAddrs returns the addresses that key a RoCE frame's queue pair: for
 // RoCEv1 the GRH's GIDs, which CLC and LLC announce, else the IP ones.
 func roceAddrs(f *capture.Frame) (src, dst addr) {
@@ -242,7 +300,10 @@ func fill(in *input, f *capture.Frame) {
 	in.number = f.Number
 	in.ns = f.UnixNano()
 	in.isTCP, in.isRoCE, in.isDump, in.isCopy = false, false, false, false
-	in.clcN = 0
+	in.clcN, in.snapCut = 0, 0
+	if f.Cut {
+		in.snapCut, in.snapKept, in.snapWire = snapCutOf(f), f.CI.CaptureLength, f.CI.Length
+	}
 	switch {
 	case f.TCP != nil && (f.IPv4 != nil || f.IPv6 != nil):
 		in.isTCP = true

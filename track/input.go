@@ -32,7 +32,12 @@ type input struct {
 	isDump bool
 	// isCopy: a copy of a RoCE packet the capture already holds
 	// (Tracker.captureDup): counted and noted, nothing else.
-	isCopy   bool
+	isCopy bool
+	// snapCut: what of the frame the snap length cut that the tracker
+	// needs (snapCutCLC, snapCutRoCE), 0 for nothing.
+	snapCut  uint8
+	snapKept int    // with snapCut: the bytes the capture kept of the frame
+	snapWire int    // and those on the wire
 	dumpCDC  bool   // a CDC frame (else the data)
 	dumpData []byte // a data frame's bytes
 	dumpFrom netip.AddrPort

@@ -587,6 +587,12 @@ func (t *Tracker) content(l *Link, d Dir, in *input) {
 		t.write(l, d, in)
 	case op <= 0x05 || op == 0x16 || op == opSendOnlyInv:
 		rc.Sends++
+		if in.snapCut == snapCutRoCE {
+			// A SEND the snap length cut before its message said what
+			// it is (smc.capture.snap_cut): a CDC may be among them, as
+			// among requests the capture missed.
+			t.uncaptured(l, d)
+		}
 	}
 	if c := t.cur.theConn(); c != nil {
 		rc.remember(r.psn, c)

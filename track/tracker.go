@@ -281,6 +281,9 @@ func (t *Tracker) feed(in *input) {
 	}
 	t.prevNS = in.ns
 	t.lastNS = max(t.lastNS, in.ns)
+	if in.snapCut != 0 {
+		t.raiseText(&t.expert, expert.SnapCut, in, func() string { return snapCutText(in) })
+	}
 	switch {
 	case in.isTCP:
 		t.tcp(in)

@@ -149,6 +149,16 @@ var ExpertVectors = []Vector{
 		fs[ppAck-1].CI.Timestamp = fs[ppAck-1].CI.Timestamp.Add(-5 * time.Second)
 		return write(t, "time-backwards", fs)
 	}},
+	{"snap-cut", "smc.capture.snap_cut", func(t testing.TB) string {
+		// One CDC kept to 70 of its 102 bytes, as a capture with -s 70
+		// keeps it: 16 bytes of its 44-byte message, short of the
+		// cursors.
+		fs := pingpong(t)
+		p := &fs[ppCDC-1]
+		p.Data = p.Data[:70:70]
+		p.CI.CaptureLength = 70
+		return write(t, "snap-cut", fs)
+	}},
 	{"capture-reordered", "roce.capture.reordered", func(t testing.TB) string {
 		// A CDC the capture put after the server's ACK of it (frames 28
 		// and 29), as a capture whose two directions arrive by different
