@@ -278,6 +278,11 @@ func snapCutText(in *input) string {
 	if in.snapCut == snapCutCLC {
 		what = "CLC bytes of an SMC connection's segment"
 	}
+	if in.snapKept >= in.snapWire {
+		// Whole in the file: the mirror session that carried it cut
+		// the frame inside (ERSPAN's T bit).
+		return fmt.Sprintf("frame %d: the mirror session that carried it truncated it (ERSPAN T bit), cutting %s", in.number, what)
+	}
 	return fmt.Sprintf("frame %d: the capture kept %d of its %d bytes, cutting %s", in.number, in.snapKept, in.snapWire, what)
 }
 

@@ -691,6 +691,17 @@ func TestTunnels(t *testing.T) {
 					if slices.Contains(found, expert.Malformed.String()) {
 						t.Errorf("findings %v", found)
 					}
+					// What the mirror cut is said as such: the file
+					// holds every frame whole.
+					var cutBy string
+					for _, f := range s.Findings() {
+						if f.ID == expert.SnapCut {
+							cutBy = f.Detail
+						}
+					}
+					if truncated != strings.Contains(cutBy, "ERSPAN T bit") {
+						t.Errorf("truncated %v, smc.capture.snap_cut %q", truncated, cutBy)
+					}
 				})
 			}
 		}
