@@ -272,7 +272,7 @@ var defs = [numIDs]Def{
 		Meaning: "a frame's time is more than a second before the frame's before it: captures joined end to end (mergecap -a) or a capture host's clock stepped back; times, durations and waits across that frame are not the network's",
 		Check:   "merge captures by time (mergecap without -a); the capture host's clock (NTP steps); the frames' order (editcap -S sorts by time)"},
 	SnapCut: {Name: "smc.capture.snap_cut", Severity: Warn, Group: "sequence", Object: ObjectCapture,
-		Meaning: "the capture's snap length cut SMC frames before what they say (a CLC message, a RoCE header, the 44-byte LLC or CDC message of a SEND): their content is not in the capture, and the connections, links and counts that rest on them are incomplete",
+		Meaning: "the capture's snap length cut SMC frames before what they say (a SYN's options, where the SMC option would be; a CLC message; a RoCE header; the 44-byte LLC or CDC message of a SEND): their content is not in the capture, and the connections, links and counts that rest on them are incomplete",
 		Check:   "capture again with the whole frames (tcpdump -s 0, its default; 128 bytes keep every LLC step and CDC of IPv4 RoCEv2 but no CLC message)"},
 	CaptureReordered: {Name: "roce.capture.reordered", Severity: Note, Group: "sequence", Object: ObjectLink,
 		Meaning: "a request the capture showed out of the order its responder took it (after the responder's ACK of it, or after a later request that was then acknowledged with no NAK or resend), too soon for a timeout: the capture point's order, not the network's; followed as the original, not as a retransmission or loss",

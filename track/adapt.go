@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gopacket/gopacket/layers"
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/internal/textcache"
@@ -228,10 +229,12 @@ func ipAddrs(f *capture.Frame) (src, dst netip.Addr) {
 const (
 	snapCutCLC  = 1 + iota // CLC bytes of an SMC connection's TCP segment
 	snapCutRoCE            // a RoCEv2 packet's headers, or a SEND's SMC message
+	snapCutSYN             // a SYN's TCP options, where the SMC option would be
 )
 
 // snapCutOf tells what the snap length cut of f (f.Cut) that the tracker
-// reads: the CLC bytes of a segment of a connection followed as SMC; of a
+// reads: the CLC bytes of a segment of a connection followed as SMC; a
+// SYN's options, the SMC option perhaps among them; of a
 // RoCEv2 packet its BTH, a WRITE's RETH (and immediate), an ACK's AETH,
 // or of a SEND Only's message what the tracker takes from it: an LLC
 // message's fields for its step (decode.LLC.StepCaptured), a CDC's fields
@@ -243,6 +246,10 @@ func snapCutOf(f *capture.Frame) uint8 {
 		if f.SMCFlow && f.TCPWireLen() > len(f.TCP.Payload) {
 			return snapCutCLC
 		}
+	case f.IPv4 != nil && f.IPv4.Protocol == layers.IPProtocolTCP && f.IPv4.FragOffset == 0:
+		return synCut(f.IPv4.Payload)
+	case f.IPv6 != nil && f.IPv6.NextHeader == layers.IPProtocolTCP:
+		return synCut(f.IPv6.Payload)
 	case f.UDP != nil && f.UDP.DstPort == 4791:
 		got, wire := len(f.UDP.Payload), int(f.UDP.Length)-8
 		need := 12 // BTH
@@ -272,11 +279,24 @@ func snapCutOf(f *capture.Frame) uint8 {
 	return 0
 }
 
+// synCut tells a TCP header cut inside its options (the frame has no
+// TCP layer then) whose flags say SYN: the SMC option (kind 254) that
+// makes a connection SMC's may be among the options cut.
+func synCut(tcp []byte) uint8 {
+	if len(tcp) >= 14 && tcp[13]&0x02 != 0 && len(tcp) < int(tcp[12]>>4)*4 {
+		return snapCutSYN
+	}
+	return 0
+}
+
 // snapCutText says where the snap length cut in's frame.
 func snapCutText(in *input) string {
 	what := "a RoCE packet's headers or the LLC or CDC message of its SEND"
-	if in.snapCut == snapCutCLC {
+	switch in.snapCut {
+	case snapCutCLC:
 		what = "CLC bytes of an SMC connection's segment"
+	case snapCutSYN:
+		what = "a SYN's TCP options, where the SMC option would be"
 	}
 	if in.snapKept >= in.snapWire {
 		// Whole in the file: the mirror session that carried it cut

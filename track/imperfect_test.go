@@ -835,3 +835,27 @@ func sentBy(t *testing.T, path string, host byte) []rawFrame {
 	}
 	return out
 }
+
+// TestSnapCutSYN: a capture of the handshake alone (a host's, its RoCE
+// offloaded) taken with a snap length that cuts the SYNs' options shows
+// no SMC connection, and says why: smc.capture.snap_cut names the SYN
+// whose options, the SMC option perhaps among them, it cut. The whole
+// capture has no such finding.
+func TestSnapCutSYN(t *testing.T) {
+	const name = "../testdata/reference/decline-nordma.pcap"
+	whole, _ := testutil.ReadFrames(t, name)
+	if _, found := feedRaw(t, whole); slices.Contains(found, expert.SnapCut.String()) {
+		t.Errorf("the whole capture: %v", found)
+	}
+	cut, _ := snapFrames(t, name, 64)
+	s, _ := feedRaw(t, cut)
+	var detail string
+	for _, f := range s.Findings() {
+		if f.ID == expert.SnapCut {
+			detail = f.Detail
+		}
+	}
+	if !strings.Contains(detail, "a SYN's TCP options") {
+		t.Errorf("cut to 64 bytes: smc.capture.snap_cut %q, want the SYN's options named", detail)
+	}
+}
