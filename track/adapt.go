@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gopacket/gopacket/layers"
+
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/internal/textcache"
