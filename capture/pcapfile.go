@@ -163,7 +163,6 @@ func (p *pcapFile) read(ci *gopacket.CaptureInfo) (data []byte, err error) {
 	return buf.Bytes(), nil
 }
 
-// recordHeader reads a record header into ci.
 // buffered reports whether the next record is whole in br, so that read
 // takes it without reading br's input (a pipe's writer may be quiet).
 func (p *pcapFile) buffered() bool {
@@ -178,6 +177,7 @@ func (p *pcapFile) buffered() bool {
 	return uint64(n) >= pcapRecordLen+uint64(p.u32(h[8:12]))
 }
 
+// recordHeader reads a record header into ci.
 func (p *pcapFile) recordHeader(b []byte, ci *gopacket.CaptureInfo) error {
 	h := (*[pcapRecordLen]byte)(b) // indexed without bounds checks
 	ci.Timestamp, p.ns = p.recordTime(h)

@@ -290,7 +290,8 @@ func synCut(tcp []byte) uint8 {
 	return 0
 }
 
-// snapCutText says where the snap length cut in's frame.
+// snapCutText says what the snap length cut of in's frame, the finding's
+// first (the finding's own line names the frames).
 func snapCutText(in *input) string {
 	what := "a RoCE packet's headers or the LLC or CDC message of its SEND"
 	switch in.snapCut {
@@ -302,9 +303,9 @@ func snapCutText(in *input) string {
 	if in.snapKept >= in.snapWire {
 		// Whole in the file: the mirror session that carried it cut
 		// the frame inside (ERSPAN's T bit).
-		return fmt.Sprintf("frame %d: the mirror session that carried it truncated it (ERSPAN T bit), cutting %s", in.number, what)
+		return "the first was truncated by the mirror session that carried it (ERSPAN T bit), cutting " + what
 	}
-	return fmt.Sprintf("frame %d: the capture kept %d of its %d bytes, cutting %s", in.number, in.snapKept, in.snapWire, what)
+	return fmt.Sprintf("the first kept %d of its %d bytes, cutting %s", in.snapKept, in.snapWire, what)
 }
 
 // roceAddrs returns the addresses that key a RoCE frame's queue pair: for

@@ -34,7 +34,7 @@ type input struct {
 	// (Tracker.captureDup): counted and noted, nothing else.
 	isCopy bool
 	// snapCut: what of the frame the snap length cut that the tracker
-	// needs (snapCutCLC, snapCutRoCE), 0 for nothing.
+	// needs (snapCutCLC, snapCutRoCE, snapCutSYN), 0 for nothing.
 	snapCut  uint8
 	snapKept int    // with snapCut: the bytes the capture kept of the frame
 	snapWire int    // and those on the wire

@@ -276,7 +276,7 @@ func (t *Tracker) feed(in *input) {
 	if t.stats.Frames > 1 && in.ns < t.prevNS-int64(time.Second) {
 		prev := t.prevNS
 		t.raiseText(&t.expert, expert.TimeBackwards, in, func() string {
-			return fmt.Sprintf("frame %d is %s before the frame before it", in.number, fmtDur(time.Duration(prev-in.ns)))
+			return fmt.Sprintf("the first is %s before the frame before it", fmtDur(time.Duration(prev-in.ns)))
 		})
 	}
 	t.prevNS = in.ns
