@@ -770,6 +770,16 @@ func (t *Tracker) linkOfClient(cl *Endpoint) *Link {
 	return pick
 }
 
+// halfEP is the endpoint a connection waiting for its other half
+// (pendingHalf) has: its Confirm's when it has one (client), else its
+// Accept's.
+func (c *Conn) halfEP() (ep *Endpoint, client bool) {
+	if c.ClientEP.Valid {
+		return &c.ClientEP, true
+	}
+	return &c.ServerEP, false
+}
+
 // halfAnnounced finds the first-contact connection caught with one side's
 // CLC message only (pendingHalf: a capture of one direction, a port
 // mirror's egress or tcpdump -Q out) whose side sends this CONFIRM_LINK on
@@ -782,10 +792,7 @@ func (t *Tracker) linkOfClient(cl *Endpoint) *Link {
 func (t *Tracker) halfAnnounced(key qpKey, qpn uint32) *Conn {
 	var pick *Conn
 	for _, c := range t.pendingHalf {
-		ep := &c.ClientEP
-		if !ep.Valid {
-			ep = &c.ServerEP
-		}
+		ep, _ := c.halfEP()
 		if !ep.Valid || c.finished || c.link != nil || c.SMCD || !c.FirstContact || addrOf(ep.GID) != key.src || ep.QPN != qpn {
 			continue
 		}
@@ -803,10 +810,10 @@ func (t *Tracker) halfAnnounced(key qpKey, qpn uint32) *Conn {
 // connection is placed on it as its CDCs would have placed it (claimHalf).
 func (t *Tracker) placeHalfLink(c *Conn, key qpKey, in *input) linkRef {
 	t.pendingHalf = slices.DeleteFunc(t.pendingHalf, func(x *Conn) bool { return x == c })
-	client := c.ClientEP.Valid
-	ep, d, msg := &c.ClientEP, DirC2S, "Confirm"
+	ep, client := c.halfEP()
+	d, msg := DirC2S, "Confirm"
 	if !client {
-		ep, d, msg = &c.ServerEP, DirS2C, "Accept"
+		d, msg = DirS2C, "Accept"
 	}
 	g := t.newLGR(in, false)
 	g.EID = c.EID
@@ -869,9 +876,10 @@ func (t *Tracker) claimHalf(l *Link, d Dir, m *cdcIn, in *input) (*Conn, Dir) {
 	}
 	k := l.keys[d]
 	for i, c := range t.pendingHalf {
-		ep, want := &c.ClientEP, DirS2C
-		if !ep.Valid {
-			ep, want = &c.ServerEP, DirC2S
+		ep, client := c.halfEP()
+		want := DirC2S // the server's token: the client's CDCs carry it
+		if client {
+			want = DirS2C
 		}
 		if c.finished || c.link != nil || k.dst != addrOf(ep.GID) || k.qpn != uint64(ep.QPN) || m.token != ep.Token {
 			continue
