@@ -235,12 +235,11 @@ const (
 
 // snapCutOf tells what the snap length cut of f (f.Cut) that the tracker
 // reads: the CLC bytes of a segment of a connection followed as SMC; a
-// SYN's options, the SMC option perhaps among them; of a
-// RoCEv2 packet its BTH, a WRITE's RETH (and immediate), an ACK's AETH,
-// or of a SEND Only's message what the tracker takes from it: an LLC
-// message's fields for its step (decode.LLC.StepCaptured), a CDC's fields
-// (it decodes only with them), an unknown message whole. A WRITE's
-// payload cut is not: the tracker reads its length from the RETH.
+// SYN's options, the SMC option perhaps among them; of a RoCE packet its
+// BTH or extension headers (RETH, AETH, ImmDt), or of a SEND Only's
+// message what the tracker takes from it: an LLC message's fields for its
+// step (decode.LLC.StepCaptured), a CDC's fields, an unknown message
+// whole. A WRITE's payload cut is not: its length is in the RETH.
 func snapCutOf(f *capture.Frame) uint8 {
 	switch {
 	case f.TCP != nil:
@@ -251,30 +250,21 @@ func snapCutOf(f *capture.Frame) uint8 {
 		return synCut(f.IPv4.Payload)
 	case f.IPv6 != nil && f.IPv6.NextHeader == layers.IPProtocolTCP:
 		return synCut(f.IPv6.Payload)
-	case f.UDP != nil && f.UDP.DstPort == 4791:
-		got, wire := len(f.UDP.Payload), int(f.UDP.Length)-8
-		need := 12 // BTH
-		if got > 0 {
-			switch f.UDP.Payload[0] { // RC opcodes (IBTA vol. 1 §9.2)
-			case 0x04, 0x05: // SEND Only (with immediate)
-				switch {
-				case f.LLC != nil:
-					if !f.LLC.StepCaptured() {
-						return snapCutRoCE
-					}
-				case f.CDC == nil: // a CDC decodes only with its fields (decode.CDC.DecodeCut)
-					need += min(44, max(wire-need-4, 0))
-				}
-			case 0x06, 0x0a: // RDMA WRITE First, Only
-				need += 16
-			case 0x0b: // RDMA WRITE Only with immediate
-				need += 20
-			case 0x11: // ACK
-				need += 4
-			}
-		}
-		if got < min(need, wire) {
+	case f.BTH != nil || f.GRH != nil || f.UDP != nil && f.UDP.DstPort == 4791:
+		switch b := f.BTH; {
+		case b == nil: // a BTH and its extension headers decode whole or not at all (decode.BTH.DecodeCut)
 			return snapCutRoCE
+		case f.LLC != nil:
+			if !f.LLC.StepCaptured() {
+				return snapCutRoCE
+			}
+		case f.CDC == nil && (b.Opcode == decode.OpSendOnly || b.Opcode == decode.OpSendOnlyImm):
+			// Neither an LLC nor a CDC message (a CDC decodes only
+			// with its fields, decode.CDC.DecodeCut): too little of it
+			// was kept to tell which.
+			if len(b.Data()) < min(44, b.DataWireLen()) {
+				return snapCutRoCE
+			}
 		}
 	}
 	return 0
