@@ -409,10 +409,7 @@ func TestReadStopped(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "smcdump")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := testutil.GoBuild(t, ".", "smcdump")
 	cmd := exec.Command(bin, "-r", "../../testdata/reference/pingpong.pcap", "-T", "jsonl")
 	outPipe, err := cmd.StdoutPipe()
 	if err != nil {
