@@ -156,7 +156,7 @@ func open(ctx context.Context, name string, mapped bool) (*Reader, error) {
 	)
 	if name == "-" {
 		in = os.Stdin
-		if waits(os.Stdin) {
+		if st, err := os.Stdin.Stat(); err == nil && !st.Mode().IsRegular() {
 			wait = newWaitingInput(ctx, os.Stdin)
 			in = wait
 		}
@@ -169,12 +169,13 @@ func open(ctx context.Context, name string, mapped bool) (*Reader, error) {
 			}
 			return nil, &FileError{Name: name, Err: err, Offset: -1}
 		}
-		if st, err := f.Stat(); err == nil && st.IsDir() {
+		st, err := f.Stat()
+		if err == nil && st.IsDir() {
 			f.Close()
 			return nil, &FileError{Name: name, Err: syscall.EISDIR, Offset: -1}
 		}
 		in, closer = f, f
-		if waits(f) {
+		if err == nil && !st.Mode().IsRegular() { // a FIFO, a socket, a terminal: see waitingInput
 			wait = newWaitingInput(ctx, f)
 			in = wait
 		} else if mapped {

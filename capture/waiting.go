@@ -75,13 +75,6 @@ func openWaiting(ctx context.Context, name string) (*os.File, error) {
 	}
 }
 
-// waits reports whether reading f may wait on a writer: anything but a
-// regular file (open refuses a directory).
-func waits(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && !st.Mode().IsRegular()
-}
-
 // waitingInput reads in from a goroutine of its own, one read(2) at a
 // time into its buffer, so that Read can give up when ctx ends.
 type waitingInput struct {
