@@ -386,7 +386,7 @@ func TestDifferentialOneWay(t *testing.T) {
 					if c.LGR == 0 && onLink(&base.snap, c) {
 						t.Errorf("%s: connection %d: a Confirm in a capture of the client's side, yet on no link", name, c.ID)
 					}
-					if f := &c.Flow[track.DirC2S]; c.Flow[track.DirC2S].CDCs == 0 && !f.NotShown {
+					if f := &c.Flow[track.DirC2S]; f.CDCs == 0 && !f.NotShown {
 						t.Errorf("%s: connection %d: its CDCs carry a token the capture does not hold, yet counted as none", name, c.ID)
 					}
 				}
