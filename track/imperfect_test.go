@@ -693,12 +693,7 @@ func TestTunnels(t *testing.T) {
 					}
 					// What the mirror cut is said as such: the file
 					// holds every frame whole.
-					var cutBy string
-					for _, f := range s.Findings() {
-						if f.ID == expert.SnapCut {
-							cutBy = f.Detail
-						}
-					}
+					cutBy := findingDetail(&s, expert.SnapCut)
 					if truncated != strings.Contains(cutBy, "ERSPAN T bit") {
 						t.Errorf("truncated %v, smc.capture.snap_cut %q", truncated, cutBy)
 					}
@@ -849,13 +844,18 @@ func TestSnapCutSYN(t *testing.T) {
 	}
 	cut, _ := snapFrames(t, name, 64)
 	s, _ := feedRaw(t, cut)
-	var detail string
-	for _, f := range s.Findings() {
-		if f.ID == expert.SnapCut {
-			detail = f.Detail
-		}
-	}
+	detail := findingDetail(&s, expert.SnapCut)
 	if !strings.Contains(detail, "a SYN's TCP options") {
 		t.Errorf("cut to 64 bytes: smc.capture.snap_cut %q, want the SYN's options named", detail)
 	}
+}
+
+// findingDetail is the detail of finding id in s ("" when s has none).
+func findingDetail(s *Snapshot, id expert.ID) string {
+	for _, f := range s.Findings() {
+		if f.ID == id {
+			return f.Detail
+		}
+	}
+	return ""
 }
