@@ -859,3 +859,20 @@ func findingDetail(s *Snapshot, id expert.ID) string {
 	}
 	return ""
 }
+
+// TestSnapCut128: 128 bytes keep every LLC step and CDC of IPv4 RoCEv2
+// (docs/smcdump.md says so): of pingpong.pcap cut so, only the CLC
+// messages (frames 8 to 12, before the first RoCE frame, 14) are frames
+// smc.capture.snap_cut counts.
+func TestSnapCut128(t *testing.T) {
+	cut, _ := snapFrames(t, "../testdata/reference/pingpong.pcap", 128)
+	s, _ := feedRaw(t, cut)
+	for _, f := range s.Findings() {
+		if f.ID == expert.SnapCut && (f.First < 8 || f.Last > 12) {
+			t.Errorf("smc.capture.snap_cut on frames %d..%d (%d), want only CLC frames 8..12: %s", f.First, f.Last, f.Count, f.Detail)
+		}
+	}
+	if !strings.Contains(findingDetail(&s, expert.SnapCut), "CLC bytes") {
+		t.Errorf("no CLC message named as cut: %q", findingDetail(&s, expert.SnapCut))
+	}
+}
