@@ -3,6 +3,7 @@ package track
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -269,8 +270,8 @@ func (t *Tracker) inSequence(l *Link, d Dir, in *input) bool {
 		}
 		if !seen {
 			rc.ahead.set(uint32(dd))
-			rc.keep(in)
 		}
+		rc.keep(in)
 		t.attributeAhead(l, d, in)
 		return false
 	}
@@ -679,13 +680,25 @@ type keptReq struct {
 	roce   roceIn
 }
 
+// keep keeps the request in in, of a run out of sequence (resync).
+// A PSN kept already is kept again in its newer copy: the requester sent
+// it again because the responder dropped the copy before (go-back-N from
+// the PSN it NAKed, IBA Vol. 1, 9.7.5.1.1), so the copy the responder
+// took, if the capture holds it, is the last one. Following the first
+// would date what the request did (a CDC's cursors, the RMBE it fills)
+// to the copy the responder dropped.
 func (r *RC) keep(in *input) {
-	if len(r.kept) >= maxKept {
-		return
+	i := slices.IndexFunc(r.kept, func(k keptReq) bool { return k.roce.psn == in.roce.psn })
+	if i < 0 {
+		if len(r.kept) >= maxKept {
+			return
+		}
+		r.kept = append(r.kept, keptReq{})
+		i = len(r.kept) - 1
 	}
-	r.kept = append(r.kept, keptReq{number: in.number, ns: in.ns, roce: in.roce})
+	r.kept[i] = keptReq{number: in.number, ns: in.ns, roce: in.roce}
 	// What the frame did not fill is an earlier frame's: left out.
-	x := &r.kept[len(r.kept)-1].roce
+	x := &r.kept[i].roce
 	if !x.hasRETH {
 		x.va, x.rkey, x.dmaLen = 0, 0, 0
 	}
