@@ -416,6 +416,13 @@ func (t *Tracker) notCaptured(l *Link, d Dir, n int, in *input) {
 	if l.State == LinkConfirming {
 		l.uncaptured = true
 	}
+	// An ADD_LINK's response (accept or reject) may be among them as
+	// well: what became of the link the request added is not known.
+	for _, nl := range l.lgr.links {
+		if nl.State == LinkAdding {
+			nl.uncaptured = true
+		}
+	}
 }
 
 // uncaptured says that CDCs of direction d of l may be among requests the
