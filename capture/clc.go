@@ -416,6 +416,11 @@ type clcStream struct {
 	// on (clcHole).
 	next  [2]uint32
 	holes [2][]clcHole
+	// gap per direction: the stream went past bytes the capture missed
+	// since the last message it framed, so the bytes after them need not
+	// start a message: bytes that are not CLC there say nothing of the
+	// handshake (the missed bytes may have held its messages).
+	gap [2]bool
 }
 
 // clcHole is bytes of a stream the capture did not keep: the end of a
@@ -524,6 +529,7 @@ func (s *clcStream) ReassembledSG(sg reassembly.ScatterGather, ac reassembly.Ass
 		s.pending[i] = s.pending[i][:0]
 		if skip > 0 { // -1: the half's first bytes, at the sequence Accept noted
 			s.next[i] += uint32(skip)
+			s.gap[i] = true
 		}
 	}
 	// seq is the sequence number of data[0], pending bytes included.
@@ -567,7 +573,7 @@ func (s *clcStream) ReassembledSG(sg reassembly.ScatterGather, ac reassembly.Ass
 		}
 		if fr == decode.CLCNotCLC { // application data: the handshake is over
 			s.done = true
-			if s.a.frame != nil {
+			if s.a.frame != nil && !s.gap[i] {
 				s.a.frame.NotCLC = true
 			}
 			return
@@ -601,6 +607,7 @@ func (s *clcStream) ReassembledSG(sg reassembly.ScatterGather, ac reassembly.Ass
 			s.anck = true
 		}
 		s.a.emit(data[:l], &s.inside[i], s.anck)
+		s.gap[i] = false
 		if typ := decode.CLCType(data[4]); typ == decode.CLCTypeConfirm || typ == decode.CLCTypeDecline {
 			s.done = true
 		}

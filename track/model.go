@@ -61,11 +61,12 @@ const (
 	CauseNoOptionSYNACK               // server's SYN-ACK had no SMC option: server is not SMC-capable
 	CauseDecline                      // a CLC Decline was sent
 	CauseNoCLC                        // both options present but payload that is not CLC followed
+	CauseUncaptured                   // payload that is not CLC followed handshake bytes the capture missed
 )
 
 // A SYN without the option is plain TCP, not an SMC attempt, so there is no
 // "option missing on the client's SYN" cause.
-var causeNames = [...]string{"", "option missing on server SYN-ACK", "CLC Decline", "no CLC after SMC options"}
+var causeNames = [...]string{"", "option missing on server SYN-ACK", "CLC Decline", "no CLC after SMC options", "cause not in the capture (it missed handshake bytes)"}
 
 func (c FallbackCause) String() string {
 	if int(c) < len(causeNames) {
@@ -546,7 +547,9 @@ type Link struct {
 	// that the capture showed before the request (llcPairs).
 	llcEarly [2][2]earlyLLC
 	// uncaptured: while it was being confirmed, the capture missed
-	// requests on it (the CONFIRM_LINK exchange may be among them).
+	// requests on it (the CONFIRM_LINK exchange may be among them), or,
+	// added, requests of its group before its ADD_LINK's response (the
+	// response may be among them).
 	uncaptured bool
 	// added: made by an ADD_LINK exchange; wasUp: its CONFIRM_LINK
 	// exchange finished (it carried connections); endNS: when it was

@@ -10,6 +10,8 @@ import (
 	"github.com/gopacket/gopacket/layers"
 
 	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/decode"
+	"github.com/smcscope/smcscope/expert"
 )
 
 // rawFrame is one frame of a real capture (the shared test helper's type).
@@ -118,10 +120,12 @@ func declineRows(t *testing.T, tr *Tracker) int {
 	return n
 }
 
-// TestNoCLCAfterOptions: both SYNs carry the SMC option but the stream
-// starts with application data (decline-nordma.pcap without its two CLC
-// frames, as if the peers had fallen back silently): a fallback without
-// CLC, noticed on the client's first payload.
+// TestNoCLCAfterOptions: both SYNs carry the SMC option, then the capture
+// misses the handshake's CLC frames (decline-nordma.pcap without its
+// Proposal and Decline): the data after them is not "no CLC after SMC
+// options", a middlebox's echo. The peers' ACKs show the capture missed
+// the bytes of both directions where the messages were: the handshake is
+// not followed, and no fallback cause is made up.
 func TestNoCLCAfterOptions(t *testing.T) {
 	var frames []rawFrame
 	clcFrames := map[int]bool{}
@@ -138,9 +142,50 @@ func TestNoCLCAfterOptions(t *testing.T) {
 			frames = append(frames, fr)
 		}
 	}
-	c := trackRaw(t, frames).conns[0]
-	if c.Outcome != OutcomeFallback || c.Fallback.Cause != CauseNoCLC || c.Fallback.By != DirC2S || !c.OptionSYN || !c.OptionSYNACK {
-		t.Errorf("outcome %v fallback %+v options %v/%v, want fallback without CLC, noticed on the client's first payload",
-			c.Outcome, c.Fallback, c.OptionSYN, c.OptionSYNACK)
+	tr := trackRaw(t, frames)
+	c := tr.conns[0]
+	if c.Outcome != OutcomePending || !c.clcUncaptured || !c.OptionSYN || !c.OptionSYNACK {
+		t.Errorf("outcome %v fallback %+v options %v/%v, want pending: the capture missed the CLC bytes", c.Outcome, c.Fallback, c.OptionSYN, c.OptionSYNACK)
+	}
+	s := tr.Snapshot()
+	for _, f := range s.Findings() {
+		if f.ID == expert.OptionEchoed {
+			t.Errorf("%s on a handshake whose CLC frames the capture missed", f.ID)
+		}
+	}
+}
+
+// TestFallbackCauseNotCaptured: ipv6.pcap without the client's Decline:
+// the server's ACK covers its bytes, and the server's stream, whole,
+// starts with application data. The connection fell back, for a reason
+// in the bytes the capture missed: not a middlebox's echo of the option.
+func TestFallbackCauseNotCaptured(t *testing.T) {
+	decline := 0
+	eachFrame(t, "../samples/ipv6.pcap", func(f *capture.Frame) {
+		for _, m := range f.CLC {
+			if m.Type == decode.CLCTypeDecline {
+				decline = f.Number
+			}
+		}
+	})
+	if decline == 0 {
+		t.Fatal("no Decline in ipv6.pcap")
+	}
+	var frames []rawFrame
+	for i, fr := range readRawFrames(t, "../samples/ipv6.pcap") {
+		if i+1 != decline {
+			frames = append(frames, fr)
+		}
+	}
+	tr := trackRaw(t, frames)
+	c := tr.conns[0]
+	if c.Outcome != OutcomeFallback || c.Fallback.Cause != CauseUncaptured {
+		t.Errorf("outcome %v fallback %+v, want a fallback whose cause the capture missed", c.Outcome, c.Fallback)
+	}
+	s := tr.Snapshot()
+	for _, f := range s.Findings() {
+		if f.ID == expert.OptionEchoed {
+			t.Errorf("%s on a handshake whose Decline the capture missed", f.ID)
+		}
 	}
 }

@@ -108,8 +108,16 @@ func (t *Tracker) tcp(in *input) {
 		c.clcUncaptured, c.clcCut = true, true
 		t.awaitServerHalf(c)
 	}
-	if s.notCLC && in.clcN == 0 && len(c.CLCTypes) == 0 &&
-		c.Outcome == OutcomePending && c.OptionSYN && c.OptionSYNACK {
+	switch {
+	case !s.notCLC || in.clcN != 0 || c.Outcome != OutcomePending || !c.OptionSYN || !c.OptionSYNACK:
+	case c.clcUncaptured:
+		// Application data on the connection: its handshake ended in a
+		// fallback, for a reason the bytes the capture missed held (the
+		// peer's Decline, or its Proposal that this side declined).
+		c.Outcome = OutcomeFallback
+		c.Fallback = Fallback{Cause: CauseUncaptured, By: d, Stage: declineStage(c), Frame: in.number, Time: in.ts()}
+		t.raise(&c.expert, expert.Fallback, in)
+	case len(c.CLCTypes) == 0:
 		// Both sides offered SMC but the stream, reassembled, starts with
 		// bytes that are not CLC. Judged on the stream, not the segment: a
 		// Proposal split into segments of fewer than 4 bytes, or whose

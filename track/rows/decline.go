@@ -94,6 +94,10 @@ func declineRow(c *track.Conn) (Decline, string) {
 		code := decode.DeclinePeerNoSMC
 		r.Code, r.Name, r.Meaning = fmt.Sprintf("%#08x", uint32(code)), code.String(), "server did not answer the SMC option: "+code.Meaning()
 		reason = "no SMC option on SYN-ACK (" + r.Code + " " + r.Name + " locally)"
+	case track.CauseUncaptured:
+		// Who declined, and when, is in the bytes the capture missed.
+		r.By, r.Stage = "-", "-"
+		r.Meaning, reason = fb.Cause.String(), fb.Cause.String()
 	default:
 		r.Meaning = fb.Cause.String()
 		reason = r.Meaning
