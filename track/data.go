@@ -131,9 +131,16 @@ func (t *Tracker) cdcConn(c *Conn, l *Link, d Dir, in *input) {
 	}
 	errs := f.CursorErrors
 	if f.haveProd || !c.Inferred {
-		if produced, okP = m.prod.Sub(f.Prod, c.rmbeSize(d)); okP {
+		size := c.rmbeSize(d)
+		switch produced, okP = m.prod.Sub(f.Prod, size); {
+		case okP:
 			f.Bytes += produced
-		} else {
+		case size == 0 && uint16(m.prod.Wrap-f.Prod.Wrap) < 0x8000:
+			// The cursor passed the end of an RMBE whose size no CLC the
+			// capture holds told (joined mid-stream, or its message
+			// missed) and the WRITEs did not show: how far it went is
+			// not known, and nothing says that it went wrong.
+		default:
 			f.CursorErrors++
 		}
 	}
@@ -143,11 +150,12 @@ func (t *Tracker) cdcConn(c *Conn, l *Link, d Dir, in *input) {
 		switch consumed, okC = m.cons.Sub(f.Cons, peer); {
 		case okC:
 			f.Consumed += consumed
-		case peer == 0 && c.Inferred && uint16(m.cons.Wrap-f.Cons.Wrap) < 0x8000:
-			// Joined mid-stream, the consumer cursor passed the end of
-			// an RMBE whose size no CLC told and no producer wrap showed
-			// yet: what it consumed is counted from the cursor before,
-			// kept, once the size is learned (learnRMBESize).
+		case peer == 0 && uint16(m.cons.Wrap-f.Cons.Wrap) < 0x8000:
+			// The consumer cursor passed the end of an RMBE whose size
+			// no CLC the capture holds told (joined mid-stream, or its
+			// message missed) and no producer wrap showed yet: what it
+			// consumed is counted from the cursor before, kept, once the
+			// size is learned (learnRMBESize).
 			holdCons = true
 		default:
 			f.CursorErrors++
@@ -402,8 +410,9 @@ func full(prod, cons Cursor) bool {
 	return dw == 1 && prod.Count >= cons.Count || dw > 1 && dw < 0x8000
 }
 
-// learnRMBESize works out the receiver's RMBE size of a connection joined
-// mid-stream (no CLC told it) the first time its producer cursor wraps:
+// learnRMBESize works out the receiver's RMBE size of a connection whose
+// CLC message telling it is not in the capture (joined mid-stream, or the
+// message missed) the first time its producer cursor wraps:
 // the WRITEs since the last CDC say how many bytes the wrap covered.
 // Only a size Linux can have (16 KiB << n) is accepted.
 func (t *Tracker) learnRMBESize(c *Conn, d Dir, f *Flow, cur Cursor) {

@@ -170,6 +170,40 @@ func TestMissedLLCResponse(t *testing.T) {
 	}
 }
 
+// TestMissedAccept: lossy.pcap without its second connection's CLC
+// Accept, which told the server's RMBE size. The client's 512 KiB wrap
+// that RMBE many times: a cursor that passed its end moved by a size
+// the capture does not hold, not backwards (smc.cdc.cursor_backwards).
+func TestMissedAccept(t *testing.T) {
+	frames := readRawFrames(t, "../samples/lossy.pcap")
+	_, lt := testutil.ReadFrames(t, "../samples/lossy.pcap")
+	var accepts []int
+	eachRaw(t, "accepts", lt, frames, func(f *capture.Frame) {
+		for _, m := range f.CLC {
+			if m.Type == decode.CLCTypeAccept {
+				accepts = append(accepts, f.Number-1)
+			}
+		}
+	})
+	if len(accepts) != 2 {
+		t.Fatalf("%d Accepts in lossy.pcap, want 2", len(accepts))
+	}
+	at := accepts[1]
+	frames = append(frames[:at:at], frames[at+1:]...)
+	tr := New(Options{Unshared: true})
+	eachRaw(t, "no accept", lt, frames, func(f *capture.Frame) { tr.Feed(f) })
+	tr.EndCapture(time.Time{})
+	s := tr.Snapshot()
+	for _, f := range s.Findings() {
+		if f.ID == expert.CursorBackwards {
+			t.Errorf("%s: %s", f.ID, f.Detail)
+		}
+	}
+	if len(s.Conns) != 2 || s.Conns[1].Outcome != OutcomeSMCR {
+		t.Errorf("%d connections, want 2, the second SMC-R by its Confirm", len(s.Conns))
+	}
+}
+
 // TestMissedCloseCDC: the server's closing CDC (peer_conn_closed) missing
 // from the capture, its ACK there: its TCP FIN is no close without close.
 func TestMissedCloseCDC(t *testing.T) {
