@@ -457,11 +457,11 @@ func (m *Monitor) wire(s *Snapshot, w *Wire) {
 	}
 	if s.Kernel == nil {
 		// A capture stands in for the kernel's fallback statistics: each
-		// side's reason, counted as that side's kernel counts it.
+		// side's reason, counted as that side's kernel counts it. The
+		// total also counts the fallbacks whose reason the capture
+		// missed (track.CauseUncaptured), listed under no reason.
 		s.Fallbacks = append(s.Fallbacks, v.fallbacks...)
-		for _, r := range v.fallbacks {
-			s.Overview.FallbacksTotal += r.Count
-		}
+		s.Overview.FallbacksTotal += v.totals.ClientFallbacks + v.totals.ServerFallbacks
 		s.Overview.SuccessTotal = uint64(v.success)
 		s.WireTotals = &v.totals
 	}

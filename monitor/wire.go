@@ -607,10 +607,14 @@ func wireTotals(s *track.Snapshot) WireTotals {
 		SMCRRxBytes: t.S2C.Bytes, SMCRTxBytes: t.C2S.Bytes}
 	count := func(fb *track.Fallback, n int) {
 		client, server := sideReasons(fb)
-		if client != 0 {
+		// A fallback whose Decline the capture missed: both sides fell
+		// back (the one that declined, and its peer), for a reason the
+		// capture does not hold.
+		both := fb.Cause == track.CauseUncaptured
+		if client != 0 || both {
 			w.ClientFallbacks += uint64(n)
 		}
-		if server != 0 {
+		if server != 0 || both {
 			w.ServerFallbacks += uint64(n)
 		}
 	}

@@ -106,6 +106,23 @@ func TestWireFallbackSides(t *testing.T) {
 	}
 }
 
+// TestWireFallbackNotCaptured: ipv6.pcap without the client's Decline.
+// Both sides fell back (the data says so), for a reason the capture does
+// not hold: the overview counts them, each side once, and lists no
+// reason for them (no code is made up).
+func TestWireFallbackNotCaptured(t *testing.T) {
+	frames, lt := testutil.ReadFrames(t, "../samples/ipv6.pcap")
+	const decline = 14 // ipv6.pcap frame 15: the client's CLC Decline
+	frames = append(frames[:decline:decline], frames[decline+1:]...)
+	s := replay(t, testutil.WriteFrames(t, "no-decline.pcap", lt, frames))
+	if len(s.Conns) != 1 || s.Conns[0].Mode != ModeFallback {
+		t.Fatalf("connections %+v, want one fallback", s.Conns)
+	}
+	if s.Overview.FallbacksTotal != 2 || len(s.Fallbacks) != 0 {
+		t.Errorf("fallbacks total %d, reasons %+v: want 2 (each side once), no reason", s.Overview.FallbacksTotal, s.Fallbacks)
+	}
+}
+
 // TestWireEventTimes: every wire event carries the time of the frame that
 // shows it, not the time of the refresh that found it, also when the
 // capture is read in several refreshes (the dashboard's replay); the log
