@@ -573,7 +573,7 @@ func (t *Tracker) merge(a, b *Conn) *Conn {
 	g := keep.lgr
 	for d := range 2 {
 		if gone.hasTok[d] && !keep.hasTok[d] {
-			keep.Flow[d] = gone.Flow[d]
+			keep.Flow[d].takeSMC(&gone.Flow[d])
 			if gone.stream != nil {
 				keep.streamOf().dir[d] = gone.stream.dir[d]
 			}
@@ -632,6 +632,18 @@ func (t *Tracker) merge(a, b *Conn) *Conn {
 		t.cur.setConn(keep)
 	}
 	return keep
+}
+
+// takeSMC makes f's SMC side (CDCs, cursors, WRITEs, episodes) x's and
+// keeps f's TCP side: a connection that took the CDCs another, joined
+// from them, counted has TCP segments of its own (a handshake, a FIN).
+func (f *Flow) takeSMC(x *Flow) {
+	tcp := *f
+	*f = *x
+	f.TCPBytes, f.TCPNotCaptured, f.TCPReordered = tcp.TCPBytes, tcp.TCPNotCaptured, tcp.TCPReordered
+	f.tcpLate, f.tcpLateEnd, f.tcpLateNS = tcp.tcpLate, tcp.tcpLateEnd, tcp.tcpLateNS
+	f.tcpNext, f.tcpAhead, f.haveTCPNext, f.aheadSeen, f.tcpShown = tcp.tcpNext, tcp.tcpAhead, tcp.haveTCPNext, tcp.aheadSeen, tcp.tcpShown
+	f.FIN, f.RST, f.finFrame, f.finNS = tcp.FIN, tcp.RST, tcp.finFrame, tcp.finNS
 }
 
 func removeID(ids []int, id int) []int {

@@ -103,12 +103,62 @@ func (t *Tracker) raiseText(ms *marks, id expert.ID, in *input, text func() stri
 	ms.add(id, in.number, in.ns, s)
 }
 
-// earlyLLC counts the responses of one type that came with no request
-// waiting, the last at ns.
+// earlyLLC is a response that came with no request waiting, at ns.
 type earlyLLC struct {
 	typ decode.LLCType
-	n   int
 	ns  int64
+}
+
+// earlyLLCs holds one direction's early responses, oldest first: two
+// hosts' captures merged with their clocks apart can show several flows'
+// responses (a first link's CONFIRM_LINK, then the ADD_LINK reject) before
+// the first request.
+type earlyLLCs struct {
+	e [maxEarlyLLC]earlyLLC
+	n int
+}
+
+// maxEarlyLLC bounds the early responses kept per direction: the LLC
+// flows of lateMax (one at a time, smc_llc_flow_start, a few each).
+const maxEarlyLLC = 8
+
+// expire forgets the responses older than lateMax at ns.
+func (q *earlyLLCs) expire(ns int64) {
+	i := 0
+	for i < q.n && ns-q.e[i].ns > int64(lateMax) {
+		i++
+	}
+	q.drop(0, i)
+}
+
+// drop removes the k responses from index i.
+func (q *earlyLLCs) drop(i, k int) {
+	copy(q.e[i:q.n], q.e[i+k:q.n])
+	q.n -= k
+	clear(q.e[q.n : q.n+k])
+}
+
+// add keeps a response of type typ at ns (the oldest goes when full).
+func (q *earlyLLCs) add(typ decode.LLCType, ns int64) {
+	q.expire(ns)
+	if q.n == maxEarlyLLC {
+		q.drop(0, 1)
+	}
+	q.e[q.n] = earlyLLC{typ: typ, ns: ns}
+	q.n++
+}
+
+// take reports whether a response of typ's type came up to lateMax
+// before ns, and forgets the oldest such one.
+func (q *earlyLLCs) take(typ decode.LLCType, ns int64) bool {
+	q.expire(ns)
+	for i := range q.n {
+		if q.e[i].typ.Base() == typ.Base() {
+			q.drop(i, 1)
+			return true
+		}
+	}
+	return false
 }
 
 // pendingLLC is an LLC request waiting for its response.
@@ -164,21 +214,12 @@ func (t *Tracker) llcPairs(l *Link, d Dir, in *input) {
 		} else {
 			// No request waits: it may come just after, put late by the
 			// capture (two hosts' captures merged, their clocks apart).
-			e := &l.llcEarly[d.Reverse()][s]
-			if e.n == 0 || e.typ.Base() != m.typ.Base() || in.ns-e.ns > int64(lateMax) {
-				*e = earlyLLC{typ: m.typ}
-			}
-			e.n++
-			e.ns = in.ns
+			l.llcEarly[d.Reverse()].add(m.typ, in.ns)
 		}
 		return
 	}
-	if e := &l.llcEarly[d][s]; e.n > 0 {
-		if e.typ.Base() == m.typ.Base() && in.ns-e.ns <= int64(lateMax) {
-			e.n--
-			return // answered already
-		}
-		*e = earlyLLC{}
+	if l.llcEarly[d].take(m.typ, in.ns) {
+		return // answered already
 	}
 	// Linux runs one LLC flow at a time (smc_llc_flow_start): a request
 	// while another waits means the first got no answer the capture

@@ -290,6 +290,10 @@ type Conn struct {
 	// the sender's own sequence numbers skip them (its FIN came past bytes
 	// the capture never showed).
 	clcCut, clcHole bool
+	// noCLCEarly: the stream's first bytes were not CLC before the
+	// capture showed the SYN-ACK (clocks apart): the fallback they make
+	// if the SYN-ACK offers SMC.
+	noCLCEarly *Fallback
 	// Failure says what went wrong in a handshake that did not fall back:
 	// set as soon as it is seen (the outcome stays pending), and the
 	// outcome becomes OutcomeFailed when TCP closes.
@@ -543,9 +547,9 @@ type Link struct {
 	// llcPend: per direction, the LLC requests waiting for a response
 	// (slot 0 the LLC flow's, slot 1 TEST_LINK's; expert.go).
 	llcPend [2][2]pendingLLC
-	// llcEarly: per direction, a response to a request of that direction
-	// that the capture showed before the request (llcPairs).
-	llcEarly [2][2]earlyLLC
+	// llcEarly: per direction, the responses to requests of that
+	// direction that the capture showed before the requests (llcPairs).
+	llcEarly [2]earlyLLCs
 	// uncaptured: while it was being confirmed, the capture missed
 	// requests on it (the CONFIRM_LINK exchange may be among them), or,
 	// added, requests of its group before its ADD_LINK's response (the

@@ -447,10 +447,12 @@ type lateWindow struct {
 }
 
 // lateMax is how long after the ACK a request still counts as put out of
-// order by the capture: far below the RC ACK timeout SMC's queue pairs
-// use (4.096 us << 15, 134 ms; qp_attr.timeout in net/smc/smc_ib.c), after
-// which a requester that missed the ACK sends it again.
-const lateMax = 10 * time.Millisecond
+// order by the capture: below the RC ACK timeout SMC's queue pairs use
+// (4.096 us << 15, 134 ms; qp_attr.timeout in net/smc/smc_ib.c), after
+// which a requester that missed the ACK sends it again, and TCP's least
+// retransmission timeout (200 ms, TCP_RTO_MIN); above the skew of two
+// hosts' clocks that NTP keeps in step (merged captures, mergecap).
+const lateMax = 50 * time.Millisecond
 
 // open starts a window over the n PSNs from lo, but for those ahead holds
 // (seen in a run out of sequence); a wider gap than the window opens none.

@@ -68,6 +68,12 @@ func (t *Tracker) tcp(in *input) {
 			c.Fallback = Fallback{Cause: CauseNoOptionSYNACK, By: DirS2C, Stage: StageSYN, Frame: in.number, Time: in.ts()}
 			t.raise(&c.expert, expert.Fallback, in)
 		}
+		if s.smcOpt && c.noCLCEarly != nil && c.Outcome == OutcomePending && len(c.CLCTypes) == 0 {
+			c.Outcome, c.Fallback = OutcomeFallback, *c.noCLCEarly
+			t.raise(&c.expert, expert.Fallback, in)
+			t.raise(&c.expert, expert.OptionEchoed, in)
+		}
+		c.noCLCEarly = nil
 	}
 	if s.fin {
 		f.FIN = true
@@ -109,7 +115,16 @@ func (t *Tracker) tcp(in *input) {
 		t.awaitServerHalf(c)
 	}
 	switch {
-	case !s.notCLC || in.clcN != 0 || c.Outcome != OutcomePending || !c.OptionSYN || !c.OptionSYNACK:
+	case !s.notCLC || in.clcN != 0 || c.Outcome != OutcomePending || !c.OptionSYN:
+	case !c.SeenSYNACK:
+		// The SYN-ACK is not in the capture yet (two hosts' captures
+		// merged, their clocks apart, show the client's first bytes
+		// before it): whether the server offered SMC decides when it
+		// comes.
+		if !c.clcUncaptured && len(c.CLCTypes) == 0 && c.noCLCEarly == nil {
+			c.noCLCEarly = &Fallback{Cause: CauseNoCLC, By: d, Stage: StageProposal, Frame: in.number, Time: in.ts()}
+		}
+	case !c.OptionSYNACK:
 	case c.clcUncaptured:
 		// Application data on the connection: its handshake ended in a
 		// fallback, for a reason the bytes the capture missed held (the
@@ -661,10 +676,32 @@ func (t *Tracker) place(c *Conn, in *input, m *clcIn) {
 		g.Version = c.Version
 	}
 	t.attach(c, l)
+	t.claimEarly(c, g, in, [2]uint32{s.Token, cl.Token})
 	t.registerToken(c, DirC2S, s.Token)
 	t.registerToken(c, DirS2C, cl.Token)
 	t.registerRMB(c, l, DirC2S, s)
 	t.registerRMB(c, l, DirS2C, cl)
+}
+
+// claimEarly merges into c, whose handshake places it on g with tokens
+// tok (per direction), a connection joined from CDCs of those tokens that
+// the capture showed no longer than lateMax before: two hosts' captures
+// merged with their clocks apart show a side's first CDCs before the CLC
+// message that placed c (Linux sends none before, smc_listen_work and
+// smc_connect_rdma in net/smc/af_smc.c). Joined later than c began, it
+// is c's, not an older connection's that had the same token.
+func (t *Tracker) claimEarly(c *Conn, g *LinkGroup, in *input, tok [2]uint32) {
+	for d := range tok {
+		x := g.tokens[d][tok[d]]
+		if x == nil || x == c || !x.Inferred || x.finished || x.ID < c.ID || c.hasTok[d] ||
+			in.ns-x.Start.UnixNano() > int64(lateMax) {
+			continue
+		}
+		if o := 1 - d; x.hasTok[o] && x.tokens[o] != tok[o] {
+			continue // a half of another connection's
+		}
+		t.merge(c, x)
+	}
 }
 
 // fromCLC sets what a first contact's CLC Accept and Confirm say of the

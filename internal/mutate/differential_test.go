@@ -530,10 +530,11 @@ func checkVariant(t *testing.T, name string, lt layers.LinkType, vf []mutate.Fra
 
 // TestDifferentialSkew merges the two directions of every capture as two
 // hosts' captures are merged (mergecap) when their clocks are a few
-// milliseconds apart: one side's ACKs, responses and SYN-ACKs come before
-// the requests, messages and SYNs they answer; and copies every frame as a
-// mirror of both directions of a port does, one copy tagged with a VLAN.
-// (Merged at ±5 ms and thinned too, no gap or repeat is made up.)
+// to 40 milliseconds apart: one side's ACKs, responses, first CDCs and
+// SYN-ACKs come before the requests, messages, CLC messages and data they
+// answer or follow; and copies every frame as a mirror of both directions
+// of a port does, one copy tagged with a VLAN. (Merged at ±5 and ±20 ms
+// and thinned too, no gap or repeat is made up.)
 // Nothing is lost, so the
 // connections, their CDCs and bytes are the whole capture's, and no
 // retransmission, gap, unanswered request or failed link is made up.
@@ -546,7 +547,7 @@ func TestDifferentialSkew(t *testing.T) {
 			return
 		}
 		ms := []mutate.Mutation{{Kind: mutate.Mirror, N: 100}}
-		for _, us := range []int{-9000, -5000, -2000, 2000, 5000, 9000} {
+		for _, us := range []int{-40000, -20000, -9000, -5000, -2000, 2000, 5000, 9000, 20000, 40000} {
 			ms = append(ms, mutate.Mutation{Kind: mutate.Skew, N: us})
 		}
 		for _, m := range ms {
@@ -566,7 +567,7 @@ func TestDifferentialSkew(t *testing.T) {
 			if got, want := len(v.snap.LinkGroups), len(base.snap.LinkGroups); got != want {
 				t.Errorf("%s: %d link groups, whole capture %d", name, got, want)
 			}
-			if m.Kind != mutate.Skew || (m.N != 5000 && m.N != -5000) || base.findings[expert.RCRetransmission] > 0 {
+			if m.Kind != mutate.Skew || (m.N != 5000 && m.N != -5000 && m.N != 20000 && m.N != -20000) || base.findings[expert.RCRetransmission] > 0 {
 				continue
 			}
 			// Merged, and one of the two captures dropped frames.
