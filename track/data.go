@@ -604,6 +604,14 @@ func (t *Tracker) merge(a, b *Conn) *Conn {
 		l.conns = removeConn(l.conns, gone)
 		l.Conns = removeID(l.Conns, gone.ID)
 	}
+	// A stay full was judged against the consumer cursor each half had
+	// of the other direction: none, or the start's, where the other half
+	// held the reverse flow. Judged again against the one now known.
+	for d := range keep.Flow {
+		if f := &keep.Flow[d]; f.fullSince != 0 && !full(f.Prod, keep.Flow[1-d].Cons) {
+			f.fullSince, f.fullFrame = 0, 0
+		}
+	}
 	g.conns = removeConn(g.conns, gone)
 	g.Conns = removeID(g.Conns, gone.ID)
 	t.conns = removeConn(t.conns, gone)

@@ -606,3 +606,23 @@ func TestDifferentialSkew(t *testing.T) {
 		t.Errorf("%d merged variants, want at least 60", variants)
 	}
 }
+
+// TestSkewStartedLate: multilink.pcap merged with the server's clock 20 ms
+// behind, the merge then started late (frame 101 on): a connection is
+// followed from its two halves, joined from their CDCs apart and merged
+// when the capture ties them. A peer's RMBE found full against the
+// consumer cursor one half lacked is judged again at the merge: no
+// consumer stall the whole capture does not have.
+func TestSkewStartedLate(t *testing.T) {
+	const rel = "samples/multilink.pcap"
+	frames, lt, err := mutate.ReadFile(filepath.Join(testutil.Root(t), rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := feed(t, rel, lt, frames)
+	skewed := mutate.Mutation{Kind: mutate.Skew, N: 20000}.Apply(frames)
+	v := checkVariant(t, rel+` "skew 20000us", then "start 101"`, lt, mutate.Mutation{Kind: mutate.Start, At: 100}.Apply(skewed))
+	if s := noMore(base, v, expert.ConsumerStall, expert.CursorBackwards, expert.SeqGap); s != "" {
+		t.Error(s)
+	}
+}
