@@ -185,9 +185,12 @@ func (t *Tracker) redundancy(g *LinkGroup, in *input, why string, link uint8) {
 // its ends is the same GID as that end of another active link of its
 // group: the group survives the loss of the other side's port only
 // (SMC_LGR_ASYMMETRIC_LOCAL / _PEER in net/smc/smc_core.h).
+//
+// A link that showed nothing since the capture missed requests of the
+// group is not judged against: its DELETE_LINK may be among them.
 func (t *Tracker) asymmetric(nl *Link, in *input) {
 	for _, x := range nl.lgr.links {
-		if x == nl || x.State != LinkUp {
+		if x == nl || x.State != LinkUp || x.lastNS < nl.lgr.missedNS {
 			continue
 		}
 		switch {

@@ -622,6 +622,10 @@ type LinkGroup struct {
 	gone         []*Link // its folded links, for Tracker.recycle
 	folded       bool    // in the folded sums, out of Tracker.lgrs
 	expert       marks   // its findings (expert.go)
+	// missedNS: when the capture last showed that it missed requests on
+	// one of its links (notCaptured): an LLC message among them may have
+	// changed a link that showed nothing since (a DELETE_LINK).
+	missedNS int64
 }
 
 // GroupEnd is what one side said of itself when it made the link group.

@@ -413,6 +413,7 @@ func (t *Tracker) notCaptured(l *Link, d Dir, n int, in *input) {
 	t.raise(&l.expert, expert.NotCaptured, in)
 	t.uncaptured(l, d)
 	l.llcPend[d.Reverse()] = [2]pendingLLC{}
+	l.lgr.missedNS = in.ns
 	if l.State == LinkConfirming {
 		l.uncaptured = true
 	}

@@ -607,22 +607,39 @@ func TestDifferentialSkew(t *testing.T) {
 	}
 }
 
-// TestSkewStartedLate: multilink.pcap merged with the server's clock 20 ms
-// behind, the merge then started late (frame 101 on): a connection is
-// followed from its two halves, joined from their CDCs apart and merged
-// when the capture ties them. A peer's RMBE found full against the
-// consumer cursor one half lacked is judged again at the merge: no
-// consumer stall the whole capture does not have.
-func TestSkewStartedLate(t *testing.T) {
-	const rel = "samples/multilink.pcap"
-	frames, lt, err := mutate.ReadFile(filepath.Join(testutil.Root(t), rel))
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := feed(t, rel, lt, frames)
-	skewed := mutate.Mutation{Kind: mutate.Skew, N: 20000}.Apply(frames)
-	v := checkVariant(t, rel+` "skew 20000us", then "start 101"`, lt, mutate.Mutation{Kind: mutate.Start, At: 100}.Apply(skewed))
-	if s := noMore(base, v, expert.ConsumerStall, expert.CursorBackwards, expert.SeqGap); s != "" {
-		t.Error(s)
+// TestDamagesCombined: two damages in turn, each case one that made up a
+// finding the whole capture does not have.
+//   - multilink.pcap merged with the server's clock 20 ms behind, the
+//     merge then started late: a connection is followed from two halves,
+//     joined from their CDCs apart and merged when the capture ties them;
+//     a peer's RMBE found full against the consumer cursor one half
+//     lacked is judged again at the merge (no consumer stall).
+//   - silent-link.pcap, the server's egress only, thinned: the DELETE_LINK
+//     of its failed link is among the frames missed, and the link added
+//     next on the same client GID is not judged asymmetric against it.
+func TestDamagesCombined(t *testing.T) {
+	for _, c := range []struct {
+		rel   string
+		ms    []mutate.Mutation
+		never []expert.ID
+	}{
+		{"samples/multilink.pcap", []mutate.Mutation{{Kind: mutate.Skew, N: 20000}, {Kind: mutate.Start, At: 100}},
+			[]expert.ID{expert.ConsumerStall, expert.CursorBackwards, expert.SeqGap}},
+		{"samples/silent-link.pcap", []mutate.Mutation{{Kind: mutate.OneWay, N: 2}, {Kind: mutate.Thin, At: 6, N: 9}},
+			[]expert.ID{expert.Asymmetric}},
+	} {
+		frames, lt, err := mutate.ReadFile(filepath.Join(testutil.Root(t), c.rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := feed(t, c.rel, lt, frames)
+		name := c.rel
+		for _, m := range c.ms {
+			frames = m.Apply(frames)
+			name += fmt.Sprintf(" %q", m)
+		}
+		if s := noMore(base, checkVariant(t, name, lt, frames), c.never...); s != "" {
+			t.Errorf("%s: %s", name, s)
+		}
 	}
 }
