@@ -266,7 +266,7 @@ var defs = [numIDs]Def{
 		Meaning: "an SMC message (CLC, LLC or CDC) that does not decode",
 		Check:   "the frame's frame.error (offset and field); the sender's kernel or a damaged capture"},
 	NotCaptured: {Name: "roce.rc.not_captured", Severity: Note, Group: "sequence", Object: ObjectLink,
-		Meaning: "request packets the capture never showed that the responder took (its ACK or NAK covers them) or the requester went on past without sending again (up to the capture's end): the capture point missed them, the network did not lose them",
+		Meaning: "request packets the capture never showed that the responder took (its ACK or NAK covers them) or the requester went on past without sending again (up to the capture's end), TCP bytes a peer's ACK covers, CDCs a dump device's sequence skips: the capture point missed them, the network did not lose them",
 		Check:   "the capture point (a mirror port that drops, tcpdump -B, a full ring); nothing follows from the missing frames' content"},
 	TimeBackwards: {Name: "smc.capture.time_backwards", Severity: Warn, Group: "sequence", Object: ObjectCapture,
 		Meaning: "a frame's time is more than a second before the frame's before it: captures joined end to end (mergecap -a) or a capture host's clock stepped back; times, durations and waits across that frame are not the network's",

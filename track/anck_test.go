@@ -1,11 +1,13 @@
 package track
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
-
+	"github.com/smcscope/smcscope/expert"
+	"github.com/smcscope/smcscope/internal/testutil"
 	"github.com/smcscope/smcscope/internal/testutil/crafted"
 )
 
@@ -55,5 +57,33 @@ func TestRWWIConnection(t *testing.T) {
 				t.Errorf("%d frames unattached", s.Stats.Unattached)
 			}
 		})
+	}
+}
+
+// TestDumpDeviceCDCMissed: dump-device.pcap without one of the server's
+// dumped CDCs (frame 18, seq 3). The dump device copies every CDC its
+// host sends, and a sender skips no sequence number: the next CDC's gap
+// is the capture's (roce.rc.not_captured on the connection), not
+// smc.cdc.seq_gap.
+func TestDumpDeviceCDCMissed(t *testing.T) {
+	frames, lt := testutil.ReadFrames(t, testutil.Root(t)+"/testdata/anck/dump-device.pcap")
+	const cdc = 17 // frame 18
+	tr := New(Options{})
+	eachRaw(t, "dump", lt, frames[cdc:cdc+1], func(f *capture.Frame) {
+		if f.CDC == nil || f.CDC.Seq != 3 {
+			t.Fatalf("frame 18 is not the server's CDC seq 3")
+		}
+	})
+	eachRaw(t, "dump", lt, append(frames[:cdc:cdc], frames[cdc+1:]...), tr.Feed)
+	s := tr.Snapshot()
+	if len(s.Conns) != 1 || s.Conns[0].Flow[DirS2C].SeqNotCaptured != 1 || s.Conns[0].Flow[DirS2C].SeqGaps != 0 {
+		t.Fatalf("connections %+v: want one, its S>C CDC sequence number 3 not captured", s.Conns)
+	}
+	var ids []expert.ID
+	for _, f := range s.Findings() {
+		ids = append(ids, f.ID)
+	}
+	if !slices.Contains(ids, expert.NotCaptured) || slices.Contains(ids, expert.SeqGap) {
+		t.Errorf("findings %v: want roce.rc.not_captured, no smc.cdc.seq_gap", ids)
 	}
 }

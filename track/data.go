@@ -107,6 +107,14 @@ func (t *Tracker) cdcConn(c *Conn, l *Link, d Dir, in *input) {
 			// The missing CDCs are among the requests the capture
 			// missed (the responder acknowledged them): not a gap.
 			f.SeqNotCaptured += int(dd) - 1
+		case dd > 1 && l == nil:
+			// A CDC of ANCK's dump device, which copies each CDC its
+			// host sends, with no ACK to tell what the capture missed:
+			// a sender numbers every CDC it sends and takes a number
+			// back only from one it could not send (smc_cdc_msg_send,
+			// net/smc/smc_cdc.c), so the missing ones are the capture's.
+			f.SeqNotCaptured += int(dd) - 1
+			t.raise(&c.expert, expert.NotCaptured, in)
 		case dd > 1:
 			f.SeqGaps += int(dd) - 1
 			t.raise(&c.expert, expert.SeqGap, in)

@@ -546,6 +546,8 @@ func (c *Conn) findingDetail(id expert.ID, now int64, text string) string {
 				return fmt.Sprintf("%d TCP bytes the peer acknowledged that the capture never showed", f.TCPNotCaptured)
 			case f.TCPReordered > 0:
 				return "the capture showed every byte later (roce.capture.reordered)"
+			case f.Dumped > 0 && f.SeqNotCaptured > 0:
+				return fmt.Sprintf("%d CDC sequence numbers the dump device's capture never showed", f.SeqNotCaptured)
 			}
 			return ""
 		})
