@@ -61,29 +61,33 @@ func TestRWWIConnection(t *testing.T) {
 }
 
 // TestDumpDeviceCDCMissed: dump-device.pcap without one of the server's
-// dumped CDCs (frame 18, seq 3). The dump device copies every CDC its
-// host sends, and a sender skips no sequence number: the next CDC's gap
-// is the capture's (roce.rc.not_captured on the connection), not
-// smc.cdc.seq_gap.
+// dumped CDCs, its first (frame 12, seq 1) or a later one (frame 18, seq
+// 3). The dump device copies every CDC its host sends, a sender skips no
+// sequence number, and a connection known from its handshake numbers its
+// CDCs from 1: the missing number is the capture's (roce.rc.not_captured
+// on the connection), not smc.cdc.seq_gap, and the CDC is counted as not
+// captured.
 func TestDumpDeviceCDCMissed(t *testing.T) {
 	frames, lt := testutil.ReadFrames(t, testutil.Root(t)+"/testdata/anck/dump-device.pcap")
-	const cdc = 17 // frame 18
-	tr := New(Options{})
-	eachRaw(t, "dump", lt, frames[cdc:cdc+1], func(f *capture.Frame) {
-		if f.CDC == nil || f.CDC.Seq != 3 {
-			t.Fatalf("frame 18 is not the server's CDC seq 3")
+	for _, c := range []struct{ frame, seq int }{{12, 1}, {18, 3}} {
+		i := c.frame - 1
+		eachRaw(t, "dump", lt, frames[i:i+1], func(f *capture.Frame) {
+			if f.CDC == nil || int(f.CDC.Seq) != c.seq {
+				t.Fatalf("frame %d is not the server's CDC seq %d", c.frame, c.seq)
+			}
+		})
+		tr := New(Options{})
+		eachRaw(t, "dump", lt, append(frames[:i:i], frames[i+1:]...), tr.Feed)
+		s := tr.Snapshot()
+		if len(s.Conns) != 1 || s.Conns[0].Flow[DirS2C].SeqNotCaptured != 1 || s.Conns[0].Flow[DirS2C].SeqGaps != 0 {
+			t.Fatalf("without frame %d: connections %+v: want one, its S>C CDC sequence number %d not captured", c.frame, s.Conns, c.seq)
 		}
-	})
-	eachRaw(t, "dump", lt, append(frames[:cdc:cdc], frames[cdc+1:]...), tr.Feed)
-	s := tr.Snapshot()
-	if len(s.Conns) != 1 || s.Conns[0].Flow[DirS2C].SeqNotCaptured != 1 || s.Conns[0].Flow[DirS2C].SeqGaps != 0 {
-		t.Fatalf("connections %+v: want one, its S>C CDC sequence number 3 not captured", s.Conns)
-	}
-	var ids []expert.ID
-	for _, f := range s.Findings() {
-		ids = append(ids, f.ID)
-	}
-	if !slices.Contains(ids, expert.NotCaptured) || slices.Contains(ids, expert.SeqGap) {
-		t.Errorf("findings %v: want roce.rc.not_captured, no smc.cdc.seq_gap", ids)
+		var ids []expert.ID
+		for _, f := range s.Findings() {
+			ids = append(ids, f.ID)
+		}
+		if !slices.Contains(ids, expert.NotCaptured) || slices.Contains(ids, expert.SeqGap) {
+			t.Errorf("without frame %d: findings %v: want roce.rc.not_captured, no smc.cdc.seq_gap", c.frame, ids)
+		}
 	}
 }

@@ -92,6 +92,12 @@ func (t *Tracker) cdcConn(c *Conn, l *Link, d Dir, in *input) {
 		t.attach(c, l)
 	}
 	missed := f.uncaptured // CDCs of this direction may be among frames the capture missed
+	if !f.haveSeq && !m.noSeq && !c.Inferred && !c.halfPlaced && len(c.CLCTypes) > 0 {
+		// A connection known from its handshake numbers its CDCs from 1
+		// (tx_cdc_seq starts at 0 with the connection, smc_cdc_msg_send
+		// adds 1 before each): a first one past 1 follows some missed.
+		f.LastSeq, f.haveSeq = 0, true
+	}
 	if f.haveSeq && !m.noSeq {
 		dd := seqDiff(m.seq, f.LastSeq)
 		if dd <= 0 {

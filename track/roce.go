@@ -579,6 +579,9 @@ func (t *Tracker) content(l *Link, d Dir, in *input) {
 	case r.malformed:
 		rc.Sends++
 		t.stats.Malformed++
+		// A CDC may be the message that did not decode: its sequence
+		// number and what it said are unknown, as a missed CDC's.
+		t.uncaptured(l, d)
 		// The link's finding says what failed to decode, as a CLC's does.
 		t.raiseText(&l.expert, expert.Malformed, in, func() string {
 			if r.whyBad == nil {
