@@ -149,7 +149,10 @@ func (t *Tracker) captureDup(f *capture.Frame) bool {
 			s.naks++
 		}
 	}
-	*e = packetSeen{ns: ns, key: key, icrc: icrc, length: length, naks: s.naks}
+	// Field by field: a composite literal is built on the stack and
+	// copied in 16-byte moves that wait on its narrower stores (the most
+	// of captureDup's time in a profile of smcdump -Y with a tracker field).
+	e.ns, e.key, e.icrc, e.length, e.naks = ns, key, icrc, length, s.naks
 	return false
 }
 
