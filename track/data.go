@@ -85,9 +85,10 @@ func (t *Tracker) cdcConn(c *Conn, l *Link, d Dir, in *input) {
 		if c.link != nil && c.link.lgr == l.lgr {
 			// On another link of its group with no failover CDC the
 			// capture shows: Linux moves a connection only with one
-			// (smc_switch_conns, net/smc/smc_core.c), so the capture
-			// missed it, and maybe more of this direction's CDCs.
-			f.uncaptured = true
+			// from each side (smc_switch_conns, net/smc/smc_core.c), so
+			// the capture missed them, and maybe more CDCs of either
+			// direction (the other's next CDC comes on the new link).
+			c.Flow[DirC2S].uncaptured, c.Flow[DirS2C].uncaptured = true, true
 		}
 		t.attach(c, l)
 	}

@@ -607,8 +607,12 @@ func TestDifferentialSkew(t *testing.T) {
 	}
 }
 
-// TestDamagesCombined: two damages in turn, each case one that made up a
-// finding the whole capture does not have.
+// TestDamagesCombined: damages, alone or in turn, each case one that made
+// up a finding the whole capture does not have.
+//   - multilink.pcap without frames 969-1098 (its failover among them):
+//     a connection's CDCs go on on the other link with no failover CDC
+//     shown, and the first of each direction there follows CDCs the
+//     capture missed (no smc.cdc.seq_gap in either).
 //   - multilink.pcap merged with the server's clock 20 ms behind, the
 //     merge then started late: a connection is followed from two halves,
 //     joined from their CDCs apart and merged when the capture ties them;
@@ -623,6 +627,7 @@ func TestDamagesCombined(t *testing.T) {
 		ms    []mutate.Mutation
 		never []expert.ID
 	}{
+		{"samples/multilink.pcap", []mutate.Mutation{{Kind: mutate.DropRange, At: 968, N: 130}}, []expert.ID{expert.SeqGap}},
 		{"samples/multilink.pcap", []mutate.Mutation{{Kind: mutate.Skew, N: 20000}, {Kind: mutate.Start, At: 100}},
 			[]expert.ID{expert.ConsumerStall, expert.CursorBackwards, expert.SeqGap}},
 		{"samples/silent-link.pcap", []mutate.Mutation{{Kind: mutate.OneWay, N: 2}, {Kind: mutate.Thin, At: 6, N: 9}},
