@@ -578,11 +578,12 @@ func (g *LinkGroup) halfMatch(d Dir, cons Cursor, except *Conn) *Conn {
 	return pick
 }
 
-// merge joins two halves of one joined connection (each built from one
-// direction's CDCs) into the older one, which it returns.
+// merge joins two halves of one connection (each built from one
+// direction's CDCs, or one known from its handshake) into the one known
+// from its handshake, else the older, which it returns.
 func (t *Tracker) merge(a, b *Conn) *Conn {
 	keep, gone := a, b
-	if b.ID < a.ID {
+	if a.Inferred && !b.Inferred || a.Inferred == b.Inferred && b.ID < a.ID {
 		keep, gone = b, a
 	}
 	g := keep.lgr
@@ -635,7 +636,9 @@ func (t *Tracker) merge(a, b *Conn) *Conn {
 	// lists), and the idle sweep, which walks t.conns, need not find it.
 	t.untuple(gone)
 	gone.finished = true
-	t.stats.InferredConns--
+	if gone.Inferred {
+		t.stats.InferredConns--
+	}
 	keep.Frames += gone.Frames
 	keep.Merged = append(append(keep.Merged, gone.ID), gone.Merged...)
 	if gone.FirstFrame < keep.FirstFrame {

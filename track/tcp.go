@@ -688,12 +688,13 @@ func (t *Tracker) place(c *Conn, in *input, m *clcIn) {
 // the capture showed no longer than lateMax before: two hosts' captures
 // merged with their clocks apart show a side's first CDCs before the CLC
 // message that placed c (Linux sends none before, smc_listen_work and
-// smc_connect_rdma in net/smc/af_smc.c). Joined later than c began, it
-// is c's, not an older connection's that had the same token.
+// smc_connect_rdma in net/smc/af_smc.c); on a fast path the first CDCs
+// may come before the client's SYN. Joined no longer than lateMax before
+// the message, it is c's, not an older connection's of the same token.
 func (t *Tracker) claimEarly(c *Conn, g *LinkGroup, in *input, tok [2]uint32) {
 	for d := range tok {
 		x := g.tokens[d][tok[d]]
-		if x == nil || x == c || !x.Inferred || x.finished || x.ID < c.ID || c.hasTok[d] ||
+		if x == nil || x == c || !x.Inferred || x.finished || c.hasTok[d] ||
 			in.ns-x.Start.UnixNano() > int64(lateMax) {
 			continue
 		}
@@ -1027,7 +1028,17 @@ func (t *Tracker) attach(c *Conn, l *Link) {
 	}
 }
 
+// registerToken makes token the one c's CDCs of direction d carry.
+// A connection joined from CDCs of that token alone (this direction's)
+// no longer than lateMax before is merged into c when c is known from
+// its handshake: its CDCs were shown before the CLC message that tells
+// the token (claimEarly; here for a connection placed from one side's
+// message).
 func (t *Tracker) registerToken(c *Conn, d Dir, token uint32) {
+	if x := c.lgr.tokens[d][token]; x != nil && x != c && x.Inferred && !c.Inferred && !x.finished && !c.hasTok[d] &&
+		!x.hasTok[d.Reverse()] && t.lastNS-x.Start.UnixNano() <= int64(lateMax) {
+		t.merge(c, x)
+	}
 	c.lgr.tokens[d][token] = c
 	c.tokens[d], c.hasTok[d] = token, true
 }

@@ -648,3 +648,33 @@ func TestDamagesCombined(t *testing.T) {
 		}
 	}
 }
+
+// TestSkewFastHandshake: pingpong.pcap with its times ten times closer
+// together (a handshake and first-link setup of 15 ms, as on a fast
+// path), then merged with the clocks 40 ms apart either way: the server's
+// first CDCs come before the client's SYN, or the client's after the
+// server's replies. The connections, their CDCs and bytes are the
+// whole capture's.
+func TestSkewFastHandshake(t *testing.T) {
+	const rel = "samples/pingpong.pcap"
+	frames, lt, err := mutate.ReadFile(filepath.Join(testutil.Root(t), rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := frames[0].CI.Timestamp
+	for i := range frames {
+		frames[i].CI.Timestamp = t0.Add(frames[i].CI.Timestamp.Sub(t0) / 10)
+	}
+	base := feed(t, rel+" (times /10)", lt, frames)
+	for _, us := range []int{40000, -40000} {
+		m := mutate.Mutation{Kind: mutate.Skew, N: us}
+		name := fmt.Sprintf("%s (times /10) %q", rel, m)
+		v := checkVariant(t, name, lt, m.Apply(frames))
+		if got, want := flowTotals(&v.snap), flowTotals(&base.snap); got != want {
+			t.Errorf("%s: CDCs and bytes %v, whole capture %v", name, got, want)
+		}
+		if got, want := len(v.snap.Conns), len(base.snap.Conns); got != want {
+			t.Errorf("%s: %d connections, whole capture %d", name, got, want)
+		}
+	}
+}
