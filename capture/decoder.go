@@ -263,8 +263,12 @@ func (d *Decoder) decodeChain(f *Frame, typ gopacket.LayerType, outer bool) {
 				// parser and error paths: nearly every frame.
 				d.decodePlainIPv4(data)
 				err = nil
-			} else {
-				err = d.ip4.DecodeFromBytes(data, d)
+			} else if err = d.ip4.DecodeFromBytes(data, d); err == nil && d.ip4.Version != 4 {
+				// layers.IPv4 takes any version nibble; a receiver
+				// drops the packet (Linux's ip_rcv_core), so nothing
+				// after the header is what reached the peer.
+				err = &decode.Error{Layer: "IPv4", Field: "version", Offset: 0, Err: decode.ErrUnknownType,
+					Detail: "version " + strconv.Itoa(int(d.ip4.Version)) + " in an IPv4 header"}
 			}
 			if err == nil {
 				f.IPv4 = &d.ip4

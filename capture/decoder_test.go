@@ -193,3 +193,34 @@ func frameState(f *Frame) string {
 	}
 	return b.String()
 }
+
+// TestIPv4VersionBad: a RoCE frame whose IPv4 header says another version
+// (a bit flipped on the way or in the capture) is dropped by its receiver
+// (ip_rcv_core): a frame error at the IPv4 header, as Wireshark's "Bogus
+// IPv4 version", and no RoCE or SMC layer decoded from it. Each version
+// but 4, with a plain header otherwise.
+func TestIPv4VersionBad(t *testing.T) {
+	fs, _ := testutil.ReadFrames(t, testutil.Root(t)+"/samples/pingpong.pcap")
+	var roce []byte
+	for _, f := range fs {
+		if len(f.Data) > 42 && f.Data[12] == 0x08 && f.Data[13] == 0 && f.Data[23] == 17 {
+			roce = f.Data
+			break
+		}
+	}
+	d, _ := NewDecoder(layers.LinkTypeEthernet)
+	for v := range byte(16) {
+		data := append([]byte(nil), roce...)
+		data[14] = v<<4 | 5
+		var f Frame
+		f.Data = data
+		f.CI.CaptureLength, f.CI.Length = len(data), len(data)
+		d.decode(&f, true)
+		switch {
+		case v == 4 && (f.Err != nil || f.BTH == nil):
+			t.Errorf("version 4: error %v, BTH %v", f.Err, f.BTH != nil)
+		case v != 4 && (f.Err == nil || !strings.Contains(f.Err.Error(), "version") || f.BTH != nil || f.IPv4 != nil):
+			t.Errorf("version %d: error %v, IPv4 %v, BTH %v: want a version error and no layer past Ethernet", v, f.Err, f.IPv4 != nil, f.BTH != nil)
+		}
+	}
+}
