@@ -3,6 +3,7 @@ package track
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -66,6 +67,11 @@ func (ms *marks) add(id expert.ID, n int, ns int64, text string) {
 		}
 	}
 	*ms = append(*ms, mark{id: id, count: 1, first: n, last: n, firstNS: ns, lastNS: ns, text: text})
+}
+
+// drop forgets finding id: what raised it was not what it seemed.
+func (ms *marks) drop(id expert.ID) {
+	*ms = slices.DeleteFunc(*ms, func(m mark) bool { return m.id == id })
 }
 
 func (ms marks) find(id expert.ID) *mark {

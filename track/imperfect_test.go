@@ -913,3 +913,36 @@ func TestSnapCut128(t *testing.T) {
 		t.Errorf("no CLC message named as cut: %q", findingDetail(&s, expert.SnapCut))
 	}
 }
+
+// TestSYNACKOptionDamaged: pingpong.pcap whose SYN-ACK's SMC option magic
+// has a byte damaged in the capture. The client sent its Proposal after
+// it, which a client whose SYN-ACK had no option never does: the capture's
+// SYN-ACK is not the one the client got, and the connection is the whole
+// capture's SMC-R one, no fallback.
+func TestSYNACKOptionDamaged(t *testing.T) {
+	frames := readRawFrames(t, crafted.Pingpong(t))
+	_, lt := testutil.ReadFrames(t, crafted.Pingpong(t))
+	synack := -1
+	eachRaw(t, "synack", lt, frames, func(f *capture.Frame) {
+		if f.TCP != nil && f.TCP.SYN && f.TCP.ACK && synack < 0 {
+			synack = f.Number - 1
+		}
+	})
+	if synack < 0 {
+		t.Fatal("no SYN-ACK in pingpong.pcap")
+	}
+	d := bytes.Clone(frames[synack].Data)
+	i := bytes.Index(d, []byte{0xE2, 0xD4, 0xC3, 0xD9})
+	if i < 0 {
+		t.Fatal("no SMC option in pingpong.pcap's SYN-ACK")
+	}
+	d[i+1] ^= 0x10
+	frames[synack].Data = d
+	s, found := feedRaw(t, frames)
+	if len(s.Conns) != 1 {
+		t.Fatalf("%d connections, want 1", len(s.Conns))
+	}
+	if s.Conns[0].Outcome != OutcomeSMCR || slices.Contains(found, expert.Fallback.String()) {
+		t.Errorf("outcome %v, findings %v: want SMC-R, no fallback", s.Conns[0].Outcome, found)
+	}
+}

@@ -351,6 +351,15 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 		return
 	}
 	t.stats.CLC++
+	if m.typ == decode.CLCTypeProposal && d == DirC2S && c.Outcome == OutcomeFallback && c.Fallback.Cause == CauseNoOptionSYNACK {
+		// A client whose SYN-ACK had no SMC option sends no Proposal
+		// (__smc_connect falls back on !syn_smc, net/smc/af_smc.c):
+		// the SYN-ACK the capture shows is not the one the
+		// client got (damaged in the capture, or changed past the
+		// capture point). The handshake goes on from this Proposal.
+		c.Outcome, c.Fallback = OutcomePending, Fallback{}
+		c.expert.drop(expert.Fallback)
+	}
 	if len(c.CLCTypes) < maxCLCTypes {
 		c.CLCTypes = append(c.CLCTypes, uint8(m.typ))
 	}
