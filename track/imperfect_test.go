@@ -946,3 +946,38 @@ func TestSYNACKOptionDamaged(t *testing.T) {
 		t.Errorf("outcome %v, findings %v: want SMC-R, no fallback", s.Conns[0].Outcome, found)
 	}
 }
+
+// TestClientSYNACKDamaged: pingpong.pcap whose client Confirm segment has
+// the SYN flag set (its flags damaged in the capture): a SYN-ACK from the
+// client whose SYN the capture showed is no SYN-ACK (no TCP stack sends
+// one), and its missing SMC option no fallback.
+func TestClientSYNACKDamaged(t *testing.T) {
+	frames := readRawFrames(t, crafted.Pingpong(t))
+	_, lt := testutil.ReadFrames(t, crafted.Pingpong(t))
+	confirm := -1
+	eachRaw(t, "confirm", lt, frames, func(f *capture.Frame) {
+		for _, m := range f.CLC {
+			if m.Type == decode.CLCTypeConfirm && confirm < 0 {
+				confirm = f.Number - 1
+			}
+		}
+	})
+	if confirm < 0 {
+		t.Fatal("no Confirm in pingpong.pcap")
+	}
+	d := bytes.Clone(frames[confirm].Data)
+	if d[12] != 0x08 || d[13] != 0 || d[14] != 0x45 {
+		t.Fatal("the Confirm is not in a plain IPv4 frame")
+	}
+	d[14+20+13] |= 0x02 // SYN
+	frames[confirm].Data = d
+	s, found := feedRaw(t, frames)
+	if slices.Contains(found, expert.Fallback.String()) {
+		t.Errorf("findings %v: a fallback made of a damaged segment", found)
+	}
+	for _, c := range s.Conns {
+		if c.Outcome == OutcomeFallback {
+			t.Errorf("connection %d: %v (%v)", c.ID, c.Outcome, c.Fallback.Cause)
+		}
+	}
+}

@@ -57,6 +57,9 @@ func (t *Tracker) tcp(in *input) {
 		if c.TSYN.IsZero() {
 			c.TSYN = in.ts()
 		}
+	case s.syn && s.ack && c.SeenSYN && d == DirC2S:
+		// A SYN-ACK from the client whose SYN the capture showed: no
+		// TCP stack sends one (its flags were damaged in the capture).
 	case s.syn && s.ack:
 		if !c.SeenSYN && !c.SeenSYNACK {
 			c.synSeq = s.ackNum - 1 // the SYN it acknowledges
