@@ -981,3 +981,39 @@ func TestClientSYNACKDamaged(t *testing.T) {
 		}
 	}
 }
+
+// TestProposalDamaged: pingpong.pcap whose Proposal has its eyecatcher
+// damaged in the capture: the stream's first bytes are not CLC, as after
+// a middlebox's echo of the option, but the server's Accept and the
+// client's Confirm follow, which answer only a Proposal the server read.
+// The connection is the whole capture's SMC-R one: no fallback, no
+// smc.option.echoed_no_clc.
+func TestProposalDamaged(t *testing.T) {
+	frames := readRawFrames(t, crafted.Pingpong(t))
+	_, lt := testutil.ReadFrames(t, crafted.Pingpong(t))
+	proposal := -1
+	eachRaw(t, "proposal", lt, frames, func(f *capture.Frame) {
+		for _, m := range f.CLC {
+			if m.Type == decode.CLCTypeProposal && proposal < 0 {
+				proposal = f.Number - 1
+			}
+		}
+	})
+	if proposal < 0 {
+		t.Fatal("no Proposal in pingpong.pcap")
+	}
+	d := bytes.Clone(frames[proposal].Data)
+	i := bytes.Index(d, []byte{0xE2, 0xD4, 0xC3, 0xD9}) // "SMCR" in EBCDIC
+	if i < 0 {
+		t.Fatal("no eyecatcher in the Proposal")
+	}
+	d[i+1] ^= 0x20
+	frames[proposal].Data = d
+	s, found := feedRaw(t, frames)
+	if len(s.Conns) != 1 {
+		t.Fatalf("%d connections, want 1", len(s.Conns))
+	}
+	if s.Conns[0].Outcome != OutcomeSMCR || slices.Contains(found, expert.Fallback.String()) || slices.Contains(found, expert.OptionEchoed.String()) {
+		t.Errorf("outcome %v, findings %v: want SMC-R, no fallback, no echoed option", s.Conns[0].Outcome, found)
+	}
+}

@@ -363,6 +363,16 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 		c.Outcome, c.Fallback = OutcomePending, Fallback{}
 		c.expert.drop(expert.Fallback)
 	}
+	if c.Outcome == OutcomeFallback && c.Fallback.Cause == CauseNoCLC &&
+		(m.typ == decode.CLCTypeAccept && d == DirS2C || m.typ == decode.CLCTypeConfirm && d == DirC2S) {
+		// A server accepts only a Proposal it read, and a client
+		// confirms only an Accept: the stream's first bytes the
+		// capture shows as not CLC are not what the peer got (damaged
+		// in the capture). The handshake goes on from this message.
+		c.Outcome, c.Fallback = OutcomePending, Fallback{}
+		c.expert.drop(expert.Fallback)
+		c.expert.drop(expert.OptionEchoed)
+	}
 	if len(c.CLCTypes) < maxCLCTypes {
 		c.CLCTypes = append(c.CLCTypes, uint8(m.typ))
 	}

@@ -242,8 +242,10 @@ var ExpertVectors = []Vector{
 	{"option-echoed", "smc.option.echoed_no_clc", func(t testing.TB) string {
 		// Both SYNs carry the option, and the client's first bytes are
 		// not CLC (the eyecatcher overwritten): a peer that does not
-		// speak SMC behind a middlebox that echoed the option.
-		fs := pingpong(t)
+		// speak SMC behind a middlebox that echoed the option. No CLC
+		// answers them (an Accept would say the server read a Proposal):
+		// the capture ends with the server's ACK of them.
+		fs := pingpong(t)[:ppProposal+1]
 		d := fs[ppProposal-1].Data
 		p := 14 + 20 + int(d[14+20+12]>>4)*4 // Ethernet, IPv4, TCP header
 		copy(d[p:], "GET ")
