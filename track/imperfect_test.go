@@ -982,38 +982,56 @@ func TestClientSYNACKDamaged(t *testing.T) {
 	}
 }
 
-// TestProposalDamaged: pingpong.pcap whose Proposal has its eyecatcher
-// damaged in the capture: the stream's first bytes are not CLC, as after
-// a middlebox's echo of the option, but the server's Accept and the
-// client's Confirm follow, which answer only a Proposal the server read.
-// The connection is the whole capture's SMC-R one: no fallback, no
-// smc.option.echoed_no_clc.
+// TestProposalDamaged: a Proposal with its eyecatcher damaged in the
+// capture: the stream's first bytes are not CLC, as after a middlebox's
+// echo of the option, but the server answers with CLC, which it does only
+// to a Proposal it read. pingpong.pcap: its Accept and the client's
+// Confirm follow, and the connection is the whole capture's SMC-R one;
+// decline-nordma.pcap: the server's Decline follows, and the connection
+// falls back for that Decline. Neither is smc.option.echoed_no_clc.
 func TestProposalDamaged(t *testing.T) {
-	frames := readRawFrames(t, crafted.Pingpong(t))
-	_, lt := testutil.ReadFrames(t, crafted.Pingpong(t))
-	proposal := -1
-	eachRaw(t, "proposal", lt, frames, func(f *capture.Frame) {
-		for _, m := range f.CLC {
-			if m.Type == decode.CLCTypeProposal && proposal < 0 {
-				proposal = f.Number - 1
+	for _, c := range []struct {
+		path    string
+		outcome Outcome
+		cause   FallbackCause
+	}{
+		{crafted.Pingpong(t), OutcomeSMCR, CauseNone},
+		{refDir + "decline-nordma.pcap", OutcomeFallback, CauseDecline},
+	} {
+		frames := readRawFrames(t, c.path)
+		_, lt := testutil.ReadFrames(t, c.path)
+		proposal := -1
+		eachRaw(t, "proposal", lt, frames, func(f *capture.Frame) {
+			for _, m := range f.CLC {
+				if m.Type == decode.CLCTypeProposal && proposal < 0 {
+					proposal = f.Number - 1
+				}
+			}
+		})
+		if proposal < 0 {
+			t.Fatalf("no Proposal in %s", c.path)
+		}
+		d := bytes.Clone(frames[proposal].Data)
+		i := bytes.Index(d, []byte{0xE2, 0xD4, 0xC3, 0xD9}) // "SMCR" in EBCDIC
+		if i < 0 {
+			t.Fatalf("no eyecatcher in the Proposal of %s", c.path)
+		}
+		d[i+1] ^= 0x20
+		frames[proposal].Data = d
+		tr := New(Options{Unshared: true})
+		eachRaw(t, "damaged", lt, frames, func(f *capture.Frame) { tr.Feed(f) })
+		tr.EndCapture(time.Time{})
+		s := tr.Snapshot()
+		if len(s.Conns) != 1 {
+			t.Fatalf("%s: %d connections, want 1", c.path, len(s.Conns))
+		}
+		if got := s.Conns[0]; got.Outcome != c.outcome || got.Fallback.Cause != c.cause {
+			t.Errorf("%s: outcome %v (%v), want %v (%v)", c.path, got.Outcome, got.Fallback.Cause, c.outcome, c.cause)
+		}
+		for _, f := range s.Findings() {
+			if f.ID == expert.OptionEchoed {
+				t.Errorf("%s: %s on a Proposal damaged in the capture", c.path, f.ID)
 			}
 		}
-	})
-	if proposal < 0 {
-		t.Fatal("no Proposal in pingpong.pcap")
-	}
-	d := bytes.Clone(frames[proposal].Data)
-	i := bytes.Index(d, []byte{0xE2, 0xD4, 0xC3, 0xD9}) // "SMCR" in EBCDIC
-	if i < 0 {
-		t.Fatal("no eyecatcher in the Proposal")
-	}
-	d[i+1] ^= 0x20
-	frames[proposal].Data = d
-	s, found := feedRaw(t, frames)
-	if len(s.Conns) != 1 {
-		t.Fatalf("%d connections, want 1", len(s.Conns))
-	}
-	if s.Conns[0].Outcome != OutcomeSMCR || slices.Contains(found, expert.Fallback.String()) || slices.Contains(found, expert.OptionEchoed.String()) {
-		t.Errorf("outcome %v, findings %v: want SMC-R, no fallback, no echoed option", s.Conns[0].Outcome, found)
 	}
 }

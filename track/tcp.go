@@ -364,9 +364,9 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 		c.expert.drop(expert.Fallback)
 	}
 	if c.Outcome == OutcomeFallback && c.Fallback.Cause == CauseNoCLC &&
-		(m.typ == decode.CLCTypeAccept && d == DirS2C || m.typ == decode.CLCTypeConfirm && d == DirC2S) {
-		// A server accepts only a Proposal it read, and a client
-		// confirms only an Accept: the stream's first bytes the
+		(m.typ != decode.CLCTypeProposal && d == DirS2C || m.typ == decode.CLCTypeConfirm && d == DirC2S) {
+		// A server accepts or declines only a Proposal it read, and a
+		// client confirms only an Accept: the stream's first bytes the
 		// capture shows as not CLC are not what the peer got (damaged
 		// in the capture). The handshake goes on from this message.
 		c.Outcome, c.Fallback = OutcomePending, Fallback{}
