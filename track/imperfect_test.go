@@ -954,17 +954,7 @@ func TestSYNACKOptionDamaged(t *testing.T) {
 func TestClientSYNACKDamaged(t *testing.T) {
 	frames := readRawFrames(t, crafted.Pingpong(t))
 	_, lt := testutil.ReadFrames(t, crafted.Pingpong(t))
-	confirm := -1
-	eachRaw(t, "confirm", lt, frames, func(f *capture.Frame) {
-		for _, m := range f.CLC {
-			if m.Type == decode.CLCTypeConfirm && confirm < 0 {
-				confirm = f.Number - 1
-			}
-		}
-	})
-	if confirm < 0 {
-		t.Fatal("no Confirm in pingpong.pcap")
-	}
+	confirm := firstCLC(t, lt, frames, decode.CLCTypeConfirm)
 	d := bytes.Clone(frames[confirm].Data)
 	if d[12] != 0x08 || d[13] != 0 || d[14] != 0x45 {
 		t.Fatal("the Confirm is not in a plain IPv4 frame")
@@ -1000,17 +990,7 @@ func TestProposalDamaged(t *testing.T) {
 	} {
 		frames := readRawFrames(t, c.path)
 		_, lt := testutil.ReadFrames(t, c.path)
-		proposal := -1
-		eachRaw(t, "proposal", lt, frames, func(f *capture.Frame) {
-			for _, m := range f.CLC {
-				if m.Type == decode.CLCTypeProposal && proposal < 0 {
-					proposal = f.Number - 1
-				}
-			}
-		})
-		if proposal < 0 {
-			t.Fatalf("no Proposal in %s", c.path)
-		}
+		proposal := firstCLC(t, lt, frames, decode.CLCTypeProposal)
 		d := bytes.Clone(frames[proposal].Data)
 		i := bytes.Index(d, []byte{0xE2, 0xD4, 0xC3, 0xD9}) // "SMCR" in EBCDIC
 		if i < 0 {
@@ -1034,4 +1014,22 @@ func TestProposalDamaged(t *testing.T) {
 			}
 		}
 	}
+}
+
+// firstCLC is the index in frames of the first frame that carries a CLC
+// message of type typ (the test fails when none does).
+func firstCLC(t *testing.T, lt layers.LinkType, frames []rawFrame, typ decode.CLCType) int {
+	t.Helper()
+	at := -1
+	eachRaw(t, "clc", lt, frames, func(f *capture.Frame) {
+		for _, m := range f.CLC {
+			if m.Type == typ && at < 0 {
+				at = f.Number - 1
+			}
+		}
+	})
+	if at < 0 {
+		t.Fatalf("no CLC %v in the capture", typ)
+	}
+	return at
 }
