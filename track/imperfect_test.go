@@ -1033,3 +1033,27 @@ func firstCLC(t *testing.T, lt layers.LinkType, frames []rawFrame, typ decode.CL
 	}
 	return at
 }
+
+// TestConfirmDamaged: pingpong.pcap whose client Confirm has its last
+// bytes overwritten in the capture (editcap -E fills a frame's rest with
+// 0xAA): the Confirm is malformed (smc.malformed, a fact of the bytes the
+// capture holds), but the client's CDCs to the Accept's queue pair with
+// its token show that the server got it whole: the connection is SMC-R,
+// not a handshake that failed.
+func TestConfirmDamaged(t *testing.T) {
+	frames := readRawFrames(t, crafted.Pingpong(t))
+	_, lt := testutil.ReadFrames(t, crafted.Pingpong(t))
+	confirm := firstCLC(t, lt, frames, decode.CLCTypeConfirm)
+	d := bytes.Clone(frames[confirm].Data)
+	for i := len(d) - 8; i < len(d); i++ {
+		d[i] = 0xAA
+	}
+	frames[confirm].Data = d
+	s, found := feedRaw(t, frames)
+	if len(s.Conns) != 1 {
+		t.Fatalf("%d connections, want 1", len(s.Conns))
+	}
+	if c := s.Conns[0]; c.Outcome != OutcomeSMCR || slices.Contains(found, expert.HandshakeFailed.String()) || !slices.Contains(found, expert.Malformed.String()) {
+		t.Errorf("outcome %v (%s), findings %v: want SMC-R, smc.malformed, no smc.handshake.failed", c.Outcome, c.Failure, found)
+	}
+}

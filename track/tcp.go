@@ -351,6 +351,14 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 				OutOfSync: m.flag, Frame: in.number, Time: in.ts()}
 			c.declinedAt.dir, c.declinedAt.seq = d, in.tcp.seq
 		}
+		if m.typ == decode.CLCTypeConfirm && d == DirC2S && !m.inside && c.Outcome == OutcomePending &&
+			c.ServerEP.Valid && !c.ClientEP.Valid && !c.SMCD && c.link == nil && !slices.Contains(t.pendingHalf, c) {
+			// The server may have got this Confirm whole (its copy in
+			// the capture damaged: TCP checksums are not checked): the
+			// client's CDCs to the Accept's queue pair with its token
+			// say it did, as for a Confirm the capture missed (claimHalf).
+			t.addPendingHalf(c)
+		}
 		return
 	}
 	t.stats.CLC++
