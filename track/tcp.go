@@ -706,33 +706,33 @@ func (t *Tracker) place(c *Conn, in *input, m *clcIn) {
 		g.Version = c.Version
 	}
 	t.attach(c, l)
-	t.claimEarly(c, g, in, [2]uint32{s.Token, cl.Token})
+	t.claimEarly(c, DirC2S, s.Token, cl.Token, true)
+	t.claimEarly(c, DirS2C, cl.Token, s.Token, true)
 	t.registerToken(c, DirC2S, s.Token)
 	t.registerToken(c, DirS2C, cl.Token)
 	t.registerRMB(c, l, DirC2S, s)
 	t.registerRMB(c, l, DirS2C, cl)
 }
 
-// claimEarly merges into c, whose handshake places it on g with tokens
-// tok (per direction), a connection joined from CDCs of those tokens that
-// the capture showed no longer than lateMax before: two hosts' captures
-// merged with their clocks apart show a side's first CDCs before the CLC
-// message that placed c (Linux sends none before, smc_listen_work and
-// smc_connect_rdma in net/smc/af_smc.c); on a fast path the first CDCs
-// may come before the client's SYN. Joined no longer than lateMax before
-// the message, it is c's, not an older connection's of the same token.
-func (t *Tracker) claimEarly(c *Conn, g *LinkGroup, in *input, tok [2]uint32) {
-	for d := range tok {
-		x := g.tokens[d][tok[d]]
-		if x == nil || x == c || !x.Inferred || x.finished || c.hasTok[d] ||
-			in.ns-x.Start.UnixNano() > int64(lateMax) {
-			continue
-		}
-		if o := 1 - d; x.hasTok[o] && x.tokens[o] != tok[o] {
-			continue // a half of another connection's
-		}
-		t.merge(c, x)
+// claimEarly merges into c, known from its handshake and now given token
+// for its CDCs of direction d, the connection joined from CDCs of that
+// token no longer than lateMax before: two hosts' captures merged with
+// their clocks apart show a side's first CDCs before the CLC message that
+// placed c (Linux sends none before, smc_listen_work and smc_connect_rdma
+// in net/smc/af_smc.c); on a fast path they may come before the client's
+// SYN. Joined that recently, it is c's, not an older connection's of the
+// same token. One joined from both directions' CDCs is merged only when
+// its other token is other, c's (known says it is).
+func (t *Tracker) claimEarly(c *Conn, d Dir, token, other uint32, known bool) {
+	x := c.lgr.tokens[d][token]
+	if x == nil || x == c || !x.Inferred || c.Inferred || x.finished || c.hasTok[d] ||
+		t.lastNS-x.Start.UnixNano() > int64(lateMax) {
+		return
 	}
+	if o := d.Reverse(); x.hasTok[o] && (!known || x.tokens[o] != other) {
+		return // a half of another connection's, or of one c cannot tell
+	}
+	t.merge(c, x)
 }
 
 // fromCLC sets what a first contact's CLC Accept and Confirm say of the
@@ -1058,17 +1058,10 @@ func (t *Tracker) attach(c *Conn, l *Link) {
 	}
 }
 
-// registerToken makes token the one c's CDCs of direction d carry.
-// A connection joined from CDCs of that token alone (this direction's)
-// no longer than lateMax before is merged into c when c is known from
-// its handshake: its CDCs were shown before the CLC message that tells
-// the token (claimEarly; here for a connection placed from one side's
-// message).
+// registerToken makes token the one c's CDCs of direction d carry,
+// claiming a connection joined from them before (claimEarly).
 func (t *Tracker) registerToken(c *Conn, d Dir, token uint32) {
-	if x := c.lgr.tokens[d][token]; x != nil && x != c && x.Inferred && !c.Inferred && !x.finished && !c.hasTok[d] &&
-		!x.hasTok[d.Reverse()] && t.lastNS-x.Start.UnixNano() <= int64(lateMax) {
-		t.merge(c, x)
-	}
+	t.claimEarly(c, d, token, 0, false)
 	c.lgr.tokens[d][token] = c
 	c.tokens[d], c.hasTok[d] = token, true
 }
