@@ -93,18 +93,7 @@ func TestReadFIFO(t *testing.T) {
 				for range lines {
 				}
 			}()
-			select {
-			case err = <-done:
-			case <-time.After(20 * time.Second):
-				t.Fatal("SIGTERM did not end smcdump waiting on the FIFO's writer")
-			}
-			var ee *exec.ExitError
-			if !errors.As(err, &ee) || ee.ExitCode() != 143 {
-				t.Errorf("exit %v, want status 143", err)
-			}
-			if got := strings.TrimSpace(errb.String()); !strings.Contains(got, "stopped by SIGTERM before the capture's end") || strings.Contains(got, "\n") {
-				t.Errorf("stderr %q, want one line saying it stopped", got)
-			}
+			testutil.StoppedBySIGTERM(t, done, "smcdump", &errb)
 		})
 	}
 

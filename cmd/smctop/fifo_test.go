@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"os"
 	"os/exec"
 	"strings"
@@ -54,18 +53,7 @@ func TestOnceFIFOStopped(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	select {
-	case err = <-done:
-	case <-time.After(20 * time.Second):
-		t.Fatal("SIGTERM did not end smctop waiting on the FIFO's writer")
-	}
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 143 {
-		t.Errorf("exit %v, want status 143", err)
-	}
-	if got := strings.TrimSpace(errb.String()); !strings.Contains(got, "stopped by SIGTERM before the capture's end") || strings.Contains(got, "\n") {
-		t.Errorf("stderr %q, want one line saying it stopped", got)
-	}
+	testutil.StoppedBySIGTERM(t, done, "smctop", &errb)
 	// What was read is in it, but nothing says when smctop had fed
 	// it all: the snapshot is asked for, not its counts.
 	if !strings.Contains(out.String(), "== overview") {

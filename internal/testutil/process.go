@@ -8,8 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // RunNoTTY runs bin the way a service or `setsid CMD </dev/null` does: in a
@@ -58,4 +60,24 @@ func Prometheus(t testing.TB, dir, config string, args ...string) (addr string, 
 	}
 	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
 	return addr, log
+}
+
+// StoppedBySIGTERM waits up to 20 s for done, the Wait of the program who
+// that was sent SIGTERM while it waited on its input, and checks that it
+// exited with status 143 and said so in one line of stderr.
+func StoppedBySIGTERM(t testing.TB, done <-chan error, who string, stderr *bytes.Buffer) {
+	t.Helper()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("SIGTERM did not end %s waiting on the FIFO's writer", who)
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 143 {
+		t.Errorf("%s: exit %v, want status 143", who, err)
+	}
+	if got := strings.TrimSpace(stderr.String()); !strings.Contains(got, "stopped by SIGTERM before the capture's end") || strings.Contains(got, "\n") {
+		t.Errorf("%s: stderr %q, want one line saying it stopped", who, got)
+	}
 }
