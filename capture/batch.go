@@ -377,8 +377,15 @@ func (r *Reader) NewBatchDecoder() *BatchDecoder {
 	first.SetDepth(r.depth)
 	d := &BatchDecoder{r: Reader{name: r.name, dec: first, first: first, noICRC: r.noICRC, depth: r.depth, replaying: true, last: -1}}
 	if r.direct != nil {
-		plan := *r.direct // its frame number cache is the decoder's own
-		d.r.direct = &plan
+		// Its frame number cache is the decoder's own, written with every
+		// frame: padded, so that no other goroutine's plan (48 bytes, as
+		// many to a cache line) shares its cache line.
+		padded := &struct {
+			_    [64]byte
+			plan DirectPlan
+			_    [64]byte
+		}{plan: *r.direct}
+		d.r.direct = &padded.plan
 		d.r.directRecords = r.directRecords
 	}
 	f := &d.r.frame
