@@ -75,6 +75,18 @@ type leanRec struct {
 	number int
 	clc    int32
 	icrcOK bool
+	lean   leanDirect
+}
+
+// leanDirect is what readLean learned of a frame the direct path takes,
+// for the decoder not to work it out again: its layers (directLayers; 0
+// for a frame readLean left to read) and what its CDC's destination queue
+// pair had (smcQPs.addFlags) with the frame.
+type leanDirect struct {
+	present uint32
+	// known: the queue pair was known (its flags unchanged): adding it
+	// again teaches nothing. credits: it carries ANCK's credits.
+	known, credits bool
 }
 
 // dumpState is what one link type's decoder learned of the dump device.
@@ -144,6 +156,21 @@ func (b *Batch) reset() {
 	}
 	b.clc = b.clc[:0]
 	b.dumps = b.dumps[:0]
+}
+
+// addLean appends a zero leanRec to b and returns it, to be filled in
+// place: a composite literal appended is built on the stack and copied, a
+// wide load of narrower stores the CPU cannot forward (half of readLean's
+// time).
+func (b *Batch) addLean() *leanRec {
+	if len(b.leans) < cap(b.leans) {
+		b.leans = b.leans[:len(b.leans)+1]
+		l := &b.leans[len(b.leans)-1]
+		*l = leanRec{}
+		return l
+	}
+	b.leans = append(b.leans, leanRec{})
+	return &b.leans[len(b.leans)-1]
 }
 
 // keep copies p into the arena. Slices of earlier copies stay valid when
@@ -223,7 +250,8 @@ func (r *Reader) ReadBatch(b *Batch, max int, visit func(f *Frame, i int)) {
 		if b.lean != nil {
 			rec := batchRec{clc: -1}
 			r.carry(f, lt, b, &rec, visit != nil)
-			b.leans = append(b.leans, leanRec{off: r.last, number: f.Number, clc: rec.clc, icrcOK: visit != nil && f.ICRC.OK})
+			l := b.addLean()
+			l.off, l.number, l.clc, l.icrcOK = r.last, f.Number, rec.clc, visit != nil && f.ICRC.OK
 		} else {
 			rec := batchRec{number: f.Number, ci: f.CI, data: data, ns: f.ns, digits: f.digits, shown: f.shown,
 				lt: lt, off: r.last, clc: -1}
@@ -267,13 +295,17 @@ func (r *Reader) readLean(b *Batch) bool {
 	if present == 0 {
 		return false
 	}
+	ld := leanDirect{present: present, known: true}
 	if present&(1<<decode.OwnerCDC) != 0 && r.depth == DepthAll {
-		r.qps.addFlags(directCDCDst(data), 0) // as readDirect
+		// As readDirect.
+		fl, known := r.qps.addKnown(directCDCDst(data), 0)
+		ld.known, ld.credits = known, fl&qpCredits != 0
 	}
 	p.pos += pcapRecordLen + caplen
 	r.last, r.offset = int64(off), int64(p.pos)
 	r.frame.Number++
-	b.leans = append(b.leans, leanRec{off: int64(off), number: r.frame.Number, clc: -1})
+	l := b.addLean()
+	l.off, l.number, l.clc, l.lean = int64(off), r.frame.Number, -1, ld
 	b.end = p.pos
 	return true
 }
@@ -338,13 +370,18 @@ func (r *Reader) carry(f *Frame, lt layers.LinkType, b *Batch, rec *batchRec, wh
 // the batches.
 func (r *Reader) Release(b *Batch) {
 	p := r.pf
-	if p == nil || !p.mapped || b.end-p.releasedBy < releaseEvery {
+	if p == nil || !p.mapped || b.end-p.releasedBy < releaseBatchesEvery {
 		return
 	}
-	end := b.end &^ (releaseEvery - 1)
+	end := b.end &^ (releaseBatchesEvery - 1)
 	releaseMapped(p.mem[p.releasedBy:end])
 	p.releasedBy = end
 }
+
+// releaseBatchesEvery is releaseEvery for batches. Decoders on other CPUs
+// have the mapping in their TLBs: each release interrupts them all (a TLB
+// shootdown), at 256 KiB 4 % of a -j 2 -T fields run's time.
+const releaseBatchesEvery = 1 << 21
 
 // dumpStates appends what each decoder of r learned of the dump device.
 func (r *Reader) dumpStates(dst []dumpState) []dumpState {
@@ -458,7 +495,10 @@ func (d *BatchDecoder) nextLean(p *pcapFile) *Frame {
 	f.Number = rec.number
 	f.Data, f.ns = p.recordAt(rec.off, &f.CI)
 	f.digits, f.shown = p.digits, p.digits
-	return d.decode(rec.off, "", rec.clc, p.linkType, rec.icrcOK)
+	d.r.lean = rec.lean
+	f = d.decode(rec.off, "", rec.clc, p.linkType, rec.icrcOK)
+	d.r.lean = leanDirect{}
+	return f
 }
 
 // DirectPlan is the decoder's own copy of the Reader's direct plan (nil

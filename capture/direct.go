@@ -294,8 +294,7 @@ func directLayers(data []byte, length int) uint32 {
 func directCDCDst(data []byte) qpKey {
 	b := (*[dMin]byte)(data)
 	k := qpKey{qpn: uint32(b[dBTH+5])<<16 | uint32(b[dBTH+6])<<8 | uint32(b[dBTH+7])}
-	k.addr[10], k.addr[11] = 0xff, 0xff
-	copy(k.addr[12:], b[dIP+16:dIP+20])
+	keyIPv4(&k, b[dIP+16:dIP+20])
 	return k
 }
 
@@ -303,15 +302,25 @@ func directCDCDst(data []byte) qpKey {
 // one of the frames the path reads (directLayers), and reports whether it
 // did.
 func (r *Reader) readDirect(f *Frame) bool {
-	present := directLayers(f.Data, f.CI.Length)
-	if present == 0 {
-		return false
-	}
-	credits := false // a CDC on a queue pair of ANCK's credits
-	if present&(1<<decode.OwnerCDC) != 0 && r.depth == DepthAll {
-		// As smcQPs.roce does for every CDC: its destination is an
-		// SMC-R queue pair.
-		credits = r.qps.addFlags(directCDCDst(f.Data), 0)&qpCredits != 0
+	present, credits := r.lean.present, r.lean.credits
+	switch {
+	case present != 0:
+		// Read before by the Batch's Reader: its queue pair is added
+		// again only if that taught the Reader something.
+		if !r.lean.known {
+			r.qps.addFlags(directCDCDst(f.Data), 0)
+		}
+	default:
+		present = directLayers(f.Data, f.CI.Length)
+		if present == 0 {
+			return false
+		}
+		if present&(1<<decode.OwnerCDC) != 0 && r.depth == DepthAll {
+			// As smcQPs.roce does for every CDC: its destination is
+			// an SMC-R queue pair. credits: a CDC on a queue pair of
+			// ANCK's credits.
+			credits = r.qps.addFlags(directCDCDst(f.Data), 0)&qpCredits != 0
+		}
 	}
 	if f.direct == 0 { // a direct frame leaves nothing else to reset
 		f.reset()

@@ -99,6 +99,9 @@ type Reader struct {
 	replay    *clcResult
 	replaying bool
 	ifaceNote string
+	// lean: what the Reader of a lean Batch learned of the current frame
+	// (BatchDecoder.nextLean), present 0 when nothing.
+	lean leanDirect
 }
 
 // Dropped returns how many frames the kernel dropped before this reader

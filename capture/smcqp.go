@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"encoding/binary"
 	"errors"
 	"maps"
 	"net/netip"
@@ -22,9 +23,23 @@ import (
 
 // qpKey is a queue pair by the address packets to it carry: the IPv6 (or
 // IPv4-mapped) destination of RoCEv2, the destination GID of RoCEv1.
+// The address is two big-endian halves, not a [16]byte: a struct with an
+// array is passed in memory, and one built on the stack with narrow stores
+// and read back wide stalls the CPU (store forwarding fails) on every CDC.
 type qpKey struct {
-	addr [16]byte
-	qpn  uint32
+	hi, lo uint64
+	qpn    uint32
+}
+
+// keyAddr is the qpKey address of a 16-byte address.
+func keyAddr(k *qpKey, a [16]byte) {
+	k.hi, k.lo = binary.BigEndian.Uint64(a[:8]), binary.BigEndian.Uint64(a[8:])
+}
+
+// keyIPv4 is the qpKey address of an IPv4 address (IPv4-mapped, as RoCEv2
+// GIDs are).
+func keyIPv4(k *qpKey, ip []byte) {
+	k.hi, k.lo = 0, 0xffff<<32|uint64(binary.BigEndian.Uint32(ip))
 }
 
 // maxSMCQPs bounds the set on a long live capture; when it is full it is
@@ -77,8 +92,14 @@ func (s *smcQPs) add(k qpKey, fl qpFlags) { s.addFlags(k, fl) }
 
 // addFlags is add, returning the flags k has now.
 func (s *smcQPs) addFlags(k qpKey, fl qpFlags) qpFlags {
+	fl, _ = s.addKnown(k, fl)
+	return fl
+}
+
+// addKnown is addFlags, also reporting whether k was known with fl.
+func (s *smcQPs) addKnown(k qpKey, fl qpFlags) (qpFlags, bool) {
 	if old, ok := s.lookup(k); ok && old|fl == old {
-		return old
+		return old, true
 	} else if ok {
 		fl |= old
 		for i := range s.recent {
@@ -95,7 +116,7 @@ func (s *smcQPs) addFlags(k qpKey, fl qpFlags) qpFlags {
 	}
 	s.m[k] = fl
 	s.remember(k, fl)
-	return fl
+	return fl, false
 }
 
 func (s *smcQPs) remember(k qpKey, fl qpFlags) {
@@ -105,7 +126,9 @@ func (s *smcQPs) remember(k qpKey, fl qpFlags) {
 
 func (s *smcQPs) addAnnounced(gid netip.Addr, qpn uint32, fl qpFlags) {
 	if gid.IsValid() && qpn != 0 {
-		s.add(qpKey{gid.As16(), qpn}, fl)
+		k := qpKey{qpn: qpn}
+		keyAddr(&k, gid.As16())
+		s.add(k, fl)
 	}
 }
 
@@ -132,12 +155,11 @@ func roceDst(f *Frame) (qpKey, bool) {
 	k := qpKey{qpn: f.BTH.DestQP}
 	switch {
 	case f.GRH != nil:
-		k.addr = f.GRH.DGID.As16()
+		keyAddr(&k, f.GRH.DGID.As16())
 	case f.IPv4 != nil && len(f.IPv4.DstIP) >= 4:
-		ip := f.IPv4.DstIP.To4()
-		k.addr = [16]byte{10: 0xff, 11: 0xff, 12: ip[0], 13: ip[1], 14: ip[2], 15: ip[3]}
+		keyIPv4(&k, f.IPv4.DstIP.To4())
 	case f.IPv6 != nil && len(f.IPv6.DstIP) == 16:
-		k.addr = [16]byte(f.IPv6.DstIP)
+		keyAddr(&k, [16]byte(f.IPv6.DstIP))
 	default:
 		return k, false
 	}
