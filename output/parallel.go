@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
 	"sync"
@@ -51,7 +52,7 @@ type pbatch struct {
 	ends []int
 	sel  []int
 	err  error // a worker's error, after the selected frames
-	done chan struct{}
+	seq  int   // the batch's place in the capture (pipeline.read)
 }
 
 // parallel reports whether this run may decode on several goroutines, and
@@ -243,6 +244,14 @@ func (wk *worker) run(b *pbatch) {
 // ploop is loop on jobs goroutines (see parallel): with a tracker, the
 // reader feeds it every frame in order (tracking); p is the printer whose
 // begin and end frame the output.
+//
+// Every goroutine plays every part in turn: it takes a free batch, reads
+// it while holding the reader (pipeline.read), decodes and prints it
+// alone, and hands it to the writer, which writes the batches in capture
+// order (pipeline.commit). A reader or writer of its own would compete
+// for the CPUs with the workers: a goroutine readied by a channel waits
+// behind a worker that runs until preempted (10 ms), and the workers
+// then run dry.
 func (o *Options) ploop(ctx context.Context, r *capture.Reader, flt *filter.Filter, tr Tracker, late *lateFields, w *capture.Writer, p printer, bw *bufio.Writer, jobs int, headers func(*capture.Frame) bool) error {
 	size := o.batchFrames
 	if size <= 0 {
@@ -274,108 +283,191 @@ func (o *Options) ploop(ctx context.Context, r *capture.Reader, flt *filter.Filt
 			return err
 		}
 	}
-	// The batches circulate: free -> reader -> work (any worker) and
-	// order (the writer, in capture order) -> free. Their number bounds
-	// the frames and output held at once.
-	n := parallelBatches * jobs
-	free := make(chan *pbatch, n)
-	for range n {
-		free <- &pbatch{done: make(chan struct{}, 1)}
-	}
-	work := make(chan *pbatch, n)
-	order := make(chan *pbatch, n)
-	quit := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		// The labels tell the reader's time from the workers' in a
-		// profile: what is left on one goroutine.
-		pprof.SetGoroutineLabels(pprof.WithLabels(ctx, pprof.Labels("smcdump", "reader")))
-		defer wg.Done()
-		defer close(work)
-		defer close(order)
-		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-		for {
-			var b *pbatch
-			select {
-			case b = <-free:
-			case <-quit:
-				return
-			}
-			var visit func(*capture.Frame, int)
-			if track != nil {
-				visit = track.visit(b)
-			}
-			r.ReadBatch(&b.cb, size, visit)
-			if !b.cb.First.IsZero() {
-				o.base = b.cb.First // before any worker prints a time
-			}
-			work <- b // never blocks: n places for n batches
-			order <- b
-			if b.cb.Err != nil {
-				return
-			}
-		}
-	}()
-	var wwg sync.WaitGroup
-	for _, wk := range workers {
-		wwg.Add(1)
-		go func() {
-			pprof.SetGoroutineLabels(pprof.WithLabels(ctx, pprof.Labels("smcdump", "worker")))
-			defer wwg.Done()
-			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-			for b := range work {
-				wk.run(b)
-				b.done <- struct{}{}
-			}
-		}()
-	}
-	defer func() {
-		// The reader stops at its next batch, the workers when the
-		// batches it handed out are done.
-		close(quit)
-		wg.Wait()
-		wwg.Wait()
-	}()
-
-	prog := progress{on: o.Progress, w: o.Stderr, last: time.Now(), prefix: o.prefix()}
-	defer prog.clear()
 	jp, _ := p.(*jsonPrinter)
 	if jp != nil && !jp.array {
 		jp = nil
 	}
-	selected, frames := 0, 0
-	defer func() {
-		if jp != nil {
-			jp.n = selected // end closes the array after them
-		}
-	}()
-	for b := range order {
-		<-b.done
-		if ctx.Err() != nil {
-			return nil
-		}
-		if err := o.emit(r, b, w, bw, jp, &selected); err != nil || (o.Count > 0 && selected >= o.Count) {
-			return err
-		}
-		for k := frames>>16 + 1; k<<16 <= frames+b.cb.Len(); k++ {
-			prog.tick(k << 16)
-		}
-		frames += b.cb.Len()
-		if b.err != nil {
-			return b.err
-		}
-		if err := b.cb.Err; err != nil {
-			if err == io.EOF {
-				o.ended = true
-				return nil
-			}
-			return err
-		}
-		r.Release(&b.cb)
-		free <- b
+	// The batches circulate: free -> a goroutine (read, decoded) -> the
+	// writer's ring, in capture order -> free. Their number bounds the
+	// frames and output held at once.
+	n := parallelBatches * jobs
+	pl := &pipeline{o: o, ctx: ctx, r: r, w: w, bw: bw, jp: jp, track: track, size: size,
+		free: make(chan *pbatch, n), quit: make(chan struct{}), ring: make([]*pbatch, n),
+		prog: progress{on: o.Progress, w: o.Stderr, last: time.Now(), prefix: o.prefix()}}
+	for range n {
+		pl.free <- &pbatch{}
 	}
-	return nil
+	readLabels := pprof.WithLabels(ctx, pprof.Labels("smcdump", "reader"))
+	workLabels := pprof.WithLabels(ctx, pprof.Labels("smcdump", "worker"))
+	var wg sync.WaitGroup
+	for _, wk := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+			for {
+				var b *pbatch
+				select {
+				case <-pl.quit:
+					return
+				case b = <-pl.free:
+				}
+				// The labels tell the reader's time from the workers'
+				// in a profile: what is left to one goroutine at a time.
+				pprof.SetGoroutineLabels(readLabels)
+				ok := pl.read(b)
+				pprof.SetGoroutineLabels(workLabels)
+				if !ok {
+					return
+				}
+				wk.run(b)
+				pl.commit(b)
+			}
+		}()
+	}
+	wg.Wait()
+	pl.prog.clear()
+	if jp != nil {
+		jp.n = pl.selected // end closes the array after them
+	}
+	return pl.err
+}
+
+// readSpins bounds how long pipeline.read waits for the reader before it
+// parks: each a runtime.Gosched, about 100 ns when there is nothing else
+// to run (a batch read with a tracker takes up to ~200 us).
+const readSpins = 4000
+
+// pipeline is ploop's shared state.
+type pipeline struct {
+	o     *Options
+	ctx   context.Context
+	r     *capture.Reader
+	w     *capture.Writer
+	bw    *bufio.Writer
+	jp    *jsonPrinter // the JSON array's printer (nil for other outputs)
+	track *tracking
+	size  int
+	free  chan *pbatch
+	quit  chan struct{} // closed when the writer stops
+
+	// The reader's, held while a batch is read: the Reader, the tracker
+	// it feeds, the number of the next batch and whether the capture
+	// ended (a batch with Err was read).
+	rmu   sync.Mutex
+	seq   int
+	ended bool
+
+	// The writer's: batch number k waits in ring[k % len(ring)] until
+	// the batches before it are written; one goroutine at a time writes
+	// (writing), others leave their batch and go on.
+	wmu      sync.Mutex
+	ring     []*pbatch
+	next     int
+	writing  bool
+	stopped  bool
+	err      error // the run's outcome, once stopped
+	selected int
+	frames   int
+	prog     progress
+}
+
+// read reads the next batch into b; false once the capture has ended (or
+// the writer has stopped), b then unused.
+func (pl *pipeline) read(b *pbatch) bool {
+	// A goroutine waits here only while another reads a batch (tens to
+	// hundreds of microseconds), with nothing else to do: parked, it
+	// would be woken a context switch later, and idle meanwhile.
+	for i := 0; !pl.rmu.TryLock(); i++ {
+		if i == readSpins {
+			pl.rmu.Lock()
+			break
+		}
+		runtime.Gosched()
+	}
+	defer pl.rmu.Unlock()
+	select {
+	case <-pl.quit:
+		return false
+	default:
+	}
+	if pl.ended {
+		return false
+	}
+	var visit func(*capture.Frame, int)
+	if pl.track != nil {
+		visit = pl.track.visit(b)
+	}
+	pl.r.ReadBatch(&b.cb, pl.size, visit)
+	if !b.cb.First.IsZero() {
+		pl.o.base = b.cb.First // before any worker prints a time
+	}
+	b.seq = pl.seq
+	pl.seq++
+	pl.ended = b.cb.Err != nil
+	return true
+}
+
+// commit hands the decoded batch b to the writer, and writes, in capture
+// order, every batch that is ready when no other goroutine is writing.
+func (pl *pipeline) commit(b *pbatch) {
+	pl.wmu.Lock()
+	pl.ring[b.seq%len(pl.ring)] = b
+	if pl.writing {
+		pl.wmu.Unlock()
+		return
+	}
+	pl.writing = true
+	for !pl.stopped {
+		k := pl.next % len(pl.ring)
+		b := pl.ring[k]
+		if b == nil {
+			break
+		}
+		pl.ring[k] = nil
+		pl.next++
+		// The batch is written with the lock released: others leave
+		// theirs meanwhile and go on decoding.
+		pl.wmu.Unlock()
+		stop, err := pl.write(b)
+		pl.wmu.Lock()
+		if stop {
+			pl.stopped, pl.err = true, err
+			close(pl.quit)
+			break
+		}
+	}
+	pl.writing = false
+	pl.wmu.Unlock()
+}
+
+// write writes batch b, the next in capture order, and reports whether
+// the run stops there, and with what error.
+func (pl *pipeline) write(b *pbatch) (bool, error) {
+	o, r := pl.o, pl.r
+	if pl.ctx.Err() != nil {
+		return true, nil
+	}
+	if err := o.emit(r, b, pl.w, pl.bw, pl.jp, &pl.selected); err != nil || (o.Count > 0 && pl.selected >= o.Count) {
+		return true, err
+	}
+	for k := pl.frames>>16 + 1; k<<16 <= pl.frames+b.cb.Len(); k++ {
+		pl.prog.tick(k << 16)
+	}
+	pl.frames += b.cb.Len()
+	if b.err != nil {
+		return true, b.err
+	}
+	if err := b.cb.Err; err != nil {
+		if err == io.EOF {
+			o.ended = true
+			return true, nil
+		}
+		return true, err
+	}
+	r.Release(&b.cb)
+	pl.free <- b // never blocks: a place for every batch
+	return false, nil
 }
 
 // emit writes a batch's selected frames (to -w and the output), the first
