@@ -6,25 +6,23 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
-	"sync"
 	"time"
 
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/filter"
+	"github.com/smcscope/smcscope/internal/inorder"
 )
 
-// -j N: the frames of a file are read in batches by one goroutine
+// -j N: the frames of a file are read in batches, one goroutine at a time
 // (capture.Reader.ReadBatch, which carries the decode state forward),
-// decoded, filtered and printed by N workers, each batch into an output
-// buffer of its own, and the buffers written in capture order by the
-// goroutine that called Run. Every frame's text is what the one-goroutine
-// loop prints for it; what depends on the frames before (the first JSON
-// frame has no comma, -c stops after N frames) is settled in order, by the
-// writer.
+// decoded, filtered and printed on N goroutines, each batch into an output
+// buffer of its own, and the buffers written in capture order (package
+// inorder). Every frame's text is what the one-goroutine loop prints for
+// it; what depends on the frames before (the first JSON frame has no
+// comma, -c stops after N frames) is settled in order, by the writer.
 
 // Default batch sizes: a batch is worth its hand-offs from a few hundred
 // frames on; the frames and output in flight are at most parallelBatches
@@ -52,7 +50,6 @@ type pbatch struct {
 	ends []int
 	sel  []int
 	err  error // a worker's error, after the selected frames
-	seq  int   // the batch's place in the capture (pipeline.read)
 }
 
 // parallel reports whether this run may decode on several goroutines, and
@@ -241,17 +238,9 @@ func (wk *worker) run(b *pbatch) {
 	}
 }
 
-// ploop is loop on jobs goroutines (see parallel): with a tracker, the
-// reader feeds it every frame in order (tracking); p is the printer whose
-// begin and end frame the output.
-//
-// Every goroutine plays every part in turn: it takes a free batch, reads
-// it while holding the reader (pipeline.read), decodes and prints it
-// alone, and hands it to the writer, which writes the batches in capture
-// order (pipeline.commit). A reader or writer of its own would compete
-// for the CPUs with the workers: a goroutine readied by a channel waits
-// behind a worker that runs until preempted (10 ms), and the workers
-// then run dry.
+// ploop is loop on jobs goroutines (see parallel), an inorder.Pass: with
+// a tracker, the batch's reader feeds it every frame in order (tracking);
+// p is the printer whose begin and end frame the output.
 func (o *Options) ploop(ctx context.Context, r *capture.Reader, flt *filter.Filter, tr Tracker, late *lateFields, w *capture.Writer, p printer, bw *bufio.Writer, jobs int, headers func(*capture.Frame) bool) error {
 	size := o.batchFrames
 	if size <= 0 {
@@ -287,45 +276,43 @@ func (o *Options) ploop(ctx context.Context, r *capture.Reader, flt *filter.Filt
 	if jp != nil && !jp.array {
 		jp = nil
 	}
-	// The batches circulate: free -> a goroutine (read, decoded) -> the
-	// writer's ring, in capture order -> free. Their number bounds the
-	// frames and output held at once.
-	n := parallelBatches * jobs
-	pl := &pipeline{o: o, ctx: ctx, r: r, w: w, bw: bw, jp: jp, track: track, size: size,
-		free: make(chan *pbatch, n), quit: make(chan struct{}), ring: make([]*pbatch, n),
+	pl := &pipeline{o: o, ctx: ctx, r: r, w: w, bw: bw, jp: jp,
 		prog: progress{on: o.Progress, w: o.Stderr, last: time.Now(), prefix: o.prefix()}}
-	for range n {
-		pl.free <- &pbatch{}
-	}
+	// The labels tell the reader's time from the workers' in a profile:
+	// what is left to one goroutine at a time.
 	readLabels := pprof.WithLabels(ctx, pprof.Labels("smcdump", "reader"))
 	workLabels := pprof.WithLabels(ctx, pprof.Labels("smcdump", "worker"))
-	var wg sync.WaitGroup
-	for _, wk := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+	pass := inorder.Pass[*pbatch]{
+		// Their number bounds the frames and output held at once.
+		Jobs: jobs, InFlight: parallelBatches * jobs,
+		New: func() *pbatch { return &pbatch{} },
+		Read: func(b *pbatch) bool {
+			pprof.SetGoroutineLabels(readLabels)
+			defer pprof.SetGoroutineLabels(workLabels)
 			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-			for {
-				var b *pbatch
-				select {
-				case <-pl.quit:
-					return
-				case b = <-pl.free:
-				}
-				// The labels tell the reader's time from the workers'
-				// in a profile: what is left to one goroutine at a time.
-				pprof.SetGoroutineLabels(readLabels)
-				ok := pl.read(b)
-				pprof.SetGoroutineLabels(workLabels)
-				if !ok {
-					return
-				}
-				wk.run(b)
-				pl.commit(b)
+			var visit func(*capture.Frame, int)
+			if track != nil {
+				visit = track.visit(b)
 			}
-		}()
+			r.ReadBatch(&b.cb, size, visit)
+			if !b.cb.First.IsZero() {
+				o.base = b.cb.First // before any worker prints a time
+			}
+			return b.cb.Err != nil
+		},
+		Work: func(job int, b *pbatch) {
+			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+			workers[job].run(b)
+		},
+		Write: func(b *pbatch) bool {
+			stop, err := pl.write(b)
+			if stop {
+				pl.err = err
+			}
+			return stop
+		},
 	}
-	wg.Wait()
+	pass.Run()
 	pl.prog.clear()
 	if jp != nil {
 		jp.n = pl.selected // end closes the array after them
@@ -333,112 +320,18 @@ func (o *Options) ploop(ctx context.Context, r *capture.Reader, flt *filter.Filt
 	return pl.err
 }
 
-// readSpins bounds how long pipeline.read waits for the reader before it
-// parks: each a runtime.Gosched, about 100 ns when there is nothing else
-// to run (a batch read with a tracker takes up to ~200 us).
-const readSpins = 4000
-
-// pipeline is ploop's shared state.
+// pipeline is what ploop's writer keeps from batch to batch.
 type pipeline struct {
-	o     *Options
-	ctx   context.Context
-	r     *capture.Reader
-	w     *capture.Writer
-	bw    *bufio.Writer
-	jp    *jsonPrinter // the JSON array's printer (nil for other outputs)
-	track *tracking
-	size  int
-	free  chan *pbatch
-	quit  chan struct{} // closed when the writer stops
-
-	// The reader's, held while a batch is read: the Reader, the tracker
-	// it feeds, the number of the next batch and whether the capture
-	// ended (a batch with Err was read).
-	rmu   sync.Mutex
-	seq   int
-	ended bool
-
-	// The writer's: batch number k waits in ring[k % len(ring)] until
-	// the batches before it are written; one goroutine at a time writes
-	// (writing), others leave their batch and go on.
-	wmu      sync.Mutex
-	ring     []*pbatch
-	next     int
-	writing  bool
-	stopped  bool
-	err      error // the run's outcome, once stopped
+	o        *Options
+	ctx      context.Context
+	r        *capture.Reader
+	w        *capture.Writer
+	bw       *bufio.Writer
+	jp       *jsonPrinter // the JSON array's printer (nil for other outputs)
+	err      error        // the run's outcome, once stopped
 	selected int
 	frames   int
 	prog     progress
-}
-
-// read reads the next batch into b; false once the capture has ended (or
-// the writer has stopped), b then unused.
-func (pl *pipeline) read(b *pbatch) bool {
-	// A goroutine waits here only while another reads a batch (tens to
-	// hundreds of microseconds), with nothing else to do: parked, it
-	// would be woken a context switch later, and idle meanwhile.
-	for i := 0; !pl.rmu.TryLock(); i++ {
-		if i == readSpins {
-			pl.rmu.Lock()
-			break
-		}
-		runtime.Gosched()
-	}
-	defer pl.rmu.Unlock()
-	select {
-	case <-pl.quit:
-		return false
-	default:
-	}
-	if pl.ended {
-		return false
-	}
-	var visit func(*capture.Frame, int)
-	if pl.track != nil {
-		visit = pl.track.visit(b)
-	}
-	pl.r.ReadBatch(&b.cb, pl.size, visit)
-	if !b.cb.First.IsZero() {
-		pl.o.base = b.cb.First // before any worker prints a time
-	}
-	b.seq = pl.seq
-	pl.seq++
-	pl.ended = b.cb.Err != nil
-	return true
-}
-
-// commit hands the decoded batch b to the writer, and writes, in capture
-// order, every batch that is ready when no other goroutine is writing.
-func (pl *pipeline) commit(b *pbatch) {
-	pl.wmu.Lock()
-	pl.ring[b.seq%len(pl.ring)] = b
-	if pl.writing {
-		pl.wmu.Unlock()
-		return
-	}
-	pl.writing = true
-	for !pl.stopped {
-		k := pl.next % len(pl.ring)
-		b := pl.ring[k]
-		if b == nil {
-			break
-		}
-		pl.ring[k] = nil
-		pl.next++
-		// The batch is written with the lock released: others leave
-		// theirs meanwhile and go on decoding.
-		pl.wmu.Unlock()
-		stop, err := pl.write(b)
-		pl.wmu.Lock()
-		if stop {
-			pl.stopped, pl.err = true, err
-			close(pl.quit)
-			break
-		}
-	}
-	pl.writing = false
-	pl.wmu.Unlock()
 }
 
 // write writes batch b, the next in capture order, and reports whether
@@ -466,7 +359,6 @@ func (pl *pipeline) write(b *pbatch) (bool, error) {
 		return true, err
 	}
 	r.Release(&b.cb)
-	pl.free <- b // never blocks: a place for every batch
 	return false, nil
 }
 

@@ -6,10 +6,10 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
-	"sync"
 
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/filter"
+	"github.com/smcscope/smcscope/internal/inorder"
 )
 
 // filterFrames is how many frames a batch of filterBatches holds: enough
@@ -17,93 +17,69 @@ import (
 const filterFrames = 2048
 
 // filterBatches is Filter's pass over a file without tracker fields on
-// jobs goroutines: one reads the frames in batches, carrying in order
-// what a frame's decode depends on (capture.Reader.ReadBatch), the others
-// decode and match each batch with a filter of their own; the matches
-// are joined in frame order. What it returns is what the one-goroutine
-// pass returns, error included.
+// jobs goroutines (an inorder.Pass): the frames are read in batches,
+// carrying in order what a frame's decode depends on
+// (capture.Reader.ReadBatch), each batch decoded and matched with a filter
+// of the goroutine's own, and the matches joined in frame order. What it
+// returns is what the one-goroutine pass returns, error included.
 func filterBatches(ctx context.Context, r *capture.Reader, flt *filter.Filter, upTo, jobs int) ([]int32, error) {
 	type batch struct {
 		cb    capture.Batch
 		match []int32
 		err   error
-		done  chan struct{}
 	}
-	n := 2 * jobs
-	free := make(chan *batch, n)
-	for range n {
-		free <- &batch{done: make(chan struct{}, 1)}
-	}
-	work, order := make(chan *batch, n), make(chan *batch, n)
-	quit := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		defer close(work)
-		defer close(order)
-		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-		for {
-			var b *batch
-			select {
-			case b = <-free:
-			case <-quit:
-				return
-			}
-			r.ReadBatch(&b.cb, filterFrames, nil)
-			work <- b // never blocks: n places for n batches
-			order <- b
-			if b.cb.Err != nil {
-				return
-			}
-		}
-	}()
-	for range jobs {
+	decs := make([]*capture.BatchDecoder, jobs)
+	flts := make([]*filter.Filter, jobs)
+	for i := range jobs {
 		// A filter may keep state while it matches: one each.
 		f, err := filter.Compile(flt.String())
 		if err != nil {
-			close(quit)
-			wg.Wait()
 			return nil, err
 		}
-		dec := r.NewBatchDecoder()
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		decs[i], flts[i] = r.NewBatchDecoder(), f
+	}
+	var (
+		out    []int32
+		outErr error
+		done   bool // the pass ended at the end of the file or an error
+	)
+	pass := inorder.Pass[*batch]{
+		Jobs: jobs, InFlight: 2 * jobs,
+		New: func() *batch { return &batch{} },
+		Read: func(b *batch) bool {
 			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-			for b := range work {
-				b.match, b.err = matchBatch(dec, &b.cb, f, upTo, b.match[:0])
-				b.done <- struct{}{}
+			r.ReadBatch(&b.cb, filterFrames, nil)
+			return b.cb.Err != nil
+		},
+		Work: func(job int, b *batch) {
+			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+			b.match, b.err = matchBatch(decs[job], &b.cb, flts[job], upTo, b.match[:0])
+		},
+		Write: func(b *batch) bool {
+			out = append(out, b.match...)
+			err := b.err
+			if err == nil {
+				err = b.cb.Err
 			}
-		}()
+			switch {
+			case errors.Is(err, io.EOF):
+				done = true
+				return true
+			case err != nil:
+				outErr, done = err, true
+				return true
+			case ctx.Err() != nil:
+				return true
+			}
+			r.Release(&b.cb)
+			return false
+		},
 	}
-	defer func() {
-		close(quit)
-		for range order { // the batches in flight, so that the reader ends
-		}
-		wg.Wait()
-	}()
-	var out []int32
-	for b := range order {
-		<-b.done
-		out = append(out, b.match...)
-		err := b.err
-		if err == nil {
-			err = b.cb.Err
-		}
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return out, err
-		}
-		if ctx.Err() != nil {
-			return out, ctx.Err()
-		}
-		r.Release(&b.cb)
-		free <- b
+	pass.Run()
+	if !done {
+		outErr = ctx.Err()
 	}
-	return out, ctx.Err()
+	return out, outErr
 }
 
 // matchBatch decodes b's frames with dec and appends the numbers of those
