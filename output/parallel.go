@@ -59,23 +59,16 @@ type pbatch struct {
 // describe the frames up to the last one printed, are made on one
 // goroutine.
 //
-// By default (Jobs 0) a -T fields run that the reader's direct path takes
-// also stays on one goroutine: that path reads its columns at the speed of
-// the read loop, and handing its frames over cost more than it spreads
-// (BenchmarkParallel); -j N makes it spread all the same. So does a run in
-// which workers would only decode again what the reader did (idle: -q
-// without -Y or -w), and one whose reads wait on a writer (waits: a pipe
-// or FIFO, stdin): a batch would hold its first frame back until its
-// writer had written the batch's last.
-func (o *Options) parallel(tr Tracker, direct, idle, waits bool) int {
+// A run stays on one goroutine whatever Jobs says when workers would only
+// decode again what the reader did (idle: -q without -Y or -w), and when
+// its reads wait on a writer (waits: a pipe or FIFO, stdin): a batch would
+// hold its first frame back until its writer had written the batch's last.
+func (o *Options) parallel(tr Tracker, idle, waits bool) int {
 	if idle || waits {
 		return 1
 	}
 	jobs := o.Jobs
 	if jobs == 0 {
-		if direct {
-			return 1
-		}
 		jobs = usableCPUs()
 	}
 	if jobs < 2 || o.Iface != "" || o.Read == "-" || o.eagerLate || (tr != nil && len(o.Views) > 0 && o.Count > 0) {

@@ -323,26 +323,23 @@ func TestParallelChoice(t *testing.T) {
 		name   string
 		o      Options
 		tr     Tracker
-		direct bool
 		want   int
 	}{
-		{"-j 3", Options{Read: "f", Jobs: 3}, nil, false, 3},
-		{"-j 1", Options{Read: "f", Jobs: 1}, nil, false, 1},
-		{"default", Options{Read: "f"}, nil, false, max(usableCPUs(), 1)},
-		{"default, direct path", Options{Read: "f"}, nil, true, 1},
-		{"-j 2, direct path", Options{Read: "f", Jobs: 2}, nil, true, 2},
-		{"stdin", Options{Read: "-", Jobs: 2}, nil, false, 1},
-		{"live", Options{Iface: "eth0", Jobs: 2}, nil, false, 1},
-		{"tracker", Options{Read: "f", Jobs: 2, Views: []string{"smc,conns"}}, tr, false, 2},
-		{"views and -c", Options{Read: "f", Jobs: 2, Views: []string{"smc,conns"}, Count: 5}, tr, false, 1},
+		{"-j 3", Options{Read: "f", Jobs: 3}, nil, 3},
+		{"-j 1", Options{Read: "f", Jobs: 1}, nil, 1},
+		{"default", Options{Read: "f"}, nil, usableCPUs()},
+		{"stdin", Options{Read: "-", Jobs: 2}, nil, 1},
+		{"live", Options{Iface: "eth0", Jobs: 2}, nil, 1},
+		{"tracker", Options{Read: "f", Jobs: 2, Views: []string{"smc,conns"}}, tr, 2},
+		{"views and -c", Options{Read: "f", Jobs: 2, Views: []string{"smc,conns"}, Count: 5}, tr, 1},
 	} {
-		if c.o.parallel(c.tr, c.direct, true, false) != 1 {
+		if c.o.parallel(c.tr, true, false) != 1 {
 			t.Errorf("%s: an idle run on more than one goroutine", c.name)
 		}
-		if c.o.parallel(c.tr, c.direct, false, true) != 1 {
+		if c.o.parallel(c.tr, false, true) != 1 {
 			t.Errorf("%s: a run reading a FIFO on more than one goroutine", c.name)
 		}
-		if got := c.o.parallel(c.tr, c.direct, false, false); got != c.want {
+		if got := c.o.parallel(c.tr, false, false); got != c.want {
 			t.Errorf("%s: %d goroutines, want %d", c.name, got, c.want)
 		}
 	}

@@ -297,7 +297,7 @@ func Run(ctx context.Context, o Options) error {
 		late = &lateFields{tr: tr, print: printTracked}
 	}
 	var runErr error
-	if jobs := o.parallel(tr, r.Direct(), p == nil && flt == nil && w == nil, r.Waits()); jobs > 1 {
+	if jobs := o.parallel(tr, p == nil && flt == nil && w == nil, r.Waits()); jobs > 1 {
 		if fast != nil {
 			// The reader feeds the tracker; the frames it follows
 			// from their headers cost it no whole decode.
