@@ -320,10 +320,10 @@ func TestParallelChoice(t *testing.T) {
 		t.Fatalf("usableCPUs() = %d", n)
 	}
 	for _, c := range []struct {
-		name   string
-		o      Options
-		tr     Tracker
-		want   int
+		name string
+		o    Options
+		tr   Tracker
+		want int
 	}{
 		{"-j 3", Options{Read: "f", Jobs: 3}, nil, 3},
 		{"-j 1", Options{Read: "f", Jobs: 1}, nil, 1},
