@@ -51,9 +51,9 @@ lint:
 
 unit:
 	$(GO) test -count=1 ./...
-	# The concurrent parts (dashboard, browser, exporter, monitor) under the race detector.
-	$(GO) test -count=1 -race ./tui/... ./metrics/ ./monitor/
-	# smcdump -j: the reader, the workers and the writer (a sample of the captures and modes).
+	# The concurrent parts (dashboard, browser, exporter, monitor, the ordered pass) under the race detector.
+	$(GO) test -count=1 -race ./tui/... ./metrics/ ./monitor/ ./internal/inorder/
+	# smcdump -j: reading, decoding and writing in turn (a sample of the captures and modes).
 	$(GO) test -count=1 -race -run 'TestParallel' ./output/
 
 # Boots the QEMU lab on Linux 6.12, then on the lab's 7.3, and drives the real binaries in
