@@ -2,7 +2,6 @@ package output
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -44,12 +43,20 @@ type pbatch struct {
 	tf      decode.Record
 	tfEnd   []int
 	tfBytes []byte
-	out     bytes.Buffer
+	out     outBuf
 	// ends[k] is where the output of the batch's k-th selected frame ends
 	// in out, and sel[k] its index in cb.
 	ends []int
 	sel  []int
 	err  error // a worker's error, after the selected frames
+}
+
+// outBuf is a batch's output: its worker's writer flushes into it.
+type outBuf struct{ b []byte }
+
+func (o *outBuf) Write(p []byte) (int, error) {
+	o.b = append(o.b, p...)
+	return len(p), nil
 }
 
 // parallel reports whether this run may decode on several goroutines, and
@@ -168,7 +175,7 @@ func (o *Options) newWorker(r *capture.Reader, flt *filter.Filter, main printer)
 
 // run decodes, selects and prints b's frames as loop does.
 func (wk *worker) run(b *pbatch) {
-	b.out.Reset()
+	b.out.b = b.out.b[:0]
 	b.ends, b.sel, b.err = b.ends[:0], b.sel[:0], nil
 	wk.bw.Reset(&b.out)
 	wk.dec.Reset(&b.cb)
@@ -186,12 +193,13 @@ func (wk *worker) run(b *pbatch) {
 	o := wk.o
 	for f := wk.dec.Next(); f != nil; f = wk.dec.Next() {
 		if wk.direct != nil && f.Direct() {
+			// Appended to the batch's output itself: through the
+			// writer, each line was copied twice more.
 			fp := wk.direct
-			if wk.bw.Available() < fp.direct.LineRoom(fp.sep) {
-				wk.bw.Flush() // into a bytes.Buffer: cannot fail
+			if wk.bw.Buffered() > 0 {
+				wk.bw.Flush() // into the batch's output: cannot fail
 			}
-			line := fp.direct.AppendColumns(wk.bw.AvailableBuffer(), f, fp.sep, fp.quote)
-			wk.bw.Write(append(line, '\n'))
+			b.out.b = append(fp.direct.AppendColumns(b.out.b, f, fp.sep, fp.quote), '\n')
 		} else {
 			i := wk.dec.Index()
 			switch {
@@ -226,7 +234,7 @@ func (wk *worker) run(b *pbatch) {
 				}
 			}
 		}
-		b.ends = append(b.ends, b.out.Len()+wk.bw.Buffered())
+		b.ends = append(b.ends, len(b.out.b)+wk.bw.Buffered())
 		b.sel = append(b.sel, wk.dec.Index())
 	}
 }
@@ -358,7 +366,7 @@ func (pl *pipeline) write(b *pbatch) (bool, error) {
 // emit writes a batch's selected frames (to -w and the output), the first
 // JSON frame without its comma, up to -c's count.
 func (o *Options) emit(r *capture.Reader, b *pbatch, w *capture.Writer, bw *bufio.Writer, jp *jsonPrinter, selected *int) error {
-	out := b.out.Bytes()
+	out := b.out.b
 	nsel := len(b.ends)
 	switch {
 	case o.Count > 0 && *selected+nsel >= o.Count:
