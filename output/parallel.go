@@ -44,11 +44,13 @@ type pbatch struct {
 	tfEnd   []int
 	tfBytes []byte
 	out     outBuf
-	// ends[k] is where the output of the batch's k-th selected frame ends
-	// in out, and sel[k] its index in cb.
-	ends []int
-	sel  []int
-	err  error // a worker's error, after the selected frames
+	// nsel frames were selected, their output ending at end in out; with
+	// -c or -w (worker.each), ends[k] is where the output of the k-th
+	// ends, and sel[k] is its index in cb.
+	nsel, end int
+	ends      []int
+	sel       []int
+	err       error // a worker's error, after the selected frames
 }
 
 // outBuf is a batch's output: its worker's writer flushes into it.
@@ -133,6 +135,10 @@ type worker struct {
 	// tracked: the reader fed a tracker and noted each frame's
 	// candidacy, and its fields when fields is set (pbatch).
 	tracked, fields bool
+	// each: where each selected frame's output ends, and which it is,
+	// are noted (pbatch.ends, sel): -c may end the output inside a
+	// batch, and -w writes frame by frame.
+	each bool
 }
 
 func (o *Options) newWorker(r *capture.Reader, flt *filter.Filter, main printer) (*worker, error) {
@@ -144,7 +150,7 @@ func (o *Options) newWorker(r *capture.Reader, flt *filter.Filter, main printer)
 		// copied there once more (a tenth of -j 2's JSON workers).
 		size = 16
 	}
-	wk := &worker{o: o, dec: r.NewBatchDecoder(), bw: bufio.NewWriterSize(nil, size)}
+	wk := &worker{o: o, dec: r.NewBatchDecoder(), bw: bufio.NewWriterSize(nil, size), each: o.Count > 0 || o.Write != ""}
 	if flt != nil {
 		// A filter may keep scratch state of its own while it matches.
 		f, err := filter.Compile(o.DisplayFilter)
@@ -177,6 +183,7 @@ func (o *Options) newWorker(r *capture.Reader, flt *filter.Filter, main printer)
 func (wk *worker) run(b *pbatch) {
 	b.out.b = b.out.b[:0]
 	b.ends, b.sel, b.err = b.ends[:0], b.sel[:0], nil
+	b.nsel, b.end = 0, 0
 	wk.bw.Reset(&b.out)
 	wk.dec.Reset(&b.cb)
 	defer func() {
@@ -234,8 +241,11 @@ func (wk *worker) run(b *pbatch) {
 				}
 			}
 		}
-		b.ends = append(b.ends, len(b.out.b)+wk.bw.Buffered())
-		b.sel = append(b.sel, wk.dec.Index())
+		b.nsel, b.end = b.nsel+1, len(b.out.b)+wk.bw.Buffered()
+		if wk.each {
+			b.ends = append(b.ends, b.end)
+			b.sel = append(b.sel, wk.dec.Index())
+		}
 	}
 }
 
@@ -367,7 +377,7 @@ func (pl *pipeline) write(b *pbatch) (bool, error) {
 // JSON frame without its comma, up to -c's count.
 func (o *Options) emit(r *capture.Reader, b *pbatch, w *capture.Writer, bw *bufio.Writer, jp *jsonPrinter, selected *int) error {
 	out := b.out.b
-	nsel := len(b.ends)
+	nsel := b.nsel
 	switch {
 	case o.Count > 0 && *selected+nsel >= o.Count:
 		nsel = o.Count - *selected
@@ -375,7 +385,7 @@ func (o *Options) emit(r *capture.Reader, b *pbatch, w *capture.Writer, bw *bufi
 	case b.err != nil:
 		// The frame the worker failed on (a fault of the mapped file)
 		// may have printed part of its text.
-		out = out[:prefixEnd(b.ends, nsel)]
+		out = out[:b.end]
 	}
 	start := 0
 	if jp != nil && *selected == 0 && nsel > 0 {
