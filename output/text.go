@@ -30,6 +30,11 @@ type textPrinter struct {
 	cols    []columns.Column // -o column.format: the line's columns (nil: the default line)
 }
 
+// textLineRoom is the room in the writer's buffer in which a default line
+// is appended in place: a line longer than that is appended there all the
+// same, into a new array the writer then copies.
+const textLineRoom = 512
+
 // headersOnly reports whether the printer reads no more of a frame of the
 // direct path's kinds than the layers capture.Reader.SetDirectFeed fills:
 // the default line, without -V's tree, -x's bytes or -o's fields.
@@ -45,7 +50,11 @@ func (p *textPrinter) frame(f *capture.Frame) error {
 		}
 		return appendLine(p.line[:0], f, *p.base, clc, &p.ends)
 	}
-	if len(f.CLC) == 0 {
+	if len(f.CLC) == 0 && p.cols == nil && p.w.Available() >= textLineRoom {
+		// Straight into the writer's buffer: the commonest line,
+		// copied there once less.
+		p.w.Write(appendLine(p.w.AvailableBuffer(), f, *p.base, -1, &p.ends))
+	} else if len(f.CLC) == 0 {
 		p.line = line(-1)
 		p.w.Write(p.line)
 	}
