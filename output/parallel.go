@@ -25,7 +25,7 @@ import (
 
 // Default batch sizes: a batch is worth its hand-offs from a few hundred
 // frames on; the frames and output in flight are at most parallelBatches
-// per worker of them.
+// per goroutine of them.
 const (
 	defaultBatchFrames = 1024
 	parallelBatches    = 3
@@ -296,11 +296,11 @@ func (o *Options) ploop(ctx context.Context, r *capture.Reader, flt *filter.Filt
 	pass := inorder.Pass[*pbatch]{
 		// Their number bounds the frames and output held at once.
 		Jobs: jobs, InFlight: parallelBatches * jobs,
-		New: func() *pbatch { return &pbatch{} },
+		New:          func() *pbatch { return &pbatch{} },
+		PanicOnFault: true,
 		Read: func(b *pbatch) bool {
 			pprof.SetGoroutineLabels(readLabels)
 			defer pprof.SetGoroutineLabels(workLabels)
-			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 			var visit func(*capture.Frame, int)
 			if track != nil {
 				visit = track.visit(b)
@@ -311,17 +311,8 @@ func (o *Options) ploop(ctx context.Context, r *capture.Reader, flt *filter.Filt
 			}
 			return b.cb.Err != nil
 		},
-		Work: func(job int, b *pbatch) {
-			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-			workers[job].run(b)
-		},
-		Write: func(b *pbatch) bool {
-			stop, err := pl.write(b)
-			if stop {
-				pl.err = err
-			}
-			return stop
-		},
+		Work:  func(job int, b *pbatch) { workers[job].run(b) },
+		Write: pl.write,
 	}
 	pass.Run()
 	pl.prog.clear()
@@ -346,31 +337,34 @@ type pipeline struct {
 }
 
 // write writes batch b, the next in capture order, and reports whether
-// the run stops there, and with what error.
-func (pl *pipeline) write(b *pbatch) (bool, error) {
+// the run stops there, its outcome then in pl.err.
+func (pl *pipeline) write(b *pbatch) (stop bool) {
 	o, r := pl.o, pl.r
 	if pl.ctx.Err() != nil {
-		return true, nil
+		return true
 	}
 	if err := o.emit(r, b, pl.w, pl.bw, pl.jp, &pl.selected); err != nil || (o.Count > 0 && pl.selected >= o.Count) {
-		return true, err
+		pl.err = err
+		return true
 	}
 	for k := pl.frames>>16 + 1; k<<16 <= pl.frames+b.cb.Len(); k++ {
 		pl.prog.tick(k << 16)
 	}
 	pl.frames += b.cb.Len()
 	if b.err != nil {
-		return true, b.err
+		pl.err = b.err
+		return true
 	}
 	if err := b.cb.Err; err != nil {
 		if err == io.EOF {
 			o.ended = true
-			return true, nil
+		} else {
+			pl.err = err
 		}
-		return true, err
+		return true
 	}
 	r.Release(&b.cb)
-	return false, nil
+	return false
 }
 
 // emit writes a batch's selected frames (to -w and the output), the first

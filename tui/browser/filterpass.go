@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"runtime"
-	"runtime/debug"
 
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/filter"
@@ -45,14 +44,13 @@ func filterBatches(ctx context.Context, r *capture.Reader, flt *filter.Filter, u
 	)
 	pass := inorder.Pass[*batch]{
 		Jobs: jobs, InFlight: 2 * jobs,
-		New: func() *batch { return &batch{} },
+		New:          func() *batch { return &batch{} },
+		PanicOnFault: true,
 		Read: func(b *batch) bool {
-			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 			r.ReadBatch(&b.cb, filterFrames, nil)
 			return b.cb.Err != nil
 		},
 		Work: func(job int, b *batch) {
-			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 			b.match, b.err = matchBatch(decs[job], &b.cb, flts[job], upTo, b.match[:0])
 		},
 		Write: func(b *batch) bool {
