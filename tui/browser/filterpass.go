@@ -82,14 +82,14 @@ func filterBatches(ctx context.Context, r *capture.Reader, flt *filter.Filter, u
 
 // matchBatch decodes b's frames with dec and appends the numbers of those
 // f matches, up to frame upTo (0: every one); a fault of the mapped file
-// is the frame's error.
-func matchBatch(dec *capture.BatchDecoder, b *capture.Batch, f *filter.Filter, upTo int, out []int32) (_ []int32, err error) {
+// is the frame's error, after the matches before it.
+func matchBatch(dec *capture.BatchDecoder, b *capture.Batch, f *filter.Filter, upTo int, out []int32) (matched []int32, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			if !capture.IsFault(v) {
 				panic(v)
 			}
-			err = dec.FaultError(v)
+			matched, err = out, dec.FaultError(v)
 		}
 	}()
 	dec.Reset(b)

@@ -27,8 +27,8 @@ func TestFilterBatchesFileCut(t *testing.T) {
 	// the reader reads only those of a frame the direct path takes, the
 	// decoding goroutine the rest.
 	const page = 4096
-	cut := 0
-	for off := 24; off+16+64 <= len(data); {
+	cut, before := 0, 0 // before: the frames wholly before the cut
+	for off := 24; off+16+64 <= len(data); before++ {
 		n := int(uint32(data[off+8]) | uint32(data[off+9])<<8 | uint32(data[off+10])<<16 | uint32(data[off+11])<<24)
 		fr := data[off+16:]
 		write := fr[12] == 0x08 && fr[13] == 0 && fr[23] == 17 && fr[36] == 0x12 && fr[37] == 0xb7 && (fr[42] == 0x07 || fr[42] == 0x08)
@@ -57,9 +57,13 @@ func TestFilterBatchesFileCut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = filterBatches(context.Background(), r, flt, 0, 2)
-	t.Logf("cut at %d: %v", cut, err)
+	got, err := filterBatches(context.Background(), r, flt, 0, 2)
+	t.Logf("cut at %d: %d frames, %v", cut, len(got), err)
 	if !errors.Is(err, capture.ErrChanged) {
 		t.Errorf("error %v, want the file's ErrChanged", err)
+	}
+	// As the one-goroutine pass: the frames matched before the error.
+	if len(got) != before {
+		t.Errorf("%d frames matched, want the %d before the cut", len(got), before)
 	}
 }
