@@ -30,8 +30,8 @@ type textPrinter struct {
 	cols    []columns.Column // -o column.format: the line's columns (nil: the default line)
 }
 
-// textLineRoom is the room in the writer's buffer in which a default line
-// is appended in place: a line longer than that is appended there all the
+// textLineRoom is the room in the writer's buffer in which a line is
+// appended in place: a line longer than that is appended there all the
 // same, into a new array the writer then copies.
 const textLineRoom = 512
 
@@ -44,23 +44,29 @@ func (p *textPrinter) begin() error { return nil }
 func (p *textPrinter) end() error   { return nil }
 
 func (p *textPrinter) frame(f *capture.Frame) error {
-	line := func(clc int) []byte {
-		if p.cols != nil {
-			return appendColumns(p.line[:0], f, *p.base, clc, p.cols)
+	line := func(clc int) {
+		// Straight into the writer's buffer where it has room: copied
+		// there once less.
+		inPlace := p.w.Available() >= textLineRoom
+		dst := p.line[:0]
+		if inPlace {
+			dst = p.w.AvailableBuffer()
 		}
-		return appendLine(p.line[:0], f, *p.base, clc, &p.ends)
+		if p.cols != nil {
+			dst = appendColumns(dst, f, *p.base, clc, p.cols)
+		} else {
+			dst = appendLine(dst, f, *p.base, clc, &p.ends)
+		}
+		if !inPlace {
+			p.line = dst // grown, for the next line
+		}
+		p.w.Write(dst)
 	}
-	if len(f.CLC) == 0 && p.cols == nil && p.w.Available() >= textLineRoom {
-		// Straight into the writer's buffer: the commonest line,
-		// copied there once less.
-		p.w.Write(appendLine(p.w.AvailableBuffer(), f, *p.base, -1, &p.ends))
-	} else if len(f.CLC) == 0 {
-		p.line = line(-1)
-		p.w.Write(p.line)
+	if len(f.CLC) == 0 {
+		line(-1)
 	}
 	for i := range f.CLC {
-		p.line = line(i)
-		p.w.Write(p.line)
+		line(i)
 	}
 	if p.verbose {
 		writeTree(p.w, f)
