@@ -62,9 +62,9 @@ func Prometheus(t testing.TB, dir, config string, args ...string) (addr string, 
 	return addr, log
 }
 
-// StoppedBySIGTERM waits up to 20 s for done, the Wait of the program who
-// that was sent SIGTERM while it waited on its input, and checks that it
-// exited with status 143 and said so in one line of stderr.
+// StoppedBySIGTERM waits up to 20 s for done, the Wait of program who,
+// sent SIGTERM while it waited on its input, and checks that it exited
+// with status 143 and said so in one line of stderr.
 func StoppedBySIGTERM(t testing.TB, done <-chan error, who string, stderr *bytes.Buffer) {
 	t.Helper()
 	var err error
