@@ -31,6 +31,11 @@ const (
 	parallelBatches    = 3
 )
 
+// maxJobs bounds -j: each goroutine has a decoder and batches of its own
+// (-j 1000000 took 9 GiB before the first frame), and goroutines past the
+// CPUs only wait.
+const maxJobs = 256
+
 // pbatch is a batch of frames and what a worker made of them.
 type pbatch struct {
 	cb capture.Batch

@@ -371,6 +371,8 @@ func (o *Options) check() error {
 		return usagef("-c %d: want a positive count", o.Count)
 	case o.Jobs < 0:
 		return usagef("-j %d: want a number of goroutines (0: one per CPU)", o.Jobs)
+	case o.Jobs > maxJobs:
+		return usagef("-j %d: at most %d goroutines", o.Jobs, maxJobs)
 	}
 	if o.Format == FormatJSON || o.Format == FormatJSONL {
 		for _, v := range o.Views {

@@ -278,6 +278,8 @@ func TestUsageErrors(t *testing.T) {
 		{Options{Read: pingpong, DisplayFilter: "smc.clc.type =="}, "-Y: "},
 		{Options{Read: pingpong, CaptureFilter: "tcp"}, "-f is a capture filter for -i"},
 		{Options{Read: pingpong, Views: []string{"smc,conns"}}, "-z"},
+		{Options{Read: pingpong, Jobs: -1}, "-j -1: want a number of goroutines"},
+		{Options{Read: pingpong, Jobs: 1000000}, "-j 1000000: at most 256 goroutines"},
 	}
 	for _, tt := range tests {
 		_, _, err := run(t, tt.o)

@@ -24,7 +24,7 @@ func newFlags(o *output.Options, format *string, interactive *bool, keep *int, e
 	fs.StringVar(&o.Iface, "i", "", "capture live on `IFACE` (needs CAP_NET_RAW)")
 	fs.StringVar(&o.Write, "w", "", "write selected frames to pcapng `FILE`")
 	fs.IntVar(&o.Count, "c", 0, "stop after `N` selected frames (-I: read the first N frames)")
-	fs.IntVar(&o.Jobs, "j", 0, "decode a file on `N` goroutines, output in frame order (0: one per CPU this process may use; 1: one goroutine; live captures, stdin and -z with -c use one)")
+	fs.IntVar(&o.Jobs, "j", 0, "decode a file on `N` goroutines (at most 256), output in frame order (0: one per CPU this process may use; 1: one goroutine; live captures, stdin and -z with -c use one)")
 	fs.Bool("n", false, "no name resolution: smcdump never resolves names (taken for tshark's -nr FILE)")
 	fs.BoolVar(&o.All, "a", false, "show all frames, not only SMC-relevant ones")
 	fs.BoolVar(&o.Quiet, "q", false, "print no frames (only the -z views)")

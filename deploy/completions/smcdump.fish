@@ -13,7 +13,7 @@ complete -c smcdump -l export-tcp -d "write the capture to pcapng FILE with ever
 complete -c smcdump -s f -d "live capture filter: pcap-filter EXPR (via tcpdump) or bpf:RAW" -x
 complete -c smcdump -l help -d "print this help and exit"
 complete -c smcdump -s i -d "capture live on IFACE (needs CAP_NET_RAW)" -x
-complete -c smcdump -s j -d "decode a file on N goroutines, output in frame order (0: one per CPU this process may use; 1: one goroutine; live captures, stdin and -z with -c use one)" -x
+complete -c smcdump -s j -d "decode a file on N goroutines (at most 256), output in frame order (0: one per CPU this process may use; 1: one goroutine; live captures, stdin and -z with -c use one)" -x
 complete -c smcdump -s n -d "no name resolution: smcdump never resolves names (taken for tshark's -nr FILE)"
 complete -c smcdump -l no-config -d "with -I: ignore the saved column layout, time format and filter history, and save none"
 complete -c smcdump -s o -d "setting NAME:VALUE: column.format:SPEC sets the columns of the text lines and of -I's packet list, SPEC a comma-separated list of [TITLE=]NAME[:WIDTH], NAME a column (No., Time, Source, Destination, Protocol, Length, Info) or a field of -G fields" -x
