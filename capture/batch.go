@@ -213,6 +213,12 @@ func (r *Reader) ReadBatch(b *Batch, max int, visit func(f *Frame, i int)) {
 		// The batch's frames are decoded after later ones are read: the
 		// caller releases their pages once done (Release).
 		r.pf.held = true
+		a := r.ahead.Load()
+		if a == nil {
+			a = &ahead{mem: r.pf.mem}
+			r.ahead.Store(a)
+		}
+		defer func() { a.readTo.Store(int64(r.pf.pos)) }()
 	}
 	if mapped && r.numbers == nil {
 		if r.pfLean == nil {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -102,6 +103,8 @@ type Reader struct {
 	// lean: what the Reader of a lean Batch learned of the current frame
 	// (BatchDecoder.nextLean), present 0 when nothing.
 	lean leanDirect
+	// ahead: TouchAhead's, once ReadBatch has read a mapped file.
+	ahead atomic.Pointer[ahead]
 }
 
 // Dropped returns how many frames the kernel dropped before this reader

@@ -316,8 +316,9 @@ func (o *Options) ploop(ctx context.Context, r *capture.Reader, flt *filter.Filt
 			}
 			return b.cb.Err != nil
 		},
-		Work:  func(job int, b *pbatch) { workers[job].run(b) },
-		Write: pl.write,
+		Work:     func(job int, b *pbatch) { workers[job].run(b) },
+		Write:    pl.write,
+		Prefetch: r.TouchAhead,
 	}
 	pass.Run()
 	pl.prog.clear()

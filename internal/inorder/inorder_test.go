@@ -157,3 +157,48 @@ func TestPanicOnFault(t *testing.T) {
 		}
 	}
 }
+
+// TestPrefetch: a goroutine that finds another reading calls Prefetch
+// while it waits, until it has nothing left; alone, a goroutine never
+// waits for the reader.
+func TestPrefetch(t *testing.T) {
+	for _, jobs := range []int{1, 2} {
+		var got []int
+		p, _ := pass(jobs, 50, &got, -1)
+		var calls, left atomic.Int32
+		left.Store(3)
+		emptied := make(chan struct{})
+		p.Prefetch = func() bool {
+			calls.Add(1)
+			l := left.Add(-1)
+			if l == -1 {
+				close(emptied)
+			}
+			return l >= 0
+		}
+		read := p.Read
+		first := true
+		p.Read = func(b *batch) bool {
+			if first && jobs > 1 {
+				// The other goroutine waits for the reader meanwhile.
+				first = false
+				select {
+				case <-emptied:
+				case <-time.After(time.Minute):
+					t.Error("Prefetch not called 4 times in a minute while the first batch was read")
+				}
+			}
+			return read(b)
+		}
+		p.Run()
+		if len(got) != 50 {
+			t.Fatalf("jobs %d: %d batches written, want 50", jobs, len(got))
+		}
+		switch n := calls.Load(); {
+		case jobs == 1 && n != 0:
+			t.Errorf("jobs 1: Prefetch called %d times", n)
+		case jobs > 1 && n < 4:
+			t.Errorf("jobs %d: Prefetch called %d times, want its 3 pieces and the call that found none", jobs, n)
+		}
+	}
+}
