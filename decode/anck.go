@@ -153,8 +153,17 @@ func rwwiOpName(u uint64) string {
 	if u > 7 {
 		return ""
 	}
-	return RWWIOp(u).String()
+	return rwwiOpStrings[u]
 }
+
+// rwwiOpStrings is every op's String, made once (a reserved one's is
+// built): -V names the op of every write with immediate.
+var rwwiOpStrings = func() (s [8]string) {
+	for o := range s {
+		s[o] = RWWIOp(o).String()
+	}
+	return s
+}()
 
 // RWWI is the immediate data of an ANCK RDMA WRITE with Immediate on an
 // SMC-R link (union smc_wr_imm_msg, ANCK net/smc/smc_wr.h), sent by

@@ -102,9 +102,16 @@ func (o BTHOpcode) Valid() bool {
 
 // String gives the Wireshark-like name, e.g. "RC SEND Only",
 // "RC RDMA WRITE First", "RC Acknowledge", "UD SEND Only", "CNP".
-func (o BTHOpcode) String() string {
-	return string(o.appendName(nil))
-}
+func (o BTHOpcode) String() string { return opcodeStrings[o] }
+
+// opcodeStrings is every opcode's String, made once: -V names the opcode
+// of every RoCE frame.
+var opcodeStrings = func() (s [256]string) {
+	for o := range s {
+		s[o] = string(BTHOpcode(o).appendName(nil))
+	}
+	return s
+}()
 
 func (o BTHOpcode) appendName(dst []byte) []byte {
 	if o == OpCNP {

@@ -141,7 +141,16 @@ func (s AETHSyndrome) Type() AETHType { return AETHType(s>>5) & 3 }
 func (s AETHSyndrome) Code() uint8 { return uint8(s) & 0x1F }
 
 // String gives "ACK", "RNR NAK timer 5" or "NAK PSN sequence error".
-func (s AETHSyndrome) String() string { return string(s.appendName(nil)) }
+func (s AETHSyndrome) String() string { return syndromeStrings[s] }
+
+// syndromeStrings is every syndrome's String, made once: -V names the
+// syndrome of every RoCE ACK.
+var syndromeStrings = func() (n [256]string) {
+	for s := range n {
+		n[s] = string(AETHSyndrome(s).appendName(nil))
+	}
+	return n
+}()
 
 func (s AETHSyndrome) appendName(dst []byte) []byte {
 	dst = append(dst, s.Type().String()...)

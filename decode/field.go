@@ -1,7 +1,6 @@
 package decode
 
 import (
-	"fmt"
 	"net/netip"
 	"sort"
 	"strconv"
@@ -229,20 +228,22 @@ func AppendTime(dst []byte, ns int64, digits uint8) []byte {
 
 // Display renders v for the -V tree and text lines: hex where the field asks
 // for it, plus the enum name when there is one.
-func (v Value) Display(d FieldDef) string {
-	var s string
-	switch {
-	case (d.Kind == KindUint) && d.Hex:
-		s = fmt.Sprintf("0x%0*x", d.HexDigits, v.U)
-	default:
-		s = v.Format(d.Kind)
+func (v Value) Display(d FieldDef) string { return string(v.AppendDisplay(nil, d)) }
+
+// AppendDisplay is Display without allocating a new string (-V writes one
+// for every field of every frame).
+func (v *Value) AppendDisplay(dst []byte, d FieldDef) []byte {
+	if d.Kind == KindUint && d.Hex {
+		dst = numfmt.AppendHexPadded(append(dst, "0x"...), v.U, d.HexDigits)
+	} else {
+		dst = v.Append(dst, d.Kind)
 	}
 	if d.Enum != nil {
 		if n := d.Enum(v.U); n != "" {
-			s += " (" + n + ")"
+			dst = append(append(append(dst, " ("...), n...), ')')
 		}
 	}
-	return s
+	return dst
 }
 
 // Record collects the fields of one frame (or one tracker object). It is

@@ -76,7 +76,16 @@ func (t LLCType) Known() bool {
 
 // String gives the kernel-style name, "ADD_LINK_V2" for 0x22, or
 // "LLC(0x..)" for an unknown code.
-func (t LLCType) String() string { return string(t.appendName(nil)) }
+func (t LLCType) String() string { return llcTypeStrings[t] }
+
+// llcTypeStrings is every type's String, made once: -V names the type of
+// every LLC message.
+var llcTypeStrings = func() (s [256]string) {
+	for t := range s {
+		s[t] = string(LLCType(t).appendName(nil))
+	}
+	return s
+}()
 
 func (t LLCType) appendName(dst []byte) []byte {
 	if !t.Known() {
@@ -657,11 +666,19 @@ func ibMTUName(v uint64) string {
 	if v > 0xFF {
 		return ""
 	}
-	if n := IBMTU(uint8(v)); n != 0 {
-		return strconv.Itoa(n)
-	}
-	return ""
+	return ibMTUNames[v]
 }
+
+// ibMTUNames is ibMTUName's, made once: strconv.Itoa allocates for 256
+// and up, and -V names the MTU of every CONFIRM_LINK and ADD_LINK.
+var ibMTUNames = func() (s [256]string) {
+	for v := range s {
+		if n := IBMTU(uint8(v)); n != 0 {
+			s[v] = strconv.Itoa(n)
+		}
+	}
+	return s
+}()
 
 // AppendFields adds smc.llc.type, .version, .length, .flags, .response
 // and the fields of the message type.

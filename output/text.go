@@ -28,6 +28,7 @@ type textPrinter struct {
 	line    []byte
 	ends    endpointCache
 	cols    []columns.Column // -o column.format: the line's columns (nil: the default line)
+	tree    treeScratch      // -V
 }
 
 // textLineRoom is the room in the writer's buffer in which a line is
@@ -69,7 +70,7 @@ func (p *textPrinter) frame(f *capture.Frame) error {
 		line(i)
 	}
 	if p.verbose {
-		writeTree(p.w, f)
+		writeTree(p.w, f, &p.tree)
 	}
 	if p.hex {
 		writeHex(p.w, f.Data)
@@ -637,9 +638,9 @@ func appendHex32(dst []byte, v uint32) []byte {
 
 // writeTree prints the -V tree: the frame's fields grouped by layer, each
 // with its displayed value and description.
-func writeTree(w *bufio.Writer, f *capture.Frame) {
+func writeTree(w *bufio.Writer, f *capture.Frame, ts *treeScratch) {
 	r := f.Fields()
-	walkTree(f, func(o decode.Owner) {
+	walkTree(f, ts, func(o decode.Owner) {
 		w.WriteString("  ")
 		w.WriteString(o.Title())
 		w.WriteString(" (")
@@ -649,7 +650,10 @@ func writeTree(w *bufio.Writer, f *capture.Frame) {
 		w.WriteString("      ")
 		w.WriteString(d.Name)
 		w.WriteString(" = ")
-		w.WriteString(r.Vals[i].Display(d))
+		if w.Available() < displayRoom {
+			w.Flush() // an error stays in w, for the run's last Flush
+		}
+		w.Write(r.Vals[i].AppendDisplay(w.AvailableBuffer(), d))
 		if d.Desc != "" {
 			w.WriteString("    (")
 			w.WriteString(d.Desc)
@@ -659,6 +663,11 @@ func writeTree(w *bufio.Writer, f *capture.Frame) {
 	})
 }
 
+// displayRoom is the room writeTree leaves in the writer's buffer for a
+// value it appends there in place: a longer one (a long byte string) is
+// appended to a new array, which the writer then copies.
+const displayRoom = 256
+
 // walkTree goes through frame f's -V tree in order: heading for each
 // layer (or CLC message), field for each of its fields, i being the
 // field's index in f.Fields() and f.FieldSpans(). A field of a layer
@@ -666,21 +675,15 @@ func writeTree(w *bufio.Writer, f *capture.Frame) {
 // is one node even when its fields are not added together: the ICRC's
 // value comes with the BTH, its verdict after the headers that follow
 // (it was two "RoCE ICRC" nodes).
-func walkTree(f *capture.Frame, heading func(decode.Owner), field func(i int, d decode.FieldDef)) {
+func walkTree(f *capture.Frame, ts *treeScratch, heading func(decode.Owner), field func(i int, d decode.FieldDef)) {
 	r := f.Fields()
-	type group struct {
-		owner decode.Owner
-		key   string
-		first decode.FieldID // its first field: seen again, a second message of the layer
-		idx   []int
-	}
-	var gs []group
+	gs, of := ts.groups[:0], ts.of[:0]
 	cur := -1
-	for i, id := range r.IDs {
+	for _, id := range r.IDs {
 		d := decode.Def(id)
 		g := d.Owner.Key()
 		if cur >= 0 && gs[cur].key == g && id != gs[cur].first {
-			gs[cur].idx = append(gs[cur].idx, i)
+			of = append(of, int32(cur))
 			continue
 		}
 		j := -1
@@ -692,18 +695,35 @@ func walkTree(f *capture.Frame, heading func(decode.Owner), field func(i int, d 
 			}
 		}
 		if j >= 0 && id != gs[j].first {
-			gs[j].idx = append(gs[j].idx, i)
+			of = append(of, int32(j))
 			continue
 		}
-		gs = append(gs, group{owner: d.Owner, key: g, first: id, idx: []int{i}})
+		gs = append(gs, treeGroup{owner: d.Owner, key: g, first: id})
 		cur = len(gs) - 1
+		of = append(of, int32(cur))
 	}
-	for _, g := range gs {
+	ts.groups, ts.of = gs, of
+	for k, g := range gs {
 		heading(g.owner)
-		for _, i := range g.idx {
-			field(i, decode.Def(r.IDs[i]))
+		for i, gi := range of {
+			if int(gi) == k {
+				field(i, decode.Def(r.IDs[i]))
+			}
 		}
 	}
+}
+
+// treeScratch is walkTree's memory, kept from frame to frame: a node of
+// the tree for each layer, and each field's node.
+type treeScratch struct {
+	groups []treeGroup
+	of     []int32
+}
+
+type treeGroup struct {
+	owner decode.Owner
+	key   string
+	first decode.FieldID // its first field: seen again, a second message of the layer
 }
 
 // TreeLayer is one heading of a frame's -V field tree with its fields.
@@ -724,7 +744,7 @@ type TreeField struct {
 func Tree(f *capture.Frame) []TreeLayer {
 	var out []TreeLayer
 	r := f.Fields()
-	walkTree(f, func(o decode.Owner) {
+	walkTree(f, &treeScratch{}, func(o decode.Owner) {
 		out = append(out, TreeLayer{Title: o.Title(), Key: o.Key()})
 	}, func(i int, d decode.FieldDef) {
 		l := &out[len(out)-1]
