@@ -247,6 +247,12 @@ type BTH struct {
 	// length cut it), so there is no ICRC: its field is left out.
 	// DecodeCut sets it, or the decoder of the frame.
 	TrailerCut bool
+	// ExtCut: the snap length cut the packet inside its extension
+	// headers (a WRITE's RETH, an ACK's AETH), which are then not
+	// decoded: the BTH's fields are the packet's, nothing after them is
+	// (Payload is empty, Contents holds the headers' bytes captured).
+	// DecodeCut sets it, for RC and UC packets.
+	ExtCut bool
 	// wirePay is the payload's length on the wire when DecodeCut cut it
 	// short (0: Payload is whole).
 	wirePay int
@@ -333,10 +339,18 @@ func (b *BTH) decode(data []byte, df gopacket.DecodeFeedback, wire int) error {
 			Detail: "opcode 0x" + string(appendHexPad(nil, uint64(b.Opcode), 2))}
 	}
 	if cut && len(data) < bthLen+b.Opcode.extLen() {
-		// A cut packet's headers must be captured; its payload is
-		// taken as far as it is.
-		df.SetTruncated()
-		return truncated("BTH", "extension headers", bthLen, b.Opcode.extLen(), len(data)-bthLen)
+		// The BTH was captured and its extension headers cut: a
+		// reliable or unreliable connection's BTH (whose extension
+		// headers all come after it) is the packet's, what follows is
+		// not read. Other transports' packets are taken whole or not.
+		ext := b.Opcode.extLen()
+		if tr := b.Opcode.Transport(); tr != TransportRC && tr != TransportUC || n-icrcLen-int(b.PadCount) < bthLen+ext {
+			df.SetTruncated()
+			return truncated("BTH", "extension headers", bthLen, ext, len(data)-bthLen)
+		}
+		b.TrailerCut, b.ExtCut, b.wirePay = true, true, n-icrcLen-int(b.PadCount)-bthLen
+		b.Contents, b.Payload = data, data[len(data):]
+		return nil
 	}
 	hdr := bthLen
 	switch b.Opcode.Transport() {
@@ -382,8 +396,11 @@ func (b *BTH) SMCType() gopacket.LayerType { return smcPayloadType(b.Data(), b.D
 // DataWireLen is the length on the wire of Data: len(Data()) but for a
 // packet DecodeCut cut short.
 func (b *BTH) DataWireLen() int {
-	if b.wirePay == 0 {
+	switch {
+	case b.wirePay == 0:
 		return len(b.Data())
+	case b.ExtCut:
+		return b.wirePay - b.Opcode.extLen()
 	}
 	return b.wirePay - (b.Opcode.extLen() - (len(b.Contents) - bthLen))
 }
@@ -403,7 +420,7 @@ func (b *BTH) Data() []byte {
 // of RC SEND First/Only is offered to SMCPayloadType; WRITE data is
 // application data and stays gopacket.Payload.
 func (b *BTH) NextLayerType() gopacket.LayerType {
-	if len(b.Payload) == 0 {
+	if len(b.Payload) == 0 || b.ExtCut {
 		return gopacket.LayerTypeZero
 	}
 	if b.wirePay != 0 {

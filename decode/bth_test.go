@@ -510,3 +510,56 @@ func BenchmarkParserStack(b *testing.B) {
 		b.ReportMetric(float64(len(frames)*b.N)/b.Elapsed().Seconds(), "frames/s")
 	})
 }
+
+// TestBTHDecodeCutExtension cuts one packet of every opcode of the
+// corpus (as a snap length does: the wire length still says the whole)
+// at every length from its BTH to the end of its extension headers: an
+// RC or UC packet keeps its BTH, marked ExtCut, with nothing after it and
+// the data's length on the wire; any other transport's packet, or one cut
+// inside the BTH, is truncated as before.
+func TestBTHDecodeCutExtension(t *testing.T) {
+	seen := map[BTHOpcode]bool{}
+	for _, path := range roceCaptures(t) {
+		for _, frame := range roceReadPcap(t, path) {
+			_, raw, ok := roceSplit(frame)
+			if !ok || len(raw) == 0 || seen[BTHOpcode(raw[0])] || !BTHOpcode(raw[0]).Valid() {
+				continue
+			}
+			op := BTHOpcode(raw[0])
+			seen[op] = true
+			var whole BTH
+			if err := whole.DecodeFromBytes(raw, &roceFeedback{}); err != nil {
+				continue
+			}
+			tr := op.Transport()
+			for n := range bthLen + op.extLen() {
+				var b BTH
+				fb := &roceFeedback{}
+				err := b.DecodeCut(raw[:n:n], len(raw), fb)
+				switch {
+				case n < bthLen || tr != TransportRC && tr != TransportUC:
+					if !errors.Is(err, ErrTruncated) || !fb.truncated {
+						t.Errorf("%v cut to %d: %v, want truncated", op, n, err)
+					}
+				case err != nil:
+					t.Errorf("%v cut to %d: %v, want its BTH", op, n, err)
+				default:
+					if !b.ExtCut || !b.TrailerCut || b.PSN != whole.PSN || b.DestQP != whole.DestQP || b.Opcode != op {
+						t.Errorf("%v cut to %d: ExtCut %v TrailerCut %v PSN %#x QP %#x, want the whole packet's PSN %#x QP %#x",
+							op, n, b.ExtCut, b.TrailerCut, b.PSN, b.DestQP, whole.PSN, whole.DestQP)
+					}
+					if b.NextLayerType() != gopacket.LayerTypeZero || b.Data() != nil || len(b.Payload) != 0 {
+						t.Errorf("%v cut to %d: next %v, data %d bytes, payload %d: want nothing after the BTH",
+							op, n, b.NextLayerType(), len(b.Data()), len(b.Payload))
+					}
+					if got, want := b.DataWireLen(), len(whole.Data()); got != want {
+						t.Errorf("%v cut to %d: data of %d bytes on the wire, want %d", op, n, got, want)
+					}
+				}
+			}
+		}
+	}
+	if !seen[OpWriteFirst] || !seen[OpAcknowledge] {
+		t.Errorf("opcodes seen %v: want a WRITE First and an ACK among them", seen)
+	}
+}

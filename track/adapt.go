@@ -255,7 +255,7 @@ func snapCutOf(f *capture.Frame) uint8 {
 		return synCut(f.IPv6.Payload)
 	case f.BTH != nil || f.GRH != nil || f.UDP != nil && f.UDP.DstPort == 4791:
 		switch b := f.BTH; {
-		case b == nil: // a BTH and its extension headers decode whole or not at all (decode.BTH.DecodeCut)
+		case b == nil, b.ExtCut: // no BTH, or the extension headers after it cut (decode.BTH.DecodeCut)
 			return snapCutRoCE
 		case f.LLC != nil:
 			if !f.LLC.StepCaptured() {
