@@ -99,13 +99,14 @@ type dumpState struct {
 // a Frame that clcAssembler.segment fills.
 type clcResult struct {
 	smcFlow, notCLC bool
+	sum             TCPSumStatus
 	errs            []error
 	raw             [][]byte
 	inside, anck    []bool
 }
 
 func (o *clcResult) apply(f *Frame) {
-	f.SMCFlow, f.NotCLC = o.smcFlow, o.notCLC
+	f.SMCFlow, f.NotCLC, f.TCPSum = o.smcFlow, o.notCLC, o.sum
 	f.CLCErr = append(f.CLCErr, o.errs...)
 	f.clcRaw = append(f.clcRaw, o.raw...)
 	f.clcRawInside = append(f.clcRawInside, o.inside...)
@@ -355,7 +356,7 @@ func (r *Reader) carry(f *Frame, lt layers.LinkType, b *Batch, rec *batchRec, wh
 				b.clc = append(b.clc, clcResult{})
 			}
 			o := &b.clc[len(b.clc)-1]
-			o.smcFlow, o.notCLC = f.SMCFlow, f.NotCLC
+			o.smcFlow, o.notCLC, o.sum = f.SMCFlow, f.NotCLC, f.TCPSum
 			o.errs = append(o.errs, f.CLCErr[n:]...)
 			for _, m := range f.clcRaw {
 				o.raw = append(o.raw, b.keep(m)) // the assembler reuses its buffer

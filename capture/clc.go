@@ -47,6 +47,12 @@ type clcFlow struct {
 	// smcSYN: followed from a SYN or SYN-ACK with the SMC option (not
 	// mid-stream from an eyecatcher).
 	smcSYN bool
+	// sumOK[d]: a segment of direction d (0: key[0]'s) carried a TCP
+	// checksum that verifies; mss[d]: the MSS direction d's SYN
+	// announced (the largest segment the other direction sends), 0 when
+	// none was seen. See checkSum.
+	sumOK [2]bool
+	mss   [2]uint16
 	// asmNet is key[0] under a type unique to this connection: the assembler
 	// keys its connections by flow, so a new connection on the same
 	// 4-tuple (port reuse) starts afresh even where the assembler still
@@ -246,9 +252,11 @@ func (a *clcAssembler) segment(f *Frame) {
 	fl.lastSeen = ts
 	f.SMCFlow = true
 	asmNet := fl.asmNet
+	d := 0
 	if net != fl.key[0] { // the network flow of the first segment seen
-		asmNet = asmNet.Reverse()
+		asmNet, d = asmNet.Reverse(), 1
 	}
+	fl.checkSum(f, d)
 	a.frame, a.cur = f, fl
 	a.arena = a.arena[:0]
 	a.ctx.ci = f.CI
@@ -268,6 +276,40 @@ func (a *clcAssembler) segment(f *Frame) {
 		a.drop(fl)
 	}
 	a.sweep(ts)
+}
+
+// checkSum verifies the TCP checksum of f, a segment of fl in direction
+// d, and says in f.TCPSum what it found where that says something: a
+// checksum that verifies, or one that fails where that cannot be the
+// capture point's own doing: the direction's segments verified before
+// (a host capture with checksum offload verifies none of what it sends,
+// the offloaded field being recognised too), and the segment is no
+// longer than the MSS its receiver announced (a receiving host's capture
+// shows segments GRO merged, whose checksum is the first one's). The
+// segment is read all the same: what the capture holds is what a
+// hand-edited capture means, and a damaged copy's message is malformed
+// or followed as before; the finding says which segment to distrust.
+func (fl *clcFlow) checkSum(f *Frame, d int) {
+	t := f.TCP
+	if t.SYN {
+		for _, o := range t.Options {
+			if o.OptionType == layers.TCPOptionKindMSS && len(o.OptionData) == 2 {
+				fl.mss[d] = binary.BigEndian.Uint16(o.OptionData)
+			}
+		}
+	}
+	if !fl.smcSYN {
+		return
+	}
+	s, ok := tcpSum(f)
+	switch {
+	case !ok:
+	case s.OK:
+		fl.sumOK[d] = true
+		f.TCPSum = s
+	case fl.sumOK[d] && fl.mss[1-d] != 0 && len(t.Payload) <= int(fl.mss[1-d]):
+		f.TCPSum = s
+	}
 }
 
 // sweep forgets stalled handshakes, in capture time, at most once per

@@ -42,6 +42,12 @@ type Frame struct {
 	SMCLayers
 
 	ICRC ICRCStatus
+	// TCPSum is the TCP checksum of a segment of a connection followed as
+	// SMC (SMCFlow), checked while its CLC handshake is followed and its
+	// SYN was seen: Checked and OK where it verifies, Checked and not OK
+	// where the segment is damaged (see clcFlow.checkSum for when a
+	// checksum that fails is damage; the segment is read all the same).
+	TCPSum TCPSumStatus
 	// SMCOption: this TCP SYN or SYN-ACK carried the SMC option.
 	SMCOption bool
 	// SMCO: the option is ANCK's SYN-ACK "SMCO" (decode.SMCOptionKind).
@@ -134,6 +140,7 @@ func (f *Frame) reset() {
 	f.Tunnel = nil
 	f.SMCLayers.reset()
 	f.ICRC = ICRCStatus{}
+	f.TCPSum = TCPSumStatus{}
 	f.SMCOption, f.SMCO = false, false
 	f.SMCFlow = false
 	f.CLC = f.CLC[:0]
@@ -188,10 +195,12 @@ func (f *Frame) NetworkFlow() gopacket.Flow {
 
 // SMCRelevant reports whether the frame belongs to SMC: a TCP SYN with the
 // SMC option or answering one (a SYN-ACK without it is the fallback
-// evidence), a CLC message, or any RoCE packet (LLC, CDC, RDMA WRITE,
+// evidence), a CLC message or a damaged segment of the handshake that
+// carries them (TCPSum), or any RoCE packet (LLC, CDC, RDMA WRITE,
 // ACK/NAK all ride on the BTH), or a frame of ANCK's dump device.
 func (f *Frame) SMCRelevant() bool {
-	return f.direct != 0 || f.SMCOption || (f.SMCFlow && f.TCP.SYN) || len(f.CLC) > 0 || len(f.CLCErr) > 0 || f.BTH != nil || f.GRH != nil || f.Dump != nil
+	return f.direct != 0 || f.SMCOption || (f.SMCFlow && f.TCP.SYN) || len(f.CLC) > 0 || len(f.CLCErr) > 0 ||
+		f.TCPSum.Checked && !f.TCPSum.OK || f.BTH != nil || f.GRH != nil || f.Dump != nil
 }
 
 // FieldWant is the field demand of the frame's record (decode.Record.Want;

@@ -133,6 +133,7 @@ const (
 	RNRNAK
 	BadICRC
 	BadLength
+	BadTCPSum
 	CaptureDuplicate
 	OptionEchoed
 	Malformed
@@ -256,6 +257,9 @@ var defs = [numIDs]Def{
 	BadLength: {Name: "roce.length.bad", Severity: Error, Group: "malformed", Object: ObjectLink,
 		Meaning: "a RoCE packet whose IP or UDP length claims more bytes than the frame holds: the receiver drops it, and its ICRC cannot be checked",
 		Check:   "the frame's frame.error (field and lengths); corruption on the path, or a damaged capture"},
+	BadTCPSum: {Name: "tcp.checksum.bad", Severity: Warn, Group: "checksum", Object: ObjectConn,
+		Meaning: "a segment of an SMC handshake whose TCP checksum does not match where the direction's others do: the receiving host dropped it, or the capture's copy is damaged; its CLC message (malformed or not) is not the sender's to answer for",
+		Check:   "a copy sent again after it (corruption on the path: cables, NIC), else the capture (a damaged file, a capture point that rewrites packets)"},
 	CaptureDuplicate: {Name: "roce.capture.duplicate", Severity: Note, Group: "sequence", Object: ObjectCapture,
 		Meaning: "the capture holds the same RoCE packet twice within 1 ms with no NAK between: a copy the capture made (a mirror of both directions, two hosts' captures merged), not a retransmission (followed once)",
 		Check:   "the capture setup: a mirror session copying both directions of a port, a capture on a bond and its member, or captures of both hosts merged; editcap -D drops adjacent copies"},

@@ -604,6 +604,13 @@ func appendProblems(dst []byte, f *capture.Frame) []byte {
 		dst = numfmt.AppendInt(dst, int64(f.CI.Length))
 		dst = append(dst, " bytes]"...)
 	}
+	if f.TCPSum.Checked && !f.TCPSum.OK {
+		dst = append(dst, " [bad TCP checksum 0x"...)
+		dst = numfmt.AppendHexPadded(dst, uint64(f.TCPSum.Got), 4)
+		dst = append(dst, ", computed 0x"...)
+		dst = numfmt.AppendHexPadded(dst, uint64(f.TCPSum.Want), 4)
+		dst = append(dst, ']')
+	}
 	if f.ICRC.Checked && !f.ICRC.OK {
 		dst = append(dst, " [bad ICRC 0x"...)
 		dst = appendHex32(dst, f.ICRC.Got)

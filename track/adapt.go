@@ -340,6 +340,8 @@ func fill(in *input, f *capture.Frame) {
 		s.payload = f.TCPWireLen()
 		s.cut = s.payload - len(tc.Payload)
 		s.notCLC = f.NotCLC
+		s.sumBad = f.TCPSum.Checked && !f.TCPSum.OK
+		s.sum = [2]uint16{f.TCPSum.Got, f.TCPSum.Want}
 		for i, c := range f.CLC {
 			if in.clcN == len(in.clc) {
 				in.clc = append(in.clc, clcIn{})

@@ -51,11 +51,13 @@ type tcpIn struct {
 	syn, ack bool
 	fin, rst bool
 	smcOpt   bool
-	payload  int    // as on the wire (the IP length says), cut or not
-	cut      int    // of payload, the bytes the capture's snap length left out
-	clcErrs  int    // CLC messages of this segment that did not decode
-	clcErr   string // the first one's error
-	notCLC   bool   // the stream reached application data where CLC would start (capture.Frame.NotCLC)
+	payload  int       // as on the wire (the IP length says), cut or not
+	cut      int       // of payload, the bytes the capture's snap length left out
+	clcErrs  int       // CLC messages of this segment that did not decode
+	clcErr   string    // the first one's error
+	notCLC   bool      // the stream reached application data where CLC would start (capture.Frame.NotCLC)
+	sumBad   bool      // damaged: its TCP checksum failed (capture.Frame.TCPSum)
+	sum      [2]uint16 // with sumBad: the checksum carried and the one computed
 }
 
 // ts is the frame's time.

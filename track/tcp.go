@@ -46,6 +46,15 @@ func (t *Tracker) tcp(in *input) {
 		d = DirS2C
 	}
 	t.touchConn(c, in, d)
+	if s.sumBad {
+		// The receiving host drops a segment whose checksum fails
+		// (tcp_checksum_complete in tcp_v4_rcv, net/ipv4/tcp_ipv4.c).
+		// It is followed all the same (a capture edited by hand fails
+		// it too); the finding says which segment to distrust.
+		t.raiseText(&c.expert, expert.BadTCPSum, in, func() string {
+			return fmt.Sprintf("checksum in the segment %#04x, computed %#04x", s.sum[0], s.sum[1])
+		})
+	}
 	rec := t.recording(c)
 	f := &c.Flow[d]
 	f.tcpShown = true
@@ -146,12 +155,20 @@ func (t *Tracker) tcp(in *input) {
 		t.raise(&c.expert, expert.OptionEchoed, in)
 	}
 	if s.clcErrs > 0 {
-		t.raiseText(&c.expert, expert.Malformed, in, func() string { return s.clcErr })
+		t.raiseText(&c.expert, expert.Malformed, in, func() string {
+			if s.sumBad {
+				return s.clcErr + " (in a segment whose TCP checksum fails: a damaged copy)"
+			}
+			return s.clcErr
+		})
 	}
 	if s.clcErrs > 0 && c.Outcome == OutcomePending && c.Failure == "" {
 		// Linux's receiver fails the handshake on it (EPROTO, no Decline);
 		// a Decline or a later CLC still decides if one follows.
 		c.Failure = "malformed CLC from the " + sender(d) + ": " + s.clcErr
+		if s.sumBad {
+			c.Failure = "a damaged copy (TCP checksum) of a CLC message from the " + sender(d) + ": " + s.clcErr
+		}
 		if rec {
 			t.note(c, in, d, "CLC", "malformed: "+s.clcErr)
 		}

@@ -34,6 +34,7 @@ const (
 	ppCDC3       = 35 // CDC seq 3 prod 0/152, client -> server
 	ppServerCDC2 = 39 // CDC seq 2, server -> client
 	ppProposal   = 8  // CLC Proposal
+	ppAccept     = 10 // CLC Accept (server)
 )
 
 // Offsets in an SMC CDC message (struct smc_cdc_msg, net/smc/smc_cdc.h).
@@ -249,8 +250,43 @@ var ExpertVectors = []Vector{
 		d := fs[ppProposal-1].Data
 		p := 14 + 20 + int(d[14+20+12]>>4)*4 // Ethernet, IPv4, TCP header
 		copy(d[p:], "GET ")
+		fixTCPSum(d) // as the peer sent them
 		return write(t, "option-echoed", fs)
 	}},
+	{"tcp-checksum-bad", "tcp.checksum.bad", func(t testing.TB) string {
+		// A bit of the Accept's peer ID flipped after its checksum was
+		// made (a damaged copy): the message still decodes.
+		fs := pingpong(t)
+		d := fs[ppAccept-1].Data
+		p := 14 + 20 + int(d[14+20+12]>>4)*4
+		if string(d[p:p+4]) != "\xe2\xd4\xc3\xd9" {
+			t.Fatalf("pingpong.pcap frame %d is no CLC message: % x", ppAccept, d[p:p+4])
+		}
+		d[p+8] ^= 1
+		return write(t, "tcp-checksum-bad", fs)
+	}},
+}
+
+// fixTCPSum sets the TCP checksum of d, an Ethernet frame of an IPv4 TCP
+// segment, to the one its bytes make (RFC 9293 3.1).
+func fixTCPSum(d []byte) {
+	ip := d[14:]
+	ihl := int(ip[0]&0x0f) * 4
+	seg := ip[ihl:binary.BigEndian.Uint16(ip[2:4])]
+	seg[16], seg[17] = 0, 0
+	sum := uint32(6) + uint32(len(seg))
+	for _, b := range [][]byte{ip[12:16], ip[16:20], seg} {
+		for i := 0; i+1 < len(b); i += 2 {
+			sum += uint32(b[i])<<8 | uint32(b[i+1])
+		}
+		if len(b)%2 == 1 {
+			sum += uint32(b[len(b)-1]) << 8
+		}
+	}
+	for sum>>16 != 0 {
+		sum = sum&0xffff + sum>>16
+	}
+	binary.BigEndian.PutUint16(seg[16:], ^uint16(sum))
 }
 
 // ExpertVector finds a vector by name.

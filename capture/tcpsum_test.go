@@ -1,0 +1,122 @@
+package capture
+
+import (
+	"encoding/binary"
+	"errors"
+	"io"
+	"testing"
+
+	"github.com/gopacket/gopacket/layers"
+)
+
+// sums reads frames (Ethernet) and returns each frame's TCPSum and
+// whether it read a CLC message.
+func sums(t *testing.T, frames []rawFrame) ([]TCPSumStatus, []bool) {
+	t.Helper()
+	r, err := Open(writePcap(t, t.TempDir(), "sum.pcap", layers.LinkTypeEthernet, frames))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var out []TCPSumStatus
+	var clc []bool
+	for {
+		f, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return out, clc
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, f.TCPSum)
+		clc = append(clc, len(f.CLC) > 0)
+	}
+}
+
+// tcpPayloadOff is the offset of the TCP payload of an Ethernet, IPv4,
+// TCP frame.
+func tcpPayloadOff(d []byte) int { return 14 + 20 + int(d[14+20+12]>>4)*4 }
+
+// TestTCPSum: the segments of pingpong.pcap's SMC handshake verify; a
+// CLC message with a bit flipped fails, is said to and is read all the
+// same; a first segment of its direction (the SYN) or one whose checksum
+// field holds what transmit offload leaves there is not judged.
+func TestTCPSum(t *testing.T) {
+	frames := readRaw(t, pingpong)
+	got, _ := sums(t, frames)
+	checked := 0
+	for i, s := range got {
+		if s.Checked {
+			checked++
+			if !s.OK {
+				t.Errorf("frame %d: checksum %#04x, computed %#04x, in a capture the kernel made", i+1, s.Got, s.Want)
+			}
+		}
+	}
+	// SYN, SYN-ACK, Proposal, Accept, Confirm and the ACKs between them.
+	if checked < 5 {
+		t.Fatalf("%d segments checked, want the handshake's", checked)
+	}
+
+	const syn, accept = 5, 10 // pingpong.pcap's SYN and CLC Accept
+	damaged := readRaw(t, pingpong)
+	damaged[accept-1].Data[tcpPayloadOff(damaged[accept-1].Data)+8] ^= 1 // the Accept's peer ID
+	damaged[syn-1].Data[14+20+4] ^= 1                                    // the SYN's sequence number
+	got, clc := sums(t, damaged)
+	if s := got[accept-1]; !s.Checked || s.OK || s.Got == s.Want {
+		t.Errorf("the damaged Accept: %+v, want a checksum that fails", s)
+	}
+	if !clc[accept-1] {
+		t.Error("the damaged Accept was not read: a capture edited by hand means what it holds")
+	}
+	if s := got[syn-1]; s.Checked {
+		t.Errorf("the damaged SYN: %+v; the first segment of a direction is not judged", s)
+	}
+
+	// Transmit offload: the field holds the pseudo-header's sum.
+	offload := readRaw(t, pingpong)
+	d := offload[accept-1].Data
+	ip, seg := d[14:], d[14+20:]
+	pseudo := sum16(sum16(0, ip[12:16]), ip[16:20]) + uint32(layers.IPProtocolTCP) + uint32(len(seg))
+	binary.BigEndian.PutUint16(seg[16:18], fold(pseudo))
+	got, _ = sums(t, offload)
+	if s := got[accept-1]; s.Checked {
+		t.Errorf("an offloaded checksum: %+v, want not judged", s)
+	}
+}
+
+// TestTCPSumGRO: a segment longer than the MSS its receiver announced is
+// a receiving host's GRO merge, whose checksum is the first segment's:
+// not judged.
+func TestTCPSumGRO(t *testing.T) {
+	const accept = 10
+	frames := readRaw(t, pingpong)
+	d := frames[accept-1].Data
+	// The client's SYN announced an MSS; the Accept, from the server, is
+	// judged against it: announce one shorter than the Accept.
+	syn := frames[4].Data
+	opts := syn[14+20+20 : tcpPayloadOff(syn)]
+	found := false
+	for i := 0; i+1 < len(opts); {
+		switch opts[i] {
+		case 0:
+			i = len(opts)
+		case 1:
+			i++
+		default:
+			if opts[i] == 2 && opts[i+1] == 4 {
+				binary.BigEndian.PutUint16(opts[i+2:], uint16(len(d)-tcpPayloadOff(d)-1))
+				found = true
+			}
+			i += int(opts[i+1])
+		}
+	}
+	if !found {
+		t.Fatal("pingpong.pcap's SYN has no MSS option")
+	}
+	d[tcpPayloadOff(d)+8] ^= 1
+	got, _ := sums(t, frames)
+	if s := got[accept-1]; s.Checked {
+		t.Errorf("a damaged segment longer than the MSS: %+v, want not judged", s)
+	}
+}
