@@ -261,7 +261,7 @@ var defs = [numIDs]Def{
 		Meaning: "a segment of an SMC handshake whose TCP checksum does not match where the direction's others do: the receiving host dropped it, or the capture's copy is damaged; its CLC message (malformed or not) is not the sender's to answer for",
 		Check:   "a copy sent again after it (corruption on the path: cables, NIC), else the capture (a damaged file, a capture point that rewrites packets)"},
 	CaptureDuplicate: {Name: "roce.capture.duplicate", Severity: Note, Group: "sequence", Object: ObjectCapture,
-		Meaning: "the capture holds the same RoCE packet twice within 1 ms with no NAK between: a copy the capture made (a mirror of both directions, two hosts' captures merged), not a retransmission (followed once)",
+		Meaning: "the capture holds the same RoCE packet (or ANCK dump-device frame) twice within 1 ms with no NAK (CDC) between: a copy the capture made (a mirror of both directions, two hosts' captures merged), not a retransmission (followed once)",
 		Check:   "the capture setup: a mirror session copying both directions of a port, a capture on a bond and its member, or captures of both hosts merged; editcap -D drops adjacent copies"},
 	OptionEchoed: {Name: "smc.option.echoed_no_clc", Severity: Warn, Group: "protocol", Object: ObjectConn,
 		Meaning: "both SYNs carried the SMC option but no CLC message followed: a middlebox echoed the option for a peer that does not speak SMC",

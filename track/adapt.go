@@ -87,6 +87,9 @@ type seenRoCE struct {
 	// naks counts the NAKs and RNR NAKs seen: a packet sent again after
 	// one is the transport's, not the capture's.
 	naks uint32
+	// dumpCDCs counts the dump device's CDC frames of the connection
+	// directions whose ports hash to each place (dumpDup).
+	dumpCDCs [64]uint32
 	// number and duplicate are the last frame asked about and the answer
 	// (FeedFast, then Feed, ask about the same frame).
 	number    int
@@ -123,7 +126,7 @@ const captureDupWindow = int64(time.Millisecond)
 // on a bond and its member, or two hosts' captures merged make.
 func (t *Tracker) captureDup(f *capture.Frame) bool {
 	b := f.BTH
-	if b == nil {
+	if b == nil && (f.Dump == nil || f.UDP == nil) {
 		return false
 	}
 	s := &t.seenRoCE
@@ -131,6 +134,10 @@ func (t *Tracker) captureDup(f *capture.Frame) bool {
 		return s.duplicate
 	}
 	s.number = f.Number
+	if b == nil {
+		s.duplicate = s.dumpDup(f)
+		return s.duplicate
+	}
 	ns := f.UnixNano()
 	key := uint64(b.DestQP)<<40 | uint64(b.Opcode)<<32 | uint64(b.PSN) | 1<<63
 	e := &s.recent[(b.DestQP*0x9E3779B1^b.PSN)%dupSlots]
@@ -153,6 +160,34 @@ func (t *Tracker) captureDup(f *capture.Frame) bool {
 	// copied in 16-byte moves that wait on its narrower stores (the most
 	// of captureDup's time in a profile of smcdump -Y with a tracker field).
 	e.ns, e.key, e.icrc, e.length, e.naks = ns, key, icrc, length, s.naks
+	return false
+}
+
+// dumpDup reports whether f, a frame of ANCK's dump device, is one the
+// capture already holds: the same addresses, ports and bytes within
+// captureDupWindow, and no CDC frame of that connection direction between
+// (a write of the same bytes again comes with a CDC of its own,
+// smc_tx_rdma_writes then smc_cdc_msg_send in net/smc/smc_tx.c; a CDC
+// frame is never the same twice, its sequence number moving). The dump
+// device's frames carry nothing else to tell a copy by: no IP
+// identification, no UDP checksum (smc_dump_fill_skb_header, ANCK
+// net/smc/smc_stats.c).
+func (s *seenRoCE) dumpDup(f *capture.Frame) bool {
+	src, dst := ipAddrs(f)
+	a, b := src.As16(), dst.As16()
+	digest := crc32.Update(crc32.Update(crc32.ChecksumIEEE(a[:]), crc32.IEEETable, b[:]), crc32.IEEETable, f.UDP.Payload)
+	key := uint64(f.UDP.SrcPort)<<48 | uint64(f.UDP.DstPort)<<32 | 1<<31
+	h := (uint32(f.UDP.SrcPort)*31 + uint32(f.UDP.DstPort)) % uint32(len(s.dumpCDCs))
+	e := &s.recent[(digest^uint32(key>>32))%dupSlots]
+	ns, length := f.UnixNano(), uint32(len(f.UDP.Payload))
+	if e.key == key && e.icrc == digest && e.length == length && e.naks == s.dumpCDCs[h] &&
+		ns-e.ns >= 0 && ns-e.ns <= captureDupWindow {
+		return true
+	}
+	if f.CDC != nil {
+		s.dumpCDCs[h]++
+	}
+	e.ns, e.key, e.icrc, e.length, e.naks = ns, key, digest, length, s.dumpCDCs[h]
 	return false
 }
 

@@ -47,7 +47,7 @@ const (
 func captures(t *testing.T) []string {
 	root := testutil.Root(t)
 	var out []string
-	for _, p := range []string{"samples/*.pcap", "samples/*.pcapng", "testdata/reference/*.pcap", "testdata/expert/*.pcap"} {
+	for _, p := range []string{"samples/*.pcap", "samples/*.pcapng", "testdata/reference/*.pcap", "testdata/expert/*.pcap", "testdata/anck/*.pcap"} {
 		m, _ := filepath.Glob(filepath.Join(root, p))
 		out = append(out, m...)
 	}
@@ -369,6 +369,14 @@ func TestDifferentialOneWay(t *testing.T) {
 	const dropsPerSide, thinnedOneWay = 6, 4
 	variants := 0
 	eachCapture(t, func(rel string, lt layers.LinkType, frames []mutate.Frame, base run) {
+		if strings.HasPrefix(rel, "testdata/anck/") {
+			// Not followed in one direction yet (stop note): the dump
+			// device's frames have no link on the wire to place a
+			// connection on, and a write with immediate (no CDC) names
+			// its receiver by a token only the other side's handshake
+			// message announces.
+			return
+		}
 		for side := 1; side <= 2; side++ {
 			m := mutate.Mutation{Kind: mutate.OneWay, N: side}
 			vf := m.Apply(frames)
