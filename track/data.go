@@ -664,12 +664,9 @@ func (t *Tracker) merge(a, b *Conn) *Conn {
 // keeps f's TCP side: a connection that took the CDCs another, joined
 // from them, counted has TCP segments of its own (a handshake, a FIN).
 func (f *Flow) takeSMC(x *Flow) {
-	tcp := *f
+	tcp := f.flowTCP
 	*f = *x
-	f.TCPBytes, f.TCPNotCaptured, f.TCPReordered = tcp.TCPBytes, tcp.TCPNotCaptured, tcp.TCPReordered
-	f.tcpLate, f.tcpLateEnd, f.tcpLateNS = tcp.tcpLate, tcp.tcpLateEnd, tcp.tcpLateNS
-	f.tcpNext, f.tcpAhead, f.haveTCPNext, f.aheadSeen, f.tcpShown = tcp.tcpNext, tcp.tcpAhead, tcp.haveTCPNext, tcp.aheadSeen, tcp.tcpShown
-	f.FIN, f.RST, f.finFrame, f.finNS = tcp.FIN, tcp.RST, tcp.finFrame, tcp.finNS
+	f.flowTCP = tcp
 }
 
 func removeID(ids []int, id int) []int {

@@ -183,7 +183,29 @@ type Flow struct {
 	SeqNotCaptured int
 	SeqDup         int // CDC sequence numbers seen again (retransmitted or older)
 	CursorErrors   int // cursor went backwards or could not be followed
-	TCPBytes       uint64
+	flowTCP
+	DoneWriting bool
+	Closed      bool
+	Aborted     bool
+	Prod, Cons  Cursor
+	LastSeq     uint16
+	sinceCDC    uint64 // WRITE bytes attributed since the last CDC
+	wbSince     int64  // start of the open write-blocked episode (Unix ns), 0 none
+	fullSince   int64  // the peer's RMBE was found full then (Unix ns), 0: not full
+	fullFrame   int    // the CDC that filled it
+	haveSeq     bool
+	haveProd    bool
+	haveCons    bool
+	// uncaptured: the responder took PSNs of this direction's link that
+	// the capture never showed since this direction's last CDC; a CDC
+	// among them explains a sequence gap, or a close the capture lacks.
+	uncaptured bool
+}
+
+// flowTCP is what a Flow knows from its direction's TCP segments: a
+// connection that takes another's SMC side (Flow.takeSMC) keeps its own.
+type flowTCP struct {
+	TCPBytes uint64
 	// TCPNotCaptured counts this direction's TCP bytes that the peer
 	// acknowledged and the capture never showed (the capture missed
 	// them): CLC messages may be among them.
@@ -200,25 +222,9 @@ type Flow struct {
 	haveTCPNext         bool
 	aheadSeen           bool
 	tcpShown            bool // the capture holds a TCP segment of this direction
-	DoneWriting         bool
-	Closed              bool
-	Aborted             bool
 	FIN, RST            bool
-	Prod, Cons          Cursor
-	LastSeq             uint16
-	sinceCDC            uint64 // WRITE bytes attributed since the last CDC
-	wbSince             int64  // start of the open write-blocked episode (Unix ns), 0 none
-	fullSince           int64  // the peer's RMBE was found full then (Unix ns), 0: not full
-	fullFrame           int    // the CDC that filled it
-	finFrame            int    // this direction's first FIN or RST
+	finFrame            int // this direction's first FIN or RST
 	finNS               int64
-	haveSeq             bool
-	haveProd            bool
-	haveCons            bool
-	// uncaptured: the responder took PSNs of this direction's link that
-	// the capture never showed since this direction's last CDC; a CDC
-	// among them explains a sequence gap, or a close the capture lacks.
-	uncaptured bool
 }
 
 // TCPShown reports whether the capture holds a TCP segment of this
