@@ -250,7 +250,7 @@ var ExpertVectors = []Vector{
 		d := fs[ppProposal-1].Data
 		p := 14 + 20 + int(d[14+20+12]>>4)*4 // Ethernet, IPv4, TCP header
 		copy(d[p:], "GET ")
-		fixTCPSum(d) // as the peer sent them
+		fixIPv4TCP(d) // as the peer sent them
 		return write(t, "option-echoed", fs)
 	}},
 	{"tcp-checksum-bad", "tcp.checksum.bad", func(t testing.TB) string {
@@ -265,28 +265,6 @@ var ExpertVectors = []Vector{
 		d[p+8] ^= 1
 		return write(t, "tcp-checksum-bad", fs)
 	}},
-}
-
-// fixTCPSum sets the TCP checksum of d, an Ethernet frame of an IPv4 TCP
-// segment, to the one its bytes make (RFC 9293 3.1).
-func fixTCPSum(d []byte) {
-	ip := d[14:]
-	ihl := int(ip[0]&0x0f) * 4
-	seg := ip[ihl:binary.BigEndian.Uint16(ip[2:4])]
-	seg[16], seg[17] = 0, 0
-	sum := uint32(6) + uint32(len(seg))
-	for _, b := range [][]byte{ip[12:16], ip[16:20], seg} {
-		for i := 0; i+1 < len(b); i += 2 {
-			sum += uint32(b[i])<<8 | uint32(b[i+1])
-		}
-		if len(b)%2 == 1 {
-			sum += uint32(b[len(b)-1]) << 8
-		}
-	}
-	for sum>>16 != 0 {
-		sum = sum&0xffff + sum>>16
-	}
-	binary.BigEndian.PutUint16(seg[16:], ^uint16(sum))
 }
 
 // ExpertVector finds a vector by name.
