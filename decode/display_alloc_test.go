@@ -42,3 +42,31 @@ func TestAppendDisplay(t *testing.T) {
 		t.Errorf("enum without a name: %q, want %q", got, "2")
 	}
 }
+
+// TestStringValueEscapes: a string value off the wire (an EID, a host
+// name) is written with its control characters, invalid UTF-8 and
+// backslashes escaped (-T fields, -V): raw, an escape sequence would act
+// on the terminal and a tab or newline break a fields line.
+func TestStringValueEscapes(t *testing.T) {
+	for in, want := range map[string]string{
+		"SMC-LAB-UEID":       "SMC-LAB-UEID",
+		"%\x00C-LAB-UEID":    `%\x00C-LAB-UEID`,
+		"a\x1b[2Jb":          `a\x1b[2Jb`,
+		"tab\there\nnl\x7f":  `tab\x09here\x0anl\x7f`,
+		`back\slash`:         `back\\slash`,
+		"caf\u00e9 \u00b5s":  "caf\u00e9 \u00b5s",
+		"bad\xc3(utf8\xff":   `bad\xc3(utf8\xff`,
+		"c1\u009bcontrol":    `c1\xc2\x9bcontrol`,
+		"(none)           T": "(none)           T",
+	} {
+		v := Value{S: in}
+		if got := string(v.Append(nil, KindString)); got != want {
+			t.Errorf("%q: %q, want %q", in, got, want)
+		}
+	}
+	v := Value{S: "C->S"}
+	buf := make([]byte, 0, 16)
+	if a := testing.AllocsPerRun(10, func() { buf = v.Append(buf[:0], KindString) }); a != 0 {
+		t.Errorf("%v allocations appending a plain string", a)
+	}
+}

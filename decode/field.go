@@ -4,6 +4,8 @@ import (
 	"net/netip"
 	"sort"
 	"strconv"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/smcscope/smcscope/internal/numfmt"
 	"github.com/smcscope/smcscope/internal/textcache"
@@ -179,7 +181,7 @@ func (v *Value) Append(dst []byte, k Kind) []byte {
 	case KindUint, KindBool:
 		return numfmt.AppendUint(dst, v.U)
 	case KindString:
-		return append(dst, v.S...)
+		return appendText(dst, v.S)
 	case KindBytes:
 		return numfmt.AppendHexBytes(dst, v.B)
 	case KindAddr:
@@ -200,6 +202,37 @@ func (v *Value) Append(dst []byte, k Kind) []byte {
 		return numfmt.AppendHexBytes(dst, v.B)
 	case KindTime:
 		return AppendTime(dst, int64(v.U), v.Digits)
+	}
+	return dst
+}
+
+// appendText appends s, a string that may come off the wire (an EID, a
+// host name), with every byte that is not part of a printable UTF-8
+// character written \xNN, and a backslash \\: a control character
+// would act on the terminal that shows it (an escape sequence) or break
+// a -T fields line (a tab, a newline). Text of ours passes unchanged.
+func appendText(dst []byte, s string) []byte {
+	i := 0
+	for i < len(s) && s[i] >= 0x20 && s[i] < 0x7f && s[i] != '\\' {
+		i++
+	}
+	if i == len(s) {
+		return append(dst, s...)
+	}
+	dst = append(dst, s[:i]...)
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case s[i] == '\\':
+			dst = append(dst, '\\', '\\')
+		case r == utf8.RuneError && n <= 1 || !unicode.IsPrint(r):
+			for _, b := range []byte(s[i : i+max(n, 1)]) {
+				dst = append(dst, '\\', 'x', lowerHex[b>>4], lowerHex[b&15])
+			}
+		default:
+			dst = append(dst, s[i:i+n]...)
+		}
+		i += max(n, 1)
 	}
 	return dst
 }
