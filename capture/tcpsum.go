@@ -31,8 +31,8 @@ func tcpSum(f *Frame) (s TCPSumStatus, ok bool) {
 	var pseudo uint32
 	switch {
 	case f.IPv4 != nil && f.IPv4.Protocol == layers.IPProtocolTCP && len(f.IPv4.SrcIP) == net.IPv4len && len(f.IPv4.DstIP) == net.IPv4len:
-		if int(f.IPv4.Length)-int(f.IPv4.IHL)*4 != n {
-			return s, false // not the whole segment the IP header says
+		if int(f.IPv4.Length)-int(f.IPv4.IHL)*4 != n || f.IPv4.FragOffset != 0 || f.IPv4.Flags&layers.IPv4MoreFragments != 0 {
+			return s, false // not the whole segment: cut, or a fragment
 		}
 		pseudo = sum16(sum16(0, f.IPv4.SrcIP), f.IPv4.DstIP) + uint32(layers.IPProtocolTCP) + uint32(n)
 	case f.IPv6 != nil && len(f.IPv6.SrcIP) == net.IPv6len && len(f.IPv6.DstIP) == net.IPv6len:
