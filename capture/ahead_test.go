@@ -121,3 +121,34 @@ func TestTouchAheadFileCut(t *testing.T) {
 		t.Errorf("reading on: %v, want the file's ErrChanged", b.Err)
 	}
 }
+
+// TestKeepAhead: a goroutine between batches touches at most 256 KiB a
+// call, and nothing once 1 MiB past the last batch is touched.
+func TestKeepAhead(t *testing.T) {
+	r, err := OpenMapped(filepath.Join(testutil.SamplesDir(t), "long.pcap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	r.KeepAhead() // before the first batch: nothing to keep ahead of
+	var b Batch
+	r.ReadBatch(&b, 100, nil)
+	if b.Err != nil {
+		t.Fatal(b.Err)
+	}
+	a := r.ahead.Load()
+	if n := a.touched.Load(); n != 0 {
+		t.Fatalf("touched to %d before any call", n)
+	}
+	from := a.readTo.Load()
+	r.KeepAhead()
+	if got, want := a.touched.Load(), from+aheadKeep*aheadChunk; got != want {
+		t.Errorf("one call touched to %d, want %d", got, want)
+	}
+	for range 8 {
+		r.KeepAhead()
+	}
+	if got := a.touched.Load() - from; got < aheadLow || got >= aheadLow+aheadKeep*aheadChunk {
+		t.Errorf("touched %d past the batch, want from %d to less than %d", got, aheadLow, aheadLow+aheadKeep*aheadChunk)
+	}
+}

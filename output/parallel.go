@@ -328,7 +328,12 @@ func (o *Options) ploop(ctx context.Context, r *capture.Reader, flt *filter.Filt
 			}
 			return b.cb.Err != nil
 		},
-		Work:     func(job int, b *pbatch) { workers[job].run(b) },
+		Work: func(job int, b *pbatch) {
+			workers[job].run(b)
+			// A reader the workers seldom wait for (text, JSON) would
+			// take its page faults itself.
+			r.KeepAhead()
+		},
 		Write:    pl.write,
 		Prefetch: r.TouchAhead,
 	}
