@@ -83,8 +83,9 @@ func (r *Reader) TouchAhead() (did bool) {
 // past the last batch read is touched, at most 256 KiB a call, so that a
 // reader that is seldom waited for (the workers busy with text or JSON)
 // still finds its pages mapped, and one that is waited for is left to
-// those waiting. Interleaved A/B, 20 runs: -j 2 text on multiconn 8-10 %
-// faster, pingpong's -T fields and long's text unchanged.
+// those waiting. Interleaved A/B: -j 2 text on multiconn 8-10 % faster,
+// long's text unchanged (-T fields 3-5 % slower: smcdump leaves it to
+// the goroutines of slower batches).
 func (r *Reader) KeepAhead() {
 	a := r.ahead.Load()
 	if a == nil {
