@@ -556,16 +556,16 @@ func readWire(s *track.Snapshot) wireView {
 			v.success++
 		}
 		if r.Mode == ModeFallback {
-			client, server := sideReasons(&c.Fallback)
+			client, server := fallbackSides(&c.Fallback)
 			anck := uint32(0)
 			if c.Fallback.ANCK {
 				anck = 1
 			}
-			if client != 0 {
-				fb[[3]uint32{0, client, anck}]++
+			if client.reason != 0 {
+				fb[[3]uint32{0, client.reason, anck}]++
 			}
-			if server != 0 {
-				fb[[3]uint32{1, server, anck}]++
+			if server.reason != 0 {
+				fb[[3]uint32{1, server.reason, anck}]++
 			}
 			v.events = append(v.events, Event{Time: c.Fallback.Time, Kind: EventFallback, Source: EventFromWire, Frame: c.Fallback.Frame,
 				Conn: r.Key, Text: fmt.Sprintf("%s %s -> %s fell back to TCP: %s", r.Key, endpoint(r.Src), endpoint(r.Dst), cr.Detail)})
@@ -606,15 +606,11 @@ func wireTotals(s *track.Snapshot) WireTotals {
 	w := WireTotals{SMCRSuccess: uint64(t.Outcomes[track.OutcomeSMCR.String()]), SMCDSuccess: uint64(t.Outcomes[track.OutcomeSMCD.String()]),
 		SMCRRxBytes: t.S2C.Bytes, SMCRTxBytes: t.C2S.Bytes}
 	count := func(fb *track.Fallback, n int) {
-		client, server := sideReasons(fb)
-		// A fallback whose Decline the capture missed: both sides fell
-		// back (the one that declined, and its peer), for a reason the
-		// capture does not hold.
-		both := fb.Cause == track.CauseUncaptured
-		if client != 0 || both {
+		client, server := fallbackSides(fb)
+		if client.fell {
 			w.ClientFallbacks += uint64(n)
 		}
-		if server != 0 || both {
+		if server.fell {
 			w.ServerFallbacks += uint64(n)
 		}
 	}
@@ -635,22 +631,35 @@ func wireTotals(s *track.Snapshot) WireTotals {
 	return w
 }
 
-// sideReasons returns the local fallback reason each side's kernel gives
-// a fallback (smc_sock fallback_rsn): the side that declined its own code,
-// the other SMC_CLC_DECL_PEERDECL (smc_clc_wait_msg); a client whose
-// SYN-ACK had no SMC option SMC_CLC_DECL_PEERNOSMC, its server nothing
-// (it never spoke SMC).
-func sideReasons(fb *track.Fallback) (client, server uint32) {
+// sideFallback is what one side's kernel counts of a fallback: whether
+// it fell back, and its local reason (smc_sock fallback_rsn), 0 where the
+// capture does not hold it.
+type sideFallback struct {
+	fell   bool
+	reason uint32
+}
+
+// fallbackSides says what each side's kernel counts of a fallback: the
+// side that declined falls back with its own code, the other with
+// SMC_CLC_DECL_PEERDECL (smc_clc_wait_msg); a client whose SYN-ACK had no
+// SMC option with SMC_CLC_DECL_PEERNOSMC, its server not at all (it never
+// spoke SMC); a fallback whose Decline the capture missed, both sides
+// (the one that declined, and its peer), for a reason the capture does
+// not hold.
+func fallbackSides(fb *track.Fallback) (client, server sideFallback) {
 	switch fb.Cause {
 	case track.CauseDecline:
+		declined, peer := sideFallback{true, fb.Code}, sideFallback{true, uint32(decode.DeclinePeerDecl)}
 		if fb.By == track.DirC2S {
-			return fb.Code, uint32(decode.DeclinePeerDecl)
+			return declined, peer
 		}
-		return uint32(decode.DeclinePeerDecl), fb.Code
+		return peer, declined
 	case track.CauseNoOptionSYNACK:
-		return uint32(decode.DeclinePeerNoSMC), 0
+		return sideFallback{true, uint32(decode.DeclinePeerNoSMC)}, sideFallback{}
+	case track.CauseUncaptured:
+		return sideFallback{fell: true}, sideFallback{fell: true}
 	}
-	return 0, 0
+	return sideFallback{}, sideFallback{}
 }
 
 // wireModes are the rows package's modes by the dashboard's spelling.
@@ -688,8 +697,8 @@ func wireConn(c *track.Conn, cr *rows.Conn, g *LinkGroupRow, l *rows.Link) ConnR
 		r.State = StateActive
 	}
 	if c.Outcome == track.OutcomeFallback {
-		client, _ := sideReasons(&c.Fallback)
-		r.ConnDetail.Fallback = reasonIn(client, c.Fallback.ANCK)
+		client, _ := fallbackSides(&c.Fallback)
+		r.ConnDetail.Fallback = reasonIn(client.reason, c.Fallback.ANCK)
 		if c.Fallback.Cause == track.CauseDecline && c.Fallback.By == track.DirS2C {
 			r.ConnDetail.PeerDiagnosis = reasonIn(c.Fallback.Code, c.Fallback.ANCK)
 		}
