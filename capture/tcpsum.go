@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"net"
 
+	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 )
 
@@ -34,42 +35,25 @@ func tcpSum(f *Frame) (s TCPSumStatus, ok bool) {
 		if int(f.IPv4.Length)-int(f.IPv4.IHL)*4 != n || f.IPv4.FragOffset != 0 || f.IPv4.Flags&layers.IPv4MoreFragments != 0 {
 			return s, false // not the whole segment: cut, or a fragment
 		}
-		pseudo = sum16(sum16(0, f.IPv4.SrcIP), f.IPv4.DstIP) + uint32(layers.IPProtocolTCP) + uint32(n)
+		pseudo = gopacket.ComputeChecksum(f.IPv4.DstIP, gopacket.ComputeChecksum(f.IPv4.SrcIP, 0))
 	case f.IPv6 != nil && len(f.IPv6.SrcIP) == net.IPv6len && len(f.IPv6.DstIP) == net.IPv6len:
 		if f.IPv6.NextHeader != layers.IPProtocolTCP || int(f.IPv6.Length) != n {
 			return s, false // extension headers, a jumbogram: not checked
 		}
-		pseudo = sum16(sum16(0, f.IPv6.SrcIP), f.IPv6.DstIP) + uint32(layers.IPProtocolTCP) + uint32(n)
+		pseudo = gopacket.ComputeChecksum(f.IPv6.DstIP, gopacket.ComputeChecksum(f.IPv6.SrcIP, 0))
 	default:
 		return s, false
 	}
+	pseudo += uint32(layers.IPProtocolTCP) + uint32(n)
 	got := binary.BigEndian.Uint16(t.Contents[16:18])
-	if got == fold(pseudo) {
+	if got == ^gopacket.FoldChecksum(pseudo) {
 		return s, false // offloaded: the NIC computes it on the way out
 	}
-	sum := sum16(sum16(pseudo, t.Contents[:16]), t.Contents[18:])
-	sum = sum16(sum, t.Payload)
-	want := ^fold(sum)
+	// The segment with its checksum field left out (gopacket's
+	// VerifyChecksum appends the payload to the header, a write into
+	// the capture's read-only mapping).
+	sum := gopacket.ComputeChecksum(t.Contents[:16], pseudo)
+	sum = gopacket.ComputeChecksum(t.Contents[18:], sum)
+	want := gopacket.FoldChecksum(gopacket.ComputeChecksum(t.Payload, sum))
 	return TCPSumStatus{Checked: true, OK: want == got, Got: got, Want: want}, true
-}
-
-// sum16 adds b to the ones'-complement sum acc as big-endian 16-bit
-// words, an odd last byte padded with zero.
-func sum16(acc uint32, b []byte) uint32 {
-	for len(b) >= 2 {
-		acc += uint32(b[0])<<8 | uint32(b[1])
-		b = b[2:]
-	}
-	if len(b) == 1 {
-		acc += uint32(b[0]) << 8
-	}
-	return acc
-}
-
-// fold folds a ones'-complement sum to 16 bits.
-func fold(acc uint32) uint16 {
-	for acc>>16 != 0 {
-		acc = acc&0xffff + acc>>16
-	}
-	return uint16(acc)
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"testing"
 
+	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 )
 
@@ -77,8 +78,8 @@ func TestTCPSum(t *testing.T) {
 	offload := readRaw(t, pingpong)
 	d := offload[accept-1].Data
 	ip, seg := d[14:], d[14+20:]
-	pseudo := sum16(sum16(0, ip[12:16]), ip[16:20]) + uint32(layers.IPProtocolTCP) + uint32(len(seg))
-	binary.BigEndian.PutUint16(seg[16:18], fold(pseudo))
+	pseudo := gopacket.ComputeChecksum(ip[12:20], uint32(layers.IPProtocolTCP)+uint32(len(seg)))
+	binary.BigEndian.PutUint16(seg[16:18], ^gopacket.FoldChecksum(pseudo))
 	got, _ = sums(t, offload)
 	if s := got[accept-1]; s.Checked {
 		t.Errorf("an offloaded checksum: %+v, want not judged", s)
