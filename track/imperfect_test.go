@@ -1056,6 +1056,16 @@ func TestConfirmDamaged(t *testing.T) {
 	if c := s.Conns[0]; c.Outcome != OutcomeSMCR || slices.Contains(found, expert.HandshakeFailed.String()) || !slices.Contains(found, expert.Malformed.String()) {
 		t.Errorf("outcome %v (%s), findings %v: want SMC-R, smc.malformed, no smc.handshake.failed", c.Outcome, c.Failure, found)
 	}
+	// Its TCP checksum fails (the bytes were changed after it was made):
+	// the message is a damaged copy, not the client's error.
+	if !slices.Contains(found, expert.BadTCPSum.String()) {
+		t.Errorf("findings %v: want tcp.checksum.bad", found)
+	}
+	for _, f := range s.Findings() {
+		if f.ID == expert.Malformed && !strings.Contains(f.Detail, "damaged copy") {
+			t.Errorf("smc.malformed %q: want it named a damaged copy", f.Detail)
+		}
+	}
 }
 
 // TestSnaplenCutRETH cuts the kernel's captures to 64 bytes a frame, 10
