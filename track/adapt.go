@@ -78,9 +78,9 @@ func (t *Tracker) feedLocked(f *capture.Frame) {
 	}
 }
 
-// seenRoCE is what captureDup remembers of the capture's recent RoCE
-// packets.
-type seenRoCE struct {
+// seenCopies is what captureDup remembers of the capture's recent RoCE
+// packets and dump-device frames.
+type seenCopies struct {
 	// recent holds a packet's fingerprint in the slot its queue pair and
 	// PSN pick: a copy the capture made lands on its original's slot.
 	recent [dupSlots]packetSeen
@@ -103,7 +103,7 @@ type packetSeen struct {
 	key    uint64
 	icrc   uint32
 	length uint32
-	naks   uint32 // seenRoCE.naks when it went by
+	naks   uint32 // seenCopies.naks when it went by
 }
 
 // dupSlots is how many recent packets captureDup remembers: the copies of
@@ -129,7 +129,7 @@ func (t *Tracker) captureDup(f *capture.Frame) bool {
 	if b == nil && (f.Dump == nil || f.UDP == nil) {
 		return false
 	}
-	s := &t.seenRoCE
+	s := &t.seenCopies
 	if f.Number != 0 && f.Number == s.number {
 		return s.duplicate
 	}
@@ -172,7 +172,7 @@ func (t *Tracker) captureDup(f *capture.Frame) bool {
 // device's frames carry nothing else to tell a copy by: no IP
 // identification, no UDP checksum (smc_dump_fill_skb_header, ANCK
 // net/smc/smc_stats.c).
-func (s *seenRoCE) dumpDup(f *capture.Frame) bool {
+func (s *seenCopies) dumpDup(f *capture.Frame) bool {
 	src, dst := ipAddrs(f)
 	a, b := src.As16(), dst.As16()
 	digest := crc32.Update(crc32.Update(crc32.ChecksumIEEE(a[:]), crc32.IEEETable, b[:]), crc32.IEEETable, f.UDP.Payload)

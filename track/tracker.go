@@ -130,7 +130,7 @@ type Tracker struct {
 	finishGroups                map[*LinkGroup]bool // finish's set of groups, reused
 	lastSweep                   int64               // Unix nanoseconds
 	lastNS                      int64               // newest frame feed handled (fastRoCE's are in their links' lastNS)
-	seenRoCE                    seenRoCE            // the last RoCE frame (captureDup)
+	seenCopies                  seenCopies          // recent RoCE and dump-device frames (captureDup)
 	endNS                       int64               // the capture's end as its file records it (EndCapture), 0 unknown
 	ended                       bool                // EndCapture: no frame comes after the last one fed
 	timelineID                  int                 // > 0 when Options.Timeline names an ID
