@@ -362,6 +362,18 @@ func (r *Reader) feedDirect(f *Frame) bool {
 	f.IPv4 = ip
 	rl := &r.dec.roce
 	nf := gopacket.NilDecodeFeedback
+	// The ICRC first: it reads the packet from its start to its trailer,
+	// which the BTH's decoder then finds in the cache (read first, the
+	// trailer of a large WRITE is a load from a line, often a page, not
+	// yet touched).
+	var want uint32
+	var icrcErr error
+	if !r.noICRC && !r.icrcMatched {
+		want, icrcErr = rl.icrc.RoCEv2(d[dIP:])
+		if icrcErr != nil && !errors.Is(icrcErr, decode.ErrBadICRC) {
+			return false
+		}
+	}
 	// readDirect's tests are those of these decoders: none fails.
 	if rl.bth.DecodeFromBytes(d[dBTH:], nf) != nil {
 		return false
@@ -388,14 +400,10 @@ func (r *Reader) feedDirect(f *Frame) bool {
 	f.ICRC = ICRCStatus{}
 	if !r.noICRC {
 		// As roceLayers.checkICRC: the frame is whole (readDirect).
-		want, err := rl.bth.ICRC, error(nil)
-		if !r.icrcMatched {
-			want, err = rl.icrc.RoCEv2(d[dIP:])
+		if r.icrcMatched {
+			want = rl.bth.ICRC
 		}
-		if err != nil && !errors.Is(err, decode.ErrBadICRC) {
-			return false
-		}
-		f.ICRC = ICRCStatus{Checked: true, OK: err == nil, Got: rl.bth.ICRC, Want: want}
+		f.ICRC = ICRCStatus{Checked: true, OK: icrcErr == nil, Got: rl.bth.ICRC, Want: want}
 	}
 	if !r.directFeed(f) {
 		r.declinedICRC = f.ICRC
