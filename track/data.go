@@ -135,7 +135,10 @@ func (t *Tracker) cdcConn(c *Conn, l *Link, d Dir, in *input) {
 	// mid-stream starts counting at its first CDC.
 	var produced, consumed uint64
 	okP, okC := false, false
-	if f.haveProd && c.rmbeSize(d) == 0 {
+	// A connection known from its handshake starts from cursor 0, so its
+	// first CDC may already tell the size (its cursor wrapped before it:
+	// a sender that fills the RMBE before it announces anything).
+	if c.rmbeSize(d) == 0 && (f.haveProd || !c.Inferred && !missed && !m.noSeq && m.seq == 1) {
 		t.learnRMBESize(c, d, f, m.prod)
 	}
 	// A cursor counts bytes into an RMBE: Linux wraps it before the
@@ -382,7 +385,7 @@ func (t *Tracker) stall(c *Conn, d Dir, in *input, consumed uint64, missed bool)
 		o.fullSince = 0
 	}
 	f := &c.Flow[d]
-	if f.fullSince != 0 || c.rmbeSize(d) == 0 || c.Inferred && !c.Flow[d.Reverse()].haveCons {
+	if f.fullSince != 0 || c.rmbeSize(d) == 0 || (c.Inferred || c.halfPlaced) && !c.Flow[d.Reverse()].haveCons {
 		return
 	}
 	if full(f.Prod, c.Flow[d.Reverse()].Cons) {
@@ -462,6 +465,11 @@ func (t *Tracker) inferConn(l *Link, d Dir, m *cdcIn, in *input) (*Conn, Dir) {
 	}
 	g := l.lgr
 	pick := g.halfMatch(d, m.cons, nil)
+	if pick == nil {
+		if c := t.claimFirst(l, d, m); c != nil {
+			return c, d
+		}
+	}
 	if pick == nil {
 		pick = t.newConn(in)
 		pick.Inferred = true

@@ -778,6 +778,120 @@ func TestOneDirection(t *testing.T) {
 	}
 }
 
+// TestOneDirectionJoined: in a capture of one host's frames, each
+// connection's CDCs carry a token only the other side's CLC message
+// announced, yet each connection's first CDC (sequence 1) comes after its
+// handshake and before the next connection's: they are the handshake's
+// connection's, one row each, with that side's counts of the whole
+// capture (cursors counted from 0, the RMBE size learned at the first
+// CDC when the cursor wrapped before it), and no consumer stall is judged
+// against a consumer cursor the capture cannot show.
+func TestOneDirectionJoined(t *testing.T) {
+	for _, name := range []string{"multiconn", "long", "pingpong"} {
+		whole, _ := feedRaw(t, readRawFrames(t, "../samples/"+name+".pcap"))
+		for _, host := range []byte{1, 2} {
+			t.Run(fmt.Sprintf("%s/10.10.0.%d", name, host), func(t *testing.T) {
+				s, found := feedRaw(t, sentBy(t, "../samples/"+name+".pcap", host))
+				if slices.Contains(found, expert.ConsumerStall.String()) {
+					t.Errorf("a consumer stall, with no consumer cursor in the capture: %v", found)
+				}
+				d := DirC2S
+				if host == 1 {
+					d = DirS2C
+				}
+				if len(s.Conns) != len(whole.Conns) {
+					t.Errorf("%d connections, the whole capture %d", len(s.Conns), len(whole.Conns))
+				}
+				for i := range s.Conns {
+					c := &s.Conns[i]
+					if c.Inferred {
+						t.Errorf("connection %d joined from its CDCs alone", c.ID)
+						continue
+					}
+					var w *Conn
+					for j := range whole.Conns {
+						if whole.Conns[j].Client == c.Client {
+							w = &whole.Conns[j]
+						}
+					}
+					if w == nil {
+						t.Fatalf("connection %d (%v) not in the whole capture", c.ID, c.Client)
+					}
+					got, want := &c.Flow[d], &w.Flow[d]
+					if got.CDCs != want.CDCs || got.Bytes != want.Bytes || got.WriteBytes != want.WriteBytes {
+						t.Errorf("connection %d %v: %d CDCs, %d bytes, %d WRITE bytes; the whole capture %d, %d, %d",
+							c.ID, d, got.CDCs, got.Bytes, got.WriteBytes, want.CDCs, want.Bytes, want.WriteBytes)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestOneDirectionTogether: two connections whose handshakes both end
+// before either sends its first CDC (the second one's client frames moved
+// before the first one's first CDC): nothing in a capture of the client's
+// side tells whose that CDC is, so neither connection is given CDCs that
+// may be the other's. Once two first CDCs went to joined connections, both
+// have had theirs: the later connections, one at a time, are told apart
+// again (their TCP FINs, which would also rule the first two out, come at
+// the capture's end).
+func TestOneDirectionTogether(t *testing.T) {
+	frames := sentBy(t, "../samples/multiconn.pcap", 2)
+	port := func(f rawFrame) uint16 {
+		if f.Data[23] != 6 {
+			return 0
+		}
+		return binary.BigEndian.Uint16(f.Data[34:])
+	}
+	var ports []uint16
+	for _, f := range frames {
+		if p := port(f); p != 0 && !slices.Contains(ports, p) {
+			ports = append(ports, p)
+		}
+	}
+	if len(ports) < 3 {
+		t.Fatalf("%d connections: the test proves nothing", len(ports))
+	}
+	first := clientCDCs(t, frames)[0]
+	// The second connection's frames up to its Confirm (its second
+	// segment with payload).
+	var moved, rest []rawFrame
+	payloads := 0
+	for i, f := range frames {
+		if i > first && port(f) == ports[1] && payloads < 2 {
+			if binary.BigEndian.Uint16(f.Data[16:]) > uint16(20+(f.Data[46]>>4)*4) {
+				payloads++
+			}
+			g := f
+			g.CI.Timestamp = frames[first-1].CI.Timestamp
+			moved = append(moved, g)
+			continue
+		}
+		rest = append(rest, f)
+	}
+	if payloads != 2 {
+		t.Fatalf("the second connection's Confirm not found (%d segments with payload)", payloads)
+	}
+	together := slices.Concat(rest[:first], moved, rest[first:])
+	s, _ := feedRaw(t, together)
+	inferred := 0
+	for i := range s.Conns {
+		c := &s.Conns[i]
+		if c.Inferred {
+			inferred++
+			continue
+		}
+		p := c.Client.Port()
+		if cdcs := c.Flow[DirC2S].CDCs; (p == ports[0] || p == ports[1]) != (cdcs == 0) {
+			t.Errorf("connection %d (port %d): %d CDCs", c.ID, p, cdcs)
+		}
+	}
+	if inferred != 2 {
+		t.Errorf("%d connections joined from their CDCs alone, want 2", inferred)
+	}
+}
+
 // TestOneDirectionDropped: a capture of one direction that also dropped a
 // CDC's frame shows no loss the network made: the responder's ACKs are not
 // in it, and the requester never sends the missing PSN again, so the run

@@ -324,10 +324,14 @@ type Conn struct {
 	// halfPlaced: placed from a Confirm without its Accept, so one
 	// direction's token is unknown and is paired like a joined connection's.
 	halfPlaced bool
-	tokens     [2]uint32 // receiver token of each direction while registered
-	hasTok     [2]bool
-	expert     marks       // its findings (expert.go)
-	stream     *connStream // reassembly (Options.Stream), nil until used
+	// firstOf[d]: the connections whose first CDC of direction d a CDC
+	// that went to a joined connection may have been, this one among
+	// them (claimFirst).
+	firstOf [2]*firstCDCs
+	tokens  [2]uint32 // receiver token of each direction while registered
+	hasTok  [2]bool
+	expert  marks       // its findings (expert.go)
+	stream  *connStream // reassembly (Options.Stream), nil until used
 }
 
 // Closed reports whether both sides signalled the end (CDC close flags, or

@@ -994,6 +994,77 @@ func (t *Tracker) claimHalf(l *Link, d Dir, m *cdcIn, in *input) (*Conn, Dir) {
 	return nil, d
 }
 
+// claimFirst finds the connection a connection's first CDC belongs to when
+// its token is one no CLC message the capture holds announced: a CDC
+// carries its receiver's token, which only the receiver's own message
+// (the client's Confirm, the server's Accept) tells, so a capture of one
+// direction, or one that missed that message, never learns it. The
+// sequence number says it is the connection's first CDC (tx_cdc_seq
+// starts at 0 with the connection and smc_cdc_msg_send adds 1 before
+// each, net/smc/smc_cdc.c): it belongs to a connection that came up
+// while the capture ran, which a handshake the capture showed announced.
+// It is taken for the one such connection on l still without a token of
+// direction d, no CDC of that direction yet and its sender not gone
+// (placed from its one CLC message, or, for the server's side, waiting
+// with an Accept that named l's server QP). Where there are several
+// (connections coming up together) nothing tells which, none is taken,
+// and the CDC goes to a connection joined from CDCs; once as many such
+// CDCs came as there were connections to choose from, each of those has
+// had its first CDC, and the next connection's is told apart again.
+func (t *Tracker) claimFirst(l *Link, d Dir, m *cdcIn) *Conn {
+	if m.noSeq || m.seq != 1 {
+		return nil
+	}
+	var cands []*Conn
+	open := func(c *Conn) bool {
+		f := &c.Flow[d]
+		return !c.finished && !c.Inferred && !c.hasTok[d] && f.CDCs == 0 && !f.FIN && !f.RST && c.TClose.IsZero() &&
+			(c.firstOf[d] == nil || c.firstOf[d].taken < len(c.firstOf[d].conns))
+	}
+	for _, c := range l.lgr.conns {
+		if c.link == l && c.halfPlaced && c.hasTok[d.Reverse()] && open(c) {
+			cands = append(cands, c)
+		}
+	}
+	if d == DirS2C && l.Server.QPN != 0 {
+		for _, c := range t.pendingHalf {
+			if c.link == nil && c.ServerEP.Valid && !c.ClientEP.Valid && c.ServerEP.QPN == l.Server.QPN &&
+				gidAddr(c.ServerEP.GID) == l.Server.Addr && open(c) {
+				cands = append(cands, c)
+			}
+		}
+	}
+	switch len(cands) {
+	case 0:
+		return nil
+	case 1:
+	default:
+		if g := cands[0].firstOf[d]; g != nil && slices.Equal(g.conns, cands) {
+			g.taken++
+			return nil
+		}
+		g := &firstCDCs{conns: cands, taken: 1}
+		for _, c := range cands {
+			c.firstOf[d] = g
+		}
+		return nil
+	}
+	c := cands[0]
+	if c.link == nil {
+		t.pendingHalf = slices.DeleteFunc(t.pendingHalf, func(x *Conn) bool { return x == c })
+		t.attachServerHalf(c, l)
+	}
+	t.registerToken(c, d, m.token)
+	return c
+}
+
+// firstCDCs is a set of connections (Conn.firstOf) and how many first
+// CDCs that could each have been any of them went to joined connections.
+type firstCDCs struct {
+	conns []*Conn
+	taken int
+}
+
 // attachServerHalf places a connection whose Confirm the capture missed
 // on the link its C->S CDCs showed up on: they prove SMC-R.
 func (t *Tracker) attachServerHalf(c *Conn, l *Link) {

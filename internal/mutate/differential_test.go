@@ -397,8 +397,10 @@ func TestDifferentialOneWay(t *testing.T) {
 				// which the link's first CONFIRM_LINK response (or, for a
 				// reused group, the first connection's) names too. Its
 				// CDCs carry the server's token, which only the Accept
-				// gave: they are on the connection joined from them, and
-				// this one's counts are unknown, not zero.
+				// gave: the first one (sequence 1) ties them to it where
+				// no other handshake waits for its first CDC, else they
+				// go to a connection joined from them, and this one's
+				// counts are unknown, not zero.
 				if !c.Inferred && c.ClientEP.Valid && !c.ServerEP.Valid && !c.SMCD && c.Outcome == track.OutcomeSMCR && c.ClientEP.Token != 0 {
 					if c.LGR == 0 && onLink(&base.snap, c) {
 						t.Errorf("%s: connection %d: a Confirm in a capture of the client's side, yet on no link", name, c.ID)
