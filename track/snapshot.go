@@ -159,9 +159,9 @@ func (t *Tracker) markUnseen(c, x *Conn) (unseenLink bool) {
 	}
 	if c.halfPlaced {
 		// Placed from one side's CLC message: a direction whose token
-		// the capture never gave it has its CDCs on the connection
-		// joined from them (their token is the missing message's), not
-		// none.
+		// the capture never gave it (its first CDC not told apart from
+		// another connection's, claimFirst) has its CDCs on the
+		// connection joined from them, not none.
 		for d := range x.Flow {
 			if !c.hasTok[d] && c.Flow[d].CDCs == 0 {
 				x.Flow[d].NotShown = true
