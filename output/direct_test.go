@@ -68,6 +68,36 @@ func runBothText(t *testing.T, o Options) {
 	}
 }
 
+// directFilters are -Y filters that the direct path matches on the
+// values at its fixed offsets (every field of the first and third is one
+// it reads; the second reads the tracker's fields too, which the tracker
+// adds after following the frame by its fast path).
+var directFilters = []string{
+	"smc.cdc.seq >= 3 and roce.bth.psn > 100 or roce.aeth.msn > 2 or roce.reth.len > 64 or smc.cdc.flags.peer_conn_closed",
+	"smc.conn.id and (smc.cdc.seq == 5 or roce.bth.opcode == 17) or smc.stream.offset > 1000 or smc.expert",
+	"smc.llc or frame.error or tcp or ip.src == 10.10.0.1 and frame.len < 100",
+}
+
+// runBothFiltered is runBothText with each of directFilters, and -T
+// fields with them: columns the direct path reads, and those with a
+// tracker field, on one goroutine and on two.
+func runBothFiltered(t *testing.T, o Options) {
+	t.Helper()
+	o.NewTracker = func(views []string) (Tracker, error) { return zview.NewTracker(views) }
+	for _, flt := range directFilters {
+		o.DisplayFilter = flt
+		runBothText(t, o)
+		for _, jobs := range []int{1, 2} {
+			f := o
+			f.Jobs = jobs
+			f.Fields = []string{"frame.number", "roce.bth.psn", "smc.cdc.seq", "ip.dst"}
+			runBoth(t, f)
+			f.Fields = []string{"frame.number", "smc.conn.id", "roce.reth.len", "smc.stream.offset"}
+			runBoth(t, f)
+		}
+	}
+}
+
 // runBothQuiet is runBoth for -q with the tracker's views, which it
 // feeds the direct path's frames from their layers.
 func runBothQuiet(t *testing.T, name string) {
@@ -123,6 +153,7 @@ func TestDirectMatchesRecord(t *testing.T) {
 		runBothTracked(t, Options{Read: name, All: true, Fields: []string{"frame.number", "roce.bth.psn", "smc.cdc.seq"}, Jobs: 1})
 		runBothText(t, Options{Read: name})
 		runBothText(t, Options{Read: name, All: true})
+		runBothFiltered(t, Options{Read: name})
 		runBothQuiet(t, name)
 	}
 	// A line longer than the output buffer holds (the direct path once
@@ -186,6 +217,7 @@ func TestDirectMutations(t *testing.T) {
 	runBoth(t, Options{Read: name, All: true, Fields: []string{"frame.number", "roce.bth.opcode", "smc.cdc.seq", "frame.error"}})
 	runBothTracked(t, Options{Read: name, All: true, Fields: []string{"frame.number", "smc.cdc.seq"}, Jobs: 1})
 	runBothText(t, Options{Read: name, All: true})
+	runBothFiltered(t, Options{Read: name, All: true})
 	runBothQuiet(t, name)
 
 	// A CDC read by the direct path makes its queue pair known as SMC-R

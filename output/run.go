@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -291,6 +292,36 @@ func Run(ctx context.Context, o Options) error {
 	tp, text := p.(*textPrinter)
 	if headersDo && (text && tp.headersOnly() || p == nil && fast != nil) { // -q with views: the tracker alone reads them
 		headers = takeFrame
+	}
+	// A display filter that reads no field the direct path cannot read
+	// at its fixed offset is matched on those values for the commonest
+	// SMC-R frames (the browser's whole-file filter does the same): their
+	// record holds the filter's fields (and -T fields' columns) alone, a
+	// text line is printed from the layers the direct path fills, and -w
+	// writes a frame's bytes as read. The tracker, which followed such a
+	// frame by its fast path, adds its fields to that record as to any
+	// (lateFields).
+	_, fields := p.(*fieldsPrinter)
+	if flt != nil && !o.noDirect && headers == nil && (tr == nil || fast != nil) && (text && tp.headersOnly() && !printTracked || fields) {
+		// A text line reads no field (its ICRC flag is the frame's ICRC
+		// status, which the direct path checks): the filter's alone.
+		from := printed
+		if text {
+			from = flt.Fields()
+		}
+		var ids []decode.FieldID
+		for _, id := range from {
+			if capture.FrameField(id) && !slices.Contains(ids, id) { // a record holds a field's value once
+				ids = append(ids, id)
+			}
+		}
+		if plan, ok := capture.CompileDirect(ids); ok {
+			r.SetDirect(plan)
+			r.SetDirectRecords(true)
+			if text {
+				headers = takeFrame
+			}
+		}
 	}
 	var late *lateFields
 	if tr != nil && tracked {
