@@ -430,7 +430,7 @@ func (r *Reader) NewBatchDecoder() *BatchDecoder {
 			_    [64]byte
 		}{plan: *r.direct}
 		d.r.direct = &padded.plan
-		d.r.directRecords = r.directRecords
+		d.r.directRecords, d.r.lazyICRC = r.directRecords, r.lazyICRC
 	}
 	f := &d.r.frame
 	f.Decoded = make([]gopacket.LayerType, 0, 16)
@@ -511,6 +511,9 @@ func (d *BatchDecoder) nextLean(p *pcapFile) *Frame {
 // DirectPlan is the decoder's own copy of the Reader's direct plan (nil
 // without one), for the columns of the frames it takes.
 func (d *BatchDecoder) DirectPlan() *DirectPlan { return d.r.direct }
+
+// SettleICRC is Reader.SettleICRC for the frame Next last returned.
+func (d *BatchDecoder) SettleICRC(f *Frame) { d.r.SettleICRC(f) }
 
 // Index is the place in the batch of the frame Next last returned.
 func (d *BatchDecoder) Index() int { return d.i - 1 }

@@ -368,7 +368,8 @@ func (r *Reader) feedDirect(f *Frame) bool {
 	// yet touched).
 	var want uint32
 	var icrcErr error
-	if !r.noICRC && !r.icrcMatched {
+	lazy := r.lazyICRC && !r.icrcMatched
+	if !r.noICRC && !r.icrcMatched && !lazy {
 		want, icrcErr = rl.icrc.RoCEv2(d[dIP:])
 		if icrcErr != nil && !errors.Is(icrcErr, decode.ErrBadICRC) {
 			return false
@@ -397,8 +398,12 @@ func (r *Reader) feedDirect(f *Frame) bool {
 		}
 		f.AETH = &rl.aeth
 	}
-	f.ICRC = ICRCStatus{}
-	if !r.noICRC {
+	f.ICRC, f.icrcDue = ICRCStatus{}, false
+	switch {
+	case r.noICRC:
+	case lazy:
+		f.icrcDue = true
+	default:
 		// As roceLayers.checkICRC: the frame is whole (readDirect).
 		if r.icrcMatched {
 			want = rl.bth.ICRC
@@ -406,10 +411,32 @@ func (r *Reader) feedDirect(f *Frame) bool {
 		f.ICRC = ICRCStatus{Checked: true, OK: icrcErr == nil, Got: rl.bth.ICRC, Want: want}
 	}
 	if !r.directFeed(f) {
+		r.SettleICRC(f)
 		r.declinedICRC = f.ICRC
 		return false
 	}
 	return true
+}
+
+// SetLazyICRC makes the direct path leave the ICRC of the frames it takes
+// unchecked until SettleICRC: a consumer that reads it of some frames only
+// (those a display filter selects) skips the CRC of the others, which is
+// most of the cost of such a frame. A tracker fed by the direct path
+// (SetDirectFeed) reads it of every frame: not for such a Reader.
+func (r *Reader) SetLazyICRC(on bool) { r.lazyICRC = on }
+
+// SettleICRC checks the ICRC of f, the frame just read, where SetLazyICRC
+// left it unchecked (f.ICRC is then as it would have been); of any other
+// frame it does nothing.
+func (r *Reader) SettleICRC(f *Frame) {
+	if !f.icrcDue {
+		return
+	}
+	f.icrcDue = false
+	// A frame the direct path takes has lengths that agree (directLayers):
+	// the check gives a verdict.
+	want, err := r.dec.roce.icrc.RoCEv2(f.Data[dIP:])
+	f.ICRC = ICRCStatus{Checked: true, OK: err == nil, Got: f.BTH.ICRC, Want: want}
 }
 
 // AppendColumns appends the -T fields line of f, a frame the direct path

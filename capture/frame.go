@@ -42,6 +42,8 @@ type Frame struct {
 	SMCLayers
 
 	ICRC ICRCStatus
+	// icrcDue: the direct path left ICRC unchecked (Reader.SetLazyICRC).
+	icrcDue bool
 	// TCPSum is the TCP checksum of a segment of a connection followed as
 	// SMC (SMCFlow), checked while its CLC handshake is followed and its
 	// SYN was seen: Checked and OK where it verifies, Checked and not OK
@@ -139,7 +141,7 @@ func (f *Frame) reset() {
 	f.IPv4, f.IPv6, f.TCP, f.UDP = nil, nil, nil, nil
 	f.Tunnel = nil
 	f.SMCLayers.reset()
-	f.ICRC = ICRCStatus{}
+	f.ICRC, f.icrcDue = ICRCStatus{}, false
 	f.TCPSum = TCPSumStatus{}
 	f.SMCOption, f.SMCO = false, false
 	f.SMCFlow = false

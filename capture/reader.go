@@ -68,8 +68,9 @@ type Reader struct {
 	// handed to it.
 	directFeed func(*Frame) bool
 	directIP   layers.IPv4
-	// directRecords: SetDirectRecords.
+	// directRecords: SetDirectRecords. lazyICRC: SetLazyICRC.
 	directRecords bool
+	lazyICRC      bool
 	// declinedICRC is the ICRC verdict of the frame directFeed just
 	// turned down, for its general decode.
 	declinedICRC ICRCStatus

@@ -246,6 +246,7 @@ func (wk *worker) run(b *pbatch) {
 				if !wk.flt.Match(rec) {
 					continue
 				}
+				wk.dec.SettleICRC(f)
 			}
 			if wk.p != nil {
 				if err := wk.p.frame(f); err != nil {

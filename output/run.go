@@ -320,6 +320,10 @@ func Run(ctx context.Context, o Options) error {
 			r.SetDirectRecords(true)
 			if text {
 				headers = takeFrame
+				// Only the lines printed flag a bad ICRC: the frames
+				// the filter leaves out are not checked (a tracker
+				// checks every frame's).
+				r.SetLazyICRC(tr == nil)
 			}
 		}
 	}
@@ -707,6 +711,7 @@ func (o *Options) loop(ctx context.Context, r *capture.Reader, flt *filter.Filte
 				continue
 			}
 		}
+		r.SettleICRC(f)
 		if w != nil {
 			if err := w.WriteFrame(f); err != nil {
 				return fmt.Errorf("-w: %w", err)
