@@ -456,8 +456,10 @@ func (t *Tracker) learnRMBESize(c *Conn, d Dir, f *Flow, cur Cursor) {
 // inferConn makes a connection for a CDC token nobody announced. The
 // stream is paired with a joined connection that knows only the other
 // direction when the evidence is unique: the CDC's consumer cursor equals
-// that stream's producer cursor (see halfMatch). Otherwise it starts a
-// connection of its own, merged later by cdc. Tokens are no evidence:
+// that stream's producer cursor (see halfMatch), or, for a connection's
+// first CDC, with the one handshake still waiting for it (claimFirst).
+// Otherwise it starts a connection of its own, merged later by cdc.
+// Tokens are no evidence:
 // each side numbers its own, and they coincide across connections.
 func (t *Tracker) inferConn(l *Link, d Dir, m *cdcIn, in *input) (*Conn, Dir) {
 	if c, dd := t.claimHalf(l, d, m, in); c != nil {
@@ -467,10 +469,8 @@ func (t *Tracker) inferConn(l *Link, d Dir, m *cdcIn, in *input) (*Conn, Dir) {
 	pick := g.halfMatch(d, m.cons, nil)
 	if pick == nil {
 		if c := t.claimFirst(l, d, m); c != nil {
-			return c, d
+			return c, d // its token registered
 		}
-	}
-	if pick == nil {
 		pick = t.newConn(in)
 		pick.Inferred = true
 		pick.Outcome = OutcomeUnknown
