@@ -515,6 +515,9 @@ func (d *BatchDecoder) DirectPlan() *DirectPlan { return d.r.direct }
 // SettleICRC is Reader.SettleICRC for the frame Next last returned.
 func (d *BatchDecoder) SettleICRC(f *Frame) { d.r.SettleICRC(f) }
 
+// Whole is Reader.Whole for the frame Next last returned.
+func (d *BatchDecoder) Whole(f *Frame) bool { return d.r.Whole(f) }
+
 // Index is the place in the batch of the frame Next last returned.
 func (d *BatchDecoder) Index() int { return d.i - 1 }
 

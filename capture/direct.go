@@ -439,6 +439,26 @@ func (r *Reader) SettleICRC(f *Frame) {
 	f.ICRC = ICRCStatus{Checked: true, OK: err == nil, Got: f.BTH.ICRC, Want: want}
 }
 
+// Whole decodes f, the frame just read, as the general path does if the
+// direct path took it (every layer, the ICRC checked unless
+// SetFieldDemand left it out, the record of every field on first use) and
+// reports whether it did; any other frame is left as it is. A consumer
+// that matched the direct path's frames on their few values
+// (SetDirectRecords) decodes whole the ones it selected, to print them
+// with every field (-V, JSON). What the direct path learned of the frame
+// is what the general path learns of it: nothing is learned twice.
+func (r *Reader) Whole(f *Frame) bool {
+	if f.direct == 0 {
+		return false
+	}
+	r.decodeWhole(f, r.noICRC)
+	r.checkLengths(f)
+	if f.BTH != nil && r.depth == DepthAll {
+		r.qps.roce(&r.dec.roce, f)
+	}
+	return true
+}
+
 // AppendColumns appends the -T fields line of f, a frame the direct path
 // read, without its newline: each column's value as decode.Value.Append
 // formats it (nothing when f has none), quoted with quote unless it is 0

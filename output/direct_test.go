@@ -82,12 +82,14 @@ var directFilters = []string{
 }
 
 // runBothFiltered is runBothText with each of directFilters, and -T
-// fields with them: columns the direct path reads, and those with a
-// tracker field, on one goroutine and on two.
-func runBothFiltered(t *testing.T, o Options) {
+// fields with them (columns the direct path reads, and those with a
+// tracker field), JSON, -V and -x, on one goroutine and on two.
+// With every set, each filter is run with every printer; else JSON, -V
+// and -x only with the filter that reads the tracker's fields too.
+func runBothFiltered(t *testing.T, o Options, every bool) {
 	t.Helper()
 	o.NewTracker = func(views []string) (Tracker, error) { return zview.NewTracker(views) }
-	for _, flt := range directFilters {
+	for n, flt := range directFilters {
 		o.DisplayFilter = flt
 		runBothText(t, o)
 		for _, jobs := range []int{1, 2} {
@@ -97,6 +99,15 @@ func runBothFiltered(t *testing.T, o Options) {
 			runBoth(t, f)
 			f.Fields = []string{"frame.number", "smc.conn.id", "roce.reth.len", "smc.stream.offset"}
 			runBoth(t, f)
+			// Printers that read every layer: the selected frames are
+			// decoded whole (Reader.Whole).
+			if !every && n != 1 {
+				continue
+			}
+			for _, w := range []Options{{Format: FormatJSON}, {Format: FormatText, Verbose: true}, {Format: FormatText, Hex: true}} {
+				w.Read, w.All, w.Jobs, w.DisplayFilter, w.NewTracker = o.Read, o.All, jobs, flt, o.NewTracker
+				runBothAs(t, w)
+			}
 		}
 	}
 }
@@ -156,7 +167,7 @@ func TestDirectMatchesRecord(t *testing.T) {
 		runBothTracked(t, Options{Read: name, All: true, Fields: []string{"frame.number", "roce.bth.psn", "smc.cdc.seq"}, Jobs: 1})
 		runBothText(t, Options{Read: name})
 		runBothText(t, Options{Read: name, All: true})
-		runBothFiltered(t, Options{Read: name})
+		runBothFiltered(t, Options{Read: name}, false)
 		runBothQuiet(t, name)
 	}
 	// A line longer than the output buffer holds (the direct path once
@@ -220,7 +231,7 @@ func TestDirectMutations(t *testing.T) {
 	runBoth(t, Options{Read: name, All: true, Fields: []string{"frame.number", "roce.bth.opcode", "smc.cdc.seq", "frame.error"}})
 	runBothTracked(t, Options{Read: name, All: true, Fields: []string{"frame.number", "smc.cdc.seq"}, Jobs: 1})
 	runBothText(t, Options{Read: name, All: true})
-	runBothFiltered(t, Options{Read: name, All: true})
+	runBothFiltered(t, Options{Read: name, All: true}, true)
 	runBothQuiet(t, name)
 
 	// A CDC read by the direct path makes its queue pair known as SMC-R

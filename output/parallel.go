@@ -192,6 +192,17 @@ func (o *Options) newWorker(r *capture.Reader, flt *filter.Filter, main printer)
 	return wk, nil
 }
 
+// appendTracked adds to rec the tracker's fields the reader noted of the
+// batch's i-th frame.
+func (b *pbatch) appendTracked(rec *decode.Record, i int) {
+	from := 0
+	if i > 0 {
+		from = b.tfEnd[i-1]
+	}
+	rec.IDs = append(rec.IDs, b.tf.IDs[from:b.tfEnd[i]]...)
+	rec.Vals = append(rec.Vals, b.tf.Vals[from:b.tfEnd[i]]...)
+}
+
 // run decodes, selects and prints b's frames as loop does.
 func (wk *worker) run(b *pbatch) {
 	b.out.b = b.out.b[:0]
@@ -232,13 +243,7 @@ func (wk *worker) run(b *pbatch) {
 			case wk.fields:
 				// Whole before the filter, as loop's eagerLate: the
 				// fields describe the tracker right after the frame.
-				rec := f.Fields()
-				from := 0
-				if i > 0 {
-					from = b.tfEnd[i-1]
-				}
-				rec.IDs = append(rec.IDs, b.tf.IDs[from:b.tfEnd[i]]...)
-				rec.Vals = append(rec.Vals, b.tf.Vals[from:b.tfEnd[i]]...)
+				b.appendTracked(f.Fields(), i)
 			}
 			if wk.flt != nil {
 				rec := f.Fields()
@@ -246,7 +251,12 @@ func (wk *worker) run(b *pbatch) {
 				if !wk.flt.Match(rec) {
 					continue
 				}
-				wk.dec.SettleICRC(f)
+				switch {
+				case !o.wholeSelected:
+					wk.dec.SettleICRC(f)
+				case wk.dec.Whole(f) && wk.fields:
+					b.appendTracked(f.Fields(), i) // a new record
+				}
 			}
 			if wk.p != nil {
 				if err := wk.p.frame(f); err != nil {

@@ -53,21 +53,25 @@ func parallelModes() map[string]Options {
 		"filter-all":    {All: true, DisplayFilter: "frame.len > 100 and not tcp"},
 		"filter-json":   {Format: FormatJSON, DisplayFilter: "smc.llc or smc.clc or frame.error"},
 		"filter-fields": {Format: FormatFields, Fields: fields, DisplayFilter: "roce.bth.opcode == 4"},
-		"quiet":         {Quiet: true},
-		"views":         {Quiet: true, Views: []string{"smc,conns"}},
-		"views-text":    {Views: []string{"smc,expert"}},
-		"tracked":       {Format: FormatFields, Fields: []string{"frame.number", "smc.conn.id"}},
-		"filter-conn":   {DisplayFilter: "smc.cdc.seq > 2 and smc.conn.id == 1"},
-		"expert":        {DisplayFilter: "smc.expert", Views: []string{"smc,expert"}},
-		"json-views":    {Format: FormatJSON, Views: []string{"smc,conns", "smc,lgr"}},
-		"jsonl-views":   {Format: FormatJSONL, Views: []string{"smc,conns"}},
-		"verbose-views": {Verbose: true, Hex: true, Views: []string{"smc,links"}},
+		// Matched on the direct path's values, then decoded whole.
+		"filter-json-conn": {Format: FormatJSON, DisplayFilter: "smc.cdc.seq > 5 and smc.conn.id or roce.bth.opcode == 17"},
+		"filter-verbose":   {Verbose: true, DisplayFilter: "roce.reth.len > 64 or smc.cdc.seq == 3"},
+		"quiet":            {Quiet: true},
+		"views":            {Quiet: true, Views: []string{"smc,conns"}},
+		"views-text":       {Views: []string{"smc,expert"}},
+		"tracked":          {Format: FormatFields, Fields: []string{"frame.number", "smc.conn.id"}},
+		"filter-conn":      {DisplayFilter: "smc.cdc.seq > 2 and smc.conn.id == 1"},
+		"expert":           {DisplayFilter: "smc.expert", Views: []string{"smc,expert"}},
+		"json-views":       {Format: FormatJSON, Views: []string{"smc,conns", "smc,lgr"}},
+		"jsonl-views":      {Format: FormatJSONL, Views: []string{"smc,conns"}},
+		"verbose-views":    {Verbose: true, Hex: true, Views: []string{"smc,links"}},
 	}
 }
 
 // raceModes are the modes the race detector runs (ten times slower): one
 // of each printer, with and without the tracker.
-var raceModes = map[string]bool{"columns": true, "fields": true, "fields-gen": true, "json-views": true, "expert": true, "tracked": true, "filter": true}
+var raceModes = map[string]bool{"columns": true, "fields": true, "fields-gen": true, "json-views": true, "expert": true, "tracked": true, "filter": true,
+	"filter-json-conn": true}
 
 // parallelRun runs o with jobs goroutines and batches of batch frames,
 // also writing -w to a file of its own; it returns everything the run

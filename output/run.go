@@ -88,6 +88,10 @@ type Options struct {
 	// noDirect keeps -T fields off the reader's direct path (tests compare
 	// the two).
 	noDirect bool
+	// wholeSelected: the frames the direct path took are matched on its
+	// values, and those selected decoded whole before they are printed
+	// (Run: -Y with a printer that reads every layer).
+	wholeSelected bool
 	// eagerLate adds the tracker's fields to every frame right after it
 	// is fed, as before lateFields (tests compare the two).
 	eagerLate bool
@@ -301,12 +305,15 @@ func Run(ctx context.Context, o Options) error {
 	// writes a frame's bytes as read. The tracker, which followed such a
 	// frame by its fast path, adds its fields to that record as to any
 	// (lateFields).
+	// A printer that reads more than the path fills (-V, -x, JSON) has the
+	// frames the filter selected decoded whole (wholeSelected).
 	_, fields := p.(*fieldsPrinter)
-	if flt != nil && !o.noDirect && headers == nil && (tr == nil || fast != nil) && (text && tp.headersOnly() && !printTracked || fields) {
+	lines := text && tp.headersOnly() && !printTracked
+	if flt != nil && !o.noDirect && headers == nil && (tr == nil || fast != nil) && p != nil {
 		// A text line reads no field (its ICRC flag is the frame's ICRC
 		// status, which the direct path checks): the filter's alone.
 		from := printed
-		if text {
+		if !fields {
 			from = flt.Fields()
 		}
 		var ids []decode.FieldID
@@ -318,9 +325,10 @@ func Run(ctx context.Context, o Options) error {
 		if plan, ok := capture.CompileDirect(ids); ok {
 			r.SetDirect(plan)
 			r.SetDirectRecords(true)
-			if text {
+			if !fields {
 				headers = takeFrame
-				// Only the lines printed flag a bad ICRC: the frames
+				o.wholeSelected = !lines
+				// Only the frames printed show the ICRC's verdict: those
 				// the filter leaves out are not checked (a tracker
 				// checks every frame's).
 				r.SetLazyICRC(tr == nil)
@@ -711,7 +719,13 @@ func (o *Options) loop(ctx context.Context, r *capture.Reader, flt *filter.Filte
 				continue
 			}
 		}
-		r.SettleICRC(f)
+		if o.wholeSelected {
+			if r.Whole(f) && late != nil {
+				late.done = 0 // a new record: its tracker fields are added again
+			}
+		} else {
+			r.SettleICRC(f)
+		}
 		if w != nil {
 			if err := w.WriteFrame(f); err != nil {
 				return fmt.Errorf("-w: %w", err)
