@@ -99,6 +99,8 @@ func runBothFiltered(t *testing.T, o Options, every bool) {
 			runBoth(t, f)
 			f.Fields = []string{"frame.number", "smc.conn.id", "roce.reth.len", "smc.stream.offset"}
 			runBoth(t, f)
+			// -w alone: the bytes of the frames selected.
+			runBothWrite(t, Options{Read: o.Read, All: o.All, Jobs: jobs, DisplayFilter: flt, Quiet: true, NewTracker: o.NewTracker})
 			// Printers that read every layer: the selected frames are
 			// decoded whole (Reader.Whole).
 			if !every && n != 1 {
@@ -109,6 +111,24 @@ func runBothFiltered(t *testing.T, o Options, every bool) {
 				runBothAs(t, w)
 			}
 		}
+	}
+}
+
+// runBothWrite runs o (-q with -Y and -w) by the direct path and without
+// it and fails unless the files written, the outputs and the errors are
+// the same.
+func runBothWrite(t *testing.T, o Options) {
+	t.Helper()
+	dir := t.TempDir()
+	slow := o
+	slow.noDirect = true
+	o.Write, slow.Write = filepath.Join(dir, "direct.pcap"), filepath.Join(dir, "general.pcap")
+	got, gotErr, err1 := run(t, o)
+	want, wantErr, err2 := run(t, slow)
+	a, _ := os.ReadFile(o.Write)
+	b, _ := os.ReadFile(slow.Write)
+	if got != want || gotErr != wantErr || (err1 == nil) != (err2 == nil) || !bytes.Equal(a, b) {
+		t.Fatalf("%s -q -Y %q -w: direct %d bytes written (%v %q), general %d (%v %q)", o.Read, o.DisplayFilter, len(a), err1, gotErr, len(b), err2, wantErr)
 	}
 }
 

@@ -309,7 +309,7 @@ func Run(ctx context.Context, o Options) error {
 	// frames the filter selected decoded whole (wholeSelected).
 	_, fields := p.(*fieldsPrinter)
 	lines := text && tp.headersOnly() && !printTracked
-	if flt != nil && !o.noDirect && headers == nil && (tr == nil || fast != nil) && p != nil {
+	if flt != nil && !o.noDirect && headers == nil && (tr == nil || fast != nil) && (p != nil || w != nil) {
 		// A text line reads no field (its ICRC flag is the frame's ICRC
 		// status, which the direct path checks): the filter's alone.
 		from := printed
@@ -325,7 +325,7 @@ func Run(ctx context.Context, o Options) error {
 		if plan, ok := capture.CompileDirect(ids); ok {
 			r.SetDirect(plan)
 			r.SetDirectRecords(true)
-			if !fields {
+			if !fields && p != nil {
 				headers = takeFrame
 				o.wholeSelected = !lines
 				// Only the frames printed show the ICRC's verdict: those
