@@ -66,9 +66,10 @@ func indexAs(t *testing.T, path string, general bool) *Index {
 }
 
 // TestFilterBatchesSame holds the whole-file filter on every CPU
-// (filterBatches) to the one-goroutine pass: the same frames, on every
-// sample and damaged copies, for filters on every layer, a frame's bytes
-// and its errors, and with -c's limit.
+// (filterBatches) and on the direct path's records to the one-goroutine
+// pass that decodes every frame whole: the same frames, on every sample
+// and damaged copies, for filters on every layer, a frame's bytes, its
+// errors and the tracker's fields, and with -c's limit.
 func TestFilterBatchesSame(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // two workers even on one CPU
 	paths := testutil.Samples(t)
@@ -84,7 +85,11 @@ func TestFilterBatchesSame(t *testing.T) {
 		// Filters the direct path's records answer for the commonest
 		// frames: every kind of value it reads.
 		"ip.src == 10.10.0.1", "eth.dst == 52:54:00:0a:00:01", "roce.reth.len > 100", "roce.aeth.msn == 3 or smc.cdc.cons.count > 64",
-		"smc.cdc.flags.write_blocked or roce.bth.se", "frame.len > 100 and udp.dstport == 4791", "frame.number < 500 and roce.icrc > 5"}
+		"smc.cdc.flags.write_blocked or roce.bth.se", "frame.len > 100 and udp.dstport == 4791", "frame.number < 500 and roce.icrc > 5",
+		// Tracker fields: one goroutine, the tracker following the
+		// commonest frames by its fast path on the direct path's records.
+		"smc.conn.id == 1", "smc.conn.id == 2 and roce.bth.opcode == 17", "smc.stream.offset > 1000 or smc.expert",
+		"smc.lgr.id == 1 and smc.cdc.seq > 3", "smc.conn.id"}
 	for _, p := range paths {
 		for _, limit := range []int{0, 3000} {
 			batches, serial := indexLimit(t, p, limit, false), indexLimit(t, p, limit, true)

@@ -30,7 +30,8 @@ func FuzzFilterDirect(f *testing.F) {
 	var flts []*filter.Filter
 	for _, e := range []string{"smc.cdc.seq >= 1", "roce.bth.opcode == 17 and roce.aeth.msn > 2", "roce.reth.len == 64 or roce.reth.rkey > 0",
 		"ip.dst == 10.10.0.1 and eth.src == 52:54:00:0a:00:02", "smc.cdc.flags.peer_conn_closed or roce.bth.ackreq", "frame.len < 100 and roce.icrc != 0",
-		"udp.srcport > 1 and roce.bth.psn > 7864351", "smc.llc or tcp or frame.error"} {
+		"udp.srcport > 1 and roce.bth.psn > 7864351", "smc.llc or tcp or frame.error",
+		"smc.conn.id == 1 and smc.cdc.seq > 2 or smc.expert"} {
 		flt, err := filter.Compile(e)
 		if err != nil {
 			f.Fatal(err)

@@ -678,9 +678,24 @@ func (x *Index) Filter(ctx context.Context, flt *filter.Filter) ([]int32, error)
 	defer r.Close()
 	var tr *track.Tracker
 	if tracked {
+		var frameIDs []decode.FieldID
+		for _, id := range ids {
+			if capture.FrameField(id) {
+				frameIDs = append(frameIDs, id)
+			}
+		}
 		ids = append(slices.Clip(ids), track.FieldDemand()...)
 		r.SetFieldDemand(ids)
-		tr = track.New(track.Options{})
+		// The tracker is this pass's alone: it follows the commonest
+		// SMC-R frames by its fast path, from the layers the direct path
+		// fills, and adds its fields to a record of the filter's frame
+		// fields alone (as smcdump -Y does).
+		tr = track.New(track.Options{Unshared: true})
+		if plan, ok := capture.CompileDirect(frameIDs); ok && !x.general {
+			r.SetDirect(plan)
+			r.SetDirectRecords(true)
+			r.SetDirectFeed(tr.FeedFast)
+		}
 	} else {
 		r.SetFieldDemand(ids)
 		r.SetDepth(capture.DemandDepth(ids)) // the tracker reads every layer
@@ -708,7 +723,9 @@ func (x *Index) Filter(ctx context.Context, flt *filter.Filter) ([]int32, error)
 			return out, err
 		}
 		if tr != nil {
-			tr.Feed(f)
+			if !f.Direct() { // a Direct frame was fed by the reader (SetDirectFeed)
+				tr.Feed(f)
+			}
 			tr.AppendFields(f, f.Fields())
 		}
 		rec := f.Fields()
