@@ -407,12 +407,16 @@ type RC struct {
 	Reordered int
 	// ICRCBad counts packets whose ICRC does not match: the receiving
 	// RNIC drops them, and the tracker follows none of their content.
-	ICRCBad    int
-	maxPSN     uint32      // the highest PSN seen (in PSN order), while a run is open
-	ahead      psnWindow   // PSNs ahead of nextPSN seen out of sequence
-	late       lateWindow  // PSNs the responder took unseen, which may yet come (reordered)
-	gapPend    pendingLoss // a PSN gap the wire has not shown yet (reordered or lost)
-	kept       []keptReq   // the run's requests, for a capture that only missed frames (resync)
+	ICRCBad int
+	maxPSN  uint32      // the highest PSN seen (in PSN order), while a run is open
+	ahead   psnWindow   // PSNs ahead of nextPSN seen out of sequence
+	late    lateWindow  // PSNs the responder took unseen, which may yet come (reordered)
+	gapPend pendingLoss // a PSN gap the wire has not shown yet (reordered or lost)
+	kept    []keptReq   // the run's requests, for a capture that only missed frames (resync)
+	// resyncing: resync is following kept; a request among them that
+	// settles runs (a DELETE_LINK of every link) leaves this one alone,
+	// and the run that settles may not settle this one in turn.
+	resyncing  bool
 	LLCs       int
 	CDCs       int
 	Unattached int // CDCs or WRITEs that matched no connection

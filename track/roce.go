@@ -294,7 +294,7 @@ func (t *Tracker) inSequence(l *Link, d Dir, in *input) bool {
 func (t *Tracker) resync(l *Link, d Dir, next uint32, in *input) {
 	rc := &l.RC[d]
 	n := psnDiff(next, rc.nextPSN)
-	if n <= 0 {
+	if n <= 0 || rc.resyncing {
 		return
 	}
 	// What the run held before next the responder took: not out of
@@ -311,8 +311,8 @@ func (t *Tracker) resync(l *Link, d Dir, next uint32, in *input) {
 	// A request followed here may settle another link's run (a failover
 	// CDC, a DELETE_LINK: settleRun), which is followed in turn, inside
 	// this one, with an input of its own.
-	outer, outerRC := t.replaying, t.replayRC
-	t.replaying, t.replayRC = true, rc
+	outer := t.replaying
+	t.replaying, rc.resyncing = true, true
 	rin := &t.replayIn
 	if outer {
 		rin = new(input)
@@ -337,7 +337,7 @@ func (t *Tracker) resync(l *Link, d Dir, next uint32, in *input) {
 		rc.lastPSN = k.roce.psn
 		t.content(l, d, rin)
 	}
-	t.replaying, t.replayRC = outer, outerRC
+	t.replaying, rc.resyncing = outer, false
 	*rin = input{}
 	t.cur = saved
 	if expect != next && expect != rc.nextPSN {

@@ -139,10 +139,7 @@ type Tracker struct {
 	in input
 	// replayIn is a kept request followed late (resync), replaying
 	// while it is.
-	replayIn input
-	// replayRC is the link direction whose kept requests resync is
-	// following.
-	replayRC  *RC
+	replayIn  input
 	prevNS    int64 // the time of the frame fed before (TimeBackwards)
 	replaying bool
 	// expert marks findings tied to no connection or link (expert.go).
@@ -620,7 +617,7 @@ func (t *Tracker) settleRuns() {
 func (t *Tracker) settleRun(l *Link, d Dir, now int64) {
 	rc := &l.RC[d]
 	w := &rc.ahead
-	if !w.run || w.shown || rc == t.replayRC || !l.oneWay() && now-w.since < int64(lateMax) {
+	if !w.run || w.shown || rc.resyncing || !l.oneWay() && now-w.since < int64(lateMax) {
 		return
 	}
 	saved := t.cur

@@ -631,6 +631,11 @@ func TestDifferentialSkew(t *testing.T) {
 //   - silent-link.pcap, the server's egress only, thinned: the DELETE_LINK
 //     of its failed link is among the frames missed, and the link added
 //     next on the same client GID is not judged asymmetric against it.
+//   - pingpong.pcap with every other frame from frame 920 on left out: at
+//     the link group's end both directions' runs out of sequence hold a
+//     DELETE_LINK, and following one run's settles the other's, whose
+//     own DELETE_LINK settled the first again (a stack overflow, found
+//     by SMCSCOPE_MUTATE_SEED=202): a run being followed is settled once.
 func TestDamagesCombined(t *testing.T) {
 	for _, c := range []struct {
 		rel   string
@@ -642,6 +647,7 @@ func TestDamagesCombined(t *testing.T) {
 			[]expert.ID{expert.ConsumerStall, expert.CursorBackwards, expert.SeqGap}},
 		{"samples/silent-link.pcap", []mutate.Mutation{{Kind: mutate.OneWay, N: 2}, {Kind: mutate.Thin, At: 6, N: 9}},
 			[]expert.ID{expert.Asymmetric}},
+		{"samples/pingpong.pcap", []mutate.Mutation{{Kind: mutate.Thin, At: 919, N: 2}}, nil},
 	} {
 		frames, lt, err := mutate.ReadFile(filepath.Join(testutil.Root(t), c.rel))
 		if err != nil {
