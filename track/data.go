@@ -410,13 +410,23 @@ func (c *Conn) endEpisodes(in *input, d Dir, both bool) {
 			f.wbSince = 0
 		}
 		if f.fullSince != 0 {
-			if dur := in.ns - f.fullSince; dur >= int64(stallAfter) {
-				f.StallLongest = max(f.StallLongest, time.Duration(dur))
+			if c.stalled(Dir(e), in.ns) {
+				f.StallLongest = max(f.StallLongest, time.Duration(in.ns-f.fullSince))
 				c.expert.add(expert.ConsumerStall, f.fullFrame, f.fullSince, "")
 			}
 			f.fullSince = 0
 		}
 	}
+}
+
+// stalled reports whether direction d's stay full (fullSince) has lasted
+// stallAfter at now with no word from the consumer: its direction shows
+// no CDC since that the capture may have missed (the responder took
+// requests of it the capture never showed), one of which may have said
+// that it consumed.
+func (c *Conn) stalled(d Dir, now int64) bool {
+	f := &c.Flow[d]
+	return f.fullSince != 0 && now-f.fullSince >= int64(stallAfter) && !c.Flow[d.Reverse()].uncaptured
 }
 
 // full reports whether a producer cursor is a whole RMBE (or more) ahead

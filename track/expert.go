@@ -390,7 +390,7 @@ func connMarks(c *Conn, now int64, ms marks) marks {
 	ms = append(ms, c.expert...)
 	for d := range c.Flow {
 		f := &c.Flow[d]
-		if f.fullSince != 0 && c.lastNS-f.fullSince >= int64(stallAfter) {
+		if c.stalled(Dir(d), c.lastNS) {
 			ms.add(expert.ConsumerStall, f.fullFrame, f.fullSince, "")
 		}
 		if e := c.endWithoutClose(Dir(d), now); e != 0 {
@@ -511,7 +511,7 @@ func (c *Conn) findingDetail(id expert.ID, now int64, text string) string {
 		return c.perFlow(func(f *Flow) string {
 			longest := f.StallLongest
 			open := ""
-			if f.fullSince != 0 && c.lastNS-f.fullSince >= int64(stallAfter) {
+			if c.stalled(c.dirOf(f), c.lastNS) {
 				longest = max(longest, time.Duration(c.lastNS-f.fullSince))
 				open = fmt.Sprintf(", still full at the end of the capture (the connection's last frame %d)", c.LastFrame)
 			}
