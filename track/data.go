@@ -55,7 +55,7 @@ func (t *Tracker) cdcConn(c *Conn, l *Link, d Dir, in *input) {
 	connUp(c)
 	var claimed uint64
 	if l != nil {
-		claimed = t.claimWrites(c, l, d, m)
+		claimed = t.claimWrites(c, l, d, m, in.number)
 	}
 	if m.prodFlags&cdcFailover != 0 && l != nil {
 		// Sent on the surviving link with seq = last - 1 and zero cursors:
@@ -729,7 +729,7 @@ func (t *Tracker) write(l *Link, d Dir, in *input) {
 			rc.Unattached++
 			t.cur.unattached = true
 			rc.curPending = r.opcode == opWriteFirst
-			t.pendWrite(rc, r.rkey, uint64(r.dmaLen), 1)
+			t.pendWrite(rc, r.rkey, uint64(r.dmaLen), 1, in.number)
 			return
 		}
 		c := ref.conn
@@ -767,7 +767,7 @@ func (t *Tracker) write(l *Link, d Dir, in *input) {
 		}
 		t.cur.unattached = true
 		if rc.curPending {
-			t.pendWrite(rc, 0, 0, 0)
+			t.pendWrite(rc, 0, 0, 0, in.number)
 		}
 		if r.opcode != opWriteMiddle {
 			rc.curPending = false
@@ -777,7 +777,7 @@ func (t *Tracker) write(l *Link, d Dir, in *input) {
 
 // pendWrite remembers an unattributed WRITE frame until the next CDC on
 // the same link direction; rkey 0 with writes 0 adds a continuation frame.
-func (t *Tracker) pendWrite(rc *RC, rkey uint32, bytes uint64, writes int) {
+func (t *Tracker) pendWrite(rc *RC, rkey uint32, bytes uint64, writes, number int) {
 	// A frame followed from a run out of sequence was counted when it
 	// went by (ahead of the PSN expected, tied to its link only): claimed,
 	// it moves from that count, not from the unattached.
@@ -789,6 +789,7 @@ func (t *Tracker) pendWrite(rc *RC, rkey uint32, bytes uint64, writes int) {
 		if n := len(rc.pend); n > 0 {
 			rc.pend[n-1].frames += frames
 			rc.pend[n-1].linkOnly += linkOnly
+			rc.pend[n-1].last = number
 		}
 		return
 	}
@@ -798,12 +799,13 @@ func (t *Tracker) pendWrite(rc *RC, rkey uint32, bytes uint64, writes int) {
 		p.writes += writes
 		p.frames += frames
 		p.linkOnly += linkOnly
+		p.last = number
 		return
 	}
 	if len(rc.pend) >= 8 {
 		return // stays unattached
 	}
-	rc.pend = append(rc.pend, pendingWrite{rkey: rkey, bytes: bytes, writes: writes, frames: frames, linkOnly: linkOnly})
+	rc.pend = append(rc.pend, pendingWrite{rkey: rkey, bytes: bytes, writes: writes, frames: frames, linkOnly: linkOnly, last: number})
 }
 
 // claimWrites gives the oldest pending WRITEs of this link direction to c:
@@ -812,7 +814,7 @@ func (t *Tracker) pendWrite(rc *RC, rkey uint32, bytes uint64, writes int) {
 // WRITEs of more bytes than the CDC's producer cursor announces (m): those
 // are another connection's, whose CDC the capture missed; they stay
 // unattached, and their rkey is not learned as c's.
-func (t *Tracker) claimWrites(c *Conn, l *Link, d Dir, m *cdcIn) uint64 {
+func (t *Tracker) claimWrites(c *Conn, l *Link, d Dir, m *cdcIn, number int) uint64 {
 	rc := &l.RC[d]
 	if len(rc.pend) == 0 {
 		return 0
@@ -828,12 +830,19 @@ func (t *Tracker) claimWrites(c *Conn, l *Link, d Dir, m *cdcIn) uint64 {
 	f.WriteBytes += p.bytes
 	f.Writes += p.writes
 	f.sinceCDC += p.bytes
-	t.stats.Unattached -= p.frames
+	frames := p.frames
+	if p.last == number && !t.replaying {
+		// This frame's own WRITE (a write with immediate, whose immediate
+		// names the connection its rkey did not): the frame is not
+		// counted yet, and is counted attached (account, touchConn).
+		frames--
+	}
+	t.stats.Unattached -= frames
 	t.stats.LinkOnly -= p.linkOnly
-	t.stats.LateAttached += p.frames + p.linkOnly
-	t.stats.ConnAttached += p.frames + p.linkOnly
+	t.stats.LateAttached += frames + p.linkOnly
+	t.stats.ConnAttached += frames + p.linkOnly
 	rc.Unattached -= p.writes
-	c.Frames += p.frames + p.linkOnly
+	c.Frames += frames + p.linkOnly
 	l.setRKey(d, p.rkey, rmbRef{conn: c})
 	return p.bytes
 }

@@ -469,6 +469,7 @@ type pendingWrite struct {
 	// linkOnly are frames followed when a run out of sequence was
 	// resolved (resync): counted in Stats.LinkOnly as they went by.
 	linkOnly int
+	last     int // the number of the last frame added
 }
 
 // LinkEvent is one step in a link's life: What is its text, the other
