@@ -381,6 +381,24 @@ type pendingLoss struct {
 	lo, upTo       uint32 // from the PSN after the late one to the one that opened the run
 }
 
+// keptFrom is the first PSN from psn on that rc keeps no request of (the
+// requests of a run out of sequence, resync).
+func (rc *RC) keptFrom(psn uint32) uint32 {
+	for {
+		found := false
+		for i := range rc.kept {
+			if rc.kept[i].roce.psn == psn {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return psn
+		}
+		psn = (psn + 1) & 0xFFFFFF
+	}
+}
+
 // holds reports whether psn is among the run's first PSNs after the late
 // one: requests the responder dropped, were the late one lost.
 func (p *pendingLoss) holds(psn uint32) bool {
@@ -904,8 +922,16 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 		dd := psnDiff(r.psn, rev.nextPSN)
 		switch (r.syndrome >> 5) & 3 {
 		case 0:
-			if dd >= 0 && dd < aheadBits {
+			switch {
+			case dd >= 0 && dd < aheadBits:
 				t.resync(l, d.Reverse(), (r.psn+1)&0xFFFFFF, in)
+			case rev.gapPend.on && r.psn == (rev.gapPend.lo-1)&0xFFFFFF:
+				// The responder acknowledges the late PSN itself, with
+				// no NAK before: had the run's requests reached it first,
+				// it would have NAKed the first of them then. They came
+				// after, in order: the capture's order. Followed up to the
+				// first PSN the capture has not shown.
+				t.resync(l, d.Reverse(), rev.keptFrom(rev.nextPSN), in)
 			}
 		case 1, 3:
 			// An RNR NAK or a NAK names the PSN the responder did not
@@ -926,7 +952,7 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 		if rev.gapPend.on && (r.syndrome>>5)&3 == 3 && psnDiff(r.psn, rev.gapPend.upTo) <= 0 {
 			t.pendShown(l, d.Reverse(), in)
 		}
-	} else if rev.gapPend.on && psnDiff(r.psn, rev.gapPend.upTo) >= 0 {
+	} else if rev.gapPend.on && (psnDiff(r.psn, rev.gapPend.upTo) >= 0 || r.psn == (rev.gapPend.lo-1)&0xFFFFFF) {
 		// The responder took the run's PSNs with no NAK and none sent
 		// again: the capture showed them out of order.
 		rev.gapPend = pendingLoss{}

@@ -641,6 +641,10 @@ func TestDifferentialSkew(t *testing.T) {
 //     the client's ACKs cover and the capture missed; the client's close
 //     ends the stay full it measured against the consumer cursor before
 //     them, which is no consumer stall (SMCSCOPE_MUTATE_SEED=1012).
+//   - anck/rwwi.pcap with the Accept's rkey damaged: the client's writes
+//     with immediate name no RMB the capture knows, their immediates the
+//     connection; a write so claimed by its own immediate was counted
+//     unattached and attached (frames unattached -1, seed 7).
 func TestDamagesCombined(t *testing.T) {
 	for _, c := range []struct {
 		rel   string
@@ -654,6 +658,7 @@ func TestDamagesCombined(t *testing.T) {
 			[]expert.ID{expert.Asymmetric}},
 		{"samples/pingpong.pcap", []mutate.Mutation{{Kind: mutate.Thin, At: 919, N: 2}}, nil},
 		{"samples/lossy.pcap", []mutate.Mutation{{Kind: mutate.Thin, At: 80, N: 7}}, []expert.ID{expert.ConsumerStall}},
+		{"testdata/anck/rwwi.pcap", []mutate.Mutation{{Kind: mutate.Flip, At: 9, N: 110, Mask: 0x01}}, nil},
 	} {
 		frames, lt, err := mutate.ReadFile(filepath.Join(testutil.Root(t), c.rel))
 		if err != nil {
