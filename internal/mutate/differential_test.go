@@ -705,3 +705,23 @@ func TestSkewFastHandshake(t *testing.T) {
 		}
 	}
 }
+
+// TestReorderedAtEnd: malformed.pcap's last WRITE shown after the CDC
+// that followed it, the capture ending with the responder's ACK of the
+// WRITE alone. The ACK came with no NAK before it, which a responder that
+// had the CDC first would have sent: the capture's order, and the CDC is
+// followed as in the whole capture (it was lost, found by the
+// differential test's seeds 1000-2024).
+func TestReorderedAtEnd(t *testing.T) {
+	const rel = "testdata/expert/malformed.pcap"
+	frames, lt, err := mutate.ReadFile(filepath.Join(testutil.Root(t), rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := feed(t, rel, lt, frames)
+	m := mutate.Mutation{Kind: mutate.Late, At: 37, N: 1}
+	v := checkVariant(t, fmt.Sprintf("%s %q", rel, m), lt, m.Apply(frames))
+	if got, want := flowTotals(&v.snap), flowTotals(&base.snap); got != want {
+		t.Errorf("%q: CDCs and bytes %v, whole capture %v", m, got, want)
+	}
+}
