@@ -329,7 +329,7 @@ func (t *Tracker) resync(l *Link, d Dir, next uint32, in *input) {
 			t.uncaptured(l, d)
 		}
 		expect = (k.roce.psn + 1) & 0xFFFFFF
-		rin.number, rin.ns, rin.isTCP, rin.isRoCE, rin.roce = k.number, k.ns, false, true, k.roce
+		rin.number, rin.ns, rin.isTCP, rin.isRoCE, rin.roce, rin.snapCut = k.number, k.ns, false, true, k.roce, k.snapCut
 		t.cur.reset(k.number)
 		t.cur.setLink(l)
 		t.cur.dir = d
@@ -709,6 +709,9 @@ type keptReq struct {
 	number int
 	ns     int64
 	roce   roceIn
+	// snapCut: the snap length cut the frame (input.snapCut), a SEND's
+	// message maybe a CDC's.
+	snapCut uint8
 }
 
 // keep keeps the request in in, of a run out of sequence (resync).
@@ -727,7 +730,7 @@ func (r *RC) keep(in *input) {
 		r.kept = append(r.kept, keptReq{})
 		i = len(r.kept) - 1
 	}
-	r.kept[i] = keptReq{number: in.number, ns: in.ns, roce: in.roce}
+	r.kept[i] = keptReq{number: in.number, ns: in.ns, roce: in.roce, snapCut: in.snapCut}
 	// What the frame did not fill is an earlier frame's: left out.
 	x := &r.kept[i].roce
 	if !x.hasRETH {
