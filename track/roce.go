@@ -230,10 +230,19 @@ func (t *Tracker) inSequence(l *Link, d Dir, in *input) bool {
 		}
 		rc.maxPSN = hi
 	}
-	if seen && rc.gapPend.on && rc.gapPend.holds(r.psn) {
-		// A PSN of the pending gap's run sent again: the responder
-		// dropped it, the loss was the network's.
-		t.pendShown(l, d, in)
+	if seen && rc.gapPend.on {
+		switch {
+		case psnDiff(r.psn, (rc.gapPend.lo-1)&0xFFFFFF) < 0:
+			// The requester went back past the late PSN (a timeout, or
+			// a NAK of an earlier run): what it sends again of the
+			// gap's run says nothing of it.
+			rc.gapPend.wentBack = true
+		case rc.gapPend.holds(r.psn) && !rc.gapPend.wentBack:
+			// A PSN of the pending gap's run sent again from the late
+			// PSN on (the requester went back to it): the responder
+			// dropped it, the loss was the network's.
+			t.pendShown(l, d, in)
+		}
 	}
 	if seen {
 		rc.Retrans++
@@ -379,6 +388,9 @@ type pendingLoss struct {
 	frame, missing int
 	since          int64
 	lo, upTo       uint32 // from the PSN after the late one to the one that opened the run
+	// wentBack: the requester sent again a PSN before the late one
+	// meanwhile (inSequence).
+	wentBack bool
 }
 
 // keptFrom is the first PSN from psn on that rc keeps no request of (the

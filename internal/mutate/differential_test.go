@@ -649,6 +649,10 @@ func TestDifferentialSkew(t *testing.T) {
 //     it: followed from the run kept out of sequence, the SEND was no
 //     longer known to be cut, so the CDC it may have been did not explain
 //     the next one's sequence number (smc.cdc.seq_gap, seed 2020).
+//   - lossy.pcap with two WRITEs of a burst swapped, then the whole burst
+//     sent again from before them (a go-back of the requester's own):
+//     the swapped pair's PSNs sent again are no sign that the one shown
+//     late was lost (roce.rc.psn_gap, seed 3003).
 func TestDamagesCombined(t *testing.T) {
 	for _, c := range []struct {
 		rel   string
@@ -664,6 +668,7 @@ func TestDamagesCombined(t *testing.T) {
 		{"samples/lossy.pcap", []mutate.Mutation{{Kind: mutate.Thin, At: 80, N: 7}}, []expert.ID{expert.ConsumerStall}},
 		{"testdata/anck/rwwi.pcap", []mutate.Mutation{{Kind: mutate.Flip, At: 9, N: 110, Mask: 0x01}}, nil},
 		{"testdata/expert/snap-cut.pcap", []mutate.Mutation{{Kind: mutate.Late, At: 25, N: 1}}, []expert.ID{expert.SeqGap}},
+		{"samples/lossy.pcap", []mutate.Mutation{{Kind: mutate.Late, At: 455, N: 1}}, []expert.ID{expert.PSNGap}},
 	} {
 		frames, lt, err := mutate.ReadFile(filepath.Join(testutil.Root(t), c.rel))
 		if err != nil {
