@@ -284,7 +284,7 @@ func (t *Tracker) fastRoCE(f *capture.Frame) fastResult {
 	// attribution (its pointers written only when they change), the
 	// counters, the link's and connection's last frame.
 	n := f.Number
-	t.prevNS = ns
+	t.prevNS, t.lastNS = ns, max(t.lastNS, ns)
 	fa := &t.fastCur
 	fa.frame, fa.dir, fa.cdcBytes, fa.cdc = n, d, produced, cdc
 	if fa.link != l {
