@@ -406,6 +406,10 @@ func fill(in *input, f *capture.Frame) {
 		r.hasRETH = f.RETH != nil
 		if r.hasRETH {
 			r.va, r.rkey, r.dmaLen = f.RETH.VA, f.RETH.RKey, f.RETH.DMALen
+		} else {
+			// A WRITE whose RETH the snap length cut (BTH.ExtCut) names
+			// no RMB: not the last WRITE's.
+			r.va, r.rkey, r.dmaLen = 0, 0, 0
 		}
 		r.hasAETH = f.AETH != nil
 		if r.hasAETH {
