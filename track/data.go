@@ -138,7 +138,7 @@ func (t *Tracker) cdcConn(c *Conn, l *Link, d Dir, in *input) {
 	// A connection known from its handshake starts from cursor 0, so its
 	// first CDC may already tell the size (its cursor wrapped before it:
 	// a sender that fills the RMBE before it announces anything).
-	if c.rmbeSize(d) == 0 && (f.haveProd || !c.Inferred && !missed && !m.noSeq && m.seq == 1) {
+	if c.rmbeSize(d) == 0 && (f.haveProd || !c.Inferred && !missed && m.first()) {
 		t.learnRMBESize(c, d, f, m.prod)
 	}
 	// A cursor counts bytes into an RMBE: Linux wraps it before the

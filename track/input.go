@@ -155,6 +155,11 @@ type cdcIn struct {
 	noSeq bool
 }
 
+// first reports whether m is its connection's first CDC of its direction:
+// a sender numbers them from 1 (tx_cdc_seq starts at 0 with the
+// connection and smc_cdc_msg_send adds 1 before each, net/smc/smc_cdc.c).
+func (m *cdcIn) first() bool { return !m.noSeq && m.seq == 1 }
+
 // rwwiIn is ANCK's write-with-immediate (decode.RWWI).
 type rwwiIn struct {
 	token      uint8

@@ -232,7 +232,7 @@ func (t *Tracker) inSequence(l *Link, d Dir, in *input) bool {
 	}
 	if seen && rc.gapPend.on {
 		switch {
-		case psnDiff(r.psn, (rc.gapPend.lo-1)&0xFFFFFF) < 0:
+		case psnDiff(r.psn, rc.gapPend.late()) < 0:
 			// The requester went back past the late PSN (a timeout, or
 			// a NAK of an earlier run): what it sends again of the
 			// gap's run says nothing of it.
@@ -393,22 +393,16 @@ type pendingLoss struct {
 	wentBack bool
 }
 
+// late is the PSN that came late, filling the run's hole.
+func (p *pendingLoss) late() uint32 { return (p.lo - 1) & 0xFFFFFF }
+
 // keptFrom is the first PSN from psn on that rc keeps no request of (the
 // requests of a run out of sequence, resync).
 func (rc *RC) keptFrom(psn uint32) uint32 {
-	for {
-		found := false
-		for i := range rc.kept {
-			if rc.kept[i].roce.psn == psn {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return psn
-		}
+	for slices.ContainsFunc(rc.kept, func(k keptReq) bool { return k.roce.psn == psn }) {
 		psn = (psn + 1) & 0xFFFFFF
 	}
+	return psn
 }
 
 // holds reports whether psn is among the run's first PSNs after the late
@@ -940,7 +934,7 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 			switch {
 			case dd >= 0 && dd < aheadBits:
 				t.resync(l, d.Reverse(), (r.psn+1)&0xFFFFFF, in)
-			case rev.gapPend.on && r.psn == (rev.gapPend.lo-1)&0xFFFFFF:
+			case rev.gapPend.on && r.psn == rev.gapPend.late():
 				// The responder acknowledges the late PSN itself, with
 				// no NAK before: had the run's requests reached it first,
 				// it would have NAKed the first of them then. They came
@@ -967,7 +961,7 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 		if rev.gapPend.on && (r.syndrome>>5)&3 == 3 && psnDiff(r.psn, rev.gapPend.upTo) <= 0 {
 			t.pendShown(l, d.Reverse(), in)
 		}
-	} else if rev.gapPend.on && (psnDiff(r.psn, rev.gapPend.upTo) >= 0 || r.psn == (rev.gapPend.lo-1)&0xFFFFFF) {
+	} else if rev.gapPend.on && (psnDiff(r.psn, rev.gapPend.upTo) >= 0 || r.psn == rev.gapPend.late()) {
 		// The responder took the run's PSNs with no NAK and none sent
 		// again: the capture showed them out of order.
 		rev.gapPend = pendingLoss{}

@@ -999,10 +999,9 @@ func (t *Tracker) claimHalf(l *Link, d Dir, m *cdcIn, in *input) (*Conn, Dir) {
 // carries its receiver's token, which only the receiver's own message
 // (the client's Confirm, the server's Accept) tells, so a capture of one
 // direction, or one that missed that message, never learns it. The
-// sequence number says it is the connection's first CDC (tx_cdc_seq
-// starts at 0 with the connection and smc_cdc_msg_send adds 1 before
-// each, net/smc/smc_cdc.c): it belongs to a connection that came up
-// while the capture ran, which a handshake the capture showed announced.
+// sequence number says it is the connection's first CDC (cdcIn.first):
+// it belongs to a connection that came up while the capture ran, which a
+// handshake the capture showed announced.
 // It is taken for the one such connection on l still without a token of
 // direction d, no CDC of that direction yet and its sender not gone
 // (placed from its one CLC message, or, for the server's side, waiting
@@ -1012,14 +1011,14 @@ func (t *Tracker) claimHalf(l *Link, d Dir, m *cdcIn, in *input) (*Conn, Dir) {
 // CDCs came as there were connections to choose from, each of those has
 // had its first CDC, and the next connection's is told apart again.
 func (t *Tracker) claimFirst(l *Link, d Dir, m *cdcIn) *Conn {
-	if m.noSeq || m.seq != 1 {
+	if !m.first() {
 		return nil
 	}
 	var cands []*Conn
 	open := func(c *Conn) bool {
 		f := &c.Flow[d]
 		return !c.finished && !c.Inferred && !c.hasTok[d] && f.CDCs == 0 && !f.FIN && !f.RST && c.TClose.IsZero() &&
-			(c.firstOf[d] == nil || c.firstOf[d].taken < len(c.firstOf[d].conns))
+			(c.firstOf[d] == nil || !c.firstOf[d].spoken())
 	}
 	for _, c := range l.lgr.conns {
 		if c.link == l && c.halfPlaced && c.hasTok[d.Reverse()] && open(c) {
@@ -1064,6 +1063,9 @@ type firstCDCs struct {
 	conns []*Conn
 	taken int
 }
+
+// spoken reports whether every connection of g has had its first CDC.
+func (g *firstCDCs) spoken() bool { return g.taken >= len(g.conns) }
 
 // attachServerHalf places a connection whose Confirm the capture missed
 // on the link its C->S CDCs showed up on: they prove SMC-R.
