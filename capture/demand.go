@@ -2,6 +2,7 @@ package capture
 
 import (
 	"github.com/smcscope/smcscope/decode"
+	"slices"
 )
 
 // fieldGroup is a set of layers whose fields Frame.Fields fills. Filling
@@ -85,6 +86,19 @@ func groupOf(id decode.FieldID) fieldGroup { return ownerGroups[decode.Def(id).O
 // FrameField reports whether Frame.Fields fills field id (as opposed to
 // fields other packages, such as the tracker, add to the record).
 func FrameField(id decode.FieldID) bool { return !decode.Def(id).Owner.Tracker() }
+
+// FrameFields is ids' frame fields (FrameField), each once: what a
+// direct plan (CompileDirect) of a display filter's record holds, the
+// tracker adding its own.
+func FrameFields(ids []decode.FieldID) []decode.FieldID {
+	var out []decode.FieldID
+	for _, id := range ids {
+		if FrameField(id) && !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
 
 // SetFieldDemand limits Frame.Fields to the layers that carry the given
 // fields (nil: every field, the default). The ICRC is then recomputed only

@@ -368,8 +368,7 @@ func (r *Reader) feedDirect(f *Frame) bool {
 	// yet touched).
 	var want uint32
 	var icrcErr error
-	lazy := r.lazyICRC && !r.icrcMatched
-	if !r.noICRC && !r.icrcMatched && !lazy {
+	if !r.noICRC && !r.icrcMatched && !r.lazyICRC {
 		want, icrcErr = rl.icrc.RoCEv2(d[dIP:])
 		if icrcErr != nil && !errors.Is(icrcErr, decode.ErrBadICRC) {
 			return false
@@ -398,16 +397,15 @@ func (r *Reader) feedDirect(f *Frame) bool {
 		}
 		f.AETH = &rl.aeth
 	}
+	// As roceLayers.checkICRC: the frame is whole (readDirect).
 	f.ICRC, f.icrcDue = ICRCStatus{}, false
 	switch {
 	case r.noICRC:
-	case lazy:
+	case r.icrcMatched: // the Batch's Reader found it matching
+		f.ICRC = ICRCStatus{Checked: true, OK: true, Got: rl.bth.ICRC, Want: rl.bth.ICRC}
+	case r.lazyICRC:
 		f.icrcDue = true
 	default:
-		// As roceLayers.checkICRC: the frame is whole (readDirect).
-		if r.icrcMatched {
-			want = rl.bth.ICRC
-		}
 		f.ICRC = ICRCStatus{Checked: true, OK: icrcErr == nil, Got: rl.bth.ICRC, Want: want}
 	}
 	if !r.directFeed(f) {

@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"time"
 
@@ -309,20 +308,14 @@ func Run(ctx context.Context, o Options) error {
 	// frames the filter selected decoded whole (wholeSelected).
 	_, fields := p.(*fieldsPrinter)
 	lines := text && tp.headersOnly() && !printTracked
-	if flt != nil && !o.noDirect && headers == nil && (tr == nil || fast != nil) && (p != nil || w != nil) {
+	if flt != nil && !o.noDirect && (tr == nil || fast != nil) && (p != nil || w != nil) {
 		// A text line reads no field (its ICRC flag is the frame's ICRC
 		// status, which the direct path checks): the filter's alone.
-		from := printed
+		ids := printed
 		if !fields {
-			from = flt.Fields()
+			ids = flt.Fields()
 		}
-		var ids []decode.FieldID
-		for _, id := range from {
-			if capture.FrameField(id) && !slices.Contains(ids, id) { // a record holds a field's value once
-				ids = append(ids, id)
-			}
-		}
-		if plan, ok := capture.CompileDirect(ids); ok {
+		if plan, ok := capture.CompileDirect(capture.FrameFields(ids)); ok {
 			r.SetDirect(plan)
 			r.SetDirectRecords(true)
 			if !fields && p != nil {

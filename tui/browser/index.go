@@ -678,12 +678,7 @@ func (x *Index) Filter(ctx context.Context, flt *filter.Filter) ([]int32, error)
 	defer r.Close()
 	var tr *track.Tracker
 	if tracked {
-		var frameIDs []decode.FieldID
-		for _, id := range ids {
-			if capture.FrameField(id) {
-				frameIDs = append(frameIDs, id)
-			}
-		}
+		frameIDs := capture.FrameFields(ids)
 		ids = append(slices.Clip(ids), track.FieldDemand()...)
 		r.SetFieldDemand(ids)
 		// The tracker is this pass's alone: it follows the commonest
