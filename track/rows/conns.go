@@ -134,25 +134,29 @@ type Durations struct {
 type Flow struct {
 	// NotShown: the capture holds none of this direction's packets
 	// (track.Flow.NotShown): its counts are unknown, not zero.
-	NotShown      bool   `json:"not_captured,omitempty"`
-	CDCs          int    `json:"cdcs"`
-	Dumped        int    `json:"dump_device_cdcs,omitempty"`
-	Bytes         uint64 `json:"bytes"`
-	Consumed      uint64 `json:"consumed"`
-	WriteBytes    uint64 `json:"write_bytes"`
-	Writes        int    `json:"writes"`
-	WritesOutside int    `json:"writes_outside_rmbe,omitempty"`
-	TCPBytes      uint64 `json:"tcp_bytes"`
-	WriteBlocked  int    `json:"write_blocked,omitempty"`
-	UrgentPending int    `json:"urgent_pending,omitempty"`
-	UrgentPresent int    `json:"urgent_present,omitempty"`
-	ConsUpdReq    int    `json:"cons_update_requested,omitempty"`
-	Failover      int    `json:"failover_validation,omitempty"`
-	SeqGaps       int    `json:"seq_gaps,omitempty"`
-	SeqDup        int    `json:"seq_dup,omitempty"`
-	CursorErrors  int    `json:"cursor_errors,omitempty"`
-	Prod          string `json:"prod"`
-	Cons          string `json:"cons"`
+	NotShown bool   `json:"not_captured,omitempty"`
+	CDCs     int    `json:"cdcs"`
+	Dumped   int    `json:"dump_device_cdcs,omitempty"`
+	Bytes    uint64 `json:"bytes"`
+	Consumed uint64 `json:"consumed"`
+	// WritesNotShown: the direction's CDCs all came from ANCK's dump
+	// device and its link is not in the capture: its RDMA WRITEs, which
+	// only the link carries, are unknown, not none.
+	WritesNotShown bool   `json:"writes_not_captured,omitempty"`
+	WriteBytes     uint64 `json:"write_bytes"`
+	Writes         int    `json:"writes"`
+	WritesOutside  int    `json:"writes_outside_rmbe,omitempty"`
+	TCPBytes       uint64 `json:"tcp_bytes"`
+	WriteBlocked   int    `json:"write_blocked,omitempty"`
+	UrgentPending  int    `json:"urgent_pending,omitempty"`
+	UrgentPresent  int    `json:"urgent_present,omitempty"`
+	ConsUpdReq     int    `json:"cons_update_requested,omitempty"`
+	Failover       int    `json:"failover_validation,omitempty"`
+	SeqGaps        int    `json:"seq_gaps,omitempty"`
+	SeqDup         int    `json:"seq_dup,omitempty"`
+	CursorErrors   int    `json:"cursor_errors,omitempty"`
+	Prod           string `json:"prod"`
+	Cons           string `json:"cons"`
 }
 
 // FlowCount is n, a count of f, as every surface shows it: "-" where the
@@ -162,6 +166,16 @@ func FlowCount[N int | uint64](f *Flow, n N) string {
 		return "-"
 	}
 	return strconv.FormatUint(uint64(n), 10)
+}
+
+// WriteCount is n, a count of f's RDMA WRITEs: FlowCount, and "-" too
+// where the capture holds the direction's CDCs but not its link
+// (WritesNotShown).
+func WriteCount[N int | uint64](f *Flow, n N) string {
+	if f.WritesNotShown {
+		return "-"
+	}
+	return FlowCount(f, n)
 }
 
 func flowRow(f *track.Flow) Flow {
@@ -253,6 +267,11 @@ func connRow(c *track.Conn, links map[int]*track.Link) Conn {
 		Mode: ModeOf(c), LinkIndex: c.Link,
 	}
 	l := links[c.Link]
+	// A direction whose CDCs came from the dump device alone, its link
+	// carrying no request of it in the capture.
+	for d, f := range []*Flow{&r.Client2Srv, &r.Srv2Client} {
+		f.WritesNotShown = f.Dumped > 0 && f.Writes == 0 && (l == nil || l.RC[d].Packets == 0)
+	}
 	if l != nil {
 		r.Link = l.LinkID
 	}
