@@ -36,6 +36,11 @@ const clcIdle = 30 * time.Second
 // in net/smc/af_smc.c); this is far more than a capture holds in flight.
 const maxCLCFlows = 4096
 
+// clcPagesPerConn bounds what a broken or hostile stream can make the
+// assembler queue while it waits for a gap: a CLC handshake is a few
+// hundred bytes.
+const clcPagesPerConn = 16
+
 type flowKey [2]gopacket.Flow
 
 // clcFlow is the pre-filter's view of one TCP connection, and the stream
@@ -97,6 +102,11 @@ type clcAssembler struct {
 	// zeros for those the snap length cut (padFrom on, padN of them).
 	padded        []byte
 	padFrom, padN int
+	// skipGap: the segment being assembled comes after bytes its
+	// receiver acknowledged and the capture missed (clcStream.Accept),
+	// so the assembler takes it now, past the gap, rather than queue it
+	// for bytes no copy of which will come.
+	skipGap bool
 }
 
 type asmContext struct{ ci gopacket.CaptureInfo }
@@ -107,9 +117,7 @@ func newCLCAssembler() *clcAssembler {
 	a := &clcAssembler{flows: make(map[flowKey]*clcFlow)}
 	a.held.prev, a.held.next = &a.held, &a.held
 	a.asm = reassembly.NewAssembler(reassembly.NewStreamPool(a))
-	// A CLC handshake is a few hundred bytes; bound what a broken or
-	// hostile stream can make us queue while waiting for a gap.
-	a.asm.MaxBufferedPagesPerConnection = 16
+	a.asm.MaxBufferedPagesPerConnection = clcPagesPerConn
 	a.asm.MaxBufferedPagesTotal = 4096
 	return a
 }
@@ -270,6 +278,9 @@ func (a *clcAssembler) segment(f *Frame) {
 		t.Payload = a.padded
 	}
 	a.asm.AssembleWithContext(asmNet, t, &a.ctx)
+	if a.skipGap {
+		a.asm.MaxBufferedPagesPerConnection, a.skipGap = clcPagesPerConn, false
+	}
 	t.Payload, a.padN = payload, 0
 	a.frame, a.cur = nil, nil
 	if fl.stream.done || t.RST {
@@ -458,11 +469,19 @@ type clcStream struct {
 	// on (clcHole).
 	next  [2]uint32
 	holes [2][]clcHole
+	// acked per direction, where ackSeen: the highest acknowledgement
+	// number the other direction's segments carried.
+	acked   [2]uint32
+	ackSeen [2]bool
 	// gap per direction: the stream went past bytes the capture missed
 	// since the last message it framed, so the bytes after them need not
 	// start a message: bytes that are not CLC there say nothing of the
 	// handshake (the missed bytes may have held its messages).
 	gap [2]bool
+	// over per direction: bytes that are not CLC came past such a gap
+	// (the handshake is over, how the capture cannot tell): no more of
+	// that direction is followed, the other's may still say.
+	over [2]bool
 }
 
 // clcHole is bytes of a stream the capture did not keep: the end of a
@@ -519,6 +538,20 @@ func (s *clcStream) Accept(tcp *layers.TCP, ci gopacket.CaptureInfo, dir reassem
 			s.next[i]++
 		}
 	}
+	if tcp.ACK {
+		if o := 1 - i; !s.ackSeen[o] || int32(tcp.Ack-s.acked[o]) > 0 {
+			s.acked[o], s.ackSeen[o] = tcp.Ack, true
+		}
+	}
+	if nextSeq >= 0 && s.ackSeen[i] && int32(tcp.Seq-uint32(nextSeq)) > 0 && int32(s.acked[i]-tcp.Seq) >= 0 {
+		// The bytes before this segment the capture missed, and the
+		// receiver acknowledged them: the sender will not send them
+		// again. The assembler, made to queue at most one page for
+		// this segment, hands it on at once past the gap (a skip):
+		// a Confirm after a Proposal and Accept the capture missed is
+		// still the Confirm.
+		s.a.asm.MaxBufferedPagesPerConnection, s.a.skipGap = 1, true
+	}
 	if a := s.a; a.padN > 0 && a.frame != nil && tcp == a.frame.TCP {
 		seq := tcp.Seq + uint32(a.padFrom)
 		if tcp.SYN {
@@ -566,6 +599,9 @@ func (s *clcStream) ReassembledSG(sg reassembly.ScatterGather, ac reassembly.Ass
 	n, _ := sg.Lengths()
 	dir, _, end, skip := sg.Info()
 	i := dirIndex(dir)
+	if s.over[i] {
+		return
+	}
 	data := sg.Fetch(n)
 	if skip != 0 { // bytes lost: a message spanning the gap is broken
 		s.pending[i] = s.pending[i][:0]
@@ -614,6 +650,10 @@ func (s *clcStream) ReassembledSG(sg reassembly.ScatterGather, ac reassembly.Ass
 			fr = decode.CLCNotCLC
 		}
 		if fr == decode.CLCNotCLC { // application data: the handshake is over
+			if s.gap[i] && !s.over[1-i] {
+				s.over[i], s.pending[i] = true, nil
+				return
+			}
 			s.done = true
 			if s.a.frame != nil && !s.gap[i] {
 				s.a.frame.NotCLC = true

@@ -495,3 +495,49 @@ func TestCLCSwallow(t *testing.T) {
 	}
 	h.c2s = orig
 }
+
+// TestCLCAfterAckedGap: a Confirm whose stream's earlier bytes (the
+// Proposal) the capture missed, and the server's ACK of them there: no
+// copy of them will come, so the Confirm is read at once on its own
+// frame, as Wireshark reads it ("ACKed unseen segment"), not held for a
+// gap that never fills. Without the ACK the bytes may still come (a
+// retransmission) and the segment waits.
+func TestCLCAfterAckedGap(t *testing.T) {
+	h := loadHandshake(t)
+	P, C := len(h.proposal), len(h.confirm)
+	run := func(segs ...seg) []string {
+		frames := []rawFrame{h.syn, h.synack}
+		for _, s := range segs {
+			frames = append(frames, h.build(t, s))
+		}
+		r, err := NewReader("gap", &sliceSource{frames: frames}, layers.LinkTypeEthernet)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for {
+			f, err := r.Next()
+			if err != nil {
+				return got[2:]
+			}
+			var types []string
+			for _, m := range f.CLC {
+				types = append(types, m.Type.String())
+			}
+			got = append(got, strings.Join(types, "+"))
+		}
+	}
+	if got := run(seg{1, 0, 0}, seg{0, P, C}); !slices.Equal(got, []string{"", "Confirm"}) {
+		t.Errorf("ACK of the missed Proposal, then the Confirm: CLC per frame %q, want the Confirm on its frame", got)
+	}
+	if got := run(seg{0, P, C}, seg{0, 0, P}); !slices.Equal(got, []string{"", "Proposal+Confirm"}) {
+		t.Errorf("Confirm, then the Proposal it waited for: CLC per frame %q", got)
+	}
+	// The server's stream goes on after the client's is over past the
+	// gap: its Accept is still read.
+	A := len(h.accept)
+	h.c2s = append(append([]byte(nil), h.proposal...), "GET / HTTP/1.1\r\n\r\n"...)
+	if got := run(seg{1, 0, 0}, seg{0, P, len(h.c2s) - P}, seg{1, 0, A}); !slices.Equal(got, []string{"", "", "Accept"}) {
+		t.Errorf("application data past the acknowledged gap, then the Accept: CLC per frame %q", got)
+	}
+}
