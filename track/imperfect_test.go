@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -1216,6 +1217,61 @@ func TestSnaplenCutRETH(t *testing.T) {
 			}
 			if !slices.Contains(found, "smc.capture.snap_cut") {
 				t.Errorf("findings %v: no smc.capture.snap_cut", found)
+			}
+		})
+	}
+}
+
+// TestThinnedHandshakes: captures that miss every n-th frame (a mirror
+// port that drops), where a connection's CLC messages and its link's
+// setup are among the frames missed, still list each connection once,
+// on its handshake's row, and each link group once:
+//   - multilink.pcap without every 5th frame from frame 4 misses the
+//     first contact's Confirm and the ADD_LINK request of link 2: the
+//     server's CONFIRM_LINK request from the Accept's queue pair proves
+//     the Confirm (halfAnnounced), and link 2's CONFIRM_LINK request,
+//     sent to the client's end its ADD_LINK response named, makes link 2
+//     the group's (addedOn), so the connection that fails over from it
+//     stays one;
+//   - multiconn.pcap without every 5th frame from frame 1 misses a
+//     connection's Proposal and Accept: the server's ACK of the Proposal
+//     says no copy will come, so the Confirm after them is read at once
+//     (capture's CLC reassembly) and its CDCs find it.
+func TestThinnedHandshakes(t *testing.T) {
+	for _, c := range []struct {
+		capture string
+		thin    mutate.Mutation
+	}{
+		{"../samples/multilink.pcap", mutate.Mutation{Kind: mutate.Thin, At: 3, N: 5}},
+		{"../samples/multiconn.pcap", mutate.Mutation{Kind: mutate.Thin, At: 0, N: 5}},
+	} {
+		t.Run(fmt.Sprintf("%s %v", filepath.Base(c.capture), c.thin), func(t *testing.T) {
+			whole := feedFile(t, c.capture, Options{Unshared: true}, 0).Snapshot()
+			s, _ := feedRaw(t, c.thin.Apply(readRawFrames(t, c.capture)))
+			if len(s.Conns) != len(whole.Conns) || len(s.LinkGroups) != len(whole.LinkGroups) {
+				for _, x := range s.Conns {
+					t.Logf("connection %d: %v %q, link %d, %d/%d CDCs", x.ID, x.Outcome, ConnDetail(&x), x.Link, x.Flow[DirC2S].CDCs, x.Flow[DirS2C].CDCs)
+				}
+				t.Errorf("%d connections in %d link groups, want %d in %d as in the whole capture", len(s.Conns), len(s.LinkGroups), len(whole.Conns), len(whole.LinkGroups))
+			}
+			for _, x := range s.Conns {
+				if x.Inferred || x.Outcome != OutcomeSMCR {
+					t.Errorf("connection %d: %v %q, want SMC-R from its handshake", x.ID, x.Outcome, ConnDetail(&x))
+				}
+			}
+			for _, g := range s.LinkGroups {
+				if g.Inferred || g.ServerPeerID == [8]byte{} {
+					t.Errorf("link group %d: inferred %v, server peer %x: want the one its Accept announced", g.ID, g.Inferred, g.ServerPeerID)
+				}
+			}
+			ids := map[uint8]int{}
+			for _, l := range s.Links {
+				ids[l.LinkID]++
+			}
+			for id, n := range ids {
+				if n > 1 {
+					t.Errorf("link %d listed %d times", id, n)
+				}
 			}
 		})
 	}

@@ -881,10 +881,17 @@ func (t *Tracker) addedOn(in *input, key qpKey) (linkRef, bool) {
 		}
 		for _, d := range [2]Dir{DirC2S, DirS2C} {
 			s, o := x.end(d), x.end(d.Reverse())
-			if s.Addr != src || s.QPN != m.qpn || o.Addr.IsValid() && o.Addr != dst || o.QPN != 0 && o.QPN != uint32(key.qpn) {
+			switch {
+			case s.Addr == src && s.QPN == m.qpn && (!o.Addr.IsValid() || o.Addr == dst) && (o.QPN == 0 || o.QPN == uint32(key.qpn)):
+				o.Addr, o.QPN = dst, uint32(key.qpn)
+			case !s.Addr.IsValid() && s.QPN == 0 && o.Addr == dst && o.QPN == uint32(key.qpn):
+				// The receiver's end is the one known (the capture
+				// holds the response only, and the request comes
+				// from the end it missed): the sender is named here.
+				*s = LinkEnd{Addr: src, GID: m.gid, MAC: m.mac, QPN: m.qpn}
+			default:
 				continue
 			}
-			o.Addr, o.QPN = dst, uint32(key.qpn)
 			t.keyLink(x, DirC2S, makeQPKey(x.Client.Addr, x.Server.Addr, x.Server.QPN))
 			t.keyLink(x, DirS2C, makeQPKey(x.Server.Addr, x.Client.Addr, x.Client.QPN))
 			return linkRef{x, d}, true

@@ -880,19 +880,36 @@ func (c *Conn) halfEP() (ep *Endpoint, client bool) {
 // message names are the GID and QPN its Accept or Confirm gave. Linux
 // sends the first CONFIRM_LINK request only once the Confirm came
 // (smc_listen_work in net/smc/af_smc.c), and the client answers it only
-// after its Confirm: either proves the handshake done. Two connections
-// that fit prove nothing.
+// after its Confirm: either proves the handshake done. A connection
+// whose Accept the capture holds, its Confirm not (not yet known missed:
+// no ACK of it seen), is one too: the server's request from its Accept's
+// queue pair proves the Confirm reached the server. Two connections that
+// fit prove nothing.
 func (t *Tracker) halfAnnounced(key qpKey, qpn uint32) *Conn {
+	fits := func(c *Conn) bool {
+		ep, _ := c.halfEP()
+		return ep.Valid && !c.finished && c.link == nil && !c.SMCD && c.FirstContact && addrOf(ep.GID) == key.src && ep.QPN == qpn
+	}
 	var pick *Conn
 	for _, c := range t.pendingHalf {
-		ep, _ := c.halfEP()
-		if !ep.Valid || c.finished || c.link != nil || c.SMCD || !c.FirstContact || addrOf(ep.GID) != key.src || ep.QPN != qpn {
+		if fits(c) {
+			if pick != nil {
+				return nil
+			}
+			pick = c
+		}
+	}
+	for _, c := range t.conns {
+		if c == pick || c.Outcome != OutcomePending || !c.ServerEP.Valid || c.ClientEP.Valid || !fits(c) {
 			continue
 		}
 		if pick != nil {
 			return nil
 		}
 		pick = c
+	}
+	if pick != nil && !slices.Contains(t.pendingHalf, pick) {
+		pick.clcUncaptured = true // its Confirm is among the bytes the capture missed
 	}
 	return pick
 }
