@@ -3,9 +3,12 @@ package rows_test
 import (
 	"errors"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/internal/mutate"
+	"github.com/smcscope/smcscope/internal/testutil"
 	"github.com/smcscope/smcscope/track"
 	"github.com/smcscope/smcscope/track/rows"
 )
@@ -18,6 +21,12 @@ func snapshotOf(t *testing.T, path string) track.Snapshot {
 		t.Fatal(err)
 	}
 	defer r.Close()
+	return snapshotRead(t, r)
+}
+
+// snapshotRead is the tracker's snapshot of every frame r reads.
+func snapshotRead(t *testing.T, r *capture.Reader) track.Snapshot {
+	t.Helper()
 	tr := track.New(track.Options{})
 	for {
 		f, err := r.Next()
@@ -50,5 +59,40 @@ func TestWritesNotShown(t *testing.T) {
 				t.Errorf("%s: WRITE bytes %q (writes not shown %v)", c.path, rows.WriteCount(f, f.WriteBytes), f.WritesNotShown)
 			}
 		}
+	}
+}
+
+// TestHistoryOneLinkTwoEvents: in a capture of the server's direction
+// alone, the first CONFIRM_LINK request is also what announces the link
+// (its Accept named the queue pair it comes from): the group's history
+// lists both at that frame, not the first one only.
+func TestHistoryOneLinkTwoEvents(t *testing.T) {
+	frames, lt := testutil.ReadFrames(t, "../../testdata/reference/pingpong.pcap")
+	one := mutate.Mutation{Kind: mutate.OneWay, N: 1}
+	r, err := capture.NewReader("oneway", mutate.NewSource(one.Apply(frames)), lt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := snapshotRead(t, r)
+	if len(s.LinkGroups) != 1 {
+		t.Fatalf("%d link groups, want 1", len(s.LinkGroups))
+	}
+	evs := rows.History(&s, &s.LinkGroups[0])
+	var announced, confirm int
+	for _, e := range evs {
+		switch {
+		case strings.HasPrefix(e.What, "announced by CLC"):
+			announced = e.Frame
+		case strings.HasPrefix(e.What, "CONFIRM_LINK"):
+			if confirm == 0 {
+				confirm = e.Frame
+			}
+		}
+	}
+	if announced == 0 || confirm != announced {
+		for _, e := range evs {
+			t.Logf("frame %d: %s", e.Frame, e.What)
+		}
+		t.Errorf("announced at frame %d, first CONFIRM_LINK at frame %d: want both, at one frame", announced, confirm)
 	}
 }

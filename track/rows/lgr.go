@@ -228,7 +228,8 @@ func namesLink(k track.LinkEventKind) bool {
 // its connections' failovers.
 func History(s *track.Snapshot, g *track.LinkGroup) []GroupEvent {
 	var evs []GroupEvent
-	at := map[int]int{} // frame -> index in evs
+	type seen struct{ i, link int }
+	at := map[int]seen{} // frame -> index in evs, and the link whose history it came from
 	for i := range s.Links {
 		l := &s.Links[i]
 		if l.LGR != g.ID {
@@ -243,13 +244,15 @@ func History(s *track.Snapshot, g *track.LinkGroup) []GroupEvent {
 			if kind == GroupLinkAnnounced || kind == GroupLinkUp && h.Link == 0 {
 				e.Link = l.LinkID
 			}
-			if j, seen := at[h.Frame]; seen {
-				if !namesLink(evs[j].LLC.Kind) && namesLink(h.Kind) {
-					evs[j] = e
+			// Two events of one link at a frame are two facts (a
+			// CONFIRM_LINK that also announced the link).
+			if x, ok := at[h.Frame]; ok && x.link != l.ID {
+				if !namesLink(evs[x.i].LLC.Kind) && namesLink(h.Kind) {
+					evs[x.i] = e
 				}
 				continue
 			}
-			at[h.Frame] = len(evs)
+			at[h.Frame] = seen{len(evs), l.ID}
 			evs = append(evs, e)
 		}
 	}
