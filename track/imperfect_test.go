@@ -1236,18 +1236,28 @@ func TestSnaplenCutRETH(t *testing.T) {
 //   - multiconn.pcap without every 5th frame from frame 1 misses a
 //     connection's Proposal and Accept: the server's ACK of the Proposal
 //     says no copy will come, so the Confirm after them is read at once
-//     (capture's CLC reassembly) and its CDCs find it.
+//     (capture's CLC reassembly) and its CDCs find it;
+//   - multiconn.pcap without its second connection's Confirm (frame 355)
+//     and the server's ACK of it (frame 376, after the first CDCs): the
+//     first C->S CDC to the Accept's queue pair with its token proves the
+//     Confirm (awaitServerHalf, claimHalf).
 func TestThinnedHandshakes(t *testing.T) {
+	drop := func(frame int) mutate.Mutation { return mutate.Mutation{Kind: mutate.Drop, At: frame - 1} }
 	for _, c := range []struct {
 		capture string
-		thin    mutate.Mutation
+		damage  []mutate.Mutation // applied in turn
 	}{
-		{"../samples/multilink.pcap", mutate.Mutation{Kind: mutate.Thin, At: 3, N: 5}},
-		{"../samples/multiconn.pcap", mutate.Mutation{Kind: mutate.Thin, At: 0, N: 5}},
+		{"../samples/multilink.pcap", []mutate.Mutation{{Kind: mutate.Thin, At: 3, N: 5}}},
+		{"../samples/multiconn.pcap", []mutate.Mutation{{Kind: mutate.Thin, At: 0, N: 5}}},
+		{"../samples/multiconn.pcap", []mutate.Mutation{drop(376), drop(355)}},
 	} {
-		t.Run(fmt.Sprintf("%s %v", filepath.Base(c.capture), c.thin), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s %v", filepath.Base(c.capture), c.damage), func(t *testing.T) {
 			whole := feedFile(t, c.capture, Options{Unshared: true}, 0).Snapshot()
-			s, _ := feedRaw(t, c.thin.Apply(readRawFrames(t, c.capture)))
+			frames := readRawFrames(t, c.capture)
+			for _, m := range c.damage {
+				frames = m.Apply(frames)
+			}
+			s, _ := feedRaw(t, frames)
 			if len(s.Conns) != len(whole.Conns) || len(s.LinkGroups) != len(whole.LinkGroups) {
 				for _, x := range s.Conns {
 					t.Logf("connection %d: %v %q, link %d, %d/%d CDCs", x.ID, x.Outcome, ConnDetail(&x), x.Link, x.Flow[DirC2S].CDCs, x.Flow[DirS2C].CDCs)

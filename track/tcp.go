@@ -279,11 +279,16 @@ func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) (resent bool) {
 	return resent
 }
 
-// awaitServerHalf: a connection whose handshake the capture missed bytes
-// of, with the server's Accept but not the client's Confirm, is claimed by
-// the first C->S CDC to the Accept's QP with its token (claimHalf).
+// awaitServerHalf: a connection with the server's Accept but not (yet)
+// the client's Confirm waits in pendingHalf from the Accept on: the
+// client sends its CDCs, and the server its first CONFIRM_LINK, only once
+// the Confirm was sent, so the first C->S CDC to the Accept's QP with its
+// token (claimHalf) or that CONFIRM_LINK (halfAnnounced) places it where
+// the capture missed the Confirm, whether or not an ACK of its bytes
+// came first (a peer's delayed ACK comes after the first CDCs). Its
+// Confirm, when the capture holds it, places it as usual.
 func (t *Tracker) awaitServerHalf(c *Conn) {
-	if c.clcUncaptured && c.ServerEP.Valid && !c.ClientEP.Valid && !c.SMCD && c.link == nil && !slices.Contains(t.pendingHalf, c) {
+	if c.ServerEP.Valid && !c.ClientEP.Valid && !c.SMCD && c.link == nil && !slices.Contains(t.pendingHalf, c) {
 		t.addPendingHalf(c)
 	}
 }
@@ -880,36 +885,21 @@ func (c *Conn) halfEP() (ep *Endpoint, client bool) {
 // message names are the GID and QPN its Accept or Confirm gave. Linux
 // sends the first CONFIRM_LINK request only once the Confirm came
 // (smc_listen_work in net/smc/af_smc.c), and the client answers it only
-// after its Confirm: either proves the handshake done. A connection
-// whose Accept the capture holds, its Confirm not (not yet known missed:
-// no ACK of it seen), is one too: the server's request from its Accept's
-// queue pair proves the Confirm reached the server. Two connections that
-// fit prove nothing.
+// after its Confirm: either proves the handshake done (a connection
+// whose Accept the capture holds waits in pendingHalf from it on, so the
+// server's request from its Accept's queue pair proves the Confirm that
+// the capture missed). Two connections that fit prove nothing.
 func (t *Tracker) halfAnnounced(key qpKey, qpn uint32) *Conn {
-	fits := func(c *Conn) bool {
-		ep, _ := c.halfEP()
-		return ep.Valid && !c.finished && c.link == nil && !c.SMCD && c.FirstContact && addrOf(ep.GID) == key.src && ep.QPN == qpn
-	}
 	var pick *Conn
 	for _, c := range t.pendingHalf {
-		if fits(c) {
-			if pick != nil {
-				return nil
-			}
-			pick = c
-		}
-	}
-	for _, c := range t.conns {
-		if c == pick || c.Outcome != OutcomePending || !c.ServerEP.Valid || c.ClientEP.Valid || !fits(c) {
+		ep, _ := c.halfEP()
+		if !ep.Valid || c.finished || c.link != nil || c.SMCD || !c.FirstContact || addrOf(ep.GID) != key.src || ep.QPN != qpn {
 			continue
 		}
 		if pick != nil {
 			return nil
 		}
 		pick = c
-	}
-	if pick != nil && !slices.Contains(t.pendingHalf, pick) {
-		pick.clcUncaptured = true // its Confirm is among the bytes the capture missed
 	}
 	return pick
 }
