@@ -496,8 +496,20 @@ func (t *Tracker) inferConn(l *Link, d Dir, m *cdcIn, in *input) (*Conn, Dir) {
 // followed on another link that the tracker had to put in a group of its
 // own (joined mid-stream, its ADD_LINK not captured). The validation
 // carries the receiver's token and the last sequence number minus one
-// (smc_cdc_msg_validate in net/smc/smc_cdc.c), which identifies it; both groups are then one.
+// (smc_cdc_msg_validate in net/smc/smc_cdc.c), which identifies it; both
+// groups are then one. A capture that missed the connection's last CDCs
+// before the failover saw an earlier last sequence number: the one
+// connection with the token whose last is at most failoverMissed behind
+// is taken where none matches exactly.
 func (t *Tracker) failoverConn(l *Link, d Dir, m *cdcIn, in *input) (*Conn, Dir) {
+	type cand struct {
+		x      *Conn
+		og     *LinkGroup
+		dd     Dir
+		behind uint16
+	}
+	var best cand
+	n := 0 // candidates at best's distance
 	for _, og := range t.lgrs {
 		if og == l.lgr || (!og.Inferred && !l.lgr.Inferred) {
 			continue
@@ -506,21 +518,37 @@ func (t *Tracker) failoverConn(l *Link, d Dir, m *cdcIn, in *input) (*Conn, Dir)
 		// other way round: its first seen direction was the other one.
 		for _, dd := range [2]Dir{d, d.Reverse()} {
 			x := og.tokens[dd][m.token]
-			if x == nil || !x.Flow[dd].haveSeq || x.Flow[dd].LastSeq != m.seq+1 {
+			if x == nil || !x.Flow[dd].haveSeq || x.finished {
 				continue
 			}
-			if dd != d && !t.flip(og, in) {
-				if l.lgr.rolesKnown || !t.flip(l.lgr, in) {
-					continue
-				}
-				d = d.Reverse() // this frame's own group turned instead
+			behind := m.seq + 1 - x.Flow[dd].LastSeq
+			switch {
+			case behind >= failoverMissed:
+			case best.x == nil || behind < best.behind:
+				best, n = cand{x, og, dd, behind}, 1
+			case behind == best.behind:
+				n++
 			}
-			t.mergeLGR(l.lgr, og, in)
-			return x, d
 		}
 	}
-	return nil, d
+	if best.x == nil || n > 1 {
+		return nil, d
+	}
+	if best.dd != d && !t.flip(best.og, in) {
+		if l.lgr.rolesKnown || !t.flip(l.lgr, in) {
+			return nil, d
+		}
+		d = d.Reverse() // this frame's own group turned instead
+	}
+	t.mergeLGR(l.lgr, best.og, in)
+	return best.x, d
 }
+
+// failoverMissed bounds how many of a connection's last CDCs before a
+// failover a capture may have missed for its validation CDC to still
+// name it: beyond, the sequence numbers of another connection with the
+// same token could be as close.
+const failoverMissed = 16
 
 // mergeLGR makes one link group of two that turned out to be the same
 // (the older one stays).

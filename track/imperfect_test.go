@@ -1240,7 +1240,12 @@ func TestSnaplenCutRETH(t *testing.T) {
 //   - multiconn.pcap without its second connection's Confirm (frame 355)
 //     and the server's ACK of it (frame 376, after the first CDCs): the
 //     first C->S CDC to the Accept's queue pair with its token proves the
-//     Confirm (awaitServerHalf, claimHalf).
+//     Confirm (awaitServerHalf, claimHalf);
+//   - multilink.pcap without every 3rd frame from frame 11 misses both
+//     ADD_LINK messages of link 2 (a group of its own, joined mid-stream)
+//     and the last CDC before the failover: the failover-validation CDC,
+//     one behind the last the capture saw, still names the connection
+//     (failoverConn), and the groups are one.
 func TestThinnedHandshakes(t *testing.T) {
 	drop := func(frame int) mutate.Mutation { return mutate.Mutation{Kind: mutate.Drop, At: frame - 1} }
 	for _, c := range []struct {
@@ -1250,6 +1255,7 @@ func TestThinnedHandshakes(t *testing.T) {
 		{"../samples/multilink.pcap", []mutate.Mutation{{Kind: mutate.Thin, At: 3, N: 5}}},
 		{"../samples/multiconn.pcap", []mutate.Mutation{{Kind: mutate.Thin, At: 0, N: 5}}},
 		{"../samples/multiconn.pcap", []mutate.Mutation{drop(376), drop(355)}},
+		{"../samples/multilink.pcap", []mutate.Mutation{{Kind: mutate.Thin, At: 10, N: 3}}},
 	} {
 		t.Run(fmt.Sprintf("%s %v", filepath.Base(c.capture), c.damage), func(t *testing.T) {
 			whole := feedFile(t, c.capture, Options{Unshared: true}, 0).Snapshot()
