@@ -502,6 +502,22 @@ func (l *Link) shown() bool {
 	return false
 }
 
+// between reports whether g joins client a and server b: one of its
+// links or of its connections known from their handshakes has those ends.
+func (g *LinkGroup) between(a, b netip.Addr) bool {
+	for _, l := range g.links {
+		if l.Client.Addr == a && l.Server.Addr == b {
+			return true
+		}
+	}
+	for _, c := range g.conns {
+		if !c.Inferred && c.Client.Addr() == a && c.Server.Addr() == b {
+			return true
+		}
+	}
+	return false
+}
+
 // oneWay reports whether the capture shows no packet at all (request,
 // ACK, NAK or RNR NAK) sent by one side of the group, on any of its
 // links, while it shows the other's.

@@ -811,8 +811,8 @@ func (t *Tracker) resolveUnknown(in *input, key qpKey) (linkRef, bool) {
 			return ref, true
 		}
 		if len(t.halfLinks[pair]) == 0 {
-			if c := t.halfAnnounced(key, r.llc.qpn); c != nil {
-				return t.placeHalfLink(c, key, in), true
+			if c, toEP := t.halfAnnounced(key, r.llc.qpn); c != nil {
+				return t.placeHalfLink(c, key, r.llc.qpn, toEP, in), true
 			}
 		}
 	}

@@ -287,10 +287,22 @@ func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) (resent bool) {
 // the capture missed the Confirm, whether or not an ACK of its bytes
 // came first (a peer's delayed ACK comes after the first CDCs). Its
 // Confirm, when the capture holds it, places it as usual.
+//
+// A handshake whose Accept and Confirm the capture both missed (blind)
+// waits there too once the capture is known to have missed its bytes:
+// its connection's first CDC may still name it (claimFirst).
 func (t *Tracker) awaitServerHalf(c *Conn) {
-	if c.ServerEP.Valid && !c.ClientEP.Valid && !c.SMCD && c.link == nil && !slices.Contains(t.pendingHalf, c) {
+	if (c.ServerEP.Valid && !c.ClientEP.Valid || c.blind()) && !c.SMCD && c.link == nil && !slices.Contains(t.pendingHalf, c) {
 		t.addPendingHalf(c)
 	}
+}
+
+// blind reports whether c is a handshake that server and client agreed to
+// try SMC on (the SYN-ACK's option or a Proposal), whose Accept and
+// Confirm the capture both missed (its ACKs cover their bytes).
+func (c *Conn) blind() bool {
+	return c.Outcome == OutcomePending && c.clcUncaptured && !c.ServerEP.Valid && !c.ClientEP.Valid &&
+		(c.OptionSYNACK || slices.Contains(c.CLCTypes, uint8(decode.CLCTypeProposal)))
 }
 
 // startConn creates a connection for a segment of an unknown 4-tuple, or
@@ -888,27 +900,36 @@ func (c *Conn) halfEP() (ep *Endpoint, client bool) {
 // after its Confirm: either proves the handshake done (a connection
 // whose Accept the capture holds waits in pendingHalf from it on, so the
 // server's request from its Accept's queue pair proves the Confirm that
-// the capture missed). Two connections that fit prove nothing.
-func (t *Tracker) halfAnnounced(key qpKey, qpn uint32) *Conn {
-	var pick *Conn
+// the capture missed). So does the other side's CONFIRM_LINK sent to that
+// GID and queue pair (toEP: a capture that missed the Accept and kept
+// the Confirm, or the other way round). Two connections that fit prove
+// nothing.
+func (t *Tracker) halfAnnounced(key qpKey, qpn uint32) (pick *Conn, toEP bool) {
 	for _, c := range t.pendingHalf {
 		ep, _ := c.halfEP()
-		if !ep.Valid || c.finished || c.link != nil || c.SMCD || !c.FirstContact || addrOf(ep.GID) != key.src || ep.QPN != qpn {
+		if !ep.Valid || c.finished || c.link != nil || c.SMCD || !c.FirstContact {
+			continue
+		}
+		from := addrOf(ep.GID) == key.src && ep.QPN == qpn
+		to := addrOf(ep.GID) == key.dst && uint64(ep.QPN) == key.qpn
+		if !from && !to {
 			continue
 		}
 		if pick != nil {
-			return nil
+			return nil, false
 		}
-		pick = c
+		pick, toEP = c, to && !from
 	}
-	return pick
+	return pick, toEP
 }
 
 // placeHalfLink makes the link of first-contact connection c, whose one
 // CLC message announced its side of the link and whose CONFIRM_LINK,
-// sent with wire key key, names the other side's address and QPN; the
-// connection is placed on it as its CDCs would have placed it (claimHalf).
-func (t *Tracker) placeHalfLink(c *Conn, key qpKey, in *input) linkRef {
+// sent with wire key key, names the other side's address and QPN (or,
+// toEP, the other side's CONFIRM_LINK to it, whose QPN is qpn); the
+// connection is placed on it as its CDCs would have placed it
+// (claimHalf).
+func (t *Tracker) placeHalfLink(c *Conn, key qpKey, qpn uint32, toEP bool, in *input) linkRef {
 	t.pendingHalf = slices.DeleteFunc(t.pendingHalf, func(x *Conn) bool { return x == c })
 	ep, client := c.halfEP()
 	d, msg := DirC2S, "Confirm"
@@ -925,10 +946,16 @@ func (t *Tracker) placeHalfLink(c *Conn, key qpKey, in *input) linkRef {
 	}
 	l := t.newLink(g, in, false)
 	*l.end(d) = LinkEnd{Addr: gidAddr(ep.GID), GID: ep.GID, MAC: ep.MAC, QPN: ep.QPN, PSN: ep.PSN}
-	*l.end(d.Reverse()) = LinkEnd{Addr: key.dst.netip(), QPN: uint32(key.qpn)}
+	kd := d // the direction key is of
+	if toEP {
+		kd = d.Reverse()
+		*l.end(kd) = LinkEnd{Addr: key.src.netip(), QPN: qpn}
+	} else {
+		*l.end(d.Reverse()) = LinkEnd{Addr: key.dst.netip(), QPN: uint32(key.qpn)}
+	}
 	l.State, l.announced = LinkConfirming, true
 	l.addHistory(in, histEvent{kind: LinkEventAnnounced, text: "announced by CLC " + msg + " (first contact; the other side's message is not in the capture)"})
-	t.keyLink(l, d, key)
+	t.keyLink(l, kd, key)
 	// The other direction, should the capture hold it after all, pairs
 	// with this one as with a link joined from traffic.
 	t.halfLinks[addrPair{key.src, key.dst}] = append(t.halfLinks[addrPair{key.src, key.dst}], l)
@@ -937,7 +964,7 @@ func (t *Tracker) placeHalfLink(c *Conn, key qpKey, in *input) linkRef {
 	} else {
 		t.attachServerHalf(c, l)
 	}
-	return linkRef{l, d}
+	return linkRef{l, kd}
 }
 
 func (t *Tracker) attachHalf(c *Conn, l *Link) {
@@ -954,7 +981,7 @@ const maxPendingHalf = 64
 func (t *Tracker) addPendingHalf(c *Conn) {
 	keep := t.pendingHalf[:0]
 	for _, x := range t.pendingHalf {
-		if !x.finished && x.link == nil {
+		if !x.finished && x.link == nil && x != c {
 			keep = append(keep, x)
 		}
 	}
@@ -981,7 +1008,7 @@ func (t *Tracker) claimHalf(l *Link, d Dir, m *cdcIn, in *input) (*Conn, Dir) {
 		if client {
 			want = DirS2C
 		}
-		if c.finished || c.link != nil || k.dst != addrOf(ep.GID) || k.qpn != uint64(ep.QPN) || m.token != ep.Token {
+		if !ep.Valid || c.finished || c.link != nil || k.dst != addrOf(ep.GID) || k.qpn != uint64(ep.QPN) || m.token != ep.Token {
 			continue
 		}
 		if d != want {
@@ -1040,6 +1067,14 @@ func (t *Tracker) claimFirst(l *Link, d Dir, m *cdcIn) *Conn {
 			}
 		}
 	}
+	for _, c := range t.pendingHalf {
+		// A handshake the capture saw none of the Accept and Confirm
+		// of: one between the hosts of l's group (the link's own
+		// addresses may be others, SMC-Rv2).
+		if c.link == nil && c.blind() && !c.finished && open(c) && l.lgr.between(c.Client.Addr(), c.Server.Addr()) {
+			cands = append(cands, c)
+		}
+	}
 	switch len(cands) {
 	case 0:
 		return nil
@@ -1056,7 +1091,14 @@ func (t *Tracker) claimFirst(l *Link, d Dir, m *cdcIn) *Conn {
 		return nil
 	}
 	c := cands[0]
-	if c.link == nil {
+	switch {
+	case c.link != nil:
+	case c.blind():
+		t.pendingHalf = slices.DeleteFunc(t.pendingHalf, func(x *Conn) bool { return x == c })
+		c.halfPlaced = true
+		t.attach(c, l)
+		c.Outcome, c.Failure = OutcomeSMCR, ""
+	default:
 		t.pendingHalf = slices.DeleteFunc(t.pendingHalf, func(x *Conn) bool { return x == c })
 		t.attachServerHalf(c, l)
 	}
