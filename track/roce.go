@@ -963,9 +963,12 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 		// The requester goes back to the NAK's PSN: what comes next
 		// from it on is sent again, not the capture's late copy (the
 		// PSNs before it the responder took: a copy of one coming late
-		// is still the capture's order); a pending gap was loss.
+		// is still the capture's order); a pending gap whose PSNs it
+		// names was loss (a NAK of a PSN before the late one answers an
+		// earlier run: the responder's direction shown behind the
+		// requests).
 		rev.late.dropFrom(r.psn)
-		if rev.gapPend.on && (r.syndrome>>5)&3 == 3 && psnDiff(r.psn, rev.gapPend.upTo) <= 0 {
+		if rev.gapPend.on && (r.syndrome>>5)&3 == 3 && psnDiff(r.psn, rev.gapPend.late()) >= 0 && psnDiff(r.psn, rev.gapPend.upTo) <= 0 {
 			t.pendShown(l, d.Reverse(), in)
 		}
 	} else if rev.gapPend.on && (psnDiff(r.psn, rev.gapPend.upTo) >= 0 || r.psn == rev.gapPend.late()) {

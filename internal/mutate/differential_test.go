@@ -653,6 +653,10 @@ func TestDifferentialSkew(t *testing.T) {
 //     sent again from before them (a go-back of the requester's own):
 //     the swapped pair's PSNs sent again are no sign that the one shown
 //     late was lost (roce.rc.psn_gap, seed 3003).
+//   - lossy.pcap with two WRITEs of a go-back-N burst swapped (frames
+//     1640 and 1641): the responder's NAK of a PSN before the late one,
+//     shown after the burst, answers an earlier run, not the swapped pair
+//     (roce.rc.psn_gap, seed 4031).
 func TestDamagesCombined(t *testing.T) {
 	for _, c := range []struct {
 		rel   string
@@ -669,6 +673,7 @@ func TestDamagesCombined(t *testing.T) {
 		{"testdata/anck/rwwi.pcap", []mutate.Mutation{{Kind: mutate.Flip, At: 9, N: 110, Mask: 0x01}}, nil},
 		{"testdata/expert/snap-cut.pcap", []mutate.Mutation{{Kind: mutate.Late, At: 25, N: 1}}, []expert.ID{expert.SeqGap}},
 		{"samples/lossy.pcap", []mutate.Mutation{{Kind: mutate.Late, At: 455, N: 1}}, []expert.ID{expert.PSNGap}},
+		{"samples/lossy.pcap", []mutate.Mutation{{Kind: mutate.Late, At: 1639, N: 1}}, []expert.ID{expert.PSNGap}},
 	} {
 		frames, lt, err := mutate.ReadFile(filepath.Join(testutil.Root(t), c.rel))
 		if err != nil {
