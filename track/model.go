@@ -408,28 +408,31 @@ type RC struct {
 	// ICRCBad counts packets whose ICRC does not match: the receiving
 	// RNIC drops them, and the tracker follows none of their content.
 	ICRCBad int
-	maxPSN  uint32      // the highest PSN seen (in PSN order), while a run is open
-	ahead   psnWindow   // PSNs ahead of nextPSN seen out of sequence
-	late    lateWindow  // PSNs the responder took unseen, which may yet come (reordered)
-	gapPend pendingLoss // a PSN gap the wire has not shown yet (reordered or lost)
-	kept    []keptReq   // the run's requests, for a capture that only missed frames (resync)
+	maxPSN  uint32                      // the highest PSN seen (in PSN order), while a run is open
+	ahead   psnWindow                   // PSNs ahead of nextPSN seen out of sequence
+	late    lateWindow                  // PSNs the responder took unseen, which may yet come (reordered)
+	gapPend [maxPendingGaps]pendingLoss // PSN gaps the wire has not shown yet (reordered or lost)
+	kept    []keptReq                   // the run's requests, for a capture that only missed frames (resync)
 	// resyncing: resync is following kept; a request among them that
 	// settles runs (a DELETE_LINK of every link) leaves this one alone,
 	// and the run that settles may not settle this one in turn.
-	resyncing  bool
-	LLCs       int
-	CDCs       int
-	Unattached int // CDCs or WRITEs that matched no connection
-	nextPSN    uint32
-	havePSN    bool
-	lastPSN    uint32      // PSN of the last request packet
-	recent     [16]psnConn // connections of the last requests, to attribute ACKs
-	nRecent    uint        // unsigned: the ring index is a mask, not a division
-	curWrite   *Conn       // connection of the WRITE message in progress (FIRST..LAST)
-	curPending bool        // the WRITE in progress matched no rkey
-	curLen     uint32      // its whole length (the FIRST's RETH), for a LAST with immediate
-	sw         streamWrite // where the WRITE in progress places its bytes (Options.Stream)
-	pend       []pendingWrite
+	resyncing bool
+	// lastDup, prevDup: the last request, and the one before it, was a
+	// duplicate (a PSN before the expected one: sent again).
+	lastDup, prevDup bool
+	LLCs             int
+	CDCs             int
+	Unattached       int // CDCs or WRITEs that matched no connection
+	nextPSN          uint32
+	havePSN          bool
+	lastPSN          uint32      // PSN of the last request packet
+	recent           [16]psnConn // connections of the last requests, to attribute ACKs
+	nRecent          uint        // unsigned: the ring index is a mask, not a division
+	curWrite         *Conn       // connection of the WRITE message in progress (FIRST..LAST)
+	curPending       bool        // the WRITE in progress matched no rkey
+	curLen           uint32      // its whole length (the FIRST's RETH), for a LAST with immediate
+	sw               streamWrite // where the WRITE in progress places its bytes (Options.Stream)
+	pend             []pendingWrite
 }
 
 // psnConn remembers which connection a request packet belonged to.

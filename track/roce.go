@@ -161,7 +161,7 @@ func (t *Tracker) roce(in *input) {
 		// loss; its ACK of the run with neither, the capture's order.
 		if w := &rc.ahead; w.run && !w.shown && in.ns-w.since <= int64(lateMax) {
 			upTo := (r.psn + uint32(w.missing)) & 0xFFFFFF
-			rc.gapPend = pendingLoss{on: true, frame: w.frame, since: w.since, missing: w.missing, lo: rc.nextPSN, upTo: upTo}
+			rc.openGap(pendingLoss{on: true, frame: w.frame, since: w.since, missing: w.missing, lo: rc.nextPSN, upTo: upTo, fresh: !rc.prevDup})
 		} else {
 			t.lossShown(l, d, in)
 		}
@@ -208,6 +208,7 @@ func (t *Tracker) inSequence(l *Link, d Dir, in *input) bool {
 	r := &in.roce
 	rc := &l.RC[d]
 	dd := psnDiff(r.psn, rc.nextPSN)
+	rc.prevDup, rc.lastDup = rc.lastDup, dd < 0
 	if dd < 0 && rc.late.take(r.psn, in.ns) {
 		t.reordered(l, d, in)
 		return false
@@ -230,18 +231,30 @@ func (t *Tracker) inSequence(l *Link, d Dir, in *input) bool {
 		}
 		rc.maxPSN = hi
 	}
-	if seen && rc.gapPend.on {
+	for i := range rc.gapPend {
+		p := &rc.gapPend[i]
+		fresh := p.fresh
+		p.fresh = false
+		if !seen || !p.on {
+			continue
+		}
 		switch {
-		case psnDiff(r.psn, rc.gapPend.late()) < 0:
+		case psnDiff(r.psn, p.late()) < 0:
 			// The requester went back past the late PSN (a timeout, or
 			// a NAK of an earlier run): what it sends again of the
 			// gap's run says nothing of it.
-			rc.gapPend.wentBack = true
-		case rc.gapPend.holds(r.psn) && !rc.gapPend.wentBack:
+			p.wentBack = true
+		case r.psn == p.late():
+			p.again = true
+		case p.holds(r.psn) && !p.wentBack && (p.again || fresh):
 			// A PSN of the pending gap's run sent again from the late
-			// PSN on (the requester went back to it): the responder
-			// dropped it, the loss was the network's.
-			t.pendShown(l, d, in)
+			// PSN on (the requester went back to it: the late one sent
+			// again, or its one copy the first of the resend): the
+			// responder dropped it, the loss was the network's. (A
+			// resend that does not begin at the late PSN answers no
+			// NAK of it: a responder that got the run first would have
+			// NAKed the late PSN, and the requester gone back to that.)
+			t.pendShown(l, d, i, in)
 		}
 	}
 	if seen {
@@ -389,8 +402,10 @@ type pendingLoss struct {
 	since          int64
 	lo, upTo       uint32 // from the PSN after the late one to the one that opened the run
 	// wentBack: the requester sent again a PSN before the late one
-	// meanwhile (inSequence).
-	wentBack bool
+	// meanwhile (inSequence); again: it sent the late one again; fresh:
+	// no request came since the late one, and the one before it was no
+	// duplicate (the late one does not go on a resend already under way).
+	wentBack, again, fresh bool
 }
 
 // late is the PSN that came late, filling the run's hole.
@@ -411,12 +426,43 @@ func (p *pendingLoss) holds(psn uint32) bool {
 	return psnDiff(psn, p.lo) >= 0 && psnDiff(psn, p.upTo) <= 0
 }
 
-// pendShown raises the pending gap of direction d of l as lossShown
+// maxPendingGaps bounds the gaps of a direction pending at once: a
+// go-back-N burst can open one before the responder's word on the one
+// before it has been shown.
+const maxPendingGaps = 3
+
+// openGap adds p to rc's pending gaps, in place of the oldest when they
+// are as many as maxPendingGaps (that one then says nothing).
+func (rc *RC) openGap(p pendingLoss) {
+	at := 0
+	for i := range rc.gapPend {
+		if !rc.gapPend[i].on {
+			at = i
+			break
+		}
+		if rc.gapPend[i].since < rc.gapPend[at].since {
+			at = i
+		}
+	}
+	rc.gapPend[at] = p
+}
+
+// pendingLate reports whether psn is the late PSN of a pending gap of rc.
+func (rc *RC) pendingLate(psn uint32) bool {
+	for i := range rc.gapPend {
+		if rc.gapPend[i].on && rc.gapPend[i].late() == psn {
+			return true
+		}
+	}
+	return false
+}
+
+// pendShown raises pending gap i of direction d of l as lossShown
 // would have, now that the wire shows the loss (a NAK, a resend).
-func (t *Tracker) pendShown(l *Link, d Dir, in *input) {
+func (t *Tracker) pendShown(l *Link, d Dir, i int, in *input) {
 	rc := &l.RC[d]
-	p := rc.gapPend
-	rc.gapPend = pendingLoss{}
+	p := rc.gapPend[i]
+	rc.gapPend[i] = pendingLoss{}
 	rc.PSNGaps++
 	rc.PSNMissing += p.missing
 	t.cur.expert |= 1 << expert.PSNGap
@@ -768,6 +814,28 @@ func (r *RC) dropKept(next uint32) {
 	r.kept = k
 }
 
+// reopenRun opens a run out of sequence at the first request kept ahead
+// of the expected PSN, where resync left some: from its frame, the PSNs
+// before it missing. (A copy of the expected PSN itself that the capture
+// showed while it was ahead, the responder dropped then.)
+func (r *RC) reopenRun() {
+	if r.ahead.run || r.ahead.empty() {
+		return
+	}
+	var first *keptReq
+	for i := range r.kept {
+		k := &r.kept[i]
+		if psnDiff(k.roce.psn, r.nextPSN) > 0 && (first == nil || psnDiff(k.roce.psn, first.roce.psn) < 0) {
+			first = k
+		}
+	}
+	if first == nil {
+		return
+	}
+	dd := psnDiff(first.roce.psn, r.nextPSN)
+	r.ahead.run, r.ahead.since, r.ahead.frame, r.ahead.missing, r.ahead.shown = true, first.ns, first.number, int(dd), false
+}
+
 // endRun closes the run out of sequence: the responder has what it
 // dropped.
 func (r *RC) endRun() {
@@ -941,7 +1009,7 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 			switch {
 			case dd >= 0 && dd < aheadBits:
 				t.resync(l, d.Reverse(), (r.psn+1)&0xFFFFFF, in)
-			case rev.gapPend.on && r.psn == rev.gapPend.late():
+			case rev.pendingLate(r.psn):
 				// The responder acknowledges the late PSN itself, with
 				// no NAK before: had the run's requests reached it first,
 				// it would have NAKed the first of them then. They came
@@ -954,6 +1022,15 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 			// take: it took the ones before it.
 			if dd > 0 && dd < aheadBits {
 				t.resync(l, d.Reverse(), r.psn, in)
+				if r.syndrome == 0x60 {
+					// A PSN sequence error: the responder waits for the
+					// NAK's PSN and got a later one, which the capture
+					// holds among the requests out of sequence (it put
+					// the PSNs before in an order the responder did not
+					// see): those it dropped, a run the wire shows lost.
+					rev.reopenRun()
+					t.lossShown(l, d.Reverse(), in)
+				}
 			} else if dd == 0 && r.syndrome == 0x60 {
 				t.lossShown(l, d.Reverse(), in)
 			}
@@ -968,15 +1045,21 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 		// earlier run: the responder's direction shown behind the
 		// requests).
 		rev.late.dropFrom(r.psn)
-		if rev.gapPend.on && (r.syndrome>>5)&3 == 3 && psnDiff(r.psn, rev.gapPend.late()) >= 0 && psnDiff(r.psn, rev.gapPend.upTo) <= 0 {
-			t.pendShown(l, d.Reverse(), in)
+		for i := range rev.gapPend {
+			if p := &rev.gapPend[i]; p.on && (r.syndrome>>5)&3 == 3 && psnDiff(r.psn, p.late()) >= 0 && psnDiff(r.psn, p.upTo) <= 0 {
+				t.pendShown(l, d.Reverse(), i, in)
+			}
 		}
-	} else if rev.gapPend.on && (psnDiff(r.psn, rev.gapPend.upTo) >= 0 || r.psn == rev.gapPend.late()) {
-		// The responder took the run's PSNs with no NAK and none sent
-		// again: the capture showed them out of order.
-		rev.gapPend = pendingLoss{}
-		rev.Reordered++
-		t.raise(&l.expert, expert.CaptureReordered, in)
+	} else {
+		for i := range rev.gapPend {
+			if p := &rev.gapPend[i]; p.on && (psnDiff(r.psn, p.upTo) >= 0 || r.psn == p.late()) {
+				// The responder took the run's PSNs with no NAK and
+				// none sent again: the capture showed them out of order.
+				*p = pendingLoss{}
+				rev.Reordered++
+				t.raise(&l.expert, expert.CaptureReordered, in)
+			}
+		}
 	}
 	switch (r.syndrome >> 5) & 3 {
 	case 1:

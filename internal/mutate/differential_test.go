@@ -656,7 +656,9 @@ func TestDifferentialSkew(t *testing.T) {
 //   - lossy.pcap with two WRITEs of a go-back-N burst swapped (frames
 //     1640 and 1641): the responder's NAK of a PSN before the late one,
 //     shown after the burst, answers an earlier run, not the swapped pair
-//     (roce.rc.psn_gap, seed 4031).
+//     (roce.rc.psn_gap, seed 4031); with frames 617 and 618 swapped, the
+//     requester's resend of the PSN after the late one, not beginning at
+//     the late one, answers no NAK of it (seed 4061).
 func TestDamagesCombined(t *testing.T) {
 	for _, c := range []struct {
 		rel   string
@@ -674,6 +676,7 @@ func TestDamagesCombined(t *testing.T) {
 		{"testdata/expert/snap-cut.pcap", []mutate.Mutation{{Kind: mutate.Late, At: 25, N: 1}}, []expert.ID{expert.SeqGap}},
 		{"samples/lossy.pcap", []mutate.Mutation{{Kind: mutate.Late, At: 455, N: 1}}, []expert.ID{expert.PSNGap}},
 		{"samples/lossy.pcap", []mutate.Mutation{{Kind: mutate.Late, At: 1639, N: 1}}, []expert.ID{expert.PSNGap}},
+		{"samples/lossy.pcap", []mutate.Mutation{{Kind: mutate.Late, At: 616, N: 1}}, []expert.ID{expert.PSNGap}},
 	} {
 		frames, lt, err := mutate.ReadFile(filepath.Join(testutil.Root(t), c.rel))
 		if err != nil {
