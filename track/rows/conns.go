@@ -24,14 +24,16 @@ type ConnsView struct {
 
 // Conn is one line of smc,conns.
 type Conn struct {
-	ID           int    `json:"id"`
-	Client       string `json:"client,omitempty"`
-	Server       string `json:"server,omitempty"`
-	Outcome      string `json:"outcome"`
-	Detail       string `json:"detail"`
-	Version      uint8  `json:"version,omitempty"`
-	FirstContact bool   `json:"first_contact"`
-	Inferred     bool   `json:"inferred,omitempty"`
+	ID      int    `json:"id"`
+	Client  string `json:"client,omitempty"`
+	Server  string `json:"server,omitempty"`
+	Outcome string `json:"outcome"`
+	Detail  string `json:"detail"`
+	Version uint8  `json:"version,omitempty"`
+	// FirstContact is the Accept's or Confirm's flag; nil where the
+	// capture holds neither (unknown, not "reused").
+	FirstContact *bool `json:"first_contact,omitempty"`
+	Inferred     bool  `json:"inferred,omitempty"`
 	// LinkNotCaptured: SMC-R on a link the capture shows no packet of
 	// (track.Conn.LinkNotCaptured): its CDC and byte counts are not
 	// zeros but unknown.
@@ -258,7 +260,7 @@ func connRow(c *track.Conn, links map[int]*track.Link) Conn {
 	r := Conn{
 		ID: c.ID, Client: addrString(c.Client), Server: addrString(c.Server),
 		Outcome: c.Outcome.String(), Detail: track.ConnDetail(c), Version: c.Version,
-		FirstContact: c.FirstContact, Inferred: c.Inferred, LinkNotCaptured: c.LinkNotCaptured, RolesUnknown: c.RolesUnknown, EID: strings.TrimRight(c.EID, " "), Offered: c.Offered,
+		FirstContact: firstContact(c), Inferred: c.Inferred, LinkNotCaptured: c.LinkNotCaptured, RolesUnknown: c.RolesUnknown, EID: strings.TrimRight(c.EID, " "), Offered: c.Offered,
 		LGR: c.LGR, OptionSYN: c.OptionSYN, OptionSYNACK: c.OptionSYNACK,
 		Handshake:  Durations{ms(start, c.TProposal), ms(start, c.TAccept), ms(start, c.TConfirm), ms(start, c.TFirstCDC)},
 		Client2Srv: flowRow(&c.Flow[track.DirC2S]), Srv2Client: flowRow(&c.Flow[track.DirS2C]),
@@ -314,4 +316,14 @@ func Steps(c *track.Conn) []Step {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
 	return out
+}
+
+// firstContact is c's first-contact flag where its Accept or Confirm told
+// it (either carries it), else nil.
+func firstContact(c *track.Conn) *bool {
+	if !c.ServerEP.Valid && !c.ClientEP.Valid {
+		return nil
+	}
+	v := c.FirstContact
+	return &v
 }
