@@ -297,12 +297,11 @@ func (t *Tracker) awaitServerHalf(c *Conn) {
 	}
 }
 
-// blind reports whether c is a handshake that server and client agreed to
-// try SMC on (the SYN-ACK's option or a Proposal), whose Accept and
-// Confirm the capture both missed (its ACKs cover their bytes).
+// blind reports whether c is an SMC handshake under way (an SMC SYN or
+// CLC bytes made it a connection) whose Accept and Confirm the capture
+// both missed (its ACKs cover their bytes, or a snap length cut them).
 func (c *Conn) blind() bool {
-	return c.Outcome == OutcomePending && c.clcUncaptured && !c.ServerEP.Valid && !c.ClientEP.Valid &&
-		(c.OptionSYNACK || slices.Contains(c.CLCTypes, uint8(decode.CLCTypeProposal)))
+	return c.Outcome == OutcomePending && c.clcUncaptured && !c.ServerEP.Valid && !c.ClientEP.Valid
 }
 
 // startConn creates a connection for a segment of an unknown 4-tuple, or
