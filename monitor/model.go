@@ -299,8 +299,9 @@ type ConnRow struct {
 	RxBytes  uint64 `json:"rx_bytes"` // from the CDC cursors
 	TxBytes  uint64 `json:"tx_bytes"`
 	// RxUnknown, TxUnknown: the byte count is not known, not zero (a wire
-	// connection on a link the capture does not show, or whose direction
-	// it does not hold).
+	// connection on a link the capture does not show, whose direction it
+	// does not hold, or whose cursor wrapped an RMBE of a size it never
+	// showed).
 	RxUnknown bool `json:"rx_bytes_unknown,omitempty"`
 	TxUnknown bool `json:"tx_bytes_unknown,omitempty"`
 	// RxRate and TxRate are the cursors' movement over the interval.

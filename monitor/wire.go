@@ -674,8 +674,8 @@ func wireConn(c *track.Conn, cr *rows.Conn, g *LinkGroupRow, l *rows.Link) ConnR
 		RxBytes: c.Flow[track.DirS2C].Bytes, TxBytes: c.Flow[track.DirC2S].Bytes,
 		Mode: wireModes[cr.Mode], ConnLink: &ConnLink{Role: RoleClient, LinkID: cr.Link},
 		ConnDetail: &ConnDetail{Detail: cr.Detail, Start: c.Start},
-		RxUnknown:  cr.Srv2Client.NotShown,
-		TxUnknown:  cr.Client2Srv.NotShown,
+		RxUnknown:  cr.Srv2Client.NotShown || cr.Srv2Client.BytesUnknown,
+		TxUnknown:  cr.Client2Srv.NotShown || cr.Client2Srv.BytesUnknown,
 	}
 	if c.RolesUnknown {
 		r.ConnLink.Role = "" // which end is the client is not on the wire

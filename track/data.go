@@ -141,6 +141,14 @@ func (t *Tracker) cdcConn(c *Conn, l *Link, d Dir, in *input) {
 	if c.rmbeSize(d) == 0 && (f.haveProd || !c.Inferred && !missed && m.first()) {
 		t.learnRMBESize(c, d, f, m.prod)
 	}
+	if size := uint64(c.rmbeSize(d)); size != 0 && f.unsizedWraps != 0 {
+		// Wraps the cursor made before the size was known (a wrap of
+		// the WRITEs, or a late Accept, told it since).
+		if n := int64(f.unsizedWraps*size) + f.unsizedDelta; n > 0 {
+			f.Bytes += uint64(n)
+		}
+		f.unsizedWraps, f.unsizedDelta = 0, 0
+	}
 	// A cursor counts bytes into an RMBE: Linux wraps it before the
 	// buffer's size (smc_curs_add, net/smc/smc_cdc.h).
 	if size, peer := c.rmbeSize(d), c.rmbeSize(d.Reverse()); size != 0 && m.prod.Count >= size || peer != 0 && m.cons.Count >= peer {
@@ -157,7 +165,10 @@ func (t *Tracker) cdcConn(c *Conn, l *Link, d Dir, in *input) {
 			// The cursor passed the end of an RMBE whose size no CLC the
 			// capture holds told (joined mid-stream, or its message
 			// missed) and the WRITEs did not show: how far it went is
-			// not known, and nothing says that it went wrong.
+			// not known yet, and nothing says that it went wrong. It is
+			// counted once a later wrap shows the size.
+			f.unsizedWraps += uint64(uint16(m.prod.Wrap - f.Prod.Wrap))
+			f.unsizedDelta += int64(m.prod.Count) - int64(f.Prod.Count)
 		default:
 			f.CursorErrors++
 		}

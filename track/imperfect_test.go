@@ -413,6 +413,74 @@ func TestSnaplenCutSamples(t *testing.T) {
 	}
 }
 
+// TestSnaplenShortSamples: the kernel's captures cut to 80, 96 and 110
+// bytes a frame (tcpdump -s 96 was a default) keep no CLC message whole,
+// and at 80 not the SYN-ACK's SMC option either: each connection is
+// still one row, SMC-R with the whole capture's CDCs and bytes, placed
+// by its first CDC (claimFirst, Conn.blind), and the snap length named.
+// (multilink.pcap at 80 bytes is left out: its second connection's
+// first CDCs come on a link whose ADD_LINK the cut made unknown.)
+func TestSnaplenShortSamples(t *testing.T) {
+	for _, snap := range []int{80, 96, 110} {
+		for _, name := range []string{"pingpong", "long", "multiconn", "multilink", "lossy", "teardown", "slow-reader", "silent-link"} {
+			if snap == 80 && name == "multilink" {
+				continue
+			}
+			t.Run(fmt.Sprintf("%s/%d", name, snap), func(t *testing.T) {
+				path := "../samples/" + name + ".pcap"
+				all, _ := testutil.ReadFrames(t, path)
+				cut, _ := snapFrames(t, path, snap)
+				w, _ := feedRaw(t, all)
+				s, _ := feedRaw(t, cut)
+				sum := func(s Snapshot) []string {
+					var out []string
+					for i := range s.Conns {
+						c := &s.Conns[i]
+						out = append(out, fmt.Sprintf("%d %v inferred %v %d/%d CDCs %d/%d bytes", c.ID, c.Outcome, c.Inferred,
+							c.Flow[DirC2S].CDCs, c.Flow[DirS2C].CDCs, c.Flow[DirC2S].Bytes, c.Flow[DirS2C].Bytes))
+					}
+					return out
+				}
+				if got, want := sum(s), sum(w); !slices.Equal(got, want) {
+					t.Errorf("cut to %d bytes:\n%s\nthe whole capture:\n%s", snap, strings.Join(got, "\n"), strings.Join(want, "\n"))
+				}
+				for i := range s.Conns {
+					if d := ConnDetail(&s.Conns[i]); !strings.Contains(d, "snap length") {
+						t.Errorf("connection %d: %q, want the snap length named", s.Conns[i].ID, d)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestBytesUnsizedRMBE: slow-reader.pcap cut to 80 bytes a frame keeps
+// neither the Accept's RMBE size nor the link's setup, so the WRITEs that
+// filled the RMBE before the first CDC (its cursor wrapped once) are not
+// tied to the connection, and the size is not known there. The bytes
+// that wrap moved are counted once a later wrap, with the WRITEs before
+// it, shows the size; a capture that ends before that says the count is
+// not whole (rows show "-").
+func TestBytesUnsizedRMBE(t *testing.T) {
+	path := "../samples/slow-reader.pcap"
+	all, _ := testutil.ReadFrames(t, path)
+	cut, _ := snapFrames(t, path, 80)
+	w, _ := feedRaw(t, all)
+	s, _ := feedRaw(t, cut)
+	if len(s.Conns) != 1 || len(w.Conns) != 1 {
+		t.Fatalf("%d connections cut, %d whole: want 1", len(s.Conns), len(w.Conns))
+	}
+	if f, wf := &s.Conns[0].Flow[DirC2S], &w.Conns[0].Flow[DirC2S]; f.Bytes != wf.Bytes || !f.BytesWhole() {
+		t.Errorf("C->S %d bytes (whole %v), the whole capture %d", f.Bytes, f.BytesWhole(), wf.Bytes)
+	}
+	// The first 105 frames: the client's first two CDCs (frames 82 and
+	// 103), one wrap of a size not shown yet.
+	p, _ := feedRaw(t, cut[:105])
+	if f := &p.Conns[0].Flow[DirC2S]; f.BytesWhole() {
+		t.Errorf("C->S %d bytes whole, want the count not whole: the RMBE's size is not shown yet", f.Bytes)
+	}
+}
+
 // linkSum is what a snapshot says of each link: ends (but for their
 // initial PSNs), state and history.
 func linkSum(s Snapshot) []string {

@@ -190,12 +190,17 @@ type Flow struct {
 	Prod, Cons  Cursor
 	LastSeq     uint16
 	sinceCDC    uint64 // WRITE bytes attributed since the last CDC
-	wbSince     int64  // start of the open write-blocked episode (Unix ns), 0 none
-	fullSince   int64  // the peer's RMBE was found full then (Unix ns), 0: not full
-	fullFrame   int    // the CDC that filled it
-	haveSeq     bool
-	haveProd    bool
-	haveCons    bool
+	// unsizedWraps and unsizedDelta: the producer cursor's moves across
+	// the end of an RMBE whose size was not known yet (wraps, and the
+	// count's change), counted into Bytes once learnRMBESize learns it.
+	unsizedWraps uint64
+	unsizedDelta int64
+	wbSince      int64 // start of the open write-blocked episode (Unix ns), 0 none
+	fullSince    int64 // the peer's RMBE was found full then (Unix ns), 0: not full
+	fullFrame    int   // the CDC that filled it
+	haveSeq      bool
+	haveProd     bool
+	haveCons     bool
 	// uncaptured: the responder took PSNs of this direction's link that
 	// the capture never showed since this direction's last CDC; a CDC
 	// among them explains a sequence gap, or a close the capture lacks.
@@ -231,6 +236,12 @@ type flowTCP struct {
 // direction: every TCP connection sends some both ways (a SYN or SYN-ACK,
 // an ACK), so one without any is a capture of the other direction only.
 func (f *Flow) TCPShown() bool { return f.tcpShown }
+
+// BytesWhole reports whether Bytes counts every byte the producer cursor
+// moved: not so while it wrapped an RMBE whose size the capture has not
+// shown yet (unsizedWraps): Bytes is then what is known, less than was
+// sent.
+func (f *Flow) BytesWhole() bool { return f.unsizedWraps == 0 }
 
 // FailoverTime is the time of the first failover-validation CDC (zero
 // without one).

@@ -117,7 +117,7 @@ func textConns(tw *tabwriter.Writer, s *track.Snapshot, conns []rows.Conn) {
 		c2s, s2c := &r.Client2Srv, &r.Srv2Client
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n",
 			r.ID, client, server, r.Outcome, r.Detail, clcVersion(r.Version), idOrDash(r.LGR), rows.LinkName(r.Link),
-			rows.FlowCount(c2s, c2s.CDCs), rows.FlowCount(s2c, s2c.CDCs), rows.FlowCount(c2s, c2s.Bytes), rows.FlowCount(s2c, s2c.Bytes),
+			rows.FlowCount(c2s, c2s.CDCs), rows.FlowCount(s2c, s2c.CDCs), rows.ByteCount(c2s), rows.ByteCount(s2c),
 			rows.WriteCount(c2s, c2s.WriteBytes), rows.WriteCount(s2c, s2c.WriteBytes), fmtMS(r.Handshake.Confirm), fmtMS(r.Handshake.FirstCDC),
 			r.Frames, dash(r.Close), dash(flowNotes(r)))
 	}

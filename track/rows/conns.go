@@ -140,7 +140,11 @@ type Flow struct {
 	CDCs     int    `json:"cdcs"`
 	Dumped   int    `json:"dump_device_cdcs,omitempty"`
 	Bytes    uint64 `json:"bytes"`
-	Consumed uint64 `json:"consumed"`
+	// BytesUnknown: the producer cursor wrapped an RMBE whose size the
+	// capture never showed (its CLC messages missed or cut): Bytes is
+	// what is known, not the whole (track.Flow.BytesWhole).
+	BytesUnknown bool   `json:"bytes_unknown,omitempty"`
+	Consumed     uint64 `json:"consumed"`
 	// WritesNotShown: the direction's CDCs all came from ANCK's dump
 	// device and its link is not in the capture: its RDMA WRITEs, which
 	// only the link carries, are unknown, not none.
@@ -180,8 +184,17 @@ func WriteCount[N int | uint64](f *Flow, n N) string {
 	return FlowCount(f, n)
 }
 
+// ByteCount is f's bytes as every surface shows them: FlowCount, and "-"
+// too where the count is not whole (BytesUnknown).
+func ByteCount(f *Flow) string {
+	if f.BytesUnknown {
+		return "-"
+	}
+	return FlowCount(f, f.Bytes)
+}
+
 func flowRow(f *track.Flow) Flow {
-	return Flow{NotShown: f.NotShown, CDCs: f.CDCs, Dumped: f.Dumped, Bytes: f.Bytes, Consumed: f.Consumed, WriteBytes: f.WriteBytes, Writes: f.Writes,
+	return Flow{NotShown: f.NotShown, CDCs: f.CDCs, Dumped: f.Dumped, Bytes: f.Bytes, BytesUnknown: !f.BytesWhole(), Consumed: f.Consumed, WriteBytes: f.WriteBytes, Writes: f.Writes,
 		WritesOutside: f.WritesOutside, TCPBytes: f.TCPBytes, WriteBlocked: f.WriteBlocked, UrgentPending: f.UrgentPending,
 		UrgentPresent: f.UrgentPresent, ConsUpdReq: f.ConsUpdReq, Failover: f.Failover, SeqGaps: f.SeqGaps,
 		SeqDup: f.SeqDup, CursorErrors: f.CursorErrors, Prod: fmt.Sprintf("%d/%d", f.Prod.Wrap, f.Prod.Count), Cons: fmt.Sprintf("%d/%d", f.Cons.Wrap, f.Cons.Count)}

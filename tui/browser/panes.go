@@ -50,7 +50,7 @@ func (b *Browser) pane(kind string) pane {
 			c2s, s2c := &r.Client2Srv, &r.Srv2Client
 			p.rows = append(p.rows, paneRow{
 				cells: []string{strconv.Itoa(r.ID), r.Client, r.Server, r.Outcome, idOrDash(r.LGR), rows.LinkName(r.Link),
-					rows.FlowCount(c2s, c2s.CDCs), rows.FlowCount(s2c, s2c.CDCs), rows.FlowCount(c2s, c2s.Bytes), rows.FlowCount(s2c, s2c.Bytes), r.Detail},
+					rows.FlowCount(c2s, c2s.CDCs), rows.FlowCount(s2c, s2c.CDCs), rows.ByteCount(c2s), rows.ByteCount(s2c), r.Detail},
 				frames: func() []int32 { return b.idx.Follow(id) },
 				mode:   "follow connection " + strconv.Itoa(id),
 			})
