@@ -76,6 +76,29 @@ func (h *handshake) build(t *testing.T, s seg) rawFrame {
 	return rawFrame{CI: gopacket.CaptureInfo{Timestamp: p.Metadata().Timestamp, CaptureLength: len(d), Length: len(d)}, Data: d}
 }
 
+// each reads the handshake's SYN and SYN-ACK then segs, and calls fn
+// with each frame after the SYNs.
+func (h *handshake) each(t *testing.T, fn func(*Frame), segs ...seg) {
+	t.Helper()
+	frames := []rawFrame{h.syn, h.synack}
+	for _, s := range segs {
+		frames = append(frames, h.build(t, s))
+	}
+	r, err := NewReader("built", &sliceSource{frames: frames}, layers.LinkTypeEthernet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := 0; ; n++ {
+		f, err := r.Next()
+		if err != nil {
+			return
+		}
+		if n >= 2 {
+			fn(f)
+		}
+	}
+}
+
 func TestCLCResegmentation(t *testing.T) {
 	h := loadHandshake(t)
 	P, A, C := len(h.proposal), len(h.accept), len(h.confirm)
@@ -360,22 +383,9 @@ func TestCLCNotCLC(t *testing.T) {
 	h := loadHandshake(t)
 	P := len(h.proposal)
 	run := func(segs ...seg) []bool {
-		frames := []rawFrame{h.syn, h.synack}
-		for _, s := range segs {
-			frames = append(frames, h.build(t, s))
-		}
-		r, err := NewReader("seq", &sliceSource{frames: frames}, layers.LinkTypeEthernet)
-		if err != nil {
-			t.Fatal(err)
-		}
 		var got []bool
-		for {
-			f, err := r.Next()
-			if err != nil {
-				return got[2:]
-			}
-			got = append(got, f.NotCLC)
-		}
+		h.each(t, func(f *Frame) { got = append(got, f.NotCLC) }, segs...)
+		return got
 	}
 	if got := run(seg{0, 0, 3}, seg{0, 3, 17}, seg{0, 20, P - 20}); slices.Contains(got, true) {
 		t.Errorf("Proposal in 3+17+rest: NotCLC %v", got)
@@ -506,26 +516,15 @@ func TestCLCAfterAckedGap(t *testing.T) {
 	h := loadHandshake(t)
 	P, C := len(h.proposal), len(h.confirm)
 	run := func(segs ...seg) []string {
-		frames := []rawFrame{h.syn, h.synack}
-		for _, s := range segs {
-			frames = append(frames, h.build(t, s))
-		}
-		r, err := NewReader("gap", &sliceSource{frames: frames}, layers.LinkTypeEthernet)
-		if err != nil {
-			t.Fatal(err)
-		}
 		var got []string
-		for {
-			f, err := r.Next()
-			if err != nil {
-				return got[2:]
-			}
+		h.each(t, func(f *Frame) {
 			var types []string
 			for _, m := range f.CLC {
 				types = append(types, m.Type.String())
 			}
 			got = append(got, strings.Join(types, "+"))
-		}
+		}, segs...)
+		return got
 	}
 	if got := run(seg{1, 0, 0}, seg{0, P, C}); !slices.Equal(got, []string{"", "Confirm"}) {
 		t.Errorf("ACK of the missed Proposal, then the Confirm: CLC per frame %q, want the Confirm on its frame", got)

@@ -377,11 +377,7 @@ func TestSnaplenCut(t *testing.T) {
 func TestSnaplenCutSamples(t *testing.T) {
 	for _, name := range []string{"pingpong", "long", "multiconn", "multilink", "lossy", "teardown"} {
 		t.Run(name, func(t *testing.T) {
-			path := "../samples/" + name + ".pcap"
-			all, _ := testutil.ReadFrames(t, path)
-			cut, _ := snapFrames(t, path, 128)
-			w, _ := feedRaw(t, all)
-			s, _ := feedRaw(t, cut)
+			w, s, _ := wholeAndCut(t, "../samples/"+name+".pcap", 128)
 			sum := func(s Snapshot) []string {
 				var out []string
 				for i := range s.Conns {
@@ -427,11 +423,7 @@ func TestSnaplenShortSamples(t *testing.T) {
 				continue
 			}
 			t.Run(fmt.Sprintf("%s/%d", name, snap), func(t *testing.T) {
-				path := "../samples/" + name + ".pcap"
-				all, _ := testutil.ReadFrames(t, path)
-				cut, _ := snapFrames(t, path, snap)
-				w, _ := feedRaw(t, all)
-				s, _ := feedRaw(t, cut)
+				w, s, _ := wholeAndCut(t, "../samples/"+name+".pcap", snap)
 				sum := func(s Snapshot) []string {
 					var out []string
 					for i := range s.Conns {
@@ -462,11 +454,7 @@ func TestSnaplenShortSamples(t *testing.T) {
 // it, shows the size; a capture that ends before that says the count is
 // not whole (rows show "-").
 func TestBytesUnsizedRMBE(t *testing.T) {
-	path := "../samples/slow-reader.pcap"
-	all, _ := testutil.ReadFrames(t, path)
-	cut, _ := snapFrames(t, path, 80)
-	w, _ := feedRaw(t, all)
-	s, _ := feedRaw(t, cut)
+	w, s, cut := wholeAndCut(t, "../samples/slow-reader.pcap", 80)
 	if len(s.Conns) != 1 || len(w.Conns) != 1 {
 		t.Fatalf("%d connections cut, %d whole: want 1", len(s.Conns), len(w.Conns))
 	}
@@ -505,11 +493,7 @@ func linkSum(s Snapshot) []string {
 // handshake waiting: claimFirst), and the ADD_LINK whose rkey count was
 // cut says so rather than counting none.
 func TestSnaplenCut96(t *testing.T) {
-	path := "../samples/pingpong.pcap"
-	all, _ := testutil.ReadFrames(t, path)
-	cut, _ := snapFrames(t, path, 96)
-	w, _ := feedRaw(t, all)
-	s, _ := feedRaw(t, cut)
+	w, s, _ := wholeAndCut(t, "../samples/pingpong.pcap", 96)
 	if len(w.Conns) != 1 || len(s.Conns) != 1 {
 		t.Fatalf("%d connections whole, %d cut, want 1 and 1", len(w.Conns), len(s.Conns))
 	}
@@ -533,6 +517,17 @@ func TestSnaplenCut96(t *testing.T) {
 	if !found {
 		t.Errorf("link 1's ADD_LINK does not say its rkeys were not captured: %+v", s.Links[0].History)
 	}
+}
+
+// wholeAndCut is the tracker's snapshot of capture path whole and cut
+// to snap bytes a frame, and the cut frames.
+func wholeAndCut(t *testing.T, path string, snap int) (whole, cut Snapshot, frames []rawFrame) {
+	t.Helper()
+	all, _ := testutil.ReadFrames(t, path)
+	frames, _ = snapFrames(t, path, snap)
+	whole, _ = feedRaw(t, all)
+	cut, _ = feedRaw(t, frames)
+	return whole, cut, frames
 }
 
 // snapFrames is the frames of capture name as a snap length of snap bytes
@@ -578,10 +573,7 @@ func TestSnaplenCutAccept(t *testing.T) {
 // a resend of it: without them every repeated PSN is a retransmission,
 // as many as the whole capture has, and none is a copy.
 func TestSnaplenResends(t *testing.T) {
-	whole, _ := testutil.ReadFrames(t, "../samples/lossy.pcap")
-	cut, _ := snapFrames(t, "../samples/lossy.pcap", 128)
-	ws, _ := feedRaw(t, whole)
-	cs, _ := feedRaw(t, cut)
+	ws, cs, _ := wholeAndCut(t, "../samples/lossy.pcap", 128)
 	if cs.Stats.CaptureDups != 0 || cs.Stats.Retrans != ws.Stats.Retrans {
 		t.Errorf("cut: %d copies, %d retransmissions; the whole capture: %d retransmissions", cs.Stats.CaptureDups, cs.Stats.Retrans, ws.Stats.Retrans)
 	}
