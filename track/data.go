@@ -488,6 +488,19 @@ func (t *Tracker) inferConn(l *Link, d Dir, m *cdcIn, in *input) (*Conn, Dir) {
 	}
 	g := l.lgr
 	pick := g.halfMatch(d, m.cons, nil)
+	if pick != nil && pick.Inferred && m.first() {
+		// The first CDC of a direction pairs with a connection joined
+		// from the other's: that connection came up while the capture
+		// ran, and where the one handshake waiting for it is a blind
+		// one (its other direction's first CDC was missed, or came
+		// damaged), it is that handshake's.
+		if cands := t.firstCandidates(l, d); len(cands) == 1 && cands[0].blind() {
+			c := cands[0]
+			t.placeBlind(c, l)
+			t.registerToken(c, d, m.token)
+			return t.merge(c, pick), d
+		}
+	}
 	if pick == nil {
 		if c := t.claimFirst(l, d, m); c != nil {
 			return c, d // its token registered

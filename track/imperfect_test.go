@@ -446,6 +446,28 @@ func TestSnaplenShortSamples(t *testing.T) {
 	}
 }
 
+// TestSnaplenCutFirstCDCDamaged: expert/malformed.pcap (a client CDC
+// with a bad length field where its first should be) cut to 96 bytes:
+// the client's first CDC the capture reads is its second, so the
+// connection is joined from it; the server's first CDC pairs with that
+// joined connection by its cursor, and being the first, says the
+// connection came up in the capture: the one blind handshake waiting is
+// it, one row (inferConn).
+func TestSnaplenCutFirstCDCDamaged(t *testing.T) {
+	w, s, _ := wholeAndCut(t, "../testdata/expert/malformed.pcap", 96)
+	if len(w.Conns) != 1 || len(s.Conns) != 1 || s.Conns[0].Inferred || s.Conns[0].Outcome != OutcomeSMCR {
+		for _, c := range s.Conns {
+			t.Logf("connection %d: %v %q", c.ID, c.Outcome, ConnDetail(&c))
+		}
+		t.Fatalf("%d connections whole, %d cut: want one SMC-R connection from its handshake", len(w.Conns), len(s.Conns))
+	}
+	for d := range s.Conns[0].Flow {
+		if f, wf := &s.Conns[0].Flow[d], &w.Conns[0].Flow[d]; f.CDCs != wf.CDCs || f.Bytes != wf.Bytes {
+			t.Errorf("%v: %d CDCs %d bytes, the whole capture %d and %d", Dir(d), f.CDCs, f.Bytes, wf.CDCs, wf.Bytes)
+		}
+	}
+}
+
 // TestBytesUnsizedRMBE: slow-reader.pcap cut to 80 bytes a frame keeps
 // neither the Accept's RMBE size nor the link's setup, so the WRITEs that
 // filled the RMBE before the first CDC (its cursor wrapped once) are not

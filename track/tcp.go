@@ -1047,6 +1047,38 @@ func (t *Tracker) claimFirst(l *Link, d Dir, m *cdcIn) *Conn {
 	if !m.first() {
 		return nil
 	}
+	cands := t.firstCandidates(l, d)
+	switch len(cands) {
+	case 0:
+		return nil
+	case 1:
+	default:
+		if g := cands[0].firstOf[d]; g != nil && slices.Equal(g.conns, cands) {
+			g.taken++
+			return nil
+		}
+		g := &firstCDCs{conns: cands, taken: 1}
+		for _, c := range cands {
+			c.firstOf[d] = g
+		}
+		return nil
+	}
+	c := cands[0]
+	switch {
+	case c.link != nil:
+	case c.blind():
+		t.placeBlind(c, l)
+	default:
+		t.pendingHalf = slices.DeleteFunc(t.pendingHalf, func(x *Conn) bool { return x == c })
+		t.attachServerHalf(c, l)
+	}
+	t.registerToken(c, d, m.token)
+	return c
+}
+
+// firstCandidates lists the connections a first CDC of direction d on l
+// may be the first of (claimFirst).
+func (t *Tracker) firstCandidates(l *Link, d Dir) []*Conn {
 	var cands []*Conn
 	open := func(c *Conn) bool {
 		f := &c.Flow[d]
@@ -1074,35 +1106,15 @@ func (t *Tracker) claimFirst(l *Link, d Dir, m *cdcIn) *Conn {
 			cands = append(cands, c)
 		}
 	}
-	switch len(cands) {
-	case 0:
-		return nil
-	case 1:
-	default:
-		if g := cands[0].firstOf[d]; g != nil && slices.Equal(g.conns, cands) {
-			g.taken++
-			return nil
-		}
-		g := &firstCDCs{conns: cands, taken: 1}
-		for _, c := range cands {
-			c.firstOf[d] = g
-		}
-		return nil
-	}
-	c := cands[0]
-	switch {
-	case c.link != nil:
-	case c.blind():
-		t.pendingHalf = slices.DeleteFunc(t.pendingHalf, func(x *Conn) bool { return x == c })
-		c.halfPlaced = true
-		t.attach(c, l)
-		c.Outcome, c.Failure = OutcomeSMCR, ""
-	default:
-		t.pendingHalf = slices.DeleteFunc(t.pendingHalf, func(x *Conn) bool { return x == c })
-		t.attachServerHalf(c, l)
-	}
-	t.registerToken(c, d, m.token)
-	return c
+	return cands
+}
+
+// placeBlind places blind connection c on l, SMC-R by its CDCs.
+func (t *Tracker) placeBlind(c *Conn, l *Link) {
+	t.pendingHalf = slices.DeleteFunc(t.pendingHalf, func(x *Conn) bool { return x == c })
+	c.halfPlaced = true
+	t.attach(c, l)
+	c.Outcome, c.Failure = OutcomeSMCR, ""
 }
 
 // firstCDCs is a set of connections (Conn.firstOf) and how many first
