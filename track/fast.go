@@ -278,7 +278,6 @@ func (t *Tracker) fastRoCE(f *capture.Frame) fastResult {
 		rc.nextPSN = (b.PSN + 1) & 0xFFFFFF
 		rc.Packets++
 		rc.lastPSN = b.PSN
-		rc.prevDup, rc.lastDup = rc.lastDup, false
 		rc.remember(b.PSN, c)
 	}
 	// What feed, roce and touchConn do for every such frame: the

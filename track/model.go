@@ -428,22 +428,25 @@ type RC struct {
 	// settles runs (a DELETE_LINK of every link) leaves this one alone,
 	// and the run that settles may not settle this one in turn.
 	resyncing bool
-	// lastDup, prevDup: the last request, and the one before it, was a
-	// duplicate (a PSN before the expected one: sent again).
-	lastDup, prevDup bool
-	LLCs             int
-	CDCs             int
-	Unattached       int // CDCs or WRITEs that matched no connection
-	nextPSN          uint32
-	havePSN          bool
-	lastPSN          uint32      // PSN of the last request packet
-	recent           [16]psnConn // connections of the last requests, to attribute ACKs
-	nRecent          uint        // unsigned: the ring index is a mask, not a division
-	curWrite         *Conn       // connection of the WRITE message in progress (FIRST..LAST)
-	curPending       bool        // the WRITE in progress matched no rkey
-	curLen           uint32      // its whole length (the FIRST's RETH), for a LAST with immediate
-	sw               streamWrite // where the WRITE in progress places its bytes (Options.Stream)
-	pend             []pendingWrite
+	// lastDup: the last request out of PSN order (not the expected
+	// one) was a duplicate, a PSN before the expected one sent again.
+	// While a run out of sequence is open every request is out of
+	// order but the one that ends it: then it tells whether the request
+	// before that one was.
+	lastDup    bool
+	LLCs       int
+	CDCs       int
+	Unattached int // CDCs or WRITEs that matched no connection
+	nextPSN    uint32
+	havePSN    bool
+	lastPSN    uint32      // PSN of the last request packet
+	recent     [16]psnConn // connections of the last requests, to attribute ACKs
+	nRecent    uint        // unsigned: the ring index is a mask, not a division
+	curWrite   *Conn       // connection of the WRITE message in progress (FIRST..LAST)
+	curPending bool        // the WRITE in progress matched no rkey
+	curLen     uint32      // its whole length (the FIRST's RETH), for a LAST with immediate
+	sw         streamWrite // where the WRITE in progress places its bytes (Options.Stream)
+	pend       []pendingWrite
 }
 
 // psnConn remembers which connection a request packet belonged to.

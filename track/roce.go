@@ -161,7 +161,7 @@ func (t *Tracker) roce(in *input) {
 		// loss; its ACK of the run with neither, the capture's order.
 		if w := &rc.ahead; w.run && !w.shown && in.ns-w.since <= int64(lateMax) {
 			upTo := (r.psn + uint32(w.missing)) & 0xFFFFFF
-			rc.openGap(pendingLoss{on: true, frame: w.frame, since: w.since, missing: w.missing, lo: rc.nextPSN, upTo: upTo, fresh: !rc.prevDup})
+			rc.openGap(pendingLoss{on: true, frame: w.frame, since: w.since, missing: w.missing, lo: rc.nextPSN, upTo: upTo, fresh: !rc.lastDup})
 		} else {
 			t.lossShown(l, d, in)
 		}
@@ -208,7 +208,9 @@ func (t *Tracker) inSequence(l *Link, d Dir, in *input) bool {
 	r := &in.roce
 	rc := &l.RC[d]
 	dd := psnDiff(r.psn, rc.nextPSN)
-	rc.prevDup, rc.lastDup = rc.lastDup, dd < 0
+	if dd != 0 {
+		rc.lastDup = dd < 0
+	}
 	if dd < 0 && rc.late.take(r.psn, in.ns) {
 		t.reordered(l, d, in)
 		return false
