@@ -27,12 +27,13 @@ func ConnDetail(c *Conn) string {
 		switch {
 		case c.FirstContact:
 			s = "first contact (new link group)"
-		case !c.Inferred && !c.ServerEP.Valid && !c.ClientEP.Valid && c.clcCut:
-			s = "Accept and Confirm cut by the snap length: SMC-R by its CDCs"
 		case !c.Inferred && !c.ServerEP.Valid && !c.ClientEP.Valid:
 			// Placed by its CDCs (claimFirst): whether it made its group
 			// was in the Accept.
 			s = "Accept and Confirm not in the capture: SMC-R by its CDCs"
+			if c.clcCut {
+				s = "Accept and Confirm cut by the snap length: SMC-R by its CDCs"
+			}
 		}
 		switch {
 		case c.LinkNotCaptured && c.Link == 0:

@@ -444,7 +444,7 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 			// put the two directions out of order: its ACK covers this
 			// Accept): the connection is placed now, as the Confirm
 			// would have placed it.
-			t.pendingHalf = slices.DeleteFunc(t.pendingHalf, func(x *Conn) bool { return x == c })
+			t.unpend(c)
 			t.place(c, in, m)
 			if c.link != nil && !linkConfirmed(c.link) && c.TFirstCDC.IsZero() {
 				c.Outcome, c.AwaitingLink = OutcomePending, true
@@ -929,7 +929,7 @@ func (t *Tracker) halfAnnounced(key qpKey, qpn uint32) (pick *Conn, toEP bool) {
 // connection is placed on it as its CDCs would have placed it
 // (claimHalf).
 func (t *Tracker) placeHalfLink(c *Conn, key qpKey, qpn uint32, toEP bool, in *input) linkRef {
-	t.pendingHalf = slices.DeleteFunc(t.pendingHalf, func(x *Conn) bool { return x == c })
+	t.unpend(c)
 	ep, client := c.halfEP()
 	d, msg := DirC2S, "Confirm"
 	if !client {
@@ -1069,7 +1069,7 @@ func (t *Tracker) claimFirst(l *Link, d Dir, m *cdcIn) *Conn {
 	case c.blind():
 		t.placeBlind(c, l)
 	default:
-		t.pendingHalf = slices.DeleteFunc(t.pendingHalf, func(x *Conn) bool { return x == c })
+		t.unpend(c)
 		t.attachServerHalf(c, l)
 	}
 	t.registerToken(c, d, m.token)
@@ -1090,28 +1090,34 @@ func (t *Tracker) firstCandidates(l *Link, d Dir) []*Conn {
 			cands = append(cands, c)
 		}
 	}
-	if d == DirS2C && l.Server.QPN != 0 {
-		for _, c := range t.pendingHalf {
-			if c.link == nil && c.ServerEP.Valid && !c.ClientEP.Valid && c.ServerEP.QPN == l.Server.QPN &&
-				gidAddr(c.ServerEP.GID) == l.Server.Addr && open(c) {
+	for _, c := range t.pendingHalf {
+		if c.link != nil || !open(c) {
+			continue
+		}
+		switch {
+		case c.blind():
+			// A handshake the capture saw none of the Accept and
+			// Confirm of: one between the hosts of l's group (the
+			// link's own addresses may be others, SMC-Rv2).
+			if l.lgr.between(c.Client.Addr(), c.Server.Addr()) {
 				cands = append(cands, c)
 			}
-		}
-	}
-	for _, c := range t.pendingHalf {
-		// A handshake the capture saw none of the Accept and Confirm
-		// of: one between the hosts of l's group (the link's own
-		// addresses may be others, SMC-Rv2).
-		if c.link == nil && c.blind() && !c.finished && open(c) && l.lgr.between(c.Client.Addr(), c.Server.Addr()) {
+		case d == DirS2C && l.Server.QPN != 0 && c.ServerEP.Valid && !c.ClientEP.Valid &&
+			c.ServerEP.QPN == l.Server.QPN && gidAddr(c.ServerEP.GID) == l.Server.Addr:
 			cands = append(cands, c)
 		}
 	}
 	return cands
 }
 
+// unpend takes c out of pendingHalf: placed, it waits no more.
+func (t *Tracker) unpend(c *Conn) {
+	t.pendingHalf = slices.DeleteFunc(t.pendingHalf, func(x *Conn) bool { return x == c })
+}
+
 // placeBlind places blind connection c on l, SMC-R by its CDCs.
 func (t *Tracker) placeBlind(c *Conn, l *Link) {
-	t.pendingHalf = slices.DeleteFunc(t.pendingHalf, func(x *Conn) bool { return x == c })
+	t.unpend(c)
 	c.halfPlaced = true
 	t.attach(c, l)
 	c.Outcome, c.Failure = OutcomeSMCR, ""
