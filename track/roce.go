@@ -422,6 +422,12 @@ func (rc *RC) keptFrom(psn uint32) uint32 {
 	return psn
 }
 
+// named reports whether a NAK of psn is about the gap: psn is the late
+// PSN or one of the run's after it.
+func (p *pendingLoss) named(psn uint32) bool {
+	return psnDiff(psn, p.late()) >= 0 && psnDiff(psn, p.upTo) <= 0
+}
+
 // holds reports whether psn is among the run's first PSNs after the late
 // one: requests the responder dropped, were the late one lost.
 func (p *pendingLoss) holds(psn uint32) bool {
@@ -1048,7 +1054,7 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 		// requests).
 		rev.late.dropFrom(r.psn)
 		for i := range rev.gapPend {
-			if p := &rev.gapPend[i]; p.on && (r.syndrome>>5)&3 == 3 && psnDiff(r.psn, p.late()) >= 0 && psnDiff(r.psn, p.upTo) <= 0 {
+			if p := &rev.gapPend[i]; p.on && (r.syndrome>>5)&3 == 3 && p.named(r.psn) {
 				t.pendShown(l, d.Reverse(), i, in)
 			}
 		}
