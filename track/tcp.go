@@ -936,7 +936,7 @@ func (t *Tracker) placeHalfLink(c *Conn, key qpKey, qpn uint32, toEP bool, in *i
 		d, msg = DirS2C, "Accept"
 	}
 	g := t.newLGR(in, false)
-	g.EID = c.EID
+	g.EID, g.Version = c.EID, c.Version
 	if client {
 		g.ClientPeerID, g.Client = ep.PeerID, GroupEnd{OS: ep.OS, Host: ep.Host}
 	} else {
