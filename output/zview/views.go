@@ -116,7 +116,7 @@ func textConns(tw *tabwriter.Writer, s *track.Snapshot, conns []rows.Conn) {
 		}
 		c2s, s2c := &r.Client2Srv, &r.Srv2Client
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n",
-			r.ID, client, server, r.Outcome, r.Detail, clcVersion(r.Version), idOrDash(r.LGR), rows.LinkName(r.Link),
+			r.ID, client, server, r.Outcome, r.Detail, rows.VersionName(r.Version), rows.Known(r.LGR), rows.LinkName(r.Link),
 			rows.FlowCount(c2s, c2s.CDCs), rows.FlowCount(s2c, s2c.CDCs), rows.ByteCount(c2s), rows.ByteCount(s2c),
 			rows.WriteCount(c2s, c2s.WriteBytes), rows.WriteCount(s2c, s2c.WriteBytes), fmtMS(r.Handshake.Confirm), fmtMS(r.Handshake.FirstCDC),
 			r.Frames, dash(r.Close), dash(flowNotes(r)))
@@ -212,26 +212,12 @@ func flowNotes(r rows.Conn) string {
 	return strings.Join(n, ", ")
 }
 
-func clcVersion(v uint8) string {
-	if v == 0 {
-		return "-"
-	}
-	return "v" + strconv.Itoa(int(v))
-}
-
 // dash prints s, "-" when it is empty.
 func dash(s string) string {
 	if s == "" {
 		return "-"
 	}
 	return s
-}
-
-func idOrDash(id int) string {
-	if id == 0 {
-		return "-"
-	}
-	return strconv.Itoa(id)
 }
 
 func textLinks(tw *tabwriter.Writer, s *track.Snapshot, links []rows.Link) {
@@ -306,8 +292,8 @@ func textLGRs(tw *tabwriter.Writer, s *track.Snapshot, groups []rows.LGR) {
 		if r.LinksFolded > 0 {
 			links = strings.TrimSpace(fmt.Sprintf("%s +%d folded", links, r.LinksFolded))
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\tv%d\t%s\t%s\t%s\t%s\t%s\n", r.ID, state, r.ServerPeerID, r.ClientPeerID,
-			dash(r.ServerLGRID), dash(r.ClientLGRID), r.Version, idOrDash(int(r.MaxLinks)), idOrDash(int(r.MaxConns)), dash(links), connList(r.Conns, r.ConnsFolded), r.DeleteCode)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, state, r.ServerPeerID, r.ClientPeerID,
+			dash(r.ServerLGRID), dash(r.ClientLGRID), rows.VersionName(r.Version), rows.Known(r.MaxLinks), rows.Known(r.MaxConns), dash(links), connList(r.Conns, r.ConnsFolded), r.DeleteCode)
 	}
 	if t := s.Totals(); t.LinkGroups.Folded > 0 {
 		g := &t.LinkGroups

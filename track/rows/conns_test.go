@@ -77,6 +77,10 @@ func TestHistoryOneLinkTwoEvents(t *testing.T) {
 	if len(s.LinkGroups) != 1 {
 		t.Fatalf("%d link groups, want 1", len(s.LinkGroups))
 	}
+	// The Accept the capture holds told the group's version too.
+	if got := rows.VersionName(s.LinkGroups[0].Version); got != "v2" {
+		t.Errorf("group version %s, want v2 (the Accept's)", got)
+	}
 	evs := rows.History(&s, &s.LinkGroups[0])
 	var announced, confirm int
 	for _, e := range evs {
@@ -94,5 +98,22 @@ func TestHistoryOneLinkTwoEvents(t *testing.T) {
 			t.Logf("frame %d: %s", e.Frame, e.What)
 		}
 		t.Errorf("announced at frame %d, first CONFIRM_LINK at frame %d: want both, at one frame", announced, confirm)
+	}
+}
+
+// TestAbsentNames: a version or a number the capture did not carry is
+// "-" on every surface, never 0.
+func TestAbsentNames(t *testing.T) {
+	if got := rows.VersionName(0); got != "-" {
+		t.Errorf("VersionName(0) = %q", got)
+	}
+	if got := rows.VersionName(2); got != "v2" {
+		t.Errorf("VersionName(2) = %q", got)
+	}
+	if got, got8 := rows.Known(0), rows.Known(uint8(0)); got != "-" || got8 != "-" {
+		t.Errorf("Known(0) = %q, %q", got, got8)
+	}
+	if got := rows.Known(uint8(255)); got != "255" {
+		t.Errorf("Known(255) = %q", got)
 	}
 }

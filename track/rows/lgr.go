@@ -23,7 +23,7 @@ type LGR struct {
 	ClientPeerID string `json:"client_peer_id"`
 	ServerLGRID  string `json:"server_lgr_id,omitempty"`
 	ClientLGRID  string `json:"client_lgr_id,omitempty"`
-	Version      uint8  `json:"version"`
+	Version      uint8  `json:"version,omitempty"` // 0: not in the capture
 	// MaxLinks and MaxConns are the v2.1 limits, omitted when the
 	// capture did not show them (SMC v1, or no first contact captured).
 	MaxLinks uint8 `json:"max_links,omitempty"`

@@ -3,6 +3,7 @@ package rows
 import (
 	"fmt"
 	"net"
+	"strconv"
 	"time"
 
 	"github.com/smcscope/smcscope/decode"
@@ -158,6 +159,24 @@ func LinkName(id uint8) string {
 		return "-"
 	}
 	return fmt.Sprint(id)
+}
+
+// VersionName is an SMC version as texts write it ("v2"): "-" when the
+// capture did not carry it.
+func VersionName(v uint8) string {
+	if v == 0 {
+		return "-"
+	}
+	return "v" + strconv.Itoa(int(v))
+}
+
+// Known is n as texts write it: "-" for 0, a number (an ID, a limit) the
+// capture did not carry.
+func Known[N ~int | ~uint8 | ~uint16](n N) string {
+	if n == 0 {
+		return "-"
+	}
+	return strconv.Itoa(int(n))
 }
 
 func endRow(e *track.LinkEnd) End {

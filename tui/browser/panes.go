@@ -49,7 +49,7 @@ func (b *Browser) pane(kind string) pane {
 			id := r.ID
 			c2s, s2c := &r.Client2Srv, &r.Srv2Client
 			p.rows = append(p.rows, paneRow{
-				cells: []string{strconv.Itoa(r.ID), r.Client, r.Server, r.Outcome, idOrDash(r.LGR), rows.LinkName(r.Link),
+				cells: []string{strconv.Itoa(r.ID), r.Client, r.Server, r.Outcome, rows.Known(r.LGR), rows.LinkName(r.Link),
 					rows.FlowCount(c2s, c2s.CDCs), rows.FlowCount(s2c, s2c.CDCs), rows.ByteCount(c2s), rows.ByteCount(s2c), r.Detail},
 				frames: func() []int32 { return b.idx.Follow(id) },
 				mode:   "follow connection " + strconv.Itoa(id),
@@ -70,8 +70,8 @@ func (b *Browser) pane(kind string) pane {
 				conns = append(conns, strconv.Itoa(c))
 			}
 			p.rows = append(p.rows, paneRow{
-				cells: []string{strconv.Itoa(g.ID), g.State, "v" + strconv.Itoa(int(g.Version)), strconv.Itoa(int(g.MaxLinks)),
-					strconv.Itoa(int(g.MaxConns)), strings.Join(conns, ","), strings.Join(ls, "; "), g.DeleteCode},
+				cells: []string{strconv.Itoa(g.ID), g.State, rows.VersionName(g.Version), rows.Known(g.MaxLinks),
+					rows.Known(g.MaxConns), strings.Join(conns, ","), strings.Join(ls, "; "), g.DeleteCode},
 				detail: g.History,
 				frames: func() []int32 { return b.idx.LinkGroup(g.Links, g.Conns) },
 				mode:   "link group " + strconv.Itoa(g.ID),
@@ -142,13 +142,6 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
-}
-
-func idOrDash(id int) string {
-	if id == 0 {
-		return "-"
-	}
-	return strconv.Itoa(id)
 }
 
 // showPane replaces the panes by a tracker pane: its table over the
