@@ -191,7 +191,8 @@ func covers(a, p uint32) bool { return (a-p)&0xFFFFFF < 256 }
 //   - a request put just after its responder's ACK (mutate.Reordered)
 //     makes no retransmission, PSN or sequence gap, and every CDC and byte
 //     is followed as in the whole capture;
-//   - a snap length makes no malformed message;
+//   - a snap length makes no malformed message, and from 96 bytes no
+//     connection more than the whole capture lists;
 //   - a capture that misses frames (mutate.Thinned) makes no consumer
 //     stall the whole capture does not have;
 //   - no episode lasts longer than its connection;
@@ -246,6 +247,12 @@ func TestDifferential(t *testing.T) {
 				// consumer-stall.pcap, cannot be followed.)
 				if s := noMore(base, v, expert.Malformed, expert.CursorPastRMBE); s != "" {
 					t.Errorf("%s: %s", name, s)
+				}
+				// From 96 bytes a CDC's fields are all kept: each
+				// connection is placed by its CDCs though its CLC
+				// messages are cut, never listed twice.
+				if m.N >= 96 && len(v.snap.Conns) > len(base.snap.Conns) {
+					t.Errorf("%s: %d connections, the whole capture %d", name, len(v.snap.Conns), len(base.snap.Conns))
 				}
 			case mutate.Thin:
 				// Frames the capture missed never make a receiver
