@@ -543,13 +543,17 @@ func (s *clcStream) Accept(tcp *layers.TCP, ci gopacket.CaptureInfo, dir reassem
 			s.acked[o], s.ackSeen[o] = tcp.Ack, true
 		}
 	}
-	if nextSeq >= 0 && s.ackSeen[i] && int32(tcp.Seq-uint32(nextSeq)) > 0 && int32(s.acked[i]-tcp.Seq) >= 0 {
+	if nextSeq >= 0 && int32(tcp.Seq-uint32(nextSeq)) > 0 &&
+		(s.ackSeen[i] && int32(s.acked[i]-tcp.Seq) >= 0 || startsConfirm(tcp.Payload)) {
 		// The bytes before this segment the capture missed, and the
-		// receiver acknowledged them: the sender will not send them
-		// again. The assembler, made to queue at most one page for
-		// this segment, hands it on at once past the gap (a skip):
+		// receiver acknowledged them, or the segment is a Confirm (the
+		// client sends it for the Accept, which the server sends for
+		// the Proposal: the bytes before it reached the server, the
+		// ACK saying so may come after it): the sender will not send
+		// them again. The assembler, made to queue at most one page
+		// for this segment, hands it on at once past the gap (a skip):
 		// a Confirm after a Proposal and Accept the capture missed is
-		// still the Confirm.
+		// still the Confirm, read with its own frame.
 		s.a.asm.MaxBufferedPagesPerConnection, s.a.skipGap = 1, true
 	}
 	if a := s.a; a.padN > 0 && a.frame != nil && tcp == a.frame.TCP {
@@ -749,4 +753,11 @@ func (s *clcStream) ReassemblyComplete(ac reassembly.AssemblerContext) bool {
 		s.a.release(fl)
 	}
 	return true
+}
+
+// startsConfirm reports whether p starts with a CLC Confirm's header: an
+// eyecatcher and the type (struct smc_clc_msg_hdr, net/smc/smc_clc.h).
+func startsConfirm(p []byte) bool {
+	return len(p) > 4 && ([4]byte(p) == decode.EyecatcherSMCR || [4]byte(p) == decode.EyecatcherSMCD) &&
+		decode.CLCType(p[4]) == decode.CLCTypeConfirm
 }
