@@ -49,6 +49,9 @@ func (t *Tracker) cdcConn(c *Conn, l *Link, d Dir, in *input) {
 	if l == nil {
 		f.Dumped++
 	}
+	if m.first() && m.prodFlags&cdcFailover == 0 {
+		c.cameUp = true
+	}
 	if c.TFirstCDC.IsZero() {
 		c.TFirstCDC = in.ts()
 	}
@@ -205,6 +208,7 @@ func (t *Tracker) cdcConn(c *Conn, l *Link, d Dir, in *input) {
 		// The first CDC seen of a joined connection announces the WRITEs
 		// seen just before it: count them from there on.
 		f.Bytes += claimed
+		f.joined, f.joinProd, f.joinCons, f.joinClaimed = true, m.prod, m.cons, claimed
 	}
 	if t.opts.Stream != nil {
 		t.streamCDC(c, d, f, produced, okP, missed, in)
@@ -710,6 +714,7 @@ func (t *Tracker) merge(a, b *Conn) *Conn {
 		t.stats.InferredConns--
 	}
 	keep.Frames += gone.Frames
+	keep.cameUp = keep.cameUp || gone.cameUp
 	keep.Merged = append(append(keep.Merged, gone.ID), gone.Merged...)
 	if gone.FirstFrame < keep.FirstFrame {
 		keep.FirstFrame, keep.Start = gone.FirstFrame, gone.Start

@@ -1378,3 +1378,52 @@ func TestThinnedHandshakes(t *testing.T) {
 		})
 	}
 }
+
+// TestHandshakeBurstDropped: a burst the capture missed took a handshake's
+// CLC messages and their ACKs (and the first CONFIRM_LINKs, and a first
+// CDC), so that the first sign of the missed bytes is the FIN, after the
+// connection's CDCs: the handshake is still the connection those CDCs
+// show, one row with the whole capture's bytes, not a pending handshake
+// beside a connection joined mid-stream. (samples/pingpong.pcap's group,
+// built from traffic, had its roles the wrong way round: the handshake
+// turns them.)
+func TestHandshakeBurstDropped(t *testing.T) {
+	for _, c := range []struct {
+		capture     string
+		first, last int // the frames dropped, 1-based
+	}{
+		{"../testdata/reference/pingpong.pcap", 7, 21},
+		{"../testdata/reference/pingpong.pcap", 6, 20},
+		{"../samples/pingpong.pcap", 6, 20},
+		{"../samples/multiconn.pcap", 4, 18},
+		{"../samples/long.pcap", 4, 18},
+	} {
+		t.Run(fmt.Sprintf("%s drop %d-%d", filepath.Base(c.capture), c.first, c.last), func(t *testing.T) {
+			whole := feedFile(t, c.capture, Options{Unshared: true}, 0).Snapshot()
+			frames := mutate.Mutation{Kind: mutate.DropRange, At: c.first - 1, N: c.last - c.first + 1}.Apply(readRawFrames(t, c.capture))
+			s, _ := feedRaw(t, frames)
+			if len(s.Conns) != len(whole.Conns) {
+				for _, x := range s.Conns {
+					t.Logf("connection %d: %v %q", x.ID, x.Outcome, ConnDetail(&x))
+				}
+				t.Fatalf("%d connections, want %d as in the whole capture", len(s.Conns), len(whole.Conns))
+			}
+			for _, w := range whole.Conns {
+				i := slices.IndexFunc(s.Conns, func(x Conn) bool { return x.Client == w.Client && x.Server == w.Server })
+				if i < 0 {
+					t.Errorf("connection %v -> %v missing", w.Client, w.Server)
+					continue
+				}
+				x := &s.Conns[i]
+				if x.Inferred || x.Outcome != OutcomeSMCR {
+					t.Errorf("connection %v: %v %q, want SMC-R", w.Client, x.Outcome, ConnDetail(x))
+				}
+				for d := range x.Flow {
+					if got, want := x.Flow[d].Bytes, w.Flow[d].Bytes; got != want {
+						t.Errorf("connection %v %v: %d bytes, want %d as in the whole capture", w.Client, Dir(d), got, want)
+					}
+				}
+			}
+		})
+	}
+}

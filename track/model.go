@@ -195,12 +195,19 @@ type Flow struct {
 	// count's change), counted into Bytes once learnRMBESize learns it.
 	unsizedWraps uint64
 	unsizedDelta int64
-	wbSince      int64 // start of the open write-blocked episode (Unix ns), 0 none
-	fullSince    int64 // the peer's RMBE was found full then (Unix ns), 0: not full
-	fullFrame    int   // the CDC that filled it
-	haveSeq      bool
-	haveProd     bool
-	haveCons     bool
+	// joined: the flow of a connection joined from CDCs started counting
+	// at its first CDC, whose cursors were joinProd and joinCons, and
+	// joinClaimed the WRITE bytes counted with it: a handshake that turns
+	// out to be the connection's (adoptJoined) counts them from 0.
+	joined             bool
+	joinProd, joinCons Cursor
+	joinClaimed        uint64
+	wbSince            int64 // start of the open write-blocked episode (Unix ns), 0 none
+	fullSince          int64 // the peer's RMBE was found full then (Unix ns), 0: not full
+	fullFrame          int   // the CDC that filled it
+	haveSeq            bool
+	haveProd           bool
+	haveCons           bool
 	// uncaptured: the responder took PSNs of this direction's link that
 	// the capture never showed since this direction's last CDC; a CDC
 	// among them explains a sequence gap, or a close the capture lacks.
@@ -307,6 +314,10 @@ type Conn struct {
 	// the sender's own sequence numbers skip them (its FIN came past bytes
 	// the capture never showed).
 	clcCut, clcHole bool
+	// cameUp: the capture showed a CDC of sequence 1 of the connection,
+	// which came up while the capture ran (its handshake is in the
+	// capture, or the capture missed it).
+	cameUp bool
 	// noCLCEarly: the stream's first bytes were not CLC before the
 	// capture showed the SYN-ACK (clocks apart): the fallback they make
 	// if the SYN-ACK offers SMC.

@@ -118,13 +118,13 @@ func (t *Tracker) tcp(in *input) {
 		// of them: a capture of one direction): a CLC message may be
 		// among them.
 		c.clcUncaptured, c.clcHole = true, true
-		t.awaitServerHalf(c)
+		t.awaitServerHalf(c, in)
 	}
 	if s.cut > 0 && c.Outcome == OutcomePending && !c.clcUncaptured {
 		// The snap length cut the handshake's bytes: as bytes the
 		// capture missed, nothing is inferred from them.
 		c.clcUncaptured, c.clcCut = true, true
-		t.awaitServerHalf(c)
+		t.awaitServerHalf(c, in)
 	}
 	switch {
 	case !s.notCLC || in.clcN != 0 || c.Outcome != OutcomePending || !c.OptionSYN:
@@ -274,7 +274,7 @@ func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) (resent bool) {
 	t.raise(&c.expert, expert.NotCaptured, in)
 	if c.Outcome == OutcomePending && !c.clcUncaptured {
 		c.clcUncaptured = true
-		t.awaitServerHalf(c)
+		t.awaitServerHalf(c, in)
 	}
 	return resent
 }
@@ -291,9 +291,72 @@ func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) (resent bool) {
 // A handshake whose Accept and Confirm the capture both missed (blind)
 // waits there too once the capture is known to have missed its bytes:
 // its connection's first CDC may still name it (claimFirst).
-func (t *Tracker) awaitServerHalf(c *Conn) {
+func (t *Tracker) awaitServerHalf(c *Conn, in *input) {
 	if (c.ServerEP.Valid && !c.ClientEP.Valid || c.blind()) && !c.SMCD && c.link == nil && !slices.Contains(t.pendingHalf, c) {
 		t.addPendingHalf(c)
+		t.adoptJoined(c, in)
+	}
+}
+
+// adoptJoined: a blind handshake c whose first sign of bytes the capture
+// missed came after its connection's CDCs (the FIN, or an ACK past the
+// CLC messages, follows the data when the capture lost the handshake
+// and its ACKs together) is the connection joined from CDCs that came up
+// in the capture (a CDC of sequence 1), after c's SYN, between c's hosts,
+// where there is one such connection and c is the one handshake of
+// those hosts, without a CLC message the capture showed, that could be
+// its. Elsewhere the two stay apart: which handshake a connection is
+// cannot be told. A group built from traffic alone whose roles were
+// guessed the other way round turns (flip): the handshake names them.
+func (t *Tracker) adoptJoined(c *Conn, in *input) {
+	if !c.blind() {
+		return
+	}
+	client, server := c.Client.Addr(), c.Server.Addr()
+	var j *Conn
+	for _, x := range t.conns {
+		if !x.Inferred || x.finished || !x.cameUp || x.link == nil || x.TFirstCDC.Before(c.Start) {
+			continue
+		}
+		if g := x.lgr; !g.between(client, server) && (!g.Inferred || g.rolesKnown || !g.between(server, client)) {
+			continue
+		}
+		if j != nil {
+			return
+		}
+		j = x
+	}
+	if j == nil {
+		return
+	}
+	for _, x := range t.conns {
+		if x != c && !x.Inferred && x.link == nil && x.Outcome == OutcomePending && !x.ServerEP.Valid && !x.ClientEP.Valid &&
+			!x.SMCD && x.Client.Addr() == client && x.Server.Addr() == server && !j.TFirstCDC.Before(x.Start) {
+			return
+		}
+	}
+	if g := j.lgr; !g.between(client, server) {
+		if !t.flip(g, in) {
+			return
+		}
+		g.settle()
+	}
+	t.placeBlind(c, j.link)
+	t.merge(c, j)
+	// The connection came up in the capture: each direction's cursors
+	// started at 0, not at the first CDC the capture showed.
+	for d := range c.Flow {
+		f := &c.Flow[d]
+		if !f.joined {
+			continue
+		}
+		if f.joinProd.Wrap == 0 && uint64(f.joinProd.Count) >= f.joinClaimed {
+			f.Bytes += uint64(f.joinProd.Count) - f.joinClaimed
+		}
+		if f.joinCons.Wrap == 0 {
+			f.Consumed += uint64(f.joinCons.Count)
+		}
+		f.joined = false
 	}
 }
 
@@ -438,7 +501,7 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 		if m.eid != "" {
 			c.EID = m.eid
 		}
-		t.awaitServerHalf(c)
+		t.awaitServerHalf(c, in)
 		if c.ClientEP.Valid && c.link == nil && !c.SMCD && c.Outcome == OutcomeSMCR && !c.halfPlaced {
 			// The Confirm came first in the capture (the capture point
 			// put the two directions out of order: its ACK covers this
