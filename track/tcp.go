@@ -314,21 +314,25 @@ func (t *Tracker) adoptJoined(c *Conn, in *input) {
 	}
 	client, server := c.Client.Addr(), c.Server.Addr()
 	var j *Conn
-	for _, x := range t.conns {
-		if !x.Inferred || x.finished || !x.cameUp || x.link == nil || x.TFirstCDC.Before(c.Start) {
+	for _, g := range t.lgrs {
+		if !g.between(client, server) && (!g.Inferred || g.rolesKnown || !g.between(server, client)) {
 			continue
 		}
-		if g := x.lgr; !g.between(client, server) && (!g.Inferred || g.rolesKnown || !g.between(server, client)) {
-			continue
+		for _, x := range g.conns {
+			if !x.Inferred || x.finished || !x.cameUp || x.link == nil || x.TFirstCDC.Before(c.Start) {
+				continue
+			}
+			if j != nil {
+				return
+			}
+			j = x
 		}
-		if j != nil {
-			return
-		}
-		j = x
 	}
 	if j == nil {
 		return
 	}
+	// Rarely reached (a joined connection that came up, between c's
+	// hosts): the walk over every connection is not paid per handshake.
 	for _, x := range t.conns {
 		if x != c && !x.Inferred && x.link == nil && x.Outcome == OutcomePending && !x.ServerEP.Valid && !x.ClientEP.Valid &&
 			!x.SMCD && x.Client.Addr() == client && x.Server.Addr() == server && !j.TFirstCDC.Before(x.Start) {
