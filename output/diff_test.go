@@ -93,26 +93,34 @@ func eachTrackedFrame(t *testing.T, path string, fn func(f *capture.Frame, base 
 // capture and on mutated frames. Strings (escaped by appendJSONString)
 // and the _summary line (AppendLine) come from the code under test on
 // both sides: the golden files hold those.
+//
+// Each capture is written with the shapes of its records kept as the
+// writer keeps them, with only two kept (the others written field by
+// field, the two swapped to the front as frames of other shapes come),
+// and with none.
 func TestJSONAsReference(t *testing.T) {
 	frames := 0
 	for _, path := range append(testutil.AllCaptures(t), mutatedCapture(t)) {
-		var buf bytes.Buffer
-		bw := bufio.NewWriter(&buf)
-		var base time.Time
-		p := newJSONPrinter(bw, false, false, &base)
-		eachTrackedFrame(t, path, func(f *capture.Frame, b time.Time) {
-			base = b
-			buf.Reset()
-			if err := p.frame(f); err != nil {
-				t.Fatal(err)
-			}
-			bw.Flush()
-			want := refJSONLine(f, base)
-			if buf.String() != want {
-				t.Fatalf("%s frame %d:\ngot  %s\nwant %s", path, f.Number, buf.String(), want)
-			}
-			frames++
-		})
+		for _, shapes := range []int{maxJSONShapes, 2, 0} {
+			var buf bytes.Buffer
+			bw := bufio.NewWriter(&buf)
+			var base time.Time
+			p := newJSONPrinter(bw, false, false, &base)
+			p.maxShapes = shapes
+			eachTrackedFrame(t, path, func(f *capture.Frame, b time.Time) {
+				base = b
+				buf.Reset()
+				if err := p.frame(f); err != nil {
+					t.Fatal(err)
+				}
+				bw.Flush()
+				want := refJSONLine(f, base)
+				if buf.String() != want {
+					t.Fatalf("%s, %d shapes kept, frame %d:\ngot  %s\nwant %s", path, shapes, f.Number, buf.String(), want)
+				}
+				frames++
+			})
+		}
 	}
 	if frames < 10000 {
 		t.Errorf("only %d frames compared", frames)

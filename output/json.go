@@ -3,6 +3,7 @@ package output
 import (
 	"bufio"
 	"encoding/binary"
+	"slices"
 	"time"
 	"unicode/utf8"
 
@@ -33,7 +34,39 @@ type jsonPrinter struct {
 	gen   uint32
 	count []uint16 // per field ID: values not yet written (records with repeated fields)
 	base  *time.Time
+	// shapes are the lists of fields met so far (up to maxShapes), the
+	// one met last first.
+	shapes    []*jsonShape
+	maxShapes int
 }
+
+// jsonShape is one list of fields, in order: the frames of a capture
+// have a few such lists between them (an ACK's, a CDC's, a WRITE's), so a
+// record with one is written from the shape's entries, one after the
+// other, without looking each field up or checking it for a second value.
+type jsonShape struct {
+	ids  []decode.FieldID
+	ents []jsonEnt
+	// repeats: a field occurs more than once (appendGrouped writes it).
+	repeats bool
+}
+
+// jsonEnt is a field of a jsonShape: its key (jsonField.key32 and keyN,
+// copied here so that the entries are read in one run) and its
+// catalogue entry.
+type jsonEnt struct {
+	key32 [32]byte
+	keyN  uint8
+	kind  decode.Kind
+	// plain: written as its kind says (not an enum name), a number or a
+	// flag
+	plain bool
+	fd    *jsonField
+}
+
+// maxJSONShapes bounds the shapes a printer keeps: a capture with more
+// kinds of frames writes the others field by field.
+const maxJSONShapes = 32
 
 // jsonField is what the writer needs of a field's catalogue entry: copying
 // the whole FieldDef for every value cost more than writing the value.
@@ -53,7 +86,7 @@ type jsonField struct {
 // newJSONPrinter makes the writer's table of every field of the
 // catalogue (complete once the packages are initialised).
 func newJSONPrinter(w *bufio.Writer, array, inObject bool, base *time.Time) *jsonPrinter {
-	p := &jsonPrinter{w: w, array: array, inObject: inObject, base: base}
+	p := &jsonPrinter{w: w, array: array, inObject: inObject, base: base, maxShapes: maxJSONShapes}
 	defs := decode.Fields()
 	n := 0
 	for _, d := range defs {
@@ -113,28 +146,13 @@ func (p *jsonPrinter) frame(f *capture.Frame) error {
 	// Every field is written with a comma in front; the first comma
 	// becomes the brace.
 	start := len(b)
-	p.gen++
-	if p.gen == 0 { // wrapped: stamps of 2^32 frames ago would match
-		clear(p.seen)
-		p.gen = 1
-	}
-	gen := p.gen
-	for i, id := range r.IDs {
-		if p.seen[id] == gen {
-			// A field with several values (two CLC messages, a list): they
-			// go into one array, which one pass cannot know in advance.
-			b = p.appendGrouped(b[:start], r)
-			break
-		}
-		p.seen[id] = gen
-		fd := &p.fields[id]
-		if l := len(b); fd.keyN != 0 && cap(b)-l >= len(fd.key32) {
-			*(*[32]byte)(b[l : l+32]) = fd.key32
-			b = b[:l+int(fd.keyN)]
-		} else {
-			b = append(b, fd.key...)
-		}
-		b = appendJSONValue(b, fd, &r.Vals[i], &p.val)
+	switch sh := p.shapeOf(r.IDs); {
+	case sh == nil:
+		b = p.appendFields(b, r)
+	case sh.repeats:
+		b = p.appendGrouped(b, r)
+	default:
+		b = sh.append(b, r, &p.val)
 	}
 	if len(b) == start {
 		b = append(b, `{"_summary":[`...)
@@ -160,6 +178,91 @@ func (p *jsonPrinter) frame(f *capture.Frame) error {
 	p.b = b
 	_, err := p.w.Write(b)
 	return err
+}
+
+// appendFields appends the fields of r, each with a comma in front (a
+// record of no shape kept): a field with several values (two CLC
+// messages, a list) makes them one array (appendGrouped), which one pass
+// cannot know in advance.
+func (p *jsonPrinter) appendFields(b []byte, r *decode.Record) []byte {
+	start := len(b)
+	p.gen++
+	if p.gen == 0 { // wrapped: stamps of 2^32 frames ago would match
+		clear(p.seen)
+		p.gen = 1
+	}
+	gen := p.gen
+	for i, id := range r.IDs {
+		if p.seen[id] == gen {
+			return p.appendGrouped(b[:start], r)
+		}
+		p.seen[id] = gen
+		fd := &p.fields[id]
+		if l := len(b); fd.keyN != 0 && cap(b)-l >= len(fd.key32) {
+			*(*[32]byte)(b[l : l+32]) = fd.key32
+			b = b[:l+int(fd.keyN)]
+		} else {
+			b = append(b, fd.key...)
+		}
+		b = appendJSONValue(b, fd, &r.Vals[i], &p.val)
+	}
+	return b
+}
+
+// shapeOf returns the shape of the field list ids, made on first sight,
+// or nil when maxShapes are kept and ids is none of them.
+func (p *jsonPrinter) shapeOf(ids []decode.FieldID) *jsonShape {
+	for i, sh := range p.shapes {
+		if !slices.Equal(sh.ids, ids) {
+			continue
+		}
+		if i > 0 { // to the front: frames of one kind come in runs
+			copy(p.shapes[1:i+1], p.shapes[:i])
+			p.shapes[0] = sh
+		}
+		return sh
+	}
+	if len(p.shapes) >= p.maxShapes {
+		return nil
+	}
+	sh := &jsonShape{ids: slices.Clone(ids), ents: make([]jsonEnt, len(ids))}
+	seen := map[decode.FieldID]bool{}
+	for i, id := range ids {
+		fd := &p.fields[id]
+		sh.repeats = sh.repeats || seen[id]
+		seen[id] = true
+		plain := fd.named == nil && (fd.kind == decode.KindUint || fd.kind == decode.KindBool)
+		sh.ents[i] = jsonEnt{key32: fd.key32, keyN: fd.keyN, kind: fd.kind, plain: plain, fd: fd}
+	}
+	p.shapes = append([]*jsonShape{sh}, p.shapes...)
+	return sh
+}
+
+// append appends the fields of r, a record of shape sh, each with a comma
+// in front.
+func (sh *jsonShape) append(b []byte, r *decode.Record, scratch *[]byte) []byte {
+	vals := r.Vals[:len(sh.ents)]
+	for i := range sh.ents {
+		e := &sh.ents[i]
+		if l := len(b); e.keyN != 0 && cap(b)-l >= 32 {
+			*(*[32]byte)(b[l : l+32]) = e.key32
+			b = b[:l+int(e.keyN)]
+		} else {
+			b = append(b, e.fd.key...)
+		}
+		v := &vals[i]
+		switch {
+		case !e.plain:
+			b = appendJSONValue(b, e.fd, v, scratch)
+		case e.kind == decode.KindUint:
+			b = numfmt.AppendUint(b, v.U)
+		case v.U != 0:
+			b = append(b, "true"...)
+		default:
+			b = append(b, "false"...)
+		}
+	}
+	return b
 }
 
 // appendGrouped appends the fields of r, each with a comma in front, the
