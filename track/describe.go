@@ -30,9 +30,13 @@ func ConnDetail(c *Conn) string {
 		case !c.Inferred && !c.ServerEP.Valid && !c.ClientEP.Valid:
 			// Placed by its CDCs (claimFirst): whether it made its group
 			// was in the Accept.
-			s = "Accept and Confirm not in the capture: SMC-R by its CDCs"
-			if c.clcCut {
+			switch {
+			case c.clcCut:
 				s = "Accept and Confirm cut by the snap length: SMC-R by its CDCs"
+			case len(c.CLCTypes) == 0:
+				s = "CLC messages not in the capture: SMC-R by its CDCs"
+			default:
+				s = "Accept and Confirm not in the capture: SMC-R by its CDCs"
 			}
 		}
 		switch {
