@@ -530,6 +530,18 @@ func (l *Link) shown() bool {
 	return false
 }
 
+// bornInCapture reports whether the capture shows g made: a first
+// contact's Accept and Confirm announced one of its links. Every
+// connection of such a group came up while the capture ran.
+func (g *LinkGroup) bornInCapture() bool {
+	for _, l := range g.links {
+		if l.announced {
+			return true
+		}
+	}
+	return false
+}
+
 // between reports whether g joins client a and server b: one of its
 // links or of its connections known from their handshakes has those ends.
 func (g *LinkGroup) between(a, b netip.Addr) bool {

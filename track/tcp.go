@@ -318,8 +318,9 @@ func (t *Tracker) adoptJoined(c *Conn, in *input) {
 		if !g.between(client, server) && (!g.Inferred || g.rolesKnown || !g.between(server, client)) {
 			continue
 		}
+		born := g.bornInCapture()
 		for _, x := range g.conns {
-			if !x.Inferred || x.finished || !x.cameUp || x.link == nil || x.TFirstCDC.Before(c.Start) {
+			if !x.Inferred || x.finished || !x.cameUp && !born || x.link == nil || x.TFirstCDC.Before(c.Start) {
 				continue
 			}
 			if j != nil {
@@ -1111,7 +1112,7 @@ func (t *Tracker) claimHalf(l *Link, d Dir, m *cdcIn, in *input) (*Conn, Dir) {
 // CDCs came as there were connections to choose from, each of those has
 // had its first CDC, and the next connection's is told apart again.
 func (t *Tracker) claimFirst(l *Link, d Dir, m *cdcIn) *Conn {
-	if !m.first() {
+	if !m.first() && !l.lgr.bornInCapture() {
 		return nil
 	}
 	cands := t.firstCandidates(l, d)
