@@ -1439,3 +1439,30 @@ func TestHandshakeBurstDropped(t *testing.T) {
 		})
 	}
 }
+
+// TestReorderedAfterClockStep: time-backwards.pcap's ACK stamped 5 s
+// before the frames around it (a capture clock stepped back), with the
+// CDC it acknowledges moved after it: the request came within
+// milliseconds of the ACK by the capture's own order, so it is the
+// original put late, not a resend after a timeout (one CDC short and a
+// retransmission more than the whole capture).
+func TestReorderedAfterClockStep(t *testing.T) {
+	const name = "../testdata/expert/time-backwards.pcap"
+	whole := feedFile(t, name, Options{Unshared: true}, 0).Snapshot()
+	frames := mutate.Mutation{Kind: mutate.Late, At: 22, N: 2}.Apply(readRawFrames(t, name))
+	s, _ := feedRaw(t, frames)
+	total := func(s *Snapshot) (cdcs int, bytes uint64) {
+		for _, c := range s.Conns {
+			for d := range c.Flow {
+				cdcs += c.Flow[d].CDCs
+				bytes += c.Flow[d].Bytes
+			}
+		}
+		return cdcs, bytes
+	}
+	gc, gb := total(&s)
+	wc, wb := total(&whole)
+	if gc != wc || gb != wb || s.Stats.Retrans != whole.Stats.Retrans {
+		t.Errorf("%d CDCs, %d bytes, %d retransmissions; want %d, %d, %d as in the whole capture", gc, gb, s.Stats.Retrans, wc, wb, whole.Stats.Retrans)
+	}
+}

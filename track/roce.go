@@ -327,7 +327,9 @@ func (t *Tracker) resync(l *Link, d Dir, next uint32, in *input) {
 	rc.OutOfSeq -= held
 	if missed := int(n) - held; missed > 0 {
 		t.notCaptured(l, d, missed, in)
-		rc.late.open(rc.nextPSN, uint32(n), &rc.ahead, in.ns)
+		// Dated by the newest frame so far: an ACK stamped before the
+		// frames before it (a clock stepped back) came after them.
+		rc.late.open(rc.nextPSN, uint32(n), &rc.ahead, t.lastNS)
 	}
 	kept := rc.kept
 	sort.SliceStable(kept, func(i, j int) bool { return psnDiff(kept[i].roce.psn, kept[j].roce.psn) < 0 })
