@@ -755,9 +755,10 @@ func (s *clcStream) ReassemblyComplete(ac reassembly.AssemblerContext) bool {
 	return true
 }
 
-// startsConfirm reports whether p starts with a CLC Confirm's header: an
-// eyecatcher and the type (struct smc_clc_msg_hdr, net/smc/smc_clc.h).
+// startsConfirm reports whether p starts with a CLC Confirm: a message
+// decode.CLCFrame frames, of the Confirm's type (struct smc_clc_msg_hdr,
+// net/smc/smc_clc.h).
 func startsConfirm(p []byte) bool {
-	return len(p) > 4 && ([4]byte(p) == decode.EyecatcherSMCR || [4]byte(p) == decode.EyecatcherSMCD) &&
-		decode.CLCType(p[4]) == decode.CLCTypeConfirm
+	_, f := decode.CLCFrame(p)
+	return f == decode.CLCFramed && decode.CLCType(p[4]) == decode.CLCTypeConfirm
 }
