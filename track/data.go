@@ -208,7 +208,7 @@ func (t *Tracker) cdcConn(c *Conn, l *Link, d Dir, in *input) {
 		// The first CDC seen of a joined connection announces the WRITEs
 		// seen just before it: count them from there on.
 		f.Bytes += claimed
-		f.joined, f.joinProd, f.joinCons, f.joinClaimed = true, m.prod, m.cons, claimed
+		f.joinProd, f.joinCons, f.joinClaimed = m.prod, m.cons, claimed
 	}
 	if t.opts.Stream != nil {
 		t.streamCDC(c, d, f, produced, okP, missed, in)
@@ -742,6 +742,28 @@ func (f *Flow) takeSMC(x *Flow) {
 	tcp := f.flowTCP
 	*f = *x
 	f.flowTCP = tcp
+}
+
+// countFromZero makes a flow that started counting at the first CDC of a
+// connection joined from CDCs (joinProd, joinCons, joinClaimed) count from
+// cursor 0, where the connection's cursors started: it came up in the
+// capture. Wraps of an RMBE of size size (peer: the consumer's) not known
+// yet are counted once it is (unsizedWraps; the bytes are "-" until then).
+func (f *Flow) countFromZero(size, peer uint32) {
+	p, delta := f.joinProd, int64(f.joinProd.Count)-int64(f.joinClaimed)
+	switch {
+	case p.Wrap == 0:
+		f.Bytes += uint64(max(delta, 0))
+	case size != 0:
+		f.Bytes += uint64(max(int64(p.Wrap)*int64(size)+delta, 0))
+	default:
+		f.unsizedWraps += uint64(p.Wrap)
+		f.unsizedDelta += delta
+	}
+	if c := f.joinCons; c.Wrap == 0 || peer != 0 {
+		f.Consumed += uint64(c.Wrap)*uint64(peer) + uint64(c.Count)
+	}
+	f.joinProd, f.joinCons, f.joinClaimed = Cursor{}, Cursor{}, 0
 }
 
 func removeID(ids []int, id int) []int {

@@ -195,11 +195,10 @@ type Flow struct {
 	// count's change), counted into Bytes once learnRMBESize learns it.
 	unsizedWraps uint64
 	unsizedDelta int64
-	// joined: the flow of a connection joined from CDCs started counting
-	// at its first CDC, whose cursors were joinProd and joinCons, and
-	// joinClaimed the WRITE bytes counted with it: a handshake that turns
-	// out to be the connection's (adoptJoined) counts them from 0.
-	joined             bool
+	// joinProd, joinCons: the cursors of the first CDC of a connection
+	// joined from CDCs, where its flow started counting, and joinClaimed
+	// the WRITE bytes counted with it: a handshake that turns out to be
+	// the connection's counts from 0 (countFromZero).
 	joinProd, joinCons Cursor
 	joinClaimed        uint64
 	wbSince            int64 // start of the open write-blocked episode (Unix ns), 0 none

@@ -348,20 +348,8 @@ func (t *Tracker) adoptJoined(c *Conn, in *input) {
 	}
 	t.placeBlind(c, j.link)
 	t.merge(c, j)
-	// The connection came up in the capture: each direction's cursors
-	// started at 0, not at the first CDC the capture showed.
 	for d := range c.Flow {
-		f := &c.Flow[d]
-		if !f.joined {
-			continue
-		}
-		if f.joinProd.Wrap == 0 && uint64(f.joinProd.Count) >= f.joinClaimed {
-			f.Bytes += uint64(f.joinProd.Count) - f.joinClaimed
-		}
-		if f.joinCons.Wrap == 0 {
-			f.Consumed += uint64(f.joinCons.Count)
-		}
-		f.joined = false
+		c.Flow[d].countFromZero(c.rmbeSize(Dir(d)), c.rmbeSize(Dir(d).Reverse()))
 	}
 }
 
