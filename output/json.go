@@ -52,17 +52,24 @@ type jsonShape struct {
 }
 
 // jsonEnt is a field of a jsonShape: its key (jsonField.key32 and keyN,
-// copied here so that the entries are read in one run) and its
-// catalogue entry.
+// copied here so that the entries are read in one run), how its value is
+// written and its catalogue entry.
 type jsonEnt struct {
 	key32 [32]byte
 	keyN  uint8
-	kind  decode.Kind
-	// plain: written as its kind says (not an enum name), a number or a
-	// flag
-	plain bool
+	op    jsonOp
 	fd    *jsonField
 }
+
+// jsonOp is how a jsonEnt's value is written: a number or a flag at
+// once, anything else by appendJSONValue.
+type jsonOp uint8
+
+const (
+	jsonOpValue jsonOp = iota
+	jsonOpUint
+	jsonOpBool
+)
 
 // maxJSONShapes bounds the shapes a printer keeps: a capture with more
 // kinds of frames writes the others field by field.
@@ -231,8 +238,15 @@ func (p *jsonPrinter) shapeOf(ids []decode.FieldID) *jsonShape {
 		fd := &p.fields[id]
 		sh.repeats = sh.repeats || seen[id]
 		seen[id] = true
-		plain := fd.named == nil && (fd.kind == decode.KindUint || fd.kind == decode.KindBool)
-		sh.ents[i] = jsonEnt{key32: fd.key32, keyN: fd.keyN, kind: fd.kind, plain: plain, fd: fd}
+		op := jsonOpValue
+		switch {
+		case fd.named != nil:
+		case fd.kind == decode.KindUint:
+			op = jsonOpUint
+		case fd.kind == decode.KindBool:
+			op = jsonOpBool
+		}
+		sh.ents[i] = jsonEnt{key32: fd.key32, keyN: fd.keyN, op: op, fd: fd}
 	}
 	p.shapes = append([]*jsonShape{sh}, p.shapes...)
 	return sh
@@ -252,10 +266,10 @@ func (sh *jsonShape) append(b []byte, r *decode.Record, scratch *[]byte) []byte 
 		}
 		v := &vals[i]
 		switch {
-		case !e.plain:
-			b = appendJSONValue(b, e.fd, v, scratch)
-		case e.kind == decode.KindUint:
+		case e.op == jsonOpUint:
 			b = numfmt.AppendUint(b, v.U)
+		case e.op == jsonOpValue:
+			b = appendJSONValue(b, e.fd, v, scratch)
 		case v.U != 0:
 			b = append(b, "true"...)
 		default:
