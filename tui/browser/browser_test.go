@@ -1263,6 +1263,11 @@ func TestPaneHeaders(t *testing.T) {
 	if scr := h.Until("conversations"); !strings.Contains(scr, "CDCs C→S") && !strings.Contains(squash(scr), "CDCs C→S: ") {
 		t.Errorf("conversations pane:\n%s", scr)
 	}
+	// At 80x24 the table cuts the connection's detail: the detail pane
+	// shows it first, above the columns the table shows.
+	if scr := h.Until("Detail: "); strings.Index(scr, "Detail: ") > strings.Index(scr, "ID: ") {
+		t.Errorf("the connection's detail after its ID in the detail pane:\n%s", scr)
+	}
 	h.Key(tcell.KeyEscape, 0)
 	h.Key(tcell.KeyRune, 'l')
 	if scr := squash(h.Until("link groups")); !strings.Contains(scr, "QP 0x000013 ⇄ 0x000011") && !strings.Contains(scr, "⇄") {

@@ -24,7 +24,11 @@ import (
 type pane struct {
 	title   string
 	headers []string
-	rows    []paneRow
+	// lead is the column the detail shows first: the free text (a
+	// connection's detail, a finding's, a decline's meaning) that a
+	// narrow table cuts and a short pane would leave below its bottom.
+	lead int
+	rows []paneRow
 }
 
 // paneRow is a row of a pane, the frames enter lists and the detail
@@ -41,7 +45,7 @@ func (b *Browser) pane(kind string) pane {
 	s := b.idx.Snapshot()
 	switch kind {
 	case "conversations":
-		p := pane{title: "conversations", headers: []string{"ID", "Client", "Server", "Outcome", "LGR", "Link", "CDCs C→S", "CDCs S→C", "Bytes C→S", "Bytes S→C", "Detail"}}
+		p := pane{title: "conversations", headers: []string{"ID", "Client", "Server", "Outcome", "LGR", "Link", "CDCs C→S", "CDCs S→C", "Bytes C→S", "Bytes S→C", "Detail"}, lead: 10}
 		if s == nil {
 			return p
 		}
@@ -82,7 +86,7 @@ func (b *Browser) pane(kind string) pane {
 	if kind == "expert" {
 		return b.expertPane(s)
 	}
-	p := pane{title: "declines", headers: []string{"ID", "Client", "Server", "Declined", "Stage", "Code", "Name", "Meaning", "Frame"}}
+	p := pane{title: "declines", headers: []string{"ID", "Client", "Server", "Declined", "Stage", "Code", "Name", "Meaning", "Frame"}, lead: 7}
 	if s == nil {
 		return p
 	}
@@ -110,7 +114,7 @@ func (b *Browser) pane(kind string) pane {
 // one row per finding and object (smcdump -z smc,expert's), with what it
 // means and what to check in the detail; enter goes to its first frame.
 func (b *Browser) expertPane(s *track.Snapshot) pane {
-	p := pane{title: "expert", headers: []string{"Severity", "Finding", "Object", "Frames", "First", "Last", "Detail"}}
+	p := pane{title: "expert", headers: []string{"Severity", "Finding", "Object", "Frames", "First", "Last", "Detail"}, lead: 6}
 	if s == nil {
 		return p
 	}
@@ -179,8 +183,11 @@ func (b *Browser) showPane(kind string) {
 			return
 		}
 		var d strings.Builder
+		fmt.Fprintf(&d, "%s: %s\n", p.headers[p.lead], p.rows[i].cells[p.lead])
 		for c, h := range p.headers {
-			fmt.Fprintf(&d, "%s: %s\n", h, p.rows[i].cells[c])
+			if c != p.lead {
+				fmt.Fprintf(&d, "%s: %s\n", h, p.rows[i].cells[c])
+			}
 		}
 		for _, l := range p.rows[i].detail {
 			d.WriteString(l + "\n")
