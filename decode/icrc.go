@@ -17,17 +17,19 @@ import (
 // the project's reference corpus (magnate3/linux-riscv-dev rocev1*.pcap),
 // which carry no licence and so are not in testdata.
 
-// The masked header is copied into a scratch buffer owned by an ICRC value
-// and the CRC is computed in one pass (two for packets larger than the
-// buffer): fed piece by piece (a dozen small updates per packet) it cost
-// more than the rest of decoding a RoCE frame. The buffer cannot live on
-// the stack, since crc32.Update hands its slice to a function variable,
-// which moves it to the heap.
+// Where the CPU has AVX-512 with its carry-less multiply, a RoCEv2 packet
+// over IPv4 without options, the commonest, is read in place: the fields a
+// router may change are masked in registers (icrcDirectZ). Other packets
+// have their masked headers copied into a scratch buffer owned by an ICRC
+// value and the CRC is computed over it and the rest of the packet in one
+// pass: fed piece by piece (a dozen small updates per packet) it cost more
+// than the rest of decoding a RoCE frame. The buffer cannot live on the
+// stack, since crc32.Update hands its slice to a function variable, which
+// moves it to the heap.
 //
-// crc32's fast path (carry-less multiply) takes runs of 64 bytes or more in
-// multiples of 16; shorter runs and the rest go byte-table by byte-table.
-// Most RoCE packets are 50 to 100 bytes, so the message is stretched to
-// such a length with zero bytes in front, which do not change a CRC whose
+// The carry-less multiply (foldSum, or crc32's) takes runs of 16 bytes, so
+// the message is stretched to a multiple of 16 (crc32's: of at least 64
+// bytes) with zero bytes in front, which do not change a CRC whose
 // register is zero. The register is zero after the first four bytes of
 // the LRH stand-in (ones, against crc32's all-ones initial register), so
 // the CRC starts there from a zero register (crc32.Update with ^0) with
@@ -58,6 +60,10 @@ func (c *ICRC) start() []byte {
 // the four bytes of ones before it.
 func (c *ICRC) sum(b []byte) uint32 {
 	n := len(b)
+	if haveFold {
+		pad := -n & 15
+		return foldSum(c.buf[icrcZeros-pad:icrcZeros+n], nil)
+	}
 	pad := max(64, (n+15)&^15) - n
 	return crc32.Update(^uint32(0), crc32.IEEETable, c.buf[icrcZeros-pad:icrcZeros+n])
 }
@@ -78,11 +84,19 @@ func ICRCRoCEv1(grh []byte) (uint32, error) { return new(ICRC).RoCEv1(grh) }
 
 // RoCEv2 is ICRCRoCEv2 without allocating.
 func (c *ICRC) RoCEv2(ip []byte) (computed uint32, err error) {
-	// The commonest packet, IPv4 without options and short enough for the
-	// scratch buffer, in one copy: the same message as below, masked in
-	// place (its few appends were a third of the check's time).
+	// The commonest packet, IPv4 without options: read in place where
+	// the CPU can (directSum), else, short enough for the scratch buffer,
+	// in one copy: the same message as below, masked in place (its few
+	// appends were a third of the check's time).
 	const v4 = 20 + 8 + bthLen + icrcLen // the shortest: IPv4, UDP, BTH, ICRC
 	if len(ip) >= v4 && ip[0] == 0x45 {
+		if end := int(binary.BigEndian.Uint16(ip[2:4])); haveDirectZ && end >= v4 && end <= len(ip) && end-icrcLen <= 16*foldMax-20 {
+			crc := directSum(ip[:end-icrcLen])
+			if got := binary.LittleEndian.Uint32(ip[end-icrcLen : end]); got != crc {
+				return crc, icrcMismatch(got, crc, end-icrcLen)
+			}
+			return crc, nil
+		}
 		if end := int(binary.BigEndian.Uint16(ip[2:4])); end >= v4 && end <= len(ip) && 4+end-icrcLen <= icrcScratch-icrcZeros {
 			b := c.buf[icrcZeros : icrcZeros+4+end-icrcLen]
 			b[0], b[1], b[2], b[3] = 0xFF, 0xFF, 0xFF, 0xFF // the rest of the LRH stand-in
@@ -187,13 +201,17 @@ func (c *ICRC) finish(b, tp []byte, base int) (uint32, error) {
 		crc = c.sum(b)
 	} else {
 		// Copied: the BTH and as many bytes after it as leave the rest
-		// of the packet a multiple of 16 bytes long, which crc32 then
-		// takes by carry-less multiply alone, in place (its byte tables
-		// would take a remainder, at a tenth of the speed).
+		// of the packet a multiple of 16 bytes long, which the carry-less
+		// multiply then takes in place (crc32's byte tables would take a
+		// remainder, at a tenth of the speed).
 		k := bthLen + (len(body)-bthLen)%16
 		b = append(b, body[:k]...)
 		b[n+4] = 0xFF
-		crc = crc32.Update(c.sum(b), crc32.IEEETable, body[k:])
+		if pad := -len(b) & 15; haveFold && (pad+len(b)+len(body)-k)/16 <= foldMax {
+			crc = foldSum(c.buf[icrcZeros-pad:icrcZeros+len(b)], body[k:])
+		} else {
+			crc = crc32.Update(c.sum(b), crc32.IEEETable, body[k:])
+		}
 	}
 	if got := binary.LittleEndian.Uint32(tp[len(tp)-icrcLen:]); got != crc {
 		return crc, icrcMismatch(got, crc, base+len(tp)-icrcLen)

@@ -1,0 +1,302 @@
+#include "go_asm.h"
+#include "textflag.h"
+
+// The reduction's constants (icrc_fold.go): x^96 and x^64 modulo P,
+// floor(x^64 / P) and P, bit-reflected.
+DATA foldRed<>+0(SB)/8, $0x0ccaa009e
+DATA foldRed<>+8(SB)/8, $0x163cd6124
+DATA foldRed<>+16(SB)/8, $0x1f7011641
+DATA foldRed<>+24(SB)/8, $0x1db710641
+GLOBL foldRed<>(SB), RODATA, $32
+
+// func icrcFoldX(p1, p2 []byte, k *[2]uint64) uint32
+// func icrcFoldZ(p1, p2 []byte, k *[2]uint64) uint32
+//
+// The message is p1 then p2, each a multiple of 16 bytes long. Each
+// 16-byte chunk before the last is multiplied by the constants of its
+// distance from the last (k for the first chunk, k+16 for the next, ...:
+// x^(128d+32) for its low quadword, x^(128d-32) for its high one) and
+// added to the last: the products do not wait for each other. The sum,
+// congruent to the message's remainder, is reduced to 32 bits: 128 -> 96
+// bits by x^96, 96 -> 64 by x^64, then Barrett's reduction by floor(x^64
+// / P) and P. The result is the CRC register from a zero register.
+
+// icrcFoldX: SSE4.1 and PCLMULQDQ, a chunk at a time.
+TEXT ·icrcFoldX(SB), NOSPLIT, $0-60
+	MOVQ   k+48(FP), DX
+	PXOR   X1, X1                // the low products' sum
+	PXOR   X6, X6                // the high products'
+	MOVQ   p1_base+0(FP), SI
+	MOVQ   p1_len+8(FP), CX
+	MOVQ   p2_base+24(FP), R8
+	MOVQ   p2_len+32(FP), R9
+	// The last chunk, and the chunks before it in each piece.
+	LEAQ   -16(R8)(R9*1), DI
+	SHRQ   $4, CX
+	SHRQ   $4, R9
+	TESTQ  R9, R9
+	JNZ    xlastinp2
+	MOVQ   CX, AX
+	SHLQ   $4, AX
+	LEAQ   -16(SI)(AX*1), DI
+	DECQ   CX
+	JMP    xcounted
+xlastinp2:
+	DECQ   R9
+xcounted:
+	MOVQ   $2, R10               // pieces to go
+xseg:
+	TESTQ  CX, CX
+	JZ     xnext
+xloop:
+	MOVOU  (SI), X2
+	MOVOU  (DX), X3
+	MOVOA  X2, X4
+	PCLMULQDQ $0x00, X3, X2
+	PCLMULQDQ $0x11, X3, X4
+	PXOR   X2, X1
+	PXOR   X4, X6
+	ADDQ   $16, SI
+	ADDQ   $16, DX
+	DECQ   CX
+	JNZ    xloop
+xnext:
+	DECQ   R10
+	JZ     xlast
+	MOVQ   R8, SI
+	MOVQ   R9, CX
+	JMP    xseg
+xlast:
+	PXOR   X6, X1
+	MOVOU  (DI), X2
+	PXOR   X2, X1
+
+	PCMPEQB X5, X5
+	PSRLQ   $32, X5              // the low 32 bits of each quadword
+
+	MOVQ   foldRed<>+0(SB), X0
+	MOVOA  X1, X2
+	PCLMULQDQ $0x00, X0, X2      // low quadword by x^96
+	PSRLDQ $8, X1
+	PXOR   X2, X1                // 96 bits
+
+	MOVOA  X1, X2
+	PSRLDQ $4, X2
+	PAND   X5, X1
+	MOVQ   foldRed<>+8(SB), X0
+	PCLMULQDQ $0x00, X0, X1      // low 32 bits by x^64
+	PXOR   X2, X1                // 64 bits
+
+	MOVOA  X1, X2
+	PAND   X5, X1
+	MOVQ   foldRed<>+16(SB), X0
+	PCLMULQDQ $0x00, X0, X1      // quotient
+	PAND   X5, X1
+	MOVQ   foldRed<>+24(SB), X0
+	PCLMULQDQ $0x00, X0, X1      // quotient times P
+	PXOR   X2, X1
+	PEXTRD $1, X1, AX
+	MOVL   AX, ret+56(FP)
+	RET
+
+// icrcFoldZ: AVX-512 with VPCLMULQDQ, four chunks at a time, the one to
+// three left of each piece in one masked load.
+TEXT ·icrcFoldZ(SB), NOSPLIT, $0-60
+	MOVQ   k+48(FP), DX
+	VPXORQ Z1, Z1, Z1            // the products' sum
+	MOVQ   p1_base+0(FP), SI
+	MOVQ   p1_len+8(FP), CX
+	MOVQ   p2_base+24(FP), R8
+	MOVQ   p2_len+32(FP), R9
+	LEAQ   -16(R8)(R9*1), DI
+	SHRQ   $4, CX
+	SHRQ   $4, R9
+	TESTQ  R9, R9
+	JNZ    zlastinp2
+	MOVQ   CX, AX
+	SHLQ   $4, AX
+	LEAQ   -16(SI)(AX*1), DI
+	DECQ   CX
+	JMP    zcounted
+zlastinp2:
+	DECQ   R9
+zcounted:
+	MOVQ   $2, R10
+zseg:
+	CMPQ   CX, $4
+	JB     zrest
+	VMOVDQU64 (SI), Z2
+	VMOVDQU64 (DX), Z3
+	VPCLMULQDQ $0x00, Z3, Z2, Z4
+	VPCLMULQDQ $0x11, Z3, Z2, Z5
+	VPTERNLOGD $0x96, Z4, Z5, Z1
+	ADDQ   $64, SI
+	ADDQ   $64, DX
+	SUBQ   $4, CX
+	JMP    zseg
+zrest:
+	TESTQ  CX, CX
+	JZ     znext
+	// 1-3 chunks: two quadwords each, the other lanes loaded as zeros.
+	MOVQ   $1, AX
+	SHLQ   CX, AX
+	SHLQ   CX, AX
+	DECQ   AX
+	KMOVW  AX, K1
+	VMOVDQU64.Z (SI), K1, Z2
+	VMOVDQU64.Z (DX), K1, Z3
+	VPCLMULQDQ $0x00, Z3, Z2, Z4
+	VPCLMULQDQ $0x11, Z3, Z2, Z5
+	VPTERNLOGD $0x96, Z4, Z5, Z1
+	SHLQ   $4, CX
+	ADDQ   CX, DX
+znext:
+	DECQ   R10
+	JZ     zlast
+	MOVQ   R8, SI
+	MOVQ   R9, CX
+	JMP    zseg
+zlast:
+	VEXTRACTI32X4 $1, Z1, X2
+	VEXTRACTI32X4 $2, Z1, X3
+	VEXTRACTI32X4 $3, Z1, X4
+	VPXOR  X2, X1, X1
+	VPXOR  X3, X4, X4
+	VPXOR  X4, X1, X1
+	VMOVDQU (DI), X2
+	VPXOR  X2, X1, X1
+
+	VPCMPEQB X5, X5, X5
+	VPSRLQ $32, X5, X5
+
+	VMOVQ  foldRed<>+0(SB), X0
+	VPCLMULQDQ $0x00, X0, X1, X2
+	VPSRLDQ $8, X1, X1
+	VPXOR  X2, X1, X1
+
+	VPSRLDQ $4, X1, X2
+	VPAND  X5, X1, X1
+	VMOVQ  foldRed<>+8(SB), X0
+	VPCLMULQDQ $0x00, X0, X1, X1
+	VPXOR  X2, X1, X1
+
+	VPAND  X5, X1, X3
+	VMOVQ  foldRed<>+16(SB), X0
+	VPCLMULQDQ $0x00, X0, X3, X3
+	VPAND  X5, X3, X3
+	VMOVQ  foldRed<>+24(SB), X0
+	VPCLMULQDQ $0x00, X0, X3, X3
+	VPXOR  X1, X3, X3
+	VPEXTRD $1, X3, AX
+	VZEROUPPER
+	MOVL   AX, ret+56(FP)
+	RET
+
+// func icrcDirectZ(pkt []byte) uint32
+//
+// The ICRC message of a RoCEv2 packet over IPv4 without options read in
+// place: the four bytes of ones left of the LRH stand-in, then pkt (the
+// packet from the IP header to the ICRC), with the fields a router may
+// change set to ones. Zeros in front make it a multiple of 16 bytes long
+// (pad of them); the first four chunks are loaded under a byte mask that
+// leaves out what lies before pkt (never read: a masked load does not
+// touch it) and past its end, and the ones are ORed in from masks (the
+// pattern for this pad: directMasks[pad]). Nothing is copied: a copy's narrow stores read
+// back by wide loads cost more than the CRC (the CPU cannot forward
+// them). The multipliers of the first chunk's distance d are those of
+// foldRev[foldMax-1-d]; the last chunk takes those of distance 0, so every
+// chunk is multiplied alike.
+TEXT ·icrcDirectZ(SB), NOSPLIT, $0-28
+	MOVQ   pkt_base+0(FP), SI
+	MOVQ   pkt_len+8(FP), CX
+	LEAQ   4(CX), AX             // the message's length
+	MOVQ   AX, BX
+	NEGQ   BX
+	ANDQ   $15, BX               // pad
+	ADDQ   BX, AX                // the padded length, 16 times the chunks
+	LEAQ   ·foldRev+(const_foldMax*16)(SB), DX
+	SUBQ   AX, DX                // foldRev[foldMax-chunks]
+	MOVQ   BX, R9
+	SHLQ   $6, R9
+	LEAQ   ·directMasks(SB), R10
+	ADDQ   R10, R9               // directMasks[pad]
+	LEAQ   4(BX), R11            // where pkt starts in the padded message
+	MOVQ   SI, R8
+	SUBQ   R11, R8               // where the padded message would start
+	MOVQ   $-1, R12
+	SHLXQ  R11, R12, R12         // bytes from pkt's start
+	CMPQ   AX, $64
+	JAE    dwhole
+	BZHIQ  AX, R12, R12          // and before the message's end (BZHI reads 8 bits of AX)
+dwhole:
+	KMOVQ  R12, K1
+	VMOVDQU8.Z (R8), K1, Z2
+	VPORQ  (R9), Z2, Z2
+	VMOVDQU64 (DX), Z3
+	VPCLMULQDQ $0x00, Z3, Z2, Z4
+	VPCLMULQDQ $0x11, Z3, Z2, Z5
+	VPXORQ Z4, Z5, Z1
+	SHRQ   $4, AX
+	SUBQ   $4, AX                // chunks after the first four
+	JLE    dfold
+	ADDQ   $64, R8
+	ADDQ   $64, DX
+dloop:
+	CMPQ   AX, $4
+	JB     drest
+	VMOVDQU64 (R8), Z2
+	VMOVDQU64 (DX), Z3
+	VPCLMULQDQ $0x00, Z3, Z2, Z4
+	VPCLMULQDQ $0x11, Z3, Z2, Z5
+	VPTERNLOGD $0x96, Z4, Z5, Z1
+	ADDQ   $64, R8
+	ADDQ   $64, DX
+	SUBQ   $4, AX
+	JMP    dloop
+drest:
+	TESTQ  AX, AX
+	JZ     dfold
+	MOVQ   AX, CX
+	MOVQ   $1, R12
+	SHLQ   CX, R12
+	SHLQ   CX, R12
+	DECQ   R12
+	KMOVW  R12, K2
+	VMOVDQU64.Z (R8), K2, Z2
+	VMOVDQU64.Z (DX), K2, Z3
+	VPCLMULQDQ $0x00, Z3, Z2, Z4
+	VPCLMULQDQ $0x11, Z3, Z2, Z5
+	VPTERNLOGD $0x96, Z4, Z5, Z1
+dfold:
+	VEXTRACTI32X4 $1, Z1, X2
+	VEXTRACTI32X4 $2, Z1, X3
+	VEXTRACTI32X4 $3, Z1, X4
+	VPXOR  X2, X1, X1
+	VPXOR  X3, X4, X4
+	VPXOR  X4, X1, X1
+
+	VPCMPEQB X5, X5, X5
+	VPSRLQ $32, X5, X5
+
+	VMOVQ  foldRed<>+0(SB), X0
+	VPCLMULQDQ $0x00, X0, X1, X2
+	VPSRLDQ $8, X1, X1
+	VPXOR  X2, X1, X1
+
+	VPSRLDQ $4, X1, X2
+	VPAND  X5, X1, X1
+	VMOVQ  foldRed<>+8(SB), X0
+	VPCLMULQDQ $0x00, X0, X1, X1
+	VPXOR  X2, X1, X1
+
+	VPAND  X5, X1, X3
+	VMOVQ  foldRed<>+16(SB), X0
+	VPCLMULQDQ $0x00, X0, X3, X3
+	VPAND  X5, X3, X3
+	VMOVQ  foldRed<>+24(SB), X0
+	VPCLMULQDQ $0x00, X0, X3, X3
+	VPXOR  X1, X3, X3
+	VPEXTRD $1, X3, AX
+	VZEROUPPER
+	MOVL   AX, ret+24(FP)
+	RET

@@ -1,0 +1,11 @@
+//go:build !amd64
+
+package decode
+
+const (
+	haveFold    = false
+	haveDirectZ = false
+)
+
+func foldSum(p1, p2 []byte) uint32 { panic("decode: foldSum without PCLMULQDQ") }
+func directSum(pkt []byte) uint32  { panic("decode: directSum without AVX-512") }
