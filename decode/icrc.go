@@ -91,11 +91,12 @@ func (c *ICRC) RoCEv2(ip []byte) (computed uint32, err error) {
 	const v4 = 20 + 8 + bthLen + icrcLen // the shortest: IPv4, UDP, BTH, ICRC
 	if len(ip) >= v4 && ip[0] == 0x45 {
 		if end := int(binary.BigEndian.Uint16(ip[2:4])); haveDirectZ && end >= v4 && end <= len(ip) && end-icrcLen <= 16*foldMax-20 {
-			crc := directSum(ip[:end-icrcLen])
-			if got := binary.LittleEndian.Uint32(ip[end-icrcLen : end]); got != crc {
-				return crc, icrcMismatch(got, crc, end-icrcLen)
+			if crc, ok := directSum(ip[:end-icrcLen]); ok {
+				if got := binary.LittleEndian.Uint32(ip[end-icrcLen : end]); got != crc {
+					return crc, icrcMismatch(got, crc, end-icrcLen)
+				}
+				return crc, nil
 			}
-			return crc, nil
 		}
 		if end := int(binary.BigEndian.Uint16(ip[2:4])); end >= v4 && end <= len(ip) && 4+end-icrcLen <= icrcScratch-icrcZeros {
 			b := c.buf[icrcZeros : icrcZeros+4+end-icrcLen]

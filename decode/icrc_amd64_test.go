@@ -143,10 +143,11 @@ func BenchmarkICRCStored(b *testing.B) {
 	}
 }
 
-// directSum, reading a packet in place, agrees with the copy the
-// scratch path masks, at every length it takes, with the packet at the
-// very start of a page after one that may not be read and at the very end
-// of one before such a page: its masked loads touch nothing outside pkt.
+// directSum, reading a packet in place, agrees with the masked copy at
+// every length it takes, with the packet at the very start of a page
+// after one that may not be read, inside it, and at the very end of one
+// before such a page: it reads in place where its loads stay on pkt's
+// pages, and touches nothing outside pkt.
 func TestDirectSumInPlace(t *testing.T) {
 	if !haveDirectZ {
 		t.Skip("no AVX-512 BW and VPCLMULQDQ")
@@ -166,7 +167,10 @@ func TestDirectSumInPlace(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	var scratch ICRC
 	for n := 40; n <= 16*foldMax-20 && n <= page; n++ {
-		for _, at := range []int{page, 4*page - n} { // start of page 1, end of page 3
+		for _, at := range []int{page, page + 100, 4*page - n} { // start of page 1, inside it, end of page 3
+			if at+n > 2*page && at < 3*page {
+				continue // too long to lie inside page 1
+			}
 			pkt := mem[at : at+n]
 			for i := range pkt {
 				pkt[i] = byte(rng.Uint32())
@@ -176,8 +180,12 @@ func TestDirectSumInPlace(t *testing.T) {
 				msg[4+o] = 0xFF
 			}
 			want := crc32.Update(^uint32(0), crc32.IEEETable, msg)
-			if got := directSum(pkt); got != want {
+			got, ok := directSum(pkt)
+			if ok && got != want {
 				t.Fatalf("%d bytes at %#x: %#08x, want %#08x", n, at, got, want)
+			}
+			if inside := at%page >= 20 && (at+n)%page <= page-63 && (at+n)%page != 0; inside && !ok {
+				t.Fatalf("%d bytes at %#x, inside its page: not read in place", n, at)
 			}
 			// And as RoCEv2 takes it, through the scratch path.
 			_ = scratch
