@@ -9,6 +9,56 @@ DATA foldRed<>+16(SB)/8, $0x1f7011641
 DATA foldRed<>+24(SB)/8, $0x1db710641
 GLOBL foldRed<>(SB), RODATA, $32
 
+// FOLD4 multiplies the four chunks at src by the multipliers at DX
+// and adds the products to Z1; FOLD4_MASKED loads only the quadwords of
+// mask k (the others zero).
+#define FOLD4(src) \
+	VMOVDQU64 src, Z2 \
+	VMOVDQU64 (DX), Z3 \
+	VPCLMULQDQ $0x00, Z3, Z2, Z4 \
+	VPCLMULQDQ $0x11, Z3, Z2, Z5 \
+	VPTERNLOGD $0x96, Z4, Z5, Z1
+
+#define FOLD4_MASKED(src, k) \
+	VMOVDQU64.Z src, k, Z2 \
+	VMOVDQU64.Z (DX), k, Z3 \
+	VPCLMULQDQ $0x00, Z3, Z2, Z4 \
+	VPCLMULQDQ $0x11, Z3, Z2, Z5 \
+	VPTERNLOGD $0x96, Z4, Z5, Z1
+
+// LANES_Z adds the four 128-bit lanes of Z1 into X1.
+#define LANES_Z \
+	VEXTRACTI32X4 $1, Z1, X2 \
+	VEXTRACTI32X4 $2, Z1, X3 \
+	VEXTRACTI32X4 $3, Z1, X4 \
+	VPXOR  X2, X1, X1 \
+	VPXOR  X3, X4, X4 \
+	VPXOR  X4, X1, X1
+
+// REDUCE_VEX reduces the 128 bits of X1 to the CRC register in AX: by x^96
+// to 96 bits, by x^64 to 64, then Barrett's reduction (the quotient by
+// floor(x^64 / P), times P). VEX encoded, as the AVX-512 code around it.
+#define REDUCE_VEX \
+	VPCMPEQB X5, X5, X5 \
+	VPSRLQ $32, X5, X5 \
+	VMOVQ  foldRed<>+0(SB), X0 \
+	VPCLMULQDQ $0x00, X0, X1, X2 \
+	VPSRLDQ $8, X1, X1 \
+	VPXOR  X2, X1, X1 \
+	VPSRLDQ $4, X1, X2 \
+	VPAND  X5, X1, X1 \
+	VMOVQ  foldRed<>+8(SB), X0 \
+	VPCLMULQDQ $0x00, X0, X1, X1 \
+	VPXOR  X2, X1, X1 \
+	VPAND  X5, X1, X3 \
+	VMOVQ  foldRed<>+16(SB), X0 \
+	VPCLMULQDQ $0x00, X0, X3, X3 \
+	VPAND  X5, X3, X3 \
+	VMOVQ  foldRed<>+24(SB), X0 \
+	VPCLMULQDQ $0x00, X0, X3, X3 \
+	VPXOR  X1, X3, X3 \
+	VPEXTRD $1, X3, AX
+
 // func icrcFoldX(p1, p2 []byte, k *[2]uint64) uint32
 // func icrcFoldZ(p1, p2 []byte, k *[2]uint64) uint32
 //
@@ -125,11 +175,7 @@ zcounted:
 zseg:
 	CMPQ   CX, $4
 	JB     zrest
-	VMOVDQU64 (SI), Z2
-	VMOVDQU64 (DX), Z3
-	VPCLMULQDQ $0x00, Z3, Z2, Z4
-	VPCLMULQDQ $0x11, Z3, Z2, Z5
-	VPTERNLOGD $0x96, Z4, Z5, Z1
+	FOLD4((SI))
 	ADDQ   $64, SI
 	ADDQ   $64, DX
 	SUBQ   $4, CX
@@ -143,11 +189,7 @@ zrest:
 	SHLQ   CX, AX
 	DECQ   AX
 	KMOVW  AX, K1
-	VMOVDQU64.Z (SI), K1, Z2
-	VMOVDQU64.Z (DX), K1, Z3
-	VPCLMULQDQ $0x00, Z3, Z2, Z4
-	VPCLMULQDQ $0x11, Z3, Z2, Z5
-	VPTERNLOGD $0x96, Z4, Z5, Z1
+	FOLD4_MASKED((SI), K1)
 	SHLQ   $4, CX
 	ADDQ   CX, DX
 znext:
@@ -157,37 +199,11 @@ znext:
 	MOVQ   R9, CX
 	JMP    zseg
 zlast:
-	VEXTRACTI32X4 $1, Z1, X2
-	VEXTRACTI32X4 $2, Z1, X3
-	VEXTRACTI32X4 $3, Z1, X4
-	VPXOR  X2, X1, X1
-	VPXOR  X3, X4, X4
-	VPXOR  X4, X1, X1
+	LANES_Z
 	VMOVDQU (DI), X2
 	VPXOR  X2, X1, X1
 
-	VPCMPEQB X5, X5, X5
-	VPSRLQ $32, X5, X5
-
-	VMOVQ  foldRed<>+0(SB), X0
-	VPCLMULQDQ $0x00, X0, X1, X2
-	VPSRLDQ $8, X1, X1
-	VPXOR  X2, X1, X1
-
-	VPSRLDQ $4, X1, X2
-	VPAND  X5, X1, X1
-	VMOVQ  foldRed<>+8(SB), X0
-	VPCLMULQDQ $0x00, X0, X1, X1
-	VPXOR  X2, X1, X1
-
-	VPAND  X5, X1, X3
-	VMOVQ  foldRed<>+16(SB), X0
-	VPCLMULQDQ $0x00, X0, X3, X3
-	VPAND  X5, X3, X3
-	VMOVQ  foldRed<>+24(SB), X0
-	VPCLMULQDQ $0x00, X0, X3, X3
-	VPXOR  X1, X3, X3
-	VPEXTRD $1, X3, AX
+	REDUCE_VEX
 	VZEROUPPER
 	MOVL   AX, ret+56(FP)
 	RET
@@ -244,11 +260,7 @@ dwhole:
 dloop:
 	CMPQ   AX, $4
 	JB     drest
-	VMOVDQU64 (R8), Z2
-	VMOVDQU64 (DX), Z3
-	VPCLMULQDQ $0x00, Z3, Z2, Z4
-	VPCLMULQDQ $0x11, Z3, Z2, Z5
-	VPTERNLOGD $0x96, Z4, Z5, Z1
+	FOLD4((R8))
 	ADDQ   $64, R8
 	ADDQ   $64, DX
 	SUBQ   $4, AX
@@ -262,41 +274,11 @@ drest:
 	SHLQ   CX, R12
 	DECQ   R12
 	KMOVW  R12, K2
-	VMOVDQU64.Z (R8), K2, Z2
-	VMOVDQU64.Z (DX), K2, Z3
-	VPCLMULQDQ $0x00, Z3, Z2, Z4
-	VPCLMULQDQ $0x11, Z3, Z2, Z5
-	VPTERNLOGD $0x96, Z4, Z5, Z1
+	FOLD4_MASKED((R8), K2)
 dfold:
-	VEXTRACTI32X4 $1, Z1, X2
-	VEXTRACTI32X4 $2, Z1, X3
-	VEXTRACTI32X4 $3, Z1, X4
-	VPXOR  X2, X1, X1
-	VPXOR  X3, X4, X4
-	VPXOR  X4, X1, X1
+	LANES_Z
 
-	VPCMPEQB X5, X5, X5
-	VPSRLQ $32, X5, X5
-
-	VMOVQ  foldRed<>+0(SB), X0
-	VPCLMULQDQ $0x00, X0, X1, X2
-	VPSRLDQ $8, X1, X1
-	VPXOR  X2, X1, X1
-
-	VPSRLDQ $4, X1, X2
-	VPAND  X5, X1, X1
-	VMOVQ  foldRed<>+8(SB), X0
-	VPCLMULQDQ $0x00, X0, X1, X1
-	VPXOR  X2, X1, X1
-
-	VPAND  X5, X1, X3
-	VMOVQ  foldRed<>+16(SB), X0
-	VPCLMULQDQ $0x00, X0, X3, X3
-	VPAND  X5, X3, X3
-	VMOVQ  foldRed<>+24(SB), X0
-	VPCLMULQDQ $0x00, X0, X3, X3
-	VPXOR  X1, X3, X3
-	VPEXTRD $1, X3, AX
+	REDUCE_VEX
 	VZEROUPPER
 	MOVL   AX, ret+24(FP)
 	RET

@@ -94,10 +94,9 @@ func genFoldTable() (t [foldMax + 3][2]uint64) {
 	return t
 }
 
-// The generated table and reduction constants are those the generator
-// computes; where they overlap with the constants hash/crc32's amd64 code
-// and the Linux kernel carry (r4r3 for d = 1, r2r1 for d = 4, r5, rupoly),
-// they agree.
+// The generated table is what the generator computes; where it overlaps
+// with the constants hash/crc32's amd64 code and the Linux kernel carry
+// (r4r3 for d = 1, r2r1 for d = 4), they agree.
 func TestFoldTable(t *testing.T) {
 	gen := genFoldTable()
 	if *updateFold {
@@ -123,30 +122,12 @@ func TestFoldTable(t *testing.T) {
 	if gen != foldRev {
 		t.Fatal("icrc_fold_table.go is not what the generator computes: go test ./decode -run TestFoldTable -update-fold")
 	}
-	var mu uint64 // floor(x^64 / P): long division, 33 bits
-	r := uint64(1) << 32
-	for i := 32; i >= 0; i-- {
-		if r&(1<<32) != 0 {
-			mu |= 1 << i
-			r ^= crc32Poly
-		}
-		r <<= 1
-	}
-	var muRefl uint64
-	for i := range 33 {
-		if mu&(1<<i) != 0 {
-			muRefl |= 1 << (32 - i)
-		}
-	}
 	for _, c := range []struct {
 		name      string
 		got, want uint64
 	}{
 		{"d=1 low", foldRev[foldMax-2][0], 0x1751997d0}, {"d=1 high", foldRev[foldMax-2][1], 0x0ccaa009e},
 		{"d=4 low", foldRev[foldMax-5][0], 0x154442bd4}, {"d=4 high", foldRev[foldMax-5][1], 0x1c6e41596},
-		{"x^96", foldX96, reflect33(xpow(96))}, {"x^64", foldX64, reflect33(xpow(64))},
-		{"x^64 known", foldX64, 0x163cd6124}, {"mu", foldMu, muRefl}, {"mu known", foldMu, 0x1f7011641},
-		{"P", foldPoly, reflect33(crc32Poly&0xFFFFFFFF) | 1},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s: %#x, want %#x", c.name, c.got, c.want)
