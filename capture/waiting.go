@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -162,3 +163,19 @@ func (w *waitingInput) ready() bool {
 func (r *Reader) nextWaits() bool {
 	return r.wait != nil && !r.wait.ready() && (r.pf == nil || !r.pf.buffered())
 }
+
+// NoFrames is a Reader of a capture of no frames (pcap, Ethernet), named
+// name: what a file stopped before its header was whole (OpenContext's
+// ending) has shown, for a caller that prints what was read as it would
+// for any capture (an empty JSON array, views of nothing).
+func NoFrames(name string) *Reader {
+	r, err := NewFileReader(name, bytes.NewReader(noFramesHeader[:]))
+	if err != nil {
+		panic("capture: the empty capture does not read: " + err.Error())
+	}
+	return r
+}
+
+// noFramesHeader is a pcap file header (little-endian, microseconds,
+// version 2.4, snap length 262144, Ethernet) and no record.
+var noFramesHeader = [24]byte{0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 1, 0, 0, 0}

@@ -89,8 +89,10 @@ func (w *Wire) open(iface string) (*capture.Reader, error) {
 	)
 	if iface != "" {
 		r, err = capture.OpenLive(iface, w.filter, 0)
-	} else {
-		r, err = capture.OpenContext(w.ctx, w.path)
+	} else if r, err = capture.OpenContext(w.ctx, w.path); err != nil && w.ctx.Err() != nil {
+		// Stopped before the header was whole: nothing was read, a
+		// replay of no frames.
+		r, err = capture.NoFrames(w.path), nil
 	}
 	if err != nil {
 		return nil, err

@@ -231,9 +231,16 @@ func Run(ctx context.Context, o Options) error {
 	}
 
 	r, err := o.open(ctx)
+	if err != nil && ctx.Err() != nil && o.Iface == "" {
+		// Stopped waiting for a FIFO's writer or a pipe's first bytes:
+		// nothing was read, which prints as a capture of no frames
+		// does (JSON's empty array, the views' empty tables), so that
+		// what reads the output finds it whole.
+		r, err = capture.NoFrames(o.Read), nil
+	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil // stopped waiting for a FIFO's writer or a pipe's first bytes: nothing was read
+			return nil // a live capture stopped before it began
 		}
 		return err
 	}

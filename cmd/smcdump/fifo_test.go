@@ -43,11 +43,16 @@ func TestReadFIFO(t *testing.T) {
 		args  []string
 		wrote []byte // what the writer writes before it pauses
 		lines int    // what is printed meanwhile
+		after string // what is printed once stopped, if said
 	}{
-		{"fields, paused after some frames", fields, data[:end], frames},
-		{"text, paused after some frames", nil, data[:end], frames},
-		{"tracker fields, paused after some frames", []string{"-T", "fields", "-e", "smc.conn.id"}, data[:end], frames},
-		{"paused before the file header", fields, nil, 0},
+		{"fields, paused after some frames", fields, data[:end], frames, ""},
+		{"text, paused after some frames", nil, data[:end], frames, ""},
+		{"tracker fields, paused after some frames", []string{"-T", "fields", "-e", "smc.conn.id"}, data[:end], frames, ""},
+		{"paused before the file header", fields, nil, 0, ""},
+		// Nothing read prints as a capture of no frames: a JSON
+		// document a reader can parse.
+		{"JSON, paused inside the file header", []string{"-T", "json"}, data[:6], 0, "[]"},
+		{"JSON and a view, paused inside the file header", []string{"-T", "json", "-z", "smc,conns"}, data[:6], 0, `{"frames":[],"views":{`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			path := testutil.FIFO(t)
@@ -86,14 +91,24 @@ func TestReadFIFO(t *testing.T) {
 					t.Fatalf("%d lines printed while the writer paused, want %d", n-1, c.lines)
 				}
 			}
+			if len(c.wrote) > 0 {
+				testutil.Drained(t, w, "smcdump")
+			}
 			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 				t.Fatal(err)
 			}
+			rest := make(chan string, 1)
 			go func() {
-				for range lines {
+				var b strings.Builder
+				for l := range lines {
+					b.WriteString(l + "\n")
 				}
+				rest <- b.String()
 			}()
 			testutil.StoppedBySIGTERM(t, done, "smcdump", &errb)
+			if got := <-rest; c.after != "" && !strings.HasPrefix(got, c.after) {
+				t.Errorf("printed once stopped %q, want it to begin %q", got, c.after)
+			}
 		})
 	}
 

@@ -6,6 +6,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // FIFO makes a FIFO in a temporary directory (the test is skipped where
@@ -34,6 +36,25 @@ func FIFOWriter(t testing.TB, path, who string) *os.File {
 		}
 		if time.Since(start) > 20*time.Second {
 			t.Fatalf("%s never opened the FIFO: %v", who, err)
+		}
+	}
+}
+
+// Drained waits until the reader of the FIFO whose writer's end is w has
+// read everything written to it (FIONREAD on w says what is unread): the
+// event that a program took what it was given.
+func Drained(t testing.TB, w *os.File, who string) {
+	t.Helper()
+	for start := time.Now(); ; time.Sleep(10 * time.Millisecond) {
+		n, err := unix.IoctlGetInt(int(w.Fd()), unix.TIOCINQ) // FIONREAD
+		if err != nil {
+			t.Fatalf("FIONREAD: %v", err)
+		}
+		if n == 0 {
+			return
+		}
+		if time.Since(start) > 20*time.Second {
+			t.Fatalf("%s did not read the FIFO: %d bytes unread after 20 s", who, n)
 		}
 	}
 }
