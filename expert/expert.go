@@ -273,7 +273,7 @@ var defs = [numIDs]Def{
 		Meaning: "request packets the capture never showed that the responder took (its ACK or NAK covers them) or the requester went on past without sending again (up to the capture's end), TCP bytes a peer's ACK covers, CDCs a dump device's sequence skips: the capture point missed them, the network did not lose them",
 		Check:   "the capture point (a mirror port that drops, tcpdump -B, a full ring); nothing follows from the missing frames' content"},
 	TimeBackwards: {Name: "smc.capture.time_backwards", Severity: Warn, Group: "sequence", Object: ObjectCapture,
-		Meaning: "a frame's time is more than a second before the frame's before it: captures joined end to end (mergecap -a) or a capture host's clock stepped back; times, durations and waits across that frame are not the network's",
+		Meaning: "a frame's time is more than a second before the frame's before it: captures joined end to end (mergecap -a) or a capture host's clock stepped back; the tracker's clock stands there (the time between that frame and the one before is not known)",
 		Check:   "merge captures by time (mergecap without -a); the capture host's clock (NTP steps); the frames' order (editcap -S sorts by time)"},
 	SnapCut: {Name: "smc.capture.snap_cut", Severity: Warn, Group: "sequence", Object: ObjectCapture,
 		Meaning: "the capture's snap length cut SMC frames before what they say (a SYN's options, where the SMC option would be; a CLC message; a RoCE header; the 44-byte LLC or CDC message of a SEND): their content is not in the capture, and the connections, links and counts that rest on them are incomplete",

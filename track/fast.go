@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"math"
 	"math/bits"
-	"time"
 
 	"github.com/smcscope/smcscope/capture"
 )
@@ -135,11 +134,13 @@ func (t *Tracker) fastRoCE(f *capture.Frame) fastResult {
 	if t.stats.Frames+1 >= t.fastUntil {
 		return fastNo
 	}
-	// A step back in time is a finding of feed's (expert.TimeBackwards).
+	// A step back in time is a finding of feed's (expert.TimeBackwards),
+	// and the clock's reading there is feed's.
 	ns := f.UnixNano()
-	if ns < t.prevNS-int64(time.Second) {
+	if !t.clock.usual(ns) && !(f.Number != 0 && f.Number == t.clock.number) {
 		return fastNo
 	}
+	ns = t.clock.at(f.Number, ns)
 	h := &t.hot
 	src, dst := binary.LittleEndian.Uint32(ip.SrcIP), binary.LittleEndian.Uint32(ip.DstIP)
 	d := h.dir(src, b.DestQP)
@@ -284,7 +285,7 @@ func (t *Tracker) fastRoCE(f *capture.Frame) fastResult {
 	// attribution (its pointers written only when they change), the
 	// counters, the link's and connection's last frame.
 	n := f.Number
-	t.prevNS, t.lastNS = ns, max(t.lastNS, ns)
+	t.lastNS = max(t.lastNS, ns)
 	fa := &t.fastCur
 	fa.frame, fa.dir, fa.cdcBytes, fa.cdc = n, d, produced, cdc
 	if fa.link != l {

@@ -140,7 +140,7 @@ type Tracker struct {
 	// replayIn is a kept request followed late (resync), replaying
 	// while it is.
 	replayIn  input
-	prevNS    int64 // the time of the frame fed before (TimeBackwards)
+	clock     captureClock // the time frames are measured by (clock.go)
 	replaying bool
 	// expert marks findings tied to no connection or link (expert.go).
 	expert    marks
@@ -270,13 +270,14 @@ func (t *Tracker) feed(in *input) {
 	t.cur.reset(in.number)
 	t.fastCur.frame = 0 // cur is the frame's attribution (AppendFields)
 	t.stats.Frames++
-	if t.stats.Frames > 1 && in.ns < t.prevNS-int64(time.Second) {
-		prev := t.prevNS
+	stamp := in.ns
+	in.ns = t.clock.at(in.number, stamp)
+	if t.clock.steppedB {
+		prev := t.clock.prev
 		t.raiseText(&t.expert, expert.TimeBackwards, in, func() string {
-			return fmt.Sprintf("the first is %s before the frame before it", fmtDur(time.Duration(prev-in.ns)))
+			return fmt.Sprintf("the first is %s before the frame before it", fmtDur(time.Duration(prev-stamp)))
 		})
 	}
-	t.prevNS = in.ns
 	t.lastNS = max(t.lastNS, in.ns)
 	if in.snapCut != 0 {
 		t.raiseText(&t.expert, expert.SnapCut, in, func() string { return snapCutText(in) })
@@ -586,6 +587,9 @@ func (t *Tracker) EndCapture(end time.Time) {
 	t.ended = true
 	if !end.IsZero() {
 		t.endNS = end.UnixNano()
+		if t.clock.started {
+			t.endNS = t.clock.project(t.endNS)
+		}
 	}
 	t.settleRuns()
 }

@@ -750,3 +750,48 @@ func TestReorderedAtEnd(t *testing.T) {
 		t.Errorf("%q: CDCs and bytes %v, whole capture %v", m, got, want)
 	}
 }
+
+// TestClockStepBack steps every capture's clock back by 5 s at a third, a
+// half and two thirds of its frames (mutate.Step: the capture host's
+// clock stepped by NTP): the step is a finding of its own
+// (smc.capture.time_backwards), and nothing else changes but how often a
+// finding counted per frame is met at the step: the connections, their
+// CDCs and bytes are the whole capture's, and every other finding the
+// whole capture has it has, and none more. (Measured by the stamps, a
+// link's confirmation awaited across the step was never late enough to
+// be unconfirmed.)
+func TestClockStepBack(t *testing.T) {
+	variants := 0
+	eachCapture(t, func(rel string, lt layers.LinkType, frames []mutate.Frame, base run) {
+		n := len(frames)
+		if n < 6 {
+			return
+		}
+		for _, at := range []int{n / 3, n / 2, 2 * n / 3} {
+			m := mutate.Mutation{Kind: mutate.Step, At: at, N: 5000}
+			name := fmt.Sprintf("%s %q", rel, m)
+			v := checkVariant(t, name, lt, m.Apply(frames))
+			variants++
+			for id := range base.findings {
+				if v.findings[id] == 0 {
+					t.Errorf("%s: no %s (whole capture: %d)", name, id, base.findings[id])
+				}
+			}
+			for id, c := range v.findings {
+				if base.findings[id] == 0 && id != expert.TimeBackwards {
+					t.Errorf("%s: %s %d, which the whole capture does not have", name, id, c)
+				}
+			}
+			if v.findings[expert.TimeBackwards] == 0 {
+				t.Errorf("%s: no %s", name, expert.TimeBackwards)
+			}
+			if got, want := flowTotals(&v.snap), flowTotals(&base.snap); got != want {
+				t.Errorf("%s: CDCs and bytes %v, whole capture %v", name, got, want)
+			}
+			if got, want := len(v.snap.Conns), len(base.snap.Conns); got != want {
+				t.Errorf("%s: %d connections, whole capture %d", name, got, want)
+			}
+		}
+	})
+	t.Logf("%d variants", variants)
+}

@@ -44,9 +44,10 @@ const (
 	OneWay                    // only the frames one way, side N (1 or 2): a mirror of a port's egress, tcpdump -Q out
 	Skew                      // side 2's frames N microseconds later, merged by time: two hosts' captures merged, their clocks apart
 	Mirror                    // every Ethernet frame twice, the copy 20 us later tagged with VLAN N: a mirror of both directions of a port, one side tagged
+	Step                      // frames At.. stamped N ms earlier: the capture host's clock stepped back (NTP) while it ran
 )
 
-var kindNames = [...]string{"", "drop", "drop", "dup", "flip", "cut", "start", "thin", "late", "snap", "oneway", "skew", "mirror"}
+var kindNames = [...]string{"", "drop", "drop", "dup", "flip", "cut", "start", "thin", "late", "snap", "oneway", "skew", "mirror", "step"}
 
 // Mutation is one damage done to a capture.
 type Mutation struct {
@@ -76,6 +77,8 @@ func (m Mutation) String() string {
 		return fmt.Sprintf("skew %dus", m.N)
 	case Mirror:
 		return fmt.Sprintf("mirror vlan %d", m.N)
+	case Step:
+		return fmt.Sprintf("step %d-%dms", m.At+1, m.N)
 	}
 	if int(m.Kind) < len(kindNames) && m.Kind != 0 {
 		return fmt.Sprintf("%s %d", kindNames[m.Kind], m.At+1)
@@ -192,6 +195,12 @@ func (m Mutation) Apply(frames []Frame) []Frame {
 			c.CI.Length += 4
 			c.CI.Timestamp = f.CI.Timestamp.Add(20 * time.Microsecond)
 			out = append(out, c)
+		}
+		return out
+	case Step:
+		out := append([]Frame(nil), frames...)
+		for i := at; i < n; i++ {
+			out[i].CI.Timestamp = out[i].CI.Timestamp.Add(-time.Duration(m.N) * time.Millisecond)
 		}
 		return out
 	}
@@ -432,8 +441,10 @@ func Parse(s string) (Mutation, error) {
 		m = Mutation{Kind: Skew, N: b}
 	case scan(s, "mirror vlan %d", &b) && b >= 0 && b < 4096:
 		m = Mutation{Kind: Mirror, N: b}
+	case scan(s, "step %d-%dms", &a, &b) && b >= 1:
+		m = Mutation{Kind: Step, At: a - 1, N: b}
 	default:
-		return m, fmt.Errorf("mutation %q: want drop N, drop N-M, dup N, flip N:OFFSET^MASK, cut N, start N, thin N/EVERY, late N+K, snap BYTES, oneway 1|2, skew MICROSECONDSus or mirror vlan ID", s)
+		return m, fmt.Errorf("mutation %q: want drop N, drop N-M, dup N, flip N:OFFSET^MASK, cut N, start N, thin N/EVERY, late N+K, snap BYTES, oneway 1|2, skew MICROSECONDSus, mirror vlan ID or step N-MILLISECONDSms", s)
 	}
 	if m.At < 0 {
 		return m, fmt.Errorf("mutation %q: frames are numbered from 1", s)

@@ -18,7 +18,7 @@ func frames(n int) []Frame {
 // variant's name makes it again (smcmutate -m).
 func TestParseString(t *testing.T) {
 	for _, m := range append(Generate(7, frames(500), 200), append(Thinned(7, frames(500), 20),
-		Mutation{Kind: Late, At: 4, N: 3}, Mutation{Kind: Snap, N: 96}, Mutation{Kind: OneWay, N: 2}, Mutation{Kind: Skew, N: -2000}, Mutation{Kind: Mirror, N: 100})...) {
+		Mutation{Kind: Late, At: 4, N: 3}, Mutation{Kind: Snap, N: 96}, Mutation{Kind: OneWay, N: 2}, Mutation{Kind: Skew, N: -2000}, Mutation{Kind: Mirror, N: 100}, Mutation{Kind: Step, At: 9, N: 5000})...) {
 		got, err := Parse(m.String())
 		if err != nil || got != m {
 			t.Errorf("%q reads back as %+v, %v; want %+v", m, got, err, m)

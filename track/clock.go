@@ -1,0 +1,84 @@
+package track
+
+import "time"
+
+// captureClock is the time the tracker measures by: a frame's stamp,
+// except where the capture's clock stepped back. A capture is one clock
+// read at each frame; when the host's clock is stepped back (NTP, a
+// merged capture of two hosts) the frames after the step carry stamps
+// seconds before those before it, though no time went back on the wire.
+// Measured by the stamps, every window and deadline that spans the step
+// loses it: what waits for time to pass (an LLC request's response, a
+// link's confirmation, a consumer stall) is decided seconds late or never,
+// and an event after the step looks seconds older than one before it.
+//
+// So a step back of more than a second (expert.TimeBackwards) stops the
+// clock for that frame: time goes on from there by the stamps' own
+// deltas. A frame whose stamp alone stepped back (the one frame a
+// capture point stamped wrong) is followed by frames stamped as before
+// it: jumping back near the latest stamp seen, the clock goes on from
+// where it stood by the time past that latest stamp, not by the jump. Stamps that never step back by a second (every capture of one
+// host whose clock was left alone; jitter of microseconds) are the clock
+// itself: a value is the stamp plus off, and off is 0 for them.
+type captureClock struct {
+	started  bool
+	number   int   // the frame last read (a frame is read once, however often it is asked for)
+	last     int64 // its stamp (Unix nanoseconds)
+	prev     int64 // the stamp of the frame before it
+	max      int64 // the latest stamp seen
+	off      int64 // the clock is a stamp plus off
+	steppedB bool  // the frame last read stepped back by more than stepBack
+}
+
+// stepBack is how far a stamp goes back before the clock stands:
+// expert.TimeBackwards's threshold.
+const stepBack = int64(time.Second)
+
+// at reads the clock at frame number, stamped stamp, and returns its
+// time. Asked again for the same frame (a number other than 0), it
+// returns the same time and changes nothing.
+func (c *captureClock) at(number int, stamp int64) int64 {
+	if c.started && number != 0 && number == c.number {
+		return c.last + c.off
+	}
+	c.steppedB = false
+	switch {
+	case !c.started:
+		c.started, c.max, c.last = true, stamp, stamp
+	case stamp < c.last-stepBack:
+		// Stepped back: the clock stands at this frame.
+		c.steppedB = true
+		c.off += c.last - stamp
+	case c.returns(stamp):
+		// Back near the latest stamp after a step back: from where the
+		// clock stood, by the time past that stamp.
+		at := c.last + c.off + max(0, stamp-c.max)
+		c.off = at - stamp
+	}
+	c.prev, c.last, c.number = c.last, stamp, number
+	c.max = max(c.max, stamp)
+	return stamp + c.off
+}
+
+// usual reports whether a frame stamped stamp, not read yet, would be
+// read as every frame of a capture whose clock was left alone: its time
+// its stamp plus the same off (the fast path reads only those).
+func (c *captureClock) usual(stamp int64) bool {
+	return c.started && stamp >= c.last-stepBack && !c.returns(stamp)
+}
+
+// returns reports whether a frame stamped stamp jumps forward, from
+// stamps more than stepBack before the latest, back to near that latest:
+// the frames after one stamped back alone. (Frames after a step back that
+// reach the latest stamp by small deltas, time passing, are no jump.)
+func (c *captureClock) returns(stamp int64) bool {
+	return c.last < c.max-stepBack && stamp >= c.max-stepBack && stamp-c.last > stepBack
+}
+
+// project is the time at would give a stamp after the frame last read,
+// without reading it: for the end of a capture a file states.
+func (c *captureClock) project(stamp int64) int64 {
+	d := *c
+	d.number = 0
+	return d.at(0, stamp)
+}
