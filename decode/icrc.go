@@ -90,28 +90,28 @@ func (c *ICRC) RoCEv2(ip []byte) (computed uint32, err error) {
 	// appends were a third of the check's time).
 	const v4 = 20 + 8 + bthLen + icrcLen // the shortest: IPv4, UDP, BTH, ICRC
 	if len(ip) >= v4 && ip[0] == 0x45 {
-		if end := int(binary.BigEndian.Uint16(ip[2:4])); haveDirectZ && end >= v4 && end <= len(ip) && end-icrcLen <= 16*foldMax-20 {
-			if crc, ok := directSum(ip[:end-icrcLen]); ok {
+		if end := int(binary.BigEndian.Uint16(ip[2:4])); end >= v4 && end <= len(ip) {
+			crc, ok := uint32(0), false
+			if haveDirectZ && end-icrcLen <= 16*foldMax-20 {
+				crc, ok = directSum(ip[:end-icrcLen])
+			}
+			if !ok && 4+end-icrcLen <= icrcScratch-icrcZeros {
+				b := c.buf[icrcZeros : icrcZeros+4+end-icrcLen]
+				b[0], b[1], b[2], b[3] = 0xFF, 0xFF, 0xFF, 0xFF // the rest of the LRH stand-in
+				copy(b[4:], ip[:end-icrcLen])
+				b[4+1] = 0xFF                 // type of service (DSCP+ECN)
+				b[4+8] = 0xFF                 // TTL
+				b[4+10], b[4+11] = 0xFF, 0xFF // header checksum
+				b[4+26], b[4+27] = 0xFF, 0xFF // UDP checksum
+				b[4+28+4] = 0xFF              // BTH FECN, BECN and reserved bits
+				crc, ok = c.sum(b), true
+			}
+			if ok {
 				if got := binary.LittleEndian.Uint32(ip[end-icrcLen : end]); got != crc {
 					return crc, icrcMismatch(got, crc, end-icrcLen)
 				}
 				return crc, nil
 			}
-		}
-		if end := int(binary.BigEndian.Uint16(ip[2:4])); end >= v4 && end <= len(ip) && 4+end-icrcLen <= icrcScratch-icrcZeros {
-			b := c.buf[icrcZeros : icrcZeros+4+end-icrcLen]
-			b[0], b[1], b[2], b[3] = 0xFF, 0xFF, 0xFF, 0xFF // the rest of the LRH stand-in
-			copy(b[4:], ip[:end-icrcLen])
-			b[4+1] = 0xFF                 // type of service (DSCP+ECN)
-			b[4+8] = 0xFF                 // TTL
-			b[4+10], b[4+11] = 0xFF, 0xFF // header checksum
-			b[4+26], b[4+27] = 0xFF, 0xFF // UDP checksum
-			b[4+28+4] = 0xFF              // BTH FECN, BECN and reserved bits
-			crc := c.sum(b)
-			if got := binary.LittleEndian.Uint32(ip[end-icrcLen : end]); got != crc {
-				return crc, icrcMismatch(got, crc, end-icrcLen)
-			}
-			return crc, nil
 		}
 	}
 	if len(ip) < 1 {
@@ -208,7 +208,9 @@ func (c *ICRC) finish(b, tp []byte, base int) (uint32, error) {
 		k := bthLen + (len(body)-bthLen)%16
 		b = append(b, body[:k]...)
 		b[n+4] = 0xFF
-		if pad := -len(b) & 15; haveFold && (pad+len(b)+len(body)-k)/16 <= foldMax {
+		// Only AVX-512's fold beats crc32 over a long body: SSE's, a
+		// chunk a multiply, is twice as slow there (BenchmarkICRCSum).
+		if pad := -len(b) & 15; haveFoldZ && (pad+len(b)+len(body)-k)/16 <= foldMax {
 			crc = foldSum(c.buf[icrcZeros-pad:icrcZeros+len(b)], body[k:])
 		} else {
 			crc = crc32.Update(c.sum(b), crc32.IEEETable, body[k:])

@@ -63,10 +63,10 @@ GLOBL foldRed<>(SB), RODATA, $32
 // func icrcFoldZ(p1, p2 []byte, k *[2]uint64) uint32
 //
 // The message is p1 then p2, each a multiple of 16 bytes long. Each
-// 16-byte chunk before the last is multiplied by the constants of its
-// distance from the last (k for the first chunk, k+16 for the next, ...:
-// x^(128d+32) for its low quadword, x^(128d-32) for its high one) and
-// added to the last: the products do not wait for each other. The sum,
+// 16-byte chunk is multiplied by the constants of its distance d from the
+// last (k for the first chunk, k+16 for the next, ...: x^(128d+32) for its
+// low quadword, x^(128d-32) for its high one; the last's, d = 0, leave it
+// as it is) and the products summed: they do not wait for each other. The sum,
 // congruent to the message's remainder, is reduced to 32 bits: 128 -> 96
 // bits by x^96, 96 -> 64 by x^64, then Barrett's reduction by floor(x^64
 // / P) and P. The result is the CRC register from a zero register.
@@ -80,20 +80,8 @@ TEXT ·icrcFoldX(SB), NOSPLIT, $0-60
 	MOVQ   p1_len+8(FP), CX
 	MOVQ   p2_base+24(FP), R8
 	MOVQ   p2_len+32(FP), R9
-	// The last chunk, and the chunks before it in each piece.
-	LEAQ   -16(R8)(R9*1), DI
-	SHRQ   $4, CX
+	SHRQ   $4, CX                // chunks of each piece
 	SHRQ   $4, R9
-	TESTQ  R9, R9
-	JNZ    xlastinp2
-	MOVQ   CX, AX
-	SHLQ   $4, AX
-	LEAQ   -16(SI)(AX*1), DI
-	DECQ   CX
-	JMP    xcounted
-xlastinp2:
-	DECQ   R9
-xcounted:
 	MOVQ   $2, R10               // pieces to go
 xseg:
 	TESTQ  CX, CX
@@ -118,8 +106,6 @@ xnext:
 	JMP    xseg
 xlast:
 	PXOR   X6, X1
-	MOVOU  (DI), X2
-	PXOR   X2, X1
 
 	PCMPEQB X5, X5
 	PSRLQ   $32, X5              // the low 32 bits of each quadword
@@ -158,20 +144,9 @@ TEXT ·icrcFoldZ(SB), NOSPLIT, $0-60
 	MOVQ   p1_len+8(FP), CX
 	MOVQ   p2_base+24(FP), R8
 	MOVQ   p2_len+32(FP), R9
-	LEAQ   -16(R8)(R9*1), DI
-	SHRQ   $4, CX
+	SHRQ   $4, CX                // chunks of each piece
 	SHRQ   $4, R9
-	TESTQ  R9, R9
-	JNZ    zlastinp2
-	MOVQ   CX, AX
-	SHLQ   $4, AX
-	LEAQ   -16(SI)(AX*1), DI
-	DECQ   CX
-	JMP    zcounted
-zlastinp2:
-	DECQ   R9
-zcounted:
-	MOVQ   $2, R10
+	MOVQ   $2, R10               // pieces to go
 zseg:
 	CMPQ   CX, $4
 	JB     zrest
@@ -200,9 +175,6 @@ znext:
 	JMP    zseg
 zlast:
 	LANES_Z
-	VMOVDQU (DI), X2
-	VPXOR  X2, X1, X1
-
 	REDUCE_VEX
 	VZEROUPPER
 	MOVL   AX, ret+56(FP)

@@ -17,8 +17,8 @@ const foldMax = 272
 // foldRev holds, at index foldMax-1-d, the multipliers that move a chunk
 // d chunks before a message's last one there: x^(128d+32) and
 // x^(128d-32) modulo the CRC-32 polynomial, bit-reflected (shifted up by
-// one) as the chunk is; for the last chunk itself x^32 and x^-32, so
-// that it goes through the same multiply as the others. Reversed, so that
+// one) as the chunk is; for the last chunk itself x^32 and x^-32, which
+// leave it as it is, so that every chunk goes through the same multiply. Reversed, so that
 // a message's chunks and their multipliers are read in the same
 // direction; three zero entries after the last for the lanes of a first
 // load past the end of a message shorter than four chunks. Written by

@@ -4,6 +4,7 @@ package decode
 
 const (
 	haveFold    = false
+	haveFoldZ   = false
 	haveDirectZ = false
 )
 
