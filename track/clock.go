@@ -21,13 +21,13 @@ import "time"
 // host whose clock was left alone; jitter of microseconds) are the clock
 // itself: a value is the stamp plus off, and off is 0 for them.
 type captureClock struct {
-	started  bool
-	number   int   // the frame last read (a frame is read once, however often it is asked for)
-	last     int64 // its stamp (Unix nanoseconds)
-	prev     int64 // the stamp of the frame before it
-	max      int64 // the latest stamp seen
-	off      int64 // the clock is a stamp plus off
-	steppedB bool  // the frame last read stepped back by more than stepBack
+	started bool
+	number  int   // the frame last read (a frame is read once, however often it is asked for)
+	last    int64 // its stamp (Unix nanoseconds)
+	prev    int64 // the stamp of the frame before it
+	max     int64 // the latest stamp seen
+	off     int64 // the clock is a stamp plus off
+	stepped bool  // the frame last read stepped back by more than stepBack
 }
 
 // stepBack is how far a stamp goes back before the clock stands:
@@ -38,16 +38,16 @@ const stepBack = int64(time.Second)
 // time. Asked again for the same frame (a number other than 0), it
 // returns the same time and changes nothing.
 func (c *captureClock) at(number int, stamp int64) int64 {
-	if c.started && number != 0 && number == c.number {
+	if c.read(number) {
 		return c.last + c.off
 	}
-	c.steppedB = false
+	c.stepped = false
 	switch {
 	case !c.started:
 		c.started, c.max, c.last = true, stamp, stamp
 	case stamp < c.last-stepBack:
 		// Stepped back: the clock stands at this frame.
-		c.steppedB = true
+		c.stepped = true
 		c.off += c.last - stamp
 	case c.returns(stamp):
 		// Back near the latest stamp after a step back: from where the
@@ -60,10 +60,18 @@ func (c *captureClock) at(number int, stamp int64) int64 {
 	return stamp + c.off
 }
 
-// usual reports whether a frame stamped stamp, not read yet, would be
-// read as every frame of a capture whose clock was left alone: its time
-// its stamp plus the same off (the fast path reads only those).
-func (c *captureClock) usual(stamp int64) bool {
+// read reports whether frame number (not 0) is the frame last read.
+func (c *captureClock) read(number int) bool {
+	return c.started && number != 0 && number == c.number
+}
+
+// usual reports whether frame number, stamped stamp, is or would be read
+// as every frame of a capture whose clock was left alone: its time its
+// stamp plus the same off (the fast path reads only those).
+func (c *captureClock) usual(number int, stamp int64) bool {
+	if c.read(number) {
+		return !c.stepped
+	}
 	return c.started && stamp >= c.last-stepBack && !c.returns(stamp)
 }
 
@@ -79,6 +87,5 @@ func (c *captureClock) returns(stamp int64) bool {
 // without reading it: for the end of a capture a file states.
 func (c *captureClock) project(stamp int64) int64 {
 	d := *c
-	d.number = 0
 	return d.at(0, stamp)
 }

@@ -38,8 +38,8 @@ func TestCaptureClock(t *testing.T) {
 				if got != c.want[i] {
 					t.Errorf("frame %d stamped %v: %v, want %v", i+1, time.Duration(st), time.Duration(got), time.Duration(c.want[i]))
 				}
-				if want := i < len(c.back) && c.back[i]; k.steppedB != want {
-					t.Errorf("frame %d: stepped back %v, want %v", i+1, k.steppedB, want)
+				if want := i < len(c.back) && c.back[i]; k.stepped != want {
+					t.Errorf("frame %d: stepped back %v, want %v", i+1, k.stepped, want)
 				}
 			}
 		})

@@ -137,7 +137,7 @@ func (t *Tracker) fastRoCE(f *capture.Frame) fastResult {
 	// A step back in time is a finding of feed's (expert.TimeBackwards),
 	// and the clock's reading there is feed's.
 	ns := f.UnixNano()
-	if !t.clock.usual(ns) && !(f.Number != 0 && f.Number == t.clock.number) {
+	if !t.clock.usual(f.Number, ns) {
 		return fastNo
 	}
 	ns = t.clock.at(f.Number, ns)

@@ -272,7 +272,7 @@ func (t *Tracker) feed(in *input) {
 	t.stats.Frames++
 	stamp := in.ns
 	in.ns = t.clock.at(in.number, stamp)
-	if t.clock.steppedB {
+	if t.clock.stepped {
 		prev := t.clock.prev
 		t.raiseText(&t.expert, expert.TimeBackwards, in, func() string {
 			return fmt.Sprintf("the first is %s before the frame before it", fmtDur(time.Duration(prev-stamp)))
@@ -586,10 +586,7 @@ func (t *Tracker) EndCapture(end time.Time) {
 	}
 	t.ended = true
 	if !end.IsZero() {
-		t.endNS = end.UnixNano()
-		if t.clock.started {
-			t.endNS = t.clock.project(t.endNS)
-		}
+		t.endNS = t.clock.project(end.UnixNano())
 	}
 	t.settleRuns()
 }
