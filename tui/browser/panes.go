@@ -2,6 +2,7 @@ package browser
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -24,10 +25,10 @@ import (
 type pane struct {
 	title   string
 	headers []string
-	// lead is the column the detail shows first: the free text (a
+	// lead names the column the detail shows first: the free text (a
 	// connection's detail, a finding's, a decline's meaning) that a
 	// narrow table cuts and a short pane would leave below its bottom.
-	lead int
+	lead string
 	rows []paneRow
 }
 
@@ -45,7 +46,7 @@ func (b *Browser) pane(kind string) pane {
 	s := b.idx.Snapshot()
 	switch kind {
 	case "conversations":
-		p := pane{title: "conversations", headers: []string{"ID", "Client", "Server", "Outcome", "LGR", "Link", "CDCs C→S", "CDCs S→C", "Bytes C→S", "Bytes S→C", "Detail"}, lead: 10}
+		p := pane{title: "conversations", headers: []string{"ID", "Client", "Server", "Outcome", "LGR", "Link", "CDCs C→S", "CDCs S→C", "Bytes C→S", "Bytes S→C", "Detail"}, lead: "Detail"}
 		if s == nil {
 			return p
 		}
@@ -86,7 +87,7 @@ func (b *Browser) pane(kind string) pane {
 	if kind == "expert" {
 		return b.expertPane(s)
 	}
-	p := pane{title: "declines", headers: []string{"ID", "Client", "Server", "Declined", "Stage", "Code", "Name", "Meaning", "Frame"}, lead: 7}
+	p := pane{title: "declines", headers: []string{"ID", "Client", "Server", "Declined", "Stage", "Code", "Name", "Meaning", "Frame"}, lead: "Meaning"}
 	if s == nil {
 		return p
 	}
@@ -114,7 +115,7 @@ func (b *Browser) pane(kind string) pane {
 // one row per finding and object (smcdump -z smc,expert's), with what it
 // means and what to check in the detail; enter goes to its first frame.
 func (b *Browser) expertPane(s *track.Snapshot) pane {
-	p := pane{title: "expert", headers: []string{"Severity", "Finding", "Object", "Frames", "First", "Last", "Detail"}, lead: 6}
+	p := pane{title: "expert", headers: []string{"Severity", "Finding", "Object", "Frames", "First", "Last", "Detail"}, lead: "Detail"}
 	if s == nil {
 		return p
 	}
@@ -183,9 +184,10 @@ func (b *Browser) showPane(kind string) {
 			return
 		}
 		var d strings.Builder
-		fmt.Fprintf(&d, "%s: %s\n", p.headers[p.lead], p.rows[i].cells[p.lead])
+		lead := max(slices.Index(p.headers, p.lead), 0)
+		fmt.Fprintf(&d, "%s: %s\n", p.headers[lead], p.rows[i].cells[lead])
 		for c, h := range p.headers {
-			if c != p.lead {
+			if c != lead {
 				fmt.Fprintf(&d, "%s: %s\n", h, p.rows[i].cells[c])
 			}
 		}
