@@ -59,6 +59,17 @@ GLOBL foldRed<>(SB), RODATA, $32
 	VPXOR  X1, X3, X3 \
 	VPEXTRD $1, X3, AX
 
+// PIECES loads the two pieces of icrcFoldX's and icrcFoldZ's message:
+// p1 at SI with CX chunks, p2 at R8 with R9, and R10 the pieces to go.
+#define PIECES \
+	MOVQ   p1_base+0(FP), SI \
+	MOVQ   p1_len+8(FP), CX \
+	MOVQ   p2_base+24(FP), R8 \
+	MOVQ   p2_len+32(FP), R9 \
+	SHRQ   $4, CX \
+	SHRQ   $4, R9 \
+	MOVQ   $2, R10
+
 // func icrcFoldX(p1, p2 []byte, k *[2]uint64) uint32
 // func icrcFoldZ(p1, p2 []byte, k *[2]uint64) uint32
 //
@@ -76,13 +87,7 @@ TEXT ·icrcFoldX(SB), NOSPLIT, $0-60
 	MOVQ   k+48(FP), DX
 	PXOR   X1, X1                // the low products' sum
 	PXOR   X6, X6                // the high products'
-	MOVQ   p1_base+0(FP), SI
-	MOVQ   p1_len+8(FP), CX
-	MOVQ   p2_base+24(FP), R8
-	MOVQ   p2_len+32(FP), R9
-	SHRQ   $4, CX                // chunks of each piece
-	SHRQ   $4, R9
-	MOVQ   $2, R10               // pieces to go
+	PIECES
 xseg:
 	TESTQ  CX, CX
 	JZ     xnext
@@ -140,13 +145,7 @@ xlast:
 TEXT ·icrcFoldZ(SB), NOSPLIT, $0-60
 	MOVQ   k+48(FP), DX
 	VPXORQ Z1, Z1, Z1            // the products' sum
-	MOVQ   p1_base+0(FP), SI
-	MOVQ   p1_len+8(FP), CX
-	MOVQ   p2_base+24(FP), R8
-	MOVQ   p2_len+32(FP), R9
-	SHRQ   $4, CX                // chunks of each piece
-	SHRQ   $4, R9
-	MOVQ   $2, R10               // pieces to go
+	PIECES
 zseg:
 	CMPQ   CX, $4
 	JB     zrest
