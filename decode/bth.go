@@ -82,7 +82,10 @@ func (o BTHOpcode) Op() BTHOpcode { return o & 0x1F }
 
 // Valid reports whether IBTA defines the opcode (manufacturer-specific
 // 0xC0-0xFF and reserved codes are not).
-func (o BTHOpcode) Valid() bool {
+func (o BTHOpcode) Valid() bool { return opcodeInfo[o].valid }
+
+// validOf is Valid worked out from the opcode's transport and operation.
+func (o BTHOpcode) validOf() bool {
 	op := o.Op()
 	switch o.Transport() {
 	case TransportRC, TransportXRC:
@@ -108,12 +111,16 @@ func (o BTHOpcode) String() string { return opcodeStrings[o] }
 // of every RoCE frame.
 var opcodeStrings = func() (s [256]string) {
 	for o := range s {
-		s[o] = string(BTHOpcode(o).appendName(nil))
+		s[o] = string(BTHOpcode(o).nameOf(nil))
 	}
 	return s
 }()
 
-func (o BTHOpcode) appendName(dst []byte) []byte {
+// appendName appends the opcode's String.
+func (o BTHOpcode) appendName(dst []byte) []byte { return append(dst, opcodeStrings[o]...) }
+
+// nameOf appends the opcode's name made from its transport and operation.
+func (o BTHOpcode) nameOf(dst []byte) []byte {
 	if o == OpCNP {
 		return append(dst, "CNP"...)
 	}
@@ -173,13 +180,14 @@ func (o BTHOpcode) extLen() int { return int(opcodeInfo[o].ext) }
 
 // opcodeInfo is, per opcode, what decoding a BTH asks of it for every
 // packet (Valid, extLen), made once: the two switches were a quarter of
-// the BTH's decoding, which every RoCE frame of every mode pays.
+// the BTH's decoding, which every RoCE frame of every mode pays, and ran
+// again in its summary.
 var opcodeInfo = func() (t [256]struct {
 	valid bool
 	ext   uint8
 }) {
 	for o := range t {
-		t[o].valid, t[o].ext = BTHOpcode(o).Valid(), uint8(BTHOpcode(o).extLenOf())
+		t[o].valid, t[o].ext = BTHOpcode(o).validOf(), uint8(BTHOpcode(o).extLenOf())
 	}
 	return t
 }()
