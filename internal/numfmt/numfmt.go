@@ -176,6 +176,21 @@ func AppendHex(dst []byte, u uint64) []byte {
 // digits (more digits when u needs them), as fmt's %0*x.
 func AppendHexPadded(dst []byte, u uint64, width int) []byte {
 	n := max(HexLen(u), width)
+	if l := len(dst); n <= 16 && cap(dst)-l >= 16 {
+		// In words of eight digits (hex8), as appendDigits does in
+		// decimal: a digit a loop turn was most of a RoCE WRITE's line
+		// (its 16-digit VA). v scaled to fill its word puts its digits
+		// first and zeros after, past the returned length; above eight
+		// digits the low eight are written over those zeros.
+		w := dst[l : l+16]
+		if n <= 8 {
+			binary.BigEndian.PutUint64(w[:8], hex8(uint32(u)<<(4*(8-n))))
+		} else {
+			binary.BigEndian.PutUint64(w[:8], hex8(uint32(u>>32)<<(4*(16-n))))
+			binary.BigEndian.PutUint64(w[n-8:n], hex8(uint32(u)))
+		}
+		return dst[:l+n]
+	}
 	dst = grow(dst, n)
 	b := dst[len(dst)-n:]
 	for i := len(b) - 1; i >= 0; i-- {
