@@ -63,6 +63,13 @@ func appendUint(dst []byte, u uint64) []byte {
 	if u < 100 { // and 10 or more: AppendUint wrote a single digit
 		return append(dst, digits2[2*u], digits2[2*u+1])
 	}
+	if l := len(dst); u < 1e8 && cap(dst)-l >= 8 {
+		// Up to eight digits (nearly every number of a frame): one word
+		// stored whole (Word8), without appendDigits' general case.
+		w, n := Word8(u)
+		binary.LittleEndian.PutUint64(dst[l:l+8], w)
+		return dst[:l+n]
+	}
 	return appendDigits(dst, u, DecimalLen(u))
 }
 
