@@ -55,6 +55,39 @@ var directMasks = func() (m [16][64]byte) {
 //go:noescape
 func icrcDirectZ(pkt []byte) uint32
 
+// directSumX is directSum without AVX-512 (icrcDirectX), for a packet of
+// at most directXMax bytes: it reads up to 19 bytes before pkt, none
+// after, and can only where those lie on the page of pkt's first byte.
+func directSumX(pkt []byte) (uint32, bool) {
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(pkt)))
+	first := p - uintptr(4+(-(len(pkt)+4)&15)) // where the padded message starts
+	if first>>12 != p>>12 {
+		return 0, false
+	}
+	return ^icrcDirectX(pkt), true
+}
+
+// directXMax is the longest packet directSumX takes: past it SSE's fold, a
+// chunk a multiply, is slower than crc32's over the body
+// (BenchmarkICRCSum), which the copy path hands it.
+const directXMax = 192
+
+// directKeep[pad] clears, in the first chunk icrcDirectX loads, the pad
+// bytes before the message (directMasks sets the four ones after them).
+//
+//lint:ignore U1000 read by icrcDirectX (icrc_amd64.s)
+var directKeep = func() (m [16][16]byte) {
+	for pad := range m {
+		for i := pad; i < 16; i++ {
+			m[pad][i] = 0xFF
+		}
+	}
+	return m
+}()
+
+//go:noescape
+func icrcDirectX(pkt []byte) uint32
+
 // foldSum returns crc32.Update(^0, crc32.IEEETable, p1+p2): len(p1) and
 // len(p2) are multiples of 16, together from 16 to 16*foldMax bytes.
 func foldSum(p1, p2 []byte) uint32 {

@@ -59,6 +59,31 @@ GLOBL foldRed<>(SB), RODATA, $32
 	VPXOR  X1, X3, X3 \
 	VPEXTRD $1, X3, AX
 
+// REDUCE_SSE is REDUCE_VEX in SSE encodings, for the SSE folds.
+#define REDUCE_SSE \
+	PCMPEQB X5, X5 \
+	PSRLQ   $32, X5 \
+	MOVQ   foldRed<>+0(SB), X0 \
+	MOVOA  X1, X2 \
+	PCLMULQDQ $0x00, X0, X2 \
+	PSRLDQ $8, X1 \
+	PXOR   X2, X1 \
+	MOVOA  X1, X2 \
+	PSRLDQ $4, X2 \
+	PAND   X5, X1 \
+	MOVQ   foldRed<>+8(SB), X0 \
+	PCLMULQDQ $0x00, X0, X1 \
+	PXOR   X2, X1 \
+	MOVOA  X1, X2 \
+	PAND   X5, X1 \
+	MOVQ   foldRed<>+16(SB), X0 \
+	PCLMULQDQ $0x00, X0, X1 \
+	PAND   X5, X1 \
+	MOVQ   foldRed<>+24(SB), X0 \
+	PCLMULQDQ $0x00, X0, X1 \
+	PXOR   X2, X1 \
+	PEXTRD $1, X1, AX
+
 // PIECES loads the two pieces of icrcFoldX's and icrcFoldZ's message:
 // p1 at SI with CX chunks, p2 at R8 with R9, and R10 the pieces to go.
 #define PIECES \
@@ -112,31 +137,7 @@ xnext:
 xlast:
 	PXOR   X6, X1
 
-	PCMPEQB X5, X5
-	PSRLQ   $32, X5              // the low 32 bits of each quadword
-
-	MOVQ   foldRed<>+0(SB), X0
-	MOVOA  X1, X2
-	PCLMULQDQ $0x00, X0, X2      // low quadword by x^96
-	PSRLDQ $8, X1
-	PXOR   X2, X1                // 96 bits
-
-	MOVOA  X1, X2
-	PSRLDQ $4, X2
-	PAND   X5, X1
-	MOVQ   foldRed<>+8(SB), X0
-	PCLMULQDQ $0x00, X0, X1      // low 32 bits by x^64
-	PXOR   X2, X1                // 64 bits
-
-	MOVOA  X1, X2
-	PAND   X5, X1
-	MOVQ   foldRed<>+16(SB), X0
-	PCLMULQDQ $0x00, X0, X1      // quotient
-	PAND   X5, X1
-	MOVQ   foldRed<>+24(SB), X0
-	PCLMULQDQ $0x00, X0, X1      // quotient times P
-	PXOR   X2, X1
-	PEXTRD $1, X1, AX
+	REDUCE_SSE
 	MOVL   AX, ret+56(FP)
 	RET
 
@@ -251,5 +252,68 @@ dfold:
 
 	REDUCE_VEX
 	VZEROUPPER
+	MOVL   AX, ret+24(FP)
+	RET
+
+// func icrcDirectX(pkt []byte) uint32
+//
+// icrcDirectZ with SSE4.1 and PCLMULQDQ, a chunk at a time: the padded
+// message's chunks are loaded in place, the first from up to 19 bytes
+// before pkt (directSumX checks that they lie on pkt's page), whose bytes
+// before the ones are cleared (directKeep[pad]); the first four chunks
+// take the ones of directMasks[pad]. The last chunk ends with pkt, so
+// nothing after it is read.
+TEXT ·icrcDirectX(SB), NOSPLIT, $0-28
+	MOVQ   pkt_base+0(FP), SI
+	MOVQ   pkt_len+8(FP), CX
+	LEAQ   4(CX), AX             // the message's length
+	MOVQ   AX, BX
+	NEGQ   BX
+	ANDQ   $15, BX               // pad
+	ADDQ   BX, AX                // the padded length, 16 times the chunks
+	LEAQ   ·foldRev+(const_foldMax*16)(SB), DX
+	SUBQ   AX, DX                // foldRev[foldMax-chunks]
+	SHRQ   $4, AX                // chunks
+	MOVQ   BX, R9
+	SHLQ   $6, R9
+	LEAQ   ·directMasks(SB), R10
+	ADDQ   R10, R9               // directMasks[pad]
+	MOVQ   BX, R11
+	SHLQ   $4, R11
+	LEAQ   ·directKeep(SB), R10
+	ADDQ   R10, R11              // directKeep[pad]
+	LEAQ   4(BX), R12
+	MOVQ   SI, R8
+	SUBQ   R12, R8               // where the padded message starts
+	PXOR   X1, X1                // the low products' sum
+	PXOR   X6, X6                // the high products'
+	MOVOU  (R8), X2
+	MOVOU  (R11), X7
+	PAND   X7, X2
+	MOVQ   $4, R12               // chunks that take ones
+xdmask:
+	MOVOU  (R9), X7
+	POR    X7, X2
+	ADDQ   $16, R9
+	DECQ   R12
+xdfold:
+	MOVOU  (DX), X3
+	MOVOA  X2, X4
+	PCLMULQDQ $0x00, X3, X2
+	PCLMULQDQ $0x11, X3, X4
+	PXOR   X2, X1
+	PXOR   X4, X6
+	ADDQ   $16, R8
+	ADDQ   $16, DX
+	DECQ   AX
+	JZ     xdlast
+	MOVOU  (R8), X2
+	TESTQ  R12, R12
+	JNZ    xdmask
+	JMP    xdfold
+xdlast:
+	PXOR   X6, X1
+
+	REDUCE_SSE
 	MOVL   AX, ret+24(FP)
 	RET

@@ -150,9 +150,29 @@ func BenchmarkICRCStored(b *testing.B) {
 // before such a page: it reads in place where its loads stay on pkt's
 // pages, and touches nothing outside pkt.
 func TestDirectSumInPlace(t *testing.T) {
-	if !haveDirectZ {
-		t.Skip("no AVX-512 BW and VPCLMULQDQ")
+	for _, c := range []struct {
+		name string
+		have bool
+		sum  func([]byte) (uint32, bool)
+		max  int
+		// inside: a packet at at of n bytes must be read in place.
+		inside func(at, n, page int) bool
+	}{
+		{"Z", haveDirectZ, directSum, 16*foldMax - 20, func(at, n, page int) bool {
+			return at%page >= 20 && (at+n)%page <= page-63 && (at+n)%page != 0
+		}},
+		{"X", haveFold, directSumX, directXMax, func(at, n, page int) bool { return at%page >= 19 }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if !c.have {
+				t.Skip("not on this CPU")
+			}
+			testDirectSum(t, c.sum, c.max, c.inside)
+		})
 	}
+}
+
+func testDirectSum(t *testing.T, sum func([]byte) (uint32, bool), most int, inside func(at, n, page int) bool) {
 	page := os.Getpagesize()
 	mem, err := syscall.Mmap(-1, 0, 5*page, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
 	if err != nil {
@@ -166,11 +186,22 @@ func TestDirectSumInPlace(t *testing.T) {
 		}
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
-	var scratch ICRC
-	for n := 40; n <= 16*foldMax-20 && n <= page; n++ {
-		for _, at := range []int{page, page + 100, 4*page - n} { // start of page 1, inside it, end of page 3
+	for n := 40; n <= most && n <= page; n++ {
+		// Start of page 1, inside it (every distance from the page's
+		// start that a read before the packet could cross), end of page 3.
+		ats := []int{page, page + 100, 4*page - n}
+		for d := 1; d < 24; d++ {
+			ats = append(ats, page+d)
+		}
+		for _, at := range ats {
 			if at+n > 2*page && at < 3*page {
 				continue // too long to lie inside page 1
+			}
+			// What lies before the packet is not the message's.
+			for i := at - 24; i < at; i++ {
+				if g := i / page; g == 1 || g == 3 {
+					mem[i] = byte(rng.Uint32())
+				}
 			}
 			pkt := mem[at : at+n]
 			for i := range pkt {
@@ -181,15 +212,13 @@ func TestDirectSumInPlace(t *testing.T) {
 				msg[4+o] = 0xFF
 			}
 			want := crc32.Update(^uint32(0), crc32.IEEETable, msg)
-			got, ok := directSum(pkt)
+			got, ok := sum(pkt)
 			if ok && got != want {
 				t.Fatalf("%d bytes at %#x: %#08x, want %#08x", n, at, got, want)
 			}
-			if inside := at%page >= 20 && (at+n)%page <= page-63 && (at+n)%page != 0; inside && !ok {
+			if inside(at, n, page) && !ok {
 				t.Fatalf("%d bytes at %#x, inside its page: not read in place", n, at)
 			}
-			// And as RoCEv2 takes it, through the scratch path.
-			_ = scratch
 		}
 	}
 }
@@ -199,8 +228,12 @@ func TestDirectSumInPlace(t *testing.T) {
 // CDC, a 1 KiB WRITE); BenchmarkICRCRoCEv2's packets may end near a page
 // the collector has not touched, which takes the copy.
 func BenchmarkDirectSum(b *testing.B) {
+	sum := directSum
 	if !haveDirectZ {
-		b.Skip("no AVX-512 BW and VPCLMULQDQ")
+		if !haveFold {
+			b.Skip("no PCLMULQDQ")
+		}
+		sum = directSumX // its packets: up to directXMax
 	}
 	buf := make([]byte, 3*os.Getpagesize())
 	for i := range buf {
@@ -212,7 +245,7 @@ func BenchmarkDirectSum(b *testing.B) {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			var s uint32
 			for b.Loop() {
-				c, ok := directSum(pkt)
+				c, ok := sum(pkt)
 				if !ok {
 					b.Fatal("not read in place")
 				}
