@@ -165,8 +165,11 @@ var digits4 = func() (t [10000]uint32) {
 // whole word and keeps n bytes, one store whatever the length (the -T
 // fields direct path writes every column so).
 func Word8(u uint64) (w uint64, n int) {
-	n = DecimalLen(u)
-	return digits8(uint32(u)) >> (8 * (8 - n)), n
+	// The leading zero digits are the word's lowest bytes that are '0':
+	// counted from the digits at hand, not sized apart (DecimalLen).
+	d := digits8(uint32(u))
+	z := min(bits.TrailingZeros64(d^0x3030303030303030)&^7, 56) // 0 keeps one digit
+	return d >> z, 8 - z>>3
 }
 
 // HexLen is the number of lowercase hex digits of u (1 for 0).
