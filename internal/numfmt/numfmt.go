@@ -108,6 +108,11 @@ func AppendInt(dst []byte, i int64) []byte {
 // AppendPadded appends u in decimal with leading zeros to width digits
 // (more digits when u needs them), as fmt's %0*d does for non-negative u.
 func AppendPadded(dst []byte, u uint64, width int) []byte {
+	if width < len(pow10) && u < pow10[width] {
+		// Padded (a timestamp's nanoseconds on every line): the width
+		// is the length, without sizing u.
+		return appendDigits(dst, u, max(width, 1))
+	}
 	return appendDigits(dst, u, max(DecimalLen(u), width))
 }
 
