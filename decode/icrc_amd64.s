@@ -84,6 +84,35 @@ GLOBL foldRed<>(SB), RODATA, $32
 	PXOR   X2, X1 \
 	PEXTRD $1, X1, AX
 
+// DIRECT_START loads icrcDirectZ's and icrcDirectX's packet: SI its
+// start, AX the padded message's length, BX its pad, DX the first
+// chunk's multipliers (foldRev[foldMax-chunks]), R9 directMasks[pad].
+#define DIRECT_START \
+	MOVQ   pkt_base+0(FP), SI \
+	MOVQ   pkt_len+8(FP), CX \
+	LEAQ   4(CX), AX \
+	MOVQ   AX, BX \
+	NEGQ   BX \
+	ANDQ   $15, BX \
+	ADDQ   BX, AX \
+	LEAQ   ·foldRev+(const_foldMax*16)(SB), DX \
+	SUBQ   AX, DX \
+	MOVQ   BX, R9 \
+	SHLQ   $6, R9 \
+	LEAQ   ·directMasks(SB), R10 \
+	ADDQ   R10, R9
+
+// FOLD1 multiplies the chunk in X2 by the multipliers at DX, adds the
+// products to X1 (low) and X6 (high) and moves DX to the next chunk's.
+#define FOLD1 \
+	MOVOU  (DX), X3 \
+	MOVOA  X2, X4 \
+	PCLMULQDQ $0x00, X3, X2 \
+	PCLMULQDQ $0x11, X3, X4 \
+	PXOR   X2, X1 \
+	PXOR   X4, X6 \
+	ADDQ   $16, DX
+
 // PIECES loads the two pieces of icrcFoldX's and icrcFoldZ's message:
 // p1 at SI with CX chunks, p2 at R8 with R9, and R10 the pieces to go.
 #define PIECES \
@@ -118,14 +147,8 @@ xseg:
 	JZ     xnext
 xloop:
 	MOVOU  (SI), X2
-	MOVOU  (DX), X3
-	MOVOA  X2, X4
-	PCLMULQDQ $0x00, X3, X2
-	PCLMULQDQ $0x11, X3, X4
-	PXOR   X2, X1
-	PXOR   X4, X6
+	FOLD1
 	ADDQ   $16, SI
-	ADDQ   $16, DX
 	DECQ   CX
 	JNZ    xloop
 xnext:
@@ -195,19 +218,7 @@ zlast:
 // foldRev[foldMax-1-d]; the last chunk takes those of distance 0, so every
 // chunk is multiplied alike.
 TEXT ·icrcDirectZ(SB), NOSPLIT, $0-28
-	MOVQ   pkt_base+0(FP), SI
-	MOVQ   pkt_len+8(FP), CX
-	LEAQ   4(CX), AX             // the message's length
-	MOVQ   AX, BX
-	NEGQ   BX
-	ANDQ   $15, BX               // pad
-	ADDQ   BX, AX                // the padded length, 16 times the chunks
-	LEAQ   ·foldRev+(const_foldMax*16)(SB), DX
-	SUBQ   AX, DX                // foldRev[foldMax-chunks]
-	MOVQ   BX, R9
-	SHLQ   $6, R9
-	LEAQ   ·directMasks(SB), R10
-	ADDQ   R10, R9               // directMasks[pad]
+	DIRECT_START
 	LEAQ   4(BX), R11            // where pkt starts in the padded message
 	MOVQ   SI, R8
 	SUBQ   R11, R8               // where the padded message would start
@@ -264,20 +275,8 @@ dfold:
 // take the ones of directMasks[pad]. The last chunk ends with pkt, so
 // nothing after it is read.
 TEXT ·icrcDirectX(SB), NOSPLIT, $0-28
-	MOVQ   pkt_base+0(FP), SI
-	MOVQ   pkt_len+8(FP), CX
-	LEAQ   4(CX), AX             // the message's length
-	MOVQ   AX, BX
-	NEGQ   BX
-	ANDQ   $15, BX               // pad
-	ADDQ   BX, AX                // the padded length, 16 times the chunks
-	LEAQ   ·foldRev+(const_foldMax*16)(SB), DX
-	SUBQ   AX, DX                // foldRev[foldMax-chunks]
+	DIRECT_START
 	SHRQ   $4, AX                // chunks
-	MOVQ   BX, R9
-	SHLQ   $6, R9
-	LEAQ   ·directMasks(SB), R10
-	ADDQ   R10, R9               // directMasks[pad]
 	MOVQ   BX, R11
 	SHLQ   $4, R11
 	LEAQ   ·directKeep(SB), R10
@@ -297,14 +296,8 @@ xdmask:
 	ADDQ   $16, R9
 	DECQ   R12
 xdfold:
-	MOVOU  (DX), X3
-	MOVOA  X2, X4
-	PCLMULQDQ $0x00, X3, X2
-	PCLMULQDQ $0x11, X3, X4
-	PXOR   X2, X1
-	PXOR   X4, X6
+	FOLD1
 	ADDQ   $16, R8
-	ADDQ   $16, DX
 	DECQ   AX
 	JZ     xdlast
 	MOVOU  (R8), X2
