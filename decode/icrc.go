@@ -88,9 +88,8 @@ func (c *ICRC) RoCEv2(ip []byte) (computed uint32, err error) {
 	// the CPU can (directSum; directSumX without AVX-512, for the short
 	// packets its fold is the quicker for: a copy masked by narrow stores
 	// and read back by wide loads stalls), else, short enough for the
-	// scratch buffer,
-	// in one copy: the same message as below, masked in place (its few
-	// appends were a third of the check's time).
+	// scratch buffer, in one copy: the same message as below, masked in
+	// place (its few appends were a third of the check's time).
 	const v4 = 20 + 8 + bthLen + icrcLen // the shortest: IPv4, UDP, BTH, ICRC
 	if len(ip) >= v4 && ip[0] == 0x45 {
 		if end := int(binary.BigEndian.Uint16(ip[2:4])); end >= v4 && end <= len(ip) {

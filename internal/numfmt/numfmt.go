@@ -194,7 +194,7 @@ func AppendHexPadded(dst []byte, u uint64, width int) []byte {
 	if l := len(dst); n <= 16 && cap(dst)-l >= 16 {
 		// In words of eight digits (hex8), as appendDigits does in
 		// decimal: a digit a loop turn was most of a RoCE WRITE's line
-		// (its 16-digit VA). v scaled to fill its word puts its digits
+		// (its 16-digit VA). u scaled to fill its word puts its digits
 		// first and zeros after, past the returned length; above eight
 		// digits the low eight are written over those zeros.
 		w := dst[l : l+16]
