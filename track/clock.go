@@ -17,8 +17,9 @@ import "time"
 // deltas. A frame whose stamp alone stepped back (the one frame a
 // capture point stamped wrong) is followed by frames stamped as before
 // it: jumping back near the latest stamp seen, the clock goes on from
-// where it stood by the time past that latest stamp, not by the jump. Stamps that never step back by a second (every capture of one
-// host whose clock was left alone; jitter of microseconds) are the clock
+// where it stood by the time past that latest stamp, not by the jump.
+// Stamps that never step back by a second (every capture of one host
+// whose clock was left alone; jitter of microseconds) are the clock
 // itself: a value is the stamp plus off, and off is 0 for them.
 type captureClock struct {
 	started bool
@@ -65,14 +66,22 @@ func (c *captureClock) read(number int) bool {
 	return c.started && number != 0 && number == c.number
 }
 
-// usual reports whether frame number, stamped stamp, is or would be read
-// as every frame of a capture whose clock was left alone: its time its
-// stamp plus the same off (the fast path reads only those).
-func (c *captureClock) usual(number int, stamp int64) bool {
+// usual reads the clock at frame number, stamped stamp, as at does, if the
+// frame is read as every frame of a capture whose clock was left alone
+// (its time its stamp plus the same off), and reports whether it was;
+// any other frame it leaves unread, for at (the fast path reads only
+// those: the others are feed's).
+func (c *captureClock) usual(number int, stamp int64) (int64, bool) {
 	if c.read(number) {
-		return !c.stepped
+		return c.last + c.off, !c.stepped
 	}
-	return c.started && stamp >= c.last-stepBack && !c.returns(stamp)
+	if !c.started || stamp < c.last-stepBack || c.returns(stamp) {
+		return 0, false
+	}
+	c.stepped = false
+	c.prev, c.last, c.number = c.last, stamp, number
+	c.max = max(c.max, stamp)
+	return stamp + c.off, true
 }
 
 // returns reports whether a frame stamped stamp jumps forward, from

@@ -136,11 +136,10 @@ func (t *Tracker) fastRoCE(f *capture.Frame) fastResult {
 	}
 	// A step back in time is a finding of feed's (expert.TimeBackwards),
 	// and the clock's reading there is feed's.
-	ns := f.UnixNano()
-	if !t.clock.usual(f.Number, ns) {
+	ns, ok := t.clock.usual(f.Number, f.UnixNano())
+	if !ok {
 		return fastNo
 	}
-	ns = t.clock.at(f.Number, ns)
 	h := &t.hot
 	src, dst := binary.LittleEndian.Uint32(ip.SrcIP), binary.LittleEndian.Uint32(ip.DstIP)
 	d := h.dir(src, b.DestQP)
