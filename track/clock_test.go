@@ -9,8 +9,8 @@ import (
 // step back by a second (jitter included); a step back stops it for the
 // frame and time goes on by the stamps' deltas; a single frame stamped
 // back leaves it where it stood and the frames after, jumping back near
-// the latest stamp, go on from there; a frame read twice is read once; a capture's stated end
-// is projected from the last frame.
+// the latest stamp, go on from there; a frame read twice is read once; a
+// capture's stated end is projected from the last frame.
 func TestCaptureClock(t *testing.T) {
 	const s, ms = int64(time.Second), int64(time.Millisecond)
 	for _, c := range []struct {
