@@ -184,14 +184,22 @@ func (s *Server) Serve(ctx context.Context) error {
 		go func() { errc <- s.acceptLoop(ctx, ln, p) }()
 	}
 	var err error
+	loops := len(s.lns)
 	select {
 	case <-ctx.Done():
 	case err = <-errc:
+		loops--
 	}
 	s.Close()
-	conns := make(chan struct{})
-	go func() { s.wg.Wait(); close(conns) }()
-	<-conns
+	// Every accept loop must have returned before the wait: a loop still
+	// running may Add a connection it accepted just before the close, and
+	// an Add racing a Wait on an idle group is a misuse sync panics on.
+	for ; loops > 0; loops-- {
+		if e := <-errc; err == nil {
+			err = e
+		}
+	}
+	s.wg.Wait()
 	return err
 }
 

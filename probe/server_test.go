@@ -12,6 +12,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -262,5 +263,56 @@ func TestServerShedsSlowClients(t *testing.T) {
 			t.Fatalf("good client %d behind %d slow ones: %v", i+1, maxConns, err)
 		}
 		c.Close()
+	}
+}
+
+// TestServeStopsWhileAccepting ends Serve while clients keep connecting, so
+// that an accept loop takes in a connection as Serve starts to wait for
+// the ones it serves: that wait must follow every accept loop's end.
+func TestServeStopsWhileAccepting(t *testing.T) {
+	for round := range 30 {
+		s := NewServer(ServerConfig{Addr: netip.MustParseAddr("127.0.0.1"), TCPOnly: true})
+		if err := s.Listen(); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() { done <- s.Serve(ctx) }()
+		ap := s.Addrs()[0]
+		stop := make(chan struct{})
+		dialed := make(chan struct{}, 1)
+		var dialers sync.WaitGroup
+		for range 4 {
+			dialers.Go(func() {
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					c, err := net.Dial("tcp", ap.String())
+					if err != nil {
+						continue
+					}
+					select {
+					case dialed <- struct{}{}:
+					default:
+					}
+					c.Close()
+				}
+			})
+		}
+		<-dialed // connections are arriving
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("round %d: Serve: %v", round, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("round %d: Serve did not return", round)
+		}
+		close(stop)
+		dialers.Wait()
 	}
 }
