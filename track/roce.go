@@ -162,7 +162,7 @@ func (t *Tracker) roce(in *input) {
 		if w := &rc.ahead; w.run && !w.shown && in.ns-w.since <= int64(lateMax) {
 			upTo := (r.psn + uint32(w.missing)) & 0xFFFFFF
 			rc.openGap(pendingLoss{on: true, frame: w.frame, since: w.since, missing: w.missing, lo: rc.nextPSN, upTo: upTo, fresh: !rc.lastDup})
-		} else {
+		} else if !w.goBack {
 			t.lossShown(l, d, in)
 		}
 		rc.ahead.run = false
@@ -289,7 +289,7 @@ func (t *Tracker) inSequence(l *Link, d Dir, in *input) bool {
 		t.cur.outOfSeq = true
 		if !rc.ahead.run {
 			rc.ahead.run, rc.ahead.since = true, in.ns
-			rc.ahead.frame, rc.ahead.missing, rc.ahead.shown = in.number, int(dd), false
+			rc.ahead.frame, rc.ahead.missing, rc.ahead.shown, rc.ahead.goBack = in.number, int(dd), false, false
 			t.cur.psnGap = int(dd)
 		}
 		if !seen {
@@ -384,10 +384,10 @@ func (t *Tracker) resync(l *Link, d Dir, next uint32, in *input) {
 // get the PSN it waits for (its NAK, or that PSN sent again): the frames
 // were lost on the way, not by the capture. The finding names the run's
 // first frame; the frame that shows it carries it.
-func (t *Tracker) lossShown(l *Link, d Dir, in *input) {
+func (t *Tracker) lossShown(l *Link, d Dir, in *input) bool {
 	w := &l.RC[d].ahead
 	if !w.run || w.shown {
-		return
+		return false
 	}
 	w.shown = true
 	rc := &l.RC[d]
@@ -395,6 +395,7 @@ func (t *Tracker) lossShown(l *Link, d Dir, in *input) {
 	rc.PSNMissing += w.missing
 	t.cur.expert |= 1 << expert.PSNGap
 	l.expert.add(expert.PSNGap, w.frame, w.since, "")
+	return true
 }
 
 // pendingLoss is a run out of sequence whose first PSN came soon after
@@ -455,6 +456,12 @@ func (rc *RC) openGap(p pendingLoss) {
 		}
 	}
 	rc.gapPend[at] = p
+}
+
+// gapsPending reports whether a gap of rc is pending: an ACK may settle
+// it (ack).
+func (rc *RC) gapsPending() bool {
+	return rc.gapPend[0].on || rc.gapPend[1].on || rc.gapPend[2].on
 }
 
 // pendingLate reports whether psn is the late PSN of a pending gap of rc.
@@ -760,6 +767,11 @@ type psnWindow struct {
 	// the network's loss is shown (roce.rc.psn_gap raised).
 	frame, missing int
 	shown          bool
+	// goBack: a NAK of a PSN before the run's first missing one came
+	// while the run was open; the requester goes back to that PSN and
+	// sends the missing one again with the rest, which then shows
+	// nothing of this run (only its own NAK does).
+	goBack bool
 }
 
 // idle: no run open and no PSN ahead seen, the sequence is plain.
@@ -843,7 +855,7 @@ func (r *RC) reopenRun() {
 		return
 	}
 	dd := psnDiff(first.roce.psn, r.nextPSN)
-	r.ahead.run, r.ahead.since, r.ahead.frame, r.ahead.missing, r.ahead.shown = true, first.ns, first.number, int(dd), false
+	r.ahead.run, r.ahead.since, r.ahead.frame, r.ahead.missing, r.ahead.shown, r.ahead.goBack = true, first.ns, first.number, int(dd), false, false
 }
 
 // endRun closes the run out of sequence: the responder has what it
@@ -1012,6 +1024,7 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 	// sequence is open or not: a capture that missed the last request
 	// before its ACK shows no run). A PSN sequence error NAK of the
 	// expected PSN says that the run's first PSN was lost on the way.
+	shown := false // one NAK shows one loss
 	if rev := &l.RC[d.Reverse()]; rev.havePSN {
 		dd := psnDiff(r.psn, rev.nextPSN)
 		switch (r.syndrome >> 5) & 3 {
@@ -1039,10 +1052,10 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 					// the PSNs before in an order the responder did not
 					// see): those it dropped, a run the wire shows lost.
 					rev.reopenRun()
-					t.lossShown(l, d.Reverse(), in)
+					shown = t.lossShown(l, d.Reverse(), in)
 				}
 			} else if dd == 0 && r.syndrome == 0x60 {
-				t.lossShown(l, d.Reverse(), in)
+				shown = t.lossShown(l, d.Reverse(), in)
 			}
 		}
 	}
@@ -1055,8 +1068,17 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 		// earlier run: the responder's direction shown behind the
 		// requests).
 		rev.late.dropFrom(r.psn)
+		if w := &rev.ahead; (r.syndrome>>5)&3 == 3 && w.run && rev.havePSN && psnDiff(r.psn, rev.nextPSN) < 0 {
+			w.goBack = true
+		}
 		for i := range rev.gapPend {
-			if p := &rev.gapPend[i]; p.on && (r.syndrome>>5)&3 == 3 && p.named(r.psn) {
+			p := &rev.gapPend[i]
+			switch {
+			case !p.on || (r.syndrome>>5)&3 != 3 || !p.named(r.psn):
+			case shown:
+				*p = pendingLoss{} // the run this NAK showed
+			default:
+				shown = true
 				t.pendShown(l, d.Reverse(), i, in)
 			}
 		}
