@@ -152,17 +152,25 @@ func BenchmarkPingLoopback(b *testing.B) {
 	}
 }
 
-// TestServeStopsWithOpenConnections checks that ending Serve's context
-// wakes handlers blocked in read(2) on their blocking sockets.
-func TestServeStopsWithOpenConnections(t *testing.T) {
+// serveTCP runs a TCP-only Server on 127.0.0.1 until cancel; done
+// receives what Serve returns.
+func serveTCP(t *testing.T) (ap netip.AddrPort, cancel context.CancelFunc, done <-chan error) {
+	t.Helper()
 	s := NewServer(ServerConfig{Addr: netip.MustParseAddr("127.0.0.1"), TCPOnly: true})
 	if err := s.Listen(); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- s.Serve(ctx) }()
-	c := dialTCP(t, s.Addrs()[0])
+	d := make(chan error, 1)
+	go func() { d <- s.Serve(ctx) }()
+	return s.Addrs()[0], cancel, d
+}
+
+// TestServeStopsWithOpenConnections checks that ending Serve's context
+// wakes handlers blocked in read(2) on their blocking sockets.
+func TestServeStopsWithOpenConnections(t *testing.T) {
+	ap, cancel, done := serveTCP(t)
+	c := dialTCP(t, ap)
 	if _, err := NewPinger(c, 64).Ping(64); err != nil { // the handler is now blocked in read
 		t.Fatal(err)
 	}
@@ -271,14 +279,7 @@ func TestServerShedsSlowClients(t *testing.T) {
 // the ones it serves: that wait must follow every accept loop's end.
 func TestServeStopsWhileAccepting(t *testing.T) {
 	for round := range 30 {
-		s := NewServer(ServerConfig{Addr: netip.MustParseAddr("127.0.0.1"), TCPOnly: true})
-		if err := s.Listen(); err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithCancel(t.Context())
-		done := make(chan error, 1)
-		go func() { done <- s.Serve(ctx) }()
-		ap := s.Addrs()[0]
+		ap, cancel, done := serveTCP(t)
 		stop := make(chan struct{})
 		dialed := make(chan struct{}, 1)
 		var dialers sync.WaitGroup
