@@ -4,9 +4,12 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/gopacket/gopacket/layers"
+
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/expert"
+	"github.com/smcscope/smcscope/internal/mutate"
 	"github.com/smcscope/smcscope/internal/testutil"
 	"github.com/smcscope/smcscope/internal/testutil/crafted"
 )
@@ -88,6 +91,45 @@ func TestDumpDeviceCDCMissed(t *testing.T) {
 		}
 		if !slices.Contains(ids, expert.NotCaptured) || slices.Contains(ids, expert.SeqGap) {
 			t.Errorf("without frame %d: findings %v: want roce.rc.not_captured, no smc.cdc.seq_gap", c.frame, ids)
+		}
+	}
+}
+
+// TestRWWIOneWay: each side of rwwi.pcap alone, as a capture of one host's
+// egress holds it. The token a side's immediates carry is the receiver's,
+// announced in the other side's handshake message: the side's first write
+// with immediate is taken for the one connection on the link waiting for
+// its first message of that direction (claimFirst), and every write of the
+// side is then followed, each frame attached as it goes by.
+func TestRWWIOneWay(t *testing.T) {
+	path := crafted.ANCKVectors[1].Build(t)
+	frames := readRawFrames(t, path)
+	for side, d := range map[int]Dir{1: DirS2C, 2: DirC2S} {
+		vf := mutate.Mutation{Kind: mutate.OneWay, N: side}.Apply(frames)
+		if len(vf) == 0 || len(vf) == len(frames) {
+			t.Fatalf("side %d: %d of %d frames", side, len(vf), len(frames))
+		}
+		tr := New(Options{})
+		flagged := 0
+		var rec decode.Record
+		eachRaw(t, path, layers.LinkTypeEthernet, vf, func(f *capture.Frame) {
+			tr.Feed(f)
+			rec.Reset()
+			tr.AppendFields(f, &rec)
+			if f.RWWI != nil && rec.Has(fUnattached) {
+				flagged++
+			}
+		})
+		s := tr.Snapshot()
+		if len(s.Conns) != 1 {
+			t.Fatalf("side %d: %d connections, want 1", side, len(s.Conns))
+		}
+		want := map[Dir]uint64{DirC2S: 32664, DirS2C: 32640}[d]
+		if f := &s.Conns[0].Flow[d]; f.Bytes != want || f.WriteBytes != want || f.CDCs == 0 {
+			t.Errorf("side %d, %s: bytes %d writes %d CDCs %d, want %d bytes", side, d, f.Bytes, f.WriteBytes, f.CDCs, want)
+		}
+		if flagged != 0 {
+			t.Errorf("side %d: %d writes with immediate flagged smc.track.unattached", side, flagged)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package track
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -286,8 +287,15 @@ func (t *Tracker) rwwi(l *Link, d Dir, in *input) {
 	w := &r.rwwi
 	c := l.lgr.tokens[d][uint32(w.token)]
 	if c == nil {
-		// Only the handshake ties a token to its connection: no
-		// connection is inferred from an immediate.
+		// The token is announced by the receiver's handshake message,
+		// which a capture of the sender's side lacks: as a first CDC
+		// (claimFirst), the first write with immediate of a direction
+		// is the one connection on the link that waits for its first
+		// message of that direction. Otherwise no connection is
+		// inferred from an immediate (32 bits, no sequence number).
+		c = t.claimFirst(l, d, &cdcIn{token: uint32(w.token), noSeq: true})
+	}
+	if c == nil {
 		t.cur.unattached = true
 		return
 	}
@@ -306,6 +314,11 @@ func (t *Tracker) rwwi(l *Link, d Dir, in *input) {
 	}
 	r.hasCDC = true
 	t.cdcConn(c, l, d, in)
+	if t.cur.unattached && !slices.ContainsFunc(l.RC[d].pend, func(p pendingWrite) bool { return p.last == in.number }) {
+		// The frame's own WRITE, which its rkey did not tie, its
+		// immediate did (claimWrites): the frame went by attached.
+		t.cur.unattached = false
+	}
 }
 
 // dump follows a CDC of ANCK's dump device: its connection is the TCP
