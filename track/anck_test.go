@@ -133,3 +133,43 @@ func TestRWWIOneWay(t *testing.T) {
 		}
 	}
 }
+
+// TestDumpDeviceOneSide: dump-device.pcap holding one host's frames only,
+// as a capture of one eRDMA host's dump device and its TCP does. The dump
+// device copies the CDCs its own host sends: the other host's direction is
+// not shown ("-"), not silent; and a host's CDCs, sent only on a connection
+// its handshake set up, make the connection SMC-R although the capture
+// lacks the other host's CLC message (the server's side misses the
+// Confirm).
+func TestDumpDeviceOneSide(t *testing.T) {
+	frames, lt := testutil.ReadFrames(t, testutil.Root(t)+"/testdata/anck/dump-device.pcap")
+	whole := New(Options{})
+	eachRaw(t, "dump", lt, frames, whole.Feed)
+	ws := whole.Snapshot()
+	if len(ws.Conns) != 1 {
+		t.Fatalf("whole capture: %d connections, want 1", len(ws.Conns))
+	}
+	for side, d := range map[int]Dir{1: DirS2C, 2: DirC2S} {
+		tr := New(Options{})
+		eachRaw(t, "dump", lt, mutate.Mutation{Kind: mutate.OneWay, N: side}.Apply(frames), tr.Feed)
+		s := tr.Snapshot()
+		if len(s.Conns) != 1 {
+			t.Fatalf("side %d: %d connections, want 1", side, len(s.Conns))
+		}
+		c, w := &s.Conns[0], &ws.Conns[0]
+		if c.Outcome != OutcomeSMCR {
+			t.Errorf("side %d: outcome %v, want SMC-R", side, c.Outcome)
+		}
+		if f, wf := &c.Flow[d], &w.Flow[d]; f.CDCs != wf.CDCs || f.Bytes != wf.Bytes || f.NotShown {
+			t.Errorf("side %d, %s: %d CDCs %d bytes (not shown %v), the whole capture's %d and %d", side, d, f.CDCs, f.Bytes, f.NotShown, wf.CDCs, wf.Bytes)
+		}
+		if !c.Flow[d.Reverse()].NotShown {
+			t.Errorf("side %d: the other host's direction %s is not marked not shown", side, d.Reverse())
+		}
+	}
+	for d := range ws.Conns[0].Flow {
+		if ws.Conns[0].Flow[d].NotShown {
+			t.Errorf("whole capture: %s not shown", Dir(d))
+		}
+	}
+}

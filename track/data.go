@@ -2,6 +2,7 @@ package track
 
 import (
 	"fmt"
+	"net/netip"
 	"slices"
 	"sort"
 	"time"
@@ -325,6 +326,12 @@ func (t *Tracker) rwwi(l *Link, d Dir, in *input) {
 // connection of the UDP 4-tuple, written from the CDC's sender.
 func (t *Tracker) dump(in *input) {
 	t.stats.Dump++
+	if !t.dumpers[in.dumpFrom.Addr()] {
+		if t.dumpers == nil {
+			t.dumpers = make(map[netip.Addr]bool)
+		}
+		t.dumpers[in.dumpFrom.Addr()] = true
+	}
 	c := t.byTuple[makeTCPKey(in.dumpFrom, in.dumpTo)]
 	if c == nil {
 		t.cur.unattached = true
@@ -342,6 +349,13 @@ func (t *Tracker) dump(in *input) {
 			t.placeDump(c, d, in)
 		}
 		return
+	}
+	if c.Outcome == OutcomePending && c.clcUncaptured {
+		// A host sends CDCs only on a connection its handshake set up
+		// (smc_cdc_get_slot_and_msg_send once smc_connect or
+		// smc_listen_work is done, net/smc/af_smc.c): the CLC bytes the
+		// capture missed were the rest of a handshake that succeeded.
+		c.Outcome = OutcomeSMCR
 	}
 	t.cdcConn(c, nil, d, in)
 }

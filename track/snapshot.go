@@ -1,6 +1,7 @@
 package track
 
 import (
+	"net/netip"
 	"slices"
 	"time"
 
@@ -154,6 +155,15 @@ func (t *Tracker) markUnseen(c, x *Conn) (unseenLink bool) {
 		if n := c.link.lgr.sent(); (n[0] == 0) != (n[1] == 0) {
 			for d := range x.Flow {
 				x.Flow[d].NotShown = n[d] == 0
+			}
+		}
+	}
+	if c.link == nil && t.dumpers != nil && x.Outcome == OutcomeSMCR {
+		// Followed from ANCK's dump device, which copies its own host's
+		// CDCs: a direction from a host whose dump the capture lacks.
+		for d, from := range [2]netip.Addr{c.Client.Addr(), c.Server.Addr()} {
+			if c.Flow[d].CDCs == 0 && !t.dumpers[from] {
+				x.Flow[d].NotShown = true
 			}
 		}
 	}

@@ -109,6 +109,10 @@ type Tracker struct {
 
 	byTuple   map[tcpKey]*Conn
 	lastTuple *Conn // of the last TCP segment, while it is in byTuple
+	// dumpers are the hosts whose ANCK dump device the capture holds:
+	// each copies the CDCs its own host sends, so a connection's
+	// direction from any other host is not shown, not silent.
+	dumpers   map[netip.Addr]bool
 	byQP      map[qpKey]linkRef
 	halfLinks map[addrPair][]*Link // inferred links whose reverse direction is not keyed yet
 	unknownQP map[qpKey]*unknownQP
