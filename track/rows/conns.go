@@ -114,13 +114,18 @@ func ModeOf(c *track.Conn) Mode {
 // follow; or on a link group that ended (groupEnded: freeing a link group
 // kills its connections, smc_lgr_terminate's smc_conn_kill). In a capture
 // of one direction, whose other direction shows no TCP segment at all, that
-// direction's FIN or RST is all the capture can show of the end.
+// direction's FIN or RST is all the capture can show of the end; so is
+// its close CDC (peer-conn-closed or abort, smc_close_active) where the
+// other direction's CDCs are not shown (a capture of one host's ANCK dump
+// device, or of one direction).
 func Ended(c *track.Conn, groupEnded bool) bool {
 	done := func(f *track.Flow) bool { return f.FIN || f.RST }
 	unseen := func(f *track.Flow) bool { return !f.TCPShown() }
+	closed := func(f, other *track.Flow) bool { return (f.Closed || f.Aborted) && other.NotShown }
 	f0, f1 := &c.Flow[0], &c.Flow[1]
 	return c.Closed() || c.Outcome == track.OutcomeFailed || groupEnded ||
-		done(f0) && (done(f1) || unseen(f1)) || done(f1) && unseen(f0)
+		done(f0) && (done(f1) || unseen(f1)) || done(f1) && unseen(f0) ||
+		closed(f0, f1) || closed(f1, f0)
 }
 
 // Durations are handshake steps in milliseconds from the SYN (negative

@@ -117,3 +117,30 @@ func TestAbsentNames(t *testing.T) {
 		t.Errorf("Known(255) = %q", got)
 	}
 }
+
+// TestEndedOneHostDump: a capture of one eRDMA host's ANCK dump device
+// shows its own CDCs only: its close CDC (peer-conn-closed) is all the
+// capture can show of the end, as a FIN is in a capture of one direction;
+// the whole capture ends it by both close CDCs.
+func TestEndedOneHostDump(t *testing.T) {
+	frames, lt := testutil.ReadFrames(t, "../../testdata/anck/dump-device.pcap")
+	for side := 0; side <= 2; side++ {
+		vf := frames
+		if side > 0 {
+			vf = mutate.Mutation{Kind: mutate.OneWay, N: side}.Apply(frames)
+		}
+		r, err := capture.NewReader("dump", mutate.NewSource(vf), lt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := snapshotRead(t, r)
+		if len(s.Conns) != 1 {
+			t.Fatalf("side %d: %d connections", side, len(s.Conns))
+		}
+		c := &s.Conns[0]
+		if !rows.Ended(c, false) {
+			t.Errorf("side %d: not ended (flows closed %v/%v, not shown %v/%v)", side,
+				c.Flow[0].Closed, c.Flow[1].Closed, c.Flow[0].NotShown, c.Flow[1].NotShown)
+		}
+	}
+}
