@@ -135,7 +135,8 @@ func TestRWWIOneWay(t *testing.T) {
 }
 
 // TestDumpDeviceOneSide: dump-device.pcap holding one host's frames only,
-// as a capture of one eRDMA host's dump device and its TCP does. The dump
+// or its TCP both ways and one host's dumps, as a capture of one eRDMA
+// host's dump device and its TCP does. The dump
 // device copies the CDCs its own host sends: the other host's direction is
 // not shown ("-"), not silent; and a host's CDCs, sent only on a connection
 // its handshake set up, make the connection SMC-R although the capture
@@ -170,6 +171,30 @@ func TestDumpDeviceOneSide(t *testing.T) {
 	for d := range ws.Conns[0].Flow {
 		if ws.Conns[0].Flow[d].NotShown {
 			t.Errorf("whole capture: %s not shown", Dir(d))
+		}
+	}
+	// A capture on one host sees its TCP both ways (the handshake whole,
+	// the link it names never on the wire) and its own dump device.
+	for host, d := range map[byte]Dir{1: DirS2C, 2: DirC2S} {
+		var vf []rawFrame
+		for _, f := range frames {
+			// Ethernet, IPv4: the protocol at byte 23, the source's last byte at 29.
+			if len(f.Data) < 34 || f.Data[23] != 17 || f.Data[29] == host {
+				vf = append(vf, f)
+			}
+		}
+		tr := New(Options{})
+		eachRaw(t, "dump", lt, vf, tr.Feed)
+		s := tr.Snapshot()
+		if len(s.Conns) != 1 || s.Conns[0].Outcome != OutcomeSMCR {
+			t.Fatalf("host 10.10.0.%d: connections %+v, want one SMC-R", host, s.Conns)
+		}
+		c := &s.Conns[0]
+		if f := &c.Flow[d]; f.CDCs != ws.Conns[0].Flow[d].CDCs || f.NotShown {
+			t.Errorf("host 10.10.0.%d, %s: %d CDCs (not shown %v), the whole capture's %d", host, d, f.CDCs, f.NotShown, ws.Conns[0].Flow[d].CDCs)
+		}
+		if !c.Flow[d.Reverse()].NotShown {
+			t.Errorf("host 10.10.0.%d: the other host's direction %s is not marked not shown", host, d.Reverse())
 		}
 	}
 }

@@ -158,8 +158,9 @@ func (t *Tracker) markUnseen(c, x *Conn) (unseenLink bool) {
 			}
 		}
 	}
-	if c.link == nil && t.dumpers != nil && x.Outcome == OutcomeSMCR {
-		// Followed from ANCK's dump device, which copies its own host's
+	if t.dumpers != nil && x.Outcome == OutcomeSMCR && (c.link == nil || !c.link.shown()) {
+		// Followed from ANCK's dump device (its link, if the handshake
+		// named one, not on the wire), which copies its own host's
 		// CDCs: a direction from a host whose dump the capture lacks.
 		for d, from := range [2]netip.Addr{c.Client.Addr(), c.Server.Addr()} {
 			if c.Flow[d].CDCs == 0 && !t.dumpers[from] {
