@@ -56,6 +56,12 @@ func (c *captureClock) at(number int, stamp int64) int64 {
 		at := c.last + c.off + max(0, stamp-c.max)
 		c.off = at - stamp
 	}
+	return c.advance(number, stamp)
+}
+
+// advance makes frame number, stamped stamp, the frame last read and
+// returns its time.
+func (c *captureClock) advance(number int, stamp int64) int64 {
 	c.prev, c.last, c.number = c.last, stamp, number
 	c.max = max(c.max, stamp)
 	return stamp + c.off
@@ -79,9 +85,7 @@ func (c *captureClock) usual(number int, stamp int64) (int64, bool) {
 		return 0, false
 	}
 	c.stepped = false
-	c.prev, c.last, c.number = c.last, stamp, number
-	c.max = max(c.max, stamp)
-	return stamp + c.off, true
+	return c.advance(number, stamp), true
 }
 
 // returns reports whether a frame stamped stamp jumps forward, from

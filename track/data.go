@@ -3,7 +3,6 @@ package track
 import (
 	"fmt"
 	"net/netip"
-	"slices"
 	"sort"
 	"time"
 
@@ -315,23 +314,16 @@ func (t *Tracker) rwwi(l *Link, d Dir, in *input) {
 	}
 	r.hasCDC = true
 	t.cdcConn(c, l, d, in)
-	if t.cur.unattached && !slices.ContainsFunc(l.RC[d].pend, func(p pendingWrite) bool { return p.last == in.number }) {
-		// The frame's own WRITE, which its rkey did not tie, its
-		// immediate did (claimWrites): the frame went by attached.
-		t.cur.unattached = false
-	}
 }
 
 // dump follows a CDC of ANCK's dump device: its connection is the TCP
 // connection of the UDP 4-tuple, written from the CDC's sender.
 func (t *Tracker) dump(in *input) {
 	t.stats.Dump++
-	if !t.dumpers[in.dumpFrom.Addr()] {
-		if t.dumpers == nil {
-			t.dumpers = make(map[netip.Addr]bool)
-		}
-		t.dumpers[in.dumpFrom.Addr()] = true
+	if t.dumpers == nil {
+		t.dumpers = make(map[netip.Addr]bool)
 	}
+	t.dumpers[in.dumpFrom.Addr()] = true
 	c := t.byTuple[makeTCPKey(in.dumpFrom, in.dumpTo)]
 	if c == nil {
 		t.cur.unattached = true
@@ -940,8 +932,10 @@ func (t *Tracker) claimWrites(c *Conn, l *Link, d Dir, m *cdcIn, number int) uin
 	if p.last == number && !t.replaying {
 		// This frame's own WRITE (a write with immediate, whose immediate
 		// names the connection its rkey did not): the frame is not
-		// counted yet, and is counted attached (account, touchConn).
+		// counted yet, and is counted attached (account, touchConn), and
+		// went by attached (write marked it unattached).
 		frames--
+		t.cur.unattached = false
 	}
 	t.stats.Unattached -= frames
 	t.stats.LinkOnly -= p.linkOnly

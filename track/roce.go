@@ -288,8 +288,7 @@ func (t *Tracker) inSequence(l *Link, d Dir, in *input) bool {
 		rc.OutOfSeq++
 		t.cur.outOfSeq = true
 		if !rc.ahead.run {
-			rc.ahead.run, rc.ahead.since = true, in.ns
-			rc.ahead.frame, rc.ahead.missing, rc.ahead.shown, rc.ahead.goBack = in.number, int(dd), false, false
+			rc.ahead.open(in.ns, in.number, int(dd))
 			t.cur.psnGap = int(dd)
 		}
 		if !seen {
@@ -461,7 +460,12 @@ func (rc *RC) openGap(p pendingLoss) {
 // gapsPending reports whether a gap of rc is pending: an ACK may settle
 // it (ack).
 func (rc *RC) gapsPending() bool {
-	return rc.gapPend[0].on || rc.gapPend[1].on || rc.gapPend[2].on
+	for i := range rc.gapPend {
+		if rc.gapPend[i].on {
+			return true
+		}
+	}
+	return false
 }
 
 // pendingLate reports whether psn is the late PSN of a pending gap of rc.
@@ -774,6 +778,12 @@ type psnWindow struct {
 	goBack bool
 }
 
+// open opens a run out of sequence at frame (time ns) that skipped
+// missing PSNs.
+func (w *psnWindow) open(ns int64, frame, missing int) {
+	w.run, w.since, w.frame, w.missing, w.shown, w.goBack = true, ns, frame, missing, false, false
+}
+
 // idle: no run open and no PSN ahead seen, the sequence is plain.
 func (w *psnWindow) idle() bool { return !w.run && w.empty() }
 
@@ -855,7 +865,7 @@ func (r *RC) reopenRun() {
 		return
 	}
 	dd := psnDiff(first.roce.psn, r.nextPSN)
-	r.ahead.run, r.ahead.since, r.ahead.frame, r.ahead.missing, r.ahead.shown, r.ahead.goBack = true, first.ns, first.number, int(dd), false, false
+	r.ahead.open(first.ns, first.number, int(dd))
 }
 
 // endRun closes the run out of sequence: the responder has what it
@@ -1024,10 +1034,14 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 	// sequence is open or not: a capture that missed the last request
 	// before its ACK shows no run). A PSN sequence error NAK of the
 	// expected PSN says that the run's first PSN was lost on the way.
+	// The syndrome's class (IBA Vol. 1, 9.7.5.2.1): 0 an ACK, 1 an RNR
+	// NAK, 3 a NAK.
+	class := (r.syndrome >> 5) & 3
+	rev := &l.RC[d.Reverse()]
 	shown := false // one NAK shows one loss
-	if rev := &l.RC[d.Reverse()]; rev.havePSN {
+	if rev.havePSN {
 		dd := psnDiff(r.psn, rev.nextPSN)
-		switch (r.syndrome >> 5) & 3 {
+		switch class {
 		case 0:
 			switch {
 			case dd >= 0 && dd < aheadBits:
@@ -1059,7 +1073,7 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 			}
 		}
 	}
-	if rev := &l.RC[d.Reverse()]; (r.syndrome>>5)&3 != 0 {
+	if class != 0 {
 		// The requester goes back to the NAK's PSN: what comes next
 		// from it on is sent again, not the capture's late copy (the
 		// PSNs before it the responder took: a copy of one coming late
@@ -1068,13 +1082,13 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 		// earlier run: the responder's direction shown behind the
 		// requests).
 		rev.late.dropFrom(r.psn)
-		if w := &rev.ahead; (r.syndrome>>5)&3 == 3 && w.run && rev.havePSN && psnDiff(r.psn, rev.nextPSN) < 0 {
+		if w := &rev.ahead; class == 3 && w.run && rev.havePSN && psnDiff(r.psn, rev.nextPSN) < 0 {
 			w.goBack = true
 		}
 		for i := range rev.gapPend {
 			p := &rev.gapPend[i]
 			switch {
-			case !p.on || (r.syndrome>>5)&3 != 3 || !p.named(r.psn):
+			case !p.on || class != 3 || !p.named(r.psn):
 			case shown:
 				*p = pendingLoss{} // the run this NAK showed
 			default:
@@ -1093,7 +1107,7 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 			}
 		}
 	}
-	switch (r.syndrome >> 5) & 3 {
+	switch class {
 	case 1:
 		rc.RNRs++
 		t.raise(&l.expert, expert.RNRNAK, in)
@@ -1104,12 +1118,11 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 		}
 		t.raise(&l.expert, expert.NAK, in)
 	}
-	rev := &l.RC[d.Reverse()]
 	if c := rev.connOf(r.psn); c != nil {
 		t.touchConn(c, in, d)
 		if t.recording(c) {
 			kind := "ACK"
-			switch (r.syndrome >> 5) & 3 {
+			switch class {
 			case 1:
 				kind = "RNR NAK"
 			case 3:
