@@ -196,5 +196,39 @@ func TestDumpDeviceOneSide(t *testing.T) {
 		if !c.Flow[d.Reverse()].NotShown {
 			t.Errorf("host 10.10.0.%d: the other host's direction %s is not marked not shown", host, d.Reverse())
 		}
+		// Without the client's Confirm the handshake is not followed to
+		// its end; the other host's direction is still not shown.
+		var noConfirm []rawFrame
+		for _, f := range vf {
+			if p := tcpPayload(f.Data); len(p) < 5 || p[0] != 0xE2 || p[4] != 3 {
+				noConfirm = append(noConfirm, f)
+			}
+		}
+		if len(noConfirm) != len(vf)-1 {
+			t.Fatalf("host 10.10.0.%d: %d Confirms", host, len(vf)-len(noConfirm))
+		}
+		tr = New(Options{})
+		eachRaw(t, "dump", lt, noConfirm, tr.Feed)
+		s = tr.Snapshot()
+		if len(s.Conns) != 1 || !s.Conns[0].Flow[d.Reverse()].NotShown {
+			t.Errorf("host 10.10.0.%d without the Confirm: connections %+v, want the other host's direction not shown", host, s.Conns)
+		}
 	}
+}
+
+// tcpPayload is the TCP payload of an Ethernet/IPv4 frame (nil for any
+// other frame).
+func tcpPayload(b []byte) []byte {
+	if len(b) < 34 || b[12] != 0x08 || b[13] != 0 || b[23] != 6 {
+		return nil
+	}
+	ip := int(b[14]&0x0F) * 4
+	if len(b) < 14+ip+20 {
+		return nil
+	}
+	tcp := int(b[14+ip+12]>>4) * 4
+	if len(b) < 14+ip+tcp {
+		return nil
+	}
+	return b[14+ip+tcp:]
 }

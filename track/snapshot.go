@@ -158,10 +158,12 @@ func (t *Tracker) markUnseen(c, x *Conn) (unseenLink bool) {
 			}
 		}
 	}
-	if t.dumpers != nil && x.Outcome == OutcomeSMCR && (c.link == nil || !c.link.shown()) {
+	dumped := c.Flow[0].Dumped+c.Flow[1].Dumped > 0
+	if t.dumpers != nil && (x.Outcome == OutcomeSMCR || dumped) && (c.link == nil || !c.link.shown()) {
 		// Followed from ANCK's dump device (its link, if the handshake
-		// named one, not on the wire), which copies its own host's
-		// CDCs: a direction from a host whose dump the capture lacks.
+		// named one, not on the wire; its handshake maybe not followed
+		// to its end), which copies its own host's CDCs: a direction
+		// from a host whose dump the capture lacks.
 		for d, from := range [2]netip.Addr{c.Client.Addr(), c.Server.Addr()} {
 			if c.Flow[d].CDCs == 0 && !t.dumpers[from] {
 				x.Flow[d].NotShown = true
