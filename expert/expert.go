@@ -146,6 +146,7 @@ const (
 	CreditsStarved
 	CreditsDecline
 	BufferFull
+	DumpDamaged
 	HandshakeErrors
 	FallbackBurst
 	PortErrors
@@ -272,6 +273,9 @@ var defs = [numIDs]Def{
 	NotCaptured: {Name: "roce.rc.not_captured", Severity: Note, Group: "sequence", Object: ObjectLink,
 		Meaning: "request packets the capture never showed that the responder took (its ACK or NAK covers them) or the requester went on past without sending again (up to the capture's end), TCP bytes a peer's ACK covers, CDCs a dump device's sequence skips: the capture point missed them, the network did not lose them",
 		Check:   "the capture point (a mirror port that drops, tcpdump -B, a full ring); nothing follows from the missing frames' content"},
+	DumpDamaged: {Name: "smc.dump.damaged", Severity: Warn, Group: "malformed", Object: ObjectConn,
+		Meaning: "a CDC frame of ANCK's dump device whose sequence number or cursors moved where no sender moves them (behind the direction's last, a skip the next CDC takes back, a count past the RMBE, more than an RMBE for one CDC): the capture's copy is damaged (dump frames carry no checksum to drop it by); not followed",
+		Check:   "the capture file (its storage, a tool that rewrote it): the dump device's frames are made on the host, not carried by a network"},
 	TimeBackwards: {Name: "smc.capture.time_backwards", Severity: Warn, Group: "sequence", Object: ObjectCapture,
 		Meaning: "a frame's time is more than a second before the frame's before it: captures joined end to end (mergecap -a) or a capture host's clock stepped back; the tracker's clock stands there (the time between that frame and the one before is not known)",
 		Check:   "merge captures by time (mergecap without -a); the capture host's clock (NTP steps); the frames' order (editcap -S sorts by time)"},

@@ -1,7 +1,9 @@
 package track
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gopacket/gopacket/layers"
@@ -231,4 +233,67 @@ func tcpPayload(b []byte) []byte {
 		return nil
 	}
 	return b[14+ip+tcp:]
+}
+
+// TestDumpDeviceDamaged: dump-device.pcap with dumped CDCs damaged as a
+// capture file damages them, one at a time and all together (the frames
+// of crafted.DumpDamages). A dump frame carries no checksum: the CDCs
+// around a damaged one show it, and the connection reads as undamaged
+// (bytes, consumed, CDC sequence numbers, close), each damaged frame
+// counted once as smc.dump.damaged, no abort, no not-captured CDC.
+func TestDumpDeviceDamaged(t *testing.T) {
+	frames, lt := testutil.ReadFrames(t, testutil.Root(t)+"/testdata/anck/dump-device.pcap")
+	whole := New(Options{})
+	eachRaw(t, "dump", lt, frames, whole.Feed)
+	want := whole.Snapshot().Conns[0]
+	sets := [][]crafted.DumpDamage{crafted.DumpDamages}
+	for _, dm := range crafted.DumpDamages {
+		sets = append(sets, []crafted.DumpDamage{dm})
+	}
+	for _, set := range sets {
+		var whats []string
+		for _, dm := range set {
+			whats = append(whats, fmt.Sprintf("frame %d %s", dm.Frame, dm.What))
+		}
+		t.Run(strings.Join(whats, ", "), func(t *testing.T) {
+			fs := make([]testutil.Packet, len(frames))
+			for i, f := range frames {
+				fs[i] = f
+				fs[i].Data = slices.Clone(f.Data)
+			}
+			tr := New(Options{})
+			eachRaw(t, "dump", lt, crafted.DumpDamaged(t, fs, set...), tr.Feed)
+			s := tr.Snapshot()
+			if len(s.Conns) != 1 {
+				t.Fatalf("%d connections, want 1", len(s.Conns))
+			}
+			c := s.Conns[0]
+			damaged := 0
+			for d := DirC2S; d <= DirS2C; d++ {
+				f, w := &c.Flow[d], &want.Flow[d]
+				damaged += f.DumpDamaged
+				if f.Bytes != w.Bytes || f.Consumed != w.Consumed || f.CDCs != w.CDCs || f.LastSeq != w.LastSeq ||
+					f.Closed != w.Closed || f.Aborted || f.SeqNotCaptured != 0 || f.SeqDup != 0 || f.CursorErrors != 0 || f.PastRMBE != 0 {
+					t.Errorf("%s: bytes %d consumed %d CDCs %d last seq %d closed %v aborted %v not captured %d dup %d cursor errors %d past RMBE %d, want %d %d %d %d %v false 0 0 0 0",
+						d, f.Bytes, f.Consumed, f.CDCs, f.LastSeq, f.Closed, f.Aborted, f.SeqNotCaptured, f.SeqDup, f.CursorErrors, f.PastRMBE,
+						w.Bytes, w.Consumed, w.CDCs, w.LastSeq, w.Closed)
+				}
+			}
+			if damaged != len(set) {
+				t.Errorf("%d frames counted damaged, want %d", damaged, len(set))
+			}
+			var frames []int
+			for _, f := range s.Findings() {
+				switch f.ID {
+				case expert.DumpDamaged:
+					frames = append(frames, f.First, f.Last)
+				case expert.ConnAbort, expert.NotCaptured, expert.SeqDup, expert.CursorBackwards, expert.CursorPastRMBE:
+					t.Errorf("finding %s, from a damaged copy", f.ID)
+				}
+			}
+			if len(frames) != 2 || frames[0] != set[0].Frame || frames[1] != set[len(set)-1].Frame {
+				t.Errorf("smc.dump.damaged on frames %v, want %d..%d", frames, set[0].Frame, set[len(set)-1].Frame)
+			}
+		})
+	}
 }

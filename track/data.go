@@ -103,8 +103,16 @@ func (t *Tracker) cdcConn(c *Conn, l *Link, d Dir, in *input) {
 		// adds 1 before each): a first one past 1 follows some missed.
 		f.LastSeq, f.haveSeq = 0, true
 	}
+	dd := int16(0) // CDCs the sequence number moved on by: 0 when not known
 	if f.haveSeq && !m.noSeq {
-		dd := seqDiff(m.seq, f.LastSeq)
+		dd = seqDiff(m.seq, f.LastSeq)
+	}
+	if in.isDump && t.dumpDamaged(c, d, f, m, &dd, in) {
+		return
+	}
+	seqFrom, prodFrom, consFrom, skipped := f.LastSeq, f.Prod, f.Cons, 0
+	hadProd, hadCons, unsizedWraps, unsizedDelta := f.haveProd, f.haveCons, f.unsizedWraps, f.unsizedDelta
+	if f.haveSeq && !m.noSeq {
 		if dd <= 0 {
 			f.SeqDup++
 			t.raise(&c.expert, expert.SeqDup, in)
@@ -124,7 +132,8 @@ func (t *Tracker) cdcConn(c *Conn, l *Link, d Dir, in *input) {
 			// a sender numbers every CDC it sends and takes a number
 			// back only from one it could not send (smc_cdc_msg_send,
 			// net/smc/smc_cdc.c), so the missing ones are the capture's.
-			f.SeqNotCaptured += int(dd) - 1
+			skipped = int(dd) - 1
+			f.SeqNotCaptured += skipped
 			t.raise(&c.expert, expert.NotCaptured, in)
 		case dd > 1:
 			f.SeqGaps += int(dd) - 1
@@ -210,6 +219,14 @@ func (t *Tracker) cdcConn(c *Conn, l *Link, d Dir, in *input) {
 		// seen just before it: count them from there on.
 		f.Bytes += claimed
 		f.joinProd, f.joinCons, f.joinClaimed = m.prod, m.cons, claimed
+	}
+	if in.isDump {
+		f.dumpLast = dumpLast{frame: in.number, ns: in.ns, seqFrom: seqFrom, prod: prodFrom, cons: consFrom,
+			skipped: skipped, produced: produced, consumed: consumed, okP: okP, okC: okC, haveProd: hadProd, haveCons: hadCons,
+			unsizedWraps: unsizedWraps, unsizedDelta: unsizedDelta,
+			setAbort:  m.connFlags&cdcAbort != 0 && !f.Aborted,
+			setClosed: m.connFlags&cdcConnClosed != 0 && !f.Closed,
+			setDone:   m.connFlags&cdcDoneWriting != 0 && !f.DoneWriting}
 	}
 	if t.opts.Stream != nil {
 		t.streamCDC(c, d, f, produced, okP, missed, in)
@@ -342,12 +359,16 @@ func (t *Tracker) dump(in *input) {
 		}
 		return
 	}
-	if c.Outcome == OutcomePending && c.clcUncaptured {
+	if c.Outcome == OutcomePending {
 		// A host sends CDCs only on a connection its handshake set up
 		// (smc_cdc_get_slot_and_msg_send once smc_connect or
-		// smc_listen_work is done, net/smc/af_smc.c): the CLC bytes the
-		// capture missed were the rest of a handshake that succeeded.
-		c.Outcome = OutcomeSMCR
+		// smc_listen_work is done, net/smc/af_smc.c), and its dump device
+		// copies only those: the rest of the handshake, which the capture
+		// missed or holds damaged, succeeded.
+		c.Outcome, c.Failure = OutcomeSMCR, ""
+		if c.SMCD {
+			c.Outcome = OutcomeSMCD
+		}
 	}
 	t.cdcConn(c, nil, d, in)
 }

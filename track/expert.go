@@ -69,6 +69,16 @@ func (ms *marks) add(id expert.ID, n int, ns int64, text string) {
 	*ms = append(*ms, mark{id: id, count: 1, first: n, last: n, firstNS: ns, lastNS: ns, text: text})
 }
 
+// unmark takes back one occurrence of finding id (a frame later ones
+// showed was not what it seemed); its first and last frames stay.
+func (ms *marks) unmark(id expert.ID) {
+	if m := ms.find(id); m != nil {
+		if m.count--; m.count == 0 {
+			ms.drop(id)
+		}
+	}
+}
+
 // drop forgets finding id: what raised it was not what it seemed.
 func (ms *marks) drop(id expert.ID) {
 	*ms = slices.DeleteFunc(*ms, func(m mark) bool { return m.id == id })
@@ -570,6 +580,8 @@ func (c *Conn) findingDetail(id expert.ID, now int64, text string) string {
 		return c.perCount(func(f *Flow) int { return f.SeqDup }, "sequence numbers repeated")
 	case expert.CursorBackwards:
 		return c.perCount(func(f *Flow) int { return f.CursorErrors }, "cursors not followed")
+	case expert.DumpDamaged:
+		return c.perCount(func(f *Flow) int { return f.DumpDamaged }, "damaged dump-device CDCs not followed")
 	case expert.CursorPastRMBE:
 		return c.perFlow(func(f *Flow) string {
 			if f.PastRMBE == 0 {

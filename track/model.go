@@ -183,6 +183,11 @@ type Flow struct {
 	SeqNotCaptured int
 	SeqDup         int // CDC sequence numbers seen again (retransmitted or older)
 	CursorErrors   int // cursor went backwards or could not be followed
+	// DumpDamaged counts CDC frames of ANCK's dump device whose sequence
+	// number or cursors moved where no sender moves them: the capture's
+	// copy is damaged (nothing checks a dump frame's bytes), and what it
+	// said is not followed.
+	DumpDamaged int
 	flowTCP
 	DoneWriting bool
 	Closed      bool
@@ -204,9 +209,12 @@ type Flow struct {
 	wbSince            int64 // start of the open write-blocked episode (Unix ns), 0 none
 	fullSince          int64 // the peer's RMBE was found full then (Unix ns), 0: not full
 	fullFrame          int   // the CDC that filled it
-	haveSeq            bool
-	haveProd           bool
-	haveCons           bool
+	// dumpLast: what the direction's last dump CDC changed, until the
+	// next one shows whether it was a damaged copy.
+	dumpLast dumpLast
+	haveSeq  bool
+	haveProd bool
+	haveCons bool
 	// uncaptured: the responder took PSNs of this direction's link that
 	// the capture never showed since this direction's last CDC; a CDC
 	// among them explains a sequence gap, or a close the capture lacks.

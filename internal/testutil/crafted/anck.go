@@ -68,6 +68,45 @@ var ANCKVectors = []ANCKVector{
 	{"dump-device", "what the client's dump device shows of the credits connection: its CDCs sent, the server's CDCs and the data they announce, after the TCP/CLC handshake captured on the NIC", func(t testing.TB) string {
 		return testutil.WriteFrames(t, "dump-device.pcap", layers.LinkTypeEthernet, anckDump(t))
 	}, ""},
+	{"dump-damaged", "dump-device with four CDC frames damaged as a capture file is (dump frames carry no checksum): a sequence number 16384 ahead, a producer wrap 256 ahead, an abort flag mid-stream, a consumer count past the RMBE: smc.dump.damaged", func(t testing.TB) string {
+		return testutil.WriteFrames(t, "dump-damaged.pcap", layers.LinkTypeEthernet, DumpDamaged(t, anckDump(t), DumpDamages...))
+	}, "smc.dump.damaged"},
+}
+
+// DumpDamage is a byte of a dumped CDC of dump-device.pcap (frame Frame)
+// changed as a damaged capture file changes it: XORed with Xor at offset
+// Off of struct smc_cdc_msg (net/smc/smc_cdc.h: seqno at 2, the producer
+// cursor's wrap at 10, the consumer cursor's count at 20, the connection
+// state flags at 25).
+type DumpDamage struct {
+	Frame int
+	What  string
+	Off   int
+	Xor   byte
+}
+
+// DumpDamages are dump-damaged.pcap's: CDCs of the client (103, 202) and
+// of the server (150, 300).
+var DumpDamages = []DumpDamage{
+	{103, "sequence number 16384 ahead", 2, 0x40},
+	{150, "producer wrap 256 ahead", 10, 0x01},
+	{202, "peer_conn_abort set mid-stream", 25, byte(decode.CDCPeerConnAbort)},
+	{300, "consumer count past the RMBE", 20, 0x80},
+}
+
+// DumpDamaged applies damages to a dump device capture fs (as
+// dump-device.pcap) in place and returns fs.
+func DumpDamaged(t testing.TB, fs []testutil.Packet, damages ...DumpDamage) []testutil.Packet {
+	t.Helper()
+	const at = 14 + 20 + 8 + dumpHdrLen // Ethernet, IPv4, UDP, struct smc_dumphdr
+	for _, dm := range damages {
+		d := fs[dm.Frame-1].Data
+		if len(d) < at+44 || d[at] != decode.CDCType {
+			t.Fatalf("dump-device frame %d is not a dumped CDC", dm.Frame)
+		}
+		d[at+dm.Off] ^= dm.Xor
+	}
+	return fs
 }
 
 // anckCLC makes pingpong's handshake ANCK's: the server's SYN-ACK carries

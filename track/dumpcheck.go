@@ -1,0 +1,152 @@
+package track
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/smcscope/smcscope/expert"
+)
+
+// ANCK's dump device copies each CDC its host sends or takes once
+// (smc_dump_cdc_msg, ANCK net/smc/smc_stats.c) into a frame nothing checks:
+// no ICRC, IPv4 and UDP checksums left 0 (smc_dump_fill_skb_header). A
+// byte the capture's copy damaged is followed as the sender's unless the
+// CDCs around it show it wrong. What a sender may do bounds them: it
+// numbers its CDCs one by one (smc_cdc_msg_send, net/smc/smc_cdc.c); its
+// cursor counts stay below the RMBE's size (smc_curs_add,
+// net/smc/smc_cdc.h); it writes at most the room the last consumer cursor
+// it got left and announces what it wrote in its next CDC
+// (smc_tx_rdma_writes, then smc_cdc_msg_send in net/smc/smc_tx.c), so its
+// producer cursor moves at most an RMBE a CDC; a receiver consumes at most
+// what was written, which is at most an RMBE past the consumer cursor it
+// last sent. A CDC outside those bounds is a damaged copy, unless it is
+// within them from the CDC before the last: then the last was the damaged
+// one, and what it added is taken back.
+
+// dumpLast is what a direction's last followed dump CDC changed.
+type dumpLast struct {
+	frame              int // 0: none (or taken back)
+	ns                 int64
+	seqFrom            uint16 // the sequence number before it
+	skipped            int    // the numbers it skipped, counted as not captured
+	prod, cons         Cursor // the cursors before it
+	produced, consumed uint64 // what it added to Bytes and Consumed
+	okP, okC           bool   // whether it added them
+	haveProd, haveCons bool   // whether the cursors before it were known
+	// Flow.unsizedWraps and unsizedDelta before it.
+	unsizedWraps uint64
+	unsizedDelta int64
+	// The close flags it was the first of its direction to carry.
+	setAbort, setClosed, setDone bool
+}
+
+// dumpDamaged judges dump CDC m of direction d, its sequence number dd
+// past the direction's last (0: not known), and reports whether it is a
+// damaged copy, not to be followed. Where the last CDC was the damaged
+// one, it takes that back and sets dd from the CDC before it.
+func (t *Tracker) dumpDamaged(c *Conn, d Dir, f *Flow, m *cdcIn, dd *int16, in *input) bool {
+	last := &f.dumpLast
+	size, peer := c.rmbeSize(d), c.rmbeSize(d.Reverse())
+	damaged := size != 0 && m.prod.Count >= size || peer != 0 && m.cons.Count >= peer
+	seqBack, prodBack, consBack := false, false, false
+	back := int16(0)
+	if f.haveSeq && !m.noSeq && *dd <= 0 {
+		// Behind the last: the last skipped ahead wrongly, or this one
+		// is damaged.
+		back = seqDiff(m.seq, last.seqFrom)
+		seqBack = last.frame != 0 && last.skipped > 0 && back > 0 && int(back) <= last.skipped
+		damaged = damaged || !seqBack
+	}
+	n := *dd
+	if seqBack {
+		n = back
+	}
+	if !damaged && f.haveProd && !fitsRMBE(m.prod, f.Prod, size, n) {
+		prodBack = last.frame != 0 && last.haveProd && fitsRMBE(m.prod, last.prod, size, n+1)
+		damaged = !prodBack
+	}
+	if !damaged && f.haveCons && !fitsRMBE(m.cons, f.Cons, peer, n) {
+		consBack = last.frame != 0 && last.haveCons && fitsRMBE(m.cons, last.cons, peer, n+1)
+		damaged = !consBack
+	}
+	if damaged {
+		if *dd == 1 {
+			// Its number is the next: the CDC was sent and captured,
+			// only its cursors are unreadable.
+			f.LastSeq = m.seq
+		}
+		f.DumpDamaged++
+		t.raise(&c.expert, expert.DumpDamaged, in)
+		if t.recording(c) {
+			t.note(c, in, d, "CDC (dump device)", fmt.Sprintf("seq %d prod %d/%d cons %d/%d after seq %d prod %d/%d cons %d/%d: no sender moves so, a damaged copy, not followed",
+				m.seq, m.prod.Wrap, m.prod.Count, m.cons.Wrap, m.cons.Count, f.LastSeq, f.Prod.Wrap, f.Prod.Count, f.Cons.Wrap, f.Cons.Count))
+		}
+		return true
+	}
+	if last.frame == 0 {
+		return false
+	}
+	// A side that aborted sends nothing more (smc_conn_kill,
+	// net/smc/smc_core.c), one that closed or finished writing writes
+	// nothing more (smc_close_final after the send buffer drained,
+	// net/smc/smc_close.c): a CDC after the flag, or one whose producer
+	// cursor moved after it, says the flag was damaged.
+	flagsBack := last.setAbort || (last.setClosed || last.setDone) && m.prod != f.Prod && (!prodBack || m.prod != last.prod)
+	if !seqBack && !prodBack && !consBack && !flagsBack {
+		return false
+	}
+	if flagsBack {
+		if last.setAbort {
+			f.Aborted = false
+			c.expert.unmark(expert.ConnAbort)
+		}
+		f.Closed = f.Closed && !last.setClosed
+		f.DoneWriting = f.DoneWriting && !last.setDone
+		if !c.Closed() {
+			c.TClose = time.Time{}
+		}
+	}
+	if seqBack {
+		f.SeqNotCaptured -= last.skipped
+		c.expert.unmark(expert.NotCaptured)
+		// The damaged copy was one of the CDCs sent after the number
+		// before it: its number is taken as the next.
+		f.LastSeq, *dd = last.seqFrom, back
+		if back > 1 {
+			f.LastSeq, *dd = last.seqFrom+1, back-1
+		}
+	}
+	if prodBack {
+		if last.okP {
+			f.Bytes -= last.produced
+		}
+		f.Prod = last.prod
+		f.unsizedWraps, f.unsizedDelta = last.unsizedWraps, last.unsizedDelta
+	}
+	if consBack {
+		if last.okC {
+			f.Consumed -= last.consumed
+		}
+		f.Cons = last.cons
+	}
+	f.DumpDamaged++
+	c.expert.add(expert.DumpDamaged, last.frame, last.ns, "")
+	if t.recording(c) {
+		t.note(c, in, d, "CDC (dump device)", fmt.Sprintf("seq %d: frame %d was a damaged copy, what it said is taken back", m.seq, last.frame))
+	}
+	last.frame = 0
+	return false
+}
+
+// fitsRMBE reports whether a sender may move cursor prev to cur in dd
+// CDCs (0 or less: one) over an RMBE of size bytes: forward, by at most an
+// RMBE a CDC; where the size is not known (0), forward within the same
+// pass or by at most a wrap a CDC.
+func fitsRMBE(cur, prev Cursor, size uint32, dd int16) bool {
+	if size == 0 {
+		dw := uint16(cur.Wrap - prev.Wrap)
+		return dw == 0 && cur.Count >= prev.Count || dw != 0 && int(dw) <= int(max(dd, 1))
+	}
+	n, ok := cur.Sub(prev, size)
+	return ok && n <= uint64(max(dd, 1))*uint64(size)
+}
