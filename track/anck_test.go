@@ -198,22 +198,31 @@ func TestDumpDeviceOneSide(t *testing.T) {
 		if !c.Flow[d.Reverse()].NotShown {
 			t.Errorf("host 10.10.0.%d: the other host's direction %s is not marked not shown", host, d.Reverse())
 		}
-		// Without the client's Confirm the handshake is not followed to
-		// its end; the other host's direction is still not shown.
-		var noConfirm []rawFrame
+		// Without the client's Confirm, or with it damaged (its TCP
+		// checksum wrong), the handshake is not followed to its end: the
+		// host's dumped CDCs make it SMC-R, and the other host's
+		// direction is still not shown.
+		var noConfirm, badConfirm []rawFrame
 		for _, f := range vf {
 			if p := tcpPayload(f.Data); len(p) < 5 || p[0] != 0xE2 || p[4] != 3 {
 				noConfirm = append(noConfirm, f)
+				badConfirm = append(badConfirm, f)
+				continue
 			}
+			f.Data = slices.Clone(f.Data)
+			f.Data[len(f.Data)-len(tcpPayload(f.Data))+40] ^= 0x10
+			badConfirm = append(badConfirm, f)
 		}
 		if len(noConfirm) != len(vf)-1 {
 			t.Fatalf("host 10.10.0.%d: %d Confirms", host, len(vf)-len(noConfirm))
 		}
-		tr = New(Options{})
-		eachRaw(t, "dump", lt, noConfirm, tr.Feed)
-		s = tr.Snapshot()
-		if len(s.Conns) != 1 || !s.Conns[0].Flow[d.Reverse()].NotShown {
-			t.Errorf("host 10.10.0.%d without the Confirm: connections %+v, want the other host's direction not shown", host, s.Conns)
+		for what, vf := range map[string][]rawFrame{"without the Confirm": noConfirm, "with the Confirm damaged": badConfirm} {
+			tr = New(Options{})
+			eachRaw(t, "dump", lt, vf, tr.Feed)
+			s = tr.Snapshot()
+			if len(s.Conns) != 1 || !s.Conns[0].Flow[d.Reverse()].NotShown || s.Conns[0].Outcome != OutcomeSMCR {
+				t.Errorf("host 10.10.0.%d %s: connections %+v, want one SMC-R, the other host's direction not shown", host, what, s.Conns)
+			}
 		}
 	}
 }
