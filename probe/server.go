@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"os"
 	"sync"
+	"syscall"
 	"sync/atomic"
 	"time"
 )
@@ -190,6 +191,9 @@ func (s *Server) Serve(ctx context.Context) error {
 	case err = <-errc:
 		loops--
 	}
+	// An accept loop that failed ends the server: its open connections
+	// are interrupted as on a stop, not waited for.
+	cancel()
 	s.Close()
 	// Every accept loop must have returned before the wait: a loop still
 	// running may Add a connection it accepted just before the close, and
@@ -204,13 +208,36 @@ func (s *Server) Serve(ctx context.Context) error {
 }
 
 func (s *Server) acceptLoop(ctx context.Context, ln net.Listener, p Proto) error {
+	var wait time.Duration // the pause after a failed accept, while the failures last
 	for {
 		c, err := accept(ln, p)
 		if err != nil {
 			if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
 				return nil
 			}
-			return fmt.Errorf("accept on %v: %w", ln.Addr(), err)
+			if !acceptRetry(err) {
+				return fmt.Errorf("accept on %v: %w", ln.Addr(), err)
+			}
+			// Out of descriptors or memory for a moment (a burst of
+			// clients at the process's limit): the listener is fine,
+			// and the connections that end free what the next accept
+			// needs. The pending connection waits in the backlog.
+			if wait == 0 {
+				s.cfg.Log.Warn("accept failed, retrying while it fails", "listen", ln.Addr().String(), "err", err)
+			}
+			wait = min(max(2*wait, 5*time.Millisecond), time.Second)
+			t := time.NewTimer(wait)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return nil
+			case <-t.C:
+			}
+			continue
+		}
+		if wait != 0 {
+			s.cfg.Log.Info("accepting again", "listen", ln.Addr().String())
+			wait = 0
 		}
 		// Nothing here blocks: a full server sheds or refuses at once, and
 		// the connection's own goroutine does everything else.
@@ -514,4 +541,13 @@ func (s *Server) handle(c net.Conn, ss *session) (int, error) {
 		readTick(c, now-last)
 		last = now
 	}
+}
+
+// acceptRetry reports whether a failed accept may succeed later on the
+// same listener: the process or system ran out of descriptors (EMFILE,
+// ENFILE; accept4 and the dup of the accepted socket both take one) or
+// of memory for a socket (ENOBUFS, ENOMEM), as accept(2) documents.
+func acceptRetry(err error) bool {
+	return errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) ||
+		errors.Is(err, syscall.ENOBUFS) || errors.Is(err, syscall.ENOMEM)
 }

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -316,4 +318,82 @@ func TestServeStopsWhileAccepting(t *testing.T) {
 		close(stop)
 		dialers.Wait()
 	}
+}
+
+// flakyListener fails its first fail Accepts with err, then accepts; with
+// fatal set, every Accept after the first connection waits for fatal to
+// close and fails with EINVAL, as a listener that broke.
+type flakyListener struct {
+	net.Listener
+	fail     atomic.Int32
+	err      error
+	fatal    chan struct{}
+	accepted atomic.Bool
+}
+
+func (l *flakyListener) Accept() (net.Conn, error) {
+	if l.fail.Add(-1) >= 0 {
+		return nil, &net.OpError{Op: "accept", Net: "tcp", Err: os.NewSyscallError("accept4", l.err)}
+	}
+	if l.fatal != nil && l.accepted.Swap(true) {
+		<-l.fatal
+		return nil, &net.OpError{Op: "accept", Net: "tcp", Err: os.NewSyscallError("accept4", syscall.EINVAL)}
+	}
+	return l.Listener.Accept()
+}
+
+// serveFlaky is serveTCP over a flakyListener.
+func serveFlaky(t *testing.T, l *flakyListener) (ap netip.AddrPort, cancel context.CancelFunc, done <-chan error) {
+	t.Helper()
+	s := NewServer(ServerConfig{Addr: netip.MustParseAddr("127.0.0.1"), TCPOnly: true})
+	if err := s.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	l.Listener = s.lns[0]
+	s.lns[0] = l
+	ctx, cancel := context.WithCancel(t.Context())
+	d := make(chan error, 1)
+	go func() { d <- s.Serve(ctx) }()
+	return s.Addrs()[0], cancel, d
+}
+
+// TestServeRetriesAccept: an accept that fails for want of descriptors or
+// memory (a burst of clients at the process's limit) is tried again, the
+// client waiting in the backlog: the server goes on.
+func TestServeRetriesAccept(t *testing.T) {
+	for _, e := range []syscall.Errno{syscall.EMFILE, syscall.ENFILE, syscall.ENOBUFS, syscall.ENOMEM} {
+		l := &flakyListener{err: e}
+		l.fail.Store(3)
+		ap, cancel, done := serveFlaky(t, l)
+		c := dialTCP(t, ap)
+		if _, err := NewPinger(c, 64).Ping(64); err != nil {
+			t.Fatalf("%v: ping after 3 failed accepts: %v", e, err)
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("%v: Serve: %v", e, err)
+		}
+	}
+}
+
+// TestServeAcceptErrorEnds: a listener that breaks ends Serve with its
+// error, and the connections open then are interrupted, not waited for.
+func TestServeAcceptErrorEnds(t *testing.T) {
+	l := &flakyListener{fatal: make(chan struct{})}
+	ap, cancel, done := serveFlaky(t, l)
+	defer cancel()
+	c := dialTCP(t, ap)
+	if _, err := NewPinger(c, 64).Ping(64); err != nil { // the handler is now blocked in read
+		t.Fatal(err)
+	}
+	close(l.fatal)
+	select {
+	case err := <-done:
+		if !errors.Is(err, syscall.EINVAL) {
+			t.Errorf("Serve: %v, want the accept error", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Serve did not return after its listener broke, with a connection open")
+	}
+	expectClosed(t, c)
 }
