@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gopacket/gopacket/layers"
 
@@ -304,5 +305,45 @@ func TestDumpDeviceDamaged(t *testing.T) {
 				t.Errorf("smc.dump.damaged on frames %v, want %d..%d", frames, set[0].Frame, set[len(set)-1].Frame)
 			}
 		})
+	}
+}
+
+// TestDumpDevicesMerged: the dump devices of both hosts merged, the second
+// host's clock 3 ms ahead. Each host's device dumps the CDCs it sends and
+// the ones it takes, so each CDC is in the capture twice, byte for byte,
+// other CDCs between them: the second is the capture's copy
+// (roce.capture.duplicate), followed once; not a repeated sequence
+// number, not a damaged copy. (A data frame's copy is known only within
+// captureDupWindow with no CDC between: the same bytes may be written
+// again.)
+func TestDumpDevicesMerged(t *testing.T) {
+	frames, lt := testutil.ReadFrames(t, testutil.Root(t)+"/testdata/anck/dump-device.pcap")
+	whole := New(Options{})
+	eachRaw(t, "dump", lt, frames, whole.Feed)
+	want := whole.Snapshot().Conns[0]
+	merged := slices.Clone(frames)
+	for _, f := range frames {
+		if len(f.Data) > 23 && f.Data[23] == 17 { // IPv4 UDP: a dump frame
+			f.CI.Timestamp = f.CI.Timestamp.Add(3 * time.Millisecond)
+			merged = append(merged, f)
+		}
+	}
+	slices.SortStableFunc(merged, func(a, b rawFrame) int { return a.CI.Timestamp.Compare(b.CI.Timestamp) })
+	tr := New(Options{})
+	eachRaw(t, "dump", lt, merged, tr.Feed)
+	s := tr.Snapshot()
+	if len(s.Conns) != 1 {
+		t.Fatalf("%d connections, want 1", len(s.Conns))
+	}
+	for d := DirC2S; d <= DirS2C; d++ {
+		f, w := &s.Conns[0].Flow[d], &want.Flow[d]
+		if f.CDCs != w.CDCs || f.Bytes != w.Bytes || f.Consumed != w.Consumed || f.SeqDup != 0 || f.DumpDamaged != 0 || f.Closed != w.Closed {
+			t.Errorf("%s: CDCs %d bytes %d consumed %d seq dup %d damaged %d closed %v, want %d %d %d 0 0 %v",
+				d, f.CDCs, f.Bytes, f.Consumed, f.SeqDup, f.DumpDamaged, f.Closed, w.CDCs, w.Bytes, w.Consumed, w.Closed)
+		}
+	}
+	cdcs := want.Flow[DirC2S].CDCs + want.Flow[DirS2C].CDCs
+	if got := s.Stats.CaptureDups; got < cdcs || got > len(merged)-len(frames) {
+		t.Errorf("%d frames followed as copies, want the %d CDCs' and at most the %d frames'", got, cdcs, len(merged)-len(frames))
 	}
 }

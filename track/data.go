@@ -221,6 +221,7 @@ func (t *Tracker) cdcConn(c *Conn, l *Link, d Dir, in *input) {
 		f.joinProd, f.joinCons, f.joinClaimed = m.prod, m.cons, claimed
 	}
 	if in.isDump {
+		recordDump(f, m)
 		f.dumpLast = dumpLast{frame: in.number, ns: in.ns, seqFrom: seqFrom, prod: prodFrom, cons: consFrom,
 			skipped: skipped, produced: produced, consumed: consumed, okP: okP, okC: okC, haveProd: hadProd, haveCons: hadCons,
 			unsizedWraps: unsizedWraps, unsizedDelta: unsizedDelta,
@@ -349,6 +350,11 @@ func (t *Tracker) dump(in *input) {
 	d := DirC2S
 	if in.dumpFrom != c.Client {
 		d = DirS2C
+	}
+	if in.dumpCDC && dumpCopy(&c.Flow[d], &in.roce.cdc) {
+		t.stats.CaptureDups++
+		t.raise(&t.expert, expert.CaptureDuplicate, in)
+		return
 	}
 	t.cur.setConn(c)
 	t.cur.dir = d

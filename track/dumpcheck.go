@@ -150,3 +150,50 @@ func fitsRMBE(cur, prev Cursor, size uint32, dd int16) bool {
 	n, ok := cur.Sub(prev, size)
 	return ok && n <= uint64(max(dd, 1))*uint64(size)
 }
+
+// dumpRecent is what a direction's last followed dump CDCs said, to know
+// the other host's copy of one (dumpCopy).
+type dumpRecent struct {
+	cdc [16]dumpSaid
+	n   int // CDCs recorded; the last is cdc[(n-1)%len(cdc)]
+}
+
+// dumpSaid is what one dump CDC said.
+type dumpSaid struct {
+	seq        uint16
+	flags      uint16 // producer flags, connection flags
+	prod, cons Cursor
+}
+
+func said(m *cdcIn) dumpSaid {
+	return dumpSaid{seq: m.seq, flags: uint16(m.prodFlags)<<8 | uint16(m.connFlags), prod: m.prod, cons: m.cons}
+}
+
+// dumpCopy reports whether m, a dump CDC of direction d whose sequence
+// number is not past the direction's last, says what one of the
+// direction's recent CDCs said: the copy the other host's dump device made
+// of it (each host dumps the CDCs it sends and the ones it takes), come
+// later than dumpDup looks back. A damaged copy differs somewhere.
+func dumpCopy(f *Flow, m *cdcIn) bool {
+	r := f.dumpRecent
+	if r == nil || m.noSeq || !f.haveSeq || seqDiff(m.seq, f.LastSeq) > 0 {
+		return false
+	}
+	w := said(m)
+	for i := range min(r.n, len(r.cdc)) {
+		if r.cdc[i] == w {
+			return true
+		}
+	}
+	return false
+}
+
+// recordDump keeps m among its direction's recent dump CDCs.
+func recordDump(f *Flow, m *cdcIn) {
+	if f.dumpRecent == nil {
+		f.dumpRecent = new(dumpRecent)
+	}
+	r := f.dumpRecent
+	r.cdc[r.n%len(r.cdc)] = said(m)
+	r.n++
+}

@@ -211,10 +211,11 @@ type Flow struct {
 	fullFrame          int   // the CDC that filled it
 	// dumpLast: what the direction's last dump CDC changed, until the
 	// next one shows whether it was a damaged copy.
-	dumpLast dumpLast
-	haveSeq  bool
-	haveProd bool
-	haveCons bool
+	dumpLast   dumpLast
+	dumpRecent *dumpRecent // nil: no dump CDC followed
+	haveSeq    bool
+	haveProd   bool
+	haveCons   bool
 	// uncaptured: the responder took PSNs of this direction's link that
 	// the capture never showed since this direction's last CDC; a CDC
 	// among them explains a sequence gap, or a close the capture lacks.
