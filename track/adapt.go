@@ -119,15 +119,6 @@ const dupSlots = 1024
 // again.
 const captureDupWindow = int64(time.Millisecond)
 
-// dumpCopyWindow and dumpCopyCDCs bound how far apart a dumped CDC and its
-// copy come (dumpDup): two hosts' clocks up to a second apart, and far
-// fewer CDC frames between than the 65,536 after which a sequence number
-// comes again.
-const (
-	dumpCopyWindow = int64(time.Second)
-	dumpCopyCDCs   = 1024
-)
-
 // captureDup reports whether f is a RoCE packet the capture already holds,
 // its copy: the same queue pair, PSN, opcode, length and ICRC (which
 // covers the rest) within captureDupWindow and with no NAK seen between,
@@ -176,13 +167,9 @@ func (t *Tracker) captureDup(f *capture.Frame) bool {
 // capture already holds: the same addresses, ports and bytes within
 // captureDupWindow, and no CDC frame of that connection direction between
 // (a write of the same bytes again comes with a CDC of its own,
-// smc_tx_rdma_writes then smc_cdc_msg_send in net/smc/smc_tx.c). A CDC
-// frame is never the same twice, its sequence number moving, so its copy
-// is one within dumpCopyWindow with fewer than dumpCopyCDCs of the
-// direction's CDC frames between: the copy the other host's dump device
-// made of a CDC both hosts dumped (one sent it, the other took it) comes
-// as far from it as the two hosts' clocks are apart, other CDCs between.
-// The dump device's frames carry nothing else to tell a copy by: no IP
+// smc_tx_rdma_writes then smc_cdc_msg_send in net/smc/smc_tx.c; a CDC
+// frame is never the same twice, its sequence number moving). The dump
+// device's frames carry nothing else to tell a copy by: no IP
 // identification, no UDP checksum (smc_dump_fill_skb_header, ANCK
 // net/smc/smc_stats.c).
 func (s *seenCopies) dumpDup(f *capture.Frame) bool {
@@ -193,12 +180,9 @@ func (s *seenCopies) dumpDup(f *capture.Frame) bool {
 	h := (uint32(f.UDP.SrcPort)*31 + uint32(f.UDP.DstPort)) % uint32(len(s.dumpCDCs))
 	e := &s.recent[(digest^uint32(key>>32))%dupSlots]
 	ns, length := f.UnixNano(), uint32(len(f.UDP.Payload))
-	if e.key == key && e.icrc == digest && e.length == length {
-		between, dt := s.dumpCDCs[h]-e.naks, ns-e.ns
-		if f.CDC != nil && between < dumpCopyCDCs && dt >= -dumpCopyWindow && dt <= dumpCopyWindow ||
-			between == 0 && dt >= 0 && dt <= captureDupWindow {
-			return true
-		}
+	if e.key == key && e.icrc == digest && e.length == length && e.naks == s.dumpCDCs[h] &&
+		ns-e.ns >= 0 && ns-e.ns <= captureDupWindow {
+		return true
 	}
 	if f.CDC != nil {
 		s.dumpCDCs[h]++

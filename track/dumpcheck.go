@@ -154,7 +154,7 @@ func fitsRMBE(cur, prev Cursor, size uint32, dd int16) bool {
 // dumpRecent is what a direction's last followed dump CDCs said, to know
 // the other host's copy of one (dumpCopy).
 type dumpRecent struct {
-	cdc [16]dumpSaid
+	cdc [64]dumpSaid
 	n   int // CDCs recorded; the last is cdc[(n-1)%len(cdc)]
 }
 
@@ -171,9 +171,13 @@ func said(m *cdcIn) dumpSaid {
 
 // dumpCopy reports whether m, a dump CDC of direction d whose sequence
 // number is not past the direction's last, says what one of the
-// direction's recent CDCs said: the copy the other host's dump device made
-// of it (each host dumps the CDCs it sends and the ones it takes), come
-// later than dumpDup looks back. A damaged copy differs somewhere.
+// direction's last 64 CDCs said: the copy the other host's dump device
+// made of it (each host dumps the CDCs it sends and the ones it takes),
+// as far from it as the hosts' clocks are apart, other CDCs between, where
+// dumpDup looks for a copy right after its original. A CDC is never the
+// same twice (its sequence number moves); a damaged copy differs
+// somewhere; a connection that takes its 4-tuple again is another
+// connection, its own CDCs recorded anew.
 func dumpCopy(f *Flow, m *cdcIn) bool {
 	r := f.dumpRecent
 	if r == nil || m.noSeq || !f.haveSeq || seqDiff(m.seq, f.LastSeq) > 0 {
