@@ -11,8 +11,8 @@ import (
 	"net/netip"
 	"os"
 	"sync"
-	"syscall"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
