@@ -194,7 +194,7 @@ func flowNotes(r rows.Conn) string {
 			name string
 		}{{f.WriteBlocked, "write-blocked"}, {f.UrgentPending + f.UrgentPresent, "urgent"}, {f.ConsUpdReq, "cons-update-req"},
 			{f.Failover, "failover"}, {f.SeqGaps, "seq-gaps"}, {f.SeqDup, "seq-dup"}, {f.CursorErrors, "cursor-errors"},
-			{f.WritesOutside, "writes-outside-RMBE"}} {
+			{f.DumpDamaged, "dump-damaged"}, {f.WritesOutside, "writes-outside-RMBE"}} {
 			if c.n > 0 {
 				n = append(n, fmt.Sprintf("%s %s %d", x.dir, c.name, c.n))
 			}

@@ -166,8 +166,11 @@ type Flow struct {
 	SeqGaps        int    `json:"seq_gaps,omitempty"`
 	SeqDup         int    `json:"seq_dup,omitempty"`
 	CursorErrors   int    `json:"cursor_errors,omitempty"`
-	Prod           string `json:"prod"`
-	Cons           string `json:"cons"`
+	// DumpDamaged: dump-device CDCs the CDCs around them showed damaged
+	// in the capture's copy, not followed (track.Flow.DumpDamaged).
+	DumpDamaged int    `json:"dump_damaged,omitempty"`
+	Prod        string `json:"prod"`
+	Cons        string `json:"cons"`
 }
 
 // FlowCount is n, a count of f, as every surface shows it: "-" where the
@@ -202,7 +205,7 @@ func flowRow(f *track.Flow) Flow {
 	return Flow{NotShown: f.NotShown, CDCs: f.CDCs, Dumped: f.Dumped, Bytes: f.Bytes, BytesUnknown: !f.BytesWhole(), Consumed: f.Consumed, WriteBytes: f.WriteBytes, Writes: f.Writes,
 		WritesOutside: f.WritesOutside, TCPBytes: f.TCPBytes, WriteBlocked: f.WriteBlocked, UrgentPending: f.UrgentPending,
 		UrgentPresent: f.UrgentPresent, ConsUpdReq: f.ConsUpdReq, Failover: f.Failover, SeqGaps: f.SeqGaps,
-		SeqDup: f.SeqDup, CursorErrors: f.CursorErrors, Prod: fmt.Sprintf("%d/%d", f.Prod.Wrap, f.Prod.Count), Cons: fmt.Sprintf("%d/%d", f.Cons.Wrap, f.Cons.Count)}
+		SeqDup: f.SeqDup, CursorErrors: f.CursorErrors, DumpDamaged: f.DumpDamaged, Prod: fmt.Sprintf("%d/%d", f.Prod.Wrap, f.Prod.Count), Cons: fmt.Sprintf("%d/%d", f.Cons.Wrap, f.Cons.Count)}
 }
 
 func ms(from, to time.Time) float64 {
