@@ -260,6 +260,9 @@ func TestDumpDeviceDamaged(t *testing.T) {
 	for _, dm := range crafted.DumpDamages {
 		sets = append(sets, []crafted.DumpDamage{dm})
 	}
+	// The server's first CDC: nothing before it shows it wrong, the two
+	// after it agree with each other and not with it.
+	sets = append(sets, []crafted.DumpDamage{{Frame: 12, What: "the server's first CDC's consumer wrap 9472 ahead", Off: 18, Xor: 0x25}})
 	for _, set := range sets {
 		var whats []string
 		for _, dm := range set {

@@ -111,7 +111,7 @@ func (t *Tracker) cdcConn(c *Conn, l *Link, d Dir, in *input) {
 		return
 	}
 	seqFrom, prodFrom, consFrom, skipped := f.LastSeq, f.Prod, f.Cons, 0
-	hadProd, hadCons, unsizedWraps, unsizedDelta := f.haveProd, f.haveCons, f.unsizedWraps, f.unsizedDelta
+	hadProd, hadCons, unsizedWraps, unsizedDelta := f.haveProd || !c.Inferred, f.haveCons || !c.Inferred, f.unsizedWraps, f.unsizedDelta
 	if f.haveSeq && !m.noSeq {
 		if dd <= 0 {
 			f.SeqDup++

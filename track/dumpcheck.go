@@ -61,13 +61,28 @@ func (t *Tracker) dumpDamaged(c *Conn, d Dir, f *Flow, m *cdcIn, dd *int16, in *
 	if seqBack {
 		n = back
 	}
-	if !damaged && f.haveProd && !fitsRMBE(m.prod, f.Prod, size, n) {
+	// A CDC that fits neither the last nor the one before may fit the
+	// CDC rejected just before it: two in a row that agree with each
+	// other and not with what was followed say that what was followed
+	// is wrong (a damaged first CDC, which nothing before could show):
+	// the cursor is followed from the rejected CDC's on, what lies
+	// between not counted.
+	rej := &f.dumpRejected
+	rn := seqDiff(m.seq, rej.seq)
+	fromRej := rej.ok && (m.noSeq || rn > 0 && rn <= maxDumpJump)
+	prodRej, consRej := false, false
+	// A connection known from its handshake starts from zero cursors
+	// (cdcConn counts from them).
+	haveProd, haveCons := f.haveProd || !c.Inferred, f.haveCons || !c.Inferred
+	if !damaged && haveProd && !fitsRMBE(m.prod, f.Prod, size, n) {
 		prodBack = last.frame != 0 && last.haveProd && fitsRMBE(m.prod, last.prod, size, n+1)
-		damaged = !prodBack
+		prodRej = !prodBack && fromRej && fitsRMBE(m.prod, rej.prod, size, rn)
+		damaged = !prodBack && !prodRej
 	}
-	if !damaged && f.haveCons && !fitsRMBE(m.cons, f.Cons, peer, n) {
+	if !damaged && haveCons && !fitsRMBE(m.cons, f.Cons, peer, n) {
 		consBack = last.frame != 0 && last.haveCons && fitsRMBE(m.cons, last.cons, peer, n+1)
-		damaged = !consBack
+		consRej = !consBack && fromRej && fitsRMBE(m.cons, rej.cons, peer, rn)
+		damaged = !consBack && !consRej
 	}
 	if damaged {
 		if *dd == 1 {
@@ -75,6 +90,7 @@ func (t *Tracker) dumpDamaged(c *Conn, d Dir, f *Flow, m *cdcIn, dd *int16, in *
 			// only its cursors are unreadable.
 			f.LastSeq = m.seq
 		}
+		*rej = dumpSaid{seq: m.seq, prod: m.prod, cons: m.cons, ok: true}
 		f.DumpDamaged++
 		t.raise(&c.expert, expert.DumpDamaged, in)
 		if t.recording(c) {
@@ -82,6 +98,19 @@ func (t *Tracker) dumpDamaged(c *Conn, d Dir, f *Flow, m *cdcIn, dd *int16, in *
 				m.seq, m.prod.Wrap, m.prod.Count, m.cons.Wrap, m.cons.Count, f.LastSeq, f.Prod.Wrap, f.Prod.Count, f.Cons.Wrap, f.Cons.Count))
 		}
 		return true
+	}
+	rej.ok = false
+	if prodRej {
+		f.Prod, f.unsizedWraps, f.unsizedDelta = rej.prod, 0, 0
+	}
+	if consRej {
+		f.Cons = rej.cons
+	}
+	if (prodRej || consRej) && last.frame != 0 {
+		// The damaged one was the CDC followed last, not the rejected.
+		c.expert.unmark(expert.DumpDamaged)
+		c.expert.add(expert.DumpDamaged, last.frame, last.ns, "")
+		last.frame = 0
 	}
 	if last.frame == 0 {
 		return false
@@ -163,10 +192,16 @@ type dumpSaid struct {
 	seq        uint16
 	flags      uint16 // producer flags, connection flags
 	prod, cons Cursor
+	ok         bool // (Flow.dumpRejected) set
 }
 
+// maxDumpJump bounds how many sequence numbers on a CDC may come after
+// the rejected one it is followed from: the capture may have missed some
+// between them.
+const maxDumpJump = 64
+
 func said(m *cdcIn) dumpSaid {
-	return dumpSaid{seq: m.seq, flags: uint16(m.prodFlags)<<8 | uint16(m.connFlags), prod: m.prod, cons: m.cons}
+	return dumpSaid{seq: m.seq, flags: uint16(m.prodFlags)<<8 | uint16(m.connFlags), prod: m.prod, cons: m.cons, ok: true}
 }
 
 // dumpCopy reports whether m, a dump CDC of direction d whose sequence

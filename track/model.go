@@ -213,9 +213,12 @@ type Flow struct {
 	// next one shows whether it was a damaged copy.
 	dumpLast   dumpLast
 	dumpRecent *dumpRecent // nil: no dump CDC followed
-	haveSeq    bool
-	haveProd   bool
-	haveCons   bool
+	// dumpRejected: the direction's last dump CDC, when it was rejected
+	// as damaged for its cursors.
+	dumpRejected dumpSaid
+	haveSeq      bool
+	haveProd     bool
+	haveCons     bool
 	// uncaptured: the responder took PSNs of this direction's link that
 	// the capture never showed since this direction's last CDC; a CDC
 	// among them explains a sequence gap, or a close the capture lacks.
