@@ -349,3 +349,53 @@ func TestDumpDevicesMerged(t *testing.T) {
 		t.Errorf("%d frames followed as copies, want the %d CDCs' copies (%d added)", got, cdcs, len(merged)-len(frames))
 	}
 }
+
+// TestDumpDeviceLateStart: dump-device.pcap begun after the handshake (at
+// frame 9, its first dumped CDC, and at frame 800). The dump frames name
+// the connection by its 4-tuple: it is joined mid-stream from them (who is
+// client not known), every CDC from the start on counted, its bytes from
+// each direction's first CDC on, both closes; nothing damaged, missed or
+// repeated.
+func TestDumpDeviceLateStart(t *testing.T) {
+	frames, lt := testutil.ReadFrames(t, testutil.Root(t)+"/testdata/anck/dump-device.pcap")
+	whole := New(Options{})
+	eachRaw(t, "dump", lt, frames, whole.Feed)
+	want := whole.Snapshot().Conns[0]
+	for _, from := range []int{9, 800} {
+		var cdcs [2]int
+		var first [2]*Cursor
+		vf := frames[from-1:]
+		eachRaw(t, "dump", lt, vf, func(f *capture.Frame) {
+			if f.CDC == nil {
+				return
+			}
+			d := DirC2S
+			if f.UDP.SrcPort != layers.UDPPort(want.Client.Port()) {
+				d = DirS2C
+			}
+			cdcs[d]++
+			if first[d] == nil {
+				first[d] = &Cursor{Wrap: f.CDC.Prod.Wrap, Count: f.CDC.Prod.Count}
+			}
+		})
+		tr := New(Options{})
+		eachRaw(t, "dump", lt, vf, tr.Feed)
+		s := tr.Snapshot()
+		if len(s.Conns) != 1 || s.Conns[0].Outcome != OutcomeUnknown || !s.Conns[0].RolesUnknown {
+			t.Fatalf("from frame %d: connections %+v, want one joined mid-stream, roles unknown", from, s.Conns)
+		}
+		c := &s.Conns[0]
+		for d := DirC2S; d <= DirS2C; d++ {
+			// A and B are the directions in the order the capture showed them.
+			wd := d
+			if c.Client != want.Client {
+				wd = d.Reverse()
+			}
+			f, w := &c.Flow[d], &want.Flow[wd]
+			if b := w.Bytes - uint64(first[wd].Count); f.CDCs != cdcs[wd] || f.Bytes != b || !f.Closed || f.DumpDamaged != 0 || f.SeqNotCaptured != 0 || f.SeqDup != 0 {
+				t.Errorf("from frame %d, %s: CDCs %d bytes %d closed %v damaged %d not captured %d dup %d, want %d %d true 0 0 0",
+					from, d, f.CDCs, f.Bytes, f.Closed, f.DumpDamaged, f.SeqNotCaptured, f.SeqDup, cdcs[wd], b)
+			}
+		}
+	}
+}

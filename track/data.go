@@ -342,7 +342,21 @@ func (t *Tracker) dump(in *input) {
 		t.dumpers = make(map[netip.Addr]bool)
 	}
 	t.dumpers[in.dumpFrom.Addr()] = true
-	c := t.byTuple[makeTCPKey(in.dumpFrom, in.dumpTo)]
+	key := makeTCPKey(in.dumpFrom, in.dumpTo)
+	c := t.byTuple[key]
+	if c == nil && in.dumpCDC {
+		// A capture begun after the handshake (or that missed it): the
+		// dump frame names the connection by its 4-tuple, so its CDCs
+		// make it, joined mid-stream, who is client not known, its
+		// cursors counted from its first CDC on. Its TCP segments, a
+		// FIN, find it by the 4-tuple; a SYN that reuses the 4-tuple
+		// makes a new one (tcp).
+		c = t.newConn(in)
+		c.Client, c.Server = in.dumpFrom, in.dumpTo
+		c.Inferred, c.Outcome = true, OutcomeUnknown
+		t.stats.InferredConns++
+		t.byTuple[key] = c
+	}
 	if c == nil {
 		t.cur.unattached = true
 		return
