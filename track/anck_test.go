@@ -399,3 +399,33 @@ func TestDumpDeviceLateStart(t *testing.T) {
 		}
 	}
 }
+
+// TestDumpDeviceLateStartDamaged: dump-device.pcap begun at frame 9, the
+// client's first dumped CDC there, its producer wrap damaged to 256.
+// Nothing before it shows it wrong; the next CDC does not fit it and is
+// rejected, the one after fits that one: the first was the damaged one,
+// and the client's bytes count from its second CDC (88 bytes) on.
+func TestDumpDeviceLateStartDamaged(t *testing.T) {
+	frames, lt := testutil.ReadFrames(t, testutil.Root(t)+"/testdata/anck/dump-device.pcap")
+	whole := New(Options{})
+	eachRaw(t, "dump", lt, frames, whole.Feed)
+	want := whole.Snapshot().Conns[0]
+	vf := slices.Clone(frames[8:])
+	vf[0].Data = slices.Clone(vf[0].Data)
+	crafted.DumpDamaged(t, vf, crafted.DumpDamage{Frame: 1, Off: 10, Xor: 0x01})
+	tr := New(Options{})
+	eachRaw(t, "dump", lt, vf, tr.Feed)
+	s := tr.Snapshot()
+	if len(s.Conns) != 1 || s.Conns[0].Client != want.Client {
+		t.Fatalf("connections %+v, want one, A the client", s.Conns)
+	}
+	f, w := &s.Conns[0].Flow[DirC2S], &want.Flow[DirC2S]
+	if f.Bytes != w.Bytes-88 || f.DumpDamaged != 1 || f.CursorErrors != 0 {
+		t.Errorf("A->B: bytes %d damaged %d cursor errors %d, want %d 1 0", f.Bytes, f.DumpDamaged, f.CursorErrors, w.Bytes-88)
+	}
+	for _, x := range s.Findings() {
+		if x.ID == expert.DumpDamaged && (x.First != 1 || x.Last != 1) {
+			t.Errorf("smc.dump.damaged on frames %d..%d, want frame 1", x.First, x.Last)
+		}
+	}
+}
