@@ -107,13 +107,7 @@ func textConns(tw *tabwriter.Writer, s *track.Snapshot, conns []rows.Conn) {
 	fmt.Fprintf(tw, "SMC connections: %d\n", len(conns))
 	fmt.Fprintln(tw, "ID\tClient\tServer\tOutcome\tDetail\tVer\tLGR\tLink\tCDC C>S\tCDC S>C\tBytes C>S\tBytes S>C\tWRITE C>S\tWRITE S>C\tConfirm ms\t1st CDC ms\tFrames\tClose\tNotes")
 	for _, r := range conns {
-		client, server := r.Client, r.Server
-		switch {
-		case r.RolesUnknown:
-			client, server = "A "+dash(r.Client), "B "+dash(r.Server)
-		case r.Inferred:
-			client, server = dash(r.Client)+" (no TCP)", dash(r.Server)+" (no TCP)"
-		}
+		client, server := r.Ends()
 		c2s, s2c := &r.Client2Srv, &r.Srv2Client
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n",
 			r.ID, client, server, r.Outcome, r.Detail, rows.VersionName(r.Version), rows.Known(r.LGR), rows.LinkName(r.Link),

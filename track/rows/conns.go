@@ -173,6 +173,26 @@ type Flow struct {
 	Cons        string `json:"cons"`
 }
 
+// Ends are the connection's client and server as every surface names
+// them: "A " and "B " in front where which end is the client is not on
+// the wire (RolesUnknown), " (no TCP)" after where the connection is known
+// from its CDCs alone (Inferred), "-" for an address not known then.
+func (r *Conn) Ends() (client, server string) {
+	orDash := func(s string) string {
+		if s == "" {
+			return "-"
+		}
+		return s
+	}
+	switch {
+	case r.RolesUnknown:
+		return "A " + orDash(r.Client), "B " + orDash(r.Server)
+	case r.Inferred:
+		return orDash(r.Client) + " (no TCP)", orDash(r.Server) + " (no TCP)"
+	}
+	return r.Client, r.Server
+}
+
 // FlowCount is n, a count of f, as every surface shows it: "-" where the
 // capture does not hold f's packets (NotShown), unknown rather than zero.
 func FlowCount[N int | uint64](f *Flow, n N) string {

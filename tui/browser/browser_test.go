@@ -1834,3 +1834,19 @@ func TestANCKFramesAlone(t *testing.T) {
 		})
 	}
 }
+
+// TestPaneRolesUnknown: a connection joined mid-stream, which end is the
+// client not on the wire, reads in the conversations pane as in smcdump
+// -z smc,conns (rows.Conn.Ends): "A" and "B", not a client and a server.
+func TestPaneRolesUnknown(t *testing.T) {
+	fs, lt := testutil.ReadFrames(t, filepath.Join(testutil.SamplesDir(t), "pingpong.pcap"))
+	p := testutil.WriteFrames(t, "late.pcap", lt, fs[299:]) // after the handshake and the link's setup
+	idx, ctx := openIndexed(t, p)
+	h := run(t, New(ctx, idx, Options{}), 160, 40)
+	h.Until("RoCE")
+	h.Key(tcell.KeyRune, 'c')
+	scr := h.Until("conversations")
+	if !strings.Contains(scr, "A 10.10.0.1") || !strings.Contains(scr, "B 10.10.0.2") || !strings.Contains(scr, "joined mid-stream") {
+		t.Errorf("conversations pane of a connection joined mid-stream:\n%s", scr)
+	}
+}

@@ -53,8 +53,9 @@ func (b *Browser) pane(kind string) pane {
 		for _, r := range rows.ConnRows(s) {
 			id := r.ID
 			c2s, s2c := &r.Client2Srv, &r.Srv2Client
+			client, server := r.Ends()
 			p.rows = append(p.rows, paneRow{
-				cells: []string{strconv.Itoa(r.ID), r.Client, r.Server, r.Outcome, rows.Known(r.LGR), rows.LinkName(r.Link),
+				cells: []string{strconv.Itoa(r.ID), client, server, r.Outcome, rows.Known(r.LGR), rows.LinkName(r.Link),
 					rows.FlowCount(c2s, c2s.CDCs), rows.FlowCount(s2c, s2c.CDCs), rows.ByteCount(c2s), rows.ByteCount(s2c), r.Detail},
 				frames: func() []int32 { return b.idx.Follow(id) },
 				mode:   "follow connection " + strconv.Itoa(id),
