@@ -345,17 +345,7 @@ func (t *Tracker) dump(in *input) {
 	key := makeTCPKey(in.dumpFrom, in.dumpTo)
 	c := t.byTuple[key]
 	if c == nil && in.dumpCDC {
-		// A capture begun after the handshake (or that missed it): the
-		// dump frame names the connection by its 4-tuple, so its CDCs
-		// make it, joined mid-stream, who is client not known, its
-		// cursors counted from its first CDC on. Its TCP segments, a
-		// FIN, find it by the 4-tuple; a SYN that reuses the 4-tuple
-		// makes a new one (tcp).
-		c = t.newConn(in)
-		c.Client, c.Server = in.dumpFrom, in.dumpTo
-		c.Inferred, c.Outcome = true, OutcomeUnknown
-		t.stats.InferredConns++
-		t.byTuple[key] = c
+		c = t.joinDumped(key, in)
 	}
 	if c == nil {
 		t.cur.unattached = true
@@ -391,6 +381,81 @@ func (t *Tracker) dump(in *input) {
 		}
 	}
 	t.cdcConn(c, nil, d, in)
+}
+
+// dumpFirst is the last dumped CDC of a connection direction no
+// connection has.
+type dumpFirst struct {
+	seq    uint16
+	noSeq  bool
+	cursor [2]Cursor // producer, consumer
+	number int
+	ns     int64
+}
+
+// pairs reports whether m, the next dumped CDC of the held CDC a's
+// direction, is one its sender may send right after a: the next sequence
+// number or the one after, its cursors moved forward by at most a wrap a
+// CDC (the RMBE size is not known). Damage repeats (editcap -E writes the
+// same bytes again and again): frames whose 4-tuples it made the same lie
+// apart in the stream.
+func (a *dumpFirst) pairs(m *cdcIn) bool {
+	dd := seqDiff(m.seq, a.seq)
+	return !a.noSeq && !m.noSeq && dd >= 1 && dd <= maxDumpPair &&
+		fitsRMBE(m.prod, a.cursor[0], 0, dd) && fitsRMBE(m.cons, a.cursor[1], 0, dd)
+}
+
+// maxDumpPair is how far on a dumped CDC's sequence number may be from
+// the held one it makes a connection with (pairs): one CDC between them
+// the capture missed.
+const maxDumpPair = 2
+
+// maxDumpFirst bounds dumpFirst: a damaged capture leaves one behind for
+// every dump frame whose addresses or ports its damage changed.
+const maxDumpFirst = 4096
+
+// joinDumped returns the connection of key that a dumped CDC, in, makes
+// in a capture begun after its handshake (or that missed it), or nil:
+// the dump frame names the connection by its 4-tuple. A direction's CDC
+// is held, unattached, and the next that pairs with it makes the
+// connection, joined mid-stream (who is client not known), counting from
+// what the held one said: a frame whose damaged header named no
+// connection makes none. Its TCP segments, a FIN, find it by the
+// 4-tuple; a SYN that reuses the 4-tuple makes a new one (tcp).
+func (t *Tracker) joinDumped(key tcpKey, in *input) *Conn {
+	m := &in.roce.cdc
+	dk := [2]netip.AddrPort{in.dumpFrom, in.dumpTo}
+	first, ok := t.dumpFirst[dk]
+	if !ok || !first.pairs(m) {
+		if t.dumpFirst == nil || len(t.dumpFirst) >= maxDumpFirst {
+			t.dumpFirst = make(map[[2]netip.AddrPort]dumpFirst)
+		}
+		t.dumpFirst[dk] = dumpFirst{seq: m.seq, noSeq: m.noSeq, cursor: [2]Cursor{m.prod, m.cons}, number: in.number, ns: in.ns}
+		return nil
+	}
+	rk := [2]netip.AddrPort{in.dumpTo, in.dumpFrom}
+	other, both := t.dumpFirst[rk]
+	delete(t.dumpFirst, dk)
+	delete(t.dumpFirst, rk)
+	c := t.newConn(in)
+	c.Client, c.Server = in.dumpFrom, in.dumpTo
+	c.Inferred, c.Outcome = true, OutcomeUnknown
+	t.stats.InferredConns++
+	t.byTuple[key] = c
+	first.start(&c.Flow[DirC2S])
+	if both {
+		other.start(&c.Flow[DirS2C])
+	}
+	return c
+}
+
+// start makes f, a flow of a connection joined from dumped CDCs, go on
+// from what its held CDC a said.
+func (a *dumpFirst) start(f *Flow) {
+	f.Prod, f.Cons, f.haveProd, f.haveCons = a.cursor[0], a.cursor[1], true, true
+	f.LastSeq, f.haveSeq = a.seq, !a.noSeq
+	// Should the next CDCs show the held one wrong, it is the frame named.
+	f.dumpLast = dumpLast{frame: a.number, ns: a.ns}
 }
 
 func cdcInfo(m *cdcIn, produced uint64, okP bool, consumed uint64, okC bool, sender string) string {

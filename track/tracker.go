@@ -112,7 +112,11 @@ type Tracker struct {
 	// dumpers are the hosts whose ANCK dump device the capture holds:
 	// each copies the CDCs its own host sends, so a connection's
 	// direction from any other host is not shown, not silent.
-	dumpers   map[netip.Addr]bool
+	dumpers map[netip.Addr]bool
+	// dumpFirst holds the last dumped CDC of each connection direction
+	// no connection has: the next, if they pair, makes the connection
+	// (joinDumped).
+	dumpFirst map[[2]netip.AddrPort]dumpFirst
 	byQP      map[qpKey]linkRef
 	halfLinks map[addrPair][]*Link // inferred links whose reverse direction is not keyed yet
 	unknownQP map[qpKey]*unknownQP
