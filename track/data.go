@@ -110,8 +110,10 @@ func (t *Tracker) cdcConn(c *Conn, l *Link, d Dir, in *input) {
 	if in.isDump && t.dumpDamaged(c, d, f, m, &dd, in) {
 		return
 	}
-	seqFrom, prodFrom, consFrom, skipped := f.LastSeq, f.Prod, f.Cons, 0
-	hadProd, hadCons, unsizedWraps, unsizedDelta := f.haveProd || !c.Inferred, f.haveCons || !c.Inferred, f.unsizedWraps, f.unsizedDelta
+	var before dumpLast // a dump CDC's: the direction before it
+	if in.isDump {
+		before = f.dumpBefore(c)
+	}
 	if f.haveSeq && !m.noSeq {
 		if dd <= 0 {
 			f.SeqDup++
@@ -132,8 +134,8 @@ func (t *Tracker) cdcConn(c *Conn, l *Link, d Dir, in *input) {
 			// a sender numbers every CDC it sends and takes a number
 			// back only from one it could not send (smc_cdc_msg_send,
 			// net/smc/smc_cdc.c), so the missing ones are the capture's.
-			skipped = int(dd) - 1
-			f.SeqNotCaptured += skipped
+			before.skipped = int(dd) - 1
+			f.SeqNotCaptured += before.skipped
 			t.raise(&c.expert, expert.NotCaptured, in)
 		case dd > 1:
 			f.SeqGaps += int(dd) - 1
@@ -221,13 +223,7 @@ func (t *Tracker) cdcConn(c *Conn, l *Link, d Dir, in *input) {
 		f.joinProd, f.joinCons, f.joinClaimed = m.prod, m.cons, claimed
 	}
 	if in.isDump {
-		recordDump(f, m)
-		f.dumpLast = dumpLast{frame: in.number, ns: in.ns, seqFrom: seqFrom, prod: prodFrom, cons: consFrom,
-			skipped: skipped, produced: produced, consumed: consumed, okP: okP, okC: okC, haveProd: hadProd, haveCons: hadCons,
-			unsizedWraps: unsizedWraps, unsizedDelta: unsizedDelta,
-			setAbort:  m.connFlags&cdcAbort != 0 && !f.Aborted,
-			setClosed: m.connFlags&cdcConnClosed != 0 && !f.Closed,
-			setDone:   m.connFlags&cdcDoneWriting != 0 && !f.DoneWriting}
+		f.keepDump(before, m, in, produced, consumed, okP, okC)
 	}
 	if t.opts.Stream != nil {
 		t.streamCDC(c, d, f, produced, okP, missed, in)
@@ -338,10 +334,12 @@ func (t *Tracker) rwwi(l *Link, d Dir, in *input) {
 // connection of the UDP 4-tuple, written from the CDC's sender.
 func (t *Tracker) dump(in *input) {
 	t.stats.Dump++
-	if t.dumpers == nil {
-		t.dumpers = make(map[netip.Addr]bool)
+	if !t.dumpers[in.dumpFrom.Addr()] {
+		if t.dumpers == nil {
+			t.dumpers = make(map[netip.Addr]bool)
+		}
+		t.dumpers[in.dumpFrom.Addr()] = true
 	}
-	t.dumpers[in.dumpFrom.Addr()] = true
 	key := makeTCPKey(in.dumpFrom, in.dumpTo)
 	c := t.byTuple[key]
 	if c == nil && in.dumpCDC {
@@ -356,8 +354,7 @@ func (t *Tracker) dump(in *input) {
 		d = DirS2C
 	}
 	if in.dumpCDC && dumpCopy(&c.Flow[d], &in.roce.cdc) {
-		t.stats.CaptureDups++
-		t.raise(&t.expert, expert.CaptureDuplicate, in)
+		t.captureCopy(in)
 		return
 	}
 	t.cur.setConn(c)
@@ -386,9 +383,8 @@ func (t *Tracker) dump(in *input) {
 // dumpFirst is the last dumped CDC of a connection direction no
 // connection has.
 type dumpFirst struct {
-	seq    uint16
-	noSeq  bool
-	cursor [2]Cursor // producer, consumer
+	dumpSaid
+	noSeq  bool // a CDC with no sequence number (ANCK's of a write with immediate)
 	number int
 	ns     int64
 }
@@ -402,7 +398,7 @@ type dumpFirst struct {
 func (a *dumpFirst) pairs(m *cdcIn) bool {
 	dd := seqDiff(m.seq, a.seq)
 	return !a.noSeq && !m.noSeq && dd >= 1 && dd <= maxDumpPair &&
-		fitsRMBE(m.prod, a.cursor[0], 0, dd) && fitsRMBE(m.cons, a.cursor[1], 0, dd)
+		fitsRMBE(m.prod, a.prod, 0, dd) && fitsRMBE(m.cons, a.cons, 0, dd)
 }
 
 // maxDumpPair is how far on a dumped CDC's sequence number may be from
@@ -430,7 +426,7 @@ func (t *Tracker) joinDumped(key tcpKey, in *input) *Conn {
 		if t.dumpFirst == nil || len(t.dumpFirst) >= maxDumpFirst {
 			t.dumpFirst = make(map[[2]netip.AddrPort]dumpFirst)
 		}
-		t.dumpFirst[dk] = dumpFirst{seq: m.seq, noSeq: m.noSeq, cursor: [2]Cursor{m.prod, m.cons}, number: in.number, ns: in.ns}
+		t.dumpFirst[dk] = dumpFirst{dumpSaid: said(m), noSeq: m.noSeq, number: in.number, ns: in.ns}
 		return nil
 	}
 	rk := [2]netip.AddrPort{in.dumpTo, in.dumpFrom}
@@ -452,7 +448,7 @@ func (t *Tracker) joinDumped(key tcpKey, in *input) *Conn {
 // start makes f, a flow of a connection joined from dumped CDCs, go on
 // from what its held CDC a said.
 func (a *dumpFirst) start(f *Flow) {
-	f.Prod, f.Cons, f.haveProd, f.haveCons = a.cursor[0], a.cursor[1], true, true
+	f.Prod, f.Cons, f.haveProd, f.haveCons = a.prod, a.cons, true, true
 	f.LastSeq, f.haveSeq = a.seq, !a.noSeq
 	// Should the next CDCs show the held one wrong, it is the frame named.
 	f.dumpLast = dumpLast{frame: a.number, ns: a.ns}

@@ -40,6 +40,33 @@ type dumpLast struct {
 	setAbort, setClosed, setDone bool
 }
 
+// dumpBefore is what direction f of c is before a dump CDC: dumpLast
+// without the CDC's own part (keepDump).
+func (f *Flow) dumpBefore(c *Conn) dumpLast {
+	haveProd, haveCons := f.cursorsKnown(c)
+	return dumpLast{seqFrom: f.LastSeq, prod: f.Prod, cons: f.Cons, haveProd: haveProd, haveCons: haveCons,
+		unsizedWraps: f.unsizedWraps, unsizedDelta: f.unsizedDelta}
+}
+
+// cursorsKnown reports whether f's cursors are known: seen, or the zero
+// cursors a connection known from its handshake starts from (cdcConn
+// counts from them).
+func (f *Flow) cursorsKnown(c *Conn) (prod, cons bool) {
+	return f.haveProd || !c.Inferred, f.haveCons || !c.Inferred
+}
+
+// keepDump records dump CDC m, followed from before: what it changed
+// (dumpLast), and what it said (dumpRecent).
+func (f *Flow) keepDump(before dumpLast, m *cdcIn, in *input, produced, consumed uint64, okP, okC bool) {
+	before.frame, before.ns = in.number, in.ns
+	before.produced, before.consumed, before.okP, before.okC = produced, consumed, okP, okC
+	before.setAbort = m.connFlags&cdcAbort != 0 && !f.Aborted
+	before.setClosed = m.connFlags&cdcConnClosed != 0 && !f.Closed
+	before.setDone = m.connFlags&cdcDoneWriting != 0 && !f.DoneWriting
+	f.dumpLast = before
+	recordDump(f, m)
+}
+
 // dumpDamaged judges dump CDC m of direction d, its sequence number dd
 // past the direction's last (0: not known), and reports whether it is a
 // damaged copy, not to be followed. Where the last CDC was the damaged
@@ -71,9 +98,7 @@ func (t *Tracker) dumpDamaged(c *Conn, d Dir, f *Flow, m *cdcIn, dd *int16, in *
 	rn := seqDiff(m.seq, rej.seq)
 	fromRej := rej.ok && (m.noSeq || rn > 0 && rn <= maxDumpJump)
 	prodRej, consRej := false, false
-	// A connection known from its handshake starts from zero cursors
-	// (cdcConn counts from them).
-	haveProd, haveCons := f.haveProd || !c.Inferred, f.haveCons || !c.Inferred
+	haveProd, haveCons := f.cursorsKnown(c)
 	if !damaged && haveProd && !fitsRMBE(m.prod, f.Prod, size, n) {
 		prodBack = last.frame != 0 && last.haveProd && fitsRMBE(m.prod, last.prod, size, n+1)
 		prodRej = !prodBack && fromRej && fitsRMBE(m.prod, rej.prod, size, rn)
@@ -120,7 +145,11 @@ func (t *Tracker) dumpDamaged(c *Conn, d Dir, f *Flow, m *cdcIn, dd *int16, in *
 	// nothing more (smc_close_final after the send buffer drained,
 	// net/smc/smc_close.c): a CDC after the flag, or one whose producer
 	// cursor moved after it, says the flag was damaged.
-	flagsBack := last.setAbort || (last.setClosed || last.setDone) && m.prod != f.Prod && (!prodBack || m.prod != last.prod)
+	prev := f.Prod // the producer cursor before this CDC
+	if prodBack {
+		prev = last.prod
+	}
+	flagsBack := last.setAbort || (last.setClosed || last.setDone) && m.prod != prev
 	if !seqBack && !prodBack && !consBack && !flagsBack {
 		return false
 	}
@@ -192,7 +221,7 @@ type dumpSaid struct {
 	seq        uint16
 	flags      uint16 // producer flags, connection flags
 	prod, cons Cursor
-	ok         bool // (Flow.dumpRejected) set
+	ok         bool // set (Flow.dumpRejected holds one)
 }
 
 // maxDumpJump bounds how many sequence numbers on a CDC may come after

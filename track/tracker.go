@@ -298,8 +298,7 @@ func (t *Tracker) feed(in *input) {
 	case in.isDump:
 		t.dump(in)
 	case in.isCopy:
-		t.stats.CaptureDups++
-		t.raise(&t.expert, expert.CaptureDuplicate, in)
+		t.captureCopy(in)
 	default:
 		t.stats.Other++
 	}
@@ -369,6 +368,13 @@ func (t *Tracker) touchConn(c *Conn, in *input, d Dir) {
 	c.Frames++
 	t.cur.setConn(c)
 	t.cur.dir = d
+}
+
+// captureCopy counts in, a frame the capture already holds (followed
+// once).
+func (t *Tracker) captureCopy(in *input) {
+	t.stats.CaptureDups++
+	t.raise(&t.expert, expert.CaptureDuplicate, in)
 }
 
 func (t *Tracker) newConn(in *input) *Conn {
