@@ -113,7 +113,7 @@ func textConns(tw *tabwriter.Writer, s *track.Snapshot, conns []rows.Conn) {
 			r.ID, client, server, r.Outcome, r.Detail, rows.VersionName(r.Version), rows.Known(r.LGR), rows.LinkName(r.Link),
 			rows.FlowCount(c2s, c2s.CDCs), rows.FlowCount(s2c, s2c.CDCs), rows.ByteCount(c2s), rows.ByteCount(s2c),
 			rows.WriteCount(c2s, c2s.WriteBytes), rows.WriteCount(s2c, s2c.WriteBytes), fmtMS(r.Handshake.Confirm), fmtMS(r.Handshake.FirstCDC),
-			r.Frames, dash(r.Close), dash(flowNotes(r)))
+			r.Frames, rows.Dash(r.Close), rows.Dash(flowNotes(r)))
 	}
 	st := &s.Stats
 	fmt.Fprintf(tw, "frames %d: attached to a connection %d (late %d), link only %d, unattached %d, TCP not tracked %d, other %d; retransmissions %d; evicted connections %d\n",
@@ -151,7 +151,7 @@ func textConnTotals(tw *tabwriter.Writer, c *track.ConnTotals) {
 	for _, o := range c.ByOutcome() {
 		by = append(by, fmt.Sprintf("%s %d", o.Outcome, o.Count))
 	}
-	fmt.Fprintf(tw, "all %d connections: %s; closed %d; frames %d\n", c.Conns, dash(strings.Join(by, ", ")), c.Closed, c.Frames)
+	fmt.Fprintf(tw, "all %d connections: %s; closed %d; frames %d\n", c.Conns, rows.Dash(strings.Join(by, ", ")), c.Closed, c.Frames)
 	for _, x := range []struct {
 		dir string
 		f   *track.FlowTotals
@@ -206,14 +206,6 @@ func flowNotes(r rows.Conn) string {
 	return strings.Join(n, ", ")
 }
 
-// dash prints s, "-" when it is empty.
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
 func textLinks(tw *tabwriter.Writer, s *track.Snapshot, links []rows.Link) {
 	fmt.Fprintf(tw, "SMC-R links: %d (C = client, S = server = link-group owner; A/B when roles are unknown)\n", len(links))
 	fmt.Fprintln(tw, "ID\tLGR\tLink\tState\tClient addr QPN\tServer addr QPN\tPkts C>S\tPkts S>C\tACK\tNAK\tRNR\tPSN gaps\tRetrans\tConns\tDeleted")
@@ -235,7 +227,7 @@ func textLinks(tw *tabwriter.Writer, s *track.Snapshot, links []rows.Link) {
 		}
 		fmt.Fprintf(tw, "listed %d of %d links; folded into these totals (history dropped): the %d oldest\n", l.Listed, l.Links, l.Folded)
 		fmt.Fprintf(tw, "all %d links: %s; packets C>S %d S>C %d; ACK %d NAK %d RNR %d; PSN gaps %d; retransmissions %d\n",
-			l.Links, dash(strings.Join(by, ", ")), l.C2S.Packets, l.S2C.Packets, l.C2S.Acks+l.S2C.Acks, l.C2S.NAKs+l.S2C.NAKs,
+			l.Links, rows.Dash(strings.Join(by, ", ")), l.C2S.Packets, l.S2C.Packets, l.C2S.Acks+l.S2C.Acks, l.C2S.NAKs+l.S2C.NAKs,
 			l.C2S.RNRs+l.S2C.RNRs, l.C2S.PSNGaps+l.S2C.PSNGaps, l.C2S.Retrans+l.S2C.Retrans)
 	}
 	for _, r := range links {
@@ -260,7 +252,7 @@ func endText(e rows.End) string {
 	if e.Addr == "" && e.QPN == "" {
 		return "-"
 	}
-	return dash(e.Addr) + " " + dash(e.QPN)
+	return rows.Dash(e.Addr) + " " + rows.Dash(e.QPN)
 }
 
 func intList(ids []int) string {
@@ -287,7 +279,7 @@ func textLGRs(tw *tabwriter.Writer, s *track.Snapshot, groups []rows.LGR) {
 			links = strings.TrimSpace(fmt.Sprintf("%s +%d folded", links, r.LinksFolded))
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, state, r.ServerPeerID, r.ClientPeerID,
-			dash(r.ServerLGRID), dash(r.ClientLGRID), rows.VersionName(r.Version), rows.Known(r.MaxLinks), rows.Known(r.MaxConns), dash(links), connList(r.Conns, r.ConnsFolded), r.DeleteCode)
+			rows.Dash(r.ServerLGRID), rows.Dash(r.ClientLGRID), rows.VersionName(r.Version), rows.Known(r.MaxLinks), rows.Known(r.MaxConns), rows.Dash(links), connList(r.Conns, r.ConnsFolded), r.DeleteCode)
 	}
 	if t := s.Totals(); t.LinkGroups.Folded > 0 {
 		g := &t.LinkGroups
@@ -320,7 +312,7 @@ func textDecline(tw *tabwriter.Writer, s *track.Snapshot, v rows.DeclineView) {
 		if r.OutOfSync {
 			oos = " [out of sync]"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s%s\t%d\n", r.ID, r.Client, r.Server, r.By, r.Stage, dash(r.Code), dash(r.Name), r.Meaning, oos, r.Frame)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s%s\t%d\n", r.ID, r.Client, r.Server, r.By, r.Stage, rows.Dash(r.Code), rows.Dash(r.Name), r.Meaning, oos, r.Frame)
 	}
 	if len(v.ByReason) > 0 {
 		fmt.Fprintln(tw, "by reason:")
@@ -332,7 +324,7 @@ func textDecline(tw *tabwriter.Writer, s *track.Snapshot, v rows.DeclineView) {
 
 func textTimeline(tw *tabwriter.Writer, tl rows.Timeline) {
 	c := &tl.Conn
-	fmt.Fprintf(tw, "SMC connection %d: %s -> %s, %s (%s)\n", c.ID, dash(c.Client), dash(c.Server), c.Outcome, c.Detail)
+	fmt.Fprintf(tw, "SMC connection %d: %s -> %s, %s (%s)\n", c.ID, rows.Dash(c.Client), rows.Dash(c.Server), c.Outcome, c.Detail)
 	if tl.Note != "" {
 		fmt.Fprintln(tw, tl.Note)
 	}
@@ -344,7 +336,7 @@ func textTimeline(tw *tabwriter.Writer, tl rows.Timeline) {
 		fmt.Fprintf(tw, "(%d more events not kept: Options.TimelineMax)\n", tl.Cut)
 	}
 	fmt.Fprintf(tw, "C->S: %d CDCs, %d B produced, %d B by RDMA WRITE; S->C: %d CDCs, %d B produced, %d B by RDMA WRITE; close: %s\n",
-		c.Client2Srv.CDCs, c.Client2Srv.Bytes, c.Client2Srv.WriteBytes, c.Srv2Client.CDCs, c.Srv2Client.Bytes, c.Srv2Client.WriteBytes, dash(c.Close))
+		c.Client2Srv.CDCs, c.Client2Srv.Bytes, c.Client2Srv.WriteBytes, c.Srv2Client.CDCs, c.Srv2Client.Bytes, c.Srv2Client.WriteBytes, rows.Dash(c.Close))
 }
 
 // textExpert writes smc,expert as tshark -z expert does: a block per
@@ -384,7 +376,7 @@ func textExpert(tw *tabwriter.Writer, v track.ExpertView) {
 				if in.Count > 1 || in.Last != in.First {
 					frames = fmt.Sprintf("%d frames %d..%d", in.Count, in.First, in.Last)
 				}
-				fmt.Fprintf(tw, "    %s, %s: %s\n", name, frames, dash(in.Detail))
+				fmt.Fprintf(tw, "    %s, %s: %s\n", name, frames, rows.Dash(in.Detail))
 				if in.Check != "" {
 					fmt.Fprintf(tw, "      check: %s\n", in.Check)
 				}

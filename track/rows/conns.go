@@ -178,19 +178,22 @@ type Flow struct {
 // the wire (RolesUnknown), " (no TCP)" after where the connection is known
 // from its CDCs alone (Inferred), "-" for an address not known then.
 func (r *Conn) Ends() (client, server string) {
-	orDash := func(s string) string {
-		if s == "" {
-			return "-"
-		}
-		return s
-	}
 	switch {
 	case r.RolesUnknown:
-		return "A " + orDash(r.Client), "B " + orDash(r.Server)
+		return "A " + Dash(r.Client), "B " + Dash(r.Server)
 	case r.Inferred:
-		return orDash(r.Client) + " (no TCP)", orDash(r.Server) + " (no TCP)"
+		return Dash(r.Client) + " (no TCP)", Dash(r.Server) + " (no TCP)"
 	}
 	return r.Client, r.Server
+}
+
+// Dash is s as every surface shows a text value: "-" where it is empty
+// (not known, not "").
+func Dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 // FlowCount is n, a count of f, as every surface shows it: "-" where the

@@ -70,7 +70,7 @@ func (b *Browser) pane(kind string) pane {
 		for _, g := range rows.LGRRows(s) {
 			var ls, conns []string
 			for _, l := range g.LinkRows {
-				ls = append(ls, fmt.Sprintf("link %s %s QP %s ⇄ %s", rows.LinkName(l.LinkID), l.State, dash(l.Client.QPN), dash(l.Server.QPN)))
+				ls = append(ls, fmt.Sprintf("link %s %s QP %s ⇄ %s", rows.LinkName(l.LinkID), l.State, rows.Dash(l.Client.QPN), rows.Dash(l.Server.QPN)))
 			}
 			for _, c := range g.Conns {
 				conns = append(conns, strconv.Itoa(c))
@@ -141,13 +141,6 @@ func (b *Browser) expertPane(s *track.Snapshot) pane {
 		})
 	}
 	return p
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 // showPane replaces the panes by a tracker pane: its table over the
