@@ -581,7 +581,7 @@ func (c *Conn) findingDetail(id expert.ID, now int64, text string) string {
 	case expert.CursorBackwards:
 		return c.perCount(func(f *Flow) int { return f.CursorErrors }, "cursors not followed")
 	case expert.DumpDamaged:
-		return c.perCount(func(f *Flow) int { return f.DumpDamaged }, "damaged dump-device CDCs not followed")
+		return c.perCount(func(f *Flow) int { return f.DumpDamaged }, "damaged dump-device CDCs (not followed, or taken back)")
 	case expert.CursorPastRMBE:
 		return c.perFlow(func(f *Flow) string {
 			if f.PastRMBE == 0 {
