@@ -52,6 +52,14 @@ type Batch struct {
 	First time.Time
 	// end is the offset in a mapped file just past the batch's frames.
 	end int
+	// skips: the frames read after damage (Reader.skip), by index, in order.
+	skips []batchSkip
+}
+
+// batchSkip is the i-th frame of a Batch, read after damage err.
+type batchSkip struct {
+	i   int
+	err *SkipError
 }
 
 type batchRec struct {
@@ -157,6 +165,7 @@ func (b *Batch) reset() {
 	}
 	b.clc = b.clc[:0]
 	b.dumps = b.dumps[:0]
+	b.skips = b.skips[:0]
 }
 
 // addLean appends a zero leanRec to b and returns it, to be filled in
@@ -247,6 +256,9 @@ func (r *Reader) ReadBatch(b *Batch, max int, visit func(f *Frame, i int)) {
 		if f.Number == 1 {
 			b.First = f.CI.Timestamp
 		}
+		if r.skip != nil {
+			b.skips = append(b.skips, batchSkip{n, r.skip})
+		}
 		data := f.Data
 		if !mapped {
 			data = b.keep(data)
@@ -294,8 +306,8 @@ func (r *Reader) readLean(b *Batch) bool {
 	}
 	h := (*[pcapRecordLen]byte)(rest)
 	caplen, length := int(p.u32(h[8:12])), int(p.u32(h[12:16]))
-	if caplen > max(int(p.snaplen), pcapMaxEager) || len(rest)-pcapRecordLen < caplen {
-		return false
+	if caplen > max(int(p.snaplen), pcapMaxEager) || len(rest)-pcapRecordLen < caplen || !p.plausible(h) {
+		return false // read says what it is
 	}
 	data := rest[pcapRecordLen : pcapRecordLen+caplen]
 	present := directLayers(data, length)
@@ -333,7 +345,7 @@ func (r *Reader) carry(f *Frame, lt layers.LinkType, b *Batch, rec *batchRec, wh
 	// Whole, a frame of the direct path's kinds is still taken by it when
 	// a consumer follows such frames from their headers (SetDirectFeed):
 	// it was handed to it, and is decoded whole only if turned down.
-	if (!whole || r.directFeed != nil) && r.dec.linkType == layers.LinkTypeEthernet && r.readDirect(f) {
+	if (!whole || r.directFeed != nil) && r.skip == nil && r.dec.linkType == layers.LinkTypeEthernet && r.readDirect(f) {
 		return
 	}
 	r.decodeWhole(f, !whole || r.noICRC)
@@ -480,6 +492,16 @@ func (d *BatchDecoder) Next() *Frame {
 func (d *BatchDecoder) decode(off int64, note string, clc int32, lt layers.LinkType, icrcOK bool) *Frame {
 	r := &d.r
 	r.last, r.ifaceNote, r.replay, r.icrcMatched = off, note, nil, icrcOK
+	r.skip = nil
+	if s := d.b.skips; len(s) > 0 && d.i-1 >= s[0].i {
+		// In order: the first left is this frame's or a later one's.
+		for len(s) > 0 && s[0].i < d.i-1 {
+			s = s[1:]
+		}
+		if len(s) > 0 && s[0].i == d.i-1 {
+			r.skip = s[0].err
+		}
+	}
 	if clc >= 0 {
 		r.replay = &d.b.clc[clc]
 	}

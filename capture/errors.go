@@ -106,6 +106,31 @@ func (e *RecordError) Error() string {
 
 func (e *RecordError) Unwrap() error { return ErrCorruptRecord }
 
+// SkipError is damage a Reader read past (Reader.Damage), the
+// RecordErr of the frame after it: the record header (pcapng: the block)
+// at Offset was none (Detail says why), and the next one that could be
+// found starts Skipped bytes on; frame Frame's record is at At, there or
+// after blocks that carry no frame. Frames in the bytes skipped are not in
+// the capture as read. It wraps ErrCorruptRecord.
+type SkipError struct {
+	Frame   int
+	Offset  int64 // file offset of the damage (in a gzip file's decompressed stream)
+	Skipped int64
+	At      int64
+	Detail  string
+}
+
+// Error reads "frame N (file offset 0x..): record: 132 bytes skipped
+// before it: the record at file offset 0x.. is damaged (capture length
+// exceeds snap length: 2147483647 > 65536)".
+func (e *SkipError) Error() string {
+	return "frame " + strconv.Itoa(e.Frame) + " (file offset 0x" + strconv.FormatInt(e.At, 16) +
+		"): record: " + strconv.FormatInt(e.Skipped, 10) + " bytes skipped before it: the record at file offset 0x" +
+		strconv.FormatInt(e.Offset, 16) + " is damaged (" + e.Detail + ")"
+}
+
+func (e *SkipError) Unwrap() error { return ErrCorruptRecord }
+
 // LiveError is a failure to open a live capture.
 type LiveError struct {
 	Iface string

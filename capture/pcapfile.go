@@ -40,6 +40,11 @@ type pcapFile struct {
 	big        []byte // a record longer than the buffer, read whole
 	ns         int64  // the last record's time in Unix nanoseconds (Frame.UnixNano)
 	digits     uint8  // decimal places of the times: 6 (microsecond magic) or 9 (nanosecond)
+	// skipped is how many bytes read stepped over before the record it
+	// returned last, a damaged record header (skipWhy) and what followed
+	// it up to the next record it could find (resync); 0 for none.
+	skipped int64
+	skipWhy string
 }
 
 // Limits as pcapgo's: a capture length up to maxEager is read into a
@@ -129,13 +134,30 @@ func (p *pcapFile) read(ci *gopacket.CaptureInfo) (data []byte, err error) {
 	if p.mem != nil {
 		return p.readMem(ci)
 	}
+	p.skipped = 0
 	h, err := p.br.Peek(pcapRecordLen)
 	if len(h) < pcapRecordLen {
 		*ci = gopacket.CaptureInfo{}
 		return nil, shortRead(len(h), err)
 	}
-	if err := p.recordHeader(h, ci); err != nil {
-		return nil, err
+	hdrErr := p.recordHeader(h, ci)
+	if hdrErr != nil || !p.plausible((*[pcapRecordLen]byte)(h)) {
+		// As readMem, on what the buffer holds.
+		w, werr := p.br.Peek(p.br.Size())
+		if err, past := p.damaged(w, werr != nil, hdrErr); err != nil {
+			if !past || !p.resyncBuffered() {
+				if hdrErr != nil {
+					return nil, hdrErr
+				}
+				if n := pcapRecordLen + ci.CaptureLength; len(w) < n {
+					return nil, shortRead(len(w)-pcapRecordLen, io.EOF)
+				}
+				return nil, err
+			}
+			p.skipWhy = damageText(err)
+			h, _ = p.br.Peek(pcapRecordLen)
+			p.recordHeader(h, ci) // resync checked it
+		}
 	}
 	n := pcapRecordLen + ci.CaptureLength
 	if n <= p.br.Size() {
@@ -161,6 +183,32 @@ func (p *pcapFile) read(ci *gopacket.CaptureInfo) (data []byte, err error) {
 		return nil, shortRead(int(got), err)
 	}
 	return buf.Bytes(), nil
+}
+
+// resyncBuffered is resync on br, from the byte after the damaged header
+// at its start: it discards the bytes up to the next record (skipped
+// counts them) and reports whether there was one. A chain is looked for
+// within br's buffer: a record longer than it is taken on its header and
+// the next one's. Where there is none, the input is read to its end.
+func (p *pcapFile) resyncBuffered() bool {
+	p.br.Discard(1)
+	p.skipped = 1
+	for {
+		b, err := p.br.Peek(p.br.Size())
+		whole := err != nil // the input ends with b
+		if at, ok := p.resync(b, whole); ok {
+			p.br.Discard(at)
+			p.skipped += int64(at)
+			return true
+		}
+		if whole || len(b) < pcapRecordLen {
+			return false
+		}
+		// A header may start in the last bytes: they are looked at again.
+		n := len(b) - pcapRecordLen + 1
+		p.br.Discard(n)
+		p.skipped += int64(n)
+	}
 }
 
 // buffered reports whether the next record is whole in br, so that read
@@ -255,16 +303,157 @@ func (p *pcapFile) readMem(ci *gopacket.CaptureInfo) ([]byte, error) {
 		releaseMapped(p.mem[p.released:end])
 		p.released = end
 	}
-	if err := p.recordHeader(rest[:pcapRecordLen], ci); err != nil {
-		return nil, err
-	}
+	p.skipped = 0
+	hdrErr := p.recordHeader(rest[:pcapRecordLen], ci)
 	n := pcapRecordLen + ci.CaptureLength
-	if len(rest) < n {
-		p.pos = len(p.mem)
-		return nil, shortRead(len(rest)-pcapRecordLen, io.EOF)
+	if hdrErr == nil && len(rest) >= n && p.plausible((*[pcapRecordLen]byte)(rest)) {
+		p.pos += n
+		return rest[pcapRecordLen:n:n], nil
+	}
+	if err, past := p.damaged(rest, true, hdrErr); err != nil {
+		// Read on from the next record after the damage, if there is
+		// one.
+		at, ok := p.resync(rest[1:], true)
+		if !past || !ok {
+			if hdrErr != nil {
+				return nil, hdrErr
+			}
+			if len(rest) < n {
+				p.pos = len(p.mem)
+				return nil, shortRead(len(rest)-pcapRecordLen, io.EOF)
+			}
+			return nil, err
+		}
+		p.skipped, p.skipWhy = int64(1+at), damageText(err)
+		p.pos += 1 + at
+		rest = p.mem[p.pos:]
+		p.recordHeader(rest[:pcapRecordLen], ci) // resync checked it
+		n = pcapRecordLen + ci.CaptureLength
 	}
 	p.pos += n
 	return rest[pcapRecordLen:n:n], nil
+}
+
+// damaged says whether the record header at the start of b, which
+// recordHeader read with the error err, is damage to read past: err
+// itself (a captured length no record has); a record that runs past the
+// end of b, which is the file's end (whole), from a header plausible turns
+// down (a plausible one is the last record of a file cut short: its
+// truncation is the error); or a header plausible turns down after which
+// records do not go on (chain), one whose captured length is off, which
+// read would go astray after. A damaged time or original length, with
+// records going on after it, spoils that one frame: read takes it. nil
+// for a record to read; past is false for the truncation, which ends the
+// file.
+func (p *pcapFile) damaged(b []byte, whole bool, err error) (_ error, past bool) {
+	if err != nil {
+		return err, true
+	}
+	h := (*[pcapRecordLen]byte)(b)
+	n := pcapRecordLen + int(p.u32(h[8:12]))
+	ok := p.plausible(h)
+	switch {
+	case len(b) < n && whole && ok:
+		return shortRead(len(b)-pcapRecordLen, io.EOF), false
+	case ok:
+		return nil, false
+	case len(b) < n && whole:
+		return fmt.Errorf("%s, and the file ends inside the record", p.implausible(h)), true
+	case len(b) < n:
+		return nil, false // longer than what can be looked at: read says
+	case !p.chain(b[n:], whole):
+		return fmt.Errorf("%s, and no record follows where it ends", p.implausible(h)), true
+	}
+	return nil, false
+}
+
+// implausible says what in header h plausible turns down.
+func (p *pcapFile) implausible(h *[pcapRecordLen]byte) string {
+	caplen, length, frac := p.u32(h[8:12]), p.u32(h[12:16]), p.u32(h[4:8])
+	var what string
+	switch {
+	case caplen == 0:
+		what = "captured length 0"
+	case caplen > length:
+		what = fmt.Sprintf("captured length %d above the original length %d", caplen, length)
+	case length >= 1<<24:
+		what = fmt.Sprintf("original length %d", length)
+	default:
+		what = fmt.Sprintf("a fraction of a second of %d (%d per second)", frac, 1e9/p.nanoFactor)
+	}
+	return what
+}
+
+// damageText says what was wrong with a record header read stepped over.
+func damageText(err error) string {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return "the file ends inside the record"
+	}
+	return err.Error()
+}
+
+// resyncChain is how many records in a row resync wants to see before it
+// takes a place for a record's start: one damaged header's bytes, or a
+// frame's, pass for one now and then; three in a row, each where the one
+// before ends, with times that follow, do not.
+const resyncChain = 3
+
+// resync finds in b, the bytes after a damaged record header, where the
+// next record starts: the first offset from which records follow each
+// other (chain) from a plausible header. It reports false where there is
+// none.
+func (p *pcapFile) resync(b []byte, whole bool) (int, bool) {
+	for at := 0; at+pcapRecordLen <= len(b); at++ {
+		if p.plausible((*[pcapRecordLen]byte)(b[at:])) && p.chain(b[at:], whole) {
+			return at, true
+		}
+	}
+	return 0, false
+}
+
+// chain reports whether b starts with resyncChain records, each starting
+// where the one before ends, with a captured length read takes and a time
+// from a second before the one before to a day after it, or with fewer up
+// to the end of b, which is the file's end when whole (else more of the
+// file follows b, and a chain b cuts is taken from its second header on).
+// It holds the headers' other fields to nothing: one of several records
+// close together may be damaged.
+func (p *pcapFile) chain(b []byte, whole bool) bool {
+	var prev uint32
+	for k := 0; k < resyncChain; k++ {
+		if len(b) == 0 && whole {
+			return true // the last record ended at the file's end
+		}
+		if len(b) < pcapRecordLen {
+			return k > 1 && !whole
+		}
+		h := (*[pcapRecordLen]byte)(b)
+		sec, caplen := p.u32(h[0:4]), p.u32(h[8:12])
+		if caplen == 0 || caplen > max(p.snaplen, pcapMaxEager) || k > 0 && (sec+1 < prev || sec > prev+86400) {
+			return false
+		}
+		prev = sec
+		n := pcapRecordLen + int(caplen)
+		if len(b) < n {
+			// The file ends inside the record (a cut file), or b does.
+			return k > 0
+		}
+		b = b[n:]
+	}
+	return true
+}
+
+// plausible reports whether h can be a record header of this file: a
+// captured length from 1 byte to the snap length (or pcapMaxEager), not
+// above the original length, which is below 16 MiB, and a fraction of a
+// second below a second. Read itself takes any header whose captured
+// length fits and after which records go on (a damaged time or original
+// length spoils one frame); a record searched for after damage must look
+// like one.
+func (p *pcapFile) plausible(h *[pcapRecordLen]byte) bool {
+	caplen, length, frac := p.u32(h[8:12]), p.u32(h[12:16]), p.u32(h[4:8])
+	return caplen > 0 && caplen <= max(p.snaplen, pcapMaxEager) && caplen <= length && length < 1<<24 &&
+		uint64(frac)*uint64(p.nanoFactor) < 1e9
 }
 
 // shortRead is io.ReadFull's error for a read that got n bytes of more

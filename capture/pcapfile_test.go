@@ -25,7 +25,10 @@ import (
 // records, and with damaged record and file headers; except a record whose
 // original length is below its captured length, which pcapgo refuses and
 // pcapFile reads (as tshark does; the Reader flags the frame, see
-// TestOriginalBelowCaptured), where the stream and memory reads agree.
+// TestOriginalBelowCaptured), where the stream and memory reads agree,
+// and a record header no record has, which pcapgo stops at and pcapFile
+// reads past (TestReadPastDamage): its frames are then pcapgo's of the
+// file without that record.
 func TestPcapFileAsPcapgo(t *testing.T) {
 	var files [][]byte
 	for _, path := range append(testutil.Samples(t), testutil.References(t)...) {
@@ -44,6 +47,7 @@ func TestPcapFileAsPcapgo(t *testing.T) {
 		files = append(files, pp[:cut])
 	}
 	origBelowCap := len(files)
+	pastSnap := origBelowCap + 1
 	for _, damage := range []func(b []byte){
 		func(b []byte) { binary.LittleEndian.PutUint32(b[24+12:], 10) },                      // caplen beyond len: first
 		func(b []byte) { binary.LittleEndian.PutUint32(b[24+8:], 1<<30) },                    // caplen beyond snaplen
@@ -72,11 +76,15 @@ func TestPcapFileAsPcapgo(t *testing.T) {
 	for i, b := range files {
 		// Header errors are pcapgo's, but not capitalised.
 		want := readAll(t, b, "pcapgo")
-		if i == origBelowCap {
+		switch i {
+		case origBelowCap:
 			want = readAll(t, b, "stream")
 			if !strings.Contains(want, "end: EOF") {
 				t.Fatalf("original length below captured length stopped the read:\n%s", want)
 			}
+		case pastSnap:
+			first := 24 + 16 + int(binary.LittleEndian.Uint32(pp[24+8:]))
+			want = readAll(t, append(append([]byte(nil), pp[:24]...), pp[first:]...), "pcapgo")
 		}
 		for _, how := range []string{"stream", "memory"} {
 			if got := readAll(t, b, how); got != want && !(strings.HasPrefix(got, "header:") && strings.EqualFold(got, want)) {

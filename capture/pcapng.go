@@ -49,6 +49,13 @@ type ngFile struct {
 	// block's counts being the interface's totals.
 	endNS int64
 	drops map[int]uint64
+	// skipped is how many bytes readPacket stepped over before the
+	// packet it returned last, from skipFrom, a damaged block (skipWhy)
+	// and what followed it up to the next block it could find (resync);
+	// 0 for none.
+	skipped  int64
+	skipFrom int64
+	skipWhy  string
 }
 
 // ngIface is what an interface description block says about the packets
@@ -129,12 +136,17 @@ func ngBlockName(typ uint32) string {
 }
 
 // ngCorrupt is a damaged block: ErrCorruptRecord with what is wrong.
-type ngCorrupt struct{ detail string }
+type ngCorrupt struct {
+	detail string
+	// taken: the block was read before it was found wrong (one longer
+	// than br's buffer): the stream is past it.
+	taken bool
+}
 
 func (e *ngCorrupt) Error() string { return e.detail }
 
 func (p *ngFile) corrupt(typ uint32, format string, a ...any) error {
-	return &ngCorrupt{ngBlockName(typ) + ": " + fmt.Sprintf(format, a...)}
+	return &ngCorrupt{detail: ngBlockName(typ) + ": " + fmt.Sprintf(format, a...)}
 }
 
 // ngTruncated is a block the stream ends inside: ErrTruncatedFile, saying
@@ -230,6 +242,16 @@ func (p *ngFile) next() (typ uint32, b []byte, err error) {
 	case n > ngMaxBlock:
 		return typ, nil, p.corrupt(typ, "block length %d is beyond any block (%d MiB)", n, ngMaxBlock>>20)
 	}
+	if int(n) <= p.br.Size() {
+		// The trailing length is checked before the block is taken:
+		// a block that does not hold together is left where it is, for
+		// resync to look past its first bytes.
+		if b, _ = p.br.Peek(int(n)); len(b) == int(n) {
+			if t := p.u32(b[n-4:]); t != n {
+				return typ, nil, p.corrupt(typ, "trailing block length %d differs from the leading %d", t, n)
+			}
+		}
+	}
 	if b, err = p.read(int(n)); err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			return typ, nil, &ngTruncated{typ: typ, have: len(b), len: int(n)}
@@ -237,10 +259,122 @@ func (p *ngFile) next() (typ uint32, b []byte, err error) {
 		return typ, nil, err
 	}
 	if t := p.u32(b[n-4:]); t != n {
-		return typ, nil, p.corrupt(typ, "trailing block length %d differs from the leading %d", t, n)
+		err := p.corrupt(typ, "trailing block length %d differs from the leading %d", t, n)
+		err.(*ngCorrupt).taken = true
+		p.pos += int64(n)
+		return typ, nil, err
 	}
 	p.pos += int64(n)
 	return typ, b, nil
+}
+
+// resync looks past the damaged block at from (why): for the first place
+// after it on the four-byte grid blocks lie on, where ngChain blocks
+// follow each other (chain), or fewer up to the file's end, within what br
+// can hold, from its first four bytes on where next left it unread, else
+// from where it ends. It moves there, noting the bytes skipped, and
+// reports whether it found one; where there is none, the input is read to
+// its end.
+func (p *ngFile) resync(from int64, why *ngCorrupt) bool {
+	step := 4
+	if why.taken {
+		step = 0
+	}
+	for {
+		b, err := p.br.Peek(p.br.Size())
+		whole := err != nil
+		for at := step; at+8 <= len(b); at += 4 {
+			if p.chain(b[at:], whole) {
+				p.br.Discard(at)
+				p.pos += int64(at)
+				if p.skipped == 0 {
+					p.skipFrom, p.skipWhy = from, why.Error()
+				}
+				p.skipped = p.pos - p.skipFrom
+				return true
+			}
+		}
+		if whole || len(b) < 12 {
+			return false
+		}
+		// Looked at again from the last block header that could start in it.
+		n := (len(b) - 8) &^ 3
+		p.br.Discard(n)
+		p.pos += int64(n)
+		step = 0
+	}
+}
+
+// ngChain is how many blocks in a row resync wants to see.
+const ngChain = 3
+
+// chain reports whether b starts with ngChain blocks that hold together
+// (sound), each where the one before ends, or fewer up to the end of b
+// (the file's end when whole; else more of it follows b, and a block b
+// cuts is taken on its header, from the second on).
+func (p *ngFile) chain(b []byte, whole bool) bool {
+	for k := 0; k < ngChain; k++ {
+		if len(b) == 0 && whole && k > 0 {
+			return true
+		}
+		n, ok := p.sound(b, k > 0 && !whole)
+		if !ok {
+			return false
+		}
+		if n > len(b) {
+			return k > 0 && !whole
+		}
+		b = b[n:]
+	}
+	return true
+}
+
+// sound checks the block at the start of b as next and readPacket would,
+// without reading it: a type some writer makes, in the current section's
+// byte order (a section header in either), a length from 12 bytes to
+// ngMaxBlock in fours, repeated at its end, and for an enhanced packet
+// block an interface of the section and a captured length the block
+// holds. cut: a block b does not hold whole is taken on its header. It
+// returns the block's length.
+func (p *ngFile) sound(b []byte, cut bool) (int, bool) {
+	if len(b) < ngMinBlock {
+		return 0, false
+	}
+	q := *p
+	typ := binary.LittleEndian.Uint32(b)
+	if typ == ngBlockSHB {
+		switch binary.LittleEndian.Uint32(b[8:]) {
+		case ngByteOrder:
+			q.big = false
+		case 0x4D3C2B1A:
+			q.big = true
+		default:
+			return 0, false
+		}
+	} else {
+		typ = q.u32(b)
+	}
+	switch typ {
+	case ngBlockSHB, ngBlockIDB, ngBlockPB, ngBlockSPB, 4, ngBlockISB, ngBlockEPB, 10, 0xBAD, 0x40000BAD:
+	default:
+		return 0, false
+	}
+	n := q.u32(b[4:])
+	if n < ngMinBlock || n%4 != 0 || n > ngMaxBlock {
+		return 0, false
+	}
+	if int(n) > len(b) {
+		return int(n), cut
+	}
+	if q.u32(b[n-4:]) != n {
+		return 0, false
+	}
+	if typ == ngBlockEPB {
+		if n < ngMinEPB || int(q.u32(b[8:])) >= len(p.ifaces) || q.u32(b[20:]) > n-ngMinEPB {
+			return 0, false
+		}
+	}
+	return int(n), true
 }
 
 // read returns the next n bytes of the stream and moves past them: a
@@ -368,10 +502,14 @@ func (ifc *ngIface) time(ts uint64) int64 {
 // filling the caller's CaptureInfo (AncillaryData holds the link type;
 // the Reader asks linkType instead). Blocks that carry no packet are read on the way.
 func (p *ngFile) readPacket(ci *gopacket.CaptureInfo) ([]byte, error) {
+	p.skipped = 0
 	for {
 		start := p.pos
 		typ, b, err := p.next()
 		if err != nil {
+			if ce, ok := err.(*ngCorrupt); ok && typ != ngBlockSHB && p.resync(start, ce) {
+				continue
+			}
 			return nil, err
 		}
 		if typ == ngBlockSHB {
@@ -400,11 +538,13 @@ func (p *ngFile) readPacket(ci *gopacket.CaptureInfo) ([]byte, error) {
 				ifc = int(p.u16(b[8:])) // then a 16-bit drop count
 			}
 			if ifc >= len(p.ifaces) {
-				return nil, p.corrupt(typ, "interface %d, but the section describes %d", ifc, len(p.ifaces))
+				p.pass(start, p.corrupt(typ, "interface %d, but the section describes %d", ifc, len(p.ifaces)))
+				continue
 			}
 			caplen, room := p.u32(b[20:]), uint32(len(b)-ngMinEPB)
 			if caplen > room {
-				return nil, p.corrupt(typ, "captured length %d exceeds the %d bytes of packet data the block holds", caplen, room)
+				p.pass(start, p.corrupt(typ, "captured length %d exceeds the %d bytes of packet data the block holds", caplen, room))
+				continue
 			}
 			p.iface = ifc
 			ts := uint64(p.u32(b[12:]))<<32 | uint64(p.u32(b[16:]))
@@ -433,7 +573,8 @@ func (p *ngFile) readPacket(ci *gopacket.CaptureInfo) ([]byte, error) {
 			continue
 		case 0:
 			// Reserved: no writer makes it, zeroed or overwritten bytes do.
-			return nil, p.corrupt(typ, "block type 0 is reserved: damaged or not pcapng from here")
+			p.pass(start, p.corrupt(typ, "block type 0 is reserved: damaged or not pcapng from here"))
+			continue
 		default:
 			continue // statistics, name resolution, secrets, custom, unknown
 		}
@@ -444,6 +585,15 @@ func (p *ngFile) readPacket(ci *gopacket.CaptureInfo) ([]byte, error) {
 		ci.AncillaryData = p.ifaces[p.iface].anc
 		return data, nil
 	}
+}
+
+// pass notes that the block at start, which holds together (its lengths
+// agree) but cannot be read as a packet (why), was stepped over.
+func (p *ngFile) pass(start int64, why error) {
+	if p.skipped == 0 {
+		p.skipFrom, p.skipWhy = start, why.Error()
+	}
+	p.skipped = p.pos - p.skipFrom
 }
 
 // statistics reads an interface statistics block: when the capture of

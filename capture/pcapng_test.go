@@ -171,35 +171,51 @@ func TestPcapngDamage(t *testing.T) {
 	name := "ng.pcapng"
 	at := func(frame, off int) string { return fmt.Sprintf("%s: frame %d (file offset %#x): ", name, frame, off) }
 
-	tests := []struct {
-		name    string
-		base    []byte
-		damage  func(b []byte)
-		good    int    // frames read before the error
-		err     string // the whole message; "" for none
-		is      error
-		flagged map[int]string // frame.error of frames read
-	}{
-		{name: "length not a multiple of 4", damage: func(b []byte) { put(b, epb(3).off+4, uint32(epb(3).len+2)) }, good: 2,
-			err: at(3, epb(3).off) + fmt.Sprintf("corrupt record: enhanced packet block: block length %d is not a multiple of 4", epb(3).len+2), is: ErrCorruptRecord},
-		{name: "length below the framing", damage: func(b []byte) { put(b, epb(5).off+4, 8) }, good: 4,
-			err: at(5, epb(5).off) + "corrupt record: enhanced packet block: block length 8 is below the 12 bytes of a block's framing", is: ErrCorruptRecord},
-		{name: "length beyond any block", damage: func(b []byte) { put(b, epb(5).off+4, 0xfffffff0) }, good: 4,
-			err: at(5, epb(5).off) + "corrupt record: enhanced packet block: block length 4294967280 is beyond any block (16 MiB)", is: ErrCorruptRecord},
-		{name: "trailing length differs", damage: func(b []byte) { put(b, epb(6).off+epb(6).len-4, 4) }, good: 5,
-			err: at(6, epb(6).off) + fmt.Sprintf("corrupt record: enhanced packet block: trailing block length 4 differs from the leading %d", epb(6).len), is: ErrCorruptRecord},
-		{name: "leading length too short", damage: func(b []byte) { put(b, epb(6).off+4, 64) }, good: 5,
-			err: at(6, epb(6).off) + fmt.Sprintf("corrupt record: enhanced packet block: trailing block length %d differs from the leading 64", binary.LittleEndian.Uint32(clean[epb(6).off+60:])), is: ErrCorruptRecord},
-		{name: "captured length beyond the block", damage: func(b []byte) { put(b, epb(7).off+20, 4000) }, good: 6,
-			err: at(7, epb(7).off) + fmt.Sprintf("corrupt record: enhanced packet block: captured length 4000 exceeds the %d bytes of packet data the block holds", epb(7).len-32), is: ErrCorruptRecord},
-		{name: "interface not described", damage: func(b []byte) { put(b, epb(4).off+8, 3) }, good: 3,
-			err: at(4, epb(4).off) + "corrupt record: enhanced packet block: interface 3, but the section describes 1", is: ErrCorruptRecord},
-		{name: "block type 0", damage: func(b []byte) { put(b, epb(10).off, 0) }, good: 9,
-			err: at(10, epb(10).off) + "corrupt record: block of type 0x0: block type 0 is reserved: damaged or not pcapng from here", is: ErrCorruptRecord},
-		{name: "interface block length", base: withIDB, damage: func(b []byte) { put(b, idb2+4, 13) }, good: 8,
-			err: at(9, idb2) + "corrupt record: interface description block: block length 13 is not a multiple of 4", is: ErrCorruptRecord},
-		{name: "interface block trailer", base: withIDB, damage: func(b []byte) { put(b, idb2+len(idb)-4, 99) }, good: 8,
-			err: at(9, idb2) + fmt.Sprintf("corrupt record: interface description block: trailing block length 99 differs from the leading %d", len(idb)), is: ErrCorruptRecord},
+	// Damage a block's framing or packet fields show is read past: the
+	// next block is found, and the frame after it flagged; the file's
+	// error (Reader.Damage) names the place.
+	past := func(frame int, off, next int, what string) (map[int]string, string) {
+		return map[int]string{frame: fmt.Sprintf("frame %d (file offset %#x): record: %d bytes skipped before it: the record at file offset %#x is damaged (%s)", frame, next, next-off, off, what)},
+			at(frame, off) + fmt.Sprintf("corrupt record: %s; read on from the next record, %d bytes later (frame %d)", what, next-off, frame)
+	}
+	type pastCase struct {
+		name   string
+		base   []byte
+		damage func(b []byte)
+		frame  int // the damaged block's frame (the next frame gets its number)
+		off    int // where the damaged block starts
+		next   int // and the next one
+		what   string
+		good   int
+	}
+	var tests []ngDamageCase
+	for _, pc := range []pastCase{
+		{"length not a multiple of 4", nil, func(b []byte) { put(b, epb(3).off+4, uint32(epb(3).len+2)) }, 3, epb(3).off, epb(4).off,
+			fmt.Sprintf("enhanced packet block: block length %d is not a multiple of 4", epb(3).len+2), 11},
+		{"length below the framing", nil, func(b []byte) { put(b, epb(5).off+4, 8) }, 5, epb(5).off, epb(6).off,
+			"enhanced packet block: block length 8 is below the 12 bytes of a block's framing", 11},
+		{"length beyond any block", nil, func(b []byte) { put(b, epb(5).off+4, 0xfffffff0) }, 5, epb(5).off, epb(6).off,
+			"enhanced packet block: block length 4294967280 is beyond any block (16 MiB)", 11},
+		{"trailing length differs", nil, func(b []byte) { put(b, epb(6).off+epb(6).len-4, 4) }, 6, epb(6).off, epb(7).off,
+			fmt.Sprintf("enhanced packet block: trailing block length 4 differs from the leading %d", epb(6).len), 11},
+		{"leading length too short", nil, func(b []byte) { put(b, epb(6).off+4, 64) }, 6, epb(6).off, epb(7).off,
+			fmt.Sprintf("enhanced packet block: trailing block length %d differs from the leading 64", binary.LittleEndian.Uint32(clean[epb(6).off+60:])), 11},
+		{"captured length beyond the block", nil, func(b []byte) { put(b, epb(7).off+20, 4000) }, 7, epb(7).off, epb(8).off,
+			fmt.Sprintf("enhanced packet block: captured length 4000 exceeds the %d bytes of packet data the block holds", epb(7).len-32), 11},
+		{"interface not described", nil, func(b []byte) { put(b, epb(4).off+8, 3) }, 4, epb(4).off, epb(5).off,
+			"enhanced packet block: interface 3, but the section describes 1", 11},
+		{"block type 0", nil, func(b []byte) { put(b, epb(10).off, 0) }, 10, epb(10).off, epb(11).off,
+			"block of type 0x0: block type 0 is reserved: damaged or not pcapng from here", 11},
+		// A block that carries no frame: no frame is missing.
+		{"interface block length", withIDB, func(b []byte) { put(b, idb2+4, 13) }, 9, idb2, idb2 + len(idb),
+			"interface description block: block length 13 is not a multiple of 4", 12},
+		{"interface block trailer", withIDB, func(b []byte) { put(b, idb2+len(idb)-4, 99) }, 9, idb2, idb2 + len(idb),
+			fmt.Sprintf("interface description block: trailing block length 99 differs from the leading %d", len(idb)), 12},
+	} {
+		flagged, err := past(pc.frame, pc.off, pc.next, pc.what)
+		tests = append(tests, ngDamageCase{pc.name, pc.base, pc.damage, pc.good, err, ErrCorruptRecord, flagged})
+	}
+	tests = append(tests, []ngDamageCase{
 		{name: "interface block option", base: withIDB, damage: func(b []byte) { put(b, idb2+16, 9|200<<16) }, good: 8,
 			err: at(9, idb2) + "corrupt record: interface description block: option 9 at block offset 16: 200 bytes run past the block", is: ErrCorruptRecord},
 		{name: "cut in a block header", base: clean[:epb(8).off+5], good: 7,
@@ -214,7 +230,7 @@ func TestPcapngDamage(t *testing.T) {
 			err: name + fmt.Sprintf(": file offset 0x0: truncated file header (section header block of %d bytes, 20 present)", blocks[0].len), is: ErrTruncatedFile},
 		{name: "original below captured", damage: func(b []byte) { put(b, epb(2).off+24, 10) }, good: 12,
 			flagged: map[int]string{2: fmt.Sprintf("frame 2 (file offset %#x): record: original length 10 is below the captured length 42 (decoded as captured)", epb(2).off)}},
-	}
+	}...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			b := bytes.Clone(clean)
@@ -240,7 +256,7 @@ func TestPcapngDamage(t *testing.T) {
 				}
 			}
 			if err == io.EOF {
-				err = nil
+				err = r.Damage()
 			}
 			if n != tt.good {
 				t.Errorf("read %d frames, want %d", n, tt.good)
@@ -255,6 +271,17 @@ func TestPcapngDamage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// ngDamageCase is one damaged file of TestPcapngDamage.
+type ngDamageCase struct {
+	name    string
+	base    []byte
+	damage  func(b []byte)
+	good    int    // frames read
+	err     string // the whole message of the file's error; "" for none
+	is      error
+	flagged map[int]string // frame.error of frames read
 }
 
 // TestNgSections: a second section (as cat of two pcapng files makes)

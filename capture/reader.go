@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strconv"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -106,7 +107,47 @@ type Reader struct {
 	lean leanDirect
 	// ahead: TouchAhead's, once ReadBatch has read a mapped file.
 	ahead atomic.Pointer[ahead]
+	// skip: the damage read stepped over before the current frame's
+	// record (nil for none), its frame's RecordErr; skips: the first
+	// maxSkips of them, nskips how many (Damage).
+	skip   *SkipError
+	skips  []*SkipError
+	nskips int
 }
+
+// maxSkips bounds the damaged places a Reader remembers (Damage): a file
+// damaged all over is said to be, not listed.
+const maxSkips = 64
+
+// Damage is the damage Next has read past so far (a classic pcap record
+// header whose lengths no record has, and the bytes up to the next record
+// it found): nil for none, else a *FileError (ErrCorruptRecord) naming the
+// first place and how many there were. The frames after each place were
+// returned; those in the skipped bytes are missing. A caller that took
+// io.EOF from Next as the capture's clean end reports this as the run's
+// outcome: the file is damaged part-way, and what was read is all there is.
+func (r *Reader) Damage() error {
+	if r.nskips == 0 {
+		return nil
+	}
+	s := r.skips[0]
+	d := fmt.Sprintf("%s; read on from the next record, %d bytes later (frame %d)", s.Detail, s.Skipped, s.Frame)
+	if r.nskips > 1 {
+		d += fmt.Sprintf("; %s more read past (frame.error of the frame after each)", places(r.nskips-1))
+	}
+	return &FileError{Name: r.name, Frame: s.Frame, Offset: s.Offset, Err: ErrCorruptRecord, Detail: d}
+}
+
+// places is "1 damaged place", "2 damaged places".
+func places(n int) string {
+	if n == 1 {
+		return "1 damaged place"
+	}
+	return strconv.Itoa(n) + " damaged places"
+}
+
+// Skips returns the damaged places Damage counts, at most maxSkips of them.
+func (r *Reader) Skips() []*SkipError { return r.skips }
 
 // Dropped returns how many frames the kernel dropped before this reader
 // could take them (a live capture that cannot keep up), and whether the
@@ -506,6 +547,15 @@ func (r *Reader) read(f *Frame) (layers.LinkType, error) {
 		if r.err == io.EOF {
 			r.clc.flushAll()
 		}
+		if fe, ok := r.err.(*FileError); ok && r.nskips > 0 {
+			// The damage read past before is the file's too.
+			s := r.skips[0]
+			more := fmt.Sprintf("after %s read past, the first at frame %d (file offset %#x)", places(r.nskips), s.Frame, s.Offset)
+			if fe.Detail != "" {
+				more = fe.Detail + "; " + more
+			}
+			fe.Detail = more
+		}
 		return 0, r.err
 	}
 	f.Number++
@@ -515,11 +565,21 @@ func (r *Reader) read(f *Frame) (layers.LinkType, error) {
 	f.Data = data
 	r.last = -1
 	lt := r.first.LinkType()
+	r.skip = nil
 	switch {
 	case r.pf != nil: // classic pcap: record offsets are exact
+		if n := r.pf.skipped; n > 0 {
+			r.skip = &SkipError{Frame: f.Number, Offset: r.offset, Skipped: n, At: r.offset + n, Detail: r.pf.skipWhy}
+			r.noteSkip()
+			r.offset += n
+		}
 		r.last = r.offset
 		r.offset += pcapRecordLen + int64(f.CI.CaptureLength)
 	case r.ng != nil:
+		if n := r.ng.skipped; n > 0 {
+			r.skip = &SkipError{Frame: f.Number, Offset: r.ng.skipFrom, Skipped: n, At: r.ng.rec, Detail: r.ng.skipWhy}
+			r.noteSkip()
+		}
 		r.last = r.ng.rec
 		lt = r.ng.linkType()
 	case len(f.CI.AncillaryData) > 0:
@@ -530,6 +590,15 @@ func (r *Reader) read(f *Frame) (layers.LinkType, error) {
 		}
 	}
 	return lt, nil
+}
+
+// noteSkip counts r.skip, the damage read stepped over before the
+// current frame, for Damage.
+func (r *Reader) noteSkip() {
+	if len(r.skips) < maxSkips {
+		r.skips = append(r.skips, r.skip)
+	}
+	r.nskips++
 }
 
 // decodeFrame decodes f, just read (read), as a frame of link type lt,
@@ -543,7 +612,7 @@ func (r *Reader) decodeFrame(f *Frame, lt layers.LinkType) {
 		r.checkLengths(f)
 		return
 	}
-	if (r.direct != nil || r.directFeed != nil) && r.dec.linkType == layers.LinkTypeEthernet && r.readDirect(f) {
+	if (r.direct != nil || r.directFeed != nil) && r.skip == nil && r.dec.linkType == layers.LinkTypeEthernet && r.readDirect(f) {
 		return // the direct path takes only frames whose lengths agree
 	}
 	r.decodeWhole(f, r.noICRC)
@@ -585,7 +654,12 @@ func (r *Reader) decodeWhole(f *Frame, noICRC bool) {
 // length: no frame can be, so the header is damaged, but the captured
 // bytes are read and so is the rest of the file.
 func (r *Reader) checkLengths(f *Frame) {
-	if f.CI.Length < f.CI.CaptureLength {
+	switch {
+	case r.skip != nil:
+		// Read found it after damage: it holds the frames' lengths to
+		// each other (plausible).
+		f.RecordErr = r.skip
+	case f.CI.Length < f.CI.CaptureLength:
 		f.RecordErr = &RecordError{Frame: f.Number, Offset: r.last, Len: f.CI.Length, CapLen: f.CI.CaptureLength}
 	}
 }

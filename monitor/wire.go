@@ -260,6 +260,9 @@ func (w *Wire) Run(ctx context.Context) error {
 					end, _, _ := r.Recorded()
 					w.tr.EndCapture(end)
 					w.ended = true
+					// Read to its end past damage: the file's error
+					// all the same (capture.Reader.Damage).
+					w.err = r.Damage()
 				}
 				w.mu.Unlock()
 				continue
@@ -358,6 +361,7 @@ func (w *Wire) Advance(d time.Duration) (ended bool, err error) {
 				w.done = true
 				if err == io.EOF {
 					w.ended = true
+					w.err = w.r.Damage()
 				} else if w.ctx.Err() == nil { // not OpenWireContext's stop
 					w.err = err
 				}

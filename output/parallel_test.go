@@ -205,10 +205,19 @@ func TestParallelLarge(t *testing.T) {
 	cutAt := offs[len(offs)*2/3] + 10 // inside a record header
 	corrupt := bytes.Clone(big)
 	binary.LittleEndian.PutUint32(corrupt[offs[len(offs)/2]+8:], 0x7fffffff) // a captured length no file has
-	var gz bytes.Buffer
-	zw := gzip.NewWriter(&gz)
-	zw.Write(big)
-	zw.Close()
+	// Read past (capture.Reader.Damage): a length three bytes off, two
+	// records damaged one after the other, and the last record's.
+	misplaced := bytes.Clone(big)
+	for _, k := range []int{len(offs) / 4, len(offs) / 3, len(offs)/3 + 1, len(offs) - 1} {
+		binary.LittleEndian.PutUint32(misplaced[offs[k]+8:], binary.LittleEndian.Uint32(misplaced[offs[k]+8:])+3)
+	}
+	gzipped := func(b []byte) []byte {
+		var gz bytes.Buffer
+		zw := gzip.NewWriter(&gz)
+		zw.Write(b)
+		zw.Close()
+		return gz.Bytes()
+	}
 	for _, c := range []struct {
 		name string
 		path string
@@ -217,9 +226,11 @@ func TestParallelLarge(t *testing.T) {
 		{"cut", write("cut.pcap", big[:cutAt])},
 		{"cut-data", write("cut-data.pcap", big[:offs[len(offs)/3]+16+20])},
 		{"corrupt", write("corrupt.pcap", corrupt)},
-		{"gzip", write("big.pcap.gz", gz.Bytes())},
+		{"misplaced", write("misplaced.pcap", misplaced)},
+		{"gzip", write("big.pcap.gz", gzipped(big))},
+		{"gzip-misplaced", write("misplaced.pcap.gz", gzipped(misplaced))},
 	} {
-		if raceDetector && (c.name == "cut-data" || c.name == "big") {
+		if raceDetector && (c.name == "cut-data" || c.name == "big" || c.name == "gzip-misplaced") {
 			continue
 		}
 		t.Run(c.name, func(t *testing.T) {

@@ -391,6 +391,11 @@ func Run(ctx context.Context, o Options) error {
 			runErr = fmt.Errorf("-w: %w", err)
 		}
 	}
+	if runErr == nil {
+		// Read to its end past damage: the file's error all the same,
+		// the frames in the damaged bytes being missing from the output.
+		runErr = r.Damage()
+	}
 	return runErr
 }
 

@@ -54,9 +54,11 @@ type layoutSpan struct {
 // Index is what the background pass learned about a capture.
 type Index struct {
 	path string
-	live bool // frames arrive from an interface (kept in memory)
-	pipe bool // the input cannot be read twice (a FIFO, stdin): a spool copies it
-	tail bool // a regular file followed as it grows, until the context ends
+	// skips: the frames read after damage to the file (capture.SkipError).
+	skips map[int32]*capture.SkipError
+	live  bool // frames arrive from an interface (kept in memory)
+	pipe  bool // the input cannot be read twice (a FIFO, stdin): a spool copies it
+	tail  bool // a regular file followed as it grows, until the context ends
 	// idleFn, set by the index pass, is what idle does (on the pass's
 	// goroutine).
 	idleFn func()
@@ -407,6 +409,7 @@ func (x *Index) build(ctx context.Context, r *capture.Reader) {
 			if errors.Is(err, io.EOF) {
 				end, _, _ := r.Recorded()
 				tr.EndCapture(end)
+				x.err = r.Damage() // read past: shown as the file's error
 			}
 			s := tr.Snapshot()
 			x.snap = &s
@@ -453,6 +456,14 @@ func (x *Index) build(ctx context.Context, r *capture.Reader) {
 			x.layouts = append(x.layouts, layoutSpan{n, layout})
 		}
 		x.ents.add(e, r.RecordEnd())
+		if se, ok := f.RecordErr.(*capture.SkipError); ok {
+			// Damage read past before it: a fact of the sequential
+			// read, which reading the record back does not make.
+			if x.skips == nil {
+				x.skips = map[int32]*capture.SkipError{}
+			}
+			x.skips[n] = se
+		}
 		if x.grows() {
 			x.lastAt = time.Now()
 		}
@@ -990,6 +1001,11 @@ func (x *Index) Decode(ns []int32, fn func(n int32, f *capture.Frame)) error {
 			return nil
 		}
 		if n := order[i]; want[n] {
+			x.mu.RLock()
+			if se := x.skips[n]; se != nil {
+				fr.RecordErr = se
+			}
+			x.mu.RUnlock()
 			fn(n, fr)
 		}
 	}

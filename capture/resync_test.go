@@ -1,0 +1,167 @@
+package capture
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestReadPastDamage: a classic pcap record header whose lengths no
+// record has is read past, from every source (a stream, a mapped file, a
+// batch): the next record is found and read as the frame the damaged one
+// would have been, whose RecordErr (a *SkipError) names the damage, and
+// Damage is the file's error once the end is reached; the frames are the
+// file's but the damaged record's. A header with a damaged time or
+// original length that records follow is read as it is, and a file cut
+// inside its last record is truncated, as before.
+func TestReadPastDamage(t *testing.T) {
+	clean, err := os.ReadFile(pingpong)
+	if err != nil {
+		t.Fatal(err)
+	}
+	offs := recordOffsets(t, clean)
+	caplen := func(b []byte, k int) uint32 { return binary.LittleEndian.Uint32(b[offs[k]+8:]) }
+	setCaplen := func(b []byte, k int, v uint32) { binary.LittleEndian.PutUint32(b[offs[k]+8:], v) }
+	rec := func(k int) int64 { return offs[k+1] - offs[k] }
+	for _, tc := range []struct {
+		name   string
+		damage func(b []byte)
+		lost   []int // records (0-based) not read
+		skips  int   // frames read after damage
+		err    string
+	}{
+		{"beyond snap", func(b []byte) { setCaplen(b, 2000, 1<<31-1) }, []int{2000}, 1,
+			fmt.Sprintf("frame 2001 (file offset %#x): corrupt record: capture length exceeds snap length: 2147483647 > 65535; read on from the next record, %d bytes later (frame 2001)", offs[2000], rec(2000))},
+		{"lengths off", func(b []byte) { setCaplen(b, 2000, caplen(b, 2000)+3) }, []int{2000}, 1,
+			fmt.Sprintf("frame 2001 (file offset %#x): corrupt record: captured length %d above the original length %d, and no record follows where it ends; read on from the next record, %d bytes later (frame 2001)",
+				offs[2000], caplen(clean, 2000)+3, caplen(clean, 2000), rec(2000))},
+		// Read as a frame cut short (a captured length below the
+		// original one): what follows it up to the next record is skipped.
+		{"shorter", func(b []byte) { setCaplen(b, 100, caplen(b, 100)-20) }, nil, 1,
+			fmt.Sprintf("frame 102 (file offset %#x): corrupt record: ", offs[101]-20)},
+		{"first", func(b []byte) { setCaplen(b, 0, 1<<30) }, []int{0}, 1, "frame 1 (file offset 0x18): "},
+		// 10 and 11 are one place: the next record that can be found
+		// after 10 is 12.
+		{"several", func(b []byte) {
+			for _, k := range []int{10, 11, 500, 3000} {
+				setCaplen(b, k, 0xFFFFFF00)
+			}
+		}, []int{10, 11, 500, 3000}, 3, "; 2 damaged places more read past"},
+		{"last", func(b []byte) { setCaplen(b, len(offs)-1, 1<<30) }, nil, 0,
+			fmt.Sprintf("frame %d (file offset %#x): corrupt record: capture length exceeds snap length", len(offs), offs[len(offs)-1])},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := append([]byte(nil), clean...)
+			tc.damage(b)
+			lost := map[int]bool{}
+			for _, k := range tc.lost {
+				lost[k] = true
+			}
+			var want []string
+			for k := range offs {
+				if tc.name == "last" && k == len(offs)-1 {
+					break
+				}
+				if !lost[k] {
+					end := int64(len(b))
+					if k+1 < len(offs) {
+						end = offs[k+1]
+					}
+					if tc.name == "shorter" && k == 100 {
+						end -= 20
+					}
+					want = append(want, fmt.Sprintf("%x", clean[offs[k]+16:end]))
+				}
+			}
+			path := t.TempDir() + "/d.pcap"
+			if err := os.WriteFile(path, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, how := range []string{"stream", "mapped", "batch"} {
+				var r *Reader
+				var err error
+				switch how {
+				case "stream":
+					r, err = NewFileReader(path, bytes.NewReader(b))
+				default:
+					r, err = OpenMapped(path)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, skips, end := readDamaged(t, r, how == "batch")
+				if len(got) != len(want) {
+					t.Fatalf("%s: %d frames, want %d", how, len(got), len(want))
+				}
+				for i := range want {
+					if got[i] != want[i] {
+						t.Fatalf("%s: frame %d differs", how, i+1)
+					}
+				}
+				if tc.name == "last" {
+					if skips != 0 || !errors.Is(end, ErrCorruptRecord) || !strings.Contains(end.Error(), tc.err) {
+						t.Errorf("%s: %d skips, end %v, want none and %q", how, skips, end, tc.err)
+					}
+					continue
+				}
+				if skips != tc.skips {
+					t.Errorf("%s: %d frames read after damage, want %d", how, skips, tc.skips)
+				}
+				if !errors.Is(end, ErrCorruptRecord) || !strings.Contains(end.Error(), tc.err) {
+					t.Errorf("%s: end %v, want one with %q", how, end, tc.err)
+				}
+			}
+		})
+	}
+}
+
+// readDamaged reads r to its end, by Next or by batches, and returns each
+// frame's bytes in hex, how many frames were read after damage and the
+// end: Damage where Next ended with io.EOF.
+func readDamaged(t *testing.T, r *Reader, batches bool) (frames []string, skips int, end error) {
+	t.Helper()
+	defer r.Close()
+	note := func(f *Frame) {
+		frames = append(frames, fmt.Sprintf("%x", f.Data))
+		var se *SkipError
+		if errors.As(f.RecordErr, &se) {
+			skips++
+			if se.Frame != f.Number || !strings.Contains(f.RecordErr.Error(), fmt.Sprintf("frame %d (file offset %#x)", f.Number, r.RecordOffset())) && !batches {
+				t.Errorf("frame %d at %#x: %v", f.Number, r.RecordOffset(), f.RecordErr)
+			}
+		}
+	}
+	if batches {
+		d := r.NewBatchDecoder()
+		var b Batch
+		for {
+			r.ReadBatch(&b, 100, nil)
+			d.Reset(&b)
+			for f := d.Next(); f != nil; f = d.Next() {
+				note(f)
+			}
+			if b.Err != nil {
+				end = b.Err
+				break
+			}
+		}
+	} else {
+		for {
+			f, err := r.Next()
+			if err != nil {
+				end = err
+				break
+			}
+			note(f)
+		}
+	}
+	if end == io.EOF {
+		end = r.Damage()
+	}
+	return frames, skips, end
+}
