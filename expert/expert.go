@@ -147,6 +147,7 @@ const (
 	CreditsDecline
 	BufferFull
 	DumpDamaged
+	CaptureDamaged
 	HandshakeErrors
 	FallbackBurst
 	PortErrors
@@ -276,6 +277,9 @@ var defs = [numIDs]Def{
 	DumpDamaged: {Name: "smc.dump.damaged", Severity: Warn, Group: "malformed", Object: ObjectConn,
 		Meaning: "a CDC frame of ANCK's dump device that says what no sender does (a sequence number behind the direction's last, or a skip the next CDC goes back from; a cursor count past the RMBE, more than an RMBE for one CDC, or one the next CDC goes back from; an abort the sender went on after, a close it wrote after): the capture's copy is damaged (dump frames carry no checksum to drop it by); not followed, or taken back",
 		Check:   "the capture file (its storage, a tool that rewrote it): the dump device's frames are made on the host, not carried by a network"},
+	CaptureDamaged: {Name: "smc.capture.damaged", Severity: Warn, Group: "malformed", Object: ObjectCapture,
+		Meaning: "the capture file is damaged before this frame: a record header whose lengths no record has (or after which no record follows), and the bytes up to the next record that could be found, which were skipped; the frames in them are missing from everything after, as frames the capture point missed are",
+		Check:   "the file (its storage, a copy cut short or joined, the tool that wrote it); the detail's file offsets (a hex viewer); the frames after are read as they are"},
 	TimeBackwards: {Name: "smc.capture.time_backwards", Severity: Warn, Group: "sequence", Object: ObjectCapture,
 		Meaning: "a frame's time is more than a second before the frame's before it: captures joined end to end (mergecap -a) or a capture host's clock stepped back; the tracker's clock stands there (the time between that frame and the one before is not known)",
 		Check:   "merge captures by time (mergecap without -a); the capture host's clock (NTP steps); the frames' order (editcap -S sorts by time)"},

@@ -355,7 +355,10 @@ func fill(in *input, f *capture.Frame) {
 	in.number = f.Number
 	in.ns = f.UnixNano()
 	in.isTCP, in.isRoCE, in.isDump, in.isCopy = false, false, false, false
-	in.clcN, in.snapCut = 0, 0
+	in.clcN, in.snapCut, in.skip = 0, 0, nil
+	if f.RecordErr != nil {
+		in.skip, _ = f.RecordErr.(*capture.SkipError)
+	}
 	if f.Cut {
 		in.snapCut, in.snapKept, in.snapWire = snapCutOf(f), f.CI.CaptureLength, f.CI.Length
 	}

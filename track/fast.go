@@ -126,7 +126,8 @@ func (t *Tracker) fastRoCE(f *capture.Frame) fastResult {
 	b, ip := f.BTH, f.IPv4
 	// A bad ICRC or length is a finding (roce.icrc.bad, roce.length.bad):
 	// the general path raises it.
-	if b == nil || ip == nil || len(ip.SrcIP) != 4 || len(ip.DstIP) != 4 || f.ICRC.Checked && !f.ICRC.OK || f.LengthBad {
+	// So is the damage of the file read past before it (smc.capture.damaged).
+	if b == nil || ip == nil || len(ip.SrcIP) != 4 || len(ip.DstIP) != 4 || f.ICRC.Checked && !f.ICRC.OK || f.LengthBad || f.RecordErr != nil {
 		return fastNo
 	}
 	// A frame on which feed may sweep (every 1024th), and every frame

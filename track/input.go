@@ -2,6 +2,8 @@ package track
 
 import (
 	"net/netip"
+
+	"github.com/smcscope/smcscope/capture"
 	"time"
 
 	"github.com/smcscope/smcscope/decode"
@@ -35,7 +37,10 @@ type input struct {
 	isCopy bool
 	// snapCut: what of the frame the snap length cut that the tracker
 	// needs (snapCutCLC, snapCutRoCE, snapCutSYN), 0 for nothing.
-	snapCut  uint8
+	snapCut uint8
+	// skip: the capture file's damage read past before this frame
+	// (capture.SkipError), nil for none.
+	skip     *capture.SkipError
 	snapKept int    // with snapCut: the bytes the capture kept of the frame
 	snapWire int    // and those on the wire
 	dumpCDC  bool   // a CDC frame (else the data)

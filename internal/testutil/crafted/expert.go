@@ -2,6 +2,7 @@ package crafted
 
 import (
 	"encoding/binary"
+	"os"
 	"testing"
 	"time"
 
@@ -149,6 +150,26 @@ var ExpertVectors = []Vector{
 		fs := pingpong(t)
 		fs[ppAck-1].CI.Timestamp = fs[ppAck-1].CI.Timestamp.Add(-5 * time.Second)
 		return write(t, "time-backwards", fs)
+	}},
+	{"capture-damaged", "smc.capture.damaged", func(t testing.TB) string {
+		// The record header of an ACK with a captured length no record
+		// has, as a storage error or a copy that went wrong leaves it:
+		// no kernel or capture point writes it. The file's damage, not
+		// the network's: read past, the ACK's frame is missing.
+		path := write(t, "capture-damaged", pingpong(t))
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		off := 24
+		for k := 1; k < ppAck; k++ {
+			off += 16 + int(binary.LittleEndian.Uint32(b[off+8:]))
+		}
+		binary.LittleEndian.PutUint32(b[off+8:], 0x7fffff00)
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
 	}},
 	{"snap-cut", "smc.capture.snap_cut", func(t testing.TB) string {
 		// One CDC kept to 70 of its 102 bytes, as a capture with -s 70
