@@ -110,6 +110,9 @@ const (
 	// snap length allows (262144 is libpcap's largest), so that a damaged
 	// length is reported at once instead of reading megabytes for it.
 	ngMaxBlock = 16 << 20
+	// ngMaxOptions bounds the options of a packet block longer than br's
+	// buffer believed before it is read (next).
+	ngMaxOptions = 64 << 10
 )
 
 // ngBlockName names a block type in messages.
@@ -250,6 +253,13 @@ func (p *ngFile) next() (typ uint32, b []byte, err error) {
 			if t := p.u32(b[n-4:]); t != n {
 				return typ, nil, p.corrupt(typ, "trailing block length %d differs from the leading %d", t, n)
 			}
+		}
+	} else if h, _ := p.br.Peek(ngMinEPB); typ == ngBlockEPB && len(h) == ngMinEPB {
+		// Too long to check its trailer before it is read: a packet
+		// block is its packet and its options, which are short (a
+		// comment, flags, a hash).
+		if c := p.u32(h[20:]); uint64(n) > ngMinEPB+uint64(c)+3+ngMaxOptions {
+			return typ, nil, p.corrupt(typ, "block length %d is beyond its packet of %d bytes and any options", n, c)
 		}
 	}
 	if b, err = p.read(int(n)); err != nil {

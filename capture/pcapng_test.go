@@ -196,6 +196,8 @@ func TestPcapngDamage(t *testing.T) {
 			"enhanced packet block: block length 8 is below the 12 bytes of a block's framing", 11},
 		{"length beyond any block", nil, func(b []byte) { put(b, epb(5).off+4, 0xfffffff0) }, 5, epb(5).off, epb(6).off,
 			"enhanced packet block: block length 4294967280 is beyond any block (16 MiB)", 11},
+		{"length beyond the buffer", nil, func(b []byte) { put(b, epb(5).off+4, uint32(epb(5).len+1<<18)) }, 5, epb(5).off, epb(6).off,
+			fmt.Sprintf("enhanced packet block: block length %d is beyond its packet of %d bytes and any options", epb(5).len+1<<18, binary.LittleEndian.Uint32(clean[epb(5).off+20:])), 11},
 		{"trailing length differs", nil, func(b []byte) { put(b, epb(6).off+epb(6).len-4, 4) }, 6, epb(6).off, epb(7).off,
 			fmt.Sprintf("enhanced packet block: trailing block length 4 differs from the leading %d", epb(6).len), 11},
 		{"leading length too short", nil, func(b []byte) { put(b, epb(6).off+4, 64) }, 6, epb(6).off, epb(7).off,
