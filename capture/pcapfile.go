@@ -419,7 +419,7 @@ func (p *pcapFile) resync(b []byte, whole bool) (int, bool) {
 // It holds the headers' other fields to nothing: one of several records
 // close together may be damaged.
 func (p *pcapFile) chain(b []byte, whole bool) bool {
-	var prev uint32
+	var prev int64
 	for k := 0; k < resyncChain; k++ {
 		if len(b) == 0 && whole {
 			return true // the last record ended at the file's end
@@ -428,8 +428,8 @@ func (p *pcapFile) chain(b []byte, whole bool) bool {
 			return k > 1 && !whole
 		}
 		h := (*[pcapRecordLen]byte)(b)
-		sec, caplen := p.u32(h[0:4]), p.u32(h[8:12])
-		if caplen == 0 || caplen > max(p.snaplen, pcapMaxEager) || k > 0 && (sec+1 < prev || sec > prev+86400) {
+		sec, caplen := int64(p.u32(h[0:4])), p.u32(h[8:12])
+		if caplen == 0 || caplen > max(p.snaplen, pcapMaxEager) || k > 0 && (sec < prev-1 || sec > prev+86400) {
 			return false
 		}
 		prev = sec
