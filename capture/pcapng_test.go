@@ -167,6 +167,12 @@ func TestPcapngDamage(t *testing.T) {
 	idb := clean[blocks[1].off : blocks[1].off+blocks[1].len]
 	withIDB := append(append(bytes.Clone(clean[:epb(9).off]), idb...), clean[epb(9).off:]...)
 	idb2 := epb(9).off
+	// A copy with an interface statistics block at its end (as dumpcap
+	// ends a file): interface 0, no time, no options.
+	withISB := bytes.Clone(clean)
+	for _, v := range []uint32{ngBlockISB, 24, 0, 0, 0, 24} {
+		withISB = binary.LittleEndian.AppendUint32(withISB, v)
+	}
 	put := func(b []byte, off int, v uint32) { binary.LittleEndian.PutUint32(b[off:], v) }
 	name := "ng.pcapng"
 	at := func(frame, off int) string { return fmt.Sprintf("%s: frame %d (file offset %#x): ", name, frame, off) }
@@ -218,6 +224,10 @@ func TestPcapngDamage(t *testing.T) {
 		tests = append(tests, ngDamageCase{pc.name, pc.base, pc.damage, pc.good, err, ErrCorruptRecord, flagged})
 	}
 	tests = append(tests, []ngDamageCase{
+		// The last packet block damaged, statistics after it: read past
+		// to the end, no frame lost to the numbering.
+		{name: "last packet block", base: withISB, damage: func(b []byte) { put(b, epb(12).off+4, 0x7ffffff0) }, good: 11,
+			err: at(12, epb(12).off) + fmt.Sprintf("corrupt record: enhanced packet block: block length 2147483632 is beyond any block (16 MiB); read on %d bytes to the file's end, no frame after it", epb(12).len), is: ErrCorruptRecord},
 		{name: "interface block option", base: withIDB, damage: func(b []byte) { put(b, idb2+16, 9|200<<16) }, good: 8,
 			err: at(9, idb2) + "corrupt record: interface description block: option 9 at block offset 16: 200 bytes run past the block", is: ErrCorruptRecord},
 		{name: "cut in a block header", base: clean[:epb(8).off+5], good: 7,

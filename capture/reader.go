@@ -132,6 +132,9 @@ func (r *Reader) Damage() error {
 	}
 	s := r.skips[0]
 	d := fmt.Sprintf("%s; read on from the next record, %d bytes later (frame %d)", s.Detail, s.Skipped, s.Frame)
+	if s.Frame > r.frame.Number {
+		d = fmt.Sprintf("%s; read on %d bytes to the file's end, no frame after it", s.Detail, s.Skipped)
+	}
 	if r.nskips > 1 {
 		d += fmt.Sprintf("; %s more read past (frame.error of the frame after each)", places(r.nskips-1))
 	}
@@ -543,6 +546,13 @@ func (r *Reader) read(f *Frame) (layers.LinkType, error) {
 		f.ns, f.digits, f.shown = f.CI.Timestamp.UnixNano(), r.digits, r.digits
 	}
 	if err != nil {
+		if r.ng != nil && r.ng.skipped > 0 {
+			// Read past, with no packet after it (blocks of statistics
+			// end many files): damage all the same.
+			r.skip = &SkipError{Frame: f.Number + 1, Offset: r.ng.skipFrom, Skipped: r.ng.skipped, At: r.ng.skipFrom + r.ng.skipped, Detail: r.ng.skipWhy}
+			r.noteSkip()
+			r.ng.skipped = 0
+		}
 		r.err = r.fileError(f.Number+1, f.CI, err)
 		if r.err == io.EOF {
 			r.clc.flushAll()
