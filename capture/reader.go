@@ -120,8 +120,9 @@ type Reader struct {
 const maxSkips = 64
 
 // Damage is the damage Next has read past so far (a classic pcap record
-// header whose lengths no record has, and the bytes up to the next record
-// it found): nil for none, else a *FileError (ErrCorruptRecord) naming the
+// header whose lengths no record has, a pcapng block whose framing does
+// not hold or a packet block that cannot be read, and the bytes up to the
+// next record or block it found): nil for none, else a *FileError (ErrCorruptRecord) naming the
 // first place and how many there were. The frames after each place were
 // returned; those in the skipped bytes are missing. A caller that took
 // io.EOF from Next as the capture's clean end reports this as the run's
