@@ -420,9 +420,10 @@ func (r *Reader) dumpStates(dst []dumpState) []dumpState {
 // frame as that Reader's Next would have (see Batch). It owns its
 // decoders and frame: one per goroutine.
 type BatchDecoder struct {
-	r Reader // no source: its decoders, queue pairs, frame and settings
-	b *Batch
-	i int
+	r    Reader // no source: its decoders, queue pairs, frame and settings
+	b    *Batch
+	i    int
+	skip int // the next of b.skips (frames are decoded in order)
 }
 
 // NewBatchDecoder returns a decoder of r's batches with r's settings
@@ -453,7 +454,7 @@ func (r *Reader) NewBatchDecoder() *BatchDecoder {
 
 // Reset starts decoding b's frames, from the state b starts with.
 func (d *BatchDecoder) Reset(b *Batch) {
-	d.b, d.i = b, 0
+	d.b, d.i, d.skip = b, 0, 0
 	r := &d.r
 	r.qps = b.qps
 	r.qps.shared = true // b's map, and every other decoder's of b
@@ -493,14 +494,9 @@ func (d *BatchDecoder) decode(off int64, note string, clc int32, lt layers.LinkT
 	r := &d.r
 	r.last, r.ifaceNote, r.replay, r.icrcMatched = off, note, nil, icrcOK
 	r.skip = nil
-	if s := d.b.skips; len(s) > 0 && d.i-1 >= s[0].i {
-		// In order: the first left is this frame's or a later one's.
-		for len(s) > 0 && s[0].i < d.i-1 {
-			s = s[1:]
-		}
-		if len(s) > 0 && s[0].i == d.i-1 {
-			r.skip = s[0].err
-		}
+	if s := d.b.skips; d.skip < len(s) && s[d.skip].i == d.i-1 {
+		r.skip = s[d.skip].err
+		d.skip++
 	}
 	if clc >= 0 {
 		r.replay = &d.b.clc[clc]

@@ -144,17 +144,11 @@ func (p *pcapFile) read(ci *gopacket.CaptureInfo) (data []byte, err error) {
 	if hdrErr != nil || !p.plausible((*[pcapRecordLen]byte)(h)) {
 		// As readMem, on what the buffer holds.
 		w, werr := p.br.Peek(p.br.Size())
-		if err, past := p.damaged(w, werr != nil, hdrErr); err != nil {
-			if !past || !p.resyncBuffered() {
-				if hdrErr != nil {
-					return nil, hdrErr
-				}
-				if n := pcapRecordLen + ci.CaptureLength; len(w) < n {
-					return nil, shortRead(len(w)-pcapRecordLen, io.EOF)
-				}
-				return nil, err
+		if err := p.damaged(w, werr != nil, hdrErr); err != nil {
+			if !p.resyncBuffered() {
+				return nil, unread(hdrErr, err, len(w), pcapRecordLen+ci.CaptureLength)
 			}
-			p.skipWhy = damageText(err)
+			p.skipWhy = err.Error()
 			h, _ = p.br.Peek(pcapRecordLen)
 			p.recordHeader(h, ci) // resync checked it
 		}
@@ -306,65 +300,72 @@ func (p *pcapFile) readMem(ci *gopacket.CaptureInfo) ([]byte, error) {
 	p.skipped = 0
 	hdrErr := p.recordHeader(rest[:pcapRecordLen], ci)
 	n := pcapRecordLen + ci.CaptureLength
-	if hdrErr == nil && len(rest) >= n && p.plausible((*[pcapRecordLen]byte)(rest)) {
-		p.pos += n
-		return rest[pcapRecordLen:n:n], nil
-	}
-	if err, past := p.damaged(rest, true, hdrErr); err != nil {
-		// Read on from the next record after the damage, if there is
-		// one.
-		at, ok := p.resync(rest[1:], true)
-		if !past || !ok {
-			if hdrErr != nil {
-				return nil, hdrErr
-			}
-			if len(rest) < n {
-				p.pos = len(p.mem)
-				return nil, shortRead(len(rest)-pcapRecordLen, io.EOF)
-			}
-			return nil, err
+	if hdrErr != nil || len(rest) < n || !p.plausible((*[pcapRecordLen]byte)(rest)) {
+		at, ok := 0, false
+		err := p.damaged(rest, true, hdrErr)
+		if err != nil {
+			// Read on from the next record after the damage, if there
+			// is one.
+			at, ok = p.resync(rest[1:], true)
 		}
-		p.skipped, p.skipWhy = int64(1+at), damageText(err)
-		p.pos += 1 + at
-		rest = p.mem[p.pos:]
-		p.recordHeader(rest[:pcapRecordLen], ci) // resync checked it
-		n = pcapRecordLen + ci.CaptureLength
+		if !ok {
+			if err = unread(hdrErr, err, len(rest), n); err != nil {
+				if hdrErr == nil && len(rest) < n {
+					p.pos = len(p.mem)
+				}
+				return nil, err
+			}
+		} else {
+			p.skipped, p.skipWhy = int64(1+at), err.Error()
+			p.pos += 1 + at
+			rest = p.mem[p.pos:]
+			p.recordHeader(rest[:pcapRecordLen], ci) // resync checked it
+			n = pcapRecordLen + ci.CaptureLength
+		}
 	}
 	p.pos += n
 	return rest[pcapRecordLen:n:n], nil
 }
 
+// unread is the error of a record read found no record after: its
+// header's own (a captured length no record has), the file's end inside
+// it (have bytes of its n), or err, why it is damage; nil for a record to
+// read.
+func unread(hdrErr, err error, have, n int) error {
+	switch {
+	case hdrErr != nil:
+		return hdrErr
+	case have < n:
+		return shortRead(have-pcapRecordLen, io.EOF)
+	}
+	return err
+}
+
 // damaged says whether the record header at the start of b, which
-// recordHeader read with the error err, is damage to read past: err
-// itself (a captured length no record has); a record that runs past the
-// end of b, which is the file's end (whole), from a header plausible turns
-// down (a plausible one is the last record of a file cut short: its
-// truncation is the error); or a header plausible turns down after which
-// records do not go on (chain), one whose captured length is off, which
-// read would go astray after. A damaged time or original length, with
-// records going on after it, spoils that one frame: read takes it. nil
-// for a record to read; past is false for the truncation, which ends the
-// file.
-func (p *pcapFile) damaged(b []byte, whole bool, err error) (_ error, past bool) {
+// recordHeader read with the error err, is damage to read past, and why:
+// err itself (a captured length no record has); a header plausible turns
+// down whose record runs past the end of b, which is the file's end
+// (whole); or one after which records do not go on (chain), its captured
+// length off, which read would go astray after. nil for a record to read:
+// a plausible header (one the file's end cuts is the last record of a file
+// cut short), or one whose damaged time or original length spoils only its
+// own frame, records going on after it.
+func (p *pcapFile) damaged(b []byte, whole bool, err error) error {
 	if err != nil {
-		return err, true
+		return err
 	}
 	h := (*[pcapRecordLen]byte)(b)
 	n := pcapRecordLen + int(p.u32(h[8:12]))
-	ok := p.plausible(h)
 	switch {
-	case len(b) < n && whole && ok:
-		return shortRead(len(b)-pcapRecordLen, io.EOF), false
-	case ok:
-		return nil, false
+	case p.plausible(h):
 	case len(b) < n && whole:
-		return fmt.Errorf("%s, and the file ends inside the record", p.implausible(h)), true
+		return fmt.Errorf("%s, and the file ends inside the record", p.implausible(h))
 	case len(b) < n:
-		return nil, false // longer than what can be looked at: read says
+		// Longer than what can be looked at: read says.
 	case !p.chain(b[n:], whole):
-		return fmt.Errorf("%s, and no record follows where it ends", p.implausible(h)), true
+		return fmt.Errorf("%s, and no record follows where it ends", p.implausible(h))
 	}
-	return nil, false
+	return nil
 }
 
 // implausible says what in header h plausible turns down.
@@ -382,14 +383,6 @@ func (p *pcapFile) implausible(h *[pcapRecordLen]byte) string {
 		what = fmt.Sprintf("a fraction of a second of %d (%d per second)", frac, 1e9/p.nanoFactor)
 	}
 	return what
-}
-
-// damageText says what was wrong with a record header read stepped over.
-func damageText(err error) string {
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return "the file ends inside the record"
-	}
-	return err.Error()
 }
 
 // resyncChain is how many records in a row resync wants to see before it

@@ -350,7 +350,7 @@ func (p *ngFile) sound(b []byte, cut bool) (int, bool) {
 	if len(b) < ngMinBlock {
 		return 0, false
 	}
-	q := *p
+	q := ngFile{big: p.big} // the byte order only
 	typ := binary.LittleEndian.Uint32(b)
 	if typ == ngBlockSHB {
 		switch binary.LittleEndian.Uint32(b[8:]) {

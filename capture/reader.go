@@ -150,9 +150,6 @@ func places(n int) string {
 	return strconv.Itoa(n) + " damaged places"
 }
 
-// Skips returns the damaged places Damage counts, at most maxSkips of them.
-func (r *Reader) Skips() []*SkipError { return r.skips }
-
 // Dropped returns how many frames the kernel dropped before this reader
 // could take them (a live capture that cannot keep up), and whether the
 // source can tell at all.
@@ -547,12 +544,11 @@ func (r *Reader) read(f *Frame) (layers.LinkType, error) {
 		f.ns, f.digits, f.shown = f.CI.Timestamp.UnixNano(), r.digits, r.digits
 	}
 	if err != nil {
-		if r.ng != nil && r.ng.skipped > 0 {
+		if p := r.ng; p != nil && p.skipped > 0 {
 			// Read past, with no packet after it (blocks of statistics
 			// end many files): damage all the same.
-			r.skip = &SkipError{Frame: f.Number + 1, Offset: r.ng.skipFrom, Skipped: r.ng.skipped, At: r.ng.skipFrom + r.ng.skipped, Detail: r.ng.skipWhy}
-			r.noteSkip()
-			r.ng.skipped = 0
+			r.noteSkip(f.Number+1, p.skipFrom, p.skipped, p.skipFrom+p.skipped, p.skipWhy)
+			p.skipped = 0
 		}
 		r.err = r.fileError(f.Number+1, f.CI, err)
 		if r.err == io.EOF {
@@ -580,16 +576,14 @@ func (r *Reader) read(f *Frame) (layers.LinkType, error) {
 	switch {
 	case r.pf != nil: // classic pcap: record offsets are exact
 		if n := r.pf.skipped; n > 0 {
-			r.skip = &SkipError{Frame: f.Number, Offset: r.offset, Skipped: n, At: r.offset + n, Detail: r.pf.skipWhy}
-			r.noteSkip()
+			r.skip = r.noteSkip(f.Number, r.offset, n, r.offset+n, r.pf.skipWhy)
 			r.offset += n
 		}
 		r.last = r.offset
 		r.offset += pcapRecordLen + int64(f.CI.CaptureLength)
 	case r.ng != nil:
 		if n := r.ng.skipped; n > 0 {
-			r.skip = &SkipError{Frame: f.Number, Offset: r.ng.skipFrom, Skipped: n, At: r.ng.rec, Detail: r.ng.skipWhy}
-			r.noteSkip()
+			r.skip = r.noteSkip(f.Number, r.ng.skipFrom, n, r.ng.rec, r.ng.skipWhy)
 		}
 		r.last = r.ng.rec
 		lt = r.ng.linkType()
@@ -603,13 +597,16 @@ func (r *Reader) read(f *Frame) (layers.LinkType, error) {
 	return lt, nil
 }
 
-// noteSkip counts r.skip, the damage read stepped over before the
-// current frame, for Damage.
-func (r *Reader) noteSkip() {
+// noteSkip counts, for Damage, the n bytes of damage (why) read stepped
+// over from offset from, before the record at at of frame number, and
+// returns it.
+func (r *Reader) noteSkip(number int, from, n, at int64, why string) *SkipError {
+	s := &SkipError{Frame: number, Offset: from, Skipped: n, At: at, Detail: why}
 	if len(r.skips) < maxSkips {
-		r.skips = append(r.skips, r.skip)
+		r.skips = append(r.skips, s)
 	}
 	r.nskips++
+	return s
 }
 
 // decodeFrame decodes f, just read (read), as a frame of link type lt,
