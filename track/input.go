@@ -2,10 +2,9 @@ package track
 
 import (
 	"net/netip"
-
-	"github.com/smcscope/smcscope/capture"
 	"time"
 
+	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/internal/textcache"
 )

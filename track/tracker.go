@@ -289,7 +289,7 @@ func (t *Tracker) feed(in *input) {
 	t.lastNS = max(t.lastNS, in.ns)
 	if s := in.skip; s != nil {
 		t.raiseText(&t.expert, expert.CaptureDamaged, in, func() string {
-			return fmt.Sprintf("the record header at file offset %#x is damaged (%s): %d bytes skipped to this frame's record, at %#x", s.Offset, s.Detail, s.Skipped, s.Offset+s.Skipped)
+			return fmt.Sprintf("the record header at file offset %#x is damaged (%s): %d bytes skipped to this frame's record, at %#x", s.Offset, s.Detail, s.Skipped, s.At)
 		})
 	}
 	if in.snapCut != 0 {
