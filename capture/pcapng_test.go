@@ -179,51 +179,38 @@ func TestPcapngDamage(t *testing.T) {
 
 	// Damage a block's framing or packet fields show is read past: the
 	// next block is found, and the frame after it flagged; the file's
-	// error (Reader.Damage) names the place.
-	past := func(frame int, off, next int, what string) (map[int]string, string) {
-		return map[int]string{frame: fmt.Sprintf("frame %d (file offset %#x): record: %d bytes skipped before it: the record at file offset %#x is damaged (%s)", frame, next, next-off, off, what)},
-			at(frame, off) + fmt.Sprintf("corrupt record: %s; read on from the next record, %d bytes later (frame %d)", what, next-off, frame)
+	// error (Reader.Damage) names the place. frame is the damaged block's
+	// (the next frame gets its number), off where it starts, next where
+	// the next block starts.
+	past := func(name string, base []byte, damage func(b []byte), frame, off, next int, what string, good int) ngDamageCase {
+		return ngDamageCase{name: name, base: base, damage: damage, good: good, is: ErrCorruptRecord,
+			err:     at(frame, off) + fmt.Sprintf("corrupt record: %s; read on from the next record, %d bytes later (frame %d)", what, next-off, frame),
+			flagged: map[int]string{frame: fmt.Sprintf("frame %d (file offset %#x): record: %d bytes skipped before it: the record at file offset %#x is damaged (%s)", frame, next, next-off, off, what)}}
 	}
-	type pastCase struct {
-		name   string
-		base   []byte
-		damage func(b []byte)
-		frame  int // the damaged block's frame (the next frame gets its number)
-		off    int // where the damaged block starts
-		next   int // and the next one
-		what   string
-		good   int
-	}
-	var tests []ngDamageCase
-	for _, pc := range []pastCase{
-		{"length not a multiple of 4", nil, func(b []byte) { put(b, epb(3).off+4, uint32(epb(3).len+2)) }, 3, epb(3).off, epb(4).off,
-			fmt.Sprintf("enhanced packet block: block length %d is not a multiple of 4", epb(3).len+2), 11},
-		{"length below the framing", nil, func(b []byte) { put(b, epb(5).off+4, 8) }, 5, epb(5).off, epb(6).off,
-			"enhanced packet block: block length 8 is below the 12 bytes of a block's framing", 11},
-		{"length beyond any block", nil, func(b []byte) { put(b, epb(5).off+4, 0xfffffff0) }, 5, epb(5).off, epb(6).off,
-			"enhanced packet block: block length 4294967280 is beyond any block (16 MiB)", 11},
-		{"length beyond the buffer", nil, func(b []byte) { put(b, epb(5).off+4, uint32(epb(5).len+1<<18)) }, 5, epb(5).off, epb(6).off,
-			fmt.Sprintf("enhanced packet block: block length %d is beyond its packet of %d bytes and any options", epb(5).len+1<<18, binary.LittleEndian.Uint32(clean[epb(5).off+20:])), 11},
-		{"trailing length differs", nil, func(b []byte) { put(b, epb(6).off+epb(6).len-4, 4) }, 6, epb(6).off, epb(7).off,
-			fmt.Sprintf("enhanced packet block: trailing block length 4 differs from the leading %d", epb(6).len), 11},
-		{"leading length too short", nil, func(b []byte) { put(b, epb(6).off+4, 64) }, 6, epb(6).off, epb(7).off,
-			fmt.Sprintf("enhanced packet block: trailing block length %d differs from the leading 64", binary.LittleEndian.Uint32(clean[epb(6).off+60:])), 11},
-		{"captured length beyond the block", nil, func(b []byte) { put(b, epb(7).off+20, 4000) }, 7, epb(7).off, epb(8).off,
-			fmt.Sprintf("enhanced packet block: captured length 4000 exceeds the %d bytes of packet data the block holds", epb(7).len-32), 11},
-		{"interface not described", nil, func(b []byte) { put(b, epb(4).off+8, 3) }, 4, epb(4).off, epb(5).off,
-			"enhanced packet block: interface 3, but the section describes 1", 11},
-		{"block type 0", nil, func(b []byte) { put(b, epb(10).off, 0) }, 10, epb(10).off, epb(11).off,
-			"block of type 0x0: block type 0 is reserved: damaged or not pcapng from here", 11},
+	tests := []ngDamageCase{
+		past("length not a multiple of 4", nil, func(b []byte) { put(b, epb(3).off+4, uint32(epb(3).len+2)) }, 3, epb(3).off, epb(4).off,
+			fmt.Sprintf("enhanced packet block: block length %d is not a multiple of 4", epb(3).len+2), 11),
+		past("length below the framing", nil, func(b []byte) { put(b, epb(5).off+4, 8) }, 5, epb(5).off, epb(6).off,
+			"enhanced packet block: block length 8 is below the 12 bytes of a block's framing", 11),
+		past("length beyond any block", nil, func(b []byte) { put(b, epb(5).off+4, 0xfffffff0) }, 5, epb(5).off, epb(6).off,
+			"enhanced packet block: block length 4294967280 is beyond any block (16 MiB)", 11),
+		past("length beyond the buffer", nil, func(b []byte) { put(b, epb(5).off+4, uint32(epb(5).len+1<<18)) }, 5, epb(5).off, epb(6).off,
+			fmt.Sprintf("enhanced packet block: block length %d is beyond its packet of %d bytes and any options", epb(5).len+1<<18, binary.LittleEndian.Uint32(clean[epb(5).off+20:])), 11),
+		past("trailing length differs", nil, func(b []byte) { put(b, epb(6).off+epb(6).len-4, 4) }, 6, epb(6).off, epb(7).off,
+			fmt.Sprintf("enhanced packet block: trailing block length 4 differs from the leading %d", epb(6).len), 11),
+		past("leading length too short", nil, func(b []byte) { put(b, epb(6).off+4, 64) }, 6, epb(6).off, epb(7).off,
+			fmt.Sprintf("enhanced packet block: trailing block length %d differs from the leading 64", binary.LittleEndian.Uint32(clean[epb(6).off+60:])), 11),
+		past("captured length beyond the block", nil, func(b []byte) { put(b, epb(7).off+20, 4000) }, 7, epb(7).off, epb(8).off,
+			fmt.Sprintf("enhanced packet block: captured length 4000 exceeds the %d bytes of packet data the block holds", epb(7).len-32), 11),
+		past("interface not described", nil, func(b []byte) { put(b, epb(4).off+8, 3) }, 4, epb(4).off, epb(5).off,
+			"enhanced packet block: interface 3, but the section describes 1", 11),
+		past("block type 0", nil, func(b []byte) { put(b, epb(10).off, 0) }, 10, epb(10).off, epb(11).off,
+			"block of type 0x0: block type 0 is reserved: damaged or not pcapng from here", 11),
 		// A block that carries no frame: no frame is missing.
-		{"interface block length", withIDB, func(b []byte) { put(b, idb2+4, 13) }, 9, idb2, idb2 + len(idb),
-			"interface description block: block length 13 is not a multiple of 4", 12},
-		{"interface block trailer", withIDB, func(b []byte) { put(b, idb2+len(idb)-4, 99) }, 9, idb2, idb2 + len(idb),
-			fmt.Sprintf("interface description block: trailing block length 99 differs from the leading %d", len(idb)), 12},
-	} {
-		flagged, err := past(pc.frame, pc.off, pc.next, pc.what)
-		tests = append(tests, ngDamageCase{pc.name, pc.base, pc.damage, pc.good, err, ErrCorruptRecord, flagged})
-	}
-	tests = append(tests, []ngDamageCase{
+		past("interface block length", withIDB, func(b []byte) { put(b, idb2+4, 13) }, 9, idb2, idb2+len(idb),
+			"interface description block: block length 13 is not a multiple of 4", 12),
+		past("interface block trailer", withIDB, func(b []byte) { put(b, idb2+len(idb)-4, 99) }, 9, idb2, idb2+len(idb),
+			fmt.Sprintf("interface description block: trailing block length 99 differs from the leading %d", len(idb)), 12),
 		// The last packet block damaged, statistics after it: read past
 		// to the end, no frame lost to the numbering.
 		{name: "last packet block", base: withISB, damage: func(b []byte) { put(b, epb(12).off+4, 0x7ffffff0) }, good: 11,
@@ -242,7 +229,7 @@ func TestPcapngDamage(t *testing.T) {
 			err: name + fmt.Sprintf(": file offset 0x0: truncated file header (section header block of %d bytes, 20 present)", blocks[0].len), is: ErrTruncatedFile},
 		{name: "original below captured", damage: func(b []byte) { put(b, epb(2).off+24, 10) }, good: 12,
 			flagged: map[int]string{2: fmt.Sprintf("frame 2 (file offset %#x): record: original length 10 is below the captured length 42 (decoded as captured)", epb(2).off)}},
-	}...)
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			b := bytes.Clone(clean)

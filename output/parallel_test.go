@@ -177,23 +177,13 @@ func bigParallelCapture(t *testing.T) []byte {
 	return b
 }
 
-// recordOffsets lists where each record of a classic pcap starts.
-func recordOffsets(b []byte) []int {
-	var offs []int
-	for off := 24; off+16 <= len(b); {
-		offs = append(offs, off)
-		off += 16 + int(binary.LittleEndian.Uint32(b[off+8:]))
-	}
-	return offs
-}
-
 // TestParallelLarge: a large capture, cut mid-record, with a corrupt record
 // header and gzip-compressed (frames copied out of a reused buffer), prints
 // the same on several goroutines with many small batches in flight, -c
 // ending at and around batch boundaries, errors at the same frame.
 func TestParallelLarge(t *testing.T) {
 	big := bigParallelCapture(t)
-	offs := recordOffsets(big)
+	offs := testutil.RecordOffsets(big)
 	dir := t.TempDir()
 	write := func(name string, b []byte) string {
 		p := filepath.Join(dir, name)

@@ -35,10 +35,7 @@ func TestDamagedHeaderIsMissedFrame(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var offs []int
-		for off := 24; off+16 <= len(clean); off += 16 + int(binary.LittleEndian.Uint32(clean[off+8:])) {
-			offs = append(offs, off)
-		}
+		offs := testutil.RecordOffsets(clean)
 		for range 8 {
 			k := rng.IntN(len(offs) - 1) // not the last: read past, it ends the file as truncated
 			for _, how := range []string{"beyond", "off"} {

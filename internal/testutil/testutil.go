@@ -107,6 +107,17 @@ func References(t testing.TB) []string {
 	return glob(t, filepath.Join(Root(t), "testdata", "reference", "*.pcap"))
 }
 
+// RecordOffsets walks classic pcap file b by its record headers' captured
+// lengths (independently of package capture) and returns where each
+// record starts.
+func RecordOffsets(b []byte) []int {
+	var offs []int
+	for off := 24; off+16 <= len(b); off += 16 + int(binary.LittleEndian.Uint32(b[off+8:])) {
+		offs = append(offs, off)
+	}
+	return offs
+}
+
 // DamagedFile reports whether the capture at path is a file whose record
 // structure is damaged on purpose (a record header no record has), read
 // only past its damage: the tests that hold whole files to pcapgo, or

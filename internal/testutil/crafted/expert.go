@@ -161,11 +161,7 @@ var ExpertVectors = []Vector{
 		if err != nil {
 			t.Fatal(err)
 		}
-		off := 24
-		for k := 1; k < ppAck; k++ {
-			off += 16 + int(binary.LittleEndian.Uint32(b[off+8:]))
-		}
-		binary.LittleEndian.PutUint32(b[off+8:], 0x7fffff00)
+		binary.LittleEndian.PutUint32(b[testutil.RecordOffsets(b)[ppAck-1]+8:], 0x7fffff00)
 		if err := os.WriteFile(path, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
