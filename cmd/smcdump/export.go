@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 
+	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/output"
 	"github.com/smcscope/smcscope/output/follow"
 )
@@ -25,7 +27,10 @@ func exportTCP(ctx context.Context, o output.Options, out string) error {
 		return fmt.Errorf("%s: not a regular file (%s): --export-tcp reads the capture twice; save it to a file first", o.Read, fileKind(st.Mode()))
 	}
 	st, err := follow.Export(ctx, o.Read, out)
-	if err != nil {
+	// A file cut short or read past its damage was exported all the same
+	// (its error follows): what the export holds is said first.
+	written := st.Passed+st.Replaced > 0 && (errors.Is(err, capture.ErrTruncatedFile) || errors.Is(err, capture.ErrCorruptRecord))
+	if err != nil && !written {
 		return err
 	}
 	if !o.Quiet {
@@ -39,7 +44,7 @@ func exportTCP(ctx context.Context, o output.Options, out string) error {
 		}
 		fmt.Fprintln(os.Stderr)
 	}
-	return nil
+	return err
 }
 
 // fileKind names a file's type for a message.

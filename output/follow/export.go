@@ -34,11 +34,12 @@ import (
 // they come; neither pass holds a stream.
 func Export(ctx context.Context, in, out string) (st ExportStats, err error) {
 	tuples := map[[2]netip.AddrPort]bool{}
-	if err := eachFrame(ctx, in, tupleSink(tuples), nil); err != nil && !errors.Is(err, capture.ErrTruncatedFile) {
+	if _, err := eachFrame(ctx, in, tupleSink(tuples), nil); err != nil && !errors.Is(err, capture.ErrTruncatedFile) {
 		return st, err
 	}
-	// A file cut short is exported up to the cut, as smcdump prints it;
-	// the second pass returns the same error after writing what it read.
+	// A file cut short is exported up to the cut, and a file damaged in
+	// places past its damage, as smcdump prints them; the second pass
+	// returns the same error after writing what it read.
 	f, err := os.Create(out)
 	if err != nil {
 		return st, err
@@ -49,7 +50,7 @@ func Export(ctx context.Context, in, out string) (st ExportStats, err error) {
 		}
 	}()
 	x := &exporter{tuples: tuples, conns: map[int]*tcpConn{}, st: &st}
-	err = eachFrame(ctx, in, x, func(r *capture.Reader, fr *capture.Frame, onLink bool) error {
+	damage, err := eachFrame(ctx, in, x, func(r *capture.Reader, fr *capture.Frame, onLink bool) error {
 		if x.w == nil {
 			if err := x.open(f, r.LinkType()); err != nil {
 				return err
@@ -73,6 +74,9 @@ func Export(ctx context.Context, in, out string) (st ExportStats, err error) {
 	if err == nil {
 		err = x.err
 	}
+	if err == nil {
+		err = damage
+	}
 	return st, err
 }
 
@@ -88,29 +92,31 @@ type ExportStats struct {
 
 // eachFrame feeds every frame of the capture to a tracker with sink and
 // then calls fn (when set) with it and whether the tracker tied it to an
-// SMC-R link.
-func eachFrame(ctx context.Context, name string, sink track.StreamSink, fn func(*capture.Reader, *capture.Frame, bool) error) error {
+// SMC-R link. Read to its end, it returns the file's damage that the
+// reader read past (capture.Reader.Damage), if any, apart from an error
+// that ended the read.
+func eachFrame(ctx context.Context, name string, sink track.StreamSink, fn func(*capture.Reader, *capture.Frame, bool) error) (damage, err error) {
 	r, err := capture.OpenContext(ctx, name)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer r.Close()
 	tr := track.New(track.Options{Unshared: true, Stream: sink})
 	for {
 		if err := ctx.Err(); err != nil {
-			return err
+			return nil, err
 		}
 		f, err := r.Next()
 		if errors.Is(err, io.EOF) {
-			return nil
+			return r.Damage(), nil
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 		tr.Feed(f)
 		if fn != nil {
 			if err := fn(r, f, tr.OnLink()); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}

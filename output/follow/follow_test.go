@@ -3,6 +3,7 @@ package follow
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -34,7 +35,7 @@ func followAll(t *testing.T, path string, mode Mode) map[string]string {
 		}
 		v.StreamChunk(ch)
 	})
-	if err := eachFrame(context.Background(), path, sink, nil); err != nil {
+	if _, err := eachFrame(context.Background(), path, sink, nil); err != nil {
 		t.Fatal(err)
 	}
 	out := map[string]string{}
@@ -155,7 +156,7 @@ func TestExportGap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := eachFrame(context.Background(), in, v, nil); err != nil {
+	if _, err := eachFrame(context.Background(), in, v, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := v.WriteTo(&b); err != nil {
@@ -196,5 +197,36 @@ func TestExportCut(t *testing.T) {
 	}
 	if got := tshark(t, "-r", out, "-Y", "tcp.len > 0", "-T", "fields", "-e", "frame.number"); strings.Count(got, "\n") < 100 {
 		t.Errorf("tshark reads %d data segments in the export", strings.Count(got, "\n"))
+	}
+}
+
+// TestExportDamaged: a capture damaged in a record header is exported
+// past its damage, as smcdump prints it, and the export ends with the
+// file's error (smcdump exits 2) instead of passing for a whole file.
+func TestExportDamaged(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(testutil.SamplesDir(t), "pingpong.pcap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The captured length of a record in the middle beyond the snap length.
+	offs := testutil.RecordOffsets(data)
+	off := offs[len(offs)/2]
+	binary.LittleEndian.PutUint32(data[off+8:], 0x7fffff00)
+	in := filepath.Join(t.TempDir(), "damaged.pcap")
+	if err := os.WriteFile(in, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "tcp.pcapng")
+	st, err := Export(context.Background(), in, out)
+	var fe *capture.FileError
+	if !errors.As(err, &fe) || !errors.Is(err, capture.ErrCorruptRecord) || fe.Frame != len(offs)/2+1 {
+		t.Fatalf("export of a damaged capture: %v; want the damage at frame %d", err, len(offs)/2+1)
+	}
+	whole, err := Export(context.Background(), filepath.Join(testutil.SamplesDir(t), "pingpong.pcap"), filepath.Join(t.TempDir(), "whole.pcapng"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Conns != 1 || st.Passed+st.Replaced != whole.Passed+whole.Replaced-1 {
+		t.Errorf("export past the damage: %+v; want the whole file's %+v but one frame", st, whole)
 	}
 }
