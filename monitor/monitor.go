@@ -439,7 +439,9 @@ func (m *Monitor) wire(s *Snapshot, w *Wire) {
 	if done {
 		detail += ", ended"
 	}
-	src := Source{Name: SourceWireName, Available: err == nil, Detail: detail, Frames: frames, Ended: done, Paused: paused}
+	// A capture cut short or read past its damage gave the rows of what
+	// it holds: a source read, whose error is its detail's.
+	src := Source{Name: SourceWireName, Available: err == nil || frames > 0, Detail: detail, Frames: frames, Ended: done, Paused: paused}
 	if !w.Live() {
 		src.Speed, src.Clock = speed, at
 	}

@@ -2,15 +2,19 @@ package monitor
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/internal/testutil"
 	"github.com/smcscope/smcscope/smcnl"
 )
@@ -371,5 +375,41 @@ func TestRemote(t *testing.T) {
 	s = New(Options{Remote: srv.URL, Now: fixedClock()}).Refresh()
 	if len(s.Sources) != 1 || s.Sources[0].Available || s.Sources[0].Name != "remote" || s.Conns == nil {
 		t.Errorf("unreachable remote: %+v", s.Sources)
+	}
+}
+
+// TestWireReadPastDamage: a replay of a file damaged in a record header,
+// read past its damage to the end, is a source read (its rows are the
+// file's) whose detail and error name the damage.
+func TestWireReadPastDamage(t *testing.T) {
+	data, err := os.ReadFile("../samples/pingpong.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	offs := testutil.RecordOffsets(data)
+	binary.LittleEndian.PutUint32(data[offs[len(offs)/2]+8:], 0x7fffff00) // beyond the snap length
+	path := filepath.Join(t.TempDir(), "damaged.pcap")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, err := OpenWire(path, "", "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Run(context.Background()); err != nil && !errors.Is(err, capture.ErrCorruptRecord) {
+		t.Fatal(err)
+	}
+	s := New(Options{Wire: w, Now: fixedClock()}).Refresh()
+	var src Source
+	for _, x := range s.Sources {
+		if x.Name == SourceWireName {
+			src = x
+		}
+	}
+	if !src.Available || !src.Ended || src.Frames != len(offs)-1 || !strings.Contains(src.Error, "corrupt record") {
+		t.Errorf("wire source %+v; want read to its end, %d frames, with the damage", src, len(offs)-1)
+	}
+	if len(s.Conns) != 1 || s.Conns[0].Mode != ModeSMCR {
+		t.Errorf("rows %+v; want the capture's SMC-R connection", s.Conns)
 	}
 }
