@@ -45,6 +45,9 @@ type pcapFile struct {
 	// it up to the next record it could find (resync); 0 for none.
 	skipped int64
 	skipWhy string
+	// passed is how many bytes of file headers read stepped over before
+	// the record it returned last (joined), before what it skipped.
+	passed int64
 }
 
 // Limits as pcapgo's: a capture length up to maxEager is read into a
@@ -134,7 +137,7 @@ func (p *pcapFile) read(ci *gopacket.CaptureInfo) (data []byte, err error) {
 	if p.mem != nil {
 		return p.readMem(ci)
 	}
-	p.skipped = 0
+	p.skipped, p.passed = 0, 0
 	h, err := p.br.Peek(pcapRecordLen)
 	if len(h) < pcapRecordLen {
 		*ci = gopacket.CaptureInfo{}
@@ -142,6 +145,18 @@ func (p *pcapFile) read(ci *gopacket.CaptureInfo) (data []byte, err error) {
 	}
 	hdrErr := p.recordHeader(h, ci)
 	if hdrErr != nil || !p.plausible((*[pcapRecordLen]byte)(h)) {
+		if fh, _ := p.br.Peek(pcapHeaderLen); p.joined(fh) {
+			// As readMem.
+			var n int64
+			for p.joined(fh) {
+				p.br.Discard(pcapHeaderLen)
+				n += pcapHeaderLen
+				fh, _ = p.br.Peek(pcapHeaderLen)
+			}
+			data, err := p.read(ci)
+			p.passed = n
+			return data, err
+		}
 		// As readMem, on what the buffer holds.
 		w, werr := p.br.Peek(p.br.Size())
 		if err := p.damaged(w, werr != nil, hdrErr); err != nil {
@@ -297,10 +312,23 @@ func (p *pcapFile) readMem(ci *gopacket.CaptureInfo) ([]byte, error) {
 		releaseMapped(p.mem[p.released:end])
 		p.released = end
 	}
-	p.skipped = 0
+	p.skipped, p.passed = 0, 0
 	hdrErr := p.recordHeader(rest[:pcapRecordLen], ci)
 	n := pcapRecordLen + ci.CaptureLength
 	if hdrErr != nil || len(rest) < n || !p.plausible((*[pcapRecordLen]byte)(rest)) {
+		if p.joined(rest) {
+			// Read on after the file headers: the next record is read
+			// as the first of a file is (a header no record has is
+			// damage, and no file header).
+			var n int64
+			for p.joined(p.mem[p.pos:]) {
+				p.pos += pcapHeaderLen
+				n += pcapHeaderLen
+			}
+			data, err := p.readMem(ci)
+			p.passed = n
+			return data, err
+		}
 		at, ok := 0, false
 		err := p.damaged(rest, true, hdrErr)
 		if err != nil {
@@ -325,6 +353,19 @@ func (p *pcapFile) readMem(ci *gopacket.CaptureInfo) ([]byte, error) {
 	}
 	p.pos += n
 	return rest[pcapRecordLen:n:n], nil
+}
+
+// joined reports whether b begins with the file header of a pcap file of
+// this one's kind (byte order, time resolution, version and link type)
+// where a record was to be: files joined end to end (cat a.pcap b.pcap),
+// whose records go on after it. No record header is one: its captured
+// length would be 0 (the header's time zone).
+func (p *pcapFile) joined(b []byte) bool {
+	if len(b) < pcapHeaderLen {
+		return false
+	}
+	var q pcapFile
+	return q.header(b[:pcapHeaderLen]) == nil && q.bigEndian == p.bigEndian && q.nanoFactor == p.nanoFactor && q.linkType == p.linkType
 }
 
 // unread is the error of a record read found no record after: its

@@ -575,6 +575,7 @@ func (r *Reader) read(f *Frame) (layers.LinkType, error) {
 	r.skip = nil
 	switch {
 	case r.pf != nil: // classic pcap: record offsets are exact
+		r.offset += r.pf.passed
 		if n := r.pf.skipped; n > 0 {
 			r.skip = r.noteSkip(f.Number, r.offset, n, r.offset+n, r.pf.skipWhy)
 			r.offset += n

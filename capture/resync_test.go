@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -164,4 +165,78 @@ func readDamaged(t *testing.T, r *Reader, batches bool) (frames []string, skips 
 		end = r.Damage()
 	}
 	return frames, skips, end
+}
+
+// TestJoinedFiles: pcap files joined end to end (cat a.pcap b.pcap, or
+// an empty capture's header before them) are read as one capture, from
+// every source: a second file header where a record was to be is passed
+// over, not damage, and record offsets stay exact. The header of a file
+// of another link type is damage, read past as any.
+func TestJoinedFiles(t *testing.T) {
+	one, err := os.ReadFile(pingpong)
+	if err != nil {
+		t.Fatal(err)
+	}
+	offs := recordOffsets(t, one)
+	hdr := one[:pcapHeaderLen]
+	var want []string
+	for k := range offs {
+		end := int64(len(one))
+		if k+1 < len(offs) {
+			end = offs[k+1]
+		}
+		want = append(want, fmt.Sprintf("%x", one[offs[k]+16:end]))
+	}
+	other := append([]byte(nil), hdr...)
+	other[20] = 113 // Linux SLL
+	for _, tc := range []struct {
+		name   string
+		b      []byte
+		frames []string
+		damage bool
+	}{
+		{"two", slices.Concat(one, one), slices.Concat(want, want), false},
+		{"empty between", slices.Concat(one, hdr, hdr, one), slices.Concat(want, want), false},
+		{"empty at the end", slices.Concat(one, hdr), want, false},
+		{"another link type", slices.Concat(one, other, one), slices.Concat(want, want), true},
+	} {
+		path := t.TempDir() + "/j.pcap"
+		if err := os.WriteFile(path, tc.b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, how := range []string{"stream", "mapped", "batch"} {
+			var r *Reader
+			if how == "stream" {
+				r, err = NewFileReader(path, bytes.NewReader(tc.b))
+			} else {
+				r, err = OpenMapped(path)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, skips, end := readDamaged(t, r, how == "batch")
+			if !slices.Equal(got, tc.frames) {
+				t.Errorf("%s %s: %d frames, want %d, or they differ", tc.name, how, len(got), len(tc.frames))
+			}
+			if tc.damage != (skips > 0 && errors.Is(end, ErrCorruptRecord)) || !tc.damage && end != nil {
+				t.Errorf("%s %s: %d frames read after damage, end %v", tc.name, how, skips, end)
+			}
+		}
+		// The record offset of the second file's first frame is its own.
+		if tc.name == "empty between" {
+			r, err := OpenMapped(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for range len(offs) + 1 {
+				if _, err := r.Next(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got, want := r.RecordOffset(), int64(len(one)+3*pcapHeaderLen); got != want {
+				t.Errorf("frame %d at offset %#x, want %#x", len(offs)+1, got, want)
+			}
+			r.Close()
+		}
+	}
 }
