@@ -306,7 +306,7 @@ func (r *Reader) readLean(b *Batch) bool {
 	}
 	h := (*[pcapRecordLen]byte)(rest)
 	caplen, length := int(p.u32(h[8:12])), int(p.u32(h[12:16]))
-	if caplen > max(int(p.snaplen), pcapMaxEager) || len(rest)-pcapRecordLen < caplen || !p.plausible(h) {
+	if len(rest)-pcapRecordLen < caplen || !p.plausibleOf(uint32(caplen), uint32(length), p.u32(h[4:8])) {
 		return false // read says what it is
 	}
 	data := rest[pcapRecordLen : pcapRecordLen+caplen]

@@ -143,8 +143,8 @@ func (p *pcapFile) read(ci *gopacket.CaptureInfo) (data []byte, err error) {
 		*ci = gopacket.CaptureInfo{}
 		return nil, shortRead(len(h), err)
 	}
-	hdrErr := p.recordHeader(h, ci)
-	if hdrErr != nil || !p.plausible((*[pcapRecordLen]byte)(h)) {
+	if !p.takeHeader((*[pcapRecordLen]byte)(h), ci) {
+		hdrErr := p.recordHeader(h, ci)
 		if fh, _ := p.br.Peek(pcapHeaderLen); p.joined(fh) {
 			// As readMem.
 			var n int64
@@ -313,9 +313,11 @@ func (p *pcapFile) readMem(ci *gopacket.CaptureInfo) ([]byte, error) {
 		p.released = end
 	}
 	p.skipped, p.passed = 0, 0
-	hdrErr := p.recordHeader(rest[:pcapRecordLen], ci)
+	ok := p.takeHeader((*[pcapRecordLen]byte)(rest), ci)
 	n := pcapRecordLen + ci.CaptureLength
-	if hdrErr != nil || len(rest) < n || !p.plausible((*[pcapRecordLen]byte)(rest)) {
+	if !ok || len(rest) < n {
+		hdrErr := p.recordHeader(rest[:pcapRecordLen], ci)
+		n = pcapRecordLen + ci.CaptureLength
 		if p.joined(rest) {
 			// Read on after the file headers: the next record is read
 			// as the first of a file is (a header no record has is
@@ -485,9 +487,30 @@ func (p *pcapFile) chain(b []byte, whole bool) bool {
 // length spoils one frame); a record searched for after damage must look
 // like one.
 func (p *pcapFile) plausible(h *[pcapRecordLen]byte) bool {
-	caplen, length, frac := p.u32(h[8:12]), p.u32(h[12:16]), p.u32(h[4:8])
-	return caplen > 0 && caplen <= max(p.snaplen, pcapMaxEager) && caplen <= length && length < 1<<24 &&
+	return p.plausibleOf(p.u32(h[8:12]), p.u32(h[12:16]), p.u32(h[4:8]))
+}
+
+// plausibleOf is plausible on a header's captured and original lengths
+// and its fraction of a second.
+func (p *pcapFile) plausibleOf(caplen, length, frac uint32) bool {
+	return caplen-1 < max(p.snaplen, pcapMaxEager) && caplen <= length && length < 1<<24 &&
 		uint64(frac)*uint64(p.nanoFactor) < 1e9
+}
+
+// takeHeader is recordHeader and plausible at once, each field read
+// once, for the records read one after the other: it fills ci from h
+// (as recordHeader does where it reports true) and reports whether h is
+// plausible.
+func (p *pcapFile) takeHeader(h *[pcapRecordLen]byte, ci *gopacket.CaptureInfo) bool {
+	sec, frac := p.u32(h[0:4]), p.u32(h[4:8])
+	caplen, length := p.u32(h[8:12]), p.u32(h[12:16])
+	if !p.plausibleOf(caplen, length, frac) {
+		return false
+	}
+	ns := int64(frac * p.nanoFactor) // below 1e9: plausible
+	ci.Timestamp, p.ns = time.Unix(int64(sec), ns).UTC(), int64(sec)*1e9+ns
+	ci.CaptureLength, ci.Length = int(caplen), int(length)
+	return true
 }
 
 // shortRead is io.ReadFull's error for a read that got n bytes of more
