@@ -142,6 +142,21 @@ func TestNgBinaryResolution(t *testing.T) {
 	if got := dec.time(12_123456789123); got != 2_123456789 {
 		t.Errorf("10^-12 with if_tsoffset -10: %d", got)
 	}
+	// Decimal resolutions to nanoseconds by one multiply (mul): the
+	// same times as by seconds and fraction, offsets and timestamps no
+	// clock makes (their 64-bit arithmetic wraps alike) included.
+	for exp, perSec := uint8(0), uint64(1); exp <= 9; exp, perSec = exp+1, perSec*10 {
+		for _, ts := range []uint64{0, 1, perSec - 1, 1795330658_775685 * perSec / 1e6, 1<<63 + 12345, ^uint64(0)} {
+			for _, off := range []int64{0, -10, 1 << 40, -1 << 62} {
+				slow := ngIface{exp: exp, perSec: perSec, offset: off}
+				fast := slow
+				fast.mul = 1e9 / perSec
+				if a, b := fast.time(ts), slow.time(ts); a != b {
+					t.Errorf("10^-%d, ts %d, offset %d: %d by mul, %d by division", exp, ts, off, a, b)
+				}
+			}
+		}
+	}
 }
 
 // TestPcapngDamage: every read error of a damaged pcapng file names the
