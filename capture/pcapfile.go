@@ -33,7 +33,8 @@ type pcapFile struct {
 	// releasedBy is released's counterpart for Reader.Release, which
 	// runs on another goroutine than read.
 	releasedBy int
-	bigEndian  bool // the file's byte order (the magic says)
+	magic      uint32 // the file header's first four bytes, little-endian
+	bigEndian  bool   // the file's byte order (the magic says)
 	nanoFactor uint32
 	snaplen    uint32
 	linkType   layers.LinkType
@@ -100,6 +101,7 @@ func (p *pcapFile) header(hdr []byte) error {
 	default:
 		return fmt.Errorf("unknown magic %x", magic)
 	}
+	p.magic = binary.LittleEndian.Uint32(hdr[0:4])
 	p.digits = 9
 	if p.nanoFactor == 1000 {
 		p.digits = 6
@@ -156,6 +158,10 @@ func (p *pcapFile) read(ci *gopacket.CaptureInfo) (data []byte, err error) {
 			data, err := p.read(ci)
 			p.passed = n
 			return data, err
+		} else if p.joinedCut(fh) {
+			*ci = gopacket.CaptureInfo{}
+			p.br.Discard(len(fh))
+			return nil, io.ErrUnexpectedEOF
 		}
 		// As readMem, on what the buffer holds.
 		w, werr := p.br.Peek(p.br.Size())
@@ -331,6 +337,11 @@ func (p *pcapFile) readMem(ci *gopacket.CaptureInfo) ([]byte, error) {
 			p.passed = n
 			return data, err
 		}
+		if p.joinedCut(rest) {
+			*ci = gopacket.CaptureInfo{}
+			p.pos = len(p.mem)
+			return nil, io.ErrUnexpectedEOF
+		}
 		at, ok := 0, false
 		err := p.damaged(rest, true, hdrErr)
 		if err != nil {
@@ -368,6 +379,12 @@ func (p *pcapFile) joined(b []byte) bool {
 	}
 	var q pcapFile
 	return q.header(b[:pcapHeaderLen]) == nil && q.bigEndian == p.bigEndian && q.nanoFactor == p.nanoFactor && q.linkType == p.linkType
+}
+
+// joinedCut reports whether b, the file's last bytes, is the start of a
+// file header joined would take (its magic): the file ends inside it.
+func (p *pcapFile) joinedCut(b []byte) bool {
+	return len(b) >= 4 && len(b) < pcapHeaderLen && binary.LittleEndian.Uint32(b) == p.magic
 }
 
 // unread is the error of a record read found no record after: its

@@ -171,7 +171,8 @@ func readDamaged(t *testing.T, r *Reader, batches bool) (frames []string, skips 
 // an empty capture's header before them) are read as one capture, from
 // every source: a second file header where a record was to be is passed
 // over, not damage, and record offsets stay exact. The header of a file
-// of another link type is damage, read past as any.
+// of another link type is damage, read past as any; a file that ends
+// inside a second file header is truncated.
 func TestJoinedFiles(t *testing.T) {
 	one, err := os.ReadFile(pingpong)
 	if err != nil {
@@ -199,6 +200,7 @@ func TestJoinedFiles(t *testing.T) {
 		{"empty between", slices.Concat(one, hdr, hdr, one), slices.Concat(want, want), false},
 		{"empty at the end", slices.Concat(one, hdr), want, false},
 		{"another link type", slices.Concat(one, other, one), slices.Concat(want, want), true},
+		{"cut inside the second header", slices.Concat(one, hdr[:20]), want, false},
 	} {
 		path := t.TempDir() + "/j.pcap"
 		if err := os.WriteFile(path, tc.b, 0o644); err != nil {
@@ -217,6 +219,12 @@ func TestJoinedFiles(t *testing.T) {
 			got, skips, end := readDamaged(t, r, how == "batch")
 			if !slices.Equal(got, tc.frames) {
 				t.Errorf("%s %s: %d frames, want %d, or they differ", tc.name, how, len(got), len(tc.frames))
+			}
+			if cut := strings.HasPrefix(tc.name, "cut"); cut != errors.Is(end, ErrTruncatedFile) {
+				t.Errorf("%s %s: end %v; want a truncated file where the file ends inside a file header", tc.name, how, end)
+				continue
+			} else if cut {
+				continue
 			}
 			if tc.damage != (skips > 0 && errors.Is(end, ErrCorruptRecord)) || !tc.damage && end != nil {
 				t.Errorf("%s %s: %d frames read after damage, end %v", tc.name, how, skips, end)
