@@ -149,14 +149,14 @@ func (p *pcapFile) read(ci *gopacket.CaptureInfo) (data []byte, err error) {
 		hdrErr := p.recordHeader(h, ci)
 		if fh, _ := p.br.Peek(pcapHeaderLen); p.joined(fh) {
 			// As readMem.
-			var n int64
+			var hdrs int64
 			for p.joined(fh) {
 				p.br.Discard(pcapHeaderLen)
-				n += pcapHeaderLen
+				hdrs += pcapHeaderLen
 				fh, _ = p.br.Peek(pcapHeaderLen)
 			}
 			data, err := p.read(ci)
-			p.passed = n
+			p.passed = hdrs
 			return data, err
 		} else if p.joinedCut(fh) {
 			*ci = gopacket.CaptureInfo{}
@@ -328,13 +328,13 @@ func (p *pcapFile) readMem(ci *gopacket.CaptureInfo) ([]byte, error) {
 			// Read on after the file headers: the next record is read
 			// as the first of a file is (a header no record has is
 			// damage, and no file header).
-			var n int64
+			var hdrs int64
 			for p.joined(p.mem[p.pos:]) {
 				p.pos += pcapHeaderLen
-				n += pcapHeaderLen
+				hdrs += pcapHeaderLen
 			}
 			data, err := p.readMem(ci)
-			p.passed = n
+			p.passed = hdrs
 			return data, err
 		}
 		if p.joinedCut(rest) {

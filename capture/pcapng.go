@@ -497,8 +497,8 @@ func (ifc *ngIface) time(ts uint64) int64 {
 	var sec, ns uint64
 	if ifc.mul != 0 {
 		// (ts/perSec + offset)*1e9 + ts%perSec*mul is ts*mul +
-		// offset*1e9, in the same 64-bit arithmetic: no division (two
-		// were a tenth of -T fields on a pcapng file).
+		// offset*1e9, in the same 64-bit arithmetic: no division of a
+		// 64-bit number for every packet.
 		return int64(ts*ifc.mul) + ifc.offset*1e9
 	}
 	if ifc.binary {
