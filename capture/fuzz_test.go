@@ -93,7 +93,8 @@ func FuzzFrame(f *testing.F) {
 // damage read past) and the same end, whatever its bytes. Seeds as
 // FuzzFile's, classic pcap.
 func FuzzStreamAsMapped(f *testing.F) {
-	for _, name := range []string{pingpong, declineRDM, fallback} {
+	// A pcapng file is read in place too (openMappedNg).
+	for _, name := range []string{pingpong, declineRDM, fallback, "../samples/smcd-loopback.pcapng"} {
 		b, err := os.ReadFile(name)
 		if err != nil {
 			f.Fatal(err)

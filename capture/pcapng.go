@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/bits"
 	"time"
 
@@ -25,12 +26,16 @@ import (
 // and what is wrong with it, and the Reader adds the frame and the block's
 // offset (errOff).
 type ngFile struct {
-	br     *bufio.Reader
-	pos    int64 // stream offset of the next block
-	errOff int64 // offset of the block the last error is about
-	big    bool  // the current section is big-endian
-	skip   bool  // the current section has a version we cannot read: skip to the next
-	ifaces []ngIface
+	br *bufio.Reader
+	// mem is a mapped file (OpenMapped), read in place instead of br;
+	// released the offset before which its pages were released.
+	mem      []byte
+	released int64
+	pos      int64 // stream offset of the next block
+	errOff   int64 // offset of the block the last error is about
+	big      bool  // the current section is big-endian
+	skip     bool  // the current section has a version we cannot read: skip to the next
+	ifaces   []ngIface
 	// gen counts the changes of what reading a packet block needs (a
 	// section's byte order, its interfaces), so that Reader.Layout
 	// copies them only when they change.
@@ -185,6 +190,64 @@ func newNgFile(br *bufio.Reader) (*ngFile, error) {
 	return p, nil
 }
 
+// newMemNgFile reads the blocks of a whole pcapng file in memory, a
+// mapping of the file (mapFile) whose pages are released behind the
+// reader.
+func newMemNgFile(mem []byte) (*ngFile, error) {
+	p := &ngFile{mem: mem}
+	typ, b, err := p.next()
+	if err != nil {
+		return nil, err
+	}
+	if typ != ngBlockSHB {
+		return nil, p.corrupt(typ, "a pcapng file must start with a section header block")
+	}
+	if err := p.section(b); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// peek is br.Peek, or the next n bytes of mem in place (fewer, with
+// io.EOF, at its end): what follows the next block is not read yet.
+func (p *ngFile) peek(n int) ([]byte, error) {
+	if p.mem == nil {
+		return p.br.Peek(n)
+	}
+	rest := p.mem[p.pos:]
+	if len(rest) < n {
+		return rest, io.EOF
+	}
+	return rest[:n:n], nil
+}
+
+// discard is br.Discard; mem is read at pos, which the callers move.
+func (p *ngFile) discard(n int) {
+	if p.mem == nil {
+		p.br.Discard(n)
+	}
+}
+
+// bufSize is how much peek can look ahead: br's buffer, or all that mem
+// holds (any length: a peek past its end gives the rest and io.EOF).
+func (p *ngFile) bufSize() int {
+	if p.mem == nil {
+		return p.br.Size()
+	}
+	return math.MaxInt
+}
+
+// release gives back the pages of mem before the block at pos, every
+// releaseEvery bytes: the frames before it are no longer valid (Next's
+// contract), and a file read whole stays out of the resident set.
+func (p *ngFile) release() {
+	if p.mem != nil && p.pos-p.released >= releaseEvery {
+		end := p.pos &^ (releaseEvery - 1)
+		releaseMapped(p.mem[p.released:end])
+		p.released = end
+	}
+}
+
 func (p *ngFile) u16(b []byte) uint16 {
 	if p.big {
 		return binary.BigEndian.Uint16(b)
@@ -205,7 +268,7 @@ func (p *ngFile) u32(b []byte) uint32 {
 // valid until the next call; io.EOF at a clean end between blocks.
 func (p *ngFile) next() (typ uint32, b []byte, err error) {
 	p.errOff = p.pos
-	h, err := p.br.Peek(8)
+	h, err := p.peek(8)
 	if len(h) < 8 {
 		if len(h) == 0 && (err == nil || errors.Is(err, io.EOF)) {
 			return 0, nil, io.EOF
@@ -219,7 +282,7 @@ func (p *ngFile) next() (typ uint32, b []byte, err error) {
 	if typ == ngBlockSHB {
 		// A new section: its byte-order magic says how to read the rest,
 		// its own length included.
-		h, err = p.br.Peek(12)
+		h, err = p.peek(12)
 		if len(h) < 12 {
 			if err != nil && !errors.Is(err, io.EOF) {
 				return 0, nil, err
@@ -246,21 +309,26 @@ func (p *ngFile) next() (typ uint32, b []byte, err error) {
 	case n > ngMaxBlock:
 		return typ, nil, p.corrupt(typ, "block length %d is beyond any block (%d MiB)", n, ngMaxBlock>>20)
 	}
-	if int(n) <= p.br.Size() {
+	trailer := false
+	if int(n) <= p.bufSize() {
 		// The trailing length is checked before the block is taken:
 		// a block that does not hold together is left where it is, for
 		// resync to look past its first bytes.
-		if b, _ = p.br.Peek(int(n)); len(b) == int(n) {
+		if b, _ = p.peek(int(n)); len(b) == int(n) {
 			if t := p.u32(b[n-4:]); t != n {
 				return typ, nil, p.corrupt(typ, "trailing block length %d differs from the leading %d", t, n)
 			}
+			trailer = true
 		}
-	} else if h, _ := p.br.Peek(ngMinEPB); typ == ngBlockEPB && len(h) == ngMinEPB {
-		// Too long to check its trailer before it is read: a packet
-		// block is its packet and its options, which are short (a
-		// comment, flags, a hash).
-		if c := p.u32(h[20:]); uint64(n) > ngMinEPB+uint64(c)+3+ngMaxOptions {
-			return typ, nil, p.corrupt(typ, "block length %d is beyond its packet of %d bytes and any options", n, c)
+	}
+	if !trailer && typ == ngBlockEPB {
+		// Too long to check its trailer before it is read (or running
+		// past the file's end): a packet block is its packet and its
+		// options, which are short (a comment, flags, a hash).
+		if h, _ := p.peek(ngMinEPB); len(h) == ngMinEPB {
+			if c := p.u32(h[20:]); uint64(n) > ngMinEPB+uint64(c)+3+ngMaxOptions {
+				return typ, nil, p.corrupt(typ, "block length %d is beyond its packet of %d bytes and any options", n, c)
+			}
 		}
 	}
 	if b, err = p.read(int(n)); err != nil {
@@ -292,11 +360,11 @@ func (p *ngFile) resync(from int64, why *ngCorrupt) bool {
 		step = 0
 	}
 	for {
-		b, err := p.br.Peek(p.br.Size())
+		b, err := p.peek(p.bufSize())
 		whole := err != nil
 		for at := step; at+8 <= len(b); at += 4 {
 			if p.chain(b[at:], whole) {
-				p.br.Discard(at)
+				p.discard(at)
 				p.pos += int64(at)
 				if p.skipped == 0 {
 					p.skipFrom, p.skipWhy = from, why.Error()
@@ -310,7 +378,7 @@ func (p *ngFile) resync(from int64, why *ngCorrupt) bool {
 		}
 		// Looked at again from the last block header that could start in it.
 		n := (len(b) - 8) &^ 3
-		p.br.Discard(n)
+		p.discard(n)
 		p.pos += int64(n)
 		step = 0
 	}
@@ -393,15 +461,15 @@ func (p *ngFile) sound(b []byte, cut bool) (int, bool) {
 // bytes arrive (a damaged length does not allocate before the file says
 // there is that much). On a short read b holds what there is.
 func (p *ngFile) read(n int) (b []byte, err error) {
-	if n <= p.br.Size() {
-		b, err = p.br.Peek(n)
+	if n <= p.bufSize() {
+		b, err = p.peek(n)
 		if len(b) < n {
 			if err == nil {
 				err = io.ErrUnexpectedEOF
 			}
 			return b, err
 		}
-		p.br.Discard(n) // only advances: b stays valid until the next read
+		p.discard(n) // only advances: b stays valid until the next read
 		return b, nil
 	}
 	p.block = p.block[:0]
@@ -523,6 +591,7 @@ func (ifc *ngIface) time(ts uint64) int64 {
 // the Reader asks linkType instead). Blocks that carry no packet are read on the way.
 func (p *ngFile) readPacket(ci *gopacket.CaptureInfo) ([]byte, error) {
 	p.skipped = 0
+	p.release()
 	for {
 		start := p.pos
 		typ, b, err := p.next()

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -254,36 +256,63 @@ func TestPcapngDamage(t *testing.T) {
 			if tt.damage != nil {
 				tt.damage(b)
 			}
-			r, err := NewFileReader(name, bytes.NewReader(b))
-			n := 0
-			for err == nil {
-				var f *Frame
-				if f, err = r.Next(); err == nil {
-					n++
-					got := ""
-					if f.RecordErr != nil {
-						got = f.RecordErr.Error()
-					}
-					if got != tt.flagged[n] {
-						t.Errorf("frame %d flagged %q, want %q", n, got, tt.flagged[n])
-					}
-				}
+			// Read as a stream and in place (a mapped file): alike.
+			path := filepath.Join(t.TempDir(), name)
+			if err := os.WriteFile(path, b, 0o644); err != nil {
+				t.Fatal(err)
 			}
-			if err == io.EOF {
-				err = r.Damage()
-			}
-			if n != tt.good {
-				t.Errorf("read %d frames, want %d", n, tt.good)
-			}
-			switch {
-			case tt.err == "" && err != nil:
-				t.Errorf("error %v, want none", err)
-			case tt.err != "" && (err == nil || err.Error() != tt.err):
-				t.Errorf("error\n%v\nwant\n%s", err, tt.err)
-			case tt.err != "" && !errors.Is(err, tt.is):
-				t.Errorf("error %v does not wrap %v", err, tt.is)
+			for _, mapped := range []bool{false, true} {
+				ngDamageRead(t, tt, b, path, mapped)
 			}
 		})
+	}
+}
+
+// ngDamageRead reads the damaged file b of tt (written to path), as a
+// stream or mapped, and holds what it reads to tt.
+func ngDamageRead(t *testing.T, tt ngDamageCase, b []byte, path string, mapped bool) {
+	t.Helper()
+	how := "stream"
+	r, err := NewFileReader(filepath.Base(path), bytes.NewReader(b))
+	if mapped {
+		how = "mapped"
+		r, err = OpenMapped(path)
+	}
+	if r != nil {
+		defer r.Close()
+	}
+	n := 0
+	for err == nil {
+		var f *Frame
+		if f, err = r.Next(); err == nil {
+			n++
+			got := ""
+			if f.RecordErr != nil {
+				got = f.RecordErr.Error()
+			}
+			if got != tt.flagged[n] {
+				t.Errorf("%s: frame %d flagged %q, want %q", how, n, got, tt.flagged[n])
+			}
+		}
+	}
+	if err == io.EOF {
+		err = r.Damage()
+	}
+	if n != tt.good {
+		t.Errorf("%s: read %d frames, want %d", how, n, tt.good)
+	}
+	// Messages name the file as it was given: the mapped file by its path.
+	msg := ""
+	if err != nil {
+		msg = strings.Replace(err.Error(), path, filepath.Base(path), 1)
+	}
+	switch {
+	case tt.err == "" && err != nil:
+		t.Errorf("%s: error %v, want none", how, err)
+	case tt.err != "" && msg != tt.err:
+		t.Errorf("%s: error\n%v\nwant\n%s", how, msg, tt.err)
+	case tt.err != "" && !errors.Is(err, tt.is):
+		t.Errorf("%s: error %v does not wrap %v", how, err, tt.is)
 	}
 }
 

@@ -328,6 +328,52 @@ func TestMappedFileShrinks(t *testing.T) {
 	}
 }
 
+// TestMappedPcapngShrinks: a pcapng file is read through a mapping too,
+// and its truncation while read is the file's error after the lines
+// printed before it, on one goroutine and on several, never a crash.
+func TestMappedPcapngShrinks(t *testing.T) {
+	frames, _ := testutil.ReadFrames(t, pingpong)
+	var b bytes.Buffer
+	w, err := pcapgo.NewNgWriter(&b, layers.LinkTypeEthernet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range frames {
+		if err := w.WritePacket(f.CI, f.Data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	data := b.Bytes()
+	name := filepath.Join(t.TempDir(), "shrinks.pcapng")
+	if err := os.WriteFile(name, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	full, _, err := run(t, Options{Read: name, All: true, Jobs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, jobs := range []int{1, 2} {
+		if err := os.WriteFile(name, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		sw := &shrinker{w: &out, name: name}
+		err := Run(context.Background(), Options{Read: name, All: true, Jobs: jobs, batchFrames: 2, Stdout: sw, Stderr: io.Discard})
+		if !sw.done {
+			t.Fatal("the output was never flushed during the read; the test needs a longer capture")
+		}
+		if !errors.Is(err, capture.ErrChanged) && !errors.Is(err, capture.ErrTruncatedFile) || ExitCode(err) != 2 {
+			t.Errorf("-j %d: error %v (exit %d), want the file's error (exit 2)", jobs, err, ExitCode(err))
+		}
+		if out.Len() == 0 || !strings.HasPrefix(full, out.String()) {
+			t.Errorf("-j %d: %d bytes printed before the error, not a prefix of the whole output", jobs, out.Len())
+		}
+	}
+}
+
 // shrinker truncates a file to 4 KiB at the first write it passes on.
 type shrinker struct {
 	w    io.Writer

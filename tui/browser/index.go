@@ -753,7 +753,7 @@ func (x *Index) Filter(ctx context.Context, flt *filter.Filter) ([]int32, error)
 // the only ones certain to be whole in the file or its copy.
 func (x *Index) pass() (r *capture.Reader, upTo int, err error) { return x.passAs(false) }
 
-// passAs is pass; mapped reads a classic pcap file in place through a
+// passAs is pass; mapped reads a pcap or pcapng file in place through a
 // memory mapping (capture.OpenMapped), for a pass whose goroutines turn a
 // fault of the mapping into an error (filterBatches).
 func (x *Index) passAs(mapped bool) (r *capture.Reader, upTo int, err error) {
