@@ -332,21 +332,8 @@ func TestMappedFileShrinks(t *testing.T) {
 // and its truncation while read is the file's error after the lines
 // printed before it, on one goroutine and on several, never a crash.
 func TestMappedPcapngShrinks(t *testing.T) {
-	frames, _ := testutil.ReadFrames(t, pingpong)
-	var b bytes.Buffer
-	w, err := pcapgo.NewNgWriter(&b, layers.LinkTypeEthernet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range frames {
-		if err := w.WritePacket(f.CI, f.Data); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	data := b.Bytes()
+	frames, lt := testutil.ReadFrames(t, pingpong)
+	data := testutil.Pcapng(lt, 9, frames) // nanoseconds
 	name := filepath.Join(t.TempDir(), "shrinks.pcapng")
 	if err := os.WriteFile(name, data, 0o644); err != nil {
 		t.Fatal(err)
