@@ -187,6 +187,46 @@ func TestWriterRoundTrip(t *testing.T) {
 	}
 }
 
+// TestWriterShortOriginal: a frame whose record said an original length
+// below its captured length (read as captured, flagged) is written with
+// its captured length as the original one, which pcapgo's writer and
+// every reader take, instead of failing the write (smcdump -a -w of a
+// damaged file, its repair).
+func TestWriterShortOriginal(t *testing.T) {
+	r, err := Open(declineRDM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	f, err := r.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.CI.Length = f.CI.CaptureLength - 16
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, layers.LinkTypeEthernet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteFrame(f); err != nil {
+		t.Fatalf("write of a frame with a short original length: %v", err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r2, err := NewFileReader("w", bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := r2.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.CI.Length != g.CI.CaptureLength || g.RecordErr != nil || !bytes.Equal(g.Data, f.Data) {
+		t.Fatalf("read back: lengths %d/%d, record error %v", g.CI.CaptureLength, g.CI.Length, g.RecordErr)
+	}
+}
+
 // TestSkipOutgoing: the prefix reads skb->pkt_type, returns 0 for
 // PACKET_OUTGOING and otherwise falls through to the program, unchanged.
 func TestSkipOutgoing(t *testing.T) {

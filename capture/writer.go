@@ -48,9 +48,14 @@ func CreateFile(name string, lt layers.LinkType) (*Writer, error) {
 	return w, nil
 }
 
-// WriteFrame appends the frame as captured.
+// WriteFrame appends the frame as captured. A frame whose record said an
+// original length below its captured length (a damaged header, read as
+// captured: Frame.RecordErr) is written with its captured length as the
+// original one: no packet is shorter than what was captured of it, and
+// no reader takes a record that says so.
 func (w *Writer) WriteFrame(f *Frame) error {
 	ci := f.CI
+	ci.Length = max(ci.Length, ci.CaptureLength)
 	// The frame goes to the writer's interface of its link type, not to the
 	// source's: a live source reports the kernel ifindex here, which pcapng
 	// would read as an interface number that does not exist.
