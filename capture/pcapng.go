@@ -190,6 +190,20 @@ func newNgFile(br *bufio.Reader) (*ngFile, error) {
 	return p, nil
 }
 
+// packetBlockLength reports a packet block of length n whose packet (its
+// captured length, in the header at pos) and at most ngMaxOptions of
+// options cannot fill it.
+func (p *ngFile) packetBlockLength(n uint32) error {
+	h, _ := p.peek(ngMinEPB)
+	if len(h) < ngMinEPB {
+		return nil
+	}
+	if c := p.u32(h[20:]); uint64(n) > ngMinEPB+uint64(c)+3+ngMaxOptions {
+		return p.corrupt(ngBlockEPB, "block length %d is beyond its packet of %d bytes and any options", n, c)
+	}
+	return nil
+}
+
 // newMemNgFile reads the blocks of a whole pcapng file in memory, a
 // mapping of the file (mapFile) whose pages are released behind the
 // reader.
@@ -309,7 +323,15 @@ func (p *ngFile) next() (typ uint32, b []byte, err error) {
 	case n > ngMaxBlock:
 		return typ, nil, p.corrupt(typ, "block length %d is beyond any block (%d MiB)", n, ngMaxBlock>>20)
 	}
-	trailer := false
+	// A packet block longer than a stream's buffer, whose trailer a
+	// stream cannot check before it is read, must be explained by its
+	// packet and options (short: a comment, flags, a hash); a mapped
+	// file's is held to the same, so that both say the same of it.
+	if typ == ngBlockEPB && n > streamBuf {
+		if err := p.packetBlockLength(n); err != nil {
+			return typ, nil, err
+		}
+	}
 	if int(n) <= p.bufSize() {
 		// The trailing length is checked before the block is taken:
 		// a block that does not hold together is left where it is, for
@@ -318,16 +340,11 @@ func (p *ngFile) next() (typ uint32, b []byte, err error) {
 			if t := p.u32(b[n-4:]); t != n {
 				return typ, nil, p.corrupt(typ, "trailing block length %d differs from the leading %d", t, n)
 			}
-			trailer = true
-		}
-	}
-	if !trailer && typ == ngBlockEPB {
-		// Too long to check its trailer before it is read (or running
-		// past the file's end): a packet block is its packet and its
-		// options, which are short (a comment, flags, a hash).
-		if h, _ := p.peek(ngMinEPB); len(h) == ngMinEPB {
-			if c := p.u32(h[20:]); uint64(n) > ngMinEPB+uint64(c)+3+ngMaxOptions {
-				return typ, nil, p.corrupt(typ, "block length %d is beyond its packet of %d bytes and any options", n, c)
+		} else if typ == ngBlockEPB {
+			// Cut by the file's end: a length its packet explains is
+			// a file cut short (read says so), another is damage.
+			if err := p.packetBlockLength(n); err != nil {
+				return typ, nil, err
 			}
 		}
 	}

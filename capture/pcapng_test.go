@@ -204,6 +204,12 @@ func TestPcapngDamage(t *testing.T) {
 			err:     at(frame, off) + fmt.Sprintf("corrupt record: %s; read on from the next record, %d bytes later (frame %d)", what, next-off, frame),
 			flagged: map[int]string{frame: fmt.Sprintf("frame %d (file offset %#x): record: %d bytes skipped before it: the record at file offset %#x is damaged (%s)", frame, next, next-off, off, what)}}
 	}
+	// A copy long enough that a block length beyond the stream's buffer
+	// still ends inside it: what a mapped file can check, a stream cannot.
+	long, frames0 := bytes.Clone(clean), 12
+	for len(long) < epb(5).off+epb(5).len+1<<18+4096 {
+		long, frames0 = append(long, clean[epb(1).off:]...), frames0+12
+	}
 	tests := []ngDamageCase{
 		past("length not a multiple of 4", nil, func(b []byte) { put(b, epb(3).off+4, uint32(epb(3).len+2)) }, 3, epb(3).off, epb(4).off,
 			fmt.Sprintf("enhanced packet block: block length %d is not a multiple of 4", epb(3).len+2), 11),
@@ -213,6 +219,8 @@ func TestPcapngDamage(t *testing.T) {
 			"enhanced packet block: block length 4294967280 is beyond any block (16 MiB)", 11),
 		past("length beyond the buffer", nil, func(b []byte) { put(b, epb(5).off+4, uint32(epb(5).len+1<<18)) }, 5, epb(5).off, epb(6).off,
 			fmt.Sprintf("enhanced packet block: block length %d is beyond its packet of %d bytes and any options", epb(5).len+1<<18, binary.LittleEndian.Uint32(clean[epb(5).off+20:])), 11),
+		past("length beyond the buffer, in a longer file", long, func(b []byte) { put(b, epb(5).off+4, uint32(epb(5).len+1<<18)) }, 5, epb(5).off, epb(6).off,
+			fmt.Sprintf("enhanced packet block: block length %d is beyond its packet of %d bytes and any options", epb(5).len+1<<18, binary.LittleEndian.Uint32(clean[epb(5).off+20:])), frames0-1),
 		past("trailing length differs", nil, func(b []byte) { put(b, epb(6).off+epb(6).len-4, 4) }, 6, epb(6).off, epb(7).off,
 			fmt.Sprintf("enhanced packet block: trailing block length 4 differs from the leading %d", epb(6).len), 11),
 		past("leading length too short", nil, func(b []byte) { put(b, epb(6).off+4, 64) }, 6, epb(6).off, epb(7).off,

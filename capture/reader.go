@@ -2,7 +2,6 @@ package capture
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -294,7 +293,7 @@ func openMapped(name string, f *os.File) (r *Reader, ok bool, err error) {
 // decodes a pcapng stream's.
 func openMappedNg(name string, f *os.File, mem []byte) (*Reader, bool, error) {
 	closer := &mappedFile{f: f, mem: mem}
-	lt, ltAt := pcapngFirstLinkType(bufio.NewReaderSize(bytes.NewReader(mem), 1<<18))
+	lt, ltAt := pcapngFirstLinkType(func(n int) ([]byte, error) { return mem[:min(n, len(mem))], nil })
 	ng, err := newMemNgFile(mem)
 	if err != nil {
 		closer.Close()
@@ -346,10 +345,14 @@ func (r *Reader) FaultError(v any) error {
 	return &FileError{Name: r.name, Frame: frame, Offset: off, Err: ErrChanged}
 }
 
+// streamBuf is the buffer a stream is read through (NewFileReader): a
+// pcapng block longer than it has its trailer checked once it is read.
+const streamBuf = 1 << 18
+
 // NewFileReader reads a pcap or pcapng stream, possibly gzip-compressed;
 // name is used in messages.
 func NewFileReader(name string, in io.Reader) (*Reader, error) {
-	br := bufio.NewReaderSize(in, 1<<18)
+	br := bufio.NewReaderSize(in, streamBuf)
 	magic, err := br.Peek(4)
 	if gc := (*GzipCutError)(nil); len(magic) < 4 && errors.As(err, &gc) {
 		return nil, headerError(name, err)
@@ -395,7 +398,7 @@ func NewFileReader(name string, in io.Reader) (*Reader, error) {
 		// A pcapng file may hold interfaces of different link types (mergecap
 		// of an SLL and an Ethernet capture, say): each frame is decoded by
 		// its interface's (decoderFor); the first one's is the file's.
-		lt, ltAt = pcapngFirstLinkType(br)
+		lt, ltAt = pcapngFirstLinkType(br.Peek)
 		ng, err = newNgFile(br)
 		if err != nil {
 			return nil, ngHeaderError(name, err)
@@ -428,11 +431,12 @@ func linkTypeAt(err error, off int64, what string) error {
 }
 
 // pcapngFirstLinkType reads the link type of the first interface block,
-// and that block's offset, from the buffered header; pcapgo does not tell
+// and that block's offset, from the file's first bytes (peek: a stream's
+// buffer, or a mapped file); pcapgo does not tell
 // it when mixed link types are enabled. Ethernet when the header cannot
 // be read (NewNgReader then reports the damage).
-func pcapngFirstLinkType(br *bufio.Reader) (layers.LinkType, int64) {
-	hdr, _ := br.Peek(12)
+func pcapngFirstLinkType(peek func(int) ([]byte, error)) (layers.LinkType, int64) {
+	hdr, _ := peek(12)
 	if len(hdr) < 12 {
 		return layers.LinkTypeEthernet, -1
 	}
@@ -441,7 +445,7 @@ func pcapngFirstLinkType(br *bufio.Reader) (layers.LinkType, int64) {
 		bo = binary.BigEndian
 	}
 	shb := int(bo.Uint32(hdr[4:8]))
-	b, _ := br.Peek(shb + 10)
+	b, _ := peek(shb + 10)
 	if shb < 28 || len(b) < shb+10 || bo.Uint32(b[shb:shb+4]) != 1 { // block type 1: interface description
 		return layers.LinkTypeEthernet, -1
 	}
