@@ -517,7 +517,9 @@ func (p *pcapFile) plausibleOf(caplen, length, frac uint32) bool {
 // takeHeader is recordHeader and plausible at once, each field read
 // once, for the records read one after the other: it fills ci from h
 // (as recordHeader does where it reports true) and reports whether h is
-// plausible.
+// plausible. Its time is recordTime's for a plausible fraction, computed
+// from the fields at hand: recordTime reading them again costs 3-5 % of
+// -T fields.
 func (p *pcapFile) takeHeader(h *[pcapRecordLen]byte, ci *gopacket.CaptureInfo) bool {
 	sec, frac := p.u32(h[0:4]), p.u32(h[4:8])
 	caplen, length := p.u32(h[8:12]), p.u32(h[12:16])
