@@ -530,3 +530,40 @@ func TestDocsFlips(t *testing.T) {
 		t.Errorf("docs/smcdump.md says: tcpdump stops after 2677 of the 4039 frames with an error; smcdump reads 4037 (exit 2) and writes them all, and tcpdump reads the copy to its end")
 	}
 }
+
+// TestExportDamaged: --export-tcp of a file damaged in a record header
+// writes the export, says what it holds, and then fails with the file's
+// error (exit 2), as smcdump's other outputs do; a file cut short alike.
+func TestExportDamaged(t *testing.T) {
+	bin := testutil.GoBuild(t, ".", "smcdump")
+	clean, err := os.ReadFile("../../samples/pingpong.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	damaged := bytes.Clone(clean)
+	binary.LittleEndian.PutUint32(damaged[testutil.RecordOffsets(damaged)[2000]+8:], 0x7fffff00)
+	for _, tc := range []struct {
+		name string
+		data []byte
+		err  string
+	}{
+		{"damaged", damaged, "corrupt record: capture length exceeds snap length"},
+		{"cut", clean[:300000], "truncated record"},
+	} {
+		in, out := filepath.Join(t.TempDir(), tc.name+".pcap"), filepath.Join(t.TempDir(), "tcp.pcapng")
+		if err := os.WriteFile(in, tc.data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(bin, "-r", in, "--export-tcp", out)
+		msg, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		lines := strings.Split(strings.TrimSpace(string(msg)), "\n")
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 || len(lines) != 2 ||
+			!strings.Contains(lines[0], "1 SMC-R connections as TCP") || !strings.Contains(lines[1], tc.err) {
+			t.Errorf("%s: %v, %q; want the export's line, then the file's error, exit 2", tc.name, err, msg)
+		}
+		if st, err := os.Stat(out); err != nil || st.Size() == 0 {
+			t.Errorf("%s: no export written: %v", tc.name, err)
+		}
+	}
+}
