@@ -396,15 +396,15 @@ func BenchmarkReadPcapng(b *testing.B) {
 	if err := os.WriteFile(path, ng, 0o644); err != nil {
 		b.Fatal(err)
 	}
-	for _, mapped := range []bool{false, true} {
-		b.Run(map[bool]string{false: "stream", true: "mapped"}[mapped], func(b *testing.B) {
+	for _, way := range []struct {
+		name string
+		open func(string) (*Reader, error)
+	}{{"stream", Open}, {"mapped", OpenMapped}} {
+		b.Run(way.name, func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(ng)))
 			for b.Loop() {
-				r, err := Open(path)
-				if mapped {
-					r, err = OpenMapped(path)
-				}
+				r, err := way.open(path)
 				if err != nil {
 					b.Fatal(err)
 				}
