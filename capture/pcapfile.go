@@ -278,6 +278,21 @@ func (p *pcapFile) recordAt(off int64, ci *gopacket.CaptureInfo) ([]byte, int64)
 	return p.mem[start:end:end], ns
 }
 
+// recordAtUntimed is recordAt without the time: ci.Timestamp is zero.
+func (p *pcapFile) recordAtUntimed(off int64, ci *gopacket.CaptureInfo) []byte {
+	h := (*[pcapRecordLen]byte)(p.mem[off : off+pcapRecordLen])
+	ci.Timestamp = time.Time{}
+	ci.CaptureLength = int(p.u32(h[8:12]))
+	ci.Length = int(p.u32(h[12:16]))
+	ci.InterfaceIndex = 0
+	if ci.AncillaryData != nil {
+		ci.AncillaryData = nil
+	}
+	start := int(off) + pcapRecordLen
+	end := start + ci.CaptureLength
+	return p.mem[start:end:end]
+}
+
 // recordTime is the time of record header h, and what its UnixNano gives
 // (time.Unix only moves whole seconds from the fraction to the seconds)
 // for a multiply and an add. The fraction is multiplied in 32 bits, as

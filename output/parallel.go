@@ -186,6 +186,8 @@ func (o *Options) newWorker(r *capture.Reader, flt *filter.Filter, main printer)
 		if mp := main.(*fieldsPrinter); mp.direct != nil {
 			p.direct = wk.dec.DirectPlan()
 			wk.direct = p
+			// run prints such frames by AppendColumns alone.
+			wk.dec.SetColumnsOnly(true)
 		}
 	}
 	wk.p = p
