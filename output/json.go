@@ -25,9 +25,13 @@ type jsonPrinter struct {
 	inObject bool
 	n        int
 	b        []byte
-	line     []byte
-	val      []byte      // text of the current non-numeric value
-	fields   []jsonField // per field ID: what the catalogue says, made once
+	// dst, when set, is where frame appends a frame's JSON, in place of
+	// building it in b and writing it to w: a -j worker's batch output,
+	// to which the copy was a quarter of the worker's printing.
+	dst    *outBuf
+	line   []byte
+	val    []byte      // text of the current non-numeric value
+	fields []jsonField // per field ID: what the catalogue says, made once
 	// seen[id] == gen: field id was written in the frame being written.
 	// A generation per frame spares clearing the table.
 	seen  []uint32
@@ -143,6 +147,9 @@ func (p *jsonPrinter) end() error {
 func (p *jsonPrinter) frame(f *capture.Frame) error {
 	r := f.Fields()
 	b := p.b[:0]
+	if p.dst != nil {
+		b = p.dst.b
+	}
 	if p.array {
 		if p.n > 0 {
 			b = append(b, ',')
@@ -181,6 +188,10 @@ func (p *jsonPrinter) frame(f *capture.Frame) error {
 	b = append(b, "]}"...)
 	if !p.array {
 		b = append(b, '\n')
+	}
+	if p.dst != nil {
+		p.dst.b = b
+		return nil
 	}
 	p.b = b
 	_, err := p.w.Write(b)

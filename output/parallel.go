@@ -145,6 +145,8 @@ type worker struct {
 	p   printer
 	// direct is the fields printer's direct plan (nil when the path is off).
 	direct *fieldsPrinter
+	// json is the JSON printer, appending to the batch's output itself.
+	json *jsonPrinter
 	// tracked: the reader fed a tracker and noted each frame's
 	// candidacy, and its fields when fields is set (pbatch).
 	tracked, fields bool
@@ -157,10 +159,8 @@ type worker struct {
 func (o *Options) newWorker(r *capture.Reader, flt *filter.Filter, main printer) (*worker, error) {
 	size := 1 << 16
 	if o.Format == FormatJSON || o.Format == FormatJSONL {
-		// A JSON frame is written whole (jsonPrinter.frame's one Write
-		// of ~1 KB): with a buffer smaller than that, bufio hands it
-		// straight to the batch's output, where a full buffer would be
-		// copied there once more (a tenth of -j 2's JSON workers).
+		// The JSON printer appends to the batch's output itself
+		// (worker.json): the writer is never used.
 		size = 16
 	}
 	wk := &worker{o: o, dec: r.NewBatchDecoder(), bw: bufio.NewWriterSize(nil, size), each: o.Count > 0 || o.Write != ""}
@@ -182,6 +182,7 @@ func (o *Options) newWorker(r *capture.Reader, flt *filter.Filter, main printer)
 	switch p := p.(type) {
 	case *jsonPrinter:
 		p.n = 1 // every frame after a comma: the writer drops the first one's
+		wk.json = p
 	case *fieldsPrinter:
 		if mp := main.(*fieldsPrinter); mp.direct != nil {
 			p.direct = wk.dec.DirectPlan()
@@ -211,6 +212,9 @@ func (wk *worker) run(b *pbatch) {
 	b.ends, b.sel, b.err = b.ends[:0], b.sel[:0], nil
 	b.nsel, b.end = 0, 0
 	wk.bw.Reset(&b.out)
+	if wk.json != nil {
+		wk.json.dst = &b.out // it writes nothing else: bw stays empty
+	}
 	wk.dec.Reset(&b.cb)
 	defer func() {
 		if v := recover(); v != nil {
