@@ -431,8 +431,8 @@ type BatchDecoder struct {
 // SetColumnsOnly tells d that its consumer reads nothing of a frame the
 // direct path takes but its number and the plan's columns (AppendColumns):
 // such a frame of a lean batch is then not given its time, CI.Timestamp
-// zero. Turning the record's time into a time.Time was a tenth of a
-// -j 2 -T fields worker's own work, for a value no column of a plan reads.
+// zero. Turning each record's time into a time.Time, which no column of
+// a plan reads, cost -j 2 -T fields 8 % of its time.
 func (d *BatchDecoder) SetColumnsOnly(on bool) { d.columnsOnly = on }
 
 // NewBatchDecoder returns a decoder of r's batches with r's settings

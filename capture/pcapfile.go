@@ -261,26 +261,18 @@ func (p *pcapFile) recordHeader(b []byte, ci *gopacket.CaptureInfo) error {
 // mapping and the file header's settings, so decoders on other
 // goroutines may call it while read goes on.
 func (p *pcapFile) recordAt(off int64, ci *gopacket.CaptureInfo) ([]byte, int64) {
-	h := (*[pcapRecordLen]byte)(p.mem[off : off+pcapRecordLen])
-	// Field by field: a composite literal is built on the stack and
-	// copied whole, a wide load of narrower stores the CPU cannot forward
-	// (a tenth of a -j 2 worker's time per frame).
+	data := p.recordAtUntimed(off, ci)
 	var ns int64
-	ci.Timestamp, ns = p.recordTime(h)
-	ci.CaptureLength = int(p.u32(h[8:12]))
-	ci.Length = int(p.u32(h[12:16]))
-	ci.InterfaceIndex = 0
-	if ci.AncillaryData != nil {
-		ci.AncillaryData = nil
-	}
-	start := int(off) + pcapRecordLen
-	end := start + ci.CaptureLength
-	return p.mem[start:end:end], ns
+	ci.Timestamp, ns = p.recordTime((*[pcapRecordLen]byte)(p.mem[off : off+pcapRecordLen]))
+	return data, ns
 }
 
 // recordAtUntimed is recordAt without the time: ci.Timestamp is zero.
 func (p *pcapFile) recordAtUntimed(off int64, ci *gopacket.CaptureInfo) []byte {
 	h := (*[pcapRecordLen]byte)(p.mem[off : off+pcapRecordLen])
+	// Field by field: a composite literal is built on the stack and
+	// copied whole, a wide load of narrower stores the CPU cannot forward
+	// (a tenth of a -j 2 worker's time per frame).
 	ci.Timestamp = time.Time{}
 	ci.CaptureLength = int(p.u32(h[8:12]))
 	ci.Length = int(p.u32(h[12:16]))
