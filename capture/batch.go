@@ -36,6 +36,12 @@ type Batch struct {
 	// parsing its record header again.
 	lean  *pcapFile
 	leans []leanRec
+	// ng is set when the frames are packet blocks of a mapped pcapng
+	// file (the mapping): leans then holds them too, each with the index
+	// (leanRec.lay) of the section's byte order and interfaces it is read
+	// with in layouts.
+	ng      []byte
+	layouts []*Layout
 	// arena holds the copies of frames (and of CLC messages) the source
 	// or the reassembly would overwrite.
 	arena []byte
@@ -83,6 +89,7 @@ type leanRec struct {
 	number int
 	clc    int32
 	icrcOK bool
+	lay    uint16 // a pcapng batch's: in Batch.layouts
 	lean   leanDirect
 }
 
@@ -123,7 +130,7 @@ func (o *clcResult) apply(f *Frame) {
 
 // Len is the number of frames in b.
 func (b *Batch) Len() int {
-	if b.lean != nil {
+	if b.isLean() {
 		return len(b.leans)
 	}
 	return len(b.recs)
@@ -138,6 +145,12 @@ func (b *Batch) Frame(i int) Frame {
 		f.Data, f.ns = p.recordAt(b.leans[i].off, &f.CI)
 		return f
 	}
+	if b.ng != nil {
+		var ng ngFile
+		f := Frame{Number: b.leans[i].number}
+		f.LinkType, _ = b.ngPacket(&ng, &b.leans[i], &f, true)
+		return f
+	}
 	r := &b.recs[i]
 	return Frame{Number: r.number, CI: r.ci, Data: r.data, LinkType: r.lt, ns: r.ns, digits: r.digits, shown: r.shown}
 }
@@ -147,7 +160,7 @@ func (b *Batch) Frame(i int) Frame {
 // naming that frame and its record's offset.
 func (r *Reader) FaultErrorAt(b *Batch, i int) error {
 	number, off := 0, int64(0)
-	if b.lean != nil {
+	if b.isLean() {
 		number, off = b.leans[i].number, b.leans[i].off
 	} else {
 		number, off = b.recs[i].number, b.recs[i].off
@@ -158,6 +171,7 @@ func (r *Reader) FaultErrorAt(b *Batch, i int) error {
 func (b *Batch) reset() {
 	b.recs, b.arena, b.Err = b.recs[:0], b.arena[:0], nil
 	b.lean, b.leans = nil, b.leans[:0]
+	b.ng, b.layouts = nil, b.layouts[:0]
 	b.First = time.Time{}
 	for i := range b.clc {
 		o := &b.clc[i]
@@ -182,6 +196,80 @@ func (b *Batch) addLean() *leanRec {
 	b.leans = append(b.leans, leanRec{})
 	return &b.leans[len(b.leans)-1]
 }
+
+// Skips is how many of b's first n frames were read after damage, each
+// after a place of damage of its own (Reader.DamageOf).
+func (b *Batch) Skips(n int) int {
+	k := 0
+	for _, s := range b.skips {
+		if s.i < n {
+			k++
+		}
+	}
+	return k
+}
+
+// isLean reports whether b's frames are leanRecs (of a mapped pcap or
+// pcapng file).
+func (b *Batch) isLean() bool { return b.lean != nil || b.ng != nil }
+
+// layout returns the index in b.layouts of l, the layout of the frame
+// just read, added if it is not the last one's.
+func (b *Batch) layout(l *Layout) uint16 {
+	if n := len(b.layouts); n == 0 || b.layouts[n-1] != l {
+		b.layouts = append(b.layouts, l)
+	}
+	return uint16(len(b.layouts) - 1)
+}
+
+// ngPacket reads again the packet block of a lean pcapng batch's frame
+// rec into f (CI, Data, its time unless not timed, and digits) and
+// returns its link type and the note of its interface (Reader.ifaceAt).
+// A block readLeanNg read (rec.lean.present) is an enhanced packet block
+// whose framing it checked: its fields are read as they lie. Another is
+// read through ng, a reader of the mapping in place. The block was read
+// as a packet before: one that no longer is is the file changed under
+// the mapping, panicking as a fault of it would (IsFault).
+func (b *Batch) ngPacket(ng *ngFile, rec *leanRec, f *Frame, timed bool) (layers.LinkType, string) {
+	l := b.layouts[rec.lay].ng
+	ng.mem, ng.pos, ng.big, ng.ifaces, ng.held, ng.skip = b.ng, rec.off, l.big, l.ifaces, true, false
+	if rec.lean.present != 0 {
+		rest := b.ng[rec.off:]
+		h := (*[ngMinEPB]byte)(rest)
+		i, caplen := ng.u32(h[8:12]), ng.u32(h[20:24])
+		if uint64(i) >= uint64(len(l.ifaces)) || uint64(caplen) > uint64(len(rest)-ngMinEPB) {
+			panic(changedFault{})
+		}
+		ifc := &l.ifaces[i]
+		f.ns = 0
+		f.CI.Timestamp = time.Time{}
+		if timed {
+			f.ns = ifc.time(uint64(ng.u32(h[12:16]))<<32 | uint64(ng.u32(h[16:20])))
+			f.CI.Timestamp = unixNano(f.ns)
+		}
+		f.CI.CaptureLength, f.CI.Length = int(caplen), int(ng.u32(h[24:28]))
+		f.CI.InterfaceIndex, f.CI.AncillaryData = int(i), ifc.anc
+		f.Data, f.digits, f.shown = rest[28:28+caplen:28+caplen], ifc.digits, ifc.shown
+		return ifc.linkType, "" // Ethernet
+	}
+	data, err := ng.readPacket(&f.CI)
+	if err != nil || ng.rec != rec.off {
+		panic(changedFault{})
+	}
+	f.Data, f.ns, f.digits, f.shown = data, ng.ns, ng.digits, ng.shown
+	ifc := &ng.ifaces[ng.iface]
+	note := ""
+	if !SupportedLinkType(ifc.linkType) {
+		note = ifc.note()
+	}
+	return ifc.linkType, note
+}
+
+// changedFault is the panic of a mapped file found changed other than by
+// a fault: IsFault takes it as one.
+type changedFault struct{}
+
+func (changedFault) Addr() uintptr { return 0 }
 
 // keep copies p into the arena. Slices of earlier copies stay valid when
 // the arena grows: they keep the old array.
@@ -218,34 +306,45 @@ func (r *Reader) ReadBatch(b *Batch, max int, visit func(f *Frame, i int)) {
 			b.Err = r.err
 		}
 	}()
-	mapped := r.pf != nil && r.pf.mem != nil
-	if mapped {
+	mem := r.mapping()
+	if mem != nil {
 		// The batch's frames are decoded after later ones are read: the
 		// caller releases their pages once done (Release).
-		r.pf.held = true
+		if r.pf != nil {
+			r.pf.held = true
+		} else {
+			r.ng.held = true
+		}
 		a := r.ahead.Load()
 		if a == nil {
-			a = &ahead{mem: r.pf.mem}
+			a = &ahead{mem: mem}
 			r.ahead.Store(a)
 		}
-		defer func() { a.readTo.Store(int64(r.pf.pos)) }()
+		defer func() { a.readTo.Store(int64(r.mappedPos())) }()
 	}
-	if mapped && r.numbers == nil {
-		if r.pfLean == nil {
-			p := r.pf
-			r.pfLean = &pcapFile{mem: p.mem, bigEndian: p.bigEndian, nanoFactor: p.nanoFactor,
-				snaplen: p.snaplen, linkType: p.linkType, digits: p.digits}
+	if mem != nil && r.numbers == nil {
+		if r.pf == nil {
+			b.ng = mem
+			// A layout's index is a leanRec's uint16.
+			max = min(max, 1<<16)
+		} else {
+			if r.pfLean == nil {
+				p := r.pf
+				r.pfLean = &pcapFile{mem: p.mem, bigEndian: p.bigEndian, nanoFactor: p.nanoFactor,
+					snaplen: p.snaplen, linkType: p.linkType, digits: p.digits}
+			}
+			b.lean = r.pfLean
 		}
-		b.lean = r.pfLean
 	}
 	f := &r.frame
-	fast := b.lean != nil && visit == nil && r.directFeed == nil && r.pf.linkType == layers.LinkTypeEthernet
+	fast := visit == nil && r.directFeed == nil &&
+		(b.lean != nil && r.pf.linkType == layers.LinkTypeEthernet || b.ng != nil)
 	for n := 0; n < max; n++ {
 		if r.err != nil {
 			b.Err = r.err
 			return
 		}
-		if fast && r.readLean(b) {
+		if fast && (b.ng != nil && r.readLeanNg(b) || b.lean != nil && r.readLean(b)) {
 			continue
 		}
 		lt, err := r.read(f)
@@ -260,17 +359,20 @@ func (r *Reader) ReadBatch(b *Batch, max int, visit func(f *Frame, i int)) {
 			b.skips = append(b.skips, batchSkip{n, r.skip})
 		}
 		data := f.Data
-		if !mapped {
+		if mem == nil {
 			data = b.keep(data)
 		}
 		// A frame decoded whole for the visit had its ICRC checked as a
 		// decoder of the batch would check it: a match is not computed
 		// again there (a mismatch is, for the value it shows).
-		if b.lean != nil {
+		if b.isLean() {
 			rec := batchRec{clc: -1}
 			r.carry(f, lt, b, &rec, visit != nil)
 			l := b.addLean()
 			l.off, l.number, l.clc, l.icrcOK = r.last, f.Number, rec.clc, visit != nil && f.ICRC.OK
+			if b.ng != nil {
+				l.lay = b.layout(r.Layout())
+			}
 		} else {
 			rec := batchRec{number: f.Number, ci: f.CI, data: data, ns: f.ns, digits: f.digits, shown: f.shown,
 				lt: lt, off: r.last, clc: -1}
@@ -278,8 +380,8 @@ func (r *Reader) ReadBatch(b *Batch, max int, visit func(f *Frame, i int)) {
 			rec.icrcOK = visit != nil && f.ICRC.OK
 			b.recs = append(b.recs, rec)
 		}
-		if mapped {
-			b.end = r.pf.pos
+		if mem != nil {
+			b.end = r.mappedPos()
 		}
 		if visit != nil {
 			visit(f, n)
@@ -327,6 +429,65 @@ func (r *Reader) readLean(b *Batch) bool {
 	l.off, l.number, l.clc, l.lean = int64(off), r.frame.Number, -1, ld
 	b.end = p.pos
 	return true
+}
+
+// readLeanNg is readLean for a mapped pcapng file: the next block is read
+// into b if it is an enhanced packet block of an Ethernet interface that
+// readPacket reads with no question asked (mappedEPB), whose frame the
+// direct path takes. Another is left where it is, for read.
+func (r *Reader) readLeanNg(b *Batch) bool {
+	if r.frame.Number == 0 {
+		return false // read sets the batch's First
+	}
+	p := r.ng
+	start := p.pos
+	var ci gopacket.CaptureInfo
+	data := p.mappedEPB(&ci, false)
+	if data == nil {
+		return false
+	}
+	present := uint32(0)
+	if p.ifaces[p.iface].linkType == layers.LinkTypeEthernet {
+		present = directLayers(data, ci.Length)
+	}
+	if present == 0 {
+		p.pos = start // read reads it again, and sets what mappedEPB set
+		return false
+	}
+	ld := leanDirect{present: present, known: true}
+	if present&(1<<decode.OwnerCDC) != 0 && r.depth == DepthAll {
+		// As readDirect.
+		fl, known := r.qps.addKnown(directCDCDst(data), 0)
+		ld.known, ld.credits = known, fl&qpCredits != 0
+	}
+	p.skipped = 0
+	r.last = start
+	r.frame.Number++
+	l := b.addLean()
+	l.off, l.number, l.clc, l.lean = start, r.frame.Number, -1, ld
+	l.lay = b.layout(r.Layout())
+	b.end = int(p.pos)
+	return true
+}
+
+// mapping is the mapped file r reads in place (a pcap or pcapng one), or
+// nil.
+func (r *Reader) mapping() []byte {
+	switch {
+	case r.pf != nil:
+		return r.pf.mem
+	case r.ng != nil:
+		return r.ng.mem
+	}
+	return nil
+}
+
+// mappedPos is how far r has read its mapping.
+func (r *Reader) mappedPos() int {
+	if r.pf != nil {
+		return r.pf.pos
+	}
+	return int(r.ng.pos)
 }
 
 // carry does with f, just read, what later frames depend on (decodeFrame's
@@ -388,13 +549,23 @@ func (r *Reader) carry(f *Frame, lt layers.LinkType, b *Batch, rec *batchRec, wh
 // be called while another goroutine reads later batches, in the order of
 // the batches.
 func (r *Reader) Release(b *Batch) {
-	p := r.pf
-	if p == nil || !p.mapped || b.end-p.releasedBy < releaseBatchesEvery {
-		return
+	switch {
+	case r.pf != nil && r.pf.mapped:
+		r.pf.releasedBy = releaseBatch(r.pf.mem, r.pf.releasedBy, b.end)
+	case r.ng != nil && r.ng.mem != nil:
+		r.ng.releasedBy = releaseBatch(r.ng.mem, r.ng.releasedBy, b.end)
 	}
-	end := b.end &^ (releaseBatchesEvery - 1)
-	releaseMapped(p.mem[p.releasedBy:end])
-	p.releasedBy = end
+}
+
+// releaseBatch releases the pages of mem from by to a batch's end, and
+// returns how far they are released, every releaseBatchesEvery.
+func releaseBatch(mem []byte, by, end int) int {
+	if end-by < releaseBatchesEvery {
+		return by
+	}
+	end &^= releaseBatchesEvery - 1
+	releaseMapped(mem[by:end])
+	return end
 }
 
 // releaseBatchesEvery is releaseEvery for batches. Decoders on other CPUs
@@ -426,6 +597,7 @@ type BatchDecoder struct {
 	skip int // the next of b.skips (frames are decoded in order)
 	// columnsOnly: SetColumnsOnly.
 	columnsOnly bool
+	ng          ngFile // reads a lean pcapng batch's packet blocks again
 }
 
 // SetColumnsOnly tells d that its consumer reads nothing of a frame the
@@ -486,6 +658,9 @@ func (d *BatchDecoder) Next() *Frame {
 	if p := d.b.lean; p != nil {
 		return d.nextLean(p)
 	}
+	if d.b.ng != nil {
+		return d.nextLeanNg()
+	}
 	if d.i >= len(d.b.recs) {
 		return nil
 	}
@@ -537,6 +712,27 @@ func (d *BatchDecoder) nextLean(p *pcapFile) *Frame {
 	f.digits, f.shown = p.digits, p.digits
 	d.r.lean = rec.lean
 	f = d.decode(rec.off, "", rec.clc, p.linkType, rec.icrcOK)
+	d.r.lean = leanDirect{}
+	return f
+}
+
+// nextLeanNg is Next on a lean batch of a mapped pcapng file: each
+// frame's packet block is read again from the mapping.
+func (d *BatchDecoder) nextLeanNg() *Frame {
+	if d.i >= len(d.b.leans) {
+		return nil
+	}
+	rec := &d.b.leans[d.i]
+	d.i++
+	f := &d.r.frame
+	f.Number = rec.number
+	d.r.last = rec.off // a fault's error names it
+	// As nextLean: a frame the direct path takes for a consumer of its
+	// columns alone is not given its time.
+	timed := !d.columnsOnly || rec.lean.present == 0 || d.r.direct == nil || d.r.directFeed != nil
+	lt, note := d.b.ngPacket(&d.ng, rec, f, timed)
+	d.r.lean = rec.lean
+	f = d.decode(rec.off, note, rec.clc, lt, rec.icrcOK)
 	d.r.lean = leanDirect{}
 	return f
 }

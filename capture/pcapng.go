@@ -31,11 +31,16 @@ type ngFile struct {
 	// released the offset before which its pages were released.
 	mem      []byte
 	released int64
-	pos      int64 // stream offset of the next block
-	errOff   int64 // offset of the block the last error is about
-	big      bool  // the current section is big-endian
-	skip     bool  // the current section has a version we cannot read: skip to the next
-	ifaces   []ngIface
+	// held: the packets read are used after the next read (ReadBatch):
+	// release leaves the pages to Reader.Release, which notes how far it
+	// released them in releasedBy.
+	held       bool
+	releasedBy int
+	pos        int64 // stream offset of the next block
+	errOff     int64 // offset of the block the last error is about
+	big        bool  // the current section is big-endian
+	skip       bool  // the current section has a version we cannot read: skip to the next
+	ifaces     []ngIface
 	// gen counts the changes of what reading a packet block needs (a
 	// section's byte order, its interfaces), so that Reader.Layout
 	// copies them only when they change.
@@ -255,7 +260,7 @@ func (p *ngFile) bufSize() int {
 // releaseEvery bytes: the frames before it are no longer valid (Next's
 // contract), and a file read whole stays out of the resident set.
 func (p *ngFile) release() {
-	if p.mem != nil && p.pos-p.released >= releaseEvery {
+	if p.mem != nil && !p.held && p.pos-p.released >= releaseEvery {
 		end := p.pos &^ (releaseEvery - 1)
 		releaseMapped(p.mem[p.released:end])
 		p.released = end
@@ -576,6 +581,15 @@ func (p *ngFile) interfaceBlock(b []byte) error {
 	return nil
 }
 
+// note is what an error about a packet of ifc adds: where the interface
+// was declared (nothing for an interface no block declared).
+func (ifc *ngIface) note() string {
+	if ifc.off < 0 {
+		return ""
+	}
+	return fmt.Sprintf(", declared at file offset %#x", ifc.off)
+}
+
 // time converts a timestamp of interface ifc to Unix nanoseconds, finer
 // units truncated.
 func (ifc *ngIface) time(ts uint64) int64 {
@@ -609,7 +623,7 @@ func (ifc *ngIface) time(ts uint64) int64 {
 func (p *ngFile) readPacket(ci *gopacket.CaptureInfo) ([]byte, error) {
 	p.skipped = 0
 	p.release()
-	if data := p.mappedEPB(ci); data != nil {
+	if data := p.mappedEPB(ci, true); data != nil {
 		return data, nil
 	}
 	for {
@@ -697,12 +711,15 @@ func (p *ngFile) readPacket(ci *gopacket.CaptureInfo) ([]byte, error) {
 }
 
 // mappedEPB reads the next block of a mapped file in place if it is an
-// enhanced packet block next and readPacket would take as a packet with no
-// question asked: its framing sound, its interface described, its packet
-// within it. It returns the packet, nil for any other block, which
-// readPacket reads (and says what is wrong with it). Most blocks of a file
-// are such: the general way's peeks and checks were a fifth of -T fields.
-func (p *ngFile) mappedEPB(ci *gopacket.CaptureInfo) []byte {
+// enhanced packet block that readPacket would take as a packet with no
+// question asked: its framing sound (a length of at least its fields, a
+// multiple of 4, within the buffer a stream reads through, repeated by
+// its trailer), of an interface the section describes, its packet within
+// it. It returns the packet (ci.Timestamp zero unless timed), nil for any
+// other block, which readPacket reads (and says what is wrong with it).
+// Most blocks of a file are such: the general way's peeks and checks were
+// a fifth of -T fields.
+func (p *ngFile) mappedEPB(ci *gopacket.CaptureInfo, timed bool) []byte {
 	if p.mem == nil || p.skip {
 		return nil
 	}
@@ -716,10 +733,8 @@ func (p *ngFile) mappedEPB(ci *gopacket.CaptureInfo) []byte {
 	if p.u32(h[0:4]) != ngBlockEPB || n < ngMinEPB || n%4 != 0 || n > streamBuf || uint64(n) > uint64(len(rest)) {
 		return nil
 	}
-	b := rest[:n:n]
-	ifc := p.u32(h[8:12])
-	caplen := p.u32(h[20:24])
-	if p.u32(b[n-4:]) != n || uint64(ifc) >= uint64(len(p.ifaces)) || caplen > n-ngMinEPB {
+	ifc, caplen := p.u32(h[8:12]), p.u32(h[20:24])
+	if p.u32(rest[n-4:n]) != n || uint64(ifc) >= uint64(len(p.ifaces)) || caplen > n-ngMinEPB {
 		return nil
 	}
 	p.pos += int64(n)
@@ -727,11 +742,14 @@ func (p *ngFile) mappedEPB(ci *gopacket.CaptureInfo) []byte {
 	ifs := &p.ifaces[ifc]
 	p.ns = ifs.time(uint64(p.u32(h[12:16]))<<32 | uint64(p.u32(h[16:20])))
 	p.digits, p.shown = ifs.digits, ifs.shown
-	ci.Timestamp = unixNano(p.ns)
+	ci.Timestamp = time.Time{}
+	if timed {
+		ci.Timestamp = unixNano(p.ns)
+	}
 	ci.CaptureLength, ci.Length = int(caplen), int(p.u32(h[24:28]))
 	ci.InterfaceIndex = int(ifc)
 	ci.AncillaryData = ifs.anc
-	return b[28 : 28+caplen : 28+caplen]
+	return rest[28 : 28+caplen : 28+caplen]
 }
 
 // pass notes that the block at start, which holds together (its lengths

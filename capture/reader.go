@@ -127,8 +127,15 @@ const maxSkips = 64
 // returned; those in the skipped bytes are missing. A caller that took
 // io.EOF from Next as the capture's clean end reports this as the run's
 // outcome: the file is damaged part-way, and what was read is all there is.
-func (r *Reader) Damage() error {
-	if r.nskips == 0 {
+func (r *Reader) Damage() error { return r.DamageOf(r.nskips) }
+
+// DamageOf is Damage for the first n places read past: for a run that
+// stopped before the frames read after the others (Batches read ahead of
+// the frame -c ended on), which it never took, as a run of Next would not
+// have read them. It is nil for n <= 0.
+func (r *Reader) DamageOf(n int) error {
+	n = min(n, r.nskips)
+	if n <= 0 {
 		return nil
 	}
 	s := r.skips[0]
@@ -136,8 +143,8 @@ func (r *Reader) Damage() error {
 	if s.Frame > r.frame.Number {
 		d = fmt.Sprintf("%s; read on %d bytes to the file's end, no frame after it", s.Detail, s.Skipped)
 	}
-	if r.nskips > 1 {
-		d += fmt.Sprintf("; %s more read past (frame.error of the frame after each)", places(r.nskips-1))
+	if n > 1 {
+		d += fmt.Sprintf("; %s more read past (frame.error of the frame after each)", places(n-1))
 	}
 	return &FileError{Name: r.name, Frame: s.Frame, Offset: s.Offset, Err: ErrCorruptRecord, Detail: d}
 }
@@ -789,8 +796,8 @@ func (r *Reader) ifaceAt(i int) string {
 	if r.replaying {
 		return r.ifaceNote
 	}
-	if r.ng == nil || i < 0 || i >= len(r.ng.ifaces) || r.ng.ifaces[i].off < 0 {
+	if r.ng == nil || i < 0 || i >= len(r.ng.ifaces) {
 		return ""
 	}
-	return fmt.Sprintf(", declared at file offset %#x", r.ng.ifaces[i].off)
+	return r.ng.ifaces[i].note()
 }

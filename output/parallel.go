@@ -64,6 +64,9 @@ type pbatch struct {
 	ends      []int
 	sel       []int
 	err       error // a worker's error, after the selected frames
+	// skipsBefore is how many places of damage the batches before this
+	// one were read past (capture.Batch.Skips).
+	skipsBefore int
 }
 
 // outBuf is a batch's output: its worker's writer flushes into it.
@@ -327,6 +330,7 @@ func (o *Options) ploop(ctx context.Context, r *capture.Reader, flt *filter.Filt
 	// what is left to one goroutine at a time.
 	readLabels := pprof.WithLabels(ctx, pprof.Labels("smcdump", "reader"))
 	workLabels := pprof.WithLabels(ctx, pprof.Labels("smcdump", "worker"))
+	skips := 0 // the reader's: places of damage read past so far
 	pass := inorder.Pass[*pbatch]{
 		// Their number bounds the frames and output held at once.
 		Jobs: jobs, InFlight: parallelBatches * jobs,
@@ -340,6 +344,8 @@ func (o *Options) ploop(ctx context.Context, r *capture.Reader, flt *filter.Filt
 				visit = track.visit(b)
 			}
 			r.ReadBatch(&b.cb, size, visit)
+			b.skipsBefore = skips
+			skips += b.cb.Skips(b.cb.Len())
 			if !b.cb.First.IsZero() {
 				o.base = b.cb.First // before any worker prints a time
 			}
@@ -421,6 +427,9 @@ func (o *Options) emit(r *capture.Reader, b *pbatch, w *capture.Writer, bw *bufi
 	case o.Count > 0 && *selected+nsel >= o.Count:
 		nsel = o.Count - *selected
 		out = out[:b.ends[nsel-1]]
+		// The run ends at that frame: the damage read past after it,
+		// in frames read ahead, is not the run's (Run).
+		o.damageCut, o.damageTo = true, b.skipsBefore+b.cb.Skips(b.sel[nsel-1]+1)
 	case b.err != nil:
 		// The frame the worker failed on (a fault of the mapped file)
 		// may have printed part of its text.

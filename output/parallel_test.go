@@ -349,3 +349,128 @@ func TestParallelChoice(t *testing.T) {
 		}
 	}
 }
+
+// ngBuilder writes pcapng blocks in one byte order, for the -j tests of
+// what a pcapng file may hold.
+type ngBuilder struct {
+	b   []byte
+	ord binary.AppendByteOrder
+}
+
+func (w *ngBuilder) block(typ uint32, body []byte) {
+	n := 12 + (len(body)+3)&^3
+	w.b = w.ord.AppendUint32(w.ord.AppendUint32(w.b, typ), uint32(n))
+	w.b = append(w.b, body...)
+	w.b = append(w.b, make([]byte, (4-len(body)%4)%4)...)
+	w.b = w.ord.AppendUint32(w.b, uint32(n))
+}
+
+// section starts a section with interfaces of link types lts, times in
+// nanoseconds.
+func (w *ngBuilder) section(lts ...layers.LinkType) {
+	shb := w.ord.AppendUint32(nil, 0x1A2B3C4D)
+	shb = w.ord.AppendUint16(w.ord.AppendUint16(shb, 1), 0)
+	w.block(0x0A0D0D0A, w.ord.AppendUint64(shb, ^uint64(0)))
+	for _, lt := range lts {
+		idb := w.ord.AppendUint16(nil, uint16(lt))
+		idb = w.ord.AppendUint16(idb, 0)
+		idb = w.ord.AppendUint32(idb, 262144)
+		idb = w.ord.AppendUint16(w.ord.AppendUint16(idb, 9), 1) // if_tsresol
+		idb = append(idb, 9, 0, 0, 0)
+		w.block(1, w.ord.AppendUint32(idb, 0))
+	}
+}
+
+func (w *ngBuilder) epb(iface uint32, f rawFrame) {
+	ts := uint64(f.CI.Timestamp.UnixNano())
+	b := w.ord.AppendUint32(nil, iface)
+	b = w.ord.AppendUint32(w.ord.AppendUint32(b, uint32(ts>>32)), uint32(ts))
+	b = w.ord.AppendUint32(b, uint32(len(f.Data)))
+	b = w.ord.AppendUint32(b, uint32(max(f.CI.Length, len(f.Data))))
+	w.block(6, append(b, f.Data...))
+}
+
+// TestParallelPcapng: the frames of a pcapng file, which -j reads in
+// place from its mapping and decodes again on the workers, print the same
+// with -j 2 and -j 3 as with -j 1: two sections of either byte order, an
+// interface of a link type not decoded, simple packet and statistics
+// blocks, damage read past (a block whose trailer disagrees, a packet of
+// an interface no block described), and the file cut inside a block.
+func TestParallelPcapng(t *testing.T) {
+	whole := buildNgTest(t)
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name string
+		b    []byte
+	}{
+		{"whole.pcapng", whole},
+		{"cut.pcapng", whole[:len(whole)*3/4+5]},
+	} {
+		path := filepath.Join(dir, c.name)
+		if err := os.WriteFile(path, c.b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			checkParallel(t, path, []int{17, 1000}, jrun{2, 16}, jrun{3, 1})
+		})
+	}
+}
+
+// buildNgTest is TestParallelPcapng's file.
+func buildNgTest(t *testing.T) []byte {
+	fs, _ := testutil.ReadFrames(t, testutil.Samples(t)[0])
+	for _, path := range testutil.Samples(t)[1:] {
+		more, lt := testutil.ReadFrames(t, path)
+		if lt == layers.LinkTypeEthernet && len(fs) < 6000 {
+			fs = append(fs, more[:min(len(more), 400)]...)
+		}
+	}
+	if raceDetector {
+		fs = fs[:1500]
+	}
+	half := len(fs) / 2
+	le := &ngBuilder{ord: binary.LittleEndian}
+	le.section(layers.LinkTypeEthernet, 147) // 147: DLT_USER0, not decoded
+	for i, f := range fs[:half] {
+		switch i {
+		case 10:
+			le.epb(1, f)
+		case 20:
+			le.block(3, append(binary.LittleEndian.AppendUint32(nil, uint32(len(f.Data))), f.Data...)) // SPB
+		case 30:
+			le.epb(0, f)
+			binary.LittleEndian.PutUint32(le.b[len(le.b)-4:], 12) // its trailer disagrees
+		case 40:
+			le.epb(7, f) // an interface the section does not describe
+		case 50:
+			le.block(5, make([]byte, 12)) // ISB of interface 0, no options
+			le.epb(0, f)
+		default:
+			le.epb(0, f)
+		}
+	}
+	be := &ngBuilder{b: le.b, ord: binary.BigEndian}
+	be.section(layers.LinkTypeEthernet)
+	for _, f := range fs[half:] {
+		be.epb(0, f)
+	}
+	return be.b
+}
+
+// TestParallelCountBeforeDamage: -c ending before a place of damage the
+// reader read past in a batch read ahead is no error of the run, as with
+// -j 1, which never reads that far; ending after it, it is.
+func TestParallelCountBeforeDamage(t *testing.T) {
+	path := filepath.Join(testutil.Root(t), "testdata", "expert", "capture-damaged.pcap") // damage before frame 24
+	for _, c := range []int{10, 23, 24, 40} {
+		o := Options{Read: path, All: true, Count: c}
+		want := parallelRun(t, o, 1, 0, false)
+		if got := parallelRun(t, o, 2, 16, false); got != want {
+			t.Errorf("-c %d: -j 2 differs from -j 1:\n%s", c, testutil.Diff([]byte(want), []byte(got)))
+		}
+		if exit := strings.Contains(want, "(exit 2)"); exit != (c >= 24) {
+			t.Errorf("-c %d: exit 2 is %v, want %v", c, exit, c >= 24)
+		}
+	}
+}

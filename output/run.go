@@ -100,6 +100,10 @@ type Options struct {
 	// ended: the loop read the capture to its end (or the live capture
 	// was stopped), not only its first -c frames.
 	ended bool
+	// damageCut: -j's run ended at -c's last frame, after damageTo places
+	// of damage read past (later ones were read ahead of it).
+	damageCut bool
+	damageTo  int
 }
 
 // UsageError is a command-line mistake (exit status 2).
@@ -394,7 +398,11 @@ func Run(ctx context.Context, o Options) error {
 	if runErr == nil {
 		// Read to its end past damage: the file's error all the same,
 		// the frames in the damaged bytes being missing from the output.
-		runErr = r.Damage()
+		if o.damageCut {
+			runErr = r.DamageOf(o.damageTo)
+		} else {
+			runErr = r.Damage()
+		}
 	}
 	return runErr
 }
