@@ -12,6 +12,7 @@ import (
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/pcapgo"
 	"github.com/smcscope/smcscope/internal/mutate"
 )
 
@@ -135,6 +136,101 @@ func FuzzStreamAsMapped(f *testing.F) {
 		mapped := read(OpenMapped(path))
 		if stream != mapped && !strings.HasPrefix(stream, "open: ") {
 			t.Fatalf("stream\n%s\nmapped\n%s", stream, mapped)
+		}
+	})
+}
+
+// FuzzBatchAsNext: a capture file read in batches (ReadBatch, of 3
+// frames) and decoded by a BatchDecoder gives the frames Next gives, field
+// for field, and the same end: what smcdump -j and the browser's filter
+// pass rely on. Mapped pcap and pcapng files are read in lean batches,
+// whose frames the decoder reads again from the mapping.
+func FuzzBatchAsNext(f *testing.F) {
+	for _, name := range []string{pingpong, declineRDM, "../samples/smcd-loopback.pcapng"} {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b[:min(len(b), 8192)])
+	}
+	// pingpong's first frames as pcapng.
+	src, err := Open(pingpong)
+	if err != nil {
+		f.Fatal(err)
+	}
+	var ng bytes.Buffer
+	w, err := pcapgo.NewNgWriter(&ng, layers.LinkTypeEthernet)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for i := 0; i < 40; i++ {
+		fr, err := src.Next()
+		if err != nil {
+			f.Fatal(err)
+		}
+		if err := w.WritePacket(fr.CI, fr.Data); err != nil {
+			f.Fatal(err)
+		}
+	}
+	src.Close()
+	w.Flush()
+	f.Add(ng.Bytes())
+	dir := f.TempDir()
+	frame := func(out *bytes.Buffer, fr *Frame) {
+		fmt.Fprintf(out, "%d %d %d %d %x %v %v %v %v\n", fr.Number, fr.UnixNano(), fr.CI.Length, fr.CI.InterfaceIndex, fr.Data, fr.Err, fr.RecordErr, fr.Fields().IDs, fr.Fields().Vals)
+	}
+	end := func(out *bytes.Buffer, r *Reader, err error) string {
+		if err == io.EOF {
+			err = r.Damage()
+		}
+		fmt.Fprintf(out, "end: %v\n", err)
+		return out.String()
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := dir + "/f.pcap"
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, err := OpenMapped(path)
+		if err != nil {
+			return
+		}
+		var next bytes.Buffer
+		for i := 0; ; i++ {
+			fr, err := r.Next()
+			if err != nil {
+				end(&next, r, err)
+				break
+			}
+			if i == 10000 {
+				t.Fatal("more than 10000 frames from a fuzz input")
+			}
+			frame(&next, fr)
+		}
+		r.Close()
+		if r, err = OpenMapped(path); err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		dec := r.NewBatchDecoder()
+		var batched bytes.Buffer
+		var b Batch
+		for k := 0; ; k++ {
+			if k == 10000 {
+				t.Fatalf("more than 10000 batches\nNext\n%s\nbatches\n%s", next.String(), batched.String())
+			}
+			r.ReadBatch(&b, 3, nil)
+			dec.Reset(&b)
+			for fr := dec.Next(); fr != nil; fr = dec.Next() {
+				frame(&batched, fr)
+			}
+			if b.Err != nil {
+				end(&batched, r, b.Err)
+				break
+			}
+		}
+		if next.String() != batched.String() {
+			t.Fatalf("Next\n%s\nbatches\n%s", next.String(), batched.String())
 		}
 	})
 }
