@@ -155,6 +155,9 @@ type ngCorrupt struct {
 	// taken: the block was read before it was found wrong (one longer
 	// than br's buffer): the stream is past it.
 	taken bool
+	// kept: the block was read and used all the same, what is wrong
+	// with it read as its default (interfaceBlock).
+	kept bool
 }
 
 func (e *ngCorrupt) Error() string { return e.detail }
@@ -521,11 +524,23 @@ func (p *ngFile) section(b []byte) error {
 }
 
 // interfaceBlock adds the interface that b (an interface description block) describes.
+// An option that cannot be read (a length it cannot have, units no 64-bit
+// timestamp can count, bytes running past the block) is damage: the
+// interface is added all the same, with the option's default (times in
+// microseconds, no offset; the options after one running past the block
+// unread), as tshark reads it, and the error returned is an *ngCorrupt
+// with kept set, for readPacket to read on past.
 func (p *ngFile) interfaceBlock(b []byte) error {
 	if len(b) < ngMinIDB {
 		return p.corrupt(ngBlockIDB, "%d bytes, below the %d of its fields", len(b), ngMinIDB)
 	}
 	ifc := ngIface{linkType: layers.LinkType(p.u16(b[8:])), snaplen: p.u32(b[12:]), exp: 6, perSec: 1e6, off: p.errOff}
+	var bad error
+	damaged := func(format string, a ...any) {
+		if bad == nil {
+			bad = p.corrupt(ngBlockIDB, format, a...)
+		}
+	}
 	opts, at := b[16:len(b)-4], 16
 	for len(opts) >= 4 {
 		code, l := p.u16(opts), int(p.u16(opts[2:]))
@@ -534,27 +549,34 @@ func (p *ngFile) interfaceBlock(b []byte) error {
 		}
 		padded := 4 + (l+3)&^3
 		if padded > len(opts) {
-			return p.corrupt(ngBlockIDB, "option %d at block offset %d: %d bytes run past the block", code, at, l)
+			damaged("option %d at block offset %d: %d bytes run past the block; the options from there not read", code, at, l)
+			break
 		}
 		v := opts[4 : 4+l]
 		switch code {
 		case ngOptTSResol:
-			if l != 1 {
-				return p.corrupt(ngBlockIDB, "if_tsresol of %d bytes (want 1)", l)
+			binary, exp := l == 1 && v[0]&0x80 != 0, uint8(0)
+			if l == 1 {
+				exp = v[0] & 0x7f
 			}
-			ifc.binary, ifc.exp = v[0]&0x80 != 0, v[0]&0x7f
 			switch {
-			case ifc.binary && ifc.exp > 63, !ifc.binary && ifc.exp > 19:
-				return p.corrupt(ngBlockIDB, "if_tsresol %#x: units beyond what a 64-bit timestamp can count", v[0])
-			case !ifc.binary:
-				ifc.perSec = 1
-				for range ifc.exp {
-					ifc.perSec *= 10
+			case l != 1:
+				damaged("if_tsresol of %d bytes (want 1); times read in microseconds", l)
+			case binary && exp > 63, !binary && exp > 19:
+				damaged("if_tsresol %#x: units beyond what a 64-bit timestamp can count; times read in microseconds", v[0])
+			default:
+				ifc.binary, ifc.exp = binary, exp
+				if !binary {
+					ifc.perSec = 1
+					for range exp {
+						ifc.perSec *= 10
+					}
 				}
 			}
 		case ngOptTSOffset:
 			if l != 8 {
-				return p.corrupt(ngBlockIDB, "if_tsoffset of %d bytes (want 8)", l)
+				damaged("if_tsoffset of %d bytes (want 8); read as no offset", l)
+				break
 			}
 			if p.big {
 				ifc.offset = int64(binary.BigEndian.Uint64(v))
@@ -578,7 +600,10 @@ func (p *ngFile) interfaceBlock(b []byte) error {
 	ifc.anc = []any{ifc.linkType}
 	p.ifaces = append(p.ifaces, ifc)
 	p.gen++
-	return nil
+	if bad != nil {
+		bad.(*ngCorrupt).kept = true
+	}
+	return bad
 }
 
 // note is what an error about a packet of ifc adds: where the interface
@@ -649,7 +674,10 @@ func (p *ngFile) readPacket(ci *gopacket.CaptureInfo) ([]byte, error) {
 		switch typ {
 		case ngBlockIDB:
 			if err := p.interfaceBlock(b); err != nil {
-				return nil, err
+				if ce, ok := err.(*ngCorrupt); !ok || !ce.kept {
+					return nil, err
+				}
+				p.pass(start, err) // damage, read past
 			}
 			continue
 		case ngBlockEPB, ngBlockPB:

@@ -240,8 +240,15 @@ func TestPcapngDamage(t *testing.T) {
 		// to the end, no frame lost to the numbering.
 		{name: "last packet block", base: withISB, damage: func(b []byte) { put(b, epb(12).off+4, 0x7ffffff0) }, good: 11,
 			err: at(12, epb(12).off) + fmt.Sprintf("corrupt record: enhanced packet block: block length 2147483632 is beyond any block (16 MiB); read on %d bytes to the file's end, no frame after it", epb(12).len), is: ErrCorruptRecord},
-		{name: "interface block option", base: withIDB, damage: func(b []byte) { put(b, idb2+16, 9|200<<16) }, good: 8,
-			err: at(9, idb2) + "corrupt record: interface description block: option 9 at block offset 16: 200 bytes run past the block", is: ErrCorruptRecord},
+		// An option that cannot be read: the interface kept with the
+		// option's default, as tshark reads it; damage all the same.
+		past("interface block option", withIDB, func(b []byte) { put(b, idb2+16, 9|200<<16) }, 9, idb2, idb2+len(idb),
+			"interface description block: option 9 at block offset 16: 200 bytes run past the block; the options from there not read", 12),
+		// pcapgo writes if_name and if_os before if_tsresol (at 40).
+		past("interface resolution length", withIDB, func(b []byte) { put(b, idb2+40, 9|2<<16) }, 9, idb2, idb2+len(idb),
+			"interface description block: if_tsresol of 2 bytes (want 1); times read in microseconds", 12),
+		past("interface resolution beyond 64 bits", withIDB, func(b []byte) { put(b, idb2+44, 0x7f) }, 9, idb2, idb2+len(idb),
+			"interface description block: if_tsresol 0x7f: units beyond what a 64-bit timestamp can count; times read in microseconds", 12),
 		{name: "cut in a block header", base: clean[:epb(8).off+5], good: 7,
 			err: at(8, epb(8).off) + "truncated record: the file ends inside it (block header cut after 5 of 8 bytes)", is: ErrTruncatedFile},
 		{name: "cut in a block", base: clean[:epb(8).off+50], good: 7,
