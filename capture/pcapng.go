@@ -40,6 +40,8 @@ type ngFile struct {
 	errOff     int64 // offset of the block the last error is about
 	big        bool  // the current section is big-endian
 	skip       bool  // the current section has a version we cannot read: skip to the next
+	skipErr    error // why skip: the damage the section's blocks are noted as (pass)
+	sectionAt  int64 // the offset of the current section's header block
 	ifaces     []ngIface
 	// gen counts the changes of what reading a packet block needs (a
 	// section's byte order, its interfaces), so that Reader.Layout
@@ -520,6 +522,12 @@ func (p *ngFile) section(b []byte) error {
 	// A version we cannot read: its blocks are skipped up to the next
 	// section, as pcapgo did (SkipUnknownVersion) and the format asks.
 	p.skip = p.u16(b[12:]) != ngMajorVersion
+	p.skipErr, p.sectionAt = nil, p.errOff
+	if p.skip {
+		// Not silently: its packets are missing from what is read (tshark
+		// stops there).
+		p.skipErr = p.corrupt(ngBlockSHB, "version %d.%d, which this reader cannot read: the section passed over up to the next one", p.u16(b[12:]), p.u16(b[14:]))
+	}
 	return nil
 }
 
@@ -664,9 +672,13 @@ func (p *ngFile) readPacket(ci *gopacket.CaptureInfo) ([]byte, error) {
 			if err := p.section(b); err != nil {
 				return nil, err
 			}
+			if p.skip {
+				p.pass(p.sectionAt, p.skipErr)
+			}
 			continue
 		}
 		if p.skip {
+			p.pass(p.sectionAt, p.skipErr) // from its header on
 			continue
 		}
 		p.errOff = start

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -240,6 +241,15 @@ func TestPcapngDamage(t *testing.T) {
 		// to the end, no frame lost to the numbering.
 		{name: "last packet block", base: withISB, damage: func(b []byte) { put(b, epb(12).off+4, 0x7ffffff0) }, good: 11,
 			err: at(12, epb(12).off) + fmt.Sprintf("corrupt record: enhanced packet block: block length 2147483632 is beyond any block (16 MiB); read on %d bytes to the file's end, no frame after it", epb(12).len), is: ErrCorruptRecord},
+		// A section of a version the reader cannot read: passed over, not
+		// silently (its packets are missing).
+		{name: "section version", base: slices.Concat(clean, clean, clean), damage: func(b []byte) { put(b, len(clean)+12, 3) }, good: 24, is: ErrCorruptRecord,
+			err: at(13, len(clean)) + fmt.Sprintf("corrupt record: section header block: version 3.0, which this reader cannot read: the section passed over up to the next one; read on from the next record, %d bytes later (frame 13)", len(clean)),
+			// Frame 13 is the third section's first, after its header
+			// and interface blocks.
+			flagged: map[int]string{13: fmt.Sprintf("frame 13 (file offset %#x): record: %d bytes skipped before it: the record at file offset %#x is damaged (section header block: version 3.0, which this reader cannot read: the section passed over up to the next one)", 2*len(clean)+epb(1).off, len(clean), len(clean))}},
+		{name: "last section's version", base: slices.Concat(clean, clean), damage: func(b []byte) { put(b, len(clean)+12, 3) }, good: 12, is: ErrCorruptRecord,
+			err: at(13, len(clean)) + fmt.Sprintf("corrupt record: section header block: version 3.0, which this reader cannot read: the section passed over up to the next one; read on %d bytes to the file's end, no frame after it", len(clean))},
 		// An option that cannot be read: the interface kept with the
 		// option's default, as tshark reads it; damage all the same.
 		past("interface block option", withIDB, func(b []byte) { put(b, idb2+16, 9|200<<16) }, 9, idb2, idb2+len(idb),
