@@ -460,7 +460,6 @@ func (r *Reader) readLeanNg(b *Batch) bool {
 		fl, known := r.qps.addKnown(directCDCDst(data), 0)
 		ld.known, ld.credits = known, fl&qpCredits != 0
 	}
-	p.skipped = 0
 	r.last = start
 	r.frame.Number++
 	l := b.addLean()

@@ -195,9 +195,9 @@ func Open(name string) (*Reader, error) { return open(context.Background(), name
 // OpenMapped is Open reading a classic pcap or pcapng file through a
 // memory mapping (other files and stdin are read as by Open): the frames
 // are then slices of the file's pages, with no read(2) copying them
-// first, which is a tenth of the time of the fastest consumers (a
-// pcapng file's blocks are read in place too, but only a classic pcap
-// file's records are read ahead and in batches in place, ReadBatch). A
+// first, which is a tenth of the time of the fastest consumers; ReadBatch
+// then notes where each record or packet block lies, for BatchDecoders to
+// read the frames again in place. A
 // file that another program truncates while it is read then faults when
 // a frame beyond its new end is touched: the caller must run with
 // debug.SetPanicOnFault(true) and turn the panic (a runtime.Error with an
