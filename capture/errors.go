@@ -112,18 +112,29 @@ func (e *RecordError) Unwrap() error { return ErrCorruptRecord }
 // found starts Skipped bytes on; frame Frame's record is at At, there or
 // after blocks that carry no frame. Frames in the bytes skipped are not in
 // the capture as read. It wraps ErrCorruptRecord.
+//
+// Kept is damage to pcapng blocks that carry no frame and were read and
+// used all the same (an interface description block with an option that
+// cannot be read, its default taken instead): the Skipped bytes are those
+// blocks, no frame is missing.
 type SkipError struct {
 	Frame   int
 	Offset  int64 // file offset of the damage (in a gzip file's decompressed stream)
 	Skipped int64
 	At      int64
 	Detail  string
+	Kept    bool
 }
 
 // Error reads "frame N (file offset 0x..): record: 132 bytes skipped
 // before it: the record at file offset 0x.. is damaged (capture length
 // exceeds snap length: 2147483647 > 65536)".
 func (e *SkipError) Error() string {
+	if e.Kept {
+		return "frame " + strconv.Itoa(e.Frame) + " (file offset 0x" + strconv.FormatInt(e.At, 16) +
+			"): record: the block before it at file offset 0x" + strconv.FormatInt(e.Offset, 16) +
+			" is damaged (" + e.Detail + "), read all the same: no frame missing"
+	}
 	return "frame " + strconv.Itoa(e.Frame) + " (file offset 0x" + strconv.FormatInt(e.At, 16) +
 		"): record: " + strconv.FormatInt(e.Skipped, 10) + " bytes skipped before it: the record at file offset 0x" +
 		strconv.FormatInt(e.Offset, 16) + " is damaged (" + e.Detail + ")"

@@ -68,6 +68,9 @@ type ngFile struct {
 	skipped  int64
 	skipFrom int64
 	skipWhy  string
+	// skipKept: every block of the damage was read and used all the same
+	// (ngCorrupt.kept): no bytes of a frame were skipped.
+	skipKept bool
 }
 
 // ngIface is what an interface description block says about the packets
@@ -393,10 +396,7 @@ func (p *ngFile) resync(from int64, why *ngCorrupt) bool {
 			if p.chain(b[at:], whole) {
 				p.discard(at)
 				p.pos += int64(at)
-				if p.skipped == 0 {
-					p.skipFrom, p.skipWhy = from, why.Error()
-				}
-				p.skipped = p.pos - p.skipFrom
+				p.noteDamage(from, why)
 				return true
 			}
 		}
@@ -794,9 +794,22 @@ func (p *ngFile) mappedEPB(ci *gopacket.CaptureInfo, timed bool) []byte {
 
 // pass notes that the block at start, which holds together (its lengths
 // agree) but cannot be read as a packet (why), was stepped over.
-func (p *ngFile) pass(start int64, why error) {
-	if p.skipped == 0 {
-		p.skipFrom, p.skipWhy = start, why.Error()
+func (p *ngFile) pass(start int64, why error) { p.noteDamage(start, why) }
+
+// noteDamage adds the damage at start (why), read past up to p.pos, to
+// what readPacket stepped over since its last packet. Where blocks read
+// all the same (kept) are followed by damage that skipped bytes, the
+// span is told from the latter, the bytes missing being the graver fact,
+// with the former's detail after it.
+func (p *ngFile) noteDamage(start int64, why error) {
+	ce, _ := why.(*ngCorrupt)
+	kept := ce != nil && ce.kept
+	switch {
+	case p.skipped == 0:
+		p.skipFrom, p.skipWhy, p.skipKept = start, why.Error(), kept
+	case p.skipKept && !kept:
+		p.skipWhy = fmt.Sprintf("%s; before it, at file offset %#x, %s, read all the same", why.Error(), p.skipFrom, p.skipWhy)
+		p.skipFrom, p.skipKept = start, false
 	}
 	p.skipped = p.pos - p.skipFrom
 }

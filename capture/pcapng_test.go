@@ -205,6 +205,14 @@ func TestPcapngDamage(t *testing.T) {
 			err:     at(frame, off) + fmt.Sprintf("corrupt record: %s; read on from the next record, %d bytes later (frame %d)", what, next-off, frame),
 			flagged: map[int]string{frame: fmt.Sprintf("frame %d (file offset %#x): record: %d bytes skipped before it: the record at file offset %#x is damaged (%s)", frame, next, next-off, off, what)}}
 	}
+	// Damage to a block that carries no frame, read all the same (an
+	// interface kept with an option's default): no frame missing.
+	kept := func(name string, damage func(b []byte), what string) ngDamageCase {
+		next := idb2 + len(idb)
+		return ngDamageCase{name: name, base: withIDB, damage: damage, good: 12, is: ErrCorruptRecord,
+			err:     at(9, idb2) + "corrupt record: " + what + "; read all the same, no frame missing",
+			flagged: map[int]string{9: fmt.Sprintf("frame 9 (file offset %#x): record: the block before it at file offset %#x is damaged (%s), read all the same: no frame missing", next, idb2, what)}}
+	}
 	// A copy long enough that a block length beyond the stream's buffer
 	// still ends inside it: what a mapped file can check, a stream cannot.
 	long, frames0 := bytes.Clone(clean), 12
@@ -252,13 +260,20 @@ func TestPcapngDamage(t *testing.T) {
 			err: at(13, len(clean)) + fmt.Sprintf("corrupt record: section header block: version 3.0, which this reader cannot read: the section passed over up to the next one; read on %d bytes to the file's end, no frame after it", len(clean))},
 		// An option that cannot be read: the interface kept with the
 		// option's default, as tshark reads it; damage all the same.
-		past("interface block option", withIDB, func(b []byte) { put(b, idb2+16, 9|200<<16) }, 9, idb2, idb2+len(idb),
-			"interface description block: option 9 at block offset 16: 200 bytes run past the block; the options from there not read", 12),
+		kept("interface block option", func(b []byte) { put(b, idb2+16, 9|200<<16) },
+			"interface description block: option 9 at block offset 16: 200 bytes run past the block; the options from there not read"),
 		// pcapgo writes if_name and if_os before if_tsresol (at 40).
-		past("interface resolution length", withIDB, func(b []byte) { put(b, idb2+40, 9|2<<16) }, 9, idb2, idb2+len(idb),
-			"interface description block: if_tsresol of 2 bytes (want 1); times read in microseconds", 12),
-		past("interface resolution beyond 64 bits", withIDB, func(b []byte) { put(b, idb2+44, 0x7f) }, 9, idb2, idb2+len(idb),
-			"interface description block: if_tsresol 0x7f: units beyond what a 64-bit timestamp can count; times read in microseconds", 12),
+		kept("interface resolution length", func(b []byte) { put(b, idb2+40, 9|2<<16) },
+			"interface description block: if_tsresol of 2 bytes (want 1); times read in microseconds"),
+		kept("interface resolution beyond 64 bits", func(b []byte) { put(b, idb2+44, 0x7f) },
+			"interface description block: if_tsresol 0x7f: units beyond what a 64-bit timestamp can count; times read in microseconds"),
+		// A block kept, then a packet block read past: the span told from
+		// the bytes skipped, the block kept named after.
+		past("interface kept, then a packet block damaged", withIDB, func(b []byte) {
+			put(b, idb2+44, 0x7f)
+			put(b, idb2+len(idb)+4, uint32(epb(9).len+2))
+		}, 9, idb2+len(idb), idb2+len(idb)+epb(9).len,
+			fmt.Sprintf("enhanced packet block: block length %d is not a multiple of 4; before it, at file offset %#x, interface description block: if_tsresol 0x7f: units beyond what a 64-bit timestamp can count; times read in microseconds, read all the same", epb(9).len+2, idb2), 11),
 		{name: "cut in a block header", base: clean[:epb(8).off+5], good: 7,
 			err: at(8, epb(8).off) + "truncated record: the file ends inside it (block header cut after 5 of 8 bytes)", is: ErrTruncatedFile},
 		{name: "cut in a block", base: clean[:epb(8).off+50], good: 7,

@@ -139,9 +139,14 @@ func (r *Reader) DamageOf(n int) error {
 		return nil
 	}
 	s := r.skips[0]
-	d := fmt.Sprintf("%s; read on from the next record, %d bytes later (frame %d)", s.Detail, s.Skipped, s.Frame)
-	if s.Frame > r.frame.Number {
+	var d string
+	switch {
+	case s.Kept:
+		d = s.Detail + "; read all the same, no frame missing"
+	case s.Frame > r.frame.Number:
 		d = fmt.Sprintf("%s; read on %d bytes to the file's end, no frame after it", s.Detail, s.Skipped)
+	default:
+		d = fmt.Sprintf("%s; read on from the next record, %d bytes later (frame %d)", s.Detail, s.Skipped, s.Frame)
 	}
 	if n > 1 {
 		d += fmt.Sprintf("; %s more read past (frame.error of the frame after each)", places(n-1))
@@ -585,7 +590,7 @@ func (r *Reader) read(f *Frame) (layers.LinkType, error) {
 		if p := r.ng; p != nil && p.skipped > 0 {
 			// Read past, with no packet after it (blocks of statistics
 			// end many files): damage all the same.
-			r.noteSkip(f.Number+1, p.skipFrom, p.skipped, p.skipFrom+p.skipped, p.skipWhy)
+			r.noteSkip(f.Number+1, p.skipFrom, p.skipped, p.skipFrom+p.skipped, p.skipWhy).Kept = p.skipKept
 			p.skipped = 0
 		}
 		r.err = r.fileError(f.Number+1, f.CI, err)
@@ -623,6 +628,7 @@ func (r *Reader) read(f *Frame) (layers.LinkType, error) {
 	case r.ng != nil:
 		if n := r.ng.skipped; n > 0 {
 			r.skip = r.noteSkip(f.Number, r.ng.skipFrom, n, r.ng.rec, r.ng.skipWhy)
+			r.skip.Kept = r.ng.skipKept
 		}
 		r.last = r.ng.rec
 		lt = r.ng.linkType()

@@ -289,6 +289,9 @@ func (t *Tracker) feed(in *input) {
 	t.lastNS = max(t.lastNS, in.ns)
 	if s := in.skip; s != nil {
 		t.raiseText(&t.expert, expert.CaptureDamaged, in, func() string {
+			if s.Kept {
+				return fmt.Sprintf("the block at file offset %#x is damaged (%s), read all the same: no frame missing", s.Offset, s.Detail)
+			}
 			return fmt.Sprintf("the record header at file offset %#x is damaged (%s): %d bytes skipped to this frame's record, at %#x", s.Offset, s.Detail, s.Skipped, s.At)
 		})
 	}
