@@ -112,7 +112,11 @@ type Half struct {
 	Role      string `json:"role"`
 	Conns     int    `json:"conns"`
 	Redundant bool   `json:"redundant"`
-	Links     []Link `json:"links"`
+	// RedundancyUnknown: the host exports no smc_lgr_redundant for the
+	// group (its exporter saw it on the wire only, fewer than two links,
+	// and not how they were set up).
+	RedundancyUnknown bool   `json:"redundancy_unknown,omitempty"`
+	Links             []Link `json:"links"`
 }
 
 // Active counts the half's active links.
@@ -214,7 +218,7 @@ const (
 	// instead of three, each with only the labels the view reads
 	// (count_values makes the redundancy, which rarely changes, a label).
 	qLGR = `max by (instance, lgr, role) (smc_lgr_info{kind="SMC-R"})` +
-		` * on (instance, lgr) group_left (redundant) count_values by (instance, lgr) ("redundant", max by (instance, lgr) (smc_lgr_redundant))` +
+		` * on (instance, lgr) group_left (redundant) count_values by (instance, lgr) ("redundant", max by (instance, lgr) (smc_lgr_redundant) or on (instance, lgr) -max by (instance, lgr) (smc_lgr_info{kind="SMC-R"}))` +
 		` * on (instance, lgr) group_left max by (instance, lgr) (smc_lgr_connections)`
 	// Each link once, whether it is up the value, its ends and its
 	// state (the one smc_link_state series at 1) as labels: one series
@@ -445,10 +449,10 @@ func build(s Snapshot, res map[string][]Sample) Snapshot {
 	for _, r := range res[qLGR] {
 		inst, lgr := r.Labels.Get("instance"), r.Labels.Get("lgr")
 		h := &Half{Instance: inst, Host: hosts[inst].nameOr(), LGR: lgr, Role: r.Labels.Get("role"),
-			Conns: int(r.Value), Redundant: r.Labels.Get("redundant") == "1"}
+			Conns: int(r.Value), Redundant: r.Labels.Get("redundant") == "1", RedundancyUnknown: r.Labels.Get("redundant") == "-1"}
 		halves[[2]string{inst, lgr}] = h
 		host(inst).LinkGroups++
-		if !h.Redundant {
+		if !h.Redundant && !h.RedundancyUnknown {
 			host(inst).NoRedundancy++
 		}
 	}

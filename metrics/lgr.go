@@ -46,7 +46,9 @@ func (c *lgrCollector) collect(s *monitor.Snapshot, m *emitter) {
 			for st, n := range states {
 				m.gauge(c.links, float64(n), id, string(st))
 			}
-			m.gauge(c.redundant, b2f(r.Redundant), id)
+			if !r.RedundancyUnknown { // absent, not 0: no alert on a link the capture may not show
+				m.gauge(c.redundant, b2f(r.Redundant), id)
+			}
 		}
 		if r.MaxConns != 0 {
 			m.gauge(c.maxConns, float64(r.MaxConns), id)

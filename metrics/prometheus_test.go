@@ -254,7 +254,20 @@ func TestPrometheusAlertsAndDashboard(t *testing.T) {
 		t.Fatal(err)
 	}
 	wire := monitor.New(monitor.Options{Wire: w})
-	for _, m := range []*monitor.Monitor{failover, portdown, burst, healthy, broken, wire, congested} {
+	// late: a capture that starts after its link group was set up and
+	// stops before its end (the lab's pingpong, frames 1500 to 3000): one
+	// link seen, whether the group has another not known, so no
+	// smc_lgr_redundant and no alert.
+	frames, lt := testutil.ReadFrames(t, "../testdata/reference/pingpong.pcap")
+	lw, err := monitor.OpenWire(testutil.WriteFrames(t, "late.pcap", lt, frames[1499:3000]), "", "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lw.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	late := monitor.New(monitor.Options{Wire: lw})
+	for _, m := range []*monitor.Monitor{failover, portdown, burst, healthy, broken, wire, congested, late} {
 		t.Cleanup(func() { m.Close() })
 	}
 	hosts := []host{
@@ -265,6 +278,7 @@ func TestPrometheusAlertsAndDashboard(t *testing.T) {
 		{name: "broken", src: refreshing{m: broken}},
 		{name: "wire", src: refreshing{m: wire}},
 		{name: "congested", src: refreshing{m: congested, hook: func() { cnp.bump(t) }}},
+		{name: "late", src: refreshing{m: late}},
 	}
 	var targets []string
 	byAddr := map[string]string{}
@@ -400,6 +414,15 @@ func TestPrometheusAlertsAndDashboard(t *testing.T) {
 	}
 	if ok, state := rulesOK(); !ok {
 		t.Errorf("after the alerts: %s", state)
+	}
+	// The late capture's group: in the fleet's record, its redundancy
+	// not known (-1); none of its series says 0.
+	wait("the late capture's group in the fleet record", 30*time.Second, func() (bool, string) {
+		res, err := instant(addr, fmt.Sprintf(`instance_lgr:smc_lgr_connections:with_role_redundant{instance=%q}`, hosts[len(hosts)-1].addr))
+		return err == nil && len(res) == 1 && strings.Contains(string(res[0]), `"redundant":"-1"`), fmt.Sprintf("%s %v", res, err)
+	})
+	if res, err := instant(addr, `smc_lgr_redundant{host="late"}`); err != nil || len(res) != 0 {
+		t.Errorf("late capture: smc_lgr_redundant %v %v, want no series", res, err)
 	}
 	for _, q := range []string{`smc_rnic_port_up{host="broken"}`, `smc_rnic_port_smc_links{host="broken"}`, `smc_rnic_rdma_recvs_total{host="broken"}`} {
 		if res, err := instant(addr, q); err != nil || len(res) == 0 {

@@ -139,3 +139,27 @@ func TestWireRolesUnknown(t *testing.T) {
 		}
 	}
 }
+
+// TestWireRedundancyUnknown: pingpong's group, set up before frame 1500
+// and ended after frame 3000, shows one link in that window; whether it
+// has a second (one with no connection shows only a TEST_LINK now and
+// then) is not on the wire: not known, not counted as a group without
+// redundancy. The whole capture shows the second link's ADD_LINK
+// rejected: known.
+func TestWireRedundancyUnknown(t *testing.T) {
+	frames, lt := testutil.ReadFrames(t, "../samples/pingpong.pcap")
+	s := replay(t, testutil.WriteFrames(t, "window.pcap", lt, frames[1499:3000]))
+	if len(s.LinkGroups) != 1 {
+		t.Fatalf("%d link groups", len(s.LinkGroups))
+	}
+	if g := s.LinkGroups[0]; g.Redundant || !g.RedundancyUnknown {
+		t.Errorf("window: redundant %v, unknown %v: want not known", g.Redundant, g.RedundancyUnknown)
+	}
+	if o := s.Overview; o.NoRedundancy != 0 || o.RedundancyUnknown != 1 {
+		t.Errorf("window: overview without redundancy %d, not known %d: want 0, 1", o.NoRedundancy, o.RedundancyUnknown)
+	}
+	whole := replay(t, "../samples/pingpong.pcap")
+	if g := whole.LinkGroups[0]; g.Redundant || g.RedundancyUnknown {
+		t.Errorf("whole: redundant %v, unknown %v: want known, not redundant", g.Redundant, g.RedundancyUnknown)
+	}
+}

@@ -129,6 +129,10 @@ type Overview struct {
 	// links: one RNIC or port failure away from losing every connection
 	// (the kernel's SMC_LGR_SINGLE / ASYMMETRIC types).
 	NoRedundancy int `json:"link_groups_without_redundancy"`
+	// RedundancyUnknown counts SMC-R link groups with fewer than two
+	// active links seen whose every link the source may not show
+	// (LinkGroupRow.RedundancyUnknown): in neither count above.
+	RedundancyUnknown int `json:"link_groups_redundancy_unknown,omitempty"`
 	RNICs        int `json:"rnics"`
 	// DIBSDevices counts SMC-D's devices: ISM, and the loopback "lo".
 	DIBSDevices int `json:"dibs_devices"`
@@ -547,6 +551,11 @@ type LinkGroupRow struct {
 	// Redundant: two or more active links (SMC-R). An SMC-D group has no
 	// links; redundancy means nothing for it (false, never counted).
 	Redundant bool `json:"redundant"`
+	// RedundancyUnknown: fewer than two active links seen in a group
+	// whose every link the source may not show (the wire, a capture that
+	// joined the group after its links were set up): not counted as a
+	// group without redundancy, shown and exported as not known.
+	RedundancyUnknown bool `json:"redundancy_unknown,omitempty"`
 	// DeleteReason is the DELETE_LINK reason seen on the wire.
 	DeleteReason Reason    `json:"delete_reason,omitzero"`
 	Links        []LinkRow `json:"links"`

@@ -918,7 +918,11 @@ func overview(s *Snapshot, t *rowTally) Overview {
 				o.LinksActive++
 			}
 		}
-		if g.Kind == ModeSMCR && !g.Redundant {
+		switch {
+		case g.Kind != ModeSMCR || g.Redundant:
+		case g.RedundancyUnknown:
+			o.RedundancyUnknown++
+		default:
 			o.NoRedundancy++
 		}
 	}

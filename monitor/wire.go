@@ -756,6 +756,7 @@ func wireGroup(g *track.LinkGroup, gr *rows.LGR) LinkGroupRow {
 		r.linkIndex = append(r.linkIndex, l.ID)
 	}
 	r.Redundant = active >= 2
+	r.RedundancyUnknown = !r.Redundant && !gr.LinksKnown
 	for i := range gr.Events {
 		e := &gr.Events[i]
 		r.History = append(r.History, Event{Time: e.Time, Kind: historyKinds[e.Kind], Source: EventFromWire, Frame: e.Frame,

@@ -19,6 +19,13 @@ type LGR struct {
 	// traffic alone, so nothing tells which end is the client (as
 	// Conn.RolesUnknown).
 	RolesUnknown bool   `json:"roles_unknown,omitempty"`
+	// LinksKnown: the capture shows how the group's links were set up
+	// (its first contact, or a link added or rejected), so the links it
+	// lists are all the group has. A group the capture joined later
+	// (Inferred) may have a link it never shows: one that carries no
+	// connection sends only a TEST_LINK every smcr_testlink_time
+	// (net.smc, 30 s by default).
+	LinksKnown   bool   `json:"-"`
 	ServerPeerID string `json:"server_peer_id"`
 	ClientPeerID string `json:"client_peer_id"`
 	ServerLGRID  string `json:"server_lgr_id,omitempty"`
@@ -161,8 +168,13 @@ func LGRRows(s *track.Snapshot) []LGR {
 			}
 		}
 		r.Events = History(s, g)
+		r.LinksKnown = !g.Inferred
 		for i := range r.Events {
 			r.History = append(r.History, r.Events[i].Text())
+			switch r.Events[i].Kind {
+			case GroupLinkAnnounced, GroupLinkConfirm, GroupLinkUp, GroupLinkAdd, GroupLinkRejected:
+				r.LinksKnown = true
+			}
 		}
 		rows = append(rows, r)
 	}

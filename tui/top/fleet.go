@@ -264,7 +264,11 @@ func groupDetail(g fleet.Group, _ *fleet.Snapshot) string {
 		if h == nil {
 			continue
 		}
-		fmt.Fprintf(&b, "%s half: %s (%s) link group %s, %d connections, redundant %v\n", h.Role, h.Instance, dash(h.Host), h.LGR, h.Conns, h.Redundant)
+		red := fmt.Sprint(h.Redundant)
+		if h.RedundancyUnknown {
+			red = "- (not known)"
+		}
+		fmt.Fprintf(&b, "%s half: %s (%s) link group %s, %d connections, redundant %s\n", h.Role, h.Instance, dash(h.Host), h.LGR, h.Conns, red)
 	}
 	if n := groupNote(g); n != "" {
 		b.WriteString(n + "\n")

@@ -70,6 +70,8 @@ func lgrRows(s *monitor.Snapshot) []entry[monitor.LinkGroupRow] {
 			red, limits = "n/a (SMC-D)", "-"
 			devs = []string{dash(g.DIBSDev)}
 			links = "-"
+		case g.RedundancyUnknown:
+			red = "-" // the capture may not show every link
 		case !g.Redundant:
 			red, color = "no-redundancy", tcell.ColorYellow
 		}

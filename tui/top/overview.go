@@ -69,6 +69,10 @@ func overviewRows(s *monitor.Snapshot) []widget.Row {
 	if v.LinksLost > 0 {
 		lgrNote += fmt.Sprintf(", %d lost", v.LinksLost)
 	}
+	redNote := "one link: a port or RNIC failure ends them"
+	if v.RedundancyUnknown > 0 {
+		redNote += fmt.Sprintf("; %d more with one link seen, the capture joined after their links were set up", v.RedundancyUnknown)
+	}
 	rows := []widget.Row{
 		{Key: "conns", Cells: []string{"connections", fmt.Sprint(v.Conns), "", connNote}},
 		{Key: "smcr", Cells: []string{"  SMC-R", fmt.Sprint(v.SMCR), okRate, okNote}, Color: tcell.ColorGreen},
@@ -79,7 +83,7 @@ func overviewRows(s *monitor.Snapshot) []widget.Row {
 		{Key: "lgrs", Cells: []string{"link groups", fmt.Sprint(v.LinkGroups), "", lgrNote}, Color: warn(v.LinksLost > 0)},
 		{Key: "unlisted", Cells: []string{"  conns without socket", countOrDash(v.UnlistedConns), "",
 			"in the groups' counts, not in the socket list: closed by their application, closing with the peer"}},
-		{Key: "noredundancy", Cells: []string{"  without redundancy", fmt.Sprint(v.NoRedundancy), "", "one link: a port or RNIC failure ends them"}, Color: warn(v.NoRedundancy > 0)},
+		{Key: "noredundancy", Cells: []string{"  without redundancy", fmt.Sprint(v.NoRedundancy), "", redNote}, Color: warn(v.NoRedundancy > 0)},
 		{Key: "rnics", Cells: []string{"RNICs", fmt.Sprint(v.RNICs), "", fmt.Sprintf("ports %d active, %d down", v.PortsActive, v.PortsDown)}, Color: warn(v.PortsDown > 0)},
 		{Key: "errors", Cells: []string{"  error counters moving", fmt.Sprint(v.ErrorCounters), "", "out_of_sequence, packet_seq_err, timeouts, RNR, CNP/ECN ..."}, Color: warn(v.ErrorCounters > 0)},
 		{Key: "traffic", Cells: []string{"SMC bytes rx / tx", "", ioRate, ioNote}},
@@ -167,7 +171,7 @@ func overviewDrill(r overviewRow, s *monitor.Snapshot) (tui.Drill, bool) {
 	case r.key == "noredundancy":
 		keys := []string{}
 		for _, g := range s.LinkGroups {
-			if g.Kind == monitor.ModeSMCR && !g.Redundant && !g.Deleted {
+			if g.Kind == monitor.ModeSMCR && !g.Redundant && !g.RedundancyUnknown && !g.Deleted {
 				keys = append(keys, g.Key)
 			}
 		}

@@ -19,8 +19,12 @@ func WriteText(w io.Writer, s monitor.Snapshot) error {
 	o := s.Overview
 	fmt.Fprintf(tw, "== overview  %s  %s\n", s.Origin, s.Time.UTC().Format(time.RFC3339))
 	fmt.Fprintf(tw, "connections %d: SMC-R %d  SMC-D %d  fallback %d  pending %d  failed %d  (listening %d, ended %d)\n", o.Conns, o.SMCR, o.SMCD, o.Fallback, o.Pending, o.Failed, o.Listening, o.Ended)
-	fmt.Fprintf(tw, "link groups %d (without redundancy %d), links %d (active %d, lost %d); group connections without a socket %s\n",
-		o.LinkGroups, o.NoRedundancy, o.Links, o.LinksActive, o.LinksLost, countOrDash(o.UnlistedConns))
+	red := fmt.Sprint(o.NoRedundancy)
+	if o.RedundancyUnknown > 0 {
+		red += fmt.Sprintf(", not known %d", o.RedundancyUnknown)
+	}
+	fmt.Fprintf(tw, "link groups %d (without redundancy %s), links %d (active %d, lost %d); group connections without a socket %s\n",
+		o.LinkGroups, red, o.Links, o.LinksActive, o.LinksLost, countOrDash(o.UnlistedConns))
 	fmt.Fprintf(tw, "RNICs %d, ports active %d down %d, error counters moving %d; DIBS devices %d\n", o.RNICs, o.PortsActive, o.PortsDown, o.ErrorCounters, o.DIBSDevices)
 	if s.Kernel != nil {
 		fmt.Fprintf(tw, "kernel totals: SMC ok %d (%.1f/s)  fallbacks %d (%.1f/s)  handshake errors %d (%.1f/s)\n",
@@ -45,6 +49,9 @@ func WriteText(w io.Writer, s monitor.Snapshot) error {
 	fmt.Fprintln(tw, "ID\tSRC\tKIND\tROLE\tTYPE/STATE\tCONNS\tV\tPEER\tMAX L/C\tBUF SND/RMB\tREDUNDANT\tDELETED")
 	for _, g := range s.LinkGroups {
 		limits, red := limitsText(g), fmt.Sprint(g.Redundant)
+		if g.RedundancyUnknown {
+			red = "-"
+		}
 		if g.Kind == monitor.ModeSMCD {
 			// No links: as on the screen, link limits and redundancy mean nothing.
 			limits, red = "-", "n/a (SMC-D)"
