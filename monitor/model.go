@@ -133,7 +133,7 @@ type Overview struct {
 	// active links seen whose every link the source may not show
 	// (LinkGroupRow.RedundancyUnknown): in neither count above.
 	RedundancyUnknown int `json:"link_groups_redundancy_unknown,omitempty"`
-	RNICs        int `json:"rnics"`
+	RNICs             int `json:"rnics"`
 	// DIBSDevices counts SMC-D's devices: ISM, and the loopback "lo".
 	DIBSDevices int `json:"dibs_devices"`
 	PortsActive int `json:"rnic_ports_active"`

@@ -18,7 +18,7 @@ type LGR struct {
 	// RolesUnknown: the group and every link of it were built from RoCE
 	// traffic alone, so nothing tells which end is the client (as
 	// Conn.RolesUnknown).
-	RolesUnknown bool   `json:"roles_unknown,omitempty"`
+	RolesUnknown bool `json:"roles_unknown,omitempty"`
 	// LinksKnown: the capture shows how the group's links were set up
 	// (its first contact, or a link added or rejected), so the links it
 	// lists are all the group has. A group the capture joined later
