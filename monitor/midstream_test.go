@@ -145,7 +145,8 @@ func TestWireRolesUnknown(t *testing.T) {
 // has a second (one with no connection shows only a TEST_LINK now and
 // then) is not on the wire: not known, not counted as a group without
 // redundancy. The whole capture shows the second link's ADD_LINK
-// rejected: known.
+// rejected: known. The group's first event in the window is that it was
+// first seen, not created.
 func TestWireRedundancyUnknown(t *testing.T) {
 	frames, lt := testutil.ReadFrames(t, "../samples/pingpong.pcap")
 	s := replay(t, testutil.WriteFrames(t, "window.pcap", lt, frames[1499:3000]))
@@ -157,6 +158,12 @@ func TestWireRedundancyUnknown(t *testing.T) {
 	}
 	if o := s.Overview; o.NoRedundancy != 0 || o.RedundancyUnknown != 1 {
 		t.Errorf("window: overview without redundancy %d, not known %d: want 0, 1", o.NoRedundancy, o.RedundancyUnknown)
+	}
+	// Nor was it created where the capture joined it.
+	for _, e := range s.Events {
+		if e.Kind == EventLGRCreated {
+			t.Errorf("window: event %q: the group was set up before the capture", e.Text)
+		}
 	}
 	whole := replay(t, "../samples/pingpong.pcap")
 	if g := whole.LinkGroups[0]; g.Redundant || g.RedundancyUnknown {

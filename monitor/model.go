@@ -811,6 +811,7 @@ const (
 	EventLinkUp       EventKind = "link-up"
 	EventLinkRejected EventKind = "link-rejected" // ADD_LINK rejected: the group stays as it was
 	EventLGRCreated   EventKind = "lgr-created"
+	EventLGRSeen      EventKind = "lgr-seen" // a group set up before the capture began, first seen
 	EventLGRDeleted   EventKind = "lgr-deleted"
 	EventFailover     EventKind = "failover"
 	EventCounter      EventKind = "counter"

@@ -793,7 +793,13 @@ func versionNote(v uint8) string {
 func groupEvents(g *track.LinkGroup, gr *rows.LGR, r *LinkGroupRow) []Event {
 	name := "link group " + r.Name()
 	var evs []Event
-	if !g.Start.IsZero() {
+	switch {
+	case g.Start.IsZero():
+	case gr.Inferred:
+		// Its first frame is where the capture joined it, not its start.
+		evs = append(evs, Event{Time: g.Start, Kind: EventLGRSeen, Source: EventFromWire, Frame: g.FirstFrame, LGR: r.Key,
+			Text: fmt.Sprintf("SMC-R %s first seen: set up before the capture began", name)})
+	default:
 		evs = append(evs, Event{Time: g.Start, Kind: EventLGRCreated, Source: EventFromWire, Frame: g.FirstFrame, LGR: r.Key,
 			Text: fmt.Sprintf("SMC-R %s created%s", name, versionNote(g.Version))})
 	}
