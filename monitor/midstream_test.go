@@ -146,7 +146,8 @@ func TestWireRolesUnknown(t *testing.T) {
 // then) is not on the wire: not known, not counted as a group without
 // redundancy. The whole capture shows the second link's ADD_LINK
 // rejected: known. The group's first event in the window is that it was
-// first seen, not created.
+// first seen, not created, and its connection is not one that became SMC
+// in the capture.
 func TestWireRedundancyUnknown(t *testing.T) {
 	frames, lt := testutil.ReadFrames(t, "../samples/pingpong.pcap")
 	s := replay(t, testutil.WriteFrames(t, "window.pcap", lt, frames[1499:3000]))
@@ -158,6 +159,10 @@ func TestWireRedundancyUnknown(t *testing.T) {
 	}
 	if o := s.Overview; o.NoRedundancy != 0 || o.RedundancyUnknown != 1 {
 		t.Errorf("window: overview without redundancy %d, not known %d: want 0, 1", o.NoRedundancy, o.RedundancyUnknown)
+	}
+	// Nor did its connection become SMC there.
+	if o := s.Overview; o.SuccessTotal != 0 || o.JoinedSMC != 1 {
+		t.Errorf("window: %d became SMC, %d joined: want 0, 1", o.SuccessTotal, o.JoinedSMC)
 	}
 	// Nor was it created where the capture joined it.
 	for _, e := range s.Events {

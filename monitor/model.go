@@ -147,6 +147,10 @@ type Overview struct {
 	HandshakeErrors uint64 `json:"handshake_errors"`
 	FallbacksTotal  uint64 `json:"fallbacks_total"`
 	SuccessTotal    uint64 `json:"smc_success_total"`
+	// JoinedSMC counts, for a capture, the SMC connections it joined
+	// after their handshake: not in SuccessTotal (it did not see them
+	// become SMC).
+	JoinedSMC uint64 `json:"smc_joined_total,omitempty"`
 	// Rates per second over the last interval.
 	HandshakeErrorRate float64 `json:"handshake_errors_per_second"`
 	FallbackRate       float64 `json:"fallbacks_per_second"`

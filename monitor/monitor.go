@@ -464,7 +464,7 @@ func (m *Monitor) wire(s *Snapshot, w *Wire) {
 		// missed (track.CauseUncaptured), listed under no reason.
 		s.Fallbacks = append(s.Fallbacks, v.fallbacks...)
 		s.Overview.FallbacksTotal += v.totals.ClientFallbacks + v.totals.ServerFallbacks
-		s.Overview.SuccessTotal = uint64(v.success)
+		s.Overview.SuccessTotal, s.Overview.JoinedSMC = uint64(v.success), uint64(v.joined)
 		s.WireTotals = &v.totals
 	}
 	var fresh []Event

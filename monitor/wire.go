@@ -436,7 +436,8 @@ type wireView struct {
 	// fallbacks counts the capture's fallbacks by side and local reason,
 	// as each side's kernel counts them (SMC_NETLINK_GET_FBACK_STATS).
 	fallbacks []ReasonCount
-	success   int // connections that became SMC-R or SMC-D
+	success   int // connections that became SMC-R or SMC-D in the capture
+	joined    int // SMC connections the capture joined after their handshake
 	// findings are the capture's expert findings as events, one per
 	// finding and object (Monitor.wire logs each once), and expert their
 	// counts over the whole capture.
@@ -558,7 +559,11 @@ func readWire(s *track.Snapshot) wireView {
 		if r.State != StateClosed && names.groups[c.LGR] != nil {
 			names.groups[c.LGR].Conns++
 		}
-		if r.Mode.SMC() {
+		switch {
+		case !r.Mode.SMC():
+		case c.Inferred:
+			v.joined++
+		default:
 			v.success++
 		}
 		if r.Mode == ModeFallback {

@@ -57,6 +57,9 @@ func overviewRows(s *monitor.Snapshot) []widget.Row {
 	fbRate, fbNote := kernel(rate(v.FallbackRate), fmt.Sprintf("%d since the module loaded", v.FallbacksTotal))
 	if s.Kernel == nil && !s.WireTime.IsZero() {
 		okNote = fmt.Sprintf("the capture: %d became SMC", v.SuccessTotal)
+		if v.JoinedSMC > 0 {
+			okNote += fmt.Sprintf(", %d were before it began", v.JoinedSMC)
+		}
 		fbNote = fmt.Sprintf("the capture: %d fallbacks (each side once)", v.FallbacksTotal)
 	}
 	hsRate, hsNote := kernel(rate(v.HandshakeErrorRate), hsLimit(v.HSLimitation))

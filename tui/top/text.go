@@ -30,8 +30,12 @@ func WriteText(w io.Writer, s monitor.Snapshot) error {
 		fmt.Fprintf(tw, "kernel totals: SMC ok %d (%.1f/s)  fallbacks %d (%.1f/s)  handshake errors %d (%.1f/s)\n",
 			o.SuccessTotal, o.SuccessRate, o.FallbacksTotal, o.FallbackRate, o.HandshakeErrors, o.HandshakeErrorRate)
 	} else if s.WireTime != (time.Time{}) {
-		fmt.Fprintf(tw, "wire totals: SMC %d  fallbacks %d (each side once)  capture time %s\n",
-			o.SuccessTotal, o.FallbacksTotal, s.WireTime.UTC().Format("2006-01-02 15:04:05.000000"))
+		joined := ""
+		if o.JoinedSMC > 0 {
+			joined = fmt.Sprintf(" (and %d SMC before the capture began)", o.JoinedSMC)
+		}
+		fmt.Fprintf(tw, "wire totals: SMC %d%s  fallbacks %d (each side once)  capture time %s\n",
+			o.SuccessTotal, joined, o.FallbacksTotal, s.WireTime.UTC().Format("2006-01-02 15:04:05.000000"))
 	}
 	if o.HSLimitation != nil {
 		fmt.Fprintf(tw, "handshake limitation: %v\n", *o.HSLimitation)
