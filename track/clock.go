@@ -31,6 +31,11 @@ type captureClock struct {
 	stepped bool  // the frame last read stepped back by more than stepBack
 }
 
+// maxClockSteps is how many of the clock's steps back a Tracker keeps the
+// times of (Snapshot.Unmeasured): a capture of a host whose clock was
+// left alone has none, two captures joined end to end one.
+const maxClockSteps = 1024
+
 // stepBack is how far a stamp goes back before the clock stands:
 // expert.TimeBackwards's threshold.
 const stepBack = int64(time.Second)

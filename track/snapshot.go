@@ -24,6 +24,11 @@ type Snapshot struct {
 	// pending at End are findings (expert.EndedPending).
 	Ended bool
 
+	// steps: the times where the clock stood at a step back of the
+	// capture's clock (Unmeasured); stepsCut: more came after the last.
+	steps    []int64
+	stepsCut bool
+
 	folded folded // sums of what is not listed (Totals adds the rest)
 	expert marks  // findings tied to no connection or link
 	// carried: frames that carried a finding, by severity (Tracker.carried)
@@ -48,6 +53,7 @@ func (t *Tracker) snapshot() Snapshot {
 		carried:    t.carried,
 	}
 	s.Ended = t.ended
+	s.steps, s.stepsCut = append([]int64(nil), t.steps...), t.stepsCut
 	end := max(t.lastNS, t.endNS)
 	for _, l := range t.links {
 		end = max(end, l.lastNS)
@@ -220,4 +226,22 @@ func (s *Snapshot) FoldedFallbacks() []FoldedFallback {
 		out = append(out, FoldedFallback{Cause: k.cause, Code: k.code, By: k.by, Other: k == reasonOther, Count: n})
 	}
 	return out
+}
+
+// Unmeasured reports whether the time from from to to is not known: the
+// capture's clock stepped back between them (expert.TimeBackwards), and
+// the tracker's clock stood there, so their difference lacks the time
+// that passed across the step. A duration between them is a lower
+// bound, not a measure.
+func (s *Snapshot) Unmeasured(from, to time.Time) bool {
+	if from.IsZero() || to.IsZero() {
+		return false
+	}
+	a, b := from.UnixNano(), to.UnixNano()
+	for _, at := range s.steps {
+		if a <= at && at <= b {
+			return true
+		}
+	}
+	return s.stepsCut && len(s.steps) > 0 && b >= s.steps[len(s.steps)-1]
 }

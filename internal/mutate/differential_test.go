@@ -783,11 +783,13 @@ func TestReorderedAtEnd(t *testing.T) {
 // (smc.capture.time_backwards), and nothing else changes but how often a
 // finding counted per frame is met at the step: the connections, their
 // CDCs and bytes are the whole capture's, and every other finding the
-// whole capture has it has, and none more. (Measured by the stamps, a
+// whole capture has it has, and none more; a handshake's durations are
+// the whole capture's or, across the step, not known ("-"), never shorter.
+// (Measured by the stamps, a
 // link's confirmation awaited across the step was never late enough to
 // be unconfirmed.)
 func TestClockStepBack(t *testing.T) {
-	variants := 0
+	variants, unmeasured := 0, 0
 	eachCapture(t, func(rel string, lt layers.LinkType, frames []mutate.Frame, base run) {
 		n := len(frames)
 		if n < 6 {
@@ -816,8 +818,28 @@ func TestClockStepBack(t *testing.T) {
 			}
 			if got, want := len(v.snap.Conns), len(base.snap.Conns); got != want {
 				t.Errorf("%s: %d connections, whole capture %d", name, got, want)
+				continue
+			}
+			// A handshake step's time from the SYN is the whole capture's,
+			// or not known where the step back lies between them: never
+			// shorter by the time the step hid.
+			vr, br := rows.ConnRows(&v.snap), rows.ConnRows(&base.snap)
+			for i := range vr {
+				got, want := vr[i].Handshake, br[i].Handshake
+				for j, pair := range [][2]float64{{got.Proposal, want.Proposal}, {got.Accept, want.Accept}, {got.Confirm, want.Confirm}, {got.FirstCDC, want.FirstCDC}} {
+					switch {
+					case pair[0] == pair[1]:
+					case pair[0] == -1:
+						unmeasured++
+					default:
+						t.Errorf("%s: connection %d handshake step %d at %.3f ms, whole capture %.3f", name, vr[i].ID, j, pair[0], pair[1])
+					}
+				}
 			}
 		}
 	})
-	t.Logf("%d variants", variants)
+	if unmeasured == 0 {
+		t.Errorf("no handshake across a step back in %d variants: the check above checked nothing", variants)
+	}
+	t.Logf("%d variants, %d handshake steps across a step back", variants, unmeasured)
 }

@@ -264,7 +264,7 @@ func ConnRows(s *track.Snapshot) []Conn {
 	links := linksByID(s)
 	ended := groupsEnded(s)
 	for i := range s.Conns {
-		r := connRow(&s.Conns[i], links)
+		r := connRow(s, &s.Conns[i], links)
 		r.Ended = Ended(&s.Conns[i], ended[s.Conns[i].LGR])
 		rows = append(rows, r)
 	}
@@ -296,10 +296,18 @@ func clcName(t uint8) string { return decode.CLCType(t).String() }
 // connRow is c's line of smc,conns; links finds c's link: its kernel
 // number, and for an inferred connection the hosts that stand in for the
 // TCP endpoints.
-func connRow(c *track.Conn, links map[int]*track.Link) Conn {
+func connRow(s *track.Snapshot, c *track.Conn, links map[int]*track.Link) Conn {
 	start := c.TSYN
 	if start.IsZero() {
 		start = c.TProposal
+	}
+	// A step the capture's clock made between the SYN and a step leaves
+	// its duration unknown (-1, as a step not seen), not shorter.
+	ms := func(from, to time.Time) float64 {
+		if s.Unmeasured(from, to) {
+			return -1
+		}
+		return ms(from, to)
 	}
 	r := Conn{
 		ID: c.ID, Client: addrString(c.Client), Server: addrString(c.Server),
