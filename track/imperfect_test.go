@@ -1493,3 +1493,26 @@ func TestCountFromZero(t *testing.T) {
 		}
 	}
 }
+
+// TestSlowHandshakeAcrossStep: handshake-slow.pcap with the capture's
+// clock stepped back 5 s at its Confirm (frame 12): the time from the
+// Proposal is a lower bound, said so, not a measure; the whole capture's
+// is a measure.
+func TestSlowHandshakeAcrossStep(t *testing.T) {
+	const name = "../testdata/expert/handshake-slow.pcap"
+	detail := func(s Snapshot) string {
+		for _, f := range s.Findings() {
+			if f.ID == expert.HandshakeSlow {
+				return f.Detail
+			}
+		}
+		return ""
+	}
+	if d := detail(feedFile(t, name, Options{Unshared: true}, 0).Snapshot()); d == "" || strings.Contains(d, "at least") {
+		t.Errorf("whole capture: %q, want a measure", d)
+	}
+	s, _ := feedRaw(t, mutate.Mutation{Kind: mutate.Step, At: 11, N: 5000}.Apply(readRawFrames(t, name)))
+	if d := detail(s); !strings.Contains(d, "Confirm at least") || !strings.Contains(d, "stepped back") {
+		t.Errorf("stepped at the Confirm: %q, want a lower bound", d)
+	}
+}

@@ -237,11 +237,16 @@ func (s *Snapshot) Unmeasured(from, to time.Time) bool {
 	if from.IsZero() || to.IsZero() {
 		return false
 	}
-	a, b := from.UnixNano(), to.UnixNano()
-	for _, at := range s.steps {
+	return stepBetween(s.steps, s.stepsCut, from.UnixNano(), to.UnixNano())
+}
+
+// stepBetween reports whether one of steps (the times where the clock
+// stood at a step back; cut: more came after the last) lies from a to b.
+func stepBetween(steps []int64, cut bool, a, b int64) bool {
+	for _, at := range steps {
 		if a <= at && at <= b {
 			return true
 		}
 	}
-	return s.stepsCut && len(s.steps) > 0 && b >= s.steps[len(s.steps)-1]
+	return cut && len(steps) > 0 && b >= steps[len(steps)-1]
 }

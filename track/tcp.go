@@ -595,7 +595,12 @@ func (t *Tracker) slowHandshake(c *Conn, in *input, what string) {
 		return
 	}
 	if d := in.ns - c.TProposal.UnixNano(); d > int64(slowHandshake) {
-		t.raiseText(&c.expert, expert.HandshakeSlow, in, func() string { return "CLC Proposal to " + what + " " + msText(d) })
+		t.raiseText(&c.expert, expert.HandshakeSlow, in, func() string {
+			if stepBetween(t.steps, t.stepsCut, c.TProposal.UnixNano(), in.ns) {
+				return "CLC Proposal to " + what + " at least " + msText(d) + " (the capture's clock stepped back between them)"
+			}
+			return "CLC Proposal to " + what + " " + msText(d)
+		})
 	}
 }
 
