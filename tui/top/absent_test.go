@@ -76,3 +76,38 @@ func TestWireAbsentValues(t *testing.T) {
 		t.Errorf("an orderly end reads as a loss: %v", cells)
 	}
 }
+
+// TestFirstRefreshRates: a rate is a change since the refresh before;
+// the first refresh (smctop --once) has none, so its rates read "-" in
+// the text, the connections list and a connection's detail, never 0; the
+// next refresh has them.
+func TestFirstRefreshRates(t *testing.T) {
+	frames, lt := testutil.ReadFrames(t, "../../samples/pingpong.pcap")
+	w, err := monitor.OpenWire(testutil.WriteFrames(t, "window.pcap", lt, frames[1499:3000]), "", "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := monitor.New(monitor.Options{Wire: w})
+	if err := w.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	first := m.Refresh()
+	var text bytes.Buffer
+	if err := WriteText(&text, first); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "-     -     -") { // RX/s, TX/s, REASON
+		t.Errorf("--once text: want RX/s and TX/s \"-\":\n%s", text.String())
+	}
+	cells := connRows(&first)[0].row.Cells
+	if rx, tx := cells[11], cells[12]; rx != "-" || tx != "-" {
+		t.Errorf("first refresh: rates %q %q, want -", rx, tx)
+	}
+	if d := connDetail(first.Conns[0], &first); strings.Count(d, " B (-)") != 2 {
+		t.Errorf("first refresh detail:\n%s", d)
+	}
+	second := m.Refresh()
+	if cells := connRows(&second)[0].row.Cells; cells[11] == "-" || cells[12] == "-" {
+		t.Errorf("second refresh: rates %q %q, want measured", cells[11], cells[12])
+	}
+}

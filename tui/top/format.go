@@ -123,6 +123,11 @@ func version(v, r uint8) string {
 // bytesRate writes bytes per second with a binary prefix.
 func bytesRate(v float64) string { return bytesText(v) + "/s" }
 
+// noRates reports whether s is a monitor's first refresh: a rate is a
+// change over the interval since the refresh before, and there is none
+// (Snapshot.Interval 0; smctop --once), so its rates are "-", not 0.
+func noRates(s *monitor.Snapshot) bool { return s.Interval <= 0 }
+
 // bytesText writes a byte count with a binary prefix: 512B, 10.0KiB, 1.2MiB.
 func bytesText(v float64) string {
 	switch {

@@ -37,7 +37,7 @@ func overviewEntries(s *monitor.Snapshot) []entry[overviewRow] {
 // overviewRows is the overview's model: counts now and rates.
 func overviewRows(s *monitor.Snapshot) []widget.Row {
 	v := s.Overview
-	rate := func(r float64) string { return fmt.Sprintf("%.1f/s", r) }
+	rate := func(r float64) string { return known(noRates(s), fmt.Sprintf("%.1f", r)) + "/s" }
 	warn := func(bad bool) tcell.Color {
 		if bad {
 			return tcell.ColorRed

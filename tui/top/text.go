@@ -26,9 +26,11 @@ func WriteText(w io.Writer, s monitor.Snapshot) error {
 	fmt.Fprintf(tw, "link groups %d (without redundancy %s), links %d (active %d, lost %d); group connections without a socket %s\n",
 		o.LinkGroups, red, o.Links, o.LinksActive, o.LinksLost, countOrDash(o.UnlistedConns))
 	fmt.Fprintf(tw, "RNICs %d, ports active %d down %d, error counters moving %d; DIBS devices %d\n", o.RNICs, o.PortsActive, o.PortsDown, o.ErrorCounters, o.DIBSDevices)
+	noRate := noRates(&s)
+	perSec := func(v float64) string { return known(noRate, strconv.FormatFloat(v, 'f', 1, 64)) + "/s" }
 	if s.Kernel != nil {
-		fmt.Fprintf(tw, "kernel totals: SMC ok %d (%.1f/s)  fallbacks %d (%.1f/s)  handshake errors %d (%.1f/s)\n",
-			o.SuccessTotal, o.SuccessRate, o.FallbacksTotal, o.FallbackRate, o.HandshakeErrors, o.HandshakeErrorRate)
+		fmt.Fprintf(tw, "kernel totals: SMC ok %d (%s)  fallbacks %d (%s)  handshake errors %d (%s)\n",
+			o.SuccessTotal, perSec(o.SuccessRate), o.FallbacksTotal, perSec(o.FallbackRate), o.HandshakeErrors, perSec(o.HandshakeErrorRate))
 	} else if s.WireTime != (time.Time{}) {
 		joined := ""
 		if o.JoinedSMC > 0 {
@@ -47,7 +49,7 @@ func WriteText(w io.Writer, s monitor.Snapshot) error {
 			c.Key, c.Mode, connState(c), localEnd(c), endpoint(c.Dst, c.AddrHidden),
 			process(c.PID, c.Comm), c.LGRName(), numOrDash(int(c.Link().LinkID)), connDevice(c),
 			known(c.RxUnknown, strconv.FormatUint(c.RxBytes, 10)), known(c.TxUnknown, strconv.FormatUint(c.TxBytes, 10)),
-			known(c.RxUnknown, strconv.FormatFloat(c.RxRate, 'f', 0, 64)), known(c.TxUnknown, strconv.FormatFloat(c.TxRate, 'f', 0, 64)), connReason(c))
+			known(c.RxUnknown || noRate, strconv.FormatFloat(c.RxRate, 'f', 0, 64)), known(c.TxUnknown || noRate, strconv.FormatFloat(c.TxRate, 'f', 0, 64)), connReason(c))
 	}
 	fmt.Fprintln(tw, "\n== link groups")
 	fmt.Fprintln(tw, "ID\tSRC\tKIND\tROLE\tTYPE/STATE\tCONNS\tV\tPEER\tMAX L/C\tBUF SND/RMB\tREDUNDANT\tDELETED")
@@ -101,12 +103,13 @@ func WriteText(w io.Writer, s monitor.Snapshot) error {
 	writeSystemText(tw, &s)
 	fmt.Fprintln(tw, "\n== fallback reasons")
 	for _, r := range s.Fallbacks {
-		fmt.Fprintf(tw, "%s\t%#08x %s\t%d\t%.1f/s\t%s\n", r.Side, r.Reason.Code, r.Reason.Name, r.Count, r.Rate, r.Reason.Meaning)
+		fmt.Fprintf(tw, "%s\t%#08x %s\t%d\t%s\t%s\n", r.Side, r.Reason.Code, r.Reason.Name, r.Count, perSec(r.Rate), r.Reason.Meaning)
 	}
 	fmt.Fprintln(tw, "\n== processes (SMC send/receive tracepoints)")
 	for _, p := range s.Processes {
-		fmt.Fprintf(tw, "%d\t%s\tsockets %d\ttx %d B (%.0f B/s, %d calls)\trx %d B (%.0f B/s, %d calls)\n",
-			p.PID, p.Comm, p.Sockets, p.TxBytes, p.TxRate, p.TxCalls, p.RxBytes, p.RxRate, p.RxCalls)
+		fmt.Fprintf(tw, "%d\t%s\tsockets %d\ttx %d B (%s B/s, %d calls)\trx %d B (%s B/s, %d calls)\n",
+			p.PID, p.Comm, p.Sockets, p.TxBytes, known(noRate, strconv.FormatFloat(p.TxRate, 'f', 0, 64)), p.TxCalls,
+			p.RxBytes, known(noRate, strconv.FormatFloat(p.RxRate, 'f', 0, 64)), p.RxCalls)
 	}
 	fmt.Fprintln(tw, "\n== events")
 	for _, e := range s.Events {
