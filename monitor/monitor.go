@@ -255,8 +255,11 @@ func (m *Monitor) carry(s *Snapshot) (*connDiff, *rowTally) {
 	}
 	mg := keyMerge{prev: prev}
 	rates := m.prev != nil && s.Interval > 0
+	// A wire row's rate is over the capture's time, which stands still
+	// once a replay ended (and was not there before its first frame).
+	wireRates := rates && !m.prev.WireTime.IsZero() && s.WireTime.After(m.prev.WireTime)
 	var perWire func(cur, old uint64) float64
-	if rates {
+	if wireRates {
 		perWire = perOver(s.WireTime.Sub(m.prev.WireTime).Seconds())
 	}
 	per := perOver(s.Interval.Seconds())
@@ -273,13 +276,13 @@ func (m *Monitor) carry(s *Snapshot) (*connDiff, *rowTally) {
 		if m.prev != nil {
 			conns.add(c, p, prevTime, s.Time)
 		}
-		if rates && p != nil {
-			rate := per
-			if c.Source == SourceWire {
-				rate = perWire
-			}
-			c.RxRate = rate(c.RxBytes, p.RxBytes)
-			c.TxRate = rate(c.TxBytes, p.TxBytes)
+		switch {
+		case p == nil, c.Source == SourceWire && !wireRates, c.Source != SourceWire && !rates:
+			c.RateUnknown = true
+		case c.Source == SourceWire:
+			c.RxRate, c.TxRate, c.RateUnknown = perWire(c.RxBytes, p.RxBytes), perWire(c.TxBytes, p.TxBytes), false
+		default:
+			c.RxRate, c.TxRate, c.RateUnknown = per(c.RxBytes, p.RxBytes), per(c.TxBytes, p.TxBytes), false
 		}
 	}
 	return conns, tally

@@ -238,8 +238,35 @@ func TestWireRatesUseCaptureTime(t *testing.T) {
 	s := &Snapshot{Time: t0.Add(100 * time.Millisecond), Interval: 100 * time.Millisecond, WireTime: t0.Add(2 * time.Second),
 		Conns: []ConnRow{{Key: "wire:1", Source: "wire", RxBytes: 5000}}}
 	m.carry(s)
-	if got := s.Conns[0].RxRate; got != 2000 {
-		t.Errorf("rate %v B/s, want 4000 bytes over 2 s of capture = 2000", got)
+	if got := s.Conns[0].RxRate; got != 2000 || s.Conns[0].RateUnknown {
+		t.Errorf("rate %v B/s (unknown %v), want 4000 bytes over 2 s of capture = 2000", got, s.Conns[0].RateUnknown)
+	}
+	// Not measured, not 0: a row the refresh before did not list, a
+	// capture whose time stood still since (its replay ended), a refresh
+	// before the capture's first frame, the first refresh.
+	for name, c := range map[string]struct {
+		prev    *Snapshot
+		wire    time.Time
+		key     string
+		unknown bool
+	}{
+		"new row":           {m.prev, t0.Add(2 * time.Second), "wire:2", true},
+		"replay ended":      {m.prev, t0, "wire:1", true},
+		"before its frames": {&Snapshot{Time: t0, Conns: m.prev.Conns}, t0.Add(2 * time.Second), "wire:1", true},
+		"first refresh":     {nil, t0.Add(2 * time.Second), "wire:1", true},
+		"measured":          {m.prev, t0.Add(2 * time.Second), "wire:1", false},
+	} {
+		m := New(Options{})
+		m.prev = c.prev
+		s := &Snapshot{Time: t0.Add(100 * time.Millisecond), Interval: 100 * time.Millisecond, WireTime: c.wire,
+			Conns: []ConnRow{{Key: c.key, Source: "wire", RxBytes: 5000}}}
+		if c.prev == nil {
+			s.Interval = 0
+		}
+		m.carry(s)
+		if got := s.Conns[0].RateUnknown; got != c.unknown {
+			t.Errorf("%s: rate unknown %v, want %v", name, got, c.unknown)
+		}
 	}
 }
 

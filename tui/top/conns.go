@@ -46,14 +46,13 @@ func known(unknown bool, s string) string {
 // connRows is the connections screen's model.
 func connRows(s *monitor.Snapshot) []entry[monitor.ConnRow] {
 	out := make([]entry[monitor.ConnRow], 0, len(s.Conns))
-	noRate := noRates(s)
 	for _, r := range s.Conns {
 		l := r.Link()
 		row := entryRow(r.Key,
 			[]string{r.Key, string(r.Mode), connState(r), localEnd(r), endpoint(r.Dst, r.AddrHidden),
 				process(r.PID, r.Comm), r.LGRName(), numOrDash(int(l.LinkID)), connDevice(r),
 				known(r.RxUnknown, bytesText(float64(r.RxBytes))), known(r.TxUnknown, bytesText(float64(r.TxBytes))),
-				known(r.RxUnknown || noRate, bytesRate(r.RxRate)), known(r.TxUnknown || noRate, bytesRate(r.TxRate)), connReason(r)},
+				known(r.RxUnknown || r.RateUnknown, bytesRate(r.RxRate)), known(r.TxUnknown || r.RateUnknown, bytesRate(r.TxRate)), connReason(r)},
 			[]any{nil, nil, nil, nil, nil, nil, uint32(l.LGRID), l.LinkID, nil, r.RxBytes, r.TxBytes, r.RxRate, r.TxRate})
 		switch {
 		case r.State == monitor.StateClosed:
@@ -104,8 +103,8 @@ func connDetail(r monitor.ConnRow, s *monitor.Snapshot) string {
 		fmt.Fprintf(&b, "  sndbuf %d", r.SndBuf)
 	}
 	fmt.Fprintf(&b, "  RMBE %s  peer RMBE %s  rx %s (%s)  tx %s (%s)\n", numOrDash(int(r.RMBE)), numOrDash(int(r.PeerRMBE)),
-		known(r.RxUnknown, strconv.FormatUint(r.RxBytes, 10)+" B"), known(r.RxUnknown || noRates(s), bytesRate(r.RxRate)),
-		known(r.TxUnknown, strconv.FormatUint(r.TxBytes, 10)+" B"), known(r.TxUnknown || noRates(s), bytesRate(r.TxRate)))
+		known(r.RxUnknown, strconv.FormatUint(r.RxBytes, 10)+" B"), known(r.RxUnknown || r.RateUnknown, bytesRate(r.RxRate)),
+		known(r.TxUnknown, strconv.FormatUint(r.TxBytes, 10)+" B"), known(r.TxUnknown || r.RateUnknown, bytesRate(r.TxRate)))
 	cursorLines(&b, r, s.Time)
 	if t := r.Traced; t != nil {
 		fmt.Fprintf(&b, "traced in the last interval: sent %d B in %d calls (%s), received %d B in %d calls (%s)\n",

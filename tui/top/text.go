@@ -49,7 +49,7 @@ func WriteText(w io.Writer, s monitor.Snapshot) error {
 			c.Key, c.Mode, connState(c), localEnd(c), endpoint(c.Dst, c.AddrHidden),
 			process(c.PID, c.Comm), c.LGRName(), numOrDash(int(c.Link().LinkID)), connDevice(c),
 			known(c.RxUnknown, strconv.FormatUint(c.RxBytes, 10)), known(c.TxUnknown, strconv.FormatUint(c.TxBytes, 10)),
-			known(c.RxUnknown || noRate, strconv.FormatFloat(c.RxRate, 'f', 0, 64)), known(c.TxUnknown || noRate, strconv.FormatFloat(c.TxRate, 'f', 0, 64)), connReason(c))
+			known(c.RxUnknown || c.RateUnknown, strconv.FormatFloat(c.RxRate, 'f', 0, 64)), known(c.TxUnknown || c.RateUnknown, strconv.FormatFloat(c.TxRate, 'f', 0, 64)), connReason(c))
 	}
 	fmt.Fprintln(tw, "\n== link groups")
 	fmt.Fprintln(tw, "ID\tSRC\tKIND\tROLE\tTYPE/STATE\tCONNS\tV\tPEER\tMAX L/C\tBUF SND/RMB\tREDUNDANT\tDELETED")
