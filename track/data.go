@@ -244,7 +244,7 @@ func (t *Tracker) cdcConn(c *Conn, l *Link, d Dir, in *input) {
 		}
 	} else if f.wbSince != 0 {
 		// The episode ends with the direction's next CDC without the flag.
-		f.WBLongest = max(f.WBLongest, time.Duration(in.ns-f.wbSince))
+		t.longest(&f.WBLongest, &f.wbAtLeast, f.wbSince, in.ns)
 		f.wbSince = 0
 	}
 	if m.prodFlags&cdcUrgentPending != 0 {
@@ -272,7 +272,7 @@ func (t *Tracker) cdcConn(c *Conn, l *Link, d Dir, in *input) {
 	if m.connFlags&(cdcConnClosed|cdcAbort) != 0 {
 		// The sender writes no more: its wait for room is over, and
 		// so, on an abort, is the peer's.
-		c.endEpisodes(in, d, m.connFlags&cdcAbort != 0)
+		t.endEpisodes(c, in, d, m.connFlags&cdcAbort != 0)
 	}
 	if c.TClose.IsZero() && c.Closed() {
 		c.TClose = in.ts()
@@ -515,7 +515,7 @@ func sideName(c *Conn, d Dir) string {
 func (t *Tracker) stall(c *Conn, d Dir, in *input, consumed uint64, missed bool) {
 	if o := &c.Flow[d.Reverse()]; o.fullSince != 0 && consumed > 0 {
 		if dur := in.ns - o.fullSince; dur >= int64(stallAfter) && !missed {
-			o.StallLongest = max(o.StallLongest, time.Duration(dur))
+			t.longest(&o.StallLongest, &o.stallAtLeast, o.fullSince, in.ns)
 			t.raise(&c.expert, expert.ConsumerStall, in)
 		}
 		o.fullSince = 0
@@ -529,25 +529,34 @@ func (t *Tracker) stall(c *Conn, d Dir, in *input, consumed uint64, missed bool)
 	}
 }
 
+// longest makes *longest the episode from since to now where it is longer,
+// *atLeast saying whether its length lacks the time across a step back of
+// the capture's clock (a lower bound).
+func (t *Tracker) longest(longest *time.Duration, atLeast *bool, since, now int64) {
+	if d := time.Duration(now - since); d > *longest {
+		*longest, *atLeast = d, stepBetween(t.steps, t.stepsCut, since, now)
+	}
+}
+
 // endEpisodes ends, at in's frame, direction d's open write-blocked
 // episode and the stay of its peer's RMBE full (both directions' when
 // both is set): a connection that closes waits for nothing more, and an
 // episode measured past its close would count time the connection did
 // not exist. A stay full longer than stallAfter was a consumer stall to
 // the close.
-func (c *Conn) endEpisodes(in *input, d Dir, both bool) {
+func (t *Tracker) endEpisodes(c *Conn, in *input, d Dir, both bool) {
 	for e := range c.Flow {
 		if Dir(e) != d && !both {
 			continue
 		}
 		f := &c.Flow[e]
 		if f.wbSince != 0 {
-			f.WBLongest = max(f.WBLongest, time.Duration(in.ns-f.wbSince))
+			t.longest(&f.WBLongest, &f.wbAtLeast, f.wbSince, in.ns)
 			f.wbSince = 0
 		}
 		if f.fullSince != 0 {
 			if c.stalled(Dir(e), in.ns) {
-				f.StallLongest = max(f.StallLongest, time.Duration(in.ns-f.fullSince))
+				t.longest(&f.StallLongest, &f.stallAtLeast, f.fullSince, in.ns)
 				c.expert.add(expert.ConsumerStall, f.fullFrame, f.fullSince, "")
 			}
 			f.fullSince = 0

@@ -322,7 +322,7 @@ func (s *Snapshot) Findings() []Finding {
 	var out []Finding
 	links := s.linkIndex()
 	for i := range s.Conns {
-		out = connFindings(&s.Conns[i], links[s.Conns[i].Link], now, s.Ended, out)
+		out = s.connFindings(&s.Conns[i], links[s.Conns[i].Link], now, out)
 	}
 	for i := range s.Links {
 		out = linkFindings(&s.Links[i], now, s.Ended, out)
@@ -411,14 +411,14 @@ func connMarks(c *Conn, now int64, ms marks) marks {
 }
 
 // connFindings appends c's findings, decided at now.
-func connFindings(c *Conn, l *Link, now int64, ended bool, out []Finding) []Finding {
+func (s *Snapshot) connFindings(c *Conn, l *Link, now int64, out []Finding) []Finding {
 	ms := connMarks(c, now, nil)
-	if p, ok := c.pendingAtEnd(l); ok && ended {
+	if p, ok := c.pendingAtEnd(l); ok && s.Ended {
 		ms.add(expert.EndedPending, c.LastFrame, c.lastNS, p.text(now))
 	}
 	for i := range ms {
 		f := findingOf(&ms[i], expert.ObjectConn, c.ID)
-		f.Detail = c.findingDetail(f.ID, now, f.Detail)
+		f.Detail = c.findingDetail(s, f.ID, now, f.Detail)
 		out = append(out, f)
 	}
 	return out
@@ -481,8 +481,17 @@ func msText(ns int64) string {
 	return fmt.Sprintf("%.1f ms", float64(ns)/1e6)
 }
 
+// atLeastText is d in milliseconds, "at least" where the capture's clock
+// stepped back within it (the time across the step not known).
+func atLeastText(d time.Duration, atLeast bool) string {
+	if atLeast {
+		return "at least " + msText(d.Nanoseconds()) + " (the capture's clock stepped back in it)"
+	}
+	return msText(d.Nanoseconds())
+}
+
 // findingDetail says what c shows of finding id.
-func (c *Conn) findingDetail(id expert.ID, now int64, text string) string {
+func (c *Conn) findingDetail(s *Snapshot, id expert.ID, now int64, text string) string {
 	switch id {
 	case expert.Fallback, expert.OptionEchoed, expert.CreditsDecline:
 		return ConnDetail(c)
@@ -508,27 +517,31 @@ func (c *Conn) findingDetail(id expert.ID, now int64, text string) string {
 			if f.WriteBlocked == 0 {
 				return ""
 			}
-			longest := f.WBLongest
+			longest, atLeast := f.WBLongest, f.wbAtLeast
 			open := ""
 			if f.wbSince != 0 {
 				// Measured to the connection's last frame, not past it.
-				longest = max(longest, time.Duration(c.lastNS-f.wbSince))
+				if d := time.Duration(c.lastNS - f.wbSince); d > longest {
+					longest, atLeast = d, s.Unmeasured(time.Unix(0, f.wbSince), time.Unix(0, c.lastNS))
+				}
 				open = fmt.Sprintf(", the last still open at the end of the capture (the connection's last frame %d, %s)", c.LastFrame, time.Unix(0, c.lastNS).UTC().Format("15:04:05.000000"))
 			}
-			return fmt.Sprintf("%d write-blocked CDCs in %d episodes%s, longest %s", f.WriteBlocked, f.WBEpisodes, open, msText(longest.Nanoseconds()))
+			return fmt.Sprintf("%d write-blocked CDCs in %d episodes%s, longest %s", f.WriteBlocked, f.WBEpisodes, open, atLeastText(longest, atLeast))
 		})
 	case expert.ConsumerStall:
 		return c.perFlow(func(f *Flow) string {
-			longest := f.StallLongest
+			longest, atLeast := f.StallLongest, f.stallAtLeast
 			open := ""
 			if c.stalled(c.dirOf(f), c.lastNS) {
-				longest = max(longest, time.Duration(c.lastNS-f.fullSince))
+				if d := time.Duration(c.lastNS - f.fullSince); d > longest {
+					longest, atLeast = d, s.Unmeasured(time.Unix(0, f.fullSince), time.Unix(0, c.lastNS))
+				}
 				open = fmt.Sprintf(", still full at the end of the capture (the connection's last frame %d)", c.LastFrame)
 			}
 			if longest == 0 {
 				return ""
 			}
-			return fmt.Sprintf("peer's RMBE (%d B) full, consumer cursor still for up to %s%s", c.rmbeSize(c.dirOf(f)), msText(longest.Nanoseconds()), open)
+			return fmt.Sprintf("peer's RMBE (%d B) full, consumer cursor still for up to %s%s", c.rmbeSize(c.dirOf(f)), atLeastText(longest, atLeast), open)
 		})
 	case expert.Urgent:
 		return c.perFlow(func(f *Flow) string {

@@ -1494,25 +1494,37 @@ func TestCountFromZero(t *testing.T) {
 	}
 }
 
-// TestSlowHandshakeAcrossStep: handshake-slow.pcap with the capture's
-// clock stepped back 5 s at its Confirm (frame 12): the time from the
-// Proposal is a lower bound, said so, not a measure; the whole capture's
-// is a measure.
-func TestSlowHandshakeAcrossStep(t *testing.T) {
-	const name = "../testdata/expert/handshake-slow.pcap"
-	detail := func(s Snapshot) string {
-		for _, f := range s.Findings() {
-			if f.ID == expert.HandshakeSlow {
-				return f.Detail
+// TestMeasuresAcrossStep: the capture's clock stepped back 5 s inside
+// what a finding measures (handshake-slow.pcap at its Confirm, frame 12;
+// the RMBE full of consumer-stall.pcap and the write-blocked episode of
+// write-blocked.pcap, both at frame 30): the length is a lower bound,
+// said so, not a measure; the whole capture's is a measure.
+func TestMeasuresAcrossStep(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		id   expert.ID
+		step int // frame index
+		want string
+	}{
+		{"handshake-slow", expert.HandshakeSlow, 11, "Confirm at least"},
+		{"consumer-stall", expert.ConsumerStall, 29, "up to at least"},
+		{"write-blocked", expert.WriteBlocked, 29, "longest at least"},
+	} {
+		name := "../testdata/expert/" + c.name + ".pcap"
+		detail := func(s Snapshot) string {
+			for _, f := range s.Findings() {
+				if f.ID == c.id {
+					return f.Detail
+				}
 			}
+			return ""
 		}
-		return ""
-	}
-	if d := detail(feedFile(t, name, Options{Unshared: true}, 0).Snapshot()); d == "" || strings.Contains(d, "at least") {
-		t.Errorf("whole capture: %q, want a measure", d)
-	}
-	s, _ := feedRaw(t, mutate.Mutation{Kind: mutate.Step, At: 11, N: 5000}.Apply(readRawFrames(t, name)))
-	if d := detail(s); !strings.Contains(d, "Confirm at least") || !strings.Contains(d, "stepped back") {
-		t.Errorf("stepped at the Confirm: %q, want a lower bound", d)
+		if d := detail(feedFile(t, name, Options{Unshared: true}, 0).Snapshot()); d == "" || strings.Contains(d, "at least") {
+			t.Errorf("%s: whole capture: %q, want a measure", c.name, d)
+		}
+		s, _ := feedRaw(t, mutate.Mutation{Kind: mutate.Step, At: c.step, N: 5000}.Apply(readRawFrames(t, name)))
+		if d := detail(s); !strings.Contains(d, c.want) || !strings.Contains(d, "stepped back") {
+			t.Errorf("%s: stepped: %q, want a lower bound (%q)", c.name, d, c.want)
+		}
 	}
 }

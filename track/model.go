@@ -175,8 +175,11 @@ type Flow struct {
 	// (producer cursor a whole RMBE ahead of the peer's consumer cursor)
 	// before the peer consumed again.
 	StallLongest time.Duration
-	PastRMBE     int // CDCs whose cursor count is at or past the RMBE size
-	SeqGaps      int // CDC sequence numbers skipped
+	// wbAtLeast and stallAtLeast: the longest episode spanned a step back
+	// of the capture's clock, its length a lower bound (Snapshot.Unmeasured).
+	wbAtLeast, stallAtLeast bool
+	PastRMBE                int // CDCs whose cursor count is at or past the RMBE size
+	SeqGaps                 int // CDC sequence numbers skipped
 	// SeqNotCaptured counts CDC sequence numbers skipped in the capture
 	// where the responder acknowledged requests the capture never showed:
 	// the CDCs were sent and taken, the capture missed them.

@@ -100,7 +100,7 @@ func (t *Tracker) tcp(in *input) {
 	}
 	if s.rst {
 		// The connection is gone, whatever its SMC side said.
-		c.endEpisodes(in, d, true)
+		t.endEpisodes(c, in, d, true)
 	}
 	if s.payload > 0 {
 		f.TCPBytes += uint64(s.payload)
