@@ -37,8 +37,11 @@ type Credits struct {
 	StarvedFor   time.Duration // all of them
 	Longest      time.Duration
 	LongestFrame int
-	zeroSince    int64 // when it reached 0 (0: it holds some)
-	zeroFrame    int
+	// longestAtLeast: the capture's clock stepped back within Longest,
+	// a lower bound (Snapshot.Unmeasured).
+	longestAtLeast bool
+	zeroSince      int64 // when it reached 0 (0: it holds some)
+	zeroFrame      int
 }
 
 // starveWarn is how long a sender may hold no credit before it is a
@@ -86,12 +89,13 @@ func (t *Tracker) returnCredits(l *Link, d Dir, n uint8, in *input) {
 		return
 	}
 	dur := time.Duration(in.ns - c.zeroSince)
+	if dur > c.Longest {
+		c.LongestFrame = in.number
+	}
+	t.longest(&c.Longest, &c.longestAtLeast, c.zeroSince, in.ns)
 	c.zeroSince = 0
 	c.Starved++
 	c.StarvedFor += dur
-	if dur > c.Longest {
-		c.Longest, c.LongestFrame = dur, in.number
-	}
 	if dur >= starveWarn {
 		t.raise(&l.expert, expert.CreditsStarved, in)
 		l.addHistory(in, textEvent(fmt.Sprintf("%s held no receive-queue credit for %s (since frame %d)",

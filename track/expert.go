@@ -481,6 +481,15 @@ func msText(ns int64) string {
 	return fmt.Sprintf("%.1f ms", float64(ns)/1e6)
 }
 
+// creditsLongest is c's longest time without credit, "at least" where the
+// capture's clock stepped back within it.
+func creditsLongest(c *Credits) string {
+	if c.longestAtLeast {
+		return "at least " + c.Longest.Round(time.Microsecond).String() + " (the capture's clock stepped back in it)"
+	}
+	return c.Longest.Round(time.Microsecond).String()
+}
+
 // atLeastText is d in milliseconds, "at least" where the capture's clock
 // stepped back within it (the time across the step not known).
 func atLeastText(d time.Duration, atLeast bool) string {
@@ -726,7 +735,7 @@ func (l *Link) findingDetail(id expert.ID, text string) string {
 		for d := range l.Credits {
 			if c := &l.Credits[d]; c.Starved > 0 {
 				parts = append(parts, fmt.Sprintf("%s held no receive-queue credit %s, longest %s (until frame %d); init %d, returned %d, spent %d",
-					linkSideName(l, Dir(d)), times(c.Starved), c.Longest.Round(time.Microsecond), c.LongestFrame, c.Init, c.Returned, c.Spent))
+					linkSideName(l, Dir(d)), times(c.Starved), creditsLongest(c), c.LongestFrame, c.Init, c.Returned, c.Spent))
 			}
 		}
 		return strings.Join(parts, "; ")

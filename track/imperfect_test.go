@@ -1497,7 +1497,8 @@ func TestCountFromZero(t *testing.T) {
 // TestMeasuresAcrossStep: the capture's clock stepped back 5 s inside
 // what a finding measures (handshake-slow.pcap at its Confirm, frame 12;
 // the RMBE full of consumer-stall.pcap and the write-blocked episode of
-// write-blocked.pcap, both at frame 30): the length is a lower bound,
+// write-blocked.pcap, both at frame 30; ANCK's credits-starved.pcap at
+// frame 515, while the server held no credit): the length is a lower bound,
 // said so, not a measure; the whole capture's is a measure.
 func TestMeasuresAcrossStep(t *testing.T) {
 	for _, c := range []struct {
@@ -1506,11 +1507,12 @@ func TestMeasuresAcrossStep(t *testing.T) {
 		step int // frame index
 		want string
 	}{
-		{"handshake-slow", expert.HandshakeSlow, 11, "Confirm at least"},
-		{"consumer-stall", expert.ConsumerStall, 29, "up to at least"},
-		{"write-blocked", expert.WriteBlocked, 29, "longest at least"},
+		{"expert/handshake-slow", expert.HandshakeSlow, 11, "Confirm at least"},
+		{"expert/consumer-stall", expert.ConsumerStall, 29, "up to at least"},
+		{"expert/write-blocked", expert.WriteBlocked, 29, "longest at least"},
+		{"anck/credits-starved", expert.CreditsStarved, 514, "longest at least"},
 	} {
-		name := "../testdata/expert/" + c.name + ".pcap"
+		name := "../testdata/" + c.name + ".pcap"
 		detail := func(s Snapshot) string {
 			for _, f := range s.Findings() {
 				if f.ID == c.id {
