@@ -71,6 +71,15 @@ type ngFile struct {
 	// skipKept: every block of the damage was read and used all the same
 	// (ngCorrupt.kept): no bytes of a frame were skipped.
 	skipKept bool
+	// orderOK: the section header next read last had a byte-order magic,
+	// or lengths that tell the byte order where the magic is damaged
+	// (orderGuess then says so): the section's blocks can be read.
+	orderOK    bool
+	orderGuess *ngCorrupt
+	// pending is damage to the first section's header, read before the
+	// first readPacket (newNgFile), at pendingAt: its first packet's.
+	pending   error
+	pendingAt int64
 }
 
 // ngIface is what an interface description block says about the packets
@@ -190,17 +199,40 @@ func (e *ngTruncated) Unwrap() error { return io.ErrUnexpectedEOF }
 // newNgFile reads the section header block at the start of br.
 func newNgFile(br *bufio.Reader) (*ngFile, error) {
 	p := &ngFile{br: br}
-	typ, b, err := p.next()
-	if err != nil {
-		return nil, err
-	}
-	if typ != ngBlockSHB { // the magic said so; only damage gets here
-		return nil, p.corrupt(typ, "a pcapng file must start with a section header block")
-	}
-	if err := p.section(b); err != nil {
+	if err := p.first(); err != nil {
 		return nil, err
 	}
 	return p, nil
+}
+
+// first reads the file's first section header block. One whose byte-order
+// magic is damaged is read in the order its lengths tell (orderOfLengths);
+// one whose length is damaged, its byte order known, is read past to the
+// blocks after it (resync). Either is damage the first packet carries
+// (pending), as readPacket notes a later section's.
+func (p *ngFile) first() error {
+	typ, b, err := p.next()
+	if ce, ok := err.(*ngCorrupt); ok && typ == ngBlockSHB && p.orderOK {
+		p.newSection(0)
+		if !p.resync(0, ce) {
+			return err
+		}
+		p.pending = ce
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if typ != ngBlockSHB { // the magic said so; only damage gets here
+		return p.corrupt(typ, "a pcapng file must start with a section header block")
+	}
+	if err := p.section(b); err != nil {
+		return err
+	}
+	if p.orderGuess != nil {
+		p.pending = p.orderGuess
+	}
+	return nil
 }
 
 // packetBlockLength reports a packet block of length n whose packet (its
@@ -222,14 +254,7 @@ func (p *ngFile) packetBlockLength(n uint32) error {
 // reader.
 func newMemNgFile(mem []byte) (*ngFile, error) {
 	p := &ngFile{mem: mem}
-	typ, b, err := p.next()
-	if err != nil {
-		return nil, err
-	}
-	if typ != ngBlockSHB {
-		return nil, p.corrupt(typ, "a pcapng file must start with a section header block")
-	}
-	if err := p.section(b); err != nil {
+	if err := p.first(); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -316,13 +341,27 @@ func (p *ngFile) next() (typ uint32, b []byte, err error) {
 			}
 			return typ, nil, &ngTruncated{typ: typ, have: len(h), len: ngMinSHB}
 		}
+		p.orderOK, p.orderGuess = true, nil
 		switch bo := binary.LittleEndian.Uint32(h[8:]); bo {
 		case ngByteOrder:
 			p.big = false
 		case 0x4D3C2B1A:
 			p.big = true
 		default:
-			return typ, nil, p.corrupt(typ, "byte-order magic %08x is neither 1a2b3c4d nor 4d3c2b1a", binary.BigEndian.Uint32(h[8:]))
+			bad := p.corrupt(typ, "byte-order magic %08x is neither 1a2b3c4d nor 4d3c2b1a", binary.BigEndian.Uint32(h[8:]))
+			big, ok := p.orderOfLengths()
+			if !ok {
+				p.orderOK = false
+				return typ, nil, bad
+			}
+			p.big = big
+			order := "little"
+			if big {
+				order = "big"
+			}
+			p.orderGuess = bad.(*ngCorrupt)
+			p.orderGuess.detail += "; read " + order + "-endian, the order its block lengths and version agree in"
+			p.orderGuess.kept = true
 		}
 	} else {
 		typ = p.u32(h)
@@ -377,6 +416,27 @@ func (p *ngFile) next() (typ uint32, b []byte, err error) {
 	return typ, b, nil
 }
 
+// orderOfLengths is the byte order of the section header block at pos
+// whose byte-order magic is damaged, from what else in it has one: its
+// leading and trailing lengths, equal and sound, and its major version,
+// 1; ok is false where that holds in neither order or in both.
+func (p *ngFile) orderOfLengths() (big, ok bool) {
+	sound := func(o binary.ByteOrder) bool {
+		h, _ := p.peek(16)
+		if len(h) < 16 {
+			return false
+		}
+		n := o.Uint32(h[4:])
+		if n < ngMinSHB || n%4 != 0 || n > ngMaxBlock || int(n) > p.bufSize() || o.Uint16(h[12:]) != ngMajorVersion {
+			return false
+		}
+		b, _ := p.peek(int(n))
+		return len(b) == int(n) && o.Uint32(b[n-4:]) == n
+	}
+	le, be := sound(binary.LittleEndian), sound(binary.BigEndian)
+	return be, le != be
+}
+
 // resync looks past the damaged block at from (why): for the first place
 // after it on the four-byte grid blocks lie on, where ngChain blocks
 // follow each other (chain), or fewer up to the file's end, within what br
@@ -417,18 +477,27 @@ const ngChain = 3
 // chain reports whether b starts with ngChain blocks that hold together
 // (sound), each where the one before ends, or fewer up to the end of b
 // (the file's end when whole; else more of it follows b, and a block b
-// cuts is taken on its header, from the second on).
+// cuts is taken on its header, from the second on). The interface
+// description blocks in the chain describe interfaces its packet blocks
+// may name (those of a section whose header was damaged come after it).
 func (p *ngFile) chain(b []byte, whole bool) bool {
+	ifaces := len(p.ifaces)
 	for k := 0; k < ngChain; k++ {
 		if len(b) == 0 && whole && k > 0 {
 			return true
 		}
-		n, ok := p.sound(b, k > 0 && !whole)
+		n, ok := p.sound(b, k > 0 && !whole, ifaces)
 		if !ok {
 			return false
 		}
 		if n > len(b) {
 			return k > 0 && !whole
+		}
+		switch p.u32(b) {
+		case ngBlockIDB:
+			ifaces++
+		case ngBlockSHB:
+			ifaces = 0
 		}
 		b = b[n:]
 	}
@@ -439,10 +508,10 @@ func (p *ngFile) chain(b []byte, whole bool) bool {
 // without reading it: a type some writer makes, in the current section's
 // byte order (a section header in either), a length from 12 bytes to
 // ngMaxBlock in fours, repeated at its end, and for an enhanced packet
-// block an interface of the section and a captured length the block
-// holds. cut: a block b does not hold whole is taken on its header. It
-// returns the block's length.
-func (p *ngFile) sound(b []byte, cut bool) (int, bool) {
+// block an interface of the section (one of ifaces) and a captured length
+// the block holds. cut: a block b does not hold whole is taken on its
+// header. It returns the block's length.
+func (p *ngFile) sound(b []byte, cut bool, ifaces int) (int, bool) {
 	if len(b) < ngMinBlock {
 		return 0, false
 	}
@@ -476,7 +545,7 @@ func (p *ngFile) sound(b []byte, cut bool) (int, bool) {
 		return 0, false
 	}
 	if typ == ngBlockEPB {
-		if n < ngMinEPB || int(q.u32(b[8:])) >= len(p.ifaces) || q.u32(b[20:]) > n-ngMinEPB {
+		if n < ngMinEPB || int(q.u32(b[8:])) >= ifaces || q.u32(b[20:]) > n-ngMinEPB {
 			return 0, false
 		}
 	}
@@ -517,18 +586,24 @@ func (p *ngFile) section(b []byte) error {
 	if len(b) < ngMinSHB {
 		return p.corrupt(ngBlockSHB, "%d bytes, below the %d of its fields", len(b), ngMinSHB)
 	}
-	p.ifaces = p.ifaces[:0]
-	p.gen++
+	p.newSection(p.errOff)
 	// A version we cannot read: its blocks are skipped up to the next
 	// section, as pcapgo did (SkipUnknownVersion) and the format asks.
 	p.skip = p.u16(b[12:]) != ngMajorVersion
-	p.skipErr, p.sectionAt = nil, p.errOff
 	if p.skip {
 		// Not silently: its packets are missing from what is read (tshark
 		// stops there).
 		p.skipErr = p.corrupt(ngBlockSHB, "version %d.%d, which this reader cannot read: the section passed over up to the next one", p.u16(b[12:]), p.u16(b[14:]))
 	}
 	return nil
+}
+
+// newSection starts the section whose header is at at: no interface
+// described yet.
+func (p *ngFile) newSection(at int64) {
+	p.ifaces = p.ifaces[:0]
+	p.gen++
+	p.skip, p.skipErr, p.sectionAt = false, nil, at
 }
 
 // interfaceBlock adds the interface that b (an interface description block) describes.
@@ -655,6 +730,10 @@ func (ifc *ngIface) time(ts uint64) int64 {
 // the Reader asks linkType instead). Blocks that carry no packet are read on the way.
 func (p *ngFile) readPacket(ci *gopacket.CaptureInfo) ([]byte, error) {
 	p.skipped = 0
+	if p.pending != nil {
+		p.noteDamage(p.pendingAt, p.pending)
+		p.pending = nil
+	}
 	p.release()
 	if data := p.mappedEPB(ci, true); data != nil {
 		return data, nil
@@ -663,7 +742,7 @@ func (p *ngFile) readPacket(ci *gopacket.CaptureInfo) ([]byte, error) {
 		start := p.pos
 		typ, b, err := p.next()
 		if err != nil {
-			if ce, ok := err.(*ngCorrupt); ok && typ != ngBlockSHB && p.resync(start, ce) {
+			if ce, ok := err.(*ngCorrupt); ok && p.readPast(typ, start, ce) {
 				continue
 			}
 			return nil, err
@@ -672,8 +751,11 @@ func (p *ngFile) readPacket(ci *gopacket.CaptureInfo) ([]byte, error) {
 			if err := p.section(b); err != nil {
 				return nil, err
 			}
-			if p.skip {
+			switch {
+			case p.skip:
 				p.pass(p.sectionAt, p.skipErr)
+			case p.orderGuess != nil:
+				p.pass(start, p.orderGuess)
 			}
 			continue
 		}
@@ -790,6 +872,20 @@ func (p *ngFile) mappedEPB(ci *gopacket.CaptureInfo, timed bool) []byte {
 	ci.InterfaceIndex = int(ifc)
 	ci.AncillaryData = ifs.anc
 	return rest[28 : 28+caplen : 28+caplen]
+}
+
+// readPast reads past the damaged block of type typ at start (why), and
+// reports whether it found a block after it. A section header block whose
+// byte order is known (orderOK) but whose length is damaged starts a new
+// section all the same: the interfaces after it are its own.
+func (p *ngFile) readPast(typ uint32, start int64, why *ngCorrupt) bool {
+	if typ == ngBlockSHB {
+		if !p.orderOK {
+			return false
+		}
+		p.newSection(start)
+	}
+	return p.resync(start, why)
 }
 
 // pass notes that the block at start, which holds together (its lengths

@@ -213,6 +213,22 @@ func TestPcapngDamage(t *testing.T) {
 			err:     at(9, idb2) + "corrupt record: " + what + "; read all the same, no frame missing",
 			flagged: map[int]string{9: fmt.Sprintf("frame 9 (file offset %#x): record: the block before it at file offset %#x is damaged (%s), read all the same: no frame missing", next, idb2, what)}}
 	}
+	// A section header at shb of base damaged, the frames of its section
+	// from frame (the one after shb) read all the same.
+	shbOrder := func(name string, base []byte, shb, good int) ngDamageCase {
+		what := "section header block: byte-order magic 04030201 is neither 1a2b3c4d nor 4d3c2b1a; read little-endian, the order its block lengths and version agree in"
+		frame := good - 11
+		return ngDamageCase{name: name, base: base, damage: func(b []byte) { put(b, shb+8, 0x01020304) }, good: good, is: ErrCorruptRecord,
+			err:     at(frame, shb) + "corrupt record: " + what + "; read all the same, no frame missing",
+			flagged: map[int]string{frame: fmt.Sprintf("frame %d (file offset %#x): record: the block before it at file offset %#x is damaged (%s), read all the same: no frame missing", frame, shb+epb(1).off, shb, what)}}
+	}
+	shbLength := func(name string, base []byte, shb, good int) ngDamageCase {
+		what := "section header block: block length 30 is not a multiple of 4"
+		frame, n := good-11, blocks[0].len
+		return ngDamageCase{name: name, base: base, damage: func(b []byte) { put(b, shb+4, 30) }, good: good, is: ErrCorruptRecord,
+			err:     at(frame, shb) + fmt.Sprintf("corrupt record: %s; read on from the next record, %d bytes later (frame %d)", what, n, frame),
+			flagged: map[int]string{frame: fmt.Sprintf("frame %d (file offset %#x): record: %d bytes skipped before it: the record at file offset %#x is damaged (%s)", frame, shb+epb(1).off, n, shb, what)}}
+	}
 	// A copy long enough that a block length beyond the stream's buffer
 	// still ends inside it: what a mapped file can check, a stream cannot.
 	long, frames0 := bytes.Clone(clean), 12
@@ -278,10 +294,16 @@ func TestPcapngDamage(t *testing.T) {
 			err: at(8, epb(8).off) + "truncated record: the file ends inside it (block header cut after 5 of 8 bytes)", is: ErrTruncatedFile},
 		{name: "cut in a block", base: clean[:epb(8).off+50], good: 7,
 			err: at(8, epb(8).off) + fmt.Sprintf("truncated record: the file ends inside it (enhanced packet block of %d bytes, 50 present)", epb(8).len), is: ErrTruncatedFile},
-		{name: "byte-order magic", damage: func(b []byte) { put(b, 8, 0x01020304) },
+		// A section header's byte-order magic damaged: its lengths and
+		// version tell the order (tshark stops); its length damaged, its
+		// byte order known: read past to its interfaces. In the first
+		// section and in a later one.
+		shbOrder("byte-order magic", clean, 0, 12),
+		shbOrder("second section's byte-order magic", slices.Concat(clean, clean), len(clean), 24),
+		shbLength("section header length", clean, 0, 12),
+		shbLength("second section's header length", slices.Concat(clean, clean), len(clean), 24),
+		{name: "byte-order magic and section header length", damage: func(b []byte) { put(b, 8, 0x01020304); put(b, 4, 30) },
 			err: name + ": file offset 0x0: not a capture file (section header block: byte-order magic 04030201 is neither 1a2b3c4d nor 4d3c2b1a)", is: ErrNotCapture},
-		{name: "section header length", damage: func(b []byte) { put(b, 4, 30) },
-			err: name + ": file offset 0x0: not a capture file (section header block: block length 30 is not a multiple of 4)", is: ErrNotCapture},
 		{name: "section header cut", base: clean[:20],
 			err: name + fmt.Sprintf(": file offset 0x0: truncated file header (section header block of %d bytes, 20 present)", blocks[0].len), is: ErrTruncatedFile},
 		{name: "original below captured", damage: func(b []byte) { put(b, epb(2).off+24, 10) }, good: 12,

@@ -399,12 +399,24 @@ func (w *ngBuilder) epb(iface uint32, f rawFrame) {
 func TestParallelPcapng(t *testing.T) {
 	whole := buildNgTest(t)
 	dir := t.TempDir()
+	// The big-endian section's header damaged: its byte-order magic (the
+	// order read from its lengths) or its length (read past to its
+	// interface): no frame lost either way.
+	shb := bytes.LastIndex(whole, []byte{0x0a, 0x0d, 0x0d, 0x0a, 0, 0})
+	if shb <= 0 || binary.BigEndian.Uint32(whole[shb+8:]) != 0x1a2b3c4d {
+		t.Fatalf("no big-endian section header found (%d)", shb)
+	}
+	beMagic, beLength := bytes.Clone(whole), bytes.Clone(whole)
+	binary.BigEndian.PutUint32(beMagic[shb+8:], 0x1a2b3c0d)
+	binary.BigEndian.PutUint32(beLength[shb+4:], 30)
 	for _, c := range []struct {
 		name string
 		b    []byte
 	}{
 		{"whole.pcapng", whole},
 		{"cut.pcapng", whole[:len(whole)*3/4+5]},
+		{"be-magic.pcapng", beMagic},
+		{"be-length.pcapng", beLength},
 	} {
 		path := filepath.Join(dir, c.name)
 		if err := os.WriteFile(path, c.b, 0o644); err != nil {
@@ -412,8 +424,31 @@ func TestParallelPcapng(t *testing.T) {
 		}
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
+			if strings.HasPrefix(c.name, "be-") {
+				if got, want := ngFrames(t, path), ngFrames(t, filepath.Join(dir, "whole.pcapng")); got != want {
+					t.Errorf("%d frames, the whole file %d", got, want)
+				}
+			}
 			checkParallel(t, path, []int{17, 1000}, jrun{2, 16}, jrun{3, 1})
 		})
+	}
+}
+
+// ngFrames counts the frames a Reader reads of path, up to its end or
+// damage it cannot read past.
+func ngFrames(t *testing.T, path string) int {
+	t.Helper()
+	r, err := capture.OpenMapped(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	n := 0
+	for {
+		if _, err := r.Next(); err != nil {
+			return n
+		}
+		n++
 	}
 }
 
