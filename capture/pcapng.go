@@ -135,6 +135,9 @@ const (
 	// snap length allows (262144 is libpcap's largest), so that a damaged
 	// length is reported at once instead of reading megabytes for it.
 	ngMaxBlock = 16 << 20
+	// ngMaxSHB bounds a section header block's length: its fields and a
+	// few short options (hardware, OS, application, comments).
+	ngMaxSHB = 64 << 10
 	// ngMaxOptions bounds the options of a packet block longer than br's
 	// buffer believed before it is read (next).
 	ngMaxOptions = 64 << 10
@@ -172,6 +175,10 @@ type ngCorrupt struct {
 	// kept: the block was read and used all the same, what is wrong
 	// with it read as its default (interfaceBlock).
 	kept bool
+	// cut: a section header block the file ends inside, unless a block
+	// can be found after its start (readPast): then its length is
+	// damage, else the file was cut there (this error).
+	cut error
 }
 
 func (e *ngCorrupt) Error() string { return e.detail }
@@ -212,9 +219,11 @@ func newNgFile(br *bufio.Reader) (*ngFile, error) {
 // (pending), as readPacket notes a later section's.
 func (p *ngFile) first() error {
 	typ, b, err := p.next()
-	if ce, ok := err.(*ngCorrupt); ok && typ == ngBlockSHB && p.orderOK {
-		p.newSection(0)
-		if !p.resync(0, ce) {
+	if ce, ok := err.(*ngCorrupt); ok && typ == ngBlockSHB {
+		if !p.readPast(typ, 0, ce) {
+			if ce.cut != nil {
+				return ce.cut
+			}
 			return err
 		}
 		p.pending = ce
@@ -226,10 +235,10 @@ func (p *ngFile) first() error {
 	if typ != ngBlockSHB { // the magic said so; only damage gets here
 		return p.corrupt(typ, "a pcapng file must start with a section header block")
 	}
-	if err := p.section(b); err != nil {
-		return err
-	}
-	if p.orderGuess != nil {
+	switch bad := p.section(b); {
+	case bad != nil:
+		p.pending = bad
+	case p.orderGuess != nil:
 		p.pending = p.orderGuess
 	}
 	return nil
@@ -374,6 +383,8 @@ func (p *ngFile) next() (typ uint32, b []byte, err error) {
 		return typ, nil, p.corrupt(typ, "block length %d is not a multiple of 4", n)
 	case n > ngMaxBlock:
 		return typ, nil, p.corrupt(typ, "block length %d is beyond any block (%d MiB)", n, ngMaxBlock>>20)
+	case typ == ngBlockSHB && n > ngMaxSHB:
+		return typ, nil, p.corrupt(typ, "block length %d is beyond any section header block (%d KiB)", n, ngMaxSHB>>10)
 	}
 	// A packet block longer than a stream's buffer, whose trailer a
 	// stream cannot check before it is read, must be explained by its
@@ -398,6 +409,11 @@ func (p *ngFile) next() (typ uint32, b []byte, err error) {
 			if err := p.packetBlockLength(n); err != nil {
 				return typ, nil, err
 			}
+		} else if typ == ngBlockSHB {
+			// Damage where blocks follow it (readPast), else a cut.
+			bad := p.corrupt(typ, "block length %d runs past the file's end, %d bytes on", n, len(b))
+			bad.(*ngCorrupt).cut = &ngTruncated{typ: typ, have: len(b), len: int(n)}
+			return typ, nil, bad
 		}
 	}
 	if b, err = p.read(int(n)); err != nil {
@@ -582,19 +598,36 @@ func (p *ngFile) read(n int) (b []byte, err error) {
 }
 
 // section starts a section with its header block b.
+//
+// What it returns is damage read all the same (kept): a header too short
+// for its fields (its version not read), or a major version no writer
+// makes nor will soon (1 is the format's only one; 0 or above 9, a
+// flipped bit) with blocks after it that hold together as version 1's:
+// the section is read as 1.0.
 func (p *ngFile) section(b []byte) error {
-	if len(b) < ngMinSHB {
-		return p.corrupt(ngBlockSHB, "%d bytes, below the %d of its fields", len(b), ngMinSHB)
-	}
 	p.newSection(p.errOff)
-	// A version we cannot read: its blocks are skipped up to the next
-	// section, as pcapgo did (SkipUnknownVersion) and the format asks.
-	p.skip = p.u16(b[12:]) != ngMajorVersion
-	if p.skip {
-		// Not silently: its packets are missing from what is read (tshark
-		// stops there).
-		p.skipErr = p.corrupt(ngBlockSHB, "version %d.%d, which this reader cannot read: the section passed over up to the next one", p.u16(b[12:]), p.u16(b[14:]))
+	if len(b) < ngMinSHB {
+		bad := p.corrupt(ngBlockSHB, "%d bytes, below the %d of its fields; its blocks read as version 1.0's", len(b), ngMinSHB)
+		bad.(*ngCorrupt).kept = true
+		return bad
 	}
+	major, minor := p.u16(b[12:]), p.u16(b[14:])
+	if major == ngMajorVersion {
+		return nil
+	}
+	// 2 to 9 may be versions to come, which the format asks a reader to
+	// pass over; 0 and the rest are damage.
+	if next, err := p.peek(p.bufSize()); (major == 0 || major > 9) && p.chain(next, err != nil) {
+		bad := p.corrupt(ngBlockSHB, "version %d.%d, which no pcapng writer makes; the blocks after it hold together as version 1.0's and are read as such", major, minor)
+		bad.(*ngCorrupt).kept = true
+		return bad
+	}
+	// A version we cannot read: its blocks are skipped up to the next
+	// section, as pcapgo did (SkipUnknownVersion) and the format asks;
+	// not silently: its packets are missing from what is read (tshark
+	// stops there).
+	p.skip = true
+	p.skipErr = p.corrupt(ngBlockSHB, "version %d.%d, which this reader cannot read: the section passed over up to the next one", major, minor)
 	return nil
 }
 
@@ -742,16 +775,19 @@ func (p *ngFile) readPacket(ci *gopacket.CaptureInfo) ([]byte, error) {
 		start := p.pos
 		typ, b, err := p.next()
 		if err != nil {
-			if ce, ok := err.(*ngCorrupt); ok && p.readPast(typ, start, ce) {
+			ce, ok := err.(*ngCorrupt)
+			if ok && p.readPast(typ, start, ce) {
 				continue
+			}
+			if ok && ce.cut != nil {
+				return nil, ce.cut
 			}
 			return nil, err
 		}
 		if typ == ngBlockSHB {
-			if err := p.section(b); err != nil {
-				return nil, err
-			}
-			switch {
+			switch bad := p.section(b); {
+			case bad != nil:
+				p.pass(start, bad)
 			case p.skip:
 				p.pass(p.sectionAt, p.skipErr)
 			case p.orderGuess != nil:

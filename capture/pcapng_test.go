@@ -213,6 +213,8 @@ func TestPcapngDamage(t *testing.T) {
 			err:     at(9, idb2) + "corrupt record: " + what + "; read all the same, no frame missing",
 			flagged: map[int]string{9: fmt.Sprintf("frame 9 (file offset %#x): record: the block before it at file offset %#x is damaged (%s), read all the same: no frame missing", next, idb2, what)}}
 	}
+	var shbLengthOf func(name string, base []byte, shb, good int, length uint32, what string) ngDamageCase
+	versionFlipped := "section header block: version 32769.0, which no pcapng writer makes; the blocks after it hold together as version 1.0's and are read as such"
 	// A section header at shb of base damaged, the frames of its section
 	// from frame (the one after shb) read all the same.
 	shbOrder := func(name string, base []byte, shb, good int) ngDamageCase {
@@ -223,9 +225,11 @@ func TestPcapngDamage(t *testing.T) {
 			flagged: map[int]string{frame: fmt.Sprintf("frame %d (file offset %#x): record: the block before it at file offset %#x is damaged (%s), read all the same: no frame missing", frame, shb+epb(1).off, shb, what)}}
 	}
 	shbLength := func(name string, base []byte, shb, good int) ngDamageCase {
-		what := "section header block: block length 30 is not a multiple of 4"
+		return shbLengthOf(name, base, shb, good, 30, "section header block: block length 30 is not a multiple of 4")
+	}
+	shbLengthOf = func(name string, base []byte, shb, good int, length uint32, what string) ngDamageCase {
 		frame, n := good-11, blocks[0].len
-		return ngDamageCase{name: name, base: base, damage: func(b []byte) { put(b, shb+4, 30) }, good: good, is: ErrCorruptRecord,
+		return ngDamageCase{name: name, base: base, damage: func(b []byte) { put(b, shb+4, length) }, good: good, is: ErrCorruptRecord,
 			err:     at(frame, shb) + fmt.Sprintf("corrupt record: %s; read on from the next record, %d bytes later (frame %d)", what, n, frame),
 			flagged: map[int]string{frame: fmt.Sprintf("frame %d (file offset %#x): record: %d bytes skipped before it: the record at file offset %#x is damaged (%s)", frame, shb+epb(1).off, n, shb, what)}}
 	}
@@ -265,8 +269,8 @@ func TestPcapngDamage(t *testing.T) {
 		// to the end, no frame lost to the numbering.
 		{name: "last packet block", base: withISB, damage: func(b []byte) { put(b, epb(12).off+4, 0x7ffffff0) }, good: 11,
 			err: at(12, epb(12).off) + fmt.Sprintf("corrupt record: enhanced packet block: block length 2147483632 is beyond any block (16 MiB); read on %d bytes to the file's end, no frame after it", epb(12).len), is: ErrCorruptRecord},
-		// A section of a version the reader cannot read: passed over, not
-		// silently (its packets are missing).
+		// A section of a version the reader cannot read (one to come):
+		// passed over, not silently (its packets are missing).
 		{name: "section version", base: slices.Concat(clean, clean, clean), damage: func(b []byte) { put(b, len(clean)+12, 3) }, good: 24, is: ErrCorruptRecord,
 			err: at(13, len(clean)) + fmt.Sprintf("corrupt record: section header block: version 3.0, which this reader cannot read: the section passed over up to the next one; read on from the next record, %d bytes later (frame 13)", len(clean)),
 			// Frame 13 is the third section's first, after its header
@@ -274,6 +278,20 @@ func TestPcapngDamage(t *testing.T) {
 			flagged: map[int]string{13: fmt.Sprintf("frame 13 (file offset %#x): record: %d bytes skipped before it: the record at file offset %#x is damaged (section header block: version 3.0, which this reader cannot read: the section passed over up to the next one)", 2*len(clean)+epb(1).off, len(clean), len(clean))}},
 		{name: "last section's version", base: slices.Concat(clean, clean), damage: func(b []byte) { put(b, len(clean)+12, 3) }, good: 12, is: ErrCorruptRecord,
 			err: at(13, len(clean)) + fmt.Sprintf("corrupt record: section header block: version 3.0, which this reader cannot read: the section passed over up to the next one; read on %d bytes to the file's end, no frame after it", len(clean))},
+		// A major version no writer makes (a flipped bit, 0x8001) whose
+		// blocks hold together as version 1.0's: read as 1.0, damage read
+		// all the same (tshark stops).
+		{name: "section version flipped", base: slices.Concat(clean, clean, clean), damage: func(b []byte) { put(b, len(clean)+12, 0x8001) }, good: 36, is: ErrCorruptRecord,
+			err:     at(13, len(clean)) + "corrupt record: " + versionFlipped + "; read all the same, no frame missing",
+			flagged: map[int]string{13: fmt.Sprintf("frame 13 (file offset %#x): record: the block before it at file offset %#x is damaged (%s), read all the same: no frame missing", len(clean)+epb(1).off, len(clean), versionFlipped)}},
+		// Its blocks not 1.0's (its interface block's trailer damaged
+		// too): passed over.
+		{name: "section version flipped, its blocks not 1.0's", base: slices.Concat(clean, clean, clean), damage: func(b []byte) {
+			put(b, len(clean)+12, 0x8001)
+			put(b, len(clean)+blocks[1].off+blocks[1].len-4, 99)
+		}, good: 24, is: ErrCorruptRecord,
+			err:     at(13, len(clean)) + fmt.Sprintf("corrupt record: section header block: version 32769.0, which this reader cannot read: the section passed over up to the next one; read on from the next record, %d bytes later (frame 13)", len(clean)),
+			flagged: map[int]string{13: fmt.Sprintf("frame 13 (file offset %#x): record: %d bytes skipped before it: the record at file offset %#x is damaged (section header block: version 32769.0, which this reader cannot read: the section passed over up to the next one)", 2*len(clean)+epb(1).off, len(clean), len(clean))}},
 		// An option that cannot be read: the interface kept with the
 		// option's default, as tshark reads it; damage all the same.
 		kept("interface block option", func(b []byte) { put(b, idb2+16, 9|200<<16) },
@@ -302,8 +320,15 @@ func TestPcapngDamage(t *testing.T) {
 		shbOrder("second section's byte-order magic", slices.Concat(clean, clean), len(clean), 24),
 		shbLength("section header length", clean, 0, 12),
 		shbLength("second section's header length", slices.Concat(clean, clean), len(clean), 24),
+		// A length beyond what a section header holds, or running past the
+		// file's end with blocks after its start: damage read past, as
+		// above (a file that ends inside a section header is cut, below).
+		shbLengthOf("section header length beyond any", clean, 0, 12, 1<<21, "section header block: block length 2097152 is beyond any section header block (64 KiB)"),
+		shbLengthOf("section header length past the end", clean, 0, 12, 1<<15, fmt.Sprintf("section header block: block length 32768 runs past the file's end, %d bytes on", len(clean))),
 		{name: "byte-order magic and section header length", damage: func(b []byte) { put(b, 8, 0x01020304); put(b, 4, 30) },
 			err: name + ": file offset 0x0: not a capture file (section header block: byte-order magic 04030201 is neither 1a2b3c4d nor 4d3c2b1a)", is: ErrNotCapture},
+		{name: "second section's header cut", base: slices.Concat(clean, clean[:40]), good: 12,
+			err: at(13, len(clean)) + fmt.Sprintf("truncated record: the file ends inside it (section header block of %d bytes, 40 present)", blocks[0].len), is: ErrTruncatedFile},
 		{name: "section header cut", base: clean[:20],
 			err: name + fmt.Sprintf(": file offset 0x0: truncated file header (section header block of %d bytes, 20 present)", blocks[0].len), is: ErrTruncatedFile},
 		{name: "original below captured", damage: func(b []byte) { put(b, epb(2).off+24, 10) }, good: 12,
