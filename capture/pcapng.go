@@ -76,10 +76,9 @@ type ngFile struct {
 	// (orderGuess then says so): the section's blocks can be read.
 	orderOK    bool
 	orderGuess *ngCorrupt
-	// pending is damage to the first section's header, read before the
-	// first readPacket (newNgFile), at pendingAt: its first packet's.
-	pending   error
-	pendingAt int64
+	// pending is damage to the file's first section header (at offset 0),
+	// read before the first readPacket (first): its first packet's.
+	pending error
 }
 
 // ngIface is what an interface description block says about the packets
@@ -443,7 +442,7 @@ func (p *ngFile) orderOfLengths() (big, ok bool) {
 			return false
 		}
 		n := o.Uint32(h[4:])
-		if n < ngMinSHB || n%4 != 0 || n > ngMaxBlock || int(n) > p.bufSize() || o.Uint16(h[12:]) != ngMajorVersion {
+		if n < ngMinSHB || n%4 != 0 || n > ngMaxSHB || o.Uint16(h[12:]) != ngMajorVersion {
 			return false
 		}
 		b, _ := p.peek(int(n))
@@ -764,7 +763,7 @@ func (ifc *ngIface) time(ts uint64) int64 {
 func (p *ngFile) readPacket(ci *gopacket.CaptureInfo) ([]byte, error) {
 	p.skipped = 0
 	if p.pending != nil {
-		p.noteDamage(p.pendingAt, p.pending)
+		p.noteDamage(0, p.pending)
 		p.pending = nil
 	}
 	p.release()
