@@ -444,12 +444,10 @@ func ngFrames(t *testing.T, path string) int {
 	}
 	defer r.Close()
 	n := 0
-	for {
-		if _, err := r.Next(); err != nil {
-			return n
-		}
+	for _, err := r.Next(); err == nil; _, err = r.Next() {
 		n++
 	}
+	return n
 }
 
 // buildNgTest is TestParallelPcapng's file.

@@ -13,6 +13,12 @@ import (
 // wireSnapshot replays a capture whole through a Monitor.
 func wireSnapshot(t *testing.T, path string) monitor.Snapshot {
 	t.Helper()
+	return wireMonitor(t, path).Refresh()
+}
+
+// wireMonitor is a Monitor of a capture replayed whole, not refreshed yet.
+func wireMonitor(t *testing.T, path string) *monitor.Monitor {
+	t.Helper()
 	w, err := monitor.OpenWire(path, "", "", 0)
 	if err != nil {
 		t.Fatal(err)
@@ -21,7 +27,7 @@ func wireSnapshot(t *testing.T, path string) monitor.Snapshot {
 	if err := w.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	return m.Refresh()
+	return m
 }
 
 // TestWireAbsentValues: what the wire does not carry reads "-", never a
@@ -84,14 +90,7 @@ func TestWireAbsentValues(t *testing.T) {
 // has the measured ones).
 func TestFirstRefreshRates(t *testing.T) {
 	frames, lt := testutil.ReadFrames(t, "../../samples/pingpong.pcap")
-	w, err := monitor.OpenWire(testutil.WriteFrames(t, "window.pcap", lt, frames[1499:3000]), "", "", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := monitor.New(monitor.Options{Wire: w})
-	if err := w.Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	m := wireMonitor(t, testutil.WriteFrames(t, "window.pcap", lt, frames[1499:3000]))
 	first := m.Refresh()
 	var text bytes.Buffer
 	if err := WriteText(&text, first); err != nil {

@@ -463,15 +463,7 @@ func TestReplayKeys(t *testing.T) {
 // order: its handshake, the links of its group coming up, the link it was
 // on lost, its failover.
 func TestConnHistory(t *testing.T) {
-	w, err := monitor.OpenWire("../../samples/multilink.pcap", "", "", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := monitor.New(monitor.Options{Wire: w})
-	if err := w.Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	s := m.Refresh()
+	s := wireSnapshot(t, "../../samples/multilink.pcap")
 	var c monitor.ConnRow
 	for _, r := range s.Conns {
 		if r.Key == "wire:2" {
