@@ -316,8 +316,9 @@ type ConnRow struct {
 	RxRate float64 `json:"rx_bytes_per_second"`
 	TxRate float64 `json:"tx_bytes_per_second"`
 	// RateUnknown: RxRate and TxRate were not measured (0): the first
-	// refresh, a connection the refresh before did not list, or a
-	// capture whose time did not move since (its replay ended).
+	// refresh, a connection the refresh before did not list, a refresh
+	// before the capture's first frame (a replay paused or ended keeps
+	// the rates of the refresh before, known or not).
 	RateUnknown bool `json:"rate_unknown,omitempty"`
 	// Traced is what the send/receive tracepoints saw of the connection in
 	// the interval, when they can tell it apart (see TracedIO).

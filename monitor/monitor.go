@@ -255,9 +255,11 @@ func (m *Monitor) carry(s *Snapshot) (*connDiff, *rowTally) {
 	}
 	mg := keyMerge{prev: prev}
 	rates := m.prev != nil && s.Interval > 0
-	// A wire row's rate is over the capture's time, which stands still
-	// once a replay ended (and was not there before its first frame).
+	// A wire row's rate is over the capture's time, which was not there
+	// before the capture's first frame, and stands still while a replay
+	// is paused or once it ended: the rate measured before stands then.
 	wireRates := rates && !m.prev.WireTime.IsZero() && s.WireTime.After(m.prev.WireTime)
+	wireStill := rates && !m.prev.WireTime.IsZero() && s.WireTime.Equal(m.prev.WireTime)
 	var perWire func(cur, old uint64) float64
 	if wireRates {
 		perWire = perOver(s.WireTime.Sub(m.prev.WireTime).Seconds())
@@ -277,6 +279,8 @@ func (m *Monitor) carry(s *Snapshot) (*connDiff, *rowTally) {
 			conns.add(c, p, prevTime, s.Time)
 		}
 		switch {
+		case p != nil && c.Source == SourceWire && wireStill:
+			c.RxRate, c.TxRate, c.RateUnknown = p.RxRate, p.TxRate, p.RateUnknown
 		case p == nil, c.Source == SourceWire && !wireRates, c.Source != SourceWire && !rates:
 			c.RateUnknown = true
 		case c.Source == SourceWire:

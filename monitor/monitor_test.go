@@ -242,19 +242,24 @@ func TestWireRatesUseCaptureTime(t *testing.T) {
 		t.Errorf("rate %v B/s (unknown %v), want 4000 bytes over 2 s of capture = 2000", got, s.Conns[0].RateUnknown)
 	}
 	// Not measured, not 0: a row the refresh before did not list, a
-	// capture whose time stood still since (its replay ended), a refresh
-	// before the capture's first frame, the first refresh.
+	// refresh before the capture's first frame, the first refresh. A
+	// capture whose time stood still since (its replay paused or ended)
+	// keeps the rate of the refresh before (1234 B/s, or not known).
+	stood := &Snapshot{Time: t0, WireTime: t0, Conns: []ConnRow{{Key: "wire:1", Source: "wire", RxBytes: 1000, RxRate: 1234}}}
+	stoodUnknown := &Snapshot{Time: t0, WireTime: t0, Conns: []ConnRow{{Key: "wire:1", Source: "wire", RxBytes: 1000, RateUnknown: true}}}
 	for name, c := range map[string]struct {
 		prev    *Snapshot
 		wire    time.Time
 		key     string
 		unknown bool
+		rate    float64
 	}{
-		"new row":           {m.prev, t0.Add(2 * time.Second), "wire:2", true},
-		"replay ended":      {m.prev, t0, "wire:1", true},
-		"before its frames": {&Snapshot{Time: t0, Conns: m.prev.Conns}, t0.Add(2 * time.Second), "wire:1", true},
-		"first refresh":     {nil, t0.Add(2 * time.Second), "wire:1", true},
-		"measured":          {m.prev, t0.Add(2 * time.Second), "wire:1", false},
+		"new row":                 {m.prev, t0.Add(2 * time.Second), "wire:2", true, 0},
+		"replay stood":            {stood, t0, "wire:1", false, 1234},
+		"replay stood, not known": {stoodUnknown, t0, "wire:1", true, 0},
+		"before its frames":       {&Snapshot{Time: t0, Conns: m.prev.Conns}, t0.Add(2 * time.Second), "wire:1", true, 0},
+		"first refresh":           {nil, t0.Add(2 * time.Second), "wire:1", true, 0},
+		"measured":                {m.prev, t0.Add(2 * time.Second), "wire:1", false, 2000},
 	} {
 		m := New(Options{})
 		m.prev = c.prev
@@ -264,8 +269,8 @@ func TestWireRatesUseCaptureTime(t *testing.T) {
 			s.Interval = 0
 		}
 		m.carry(s)
-		if got := s.Conns[0].RateUnknown; got != c.unknown {
-			t.Errorf("%s: rate unknown %v, want %v", name, got, c.unknown)
+		if got := s.Conns[0]; got.RateUnknown != c.unknown || got.RxRate != c.rate {
+			t.Errorf("%s: rate %v unknown %v, want %v %v", name, got.RxRate, got.RateUnknown, c.rate, c.unknown)
 		}
 	}
 }
