@@ -567,3 +567,39 @@ func TestExportDamaged(t *testing.T) {
 		}
 	}
 }
+
+// TestDocsExpertTables: every "`smcdump -r samples/X -q -z smc,expert`:"
+// of docs/smcdump.md is followed by what the binary prints for it, so
+// that a change of the findings changes the manual with it.
+func TestDocsExpertTables(t *testing.T) {
+	bin := testutil.GoBuild(t, ".", "smcdump")
+	doc, err := os.ReadFile("../../docs/smcdump.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(doc), "\n")
+	n := 0
+	for i, l := range lines {
+		args, ok := strings.CutPrefix(l, "`smcdump -r samples/")
+		if !ok || !strings.HasSuffix(args, " -q -z smc,expert`:") || i+2 >= len(lines) || lines[i+2] != "```" {
+			continue
+		}
+		end := i + 3
+		for end < len(lines) && lines[end] != "```" {
+			end++
+		}
+		capture := "../../samples/" + strings.Fields(args)[0]
+		out, err := exec.Command(bin, "-r", capture, "-q", "-z", "smc,expert").Output()
+		if err != nil {
+			t.Errorf("%s: %v", capture, err)
+			continue
+		}
+		if want := strings.Join(lines[i+3:end], "\n") + "\n"; string(out) != want {
+			t.Errorf("docs/smcdump.md line %d: %s prints otherwise:\n%s", i+1, capture, testutil.Diff([]byte(want), out))
+		}
+		n++
+	}
+	if n < 4 {
+		t.Errorf("%d expert tables found in docs/smcdump.md, want the 4 of slow-reader, lossy, multilink and silent-link", n)
+	}
+}
