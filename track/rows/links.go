@@ -181,7 +181,7 @@ func Known[N ~int | ~uint8 | ~uint16](n N) string {
 
 func endRow(e *track.LinkEnd) End {
 	r := End{Addr: addrString(e.Addr), GID: addrString(e.GID), UID: UID(e.UID)}
-	if e.QPN != 0 || e.Addr.IsValid() {
+	if e.QPN != 0 { // QP 0 is the SMI's, never an RC link's: not shown
 		r.QPN = fmt.Sprintf("%#06x", e.QPN)
 	}
 	if e.MAC != ([6]byte{}) {
