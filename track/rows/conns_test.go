@@ -118,6 +118,29 @@ func TestAbsentNames(t *testing.T) {
 	}
 }
 
+// TestSilentEndQPN: silent-link.pcap from frame 30 on joins the idle
+// link the client's eth1 made silent: the server's TEST_LINK requests
+// name the client's QP, nothing names the server's; its QPN is absent
+// ("-"), not 0x000000.
+func TestSilentEndQPN(t *testing.T) {
+	frames, lt := testutil.ReadFrames(t, "../../samples/silent-link.pcap")
+	s := snapshotOf(t, testutil.WriteFrames(t, "window.pcap", lt, frames[29:]))
+	silent := 0
+	for _, l := range rows.LinkRows(&s) {
+		for _, e := range []rows.End{l.Client, l.Server} {
+			if e.QPN == "0x000000" {
+				t.Errorf("link %d: end %s QPN %q, want none", l.ID, e.Addr, e.QPN)
+			}
+			if e.Addr != "" && e.QPN == "" {
+				silent++
+			}
+		}
+	}
+	if silent == 0 {
+		t.Error("no end known by its address alone: the window no longer shows the silent link")
+	}
+}
+
 // TestEndedOneHostDump: a capture of one eRDMA host's ANCK dump device
 // shows its own CDCs only: its close CDC (peer-conn-closed) is all the
 // capture can show of the end, as a FIN is in a capture of one direction;
