@@ -118,11 +118,13 @@ func TestAbsentNames(t *testing.T) {
 	}
 }
 
-// TestSilentEndQPN: silent-link.pcap from frame 30 on joins the idle
+// TestSilentLinkWindow: silent-link.pcap from frame 30 on joins the idle
 // link the client's eth1 made silent: the server's TEST_LINK requests
 // name the client's QP, nothing names the server's; its QPN is absent
-// ("-"), not 0x000000.
-func TestSilentEndQPN(t *testing.T) {
+// ("-"), not 0x000000. The group the capture makes of it shows no
+// connection and no acknowledged request: its state is not known, not
+// "active"; the other group, carrying connections, is known.
+func TestSilentLinkWindow(t *testing.T) {
 	frames, lt := testutil.ReadFrames(t, "../../samples/silent-link.pcap")
 	s := snapshotOf(t, testutil.WriteFrames(t, "window.pcap", lt, frames[29:]))
 	silent := 0
@@ -138,6 +140,13 @@ func TestSilentEndQPN(t *testing.T) {
 	}
 	if silent == 0 {
 		t.Error("no end known by its address alone: the window no longer shows the silent link")
+	}
+	states := map[string]int{}
+	for _, g := range rows.LGRRows(&s) {
+		states[g.State]++
+	}
+	if states["unknown"] != 1 || states["deleted"] != 1 || len(states) != 2 {
+		t.Errorf("group states %v, want the silent link's unknown and the group that ended deleted", states)
 	}
 }
 

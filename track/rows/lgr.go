@@ -68,9 +68,13 @@ const (
 	GroupActive     GroupState = iota
 	GroupConfirming            // no link confirmed yet: it carries no connection
 	GroupEnded                 // DELETE_LINK of every link
+	// GroupUnknown: a group the capture joined after its setup that shows
+	// no connection and no request a responder acknowledged (a link whose
+	// peer went silent): nothing on the wire says it works.
+	GroupUnknown
 )
 
-var groupStateNames = [...]string{"active", "confirming", "deleted"}
+var groupStateNames = [...]string{"active", "confirming", "deleted", "unknown"}
 
 func (s GroupState) String() string { return groupStateNames[s] }
 
@@ -157,6 +161,8 @@ func LGRRows(s *track.Snapshot) []LGR {
 		case !confirmed[g.ID] && len(g.Links) > 0:
 			// As its connections: not usable before a link is confirmed.
 			r.GroupState = GroupConfirming
+		case g.Inferred && len(g.Conns) == 0 && g.ConnsFolded == 0 && !acknowledged(g, byID):
+			r.GroupState = GroupUnknown
 		}
 		r.State = r.GroupState.String()
 		r.RolesUnknown = g.Inferred
@@ -179,6 +185,17 @@ func LGRRows(s *track.Snapshot) []LGR {
 		rows = append(rows, r)
 	}
 	return rows
+}
+
+// acknowledged reports whether a link of g shows a request its responder
+// acknowledged.
+func acknowledged(g *track.LinkGroup, links map[int]*Link) bool {
+	for _, id := range g.Links {
+		if l := links[id]; l != nil && l.C2S.Acks+l.S2C.Acks > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // ANCKText names what an ANCK link group agreed: "credits RWWI",
