@@ -54,16 +54,25 @@ const (
 // LinkName is how every output names a link: its number in its group
 // (the kernel's link ID, the LLC's), or, for a link whose setup the
 // capture did not show, its queue pairs on the wire ("qp0x11/0x13": the
-// client's, then the server's), so two such links of a group read apart;
-// "-" with neither.
+// client's, then the server's; "qp-/0x11" where one end's QP is not
+// known), so two such links of a group read apart; "-" with neither.
 func LinkName(id uint8, clientQPN, serverQPN uint32) string {
 	switch {
 	case id != 0:
 		return strconv.Itoa(int(id))
 	case clientQPN != 0 || serverQPN != 0:
-		return fmt.Sprintf("qp%#x/%#x", clientQPN, serverQPN)
+		return "qp" + qpText(clientQPN) + "/" + qpText(serverQPN)
 	}
 	return "-"
+}
+
+// qpText is a QP number in hex, "-" for 0: QP 0 is the SMI's, never an RC
+// link's, so 0 is a QP the capture did not name.
+func qpText(qpn uint32) string {
+	if qpn == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%#x", qpn)
 }
 
 // What is the event's text, as smc,links and smc,lgr show it.

@@ -141,6 +141,10 @@ func TestSilentLinkWindow(t *testing.T) {
 	if silent == 0 {
 		t.Error("no end known by its address alone: the window no longer shows the silent link")
 	}
+	// Named by its QPs, the one not known "-": never "qp0x0/...".
+	if got := track.LinkName(0, 0, 0x11); got != "qp-/0x11" {
+		t.Errorf("a link of QPs - and 0x11 is named %q", got)
+	}
 	states := map[string]int{}
 	for _, g := range rows.LGRRows(&s) {
 		states[g.State]++
