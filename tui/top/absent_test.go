@@ -83,6 +83,21 @@ func TestWireAbsentValues(t *testing.T) {
 	}
 }
 
+// TestSilentLinkQP: silent-link.pcap from frame 30 on shows the silent
+// link's server QP only: its name and what the wire saw of it write the
+// other "-", never 0x0.
+func TestSilentLinkQP(t *testing.T) {
+	frames, lt := testutil.ReadFrames(t, "../../samples/silent-link.pcap")
+	s := wireSnapshot(t, testutil.WriteFrames(t, "window.pcap", lt, frames[29:]))
+	var text bytes.Buffer
+	if err := WriteText(&text, s); err != nil {
+		t.Fatal(err)
+	}
+	if out := text.String(); strings.Contains(out, "0x0<") || strings.Contains(out, "qp0x0") || !strings.Contains(out, "qp -<->0x11") {
+		t.Errorf("--once text:\n%s", out)
+	}
+}
+
 // TestFirstRefreshRates: a rate is a change since the refresh before;
 // the first refresh (smctop --once) has none, so its rates read "-" in
 // the text, the connections list and a connection's detail, never 0; nor

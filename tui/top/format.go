@@ -50,7 +50,7 @@ func linkWire(l monitor.LinkRow) string {
 	if l.QPN == 0 && l.Packets == 0 {
 		return ""
 	}
-	s := fmt.Sprintf("qp %#x<->%#x pkts %d cdcs %d retrans %d psn-gaps %d nak %d rnr %d", l.QPN, l.PeerQPN, l.Packets, l.CDCs, l.Retransmit, l.PSNGaps, l.NAKs, l.RNRs)
+	s := fmt.Sprintf("qp %s<->%s pkts %d cdcs %d retrans %d psn-gaps %d nak %d rnr %d", hexOrDash(l.QPN), hexOrDash(l.PeerQPN), l.Packets, l.CDCs, l.Retransmit, l.PSNGaps, l.NAKs, l.RNRs)
 	for _, c := range l.Credits {
 		s += fmt.Sprintf(" credits %s %d (min %d, starved %d)", c.Dir, c.Now, c.Min, c.Starved)
 	}
