@@ -258,11 +258,16 @@ func (m *Monitor) carry(s *Snapshot) (*connDiff, *rowTally) {
 	// A wire row's rate is over the capture's time, which was not there
 	// before the capture's first frame, and stands still while a replay
 	// is paused or once it ended: the rate measured before stands then.
+	// A live capture's stands while no frame comes: nothing moved over
+	// the refresh's interval, which is the measure then.
 	wireRates := rates && !m.prev.WireTime.IsZero() && s.WireTime.After(m.prev.WireTime)
 	wireStill := rates && !m.prev.WireTime.IsZero() && s.WireTime.Equal(m.prev.WireTime)
 	var perWire func(cur, old uint64) float64
-	if wireRates {
+	switch {
+	case wireRates:
 		perWire = perOver(s.WireTime.Sub(m.prev.WireTime).Seconds())
+	case wireStill && m.o.Wire != nil && m.o.Wire.Live():
+		wireRates, wireStill, perWire = true, false, perOver(s.Interval.Seconds())
 	}
 	per := perOver(s.Interval.Seconds())
 	for i := range s.Conns {

@@ -247,21 +247,26 @@ func TestWireRatesUseCaptureTime(t *testing.T) {
 	// keeps the rate of the refresh before (1234 B/s, or not known).
 	stood := &Snapshot{Time: t0, WireTime: t0, Conns: []ConnRow{{Key: "wire:1", Source: "wire", RxBytes: 1000, RxRate: 1234}}}
 	stoodUnknown := &Snapshot{Time: t0, WireTime: t0, Conns: []ConnRow{{Key: "wire:1", Source: "wire", RxBytes: 1000, RateUnknown: true}}}
+	live := &Wire{live: true}
 	for name, c := range map[string]struct {
 		prev    *Snapshot
 		wire    time.Time
 		key     string
 		unknown bool
 		rate    float64
+		wire0   *Wire
 	}{
-		"new row":                 {m.prev, t0.Add(2 * time.Second), "wire:2", true, 0},
-		"replay stood":            {stood, t0, "wire:1", false, 1234},
-		"replay stood, not known": {stoodUnknown, t0, "wire:1", true, 0},
-		"before its frames":       {&Snapshot{Time: t0, Conns: m.prev.Conns}, t0.Add(2 * time.Second), "wire:1", true, 0},
-		"first refresh":           {nil, t0.Add(2 * time.Second), "wire:1", true, 0},
-		"measured":                {m.prev, t0.Add(2 * time.Second), "wire:1", false, 2000},
+		// A live capture whose time stood (no frame since): over the
+		// refresh's interval, 4000 B in 100 ms.
+		"live, no frame":          {stood, t0, "wire:1", false, 40000, live},
+		"new row":                 {m.prev, t0.Add(2 * time.Second), "wire:2", true, 0, nil},
+		"replay stood":            {stood, t0, "wire:1", false, 1234, nil},
+		"replay stood, not known": {stoodUnknown, t0, "wire:1", true, 0, nil},
+		"before its frames":       {&Snapshot{Time: t0, Conns: m.prev.Conns}, t0.Add(2 * time.Second), "wire:1", true, 0, nil},
+		"first refresh":           {nil, t0.Add(2 * time.Second), "wire:1", true, 0, nil},
+		"measured":                {m.prev, t0.Add(2 * time.Second), "wire:1", false, 2000, nil},
 	} {
-		m := New(Options{})
+		m := New(Options{Wire: c.wire0})
 		m.prev = c.prev
 		s := &Snapshot{Time: t0.Add(100 * time.Millisecond), Interval: 100 * time.Millisecond, WireTime: c.wire,
 			Conns: []ConnRow{{Key: c.key, Source: "wire", RxBytes: 5000}}}
