@@ -71,10 +71,8 @@ type ngFile struct {
 	// skipKept: every block of the damage was read and used all the same
 	// (ngCorrupt.kept): no bytes of a frame were skipped.
 	skipKept bool
-	// orderOK: the section header next read last had a byte-order magic,
-	// or lengths that tell the byte order where the magic is damaged
-	// (orderGuess then says so): the section's blocks can be read.
-	orderOK    bool
+	// orderGuess: the section header next read last had its byte-order
+	// magic damaged, its order told by its lengths (orderOfLengths).
 	orderGuess *ngCorrupt
 	// pending is damage to the file's first section header (at offset 0),
 	// read before the first readPacket (first): its first packet's.
@@ -178,12 +176,20 @@ type ngCorrupt struct {
 	// can be found after its start (readPast): then its length is
 	// damage, else the file was cut there (this error).
 	cut error
+	// unordered: a section header block whose byte order nothing tells:
+	// none of its section's blocks can be read (readPast).
+	unordered bool
 }
 
 func (e *ngCorrupt) Error() string { return e.detail }
 
 func (p *ngFile) corrupt(typ uint32, format string, a ...any) error {
 	return &ngCorrupt{detail: ngBlockName(typ) + ": " + fmt.Sprintf(format, a...)}
+}
+
+// keptCorrupt is corrupt for a block read and used all the same (kept).
+func (p *ngFile) keptCorrupt(typ uint32, format string, a ...any) *ngCorrupt {
+	return &ngCorrupt{detail: ngBlockName(typ) + ": " + fmt.Sprintf(format, a...), kept: true}
 }
 
 // ngTruncated is a block the stream ends inside: ErrTruncatedFile, saying
@@ -219,10 +225,7 @@ func newNgFile(br *bufio.Reader) (*ngFile, error) {
 func (p *ngFile) first() error {
 	typ, b, err := p.next()
 	if ce, ok := err.(*ngCorrupt); ok && typ == ngBlockSHB {
-		if !p.readPast(typ, 0, ce) {
-			if ce.cut != nil {
-				return ce.cut
-			}
+		if err := p.readPast(typ, 0, ce); err != nil {
 			return err
 		}
 		p.pending = ce
@@ -234,10 +237,9 @@ func (p *ngFile) first() error {
 	if typ != ngBlockSHB { // the magic said so; only damage gets here
 		return p.corrupt(typ, "a pcapng file must start with a section header block")
 	}
-	switch bad := p.section(b); {
-	case bad != nil:
+	if bad := p.section(b); bad != nil {
 		p.pending = bad
-	case p.orderGuess != nil:
+	} else if p.orderGuess != nil {
 		p.pending = p.orderGuess
 	}
 	return nil
@@ -349,27 +351,24 @@ func (p *ngFile) next() (typ uint32, b []byte, err error) {
 			}
 			return typ, nil, &ngTruncated{typ: typ, have: len(h), len: ngMinSHB}
 		}
-		p.orderOK, p.orderGuess = true, nil
+		p.orderGuess = nil
 		switch bo := binary.LittleEndian.Uint32(h[8:]); bo {
 		case ngByteOrder:
 			p.big = false
 		case 0x4D3C2B1A:
 			p.big = true
 		default:
-			bad := p.corrupt(typ, "byte-order magic %08x is neither 1a2b3c4d nor 4d3c2b1a", binary.BigEndian.Uint32(h[8:]))
+			magic := binary.BigEndian.Uint32(h[8:])
 			big, ok := p.orderOfLengths()
 			if !ok {
-				p.orderOK = false
-				return typ, nil, bad
+				return typ, nil, &ngCorrupt{detail: fmt.Sprintf("%s: byte-order magic %08x is neither 1a2b3c4d nor 4d3c2b1a", ngBlockName(typ), magic), unordered: true}
 			}
 			p.big = big
 			order := "little"
 			if big {
 				order = "big"
 			}
-			p.orderGuess = bad.(*ngCorrupt)
-			p.orderGuess.detail += "; read " + order + "-endian, the order its block lengths and version agree in"
-			p.orderGuess.kept = true
+			p.orderGuess = p.keptCorrupt(typ, "byte-order magic %08x is neither 1a2b3c4d nor 4d3c2b1a; read %s-endian, the order its block lengths and version agree in", magic, order)
 		}
 	} else {
 		typ = p.u32(h)
@@ -471,7 +470,7 @@ func (p *ngFile) resync(from int64, why *ngCorrupt) bool {
 			if p.chain(b[at:], whole) {
 				p.discard(at)
 				p.pos += int64(at)
-				p.noteDamage(from, why)
+				p.pass(from, why)
 				return true
 			}
 		}
@@ -606,9 +605,7 @@ func (p *ngFile) read(n int) (b []byte, err error) {
 func (p *ngFile) section(b []byte) error {
 	p.newSection(p.errOff)
 	if len(b) < ngMinSHB {
-		bad := p.corrupt(ngBlockSHB, "%d bytes, below the %d of its fields; its blocks read as version 1.0's", len(b), ngMinSHB)
-		bad.(*ngCorrupt).kept = true
-		return bad
+		return p.keptCorrupt(ngBlockSHB, "%d bytes, below the %d of its fields; its blocks read as version 1.0's", len(b), ngMinSHB)
 	}
 	major, minor := p.u16(b[12:]), p.u16(b[14:])
 	if major == ngMajorVersion {
@@ -617,9 +614,7 @@ func (p *ngFile) section(b []byte) error {
 	// 2 to 9 may be versions to come, which the format asks a reader to
 	// pass over; 0 and the rest are damage.
 	if next, err := p.peek(p.bufSize()); (major == 0 || major > 9) && p.chain(next, err != nil) {
-		bad := p.corrupt(ngBlockSHB, "version %d.%d, which no pcapng writer makes; the blocks after it hold together as version 1.0's and are read as such", major, minor)
-		bad.(*ngCorrupt).kept = true
-		return bad
+		return p.keptCorrupt(ngBlockSHB, "version %d.%d, which no pcapng writer makes; the blocks after it hold together as version 1.0's and are read as such", major, minor)
 	}
 	// A version we cannot read: its blocks are skipped up to the next
 	// section, as pcapgo did (SkipUnknownVersion) and the format asks;
@@ -650,10 +645,10 @@ func (p *ngFile) interfaceBlock(b []byte) error {
 		return p.corrupt(ngBlockIDB, "%d bytes, below the %d of its fields", len(b), ngMinIDB)
 	}
 	ifc := ngIface{linkType: layers.LinkType(p.u16(b[8:])), snaplen: p.u32(b[12:]), exp: 6, perSec: 1e6, off: p.errOff}
-	var bad error
+	var bad *ngCorrupt
 	damaged := func(format string, a ...any) {
 		if bad == nil {
-			bad = p.corrupt(ngBlockIDB, format, a...)
+			bad = p.keptCorrupt(ngBlockIDB, format, a...)
 		}
 	}
 	opts, at := b[16:len(b)-4], 16
@@ -716,9 +711,9 @@ func (p *ngFile) interfaceBlock(b []byte) error {
 	p.ifaces = append(p.ifaces, ifc)
 	p.gen++
 	if bad != nil {
-		bad.(*ngCorrupt).kept = true
+		return bad
 	}
-	return bad
+	return nil
 }
 
 // note is what an error about a packet of ifc adds: where the interface
@@ -763,7 +758,7 @@ func (ifc *ngIface) time(ts uint64) int64 {
 func (p *ngFile) readPacket(ci *gopacket.CaptureInfo) ([]byte, error) {
 	p.skipped = 0
 	if p.pending != nil {
-		p.noteDamage(0, p.pending)
+		p.pass(0, p.pending)
 		p.pending = nil
 	}
 	p.release()
@@ -774,12 +769,10 @@ func (p *ngFile) readPacket(ci *gopacket.CaptureInfo) ([]byte, error) {
 		start := p.pos
 		typ, b, err := p.next()
 		if err != nil {
-			ce, ok := err.(*ngCorrupt)
-			if ok && p.readPast(typ, start, ce) {
-				continue
-			}
-			if ok && ce.cut != nil {
-				return nil, ce.cut
+			if ce, ok := err.(*ngCorrupt); ok {
+				if err = p.readPast(typ, start, ce); err == nil {
+					continue
+				}
 			}
 			return nil, err
 		}
@@ -909,30 +902,34 @@ func (p *ngFile) mappedEPB(ci *gopacket.CaptureInfo, timed bool) []byte {
 	return rest[28 : 28+caplen : 28+caplen]
 }
 
-// readPast reads past the damaged block of type typ at start (why), and
-// reports whether it found a block after it. A section header block whose
-// byte order is known (orderOK) but whose length is damaged starts a new
-// section all the same: the interfaces after it are its own.
-func (p *ngFile) readPast(typ uint32, start int64, why *ngCorrupt) bool {
+// readPast reads past the damaged block of type typ at start (why) to
+// the next block it can find, or returns the error the read ends with:
+// why, or the cut of a file that ends inside a section header (why.cut).
+// A section header block whose byte order is known but whose length is
+// damaged starts a new section all the same: the interfaces after it
+// are its own.
+func (p *ngFile) readPast(typ uint32, start int64, why *ngCorrupt) error {
 	if typ == ngBlockSHB {
-		if !p.orderOK {
-			return false
+		if why.unordered {
+			return why
 		}
 		p.newSection(start)
 	}
-	return p.resync(start, why)
+	switch {
+	case p.resync(start, why):
+		return nil
+	case why.cut != nil:
+		return why.cut
+	}
+	return why
 }
 
-// pass notes that the block at start, which holds together (its lengths
-// agree) but cannot be read as a packet (why), was stepped over.
-func (p *ngFile) pass(start int64, why error) { p.noteDamage(start, why) }
-
-// noteDamage adds the damage at start (why), read past up to p.pos, to
-// what readPacket stepped over since its last packet. Where blocks read
-// all the same (kept) are followed by damage that skipped bytes, the
-// span is told from the latter, the bytes missing being the graver fact,
-// with the former's detail after it.
-func (p *ngFile) noteDamage(start int64, why error) {
+// pass adds the damage at start (why), read past up to p.pos, to what
+// readPacket stepped over since its last packet. Where blocks read all
+// the same (kept) are followed by damage that skipped bytes, the span is
+// told from the latter, the bytes missing being the graver fact, with the
+// former's detail after it.
+func (p *ngFile) pass(start int64, why error) {
 	ce, _ := why.(*ngCorrupt)
 	kept := ce != nil && ce.kept
 	switch {

@@ -590,7 +590,7 @@ func (r *Reader) read(f *Frame) (layers.LinkType, error) {
 		if p := r.ng; p != nil && p.skipped > 0 {
 			// Read past, with no packet after it (blocks of statistics
 			// end many files): damage all the same.
-			r.noteSkip(f.Number+1, p.skipFrom, p.skipped, p.skipFrom+p.skipped, p.skipWhy).Kept = p.skipKept
+			r.noteSkip(f.Number+1, p.skipFrom, p.skipped, p.skipFrom+p.skipped, p.skipWhy, p.skipKept)
 			p.skipped = 0
 		}
 		r.err = r.fileError(f.Number+1, f.CI, err)
@@ -620,15 +620,14 @@ func (r *Reader) read(f *Frame) (layers.LinkType, error) {
 	case r.pf != nil: // classic pcap: record offsets are exact
 		r.offset += r.pf.passed
 		if n := r.pf.skipped; n > 0 {
-			r.skip = r.noteSkip(f.Number, r.offset, n, r.offset+n, r.pf.skipWhy)
+			r.skip = r.noteSkip(f.Number, r.offset, n, r.offset+n, r.pf.skipWhy, false)
 			r.offset += n
 		}
 		r.last = r.offset
 		r.offset += pcapRecordLen + int64(f.CI.CaptureLength)
 	case r.ng != nil:
 		if n := r.ng.skipped; n > 0 {
-			r.skip = r.noteSkip(f.Number, r.ng.skipFrom, n, r.ng.rec, r.ng.skipWhy)
-			r.skip.Kept = r.ng.skipKept
+			r.skip = r.noteSkip(f.Number, r.ng.skipFrom, n, r.ng.rec, r.ng.skipWhy, r.ng.skipKept)
 		}
 		r.last = r.ng.rec
 		lt = r.ng.linkType()
@@ -643,10 +642,10 @@ func (r *Reader) read(f *Frame) (layers.LinkType, error) {
 }
 
 // noteSkip counts, for Damage, the n bytes of damage (why) read stepped
-// over from offset from, before the record at at of frame number, and
-// returns it.
-func (r *Reader) noteSkip(number int, from, n, at int64, why string) *SkipError {
-	s := &SkipError{Frame: number, Offset: from, Skipped: n, At: at, Detail: why}
+// over from offset from, before the record at at of frame number (kept:
+// blocks read all the same, SkipError.Kept), and returns it.
+func (r *Reader) noteSkip(number int, from, n, at int64, why string, kept bool) *SkipError {
+	s := &SkipError{Frame: number, Offset: from, Skipped: n, At: at, Detail: why, Kept: kept}
 	if len(r.skips) < maxSkips {
 		r.skips = append(r.skips, s)
 	}
