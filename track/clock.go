@@ -29,12 +29,36 @@ type captureClock struct {
 	max     int64 // the latest stamp seen
 	off     int64 // the clock is a stamp plus off
 	stepped bool  // the frame last read stepped back by more than stepBack
+	steps   clockSteps
 }
 
-// maxClockSteps is how many of the clock's steps back a Tracker keeps the
-// times of (Snapshot.Unmeasured): a capture of a host whose clock was
+// clockSteps are the times where the clock stood at a step back, at most
+// maxClockSteps of them (cut: more came after the last): the time that
+// passed across each is not known (Snapshot.Unmeasured).
+type clockSteps struct {
+	at  []int64
+	cut bool
+}
+
+// maxClockSteps bounds clockSteps: a capture of a host whose clock was
 // left alone has none, two captures joined end to end one.
 const maxClockSteps = 1024
+
+// between reports whether a step lies from a to b (clock times).
+func (s *clockSteps) between(a, b int64) bool {
+	for _, at := range s.at {
+		if a <= at && at <= b {
+			return true
+		}
+	}
+	return s.cut && len(s.at) > 0 && b >= s.at[len(s.at)-1]
+}
+
+// clone is a copy of s that shares nothing with it.
+func (s clockSteps) clone() clockSteps {
+	s.at = append([]int64(nil), s.at...)
+	return s
+}
 
 // stepBack is how far a stamp goes back before the clock stands:
 // expert.TimeBackwards's threshold.
@@ -55,6 +79,11 @@ func (c *captureClock) at(number int, stamp int64) int64 {
 		// Stepped back: the clock stands at this frame.
 		c.stepped = true
 		c.off += c.last - stamp
+		if len(c.steps.at) < maxClockSteps {
+			c.steps.at = append(c.steps.at, stamp+c.off) // the time at returns: where it stands
+		} else {
+			c.steps.cut = true
+		}
 	case c.returns(stamp):
 		// Back near the latest stamp after a step back: from where the
 		// clock stood, by the time past that stamp.

@@ -534,7 +534,7 @@ func (t *Tracker) stall(c *Conn, d Dir, in *input, consumed uint64, missed bool)
 // the capture's clock (a lower bound).
 func (t *Tracker) longest(longest *time.Duration, atLeast *bool, since, now int64) {
 	if d := time.Duration(now - since); d > *longest {
-		*longest, *atLeast = d, stepBetween(t.steps, t.stepsCut, since, now)
+		*longest, *atLeast = d, t.clock.steps.between(since, now)
 	}
 }
 

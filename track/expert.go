@@ -481,22 +481,13 @@ func msText(ns int64) string {
 	return fmt.Sprintf("%.1f ms", float64(ns)/1e6)
 }
 
-// creditsLongest is c's longest time without credit, "at least" where the
-// capture's clock stepped back within it.
-func creditsLongest(c *Credits) string {
-	if c.longestAtLeast {
-		return "at least " + c.Longest.Round(time.Microsecond).String() + " (the capture's clock stepped back in it)"
-	}
-	return c.Longest.Round(time.Microsecond).String()
-}
-
-// atLeastText is d in milliseconds, "at least" where the capture's clock
-// stepped back within it (the time across the step not known).
-func atLeastText(d time.Duration, atLeast bool) string {
+// lowerBound is a measured length, "at least" it where the capture's
+// clock stepped back within it (the time across the step not known).
+func lowerBound(length string, atLeast bool) string {
 	if atLeast {
-		return "at least " + msText(d.Nanoseconds()) + " (the capture's clock stepped back in it)"
+		return "at least " + length + " (the capture's clock stepped back within it)"
 	}
-	return msText(d.Nanoseconds())
+	return length
 }
 
 // findingDetail says what c shows of finding id.
@@ -535,7 +526,7 @@ func (c *Conn) findingDetail(s *Snapshot, id expert.ID, now int64, text string) 
 				}
 				open = fmt.Sprintf(", the last still open at the end of the capture (the connection's last frame %d, %s)", c.LastFrame, time.Unix(0, c.lastNS).UTC().Format("15:04:05.000000"))
 			}
-			return fmt.Sprintf("%d write-blocked CDCs in %d episodes%s, longest %s", f.WriteBlocked, f.WBEpisodes, open, atLeastText(longest, atLeast))
+			return fmt.Sprintf("%d write-blocked CDCs in %d episodes%s, longest %s", f.WriteBlocked, f.WBEpisodes, open, lowerBound(msText(longest.Nanoseconds()), atLeast))
 		})
 	case expert.ConsumerStall:
 		return c.perFlow(func(f *Flow) string {
@@ -550,7 +541,7 @@ func (c *Conn) findingDetail(s *Snapshot, id expert.ID, now int64, text string) 
 			if longest == 0 {
 				return ""
 			}
-			return fmt.Sprintf("peer's RMBE (%d B) full, consumer cursor still for up to %s%s", c.rmbeSize(c.dirOf(f)), atLeastText(longest, atLeast), open)
+			return fmt.Sprintf("peer's RMBE (%d B) full, consumer cursor still for up to %s%s", c.rmbeSize(c.dirOf(f)), lowerBound(msText(longest.Nanoseconds()), atLeast), open)
 		})
 	case expert.Urgent:
 		return c.perFlow(func(f *Flow) string {
@@ -735,7 +726,7 @@ func (l *Link) findingDetail(id expert.ID, text string) string {
 		for d := range l.Credits {
 			if c := &l.Credits[d]; c.Starved > 0 {
 				parts = append(parts, fmt.Sprintf("%s held no receive-queue credit %s, longest %s (until frame %d); init %d, returned %d, spent %d",
-					linkSideName(l, Dir(d)), times(c.Starved), creditsLongest(c), c.LongestFrame, c.Init, c.Returned, c.Spent))
+					linkSideName(l, Dir(d)), times(c.Starved), lowerBound(c.Longest.Round(time.Microsecond).String(), c.longestAtLeast), c.LongestFrame, c.Init, c.Returned, c.Spent))
 			}
 		}
 		return strings.Join(parts, "; ")

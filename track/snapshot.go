@@ -24,10 +24,9 @@ type Snapshot struct {
 	// pending at End are findings (expert.EndedPending).
 	Ended bool
 
-	// steps: the times where the clock stood at a step back of the
-	// capture's clock (Unmeasured); stepsCut: more came after the last.
-	steps    []int64
-	stepsCut bool
+	// steps: where the tracker's clock stood at a step back of the
+	// capture's (Unmeasured).
+	steps clockSteps
 
 	folded folded // sums of what is not listed (Totals adds the rest)
 	expert marks  // findings tied to no connection or link
@@ -53,7 +52,7 @@ func (t *Tracker) snapshot() Snapshot {
 		carried:    t.carried,
 	}
 	s.Ended = t.ended
-	s.steps, s.stepsCut = append([]int64(nil), t.steps...), t.stepsCut
+	s.steps = t.clock.steps.clone()
 	end := max(t.lastNS, t.endNS)
 	for _, l := range t.links {
 		end = max(end, l.lastNS)
@@ -237,16 +236,5 @@ func (s *Snapshot) Unmeasured(from, to time.Time) bool {
 	if from.IsZero() || to.IsZero() {
 		return false
 	}
-	return stepBetween(s.steps, s.stepsCut, from.UnixNano(), to.UnixNano())
-}
-
-// stepBetween reports whether one of steps (the times where the clock
-// stood at a step back; cut: more came after the last) lies from a to b.
-func stepBetween(steps []int64, cut bool, a, b int64) bool {
-	for _, at := range steps {
-		if a <= at && at <= b {
-			return true
-		}
-	}
-	return cut && len(steps) > 0 && b >= steps[len(steps)-1]
+	return s.steps.between(from.UnixNano(), to.UnixNano())
 }

@@ -596,10 +596,7 @@ func (t *Tracker) slowHandshake(c *Conn, in *input, what string) {
 	}
 	if d := in.ns - c.TProposal.UnixNano(); d > int64(slowHandshake) {
 		t.raiseText(&c.expert, expert.HandshakeSlow, in, func() string {
-			if stepBetween(t.steps, t.stepsCut, c.TProposal.UnixNano(), in.ns) {
-				return "CLC Proposal to " + what + " at least " + msText(d) + " (the capture's clock stepped back between them)"
-			}
-			return "CLC Proposal to " + what + " " + msText(d)
+			return "CLC Proposal to " + what + " " + lowerBound(msText(d), t.clock.steps.between(c.TProposal.UnixNano(), in.ns))
 		})
 	}
 }

@@ -138,16 +138,11 @@ type Tracker struct {
 	finishGroups                map[*LinkGroup]bool // finish's set of groups, reused
 	lastSweep                   int64               // Unix nanoseconds
 	lastNS                      int64               // newest frame feed handled (fastRoCE's are in their links' lastNS)
-	// steps are the clock's times where it stood at a step back of the
-	// capture's clock (captureClock), at most maxClockSteps of them;
-	// stepsCut: there were more, the later ones not kept.
-	steps      []int64
-	stepsCut   bool
-	seenCopies seenCopies     // recent RoCE and dump-device frames (captureDup)
-	endNS      int64          // the capture's end as its file records it (EndCapture), 0 unknown
-	ended      bool           // EndCapture: no frame comes after the last one fed
-	timelineID int            // > 0 when Options.Timeline names an ID
-	timelineEP netip.AddrPort // valid when Options.Timeline names an endpoint
+	seenCopies                  seenCopies          // recent RoCE and dump-device frames (captureDup)
+	endNS                       int64               // the capture's end as its file records it (EndCapture), 0 unknown
+	ended                       bool                // EndCapture: no frame comes after the last one fed
+	timelineID                  int                 // > 0 when Options.Timeline names an ID
+	timelineEP                  netip.AddrPort      // valid when Options.Timeline names an endpoint
 
 	in input
 	// replayIn is a kept request followed late (resync), replaying
@@ -286,11 +281,6 @@ func (t *Tracker) feed(in *input) {
 	stamp := in.ns
 	in.ns = t.clock.at(in.number, stamp)
 	if t.clock.stepped {
-		if len(t.steps) < maxClockSteps {
-			t.steps = append(t.steps, in.ns)
-		} else {
-			t.stepsCut = true
-		}
 		prev := t.clock.prev
 		t.raiseText(&t.expert, expert.TimeBackwards, in, func() string {
 			return fmt.Sprintf("the first is %s before the frame before it", fmtDur(time.Duration(prev-stamp)))

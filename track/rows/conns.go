@@ -231,8 +231,11 @@ func flowRow(f *track.Flow) Flow {
 		SeqDup: f.SeqDup, CursorErrors: f.CursorErrors, DumpDamaged: f.DumpDamaged, Prod: fmt.Sprintf("%d/%d", f.Prod.Wrap, f.Prod.Count), Cons: fmt.Sprintf("%d/%d", f.Cons.Wrap, f.Cons.Count)}
 }
 
-func ms(from, to time.Time) float64 {
-	if from.IsZero() || to.IsZero() {
+// ms is the time from from to to in milliseconds, -1 where it is not
+// known: either not seen, or the capture's clock stepped back between
+// them (track.Snapshot.Unmeasured), the duration not shorter by the step.
+func ms(s *track.Snapshot, from, to time.Time) float64 {
+	if from.IsZero() || to.IsZero() || s.Unmeasured(from, to) {
 		return -1
 	}
 	return float64(to.Sub(from).Microseconds()) / 1000
@@ -301,20 +304,12 @@ func connRow(s *track.Snapshot, c *track.Conn, links map[int]*track.Link) Conn {
 	if start.IsZero() {
 		start = c.TProposal
 	}
-	// A step the capture's clock made between the SYN and a step leaves
-	// its duration unknown (-1, as a step not seen), not shorter.
-	ms := func(from, to time.Time) float64 {
-		if s.Unmeasured(from, to) {
-			return -1
-		}
-		return ms(from, to)
-	}
 	r := Conn{
 		ID: c.ID, Client: addrString(c.Client), Server: addrString(c.Server),
 		Outcome: c.Outcome.String(), Detail: track.ConnDetail(c), Version: c.Version,
 		FirstContact: firstContact(c), Inferred: c.Inferred, LinkNotCaptured: c.LinkNotCaptured, RolesUnknown: c.RolesUnknown, EID: strings.TrimRight(c.EID, " "), Offered: c.Offered,
 		LGR: c.LGR, OptionSYN: c.OptionSYN, OptionSYNACK: c.OptionSYNACK,
-		Handshake:  Durations{ms(start, c.TProposal), ms(start, c.TAccept), ms(start, c.TConfirm), ms(start, c.TFirstCDC)},
+		Handshake:  Durations{ms(s, start, c.TProposal), ms(s, start, c.TAccept), ms(s, start, c.TConfirm), ms(s, start, c.TFirstCDC)},
 		Client2Srv: flowRow(&c.Flow[track.DirC2S]), Srv2Client: flowRow(&c.Flow[track.DirS2C]),
 		Frames: c.Frames, FirstFrame: c.FirstFrame, LastFrame: c.LastFrame,
 		Closed: c.Closed(), Close: track.CloseInfo(c), Merged: c.Merged,
