@@ -255,20 +255,7 @@ func (m *Monitor) carry(s *Snapshot) (*connDiff, *rowTally) {
 	}
 	mg := keyMerge{prev: prev}
 	rates := m.prev != nil && s.Interval > 0
-	// A wire row's rate is over the capture's time, which was not there
-	// before the capture's first frame, and stands still while a replay
-	// is paused or once it ended: the rate measured before stands then.
-	// A live capture's stands while no frame comes: nothing moved over
-	// the refresh's interval, which is the measure then.
-	wireRates := rates && !m.prev.WireTime.IsZero() && s.WireTime.After(m.prev.WireTime)
-	wireStill := rates && !m.prev.WireTime.IsZero() && s.WireTime.Equal(m.prev.WireTime)
-	var perWire func(cur, old uint64) float64
-	switch {
-	case wireRates:
-		perWire = perOver(s.WireTime.Sub(m.prev.WireTime).Seconds())
-	case wireStill && m.o.Wire != nil && m.o.Wire.Live():
-		wireRates, wireStill, perWire = true, false, perOver(s.Interval.Seconds())
-	}
+	perWire, carryWire := m.wireRate(s, rates)
 	per := perOver(s.Interval.Seconds())
 	for i := range s.Conns {
 		c := &s.Conns[i]
@@ -283,18 +270,40 @@ func (m *Monitor) carry(s *Snapshot) (*connDiff, *rowTally) {
 		if m.prev != nil {
 			conns.add(c, p, prevTime, s.Time)
 		}
+		rate := per
+		if c.Source == SourceWire {
+			rate = perWire
+		}
 		switch {
-		case p != nil && c.Source == SourceWire && wireStill:
+		case p != nil && c.Source == SourceWire && carryWire:
 			c.RxRate, c.TxRate, c.RateUnknown = p.RxRate, p.TxRate, p.RateUnknown
-		case p == nil, c.Source == SourceWire && !wireRates, c.Source != SourceWire && !rates:
+		case p == nil, !rates, rate == nil:
 			c.RateUnknown = true
-		case c.Source == SourceWire:
-			c.RxRate, c.TxRate, c.RateUnknown = perWire(c.RxBytes, p.RxBytes), perWire(c.TxBytes, p.TxBytes), false
 		default:
-			c.RxRate, c.TxRate, c.RateUnknown = per(c.RxBytes, p.RxBytes), per(c.TxBytes, p.TxBytes), false
+			c.RxRate, c.TxRate, c.RateUnknown = rate(c.RxBytes, p.RxBytes), rate(c.TxBytes, p.TxBytes), false
 		}
 	}
 	return conns, tally
+}
+
+// wireRate is how a wire row's rate is measured at s (rates: the refresh
+// before is there, and time passed): over the capture's time since that
+// refresh. Before the capture's first frame there is none (per nil).
+// Where the capture's time stood, a replay is paused or ended: the rate
+// of the refresh before stands (carry); a live capture had no frame,
+// and nothing moved over the refresh's interval, which measures it then.
+func (m *Monitor) wireRate(s *Snapshot, rates bool) (per func(cur, old uint64) float64, carry bool) {
+	switch {
+	case !rates || m.prev.WireTime.IsZero():
+		return nil, false
+	case s.WireTime.After(m.prev.WireTime):
+		return perOver(s.WireTime.Sub(m.prev.WireTime).Seconds()), false
+	case !s.WireTime.Equal(m.prev.WireTime):
+		return nil, false
+	case m.o.Wire != nil && m.o.Wire.Live():
+		return perOver(s.Interval.Seconds()), false
+	}
+	return nil, true
 }
 
 // rowTally is what the overview and the host need of the rows, taken in
