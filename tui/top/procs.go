@@ -38,11 +38,12 @@ func procRows(s *monitor.Snapshot) []entry[monitor.ProcessRow] {
 		}
 		return append(out, entry[monitor.ProcessRow]{row: entryRow("none", []string{"-", why}, nil)})
 	}
+	noRate := noRates(s)
 	for _, p := range s.Processes {
 		out = append(out, entry[monitor.ProcessRow]{p, entryRow(strconv.Itoa(p.PID), []string{
 			strconv.Itoa(p.PID), p.Comm, strconv.Itoa(p.Sockets), strconv.Itoa(p.Conns),
-			bytesText(float64(p.TxBytes)), bytesText(float64(p.RxBytes)), bytesRate(p.TxRate), bytesRate(p.RxRate),
-			fmt.Sprintf("%.0f/%.0f", p.TxCallRate, p.RxCallRate),
+			bytesText(float64(p.TxBytes)), bytesText(float64(p.RxBytes)), known(noRate, bytesRate(p.TxRate)), known(noRate, bytesRate(p.RxRate)),
+			known(noRate, fmt.Sprintf("%.0f/%.0f", p.TxCallRate, p.RxCallRate)),
 		}, []any{p.PID, nil, p.Sockets, p.Conns, p.TxBytes, p.RxBytes, p.TxRate, p.RxRate, p.TxCallRate + p.RxCallRate})})
 	}
 	return out
@@ -54,7 +55,11 @@ func procDetail(p monitor.ProcessRow, s *monitor.Snapshot) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s/%d  sent %d B in %d calls, received %d B in %d calls since smctop started\n", p.Comm, p.PID, p.TxBytes, p.TxCalls, p.RxBytes, p.RxCalls)
-	fmt.Fprintf(&b, "now: %s out, %s in, %.0f sends/s, %.0f receives/s on %d sockets\n", bytesRate(p.TxRate), bytesRate(p.RxRate), p.TxCallRate, p.RxCallRate, p.Sockets)
+	if noRates(s) {
+		fmt.Fprintf(&b, "now: not measured yet (the first refresh) on %d sockets\n", p.Sockets)
+	} else {
+		fmt.Fprintf(&b, "now: %s out, %s in, %.0f sends/s, %.0f receives/s on %d sockets\n", bytesRate(p.TxRate), bytesRate(p.RxRate), p.TxCallRate, p.RxCallRate, p.Sockets)
+	}
 	for _, c := range s.Conns {
 		if c.PID == p.PID {
 			fmt.Fprintf(&b, "  %s %s %s -> %s\n", c.Key, c.Mode, endpoint(c.Src, c.AddrHidden), endpoint(c.Dst, c.AddrHidden))

@@ -491,7 +491,8 @@ func TestConnHistory(t *testing.T) {
 }
 
 // TestProcessesScreen: the processes view lists what the send/receive
-// tracepoints saw per process, and says why it is empty without them.
+// tracepoints saw per process, and says why it is empty without them;
+// on a first refresh its rates are not measured yet.
 func TestProcessesScreen(t *testing.T) {
 	h := newHarness(t, 160, 40)
 	h.Key(tcell.KeyRune, '6')
@@ -506,6 +507,12 @@ func TestProcessesScreen(t *testing.T) {
 		if !strings.Contains(scr, want) {
 			t.Errorf("processes view lacks %q:\n%s", want, scr)
 		}
+	}
+	// A first refresh measured no rate: "-", not the zeros it holds.
+	s.Interval = 0
+	h.top.Update(s)
+	if scr := h.Sync(); strings.Contains(scr, "3.1KiB/s") || strings.Contains(scr, "50/50") || !strings.Contains(scr, "not measured yet") {
+		t.Errorf("processes view of a first refresh:\n%s", scr)
 	}
 }
 
