@@ -213,6 +213,13 @@ func TestPcapngDamage(t *testing.T) {
 			err:     at(9, idb2) + "corrupt record: " + what + "; read all the same, no frame missing",
 			flagged: map[int]string{9: fmt.Sprintf("frame 9 (file offset %#x): record: the block before it at file offset %#x is damaged (%s), read all the same: no frame missing", next, idb2, what)}}
 	}
+	// A section header block of 24 bytes: type, length, byte-order
+	// magic, version 1.0, then its trailing length where its section
+	// length would begin.
+	shortSHB := binary.LittleEndian.AppendUint32(nil, ngBlockSHB)
+	for _, v := range []uint32{24, ngByteOrder, 1, 0, 24} {
+		shortSHB = binary.LittleEndian.AppendUint32(shortSHB, v)
+	}
 	var shbLengthOf func(name string, base []byte, shb, good int, length uint32, what string) ngDamageCase
 	versionFlipped := "section header block: version 32769.0, which no pcapng writer makes; the blocks after it hold together as version 1.0's and are read as such"
 	// A section header at shb of base damaged, the frames of its section
@@ -325,6 +332,13 @@ func TestPcapngDamage(t *testing.T) {
 		// above (a file that ends inside a section header is cut, below).
 		shbLengthOf("section header length beyond any", clean, 0, 12, 1<<21, "section header block: block length 2097152 is beyond any section header block (64 KiB)"),
 		shbLengthOf("section header length past the end", clean, 0, 12, 1<<15, fmt.Sprintf("section header block: block length 32768 runs past the file's end, %d bytes on", len(clean))),
+		// A section header too short for its fields (24 bytes, its
+		// lengths agreeing): the section starts all the same, its blocks
+		// read as 1.0's.
+		{name: "section header too short", base: slices.Concat(clean, shortSHB, clean[blocks[1].off:]), good: 24, is: ErrCorruptRecord,
+			err: at(13, len(clean)) + "corrupt record: section header block: 24 bytes, below the 28 of its fields; its blocks read as version 1.0's; read all the same, no frame missing",
+			flagged: map[int]string{13: fmt.Sprintf("frame 13 (file offset %#x): record: the block before it at file offset %#x is damaged (section header block: 24 bytes, below the 28 of its fields; its blocks read as version 1.0's), read all the same: no frame missing",
+				len(clean)+24+epb(1).off-blocks[1].off, len(clean))}},
 		{name: "byte-order magic and section header length", damage: func(b []byte) { put(b, 8, 0x01020304); put(b, 4, 30) },
 			err: name + ": file offset 0x0: not a capture file (section header block: byte-order magic 04030201 is neither 1a2b3c4d nor 4d3c2b1a)", is: ErrNotCapture},
 		{name: "second section's header cut", base: slices.Concat(clean, clean[:40]), good: 12,
