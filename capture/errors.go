@@ -116,14 +116,16 @@ func (e *RecordError) Unwrap() error { return ErrCorruptRecord }
 // Kept is damage to pcapng blocks that carry no frame and were read and
 // used all the same (an interface description block with an option that
 // cannot be read, its default taken instead): the Skipped bytes are those
-// blocks, no frame is missing.
+// blocks, no frame is missing. FileHeader is such damage to a classic
+// pcap file's header (a version no writer makes).
 type SkipError struct {
-	Frame   int
-	Offset  int64 // file offset of the damage (in a gzip file's decompressed stream)
-	Skipped int64
-	At      int64
-	Detail  string
-	Kept    bool
+	Frame      int
+	Offset     int64 // file offset of the damage (in a gzip file's decompressed stream)
+	Skipped    int64
+	At         int64
+	Detail     string
+	Kept       bool
+	FileHeader bool
 }
 
 // Error reads "frame N (file offset 0x..): record: 132 bytes skipped
@@ -131,8 +133,12 @@ type SkipError struct {
 // exceeds snap length: 2147483647 > 65536)".
 func (e *SkipError) Error() string {
 	if e.Kept {
+		what := "the block before it"
+		if e.FileHeader {
+			what = "the file header"
+		}
 		return "frame " + strconv.Itoa(e.Frame) + " (file offset 0x" + strconv.FormatInt(e.At, 16) +
-			"): record: the block before it at file offset 0x" + strconv.FormatInt(e.Offset, 16) +
+			"): record: " + what + " at file offset 0x" + strconv.FormatInt(e.Offset, 16) +
 			" is damaged (" + e.Detail + "), read all the same: no frame missing"
 	}
 	return "frame " + strconv.Itoa(e.Frame) + " (file offset 0x" + strconv.FormatInt(e.At, 16) +

@@ -49,6 +49,9 @@ type pcapFile struct {
 	// passed is how many bytes of file headers read stepped over before
 	// the record it returned last (joined), before what it skipped.
 	passed int64
+	// keptWhy is the file header's damage read past (lenient), until the
+	// Reader has told it with the first frame.
+	keptWhy string
 }
 
 // Limits as pcapgo's: a capture length up to maxEager is read into a
@@ -68,7 +71,10 @@ func newPcapFile(br *bufio.Reader) (*pcapFile, error) {
 	}
 	p := &pcapFile{br: br}
 	if err := p.header(hdr[:]); err != nil {
-		return nil, err
+		first, _ := br.Peek(pcapRecordLen)
+		if err := p.lenient(err, first); err != nil {
+			return nil, err
+		}
 	}
 	return p, nil
 }
@@ -82,7 +88,9 @@ func newMemPcapFile(mem []byte, mapped bool) (*pcapFile, error) {
 	}
 	p := &pcapFile{mem: mem, pos: pcapHeaderLen, mapped: mapped}
 	if err := p.header(mem[:pcapHeaderLen]); err != nil {
-		return nil, err
+		if err := p.lenient(err, mem[pcapHeaderLen:]); err != nil {
+			return nil, err
+		}
 	}
 	return p, nil
 }
@@ -110,14 +118,34 @@ func (p *pcapFile) header(hdr []byte) error {
 	if p.bigEndian {
 		bo = binary.BigEndian
 	}
-	if v := bo.Uint16(hdr[4:6]); v != pcapVersionMajor {
-		return fmt.Errorf("unknown major version %d", v)
-	}
-	if v := bo.Uint16(hdr[6:8]); v != pcapVersionMinor {
-		return fmt.Errorf("unknown minor version %d", v)
-	}
 	p.snaplen = p.u32(hdr[16:20])
 	p.linkType = layers.LinkType(p.u32(hdr[20:24]))
+	if major, minor := bo.Uint16(hdr[4:6]), bo.Uint16(hdr[6:8]); major != pcapVersionMajor || minor != pcapVersionMinor {
+		return &versionError{major, minor}
+	}
+	return nil
+}
+
+// versionError is a file header whose version is not 2.4, the only one
+// libpcap has written since 1998 (pcap/pcap.h, PCAP_VERSION_MAJOR and
+// PCAP_VERSION_MINOR).
+type versionError struct{ major, minor uint16 }
+
+func (e *versionError) Error() string {
+	return fmt.Sprintf("unknown version %d.%d", e.major, e.minor)
+}
+
+// lenient is the error opening a file whose header h (header's error
+// err) is followed by first, its first bytes after the header: nil where
+// the version alone is off and the first record after it is one
+// (plausible), the header's damage kept for the first frame (keptWhy),
+// as a flipped bit in a version no writer varies would be read past.
+func (p *pcapFile) lenient(err error, first []byte) error {
+	var ve *versionError
+	if !errors.As(err, &ve) || len(first) < pcapRecordLen || !p.plausible((*[pcapRecordLen]byte)(first)) {
+		return err
+	}
+	p.keptWhy = fmt.Sprintf("version %d.%d, not 2.4", ve.major, ve.minor)
 	return nil
 }
 

@@ -141,6 +141,8 @@ func (r *Reader) DamageOf(n int) error {
 	s := r.skips[0]
 	var d string
 	switch {
+	case s.Kept && s.FileHeader:
+		d = "file header: " + s.Detail + "; read all the same, no frame missing"
 	case s.Kept:
 		d = s.Detail + "; read all the same, no frame missing"
 	case s.Frame > r.frame.Number:
@@ -622,6 +624,10 @@ func (r *Reader) read(f *Frame) (layers.LinkType, error) {
 		if n := r.pf.skipped; n > 0 {
 			r.skip = r.noteSkip(f.Number, r.offset, n, r.offset+n, r.pf.skipWhy, false)
 			r.offset += n
+		} else if r.pf.keptWhy != "" {
+			r.skip = r.noteSkip(f.Number, 4, 4, r.offset, r.pf.keptWhy, true)
+			r.skip.FileHeader = true
+			r.pf.keptWhy = ""
 		}
 		r.last = r.offset
 		r.offset += pcapRecordLen + int64(f.CI.CaptureLength)

@@ -248,3 +248,67 @@ func TestJoinedFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestPcapVersionDamaged: a classic pcap file header whose version is not
+// 2.4 (a flipped bit: no writer makes another) is read as 2.4 where a
+// record follows it, from every source, no frame missing, the damage told
+// with the first frame and by Damage; with no record after it, the file is
+// refused as before.
+func TestPcapVersionDamaged(t *testing.T) {
+	clean, err := os.ReadFile(pingpong)
+	if err != nil {
+		t.Fatal(err)
+	}
+	offs := recordOffsets(t, clean)
+	for _, tc := range []struct {
+		major, minor uint16
+	}{{3, 4}, {2, 6}, {0, 0}, {2, 3}} {
+		b := bytes.Clone(clean)
+		binary.LittleEndian.PutUint16(b[4:], tc.major)
+		binary.LittleEndian.PutUint16(b[6:], tc.minor)
+		path := t.TempDir() + "/v.pcap"
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		why := fmt.Sprintf("version %d.%d, not 2.4", tc.major, tc.minor)
+		for _, how := range []string{"stream", "mapped", "batch"} {
+			var r *Reader
+			if how == "stream" {
+				r, err = NewFileReader(path, bytes.NewReader(b))
+			} else {
+				r, err = OpenMapped(path)
+			}
+			if err != nil {
+				t.Fatalf("%s %s: %v", why, how, err)
+			}
+			first, err := r.Next()
+			if err != nil || first.Number != 1 {
+				t.Fatalf("%s %s: first frame %v", why, how, err)
+			}
+			if want := "frame 1 (file offset 0x18): record: the file header at file offset 0x4 is damaged (" + why + "), read all the same: no frame missing"; first.RecordErr == nil || first.RecordErr.Error() != want {
+				t.Errorf("%s %s: frame 1's error %v, want %q", why, how, first.RecordErr, want)
+			}
+			r.Close()
+			if how != "stream" {
+				r, _ = OpenMapped(path)
+			} else {
+				r, _ = NewFileReader(path, bytes.NewReader(b))
+			}
+			got, skips, end := readDamaged(t, r, how == "batch")
+			if len(got) != len(offs) || skips != 1 {
+				t.Errorf("%s %s: %d frames, %d told damaged; want %d and 1", why, how, len(got), skips, len(offs))
+			}
+			if want := "frame 1 (file offset 0x4): corrupt record: file header: " + why + "; read all the same, no frame missing"; end == nil || !strings.HasSuffix(end.Error(), want) {
+				t.Errorf("%s %s: end %v, want one ending %q", why, how, end, want)
+			}
+		}
+	}
+	// A file whose first record is not one either is not read as a pcap
+	// file with a damaged version.
+	b := bytes.Clone(clean)
+	binary.LittleEndian.PutUint16(b[4:], 3)
+	binary.LittleEndian.PutUint32(b[24+8:], 1<<30)
+	if _, err := NewFileReader("v.pcap", bytes.NewReader(b)); err == nil || !strings.Contains(err.Error(), "unknown version 3.4") {
+		t.Errorf("version and first record damaged: %v, want the version refused", err)
+	}
+}

@@ -289,6 +289,9 @@ func (t *Tracker) feed(in *input) {
 	t.lastNS = max(t.lastNS, in.ns)
 	if s := in.skip; s != nil {
 		t.raiseText(&t.expert, expert.CaptureDamaged, in, func() string {
+			if s.Kept && s.FileHeader {
+				return fmt.Sprintf("the file header at file offset %#x is damaged (%s), read all the same: no frame missing", s.Offset, s.Detail)
+			}
 			if s.Kept {
 				return fmt.Sprintf("the block at file offset %#x is damaged (%s), read all the same: no frame missing", s.Offset, s.Detail)
 			}
