@@ -132,8 +132,11 @@ func (h *Half) Active() int {
 
 // Link is one link as one host exports it.
 type Link struct {
-	ID      string `json:"id"`
-	Up      bool   `json:"up"`
+	ID string `json:"id"`
+	Up bool   `json:"up"`
+	// Unknown: whether the link is up is not known (its host's capture
+	// shows nothing of it working): Up is false, State empty.
+	Unknown bool   `json:"unknown,omitempty"`
 	State   string `json:"state,omitempty"`
 	Device  string `json:"device,omitempty"`
 	Port    string `json:"port,omitempty"`
@@ -223,12 +226,13 @@ const (
 	// Each link once, whether it is up the value, its ends and its
 	// state (the one smc_link_state series at 1) as labels: one series
 	// a link instead of six. A host that exports no smc_link_state still
-	// has its links, without a state (its links' up clamped to 1 in
-	// place of the state series).
+	// has its links, without a state (the link's info in place of the
+	// state series); a link whose state is not known (a capture's, with
+	// no smc_link_up) is -1, without a state.
 	qLinks = `max by (instance, lgr, link, device, port, gid, peer_gid, uid, peer_uid) (smc_link_info)` +
-		` * on (instance, lgr, link) group_left max by (instance, lgr, link) (smc_link_up)` +
+		` * on (instance, lgr, link) group_left max by (instance, lgr, link) (smc_link_up or on (instance, lgr, link) -smc_link_info)` +
 		` * on (instance, lgr, link) group_left (state) (topk by (instance, lgr, link) (1, smc_link_state == 1)` +
-		` or on (instance, lgr, link) clamp(max by (instance, lgr, link) (smc_link_up), 1, 1))`
+		` or on (instance, lgr, link) max by (instance, lgr, link) (smc_link_info))`
 	qFallbacks = `smc_conn_fallback_sockets > 0`
 	// A reason's total only matters where it is not 0 (declines' totals
 	// default to 0).
@@ -459,10 +463,10 @@ func build(s Snapshot, res map[string][]Sample) Snapshot {
 	for _, r := range res[qLinks] {
 		inst := r.Labels.Get("instance")
 		if h := halves[[2]string{inst, r.Labels.Get("lgr")}]; h != nil {
-			l := Link{ID: r.Labels.Get("link"), Up: r.Value == 1, State: r.Labels.Get("state"), Device: r.Labels.Get("device"), Port: r.Labels.Get("port"),
+			l := Link{ID: r.Labels.Get("link"), Up: r.Value == 1, Unknown: r.Value < 0, State: r.Labels.Get("state"), Device: r.Labels.Get("device"), Port: r.Labels.Get("port"),
 				GID: r.Labels.Get("gid"), PeerGID: r.Labels.Get("peer_gid"), UID: r.Labels.Get("uid"), PeerUID: r.Labels.Get("peer_uid")}
 			h.Links = append(h.Links, l)
-			if !l.Up {
+			if !l.Up && !l.Unknown {
 				host(inst).LinksDown++
 			}
 		}

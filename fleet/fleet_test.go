@@ -658,3 +658,50 @@ func TestExportersQuery(t *testing.T) {
 		t.Errorf("exportersQuery = %s, want %s", got, want)
 	}
 }
+
+// TestFleetSilentLink: an exporter replaying a capture that joined a link
+// whose peer went silent (silent-link.pcap from frame 30, its TEST_LINK
+// never acknowledged) exports no smc_link_up for it: the fleet lists the
+// link with its state not known ("-"), neither up nor counted down.
+func TestFleetSilentLink(t *testing.T) {
+	frames, lt := testutil.ReadFrames(t, "../samples/silent-link.pcap")
+	w, err := monitor.OpenWire(testutil.WriteFrames(t, "silent.pcap", lt, frames[29:]), "", "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	m := monitor.New(monitor.Options{Wire: w})
+	t.Cleanup(func() { m.Close() })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: metrics.Handler(&metrics.Refreshing{M: m}, nil), ReadHeaderTimeout: 5 * time.Second}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	s := Read(context.Background(), &Client{URL: prometheus(t, ln.Addr().String())})
+	if s.Error != "" {
+		t.Fatal(s.Error)
+	}
+	var found []Link
+	for _, g := range s.LinkGroups {
+		for _, h := range []*Half{g.Client, g.Server} {
+			if h == nil {
+				continue
+			}
+			for _, l := range h.Links {
+				if l.ID == "qp-/0x11" {
+					found = append(found, l)
+				}
+			}
+		}
+	}
+	if len(found) != 1 || !found[0].Unknown || found[0].Up || found[0].State != "" {
+		t.Errorf("the silent link: %+v, want one, not known, not up, no state; groups %+v", found, s.LinkGroups)
+	}
+	if len(s.Hosts) != 1 || s.Hosts[0].LinksDown != 0 {
+		t.Errorf("hosts %+v, want one with no link down", s.Hosts)
+	}
+}

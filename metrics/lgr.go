@@ -22,13 +22,17 @@ func newLGRCollector() *lgrCollector {
 		info: prometheus.NewDesc(namespace+"_lgr_info", "Link group facts (value 1): kind, role, type, PNET ID, SMC version, peer host and OS.",
 			[]string{"lgr", "kind", "role", "type", "pnetid", "version", "peer_host", "peer_os", "source"}, nil),
 		conns:     prometheus.NewDesc(namespace+"_lgr_connections", "Connections in the link group.", l, nil),
-		links:     prometheus.NewDesc(namespace+"_lgr_links", "Links of the link group, by state (DELETED: lost, the group not redundant since).", []string{"lgr", "state"}, nil),
+		links:     prometheus.NewDesc(namespace+"_lgr_links", "Links of the link group, by state (DELETED: lost, the group not redundant since; UNKNOWN: a link a capture joined that nothing on the wire shows working).", []string{"lgr", "state"}, nil),
 		redundant: prometheus.NewDesc(namespace+"_lgr_redundant", "1 when the SMC-R link group has two or more active links (survives one RNIC or port failure).", l, nil),
 		maxConns:  prometheus.NewDesc(namespace+"_lgr_max_connections", "SMC-Rv2.1 negotiated connection limit of the link group.", l, nil),
 		maxLinks:  prometheus.NewDesc(namespace+"_lgr_max_links", "SMC-Rv2.1 negotiated link limit of the link group.", l, nil),
 		buf:       prometheus.NewDesc(namespace+"_lgr_buffer_bytes", "Bytes allocated for send buffers and RMBs/DMBs (Linux 6.12+).", []string{"lgr", "buffer"}, nil),
 	}
 }
+
+// linkStateUnknown is smc_lgr_links' state label of the links whose
+// state is not known (monitor.LinkNotKnown, "-" on the screens).
+const linkStateUnknown monitor.LinkState = "UNKNOWN"
 
 func (c *lgrCollector) collect(s *monitor.Snapshot, m *emitter) {
 	for _, r := range s.LinkGroups {
@@ -41,7 +45,11 @@ func (c *lgrCollector) collect(s *monitor.Snapshot, m *emitter) {
 		if r.Kind == monitor.ModeSMCR {
 			states := map[monitor.LinkState]int{monitor.LinkActive: 0, monitor.LinkDeleted: 0}
 			for _, l := range r.Links {
-				states[l.State]++
+				st := l.State
+				if st == monitor.LinkNotKnown {
+					st = linkStateUnknown
+				}
+				states[st]++
 			}
 			for st, n := range states {
 				m.gauge(c.links, float64(n), id, string(st))

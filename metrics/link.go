@@ -54,15 +54,19 @@ func (c *linkCollector) collect(s *monitor.Snapshot, m *emitter) {
 		for _, l := range g.Links {
 			link := l.Name()
 			m.gauge(c.info, 1, id, link, l.IBDev, fmt.Sprint(l.IBPort), l.NetDev, l.GID, l.PeerGID, uidLabel(l.UID), uidLabel(l.PeerUID))
-			known := false
-			for _, st := range linkStates {
-				known = known || st == l.State
-				m.gauge(c.state, b2f(st == l.State), id, link, string(st))
+			// A link whose state is not known has no state or up series
+			// (absent, not 0: nothing says whether it is up).
+			if l.State != monitor.LinkNotKnown {
+				known := false
+				for _, st := range linkStates {
+					known = known || st == l.State
+					m.gauge(c.state, b2f(st == l.State), id, link, string(st))
+				}
+				if !known {
+					m.gauge(c.state, 1, id, link, string(l.State))
+				}
+				m.gauge(c.up, b2f(l.Active), id, link)
 			}
-			if !known {
-				m.gauge(c.state, 1, id, link, string(l.State))
-			}
-			m.gauge(c.up, b2f(l.Active), id, link)
 			m.gauge(c.conns, float64(l.Conns), id, link)
 			if g.Source == monitor.SourceWire {
 				m.counter(c.retrans, float64(l.Retransmit), id, link)

@@ -350,3 +350,18 @@ func checkWireExposition(t *testing.T, file string, want, none []string) {
 		}
 	}
 }
+
+// TestSilentLinkSeries: silent-link.pcap from frame 30 on joins a link
+// whose peer went silent (its TEST_LINK never acknowledged): the link is
+// listed (smc_link_info) and counted as UNKNOWN in its group, with no
+// smc_link_up or smc_link_state series (absent, not 0: nothing says
+// whether it is up).
+func TestSilentLinkSeries(t *testing.T) {
+	frames, lt := testutil.ReadFrames(t, "../samples/silent-link.pcap")
+	p := testutil.WriteFrames(t, "window.pcap", lt, frames[29:])
+	checkWireExposition(t, p, []string{
+		`smc_link_info{device="",gid="",lgr="wire-lgr:2",link="qp-/0x11"`,
+		`smc_lgr_links{lgr="wire-lgr:2",state="UNKNOWN"} 1`,
+		`smc_lgr_links{lgr="wire-lgr:2",state="ACTIVE"} 0`,
+	}, []string{`smc_link_up{lgr="wire-lgr:2"`, `smc_link_state{lgr="wire-lgr:2"`})
+}

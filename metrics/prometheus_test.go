@@ -267,7 +267,20 @@ func TestPrometheusAlertsAndDashboard(t *testing.T) {
 		t.Fatal(err)
 	}
 	late := monitor.New(monitor.Options{Wire: lw})
-	for _, m := range []*monitor.Monitor{failover, portdown, burst, healthy, broken, wire, congested, late} {
+	// silent: a capture that joins a link whose peer went silent
+	// (silent-link.pcap from frame 30: its TEST_LINK never acknowledged):
+	// whether the link is up is not known, so no smc_link_up, no
+	// SMCLinkDown, and the fleet's record has it at -1.
+	frames, lt = testutil.ReadFrames(t, "../samples/silent-link.pcap")
+	sw, err := monitor.OpenWire(testutil.WriteFrames(t, "silent.pcap", lt, frames[29:]), "", "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sw.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	silent := monitor.New(monitor.Options{Wire: sw})
+	for _, m := range []*monitor.Monitor{failover, portdown, burst, healthy, broken, wire, congested, late, silent} {
 		t.Cleanup(func() { m.Close() })
 	}
 	hosts := []host{
@@ -279,6 +292,7 @@ func TestPrometheusAlertsAndDashboard(t *testing.T) {
 		{name: "wire", src: refreshing{m: wire}},
 		{name: "congested", src: refreshing{m: congested, hook: func() { cnp.bump(t) }}},
 		{name: "late", src: refreshing{m: late}},
+		{name: "silent", src: refreshing{m: silent}},
 	}
 	var targets []string
 	byAddr := map[string]string{}
@@ -418,11 +432,22 @@ func TestPrometheusAlertsAndDashboard(t *testing.T) {
 	// The late capture's group: in the fleet's record, its redundancy
 	// not known (-1); none of its series says 0.
 	wait("the late capture's group in the fleet record", 30*time.Second, func() (bool, string) {
-		res, err := instant(addr, fmt.Sprintf(`instance_lgr:smc_lgr_connections:with_role_redundant{instance=%q}`, hosts[len(hosts)-1].addr))
+		res, err := instant(addr, fmt.Sprintf(`instance_lgr:smc_lgr_connections:with_role_redundant{instance=%q}`, hosts[len(hosts)-2].addr))
 		return err == nil && len(res) == 1 && strings.Contains(string(res[0]), `"redundant":"-1"`), fmt.Sprintf("%s %v", res, err)
 	})
 	if res, err := instant(addr, `smc_lgr_redundant{host="late"}`); err != nil || len(res) != 0 {
 		t.Errorf("late capture: smc_lgr_redundant %v %v, want no series", res, err)
+	}
+	// The silent link: in the fleet's record at -1 with no state; no
+	// up or state series of its own.
+	wait("the silent link in the fleet record", 30*time.Second, func() (bool, string) {
+		res, err := instant(addr, fmt.Sprintf(`instance_lgr_link:smc_link_up:with_info_state{instance=%q,link="qp-/0x11"}`, hosts[len(hosts)-1].addr))
+		return err == nil && len(res) == 1 && strings.Contains(string(res[0]), `"-1"`) && !strings.Contains(string(res[0]), `"state"`), fmt.Sprintf("%s %v", res, err)
+	})
+	for _, q := range []string{`smc_link_up{host="silent",link="qp-/0x11"}`, `smc_link_state{host="silent",link="qp-/0x11"}`} {
+		if res, err := instant(addr, q); err != nil || len(res) != 0 {
+			t.Errorf("silent link: %s %v %v, want no series", q, res, err)
+		}
 	}
 	for _, q := range []string{`smc_rnic_port_up{host="broken"}`, `smc_rnic_port_smc_links{host="broken"}`, `smc_rnic_rdma_recvs_total{host="broken"}`} {
 		if res, err := instant(addr, q); err != nil || len(res) == 0 {

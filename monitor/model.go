@@ -125,6 +125,9 @@ type Overview struct {
 	LinksActive int `json:"links_active"`
 	// LinksLost counts links listed as LinkDeleted.
 	LinksLost int `json:"links_lost"`
+	// LinksUnknown counts links listed as LinkNotKnown: in Links, neither
+	// active nor lost.
+	LinksUnknown int `json:"links_unknown,omitempty"`
 	// NoRedundancy counts SMC-R link groups with fewer than two active
 	// links: one RNIC or port failure away from losing every connection
 	// (the kernel's SMC_LGR_SINGLE / ASYMMETRIC types).
@@ -597,6 +600,10 @@ const (
 	LinkInactive   LinkState = "INACTIVE"
 	LinkActivating LinkState = "ACTIVATING"
 	LinkActive     LinkState = "ACTIVE"
+	// LinkNotKnown: a link the capture joined of which nothing on the
+	// wire says that it works (rows.LinkFacts.Silent); the kernels may
+	// still list it ACTIVE until its TEST_LINK times out.
+	LinkNotKnown LinkState = "-"
 	// LinkDeleted: the link is gone from a group that still exists (the
 	// kernel no longer lists it, or the wire saw its DELETE_LINK). smctop
 	// keeps listing it until the group has as many active links again,

@@ -935,8 +935,11 @@ func overview(s *Snapshot, t *rowTally) Overview {
 				continue
 			}
 			o.Links++
-			if l.Active {
+			switch {
+			case l.Active:
 				o.LinksActive++
+			case l.State == LinkNotKnown:
+				o.LinksUnknown++
 			}
 		}
 		switch {

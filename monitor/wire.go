@@ -853,7 +853,14 @@ func wireLink(l *rows.Link) (LinkRow, bool) {
 		Credits: l.Credits,
 	}
 	switch f.State {
-	case track.LinkUp, track.LinkUnknown: // unknown: set up before the capture, seen carrying traffic
+	case track.LinkUnknown:
+		// Set up before the capture: active where the wire shows it
+		// working (data, an acknowledged request).
+		lr.State, lr.Active = LinkActive, !f.Silent
+		if f.Silent {
+			lr.State = LinkNotKnown
+		}
+	case track.LinkUp:
 		lr.State, lr.Active = LinkActive, true
 	case track.LinkDeleted:
 		lr.State, lr.DeleteReason, lr.Since = LinkDeleted, deleteReason(f.DeleteCode), f.Deleted

@@ -185,6 +185,8 @@ func linkState(l *rows.Link) monitor.LinkState {
 	switch {
 	case !l.Facts.Existed:
 		return ""
+	case l.Facts.Silent:
+		return monitor.LinkNotKnown
 	case l.Facts.State == track.LinkUp, l.Facts.State == track.LinkUnknown:
 		return monitor.LinkActive
 	case l.Facts.State == track.LinkDeleted && l.Facts.WithGroup:

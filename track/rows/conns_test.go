@@ -152,6 +152,17 @@ func TestSilentLinkWindow(t *testing.T) {
 	if states["unknown"] != 1 || states["deleted"] != 1 || len(states) != 2 {
 		t.Errorf("group states %v, want the silent link's unknown and the group that ended deleted", states)
 	}
+	// The silent link is the one link whose state nothing says; the
+	// one that carried the connections, joined too, is known.
+	var silentLinks []string
+	for _, l := range rows.LinkRows(&s) {
+		if l.Facts.Silent {
+			silentLinks = append(silentLinks, track.LinkName(l.LinkID, l.Facts.ClientQPN, l.Facts.ServerQPN))
+		}
+	}
+	if len(silentLinks) != 1 || silentLinks[0] != "qp-/0x11" {
+		t.Errorf("silent links %v, want qp-/0x11 alone", silentLinks)
+	}
 }
 
 // TestEndedOneHostDump: a capture of one eRDMA host's ANCK dump device

@@ -51,6 +51,11 @@ type LinkFacts struct {
 	Existed bool
 	// Confirmed: CONFIRM_LINK completed in the capture.
 	Confirmed bool
+	// Silent: a link set up before the capture began (track.LinkUnknown)
+	// of which nothing on the wire says that it works: it carried no
+	// connection's data and no request on it was acknowledged (a peer gone
+	// silent, its TEST_LINK sent again and again). Its state is not known.
+	Silent bool
 	// WithGroup: the link ended with its group (DELETE_LINK of every
 	// link), it was not lost from a group that goes on.
 	WithGroup bool
@@ -273,6 +278,7 @@ func linkFacts(l *track.Link) LinkFacts {
 	// follow) its CONFIRM_LINK response: neither sends on a link before.
 	carried := f.CDCs > 0 || l.RC[0].WritePkts+l.RC[1].WritePkts > 0
 	f.Existed = l.State != track.LinkRejected && !(l.State == track.LinkDeleted && setup && !f.Confirmed && !carried)
+	f.Silent = l.State == track.LinkUnknown && !carried && len(l.Conns) == 0 && l.ConnsFolded == 0 && l.RC[0].Acks+l.RC[1].Acks == 0
 	if l.State != track.LinkDeleted {
 		f.Deleted, f.WithGroup = time.Time{}, false
 	}

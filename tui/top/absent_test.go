@@ -3,6 +3,7 @@ package top
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -85,7 +86,10 @@ func TestWireAbsentValues(t *testing.T) {
 
 // TestSilentLinkQP: silent-link.pcap from frame 30 on shows the silent
 // link's server QP only: its name and what the wire saw of it write the
-// other "-", never 0x0.
+// other "-", never 0x0. Nothing on the wire says that link works (its
+// TEST_LINK is never acknowledged): its state is "-", not ACTIVE, counted
+// apart in the overview ("not known"), and the exporter has no state or
+// up series for it.
 func TestSilentLinkQP(t *testing.T) {
 	frames, lt := testutil.ReadFrames(t, "../../samples/silent-link.pcap")
 	s := wireSnapshot(t, testutil.WriteFrames(t, "window.pcap", lt, frames[29:]))
@@ -93,8 +97,29 @@ func TestSilentLinkQP(t *testing.T) {
 	if err := WriteText(&text, s); err != nil {
 		t.Fatal(err)
 	}
-	if out := text.String(); strings.Contains(out, "0x0<") || strings.Contains(out, "qp0x0") || !strings.Contains(out, "qp -<->0x11") {
+	out := text.String()
+	if strings.Contains(out, "0x0<") || strings.Contains(out, "qp0x0") || !strings.Contains(out, "qp -<->0x11") {
 		t.Errorf("--once text:\n%s", out)
+	}
+	if !strings.Contains(out, "links 1 (active 0, lost 0, not known 1)") {
+		t.Errorf("--once overview does not count the silent link apart:\n%s", out)
+	}
+	var silent *monitor.LinkRow
+	for _, g := range s.LinkGroups {
+		for i := range g.Links {
+			if g.Links[i].Name() == "qp-/0x11" {
+				silent = &g.Links[i]
+			}
+		}
+	}
+	if silent == nil || silent.State != monitor.LinkNotKnown || silent.Active {
+		t.Fatalf("the silent link: %+v, want state - and not active", silent)
+	}
+	if o := s.Overview; o.Links != 1 || o.LinksActive != 0 || o.LinksUnknown != 1 {
+		t.Errorf("overview links %d active %d not known %d, want 1 0 1", o.Links, o.LinksActive, o.LinksUnknown)
+	}
+	if note := overviewRows(&s); !strings.Contains(fmt.Sprint(note), "1 not known") {
+		t.Errorf("overview screen: %v", note)
 	}
 }
 

@@ -303,11 +303,14 @@ func pairEnd(side string, l *fleet.Link) string {
 }
 
 // linkState is a link's state by the kernel's name, or, where its host
-// exports none (smc_link_state), whether it is up.
+// exports none (smc_link_state), whether it is up; "-" where that is not
+// known.
 func linkState(l fleet.Link) string {
 	switch {
 	case l.State != "":
 		return l.State
+	case l.Unknown:
+		return "-"
 	case l.Up:
 		return "ACTIVE"
 	}

@@ -131,7 +131,14 @@ func lgrDetail(g monitor.LinkGroupRow, _ *monitor.Snapshot) string {
 	}
 	findingLines(&b, g.Findings, "")
 	for _, k := range g.Links {
-		fmt.Fprintf(&b, "link %s %s  %s netdev %s  uid %s peer %s  conns %d  gid %s peer %s %s\n", k.Name(), k.State, device(k.IBDev, k.IBPort), dash(k.NetDev), k.UID, k.PeerUID, k.Conns, dash(k.GID), dash(k.PeerGID), linkWire(k))
+		state := string(k.State)
+		if k.State == monitor.LinkNotKnown {
+			state = "state not known"
+		}
+		fmt.Fprintf(&b, "link %s %s  %s netdev %s  uid %s peer %s  conns %d  gid %s peer %s %s\n", k.Name(), state, device(k.IBDev, k.IBPort), dash(k.NetDev), k.UID, k.PeerUID, k.Conns, dash(k.GID), dash(k.PeerGID), linkWire(k))
+		if k.State == monitor.LinkNotKnown {
+			b.WriteString("  set up before the capture began; nothing on the wire shows it working (no connection, no request acknowledged)\n")
+		}
 		if k.State == monitor.LinkDeleted {
 			fmt.Fprintf(&b, "  lost since %s", k.Since.UTC().Format("15:04:05.000000"))
 			if k.DeleteReason.Name != "" {

@@ -58,7 +58,11 @@ func overviewRows(s *monitor.Snapshot) []widget.Row {
 	if s.Kernel == nil && !s.WireTime.IsZero() {
 		okNote = fmt.Sprintf("the capture: %d became SMC", v.SuccessTotal)
 		if v.JoinedSMC > 0 {
-			okNote += fmt.Sprintf(", %d were before it began", v.JoinedSMC)
+			were := "were"
+			if v.JoinedSMC == 1 {
+				were = "was"
+			}
+			okNote += fmt.Sprintf(", %d %s before it began", v.JoinedSMC, were)
 		}
 		fbNote = fmt.Sprintf("the capture: %d fallbacks (each side once)", v.FallbacksTotal)
 	}
@@ -71,6 +75,9 @@ func overviewRows(s *monitor.Snapshot) []widget.Row {
 	lgrNote := fmt.Sprintf("%d links, %d active", v.Links, v.LinksActive)
 	if v.LinksLost > 0 {
 		lgrNote += fmt.Sprintf(", %d lost", v.LinksLost)
+	}
+	if v.LinksUnknown > 0 {
+		lgrNote += fmt.Sprintf(", %d not known (no traffic seen to work)", v.LinksUnknown)
 	}
 	redNote := "one link: a port or RNIC failure ends them"
 	if v.RedundancyUnknown > 0 {

@@ -23,8 +23,12 @@ func WriteText(w io.Writer, s monitor.Snapshot) error {
 	if o.RedundancyUnknown > 0 {
 		red += fmt.Sprintf(", not known %d", o.RedundancyUnknown)
 	}
-	fmt.Fprintf(tw, "link groups %d (without redundancy %s), links %d (active %d, lost %d); group connections without a socket %s\n",
-		o.LinkGroups, red, o.Links, o.LinksActive, o.LinksLost, countOrDash(o.UnlistedConns))
+	lost := fmt.Sprint(o.LinksLost)
+	if o.LinksUnknown > 0 {
+		lost += fmt.Sprintf(", not known %d", o.LinksUnknown)
+	}
+	fmt.Fprintf(tw, "link groups %d (without redundancy %s), links %d (active %d, lost %s); group connections without a socket %s\n",
+		o.LinkGroups, red, o.Links, o.LinksActive, lost, countOrDash(o.UnlistedConns))
 	fmt.Fprintf(tw, "RNICs %d, ports active %d down %d, error counters moving %d; DIBS devices %d\n", o.RNICs, o.PortsActive, o.PortsDown, o.ErrorCounters, o.DIBSDevices)
 	noRate := noRates(&s)
 	perSec := func(v float64) string { return known(noRate, strconv.FormatFloat(v, 'f', 1, 64)) + "/s" }
