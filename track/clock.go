@@ -32,12 +32,14 @@ type captureClock struct {
 	steps   clockSteps
 }
 
-// clockSteps are the times where the clock stood at a step back, at most
-// maxClockSteps of them (cut: more came after the last): the time that
-// passed across each is not known (Snapshot.Unmeasured).
+// clockSteps are the times where the clock stood at a step back and the
+// frames that stepped back, at most maxClockSteps of them (cut: more came
+// after the last): the time that passed across each is not known
+// (Snapshot.Unmeasured, Snapshot.SteppedWithin).
 type clockSteps struct {
-	at  []int64
-	cut bool
+	at     []int64
+	frames []int
+	cut    bool
 }
 
 // maxClockSteps bounds clockSteps: a capture of a host whose clock was
@@ -54,9 +56,22 @@ func (s *clockSteps) between(a, b int64) bool {
 	return s.cut && len(s.at) > 0 && b >= s.at[len(s.at)-1]
 }
 
+// withinFrames reports whether a frame after from, up to to, stepped
+// back: the two frames' times, which the step makes equal where it lies
+// right after from, tell that apart only by their numbers.
+func (s *clockSteps) withinFrames(from, to int) bool {
+	for _, f := range s.frames {
+		if from < f && f <= to {
+			return true
+		}
+	}
+	return s.cut && len(s.frames) > 0 && to > s.frames[len(s.frames)-1]
+}
+
 // clone is a copy of s that shares nothing with it.
 func (s clockSteps) clone() clockSteps {
 	s.at = append([]int64(nil), s.at...)
+	s.frames = append([]int(nil), s.frames...)
 	return s
 }
 
@@ -81,6 +96,7 @@ func (c *captureClock) at(number int, stamp int64) int64 {
 		c.off += c.last - stamp
 		if len(c.steps.at) < maxClockSteps {
 			c.steps.at = append(c.steps.at, stamp+c.off) // the time at returns: where it stands
+			c.steps.frames = append(c.steps.frames, number)
 		} else {
 			c.steps.cut = true
 		}

@@ -227,6 +227,11 @@ func (s *Snapshot) FoldedFallbacks() []FoldedFallback {
 	return out
 }
 
+// SteppedWithin reports whether the capture's clock stepped back at a
+// frame after frame from, up to frame to: the time between the two frames
+// lacks the time that passed across the step (as Unmeasured, by frames).
+func (s *Snapshot) SteppedWithin(from, to int) bool { return s.steps.withinFrames(from, to) }
+
 // Unmeasured reports whether the time from from to to is not known: the
 // capture's clock stepped back between them (expert.TimeBackwards), and
 // the tracker's clock stood there, so their difference lacks the time

@@ -330,7 +330,11 @@ func textTimeline(tw *tabwriter.Writer, tl rows.Timeline) {
 	}
 	fmt.Fprintln(tw, "Frame\tTime\tDir\tWhat\tMeaning")
 	for _, e := range tl.Events {
-		fmt.Fprintf(tw, "%d\t%.6f\t%s\t%s\t%s\n", e.Frame, e.Rel, e.Dir, e.What, e.Info)
+		at := ""
+		if e.AtLeast {
+			at = ">="
+		}
+		fmt.Fprintf(tw, "%d\t%s%.6f\t%s\t%s\t%s\n", e.Frame, at, e.Rel, e.Dir, e.What, e.Info)
 	}
 	if tl.Cut > 0 {
 		fmt.Fprintf(tw, "(%d more events not kept: Options.TimelineMax)\n", tl.Cut)

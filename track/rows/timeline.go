@@ -18,9 +18,13 @@ type Timeline struct {
 type TimelineEvent struct {
 	Frame int     `json:"frame"`
 	Rel   float64 `json:"rel_s"`
-	Dir   string  `json:"dir"`
-	What  string  `json:"what"`
-	Info  string  `json:"info"`
+	// AtLeast: the capture's clock stepped back after the first event,
+	// up to this one (track.Snapshot.SteppedWithin): Rel lacks the time that
+	// passed across the step, a lower bound.
+	AtLeast bool   `json:"rel_at_least,omitempty"`
+	Dir     string `json:"dir"`
+	What    string `json:"what"`
+	Info    string `json:"info"`
 }
 
 // TimelineOf returns the smc,timeline view of connection arg (see
@@ -35,13 +39,30 @@ func TimelineOf(s *track.Snapshot, arg string) (Timeline, error) {
 		tl.Note = "no events recorded: the tracker records a timeline only for connections named before the pass (Options.Timeline / track.OptionsForViews)"
 	}
 	var t0 time.Time
+	first := 0
 	if len(c.Timeline) > 0 {
-		t0 = c.Timeline[0].Time
+		t0, first = c.Timeline[0].Time, c.Timeline[0].Frame
 	}
+	stepped := false
 	for _, e := range c.Timeline {
-		tl.Events = append(tl.Events, TimelineEvent{Frame: e.Frame, Rel: e.Time.Sub(t0).Seconds(), Dir: dirName(e.Dir, c.RolesUnknown), What: e.What, Info: e.Info})
+		ev := TimelineEvent{Frame: e.Frame, Rel: e.Time.Sub(t0).Seconds(), AtLeast: s.SteppedWithin(first, e.Frame),
+			Dir: dirName(e.Dir, c.RolesUnknown), What: e.What, Info: e.Info}
+		stepped = stepped || ev.AtLeast
+		tl.Events = append(tl.Events, ev)
+	}
+	if stepped {
+		tl.Note = joinNote(tl.Note, "the capture's clock stepped back during this connection (smc.capture.time_backwards): "+
+			"a time marked >= lacks the time that passed across the step, it is at least that")
 	}
 	return tl, nil
+}
+
+// joinNote is a and b, each a sentence of a note, "; " between them.
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
 }
 
 func dirName(d track.Dir, unknown bool) string {
