@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/smcscope/smcscope/internal/mutate"
 	"github.com/smcscope/smcscope/internal/testutil"
 )
 
@@ -173,5 +174,21 @@ func TestWireRedundancyUnknown(t *testing.T) {
 	whole := replay(t, "../samples/pingpong.pcap")
 	if g := whole.LinkGroups[0]; g.Redundant || g.RedundancyUnknown {
 		t.Errorf("whole: redundant %v, unknown %v: want known, not redundant", g.Redundant, g.RedundancyUnknown)
+	}
+	// The TCP frames alone (the TCP port mirrored, an RNIC that offloads
+	// RoCE): the handshake shows the group's first link, nothing shows
+	// whether a second was added on it.
+	var tcp []mutate.Frame
+	for _, f := range frames {
+		if len(f.Data) > 23 && f.Data[12] == 0x08 && f.Data[13] == 0x00 && f.Data[23] == 6 {
+			tcp = append(tcp, f)
+		}
+	}
+	s = replay(t, testutil.WriteFrames(t, "tcp.pcap", lt, tcp))
+	if len(s.LinkGroups) != 1 {
+		t.Fatalf("TCP alone: %d link groups", len(s.LinkGroups))
+	}
+	if g := s.LinkGroups[0]; g.Redundant || !g.RedundancyUnknown {
+		t.Errorf("TCP alone: redundant %v, unknown %v: want not known", g.Redundant, g.RedundancyUnknown)
 	}
 }

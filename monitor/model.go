@@ -565,8 +565,9 @@ type LinkGroupRow struct {
 	Redundant bool `json:"redundant"`
 	// RedundancyUnknown: fewer than two active links seen in a group
 	// whose every link the source may not show (the wire, a capture that
-	// joined the group after its links were set up): not counted as a
-	// group without redundancy, shown and exported as not known.
+	// joined the group after its links were set up or that has none of
+	// its RoCE traffic): not counted as a group without redundancy, shown
+	// and exported as not known.
 	RedundancyUnknown bool `json:"redundancy_unknown,omitempty"`
 	// DeleteReason is the DELETE_LINK reason seen on the wire.
 	DeleteReason Reason    `json:"delete_reason,omitzero"`

@@ -20,11 +20,12 @@ type LGR struct {
 	// Conn.RolesUnknown).
 	RolesUnknown bool `json:"roles_unknown,omitempty"`
 	// LinksKnown: the capture shows how the group's links were set up
-	// (its first contact, or a link added or rejected), so the links it
-	// lists are all the group has. A group the capture joined later
-	// (Inferred) may have a link it never shows: one that carries no
-	// connection sends only a TEST_LINK every smcr_testlink_time
-	// (net.smc, 30 s by default).
+	// (its first contact, or a link added or rejected) and their RoCE
+	// traffic, so the links it lists are all the group has. A group the
+	// capture joined later (Inferred) may have a link it never shows: one
+	// that carries no connection sends only a TEST_LINK every
+	// smcr_testlink_time (net.smc, 30 s by default); one whose RoCE
+	// traffic is not in the capture at all, a link added to it.
 	LinksKnown   bool   `json:"-"`
 	ServerPeerID string `json:"server_peer_id"`
 	ClientPeerID string `json:"client_peer_id"`
@@ -182,9 +183,23 @@ func LGRRows(s *track.Snapshot) []LGR {
 				r.LinksKnown = true
 			}
 		}
+		// A second link is added on the first (ADD_LINK): a capture that
+		// shows none of the group's RoCE traffic (the TCP port mirrored
+		// alone, an RNIC that offloads it) cannot show one.
+		r.LinksKnown = r.LinksKnown && roceSeen(g, byID)
 		rows = append(rows, r)
 	}
 	return rows
+}
+
+// roceSeen reports whether the capture shows a RoCE packet of a link of g.
+func roceSeen(g *track.LinkGroup, links map[int]*Link) bool {
+	for _, id := range g.Links {
+		if l := links[id]; l != nil && l.Facts.Packets+l.C2S.Acks+l.S2C.Acks+l.C2S.NAKs+l.S2C.NAKs > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // acknowledged reports whether a link of g shows a request its responder

@@ -81,7 +81,7 @@ func overviewRows(s *monitor.Snapshot) []widget.Row {
 	}
 	redNote := "one link: a port or RNIC failure ends them"
 	if v.RedundancyUnknown > 0 {
-		redNote += fmt.Sprintf("; %d more with one link seen, the capture joined after their links were set up", v.RedundancyUnknown)
+		redNote += fmt.Sprintf("; %d more with one link seen, whose other links the capture may not show (it joined after their setup, or has none of their RoCE traffic)", v.RedundancyUnknown)
 	}
 	rows := []widget.Row{
 		{Key: "conns", Cells: []string{"connections", fmt.Sprint(v.Conns), "", connNote}},
