@@ -406,7 +406,7 @@ func (r *Reader) feedDirect(f *Frame) bool {
 	case r.lazyICRC:
 		f.icrcDue = true
 	default:
-		f.ICRC = ICRCStatus{Checked: true, OK: icrcErr == nil, Got: rl.bth.ICRC, Want: want}
+		f.ICRC = icrcStatus(d[dIP:], rl.bth.ICRC, want, icrcErr)
 	}
 	if !r.directFeed(f) {
 		r.SettleICRC(f)
@@ -434,7 +434,7 @@ func (r *Reader) SettleICRC(f *Frame) {
 	// A frame the direct path takes has lengths that agree (directLayers):
 	// the check gives a verdict.
 	want, err := r.dec.roce.icrc.RoCEv2(f.Data[dIP:])
-	f.ICRC = ICRCStatus{Checked: true, OK: err == nil, Got: f.BTH.ICRC, Want: want}
+	f.ICRC = icrcStatus(f.Data[dIP:], f.BTH.ICRC, want, err)
 }
 
 // Whole decodes f, the frame just read, as the general path does if the

@@ -10,9 +10,28 @@ import (
 // ICRCStatus is the result of recomputing a RoCE packet's invariant CRC.
 type ICRCStatus struct {
 	Checked bool   // the frame was complete enough to compute it
-	OK      bool   // computed == carried
+	OK      bool   // computed == carried, and IPSumBad false
 	Got     uint32 // carried in the packet
 	Want    uint32 // computed
+	// IPSumBad: the ICRC matches, but the IPv4 header's checksum fails
+	// (decode.IPv4HeaderSumOK) in a field the ICRC leaves out (type of
+	// service, TTL, the checksum): the receiver drops the packet all
+	// the same, so OK is false. IPSum is then the checksum carried and
+	// the one computed.
+	IPSumBad bool
+	IPSum    [2]uint16
+}
+
+// icrcStatus is the verdict on a RoCEv2 packet whose IP header is ip and
+// whose ICRC is got, computed want (err: the ICRC's error, nil or
+// decode.ErrBadICRC): an IPv4 header whose checksum fails makes it bad.
+func icrcStatus(ip []byte, got, want uint32, err error) ICRCStatus {
+	s := ICRCStatus{Checked: true, OK: err == nil, Got: got, Want: want}
+	if s.OK && !decode.IPv4HeaderSumOK(ip) {
+		s.OK, s.IPSumBad = false, true
+		s.IPSum[0], s.IPSum[1] = decode.IPv4HeaderSum(ip)
+	}
+	return s
 }
 
 // Frame is one captured frame and what was decoded from it. A Reader reuses

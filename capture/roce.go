@@ -94,13 +94,15 @@ func (r *roceLayers) checkICRC(f *Frame) {
 		want uint32
 		err  error
 	)
+	var ip []byte // an IPv4 header, whose checksum the ICRC leaves out
 	switch {
 	case r.matched && (f.GRH != nil || f.IPv4 != nil || f.IPv6 != nil):
 		want = f.BTH.ICRC
 	case f.GRH != nil:
 		want, err = r.icrc.RoCEv1(f.Data[cap(f.Data)-cap(f.GRH.Contents):])
 	case f.IPv4 != nil:
-		want, err = r.icrc.RoCEv2(f.Data[cap(f.Data)-cap(f.IPv4.Contents):])
+		ip = f.Data[cap(f.Data)-cap(f.IPv4.Contents):]
+		want, err = r.icrc.RoCEv2(ip)
 	case f.IPv6 != nil:
 		want, err = r.icrc.RoCEv2(f.Data[cap(f.Data)-cap(f.IPv6.Contents):])
 	default:
@@ -109,7 +111,7 @@ func (r *roceLayers) checkICRC(f *Frame) {
 	if err != nil && !errors.Is(err, decode.ErrBadICRC) {
 		return // not computable (length fields disagree): not a verdict
 	}
-	f.ICRC = ICRCStatus{Checked: true, OK: err == nil, Got: f.BTH.ICRC, Want: want}
+	f.ICRC = icrcStatus(ip, f.BTH.ICRC, want, err)
 }
 
 // appendRoCEFields adds the fields of every RoCE/SMC layer of the frame
@@ -141,7 +143,7 @@ func appendRoCEFields(r *decode.Record, f *Frame) {
 		f.IETH.AppendFields(r)
 	}
 	if f.ICRC.Checked && g&gICRC != 0 {
-		decode.AppendICRCField(r, f.ICRC.OK)
+		decode.AppendICRCField(r, f.ICRC.OK || f.ICRC.IPSumBad) // the ICRC's own verdict
 	}
 	if f.LLC != nil && g&gLLC != 0 {
 		f.LLC.AppendFields(r)

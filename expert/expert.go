@@ -155,6 +155,7 @@ const (
 	TxUnconfirmed
 	BufferSmall
 	EIDMismatch
+	BadIPSum
 	numIDs
 )
 
@@ -325,6 +326,9 @@ var defs = [numIDs]Def{
 	EIDMismatch: {Name: "smc.fleet.eid_mismatch", Severity: Warn, Group: "protocol", Source: FromFleet, Object: ObjectHost,
 		Meaning: "a host declined another and the two share no UEID and no SEID in use: SMC v2 cannot be agreed between them",
 		Check:   "smcr ueid show on both hosts (smctop's system view): add the same UEID to both, or have both use the SEID"},
+	BadIPSum: {Name: "roce.ip_checksum.bad", Severity: Error, Group: "checksum", Object: ObjectLink,
+		Meaning: "a RoCE packet whose IPv4 header checksum fails, in a field the ICRC leaves out (type of service, TTL, the checksum): the receiver drops the packet",
+		Check:   "corruption on the path (cables, a device that rewrites the TTL or DSCP without the checksum); a capture point that rewrites packets"},
 }
 
 func init() {

@@ -611,7 +611,13 @@ func appendProblems(dst []byte, f *capture.Frame) []byte {
 		dst = numfmt.AppendHexPadded(dst, uint64(f.TCPSum.Want), 4)
 		dst = append(dst, ']')
 	}
-	if f.ICRC.Checked && !f.ICRC.OK {
+	if f.ICRC.IPSumBad {
+		dst = append(dst, " [bad IPv4 header checksum 0x"...)
+		dst = numfmt.AppendHexPadded(dst, uint64(f.ICRC.IPSum[0]), 4)
+		dst = append(dst, ", computed 0x"...)
+		dst = numfmt.AppendHexPadded(dst, uint64(f.ICRC.IPSum[1]), 4)
+		dst = append(dst, ']')
+	} else if f.ICRC.Checked && !f.ICRC.OK {
 		dst = append(dst, " [bad ICRC 0x"...)
 		dst = appendHex32(dst, f.ICRC.Got)
 		dst = append(dst, ", computed 0x"...)

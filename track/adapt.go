@@ -443,6 +443,7 @@ func fill(in *input, f *capture.Frame) {
 			r.whyBad = f.Err
 		}
 		r.icrcBad = f.ICRC.Checked && !f.ICRC.OK
+		r.ipSumBad, r.ipSum = f.ICRC.IPSumBad, f.ICRC.IPSum
 		r.lengthBad = f.LengthBad
 		if r.icrcBad {
 			r.icrcGot, r.icrcWant = f.ICRC.Got, f.ICRC.Want

@@ -104,6 +104,12 @@ func (t *Tracker) raise(ms *marks, id expert.ID, in *input) {
 		})
 		return
 	}
+	if id == expert.BadIPSum {
+		t.raiseText(ms, id, in, func() string {
+			return fmt.Sprintf("IPv4 header checksum in the frame 0x%04x, computed 0x%04x", in.roce.ipSum[0], in.roce.ipSum[1])
+		})
+		return
+	}
 	t.cur.expert |= 1 << id
 	ms.add(id, in.number, in.ns, "")
 }

@@ -226,10 +226,12 @@ type roceIn struct {
 	syndrome uint8
 	msn      uint32
 
-	malformed bool  // a SEND on an SMC-R link that is no valid LLC or CDC
-	icrcBad   bool  // the ICRC was checked and does not match (capture.ICRCStatus)
-	lengthBad bool  // an IP or UDP length claims more than the frame holds (capture.Frame.LengthBad)
-	whyBad    error // with malformed or lengthBad: the decoder's error (offset and field)
+	malformed bool      // a SEND on an SMC-R link that is no valid LLC or CDC
+	icrcBad   bool      // the ICRC was checked and does not match, or ipSumBad (capture.ICRCStatus)
+	ipSumBad  bool      // the ICRC matches, the IPv4 header checksum fails (capture.ICRCStatus.IPSumBad)
+	ipSum     [2]uint16 // with ipSumBad: the checksum carried and the one computed
+	lengthBad bool      // an IP or UDP length claims more than the frame holds (capture.Frame.LengthBad)
+	whyBad    error     // with malformed or lengthBad: the decoder's error (offset and field)
 	// icrcGot, icrcWant: the frame's ICRC and the one computed (icrcBad)
 	icrcGot, icrcWant uint32
 	hasCDC            bool

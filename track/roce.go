@@ -93,9 +93,13 @@ func (g *LinkGroup) linkByID(id uint8) *Link {
 }
 
 // raiseDropped raises what makes the receiver drop the packet in in: its
-// lengths, or its ICRC.
+// lengths, its IPv4 header checksum, or its ICRC.
 func (t *Tracker) raiseDropped(ms *marks, in *input) {
-	if !in.roce.lengthBad {
+	switch {
+	case in.roce.ipSumBad && !in.roce.lengthBad:
+		t.raise(ms, expert.BadIPSum, in)
+		return
+	case !in.roce.lengthBad:
 		t.raise(ms, expert.BadICRC, in)
 		return
 	}
@@ -127,11 +131,12 @@ func (t *Tracker) roce(in *input) {
 	l.LastFrame, l.lastNS = in.number, in.ns
 	if r.icrcBad || r.lengthBad {
 		// The receiving RNIC drops a packet whose ICRC does not match
-		// (IBA Vol. 1, 9.8.3.1), and the receiver's IP or UDP layer one
+		// (IBA Vol. 1, 9.8.3.1), the receiver's IP layer one whose
+		// header checksum fails, and its IP or UDP layer one
 		// whose length claims more than it holds: its PSN, ACK and
 		// content change nothing at the responder, so they change
 		// nothing here. A request is sent again; its copy is followed.
-		if r.icrcBad {
+		if r.icrcBad && !r.ipSumBad {
 			l.RC[d].ICRCBad++
 		}
 		t.raiseDropped(&l.expert, in)

@@ -135,6 +135,13 @@ var ExpertVectors = []Vector{
 		d[len(d)-1] ^= 0xff // the ICRC is the frame's last 4 bytes
 		return write(t, "bad-icrc", fs)
 	}},
+	{"bad-ip-checksum", "roce.ip_checksum.bad", func(t testing.TB) string {
+		// A bit of the CDC's TTL flipped: the ICRC leaves the TTL out and
+		// still matches, the IPv4 header checksum fails.
+		fs := pingpong(t)
+		fs[ppCDC-1].Data[14+8] ^= 0x01
+		return write(t, "bad-ip-checksum", fs)
+	}},
 	{"capture-duplicate", "roce.capture.duplicate", func(t testing.TB) string {
 		// A CDC twice at the same time, as a mirror session copying both
 		// directions of a port captures it.

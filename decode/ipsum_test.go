@@ -1,0 +1,65 @@
+package decode
+
+import (
+	"encoding/binary"
+	"testing"
+)
+
+// TestIPv4HeaderSumOK holds the check to RFC 1071's sum over every header
+// of a range of lengths and values, and to its rules for a checksum not
+// filled in and a header it cannot read.
+func TestIPv4HeaderSumOK(t *testing.T) {
+	ref := func(h []byte) uint16 {
+		var s uint32
+		for i := 0; i < len(h); i += 2 {
+			if i != 10 {
+				s += uint32(binary.BigEndian.Uint16(h[i:]))
+			}
+		}
+		for s>>16 != 0 {
+			s = s>>16 + s&0xFFFF
+		}
+		return ^uint16(s)
+	}
+	seed := uint32(1)
+	for ihl := 5; ihl <= 15; ihl++ {
+		for k := 0; k < 2000; k++ {
+			h := make([]byte, ihl*4+8)
+			for i := range h {
+				seed = seed*1664525 + 1013904223
+				h[i] = byte(seed >> 24)
+			}
+			h[0] = 0x40 | byte(ihl)
+			sum := ref(h[:ihl*4])
+			if sum == 0 {
+				continue // 0 is "not filled in"
+			}
+			binary.BigEndian.PutUint16(h[10:], sum)
+			if !IPv4HeaderSumOK(h) {
+				t.Fatalf("ihl %d: %x verifies by RFC 1071, not here", ihl, h[:ihl*4])
+			}
+			if got, want := IPv4HeaderSum(h); got != sum || want != sum {
+				t.Fatalf("ihl %d: IPv4HeaderSum %#x %#x, want %#x twice", ihl, got, want, sum)
+			}
+			at := 1 + seed%uint32(ihl*4-1)
+			h[at] ^= 1 << (seed >> 29)
+			if IPv4HeaderSumOK(h) {
+				t.Fatalf("ihl %d: a flipped bit in %x still verifies", ihl, h[:ihl*4])
+			}
+			if got, want := IPv4HeaderSum(h); want != ref(h[:ihl*4]) || got != binary.BigEndian.Uint16(h[10:]) {
+				t.Fatalf("ihl %d: IPv4HeaderSum %#x %#x, want %#x computed", ihl, got, want, ref(h[:ihl*4]))
+			}
+		}
+	}
+	h := make([]byte, 20)
+	h[0] = 0x45
+	h[8] = 64
+	if !IPv4HeaderSumOK(h) {
+		t.Error("a checksum of 0 (not filled in) is damage")
+	}
+	for _, bad := range [][]byte{h[:19], {0x65, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0}, append([]byte{0x46}, h[1:]...)} {
+		if !IPv4HeaderSumOK(bad) {
+			t.Errorf("%x: a header it cannot read is damage", bad)
+		}
+	}
+}
