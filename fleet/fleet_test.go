@@ -22,6 +22,7 @@ import (
 	"github.com/smcscope/smcscope/internal/testutil"
 	"github.com/smcscope/smcscope/metrics"
 	"github.com/smcscope/smcscope/monitor"
+	"github.com/smcscope/smcscope/monitor/monitortest"
 )
 
 // exporter serves /metrics of one recorded host, refreshed per scrape as
@@ -38,6 +39,13 @@ func exporter(t *testing.T, rec string, addrs ...string) string {
 	}
 	m := monitor.New(monitor.Options{Kernel: k, Addrs: func() []netip.Addr { return as }})
 	t.Cleanup(func() { m.Close() })
+	return serveMetrics(t, m)
+}
+
+// serveMetrics serves m's /metrics, refreshed per scrape, and returns
+// its address.
+func serveMetrics(t *testing.T, m *monitor.Monitor) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -665,23 +673,8 @@ func TestExportersQuery(t *testing.T) {
 // link with its state not known ("-"), neither up nor counted down.
 func TestFleetSilentLink(t *testing.T) {
 	frames, lt := testutil.ReadFrames(t, "../samples/silent-link.pcap")
-	w, err := monitor.OpenWire(testutil.WriteFrames(t, "silent.pcap", lt, frames[29:]), "", "", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	m := monitor.New(monitor.Options{Wire: w})
-	t.Cleanup(func() { m.Close() })
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: metrics.Handler(&metrics.Refreshing{M: m}, nil), ReadHeaderTimeout: 5 * time.Second}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	s := Read(context.Background(), &Client{URL: prometheus(t, ln.Addr().String())})
+	m := monitortest.Replayed(t, testutil.WriteFrames(t, "silent.pcap", lt, frames[29:]))
+	s := Read(context.Background(), &Client{URL: prometheus(t, serveMetrics(t, m))})
 	if s.Error != "" {
 		t.Fatal(s.Error)
 	}

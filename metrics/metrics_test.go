@@ -1,7 +1,6 @@
 package metrics
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"log"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/smcscope/smcscope/internal/testutil"
 	"github.com/smcscope/smcscope/monitor"
+	"github.com/smcscope/smcscope/monitor/monitortest"
 )
 
 // fixture replays the lab's multilink recording before the failover and
@@ -329,15 +329,8 @@ func TestANCKCredits(t *testing.T) {
 // exposition has each of want and none of none.
 func checkWireExposition(t *testing.T, file string, want, none []string) {
 	t.Helper()
-	w, err := monitor.OpenWire(file, "", "", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
 	var l Latest
-	l.Set(monitor.New(monitor.Options{Wire: w}).Refresh(), time.Millisecond)
+	l.Set(monitortest.Replayed(t, file).Refresh(), time.Millisecond)
 	out := scrape(t, &l)
 	for _, x := range want {
 		if !strings.Contains(out, x) {

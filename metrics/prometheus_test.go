@@ -21,6 +21,7 @@ import (
 	"github.com/smcscope/smcscope/internal/testutil"
 	"github.com/smcscope/smcscope/internal/testutil/crafted"
 	"github.com/smcscope/smcscope/monitor"
+	"github.com/smcscope/smcscope/monitor/monitortest"
 	"github.com/smcscope/smcscope/smcnl"
 )
 
@@ -259,28 +260,14 @@ func TestPrometheusAlertsAndDashboard(t *testing.T) {
 	// link seen, whether the group has another not known, so no
 	// smc_lgr_redundant and no alert.
 	frames, lt := testutil.ReadFrames(t, "../testdata/reference/pingpong.pcap")
-	lw, err := monitor.OpenWire(testutil.WriteFrames(t, "late.pcap", lt, frames[1499:3000]), "", "", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := lw.Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	late := monitor.New(monitor.Options{Wire: lw})
+	late := monitortest.Replayed(t, testutil.WriteFrames(t, "late.pcap", lt, frames[1499:3000]))
 	// silent: a capture that joins a link whose peer went silent
 	// (silent-link.pcap from frame 30: its TEST_LINK never acknowledged):
 	// whether the link is up is not known, so no smc_link_up, no
 	// SMCLinkDown, and the fleet's record has it at -1.
 	frames, lt = testutil.ReadFrames(t, "../samples/silent-link.pcap")
-	sw, err := monitor.OpenWire(testutil.WriteFrames(t, "silent.pcap", lt, frames[29:]), "", "", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sw.Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	silent := monitor.New(monitor.Options{Wire: sw})
-	for _, m := range []*monitor.Monitor{failover, portdown, burst, healthy, broken, wire, congested, late, silent} {
+	silent := monitortest.Replayed(t, testutil.WriteFrames(t, "silent.pcap", lt, frames[29:]))
+	for _, m := range []*monitor.Monitor{failover, portdown, burst, healthy, broken, wire, congested} {
 		t.Cleanup(func() { m.Close() })
 	}
 	hosts := []host{

@@ -1,6 +1,6 @@
-// Package monitortest makes big hosts for the live half's benchmarks: a
-// kernel of many SMC sockets and link groups built from the lab's real
-// netlink replies.
+// Package monitortest makes monitors for tests: big hosts for the live
+// half's benchmarks (a kernel of many SMC sockets and link groups built
+// from the lab's real netlink replies) and captures replayed whole.
 package monitortest
 
 import (

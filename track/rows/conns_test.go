@@ -27,7 +27,13 @@ func snapshotOf(t *testing.T, path string) track.Snapshot {
 // snapshotRead is the tracker's snapshot of every frame r reads.
 func snapshotRead(t *testing.T, r *capture.Reader) track.Snapshot {
 	t.Helper()
-	tr := track.New(track.Options{})
+	return snapshotWith(t, r, track.Options{})
+}
+
+// snapshotWith is snapshotRead by a tracker of options opts.
+func snapshotWith(t *testing.T, r *capture.Reader, opts track.Options) track.Snapshot {
+	t.Helper()
+	tr := track.New(opts)
 	for {
 		f, err := r.Next()
 		if errors.Is(err, io.EOF) {

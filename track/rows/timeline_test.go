@@ -1,8 +1,6 @@
 package rows_test
 
 import (
-	"errors"
-	"io"
 	"strings"
 	"testing"
 
@@ -32,18 +30,7 @@ func TestTimelineAcrossStep(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tr := track.New(track.Options{Timeline: "1"})
-		for {
-			f, err := r.Next()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			tr.Feed(f)
-		}
-		s := tr.Snapshot()
+		s := snapshotWith(t, r, track.Options{Timeline: "1"})
 		tl, err := rows.TimelineOf(&s, "1")
 		if err != nil {
 			t.Fatal(err)
