@@ -135,11 +135,11 @@ func (e *versionError) Error() string {
 	return fmt.Sprintf("unknown version %d.%d", e.major, e.minor)
 }
 
-// lenient is the error opening a file whose header h (header's error
-// err) is followed by first, its first bytes after the header: nil where
-// the version alone is off and the first record after it is one
-// (plausible), the header's damage kept for the first frame (keptWhy),
-// as a flipped bit in a version no writer varies would be read past.
+// lenient is the error opening a file whose header read with the error
+// err and is followed by first, the bytes after it: nil where the version
+// alone is off and the first record after it is one (plausible), the
+// damage kept for the first frame (keptWhy), as a flipped bit in a
+// version no writer varies is read past.
 func (p *pcapFile) lenient(err error, first []byte) error {
 	var ve *versionError
 	if !errors.As(err, &ve) || len(first) < pcapRecordLen || !p.plausible((*[pcapRecordLen]byte)(first)) {
