@@ -121,6 +121,16 @@ func TestSilentLinkQP(t *testing.T) {
 	if note := overviewRows(&s); !strings.Contains(fmt.Sprint(note), "1 not known") {
 		t.Errorf("overview screen: %v", note)
 	}
+	// The table cuts a note at 80 columns; the selected row's detail
+	// says it whole.
+	for key, want := range map[string]string{
+		"lgrs":         "link groups: 1 links, 0 active, 1 not known (no traffic seen to work)\n",
+		"noredundancy": "without redundancy: one link: a port or RNIC failure ends them; 1 more with one link seen, whose other links the capture may not show (it joined after their setup, or has none of their RoCE traffic)\n",
+	} {
+		if d := overviewDetail(overviewRow{key}, &s); !strings.HasPrefix(d, want) {
+			t.Errorf("overview detail of %s:\n%s\nwant it to start %q", key, d, want)
+		}
+	}
 }
 
 // TestFirstRefreshRates: a rate is a change since the refresh before;

@@ -118,10 +118,16 @@ func hsLimit(on *bool) string {
 	return "handshake limitation off"
 }
 
-// overviewDetail lists the sources (and why one is missing) and the
-// net.smc settings, whichever row is selected.
-func overviewDetail(_ overviewRow, s *monitor.Snapshot) string {
+// overviewDetail is the selected row's note whole (the table cuts it at
+// the screen's width), then the sources (and why one is missing) and the
+// net.smc settings.
+func overviewDetail(r overviewRow, s *monitor.Snapshot) string {
 	var b strings.Builder
+	for _, row := range overviewRows(s) {
+		if row.Key == r.key && len(row.Cells) == 4 && row.Cells[3] != "" {
+			fmt.Fprintf(&b, "%s: %s\n", strings.TrimSpace(row.Cells[0]), row.Cells[3])
+		}
+	}
 	b.WriteString("sources:\n")
 	for _, src := range s.Sources {
 		state := "yes"
