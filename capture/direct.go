@@ -406,7 +406,10 @@ func (r *Reader) feedDirect(f *Frame) bool {
 	case r.lazyICRC:
 		f.icrcDue = true
 	default:
-		f.ICRC = icrcStatus(d[dIP:], rl.bth.ICRC, want, icrcErr)
+		f.ICRC = ICRCStatus{Checked: true, OK: icrcErr == nil, Got: rl.bth.ICRC, Want: want}
+		if f.ICRC.OK && !decode.IPv4Header20SumOK((*[20]byte)(d[dIP:])) {
+			f.ICRC.ipSumBad(d[dIP:])
+		}
 	}
 	if !r.directFeed(f) {
 		r.SettleICRC(f)
@@ -434,7 +437,10 @@ func (r *Reader) SettleICRC(f *Frame) {
 	// A frame the direct path takes has lengths that agree (directLayers):
 	// the check gives a verdict.
 	want, err := r.dec.roce.icrc.RoCEv2(f.Data[dIP:])
-	f.ICRC = icrcStatus(f.Data[dIP:], f.BTH.ICRC, want, err)
+	f.ICRC = ICRCStatus{Checked: true, OK: err == nil, Got: f.BTH.ICRC, Want: want}
+	if f.ICRC.OK && !decode.IPv4Header20SumOK((*[20]byte)(f.Data[dIP:])) {
+		f.ICRC.ipSumBad(f.Data[dIP:])
+	}
 }
 
 // Whole decodes f, the frame just read, as the general path does if the

@@ -25,13 +25,20 @@ type ICRCStatus struct {
 // icrcStatus is the verdict on a RoCEv2 packet whose IP header is ip and
 // whose ICRC is got, computed want (err: the ICRC's error, nil or
 // decode.ErrBadICRC): an IPv4 header whose checksum fails makes it bad.
+// The direct path, whose headers are IPv4's 20 bytes, checks them inline.
 func icrcStatus(ip []byte, got, want uint32, err error) ICRCStatus {
 	s := ICRCStatus{Checked: true, OK: err == nil, Got: got, Want: want}
 	if s.OK && !decode.IPv4HeaderSumOK(ip) {
-		s.OK, s.IPSumBad = false, true
-		s.IPSum[0], s.IPSum[1] = decode.IPv4HeaderSum(ip)
+		s.ipSumBad(ip)
 	}
 	return s
+}
+
+// ipSumBad makes s the verdict on a packet whose IPv4 header ip fails its
+// checksum.
+func (s *ICRCStatus) ipSumBad(ip []byte) {
+	s.OK, s.IPSumBad = false, true
+	s.IPSum[0], s.IPSum[1] = decode.IPv4HeaderSum(ip)
 }
 
 // Frame is one captured frame and what was decoded from it. A Reader reuses

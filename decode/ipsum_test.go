@@ -35,6 +35,9 @@ func TestIPv4HeaderSumOK(t *testing.T) {
 				continue // 0 is "not filled in"
 			}
 			binary.BigEndian.PutUint16(h[10:], sum)
+			if ihl == 5 && !IPv4Header20SumOK((*[20]byte)(h)) {
+				t.Fatalf("%x verifies by RFC 1071, not by IPv4Header20SumOK", h[:20])
+			}
 			if !IPv4HeaderSumOK(h) {
 				t.Fatalf("ihl %d: %x verifies by RFC 1071, not here", ihl, h[:ihl*4])
 			}
@@ -46,6 +49,9 @@ func TestIPv4HeaderSumOK(t *testing.T) {
 			if IPv4HeaderSumOK(h) {
 				t.Fatalf("ihl %d: a flipped bit in %x still verifies", ihl, h[:ihl*4])
 			}
+			if ihl == 5 && IPv4Header20SumOK((*[20]byte)(h)) != (h[10]|h[11] == 0) {
+				t.Fatalf("a flipped bit in %x: IPv4Header20SumOK disagrees", h[:20])
+			}
 			if got, want := IPv4HeaderSum(h); want != ref(h[:ihl*4]) || got != binary.BigEndian.Uint16(h[10:]) {
 				t.Fatalf("ihl %d: IPv4HeaderSum %#x %#x, want %#x computed", ihl, got, want, ref(h[:ihl*4]))
 			}
@@ -54,7 +60,7 @@ func TestIPv4HeaderSumOK(t *testing.T) {
 	h := make([]byte, 20)
 	h[0] = 0x45
 	h[8] = 64
-	if !IPv4HeaderSumOK(h) {
+	if !IPv4HeaderSumOK(h) || !IPv4Header20SumOK((*[20]byte)(h)) {
 		t.Error("a checksum of 0 (not filled in) is damage")
 	}
 	for _, bad := range [][]byte{h[:19], {0x65, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0}, append([]byte{0x46}, h[1:]...)} {
