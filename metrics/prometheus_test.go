@@ -282,10 +282,12 @@ func TestPrometheusAlertsAndDashboard(t *testing.T) {
 		{name: "silent", src: refreshing{m: silent}},
 	}
 	var targets []string
-	byAddr := map[string]string{}
+	byAddr, addrs := map[string]string{}, map[string]string{}
+	addrOf := func(name string) string { return addrs[name] }
 	for i := range hosts {
 		hosts[i].addr = serve(t, hosts[i].src)
 		byAddr[hosts[i].addr] = hosts[i].name
+		addrs[hosts[i].name] = hosts[i].addr
 		targets = append(targets, fmt.Sprintf("      - targets: ['%s']\n        labels: {host: %s}\n", hosts[i].addr, hosts[i].name))
 	}
 
@@ -419,7 +421,7 @@ func TestPrometheusAlertsAndDashboard(t *testing.T) {
 	// The late capture's group: in the fleet's record, its redundancy
 	// not known (-1); none of its series says 0.
 	wait("the late capture's group in the fleet record", 30*time.Second, func() (bool, string) {
-		res, err := instant(addr, fmt.Sprintf(`instance_lgr:smc_lgr_connections:with_role_redundant{instance=%q}`, hosts[len(hosts)-2].addr))
+		res, err := instant(addr, fmt.Sprintf(`instance_lgr:smc_lgr_connections:with_role_redundant{instance=%q}`, addrOf("late")))
 		return err == nil && len(res) == 1 && strings.Contains(string(res[0]), `"redundant":"-1"`), fmt.Sprintf("%s %v", res, err)
 	})
 	if res, err := instant(addr, `smc_lgr_redundant{host="late"}`); err != nil || len(res) != 0 {
@@ -428,7 +430,7 @@ func TestPrometheusAlertsAndDashboard(t *testing.T) {
 	// The silent link: in the fleet's record at -1 with no state; no
 	// up or state series of its own.
 	wait("the silent link in the fleet record", 30*time.Second, func() (bool, string) {
-		res, err := instant(addr, fmt.Sprintf(`instance_lgr_link:smc_link_up:with_info_state{instance=%q,link="qp-/0x11"}`, hosts[len(hosts)-1].addr))
+		res, err := instant(addr, fmt.Sprintf(`instance_lgr_link:smc_link_up:with_info_state{instance=%q,link="qp-/0x11"}`, addrOf("silent")))
 		return err == nil && len(res) == 1 && strings.Contains(string(res[0]), `"-1"`) && !strings.Contains(string(res[0]), `"state"`), fmt.Sprintf("%s %v", res, err)
 	})
 	for _, q := range []string{`smc_link_up{host="silent",link="qp-/0x11"}`, `smc_link_state{host="silent",link="qp-/0x11"}`} {
