@@ -1,6 +1,10 @@
 package decode
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/gopacket/gopacket"
+)
 
 // IPv4HeaderSumOK reports whether the IPv4 header at the start of ip
 // carries a checksum that verifies (RFC 791, RFC 1071): the ones'
@@ -20,7 +24,7 @@ func IPv4HeaderSumOK(ip []byte) bool {
 	if n < 20 || len(ip) < n || ip[10]|ip[11] == 0 {
 		return true
 	}
-	return headerSum(ip[:n]) == 0xFFFF
+	return gopacket.FoldChecksum(gopacket.ComputeChecksum(ip[:n], 0)) == 0
 }
 
 // IPv4HeaderSum is the checksum the IPv4 header at the start of ip
@@ -30,26 +34,9 @@ func IPv4HeaderSum(ip []byte) (got, want uint16) {
 	if len(ip) < 20 {
 		return 0, 0
 	}
-	n := min(max(int(ip[0]&0x0F)*4, 20), len(ip)&^3)
-	got = binary.BigEndian.Uint16(ip[10:])
-	// The sum with the checksum field taken out, complemented.
-	s := uint32(headerSum(ip[:n])) + uint32(^got)
-	s = s>>16 + s&0xFFFF
-	return got, ^uint16(s)
-}
-
-// headerSum is the ones' complement sum of the 16-bit words of h, whose
-// length is a multiple of 4, folded to 16 bits.
-func headerSum(h []byte) uint16 {
-	var sum uint64
-	for i := 0; i+4 <= len(h); i += 4 {
-		sum += uint64(binary.BigEndian.Uint32(h[i:]))
-	}
-	sum = sum>>32 + sum&0xFFFFFFFF
-	sum = sum>>16 + sum&0xFFFF
-	sum = sum>>16 + sum&0xFFFF
-	sum = sum>>16 + sum&0xFFFF
-	return uint16(sum)
+	n := min(max(int(ip[0]&0x0F)*4, 20), len(ip))
+	// The header with its checksum field left out.
+	return binary.BigEndian.Uint16(ip[10:]), gopacket.FoldChecksum(gopacket.ComputeChecksum(ip[12:n], gopacket.ComputeChecksum(ip[:10], 0)))
 }
 
 // IPv4Header20SumOK is IPv4HeaderSumOK for a header of 20 bytes (no
