@@ -127,7 +127,13 @@ func TestSilentLinkQP(t *testing.T) {
 		"lgrs":         "link groups: 1 links, 0 active, 1 not known (no traffic seen to work)\n",
 		"noredundancy": "without redundancy: one link: a port or RNIC failure ends them; 1 more with one link seen, whose other links the capture may not show (it joined after their setup, or has none of their RoCE traffic)\n",
 	} {
-		if d := overviewDetail(overviewRow{key}, &s); !strings.HasPrefix(d, want) {
+		var row overviewRow
+		for _, e := range overviewEntries(&s) {
+			if e.v.key == key {
+				row = e.v
+			}
+		}
+		if d := overviewDetail(row, &s); !strings.HasPrefix(d, want) {
 			t.Errorf("overview detail of %s:\n%s\nwant it to start %q", key, d, want)
 		}
 	}

@@ -18,8 +18,9 @@ var overviewColumns = []tui.Column{
 	col("NOTE", "totals since the module loaded, and what the row means"),
 }
 
-// overviewRow is one line of the overview.
-type overviewRow struct{ key string }
+// overviewRow is one line of the overview: its key, and what it counts
+// and its note, which the detail says whole.
+type overviewRow struct{ key, what, note string }
 
 func newOverview() *list[monitor.Snapshot, overviewRow] {
 	return newList("overview", []string{"ov", "home"}, overviewColumns, overviewEntries, overviewDetail, overviewDrill)
@@ -29,7 +30,7 @@ func overviewEntries(s *monitor.Snapshot) []entry[overviewRow] {
 	rows := overviewRows(s)
 	out := make([]entry[overviewRow], len(rows))
 	for i, r := range rows {
-		out[i] = entry[overviewRow]{overviewRow{r.Key}, r}
+		out[i] = entry[overviewRow]{overviewRow{key: r.Key, what: strings.TrimSpace(r.Cells[0]), note: r.Cells[3]}, r}
 	}
 	return out
 }
@@ -123,10 +124,8 @@ func hsLimit(on *bool) string {
 // net.smc settings.
 func overviewDetail(r overviewRow, s *monitor.Snapshot) string {
 	var b strings.Builder
-	for _, row := range overviewRows(s) {
-		if row.Key == r.key && len(row.Cells) == 4 && row.Cells[3] != "" {
-			fmt.Fprintf(&b, "%s: %s\n", strings.TrimSpace(row.Cells[0]), row.Cells[3])
-		}
+	if r.note != "" {
+		fmt.Fprintf(&b, "%s: %s\n", r.what, r.note)
 	}
 	b.WriteString("sources:\n")
 	for _, src := range s.Sources {
