@@ -852,17 +852,12 @@ func wireLink(l *rows.Link) (LinkRow, bool) {
 		Packets: f.Packets, CDCs: f.CDCs, Retransmit: f.Retrans, PSNGaps: f.PSNGaps, NAKs: f.NAKs, RNRs: f.RNRs,
 		Credits: l.Credits,
 	}
-	switch f.State {
-	case track.LinkUnknown:
-		// Set up before the capture: active where the wire shows it
-		// working (data, an acknowledged request).
-		lr.State, lr.Active = LinkActive, !f.Silent
-		if f.Silent {
-			lr.State = LinkNotKnown
-		}
-	case track.LinkUp:
+	switch {
+	case f.Silent: // set up before the capture, nothing shows it working
+		lr.State = LinkNotKnown
+	case f.State == track.LinkUp, f.State == track.LinkUnknown: // unknown: set up before the capture, seen working
 		lr.State, lr.Active = LinkActive, true
-	case track.LinkDeleted:
+	case f.State == track.LinkDeleted:
 		lr.State, lr.DeleteReason, lr.Since = LinkDeleted, deleteReason(f.DeleteCode), f.Deleted
 		if f.WithGroup {
 			// Ended with its group: not lost from a group that goes on.
