@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/internal/mutate"
+	"github.com/smcscope/smcscope/internal/testutil"
 	"github.com/smcscope/smcscope/track"
 	"github.com/smcscope/smcscope/track/rows"
 )
@@ -413,5 +415,38 @@ func TestViewsLinksFolded(t *testing.T) {
 	}
 	if strings.Contains(out, "listed 4 of") || strings.Contains(out, "folded: counted by reason") {
 		t.Errorf("views say connections were folded:\n%s", clip(out))
+	}
+}
+
+// TestTimelineAcrossStepText: the text and JSON of smc,timeline mark the
+// times from the frame whose clock stepped back on (">=", rel_at_least)
+// and say why; the frame before it is not marked.
+func TestTimelineAcrossStepText(t *testing.T) {
+	frames, lt := testutil.ReadFrames(t, filepath.Join(samplesDir(), "pingpong.pcap"))
+	path := testutil.WriteFrames(t, "step.pcap", lt, mutate.Mutation{Kind: mutate.Step, At: 19, N: 5000}.Apply(frames))
+	s := feedFile(t, path, track.Options{Timeline: "1"}, 0).Snapshot()
+	var text bytes.Buffer
+	if err := View(&text, &s, track.ViewTimeline, "1", "text"); err != nil {
+		t.Fatal(err)
+	}
+	lines := map[string]string{}
+	for l := range strings.Lines(text.String()) {
+		if f := strings.Fields(l); len(f) > 1 {
+			lines[f[0]] = f[1]
+		}
+	}
+	if !strings.HasPrefix(lines["20"], ">=") || strings.HasPrefix(lines["19"], ">=") || !strings.Contains(text.String(), "stepped back") {
+		t.Errorf("frame 19's time %q, frame 20's %q, want only 20's marked, and the note:\n%s", lines["19"], lines["20"], text.String())
+	}
+	var js bytes.Buffer
+	if err := View(&js, &s, track.ViewTimeline, "1", "json"); err != nil {
+		t.Fatal(err)
+	}
+	var tl rows.Timeline
+	mustJSON(t, js.Bytes(), &tl)
+	for _, e := range tl.Events {
+		if e.AtLeast != (e.Frame >= 20) {
+			t.Errorf("JSON: frame %d rel_at_least %v", e.Frame, e.AtLeast)
+		}
 	}
 }
