@@ -37,9 +37,15 @@ type captureClock struct {
 // after the last): the time that passed across each is not known
 // (Snapshot.Unmeasured, Snapshot.SteppedWithin).
 type clockSteps struct {
-	at     []int64
-	frames []int
-	cut    bool
+	steps []clockStep
+	cut   bool
+}
+
+// clockStep is one step back: the frame that stepped back, and the time
+// where the clock stood at it.
+type clockStep struct {
+	at    int64
+	frame int
 }
 
 // maxClockSteps bounds clockSteps: a capture of a host whose clock was
@@ -48,30 +54,29 @@ const maxClockSteps = 1024
 
 // between reports whether a step lies from a to b (clock times).
 func (s *clockSteps) between(a, b int64) bool {
-	for _, at := range s.at {
-		if a <= at && at <= b {
+	for _, st := range s.steps {
+		if a <= st.at && st.at <= b {
 			return true
 		}
 	}
-	return s.cut && len(s.at) > 0 && b >= s.at[len(s.at)-1]
+	return s.cut && len(s.steps) > 0 && b >= s.steps[len(s.steps)-1].at
 }
 
 // withinFrames reports whether a frame after from, up to to, stepped
 // back: the two frames' times, which the step makes equal where it lies
 // right after from, tell that apart only by their numbers.
 func (s *clockSteps) withinFrames(from, to int) bool {
-	for _, f := range s.frames {
-		if from < f && f <= to {
+	for _, st := range s.steps {
+		if from < st.frame && st.frame <= to {
 			return true
 		}
 	}
-	return s.cut && len(s.frames) > 0 && to > s.frames[len(s.frames)-1]
+	return s.cut && len(s.steps) > 0 && to > s.steps[len(s.steps)-1].frame
 }
 
 // clone is a copy of s that shares nothing with it.
 func (s clockSteps) clone() clockSteps {
-	s.at = append([]int64(nil), s.at...)
-	s.frames = append([]int(nil), s.frames...)
+	s.steps = append([]clockStep(nil), s.steps...)
 	return s
 }
 
@@ -94,9 +99,9 @@ func (c *captureClock) at(number int, stamp int64) int64 {
 		// Stepped back: the clock stands at this frame.
 		c.stepped = true
 		c.off += c.last - stamp
-		if len(c.steps.at) < maxClockSteps {
-			c.steps.at = append(c.steps.at, stamp+c.off) // the time at returns: where it stands
-			c.steps.frames = append(c.steps.frames, number)
+		if len(c.steps.steps) < maxClockSteps {
+			// The time at returns: where it stands.
+			c.steps.steps = append(c.steps.steps, clockStep{at: stamp + c.off, frame: number})
 		} else {
 			c.steps.cut = true
 		}
