@@ -533,9 +533,9 @@ type LinkEvent struct {
 	UID      uint32 // CONFIRM_LINK link user ID
 }
 
-// shown reports whether the capture showed any packet of the link: a
+// Shown reports whether the capture showed any packet of the link: a
 // request or a response, either way.
-func (l *Link) shown() bool {
+func (l *Link) Shown() bool {
 	for d := range l.RC {
 		if r := &l.RC[d]; r.Packets+r.Acks+r.NAKs+r.RNRs > 0 {
 			return true

@@ -147,7 +147,7 @@ func (t *Tracker) markUnseen(c, x *Conn) (unseenLink bool) {
 	if c.Flow[0].CDCs == 0 && c.Flow[1].CDCs == 0 {
 		switch l := c.link; {
 		case l != nil:
-			unseenLink = x.Outcome == OutcomeSMCR && !l.shown()
+			unseenLink = x.Outcome == OutcomeSMCR && !l.Shown()
 			x.LinkNotCaptured = unseenLink
 		default:
 			x.LinkNotCaptured = x.Outcome == OutcomeSMCR || x.Outcome == OutcomePending && c.clcUncaptured
@@ -164,7 +164,7 @@ func (t *Tracker) markUnseen(c, x *Conn) (unseenLink bool) {
 		}
 	}
 	dumped := c.Flow[0].Dumped+c.Flow[1].Dumped > 0
-	if t.dumpers != nil && (x.Outcome == OutcomeSMCR || dumped) && (c.link == nil || !c.link.shown()) {
+	if t.dumpers != nil && (x.Outcome == OutcomeSMCR || dumped) && (c.link == nil || !c.link.Shown()) {
 		// Followed from ANCK's dump device (its link, if the handshake
 		// named one, not on the wire; its handshake maybe not followed
 		// to its end), which copies its own host's CDCs: a direction

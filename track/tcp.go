@@ -672,7 +672,7 @@ func (t *Tracker) failPending(c *Conn, in *input) {
 // tcpdump where the RNIC offloads RoCE, a mirror of the TCP port alone.
 func (c *Conn) awaitsUnseenLink() bool {
 	return c.AwaitingLink && c.Outcome == OutcomePending && c.Failure == "" && !c.clcUncaptured &&
-		c.link != nil && !c.link.shown()
+		c.link != nil && !c.link.Shown()
 }
 
 // pendingDetail says why a pending connection waits, or "".

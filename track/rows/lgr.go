@@ -195,7 +195,7 @@ func LGRRows(s *track.Snapshot) []LGR {
 // roceSeen reports whether the capture shows a RoCE packet of a link of g.
 func roceSeen(g *track.LinkGroup, links map[int]*Link) bool {
 	for _, id := range g.Links {
-		if l := links[id]; l != nil && l.Facts.Packets+l.C2S.Acks+l.S2C.Acks+l.C2S.NAKs+l.S2C.NAKs > 0 {
+		if l := links[id]; l != nil && l.Facts.Shown {
 			return true
 		}
 	}

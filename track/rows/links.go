@@ -51,6 +51,8 @@ type LinkFacts struct {
 	Existed bool
 	// Confirmed: CONFIRM_LINK completed in the capture.
 	Confirmed bool
+	// Shown: the capture shows a packet of the link (track.Link.Shown).
+	Shown bool
 	// Silent: a link set up before the capture began (track.LinkUnknown)
 	// of which nothing on the wire says that it works: it carried no
 	// connection's data and no request on it was acknowledged (a peer gone
@@ -278,6 +280,7 @@ func linkFacts(l *track.Link) LinkFacts {
 	// follow) its CONFIRM_LINK response: neither sends on a link before.
 	carried := f.CDCs > 0 || l.RC[0].WritePkts+l.RC[1].WritePkts > 0
 	f.Existed = l.State != track.LinkRejected && !(l.State == track.LinkDeleted && setup && !f.Confirmed && !carried)
+	f.Shown = l.Shown()
 	f.Silent = l.State == track.LinkUnknown && !carried && len(l.Conns) == 0 && l.ConnsFolded == 0 && l.RC[0].Acks+l.RC[1].Acks == 0
 	if l.State != track.LinkDeleted {
 		f.Deleted, f.WithGroup = time.Time{}, false
