@@ -124,7 +124,7 @@ func TestSilentLinkQP(t *testing.T) {
 	// The table cuts a note at 80 columns; the selected row's detail
 	// says it whole.
 	for key, want := range map[string]string{
-		"lgrs":         "link groups: 1 links, 0 active, 1 not known (no traffic seen to work)\n",
+		"lgrs":         "link groups: 1 link, 0 active, 1 not known (no traffic seen to work)\n",
 		"noredundancy": "without redundancy: one link: a port or RNIC failure ends them; 1 more with one link seen, whose other links the capture may not show (it joined after their setup, or has none of their RoCE traffic)\n",
 	} {
 		var row overviewRow

@@ -73,7 +73,7 @@ func overviewRows(s *monitor.Snapshot) []widget.Row {
 	if v.Ended > 0 {
 		connNote += fmt.Sprintf(", %d ended (listed, not counted)", v.Ended)
 	}
-	lgrNote := fmt.Sprintf("%d links, %d active", v.Links, v.LinksActive)
+	lgrNote := fmt.Sprintf("%s, %d active", plural(v.Links, "link"), v.LinksActive)
 	if v.LinksLost > 0 {
 		lgrNote += fmt.Sprintf(", %d lost", v.LinksLost)
 	}
