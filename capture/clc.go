@@ -55,9 +55,11 @@ type clcFlow struct {
 	// sumOK[d]: a segment of direction d (0: key[0]'s) carried a TCP
 	// checksum that verifies; mss[d]: the MSS direction d's SYN
 	// announced (the largest segment the other direction sends), 0 when
-	// none was seen. See checkSum.
-	sumOK [2]bool
-	mss   [2]uint16
+	// none was seen; ipSumOK[d]: one carried an IPv4 header checksum
+	// that verifies. See checkSum.
+	sumOK   [2]bool
+	ipSumOK [2]bool
+	mss     [2]uint16
 	// asmNet is key[0] under a type unique to this connection: the assembler
 	// keys its connections by flow, so a new connection on the same
 	// 4-tuple (port reuse) starts afresh even where the assembler still
@@ -297,9 +299,13 @@ func (a *clcAssembler) segment(f *Frame) {
 // the offloaded field being recognised too), and the segment is no
 // longer than the MSS its receiver announced (a receiving host's capture
 // shows segments GRO merged, whose checksum is the first one's). The
-// segment is read all the same: what the capture holds is what a
-// hand-edited capture means, and a damaged copy's message is malformed
-// or followed as before; the finding says which segment to distrust.
+// IPv4 header's checksum is damage on the first of these grounds alone
+// (GRO and TSO leave a header whose checksum verifies: inet_gro_complete
+// mends it, ip_send_check makes it for the whole segment), and one of 0
+// was not filled in. The segment is read all the same: what the capture
+// holds is what a hand-edited capture means, and a damaged copy's
+// message is malformed or followed as before; the finding says which
+// segment to distrust.
 func (fl *clcFlow) checkSum(f *Frame, d int) {
 	t := f.TCP
 	if t.SYN {
@@ -320,6 +326,18 @@ func (fl *clcFlow) checkSum(f *Frame, d int) {
 		f.TCPSum = s
 	case fl.sumOK[d] && fl.mss[1-d] != 0 && len(t.Payload) <= int(fl.mss[1-d]):
 		f.TCPSum = s
+	}
+	if f.IPv4 != nil {
+		ip := f.IPv4.Contents
+		switch {
+		case !decode.IPv4HeaderSumOK(ip):
+			if fl.ipSumOK[d] {
+				f.TCPSum.IPSumBad = true
+				f.TCPSum.IPSum[0], f.TCPSum.IPSum[1] = decode.IPv4HeaderSum(ip)
+			}
+		case len(ip) >= 20 && ip[10]|ip[11] != 0:
+			fl.ipSumOK[d] = true
+		}
 	}
 }
 

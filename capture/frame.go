@@ -73,8 +73,9 @@ type Frame struct {
 	// TCPSum is the TCP checksum of a segment of a connection followed as
 	// SMC (SMCFlow), checked while its CLC handshake is followed and its
 	// SYN was seen: Checked and OK where it verifies, Checked and not OK
-	// where the segment is damaged (see clcFlow.checkSum for when a
-	// checksum that fails is damage; the segment is read all the same).
+	// where the segment is damaged, IPSumBad where its IPv4 header is
+	// (see clcFlow.checkSum for when a checksum that fails is damage; the
+	// segment is read all the same).
 	TCPSum TCPSumStatus
 	// SMCOption: this TCP SYN or SYN-ACK carried the SMC option.
 	SMCOption bool
@@ -228,7 +229,7 @@ func (f *Frame) NetworkFlow() gopacket.Flow {
 // ACK/NAK all ride on the BTH), or a frame of ANCK's dump device.
 func (f *Frame) SMCRelevant() bool {
 	return f.direct != 0 || f.SMCOption || (f.SMCFlow && f.TCP.SYN) || len(f.CLC) > 0 || len(f.CLCErr) > 0 ||
-		f.TCPSum.Checked && !f.TCPSum.OK || f.BTH != nil || f.GRH != nil || f.Dump != nil
+		f.TCPSum.Damaged() || f.BTH != nil || f.GRH != nil || f.Dump != nil
 }
 
 // FieldWant is the field demand of the frame's record (decode.Record.Want;

@@ -8,15 +8,26 @@ import (
 	"github.com/gopacket/gopacket/layers"
 )
 
-// TCPSumStatus is the result of verifying the checksum of a TCP segment
-// of a connection followed as SMC (its CLC handshake), as RFC 9293 3.1
-// defines it over the segment and the IP pseudo-header.
+// TCPSumStatus is the result of verifying the checksums of a TCP segment
+// of a connection followed as SMC (its CLC handshake): the TCP checksum,
+// as RFC 9293 3.1 defines it over the segment and the IP pseudo-header,
+// and the IPv4 header's own, which covers what the pseudo-header leaves
+// out (type of service, identification, TTL).
 type TCPSumStatus struct {
 	Checked bool   // verified: see Frame.TCPSum for when
 	OK      bool   // computed == carried
 	Got     uint16 // carried in the segment
 	Want    uint16 // computed
+	// IPSumBad: the IPv4 header's checksum fails (decode.IPv4HeaderSumOK)
+	// where that is damage (clcFlow.checkSum); IPSum is then the checksum
+	// carried and the one computed. The TCP checksum's verdict is apart.
+	IPSumBad bool
+	IPSum    [2]uint16
 }
+
+// Damaged reports a segment the receiving host drops: its TCP checksum
+// or its IPv4 header's fails.
+func (s *TCPSumStatus) Damaged() bool { return s.Checked && !s.OK || s.IPSumBad }
 
 // tcpSum says whether f's TCP checksum verifies, and what it is; ok is
 // false when f cannot say (cut by the snap length, no IP layer, a

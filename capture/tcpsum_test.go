@@ -121,3 +121,44 @@ func TestTCPSumGRO(t *testing.T) {
 		t.Errorf("a damaged segment longer than the MSS: %+v, want not judged", s)
 	}
 }
+
+// TestTCPIPSum: the IPv4 header's checksum of a handshake segment is
+// checked apart from the TCP checksum, which leaves the TTL out: a TTL
+// flipped fails it alone; 0 (not filled in) and a direction whose first
+// segment failed too (a host's IP checksum offload) are not judged.
+func TestTCPIPSum(t *testing.T) {
+	const synAck, accept = 6, 10 // pingpong.pcap's SYN-ACK and CLC Accept, from the server
+	got, _ := sums(t, readRaw(t, pingpong))
+	for i, s := range got {
+		if s.IPSumBad {
+			t.Errorf("frame %d: IPv4 header checksum %#04x, computed %#04x, in a capture the kernel made", i+1, s.IPSum[0], s.IPSum[1])
+		}
+	}
+
+	ttl := readRaw(t, pingpong)
+	ttl[accept-1].Data[14+8] ^= 1
+	got, clc := sums(t, ttl)
+	if s := got[accept-1]; !s.IPSumBad || s.IPSum[0] == s.IPSum[1] || !s.Checked || !s.OK || !s.Damaged() {
+		t.Errorf("the Accept's TTL flipped: %+v, want its IPv4 header checksum alone to fail", s)
+	}
+	if !clc[accept-1] {
+		t.Error("the Accept was not read: a capture edited by hand means what it holds")
+	}
+
+	unfilled := readRaw(t, pingpong)
+	unfilled[accept-1].Data[14+10], unfilled[accept-1].Data[14+11] = 0, 0
+	if got, _ := sums(t, unfilled); got[accept-1].IPSumBad {
+		t.Errorf("a checksum of 0: %+v, want not judged", got[accept-1])
+	}
+
+	offload := readRaw(t, pingpong)
+	server := offload[synAck-1].Data[14+12 : 14+16]
+	for _, f := range offload {
+		if d := f.Data; len(d) > 14+20 && d[14+9] == byte(layers.IPProtocolTCP) && string(d[14+12:14+16]) == string(server) {
+			d[14+10] ^= 0x5a
+		}
+	}
+	if got, _ := sums(t, offload); got[synAck-1].IPSumBad || got[accept-1].IPSumBad {
+		t.Errorf("every IPv4 checksum of the direction fails (offload): SYN-ACK %+v, Accept %+v, want not judged", got[synAck-1], got[accept-1])
+	}
+}

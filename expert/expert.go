@@ -156,6 +156,7 @@ const (
 	BufferSmall
 	EIDMismatch
 	BadIPSum
+	BadTCPIPSum
 	numIDs
 )
 
@@ -329,6 +330,9 @@ var defs = [numIDs]Def{
 	BadIPSum: {Name: "roce.ip_checksum.bad", Severity: Error, Group: "checksum", Object: ObjectLink,
 		Meaning: "a RoCE packet whose IPv4 header checksum fails, in a field the ICRC leaves out (type of service, TTL, the checksum): the receiver drops the packet",
 		Check:   "corruption on the path (cables, a device that rewrites the TTL or DSCP without the checksum); a capture point that rewrites packets"},
+	BadTCPIPSum: {Name: "tcp.ip_checksum.bad", Severity: Warn, Group: "checksum", Object: ObjectConn,
+		Meaning: "a segment of an SMC handshake whose IPv4 header checksum fails where the direction's others verify, in a field the TCP checksum leaves out (type of service, identification, TTL): the receiving host dropped it, or the capture's copy is damaged; its CLC message is not the sender's to answer for",
+		Check:   "a copy sent again after it (corruption on the path: cables, a device that rewrites the TTL or DSCP without the checksum), else the capture (a damaged file, a capture point that rewrites packets)"},
 }
 
 func init() {

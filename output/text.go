@@ -591,6 +591,16 @@ func appendTCP(dst []byte, f *capture.Frame) []byte {
 	return dst
 }
 
+// appendBadIPSum says an IPv4 header's checksum fails: sum is the one
+// carried and the one computed.
+func appendBadIPSum(dst []byte, sum [2]uint16) []byte {
+	dst = append(dst, " [bad IPv4 header checksum 0x"...)
+	dst = numfmt.AppendHexPadded(dst, uint64(sum[0]), 4)
+	dst = append(dst, ", computed 0x"...)
+	dst = numfmt.AppendHexPadded(dst, uint64(sum[1]), 4)
+	return append(dst, ']')
+}
+
 // appendProblems flags what makes the line less than the whole truth.
 func appendProblems(dst []byte, f *capture.Frame) []byte {
 	if f.Tunnel != nil && f.Tunnel.Truncated {
@@ -611,12 +621,11 @@ func appendProblems(dst []byte, f *capture.Frame) []byte {
 		dst = numfmt.AppendHexPadded(dst, uint64(f.TCPSum.Want), 4)
 		dst = append(dst, ']')
 	}
+	if f.TCPSum.IPSumBad {
+		dst = appendBadIPSum(dst, f.TCPSum.IPSum)
+	}
 	if f.ICRC.IPSumBad {
-		dst = append(dst, " [bad IPv4 header checksum 0x"...)
-		dst = numfmt.AppendHexPadded(dst, uint64(f.ICRC.IPSum[0]), 4)
-		dst = append(dst, ", computed 0x"...)
-		dst = numfmt.AppendHexPadded(dst, uint64(f.ICRC.IPSum[1]), 4)
-		dst = append(dst, ']')
+		dst = appendBadIPSum(dst, f.ICRC.IPSum)
 	} else if f.ICRC.Checked && !f.ICRC.OK {
 		dst = append(dst, " [bad ICRC 0x"...)
 		dst = appendHex32(dst, f.ICRC.Got)

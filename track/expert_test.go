@@ -1,6 +1,7 @@
 package track
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
@@ -61,8 +62,15 @@ func TestExpertVectors(t *testing.T) {
 	absences := map[string]bool{"smc.llc.unanswered": true, "smc.llc.test_link_unanswered": true,
 		"smc.link.first_unconfirmed": true, "smc.conn.closed_without_close": true, "smc.capture.ended_pending": true}
 	seen := map[string]bool{}
+	readme, err := os.ReadFile(filepath.Join("..", "testdata", "expert", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, v := range crafted.ExpertVectors {
 		t.Run(v.Name, func(t *testing.T) {
+			if row := "| `" + v.Name + ".pcap` | `" + v.Finding + "` |"; !bytes.Contains(readme, []byte(row)) {
+				t.Errorf("testdata/expert/README.md has no row %q: say what the vector changes", row)
+			}
 			path := v.Build(t)
 			// The same bytes are in the repository, to open with any tool
 			// (smcdump -r testdata/expert/NAME.pcap -q -z smc,expert).

@@ -62,6 +62,20 @@ type tcpIn struct {
 	notCLC   bool      // the stream reached application data where CLC would start (capture.Frame.NotCLC)
 	sumBad   bool      // damaged: its TCP checksum failed (capture.Frame.TCPSum)
 	sum      [2]uint16 // with sumBad: the checksum carried and the one computed
+	ipSumBad bool      // damaged: its IPv4 header checksum failed (capture.TCPSumStatus.IPSumBad)
+	ipSum    [2]uint16 // with ipSumBad: the checksum carried and the one computed
+}
+
+// damage names the checksum that makes the segment a damaged copy, ""
+// for none.
+func (s *tcpIn) damage() string {
+	switch {
+	case s.sumBad:
+		return "TCP checksum"
+	case s.ipSumBad:
+		return "IPv4 header checksum"
+	}
+	return ""
 }
 
 // ts is the frame's time.

@@ -55,6 +55,12 @@ func (t *Tracker) tcp(in *input) {
 			return fmt.Sprintf("checksum in the segment %#04x, computed %#04x", s.sum[0], s.sum[1])
 		})
 	}
+	if s.ipSumBad {
+		// ip_rcv_core (net/ipv4/ip_input.c) drops it before TCP sees it.
+		t.raiseText(&c.expert, expert.BadTCPIPSum, in, func() string {
+			return fmt.Sprintf("IPv4 header checksum in the segment %#04x, computed %#04x", s.ipSum[0], s.ipSum[1])
+		})
+	}
 	rec := t.recording(c)
 	f := &c.Flow[d]
 	f.tcpShown = true
@@ -156,8 +162,8 @@ func (t *Tracker) tcp(in *input) {
 	}
 	if s.clcErrs > 0 {
 		t.raiseText(&c.expert, expert.Malformed, in, func() string {
-			if s.sumBad {
-				return s.clcErr + " (in a segment whose TCP checksum fails: a damaged copy)"
+			if what := s.damage(); what != "" {
+				return s.clcErr + " (in a segment whose " + what + " fails: a damaged copy)"
 			}
 			return s.clcErr
 		})
@@ -166,8 +172,8 @@ func (t *Tracker) tcp(in *input) {
 		// Linux's receiver fails the handshake on it (EPROTO, no Decline);
 		// a Decline or a later CLC still decides if one follows.
 		c.Failure = "malformed CLC from the " + sender(d) + ": " + s.clcErr
-		if s.sumBad {
-			c.Failure = "a damaged copy (TCP checksum) of a CLC message from the " + sender(d) + ": " + s.clcErr
+		if what := s.damage(); what != "" {
+			c.Failure = "a damaged copy (" + what + ") of a CLC message from the " + sender(d) + ": " + s.clcErr
 		}
 		if rec {
 			t.note(c, in, d, "CLC", "malformed: "+s.clcErr)

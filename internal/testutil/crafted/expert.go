@@ -289,6 +289,13 @@ var ExpertVectors = []Vector{
 		d[p+8] ^= 1
 		return write(t, "tcp-checksum-bad", fs)
 	}},
+	{"tcp-ip-checksum-bad", "tcp.ip_checksum.bad", func(t testing.TB) string {
+		// A bit of the Accept's TTL flipped: the TCP checksum leaves the
+		// TTL out and still verifies, the IPv4 header checksum fails.
+		fs := pingpong(t)
+		fs[ppAccept-1].Data[14+8] ^= 0x01
+		return write(t, "tcp-ip-checksum-bad", fs)
+	}},
 }
 
 // ExpertVector finds a vector by name.
