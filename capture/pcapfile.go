@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
+	"strings"
 	"time"
 
 	"github.com/gopacket/gopacket"
@@ -50,14 +52,18 @@ type pcapFile struct {
 	// the record it returned last (joined), before what it skipped.
 	passed int64
 	// keptWhy is the file header's damage read past (lenient), until the
-	// Reader has told it with the first frame.
+	// Reader has told it with the first frame; kept is the span of the
+	// header's fields it is in.
 	keptWhy string
+	kept    [2]int64
 }
 
 // Limits as pcapgo's: a capture length up to maxEager is read into a
 // buffer allocated up front; beyond it the buffer grows with the bytes
 // actually read, so a damaged length cannot make us allocate 4 GiB.
 const (
+	// linkGuessLen is how much of the first frame guessLinkType reads.
+	linkGuessLen     = 80
 	pcapVersionMajor = 2
 	pcapVersionMinor = 4
 	pcapMaxEager     = 262144
@@ -70,8 +76,8 @@ func newPcapFile(br *bufio.Reader) (*pcapFile, error) {
 		return nil, err
 	}
 	p := &pcapFile{br: br}
-	if err := p.header(hdr[:]); err != nil {
-		first, _ := br.Peek(pcapRecordLen)
+	if err := p.header(hdr[:]); err != nil || !SupportedLinkType(p.linkType) {
+		first, _ := br.Peek(pcapRecordLen + linkGuessLen)
 		if err := p.lenient(err, first); err != nil {
 			return nil, err
 		}
@@ -87,7 +93,7 @@ func newMemPcapFile(mem []byte, mapped bool) (*pcapFile, error) {
 		return nil, shortRead(len(mem), io.EOF)
 	}
 	p := &pcapFile{mem: mem, pos: pcapHeaderLen, mapped: mapped}
-	if err := p.header(mem[:pcapHeaderLen]); err != nil {
+	if err := p.header(mem[:pcapHeaderLen]); err != nil || !SupportedLinkType(p.linkType) {
 		if err := p.lenient(err, mem[pcapHeaderLen:]); err != nil {
 			return nil, err
 		}
@@ -95,9 +101,21 @@ func newMemPcapFile(mem []byte, mapped bool) (*pcapFile, error) {
 	return p, nil
 }
 
-// header reads the file header.
+// header reads the file header. Damage a reading can pass where the
+// records say what the header meant (lenient) is returned as a
+// *headerDamage, the header read as the sound one nearest it: a magic one
+// bit off one of pcap's, a version other than 2.4.
 func (p *pcapFile) header(hdr []byte) error {
-	switch magic := binary.LittleEndian.Uint32(hdr[0:4]); magic {
+	var dmg headerDamage
+	read := binary.LittleEndian.Uint32(hdr[0:4])
+	magic, ok := pcapMagic(read)
+	if !ok {
+		return fmt.Errorf("unknown magic %x", read)
+	}
+	if magic != read {
+		dmg.magic, dmg.wantMagic = read, magic
+	}
+	switch magic {
 	case magicPcapNano:
 		p.nanoFactor = 1
 	case magicPcapNanoBE:
@@ -106,10 +124,8 @@ func (p *pcapFile) header(hdr []byte) error {
 		p.nanoFactor = 1000
 	case magicPcapMicroBE:
 		p.bigEndian, p.nanoFactor = true, 1000
-	default:
-		return fmt.Errorf("unknown magic %x", magic)
 	}
-	p.magic = binary.LittleEndian.Uint32(hdr[0:4])
+	p.magic = magic
 	p.digits = 9
 	if p.nanoFactor == 1000 {
 		p.digits = 6
@@ -121,32 +137,108 @@ func (p *pcapFile) header(hdr []byte) error {
 	p.snaplen = p.u32(hdr[16:20])
 	p.linkType = layers.LinkType(p.u32(hdr[20:24]))
 	if major, minor := bo.Uint16(hdr[4:6]), bo.Uint16(hdr[6:8]); major != pcapVersionMajor || minor != pcapVersionMinor {
-		return &versionError{major, minor}
+		dmg.badVersion, dmg.version = true, [2]uint16{major, minor}
+	}
+	if dmg != (headerDamage{}) {
+		return &dmg
 	}
 	return nil
 }
 
-// versionError is a file header whose version is not 2.4, the only one
-// libpcap has written since 1998 (pcap/pcap.h, PCAP_VERSION_MAJOR and
-// PCAP_VERSION_MINOR).
-type versionError struct{ major, minor uint16 }
+// pcapMagic is the pcap magic m is (the file's first four bytes,
+// little-endian), or the one it is one bit off: no two of them, nor
+// pcapng's, are within two bits of each other, so a flipped bit cannot
+// make one of another.
+func pcapMagic(m uint32) (uint32, bool) {
+	for _, k := range []uint32{magicPcapMicro, magicPcapNano, magicPcapMicroBE, magicPcapNanoBE} {
+		if bits.OnesCount32(m^k) <= 1 {
+			return k, true
+		}
+	}
+	return 0, false
+}
 
-func (e *versionError) Error() string {
-	return fmt.Sprintf("unknown version %d.%d", e.major, e.minor)
+// isPcapMagic: m, a file's first four bytes (little-endian), is a pcap
+// file's magic or one bit off one (pcapMagic).
+func isPcapMagic(m uint32) bool {
+	_, ok := pcapMagic(m)
+	return ok
+}
+
+// headerDamage is a file header's damage that a reading can pass: what it
+// read where it is not what a writer makes (zero where sound).
+type headerDamage struct {
+	magic, wantMagic uint32 // a magic one bit off wantMagic
+	// badVersion: the version read is not 2.4, the only one libpcap has
+	// written since 1998 (pcap/pcap.h, PCAP_VERSION_MAJOR and
+	// PCAP_VERSION_MINOR).
+	badVersion bool
+	version    [2]uint16
+}
+
+// Error is why the header is refused where a reading cannot pass it.
+func (e *headerDamage) Error() string {
+	if e.magic != 0 {
+		return "magic " + magicBytes(e.magic)
+	}
+	return fmt.Sprintf("unknown version %d.%d", e.version[0], e.version[1])
+}
+
+// magicBytes writes a magic's bytes as the file holds them.
+func magicBytes(m uint32) string {
+	return fmt.Sprintf("%02x%02x%02x%02x", byte(m), byte(m>>8), byte(m>>16), byte(m>>24))
 }
 
 // lenient is the error opening a file whose header read with the error
-// err and is followed by first, the bytes after it: nil where the version
-// alone is off and the first record after it is one (plausible), the
-// damage kept for the first frame (keptWhy), as a flipped bit in a
-// version no writer varies is read past.
+// err and is followed by first, the bytes after it: nil where the header
+// is damaged in what a reading can pass (headerDamage) and the first
+// record after it is one (plausible), or where its link type has no
+// decoder and the first frame is of one that has (guessLinkType). The
+// damage is kept for the first frame (keptWhy), as a flipped bit in what
+// no writer varies is read past.
 func (p *pcapFile) lenient(err error, first []byte) error {
-	var ve *versionError
-	if !errors.As(err, &ve) || len(first) < pcapRecordLen || !p.plausible((*[pcapRecordLen]byte)(first)) {
+	var dmg *headerDamage
+	if err != nil && !errors.As(err, &dmg) {
 		return err
 	}
-	p.keptWhy = fmt.Sprintf("version %d.%d, not 2.4", ve.major, ve.minor)
+	if len(first) < pcapRecordLen || !p.plausible((*[pcapRecordLen]byte)(first)) {
+		return err
+	}
+	var why []string
+	p.kept = [2]int64{pcapHeaderLen, 0}
+	field := func(from, to int64, what string) {
+		why = append(why, what)
+		p.kept = [2]int64{min(p.kept[0], from), max(p.kept[1], to)}
+	}
+	if dmg != nil && dmg.magic != 0 {
+		field(0, 4, fmt.Sprintf("magic %s, one bit off pcap's %s", magicBytes(dmg.magic), magicBytes(dmg.wantMagic)))
+	}
+	if dmg != nil && dmg.badVersion {
+		field(4, 8, fmt.Sprintf("version %d.%d, not 2.4", dmg.version[0], dmg.version[1]))
+	}
+	if !SupportedLinkType(p.linkType) {
+		caplen, wire := int(p.u32(first[8:12])), int(p.u32(first[12:16]))
+		data := first[pcapRecordLen:]
+		if lt, ok := guessLinkType(p.linkType, data[:min(len(data), caplen)], wire); ok {
+			field(20, 24, fmt.Sprintf("link type %d, read as %s (the first frame is)", int(p.linkType), linkTypeName(lt)))
+			p.linkType = lt
+		}
+	}
+	p.keptWhy = strings.Join(why, "; ")
 	return nil
+}
+
+// linkTypeName names a link type a Decoder decodes.
+func linkTypeName(lt layers.LinkType) string {
+	switch lt {
+	case layers.LinkTypeEthernet:
+		return "Ethernet"
+	case layers.LinkTypeLinuxSLL:
+		return "Linux cooked (SLL)"
+	case layers.LinkTypeLinuxSLL2:
+		return "Linux cooked v2 (SLL2)"
+	}
+	return "raw IP"
 }
 
 // ZeroCopyReadPacketData returns the next record's frame, valid until the

@@ -276,10 +276,10 @@ func openMapped(name string, f *os.File) (r *Reader, ok bool, err error) {
 	if len(mem) >= 4 {
 		magic = binary.LittleEndian.Uint32(mem)
 	}
-	switch magic {
-	case magicPcapMicro, magicPcapNano, magicPcapMicroBE, magicPcapNanoBE:
-	case magicPcapNG:
+	switch {
+	case magic == magicPcapNG:
 		return openMappedNg(name, f, mem)
+	case isPcapMagic(magic):
 	default: // gzip, not a capture: the stream reader says which
 		unmapFile(mem)
 		return nil, false, nil
@@ -401,14 +401,8 @@ func NewFileReader(name string, in io.Reader) (*Reader, error) {
 		ng   *ngFile
 		ltAt int64 // offset of what declares lt
 	)
-	switch m := binary.LittleEndian.Uint32(magic); m {
-	case magicPcapMicro, magicPcapNano, magicPcapMicroBE, magicPcapNanoBE:
-		pr, err := newPcapFile(br)
-		if err != nil {
-			return nil, headerError(name, err)
-		}
-		src, lt = pr, pr.LinkType()
-	case magicPcapNG:
+	switch m := binary.LittleEndian.Uint32(magic); {
+	case m == magicPcapNG:
 		// A pcapng file may hold interfaces of different link types (mergecap
 		// of an SLL and an Ethernet capture, say): each frame is decoded by
 		// its interface's (decoderFor); the first one's is the file's.
@@ -418,6 +412,12 @@ func NewFileReader(name string, in io.Reader) (*Reader, error) {
 			return nil, ngHeaderError(name, err)
 		}
 		src = ng
+	case isPcapMagic(m):
+		pr, err := newPcapFile(br)
+		if err != nil {
+			return nil, headerError(name, err)
+		}
+		src, lt = pr, pr.LinkType()
 	default:
 		return nil, &FileError{Name: name, Err: ErrNotCapture, Offset: -1,
 			Detail: fmt.Sprintf("(magic %02x%02x%02x%02x)", magic[0], magic[1], magic[2], magic[3])}
@@ -625,7 +625,7 @@ func (r *Reader) read(f *Frame) (layers.LinkType, error) {
 			r.skip = r.noteSkip(f.Number, r.offset, n, r.offset+n, r.pf.skipWhy, false)
 			r.offset += n
 		} else if r.pf.keptWhy != "" {
-			r.skip = r.noteSkip(f.Number, 4, 4, r.offset, r.pf.keptWhy, true)
+			r.skip = r.noteSkip(f.Number, r.pf.kept[0], r.pf.kept[1]-r.pf.kept[0], r.offset, r.pf.keptWhy, true)
 			r.skip.FileHeader = true
 			r.pf.keptWhy = ""
 		}

@@ -94,6 +94,9 @@ func TestBadFiles(t *testing.T) {
 	}
 	badLink := append([]byte(nil), orig...)
 	badLink[20], badLink[21], badLink[22], badLink[23] = 147, 0, 0, 0
+	// A first frame of no link type a Decoder has (else the header is
+	// read as damaged: guessLinkType).
+	badLink[pcapHeaderLen+pcapRecordLen+12], badLink[pcapHeaderLen+pcapRecordLen+13] = 0x99, 0x99
 
 	tests := []struct {
 		name      string

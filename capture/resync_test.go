@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gopacket/gopacket/layers"
 )
 
 // TestReadPastDamage: a classic pcap record header whose lengths no
@@ -249,28 +251,44 @@ func TestJoinedFiles(t *testing.T) {
 	}
 }
 
-// TestPcapVersionDamaged: a classic pcap file header whose version is not
-// 2.4 (a flipped bit: no writer makes another) is read as 2.4 where a
-// record follows it, from every source, no frame missing, the damage told
-// with the first frame and by Damage; with no record after it, the file is
-// refused as before.
-func TestPcapVersionDamaged(t *testing.T) {
+// TestPcapHeaderDamaged: a classic pcap file header whose version is not
+// 2.4 (a flipped bit: no writer makes another), whose magic is one bit
+// off pcap's or whose link type has no decoder though the first frame is
+// Ethernet, is read as the sound header where a record follows it, from
+// every source, no frame missing, the damage told with the first frame
+// and by Damage; with no record after it, the file is refused as before.
+func TestPcapHeaderDamaged(t *testing.T) {
 	clean, err := os.ReadFile(pingpong)
 	if err != nil {
 		t.Fatal(err)
 	}
 	offs := recordOffsets(t, clean)
-	for _, tc := range []struct {
-		major, minor uint16
-	}{{3, 4}, {2, 6}, {0, 0}, {2, 3}} {
+	type damage struct {
+		name string
+		at   int // the damaged field's offset
+		do   func(b []byte)
+		why  string
+	}
+	var cases []damage
+	for _, v := range [][2]uint16{{3, 4}, {2, 6}, {0, 0}, {2, 3}} {
+		cases = append(cases, damage{fmt.Sprint("version ", v), 4, func(b []byte) {
+			binary.LittleEndian.PutUint16(b[4:], v[0])
+			binary.LittleEndian.PutUint16(b[6:], v[1])
+		}, fmt.Sprintf("version %d.%d, not 2.4", v[0], v[1])})
+	}
+	cases = append(cases,
+		damage{"magic", 0, func(b []byte) { b[1] ^= 0x10 }, "magic d4d3b2a1, one bit off pcap's d4c3b2a1"},
+		damage{"link type", 20, func(b []byte) { b[20] ^= 0x08 }, "link type 9, read as Ethernet (the first frame is)"},
+		damage{"link type and version", 4, func(b []byte) { b[20], b[21], b[6] = 147, 0, 7 },
+			"version 2.7, not 2.4; link type 147, read as Ethernet (the first frame is)"})
+	for _, tc := range cases {
 		b := bytes.Clone(clean)
-		binary.LittleEndian.PutUint16(b[4:], tc.major)
-		binary.LittleEndian.PutUint16(b[6:], tc.minor)
+		tc.do(b)
 		path := t.TempDir() + "/v.pcap"
 		if err := os.WriteFile(path, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		why := fmt.Sprintf("version %d.%d, not 2.4", tc.major, tc.minor)
+		why := tc.why
 		for _, how := range []string{"stream", "mapped", "batch"} {
 			var r *Reader
 			if how == "stream" {
@@ -279,14 +297,17 @@ func TestPcapVersionDamaged(t *testing.T) {
 				r, err = OpenMapped(path)
 			}
 			if err != nil {
-				t.Fatalf("%s %s: %v", why, how, err)
+				t.Fatalf("%s %s: %v", tc.name, how, err)
 			}
 			first, err := r.Next()
 			if err != nil || first.Number != 1 {
-				t.Fatalf("%s %s: first frame %v", why, how, err)
+				t.Fatalf("%s %s: first frame %v", tc.name, how, err)
 			}
-			if want := "frame 1 (file offset 0x18): record: the file header at file offset 0x4 is damaged (" + why + "), read all the same: no frame missing"; first.RecordErr == nil || first.RecordErr.Error() != want {
-				t.Errorf("%s %s: frame 1's error %v, want %q", why, how, first.RecordErr, want)
+			if want := fmt.Sprintf("frame 1 (file offset 0x18): record: the file header at file offset %#x is damaged (%s), read all the same: no frame missing", tc.at, why); first.RecordErr == nil || first.RecordErr.Error() != want {
+				t.Errorf("%s %s: frame 1's error %v, want %q", tc.name, how, first.RecordErr, want)
+			}
+			if first.Eth == nil || first.LinkType != layers.LinkTypeEthernet {
+				t.Errorf("%s %s: frame 1 not read as the Ethernet frame it is: %v", tc.name, how, first.Decoded)
 			}
 			r.Close()
 			if how != "stream" {
@@ -296,10 +317,10 @@ func TestPcapVersionDamaged(t *testing.T) {
 			}
 			got, skips, end := readDamaged(t, r, how == "batch")
 			if len(got) != len(offs) || skips != 1 {
-				t.Errorf("%s %s: %d frames, %d told damaged; want %d and 1", why, how, len(got), skips, len(offs))
+				t.Errorf("%s %s: %d frames, %d told damaged; want %d and 1", tc.name, how, len(got), skips, len(offs))
 			}
-			if want := "frame 1 (file offset 0x4): corrupt record: file header: " + why + "; read all the same, no frame missing"; end == nil || !strings.HasSuffix(end.Error(), want) {
-				t.Errorf("%s %s: end %v, want one ending %q", why, how, end, want)
+			if want := fmt.Sprintf("frame 1 (file offset %#x): corrupt record: file header: %s; read all the same, no frame missing", tc.at, why); end == nil || !strings.HasSuffix(end.Error(), want) {
+				t.Errorf("%s %s: end %v, want one ending %q", tc.name, how, end, want)
 			}
 		}
 	}
@@ -310,5 +331,11 @@ func TestPcapVersionDamaged(t *testing.T) {
 	binary.LittleEndian.PutUint32(b[24+8:], 1<<30)
 	if _, err := NewFileReader("v.pcap", bytes.NewReader(b)); err == nil || !strings.Contains(err.Error(), "unknown version 3.4") {
 		t.Errorf("version and first record damaged: %v, want the version refused", err)
+	}
+	b = bytes.Clone(clean)
+	b[0] ^= 0x01
+	binary.LittleEndian.PutUint32(b[24+8:], 1<<30)
+	if _, err := NewFileReader("m.pcap", bytes.NewReader(b)); err == nil || err.Error() != "m.pcap: not a capture file (magic d5c3b2a1)" {
+		t.Errorf("magic and first record damaged: %v, want the file refused as before", err)
 	}
 }
