@@ -77,6 +77,21 @@ type ngFile struct {
 	// pending is damage to the file's first section header (at offset 0),
 	// read before the first readPacket (first): its first packet's.
 	pending error
+	// firstType is the block type of the file's first block where it is
+	// one bit off a section header block's and its byte-order magic is
+	// sound (shbTypeFlipped): read as a section header block.
+	firstType uint32
+}
+
+// shbTypeFlipped reports a block type one bit off a section header
+// block's at the start of h, whose byte-order magic (bytes 8 to 11) is
+// sound: no other block type is within two bits of 0x0A0D0D0A.
+func shbTypeFlipped(h []byte) bool {
+	if len(h) < 12 {
+		return false
+	}
+	typ, bo := binary.LittleEndian.Uint32(h), binary.LittleEndian.Uint32(h[8:])
+	return bits.OnesCount32(typ^ngBlockSHB) == 1 && (bo == ngByteOrder || bo == 0x4D3C2B1A)
 }
 
 // ngIface is what an interface description block says about the packets
@@ -135,6 +150,9 @@ const (
 	// ngMaxSHB bounds a section header block's length: its fields and a
 	// few short options (hardware, OS, application, comments).
 	ngMaxSHB = 64 << 10
+	// ngMaxIDB bounds an interface description block's length likewise:
+	// its fields and options (name, description, filter, OS).
+	ngMaxIDB = 64 << 10
 	// ngMaxOptions bounds the options of a packet block longer than br's
 	// buffer believed before it is read (next).
 	ngMaxOptions = 64 << 10
@@ -223,6 +241,9 @@ func newNgFile(br *bufio.Reader) (*ngFile, error) {
 // blocks after it (resync). Either is damage the first packet carries
 // (pending), as readPacket notes a later section's.
 func (p *ngFile) first() error {
+	if h, _ := p.peek(12); shbTypeFlipped(h) {
+		p.firstType = binary.LittleEndian.Uint32(h)
+	}
 	typ, b, err := p.next()
 	if ce, ok := err.(*ngCorrupt); ok && typ == ngBlockSHB {
 		if err := p.readPast(typ, 0, ce); err != nil {
@@ -241,6 +262,13 @@ func (p *ngFile) first() error {
 		p.pending = bad
 	} else if p.orderGuess != nil {
 		p.pending = p.orderGuess
+	}
+	if p.firstType != 0 {
+		flip := p.keptCorrupt(ngBlockSHB, "block type 0x%08x, one bit off a section header block's (its byte-order magic sound)", p.firstType)
+		if ce, ok := p.pending.(*ngCorrupt); ok {
+			flip.detail += "; " + ce.detail
+		}
+		p.pending = flip
 	}
 	return nil
 }
@@ -341,6 +369,9 @@ func (p *ngFile) next() (typ uint32, b []byte, err error) {
 		return 0, nil, &ngTruncated{have: len(h)}
 	}
 	typ = binary.LittleEndian.Uint32(h) // the SHB type is a palindrome
+	if p.pos == 0 && p.firstType != 0 && typ == p.firstType {
+		typ = ngBlockSHB
+	}
 	if typ == ngBlockSHB {
 		// A new section: its byte-order magic says how to read the rest,
 		// its own length included.
@@ -383,6 +414,8 @@ func (p *ngFile) next() (typ uint32, b []byte, err error) {
 		return typ, nil, p.corrupt(typ, "block length %d is beyond any block (%d MiB)", n, ngMaxBlock>>20)
 	case typ == ngBlockSHB && n > ngMaxSHB:
 		return typ, nil, p.corrupt(typ, "block length %d is beyond any section header block (%d KiB)", n, ngMaxSHB>>10)
+	case typ == ngBlockIDB && n > ngMaxIDB:
+		return typ, nil, p.corrupt(typ, "block length %d is beyond any interface description block (%d KiB)", n, ngMaxIDB>>10)
 	}
 	// A packet block longer than a stream's buffer, whose trailer a
 	// stream cannot check before it is read, must be explained by its
@@ -559,7 +592,9 @@ func (p *ngFile) sound(b []byte, cut bool, ifaces int) (int, bool) {
 		return 0, false
 	}
 	if typ == ngBlockEPB {
-		if n < ngMinEPB || int(q.u32(b[8:])) >= ifaces || q.u32(b[20:]) > n-ngMinEPB {
+		// Interface 0 of a section that describes none: its interface
+		// block may be the damage resync looks past (lostInterface).
+		if n < ngMinEPB || int(q.u32(b[8:])) >= max(ifaces, 1) || q.u32(b[20:]) > n-ngMinEPB {
 			return 0, false
 		}
 	}
@@ -599,9 +634,8 @@ func (p *ngFile) read(n int) (b []byte, err error) {
 //
 // What it returns is damage read all the same (kept): a header too short
 // for its fields (its version not read), or a major version no writer
-// makes nor will soon (1 is the format's only one; 0 or above 9, a
-// flipped bit) with blocks after it that hold together as version 1's:
-// the section is read as 1.0.
+// makes (1 is the format's only one: a flipped bit) with blocks after it
+// that hold together as version 1's: the section is read as 1.0.
 func (p *ngFile) section(b []byte) error {
 	p.newSection(p.errOff)
 	if len(b) < ngMinSHB {
@@ -611,9 +645,11 @@ func (p *ngFile) section(b []byte) error {
 	if major == ngMajorVersion {
 		return nil
 	}
-	// 2 to 9 may be versions to come, which the format asks a reader to
-	// pass over; 0 and the rest are damage.
-	if next, err := p.peek(p.bufSize()); (major == 0 || major > 9) && p.chain(next, err != nil) {
+	// No writer has made a version but 1.0: another whose blocks hold
+	// together as 1.0's is a flipped bit (2 to 9 may be versions to come,
+	// which the format asks a reader to pass over; one whose blocks are
+	// 1.0's is read as 1.0, the damage told).
+	if next, err := p.peek(p.bufSize()); p.chain(next, err != nil) {
 		return p.keptCorrupt(ngBlockSHB, "version %d.%d, which no pcapng writer makes; the blocks after it hold together as version 1.0's and are read as such", major, minor)
 	}
 	// A version we cannot read: its blocks are skipped up to the next
@@ -696,6 +732,16 @@ func (p *ngFile) interfaceBlock(b []byte) error {
 		}
 		opts, at = opts[padded:], at+padded
 	}
+	p.addInterface(ifc)
+	if bad != nil {
+		return bad
+	}
+	return nil
+}
+
+// addInterface adds ifc, its link type and time resolution set, to the
+// section's interfaces, with what follows from them.
+func (p *ngFile) addInterface(ifc ngIface) {
 	ifc.digits = 9
 	if !ifc.binary && ifc.exp < 9 {
 		ifc.digits = ifc.exp
@@ -710,10 +756,39 @@ func (p *ngFile) interfaceBlock(b []byte) error {
 	ifc.anc = []any{ifc.linkType}
 	p.ifaces = append(p.ifaces, ifc)
 	p.gen++
-	if bad != nil {
-		return bad
+}
+
+// lostInterface adds the interface a packet block names where the section
+// describes none by that number, the next one (its interface description
+// block damaged or lost: read past, or of a type flipped to one carrying
+// nothing): of the link type its first packet (data, of wire bytes on
+// the wire) strictly is (guessLinkType), its times in the decimal units
+// that put its first one (ts) between 1990 and 2100, else microseconds,
+// the format's default. It reports false, adding nothing, where the
+// packet is of no link type a Decoder has, or names another interface (a
+// damaged number: one packet's, not an interface's).
+func (p *ngFile) lostInterface(num int, data []byte, wire int, ts uint64) (string, bool) {
+	if num != len(p.ifaces) {
+		return "", false
 	}
-	return nil
+	lt, ok := guessLinkType(0, data, wire)
+	if !ok {
+		return "", false
+	}
+	ifc := ngIface{linkType: lt, exp: 6, perSec: 1e6, off: -1}
+	units := "microseconds (the format's default)"
+	for _, r := range []struct {
+		exp    uint8
+		perSec uint64
+		name   string
+	}{{6, 1e6, "microseconds"}, {9, 1e9, "nanoseconds"}, {3, 1e3, "milliseconds"}} {
+		if sec := ts / r.perSec; sec >= 631152000 && sec < 4102444800 {
+			ifc.exp, ifc.perSec, units = r.exp, r.perSec, r.name+" (its first time's magnitude)"
+			break
+		}
+	}
+	p.addInterface(ifc)
+	return fmt.Sprintf("interface %d, which no interface description block of the section describes (damaged or lost): read as %s, its first packet's link type, times in %s", num, linkTypeName(lt), units), true
 }
 
 // note is what an error about a packet of ifc adds: where the interface
@@ -810,14 +885,19 @@ func (p *ngFile) readPacket(ci *gopacket.CaptureInfo) ([]byte, error) {
 			if typ == ngBlockPB {
 				ifc = int(p.u16(b[8:])) // then a 16-bit drop count
 			}
-			if ifc >= len(p.ifaces) {
-				p.pass(start, p.corrupt(typ, "interface %d, but the section describes %d", ifc, len(p.ifaces)))
-				continue
-			}
 			caplen, room := p.u32(b[20:]), uint32(len(b)-ngMinEPB)
 			if caplen > room {
 				p.pass(start, p.corrupt(typ, "captured length %d exceeds the %d bytes of packet data the block holds", caplen, room))
 				continue
+			}
+			if ifc >= len(p.ifaces) {
+				ts := uint64(p.u32(b[12:]))<<32 | uint64(p.u32(b[16:]))
+				why, ok := p.lostInterface(ifc, b[28:28+caplen], int(p.u32(b[24:])), ts)
+				if !ok {
+					p.pass(start, p.corrupt(typ, "interface %d, but the section describes %d", ifc, len(p.ifaces)))
+					continue
+				}
+				p.passUpTo(start, start, p.keptCorrupt(typ, "%s", why))
 			}
 			p.iface = ifc
 			ts := uint64(p.u32(b[12:]))<<32 | uint64(p.u32(b[16:]))
@@ -829,7 +909,10 @@ func (p *ngFile) readPacket(ci *gopacket.CaptureInfo) ([]byte, error) {
 				return nil, p.corrupt(typ, "%d bytes, below the %d of its fields", len(b), ngMinSPB)
 			}
 			if len(p.ifaces) == 0 {
-				return nil, p.corrupt(typ, "no interface described before it")
+				// Damage (an interface block's type flipped to 3 reads
+				// as one): passed, as a packet block's unknown interface.
+				p.pass(start, p.corrupt(typ, "no interface described before it"))
+				continue
 			}
 			// The captured length is not written: the original length cut
 			// to the snap length and to the block.
@@ -929,7 +1012,11 @@ func (p *ngFile) readPast(typ uint32, start int64, why *ngCorrupt) error {
 // the same (kept) are followed by damage that skipped bytes, the span is
 // told from the latter, the bytes missing being the graver fact, with the
 // former's detail after it.
-func (p *ngFile) pass(start int64, why error) {
+func (p *ngFile) pass(start int64, why error) { p.passUpTo(start, p.pos, why) }
+
+// passUpTo is pass for damage read past up to end: a packet block read
+// all the same is not among the bytes stepped over before its packet.
+func (p *ngFile) passUpTo(start, end int64, why error) {
 	ce, _ := why.(*ngCorrupt)
 	kept := ce != nil && ce.kept
 	switch {
@@ -938,8 +1025,10 @@ func (p *ngFile) pass(start int64, why error) {
 	case p.skipKept && !kept:
 		p.skipWhy = fmt.Sprintf("%s; before it, at file offset %#x, %s, read all the same", why.Error(), p.skipFrom, p.skipWhy)
 		p.skipFrom, p.skipKept = start, false
+	case !p.skipKept && kept:
+		p.skipWhy = fmt.Sprintf("%s; after it, at file offset %#x, %s, read all the same", p.skipWhy, start, why.Error())
 	}
-	p.skipped = p.pos - p.skipFrom
+	p.skipped = max(end-p.skipFrom, p.skipped, 1)
 }
 
 // statistics reads an interface statistics block: when the capture of

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
@@ -276,14 +277,27 @@ func TestPcapngDamage(t *testing.T) {
 		// to the end, no frame lost to the numbering.
 		{name: "last packet block", base: withISB, damage: func(b []byte) { put(b, epb(12).off+4, 0x7ffffff0) }, good: 11,
 			err: at(12, epb(12).off) + fmt.Sprintf("corrupt record: enhanced packet block: block length 2147483632 is beyond any block (16 MiB); read on %d bytes to the file's end, no frame after it", epb(12).len), is: ErrCorruptRecord},
-		// A section of a version the reader cannot read (one to come):
-		// passed over, not silently (its packets are missing).
-		{name: "section version", base: slices.Concat(clean, clean, clean), damage: func(b []byte) { put(b, len(clean)+12, 3) }, good: 24, is: ErrCorruptRecord,
+		// A version to come (2 to 9) whose blocks hold together as
+		// 1.0's is a flipped bit of 1 as surely: read as 1.0, the
+		// damage told (tshark stops).
+		{name: "section version", base: slices.Concat(clean, clean, clean), damage: func(b []byte) { put(b, len(clean)+12, 3) }, good: 36, is: ErrCorruptRecord,
+			err:     at(13, len(clean)) + "corrupt record: " + strings.Replace(versionFlipped, "32769", "3", 1) + "; read all the same, no frame missing",
+			flagged: map[int]string{13: fmt.Sprintf("frame 13 (file offset %#x): record: the block before it at file offset %#x is damaged (%s), read all the same: no frame missing", len(clean)+epb(1).off, len(clean), strings.Replace(versionFlipped, "32769", "3", 1))}},
+		// One whose blocks are not (its interface block's trailer
+		// damaged too) is passed over, not silently (its packets are
+		// missing); the last section's to the file's end.
+		{name: "section version, its blocks not 1.0's", base: slices.Concat(clean, clean, clean), damage: func(b []byte) {
+			put(b, len(clean)+12, 3)
+			put(b, len(clean)+blocks[1].off+blocks[1].len-4, 99)
+		}, good: 24, is: ErrCorruptRecord,
 			err: at(13, len(clean)) + fmt.Sprintf("corrupt record: section header block: version 3.0, which this reader cannot read: the section passed over up to the next one; read on from the next record, %d bytes later (frame 13)", len(clean)),
 			// Frame 13 is the third section's first, after its header
 			// and interface blocks.
 			flagged: map[int]string{13: fmt.Sprintf("frame 13 (file offset %#x): record: %d bytes skipped before it: the record at file offset %#x is damaged (section header block: version 3.0, which this reader cannot read: the section passed over up to the next one)", 2*len(clean)+epb(1).off, len(clean), len(clean))}},
-		{name: "last section's version", base: slices.Concat(clean, clean), damage: func(b []byte) { put(b, len(clean)+12, 3) }, good: 12, is: ErrCorruptRecord,
+		{name: "last section's version", base: slices.Concat(clean, clean), damage: func(b []byte) {
+			put(b, len(clean)+12, 3)
+			put(b, len(clean)+blocks[1].off+blocks[1].len-4, 99)
+		}, good: 12, is: ErrCorruptRecord,
 			err: at(13, len(clean)) + fmt.Sprintf("corrupt record: section header block: version 3.0, which this reader cannot read: the section passed over up to the next one; read on %d bytes to the file's end, no frame after it", len(clean))},
 		// A major version no writer makes (a flipped bit, 0x8001) whose
 		// blocks hold together as version 1.0's: read as 1.0, damage read
@@ -429,20 +443,26 @@ type ngDamageCase struct {
 }
 
 // TestNgSections: a second section (as cat of two pcapng files makes)
-// starts its interfaces afresh, in its own byte order, and a section of a
-// version this reader does not know is skipped whole, as pcapgo did.
+// starts its interfaces afresh, in its own byte order; a section of a
+// version this reader does not know is read as 1.0 where its blocks are
+// 1.0's (a flipped bit), else skipped whole, as pcapgo did.
 func TestNgSections(t *testing.T) {
 	a := readRaw(t, declineRDM)
 	b := readRaw(t, fallback)
 	one, two := ngWrite(t, a, layers.LinkTypeEthernet, 6), ngWrite(t, b, layers.LinkTypeEthernet, 9)
-	skipped := bytes.Clone(two)
-	binary.LittleEndian.PutUint16(skipped[12:], 2) // major version 2
+	v2 := bytes.Clone(two)
+	binary.LittleEndian.PutUint16(v2[12:], 2) // major version 2
+	skipped := bytes.Clone(v2)
+	shb := int(binary.LittleEndian.Uint32(skipped[4:]))
+	idb := int(binary.LittleEndian.Uint32(skipped[shb+4:]))
+	binary.LittleEndian.PutUint32(skipped[shb+idb-4:], 99) // its interface block's trailer: not 1.0's
 	for _, tc := range []struct {
 		name string
 		file []byte
 		want int
 	}{
 		{"two sections", append(bytes.Clone(one), two...), len(a) + len(b)},
+		{"unknown version, blocks of 1.0", append(append(bytes.Clone(one), v2...), one...), 2*len(a) + len(b)},
 		{"unknown version skipped", append(append(bytes.Clone(one), skipped...), one...), 2 * len(a)},
 	} {
 		r, err := NewFileReader("cat.pcapng", bytes.NewReader(tc.file))
@@ -515,5 +535,149 @@ func BenchmarkReadPcapng(b *testing.B) {
 			}
 			b.ReportMetric(float64(len(frames)*b.N)/b.Elapsed().Seconds(), "frames/s")
 		})
+	}
+}
+
+// TestNgLostInterface: a section whose only interface description block
+// is damaged (its type flipped to one that carries nothing, to a simple
+// packet block's or to the reserved 0, its length or trailer off) loses
+// no frame: the packet blocks naming interface 0 make it of the link type
+// their first packet is and of the time units its first time's magnitude
+// says, the damage told with the first frame; packets of no link type here
+// are passed over as before.
+func TestNgLostInterface(t *testing.T) {
+	frames := readRaw(t, pingpong)
+	for _, res := range []int{6, 9} {
+		clean := ngWrite(t, frames, layers.LinkTypeEthernet, res)
+		shb := int(binary.LittleEndian.Uint32(clean[4:]))
+		idb := int(binary.LittleEndian.Uint32(clean[shb+4:]))
+		want := frameTimes(t, clean)
+		for _, c := range []struct {
+			name   string
+			damage func(b []byte)
+		}{
+			{"type 9", func(b []byte) { b[shb] ^= 8 }},
+			{"type 0", func(b []byte) { b[shb] ^= 1 }},
+			{"type 3", func(b []byte) { b[shb] ^= 2 }},
+			{"length", func(b []byte) { b[shb+4] ^= 1 }},
+			{"length past the end", func(b []byte) { b[shb+6] ^= 0x40 }},
+			{"trailer", func(b []byte) { b[shb+idb-4] ^= 1 }},
+		} {
+			b := bytes.Clone(clean)
+			c.damage(b)
+			for _, how := range []string{"stream", "mapped"} {
+				var r *Reader
+				var err error
+				if how == "stream" {
+					r, err = NewFileReader("lost.pcapng", bytes.NewReader(b))
+				} else {
+					path := filepath.Join(t.TempDir(), "lost.pcapng")
+					if err := os.WriteFile(path, b, 0o644); err != nil {
+						t.Fatal(err)
+					}
+					r, err = OpenMapped(path)
+				}
+				if err != nil {
+					t.Fatalf("%s %d %s: %v", c.name, res, how, err)
+				}
+				first, err := r.Next()
+				if err != nil {
+					t.Fatalf("%s %d %s: %v", c.name, res, how, err)
+				}
+				if first.RecordErr == nil || !strings.Contains(first.RecordErr.Error(), "interface 0, which no interface description block of the section describes (damaged or lost): read as Ethernet") {
+					t.Errorf("%s %d %s: frame 1's error %v", c.name, res, how, first.RecordErr)
+				}
+				if !first.CI.Timestamp.Equal(want[0]) {
+					t.Errorf("%s %d %s: frame 1 at %v, want %v", c.name, res, how, first.CI.Timestamp, want[0])
+				}
+				n := 1
+				for {
+					if _, err := r.Next(); err != nil {
+						break
+					}
+					n++
+				}
+				r.Close()
+				if n != len(want) {
+					t.Errorf("%s %d %s: %d frames, want %d", c.name, res, how, n, len(want))
+				}
+			}
+		}
+	}
+	// Packets of no link type here: passed over, not read as another's.
+	junk := make([]rawFrame, 3)
+	for i := range junk {
+		junk[i] = rawFrame{Data: bytes.Repeat([]byte{0x99}, 60), CI: frames[i].CI}
+	}
+	b := ngWrite(t, junk, layers.LinkTypeEthernet, 6)
+	shb := int(binary.LittleEndian.Uint32(b[4:]))
+	b[shb] ^= 8
+	r, err := NewFileReader("junk.pcapng", bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, err := r.Next(); err == nil {
+		t.Errorf("junk packets of a lost interface: frame %d read", f.Number)
+	}
+}
+
+// frameTimes is the times of the frames of a sound capture b.
+func frameTimes(t *testing.T, b []byte) []time.Time {
+	t.Helper()
+	r, err := NewFileReader("x.pcapng", bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var ts []time.Time
+	for {
+		f, err := r.Next()
+		if err != nil {
+			return ts
+		}
+		ts = append(ts, f.CI.Timestamp)
+	}
+}
+
+// TestNgFirstTypeFlipped: a file whose first block type is one bit off a
+// section header block's, its byte-order magic sound, is read as pcapng,
+// no frame missing, the damage told with frame 1; with the byte-order
+// magic damaged too it is no capture file, as before.
+func TestNgFirstTypeFlipped(t *testing.T) {
+	clean := ngWrite(t, readRaw(t, pingpong), layers.LinkTypeEthernet, 9)
+	want := len(frameTimes(t, clean))
+	for bit := range 32 {
+		b := bytes.Clone(clean)
+		b[bit/8] ^= 1 << (bit % 8)
+		for _, how := range []string{"stream", "mapped"} {
+			var r *Reader
+			var err error
+			if how == "stream" {
+				r, err = NewFileReader("t.pcapng", bytes.NewReader(b))
+			} else {
+				path := filepath.Join(t.TempDir(), "t.pcapng")
+				if err := os.WriteFile(path, b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				r, err = OpenMapped(path)
+			}
+			if err != nil {
+				t.Fatalf("bit %d %s: %v", bit, how, err)
+			}
+			fs, _ := collect(t, r)
+			r.Close()
+			if len(fs) != want {
+				t.Errorf("bit %d %s: %d frames, want %d", bit, how, len(fs), want)
+			}
+			if d := r.Damage(); d == nil || !strings.Contains(d.Error(), "one bit off a section header block's") {
+				t.Errorf("bit %d %s: damage %v", bit, how, d)
+			}
+		}
+	}
+	b := bytes.Clone(clean)
+	b[0] ^= 1
+	b[8] ^= 1
+	if _, err := NewFileReader("t.pcapng", bytes.NewReader(b)); err == nil || !strings.Contains(err.Error(), "not a capture file") {
+		t.Errorf("block type and byte-order magic damaged: %v, want no capture file", err)
 	}
 }

@@ -277,7 +277,7 @@ func openMapped(name string, f *os.File) (r *Reader, ok bool, err error) {
 		magic = binary.LittleEndian.Uint32(mem)
 	}
 	switch {
-	case magic == magicPcapNG:
+	case magic == magicPcapNG || shbTypeFlipped(mem):
 		return openMappedNg(name, f, mem)
 	case isPcapMagic(magic):
 	default: // gzip, not a capture: the stream reader says which
@@ -402,7 +402,7 @@ func NewFileReader(name string, in io.Reader) (*Reader, error) {
 		ltAt int64 // offset of what declares lt
 	)
 	switch m := binary.LittleEndian.Uint32(magic); {
-	case m == magicPcapNG:
+	case m == magicPcapNG || ngFlipped(br.Peek):
 		// A pcapng file may hold interfaces of different link types (mergecap
 		// of an SLL and an Ethernet capture, say): each frame is decoded by
 		// its interface's (decoderFor); the first one's is the file's.
@@ -432,6 +432,12 @@ func NewFileReader(name string, in io.Reader) (*Reader, error) {
 	r.isFile, r.offset, r.ng = true, pcapHeaderLen, ng
 	r.pf, _ = src.(*pcapFile)
 	return r, nil
+}
+
+// ngFlipped is shbTypeFlipped of a stream's first bytes.
+func ngFlipped(peek func(int) ([]byte, error)) bool {
+	h, _ := peek(12)
+	return shbTypeFlipped(h)
 }
 
 // linkTypeAt places an unsupported link type error of NewReader at the
