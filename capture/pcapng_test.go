@@ -566,17 +566,7 @@ func TestNgLostInterface(t *testing.T) {
 			b := bytes.Clone(clean)
 			c.damage(b)
 			for _, how := range []string{"stream", "mapped"} {
-				var r *Reader
-				var err error
-				if how == "stream" {
-					r, err = NewFileReader("lost.pcapng", bytes.NewReader(b))
-				} else {
-					path := filepath.Join(t.TempDir(), "lost.pcapng")
-					if err := os.WriteFile(path, b, 0o644); err != nil {
-						t.Fatal(err)
-					}
-					r, err = OpenMapped(path)
-				}
+				r, err := openAs(t, how, b)
 				if err != nil {
 					t.Fatalf("%s %d %s: %v", c.name, res, how, err)
 				}
@@ -650,17 +640,7 @@ func TestNgFirstTypeFlipped(t *testing.T) {
 		b := bytes.Clone(clean)
 		b[bit/8] ^= 1 << (bit % 8)
 		for _, how := range []string{"stream", "mapped"} {
-			var r *Reader
-			var err error
-			if how == "stream" {
-				r, err = NewFileReader("t.pcapng", bytes.NewReader(b))
-			} else {
-				path := filepath.Join(t.TempDir(), "t.pcapng")
-				if err := os.WriteFile(path, b, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				r, err = OpenMapped(path)
-			}
+			r, err := openAs(t, how, b)
 			if err != nil {
 				t.Fatalf("bit %d %s: %v", bit, how, err)
 			}
@@ -680,4 +660,17 @@ func TestNgFirstTypeFlipped(t *testing.T) {
 	if _, err := NewFileReader("t.pcapng", bytes.NewReader(b)); err == nil || !strings.Contains(err.Error(), "not a capture file") {
 		t.Errorf("block type and byte-order magic damaged: %v, want no capture file", err)
 	}
+}
+
+// openAs opens the capture b as a stream ("stream") or a mapped file.
+func openAs(t *testing.T, how string, b []byte) (*Reader, error) {
+	t.Helper()
+	if how == "stream" {
+		return NewFileReader("x.pcapng", bytes.NewReader(b))
+	}
+	path := filepath.Join(t.TempDir(), "x.pcapng")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return OpenMapped(path)
 }
