@@ -119,6 +119,9 @@ type ngIface struct {
 	// boxed once per interface (as pcapgo's WantMixedLinkType gives it),
 	// so that a copy of a frame's CaptureInfo keeps its link type.
 	anc []any
+	// guess: its link type has no decoder; its first packet may say the
+	// one a damaged block meant (guessInterface).
+	guess bool
 }
 
 // Block types (draft-ietf-opsawg-pcapng section 11.1) and the options read.
@@ -681,6 +684,7 @@ func (p *ngFile) interfaceBlock(b []byte) error {
 		return p.corrupt(ngBlockIDB, "%d bytes, below the %d of its fields", len(b), ngMinIDB)
 	}
 	ifc := ngIface{linkType: layers.LinkType(p.u16(b[8:])), snaplen: p.u32(b[12:]), exp: 6, perSec: 1e6, off: p.errOff}
+	ifc.guess = !SupportedLinkType(ifc.linkType)
 	var bad *ngCorrupt
 	damaged := func(format string, a ...any) {
 		if bad == nil {
@@ -791,6 +795,24 @@ func (p *ngFile) lostInterface(num int, data []byte, wire int, ts uint64) (strin
 	return fmt.Sprintf("interface %d, which no interface description block of the section describes (damaged or lost): read as %s, its first packet's link type, times in %s", num, linkTypeName(lt), units), true
 }
 
+// guessInterface settles the link type of interface num, which has no
+// decoder (ngIface.guess), on its first packet (data, of wire bytes on
+// the wire, in the block at start): the one it strictly is
+// (guessLinkType), a damaged interface block's, told as damage read all
+// the same; else it stays, each packet a frame error as before.
+func (p *ngFile) guessInterface(num int, data []byte, wire int, start int64) {
+	ifc := &p.ifaces[num]
+	ifc.guess = false
+	lt, ok := guessLinkType(ifc.linkType, data, wire)
+	if !ok {
+		return
+	}
+	why := p.keptCorrupt(ngBlockIDB, "interface %d's link type %d, read as %s (its first packet, at file offset %#x, is)", num, int(ifc.linkType), linkTypeName(lt), start)
+	ifc.linkType, ifc.anc = lt, []any{lt}
+	p.gen++
+	p.passUpTo(ifc.off, start, why)
+}
+
 // note is what an error about a packet of ifc adds: where the interface
 // was declared (nothing for an interface no block declared).
 func (ifc *ngIface) note() string {
@@ -899,6 +921,9 @@ func (p *ngFile) readPacket(ci *gopacket.CaptureInfo) ([]byte, error) {
 				}
 				p.passUpTo(start, start, p.keptCorrupt(typ, "%s", why))
 			}
+			if p.ifaces[ifc].guess {
+				p.guessInterface(ifc, b[28:28+caplen], int(p.u32(b[24:])), start)
+			}
 			p.iface = ifc
 			ts := uint64(p.u32(b[12:]))<<32 | uint64(p.u32(b[16:]))
 			p.ns = p.ifaces[ifc].time(ts)
@@ -967,7 +992,7 @@ func (p *ngFile) mappedEPB(ci *gopacket.CaptureInfo, timed bool) []byte {
 		return nil
 	}
 	ifc, caplen := p.u32(h[8:12]), p.u32(h[20:24])
-	if p.u32(rest[n-4:n]) != n || uint64(ifc) >= uint64(len(p.ifaces)) || caplen > n-ngMinEPB {
+	if p.u32(rest[n-4:n]) != n || uint64(ifc) >= uint64(len(p.ifaces)) || caplen > n-ngMinEPB || p.ifaces[ifc].guess {
 		return nil
 	}
 	p.pos += int64(n)

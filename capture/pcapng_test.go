@@ -540,8 +540,8 @@ func BenchmarkReadPcapng(b *testing.B) {
 
 // TestNgLostInterface: a section whose only interface description block
 // is damaged (its type flipped to one that carries nothing, to a simple
-// packet block's or to the reserved 0, its length or trailer off) loses
-// no frame: the packet blocks naming interface 0 make it of the link type
+// packet block's or to the reserved 0, its length or trailer off, its
+// link type one with no decoder) loses no frame: the packet blocks naming interface 0 make it of the link type
 // their first packet is and of the time units its first time's magnitude
 // says, the damage told with the first frame; packets of no link type here
 // are passed over as before.
@@ -552,16 +552,19 @@ func TestNgLostInterface(t *testing.T) {
 		shb := int(binary.LittleEndian.Uint32(clean[4:]))
 		idb := int(binary.LittleEndian.Uint32(clean[shb+4:]))
 		want := frameTimes(t, clean)
+		const lost = "interface 0, which no interface description block of the section describes (damaged or lost): read as Ethernet"
 		for _, c := range []struct {
 			name   string
 			damage func(b []byte)
+			why    string
 		}{
-			{"type 9", func(b []byte) { b[shb] ^= 8 }},
-			{"type 0", func(b []byte) { b[shb] ^= 1 }},
-			{"type 3", func(b []byte) { b[shb] ^= 2 }},
-			{"length", func(b []byte) { b[shb+4] ^= 1 }},
-			{"length past the end", func(b []byte) { b[shb+6] ^= 0x40 }},
-			{"trailer", func(b []byte) { b[shb+idb-4] ^= 1 }},
+			{"type 9", func(b []byte) { b[shb] ^= 8 }, lost},
+			{"type 0", func(b []byte) { b[shb] ^= 1 }, lost},
+			{"type 3", func(b []byte) { b[shb] ^= 2 }, lost},
+			{"length", func(b []byte) { b[shb+4] ^= 1 }, lost},
+			{"length past the end", func(b []byte) { b[shb+6] ^= 0x40 }, lost},
+			{"trailer", func(b []byte) { b[shb+idb-4] ^= 1 }, lost},
+			{"link type", func(b []byte) { b[shb+8] ^= 8 }, "interface description block: interface 0's link type 9, read as Ethernet (its first packet, at file offset"},
 		} {
 			b := bytes.Clone(clean)
 			c.damage(b)
@@ -574,7 +577,7 @@ func TestNgLostInterface(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s %d %s: %v", c.name, res, how, err)
 				}
-				if first.RecordErr == nil || !strings.Contains(first.RecordErr.Error(), "interface 0, which no interface description block of the section describes (damaged or lost): read as Ethernet") {
+				if first.RecordErr == nil || !strings.Contains(first.RecordErr.Error(), c.why) {
 					t.Errorf("%s %d %s: frame 1's error %v", c.name, res, how, first.RecordErr)
 				}
 				if !first.CI.Timestamp.Equal(want[0]) {

@@ -469,7 +469,23 @@ func pcapngFirstLinkType(peek func(int) ([]byte, error)) (layers.LinkType, int64
 	if shb < 28 || len(b) < shb+10 || bo.Uint32(b[shb:shb+4]) != 1 { // block type 1: interface description
 		return layers.LinkTypeEthernet, -1
 	}
-	return layers.LinkType(bo.Uint16(b[shb+8 : shb+10])), int64(shb)
+	lt := layers.LinkType(bo.Uint16(b[shb+8 : shb+10]))
+	if !SupportedLinkType(lt) {
+		// The ngFile reads a damaged link type as the one its first
+		// packet is (guessInterface): where that packet's block comes
+		// next, the file is that link type's.
+		if idb := int(bo.Uint32(b[shb+4:])); idb >= ngMinIDB && idb <= ngMaxIDB {
+			e := shb + idb
+			if b, _ = peek(e + ngMinEPB + linkGuessLen); len(b) >= e+ngMinEPB && bo.Uint32(b[e:]) == ngBlockEPB && bo.Uint32(b[e+8:]) == 0 {
+				data := b[e+28:]
+				data = data[:min(len(data), int(bo.Uint32(b[e+20:])))]
+				if g, ok := guessLinkType(lt, data, int(bo.Uint32(b[e+24:]))); ok {
+					lt = g
+				}
+			}
+		}
+	}
+	return lt, int64(shb)
 }
 
 // ngHeaderError is the error of a pcapng file whose section header block

@@ -242,6 +242,9 @@ func TestGzipCut(t *testing.T) {
 // type 147.
 func badLinkNg(t *testing.T) []byte {
 	fs, _ := testutil.ReadFrames(t, pingpong)
+	// A first packet of no link type a Decoder has (else the interface
+	// block is read as damaged: guessInterface).
+	fs[0].Data = bytes.Repeat([]byte{0x99}, len(fs[0].Data))
 	b := testutil.Pcapng(147, 6, fs[:3])
 	if binary.LittleEndian.Uint32(b[0x1c:]) != 1 || binary.LittleEndian.Uint16(b[0x1c+8:]) != 147 {
 		t.Fatalf("no interface block of link type 147 at 0x1c: % x", b[:0x30])
@@ -644,7 +647,12 @@ func TestPcapngMixedLinkTypes(t *testing.T) {
 			write(sll[i], sllIf)
 		}
 		if i == 5 {
-			write(eth[0], erfIf)
+			// An ERF record (its 16-byte header, then the frame): of
+			// no link type decoded here, not read as another's.
+			erf := append(bytes.Repeat([]byte{0xff}, 8), 2, 0, 0, byte(16+len(eth[0].Data)), 0, 0, 0, byte(len(eth[0].Data)))
+			ci := eth[0].CI
+			ci.CaptureLength, ci.Length = len(erf)+len(eth[0].Data), len(erf)+len(eth[0].Data)
+			write(rawFrame{CI: ci, Data: append(erf, eth[0].Data...)}, erfIf)
 		}
 	}
 	if err := w.Flush(); err != nil {
