@@ -34,8 +34,8 @@ func exportTCP(ctx context.Context, o output.Options, out string) error {
 		return err
 	}
 	if !o.Quiet {
-		fmt.Fprintf(os.Stderr, "smcdump: %s: %d SMC-R connections as TCP (%d segments), %d frames passed through, %d replaced",
-			out, st.Conns, st.Segments, st.Passed, st.Replaced)
+		fmt.Fprintf(os.Stderr, "smcdump: %s: %s as TCP (%s), %s passed through, %d replaced",
+			out, plural(st.Conns, "SMC-R connection"), plural(st.Segments, "segment"), plural(st.Passed, "frame"), st.Replaced)
 		if st.NoTuple > 0 {
 			fmt.Fprintf(os.Stderr, ", %d joined mid-stream not exported (no 4-tuple)", st.NoTuple)
 		}
@@ -45,6 +45,14 @@ func exportTCP(ctx context.Context, o output.Options, out string) error {
 		fmt.Fprintln(os.Stderr)
 	}
 	return err
+}
+
+// plural writes a count and its noun, "1 frame", "2 frames".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // fileKind names a file's type for a message.

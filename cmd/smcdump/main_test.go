@@ -559,7 +559,7 @@ func TestExportDamaged(t *testing.T) {
 		var ee *exec.ExitError
 		lines := strings.Split(strings.TrimSpace(string(msg)), "\n")
 		if !errors.As(err, &ee) || ee.ExitCode() != 2 || len(lines) != 2 ||
-			!strings.Contains(lines[0], "1 SMC-R connections as TCP") || !strings.Contains(lines[1], tc.err) {
+			!strings.Contains(lines[0], "1 SMC-R connection as TCP") || !strings.Contains(lines[1], tc.err) {
 			t.Errorf("%s: %v, %q; want the export's line, then the file's error, exit 2", tc.name, err, msg)
 		}
 		if st, err := os.Stat(out); err != nil || st.Size() == 0 {
