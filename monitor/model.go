@@ -146,10 +146,11 @@ type Overview struct {
 
 	// Totals from SMC netlink statistics (per network namespace); for a
 	// capture without the kernel, FallbacksTotal and SuccessTotal count
-	// what the wire showed (each side of a connection once).
-	HandshakeErrors uint64 `json:"handshake_errors"`
-	FallbacksTotal  uint64 `json:"fallbacks_total"`
-	SuccessTotal    uint64 `json:"smc_success_total"`
+	// what the wire showed (each side of a connection once), and
+	// HandshakeErrors, the kernel's count alone, is nil.
+	HandshakeErrors *uint64 `json:"handshake_errors,omitempty"`
+	FallbacksTotal  uint64  `json:"fallbacks_total"`
+	SuccessTotal    uint64  `json:"smc_success_total"`
 	// JoinedSMC counts, for a capture, the SMC connections it joined
 	// after their handshake: not in SuccessTotal (it did not see them
 	// become SMC).

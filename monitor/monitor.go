@@ -989,7 +989,8 @@ func overview(s *Snapshot, t *rowTally) Overview {
 		o.UnlistedConns = &n
 	}
 	if k := s.Kernel; k != nil {
-		o.HandshakeErrors = k.ClientHSErrors + k.ServerHSErrors
+		hs := k.ClientHSErrors + k.ServerHSErrors
+		o.HandshakeErrors = &hs
 		o.FallbacksTotal = k.ClientFallbacks + k.ServerFallbacks
 		o.SuccessTotal = k.SMCR.ClientSuccess + k.SMCR.ServerSuccess + k.SMCD.ClientSuccess + k.SMCD.ServerSuccess
 	}

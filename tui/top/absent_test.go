@@ -33,11 +33,20 @@ func wireMonitor(t *testing.T, path string) *monitor.Monitor {
 
 // TestWireAbsentValues: what the wire does not carry reads "-", never a
 // made-up zero: a fallback's token and RMBE sizes (no CLC Accept), the
-// buffers of a group (no kernel), the limits and link UIDs of a group the
+// buffers of a group and the handshake errors (no kernel), the limits and link UIDs of a group the
 // capture joined mid-stream; the group reads by one name everywhere; and
 // a link of a group that ended in order is not "lost".
 func TestWireAbsentValues(t *testing.T) {
 	fb := wireSnapshot(t, "../../samples/decline-nordma.pcap")
+	// The kernel's count of handshake errors: no kernel, no count.
+	if fb.Overview.HandshakeErrors != nil {
+		t.Errorf("handshake errors of a capture: %d, want none", *fb.Overview.HandshakeErrors)
+	}
+	for _, r := range overviewRows(&fb) {
+		if r.Key == "hserr" && r.Cells[1] != "-" {
+			t.Errorf("overview's handshake errors of a capture: %q, want -", r.Cells[1])
+		}
+	}
 	d := connDetail(fb.Conns[0], &fb)
 	if !strings.Contains(d, "token -") || !strings.Contains(d, "RMBE -  peer RMBE -") {
 		t.Errorf("fallback detail:\n%s", d)

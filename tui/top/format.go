@@ -177,7 +177,7 @@ func hexOrDash(v uint32) string {
 }
 
 // countOrDash writes a count the kernel may not have given, "-" for none.
-func countOrDash(n *int) string {
+func countOrDash[N int | uint64](n *N) string {
 	if n == nil {
 		return "-"
 	}

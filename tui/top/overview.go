@@ -90,7 +90,7 @@ func overviewRows(s *monitor.Snapshot) []widget.Row {
 		{Key: "smcd", Cells: []string{"  SMC-D", fmt.Sprint(v.SMCD), "", ""}},
 		{Key: "fallback", Cells: []string{"  fallback to TCP", fmt.Sprint(v.Fallback), fbRate, fbNote}, Color: warn(v.Fallback > 0 || v.FallbackRate > 0)},
 		{Key: "pending", Cells: []string{"  pending/failed", fmt.Sprintf("%d/%d", v.Pending, v.Failed), "", "handshake or first link not finished / ended without SMC or fallback"}},
-		{Key: "hserr", Cells: []string{"handshake errors", fmt.Sprint(v.HandshakeErrors), hsRate, hsNote}, Color: warn(v.HandshakeErrorRate > 0)},
+		{Key: "hserr", Cells: []string{"handshake errors", countOrDash(v.HandshakeErrors), hsRate, hsNote}, Color: warn(v.HandshakeErrorRate > 0)},
 		{Key: "lgrs", Cells: []string{"link groups", fmt.Sprint(v.LinkGroups), "", lgrNote}, Color: warn(v.LinksLost > 0)},
 		{Key: "unlisted", Cells: []string{"  conns without socket", countOrDash(v.UnlistedConns), "",
 			"in the groups' counts, not in the socket list: closed by their application, closing with the peer"}},

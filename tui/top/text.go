@@ -33,8 +33,8 @@ func WriteText(w io.Writer, s monitor.Snapshot) error {
 	noRate := noRates(&s)
 	perSec := func(v float64) string { return known(noRate, strconv.FormatFloat(v, 'f', 1, 64)) + "/s" }
 	if s.Kernel != nil {
-		fmt.Fprintf(tw, "kernel totals: SMC ok %d (%s)  fallbacks %d (%s)  handshake errors %d (%s)\n",
-			o.SuccessTotal, perSec(o.SuccessRate), o.FallbacksTotal, perSec(o.FallbackRate), o.HandshakeErrors, perSec(o.HandshakeErrorRate))
+		fmt.Fprintf(tw, "kernel totals: SMC ok %d (%s)  fallbacks %d (%s)  handshake errors %s (%s)\n",
+			o.SuccessTotal, perSec(o.SuccessRate), o.FallbacksTotal, perSec(o.FallbackRate), countOrDash(o.HandshakeErrors), perSec(o.HandshakeErrorRate))
 	} else if s.WireTime != (time.Time{}) {
 		joined := ""
 		if o.JoinedSMC > 0 {
