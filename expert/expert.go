@@ -328,7 +328,7 @@ var defs = [numIDs]Def{
 		Meaning: "a host declined another and the two share no UEID and no SEID in use: SMC v2 cannot be agreed between them",
 		Check:   "smcr ueid show on both hosts (smctop's system view): add the same UEID to both, or have both use the SEID"},
 	BadIPSum: {Name: "roce.ip_checksum.bad", Severity: Error, Group: "checksum", Object: ObjectLink,
-		Meaning: "a RoCE packet whose IPv4 header checksum fails, in a field the ICRC leaves out (type of service, TTL, the checksum): the receiver drops the packet",
+		Meaning: "a RoCE packet whose IPv4 header checksum fails where its direction's others verify, in a field the ICRC leaves out (type of service, TTL, the checksum): the receiver drops the packet",
 		Check:   "corruption on the path (cables, a device that rewrites the TTL or DSCP without the checksum); a capture point that rewrites packets"},
 	BadTCPIPSum: {Name: "tcp.ip_checksum.bad", Severity: Warn, Group: "checksum", Object: ObjectConn,
 		Meaning: "a segment of an SMC handshake whose IPv4 header checksum fails where the direction's others verify, in a field the TCP checksum leaves out (type of service, identification, TTL): the receiving host dropped it, or the capture's copy is damaged; its CLC message is not the sender's to answer for",

@@ -443,7 +443,7 @@ func fill(in *input, f *capture.Frame) {
 		if r.malformed || f.LengthBad {
 			r.whyBad = f.Err
 		}
-		r.icrcBad = f.ICRC.Checked && !f.ICRC.OK
+		r.icrcOK, r.icrcBad = f.ICRC.Checked && f.ICRC.OK, f.ICRC.Checked && !f.ICRC.OK
 		r.ipSumBad, r.ipSum = f.ICRC.IPSumBad, f.ICRC.IPSum
 		r.lengthBad = f.LengthBad
 		if r.icrcBad {

@@ -85,6 +85,43 @@ func TestBadICRCNotFollowed(t *testing.T) {
 	}
 }
 
+// TestIPSumOfACaptureCopy: where every RoCE packet of a direction carries
+// an IPv4 header checksum that fails (a capture point whose copies leave
+// the checksum to the RNIC), the packets are followed on their ICRC's word,
+// as the clean capture is, with no finding; a direction whose other
+// packets verify keeps the one that fails for damage (the bad-ip-checksum
+// vector, TestExpertVectors).
+func TestIPSumOfACaptureCopy(t *testing.T) {
+	frames := readRawFrames(t, crafted.Pingpong(t))
+	base, _ := feedRaw(t, frames)
+	n := 0
+	for i, f := range frames {
+		d := f.Data
+		// RoCEv2 over IPv4 from the server (10.10.0.1): UDP to 4791.
+		if len(d) < 14+20+8 || d[12] != 0x08 || d[13] != 0 || d[14+9] != 17 || d[14+20+2] != 0x12 || d[14+20+3] != 0xb7 || d[14+15] != 1 {
+			continue
+		}
+		frames[i].Data = append([]byte(nil), d...)
+		frames[i].Data[14+10] ^= 0x5a // the checksum, which the ICRC leaves out
+		n++
+	}
+	if n < 10 {
+		t.Fatalf("%d RoCE packets of the server changed", n)
+	}
+	s, found := feedRaw(t, frames)
+	if slices.Contains(found, expert.BadIPSum.String()) {
+		t.Errorf("findings %v: the capture point's checksums taken for damage", found)
+	}
+	if got, want := linkSum(s), linkSum(base); !slices.Equal(got, want) {
+		t.Errorf("links %v, want the clean capture's %v", got, want)
+	}
+	for d := range s.Conns[0].Flow {
+		if got, want := s.Conns[0].Flow[d].Bytes, base.Conns[0].Flow[d].Bytes; got != want {
+			t.Errorf("direction %d: %d bytes, want %d", d, got, want)
+		}
+	}
+}
+
 // flagCDCs sets the write-blocked flag on the client's CDCs from index
 // from to index to of cdcs (frame indexes), with their ICRCs fixed.
 func flagCDCs(t *testing.T, frames []rawFrame, cdcs []int) {

@@ -241,6 +241,7 @@ type roceIn struct {
 	msn      uint32
 
 	malformed bool      // a SEND on an SMC-R link that is no valid LLC or CDC
+	icrcOK    bool      // the ICRC was checked and matches, and the IPv4 header checksum (capture.ICRCStatus)
 	icrcBad   bool      // the ICRC was checked and does not match, or ipSumBad (capture.ICRCStatus)
 	ipSumBad  bool      // the ICRC matches, the IPv4 header checksum fails (capture.ICRCStatus.IPSumBad)
 	ipSum     [2]uint16 // with ipSumBad: the checksum carried and the one computed

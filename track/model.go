@@ -444,6 +444,10 @@ type RC struct {
 	// ICRCBad counts packets whose ICRC does not match: the receiving
 	// RNIC drops them, and the tracker follows none of their content.
 	ICRCBad int
+	// ipSumOK: a packet of this direction carried an ICRC and an IPv4
+	// header checksum that verify (roce: one whose checksum alone fails
+	// is damage only then).
+	ipSumOK bool
 	maxPSN  uint32                      // the highest PSN seen (in PSN order), while a run is open
 	ahead   psnWindow                   // PSNs ahead of nextPSN seen out of sequence
 	late    lateWindow                  // PSNs the responder took unseen, which may yet come (reordered)

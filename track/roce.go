@@ -112,7 +112,7 @@ func (t *Tracker) roce(in *input) {
 	r := &in.roce
 	t.stats.RoCE++
 	ref, ok := t.lookupQP(&r.key)
-	if !ok && (r.icrcBad || r.lengthBad) {
+	if !ok && (r.icrcBad && !r.ipSumBad || r.lengthBad) {
 		// Nothing is learned from a packet the receiver drops: not
 		// even a link joined mid-stream.
 		t.cur.unattached = true
@@ -129,6 +129,15 @@ func (t *Tracker) roce(in *input) {
 	t.cur.setLink(l)
 	t.cur.dir = d
 	l.LastFrame, l.lastNS = in.number, in.ns
+	if r.ipSumBad && !r.lengthBad && !l.RC[d].ipSumOK {
+		// An IPv4 header checksum that fails where none of the
+		// direction's packets showed one that verifies is the capture
+		// point's copy (a checksum left to the RNIC, as a host's
+		// transmit offload leaves TCP's), not damage: the packet is
+		// followed on its ICRC's word, as clcFlow.checkSum follows a
+		// handshake segment's.
+		r.icrcBad, r.ipSumBad = false, false
+	}
 	if r.icrcBad || r.lengthBad {
 		// The receiving RNIC drops a packet whose ICRC does not match
 		// (IBA Vol. 1, 9.8.3.1), the receiver's IP layer one whose
@@ -143,6 +152,7 @@ func (t *Tracker) roce(in *input) {
 		return
 	}
 	rc := &l.RC[d]
+	rc.ipSumOK = rc.ipSumOK || r.icrcOK
 	if !isRequest(r.opcode) {
 		if r.hasAETH {
 			t.ack(l, d, in)
