@@ -155,12 +155,14 @@ type Overview struct {
 	// after their handshake: not in SuccessTotal (it did not see them
 	// become SMC).
 	JoinedSMC uint64 `json:"smc_joined_total,omitempty"`
-	// Rates per second over the last interval.
-	HandshakeErrorRate float64 `json:"handshake_errors_per_second"`
-	FallbackRate       float64 `json:"fallbacks_per_second"`
-	SuccessRate        float64 `json:"smc_success_per_second"`
-	RxBytesRate        float64 `json:"rx_bytes_per_second"`
-	TxBytesRate        float64 `json:"tx_bytes_per_second"`
+	// Rates per second of the kernel's counts over the last interval:
+	// nil without kernel statistics at both ends of it (a capture, a
+	// first refresh).
+	HandshakeErrorRate *float64 `json:"handshake_errors_per_second,omitempty"`
+	FallbackRate       *float64 `json:"fallbacks_per_second,omitempty"`
+	SuccessRate        *float64 `json:"smc_success_per_second,omitempty"`
+	RxBytesRate        *float64 `json:"rx_bytes_per_second,omitempty"`
+	TxBytesRate        *float64 `json:"tx_bytes_per_second,omitempty"`
 	// UnlistedConns counts the connections the kernel's link groups hold
 	// (SMC_NLA_LGR_*_CONNS_NUM) beyond the sockets sock_diag lists on
 	// them: a socket the application closed is unhashed at once

@@ -902,12 +902,16 @@ func (m *Monitor) rates(s *Snapshot) {
 	}
 	if s.Kernel != nil && p.Kernel != nil {
 		k, o := s.Kernel, p.Kernel
-		s.Overview.HandshakeErrorRate = per(k.ClientHSErrors+k.ServerHSErrors, o.ClientHSErrors+o.ServerHSErrors)
-		s.Overview.FallbackRate = per(k.ClientFallbacks+k.ServerFallbacks, o.ClientFallbacks+o.ServerFallbacks)
-		s.Overview.SuccessRate = per(k.SMCR.ClientSuccess+k.SMCR.ServerSuccess+k.SMCD.ClientSuccess+k.SMCD.ServerSuccess,
+		rate := func(now, before uint64) *float64 {
+			r := per(now, before)
+			return &r
+		}
+		s.Overview.HandshakeErrorRate = rate(k.ClientHSErrors+k.ServerHSErrors, o.ClientHSErrors+o.ServerHSErrors)
+		s.Overview.FallbackRate = rate(k.ClientFallbacks+k.ServerFallbacks, o.ClientFallbacks+o.ServerFallbacks)
+		s.Overview.SuccessRate = rate(k.SMCR.ClientSuccess+k.SMCR.ServerSuccess+k.SMCD.ClientSuccess+k.SMCD.ServerSuccess,
 			o.SMCR.ClientSuccess+o.SMCR.ServerSuccess+o.SMCD.ClientSuccess+o.SMCD.ServerSuccess)
-		s.Overview.RxBytesRate = per(k.SMCR.RxBytes+k.SMCD.RxBytes, o.SMCR.RxBytes+o.SMCD.RxBytes)
-		s.Overview.TxBytesRate = per(k.SMCR.TxBytes+k.SMCD.TxBytes, o.SMCR.TxBytes+o.SMCD.TxBytes)
+		s.Overview.RxBytesRate = rate(k.SMCR.RxBytes+k.SMCD.RxBytes, o.SMCR.RxBytes+o.SMCD.RxBytes)
+		s.Overview.TxBytesRate = rate(k.SMCR.TxBytes+k.SMCD.TxBytes, o.SMCR.TxBytes+o.SMCD.TxBytes)
 	}
 }
 

@@ -176,6 +176,9 @@ func hexOrDash(v uint32) string {
 	return fmt.Sprintf("%#x", v)
 }
 
+// positive reports a rate known and above 0.
+func positive(r *float64) bool { return r != nil && *r > 0 }
+
 // countOrDash writes a count the kernel may not have given, "-" for none.
 func countOrDash[N int | uint64](n *N) string {
 	if n == nil {

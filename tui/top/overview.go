@@ -38,7 +38,18 @@ func overviewEntries(s *monitor.Snapshot) []entry[overviewRow] {
 // overviewRows is the overview's model: counts now and rates.
 func overviewRows(s *monitor.Snapshot) []widget.Row {
 	v := s.Overview
-	rate := func(r float64) string { return known(noRates(s), fmt.Sprintf("%.1f", r)) + "/s" }
+	rate := func(r *float64) string {
+		if r == nil {
+			return "-/s"
+		}
+		return known(noRates(s), fmt.Sprintf("%.1f", *r)) + "/s"
+	}
+	bytesRate := func(r *float64) string {
+		if r == nil {
+			return "-"
+		}
+		return bytesRate(*r)
+	}
 	warn := func(bad bool) tcell.Color {
 		if bad {
 			return tcell.ColorRed
@@ -88,9 +99,9 @@ func overviewRows(s *monitor.Snapshot) []widget.Row {
 		{Key: "conns", Cells: []string{"connections", fmt.Sprint(v.Conns), "", connNote}},
 		{Key: "smcr", Cells: []string{"  SMC-R", fmt.Sprint(v.SMCR), okRate, okNote}, Color: tcell.ColorGreen},
 		{Key: "smcd", Cells: []string{"  SMC-D", fmt.Sprint(v.SMCD), "", ""}},
-		{Key: "fallback", Cells: []string{"  fallback to TCP", fmt.Sprint(v.Fallback), fbRate, fbNote}, Color: warn(v.Fallback > 0 || v.FallbackRate > 0)},
+		{Key: "fallback", Cells: []string{"  fallback to TCP", fmt.Sprint(v.Fallback), fbRate, fbNote}, Color: warn(v.Fallback > 0 || positive(v.FallbackRate))},
 		{Key: "pending", Cells: []string{"  pending/failed", fmt.Sprintf("%d/%d", v.Pending, v.Failed), "", "handshake or first link not finished / ended without SMC or fallback"}},
-		{Key: "hserr", Cells: []string{"handshake errors", countOrDash(v.HandshakeErrors), hsRate, hsNote}, Color: warn(v.HandshakeErrorRate > 0)},
+		{Key: "hserr", Cells: []string{"handshake errors", countOrDash(v.HandshakeErrors), hsRate, hsNote}, Color: warn(positive(v.HandshakeErrorRate))},
 		{Key: "lgrs", Cells: []string{"link groups", fmt.Sprint(v.LinkGroups), "", lgrNote}, Color: warn(v.LinksLost > 0)},
 		{Key: "unlisted", Cells: []string{"  conns without socket", countOrDash(v.UnlistedConns), "",
 			"in the groups' counts, not in the socket list: closed by their application, closing with the peer"}},
@@ -102,7 +113,7 @@ func overviewRows(s *monitor.Snapshot) []widget.Row {
 	for _, r := range s.Fallbacks {
 		rows = append(rows, widget.Row{
 			Key:   fmt.Sprintf("fb-%s-%x", r.Side, r.Reason.Code),
-			Cells: []string{fmt.Sprintf("fallback %s %s", r.Side, r.Reason.Name), fmt.Sprint(r.Count), rate(r.Rate), r.Reason.Meaning},
+			Cells: []string{fmt.Sprintf("fallback %s %s", r.Side, r.Reason.Name), fmt.Sprint(r.Count), rate(&r.Rate), r.Reason.Meaning},
 			Color: warn(r.Rate > 0),
 		})
 	}

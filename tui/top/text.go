@@ -31,7 +31,12 @@ func WriteText(w io.Writer, s monitor.Snapshot) error {
 		o.LinkGroups, red, o.Links, o.LinksActive, lost, countOrDash(o.UnlistedConns))
 	fmt.Fprintf(tw, "RNICs %d, ports active %d down %d, error counters moving %d; DIBS devices %d\n", o.RNICs, o.PortsActive, o.PortsDown, o.ErrorCounters, o.DIBSDevices)
 	noRate := noRates(&s)
-	perSec := func(v float64) string { return known(noRate, strconv.FormatFloat(v, 'f', 1, 64)) + "/s" }
+	perSec := func(v *float64) string {
+		if v == nil {
+			return "-/s"
+		}
+		return known(noRate, strconv.FormatFloat(*v, 'f', 1, 64)) + "/s"
+	}
 	if s.Kernel != nil {
 		fmt.Fprintf(tw, "kernel totals: SMC ok %d (%s)  fallbacks %d (%s)  handshake errors %s (%s)\n",
 			o.SuccessTotal, perSec(o.SuccessRate), o.FallbacksTotal, perSec(o.FallbackRate), countOrDash(o.HandshakeErrors), perSec(o.HandshakeErrorRate))
@@ -107,7 +112,7 @@ func WriteText(w io.Writer, s monitor.Snapshot) error {
 	writeSystemText(tw, &s)
 	fmt.Fprintln(tw, "\n== fallback reasons")
 	for _, r := range s.Fallbacks {
-		fmt.Fprintf(tw, "%s\t%#08x %s\t%d\t%s\t%s\n", r.Side, r.Reason.Code, r.Reason.Name, r.Count, perSec(r.Rate), r.Reason.Meaning)
+		fmt.Fprintf(tw, "%s\t%#08x %s\t%d\t%s\t%s\n", r.Side, r.Reason.Code, r.Reason.Name, r.Count, perSec(&r.Rate), r.Reason.Meaning)
 	}
 	fmt.Fprintln(tw, "\n== processes (SMC send/receive tracepoints)")
 	for _, p := range s.Processes {
