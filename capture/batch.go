@@ -232,7 +232,7 @@ func (b *Batch) layout(l *Layout) uint16 {
 // the mapping, panicking as a fault of it would (IsFault).
 func (b *Batch) ngPacket(ng *ngFile, rec *leanRec, f *Frame, timed bool) (layers.LinkType, string) {
 	l := b.layouts[rec.lay].ng
-	ng.mem, ng.pos, ng.big, ng.ifaces, ng.held, ng.skip = b.ng, rec.off, l.big, l.ifaces, true, false
+	ng.mem, ng.pos, ng.big, ng.ifaces, ng.settled, ng.held, ng.skip = b.ng, rec.off, l.big, l.ifaces, l.settled, true, false
 	if rec.lean.present != 0 {
 		rest := b.ng[rec.off:]
 		h := (*[ngMinEPB]byte)(rest)

@@ -331,10 +331,7 @@ func (fl *clcFlow) checkSum(f *Frame, d int) {
 		ip := f.IPv4.Contents
 		switch {
 		case !decode.IPv4HeaderSumOK(ip):
-			if fl.ipSumOK[d] {
-				f.TCPSum.IPSumBad = true
-				f.TCPSum.IPSum[0], f.TCPSum.IPSum[1] = decode.IPv4HeaderSum(ip)
-			}
+			f.TCPSum.IPSumBad = fl.ipSumOK[d]
 		case len(ip) >= 20 && ip[10]|ip[11] != 0:
 			fl.ipSumOK[d] = true
 		}

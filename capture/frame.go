@@ -68,8 +68,6 @@ type Frame struct {
 	SMCLayers
 
 	ICRC ICRCStatus
-	// icrcDue: the direct path left ICRC unchecked (Reader.SetLazyICRC).
-	icrcDue bool
 	// TCPSum is the TCP checksum of a segment of a connection followed as
 	// SMC (SMCFlow), checked while its CLC handshake is followed and its
 	// SYN was seen: Checked and OK where it verifies, Checked and not OK
@@ -113,6 +111,10 @@ type Frame struct {
 	// ip_rcv_core and __udp4_lib_rcv, an RNIC's parser), so nothing in it
 	// reached the peer.
 	LengthBad bool
+	// icrcDue: the direct path left ICRC unchecked (Reader.SetLazyICRC).
+	// It sits in the padding before Err: beside ICRC it would grow the
+	// Frame by 8 bytes, which every frame's reset and copy pay.
+	icrcDue bool
 	// Err is the first decode error of the frame's headers, with context.
 	Err error
 	// RecordErr: the frame's record header contradicts itself (a

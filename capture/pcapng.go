@@ -81,6 +81,10 @@ type ngFile struct {
 	// one bit off a section header block's and its byte-order magic is
 	// sound (shbTypeFlipped): read as a section header block.
 	firstType uint32
+	// settled is how many of ifaces, from the first, mappedEPB reads:
+	// up to the first whose link type its first packet is to settle
+	// (ngIface.guess).
+	settled int
 }
 
 // shbTypeFlipped reports a block type one bit off a section header
@@ -113,15 +117,15 @@ type ngIface struct {
 	digits uint8
 	// shown is what Frame.ColumnDigits says of its times.
 	shown uint8
+	// guess: its link type has no decoder; its first packet may say the
+	// one a damaged block meant (guessInterface).
+	guess bool
 	// off is the file offset of its interface description block.
 	off int64
 	// anc is the CaptureInfo.AncillaryData of its packets: the link type,
 	// boxed once per interface (as pcapgo's WantMixedLinkType gives it),
 	// so that a copy of a frame's CaptureInfo keeps its link type.
 	anc []any
-	// guess: its link type has no decoder; its first packet may say the
-	// one a damaged block meant (guessInterface).
-	guess bool
 }
 
 // Block types (draft-ietf-opsawg-pcapng section 11.1) and the options read.
@@ -667,7 +671,7 @@ func (p *ngFile) section(b []byte) error {
 // newSection starts the section whose header is at at: no interface
 // described yet.
 func (p *ngFile) newSection(at int64) {
-	p.ifaces = p.ifaces[:0]
+	p.ifaces, p.settled = p.ifaces[:0], 0
 	p.gen++
 	p.skip, p.skipErr, p.sectionAt = false, nil, at
 }
@@ -759,7 +763,15 @@ func (p *ngFile) addInterface(ifc ngIface) {
 	}
 	ifc.anc = []any{ifc.linkType}
 	p.ifaces = append(p.ifaces, ifc)
+	p.settle()
 	p.gen++
+}
+
+// settle moves settled past the interfaces with nothing left to settle.
+func (p *ngFile) settle() {
+	for p.settled < len(p.ifaces) && !p.ifaces[p.settled].guess {
+		p.settled++
+	}
 }
 
 // lostInterface adds the interface a packet block names where the section
@@ -803,6 +815,7 @@ func (p *ngFile) lostInterface(num int, data []byte, wire int, ts uint64) (strin
 func (p *ngFile) guessInterface(num int, data []byte, wire int, start int64) {
 	ifc := &p.ifaces[num]
 	ifc.guess = false
+	p.settle()
 	lt, ok := guessLinkType(ifc.linkType, data, wire)
 	if !ok {
 		return
@@ -972,8 +985,8 @@ func (p *ngFile) readPacket(ci *gopacket.CaptureInfo) ([]byte, error) {
 // enhanced packet block that readPacket would take as a packet with no
 // question asked: its framing sound (a length of at least its fields, a
 // multiple of 4, within the buffer a stream reads through, repeated by
-// its trailer), of an interface the section describes, its packet within
-// it. It returns the packet (ci.Timestamp zero unless timed), nil for any
+// its trailer), of an interface the section describes (and whose link
+// type is settled), its packet within it. It returns the packet (ci.Timestamp zero unless timed), nil for any
 // other block, which readPacket reads (and says what is wrong with it).
 // Most blocks of a file are such: the general way's peeks and checks were
 // a fifth of -T fields.
@@ -992,7 +1005,7 @@ func (p *ngFile) mappedEPB(ci *gopacket.CaptureInfo, timed bool) []byte {
 		return nil
 	}
 	ifc, caplen := p.u32(h[8:12]), p.u32(h[20:24])
-	if p.u32(rest[n-4:n]) != n || uint64(ifc) >= uint64(len(p.ifaces)) || caplen > n-ngMinEPB || p.ifaces[ifc].guess {
+	if p.u32(rest[n-4:n]) != n || uint64(ifc) >= uint64(p.settled) || caplen > n-ngMinEPB {
 		return nil
 	}
 	p.pos += int64(n)

@@ -17,7 +17,7 @@ import (
 // whole file keeps one Layout per change, not per frame.
 type Layout struct {
 	pf *pcapFile // header fields only; no reader
-	ng *ngFile   // big and ifaces only
+	ng *ngFile   // big, ifaces and settled only
 }
 
 // Layout returns the layout of the frame Next last returned, nil for a
@@ -35,7 +35,7 @@ func (r *Reader) Layout() *Layout {
 		if r.layout == nil || r.lgen != r.ng.gen {
 			// Clipped, so that nothing appended to a reader's copy can
 			// reach another's.
-			ng := &ngFile{big: r.ng.big, ifaces: slices.Clip(slices.Clone(r.ng.ifaces))}
+			ng := &ngFile{big: r.ng.big, ifaces: slices.Clip(slices.Clone(r.ng.ifaces)), settled: r.ng.settled}
 			r.layout, r.lgen = &Layout{ng: ng}, r.ng.gen
 		}
 	default:

@@ -6,6 +6,8 @@ import (
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
+
+	"github.com/smcscope/smcscope/decode"
 )
 
 // TCPSumStatus is the result of verifying the checksums of a TCP segment
@@ -19,10 +21,9 @@ type TCPSumStatus struct {
 	Got     uint16 // carried in the segment
 	Want    uint16 // computed
 	// IPSumBad: the IPv4 header's checksum fails (decode.IPv4HeaderSumOK)
-	// where that is damage (clcFlow.checkSum); IPSum is then the checksum
-	// carried and the one computed. The TCP checksum's verdict is apart.
+	// where that is damage (clcFlow.checkSum); Frame.IPv4Sum says what
+	// it is. The TCP checksum's verdict is apart.
 	IPSumBad bool
-	IPSum    [2]uint16
 }
 
 // Damaged reports a segment the receiving host drops: its TCP checksum
@@ -67,4 +68,15 @@ func tcpSum(f *Frame) (s TCPSumStatus, ok bool) {
 	sum = gopacket.ComputeChecksum(t.Contents[18:], sum)
 	want := gopacket.FoldChecksum(gopacket.ComputeChecksum(t.Payload, sum))
 	return TCPSumStatus{Checked: true, OK: want == got, Got: got, Want: want}, true
+}
+
+// IPv4Sum is the checksum f's IPv4 header carries and the one computed
+// over it (decode.IPv4HeaderSum): what TCPSum.IPSumBad turns down says.
+// Computed when asked, not kept in every frame for the few that fail.
+func (f *Frame) IPv4Sum() [2]uint16 {
+	if f.IPv4 == nil {
+		return [2]uint16{}
+	}
+	got, want := decode.IPv4HeaderSum(f.IPv4.Contents)
+	return [2]uint16{got, want}
 }

@@ -131,14 +131,14 @@ func TestTCPIPSum(t *testing.T) {
 	got, _ := sums(t, readRaw(t, pingpong))
 	for i, s := range got {
 		if s.IPSumBad {
-			t.Errorf("frame %d: IPv4 header checksum %#04x, computed %#04x, in a capture the kernel made", i+1, s.IPSum[0], s.IPSum[1])
+			t.Errorf("frame %d: IPv4 header checksum judged damaged in a capture the kernel made", i+1)
 		}
 	}
 
 	ttl := readRaw(t, pingpong)
 	ttl[accept-1].Data[14+8] ^= 1
 	got, clc := sums(t, ttl)
-	if s := got[accept-1]; !s.IPSumBad || s.IPSum[0] == s.IPSum[1] || !s.Checked || !s.OK || !s.Damaged() {
+	if s := got[accept-1]; !s.IPSumBad || !s.Checked || !s.OK || !s.Damaged() {
 		t.Errorf("the Accept's TTL flipped: %+v, want its IPv4 header checksum alone to fail", s)
 	}
 	if !clc[accept-1] {

@@ -622,7 +622,7 @@ func appendProblems(dst []byte, f *capture.Frame) []byte {
 		dst = append(dst, ']')
 	}
 	if f.TCPSum.IPSumBad {
-		dst = appendBadIPSum(dst, f.TCPSum.IPSum)
+		dst = appendBadIPSum(dst, f.IPv4Sum())
 	}
 	if f.ICRC.IPSumBad {
 		dst = appendBadIPSum(dst, f.ICRC.IPSum)

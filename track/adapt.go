@@ -380,7 +380,10 @@ func fill(in *input, f *capture.Frame) {
 		s.notCLC = f.NotCLC
 		s.sumBad = f.TCPSum.Checked && !f.TCPSum.OK
 		s.sum = [2]uint16{f.TCPSum.Got, f.TCPSum.Want}
-		s.ipSumBad, s.ipSum = f.TCPSum.IPSumBad, f.TCPSum.IPSum
+		s.ipSumBad = f.TCPSum.IPSumBad
+		if s.ipSumBad {
+			s.ipSum = f.IPv4Sum()
+		}
 		for i, c := range f.CLC {
 			if in.clcN == len(in.clc) {
 				in.clc = append(in.clc, clcIn{})
