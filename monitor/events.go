@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/smcscope/smcscope/expert"
+	"github.com/smcscope/smcscope/internal/numfmt"
 )
 
 // maxEvents bounds the event log a Monitor keeps.
@@ -40,7 +41,7 @@ func diffEvents(prev, cur *Snapshot, conns *connDiff) []Event {
 		curG[g.Key] = true
 		o, seen := oldG[g.Key]
 		if !seen {
-			add(Event{Kind: EventLGRCreated, LGR: g.Key}, "%s link group %s created (%s%d links)", g.Kind, g.ID, roleText(g.Role), len(g.Links))
+			add(Event{Kind: EventLGRCreated, LGR: g.Key}, "%s link group %s created (%s%s)", g.Kind, g.ID, roleText(g.Role), numfmt.Count(len(g.Links), "link"))
 			continue
 		}
 		oldL := map[uint8]LinkRow{}

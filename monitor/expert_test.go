@@ -1,6 +1,7 @@
 package monitor
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -97,3 +98,20 @@ func TestWireFindingsCounted(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestLGRCreatedText: a group the kernel made with one link says "1 link".
+func TestLGRCreatedText(t *testing.T) {
+	prev, cur := &Snapshot{}, &Snapshot{LinkGroups: []LinkGroupRow{{Key: "g", Source: SourceKernel, Kind: ModeSMCR, Links: []LinkRow{{ID: 1}}}}}
+	created := 0
+	for _, e := range diffEvents(prev, cur, &connDiff{}) {
+		if e.Kind == EventLGRCreated {
+			created++
+			if !strings.HasSuffix(e.Text, "(1 link)") {
+				t.Errorf("event %q, want it to end (1 link)", e.Text)
+			}
+		}
+	}
+	if created != 1 {
+		t.Errorf("%d link groups created, want 1", created)
+	}
+}

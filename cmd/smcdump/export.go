@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/internal/numfmt"
 	"github.com/smcscope/smcscope/output"
 	"github.com/smcscope/smcscope/output/follow"
 )
@@ -35,7 +36,7 @@ func exportTCP(ctx context.Context, o output.Options, out string) error {
 	}
 	if !o.Quiet {
 		fmt.Fprintf(os.Stderr, "smcdump: %s: %s as TCP (%s), %s passed through, %d replaced",
-			out, plural(st.Conns, "SMC-R connection"), plural(st.Segments, "segment"), plural(st.Passed, "frame"), st.Replaced)
+			out, numfmt.Count(st.Conns, "SMC-R connection"), numfmt.Count(st.Segments, "segment"), numfmt.Count(st.Passed, "frame"), st.Replaced)
 		if st.NoTuple > 0 {
 			fmt.Fprintf(os.Stderr, ", %d joined mid-stream not exported (no 4-tuple)", st.NoTuple)
 		}
@@ -45,14 +46,6 @@ func exportTCP(ctx context.Context, o output.Options, out string) error {
 		fmt.Fprintln(os.Stderr)
 	}
 	return err
-}
-
-// plural writes a count and its noun, "1 frame", "2 frames".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // fileKind names a file's type for a message.

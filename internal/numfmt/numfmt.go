@@ -291,3 +291,12 @@ func AppendIPv4(dst []byte, ip [4]byte) []byte {
 	}
 	return dst
 }
+
+// Count writes a count and its noun for a message: "1 frame", "2 frames"
+// (the noun's plural made with an s).
+func Count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return string(AppendInt(nil, int64(n))) + " " + noun + "s"
+}

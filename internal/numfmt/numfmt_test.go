@@ -202,3 +202,11 @@ func BenchmarkAppendHexBytes(b *testing.B) {
 		})
 	}
 }
+
+func TestCount(t *testing.T) {
+	for n, want := range map[int]string{0: "0 links", 1: "1 link", 2: "2 links", -1: "-1 links", 1000: "1000 links"} {
+		if got := Count(n, "link"); got != want {
+			t.Errorf("Count(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/smcscope/smcscope/expert"
+	"github.com/smcscope/smcscope/internal/numfmt"
 	"github.com/smcscope/smcscope/track"
 	"github.com/smcscope/smcscope/track/rows"
 )
@@ -343,14 +344,6 @@ func textTimeline(tw *tabwriter.Writer, tl rows.Timeline) {
 		c.Client2Srv.CDCs, c.Client2Srv.Bytes, c.Client2Srv.WriteBytes, c.Srv2Client.CDCs, c.Srv2Client.Bytes, c.Srv2Client.WriteBytes, rows.Dash(c.Close))
 }
 
-// plural writes a count and its noun, "1 frame", "2 frames".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
 // textExpert writes smc,expert as tshark -z expert does: a block per
 // severity, the most severe first, a line per finding with its frames,
 // then each object that shows it and what to check next.
@@ -372,9 +365,9 @@ func textExpert(tw *tabwriter.Writer, v track.ExpertView) {
 		fmt.Fprintf(tw, "SMC expert findings%s: none\n", floor)
 		return
 	}
-	fmt.Fprintf(tw, "SMC expert findings%s: %d on %s (%s)\n", floor, n, plural(objs, "object"), strings.Join(by, ", "))
+	fmt.Fprintf(tw, "SMC expert findings%s: %d on %s (%s)\n", floor, n, numfmt.Count(objs, "object"), strings.Join(by, ", "))
 	for _, g := range v.Severities {
-		fmt.Fprintf(tw, "\n%s (%s, %s)\n", severityTitle(g.Severity), plural(len(g.Findings), "finding"), plural(g.Frames, "frame"))
+		fmt.Fprintf(tw, "\n%s (%s, %s)\n", severityTitle(g.Severity), numfmt.Count(len(g.Findings), "finding"), numfmt.Count(g.Frames, "frame"))
 		fmt.Fprintln(tw, "  Finding\tGroup\tFrames\tObjects\tFirst\tLast\tMeaning")
 		for _, r := range g.Findings {
 			fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%d\t%d\t%s\n", r.ID, r.Group, r.Count, r.Objects, r.First, r.Last, r.Meaning)

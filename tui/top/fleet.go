@@ -15,6 +15,7 @@ import (
 
 	"github.com/smcscope/smcscope/expert"
 	"github.com/smcscope/smcscope/fleet"
+	"github.com/smcscope/smcscope/internal/numfmt"
 	"github.com/smcscope/smcscope/monitor"
 	"github.com/smcscope/smcscope/tui"
 )
@@ -401,7 +402,7 @@ func (f *Fleet) Update(s fleet.Snapshot) {
 // fleetStatus is the status line: the time, the counts, the problems
 // (the server's URL is left to the error, which names it).
 func fleetStatus(s fleet.Snapshot) string {
-	st := s.Time.Format("15:04:05") + "  " + plural(len(s.Hosts), "host")
+	st := s.Time.Format("15:04:05") + "  " + numfmt.Count(len(s.Hosts), "host")
 	if n := len(s.Conflicts); n > 0 {
 		c := s.Conflicts[0]
 		st += "  [yellow]" + tview.Escape(c.Address) + " claimed by " + tview.Escape(strings.Join(c.Instances, ", "))
@@ -417,14 +418,6 @@ func fleetStatus(s fleet.Snapshot) string {
 		st += "  [red]" + tview.Escape(s.Error) + "[-]"
 	}
 	return st
-}
-
-// plural writes a count and its noun, "1 host", "2 hosts".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // Exporters is how the fleet view reaches each host's exporter for its
@@ -511,7 +504,7 @@ func (f *Fleet) run(ctx context.Context, c *fleet.Client, interval time.Duration
 // WriteFleetText writes a fleet snapshot as text (--once -o text).
 func WriteFleetText(w io.Writer, s fleet.Snapshot) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "== fleet  %s  %s  %s\n", s.Source, s.Time.UTC().Format(time.RFC3339), plural(len(s.Hosts), "host"))
+	fmt.Fprintf(tw, "== fleet  %s  %s  %s\n", s.Source, s.Time.UTC().Format(time.RFC3339), numfmt.Count(len(s.Hosts), "host"))
 	if s.Error != "" {
 		fmt.Fprintf(tw, "error: %s\n", s.Error)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/smcscope/smcscope/internal/numfmt"
 	"github.com/smcscope/smcscope/monitor"
 	"github.com/smcscope/smcscope/tui"
 	"github.com/smcscope/smcscope/tui/widget"
@@ -84,7 +85,7 @@ func overviewRows(s *monitor.Snapshot) []widget.Row {
 	if v.Ended > 0 {
 		connNote += fmt.Sprintf(", %d ended (listed, not counted)", v.Ended)
 	}
-	lgrNote := fmt.Sprintf("%s, %d active", plural(v.Links, "link"), v.LinksActive)
+	lgrNote := fmt.Sprintf("%s, %d active", numfmt.Count(v.Links, "link"), v.LinksActive)
 	if v.LinksLost > 0 {
 		lgrNote += fmt.Sprintf(", %d lost", v.LinksLost)
 	}
