@@ -36,22 +36,20 @@ func guessLinkType(declared layers.LinkType, data []byte, wire int) (lt layers.L
 		binary.BigEndian.Uint16(data[4:6]) <= 8 && l3Fits(binary.BigEndian.Uint16(data[14:16]), data[16:], wire-16))
 	try(layers.LinkTypeLinuxSLL2, len(data) >= 20 && binary.BigEndian.Uint16(data[2:4]) == 0 && data[10] <= 4 &&
 		data[11] <= 8 && l3Fits(binary.BigEndian.Uint16(data[0:2]), data[20:], wire-20))
-	if len(data) > 0 {
-		// Raw IP: the IP header first, its length the frame's. The raw
-		// link types decode alike: the nearest that fits stands for them.
-		v4 := data[0]>>4 == 4 && ipv4Fits(data, wire) && int(binary.BigEndian.Uint16(data[2:4])) == wire
-		v6 := data[0]>>4 == 6 && ipv6Fits(data, wire) && int(binary.BigEndian.Uint16(data[4:6]))+40 == wire
-		raw, d := layers.LinkType(0), 17
-		for _, c := range []struct {
-			lt   layers.LinkType
-			fits bool
-		}{{layers.LinkTypeRaw, v4 || v6}, {linkTypeRawBSD12, v4 || v6}, {linkTypeRawBSD14, v4 || v6}, {layers.LinkTypeIPv4, v4}, {layers.LinkTypeIPv6, v6}} {
-			if n := bits.OnesCount16(uint16(c.lt ^ declared)); c.fits && n < d {
-				raw, d = c.lt, n
-			}
+	// Raw IP: the IP header first, its length the frame's. The raw
+	// link types decode alike: the nearest that fits stands for them.
+	v4 := ipv4Fits(data, wire) && int(binary.BigEndian.Uint16(data[2:4])) == wire
+	v6 := ipv6Fits(data, wire) && int(binary.BigEndian.Uint16(data[4:6]))+40 == wire
+	raw, d := layers.LinkType(0), 17
+	for _, c := range []struct {
+		lt   layers.LinkType
+		fits bool
+	}{{layers.LinkTypeRaw, v4 || v6}, {linkTypeRawBSD12, v4 || v6}, {linkTypeRawBSD14, v4 || v6}, {layers.LinkTypeIPv4, v4}, {layers.LinkTypeIPv6, v6}} {
+		if n := bits.OnesCount16(uint16(c.lt ^ declared)); c.fits && n < d {
+			raw, d = c.lt, n
 		}
-		try(raw, d < 17)
 	}
+	try(raw, d < 17)
 	return lt, ties == 1
 }
 

@@ -95,7 +95,7 @@ func shbTypeFlipped(h []byte) bool {
 		return false
 	}
 	typ, bo := binary.LittleEndian.Uint32(h), binary.LittleEndian.Uint32(h[8:])
-	return bits.OnesCount32(typ^ngBlockSHB) == 1 && (bo == ngByteOrder || bo == 0x4D3C2B1A)
+	return bits.OnesCount32(typ^ngBlockSHB) == 1 && (bo == ngByteOrder || bo == ngByteOrderSwapped)
 }
 
 // ngIface is what an interface description block says about the packets
@@ -130,26 +130,29 @@ type ngIface struct {
 
 // Block types (draft-ietf-opsawg-pcapng section 11.1) and the options read.
 const (
-	ngBlockSHB     = 0x0A0D0D0A // section header block
-	ngBlockIDB     = 1          // interface description block
-	ngBlockPB      = 2          // packet block (obsolete)
-	ngBlockSPB     = 3          // simple packet block
-	ngBlockISB     = 5          // interface statistics block
-	ngBlockEPB     = 6          // enhanced packet block
-	ngByteOrder    = 0x1A2B3C4D // section header byte-order magic
-	ngOptEnd       = 0
-	ngOptTSResol   = 9  // if_tsresol
-	ngOptTSOffset  = 14 // if_tsoffset
-	ngMinBlock     = 12 // type, length, trailing length
-	ngMinSHB       = 28 // + byte-order magic, version, section length
-	ngMinIDB       = 20 // + link type, reserved, snap length
-	ngMinEPB       = 32 // + interface, time (2), captured and original length
-	ngMinSPB       = 16 // + original length
-	ngMinISB       = 24 // + interface, time (2)
-	ngOptISBEnd    = 3  // isb_endtime
-	ngOptISBIfDrop = 5  // isb_ifdrop
-	ngOptISBOSDrop = 7  // isb_osdrop
-	ngMajorVersion = 1
+	ngBlockSHB  = 0x0A0D0D0A // section header block
+	ngBlockIDB  = 1          // interface description block
+	ngBlockPB   = 2          // packet block (obsolete)
+	ngBlockSPB  = 3          // simple packet block
+	ngBlockISB  = 5          // interface statistics block
+	ngBlockEPB  = 6          // enhanced packet block
+	ngByteOrder = 0x1A2B3C4D // section header byte-order magic
+	// ngByteOrderSwapped is the byte-order magic of a big-endian section
+	// read little-endian.
+	ngByteOrderSwapped = 0x4D3C2B1A
+	ngOptEnd           = 0
+	ngOptTSResol       = 9  // if_tsresol
+	ngOptTSOffset      = 14 // if_tsoffset
+	ngMinBlock         = 12 // type, length, trailing length
+	ngMinSHB           = 28 // + byte-order magic, version, section length
+	ngMinIDB           = 20 // + link type, reserved, snap length
+	ngMinEPB           = 32 // + interface, time (2), captured and original length
+	ngMinSPB           = 16 // + original length
+	ngMinISB           = 24 // + interface, time (2)
+	ngOptISBEnd        = 3  // isb_endtime
+	ngOptISBIfDrop     = 5  // isb_ifdrop
+	ngOptISBOSDrop     = 7  // isb_osdrop
+	ngMajorVersion     = 1
 	// ngMaxBlock bounds the block length believed: far above any packet a
 	// snap length allows (262144 is libpcap's largest), so that a damaged
 	// length is reported at once instead of reading megabytes for it.
@@ -393,7 +396,7 @@ func (p *ngFile) next() (typ uint32, b []byte, err error) {
 		switch bo := binary.LittleEndian.Uint32(h[8:]); bo {
 		case ngByteOrder:
 			p.big = false
-		case 0x4D3C2B1A:
+		case ngByteOrderSwapped:
 			p.big = true
 		default:
 			magic := binary.BigEndian.Uint32(h[8:])
@@ -575,7 +578,7 @@ func (p *ngFile) sound(b []byte, cut bool, ifaces int) (int, bool) {
 		switch binary.LittleEndian.Uint32(b[8:]) {
 		case ngByteOrder:
 			q.big = false
-		case 0x4D3C2B1A:
+		case ngByteOrderSwapped:
 			q.big = true
 		default:
 			return 0, false
@@ -780,16 +783,17 @@ func (p *ngFile) settle() {
 // nothing): of the link type its first packet (data, of wire bytes on
 // the wire) strictly is (guessLinkType), its times in the decimal units
 // that put its first one (ts) between 1990 and 2100, else microseconds,
-// the format's default. It reports false, adding nothing, where the
+// the format's default, told as damage read all the same of its packet
+// block (typ, at start). It reports false, adding nothing, where the
 // packet is of no link type a Decoder has, or names another interface (a
 // damaged number: one packet's, not an interface's).
-func (p *ngFile) lostInterface(num int, data []byte, wire int, ts uint64) (string, bool) {
+func (p *ngFile) lostInterface(typ uint32, num int, data []byte, wire int, ts uint64, start int64) bool {
 	if num != len(p.ifaces) {
-		return "", false
+		return false
 	}
 	lt, ok := guessLinkType(0, data, wire)
 	if !ok {
-		return "", false
+		return false
 	}
 	ifc := ngIface{linkType: lt, exp: 6, perSec: 1e6, off: -1}
 	units := "microseconds (the format's default)"
@@ -804,7 +808,9 @@ func (p *ngFile) lostInterface(num int, data []byte, wire int, ts uint64) (strin
 		}
 	}
 	p.addInterface(ifc)
-	return fmt.Sprintf("interface %d, which no interface description block of the section describes (damaged or lost): read as %s, its first packet's link type, times in %s", num, linkTypeName(lt), units), true
+	// A packet read all the same: not among the bytes stepped over.
+	p.passUpTo(start, start, p.keptCorrupt(typ, "interface %d, which no interface description block of the section describes (damaged or lost): read as %s, its first packet's link type, times in %s", num, linkTypeName(lt), units))
+	return true
 }
 
 // guessInterface settles the link type of interface num, which has no
@@ -925,23 +931,18 @@ func (p *ngFile) readPacket(ci *gopacket.CaptureInfo) ([]byte, error) {
 				p.pass(start, p.corrupt(typ, "captured length %d exceeds the %d bytes of packet data the block holds", caplen, room))
 				continue
 			}
-			if ifc >= len(p.ifaces) {
-				ts := uint64(p.u32(b[12:]))<<32 | uint64(p.u32(b[16:]))
-				why, ok := p.lostInterface(ifc, b[28:28+caplen], int(p.u32(b[24:])), ts)
-				if !ok {
-					p.pass(start, p.corrupt(typ, "interface %d, but the section describes %d", ifc, len(p.ifaces)))
-					continue
-				}
-				p.passUpTo(start, start, p.keptCorrupt(typ, "%s", why))
+			ts, wire := uint64(p.u32(b[12:]))<<32|uint64(p.u32(b[16:])), int(p.u32(b[24:]))
+			data = b[28 : 28+caplen : 28+caplen]
+			if ifc >= len(p.ifaces) && !p.lostInterface(typ, ifc, data, wire, ts, start) {
+				p.pass(start, p.corrupt(typ, "interface %d, but the section describes %d", ifc, len(p.ifaces)))
+				continue
 			}
 			if p.ifaces[ifc].guess {
-				p.guessInterface(ifc, b[28:28+caplen], int(p.u32(b[24:])), start)
+				p.guessInterface(ifc, data, wire, start)
 			}
 			p.iface = ifc
-			ts := uint64(p.u32(b[12:]))<<32 | uint64(p.u32(b[16:]))
 			p.ns = p.ifaces[ifc].time(ts)
-			ci.CaptureLength, ci.Length = int(caplen), int(p.u32(b[24:]))
-			data = b[28 : 28+caplen : 28+caplen]
+			ci.CaptureLength, ci.Length = int(caplen), wire
 		case ngBlockSPB:
 			if len(b) < ngMinSPB {
 				return nil, p.corrupt(typ, "%d bytes, below the %d of its fields", len(b), ngMinSPB)
