@@ -677,3 +677,38 @@ func openAs(t *testing.T, how string, b []byte) (*Reader, error) {
 	}
 	return OpenMapped(path)
 }
+
+// TestHeaderFlips holds docs/smcdump.md's claim: every single-bit flip of
+// pingpong.pcap's file header, and of its pcapng copy's section header and
+// interface block (framing, fields and options), reads all of its frames.
+func TestHeaderFlips(t *testing.T) {
+	frames := readRaw(t, pingpong)
+	pcap, err := os.ReadFile(pingpong)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ng := ngWrite(t, frames, layers.LinkTypeEthernet, 9)
+	shb := int(binary.LittleEndian.Uint32(ng[4:]))
+	idb := int(binary.LittleEndian.Uint32(ng[shb+4:]))
+	for _, c := range []struct {
+		name     string
+		file     []byte
+		from, to int
+	}{{"pcap", pcap, 0, pcapHeaderLen}, {"pcapng", ng, 0, shb + idb}} {
+		for at := c.from; at < c.to; at++ {
+			for bit := range 8 {
+				b := bytes.Clone(c.file)
+				b[at] ^= 1 << bit
+				r, err := NewFileReader("flip", bytes.NewReader(b))
+				if err != nil {
+					t.Errorf("%s byte %d bit %d: %v", c.name, at, bit, err)
+					continue
+				}
+				fs, _ := collect(t, r)
+				if len(fs) != len(frames) {
+					t.Errorf("%s byte %d bit %d: %d frames, want %d", c.name, at, bit, len(fs), len(frames))
+				}
+			}
+		}
+	}
+}

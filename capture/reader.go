@@ -464,9 +464,19 @@ func pcapngFirstLinkType(peek func(int) ([]byte, error)) (layers.LinkType, int64
 	if binary.BigEndian.Uint32(hdr[8:12]) == 0x1A2B3C4D {
 		bo = binary.BigEndian
 	}
+	// The section header and the interface block after it, their framing
+	// sound (ngFile.sound): where either is damaged the ngFile finds the
+	// blocks past it (resync) and says so; the first decoder is then
+	// Ethernet's, each interface's frames decoded by its own.
 	shb := int(bo.Uint32(hdr[4:8]))
-	b, _ := peek(shb + 10)
-	if shb < 28 || len(b) < shb+10 || bo.Uint32(b[shb:shb+4]) != 1 { // block type 1: interface description
+	b, _ := peek(shb + ngMinIDB)
+	if shb < ngMinSHB || shb > ngMaxSHB || len(b) < shb+ngMinIDB || bo.Uint32(b[shb-4:]) != uint32(shb) || bo.Uint32(b[shb:]) != ngBlockIDB {
+		return layers.LinkTypeEthernet, -1
+	}
+	idb := int(bo.Uint32(b[shb+4:]))
+	b, _ = peek(shb + idb)
+	q := ngFile{big: bo == binary.BigEndian}
+	if n, ok := q.sound(b[shb:], false, 0); !ok || n != idb || idb > ngMaxIDB {
 		return layers.LinkTypeEthernet, -1
 	}
 	lt := layers.LinkType(bo.Uint16(b[shb+8 : shb+10]))
@@ -474,14 +484,12 @@ func pcapngFirstLinkType(peek func(int) ([]byte, error)) (layers.LinkType, int64
 		// The ngFile reads a damaged link type as the one its first
 		// packet is (guessInterface): where that packet's block comes
 		// next, the file is that link type's.
-		if idb := int(bo.Uint32(b[shb+4:])); idb >= ngMinIDB && idb <= ngMaxIDB {
-			e := shb + idb
-			if b, _ = peek(e + ngMinEPB + linkGuessLen); len(b) >= e+ngMinEPB && bo.Uint32(b[e:]) == ngBlockEPB && bo.Uint32(b[e+8:]) == 0 {
-				data := b[e+28:]
-				data = data[:min(len(data), int(bo.Uint32(b[e+20:])))]
-				if g, ok := guessLinkType(lt, data, int(bo.Uint32(b[e+24:]))); ok {
-					lt = g
-				}
+		e := shb + idb
+		if b, _ = peek(e + ngMinEPB + linkGuessLen); len(b) >= e+ngMinEPB && bo.Uint32(b[e:]) == ngBlockEPB && bo.Uint32(b[e+8:]) == 0 {
+			data := b[e+28:]
+			data = data[:min(len(data), int(bo.Uint32(b[e+20:])))]
+			if g, ok := guessLinkType(lt, data, int(bo.Uint32(b[e+24:]))); ok {
+				lt = g
 			}
 		}
 	}
