@@ -583,15 +583,9 @@ func TestNgLostInterface(t *testing.T) {
 				if !first.CI.Timestamp.Equal(want[0]) {
 					t.Errorf("%s %d %s: frame 1 at %v, want %v", c.name, res, how, first.CI.Timestamp, want[0])
 				}
-				n := 1
-				for {
-					if _, err := r.Next(); err != nil {
-						break
-					}
-					n++
-				}
+				rest, _ := collect(t, r)
 				r.Close()
-				if n != len(want) {
+				if n := 1 + len(rest); n != len(want) {
 					t.Errorf("%s %d %s: %d frames, want %d", c.name, res, how, n, len(want))
 				}
 			}
