@@ -157,6 +157,7 @@ const (
 	EIDMismatch
 	BadIPSum
 	BadTCPIPSum
+	CaptureCopyDamaged
 	numIDs
 )
 
@@ -333,6 +334,9 @@ var defs = [numIDs]Def{
 	BadTCPIPSum: {Name: "tcp.ip_checksum.bad", Severity: Warn, Group: "checksum", Object: ObjectConn,
 		Meaning: "a segment of an SMC handshake whose IPv4 header checksum fails where the direction's others verify, in a field the TCP checksum leaves out (type of service, identification, TTL): the receiving host dropped it, or the capture's copy is damaged; its CLC message is not the sender's to answer for",
 		Check:   "a copy sent again after it (corruption on the path: cables, a device that rewrites the TTL or DSCP without the checksum), else the capture (a damaged file, a capture point that rewrites packets)"},
+	CaptureCopyDamaged: {Name: "roce.capture.damaged", Severity: Warn, Group: "checksum", Object: ObjectLink,
+		Meaning: "a RoCE request whose copy in the capture fails its ICRC or IPv4 header checksum, or claims more bytes than it holds, that the responder took all the same (its ACK or NAK covers the PSN, with no copy sent again): the capture's copy is damaged, not the packet the network carried; its content is followed where the ICRC vouches for it (the damage in a field the ICRC leaves out), else missing as a request the capture point missed",
+		Check:   "the capture point (a mirror session or tap that rewrites the TTL or DSCP of its copies, a faulty capture NIC) or the file (its storage, a tool that rewrote it); not the path: the receiver took the packet"},
 }
 
 func init() {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/expert"
+	"github.com/smcscope/smcscope/internal/numfmt"
 )
 
 // Expert analysis: the findings of package expert's catalogue that the
@@ -715,6 +716,17 @@ func (l *Link) findingDetail(id expert.ID, text string) string {
 		return s
 	case expert.CaptureReordered:
 		return per(func(rc *RC) int { return rc.Reordered }, "requests shown out of the order the responder took them")
+	case expert.CaptureCopyDamaged:
+		var parts []string
+		for d := range l.RC {
+			if rc := &l.RC[d]; rc.Damaged > 0 {
+				parts = append(parts, fmt.Sprintf("%s %s of %d that the responder took, damaged in the capture", dirName(d), numfmt.Count(rc.Damaged, "request"), rc.Packets))
+			}
+		}
+		if text != "" {
+			parts = append(parts, text)
+		}
+		return strings.Join(parts, "; ")
 	case expert.RNRNAK:
 		return per(func(rc *RC) int { return rc.RNRs }, "RNR NAKs sent")
 	case expert.NAK:

@@ -187,7 +187,7 @@ func (t *Tracker) fastRoCE(f *capture.Frame) fastResult {
 		// bthNext, capture's decodeSMC).
 		// A run out of sequence (inSequence) is the general path's.
 		// A link still confirming is made up by its first data (content).
-		if !rc.havePSN || b.PSN != rc.nextPSN || !rc.ahead.idle() || f.LLC != nil || f.SMCMalformed || l.State == LinkConfirming {
+		if !rc.havePSN || b.PSN != rc.nextPSN || !rc.ahead.idle() || rc.damaged || f.LLC != nil || f.SMCMalformed || l.State == LinkConfirming {
 			return fastNo
 		}
 		switch m := f.CDC; {

@@ -57,17 +57,17 @@ func clientCDCs(t *testing.T, frames []rawFrame) []int {
 }
 
 // TestBadICRCNotFollowed: a CDC whose producer cursor was damaged on the
-// way (its ICRC no longer matches) is dropped by the receiving RNIC: it is
-// flagged, and neither its cursor nor its sequence number reaches the
-// connection (no cursor_past_rmbe on it, no cursor_backwards on the next
-// intact CDC).
+// way (its ICRC no longer matches) is dropped by the receiving RNIC, and
+// sent again: it is flagged, and neither its cursor nor its sequence
+// number reaches the connection (no cursor_past_rmbe on it, no
+// cursor_backwards on the next intact CDC).
 func TestBadICRCNotFollowed(t *testing.T) {
 	frames := readRawFrames(t, crafted.Pingpong(t))
 	base, _ := feedRaw(t, frames)
 	i := clientCDCs(t, frames)[5]
-	frames[i].Data = append([]byte(nil), frames[i].Data...)
-	m := frames[i].Data[crafted.RoCESMCOff:]
-	m[12] ^= 0x40 // the producer cursor's count, high byte (struct smc_cdc_msg)
+	frames = crafted.Resent(frames, i+1, func(d []byte) {
+		d[crafted.RoCESMCOff+12] ^= 0x40 // the producer cursor's count, high byte (struct smc_cdc_msg)
+	})
 	s, found := feedRaw(t, frames)
 	if !slices.Contains(found, expert.BadICRC.String()) {
 		t.Errorf("findings %v: want roce.icrc.bad", found)
@@ -82,6 +82,99 @@ func TestBadICRCNotFollowed(t *testing.T) {
 	}
 	if n := s.Links[0].RC[DirC2S].ICRCBad; n != 1 {
 		t.Errorf("C->S ICRC bad %d, want 1", n)
+	}
+}
+
+// TestDamagedCopy: a request whose copy in the capture is damaged, which
+// the responder took all the same (its ACK covers the PSN, nothing is sent
+// again), is the capture's damage, not the network's: roce.capture.damaged
+// in place of the checksum's error, nothing counted dropped or missed. Its
+// content is followed where the ICRC vouches for it (a TTL damaged), else
+// it is unknown, as a missed request's is (no sequence gap after it). The
+// same where the capture shows it after the ACK; where the responder NAKs
+// its PSN, the network's packet was damaged.
+func TestDamagedCopy(t *testing.T) {
+	clean := readRawFrames(t, crafted.Pingpong(t))
+	base, _ := feedRaw(t, clean)
+	i := clientCDCs(t, clean)[5]
+	const bth = crafted.RoCESMCOff - 12 // opcode at 0, PSN at 9..11
+	ack := -1
+	for j := i + 1; j < len(clean) && ack < 0; j++ {
+		if d := clean[j].Data; len(d) > crafted.RoCESMCOff && d[bth] == 0x11 && bytes.Equal(d[bth+9:bth+12], clean[i].Data[bth+9:bth+12]) {
+			ack = j
+		}
+	}
+	if ack < 0 {
+		t.Fatal("no ACK of the CDC's PSN")
+	}
+	ttl := func(d []byte) { d[14+8] ^= 0x01 }
+	icrc := func(d []byte) { d[len(d)-1] ^= 0xff }
+	late := func(fs []rawFrame) {
+		// The CDC shown after the ACK of it, at the ACK's time.
+		cdc := fs[i]
+		cdc.CI.Timestamp = fs[ack].CI.Timestamp
+		copy(fs[i:ack], fs[i+1:ack+1])
+		fs[ack] = cdc
+	}
+	nak := func(fs []rawFrame) {
+		// The ACK turned into a PSN sequence error NAK of the CDC's PSN.
+		fs[ack].Data = append([]byte(nil), fs[ack].Data...)
+		fs[ack].Data[crafted.RoCESMCOff] = 0x60
+		crafted.FixICRC(t, fs[ack].Data)
+	}
+	for _, tc := range []struct {
+		name     string
+		damage   func([]byte)
+		move     func([]rawFrame)
+		followed bool // the CDC's content
+		want     expert.ID
+	}{
+		{"ttl", ttl, nil, true, expert.CaptureCopyDamaged},
+		{"icrc", icrc, nil, false, expert.CaptureCopyDamaged},
+		{"ttl-after-ack", ttl, late, true, expert.CaptureCopyDamaged},
+		{"icrc-after-ack", icrc, late, false, expert.CaptureCopyDamaged},
+		{"icrc-naked", icrc, nak, false, expert.BadICRC},
+		{"ttl-naked", ttl, nak, false, expert.BadIPSum},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs := slices.Clone(clean)
+			fs[i].Data = append([]byte(nil), fs[i].Data...)
+			tc.damage(fs[i].Data)
+			if tc.move != nil {
+				tc.move(fs)
+			}
+			s, found := feedRaw(t, fs)
+			if !slices.Contains(found, tc.want.String()) {
+				t.Errorf("findings %v, want %s", found, tc.want)
+			}
+			bad := []expert.ID{expert.BadICRC, expert.BadIPSum, expert.CaptureCopyDamaged, expert.SeqGap}
+			if tc.move == nil {
+				// (The ACK before the CDC says the capture missed it
+				// until it comes; the NAK that a resend should follow.)
+				bad = append(bad, expert.NotCaptured, expert.PSNGap)
+			}
+			for _, id := range bad {
+				if id != tc.want && slices.Contains(found, id.String()) {
+					t.Errorf("findings %v: %s", found, id)
+				}
+			}
+			rc, brc := s.Links[0].RC[DirC2S], base.Links[0].RC[DirC2S]
+			if tc.want == expert.CaptureCopyDamaged {
+				if rc.Damaged != 1 || rc.ICRCBad != 0 || rc.NotCaptured != 0 {
+					t.Errorf("C->S damaged %d, ICRC bad %d, not captured %d; want 1, 0, 0", rc.Damaged, rc.ICRCBad, rc.NotCaptured)
+				}
+			}
+			got, want := s.Conns[0].Flow[DirC2S], base.Conns[0].Flow[DirC2S]
+			if got.Bytes != want.Bytes {
+				t.Errorf("C->S bytes %d, want %d", got.Bytes, want.Bytes)
+			}
+			if wantCDCs := want.CDCs - map[bool]int{true: 0, false: 1}[tc.followed]; tc.move == nil && got.CDCs != wantCDCs && tc.want == expert.CaptureCopyDamaged {
+				t.Errorf("C->S CDCs %d, want %d", got.CDCs, wantCDCs)
+			}
+			if tc.followed && rc.Packets != brc.Packets {
+				t.Errorf("C->S packets %d, want %d", rc.Packets, brc.Packets)
+			}
+		})
 	}
 }
 

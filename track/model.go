@@ -444,6 +444,11 @@ type RC struct {
 	// ICRCBad counts packets whose ICRC does not match: the receiving
 	// RNIC drops them, and the tracker follows none of their content.
 	ICRCBad int
+	// Damaged counts requests the capture holds damaged (a checksum that
+	// fails, a length past the frame) that the responder took all the
+	// same (its ACK or NAK covers the PSN): the capture's copy is
+	// damaged, the packet was not.
+	Damaged int
 	// ipSumOK: a packet of this direction carried an ICRC and an IPv4
 	// header checksum that verify (roce: one whose checksum alone fails
 	// is damage only then).
@@ -468,6 +473,7 @@ type RC struct {
 	Unattached int // CDCs or WRITEs that matched no connection
 	nextPSN    uint32
 	havePSN    bool
+	damaged    bool        // dmg holds a request: the fast path steps aside
 	lastPSN    uint32      // PSN of the last request packet
 	recent     [16]psnConn // connections of the last requests, to attribute ACKs
 	nRecent    uint        // unsigned: the ring index is a mask, not a division
@@ -476,6 +482,7 @@ type RC struct {
 	curLen     uint32      // its whole length (the FIRST's RETH), for a LAST with immediate
 	sw         streamWrite // where the WRITE in progress places its bytes (Options.Stream)
 	pend       []pendingWrite
+	dmg        damagedReq // while damaged
 }
 
 // psnConn remembers which connection a request packet belonged to.

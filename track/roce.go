@@ -93,17 +93,18 @@ func (g *LinkGroup) linkByID(id uint8) *Link {
 }
 
 // raiseDropped raises what makes the receiver drop the packet in in: its
-// lengths, its IPv4 header checksum, or its ICRC.
-func (t *Tracker) raiseDropped(ms *marks, in *input) {
+// lengths, its IPv4 header checksum, or its ICRC; it returns the finding.
+func (t *Tracker) raiseDropped(ms *marks, in *input) expert.ID {
 	switch {
 	case in.roce.ipSumBad && !in.roce.lengthBad:
 		t.raise(ms, expert.BadIPSum, in)
-		return
+		return expert.BadIPSum
 	case !in.roce.lengthBad:
 		t.raise(ms, expert.BadICRC, in)
-		return
+		return expert.BadICRC
 	}
 	t.raiseText(ms, expert.BadLength, in, func() string { return in.roce.whyBad.Error() })
+	return expert.BadLength
 }
 
 // roce handles one RoCE packet: find the link direction by (IP src, IP
@@ -145,10 +146,14 @@ func (t *Tracker) roce(in *input) {
 		// whose length claims more than it holds: its PSN, ACK and
 		// content change nothing at the responder, so they change
 		// nothing here. A request is sent again; its copy is followed.
+		if isRequest(r.opcode) && l.RC[d].late.take(r.psn, in.ns) {
+			t.damagedLate(l, d, in)
+			return
+		}
 		if r.icrcBad && !r.ipSumBad {
 			l.RC[d].ICRCBad++
 		}
-		t.raiseDropped(&l.expert, in)
+		l.RC[d].holdDamaged(in, t.raiseDropped(&l.expert, in))
 		return
 	}
 	rc := &l.RC[d]
@@ -163,6 +168,10 @@ func (t *Tracker) roce(in *input) {
 		return
 	}
 	rc.havePSN, rc.nextPSN = true, (r.psn+1)&0xFFFFFF
+	if rc.damaged {
+		// The PSN sent again: the responder dropped the damaged copy.
+		rc.forgetDamaged()
+	}
 	if !rc.ahead.idle() {
 		// The responder takes a request: a run out of sequence ends
 		// (the next one gets its own NAK), and what it dropped comes
@@ -339,7 +348,13 @@ func (t *Tracker) resync(l *Link, d Dir, next uint32, in *input) {
 	// sequence after all. The rest the capture never showed.
 	held := rc.ahead.count(uint32(min(n, aheadBits)))
 	rc.OutOfSeq -= held
-	if missed := int(n) - held; missed > 0 {
+	missed := int(n) - held
+	if rc.damaged {
+		if t.damagedTaken(l, d, next, in) {
+			missed--
+		}
+	}
+	if missed > 0 {
 		t.notCaptured(l, d, missed, in)
 		// Dated by the newest frame so far: an ACK stamped before the
 		// frames before it (a clock stepped back) came after them.
@@ -505,6 +520,121 @@ func (t *Tracker) pendShown(l *Link, d Dir, i int, in *input) {
 	l.expert.add(expert.PSNGap, p.frame, p.since, "")
 }
 
+// holdDamaged keeps the request in in, which the capture holds damaged
+// (finding id raised for it), where it is the one the responder of
+// direction rc expects: the wire says later whether the responder took it
+// (damagedTaken) or the network's packet was damaged (the PSN sent again,
+// or NAKed). Its content is kept where the damage leaves it the sender's:
+// the ICRC matches, and only the IPv4 header's checksum fails, in the
+// fields the ICRC leaves out (the TTL, the type of service).
+func (rc *RC) holdDamaged(in *input, id expert.ID) {
+	r := &in.roce
+	if !isRequest(r.opcode) || !rc.havePSN || r.psn != rc.nextPSN {
+		return
+	}
+	rc.damaged = true
+	rc.dmg = damagedReq{id: id, whole: r.ipSumBad && !r.lengthBad}
+	if !rc.dmg.whole {
+		rc.dmg.req = keptReq{number: in.number, ns: in.ns}
+		rc.dmg.req.roce.psn = r.psn
+		rc.dmg.req.roce.icrcGot, rc.dmg.req.roce.icrcWant = r.icrcGot, r.icrcWant
+		rc.dmg.why = r.whyBad
+		return
+	}
+	rc.dmg.req = keptOf(in)
+	rc.dmg.req.roce.ipSum = r.ipSum
+	rc.dmg.req.roce.icrcBad, rc.dmg.req.roce.ipSumBad = false, false
+}
+
+// forgetDamaged forgets the damaged request held: the network's packet
+// was damaged (the responder dropped it), as the finding its frame raised
+// says.
+func (rc *RC) forgetDamaged() {
+	rc.damaged, rc.dmg = false, damagedReq{}
+}
+
+// damagedReq is a request at the PSN the responder expects that the
+// capture holds damaged (RC.holdDamaged).
+type damagedReq struct {
+	id    expert.ID // what its frame raised: BadICRC, BadIPSum or BadLength
+	whole bool      // its content is the sender's: req is followed if the responder took it
+	req   keptReq
+	why   error // BadLength's
+}
+
+// damagedTaken settles the damaged request held for direction d of l
+// when the responder's word in in says that it took the PSNs before next:
+// if the held one is among them, the capture's copy was damaged, not the
+// packet. Its frame's finding is taken back for roce.capture.damaged, and
+// its content is followed with the requests kept (resync), or, damaged,
+// is unknown as a missed request's is. It reports whether the held
+// request was among them.
+func (t *Tracker) damagedTaken(l *Link, d Dir, next uint32, in *input) bool {
+	rc := &l.RC[d]
+	m := rc.dmg
+	rc.forgetDamaged()
+	i := psnDiff(m.req.roce.psn, rc.nextPSN)
+	if i < 0 || psnDiff(m.req.roce.psn, next) >= 0 || i >= aheadBits || rc.ahead.has(uint32(i)) {
+		return false
+	}
+	// Among the PSNs held: not missed, and not to come late (lateWindow).
+	rc.ahead.set(uint32(i))
+	l.expert.unmark(m.id)
+	if m.id == expert.BadICRC {
+		rc.ICRCBad--
+	}
+	rc.Damaged++
+	t.cur.expert |= 1 << expert.CaptureCopyDamaged
+	text := ""
+	if l.expert.find(expert.CaptureCopyDamaged) == nil {
+		text = damagedText(m.id, &m.req.roce, m.why)
+	}
+	l.expert.add(expert.CaptureCopyDamaged, m.req.number, m.req.ns, text)
+	if m.whole {
+		rc.kept = append(rc.kept, m.req)
+	} else {
+		t.contentUnknown(l, d, in)
+	}
+	return true
+}
+
+// damagedLate follows a request of direction d of l that the capture holds
+// damaged and showed after the responder's ACK of it (lateWindow): the
+// responder took it, so the damage is the capture's copy. Its content is
+// followed where the ICRC vouches for it (reordered), else it stays
+// unknown, as the ACK made it.
+func (t *Tracker) damagedLate(l *Link, d Dir, in *input) {
+	r := &in.roce
+	rc := &l.RC[d]
+	id := expert.BadICRC
+	switch {
+	case r.lengthBad:
+		id = expert.BadLength
+	case r.ipSumBad:
+		id = expert.BadIPSum
+	}
+	rc.Damaged++
+	t.raiseText(&l.expert, expert.CaptureCopyDamaged, in, func() string { return damagedText(id, r, r.whyBad) })
+	if id != expert.BadIPSum {
+		rc.NotCaptured--
+		return
+	}
+	r.icrcBad, r.ipSumBad = false, false
+	t.reordered(l, d, in)
+}
+
+// damagedText says what is damaged in the copy of request r, whose
+// frame's finding is id, and whether its content is followed.
+func damagedText(id expert.ID, r *roceIn, why error) string {
+	switch id {
+	case expert.BadIPSum:
+		return fmt.Sprintf("the first: IPv4 header checksum in the frame 0x%04x, computed 0x%04x (its content followed)", r.ipSum[0], r.ipSum[1])
+	case expert.BadICRC:
+		return fmt.Sprintf("the first: ICRC in the frame 0x%08x, computed 0x%08x (its content not known)", r.icrcGot, r.icrcWant)
+	}
+	return fmt.Sprintf("the first: %v (its content not known)", why)
+}
+
 // notCaptured records that the responder of direction d of l took n
 // request PSNs the capture never showed (its ACK or NAK in in says so):
 // a fact of the capture, roce.rc.not_captured, carried by the frame that
@@ -517,6 +647,13 @@ func (t *Tracker) notCaptured(l *Link, d Dir, n int, in *input) {
 	rc.NotCaptured += n
 	t.cur.notCaptured += n
 	t.raise(&l.expert, expert.NotCaptured, in)
+	t.contentUnknown(l, d, in)
+}
+
+// contentUnknown says that the responder of direction d of l took
+// requests whose content the capture does not tell (missed, or damaged
+// in its copy), which in says.
+func (t *Tracker) contentUnknown(l *Link, d Dir, in *input) {
 	t.uncaptured(l, d)
 	l.llcPend[d.Reverse()] = [2]pendingLLC{}
 	l.lgr.missedNS = in.ns
@@ -829,9 +966,14 @@ func (r *RC) keep(in *input) {
 		r.kept = append(r.kept, keptReq{})
 		i = len(r.kept) - 1
 	}
-	r.kept[i] = keptReq{number: in.number, ns: in.ns, roce: in.roce, snapCut: in.snapCut}
+	r.kept[i] = keptOf(in)
+}
+
+// keptOf is the request in in as resync follows it later.
+func keptOf(in *input) keptReq {
+	k := keptReq{number: in.number, ns: in.ns, roce: in.roce, snapCut: in.snapCut}
 	// What the frame did not fill is an earlier frame's: left out.
-	x := &r.kept[i].roce
+	x := &k.roce
 	if !x.hasRETH {
 		x.va, x.rkey, x.dmaLen = 0, 0, 0
 	}
@@ -847,6 +989,7 @@ func (r *RC) keep(in *input) {
 	// A WRITE's bytes (Options.Stream) are the frame buffer's, which the
 	// reader reuses.
 	x.data = bytes.Clone(x.data)
+	return k
 }
 
 // dropKept forgets the kept requests before next.
@@ -1087,6 +1230,11 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 				shown = t.lossShown(l, d.Reverse(), in)
 			}
 		}
+	}
+	if class != 0 && rev.damaged && r.psn == rev.dmg.req.roce.psn {
+		// The responder names the damaged request's PSN as the one it
+		// did not take: the network's packet was damaged.
+		rev.forgetDamaged()
 	}
 	if class != 0 {
 		// The requester goes back to the NAK's PSN: what comes next

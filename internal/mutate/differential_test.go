@@ -206,7 +206,9 @@ func covers(a, p uint32) bool { return (a-p)&0xFFFFFF < 256 }
 //   - a request the capture missed whose ACK is in it makes no PSN gap,
 //     sequence gap, unanswered LLC request, close without close or stall, and
 //     no frame out of sequence when the ACK comes before the next request;
-//   - a frame with a bad ICRC makes no cursor or sequence finding;
+//   - a frame with a bad ICRC makes no cursor or sequence finding, and,
+//     a request its responder's ACK covers, is the capture's damaged copy
+//     (roce.capture.damaged), not an ICRC error or a missed request;
 //   - a request put just after its responder's ACK (mutate.Reordered)
 //     makes no retransmission, PSN or sequence gap, and every CDC and byte
 //     is followed as in the whole capture;
@@ -224,7 +226,7 @@ func TestDifferential(t *testing.T) {
 		}
 	}
 	start := time.Now()
-	variants, covered, badICRC, reordered := 0, 0, 0, 0
+	variants, covered, badICRC, reordered, damagedCopies := 0, 0, 0, 0, 0
 	eachCapture(t, func(rel string, lt layers.LinkType, frames []mutate.Frame, base run) {
 		ms := append(mutate.Generate(seed, frames, variantsPerCapture), mutate.Thinned(seed, frames, thinnedPerCapture)...)
 		ms = append(ms, mutate.Reordered(seed, frames, reorderedPerCapture)...)
@@ -295,19 +297,31 @@ func TestDifferential(t *testing.T) {
 				if s := noMore(base, v, expert.CursorPastRMBE, expert.CursorBackwards, expert.SeqGap, expert.SeqDup); s != "" {
 					t.Errorf("%s: a frame with a bad ICRC (the RNIC drops it) made %s", name, s)
 				}
+				// A request damaged where its BTH and addresses are
+				// intact, which its responder's ACK covers with no copy
+				// sent again: the capture's copy is damaged, the
+				// network's packet was not.
+				b, w := base.wire[m.At], v.wire[m.At]
+				if ack, _ := coveredLater(base, m.At); ack && b.src == w.src && b.dst == w.dst && b.qp == w.qp && b.psn == w.psn && b.opcode == w.opcode {
+					damagedCopies++
+					if s := noMore(base, v, expert.BadICRC, expert.NotCaptured); s != "" || v.findings[expert.CaptureCopyDamaged] <= base.findings[expert.CaptureCopyDamaged] {
+						t.Errorf("%s: a damaged copy of a request its responder took made %s, roce.capture.damaged %d (whole capture: %d)", name, s,
+							v.findings[expert.CaptureCopyDamaged], base.findings[expert.CaptureCopyDamaged])
+					}
+				}
 			}
 		}
 	})
 	if variants < 2000 {
 		t.Errorf("%d variants, want at least 2000", variants)
 	}
-	t.Logf("%d variants of %d captures in %v: %d with a missed request the ACK covers, %d with a bad ICRC, %d with a request after its ACK", variants, len(captures(t)),
-		time.Since(start).Round(time.Millisecond), covered, badICRC, reordered)
+	t.Logf("%d variants of %d captures in %v: %d with a missed request the ACK covers, %d with a bad ICRC (%d of them a request the ACK covers), %d with a request after its ACK", variants, len(captures(t)),
+		time.Since(start).Round(time.Millisecond), covered, badICRC, damagedCopies, reordered)
 	if reordered < 50 {
 		t.Errorf("only %d variants put a request after its ACK", reordered)
 	}
-	if covered < 50 || badICRC < 50 {
-		t.Errorf("too few variants test the capture's gaps (%d) and bad ICRCs (%d): the mutations missed them", covered, badICRC)
+	if covered < 50 || badICRC < 50 || damagedCopies < 50 {
+		t.Errorf("too few variants test the capture's gaps (%d), bad ICRCs (%d) and damaged copies the responder took (%d): the mutations missed them", covered, badICRC, damagedCopies)
 	}
 }
 

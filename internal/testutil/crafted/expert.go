@@ -130,17 +130,24 @@ var ExpertVectors = []Vector{
 		return write(t, "llc-retransmitted", fs)
 	}},
 	{"bad-icrc", "roce.icrc.bad", func(t testing.TB) string {
-		fs := pingpong(t)
-		d := fs[ppCDC-1].Data
-		d[len(d)-1] ^= 0xff // the ICRC is the frame's last 4 bytes
+		// A CDC damaged on the way (its ICRC inverted; the ICRC is the
+		// frame's last 4 bytes) and sent again (Resent).
+		fs := Resent(pingpong(t), ppCDC, func(d []byte) { d[len(d)-1] ^= 0xff })
 		return write(t, "bad-icrc", fs)
 	}},
 	{"bad-ip-checksum", "roce.ip_checksum.bad", func(t testing.TB) string {
-		// A bit of the CDC's TTL flipped: the ICRC leaves the TTL out and
-		// still matches, the IPv4 header checksum fails.
+		// A bit of the CDC's TTL flipped on the way: the ICRC leaves the
+		// TTL out and still matches, the IPv4 header checksum fails; the
+		// CDC sent again (Resent).
+		fs := Resent(pingpong(t), ppCDC, func(d []byte) { d[14+8] ^= 0x01 })
+		return write(t, "bad-ip-checksum", fs)
+	}},
+	{"damaged-copy", "roce.capture.damaged", func(t testing.TB) string {
+		// A bit of the CDC's TTL flipped in the capture's copy alone: the
+		// server's ACK of it follows, and nothing is sent again.
 		fs := pingpong(t)
 		fs[ppCDC-1].Data[14+8] ^= 0x01
-		return write(t, "bad-ip-checksum", fs)
+		return write(t, "damaged-copy", fs)
 	}},
 	{"capture-duplicate", "roce.capture.duplicate", func(t testing.TB) string {
 		// A CDC twice at the same time, as a mirror session copying both
@@ -198,10 +205,10 @@ var ExpertVectors = []Vector{
 	{"bad-length", "roce.length.bad", func(t testing.TB) string {
 		// A CDC's UDP length 16 bytes more than the datagram: the frame
 		// is whole, its ICRC untouched.
-		fs := pingpong(t)
-		d := fs[ppCDC-1].Data
-		u := d[RoCEIPOff+20+4:]
-		binary.BigEndian.PutUint16(u, binary.BigEndian.Uint16(u)+16)
+		fs := Resent(pingpong(t), ppCDC, func(d []byte) {
+			u := d[RoCEIPOff+20+4:]
+			binary.BigEndian.PutUint16(u, binary.BigEndian.Uint16(u)+16)
+		})
 		return write(t, "bad-length", fs)
 	}},
 	{"malformed", "smc.malformed", func(t testing.TB) string { return MalformedSMC(t) }},
@@ -347,6 +354,24 @@ func editAt(t testing.TB, name string, n, off int, fn func(b []byte)) string {
 	fn(fs[n-1].Data[off:])
 	FixICRC(t, fs[n-1].Data)
 	return write(t, name, fs)
+}
+
+// ResendAfter is how long a requester of Linux SMC-R waits for an ACK
+// before it sends a request again: the RC transport timeout of its queue
+// pairs (4.096 us << 15, SMC_QP_TIMEOUT in net/smc/smc_ib.h).
+const ResendAfter = 134 * time.Millisecond
+
+// Resent makes request frame n (1-based) of fs a copy damaged on the way
+// by damage, which the receiver dropped: the requester sends the frame
+// again, whole, ResendAfter later, and every frame after it comes that
+// much later.
+func Resent(fs []testutil.Packet, n int, damage func(frame []byte)) []testutil.Packet {
+	again := testutil.Packet{CI: fs[n-1].CI, Data: append([]byte(nil), fs[n-1].Data...)}
+	again.CI.Timestamp = again.CI.Timestamp.Add(ResendAfter)
+	fs[n-1].Data = append([]byte(nil), fs[n-1].Data...)
+	damage(fs[n-1].Data)
+	later(fs, n+1, ResendAfter)
+	return append(fs[:n:n], append([]testutil.Packet{again}, fs[n:]...)...)
 }
 
 // later moves frames from n (1-based) on by d.
