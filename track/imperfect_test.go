@@ -128,18 +128,29 @@ func TestDamagedCopy(t *testing.T) {
 		move     func([]rawFrame)
 		followed bool // the CDC's content
 		want     expert.ID
+		write    bool // the WRITE before the CDC damaged too (its ICRC)
 	}{
-		{"ttl", ttl, nil, true, expert.CaptureCopyDamaged},
-		{"icrc", icrc, nil, false, expert.CaptureCopyDamaged},
-		{"ttl-after-ack", ttl, late, true, expert.CaptureCopyDamaged},
-		{"icrc-after-ack", icrc, late, false, expert.CaptureCopyDamaged},
-		{"icrc-naked", icrc, nak, false, expert.BadICRC},
-		{"ttl-naked", ttl, nak, false, expert.BadIPSum},
+		{"ttl", ttl, nil, true, expert.CaptureCopyDamaged, false},
+		{"icrc", icrc, nil, false, expert.CaptureCopyDamaged, false},
+		{"ttl-after-ack", ttl, late, true, expert.CaptureCopyDamaged, false},
+		{"icrc-after-ack", icrc, late, false, expert.CaptureCopyDamaged, false},
+		{"icrc-naked", icrc, nak, false, expert.BadICRC, false},
+		{"ttl-naked", ttl, nak, false, expert.BadIPSum, false},
+		{"write-and-ttl", ttl, nil, true, expert.CaptureCopyDamaged, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fs := slices.Clone(clean)
 			fs[i].Data = append([]byte(nil), fs[i].Data...)
 			tc.damage(fs[i].Data)
+			damaged := 1
+			if tc.write {
+				if fs[i-1].Data[bth] != 0x0a { // RDMA WRITE Only
+					t.Fatalf("frame %d is no WRITE", i)
+				}
+				fs[i-1].Data = append([]byte(nil), fs[i-1].Data...)
+				icrc(fs[i-1].Data)
+				damaged++
+			}
 			if tc.move != nil {
 				tc.move(fs)
 			}
@@ -160,8 +171,8 @@ func TestDamagedCopy(t *testing.T) {
 			}
 			rc, brc := s.Links[0].RC[DirC2S], base.Links[0].RC[DirC2S]
 			if tc.want == expert.CaptureCopyDamaged {
-				if rc.Damaged != 1 || rc.ICRCBad != 0 || rc.NotCaptured != 0 {
-					t.Errorf("C->S damaged %d, ICRC bad %d, not captured %d; want 1, 0, 0", rc.Damaged, rc.ICRCBad, rc.NotCaptured)
+				if rc.Damaged != damaged || rc.ICRCBad != 0 || rc.NotCaptured != 0 {
+					t.Errorf("C->S damaged %d, ICRC bad %d, not captured %d; want %d, 0, 0", rc.Damaged, rc.ICRCBad, rc.NotCaptured, damaged)
 				}
 			}
 			got, want := s.Conns[0].Flow[DirC2S], base.Conns[0].Flow[DirC2S]
@@ -171,11 +182,64 @@ func TestDamagedCopy(t *testing.T) {
 			if wantCDCs := want.CDCs - map[bool]int{true: 0, false: 1}[tc.followed]; tc.move == nil && got.CDCs != wantCDCs && tc.want == expert.CaptureCopyDamaged {
 				t.Errorf("C->S CDCs %d, want %d", got.CDCs, wantCDCs)
 			}
-			if tc.followed && rc.Packets != brc.Packets {
+			if tc.followed && !tc.write && rc.Packets != brc.Packets {
 				t.Errorf("C->S packets %d, want %d", rc.Packets, brc.Packets)
 			}
 		})
 	}
+}
+
+// TestDamagedResentAfterACK: a CDC damaged on the way and sent again,
+// whose ACK the capture shows before the copy sent again (two hosts'
+// captures merged with their clocks apart): the ACK makes the damaged copy
+// look taken until the copy comes; then the damage was the network's
+// (roce.icrc.bad stands), the copy is followed once, and nothing is a
+// retransmission.
+func TestDamagedResentAfterACK(t *testing.T) {
+	clean := readRawFrames(t, crafted.Pingpong(t))
+	base, _ := feedRaw(t, clean)
+	i := clientCDCs(t, clean)[5]
+	for _, whole := range []bool{false, true} {
+		fs := crafted.Resent(slices.Clone(clean), i+1, func(d []byte) {
+			if whole {
+				d[14+8] ^= 0x01 // the TTL
+			} else {
+				d[len(d)-1] ^= 0xff // the ICRC
+			}
+		})
+		// The copy sent again at i+1; the server's next frames (its ACKs
+		// of the WRITE and of the CDC) put before it, at its time.
+		again := fs[i+1]
+		fs[i+1], fs[i+2], fs[i+3] = fs[i+2], fs[i+3], again
+		fs[i+1].CI.Timestamp, fs[i+2].CI.Timestamp = again.CI.Timestamp, again.CI.Timestamp
+		s, found := feedRaw(t, fs)
+		want := expert.BadICRC
+		if whole {
+			want = expert.BadIPSum
+		}
+		if !slices.Contains(found, want.String()) || slices.Contains(found, expert.CaptureCopyDamaged.String()) || !slices.Contains(found, expert.CaptureReordered.String()) {
+			t.Errorf("whole %v: findings %v, want %s, roce.capture.reordered and no roce.capture.damaged", whole, found, want)
+		}
+		rc := s.Links[0].RC[DirC2S]
+		if rc.Damaged != 0 || rc.Retrans != 0 {
+			t.Errorf("whole %v: damaged %d, retransmissions %d; want 0, 0", whole, rc.Damaged, rc.Retrans)
+		}
+		if got, want := flowTotalsOf(s), flowTotalsOf(base); got != want {
+			t.Errorf("whole %v: CDCs and bytes %v, whole capture %v", whole, got, want)
+		}
+	}
+}
+
+// flowTotalsOf sums the CDCs and bytes of s's connections.
+func flowTotalsOf(s Snapshot) [2]int {
+	var n [2]int
+	for _, c := range s.Conns {
+		for _, f := range c.Flow {
+			n[0] += f.CDCs
+			n[1] += int(f.Bytes)
+		}
+	}
+	return n
 }
 
 // TestIPSumOfACaptureCopy: where every RoCE packet of a direction carries

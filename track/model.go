@@ -482,7 +482,8 @@ type RC struct {
 	curLen     uint32      // its whole length (the FIRST's RETH), for a LAST with immediate
 	sw         streamWrite // where the WRITE in progress places its bytes (Options.Stream)
 	pend       []pendingWrite
-	dmg        damagedReq // while damaged
+	dmg        []damagedReq   // damaged requests whose PSN the responder has yet to take (holdDamaged)
+	dmgTaken   []takenDamaged // damaged requests the responder's word made the capture's damage, lately
 }
 
 // psnConn remembers which connection a request packet belonged to.

@@ -164,13 +164,16 @@ func (t *Tracker) roce(in *input) {
 		}
 		return
 	}
+	if rc.damaged && t.damagedResent(l, d, in) {
+		return
+	}
 	if rc.havePSN && !t.inSequence(l, d, in) {
 		return
 	}
 	rc.havePSN, rc.nextPSN = true, (r.psn+1)&0xFFFFFF
 	if rc.damaged {
 		// The PSN sent again: the responder dropped the damaged copy.
-		rc.forgetDamaged()
+		rc.forgetDamaged(func(psn uint32) bool { return psn != r.psn })
 	}
 	if !rc.ahead.idle() {
 		// The responder takes a request: a run out of sequence ends
@@ -350,9 +353,7 @@ func (t *Tracker) resync(l *Link, d Dir, next uint32, in *input) {
 	rc.OutOfSeq -= held
 	missed := int(n) - held
 	if rc.damaged {
-		if t.damagedTaken(l, d, next, in) {
-			missed--
-		}
+		missed -= t.damagedTaken(l, d, next, in)
 	}
 	if missed > 0 {
 		t.notCaptured(l, d, missed, in)
@@ -521,40 +522,59 @@ func (t *Tracker) pendShown(l *Link, d Dir, i int, in *input) {
 }
 
 // holdDamaged keeps the request in in, which the capture holds damaged
-// (finding id raised for it), where it is the one the responder of
-// direction rc expects: the wire says later whether the responder took it
+// (finding id raised for it), where the responder of direction rc has yet
+// to take its PSN: the wire says later whether the responder took it
 // (damagedTaken) or the network's packet was damaged (the PSN sent again,
 // or NAKed). Its content is kept where the damage leaves it the sender's:
 // the ICRC matches, and only the IPv4 header's checksum fails, in the
 // fields the ICRC leaves out (the TTL, the type of service).
 func (rc *RC) holdDamaged(in *input, id expert.ID) {
 	r := &in.roce
-	if !isRequest(r.opcode) || !rc.havePSN || r.psn != rc.nextPSN {
+	if !isRequest(r.opcode) || !rc.havePSN {
 		return
 	}
+	if dd := psnDiff(r.psn, rc.nextPSN); dd < 0 || dd >= aheadBits {
+		return
+	}
+	i := slices.IndexFunc(rc.dmg, func(m damagedReq) bool { return m.req.roce.psn == r.psn })
+	if i < 0 {
+		if len(rc.dmg) >= maxDamaged {
+			return
+		}
+		rc.dmg = append(rc.dmg, damagedReq{})
+		i = len(rc.dmg) - 1
+	}
+	m := damagedReq{id: id, whole: r.ipSumBad && !r.lengthBad}
+	if m.whole {
+		m.req = keptOf(in)
+		m.req.roce.ipSum = r.ipSum
+		m.req.roce.icrcBad, m.req.roce.ipSumBad = false, false
+	} else {
+		m.req = keptReq{number: in.number, ns: in.ns}
+		m.req.roce.psn = r.psn
+		m.req.roce.icrcGot, m.req.roce.icrcWant = r.icrcGot, r.icrcWant
+		m.why = r.whyBad
+	}
+	rc.dmg[i] = m
 	rc.damaged = true
-	rc.dmg = damagedReq{id: id, whole: r.ipSumBad && !r.lengthBad}
-	if !rc.dmg.whole {
-		rc.dmg.req = keptReq{number: in.number, ns: in.ns}
-		rc.dmg.req.roce.psn = r.psn
-		rc.dmg.req.roce.icrcGot, rc.dmg.req.roce.icrcWant = r.icrcGot, r.icrcWant
-		rc.dmg.why = r.whyBad
-		return
-	}
-	rc.dmg.req = keptOf(in)
-	rc.dmg.req.roce.ipSum = r.ipSum
-	rc.dmg.req.roce.icrcBad, rc.dmg.req.roce.ipSumBad = false, false
 }
 
-// forgetDamaged forgets the damaged request held: the network's packet
-// was damaged (the responder dropped it), as the finding its frame raised
-// says.
-func (rc *RC) forgetDamaged() {
-	rc.damaged, rc.dmg = false, damagedReq{}
+// maxDamaged bounds the damaged requests held per direction: every one
+// the window can hold (random byte errors in a capture of 1 KiB WRITEs
+// hit a third of them at one error in 2,000 bytes).
+const maxDamaged = aheadBits
+
+// forgetDamaged forgets the damaged requests held whose PSN keep does
+// not accept: the network's packet was damaged (the responder dropped
+// it, and the PSN came again, or it NAKed it), as the finding its frame
+// raised says.
+func (rc *RC) forgetDamaged(keep func(psn uint32) bool) {
+	rc.dmg = slices.DeleteFunc(rc.dmg, func(m damagedReq) bool { return !keep(m.req.roce.psn) })
+	rc.damaged = len(rc.dmg)+len(rc.dmgTaken) > 0
 }
 
-// damagedReq is a request at the PSN the responder expects that the
-// capture holds damaged (RC.holdDamaged).
+// damagedReq is a request that the capture holds damaged, its PSN not yet
+// taken by the responder (RC.holdDamaged).
 type damagedReq struct {
 	id    expert.ID // what its frame raised: BadICRC, BadIPSum or BadLength
 	whole bool      // its content is the sender's: req is followed if the responder took it
@@ -562,38 +582,104 @@ type damagedReq struct {
 	why   error // BadLength's
 }
 
-// damagedTaken settles the damaged request held for direction d of l
+// damagedTaken settles the damaged requests held for direction d of l
 // when the responder's word in in says that it took the PSNs before next:
-// if the held one is among them, the capture's copy was damaged, not the
-// packet. Its frame's finding is taken back for roce.capture.damaged, and
-// its content is followed with the requests kept (resync), or, damaged,
-// is unknown as a missed request's is. It reports whether the held
-// request was among them.
-func (t *Tracker) damagedTaken(l *Link, d Dir, next uint32, in *input) bool {
+// one among them that the capture showed no other copy of was damaged in
+// the capture's copy alone, not on the way. Its frame's finding is taken
+// back for roce.capture.damaged, and its content is followed with the
+// requests kept (resync), or, damaged, is unknown as a missed request's
+// is. It returns how many were among them.
+func (t *Tracker) damagedTaken(l *Link, d Dir, next uint32, in *input) int {
 	rc := &l.RC[d]
-	m := rc.dmg
-	rc.forgetDamaged()
-	i := psnDiff(m.req.roce.psn, rc.nextPSN)
-	if i < 0 || psnDiff(m.req.roce.psn, next) >= 0 || i >= aheadBits || rc.ahead.has(uint32(i)) {
+	n, unknown := 0, false
+	for _, m := range rc.dmg {
+		i := psnDiff(m.req.roce.psn, rc.nextPSN)
+		if i < 0 || psnDiff(m.req.roce.psn, next) >= 0 || i >= aheadBits || rc.ahead.has(uint32(i)) {
+			continue
+		}
+		// Among the PSNs held: not missed, and not to come late
+		// (lateWindow).
+		rc.ahead.set(uint32(i))
+		n++
+		l.expert.unmark(m.id)
+		if m.id == expert.BadICRC {
+			rc.ICRCBad--
+		}
+		rc.Damaged++
+		t.cur.expert |= 1 << expert.CaptureCopyDamaged
+		text := ""
+		if l.expert.find(expert.CaptureCopyDamaged) == nil {
+			text = damagedText(m.id, &m.req.roce, m.why)
+		}
+		l.expert.add(expert.CaptureCopyDamaged, m.req.number, m.req.ns, text)
+		if len(rc.dmgTaken) < maxDamaged {
+			rc.dmgTaken = append(rc.dmgTaken, takenDamaged{damagedReq: m, ns: t.lastNS})
+		}
+		if m.whole {
+			rc.kept = append(rc.kept, m.req)
+		} else {
+			unknown = true
+		}
+	}
+	// What is left is at or past next, still to be settled.
+	rc.forgetDamaged(func(psn uint32) bool { return psnDiff(psn, next) >= 0 })
+	if unknown {
+		t.contentUnknown(l, d, in)
+	}
+	return n
+}
+
+// takenDamaged is a damaged request that the responder's word made the
+// capture's damage (damagedTaken), at ns: a whole copy of it shortly
+// after says otherwise (damagedResent).
+type takenDamaged struct {
+	damagedReq
+	ns int64
+}
+
+// damagedResent handles a request of direction d of l on the PSN of a
+// damaged request that the responder's ACK had made the capture's damage,
+// soon after that ACK: the requester sent it again, so the receiver
+// dropped the damaged copy after all (its finding stands again), and the
+// capture put the copy it took after the ACK (two hosts' captures merged,
+// their clocks apart: roce.capture.reordered). Its content is followed
+// now where the damaged copy's was not. It reports whether in was such a
+// request.
+func (t *Tracker) damagedResent(l *Link, d Dir, in *input) bool {
+	rc := &l.RC[d]
+	rc.dmgTaken = slices.DeleteFunc(rc.dmgTaken, func(m takenDamaged) bool { return in.ns-m.ns > int64(lateMax) })
+	i := slices.IndexFunc(rc.dmgTaken, func(m takenDamaged) bool { return m.req.roce.psn == in.roce.psn })
+	if i < 0 {
+		rc.damaged = len(rc.dmg)+len(rc.dmgTaken) > 0
 		return false
 	}
-	// Among the PSNs held: not missed, and not to come late (lateWindow).
-	rc.ahead.set(uint32(i))
-	l.expert.unmark(m.id)
+	m := rc.dmgTaken[i]
+	rc.dmgTaken = slices.Delete(rc.dmgTaken, i, i+1)
+	rc.damaged = len(rc.dmg)+len(rc.dmgTaken) > 0
+	rc.Damaged--
+	l.expert.unmark(expert.CaptureCopyDamaged)
 	if m.id == expert.BadICRC {
-		rc.ICRCBad--
+		rc.ICRCBad++
 	}
-	rc.Damaged++
-	t.cur.expert |= 1 << expert.CaptureCopyDamaged
+	r := &m.req.roce
 	text := ""
-	if l.expert.find(expert.CaptureCopyDamaged) == nil {
-		text = damagedText(m.id, &m.req.roce, m.why)
+	switch m.id {
+	case expert.BadICRC:
+		text = fmt.Sprintf("ICRC in the frame 0x%08x, computed 0x%08x", r.icrcGot, r.icrcWant)
+	case expert.BadIPSum:
+		text = fmt.Sprintf("IPv4 header checksum in the frame 0x%04x, computed 0x%04x", r.ipSum[0], r.ipSum[1])
+	case expert.BadLength:
+		text = fmt.Sprint(m.why)
 	}
-	l.expert.add(expert.CaptureCopyDamaged, m.req.number, m.req.ns, text)
-	if m.whole {
-		rc.kept = append(rc.kept, m.req)
-	} else {
-		t.contentUnknown(l, d, in)
+	if l.expert.find(m.id) != nil {
+		text = ""
+	}
+	l.expert.add(m.id, m.req.number, m.req.ns, text)
+	rc.Reordered++
+	t.raise(&l.expert, expert.CaptureReordered, in)
+	if !m.whole {
+		rc.Packets++
+		t.content(l, d, in)
 	}
 	return true
 }
@@ -967,6 +1053,11 @@ func (r *RC) keep(in *input) {
 		i = len(r.kept) - 1
 	}
 	r.kept[i] = keptOf(in)
+	if r.damaged {
+		// A whole copy of a damaged request held: the requester sent it
+		// again; the damaged one was dropped.
+		r.forgetDamaged(func(psn uint32) bool { return psn != in.roce.psn })
+	}
 }
 
 // keptOf is the request in in as resync follows it later.
@@ -1231,10 +1322,11 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 			}
 		}
 	}
-	if class != 0 && rev.damaged && r.psn == rev.dmg.req.roce.psn {
-		// The responder names the damaged request's PSN as the one it
-		// did not take: the network's packet was damaged.
-		rev.forgetDamaged()
+	if class != 0 && rev.damaged {
+		// The responder names the PSN it did not take: a damaged request
+		// held from it on was the network's packet (it drops the rest of
+		// a run after a NAK as well, and the requester sends them again).
+		rev.forgetDamaged(func(psn uint32) bool { return psnDiff(psn, r.psn) < 0 })
 	}
 	if class != 0 {
 		// The requester goes back to the NAK's PSN: what comes next
