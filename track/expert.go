@@ -716,6 +716,14 @@ func (l *Link) findingDetail(id expert.ID, text string) string {
 		return s
 	case expert.CaptureReordered:
 		return per(func(rc *RC) int { return rc.Reordered }, "requests shown out of the order the responder took them")
+	case expert.BadICRC, expert.BadIPSum, expert.BadLength:
+		// Copies the responder took show the capture point damaging
+		// its copies: where it did, the rest may be its damage too (an
+		// ACK's fate no frame tells).
+		if n := l.RC[0].Damaged + l.RC[1].Damaged; n > 0 {
+			return fmt.Sprintf("%s; the capture damaged %s on this link that the responder took (roce.capture.damaged): these may be its damage too", text, numfmt.Count(n, "request"))
+		}
+		return text
 	case expert.CaptureCopyDamaged:
 		var parts []string
 		for d := range l.RC {
