@@ -1,8 +1,12 @@
 package metrics
 
 import (
+	"maps"
+	"sync"
+
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/smcscope/smcscope/expert"
 	"github.com/smcscope/smcscope/monitor"
 )
 
@@ -118,16 +122,41 @@ func (c *kernelCollector) details(tech string, t monitor.TechTotals, counter fun
 // finding of package expert's catalogue was found, the wire's frames
 // (smctop -i/-r) and the kernel's refreshes, one series per finding and
 // severity (a bounded set: the catalogue).
-type expertCollector struct{ findings *prometheus.Desc }
+//
+// A counter never falls but at a reset, and a wire finding can be taken
+// back (a damaged request the responder's ACK showed to be the capture's
+// damage leaves the tracker's roce.icrc.bad one lower): each series is
+// exported at the highest count it reached, until the tracker's passes
+// it; a replay begun again (fewer frames read than at the last scrape)
+// begins its counts again, a reset.
+type expertCollector struct {
+	findings *prometheus.Desc
+	mu       sync.Mutex // scrapes run at once
+	peak     map[monitor.ExpertCount]uint64
+	frames   int // the wire source's, at the last scrape
+}
 
 func newExpertCollector() *expertCollector {
 	return &expertCollector{findings: prometheus.NewDesc(namespace+"_expert_findings_total",
 		"Expert findings (smcdump -z smc,expert's catalogue): frames that show them on the wire (smctop -i/-r), refreshes that found them in the kernel's counters.",
-		[]string{"finding", "severity", "source"}, nil)}
+		[]string{"finding", "severity", "source"}, nil), peak: map[monitor.ExpertCount]uint64{}}
 }
 
 func (c *expertCollector) collect(s *monitor.Snapshot, m *emitter) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, src := range s.Sources {
+		if src.Name == monitor.SourceWireName {
+			if src.Frames < c.frames {
+				maps.DeleteFunc(c.peak, func(k monitor.ExpertCount, _ uint64) bool { return k.Source == monitor.FindingSource(expert.FromWire) })
+			}
+			c.frames = src.Frames
+		}
+	}
 	for _, e := range s.Expert {
-		m.counter(c.findings, float64(e.Count), e.ID.String(), e.Severity.String(), e.Source.String())
+		k := monitor.ExpertCount{ID: e.ID, Severity: e.Severity, Source: e.Source}
+		n := max(c.peak[k], e.Count)
+		c.peak[k] = n
+		m.counter(c.findings, float64(n), e.ID.String(), e.Severity.String(), e.Source.String())
 	}
 }

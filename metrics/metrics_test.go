@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/smcscope/smcscope/expert"
 	"github.com/smcscope/smcscope/internal/testutil"
 	"github.com/smcscope/smcscope/monitor"
 	"github.com/smcscope/smcscope/monitor/monitortest"
@@ -357,4 +358,44 @@ func TestSilentLinkSeries(t *testing.T) {
 		`smc_lgr_links{lgr="wire-lgr:2",state="UNKNOWN"} 1`,
 		`smc_lgr_links{lgr="wire-lgr:2",state="ACTIVE"} 0`,
 	}, []string{`smc_link_up{lgr="wire-lgr:2"`, `smc_link_state{lgr="wire-lgr:2"`})
+}
+
+// scripted is a Source that returns its snapshots one per scrape.
+type scripted struct{ snaps []monitor.Snapshot }
+
+func (s *scripted) Snapshot() (monitor.Snapshot, time.Duration) {
+	out := s.snaps[0]
+	s.snaps = s.snaps[1:]
+	return out, 0
+}
+
+// TestExpertFindingsNeverFall: a wire finding taken back (the tracker's
+// count one lower: a damaged request the responder took) leaves
+// smc_expert_findings_total where it was, which Prometheus would read as a
+// reset; a replay begun again (fewer frames) begins it again.
+func TestExpertFindingsNeverFall(t *testing.T) {
+	snap := func(frames int, icrc uint64) monitor.Snapshot {
+		return monitor.Snapshot{
+			Sources: []monitor.Source{{Name: monitor.SourceWireName, Available: true, Frames: frames}},
+			Expert: []monitor.ExpertCount{{ID: monitor.FindingID(expert.BadICRC), Severity: monitor.Severity(expert.Error),
+				Source: monitor.FindingSource(expert.FromWire), Count: icrc}},
+		}
+	}
+	src := &scripted{snaps: []monitor.Snapshot{snap(100, 3), snap(200, 2), snap(300, 4), snap(10, 1)}}
+	r := Registry(src)
+	for i, want := range []float64{3, 3, 4, 1} {
+		mfs, err := r.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := -1.0
+		for _, mf := range mfs {
+			if mf.GetName() == "smc_expert_findings_total" {
+				got = mf.GetMetric()[0].GetCounter().GetValue()
+			}
+		}
+		if got != want {
+			t.Errorf("scrape %d: roce.icrc.bad %v, want %v", i+1, got, want)
+		}
+	}
 }
