@@ -506,6 +506,24 @@ func (c *Conn) findingDetail(s *Snapshot, id expert.ID, now int64, text string) 
 		return c.Failure
 	case expert.HandshakeSlow:
 		return text // the time it took, said when it was raised
+	case expert.BadTCPSum, expert.BadTCPIPSum:
+		// What the wire said of them since: sent again (the receiving
+		// host dropped them), or acknowledged with none sent again (the
+		// capture's copy is damaged).
+		verdict := c.perFlow(func(f *Flow) string {
+			var parts []string
+			if f.SumResent > 0 {
+				parts = append(parts, fmt.Sprintf("%s sent again (dropped on the way)", numfmt.Count(f.SumResent, "segment")))
+			}
+			if f.SumCopyDamaged > 0 {
+				parts = append(parts, fmt.Sprintf("%s the peer acknowledged with none sent again (the capture's copy damaged)", numfmt.Count(f.SumCopyDamaged, "segment")))
+			}
+			return strings.Join(parts, ", ")
+		})
+		if verdict == "" {
+			return text
+		}
+		return text + "; " + verdict
 	case expert.Malformed:
 		if c.Failure != "" {
 			return c.Failure

@@ -230,6 +230,44 @@ func TestDamagedResentAfterACK(t *testing.T) {
 	}
 }
 
+// TestTCPSumVerdict: a CLC segment whose IPv4 header checksum fails is
+// settled by the wire: the peer's ACK of it with none sent again says the
+// capture's copy is damaged; a copy sent again, that the receiving host
+// dropped it. The finding's detail says which.
+func TestTCPSumVerdict(t *testing.T) {
+	const accept = 10 // pingpong.pcap's CLC Accept, server -> client
+	ttl := func(d []byte) { d[14+8] ^= 0x01 }
+	for _, resend := range []bool{false, true} {
+		fs := readRawFrames(t, crafted.Pingpong(t))
+		if resend {
+			fs = crafted.Resent(fs, accept, ttl)
+		} else {
+			fs[accept-1].Data = append([]byte(nil), fs[accept-1].Data...)
+			ttl(fs[accept-1].Data)
+		}
+		s, found := feedRaw(t, fs)
+		if !slices.Contains(found, expert.BadTCPIPSum.String()) {
+			t.Fatalf("resend %v: findings %v", resend, found)
+		}
+		f := s.Conns[0].Flow[DirS2C]
+		want, text := [2]int{0, 1}, "the peer acknowledged with none sent again (the capture's copy damaged)"
+		if resend {
+			want, text = [2]int{1, 0}, "1 segment sent again (dropped on the way)"
+		}
+		if got := [2]int{f.SumResent, f.SumCopyDamaged}; got != want {
+			t.Errorf("resend %v: S>C sent again, acknowledged %v, want %v", resend, got, want)
+		}
+		for _, x := range s.Findings() {
+			if x.ID == expert.BadTCPIPSum && !strings.Contains(x.Detail, text) {
+				t.Errorf("resend %v: detail %q, want %q in it", resend, x.Detail, text)
+			}
+		}
+		if s.Conns[0].Outcome != OutcomeSMCR {
+			t.Errorf("resend %v: outcome %v", resend, s.Conns[0].Outcome)
+		}
+	}
+}
+
 // flowTotalsOf sums the CDCs and bytes of s's connections.
 func flowTotalsOf(s Snapshot) [2]int {
 	var n [2]int

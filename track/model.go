@@ -251,7 +251,16 @@ type flowTCP struct {
 	FIN, RST            bool
 	finFrame            int // this direction's first FIN or RST
 	finNS               int64
+	// SumResent counts this direction's segments whose checksum failed
+	// (tcp.checksum.bad, tcp.ip_checksum.bad) that were sent again: the
+	// receiving host dropped them. SumCopyDamaged those the peer's ACK
+	// covered with none sent again: the capture's copy was damaged.
+	SumResent, SumCopyDamaged int
+	sumPend                   []seqSpan // such segments the wire has not yet settled
 }
+
+// seqSpan is a TCP segment's sequence numbers, from seq to end.
+type seqSpan struct{ seq, end uint32 }
 
 // TCPShown reports whether the capture holds a TCP segment of this
 // direction: every TCP connection sends some both ways (a SYN or SYN-ACK,

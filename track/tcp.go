@@ -111,7 +111,12 @@ func (t *Tracker) tcp(in *input) {
 	if s.payload > 0 {
 		f.TCPBytes += uint64(s.payload)
 	}
-	if t.tcpSeq(c, d, s, in) {
+	resent := t.tcpSeq(c, d, s, in)
+	if (s.sumBad || s.ipSumBad) && s.payload > 0 && !resent && len(f.sumPend) < maxSumPend {
+		// Settled by the wire (tcpSeq): sent again, or acknowledged.
+		f.sumPend = append(f.sumPend, seqSpan{s.seq, s.seq + uint32(s.payload)})
+	}
+	if resent {
 		// Bytes the capture showed already: a TCP retransmission, or a
 		// copy the capture made (two hosts' captures merged), that the
 		// CLC reassembly took for a new message after the handshake's
@@ -203,6 +208,10 @@ func (t *Tracker) tcp(in *input) {
 	}
 }
 
+// maxSumPend bounds the damaged segments a direction holds for the wire's
+// word: the handshake's few CLC segments are the ones checked.
+const maxSumPend = 8
+
 // tcpSeq follows which bytes of each direction the capture showed, and
 // tells the capture's gaps from what the peer's ACK covers: bytes the
 // peer acknowledged that the capture never showed were missed by the
@@ -219,6 +228,17 @@ func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) (resent bool) {
 	// shown before.
 	resent = s.payload > 0 && !s.syn && f.haveTCPNext && int32(end-f.tcpNext) <= 0 &&
 		(int32(end-f.tcpLate) <= 0 || int32(s.seq-f.tcpLateEnd) >= 0)
+	if resent && len(f.sumPend) > 0 {
+		// A copy of a segment whose checksum failed: the receiving host
+		// dropped that one.
+		f.sumPend = slices.DeleteFunc(f.sumPend, func(p seqSpan) bool {
+			if int32(p.seq-s.seq) >= 0 && int32(end-p.end) >= 0 {
+				f.SumResent++
+				return true
+			}
+			return false
+		})
+	}
 	// The sequence numbers the segment takes: its bytes, and its FIN.
 	span := uint32(s.payload)
 	if s.fin {
@@ -259,6 +279,17 @@ func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) (resent bool) {
 		return
 	}
 	o := &c.Flow[d.Reverse()]
+	if len(o.sumPend) > 0 {
+		// The peer acknowledges a segment whose checksum failed, none
+		// sent again: it took it, and the capture's copy is damaged.
+		o.sumPend = slices.DeleteFunc(o.sumPend, func(p seqSpan) bool {
+			if int32(s.ackNum-p.end) >= 0 {
+				o.SumCopyDamaged++
+				return true
+			}
+			return false
+		})
+	}
 	if s.syn && !o.haveTCPNext {
 		// A SYN-ACK whose SYN the capture lacks (a capture of one
 		// direction) acknowledges the peer's initial sequence number:
