@@ -85,9 +85,11 @@ func TestBadICRCNotFollowed(t *testing.T) {
 	}
 }
 
-// TestDamagedCopy: a request whose copy in the capture is damaged, which
-// the responder took all the same (its ACK covers the PSN, nothing is sent
-// again), is the capture's damage, not the network's: roce.capture.damaged
+// TestDamagedCopy: a request whose copy in the capture is damaged (its
+// DestQP among what is damaged too: the link is the one between its
+// addresses that expects its PSN), which the responder took all the same
+// (its ACK covers the PSN, nothing is sent again), is the capture's
+// damage, not the network's: roce.capture.damaged
 // in place of the checksum's error, nothing counted dropped or missed. Its
 // content is followed where the ICRC vouches for it (a TTL damaged), else
 // it is unknown, as a missed request's is (no sequence gap after it). The
@@ -109,6 +111,7 @@ func TestDamagedCopy(t *testing.T) {
 	}
 	ttl := func(d []byte) { d[14+8] ^= 0x01 }
 	icrc := func(d []byte) { d[len(d)-1] ^= 0xff }
+	qpn := func(d []byte) { d[bth+7] ^= 0x01 } // the DestQP's low bit: no link's queue pair
 	late := func(fs []rawFrame) {
 		// The CDC shown after the ACK of it, at the ACK's time.
 		cdc := fs[i]
@@ -137,6 +140,7 @@ func TestDamagedCopy(t *testing.T) {
 		{"icrc-naked", icrc, nak, false, expert.BadICRC, false},
 		{"ttl-naked", ttl, nak, false, expert.BadIPSum, false},
 		{"write-and-ttl", ttl, nil, true, expert.CaptureCopyDamaged, true},
+		{"qpn", qpn, nil, false, expert.CaptureCopyDamaged, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fs := slices.Clone(clean)

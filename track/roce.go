@@ -114,11 +114,13 @@ func (t *Tracker) roce(in *input) {
 	t.stats.RoCE++
 	ref, ok := t.lookupQP(&r.key)
 	if !ok && (r.icrcBad && !r.ipSumBad || r.lengthBad) {
-		// Nothing is learned from a packet the receiver drops: not
-		// even a link joined mid-stream.
-		t.cur.unattached = true
-		t.raiseDropped(&t.expert, in)
-		return
+		if ref, ok = t.damagedQP(in); !ok {
+			// Nothing is learned from a packet the receiver drops: not
+			// even a link joined mid-stream.
+			t.cur.unattached = true
+			t.raiseDropped(&t.expert, in)
+			return
+		}
 	}
 	if !ok {
 		if ref, ok = t.resolveUnknown(in, r.key); !ok {
@@ -519,6 +521,35 @@ func (t *Tracker) pendShown(l *Link, d Dir, i int, in *input) {
 	rc.PSNMissing += p.missing
 	t.cur.expert |= 1 << expert.PSNGap
 	l.expert.add(expert.PSNGap, p.frame, p.since, "")
+}
+
+// damagedQP finds the link direction of a damaged request whose queue
+// pair no link has (the damage hit its DestQP): the one link direction
+// between the same addresses whose responder expects its PSN or one
+// shortly after. None, or more than one, leaves it with no link.
+func (t *Tracker) damagedQP(in *input) (linkRef, bool) {
+	r := &in.roce
+	if !r.icrcBad || !isRequest(r.opcode) {
+		return linkRef{}, false
+	}
+	var found linkRef
+	n := 0
+	for _, l := range t.links {
+		if l.retired {
+			continue
+		}
+		for d := range l.keys {
+			k, rc := &l.keys[d], &l.RC[d]
+			if !l.keyed[d] || k.src != r.key.src || k.dst != r.key.dst || !rc.havePSN {
+				continue
+			}
+			if dd := psnDiff(r.psn, rc.nextPSN); dd >= 0 && dd < aheadBits {
+				found = linkRef{l, Dir(d)}
+				n++
+			}
+		}
+	}
+	return found, n == 1
 }
 
 // holdDamaged keeps the request in in, which the capture holds damaged
