@@ -97,18 +97,10 @@ func (ms marks) find(id expert.ID) *mark {
 // raise records finding id on the frame being fed (its smc.expert.*
 // fields) and on the object whose marks ms are.
 func (t *Tracker) raise(ms *marks, id expert.ID, in *input) {
-	if id == expert.BadICRC {
+	if id == expert.BadICRC || id == expert.BadIPSum {
 		// The frame alone says what is wrong: both values, as the
 		// frame's line shows them ("-" said nothing).
-		t.raiseText(ms, id, in, func() string {
-			return fmt.Sprintf("ICRC in the frame 0x%08x, computed 0x%08x", in.roce.icrcGot, in.roce.icrcWant)
-		})
-		return
-	}
-	if id == expert.BadIPSum {
-		t.raiseText(ms, id, in, func() string {
-			return fmt.Sprintf("IPv4 header checksum in the frame 0x%04x, computed 0x%04x", in.roce.ipSum[0], in.roce.ipSum[1])
-		})
+		t.raiseText(ms, id, in, func() string { return damageText(id, &in.roce, nil) })
 		return
 	}
 	t.cur.expert |= 1 << id

@@ -103,7 +103,7 @@ func (t *Tracker) raiseDropped(ms *marks, in *input) expert.ID {
 		t.raise(ms, expert.BadICRC, in)
 		return expert.BadICRC
 	}
-	t.raiseText(ms, expert.BadLength, in, func() string { return in.roce.whyBad.Error() })
+	t.raiseText(ms, expert.BadLength, in, func() string { return damageText(expert.BadLength, &in.roce, in.roce.whyBad) })
 	return expert.BadLength
 }
 
@@ -692,18 +692,9 @@ func (t *Tracker) damagedResent(l *Link, d Dir, in *input) bool {
 	if m.id == expert.BadICRC {
 		rc.ICRCBad++
 	}
-	r := &m.req.roce
 	text := ""
-	switch m.id {
-	case expert.BadICRC:
-		text = fmt.Sprintf("ICRC in the frame 0x%08x, computed 0x%08x", r.icrcGot, r.icrcWant)
-	case expert.BadIPSum:
-		text = fmt.Sprintf("IPv4 header checksum in the frame 0x%04x, computed 0x%04x", r.ipSum[0], r.ipSum[1])
-	case expert.BadLength:
-		text = fmt.Sprint(m.why)
-	}
-	if l.expert.find(m.id) != nil {
-		text = ""
+	if l.expert.find(m.id) == nil {
+		text = damageText(m.id, &m.req.roce, m.why)
 	}
 	l.expert.add(m.id, m.req.number, m.req.ns, text)
 	rc.Reordered++
@@ -743,13 +734,26 @@ func (t *Tracker) damagedLate(l *Link, d Dir, in *input) {
 // damagedText says what is damaged in the copy of request r, whose
 // frame's finding is id, and whether its content is followed.
 func damagedText(id expert.ID, r *roceIn, why error) string {
-	switch id {
-	case expert.BadIPSum:
-		return fmt.Sprintf("the first: IPv4 header checksum in the frame 0x%04x, computed 0x%04x (its content followed)", r.ipSum[0], r.ipSum[1])
-	case expert.BadICRC:
-		return fmt.Sprintf("the first: ICRC in the frame 0x%08x, computed 0x%08x (its content not known)", r.icrcGot, r.icrcWant)
+	if id == expert.BadIPSum {
+		return "the first: " + damageText(id, r, why) + " (its content followed)"
 	}
-	return fmt.Sprintf("the first: %v (its content not known)", why)
+	return "the first: " + damageText(id, r, why) + " (its content not known)"
+}
+
+// damageText says what finding id (BadICRC, BadIPSum or BadLength) found
+// in the frame of r: both checksums, as the frame's line shows them, or
+// the length error why.
+func damageText(id expert.ID, r *roceIn, why error) string {
+	switch id {
+	case expert.BadICRC:
+		return fmt.Sprintf("ICRC in the frame 0x%08x, computed 0x%08x", r.icrcGot, r.icrcWant)
+	case expert.BadIPSum:
+		return fmt.Sprintf("IPv4 header checksum in the frame 0x%04x, computed 0x%04x", r.ipSum[0], r.ipSum[1])
+	}
+	if why == nil {
+		return ""
+	}
+	return why.Error()
 }
 
 // notCaptured records that the responder of direction d of l took n
