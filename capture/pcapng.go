@@ -813,6 +813,31 @@ func (p *ngFile) lostInterface(typ uint32, num int, data []byte, wire int, ts ui
 	return true
 }
 
+// damagedNumber finds the interface a packet block that names num, an
+// interface the section does not describe, belongs to: its number damaged
+// (a bit flipped), where the section describes one interface only or
+// exactly one whose number is one bit off num, and the packet (data, of
+// wire bytes on the wire) is strictly of that interface's link type
+// (guessLinkType).
+func (p *ngFile) damagedNumber(num int, data []byte, wire int) (int, bool) {
+	k := -1
+	for i := range p.ifaces {
+		if len(p.ifaces) == 1 || bits.OnesCount(uint(i^num)) == 1 {
+			if k >= 0 {
+				return 0, false
+			}
+			k = i
+		}
+	}
+	if k < 0 || p.ifaces[k].guess {
+		return 0, false
+	}
+	if lt, ok := guessLinkType(p.ifaces[k].linkType, data, wire); !ok || lt != p.ifaces[k].linkType {
+		return 0, false
+	}
+	return k, true
+}
+
 // guessInterface settles the link type of interface num, which has no
 // decoder (ngIface.guess), on its first packet (data, of wire bytes on
 // the wire, in the block at start): the one it strictly is
@@ -934,8 +959,13 @@ func (p *ngFile) readPacket(ci *gopacket.CaptureInfo) ([]byte, error) {
 			ts, wire := uint64(p.u32(b[12:]))<<32|uint64(p.u32(b[16:])), int(p.u32(b[24:]))
 			data = b[28 : 28+caplen : 28+caplen]
 			if ifc >= len(p.ifaces) && !p.lostInterface(typ, ifc, data, wire, ts, start) {
-				p.pass(start, p.corrupt(typ, "interface %d, but the section describes %d", ifc, len(p.ifaces)))
-				continue
+				k, ok := p.damagedNumber(ifc, data, wire)
+				if !ok {
+					p.pass(start, p.corrupt(typ, "interface %d, but the section describes %d", ifc, len(p.ifaces)))
+					continue
+				}
+				p.passUpTo(start, start, p.keptCorrupt(typ, "interface %d, which the section does not describe: read as interface %d (%s), the one it is a damaged number of", ifc, k, linkTypeName(p.ifaces[k].linkType)))
+				ifc = k
 			}
 			if p.ifaces[ifc].guess {
 				p.guessInterface(ifc, data, wire, start)

@@ -206,6 +206,12 @@ func TestPcapngDamage(t *testing.T) {
 			err:     at(frame, off) + fmt.Sprintf("corrupt record: %s; read on from the next record, %d bytes later (frame %d)", what, next-off, frame),
 			flagged: map[int]string{frame: fmt.Sprintf("frame %d (file offset %#x): record: %d bytes skipped before it: the record at file offset %#x is damaged (%s)", frame, next, next-off, off, what)}}
 	}
+	// A packet block read all the same, its damage told with its frame.
+	keptPacket := func(name string, base []byte, damage func(b []byte), frame, off int, what string) ngDamageCase {
+		return ngDamageCase{name: name, base: base, damage: damage, good: 12, is: ErrCorruptRecord,
+			err:     at(frame, off) + "corrupt record: " + what + "; read all the same, no frame missing",
+			flagged: map[int]string{frame: fmt.Sprintf("frame %d (file offset %#x): record: the block before it at file offset %#x is damaged (%s), read all the same: no frame missing", frame, off, off, what)}}
+	}
 	// Damage to a block that carries no frame, read all the same (an
 	// interface kept with an option's default): no frame missing.
 	kept := func(name string, damage func(b []byte), what string) ngDamageCase {
@@ -264,8 +270,13 @@ func TestPcapngDamage(t *testing.T) {
 			fmt.Sprintf("enhanced packet block: trailing block length %d differs from the leading 64", binary.LittleEndian.Uint32(clean[epb(6).off+60:])), 11),
 		past("captured length beyond the block", nil, func(b []byte) { put(b, epb(7).off+20, 4000) }, 7, epb(7).off, epb(8).off,
 			fmt.Sprintf("enhanced packet block: captured length 4000 exceeds the %d bytes of packet data the block holds", epb(7).len-32), 11),
-		past("interface not described", nil, func(b []byte) { put(b, epb(4).off+8, 3) }, 4, epb(4).off, epb(5).off,
-			"enhanced packet block: interface 3, but the section describes 1", 11),
+		keptPacket("interface not described", nil, func(b []byte) { put(b, epb(4).off+8, 3) }, 4, epb(4).off,
+			"enhanced packet block: interface 3, which the section does not describe: read as interface 0 (Ethernet), the one it is a damaged number of"),
+		// Of two interfaces, 6 is one bit off neither: passed.
+		past("interface not described, of two", withIDB, func(b []byte) { put(b, epb(10).off+len(idb)+8, 6) }, 10, epb(10).off+len(idb), epb(11).off+len(idb),
+			"enhanced packet block: interface 6, but the section describes 2", 11),
+		keptPacket("interface one bit off, of two", withIDB, func(b []byte) { put(b, epb(10).off+len(idb)+8, 3) }, 10, epb(10).off+len(idb),
+			"enhanced packet block: interface 3, which the section does not describe: read as interface 1 (Ethernet), the one it is a damaged number of"),
 		past("block type 0", nil, func(b []byte) { put(b, epb(10).off, 0) }, 10, epb(10).off, epb(11).off,
 			"block of type 0x0: block type 0 is reserved: damaged or not pcapng from here", 11),
 		// A block that carries no frame: no frame is missing.
@@ -545,6 +556,55 @@ func BenchmarkReadPcapng(b *testing.B) {
 // their first packet is and of the time units its first time's magnitude
 // says, the damage told with the first frame; packets of no link type here
 // are passed over as before.
+// TestNgDamagedInterfaceNumber: a packet block whose interface number is
+// damaged (one the section does not describe, not the next) is read as
+// the section's one interface where the packet is of its link type, the
+// damage told with it; a packet of no such shape is passed as before.
+func TestNgDamagedInterfaceNumber(t *testing.T) {
+	frames := readRaw(t, pingpong)
+	clean := ngWrite(t, frames, layers.LinkTypeEthernet, 6)
+	want := frameTimes(t, clean)
+	// The fifth packet block's interface number.
+	off := int(binary.LittleEndian.Uint32(clean[4:]))
+	off += int(binary.LittleEndian.Uint32(clean[off+4:]))
+	for range 4 {
+		off += int(binary.LittleEndian.Uint32(clean[off+4:]))
+	}
+	if binary.LittleEndian.Uint32(clean[off:]) != 6 {
+		t.Fatalf("no packet block at %#x", off)
+	}
+	for _, num := range []byte{2, 0x40} {
+		b := bytes.Clone(clean)
+		b[off+8] = num
+		for _, how := range []string{"stream", "mapped"} {
+			r, err := openAs(t, how, b)
+			if err != nil {
+				t.Fatalf("%d %s: %v", num, how, err)
+			}
+			n := 0
+			for {
+				f, err := r.Next()
+				if err != nil {
+					break
+				}
+				if n++; n != 5 {
+					continue
+				}
+				if f.RecordErr == nil || !strings.Contains(f.RecordErr.Error(), fmt.Sprintf("interface %d, which the section does not describe: read as interface 0 (Ethernet)", num)) {
+					t.Errorf("%d %s: frame 5's error %v", num, how, f.RecordErr)
+				}
+				if !bytes.Equal(f.Data, frames[4].Data) || !f.CI.Timestamp.Equal(want[4]) {
+					t.Errorf("%d %s: frame 5 is not the packet", num, how)
+				}
+			}
+			r.Close()
+			if n != len(want) {
+				t.Errorf("%d %s: %d frames, want %d", num, how, n, len(want))
+			}
+		}
+	}
+}
+
 func TestNgLostInterface(t *testing.T) {
 	frames := readRaw(t, pingpong)
 	for _, res := range []int{6, 9} {
