@@ -451,7 +451,8 @@ type RC struct {
 	// the capture's order, not the network's.
 	Reordered int
 	// ICRCBad counts packets whose ICRC does not match: the receiving
-	// RNIC drops them, and the tracker follows none of their content.
+	// RNIC drops them, and the tracker follows none of their content
+	// (a request the responder took all the same is Damaged instead).
 	ICRCBad int
 	// Damaged counts requests the capture holds damaged (a checksum that
 	// fails, a length past the frame) that the responder took all the
@@ -482,7 +483,7 @@ type RC struct {
 	Unattached int // CDCs or WRITEs that matched no connection
 	nextPSN    uint32
 	havePSN    bool
-	damaged    bool        // dmg holds a request: the fast path steps aside
+	damaged    bool        // dmg or dmgTaken holds a request: the fast path steps aside
 	lastPSN    uint32      // PSN of the last request packet
 	recent     [16]psnConn // connections of the last requests, to attribute ACKs
 	nRecent    uint        // unsigned: the ring index is a mask, not a division
