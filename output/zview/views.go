@@ -97,9 +97,14 @@ func View(w io.Writer, s *track.Snapshot, name, arg, format string) error {
 	return err
 }
 
-func fmtMS(v float64) string {
-	if v < 0 {
+// fmtMS writes a handshake step's milliseconds, "-" where not known and
+// ">=" before a lower bound (rows.Durations.AtLeast).
+func fmtMS(v float64, atLeast bool) string {
+	switch {
+	case v < 0:
 		return "-"
+	case atLeast:
+		return ">=" + strconv.FormatFloat(v, 'f', 3, 64)
 	}
 	return strconv.FormatFloat(v, 'f', 3, 64)
 }
@@ -113,7 +118,7 @@ func textConns(tw *tabwriter.Writer, s *track.Snapshot, conns []rows.Conn) {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n",
 			r.ID, client, server, r.Outcome, r.Detail, rows.VersionName(r.Version), rows.Known(r.LGR), rows.LinkName(r.Link),
 			rows.FlowCount(c2s, c2s.CDCs), rows.FlowCount(s2c, s2c.CDCs), rows.ByteCount(c2s), rows.ByteCount(s2c),
-			rows.WriteCount(c2s, c2s.WriteBytes), rows.WriteCount(s2c, s2c.WriteBytes), fmtMS(r.Handshake.Confirm), fmtMS(r.Handshake.FirstCDC),
+			rows.WriteCount(c2s, c2s.WriteBytes), rows.WriteCount(s2c, s2c.WriteBytes), fmtMS(r.Handshake.Confirm, r.Handshake.AtLeast), fmtMS(r.Handshake.FirstCDC, r.Handshake.AtLeast),
 			r.Frames, rows.Dash(r.Close), rows.Dash(flowNotes(r)))
 	}
 	st := &s.Stats

@@ -129,12 +129,17 @@ func Ended(c *track.Conn, groupEnded bool) bool {
 }
 
 // Durations are handshake steps in milliseconds from the SYN (negative
-// when the step was not seen).
+// when the step was not seen, or the time to it is not known).
 type Durations struct {
 	Proposal float64 `json:"proposal_ms"`
 	Accept   float64 `json:"accept_ms"`
 	Confirm  float64 `json:"confirm_ms"`
 	FirstCDC float64 `json:"first_cdc_ms"`
+	// AtLeast: the capture lacks the SYN (it began later, or its snap
+	// length cut the SYN's options): the steps are timed from the
+	// Proposal, which the SYN came before, so each is a lower bound, and
+	// the Proposal's own is not known.
+	AtLeast bool `json:"at_least,omitempty"`
 }
 
 // Flow is one direction of a connection.
@@ -300,20 +305,23 @@ func clcName(t uint8) string { return decode.CLCType(t).String() }
 // number, and for an inferred connection the hosts that stand in for the
 // TCP endpoints.
 func connRow(s *track.Snapshot, c *track.Conn, links map[int]*track.Link) Conn {
-	start := c.TSYN
+	start, atLeast := c.TSYN, false
 	if start.IsZero() {
-		start = c.TProposal
+		start, atLeast = c.TProposal, true
 	}
 	r := Conn{
 		ID: c.ID, Client: addrString(c.Client), Server: addrString(c.Server),
 		Outcome: c.Outcome.String(), Detail: track.ConnDetail(c), Version: c.Version,
 		FirstContact: firstContact(c), Inferred: c.Inferred, LinkNotCaptured: c.LinkNotCaptured, RolesUnknown: c.RolesUnknown, EID: strings.TrimRight(c.EID, " "), Offered: c.Offered,
 		LGR: c.LGR, OptionSYN: c.OptionSYN, OptionSYNACK: c.OptionSYNACK,
-		Handshake:  Durations{ms(s, start, c.TProposal), ms(s, start, c.TAccept), ms(s, start, c.TConfirm), ms(s, start, c.TFirstCDC)},
+		Handshake:  Durations{ms(s, start, c.TProposal), ms(s, start, c.TAccept), ms(s, start, c.TConfirm), ms(s, start, c.TFirstCDC), false},
 		Client2Srv: flowRow(&c.Flow[track.DirC2S]), Srv2Client: flowRow(&c.Flow[track.DirS2C]),
 		Frames: c.Frames, FirstFrame: c.FirstFrame, LastFrame: c.LastFrame,
 		Closed: c.Closed(), Close: track.CloseInfo(c), Merged: c.Merged,
 		Mode: ModeOf(c), LinkIndex: c.Link,
+	}
+	if atLeast {
+		r.Handshake.Proposal, r.Handshake.AtLeast = -1, true
 	}
 	l := links[c.Link]
 	// A direction whose CDCs came from the dump device alone, its link

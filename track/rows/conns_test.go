@@ -197,3 +197,29 @@ func TestEndedOneHostDump(t *testing.T) {
 		}
 	}
 }
+
+// TestDurationsWithoutSYN: a capture that lacks a connection's SYN (it
+// began at the Proposal) times the handshake from the Proposal, which
+// the SYN came before: each step a lower bound (AtLeast), the Proposal's
+// own not known (-1), never 0.
+func TestDurationsWithoutSYN(t *testing.T) {
+	frames, lt := testutil.ReadFrames(t, "../../testdata/reference/pingpong.pcap")
+	whole := snapshotOf(t, "../../testdata/reference/pingpong.pcap")
+	full := rows.ConnRows(&whole)[0].Handshake
+	if full.AtLeast || full.Proposal <= 0 {
+		t.Fatalf("whole capture: %+v", full)
+	}
+	// From the Proposal on (pingpong.pcap's frame 8; the SYNs before).
+	r, err := capture.NewReader("late.pcap", mutate.NewSource(frames[7:]), lt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := snapshotRead(t, r)
+	h := rows.ConnRows(&s)[0].Handshake
+	if !h.AtLeast || h.Proposal != -1 {
+		t.Errorf("no SYN: %+v, want at least and no Proposal time", h)
+	}
+	if want := full.Confirm - full.Proposal; h.Confirm < want-0.001 || h.Confirm > want+0.001 {
+		t.Errorf("no SYN: Confirm %.3f ms, want %.3f (from the Proposal)", h.Confirm, want)
+	}
+}
