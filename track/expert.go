@@ -466,14 +466,24 @@ func (c *Conn) perFlow(n func(f *Flow) string) string {
 	return strings.Join(parts, "; ")
 }
 
-// perCount is perFlow for a counter: "C>S 3 what", where n counts 3.
-func (c *Conn) perCount(n func(f *Flow) int, what string) string {
+// perCount is perFlow for a counter: "C>S 3 many", where n counts 3
+// ("C>S 1 one").
+func (c *Conn) perCount(n func(f *Flow) int, one, many string) string {
 	return c.perFlow(func(f *Flow) string {
 		if k := n(f); k > 0 {
-			return fmt.Sprintf("%d %s", k, what)
+			return fmt.Sprintf("%d %s", k, pick(k, one, many))
 		}
 		return ""
 	})
+}
+
+// pick is one where n is 1, else many: a noun phrase in the number n
+// counts.
+func pick(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func msText(ns int64) string {
@@ -543,7 +553,7 @@ func (c *Conn) findingDetail(s *Snapshot, id expert.ID, now int64, text string) 
 				}
 				open = fmt.Sprintf(", the last still open at the end of the capture (the connection's last frame %d, %s)", c.LastFrame, time.Unix(0, c.lastNS).UTC().Format("15:04:05.000000"))
 			}
-			return fmt.Sprintf("%d write-blocked CDCs in %d episodes%s, longest %s", f.WriteBlocked, f.WBEpisodes, open, lowerBound(msText(longest.Nanoseconds()), atLeast))
+			return fmt.Sprintf("%s in %s%s, longest %s", numfmt.Count(f.WriteBlocked, "write-blocked CDC"), numfmt.Count(f.WBEpisodes, "episode"), open, lowerBound(msText(longest.Nanoseconds()), atLeast))
 		})
 	case expert.ConsumerStall:
 		return c.perFlow(func(f *Flow) string {
@@ -605,13 +615,13 @@ func (c *Conn) findingDetail(s *Snapshot, id expert.ID, now int64, text string) 
 			return fmt.Sprintf("%d TCP bytes shown after the peer's ACK of them", f.TCPReordered)
 		})
 	case expert.SeqGap:
-		return c.perCount(func(f *Flow) int { return f.SeqGaps }, "sequence numbers missing")
+		return c.perCount(func(f *Flow) int { return f.SeqGaps }, "sequence number missing", "sequence numbers missing")
 	case expert.SeqDup:
-		return c.perCount(func(f *Flow) int { return f.SeqDup }, "sequence numbers repeated")
+		return c.perCount(func(f *Flow) int { return f.SeqDup }, "sequence number repeated", "sequence numbers repeated")
 	case expert.CursorBackwards:
-		return c.perCount(func(f *Flow) int { return f.CursorErrors }, "cursors not followed")
+		return c.perCount(func(f *Flow) int { return f.CursorErrors }, "cursor not followed", "cursors not followed")
 	case expert.DumpDamaged:
-		return c.perCount(func(f *Flow) int { return f.DumpDamaged }, "damaged dump-device CDCs (not followed, or taken back)")
+		return c.perCount(func(f *Flow) int { return f.DumpDamaged }, "damaged dump-device CDC (not followed, or taken back)", "damaged dump-device CDCs (not followed, or taken back)")
 	case expert.CursorPastRMBE:
 		return c.perFlow(func(f *Flow) string {
 			if f.PastRMBE == 0 {
@@ -684,13 +694,13 @@ func (l *Link) findingDetail(id expert.ID, text string) string {
 		}
 		return Dir(d).String()
 	}
-	per := func(n func(rc *RC) int, what string) string {
+	per := func(n func(rc *RC) int, one, many string) string {
 		var parts []string
 		for d := range l.RC {
 			rc := &l.RC[d]
 			if k := n(rc); k > 0 {
 				dir := dirName(d)
-				s := fmt.Sprintf("%s %d %s", dir, k, what)
+				s := fmt.Sprintf("%s %d %s", dir, k, pick(k, one, many))
 				if rc.Packets > 0 {
 					s += fmt.Sprintf(" of %d packets", rc.Packets)
 				}
@@ -705,27 +715,27 @@ func (l *Link) findingDetail(id expert.ID, text string) string {
 	}
 	switch id {
 	case expert.RCRetransmission:
-		return per(func(rc *RC) int { return rc.Retrans }, "retransmitted")
+		return per(func(rc *RC) int { return rc.Retrans }, "retransmitted", "retransmitted")
 	case expert.PSNGap:
-		s := per(func(rc *RC) int { return rc.PSNGaps }, "PSN jumps") + "; " +
-			per(func(rc *RC) int { return rc.PSNMissing }, "PSNs missing")
+		s := per(func(rc *RC) int { return rc.PSNGaps }, "PSN jump", "PSN jumps") + "; " +
+			per(func(rc *RC) int { return rc.PSNMissing }, "PSN missing", "PSNs missing")
 		// On a lossy path: the requests the responder dropped, and the
 		// lost ones that came later.
 		for d := range l.RC {
 			if rc := &l.RC[d]; rc.OutOfSeq+rc.Late > 0 {
-				s += fmt.Sprintf("; %s %d requests dropped out of sequence by the responder, %d first seen late", dirName(d), rc.OutOfSeq, rc.Late)
+				s += fmt.Sprintf("; %s %s dropped out of sequence by the responder, %d first seen late", dirName(d), numfmt.Count(rc.OutOfSeq, "request"), rc.Late)
 			}
 		}
 		return s
 	case expert.NotCaptured:
-		s := per(func(rc *RC) int { return rc.NotCaptured }, "request PSNs the responder took that the capture never showed")
+		s := per(func(rc *RC) int { return rc.NotCaptured }, "request PSN the responder took that the capture never showed", "request PSNs the responder took that the capture never showed")
 		if s == "" {
 			// Each came after its ACK: the capture's order.
 			s = "the capture showed every one later (roce.capture.reordered)"
 		}
 		return s
 	case expert.CaptureReordered:
-		return per(func(rc *RC) int { return rc.Reordered }, "requests shown out of the order the responder took them")
+		return per(func(rc *RC) int { return rc.Reordered }, "request shown out of the order the responder took it", "requests shown out of the order the responder took them")
 	case expert.BadICRC, expert.BadIPSum, expert.BadLength:
 		// Copies the responder took show the capture point damaging
 		// its copies: where it did, the rest may be its damage too (an
@@ -746,7 +756,7 @@ func (l *Link) findingDetail(id expert.ID, text string) string {
 		}
 		return strings.Join(parts, "; ")
 	case expert.RNRNAK:
-		return per(func(rc *RC) int { return rc.RNRs }, "RNR NAKs sent")
+		return per(func(rc *RC) int { return rc.RNRs }, "RNR NAK sent", "RNR NAKs sent")
 	case expert.NAK:
 		var parts []string
 		for d := range l.RC {
