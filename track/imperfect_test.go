@@ -86,10 +86,10 @@ func TestBadICRCNotFollowed(t *testing.T) {
 }
 
 // TestDamagedCopy: a request whose copy in the capture is damaged (its
-// DestQP among what is damaged too: the link is the one between its
-// addresses that expects its PSN), which the responder took all the same
-// (its ACK covers the PSN, nothing is sent again), is the capture's
-// damage, not the network's: roce.capture.damaged
+// DestQP or an address among what is damaged too: the link is the one
+// with two of the three that expects its PSN), which the responder took
+// all the same (its ACK covers the PSN, nothing is sent again), is the
+// capture's damage, not the network's: roce.capture.damaged
 // in place of the checksum's error, nothing counted dropped or missed. Its
 // content is followed where the ICRC vouches for it (a TTL damaged), else
 // it is unknown, as a missed request's is (no sequence gap after it). The
@@ -112,6 +112,7 @@ func TestDamagedCopy(t *testing.T) {
 	ttl := func(d []byte) { d[14+8] ^= 0x01 }
 	icrc := func(d []byte) { d[len(d)-1] ^= 0xff }
 	qpn := func(d []byte) { d[bth+7] ^= 0x01 } // the DestQP's low bit: no link's queue pair
+	src := func(d []byte) { d[14+15] ^= 0x04 } // the IPv4 source's: no link's address
 	late := func(fs []rawFrame) {
 		// The CDC shown after the ACK of it, at the ACK's time.
 		cdc := fs[i]
@@ -141,6 +142,7 @@ func TestDamagedCopy(t *testing.T) {
 		{"ttl-naked", ttl, nak, false, expert.BadIPSum, false},
 		{"write-and-ttl", ttl, nil, true, expert.CaptureCopyDamaged, true},
 		{"qpn", qpn, nil, false, expert.CaptureCopyDamaged, false},
+		{"source address", src, nil, false, expert.CaptureCopyDamaged, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fs := slices.Clone(clean)

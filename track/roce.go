@@ -524,9 +524,10 @@ func (t *Tracker) pendShown(l *Link, d Dir, i int, in *input) {
 }
 
 // damagedQP finds the link direction of a damaged request whose queue
-// pair no link has (the damage hit its DestQP): the one link direction
-// between the same addresses whose responder expects its PSN or one
-// shortly after. None, or more than one, leaves it with no link.
+// pair no link has (the damage hit its DestQP or an address): the one
+// link direction with two of its three (source, destination, DestQP)
+// whose responder expects its PSN or one shortly after. None, or more
+// than one, leaves it with no link.
 func (t *Tracker) damagedQP(in *input) (linkRef, bool) {
 	r := &in.roce
 	if !r.icrcBad || !isRequest(r.opcode) {
@@ -540,7 +541,13 @@ func (t *Tracker) damagedQP(in *input) (linkRef, bool) {
 		}
 		for d := range l.keys {
 			k, rc := &l.keys[d], &l.RC[d]
-			if !l.keyed[d] || k.src != r.key.src || k.dst != r.key.dst || !rc.havePSN {
+			same := 0
+			for _, eq := range [3]bool{k.src == r.key.src, k.dst == r.key.dst, k.qpn == r.key.qpn} {
+				if eq {
+					same++
+				}
+			}
+			if !l.keyed[d] || same < 2 || !rc.havePSN {
 				continue
 			}
 			if dd := psnDiff(r.psn, rc.nextPSN); dd >= 0 && dd < aheadBits {
