@@ -87,7 +87,8 @@ func TestBadICRCNotFollowed(t *testing.T) {
 
 // TestDamagedCopy: a request whose copy in the capture is damaged (its
 // DestQP or an address among what is damaged too: the link is the one
-// with two of the three that expects its PSN), which the responder took
+// with two of the three that expects its PSN; or its PSN: it is the PSN
+// the responder then takes unseen), which the responder took
 // all the same (its ACK covers the PSN, nothing is sent again), is the
 // capture's damage, not the network's: roce.capture.damaged
 // in place of the checksum's error, nothing counted dropped or missed. Its
@@ -113,6 +114,7 @@ func TestDamagedCopy(t *testing.T) {
 	icrc := func(d []byte) { d[len(d)-1] ^= 0xff }
 	qpn := func(d []byte) { d[bth+7] ^= 0x01 } // the DestQP's low bit: no link's queue pair
 	src := func(d []byte) { d[14+15] ^= 0x04 } // the IPv4 source's: no link's address
+	psn := func(d []byte) { d[bth+9] ^= 0x40 } // the PSN's high bits: no PSN the responder takes
 	late := func(fs []rawFrame) {
 		// The CDC shown after the ACK of it, at the ACK's time.
 		cdc := fs[i]
@@ -143,6 +145,7 @@ func TestDamagedCopy(t *testing.T) {
 		{"write-and-ttl", ttl, nil, true, expert.CaptureCopyDamaged, true},
 		{"qpn", qpn, nil, false, expert.CaptureCopyDamaged, false},
 		{"source address", src, nil, false, expert.CaptureCopyDamaged, false},
+		{"psn", psn, nil, false, expert.CaptureCopyDamaged, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fs := slices.Clone(clean)
@@ -192,6 +195,23 @@ func TestDamagedCopy(t *testing.T) {
 				t.Errorf("C->S packets %d, want %d", rc.Packets, brc.Packets)
 			}
 		})
+	}
+}
+
+// TestDamagedPSNResent: a request whose PSN was damaged on the way, sent
+// again whole: the receiver dropped the damaged one (roce.icrc.bad
+// stands), and no PSN is missing for it to have been.
+func TestDamagedPSNResent(t *testing.T) {
+	clean := readRawFrames(t, crafted.Pingpong(t))
+	i := clientCDCs(t, clean)[5]
+	const bth = crafted.RoCESMCOff - 12
+	fs := crafted.Resent(slices.Clone(clean), i+1, func(d []byte) { d[bth+9] ^= 0x40 })
+	s, found := feedRaw(t, fs)
+	if !slices.Contains(found, expert.BadICRC.String()) || slices.Contains(found, expert.CaptureCopyDamaged.String()) {
+		t.Errorf("findings %v, want roce.icrc.bad and no roce.capture.damaged", found)
+	}
+	if rc := s.Links[0].RC[DirC2S]; rc.Damaged != 0 || rc.ICRCBad != 1 {
+		t.Errorf("C->S damaged %d, ICRC bad %d; want 0, 1", rc.Damaged, rc.ICRCBad)
 	}
 }
 

@@ -357,6 +357,9 @@ func (t *Tracker) resync(l *Link, d Dir, next uint32, in *input) {
 	if rc.damaged {
 		missed -= t.damagedTaken(l, d, next, in)
 	}
+	if missed > 0 && len(rc.unplaced) > 0 {
+		missed -= t.unplacedTaken(l, d, missed, in)
+	}
 	if missed > 0 {
 		t.notCaptured(l, d, missed, in)
 		// Dated by the newest frame so far: an ACK stamped before the
@@ -572,6 +575,15 @@ func (rc *RC) holdDamaged(in *input, id expert.ID) {
 		return
 	}
 	if dd := psnDiff(r.psn, rc.nextPSN); dd < 0 || dd >= aheadBits {
+		// Its PSN is what the damage hit, as likely as not: one of the
+		// PSNs the responder takes next, should its word say that the
+		// capture never showed them (unplacedTaken).
+		rc.unplaced = slices.DeleteFunc(rc.unplaced, func(u unplacedReq) bool { return u.at != rc.nextPSN })
+		if len(rc.unplaced) < maxDamaged {
+			u := unplacedReq{at: rc.nextPSN, id: id, number: in.number, ns: in.ns, why: r.whyBad}
+			u.icrcGot, u.icrcWant = r.icrcGot, r.icrcWant
+			rc.unplaced = append(rc.unplaced, u)
+		}
 		return
 	}
 	i := slices.IndexFunc(rc.dmg, func(m damagedReq) bool { return m.req.roce.psn == r.psn })
@@ -609,6 +621,51 @@ const maxDamaged = aheadBits
 func (rc *RC) forgetDamaged(keep func(psn uint32) bool) {
 	rc.dmg = slices.DeleteFunc(rc.dmg, func(m damagedReq) bool { return !keep(m.req.roce.psn) })
 	rc.damaged = len(rc.dmg)+len(rc.dmgTaken) > 0
+}
+
+// unplacedReq is a damaged request whose PSN is no PSN the responder
+// could take next (behind, or past the window): the damage hit its PSN,
+// as likely as not. at is the PSN the responder expected then.
+type unplacedReq struct {
+	at                uint32
+	id                expert.ID
+	number            int
+	ns                int64
+	icrcGot, icrcWant uint32
+	why               error
+}
+
+// unplacedTaken settles the damaged requests of direction d of l whose
+// PSN was damaged (unplacedReq) when the responder's word in in says it
+// took missed PSNs the capture never showed: one that came while the
+// responder still expected the first of them was one of them, its copy
+// damaged in the capture (roce.capture.damaged, as damagedTaken), its
+// content unknown. It returns how many were.
+func (t *Tracker) unplacedTaken(l *Link, d Dir, missed int, in *input) int {
+	rc := &l.RC[d]
+	n := 0
+	for _, u := range rc.unplaced {
+		if u.at != rc.nextPSN || n == missed {
+			continue
+		}
+		n++
+		l.expert.unmark(u.id)
+		if u.id == expert.BadICRC {
+			rc.ICRCBad--
+		}
+		rc.Damaged++
+		t.cur.expert |= 1 << expert.CaptureCopyDamaged
+		text := ""
+		if l.expert.find(expert.CaptureCopyDamaged) == nil {
+			text = damagedText(u.id, &roceIn{icrcGot: u.icrcGot, icrcWant: u.icrcWant}, u.why)
+		}
+		l.expert.add(expert.CaptureCopyDamaged, u.number, u.ns, text)
+	}
+	rc.unplaced = rc.unplaced[:0]
+	if n > 0 {
+		t.contentUnknown(l, d, in)
+	}
+	return n
 }
 
 // damagedReq is a request that the capture holds damaged, its PSN not yet
