@@ -2,6 +2,7 @@ package track
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -308,6 +309,25 @@ func snapCutOf(f *capture.Frame) uint8 {
 	return 0
 }
 
+// cutSYNOf reads the ports and sequence number of the SYN in f, whose TCP
+// header the snap length cut inside its options (synCut); a SYN-ACK's ns
+// is 0.
+func cutSYNOf(f *capture.Frame, ns int64) cutSYN {
+	var tcp []byte
+	if f.IPv4 != nil {
+		tcp = f.IPv4.Payload
+	} else if f.IPv6 != nil {
+		tcp = f.IPv6.Payload
+	}
+	if len(tcp) < 14 || tcp[13]&0x10 != 0 {
+		return cutSYN{}
+	}
+	src, dst := ipAddrs(f)
+	be := binary.BigEndian
+	from := netip.AddrPortFrom(src, be.Uint16(tcp[0:]))
+	return cutSYN{key: makeTCPKey(from, netip.AddrPortFrom(dst, be.Uint16(tcp[2:]))), client: from, seq: be.Uint32(tcp[4:]), ns: ns}
+}
+
 // synCut tells a TCP header cut inside its options (the frame has no
 // TCP layer then) whose flags say SYN: the SMC option (kind 254) that
 // makes a connection SMC's may be among the options cut.
@@ -361,6 +381,10 @@ func fill(in *input, f *capture.Frame) {
 	}
 	if f.Cut {
 		in.snapCut, in.snapKept, in.snapWire = snapCutOf(f), f.CI.CaptureLength, f.CI.Length
+		in.cutSYN = cutSYN{}
+		if in.snapCut == snapCutSYN {
+			in.cutSYN = cutSYNOf(f, in.ns)
+		}
 	}
 	switch {
 	case f.TCP != nil && (f.IPv4 != nil || f.IPv6 != nil):

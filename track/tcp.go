@@ -2,8 +2,10 @@ package track
 
 import (
 	"fmt"
+	"net/netip"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/expert"
@@ -429,7 +431,25 @@ func (t *Tracker) startConn(in *input, key tcpKey) *Conn {
 	c := t.newConn(in)
 	c.Client, c.Server = client, server
 	t.byTuple[key] = c
+	if !s.syn || s.ack {
+		for i := range t.cutSYNs {
+			if y := &t.cutSYNs[i]; y.ns != 0 && y.key == key && y.client == client && y.ns <= in.ns {
+				// Its SYN is in the capture, its options cut: the
+				// handshake is timed from there.
+				c.TSYN, c.synSeq = time.Unix(0, y.ns), y.seq
+				*y = cutSYN{}
+			}
+		}
+	}
 	return c
+}
+
+// cutSYN is a SYN whose options a snap length cut (Tracker.cutSYNs).
+type cutSYN struct {
+	key    tcpKey
+	client netip.AddrPort
+	seq    uint32
+	ns     int64
 }
 
 func tcpInfo(s *tcpIn) string {

@@ -109,6 +109,10 @@ type Tracker struct {
 
 	byTuple   map[tcpKey]*Conn
 	lastTuple *Conn // of the last TCP segment, while it is in byTuple
+	// cutSYNs are the last SYNs whose options a snap length cut (where
+	// the SMC option would be): a connection its CLC messages show later
+	// began there (startConn).
+	cutSYNs [8]cutSYN
 	// dumpers are the hosts whose ANCK dump device the capture holds:
 	// each copies the CDCs its own host sends, so a connection's
 	// direction from any other host is not shown, not silent.
@@ -300,6 +304,11 @@ func (t *Tracker) feed(in *input) {
 	}
 	if in.snapCut != 0 {
 		t.raiseText(&t.expert, expert.SnapCut, in, func() string { return snapCutText(in) })
+		if in.cutSYN.ns != 0 {
+			// A connection its CLC messages show later began here
+			// (startConn).
+			t.cutSYNs[in.number%len(t.cutSYNs)] = in.cutSYN
+		}
 	}
 	switch {
 	case in.isTCP:

@@ -3,6 +3,7 @@ package rows_test
 import (
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
@@ -201,7 +202,8 @@ func TestEndedOneHostDump(t *testing.T) {
 // TestDurationsWithoutSYN: a capture that lacks a connection's SYN (it
 // began at the Proposal) times the handshake from the Proposal, which
 // the SYN came before: each step a lower bound (AtLeast), the Proposal's
-// own not known (-1), never 0.
+// own not known (-1), never 0. A SYN whose options the snap length cut
+// is the connection's all the same.
 func TestDurationsWithoutSYN(t *testing.T) {
 	frames, lt := testutil.ReadFrames(t, "../../testdata/reference/pingpong.pcap")
 	whole := snapshotOf(t, "../../testdata/reference/pingpong.pcap")
@@ -221,5 +223,27 @@ func TestDurationsWithoutSYN(t *testing.T) {
 	}
 	if want := full.Confirm - full.Proposal; h.Confirm < want-0.001 || h.Confirm > want+0.001 {
 		t.Errorf("no SYN: Confirm %.3f ms, want %.3f (from the Proposal)", h.Confirm, want)
+	}
+	// The SYN in the capture, its SMC option cut by the snap length
+	// (editcap -C -4): the handshake is timed from it, as whole.
+	cut := slices.Clone(frames)
+	i := slices.IndexFunc(cut, func(f testutil.Packet) bool {
+		d := f.Data
+		return len(d) >= 54 && d[14+9] == 6 && d[14+20+13] == 0x02 // IPv4, TCP, SYN alone
+	})
+	if i < 0 {
+		t.Fatal("no SYN")
+	}
+	syn := &cut[i]
+	syn.CI.Length = len(syn.Data)
+	syn.Data = syn.Data[:len(syn.Data)-4]
+	syn.CI.CaptureLength = len(syn.Data)
+	r, err = capture.NewReader("cut.pcap", mutate.NewSource(cut), lt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s = snapshotRead(t, r)
+	if h := rows.ConnRows(&s)[0].Handshake; h != full {
+		t.Errorf("SYN's options cut: %+v, want the whole capture's %+v", h, full)
 	}
 }
