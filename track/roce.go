@@ -649,23 +649,32 @@ func (t *Tracker) unplacedTaken(l *Link, d Dir, missed int, in *input) int {
 			continue
 		}
 		n++
-		l.expert.unmark(u.id)
-		if u.id == expert.BadICRC {
-			rc.ICRCBad--
-		}
-		rc.Damaged++
-		t.cur.expert |= 1 << expert.CaptureCopyDamaged
-		text := ""
-		if l.expert.find(expert.CaptureCopyDamaged) == nil {
-			text = damagedText(u.id, &roceIn{icrcGot: u.icrcGot, icrcWant: u.icrcWant}, u.why)
-		}
-		l.expert.add(expert.CaptureCopyDamaged, u.number, u.ns, text)
+		t.copyDamaged(l, d, u.id, u.number, u.ns, &roceIn{icrcGot: u.icrcGot, icrcWant: u.icrcWant}, u.why)
 	}
 	rc.unplaced = rc.unplaced[:0]
 	if n > 0 {
 		t.contentUnknown(l, d, in)
 	}
 	return n
+}
+
+// copyDamaged takes back finding id of the request of direction d of l
+// at frame number (time ns), whose copy the capture damaged (r, why: what
+// its frame showed), for roce.capture.damaged, carried by the frame that
+// tells it.
+func (t *Tracker) copyDamaged(l *Link, d Dir, id expert.ID, number int, ns int64, r *roceIn, why error) {
+	rc := &l.RC[d]
+	l.expert.unmark(id)
+	if id == expert.BadICRC {
+		rc.ICRCBad--
+	}
+	rc.Damaged++
+	t.cur.expert |= 1 << expert.CaptureCopyDamaged
+	text := ""
+	if l.expert.find(expert.CaptureCopyDamaged) == nil {
+		text = damagedText(id, r, why)
+	}
+	l.expert.add(expert.CaptureCopyDamaged, number, ns, text)
 }
 
 // damagedReq is a request that the capture holds damaged, its PSN not yet
@@ -696,17 +705,7 @@ func (t *Tracker) damagedTaken(l *Link, d Dir, next uint32, in *input) int {
 		// (lateWindow).
 		rc.ahead.set(uint32(i))
 		n++
-		l.expert.unmark(m.id)
-		if m.id == expert.BadICRC {
-			rc.ICRCBad--
-		}
-		rc.Damaged++
-		t.cur.expert |= 1 << expert.CaptureCopyDamaged
-		text := ""
-		if l.expert.find(expert.CaptureCopyDamaged) == nil {
-			text = damagedText(m.id, &m.req.roce, m.why)
-		}
-		l.expert.add(expert.CaptureCopyDamaged, m.req.number, m.req.ns, text)
+		t.copyDamaged(l, d, m.id, m.req.number, m.req.ns, &m.req.roce, m.why)
 		if len(rc.dmgTaken) < maxDamaged {
 			rc.dmgTaken = append(rc.dmgTaken, takenDamaged{damagedReq: m, ns: t.lastNS})
 		}
