@@ -95,16 +95,26 @@ func (g *LinkGroup) linkByID(id uint8) *Link {
 // raiseDropped raises what makes the receiver drop the packet in in: its
 // lengths, its IPv4 header checksum, or its ICRC; it returns the finding.
 func (t *Tracker) raiseDropped(ms *marks, in *input) expert.ID {
-	switch {
-	case in.roce.ipSumBad && !in.roce.lengthBad:
-		t.raise(ms, expert.BadIPSum, in)
-		return expert.BadIPSum
-	case !in.roce.lengthBad:
-		t.raise(ms, expert.BadICRC, in)
-		return expert.BadICRC
+	id := droppedID(&in.roce)
+	if id == expert.BadLength {
+		t.raiseText(ms, id, in, func() string { return damageText(id, &in.roce, in.roce.whyBad) })
+	} else {
+		t.raise(ms, id, in)
 	}
-	t.raiseText(ms, expert.BadLength, in, func() string { return damageText(expert.BadLength, &in.roce, in.roce.whyBad) })
-	return expert.BadLength
+	return id
+}
+
+// droppedID is the finding of what makes the receiver drop r: its
+// lengths, else its IPv4 header checksum (the ICRC matching), else its
+// ICRC.
+func droppedID(r *roceIn) expert.ID {
+	switch {
+	case r.lengthBad:
+		return expert.BadLength
+	case r.ipSumBad:
+		return expert.BadIPSum
+	}
+	return expert.BadICRC
 }
 
 // roce handles one RoCE packet: find the link direction by (IP src, IP
@@ -594,20 +604,17 @@ func (rc *RC) holdDamaged(in *input, id expert.ID) {
 		rc.dmg = append(rc.dmg, damagedReq{})
 		i = len(rc.dmg) - 1
 	}
-	m := damagedReq{id: id, whole: r.ipSumBad && !r.lengthBad}
+	m := damagedReq{id: id, whole: id == expert.BadIPSum, req: keptOf(in)}
 	if m.whole {
-		m.req = keptOf(in)
-		m.req.roce.ipSum = r.ipSum
 		m.req.roce.icrcBad, m.req.roce.ipSumBad = false, false
-	} else {
-		m.req = keptReq{number: in.number, ns: in.ns}
-		m.req.roce.psn = r.psn
-		m.req.roce.icrcGot, m.req.roce.icrcWant = r.icrcGot, r.icrcWant
-		m.why = r.whyBad
 	}
 	rc.dmg[i] = m
-	rc.damaged = true
+	rc.syncDamaged()
 }
+
+// syncDamaged sets damaged, the fast path's word that the direction holds
+// damaged requests (dmg, dmgTaken).
+func (rc *RC) syncDamaged() { rc.damaged = len(rc.dmg)+len(rc.dmgTaken) > 0 }
 
 // maxDamaged bounds the damaged requests held per direction: every one
 // the window can hold (random byte errors in a capture of 1 KiB WRITEs
@@ -620,7 +627,7 @@ const maxDamaged = aheadBits
 // raised says.
 func (rc *RC) forgetDamaged(keep func(psn uint32) bool) {
 	rc.dmg = slices.DeleteFunc(rc.dmg, func(m damagedReq) bool { return !keep(m.req.roce.psn) })
-	rc.damaged = len(rc.dmg)+len(rc.dmgTaken) > 0
+	rc.syncDamaged()
 }
 
 // unplacedReq is a damaged request whose PSN is no PSN the responder
@@ -683,7 +690,6 @@ type damagedReq struct {
 	id    expert.ID // what its frame raised: BadICRC, BadIPSum or BadLength
 	whole bool      // its content is the sender's: req is followed if the responder took it
 	req   keptReq
-	why   error // BadLength's
 }
 
 // damagedTaken settles the damaged requests held for direction d of l
@@ -705,7 +711,7 @@ func (t *Tracker) damagedTaken(l *Link, d Dir, next uint32, in *input) int {
 		// (lateWindow).
 		rc.ahead.set(uint32(i))
 		n++
-		t.copyDamaged(l, d, m.id, m.req.number, m.req.ns, &m.req.roce, m.why)
+		t.copyDamaged(l, d, m.id, m.req.number, m.req.ns, &m.req.roce, m.req.roce.whyBad)
 		if len(rc.dmgTaken) < maxDamaged {
 			rc.dmgTaken = append(rc.dmgTaken, takenDamaged{damagedReq: m, ns: t.lastNS})
 		}
@@ -744,12 +750,12 @@ func (t *Tracker) damagedResent(l *Link, d Dir, in *input) bool {
 	rc.dmgTaken = slices.DeleteFunc(rc.dmgTaken, func(m takenDamaged) bool { return in.ns-m.ns > int64(lateMax) })
 	i := slices.IndexFunc(rc.dmgTaken, func(m takenDamaged) bool { return m.req.roce.psn == in.roce.psn })
 	if i < 0 {
-		rc.damaged = len(rc.dmg)+len(rc.dmgTaken) > 0
+		rc.syncDamaged()
 		return false
 	}
 	m := rc.dmgTaken[i]
 	rc.dmgTaken = slices.Delete(rc.dmgTaken, i, i+1)
-	rc.damaged = len(rc.dmg)+len(rc.dmgTaken) > 0
+	rc.syncDamaged()
 	rc.Damaged--
 	l.expert.unmark(expert.CaptureCopyDamaged)
 	if m.id == expert.BadICRC {
@@ -757,7 +763,7 @@ func (t *Tracker) damagedResent(l *Link, d Dir, in *input) bool {
 	}
 	text := ""
 	if l.expert.find(m.id) == nil {
-		text = damageText(m.id, &m.req.roce, m.why)
+		text = damageText(m.id, &m.req.roce, m.req.roce.whyBad)
 	}
 	l.expert.add(m.id, m.req.number, m.req.ns, text)
 	rc.Reordered++
@@ -777,13 +783,7 @@ func (t *Tracker) damagedResent(l *Link, d Dir, in *input) bool {
 func (t *Tracker) damagedLate(l *Link, d Dir, in *input) {
 	r := &in.roce
 	rc := &l.RC[d]
-	id := expert.BadICRC
-	switch {
-	case r.lengthBad:
-		id = expert.BadLength
-	case r.ipSumBad:
-		id = expert.BadIPSum
-	}
+	id := droppedID(r)
 	rc.Damaged++
 	t.raiseText(&l.expert, expert.CaptureCopyDamaged, in, func() string { return damagedText(id, r, r.whyBad) })
 	if id != expert.BadIPSum {
