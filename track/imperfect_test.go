@@ -933,6 +933,60 @@ func TestMergedCaptures(t *testing.T) {
 	}
 }
 
+// TestReusedQueuePairs: pingpong.pcap twice, the second a second after
+// the first's DELETE_LINK, as a host makes a new link group whose queue
+// pairs got the numbers of the deleted ones (the same 4-tuple, QPNs and
+// addresses, its PSNs behind the old link's). The CLC Confirm that
+// announces the new link's client end is missed by the capture, or
+// damaged in it: the old link's wire keys then still led, and every
+// request of the new link was a retransmission of the deleted one. The
+// new link's CONFIRM_LINK is its own: two link groups, the second
+// connection's bytes whole, no retransmission but the teardown's.
+func TestReusedQueuePairs(t *testing.T) {
+	one, lt := testutil.ReadFrames(t, crafted.Pingpong(t))
+	shift := one[len(one)-1].CI.Timestamp.Sub(one[0].CI.Timestamp) + time.Second
+	twice := slices.Clone(one)
+	for _, f := range one {
+		f.CI.Timestamp = f.CI.Timestamp.Add(shift)
+		twice = append(twice, f)
+	}
+	confirm := len(one) + firstCLC(t, lt, one, decode.CLCTypeConfirm)
+	feed := func(frames []rawFrame) Snapshot {
+		tr := New(Options{Unshared: true})
+		eachRaw(t, "reused", lt, frames, func(f *capture.Frame) { tr.Feed(f) })
+		tr.EndCapture(time.Time{})
+		return tr.Snapshot()
+	}
+	base, single := feed(twice), feed(one)
+	if len(base.LinkGroups) != 2 || len(base.Conns) != 2 || base.Stats.Retrans != 2*single.Stats.Retrans {
+		t.Fatalf("whole: %d link groups, %d connections, %d retransmissions: want 2, 2, %d (the teardown's, twice)",
+			len(base.LinkGroups), len(base.Conns), base.Stats.Retrans, 2*single.Stats.Retrans)
+	}
+	damaged := slices.Clone(twice)
+	d := bytes.Clone(damaged[confirm].Data)
+	for i := len(d) - 8; i < len(d); i++ {
+		d[i] = 0xAA
+	}
+	damaged[confirm].Data = d
+	for name, frames := range map[string][]rawFrame{
+		"missed":  slices.Delete(slices.Clone(twice), confirm, confirm+1),
+		"damaged": damaged,
+	} {
+		s := feed(frames)
+		if len(s.LinkGroups) != 2 || s.Stats.Retrans != base.Stats.Retrans {
+			t.Errorf("%s Confirm: %d link groups, %d retransmissions: want 2, %d", name, len(s.LinkGroups), s.Stats.Retrans, base.Stats.Retrans)
+		}
+		if len(s.Conns) != 2 {
+			t.Fatalf("%s Confirm: %d connections, want 2", name, len(s.Conns))
+		}
+		for dir := range 2 {
+			if got, want := s.Conns[1].Flow[dir].Bytes, base.Conns[1].Flow[dir].Bytes; got != want {
+				t.Errorf("%s Confirm: the second connection's %v bytes %d, want %d", name, Dir(dir), got, want)
+			}
+		}
+	}
+}
+
 // TestSnaplenCutOpen: the SMC-D loopback capture cut to 96 bytes a frame
 // keeps 30 bytes of each Accept and Confirm, and ends before the TCP
 // connections close: each handshake, still open, says the snap length

@@ -123,6 +123,13 @@ func (t *Tracker) roce(in *input) {
 	r := &in.roce
 	t.stats.RoCE++
 	ref, ok := t.lookupQP(&r.key)
+	if ok && reusedQP(ref.link, ref.dir, in) {
+		// The deleted link's queue pairs are destroyed; the numbers
+		// name a new link whose setup the capture missed (or damaged):
+		// it is resolved as one it joined.
+		t.retire(ref.link)
+		ok = false
+	}
 	if !ok && (r.icrcBad && !r.ipSumBad || r.lengthBad) {
 		if ref, ok = t.damagedQP(in); !ok {
 			// Nothing is learned from a packet the receiver drops: not
@@ -215,6 +222,31 @@ func (t *Tracker) roce(in *input) {
 	rc.Packets++
 	rc.lastPSN = r.psn
 	t.content(l, d, in)
+}
+
+// reusedQP reports whether the request in in, on the wire key of direction
+// d of a deleted link l, is one of a new link whose queue pairs got the
+// same numbers: an RNIC may hand out a destroyed QP's number again, and
+// Linux destroys a link's QP once a DELETE_LINK ends it (smc_link_clear in
+// net/smc/smc_core.c). The old QP sends nothing new after that: a
+// CONFIRM_LINK, the first message of every link, or a PSN further from
+// the one its responder expects than a requester goes back or ahead (a new
+// link starts at a random PSN, smcr_link_init), is the new link's. A
+// packet the capture damaged proves nothing.
+func reusedQP(l *Link, d Dir, in *input) bool {
+	r := &in.roce
+	if l.State != LinkDeleted && !l.lgr.Deleted || !isRequest(r.opcode) || r.icrcBad || r.lengthBad || r.ipSumBad {
+		return false
+	}
+	if r.hasLLC && r.llc.typ.Base() == decode.LLCConfirmLink {
+		return true
+	}
+	rc := &l.RC[d]
+	if !rc.havePSN {
+		return false
+	}
+	dd := psnDiff(r.psn, rc.nextPSN)
+	return dd <= -aheadBits || dd >= aheadBits
 }
 
 // inSequence follows the RC PSN sequence of direction d of l as its
