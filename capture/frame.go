@@ -41,6 +41,28 @@ func (s *ICRCStatus) ipSumBad(ip []byte) {
 	s.IPSum[0], s.IPSum[1] = decode.IPv4HeaderSum(ip)
 }
 
+// ICRCMend is the one byte of a RoCEv2 frame whose ICRC fails that
+// explains the failure (decode.MendICRCRoCEv2), with its offset in Data;
+// false where no one byte does, and for other frames.
+func (f *Frame) ICRCMend() (decode.ICRCMend, bool) {
+	s := &f.ICRC
+	if !s.Checked || s.OK || s.IPSumBad || f.GRH != nil {
+		return decode.ICRCMend{}, false
+	}
+	var ip []byte
+	switch {
+	case f.IPv4 != nil:
+		ip = f.Data[cap(f.Data)-cap(f.IPv4.Contents):]
+	case f.IPv6 != nil:
+		ip = f.Data[cap(f.Data)-cap(f.IPv6.Contents):]
+	default:
+		return decode.ICRCMend{}, false
+	}
+	m, ok := decode.MendICRCRoCEv2(ip, s.Got, s.Want)
+	m.Off += len(f.Data) - len(ip)
+	return m, ok
+}
+
 // Frame is one captured frame and what was decoded from it. A Reader reuses
 // one Frame: its slices and layer pointers are valid until the next call to
 // Next. Layer pointers are nil when the layer is absent from this frame.

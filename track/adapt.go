@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 
 	"github.com/smcscope/smcscope/capture"
@@ -243,6 +244,10 @@ func (t *Tracker) feedFrame(f *capture.Frame) {
 			r.dataLen = uint32(len(d))
 			if t.opts.Stream != nil {
 				r.data = d
+				if o := r.mend.Off - (cap(f.Data) - cap(d)); r.mended && o >= 0 && o < len(d) {
+					r.data = bytes.Clone(d)
+					r.data[o] = r.mend.Sent
+				}
 			}
 		}
 	}
@@ -370,6 +375,90 @@ func roceAddrs(f *capture.Frame) (src, dst addr) {
 	return addr{}, addr{}
 }
 
+// mendRoCE takes the one byte that explains why a RoCE frame fails its
+// ICRC (capture.Frame.ICRCMend): every other byte is the sender's, so the
+// request is placed by its wire key and PSN as sent (the byte mended in
+// them where it is theirs). mendWhole says that the content decoded is
+// the sender's too: the byte is in a field that shapes none of it (the
+// ICRC itself, a source port, an identification, a partition key) or in
+// one taken as mended here.
+func mendRoCE(r *roceIn, f *capture.Frame, m decode.ICRCMend) {
+	r.mended, r.mend = true, m
+	at := func(c []byte) int { return cap(f.Data) - cap(c) }
+	var ip []byte
+	// The addresses' offsets in the IP header, its length, the packet's.
+	var src, dst, hdr, end int
+	switch {
+	case f.IPv4 != nil:
+		ip, src, dst, hdr, end = f.Data[at(f.IPv4.Contents):], 12, 16, len(f.IPv4.Contents), int(f.IPv4.Length)
+	case f.IPv6 != nil:
+		ip, src, dst, hdr, end = f.Data[at(f.IPv6.Contents):], 8, 24, 40, 40+int(f.IPv6.Length)
+	default:
+		return
+	}
+	n := dst - src
+	sent := func(b []byte, off int) []byte {
+		b = bytes.Clone(b)
+		b[off] = m.Sent
+		return b
+	}
+	o := m.Off - at(ip)
+	b := m.Off - at(f.BTH.Contents)
+	whole := true
+	switch {
+	case o >= src && o < src+n:
+		r.key.src, r.mendField = addrOfIP(sent(ip[src:src+n], o-src)), "IP source address"
+	case o >= dst && o < dst+n:
+		r.key.dst, r.mendField = addrOfIP(sent(ip[dst:dst+n], o-dst)), "IP destination address"
+	case b >= 5 && b <= 7:
+		r.key.qpn, r.mendField = uint64(binary.BigEndian.Uint32(sent(f.BTH.Contents[4:8], b-4))&0xFFFFFF), "BTH DestQP"
+	case b == 8:
+		r.ackReq, r.mendField = m.Sent&0x80 != 0, "BTH AckReq"
+	case b >= 9 && b <= 11:
+		r.psn, r.mendField = binary.BigEndian.Uint32(sent(f.BTH.Contents[8:12], b-8))&0xFFFFFF, "BTH PSN"
+	case b == 2 || b == 3:
+		r.mendField = "BTH partition key"
+	case o >= 4 && o <= 7 && f.IPv4 != nil:
+		r.mendField = "IPv4 identification and fragment fields"
+	case o == hdr || o == hdr+1:
+		r.mendField = "UDP source port"
+	case o >= end-4 && o < end:
+		r.mendField = "ICRC"
+	case f.CDC != nil && !f.CDC.ANCK && f.CDC.Cut == 0 && m.Off >= at(f.CDC.Contents) && m.Off < at(f.CDC.Contents)+len(f.CDC.Contents):
+		// The CDC message as sent, decoded again.
+		var c decode.CDC
+		r.mendField = "CDC message"
+		if c.DecodeFromBytes(sent(f.CDC.Contents, m.Off-at(f.CDC.Contents)), gopacket.NilDecodeFeedback) != nil {
+			whole = false
+			break
+		}
+		fillCDC(&r.cdc, &c)
+	case r.opcode >= opWriteFirst && r.opcode <= opWriteOnlyImm && m.Off >= at(f.BTH.Data()):
+		// Bytes for the peer's RMBE: the tracker reads their length, and
+		// with Options.Stream the bytes, mended there (Tracker.Feed).
+		r.mendField = "RDMA WRITE data"
+	case b < 0:
+		r.mendField, whole = "IP or UDP header", false
+	case b < 2:
+		r.mendField, whole = "BTH opcode or flags", false
+	default:
+		r.mendField, whole = "transport headers or payload", false
+	}
+	r.mendWhole = whole
+}
+
+// fillCDC copies what the tracker needs of CDC c into m, field by field: a
+// composite literal is built on the stack and copied in wider moves than
+// it was written with, a store-forwarding stall on every CDC.
+func fillCDC(m *cdcIn, c *decode.CDC) {
+	m.seq, m.token = c.Seq, c.Token
+	m.prod.Wrap, m.prod.Count = c.Prod.Wrap, c.Prod.Count
+	m.cons.Wrap, m.cons.Count = c.Cons.Wrap, c.Cons.Count
+	m.prodFlags, m.connFlags = uint8(c.ProdFlags), uint8(c.ConnFlags)
+	m.credits, m.anck, m.noSeq = c.Credits, c.ANCK, false
+	m.creditsCut = c.Cut > 0 && !c.Captured(decode.CDCCreditsEnd)
+}
+
 // fill copies what the tracker needs from f into in, reusing in's memory.
 func fill(in *input, f *capture.Frame) {
 	in.number = f.Number
@@ -448,16 +537,7 @@ func fill(in *input, f *capture.Frame) {
 		}
 		r.hasCDC = f.CDC != nil
 		if r.hasCDC {
-			// Field by field: a composite literal is built on the stack
-			// and copied in wider moves than it was written with, a
-			// store-forwarding stall on every CDC.
-			c, m := f.CDC, &r.cdc
-			m.seq, m.token = c.Seq, c.Token
-			m.prod.Wrap, m.prod.Count = c.Prod.Wrap, c.Prod.Count
-			m.cons.Wrap, m.cons.Count = c.Cons.Wrap, c.Cons.Count
-			m.prodFlags, m.connFlags = uint8(c.ProdFlags), uint8(c.ConnFlags)
-			m.credits, m.anck, m.noSeq = c.Credits, c.ANCK, false
-			m.creditsCut = c.Cut > 0 && !c.Captured(decode.CDCCreditsEnd)
+			fillCDC(&r.cdc, f.CDC)
 		}
 		r.hasRWWI = f.RWWI != nil
 		if r.hasRWWI {
@@ -473,8 +553,12 @@ func fill(in *input, f *capture.Frame) {
 		r.icrcOK, r.icrcBad = f.ICRC.Checked && f.ICRC.OK, f.ICRC.Checked && !f.ICRC.OK
 		r.ipSumBad, r.ipSum = f.ICRC.IPSumBad, f.ICRC.IPSum
 		r.lengthBad = f.LengthBad
+		r.mended, r.mendWhole = false, false
 		if r.icrcBad {
 			r.icrcGot, r.icrcWant = f.ICRC.Got, f.ICRC.Want
+			if m, ok := f.ICRCMend(); ok && !r.ipSumBad {
+				mendRoCE(r, f, m)
+			}
 		}
 		// An LLC message the snap length cut before the fields a link
 		// takes from it is followed as a SEND of no known content.

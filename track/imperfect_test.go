@@ -85,17 +85,20 @@ func TestBadICRCNotFollowed(t *testing.T) {
 	}
 }
 
-// TestDamagedCopy: a request whose copy in the capture is damaged (its
-// DestQP or an address among what is damaged too: the link is the one
-// with two of the three that expects its PSN; or its PSN: it is the PSN
-// the responder then takes unseen), which the responder took
-// all the same (its ACK covers the PSN, nothing is sent again), is the
-// capture's damage, not the network's: roce.capture.damaged
-// in place of the checksum's error, nothing counted dropped or missed. Its
-// content is followed where the ICRC vouches for it (a TTL damaged), else
-// it is unknown, as a missed request's is (no sequence gap after it). The
-// same where the capture shows it after the ACK; where the responder NAKs
-// its PSN, the network's packet was damaged.
+// TestDamagedCopy: a request whose copy in the capture is damaged, which
+// the responder took all the same (its ACK covers the PSN, nothing is
+// sent again), is the capture's damage, not the network's:
+// roce.capture.damaged in place of the checksum's error, nothing counted
+// dropped or missed. Where one byte explains the ICRC failing (the ICRC
+// itself, a CDC's byte, the DestQP, an address, the PSN), that byte is
+// mended: the request is placed and its content followed as sent. Where
+// more is damaged, its DestQP or an address among it, the link is the one
+// with two of the three that expects its PSN; its PSN, it is the PSN the
+// responder then takes unseen; and its content is unknown, as a missed
+// request's is (no sequence gap after it). Where the ICRC vouches for it
+// (a TTL damaged) the content is followed. The same where the capture
+// shows it after the ACK; where the responder NAKs its PSN, the
+// network's packet was damaged.
 func TestDamagedCopy(t *testing.T) {
 	clean := readRawFrames(t, crafted.Pingpong(t))
 	base, _ := feedRaw(t, clean)
@@ -115,6 +118,13 @@ func TestDamagedCopy(t *testing.T) {
 	qpn := func(d []byte) { d[bth+7] ^= 0x01 } // the DestQP's low bit: no link's queue pair
 	src := func(d []byte) { d[14+15] ^= 0x04 } // the IPv4 source's: no link's address
 	psn := func(d []byte) { d[bth+9] ^= 0x40 } // the PSN's high bits: no PSN the responder takes
+	// One byte of a CDC (its producer cursor): the ICRC says which, and
+	// what it was sent as. Two bytes changed it cannot say.
+	cdcByte := func(d []byte) { d[crafted.RoCESMCOff+10] ^= 0x5a }
+	two := func(d []byte) { d[crafted.RoCESMCOff+10] ^= 0x5a; d[crafted.RoCESMCOff+20] ^= 0x01 }
+	psnAndCDC := func(d []byte) { psn(d); d[crafted.RoCESMCOff+20] ^= 0x01 }
+	qpnAndCDC := func(d []byte) { qpn(d); d[crafted.RoCESMCOff+20] ^= 0x01 }
+	srcAndCDC := func(d []byte) { src(d); d[crafted.RoCESMCOff+20] ^= 0x01 }
 	late := func(fs []rawFrame) {
 		// The CDC shown after the ACK of it, at the ACK's time.
 		cdc := fs[i]
@@ -137,15 +147,21 @@ func TestDamagedCopy(t *testing.T) {
 		write    bool // the WRITE before the CDC damaged too (its ICRC)
 	}{
 		{"ttl", ttl, nil, true, expert.CaptureCopyDamaged, false},
-		{"icrc", icrc, nil, false, expert.CaptureCopyDamaged, false},
+		{"icrc", icrc, nil, true, expert.CaptureCopyDamaged, false},
+		{"cdc byte", cdcByte, nil, true, expert.CaptureCopyDamaged, false},
+		{"two bytes", two, nil, false, expert.CaptureCopyDamaged, false},
 		{"ttl-after-ack", ttl, late, true, expert.CaptureCopyDamaged, false},
-		{"icrc-after-ack", icrc, late, false, expert.CaptureCopyDamaged, false},
+		{"icrc-after-ack", icrc, late, true, expert.CaptureCopyDamaged, false},
+		{"two-bytes-after-ack", two, late, false, expert.CaptureCopyDamaged, false},
 		{"icrc-naked", icrc, nak, false, expert.BadICRC, false},
 		{"ttl-naked", ttl, nak, false, expert.BadIPSum, false},
 		{"write-and-ttl", ttl, nil, true, expert.CaptureCopyDamaged, true},
-		{"qpn", qpn, nil, false, expert.CaptureCopyDamaged, false},
-		{"source address", src, nil, false, expert.CaptureCopyDamaged, false},
-		{"psn", psn, nil, false, expert.CaptureCopyDamaged, false},
+		{"qpn", qpn, nil, true, expert.CaptureCopyDamaged, false},
+		{"source address", src, nil, true, expert.CaptureCopyDamaged, false},
+		{"psn", psn, nil, true, expert.CaptureCopyDamaged, false},
+		{"qpn and cdc", qpnAndCDC, nil, false, expert.CaptureCopyDamaged, false},
+		{"source address and cdc", srcAndCDC, nil, false, expert.CaptureCopyDamaged, false},
+		{"psn and cdc", psnAndCDC, nil, false, expert.CaptureCopyDamaged, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fs := slices.Clone(clean)
@@ -195,6 +211,49 @@ func TestDamagedCopy(t *testing.T) {
 				t.Errorf("C->S packets %d, want %d", rc.Packets, brc.Packets)
 			}
 		})
+	}
+}
+
+// TestDamagedACKPlaced: an ACK whose source address the capture damaged
+// (its ICRC fails, no link has its key) is its link's finding, as a
+// request damaged alike is, not one of the capture at large: its DestQP
+// and destination are the link's, and it names a PSN its requester sent
+// just before. With two of the three hit, it stays the capture's.
+func TestDamagedACKPlaced(t *testing.T) {
+	clean := readRawFrames(t, crafted.Pingpong(t))
+	i := clientCDCs(t, clean)[5]
+	const bth = crafted.RoCESMCOff - 12
+	ack := -1
+	for j := i + 1; j < len(clean) && ack < 0; j++ {
+		if d := clean[j].Data; len(d) > crafted.RoCESMCOff && d[bth] == 0x11 && bytes.Equal(d[bth+9:bth+12], clean[i].Data[bth+9:bth+12]) {
+			ack = j
+		}
+	}
+	if ack < 0 {
+		t.Fatal("no ACK of the CDC's PSN")
+	}
+	for _, tc := range []struct {
+		name   string
+		damage func([]byte)
+		object expert.Object
+	}{
+		{"source address", func(d []byte) { d[14+15] ^= 0x04 }, expert.ObjectLink},
+		{"DestQP", func(d []byte) { d[bth+7] ^= 0x01 }, expert.ObjectLink},
+		{"source and DestQP", func(d []byte) { d[14+15] ^= 0x04; d[bth+7] ^= 0x01 }, expert.ObjectCapture},
+	} {
+		fs := slices.Clone(clean)
+		fs[ack].Data = bytes.Clone(fs[ack].Data)
+		tc.damage(fs[ack].Data)
+		s, _ := feedRaw(t, fs)
+		var on []expert.Object
+		for _, f := range s.Findings() {
+			if f.ID == expert.BadICRC {
+				on = append(on, f.Object)
+			}
+		}
+		if len(on) != 1 || on[0] != tc.object {
+			t.Errorf("%s: roce.icrc.bad on %v, want on the %v", tc.name, on, tc.object)
+		}
 	}
 }
 

@@ -250,6 +250,11 @@ type roceIn struct {
 	whyBad    error     // with malformed or lengthBad: the decoder's error (offset and field)
 	// icrcGot, icrcWant: the frame's ICRC and the one computed (icrcBad)
 	icrcGot, icrcWant uint32
+	// mended: one byte explains the ICRC failing (mend, mendRoCE); the
+	// key and PSN are the sender's, and the content too with mendWhole.
+	mended, mendWhole bool
+	mend              decode.ICRCMend
+	mendField         string // what the mended byte is part of
 	hasCDC            bool
 	cdc               cdcIn
 	hasRWWI           bool

@@ -568,14 +568,16 @@ func (t *Tracker) pendShown(l *Link, d Dir, i int, in *input) {
 	l.expert.add(expert.PSNGap, p.frame, p.since, "")
 }
 
-// damagedQP finds the link direction of a damaged request whose queue
-// pair no link has (the damage hit its DestQP or an address): the one
-// link direction with two of its three (source, destination, DestQP)
-// whose responder expects its PSN or one shortly after. None, or more
-// than one, leaves it with no link.
+// damagedQP finds the link direction of a damaged request or
+// acknowledgement whose queue pair no link has (the damage hit its DestQP
+// or an address): the one link direction with two of its three (source,
+// destination, DestQP) whose responder expects the request's PSN or one
+// shortly after, or, for an ACK or NAK, whose requester sent the PSN it
+// names shortly before. None, or more than one, leaves it with no link.
 func (t *Tracker) damagedQP(in *input) (linkRef, bool) {
 	r := &in.roce
-	if !r.icrcBad || !isRequest(r.opcode) {
+	req := isRequest(r.opcode)
+	if !r.icrcBad || !req && !r.hasAETH {
 		return linkRef{}, false
 	}
 	var found linkRef
@@ -592,10 +594,15 @@ func (t *Tracker) damagedQP(in *input) (linkRef, bool) {
 					same++
 				}
 			}
+			if !req {
+				// The ACK travels on the key of its direction; it
+				// answers the requests of the other.
+				rc = &l.RC[Dir(d).Reverse()]
+			}
 			if !l.keyed[d] || same < 2 || !rc.havePSN {
 				continue
 			}
-			if dd := psnDiff(r.psn, rc.nextPSN); dd >= 0 && dd < aheadBits {
+			if dd := psnDiff(r.psn, rc.nextPSN); req && dd >= 0 && dd < aheadBits || !req && dd < 0 && dd >= -aheadBits {
 				found = linkRef{l, Dir(d)}
 				n++
 			}
@@ -636,7 +643,7 @@ func (rc *RC) holdDamaged(in *input, id expert.ID) {
 		rc.dmg = append(rc.dmg, damagedReq{})
 		i = len(rc.dmg) - 1
 	}
-	m := damagedReq{id: id, whole: id == expert.BadIPSum, req: keptOf(in)}
+	m := damagedReq{id: id, whole: wholeCopy(id, r), req: keptOf(in)}
 	if m.whole {
 		m.req.roce.icrcBad, m.req.roce.ipSumBad = false, false
 	}
@@ -818,7 +825,7 @@ func (t *Tracker) damagedLate(l *Link, d Dir, in *input) {
 	id := droppedID(r)
 	rc.Damaged++
 	t.raiseText(&l.expert, expert.CaptureCopyDamaged, in, func() string { return damagedText(id, r, r.whyBad) })
-	if id != expert.BadIPSum {
+	if !wholeCopy(id, r) {
 		rc.NotCaptured--
 		return
 	}
@@ -827,12 +834,20 @@ func (t *Tracker) damagedLate(l *Link, d Dir, in *input) {
 }
 
 // damagedText says what is damaged in the copy of request r, whose
-// frame's finding is id, and whether its content is followed.
+// frame raised finding id (the length error why).
 func damagedText(id expert.ID, r *roceIn, why error) string {
-	if id == expert.BadIPSum {
+	if wholeCopy(id, r) {
 		return "the first: " + damageText(id, r, why) + " (its content followed)"
 	}
 	return "the first: " + damageText(id, r, why) + " (its content not known)"
+}
+
+// wholeCopy reports whether the content decoded from request r, whose
+// frame raised finding id, is the sender's: the ICRC vouches for it (the
+// damage in a field it leaves out), or one byte explains the ICRC failing
+// and shapes none of the content (mendRoCE).
+func wholeCopy(id expert.ID, r *roceIn) bool {
+	return id == expert.BadIPSum || id == expert.BadICRC && r.mendWhole
 }
 
 // damageText says what finding id (BadICRC, BadIPSum or BadLength) found
@@ -841,6 +856,10 @@ func damagedText(id expert.ID, r *roceIn, why error) string {
 func damageText(id expert.ID, r *roceIn, why error) string {
 	switch id {
 	case expert.BadICRC:
+		if r.mended {
+			return fmt.Sprintf("ICRC in the frame 0x%08x, computed 0x%08x: one byte explains it, offset %d (%s), 0x%02x in the frame, 0x%02x sent",
+				r.icrcGot, r.icrcWant, r.mend.Off, r.mendField, r.mend.Held, r.mend.Sent)
+		}
 		return fmt.Sprintf("ICRC in the frame 0x%08x, computed 0x%08x", r.icrcGot, r.icrcWant)
 	case expert.BadIPSum:
 		return fmt.Sprintf("IPv4 header checksum in the frame 0x%04x, computed 0x%04x", r.ipSum[0], r.ipSum[1])

@@ -1,0 +1,113 @@
+package decode
+
+import (
+	"encoding/binary"
+	"hash/crc32"
+)
+
+// A CRC is linear: a packet whose bytes changed after its ICRC was made
+// fails it by a difference (the frame's ICRC xor the one computed) that
+// depends on the change alone, not on the packet. One byte changed at one
+// place gives a difference that CRC-32 ties to that place and value: the
+// difference walked back over the bytes after it (the register's step over
+// a zero byte, which CRC-32's odd polynomial makes invertible) is the
+// table's entry for the change. So where one byte's change explains the
+// difference, and only one does, the damaged byte and the value it was
+// sent with are known, and every other byte of the packet is the
+// sender's. A change of more bytes is read as one byte's by chance only
+// (about one packet in 2^32 / (8 × its length) of those so damaged).
+
+// ICRCMend is one byte of a RoCE packet that explains its ICRC failing:
+// the packet as sent had Sent at offset Off (from the start of the IP
+// header), where the frame holds Held.
+type ICRCMend struct {
+	Off        int
+	Held, Sent byte
+}
+
+// icrcTop maps the top byte of each IEEE table entry back to its index:
+// the top bytes of the 256 entries are all different.
+var icrcTop = func() (top [256]byte) {
+	for i, v := range crc32.IEEETable {
+		top[v>>24] = byte(i)
+	}
+	return top
+}()
+
+// MendICRCRoCEv2 finds the one byte whose change explains why the RoCEv2
+// packet at ip (an IPv4 or IPv6 header on) carries ICRC got where its
+// bytes give want (as ICRC.RoCEv2 computed them). It reports false where
+// no one byte, or more than one, explains it, and where the packet's
+// length fields do not hold. A byte of the ICRC itself counts: the packet
+// was then sent as the capture holds it but for its trailer.
+func MendICRCRoCEv2(ip []byte, got, want uint32) (ICRCMend, bool) {
+	if len(ip) < 1 || got == want {
+		return ICRCMend{}, false
+	}
+	var hdr, end int
+	switch ip[0] >> 4 {
+	case 4:
+		if len(ip) < 20 {
+			return ICRCMend{}, false
+		}
+		hdr, end = int(ip[0]&0x0F)*4, int(binary.BigEndian.Uint16(ip[2:4]))
+	case 6:
+		if len(ip) < 40 {
+			return ICRCMend{}, false
+		}
+		hdr, end = 40, 40+int(binary.BigEndian.Uint16(ip[4:6]))
+	default:
+		return ICRCMend{}, false
+	}
+	if hdr < 20 || end > len(ip) || end < hdr+8+bthLen+icrcLen {
+		return ICRCMend{}, false
+	}
+	diff := got ^ want
+	var (
+		m ICRCMend
+		n int
+	)
+	// The trailer: the frame's ICRC read little-endian, a byte of it
+	// changed is a difference in that byte's eight bits alone.
+	for k := range 4 {
+		if diff&^(0xFF<<(8*k)) == 0 {
+			off := end - icrcLen + k
+			m, n = ICRCMend{Off: off, Held: ip[off], Sent: ip[off] ^ byte(diff>>(8*k))}, n+1
+		}
+	}
+	// The bytes the ICRC covers, from the last: s is the difference a
+	// change of the byte at off would have to make in the register.
+	s := diff
+	for off := end - icrcLen - 1; off >= 0; off-- {
+		if v := icrcTop[s>>24]; crc32.IEEETable[v] == s && !icrcVariant(ip, hdr, off) {
+			m, n = ICRCMend{Off: off, Held: ip[off], Sent: ip[off] ^ v}, n+1
+		}
+		i := icrcTop[s>>24]
+		s = (s^crc32.IEEETable[i])<<8 | uint32(i)
+	}
+	return m, n == 1
+}
+
+// icrcVariant reports whether byte off of the packet at ip (IP header
+// hdr bytes long) is one the ICRC leaves out (masked to ones, as
+// ICRC.RoCEv2 does) or one that sets the packet's length: a change there
+// cannot be what made it fail.
+func icrcVariant(ip []byte, hdr, off int) bool {
+	if ip[0]>>4 == 4 {
+		switch off {
+		case 1, 2, 3, 8, 10, 11:
+			return true
+		}
+	} else if off < 8 {
+		// Traffic class, flow label, payload length, hop limit; the
+		// version and next header are the packet's kind.
+		return off != 6
+	}
+	switch off - hdr {
+	case 4, 5, 6, 7: // UDP length and checksum
+		return true
+	case 8 + 4: // BTH FECN, BECN and reserved bits
+		return true
+	}
+	return false
+}
