@@ -171,6 +171,12 @@ func (l *Link) addHistory(in *input, e histEvent) {
 	if len(l.hist) < maxLinkHistory && *l.history < 4*maxHistory {
 		e.frame, e.ns = in.number, in.ns
 		l.hist = append(l.hist, e)
+		// A request followed once the wire said its responder took it (a
+		// copy the capture damaged, a run out of sequence) comes after
+		// later frames' events: the history stays in frame order.
+		for j := len(l.hist) - 1; j > 0 && l.hist[j-1].frame > e.frame; j-- {
+			l.hist[j], l.hist[j-1] = l.hist[j-1], l.hist[j]
+		}
 		*l.history++
 	}
 }
