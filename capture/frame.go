@@ -1,6 +1,9 @@
 package capture
 
 import (
+	"bytes"
+	"encoding/binary"
+
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 
@@ -51,6 +54,8 @@ func (f *Frame) ICRCMend() (decode.ICRCMend, bool) {
 	}
 	var ip []byte
 	switch {
+	case f.direct != 0:
+		ip = f.Data[dIP:] // the direct path's IPv4 over Ethernet, no layers made
 	case f.IPv4 != nil:
 		ip = f.Data[cap(f.Data)-cap(f.IPv4.Contents):]
 	case f.IPv6 != nil:
@@ -61,6 +66,48 @@ func (f *Frame) ICRCMend() (decode.ICRCMend, bool) {
 	m, ok := decode.MendICRCRoCEv2(ip, s.Got, s.Want)
 	m.Off += len(f.Data) - len(ip)
 	return m, ok
+}
+
+// LengthMend reports whether the RoCEv2 packet of a frame whose IP or UDP
+// length claims more than it holds (LengthBad) was sent as the frame holds
+// it but for those lengths: with the lengths the frame's size gives, its
+// ICRC, which covers them, verifies, and the IP length claims no less
+// than the frame holds (the layers above were decoded from all of it).
+// Then every other byte is the sender's, and only the lengths were
+// damaged.
+func (f *Frame) LengthMend() bool {
+	if !f.LengthBad || f.BTH == nil || f.Cut {
+		return false
+	}
+	var ip []byte
+	var hdr int
+	switch {
+	case f.IPv4 != nil:
+		ip = f.Data[cap(f.Data)-cap(f.IPv4.Contents):]
+		hdr = len(f.IPv4.Contents)
+	case f.IPv6 != nil:
+		ip = f.Data[cap(f.Data)-cap(f.IPv6.Contents):]
+		hdr = 40
+	default:
+		return false
+	}
+	if len(ip) < hdr+8 || len(ip) > 0xFFFF {
+		return false
+	}
+	// An IP length that claims less than the frame holds cut what was
+	// decoded of the packet: the layers above are not the sender's.
+	if f.IPv4 != nil && int(f.IPv4.Length) < len(ip) || f.IPv6 != nil && 40+int(f.IPv6.Length) < len(ip) {
+		return false
+	}
+	p := bytes.Clone(ip)
+	if f.IPv4 != nil {
+		binary.BigEndian.PutUint16(p[2:4], uint16(len(p)))
+	} else {
+		binary.BigEndian.PutUint16(p[4:6], uint16(len(p)-40))
+	}
+	binary.BigEndian.PutUint16(p[hdr+4:hdr+6], uint16(len(p)-hdr))
+	_, err := decode.ICRCRoCEv2(p)
+	return err == nil
 }
 
 // Frame is one captured frame and what was decoded from it. A Reader reuses

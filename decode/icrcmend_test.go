@@ -92,3 +92,16 @@ func TestMendICRCMoreBytes(t *testing.T) {
 		}
 	}
 }
+
+// FuzzMendICRC: any bytes, any two CRCs: no panic, and a mend names a
+// byte of the packet.
+func FuzzMendICRC(f *testing.F) {
+	orig, _, _ := roceSplit(roceFrame(f, "pingpong.pcap", 23))
+	f.Add(bytes.Clone(orig), uint32(1), uint32(2))
+	f.Add([]byte{0x4f, 0, 0, 0xff}, uint32(0), uint32(1))
+	f.Fuzz(func(t *testing.T, ip []byte, got, want uint32) {
+		if m, ok := MendICRCRoCEv2(ip, got, want); ok && (m.Off < 0 || m.Off >= len(ip) || m.Held != ip[m.Off] || m.Held == m.Sent) {
+			t.Fatalf("mend %+v of %d bytes", m, len(ip))
+		}
+	})
+}

@@ -631,6 +631,13 @@ func appendProblems(dst []byte, f *capture.Frame) []byte {
 		dst = appendHex32(dst, f.ICRC.Got)
 		dst = append(dst, ", computed 0x"...)
 		dst = appendHex32(dst, f.ICRC.Want)
+		if m, ok := f.ICRCMend(); ok {
+			// The one byte that explains it (decode.MendICRCRoCEv2).
+			dst = append(dst, ": byte "...)
+			dst = strconv.AppendInt(dst, int64(m.Off), 10)
+			dst = append(dst, " sent as 0x"...)
+			dst = numfmt.AppendHexPadded(dst, uint64(m.Sent), 2)
+		}
 		dst = append(dst, ']')
 	}
 	if f.RecordErr != nil {

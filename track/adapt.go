@@ -424,15 +424,27 @@ func mendRoCE(r *roceIn, f *capture.Frame, m decode.ICRCMend) {
 		r.mendField = "UDP source port"
 	case o >= end-4 && o < end:
 		r.mendField = "ICRC"
-	case f.CDC != nil && !f.CDC.ANCK && f.CDC.Cut == 0 && m.Off >= at(f.CDC.Contents) && m.Off < at(f.CDC.Contents)+len(f.CDC.Contents):
-		// The CDC message as sent, decoded again.
+	case f.CDC != nil && f.CDC.Cut == 0 && m.Off >= at(f.CDC.Contents) && m.Off < at(f.CDC.Contents)+len(f.CDC.Contents):
+		// The CDC message as sent, decoded again; the link's kind (ANCK's
+		// credits byte) is the frame's.
 		var c decode.CDC
 		r.mendField = "CDC message"
 		if c.DecodeFromBytes(sent(f.CDC.Contents, m.Off-at(f.CDC.Contents)), gopacket.NilDecodeFeedback) != nil {
 			whole = false
 			break
 		}
+		c.ANCK = f.CDC.ANCK
 		fillCDC(&r.cdc, &c)
+	case f.LLC != nil && f.LLC.Cut == 0 && inFrame(f, f.LLC.Contents) && m.Off >= at(f.LLC.Contents) && m.Off < at(f.LLC.Contents)+len(f.LLC.Contents):
+		// The LLC message as sent, decoded again (one that the frame
+		// holds whole: not one put together from several SENDs).
+		var l decode.LLC
+		r.mendField = "LLC message"
+		if l.DecodeFromBytes(sent(f.LLC.Contents, m.Off-at(f.LLC.Contents)), gopacket.NilDecodeFeedback) != nil || !l.StepCaptured() {
+			whole = false
+			break
+		}
+		fillLLC(&r.llc, &l)
 	case r.opcode >= opWriteFirst && r.opcode <= opWriteOnlyImm && m.Off >= at(f.BTH.Data()):
 		// Bytes for the peer's RMBE: the tracker reads their length, and
 		// with Options.Stream the bytes, mended there (Tracker.Feed).
@@ -457,6 +469,15 @@ func fillCDC(m *cdcIn, c *decode.CDC) {
 	m.prodFlags, m.connFlags = uint8(c.ProdFlags), uint8(c.ConnFlags)
 	m.credits, m.anck, m.noSeq = c.Credits, c.ANCK, false
 	m.creditsCut = c.Cut > 0 && !c.Captured(decode.CDCCreditsEnd)
+}
+
+// inFrame reports whether b lies in f's frame buffer (not in one a
+// decoder put together from several frames).
+func inFrame(f *capture.Frame, b []byte) bool {
+	if len(b) == 0 || cap(b) > cap(f.Data) {
+		return false
+	}
+	return &f.Data[:cap(f.Data)][cap(f.Data)-cap(b)] == &b[0]
 }
 
 // fill copies what the tracker needs from f into in, reusing in's memory.
@@ -553,18 +574,25 @@ func fill(in *input, f *capture.Frame) {
 		r.icrcOK, r.icrcBad = f.ICRC.Checked && f.ICRC.OK, f.ICRC.Checked && !f.ICRC.OK
 		r.ipSumBad, r.ipSum = f.ICRC.IPSumBad, f.ICRC.IPSum
 		r.lengthBad = f.LengthBad
-		r.mended, r.mendWhole = false, false
 		if r.icrcBad {
 			r.icrcGot, r.icrcWant = f.ICRC.Got, f.ICRC.Want
-			if m, ok := f.ICRCMend(); ok && !r.ipSumBad {
-				mendRoCE(r, f, m)
-			}
 		}
 		// An LLC message the snap length cut before the fields a link
 		// takes from it is followed as a SEND of no known content.
 		r.hasLLC = f.LLC != nil && f.LLC.StepCaptured()
 		if r.hasLLC {
 			fillLLC(&r.llc, f.LLC)
+		}
+		// Last: a mended byte may be in what the lines above read.
+		r.mended, r.mendWhole = false, false
+		if r.icrcBad && !r.ipSumBad {
+			if m, ok := f.ICRCMend(); ok {
+				mendRoCE(r, f, m)
+			}
+		}
+		if r.lengthBad && f.LengthMend() {
+			// Only a length was damaged: the rest is the sender's.
+			r.mendWhole = true
 		}
 	case f.Dump != nil && f.UDP != nil:
 		// ANCK's dump device: the UDP ports are the TCP connection's,

@@ -85,13 +85,28 @@ func TestBadICRCNotFollowed(t *testing.T) {
 	}
 }
 
+// ackOf is the index of the first ACK after frames[i] of its PSN.
+func ackOf(t *testing.T, frames []rawFrame, i int) int {
+	t.Helper()
+	const bth = crafted.RoCESMCOff - 12 // opcode at 0, PSN at 9..11
+	for j := i + 1; j < len(frames); j++ {
+		if d := frames[j].Data; len(d) > crafted.RoCESMCOff && d[bth] == 0x11 && bytes.Equal(d[bth+9:bth+12], frames[i].Data[bth+9:bth+12]) {
+			return j
+		}
+	}
+	t.Fatal("no ACK of the request's PSN")
+	return -1
+}
+
 // TestDamagedCopy: a request whose copy in the capture is damaged, which
 // the responder took all the same (its ACK covers the PSN, nothing is
 // sent again), is the capture's damage, not the network's:
 // roce.capture.damaged in place of the checksum's error, nothing counted
 // dropped or missed. Where one byte explains the ICRC failing (the ICRC
 // itself, a CDC's byte, the DestQP, an address, the PSN), that byte is
-// mended: the request is placed and its content followed as sent. Where
+// mended: the request is placed and its content followed as sent; so is
+// one whose IP or UDP length alone was damaged (with the lengths the
+// frame's size gives, the ICRC verifies). Where
 // more is damaged, its DestQP or an address among it, the link is the one
 // with two of the three that expects its PSN; its PSN, it is the PSN the
 // responder then takes unseen; and its content is unknown, as a missed
@@ -104,15 +119,7 @@ func TestDamagedCopy(t *testing.T) {
 	base, _ := feedRaw(t, clean)
 	i := clientCDCs(t, clean)[5]
 	const bth = crafted.RoCESMCOff - 12 // opcode at 0, PSN at 9..11
-	ack := -1
-	for j := i + 1; j < len(clean) && ack < 0; j++ {
-		if d := clean[j].Data; len(d) > crafted.RoCESMCOff && d[bth] == 0x11 && bytes.Equal(d[bth+9:bth+12], clean[i].Data[bth+9:bth+12]) {
-			ack = j
-		}
-	}
-	if ack < 0 {
-		t.Fatal("no ACK of the CDC's PSN")
-	}
+	ack := ackOf(t, clean, i)
 	ttl := func(d []byte) { d[14+8] ^= 0x01 }
 	icrc := func(d []byte) { d[len(d)-1] ^= 0xff }
 	qpn := func(d []byte) { d[bth+7] ^= 0x01 } // the DestQP's low bit: no link's queue pair
@@ -125,6 +132,11 @@ func TestDamagedCopy(t *testing.T) {
 	psnAndCDC := func(d []byte) { psn(d); d[crafted.RoCESMCOff+20] ^= 0x01 }
 	qpnAndCDC := func(d []byte) { qpn(d); d[crafted.RoCESMCOff+20] ^= 0x01 }
 	srcAndCDC := func(d []byte) { src(d); d[crafted.RoCESMCOff+20] ^= 0x01 }
+	// A length that claims more than the frame holds: the ICRC verifies
+	// with the lengths the frame's size gives.
+	ipLen := func(d []byte) { d[14+2] ^= 0x01 }
+	udpLen := func(d []byte) { d[14+20+5] ^= 0x01 }
+	udpLenAndCDC := func(d []byte) { udpLen(d); d[crafted.RoCESMCOff+20] ^= 0x01 }
 	late := func(fs []rawFrame) {
 		// The CDC shown after the ACK of it, at the ACK's time.
 		cdc := fs[i]
@@ -162,6 +174,11 @@ func TestDamagedCopy(t *testing.T) {
 		{"qpn and cdc", qpnAndCDC, nil, false, expert.CaptureCopyDamaged, false},
 		{"source address and cdc", srcAndCDC, nil, false, expert.CaptureCopyDamaged, false},
 		{"psn and cdc", psnAndCDC, nil, false, expert.CaptureCopyDamaged, false},
+		{"ip length", ipLen, nil, true, expert.CaptureCopyDamaged, false},
+		{"udp length", udpLen, nil, true, expert.CaptureCopyDamaged, false},
+		{"udp length and cdc", udpLenAndCDC, nil, false, expert.CaptureCopyDamaged, false},
+		{"udp-length-after-ack", udpLen, late, true, expert.CaptureCopyDamaged, false},
+		{"udp-length-naked", udpLen, nak, false, expert.BadLength, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fs := slices.Clone(clean)
@@ -183,7 +200,7 @@ func TestDamagedCopy(t *testing.T) {
 			if !slices.Contains(found, tc.want.String()) {
 				t.Errorf("findings %v, want %s", found, tc.want)
 			}
-			bad := []expert.ID{expert.BadICRC, expert.BadIPSum, expert.CaptureCopyDamaged, expert.SeqGap}
+			bad := []expert.ID{expert.BadICRC, expert.BadIPSum, expert.BadLength, expert.CaptureCopyDamaged, expert.SeqGap}
 			if tc.move == nil {
 				// (The ACK before the CDC says the capture missed it
 				// until it comes; the NAK that a resend should follow.)
@@ -214,6 +231,43 @@ func TestDamagedCopy(t *testing.T) {
 	}
 }
 
+// TestDamagedLLCMended: each LLC message of pingpong.pcap (but the
+// teardown's) whose copy in
+// the capture has one byte changed (its ICRC fails; its ACK says the
+// responder took it) is decoded again as sent: the findings are the clean
+// capture's and roce.capture.damaged, the link's history the same.
+func TestDamagedLLCMended(t *testing.T) {
+	clean := readRawFrames(t, crafted.Pingpong(t))
+	_, lt := testutil.ReadFrames(t, crafted.Pingpong(t))
+	base, baseFound := feedRaw(t, clean)
+	var llcs []int
+	eachRaw(t, "llc", lt, clean, func(f *capture.Frame) {
+		// The teardown's DELETE_LINKs are left out: the peer destroyed
+		// its QP, no ACK says it took them.
+		if f.LLC != nil && f.Number > 10 && f.LLC.Type.Base() != decode.LLCDeleteLink {
+			llcs = append(llcs, f.Number-1)
+		}
+	})
+	if len(llcs) < 4 {
+		t.Fatalf("%d LLC messages", len(llcs))
+	}
+	for _, i := range llcs {
+		fs := slices.Clone(clean)
+		fs[i].Data = bytes.Clone(fs[i].Data)
+		fs[i].Data[crafted.RoCESMCOff+5] ^= 0x10
+		s, found := feedRaw(t, fs)
+		want := append(slices.Clone(baseFound), expert.CaptureCopyDamaged.String())
+		slices.Sort(want)
+		slices.Sort(found)
+		if !slices.Equal(slices.Compact(found), slices.Compact(want)) {
+			t.Errorf("frame %d damaged: findings %v, want %v", i+1, found, want)
+		}
+		if got, want := linkSum(s), linkSum(base); !slices.Equal(got, want) {
+			t.Errorf("frame %d damaged: links %v, want %v", i+1, got, want)
+		}
+	}
+}
+
 // TestDamagedACKPlaced: an ACK whose source address the capture damaged
 // (its ICRC fails, no link has its key) is its link's finding, as a
 // request damaged alike is, not one of the capture at large: its DestQP
@@ -223,15 +277,7 @@ func TestDamagedACKPlaced(t *testing.T) {
 	clean := readRawFrames(t, crafted.Pingpong(t))
 	i := clientCDCs(t, clean)[5]
 	const bth = crafted.RoCESMCOff - 12
-	ack := -1
-	for j := i + 1; j < len(clean) && ack < 0; j++ {
-		if d := clean[j].Data; len(d) > crafted.RoCESMCOff && d[bth] == 0x11 && bytes.Equal(d[bth+9:bth+12], clean[i].Data[bth+9:bth+12]) {
-			ack = j
-		}
-	}
-	if ack < 0 {
-		t.Fatal("no ACK of the CDC's PSN")
-	}
+	ack := ackOf(t, clean, i)
 	for _, tc := range []struct {
 		name   string
 		damage func([]byte)

@@ -251,7 +251,8 @@ type roceIn struct {
 	// icrcGot, icrcWant: the frame's ICRC and the one computed (icrcBad)
 	icrcGot, icrcWant uint32
 	// mended: one byte explains the ICRC failing (mend, mendRoCE); the
-	// key and PSN are the sender's, and the content too with mendWhole.
+	// key and PSN are the sender's. mendWhole: the content is too (one
+	// byte mended outside it, or only a length damaged: LengthMend).
 	mended, mendWhole bool
 	mend              decode.ICRCMend
 	mendField         string // what the mended byte is part of

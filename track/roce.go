@@ -645,7 +645,7 @@ func (rc *RC) holdDamaged(in *input, id expert.ID) {
 	}
 	m := damagedReq{id: id, whole: wholeCopy(id, r), req: keptOf(in)}
 	if m.whole {
-		m.req.roce.icrcBad, m.req.roce.ipSumBad = false, false
+		m.req.roce.icrcBad, m.req.roce.ipSumBad, m.req.roce.lengthBad = false, false, false
 	}
 	rc.dmg[i] = m
 	rc.syncDamaged()
@@ -829,7 +829,7 @@ func (t *Tracker) damagedLate(l *Link, d Dir, in *input) {
 		rc.NotCaptured--
 		return
 	}
-	r.icrcBad, r.ipSumBad = false, false
+	r.icrcBad, r.ipSumBad, r.lengthBad = false, false, false
 	t.reordered(l, d, in)
 }
 
@@ -844,10 +844,11 @@ func damagedText(id expert.ID, r *roceIn, why error) string {
 
 // wholeCopy reports whether the content decoded from request r, whose
 // frame raised finding id, is the sender's: the ICRC vouches for it (the
-// damage in a field it leaves out), or one byte explains the ICRC failing
-// and shapes none of the content (mendRoCE).
+// damage in a field it leaves out, or in a length its frame's size gives:
+// capture.Frame.LengthMend), or one byte explains the ICRC failing and
+// shapes none of the content (mendRoCE).
 func wholeCopy(id expert.ID, r *roceIn) bool {
-	return id == expert.BadIPSum || id == expert.BadICRC && r.mendWhole
+	return id == expert.BadIPSum || r.mendWhole
 }
 
 // damageText says what finding id (BadICRC, BadIPSum or BadLength) found
@@ -866,6 +867,9 @@ func damageText(id expert.ID, r *roceIn, why error) string {
 	}
 	if why == nil {
 		return ""
+	}
+	if r.mendWhole {
+		return why.Error() + "; with the lengths the frame's size gives, its ICRC verifies"
 	}
 	return why.Error()
 }

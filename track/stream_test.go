@@ -10,6 +10,7 @@ import (
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/internal/testutil"
+	"github.com/smcscope/smcscope/internal/testutil/crafted"
 )
 
 // streamRec is a sink that keeps every stream whole, for tests.
@@ -442,5 +443,50 @@ func TestDumpDeviceStream(t *testing.T) {
 	s2c := missed.streams[[2]int{id, int(DirS2C)}]
 	if len(s2c.gaps) != 1 || s2c.gaps[0].Cause != GapDumpMissed || s2c.gaps[0].Gap != 64 || len(s2c.data) != len(want.data)-64 {
 		t.Errorf("a data frame dropped: gaps %+v, %d bytes (want one gap of 64, %s)", s2c.gaps, len(s2c.data), GapDumpMissed)
+	}
+}
+
+// TestStreamMendedWrite: WRITEs of pingpong.pcap whose copies in the
+// capture have one payload byte changed (their ICRC fails, the responder's
+// ACK says it took them) carry the bytes as sent: the ICRC names the byte
+// and its value, and the stream is the clean capture's, with no gap. Two
+// bytes changed in one WRITE leave its bytes a gap of their length.
+func TestStreamMendedWrite(t *testing.T) {
+	path := crafted.Pingpong(t)
+	clean := readRawFrames(t, path)
+	_, want := streamsOf(t, path, clean)
+	const bth = crafted.RoCESMCOff - 12
+	fs := slices.Clone(clean)
+	n := 0
+	var two int
+	for i := range fs {
+		d := fs[i].Data
+		if len(d) > crafted.RoCESMCOff+16+20 && d[bth] == 0x0a && i > 40 && n < 5 { // RDMA WRITE Only: RETH, then data
+			fs[i].Data = bytes.Clone(d)
+			fs[i].Data[crafted.RoCESMCOff+16+7] ^= 0x21
+			n++
+			if n == 5 {
+				two = i
+			}
+		}
+	}
+	if n != 5 {
+		t.Fatalf("%d WRITEs damaged", n)
+	}
+	_, got := streamsOf(t, path, fs)
+	for k, w := range want.streams {
+		g := got.streams[k]
+		if g == nil || !bytes.Equal(g.data, w.data) || len(g.gaps) != len(w.gaps) {
+			t.Errorf("stream %v: %d bytes, %d gaps; want the clean capture's %d, %d", k, len(g.data), len(g.gaps), len(w.data), len(w.gaps))
+		}
+	}
+	fs[two].Data[crafted.RoCESMCOff+16+9] ^= 0x01
+	_, got = streamsOf(t, path, fs)
+	gaps := 0
+	for _, g := range got.streams {
+		gaps += len(g.gaps)
+	}
+	if gaps != 1 {
+		t.Errorf("%d gaps with two bytes of a WRITE damaged, want 1", gaps)
 	}
 }

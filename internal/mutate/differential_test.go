@@ -71,6 +71,7 @@ type wireFrame struct {
 	opcode   uint8
 	syndrome uint8 // AETH, for an ACK
 	icrcBad  bool
+	cdcAt    int // the CDC message's offset in the frame; -1: none
 }
 
 func (w *wireFrame) request() bool { return w.roce && w.opcode <= 0x0b } // RC SEND and RDMA WRITE
@@ -125,6 +126,10 @@ func feed(t *testing.T, name string, lt layers.LinkType, frames []mutate.Frame) 
 				icrcBad: f.ICRC.Checked && !f.ICRC.OK}
 			if f.AETH != nil {
 				w.syndrome = uint8(f.AETH.Syndrome)
+			}
+			w.cdcAt = -1
+			if f.CDC != nil {
+				w.cdcAt = cap(f.Data) - cap(f.CDC.Contents)
 			}
 		}
 		r.wire = append(r.wire, w)
@@ -226,7 +231,7 @@ func TestDifferential(t *testing.T) {
 		}
 	}
 	start := time.Now()
-	variants, covered, badICRC, reordered, damagedCopies := 0, 0, 0, 0, 0
+	variants, covered, badICRC, reordered, damagedCopies, mendedCDCs := 0, 0, 0, 0, 0, 0
 	eachCapture(t, func(rel string, lt layers.LinkType, frames []mutate.Frame, base run) {
 		ms := append(mutate.Generate(seed, frames, variantsPerCapture), mutate.Thinned(seed, frames, thinnedPerCapture)...)
 		ms = append(ms, mutate.Reordered(seed, frames, reorderedPerCapture)...)
@@ -308,6 +313,14 @@ func TestDifferential(t *testing.T) {
 						t.Errorf("%s: a damaged copy of a request its responder took made %s, roce.capture.damaged %d (whole capture: %d)", name, s,
 							v.findings[expert.CaptureCopyDamaged], base.findings[expert.CaptureCopyDamaged])
 					}
+					// One byte of its CDC: the ICRC names it, and the CDC
+					// is followed as sent.
+					if b.cdcAt >= 0 && m.N >= b.cdcAt && m.N < b.cdcAt+44 {
+						mendedCDCs++
+						if got, want := flowTotals(&v.snap), flowTotals(&base.snap); got != want {
+							t.Errorf("%s: a CDC's byte damaged in the capture, yet CDCs and bytes %v, whole capture %v", name, got, want)
+						}
+					}
 				}
 			}
 		}
@@ -315,13 +328,13 @@ func TestDifferential(t *testing.T) {
 	if variants < 2000 {
 		t.Errorf("%d variants, want at least 2000", variants)
 	}
-	t.Logf("%d variants of %d captures in %v: %d with a missed request the ACK covers, %d with a bad ICRC (%d of them a request the ACK covers), %d with a request after its ACK", variants, len(captures(t)),
-		time.Since(start).Round(time.Millisecond), covered, badICRC, damagedCopies, reordered)
+	t.Logf("%d variants of %d captures in %v: %d with a missed request the ACK covers, %d with a bad ICRC (%d of them a request the ACK covers, %d in its CDC), %d with a request after its ACK", variants, len(captures(t)),
+		time.Since(start).Round(time.Millisecond), covered, badICRC, damagedCopies, mendedCDCs, reordered)
 	if reordered < 50 {
 		t.Errorf("only %d variants put a request after its ACK", reordered)
 	}
-	if covered < 50 || badICRC < 50 || damagedCopies < 50 {
-		t.Errorf("too few variants test the capture's gaps (%d), bad ICRCs (%d) and damaged copies the responder took (%d): the mutations missed them", covered, badICRC, damagedCopies)
+	if covered < 50 || badICRC < 50 || damagedCopies < 50 || mendedCDCs < 10 {
+		t.Errorf("too few variants test the capture's gaps (%d), bad ICRCs (%d), damaged copies the responder took (%d) and their CDCs (%d): the mutations missed them", covered, badICRC, damagedCopies, mendedCDCs)
 	}
 }
 
