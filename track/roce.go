@@ -846,7 +846,8 @@ func damagedText(id expert.ID, r *roceIn, why error) string {
 // frame raised finding id, is the sender's: the ICRC vouches for it (the
 // damage in a field it leaves out, or in a length its frame's size gives:
 // capture.Frame.LengthMend), or one byte explains the ICRC failing and
-// shapes none of the content (mendRoCE).
+// the content is known as sent (mendRoCE: the byte outside it, or mended
+// in it).
 func wholeCopy(id expert.ID, r *roceIn) bool {
 	return id == expert.BadIPSum || r.mendWhole
 }
