@@ -424,6 +424,14 @@ func mendRoCE(r *roceIn, f *capture.Frame, m decode.ICRCMend) {
 		r.mendField = "UDP source port"
 	case o >= end-4 && o < end:
 		r.mendField = "ICRC"
+	case f.RETH != nil && len(f.RETH.Contents) == 16 && m.Off >= at(f.RETH.Contents) && m.Off < at(f.RETH.Contents)+16:
+		h := sent(f.RETH.Contents, m.Off-at(f.RETH.Contents))
+		r.va, r.rkey, r.dmaLen = binary.BigEndian.Uint64(h[0:8]), binary.BigEndian.Uint32(h[8:12]), binary.BigEndian.Uint32(h[12:16])
+		r.mendField = "RETH"
+	case f.AETH != nil && len(f.AETH.Contents) == 4 && m.Off >= at(f.AETH.Contents) && m.Off < at(f.AETH.Contents)+4:
+		h := sent(f.AETH.Contents, m.Off-at(f.AETH.Contents))
+		r.syndrome, r.msn = h[0], binary.BigEndian.Uint32(h)&0xFFFFFF
+		r.mendField = "AETH"
 	case f.CDC != nil && f.CDC.Cut == 0 && m.Off >= at(f.CDC.Contents) && m.Off < at(f.CDC.Contents)+len(f.CDC.Contents):
 		// The CDC message as sent, decoded again; the link's kind (ANCK's
 		// credits byte) is the frame's.

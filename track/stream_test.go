@@ -448,8 +448,9 @@ func TestDumpDeviceStream(t *testing.T) {
 
 // TestStreamMendedWrite: WRITEs of pingpong.pcap whose copies in the
 // capture have one payload byte changed (their ICRC fails, the responder's
-// ACK says it took them) carry the bytes as sent: the ICRC names the byte
-// and its value, and the stream is the clean capture's, with no gap. Two
+// ACK says it took them), or one byte of the RETH (the address the bytes
+// go to), carry the bytes as sent: the ICRC names the byte and its value,
+// and the stream is the clean capture's, with no gap. Two
 // bytes changed in one WRITE leave its bytes a gap of their length.
 func TestStreamMendedWrite(t *testing.T) {
 	path := crafted.Pingpong(t)
@@ -461,16 +462,20 @@ func TestStreamMendedWrite(t *testing.T) {
 	var two int
 	for i := range fs {
 		d := fs[i].Data
-		if len(d) > crafted.RoCESMCOff+16+20 && d[bth] == 0x0a && i > 40 && n < 5 { // RDMA WRITE Only: RETH, then data
+		if len(d) > crafted.RoCESMCOff+16+20 && d[bth] == 0x0a && i > 40 && n < 6 { // RDMA WRITE Only: RETH, then data
 			fs[i].Data = bytes.Clone(d)
-			fs[i].Data[crafted.RoCESMCOff+16+7] ^= 0x21
+			if n == 5 {
+				fs[i].Data[crafted.RoCESMCOff+6] ^= 0x04 // the RETH's VA: where the bytes go
+			} else {
+				fs[i].Data[crafted.RoCESMCOff+16+7] ^= 0x21
+			}
 			n++
 			if n == 5 {
 				two = i
 			}
 		}
 	}
-	if n != 5 {
+	if n != 6 {
 		t.Fatalf("%d WRITEs damaged", n)
 	}
 	_, got := streamsOf(t, path, fs)
