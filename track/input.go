@@ -250,18 +250,19 @@ type roceIn struct {
 	whyBad    error     // with malformed or lengthBad: the decoder's error (offset and field)
 	// icrcGot, icrcWant: the frame's ICRC and the one computed (icrcBad)
 	icrcGot, icrcWant uint32
-	// mended: one byte explains the ICRC failing (mend, mendRoCE); the
-	// key and PSN are the sender's. mendWhole: the content is too (one
-	// byte mended outside it, or only a length damaged: LengthMend).
-	mended, mendWhole bool
-	mend              decode.ICRCMend
-	mendField         string // what the mended byte is part of
 	hasCDC            bool
 	cdc               cdcIn
 	hasRWWI           bool
 	rwwi              rwwiIn
 	hasLLC            bool
-	llc               llcIn // last: 400 bytes most frames do not touch
+	llc               llcIn // 400 bytes most frames do not touch
+	// mended: one byte explains the ICRC failing (mend, mendRoCE); the
+	// key and PSN are the sender's. mendWhole: the content is too (one
+	// byte mended outside it, or only a length damaged: LengthMend).
+	// Last, with llc: only damaged frames read them.
+	mended, mendWhole bool
+	mend              decode.ICRCMend
+	mendField         string // what the mended byte is part of
 }
 
 // isRequest reports whether an RC opcode is a requester packet (carries a

@@ -123,7 +123,7 @@ func (t *Tracker) roce(in *input) {
 	r := &in.roce
 	t.stats.RoCE++
 	ref, ok := t.lookupQP(&r.key)
-	if ok && reusedQP(ref.link, ref.dir, in) {
+	if ok && (ref.link.State == LinkDeleted || ref.link.lgr.Deleted) && reusedQP(ref.link, ref.dir, in) {
 		// The deleted link's queue pairs are destroyed; the numbers
 		// name a new link whose setup the capture missed (or damaged):
 		// it is resolved as one it joined.
@@ -225,7 +225,7 @@ func (t *Tracker) roce(in *input) {
 }
 
 // reusedQP reports whether the request in in, on the wire key of direction
-// d of a deleted link l, is one of a new link whose queue pairs got the
+// d of l, a deleted link (its caller asks first), is one of a new link whose queue pairs got the
 // same numbers: an RNIC may hand out a destroyed QP's number again, and
 // Linux destroys a link's QP once a DELETE_LINK ends it (smc_link_clear in
 // net/smc/smc_core.c). The old QP sends nothing new after that: a
@@ -235,7 +235,7 @@ func (t *Tracker) roce(in *input) {
 // packet the capture damaged proves nothing.
 func reusedQP(l *Link, d Dir, in *input) bool {
 	r := &in.roce
-	if l.State != LinkDeleted && !l.lgr.Deleted || !isRequest(r.opcode) || r.icrcBad || r.lengthBad || r.ipSumBad {
+	if !isRequest(r.opcode) || r.icrcBad || r.lengthBad || r.ipSumBad {
 		return false
 	}
 	if r.hasLLC && r.llc.typ.Base() == decode.LLCConfirmLink {
