@@ -14,8 +14,13 @@ import (
 // table's entry for the change. So where one byte's change explains the
 // difference, and only one does, the damaged byte and the value it was
 // sent with are known, and every other byte of the packet is the
-// sender's. A change of more bytes is read as one byte's by chance only
-// (about one packet in 2^32 / (8 × its length) of those so damaged).
+// sender's. A change of more bytes passes for one byte's by chance only:
+// one in 2^32 / (255 × the packet's length) of those so damaged, which is
+// one in 2^24 / length. That is rare enough for the short packets SMC
+// sends as SENDs and ACKs (up to mendAnyByte bytes: one in 65,000 or
+// fewer); a longer one (a WRITE of the application's bytes) is mended
+// only where one bit explains it, one in 2^29 / length (a 4 KiB WRITE:
+// one in 131,000).
 
 // ICRCMend is one byte of a RoCE packet that explains its ICRC failing:
 // the packet as sent had Sent at offset Off (from the start of the IP
@@ -24,6 +29,11 @@ type ICRCMend struct {
 	Off        int
 	Held, Sent byte
 }
+
+// mendAnyByte is the longest packet (IP header to ICRC) whose damage is
+// mended where any one byte's change explains it; a longer one is mended
+// where one bit's does.
+const mendAnyByte = 256
 
 // icrcTop maps the top byte of each IEEE table entry back to its index:
 // the top bytes of the 256 entries are all different.
@@ -37,8 +47,9 @@ var icrcTop = func() (top [256]byte) {
 // MendICRCRoCEv2 finds the one byte whose change explains why the RoCEv2
 // packet at ip (an IPv4 or IPv6 header on) carries ICRC got where its
 // bytes give want (as ICRC.RoCEv2 computed them). It reports false where
-// no one byte, or more than one, explains it, and where the packet's
-// length fields do not hold. A byte of the ICRC itself counts: the packet
+// no one byte, or more than one, explains it (in a packet longer than
+// mendAnyByte: no one bit), and where the packet's length fields do not
+// hold. A byte of the ICRC itself counts: the packet
 // was then sent as the capture holds it but for its trailer.
 func MendICRCRoCEv2(ip []byte, got, want uint32) (ICRCMend, bool) {
 	if len(ip) < 1 || got == want {
@@ -67,10 +78,13 @@ func MendICRCRoCEv2(ip []byte, got, want uint32) (ICRCMend, bool) {
 		m ICRCMend
 		n int
 	)
+	// fits reports whether a change by x is one this packet is mended for.
+	long := end > mendAnyByte
+	fits := func(x byte) bool { return !long || x&(x-1) == 0 }
 	// The trailer: the frame's ICRC read little-endian, a byte of it
 	// changed is a difference in that byte's eight bits alone.
 	for k := range 4 {
-		if diff&^(0xFF<<(8*k)) == 0 {
+		if diff&^(0xFF<<(8*k)) == 0 && fits(byte(diff>>(8*k))) {
 			off := end - icrcLen + k
 			m, n = ICRCMend{Off: off, Held: ip[off], Sent: ip[off] ^ byte(diff>>(8*k))}, n+1
 		}
@@ -79,7 +93,7 @@ func MendICRCRoCEv2(ip []byte, got, want uint32) (ICRCMend, bool) {
 	// change of the byte at off would have to make in the register.
 	s := diff
 	for off := end - icrcLen - 1; off >= 0; off-- {
-		if v := icrcTop[s>>24]; crc32.IEEETable[v] == s && !icrcVariant(ip, hdr, off) {
+		if v := icrcTop[s>>24]; crc32.IEEETable[v] == s && fits(v) && !icrcVariant(ip, hdr, off) {
 			m, n = ICRCMend{Off: off, Held: ip[off], Sent: ip[off] ^ v}, n+1
 		}
 		i := icrcTop[s>>24]

@@ -105,3 +105,36 @@ func FuzzMendICRC(f *testing.F) {
 		}
 	})
 }
+
+// TestMendICRCLong: a packet longer than mendAnyByte (a WRITE of 1 KiB)
+// is mended where one bit changed, not where a whole byte did: the
+// chance that damage of more bytes passes for one byte's grows with the
+// length.
+func TestMendICRCLong(t *testing.T) {
+	var c ICRC
+	orig, _, _ := roceSplit(roceFrame(t, "pingpong.pcap", 23))
+	ip := make([]byte, 0, len(orig)+1024)
+	ip = append(ip, orig[:len(orig)-icrcLen]...)
+	for i := range 1024 {
+		ip = append(ip, byte(i*7))
+	}
+	ip = append(ip, 0, 0, 0, 0)
+	binary.BigEndian.PutUint16(ip[2:4], uint16(len(ip)))
+	binary.BigEndian.PutUint16(ip[24:26], uint16(len(ip)-20))
+	want, _ := c.RoCEv2(ip)
+	binary.LittleEndian.PutUint32(ip[len(ip)-icrcLen:], want)
+	for _, off := range []int{40, 500, len(ip) - 10, len(ip) - 2} {
+		for _, x := range []byte{0x01, 0x40, 0x5A, 0xFF} {
+			d := bytes.Clone(ip)
+			d[off] ^= x
+			w, err := c.RoCEv2(d)
+			if err == nil {
+				t.Fatalf("byte %d ^%#x: ICRC holds", off, x)
+			}
+			m, ok := MendICRCRoCEv2(d, binary.LittleEndian.Uint32(d[len(d)-icrcLen:]), w)
+			if bit := x&(x-1) == 0; ok != bit || ok && (m.Off != off || m.Sent != ip[off]) {
+				t.Errorf("byte %d ^%#x: mend %+v %v, want one only for a bit", off, x, m, ok)
+			}
+		}
+	}
+}
