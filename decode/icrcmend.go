@@ -118,7 +118,7 @@ func icrcVariant(ip []byte, hdr, off int) bool {
 		return off != 6
 	}
 	switch off - hdr {
-	case 4, 5, 6, 7: // UDP length and checksum
+	case 6, 7: // UDP checksum (its length is not the ICRC's framing: the IP length is)
 		return true
 	case 8 + 4: // BTH FECN, BECN and reserved bits
 		return true
