@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
-	"path/filepath"
 	"testing"
 )
 
@@ -13,27 +12,21 @@ import (
 // every one is correct.
 func TestICRCEveryPacket(t *testing.T) {
 	total := 0
-	for _, path := range roceCaptures(t) {
-		for i, frame := range roceReadPcap(t, path) {
-			ip, bth, ok := roceSplit(frame)
-			if !ok {
-				continue
-			}
-			total++
-			got, err := ICRCRoCEv2(ip)
-			if err != nil {
-				t.Errorf("%s frame %d: %v", filepath.Base(path), i+1, err)
-				continue
-			}
-			var b BTH
-			if err := b.DecodeFromBytes(bth, &roceFeedback{}); err != nil {
-				t.Fatalf("%s frame %d: %v", filepath.Base(path), i+1, err)
-			}
-			if b.ICRC != got {
-				t.Errorf("%s frame %d: BTH.ICRC %#x, computed %#x", filepath.Base(path), i+1, b.ICRC, got)
-			}
+	eachRoCEPacket(t, func(name string, frame int, ip, bth []byte) {
+		total++
+		got, err := ICRCRoCEv2(ip)
+		if err != nil {
+			t.Errorf("%s frame %d: %v", name, frame, err)
+			return
 		}
-	}
+		var b BTH
+		if err := b.DecodeFromBytes(bth, &roceFeedback{}); err != nil {
+			t.Fatalf("%s frame %d: %v", name, frame, err)
+		}
+		if b.ICRC != got {
+			t.Errorf("%s frame %d: BTH.ICRC %#x, computed %#x", name, frame, b.ICRC, got)
+		}
+	})
 	if total != 4123+1653 {
 		t.Errorf("checked %d packets, want %d", total, 4123+1653)
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"math/rand/v2"
-	"path/filepath"
 	"testing"
 )
 
@@ -151,37 +150,31 @@ func TestMendICRCEveryPacket(t *testing.T) {
 	var c ICRC
 	r := rand.New(rand.NewPCG(7, 8))
 	n := 0
-	for _, path := range roceCaptures(t) {
-		for i, frame := range roceReadPcap(t, path) {
-			orig, _, ok := roceSplit(frame)
-			if !ok {
-				continue
-			}
-			ip := bytes.Clone(orig)
-			off := r.IntN(len(ip))
-			hdr := 40
-			if ip[0]>>4 == 4 {
-				hdr = int(ip[0]&0x0F) * 4
-			}
-			if off == 0 || icrcVariant(orig, hdr, off) {
-				continue // the IP version or a length: the framing, not a mend
-			}
-			x := byte(1 << r.IntN(8))
-			if len(ip) <= mendAnyByte {
-				x = byte(1 + r.IntN(255))
-			}
-			ip[off] ^= x
-			want, err := c.RoCEv2(ip)
-			if err == nil || !errors.Is(err, ErrBadICRC) {
-				continue // a field the ICRC leaves out, or a length
-			}
-			n++
-			m, ok := MendICRCRoCEv2(ip, binary.LittleEndian.Uint32(ip[len(ip)-icrcLen:]), want)
-			if !ok || m.Off != off || m.Sent != orig[off] {
-				t.Errorf("%s frame %d: byte %d ^%#x: mend %+v %v", filepath.Base(path), i+1, off, x, m, ok)
-			}
+	eachRoCEPacket(t, func(name string, frame int, orig, _ []byte) {
+		ip := bytes.Clone(orig)
+		off := r.IntN(len(ip))
+		hdr := 40
+		if ip[0]>>4 == 4 {
+			hdr = int(ip[0]&0x0F) * 4
 		}
-	}
+		if off == 0 || icrcVariant(orig, hdr, off) {
+			return // the IP version or a length: the framing, not a mend
+		}
+		x := byte(1 << r.IntN(8))
+		if len(ip) <= mendAnyByte {
+			x = byte(1 + r.IntN(255))
+		}
+		ip[off] ^= x
+		want, err := c.RoCEv2(ip)
+		if err == nil || !errors.Is(err, ErrBadICRC) {
+			return // a field the ICRC leaves out
+		}
+		n++
+		m, ok := MendICRCRoCEv2(ip, binary.LittleEndian.Uint32(ip[len(ip)-icrcLen:]), want)
+		if !ok || m.Off != off || m.Sent != orig[off] {
+			t.Errorf("%s frame %d: byte %d ^%#x: mend %+v %v", name, frame, off, x, m, ok)
+		}
+	})
 	if n < 3000 {
 		t.Errorf("%d packets mended, want the corpus's", n)
 	}

@@ -63,6 +63,20 @@ func roceFrame(t testing.TB, file string, n int) []byte {
 	return frames[n-1]
 }
 
+// eachRoCEPacket calls fn with every RoCEv2 packet of the corpus
+// (roceCaptures): its capture's name, its frame number, its IP packet and
+// BTH on.
+func eachRoCEPacket(t testing.TB, fn func(name string, frame int, ip, bth []byte)) {
+	t.Helper()
+	for _, path := range roceCaptures(t) {
+		for i, frame := range roceReadPcap(t, path) {
+			if ip, bth, ok := roceSplit(frame); ok {
+				fn(filepath.Base(path), i+1, ip, bth)
+			}
+		}
+	}
+}
+
 // roceSplit finds the IP header and the BTH of a RoCEv2 frame (Ethernet,
 // IPv4/IPv6, UDP destination port 4791) with gopacket's own layers, so
 // that the tests do not depend on register.go to find the BTH. ip runs to
