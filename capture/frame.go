@@ -44,28 +44,51 @@ func (s *ICRCStatus) ipSumBad(ip []byte) {
 	s.IPSum[0], s.IPSum[1] = decode.IPv4HeaderSum(ip)
 }
 
+// icrcIP is the RoCEv2 packet (its IP header on) of a frame whose ICRC
+// fails where its IPv4 header checksum holds; nil for other frames.
+func (f *Frame) icrcIP() []byte {
+	s := &f.ICRC
+	if !s.Checked || s.OK || s.IPSumBad || f.GRH != nil {
+		return nil
+	}
+	switch {
+	case f.direct != 0:
+		return f.Data[dIP:] // the direct path's IPv4 over Ethernet, no layers made
+	case f.IPv4 != nil:
+		return f.Data[cap(f.Data)-cap(f.IPv4.Contents):]
+	case f.IPv6 != nil:
+		return f.Data[cap(f.Data)-cap(f.IPv6.Contents):]
+	}
+	return nil
+}
+
 // ICRCMend is the one byte of a RoCEv2 frame whose ICRC fails that
 // explains the failure (decode.MendICRCRoCEv2), with its offset in Data;
 // false where no one byte does, and for other frames.
 func (f *Frame) ICRCMend() (decode.ICRCMend, bool) {
-	s := &f.ICRC
-	if !s.Checked || s.OK || s.IPSumBad || f.GRH != nil {
+	ip := f.icrcIP()
+	if ip == nil {
 		return decode.ICRCMend{}, false
 	}
-	var ip []byte
-	switch {
-	case f.direct != 0:
-		ip = f.Data[dIP:] // the direct path's IPv4 over Ethernet, no layers made
-	case f.IPv4 != nil:
-		ip = f.Data[cap(f.Data)-cap(f.IPv4.Contents):]
-	case f.IPv6 != nil:
-		ip = f.Data[cap(f.Data)-cap(f.IPv6.Contents):]
-	default:
-		return decode.ICRCMend{}, false
-	}
-	m, ok := decode.MendICRCRoCEv2(ip, s.Got, s.Want)
+	m, ok := decode.MendICRCRoCEv2(ip, f.ICRC.Got, f.ICRC.Want)
 	m.Off += len(f.Data) - len(ip)
 	return m, ok
+}
+
+// ICRCMendAs tells whether the RoCEv2 frame, whose ICRC fails, was sent
+// with k's addresses, DestQP and PSN (decode.MendICRCRoCEv2As): exact
+// where its ICRC then verifies, else with m, one byte more, offset in
+// Data. False for other frames.
+func (f *Frame) ICRCMendAs(k decode.ICRCKey) (m decode.ICRCMend, exact, ok bool) {
+	ip := f.icrcIP()
+	if ip == nil {
+		return decode.ICRCMend{}, false, false
+	}
+	m, exact, ok = decode.MendICRCRoCEv2As(ip, k)
+	if ok && !exact {
+		m.Off += len(f.Data) - len(ip)
+	}
+	return m, exact, ok
 }
 
 // LengthMend reports whether the RoCEv2 packet of a frame whose IP or UDP
@@ -170,6 +193,10 @@ type Frame struct {
 	// did not decode as the LLC or CDC message it must be (the error is
 	// in Err).
 	SMCMalformed bool
+	// SMCCredits: with SMCMalformed, the SEND's queue pair is one an ANCK
+	// handshake with credits set up: the message, as sent, is ANCK's
+	// (decode.CDC.ANCK).
+	SMCCredits bool
 	// Cut: the capture kept fewer bytes than were on the wire (snaplen).
 	Cut bool
 	// Truncated: a layer needed more bytes than the frame holds.
@@ -248,7 +275,7 @@ func (f *Frame) reset() {
 	f.CLCInside = f.CLCInside[:0]
 	f.clcRawInside = f.clcRawInside[:0]
 	f.clcRawANCK = f.clcRawANCK[:0]
-	f.SMCMalformed = false
+	f.SMCMalformed, f.SMCCredits = false, false
 	f.NotCLC = false
 	f.clcRaw = f.clcRaw[:0]
 	f.Cut = f.CI.CaptureLength < f.CI.Length

@@ -219,6 +219,7 @@ func (s *smcQPs) roce(r *roceLayers, f *Frame) {
 		return
 	default:
 		r.decodeSMC(f)
+		f.SMCCredits = f.SMCMalformed && credits
 	}
 	if f.CDC != nil {
 		f.CDC.ANCK = credits

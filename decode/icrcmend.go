@@ -1,7 +1,9 @@
 package decode
 
 import (
+	"bytes"
 	"encoding/binary"
+	"errors"
 	"hash/crc32"
 )
 
@@ -124,4 +126,59 @@ func icrcVariant(ip []byte, hdr, off int) bool {
 		return true
 	}
 	return false
+}
+
+// ICRCKey is what places a RoCE request on its queue pair: the IP
+// addresses (4 or 16 bytes, as the packet carries them), the BTH DestQP
+// and PSN.
+type ICRCKey struct {
+	Src, Dst []byte
+	QPN, PSN uint32
+}
+
+// MendICRCRoCEv2As tells whether the RoCEv2 packet at ip was sent with the addresses, DestQP and PSN of k in place of
+// those it holds: the damage hit them, in any number of bytes, where the
+// ICRC verifies with k's (exact), or verifies with k's and one byte more
+// changed (m, found as MendICRCRoCEv2 finds it, outside k's fields). A
+// caller asks it of the few keys the packet can have had (its queue
+// pair's, the PSN its responder expects), which a damage that passes
+// for them matches by chance once in 2^32 (exact), as one byte does
+// otherwise. It reports false where k is what the packet holds (nothing
+// to test), and where the packet's lengths do not hold.
+func MendICRCRoCEv2As(ip []byte, k ICRCKey) (m ICRCMend, exact, ok bool) {
+	var hdr, src, end int
+	switch {
+	case len(ip) >= 20 && ip[0]>>4 == 4 && len(k.Src) == 4 && len(k.Dst) == 4:
+		hdr, src, end = int(ip[0]&0x0F)*4, 12, int(binary.BigEndian.Uint16(ip[2:4]))
+	case len(ip) >= 40 && ip[0]>>4 == 6 && len(k.Src) == 16 && len(k.Dst) == 16:
+		hdr, src, end = 40, 8, 40+int(binary.BigEndian.Uint16(ip[4:6]))
+	default:
+		return ICRCMend{}, false, false
+	}
+	n := len(k.Src)
+	bth := hdr + 8
+	if hdr < 20 || end > len(ip) || end < bth+bthLen+icrcLen {
+		return ICRCMend{}, false, false
+	}
+	p := bytes.Clone(ip[:end])
+	copy(p[src:], k.Src)
+	copy(p[src+n:], k.Dst)
+	p[bth+5], p[bth+6], p[bth+7] = byte(k.QPN>>16), byte(k.QPN>>8), byte(k.QPN)
+	p[bth+9], p[bth+10], p[bth+11] = byte(k.PSN>>16), byte(k.PSN>>8), byte(k.PSN)
+	if bytes.Equal(p, ip[:end]) {
+		return ICRCMend{}, false, false
+	}
+	want, err := new(ICRC).RoCEv2(p)
+	switch {
+	case err == nil:
+		return ICRCMend{}, true, true
+	case !errors.Is(err, ErrBadICRC):
+		return ICRCMend{}, false, false
+	}
+	m, ok = MendICRCRoCEv2(p, binary.LittleEndian.Uint32(p[end-icrcLen:]), want)
+	if !ok || m.Off >= src && m.Off < src+2*n || m.Off >= bth+5 && m.Off <= bth+11 && m.Off != bth+8 {
+		return ICRCMend{}, false, false
+	}
+	m.Held = ip[m.Off]
+	return m, false, true
 }

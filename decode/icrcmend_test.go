@@ -179,3 +179,62 @@ func TestMendICRCEveryPacket(t *testing.T) {
 		t.Errorf("%d packets mended, want the corpus's", n)
 	}
 }
+
+// TestMendICRCAs: a packet whose PSN and DestQP were damaged in any
+// number of bytes verifies with the key it was sent with (exact), and,
+// with one byte more changed, names that byte; a wrong key, or more
+// bytes changed besides, is not taken; nor is the key the packet holds.
+func TestMendICRCAs(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, frame := range []int{22, 23} { // a WRITE, a CDC
+		orig, _, _ := roceSplit(roceFrame(t, "pingpong.pcap", frame))
+		const bth = 20 + 8
+		k := ICRCKey{Src: bytes.Clone(orig[12:16]), Dst: bytes.Clone(orig[16:20]),
+			QPN: uint32(orig[bth+5])<<16 | uint32(orig[bth+6])<<8 | uint32(orig[bth+7]),
+			PSN: uint32(orig[bth+9])<<16 | uint32(orig[bth+10])<<8 | uint32(orig[bth+11])}
+		if _, _, ok := MendICRCRoCEv2As(orig, k); ok {
+			t.Errorf("frame %d: the key it holds taken", frame)
+		}
+		wrong := 0
+		for i := range 4000 {
+			ip := bytes.Clone(orig)
+			for j := bth + 5; j < bth+12; j++ {
+				if j != bth+8 {
+					ip[j] = byte(r.IntN(256))
+				}
+			}
+			copy(ip[12:], []byte{10, byte(r.IntN(256)), 0, byte(r.IntN(256))})
+			more := -1
+			switch i % 4 {
+			case 1: // one byte more, after the BTH
+				more = bth + 12 + r.IntN(len(ip)-bth-12)
+				ip[more] ^= byte(1 + r.IntN(255))
+			case 2: // two more, in two places
+				a := bth + 12 + r.IntN(len(ip)-bth-13)
+				ip[a] ^= byte(1 + r.IntN(255))
+				ip[a+1+r.IntN(len(ip)-a-1)] ^= byte(1 + r.IntN(255))
+			case 3: // a wrong PSN
+				kk := k
+				kk.PSN = (k.PSN + 1 + uint32(r.IntN(200))) & 0xFFFFFF
+				if _, _, ok := MendICRCRoCEv2As(ip, kk); ok {
+					wrong++
+				}
+				continue
+			}
+			m, exact, ok := MendICRCRoCEv2As(ip, k)
+			switch {
+			case bytes.Equal(ip[12:20], orig[12:20]) && bytes.Equal(ip[bth+5:bth+12], orig[bth+5:bth+12]) && more < 0:
+				// The random key came out as sent: nothing to test.
+			case i%4 == 0 && (!ok || !exact):
+				t.Errorf("frame %d variant %d: key damaged only: %v %v", frame, i, exact, ok)
+			case i%4 == 1 && (!ok || exact || m.Off != more || m.Held != ip[more] || m.Sent != orig[more]):
+				t.Errorf("frame %d variant %d: byte %d: mend %+v %v %v, want sent %#x", frame, i, more, m, exact, ok, orig[more])
+			case i%4 == 2 && ok:
+				wrong++
+			}
+		}
+		if wrong > 0 {
+			t.Errorf("frame %d: %d packets taken with a wrong key or more bytes damaged", frame, wrong)
+		}
+	}
+}

@@ -238,6 +238,9 @@ func (t *Tracker) feedFrame(f *capture.Frame) {
 	fill(in, f)
 	if in.isRoCE {
 		r := &in.roce
+		if r.icrcBad && !r.ipSumBad && !r.mended && !r.lengthBad && isRequest(r.opcode) {
+			t.mendExpected(in, f)
+		}
 		r.data, r.dataLen = nil, 0
 		if r.opcode >= opWriteFirst && r.opcode <= opWriteOnlyImm {
 			d := f.BTH.Data()
@@ -453,6 +456,11 @@ func mendRoCE(r *roceIn, f *capture.Frame, m decode.ICRCMend) {
 			break
 		}
 		fillLLC(&r.llc, &l)
+	case f.SMCMalformed && r.opcode == opSendOnly && m.Off >= at(f.BTH.Data()):
+		// A SEND on an SMC-R queue pair that did not decode because of
+		// the byte: the message as sent, classified and decoded again.
+		r.mendField = "SEND payload"
+		whole = mendSMC(r, sent(f.BTH.Data(), m.Off-at(f.BTH.Data())), f.SMCCredits)
 	case r.opcode >= opWriteFirst && r.opcode <= opWriteOnlyImm && m.Off >= at(f.BTH.Data()):
 		// Bytes for the peer's RMBE: the tracker reads their length, and
 		// with Options.Stream the bytes, mended there (Tracker.Feed).
@@ -465,6 +473,110 @@ func mendRoCE(r *roceIn, f *capture.Frame, m decode.ICRCMend) {
 		r.mendField, whole = "transport headers or payload", false
 	}
 	r.mendWhole = whole
+}
+
+// mendExpected takes a damaged request that no one byte explains (its
+// ICRC fails, capture.Frame.ICRCMend found none) as the request its
+// link direction expected next where its ICRC verifies with that
+// direction's addresses, DestQP and next PSN in place of those it holds
+// (capture.Frame.ICRCMendAs), or does with one byte more changed: the
+// damage hit those fields, in more bytes than one. The directions tried
+// are its queue pair's, else those with two of the three it holds; one
+// must verify.
+func (t *Tracker) mendExpected(in *input, f *capture.Frame) {
+	r := &in.roce
+	var (
+		found   qpKey
+		psn     uint32
+		m       decode.ICRCMend
+		exact   bool
+		matches int
+	)
+	try := func(l *Link, d Dir) {
+		rc := &l.RC[d]
+		if l.retired || !l.keyed[d] || !rc.havePSN {
+			return
+		}
+		k := l.keys[d]
+		n := 4
+		if f.IPv6 != nil {
+			n = 16
+		}
+		km, ke, ok := f.ICRCMendAs(decode.ICRCKey{Src: addrBytes(k.src, n), Dst: addrBytes(k.dst, n), QPN: uint32(k.qpn), PSN: rc.nextPSN})
+		if ok {
+			found, psn, m, exact = k, rc.nextPSN, km, ke
+			matches++
+		}
+	}
+	if ref, ok := t.lookupQP(&r.key); ok {
+		try(ref.link, ref.dir)
+	} else {
+		for _, l := range t.links {
+			for d := range l.keys {
+				if sameOfKey(&l.keys[d], &r.key) >= 2 {
+					try(l, Dir(d))
+				}
+			}
+		}
+	}
+	if matches != 1 {
+		return
+	}
+	var what []string
+	if found.src != r.key.src || found.dst != r.key.dst {
+		what = append(what, "addresses")
+	}
+	if found.qpn != r.key.qpn {
+		what = append(what, fmt.Sprintf("DestQP 0x%06x", found.qpn))
+	}
+	if psn != r.psn {
+		what = append(what, fmt.Sprintf("PSN 0x%06x", psn))
+	}
+	if exact {
+		r.mendWhole = true
+	} else {
+		mendRoCE(r, f, m)
+	}
+	r.key, r.psn = found, psn
+	r.mendAs = strings.Join(what, " and ")
+}
+
+// mendSMC decodes p, the payload of a SEND Only as sent, as the LLC or
+// CDC message it is (ANCK's where credits), in place of the malformed one
+// the frame held, and reports whether it is one.
+func mendSMC(r *roceIn, p []byte, credits bool) bool {
+	nf := gopacket.NilDecodeFeedback
+	switch decode.SMCPayloadType(p) {
+	case decode.LayerTypeCDC:
+		var c decode.CDC
+		if c.DecodeFromBytes(p, nf) != nil {
+			return false
+		}
+		c.ANCK = credits
+		fillCDC(&r.cdc, &c)
+		r.hasCDC, r.mendField = true, "CDC message"
+	case decode.LayerTypeLLC:
+		var l decode.LLC
+		if l.DecodeFromBytes(p, nf) != nil || !l.StepCaptured() {
+			return false
+		}
+		l.ANCK = credits
+		fillLLC(&r.llc, &l)
+		r.hasLLC, r.mendField = true, "LLC message"
+	default:
+		return false
+	}
+	r.malformed = false
+	if !r.lengthBad {
+		r.whyBad = nil
+	}
+	return true
+}
+
+// addrBytes is address a as a packet carries it in n (4 or 16) bytes.
+func addrBytes(a addr, n int) []byte {
+	b := binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(make([]byte, 0, 16), a.hi), a.lo)
+	return b[16-n:]
 }
 
 // fillCDC copies what the tracker needs of CDC c into m, field by field: a
@@ -592,7 +704,7 @@ func fill(in *input, f *capture.Frame) {
 			fillLLC(&r.llc, f.LLC)
 		}
 		// Last: a mended byte may be in what the lines above read.
-		r.mended, r.mendWhole = false, false
+		r.mended, r.mendWhole, r.mendAs = false, false, ""
 		if r.icrcBad && !r.ipSumBad {
 			if m, ok := f.ICRCMend(); ok {
 				mendRoCE(r, f, m)

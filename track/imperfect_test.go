@@ -130,6 +130,22 @@ func TestDamagedCopy(t *testing.T) {
 	cdcByte := func(d []byte) { d[crafted.RoCESMCOff+10] ^= 0x5a }
 	two := func(d []byte) { d[crafted.RoCESMCOff+10] ^= 0x5a; d[crafted.RoCESMCOff+20] ^= 0x01 }
 	psnAndCDC := func(d []byte) { psn(d); d[crafted.RoCESMCOff+20] ^= 0x01 }
+	// More bytes of the key or PSN than one: the ICRC verifies with those
+	// the link direction expected (with one byte more, mended).
+	psnAhead := func(d []byte) { // a PSN shortly ahead, two bytes changed
+		p := uint32(d[bth+9])<<16 | uint32(d[bth+10])<<8 | uint32(d[bth+11])
+		k := uint32(1)
+		for ; byte((p+k)>>8) == d[bth+10] || byte(p+k) == d[bth+11]; k++ {
+		}
+		d[bth+10], d[bth+11] = byte((p+k)>>8), byte(p+k)
+	}
+	psnAheadAndCDC := func(d []byte) { psnAhead(d); d[crafted.RoCESMCOff+20] ^= 0x01 }
+	psnAheadAndTwo := func(d []byte) { psnAhead(d); two(d) }
+	qpnTwoAndPSN := func(d []byte) { d[bth+5] ^= 0x55; d[bth+6] ^= 0x66; psn(d) }
+	// The CDC's type or length byte: the SEND did not decode (malformed);
+	// as sent it does.
+	cdcType := func(d []byte) { d[crafted.RoCESMCOff] ^= 0x01 }
+	cdcLen := func(d []byte) { d[crafted.RoCESMCOff+1] ^= 0x08 }
 	qpnAndCDC := func(d []byte) { qpn(d); d[crafted.RoCESMCOff+20] ^= 0x01 }
 	srcAndCDC := func(d []byte) { src(d); d[crafted.RoCESMCOff+20] ^= 0x01 }
 	// A length that claims more than the frame holds: the ICRC verifies
@@ -171,9 +187,15 @@ func TestDamagedCopy(t *testing.T) {
 		{"qpn", qpn, nil, true, expert.CaptureCopyDamaged, false},
 		{"source address", src, nil, true, expert.CaptureCopyDamaged, false},
 		{"psn", psn, nil, true, expert.CaptureCopyDamaged, false},
-		{"qpn and cdc", qpnAndCDC, nil, false, expert.CaptureCopyDamaged, false},
-		{"source address and cdc", srcAndCDC, nil, false, expert.CaptureCopyDamaged, false},
-		{"psn and cdc", psnAndCDC, nil, false, expert.CaptureCopyDamaged, false},
+		{"qpn and cdc", qpnAndCDC, nil, true, expert.CaptureCopyDamaged, false},
+		{"source address and cdc", srcAndCDC, nil, true, expert.CaptureCopyDamaged, false},
+		{"psn and cdc", psnAndCDC, nil, true, expert.CaptureCopyDamaged, false},
+		{"psn ahead", psnAhead, nil, true, expert.CaptureCopyDamaged, false},
+		{"psn ahead and cdc", psnAheadAndCDC, nil, true, expert.CaptureCopyDamaged, false},
+		{"psn ahead and two bytes", psnAheadAndTwo, nil, false, expert.CaptureCopyDamaged, false},
+		{"qpn two bytes and psn", qpnTwoAndPSN, nil, true, expert.CaptureCopyDamaged, false},
+		{"cdc type", cdcType, nil, true, expert.CaptureCopyDamaged, false},
+		{"cdc length", cdcLen, nil, true, expert.CaptureCopyDamaged, false},
 		{"ip length", ipLen, nil, true, expert.CaptureCopyDamaged, false},
 		{"udp length", udpLen, nil, true, expert.CaptureCopyDamaged, false},
 		{"udp length and cdc", udpLenAndCDC, nil, false, expert.CaptureCopyDamaged, false},

@@ -263,6 +263,10 @@ type roceIn struct {
 	mended, mendWhole bool
 	mend              decode.ICRCMend
 	mendField         string // what the mended byte is part of
+	// mendAs: the ICRC verifies with the key fields and PSN its link
+	// direction expected (mendExpected), named here, in place of those
+	// the frame holds (and with mend, where mended).
+	mendAs string
 }
 
 // isRequest reports whether an RC opcode is a requester packet (carries a

@@ -494,7 +494,7 @@ type RC struct {
 	pend       []pendingWrite
 	dmg        []damagedReq   // damaged requests whose PSN the responder has yet to take (holdDamaged)
 	dmgTaken   []takenDamaged // damaged requests the responder's word made the capture's damage, lately
-	unplaced   []unplacedReq  // damaged requests whose PSN no PSN the responder could take next
+	unplaced   []unplacedReq  // damaged requests whose PSN may be the one the responder expected (holdDamaged)
 }
 
 // psnConn remembers which connection a request packet belonged to.

@@ -587,13 +587,8 @@ func (t *Tracker) damagedQP(in *input) (linkRef, bool) {
 			continue
 		}
 		for d := range l.keys {
-			k, rc := &l.keys[d], &l.RC[d]
-			same := 0
-			for _, eq := range [3]bool{k.src == r.key.src, k.dst == r.key.dst, k.qpn == r.key.qpn} {
-				if eq {
-					same++
-				}
-			}
+			rc := &l.RC[d]
+			same := sameOfKey(&l.keys[d], &r.key)
 			if !req {
 				// The ACK travels on the key of its direction; it
 				// answers the requests of the other.
@@ -611,6 +606,18 @@ func (t *Tracker) damagedQP(in *input) (linkRef, bool) {
 	return found, n == 1
 }
 
+// sameOfKey counts the parts of k (source, destination, DestQP) that o
+// has too.
+func sameOfKey(k, o *qpKey) int {
+	n := 0
+	for _, eq := range [3]bool{k.src == o.src, k.dst == o.dst, k.qpn == o.qpn} {
+		if eq {
+			n++
+		}
+	}
+	return n
+}
+
 // holdDamaged keeps the request in in, which the capture holds damaged
 // (finding id raised for it), where the responder of direction rc has yet
 // to take its PSN: the wire says later whether the responder took it
@@ -623,17 +630,22 @@ func (rc *RC) holdDamaged(in *input, id expert.ID) {
 	if !isRequest(r.opcode) || !rc.havePSN {
 		return
 	}
-	if dd := psnDiff(r.psn, rc.nextPSN); dd < 0 || dd >= aheadBits {
+	dd := psnDiff(r.psn, rc.nextPSN)
+	if out := dd < 0 || dd >= aheadBits; out || dd > 0 && !r.mended && !wholeCopy(id, r) {
 		// Its PSN is what the damage hit, as likely as not: one of the
 		// PSNs the responder takes next, should its word say that the
-		// capture never showed them (unplacedTaken).
+		// capture never showed them (unplacedTaken). One shortly ahead
+		// that nothing vouches for is that or its own, held as both
+		// till the responder's word tells which.
 		rc.unplaced = slices.DeleteFunc(rc.unplaced, func(u unplacedReq) bool { return u.at != rc.nextPSN })
 		if len(rc.unplaced) < maxDamaged {
 			u := unplacedReq{at: rc.nextPSN, id: id, number: in.number, ns: in.ns, why: r.whyBad}
 			u.icrcGot, u.icrcWant = r.icrcGot, r.icrcWant
 			rc.unplaced = append(rc.unplaced, u)
 		}
-		return
+		if out {
+			return
+		}
 	}
 	i := slices.IndexFunc(rc.dmg, func(m damagedReq) bool { return m.req.roce.psn == r.psn })
 	if i < 0 {
@@ -669,9 +681,16 @@ func (rc *RC) forgetDamaged(keep func(psn uint32) bool) {
 	rc.syncDamaged()
 }
 
+// forgetDamagedFrame forgets the damaged request of frame number held.
+func (rc *RC) forgetDamagedFrame(number int) {
+	rc.dmg = slices.DeleteFunc(rc.dmg, func(m damagedReq) bool { return m.req.number == number })
+	rc.syncDamaged()
+}
+
 // unplacedReq is a damaged request whose PSN is no PSN the responder
-// could take next (behind, or past the window): the damage hit its PSN,
-// as likely as not. at is the PSN the responder expected then.
+// could take next (behind, or past the window), or one shortly ahead that
+// nothing vouches for: the damage hit its PSN, as likely as not. at is
+// the PSN the responder expected then.
 type unplacedReq struct {
 	at                uint32
 	id                expert.ID
@@ -696,6 +715,8 @@ func (t *Tracker) unplacedTaken(l *Link, d Dir, missed int, in *input) int {
 		}
 		n++
 		t.copyDamaged(l, d, u.id, u.number, u.ns, &roceIn{icrcGot: u.icrcGot, icrcWant: u.icrcWant}, u.why)
+		// Not also the request of the PSN it holds (holdDamaged).
+		rc.forgetDamagedFrame(u.number)
 	}
 	rc.unplaced = rc.unplaced[:0]
 	if n > 0 {
@@ -751,6 +772,8 @@ func (t *Tracker) damagedTaken(l *Link, d Dir, next uint32, in *input) int {
 		rc.ahead.set(uint32(i))
 		n++
 		t.copyDamaged(l, d, m.id, m.req.number, m.req.ns, &m.req.roce, m.req.roce.whyBad)
+		// Not also one of the PSNs the responder expected then.
+		rc.unplaced = slices.DeleteFunc(rc.unplaced, func(u unplacedReq) bool { return u.number == m.req.number })
 		if len(rc.dmgTaken) < maxDamaged {
 			rc.dmgTaken = append(rc.dmgTaken, takenDamaged{damagedReq: m, ns: t.lastNS})
 		}
@@ -858,6 +881,13 @@ func wholeCopy(id expert.ID, r *roceIn) bool {
 func damageText(id expert.ID, r *roceIn, why error) string {
 	switch id {
 	case expert.BadICRC:
+		if r.mendAs != "" {
+			s := fmt.Sprintf("ICRC in the frame 0x%08x, computed 0x%08x: it verifies with the %s its link direction expected", r.icrcGot, r.icrcWant, r.mendAs)
+			if r.mended {
+				s += fmt.Sprintf(" and one byte more, offset %d (%s), 0x%02x in the frame, 0x%02x sent", r.mend.Off, r.mendField, r.mend.Held, r.mend.Sent)
+			}
+			return s
+		}
 		if r.mended {
 			return fmt.Sprintf("ICRC in the frame 0x%08x, computed 0x%08x: one byte explains it, offset %d (%s), 0x%02x in the frame, 0x%02x sent",
 				r.icrcGot, r.icrcWant, r.mend.Off, r.mendField, r.mend.Held, r.mend.Sent)
