@@ -1969,3 +1969,101 @@ func TestMeasuresAcrossStep(t *testing.T) {
 		}
 	}
 }
+
+// TestDamagedCLCQPN: a CLC Accept or Confirm whose copy names a wrong
+// queue pair (a byte of its QPN damaged, its TCP checksum failing; the
+// hosts went on) keys the link by the QP its CONFIRM_LINK names: the
+// link is one, with every packet of the clean capture, and nothing is
+// missed.
+func TestDamagedCLCQPN(t *testing.T) {
+	clean := readRawFrames(t, crafted.Pingpong(t))
+	base, _ := feedRaw(t, clean)
+	for _, c := range []struct {
+		name  string
+		frame int // pingpong.pcap
+		qpn   uint32
+	}{{"accept", 10, base.Links[0].Server.QPN}, {"confirm", 12, base.Links[0].Client.QPN}} {
+		t.Run(c.name, func(t *testing.T) {
+			fs := slices.Clone(clean)
+			d := append([]byte(nil), fs[c.frame-1].Data...)
+			// struct smc_clc_msg_accept_confirm: the header (8 bytes),
+			// the peer ID, GID and MAC (30), the QPN (3).
+			q := 14 + 20 + int(d[14+20+12]>>4)*4 + 8 + 30
+			if got := uint32(d[q])<<16 | uint32(d[q+1])<<8 | uint32(d[q+2]); got != c.qpn {
+				t.Fatalf("frame %d: QPN %#x at %d, want %#x", c.frame, got, q, c.qpn)
+			}
+			d[q+1] ^= 0xf6
+			fs[c.frame-1].Data = d
+			s, found := feedRaw(t, fs)
+			if len(s.Links) != len(base.Links) || len(s.LinkGroups) != len(base.LinkGroups) {
+				t.Fatalf("%d links in %d groups, want %d in %d", len(s.Links), len(s.LinkGroups), len(base.Links), len(base.LinkGroups))
+			}
+			for dir := range 2 {
+				if got, want := s.Links[0].RC[dir].Packets, base.Links[0].RC[dir].Packets; got != want {
+					t.Errorf("%v packets %d, want %d", Dir(dir), got, want)
+				}
+			}
+			if !slices.Contains(found, expert.BadTCPSum.String()) || slices.Contains(found, expert.NotCaptured.String()) {
+				t.Errorf("findings %v: want tcp.checksum.bad and no roce.rc.not_captured", found)
+			}
+			if got, want := s.Conns[0].Flow[DirC2S].CDCs, base.Conns[0].Flow[DirC2S].CDCs; got != want {
+				t.Errorf("C->S CDCs %d, want %d", got, want)
+			}
+		})
+	}
+}
+
+// TestDamagedReusedCLC: the CLC Accept of a connection on a link group
+// that exists (multiconn.pcap's second) whose copy is damaged (its TCP
+// checksum fails; the hosts went on): a GID byte, and the connection is
+// still on its link group's link; a byte of the RMB's address, and its
+// WRITEs still land in the RMBE its CONFIRM_RKEY gave.
+func TestDamagedReusedCLC(t *testing.T) {
+	all, lt := testutil.ReadFrames(t, "../samples/multiconn.pcap")
+	var accepts []int
+	eachRaw(t, "clc", lt, all, func(f *capture.Frame) {
+		for _, c := range f.CLC {
+			if c.Type == decode.CLCTypeAccept {
+				accepts = append(accepts, f.Number-1)
+			}
+		}
+	})
+	if len(accepts) < 2 {
+		t.Fatalf("%d CLC Accepts", len(accepts))
+	}
+	base, _ := feedRaw(t, all)
+	i := accepts[1]
+	// struct smcr_clc_msg_accept_confirm: the header (8 bytes), the peer
+	// ID (8), the GID (16) ..., the RMB's address at 52.
+	clc := 14 + 20 + int(all[i].Data[14+20+12]>>4)*4
+	for _, c := range []struct {
+		name string
+		off  int
+	}{{"gid", clc + 8 + 8 + 2}, {"va", clc + 52 + 5}} {
+		t.Run(c.name, func(t *testing.T) {
+			fs := slices.Clone(all)
+			fs[i].Data = append([]byte(nil), fs[i].Data...)
+			fs[i].Data[c.off] ^= 0x82
+			s, found := feedRaw(t, fs)
+			if !slices.Contains(found, expert.BadTCPSum.String()) {
+				t.Errorf("findings %v: want tcp.checksum.bad", found)
+			}
+			if len(s.LinkGroups) != len(base.LinkGroups) || len(s.Conns) != len(base.Conns) {
+				t.Fatalf("%d link groups, %d connections; want %d, %d", len(s.LinkGroups), len(s.Conns), len(base.LinkGroups), len(base.Conns))
+			}
+			for _, x := range base.Conns {
+				got, want := s.Conns[x.ID-1], x
+				if got.LGR != want.LGR || got.Link != want.Link {
+					t.Errorf("connection %d on link %d of group %d, want %d of %d", x.ID, got.Link, got.LGR, want.Link, want.LGR)
+				}
+				for d := range 2 {
+					g, w := got.Flow[d], want.Flow[d]
+					if g.CDCs != w.CDCs || g.Bytes != w.Bytes || g.WriteBytes != w.WriteBytes || g.WritesOutside != w.WritesOutside {
+						t.Errorf("connection %d %v: CDCs %d bytes %d WRITE bytes %d outside %d; want %d %d %d %d", x.ID, Dir(d),
+							g.CDCs, g.Bytes, g.WriteBytes, g.WritesOutside, w.CDCs, w.Bytes, w.WriteBytes, w.WritesOutside)
+					}
+				}
+			}
+		})
+	}
+}

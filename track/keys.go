@@ -103,6 +103,14 @@ type rmbRef struct {
 	size uint32
 }
 
+// pendingRKey is what a CONFIRM_RKEY said of an RMB before the CLC message
+// of its connection: its VA on the link it was sent on, its rkeys and VAs
+// on the group's other links.
+type pendingRKey struct {
+	va     uint64
+	others []rkeyOther
+}
+
 // rkeyOther is an rkey/VA of an RMB on another link of the group, as
 // carried by CONFIRM_RKEY.
 type rkeyOther struct {

@@ -20,6 +20,7 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 	switch m.typ.Base() {
 	case decode.LLCConfirmLink:
 		d = t.serverSends(l, d, m.resp, in)
+		t.confirmKey(l, d, in, m.qpn)
 		e := l.end(d)
 		e.MAC, e.GID, e.QPN, e.UID = m.mac, m.gid, m.qpn, m.uid
 		if !e.Addr.IsValid() {
@@ -130,7 +131,7 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 				}
 			}
 		case !ok && !m.resp && len(g.pendingRKeys) < maxPendingRKeys:
-			g.pendingRKeys[rkKey(l, d, m.rkey)] = append([]rkeyOther(nil), m.others[:m.nOthers]...)
+			g.pendingRKeys[rkKey(l, d, m.rkey)] = pendingRKey{va: m.va, others: append([]rkeyOther(nil), m.others[:m.nOthers]...)}
 		}
 		if ok {
 			t.touchConn(ref.conn, in, d)
@@ -236,6 +237,30 @@ func (t *Tracker) serverSends(l *Link, d Dir, resp bool, in *input) Dir {
 	}
 	g.settle()
 	return d
+}
+
+// confirmKey keys the direction of l towards the sender of a
+// CONFIRM_LINK (sent on direction d, in in) by the queue pair it names
+// and its frame's addresses, where the CLC message that keyed it said
+// otherwise: the RNIC checked the LLC's bytes (its ICRC), while a CLC
+// copy the capture damaged (its TCP checksum fails, and the hosts went
+// on) names a queue pair no packet is sent to.
+func (t *Tracker) confirmKey(l *Link, d Dir, in *input, qpn uint32) {
+	r := &in.roce
+	back := d.Reverse()
+	k := qpKey{src: r.key.dst, dst: r.key.src, qpn: uint64(qpn)}
+	if !l.keyed[back] || !l.keyed[d] || l.keys[d] != r.key || l.keys[back] == k {
+		return
+	}
+	if ref, ok := t.byQP[k]; ok && ref.link != l {
+		return
+	}
+	old := l.keys[back]
+	if ref, ok := t.byQP[old]; ok && ref.link == l && ref.dir == back {
+		delete(t.byQP, old)
+	}
+	t.keyLink(l, back, k)
+	l.addHistory(in, textEvent(fmt.Sprintf("CONFIRM_LINK names QP %#06x where the CLC message named %#06x: keyed by the LLC's", qpn, old.qpn)))
 }
 
 // keyAdded makes an added link reachable on the wire once both its ends

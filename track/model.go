@@ -726,7 +726,7 @@ type LinkGroup struct {
 	tokens [2]map[uint32]*Conn
 	// CONFIRM_RKEY announcements waiting for the Accept/Confirm that names
 	// the same rkey on the link they were sent on.
-	pendingRKeys map[rkeyKey][]rkeyOther
+	pendingRKeys map[rkeyKey]pendingRKey
 	gone         []*Link // its folded links, for Tracker.recycle
 	folded       bool    // in the folded sums, out of Tracker.lgrs
 	expert       marks   // its findings (expert.go)

@@ -34,7 +34,7 @@ func (t *Tracker) newLGR(in *input, inferred bool) *LinkGroup {
 	g := &LinkGroup{
 		ID: t.nextLGR, Inferred: inferred, FirstFrame: in.number, Start: in.ts(),
 		tokens:       [2]map[uint32]*Conn{{}, {}},
-		pendingRKeys: make(map[rkeyKey][]rkeyOther),
+		pendingRKeys: make(map[rkeyKey]pendingRKey),
 	}
 	t.lgrs = append(t.lgrs, g)
 	return g
@@ -138,6 +138,9 @@ func (t *Tracker) roce(in *input) {
 			t.raiseDropped(&t.expert, in)
 			return
 		}
+	}
+	if !ok && !r.icrcBad && !r.lengthBad {
+		ref, ok = t.firstOfKey(in)
 	}
 	if !ok {
 		if ref, ok = t.resolveUnknown(in, r.key); !ok {
@@ -604,6 +607,46 @@ func (t *Tracker) damagedQP(in *input) (linkRef, bool) {
 		}
 	}
 	return found, n == 1
+}
+
+// firstOfKey finds the link direction of a request whose wire key no
+// link has where it is the direction's first packet as the CLC messages
+// announced it but for one of the three parts of its key: the one
+// direction with two of them that has seen no packet and whose first PSN
+// (the sender's CLC or ADD_LINK value) is the request's. The CLC copy that
+// keyed it was damaged in the capture (a byte of its QPN or GID; the hosts
+// went on): the direction is keyed again by the request, whose ICRC
+// verifies.
+func (t *Tracker) firstOfKey(in *input) (linkRef, bool) {
+	r := &in.roce
+	if !isRequest(r.opcode) {
+		return linkRef{}, false
+	}
+	var found linkRef
+	n := 0
+	for _, l := range t.links {
+		if l.retired || l.State == LinkDeleted {
+			continue
+		}
+		for d := range l.keys {
+			rc := &l.RC[d]
+			if l.keyed[d] && rc.Packets == 0 && rc.havePSN && rc.nextPSN == r.psn && sameOfKey(&l.keys[d], &r.key) == 2 {
+				found = linkRef{l, Dir(d)}
+				n++
+			}
+		}
+	}
+	if n != 1 {
+		return linkRef{}, false
+	}
+	l, d := found.link, found.dir
+	old := l.keys[d]
+	if ref, ok := t.byQP[old]; ok && ref == found {
+		delete(t.byQP, old)
+	}
+	t.keyLink(l, d, r.key)
+	l.addHistory(in, textEvent(fmt.Sprintf("%s keyed by its first packet (QP %#06x): the CLC message named QP %#06x", d, r.key.qpn, old.qpn)))
+	return found, true
 }
 
 // sameOfKey counts the parts of k (source, destination, DestQP) that o
@@ -1596,7 +1639,7 @@ func (t *Tracker) flip(g *LinkGroup, in *input) bool {
 	}
 	t.clearQPCache()
 	g.tokens[0], g.tokens[1] = g.tokens[1], g.tokens[0]
-	pending := make(map[rkeyKey][]rkeyOther, len(g.pendingRKeys))
+	pending := make(map[rkeyKey]pendingRKey, len(g.pendingRKeys))
 	for k, v := range g.pendingRKeys {
 		pending[rkKey(k.link, Dir(k.dir).Reverse(), k.rkey)] = v
 	}

@@ -1274,6 +1274,23 @@ func (t *Tracker) reusedLink(c2s, s2c qpKey, in *input) *Link {
 		}
 		return ref.link
 	}
+	// The link whose queue pairs the message names, both of its
+	// addresses but one as the message says: a byte of a GID damaged in
+	// the capture's copy (its TCP checksum fails; the hosts went on).
+	var found *Link
+	n := 0
+	for _, l := range t.links {
+		k := &l.keys
+		if l.retired || !l.keyed[DirC2S] || !l.keyed[DirS2C] || l.lgr.Deleted && !l.Inferred ||
+			k[DirC2S].qpn != c2s.qpn || k[DirS2C].qpn != s2c.qpn || sameOfKey(&k[DirC2S], &c2s) < 2 || sameOfKey(&k[DirS2C], &s2c) < 2 {
+			continue
+		}
+		found = l
+		n++
+	}
+	if n == 1 {
+		return found
+	}
 	return nil
 }
 
@@ -1342,14 +1359,24 @@ func (t *Tracker) registerToken(c *Conn, d Dir, token uint32) {
 // links that a CONFIRM_RKEY announced before the CLC message.
 func (t *Tracker) registerRMB(c *Conn, l *Link, d Dir, ep *Endpoint) {
 	g := l.lgr
+	sender := d.Reverse() // CONFIRM_RKEY travels from the RMB's owner
+	pk := rkKey(l, sender, ep.RKey)
+	p := g.pendingRKeys[pk]
 	va := ep.VA
+	if p.va != 0 && p.va != va {
+		// The RMB's address on this link as its CONFIRM_RKEY gave it,
+		// whose ICRC the RNIC checked: the CLC copy that says otherwise
+		// was damaged in the capture (both are the RMB's address on
+		// the link: smcr_clc_prep_confirm_accept in
+		// net/smc/smc_clc.c, smc_llc_send_confirm_rkey in
+		// net/smc/smc_llc.c).
+		va = p.va
+	}
 	if ep.RMBEIdx > 1 {
 		va += uint64(ep.RMBEIdx-1) * uint64(ep.RMBESize)
 	}
 	l.setRKey(d, ep.RKey, rmbRef{conn: c, va: va, size: ep.RMBESize})
-	sender := d.Reverse() // CONFIRM_RKEY travels from the RMB's owner
-	pk := rkKey(l, sender, ep.RKey)
-	for _, o := range g.pendingRKeys[pk] {
+	for _, o := range p.others {
 		if ol := g.linkByID(o.linkID); ol != nil {
 			ol.setRKey(d, o.rkey, rmbRef{conn: c, va: o.va, size: ep.RMBESize})
 		}
