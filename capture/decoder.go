@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -78,6 +79,41 @@ func (u *udpLayer) NextLayerType() gopacket.LayerType {
 		return layers.LayerTypeGeneve
 	}
 	return gopacket.LayerTypeZero
+}
+
+// udpNext is the layer after f's UDP header (udpLayer.NextLayerType),
+// RoCEv2's for a datagram roceByICRC takes.
+func (d *Decoder) udpNext(f *Frame) gopacket.LayerType {
+	if t := d.udp.NextLayerType(); t != gopacket.LayerTypeZero || !roceByICRC(f, &d.udp.UDP) {
+		return t
+	}
+	return decode.LayerTypeBTH
+}
+
+// roceByICRC reports whether UDP datagram u of f, sent to a port one byte
+// off RoCEv2's, is a RoCEv2 packet whose destination port the capture's
+// copy damaged: its ICRC, which covers the port, verifies with 4791. It
+// is then decoded as one, its ICRC failing (Frame.ICRCMend names the
+// byte). Other ports cost no check.
+func roceByICRC(f *Frame, u *layers.UDP) bool {
+	p, r := uint16(u.DstPort), uint16(decode.UDPPortRoCEv2)
+	if p>>8 != r>>8 && p&0xFF != r&0xFF || len(u.Payload) < 12+4 || f.Cut {
+		return false
+	}
+	var ip []byte
+	switch {
+	case f.IPv4 != nil && cap(f.IPv4.Payload) == cap(u.Contents):
+		ip = f.Data[cap(f.Data)-cap(f.IPv4.Contents):]
+	case f.IPv6 != nil && cap(f.IPv6.Payload) == cap(u.Contents):
+		ip = f.Data[cap(f.Data)-cap(f.IPv6.Contents):]
+	default:
+		return false
+	}
+	at := cap(ip) - cap(u.Contents) // the UDP header's offset in ip
+	ip = bytes.Clone(ip)
+	binary.BigEndian.PutUint16(ip[at+2:], r)
+	_, err := decode.ICRCRoCEv2(ip)
+	return err == nil
 }
 
 // Decoder turns raw frames of one link type into a Frame. It owns every
@@ -317,7 +353,7 @@ func (d *Decoder) decodeChain(f *Frame, typ gopacket.LayerType, outer bool) {
 		case layers.LayerTypeUDP:
 			if err = d.udp.DecodeFromBytes(data, d); err == nil {
 				f.UDP = &d.udp.UDP
-				typ, data = d.udp.NextLayerType(), d.udp.Payload
+				typ, data = d.udpNext(f), d.udp.Payload
 			}
 		default:
 			if l = d.roce.layer(typ, d.depth); l == nil {
@@ -442,7 +478,7 @@ func (d *Decoder) decodeOuter(f *Frame, data []byte) (gopacket.LayerType, []byte
 	d.udp.DecodeFromBytes(data, d) // cannot fail: see above
 	f.UDP = &d.udp.UDP
 	f.Decoded = append(f.Decoded, layers.LayerTypeUDP)
-	return d.udp.NextLayerType(), d.udp.Payload
+	return d.udpNext(f), d.udp.Payload
 }
 
 // lengthClaim is the error of a whole frame's IP or UDP length field that

@@ -224,3 +224,46 @@ func TestIPv4VersionBad(t *testing.T) {
 		}
 	}
 }
+
+// TestRoCEPortDamaged: a RoCEv2 packet whose UDP destination port the
+// capture's copy has damaged in one byte is still RoCE: its ICRC verifies
+// with 4791, and fails as held, the mend naming the port's byte. With a
+// byte of its payload damaged too, it is the UDP datagram it claims.
+func TestRoCEPortDamaged(t *testing.T) {
+	fs, _ := testutil.ReadFrames(t, testutil.Root(t)+"/samples/pingpong.pcap")
+	d, _ := NewDecoder(layers.LinkTypeEthernet)
+	n := 0
+	for _, raw := range fs {
+		if len(raw.Data) < 60 || raw.Data[23] != 17 || raw.Data[36] != 0x12 || raw.Data[37] != 0xB7 {
+			continue
+		}
+		for _, c := range []struct {
+			off  int
+			x    byte
+			also bool // a payload byte damaged too
+		}{{36, 0x96, false}, {37, 0x01, false}, {36, 0x96, true}} {
+			data := append([]byte(nil), raw.Data...)
+			data[c.off] ^= c.x
+			if c.also {
+				data[50] ^= 0x10
+			}
+			var f Frame
+			f.Data = data
+			f.CI.CaptureLength, f.CI.Length = len(data), len(data)
+			d.decode(&f, true)
+			m, ok := f.ICRCMend()
+			switch {
+			case c.also && f.BTH != nil:
+				t.Errorf("port byte %d and a payload byte damaged: decoded as RoCE", c.off)
+			case !c.also && (f.BTH == nil || !f.ICRC.Checked || f.ICRC.OK || !ok || m.Off != c.off || m.Sent != raw.Data[c.off]):
+				t.Errorf("port byte %d ^%#x: BTH %v ICRC %+v mend %+v %v", c.off, c.x, f.BTH != nil, f.ICRC, m, ok)
+			}
+		}
+		if n++; n == 20 {
+			break
+		}
+	}
+	if n < 20 {
+		t.Fatalf("%d RoCE frames", n)
+	}
+}

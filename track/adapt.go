@@ -407,14 +407,14 @@ func mendRoCE(r *roceIn, f *capture.Frame, m decode.ICRCMend) {
 	}
 	o := m.Off - at(ip)
 	b := m.Off - at(f.BTH.Contents)
-	whole := true
+	whole, key := true, false
 	switch {
 	case o >= src && o < src+n:
-		r.key.src, r.mendField = addrOfIP(sent(ip[src:src+n], o-src)), "IP source address"
+		r.key.src, r.mendField, key = addrOfIP(sent(ip[src:src+n], o-src)), "IP source address", true
 	case o >= dst && o < dst+n:
-		r.key.dst, r.mendField = addrOfIP(sent(ip[dst:dst+n], o-dst)), "IP destination address"
+		r.key.dst, r.mendField, key = addrOfIP(sent(ip[dst:dst+n], o-dst)), "IP destination address", true
 	case b >= 5 && b <= 7:
-		r.key.qpn, r.mendField = uint64(binary.BigEndian.Uint32(sent(f.BTH.Contents[4:8], b-4))&0xFFFFFF), "BTH DestQP"
+		r.key.qpn, r.mendField, key = uint64(binary.BigEndian.Uint32(sent(f.BTH.Contents[4:8], b-4))&0xFFFFFF), "BTH DestQP", true
 	case b == 8:
 		r.ackReq, r.mendField = m.Sent&0x80 != 0, "BTH AckReq"
 	case b >= 9 && b <= 11:
@@ -425,6 +425,8 @@ func mendRoCE(r *roceIn, f *capture.Frame, m decode.ICRCMend) {
 		r.mendField = "IPv4 identification and fragment fields"
 	case o == hdr || o == hdr+1:
 		r.mendField = "UDP source port"
+	case o == hdr+2 || o == hdr+3:
+		r.mendField = "UDP destination port" // capture.roceByICRC read it as RoCEv2's
 	case o >= end-4 && o < end:
 		r.mendField = "ICRC"
 	case f.RETH != nil && len(f.RETH.Contents) == 16 && m.Off >= at(f.RETH.Contents) && m.Off < at(f.RETH.Contents)+16:
@@ -460,7 +462,9 @@ func mendRoCE(r *roceIn, f *capture.Frame, m decode.ICRCMend) {
 		// A SEND on an SMC-R queue pair that did not decode because of
 		// the byte: the message as sent, classified and decoded again.
 		r.mendField = "SEND payload"
-		whole = mendSMC(r, sent(f.BTH.Data(), m.Off-at(f.BTH.Data())), f.SMCCredits)
+		if whole = decodeSMC(r, sent(f.BTH.Data(), m.Off-at(f.BTH.Data())), f.SMCCredits); whole {
+			r.mendField = map[bool]string{true: "CDC message", false: "LLC message"}[r.hasCDC]
+		}
 	case r.opcode >= opWriteFirst && r.opcode <= opWriteOnlyImm && m.Off >= at(f.BTH.Data()):
 		// Bytes for the peer's RMBE: the tracker reads their length, and
 		// with Options.Stream the bytes, mended there (Tracker.Feed).
@@ -473,6 +477,9 @@ func mendRoCE(r *roceIn, f *capture.Frame, m decode.ICRCMend) {
 		r.mendField, whole = "transport headers or payload", false
 	}
 	r.mendWhole = whole
+	if key {
+		placedSMC(r, f)
+	}
 }
 
 // mendExpected takes a damaged request that no one byte explains (its
@@ -537,40 +544,56 @@ func (t *Tracker) mendExpected(in *input, f *capture.Frame) {
 	} else {
 		mendRoCE(r, f, m)
 	}
+	if found != r.key {
+		placedSMC(r, f)
+	}
 	r.key, r.psn = found, psn
 	r.mendAs = strings.Join(what, " and ")
 }
 
-// mendSMC decodes p, the payload of a SEND Only as sent, as the LLC or
-// CDC message it is (ANCK's where credits), in place of the malformed one
-// the frame held, and reports whether it is one.
-func mendSMC(r *roceIn, p []byte, credits bool) bool {
+// decodeSMC decodes p, the payload of a SEND Only as sent on an SMC-R
+// link, as capture's classifier and decoder do (ANCK's where credits): the
+// LLC or CDC message it is, else the malformed message its first byte
+// names (r.whyBad the error). It reports whether p is an LLC or CDC
+// message.
+func decodeSMC(r *roceIn, p []byte, credits bool) bool {
 	nf := gopacket.NilDecodeFeedback
-	switch decode.SMCPayloadType(p) {
-	case decode.LayerTypeCDC:
+	var err error
+	if t := decode.SMCPayloadType(p); t == decode.LayerTypeCDC || t != decode.LayerTypeLLC && len(p) > 0 && p[0] == decode.CDCType {
 		var c decode.CDC
-		if c.DecodeFromBytes(p, nf) != nil {
-			return false
+		if err = c.DecodeFromBytes(p, nf); err == nil {
+			c.ANCK = credits
+			fillCDC(&r.cdc, &c)
+			r.hasCDC = true
 		}
-		c.ANCK = credits
-		fillCDC(&r.cdc, &c)
-		r.hasCDC, r.mendField = true, "CDC message"
-	case decode.LayerTypeLLC:
+	} else {
 		var l decode.LLC
-		if l.DecodeFromBytes(p, nf) != nil || !l.StepCaptured() {
-			return false
+		if err = l.DecodeFromBytes(p, nf); err == nil && l.StepCaptured() {
+			l.ANCK = credits
+			fillLLC(&r.llc, &l)
+			r.hasLLC = true
 		}
-		l.ANCK = credits
-		fillLLC(&r.llc, &l)
-		r.hasLLC, r.mendField = true, "LLC message"
-	default:
-		return false
 	}
-	r.malformed = false
+	r.malformed = err != nil
 	if !r.lengthBad {
-		r.whyBad = nil
+		r.whyBad = err
 	}
-	return true
+	return err == nil
+}
+
+// placedSMC decodes the SEND Only of f, whose key the capture's copy held
+// damaged (its source, destination or DestQP, mended), as the message it
+// is: capture's classifier looked its queue pair up by the damaged key,
+// found no SMC-R link and left it unclassified.
+func placedSMC(r *roceIn, f *capture.Frame) {
+	if r.opcode == opSendOnly && f.CDC == nil && f.LLC == nil && !f.SMCMalformed && len(f.BTH.Data()) > 0 {
+		p := f.BTH.Data()
+		if o := r.mend.Off - (cap(f.Data) - cap(p)); r.mended && o >= 0 && o < len(p) {
+			p = bytes.Clone(p)
+			p[o] = r.mend.Sent
+		}
+		decodeSMC(r, p, false)
+	}
 }
 
 // addrBytes is address a as a packet carries it in n (4 or 16) bytes.

@@ -146,6 +146,9 @@ func TestDamagedCopy(t *testing.T) {
 	// as sent it does.
 	cdcType := func(d []byte) { d[crafted.RoCESMCOff] ^= 0x01 }
 	cdcLen := func(d []byte) { d[crafted.RoCESMCOff+1] ^= 0x08 }
+	// The UDP destination port's high byte: no RoCEv2 port, yet the ICRC
+	// verifies with 4791.
+	udpPort := func(d []byte) { d[14+20+2] ^= 0x96 }
 	qpnAndCDC := func(d []byte) { qpn(d); d[crafted.RoCESMCOff+20] ^= 0x01 }
 	srcAndCDC := func(d []byte) { src(d); d[crafted.RoCESMCOff+20] ^= 0x01 }
 	// A length that claims more than the frame holds: the ICRC verifies
@@ -196,6 +199,7 @@ func TestDamagedCopy(t *testing.T) {
 		{"qpn two bytes and psn", qpnTwoAndPSN, nil, true, expert.CaptureCopyDamaged, false},
 		{"cdc type", cdcType, nil, true, expert.CaptureCopyDamaged, false},
 		{"cdc length", cdcLen, nil, true, expert.CaptureCopyDamaged, false},
+		{"udp port", udpPort, nil, true, expert.CaptureCopyDamaged, false},
 		{"ip length", ipLen, nil, true, expert.CaptureCopyDamaged, false},
 		{"udp length", udpLen, nil, true, expert.CaptureCopyDamaged, false},
 		{"udp length and cdc", udpLenAndCDC, nil, false, expert.CaptureCopyDamaged, false},
@@ -2065,5 +2069,35 @@ func TestDamagedReusedCLC(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDamagedKeyMalformed: a CDC the sender sent malformed (its length
+// byte wrong, its ICRC made over it) whose copy in the capture has a byte
+// of its destination address damaged: capture's classifier, which looks
+// its queue pair up by that address, left it unclassified; placed by the
+// mend, it is the malformed message it was (smc.malformed, the next CDC's
+// sequence explained), as in the whole capture.
+func TestDamagedKeyMalformed(t *testing.T) {
+	clean := readRawFrames(t, crafted.Pingpong(t))
+	i := clientCDCs(t, clean)[5]
+	fs := slices.Clone(clean)
+	fs[i].Data = append([]byte(nil), fs[i].Data...)
+	fs[i].Data[crafted.RoCESMCOff+1] = 0xFF
+	crafted.FixICRC(t, fs[i].Data)
+	whole, wholeFound := feedRaw(t, fs)
+	fs[i].Data = append([]byte(nil), fs[i].Data...)
+	fs[i].Data[14+16+2] ^= 0x01 // the IPv4 destination's third byte
+	s, found := feedRaw(t, fs)
+	for _, id := range []expert.ID{expert.Malformed, expert.CaptureCopyDamaged} {
+		if !slices.Contains(found, id.String()) {
+			t.Errorf("findings %v: want %s", found, id)
+		}
+	}
+	if slices.Contains(found, expert.SeqGap.String()) || slices.Contains(wholeFound, expert.SeqGap.String()) {
+		t.Errorf("findings %v (whole capture %v): a CDC sequence gap", found, wholeFound)
+	}
+	if got, want := s.Conns[0].Flow[DirC2S], whole.Conns[0].Flow[DirC2S]; got.CDCs != want.CDCs || got.Bytes != want.Bytes {
+		t.Errorf("C->S CDCs %d bytes %d, want %d %d", got.CDCs, got.Bytes, want.CDCs, want.Bytes)
 	}
 }
