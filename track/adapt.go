@@ -461,9 +461,14 @@ func mendRoCE(r *roceIn, f *capture.Frame, m decode.ICRCMend) {
 	case f.SMCMalformed && r.opcode == opSendOnly && m.Off >= at(f.BTH.Data()):
 		// A SEND on an SMC-R queue pair that did not decode because of
 		// the byte: the message as sent, classified and decoded again.
-		r.mendField = "SEND payload"
-		if whole = decodeSMC(r, sent(f.BTH.Data(), m.Off-at(f.BTH.Data())), f.SMCCredits); whole {
-			r.mendField = map[bool]string{true: "CDC message", false: "LLC message"}[r.hasCDC]
+		whole = decodeSMC(r, sent(f.BTH.Data(), m.Off-at(f.BTH.Data())), f.SMCCredits)
+		switch {
+		case r.hasCDC:
+			r.mendField = "CDC message"
+		case r.hasLLC:
+			r.mendField = "LLC message"
+		default:
+			r.mendField = "SEND payload"
 		}
 	case r.opcode >= opWriteFirst && r.opcode <= opWriteOnlyImm && m.Off >= at(f.BTH.Data()):
 		// Bytes for the peer's RMBE: the tracker reads their length, and
@@ -559,6 +564,7 @@ func (t *Tracker) mendExpected(in *input, f *capture.Frame) {
 func decodeSMC(r *roceIn, p []byte, credits bool) bool {
 	nf := gopacket.NilDecodeFeedback
 	var err error
+	// The classifier's word, else the first byte's.
 	if t := decode.SMCPayloadType(p); t == decode.LayerTypeCDC || t != decode.LayerTypeLLC && len(p) > 0 && p[0] == decode.CDCType {
 		var c decode.CDC
 		if err = c.DecodeFromBytes(p, nf); err == nil {
@@ -578,7 +584,7 @@ func decodeSMC(r *roceIn, p []byte, credits bool) bool {
 	if !r.lengthBad {
 		r.whyBad = err
 	}
-	return err == nil
+	return r.hasCDC || r.hasLLC
 }
 
 // placedSMC decodes the SEND Only of f, whose key the capture's copy held
