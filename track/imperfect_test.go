@@ -560,6 +560,21 @@ func TestMissedLLCResponse(t *testing.T) {
 	}
 }
 
+// clcFrames lists the indexes of the frames that carry a CLC message of
+// type typ.
+func clcFrames(t *testing.T, lt layers.LinkType, frames []rawFrame, typ decode.CLCType) []int {
+	t.Helper()
+	var out []int
+	eachRaw(t, "clc", lt, frames, func(f *capture.Frame) {
+		for _, m := range f.CLC {
+			if m.Type == typ {
+				out = append(out, f.Number-1)
+			}
+		}
+	})
+	return out
+}
+
 // TestMissedAccept: lossy.pcap without its second connection's CLC
 // Accept, which told the server's RMBE size. The client's 512 KiB wrap
 // that RMBE many times: a cursor that passed its end moved by a size
@@ -567,14 +582,7 @@ func TestMissedLLCResponse(t *testing.T) {
 func TestMissedAccept(t *testing.T) {
 	frames := readRawFrames(t, "../samples/lossy.pcap")
 	_, lt := testutil.ReadFrames(t, "../samples/lossy.pcap")
-	var accepts []int
-	eachRaw(t, "accepts", lt, frames, func(f *capture.Frame) {
-		for _, m := range f.CLC {
-			if m.Type == decode.CLCTypeAccept {
-				accepts = append(accepts, f.Number-1)
-			}
-		}
-	})
+	accepts := clcFrames(t, lt, frames, decode.CLCTypeAccept)
 	if len(accepts) != 2 {
 		t.Fatalf("%d Accepts in lossy.pcap, want 2", len(accepts))
 	}
@@ -2024,14 +2032,7 @@ func TestDamagedCLCQPN(t *testing.T) {
 // WRITEs still land in the RMBE its CONFIRM_RKEY gave.
 func TestDamagedReusedCLC(t *testing.T) {
 	all, lt := testutil.ReadFrames(t, "../samples/multiconn.pcap")
-	var accepts []int
-	eachRaw(t, "clc", lt, all, func(f *capture.Frame) {
-		for _, c := range f.CLC {
-			if c.Type == decode.CLCTypeAccept {
-				accepts = append(accepts, f.Number-1)
-			}
-		}
-	})
+	accepts := clcFrames(t, lt, all, decode.CLCTypeAccept)
 	if len(accepts) < 2 {
 		t.Fatalf("%d CLC Accepts", len(accepts))
 	}
