@@ -757,6 +757,7 @@ func (t *Tracker) unplacedTaken(l *Link, d Dir, missed int, in *input) int {
 			continue
 		}
 		n++
+		rc.Packets++ // its content unknown
 		t.copyDamaged(l, d, u.id, u.number, u.ns, &roceIn{icrcGot: u.icrcGot, icrcWant: u.icrcWant}, u.why)
 		// Not also the request of the PSN it holds (holdDamaged).
 		rc.forgetDamagedFrame(u.number)
@@ -823,6 +824,9 @@ func (t *Tracker) damagedTaken(l *Link, d Dir, next uint32, in *input) int {
 		if m.whole {
 			rc.kept = append(rc.kept, m.req)
 		} else {
+			// A packet of the direction all the same, its content
+			// unknown (a whole one is counted as it is followed).
+			rc.Packets++
 			unknown = true
 		}
 	}
