@@ -1994,17 +1994,24 @@ func TestDamagedCLCQPN(t *testing.T) {
 		name  string
 		frame int // pingpong.pcap
 		qpn   uint32
-	}{{"accept", 10, base.Links[0].Server.QPN}, {"confirm", 12, base.Links[0].Client.QPN}} {
+		gid   bool // a byte of the GID damaged, not of the QPN
+	}{{"accept", 10, base.Links[0].Server.QPN, false}, {"confirm", 12, base.Links[0].Client.QPN, false},
+		{"accept gid", 10, base.Links[0].Server.QPN, true}, {"confirm gid", 12, base.Links[0].Client.QPN, true}} {
 		t.Run(c.name, func(t *testing.T) {
 			fs := slices.Clone(clean)
 			d := append([]byte(nil), fs[c.frame-1].Data...)
 			// struct smc_clc_msg_accept_confirm: the header (8 bytes),
-			// the peer ID, GID and MAC (30), the QPN (3).
-			q := 14 + 20 + int(d[14+20+12]>>4)*4 + 8 + 30
+			// the peer ID (8), GID (16) and MAC (6), the QPN (3).
+			clc := 14 + 20 + int(d[14+20+12]>>4)*4
+			q := clc + 8 + 30
 			if got := uint32(d[q])<<16 | uint32(d[q+1])<<8 | uint32(d[q+2]); got != c.qpn {
 				t.Fatalf("frame %d: QPN %#x at %d, want %#x", c.frame, got, q, c.qpn)
 			}
-			d[q+1] ^= 0xf6
+			if c.gid {
+				d[clc+8+8+14] ^= 0x04 // the IPv4 address's third byte
+			} else {
+				d[q+1] ^= 0xf6
+			}
 			fs[c.frame-1].Data = d
 			s, found := feedRaw(t, fs)
 			if len(s.Links) != len(base.Links) || len(s.LinkGroups) != len(base.LinkGroups) {
@@ -2020,6 +2027,9 @@ func TestDamagedCLCQPN(t *testing.T) {
 			}
 			if got, want := s.Conns[0].Flow[DirC2S].CDCs, base.Conns[0].Flow[DirC2S].CDCs; got != want {
 				t.Errorf("C->S CDCs %d, want %d", got, want)
+			}
+			if l, b := s.Links[0], base.Links[0]; l.Client.Addr != b.Client.Addr || l.Server.Addr != b.Server.Addr {
+				t.Errorf("link %v -> %v, want %v -> %v", l.Client.Addr, l.Server.Addr, b.Client.Addr, b.Server.Addr)
 			}
 		})
 	}

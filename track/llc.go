@@ -260,7 +260,7 @@ func (t *Tracker) confirmKey(l *Link, d Dir, in *input, qpn uint32) {
 		delete(t.byQP, old)
 	}
 	t.keyLink(l, back, k)
-	l.addHistory(in, textEvent(fmt.Sprintf("CONFIRM_LINK names QP %#06x where the CLC message named %#06x: keyed by the LLC's", qpn, old.qpn)))
+	l.addHistory(in, textEvent(fmt.Sprintf("%s keyed by the CONFIRM_LINK and its packet: %s", back, keyChange(old, k))))
 }
 
 // keyAdded makes an added link reachable on the wire once both its ends

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/smcscope/smcscope/decode"
@@ -645,8 +646,22 @@ func (t *Tracker) firstOfKey(in *input) (linkRef, bool) {
 		delete(t.byQP, old)
 	}
 	t.keyLink(l, d, r.key)
-	l.addHistory(in, textEvent(fmt.Sprintf("%s keyed by its first packet (QP %#06x): the CLC message named QP %#06x", d, r.key.qpn, old.qpn)))
+	l.end(d).Addr, l.end(d.Reverse()).Addr = r.key.src.netip(), r.key.dst.netip()
+	l.addHistory(in, textEvent(fmt.Sprintf("%s keyed by its first packet: %s", d, keyChange(old, r.key))))
 	return found, true
+}
+
+// keyChange says what of wire key old differs in k (the queue pair, the
+// addresses), for a link's history.
+func keyChange(old, k qpKey) string {
+	var what []string
+	if k.qpn != old.qpn {
+		what = append(what, fmt.Sprintf("QP %#06x where the CLC message named %#06x", k.qpn, old.qpn))
+	}
+	if k.src != old.src || k.dst != old.dst {
+		what = append(what, fmt.Sprintf("%v -> %v where the CLC message named %v -> %v", k.src.netip(), k.dst.netip(), old.src.netip(), old.dst.netip()))
+	}
+	return strings.Join(what, ", ")
 }
 
 // sameOfKey counts the parts of k (source, destination, DestQP) that o
