@@ -248,13 +248,13 @@ func (r *roceLayers) decodeSMC(f *Frame) {
 	p := f.BTH.Data()
 	// A message the snap length cut is decoded as far as captured.
 	wire := f.BTH.DataWireLen()
-	var err error
-	if p[0] == decode.CDCType {
-		if err = r.cdc.DecodeCut(p, wire); err == nil {
-			f.CDC = &r.cdc
-			f.Decoded = append(f.Decoded, decode.LayerTypeCDC)
-		}
-	} else if err = r.llc.DecodeCut(p, wire); err == nil {
+	isCDC, err := decode.DecodeSMCSend(p, wire, &r.cdc, &r.llc)
+	switch {
+	case err != nil:
+	case isCDC:
+		f.CDC = &r.cdc
+		f.Decoded = append(f.Decoded, decode.LayerTypeCDC)
+	default:
 		f.LLC = &r.llc
 		f.Decoded = append(f.Decoded, decode.LayerTypeLLC)
 	}

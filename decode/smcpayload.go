@@ -24,6 +24,18 @@ const (
 // (§5.8).
 func SMCPayloadType(p []byte) gopacket.LayerType { return smcPayloadType(p, len(p)) }
 
+// DecodeSMCSend decodes p, the payload of an RC SEND on a queue pair known
+// to be an SMC-R link (wire bytes on the wire, as CDC.DecodeCut and
+// LLC.DecodeCut read them), as the SMC message its first byte names,
+// whether or not SMCPayloadType took it: into c (isCDC, type 0xFE) or
+// else l. An error is the message's malformation, field and offset.
+func DecodeSMCSend(p []byte, wire int, c *CDC, l *LLC) (isCDC bool, err error) {
+	if len(p) > 0 && p[0] == cdcType {
+		return true, c.DecodeCut(p, wire)
+	}
+	return false, l.DecodeCut(p, wire)
+}
+
 // smcPayloadType is SMCPayloadType for a payload of wire bytes on the
 // wire of which p is what the capture holds: the type and length bytes
 // must be among them.

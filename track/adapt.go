@@ -557,28 +557,26 @@ func (t *Tracker) mendExpected(in *input, f *capture.Frame) {
 }
 
 // decodeSMC decodes p, the payload of a SEND Only as sent on an SMC-R
-// link, as capture's classifier and decoder do (ANCK's where credits): the
-// LLC or CDC message it is, else the malformed message its first byte
-// names (r.whyBad the error). It reports whether p is an LLC or CDC
-// message.
+// link, as capture's decoder does (decode.DecodeSMCSend; ANCK's where
+// credits): the LLC or CDC message it is, else the malformed message its
+// first byte names (r.whyBad the error). It reports whether p is an LLC or
+// CDC message.
 func decodeSMC(r *roceIn, p []byte, credits bool) bool {
-	nf := gopacket.NilDecodeFeedback
-	var err error
-	// The classifier's word, else the first byte's.
-	if t := decode.SMCPayloadType(p); t == decode.LayerTypeCDC || t != decode.LayerTypeLLC && len(p) > 0 && p[0] == decode.CDCType {
-		var c decode.CDC
-		if err = c.DecodeFromBytes(p, nf); err == nil {
-			c.ANCK = credits
-			fillCDC(&r.cdc, &c)
-			r.hasCDC = true
-		}
-	} else {
-		var l decode.LLC
-		if err = l.DecodeFromBytes(p, nf); err == nil && l.StepCaptured() {
-			l.ANCK = credits
-			fillLLC(&r.llc, &l)
-			r.hasLLC = true
-		}
+	var (
+		c decode.CDC
+		l decode.LLC
+	)
+	isCDC, err := decode.DecodeSMCSend(p, len(p), &c, &l)
+	switch {
+	case err != nil:
+	case isCDC:
+		c.ANCK = credits
+		fillCDC(&r.cdc, &c)
+		r.hasCDC = true
+	case l.StepCaptured():
+		l.ANCK = credits
+		fillLLC(&r.llc, &l)
+		r.hasLLC = true
 	}
 	r.malformed = err != nil
 	if !r.lengthBad {
