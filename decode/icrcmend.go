@@ -136,8 +136,9 @@ type ICRCKey struct {
 	QPN, PSN uint32
 }
 
-// MendICRCRoCEv2As tells whether the RoCEv2 packet at ip was sent with the addresses, DestQP and PSN of k in place of
-// those it holds: the damage hit them, in any number of bytes, where the
+// MendICRCRoCEv2As tells whether the RoCEv2 packet at ip was sent with
+// the addresses, DestQP and PSN of k in place of those it holds: the
+// damage hit them, in any number of bytes, where the
 // ICRC verifies with k's (exact), or verifies with k's and one byte more
 // changed (m, found as MendICRCRoCEv2 finds it, outside k's fields). A
 // caller asks it of the few keys the packet can have had (its queue

@@ -255,12 +255,7 @@ func (t *Tracker) confirmKey(l *Link, d Dir, in *input, qpn uint32) {
 	if ref, ok := t.byQP[k]; ok && ref.link != l {
 		return
 	}
-	old := l.keys[back]
-	if ref, ok := t.byQP[old]; ok && ref.link == l && ref.dir == back {
-		delete(t.byQP, old)
-	}
-	t.keyLink(l, back, k)
-	l.addHistory(in, textEvent(fmt.Sprintf("%s keyed by the CONFIRM_LINK and its packet: %s", back, keyChange(old, k))))
+	t.rekey(l, back, k, in, "the CONFIRM_LINK and its packet")
 }
 
 // keyAdded makes an added link reachable on the wire once both its ends

@@ -640,15 +640,21 @@ func (t *Tracker) firstOfKey(in *input) (linkRef, bool) {
 	if n != 1 {
 		return linkRef{}, false
 	}
-	l, d := found.link, found.dir
+	t.rekey(found.link, found.dir, r.key, in, "its first packet")
+	return found, true
+}
+
+// rekey keys direction d of l by k, which its packets carry, in place of
+// the key a damaged CLC copy gave it (by: what told k), the ends'
+// addresses with it, and says so in the link's history.
+func (t *Tracker) rekey(l *Link, d Dir, k qpKey, in *input, by string) {
 	old := l.keys[d]
-	if ref, ok := t.byQP[old]; ok && ref == found {
+	if ref, ok := t.byQP[old]; ok && ref == (linkRef{l, d}) {
 		delete(t.byQP, old)
 	}
-	t.keyLink(l, d, r.key)
-	l.end(d).Addr, l.end(d.Reverse()).Addr = r.key.src.netip(), r.key.dst.netip()
-	l.addHistory(in, textEvent(fmt.Sprintf("%s keyed by its first packet: %s", d, keyChange(old, r.key))))
-	return found, true
+	t.keyLink(l, d, k)
+	l.end(d).Addr, l.end(d.Reverse()).Addr = k.src.netip(), k.dst.netip()
+	l.addHistory(in, textEvent(fmt.Sprintf("%s keyed by %s: %s", d, by, keyChange(old, k))))
 }
 
 // keyChange says what of wire key old differs in k (the queue pair, the
