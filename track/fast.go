@@ -163,7 +163,7 @@ func (t *Tracker) fastRoCE(f *capture.Frame) fastResult {
 		// say that the capture missed requests (an ACK at or past the
 		// PSN the other direction expects: ack). 24-bit PSNs: the
 		// difference is at or past 0 when its bit 23 is clear.
-		if a == nil || (uint8(a.Syndrome)>>5)&3 != 0 || !r.ahead.idle() || r.havePSN && (b.PSN-r.nextPSN)&0x800000 == 0 || r.gapsPending() {
+		if a == nil || (uint8(a.Syndrome)>>5)&3 != 0 || !r.ahead.idle() || r.havePSN && (b.PSN-r.nextPSN)&0x800000 == 0 || r.gapsPending() || len(r.sumUnsure) != 0 {
 			return fastNo
 		}
 		n := r.nRecent

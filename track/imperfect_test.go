@@ -2112,3 +2112,35 @@ func TestDamagedKeyMalformed(t *testing.T) {
 		t.Errorf("C->S CDCs %d bytes %d, want %d %d", got.CDCs, got.Bytes, want.CDCs, want.Bytes)
 	}
 }
+
+// TestIPSumOfADirectionsFirst: the first RoCE request of a direction whose
+// IPv4 header checksum alone fails is followed on its ICRC's word (no
+// packet of the direction has verified yet: it may be a capture point's
+// unfilled checksum); once later packets of the direction verify and the
+// responder took it, it is the capture's damage, not the network's.
+func TestIPSumOfADirectionsFirst(t *testing.T) {
+	frames := readRawFrames(t, crafted.Pingpong(t))
+	base, _ := feedRaw(t, frames)
+	for i, f := range frames {
+		d := f.Data
+		// The server's (10.10.0.1) first RoCEv2 packet over IPv4.
+		if len(d) < 14+20+8 || d[12] != 0x08 || d[13] != 0 || d[14+9] != 17 || d[14+20+2] != 0x12 || d[14+20+3] != 0xb7 || d[14+15] != 1 {
+			continue
+		}
+		frames[i].Data = append([]byte(nil), d...)
+		frames[i].Data[14+8] ^= 0x04 // the TTL, which the ICRC leaves out
+		break
+	}
+	s, found := feedRaw(t, frames)
+	if slices.Contains(found, expert.BadIPSum.String()) || !slices.Contains(found, expert.CaptureCopyDamaged.String()) {
+		t.Errorf("findings %v, want the capture's damage, not the network's", found)
+	}
+	if got, want := linkSum(s), linkSum(base); !slices.Equal(got, want) {
+		t.Errorf("links %v, want the clean capture's %v", got, want)
+	}
+	for d := range s.Conns[0].Flow {
+		if got, want := s.Conns[0].Flow[d].Bytes, base.Conns[0].Flow[d].Bytes; got != want {
+			t.Errorf("direction %d: %d bytes, want %d", d, got, want)
+		}
+	}
+}

@@ -495,6 +495,7 @@ type RC struct {
 	dmg        []damagedReq   // damaged requests whose PSN the responder has yet to take (holdDamaged)
 	dmgTaken   []takenDamaged // damaged requests the responder's word made the capture's damage, lately
 	unplaced   []unplacedReq  // damaged requests whose PSN may be the one the responder expected (holdDamaged)
+	sumUnsure  []sumUnsure    // requests followed though their IPv4 header checksum fails, none of the direction's verifying yet
 }
 
 // psnConn remembers which connection a request packet belonged to.

@@ -159,7 +159,11 @@ func (t *Tracker) roce(in *input) {
 		// point's copy (a checksum left to the RNIC, as a host's
 		// transmit offload leaves TCP's), not damage: the packet is
 		// followed on its ICRC's word, as clcFlow.checkSum follows a
-		// handshake segment's.
+		// handshake segment's. Should a later packet of the direction
+		// verify, it was damage after all (sumUnsure).
+		if isRequest(r.opcode) {
+			l.RC[d].unsureSum(in)
+		}
 		r.icrcBad, r.ipSumBad = false, false
 	}
 	if r.icrcBad || r.lengthBad {
@@ -180,12 +184,20 @@ func (t *Tracker) roce(in *input) {
 		return
 	}
 	rc := &l.RC[d]
-	rc.ipSumOK = rc.ipSumOK || r.icrcOK
+	if r.icrcOK && !rc.ipSumOK {
+		rc.ipSumOK = true
+		t.settleSums(l, d)
+	}
 	if !isRequest(r.opcode) {
 		if r.hasAETH {
 			t.ack(l, d, in)
 		}
 		return
+	}
+	if len(rc.sumUnsure) > 0 {
+		// A copy sent again: the responder dropped the one before.
+		rc.sumUnsure = slices.DeleteFunc(rc.sumUnsure, func(u sumUnsure) bool { return u.psn == r.psn && u.number != in.number })
+		rc.syncDamaged()
 	}
 	if rc.damaged && t.damagedResent(l, d, in) {
 		return
@@ -729,7 +741,67 @@ func (rc *RC) holdDamaged(in *input, id expert.ID) {
 
 // syncDamaged sets damaged, the fast path's word that the direction holds
 // damaged requests (dmg, dmgTaken).
-func (rc *RC) syncDamaged() { rc.damaged = len(rc.dmg)+len(rc.dmgTaken) > 0 }
+func (rc *RC) syncDamaged() { rc.damaged = len(rc.dmg)+len(rc.dmgTaken)+len(rc.sumUnsure) > 0 }
+
+// sumUnsure is a request whose IPv4 header checksum alone failed while no
+// packet of its direction had shown one that verifies, followed on its
+// ICRC's word as a checksum the capture point's copy left unfilled (roce).
+// Once a packet of the direction verifies, the failing one was damage:
+// where the responder took it (taken: its ACK or NAK covers the PSN, and
+// no copy came again) the damage is the capture's copy (settleSums).
+type sumUnsure struct {
+	psn    uint32
+	number int
+	ns     int64
+	ipSum  [2]uint16 // the checksum carried and the one computed
+	taken  bool
+}
+
+// unsureSum remembers the request of in (sumUnsure).
+func (rc *RC) unsureSum(in *input) {
+	if len(rc.sumUnsure) < maxDamaged {
+		rc.sumUnsure = append(rc.sumUnsure, sumUnsure{psn: in.roce.psn, number: in.number, ns: in.ns, ipSum: in.roce.ipSum})
+		rc.syncDamaged()
+	}
+}
+
+// sumsTaken marks the requests of sumUnsure of direction d of l before
+// PSN next taken, the responder's word, and settles them (settleSums).
+func (t *Tracker) sumsTaken(l *Link, d Dir, next uint32) {
+	rc := &l.RC[d]
+	for i := range rc.sumUnsure {
+		if dd := psnDiff(rc.sumUnsure[i].psn, next); dd < 0 && dd > -aheadBits {
+			rc.sumUnsure[i].taken = true
+		}
+	}
+	t.settleSums(l, d)
+}
+
+// settleSums makes the requests of sumUnsure of direction d of l that the
+// responder took the capture's damage (roce.capture.damaged), once a
+// packet of the direction showed a checksum that verifies. Their content
+// was followed as sent.
+func (t *Tracker) settleSums(l *Link, d Dir) {
+	rc := &l.RC[d]
+	if !rc.ipSumOK || len(rc.sumUnsure) == 0 {
+		return
+	}
+	rc.sumUnsure = slices.DeleteFunc(rc.sumUnsure, func(u sumUnsure) bool {
+		if !u.taken {
+			return false
+		}
+		rc.Damaged++
+		t.cur.expert |= 1 << expert.CaptureCopyDamaged
+		text := ""
+		if l.expert.find(expert.CaptureCopyDamaged) == nil {
+			text = "the first: " + damageText(expert.BadIPSum, &roceIn{ipSum: u.ipSum}, nil) +
+				", where later packets of its direction verify (its content followed)"
+		}
+		l.expert.add(expert.CaptureCopyDamaged, u.number, u.ns, text)
+		return true
+	})
+	rc.syncDamaged()
+}
 
 // maxDamaged bounds the damaged requests held per direction: every one
 // the window can hold (random byte errors in a capture of 1 KiB WRITEs
@@ -1573,6 +1645,13 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 				shown = t.lossShown(l, d.Reverse(), in)
 			}
 		}
+	}
+	if len(rev.sumUnsure) > 0 && class != 2 {
+		next := r.psn // a NAK's PSN is the one not taken
+		if class == 0 {
+			next = (r.psn + 1) & 0xFFFFFF
+		}
+		t.sumsTaken(l, d.Reverse(), next)
 	}
 	if class != 0 && rev.damaged {
 		// The responder names the PSN it did not take: a damaged request
