@@ -472,6 +472,15 @@ func TestIPSumOfACaptureCopy(t *testing.T) {
 			t.Errorf("direction %d: %d bytes, want %d", d, got, want)
 		}
 	}
+	// The direction's habit, once clear, is no longer held packet by
+	// packet (unsureSum): the fast path takes the direction again.
+	for i := range s.Links {
+		for d, rc := range s.Links[i].RC {
+			if len(rc.sumUnsure) != 0 || rc.damaged {
+				t.Errorf("link %d direction %d: %d requests held unsure, damaged %v", s.Links[i].ID, d, len(rc.sumUnsure), rc.damaged)
+			}
+		}
+	}
 }
 
 // flagCDCs sets the write-blocked flag on the client's CDCs from index

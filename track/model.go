@@ -496,6 +496,9 @@ type RC struct {
 	dmgTaken   []takenDamaged // damaged requests the responder's word made the capture's damage, lately
 	unplaced   []unplacedReq  // damaged requests whose PSN may be the one the responder expected (holdDamaged)
 	sumUnsure  []sumUnsure    // requests followed though their IPv4 header checksum fails, none of the direction's verifying yet
+	// sumsUnfilled: the direction's IPv4 header checksums are left to
+	// the RNIC in this capture (unsureSum).
+	sumsUnfilled bool
 }
 
 // psnConn remembers which connection a request packet belonged to.

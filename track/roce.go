@@ -757,13 +757,27 @@ type sumUnsure struct {
 	taken  bool
 }
 
-// unsureSum remembers the request of in (sumUnsure).
+// unsureSum remembers the request of in (sumUnsure). Once
+// sumsUnfilledAfter requests of the direction failed so, none of its
+// packets verifying, the direction's checksums are the capture point's habit, not
+// damage (no byte error hits those few bytes of every packet while the
+// ICRC verifies): they are no longer remembered, and the fast path, which
+// steps aside while any are, takes the direction again.
 func (rc *RC) unsureSum(in *input) {
-	if len(rc.sumUnsure) < maxDamaged {
-		rc.sumUnsure = append(rc.sumUnsure, sumUnsure{psn: in.roce.psn, number: in.number, ns: in.ns, ipSum: in.roce.ipSum})
-		rc.syncDamaged()
+	if rc.sumsUnfilled {
+		return
 	}
+	if len(rc.sumUnsure) >= sumsUnfilledAfter {
+		rc.sumUnsure, rc.sumsUnfilled = nil, true
+		rc.syncDamaged()
+		return
+	}
+	rc.sumUnsure = append(rc.sumUnsure, sumUnsure{psn: in.roce.psn, number: in.number, ns: in.ns, ipSum: in.roce.ipSum})
+	rc.syncDamaged()
 }
+
+// sumsUnfilledAfter: see unsureSum.
+const sumsUnfilledAfter = 8
 
 // sumsTaken marks the requests of sumUnsure of direction d of l before
 // PSN next taken, the responder's word, and settles them (settleSums).
