@@ -385,7 +385,7 @@ func (d *Decoder) decodeChain(f *Frame, typ gopacket.LayerType, outer bool) {
 				// frame says it is cut (frame.cut), and is no error.
 				return
 			}
-			f.Err = err
+			f.Err = layerError(cur, data, err)
 			return
 		}
 		f.Decoded = append(f.Decoded, cur)

@@ -1,0 +1,48 @@
+package capture
+
+import (
+	"testing"
+
+	"github.com/gopacket/gopacket/layers"
+
+	"github.com/smcscope/smcscope/internal/testutil"
+)
+
+// TestLayerError: a header gopacket's layers refuse is a frame error that
+// names the layer, the offset and the field, as the SMC layers' do, for
+// each check those decoders make (a RoCE frame of pingpong, one header
+// field changed at a time).
+func TestLayerError(t *testing.T) {
+	fs, _ := testutil.ReadFrames(t, testutil.Root(t)+"/samples/pingpong.pcap")
+	var roce []byte
+	for _, f := range fs {
+		if len(f.Data) > 42 && f.Data[12] == 0x08 && f.Data[13] == 0 && f.Data[23] == 17 {
+			roce = f.Data
+			break
+		}
+	}
+	d, _ := NewDecoder(layers.LinkTypeEthernet)
+	for _, c := range []struct {
+		name string
+		edit func(b []byte) []byte
+		want string
+	}{
+		{"ethernet short", func(b []byte) []byte { return b[:10] }, "Ethernet: offset 0: truncated: need 14 bytes, have 10"},
+		{"ihl under 5", func(b []byte) []byte { b[14] = 0x43; return b }, "IPv4: offset 0 (ihl): bad length: 3 words (12 bytes), under 5"},
+		{"ihl past total", func(b []byte) []byte { b[14], b[16], b[17] = 0x4f, 0, 48; return b }, "IPv4: offset 0 (ihl): bad length: 60 bytes of header, past the total length's 48"},
+		{"total under 20", func(b []byte) []byte { b[16], b[17] = 0, 13; return b }, "IPv4: offset 2 (total_length): bad length: 13 bytes, under the header's 20"},
+		{"option past header", func(b []byte) []byte { b[14], b[34], b[35] = 0x46, 0x83, 9; return b }, "IPv4: offset 21 (option length): bad length: 9 bytes for option type 131, past the header's end at 24"},
+		{"option length 1", func(b []byte) []byte { b[14], b[34], b[35] = 0x46, 0x83, 1; return b }, "IPv4: offset 21 (option length): bad length: 1 bytes for option type 131, under its type and length's 2"},
+		{"udp length under 8", func(b []byte) []byte { b[38], b[39] = 0, 5; return b }, "UDP: offset 4 (length): bad length: 5 bytes, under its own header's 8"},
+		{"udp short", func(b []byte) []byte { b[16], b[17] = 0, 25; return b[:14+25] }, "UDP: offset 0: truncated: need 8 bytes, have 5"},
+	} {
+		data := c.edit(append([]byte(nil), roce...))
+		var f Frame
+		f.Data = data
+		f.CI.CaptureLength, f.CI.Length = len(data), len(data)
+		d.decode(&f, true)
+		if f.Err == nil || f.Err.Error() != c.want {
+			t.Errorf("%s: error %v, want %q", c.name, f.Err, c.want)
+		}
+	}
+}
