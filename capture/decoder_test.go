@@ -200,14 +200,7 @@ func frameState(f *Frame) string {
 // IPv4 version", and no RoCE or SMC layer decoded from it. Each version
 // but 4, with a plain header otherwise.
 func TestIPv4VersionBad(t *testing.T) {
-	fs, _ := testutil.ReadFrames(t, testutil.Root(t)+"/samples/pingpong.pcap")
-	var roce []byte
-	for _, f := range fs {
-		if len(f.Data) > 42 && f.Data[12] == 0x08 && f.Data[13] == 0 && f.Data[23] == 17 {
-			roce = f.Data
-			break
-		}
-	}
+	roce := firstRoCEv4(t)
 	d, _ := NewDecoder(layers.LinkTypeEthernet)
 	for v := range byte(16) {
 		data := append([]byte(nil), roce...)
@@ -266,4 +259,17 @@ func TestRoCEPortDamaged(t *testing.T) {
 	if n < 20 {
 		t.Fatalf("%d RoCE frames", n)
 	}
+}
+
+// firstRoCEv4 is pingpong.pcap's first UDP frame over IPv4 with a plain
+// header: a RoCEv2 packet.
+func firstRoCEv4(t *testing.T) []byte {
+	fs, _ := testutil.ReadFrames(t, testutil.Root(t)+"/samples/pingpong.pcap")
+	for _, f := range fs {
+		if len(f.Data) > 42 && f.Data[12] == 0x08 && f.Data[13] == 0 && f.Data[23] == 17 {
+			return f.Data
+		}
+	}
+	t.Fatal("pingpong.pcap holds no RoCEv2 frame")
+	return nil
 }

@@ -4,8 +4,6 @@ import (
 	"testing"
 
 	"github.com/gopacket/gopacket/layers"
-
-	"github.com/smcscope/smcscope/internal/testutil"
 )
 
 // TestLayerError: a header gopacket's layers refuse is a frame error that
@@ -13,14 +11,7 @@ import (
 // each check those decoders make (a RoCE frame of pingpong, one header
 // field changed at a time).
 func TestLayerError(t *testing.T) {
-	fs, _ := testutil.ReadFrames(t, testutil.Root(t)+"/samples/pingpong.pcap")
-	var roce []byte
-	for _, f := range fs {
-		if len(f.Data) > 42 && f.Data[12] == 0x08 && f.Data[13] == 0 && f.Data[23] == 17 {
-			roce = f.Data
-			break
-		}
-	}
+	roce := firstRoCEv4(t)
 	d, _ := NewDecoder(layers.LinkTypeEthernet)
 	for _, c := range []struct {
 		name string

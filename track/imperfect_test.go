@@ -449,8 +449,7 @@ func TestIPSumOfACaptureCopy(t *testing.T) {
 	n := 0
 	for i, f := range frames {
 		d := f.Data
-		// RoCEv2 over IPv4 from the server (10.10.0.1): UDP to 4791.
-		if len(d) < 14+20+8 || d[12] != 0x08 || d[13] != 0 || d[14+9] != 17 || d[14+20+2] != 0x12 || d[14+20+3] != 0xb7 || d[14+15] != 1 {
+		if !serverRoCEv4(d) {
 			continue
 		}
 		frames[i].Data = append([]byte(nil), d...)
@@ -464,14 +463,7 @@ func TestIPSumOfACaptureCopy(t *testing.T) {
 	if slices.Contains(found, expert.BadIPSum.String()) {
 		t.Errorf("findings %v: the capture point's checksums taken for damage", found)
 	}
-	if got, want := linkSum(s), linkSum(base); !slices.Equal(got, want) {
-		t.Errorf("links %v, want the clean capture's %v", got, want)
-	}
-	for d := range s.Conns[0].Flow {
-		if got, want := s.Conns[0].Flow[d].Bytes, base.Conns[0].Flow[d].Bytes; got != want {
-			t.Errorf("direction %d: %d bytes, want %d", d, got, want)
-		}
-	}
+	sameLinksAndBytes(t, s, base)
 	// The direction's habit, once clear, is no longer held packet by
 	// packet (unsureSum): the fast path takes the direction again.
 	for i := range s.Links {
@@ -2132,9 +2124,8 @@ func TestIPSumOfADirectionsFirst(t *testing.T) {
 	base, _ := feedRaw(t, frames)
 	for i, f := range frames {
 		d := f.Data
-		// The server's (10.10.0.1) first RoCEv2 packet over IPv4.
-		if len(d) < 14+20+8 || d[12] != 0x08 || d[13] != 0 || d[14+9] != 17 || d[14+20+2] != 0x12 || d[14+20+3] != 0xb7 || d[14+15] != 1 {
-			continue
+		if !serverRoCEv4(d) {
+			continue // not the server's first RoCEv2 packet yet
 		}
 		frames[i].Data = append([]byte(nil), d...)
 		frames[i].Data[14+8] ^= 0x04 // the TTL, which the ICRC leaves out
@@ -2144,6 +2135,19 @@ func TestIPSumOfADirectionsFirst(t *testing.T) {
 	if slices.Contains(found, expert.BadIPSum.String()) || !slices.Contains(found, expert.CaptureCopyDamaged.String()) {
 		t.Errorf("findings %v, want the capture's damage, not the network's", found)
 	}
+	sameLinksAndBytes(t, s, base)
+}
+
+// serverRoCEv4 reports a RoCEv2 packet over IPv4 from pingpong's server
+// (10.10.0.1): UDP to 4791.
+func serverRoCEv4(d []byte) bool {
+	return len(d) >= 14+20+8 && d[12] == 0x08 && d[13] == 0 && d[14+9] == 17 && d[14+20+2] == 0x12 && d[14+20+3] == 0xb7 && d[14+15] == 1
+}
+
+// sameLinksAndBytes holds the links of s and the bytes of its first
+// connection's directions to those of base, the clean capture's.
+func sameLinksAndBytes(t *testing.T, s, base Snapshot) {
+	t.Helper()
 	if got, want := linkSum(s), linkSum(base); !slices.Equal(got, want) {
 		t.Errorf("links %v, want the clean capture's %v", got, want)
 	}
