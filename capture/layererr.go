@@ -55,7 +55,7 @@ func layerError(typ gopacket.LayerType, data []byte, err error) error {
 			switch off := int(data[12] >> 4); {
 			case off < 5:
 				out = &decode.Error{Layer: "TCP", Field: "data_offset", Offset: 12, Err: decode.ErrBadLength,
-					Detail: strconv.Itoa(off) + " words (" + strconv.Itoa(off*4) + " bytes), under the header's 20 bytes"}
+					Detail: "data offset " + strconv.Itoa(off) + " (" + strconv.Itoa(off*4) + " bytes), under the minimum 5 (20 bytes)"}
 			case off*4 > len(data):
 				out = &decode.Error{Layer: "TCP", Field: "data_offset", Offset: 12, Err: decode.ErrTruncated,
 					Detail: "need " + strconv.Itoa(off*4) + " bytes, have " + strconv.Itoa(len(data))}
@@ -97,7 +97,7 @@ func ipv4HeaderError(data []byte) *decode.Error {
 	case total < 20:
 		return bad("total_length", 2, decode.ErrBadLength, strconv.Itoa(total)+" bytes, under the header's 20")
 	case ihl < 5:
-		return bad("ihl", 0, decode.ErrBadLength, strconv.Itoa(ihl)+" words ("+strconv.Itoa(ihl*4)+" bytes), under 5")
+		return bad("ihl", 0, decode.ErrBadLength, "IHL "+strconv.Itoa(ihl)+" ("+strconv.Itoa(ihl*4)+" bytes), under the minimum 5 (20 bytes)")
 	case ihl*4 > total:
 		return bad("ihl", 0, decode.ErrBadLength, strconv.Itoa(ihl*4)+" bytes of header, past the total length's "+strconv.Itoa(total))
 	case ihl*4 > len(data):
@@ -117,9 +117,9 @@ func ipv4HeaderError(data []byte) *decode.Error {
 		n := int(data[o+1])
 		switch {
 		case n < 2:
-			return bad("option length", o+1, decode.ErrBadLength, strconv.Itoa(n)+" bytes for option type "+strconv.Itoa(int(data[o]))+", under its type and length's 2")
+			return bad("option length", o+1, decode.ErrBadLength, "option type "+strconv.Itoa(int(data[o]))+" of length "+strconv.Itoa(n)+", under its type and length's 2 bytes")
 		case o+n > ihl*4:
-			return bad("option length", o+1, decode.ErrBadLength, strconv.Itoa(n)+" bytes for option type "+strconv.Itoa(int(data[o]))+", past the header's end at "+strconv.Itoa(ihl*4))
+			return bad("option length", o+1, decode.ErrBadLength, "option type "+strconv.Itoa(int(data[o]))+" of length "+strconv.Itoa(n)+", past the header's end at "+strconv.Itoa(ihl*4))
 		}
 		o += n
 	}

@@ -19,12 +19,15 @@ func TestLayerError(t *testing.T) {
 		want string
 	}{
 		{"ethernet short", func(b []byte) []byte { return b[:10] }, "Ethernet: offset 0: truncated: need 14 bytes, have 10"},
-		{"ihl under 5", func(b []byte) []byte { b[14] = 0x43; return b }, "IPv4: offset 0 (ihl): bad length: 3 words (12 bytes), under 5"},
+		{"ihl under 5", func(b []byte) []byte { b[14] = 0x43; return b }, "IPv4: offset 0 (ihl): bad length: IHL 3 (12 bytes), under the minimum 5 (20 bytes)"},
 		{"ihl past total", func(b []byte) []byte { b[14], b[16], b[17] = 0x4f, 0, 48; return b }, "IPv4: offset 0 (ihl): bad length: 60 bytes of header, past the total length's 48"},
 		{"total under 20", func(b []byte) []byte { b[16], b[17] = 0, 13; return b }, "IPv4: offset 2 (total_length): bad length: 13 bytes, under the header's 20"},
-		{"option past header", func(b []byte) []byte { b[14], b[34], b[35] = 0x46, 0x83, 9; return b }, "IPv4: offset 21 (option length): bad length: 9 bytes for option type 131, past the header's end at 24"},
-		{"option length 1", func(b []byte) []byte { b[14], b[34], b[35] = 0x46, 0x83, 1; return b }, "IPv4: offset 21 (option length): bad length: 1 bytes for option type 131, under its type and length's 2"},
+		{"option past header", func(b []byte) []byte { b[14], b[34], b[35] = 0x46, 0x83, 9; return b }, "IPv4: offset 21 (option length): bad length: option type 131 of length 9, past the header's end at 24"},
+		{"option length 1", func(b []byte) []byte { b[14], b[34], b[35] = 0x46, 0x83, 1; return b }, "IPv4: offset 21 (option length): bad length: option type 131 of length 1, under its type and length's 2 bytes"},
 		{"udp length under 8", func(b []byte) []byte { b[38], b[39] = 0, 5; return b }, "UDP: offset 4 (length): bad length: 5 bytes, under its own header's 8"},
+		// The UDP header and BTH read as TCP: the BTH's reserved byte
+		// is the data offset's.
+		{"tcp data offset", func(b []byte) []byte { b[23] = 6; return b }, "TCP: offset 12 (data_offset): bad length: data offset 0 (0 bytes), under the minimum 5 (20 bytes)"},
 		{"udp short", func(b []byte) []byte { b[16], b[17] = 0, 25; return b[:14+25] }, "UDP: offset 0: truncated: need 8 bytes, have 5"},
 	} {
 		data := c.edit(append([]byte(nil), roce...))
