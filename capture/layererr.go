@@ -16,8 +16,10 @@ import (
 // offset, field, what is wrong): gopacket's errors name neither offset nor
 // field, and its words are its own (never parsed here). What is wrong is
 // read from the header's bytes, by the checks gopacket's decoders make, in
-// their order; an error those bytes do not explain keeps gopacket's words
-// behind the layer's name. Errors of other layers are returned as they are.
+// their order; an error those bytes do not explain (a tunnel header's,
+// say) keeps gopacket's words behind the layer's name, at offset 0. The
+// RoCE and SMC layers' errors are decode.Errors already, returned as they
+// are.
 func layerError(typ gopacket.LayerType, data []byte, err error) error {
 	var de *decode.Error
 	if errors.As(err, &de) {
