@@ -52,10 +52,14 @@ type Reader struct {
 	name   string
 	src    PacketSource
 	closer io.Closer
-	dec    *Decoder // the decoder of the current frame's link type
-	first  *Decoder // the file's (first interface's) link type
-	decs   map[layers.LinkType]*Decoder
-	pf     *pcapFile // src, when it is a classic pcap file (read without copying CaptureInfo)
+	// file is the regular file read by read(2) (not a mapping, not
+	// stdin): an end of it that its size says was cut while it was read
+	// is ErrChanged (shrank).
+	file  *os.File
+	dec   *Decoder // the decoder of the current frame's link type
+	first *Decoder // the file's (first interface's) link type
+	decs  map[layers.LinkType]*Decoder
+	pf    *pcapFile // src, when it is a classic pcap file (read without copying CaptureInfo)
 	// pfLean is pf's mapping and header settings alone, which batch
 	// decoders read (Batch.lean): pf's own struct has fields read
 	// writes every frame, and decoders on other CPUs reading beside them
@@ -261,6 +265,9 @@ func open(ctx context.Context, name string, mapped bool) (*Reader, error) {
 		return nil, err
 	}
 	r.closer, r.wait = closer, wait
+	if f, ok := in.(*os.File); ok && wait == nil && name != "-" {
+		r.file = f
+	}
 	return r, nil
 }
 
@@ -626,6 +633,9 @@ func (r *Reader) read(f *Frame) (layers.LinkType, error) {
 			p.skipped = 0
 		}
 		r.err = r.fileError(f.Number+1, f.CI, err)
+		if r.err != nil && r.shrank() {
+			r.err = &FileError{Name: r.name, Frame: f.Number + 1, Offset: r.readOffset(), Err: ErrChanged}
+		}
 		if r.err == io.EOF {
 			r.clc.flushAll()
 		}
@@ -820,6 +830,31 @@ func (r *Reader) fileError(n int, ci gopacket.CaptureInfo, err error) error {
 		return err
 	}
 	return &FileError{Name: r.name, Frame: n, Offset: off, Err: ErrCorruptRecord, Detail: err.Error()}
+}
+
+// shrank reports whether the file r reads by read(2) is now shorter than
+// what its reads have taken of it: another program truncated it while it
+// was read, and the end they met is that program's doing, which a
+// mapping would have met as a fault (FaultError).
+func (r *Reader) shrank() bool {
+	if r.file == nil {
+		return false
+	}
+	pos, err := r.file.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return false
+	}
+	st, err := r.file.Stat()
+	return err == nil && st.Mode().IsRegular() && st.Size() < pos
+}
+
+// readOffset is the file offset of the record or block r was reading
+// when its read ended.
+func (r *Reader) readOffset() int64 {
+	if r.ng != nil {
+		return r.ng.pos
+	}
+	return r.offset
 }
 
 // Close releases the file (not stdin).

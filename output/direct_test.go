@@ -294,11 +294,12 @@ func shrinkable(t *testing.T) (string, []byte) {
 	return name, data
 }
 
-// TestMappedFileShrinks truncates the capture while smcdump reads it
-// through its mapping: the frames beyond the new end fault, and that must
-// be the file's error (exit status 2) after the lines printed before it,
-// not a crash.
-func TestMappedFileShrinks(t *testing.T) {
+// TestFileShrinks truncates the capture while smcdump reads it on one
+// goroutine (by read(2), 256 KiB at a time): the end its reads meet is
+// the file's ErrChanged (exit status 2), not a clean end, after the lines
+// printed before it, naming the frame and offset of the record it was to
+// read.
+func TestFileShrinks(t *testing.T) {
 	name, data := shrinkable(t)
 	var out bytes.Buffer
 	sw := &shrinker{w: &out, name: name}
@@ -328,9 +329,10 @@ func TestMappedFileShrinks(t *testing.T) {
 	}
 }
 
-// TestMappedPcapngShrinks: a pcapng file is read through a mapping too,
-// and its truncation while read is the file's error after the lines
-// printed before it, on one goroutine and on several, never a crash.
+// TestMappedPcapngShrinks: a pcapng file is read through a mapping too
+// by a parallel run (one goroutine reads it by read(2)), and its
+// truncation while read is the file's error after the lines printed
+// before it, never a crash, never a clean end.
 func TestMappedPcapngShrinks(t *testing.T) {
 	frames, lt := testutil.ReadFrames(t, pingpong)
 	data := testutil.Pcapng(lt, 9, frames) // nanoseconds
@@ -352,8 +354,8 @@ func TestMappedPcapngShrinks(t *testing.T) {
 		if !sw.done {
 			t.Fatal("the output was never flushed during the read; the test needs a longer capture")
 		}
-		// ErrChanged: the mapping faulted (a stream would have read a
-		// file cut short).
+		// ErrChanged: the mapping faulted, or the reads met an end
+		// before the part of the file they had read.
 		if !errors.Is(err, capture.ErrChanged) || ExitCode(err) != 2 {
 			t.Errorf("-j %d: error %v (exit %d), want the file's ErrChanged (exit 2)", jobs, err, ExitCode(err))
 		}

@@ -234,7 +234,11 @@ func Run(ctx context.Context, o Options) error {
 		}
 	}
 
-	r, err := o.open(ctx)
+	// Only a run that decodes on several goroutines reads the file
+	// through a mapping (see open); whether it will is known before the
+	// file is: a FIFO or pipe, which says so once open, is not mapped.
+	idle := o.Quiet && flt == nil && o.Write == ""
+	r, err := o.open(ctx, o.parallel(tr, idle, false) > 1)
 	if err != nil && ctx.Err() != nil && o.Iface == "" {
 		// Stopped waiting for a FIFO's writer or a pipe's first bytes:
 		// nothing was read, which prints as a capture of no frames
@@ -462,13 +466,22 @@ func (o *Options) check() error {
 	return nil
 }
 
-func (o *Options) open(ctx context.Context) (*capture.Reader, error) {
+// open opens the capture: the interface, or the file (a pipe's or FIFO's
+// read waiting for its writer ends with ctx). A file is read through a
+// mapping only when mapped (a parallel run): its batches are then records
+// left in place for the decoding goroutines (capture.OpenMapped), and
+// loop turns a fault of the mapping into ErrChanged. One goroutine reads
+// it by read(2) into a buffer it reuses: on a virtual machine whose page
+// faults trap to the hypervisor, a 200 MB file's first touch of every
+// mapped page cost more than the whole of -T fields' other work.
+func (o *Options) open(ctx context.Context, mapped bool) (*capture.Reader, error) {
 	if o.Iface != "" {
 		return capture.OpenLive(o.Iface, o.CaptureFilter, o.Snaplen)
 	}
-	// loop turns a fault of the mapping into ErrChanged; a pipe's or
-	// FIFO's read waiting for its writer ends with ctx.
-	return capture.OpenMappedContext(ctx, o.Read)
+	if mapped {
+		return capture.OpenMappedContext(ctx, o.Read)
+	}
+	return capture.OpenContext(ctx, o.Read)
 }
 
 // printer picks the output format. With -w and no explicit -T/-V/-x the
