@@ -144,7 +144,8 @@ func FuzzStreamAsMapped(f *testing.F) {
 // frames) and decoded by a BatchDecoder gives the frames Next gives, field
 // for field, and the same end: what smcdump -j and the browser's filter
 // pass rely on. Mapped pcap and pcapng files are read in lean batches,
-// whose frames the decoder reads again from the mapping.
+// whose frames the decoder reads again from the mapping; a file read
+// by read(2) in batches of copies of its frames.
 func FuzzBatchAsNext(f *testing.F) {
 	for _, name := range []string{pingpong, declineRDM, "../samples/smcd-loopback.pcapng"} {
 		b, err := os.ReadFile(name)
@@ -191,46 +192,50 @@ func FuzzBatchAsNext(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		r, err := OpenMapped(path)
-		if err != nil {
-			return
-		}
-		var next bytes.Buffer
-		for i := 0; ; i++ {
-			fr, err := r.Next()
-			if err != nil {
-				end(&next, r, err)
-				break
-			}
-			if i == 10000 {
-				t.Fatal("more than 10000 frames from a fuzz input")
-			}
-			frame(&next, fr)
-		}
-		r.Close()
-		if r, err = OpenMapped(path); err != nil {
-			t.Fatal(err)
-		}
-		defer r.Close()
-		dec := r.NewBatchDecoder()
-		var batched bytes.Buffer
-		var b Batch
-		for k := 0; ; k++ {
-			if k == 10000 {
-				t.Fatalf("more than 10000 batches\nNext\n%s\nbatches\n%s", next.String(), batched.String())
-			}
-			r.ReadBatch(&b, 3, nil)
-			dec.Reset(&b)
-			for fr := dec.Next(); fr != nil; fr = dec.Next() {
-				frame(&batched, fr)
-			}
-			if b.Err != nil {
-				end(&batched, r, b.Err)
-				break
-			}
-		}
-		if next.String() != batched.String() {
-			t.Fatalf("Next\n%s\nbatches\n%s", next.String(), batched.String())
+		for how, open := range map[string]func(string) (*Reader, error){"mapped": OpenMapped, "streamed": Open} {
+			func() {
+				r, err := open(path)
+				if err != nil {
+					return
+				}
+				var next bytes.Buffer
+				for i := 0; ; i++ {
+					fr, err := r.Next()
+					if err != nil {
+						end(&next, r, err)
+						break
+					}
+					if i == 10000 {
+						t.Fatal("more than 10000 frames from a fuzz input")
+					}
+					frame(&next, fr)
+				}
+				r.Close()
+				if r, err = open(path); err != nil {
+					t.Fatal(err)
+				}
+				defer r.Close()
+				dec := r.NewBatchDecoder()
+				var batched bytes.Buffer
+				var b Batch
+				for k := 0; ; k++ {
+					if k == 10000 {
+						t.Fatalf("%s: more than 10000 batches\nNext\n%s\nbatches\n%s", how, next.String(), batched.String())
+					}
+					r.ReadBatch(&b, 3, nil)
+					dec.Reset(&b)
+					for fr := dec.Next(); fr != nil; fr = dec.Next() {
+						frame(&batched, fr)
+					}
+					if b.Err != nil {
+						end(&batched, r, b.Err)
+						break
+					}
+				}
+				if next.String() != batched.String() {
+					t.Fatalf("%s: Next\n%s\nbatches\n%s", how, next.String(), batched.String())
+				}
+			}()
 		}
 	})
 }
