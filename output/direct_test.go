@@ -45,11 +45,21 @@ func directFields(t *testing.T) []string {
 }
 
 // runBoth runs -T fields on file by the direct path and without it and
-// fails unless the outputs and errors are the same.
+// fails unless the outputs and errors are the same: on the goroutines
+// o.Jobs says, or (0) on one and on two.
 func runBoth(t *testing.T, o Options) {
 	t.Helper()
 	o.Format = FormatFields
-	runBothAs(t, o)
+	if o.Jobs != 0 {
+		runBothAs(t, o)
+		return
+	}
+	// One goroutine reads a file by read(2), the direct path's lines
+	// from the stream's buffer (appendBuffered); two read it mapped.
+	for _, jobs := range []int{1, 2} {
+		o.Jobs = jobs
+		runBothAs(t, o)
+	}
 }
 
 // runBothText is runBoth for the default text lines, which read the
@@ -277,6 +287,42 @@ func TestDirectMutations(t *testing.T) {
 		t.Fatalf("the damaged CDC after a CDC on its queue pair is not a CDC error:\n%s", out)
 	}
 	runBoth(t, Options{Read: name, All: true, Fields: cols})
+}
+
+// TestDirectBufferedDamage: records whose headers are damaged far into a
+// file, past many of the stream buffer's refills, where one goroutine
+// prints the direct path's lines straight from that buffer: the frames
+// after each place of damage, their numbers and the damage's file offsets
+// in the errors are those the general path gives.
+func TestDirectBufferedDamage(t *testing.T) {
+	data, err := os.ReadFile(pingpong)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Record offsets: the file header, then 16 bytes and the frame each.
+	var offs []int
+	for off := 24; off+16 <= len(data); off += 16 + int(binary.LittleEndian.Uint32(data[off+8:])) {
+		offs = append(offs, off)
+	}
+	if len(offs) < 2400 {
+		t.Fatalf("%d records; the test needs pingpong's 2449", len(offs))
+	}
+	m := bytes.Clone(data)
+	binary.LittleEndian.PutUint32(m[offs[1500]+8:], 0xFFFFFF00) // captured length
+	binary.LittleEndian.PutUint32(m[offs[2000]+12:], 1)         // original length below it
+	m[offs[2300]+4] = 0xFF                                      // microseconds past a second
+	m[offs[2301]+7] = 0xFF
+	name := filepath.Join(t.TempDir(), "headers.pcap")
+	if err := os.WriteFile(name, m, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cols := []string{"frame.number", "roce.bth.psn", "smc.cdc.seq", "frame.error"}
+	runBoth(t, Options{Read: name, All: true, Fields: cols})
+	runBoth(t, Options{Read: name, Fields: cols, Count: 2100})
+	out, stderr, err := run(t, Options{Read: name, All: true, Format: FormatFields, Fields: []string{"frame.number"}, Jobs: 1})
+	if err == nil && stderr == "" {
+		t.Fatalf("no damage reported:\n%s", out[max(0, len(out)-200):])
+	}
 }
 
 // shrinkable is a copy of pingpong.pcap, for a test to truncate while it
