@@ -25,7 +25,7 @@ func layerError(typ gopacket.LayerType, data []byte, err error) error {
 	if errors.As(err, &de) {
 		return err
 	}
-	var out *decode.Error
+	var out error
 	switch typ {
 	case layers.LayerTypeEthernet:
 		out = short("Ethernet", data, 14)
@@ -40,15 +40,14 @@ func layerError(typ gopacket.LayerType, data []byte, err error) error {
 	case layers.LayerTypeIPv6:
 		out = short("IPv6", data, 40)
 		if out == nil && binary.BigEndian.Uint16(data[4:6]) == 0 && data[6] != 0 {
-			out = &decode.Error{Layer: "IPv6", Field: "payload_length", Offset: 4, Err: decode.ErrBadLength,
-				Detail: "0 (a jumbogram) where the next header is " + strconv.Itoa(int(data[6])) + ", not hop-by-hop (RFC 2675)"}
+			out = decode.BadLength("IPv6", "payload_length", 4,
+				"0 (a jumbogram) where the next header is "+strconv.Itoa(int(data[6]))+", not hop-by-hop (RFC 2675)")
 		}
 	case layers.LayerTypeUDP:
 		out = short("UDP", data, 8)
 		if out == nil {
 			if n := int(binary.BigEndian.Uint16(data[4:6])); n > 0 && n < 8 {
-				out = &decode.Error{Layer: "UDP", Field: "length", Offset: 4, Err: decode.ErrBadLength,
-					Detail: strconv.Itoa(n) + " bytes, under its own header's 8"}
+				out = decode.BadLength("UDP", "length", 4, strconv.Itoa(n)+" bytes, under its own header's 8")
 			}
 		}
 	case layers.LayerTypeTCP:
@@ -56,11 +55,10 @@ func layerError(typ gopacket.LayerType, data []byte, err error) error {
 		if out == nil {
 			switch off := int(data[12] >> 4); {
 			case off < 5:
-				out = &decode.Error{Layer: "TCP", Field: "data_offset", Offset: 12, Err: decode.ErrBadLength,
-					Detail: "data offset " + strconv.Itoa(off) + " (" + strconv.Itoa(off*4) + " bytes), under the minimum 5 (20 bytes)"}
+				out = decode.BadLength("TCP", "data_offset", 12,
+					"data offset "+strconv.Itoa(off)+" ("+strconv.Itoa(off*4)+" bytes), under the minimum 5 (20 bytes)")
 			case off*4 > len(data):
-				out = &decode.Error{Layer: "TCP", Field: "data_offset", Offset: 12, Err: decode.ErrTruncated,
-					Detail: "need " + strconv.Itoa(off*4) + " bytes, have " + strconv.Itoa(len(data))}
+				out = decode.Truncated("TCP", "data_offset", 12, off*4, len(data))
 			}
 		}
 	}
@@ -72,23 +70,19 @@ func layerError(typ gopacket.LayerType, data []byte, err error) error {
 
 // short is the error of a header of need bytes of which data holds fewer;
 // nil when it holds them.
-func short(layer string, data []byte, need int) *decode.Error {
+func short(layer string, data []byte, need int) error {
 	if len(data) >= need {
 		return nil
 	}
-	return &decode.Error{Layer: layer, Err: decode.ErrTruncated,
-		Detail: "need " + strconv.Itoa(need) + " bytes, have " + strconv.Itoa(len(data))}
+	return decode.Truncated(layer, "", 0, need, len(data))
 }
 
 // ipv4HeaderError is what is wrong with IPv4 header data, as
 // layers.IPv4's decoder checks it: its length, total length, header
 // length (IHL) and options (RFC 791 3.1); nil when none is.
-func ipv4HeaderError(data []byte) *decode.Error {
+func ipv4HeaderError(data []byte) error {
 	if e := short("IPv4", data, 20); e != nil {
 		return e
-	}
-	bad := func(field string, off int, sentinel error, detail string) *decode.Error {
-		return &decode.Error{Layer: "IPv4", Field: field, Offset: off, Err: sentinel, Detail: detail}
 	}
 	ihl := int(data[0] & 0x0f)
 	total := int(binary.BigEndian.Uint16(data[2:4]))
@@ -97,13 +91,13 @@ func ipv4HeaderError(data []byte) *decode.Error {
 	}
 	switch {
 	case total < 20:
-		return bad("total_length", 2, decode.ErrBadLength, strconv.Itoa(total)+" bytes, under the header's 20")
+		return decode.BadLength("IPv4", "total_length", 2, strconv.Itoa(total)+" bytes, under the header's 20")
 	case ihl < 5:
-		return bad("ihl", 0, decode.ErrBadLength, "IHL "+strconv.Itoa(ihl)+" ("+strconv.Itoa(ihl*4)+" bytes), under the minimum 5 (20 bytes)")
+		return decode.BadLength("IPv4", "ihl", 0, "IHL "+strconv.Itoa(ihl)+" ("+strconv.Itoa(ihl*4)+" bytes), under the minimum 5 (20 bytes)")
 	case ihl*4 > total:
-		return bad("ihl", 0, decode.ErrBadLength, strconv.Itoa(ihl*4)+" bytes of header, past the total length's "+strconv.Itoa(total))
+		return decode.BadLength("IPv4", "ihl", 0, strconv.Itoa(ihl*4)+" bytes of header, past the total length's "+strconv.Itoa(total))
 	case ihl*4 > len(data):
-		return bad("ihl", 0, decode.ErrTruncated, "need "+strconv.Itoa(ihl*4)+" bytes, have "+strconv.Itoa(len(data)))
+		return decode.Truncated("IPv4", "ihl", 0, ihl*4, len(data))
 	}
 	for o := 20; o < ihl*4; {
 		switch data[o] {
@@ -113,17 +107,19 @@ func ipv4HeaderError(data []byte) *decode.Error {
 			o++
 			continue
 		}
+		typ := "option type " + strconv.Itoa(int(data[o]))
 		if o+1 >= ihl*4 {
-			return bad("option length", o+1, decode.ErrTruncated, "option type "+strconv.Itoa(int(data[o]))+" at offset "+strconv.Itoa(o)+" ends the header before its length")
+			return &decode.Error{Layer: "IPv4", Field: "option length", Offset: o + 1, Err: decode.ErrTruncated,
+				Detail: typ + " at offset " + strconv.Itoa(o) + " ends the header before its length"}
 		}
-		n := int(data[o+1])
-		switch {
+		switch n := int(data[o+1]); {
 		case n < 2:
-			return bad("option length", o+1, decode.ErrBadLength, "option type "+strconv.Itoa(int(data[o]))+" of length "+strconv.Itoa(n)+", under its type and length's 2 bytes")
+			return decode.BadLength("IPv4", "option length", o+1, typ+" of length "+strconv.Itoa(n)+", under its type and length's 2 bytes")
 		case o+n > ihl*4:
-			return bad("option length", o+1, decode.ErrBadLength, "option type "+strconv.Itoa(int(data[o]))+" of length "+strconv.Itoa(n)+", past the header's end at "+strconv.Itoa(ihl*4))
+			return decode.BadLength("IPv4", "option length", o+1, typ+" of length "+strconv.Itoa(n)+", past the header's end at "+strconv.Itoa(ihl*4))
+		default:
+			o += n
 		}
-		o += n
 	}
 	return nil
 }

@@ -317,7 +317,7 @@ func (b *BTH) DecodeCut(data []byte, wire int, df gopacket.DecodeFeedback) error
 			// The headers were captured: the packet on the wire is
 			// too short for them, its pad and ICRC (the UDP or GRH
 			// length), which no snap length did.
-			err = badLength("BTH", "length", 0, "packet of "+strconv.Itoa(wire)+
+			err = BadLength("BTH", "length", 0, "packet of "+strconv.Itoa(wire)+
 				" bytes on the wire (UDP/GRH length): too short for its headers, pad and ICRC")
 		}
 		return err
@@ -336,7 +336,7 @@ func (b *BTH) decode(data []byte, df gopacket.DecodeFeedback, wire int) error {
 	}
 	if n < bthLen+icrcLen || len(data) < bthLen {
 		df.SetTruncated()
-		return truncated("BTH", "", len(data), bthLen+icrcLen, len(data))
+		return Truncated("BTH", "", len(data), bthLen+icrcLen, len(data))
 	}
 	_ = data[11]
 	b.Opcode = BTHOpcode(data[0])
@@ -370,7 +370,7 @@ func (b *BTH) decode(data []byte, df gopacket.DecodeFeedback, wire int) error {
 		ext := b.Opcode.extLen()
 		if tr := b.Opcode.Transport(); tr != TransportRC && tr != TransportUC || n-icrcLen-int(b.PadCount) < bthLen+ext {
 			df.SetTruncated()
-			return truncated("BTH", "extension headers", bthLen, ext, len(data)-bthLen)
+			return Truncated("BTH", "extension headers", bthLen, ext, len(data)-bthLen)
 		}
 		b.TrailerCut, b.ExtCut, b.wirePay = true, true, n-icrcLen-int(b.PadCount)-bthLen
 		b.Contents, b.Payload = data, data[len(data):]
@@ -381,7 +381,7 @@ func (b *BTH) decode(data []byte, df gopacket.DecodeFeedback, wire int) error {
 	case TransportRD:
 		if end < hdr+bthRDETHLen {
 			df.SetTruncated()
-			return truncated("BTH", "rdeth", hdr, bthRDETHLen, end-hdr)
+			return Truncated("BTH", "rdeth", hdr, bthRDETHLen, end-hdr)
 		}
 		b.EEContext = u24(data[13:])
 		hdr += bthRDETHLen
@@ -389,7 +389,7 @@ func (b *BTH) decode(data []byte, df gopacket.DecodeFeedback, wire int) error {
 		if op := b.Opcode.Op(); op < OpReadResponseFirst || op > OpAtomicAcknowledge {
 			if end < hdr+bthXRCETHLen {
 				df.SetTruncated()
-				return truncated("BTH", "xrceth", hdr, bthXRCETHLen, end-hdr)
+				return Truncated("BTH", "xrceth", hdr, bthXRCETHLen, end-hdr)
 			}
 			b.XRCSRQ = u24(data[13:])
 			hdr += bthXRCETHLen
@@ -398,11 +398,11 @@ func (b *BTH) decode(data []byte, df gopacket.DecodeFeedback, wire int) error {
 	payEnd := end - int(b.PadCount)
 	if payEnd < hdr {
 		df.SetTruncated()
-		return truncated("BTH", "padcnt", 1, hdr+int(b.PadCount)+icrcLen, len(data))
+		return Truncated("BTH", "padcnt", 1, hdr+int(b.PadCount)+icrcLen, len(data))
 	}
 	if need := b.Opcode.extLen() - (hdr - bthLen); payEnd-hdr < need {
 		df.SetTruncated()
-		return truncated("BTH", "extension headers", hdr, need, payEnd-hdr)
+		return Truncated("BTH", "extension headers", hdr, need, payEnd-hdr)
 	}
 	if cut {
 		b.TrailerCut, b.wirePay = true, payEnd-hdr

@@ -62,7 +62,7 @@ func (h *RETH) decode(data []byte, df gopacket.DecodeFeedback) error {
 	*h = RETH{}
 	if len(data) < rethLen {
 		df.SetTruncated()
-		return truncated("RETH", "", len(data), rethLen, len(data))
+		return Truncated("RETH", "", len(data), rethLen, len(data))
 	}
 	h.VA = binary.BigEndian.Uint64(data[0:8])
 	h.RKey = binary.BigEndian.Uint32(data[8:12])
@@ -213,7 +213,7 @@ func (h *AETH) decode(data []byte, df gopacket.DecodeFeedback) error {
 	*h = AETH{}
 	if len(data) < aethLen {
 		df.SetTruncated()
-		return truncated("AETH", "", len(data), aethLen, len(data))
+		return Truncated("AETH", "", len(data), aethLen, len(data))
 	}
 	h.Syndrome = AETHSyndrome(data[0])
 	h.MSN = u24(data[1:])
@@ -272,7 +272,7 @@ func (h *ImmDt) decode(data []byte, df gopacket.DecodeFeedback) error {
 	*h = ImmDt{}
 	if len(data) < immDtLen {
 		df.SetTruncated()
-		return truncated("ImmDt", "", len(data), immDtLen, len(data))
+		return Truncated("ImmDt", "", len(data), immDtLen, len(data))
 	}
 	h.Imm = binary.BigEndian.Uint32(data[:4])
 	h.Contents = data[:immDtLen]
@@ -319,7 +319,7 @@ func (h *IETH) decode(data []byte, df gopacket.DecodeFeedback) error {
 	*h = IETH{}
 	if len(data) < iethLen {
 		df.SetTruncated()
-		return truncated("IETH", "", len(data), iethLen, len(data))
+		return Truncated("IETH", "", len(data), iethLen, len(data))
 	}
 	h.RKey = binary.BigEndian.Uint32(data[:4])
 	h.Contents = data[:iethLen]
@@ -369,7 +369,7 @@ func (h *DETH) decode(data []byte, df gopacket.DecodeFeedback) error {
 	*h = DETH{}
 	if len(data) < dethLen {
 		df.SetTruncated()
-		return truncated("DETH", "", len(data), dethLen, len(data))
+		return Truncated("DETH", "", len(data), dethLen, len(data))
 	}
 	h.QKey = binary.BigEndian.Uint32(data[:4])
 	h.SrcQP = u24(data[5:])

@@ -106,7 +106,7 @@ func (c *CDC) DecodeCut(data []byte, wire int) error {
 	}
 	if wire < smcMsgLen {
 		*c = CDC{}
-		return badLength("CDC", "length", 1, "a "+strconv.Itoa(wire)+"-byte SEND on the wire, want 44")
+		return BadLength("CDC", "length", 1, "a "+strconv.Itoa(wire)+"-byte SEND on the wire, want 44")
 	}
 	*c = CDC{}
 	if c.Type, c.Length = data[0], data[1]; c.Type != cdcType || c.Length != smcMsgLen {
@@ -152,14 +152,14 @@ func (c *CDC) decode(data []byte, df gopacket.DecodeFeedback) error {
 	*c = CDC{}
 	if len(data) < 2 {
 		df.SetTruncated()
-		return truncated("CDC", "length", len(data), 2, len(data))
+		return Truncated("CDC", "length", len(data), 2, len(data))
 	}
 	if c.Type, c.Length = data[0], data[1]; c.Type != cdcType || c.Length != smcMsgLen {
 		return c.headerErr()
 	}
 	if len(data) < smcMsgLen {
 		df.SetTruncated()
-		return truncated("CDC", "", len(data), smcMsgLen, len(data))
+		return Truncated("CDC", "", len(data), smcMsgLen, len(data))
 	}
 	c.fields(data)
 	c.Credits = data[cdcCreditsOff]
@@ -176,7 +176,7 @@ func (c *CDC) headerErr() error {
 			Detail: "type 0x" + string(appendHexPad(nil, uint64(c.Type), 2)) + ", want 0xfe"}
 	}
 	if c.Length != smcMsgLen {
-		return badLength("CDC", "length", 1, "length "+strconv.Itoa(int(c.Length))+", want 44")
+		return BadLength("CDC", "length", 1, "length "+strconv.Itoa(int(c.Length))+", want 44")
 	}
 	return nil
 }

@@ -170,9 +170,9 @@ func CLCBadLengthError(b []byte) error {
 		name = (&CLC{Type: CLCType(b[4])}).layerName()
 	}
 	if n < CLCMinLength {
-		return badLength(name, "length", 5, fmt.Sprintf("length %d is shorter than header and trailer (%d)", n, CLCMinLength))
+		return BadLength(name, "length", 5, fmt.Sprintf("length %d is shorter than header and trailer (%d)", n, CLCMinLength))
 	}
-	return badLength(name, "length", 5, fmt.Sprintf("length %d exceeds the largest CLC message (%d)", n, CLCMaxLength))
+	return BadLength(name, "length", 5, fmt.Sprintf("length %d exceeds the largest CLC message (%d)", n, CLCMaxLength))
 }
 
 // CLC is one CLC message (net/smc/smc_clc.h, RFC 7609): the handshake SMC runs in
@@ -372,7 +372,7 @@ func (c *CLC) decode(data []byte, df gopacket.DecodeFeedback) error {
 	}
 	if len(data) < clcHeaderLen {
 		df.SetTruncated()
-		return truncated("CLC", "header", 0, clcHeaderLen, len(data))
+		return Truncated("CLC", "header", 0, clcHeaderLen, len(data))
 	}
 	c.Eyecatcher = [4]byte(data[:4])
 	c.Type = CLCType(data[4])
@@ -399,11 +399,11 @@ func (c *CLC) decode(data []byte, df gopacket.DecodeFeedback) error {
 		return &Error{Layer: name, Field: "version", Offset: 7, Err: ErrUnknownType, Detail: "version 0"}
 	}
 	if l < clcMinLen {
-		return badLength(name, "length", 5, fmt.Sprintf("length %d is shorter than header and trailer (%d)", l, clcMinLen))
+		return BadLength(name, "length", 5, fmt.Sprintf("length %d is shorter than header and trailer (%d)", l, clcMinLen))
 	}
 	if l > len(data) {
 		df.SetTruncated()
-		return truncated(name, "length", 5, l, len(data))
+		return Truncated(name, "length", 5, l, len(data))
 	}
 	msg := data[:l]
 	var err error

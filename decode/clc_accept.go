@@ -113,7 +113,7 @@ func (a *CLCAccept) decode(c *CLC, m []byte) error {
 			a.fixedFields(c, m)
 		}
 		if l < want || (c.Version == 1 && l != want) {
-			return badLength(name, "length", 5, fmt.Sprintf("SMC-R v%d needs length %d, got %d", c.Version, want, l))
+			return BadLength(name, "length", 5, fmt.Sprintf("SMC-R v%d needs length %d, got %d", c.Version, want, l))
 		}
 		if c.Version < 2 {
 			return nil
@@ -130,7 +130,7 @@ func (a *CLCAccept) decode(c *CLC, m []byte) error {
 			a.fixedFields(c, m)
 		}
 		if l < want || (c.Version == 1 && l != want) {
-			return badLength(name, "length", 5, fmt.Sprintf("SMC-D v%d needs length %d, got %d", c.Version, want, l))
+			return BadLength(name, "length", 5, fmt.Sprintf("SMC-D v%d needs length %d, got %d", c.Version, want, l))
 		}
 		if c.Version < 2 {
 			return nil
@@ -320,7 +320,7 @@ func (a *CLCAccept) decodeV2Tail(c *CLC, body []byte, fceOff int, gidList bool) 
 	rest := len(body) - fceOff
 	if !c.Flag {
 		if rest != 0 {
-			return badLength(name, "length", 5, fmt.Sprintf("%d unexpected bytes before the trailer without first contact", rest))
+			return BadLength(name, "length", 5, fmt.Sprintf("%d unexpected bytes before the trailer without first contact", rest))
 		}
 		return nil
 	}
@@ -337,13 +337,13 @@ func (a *CLCAccept) decodeV2Tail(c *CLC, body []byte, fceOff int, gidList bool) 
 			}
 		}
 		if fceLen == 0 {
-			return badLength(name, "gid_count", fceOff+fceV2xLen,
+			return BadLength(name, "gid_count", fceOff+fceV2xLen,
 				fmt.Sprintf("%d bytes after offset %d fit no FCE + GID list", rest, fceOff))
 		}
 	case rest == fceV2xLen || rest == fceBaseLen:
 		fceLen = rest
 	default:
-		return badLength(name, "fce", fceOff, fmt.Sprintf("first-contact extension of %d bytes (want %d or %d)", rest, fceBaseLen, fceV2xLen))
+		return BadLength(name, "fce", fceOff, fmt.Sprintf("first-contact extension of %d bytes (want %d or %d)", rest, fceBaseLen, fceV2xLen))
 	}
 	f := &a.FCE
 	a.HasFCE = true

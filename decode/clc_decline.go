@@ -83,9 +83,9 @@ func (d *CLCDecline) decode(c *CLC, m []byte) error {
 	case v2 && len(m) == declineV1Len:
 		d.ShortV2 = true
 	case v2:
-		return badLength("CLC Decline", "length", 5, fmt.Sprintf("v%d Decline must be %d bytes (or %d, as Linux 5.10-5.15 sent it), length says %d", c.Version, declineV2Len, declineV1Len, len(m)))
+		return BadLength("CLC Decline", "length", 5, fmt.Sprintf("v%d Decline must be %d bytes (or %d, as Linux 5.10-5.15 sent it), length says %d", c.Version, declineV2Len, declineV1Len, len(m)))
 	default:
-		return badLength("CLC Decline", "length", 5, fmt.Sprintf("v%d Decline must be %d bytes, length says %d", c.Version, declineV1Len, len(m)))
+		return BadLength("CLC Decline", "length", 5, fmt.Sprintf("v%d Decline must be %d bytes, length says %d", c.Version, declineV1Len, len(m)))
 	}
 	return nil
 }

@@ -183,7 +183,7 @@ func (p *CLCProposal) decode(c *CLC, m []byte) error {
 	const name = "CLC Proposal"
 	lim := len(m) - clcTrailerLen // first byte of the trailer
 	if lim < propFixedLen {
-		return badLength(name, "length", 5, fmt.Sprintf("length %d, fixed part needs %d", len(m), propFixedLen+clcTrailerLen))
+		return BadLength(name, "length", 5, fmt.Sprintf("length %d, fixed part needs %d", len(m), propFixedLen+clcTrailerLen))
 	}
 	p.PeerID = [8]byte(m[8:16])
 	p.GID = clcGID(m[16:])
@@ -192,12 +192,12 @@ func (p *CLCProposal) decode(c *CLC, m []byte) error {
 	p.fixed = true
 	if p.IPAreaOffset > propSMCDAreaLen {
 		// smc_clc_proposal_get_prefix refuses anything beyond the SMC-D area.
-		return badLength(name, "iparea_offset", 38, fmt.Sprintf("IP area offset %d > %d", p.IPAreaOffset, propSMCDAreaLen))
+		return BadLength(name, "iparea_offset", 38, fmt.Sprintf("IP area offset %d > %d", p.IPAreaOffset, propSMCDAreaLen))
 	}
 	end := propFixedLen // end of the last region seen, must meet the trailer
 	need := func(field string, off, n int) error {
 		if off+n > lim {
-			return badLength(name, field, off, fmt.Sprintf("needs %d bytes at offset %d, trailer at %d", n, off, lim))
+			return BadLength(name, field, off, fmt.Sprintf("needs %d bytes at offset %d, trailer at %d", n, off, lim))
 		}
 		end = max(end, off+n)
 		return nil
@@ -287,7 +287,7 @@ func (p *CLCProposal) decode(c *CLC, m []byte) error {
 	// Linux checks the exact length (smc_clc_msg_prop_valid); a mismatch is
 	// the best evidence of a mis-framed or corrupt message.
 	if end != lim {
-		return badLength(name, "length", 5, fmt.Sprintf("length %d, but the contents end at %d", len(m), end+clcTrailerLen))
+		return BadLength(name, "length", 5, fmt.Sprintf("length %d, but the contents end at %d", len(m), end+clcTrailerLen))
 	}
 	return nil
 }

@@ -103,7 +103,7 @@ func (d *DumpHdr) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error
 func (d *DumpHdr) DecodeWith(data []byte, l *DumpLearner, frame int) error {
 	*d = DumpHdr{}
 	if len(data) < dumpFixedLen {
-		return truncated("SMC dump", "header", len(data), dumpFixedLen, len(data))
+		return Truncated("SMC dump", "header", len(data), dumpFixedLen, len(data))
 	}
 	if !IsDump(data) {
 		return &Error{Layer: "SMC dump", Field: "magic", Offset: 0, Err: ErrUnknownType, Detail: "no 0xcfd3e7a5 magic"}
@@ -111,7 +111,7 @@ func (d *DumpHdr) DecodeWith(data []byte, l *DumpLearner, frame int) error {
 	d.HdrVer, d.SMCVer, d.Mode, d.Type = data[4], data[5], data[6], data[7]
 	d.Len = binary.BigEndian.Uint16(data[8:10])
 	if int(d.Len) != len(data) {
-		return badLength("SMC dump", "len", 8, "len "+strconv.Itoa(int(d.Len))+" is not the UDP payload's "+
+		return BadLength("SMC dump", "len", 8, "len "+strconv.Itoa(int(d.Len))+" is not the UDP payload's "+
 			strconv.Itoa(len(data))+" bytes: the header layout inferred from ANCK's source does not hold")
 	}
 	cdcLen := dumpCDCLenR
@@ -138,10 +138,10 @@ func (d *DumpHdr) DecodeWith(data []byte, l *DumpLearner, frame int) error {
 		d.HdrLen = dumpAssumedHdrLen
 	}
 	if d.HdrLen > len(data) {
-		return truncated("SMC dump", "data", len(data), d.HdrLen, len(data))
+		return Truncated("SMC dump", "data", len(data), d.HdrLen, len(data))
 	}
 	if d.Kind == DumpCDC && len(data)-d.HdrLen != cdcLen {
-		return badLength("SMC dump", "len", 8, "a CDC frame (type "+strconv.Itoa(int(d.Type))+") with "+
+		return BadLength("SMC dump", "len", 8, "a CDC frame (type "+strconv.Itoa(int(d.Type))+") with "+
 			strconv.Itoa(len(data)-d.HdrLen)+" bytes of data, want "+strconv.Itoa(cdcLen))
 	}
 	d.Contents, d.Payload = data[:d.HdrLen], data[d.HdrLen:]

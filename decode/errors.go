@@ -39,13 +39,14 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// truncated builds the error for a message shorter than a field needs.
-func truncated(layer, field string, off, need, have int) error {
+// Truncated is the error of a message or header shorter than a field
+// needs: need bytes from the layer's start, have of them present.
+func Truncated(layer, field string, off, need, have int) error {
 	return &Error{Layer: layer, Field: field, Offset: off, Err: ErrTruncated,
 		Detail: fmt.Sprintf("need %d bytes, have %d", need, have)}
 }
 
-// badLength builds the error for a length field that disagrees with the bytes.
-func badLength(layer, field string, off int, detail string) error {
+// BadLength is the error of a length field that disagrees with the bytes.
+func BadLength(layer, field string, off int, detail string) error {
 	return &Error{Layer: layer, Field: field, Offset: off, Err: ErrBadLength, Detail: detail}
 }

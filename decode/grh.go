@@ -61,7 +61,7 @@ func (g *GRH) decode(data []byte, df gopacket.DecodeFeedback) error {
 	*g = GRH{}
 	if len(data) < grhLen {
 		df.SetTruncated()
-		return truncated("GRH", "", len(data), grhLen, len(data))
+		return Truncated("GRH", "", len(data), grhLen, len(data))
 	}
 	v := binary.BigEndian.Uint32(data[0:4])
 	g.Version = uint8(v >> 28)
@@ -79,7 +79,7 @@ func (g *GRH) decode(data []byte, df gopacket.DecodeFeedback) error {
 	end := grhLen + int(g.PayloadLen)
 	if end > len(data) {
 		df.SetTruncated()
-		return truncated("GRH", "paylen", 4, end, len(data))
+		return Truncated("GRH", "paylen", 4, end, len(data))
 	}
 	g.Contents = data[:grhLen]
 	g.Payload = data[grhLen:end]

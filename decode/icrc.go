@@ -120,7 +120,7 @@ func (c *ICRC) RoCEv2(ip []byte) (computed uint32, err error) {
 		}
 	}
 	if len(ip) < 1 {
-		return 0, truncated("ICRC", "ip", 0, 1, 0)
+		return 0, Truncated("ICRC", "ip", 0, 1, 0)
 	}
 	b := c.start()
 	var hdr, end int
@@ -128,17 +128,17 @@ func (c *ICRC) RoCEv2(ip []byte) (computed uint32, err error) {
 	case 4:
 		hdr = int(ip[0]&0x0F) * 4
 		if hdr < 20 {
-			return 0, badLength("ICRC", "ihl", 0, "IPv4 header length "+strconv.Itoa(hdr))
+			return 0, BadLength("ICRC", "ihl", 0, "IPv4 header length "+strconv.Itoa(hdr))
 		}
 		if len(ip) < hdr {
-			return 0, truncated("ICRC", "ipv4", 0, hdr, len(ip))
+			return 0, Truncated("ICRC", "ipv4", 0, hdr, len(ip))
 		}
 		end = int(binary.BigEndian.Uint16(ip[2:4]))
 		if end < hdr {
-			return 0, badLength("ICRC", "total_length", 2, "IPv4 total length "+strconv.Itoa(end)+" shorter than header")
+			return 0, BadLength("ICRC", "total_length", 2, "IPv4 total length "+strconv.Itoa(end)+" shorter than header")
 		}
 		if end > len(ip) {
-			return 0, truncated("ICRC", "total_length", 2, end, len(ip))
+			return 0, Truncated("ICRC", "total_length", 2, end, len(ip))
 		}
 		b = append(b, ip[:hdr]...)
 		b[4+1] = 0xFF                 // type of service (DSCP+ECN)
@@ -147,11 +147,11 @@ func (c *ICRC) RoCEv2(ip []byte) (computed uint32, err error) {
 	case 6:
 		hdr = 40
 		if len(ip) < hdr {
-			return 0, truncated("ICRC", "ipv6", 0, hdr, len(ip))
+			return 0, Truncated("ICRC", "ipv6", 0, hdr, len(ip))
 		}
 		end = hdr + int(binary.BigEndian.Uint16(ip[4:6]))
 		if end > len(ip) {
-			return 0, truncated("ICRC", "payload_length", 4, end, len(ip))
+			return 0, Truncated("ICRC", "payload_length", 4, end, len(ip))
 		}
 		b = appendMaskedIPv6(b, ip[:hdr])
 	default:
@@ -159,7 +159,7 @@ func (c *ICRC) RoCEv2(ip []byte) (computed uint32, err error) {
 			Detail: "IP version " + strconv.Itoa(int(ip[0]>>4))}
 	}
 	if end < hdr+8+bthLen+icrcLen {
-		return 0, truncated("ICRC", "udp+bth", hdr, hdr+8+bthLen+icrcLen, end)
+		return 0, Truncated("ICRC", "udp+bth", hdr, hdr+8+bthLen+icrcLen, end)
 	}
 	b = append(b, ip[hdr:hdr+8]...)
 	b[len(b)-2], b[len(b)-1] = 0xFF, 0xFF // UDP checksum
@@ -169,14 +169,14 @@ func (c *ICRC) RoCEv2(ip []byte) (computed uint32, err error) {
 // RoCEv1 is ICRCRoCEv1 without allocating.
 func (c *ICRC) RoCEv1(grh []byte) (uint32, error) {
 	if len(grh) < grhLen {
-		return 0, truncated("ICRC", "grh", 0, grhLen, len(grh))
+		return 0, Truncated("ICRC", "grh", 0, grhLen, len(grh))
 	}
 	end := grhLen + int(binary.BigEndian.Uint16(grh[4:6]))
 	if end > len(grh) {
-		return 0, truncated("ICRC", "paylen", 4, end, len(grh))
+		return 0, Truncated("ICRC", "paylen", 4, end, len(grh))
 	}
 	if end < grhLen+bthLen+icrcLen {
-		return 0, truncated("ICRC", "bth", grhLen, grhLen+bthLen+icrcLen, end)
+		return 0, Truncated("ICRC", "bth", grhLen, grhLen+bthLen+icrcLen, end)
 	}
 	b := appendMaskedIPv6(c.start(), grh[:grhLen])
 	return c.finish(b, grh[grhLen:end], grhLen)

@@ -447,7 +447,7 @@ func (l *LLC) DecodeCut(data []byte, wire int) error {
 	}
 	if len(data) < 4 {
 		*l = LLC{}
-		return truncated("LLC", "header", len(data), 4, len(data))
+		return Truncated("LLC", "header", len(data), 4, len(data))
 	}
 	pad := append(append(l.pad[:0], data...), make([]byte, wire-len(data))...)
 	if err := l.DecodeFromBytes(pad, gopacket.NilDecodeFeedback); err != nil {
@@ -455,7 +455,7 @@ func (l *LLC) DecodeCut(data []byte, wire int) error {
 		if errors.Is(err, ErrTruncated) {
 			// The length field claims more than the SEND carried on
 			// the wire: the sender's doing, not the snap length's.
-			err = badLength(l.layerName(), "length", 1, "message longer than the "+strconv.Itoa(wire)+
+			err = BadLength(l.layerName(), "length", 1, "message longer than the "+strconv.Itoa(wire)+
 				"-byte SEND that carried it")
 		}
 		return err
@@ -506,7 +506,7 @@ func (l *LLC) decode(data []byte, df gopacket.DecodeFeedback) error {
 	*l = LLC{}
 	if len(data) < 4 {
 		df.SetTruncated()
-		return truncated("LLC", "header", len(data), 4, len(data))
+		return Truncated("LLC", "header", len(data), 4, len(data))
 	}
 	l.Type = LLCType(data[0])
 	l.Version = l.Type.Version()
@@ -519,11 +519,11 @@ func (l *LLC) decode(data []byte, df gopacket.DecodeFeedback) error {
 	if l.Version == 1 {
 		l.Length = uint16(data[1])
 		if l.Length != smcMsgLen {
-			return badLength(l.layerName(), "length", 1, "v1 length "+strconv.Itoa(int(l.Length))+", want 44")
+			return BadLength(l.layerName(), "length", 1, "v1 length "+strconv.Itoa(int(l.Length))+", want 44")
 		}
 		if len(data) < smcMsgLen {
 			df.SetTruncated()
-			return truncated(l.layerName(), "", len(data), smcMsgLen, len(data))
+			return Truncated(l.layerName(), "", len(data), smcMsgLen, len(data))
 		}
 	} else if err := l.decodeV2Length(data, df); err != nil {
 		return err
@@ -627,7 +627,7 @@ func (l *LLC) decodeDeleteRKey(msg []byte) error {
 		slots = max(8, (len(msg)-8)/4)
 	}
 	if int(d.NumRKeys) > slots {
-		return badLength(l.layerName(), "count", 4, "count "+strconv.Itoa(int(d.NumRKeys))+
+		return BadLength(l.layerName(), "count", 4, "count "+strconv.Itoa(int(d.NumRKeys))+
 			" but room for "+strconv.Itoa(slots)+" rkeys")
 	}
 	for i := range min(int(d.NumRKeys), LLCMaxRKeys) {

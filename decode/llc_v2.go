@@ -26,11 +26,11 @@ func (l *LLC) decodeV2Length(data []byte, df gopacket.DecodeFeedback) error {
 	case valid(le) && int(le) > len(data):
 		l.Length = le
 		df.SetTruncated()
-		return truncated(l.layerName(), "", len(data), int(le), len(data))
+		return Truncated(l.layerName(), "", len(data), int(le), len(data))
 	case valid(be) && int(be) > len(data):
 		l.Length, l.LengthBigEndian = be, true
 		df.SetTruncated()
-		return truncated(l.layerName(), "", len(data), int(be), len(data))
+		return Truncated(l.layerName(), "", len(data), int(be), len(data))
 	case valid(le):
 		// Shorter than the SEND: keep the message, the rest is payload.
 		l.Length = le
@@ -38,7 +38,7 @@ func (l *LLC) decodeV2Length(data []byte, df gopacket.DecodeFeedback) error {
 		l.Length, l.LengthBigEndian = be, true
 	default:
 		l.Length = le
-		return badLength(l.layerName(), "length", 1, "v2 length 0x"+
+		return BadLength(l.layerName(), "length", 1, "v2 length 0x"+
 			string(appendHexPad(nil, uint64(le), 4))+" (either byte order) not in 44..8192")
 	}
 	return nil
@@ -61,7 +61,7 @@ func (l *LLC) decodeAddLinkV2Ext(msg []byte) error {
 	}
 	const extHdr = 72
 	if len(msg) < extHdr {
-		return badLength(l.layerName(), "length", 1, "length "+strconv.Itoa(len(msg))+
+		return BadLength(l.layerName(), "length", 1, "length "+strconv.Itoa(len(msg))+
 			": v2 extension needs 72 bytes")
 	}
 	a := &l.AddLink
@@ -71,7 +71,7 @@ func (l *LLC) decodeAddLinkV2Ext(msg []byte) error {
 	// Host order like length_v2: `01 00` = 1 in pingpong.pcap frame 18.
 	a.NumRKeys = l.u16(msg[70:72])
 	if need := extHdr + 16*int(a.NumRKeys); need > len(msg) {
-		return badLength(l.layerName(), "rkey_count", 70, strconv.Itoa(int(a.NumRKeys))+
+		return BadLength(l.layerName(), "rkey_count", 70, strconv.Itoa(int(a.NumRKeys))+
 			" rkeys need "+strconv.Itoa(need)+" bytes, message has "+strconv.Itoa(len(msg)))
 	}
 	for i := range min(int(a.NumRKeys), LLCMaxRKeys) {
@@ -86,7 +86,7 @@ func (l *LLC) decodeRequestAddLink(msg []byte) error {
 	q := &l.RequestAddLink
 	q.NumGIDs = msg[24]
 	if need := 28 + 16*int(q.NumGIDs); need > len(msg) {
-		return badLength(l.layerName(), "gid_cnt", 24, strconv.Itoa(int(q.NumGIDs))+
+		return BadLength(l.layerName(), "gid_cnt", 24, strconv.Itoa(int(q.NumGIDs))+
 			" GIDs need "+strconv.Itoa(need)+" bytes, message has "+strconv.Itoa(len(msg)))
 	}
 	for i := range min(int(q.NumGIDs), LLCMaxGIDs) {
