@@ -652,8 +652,9 @@ func (r *Reader) AppendDirect(dst []byte, sep string, quote byte, limit int) ([]
 	lines := 0
 	for (limit <= 0 || lines < limit) && cap(dst)-len(dst) >= room {
 		if r.bufferedDirect() {
-			if dst, lines = r.appendBuffered(dst, sep, quote, limit, lines, room); (limit > 0 && lines >= limit) || cap(dst)-len(dst) < room {
-				break
+			n := lines
+			if dst, lines = r.appendBuffered(dst, sep, quote, limit, lines, room); lines > n {
+				continue // the loop's test; the record that stopped it is Next's
 			}
 		}
 		if lines > 0 && r.nextWaits() {
@@ -702,6 +703,9 @@ func (r *Reader) appendBuffered(dst []byte, sep string, quote byte, limit, lines
 	number := r.frame.Number
 	pos, last := 0, -1
 	for (limit <= 0 || lines < limit) && cap(dst)-len(dst) >= room {
+		// The record's checks are readLean's, written out: shared by
+		// a function, which does not inline, they cost a call per frame
+		// (3 % of -T fields, perf stat -r 10).
 		rest := view[pos:]
 		if len(rest) < pcapRecordLen {
 			break
