@@ -237,6 +237,8 @@ func Run(ctx context.Context, o Options) error {
 	// Only a run that decodes on several goroutines reads the file
 	// through a mapping (see open); whether it will is known before the
 	// file is: a FIFO or pipe, which says so once open, is not mapped.
+	// idle: no frame is printed, filtered or written (-q alone), and the
+	// goroutines would have nothing to do.
 	idle := o.Quiet && flt == nil && o.Write == ""
 	r, err := o.open(ctx, o.parallel(tr, idle, false) > 1)
 	if err != nil && ctx.Err() != nil && o.Iface == "" {
@@ -348,7 +350,7 @@ func Run(ctx context.Context, o Options) error {
 		late = &lateFields{tr: tr, print: printTracked}
 	}
 	var runErr error
-	if jobs := o.parallel(tr, p == nil && flt == nil && w == nil, r.Waits()); jobs > 1 {
+	if jobs := o.parallel(tr, idle, r.Waits()); jobs > 1 {
 		if fast != nil {
 			// The reader feeds the tracker; the frames it follows
 			// from their headers cost it no whole decode.
