@@ -39,10 +39,9 @@ func BenchmarkReaderStages(b *testing.B) {
 	}
 }
 
-// BenchmarkDirect is the direct path of -T fields for the six columns of
-// bench/compare.sh, without the file read.
-func BenchmarkDirect(b *testing.B) {
-	raw := readRaw(b, pingpong)
+// compareColumns is the plan of bench/compare.sh's six -T fields columns
+// and their ids.
+func compareColumns(b *testing.B) (*DirectPlan, []decode.FieldID) {
 	var ids []decode.FieldID
 	for _, n := range []string{"frame.number", "roce.bth.opcode", "roce.bth.dqpn", "roce.bth.psn", "smc.cdc.seq", "smc.clc.type"} {
 		d, _ := decode.LookupField(n)
@@ -52,6 +51,63 @@ func BenchmarkDirect(b *testing.B) {
 	if !ok {
 		b.Fatal("no plan")
 	}
+	return plan, ids
+}
+
+// BenchmarkDirectFile is -T fields' direct path over a 17 MB pcap file
+// (pingpong 40 times) read by read(2) into the stream's buffer (Open: the
+// lines from the buffer, appendBuffered) and through its mapping
+// (OpenMapped: a frame at a time), side by side: what made one-CPU
+// smcdump read files by read(2) where page faults are dear.
+func BenchmarkDirectFile(b *testing.B) {
+	var frames []rawFrame
+	for range 40 {
+		frames = append(frames, readRaw(b, pingpong)...)
+	}
+	path := writePcap(b, b.TempDir(), "x.pcap", layers.LinkTypeEthernet, frames)
+	for _, way := range []struct {
+		name string
+		open func(string) (*Reader, error)
+	}{{"read", Open}, {"mapped", OpenMapped}} {
+		b.Run(way.name, func(b *testing.B) {
+			b.ReportAllocs()
+			buf := make([]byte, 0, 1<<16)
+			for b.Loop() {
+				r, err := way.open(path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				plan, ids := compareColumns(b)
+				r.SetFieldDemand(ids)
+				r.SetDepth(DemandDepth(ids))
+				r.SetDirect(plan)
+				n := 0
+				for {
+					out, lines, f, err := r.AppendDirect(buf[:0], "\t", 0, 0)
+					buf = out
+					n += lines
+					if err != nil {
+						break
+					}
+					if f != nil {
+						n++ // a frame the general path reads
+					}
+				}
+				r.Close()
+				if n != len(frames) {
+					b.Fatalf("%d frames of %d", n, len(frames))
+				}
+			}
+			b.ReportMetric(float64(len(frames)*b.N)/b.Elapsed().Seconds(), "frames/s")
+		})
+	}
+}
+
+// BenchmarkDirect is the direct path of -T fields for the six columns of
+// bench/compare.sh, without the file read.
+func BenchmarkDirect(b *testing.B) {
+	raw := readRaw(b, pingpong)
+	plan, ids := compareColumns(b)
 	src := &sliceSource{frames: raw, loop: true}
 	r, err := NewReader("b", src, layers.LinkTypeEthernet)
 	if err != nil {

@@ -508,7 +508,7 @@ func TestNgAllocs(t *testing.T) {
 
 // BenchmarkReadPcapng reads pingpong.pcap rewritten as pcapng, frames
 // decoded, from a file by read(2) into a buffer (Open) and through its
-// mapping (OpenMapped, smcdump -r), side by side.
+// mapping (OpenMapped, smcdump -r -j N), side by side.
 func BenchmarkReadPcapng(b *testing.B) {
 	// 40 copies (20 MB): a run's cost per frame, not an open's.
 	var frames []rawFrame
