@@ -39,6 +39,14 @@ func BenchmarkReaderStages(b *testing.B) {
 	}
 }
 
+// openWays are the two ways a file is read, for benchmarks that set them
+// side by side: by read(2) into a buffer (Open) and through a mapping
+// (OpenMapped).
+var openWays = []struct {
+	name string
+	open func(string) (*Reader, error)
+}{{"read", Open}, {"mapped", OpenMapped}}
+
 // compareColumns is the plan of bench/compare.sh's six -T fields columns
 // and their ids.
 func compareColumns(b *testing.B) (*DirectPlan, []decode.FieldID) {
@@ -65,10 +73,7 @@ func BenchmarkDirectFile(b *testing.B) {
 		frames = append(frames, readRaw(b, pingpong)...)
 	}
 	path := writePcap(b, b.TempDir(), "x.pcap", layers.LinkTypeEthernet, frames)
-	for _, way := range []struct {
-		name string
-		open func(string) (*Reader, error)
-	}{{"read", Open}, {"mapped", OpenMapped}} {
+	for _, way := range openWays {
 		b.Run(way.name, func(b *testing.B) {
 			b.ReportAllocs()
 			buf := make([]byte, 0, 1<<16)

@@ -520,10 +520,7 @@ func BenchmarkReadPcapng(b *testing.B) {
 	if err := os.WriteFile(path, ng, 0o644); err != nil {
 		b.Fatal(err)
 	}
-	for _, way := range []struct {
-		name string
-		open func(string) (*Reader, error)
-	}{{"stream", Open}, {"mapped", OpenMapped}} {
+	for _, way := range openWays {
 		b.Run(way.name, func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(ng)))
