@@ -23,19 +23,26 @@ import (
 // would have returned, field for field.
 
 // Batch is a run of consecutive frames read by Reader.ReadBatch, to be
-// decoded by a BatchDecoder. Its frames' bytes are the mapped file's, or
-// copies when the source reuses its buffers; a Batch may be reused for the
-// next ReadBatch once its frames are no longer used.
+// decoded by a BatchDecoder. Its frames' bytes are the mapped file's, a
+// chunk's (a classic pcap file read by read(2), chunks.go), or copies
+// when the source reuses its buffers; a Batch may be reused for the next
+// ReadBatch once its frames are no longer used.
 type Batch struct {
 	recs []batchRec
 	// lean is set when the frames are records of a mapped classic pcap
-	// file: leans then holds them instead of recs, as little as the
-	// decoder cannot read again from the mapping. The reader writes a
-	// batch's records and a decoder on another CPU reads them: 150 bytes
-	// a frame moved between the CPUs' caches cost a decoder more than
-	// parsing its record header again.
+	// file or of a chunk: leans then holds them instead of recs, as
+	// little as the decoder cannot read again from the mapping. The
+	// reader writes a batch's records and a decoder on another CPU reads
+	// them: 150 bytes a frame moved between the CPUs' caches cost a
+	// decoder more than parsing its record header again.
 	lean  *pcapFile
 	leans []leanRec
+	// chunk is the chunk of a file read in chunks that the frames lie
+	// in, held by b until it is reset; own is then lean, the file's
+	// settings and that chunk (its own: batches of other chunks are
+	// decoded at the same time).
+	chunk *chunk
+	own   *pcapFile
 	// ng is set when the frames are packet blocks of a mapped pcapng
 	// file (the mapping): leans then holds them too, each with the index
 	// (leanRec.lay) of the section's byte order and interfaces it is read
@@ -169,6 +176,10 @@ func (r *Reader) FaultErrorAt(b *Batch, i int) error {
 }
 
 func (b *Batch) reset() {
+	if b.chunk != nil {
+		b.chunk.release()
+		b.chunk = nil
+	}
 	b.recs, b.arena, b.Err = b.recs[:0], b.arena[:0], nil
 	b.lean, b.leans = nil, b.leans[:0]
 	b.ng, b.layouts = nil, b.layouts[:0]
@@ -286,7 +297,9 @@ func (b *Batch) keep(p []byte) []byte {
 // ReadBatch reads up to max frames into b (reset first), carrying the
 // Reader's state forward as Next would (see Batch). It stops early at the
 // end of the capture or at damage, with b.Err set; frames of b are those
-// before it. A fault of a mapped file (OpenMapped) while reading ends the
+// before it; and, with b.Err nil, at the end of a chunk (chunks.go). Calls
+// must not overlap (a chunk's holds are counted by the goroutine reading).
+// A fault of a mapped file (OpenMapped) while reading ends the
 // batch with b.Err the FaultError, as Next's caller would make of it; the
 // calling goroutine must have debug.SetPanicOnFault(true) for that.
 //
@@ -306,10 +319,11 @@ func (r *Reader) ReadBatch(b *Batch, max int, visit func(f *Frame, i int)) {
 			b.Err = r.err
 		}
 	}()
-	mem := r.mapping()
-	if mem != nil {
+	mapped := r.mapped()
+	if mapped {
 		// The batch's frames are decoded after later ones are read: the
 		// caller releases their pages once done (Release).
+		mem := r.mapping()
 		if r.pf != nil {
 			r.pf.held = true
 		} else {
@@ -322,19 +336,37 @@ func (r *Reader) ReadBatch(b *Batch, max int, visit func(f *Frame, i int)) {
 		}
 		defer func() { a.readTo.Store(int64(r.mappedPos())) }()
 	}
-	if mem != nil && r.numbers == nil {
-		if r.pf == nil {
-			b.ng = mem
-			// A layout's index is a leanRec's uint16.
-			max = min(max, 1<<16)
+	chunked := r.chunked()
+	if chunked {
+		// The batch's frames lie in one chunk, which begins with the
+		// first (or the stream reader reads on).
+		p := r.pf
+		if !p.chunkHolds() && !p.nextChunk() {
+			p.toStream()
+			chunked = false
 		} else {
-			if r.pfLean == nil {
-				p := r.pf
-				r.pfLean = &pcapFile{mem: p.mem, bigEndian: p.bigEndian, nanoFactor: p.nanoFactor,
-					snaplen: p.snaplen, linkType: p.linkType, digits: p.digits}
-			}
-			b.lean = r.pfLean
+			p.ck.cur.refs++
+			b.chunk = p.ck.cur
 		}
+	}
+	switch {
+	case r.numbers != nil:
+	case mapped && r.pf == nil:
+		b.ng = r.ng.mem
+		// A layout's index is a leanRec's uint16.
+		max = min(max, 1<<16)
+	case mapped:
+		if r.pfLean == nil {
+			r.pfLean = r.pf.settings()
+			r.pfLean.mem = r.pf.mem
+		}
+		b.lean = r.pfLean
+	case chunked:
+		if b.own == nil {
+			b.own = r.pf.settings()
+		}
+		b.own.mem, b.own.base = r.pf.mem, r.pf.base
+		b.lean = b.own
 	}
 	f := &r.frame
 	fast := visit == nil && r.directFeed == nil &&
@@ -346,6 +378,9 @@ func (r *Reader) ReadBatch(b *Batch, max int, visit func(f *Frame, i int)) {
 		}
 		if fast && (b.ng != nil && r.readLeanNg(b) || b.lean != nil && r.readLean(b)) {
 			continue
+		}
+		if chunked && !r.pf.chunkHolds() {
+			return // the next batch starts on the next chunk
 		}
 		lt, err := r.read(f)
 		if err != nil {
@@ -359,7 +394,7 @@ func (r *Reader) ReadBatch(b *Batch, max int, visit func(f *Frame, i int)) {
 			b.skips = append(b.skips, batchSkip{n, r.skip})
 		}
 		data := f.Data
-		if mem == nil {
+		if !mapped && !chunked {
 			data = b.keep(data)
 		}
 		// A frame decoded whole for the visit had its ICRC checked as a
@@ -380,7 +415,7 @@ func (r *Reader) ReadBatch(b *Batch, max int, visit func(f *Frame, i int)) {
 			rec.icrcOK = visit != nil && f.ICRC.OK
 			b.recs = append(b.recs, rec)
 		}
-		if mem != nil {
+		if mapped {
 			b.end = r.mappedPos()
 		}
 		if visit != nil {
@@ -423,10 +458,10 @@ func (r *Reader) readLean(b *Batch) bool {
 		ld.known, ld.credits = known, fl&qpCredits != 0
 	}
 	p.pos += pcapRecordLen + caplen
-	r.last, r.offset = int64(off), int64(p.pos)
+	r.last, r.offset = p.base+int64(off), p.base+int64(p.pos)
 	r.frame.Number++
 	l := b.addLean()
-	l.off, l.number, l.clc, l.lean = int64(off), r.frame.Number, -1, ld
+	l.off, l.number, l.clc, l.lean = r.last, r.frame.Number, -1, ld
 	b.end = p.pos
 	return true
 }
@@ -466,6 +501,33 @@ func (r *Reader) readLeanNg(b *Batch) bool {
 	l.off, l.number, l.clc, l.lean = start, r.frame.Number, -1, ld
 	l.lay = b.layout(r.Layout())
 	b.end = int(p.pos)
+	return true
+}
+
+// mapped reports whether r reads a whole file in memory, a mapped one (a
+// pcap or pcapng one).
+func (r *Reader) mapped() bool {
+	return r.pf != nil && r.pf.mem != nil && r.pf.ck == nil || r.ng != nil && r.ng.mem != nil
+}
+
+// chunked reports whether r reads a classic pcap file in chunks, turning
+// it to that if it is one read by read(2) that may be: a file, not a
+// pipe's writer to wait for, past no damage (pcapFile.toStream).
+func (r *Reader) chunked() bool {
+	p := r.pf
+	switch {
+	case p == nil:
+		return false
+	case p.ck != nil:
+		return true
+	case p.mem != nil || p.src == nil || p.streamed || r.wait != nil || r.numbers != nil || r.err != nil:
+		return false
+	}
+	size := r.chunkSize
+	if size == 0 {
+		size = defaultChunkSize
+	}
+	p.startChunks(r.offset, size)
 	return true
 }
 

@@ -144,8 +144,10 @@ func FuzzStreamAsMapped(f *testing.F) {
 // frames) and decoded by a BatchDecoder gives the frames Next gives, field
 // for field, and the same end: what smcdump -j and the browser's filter
 // pass rely on. Mapped pcap and pcapng files are read in lean batches,
-// whose frames the decoder reads again from the mapping; a file read
-// by read(2) in batches of copies of its frames.
+// whose frames the decoder reads again from the mapping; a pcap file read
+// by read(2) in lean batches of the chunks it is read into (of 97 bytes
+// too: records cut at a chunk's end, and longer than one), and other
+// files in batches of copies of their frames.
 func FuzzBatchAsNext(f *testing.F) {
 	for _, name := range []string{pingpong, declineRDM, "../samples/smcd-loopback.pcapng"} {
 		b, err := os.ReadFile(name)
@@ -192,9 +194,14 @@ func FuzzBatchAsNext(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		for how, open := range map[string]func(string) (*Reader, error){"mapped": OpenMapped, "streamed": Open} {
+		for _, w := range []struct {
+			how   string
+			open  func(string) (*Reader, error)
+			chunk int
+		}{{"mapped", OpenMapped, 0}, {"chunks", Open, 0}, {"small chunks", Open, 97}, {"chunks of a few records", Open, 400}} {
+			how := w.how
 			func() {
-				r, err := open(path)
+				r, err := w.open(path)
 				if err != nil {
 					return
 				}
@@ -211,23 +218,36 @@ func FuzzBatchAsNext(f *testing.F) {
 					frame(&next, fr)
 				}
 				r.Close()
-				if r, err = open(path); err != nil {
+				if r, err = w.open(path); err != nil {
 					t.Fatal(err)
 				}
 				defer r.Close()
+				r.SetChunkSize(w.chunk)
 				dec := r.NewBatchDecoder()
 				var batched bytes.Buffer
-				var b Batch
+				// Each batch is decoded once the next two are read, as
+				// batches in flight are: a chunk filled again while a
+				// batch still held it shows.
+				var ring [3]Batch
 				for k := 0; ; k++ {
 					if k == 10000 {
 						t.Fatalf("%s: more than 10000 batches\nNext\n%s\nbatches\n%s", how, next.String(), batched.String())
 					}
-					r.ReadBatch(&b, 3, nil)
-					dec.Reset(&b)
-					for fr := dec.Next(); fr != nil; fr = dec.Next() {
-						frame(&batched, fr)
+					b := &ring[k%3]
+					r.ReadBatch(b, 3, nil)
+					if k >= 2 {
+						dec.Reset(&ring[(k-2)%3])
+						for fr := dec.Next(); fr != nil; fr = dec.Next() {
+							frame(&batched, fr)
+						}
 					}
 					if b.Err != nil {
+						for j := max(0, k-1); j <= k; j++ {
+							dec.Reset(&ring[j%3])
+							for fr := dec.Next(); fr != nil; fr = dec.Next() {
+								frame(&batched, fr)
+							}
+						}
 						end(&batched, r, b.Err)
 						break
 					}

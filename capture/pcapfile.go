@@ -25,7 +25,7 @@ import (
 // they were.
 type pcapFile struct {
 	br       *bufio.Reader
-	mem      []byte // a mapped file (mapFile), read in place instead of br
+	mem      []byte // a mapped file (mapFile) or a chunk (ck), read in place instead of br
 	pos      int    // mem: offset of the next record
 	released int    // mem: the pages before this offset were released
 	mapped   bool   // mem is a mapping (mapFile) whose pages may be released
@@ -56,6 +56,14 @@ type pcapFile struct {
 	// header's fields it is in.
 	keptWhy string
 	kept    [2]int64
+	// src is what br reads (the file), which ReadBatch reads into chunks
+	// instead (ck, chunks.go): mem is then the current chunk, base the
+	// file offset of its first byte. streamed: read as a stream again
+	// after chunks (toStream), for good.
+	src      io.Reader
+	ck       *chunks
+	base     int64
+	streamed bool
 }
 
 // Limits as pcapgo's: a capture length up to maxEager is read into a
@@ -99,6 +107,12 @@ func newMemPcapFile(mem []byte, mapped bool) (*pcapFile, error) {
 		}
 	}
 	return p, nil
+}
+
+// settings is a pcapFile of p's file header's settings alone, to read
+// its records again (recordAt) once given their bytes (mem, base).
+func (p *pcapFile) settings() *pcapFile {
+	return &pcapFile{bigEndian: p.bigEndian, nanoFactor: p.nanoFactor, snaplen: p.snaplen, linkType: p.linkType, digits: p.digits}
 }
 
 // header reads the file header. Damage a reading can pass where the
@@ -257,6 +271,10 @@ func (p *pcapFile) ZeroCopyReadPacketData() (data []byte, ci gopacket.CaptureInf
 // for are left as they were.
 func (p *pcapFile) read(ci *gopacket.CaptureInfo) (data []byte, err error) {
 	if p.mem != nil {
+		if p.ck != nil && !p.chunkHolds() && !p.nextChunk() {
+			p.toStream()
+			return p.read(ci)
+		}
 		return p.readMem(ci)
 	}
 	p.skipped, p.passed = 0, 0
@@ -375,20 +393,23 @@ func (p *pcapFile) recordHeader(b []byte, ci *gopacket.CaptureInfo) error {
 	return nil
 }
 
-// recordAt reads again the record at offset off of a mapped file, one
-// read (readMem) has read whole: ci as read sets it (the rest of ci
-// zeroed), its frame and the time in Unix nanoseconds. It reads only the
-// mapping and the file header's settings, so decoders on other
-// goroutines may call it while read goes on.
+// recordAt reads again the record at file offset off of a mapped file or
+// a chunk (its first byte at file offset base), one read (readMem) has
+// read whole: ci as read sets it (the rest of ci zeroed), its frame and
+// the time in Unix nanoseconds. It reads only the mapping and the file
+// header's settings, so decoders on other goroutines may call it while
+// read goes on.
 func (p *pcapFile) recordAt(off int64, ci *gopacket.CaptureInfo) ([]byte, int64) {
 	data := p.recordAtUntimed(off, ci)
 	var ns int64
+	off -= p.base
 	ci.Timestamp, ns = p.recordTime((*[pcapRecordLen]byte)(p.mem[off : off+pcapRecordLen]))
 	return data, ns
 }
 
 // recordAtUntimed is recordAt without the time: ci.Timestamp is zero.
 func (p *pcapFile) recordAtUntimed(off int64, ci *gopacket.CaptureInfo) []byte {
+	off -= p.base
 	h := (*[pcapRecordLen]byte)(p.mem[off : off+pcapRecordLen])
 	// Field by field: a composite literal is built on the stack and
 	// copied whole, a wide load of narrower stores the CPU cannot forward

@@ -117,6 +117,8 @@ type Reader struct {
 	skip   *SkipError
 	skips  []*SkipError
 	nskips int
+	// chunkSize: SetChunkSize (0: not set).
+	chunkSize int
 }
 
 // maxSkips bounds the damaged places a Reader remembers (Damage): a file
@@ -201,7 +203,7 @@ func (r *Reader) Recorded() (end time.Time, dropped uint64, ok bool) {
 
 // Open opens a pcap or pcapng file, or stdin when name is "-". The format
 // is detected from the magic, not from the file name.
-func Open(name string) (*Reader, error) { return open(context.Background(), name, false) }
+func Open(name string) (*Reader, error) { return open(context.Background(), name, mapNone) }
 
 // OpenMapped is Open reading a classic pcap or pcapng file through a
 // memory mapping (other files and stdin are read as by Open): the frames
@@ -215,10 +217,19 @@ func Open(name string) (*Reader, error) { return open(context.Background(), name
 // Addr method) into an error (IsFault; ErrChanged says it). Frames must
 // not be used after Close.
 func OpenMapped(name string) (*Reader, error) {
-	return open(context.Background(), name, true)
+	return open(context.Background(), name, mapAll)
 }
 
-func open(ctx context.Context, name string, mapped bool) (*Reader, error) {
+// How open reads a file.
+type mapping int
+
+const (
+	mapNone   mapping = iota // by read(2)
+	mapAll                   // a pcap or pcapng file through a mapping
+	mapPcapng                // a pcapng file through a mapping
+)
+
+func open(ctx context.Context, name string, mapped mapping) (*Reader, error) {
 	var (
 		in     io.Reader
 		closer io.Closer
@@ -248,8 +259,8 @@ func open(ctx context.Context, name string, mapped bool) (*Reader, error) {
 		if err == nil && !st.Mode().IsRegular() { // a FIFO, a socket, a terminal: see waitingInput
 			wait = newWaitingInput(ctx, f)
 			in = wait
-		} else if mapped {
-			if r, ok, err := openMapped(name, f); ok {
+		} else if mapped != mapNone {
+			if r, ok, err := openMapped(name, f, mapped == mapPcapng); ok {
 				return r, err
 			}
 		}
@@ -271,10 +282,10 @@ func open(ctx context.Context, name string, mapped bool) (*Reader, error) {
 	return r, nil
 }
 
-// openMapped reads f as a classic pcap or pcapng file through a mapping;
-// ok is false when f is something else or cannot be mapped (f is then
-// untouched).
-func openMapped(name string, f *os.File) (r *Reader, ok bool, err error) {
+// openMapped reads f as a classic pcap (unless ngOnly) or pcapng file
+// through a mapping; ok is false when f is something else or cannot be
+// mapped (f is then untouched).
+func openMapped(name string, f *os.File, ngOnly bool) (r *Reader, ok bool, err error) {
 	mem, ok := mapFile(f)
 	if !ok {
 		return nil, false, nil
@@ -286,8 +297,8 @@ func openMapped(name string, f *os.File) (r *Reader, ok bool, err error) {
 	switch {
 	case magic == magicPcapNG || shbTypeFlipped(mem):
 		return openMappedNg(name, f, mem)
-	case isPcapMagic(magic):
-	default: // gzip, not a capture: the stream reader says which
+	case isPcapMagic(magic) && !ngOnly:
+	default: // gzip, not a capture (the stream reader says which), or not to map
 		unmapFile(mem)
 		return nil, false, nil
 	}
@@ -424,6 +435,7 @@ func NewFileReader(name string, in io.Reader) (*Reader, error) {
 		if err != nil {
 			return nil, headerError(name, err)
 		}
+		pr.src = in
 		src, lt = pr, pr.LinkType()
 	default:
 		return nil, &FileError{Name: name, Err: ErrNotCapture, Offset: -1,

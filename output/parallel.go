@@ -455,8 +455,8 @@ func (o *Options) emit(r *capture.Reader, b *pbatch, w *capture.Writer, bw *bufi
 }
 
 // write writes batch b's i-th frame to -w. The frame is read again from
-// the mapped file: should the file be cut meanwhile, that faults, and is
-// the file's error, as in loop.
+// its chunk, or from a mapped pcapng file: should that be cut meanwhile,
+// that faults, and is the file's error, as in loop.
 func (o *Options) write(r *capture.Reader, w *capture.Writer, b *capture.Batch, i int) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {

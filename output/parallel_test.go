@@ -76,9 +76,10 @@ var raceModes = map[string]bool{"columns": true, "fields": true, "fields-gen": t
 // parallelRun runs o with jobs goroutines and batches of batch frames,
 // also writing -w to a file of its own; it returns everything the run
 // made: stdout, stderr, the error and the -w file.
-func parallelRun(t *testing.T, o Options, jobs, batch int, write bool) string {
+func parallelRun(t *testing.T, o Options, j jrun, write bool) string {
 	t.Helper()
-	o.Jobs, o.batchFrames = jobs, batch
+	jobs, batch := j.jobs, j.batch
+	o.Jobs, o.batchFrames, o.chunkBytes = jobs, batch, j.chunk
 	o.NewTracker = func(views []string) (Tracker, error) { return zview.NewTracker(views) }
 	if write {
 		o.Write = filepath.Join(t.TempDir(), fmt.Sprintf("w%d-%d.pcapng", jobs, batch))
@@ -95,8 +96,9 @@ func parallelRun(t *testing.T, o Options, jobs, batch int, write bool) string {
 	return s
 }
 
-// jrun is a -j run: its goroutines and frames per batch.
-type jrun struct{ jobs, batch int }
+// jrun is a -j run: its goroutines, frames per batch, and the bytes of
+// the chunks a pcap file is read into (0: the default).
+type jrun struct{ jobs, batch, chunk int }
 
 // checkParallel holds the runs to -j 1's output for capture path in every
 // mode, and with the counts as -c (with -w).
@@ -110,9 +112,9 @@ func checkParallel(t *testing.T, path string, counts []int, runs ...jrun) {
 			continue
 		}
 		o.Read = path
-		want := parallelRun(t, o, 1, 0, false)
+		want := parallelRun(t, o, jrun{1, 0, 0}, false)
 		for _, j := range runs {
-			if got := parallelRun(t, o, j.jobs, j.batch, false); got != want {
+			if got := parallelRun(t, o, j, false); got != want {
 				t.Errorf("%s %s: -j %d (batches of %d) differs from -j 1:\n%s", filepath.Base(path), name, j.jobs, j.batch, testutil.Diff([]byte(want), []byte(got)))
 			}
 		}
@@ -125,9 +127,9 @@ func checkParallel(t *testing.T, path string, counts []int, runs ...jrun) {
 		o.Read = path
 		for _, c := range counts {
 			o.Count = c
-			want := parallelRun(t, o, 1, 0, true)
+			want := parallelRun(t, o, jrun{1, 0, 0}, true)
 			for _, j := range runs {
-				if got := parallelRun(t, o, j.jobs, j.batch, true); got != want {
+				if got := parallelRun(t, o, j, true); got != want {
 					t.Errorf("%s %s -c %d -w: -j %d (batches of %d) differs from -j 1:\n%s", filepath.Base(path), name, c, j.jobs, j.batch, testutil.Diff([]byte(want), []byte(got)))
 				}
 			}
@@ -144,7 +146,7 @@ func TestParallelSamples(t *testing.T) {
 		}
 		t.Run(filepath.Base(filepath.Dir(path))+"/"+filepath.Base(path), func(t *testing.T) {
 			t.Parallel()
-			checkParallel(t, path, []int{2}, jrun{2 + i%2, 3})
+			checkParallel(t, path, []int{2}, jrun{2 + i%2, 3, 512 * (i % 2)})
 		})
 	}
 }
@@ -226,12 +228,12 @@ func TestParallelLarge(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			// -c at and around the boundaries of batches of 16.
-			counts, runs := []int{17}, []jrun{{2, 16}, {3, 1}}
+			counts, runs := []int{17}, []jrun{{2, 16, 4096}, {3, 1, 0}}
 			switch {
 			case raceDetector:
 				counts = []int{16, 1000}
 			case c.name == "big" || c.name == "corrupt":
-				counts, runs = []int{1, 16, 17, 33, 1000}, append(runs, jrun{2, 64})
+				counts, runs = []int{1, 16, 17, 33, 1000}, append(runs, jrun{2, 64, 0})
 			}
 			checkParallel(t, c.path, counts, runs...)
 		})
@@ -255,12 +257,12 @@ func TestParallelJSONInterrupted(t *testing.T) {
 	}
 }
 
-// TestParallelFileShrinks truncates the mapped capture while batches are
-// in flight: a frame read, decoded or written to -w after that faults on
-// whichever goroutine touches it, and the run ends with the file's error
-// after a prefix of what -j 1 prints of the whole file, or, where every
-// frame was touched before, with all of it; never a crash. With -w the
-// saved frames are the first ones of the capture.
+// TestParallelFileShrinks truncates the capture while batches are in
+// flight, read by read(2) in small chunks: the reader meets the new end
+// early, and the run ends with the file's error after a prefix of what
+// -j 1 prints of the whole file, or, where every frame was read before,
+// with all of it; never a crash. With -w the saved frames are the first
+// ones of the capture. (TestMappedPcapngShrinks cuts a mapped file.)
 func TestParallelFileShrinks(t *testing.T) {
 	name, data := shrinkable(t)
 	full, _, err := run(t, Options{Read: name, All: true, Jobs: 1})
@@ -275,7 +277,7 @@ func TestParallelFileShrinks(t *testing.T) {
 			}
 			var out bytes.Buffer
 			sw := &shrinker{w: &out, name: name}
-			o := Options{Read: name, All: true, Jobs: jobs, batchFrames: 2, Stdout: sw, Stderr: io.Discard}
+			o := Options{Read: name, All: true, Jobs: jobs, batchFrames: 2, chunkBytes: 4096, Stdout: sw, Stderr: io.Discard}
 			if save {
 				o.Format, o.Write = FormatText, filepath.Join(t.TempDir(), "saved.pcapng")
 			}
@@ -429,7 +431,7 @@ func TestParallelPcapng(t *testing.T) {
 					t.Errorf("%d frames, the whole file %d", got, want)
 				}
 			}
-			checkParallel(t, path, []int{17, 1000}, jrun{2, 16}, jrun{3, 1})
+			checkParallel(t, path, []int{17, 1000}, jrun{2, 16, 0}, jrun{3, 1, 0})
 		})
 	}
 }
@@ -498,8 +500,8 @@ func TestParallelCountBeforeDamage(t *testing.T) {
 	path := filepath.Join(testutil.Root(t), "testdata", "expert", "capture-damaged.pcap") // damage before frame 24
 	for _, c := range []int{10, 23, 24, 40} {
 		o := Options{Read: path, All: true, Count: c}
-		want := parallelRun(t, o, 1, 0, false)
-		if got := parallelRun(t, o, 2, 16, false); got != want {
+		want := parallelRun(t, o, jrun{1, 0, 0}, false)
+		if got := parallelRun(t, o, jrun{2, 16, 0}, false); got != want {
 			t.Errorf("-c %d: -j 2 differs from -j 1:\n%s", c, testutil.Diff([]byte(want), []byte(got)))
 		}
 		if exit := strings.Contains(want, "(exit 2)"); exit != (c >= 24) {

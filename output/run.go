@@ -95,8 +95,9 @@ type Options struct {
 	// is fed, as before lateFields (tests compare the two).
 	eagerLate bool
 	// batchFrames is the frames of a batch with Jobs > 1 (0: the
-	// default; tests make it small).
-	batchFrames int
+	// default; tests make it small), chunkBytes the chunks a pcap file
+	// is read into for them (capture.Reader.SetChunkSize).
+	batchFrames, chunkBytes int
 	// ended: the loop read the capture to its end (or the live capture
 	// was stopped), not only its first -c frames.
 	ended bool
@@ -234,9 +235,9 @@ func Run(ctx context.Context, o Options) error {
 		}
 	}
 
-	// Only a run that decodes on several goroutines reads the file
-	// through a mapping (see open); whether it will is known before the
-	// file is: a FIFO or pipe, which says so once open, is not mapped.
+	// Only a run that decodes on several goroutines reads the file in
+	// batches (see open); whether it will is known before the file is: a
+	// FIFO or pipe, which says so once open, is read as it comes.
 	// idle: no frame is printed, filtered or written (-q alone), and the
 	// goroutines would have nothing to do.
 	idle := o.Quiet && flt == nil && o.Write == ""
@@ -255,6 +256,7 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	defer r.Close()
+	r.SetChunkSize(o.chunkBytes)
 	stop := context.AfterFunc(ctx, func() {
 		if o.Iface != "" {
 			r.Close() // unblocks a live read
@@ -469,19 +471,20 @@ func (o *Options) check() error {
 }
 
 // open opens the capture: the interface, or the file (a pipe's or FIFO's
-// read waiting for its writer ends with ctx). A file is read through a
-// mapping only when mapped (a parallel run): its batches are then records
-// left in place for the decoding goroutines (capture.OpenMapped), and
-// loop turns a fault of the mapping into ErrChanged. One goroutine reads
-// it by read(2) into a buffer it reuses: on a virtual machine whose page
-// faults trap to the hypervisor, a 200 MB file's first touch of every
-// mapped page cost more than the whole of -T fields' other work.
-func (o *Options) open(ctx context.Context, mapped bool) (*capture.Reader, error) {
+// read waiting for its writer ends with ctx). A file read in batches (a
+// parallel run) is opened for them (capture.OpenBatchedContext): its
+// batches are then records left in place for the decoding goroutines,
+// in chunks read by read(2) or, for pcapng, in a mapping, a fault of
+// which loop turns into ErrChanged. One goroutine reads it by read(2)
+// into a buffer it reuses: on a virtual machine whose page faults trap
+// to the hypervisor, a 200 MB file's first touch of every mapped page
+// cost more than the whole of -T fields' other work.
+func (o *Options) open(ctx context.Context, batched bool) (*capture.Reader, error) {
 	if o.Iface != "" {
 		return capture.OpenLive(o.Iface, o.CaptureFilter, o.Snaplen)
 	}
-	if mapped {
-		return capture.OpenMappedContext(ctx, o.Read)
+	if batched {
+		return capture.OpenBatchedContext(ctx, o.Read)
 	}
 	return capture.OpenContext(ctx, o.Read)
 }
@@ -635,8 +638,9 @@ func feedTarget(tr Tracker) feeder {
 }
 
 func (o *Options) loop(ctx context.Context, r *capture.Reader, flt *filter.Filter, tr feeder, late *lateFields, w *capture.Writer, p printer) (err error) {
-	// The file is read through a mapping (capture.OpenMapped): should
-	// another program truncate it meanwhile, touching a frame beyond its
+	// A pcapng file read in batches is read through a mapping
+	// (capture.OpenBatchedContext): should another program truncate it
+	// meanwhile, touching a frame beyond its
 	// new end faults, and that is this file's error, not a crash; what was
 	// printed before stays (Run flushes it).
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
