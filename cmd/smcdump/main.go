@@ -13,6 +13,7 @@ import (
 
 	"github.com/smcscope/smcscope/columns"
 	"github.com/smcscope/smcscope/internal/cli"
+	"github.com/smcscope/smcscope/internal/gcfloor"
 	"github.com/smcscope/smcscope/output"
 )
 
@@ -53,7 +54,14 @@ func newFlags(o *output.Options, format *string, interactive *bool, keep *int, e
 	return fs
 }
 
+// gcFloor is the runtime's memory below which the collector does not run
+// while the live heap is below half of it (package gcfloor): a capture's
+// run with little state then never collects; its resident size grows
+// by the garbage, up to that.
+const gcFloor = 32 << 20
+
 func main() {
+	gcfloor.Set(gcFloor)
 	var (
 		o           output.Options
 		format      string
