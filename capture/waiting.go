@@ -28,9 +28,14 @@ func OpenMappedContext(ctx context.Context, name string) (*Reader, error) {
 	return open(ctx, name, mapAll)
 }
 
-// OpenBatchedContext is OpenContext for a reader of batches (ReadBatch):
-// a pcapng file is read through a mapping (OpenMapped), a classic pcap
-// file by read(2) into chunks its batches hold (chunks.go).
+// OpenBatched is Open for a reader of batches (ReadBatch): a pcapng file
+// is read through a mapping (OpenMapped), a classic pcap file by read(2)
+// into chunks its batches hold (chunks.go).
+func OpenBatched(name string) (*Reader, error) {
+	return open(context.Background(), name, mapPcapng)
+}
+
+// OpenBatchedContext is OpenBatched, with OpenContext's ending.
 func OpenBatchedContext(ctx context.Context, name string) (*Reader, error) {
 	return open(ctx, name, mapPcapng)
 }

@@ -753,10 +753,11 @@ func (x *Index) Filter(ctx context.Context, flt *filter.Filter) ([]int32, error)
 // the only ones certain to be whole in the file or its copy.
 func (x *Index) pass() (r *capture.Reader, upTo int, err error) { return x.passAs(false) }
 
-// passAs is pass; mapped reads a pcap or pcapng file in place through a
-// memory mapping (capture.OpenMapped), for a pass whose goroutines turn a
-// fault of the mapping into an error (filterBatches).
-func (x *Index) passAs(mapped bool) (r *capture.Reader, upTo int, err error) {
+// passAs is pass; batched reads a file for a pass in batches
+// (capture.OpenBatched: a pcap file in chunks, a pcapng file in place
+// through a memory mapping), whose goroutines turn a fault of the
+// mapping into an error (filterBatches).
+func (x *Index) passAs(batched bool) (r *capture.Reader, upTo int, err error) {
 	x.mu.RLock()
 	rawFrom, done, n := x.rawFrom(), x.done, x.ents.len()
 	x.mu.RUnlock()
@@ -778,8 +779,8 @@ func (x *Index) passAs(mapped bool) (r *capture.Reader, upTo int, err error) {
 		_, _, why, _, _ := x.Kept()
 		return nil, 0, fmt.Errorf("%s cannot be read again: its copy stopped at frame %d (%s)", x.Name(), rawFrom, why)
 	}
-	if mapped {
-		r, err = capture.OpenMapped(x.path)
+	if batched {
+		r, err = capture.OpenBatched(x.path)
 	} else {
 		r, err = capture.Open(x.path)
 	}
