@@ -48,6 +48,7 @@ type Batch struct {
 	// (leanRec.lay) of the section's byte order and interfaces it is read
 	// with in layouts.
 	ng      []byte
+	ngBase  int64 // the offset of ng's first byte: a chunk's (0: a mapping)
 	layouts []*Layout
 	// arena holds the copies of frames (and of CLC messages) the source
 	// or the reassembly would overwrite.
@@ -182,7 +183,7 @@ func (b *Batch) reset() {
 	}
 	b.recs, b.arena, b.Err = b.recs[:0], b.arena[:0], nil
 	b.lean, b.leans = nil, b.leans[:0]
-	b.ng, b.layouts = nil, b.layouts[:0]
+	b.ng, b.ngBase, b.layouts = nil, 0, b.layouts[:0]
 	b.First = time.Time{}
 	for i := range b.clc {
 		o := &b.clc[i]
@@ -243,9 +244,9 @@ func (b *Batch) layout(l *Layout) uint16 {
 // the mapping, panicking as a fault of it would (IsFault).
 func (b *Batch) ngPacket(ng *ngFile, rec *leanRec, f *Frame, timed bool) (layers.LinkType, string) {
 	l := b.layouts[rec.lay].ng
-	ng.mem, ng.pos, ng.big, ng.ifaces, ng.settled, ng.held, ng.skip = b.ng, rec.off, l.big, l.ifaces, l.settled, true, false
+	ng.mem, ng.pos, ng.base, ng.big, ng.ifaces, ng.settled, ng.held, ng.skip = b.ng, rec.off, b.ngBase, l.big, l.ifaces, l.settled, true, false
 	if rec.lean.present != 0 {
-		rest := b.ng[rec.off:]
+		rest := b.ng[rec.off-b.ngBase:]
 		h := (*[ngMinEPB]byte)(rest)
 		i, caplen := ng.u32(h[8:12]), ng.u32(h[20:24])
 		if uint64(i) >= uint64(len(l.ifaces)) || uint64(caplen) > uint64(len(rest)-ngMinEPB) {
@@ -340,19 +341,18 @@ func (r *Reader) ReadBatch(b *Batch, max int, visit func(f *Frame, i int)) {
 	if chunked {
 		// The batch's frames lie in one chunk, which begins with the
 		// first (or the stream reader reads on).
-		p := r.pf
-		if !p.chunkHolds() && !p.nextChunk() {
-			p.toStream()
+		if !r.chunkHolds() && !r.nextChunk() {
+			r.toStream()
 			chunked = false
 		} else {
-			p.ck.cur.refs++
-			b.chunk = p.ck.cur
+			b.chunk = r.chunk()
+			b.chunk.refs++
 		}
 	}
 	switch {
 	case r.numbers != nil:
-	case mapped && r.pf == nil:
-		b.ng = r.ng.mem
+	case (mapped || chunked) && r.pf == nil:
+		b.ng, b.ngBase = r.ng.mem, r.ng.base
 		// A layout's index is a leanRec's uint16.
 		max = min(max, 1<<16)
 	case mapped:
@@ -379,7 +379,7 @@ func (r *Reader) ReadBatch(b *Batch, max int, visit func(f *Frame, i int)) {
 		if fast && (b.ng != nil && r.readLeanNg(b) || b.lean != nil && r.readLean(b)) {
 			continue
 		}
-		if chunked && !r.pf.chunkHolds() {
+		if chunked && !r.chunkHolds() {
 			return // the next batch starts on the next chunk
 		}
 		lt, err := r.read(f)
@@ -507,28 +507,65 @@ func (r *Reader) readLeanNg(b *Batch) bool {
 // mapped reports whether r reads a whole file in memory, a mapped one (a
 // pcap or pcapng one).
 func (r *Reader) mapped() bool {
-	return r.pf != nil && r.pf.mem != nil && r.pf.ck == nil || r.ng != nil && r.ng.mem != nil
+	return r.pf != nil && r.pf.mem != nil && r.pf.ck == nil || r.ng != nil && r.ng.mem != nil && r.ng.ck == nil
 }
 
-// chunked reports whether r reads a classic pcap file in chunks, turning
-// it to that if it is one read by read(2) that may be: a file, not a
-// pipe's writer to wait for, past no damage (pcapFile.toStream).
+// chunked reports whether r reads a pcap or pcapng file in chunks,
+// turning it to that if it is one read by read(2) that may be: a file,
+// not a pipe's writer to wait for, read as a stream only where chunks
+// cannot be (toStream).
 func (r *Reader) chunked() bool {
-	p := r.pf
-	switch {
-	case p == nil:
-		return false
-	case p.ck != nil:
-		return true
-	case p.mem != nil || p.src == nil || p.streamed || r.wait != nil || r.numbers != nil || r.err != nil:
-		return false
+	if r.wait != nil || r.numbers != nil || r.err != nil {
+		return r.pf != nil && r.pf.ck != nil || r.ng != nil && r.ng.ck != nil
 	}
 	size := r.chunkSize
 	if size == 0 {
 		size = defaultChunkSize
 	}
-	p.startChunks(r.offset, size)
-	return true
+	switch p, ng := r.pf, r.ng; {
+	case p != nil && p.ck != nil, ng != nil && ng.ck != nil:
+		return true
+	case p != nil && p.mem == nil && p.src != nil && !p.streamed:
+		p.startChunks(r.offset, size)
+		return true
+	case ng != nil && ng.mem == nil && ng.src != nil && !ng.streamed:
+		ng.startChunks(size)
+		return true
+	}
+	return false
+}
+
+// chunkHolds is the chunk's chunkHolds (chunked).
+func (r *Reader) chunkHolds() bool {
+	if r.pf != nil {
+		return r.pf.chunkHolds()
+	}
+	return r.ng.chunkHolds()
+}
+
+// nextChunk is the chunk's nextChunk (chunked).
+func (r *Reader) nextChunk() bool {
+	if r.pf != nil {
+		return r.pf.nextChunk()
+	}
+	return r.ng.nextChunk()
+}
+
+// toStream is the file's toStream (chunked).
+func (r *Reader) toStream() {
+	if r.pf != nil {
+		r.pf.toStream()
+	} else {
+		r.ng.toStream()
+	}
+}
+
+// chunk is the chunk r reads (chunked).
+func (r *Reader) chunk() *chunk {
+	if r.pf != nil {
+		return r.pf.ck.cur
+	}
+	return r.ng.ck.cur
 }
 
 // mapping is the mapped file r reads in place (a pcap or pcapng one), or
@@ -613,7 +650,7 @@ func (r *Reader) Release(b *Batch) {
 	switch {
 	case r.pf != nil && r.pf.mapped:
 		r.pf.releasedBy = releaseBatch(r.pf.mem, r.pf.releasedBy, b.end)
-	case r.ng != nil && r.ng.mem != nil:
+	case r.ng != nil && r.ng.mem != nil && r.ng.ck == nil:
 		r.ng.releasedBy = releaseBatch(r.ng.mem, r.ng.releasedBy, b.end)
 	}
 }

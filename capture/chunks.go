@@ -54,13 +54,25 @@ type chunk struct {
 	of   *chunks
 }
 
-// chunks is the chunks of one file: the one read from, and those no one
-// holds.
+// chunks is the chunks of one file: the one read from, those no one
+// holds, and the source they are filled from.
 type chunks struct {
 	cur  *chunk
 	free []*chunk
-	size int  // of a chunk
-	eof  bool // the source has ended (or failed: the stream reader says how)
+	size int // of a chunk
+	src  io.Reader
+	eof  bool // src has ended (or failed: the stream reader says how)
+}
+
+// newChunks reads src, so far read through br, in chunks of size bytes:
+// what br's buffer holds is read first (br is not used again).
+func newChunks(br *bufio.Reader, src io.Reader, size int) *chunks {
+	if held, _ := br.Peek(br.Buffered()); len(held) > 0 {
+		src = io.MultiReader(bytes.NewReader(held), src)
+	}
+	cs := &chunks{size: size, src: src}
+	cs.cur = cs.get(size)
+	return cs
 }
 
 // get returns a chunk of at least n bytes, held once.
@@ -88,29 +100,42 @@ func (c *chunk) release() {
 	}
 }
 
-// startChunks turns p, read as a stream whose next record is at file
-// offset at, to reading chunks of size bytes: what the stream's buffer
-// holds is read first (the buffer is not used again).
-func (p *pcapFile) startChunks(at int64, size int) {
-	cs := &chunks{size: size}
-	if held, _ := p.br.Peek(p.br.Buffered()); len(held) > 0 {
-		p.src = io.MultiReader(bytes.NewReader(held), p.src)
+// fill reads the source into the current chunk after its first n bytes,
+// until it is full or the source ends, and returns the bytes it holds.
+func (cs *chunks) fill(n int) []byte {
+	c := cs.cur
+	m, err := io.ReadFull(cs.src, c.buf[n:])
+	if err != nil {
+		cs.eof = true
 	}
-	cs.cur, p.ck, p.br = cs.get(size), cs, nil
-	p.pos, p.base = 0, at
-	p.fill(0)
+	return c.buf[:n+m]
 }
 
-// fill reads the source into the current chunk after its first n bytes,
-// until it is full or the source ends.
-func (p *pcapFile) fill(n int) {
-	c := p.ck.cur
-	m, err := io.ReadFull(p.src, c.buf[n:])
-	n += m
-	if err != nil {
-		p.ck.eof = true
-	}
-	p.mem = c.buf[:n]
+// move starts a chunk of at least need bytes with rest, the current
+// one's bytes from the next record or block on, and fills it.
+func (cs *chunks) move(rest []byte, need int) []byte {
+	c := cs.get(need)
+	n := copy(c.buf, rest)
+	cs.cur.release()
+	cs.cur = c
+	return cs.fill(n)
+}
+
+// stream is the stream of rest, the current chunk's bytes from the next
+// record or block on, and then the source's, for a stream reader to read
+// on where chunks cannot.
+func (cs *chunks) stream(rest []byte) *bufio.Reader {
+	rest = bytes.Clone(rest)
+	cs.cur.release()
+	return bufio.NewReaderSize(io.MultiReader(bytes.NewReader(rest), cs.src), streamBuf)
+}
+
+// startChunks turns p, read as a stream whose next record is at file
+// offset at, to reading chunks of size bytes.
+func (p *pcapFile) startChunks(at int64, size int) {
+	p.ck = newChunks(p.br, p.src, size)
+	p.br, p.pos, p.base = nil, 0, at
+	p.mem = p.ck.fill(0)
 }
 
 // chunkHolds reports whether the next record is whole in the chunk, its
@@ -130,34 +155,86 @@ func (p *pcapFile) chunkHolds() bool {
 // in it (chunkHolds). It reports false, changing nothing, at the source's
 // end.
 func (p *pcapFile) nextChunk() bool {
-	cs := p.ck
-	if cs.eof {
+	if p.ck.eof {
 		return false
 	}
 	rest := p.mem[p.pos:]
-	need := cs.size
+	need := 0
 	if len(rest) >= pcapRecordLen {
 		h := (*[pcapRecordLen]byte)(rest)
 		if caplen := p.u32(h[8:12]); p.plausibleOf(caplen, p.u32(h[12:16]), p.u32(h[4:8])) {
-			need = max(need, pcapRecordLen+int(caplen))
+			need = pcapRecordLen + int(caplen)
 		}
 	}
-	c := cs.get(need)
-	n := copy(c.buf, rest)
-	cs.cur.release()
-	cs.cur = c
 	p.base += int64(p.pos)
 	p.pos = 0
-	p.fill(n)
+	p.mem = p.ck.move(rest, need)
 	return p.chunkHolds()
 }
 
-// toStream turns p back to reading a stream, from its next record on: the
-// chunk's bytes from there, then the source's.
+// toStream turns p back to reading a stream, from its next record on.
 func (p *pcapFile) toStream() {
-	rest := bytes.Clone(p.mem[p.pos:])
-	p.br = bufio.NewReaderSize(io.MultiReader(bytes.NewReader(rest), p.src), streamBuf)
-	p.ck.cur.release()
+	p.br = p.ck.stream(p.mem[p.pos:])
 	p.ck, p.mem, p.pos, p.base = nil, nil, 0, 0
+	p.streamed = true
+}
+
+// startChunks turns p, read as a stream, to reading chunks of size bytes.
+func (p *ngFile) startChunks(size int) {
+	p.ck = newChunks(p.br, p.src, size)
+	p.br, p.base = nil, p.pos
+	p.mem = p.ck.fill(0)
+}
+
+// chunkHolds reports whether the blocks up to the next packet block are
+// whole in the chunk, each of a length no longer than a stream's buffer,
+// whose trailer repeats it, none a section header, and that packet block
+// one readPacket returns: readPacket then reads them from the chunk as
+// from a stream, looking no further.
+func (p *ngFile) chunkHolds() bool {
+	rest := p.mem[p.pos-p.base:]
+	ifaces := len(p.ifaces) // and those the blocks before the packet's describe
+	for len(rest) >= ngMinBlock {
+		typ, n := p.u32(rest[0:4]), p.u32(rest[4:8])
+		if typ == ngBlockSHB || n < ngMinBlock || n%4 != 0 || n > streamBuf || uint64(n) > uint64(len(rest)) || p.u32(rest[n-4:n]) != n {
+			return false
+		}
+		// A packet block readPacket returns, not one it reads past.
+		switch typ {
+		case ngBlockEPB, ngBlockPB:
+			if n < ngMinEPB {
+				return false
+			}
+			ifc := int(p.u32(rest[8:12]))
+			if typ == ngBlockPB {
+				ifc = int(p.u16(rest[8:10]))
+			}
+			return p.u32(rest[20:24]) <= n-ngMinEPB && ifc < ifaces && !p.skip
+		case ngBlockSPB:
+			return n >= ngMinSPB && ifaces > 0 && !p.skip
+		case ngBlockIDB:
+			ifaces++
+		}
+		rest = rest[n:]
+	}
+	return false
+}
+
+// nextChunk is pcapFile.nextChunk for blocks: the blocks up to the next
+// packet block are then whole in the chunk (chunkHolds).
+func (p *ngFile) nextChunk() bool {
+	if p.ck.eof {
+		return false
+	}
+	rest := p.mem[p.pos-p.base:]
+	p.base = p.pos
+	p.mem = p.ck.move(rest, 0)
+	return p.chunkHolds()
+}
+
+// toStream turns p back to reading a stream, from its next block on.
+func (p *ngFile) toStream() {
+	p.br = p.ck.stream(p.mem[p.pos-p.base:])
+	p.ck, p.mem, p.base = nil, nil, 0
 	p.streamed = true
 }

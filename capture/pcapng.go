@@ -27,8 +27,9 @@ import (
 // offset (errOff).
 type ngFile struct {
 	br *bufio.Reader
-	// mem is a mapped file (OpenMapped), read in place instead of br;
-	// released the offset before which its pages were released.
+	// mem is a mapped file (OpenMapped) or a chunk (ck), read in place
+	// instead of br; released the offset before which a mapping's pages
+	// were released.
 	mem      []byte
 	released int64
 	// held: the packets read are used after the next read (ReadBatch):
@@ -85,6 +86,14 @@ type ngFile struct {
 	// up to the first whose link type its first packet is to settle
 	// (ngIface.guess).
 	settled int
+	// src is what br reads (the file), which ReadBatch reads into chunks
+	// instead (ck, chunks.go): mem is then the current chunk, base the
+	// offset of its first byte (pos is the stream's offset still).
+	// streamed: read as a stream again after chunks (toStream), for good.
+	src      io.Reader
+	ck       *chunks
+	base     int64
+	streamed bool
 }
 
 // shbTypeFlipped reports a block type one bit off a section header
@@ -314,7 +323,7 @@ func (p *ngFile) peek(n int) ([]byte, error) {
 	if p.mem == nil {
 		return p.br.Peek(n)
 	}
-	rest := p.mem[p.pos:]
+	rest := p.mem[p.pos-p.base:]
 	if len(rest) < n {
 		return rest, io.EOF
 	}
@@ -341,7 +350,7 @@ func (p *ngFile) bufSize() int {
 // releaseEvery bytes: the frames before it are no longer valid (Next's
 // contract), and a file read whole stays out of the resident set.
 func (p *ngFile) release() {
-	if p.mem != nil && !p.held && p.pos-p.released >= releaseEvery {
+	if p.mem != nil && p.ck == nil && !p.held && p.pos-p.released >= releaseEvery {
 		end := p.pos &^ (releaseEvery - 1)
 		releaseMapped(p.mem[p.released:end])
 		p.released = end
@@ -902,6 +911,9 @@ func (p *ngFile) readPacket(ci *gopacket.CaptureInfo) ([]byte, error) {
 		p.pass(0, p.pending)
 		p.pending = nil
 	}
+	if p.ck != nil && !p.chunkHolds() && !p.nextChunk() {
+		p.toStream()
+	}
 	p.release()
 	if data := p.mappedEPB(ci, true); data != nil {
 		return data, nil
@@ -1026,7 +1038,7 @@ func (p *ngFile) mappedEPB(ci *gopacket.CaptureInfo, timed bool) []byte {
 		return nil
 	}
 	start := p.pos
-	rest := p.mem[start:]
+	rest := p.mem[start-p.base:]
 	if len(rest) < ngMinEPB {
 		return nil
 	}

@@ -203,7 +203,7 @@ func (r *Reader) Recorded() (end time.Time, dropped uint64, ok bool) {
 
 // Open opens a pcap or pcapng file, or stdin when name is "-". The format
 // is detected from the magic, not from the file name.
-func Open(name string) (*Reader, error) { return open(context.Background(), name, mapNone) }
+func Open(name string) (*Reader, error) { return open(context.Background(), name, false) }
 
 // OpenMapped is Open reading a classic pcap or pcapng file through a
 // memory mapping (other files and stdin are read as by Open): the frames
@@ -217,19 +217,10 @@ func Open(name string) (*Reader, error) { return open(context.Background(), name
 // Addr method) into an error (IsFault; ErrChanged says it). Frames must
 // not be used after Close.
 func OpenMapped(name string) (*Reader, error) {
-	return open(context.Background(), name, mapAll)
+	return open(context.Background(), name, true)
 }
 
-// How open reads a file.
-type mapping int
-
-const (
-	mapNone   mapping = iota // by read(2)
-	mapAll                   // a pcap or pcapng file through a mapping
-	mapPcapng                // a pcapng file through a mapping
-)
-
-func open(ctx context.Context, name string, mapped mapping) (*Reader, error) {
+func open(ctx context.Context, name string, mapped bool) (*Reader, error) {
 	var (
 		in     io.Reader
 		closer io.Closer
@@ -259,8 +250,8 @@ func open(ctx context.Context, name string, mapped mapping) (*Reader, error) {
 		if err == nil && !st.Mode().IsRegular() { // a FIFO, a socket, a terminal: see waitingInput
 			wait = newWaitingInput(ctx, f)
 			in = wait
-		} else if mapped != mapNone {
-			if r, ok, err := openMapped(name, f, mapped == mapPcapng); ok {
+		} else if mapped {
+			if r, ok, err := openMapped(name, f); ok {
 				return r, err
 			}
 		}
@@ -282,10 +273,10 @@ func open(ctx context.Context, name string, mapped mapping) (*Reader, error) {
 	return r, nil
 }
 
-// openMapped reads f as a classic pcap (unless ngOnly) or pcapng file
-// through a mapping; ok is false when f is something else or cannot be
-// mapped (f is then untouched).
-func openMapped(name string, f *os.File, ngOnly bool) (r *Reader, ok bool, err error) {
+// openMapped reads f as a classic pcap or pcapng file through a mapping;
+// ok is false when f is something else or cannot be mapped (f is then
+// untouched).
+func openMapped(name string, f *os.File) (r *Reader, ok bool, err error) {
 	mem, ok := mapFile(f)
 	if !ok {
 		return nil, false, nil
@@ -297,8 +288,8 @@ func openMapped(name string, f *os.File, ngOnly bool) (r *Reader, ok bool, err e
 	switch {
 	case magic == magicPcapNG || shbTypeFlipped(mem):
 		return openMappedNg(name, f, mem)
-	case isPcapMagic(magic) && !ngOnly:
-	default: // gzip, not a capture (the stream reader says which), or not to map
+	case isPcapMagic(magic):
+	default: // gzip, not a capture: the stream reader says which
 		unmapFile(mem)
 		return nil, false, nil
 	}
@@ -429,6 +420,7 @@ func NewFileReader(name string, in io.Reader) (*Reader, error) {
 		if err != nil {
 			return nil, ngHeaderError(name, err)
 		}
+		ng.src = in
 		src = ng
 	case isPcapMagic(m):
 		pr, err := newPcapFile(br)

@@ -20,24 +20,12 @@ import (
 // socket end when ctx does, with context.Cause(ctx) as the error. A
 // regular file is read as Open reads it.
 func OpenContext(ctx context.Context, name string) (*Reader, error) {
-	return open(ctx, name, mapNone)
+	return open(ctx, name, false)
 }
 
 // OpenMappedContext is OpenMapped, with OpenContext's ending.
 func OpenMappedContext(ctx context.Context, name string) (*Reader, error) {
-	return open(ctx, name, mapAll)
-}
-
-// OpenBatched is Open for a reader of batches (ReadBatch): a pcapng file
-// is read through a mapping (OpenMapped), a classic pcap file by read(2)
-// into chunks its batches hold (chunks.go).
-func OpenBatched(name string) (*Reader, error) {
-	return open(context.Background(), name, mapPcapng)
-}
-
-// OpenBatchedContext is OpenBatched, with OpenContext's ending.
-func OpenBatchedContext(ctx context.Context, name string) (*Reader, error) {
-	return open(ctx, name, mapPcapng)
+	return open(ctx, name, true)
 }
 
 // Waits reports whether r's reads wait on a writer (a pipe, FIFO,

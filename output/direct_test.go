@@ -380,11 +380,11 @@ func TestFileShrinks(t *testing.T) {
 	}
 }
 
-// TestMappedPcapngShrinks: a pcapng file is read through a mapping too
-// by a parallel run (one goroutine reads it by read(2)), and its
-// truncation while read is the file's error after the lines printed
+// TestPcapngShrinks: a pcapng file truncated while it is read, by one
+// goroutine (into a buffer) or by a parallel run (into small chunks its
+// batches hold), ends with the file's error after the lines printed
 // before it, never a crash, never a clean end.
-func TestMappedPcapngShrinks(t *testing.T) {
+func TestPcapngShrinks(t *testing.T) {
 	frames, lt := testutil.ReadFrames(t, pingpong)
 	data := testutil.Pcapng(lt, 9, frames) // nanoseconds
 	name := filepath.Join(t.TempDir(), "shrinks.pcapng")
@@ -401,12 +401,12 @@ func TestMappedPcapngShrinks(t *testing.T) {
 		}
 		var out bytes.Buffer
 		sw := &shrinker{w: &out, name: name}
-		err := Run(context.Background(), Options{Read: name, All: true, Jobs: jobs, batchFrames: 2, Stdout: sw, Stderr: io.Discard})
+		err := Run(context.Background(), Options{Read: name, All: true, Jobs: jobs, batchFrames: 2, chunkBytes: 4096, Stdout: sw, Stderr: io.Discard})
 		if !sw.done {
 			t.Fatal("the output was never flushed during the read; the test needs a longer capture")
 		}
-		// ErrChanged: the mapping faulted, or the reads met an end
-		// before the part of the file they had read.
+		// ErrChanged: the reads met an end before the part of the file
+		// they had read.
 		if !errors.Is(err, capture.ErrChanged) || ExitCode(err) != 2 {
 			t.Errorf("-j %d: error %v (exit %d), want the file's ErrChanged (exit 2)", jobs, err, ExitCode(err))
 		}

@@ -352,18 +352,9 @@ func (o *Options) ploop(ctx context.Context, r *capture.Reader, flt *filter.Filt
 			return b.cb.Err != nil
 		},
 		Work: func(job int, b *pbatch) {
-			wk := workers[job]
-			wk.run(b)
-			if wk.direct == nil {
-				// A reader the workers seldom wait for (text, JSON)
-				// would take its page faults itself. Direct -T fields
-				// batches are quick: their workers wait, and load
-				// ahead then (3-5 % slower with this as well).
-				r.KeepAhead()
-			}
+			workers[job].run(b)
 		},
-		Write:    pl.write,
-		Prefetch: r.TouchAhead,
+		Write: pl.write,
 	}
 	pass.Run()
 	pl.prog.clear()

@@ -262,7 +262,7 @@ func TestParallelJSONInterrupted(t *testing.T) {
 // early, and the run ends with the file's error after a prefix of what
 // -j 1 prints of the whole file, or, where every frame was read before,
 // with all of it; never a crash. With -w the saved frames are the first
-// ones of the capture. (TestMappedPcapngShrinks cuts a mapped file.)
+// ones of the capture. (TestPcapngShrinks cuts a pcapng file.)
 func TestParallelFileShrinks(t *testing.T) {
 	name, data := shrinkable(t)
 	full, _, err := run(t, Options{Read: name, All: true, Jobs: 1})
@@ -393,7 +393,8 @@ func (w *ngBuilder) epb(iface uint32, f rawFrame) {
 }
 
 // TestParallelPcapng: the frames of a pcapng file, which -j reads in
-// place from its mapping and decodes again on the workers, print the same
+// place from the chunks its batches hold (small ones too: blocks cut at a
+// chunk's end) and decodes again on the workers, print the same
 // with -j 2 and -j 3 as with -j 1: two sections of either byte order, an
 // interface of a link type not decoded, simple packet and statistics
 // blocks, damage read past (a block whose trailer disagrees, a packet of
@@ -431,7 +432,7 @@ func TestParallelPcapng(t *testing.T) {
 					t.Errorf("%d frames, the whole file %d", got, want)
 				}
 			}
-			checkParallel(t, path, []int{17, 1000}, jrun{2, 16, 0}, jrun{3, 1, 0})
+			checkParallel(t, path, []int{17, 1000}, jrun{2, 16, 0}, jrun{3, 1, 0}, jrun{2, 4, 1024})
 		})
 	}
 }

@@ -235,13 +235,10 @@ func Run(ctx context.Context, o Options) error {
 		}
 	}
 
-	// Only a run that decodes on several goroutines reads the file in
-	// batches (see open); whether it will is known before the file is: a
-	// FIFO or pipe, which says so once open, is read as it comes.
 	// idle: no frame is printed, filtered or written (-q alone), and the
 	// goroutines would have nothing to do.
 	idle := o.Quiet && flt == nil && o.Write == ""
-	r, err := o.open(ctx, o.parallel(tr, idle, false) > 1)
+	r, err := o.open(ctx)
 	if err != nil && ctx.Err() != nil && o.Iface == "" {
 		// Stopped waiting for a FIFO's writer or a pipe's first bytes:
 		// nothing was read, which prints as a capture of no frames
@@ -471,20 +468,15 @@ func (o *Options) check() error {
 }
 
 // open opens the capture: the interface, or the file (a pipe's or FIFO's
-// read waiting for its writer ends with ctx). A file read in batches (a
-// parallel run) is opened for them (capture.OpenBatchedContext): its
-// batches are then records left in place for the decoding goroutines,
-// in chunks read by read(2) or, for pcapng, in a mapping, a fault of
-// which loop turns into ErrChanged. One goroutine reads it by read(2)
-// into a buffer it reuses: on a virtual machine whose page faults trap
-// to the hypervisor, a 200 MB file's first touch of every mapped page
-// cost more than the whole of -T fields' other work.
-func (o *Options) open(ctx context.Context, batched bool) (*capture.Reader, error) {
+// read waiting for its writer ends with ctx). A file is read by read(2),
+// never through a mapping: into a buffer it reuses by one goroutine, into
+// chunks its batches hold by a parallel run (capture.Reader.ReadBatch).
+// On a virtual machine whose page faults trap to the hypervisor, a 200 MB
+// file's first touch of every mapped page cost more than the whole of
+// -T fields' other work.
+func (o *Options) open(ctx context.Context) (*capture.Reader, error) {
 	if o.Iface != "" {
 		return capture.OpenLive(o.Iface, o.CaptureFilter, o.Snaplen)
-	}
-	if batched {
-		return capture.OpenBatchedContext(ctx, o.Read)
 	}
 	return capture.OpenContext(ctx, o.Read)
 }
@@ -638,10 +630,9 @@ func feedTarget(tr Tracker) feeder {
 }
 
 func (o *Options) loop(ctx context.Context, r *capture.Reader, flt *filter.Filter, tr feeder, late *lateFields, w *capture.Writer, p printer) (err error) {
-	// A pcapng file read in batches is read through a mapping
-	// (capture.OpenBatchedContext): should another program truncate it
-	// meanwhile, touching a frame beyond its
-	// new end faults, and that is this file's error, not a crash; what was
+	// A Reader of a mapped file (capture.OpenMapped; smcdump reads by
+	// read(2)) faults on a frame beyond the end another program cut the
+	// file to meanwhile: that is the file's error, not a crash; what was
 	// printed before stays (Run flushes it).
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {

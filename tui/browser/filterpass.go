@@ -72,7 +72,6 @@ func filterBatches(ctx context.Context, r *capture.Reader, flt *filter.Filter, u
 			r.Release(&b.cb)
 			return false
 		},
-		Prefetch: r.TouchAhead,
 	}
 	pass.Run()
 	if !done {

@@ -679,7 +679,7 @@ func (x *Index) Filter(ctx context.Context, flt *filter.Filter) ([]int32, error)
 	// input that grows is read no further than its frames indexed (upTo),
 	// one at a time.
 	batches := !tracked && filterJobs() > 1 && !x.grows() && !x.general
-	r, upTo, err := x.passAs(batches)
+	r, upTo, err := x.pass()
 	if errors.Is(err, errNoFrames) {
 		return nil, nil
 	}
@@ -750,14 +750,11 @@ func (x *Index) Filter(ctx context.Context, flt *filter.Filter) ([]int32, error)
 // sort by a decoded column, a stream): the file again, its decompressed
 // copy, or the frames in memory. upTo is the last frame the pass may read
 // (0: to the end): a live input's are the frames indexed when it began,
-// the only ones certain to be whole in the file or its copy.
-func (x *Index) pass() (r *capture.Reader, upTo int, err error) { return x.passAs(false) }
-
-// passAs is pass; batched reads a file for a pass in batches
-// (capture.OpenBatched: a pcap file in chunks, a pcapng file in place
-// through a memory mapping), whose goroutines turn a fault of the
-// mapping into an error (filterBatches).
-func (x *Index) passAs(batched bool) (r *capture.Reader, upTo int, err error) {
+// the only ones certain to be whole in the file or its copy. A file is
+// read by read(2): a pass in batches (filterBatches) reads it into
+// chunks its batches hold (capture.Reader.ReadBatch), not through a
+// mapping, whose page faults cost more on a virtual machine.
+func (x *Index) pass() (r *capture.Reader, upTo int, err error) {
 	x.mu.RLock()
 	rawFrom, done, n := x.rawFrom(), x.done, x.ents.len()
 	x.mu.RUnlock()
@@ -779,11 +776,7 @@ func (x *Index) passAs(batched bool) (r *capture.Reader, upTo int, err error) {
 		_, _, why, _, _ := x.Kept()
 		return nil, 0, fmt.Errorf("%s cannot be read again: its copy stopped at frame %d (%s)", x.Name(), rawFrom, why)
 	}
-	if batched {
-		r, err = capture.OpenBatched(x.path)
-	} else {
-		r, err = capture.Open(x.path)
-	}
+	r, err = capture.Open(x.path)
 	return r, upTo, err
 }
 
