@@ -422,8 +422,8 @@ func (o *Options) emit(r *capture.Reader, b *pbatch, w *capture.Writer, bw *bufi
 		// in frames read ahead, is not the run's (Run).
 		o.damageCut, o.damageTo = true, b.skipsBefore+b.cb.Skips(b.sel[nsel-1]+1)
 	case b.err != nil:
-		// The frame the worker failed on (a fault of the mapped file)
-		// may have printed part of its text.
+		// The frame the worker failed on may have printed part of
+		// its text.
 		out = out[:b.end]
 	}
 	start := 0
@@ -445,9 +445,9 @@ func (o *Options) emit(r *capture.Reader, b *pbatch, w *capture.Writer, bw *bufi
 	return nil
 }
 
-// write writes batch b's i-th frame to -w. The frame is read again from
-// its chunk, or from a mapped pcapng file: should that be cut meanwhile,
-// that faults, and is the file's error, as in loop.
+// write writes batch b's i-th frame to -w, read again from its chunk (or
+// from a mapped file, capture.OpenMapped: should that be cut meanwhile,
+// the fault is the file's error, as in loop).
 func (o *Options) write(r *capture.Reader, w *capture.Writer, b *capture.Batch, i int) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
