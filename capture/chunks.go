@@ -6,23 +6,24 @@ import (
 	"io"
 )
 
-// Batches of a classic pcap file read by read(2). A mapping lets batch
+// Batches of a pcap or pcapng file read by read(2). A mapping lets batch
 // decoders read frames in place, but every page's first touch is a fault,
 // which on a virtual machine traps to the hypervisor: there a 200 MB
 // file's faults cost more than decoding its frames. Copying each frame
 // into its batch costs the reader a second pass over the bytes. So
 // ReadBatch reads such a file into chunks, large buffers that read(2)
-// fills, and a batch's frames are records left where they lie in one
-// chunk, which the batch holds until it is read into again; a chunk is
-// filled again once no batch holds it. A batch ends where its chunk does:
-// the next one starts on a chunk that begins with the record the last one
-// cut.
+// fills, and a batch's frames are records or blocks left where they lie
+// in one chunk, which the batch holds until it is read into again; a
+// chunk is filled again once no batch holds it. A batch ends where its
+// chunk does: the next one starts on a chunk that begins with the record
+// or block the last one cut.
 //
-// A chunk is only ever handed whole, plausible records (chunkHolds): what
-// a stream reader reads past the end of what it has looked at (damage and
-// the search for the next record, files joined end to end, a file cut
-// short) is read by the stream reader itself, from there to the file's
-// end (toStream).
+// A chunk is only ever handed what the stream reader would read without
+// looking past it (chunkHolds): whole, plausible records; whole, sound
+// blocks up to a packet block. Where a stream reader reads past the end
+// of what it has looked at (damage and the search for the next record or
+// block, files joined end to end, a new section, a file cut short), the
+// stream reader reads the rest of the file (toStream).
 
 // defaultChunkSize is the bytes a chunk holds (a record longer than that
 // has a chunk of its own; SetChunkSize). Smaller chunks end batches early
@@ -31,16 +32,19 @@ import (
 // than with 256 KiB ones, most on the mix of small frames.
 const defaultChunkSize = 1 << 18
 
-// SetChunkSize sets the bytes of the chunks ReadBatch reads a classic pcap
-// file into by read(2) (chunks.go), from the next chunk on: for tests, and
-// to measure; 0 is the default.
+// SetChunkSize sets the bytes of the chunks ReadBatch reads a pcap or
+// pcapng file into by read(2) (chunks.go), from the next chunk on: for
+// tests, and to measure; 0 is the default.
 func (r *Reader) SetChunkSize(n int) {
 	if n <= 0 {
 		n = defaultChunkSize
 	}
 	r.chunkSize = n
-	if r.pf != nil && r.pf.ck != nil {
+	switch {
+	case r.pf != nil && r.pf.ck != nil:
 		r.pf.ck.size = n
+	case r.ng != nil && r.ng.ck != nil:
+		r.ng.ck.size = n
 	}
 }
 
