@@ -507,7 +507,7 @@ func (r *Reader) readLeanNg(b *Batch) bool {
 // mapped reports whether r reads a whole file in memory, a mapped one (a
 // pcap or pcapng one).
 func (r *Reader) mapped() bool {
-	return r.pf != nil && r.pf.mem != nil && r.pf.ck == nil || r.ng != nil && r.ng.mem != nil && r.ng.ck == nil
+	return r.pf != nil && r.pf.mem != nil && r.pf.ck == nil || r.ng != nil && r.ng.mapped
 }
 
 // chunked reports whether r reads a pcap or pcapng file in chunks,
@@ -650,7 +650,7 @@ func (r *Reader) Release(b *Batch) {
 	switch {
 	case r.pf != nil && r.pf.mapped:
 		r.pf.releasedBy = releaseBatch(r.pf.mem, r.pf.releasedBy, b.end)
-	case r.ng != nil && r.ng.mem != nil && r.ng.ck == nil:
+	case r.ng != nil && r.ng.mapped:
 		r.ng.releasedBy = releaseBatch(r.ng.mem, r.ng.releasedBy, b.end)
 	}
 }

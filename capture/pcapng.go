@@ -27,10 +27,12 @@ import (
 // offset (errOff).
 type ngFile struct {
 	br *bufio.Reader
-	// mem is a mapped file (OpenMapped) or a chunk (ck), read in place
-	// instead of br; released the offset before which a mapping's pages
-	// were released.
+	// mem is a mapped file (OpenMapped, mapped set) or a chunk (ck), read
+	// in place instead of br; released the offset before which a
+	// mapping's pages were released. mapped does not change once the file
+	// is open: Reader.Release reads it on another goroutine than read's.
 	mem      []byte
+	mapped   bool
 	released int64
 	// held: the packets read are used after the next read (ReadBatch):
 	// release leaves the pages to Reader.Release, which notes how far it
@@ -310,7 +312,7 @@ func (p *ngFile) packetBlockLength(n uint32) error {
 // mapping of the file (mapFile) whose pages are released behind the
 // reader.
 func newMemNgFile(mem []byte) (*ngFile, error) {
-	p := &ngFile{mem: mem}
+	p := &ngFile{mem: mem, mapped: true}
 	if err := p.first(); err != nil {
 		return nil, err
 	}
@@ -350,7 +352,7 @@ func (p *ngFile) bufSize() int {
 // releaseEvery bytes: the frames before it are no longer valid (Next's
 // contract), and a file read whole stays out of the resident set.
 func (p *ngFile) release() {
-	if p.mem != nil && p.ck == nil && !p.held && p.pos-p.released >= releaseEvery {
+	if p.mapped && !p.held && p.pos-p.released >= releaseEvery {
 		end := p.pos &^ (releaseEvery - 1)
 		releaseMapped(p.mem[p.released:end])
 		p.released = end

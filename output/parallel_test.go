@@ -432,7 +432,7 @@ func TestParallelPcapng(t *testing.T) {
 					t.Errorf("%d frames, the whole file %d", got, want)
 				}
 			}
-			checkParallel(t, path, []int{17, 1000}, jrun{2, 16, 0}, jrun{3, 1, 0}, jrun{2, 4, 1024})
+			checkParallel(t, path, []int{17, 1000}, jrun{2, 4, 1024}, jrun{2, 16, 0}, jrun{3, 1, 0})
 		})
 	}
 }
