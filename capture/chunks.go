@@ -193,8 +193,8 @@ func (p *ngFile) startChunks(size int) {
 // chunkHolds reports whether the blocks up to the next packet block are
 // whole in the chunk, each of a length no longer than a stream's buffer,
 // whose trailer repeats it, none a section header, and that packet block
-// one readPacket returns: readPacket then reads them from the chunk as
-// from a stream, looking no further.
+// one readPacket returns (or a block it ends with an error at): readPacket
+// then reads them from the chunk as from a stream, looking no further.
 func (p *ngFile) chunkHolds() bool {
 	rest := p.mem[p.pos-p.base:]
 	ifaces := len(p.ifaces) // and those the blocks before the packet's describe
@@ -217,7 +217,10 @@ func (p *ngFile) chunkHolds() bool {
 		case ngBlockSPB:
 			return n >= ngMinSPB && ifaces > 0 && !p.skip
 		case ngBlockIDB:
-			ifaces++
+			if n < ngMinIDB {
+				return true // readPacket's error, read no further
+			}
+			ifaces++ // interfaceBlock adds it, damaged options or not
 		}
 		rest = rest[n:]
 	}
