@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"cmp"
 	"time"
 
 	"github.com/gopacket/gopacket"
@@ -337,18 +338,19 @@ func (r *Reader) ReadBatch(b *Batch, max int, visit func(f *Frame, i int)) {
 		}
 		defer func() { a.readTo.Store(int64(r.mappedPos())) }()
 	}
-	chunked := r.chunked()
-	if chunked {
+	cf := r.chunked()
+	if cf != nil {
 		// The batch's frames lie in one chunk, which begins with the
 		// first (or the stream reader reads on).
-		if !r.chunkHolds() && !r.nextChunk() {
-			r.toStream()
-			chunked = false
+		if !cf.chunkHolds() && !cf.nextChunk() {
+			cf.toStream()
+			cf = nil
 		} else {
-			b.chunk = r.chunk()
+			b.chunk = cf.current()
 			b.chunk.refs++
 		}
 	}
+	chunked := cf != nil
 	switch {
 	case r.numbers != nil:
 	case (mapped || chunked) && r.pf == nil:
@@ -379,7 +381,7 @@ func (r *Reader) ReadBatch(b *Batch, max int, visit func(f *Frame, i int)) {
 		if fast && (b.ng != nil && r.readLeanNg(b) || b.lean != nil && r.readLean(b)) {
 			continue
 		}
-		if chunked && !r.chunkHolds() {
+		if chunked && !cf.chunkHolds() {
 			return // the next batch starts on the next chunk
 		}
 		lt, err := r.read(f)
@@ -510,62 +512,34 @@ func (r *Reader) mapped() bool {
 	return r.pf != nil && r.pf.mem != nil && r.pf.ck == nil || r.ng != nil && r.ng.mapped
 }
 
-// chunked reports whether r reads a pcap or pcapng file in chunks,
-// turning it to that if it is one read by read(2) that may be: a file,
-// not a pipe's writer to wait for, read as a stream only where chunks
-// cannot be (toStream).
-func (r *Reader) chunked() bool {
-	if r.wait != nil || r.numbers != nil || r.err != nil {
-		return r.pf != nil && r.pf.ck != nil || r.ng != nil && r.ng.ck != nil
-	}
-	size := r.chunkSize
-	if size == 0 {
-		size = defaultChunkSize
-	}
+// chunkedFile is a pcap or pcapng file read in chunks (chunks.go).
+type chunkedFile interface {
+	chunkHolds() bool
+	nextChunk() bool
+	toStream()
+	current() *chunk
+}
+
+// chunked returns r's file if it is read in chunks, turning it to that
+// if it is one read by read(2) that may be: a file, not a pipe's writer
+// to wait for, read as a stream only where chunks cannot be (toStream).
+// It returns nil for any other.
+func (r *Reader) chunked() chunkedFile {
+	size := cmp.Or(r.chunkSize, defaultChunkSize)
 	switch p, ng := r.pf, r.ng; {
-	case p != nil && p.ck != nil, ng != nil && ng.ck != nil:
-		return true
+	case p != nil && p.ck != nil:
+		return p
+	case ng != nil && ng.ck != nil:
+		return ng
+	case r.wait != nil || r.numbers != nil || r.err != nil:
 	case p != nil && p.mem == nil && p.src != nil && !p.streamed:
 		p.startChunks(r.offset, size)
-		return true
+		return p
 	case ng != nil && ng.mem == nil && ng.src != nil && !ng.streamed:
 		ng.startChunks(size)
-		return true
+		return ng
 	}
-	return false
-}
-
-// chunkHolds is the chunk's chunkHolds (chunked).
-func (r *Reader) chunkHolds() bool {
-	if r.pf != nil {
-		return r.pf.chunkHolds()
-	}
-	return r.ng.chunkHolds()
-}
-
-// nextChunk is the chunk's nextChunk (chunked).
-func (r *Reader) nextChunk() bool {
-	if r.pf != nil {
-		return r.pf.nextChunk()
-	}
-	return r.ng.nextChunk()
-}
-
-// toStream is the file's toStream (chunked).
-func (r *Reader) toStream() {
-	if r.pf != nil {
-		r.pf.toStream()
-	} else {
-		r.ng.toStream()
-	}
-}
-
-// chunk is the chunk r reads (chunked).
-func (r *Reader) chunk() *chunk {
-	if r.pf != nil {
-		return r.pf.ck.cur
-	}
-	return r.ng.ck.cur
+	return nil
 }
 
 // mapping is the mapped file r reads in place (a pcap or pcapng one), or

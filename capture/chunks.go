@@ -3,6 +3,7 @@ package capture
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"io"
 )
 
@@ -36,15 +37,13 @@ const defaultChunkSize = 1 << 18
 // pcapng file into by read(2) (chunks.go), from the next chunk on: for
 // tests, and to measure; 0 is the default.
 func (r *Reader) SetChunkSize(n int) {
-	if n <= 0 {
-		n = defaultChunkSize
-	}
-	r.chunkSize = n
+	r.chunkSize = max(n, 0)
+	size := cmp.Or(r.chunkSize, defaultChunkSize)
 	switch {
 	case r.pf != nil && r.pf.ck != nil:
-		r.pf.ck.size = n
+		r.pf.ck.size = size
 	case r.ng != nil && r.ng.ck != nil:
-		r.ng.ck.size = n
+		r.ng.ck.size = size
 	}
 }
 
@@ -127,9 +126,9 @@ func (cs *chunks) move(rest []byte, need int) []byte {
 
 // stream is the stream of rest, the current chunk's bytes from the next
 // record or block on, and then the source's, for a stream reader to read
-// on where chunks cannot.
+// on where chunks cannot. rest is read where it lies: no chunk is filled
+// again once the file is read as a stream.
 func (cs *chunks) stream(rest []byte) *bufio.Reader {
-	rest = bytes.Clone(rest)
 	cs.cur.release()
 	return bufio.NewReaderSize(io.MultiReader(bytes.NewReader(rest), cs.src), streamBuf)
 }
@@ -175,6 +174,9 @@ func (p *pcapFile) nextChunk() bool {
 	p.mem = p.ck.move(rest, need)
 	return p.chunkHolds()
 }
+
+// current is the chunk p reads.
+func (p *pcapFile) current() *chunk { return p.ck.cur }
 
 // toStream turns p back to reading a stream, from its next record on.
 func (p *pcapFile) toStream() {
@@ -238,6 +240,9 @@ func (p *ngFile) nextChunk() bool {
 	p.mem = p.ck.move(rest, 0)
 	return p.chunkHolds()
 }
+
+// current is the chunk p reads.
+func (p *ngFile) current() *chunk { return p.ck.cur }
 
 // toStream turns p back to reading a stream, from its next block on.
 func (p *ngFile) toStream() {
