@@ -325,18 +325,11 @@ func (r *Reader) ReadBatch(b *Batch, max int, visit func(f *Frame, i int)) {
 	if mapped {
 		// The batch's frames are decoded after later ones are read: the
 		// caller releases their pages once done (Release).
-		mem := r.mapping()
 		if r.pf != nil {
 			r.pf.held = true
 		} else {
 			r.ng.held = true
 		}
-		a := r.ahead.Load()
-		if a == nil {
-			a = &ahead{mem: mem}
-			r.ahead.Store(a)
-		}
-		defer func() { a.readTo.Store(int64(r.mappedPos())) }()
 	}
 	cf := r.chunked()
 	if cf != nil {
@@ -538,18 +531,6 @@ func (r *Reader) chunked() chunkedFile {
 	case ng != nil && ng.mem == nil && ng.src != nil && !ng.streamed:
 		ng.startChunks(size)
 		return ng
-	}
-	return nil
-}
-
-// mapping is the mapped file r reads in place (a pcap or pcapng one), or
-// nil.
-func (r *Reader) mapping() []byte {
-	switch {
-	case r.pf != nil:
-		return r.pf.mem
-	case r.ng != nil:
-		return r.ng.mem
 	}
 	return nil
 }

@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
-	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -109,8 +108,6 @@ type Reader struct {
 	// lean: what the Reader of a lean Batch learned of the current frame
 	// (BatchDecoder.nextLean), present 0 when nothing.
 	lean leanDirect
-	// ahead: TouchAhead's, once ReadBatch has read a mapped file.
-	ahead atomic.Pointer[ahead]
 	// skip: the damage read stepped over before the current frame's
 	// record (nil for none), its frame's RecordErr; skips: the first
 	// maxSkips of them, nskips how many (Damage).
