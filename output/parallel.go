@@ -7,7 +7,9 @@ import (
 	"io"
 	"runtime/debug"
 	"runtime/pprof"
+	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
@@ -110,12 +112,50 @@ type tracking struct {
 	findings interface{ HasFindings(*capture.Frame) bool }
 	fields   bool // the output reads the tracker's fields
 	all      bool // -a
+	// fieldsHint and bytesHint: room for the tracker's fields and their
+	// bytes in a batch, from the batches before (see sizeHint).
+	fieldsHint, bytesHint sizeHint
+}
+
+// sizeHint is room for one of a batch's buffers: half as much again as
+// the most a batch has needed. A batch's buffers start empty, and append
+// grows a large slice a quarter at a time: each of the batches in flight
+// allocated several times what it kept (-j 2 -T json: ~30 MB over a run,
+// which made the garbage collector run and fault fresh pages in), where
+// the batches after the first can start with room enough.
+type sizeHint struct{ n int }
+
+// maxRoom bounds a hint, in bytes: one batch of huge frames must not make
+// every batch in flight hold as much (past it, each grows by append, as
+// much as it needs).
+const maxRoom = 4 << 20
+
+// note records that a batch needed n elements of size bytes each.
+func (h *sizeHint) note(n, size int) {
+	if n > h.n {
+		h.n = min(n+n/2, maxRoom/size)
+	}
+}
+
+// room returns b, empty, with room for the hint (b itself when it has).
+func room[T any](b []T, h sizeHint) []T {
+	if cap(b) < h.n {
+		return make([]T, 0, h.n)
+	}
+	return b[:0]
+}
+
+// read notes what batch b, just read, needed.
+func (t *tracking) read(b *pbatch) {
+	t.fieldsHint.note(len(b.tf.IDs), int(unsafe.Sizeof(decode.Value{})))
+	t.bytesHint.note(len(b.tfBytes), 1)
 }
 
 // visit is ReadBatch's visit for batch b.
 func (t *tracking) visit(b *pbatch) func(f *capture.Frame, i int) {
-	b.cand, b.tfEnd, b.tfBytes = b.cand[:0], b.tfEnd[:0], b.tfBytes[:0]
-	b.tf.Reset()
+	b.cand, b.tfEnd = b.cand[:0], b.tfEnd[:0]
+	b.tf.IDs, b.tf.Vals = room(b.tf.IDs, t.fieldsHint), room(b.tf.Vals, t.fieldsHint)
+	b.tfBytes = room(b.tfBytes, t.bytesHint)
 	return func(f *capture.Frame, i int) {
 		if !f.Direct() { // a Direct frame was fed by the reader (SetDirectFeed)
 			t.feed.Feed(f)
@@ -157,6 +197,9 @@ type worker struct {
 	// are noted (pbatch.ends, sel): -c may end the output inside a
 	// batch, and -w writes frame by frame.
 	each bool
+	// outHint is room for a batch's output, shared by the workers (half as
+	// much again as the most a batch has written: sizeHint).
+	outHint *atomic.Int64
 }
 
 func (o *Options) newWorker(r *capture.Reader, flt *filter.Filter, main printer) (*worker, error) {
@@ -211,7 +254,7 @@ func (b *pbatch) appendTracked(rec *decode.Record, i int) {
 
 // run decodes, selects and prints b's frames as loop does.
 func (wk *worker) run(b *pbatch) {
-	b.out.b = b.out.b[:0]
+	b.out.b = room(b.out.b, sizeHint{int(wk.outHint.Load())})
 	b.ends, b.sel, b.err = b.ends[:0], b.sel[:0], nil
 	b.nsel, b.end = 0, 0
 	wk.bw.Reset(&b.out)
@@ -228,6 +271,11 @@ func (wk *worker) run(b *pbatch) {
 		}
 		if err := wk.bw.Flush(); err != nil && b.err == nil {
 			b.err = err
+		}
+		for n, h := int64(len(b.out.b)), wk.outHint.Load(); n > h && h < maxRoom; h = wk.outHint.Load() {
+			if wk.outHint.CompareAndSwap(h, min(n+n/2, maxRoom)) {
+				break
+			}
 		}
 	}()
 	o := wk.o
@@ -282,6 +330,18 @@ func (wk *worker) run(b *pbatch) {
 	}
 }
 
+// frameBytes is the room a batch's output starts with, per frame: about
+// what a frame of the kernel's captures prints in the output's format.
+func (o *Options) frameBytes() int {
+	switch o.Format {
+	case FormatJSON, FormatJSONL:
+		return 2048
+	case FormatFields:
+		return 64
+	}
+	return 128
+}
+
 // ploop is loop on jobs goroutines (see parallel), an inorder.Pass: with
 // a tracker, the batch's reader feeds it every frame in order (tracking);
 // p is the printer whose begin and end frame the output.
@@ -303,12 +363,17 @@ func (o *Options) ploop(ctx context.Context, r *capture.Reader, flt *filter.Filt
 		}
 	}
 	workers := make([]*worker, jobs)
+	// A batch's output starts with room for frames of the usual size
+	// (sizeHint), and every batch after the first grows past them.
+	outHint := new(atomic.Int64)
+	outHint.Store(int64(size * o.frameBytes()))
 	for i := range workers {
 		var err error
 		if workers[i], err = o.newWorker(r, flt, p); err != nil {
 			return err
 		}
 		workers[i].tracked, workers[i].fields = track != nil, late != nil
+		workers[i].outHint = outHint
 		if headers != nil {
 			// The workers print the text lines of the direct path's
 			// frames from the layers it fills (Run's headers).
@@ -344,6 +409,9 @@ func (o *Options) ploop(ctx context.Context, r *capture.Reader, flt *filter.Filt
 				visit = track.visit(b)
 			}
 			r.ReadBatch(&b.cb, size, visit)
+			if track != nil {
+				track.read(b)
+			}
 			b.skipsBefore = skips
 			skips += b.cb.Skips(b.cb.Len())
 			if !b.cb.First.IsZero() {
