@@ -112,6 +112,20 @@ say() { echo "compare.sh: $*" >&2; }
 
 CGO_ENABLED=0 go build -o "$work/smcdump" ./cmd/smcdump
 CGO_ENABLED=0 go build -o "$work/readloop" ./bench/readloop
+# halves FILE SMCDUMP ARGS...: SMCDUMP ARGS on FILE's halves (mkhalves) at
+# once, each process pinned to one of the -j 2 modes' CPUs.
+cat >"$work/halves" <<EOF
+#!/usr/bin/env bash
+f=\${1%.pcap}
+shift
+taskset -c ${cpus2%,*} "\$@" -r "\$f.h1.pcap" &
+p=\$!
+rc=0
+taskset -c ${cpus2#*,} "\$@" -r "\$f.h2.pcap" || rc=1
+wait "\$p" || rc=1
+exit "\$rc"
+EOF
+chmod +x "$work/halves"
 
 # mkcap NAME MiB INPUT...: builds $work/NAME.pcap with mkbig and prints its
 # frame count.
@@ -125,6 +139,20 @@ mkcap() {
 		exit 1
 	fi
 	sed -n 's/.*: \([0-9]*\) frames$/\1/p' "$work/$name.mkbig"
+}
+
+# mkhalves NAME FRAMES INPUT...: the halves of NAME.pcap (of FRAMES
+# frames) for the *-halves modes, when there are two CPUs: NAME.h1.pcap,
+# a capture of half the size of the same inputs, and NAME.h2.pcap, a copy
+# (a page cache of its own). NAME.pcap.frames and .half.frames hold the
+# frame counts.
+mkhalves() {
+	local name=$1 fr=$2
+	shift 2
+	echo "$fr" >"$work/$name.pcap.frames"
+	[ -n "$cpus2" ] || return 0
+	mkcap "$name.h1" "$(((size + 1) / 2))" "$@" >"$work/$name.pcap.half.frames"
+	cp "$work/$name.h1.pcap" "$work/$name.h2.pcap"
 }
 
 # The same columns from smcdump and tshark: frame number, BTH opcode, dest
@@ -142,7 +170,7 @@ setcmd() {
 	local s=$work/smcdump f=$2
 	pin=$cpu
 	case $1 in
-	*-j2) pin=$cpus2 ;;
+	*-j2 | *-halves) pin=$cpus2 ;;
 	esac
 	case $1 in
 	readloop) cmd=("$work/readloop" "$f") ;;
@@ -167,6 +195,11 @@ setcmd() {
 	fields-j2) cmd=("$s" -r "$f" -j 2 -a -T fields "${sfields[@]}") ;;
 	text-j2) cmd=("$s" -r "$f" -j 2) ;;
 	json-j2) cmd=("$s" -r "$f" -j 2 -T json) ;;
+	# The machine's bound for -j 2: two smcdump processes at once, one
+	# on each CPU, each on a capture of half the size (halves).
+	fields-halves) cmd=("$work/halves" "$f" "$s" -a -T fields "${sfields[@]}") ;;
+	text-halves) cmd=("$work/halves" "$f" "$s") ;;
+	json-halves) cmd=("$work/halves" "$f" "$s" -T json) ;;
 	*) echo "compare.sh: no mode $1" >&2; exit 2 ;;
 	esac
 }
@@ -189,6 +222,7 @@ label() {
 	fields-j2) echo "  the same -T fields, -j 2 on 2 CPUs" ;;
 	text-j2) echo "  text, -j 2 on 2 CPUs" ;;
 	json-j2) echo "  -T json, -j 2 on 2 CPUs" ;;
+	*-halves) echo "  ${1%-halves}: 2 processes on halves" ;;
 	esac
 }
 
@@ -198,7 +232,7 @@ label() {
 # maxrss_kib" to RESULTS; the wall time is bash's clock (GNU time's has 10 ms
 # steps).
 measure() {
-	local results=$1 file=$2 mode out t0 t1 rss
+	local results=$1 file=$2 mode out t0 t1 rss scale
 	shift 2
 	for mode in "$@"; do
 		setcmd "$mode" "$file"
@@ -212,7 +246,12 @@ measure() {
 		fi
 		t1=$EPOCHREALTIME
 		rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$work/time")
-		echo "$mode $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }') $rss" >>"$results"
+		# The halves hold other than twice half the frames: their
+		# time is scaled to the capture's frames (frames/s is what
+		# compares).
+		scale=1
+		[[ $mode != *-halves ]] || scale=$(awk -v f="$(cat "$file.frames")" -v h="$(cat "$file.half.frames")" 'BEGIN { print f / (2 * h) }')
+		echo "$mode $(awk -v a="$t0" -v b="$t1" -v s="$scale" 'BEGIN { printf "%.4f", (b - a) * s }') $rss" >>"$results"
 	done
 }
 
@@ -242,10 +281,11 @@ conns_counts() {
 }
 
 main_modes=(readloop fields text tcpdump json jsonl decode conns expert filter filter-tracked fields-conns)
-[ -z "$cpus2" ] || main_modes+=(fields-j2 text-j2 json-j2)
+[ -z "$cpus2" ] || main_modes+=(fields-j2 fields-halves text-j2 text-halves json-j2 json-halves)
 mem_modes=(fields text jsonl conns filter-tracked)
 
 frames=$(mkcap main "$size" "${inputs[@]}")
+mkhalves main "$frames" "${inputs[@]}"
 main_bytes=$(stat -c %s "$work/main.pcap")
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 rounds "$work/main.results" "$work/main.pcap" "${main_modes[@]}"
@@ -296,22 +336,23 @@ fi
 # each a capture of its own of the same size, in the modes whose goals are
 # per frame mix.
 mix_modes=(readloop fields text tcpdump json fields-conns)
-[ -z "$cpus2" ] || mix_modes+=(fields-j2 text-j2 json-j2)
+[ -z "$cpus2" ] || mix_modes+=(fields-j2 fields-halves text-j2 text-halves json-j2 json-halves)
 mix_frames=()
 for i in "${!mixes[@]}"; do
 	mix_frames[i]=$(mkcap "mix$i" "$size" "${mixes[i]}")
+	mkhalves "mix$i" "${mix_frames[i]}" "${mixes[i]}"
 	rounds "$work/mix$i.results" "$work/mix$i.pcap" "${mix_modes[@]}"
 	if [ -n "$cpus2" ]; then
 		for m in fields text json; do
 			[ "$(digest "$m" "$work/mix$i.pcap")" = "$(digest "$m-j2" "$work/mix$i.pcap")" ] || checks+=("${mixes[i]}: $m: -j 2 printed other bytes than one CPU")
 		done
 	fi
-	rm -f "$work/mix$i.pcap"
+	rm -f "$work/mix$i.pcap" "$work/mix$i".h[12].pcap
 done
 
 short_frames=$(mkcap short "$size" "${short_inputs[@]}")
 short_bytes=$(stat -c %s "$work/short.pcap")
-rm -f "$work/main.pcap"
+rm -f "$work/main.pcap" "$work"/main.h[12].pcap
 rounds "$work/short.results" "$work/short.pcap" "${mem_modes[@]}"
 read -r short_conns short_tracked < <(conns_counts)
 [ "$short_tracked" = "$short_frames" ] || checks+=("the tracker counted $short_tracked frames of $short_frames (short connections)")
@@ -470,7 +511,9 @@ per_mix() {
 		for m in fields text json; do
 			one=$(get "$bf" "$m" 2)
 			two=$(get "$bf" "$m-j2" 2)
-			target "$p$m: -j 2 on 2 CPUs >= 1.7x one CPU" "$(awk -v a="$one" -v b="$two" 'BEGIN { printf "%.2fx", a / b }')" "$(verdict "$one / $two >= 1.7")"
+			halves=$(get "$bf" "$m-halves" 2)
+			target "$p$m: -j 2 on 2 CPUs >= 1.7x one CPU" "$(awk -v a="$one" -v b="$two" 'BEGIN { printf "%.2fx", a / b }')" "$(verdict "$one / $two >= 1.7")" \
+				"$(awk -v a="$one" -v b="$halves" 'BEGIN { printf "the machine: %.2fx (2 processes on halves)", a / b }')"
 		done
 	else
 		target "$p-j 2 on 2 CPUs >= 1.7x one CPU" "-" "-" "not measured: one CPU online"
