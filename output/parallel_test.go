@@ -510,3 +510,30 @@ func TestParallelCountBeforeDamage(t *testing.T) {
 		}
 	}
 }
+
+// TestSizeHint: a batch's buffer starts with room for half again what the
+// batches before needed, keeps a buffer that has the room, and one batch
+// of huge frames does not make every batch hold more than maxRoom bytes.
+func TestSizeHint(t *testing.T) {
+	var h sizeHint
+	if b := room([]byte(nil), h); b != nil {
+		t.Errorf("room before any batch: %d bytes, want none", cap(b))
+	}
+	h.note(1000, 1)
+	h.note(600, 1) // less than before: the hint stays
+	b := room([]byte(nil), h)
+	if len(b) != 0 || cap(b) != 1500 {
+		t.Errorf("room after a batch of 1000: len %d cap %d, want 0 and 1500", len(b), cap(b))
+	}
+	b = append(b, "kept"...)
+	if c := room(b, h); len(c) != 0 || &c[:1][0] != &b[0] {
+		t.Error("a buffer with room enough was not kept, emptied")
+	}
+	h.note(1<<30, 8)
+	if v := room([]word(nil), h); cap(v) != maxRoom/8 {
+		t.Errorf("room after a huge batch: %d elements of 8 bytes, want %d", cap(v), maxRoom/8)
+	}
+}
+
+// word is an element of 8 bytes.
+type word [8]byte
