@@ -24,15 +24,15 @@ import (
 // would have returned, field for field.
 
 // Batch is a run of consecutive frames read by Reader.ReadBatch, to be
-// decoded by a BatchDecoder. Its frames' bytes are the mapped file's, a
-// chunk's (a classic pcap file read by read(2), chunks.go), or copies
-// when the source reuses its buffers; a Batch may be reused for the next
-// ReadBatch once its frames are no longer used.
+// decoded by a BatchDecoder. Its frames' bytes are a chunk's (a pcap or
+// pcapng file read by read(2), chunks.go), or copies when the source
+// reuses its buffers; a Batch may be reused for the next ReadBatch once
+// its frames are no longer used.
 type Batch struct {
 	recs []batchRec
-	// lean is set when the frames are records of a mapped classic pcap
-	// file or of a chunk: leans then holds them instead of recs, as
-	// little as the decoder cannot read again from the mapping. The
+	// lean is set when the frames are records of a classic pcap file's
+	// chunk: leans then holds them instead of recs, as little as the
+	// decoder cannot read again from the chunk. The
 	// reader writes a batch's records and a decoder on another CPU reads
 	// them: 150 bytes a frame moved between the CPUs' caches cost a
 	// decoder more than parsing its record header again.
@@ -44,12 +44,12 @@ type Batch struct {
 	// decoded at the same time).
 	chunk *chunk
 	own   *pcapFile
-	// ng is set when the frames are packet blocks of a mapped pcapng
-	// file (the mapping): leans then holds them too, each with the index
-	// (leanRec.lay) of the section's byte order and interfaces it is read
-	// with in layouts.
+	// ng is set when the frames are packet blocks of a pcapng file's
+	// chunk: leans then holds them too, each with the index (leanRec.lay)
+	// of the section's byte order and interfaces it is read with in
+	// layouts.
 	ng      []byte
-	ngBase  int64 // the offset of ng's first byte: a chunk's (0: a mapping)
+	ngBase  int64 // the file offset of ng's first byte
 	layouts []*Layout
 	// arena holds the copies of frames (and of CLC messages) the source
 	// or the reassembly would overwrite.
@@ -62,11 +62,8 @@ type Batch struct {
 	// the clean end, a *FileError, or nil when the capture goes on.
 	Err error
 	// First is the time of the capture's first frame when b holds it
-	// (zero otherwise), read with the frame: Frame would read it again
-	// from the mapping, which may fault once the file is cut.
+	// (zero otherwise), read with the frame.
 	First time.Time
-	// end is the offset in a mapped file just past the batch's frames.
-	end int
 	// skips: the frames read after damage (Reader.skip), by index, in order.
 	skips []batchSkip
 }
@@ -90,8 +87,8 @@ type batchRec struct {
 	icrcOK        bool   // the reader checked the frame's ICRC: it matches
 }
 
-// leanRec is a frame of a lean batch: its number, its record's offset in
-// the mapping, its CLC result (batchRec.clc) and ICRC verdict
+// leanRec is a frame of a lean batch: its number, its record's file
+// offset, its CLC result (batchRec.clc) and ICRC verdict
 // (batchRec.icrcOK).
 type leanRec struct {
 	off    int64
@@ -164,19 +161,6 @@ func (b *Batch) Frame(i int) Frame {
 	return Frame{Number: r.number, CI: r.ci, Data: r.data, LinkType: r.lt, ns: r.ns, digits: r.digits, shown: r.shown}
 }
 
-// FaultErrorAt is the error of a fault met reading b's i-th frame of r's
-// mapped file again (Frame) on a goroutine other than r's: ErrChanged,
-// naming that frame and its record's offset.
-func (r *Reader) FaultErrorAt(b *Batch, i int) error {
-	number, off := 0, int64(0)
-	if b.isLean() {
-		number, off = b.leans[i].number, b.leans[i].off
-	} else {
-		number, off = b.recs[i].number, b.recs[i].off
-	}
-	return &FileError{Name: r.name, Frame: number, Offset: off, Err: ErrChanged}
-}
-
 func (b *Batch) reset() {
 	if b.chunk != nil {
 		b.chunk.release()
@@ -222,8 +206,8 @@ func (b *Batch) Skips(n int) int {
 	return k
 }
 
-// isLean reports whether b's frames are leanRecs (of a mapped pcap or
-// pcapng file).
+// isLean reports whether b's frames are leanRecs (of a pcap or pcapng
+// file's chunk).
 func (b *Batch) isLean() bool { return b.lean != nil || b.ng != nil }
 
 // layout returns the index in b.layouts of l, the layout of the frame
@@ -240,18 +224,17 @@ func (b *Batch) layout(l *Layout) uint16 {
 // returns its link type and the note of its interface (Reader.ifaceAt).
 // A block readLeanNg read (rec.lean.present) is an enhanced packet block
 // whose framing it checked: its fields are read as they lie. Another is
-// read through ng, a reader of the mapping in place. The block was read
-// as a packet before: one that no longer is is the file changed under
-// the mapping, panicking as a fault of it would (IsFault).
+// read through ng, a reader of the chunk in place. The block was read as
+// a packet before, from the same bytes: one that no longer is, is a bug.
 func (b *Batch) ngPacket(ng *ngFile, rec *leanRec, f *Frame, timed bool) (layers.LinkType, string) {
 	l := b.layouts[rec.lay].ng
-	ng.mem, ng.pos, ng.base, ng.big, ng.ifaces, ng.settled, ng.held, ng.skip = b.ng, rec.off, b.ngBase, l.big, l.ifaces, l.settled, true, false
+	ng.mem, ng.pos, ng.base, ng.big, ng.ifaces, ng.settled, ng.skip = b.ng, rec.off, b.ngBase, l.big, l.ifaces, l.settled, false
 	if rec.lean.present != 0 {
 		rest := b.ng[rec.off-b.ngBase:]
 		h := (*[ngMinEPB]byte)(rest)
 		i, caplen := ng.u32(h[8:12]), ng.u32(h[20:24])
 		if uint64(i) >= uint64(len(l.ifaces)) || uint64(caplen) > uint64(len(rest)-ngMinEPB) {
-			panic(changedFault{})
+			panic("capture: a lean packet block reads otherwise than when it was read")
 		}
 		ifc := &l.ifaces[i]
 		f.ns = 0
@@ -267,7 +250,7 @@ func (b *Batch) ngPacket(ng *ngFile, rec *leanRec, f *Frame, timed bool) (layers
 	}
 	data, err := ng.readPacket(&f.CI)
 	if err != nil || ng.rec != rec.off {
-		panic(changedFault{})
+		panic("capture: a packet block reads otherwise than when it was read")
 	}
 	f.Data, f.ns, f.digits, f.shown = data, ng.ns, ng.digits, ng.shown
 	ifc := &ng.ifaces[ng.iface]
@@ -277,12 +260,6 @@ func (b *Batch) ngPacket(ng *ngFile, rec *leanRec, f *Frame, timed bool) (layers
 	}
 	return ifc.linkType, note
 }
-
-// changedFault is the panic of a mapped file found changed other than by
-// a fault: IsFault takes it as one.
-type changedFault struct{}
-
-func (changedFault) Addr() uintptr { return 0 }
 
 // keep copies p into the arena. Slices of earlier copies stay valid when
 // the arena grows: they keep the old array.
@@ -301,9 +278,6 @@ func (b *Batch) keep(p []byte) []byte {
 // end of the capture or at damage, with b.Err set; frames of b are those
 // before it; and, with b.Err nil, at the end of a chunk (chunks.go). Calls
 // must not overlap (a chunk's holds are counted by the goroutine reading).
-// A fault of a mapped file (OpenMapped) while reading ends the
-// batch with b.Err the FaultError, as Next's caller would make of it; the
-// calling goroutine must have debug.SetPanicOnFault(true) for that.
 //
 // With visit, every frame is decoded whole, as Next decodes it, and
 // visit is called with it (and its index in b) before the next is read:
@@ -312,25 +286,6 @@ func (r *Reader) ReadBatch(b *Batch, max int, visit func(f *Frame, i int)) {
 	b.reset()
 	b.qps = r.qps.snapshot()
 	b.dumps = r.dumpStates(b.dumps)
-	defer func() {
-		if v := recover(); v != nil {
-			if !IsFault(v) {
-				panic(v)
-			}
-			r.err = r.FaultError(v)
-			b.Err = r.err
-		}
-	}()
-	mapped := r.mapped()
-	if mapped {
-		// The batch's frames are decoded after later ones are read: the
-		// caller releases their pages once done (Release).
-		if r.pf != nil {
-			r.pf.held = true
-		} else {
-			r.ng.held = true
-		}
-	}
 	cf := r.chunked()
 	if cf != nil {
 		// The batch's frames lie in one chunk, which begins with the
@@ -346,16 +301,10 @@ func (r *Reader) ReadBatch(b *Batch, max int, visit func(f *Frame, i int)) {
 	chunked := cf != nil
 	switch {
 	case r.numbers != nil:
-	case (mapped || chunked) && r.pf == nil:
+	case chunked && r.pf == nil:
 		b.ng, b.ngBase = r.ng.mem, r.ng.base
 		// A layout's index is a leanRec's uint16.
 		max = min(max, 1<<16)
-	case mapped:
-		if r.pfLean == nil {
-			r.pfLean = r.pf.settings()
-			r.pfLean.mem = r.pf.mem
-		}
-		b.lean = r.pfLean
 	case chunked:
 		if b.own == nil {
 			b.own = r.pf.settings()
@@ -389,7 +338,7 @@ func (r *Reader) ReadBatch(b *Batch, max int, visit func(f *Frame, i int)) {
 			b.skips = append(b.skips, batchSkip{n, r.skip})
 		}
 		data := f.Data
-		if !mapped && !chunked {
+		if !chunked {
 			data = b.keep(data)
 		}
 		// A frame decoded whole for the visit had its ICRC checked as a
@@ -409,9 +358,6 @@ func (r *Reader) ReadBatch(b *Batch, max int, visit func(f *Frame, i int)) {
 			r.carry(f, lt, b, &rec, visit != nil)
 			rec.icrcOK = visit != nil && f.ICRC.OK
 			b.recs = append(b.recs, rec)
-		}
-		if mapped {
-			b.end = r.mappedPos()
 		}
 		if visit != nil {
 			visit(f, n)
@@ -457,13 +403,12 @@ func (r *Reader) readLean(b *Batch) bool {
 	r.frame.Number++
 	l := b.addLean()
 	l.off, l.number, l.clc, l.lean = r.last, r.frame.Number, -1, ld
-	b.end = p.pos
 	return true
 }
 
-// readLeanNg is readLean for a mapped pcapng file: the next block is read
+// readLeanNg is readLean for a pcapng file's chunk: the next block is read
 // into b if it is an enhanced packet block of an Ethernet interface that
-// readPacket reads with no question asked (mappedEPB), whose frame the
+// readPacket reads with no question asked (inPlaceEPB), whose frame the
 // direct path takes. Another is left where it is, for read.
 func (r *Reader) readLeanNg(b *Batch) bool {
 	if r.frame.Number == 0 {
@@ -472,7 +417,7 @@ func (r *Reader) readLeanNg(b *Batch) bool {
 	p := r.ng
 	start := p.pos
 	var ci gopacket.CaptureInfo
-	data := p.mappedEPB(&ci, false)
+	data := p.inPlaceEPB(&ci, false)
 	if data == nil {
 		return false
 	}
@@ -481,7 +426,7 @@ func (r *Reader) readLeanNg(b *Batch) bool {
 		present = directLayers(data, ci.Length)
 	}
 	if present == 0 {
-		p.pos = start // read reads it again, and sets what mappedEPB set
+		p.pos = start // read reads it again, and sets what inPlaceEPB set
 		return false
 	}
 	ld := leanDirect{present: present, known: true}
@@ -495,14 +440,7 @@ func (r *Reader) readLeanNg(b *Batch) bool {
 	l := b.addLean()
 	l.off, l.number, l.clc, l.lean = start, r.frame.Number, -1, ld
 	l.lay = b.layout(r.Layout())
-	b.end = int(p.pos)
 	return true
-}
-
-// mapped reports whether r reads a whole file in memory, a mapped one (a
-// pcap or pcapng one).
-func (r *Reader) mapped() bool {
-	return r.pf != nil && r.pf.mem != nil && r.pf.ck == nil || r.ng != nil && r.ng.mapped
 }
 
 // chunkedFile is a pcap or pcapng file read in chunks (chunks.go).
@@ -533,14 +471,6 @@ func (r *Reader) chunked() chunkedFile {
 		return ng
 	}
 	return nil
-}
-
-// mappedPos is how far r has read its mapping.
-func (r *Reader) mappedPos() int {
-	if r.pf != nil {
-		return r.pf.pos
-	}
-	return int(r.ng.pos)
 }
 
 // carry does with f, just read, what later frames depend on (decodeFrame's
@@ -595,36 +525,6 @@ func (r *Reader) carry(f *Frame, lt layers.LinkType, b *Batch, rec *batchRec, wh
 		}
 	}
 }
-
-// Release drops from the process's resident memory the pages of a mapped
-// file (OpenMapped) up to the end of b, whose frames and those of every
-// batch before it are no longer used; the page cache keeps them. It may
-// be called while another goroutine reads later batches, in the order of
-// the batches.
-func (r *Reader) Release(b *Batch) {
-	switch {
-	case r.pf != nil && r.pf.mapped:
-		r.pf.releasedBy = releaseBatch(r.pf.mem, r.pf.releasedBy, b.end)
-	case r.ng != nil && r.ng.mapped:
-		r.ng.releasedBy = releaseBatch(r.ng.mem, r.ng.releasedBy, b.end)
-	}
-}
-
-// releaseBatch releases the pages of mem from by to a batch's end, and
-// returns how far they are released, every releaseBatchesEvery.
-func releaseBatch(mem []byte, by, end int) int {
-	if end-by < releaseBatchesEvery {
-		return by
-	}
-	end &^= releaseBatchesEvery - 1
-	releaseMapped(mem[by:end])
-	return end
-}
-
-// releaseBatchesEvery is releaseEvery for batches. Decoders on other CPUs
-// have the mapping in their TLBs: each release interrupts them all (a TLB
-// shootdown), at 256 KiB 4 % of a -j 2 -T fields run's time.
-const releaseBatchesEvery = 1 << 21
 
 // dumpStates appends what each decoder of r learned of the dump device.
 func (r *Reader) dumpStates(dst []dumpState) []dumpState {
@@ -745,8 +645,8 @@ func (d *BatchDecoder) decode(off int64, note string, clc int32, lt layers.LinkT
 // SetDirectFeed is Reader.SetDirectFeed for the frames Next decodes.
 func (d *BatchDecoder) SetDirectFeed(feed func(*Frame) bool) { d.r.directFeed = feed }
 
-// nextLean is Next on a lean batch of mapped file p: each frame's record
-// is read again from the mapping, as read read it.
+// nextLean is Next on a lean batch of p's records: each frame's record
+// is read again from the batch's chunk, as read read it.
 func (d *BatchDecoder) nextLean(p *pcapFile) *Frame {
 	if d.i >= len(d.b.leans) {
 		return nil
@@ -769,8 +669,8 @@ func (d *BatchDecoder) nextLean(p *pcapFile) *Frame {
 	return f
 }
 
-// nextLeanNg is Next on a lean batch of a mapped pcapng file: each
-// frame's packet block is read again from the mapping.
+// nextLeanNg is Next on a lean batch of a pcapng file: each frame's
+// packet block is read again from the batch's chunk.
 func (d *BatchDecoder) nextLeanNg() *Frame {
 	if d.i >= len(d.b.leans) {
 		return nil
@@ -779,7 +679,7 @@ func (d *BatchDecoder) nextLeanNg() *Frame {
 	d.i++
 	f := &d.r.frame
 	f.Number = rec.number
-	d.r.last = rec.off // a fault's error names it
+	d.r.last = rec.off // RecordOffset
 	// As nextLean: a frame the direct path takes for a consumer of its
 	// columns alone is not given its time.
 	timed := !d.columnsOnly || rec.lean.present == 0 || d.r.direct == nil || d.r.directFeed != nil
@@ -802,7 +702,3 @@ func (d *BatchDecoder) Whole(f *Frame) bool { return d.r.Whole(f) }
 
 // Index is the place in the batch of the frame Next last returned.
 func (d *BatchDecoder) Index() int { return d.i - 1 }
-
-// FaultError is the error of a fault v (IsFault) met while decoding or
-// reading the frame Next last returned, as Reader.FaultError.
-func (d *BatchDecoder) FaultError(v any) error { return d.r.FaultError(v) }

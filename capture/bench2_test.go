@@ -39,14 +39,6 @@ func BenchmarkReaderStages(b *testing.B) {
 	}
 }
 
-// openWays are the two ways a file is read, for benchmarks that set them
-// side by side: by read(2) into a buffer (Open) and through a mapping
-// (OpenMapped).
-var openWays = []struct {
-	name string
-	open func(string) (*Reader, error)
-}{{"read", Open}, {"mapped", OpenMapped}}
-
 // compareColumns is the plan of bench/compare.sh's six -T fields columns
 // and their ids.
 func compareColumns(b *testing.B) (*DirectPlan, []decode.FieldID) {
@@ -64,48 +56,42 @@ func compareColumns(b *testing.B) (*DirectPlan, []decode.FieldID) {
 
 // BenchmarkDirectFile is -T fields' direct path over a 17 MB pcap file
 // (pingpong 40 times) read by read(2) into the stream's buffer (Open: the
-// lines from the buffer, appendBuffered) and through its mapping
-// (OpenMapped: a frame at a time), side by side: what made one-CPU
-// smcdump read files by read(2) where page faults are dear.
+// lines from the buffer, appendBuffered), as one-CPU smcdump reads it.
 func BenchmarkDirectFile(b *testing.B) {
 	var frames []rawFrame
 	for range 40 {
 		frames = append(frames, readRaw(b, pingpong)...)
 	}
 	path := writePcap(b, b.TempDir(), "x.pcap", layers.LinkTypeEthernet, frames)
-	for _, way := range openWays {
-		b.Run(way.name, func(b *testing.B) {
-			b.ReportAllocs()
-			buf := make([]byte, 0, 1<<16)
-			for b.Loop() {
-				r, err := way.open(path)
-				if err != nil {
-					b.Fatal(err)
-				}
-				plan, ids := compareColumns(b)
-				r.SetFieldDemand(ids)
-				r.SetDepth(DemandDepth(ids))
-				r.SetDirect(plan)
-				n := 0
-				for {
-					out, lines, f, err := r.AppendDirect(buf[:0], "\t", 0, 0)
-					buf = out
-					n += lines
-					if err != nil {
-						break
-					}
-					if f != nil {
-						n++ // a frame the general path reads
-					}
-				}
-				r.Close()
-				if n != len(frames) {
-					b.Fatalf("%d frames of %d", n, len(frames))
-				}
+	b.ReportAllocs()
+	buf := make([]byte, 0, 1<<16)
+	for b.Loop() {
+		r, err := Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		plan, ids := compareColumns(b)
+		r.SetFieldDemand(ids)
+		r.SetDepth(DemandDepth(ids))
+		r.SetDirect(plan)
+		n := 0
+		for {
+			out, lines, f, err := r.AppendDirect(buf[:0], "\t", 0, 0)
+			buf = out
+			n += lines
+			if err != nil {
+				break
 			}
-			b.ReportMetric(float64(len(frames)*b.N)/b.Elapsed().Seconds(), "frames/s")
-		})
+			if f != nil {
+				n++ // a frame the general path reads
+			}
+		}
+		r.Close()
+		if n != len(frames) {
+			b.Fatalf("%d frames of %d", n, len(frames))
+		}
 	}
+	b.ReportMetric(float64(len(frames)*b.N)/b.Elapsed().Seconds(), "frames/s")
 }
 
 // BenchmarkDirect is the direct path of -T fields for the six columns of
@@ -135,7 +121,7 @@ func BenchmarkDirect(b *testing.B) {
 }
 
 // BenchmarkReadBatch is the reader's side of -j N and of the browser's
-// whole-file filter: ReadBatch over a mapped file with no visit (the
+// whole-file filter: ReadBatch over a file in chunks with no visit (the
 // frames decoded on other goroutines), what is left on one goroutine
 // however many CPUs decode. Its frames/s bounds those runs' speed.
 func BenchmarkReadBatch(b *testing.B) {
@@ -150,7 +136,7 @@ func BenchmarkReadBatch(b *testing.B) {
 			var batch Batch
 			b.ReportAllocs()
 			for b.Loop() {
-				r, err := OpenMapped(p)
+				r, err := Open(p)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -254,11 +254,6 @@ func (d *Decoder) decodeChain(f *Frame, typ gopacket.LayerType, outer bool) {
 		// gopacket's own layers may panic on hostile input; a frame
 		// error is what the parser made of that too.
 		if r := recover(); r != nil {
-			if IsFault(r) {
-				// Not the frame's bytes but the mapped file's pages
-				// (OpenMapped): the file's error, for the caller.
-				panic(r)
-			}
 			f.Err = fmt.Errorf("panic: %v", r)
 		}
 	}()

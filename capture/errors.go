@@ -15,8 +15,8 @@ var (
 	ErrCorruptRecord   = errors.New("corrupt record")
 	ErrUnsupportedLink = errors.New("unsupported link type")
 	ErrNoPermission    = errors.New("needs CAP_NET_RAW")
-	// ErrChanged: a file shrank while it was read (a mapping's fault, or
-	// read(2)'s end before the part already read, Reader.shrank).
+	// ErrChanged: a file shrank while it was read (read(2)'s end before
+	// the part already read, Reader.shrank).
 	ErrChanged = errors.New("the file shrank while it was read (truncated by another program?)")
 )
 

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -89,65 +87,14 @@ func FuzzFrame(f *testing.F) {
 	})
 }
 
-// FuzzStreamAsMapped: a file read as a stream (a pipe, gzip) and read
-// mapped gives the same frames, the same frame.errors (among them the
-// damage read past) and the same end, whatever its bytes. Seeds as
-// FuzzFile's, classic pcap.
-func FuzzStreamAsMapped(f *testing.F) {
-	// A pcapng file is read in place too (openMappedNg).
-	for _, name := range []string{pingpong, declineRDM, fallback, "../samples/smcd-loopback.pcapng"} {
-		b, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b[:min(len(b), 8192)])
-		if name == pingpong {
-			// Files joined end to end, the second cut short.
-			f.Add(slices.Concat(b[:4096], b[:4096]))
-		}
-	}
-	dir := f.TempDir()
-	f.Fuzz(func(t *testing.T, data []byte) {
-		path := dir + "/f.pcap"
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		read := func(r *Reader, err error) string {
-			if err != nil {
-				return "open: " + err.Error()
-			}
-			defer r.Close()
-			var out bytes.Buffer
-			for i := 0; i < 10000; i++ {
-				fr, err := r.Next()
-				if err != nil {
-					if err == io.EOF {
-						err = r.Damage()
-					}
-					fmt.Fprintf(&out, "end: %v\n", err)
-					return out.String()
-				}
-				fmt.Fprintf(&out, "%d %d %x %v\n", fr.Number, fr.UnixNano(), fr.Data, fr.RecordErr)
-			}
-			t.Fatal("more than 10000 frames from a fuzz input")
-			return ""
-		}
-		stream := read(NewFileReader(path, bytes.NewReader(data)))
-		mapped := read(OpenMapped(path))
-		if stream != mapped && !strings.HasPrefix(stream, "open: ") {
-			t.Fatalf("stream\n%s\nmapped\n%s", stream, mapped)
-		}
-	})
-}
-
 // FuzzBatchAsNext: a capture file read in batches (ReadBatch, of 3
 // frames) and decoded by a BatchDecoder gives the frames Next gives, field
 // for field, and the same end: what smcdump -j and the browser's filter
-// pass rely on. Mapped pcap and pcapng files are read in lean batches,
-// whose frames the decoder reads again from the mapping; a pcap file read
-// by read(2) in lean batches of the chunks it is read into (of 97 bytes
-// too: records cut at a chunk's end, and longer than one), and other
-// files in batches of copies of their frames.
+// pass rely on. A pcap or pcapng file is read by read(2) in lean batches
+// of the chunks it is read into (of 97 and 400 bytes too: records and
+// blocks cut at a chunk's end, and longer than one), whose frames the
+// decoder reads again from the chunk; other files (gzip) in batches of
+// copies of their frames.
 func FuzzBatchAsNext(f *testing.F) {
 	for _, name := range []string{pingpong, declineRDM, "../samples/smcd-loopback.pcapng"} {
 		b, err := os.ReadFile(name)
@@ -196,12 +143,11 @@ func FuzzBatchAsNext(f *testing.F) {
 		}
 		for _, w := range []struct {
 			how   string
-			open  func(string) (*Reader, error)
 			chunk int
-		}{{"mapped", OpenMapped, 0}, {"chunks", Open, 0}, {"small chunks", Open, 97}, {"chunks of a few records", Open, 400}} {
+		}{{"chunks", 0}, {"small chunks", 97}, {"chunks of a few records", 400}} {
 			how := w.how
 			func() {
-				r, err := w.open(path)
+				r, err := Open(path)
 				if err != nil {
 					return
 				}
@@ -218,7 +164,7 @@ func FuzzBatchAsNext(f *testing.F) {
 					frame(&next, fr)
 				}
 				r.Close()
-				if r, err = w.open(path); err != nil {
+				if r, err = Open(path); err != nil {
 					t.Fatal(err)
 				}
 				defer r.Close()

@@ -24,17 +24,9 @@ import (
 // and the Reader's classification of damaged files (fileError) stay as
 // they were.
 type pcapFile struct {
-	br       *bufio.Reader
-	mem      []byte // a mapped file (mapFile) or a chunk (ck), read in place instead of br
-	pos      int    // mem: offset of the next record
-	released int    // mem: the pages before this offset were released
-	mapped   bool   // mem is a mapping (mapFile) whose pages may be released
-	// held: the frames read are used after the next read (ReadBatch):
-	// their pages are released by releaseBefore, not by read.
-	held bool
-	// releasedBy is released's counterpart for Reader.Release, which
-	// runs on another goroutine than read.
-	releasedBy int
+	br         *bufio.Reader
+	mem        []byte // a chunk (ck), read in place instead of br
+	pos        int    // mem: offset of the next record
 	magic      uint32 // the file header's first four bytes, little-endian
 	bigEndian  bool   // the file's byte order (the magic says)
 	nanoFactor uint32
@@ -87,22 +79,6 @@ func newPcapFile(br *bufio.Reader) (*pcapFile, error) {
 	if err := p.header(hdr[:]); err != nil || !SupportedLinkType(p.linkType) {
 		first, _ := br.Peek(pcapRecordLen + linkGuessLen)
 		if err := p.lenient(err, first); err != nil {
-			return nil, err
-		}
-	}
-	return p, nil
-}
-
-// newMemPcapFile reads the records of a whole pcap file in memory; mapped
-// says that mem is a mapping of the file (mapFile), whose pages are
-// released behind the reader.
-func newMemPcapFile(mem []byte, mapped bool) (*pcapFile, error) {
-	if len(mem) < pcapHeaderLen {
-		return nil, shortRead(len(mem), io.EOF)
-	}
-	p := &pcapFile{mem: mem, pos: pcapHeaderLen, mapped: mapped}
-	if err := p.header(mem[:pcapHeaderLen]); err != nil || !SupportedLinkType(p.linkType) {
-		if err := p.lenient(err, mem[pcapHeaderLen:]); err != nil {
 			return nil, err
 		}
 	}
@@ -393,12 +369,11 @@ func (p *pcapFile) recordHeader(b []byte, ci *gopacket.CaptureInfo) error {
 	return nil
 }
 
-// recordAt reads again the record at file offset off of a mapped file or
-// a chunk (its first byte at file offset base), one read (readMem) has
-// read whole: ci as read sets it (the rest of ci zeroed), its frame and
-// the time in Unix nanoseconds. It reads only the mapping and the file
-// header's settings, so decoders on other goroutines may call it while
-// read goes on.
+// recordAt reads again the record at file offset off of a chunk (its
+// first byte at file offset base), one read (readMem) has read whole: ci
+// as read sets it (the rest of ci zeroed), its frame and the time in Unix
+// nanoseconds. It reads only the chunk and the file header's settings, so
+// decoders on other goroutines may call it while read goes on.
 func (p *pcapFile) recordAt(off int64, ci *gopacket.CaptureInfo) ([]byte, int64) {
 	data := p.recordAtUntimed(off, ci)
 	var ns int64
@@ -444,27 +419,13 @@ func (p *pcapFile) u32(b []byte) uint32 {
 	return binary.LittleEndian.Uint32(b)
 }
 
-// releaseEvery is how far a mapped file is read between releases of its
-// pages (a multiple of every page size in use). Up to twice this is
-// resident: at 4 MiB and 1 MiB smcdump's peak RSS moved by 1-3 MiB with
-// where the last release fell; a madvise per 256 KiB costs nothing
-// measurable, one per 64 KiB 5 % of -T fields.
-const releaseEvery = 1 << 18
-
-// readMem is read on a mapped file: the record's frame is a slice of the
-// mapping. Results and errors are those of read on the same bytes.
+// readMem is read on a chunk: the record's frame is a slice of it.
+// Results and errors are those of read on the same bytes.
 func (p *pcapFile) readMem(ci *gopacket.CaptureInfo) ([]byte, error) {
 	rest := p.mem[p.pos:]
 	if len(rest) < pcapRecordLen {
 		*ci = gopacket.CaptureInfo{}
 		return nil, shortRead(len(rest), io.EOF)
-	}
-	if p.mapped && !p.held && p.pos-p.released >= releaseEvery {
-		// Frames before this record are no longer valid (Next's
-		// contract): their pages leave the resident set.
-		end := p.pos &^ (releaseEvery - 1)
-		releaseMapped(p.mem[p.released:end])
-		p.released = end
 	}
 	p.skipped, p.passed = 0, 0
 	ok := p.takeHeader((*[pcapRecordLen]byte)(rest), ci)

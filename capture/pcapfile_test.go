@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -123,7 +121,7 @@ func readAll(t *testing.T, b []byte, how string) string {
 		}
 		src = r
 	case "memory":
-		r, err := newMemPcapFile(b, false)
+		r, err := newMemPcapFile(b)
 		if err != nil {
 			return "header: " + err.Error()
 		}
@@ -196,51 +194,17 @@ func TestPlainIPv4AsGopacket(t *testing.T) {
 	}
 }
 
-// TestMappedAsStream reads a capture of several release intervals through
-// its mapping and as a stream: the same frames, in order, even though the
-// pages behind the mapped reader are released as it goes.
-func TestMappedAsStream(t *testing.T) {
-	pp, err := os.ReadFile(pingpong)
-	if err != nil {
-		t.Fatal(err)
+// newMemPcapFile reads the records of a whole pcap file in memory, as
+// read reads a chunk's (readMem).
+func newMemPcapFile(mem []byte) (*pcapFile, error) {
+	if len(mem) < pcapHeaderLen {
+		return nil, shortRead(len(mem), io.EOF)
 	}
-	b := slices.Clone(pp)
-	for len(b) < 3*releaseEvery+12345 {
-		b = append(b, pp[pcapHeaderLen:]...)
-	}
-	name := filepath.Join(t.TempDir(), "long.pcap")
-	if err := os.WriteFile(name, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	m, err := OpenMapped(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	if m.pf == nil || !m.pf.mapped {
-		t.Skip("this system does not map files")
-	}
-	s, err := Open(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	for n := 1; ; n++ {
-		fm, errm := m.Next()
-		fs, errs := s.Next()
-		if errm != nil || errs != nil {
-			if errm != io.EOF || errs != io.EOF {
-				t.Fatalf("frame %d: mapped %v, stream %v", n, errm, errs)
-			}
-			// The pages were released as the reader went, up to the
-			// last whole interval.
-			if want := len(b) &^ (releaseEvery - 1); m.pf.released < want-releaseEvery {
-				t.Fatalf("released up to %d of %d bytes", m.pf.released, len(b))
-			}
-			return
-		}
-		if !bytes.Equal(fm.Data, fs.Data) || !fm.CI.Timestamp.Equal(fs.CI.Timestamp) || fm.CI.Length != fs.CI.Length || m.RecordOffset() != s.RecordOffset() {
-			t.Fatalf("frame %d differs", n)
+	p := &pcapFile{mem: mem, pos: pcapHeaderLen}
+	if err := p.header(mem[:pcapHeaderLen]); err != nil || !SupportedLinkType(p.linkType) {
+		if err := p.lenient(err, mem[pcapHeaderLen:]); err != nil {
+			return nil, err
 		}
 	}
+	return p, nil
 }

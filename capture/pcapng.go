@@ -27,25 +27,15 @@ import (
 // offset (errOff).
 type ngFile struct {
 	br *bufio.Reader
-	// mem is a mapped file (OpenMapped, mapped set) or a chunk (ck), read
-	// in place instead of br; released the offset before which a
-	// mapping's pages were released. mapped does not change once the file
-	// is open: Reader.Release reads it on another goroutine than read's.
-	mem      []byte
-	mapped   bool
-	released int64
-	// held: the packets read are used after the next read (ReadBatch):
-	// release leaves the pages to Reader.Release, which notes how far it
-	// released them in releasedBy.
-	held       bool
-	releasedBy int
-	pos        int64 // stream offset of the next block
-	errOff     int64 // offset of the block the last error is about
-	big        bool  // the current section is big-endian
-	skip       bool  // the current section has a version we cannot read: skip to the next
-	skipErr    error // why skip: the damage the section's blocks are noted as (pass)
-	sectionAt  int64 // the offset of the current section's header block
-	ifaces     []ngIface
+	// mem is a chunk (ck), read in place instead of br.
+	mem       []byte
+	pos       int64 // stream offset of the next block
+	errOff    int64 // offset of the block the last error is about
+	big       bool  // the current section is big-endian
+	skip      bool  // the current section has a version we cannot read: skip to the next
+	skipErr   error // why skip: the damage the section's blocks are noted as (pass)
+	sectionAt int64 // the offset of the current section's header block
+	ifaces    []ngIface
 	// gen counts the changes of what reading a packet block needs (a
 	// section's byte order, its interfaces), so that Reader.Layout
 	// copies them only when they change.
@@ -84,7 +74,7 @@ type ngFile struct {
 	// one bit off a section header block's and its byte-order magic is
 	// sound (shbTypeFlipped): read as a section header block.
 	firstType uint32
-	// settled is how many of ifaces, from the first, mappedEPB reads:
+	// settled is how many of ifaces, from the first, inPlaceEPB reads:
 	// up to the first whose link type its first packet is to settle
 	// (ngIface.guess).
 	settled int
@@ -308,17 +298,6 @@ func (p *ngFile) packetBlockLength(n uint32) error {
 	return nil
 }
 
-// newMemNgFile reads the blocks of a whole pcapng file in memory, a
-// mapping of the file (mapFile) whose pages are released behind the
-// reader.
-func newMemNgFile(mem []byte) (*ngFile, error) {
-	p := &ngFile{mem: mem, mapped: true}
-	if err := p.first(); err != nil {
-		return nil, err
-	}
-	return p, nil
-}
-
 // peek is br.Peek, or the next n bytes of mem in place (fewer, with
 // io.EOF, at its end): what follows the next block is not read yet.
 func (p *ngFile) peek(n int) ([]byte, error) {
@@ -346,17 +325,6 @@ func (p *ngFile) bufSize() int {
 		return p.br.Size()
 	}
 	return math.MaxInt
-}
-
-// release gives back the pages of mem before the block at pos, every
-// releaseEvery bytes: the frames before it are no longer valid (Next's
-// contract), and a file read whole stays out of the resident set.
-func (p *ngFile) release() {
-	if p.mapped && !p.held && p.pos-p.released >= releaseEvery {
-		end := p.pos &^ (releaseEvery - 1)
-		releaseMapped(p.mem[p.released:end])
-		p.released = end
-	}
 }
 
 func (p *ngFile) u16(b []byte) uint16 {
@@ -440,8 +408,8 @@ func (p *ngFile) next() (typ uint32, b []byte, err error) {
 	}
 	// A packet block longer than a stream's buffer, whose trailer a
 	// stream cannot check before it is read, must be explained by its
-	// packet and options (short: a comment, flags, a hash); a mapped
-	// file's is held to the same, so that both say the same of it.
+	// packet and options (short: a comment, flags, a hash); one in a
+	// chunk is held to the same, so that both say the same of it.
 	if typ == ngBlockEPB && n > streamBuf {
 		if err := p.packetBlockLength(n); err != nil {
 			return typ, nil, err
@@ -916,8 +884,7 @@ func (p *ngFile) readPacket(ci *gopacket.CaptureInfo) ([]byte, error) {
 	if p.ck != nil && !p.chunkHolds() && !p.nextChunk() {
 		p.toStream()
 	}
-	p.release()
-	if data := p.mappedEPB(ci, true); data != nil {
+	if data := p.inPlaceEPB(ci, true); data != nil {
 		return data, nil
 	}
 	for {
@@ -1026,7 +993,7 @@ func (p *ngFile) readPacket(ci *gopacket.CaptureInfo) ([]byte, error) {
 	}
 }
 
-// mappedEPB reads the next block of a mapped file in place if it is an
+// inPlaceEPB reads the next block of a chunk in place if it is an
 // enhanced packet block that readPacket would take as a packet with no
 // question asked: its framing sound (a length of at least its fields, a
 // multiple of 4, within the buffer a stream reads through, repeated by
@@ -1035,7 +1002,7 @@ func (p *ngFile) readPacket(ci *gopacket.CaptureInfo) ([]byte, error) {
 // other block, which readPacket reads (and says what is wrong with it).
 // Most blocks of a file are such: the general way's peeks and checks were
 // a fifth of -T fields.
-func (p *ngFile) mappedEPB(ci *gopacket.CaptureInfo, timed bool) []byte {
+func (p *ngFile) inPlaceEPB(ci *gopacket.CaptureInfo, timed bool) []byte {
 	if p.mem == nil || p.skip {
 		return nil
 	}

@@ -382,43 +382,61 @@ func TestPcapngDamage(t *testing.T) {
 			if tt.damage != nil {
 				tt.damage(b)
 			}
-			// Read as a stream and in place (a mapped file): alike.
+			// Read as a stream and in batches of chunks (in place, 64
+			// bytes too: blocks cut at a chunk's end): alike.
 			path := filepath.Join(t.TempDir(), name)
 			if err := os.WriteFile(path, b, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			for _, mapped := range []bool{false, true} {
-				ngDamageRead(t, tt, b, path, mapped)
+			for _, chunk := range []int{-1, 0, 64} {
+				ngDamageRead(t, tt, b, path, chunk)
 			}
 		})
 	}
 }
 
 // ngDamageRead reads the damaged file b of tt (written to path), as a
-// stream or mapped, and holds what it reads to tt.
-func ngDamageRead(t *testing.T, tt ngDamageCase, b []byte, path string, mapped bool) {
+// stream (chunk < 0) or in batches of chunks of that size (0: the
+// default), and holds what it reads to tt.
+func ngDamageRead(t *testing.T, tt ngDamageCase, b []byte, path string, chunk int) {
 	t.Helper()
 	how := "stream"
 	r, err := NewFileReader(filepath.Base(path), bytes.NewReader(b))
-	if mapped {
-		how = "mapped"
-		r, err = OpenMapped(path)
+	if chunk >= 0 {
+		how = fmt.Sprintf("batches of %d-byte chunks", chunk)
+		r, err = Open(path)
 	}
 	if r != nil {
 		defer r.Close()
 	}
 	n := 0
+	note := func(f *Frame) {
+		n++
+		got := ""
+		if f.RecordErr != nil {
+			got = f.RecordErr.Error()
+		}
+		if got != tt.flagged[n] {
+			t.Errorf("%s: frame %d flagged %q, want %q", how, n, got, tt.flagged[n])
+		}
+	}
+	if err == nil && chunk >= 0 {
+		r.SetChunkSize(chunk)
+		d := r.NewBatchDecoder()
+		var batch Batch
+		for err == nil {
+			r.ReadBatch(&batch, 3, nil)
+			d.Reset(&batch)
+			for f := d.Next(); f != nil; f = d.Next() {
+				note(f)
+			}
+			err = batch.Err
+		}
+	}
 	for err == nil {
 		var f *Frame
 		if f, err = r.Next(); err == nil {
-			n++
-			got := ""
-			if f.RecordErr != nil {
-				got = f.RecordErr.Error()
-			}
-			if got != tt.flagged[n] {
-				t.Errorf("%s: frame %d flagged %q, want %q", how, n, got, tt.flagged[n])
-			}
+			note(f)
 		}
 	}
 	if err == io.EOF {
@@ -507,8 +525,7 @@ func TestNgAllocs(t *testing.T) {
 }
 
 // BenchmarkReadPcapng reads pingpong.pcap rewritten as pcapng, frames
-// decoded, from a file by read(2) into a buffer (Open) and through its
-// mapping (OpenMapped, smcdump -r -j N), side by side.
+// decoded, from a file by read(2) into a buffer (Open).
 func BenchmarkReadPcapng(b *testing.B) {
 	// 40 copies (20 MB): a run's cost per frame, not an open's.
 	var frames []rawFrame
@@ -520,30 +537,26 @@ func BenchmarkReadPcapng(b *testing.B) {
 	if err := os.WriteFile(path, ng, 0o644); err != nil {
 		b.Fatal(err)
 	}
-	for _, way := range openWays {
-		b.Run(way.name, func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(len(ng)))
-			for b.Loop() {
-				r, err := way.open(path)
-				if err != nil {
-					b.Fatal(err)
-				}
-				n := 0
-				for {
-					if _, err := r.Next(); err != nil {
-						break
-					}
-					n++
-				}
-				r.Close()
-				if n != len(frames) {
-					b.Fatalf("%d frames", n)
-				}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(ng)))
+	for b.Loop() {
+		r, err := Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		for {
+			if _, err := r.Next(); err != nil {
+				break
 			}
-			b.ReportMetric(float64(len(frames)*b.N)/b.Elapsed().Seconds(), "frames/s")
-		})
+			n++
+		}
+		r.Close()
+		if n != len(frames) {
+			b.Fatalf("%d frames", n)
+		}
 	}
+	b.ReportMetric(float64(len(frames)*b.N)/b.Elapsed().Seconds(), "frames/s")
 }
 
 // TestNgLostInterface: a section whose only interface description block
@@ -573,7 +586,7 @@ func TestNgDamagedInterfaceNumber(t *testing.T) {
 	for _, num := range []byte{2, 0x40} {
 		b := bytes.Clone(clean)
 		b[off+8] = num
-		for _, how := range []string{"stream", "mapped"} {
+		for _, how := range []string{"stream", "file"} {
 			r, err := openAs(t, how, b)
 			if err != nil {
 				t.Fatalf("%d %s: %v", num, how, err)
@@ -625,7 +638,7 @@ func TestNgLostInterface(t *testing.T) {
 		} {
 			b := bytes.Clone(clean)
 			c.damage(b)
-			for _, how := range []string{"stream", "mapped"} {
+			for _, how := range []string{"stream", "file"} {
 				r, err := openAs(t, how, b)
 				if err != nil {
 					t.Fatalf("%s %d %s: %v", c.name, res, how, err)
@@ -693,7 +706,7 @@ func TestNgFirstTypeFlipped(t *testing.T) {
 	for bit := range 32 {
 		b := bytes.Clone(clean)
 		b[bit/8] ^= 1 << (bit % 8)
-		for _, how := range []string{"stream", "mapped"} {
+		for _, how := range []string{"stream", "file"} {
 			r, err := openAs(t, how, b)
 			if err != nil {
 				t.Fatalf("bit %d %s: %v", bit, how, err)
@@ -716,7 +729,7 @@ func TestNgFirstTypeFlipped(t *testing.T) {
 	}
 }
 
-// openAs opens the capture b as a stream ("stream") or a mapped file.
+// openAs opens the capture b as a stream ("stream") or a file.
 func openAs(t *testing.T, how string, b []byte) (*Reader, error) {
 	t.Helper()
 	if how == "stream" {
@@ -726,7 +739,7 @@ func openAs(t *testing.T, how string, b []byte) (*Reader, error) {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return OpenMapped(path)
+	return Open(path)
 }
 
 // TestHeaderFlips holds docs/smcdump.md's claim: every single-bit flip of

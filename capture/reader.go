@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"syscall"
 	"time"
-	"unsafe"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
@@ -51,20 +50,14 @@ type Reader struct {
 	name   string
 	src    PacketSource
 	closer io.Closer
-	// file is the regular file read by read(2) (not a mapping, not
-	// stdin): an end of it that its size says was cut while it was read
-	// is ErrChanged (shrank).
-	file  *os.File
-	dec   *Decoder // the decoder of the current frame's link type
-	first *Decoder // the file's (first interface's) link type
-	decs  map[layers.LinkType]*Decoder
-	pf    *pcapFile // src, when it is a classic pcap file (read without copying CaptureInfo)
-	// pfLean is pf's mapping and header settings alone, which batch
-	// decoders read (Batch.lean): pf's own struct has fields read
-	// writes every frame, and decoders on other CPUs reading beside them
-	// fetched that cache line back from the reader's CPU every frame
-	// (-T fields -j 2 spent 3.5x the CPU it spent on one CPU).
-	pfLean *pcapFile
+	// file is the regular file read by read(2) (not stdin): an end of
+	// it that its size says was cut while it was read is ErrChanged
+	// (shrank).
+	file   *os.File
+	dec    *Decoder // the decoder of the current frame's link type
+	first  *Decoder // the file's (first interface's) link type
+	decs   map[layers.LinkType]*Decoder
+	pf     *pcapFile // src, when it is a classic pcap file (read without copying CaptureInfo)
 	noICRC bool
 	depth  Depth // how deep frames are decoded (SetFieldDemand)
 	direct *DirectPlan
@@ -200,24 +193,9 @@ func (r *Reader) Recorded() (end time.Time, dropped uint64, ok bool) {
 
 // Open opens a pcap or pcapng file, or stdin when name is "-". The format
 // is detected from the magic, not from the file name.
-func Open(name string) (*Reader, error) { return open(context.Background(), name, false) }
+func Open(name string) (*Reader, error) { return open(context.Background(), name) }
 
-// OpenMapped is Open reading a classic pcap or pcapng file through a
-// memory mapping (other files and stdin are read as by Open): the frames
-// are then slices of the file's pages, with no read(2) copying them
-// first, which is a tenth of the time of the fastest consumers; ReadBatch
-// then notes where each record or packet block lies, for BatchDecoders to
-// read the frames again in place. A
-// file that another program truncates while it is read then faults when
-// a frame beyond its new end is touched: the caller must run with
-// debug.SetPanicOnFault(true) and turn the panic (a runtime.Error with an
-// Addr method) into an error (IsFault; ErrChanged says it). Frames must
-// not be used after Close.
-func OpenMapped(name string) (*Reader, error) {
-	return open(context.Background(), name, true)
-}
-
-func open(ctx context.Context, name string, mapped bool) (*Reader, error) {
+func open(ctx context.Context, name string) (*Reader, error) {
 	var (
 		in     io.Reader
 		closer io.Closer
@@ -247,10 +225,6 @@ func open(ctx context.Context, name string, mapped bool) (*Reader, error) {
 		if err == nil && !st.Mode().IsRegular() { // a FIFO, a socket, a terminal: see waitingInput
 			wait = newWaitingInput(ctx, f)
 			in = wait
-		} else if mapped {
-			if r, ok, err := openMapped(name, f); ok {
-				return r, err
-			}
 		}
 	}
 	r, err := NewFileReader(name, in)
@@ -268,101 +242,6 @@ func open(ctx context.Context, name string, mapped bool) (*Reader, error) {
 		r.file = f
 	}
 	return r, nil
-}
-
-// openMapped reads f as a classic pcap or pcapng file through a mapping;
-// ok is false when f is something else or cannot be mapped (f is then
-// untouched).
-func openMapped(name string, f *os.File) (r *Reader, ok bool, err error) {
-	mem, ok := mapFile(f)
-	if !ok {
-		return nil, false, nil
-	}
-	var magic uint32
-	if len(mem) >= 4 {
-		magic = binary.LittleEndian.Uint32(mem)
-	}
-	switch {
-	case magic == magicPcapNG || shbTypeFlipped(mem):
-		return openMappedNg(name, f, mem)
-	case isPcapMagic(magic):
-	default: // gzip, not a capture: the stream reader says which
-		unmapFile(mem)
-		return nil, false, nil
-	}
-	closer := &mappedFile{f: f, mem: mem}
-	pf, err := newMemPcapFile(mem, true)
-	if err == nil {
-		r, err = NewReader(name, pf, pf.LinkType())
-		err = linkTypeAt(err, 0, "the file header")
-	}
-	if err != nil {
-		closer.Close()
-		var fe *FileError
-		if !errors.As(err, &fe) {
-			err = headerError(name, err)
-		}
-		return nil, true, err
-	}
-	r.isFile, r.offset, r.pf, r.closer = true, pcapHeaderLen, pf, closer
-	return r, true, nil
-}
-
-// openMappedNg is openMapped of a pcapng file: its blocks are read in
-// place (no read(2) copy, no buffer), its frames decoded as NewFileReader
-// decodes a pcapng stream's.
-func openMappedNg(name string, f *os.File, mem []byte) (*Reader, bool, error) {
-	closer := &mappedFile{f: f, mem: mem}
-	lt, ltAt := pcapngFirstLinkType(func(n int) ([]byte, error) { return mem[:min(n, len(mem))], nil })
-	ng, err := newMemNgFile(mem)
-	if err != nil {
-		closer.Close()
-		return nil, true, ngHeaderError(name, err)
-	}
-	r, err := NewReader(name, ng, lt)
-	if err != nil {
-		closer.Close()
-		return nil, true, linkTypeAt(err, ltAt, "interface description block 0")
-	}
-	r.isFile, r.offset, r.ng, r.closer = true, pcapHeaderLen, ng, closer
-	return r, true, nil
-}
-
-// mappedFile closes a mapped capture file: the mapping, then the file.
-type mappedFile struct {
-	f   *os.File
-	mem []byte
-}
-
-func (m *mappedFile) Close() error {
-	err := unmapFile(m.mem)
-	if cerr := m.f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-// IsFault reports whether a recovered panic value is a memory fault
-// (with debug.SetPanicOnFault), such as reading a mapped file that was
-// truncated underneath (OpenMapped).
-func IsFault(v any) bool {
-	_, ok := v.(interface{ Addr() uintptr })
-	return ok
-}
-
-// FaultError is the error of a fault v (IsFault) met while r read or
-// decoded a mapped file: ErrChanged, naming the frame whose record holds
-// the faulting address (the frame Next last returned, or the one it was
-// reading, whose header lies beyond the new end) and that record's offset.
-func (r *Reader) FaultError(v any) error {
-	frame, off := r.frame.Number, r.last
-	if a, ok := v.(interface{ Addr() uintptr }); ok && r.pf != nil && len(r.pf.mem) > 0 {
-		base := uintptr(unsafe.Pointer(unsafe.SliceData(r.pf.mem)))
-		if at := a.Addr(); at >= base && int64(at-base) >= r.offset {
-			frame, off = frame+1, r.offset
-		}
-	}
-	return &FileError{Name: r.name, Frame: frame, Offset: off, Err: ErrChanged}
 }
 
 // streamBuf is the buffer a stream is read through (NewFileReader): a
@@ -460,7 +339,7 @@ func linkTypeAt(err error, off int64, what string) error {
 
 // pcapngFirstLinkType reads the link type of the first interface block,
 // and that block's offset, from the file's first bytes (peek: a stream's
-// buffer, or a mapped file); pcapgo does not tell
+// buffer); pcapgo does not tell
 // it when mixed link types are enabled. Ethernet when the header cannot
 // be read (NewNgReader then reports the damage).
 func pcapngFirstLinkType(peek func(int) ([]byte, error)) (layers.LinkType, int64) {
@@ -835,8 +714,7 @@ func (r *Reader) fileError(n int, ci gopacket.CaptureInfo, err error) error {
 
 // shrank reports whether the file r reads by read(2) is now shorter than
 // what its reads have taken of it: another program truncated it while it
-// was read, and the end they met is that program's doing, which a
-// mapping would have met as a fault (FaultError).
+// was read, and the end they met is that program's doing.
 func (r *Reader) shrank() bool {
 	if r.file == nil {
 		return false

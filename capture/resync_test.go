@@ -15,8 +15,8 @@ import (
 )
 
 // TestReadPastDamage: a classic pcap record header whose lengths no
-// record has is read past, from every source (a stream, a mapped file, a
-// batch): the next record is found and read as the frame the damaged one
+// record has is read past, from every source (a stream, a file, a
+// file's batches): the next record is found and read as the frame the damaged one
 // would have been, whose RecordErr (a *SkipError) names the damage, and
 // Damage is the file's error once the end is reached; the frames are the
 // file's but the damaged record's. A header with a damaged time or
@@ -85,14 +85,14 @@ func TestReadPastDamage(t *testing.T) {
 			if err := os.WriteFile(path, b, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			for _, how := range []string{"stream", "mapped", "batch"} {
+			for _, how := range []string{"stream", "file", "batch"} {
 				var r *Reader
 				var err error
 				switch how {
 				case "stream":
 					r, err = NewFileReader(path, bytes.NewReader(b))
 				default:
-					r, err = OpenMapped(path)
+					r, err = Open(path)
 				}
 				if err != nil {
 					t.Fatal(err)
@@ -208,12 +208,12 @@ func TestJoinedFiles(t *testing.T) {
 		if err := os.WriteFile(path, tc.b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		for _, how := range []string{"stream", "mapped", "batch"} {
+		for _, how := range []string{"stream", "file", "batch"} {
 			var r *Reader
 			if how == "stream" {
 				r, err = NewFileReader(path, bytes.NewReader(tc.b))
 			} else {
-				r, err = OpenMapped(path)
+				r, err = Open(path)
 			}
 			if err != nil {
 				t.Fatal(err)
@@ -234,7 +234,7 @@ func TestJoinedFiles(t *testing.T) {
 		}
 		// The record offset of the second file's first frame is its own.
 		if tc.name == "empty between" {
-			r, err := OpenMapped(path)
+			r, err := Open(path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -289,12 +289,12 @@ func TestPcapHeaderDamaged(t *testing.T) {
 			t.Fatal(err)
 		}
 		why := tc.why
-		for _, how := range []string{"stream", "mapped", "batch"} {
+		for _, how := range []string{"stream", "file", "batch"} {
 			var r *Reader
 			if how == "stream" {
 				r, err = NewFileReader(path, bytes.NewReader(b))
 			} else {
-				r, err = OpenMapped(path)
+				r, err = Open(path)
 			}
 			if err != nil {
 				t.Fatalf("%s %s: %v", tc.name, how, err)
@@ -311,7 +311,7 @@ func TestPcapHeaderDamaged(t *testing.T) {
 			}
 			r.Close()
 			if how != "stream" {
-				r, _ = OpenMapped(path)
+				r, _ = Open(path)
 			} else {
 				r, _ = NewFileReader(path, bytes.NewReader(b))
 			}

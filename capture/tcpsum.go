@@ -63,7 +63,7 @@ func tcpSum(f *Frame) (s TCPSumStatus, ok bool) {
 	}
 	// The segment with its checksum field left out (gopacket's
 	// VerifyChecksum appends the payload to the header, a write into
-	// the capture's read-only mapping).
+	// the buffer or chunk the frame lies in).
 	sum := gopacket.ComputeChecksum(t.Contents[:16], pseudo)
 	sum = gopacket.ComputeChecksum(t.Contents[18:], sum)
 	want := gopacket.FoldChecksum(gopacket.ComputeChecksum(t.Payload, sum))

@@ -20,12 +20,7 @@ import (
 // socket end when ctx does, with context.Cause(ctx) as the error. A
 // regular file is read as Open reads it.
 func OpenContext(ctx context.Context, name string) (*Reader, error) {
-	return open(ctx, name, false)
-}
-
-// OpenMappedContext is OpenMapped, with OpenContext's ending.
-func OpenMappedContext(ctx context.Context, name string) (*Reader, error) {
-	return open(ctx, name, true)
+	return open(ctx, name)
 }
 
 // Waits reports whether r's reads wait on a writer (a pipe, FIFO,

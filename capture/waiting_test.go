@@ -40,7 +40,7 @@ func TestOpenContextNoWriter(t *testing.T) {
 	var err error
 	go func() {
 		defer close(done)
-		_, err = OpenMappedContext(ctx, path)
+		_, err = OpenContext(ctx, path)
 	}()
 	cancel(errStop)
 	deadline(t, "open", done)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"runtime/debug"
 	"runtime/pprof"
 	"sync/atomic"
 	"time"
@@ -263,12 +262,6 @@ func (wk *worker) run(b *pbatch) {
 	}
 	wk.dec.Reset(&b.cb)
 	defer func() {
-		if v := recover(); v != nil {
-			if !capture.IsFault(v) {
-				panic(v)
-			}
-			b.err = wk.dec.FaultError(v)
-		}
 		if err := wk.bw.Flush(); err != nil && b.err == nil {
 			b.err = err
 		}
@@ -389,7 +382,7 @@ func (o *Options) ploop(ctx context.Context, r *capture.Reader, flt *filter.Filt
 	if jp != nil && !jp.array {
 		jp = nil
 	}
-	pl := &pipeline{o: o, ctx: ctx, r: r, w: w, bw: bw, jp: jp,
+	pl := &pipeline{o: o, ctx: ctx, w: w, bw: bw, jp: jp,
 		prog: progress{on: o.Progress, w: o.Stderr, last: time.Now(), prefix: o.prefix()}}
 	// The labels tell the reader's time from the workers' in a profile:
 	// what is left to one goroutine at a time.
@@ -399,8 +392,7 @@ func (o *Options) ploop(ctx context.Context, r *capture.Reader, flt *filter.Filt
 	pass := inorder.Pass[*pbatch]{
 		// Their number bounds the frames and output held at once.
 		Jobs: jobs, InFlight: parallelBatches * jobs,
-		New:          func() *pbatch { return &pbatch{} },
-		PanicOnFault: true,
+		New: func() *pbatch { return &pbatch{} },
 		Read: func(b *pbatch) bool {
 			pprof.SetGoroutineLabels(readLabels)
 			defer pprof.SetGoroutineLabels(workLabels)
@@ -436,7 +428,6 @@ func (o *Options) ploop(ctx context.Context, r *capture.Reader, flt *filter.Filt
 type pipeline struct {
 	o        *Options
 	ctx      context.Context
-	r        *capture.Reader
 	w        *capture.Writer
 	bw       *bufio.Writer
 	jp       *jsonPrinter // the JSON array's printer (nil for other outputs)
@@ -449,11 +440,11 @@ type pipeline struct {
 // write writes batch b, the next in capture order, and reports whether
 // the run stops there, its outcome then in pl.err.
 func (pl *pipeline) write(b *pbatch) (stop bool) {
-	o, r := pl.o, pl.r
+	o := pl.o
 	if pl.ctx.Err() != nil {
 		return true
 	}
-	if err := o.emit(r, b, pl.w, pl.bw, pl.jp, &pl.selected); err != nil || (o.Count > 0 && pl.selected >= o.Count) {
+	if err := o.emit(b, pl.w, pl.bw, pl.jp, &pl.selected); err != nil || (o.Count > 0 && pl.selected >= o.Count) {
 		pl.err = err
 		return true
 	}
@@ -473,13 +464,12 @@ func (pl *pipeline) write(b *pbatch) (stop bool) {
 		}
 		return true
 	}
-	r.Release(&b.cb)
 	return false
 }
 
 // emit writes a batch's selected frames (to -w and the output), the first
 // JSON frame without its comma, up to -c's count.
-func (o *Options) emit(r *capture.Reader, b *pbatch, w *capture.Writer, bw *bufio.Writer, jp *jsonPrinter, selected *int) error {
+func (o *Options) emit(b *pbatch, w *capture.Writer, bw *bufio.Writer, jp *jsonPrinter, selected *int) error {
 	out := b.out.b
 	nsel := b.nsel
 	switch {
@@ -501,7 +491,7 @@ func (o *Options) emit(r *capture.Reader, b *pbatch, w *capture.Writer, bw *bufi
 	if w != nil {
 		// Frame by frame: a -w error leaves the frame unprinted, as loop.
 		for k, i := range b.sel[:nsel] {
-			if err := o.write(r, w, &b.cb, i); err != nil {
+			if err := o.write(w, &b.cb, i); err != nil {
 				bw.Write(out[start:max(start, prefixEnd(b.ends, k))])
 				*selected += k
 				return err
@@ -513,19 +503,8 @@ func (o *Options) emit(r *capture.Reader, b *pbatch, w *capture.Writer, bw *bufi
 	return nil
 }
 
-// write writes batch b's i-th frame to -w, read again from its chunk (or
-// from a mapped file, capture.OpenMapped: should that be cut meanwhile,
-// the fault is the file's error, as in loop).
-func (o *Options) write(r *capture.Reader, w *capture.Writer, b *capture.Batch, i int) (err error) {
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer func() {
-		if v := recover(); v != nil {
-			if !capture.IsFault(v) {
-				panic(v)
-			}
-			err = r.FaultErrorAt(b, i)
-		}
-	}()
+// write writes batch b's i-th frame to -w, read again from its chunk.
+func (o *Options) write(w *capture.Writer, b *capture.Batch, i int) error {
 	f := b.Frame(i)
 	if err := w.WriteFrame(&f); err != nil {
 		return fmt.Errorf("-w: %w", err)

@@ -441,7 +441,7 @@ func TestParallelPcapng(t *testing.T) {
 // damage it cannot read past.
 func ngFrames(t *testing.T, path string) int {
 	t.Helper()
-	r, err := capture.OpenMapped(path)
+	r, err := capture.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -629,20 +628,7 @@ func feedTarget(tr Tracker) feeder {
 	return tr
 }
 
-func (o *Options) loop(ctx context.Context, r *capture.Reader, flt *filter.Filter, tr feeder, late *lateFields, w *capture.Writer, p printer) (err error) {
-	// A Reader of a mapped file (capture.OpenMapped; smcdump reads by
-	// read(2)) faults on a frame beyond the end another program cut the
-	// file to meanwhile: that is the file's error, not a crash; what was
-	// printed before stays (Run flushes it).
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer func() {
-		if v := recover(); v != nil {
-			if !capture.IsFault(v) {
-				panic(v)
-			}
-			err = r.FaultError(v)
-		}
-	}()
+func (o *Options) loop(ctx context.Context, r *capture.Reader, flt *filter.Filter, tr feeder, late *lateFields, w *capture.Writer, p printer) error {
 	if p != nil {
 		if err := p.begin(); err != nil {
 			return err

@@ -15,7 +15,6 @@ package inorder
 
 import (
 	"runtime"
-	"runtime/debug"
 	"sync"
 )
 
@@ -36,10 +35,6 @@ type Pass[B any] struct {
 	// Write writes b, in capture order, one call at a time, and reports
 	// whether the pass stops there (the batches after it are dropped).
 	Write func(b B) (stop bool)
-	// PanicOnFault runs the pass's goroutines with debug.SetPanicOnFault:
-	// a fault reading a mapped file (one cut meanwhile) panics, for Read
-	// and Work to recover, instead of ending the process.
-	PanicOnFault bool
 }
 
 // readSpins bounds how long a goroutine waits for the reader before it
@@ -64,7 +59,6 @@ func (p *Pass[B]) Run() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			debug.SetPanicOnFault(p.PanicOnFault)
 			for {
 				var sl *slot[B]
 				select {

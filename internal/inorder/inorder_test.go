@@ -3,8 +3,6 @@ package inorder
 import (
 	"math/rand/v2"
 	"runtime"
-	"runtime/debug"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -125,35 +123,4 @@ func TestWorkSideBySide(t *testing.T) {
 		Write: func(*batch) bool { return false },
 	}
 	p.Run()
-}
-
-// PanicOnFault: Read, Work and Write run with debug.SetPanicOnFault set,
-// and without it unset, whatever the caller's.
-func TestPanicOnFault(t *testing.T) {
-	for _, want := range []bool{true, false} {
-		reads := 0
-		var got []bool
-		var mu sync.Mutex
-		note := func() {
-			on := debug.SetPanicOnFault(want)
-			mu.Lock()
-			got = append(got, on)
-			mu.Unlock()
-		}
-		p := &Pass[*batch]{
-			Jobs: 2, InFlight: 4, PanicOnFault: want,
-			New:   func() *batch { return &batch{} },
-			Read:  func(*batch) bool { note(); reads++; return reads == 20 },
-			Work:  func(int, *batch) { note() },
-			Write: func(*batch) bool { note(); return false },
-		}
-		old := debug.SetPanicOnFault(!want) // the caller's, the other way
-		p.Run()
-		debug.SetPanicOnFault(old)
-		for i, on := range got {
-			if on != want {
-				t.Fatalf("PanicOnFault %v: call %d ran with it %v", want, i, on)
-			}
-		}
-	}
 }

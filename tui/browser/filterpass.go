@@ -44,8 +44,7 @@ func filterBatches(ctx context.Context, r *capture.Reader, flt *filter.Filter, u
 	)
 	pass := inorder.Pass[*batch]{
 		Jobs: jobs, InFlight: 2 * jobs,
-		New:          func() *batch { return &batch{} },
-		PanicOnFault: true,
+		New: func() *batch { return &batch{} },
 		Read: func(b *batch) bool {
 			r.ReadBatch(&b.cb, filterFrames, nil)
 			return b.cb.Err != nil
@@ -69,7 +68,6 @@ func filterBatches(ctx context.Context, r *capture.Reader, flt *filter.Filter, u
 			case ctx.Err() != nil:
 				return true
 			}
-			r.Release(&b.cb)
 			return false
 		},
 	}
@@ -81,17 +79,8 @@ func filterBatches(ctx context.Context, r *capture.Reader, flt *filter.Filter, u
 }
 
 // matchBatch decodes b's frames with dec and appends the numbers of those
-// f matches, up to frame upTo (0: every one); a fault of the mapped file
-// is the frame's error, after the matches before it.
-func matchBatch(dec *capture.BatchDecoder, b *capture.Batch, f *filter.Filter, upTo int, out []int32) (matched []int32, err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			if !capture.IsFault(v) {
-				panic(v)
-			}
-			matched, err = out, dec.FaultError(v)
-		}
-	}()
+// f matches, up to frame upTo (0: every one).
+func matchBatch(dec *capture.BatchDecoder, b *capture.Batch, f *filter.Filter, upTo int, out []int32) ([]int32, error) {
 	dec.Reset(b)
 	for fr := dec.Next(); fr != nil; fr = dec.Next() {
 		if upTo > 0 && fr.Number > upTo {

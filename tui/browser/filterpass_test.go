@@ -12,10 +12,10 @@ import (
 	"github.com/smcscope/smcscope/internal/testutil"
 )
 
-// TestFilterBatchesFileCut: a file cut while the whole-file filter reads
-// it through its mapping, inside a frame whose headers its reader has read
-// and whose end a decoding goroutine then reads, is the file's error
-// (capture.ErrChanged), not a crash of the process on the mapping's fault.
+// TestFilterBatchesFileCut: a file cut after it was opened, inside a
+// frame that goes on past a page boundary, ends the whole-file filter's
+// batches with the file's error (a truncated record), after the frames
+// before the cut: what the one-goroutine pass says of it.
 func TestFilterBatchesFileCut(t *testing.T) {
 	src := filepath.Join(testutil.SamplesDir(t), "long.pcap")
 	data, err := os.ReadFile(src)
@@ -24,8 +24,8 @@ func TestFilterBatchesFileCut(t *testing.T) {
 	}
 	// The first page boundary past which an RDMA WRITE Middle or Last
 	// over RoCEv2 goes on, its record header and first 64 bytes before it:
-	// the reader reads only those of a frame the direct path takes, the
-	// decoding goroutine the rest.
+	// a frame of the direct path's kind whose headers are whole and whose
+	// end is cut off.
 	const page = 4096
 	cut, before := 0, 0 // before: the frames wholly before the cut
 	for off := 24; off+16+64 <= len(data); before++ {
@@ -45,7 +45,7 @@ func TestFilterBatchesFileCut(t *testing.T) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r, err := capture.OpenMapped(path)
+	r, err := capture.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,8 +59,8 @@ func TestFilterBatchesFileCut(t *testing.T) {
 	}
 	got, err := filterBatches(context.Background(), r, flt, 0, 2)
 	t.Logf("cut at %d: %d frames, %v", cut, len(got), err)
-	if !errors.Is(err, capture.ErrChanged) {
-		t.Errorf("error %v, want the file's ErrChanged", err)
+	if !errors.Is(err, capture.ErrTruncatedFile) {
+		t.Errorf("error %v, want the file's ErrTruncatedFile", err)
 	}
 	// As the one-goroutine pass: the frames matched before the error.
 	if len(got) != before {
