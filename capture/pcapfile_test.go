@@ -105,7 +105,7 @@ func grow(b []byte, off, n int) {
 }
 
 // readAll describes every record and the final error of b, read by
-// pcapgo or pcapFile (from a stream or in memory, as a mapped file).
+// pcapgo or pcapFile (from a stream or in memory, as a chunk).
 func readAll(t *testing.T, b []byte, how string) string {
 	t.Helper()
 	var out bytes.Buffer

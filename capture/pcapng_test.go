@@ -248,7 +248,7 @@ func TestPcapngDamage(t *testing.T) {
 			flagged: map[int]string{frame: fmt.Sprintf("frame %d (file offset %#x): record: %d bytes skipped before it: the record at file offset %#x is damaged (%s)", frame, shb+epb(1).off, n, shb, what)}}
 	}
 	// A copy long enough that a block length beyond the stream's buffer
-	// still ends inside it: what a mapped file can check, a stream cannot.
+	// still ends inside it: what a chunk can check, a stream cannot.
 	long, frames0 := bytes.Clone(clean), 12
 	for len(long) < epb(5).off+epb(5).len+1<<18+4096 {
 		long, frames0 = append(long, clean[epb(1).off:]...), frames0+12
@@ -445,7 +445,7 @@ func ngDamageRead(t *testing.T, tt ngDamageCase, b []byte, path string, chunk in
 	if n != tt.good {
 		t.Errorf("%s: read %d frames, want %d", how, n, tt.good)
 	}
-	// Messages name the file as it was given: the mapped file by its path.
+	// Messages name the file as it was given: the opened file by its path.
 	msg := ""
 	if err != nil {
 		msg = strings.Replace(err.Error(), path, filepath.Base(path), 1)

@@ -10,7 +10,7 @@ import (
 )
 
 // TestUnixNano: the time a Reader works out per frame is CI.Timestamp's,
-// on every capture (pcap read as a stream and mapped, pcapng), and on
+// on every capture (pcap and pcapng read as a stream), and on
 // record headers whose fraction is out of range (time.Unix carries it
 // into the seconds; the sum is the same).
 func TestUnixNano(t *testing.T) {

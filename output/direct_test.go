@@ -55,7 +55,7 @@ func runBoth(t *testing.T, o Options) {
 		return
 	}
 	// One goroutine reads a file by read(2), the direct path's lines
-	// from the stream's buffer (appendBuffered); two read it mapped.
+	// from the stream's buffer (appendBuffered); two read it in chunks.
 	for _, jobs := range []int{1, 2} {
 		o.Jobs = jobs
 		runBothAs(t, o)
