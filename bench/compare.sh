@@ -24,7 +24,7 @@
 # frames: an overestimate, since the tracker's part of it is bounded) and
 # a whole-file filter (its time projected to 1 GiB).
 #
-# usage: bench/compare.sh [-s MiB] [-r N] [-c CPU] [-S] [-n] [-k] [-L] [-m FLAGS] [input.pcap ...]
+# usage: bench/compare.sh [-s MiB] [-r N] [-c CPU] [-S] [-n] [-k] [-L] [-R] [-m FLAGS] [input.pcap ...]
 #   -s MiB    size of each capture (default 200; 1024 for the 1 GB goals)
 #   -r N      runs of each measurement (default 3)
 #   -c CPU    the CPU every tool is pinned to (default the last online CPU)
@@ -34,6 +34,8 @@
 #   -k        keep the work directory and print its path
 #   -L        the live half and the browser too (minutes: the fleet's
 #             backfill alone takes several; needs prometheus and promtool)
+#   -R        write the main capture's figures into README.md's performance
+#             table (between its "bench/compare.sh -R" markers)
 #   -m FLAGS  extra flags for bench/mkbig (default $MKBIG_FLAGS, else none)
 #   inputs    captures repeated into the main capture (default testdata/reference/pingpong.pcap)
 # environment: MKBIG_FLAGS, FLAT_SIZES, SHORT_INPUTS (the captures repeated
@@ -55,9 +57,10 @@ cpu=$(sed 's/.*[,-]//' /sys/devices/system/cpu/online)
 flat=0
 tshark=1
 keep=0
+readme=0
 live=0
 mkbig_flags=${MKBIG_FLAGS:-}
-while getopts "s:r:c:SnkLm:" opt; do
+while getopts "s:r:c:SnkLRm:" opt; do
 	case $opt in
 	s) size=$OPTARG ;;
 	r) reps=$OPTARG ;;
@@ -65,9 +68,10 @@ while getopts "s:r:c:SnkLm:" opt; do
 	S) flat=1 ;;
 	n) tshark=0 ;;
 	k) keep=1 ;;
+	R) readme=1 ;;
 	L) live=1 ;;
 	m) mkbig_flags=$OPTARG ;;
-	*) sed -n '2,44p' "$0" >&2; exit 2 ;;
+	*) sed -n '2,46p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -590,4 +594,64 @@ if [ ${#checks[@]} -gt 0 ]; then
 else
 	echo
 	echo "checks: read loop, tracker, -T fields and tcpdump saw all $frames frames; both -Y filters printed the same frames${cpus2:+; -j 2 printed the same bytes as one CPU (fields, text, json)}"
+fi
+
+# -R: the main capture's figures into README.md, between its markers.
+if [ "$readme" = 1 ]; then
+	begin='<!-- bench/compare.sh -R: begin -->'
+	end='<!-- bench/compare.sh -R: end -->'
+	if ! grep -qxF "$begin" README.md || ! grep -qxF "$end" README.md; then
+		say "README.md has no '$begin' ... '$end' block: not written"
+		exit 0
+	fi
+	{
+		echo "$begin"
+		flags=-R
+		[ "$tshark" = 1 ] || flags="-n -R"
+		echo "One run of \`bench/compare.sh $flags\` on $(date -u '+%Y-%m-%d'): $(mib "$main_bytes") of the kernel's pingpong capture repeated"
+		echo "($frames frames), every tool pinned to one CPU of a $(nproc --all)-CPU $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1) VM, smcdump $rev:"
+		echo
+		awk -v frames="$frames" '
+			BEGIN {
+				n = split("readloop|fields|text|tcpdump|json|conns|fields-conns|tshark", order, "|")
+				lab["readloop"] = "read loop (pcapgo, no decode): the limit"
+				lab["fields"] = "`smcdump -a -T fields`, 6 fields"
+				lab["text"] = "`smcdump` (text)"
+				lab["tcpdump"] = "`tcpdump -nn -r`"
+				lab["json"] = "`smcdump -T json`"
+				lab["conns"] = "`smcdump -q -z smc,conns` (the tracker)"
+				lab["fields-conns"] = "`smcdump -a -T fields -z smc,conns`"
+				lab["tshark"] = "`tshark -T fields`, the same 6 fields"
+			}
+			{ sec[$1] = $2 }
+			END {
+				rl = frames / sec["readloop"]; td = frames / sec["tcpdump"]
+				print "| one CPU | frames/s | of the read loop | vs tcpdump |"
+				print "|---|--:|--:|--:|"
+				for (i = 1; i <= n; i++) {
+					m = order[i]
+					if (!(m in sec)) continue
+					fps = frames / sec[m]
+					printf "| %s | %.2f M | %.0f %% | %.2f× |\n", lab[m], fps / 1e6, fps / rl * 100, fps / td
+				}
+			}' "$work/main.best"
+		if [ -n "$cpus2" ]; then
+			echo
+			awk '
+				{ sec[$1] = $2 }
+				END {
+					print "| two CPUs | `-T fields` | text | `-T json` |"
+					print "|---|--:|--:|--:|"
+					printf "| `-j 2`, against one CPU | %.2f× | %.2f× | %.2f× |\n", sec["fields"] / sec["fields-j2"], sec["text"] / sec["text-j2"], sec["json"] / sec["json-j2"]
+					printf "| the machine: 2 processes, each on half | %.2f× | %.2f× | %.2f× |\n", sec["fields"] / sec["fields-halves"], sec["text"] / sec["text-halves"], sec["json"] / sec["json-halves"]
+				}' "$work/main.best"
+		fi
+		echo "$end"
+	} >"$work/readme.md"
+	awk -v b="$begin" -v e="$end" -v f="$work/readme.md" '
+		$0 == b { while ((getline l < f) > 0) print l; skip = 1; next }
+		$0 == e { skip = 0; next }
+		!skip' README.md >"$work/README.md"
+	cp "$work/README.md" README.md
+	say "README.md: performance table written"
 fi
