@@ -632,7 +632,8 @@ if [ "$readme" = 1 ]; then
 					m = order[i]
 					if (!(m in sec)) continue
 					fps = frames / sec[m]
-					printf "| %s | %.2f M | %.0f %% | %.2f× |\n", lab[m], fps / 1e6, fps / rl * 100, fps / td
+					share = fps / rl * 100
+					printf "| %s | %.2f M | %." (share < 1 ? 1 : 0) "f %% | %.2f× |\n", lab[m], fps / 1e6, share, fps / td
 				}
 			}' "$work/main.best"
 		if [ -n "$cpus2" ]; then
