@@ -140,19 +140,7 @@ func TestBrowseFilterFollowExport(t *testing.T) {
 		h.Key(tcell.KeyEnter, 0)
 		h.Until("wrote ")
 		rows := h.b.rows.GetRowCount()
-		r, err := capture.Open(export)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n := 0
-		for {
-			if _, err := r.Next(); err != nil {
-				break
-			}
-			n++
-		}
-		r.Close()
-		if n != rows {
+		if n, _ := countFrames(t, export); n != rows {
 			t.Errorf("export has %d frames, the list %d", n, rows)
 		}
 		// Help lists every key of the table.
