@@ -115,9 +115,11 @@ func (cs *chunks) fill(n int) []byte {
 }
 
 // move starts a chunk of at least need bytes with rest, the current
-// one's bytes from the next record or block on, and fills it.
+// one's bytes from the next record or block on, and fills it. The chunk
+// holds rest whole, should that be longer than need (a chunk of a long
+// record's or blocks' length moved again).
 func (cs *chunks) move(rest []byte, need int) []byte {
-	c := cs.get(need)
+	c := cs.get(max(need, len(rest)))
 	n := copy(c.buf, rest)
 	cs.cur.release()
 	cs.cur = c
@@ -155,24 +157,30 @@ func (p *pcapFile) chunkHolds() bool {
 
 // nextChunk moves the chunk's bytes from the next record on to the start
 // of a new chunk, fills it, and reports whether the record is then whole
-// in it (chunkHolds). It reports false, changing nothing, at the source's
-// end.
+// in it (chunkHolds); a chunk of the record's length where it is longer.
+// A record whose header the chunk's end cut is moved twice: its length
+// is known after the first. It reports false at the source's end.
 func (p *pcapFile) nextChunk() bool {
-	if p.ck.eof {
-		return false
-	}
-	rest := p.mem[p.pos:]
-	need := 0
-	if len(rest) >= pcapRecordLen {
-		h := (*[pcapRecordLen]byte)(rest)
-		if caplen := p.u32(h[8:12]); p.plausibleOf(caplen, p.u32(h[12:16]), p.u32(h[4:8])) {
-			need = pcapRecordLen + int(caplen)
+	for range 2 {
+		if p.ck.eof {
+			return false
+		}
+		rest := p.mem[p.pos:]
+		need := 0
+		if len(rest) >= pcapRecordLen {
+			h := (*[pcapRecordLen]byte)(rest)
+			if caplen := p.u32(h[8:12]); p.plausibleOf(caplen, p.u32(h[12:16]), p.u32(h[4:8])) {
+				need = pcapRecordLen + int(caplen)
+			}
+		}
+		p.base += int64(p.pos)
+		p.pos = 0
+		p.mem = p.ck.move(rest, need)
+		if p.chunkHolds() {
+			return true
 		}
 	}
-	p.base += int64(p.pos)
-	p.pos = 0
-	p.mem = p.ck.move(rest, need)
-	return p.chunkHolds()
+	return false
 }
 
 // current is the chunk p reads.
@@ -198,47 +206,73 @@ func (p *ngFile) startChunks(size int) {
 // one readPacket returns (or a block it ends with an error at): readPacket
 // then reads them from the chunk as from a stream, looking no further.
 func (p *ngFile) chunkHolds() bool {
-	rest := p.mem[p.pos-p.base:]
+	whole, _ := p.blocksAhead(p.mem[p.pos-p.base:])
+	return whole
+}
+
+// blocksAhead walks the blocks of rest up to the next packet block, as
+// chunkHolds says of them. Where they are not whole in rest, need is the
+// bytes they take from its start when the lengths read so far are sound
+// (a chunk of that many holds them, or the next block's header where rest
+// cut it: nextChunk), else 0.
+func (p *ngFile) blocksAhead(rest []byte) (whole bool, need int) {
 	ifaces := len(p.ifaces) // and those the blocks before the packet's describe
-	for len(rest) >= ngMinBlock {
-		typ, n := p.u32(rest[0:4]), p.u32(rest[4:8])
-		if typ == ngBlockSHB || n < ngMinBlock || n%4 != 0 || n > streamBuf || uint64(n) > uint64(len(rest)) || p.u32(rest[n-4:n]) != n {
-			return false
+	at := 0
+	for len(rest)-at >= ngMinBlock {
+		b := rest[at:]
+		typ, n := p.u32(b[0:4]), p.u32(b[4:8])
+		switch {
+		case typ == ngBlockSHB || n < ngMinBlock || n%4 != 0 || n > streamBuf:
+			return false, 0
+		case uint64(n) > uint64(len(b)):
+			if need = at + int(n); need > 2*streamBuf {
+				need = 0 // the stream reader reads on, a block at a time
+			}
+			return false, need
+		case p.u32(b[n-4:n]) != n:
+			return false, 0
 		}
 		// A packet block readPacket returns, not one it reads past.
 		switch typ {
 		case ngBlockEPB, ngBlockPB:
 			if n < ngMinEPB {
-				return false
+				return false, 0
 			}
-			ifc := int(p.u32(rest[8:12]))
+			ifc := int(p.u32(b[8:12]))
 			if typ == ngBlockPB {
-				ifc = int(p.u16(rest[8:10]))
+				ifc = int(p.u16(b[8:10]))
 			}
-			return p.u32(rest[20:24]) <= n-ngMinEPB && ifc < ifaces && !p.skip
+			return p.u32(b[20:24]) <= n-ngMinEPB && ifc < ifaces && !p.skip, 0
 		case ngBlockSPB:
-			return n >= ngMinSPB && ifaces > 0 && !p.skip
+			return n >= ngMinSPB && ifaces > 0 && !p.skip, 0
 		case ngBlockIDB:
 			if n < ngMinIDB {
-				return true // readPacket's error, read no further
+				return true, 0 // readPacket's error, read no further
 			}
 			ifaces++ // interfaceBlock adds it, damaged options or not
 		}
-		rest = rest[n:]
+		at += int(n)
 	}
-	return false
+	return false, at + ngMinBlock // the next block's header, to read its length
 }
 
 // nextChunk is pcapFile.nextChunk for blocks: the blocks up to the next
-// packet block are then whole in the chunk (chunkHolds).
+// packet block are then whole in the chunk (chunkHolds). A block whose
+// header the chunk's end cut is moved twice, as a record is.
 func (p *ngFile) nextChunk() bool {
-	if p.ck.eof {
-		return false
+	for range 2 {
+		if p.ck.eof {
+			return false
+		}
+		rest := p.mem[p.pos-p.base:]
+		_, need := p.blocksAhead(rest)
+		p.base = p.pos
+		p.mem = p.ck.move(rest, need)
+		if p.chunkHolds() {
+			return true
+		}
 	}
-	rest := p.mem[p.pos-p.base:]
-	p.base = p.pos
-	p.mem = p.ck.move(rest, 0)
-	return p.chunkHolds()
+	return false
 }
 
 // current is the chunk p reads.
