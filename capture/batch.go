@@ -286,31 +286,30 @@ func (r *Reader) ReadBatch(b *Batch, max int, visit func(f *Frame, i int)) {
 	b.reset()
 	b.qps = r.qps.snapshot()
 	b.dumps = r.dumpStates(b.dumps)
+	// The batch's frames lie in one chunk, which begins with the first
+	// (or the stream reader reads on).
 	cf := r.chunked()
-	if cf != nil {
-		// The batch's frames lie in one chunk, which begins with the
-		// first (or the stream reader reads on).
-		if !cf.chunkHolds() && !cf.nextChunk() {
-			cf.toStream()
-			cf = nil
-		} else {
-			b.chunk = cf.current()
-			b.chunk.refs++
-		}
+	if cf != nil && !cf.chunkHolds() && !cf.nextChunk() {
+		cf.toStream()
+		cf = nil
 	}
 	chunked := cf != nil
 	switch {
-	case r.numbers != nil:
-	case chunked && r.pf == nil:
+	case !chunked:
+	case r.pf == nil:
 		b.ng, b.ngBase = r.ng.mem, r.ng.base
 		// A layout's index is a leanRec's uint16.
 		max = min(max, 1<<16)
-	case chunked:
+	default:
 		if b.own == nil {
 			b.own = r.pf.settings()
 		}
 		b.own.mem, b.own.base = r.pf.mem, r.pf.base
 		b.lean = b.own
+	}
+	if chunked {
+		b.chunk = cf.current()
+		b.chunk.refs++
 	}
 	f := &r.frame
 	fast := visit == nil && r.directFeed == nil &&
@@ -463,10 +462,10 @@ func (r *Reader) chunked() chunkedFile {
 	case ng != nil && ng.ck != nil:
 		return ng
 	case r.wait != nil || r.numbers != nil || r.err != nil:
-	case p != nil && p.mem == nil && p.src != nil && !p.streamed:
+	case p != nil && p.src != nil && !p.streamed:
 		p.startChunks(r.offset, size)
 		return p
-	case ng != nil && ng.mem == nil && ng.src != nil && !ng.streamed:
+	case ng != nil && ng.src != nil && !ng.streamed:
 		ng.startChunks(size)
 		return ng
 	}
