@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"runtime/pprof"
-	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -196,9 +195,8 @@ type worker struct {
 	// are noted (pbatch.ends, sel): -c may end the output inside a
 	// batch, and -w writes frame by frame.
 	each bool
-	// outHint is room for a batch's output, shared by the workers (half as
-	// much again as the most a batch has written: sizeHint).
-	outHint *atomic.Int64
+	// out is room for the output of a batch this worker prints.
+	out sizeHint
 }
 
 func (o *Options) newWorker(r *capture.Reader, flt *filter.Filter, main printer) (*worker, error) {
@@ -253,7 +251,7 @@ func (b *pbatch) appendTracked(rec *decode.Record, i int) {
 
 // run decodes, selects and prints b's frames as loop does.
 func (wk *worker) run(b *pbatch) {
-	b.out.b = room(b.out.b, sizeHint{int(wk.outHint.Load())})
+	b.out.b = room(b.out.b, wk.out)
 	b.ends, b.sel, b.err = b.ends[:0], b.sel[:0], nil
 	b.nsel, b.end = 0, 0
 	wk.bw.Reset(&b.out)
@@ -265,11 +263,7 @@ func (wk *worker) run(b *pbatch) {
 		if err := wk.bw.Flush(); err != nil && b.err == nil {
 			b.err = err
 		}
-		for n, h := int64(len(b.out.b)), wk.outHint.Load(); n > h && h < maxRoom; h = wk.outHint.Load() {
-			if wk.outHint.CompareAndSwap(h, min(n+n/2, maxRoom)) {
-				break
-			}
-		}
+		wk.out.note(len(b.out.b), 1)
 	}()
 	o := wk.o
 	for f := wk.dec.Next(); f != nil; f = wk.dec.Next() {
@@ -356,17 +350,15 @@ func (o *Options) ploop(ctx context.Context, r *capture.Reader, flt *filter.Filt
 		}
 	}
 	workers := make([]*worker, jobs)
-	// A batch's output starts with room for frames of the usual size
-	// (sizeHint), and every batch after the first grows past them.
-	outHint := new(atomic.Int64)
-	outHint.Store(int64(size * o.frameBytes()))
 	for i := range workers {
 		var err error
 		if workers[i], err = o.newWorker(r, flt, p); err != nil {
 			return err
 		}
 		workers[i].tracked, workers[i].fields = track != nil, late != nil
-		workers[i].outHint = outHint
+		// A worker's first batch starts with room for frames of the
+		// usual size; the batches after it, for what it has needed.
+		workers[i].out = sizeHint{n: size * o.frameBytes()}
 		if headers != nil {
 			// The workers print the text lines of the direct path's
 			// frames from the layers it fills (Run's headers).
