@@ -10,9 +10,12 @@
 # pinned to one CPU (taskset), with TZ=UTC, stdout to /dev/null, under GNU
 # time, on a warm page cache, N times in rounds; the best time and the highest
 # peak RSS count. The "-j 2" modes run pinned to two CPUs (CPU and another
-# online one) with two decoding goroutines; they are skipped on one CPU. The report gives the machine, one table per capture
-# (frames/s, ratio to the read loop and to tcpdump, MaxRSS) and the targets,
-# met or NOT met. Untimed checks make sure that every tool saw every frame.
+# online one) with two decoding goroutines, each beside the machine's bound
+# for it: two smcdump processes at once, one pinned to each CPU, each on a
+# capture of half the size; they are skipped on one CPU. The report gives
+# the machine, one table per capture (frames/s, ratio to the read loop and
+# to tcpdump, MaxRSS) and the targets, met or NOT met. Untimed checks make
+# sure that every tool saw every frame.
 #
 # With -L the same run measures the rest of issue 34's bounds, by their go
 # test benchmarks on every CPU (after the timed modes): smctop's refresh at
@@ -71,7 +74,7 @@ while getopts "s:r:c:SnkLRm:" opt; do
 	R) readme=1 ;;
 	L) live=1 ;;
 	m) mkbig_flags=$OPTARG ;;
-	*) sed -n '2,46p' "$0" >&2; exit 2 ;;
+	*) sed -n '2,51p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
