@@ -57,7 +57,10 @@ type Browser struct {
 	hintLines int
 	// statusLines is the status line's height: it wraps, up to
 	// maxStatusLines, rather than cut a message or a read error's cause.
+	// statusText is its text without the keys' hint, which fitStatus
+	// adds where it costs no line.
 	statusLines int
+	statusText  string
 
 	promptKind promptKind
 	history    []string // filters applied, oldest first (↑/↓ in the prompt)
@@ -388,7 +391,7 @@ func (b *Browser) drawStatus(n int, done bool, err error) {
 	if err != nil {
 		st += " [red]" + tview.Escape(err.Error()) + "[-]"
 	}
-	b.status.SetText(st + "  [gray]? help  q quit[-]")
+	b.statusText = st
 	_, _, w, _ := b.body.GetRect()
 	b.fitStatus(w)
 }
@@ -422,12 +425,33 @@ func (b *Browser) liveState(done bool, err error) string {
 
 const maxStatusLines = 4
 
-// fitStatus gives the status line the lines its text takes at width w.
+// statusHints are the keys' hints the status line ends with, the longest
+// first: a line that ran onto another for "q quit" alone (at 80 columns,
+// a filter's and the file's words) would take a row from the list.
+var statusHints = []string{"  [gray]? help  q quit[-]", "  [gray]? help[-]", ""}
+
+// fitStatus writes the status line for width w, with the longest key
+// hint that takes no line more than its text, and gives it the lines it
+// takes.
 func (b *Browser) fitStatus(w int) {
 	if w <= 0 {
 		return
 	}
-	lines := min(max(len(tview.WordWrap(b.status.GetText(true), w)), 1), maxStatusLines)
+	// The lines a text takes: the view's own word wrap of its text
+	// without the colour tags.
+	wrapped := func(s string) int {
+		b.status.SetText(s)
+		return max(len(tview.WordWrap(b.status.GetText(true), w)), 1)
+	}
+	text := b.statusText
+	need := wrapped(text)
+	for _, h := range statusHints {
+		if wrapped(text+h) <= need {
+			text += h
+			break
+		}
+	}
+	lines := min(need, maxStatusLines)
 	if lines != b.statusLines {
 		b.statusLines = lines
 		b.body.ResizeItem(b.status, lines, 0)

@@ -1590,6 +1590,37 @@ func TestStatusWraps(t *testing.T) {
 	h.untilSquashed(t, "belongs to no link group (no SMC-R link or connection on one) decline-nordma.pcap 50 frames ? help q quit")
 }
 
+// TestStatusHintCostsNoLine: at 80x24 the keys' hint ends the status
+// line where it fits, shortened or left out where it would run the line
+// onto a second (a filter's words and the file's fill the first): the
+// list keeps its rows.
+func TestStatusHintCostsNoLine(t *testing.T) {
+	for _, c := range []struct{ filter, hint string }{
+		// The status without the hint: the filter's length and 50 to
+		// 53 characters ("filter ", ", 6 rows  (16ms)  multilink.pcap
+		// 4572 frames", the time 1 to 4 digits); the hints 16 and 8.
+		{"smc.llc", "? help  q quit"},
+		{"(smc.cdc.seq == 5)", "? help"},
+		{"smc.cdc.seq == 5 and roce", ""},
+	} {
+		h := open(t, "multilink.pcap", 80, 24, Options{Filter: c.filter})
+		scr := h.untilSquashed(t, "rows (")
+		l := strings.Split(strings.TrimRight(scr, "\n"), "\n")
+		last := strings.TrimRight(l[len(l)-1], " ")
+		if len(l) != 24 || !strings.HasPrefix(last, "filter "+c.filter) || !strings.Contains(last, "multilink.pcap") {
+			t.Errorf("%s: the status line is not one line at the screen's end:\n%s", c.filter, scr)
+			continue
+		}
+		got := ""
+		if i := strings.Index(last, "?"); i >= 0 {
+			got = last[i:]
+		}
+		if got != c.hint {
+			t.Errorf("%s: the status line ends %q, want the hint %q:\n%s", c.filter, got, c.hint, last)
+		}
+	}
+}
+
 // TestSortShowsColumn: at 80x24, with the wide epoch times, the column
 // sorted by scrolls into view instead of staying past the right edge,
 // each of its values cut to "…" (issue 33); and two > pressed before the
