@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"net/netip"
 	"slices"
+	"time"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
@@ -675,25 +676,40 @@ func (r *Reader) AppendDirect(dst []byte, sep string, quote byte, limit int) ([]
 	return dst, lines, nil, nil
 }
 
+// FeedBuffered hands the direct feed (SetDirectFeed) the frames the stream
+// buffer holds whole, for as long as the direct path takes them, as Next
+// would have read them, and reports how many: for a consumer that does
+// nothing else with such a frame (-q with tracker views), a loop with no
+// call per frame but the feed's. A frame it does not take is Next's.
+func (r *Reader) FeedBuffered() int {
+	if r.directFeed == nil || r.direct != nil || !r.bufferedDirect() {
+		return 0
+	}
+	_, n := r.appendBuffered(nil, "", 0, 0, 0, 0)
+	return n
+}
+
 // bufferedDirect reports whether appendBuffered may read r's next frames:
 // a classic pcap stream (read by read(2) into its buffer) of Ethernet
 // frames past its first frame, numbered by r, for no consumer but the
-// plan's columns.
+// plan's columns and the direct feed.
 func (r *Reader) bufferedDirect() bool {
 	p := r.pf
 	return p != nil && p.br != nil && r.err == nil && r.frame.Number > 0 && r.numbers == nil &&
-		r.directFeed == nil && !r.directRecords && r.dec.linkType == layers.LinkTypeEthernet
+		!r.directRecords && r.dec.linkType == layers.LinkTypeEthernet
 }
 
 // appendBuffered is AppendDirect's loop over the records that r's stream
 // buffer holds whole, for as long as the direct path takes them: each
 // record's lengths and the frame's headers are looked at where they lie,
 // and its line appended (lines counts them, up to limit when limit > 0,
-// while dst has room for one more), with no Frame filled, no time made and
-// no call to read. It learns of a CDC what readDirect learns; the frames it
-// passed are the Reader's as if Next had read them (their numbers, the
-// record offsets). The first record it cannot take (not whole in the
-// buffer, its header implausible, not a direct frame) is left for Next.
+// while dst has room for one more; FeedBuffered's loop has no plan and
+// appends none), with no call to read, and no Frame filled or time made
+// unless for the direct feed (feedBuffered). It learns of a CDC what
+// readDirect learns; the frames it passed are the Reader's as if Next had
+// read them (their numbers, the record offsets). The first record it
+// cannot take (not whole in the buffer, its header implausible, not a
+// direct frame, one the feed declines) is left for Next.
 // Through read and decodeFrame, these steps cost a quarter of -T fields'
 // time on one CPU.
 func (r *Reader) appendBuffered(dst []byte, sep string, quote byte, limit, lines, room int) ([]byte, int) {
@@ -724,11 +740,17 @@ func (r *Reader) appendBuffered(dst []byte, sep string, quote byte, limit, lines
 		if present == 0 {
 			break
 		}
-		if present&(1<<decode.OwnerCDC) != 0 && learn {
+		if r.directFeed != nil {
+			if !r.feedBuffered(h, data, present, number+1) {
+				break
+			}
+		} else if present&(1<<decode.OwnerCDC) != 0 && learn {
 			r.qps.addFlags(directCDCDst(data), 0) // as readDirect
 		}
 		number++
-		dst = append(plan.appendColumns(dst, data, present, number, int(length), int(caplen), sep, quote), '\n')
+		if plan != nil {
+			dst = append(plan.appendColumns(dst, data, present, number, int(length), int(caplen), sep, quote), '\n')
+		}
 		lines++
 		last = pos
 		pos += n
@@ -740,6 +762,37 @@ func (r *Reader) appendBuffered(dst []byte, sep string, quote byte, limit, lines
 		r.offset += int64(pos)
 	}
 	return dst, lines
+}
+
+// feedBuffered hands the frame of record header h and data, frame number
+// number, which appendBuffered found whole in the stream buffer, to the
+// direct feed, with Frame filled as read and readDirect fill it. It
+// reports false, the frame left to Next, where readDirect would leave
+// it to the general path (ANCK's credits, the feed declining it).
+func (r *Reader) feedBuffered(h *[pcapRecordLen]byte, data []byte, present uint32, number int) bool {
+	p := r.pf
+	if present&(1<<decode.OwnerCDC) != 0 && r.depth == DepthAll && r.qps.addFlags(directCDCDst(data), 0)&qpCredits != 0 {
+		return false
+	}
+	f := &r.frame
+	// As takeHeader, whose plausibility test appendBuffered made.
+	sec, ns := int64(p.u32(h[0:4])), int64(p.u32(h[4:8])*p.nanoFactor)
+	f.CI.Timestamp, p.ns = time.Unix(sec, ns).UTC(), sec*1e9+ns
+	f.CI.CaptureLength, f.CI.Length = len(data), int(p.u32(h[12:16]))
+	f.ns, f.digits, f.shown = p.ns, p.digits, p.digits
+	f.Data = data
+	if f.direct == 0 {
+		f.reset()
+		f.LinkType = layers.LinkTypeEthernet
+	}
+	f.direct, f.recSet, f.plan = present, false, nil
+	old := f.Number
+	f.Number = number
+	if !r.feedDirect(f) {
+		f.Number = old
+		return false
+	}
+	return true
 }
 
 // directMaxText is the longest text of a column's value: 20 decimal

@@ -113,3 +113,71 @@ func cdcKey(c *decode.CDC) string {
 	}
 	return fmt.Sprintf("%d %d %+v %+v %v %v %d %v", c.Seq, c.Token, c.Prod, c.Cons, c.ProdFlags, c.ConnFlags, c.Credits, c.ANCK)
 }
+
+// TestFeedBuffered: the frames FeedBuffered hands the direct feed from the
+// stream's buffer are those, in that order and with the same layers,
+// times and lengths, that Next hands it frame by frame, and a frame the
+// feed turns down is Next's to return, decoded the general way; most of
+// the capture goes by the buffered loop.
+func TestFeedBuffered(t *testing.T) {
+	const name = "../testdata/reference/pingpong.pcap"
+	type seen struct {
+		number           int
+		ns               int64
+		length, caplen   int
+		ts               string
+		data, bth, cdc   string
+		icrc             ICRCStatus
+		direct, src, dst string
+	}
+	// Every seventh frame is turned down: the feed reads it twice (from
+	// the buffer, then by Next), keeping only what it takes.
+	accept := func(f *Frame) bool { return f.Number%7 != 0 }
+	run := func(buffered bool) (fed, returned []seen, inLoop int) {
+		r, err := Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		r.SetDirectFeed(func(f *Frame) bool {
+			if !accept(f) {
+				return false
+			}
+			fed = append(fed, seen{number: f.Number, ns: f.UnixNano(), length: f.CI.Length, caplen: f.CI.CaptureLength,
+				ts: f.CI.Timestamp.String(), data: string(f.Data), bth: bthKey(f.BTH), cdc: cdcKey(f.CDC), icrc: f.ICRC,
+				src: f.IPv4.SrcIP.String(), dst: f.IPv4.DstIP.String()})
+			return true
+		})
+		for {
+			if buffered {
+				inLoop += r.FeedBuffered()
+			}
+			f, err := r.Next()
+			if err != nil {
+				break
+			}
+			if !f.Direct() {
+				returned = append(returned, seen{number: f.Number, ns: f.UnixNano(), data: string(f.Data), direct: fmt.Sprint(f.BTH != nil && bthKey(f.BTH) != "")})
+			}
+		}
+		return fed, returned, inLoop
+	}
+	wantFed, wantRet, _ := run(false)
+	gotFed, gotRet, inLoop := run(true)
+	if len(gotFed) != len(wantFed) || len(gotRet) != len(wantRet) {
+		t.Fatalf("fed %d, returned %d; frame by frame fed %d, returned %d", len(gotFed), len(gotRet), len(wantFed), len(wantRet))
+	}
+	for i := range wantFed {
+		if gotFed[i] != wantFed[i] {
+			t.Fatalf("fed frame %d: %+v, frame by frame %+v", wantFed[i].number, gotFed[i], wantFed[i])
+		}
+	}
+	for i := range wantRet {
+		if gotRet[i] != wantRet[i] {
+			t.Fatalf("returned frame %d, frame by frame %d", gotRet[i].number, wantRet[i].number)
+		}
+	}
+	if inLoop < len(wantFed)/2 {
+		t.Errorf("%d of %d frames fed by the buffered loop", inLoop, len(wantFed))
+	}
+}

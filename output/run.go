@@ -654,6 +654,12 @@ func (o *Options) loop(ctx context.Context, r *capture.Reader, flt *filter.Filte
 		// which then needs no late fields (nor MayMatch).
 		flate = nil
 	}
+	// -q with views and nothing else: a frame the reader's direct path
+	// takes is the tracker's alone (fed by the reader), so the reader
+	// feeds the run of them its buffer holds in one call (FeedBuffered)
+	// before the next is read. -c counts frames shown, which such a run
+	// would have to tell apart.
+	feedRuns := p == nil && flt == nil && w == nil && late == nil && o.Count == 0
 	// An interrupt is noticed within 256 reads: asking the context before
 	// every frame cost 5 % of a -Y run. A live read waiting for frames
 	// ends when Run's AfterFunc closes the reader.
@@ -680,6 +686,9 @@ func (o *Options) loop(ctx context.Context, r *capture.Reader, flt *filter.Filte
 				continue
 			}
 		} else {
+			if feedRuns && r.FeedBuffered() > 0 {
+				prog.tick(r.Frames())
+			}
 			f, err = r.Next()
 		}
 		if err != nil {
