@@ -764,6 +764,39 @@ func (r *Reader) appendBuffered(dst []byte, sep string, quote byte, limit, lines
 	return dst, lines
 }
 
+// nextBuffered is Next for a frame of the direct feed that the stream
+// buffer holds whole (appendBuffered's tests, for one record): read where
+// it lies and handed to the feed, with none of read's and decodeFrame's
+// steps for any file and frame. It reports false, nothing read, where
+// Next's own way is needed.
+func (r *Reader) nextBuffered() bool {
+	if !r.bufferedDirect() {
+		return false
+	}
+	p := r.pf
+	h, _ := p.br.Peek(pcapRecordLen)
+	if len(h) < pcapRecordLen {
+		return false
+	}
+	hdr := (*[pcapRecordLen]byte)(h)
+	caplen, length := p.u32(hdr[8:12]), p.u32(hdr[12:16])
+	n := pcapRecordLen + int(caplen)
+	if !p.plausibleOf(caplen, length, p.u32(hdr[4:8])) || p.br.Buffered() < n {
+		return false
+	}
+	rec, _ := p.br.Peek(n)
+	data := rec[pcapRecordLen:n:n]
+	present := directLayers(data, int(length))
+	if present == 0 || !r.feedBuffered(hdr, data, present, r.frame.Number+1) {
+		return false
+	}
+	p.br.Discard(n) // only advances: data stays valid until the next read
+	r.skip = nil
+	r.last = r.offset
+	r.offset += int64(n)
+	return true
+}
+
 // feedBuffered hands the frame of record header h and data, frame number
 // number, which appendBuffered found whole in the stream buffer, to the
 // direct feed, with Frame filled as read and readDirect fill it. It

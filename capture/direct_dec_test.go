@@ -2,8 +2,11 @@ package capture
 
 import (
 	"fmt"
+	"os"
 	"strconv"
 	"testing"
+
+	"github.com/gopacket/gopacket/pcapgo"
 
 	"github.com/smcscope/smcscope/decode"
 )
@@ -114,11 +117,12 @@ func cdcKey(c *decode.CDC) string {
 	return fmt.Sprintf("%d %d %+v %+v %v %v %d %v", c.Seq, c.Token, c.Prod, c.Cons, c.ProdFlags, c.ConnFlags, c.Credits, c.ANCK)
 }
 
-// TestFeedBuffered: the frames FeedBuffered hands the direct feed from the
-// stream's buffer are those, in that order and with the same layers,
-// times and lengths, that Next hands it frame by frame, and a frame the
-// feed turns down is Next's to return, decoded the general way; most of
-// the capture goes by the buffered loop.
+// TestFeedBuffered: the frames Next and FeedBuffered hand the direct feed
+// from the stream's buffer are those, in that order and with the same
+// layers, times and lengths, that a Reader of another source (pcapgo's,
+// read and decoded frame by frame) hands it, and a frame the feed turns
+// down is Next's to return, decoded the general way; with FeedBuffered
+// most of the capture goes by its loop.
 func TestFeedBuffered(t *testing.T) {
 	const name = "../testdata/reference/pingpong.pcap"
 	type seen struct {
@@ -131,12 +135,28 @@ func TestFeedBuffered(t *testing.T) {
 		direct, src, dst string
 	}
 	// Every seventh frame is turned down: the feed reads it twice (from
-	// the buffer, then by Next), keeping only what it takes.
+	// the buffer, then the general way), keeping only what it takes.
 	accept := func(f *Frame) bool { return f.Number%7 != 0 }
-	run := func(buffered bool) (fed, returned []seen, inLoop int) {
-		r, err := Open(name)
-		if err != nil {
-			t.Fatal(err)
+	run := func(how string) (fed, returned []seen, inLoop int) {
+		var r *Reader
+		if how == "pcapgo" {
+			file, err := os.Open(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer file.Close()
+			src, err := pcapgo.NewReader(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r, err = NewReader(name, src, src.LinkType()); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			var err error
+			if r, err = Open(name); err != nil {
+				t.Fatal(err)
+			}
 		}
 		defer r.Close()
 		r.SetDirectFeed(func(f *Frame) bool {
@@ -149,7 +169,7 @@ func TestFeedBuffered(t *testing.T) {
 			return true
 		})
 		for {
-			if buffered {
+			if how == "runs" {
 				inLoop += r.FeedBuffered()
 			}
 			f, err := r.Next()
@@ -162,22 +182,24 @@ func TestFeedBuffered(t *testing.T) {
 		}
 		return fed, returned, inLoop
 	}
-	wantFed, wantRet, _ := run(false)
-	gotFed, gotRet, inLoop := run(true)
-	if len(gotFed) != len(wantFed) || len(gotRet) != len(wantRet) {
-		t.Fatalf("fed %d, returned %d; frame by frame fed %d, returned %d", len(gotFed), len(gotRet), len(wantFed), len(wantRet))
-	}
-	for i := range wantFed {
-		if gotFed[i] != wantFed[i] {
-			t.Fatalf("fed frame %d: %+v, frame by frame %+v", wantFed[i].number, gotFed[i], wantFed[i])
+	wantFed, wantRet, _ := run("pcapgo")
+	for _, how := range []string{"next", "runs"} {
+		gotFed, gotRet, inLoop := run(how)
+		if len(gotFed) != len(wantFed) || len(gotRet) != len(wantRet) {
+			t.Fatalf("%s: fed %d, returned %d; frame by frame fed %d, returned %d", how, len(gotFed), len(gotRet), len(wantFed), len(wantRet))
 		}
-	}
-	for i := range wantRet {
-		if gotRet[i] != wantRet[i] {
-			t.Fatalf("returned frame %d, frame by frame %d", gotRet[i].number, wantRet[i].number)
+		for i := range wantFed {
+			if gotFed[i] != wantFed[i] {
+				t.Fatalf("%s: fed frame %d: %+v, frame by frame %+v", how, wantFed[i].number, gotFed[i], wantFed[i])
+			}
 		}
-	}
-	if inLoop < len(wantFed)/2 {
-		t.Errorf("%d of %d frames fed by the buffered loop", inLoop, len(wantFed))
+		for i := range wantRet {
+			if gotRet[i] != wantRet[i] {
+				t.Fatalf("%s: returned frame %d, frame by frame %d", how, gotRet[i].number, wantRet[i].number)
+			}
+		}
+		if how == "runs" && inLoop < len(wantFed)/2 {
+			t.Errorf("%d of %d frames fed by the buffered loop", inLoop, len(wantFed))
+		}
 	}
 }

@@ -478,6 +478,9 @@ func (r *Reader) Next() (*Frame, error) {
 		return nil, r.err
 	}
 	f := &r.frame
+	if r.directFeed != nil && r.nextBuffered() {
+		return f, nil
+	}
 	lt, err := r.read(f)
 	if err != nil {
 		return nil, err
