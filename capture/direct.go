@@ -690,13 +690,17 @@ func (r *Reader) FeedBuffered() int {
 }
 
 // bufferedDirect reports whether appendBuffered may read r's next frames:
-// a classic pcap stream (read by read(2) into its buffer) of Ethernet
-// frames past its first frame, numbered by r, for no consumer but the
+// those nextBuffered may read (bufferedStream), for no consumer but the
 // plan's columns and the direct feed.
-func (r *Reader) bufferedDirect() bool {
+func (r *Reader) bufferedDirect() bool { return r.bufferedStream() && !r.directRecords }
+
+// bufferedStream reports whether nextBuffered may read r's next frame: a
+// classic pcap stream (read by read(2) into its buffer) of Ethernet
+// frames past its first frame, numbered by r.
+func (r *Reader) bufferedStream() bool {
 	p := r.pf
 	return p != nil && p.br != nil && r.err == nil && r.frame.Number > 0 && r.numbers == nil &&
-		!r.directRecords && r.dec.linkType == layers.LinkTypeEthernet
+		r.dec.linkType == layers.LinkTypeEthernet
 }
 
 // appendBuffered is AppendDirect's loop over the records that r's stream
@@ -705,7 +709,7 @@ func (r *Reader) bufferedDirect() bool {
 // and its line appended (lines counts them, up to limit when limit > 0,
 // while dst has room for one more; FeedBuffered's loop has no plan and
 // appends none), with no call to read, and no Frame filled or time made
-// unless for the direct feed (feedBuffered). It learns of a CDC what
+// unless for the direct feed (takeBuffered). It learns of a CDC what
 // readDirect learns; the frames it passed are the Reader's as if Next had
 // read them (their numbers, the record offsets). The first record it
 // cannot take (not whole in the buffer, its header implausible, not a
@@ -741,7 +745,7 @@ func (r *Reader) appendBuffered(dst []byte, sep string, quote byte, limit, lines
 			break
 		}
 		if r.directFeed != nil {
-			if !r.feedBuffered(h, data, present, number+1) {
+			if !r.takeBuffered(h, data, present, number+1) {
 				break
 			}
 		} else if present&(1<<decode.OwnerCDC) != 0 && learn {
@@ -764,13 +768,13 @@ func (r *Reader) appendBuffered(dst []byte, sep string, quote byte, limit, lines
 	return dst, lines
 }
 
-// nextBuffered is Next for a frame of the direct feed that the stream
+// nextBuffered is Next for a frame of the direct path that the stream
 // buffer holds whole (appendBuffered's tests, for one record): read where
-// it lies and handed to the feed, with none of read's and decodeFrame's
-// steps for any file and frame. It reports false, nothing read, where
-// Next's own way is needed.
+// it lies and taken as readDirect takes it, with none of read's and
+// decodeFrame's steps for any file and frame. It reports false, nothing
+// read, where Next's own way is needed.
 func (r *Reader) nextBuffered() bool {
-	if !r.bufferedDirect() {
+	if !r.bufferedStream() {
 		return false
 	}
 	p := r.pf
@@ -787,7 +791,7 @@ func (r *Reader) nextBuffered() bool {
 	rec, _ := p.br.Peek(n)
 	data := rec[pcapRecordLen:n:n]
 	present := directLayers(data, int(length))
-	if present == 0 || !r.feedBuffered(hdr, data, present, r.frame.Number+1) {
+	if present == 0 || !r.takeBuffered(hdr, data, present, r.frame.Number+1) {
 		return false
 	}
 	p.br.Discard(n) // only advances: data stays valid until the next read
@@ -797,18 +801,20 @@ func (r *Reader) nextBuffered() bool {
 	return true
 }
 
-// feedBuffered hands the frame of record header h and data, frame number
-// number, which appendBuffered found whole in the stream buffer, to the
-// direct feed, with Frame filled as read and readDirect fill it. It
-// reports false, the frame left to Next, where readDirect would leave
-// it to the general path (ANCK's credits, the feed declining it).
-func (r *Reader) feedBuffered(h *[pcapRecordLen]byte, data []byte, present uint32, number int) bool {
+// takeBuffered takes the frame of record header h and data, frame number
+// number, which appendBuffered or nextBuffered found whole in the stream
+// buffer, by the direct path, with Frame filled as read and readDirect
+// fill it, and hands it to the direct feed if any. It reports false, the
+// frame left to Next's general steps, where readDirect would leave it to
+// the general path (ANCK's credits, the feed declining it).
+func (r *Reader) takeBuffered(h *[pcapRecordLen]byte, data []byte, present uint32, number int) bool {
 	p := r.pf
-	if present&(1<<decode.OwnerCDC) != 0 && r.depth == DepthAll && r.qps.addFlags(directCDCDst(data), 0)&qpCredits != 0 {
+	if present&(1<<decode.OwnerCDC) != 0 && r.depth == DepthAll &&
+		r.qps.addFlags(directCDCDst(data), 0)&qpCredits != 0 && r.directFeed != nil {
 		return false
 	}
 	f := &r.frame
-	// As takeHeader, whose plausibility test appendBuffered made.
+	// As takeHeader, whose plausibility test the caller made.
 	sec, ns := int64(p.u32(h[0:4])), int64(p.u32(h[4:8])*p.nanoFactor)
 	f.CI.Timestamp, p.ns = time.Unix(sec, ns).UTC(), sec*1e9+ns
 	f.CI.CaptureLength, f.CI.Length = len(data), int(p.u32(h[12:16]))
@@ -819,9 +825,12 @@ func (r *Reader) feedBuffered(h *[pcapRecordLen]byte, data []byte, present uint3
 		f.LinkType = layers.LinkTypeEthernet
 	}
 	f.direct, f.recSet, f.plan = present, false, nil
+	if r.directRecords {
+		f.plan = r.direct
+	}
 	old := f.Number
 	f.Number = number
-	if !r.feedDirect(f) {
+	if r.directFeed != nil && !r.feedDirect(f) {
 		f.Number = old
 		return false
 	}

@@ -478,7 +478,7 @@ func (r *Reader) Next() (*Frame, error) {
 		return nil, r.err
 	}
 	f := &r.frame
-	if r.directFeed != nil && r.nextBuffered() {
+	if (r.direct != nil || r.directFeed != nil) && r.nextBuffered() {
 		return f, nil
 	}
 	lt, err := r.read(f)
