@@ -668,12 +668,13 @@ func TestExportersQuery(t *testing.T) {
 }
 
 // TestFleetSilentLink: an exporter replaying a capture that joined a link
-// whose peer went silent (silent-link.pcap from frame 30, its TEST_LINK
-// never acknowledged) exports no smc_link_up for it: the fleet lists the
-// link with its state not known ("-"), neither up nor counted down.
+// whose peer went silent (silent-link.pcap frames 30-210, before the
+// DELETE_LINK that names it; its TEST_LINK never acknowledged) exports no
+// smc_link_up for it: the fleet lists the link with its state not known
+// ("-"), neither up nor counted down.
 func TestFleetSilentLink(t *testing.T) {
 	frames, lt := testutil.ReadFrames(t, "../samples/silent-link.pcap")
-	m := monitortest.Replayed(t, testutil.WriteFrames(t, "silent.pcap", lt, frames[29:]))
+	m := monitortest.Replayed(t, testutil.WriteFrames(t, "silent.pcap", lt, frames[29:210]))
 	s := Read(context.Background(), &Client{URL: prometheus(t, serveMetrics(t, m))})
 	if s.Error != "" {
 		t.Fatal(s.Error)

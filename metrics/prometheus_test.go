@@ -262,11 +262,12 @@ func TestPrometheusAlertsAndDashboard(t *testing.T) {
 	frames, lt := testutil.ReadFrames(t, "../testdata/reference/pingpong.pcap")
 	late := monitortest.Replayed(t, testutil.WriteFrames(t, "late.pcap", lt, frames[1499:3000]))
 	// silent: a capture that joins a link whose peer went silent
-	// (silent-link.pcap from frame 30: its TEST_LINK never acknowledged):
+	// (silent-link.pcap frames 30-210, before the DELETE_LINK that names the
+	// link: its TEST_LINK never acknowledged):
 	// whether the link is up is not known, so no smc_link_up, no
 	// SMCLinkDown, and the fleet's record has it at -1.
 	frames, lt = testutil.ReadFrames(t, "../samples/silent-link.pcap")
-	silent := monitortest.Replayed(t, testutil.WriteFrames(t, "silent.pcap", lt, frames[29:]))
+	silent := monitortest.Replayed(t, testutil.WriteFrames(t, "silent.pcap", lt, frames[29:210]))
 	for _, m := range []*monitor.Monitor{failover, portdown, burst, healthy, broken, wire, congested} {
 		t.Cleanup(func() { m.Close() })
 	}

@@ -1,6 +1,7 @@
 package track
 
 import (
+	"cmp"
 	"fmt"
 	"net/netip"
 	"sort"
@@ -709,8 +710,14 @@ func (t *Tracker) failoverConn(l *Link, d Dir, m *cdcIn, in *input) (*Conn, Dir)
 const failoverMissed = 16
 
 // mergeLGR makes one link group of two that turned out to be the same
-// (the older one stays).
+// (the older one stays), a connection having failed over between them.
 func (t *Tracker) mergeLGR(a, b *LinkGroup, in *input) *LinkGroup {
+	return t.mergeLGRAs(a, b, in, histEvent{kind: LinkEventMerged})
+}
+
+// mergeLGRAs is mergeLGR for the reason ev (its kind and link) tells,
+// which every link of the group that goes has in its history.
+func (t *Tracker) mergeLGRAs(a, b *LinkGroup, in *input, ev histEvent) *LinkGroup {
 	keep, gone := a, b
 	if b.ID < a.ID {
 		keep, gone = b, a
@@ -719,7 +726,8 @@ func (t *Tracker) mergeLGR(a, b *LinkGroup, in *input) *LinkGroup {
 		l.lgr, l.LGR = keep, keep.ID
 		keep.links = append(keep.links, l)
 		keep.Links = append(keep.Links, l.ID)
-		l.addHistory(in, histEvent{kind: LinkEventMerged, a: uint64(gone.ID), b: uint64(keep.ID)})
+		ev.a, ev.b = uint64(gone.ID), uint64(keep.ID)
+		l.addHistory(in, ev)
 	}
 	for _, c := range gone.conns {
 		c.lgr, c.LGR = keep, keep.ID
@@ -744,8 +752,11 @@ func (t *Tracker) mergeLGR(a, b *LinkGroup, in *input) *LinkGroup {
 	if keep.ServerLGRID == 0 {
 		keep.ServerLGRID, keep.ClientLGRID = gone.ServerLGRID, gone.ClientLGRID
 	}
-	if keep.Version == 0 {
-		keep.Version, keep.MaxLinks, keep.MaxConns = gone.Version, gone.MaxLinks, gone.MaxConns
+	keep.Version = cmp.Or(keep.Version, gone.Version)
+	keep.MaxLinks = cmp.Or(keep.MaxLinks, gone.MaxLinks)
+	keep.MaxConns = cmp.Or(keep.MaxConns, gone.MaxConns)
+	if gone.Deleted && !keep.Deleted {
+		keep.Deleted, keep.DeleteCode = true, gone.DeleteCode
 	}
 	keep.Inferred = keep.Inferred && gone.Inferred
 	if gone.FirstFrame < keep.FirstFrame {

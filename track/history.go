@@ -49,6 +49,7 @@ const (
 	LinkEventMerged                           // "link group 3 merged into 2: a connection failed over between them" (a, b: groups)
 	LinkEventEarlier                          // "5 earlier frames on this QP before it could be identified" (n: frames)
 	LinkEventAnnounced                        // "announced by CLC Accept/Confirm (first contact)": text
+	LinkEventAdopted                          // "link group 3 merged into 2: a DELETE_LINK of the one deleted link 2 of the other" (a, b: groups; link)
 )
 
 // LinkName is how every output names a link: its number in its group
@@ -82,7 +83,7 @@ func (e *histEvent) What() string {
 		kind = "resp"
 	}
 	name := ""
-	if e.kind != LinkEventText && e.kind != LinkEventMerged && e.kind != LinkEventEarlier && e.kind != LinkEventAnnounced {
+	if e.kind != LinkEventText && e.kind != LinkEventMerged && e.kind != LinkEventAdopted && e.kind != LinkEventEarlier && e.kind != LinkEventAnnounced {
 		name = e.typ.String()
 	}
 	switch e.kind {
@@ -126,6 +127,8 @@ func (e *histEvent) What() string {
 		return fmt.Sprintf("%s %s accepted (sent on link %s)", name, kind, linkNumber(e.on))
 	case LinkEventMerged:
 		return fmt.Sprintf("link group %d merged into %d: a connection failed over between them", e.a, e.b)
+	case LinkEventAdopted:
+		return fmt.Sprintf("link group %d merged into %d: a DELETE_LINK of the one deleted link %d of the other", e.a, e.b, e.link)
 	case LinkEventEarlier:
 		return fmt.Sprintf("%d earlier frames on this QP before it could be identified", e.n)
 	}

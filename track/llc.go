@@ -111,6 +111,8 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 				t.raise(&x.expert, expert.LinkDeleted, in)
 				t.redundancy(g, in, "link %d deleted", x.LinkID)
 			}
+		} else {
+			g.noteUnplaced(l, m, in)
 		}
 	case decode.LLCConfirmRKey:
 		// The request comes from the RMB's owner; WRITEs into it travel the

@@ -734,6 +734,10 @@ type LinkGroup struct {
 	gone         []*Link // its folded links, for Tracker.recycle
 	folded       bool    // in the folded sums, out of Tracker.lgrs
 	expert       marks   // its findings (expert.go)
+	// unplaced: DELETE_LINKs of one link that named a link number none
+	// of its links had (the capture joined that link after the exchange
+	// that numbered it): adoptDeleted's evidence once the capture ends.
+	unplaced []unplacedDelete
 	// missedNS: when the capture last showed that it missed requests on
 	// one of its links (notCaptured): an LLC message among them may have
 	// changed a link that showed nothing since (a DELETE_LINK).

@@ -622,6 +622,7 @@ func (t *Tracker) EndCapture(end time.Time) {
 	if !end.IsZero() {
 		t.endNS = t.clock.project(end.UnixNano())
 	}
+	t.adoptDeleted()
 	t.settleRuns()
 }
 
