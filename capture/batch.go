@@ -377,16 +377,10 @@ func (r *Reader) readLean(b *Batch) bool {
 	}
 	p := r.pf
 	off := p.pos
-	rest := p.mem[off:]
-	if len(rest) < pcapRecordLen {
-		return false
-	}
-	h := (*[pcapRecordLen]byte)(rest)
-	caplen, length := int(p.u32(h[8:12])), int(p.u32(h[12:16]))
-	if len(rest)-pcapRecordLen < caplen || !p.plausibleOf(uint32(caplen), uint32(length), p.u32(h[4:8])) {
+	_, data, length, ok := p.wholeRecord(p.mem[off:])
+	if !ok {
 		return false // read says what it is
 	}
-	data := rest[pcapRecordLen : pcapRecordLen+caplen]
 	present := directLayers(data, length)
 	if present == 0 {
 		return false
@@ -397,7 +391,7 @@ func (r *Reader) readLean(b *Batch) bool {
 		fl, known := r.qps.addKnown(directCDCDst(data), 0)
 		ld.known, ld.credits = known, fl&qpCredits != 0
 	}
-	p.pos += pcapRecordLen + caplen
+	p.pos += pcapRecordLen + len(data)
 	r.last, r.offset = p.base+int64(off), p.base+int64(p.pos)
 	r.frame.Number++
 	l := b.addLean()

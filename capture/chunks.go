@@ -146,13 +146,8 @@ func (p *pcapFile) startChunks(at int64, size int) {
 // chunkHolds reports whether the next record is whole in the chunk, its
 // header plausible: readMem reads it as read reads it from a stream.
 func (p *pcapFile) chunkHolds() bool {
-	rest := p.mem[p.pos:]
-	if len(rest) < pcapRecordLen {
-		return false
-	}
-	h := (*[pcapRecordLen]byte)(rest)
-	caplen := p.u32(h[8:12])
-	return p.plausibleOf(caplen, p.u32(h[12:16]), p.u32(h[4:8])) && uint64(len(rest)-pcapRecordLen) >= uint64(caplen)
+	_, _, _, ok := p.wholeRecord(p.mem[p.pos:])
+	return ok
 }
 
 // nextChunk moves the chunk's bytes from the next record on to the start

@@ -641,6 +641,22 @@ func (p *pcapFile) takeHeader(h *[pcapRecordLen]byte, ci *gopacket.CaptureInfo) 
 	return true
 }
 
+// wholeRecord is the record at the start of rest if its header is
+// plausible and rest holds it whole, as read takes it from a buffer: its
+// header, its frame and the frame's original length.
+func (p *pcapFile) wholeRecord(rest []byte) (h *[pcapRecordLen]byte, data []byte, length int, ok bool) {
+	if len(rest) < pcapRecordLen {
+		return nil, nil, 0, false
+	}
+	h = (*[pcapRecordLen]byte)(rest)
+	caplen, wire := p.u32(h[8:12]), p.u32(h[12:16])
+	if !p.plausibleOf(caplen, wire, p.u32(h[4:8])) || uint64(len(rest)-pcapRecordLen) < uint64(caplen) {
+		return nil, nil, 0, false
+	}
+	n := pcapRecordLen + int(caplen)
+	return h, rest[pcapRecordLen:n:n], int(wire), true
+}
+
 // shortRead is io.ReadFull's error for a read that got n bytes of more
 // wanted, err being the reader's.
 func shortRead(n int, err error) error {
