@@ -32,10 +32,10 @@ type Batch struct {
 	recs []batchRec
 	// lean is set when the frames are records of a classic pcap file's
 	// chunk: leans then holds them instead of recs, as little as the
-	// decoder cannot read again from the chunk. The
-	// reader writes a batch's records and a decoder on another CPU reads
-	// them: 150 bytes a frame moved between the CPUs' caches cost a
-	// decoder more than parsing its record header again.
+	// decoder cannot read again from the chunk. The reader writes a
+	// batch's records and a decoder on another CPU reads them: 150 bytes
+	// a frame moved between the CPUs' caches cost a decoder more than
+	// parsing its record header again.
 	lean  *pcapFile
 	leans []leanRec
 	// chunk is the chunk of a file read in chunks that the frames lie
