@@ -192,3 +192,59 @@ func TestWireRedundancyUnknown(t *testing.T) {
 		t.Errorf("TCP alone: redundant %v, unknown %v: want not known", g.Redundant, g.RedundancyUnknown)
 	}
 }
+
+// TestWireReasonNotCaptured: silent-link.pcap without frame 219, the
+// DELETE_LINK request of link 2 (reason lost path): its response, frame
+// 220, carries 0 where the request had the reason (the client writes
+// over it). Link 2 is deleted, its reason absent: no "0x00000000" on the
+// link's row, in its JSON or in the event of its deletion. With the
+// response before the request (a mirror that reorders), the request's
+// reason shows, one deletion.
+func TestWireReasonNotCaptured(t *testing.T) {
+	frames, lt := testutil.ReadFrames(t, "../samples/silent-link.pcap")
+	dropped := append(append([]testutil.Packet{}, frames[:218]...), frames[219:]...)
+	// The response, frame 221, before the request and the ACK after it.
+	swapped := append(append(append([]testutil.Packet{}, frames[:218]...), frames[220], frames[218], frames[219]), frames[221:]...)
+	for _, c := range []struct {
+		name   string
+		frames []testutil.Packet
+		reason uint32
+	}{{"dropped", dropped, 0}, {"swapped", swapped, 0x00010000}} {
+		s := replay(t, testutil.WriteFrames(t, c.name+".pcap", lt, c.frames))
+		if len(s.LinkGroups) != 1 {
+			t.Fatalf("%s: %d link groups", c.name, len(s.LinkGroups))
+		}
+		var link2 *LinkRow
+		for i := range s.LinkGroups[0].Links {
+			if l := &s.LinkGroups[0].Links[i]; l.ID == 2 {
+				link2 = l
+			}
+		}
+		if link2 == nil || link2.State != LinkDeleted {
+			t.Fatalf("%s: link 2 %+v, want deleted", c.name, link2)
+		}
+		if link2.DeleteReason.Code != c.reason || (c.reason == 0) != link2.DeleteReason.IsZero() || (c.reason == 0) != (link2.DeleteReason.Name == "") {
+			t.Errorf("%s: link 2's reason %+v, want code %#x", c.name, link2.DeleteReason, c.reason)
+		}
+		b, err := json.Marshal(link2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), "delete_reason") == (c.reason == 0) {
+			t.Errorf("%s: link 2's JSON %s", c.name, b)
+		}
+		deleted := 0
+		for _, e := range s.Events {
+			if e.Link != 2 || e.Kind != EventLinkDown {
+				continue
+			}
+			deleted++
+			if want := map[bool]string{true: "reason not captured", false: "lost path"}[c.reason == 0]; !strings.Contains(e.Text, want) {
+				t.Errorf("%s: event %q, want %q", c.name, e.Text, want)
+			}
+		}
+		if deleted != 1 {
+			t.Errorf("%s: %d events of link 2's deletion, want 1", c.name, deleted)
+		}
+	}
+}

@@ -746,7 +746,7 @@ func wireGroup(g *track.LinkGroup, gr *rows.LGR) LinkGroupRow {
 		r.Role = ""
 	}
 	if r.Deleted {
-		r.DeleteReason = deleteReason(g.DeleteCode)
+		r.DeleteReason = deleteReason(g.DeleteCode, g.DeleteKnown)
 	}
 	active := 0
 	for i := range gr.LinkRows {
@@ -823,9 +823,9 @@ func groupEvents(g *track.LinkGroup, gr *rows.LGR, r *LinkGroupRow) []Event {
 			ev.Text = fmt.Sprintf("%s: ADD_LINK of link %s rejected", name, link)
 		case rows.GroupDeleted:
 			ev.Link = 0
-			ev.Text = fmt.Sprintf("SMC-R %s deleted (DELETE_LINK all): %s", name, reasonText(deleteReason(e.LLC.Reason)))
+			ev.Text = fmt.Sprintf("SMC-R %s deleted (DELETE_LINK all): %s", name, eventReason(&e.LLC))
 		case rows.GroupLinkDeleted:
-			ev.Text = fmt.Sprintf("%s link %s deleted: %s", name, link, reasonText(deleteReason(e.LLC.Reason)))
+			ev.Text = fmt.Sprintf("%s link %s deleted: %s", name, link, eventReason(&e.LLC))
 		case rows.GroupFailover:
 			ev.Conn = wireConnKey(e.Conn)
 			ev.Text = fmt.Sprintf("%s failed over to link %s of %s", ev.Conn, link, name)
@@ -858,7 +858,7 @@ func wireLink(l *rows.Link) (LinkRow, bool) {
 	case f.State == track.LinkUp, f.State == track.LinkUnknown: // unknown: set up before the capture, seen working
 		lr.State, lr.Active = LinkActive, true
 	case f.State == track.LinkDeleted:
-		lr.State, lr.DeleteReason, lr.Since = LinkDeleted, deleteReason(f.DeleteCode), f.Deleted
+		lr.State, lr.DeleteReason, lr.Since = LinkDeleted, deleteReason(f.DeleteCode, f.DeleteKnown), f.Deleted
 		if f.WithGroup {
 			// Ended with its group: not lost from a group that goes on.
 			lr.State = LinkInactive
@@ -870,7 +870,20 @@ func wireLink(l *rows.Link) (LinkRow, bool) {
 }
 
 // deleteReason names a DELETE_LINK reason (SMC_LLC_DEL_*).
-func deleteReason(code uint32) Reason {
+// eventReason is the reason a DELETE_LINK event gives, in an event's words.
+func eventReason(e *track.LinkEvent) string {
+	if e.Resp {
+		// The client writes over the request's reason
+		// (track.Link.DeleteKnown).
+		return "reason not captured (only the DELETE_LINK response, which does not carry it)"
+	}
+	return reasonText(deleteReason(e.Reason, true))
+}
+
+func deleteReason(code uint32, known bool) Reason {
+	if !known {
+		return Reason{}
+	}
 	r := decode.DeleteLinkReason(code)
 	return Reason{Code: code, Name: r.String(), Meaning: r.Meaning()}
 }

@@ -27,6 +27,7 @@ type unplacedDelete struct {
 	frame  int
 	ns     int64
 	reason uint32
+	known  bool // a request's: its reason is the deletion's
 }
 
 // noteUnplaced keeps the DELETE_LINK in in (m, sent on l) of a link
@@ -35,7 +36,7 @@ func (g *LinkGroup) noteUnplaced(l *Link, m *llcIn, in *input) {
 	if m.linkID == 0 {
 		return
 	}
-	u := unplacedDelete{ev: llcEvent(in, LinkEventDeleteOther), frame: in.number, ns: in.ns, reason: m.reason}
+	u := unplacedDelete{ev: llcEvent(in, LinkEventDeleteOther), frame: in.number, ns: in.ns, reason: m.reason, known: !m.resp}
 	u.ev.order, u.ev.link, u.ev.a, u.ev.on = m.orderly, m.linkID, uint64(m.reason), l.LinkID
 	for i := range g.unplaced {
 		if p := &g.unplaced[i]; p.ev.link == m.linkID {
@@ -84,7 +85,7 @@ func (t *Tracker) adoptDeleted() {
 			}
 			x.addHistory(in, u.ev)
 			if x.State != LinkDeleted {
-				x.State, x.DeleteCode, x.endNS = LinkDeleted, u.reason, u.ns
+				x.State, x.DeleteCode, x.DeleteKnown, x.endNS = LinkDeleted, u.reason, u.known, u.ns
 			}
 			x.expert.add(expert.LinkDeleted, u.frame, u.ns, "")
 			t.settleRun(x, DirC2S, u.ns)

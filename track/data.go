@@ -755,8 +755,8 @@ func (t *Tracker) mergeLGRAs(a, b *LinkGroup, in *input, ev histEvent) *LinkGrou
 	keep.Version = cmp.Or(keep.Version, gone.Version)
 	keep.MaxLinks = cmp.Or(keep.MaxLinks, gone.MaxLinks)
 	keep.MaxConns = cmp.Or(keep.MaxConns, gone.MaxConns)
-	if gone.Deleted && !keep.Deleted {
-		keep.Deleted, keep.DeleteCode = true, gone.DeleteCode
+	if gone.Deleted && (!keep.Deleted || gone.DeleteKnown && !keep.DeleteKnown) {
+		keep.Deleted, keep.DeleteCode, keep.DeleteKnown = true, gone.DeleteCode, gone.DeleteKnown
 	}
 	keep.Inferred = keep.Inferred && gone.Inferred
 	if gone.FirstFrame < keep.FirstFrame {

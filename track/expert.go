@@ -778,17 +778,26 @@ func (l *Link) findingDetail(id expert.ID, text string) string {
 		return strings.Join(parts, "; ")
 	case expert.LinkDeleted:
 		// The link is named by the object (ExpertInstance.Name).
-		return fmt.Sprintf("reason %#08x %s", l.DeleteCode, decode.DeleteLinkReason(l.DeleteCode).Meaning())
+		return reasonDetail(l.DeleteCode, l.DeleteKnown)
 	case expert.FirstLinkUnconfirmed:
 		return fmt.Sprintf("link %d announced by CLC at frame %d, state %s", l.LinkID, l.FirstFrame, l.State)
 	case expert.AddedUnconfirmed:
 		if l.State == LinkDeleted {
-			return fmt.Sprintf("link %d added at frame %d, no CONFIRM_LINK exchange on it; deleted %s later, reason %#08x %s",
-				l.LinkID, l.FirstFrame, fmtDur(time.Duration(l.endNS-l.Start.UnixNano())), l.DeleteCode, decode.DeleteLinkReason(l.DeleteCode).Meaning())
+			return fmt.Sprintf("link %d added at frame %d, no CONFIRM_LINK exchange on it; deleted %s later, %s",
+				l.LinkID, l.FirstFrame, fmtDur(time.Duration(l.endNS-l.Start.UnixNano())), reasonDetail(l.DeleteCode, l.DeleteKnown))
 		}
 		return fmt.Sprintf("link %d added at frame %d, no CONFIRM_LINK exchange on it, state %s", l.LinkID, l.FirstFrame, l.State)
 	}
 	return text
+}
+
+// reasonDetail is a finding's words for a DELETE_LINK's reason, code, or
+// for its absence where the capture showed the response alone.
+func reasonDetail(code uint32, known bool) string {
+	if !known {
+		return "reason not captured (the DELETE_LINK response does not carry it)"
+	}
+	return fmt.Sprintf("reason %#08x %s", code, decode.DeleteLinkReason(code).Meaning())
 }
 
 // lgrFindings appends g's findings.
@@ -796,7 +805,7 @@ func lgrFindings(g *LinkGroup, out []Finding) []Finding {
 	for i := range g.expert {
 		f := findingOf(&g.expert[i], expert.ObjectLGR, g.ID)
 		if f.ID == expert.LGRDeleted {
-			f.Detail = fmt.Sprintf("reason %#08x %s", g.DeleteCode, decode.DeleteLinkReason(g.DeleteCode).Meaning())
+			f.Detail = reasonDetail(g.DeleteCode, g.DeleteKnown)
 		}
 		out = append(out, f)
 	}

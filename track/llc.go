@@ -80,16 +80,20 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 			t.linkEvent(affected, in, d, "LLC "+name, strings.TrimPrefix(e.What(), name+" "))
 		}
 		t.linkEnded()
+		// Only a request states the reason: the client's response
+		// carries 0 or SMC_LLC_DEL_NOLNK (it had no such link) in its
+		// place (net/smc/smc_llc.c smc_llc_process_cli_delete_link).
+		known := !m.resp
 		if m.all {
 			if !m.resp {
 				t.raise(&g.expert, expert.LGRDeleted, in)
 			}
-			if !g.Deleted {
-				g.Deleted, g.DeleteCode = true, m.reason
+			if !g.Deleted || known && !g.DeleteKnown {
+				g.Deleted, g.DeleteCode, g.DeleteKnown = true, m.reason, known
 			}
 			for _, x := range g.links {
 				if x.State != LinkRejected && x.State != LinkDeleted {
-					x.State, x.DeleteCode, x.endNS = LinkDeleted, m.reason, in.ns
+					x.State, x.DeleteCode, x.DeleteKnown, x.endNS = LinkDeleted, m.reason, known, in.ns
 				}
 				t.settleRun(x, DirC2S, in.ns)
 				t.settleRun(x, DirS2C, in.ns)
@@ -101,13 +105,23 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 				e.kind, e.on = LinkEventDeleteOther, l.LinkID
 				x.addHistory(in, e)
 			}
-			if x.State != LinkDeleted {
-				x.State, x.DeleteCode, x.endNS = LinkDeleted, m.reason, in.ns
+			// The request names the link and its reason; the response
+			// repeats the link. A link the capture saw deleted by its
+			// response alone is deleted all the same, its reason not
+			// captured; the request that may follow it adds the reason,
+			// not a second deletion.
+			raise := !m.resp
+			switch {
+			case x.State != LinkDeleted:
+				x.State, x.DeleteCode, x.DeleteKnown, x.endNS = LinkDeleted, m.reason, known, in.ns
+				raise = true
+			case known && !x.DeleteKnown:
+				x.DeleteCode, x.DeleteKnown = m.reason, true
+				raise = false
 			}
 			t.settleRun(x, DirC2S, in.ns)
 			t.settleRun(x, DirS2C, in.ns)
-			if !m.resp {
-				// The request names the link; the response repeats it.
+			if raise {
 				t.raise(&x.expert, expert.LinkDeleted, in)
 				t.redundancy(g, in, "link %d deleted", x.LinkID)
 			}

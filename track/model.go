@@ -620,13 +620,19 @@ func (g *LinkGroup) sent() (n [2]int) {
 
 // Link is one RC QP pair of a link group.
 type Link struct {
-	ID          int
-	LGR         int
-	LinkID      uint8 // link number on the wire (0 until CONFIRM_LINK/ADD_LINK)
-	Client      LinkEnd
-	Server      LinkEnd
-	State       LinkState
-	DeleteCode  uint32
+	ID         int
+	LGR        int
+	LinkID     uint8 // link number on the wire (0 until CONFIRM_LINK/ADD_LINK)
+	Client     LinkEnd
+	Server     LinkEnd
+	State      LinkState
+	DeleteCode uint32
+	// DeleteKnown: DeleteCode is the reason a DELETE_LINK request stated.
+	// The response carries 0 or "no such link" in its place (net/smc/
+	// smc_llc.c smc_llc_process_cli_delete_link): a link whose deletion
+	// the capture shows by the response alone was deleted for a reason
+	// not captured.
+	DeleteKnown bool
 	Inferred    bool // built from RoCE traffic alone; Client/Server mean A/B
 	RC          [2]RC
 	Conns       []int
@@ -711,6 +717,8 @@ type LinkGroup struct {
 	Inferred   bool
 	Deleted    bool
 	DeleteCode uint32
+	// DeleteKnown: DeleteCode is a reason the wire stated (Link.DeleteKnown).
+	DeleteKnown bool
 	// ANCK (Alibaba Cloud Linux) link groups: made by a handshake with the
 	// Alibaba vendor options; with receive-queue credits; with data by
 	// RDMA WRITE with Immediate instead of CDCs.

@@ -223,7 +223,7 @@ func textLinks(tw *tabwriter.Writer, s *track.Snapshot, links []rows.Link) {
 		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n",
 			r.ID, r.LGR, rows.LinkName(r.LinkID), r.State, c+endText(r.Client), sv+endText(r.Server),
 			r.C2S.Packets, r.S2C.Packets, r.C2S.Acks+r.S2C.Acks, r.C2S.NAKs+r.S2C.NAKs, r.C2S.RNRs+r.S2C.RNRs,
-			r.C2S.PSNGaps+r.S2C.PSNGaps, r.C2S.Retrans+r.S2C.Retrans, connList(r.Conns, r.ConnsFolded), r.DeleteCode)
+			r.C2S.PSNGaps+r.S2C.PSNGaps, r.C2S.Retrans+r.S2C.Retrans, connList(r.Conns, r.ConnsFolded), r.Deletion())
 	}
 	if t := s.Totals(); t.Links.Folded > 0 {
 		l := &t.Links
@@ -285,7 +285,7 @@ func textLGRs(tw *tabwriter.Writer, s *track.Snapshot, groups []rows.LGR) {
 			links = strings.TrimSpace(fmt.Sprintf("%s +%d folded", links, r.LinksFolded))
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, state, r.ServerPeerID, r.ClientPeerID,
-			rows.Dash(r.ServerLGRID), rows.Dash(r.ClientLGRID), rows.VersionName(r.Version), rows.Known(r.MaxLinks), rows.Known(r.MaxConns), rows.Dash(links), connList(r.Conns, r.ConnsFolded), r.DeleteCode)
+			rows.Dash(r.ServerLGRID), rows.Dash(r.ClientLGRID), rows.VersionName(r.Version), rows.Known(r.MaxLinks), rows.Known(r.MaxConns), rows.Dash(links), connList(r.Conns, r.ConnsFolded), r.Deletion())
 	}
 	if t := s.Totals(); t.LinkGroups.Folded > 0 {
 		g := &t.LinkGroups

@@ -124,6 +124,15 @@ func peerID(id [8]byte) string {
 	return fmt.Sprintf("%02x%02x@%s", id[0], id[1], net.HardwareAddr(id[2:]))
 }
 
+// Deletion is the Deleted column of a group: its DELETE_LINK reason, "-"
+// where the capture does not hold it, "" for a group not ended.
+func (r *LGR) Deletion() string {
+	if r.GroupState != GroupEnded {
+		return ""
+	}
+	return Dash(r.DeleteCode)
+}
+
 // LGRID writes a link-group ID of the kernel as smc,lgr does, "" for none.
 func LGRID(id uint32) string {
 	if id == 0 {
@@ -158,7 +167,9 @@ func LGRRows(s *track.Snapshot) []LGR {
 		switch {
 		case g.Deleted:
 			r.GroupState = GroupEnded
-			r.DeleteCode = fmt.Sprintf("%#08x %s", g.DeleteCode, decode.DeleteLinkReason(g.DeleteCode).Meaning())
+			if g.DeleteKnown {
+				r.DeleteCode = fmt.Sprintf("%#08x %s", g.DeleteCode, decode.DeleteLinkReason(g.DeleteCode).Meaning())
+			}
 		case !confirmed[g.ID] && len(g.Links) > 0:
 			// As its connections: not usable before a link is confirmed.
 			r.GroupState = GroupConfirming
@@ -330,18 +341,27 @@ func History(s *track.Snapshot, g *track.LinkGroup) []GroupEvent {
 
 // markChanges sets Change on the first sign of each change: a link's
 // first DELETE_LINK request (not its retransmissions or response) until
-// the number is in use again, the first reject of an ADD_LINK, the
-// group's first DELETE_LINK of every link.
+// the number is in use again, or its response where the capture holds no
+// request, the first reject of an ADD_LINK, the group's first DELETE_LINK
+// of every link.
 func markChanges(evs []GroupEvent) {
 	down := map[uint8]bool{}
 	rejected := map[uint8]bool{}
+	answered := map[uint8]int{} // a deleted link's first response while no request came
+	settle := func(link uint8) {
+		if i, ok := answered[link]; ok && !down[link] {
+			evs[i].Change = true
+		}
+		delete(answered, link)
+		delete(down, link)
+	}
 	ended := false
 	for i := range evs {
 		e := &evs[i]
 		switch e.Kind {
 		case GroupLinkUp, GroupFailover:
 			e.Change = true
-			delete(down, e.Link)
+			settle(e.Link)
 			delete(rejected, e.Link)
 		case GroupLinkAdd:
 			delete(rejected, e.Link)
@@ -349,6 +369,9 @@ func markChanges(evs []GroupEvent) {
 			e.Change = !rejected[e.Link]
 			rejected[e.Link] = true
 		case GroupLinkDeleted:
+			if _, ok := answered[e.Link]; e.LLC.Resp && !ok {
+				answered[e.Link] = i
+			}
 			if !e.LLC.Resp && !down[e.Link] {
 				e.Change, down[e.Link] = true, true
 			}
@@ -356,5 +379,8 @@ func markChanges(evs []GroupEvent) {
 			e.Change = !ended
 			ended = true
 		}
+	}
+	for link := range answered {
+		settle(link)
 	}
 }

@@ -64,6 +64,8 @@ type LinkFacts struct {
 	// Deleted is the time of the DELETE_LINK that ended the link.
 	Deleted    time.Time
 	DeleteCode uint32
+	// DeleteKnown: the capture holds the reason (track.Link.DeleteKnown).
+	DeleteKnown bool
 	// Client and Server are the ends' QPs and link user IDs (0: not in
 	// the capture).
 	ClientQPN, ServerQPN uint32
@@ -236,13 +238,22 @@ func openConns(s *track.Snapshot) map[int]int {
 	return open
 }
 
+// Deletion is the Deleted column of a link: its DELETE_LINK reason, "-"
+// where the capture does not hold it, "" for a link not deleted.
+func (r *Link) Deletion() string {
+	if r.Facts.State != track.LinkDeleted {
+		return ""
+	}
+	return Dash(r.DeleteCode)
+}
+
 func linkRow(l *track.Link, open int) Link {
 	r := Link{ID: l.ID, LGR: l.LGR, LinkID: l.LinkID, State: l.State.String(), Inferred: l.Inferred,
 		Client: endRow(&l.Client), Server: endRow(&l.Server), C2S: rcRow(&l.RC[track.DirC2S]), S2C: rcRow(&l.RC[track.DirS2C]),
 		TestLinks: l.TestLinks, Conns: append([]int{}, l.Conns...), ConnsFolded: l.ConnsFolded, Facts: linkFacts(l)}
 	r.Facts.Open = open
 	r.Credits = creditRows(l)
-	if l.State == track.LinkDeleted {
+	if l.State == track.LinkDeleted && l.DeleteKnown {
 		r.DeleteCode = fmt.Sprintf("%#08x %s", l.DeleteCode, decode.DeleteLinkReason(l.DeleteCode))
 	}
 	for _, h := range l.History {
@@ -252,7 +263,7 @@ func linkRow(l *track.Link, open int) Link {
 }
 
 func linkFacts(l *track.Link) LinkFacts {
-	f := LinkFacts{State: l.State, DeleteCode: l.DeleteCode,
+	f := LinkFacts{State: l.State, DeleteCode: l.DeleteCode, DeleteKnown: l.DeleteKnown,
 		ClientQPN: l.Client.QPN, ServerQPN: l.Server.QPN, ClientUID: l.Client.UID, ServerUID: l.Server.UID,
 		ClientGID: gidText(l.Client.GID), ServerGID: gidText(l.Server.GID),
 		Packets: l.RC[0].Packets + l.RC[1].Packets, CDCs: l.RC[0].CDCs + l.RC[1].CDCs,

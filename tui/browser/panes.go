@@ -77,7 +77,7 @@ func (b *Browser) pane(kind string) pane {
 			}
 			p.rows = append(p.rows, paneRow{
 				cells: []string{strconv.Itoa(g.ID), g.State, rows.VersionName(g.Version), rows.Known(g.MaxLinks),
-					rows.Known(g.MaxConns), strings.Join(conns, ","), strings.Join(ls, "; "), g.DeleteCode},
+					rows.Known(g.MaxConns), strings.Join(conns, ","), strings.Join(ls, "; "), g.Deletion()},
 				detail: g.History,
 				frames: func() []int32 { return b.idx.LinkGroup(g.Links, g.Conns) },
 				mode:   "link group " + strconv.Itoa(g.ID),
