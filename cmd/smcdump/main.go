@@ -80,6 +80,12 @@ func main() {
 	}
 	o.Program = "smcdump"
 	o.Format = output.Format(format)
+	if countZero(fs, o.Count) {
+		// 0 is the default, no limit; asked for, it is a mistake, as
+		// tcpdump and tshark take it.
+		fmt.Fprintln(os.Stderr, "smcdump: -c 0: want a positive count")
+		os.Exit(2)
+	}
 	if keep < 1 {
 		fmt.Fprintf(os.Stderr, "smcdump: -K %d: need at least 1 connection\n", keep)
 		os.Exit(2)
@@ -127,4 +133,11 @@ func main() {
 		}
 	}
 	os.Exit(code)
+}
+
+// countZero reports whether -c was given as 0.
+func countZero(fs *flag.FlagSet, count int) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "c" })
+	return given && count == 0
 }

@@ -101,6 +101,8 @@ func TestBinary(t *testing.T) {
 		{"all listed", []string{"-q", "-r", many, "-z", "smc,conns"}, nil, 0, "SMC connections: 12\n", ""},
 		{"keep 2", []string{"-q", "-K", "2", "-r", many, "-z", "smc,conns"}, nil, 0, "listed 3 of 12 connections; folded into the totals below: the 9 oldest\nkept whole: the newest 2 connections that ended", ""},
 		{"keep 0", []string{"-q", "-K", "0", "-r", many}, nil, 2, "", "smcdump: -K 0: need at least 1 connection"},
+		// 0 is no limit by default; given, it is refused, as tcpdump and tshark refuse it.
+		{"count 0", []string{"-r", ref + "pingpong.pcap", "-c0"}, nil, 2, "", "smcdump: -c 0: want a positive count"},
 		{"tracker field", []string{"-r", ref + "pingpong.pcap", "-T", "fields", "-e", "smc.conn.dir", "-Y", "smc.clc"}, nil, 0, "C->S\nS->C\nC->S\n", ""},
 		{"glossary", []string{"-G", "fields"}, nil, 0, "smc.cdc.seq\tuint\t", ""},
 		// Damage confined to a record is a frame.error, as a malformed
