@@ -128,7 +128,7 @@ const captureDupWindow = int64(time.Millisecond)
 // on a bond and its member, or two hosts' captures merged make.
 func (t *Tracker) captureDup(f *capture.Frame) bool {
 	b := f.BTH
-	if b == nil && (f.Dump == nil || f.UDP == nil) {
+	if b == nil && (f.Dump == nil || f.UDP == nil) && f.TCP == nil {
 		return false
 	}
 	s := &t.seenCopies
@@ -136,7 +136,12 @@ func (t *Tracker) captureDup(f *capture.Frame) bool {
 		return s.duplicate
 	}
 	s.number = f.Number
-	if b == nil {
+	switch {
+	case b != nil:
+	case f.TCP != nil:
+		s.duplicate = s.tcpDup(f)
+		return s.duplicate
+	default:
 		s.duplicate = s.dumpDup(f)
 		return s.duplicate
 	}
@@ -191,6 +196,60 @@ func (s *seenCopies) dumpDup(f *capture.Frame) bool {
 	}
 	e.ns, e.key, e.icrc, e.length, e.naks = ns, key, digest, length, s.dumpCDCs[h]
 	return false
+}
+
+// tcpDup reports whether f, a TCP segment, is one the capture already
+// holds: the same addresses, ports, sequence and acknowledgement numbers,
+// flags, window, checksum, IPv4 identification and payload within
+// captureDupWindow, as tcpdump -i any makes of loopback traffic (out and
+// in) or of a bond and its member. A segment sent again is a datagram of
+// its own: Linux numbers a connection's datagrams (ip_select_ident_segs
+// in include/net/ip.h), and it comes a retransmission timeout
+// (TCP_RTO_MIN, 200 ms) or a round trip of duplicate ACKs later with a
+// new timestamp. A copy the capture damaged differs in its bytes or fails
+// its checksum, where the checksum is computed (the handshake's segments),
+// and is no copy.
+func (s *seenCopies) tcpDup(f *capture.Frame) bool {
+	src, dst := ipAddrs(f)
+	if !src.IsValid() || !dst.IsValid() || f.TCPSum.Checked && !f.TCPSum.OK {
+		// A segment whose checksum fails is no copy and no original: of
+		// two copies, one damaged, the other is followed.
+		return false
+	}
+	a, b := src.As16(), dst.As16()
+	tc := f.TCP
+	var h [20]byte
+	binary.BigEndian.PutUint32(h[0:], tc.Ack)
+	binary.BigEndian.PutUint16(h[4:], tc.Checksum)
+	binary.BigEndian.PutUint16(h[6:], tc.Window)
+	if f.IPv4 != nil {
+		binary.BigEndian.PutUint16(h[8:], f.IPv4.Id)
+	}
+	h[10] = tcpFlags(tc)
+	binary.BigEndian.PutUint32(h[12:], uint32(len(tc.Payload)))
+	digest := crc32.Update(crc32.ChecksumIEEE(a[:]), crc32.IEEETable, b[:])
+	// The payload's first bytes: the checksum covers the rest, and a
+	// bulk flow's segments are not read whole for this.
+	digest = crc32.Update(crc32.Update(digest, crc32.IEEETable, h[:]), crc32.IEEETable, tc.Payload[:min(len(tc.Payload), 64)])
+	key := uint64(tc.SrcPort)<<48 | uint64(tc.DstPort)<<32 | uint64(tc.Seq)
+	e := &s.recent[(digest^tc.Seq)%dupSlots]
+	ns, length := f.UnixNano(), uint32(len(tc.Payload))+1
+	if e.key == key && e.icrc == digest && e.length == length && ns-e.ns >= 0 && ns-e.ns <= captureDupWindow {
+		return true
+	}
+	e.ns, e.key, e.icrc, e.length, e.naks = ns, key, digest, length, 0
+	return false
+}
+
+// tcpFlags packs a segment's flags.
+func tcpFlags(tc *layers.TCP) byte {
+	var b byte
+	for i, on := range [...]bool{tc.FIN, tc.SYN, tc.RST, tc.PSH, tc.ACK, tc.URG, tc.ECE, tc.CWR} {
+		if on {
+			b |= 1 << i
+		}
+	}
+	return b
 }
 
 // cutDigest stands for the ICRC and length of a RoCEv2 packet whose

@@ -789,8 +789,8 @@ type Stats struct {
 	EvictedLinks  int `json:"evicted_links"`          // links folded into the totals, no longer listed (Options.MaxConns)
 	EvictedLGRs   int `json:"evicted_lgrs,omitempty"` // link groups folded with their last link
 	Other         int `json:"other"`                  // frames that are neither TCP nor RoCE
-	// CaptureDups are RoCE frames the capture holds twice (captureDup):
-	// counted here only, followed once.
+	// CaptureDups are RoCE and TCP frames the capture holds twice
+	// (captureDup): counted here only, followed once.
 	CaptureDups int `json:"capture_duplicates,omitempty"`
 	RWWI        int `json:"rwwi,omitempty"` // ANCK writes with immediate on an SMC-R link
 	Dump        int `json:"dump,omitempty"` // CDCs of ANCK's dump device

@@ -42,12 +42,16 @@ func TestBinary(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Twelve short connections, one after the other: the frames of three
-	// one-connection captures four times over.
+	// one-connection captures four times over, each an hour after the
+	// last (the same frames at the same times are the capture's copies).
 	var short []testutil.Packet
 	for i := 0; i < 4; i++ {
-		for _, name := range []string{"decline-nordma.pcap", "fallback-nosmc.pcap", "no-ueid.pcap"} {
+		for j, name := range []string{"decline-nordma.pcap", "fallback-nosmc.pcap", "no-ueid.pcap"} {
 			fs, _ := testutil.ReadFrames(t, ref+name)
-			short = append(short, fs...)
+			for _, f := range fs {
+				f.CI.Timestamp = f.CI.Timestamp.Add(time.Duration(3*i+j) * time.Hour)
+				short = append(short, f)
+			}
 		}
 	}
 	many := testutil.WriteFrames(t, "many.pcap", layers.LinkTypeEthernet, short)
