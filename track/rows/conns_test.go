@@ -34,18 +34,23 @@ func snapshotRead(t *testing.T, r *capture.Reader) track.Snapshot {
 // snapshotWith is snapshotRead by a tracker of options opts.
 func snapshotWith(t *testing.T, r *capture.Reader, opts track.Options) track.Snapshot {
 	t.Helper()
+	return trackRead(t, r, opts).Snapshot()
+}
+
+// trackRead is a tracker of options opts fed every frame r reads.
+func trackRead(t *testing.T, r *capture.Reader, opts track.Options) *track.Tracker {
+	t.Helper()
 	tr := track.New(opts)
 	for {
 		f, err := r.Next()
 		if errors.Is(err, io.EOF) {
-			break
+			return tr
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
 		tr.Feed(f)
 	}
-	return tr.Snapshot()
 }
 
 // TestWritesNotShown: ANCK's dump device copies a host's CDCs, not the

@@ -2,8 +2,6 @@ package rows_test
 
 import (
 	"encoding/json"
-	"errors"
-	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -90,17 +88,7 @@ func endedSnapshotOf(t *testing.T, path string) track.Snapshot {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	tr := track.New(track.Options{})
-	for {
-		f, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr.Feed(f)
-	}
+	tr := trackRead(t, r, track.Options{})
 	tr.EndCapture(time.Time{})
 	return tr.Snapshot()
 }
