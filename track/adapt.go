@@ -200,8 +200,8 @@ func (s *seenCopies) dumpDup(f *capture.Frame) bool {
 
 // tcpDup reports whether f, a TCP segment, is one the capture already
 // holds: the same addresses, ports, sequence and acknowledgement numbers,
-// flags, window, checksum, IPv4 identification and payload within
-// captureDupWindow, as tcpdump -i any makes of loopback traffic (out and
+// flags, window, checksum, IPv4 identification and first payload bytes
+// within captureDupWindow, as tcpdump -i any makes of loopback traffic (out and
 // in) or of a bond and its member. A segment sent again is a datagram of
 // its own: Linux numbers a connection's datagrams (ip_select_ident_segs
 // in include/net/ip.h), and it comes a retransmission timeout
@@ -211,8 +211,8 @@ func (s *seenCopies) dumpDup(f *capture.Frame) bool {
 // and is no copy.
 func (s *seenCopies) tcpDup(f *capture.Frame) bool {
 	src, dst := ipAddrs(f)
-	if !src.IsValid() || !dst.IsValid() || f.TCPSum.Checked && !f.TCPSum.OK {
-		// A segment whose checksum fails is no copy and no original: of
+	if !src.IsValid() || !dst.IsValid() || f.TCPSum.Damaged() {
+		// A segment whose checksums fail is no copy and no original: of
 		// two copies, one damaged, the other is followed.
 		return false
 	}
