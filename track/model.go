@@ -259,8 +259,13 @@ type flowTCP struct {
 	sumPend                   []seqSpan // such segments the wire has not yet settled
 }
 
-// seqSpan is a TCP segment's sequence numbers, from seq to end.
-type seqSpan struct{ seq, end uint32 }
+// seqSpan is a TCP segment's sequence numbers, from seq to end;
+// malformed: a damaged segment whose CLC message did not decode (it took
+// no step of the handshake).
+type seqSpan struct {
+	seq, end  uint32
+	malformed bool
+}
 
 // TCPShown reports whether the capture holds a TCP segment of this
 // direction: every TCP connection sends some both ways (a SYN or SYN-ACK,

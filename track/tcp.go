@@ -113,16 +113,18 @@ func (t *Tracker) tcp(in *input) {
 	if s.payload > 0 {
 		f.TCPBytes += uint64(s.payload)
 	}
-	resent := t.tcpSeq(c, d, s, in)
+	resent, replaces := t.tcpSeq(c, d, s, in)
 	if (s.sumBad || s.ipSumBad) && s.payload > 0 && !resent && len(f.sumPend) < maxSumPend {
 		// Settled by the wire (tcpSeq): sent again, or acknowledged.
-		f.sumPend = append(f.sumPend, seqSpan{s.seq, s.seq + uint32(s.payload)})
+		f.sumPend = append(f.sumPend, seqSpan{s.seq, s.seq + uint32(s.payload), s.clcErrs > 0})
 	}
-	if resent {
+	if resent && !replaces {
 		// Bytes the capture showed already: a TCP retransmission, or a
 		// copy the capture made (two hosts' captures merged), that the
 		// CLC reassembly took for a new message after the handshake's
-		// stream was done. The handshake took its step the first time.
+		// stream was done. The handshake took its step the first time;
+		// unless the first time was a damaged segment whose message did
+		// not decode: the receiver dropped it and read this one.
 		in.clcN = 0
 	}
 	if s.fin && c.Outcome == OutcomePending && !c.clcUncaptured && f.haveTCPNext && int32(s.seq-f.tcpNext) > 0 {
@@ -219,8 +221,10 @@ const maxSumPend = 8
 // peer acknowledged that the capture never showed were missed by the
 // capture, not lost (Wireshark's "ACKed segment that wasn't captured").
 // A handshake that misses bytes is not judged by what is missing. It
-// reports whether the segment's bytes were all shown before (resent).
-func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) (resent bool) {
+// reports whether the segment's bytes were all shown before (resent), and
+// whether they are those of a damaged segment whose CLC message did not
+// decode (replaces).
+func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) (resent, replaces bool) {
 	f := &c.Flow[d]
 	end := s.seq + uint32(s.payload)
 	if s.syn || s.fin {
@@ -236,6 +240,7 @@ func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) (resent bool) {
 		f.sumPend = slices.DeleteFunc(f.sumPend, func(p seqSpan) bool {
 			if int32(p.seq-s.seq) >= 0 && int32(end-p.end) >= 0 {
 				f.SumResent++
+				replaces = replaces || p.malformed
 				return true
 			}
 			return false
@@ -315,7 +320,7 @@ func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) (resent bool) {
 		c.clcUncaptured = true
 		t.awaitServerHalf(c, in)
 	}
-	return resent
+	return resent, replaces
 }
 
 // awaitServerHalf: a connection with the server's Accept but not (yet)

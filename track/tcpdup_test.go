@@ -83,3 +83,48 @@ func TestTCPCaptureCopies(t *testing.T) {
 		}
 	}
 }
+
+// TestDamagedHandshakeSentAgain: pingpong.pcap's CLC messages, each
+// shown first with its last byte damaged (its TCP checksum fails, its
+// message does not decode) and then whole, 3 us later (a mirror's copy)
+// or 250 ms later (the sender's retransmission after the receiver dropped
+// it). The receiver read the whole ones: whichever messages were damaged,
+// the handshake is the capture's as it was, SMC-R, confirmed when the
+// whole Confirm came.
+func TestDamagedHandshakeSentAgain(t *testing.T) {
+	frames, lt := testutil.ReadFrames(t, "../samples/pingpong.pcap")
+	tr := New(Options{})
+	eachRaw(t, "whole", lt, frames, tr.Feed)
+	base := tr.Snapshot()
+	for _, gap := range []time.Duration{3 * time.Microsecond, 250 * time.Millisecond} {
+		for damaged := 1; damaged < 8; damaged++ { // Proposal, Accept, Confirm: a bit each
+			var out []rawFrame
+			clc := 0
+			for _, f := range frames {
+				o := rawFrame{CI: f.CI, Data: append([]byte{}, f.Data...)}
+				again := rawFrame{CI: f.CI, Data: f.Data}
+				again.CI.Timestamp = again.CI.Timestamp.Add(gap)
+				if len(o.Data) > 200 && o.Data[14+9] == 6 {
+					if damaged&(1<<clc) != 0 {
+						o.Data[len(o.Data)-1] ^= 0x20
+					}
+					clc++
+				}
+				out = append(out, o, again)
+			}
+			tr := New(Options{})
+			eachRaw(t, "damaged", lt, out, tr.Feed)
+			tr.EndCapture(time.Time{})
+			s := tr.Snapshot()
+			b := &base.Conns[0]
+			want := b.TConfirm
+			if damaged&4 != 0 {
+				want = want.Add(gap)
+			}
+			if c := &s.Conns[0]; len(s.Conns) != 1 || c.Outcome != b.Outcome || !c.TConfirm.Equal(want) {
+				t.Errorf("damaged %03b, whole %v later: %d connections, the first %v confirmed %v; want 1, %v confirmed %v",
+					damaged, gap, len(s.Conns), c.Outcome, c.TConfirm, b.Outcome, want)
+			}
+		}
+	}
+}
