@@ -102,7 +102,7 @@ func TestDamagedHandshakeSentAgain(t *testing.T) {
 			clc := 0
 			for _, f := range frames {
 				o := rawFrame{CI: f.CI, Data: append([]byte{}, f.Data...)}
-				again := rawFrame{CI: f.CI, Data: f.Data}
+				again := f
 				again.CI.Timestamp = again.CI.Timestamp.Add(gap)
 				if len(o.Data) > 200 && o.Data[14+9] == 6 {
 					if damaged&(1<<clc) != 0 {
