@@ -60,6 +60,14 @@ type clcFlow struct {
 	sumOK   [2]bool
 	ipSumOK [2]bool
 	mss     [2]uint16
+	// damaged[d]: the sequence number and length of direction d's last
+	// segment whose checksum failed (checkSum), 0 length for none: its
+	// whole copy, sent again, is decoded where the stream took the
+	// damaged one's bytes already (wholeAgain).
+	damaged [2]struct {
+		seq uint32
+		n   int
+	}
 	// asmNet is key[0] under a type unique to this connection: the assembler
 	// keys its connections by flow, so a new connection on the same
 	// 4-tuple (port reuse) starts afresh even where the assembler still
@@ -269,6 +277,7 @@ func (a *clcAssembler) segment(f *Frame) {
 	fl.checkSum(f, d)
 	a.frame, a.cur = f, fl
 	a.arena = a.arena[:0]
+	a.wholeAgain(fl, f, d)
 	a.ctx.ci = f.CI
 	payload := t.Payload
 	if wire := f.TCPWireLen(); wire > len(payload) {
@@ -326,6 +335,9 @@ func (fl *clcFlow) checkSum(f *Frame, d int) {
 		f.TCPSum = s
 	case fl.sumOK[d] && fl.mss[1-d] != 0 && len(t.Payload) <= int(fl.mss[1-d]):
 		f.TCPSum = s
+		if len(t.Payload) > 0 {
+			fl.damaged[d].seq, fl.damaged[d].n = t.Seq, len(t.Payload)
+		}
 	}
 	if f.IPv4 != nil {
 		ip := f.IPv4.Contents
@@ -335,6 +347,30 @@ func (fl *clcFlow) checkSum(f *Frame, d int) {
 		case len(ip) >= 20 && ip[10]|ip[11] != 0:
 			fl.ipSumOK[d] = true
 		}
+	}
+}
+
+// wholeAgain decodes the CLC messages of f, a segment of fl in direction
+// d whose checksum verifies, where it is the copy of the direction's
+// damaged segment (the same sequence number and length): its receiver
+// dropped the damaged one and read this, but the stream took the damaged
+// one's bytes and takes this for a retransmission. Only whole messages
+// that start the segment are decoded (a CLC message is sent in one
+// segment, smc_clc_send_* in net/smc/smc_clc.c).
+func (a *clcAssembler) wholeAgain(fl *clcFlow, f *Frame, d int) {
+	dm := &fl.damaged[d]
+	if dm.n == 0 || !f.TCPSum.Checked || !f.TCPSum.OK || f.TCP.Seq != dm.seq || len(f.TCP.Payload) != dm.n {
+		return
+	}
+	dm.n = 0
+	for p := f.TCP.Payload; len(p) > 0; {
+		l, fr := decode.CLCFrame(p)
+		if fr != decode.CLCFramed || l > len(p) {
+			return
+		}
+		var none clcSwallow
+		a.emit(p[:l], &none, fl.stream.anck || decode.ProposalOffersAlibaba(p[:l]))
+		p = p[l:]
 	}
 }
 

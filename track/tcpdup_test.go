@@ -89,8 +89,9 @@ func TestTCPCaptureCopies(t *testing.T) {
 // message does not decode) and then whole, 3 us later (a mirror's copy)
 // or 250 ms later (the sender's retransmission after the receiver dropped
 // it). The receiver read the whole ones: whichever messages were damaged,
-// the handshake is the capture's as it was, SMC-R, confirmed when the
-// whole Confirm came.
+// the handshake is the capture's as it was, SMC-R, each step taken when
+// its whole message came (the reassembly decodes a whole copy of a
+// damaged segment, capture's clcAssembler.wholeAgain).
 func TestDamagedHandshakeSentAgain(t *testing.T) {
 	frames, lt := testutil.ReadFrames(t, "../samples/pingpong.pcap")
 	tr := New(Options{})
@@ -117,13 +118,18 @@ func TestDamagedHandshakeSentAgain(t *testing.T) {
 			tr.EndCapture(time.Time{})
 			s := tr.Snapshot()
 			b := &base.Conns[0]
-			want := b.TConfirm
-			if damaged&4 != 0 {
-				want = want.Add(gap)
+			// Each step is the whole message's: its time moves with it.
+			at := func(bit int, t time.Time) time.Time {
+				if damaged&bit != 0 {
+					return t.Add(gap)
+				}
+				return t
 			}
-			if c := &s.Conns[0]; len(s.Conns) != 1 || c.Outcome != b.Outcome || !c.TConfirm.Equal(want) {
-				t.Errorf("damaged %03b, whole %v later: %d connections, the first %v confirmed %v; want 1, %v confirmed %v",
-					damaged, gap, len(s.Conns), c.Outcome, c.TConfirm, b.Outcome, want)
+			c := &s.Conns[0]
+			if len(s.Conns) != 1 || c.Outcome != b.Outcome || !c.TConfirm.Equal(at(4, b.TConfirm)) || !c.TAccept.Equal(at(2, b.TAccept)) ||
+				!c.TProposal.Equal(at(1, b.TProposal)) {
+				t.Errorf("damaged %03b, whole %v later: %d connections, the first %v, proposed %v, accepted %v, confirmed %v; want 1, %v, %v, %v, %v",
+					damaged, gap, len(s.Conns), c.Outcome, c.TProposal, c.TAccept, c.TConfirm, b.Outcome, at(1, b.TProposal), at(2, b.TAccept), at(4, b.TConfirm))
 			}
 		}
 	}
