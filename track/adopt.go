@@ -84,9 +84,7 @@ func (t *Tracker) adoptDeleted() {
 				x.LinkID = u.ev.link
 			}
 			x.addHistory(in, u.ev)
-			if x.State != LinkDeleted {
-				x.State, x.DeleteCode, x.DeleteKnown, x.endNS = LinkDeleted, u.reason, u.known, u.ns
-			}
+			x.markDeleted(u.reason, u.known, u.ns)
 			x.expert.add(expert.LinkDeleted, u.frame, u.ns, "")
 			t.settleRun(x, DirC2S, u.ns)
 			t.settleRun(x, DirS2C, u.ns)

@@ -93,7 +93,7 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 			}
 			for _, x := range g.links {
 				if x.State != LinkRejected && x.State != LinkDeleted {
-					x.State, x.DeleteCode, x.DeleteKnown, x.endNS = LinkDeleted, m.reason, known, in.ns
+					x.markDeleted(m.reason, known, in.ns)
 				}
 				t.settleRun(x, DirC2S, in.ns)
 				t.settleRun(x, DirS2C, in.ns)
@@ -110,15 +110,8 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 			// response alone is deleted all the same, its reason not
 			// captured; the request that may follow it adds the reason,
 			// not a second deletion.
-			raise := !m.resp
-			switch {
-			case x.State != LinkDeleted:
-				x.State, x.DeleteCode, x.DeleteKnown, x.endNS = LinkDeleted, m.reason, known, in.ns
-				raise = true
-			case known && !x.DeleteKnown:
-				x.DeleteCode, x.DeleteKnown = m.reason, true
-				raise = false
-			}
+			first, told := x.markDeleted(m.reason, known, in.ns)
+			raise := first || !m.resp && !told
 			t.settleRun(x, DirC2S, in.ns)
 			t.settleRun(x, DirS2C, in.ns)
 			if raise {
@@ -368,4 +361,20 @@ func (t *Tracker) addLink(l *Link, d Dir, in *input) {
 			nl.setRKey(wd, tr.newRKey, rmbRef{conn: ref.conn, va: tr.newVA, size: ref.size})
 		}
 	}
+}
+
+// markDeleted records a DELETE_LINK of x at ns, its reason known where a
+// request stated it: first, x was not deleted before; told, it was, and
+// this (the request after its response) gives the reason its deletion
+// lacked.
+func (x *Link) markDeleted(reason uint32, known bool, ns int64) (first, told bool) {
+	switch {
+	case x.State != LinkDeleted:
+		x.State, x.DeleteCode, x.DeleteKnown, x.endNS = LinkDeleted, reason, known, ns
+		return true, false
+	case known && !x.DeleteKnown:
+		x.DeleteCode, x.DeleteKnown = reason, true
+		return false, true
+	}
+	return false, false
 }
