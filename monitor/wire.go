@@ -872,10 +872,8 @@ func wireLink(l *rows.Link) (LinkRow, bool) {
 // deleteReason names a DELETE_LINK reason (SMC_LLC_DEL_*).
 // eventReason is the reason a DELETE_LINK event gives, in an event's words.
 func eventReason(e *track.LinkEvent) string {
-	if e.Resp {
-		// The client writes over the request's reason
-		// (track.Link.DeleteKnown).
-		return "reason not captured (only the DELETE_LINK response, which does not carry it)"
+	if !e.ReasonKnown() {
+		return track.ReasonNotCaptured
 	}
 	return reasonText(deleteReason(e.Reason, true))
 }

@@ -791,11 +791,19 @@ func (l *Link) findingDetail(id expert.ID, text string) string {
 	return text
 }
 
+// ReasonNotCaptured is what every surface says of a DELETE_LINK whose
+// reason the capture does not hold (Link.DeleteKnown).
+const ReasonNotCaptured = "reason not captured (the DELETE_LINK response does not carry it)"
+
+// ReasonKnown reports whether e, a DELETE_LINK, states the deletion's
+// reason: a request does, a response does not (Link.DeleteKnown).
+func (e *LinkEvent) ReasonKnown() bool { return !e.Resp }
+
 // reasonDetail is a finding's words for a DELETE_LINK's reason, code, or
 // for its absence where the capture showed the response alone.
 func reasonDetail(code uint32, known bool) string {
 	if !known {
-		return "reason not captured (the DELETE_LINK response does not carry it)"
+		return ReasonNotCaptured
 	}
 	return fmt.Sprintf("reason %#08x %s", code, decode.DeleteLinkReason(code).Meaning())
 }
