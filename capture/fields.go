@@ -49,6 +49,7 @@ var (
 	fTunnelSrc       = decode.Field(decode.OwnerTunnel, "tunnel.src", decode.KindAddr, "outer IP source address: the mirroring switch or the overlay's endpoint")
 	fTunnelDst       = decode.Field(decode.OwnerTunnel, "tunnel.dst", decode.KindAddr, "outer IP destination address: the collector or the overlay's endpoint")
 	fTunnelID        = decode.Field(decode.OwnerTunnel, "tunnel.id", decode.KindUint, "ERSPAN session ID, VXLAN or Geneve VNI, GRE key")
+	fTunnelSeq       = decode.Field(decode.OwnerTunnel, "tunnel.seq", decode.KindUint, "GRE sequence number (ERSPAN II and III always carry one): a step of more than one is the mirror session's frames the capture does not hold (present only when carried)")
 	fTunnelTruncated = decode.Field(decode.OwnerTunnel, "tunnel.truncated", decode.KindBool, "ERSPAN T bit: the mirroring switch cut the frame (present only when true)")
 )
 
@@ -88,6 +89,9 @@ func appendBaseFields(r *decode.Record, f *Frame) {
 		}
 		if t.HasID {
 			r.AddUint(fTunnelID, uint64(t.ID))
+		}
+		if t.HasSeq {
+			r.AddUint(fTunnelSeq, uint64(t.Seq))
 		}
 		if t.Truncated {
 			r.AddBool(fTunnelTruncated, true)

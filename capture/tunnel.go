@@ -52,6 +52,12 @@ type Tunnel struct {
 	// frame it carries (Frame.Cut is then set: what follows is decoded as
 	// the start of a longer frame).
 	Truncated bool
+	// Seq is the GRE sequence number (RFC 2890; HasSeq): ERSPAN types II
+	// and III always carry one, counting the session's mirrored frames
+	// (Linux: erspan_xmit's o_seqno in net/ipv4/ip_gre.c), so a step of
+	// more than one is frames the collector never got.
+	Seq    uint32
+	HasSeq bool
 }
 
 // udpPortVXLAN and udpPortGeneve are the IANA ports of the overlays.
@@ -129,6 +135,9 @@ func errTunnel(layer string, have, want int) error {
 func (d *Decoder) enterTunnel(f *Frame, k TunnelKind, id uint32, hasID bool) {
 	t := &d.tunnel.t
 	*t = Tunnel{Kind: k, ID: id, HasID: hasID}
+	if g := &d.tunnel.gre; k >= TunnelGRE && k <= TunnelERSPAN3 && g.SeqPresent {
+		t.Seq, t.HasSeq = g.Seq, true
+	}
 	switch {
 	case f.IPv4 != nil:
 		t.Src, t.Dst = addr(f.IPv4.SrcIP), addr(f.IPv4.DstIP)
