@@ -158,6 +158,7 @@ const (
 	BadIPSum
 	BadTCPIPSum
 	CaptureCopyDamaged
+	MirrorLost
 	numIDs
 )
 
@@ -337,6 +338,9 @@ var defs = [numIDs]Def{
 	CaptureCopyDamaged: {Name: "roce.capture.damaged", Severity: Warn, Group: "checksum", Object: ObjectLink,
 		Meaning: "a RoCE request whose copy in the capture fails its ICRC or IPv4 header checksum, or claims more bytes than it holds, that the responder took all the same (its ACK or NAK covers the PSN, with no copy sent again): the capture's copy is damaged, not the packet the network carried; its content is followed where it is the sender's (one byte that explains the ICRC failing, mended; addresses, DestQP or PSN damaged, with which the ICRC verifies as the link expected them; or the damage in a field the ICRC leaves out), else missing as a request the capture point missed",
 		Check:   "the capture point (a mirror session or tap that rewrites the TTL or DSCP of its copies, a faulty capture NIC) or the file (its storage, a tool that rewrote it); not the path: the receiver took the packet"},
+	MirrorLost: {Name: "smc.capture.mirror_lost", Severity: Warn, Group: "sequence", Object: ObjectCapture,
+		Meaning: "a mirror session's GRE sequence numbers (ERSPAN II and III number every frame they mirror) skip: frames the switch mirrored that the capture does not hold, whatever they carried (lost between the switch and the collector, dropped by the capture host, left out by a capture filter or a tool that thinned the file); what is missing there is the capture's, not the network's",
+		Check:   "the path from the switch to the collector (its drops, the collector's NIC and tcpdump -B), the capture filter; the session's rate against the mirror port's"},
 }
 
 func init() {

@@ -29,8 +29,21 @@ func (t *Tracker) Feed(f *capture.Frame) {
 	if f == nil {
 		return
 	}
+	t.feedOne(f)
+}
+
+// feedOne is Feed's work.
+func (t *Tracker) feedOne(f *capture.Frame) {
+	// A mirror's sequence is stepped before anything else: a copy the
+	// capture holds twice has its own number, and a change is a finding
+	// of feed's.
+	mirror := t.mirrorStep(f)
 	if t.captureDup(f) {
 		t.feedDup(f)
+		return
+	}
+	if mirror != mirrorSame {
+		t.feedFrame(f)
 		return
 	}
 	if r := t.fastRoCE(f); r != fastDone {
@@ -46,7 +59,7 @@ func (t *Tracker) Feed(f *capture.Frame) {
 // A tracker shared with readers (Options.Unshared false) follows nothing
 // this way.
 func (t *Tracker) FeedFast(f *capture.Frame) bool {
-	if !t.opts.Unshared || f == nil || t.captureDup(f) {
+	if !t.opts.Unshared || f == nil || t.mirrorStep(f) != mirrorSame || t.captureDup(f) {
 		return false
 	}
 	r := t.fastRoCE(f)
@@ -71,13 +84,7 @@ func (t *Tracker) feedLocked(f *capture.Frame) {
 	if f == nil {
 		return
 	}
-	if t.captureDup(f) {
-		t.feedDup(f)
-		return
-	}
-	if r := t.fastRoCE(f); r != fastDone {
-		t.feedMiss(f, r)
-	}
+	t.feedOne(f)
 }
 
 // seenCopies is what captureDup remembers of the capture's recent RoCE

@@ -336,6 +336,9 @@ func (s *Snapshot) Findings() []Finding {
 		if f.Detail == "" && f.ID == expert.Malformed {
 			f.Detail = "SMC messages tied to no connection or link"
 		}
+		if f.ID == expert.MirrorLost {
+			f.Detail = mirrorDetail(s.Mirrors)
+		}
 	}
 	SortFindings(out)
 	return out

@@ -51,6 +51,7 @@ func newTwin(opts Options, every int) *twin {
 func (w *twin) feed(t testing.TB, f *capture.Frame) {
 	t.Helper()
 	// The general path as Feed takes it, without fastRoCE.
+	w.gen.mirrorStep(f)
 	if w.gen.captureDup(f) {
 		w.gen.feedDup(f)
 	} else {

@@ -797,8 +797,11 @@ type Stats struct {
 	// CaptureDups are RoCE and TCP frames the capture holds twice
 	// (captureDup): counted here only, followed once.
 	CaptureDups int `json:"capture_duplicates,omitempty"`
-	RWWI        int `json:"rwwi,omitempty"` // ANCK writes with immediate on an SMC-R link
-	Dump        int `json:"dump,omitempty"` // CDCs of ANCK's dump device
+	// MirrorLost are frames mirror sessions numbered that the capture
+	// does not hold (Snapshot.Mirrors).
+	MirrorLost int `json:"mirror_lost,omitempty"`
+	RWWI       int `json:"rwwi,omitempty"` // ANCK writes with immediate on an SMC-R link
+	Dump       int `json:"dump,omitempty"` // CDCs of ANCK's dump device
 	// Malformed SMC messages: CLC messages that did not decode, and SENDs
 	// on an SMC-R link that did not decode as LLC or CDC.
 	Malformed int `json:"malformed,omitempty"`

@@ -28,6 +28,11 @@ type Snapshot struct {
 	// capture's (Unmeasured).
 	steps clockSteps
 
+	// Mirrors are the mirror sessions whose sequence numbers skip:
+	// frames they sent that the capture does not hold
+	// (expert.MirrorLost).
+	Mirrors []MirrorLoss
+
 	folded folded // sums of what is not listed (Totals adds the rest)
 	expert marks  // findings tied to no connection or link
 	// carried: frames that carried a finding, by severity (Tracker.carried)
@@ -52,6 +57,10 @@ func (t *Tracker) snapshot() Snapshot {
 		carried:    t.carried,
 	}
 	s.Ended = t.ended
+	s.Mirrors = t.mirrors.losses()
+	for i := range s.Mirrors {
+		s.Stats.MirrorLost += s.Mirrors[i].Missing
+	}
 	s.steps = t.clock.steps.clone()
 	end := max(t.lastNS, t.endNS)
 	for _, l := range t.links {

@@ -143,6 +143,7 @@ type Tracker struct {
 	lastSweep                   int64               // Unix nanoseconds
 	lastNS                      int64               // newest frame feed handled (fastRoCE's are in their links' lastNS)
 	seenCopies                  seenCopies          // recent RoCE and dump-device frames (captureDup)
+	mirrors                     mirrors             // the mirror sessions' sequence numbers (mirrorStep)
 	endNS                       int64               // the capture's end as its file records it (EndCapture), 0 unknown
 	ended                       bool                // EndCapture: no frame comes after the last one fed
 	timelineID                  int                 // > 0 when Options.Timeline names an ID
@@ -282,6 +283,9 @@ func (t *Tracker) feed(in *input) {
 	t.cur.reset(in.number)
 	t.fastCur.frame = 0 // cur is the frame's attribution (AppendFields)
 	t.stats.Frames++
+	if t.mirrors.due != mirrorSame {
+		t.mirrorNote(in)
+	}
 	stamp := in.ns
 	in.ns = t.clock.at(in.number, stamp)
 	if t.clock.stepped {

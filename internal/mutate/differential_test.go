@@ -1,9 +1,11 @@
 package mutate_test
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -869,4 +871,66 @@ func TestClockStepBack(t *testing.T) {
 		t.Errorf("no handshake across a step back in %d variants: the check above checked nothing", variants)
 	}
 	t.Logf("%d variants, %d handshake steps across a step back", variants, unmeasured)
+}
+
+// TestDifferentialMirror carries every capture as an ERSPAN type II
+// session delivers it to a collector, its frames numbered in order, then
+// damages it as the collector or a tool would (thinned, frames and
+// bursts left out, a late start, an early end). The numbering tells
+// exactly how many frames are missing between the first and the last the
+// capture holds (smc.capture.mirror_lost counts them, never more), and
+// everything else is what the same damage makes of the capture taken on
+// the hosts: the carrier changes nothing.
+func TestDifferentialMirror(t *testing.T) {
+	variants := 0
+	eachCapture(t, func(rel string, lt layers.LinkType, frames []mutate.Frame, base run) {
+		if lt != layers.LinkTypeEthernet || len(frames) < 2 || base.snap.Stats.MirrorLost > 0 {
+			// Not Ethernet frames to carry, or carried already (a
+			// frame's tunnel is its innermost).
+			return
+		}
+		// Frame i is number i of the session (the GRE sequence number,
+		// bytes 38-41 of what Carry makes).
+		carried := make([]mutate.Frame, len(frames))
+		for i, f := range frames {
+			d := mutate.Carry("erspan2", f.Data, uint32(i), false)
+			carried[i] = mutate.Frame{CI: f.CI, Data: d}
+			carried[i].CI.CaptureLength, carried[i].CI.Length = len(d), f.CI.Length+len(d)-len(f.Data)
+		}
+		seq := func(f mutate.Frame) int { return int(binary.BigEndian.Uint32(f.Data[38:])) }
+		ms := mutate.Thinned(diffSeed, frames, 2)
+		for _, m := range mutate.Generate(diffSeed, frames, 12) {
+			if m.Kind == mutate.Drop || m.Kind == mutate.DropRange || m.Kind == mutate.Start || m.Kind == mutate.Cut {
+				ms = append(ms, m)
+			}
+		}
+		for _, m := range ms {
+			name := fmt.Sprintf("%s carried by ERSPAN II, then %q", rel, m)
+			kept := m.Apply(carried)
+			missing := 0
+			if len(kept) > 0 {
+				missing = seq(kept[len(kept)-1]) - seq(kept[0]) + 1 - len(kept)
+			}
+			hosts := m.Apply(frames)
+			v := checkVariant(t, name, lt, kept)
+			variants++
+			if got := v.snap.Stats.MirrorLost; got != missing {
+				t.Errorf("%s: %d frames missing by the session's numbers, want %d", name, got, missing)
+			}
+			if got, want := v.findings[expert.MirrorLost] > 0, missing > 0; got != want {
+				t.Errorf("%s: smc.capture.mirror_lost %v, want %v", name, got, want)
+			}
+			w := feed(t, name+" on the hosts", lt, hosts)
+			delete(v.findings, expert.MirrorLost)
+			if !maps.Equal(v.findings, w.findings) {
+				t.Errorf("%s: findings %v, on the hosts %v", name, v.findings, w.findings)
+			}
+			if got, want := flowTotals(&v.snap), flowTotals(&w.snap); got != want {
+				t.Errorf("%s: CDCs and bytes %v, on the hosts %v", name, got, want)
+			}
+		}
+	})
+	if variants < 30 {
+		t.Errorf("%d carried variants, want at least 30", variants)
+	}
 }

@@ -130,6 +130,9 @@ func textConns(tw *tabwriter.Writer, s *track.Snapshot, conns []rows.Conn) {
 	if st.CaptureDups > 0 {
 		fmt.Fprintf(tw, "frames the capture holds twice %d (followed once)\n", st.CaptureDups)
 	}
+	if st.MirrorLost > 0 {
+		fmt.Fprintf(tw, "frames a mirror session numbered that the capture does not hold %d (smc.capture.mirror_lost)\n", st.MirrorLost)
+	}
 	if s.Folded() {
 		t := s.Totals()
 		textConnTotals(tw, &t.Conns)

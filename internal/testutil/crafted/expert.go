@@ -9,6 +9,7 @@ import (
 	"github.com/gopacket/gopacket/layers"
 
 	"github.com/smcscope/smcscope/decode"
+	"github.com/smcscope/smcscope/internal/mutate"
 	"github.com/smcscope/smcscope/internal/testutil"
 )
 
@@ -190,6 +191,23 @@ var ExpertVectors = []Vector{
 		p.Data = p.Data[:70:70]
 		p.CI.CaptureLength = 70
 		return write(t, "snap-cut", fs)
+	}},
+	{"mirror-lost", "smc.capture.mirror_lost", func(t testing.TB) string {
+		// Every frame as an ERSPAN type II session delivers it to a
+		// collector, numbered from 1000, and the ACK of frame 24 lost on
+		// the way: the protocol cannot tell (the next ACK covers more),
+		// the session's numbering can.
+		fs := pingpong(t)
+		out := make([]testutil.Packet, 0, len(fs))
+		for i, p := range fs {
+			if i == ppAck-1 {
+				continue
+			}
+			d := mutate.Carry("erspan2", p.Data, 1000+uint32(i), false)
+			p.Data, p.CI.CaptureLength, p.CI.Length = d, len(d), len(d)
+			out = append(out, p)
+		}
+		return write(t, "mirror-lost", out)
 	}},
 	{"capture-reordered", "roce.capture.reordered", func(t testing.TB) string {
 		// A CDC the capture put after the server's ACK of it (frames 28

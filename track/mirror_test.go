@@ -1,0 +1,151 @@
+package track
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/expert"
+	"github.com/smcscope/smcscope/internal/mutate"
+	"github.com/smcscope/smcscope/internal/testutil"
+)
+
+// TestMirrorSequence: pingpong.pcap as a collector receives it from a
+// mirror session, numbered as the session would number it, then changed
+// as a collector or a tool leaves it. Only numbers the capture skipped
+// for good are frames missing; numbering with no sequence says nothing.
+func TestMirrorSequence(t *testing.T) {
+	all, _ := testutil.ReadFrames(t, "../testdata/reference/pingpong.pcap")
+	type frame struct {
+		i    int // pingpong.pcap's frame index
+		kind string
+		seq  uint32
+	}
+	inOrder := func(kind string, from uint32) []frame {
+		out := make([]frame, len(all))
+		for i := range all {
+			out[i] = frame{i, kind, from + uint32(i)}
+		}
+		return out
+	}
+	without := func(fs []frame, drop func(i int) bool) []frame {
+		return slices.DeleteFunc(fs, func(f frame) bool { return drop(f.i) })
+	}
+	thinned := 0
+	for i := range all {
+		if i >= 100 && i%100 == 0 {
+			thinned++
+		}
+	}
+	half := len(all) / 2
+	for _, c := range []struct {
+		name          string
+		frames        []frame
+		missing, gaps int
+		detail        string // in the finding's detail
+	}{
+		{name: "in order", frames: inOrder("erspan2", 7)},
+		{name: "wraps", frames: inOrder("erspan3", 1<<32-20)},
+		{name: "one lost", frames: without(inOrder("erspan2", 1000), func(i int) bool { return i == 23 }), missing: 1, gaps: 1,
+			detail: "ERSPAN II session 5 from 192.168.1.1 to 192.168.1.2: 1 frame missing in 1 gap of its GRE sequence (number 1023, before frame 24), "},
+		{name: "a burst lost", frames: without(inOrder("erspan3", 0), func(i int) bool { return i >= 40 && i < 77 }), missing: 37, gaps: 1,
+			detail: "ERSPAN III session 6 from 192.168.1.1 to 192.168.1.2: 37 frames missing in 1 gap of its GRE sequence (40..76, before frame 41), "},
+		{name: "thinned", frames: without(inOrder("erspan2", 0), func(i int) bool { return i >= 100 && i%100 == 0 }), missing: thinned, gaps: thinned},
+		{name: "late", frames: func() []frame {
+			fs := inOrder("erspan2", 0)
+			fs[30], fs[31] = fs[31], fs[30]
+			fs[50], fs[53] = fs[53], fs[50]
+			return fs
+		}()},
+		{name: "copied", frames: func() []frame {
+			fs := inOrder("erspan2", 0)
+			return slices.Insert(fs, 31, fs[30], fs[29])
+		}()},
+		{name: "session restarted", frames: func() []frame {
+			fs := inOrder("erspan2", 10_000_000)
+			for i := half; i < len(fs); i++ {
+				fs[i].seq = uint32(i - half)
+			}
+			return fs
+		}()},
+		{name: "jump no session makes", frames: func() []frame {
+			fs := inOrder("erspan2", 0)
+			for i := half; i < len(fs); i++ {
+				fs[i].seq += 1 << 28
+			}
+			return fs
+		}()},
+		{name: "two sessions", frames: func() []frame {
+			fs := make([]frame, len(all))
+			for i := range all {
+				fs[i] = frame{i, []string{"erspan2", "erspan3"}[i%2], uint32(i / 2)}
+			}
+			return fs
+		}()},
+		{name: "two sessions one lost", frames: func() []frame {
+			fs := make([]frame, 0, len(all))
+			for i := range all {
+				if i != 61 {
+					fs = append(fs, frame{i, []string{"erspan2", "erspan3"}[i%2], uint32(i / 2)})
+				}
+			}
+			return fs
+		}(), missing: 1, gaps: 1, detail: "ERSPAN III session 6 from 192.168.1.1 to 192.168.1.2: 1 frame missing"},
+		{name: "no sequence: ERSPAN I", frames: without(inOrder("erspan1", 0), func(i int) bool { return i%10 == 3 })},
+		{name: "no sequence: VXLAN", frames: without(inOrder("vxlan", 0), func(i int) bool { return i%10 == 3 })},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			frames := make([]rawFrame, len(c.frames))
+			for n, f := range c.frames {
+				p := all[f.i]
+				p.Data = mutate.Carry(f.kind, p.Data, f.seq, false)
+				p.CI.CaptureLength, p.CI.Length = len(p.Data), len(p.Data)
+				frames[n] = p
+			}
+			s, found := feedRaw(t, frames)
+			if got := slices.Contains(found, expert.MirrorLost.String()); got != (c.missing > 0) {
+				t.Errorf("smc.capture.mirror_lost %v, want %v (findings %v)", got, c.missing > 0, found)
+			}
+			var missing, gaps int
+			for _, m := range s.Mirrors {
+				missing += m.Missing
+				gaps += m.Gaps
+			}
+			if missing != c.missing || gaps != c.gaps || s.Stats.MirrorLost != c.missing {
+				t.Errorf("%d frames missing in %d gaps (stats %d), want %d in %d", missing, gaps, s.Stats.MirrorLost, c.missing, c.gaps)
+			}
+			if d := findingDetail(&s, expert.MirrorLost); !strings.Contains(d, c.detail) {
+				t.Errorf("detail %q, want %q in it", d, c.detail)
+			}
+		})
+	}
+}
+
+// TestMirrorSequenceFast: the frames the fast path follows step the
+// session too: a gap between two of them is found, and Feed after
+// FeedFast steps a frame once.
+func TestMirrorSequenceFast(t *testing.T) {
+	all, lt := testutil.ReadFrames(t, "../testdata/reference/pingpong.pcap")
+	var frames []rawFrame
+	for i, p := range all {
+		if i == 2000 { // the middle of the steady CDCs and WRITEs
+			continue
+		}
+		p.Data = mutate.Carry("erspan2", p.Data, uint32(i), false)
+		p.CI.CaptureLength, p.CI.Length = len(p.Data), len(p.Data)
+		frames = append(frames, p)
+	}
+	tr := New(Options{Unshared: true})
+	eachRaw(t, "fast", lt, frames, func(f *capture.Frame) {
+		if !tr.FeedFast(f) {
+			tr.Feed(f)
+		}
+	})
+	tr.EndCapture(time.Time{})
+	s := tr.Snapshot()
+	if s.Stats.MirrorLost != 1 || len(s.Mirrors) != 1 || s.Mirrors[0].FirstFrame != 2001 {
+		t.Errorf("mirrors %+v, want 1 frame missing before frame 2001", s.Mirrors)
+	}
+}
