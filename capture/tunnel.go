@@ -54,7 +54,7 @@ type Tunnel struct {
 	Truncated bool
 	// Seq is the GRE sequence number (RFC 2890; HasSeq): ERSPAN types II
 	// and III always carry one, counting the session's mirrored frames
-	// (Linux: erspan_xmit's o_seqno in net/ipv4/ip_gre.c), so a step of
+	// (Linux: __gre_xmit counts them in o_seqno, net/ipv4/ip_gre.c), so a step of
 	// more than one is frames the collector never got.
 	Seq    uint32
 	HasSeq bool

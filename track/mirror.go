@@ -13,7 +13,7 @@ import (
 
 // A mirror session that numbers its frames (ERSPAN types II and III put
 // a GRE sequence number on every frame they mirror, RFC 2890; Linux's
-// erspan devices count them in erspan_xmit, net/ipv4/ip_gre.c) says what
+// erspan devices count them in __gre_xmit's o_seqno, net/ipv4/ip_gre.c) says what
 // the capture missed of it: a number skipped is a frame the switch sent
 // that the collector never wrote, whatever was in it (an ACK, a frame of
 // another protocol). That is the capture point's loss, not the network's
