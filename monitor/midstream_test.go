@@ -230,7 +230,8 @@ func TestWireReasonNotCaptured(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if strings.Contains(string(b), "delete_reason") == (c.reason == 0) {
+		if strings.Contains(string(b), `"delete_reason":`) == (c.reason == 0) || strings.Contains(string(b), `"delete_reason_not_captured":true`) != (c.reason == 0) ||
+			link2.DeleteReasonNotCaptured != (c.reason == 0) {
 			t.Errorf("%s: link 2's JSON %s", c.name, b)
 		}
 		deleted := 0

@@ -573,8 +573,12 @@ type LinkGroupRow struct {
 	// and exported as not known.
 	RedundancyUnknown bool `json:"redundancy_unknown,omitempty"`
 	// DeleteReason is the DELETE_LINK reason seen on the wire.
-	DeleteReason Reason    `json:"delete_reason,omitzero"`
-	Links        []LinkRow `json:"links"`
+	DeleteReason Reason `json:"delete_reason,omitzero"`
+	// DeleteReasonNotCaptured: deleted on the wire by a DELETE_LINK
+	// whose reason the capture does not hold (track.ReasonNotCaptured);
+	// a kernel source never says why.
+	DeleteReasonNotCaptured bool      `json:"delete_reason_not_captured,omitempty"`
+	Links                   []LinkRow `json:"links"`
 	// Findings are the wire's expert findings on the group itself.
 	Findings []Finding `json:"findings,omitempty"`
 	// History is the group's life as the wire showed it (links confirmed,
@@ -672,6 +676,8 @@ type LinkRow struct {
 	NAKs         int    `json:"naks,omitempty"`
 	RNRs         int    `json:"rnr_naks,omitempty"`
 	DeleteReason Reason `json:"delete_reason,omitzero"`
+	// DeleteReasonNotCaptured: as LinkGroupRow's.
+	DeleteReasonNotCaptured bool `json:"delete_reason_not_captured,omitempty"`
 	// Credits are ANCK's receive-queue credits per direction, on a link
 	// of an ANCK link group with credits (wire only).
 	Credits []rows.Credits `json:"credits,omitempty"`

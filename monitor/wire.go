@@ -746,7 +746,7 @@ func wireGroup(g *track.LinkGroup, gr *rows.LGR) LinkGroupRow {
 		r.Role = ""
 	}
 	if r.Deleted {
-		r.DeleteReason = deleteReason(g.DeleteCode, g.DeleteKnown)
+		r.DeleteReason, r.DeleteReasonNotCaptured = deleteReason(g.DeleteCode, g.DeleteKnown), !g.DeleteKnown
 	}
 	active := 0
 	for i := range gr.LinkRows {
@@ -859,6 +859,7 @@ func wireLink(l *rows.Link) (LinkRow, bool) {
 		lr.State, lr.Active = LinkActive, true
 	case f.State == track.LinkDeleted:
 		lr.State, lr.DeleteReason, lr.Since = LinkDeleted, deleteReason(f.DeleteCode, f.DeleteKnown), f.Deleted
+		lr.DeleteReasonNotCaptured = !f.DeleteKnown
 		if f.WithGroup {
 			// Ended with its group: not lost from a group that goes on.
 			lr.State = LinkInactive
@@ -877,6 +878,10 @@ func eventReason(e *track.LinkEvent) string {
 	}
 	return reasonText(deleteReason(e.Reason, true))
 }
+
+// ReasonNotCaptured is what a screen says of a deletion whose reason the
+// capture does not hold (DeleteReasonNotCaptured), in the tracker's words.
+const ReasonNotCaptured = track.ReasonNotCaptured
 
 func deleteReason(code uint32, known bool) Reason {
 	if !known {

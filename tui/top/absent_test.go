@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -82,6 +84,19 @@ func TestWireAbsentValues(t *testing.T) {
 	}
 	if devs := row.Cells[6]; devs != "qp0x11/0x13 qp0x11/0x11(lost)" {
 		t.Errorf("devices cell %q: a link named by its QPs is not named twice", devs)
+	}
+
+	// A link deleted by a DELETE_LINK response alone (silent-link.pcap
+	// without the server's request, frame 219): the reason is not in the
+	// capture, and the detail says so, as the event does.
+	sl, slt := testutil.ReadFrames(t, "../../samples/silent-link.pcap")
+	noReq := wireSnapshot(t, testutil.WriteFrames(t, "noreq.pcap", slt, append(slices.Clone(sl[:218]), sl[219:]...)))
+	if det := lgrDetail(noReq.LinkGroups[0], &noReq); !regexp.MustCompile(`lost since [0-9:.]+: ` + regexp.QuoteMeta(monitor.ReasonNotCaptured)).MatchString(det) {
+		t.Errorf("a link deleted by a response alone, want %q after its loss:\n%s", monitor.ReasonNotCaptured, det)
+	}
+	whole := wireSnapshot(t, "../../samples/silent-link.pcap")
+	if det := lgrDetail(whole.LinkGroups[0], &whole); !strings.Contains(det, "lost path") || strings.Contains(det, "not captured") {
+		t.Errorf("the whole capture, want the request's reason:\n%s", det)
 	}
 
 	pp := wireSnapshot(t, "../../samples/pingpong.pcap")

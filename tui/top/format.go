@@ -45,6 +45,15 @@ func reasonText(r monitor.Reason) string {
 	return fmt.Sprintf("%#08x %s (%s)", r.Code, r.Name, r.Meaning)
 }
 
+// deletionText is a DELETE_LINK's reason, or the words for one the
+// capture does not hold.
+func deletionText(r monitor.Reason, notCaptured bool) string {
+	if notCaptured {
+		return monitor.ReasonNotCaptured
+	}
+	return reasonText(r)
+}
+
 // linkWire is what the wire saw of a link (QPs, packets, trouble).
 func linkWire(l monitor.LinkRow) string {
 	if l.QPN == 0 && l.Packets == 0 {

@@ -127,7 +127,7 @@ func lgrDetail(g monitor.LinkGroupRow, _ *monitor.Snapshot) string {
 		fmt.Fprintf(&b, "buffers: send %d B, RMB %d B\n", g.SndBufAlloc, g.RMBAlloc)
 	}
 	if g.Deleted {
-		fmt.Fprintf(&b, "deleted: %s\n", reasonText(g.DeleteReason))
+		fmt.Fprintf(&b, "deleted: %s\n", deletionText(g.DeleteReason, g.DeleteReasonNotCaptured))
 	}
 	findingLines(&b, g.Findings, "")
 	for _, k := range g.Links {
@@ -141,8 +141,8 @@ func lgrDetail(g monitor.LinkGroupRow, _ *monitor.Snapshot) string {
 		}
 		if k.State == monitor.LinkDeleted {
 			fmt.Fprintf(&b, "  lost since %s", k.Since.UTC().Format("15:04:05.000000"))
-			if k.DeleteReason.Name != "" {
-				fmt.Fprintf(&b, ": %s", reasonText(k.DeleteReason))
+			if k.DeleteReason.Name != "" || k.DeleteReasonNotCaptured {
+				fmt.Fprintf(&b, ": %s", deletionText(k.DeleteReason, k.DeleteReasonNotCaptured))
 			}
 			b.WriteString("\n")
 		}
