@@ -113,6 +113,15 @@ type packetSeen struct {
 	icrc   uint32
 	length uint32
 	naks   uint32 // seenCopies.naks when it went by
+	path   uint32 // the capture path it came by (capturePath)
+}
+
+// within reports whether a packet like e that came by path at ns is e's
+// copy by its time: up to captureDupWindow after it on the same path, up
+// to crossPathWindow on another.
+func (e *packetSeen) within(ns int64, path uint32) bool {
+	d := ns - e.ns
+	return d >= 0 && (d <= captureDupWindow || e.path != path && d <= crossPathWindow)
 }
 
 // dupSlots is how many recent packets captureDup remembers: the copies of
@@ -127,6 +136,32 @@ const dupSlots = 1024
 // about 134 ms), and a responder repeats an ACK only for a request sent
 // again.
 const captureDupWindow = int64(time.Millisecond)
+
+// crossPathWindow: a packet the capture holds as it came by two paths (the
+// wire and a mirror session that copies it to the same capture point,
+// two switches' ERSPAN sessions to one collector) comes the second time
+// after the mirror's own way there, milliseconds in the lab's emulated
+// NICs. On each path a resend comes only after a NAK or the ACK timeout
+// (134 ms), as for captureDupWindow; a packet seen on one path and then
+// on the other 50 ms later is the same packet. (The copy is found
+// while its original's slot in seenCopies.recent holds it: at a few
+// thousand packets a second, tens of milliseconds.)
+const crossPathWindow = int64(50 * time.Millisecond)
+
+// capturePath names the way f came to the capture point: 0 as it was on
+// the wire, else the tunnel that carried it (mirror session, overlay).
+func capturePath(f *capture.Frame) uint32 {
+	t := f.Tunnel
+	if t == nil {
+		return 0
+	}
+	h := uint64(t.Kind)<<32 | uint64(t.ID)
+	for _, a := range [...]netip.Addr{t.Src, t.Dst} {
+		b := a.As16()
+		h = dupMix(dupMix(h, binary.LittleEndian.Uint64(b[:])), binary.LittleEndian.Uint64(b[8:]))
+	}
+	return uint32(h>>32) | 1
+}
 
 // captureDup reports whether f is a RoCE packet the capture already holds,
 // its copy: the same queue pair, PSN, opcode, length and ICRC (which
@@ -154,13 +189,22 @@ func (t *Tracker) captureDup(f *capture.Frame) bool {
 	}
 	ns := f.UnixNano()
 	key := uint64(b.DestQP)<<40 | uint64(b.Opcode)<<32 | uint64(b.PSN) | 1<<63
-	e := &s.recent[(b.DestQP*0x9E3779B1^b.PSN)%dupSlots]
+	// A response (ACK, read response) takes the slot across the table
+	// from its request's: the two carry the same PSN, and where both
+	// sides' queue pairs have the same number (as Linux numbers them) the
+	// ACK took the request's slot before the request's copy came by
+	// another path. A run of PSNs takes a run of slots.
+	slot := (b.DestQP*0x9E3779B1 ^ b.PSN) % dupSlots
+	if b.Opcode >= decode.OpReadResponseFirst {
+		slot ^= dupSlots / 2
+	}
+	e := &s.recent[slot]
 	icrc, length := b.ICRC, roceLength(f)
 	if b.TrailerCut {
 		icrc, length = cutDigest(f)
 	}
-	s.duplicate = length != 0 && e.key == key && e.icrc == icrc && e.length == length && e.naks == s.naks &&
-		ns-e.ns >= 0 && ns-e.ns <= captureDupWindow
+	path := capturePath(f)
+	s.duplicate = length != 0 && e.key == key && e.icrc == icrc && e.length == length && e.naks == s.naks && e.within(ns, path)
 	if s.duplicate {
 		return true
 	}
@@ -173,7 +217,7 @@ func (t *Tracker) captureDup(f *capture.Frame) bool {
 	// Field by field: a composite literal is built on the stack and
 	// copied in 16-byte moves that wait on its narrower stores (the most
 	// of captureDup's time in a profile of smcdump -Y with a tracker field).
-	e.ns, e.key, e.icrc, e.length, e.naks = ns, key, icrc, length, s.naks
+	e.ns, e.key, e.icrc, e.length, e.naks, e.path = ns, key, icrc, length, s.naks, path
 	return false
 }
 
@@ -194,14 +238,14 @@ func (s *seenCopies) dumpDup(f *capture.Frame) bool {
 	h := (uint32(f.UDP.SrcPort)*31 + uint32(f.UDP.DstPort)) % uint32(len(s.dumpCDCs))
 	e := &s.recent[(digest^uint32(key>>32))%dupSlots]
 	ns, length := f.UnixNano(), uint32(len(f.UDP.Payload))
-	if e.key == key && e.icrc == digest && e.length == length && e.naks == s.dumpCDCs[h] &&
-		ns-e.ns >= 0 && ns-e.ns <= captureDupWindow {
+	path := capturePath(f)
+	if e.key == key && e.icrc == digest && e.length == length && e.naks == s.dumpCDCs[h] && e.within(ns, path) {
 		return true
 	}
 	if f.CDC != nil {
 		s.dumpCDCs[h]++
 	}
-	e.ns, e.key, e.icrc, e.length, e.naks = ns, key, digest, length, s.dumpCDCs[h]
+	e.ns, e.key, e.icrc, e.length, e.naks, e.path = ns, key, digest, length, s.dumpCDCs[h], path
 	return false
 }
 
@@ -253,10 +297,11 @@ func (s *seenCopies) tcpDup(f *capture.Frame) bool {
 	key := uint64(tc.SrcPort)<<48 | uint64(tc.DstPort)<<32 | uint64(tc.Seq)
 	e := &s.recent[(digest^tc.Seq)%dupSlots]
 	ns, length := f.UnixNano(), uint32(len(tc.Payload))+1
-	if e.key == key && e.icrc == digest && e.length == length && ns-e.ns >= 0 && ns-e.ns <= captureDupWindow {
+	path := capturePath(f)
+	if e.key == key && e.icrc == digest && e.length == length && e.within(ns, path) {
 		return true
 	}
-	e.ns, e.key, e.icrc, e.length, e.naks = ns, key, digest, length, 0
+	e.ns, e.key, e.icrc, e.length, e.naks, e.path = ns, key, digest, length, 0, path
 	return false
 }
 

@@ -149,3 +149,54 @@ func TestMirrorSequenceFast(t *testing.T) {
 		t.Errorf("mirrors %+v, want 1 frame missing before frame 2001", s.Mirrors)
 	}
 }
+
+// TestCrossPathCopies: pingpong.pcap with every frame again 2 ms later
+// as a mirror session delivers it to the same capture point (the lab's
+// erspan scenario: the client's ERSPAN session to the server, whose NIC
+// the capture is on). Copies that came another way are copies beyond
+// captureDupWindow, and the transport's resends on one path stay resends;
+// copies 2 ms apart on the same path are resends (captureDupWindow).
+func TestCrossPathCopies(t *testing.T) {
+	all, _ := testutil.ReadFrames(t, "../testdata/reference/pingpong.pcap")
+	whole, _ := feedRaw(t, all)
+	for _, c := range []struct {
+		name   string
+		kind   string // the copy's carrier, "" none
+		copies bool   // the copies are followed as copies
+		lateBy time.Duration
+	}{
+		{name: "ERSPAN copy 2 ms later", kind: "erspan2", copies: true, lateBy: 2 * time.Millisecond},
+		{name: "ERSPAN copy 10 ms later", kind: "erspan3", copies: true, lateBy: 10 * time.Millisecond},
+		{name: "ERSPAN copy 2 ms earlier", kind: "erspan2", copies: true, lateBy: -2 * time.Millisecond},
+		{name: "VXLAN copy 2 ms later", kind: "vxlan", copies: true, lateBy: 2 * time.Millisecond},
+		{name: "bare copy 2 ms later", kind: "", copies: false, lateBy: 2 * time.Millisecond},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var frames []rawFrame
+			for i, p := range all {
+				cp := p
+				if c.kind != "" {
+					cp.Data = mutate.Carry(c.kind, p.Data, uint32(i), false)
+					cp.CI.CaptureLength, cp.CI.Length = len(cp.Data), len(cp.Data)
+				}
+				cp.CI.Timestamp = p.CI.Timestamp.Add(c.lateBy)
+				frames = append(frames, p, cp)
+			}
+			slices.SortStableFunc(frames, func(a, b rawFrame) int { return a.CI.Timestamp.Compare(b.CI.Timestamp) })
+			s, found := feedRaw(t, frames)
+			tracked := whole.Stats.TCP + whole.Stats.RoCE
+			if got := s.Stats.CaptureDups == tracked; got != c.copies {
+				t.Errorf("%d copies followed once of %d tracked frames, want all: %v", s.Stats.CaptureDups, tracked, c.copies)
+			}
+			if !c.copies {
+				return
+			}
+			if got, want := flowTotalsOf(s), flowTotalsOf(whole); got != want {
+				t.Errorf("CDCs and bytes %v, the capture without copies %v", got, want)
+			}
+			if s.Stats.Retrans != whole.Stats.Retrans || slices.Contains(found, expert.MirrorLost.String()) {
+				t.Errorf("retransmissions %d (without copies %d), findings %v", s.Stats.Retrans, whole.Stats.Retrans, found)
+			}
+		})
+	}
+}
