@@ -9,7 +9,7 @@ need_tools() {
 	local -A pkg_of=(
 		[qemu-system-x86_64]=qemu-system-x86 [tshark]=tshark [capinfos]=wireshark-common [busybox]=busybox-static [cpio]=cpio
 		[modprobe]=kmod [depmod]=kmod [xz]=xz-utils [zstd]=zstd [ip]=iproute2 [rdma]=iproute2 [tc]=iproute2
-		[mergecap]=wireshark-common [dpkg-deb]=dpkg [timeout]=coreutils [file]=file
+		[mergecap]=wireshark-common [editcap]=wireshark-common [jq]=jq [dpkg-deb]=dpkg [timeout]=coreutils [file]=file
 		# Debian's Go is older than go.mod wants; with GOTOOLCHAIN=auto (the default) it
 		# fetches the right toolchain through the module proxy.
 		[go]=golang-go
@@ -147,29 +147,39 @@ extract_kernel() {
 	# crc32_generic is no declared dependency of rdma_rxe, but rxe needs the crc32 shash for
 	# the ICRC and nothing can auto-load modules in the initramfs.
 	# sch_netem: the lossy and silent-link scenarios impair a guest's RoCE netdev with tc.
-	local want=(crc32_generic failover net_failover virtio_net ib_core ib_uverbs udp_tunnel
-		ip6_udp_tunnel rdma_rxe smc smc_diag sch_netem) m f order=()
-	for m in "${want[@]}"; do
+	rm -rf "$BUILD/modules" && mkdir -p "$BUILD/modules"
+	module_order "$root" "$kver" order crc32_generic failover net_failover virtio_net ib_core ib_uverbs \
+		udp_tunnel ip6_udp_tunnel rdma_rxe smc smc_diag sch_netem
+	# The erspan scenario loads these itself (scenarios.sh erspan_client): ip_gre's
+	# fallback devices (gre0, gretap0, erspan0) stay out of every other guest.
+	module_order "$root" "$kver" order-erspan ip_gre sch_ingress cls_u32 act_mirred
+	for m in crc32_generic rdma_rxe smc smc_diag virtio_net; do
+		grep -qx "$m.ko" "$BUILD/modules/order" || die "module $m not found in $deb"
+	done
+}
+
+# module_order ROOT KVER LIST MODULE... unpacks MODULE... and what they depend on into
+# $BUILD/modules (.ko decompressed) and appends their names, in load order, to the file
+# LIST there; a module an earlier list holds is left out.
+module_order() {
+	local root=$1 kver=$2 list=$3 m f kind name base order=()
+	shift 3
+	for m in "$@"; do
 		while read -r kind f _; do
 			[ "$kind" = insmod ] && order+=("$f")
 		done < <(modprobe -d "$root" -S "$kver" --show-depends "$m" 2>/dev/null || true)
 	done
-	rm -rf "$BUILD/modules" && mkdir -p "$BUILD/modules"
-	: >"$BUILD/modules/order"
+	touch "$BUILD/modules/$list"
 	for f in "${order[@]}"; do
-		local name base
 		base=$(basename "$f")
 		name=${base%%.ko*}.ko
-		grep -qx "$name" "$BUILD/modules/order" && continue
+		[ -e "$BUILD/modules/$name" ] && continue
 		case "$f" in
 		*.xz) xz -dc "$f" >"$BUILD/modules/$name" ;;
 		*.zst) zstd -qdc "$f" >"$BUILD/modules/$name" ;;
 		*) cp "$f" "$BUILD/modules/$name" ;;
 		esac
-		echo "$name" >>"$BUILD/modules/order"
-	done
-	for m in crc32_generic rdma_rxe smc smc_diag virtio_net; do
-		grep -qx "$m.ko" "$BUILD/modules/order" || die "module $m not found in $deb"
+		echo "$name" >>"$BUILD/modules/$list"
 	done
 }
 
@@ -281,6 +291,7 @@ build_initramfs() {
 		cp "$BUILD/bpf/build.log" "$root/lab/hsctrl.missing"
 	fi
 	cp "$MODDIR/order" "$root/lib/modules/"
+	[ ! -e "$MODDIR/order-erspan" ] || cp "$MODDIR/order-erspan" "$root/lib/modules/"
 	if ls "$MODDIR"/*.ko >/dev/null 2>&1; then
 		cp "$MODDIR"/*.ko "$root/lib/modules/"
 	fi

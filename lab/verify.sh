@@ -33,6 +33,7 @@ declare -A EXPECT=(
 	[slow-reader]="SMCR 0x00000000 0x00000000 1"
 	[lossy]="SMCR 0x00000000 0x00000000 2"
 	[silent-link]="SMCR 0x00000000 0x00000000 2"
+	[erspan]="SMCR 0x00000000 0x00000000 1"
 )
 
 # tshark_count FILE FILTER prints how many frames match a display filter.
@@ -169,8 +170,8 @@ verify_scenario() {
 		check "SMC: no CLC Decline ($decl)" "$([ "$decl" = 0 ] && echo 0 || echo 1)"
 		# Discriminating identifiers: the QPs each side sends to must differ.
 		local sqp cqp
-		sqp=$(timeout 60 tshark -n -r "$pcap" -Y 'ip.src==10.10.0.1 && infiniband.bth.opcode==4' -T fields -e infiniband.bth.destqp 2>/dev/null | sort -u | paste -sd,)
-		cqp=$(timeout 60 tshark -n -r "$pcap" -Y 'ip.src==10.10.0.2 && infiniband.bth.opcode==4' -T fields -e infiniband.bth.destqp 2>/dev/null | sort -u | paste -sd,)
+		sqp=$(timeout 60 tshark -n -r "$pcap" -Y 'ip.src==10.10.0.1 && infiniband.bth.opcode==4 && !gre' -T fields -e infiniband.bth.destqp 2>/dev/null | sort -u | paste -sd,)
+		cqp=$(timeout 60 tshark -n -r "$pcap" -Y 'ip.src==10.10.0.2 && infiniband.bth.opcode==4 && !gre' -T fields -e infiniband.bth.destqp 2>/dev/null | sort -u | paste -sd,)
 		fact wire.server_sends_to_qps "$sqp"
 		fact wire.client_sends_to_qps "$cqp"
 		check "QP numbers differ per side (server->$sqp client->$cqp)" \
@@ -216,6 +217,7 @@ verify_scenario() {
 	slow-reader) verify_slow_reader "$dir" ;;
 	lossy) verify_lossy "$dir" ;;
 	silent-link) verify_silent_link "$dir" ;;
+	erspan) verify_erspan "$dir" ;;
 	esac
 	verify_kernel_wire "$dir"
 	verify_smcdump "$sc" "$dir" "$mode"
@@ -777,6 +779,7 @@ declare -A DESCRIBE=(
 	[slow-reader]="a slow reader: the server (smclab slow-reader) reads at most 16 KiB after each pause of a second while the client streams 4 x 64 KiB (smcping --bw): the 64 KiB RMBE fills, the client's CDCs say write-blocked, the RMBE stays full through every pause"
 	[lossy]="a lossy RoCE path: after a clean 20 x 64 B ping-pong, netem on the client's eth0 (under rxe0) drops 2 % and reorders 5 % of what the client sends during a one-way stream of 8 x 64 KiB: PSN jumps, the server's NAKs (PSN sequence error), the client's go-back-N retransmissions, the server's requests sent again when the client's ACK was lost"
 	[silent-link]="a peer that stops answering on one link: 2 NICs + 2 rxe as multilink, then the client's eth1 drops all it sends (netem loss 100 %); the server (net.smc.smcr_testlink_time 3 s) sends TEST_LINK on the idle link 2, gets no answer, retransmits it until its retry count is spent, takes link 2 down and deletes it over link 1 (DELETE_LINK lost path); a new connection on link 1"
+	[erspan]="Linux's ERSPAN type II session 7 on the client mirrors every TCP and UDP frame its eth0 sends or receives (tc mirred into ers0) to the server's address during a 20 x 64 B ping-pong: each frame is in the capture twice, as the hosts sent it and inside GRE numbered by the session, as a collector would receive it"
 	[smcd-loopback]="Linux 7.3, one guest: SMC-Dv2 over the DIBS loopback (device lo) between an smcping server and two clients on 127.0.0.1, 20 x 64 B then 30 x 200 B (first contact, then the link groups reused), captured by smcdump -i lo in the guest (default filter: SYNs and CLC; the data moves through DMBs and never shows on lo)"
 )
 
@@ -1021,6 +1024,57 @@ verify_slow_reader() {
 	check "kernel: the client found the server's RMBE full (buf_full_peer $(kv "$rep" smcr.tx_rmb_stats.buf_full_peer))" \
 		"$([ "$(kv "$rep" smcr.tx_rmb_stats.buf_full_peer)" -ge 1 ] 2>/dev/null && echo 0 || echo 1)"
 	check "wire: the client's write-blocked CDCs ($wirec of $wire, tshark)" "$([ "$wirec" -ge 1 ] && echo 0 || echo 1)"
+}
+
+# verify_erspan: the session numbered every copy it sent (ers0's tx_packets) 0, 1, 2 ...
+# in the order the wire shows them, no number skipped or repeated; smcdump reads the
+# collector's view (the GRE frames alone) as the hosts' (the rest), finds nothing missing
+# in it but what editcap takes out, and follows the whole capture's copies once.
+verify_erspan() {
+	local dir=$1 clog="$1/client/client.log" pcap="$1/capture.pcap" bin="$BUILD/host-smcdump"
+	local sent dropped n first last uniq gaps
+	sent=$(sed -n 's/^ERSPAN tx_packets=\([0-9]*\).*/\1/p' "$clog" | head -1)
+	dropped=$(sed -n 's/^ERSPAN .*tx_dropped=\([0-9]*\).*/\1/p' "$clog" | head -1)
+	fact client.ers0.tx_packets "${sent:--}"
+	fact client.ers0.tx_dropped "${dropped:--}"
+	timeout 120 tshark -n -r "$pcap" -Y 'erspan.spanid == 7 && !icmp' -T fields -e gre.sequence_number >"$dir/erspan-seq.txt" 2>/dev/null
+	n=$(grep -c . "$dir/erspan-seq.txt" || true)
+	first=$(head -1 "$dir/erspan-seq.txt") last=$(tail -1 "$dir/erspan-seq.txt")
+	uniq=$(sort -un "$dir/erspan-seq.txt" | grep -c . || true)
+	gaps=$(awk 'NR > 1 && $1 != prev + 1 {g++} {prev = $1} END {print g + 0}' "$dir/erspan-seq.txt")
+	fact wire.erspan_frames "$n"
+	fact wire.erspan_seq "${first:--}..${last:--}"
+	check "kernel vs wire: ers0 sent $sent frames (dropped $dropped), the capture holds $n numbered $first..$last, each once, in order ($gaps steps not +1)" \
+		"$([ -n "$sent" ] && [ "$n" = "$sent" ] && [ "$dropped" = 0 ] && [ "$first" = 0 ] && [ "$last" = $((sent - 1)) ] && [ "$uniq" = "$n" ] && [ "$gaps" = 0 ] && echo 0 || echo 1)"
+	[ -x "$bin" ] || return 0
+	# The collector's view; the hosts' view of the whole capture, and of the time the
+	# session mirrored (from its first copy to its last, and the millisecond after, in
+	# which the original of an egress copy follows it).
+	local t0 t1
+	t0=$(timeout 120 tshark -n -r "$pcap" -Y 'erspan && !icmp' -T fields -e frame.time_epoch 2>/dev/null | head -1)
+	t1=$(timeout 120 tshark -n -r "$pcap" -Y 'erspan && !icmp' -T fields -e frame.time_epoch 2>/dev/null | tail -1)
+	timeout 120 tshark -n -r "$pcap" -Y 'erspan && !icmp' -w "$dir/collector.pcap" -F pcap 2>/dev/null
+	timeout 120 tshark -n -r "$pcap" -Y '!gre' -w "$dir/hosts.pcap" -F pcap 2>/dev/null
+	timeout 120 tshark -n -r "$pcap" -Y "!gre && frame.time_epoch >= $t0 - 0.001 && frame.time_epoch <= $t1 + 0.001" -w "$dir/hosts-mirrored.pcap" -F pcap 2>/dev/null
+	# The connections and links as each view shows them, less what the copies' times and
+	# places change (handshake milliseconds, frame numbers).
+	conns() {
+		timeout 120 "$bin" -r "$1" -q -z smc,conns -z smc,links -T json 2>/dev/null |
+			jq -c '.views | [(."smc,conns".conns | map(del(.handshake, .first_frame, .last_frame))), (."smc,links" | map(del(.history)))]'
+	}
+	local c hm h w
+	c=$(conns "$dir/collector.pcap") hm=$(conns "$dir/hosts-mirrored.pcap") h=$(conns "$dir/hosts.pcap") w=$(conns "$pcap")
+	echo "$hm" >"$dir/erspan-hosts-view.json"
+	echo "$c" >"$dir/erspan-collector-view.json"
+	tcheck "smcdump: the collector's view (GRE frames) shows the connections and links of the hosts' view while the session mirrored" "$([ -n "$hm" ] && [ "$c" = "$hm" ] && echo 0 || echo 1)"
+	tcheck "smcdump: the whole capture (every frame and its copy) shows those of the hosts' view, once" "$([ -n "$h" ] && [ "$w" = "$h" ] && echo 0 || echo 1)"
+	local lost
+	lost=$(timeout 120 "$bin" -r "$dir/collector.pcap" -q -z smc,expert 2>&1 | grep -c 'smc.capture.mirror_lost' || true)
+	tcheck "smcdump: nothing missing from the collector's view ($lost mirror_lost lines)" "$([ "$lost" = 0 ] && echo 0 || echo 1)"
+	editcap "$dir/collector.pcap" "$dir/collector-thinned.pcap" 20-24 60 >/dev/null 2>&1
+	lost=$(timeout 120 "$bin" -r "$dir/collector-thinned.pcap" -q -z smc,conns 2>&1 | sed -n 's/^frames a mirror session numbered that the capture does not hold \([0-9]*\).*/\1/p')
+	tcheck "smcdump: the collector's view without 6 frames (editcap) misses 6 by the session's numbers ($lost)" "$([ "$lost" = 6 ] && echo 0 || echo 1)"
+	rm -f "$dir/collector.pcap" "$dir/hosts.pcap" "$dir/hosts-mirrored.pcap" "$dir/collector-thinned.pcap"
 }
 
 # verify_lossy: netem dropped some of the client's frames; the wire shows the client's

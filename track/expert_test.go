@@ -151,6 +151,7 @@ var cleanFindings = []struct {
 	{"samples/silent-link.pcap", []string{"roce.rc.retransmission", "smc.capture.ended_pending", "smc.lgr.deleted", "smc.lgr.no_redundancy", "smc.link.added_unconfirmed", "smc.link.deleted", "smc.llc.retransmitted",
 		"smc.llc.test_link_unanswered", "smc.llc.unanswered"}},
 	{"testdata/reference/decline-nordma.pcap", []string{"smc.fallback"}},
+	{"testdata/reference/erspan.pcap", []string{"roce.capture.duplicate", "roce.rc.retransmission", "smc.lgr.deleted", "smc.lgr.no_redundancy", "smc.llc.retransmitted"}},
 	{"testdata/reference/fallback-nosmc.pcap", []string{"smc.fallback"}},
 	{"testdata/reference/no-ueid.pcap", []string{"smc.fallback"}},
 	{"testdata/reference/pingpong.pcap", []string{"roce.rc.retransmission", "smc.lgr.deleted", "smc.lgr.no_redundancy", "smc.llc.retransmitted"}},

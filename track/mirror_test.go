@@ -1,7 +1,10 @@
 package track
 
 import (
+	"os"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -198,5 +201,76 @@ func TestCrossPathCopies(t *testing.T) {
 				t.Errorf("retransmissions %d (without copies %d), findings %v", s.Stats.Retrans, whole.Stats.Retrans, found)
 			}
 		})
+	}
+}
+
+// TestERSPANReference: testdata/reference/erspan.pcap, Linux's own ERSPAN
+// type II session (the lab's erspan scenario) mirroring the client's
+// frames to the server, whose NIC the capture is on: every frame of the
+// connection is there as it went and inside GRE. The session numbered
+// every copy it sent (ers0's tx_packets in the client's log) and the
+// capture holds each number once, in order; the whole capture is the
+// hosts' frames with each copy followed once, and the copies alone (what
+// a collector behind the session receives) are the same connection.
+func TestERSPANReference(t *testing.T) {
+	log, err := os.ReadFile("../testdata/reference/erspan.client.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`ERSPAN tx_packets=(\d+) tx_dropped=0`).FindSubmatch(log)
+	if m == nil {
+		t.Fatal("erspan.client.log: no ERSPAN tx_packets line")
+	}
+	sent, _ := strconv.Atoi(string(m[1]))
+	all, lt := testutil.ReadFrames(t, "../testdata/reference/erspan.pcap")
+	var hosts, copies, mirrored []rawFrame
+	var seqs []uint32
+	eachRaw(t, "erspan", lt, all, func(f *capture.Frame) {
+		p := all[f.Number-1]
+		switch {
+		case f.Tunnel != nil:
+			copies = append(copies, p)
+			if f.Tunnel.Kind != capture.TunnelERSPAN2 || f.Tunnel.ID != 7 || !f.Tunnel.HasSeq {
+				t.Errorf("frame %d: tunnel %+v, want ERSPAN II session 7 with a sequence number", f.Number, *f.Tunnel)
+			}
+			seqs = append(seqs, f.Tunnel.Seq)
+		case len(p.Data) > 23 && p.Data[23] == 47:
+			t.Errorf("frame %d: GRE not decoded as a tunnel", f.Number)
+		case len(p.Data) > 23 && p.Data[23] == 1:
+			// The server's ICMP errors about the GRE frames.
+		default:
+			hosts = append(hosts, p)
+		}
+	})
+	for i, s := range seqs {
+		if s != uint32(i) {
+			t.Fatalf("copy %d numbered %d: want 0..%d in order", i, s, sent-1)
+		}
+	}
+	if len(seqs) != sent {
+		t.Errorf("%d copies, ers0 sent %d", len(seqs), sent)
+	}
+	first, last := copies[0].CI.Timestamp, copies[len(copies)-1].CI.Timestamp
+	for _, p := range hosts {
+		if !p.CI.Timestamp.Before(first.Add(-time.Millisecond)) && !p.CI.Timestamp.After(last.Add(time.Millisecond)) {
+			mirrored = append(mirrored, p)
+		}
+	}
+	whole, found := feedRaw(t, all)
+	h, _ := feedRaw(t, hosts)
+	c, cfound := feedRaw(t, copies)
+	hm, _ := feedRaw(t, mirrored)
+	if whole.Stats.CaptureDups != len(copies) || whole.Stats.Retrans != h.Stats.Retrans || flowTotalsOf(whole) != flowTotalsOf(h) ||
+		len(whole.Conns) != len(h.Conns) || len(whole.Links) != len(h.Links) {
+		t.Errorf("whole capture: %d copies of %d, %d retransmissions, %d connections, %d links, CDCs and bytes %v; the hosts' frames: %d, %d, %d, %v",
+			whole.Stats.CaptureDups, len(copies), whole.Stats.Retrans, len(whole.Conns), len(whole.Links), flowTotalsOf(whole),
+			h.Stats.Retrans, len(h.Conns), len(h.Links), flowTotalsOf(h))
+	}
+	if slices.Contains(found, expert.MirrorLost.String()) || slices.Contains(cfound, expert.MirrorLost.String()) {
+		t.Errorf("findings %v, the copies alone %v: no frame is missing", found, cfound)
+	}
+	if flowTotalsOf(c) != flowTotalsOf(hm) || len(c.Conns) != 1 || len(hm.Conns) != 1 || c.Conns[0].Outcome != hm.Conns[0].Outcome {
+		t.Errorf("the copies alone: %d connections, CDCs and bytes %v; the hosts' frames while mirrored: %d, %v",
+			len(c.Conns), flowTotalsOf(c), len(hm.Conns), flowTotalsOf(hm))
 	}
 }

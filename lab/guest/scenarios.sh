@@ -556,6 +556,9 @@ client_main() {
 	lossy)
 		lossy_client || rc=$?
 		;;
+	erspan)
+		erspan_client || rc=$?
+		;;
 	silent-link)
 		silent_client || rc=$?
 		;;
@@ -798,6 +801,39 @@ lossy_client() {
 	run 10 $TC qdisc del dev eth0 root || lrc=1
 	hw_counters | sed 's/^/AFTER-NETEM /' | tee -a /out/client.log
 	return $lrc
+}
+
+# ---- erspan: the client's frames mirrored by an ERSPAN session ----
+# Linux's own ERSPAN type II (erspan_ver 1) session ERSPAN_KEY from the client to the
+# server's address: tc's mirred copies every TCP and UDP frame the client's eth0 sends or
+# receives into ers0, which numbers each (the GRE sequence number, __gre_xmit in
+# net/ipv4/ip_gre.c) and sends it out of eth0 to the server, which drops it. The capture
+# holds every frame twice, as the hosts sent it and as a collector behind the session
+# would receive it (the GRE frames alone; the server answers some with an ICMP error that
+# quotes them). The mirror stops before the counters are read,
+# so ers0's count is every number the session used.
+ERSPAN_KEY=7
+erspan_client() {
+	local erc=0 dir proto m
+	# prep.sh keeps these out of /lib/modules/order (ip_gre makes fallback devices).
+	for m in $(cat /lib/modules/order-erspan 2>/dev/null); do
+		insmod /lib/modules/"$m" || log "insmod $m failed"
+	done
+	run 10 /bin/iproute2-ip link add ers0 type erspan seq key $ERSPAN_KEY local $CLI remote $SRV erspan_ver 1 erspan 3 || return 1
+	run 10 /bin/iproute2-ip link set ers0 up || return 1
+	run 10 $TC qdisc add dev eth0 clsact || return 1
+	for dir in ingress egress; do
+		for proto in 6 17; do
+			run 10 $TC filter add dev eth0 $dir protocol ip u32 match ip protocol $proto 0xff \
+				action mirred egress mirror dev ers0 || return 1
+		done
+	done
+	smcping_run 0 pp 20 64 --digest || erc=1
+	run 10 $TC -s filter show dev eth0 egress
+	run 10 $TC qdisc del dev eth0 clsact || erc=1
+	echo "ERSPAN tx_packets=$(cat /sys/class/net/ers0/statistics/tx_packets) tx_dropped=$(cat /sys/class/net/ers0/statistics/tx_dropped) key=$ERSPAN_KEY" |
+		tee -a /out/client.log
+	return $erc
 }
 
 # ---- silent-link: the peer stops answering on one link ----
