@@ -17,6 +17,7 @@ import (
 func TestSMCPayloadCounts(t *testing.T) {
 	want := map[string][2]int{ // file -> {LLC, CDC}
 		"pingpong.pcap": {25, 1023},
+		"erspan.pcap":   {25, 42}, // the frames as sent; their ERSPAN copies are GRE
 	}
 	for _, path := range roceCaptures(t) {
 		name := filepath.Base(path)
