@@ -33,6 +33,11 @@ const mirrorOpen = 8
 // could not have filled since the session's last frame.
 const mirrorRestart = 1 << 16
 
+// mirrorTrust is how many frames in their run a session shows before its
+// gaps count: a frame whose session ID or outer address was damaged (no
+// checksum covers them) makes a session of its own, of a frame or two.
+const mirrorTrust = 4
+
 // mirrorNSPerFrame bounds how fast a session numbers frames: one a
 // nanosecond is more than two 400 GbE ports of minimal frames.
 const mirrorNSPerFrame = 1
@@ -49,7 +54,8 @@ type mirrorKey struct {
 type seqGap struct {
 	from    uint32
 	n, left uint32
-	at      int // the frame after it
+	at      int   // the frame after it
+	atNS    int64 // and its time
 }
 
 type mirrorSession struct {
@@ -59,8 +65,23 @@ type mirrorSession struct {
 	missing int    // frames the capture does not hold
 	gaps    int    // gaps with a frame still missing
 	first   seqGap // the first gap (n 0: none yet)
+	inRun   int    // frames that came in the run (next's number)
+	last    seqGap // the newest
 	open    [mirrorOpen]seqGap
 	nopen   int // gaps in open, the newest last
+	// held is a number off the session's run (ahead of next, or far
+	// behind it) that the next frame has yet to confirm: the session
+	// going on from it says frames were missed before it (or the
+	// session started again); going on from next says the number was
+	// damaged (GRE carries no checksum), or a stray.
+	held              bool
+	heldSeq           uint32
+	heldAt            int   // its frame
+	heldNS, heldGapNS int64 // its time, and the time since the frame before it
+	// early are numbers ahead of the run that came before it got there
+	// (out of order): not missing when it does.
+	early  [mirrorOpen]uint32
+	nearly int
 }
 
 // mirrors follows the capture's mirror sessions.
@@ -70,6 +91,7 @@ type mirrors struct {
 	// (FeedFast, then Feed, step the same frame).
 	number int
 	due    mirrorChange
+	gap    seqGap // with due mirrorGap, the gap
 }
 
 type mirrorChange uint8
@@ -108,40 +130,157 @@ func (t *Tracker) mirrorStep(f *capture.Frame) mirrorChange {
 		return mirrorSame
 	}
 	s.frames++
+	if m.due = s.step(tn.Seq, f.Number, ns); m.due == mirrorGap {
+		m.gap = s.last
+	}
+	return m.due
+}
+
+// step follows seq, the number of the session's frame number at ns.
+func (s *mirrorSession) step(seq uint32, number int, ns int64) mirrorChange {
 	elapsed := max(ns-s.lastNS, 0)
 	s.lastNS = max(s.lastNS, ns)
-	ahead := tn.Seq - s.next
+	change := mirrorSame
+	if s.held {
+		h := s.heldSeq
+		switch {
+		case seq == s.next:
+			// In the run: the held number is later (the frames between
+			// came out of order) or damaged; the run goes on.
+			s.next++
+			s.advance()
+			if s.next == h {
+				s.held, s.next = false, h+1
+				s.advance()
+			}
+			return mirrorSame
+		case seq-s.next >= 1<<31 && s.next-seq <= mirrorRestart:
+			// Behind the run: a late frame or a copy; still held.
+			if s.fill(seq) {
+				return mirrorFilled
+			}
+			return mirrorSame
+		case seq-h-1 < mirrorRestart:
+			// The session went on from the held number.
+			s.held = false
+			change = s.take(h, s.heldAt, s.heldNS, s.heldGapNS)
+			if seq == s.next {
+				s.next++
+				s.advance()
+				return change
+			}
+		case seq == s.next+1 && h-s.next >= mirrorOpen:
+			// One number on from the run, and the held frame far off
+			// it: the frame was that number, damaged.
+			s.held, s.next = false, seq+1
+			s.advance()
+			return mirrorSame
+		default:
+			// On from neither, or from the run: the held number came
+			// early, or was damaged.
+			s.held = false
+			if h-s.next < 1<<16 {
+				s.keepEarly(h)
+			}
+		}
+	}
+	ahead := seq - s.next
 	switch {
 	case ahead == 0:
 		s.next++
-	case ahead >= 1<<31:
-		// Behind: a late frame, a copy, or the session's start again.
-		if s.fill(tn.Seq) {
-			m.due = mirrorFilled
-		} else if s.next-tn.Seq > mirrorRestart {
-			s.next = tn.Seq + 1
+		s.inRun++
+		s.advance()
+	case ahead >= 1<<31 && s.next-seq <= mirrorRestart:
+		// Behind: a late frame or a copy.
+		if s.fill(seq) && change == mirrorSame {
+			change = mirrorFilled
 		}
-	case ahead > mirrorRestart && int64(ahead) > mirrorRestart+elapsed/mirrorNSPerFrame:
-		// Further ahead than the session could have sent since: it
-		// started again.
-		s.next = tn.Seq + 1
 	default:
-		g := seqGap{from: s.next, n: ahead, left: ahead, at: f.Number}
-		s.missing += int(ahead)
-		s.gaps++
-		if s.first.n == 0 {
-			s.first = g
-		}
-		if s.nopen == mirrorOpen {
-			copy(s.open[:], s.open[1:])
-			s.nopen--
-		}
-		s.open[s.nopen] = g
-		s.nopen++
-		s.next = tn.Seq + 1
-		m.due = mirrorGap
+		s.held, s.heldSeq, s.heldAt, s.heldNS, s.heldGapNS = true, seq, number, ns, elapsed
 	}
-	return m.due
+	return change
+}
+
+// settleMirrors takes the number each session holds when the capture
+// ended: no frame comes to say it was damaged, and a capture thinned to
+// its end leaves its last frame after a gap. A number far off the run
+// stays a damaged one. The finding names the frame after the gap, found
+// at the end (no frame carries it in -Y).
+func (t *Tracker) settleMirrors() {
+	for _, s := range t.mirrors.sessions {
+		if !s.held || s.heldSeq-s.next >= mirrorRestart {
+			continue
+		}
+		s.held = false
+		if s.take(s.heldSeq, s.heldAt, s.heldNS, s.heldGapNS) == mirrorGap {
+			t.expert.add(expert.MirrorLost, s.last.at, s.last.atNS, "")
+		}
+	}
+}
+
+// take moves the session's run to h, a held number the next frame
+// confirmed, at frame number after elapsed nanoseconds without a frame: a
+// gap of the numbers from next, or, far behind or further ahead than the
+// session could have sent in that time, its start again.
+func (s *mirrorSession) take(h uint32, number int, ns, elapsed int64) mirrorChange {
+	ahead := h - s.next
+	s.next = h + 1
+	if ahead >= 1<<31 || ahead > mirrorRestart && int64(ahead) > mirrorRestart+elapsed/mirrorNSPerFrame || s.inRun < mirrorTrust {
+		return mirrorSame
+	}
+	from, n := h-ahead, ahead
+	for i := 0; i < s.nearly; i++ {
+		if s.early[i]-from < ahead { // came early, not missing
+			n--
+		}
+	}
+	s.advance()
+	if n == 0 {
+		return mirrorSame
+	}
+	g := seqGap{from: from, n: ahead, left: n, at: number, atNS: ns}
+	s.last = g
+	s.missing += int(n)
+	s.gaps++
+	if s.first.n == 0 {
+		s.first = g
+	}
+	if s.nopen == mirrorOpen {
+		copy(s.open[:], s.open[1:])
+		s.nopen--
+	}
+	s.open[s.nopen] = g
+	s.nopen++
+	return mirrorGap
+}
+
+// keepEarly remembers seq, a number that came before the run got to it
+// (the oldest goes when full).
+func (s *mirrorSession) keepEarly(seq uint32) {
+	if s.nearly == len(s.early) {
+		copy(s.early[:], s.early[1:])
+		s.nearly--
+	}
+	s.early[s.nearly] = seq
+	s.nearly++
+}
+
+// advance moves the run past the numbers that came early, and forgets
+// those it has passed.
+func (s *mirrorSession) advance() {
+	for i := 0; i < s.nearly; {
+		switch e := s.early[i]; {
+		case e == s.next:
+			s.next++
+			i = 0
+			continue
+		case e-s.next >= 1<<31: // passed
+			copy(s.early[i:], s.early[i+1:s.nearly])
+			s.nearly--
+			continue
+		}
+		i++
+	}
 }
 
 // fill takes seq, a late frame, out of the open gap that holds it and
@@ -171,7 +310,11 @@ func (s *mirrorSession) fill(seq uint32) bool {
 func (t *Tracker) mirrorNote(in *input) {
 	switch t.mirrors.due {
 	case mirrorGap:
-		t.raise(&t.expert, expert.MirrorLost, in)
+		// The frame after the gap is where it is; this frame, the
+		// session's next, is the one that told it.
+		g := &t.mirrors.gap
+		t.cur.expert |= 1 << expert.MirrorLost
+		t.expert.add(expert.MirrorLost, g.at, g.atNS, "")
 	case mirrorFilled:
 		t.expert.unmark(expert.MirrorLost)
 	}

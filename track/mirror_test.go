@@ -62,6 +62,20 @@ func TestMirrorSequence(t *testing.T) {
 			fs[50], fs[53] = fs[53], fs[50]
 			return fs
 		}()},
+		{name: "early", frames: func() []frame {
+			fs := inOrder("erspan2", 0)
+			f := fs[50]
+			fs = slices.Delete(fs, 50, 51)
+			return slices.Insert(fs, 47, f)
+		}()},
+		{name: "numbers damaged", frames: func() []frame {
+			fs := inOrder("erspan2", 0)
+			for _, i := range []int{40, 80, 81, 200} {
+				fs[i].seq = 0xDEAD0000 + uint32(i)
+			}
+			fs[300].seq ^= 1 << 20
+			return fs
+		}()}, // two damaged in a row read as the session's start again, and back
 		{name: "copied", frames: func() []frame {
 			fs := inOrder("erspan2", 0)
 			return slices.Insert(fs, 31, fs[30], fs[29])

@@ -628,6 +628,7 @@ func (t *Tracker) EndCapture(end time.Time) {
 	}
 	t.adoptDeleted()
 	t.settleRuns()
+	t.settleMirrors()
 }
 
 // settleRuns settles every run out of sequence still open when the
