@@ -136,7 +136,8 @@ func (t *Tracker) mirrorStep(f *capture.Frame) mirrorChange {
 	return m.due
 }
 
-// step follows seq, the number of the session's frame number at ns.
+// step follows seq, the number the session gave to frame number,
+// captured at ns.
 func (s *mirrorSession) step(seq uint32, number int, ns int64) mirrorChange {
 	elapsed := max(ns-s.lastNS, 0)
 	s.lastNS = max(s.lastNS, ns)
