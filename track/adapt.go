@@ -103,6 +103,9 @@ type seenCopies struct {
 	// (FeedFast, then Feed, ask about the same frame).
 	number    int
 	duplicate bool
+	// otherPath: the copy came by another path than its original
+	// (capturePath).
+	otherPath bool
 }
 
 // packetSeen is one RoCE packet captureDup remembers: its queue pair,
@@ -206,6 +209,7 @@ func (t *Tracker) captureDup(f *capture.Frame) bool {
 	path := capturePath(f)
 	s.duplicate = length != 0 && e.key == key && e.icrc == icrc && e.length == length && e.naks == s.naks && e.within(ns, path)
 	if s.duplicate {
+		s.otherPath = e.path != path
 		return true
 	}
 	// A NAK counts before it is remembered: its own copy is a copy.
@@ -240,6 +244,7 @@ func (s *seenCopies) dumpDup(f *capture.Frame) bool {
 	ns, length := f.UnixNano(), uint32(len(f.UDP.Payload))
 	path := capturePath(f)
 	if e.key == key && e.icrc == digest && e.length == length && e.naks == s.dumpCDCs[h] && e.within(ns, path) {
+		s.otherPath = e.path != path
 		return true
 	}
 	if f.CDC != nil {
@@ -299,6 +304,7 @@ func (s *seenCopies) tcpDup(f *capture.Frame) bool {
 	ns, length := f.UnixNano(), uint32(len(tc.Payload))+1
 	path := capturePath(f)
 	if e.key == key && e.icrc == digest && e.length == length && e.within(ns, path) {
+		s.otherPath = e.path != path
 		return true
 	}
 	e.ns, e.key, e.icrc, e.length, e.naks, e.path = ns, key, digest, length, 0, path

@@ -336,8 +336,11 @@ func (s *Snapshot) Findings() []Finding {
 		if f.Detail == "" && f.ID == expert.Malformed {
 			f.Detail = "SMC messages tied to no connection or link"
 		}
-		if f.ID == expert.MirrorLost {
+		switch f.ID {
+		case expert.MirrorLost:
 			f.Detail = mirrorDetail(s.Mirrors)
+		case expert.CaptureDuplicate:
+			f.Detail = copiesDetail(&s.Stats)
 		}
 	}
 	SortFindings(out)

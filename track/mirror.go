@@ -393,6 +393,16 @@ func mirrorDetail(ls []MirrorLoss) string {
 	return b.String()
 }
 
+// copiesDetail is roce.capture.duplicate's detail: how many copies, and
+// how many of them came by another path than their original.
+func copiesDetail(st *Stats) string {
+	d := plural(st.CaptureDups, "frame") + " held twice, followed once"
+	if st.CaptureDupsOtherPath > 0 {
+		d += fmt.Sprintf(" (%d of them came by another path than the first: one of the two carried by a mirror session or an overlay)", st.CaptureDupsOtherPath)
+	}
+	return d
+}
+
 // plural is n and word, with an s where n is not one.
 func plural(n int, word string) string {
 	if n == 1 {

@@ -205,6 +205,9 @@ func TestCrossPathCopies(t *testing.T) {
 			if got := s.Stats.CaptureDups == tracked; got != c.copies {
 				t.Errorf("%d copies followed once of %d tracked frames, want all: %v", s.Stats.CaptureDups, tracked, c.copies)
 			}
+			if want := map[bool]int{true: tracked}[c.kind != ""]; s.Stats.CaptureDupsOtherPath != want {
+				t.Errorf("%d copies by another path, want %d", s.Stats.CaptureDupsOtherPath, want)
+			}
 			if !c.copies {
 				return
 			}
@@ -274,7 +277,7 @@ func TestERSPANReference(t *testing.T) {
 	h, _ := feedRaw(t, hosts)
 	c, cfound := feedRaw(t, copies)
 	hm, _ := feedRaw(t, mirrored)
-	if whole.Stats.CaptureDups != len(copies) || whole.Stats.Retrans != h.Stats.Retrans || flowTotalsOf(whole) != flowTotalsOf(h) ||
+	if whole.Stats.CaptureDups != len(copies) || whole.Stats.CaptureDupsOtherPath != len(copies) || whole.Stats.Retrans != h.Stats.Retrans || flowTotalsOf(whole) != flowTotalsOf(h) ||
 		len(whole.Conns) != len(h.Conns) || len(whole.Links) != len(h.Links) {
 		t.Errorf("whole capture: %d copies of %d, %d retransmissions, %d connections, %d links, CDCs and bytes %v; the hosts' frames: %d, %d, %d, %v",
 			whole.Stats.CaptureDups, len(copies), whole.Stats.Retrans, len(whole.Conns), len(whole.Links), flowTotalsOf(whole),

@@ -797,6 +797,10 @@ type Stats struct {
 	// CaptureDups are RoCE and TCP frames the capture holds twice
 	// (captureDup): counted here only, followed once.
 	CaptureDups int `json:"capture_duplicates,omitempty"`
+	// CaptureDupsOtherPath are those of them that came by another path
+	// than their original: one of the two carried by a mirror session
+	// or an overlay (capturePath).
+	CaptureDupsOtherPath int `json:"capture_duplicates_other_path,omitempty"`
 	// MirrorLost are frames mirror sessions numbered that the capture
 	// does not hold (Snapshot.Mirrors).
 	MirrorLost int `json:"mirror_lost,omitempty"`

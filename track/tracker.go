@@ -398,6 +398,9 @@ func (t *Tracker) touchConn(c *Conn, in *input, d Dir) {
 // once).
 func (t *Tracker) captureCopy(in *input) {
 	t.stats.CaptureDups++
+	if t.seenCopies.otherPath {
+		t.stats.CaptureDupsOtherPath++
+	}
 	t.raise(&t.expert, expert.CaptureDuplicate, in)
 }
 

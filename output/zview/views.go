@@ -127,7 +127,10 @@ func textConns(tw *tabwriter.Writer, s *track.Snapshot, conns []rows.Conn) {
 	if st.Malformed > 0 {
 		fmt.Fprintf(tw, "malformed SMC messages %d (frame.error shows each)\n", st.Malformed)
 	}
-	if st.CaptureDups > 0 {
+	switch {
+	case st.CaptureDupsOtherPath > 0:
+		fmt.Fprintf(tw, "frames the capture holds twice %d (followed once; %d came by another path than the first: a mirror session or an overlay carried one of the two)\n", st.CaptureDups, st.CaptureDupsOtherPath)
+	case st.CaptureDups > 0:
 		fmt.Fprintf(tw, "frames the capture holds twice %d (followed once)\n", st.CaptureDups)
 	}
 	if st.MirrorLost > 0 {
