@@ -1058,12 +1058,12 @@ verify_erspan() {
 	timeout 120 tshark -n -r "$pcap" -Y "!gre && frame.time_epoch >= $t0 - 0.001 && frame.time_epoch <= $t1 + 0.001" -w "$dir/hosts-mirrored.pcap" -F pcap 2>/dev/null
 	# The connections and links as each view shows them, less what the copies' times and
 	# places change (handshake milliseconds, frame numbers).
-	conns() {
+	erspan_views() {
 		timeout 120 "$bin" -r "$1" -q -z smc,conns -z smc,links -T json 2>/dev/null |
 			jq -c '.views | [(."smc,conns".conns | map(del(.handshake, .first_frame, .last_frame))), (."smc,links" | map(del(.history)))]'
 	}
 	local c hm h w
-	c=$(conns "$dir/collector.pcap") hm=$(conns "$dir/hosts-mirrored.pcap") h=$(conns "$dir/hosts.pcap") w=$(conns "$pcap")
+	c=$(erspan_views "$dir/collector.pcap") hm=$(erspan_views "$dir/hosts-mirrored.pcap") h=$(erspan_views "$dir/hosts.pcap") w=$(erspan_views "$pcap")
 	echo "$hm" >"$dir/erspan-hosts-view.json"
 	echo "$c" >"$dir/erspan-collector-view.json"
 	tcheck "smcdump: the collector's view (GRE frames) shows the connections and links of the hosts' view while the session mirrored" "$([ -n "$hm" ] && [ "$c" = "$hm" ] && echo 0 || echo 1)"

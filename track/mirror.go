@@ -29,8 +29,8 @@ const mirrorOpen = 8
 
 // mirrorRestart: a step back of more than this many numbers is a session
 // that started again (a switch reloaded, a session reconfigured), not a
-// late frame; so is a step ahead that more frames than mirrorRate allows
-// could not have filled since the session's last frame.
+// late frame; so is a step ahead that more frames than mirrorNSPerFrame
+// allows could not have filled since the session's last frame.
 const mirrorRestart = 1 << 16
 
 // mirrorTrust is how many frames in their run a session shows before its
@@ -341,11 +341,11 @@ type MirrorLoss struct {
 // Session names the session as its collector received it.
 func (l *MirrorLoss) Session() string {
 	s := l.Kind.String()
-	if l.HasID {
+	switch {
+	case l.HasID && l.Kind == capture.TunnelGRE:
+		s = fmt.Sprintf("GRE key %d", l.ID)
+	case l.HasID:
 		s += fmt.Sprintf(" session %d", l.ID)
-		if l.Kind == capture.TunnelGRE {
-			s = fmt.Sprintf("GRE key %d", l.ID)
-		}
 	}
 	if l.Src.IsValid() {
 		s += fmt.Sprintf(" from %s to %s", l.Src, l.Dst)
