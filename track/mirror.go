@@ -2,12 +2,16 @@ package track
 
 import (
 	"cmp"
+	"encoding/binary"
 	"fmt"
 	"net/netip"
 	"slices"
 	"strings"
 
+	"github.com/gopacket/gopacket/layers"
+
 	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/expert"
 )
 
@@ -59,9 +63,13 @@ type seqGap struct {
 }
 
 type mirrorSession struct {
-	next    uint32 // the number expected next
+	key     mirrorKey
+	strays  *strayRing // the capture's frames no session could place
+	next    uint32     // the number expected next
 	lastNS  int64
+	runAt   int // the session's newest frame in its run
 	frames  int
+	damaged int    // frames of the session the capture damaged (strays placed in its gaps)
 	missing int    // frames the capture does not hold
 	gaps    int    // gaps with a frame still missing
 	first   seqGap // the first gap (n 0: none yet)
@@ -76,7 +84,7 @@ type mirrorSession struct {
 	// damaged (GRE carries no checksum), or a stray.
 	held              bool
 	heldSeq           uint32
-	heldAt            int   // its frame
+	heldAt, heldPrev  int   // its frame, and the run's frame before it
 	heldNS, heldGapNS int64 // its time, and the time since the frame before it
 	// early are numbers ahead of the run that came before it got there
 	// (out of order): not missing when it does.
@@ -87,6 +95,10 @@ type mirrorSession struct {
 // mirrors follows the capture's mirror sessions.
 type mirrors struct {
 	sessions map[mirrorKey]*mirrorSession
+	// numbered: a frame with a GRE sequence number came; from then on,
+	// frames a mirror could have sent are looked at for damage (strays).
+	numbered bool
+	strays   strayRing
 	// number and due: the last frame stepped and what it changed
 	// (FeedFast, then Feed, step the same frame).
 	number int
@@ -107,33 +119,63 @@ const (
 // finding).
 func (t *Tracker) mirrorStep(f *capture.Frame) mirrorChange {
 	tn := f.Tunnel
+	m := &t.mirrors
 	if tn == nil || !tn.HasSeq {
+		if m.numbered && (f.Number == 0 || f.Number != m.number) {
+			m.number, m.due = f.Number, mirrorSame
+			if x, ok := mirrorDamaged(f); ok {
+				m.strays.push(x)
+			}
+		}
 		return mirrorSame
 	}
-	m := &t.mirrors
 	if f.Number != 0 && f.Number == m.number {
 		return m.due
 	}
-	m.number, m.due = f.Number, mirrorSame
+	m.number, m.due, m.numbered = f.Number, mirrorSame, true
 	k := mirrorKey{kind: tn.Kind, src: tn.Src, dst: tn.Dst, id: tn.ID, hasID: tn.HasID}
 	s := m.sessions[k]
 	ns := f.UnixNano()
 	if s == nil {
+		// A session is one from its second frame on: a frame whose
+		// session ID or outer address the capture damaged (no checksum
+		// covers the first, a damaged IPv4 header is read all the same)
+		// is a session of its own that never goes on, a stray a gap of
+		// its real session may take. A frame whose number is the one
+		// another session expects next is that session's, damaged, two
+		// alike as much as one: it starts no session.
+		var x *mirrorStray
+		if !m.fits(tn.Seq) {
+			x = m.strays.adopt(k, tn.Seq)
+		}
+		if x == nil {
+			m.strays.push(mirrorStray{number: f.Number, key: k, seq: tn.Seq, numbered: true})
+			return mirrorSame
+		}
 		if len(m.sessions) >= maxMirrors {
 			return mirrorSame
 		}
 		if m.sessions == nil {
 			m.sessions = make(map[mirrorKey]*mirrorSession)
 		}
-		s = &mirrorSession{next: tn.Seq + 1, lastNS: ns, frames: 1}
+		s = &mirrorSession{key: k, strays: &m.strays, next: x.seq + 1, lastNS: x.ns, runAt: x.number, frames: 1}
 		m.sessions[k] = s
-		return mirrorSame
 	}
 	s.frames++
 	if m.due = s.step(tn.Seq, f.Number, ns); m.due == mirrorGap {
 		m.gap = s.last
 	}
 	return m.due
+}
+
+// fits reports whether seq is the number a session expects next.
+func (m *mirrors) fits(seq uint32) bool {
+	for _, s := range m.sessions {
+		if s.next == seq {
+			return true
+		}
+	}
+	return false
 }
 
 // step follows seq, the number the session gave to frame number,
@@ -149,6 +191,7 @@ func (s *mirrorSession) step(seq uint32, number int, ns int64) mirrorChange {
 			// In the run: the held number is later (the frames between
 			// came out of order) or damaged; the run goes on.
 			s.next++
+			s.runAt = number
 			s.advance()
 			if s.next == h {
 				s.held, s.next = false, h+1
@@ -167,21 +210,26 @@ func (s *mirrorSession) step(seq uint32, number int, ns int64) mirrorChange {
 			change = s.take(h, s.heldAt, s.heldNS, s.heldGapNS)
 			if seq == s.next {
 				s.next++
+				s.runAt = number
 				s.advance()
 				return change
 			}
 		case seq == s.next+1 && h-s.next >= mirrorOpen:
 			// One number on from the run, and the held frame far off
 			// it: the frame was that number, damaged.
-			s.held, s.next = false, seq+1
+			s.held, s.next, s.runAt = false, seq+1, number
 			s.advance()
 			return mirrorSame
 		default:
 			// On from neither, or from the run: the held number came
-			// early, or was damaged.
+			// early, or was damaged; far off, damaged: a stray a gap
+			// between the run's frames around it may take.
 			s.held = false
 			if h-s.next < 1<<16 {
 				s.keepEarly(h)
+			} else {
+				s.frames-- // until a gap takes it
+				s.strays.push(mirrorStray{number: s.heldAt, ns: s.heldNS, key: s.key})
 			}
 		}
 	}
@@ -190,6 +238,7 @@ func (s *mirrorSession) step(seq uint32, number int, ns int64) mirrorChange {
 	case ahead == 0:
 		s.next++
 		s.inRun++
+		s.runAt = number
 		s.advance()
 	case ahead >= 1<<31 && s.next-seq <= mirrorRestart:
 		// Behind: a late frame or a copy.
@@ -197,7 +246,7 @@ func (s *mirrorSession) step(seq uint32, number int, ns int64) mirrorChange {
 			change = mirrorFilled
 		}
 	default:
-		s.held, s.heldSeq, s.heldAt, s.heldNS, s.heldGapNS = true, seq, number, ns, elapsed
+		s.held, s.heldSeq, s.heldAt, s.heldPrev, s.heldNS, s.heldGapNS = true, seq, number, s.runAt, ns, elapsed
 	}
 	return change
 }
@@ -225,7 +274,7 @@ func (t *Tracker) settleMirrors() {
 // session could have sent in that time, its start again.
 func (s *mirrorSession) take(h uint32, number int, ns, elapsed int64) mirrorChange {
 	ahead := h - s.next
-	s.next = h + 1
+	s.next, s.runAt = h+1, number
 	if ahead >= 1<<31 || ahead > mirrorRestart && int64(ahead) > mirrorRestart+elapsed/mirrorNSPerFrame || s.inRun < mirrorTrust {
 		return mirrorSame
 	}
@@ -236,6 +285,12 @@ func (s *mirrorSession) take(h uint32, number int, ns, elapsed int64) mirrorChan
 		}
 	}
 	s.advance()
+	if n > 0 {
+		placed := s.strays.place(s.key, from, ahead, s.heldPrev, number, n)
+		s.damaged += int(placed)
+		s.frames += int(placed)
+		n -= placed
+	}
 	if n == 0 {
 		return mirrorSame
 	}
@@ -306,6 +361,158 @@ func (s *mirrorSession) fill(seq uint32) bool {
 	return false
 }
 
+// mirrorStrays is how many of the newest strays are kept: a gap takes
+// those between its session's frames around it.
+const mirrorStrays = 32
+
+// A mirrorStray is a frame a mirror session could have sent that no
+// session took: numbered, the first frame of a session (key) not yet
+// gone on from, which a frame with a damaged session ID or outer address
+// also is; else a frame whose outer headers the capture damaged so that
+// its number cannot be read.
+type mirrorStray struct {
+	number   int
+	ns       int64
+	key      mirrorKey // numbered: its session; else the outer addresses
+	seq      uint32
+	numbered bool
+	// anyAddr: its IPv4 header fails its checksum, so its addresses do
+	// not say whose it is.
+	anyAddr bool
+	used    bool
+}
+
+// strayRing holds the newest strays.
+type strayRing struct {
+	s [mirrorStrays]mirrorStray
+	n int // strays pushed
+}
+
+func (r *strayRing) push(x mirrorStray) {
+	r.s[r.n%mirrorStrays] = x
+	r.n++
+}
+
+// adopt takes the newest stray of session k that seq goes on from: the
+// session's first frame.
+func (r *strayRing) adopt(k mirrorKey, seq uint32) *mirrorStray {
+	for i := r.n - 1; i >= max(r.n-mirrorStrays, 0); i-- {
+		x := &r.s[i%mirrorStrays]
+		if x.numbered && !x.used && x.key == k && seq-x.seq-1 < mirrorRestart {
+			x.used = true
+			return x
+		}
+	}
+	return nil
+}
+
+// place takes, for a gap of session k (n numbers from from, of which
+// left are not accounted for) between its frames after and before, the
+// strays between them that were its: numbered within the gap, or
+// unnumbered from its switch to its collector (any, where the addresses
+// are damaged). Each is a frame of the gap the capture holds, damaged. It
+// reports how many it took.
+func (r *strayRing) place(k mirrorKey, from, n uint32, after, before int, left uint32) uint32 {
+	var took uint32
+	for i := max(r.n-mirrorStrays, 0); i < r.n && took < left; i++ {
+		x := &r.s[i%mirrorStrays]
+		if x.used || x.number <= after || x.number >= before {
+			continue
+		}
+		switch {
+		case x.numbered && x.seq-from < n,
+			!x.numbered && (x.anyAddr || x.key.src == k.src && x.key.dst == k.dst):
+			x.used = true
+			took++
+		}
+	}
+	return took
+}
+
+// mirrorDamaged reports whether f, which carries no GRE sequence number,
+// is a frame a mirror session sent that the capture damaged: an ERSPAN
+// or GRE frame whose GRE header lost its S bit, or an IPv4 or IPv6
+// frame with GRE in it that did not decode as a tunnel (a damaged
+// version, length, ethertype, protocol or GRE header; with a valid IPv4
+// header checksum, not a later fragment). It reads the outer headers
+// where they lie: the damage may be in what the decoder needed.
+func mirrorDamaged(f *capture.Frame) (mirrorStray, bool) {
+	x := mirrorStray{number: f.Number, ns: f.UnixNano()}
+	if tn := f.Tunnel; tn != nil {
+		if tn.Kind != capture.TunnelERSPAN1 && tn.Kind != capture.TunnelGRE {
+			return x, false
+		}
+		x.key.src, x.key.dst = tn.Src, tn.Dst
+		return x, true
+	}
+	d := f.Data
+	var off int
+	var et uint16
+	switch f.LinkType {
+	case layers.LinkTypeEthernet:
+		off = 12
+		for len(d) >= off+2 {
+			et = binary.BigEndian.Uint16(d[off:])
+			off += 2
+			if et != uint16(layers.EthernetTypeDot1Q) && et != uint16(layers.EthernetTypeQinQ) {
+				break
+			}
+			off += 2
+		}
+	case layers.LinkTypeLinuxSLL:
+		if len(d) < 16 {
+			return x, false
+		}
+		off, et = 16, binary.BigEndian.Uint16(d[14:])
+	case layers.LinkTypeLinuxSLL2:
+		if len(d) < 20 {
+			return x, false
+		}
+		off, et = 20, binary.BigEndian.Uint16(d[0:])
+	case layers.LinkTypeRaw, layers.LinkTypeIPv4, layers.LinkTypeIPv6:
+	default:
+		return x, false
+	}
+	ip := d[min(off, len(d)):]
+	if len(ip) < 40 {
+		return x, false
+	}
+	if et == uint16(layers.EthernetTypeIPv6) || et == 0 && ip[0]>>4 == 6 {
+		if ip[6] != byte(layers.IPProtocolGRE) {
+			return x, false
+		}
+		x.key.src = netip.AddrFrom16([16]byte(ip[8:24]))
+		x.key.dst = netip.AddrFrom16([16]byte(ip[24:40]))
+		return x, true
+	}
+	if et != uint16(layers.EthernetTypeIPv4) && ip[0] != 0x45 {
+		return x, false
+	}
+	// GRE by the protocol, or ERSPAN by the GRE protocol type after a
+	// 20-byte header where the protocol was damaged.
+	gre := ip[9] == byte(layers.IPProtocolGRE)
+	if gp := layers.EthernetType(binary.BigEndian.Uint16(ip[22:])); !gre && gp != layers.EthernetTypeERSPAN && gp != greERSPAN3 {
+		return x, false
+	}
+	if !decode.IPv4HeaderSumOK(ip) {
+		// Damaged: its addresses do not say whose it is.
+		x.anyAddr = true
+		return x, true
+	}
+	// The header is as sent: GRE the decoder could not read (not a
+	// later fragment), from the addresses it names.
+	if !gre || binary.BigEndian.Uint16(ip[6:])&0x1fff != 0 {
+		return x, false
+	}
+	x.key.src = netip.AddrFrom4([4]byte(ip[12:16]))
+	x.key.dst = netip.AddrFrom4([4]byte(ip[16:20]))
+	return x, true
+}
+
+// greERSPAN3 is ERSPAN type III's GRE protocol type
+// (draft-foschiano-erspan).
+const greERSPAN3 layers.EthernetType = 0x22EB
+
 // mirrorNote raises or takes back the capture's mirror finding for the
 // frame being fed, as its mirrorStep found.
 func (t *Tracker) mirrorNote(in *input) {
@@ -330,6 +537,7 @@ type MirrorLoss struct {
 	ID       uint32     // the session ID (HasID), or GRE key
 	HasID    bool
 	Frames   int // the session's frames the capture holds
+	Damaged  int // of them, frames whose number or session the capture damaged, placed in the numbers they hid
 	Missing  int // the frames it sent that the capture does not hold
 	Gaps     int // the runs of them
 	// FirstFrom..FirstTo are the first run's sequence numbers, FirstFrame
@@ -365,7 +573,7 @@ func (m *mirrors) losses() []MirrorLoss {
 			first = s.open[i] // the first one filled by late frames
 		}
 		out = append(out, MirrorLoss{Kind: k.kind, Src: k.src, Dst: k.dst, ID: k.id, HasID: k.hasID,
-			Frames: s.frames, Missing: s.missing, Gaps: s.gaps,
+			Frames: s.frames, Damaged: s.damaged, Missing: s.missing, Gaps: s.gaps,
 			FirstFrom: first.from, FirstTo: first.from + first.n - 1, FirstFrame: first.at})
 	}
 	slices.SortFunc(out, func(a, b MirrorLoss) int { return cmp.Compare(a.FirstFrame, b.FirstFrame) })
@@ -389,6 +597,9 @@ func mirrorDetail(ls []MirrorLoss) string {
 		}
 		fmt.Fprintf(&b, "%s: %s missing in %s of its GRE sequence (%s, before frame %d), %s held",
 			l.Session(), plural(l.Missing, "frame"), plural(l.Gaps, "gap"), first, l.FirstFrame, plural(l.Frames, "frame"))
+		if l.Damaged > 0 {
+			fmt.Fprintf(&b, " (%d damaged in the capture, taken for the numbers they hid)", l.Damaged)
+		}
 	}
 	return b.String()
 }

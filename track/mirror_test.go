@@ -1,6 +1,7 @@
 package track
 
 import (
+	"net/netip"
 	"os"
 	"regexp"
 	"slices"
@@ -8,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gopacket/gopacket/layers"
 
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/expert"
@@ -289,5 +292,100 @@ func TestERSPANReference(t *testing.T) {
 	if flowTotalsOf(c) != flowTotalsOf(hm) || len(c.Conns) != 1 || len(hm.Conns) != 1 || c.Conns[0].Outcome != hm.Conns[0].Outcome {
 		t.Errorf("the copies alone: %d connections, CDCs and bytes %v; the hosts' frames while mirrored: %d, %v",
 			len(c.Conns), flowTotalsOf(c), len(hm.Conns), flowTotalsOf(hm))
+	}
+}
+
+// TestMirrorOuterDamage: pingpong.pcap carried by an ERSPAN II session,
+// then one byte of the outer headers (Ethernet, IPv4, GRE, ERSPAN: the
+// first 50 bytes of what the collector receives) damaged in three of its
+// frames, two of them in a row, each differently. The capture holds
+// those frames, damaged: none is missing, whatever the damage hid (the
+// frame's session, its number, that it is GRE at all); where the frame is
+// still its session's, nothing is said either.
+func TestMirrorOuterDamage(t *testing.T) {
+	all, _ := testutil.ReadFrames(t, "../testdata/reference/pingpong.pcap")
+	damaged := map[int]byte{500: 0xff, 1500: 0x0f, 1501: 0xf0}
+	for off := range 50 {
+		if off >= 38 && off < 42 { // the sequence number: TestMirrorSequence
+			continue
+		}
+		frames := make([]rawFrame, len(all))
+		for i, p := range all {
+			p.Data = mutate.Carry("erspan2", p.Data, uint32(i), false)
+			if x, ok := damaged[i]; ok {
+				p.Data[off] ^= x
+			}
+			p.CI.CaptureLength, p.CI.Length = len(p.Data), len(p.Data)
+			frames[i] = p
+		}
+		s, found := feedRaw(t, frames)
+		if s.Stats.MirrorLost != 0 || slices.Contains(found, expert.MirrorLost.String()) {
+			t.Errorf("byte %d damaged: %d frames missing (%+v), want none", off, s.Stats.MirrorLost, s.Mirrors)
+		}
+	}
+}
+
+// TestMirrorDamagedFrames: which frames that carry no GRE sequence number
+// mirrorDamaged takes for a mirror session's damaged frame, and whose.
+func TestMirrorDamagedFrames(t *testing.T) {
+	all, _ := testutil.ReadFrames(t, "../testdata/reference/pingpong.pcap")
+	carried := func(change func(d []byte) []byte) []byte {
+		d := mutate.Carry("erspan2", all[30].Data, 9, false)
+		return change(d)
+	}
+	ipSum := func(d []byte) []byte { // refill the checksum of the IPv4 header at 14
+		d[24], d[25] = 0, 0
+		var s uint32
+		for i := 14; i < 34; i += 2 {
+			s += uint32(d[i])<<8 | uint32(d[i+1])
+		}
+		s = s&0xffff + s>>16
+		s = ^(s + s>>16)
+		d[24], d[25] = byte(s>>8), byte(s)
+		return d
+	}
+	switchAddrs := mirrorKey{src: netip.MustParseAddr("192.168.1.1"), dst: netip.MustParseAddr("192.168.1.2")}
+	v6 := make([]byte, 14+40+16)
+	v6[12], v6[13], v6[14], v6[20] = 0x86, 0xdd, 0x60, 47
+	v6[14+8+15], v6[14+24+15] = 1, 2
+	for _, c := range []struct {
+		name    string
+		lt      layers.LinkType
+		data    []byte
+		tunnel  *capture.Tunnel
+		want    bool
+		anyAddr bool
+		key     mirrorKey
+	}{
+		{name: "GRE version damaged", data: carried(func(d []byte) []byte { d[35] = 7; return d }), want: true, key: switchAddrs},
+		{name: "GRE protocol damaged", data: carried(func(d []byte) []byte { d[36] = 0x77; return d }), want: true, key: switchAddrs},
+		{name: "IPv4 protocol damaged", data: carried(func(d []byte) []byte { d[23] = 6; return d }), want: true, anyAddr: true},
+		{name: "IPv4 length damaged", data: carried(func(d []byte) []byte { d[16] ^= 0x40; return d }), want: true, anyAddr: true},
+		{name: "ethertype damaged", data: carried(func(d []byte) []byte { d[12] = 0x18; return d }), want: true, key: switchAddrs},
+		{name: "behind a VLAN tag", data: carried(func(d []byte) []byte {
+			d = slices.Insert(d, 12, 0x81, 0, 0, 5)
+			d[39] = 7
+			return d
+		}), want: true, key: switchAddrs},
+		{name: "SLL2", lt: layers.LinkTypeLinuxSLL2, data: carried(func(d []byte) []byte {
+			sll := make([]byte, 20)
+			sll[0], sll[1] = 0x08, 0
+			d[35] = 7
+			return append(sll, d[14:]...)
+		}), want: true, key: switchAddrs},
+		{name: "IPv6", data: v6, want: true, key: mirrorKey{src: netip.MustParseAddr("::1"), dst: netip.MustParseAddr("::2")}},
+		{name: "a later fragment", data: carried(func(d []byte) []byte { d[21] = 0x40; d[35] = 7; return ipSum(d) })},
+		{name: "a frame as sent", data: all[30].Data},
+		{name: "ERSPAN I", tunnel: &capture.Tunnel{Kind: capture.TunnelERSPAN1, Src: switchAddrs.src, Dst: switchAddrs.dst}, want: true, key: switchAddrs},
+		{name: "VXLAN", tunnel: &capture.Tunnel{Kind: capture.TunnelVXLAN, Src: switchAddrs.src, Dst: switchAddrs.dst}},
+	} {
+		lt := c.lt
+		if lt == 0 {
+			lt = layers.LinkTypeEthernet
+		}
+		x, ok := mirrorDamaged(&capture.Frame{Number: 3, Data: c.data, LinkType: lt, Tunnel: c.tunnel})
+		if ok != c.want || ok && (x.anyAddr != c.anyAddr || x.key != c.key || x.number != 3) {
+			t.Errorf("%s: %v %+v, want %v (any address %v, %+v)", c.name, ok, x, c.want, c.anyAddr, c.key)
+		}
 	}
 }
