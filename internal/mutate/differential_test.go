@@ -980,6 +980,45 @@ func TestDifferentialMirrorDamaged(t *testing.T) {
 	})
 }
 
+// TestDifferentialMirrorOuterDamaged: every capture carried by an ERSPAN
+// session, then one byte of the outer headers (Ethernet, IPv4 with its
+// checksum as the switch fills it, GRE, ERSPAN) damaged in three copies,
+// two of them in a row, each differently. The capture holds those frames:
+// whatever the damage hid (the session ID, an address, the GRE header,
+// that the frame is IPv4), no number is missing; a few of the damages
+// are also held to smcdump's and smctop's agreement.
+func TestDifferentialMirrorOuterDamaged(t *testing.T) {
+	agreeAt := map[int]bool{12: true, 14: true, 23: true, 27: true, 35: true, 45: true}
+	eachCapture(t, func(rel string, lt layers.LinkType, frames []mutate.Frame, base run) {
+		if lt != layers.LinkTypeEthernet || len(frames) < 8 || carriedAlready(frames) {
+			return
+		}
+		damage := map[int]byte{len(frames) / 4: 0xff, len(frames) / 2: 0x0f, len(frames)/2 + 1: 0xf0}
+		for off := range 50 {
+			if off >= 38 && off < 42 { // the sequence number: TestDifferentialMirrorDamaged
+				continue
+			}
+			carried := make([]mutate.Frame, len(frames))
+			for i, f := range frames {
+				d := mutate.Carry("erspan2", f.Data, uint32(i), false)
+				d[off] ^= damage[i]
+				carried[i] = mutate.Frame{CI: f.CI, Data: d}
+				carried[i].CI.CaptureLength, carried[i].CI.Length = len(d), f.CI.Length+len(d)-len(f.Data)
+			}
+			name := fmt.Sprintf("%s carried by ERSPAN II, outer byte %d of three copies damaged", rel, off)
+			var v run
+			if agreeAt[off] {
+				v = checkVariant(t, name, lt, carried)
+			} else {
+				v = feed(t, name, lt, carried)
+			}
+			if got := v.snap.Stats.MirrorLost; got != 0 || v.findings[expert.MirrorLost] > 0 {
+				t.Errorf("%s: %d frames missing by the session's numbers (%+v), want none", name, got, v.snap.Mirrors)
+			}
+		}
+	})
+}
+
 // carriedAlready reports whether a capture has frames a mirror session
 // carried (GRE over IPv4 on Ethernet).
 func carriedAlready(frames []mutate.Frame) bool {
