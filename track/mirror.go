@@ -58,6 +58,7 @@ type mirrorKey struct {
 type seqGap struct {
 	from    uint32
 	n, left uint32
+	after   int   // the run's frame before it
 	at      int   // the frame after it
 	atNS    int64 // and its time
 }
@@ -67,7 +68,8 @@ type mirrorSession struct {
 	strays  *strayRing // the capture's frames no session could place
 	next    uint32     // the number expected next
 	lastNS  int64
-	runAt   int // the session's newest frame in its run
+	runAt   int    // the session's newest frame in its run
+	runSum  uint64 // and its frameSum
 	frames  int
 	damaged int    // frames of the session the capture damaged (strays placed in its gaps)
 	missing int    // frames the capture does not hold
@@ -84,7 +86,8 @@ type mirrorSession struct {
 	// damaged (GRE carries no checksum), or a stray.
 	held              bool
 	heldSeq           uint32
-	heldAt, heldPrev  int   // its frame, and the run's frame before it
+	heldAt, heldPrev  int // its frame, and the run's frame before it
+	heldSum           uint64
 	heldNS, heldGapNS int64 // its time, and the time since the frame before it
 	// early are numbers ahead of the run that came before it got there
 	// (out of order): not missing when it does.
@@ -135,7 +138,7 @@ func (t *Tracker) mirrorStep(f *capture.Frame) mirrorChange {
 	m.number, m.due, m.numbered = f.Number, mirrorSame, true
 	k := mirrorKey{kind: tn.Kind, src: tn.Src, dst: tn.Dst, id: tn.ID, hasID: tn.HasID}
 	s := m.sessions[k]
-	ns := f.UnixNano()
+	ns, sum := f.UnixNano(), frameSum(f.Data)
 	if s == nil {
 		// A session is one from its second frame on: a frame whose
 		// session ID or outer address the capture damaged (no checksum
@@ -149,7 +152,7 @@ func (t *Tracker) mirrorStep(f *capture.Frame) mirrorChange {
 			x = m.strays.adopt(k, tn.Seq)
 		}
 		if x == nil {
-			m.strays.push(mirrorStray{number: f.Number, key: k, seq: tn.Seq, numbered: true})
+			m.strays.push(mirrorStray{number: f.Number, ns: ns, key: k, seq: tn.Seq, sum: sum, numbered: true})
 			return mirrorSame
 		}
 		if len(m.sessions) >= maxMirrors {
@@ -158,11 +161,11 @@ func (t *Tracker) mirrorStep(f *capture.Frame) mirrorChange {
 		if m.sessions == nil {
 			m.sessions = make(map[mirrorKey]*mirrorSession)
 		}
-		s = &mirrorSession{key: k, strays: &m.strays, next: x.seq + 1, lastNS: x.ns, runAt: x.number, frames: 1}
+		s = &mirrorSession{key: k, strays: &m.strays, next: x.seq + 1, lastNS: x.ns, runAt: x.number, runSum: x.sum, frames: 1}
 		m.sessions[k] = s
 	}
 	s.frames++
-	if m.due = s.step(tn.Seq, f.Number, ns); m.due == mirrorGap {
+	if m.due = s.step(tn.Seq, f.Number, ns, sum); m.due == mirrorGap {
 		m.gap = s.last
 	}
 	return m.due
@@ -179,8 +182,8 @@ func (m *mirrors) fits(seq uint32) bool {
 }
 
 // step follows seq, the number the session gave to frame number,
-// captured at ns.
-func (s *mirrorSession) step(seq uint32, number int, ns int64) mirrorChange {
+// captured at ns, whose frameSum is sum.
+func (s *mirrorSession) step(seq uint32, number int, ns int64, sum uint64) mirrorChange {
 	elapsed := max(ns-s.lastNS, 0)
 	s.lastNS = max(s.lastNS, ns)
 	change := mirrorSame
@@ -191,7 +194,7 @@ func (s *mirrorSession) step(seq uint32, number int, ns int64) mirrorChange {
 			// In the run: the held number is later (the frames between
 			// came out of order) or damaged; the run goes on.
 			s.next++
-			s.runAt = number
+			s.runAt, s.runSum = number, sum
 			s.advance()
 			if s.next == h {
 				s.held, s.next = false, h+1
@@ -199,38 +202,39 @@ func (s *mirrorSession) step(seq uint32, number int, ns int64) mirrorChange {
 			}
 			return mirrorSame
 		case seq-s.next >= 1<<31 && s.next-seq <= mirrorRestart:
-			// Behind the run: a late frame or a copy; still held.
-			if s.fill(seq) {
-				return mirrorFilled
-			}
-			return mirrorSame
+			// Behind the run: a late frame, a copy or a damaged
+			// number; still held.
+			return s.behind(seq, number, ns, sum)
 		case seq-h-1 < mirrorRestart:
 			// The session went on from the held number.
 			s.held = false
 			change = s.take(h, s.heldAt, s.heldNS, s.heldGapNS)
 			if seq == s.next {
 				s.next++
-				s.runAt = number
+				s.runAt, s.runSum = number, sum
 				s.advance()
 				return change
 			}
 		case seq == s.next+1 && h-s.next >= mirrorOpen:
 			// One number on from the run, and the held frame far off
 			// it: the frame was that number, damaged.
-			s.held, s.next, s.runAt = false, seq+1, number
+			s.held, s.next, s.runAt, s.runSum = false, seq+1, number, sum
 			s.advance()
 			return mirrorSame
 		default:
 			// On from neither, or from the run: the held number came
-			// early, or was damaged; far off, damaged: a stray a gap
-			// between the run's frames around it may take.
+			// early (a collector reorders a few frames), or was
+			// damaged; further than mirrorOpen ahead, damaged: a stray
+			// a gap between the run's frames around it may take.
 			s.held = false
-			if h-s.next < 1<<16 {
+			x := mirrorStray{number: s.heldAt, ns: s.heldNS, key: s.key, seq: h, sum: s.heldSum}
+			if h-s.next < mirrorOpen {
 				s.keepEarly(h)
+				x.early = true
 			} else {
 				s.frames-- // until a gap takes it
-				s.strays.push(mirrorStray{number: s.heldAt, ns: s.heldNS, key: s.key})
 			}
+			s.strays.push(x)
 		}
 	}
 	ahead := seq - s.next
@@ -238,15 +242,15 @@ func (s *mirrorSession) step(seq uint32, number int, ns int64) mirrorChange {
 	case ahead == 0:
 		s.next++
 		s.inRun++
-		s.runAt = number
+		s.runAt, s.runSum = number, sum
 		s.advance()
 	case ahead >= 1<<31 && s.next-seq <= mirrorRestart:
-		// Behind: a late frame or a copy.
-		if s.fill(seq) && change == mirrorSame {
+		// Behind: a late frame, a copy or a damaged number.
+		if s.behind(seq, number, ns, sum) == mirrorFilled {
 			change = mirrorFilled
 		}
 	default:
-		s.held, s.heldSeq, s.heldAt, s.heldPrev, s.heldNS, s.heldGapNS = true, seq, number, s.runAt, ns, elapsed
+		s.held, s.heldSeq, s.heldAt, s.heldPrev, s.heldSum, s.heldNS, s.heldGapNS = true, seq, number, s.runAt, sum, ns, elapsed
 	}
 	return change
 }
@@ -274,7 +278,7 @@ func (t *Tracker) settleMirrors() {
 // session could have sent in that time, its start again.
 func (s *mirrorSession) take(h uint32, number int, ns, elapsed int64) mirrorChange {
 	ahead := h - s.next
-	s.next, s.runAt = h+1, number
+	s.next, s.runAt, s.runSum = h+1, number, s.heldSum
 	if ahead >= 1<<31 || ahead > mirrorRestart && int64(ahead) > mirrorRestart+elapsed/mirrorNSPerFrame || s.inRun < mirrorTrust {
 		return mirrorSame
 	}
@@ -286,15 +290,12 @@ func (s *mirrorSession) take(h uint32, number int, ns, elapsed int64) mirrorChan
 	}
 	s.advance()
 	if n > 0 {
-		placed := s.strays.place(s.key, from, ahead, s.heldPrev, number, n)
-		s.damaged += int(placed)
-		s.frames += int(placed)
-		n -= placed
+		n -= s.place(from, ahead, s.heldPrev, number, n)
 	}
 	if n == 0 {
 		return mirrorSame
 	}
-	g := seqGap{from: from, n: ahead, left: n, at: number, atNS: ns}
+	g := seqGap{from: from, n: ahead, left: n, after: s.heldPrev, at: number, atNS: ns}
 	s.last = g
 	s.missing += int(n)
 	s.gaps++
@@ -339,26 +340,64 @@ func (s *mirrorSession) advance() {
 	}
 }
 
+// behind follows seq, a number behind the run, of frame number: a late
+// frame fills its gap; the run's newest frame again is a copy the
+// capture made (a bond and its member); any other is a number damaged,
+// a stray that a gap between the run's frames around it may take.
+func (s *mirrorSession) behind(seq uint32, number int, ns int64, sum uint64) mirrorChange {
+	took, whole := s.fill(seq)
+	switch {
+	case whole:
+		return mirrorFilled
+	case !took && (s.next-seq > 1 || sum != s.runSum):
+		s.frames-- // until a gap takes it
+		s.strays.push(mirrorStray{number: number, ns: ns, key: s.key, seq: seq, sum: sum})
+	}
+	return mirrorSame
+}
+
 // fill takes seq, a late frame, out of the open gap that holds it and
-// reports whether that gap is now whole.
-func (s *mirrorSession) fill(seq uint32) bool {
+// reports whether it did and whether that gap is now whole. A number no
+// gap holds that came early before says that frame was another number,
+// damaged near the run: the number it hid, in the open gap around it, is
+// held too.
+func (s *mirrorSession) fill(seq uint32) (took, whole bool) {
 	for i := s.nopen - 1; i >= 0; i-- {
-		g := &s.open[i]
-		if seq-g.from >= g.n || g.left == 0 {
+		if g := &s.open[i]; seq-g.from < g.n && g.left > 0 {
+			return true, s.fillOne(g)
+		}
+	}
+	r := s.strays
+	for i := r.n - 1; i >= max(r.n-mirrorStrays, 0); i-- {
+		x := &r.s[i%mirrorStrays]
+		if !x.early || x.used || x.seq != seq || x.key != s.key {
 			continue
 		}
-		g.left--
-		s.missing--
-		if g.left > 0 {
-			return false
+		for j := s.nopen - 1; j >= 0; j-- {
+			if g := &s.open[j]; g.after < x.number && x.number < g.at && g.left > 0 {
+				x.used = true
+				s.damaged++
+				return true, s.fillOne(g)
+			}
 		}
-		s.gaps--
-		if g.from == s.first.from {
-			s.first.left = 0
-		}
-		return true
+		return false, false
 	}
-	return false
+	return false, false
+}
+
+// fillOne takes one frame out of g, an open gap, and reports whether it
+// is now whole.
+func (s *mirrorSession) fillOne(g *seqGap) bool {
+	g.left--
+	s.missing--
+	if g.left > 0 {
+		return false
+	}
+	s.gaps--
+	if g.from == s.first.from {
+		s.first.left = 0
+	}
+	return true
 }
 
 // mirrorStrays is how many of the newest strays are kept: a gap takes
@@ -375,11 +414,15 @@ type mirrorStray struct {
 	ns       int64
 	key      mirrorKey // numbered: its session; else the outer addresses
 	seq      uint32
+	sum      uint64 // its frameSum
 	numbered bool
 	// anyAddr: its IPv4 header fails its checksum, so its addresses do
 	// not say whose it is.
 	anyAddr bool
-	used    bool
+	// early: a session's frame whose number (seq) was off its run, near
+	// ahead of it, and is kept as come early (mirrorSession.early).
+	early bool
+	used  bool
 }
 
 // strayRing holds the newest strays.
@@ -406,24 +449,38 @@ func (r *strayRing) adopt(k mirrorKey, seq uint32) *mirrorStray {
 	return nil
 }
 
-// place takes, for a gap of session k (n numbers from from, of which
-// left are not accounted for) between its frames after and before, the
-// strays between them that were its: numbered within the gap, or
-// unnumbered from its switch to its collector (any, where the addresses
-// are damaged). Each is a frame of the gap the capture holds, damaged. It
-// reports how many it took.
-func (r *strayRing) place(k mirrorKey, from, n uint32, after, before int, left uint32) uint32 {
+// place takes, for a gap of n numbers from from (of which left are not
+// accounted for), the strays between the run's frames around it (after
+// and before) that were the session's, and reports how many: each is a
+// frame of the gap the capture holds, damaged. Those numbered within the
+// gap go first; then, by place alone, a frame from the session's switch
+// to its collector (any, where the addresses are damaged) that started
+// no session or whose number was damaged far off the run. One whose
+// number was damaged near the run is taken for the number it hid when
+// that number comes again (fill). The frames it takes are the session's,
+// damaged.
+func (s *mirrorSession) place(from, n uint32, after, before int, left uint32) uint32 {
+	r := s.strays
 	var took uint32
-	for i := max(r.n-mirrorStrays, 0); i < r.n && took < left; i++ {
-		x := &r.s[i%mirrorStrays]
-		if x.used || x.number <= after || x.number >= before {
-			continue
-		}
-		switch {
-		case x.numbered && x.seq-from < n,
-			!x.numbered && (x.anyAddr || x.key.src == k.src && x.key.dst == k.dst):
+	for pass := range 2 {
+		for i := max(r.n-mirrorStrays, 0); i < r.n && took < left; i++ {
+			x := &r.s[i%mirrorStrays]
+			if x.used || x.number <= after || x.number >= before {
+				continue
+			}
+			inGap := x.numbered && x.seq-from < n
+			ours := x.anyAddr || x.key.src == s.key.src && x.key.dst == s.key.dst
+			// An early number is the held one the gap ends with (from+n)
+			// carried by a frame not its copy: that one was damaged.
+			// Others stay early, come out of order.
+			damagedEarly := x.seq == from+n && x.sum != s.runSum
+			if pass == 0 && !inGap || pass == 1 && (!ours || x.early && !damagedEarly) {
+				continue
+			}
 			x.used = true
 			took++
+			s.damaged++
+			s.frames++
 		}
 	}
 	return took
@@ -507,6 +564,27 @@ func mirrorDamaged(f *capture.Frame) (mirrorStray, bool) {
 	x.key.src = netip.AddrFrom4([4]byte(ip[12:16]))
 	x.key.dst = netip.AddrFrom4([4]byte(ip[16:20]))
 	return x, true
+}
+
+// frameSum sums 64 bytes of a frame a mirror session carried, from
+// byte 42 on: with an Ethernet and IPv4 outer header, those after the GRE
+// sequence number (ERSPAN's header, then the carried frame's headers).
+// Two frames of a session differ there (an IPv4 ID, a TCP sequence
+// number, a PSN), a copy does not, and a number damaged changes nothing
+// there; an application's messages alike end alike, so the frame's end
+// is no sum.
+func frameSum(d []byte) uint64 {
+	d = d[min(42, len(d)):]
+	d = d[:min(64, len(d))]
+	h := uint64(len(d))
+	for len(d) >= 8 {
+		h = (h ^ binary.LittleEndian.Uint64(d)) * 0x100000001b3
+		d = d[8:]
+	}
+	for _, b := range d {
+		h = (h ^ uint64(b)) * 0x100000001b3
+	}
+	return h
 }
 
 // greERSPAN3 is ERSPAN type III's GRE protocol type

@@ -79,6 +79,20 @@ func TestMirrorSequence(t *testing.T) {
 			fs[300].seq ^= 1 << 20
 			return fs
 		}()}, // two damaged in a row read as the session's start again, and back
+		{name: "numbers damaged near and behind", frames: func() []frame {
+			fs := inOrder("erspan2", 0)
+			fs[100].seq += 3 // near ahead: that number comes again
+			fs[200].seq -= 50
+			fs[300].seq-- // the run's newest number, on another frame
+			fs[400].seq ^= 1
+			fs[401].seq ^= 1
+			return fs
+		}()},
+		{name: "a copy beside a frame lost", frames: func() []frame {
+			fs := inOrder("erspan2", 0)
+			fs = slices.Insert(fs, 501, fs[500])
+			return slices.Delete(fs, 502, 503)
+		}(), missing: 1, gaps: 1},
 		{name: "copied", frames: func() []frame {
 			fs := inOrder("erspan2", 0)
 			return slices.Insert(fs, 31, fs[30], fs[29])
