@@ -60,6 +60,24 @@ type Tunnel struct {
 	HasSeq bool
 }
 
+// AppendName appends the carrier as its users name it: "ERSPAN II
+// session 7", "GRE key 9", "VXLAN VNI 77", "ERSPAN I".
+func (t *Tunnel) AppendName(dst []byte) []byte {
+	dst = append(dst, t.Kind.String()...)
+	if !t.HasID {
+		return dst
+	}
+	switch t.Kind {
+	case TunnelGRE:
+		dst = append(dst, " key "...)
+	case TunnelVXLAN, TunnelGeneve:
+		dst = append(dst, " VNI "...)
+	default:
+		dst = append(dst, " session "...)
+	}
+	return strconv.AppendUint(dst, uint64(t.ID), 10)
+}
+
 // udpPortVXLAN and udpPortGeneve are the IANA ports of the overlays.
 const (
 	udpPortVXLAN  = 4789

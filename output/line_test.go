@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/smcscope/smcscope/capture"
 )
 
 // TestAppendSeconds: the integer formatter of the text lines' time column
@@ -162,5 +164,27 @@ func BenchmarkAppendSeconds(b *testing.B) {
 				d += 977
 			}
 		})
+	}
+}
+
+// TestAppendCarrier: a carried frame's line names its carrier as its
+// users do; a frame no one carried has nothing added.
+func TestAppendCarrier(t *testing.T) {
+	for _, c := range []struct {
+		tunnel *capture.Tunnel
+		want   string
+	}{
+		{nil, ""},
+		{&capture.Tunnel{Kind: capture.TunnelERSPAN2, ID: 7, HasID: true, Seq: 45, HasSeq: true}, " [ERSPAN II session 7 seq 45]"},
+		{&capture.Tunnel{Kind: capture.TunnelERSPAN3, ID: 6, HasID: true, Seq: 0, HasSeq: true}, " [ERSPAN III session 6 seq 0]"},
+		{&capture.Tunnel{Kind: capture.TunnelERSPAN1}, " [ERSPAN I]"},
+		{&capture.Tunnel{Kind: capture.TunnelGRE, ID: 9, HasID: true}, " [GRE key 9]"},
+		{&capture.Tunnel{Kind: capture.TunnelGRE}, " [GRE]"},
+		{&capture.Tunnel{Kind: capture.TunnelVXLAN, ID: 77, HasID: true}, " [VXLAN VNI 77]"},
+		{&capture.Tunnel{Kind: capture.TunnelGeneve, ID: 88, HasID: true}, " [Geneve VNI 88]"},
+	} {
+		if got := string(AppendCarrier(nil, &capture.Frame{Tunnel: c.tunnel})); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.tunnel, got, c.want)
+		}
 	}
 }

@@ -102,8 +102,26 @@ func appendLine(dst []byte, f *capture.Frame, base time.Time, clc int, ends *end
 	dst = ends.appendEndpoints(dst, f)
 	dst = append(dst, "  "...)
 	dst = appendProtoSummary(dst, f, clc)
+	dst = AppendCarrier(dst, f)
 	dst = appendProblems(dst, f)
 	return append(dst, '\n')
+}
+
+// AppendCarrier appends, for a frame a mirror session or an overlay
+// carried, who carried it: " [ERSPAN II session 7 seq 45]". The line is
+// the carried frame's, as in tshark's columns; in a capture that holds a
+// frame and its mirrored copy, this is what tells them apart (tcpdump
+// prints the carrier's headers first).
+func AppendCarrier(dst []byte, f *capture.Frame) []byte {
+	t := f.Tunnel
+	if t == nil {
+		return dst
+	}
+	dst = t.AppendName(append(dst, " ["...))
+	if t.HasSeq {
+		dst = numfmt.AppendInt(append(dst, " seq "...), int64(t.Seq))
+	}
+	return append(dst, ']')
 }
 
 // appendColumns is appendLine in the columns of a layout (-o
@@ -140,7 +158,7 @@ func appendColumns(dst []byte, f *capture.Frame, base time.Time, clc int, cols [
 		case columns.Length:
 			dst = numfmt.AppendInt(dst, int64(f.CI.Length))
 		case columns.Info:
-			dst = appendProblems(AppendInfo(dst, f, clc), f)
+			dst = appendProblems(AppendCarrier(AppendInfo(dst, f, clc), f), f)
 		case columns.Field:
 			dst = append(dst, columns.FieldText(f.Fields(), c.Field)...)
 		}

@@ -626,13 +626,7 @@ type MirrorLoss struct {
 
 // Session names the session as its collector received it.
 func (l *MirrorLoss) Session() string {
-	s := l.Kind.String()
-	switch {
-	case l.HasID && l.Kind == capture.TunnelGRE:
-		s = fmt.Sprintf("GRE key %d", l.ID)
-	case l.HasID:
-		s += fmt.Sprintf(" session %d", l.ID)
-	}
+	s := string((&capture.Tunnel{Kind: l.Kind, ID: l.ID, HasID: l.HasID}).AppendName(nil))
 	if l.Src.IsValid() {
 		s += fmt.Sprintf(" from %s to %s", l.Src, l.Dst)
 	}

@@ -111,6 +111,7 @@ func rowOfFrame(f *capture.Frame) row {
 		info = output.AppendInfo(info, f, i)
 		r.proto = output.Protocol(f, i)
 	}
+	info = output.AppendCarrier(info, f)
 	r.info = string(info)
 	return r
 }
