@@ -207,7 +207,11 @@ func (t *Tracker) captureDup(f *capture.Frame) bool {
 		icrc, length = cutDigest(f)
 	}
 	path := capturePath(f)
-	s.duplicate = length != 0 && e.key == key && e.icrc == icrc && e.length == length && e.naks == s.naks && e.within(ns, path)
+	// The same packet cut and whole (a mirror session that truncates
+	// its copies, ERSPAN's T bit, beside the packet as it went) has
+	// digests that cannot agree: its length and another path say it.
+	s.duplicate = length != 0 && e.key == key && (e.icrc == icrc && e.length == length || e.length^length == lengthCut && e.path != path) &&
+		e.naks == s.naks && e.within(ns, path)
 	if s.duplicate {
 		s.otherPath = e.path != path
 		return true
@@ -319,13 +323,13 @@ func dupMix(h, v uint64) uint64 {
 
 // cutDigest stands for the ICRC and length of a RoCEv2 packet whose
 // trailer the snap length cut: a CRC of its IPv4 identification and its
-// first payload bytes, and its UDP length; 0, 0 where there is no UDP
-// layer. A resend is a new IP datagram (Linux's rxe gives it a new
-// identification, as for every packet); the copies of one packet a mirror
-// makes keep it, and the snap length may keep fewer of their bytes (a VLAN
-// tag takes four).
+// first payload bytes, and the BTH payload length its UDP length claims
+// (marked lengthCut); 0, 0 where there is no UDP layer. A resend is a
+// new IP datagram (Linux's rxe gives it a new identification, as for
+// every packet); the copies of one packet a mirror makes keep it, and the
+// snap length may keep fewer of their bytes (a VLAN tag takes four).
 func cutDigest(f *capture.Frame) (digest, length uint32) {
-	if f.UDP == nil {
+	if f.UDP == nil || f.UDP.Length < roceOverhead {
 		return 0, 0
 	}
 	var id [2]byte
@@ -334,8 +338,16 @@ func cutDigest(f *capture.Frame) (digest, length uint32) {
 	}
 	p := f.BTH.Payload
 	digest = crc32.Update(crc32.ChecksumIEEE(id[:]), crc32.IEEETable, p[:min(len(p), 16)])
-	return digest, uint32(f.UDP.Length)
+	return digest, uint32(f.UDP.Length-roceOverhead) | lengthCut
 }
+
+// roceOverhead is what a RoCEv2 packet's UDP length counts beside its
+// BTH payload: the UDP header, the BTH and the ICRC.
+const roceOverhead = 8 + 12 + 4
+
+// lengthCut marks a packetSeen length as a cut packet's (cutDigest): the
+// length its UDP header claims, which the whole packet's BTH payload has.
+const lengthCut = 1 << 31
 
 // roceLength is the length of a RoCE packet's BTH payload, not the
 // frame's: the two copies a mirror of both directions of a port makes may

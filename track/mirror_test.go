@@ -197,12 +197,15 @@ func TestCrossPathCopies(t *testing.T) {
 		name   string
 		kind   string // the copy's carrier, "" none
 		copies bool   // the copies are followed as copies
+		cut    int    // the mirror truncates its copies to this many bytes (ERSPAN's T bit), 0 not
 		lateBy time.Duration
 	}{
 		{name: "ERSPAN copy 2 ms later", kind: "erspan2", copies: true, lateBy: 2 * time.Millisecond},
 		{name: "ERSPAN copy 10 ms later", kind: "erspan3", copies: true, lateBy: 10 * time.Millisecond},
 		{name: "ERSPAN copy 2 ms earlier", kind: "erspan2", copies: true, lateBy: -2 * time.Millisecond},
 		{name: "VXLAN copy 2 ms later", kind: "vxlan", copies: true, lateBy: 2 * time.Millisecond},
+		{name: "ERSPAN copy cut by the T bit 2 ms later", kind: "erspan2", cut: 80, copies: true, lateBy: 2 * time.Millisecond},
+		{name: "ERSPAN copy cut by the T bit 1 ms earlier", kind: "erspan3", cut: 64, copies: true, lateBy: -time.Millisecond},
 		{name: "bare copy 2 ms later", kind: "", copies: false, lateBy: 2 * time.Millisecond},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -210,7 +213,11 @@ func TestCrossPathCopies(t *testing.T) {
 			for i, p := range all {
 				cp := p
 				if c.kind != "" {
-					cp.Data = mutate.Carry(c.kind, p.Data, uint32(i), false)
+					d := p.Data
+					if c.cut > 0 && len(d) > c.cut {
+						d = d[:c.cut]
+					}
+					cp.Data = mutate.Carry(c.kind, d, uint32(i), len(d) < len(p.Data))
 					cp.CI.CaptureLength, cp.CI.Length = len(cp.Data), len(cp.Data)
 				}
 				cp.CI.Timestamp = p.CI.Timestamp.Add(c.lateBy)
@@ -219,6 +226,21 @@ func TestCrossPathCopies(t *testing.T) {
 			slices.SortStableFunc(frames, func(a, b rawFrame) int { return a.CI.Timestamp.Compare(b.CI.Timestamp) })
 			s, found := feedRaw(t, frames)
 			tracked := whole.Stats.TCP + whole.Stats.RoCE
+			if c.cut > 0 {
+				// Every RoCE packet's copy is one, cut or whole, and none is
+				// taken for a retransmission; a TCP segment cut and whole
+				// is not (its digest reads the payload's first bytes). Cut
+				// copies that come first are followed, the content they
+				// lack lost.
+				if s.Stats.CaptureDups < whole.Stats.RoCE || s.Stats.Retrans != whole.Stats.Retrans {
+					t.Errorf("%d copies followed once of %d RoCE packets, %d retransmissions (without copies %d)",
+						s.Stats.CaptureDups, whole.Stats.RoCE, s.Stats.Retrans, whole.Stats.Retrans)
+				}
+				if got, want := flowTotalsOf(s), flowTotalsOf(whole); c.lateBy > 0 && got != want {
+					t.Errorf("CDCs and bytes %v, the capture without copies %v", got, want)
+				}
+				return
+			}
 			if got := s.Stats.CaptureDups == tracked; got != c.copies {
 				t.Errorf("%d copies followed once of %d tracked frames, want all: %v", s.Stats.CaptureDups, tracked, c.copies)
 			}
