@@ -107,6 +107,19 @@ func FuzzTrackCapture(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(cut)
+	// Carried by a mirror session that numbers its frames (the mirror
+	// sessions' gaps, strays and copies).
+	carried := make([]testutil.Packet, 0, len(frames))
+	for i, p := range frames {
+		p.Data = mutate.Carry("erspan2", p.Data, uint32(i), false)
+		p.CI.CaptureLength, p.CI.Length = len(p.Data), len(p.Data)
+		carried = append(carried, p)
+	}
+	erspan, err := os.ReadFile(testutil.WriteFrames(f, "erspan.pcap", lt, carried))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(erspan)
 	f.Fuzz(func(t *testing.T, data []byte) { feedBytes(t, data) })
 }
 
