@@ -341,6 +341,15 @@ func TestERSPANReference(t *testing.T) {
 func TestMirrorOuterDamage(t *testing.T) {
 	all, _ := testutil.ReadFrames(t, "../testdata/reference/pingpong.pcap")
 	damaged := map[int]byte{500: 0xff, 1500: 0x0f, 1501: 0xf0}
+	// The bytes whose damage leaves a frame no longer its session's
+	// (the ethertype, IPv4 version, flags and fragment offset, protocol,
+	// addresses, GRE flags and protocol, ERSPAN session ID), and in how
+	// many of the three frames (flags and the session ID's high bits:
+	// not every damage reaches one).
+	strays := map[int]int{12: 3, 13: 3, 14: 3, 20: 3, 21: 3, 23: 3, 34: 2, 36: 3, 37: 3, 44: 2, 45: 3}
+	for off := 26; off < 34; off++ {
+		strays[off] = 3
+	}
 	for off := range 50 {
 		if off >= 38 && off < 42 { // the sequence number: TestMirrorSequence
 			continue
@@ -357,6 +366,11 @@ func TestMirrorOuterDamage(t *testing.T) {
 		s, found := feedRaw(t, frames)
 		if s.Stats.MirrorLost != 0 || slices.Contains(found, expert.MirrorLost.String()) {
 			t.Errorf("byte %d damaged: %d frames missing (%+v), want none", off, s.Stats.MirrorLost, s.Mirrors)
+		}
+		// Damage the frame's session still reads (a MAC address, the
+		// TTL, the checksum, ERSPAN's index) leaves it its session's.
+		if want := strays[off]; s.Stats.MirrorDamaged != want {
+			t.Errorf("byte %d damaged: %d frames held damaged, want %d", off, s.Stats.MirrorDamaged, want)
 		}
 	}
 }

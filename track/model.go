@@ -804,6 +804,10 @@ type Stats struct {
 	// MirrorLost are frames mirror sessions numbered that the capture
 	// does not hold (Snapshot.Mirrors).
 	MirrorLost int `json:"mirror_lost,omitempty"`
+	// MirrorDamaged are frames of mirror sessions the capture holds
+	// damaged (a number, session ID or outer header no longer read as
+	// sent), taken for the numbers they hid: not in MirrorLost.
+	MirrorDamaged int `json:"mirror_damaged,omitempty"`
 	RWWI       int `json:"rwwi,omitempty"` // ANCK writes with immediate on an SMC-R link
 	Dump       int `json:"dump,omitempty"` // CDCs of ANCK's dump device
 	// Malformed SMC messages: CLC messages that did not decode, and SENDs

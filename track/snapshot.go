@@ -61,6 +61,9 @@ func (t *Tracker) snapshot() Snapshot {
 	for i := range s.Mirrors {
 		s.Stats.MirrorLost += s.Mirrors[i].Missing
 	}
+	for _, m := range t.mirrors.sessions {
+		s.Stats.MirrorDamaged += m.damaged
+	}
 	s.steps = t.clock.steps.clone()
 	end := max(t.lastNS, t.endNS)
 	for _, l := range t.links {

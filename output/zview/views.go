@@ -136,6 +136,9 @@ func textConns(tw *tabwriter.Writer, s *track.Snapshot, conns []rows.Conn) {
 	if st.MirrorLost > 0 {
 		fmt.Fprintf(tw, "frames a mirror session numbered that the capture does not hold %d (smc.capture.mirror_lost)\n", st.MirrorLost)
 	}
+	if st.MirrorDamaged > 0 {
+		fmt.Fprintf(tw, "frames a mirror session numbered that the capture holds damaged %d (not missing: taken for the numbers they hid)\n", st.MirrorDamaged)
+	}
 	if s.Folded() {
 		t := s.Totals()
 		textConnTotals(tw, &t.Conns)
