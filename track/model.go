@@ -808,8 +808,8 @@ type Stats struct {
 	// damaged (a number, session ID or outer header no longer read as
 	// sent), taken for the numbers they hid: not in MirrorLost.
 	MirrorDamaged int `json:"mirror_damaged,omitempty"`
-	RWWI       int `json:"rwwi,omitempty"` // ANCK writes with immediate on an SMC-R link
-	Dump       int `json:"dump,omitempty"` // CDCs of ANCK's dump device
+	RWWI          int `json:"rwwi,omitempty"` // ANCK writes with immediate on an SMC-R link
+	Dump          int `json:"dump,omitempty"` // CDCs of ANCK's dump device
 	// Malformed SMC messages: CLC messages that did not decode, and SENDs
 	// on an SMC-R link that did not decode as LLC or CDC.
 	Malformed int `json:"malformed,omitempty"`
