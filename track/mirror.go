@@ -65,7 +65,7 @@ type seqGap struct {
 
 type mirrorSession struct {
 	key     mirrorKey
-	strays  *strayRing // the capture's frames no session could place
+	strays  *strayRing // the capture's frames no session could place (mirrors.strays)
 	next    uint32     // the number expected next
 	lastNS  int64
 	runAt   int    // the session's newest frame in its run
@@ -145,8 +145,9 @@ func (t *Tracker) mirrorStep(f *capture.Frame) mirrorChange {
 		// covers the first, a damaged IPv4 header is read all the same)
 		// is a session of its own that never goes on, a stray a gap of
 		// its real session may take. A frame whose number is the one
-		// another session expects next is that session's, damaged, two
-		// alike as much as one: it starts no session.
+		// another session expects next is that session's, damaged (and
+		// so is the next such frame, however alike their damage): it
+		// starts no session.
 		var x *mirrorStray
 		if !m.fits(tn.Seq) {
 			x = m.strays.adopt(k, tn.Seq)
@@ -408,7 +409,9 @@ const mirrorStrays = 32
 // session took: numbered, the first frame of a session (key) not yet
 // gone on from, which a frame with a damaged session ID or outer address
 // also is; else a frame whose outer headers the capture damaged so that
-// its number cannot be read.
+// its number cannot be read, or a session's own frame whose number is off
+// its run (behind it but no copy, far ahead, or early: seq, key the
+// session's).
 type mirrorStray struct {
 	number   int
 	ns       int64
