@@ -350,13 +350,29 @@ func TestMirrorOuterDamage(t *testing.T) {
 	for off := 26; off < 34; off++ {
 		strays[off] = 3
 	}
-	for off := range 50 {
-		if off >= 38 && off < 42 { // the sequence number: TestMirrorSequence
-			continue
+	for _, kind := range []string{"erspan2", "erspan3"} {
+		for off := range 50 {
+			if off >= 38 && off < 42 { // the sequence number: TestMirrorSequence
+				continue
+			}
+			want := strays[off]
+			if kind == "erspan3" && off == 42 {
+				want = 2 // type III's version damaged reads as type II: another session
+			}
+			outerDamage(t, kind, off, all, damaged, want)
 		}
+	}
+}
+
+// outerDamage feeds all carried by a mirror session of kind, byte off of
+// the frames damaged damaged at that byte, and wants none missing and
+// strays frames held damaged.
+func outerDamage(t *testing.T, kind string, off int, all []rawFrame, damaged map[int]byte, strays int) {
+	t.Helper()
+	{
 		frames := make([]rawFrame, len(all))
 		for i, p := range all {
-			p.Data = mutate.Carry("erspan2", p.Data, uint32(i), false)
+			p.Data = mutate.Carry(kind, p.Data, uint32(i), false)
 			if x, ok := damaged[i]; ok {
 				p.Data[off] ^= x
 			}
@@ -365,12 +381,12 @@ func TestMirrorOuterDamage(t *testing.T) {
 		}
 		s, found := feedRaw(t, frames)
 		if s.Stats.MirrorLost != 0 || slices.Contains(found, expert.MirrorLost.String()) {
-			t.Errorf("byte %d damaged: %d frames missing (%+v), want none", off, s.Stats.MirrorLost, s.Mirrors)
+			t.Errorf("%s, byte %d damaged: %d frames missing (%+v), want none", kind, off, s.Stats.MirrorLost, s.Mirrors)
 		}
 		// Damage the frame's session still reads (a MAC address, the
 		// TTL, the checksum, ERSPAN's index) leaves it its session's.
-		if want := strays[off]; s.Stats.MirrorDamaged != want {
-			t.Errorf("byte %d damaged: %d frames held damaged, want %d", off, s.Stats.MirrorDamaged, want)
+		if s.Stats.MirrorDamaged != strays {
+			t.Errorf("%s, byte %d damaged: %d frames held damaged, want %d", kind, off, s.Stats.MirrorDamaged, strays)
 		}
 	}
 }
