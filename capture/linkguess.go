@@ -56,18 +56,25 @@ func guessLinkType(declared layers.LinkType, data []byte, wire int) (lt layers.L
 // ethernetFits: an Ethernet II header, up to two VLAN tags, and the layer
 // its type names (l3Fits).
 func ethernetFits(data []byte, wire int) bool {
-	off := 12
+	et, off, ok := ethernetNetwork(data)
+	return ok && l3Fits(et, data[off:], wire-off)
+}
+
+// ethernetNetwork reads an Ethernet II header and up to two VLAN tags:
+// the type of the layer after them and where it starts.
+func ethernetNetwork(data []byte) (et uint16, off int, ok bool) {
+	off = 12
 	for range 3 {
 		if len(data) < off+2 {
-			return false
+			return 0, 0, false
 		}
-		et := binary.BigEndian.Uint16(data[off : off+2])
+		et = binary.BigEndian.Uint16(data[off : off+2])
 		if et != uint16(layers.EthernetTypeDot1Q) && et != uint16(layers.EthernetTypeQinQ) {
-			return l3Fits(et, data[off+2:], wire-off-2)
+			return et, off + 2, true
 		}
 		off += 4
 	}
-	return false
+	return 0, 0, false
 }
 
 // l3Fits: data, of wire bytes on the wire, begins with a header of the

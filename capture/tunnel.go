@@ -78,6 +78,67 @@ func (t *Tunnel) AppendName(dst []byte) []byte {
 	return strconv.AppendUint(dst, uint64(t.ID), 10)
 }
 
+// UndecodedGRE reports whether f, which no tunnel with a GRE sequence
+// number carried, holds in its own outer headers a GRE frame that did not
+// decode as one: a damaged version, length, ethertype, protocol or GRE
+// header. It reads the headers where they lie, the damage being in what
+// the decoder needed. With an IPv4 header whose checksum holds (a GRE
+// frame the decoder could not read, not a later fragment) or IPv6, src
+// and dst are its addresses (addrs); where the checksum fails, the
+// frame is GRE by its protocol or ERSPAN's GRE protocol type after a
+// 20-byte header, its addresses unknown. An ERSPAN I or GRE tunnel
+// without a sequence number is one too (its S bit damaged, perhaps).
+func (f *Frame) UndecodedGRE() (src, dst netip.Addr, addrs, ok bool) {
+	if tn := f.Tunnel; tn != nil {
+		return tn.Src, tn.Dst, true, tn.Kind == TunnelERSPAN1 || tn.Kind == TunnelGRE
+	}
+	d := f.Data
+	var off int
+	var et uint16
+	switch f.LinkType {
+	case layers.LinkTypeEthernet:
+		var ok bool
+		if et, off, ok = ethernetNetwork(d); !ok {
+			return src, dst, false, false
+		}
+	case layers.LinkTypeLinuxSLL:
+		if len(d) < 16 {
+			return src, dst, false, false
+		}
+		off, et = 16, binary.BigEndian.Uint16(d[14:])
+	case layers.LinkTypeLinuxSLL2:
+		if len(d) < 20 {
+			return src, dst, false, false
+		}
+		off, et = 20, binary.BigEndian.Uint16(d[0:])
+	case layers.LinkTypeRaw, layers.LinkTypeIPv4, layers.LinkTypeIPv6:
+	default:
+		return src, dst, false, false
+	}
+	ip := d[off:]
+	if len(ip) < 40 {
+		return src, dst, false, false
+	}
+	if et == uint16(layers.EthernetTypeIPv6) || et == 0 && ip[0]>>4 == 6 {
+		ok = ip[6] == byte(layers.IPProtocolGRE)
+		return netip.AddrFrom16([16]byte(ip[8:24])), netip.AddrFrom16([16]byte(ip[24:40])), true, ok
+	}
+	if et != uint16(layers.EthernetTypeIPv4) && ip[0] != 0x45 {
+		return src, dst, false, false
+	}
+	gre := ip[9] == byte(layers.IPProtocolGRE)
+	if gp := layers.EthernetType(binary.BigEndian.Uint16(ip[22:])); !gre && gp != layers.EthernetTypeERSPAN && gp != greERSPAN3 {
+		return src, dst, false, false
+	}
+	if !decode.IPv4HeaderSumOK(ip) {
+		return src, dst, false, true
+	}
+	if !gre || binary.BigEndian.Uint16(ip[6:])&0x1fff != 0 {
+		return src, dst, false, false
+	}
+	return netip.AddrFrom4([4]byte(ip[12:16])), netip.AddrFrom4([4]byte(ip[16:20])), true, true
+}
+
 // udpPortVXLAN and udpPortGeneve are the IANA ports of the overlays.
 const (
 	udpPortVXLAN  = 4789

@@ -8,10 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gopacket/gopacket/layers"
-
 	"github.com/smcscope/smcscope/capture"
-	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/expert"
 )
 
@@ -490,83 +487,14 @@ func (s *mirrorSession) place(from, n uint32, after, before int, left uint32) ui
 }
 
 // mirrorDamaged reports whether f, which carries no GRE sequence number,
-// is a frame a mirror session sent that the capture damaged: an ERSPAN
-// or GRE frame whose GRE header lost its S bit, or an IPv4 or IPv6
-// frame with GRE in it that did not decode as a tunnel (a damaged
-// version, length, ethertype, protocol or GRE header; with a valid IPv4
-// header checksum, not a later fragment). It reads the outer headers
-// where they lie: the damage may be in what the decoder needed.
+// is a frame a mirror session sent that the capture damaged
+// (capture.Frame.UndecodedGRE): a stray of the session with its outer
+// addresses, or of any session where they are damaged.
 func mirrorDamaged(f *capture.Frame) (mirrorStray, bool) {
-	x := mirrorStray{number: f.Number, ns: f.UnixNano()}
-	if tn := f.Tunnel; tn != nil {
-		if tn.Kind != capture.TunnelERSPAN1 && tn.Kind != capture.TunnelGRE {
-			return x, false
-		}
-		x.key.src, x.key.dst = tn.Src, tn.Dst
-		return x, true
-	}
-	d := f.Data
-	var off int
-	var et uint16
-	switch f.LinkType {
-	case layers.LinkTypeEthernet:
-		off = 12
-		for len(d) >= off+2 {
-			et = binary.BigEndian.Uint16(d[off:])
-			off += 2
-			if et != uint16(layers.EthernetTypeDot1Q) && et != uint16(layers.EthernetTypeQinQ) {
-				break
-			}
-			off += 2
-		}
-	case layers.LinkTypeLinuxSLL:
-		if len(d) < 16 {
-			return x, false
-		}
-		off, et = 16, binary.BigEndian.Uint16(d[14:])
-	case layers.LinkTypeLinuxSLL2:
-		if len(d) < 20 {
-			return x, false
-		}
-		off, et = 20, binary.BigEndian.Uint16(d[0:])
-	case layers.LinkTypeRaw, layers.LinkTypeIPv4, layers.LinkTypeIPv6:
-	default:
-		return x, false
-	}
-	ip := d[min(off, len(d)):]
-	if len(ip) < 40 {
-		return x, false
-	}
-	if et == uint16(layers.EthernetTypeIPv6) || et == 0 && ip[0]>>4 == 6 {
-		if ip[6] != byte(layers.IPProtocolGRE) {
-			return x, false
-		}
-		x.key.src = netip.AddrFrom16([16]byte(ip[8:24]))
-		x.key.dst = netip.AddrFrom16([16]byte(ip[24:40]))
-		return x, true
-	}
-	if et != uint16(layers.EthernetTypeIPv4) && ip[0] != 0x45 {
-		return x, false
-	}
-	// GRE by the protocol, or ERSPAN by the GRE protocol type after a
-	// 20-byte header where the protocol was damaged.
-	gre := ip[9] == byte(layers.IPProtocolGRE)
-	if gp := layers.EthernetType(binary.BigEndian.Uint16(ip[22:])); !gre && gp != layers.EthernetTypeERSPAN && gp != greERSPAN3 {
-		return x, false
-	}
-	if !decode.IPv4HeaderSumOK(ip) {
-		// Damaged: its addresses do not say whose it is.
-		x.anyAddr = true
-		return x, true
-	}
-	// The header is as sent: GRE the decoder could not read (not a
-	// later fragment), from the addresses it names.
-	if !gre || binary.BigEndian.Uint16(ip[6:])&0x1fff != 0 {
-		return x, false
-	}
-	x.key.src = netip.AddrFrom4([4]byte(ip[12:16]))
-	x.key.dst = netip.AddrFrom4([4]byte(ip[16:20]))
-	return x, true
+	src, dst, addrs, ok := f.UndecodedGRE()
+	x := mirrorStray{number: f.Number, ns: f.UnixNano(), anyAddr: !addrs}
+	x.key.src, x.key.dst = src, dst
+	return x, ok
 }
 
 // frameSum sums 64 bytes of a frame a mirror session carried, from
@@ -589,10 +517,6 @@ func frameSum(d []byte) uint64 {
 	}
 	return h
 }
-
-// greERSPAN3 is ERSPAN type III's GRE protocol type
-// (draft-foschiano-erspan).
-const greERSPAN3 layers.EthernetType = 0x22EB
 
 // mirrorNote raises or takes back the capture's mirror finding for the
 // frame being fed, as its mirrorStep found.
