@@ -13,6 +13,7 @@ import (
 	"github.com/gopacket/gopacket/layers"
 
 	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/expert"
 	"github.com/smcscope/smcscope/internal/mutate"
 	"github.com/smcscope/smcscope/internal/testutil"
@@ -400,14 +401,8 @@ func TestMirrorDamagedFrames(t *testing.T) {
 		return change(d)
 	}
 	ipSum := func(d []byte) []byte { // refill the checksum of the IPv4 header at 14
-		d[24], d[25] = 0, 0
-		var s uint32
-		for i := 14; i < 34; i += 2 {
-			s += uint32(d[i])<<8 | uint32(d[i+1])
-		}
-		s = s&0xffff + s>>16
-		s = ^(s + s>>16)
-		d[24], d[25] = byte(s>>8), byte(s)
+		_, sum := decode.IPv4HeaderSum(d[14:34])
+		d[24], d[25] = byte(sum>>8), byte(sum)
 		return d
 	}
 	switchAddrs := mirrorKey{src: netip.MustParseAddr("192.168.1.1"), dst: netip.MustParseAddr("192.168.1.2")}

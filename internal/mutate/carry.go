@@ -3,6 +3,8 @@ package mutate
 import (
 	"encoding/binary"
 	"slices"
+
+	"github.com/smcscope/smcscope/decode"
 )
 
 // Carry wraps an Ethernet frame as a mirror session or an overlay
@@ -43,13 +45,9 @@ func Carry(kind string, frame []byte, seq uint32, truncated bool) []byte {
 	}
 	ip := []byte{0x45, 0, 0, 0, 0, 7, 0x40, 0, 64, proto, 0, 0, 192, 168, 1, 1, 192, 168, 1, 2}
 	be.PutUint16(ip[2:], uint16(20+len(payload)))
-	// The header checksum, as the mirroring switch fills it (RFC 1071).
-	var sum uint32
-	for i := 0; i < len(ip); i += 2 {
-		sum += uint32(be.Uint16(ip[i:]))
-	}
-	sum = sum&0xffff + sum>>16
-	be.PutUint16(ip[10:], ^uint16(sum+sum>>16))
+	// The header checksum, as the mirroring switch fills it.
+	_, sum := decode.IPv4HeaderSum(ip)
+	be.PutUint16(ip[10:], sum)
 	eth := []byte{2, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 2, 0x08, 0x00}
 	return slices.Concat(eth, ip, payload)
 }
