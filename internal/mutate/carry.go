@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"slices"
 
-	"github.com/smcscope/smcscope/decode"
+	"github.com/gopacket/gopacket"
 )
 
 // Carry wraps an Ethernet frame as a mirror session or an overlay
@@ -45,9 +45,10 @@ func Carry(kind string, frame []byte, seq uint32, truncated bool) []byte {
 	}
 	ip := []byte{0x45, 0, 0, 0, 0, 7, 0x40, 0, 64, proto, 0, 0, 192, 168, 1, 1, 192, 168, 1, 2}
 	be.PutUint16(ip[2:], uint16(20+len(payload)))
-	// The header checksum, as the mirroring switch fills it.
-	_, sum := decode.IPv4HeaderSum(ip)
-	be.PutUint16(ip[10:], sum)
+	// The header checksum, as the mirroring switch fills it (RFC 1071;
+	// gopacket's sum, as decode.IPv4HeaderSum's, which mutate cannot
+	// import: decode's tests import mutate).
+	be.PutUint16(ip[10:], gopacket.FoldChecksum(gopacket.ComputeChecksum(ip, 0)))
 	eth := []byte{2, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 2, 0x08, 0x00}
 	return slices.Concat(eth, ip, payload)
 }
