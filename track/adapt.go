@@ -364,7 +364,13 @@ func (t *Tracker) feedDup(f *capture.Frame) {
 	in := &t.in
 	in.number, in.ns = f.Number, f.UnixNano()
 	in.isTCP, in.isRoCE, in.isDump, in.isCopy = false, false, false, true
-	in.clcN = 0
+	// What feed notes of any frame is the copy's own, not left from the
+	// frame fill last read (the fast path's frames are not read into in):
+	// a damaged record before it; not its cut, which nothing follows.
+	in.clcN, in.snapCut, in.skip = 0, 0, nil
+	if f.RecordErr != nil {
+		in.skip, _ = f.RecordErr.(*capture.SkipError)
+	}
 	t.feed(in)
 }
 

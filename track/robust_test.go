@@ -10,10 +10,12 @@ import (
 	"os"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/gopacket/gopacket/layers"
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
+	"github.com/smcscope/smcscope/expert"
 	"github.com/smcscope/smcscope/internal/mutate"
 	"github.com/smcscope/smcscope/internal/testutil"
 )
@@ -248,4 +250,50 @@ func replayFrames(t testing.TB, frames []rawFrame) Snapshot {
 		tr.Feed(f)
 	}
 	return tr.Snapshot()
+}
+
+// TestCopyAfterDamagedRecord: a capture that holds every frame twice (a
+// copy the tracker counts and does not follow) and whose record header
+// before one frame is damaged has one frame after damage: not the copies
+// that follow it too, nor a copy after a frame the fast path took.
+func TestCopyAfterDamagedRecord(t *testing.T) {
+	frames, lt := testutil.ReadFrames(t, refDir+"pingpong.pcap")
+	var twice []rawFrame
+	for _, f := range frames {
+		twice = append(twice, f, f)
+	}
+	img, err := mutate.Encode(lt, twice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The record header of frame 41 (the copy of the 21st frame) claims
+	// more than any record: the reader skips to the next record.
+	off := 24
+	for range 40 {
+		off += 16 + int(binary.LittleEndian.Uint32(img[off+8:]))
+	}
+	binary.LittleEndian.PutUint32(img[off+8:], 0x7fffff)
+	r, err := capture.NewFileReader("twice.pcap", bytes.NewReader(img))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := New(Options{Unshared: true})
+	n := 0
+	eachRead(t, r, func(f *capture.Frame) {
+		n++
+		if !tr.FeedFast(f) {
+			tr.Feed(f)
+		}
+	})
+	tr.EndCapture(time.Time{})
+	var damaged []Finding
+	s := tr.Snapshot()
+	for _, f := range s.Findings() {
+		if f.ID == expert.CaptureDamaged {
+			damaged = append(damaged, f)
+		}
+	}
+	if len(damaged) != 1 || damaged[0].Count != 1 {
+		t.Errorf("%d frames read: smc.capture.damaged %+v, want one frame", n, damaged)
+	}
 }
