@@ -38,8 +38,16 @@ func (t *Tracker) feedOne(f *capture.Frame) {
 	// capture holds twice has its own number, and a change is a finding
 	// of feed's.
 	mirror := t.mirrorStep(f)
+	if len(t.ahead.held) > 0 {
+		t.releaseHeld(f.UnixNano() - crossPathWindow)
+	}
 	if t.captureDup(f) {
-		t.feedDup(f)
+		if t.seenCopies.twin == 0 || !t.takeTwin(f) {
+			t.feedDup(f)
+		}
+		return
+	}
+	if t.ahead.on && t.hold(f) {
 		return
 	}
 	if mirror != mirrorSame {
@@ -59,7 +67,7 @@ func (t *Tracker) feedOne(f *capture.Frame) {
 // A tracker shared with readers (Options.Unshared false) follows nothing
 // this way.
 func (t *Tracker) FeedFast(f *capture.Frame) bool {
-	if !t.opts.Unshared || f == nil || t.mirrorStep(f) != mirrorSame || t.captureDup(f) {
+	if !t.opts.Unshared || f == nil || t.ahead.on || t.mirrorStep(f) != mirrorSame || t.captureDup(f) {
 		return false
 	}
 	r := t.fastRoCE(f)
@@ -106,6 +114,12 @@ type seenCopies struct {
 	// otherPath: the copy came by another path than its original
 	// (capturePath).
 	otherPath bool
+	// twin: where the copy came by another path, its original's frame
+	// (a RoCE packet's; Tracker.takeTwin), else 0.
+	twin int
+	// cutFirst: the path of a TCP segment's cut copy that came before the
+	// segment whole (aheadCopies), else 0.
+	cutFirst uint32
 }
 
 // packetSeen is one RoCE packet captureDup remembers: its queue pair,
@@ -117,6 +131,8 @@ type packetSeen struct {
 	length uint32
 	naks   uint32 // seenCopies.naks when it went by
 	path   uint32 // the capture path it came by (capturePath)
+	head   uint32 // a TCP segment's digest without its payload (tcpDup)
+	number int    // a RoCE packet's frame
 }
 
 // within reports whether a packet like e that came by path at ns is e's
@@ -185,6 +201,9 @@ func (t *Tracker) captureDup(f *capture.Frame) bool {
 	case b != nil:
 	case f.TCP != nil:
 		s.duplicate = s.tcpDup(f)
+		if s.duplicate && s.cutFirst != 0 {
+			t.ahead.learn(s.cutFirst)
+		}
 		return s.duplicate
 	default:
 		s.duplicate = s.dumpDup(f)
@@ -212,8 +231,16 @@ func (t *Tracker) captureDup(f *capture.Frame) bool {
 	// digests that cannot agree: its length and another path say it.
 	s.duplicate = length != 0 && e.key == key && (e.icrc == icrc && e.length == length || e.length^length == lengthCut && e.path != path) &&
 		e.naks == s.naks && e.within(ns, path)
+	s.twin = 0
 	if s.duplicate {
 		s.otherPath = e.path != path
+		if s.otherPath {
+			s.twin = e.number
+			if e.length&lengthCut != 0 && length&lengthCut == 0 {
+				// The copy came cut before the packet whole.
+				t.ahead.learn(e.path)
+			}
+		}
 		return true
 	}
 	// A NAK counts before it is remembered: its own copy is a copy.
@@ -225,7 +252,7 @@ func (t *Tracker) captureDup(f *capture.Frame) bool {
 	// Field by field: a composite literal is built on the stack and
 	// copied in 16-byte moves that wait on its narrower stores (the most
 	// of captureDup's time in a profile of smcdump -Y with a tracker field).
-	e.ns, e.key, e.icrc, e.length, e.naks, e.path = ns, key, icrc, length, s.naks, path
+	e.ns, e.key, e.icrc, e.length, e.naks, e.path, e.number = ns, key, icrc, length, s.naks, path, f.Number
 	return false
 }
 
@@ -294,6 +321,11 @@ func (s *seenCopies) tcpDup(f *capture.Frame) bool {
 	default:
 		return false
 	}
+	// head is the segment but its payload: a copy a mirror cut (ERSPAN's
+	// T bit) beside the segment whole shares it, and its length on the
+	// wire (the IP length's), not its payload.
+	head := uint32(h ^ h>>32)
+	wire := f.TCPWireLen()
 	p := tc.Payload[:min(len(tc.Payload), 64)]
 	h = dupMix(h, uint64(len(tc.Payload)))
 	for ; len(p) >= 8; p = p[8:] {
@@ -304,14 +336,22 @@ func (s *seenCopies) tcpDup(f *capture.Frame) bool {
 	}
 	digest := uint32(h ^ h>>32)
 	key := uint64(tc.SrcPort)<<48 | uint64(tc.DstPort)<<32 | uint64(tc.Seq)
-	e := &s.recent[(digest^tc.Seq)%dupSlots]
-	ns, length := f.UnixNano(), uint32(len(tc.Payload))+1
+	e := &s.recent[(head^tc.Seq)%dupSlots]
+	ns, length := f.UnixNano(), uint32(wire)+1
+	if wire > len(tc.Payload) {
+		length |= lengthCut
+	}
 	path := capturePath(f)
-	if e.key == key && e.icrc == digest && e.length == length && e.within(ns, path) {
+	s.cutFirst = 0
+	if e.key == key && e.within(ns, path) &&
+		(e.icrc == digest && e.length == length || e.head == head && e.length^length == lengthCut && e.path != path) {
 		s.otherPath = e.path != path
+		if e.length&lengthCut != 0 && length&lengthCut == 0 {
+			s.cutFirst = e.path
+		}
 		return true
 	}
-	e.ns, e.key, e.icrc, e.length, e.naks, e.path = ns, key, digest, length, 0, path
+	e.ns, e.key, e.icrc, e.length, e.naks, e.path, e.head = ns, key, digest, length, 0, path, head
 	return false
 }
 
@@ -367,7 +407,7 @@ func (t *Tracker) feedDup(f *capture.Frame) {
 	// What feed notes of any frame is the copy's own, not left from the
 	// frame fill last read (the fast path's frames are not read into in):
 	// a damaged record before it; not its cut, which nothing follows.
-	in.clcN, in.snapCut, in.skip = 0, 0, nil
+	in.clcN, in.snapCut, in.skip, in.clocked = 0, 0, nil, false
 	if f.RecordErr != nil {
 		in.skip, _ = f.RecordErr.(*capture.SkipError)
 	}
@@ -377,6 +417,13 @@ func (t *Tracker) feedDup(f *capture.Frame) {
 // feedFrame is the general path: the frame copied into t.in, then feed.
 func (t *Tracker) feedFrame(f *capture.Frame) {
 	in := &t.in
+	t.fillFrame(in, f)
+	t.feed(in)
+}
+
+// fillFrame copies what the tracker follows of f into in (fill), with
+// what a RoCE packet's mended byte and its WRITE's bytes need of f.
+func (t *Tracker) fillFrame(in *input, f *capture.Frame) {
 	fill(in, f)
 	if in.isRoCE {
 		r := &in.roce
@@ -396,7 +443,6 @@ func (t *Tracker) feedFrame(f *capture.Frame) {
 			}
 		}
 	}
-	t.feed(in)
 }
 
 // ipAddrs returns f's IP addresses, IPv4 unmapped; invalid without an IP layer.
@@ -774,7 +820,7 @@ func fill(in *input, f *capture.Frame) {
 	in.number = f.Number
 	in.ns = f.UnixNano()
 	in.isTCP, in.isRoCE, in.isDump, in.isCopy = false, false, false, false
-	in.clcN, in.snapCut, in.skip = 0, 0, nil
+	in.clcN, in.snapCut, in.skip, in.clocked = 0, 0, nil, false
 	if f.RecordErr != nil {
 		in.skip, _ = f.RecordErr.(*capture.SkipError)
 	}

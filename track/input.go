@@ -31,6 +31,9 @@ type input struct {
 	// isDump: a CDC of ANCK's dump device (decode.DumpHdr), from the
 	// sender's TCP endpoint to the receiver's; its CDC is roce.cdc.
 	isDump bool
+	// clocked: ns is the capture clock's time already (a frame held and
+	// fed later, aheadCopies), not the frame's stamp.
+	clocked bool
 	// isCopy: a copy of a RoCE packet the capture already holds
 	// (Tracker.captureDup): counted and noted, nothing else.
 	isCopy bool

@@ -207,6 +207,8 @@ func TestCrossPathCopies(t *testing.T) {
 		{name: "VXLAN copy 2 ms later", kind: "vxlan", copies: true, lateBy: 2 * time.Millisecond},
 		{name: "ERSPAN copy cut by the T bit 2 ms later", kind: "erspan2", cut: 80, copies: true, lateBy: 2 * time.Millisecond},
 		{name: "ERSPAN copy cut by the T bit 1 ms earlier", kind: "erspan3", cut: 64, copies: true, lateBy: -time.Millisecond},
+		{name: "ERSPAN copy cut inside the CLC messages 1 ms earlier", kind: "erspan2", cut: 80, copies: true, lateBy: -time.Millisecond},
+		{name: "ERSPAN copy cut inside the CLC messages 3 ms later", kind: "erspan3", cut: 100, copies: true, lateBy: 3 * time.Millisecond},
 		{name: "bare copy 2 ms later", kind: "", copies: false, lateBy: 2 * time.Millisecond},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -229,16 +231,44 @@ func TestCrossPathCopies(t *testing.T) {
 			tracked := whole.Stats.TCP + whole.Stats.RoCE
 			if c.cut > 0 {
 				// Every RoCE packet's copy is one, cut or whole, and none is
-				// taken for a retransmission; a TCP segment cut and whole
-				// is not (its digest reads the payload's first bytes). Cut
-				// copies that come first are followed, the content they
-				// lack lost.
-				if s.Stats.CaptureDups < whole.Stats.RoCE || s.Stats.Retrans != whole.Stats.Retrans {
-					t.Errorf("%d copies followed once of %d RoCE packets, %d retransmissions (without copies %d)",
-						s.Stats.CaptureDups, whole.Stats.RoCE, s.Stats.Retrans, whole.Stats.Retrans)
+				// taken for a retransmission; so is every TCP segment's whose
+				// TCP header the cut left whole. Cut copies
+				// that come first wait for their packets, which are
+				// followed: the same links, connection and data, no
+				// finding but the copies and the cut.
+				dups := whole.Stats.RoCE
+				for _, p := range all {
+					if d := p.Data; len(d) > 34 && d[12] == 0x08 && d[13] == 0 && d[23] == 6 {
+						ihl := int(d[14]&0xf) * 4
+						if thl := int(d[14+ihl+12]>>4) * 4; 14+ihl+thl <= c.cut {
+							dups++
+						}
+					}
 				}
-				if got, want := flowTotalsOf(s), flowTotalsOf(whole); c.lateBy > 0 && got != want {
+				if s.Stats.CaptureDups != dups || s.Stats.Retrans != whole.Stats.Retrans {
+					t.Errorf("%d copies followed once, want %d; %d retransmissions (without copies %d)",
+						s.Stats.CaptureDups, dups, s.Stats.Retrans, whole.Stats.Retrans)
+				}
+				if got, want := flowTotalsOf(s), flowTotalsOf(whole); got != want {
 					t.Errorf("CDCs and bytes %v, the capture without copies %v", got, want)
+				}
+				if len(s.Links) != len(whole.Links) || len(s.Conns) != 1 || s.Conns[0].Outcome != whole.Conns[0].Outcome {
+					t.Fatalf("%d links, %d connections, want %d and one %v", len(s.Links), len(s.Conns), len(whole.Links), whole.Conns[0].Outcome)
+				}
+				if c.lateBy > 0 && s.Conns[0].clcUncaptured {
+					// A cut copy of a CLC segment the capture showed whole
+					// misses nothing of the handshake.
+					t.Errorf("handshake taken for cut: %s", pendingDetail(&s.Conns[0]))
+				}
+				wf, _ := feedRaw(t, all)
+				want := map[string]bool{expert.CaptureDuplicate.String(): true, expert.SnapCut.String(): true}
+				for _, f := range wf.Findings() {
+					want[f.ID.String()] = true
+				}
+				for _, f := range found {
+					if !want[f] {
+						t.Errorf("finding %s, not the capture's without copies", f)
+					}
 				}
 				return
 			}

@@ -135,9 +135,10 @@ func (t *Tracker) tcp(in *input) {
 		c.clcUncaptured, c.clcHole = true, true
 		t.awaitServerHalf(c, in)
 	}
-	if s.cut > 0 && c.Outcome == OutcomePending && !c.clcUncaptured {
+	if s.cut > 0 && !resent && c.Outcome == OutcomePending && !c.clcUncaptured {
 		// The snap length cut the handshake's bytes: as bytes the
-		// capture missed, nothing is inferred from them.
+		// capture missed, nothing is inferred from them (bytes the
+		// capture showed whole before are not missed).
 		c.clcUncaptured, c.clcCut = true, true
 		t.awaitServerHalf(c, in)
 	}

@@ -2,6 +2,7 @@ package track
 
 import (
 	"fmt"
+	"math"
 	"net/netip"
 	"strconv"
 	"sync"
@@ -143,6 +144,7 @@ type Tracker struct {
 	lastSweep                   int64               // Unix nanoseconds
 	lastNS                      int64               // newest frame feed handled (fastRoCE's are in their links' lastNS)
 	seenCopies                  seenCopies          // recent RoCE and dump-device frames (captureDup)
+	ahead                       aheadCopies         // cut copies that come before the packets (hold)
 	mirrors                     mirrors             // the mirror sessions' sequence numbers (mirrorStep)
 	endNS                       int64               // the capture's end as its file records it (EndCapture), 0 unknown
 	ended                       bool                // EndCapture: no frame comes after the last one fed
@@ -287,8 +289,10 @@ func (t *Tracker) feed(in *input) {
 		t.mirrorNote(in)
 	}
 	stamp := in.ns
-	in.ns = t.clock.at(in.number, stamp)
-	if t.clock.stepped {
+	if !in.clocked {
+		in.ns = t.clock.at(in.number, stamp)
+	}
+	if !in.clocked && t.clock.stepped {
 		prev := t.clock.prev
 		t.raiseText(&t.expert, expert.TimeBackwards, in, func() string {
 			return fmt.Sprintf("the first is %s before the frame before it", fmtDur(time.Duration(prev-stamp)))
@@ -629,6 +633,7 @@ func (t *Tracker) EndCapture(end time.Time) {
 	if !end.IsZero() {
 		t.endNS = t.clock.project(end.UnixNano())
 	}
+	t.releaseHeld(math.MaxInt64)
 	t.adoptDeleted()
 	t.settleRuns()
 	t.settleMirrors()

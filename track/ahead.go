@@ -1,0 +1,145 @@
+package track
+
+import (
+	"slices"
+
+	"github.com/smcscope/smcscope/capture"
+)
+
+// aheadCopies holds the RoCE frames of a capture path whose cut copies
+// come before the packets themselves. A mirror session that truncates
+// its copies (ERSPAN's T bit) and delivers them to a host whose own
+// traffic is captured too puts each copy in the capture before the packet
+// where the mirroring host sends it first; captureDup then takes the
+// packet, whole, for the copy, and the tracker would follow the cut copy:
+// an LLC or CDC message cut inside is a SEND of no known content, a
+// WRITE's bytes past the cut are unknown. Once the capture showed one
+// such pair (a cut copy, then its packet whole by another path), every
+// RoCE frame of that path waits for its packet, for as long as a copy by
+// another path is looked for (crossPathWindow): the packet is followed
+// and the copy counted (takeTwin); one whose packet the capture lacks is
+// followed as it is, in capture order with the path's others, when its
+// time is up (releaseHeld).
+type aheadCopies struct {
+	// on: a path was learned (paths), and FeedFast gives its frames to
+	// Feed.
+	on    bool
+	paths [4]uint32 // the paths learned (capturePath), 0 none
+	held  []heldFrame
+	// in is what a held frame is fed as (t.in holds the frame being fed).
+	in input
+}
+
+// heldFrame is a frame of a learned path, as the tracker follows it.
+type heldFrame struct {
+	keptReq
+	skip               *capture.SkipError
+	snapKept, snapWire int
+}
+
+// maxHeld bounds the frames held: at the lab's rates, the copies of a
+// few milliseconds. The oldest is followed to make room.
+const maxHeld = 512
+
+// learn adds path to the paths whose copies come before their packets.
+func (a *aheadCopies) learn(path uint32) {
+	for i, p := range a.paths {
+		if p == path {
+			return
+		}
+		if p == 0 {
+			a.paths[i], a.on = path, true
+			return
+		}
+	}
+}
+
+// hold keeps f, a frame of a learned path, for its packet: it reports
+// whether it did. A frame whose time steps the capture clock back is
+// followed at once (the step is a finding of its own frame).
+func (t *Tracker) hold(f *capture.Frame) bool {
+	a := &t.ahead
+	if f.BTH == nil || !slices.Contains(a.paths[:], capturePath(f)) {
+		return false
+	}
+	in := &a.in
+	t.fillFrame(in, f)
+	if !in.isRoCE {
+		return false
+	}
+	ns := t.clock.at(in.number, in.ns)
+	if t.clock.stepped {
+		// feed reads the clock again: the same frame, the same time.
+		return false
+	}
+	in.ns = ns
+	if len(a.held) == maxHeld {
+		t.releaseFirst(1)
+	}
+	a.held = append(a.held, heldFrame{keptReq: keptOf(in), skip: in.skip, snapKept: in.snapKept, snapWire: in.snapWire})
+	return true
+}
+
+// releaseHeld follows the held frames from before before (their packets
+// did not come in time: the capture lacks them).
+func (t *Tracker) releaseHeld(before int64) {
+	n := 0
+	for n < len(t.ahead.held) && t.ahead.held[n].ns < before {
+		n++
+	}
+	t.releaseFirst(n)
+}
+
+// releaseFirst follows the first n held frames, in capture order.
+func (t *Tracker) releaseFirst(n int) {
+	a := &t.ahead
+	for i := range n {
+		t.feedHeld(&a.held[i], false)
+	}
+	a.held = slices.Delete(a.held, 0, n)
+}
+
+// takeTwin follows f, a packet whose copy came by another path before it
+// and is held: f is followed, the copy counted as one. The held frames of
+// f's queue pair and direction before the copy are followed first: their
+// packets, which come in the order their copies did, are not in the
+// capture. It reports whether the copy was held.
+func (t *Tracker) takeTwin(f *capture.Frame) bool {
+	a := &t.ahead
+	i := slices.IndexFunc(a.held, func(h heldFrame) bool { return h.number == t.seenCopies.twin })
+	if i < 0 {
+		return false
+	}
+	key := a.held[i].roce.key
+	for j := 0; j < i; {
+		if a.held[j].roce.key == key {
+			t.feedHeld(&a.held[j], false)
+			a.held = slices.Delete(a.held, j, j+1)
+			i--
+			continue
+		}
+		j++
+	}
+	t.feedFrame(f)
+	cur := t.cur
+	t.feedHeld(&a.held[i], true)
+	t.cur = cur
+	a.held = slices.Delete(a.held, i, i+1)
+	return true
+}
+
+// feedHeld feeds the held frame h, or counts it as a copy. The frame
+// being fed keeps its mirror session's change (mirrorNote).
+func (t *Tracker) feedHeld(h *heldFrame, asCopy bool) {
+	in := &t.ahead.in
+	*in = input{number: h.number, ns: h.ns, clocked: true, skip: h.skip, clc: in.clc[:0]}
+	if asCopy {
+		in.isCopy = true
+	} else {
+		in.isRoCE, in.roce, in.snapCut, in.snapKept, in.snapWire = true, h.roce, h.snapCut, h.snapKept, h.snapWire
+	}
+	due := t.mirrors.due
+	t.mirrors.due = mirrorSame
+	t.feed(in)
+	t.mirrors.due = due
+}
