@@ -68,6 +68,14 @@ type clcFlow struct {
 		seq uint32
 		n   int
 	}
+	// cut[d]: the same for direction d's last segment the snap length
+	// (or a mirror that truncates, ERSPAN's T bit) cut, n its length on
+	// the wire: the segment whole, a copy by another way to the capture
+	// point that comes after the cut one, is decoded so too.
+	cut [2]struct {
+		seq uint32
+		n   int
+	}
 	// asmNet is key[0] under a type unique to this connection: the assembler
 	// keys its connections by flow, so a new connection on the same
 	// 4-tuple (port reuse) starts afresh even where the assembler still
@@ -283,6 +291,7 @@ func (a *clcAssembler) segment(f *Frame) {
 	if wire := f.TCPWireLen(); wire > len(payload) {
 		// The snap length cut the segment: its stream goes on past the
 		// bytes it did not keep, as zeros the stream knows for a hole.
+		fl.cut[d].seq, fl.cut[d].n = t.Seq, wire
 		a.padded = slices.Grow(append(a.padded[:0], payload...), wire-len(payload))[:wire]
 		clear(a.padded[len(payload):])
 		a.padFrom, a.padN = len(payload), wire-len(payload)
@@ -357,12 +366,21 @@ func (fl *clcFlow) checkSum(f *Frame, d int) {
 // one's bytes and takes this for a retransmission. Only whole messages
 // that start the segment are decoded (a CLC message is sent in one
 // segment, smc_clc_send_* in net/smc/smc_clc.c).
+//
+// A segment whole whose cut copy the stream took already (a mirror that
+// truncates its copies and brings them to a capture point that sees the
+// segment too, the copy first) is decoded so as well.
 func (a *clcAssembler) wholeAgain(fl *clcFlow, f *Frame, d int) {
-	dm := &fl.damaged[d]
-	if dm.n == 0 || !f.TCPSum.Checked || !f.TCPSum.OK || f.TCP.Seq != dm.seq || len(f.TCP.Payload) != dm.n {
+	dm, ct := &fl.damaged[d], &fl.cut[d]
+	n, seq := len(f.TCP.Payload), f.TCP.Seq
+	switch {
+	case dm.n != 0 && f.TCPSum.Checked && f.TCPSum.OK && seq == dm.seq && n == dm.n:
+		dm.n = 0
+	case ct.n != 0 && !(f.TCPSum.Checked && !f.TCPSum.OK) && seq == ct.seq && n == ct.n && f.TCPWireLen() == n:
+		ct.n = 0
+	default:
 		return
 	}
-	dm.n = 0
 	for p := f.TCP.Payload; len(p) > 0; {
 		l, fr := decode.CLCFrame(p)
 		if fr != decode.CLCFramed || l > len(p) {

@@ -4,14 +4,17 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 
 	"github.com/smcscope/smcscope/decode"
+	"github.com/smcscope/smcscope/internal/mutate"
 )
 
 // handshake holds the real SMC-Rv2 handshake of pingpong.pcap: the SYN and
@@ -544,5 +547,61 @@ func TestCLCAfterAckedGap(t *testing.T) {
 	h.c2s = append(append([]byte(nil), h.proposal...), "GET / HTTP/1.1\r\n\r\n"...)
 	if got := run(seg{1, 0, 0}, seg{0, P, len(h.c2s) - P}, seg{1, 0, A}); !slices.Equal(got, []string{"", "", "Accept"}) {
 		t.Errorf("application data past the acknowledged gap, then the Accept: CLC per frame %q", got)
+	}
+}
+
+// TestCLCWholeAfterCutCopy: a mirror that truncates its copies (ERSPAN's
+// T bit) and brings them to a capture point that sees the segments too,
+// each copy before its segment: the stream takes the cut copy's bytes
+// (zeros where the cut was), and the segment whole after it, which the
+// assembler takes for a retransmission, still carries its messages
+// whole, as in the capture without copies.
+func TestCLCWholeAfterCutCopy(t *testing.T) {
+	for _, name := range []string{"pingpong", "decline-nordma"} {
+		frames, _, err := mutate.ReadFile("../testdata/reference/" + name + ".pcap")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := clcLines(t, frames, false)
+		for _, cut := range []int{80, 100} {
+			var both []mutate.Frame
+			for i, p := range frames {
+				cp := p
+				d := p.Data[:min(len(p.Data), cut)]
+				cp.Data = mutate.Carry("erspan2", d, uint32(i), len(d) < len(p.Data))
+				cp.CI.CaptureLength, cp.CI.Length = len(cp.Data), len(cp.Data)
+				cp.CI.Timestamp = p.CI.Timestamp.Add(-time.Millisecond)
+				both = append(both, cp, p)
+			}
+			if got := clcLines(t, both, true); !slices.Equal(got, want) {
+				t.Errorf("%s, copies cut to %d bytes before each frame: the frames' CLC messages\n%q\nwant\n%q", name, cut, got, want)
+			}
+		}
+	}
+}
+
+// clcLines lists the CLC messages the reader decodes in frames, each as
+// its type and length; bare: only of frames no tunnel carried.
+func clcLines(t *testing.T, frames []mutate.Frame, bare bool) []string {
+	t.Helper()
+	r, err := NewReader("clc", mutate.NewSource(frames), layers.LinkTypeEthernet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for {
+		f, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bare && f.Tunnel != nil {
+			continue
+		}
+		for _, c := range f.CLC {
+			out = append(out, fmt.Sprintf("%v %d whole=%v", c.Type, c.Length, c.StepCaptured()))
+		}
 	}
 }

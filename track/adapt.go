@@ -42,7 +42,11 @@ func (t *Tracker) feedOne(f *capture.Frame) {
 		t.releaseHeld(f.UnixNano() - crossPathWindow)
 	}
 	if t.captureDup(f) {
-		if t.seenCopies.twin == 0 || !t.takeTwin(f) {
+		switch s := &t.seenCopies; {
+		case s.twin != 0 && t.takeTwin(f):
+		case s.cutFirst != 0 && f.TCP != nil:
+			t.feedCLCOfCut(f)
+		default:
 			t.feedDup(f)
 		}
 		return
@@ -197,6 +201,7 @@ func (t *Tracker) captureDup(f *capture.Frame) bool {
 		return s.duplicate
 	}
 	s.number = f.Number
+	s.twin, s.cutFirst = 0, 0
 	switch {
 	case b != nil:
 	case f.TCP != nil:
@@ -231,7 +236,6 @@ func (t *Tracker) captureDup(f *capture.Frame) bool {
 	// digests that cannot agree: its length and another path say it.
 	s.duplicate = length != 0 && e.key == key && (e.icrc == icrc && e.length == length || e.length^length == lengthCut && e.path != path) &&
 		e.naks == s.naks && e.within(ns, path)
-	s.twin = 0
 	if s.duplicate {
 		s.otherPath = e.path != path
 		if s.otherPath {
@@ -342,7 +346,6 @@ func (s *seenCopies) tcpDup(f *capture.Frame) bool {
 		length |= lengthCut
 	}
 	path := capturePath(f)
-	s.cutFirst = 0
 	if e.key == key && e.within(ns, path) &&
 		(e.icrc == digest && e.length == length || e.head == head && e.length^length == lengthCut && e.path != path) {
 		s.otherPath = e.path != path

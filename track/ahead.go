@@ -143,3 +143,39 @@ func (t *Tracker) feedHeld(h *heldFrame, asCopy bool) {
 	t.feed(in)
 	t.mirrors.due = due
 }
+
+// feedCLCOfCut follows f, a TCP segment whole whose copy the mirror cut
+// came first by another path, as its copy, and the CLC messages it holds
+// that the cut copy left unread (the reader decodes them from the segment
+// whole, where the stream had taken the cut copy's bytes; a message the
+// cut left enough of took its step with the copy). When every cut segment of the handshake has come whole,
+// the handshake is followed as one the capture holds whole.
+func (t *Tracker) feedCLCOfCut(f *capture.Frame) {
+	t.feedDup(f)
+	if len(f.CLC) == 0 {
+		return
+	}
+	in := &t.ahead.in
+	t.fillFrame(in, f)
+	in.ns = t.clock.at(in.number, in.ns)
+	s := &in.tcp
+	c := t.byTuple[makeTCPKey(s.src, s.dst)]
+	if c == nil {
+		return
+	}
+	d := DirC2S
+	if s.src != c.Client {
+		d = DirS2C
+	}
+	if c.cutSegs > 0 {
+		c.cutSegs--
+	}
+	if c.cutSegs == 0 && c.clcCut && !c.clcHole && c.Flow[0].TCPNotCaptured == 0 && c.Flow[1].TCPNotCaptured == 0 {
+		c.clcUncaptured, c.clcCut = false, false
+	}
+	rec := t.recording(c)
+	for i := in.clcN - min(in.clcN, int(c.cutUnread[d])); i < in.clcN; i++ {
+		t.clc(c, d, &in.clc[i], in, rec)
+	}
+	c.cutUnread[d] = 0
+}

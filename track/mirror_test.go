@@ -480,3 +480,51 @@ func TestMirrorDamagedFrames(t *testing.T) {
 		}
 	}
 }
+
+// TestCutCopiesAheadHandshake: copies a mirror cut inside the CLC
+// messages and brought to the capture point before each frame: the
+// handshake reads each message from its segment whole (the reader
+// decodes it there, feedCLCOfCut follows it), so a Decline is the
+// fallback's reason and a handshake done is followed whole, as in the
+// capture without copies.
+func TestCutCopiesAheadHandshake(t *testing.T) {
+	for _, name := range []string{"pingpong", "decline-nordma", "no-ueid"} {
+		all, _ := testutil.ReadFrames(t, "../testdata/reference/"+name+".pcap")
+		whole, wantFound := feedRaw(t, all)
+		for _, cut := range []int{80, 100, 128} {
+			var frames []rawFrame
+			for i, p := range all {
+				cp := p
+				d := p.Data[:min(len(p.Data), cut)]
+				cp.Data = mutate.Carry("erspan3", d, uint32(i), len(d) < len(p.Data))
+				cp.CI.CaptureLength, cp.CI.Length = len(cp.Data), len(cp.Data)
+				cp.CI.Timestamp = p.CI.Timestamp.Add(-500 * time.Microsecond)
+				frames = append(frames, cp, p)
+			}
+			s, found := feedRaw(t, frames)
+			if len(s.Conns) != len(whole.Conns) {
+				t.Fatalf("%s cut to %d: %d connections, want %d", name, cut, len(s.Conns), len(whole.Conns))
+			}
+			for i := range s.Conns {
+				c, w := &s.Conns[i], &whole.Conns[i]
+				if c.Outcome != w.Outcome || c.Fallback.Cause != w.Fallback.Cause || c.Fallback.Code != w.Fallback.Code ||
+					!slices.Equal(c.CLCTypes, w.CLCTypes) || c.clcUncaptured || c.Failure != w.Failure {
+					t.Errorf("%s cut to %d: connection %d %v %+v CLC %v (uncaptured %v) %q, want %v %+v CLC %v %q", name, cut, c.ID,
+						c.Outcome, c.Fallback, c.CLCTypes, c.clcUncaptured, c.Failure, w.Outcome, w.Fallback, w.CLCTypes, w.Failure)
+				}
+			}
+			if got, want := flowTotalsOf(s), flowTotalsOf(whole); got != want || len(s.Links) != len(whole.Links) {
+				t.Errorf("%s cut to %d: CDCs and bytes %v, %d links; without copies %v, %d", name, cut, got, len(s.Links), want, len(whole.Links))
+			}
+			known := map[string]bool{expert.CaptureDuplicate.String(): true, expert.SnapCut.String(): true}
+			for _, f := range wantFound {
+				known[f] = true
+			}
+			for _, f := range found {
+				if !known[f] {
+					t.Errorf("%s cut to %d: finding %s, not the capture's without copies", name, cut, f)
+				}
+			}
+		}
+	}
+}

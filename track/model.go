@@ -342,6 +342,12 @@ type Conn struct {
 	// the sender's own sequence numbers skip them (its FIN came past bytes
 	// the capture never showed).
 	clcCut, clcHole bool
+	// cutSegs counts the handshake's segments the capture holds cut
+	// whose whole copy has not come (feedCLCOfCut); cutUnread[d], the
+	// messages the last of direction d ended with that the cut left
+	// unread (those before it took their step).
+	cutSegs   uint8
+	cutUnread [2]uint8
 	// cameUp: the capture showed a CDC of sequence 1 of the connection,
 	// which came up while the capture ran (its handshake is in the
 	// capture, or the capture missed it).

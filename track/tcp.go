@@ -135,12 +135,22 @@ func (t *Tracker) tcp(in *input) {
 		c.clcUncaptured, c.clcHole = true, true
 		t.awaitServerHalf(c, in)
 	}
-	if s.cut > 0 && !resent && c.Outcome == OutcomePending && !c.clcUncaptured {
+	if s.cut > 0 && !resent && c.Outcome == OutcomePending {
 		// The snap length cut the handshake's bytes: as bytes the
 		// capture missed, nothing is inferred from them (bytes the
-		// capture showed whole before are not missed).
-		c.clcUncaptured, c.clcCut = true, true
-		t.awaitServerHalf(c, in)
+		// capture showed whole before are not missed), unless the
+		// segment whole comes after its cut copy (feedCLCOfCut).
+		c.cutSegs = min(c.cutSegs+1, 255)
+		c.cutUnread[d] = 0
+		for i := range in.clcN {
+			if in.clc[i].uncaptured {
+				c.cutUnread[d]++
+			}
+		}
+		if !c.clcUncaptured {
+			c.clcUncaptured, c.clcCut = true, true
+			t.awaitServerHalf(c, in)
+		}
 	}
 	switch {
 	case !s.notCLC || in.clcN != 0 || c.Outcome != OutcomePending || !c.OptionSYN:
