@@ -58,16 +58,51 @@ type Tunnel struct {
 	// more than one is frames the collector never got.
 	Seq    uint32
 	HasSeq bool
+	// Session is the mirror session that numbered the frame: the
+	// outermost tunnel with a GRE sequence number where tunnels nest (an
+	// ERSPAN session copying a port whose traffic is VXLAN, or a GRE
+	// tunnel's frames mirrored again), else the tunnel itself. A capture's
+	// mirror accounting follows it: the frames of one session are
+	// numbered by it whatever else they carry.
+	Session TunnelSession
+}
+
+// TunnelSession is a tunnel as a mirror session that numbers its frames:
+// its kind, outer addresses, ID and GRE sequence number (HasSeq).
+type TunnelSession struct {
+	Kind     TunnelKind
+	Src, Dst netip.Addr
+	ID       uint32
+	HasID    bool
+	Seq      uint32
+	HasSeq   bool
 }
 
 // AppendName appends the carrier as its users name it: "ERSPAN II
 // session 7", "GRE key 9", "VXLAN VNI 77", "ERSPAN I".
 func (t *Tunnel) AppendName(dst []byte) []byte {
-	dst = append(dst, t.Kind.String()...)
-	if !t.HasID {
+	return appendTunnelName(dst, t.Kind, t.ID, t.HasID)
+}
+
+// AppendName appends the session as Tunnel.AppendName names a tunnel.
+func (s *TunnelSession) AppendName(dst []byte) []byte {
+	return appendTunnelName(dst, s.Kind, s.ID, s.HasID)
+}
+
+// Outer reports whether the session that numbered the frame is not the
+// tunnel itself but one around it (Session).
+func (t *Tunnel) Outer() bool {
+	s := &t.Session
+	return s.HasSeq && (s.Kind != t.Kind || s.ID != t.ID || s.HasID != t.HasID || s.Src != t.Src || s.Dst != t.Dst ||
+		!t.HasSeq || s.Seq != t.Seq)
+}
+
+func appendTunnelName(dst []byte, k TunnelKind, id uint32, hasID bool) []byte {
+	dst = append(dst, k.String()...)
+	if !hasID {
 		return dst
 	}
-	switch t.Kind {
+	switch k {
 	case TunnelGRE:
 		dst = append(dst, " key "...)
 	case TunnelVXLAN, TunnelGeneve:
@@ -75,7 +110,7 @@ func (t *Tunnel) AppendName(dst []byte) []byte {
 	default:
 		dst = append(dst, " session "...)
 	}
-	return strconv.AppendUint(dst, uint64(t.ID), 10)
+	return strconv.AppendUint(dst, uint64(id), 10)
 }
 
 // UndecodedGRE reports whether f, which no tunnel with a GRE sequence
@@ -213,6 +248,10 @@ func errTunnel(layer string, have, want int) error {
 // frame's.
 func (d *Decoder) enterTunnel(f *Frame, k TunnelKind, id uint32, hasID bool) {
 	t := &d.tunnel.t
+	var outer TunnelSession
+	if f.Tunnel != nil { // nested: f.Tunnel is t, the tunnel around this one
+		outer = t.Session
+	}
 	*t = Tunnel{Kind: k, ID: id, HasID: hasID}
 	if g := &d.tunnel.gre; k >= TunnelGRE && k <= TunnelERSPAN3 && g.SeqPresent {
 		t.Seq, t.HasSeq = g.Seq, true
@@ -222,6 +261,10 @@ func (d *Decoder) enterTunnel(f *Frame, k TunnelKind, id uint32, hasID bool) {
 		t.Src, t.Dst = addr(f.IPv4.SrcIP), addr(f.IPv4.DstIP)
 	case f.IPv6 != nil:
 		t.Src, t.Dst = addr(f.IPv6.SrcIP), addr(f.IPv6.DstIP)
+	}
+	t.Session = TunnelSession{Kind: k, Src: t.Src, Dst: t.Dst, ID: id, HasID: hasID, Seq: t.Seq, HasSeq: t.HasSeq}
+	if outer.HasSeq {
+		t.Session = outer
 	}
 	f.Tunnel = t
 	f.Eth, f.VLAN, f.SLL, f.SLL2 = nil, nil, nil, nil

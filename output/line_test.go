@@ -182,6 +182,15 @@ func TestAppendCarrier(t *testing.T) {
 		{&capture.Tunnel{Kind: capture.TunnelGRE}, " [GRE]"},
 		{&capture.Tunnel{Kind: capture.TunnelVXLAN, ID: 77, HasID: true}, " [VXLAN VNI 77]"},
 		{&capture.Tunnel{Kind: capture.TunnelGeneve, ID: 88, HasID: true}, " [Geneve VNI 88]"},
+		{&capture.Tunnel{Kind: capture.TunnelVXLAN, ID: 77, HasID: true,
+			Session: capture.TunnelSession{Kind: capture.TunnelERSPAN2, ID: 5, HasID: true, Seq: 4, HasSeq: true}},
+			" [VXLAN VNI 77 in ERSPAN II session 5 seq 4]"},
+		{&capture.Tunnel{Kind: capture.TunnelERSPAN3, ID: 7, HasID: true, Seq: 45, HasSeq: true,
+			Session: capture.TunnelSession{Kind: capture.TunnelERSPAN2, ID: 5, HasID: true, Seq: 9, HasSeq: true}},
+			" [ERSPAN III session 7 seq 45 in ERSPAN II session 5 seq 9]"},
+		{&capture.Tunnel{Kind: capture.TunnelERSPAN2, ID: 7, HasID: true, Seq: 45, HasSeq: true,
+			Session: capture.TunnelSession{Kind: capture.TunnelERSPAN2, ID: 7, HasID: true, Seq: 45, HasSeq: true}},
+			" [ERSPAN II session 7 seq 45]"},
 	} {
 		if got := string(AppendCarrier(nil, &capture.Frame{Tunnel: c.tunnel})); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.tunnel, got, c.want)

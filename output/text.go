@@ -121,6 +121,12 @@ func AppendCarrier(dst []byte, f *capture.Frame) []byte {
 	if t.HasSeq {
 		dst = numfmt.AppendInt(append(dst, " seq "...), int64(t.Seq))
 	}
+	if t.Outer() {
+		// Nested: the session that numbered it is the outer one.
+		s := &t.Session
+		dst = s.AppendName(append(dst, " in "...))
+		dst = numfmt.AppendInt(append(dst, " seq "...), int64(s.Seq))
+	}
 	return append(dst, ']')
 }
 

@@ -118,7 +118,10 @@ const (
 // changed; a change is the general path's (feed raises or takes back the
 // finding).
 func (t *Tracker) mirrorStep(f *capture.Frame) mirrorChange {
-	tn := f.Tunnel
+	var tn *capture.TunnelSession
+	if f.Tunnel != nil {
+		tn = &f.Tunnel.Session
+	}
 	m := &t.mirrors
 	if tn == nil || !tn.HasSeq {
 		if m.numbered && (f.Number == 0 || f.Number != m.number) {

@@ -528,3 +528,31 @@ func TestCutCopiesAheadHandshake(t *testing.T) {
 		}
 	}
 }
+
+// TestMirrorNested: a mirror session whose copies carry a tunnel of
+// their own (a port whose traffic is VXLAN, or ERSPAN copies mirrored
+// again) is numbered by the outermost session: the frames it misses are
+// counted, and a frame carrying an inner session's numbers is no gap in
+// the outer one.
+func TestMirrorNested(t *testing.T) {
+	all, _ := testutil.ReadFrames(t, "../testdata/reference/pingpong.pcap")
+	drop := map[int]bool{100: true, 700: true, 701: true}
+	for _, inner := range []string{"vxlan", "erspan3", "gre"} {
+		var frames []rawFrame
+		for i, p := range all {
+			cp := p
+			cp.Data = mutate.Carry("erspan2", mutate.Carry(inner, p.Data, uint32(3*i+5), false), uint32(i), false)
+			cp.CI.CaptureLength, cp.CI.Length = len(cp.Data), len(cp.Data)
+			cp.CI.Timestamp = p.CI.Timestamp.Add(time.Millisecond)
+			frames = append(frames, p)
+			if !drop[i] {
+				frames = append(frames, cp)
+			}
+		}
+		slices.SortStableFunc(frames, func(a, b rawFrame) int { return a.CI.Timestamp.Compare(b.CI.Timestamp) })
+		s, _ := feedRaw(t, frames)
+		if s.Stats.MirrorLost != len(drop) || len(s.Mirrors) != 1 || s.Mirrors[0].Kind != capture.TunnelERSPAN2 {
+			t.Errorf("ERSPAN II carrying %s: %d frames missing in %+v, want %d of the ERSPAN II session", inner, s.Stats.MirrorLost, s.Mirrors, len(drop))
+		}
+	}
+}

@@ -1,0 +1,65 @@
+package capture
+
+import (
+	"errors"
+	"io"
+	"testing"
+
+	"github.com/gopacket/gopacket/layers"
+
+	"github.com/smcscope/smcscope/internal/mutate"
+)
+
+// TestTunnelNestedSession: a frame carried in tunnels nested is the
+// innermost tunnel's (Kind, ID, its own number), numbered by the
+// outermost session with a sequence number (Session); one tunnel alone
+// is its own session.
+func TestTunnelNestedSession(t *testing.T) {
+	frames, _, err := mutate.ReadFile("../testdata/reference/pingpong.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner := frames[len(frames)/2].Data
+	for _, c := range []struct {
+		kinds       []string // innermost first
+		kind, sess  TunnelKind
+		seq, sessSq uint32
+		hasSeq      bool
+		outer       bool // numbered by a session around the tunnel
+	}{
+		{[]string{"erspan2"}, TunnelERSPAN2, TunnelERSPAN2, 1, 1, true, false},
+		{[]string{"vxlan", "erspan2"}, TunnelVXLAN, TunnelERSPAN2, 0, 2, false, true},
+		{[]string{"erspan3", "erspan2"}, TunnelERSPAN3, TunnelERSPAN2, 1, 2, true, true},
+		{[]string{"erspan3", "vxlan"}, TunnelERSPAN3, TunnelERSPAN3, 1, 1, true, false},
+		{[]string{"gre", "vxlan", "erspan3"}, TunnelGRE, TunnelERSPAN3, 0, 3, false, true},
+	} {
+		d := inner
+		for i, k := range c.kinds {
+			d = mutate.Carry(k, d, uint32(i+1), false)
+		}
+		f := decodeOne(t, d)
+		tn := f.Tunnel
+		if tn == nil || tn.Kind != c.kind || tn.HasSeq != c.hasSeq || c.hasSeq && tn.Seq != c.seq ||
+			tn.Session.Kind != c.sess || !tn.Session.HasSeq || tn.Session.Seq != c.sessSq || f.BTH == nil {
+			t.Errorf("%v: tunnel %+v, BTH %v; want %v (seq %d), numbered by %v seq %d", c.kinds, tn, f.BTH != nil, c.kind, c.seq, c.sess, c.sessSq)
+			continue
+		}
+		if got := tn.Outer(); got != c.outer {
+			t.Errorf("%v: Outer %v, want %v", c.kinds, got, c.outer)
+		}
+	}
+}
+
+// decodeOne reads the one Ethernet frame d.
+func decodeOne(t *testing.T, d []byte) *Frame {
+	t.Helper()
+	r, err := NewReader("one", mutate.NewSource([]mutate.Frame{{Data: d}}), layers.LinkTypeEthernet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := r.Next()
+	if err != nil && !errors.Is(err, io.EOF) {
+		t.Fatal(err)
+	}
+	return f
+}
