@@ -183,6 +183,16 @@ func capturePath(f *capture.Frame) uint32 {
 		b := a.As16()
 		h = dupMix(dupMix(h, binary.LittleEndian.Uint64(b[:])), binary.LittleEndian.Uint64(b[8:]))
 	}
+	if t.Outer() {
+		// An overlay's frame mirrored by a session around it came by
+		// another way than the overlay's frame itself.
+		s := &t.Session
+		h = dupMix(h, uint64(s.Kind)<<32|uint64(s.ID))
+		for _, a := range [...]netip.Addr{s.Src, s.Dst} {
+			b := a.As16()
+			h = dupMix(dupMix(h, binary.LittleEndian.Uint64(b[:])), binary.LittleEndian.Uint64(b[8:]))
+		}
+	}
 	return uint32(h>>32) | 1
 }
 

@@ -555,4 +555,24 @@ func TestMirrorNested(t *testing.T) {
 			t.Errorf("ERSPAN II carrying %s: %d frames missing in %+v, want %d of the ERSPAN II session", inner, s.Stats.MirrorLost, s.Mirrors, len(drop))
 		}
 	}
+	// An overlay's frames and the mirror's copies of them, 5 ms later:
+	// the copies came by another way (the session around the overlay),
+	// so they are copies, not retransmissions.
+	whole, _ := feedRaw(t, all)
+	var frames []rawFrame
+	for i, p := range all {
+		p.Data = mutate.Carry("vxlan", p.Data, 0, false)
+		p.CI.CaptureLength, p.CI.Length = len(p.Data), len(p.Data)
+		cp := p
+		cp.Data = mutate.Carry("erspan2", p.Data, uint32(i), false)
+		cp.CI.CaptureLength, cp.CI.Length = len(cp.Data), len(cp.Data)
+		cp.CI.Timestamp = p.CI.Timestamp.Add(5 * time.Millisecond)
+		frames = append(frames, p, cp)
+	}
+	slices.SortStableFunc(frames, func(a, b rawFrame) int { return a.CI.Timestamp.Compare(b.CI.Timestamp) })
+	s, _ := feedRaw(t, frames)
+	if tracked := whole.Stats.TCP + whole.Stats.RoCE; s.Stats.Retrans != whole.Stats.Retrans || s.Stats.CaptureDupsOtherPath != tracked {
+		t.Errorf("VXLAN frames mirrored by ERSPAN: %d retransmissions (without copies %d), %d copies by another path of %d",
+			s.Stats.Retrans, whole.Stats.Retrans, s.Stats.CaptureDupsOtherPath, tracked)
+	}
 }
