@@ -140,11 +140,18 @@ type packetSeen struct {
 }
 
 // within reports whether a packet like e that came by path at ns is e's
-// copy by its time: up to captureDupWindow after it on the same path, up
-// to crossPathWindow on another.
+// copy by its time: up to captureDupWindow from it on the same path, up
+// to crossPathWindow on another. Before it too: a capture writes frames
+// in the order it takes them, which is not always their times' (the
+// queues of a NIC, the interfaces of tcpdump -i any, a mirror session's
+// copy stamped by the collector's queue). A resend is never the earlier
+// of the two: it comes a NAK or the ACK timeout after the packet.
 func (e *packetSeen) within(ns int64, path uint32) bool {
 	d := ns - e.ns
-	return d >= 0 && (d <= captureDupWindow || e.path != path && d <= crossPathWindow)
+	if d < 0 {
+		d = -d
+	}
+	return d <= captureDupWindow || e.path != path && d <= crossPathWindow
 }
 
 // dupSlots is how many recent packets captureDup remembers: the copies of

@@ -200,6 +200,10 @@ func TestCrossPathCopies(t *testing.T) {
 		copies bool   // the copies are followed as copies
 		cut    int    // the mirror truncates its copies to this many bytes (ERSPAN's T bit), 0 not
 		lateBy time.Duration
+		// asTaken: each copy is written right after its frame whatever
+		// its time (a capture writes frames as it takes them from its
+		// queues), not in time order.
+		asTaken bool
 	}{
 		{name: "ERSPAN copy 2 ms later", kind: "erspan2", copies: true, lateBy: 2 * time.Millisecond},
 		{name: "ERSPAN copy 10 ms later", kind: "erspan3", copies: true, lateBy: 10 * time.Millisecond},
@@ -210,6 +214,8 @@ func TestCrossPathCopies(t *testing.T) {
 		{name: "ERSPAN copy cut inside the CLC messages 1 ms earlier", kind: "erspan2", cut: 80, copies: true, lateBy: -time.Millisecond},
 		{name: "ERSPAN copy cut inside the CLC messages 3 ms later", kind: "erspan3", cut: 100, copies: true, lateBy: 3 * time.Millisecond},
 		{name: "bare copy 2 ms later", kind: "", copies: false, lateBy: 2 * time.Millisecond},
+		{name: "ERSPAN copy written after its frame, stamped 300 us before it", kind: "erspan2", copies: true, lateBy: -300 * time.Microsecond, asTaken: true},
+		{name: "bare copy written after its frame, stamped 20 us before it", kind: "", copies: true, lateBy: -20 * time.Microsecond, asTaken: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var frames []rawFrame
@@ -226,7 +232,9 @@ func TestCrossPathCopies(t *testing.T) {
 				cp.CI.Timestamp = p.CI.Timestamp.Add(c.lateBy)
 				frames = append(frames, p, cp)
 			}
-			slices.SortStableFunc(frames, func(a, b rawFrame) int { return a.CI.Timestamp.Compare(b.CI.Timestamp) })
+			if !c.asTaken {
+				slices.SortStableFunc(frames, func(a, b rawFrame) int { return a.CI.Timestamp.Compare(b.CI.Timestamp) })
+			}
 			s, found := feedRaw(t, frames)
 			tracked := whole.Stats.TCP + whole.Stats.RoCE
 			if c.cut > 0 {
