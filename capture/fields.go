@@ -50,7 +50,7 @@ var (
 	fTunnelDst       = decode.Field(decode.OwnerTunnel, "tunnel.dst", decode.KindAddr, "outer IP destination address: the collector or the overlay's endpoint")
 	fTunnelID        = decode.Field(decode.OwnerTunnel, "tunnel.id", decode.KindUint, "ERSPAN session ID, VXLAN or Geneve VNI, GRE key")
 	fTunnelSeq       = decode.Field(decode.OwnerTunnel, "tunnel.seq", decode.KindUint, "GRE sequence number (ERSPAN II and III always carry one): a step of more than one is the mirror session's frames the capture does not hold (present only when carried)")
-	fTunnelTruncated = decode.Field(decode.OwnerTunnel, "tunnel.truncated", decode.KindBool, "ERSPAN T bit: the mirroring switch cut the frame (present only when true)")
+	fTunnelTruncated = decode.Field(decode.OwnerTunnel, "tunnel.truncated", decode.KindBool, "the mirror cut the frame it carries: an ERSPAN T bit, or an IP length that claims more than the tunnel carried (present only when true)")
 )
 
 func appendBaseFields(r *decode.Record, f *Frame) {

@@ -48,10 +48,16 @@ type Tunnel struct {
 	// key (HasID).
 	ID    uint32
 	HasID bool
-	// Truncated: the ERSPAN header's T bit, the mirroring switch cut the
-	// frame it carries (Frame.Cut is then set: what follows is decoded as
-	// the start of a longer frame).
+	// Truncated: the mirror cut the frame it carries (Frame.Cut is then
+	// set: what follows is decoded as the start of a longer frame): the
+	// ERSPAN header's T bit says so, or (Claimed) the frame's IP length
+	// claims more bytes than the tunnel carried, as a mirror that cuts
+	// its copies to a length without a flag for it does (VXLAN has none).
 	Truncated bool
+	// Claimed is the length the carried frame claims (its link header and
+	// IP length) where that is more than the tunnel carried, Carried; 0
+	// for a cut its T bit said.
+	Claimed, Carried int
 	// Seq is the GRE sequence number (RFC 2890; HasSeq): ERSPAN types II
 	// and III always carry one, counting the session's mirrored frames
 	// (Linux: __gre_xmit counts them in o_seqno, net/ipv4/ip_gre.c), so a step of
@@ -272,6 +278,62 @@ func (d *Decoder) enterTunnel(f *Frame, k TunnelKind, id uint32, hasID bool) {
 	d.vlan.reset()
 }
 
+// mirrorCut marks f cut by the mirror where the frame the tunnel carries,
+// p (starting with layer next), claims more bytes than it holds: the
+// sender of the tunnel cut it, the capture's record being whole.
+func (d *Decoder) mirrorCut(f *Frame, p []byte, next gopacket.LayerType) {
+	if f.Cut {
+		return
+	}
+	if n := innerClaim(p, next); n > len(p) {
+		t := &d.tunnel.t
+		t.Truncated, t.Claimed, t.Carried = true, n, len(p)
+		f.Cut = true
+	}
+}
+
+// innerClaim returns the length a carried frame p, starting with layer
+// next, claims for itself: its Ethernet and VLAN headers and its IPv4 or
+// IPv6 length; 0 where it has no IP header to say.
+func innerClaim(p []byte, next gopacket.LayerType) int {
+	off := 0
+	if next == layers.LayerTypeEthernet {
+		if len(p) < 14 {
+			return 0
+		}
+		et, off := binary.BigEndian.Uint16(p[12:14]), 14
+		for (et == uint16(layers.EthernetTypeDot1Q) || et == uint16(layers.EthernetTypeQinQ)) && len(p) >= off+4 {
+			et, off = binary.BigEndian.Uint16(p[off+2:off+4]), off+4
+		}
+		switch et {
+		case uint16(layers.EthernetTypeIPv4):
+			return ipClaim(p, off, 4)
+		case uint16(layers.EthernetTypeIPv6):
+			return ipClaim(p, off, 6)
+		}
+		return 0
+	}
+	switch next {
+	case layers.LayerTypeIPv4:
+		return ipClaim(p, off, 4)
+	case layers.LayerTypeIPv6:
+		return ipClaim(p, off, 6)
+	}
+	return 0
+}
+
+// ipClaim returns off plus the length the IP header of version v at off
+// in p claims for its packet, 0 where there is none.
+func ipClaim(p []byte, off, v int) int {
+	switch {
+	case v == 4 && len(p) >= off+4 && p[off]>>4 == 4:
+		return off + int(binary.BigEndian.Uint16(p[off+2:off+4]))
+	case v == 6 && len(p) >= off+6 && p[off]>>4 == 6:
+		return off + 40 + int(binary.BigEndian.Uint16(p[off+4:off+6]))
+	}
+	return 0
+}
+
 // decodeTunnel decodes one encapsulation layer of type typ; ok is false
 // for a layer type that is not one.
 func (d *Decoder) decodeTunnel(f *Frame, typ gopacket.LayerType, data []byte) (next gopacket.LayerType, payload []byte, ok bool, err error) {
@@ -288,6 +350,7 @@ func (d *Decoder) decodeTunnel(f *Frame, typ gopacket.LayerType, data []byte) (n
 			if !g.SeqPresent {
 				// Type I: the mirrored frame right after the GRE header.
 				d.enterTunnel(f, TunnelERSPAN1, 0, false)
+				d.mirrorCut(f, payload, layers.LayerTypeEthernet)
 				return layers.LayerTypeEthernet, payload, true, nil
 			}
 			return layers.LayerTypeERSPANII, payload, true, nil
@@ -295,6 +358,7 @@ func (d *Decoder) decodeTunnel(f *Frame, typ gopacket.LayerType, data []byte) (n
 			return layers.LayerTypeERSPANII, payload, true, nil
 		case layers.EthernetTypeTransparentEthernetBridging, layers.EthernetTypeIPv4, layers.EthernetTypeIPv6:
 			d.enterTunnel(f, TunnelGRE, g.Key, g.KeyPresent)
+			d.mirrorCut(f, payload, g.Protocol.LayerType())
 			return g.Protocol.LayerType(), payload, true, nil
 		}
 		return gopacket.LayerTypeZero, nil, true, nil
@@ -308,6 +372,7 @@ func (d *Decoder) decodeTunnel(f *Frame, typ gopacket.LayerType, data []byte) (n
 			tl.t.Truncated = true
 			f.Cut = true
 		}
+		d.mirrorCut(f, e.payload, e.next)
 		return e.next, e.payload, true, nil
 	case layers.LayerTypeVXLAN:
 		v := &tl.vxlan
@@ -315,6 +380,7 @@ func (d *Decoder) decodeTunnel(f *Frame, typ gopacket.LayerType, data []byte) (n
 			return 0, nil, true, err
 		}
 		d.enterTunnel(f, TunnelVXLAN, v.VNI, v.ValidIDFlag)
+		d.mirrorCut(f, v.Payload, layers.LayerTypeEthernet)
 		return layers.LayerTypeEthernet, v.Payload, true, nil
 	case layers.LayerTypeGeneve:
 		g := &tl.geneve
@@ -322,6 +388,7 @@ func (d *Decoder) decodeTunnel(f *Frame, typ gopacket.LayerType, data []byte) (n
 			return 0, nil, true, err
 		}
 		d.enterTunnel(f, TunnelGeneve, g.VNI, true)
+		d.mirrorCut(f, g.Payload, g.NextLayerType())
 		return g.NextLayerType(), g.Payload, true, nil
 	}
 	return 0, nil, false, nil

@@ -63,3 +63,34 @@ func decodeOne(t *testing.T, d []byte) *Frame {
 	}
 	return f
 }
+
+// TestTunnelMirrorCut: a frame a tunnel carries whose IP length claims
+// more than the tunnel carried was cut by the mirror (a VXLAN mirror that
+// truncates its copies has no flag to say so): a cut frame, not a bad
+// length; carried whole it is whole; a bare frame's IP length that claims
+// more is damage still.
+func TestTunnelMirrorCut(t *testing.T) {
+	frames, _, err := mutate.ReadFile("../testdata/reference/pingpong.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inner []byte
+	for _, p := range frames {
+		if len(p.Data) > 90 && p.Data[23] == 17 { // a RoCEv2 packet over IPv4
+			inner = p.Data
+			break
+		}
+	}
+	for _, kind := range []string{"vxlan", "geneve", "gre", "erspan1", "erspan3"} {
+		f := decodeOne(t, mutate.Carry(kind, inner[:64], 1, false))
+		if tn := f.Tunnel; tn == nil || !tn.Truncated || tn.Carried != 64 || tn.Claimed != len(inner) || !f.Cut || f.LengthBad || f.BTH == nil || !f.BTH.TrailerCut {
+			t.Errorf("%s carrying 64 of %d bytes: tunnel %+v, cut %v, bad length %v (%v)", kind, len(inner), tn, f.Cut, f.LengthBad, f.Err)
+		}
+		if f := decodeOne(t, mutate.Carry(kind, inner, 1, false)); f.Tunnel == nil || f.Tunnel.Truncated || f.Cut || f.LengthBad {
+			t.Errorf("%s carrying the frame whole: tunnel %+v, cut %v, bad length %v", kind, f.Tunnel, f.Cut, f.LengthBad)
+		}
+	}
+	if f := decodeOne(t, inner[:64]); !f.LengthBad || f.Cut {
+		t.Errorf("a bare frame whose IP length claims more: bad length %v, cut %v", f.LengthBad, f.Cut)
+	}
+}

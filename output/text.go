@@ -627,9 +627,15 @@ func appendBadIPSum(dst []byte, sum [2]uint16) []byte {
 
 // appendProblems flags what makes the line less than the whole truth.
 func appendProblems(dst []byte, f *capture.Frame) []byte {
-	if f.Tunnel != nil && f.Tunnel.Truncated {
+	if t := f.Tunnel; t != nil && t.Truncated && t.Claimed > 0 {
 		dst = append(dst, " [cut by the mirror: "...)
-		dst = append(dst, f.Tunnel.Kind.String()...)
+		dst = append(dst, t.Kind.String()...)
+		dst = numfmt.AppendInt(append(dst, " carried "...), int64(t.Carried))
+		dst = numfmt.AppendInt(append(dst, " of "...), int64(t.Claimed))
+		dst = append(dst, " bytes]"...)
+	} else if t != nil && t.Truncated {
+		dst = append(dst, " [cut by the mirror: "...)
+		dst = append(dst, t.Kind.String()...)
 		dst = append(dst, " T bit]"...)
 	} else if f.Cut {
 		dst = append(dst, " [cut by snaplen: "...)

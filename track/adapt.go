@@ -566,8 +566,9 @@ func snapCutText(in *input) string {
 	}
 	if in.snapKept >= in.snapWire {
 		// Whole in the file: the mirror session that carried it cut
-		// the frame inside (ERSPAN's T bit).
-		return "the first was truncated by the mirror session that carried it (ERSPAN T bit), cutting " + what
+		// the frame inside (ERSPAN's T bit, or an IP length that claims
+		// more than the tunnel carried: capture.Tunnel.Truncated).
+		return "the first was truncated by the mirror session that carried it (an ERSPAN T bit, or an IP length claiming more than the tunnel carried), cutting " + what
 	}
 	return fmt.Sprintf("the first kept %d of its %d bytes, cutting %s", in.snapKept, in.snapWire, what)
 }

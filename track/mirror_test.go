@@ -213,6 +213,8 @@ func TestCrossPathCopies(t *testing.T) {
 		{name: "ERSPAN copy cut by the T bit 1 ms earlier", kind: "erspan3", cut: 64, copies: true, lateBy: -time.Millisecond},
 		{name: "ERSPAN copy cut inside the CLC messages 1 ms earlier", kind: "erspan2", cut: 80, copies: true, lateBy: -time.Millisecond},
 		{name: "ERSPAN copy cut inside the CLC messages 3 ms later", kind: "erspan3", cut: 100, copies: true, lateBy: 3 * time.Millisecond},
+		{name: "VXLAN copy a mirror cut with no flag 1 ms earlier", kind: "vxlan", cut: 64, copies: true, lateBy: -time.Millisecond},
+		{name: "VXLAN copy a mirror cut with no flag 2 ms later", kind: "vxlan", cut: 100, copies: true, lateBy: 2 * time.Millisecond},
 		{name: "bare copy 2 ms later", kind: "", copies: false, lateBy: 2 * time.Millisecond},
 		{name: "ERSPAN copy written after its frame, stamped 300 us before it", kind: "erspan2", copies: true, lateBy: -300 * time.Microsecond, asTaken: true},
 		{name: "bare copy written after its frame, stamped 20 us before it", kind: "", copies: true, lateBy: -20 * time.Microsecond, asTaken: true},
@@ -582,5 +584,33 @@ func TestMirrorNested(t *testing.T) {
 	if tracked := whole.Stats.TCP + whole.Stats.RoCE; s.Stats.Retrans != whole.Stats.Retrans || s.Stats.CaptureDupsOtherPath != tracked {
 		t.Errorf("VXLAN frames mirrored by ERSPAN: %d retransmissions (without copies %d), %d copies by another path of %d",
 			s.Stats.Retrans, whole.Stats.Retrans, s.Stats.CaptureDupsOtherPath, tracked)
+	}
+}
+
+// TestMirrorCutCollector: a collector's capture of a VXLAN mirror that
+// cuts every copy to 100 bytes, without a flag to say so: the copies are
+// cut frames (their ICRC not in the capture), not packets of a bad length
+// the receiver would drop; the findings are the capture's and the cut's.
+func TestMirrorCutCollector(t *testing.T) {
+	all, _ := testutil.ReadFrames(t, "../testdata/reference/pingpong.pcap")
+	_, wantFound := feedRaw(t, all)
+	var frames []rawFrame
+	for i, p := range all {
+		p.Data = mutate.Carry("vxlan", p.Data[:min(len(p.Data), 100)], uint32(i), false)
+		p.CI.CaptureLength, p.CI.Length = len(p.Data), len(p.Data)
+		frames = append(frames, p)
+	}
+	s, found := feedRaw(t, frames)
+	known := map[string]bool{expert.SnapCut.String(): true}
+	for _, f := range wantFound {
+		known[f] = true
+	}
+	for _, f := range found {
+		if !known[f] {
+			t.Errorf("finding %s, not the capture's without the mirror", f)
+		}
+	}
+	if len(s.Conns) != 1 || s.Conns[0].Outcome != OutcomeSMCR {
+		t.Errorf("%d connections (%+v), want one SMC-R", len(s.Conns), s.Conns)
 	}
 }
