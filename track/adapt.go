@@ -43,12 +43,17 @@ func (t *Tracker) feedOne(f *capture.Frame) {
 	}
 	if t.captureDup(f) {
 		switch s := &t.seenCopies; {
-		case s.twin != 0 && t.takeTwin(f):
+		case s.otherPath && len(t.ahead.held) > 0 && t.takeTwin(f):
 		case s.cutFirst != 0 && f.TCP != nil:
 			t.feedCLCOfCut(f)
 		default:
 			t.feedDup(f)
 		}
+		return
+	}
+	if len(t.ahead.held) > 0 && f.BTH != nil && t.takeTwin(f) {
+		// A copy held whose slot in captureDup's memory another packet
+		// took.
 		return
 	}
 	if t.ahead.on && t.hold(f) {
@@ -118,9 +123,6 @@ type seenCopies struct {
 	// otherPath: the copy came by another path than its original
 	// (capturePath).
 	otherPath bool
-	// twin: where the copy came by another path, its original's frame
-	// (a RoCE packet's; Tracker.takeTwin), else 0.
-	twin int
 	// cutFirst: the path of a TCP segment's cut copy that came before the
 	// segment whole (aheadCopies), else 0.
 	cutFirst uint32
@@ -136,7 +138,6 @@ type packetSeen struct {
 	naks   uint32 // seenCopies.naks when it went by
 	path   uint32 // the capture path it came by (capturePath)
 	head   uint32 // a TCP segment's digest without its payload (tcpDup)
-	number int    // a RoCE packet's frame
 }
 
 // within reports whether a packet like e that came by path at ns is e's
@@ -218,7 +219,7 @@ func (t *Tracker) captureDup(f *capture.Frame) bool {
 		return s.duplicate
 	}
 	s.number = f.Number
-	s.twin, s.cutFirst = 0, 0
+	s.cutFirst = 0
 	switch {
 	case b != nil:
 	case f.TCP != nil:
@@ -255,12 +256,9 @@ func (t *Tracker) captureDup(f *capture.Frame) bool {
 		e.naks == s.naks && e.within(ns, path)
 	if s.duplicate {
 		s.otherPath = e.path != path
-		if s.otherPath {
-			s.twin = e.number
-			if e.length&lengthCut != 0 && length&lengthCut == 0 {
-				// The copy came cut before the packet whole.
-				t.ahead.learn(e.path)
-			}
+		if s.otherPath && e.length&lengthCut != 0 && length&lengthCut == 0 {
+			// The copy came cut before the packet whole.
+			t.ahead.learn(e.path)
 		}
 		return true
 	}
@@ -273,7 +271,7 @@ func (t *Tracker) captureDup(f *capture.Frame) bool {
 	// Field by field: a composite literal is built on the stack and
 	// copied in 16-byte moves that wait on its narrower stores (the most
 	// of captureDup's time in a profile of smcdump -Y with a tracker field).
-	e.ns, e.key, e.icrc, e.length, e.naks, e.path, e.number = ns, key, icrc, length, s.naks, path, f.Number
+	e.ns, e.key, e.icrc, e.length, e.naks, e.path = ns, key, icrc, length, s.naks, path
 	return false
 }
 

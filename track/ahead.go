@@ -35,6 +35,7 @@ type heldFrame struct {
 	keptReq
 	skip               *capture.SkipError
 	snapKept, snapWire int
+	path               uint32 // capturePath
 }
 
 // maxHeld bounds the frames held: at the lab's rates, the copies of a
@@ -76,7 +77,7 @@ func (t *Tracker) hold(f *capture.Frame) bool {
 	if len(a.held) == maxHeld {
 		t.releaseFirst(1)
 	}
-	a.held = append(a.held, heldFrame{keptReq: keptOf(in), skip: in.skip, snapKept: in.snapKept, snapWire: in.snapWire})
+	a.held = append(a.held, heldFrame{keptReq: keptOf(in), skip: in.skip, snapKept: in.snapKept, snapWire: in.snapWire, path: capturePath(f)})
 	return true
 }
 
@@ -103,10 +104,23 @@ func (t *Tracker) releaseFirst(n int) {
 // and is held: f is followed, the copy counted as one. The held frames of
 // f's queue pair and direction before the copy are followed first: their
 // packets, which come in the order their copies did, are not in the
-// capture. It reports whether the copy was held.
+// capture. It reports whether the copy was held. The copy is found by
+// its queue pair, PSN and opcode, not by captureDup's memory, whose slot
+// another packet may have taken meanwhile.
 func (t *Tracker) takeTwin(f *capture.Frame) bool {
 	a := &t.ahead
-	i := slices.IndexFunc(a.held, func(h heldFrame) bool { return h.number == t.seenCopies.twin })
+	b := f.BTH
+	if b == nil {
+		return false
+	}
+	var k qpKey
+	k.src, k.dst = roceAddrs(f)
+	k.qpn = uint64(b.DestQP)
+	path := capturePath(f)
+	i := slices.IndexFunc(a.held, func(h heldFrame) bool {
+		r := &h.roce
+		return r.psn == b.PSN && r.key == k && r.opcode == uint8(b.Opcode) && h.path != path
+	})
 	if i < 0 {
 		return false
 	}
