@@ -416,11 +416,16 @@ func (w *Wire) Close() error {
 	return w.closeErr
 }
 
-// Snapshot copies the tracker's state.
+// Snapshot copies the tracker's state. A live capture's tracker first
+// follows what it held for frames that can no longer come (track's
+// Settle): a capture that goes quiet is shown whole.
 func (w *Wire) Snapshot() track.Snapshot {
 	w.mu.Lock()
-	tr := w.tr
+	tr, live := w.tr, w.live
 	w.mu.Unlock()
+	if live {
+		tr.Settle(time.Now())
+	}
 	return tr.Snapshot()
 }
 

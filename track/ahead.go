@@ -2,6 +2,7 @@ package track
 
 import (
 	"slices"
+	"time"
 
 	"github.com/smcscope/smcscope/capture"
 )
@@ -79,6 +80,19 @@ func (t *Tracker) hold(f *capture.Frame) bool {
 	}
 	a.held = append(a.held, heldFrame{keptReq: keptOf(in), skip: in.skip, snapKept: in.snapKept, snapWire: in.snapWire, path: capturePath(f)})
 	return true
+}
+
+// Settle follows the frames held for packets that can no longer come by
+// now, the capture's time (a live capture's: the clock's), as the next
+// frame read would: a live capture that goes quiet shows what it held.
+func (t *Tracker) Settle(now time.Time) {
+	if !t.opts.Unshared {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+	}
+	if len(t.ahead.held) > 0 {
+		t.releaseHeld(now.UnixNano() - crossPathWindow)
+	}
 }
 
 // releaseHeld follows the held frames from before before (their packets

@@ -686,3 +686,40 @@ func TestCopiesAheadRandom(t *testing.T) {
 		}
 	}
 }
+
+// TestSettleHeld: a live capture that goes quiet while copies wait for
+// their packets shows them once Settle says their time is up, and not
+// before.
+func TestSettleHeld(t *testing.T) {
+	all, lt := testutil.ReadFrames(t, "../testdata/reference/pingpong.pcap")
+	var frames []rawFrame
+	for i, p := range all {
+		cp := p
+		cp.Data = mutate.Carry("erspan2", p.Data[:min(len(p.Data), 80)], uint32(i), len(p.Data) > 80)
+		cp.CI.CaptureLength, cp.CI.Length = len(cp.Data), len(cp.Data)
+		cp.CI.Timestamp = p.CI.Timestamp.Add(-time.Millisecond)
+		frames = append(frames, cp, p)
+	}
+	// The capture stops after the copy of a packet, well into the link's
+	// traffic: that copy waits.
+	frames = frames[:len(all)/2*2+1]
+	tr := New(Options{})
+	fed := 0
+	var last time.Time
+	eachRaw(t, "live", lt, frames, func(f *capture.Frame) {
+		tr.Feed(f)
+		fed++
+		last = f.CI.Timestamp
+	})
+	if s := tr.Snapshot(); s.Stats.Frames >= fed {
+		t.Fatalf("%d frames followed of %d fed: none held", s.Stats.Frames, fed)
+	}
+	tr.Settle(last.Add(time.Millisecond))
+	if s := tr.Snapshot(); s.Stats.Frames >= fed {
+		t.Errorf("%d frames followed of %d fed 1 ms after the last: the held copy's time is not up", s.Stats.Frames, fed)
+	}
+	tr.Settle(last.Add(time.Second))
+	if s := tr.Snapshot(); s.Stats.Frames != fed {
+		t.Errorf("%d frames followed of %d fed a second after the last", s.Stats.Frames, fed)
+	}
+}
