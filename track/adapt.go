@@ -44,7 +44,7 @@ func (t *Tracker) feedOne(f *capture.Frame) {
 	if t.captureDup(f) {
 		switch s := &t.seenCopies; {
 		case s.otherPath && len(t.ahead.held) > 0 && t.takeTwin(f):
-		case s.cutFirst != 0 && f.TCP != nil:
+		case s.cutFirst && f.TCP != nil:
 			t.feedCLCOfCut(f)
 		default:
 			t.feedDup(f)
@@ -123,9 +123,10 @@ type seenCopies struct {
 	// otherPath: the copy came by another path than its original
 	// (capturePath).
 	otherPath bool
-	// cutFirst: the path of a TCP segment's cut copy that came before the
-	// segment whole (aheadCopies), else 0.
-	cutFirst uint32
+	// cutFirst: a TCP segment's cut copy came before the segment whole,
+	// by cutPath (feedCLCOfCut; aheadCopies learns another path).
+	cutFirst bool
+	cutPath  uint32
 }
 
 // packetSeen is one RoCE packet captureDup remembers: its queue pair,
@@ -219,13 +220,13 @@ func (t *Tracker) captureDup(f *capture.Frame) bool {
 		return s.duplicate
 	}
 	s.number = f.Number
-	s.cutFirst = 0
+	s.cutFirst = false
 	switch {
 	case b != nil:
 	case f.TCP != nil:
 		s.duplicate = s.tcpDup(f)
-		if s.duplicate && s.cutFirst != 0 {
-			t.ahead.learn(s.cutFirst)
+		if s.duplicate && s.cutFirst && s.otherPath {
+			t.ahead.learn(s.cutPath)
 		}
 		return s.duplicate
 	default:
@@ -250,9 +251,11 @@ func (t *Tracker) captureDup(f *capture.Frame) bool {
 	}
 	path := capturePath(f)
 	// The same packet cut and whole (a mirror session that truncates
-	// its copies, ERSPAN's T bit, beside the packet as it went) has
-	// digests that cannot agree: its length and another path say it.
-	s.duplicate = length != 0 && e.key == key && (e.icrc == icrc && e.length == length || e.length^length == lengthCut && e.path != path) &&
+	// its copies, ERSPAN's T bit, beside the packet as it went; two
+	// interfaces captured with two snap lengths) has digests that cannot
+	// agree: its length says it, and the windows (within) that no resend
+	// comes so soon after it without a NAK.
+	s.duplicate = length != 0 && e.key == key && (e.icrc == icrc && e.length == length || e.length^length == lengthCut) &&
 		e.naks == s.naks && e.within(ns, path)
 	if s.duplicate {
 		s.otherPath = e.path != path
@@ -362,10 +365,10 @@ func (s *seenCopies) tcpDup(f *capture.Frame) bool {
 	}
 	path := capturePath(f)
 	if e.key == key && e.within(ns, path) &&
-		(e.icrc == digest && e.length == length || e.head == head && e.length^length == lengthCut && e.path != path) {
+		(e.icrc == digest && e.length == length || e.head == head && e.length^length == lengthCut) {
 		s.otherPath = e.path != path
 		if e.length&lengthCut != 0 && length&lengthCut == 0 {
-			s.cutFirst = e.path
+			s.cutFirst, s.cutPath = true, e.path
 		}
 		return true
 	}

@@ -218,6 +218,7 @@ func TestCrossPathCopies(t *testing.T) {
 		{name: "VXLAN copy a mirror cut with no flag 1 ms earlier", kind: "vxlan", cut: 64, copies: true, lateBy: -time.Millisecond},
 		{name: "VXLAN copy a mirror cut with no flag 2 ms later", kind: "vxlan", cut: 100, copies: true, lateBy: 2 * time.Millisecond},
 		{name: "bare copy 2 ms later", kind: "", copies: false, lateBy: 2 * time.Millisecond},
+		{name: "bare copy a snap length of 80 cut 20 us later", kind: "", cut: 80, copies: true, lateBy: 20 * time.Microsecond},
 		{name: "ERSPAN copy written after its frame, stamped 300 us before it", kind: "erspan2", copies: true, lateBy: -300 * time.Microsecond, asTaken: true},
 		{name: "bare copy written after its frame, stamped 20 us before it", kind: "", copies: true, lateBy: -20 * time.Microsecond, asTaken: true},
 	} {
@@ -232,6 +233,10 @@ func TestCrossPathCopies(t *testing.T) {
 					}
 					cp.Data = mutate.Carry(c.kind, d, uint32(i), len(d) < len(p.Data))
 					cp.CI.CaptureLength, cp.CI.Length = len(cp.Data), len(cp.Data)
+				} else if c.cut > 0 && len(p.Data) > c.cut {
+					// Another interface's record, with its snap length.
+					cp.Data = p.Data[:c.cut]
+					cp.CI.CaptureLength = c.cut
 				}
 				cp.CI.Timestamp = p.CI.Timestamp.Add(c.lateBy)
 				frames = append(frames, p, cp)
