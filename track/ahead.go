@@ -43,8 +43,13 @@ type heldFrame struct {
 // few milliseconds. The oldest is followed to make room.
 const maxHeld = 512
 
-// learn adds path to the paths whose copies come before their packets.
+// learn adds path to the paths whose copies come before their packets;
+// a tunnel's (the frames as they went, path 0, are what the copies wait
+// for).
 func (a *aheadCopies) learn(path uint32) {
+	if path == 0 {
+		return
+	}
 	for i, p := range a.paths {
 		if p == path {
 			return
@@ -61,7 +66,7 @@ func (a *aheadCopies) learn(path uint32) {
 // followed at once (the step is a finding of its own frame).
 func (t *Tracker) hold(f *capture.Frame) bool {
 	a := &t.ahead
-	if f.BTH == nil || !slices.Contains(a.paths[:], capturePath(f)) {
+	if p := capturePath(f); f.BTH == nil || p == 0 || !slices.Contains(a.paths[:], p) {
 		return false
 	}
 	in := &a.in

@@ -728,3 +728,29 @@ func TestSettleHeld(t *testing.T) {
 		t.Errorf("%d frames followed of %d fed a second after the last", s.Stats.Frames, fed)
 	}
 }
+
+// TestHeldOnlyCopies: once a path is learned, only its frames wait; the
+// frames as they went are followed as they come, their copies dropped or
+// not.
+func TestHeldOnlyCopies(t *testing.T) {
+	all, lt := testutil.ReadFrames(t, "../testdata/reference/pingpong.pcap")
+	var frames []rawFrame
+	for i, p := range all {
+		cp := p
+		cp.Data = mutate.Carry("erspan2", p.Data[:min(len(p.Data), 80)], uint32(i), len(p.Data) > 80)
+		cp.CI.CaptureLength, cp.CI.Length = len(cp.Data), len(cp.Data)
+		cp.CI.Timestamp = p.CI.Timestamp.Add(-time.Millisecond)
+		if i < len(all)/2 {
+			frames = append(frames, cp)
+		}
+		frames = append(frames, p)
+	}
+	slices.SortStableFunc(frames, func(a, b rawFrame) int { return a.CI.Timestamp.Compare(b.CI.Timestamp) })
+	tr := New(Options{Unshared: true})
+	eachRaw(t, "half", lt, frames, func(f *capture.Frame) {
+		tr.Feed(f)
+		if f.Tunnel == nil && tr.cur.frame != f.Number && tr.fastCur.frame != f.Number {
+			t.Fatalf("frame %d, as it went, not followed when it came", f.Number)
+		}
+	})
+}
