@@ -80,6 +80,14 @@ func (t *Tracker) hold(f *capture.Frame) bool {
 		return false
 	}
 	in.ns = ns
+	if t.mirrors.due != mirrorSame {
+		// What the frame's mirror session number said (a gap before
+		// it, or one it filled) is noted now: the frame is fed later,
+		// after others.
+		cur := t.cur
+		t.mirrorNote(in)
+		t.cur = cur
+	}
 	if len(a.held) == maxHeld {
 		t.releaseFirst(1)
 	}

@@ -754,3 +754,27 @@ func TestHeldOnlyCopies(t *testing.T) {
 		}
 	})
 }
+
+// TestHeldMirrorGap: a gap in the numbers of a session whose copies wait
+// for their packets is the finding it is where none waits.
+func TestHeldMirrorGap(t *testing.T) {
+	all, _ := testutil.ReadFrames(t, "../testdata/reference/pingpong.pcap")
+	for _, lead := range []time.Duration{-time.Millisecond, time.Millisecond} {
+		var frames []rawFrame
+		for i, p := range all {
+			cp := p
+			cp.Data = mutate.Carry("erspan2", p.Data[:min(len(p.Data), 80)], uint32(i), len(p.Data) > 80)
+			cp.CI.CaptureLength, cp.CI.Length = len(cp.Data), len(cp.Data)
+			cp.CI.Timestamp = p.CI.Timestamp.Add(lead)
+			frames = append(frames, p)
+			if i != 500 && i != 501 {
+				frames = append(frames, cp)
+			}
+		}
+		slices.SortStableFunc(frames, func(a, b rawFrame) int { return a.CI.Timestamp.Compare(b.CI.Timestamp) })
+		s, found := feedRaw(t, frames)
+		if s.Stats.MirrorLost != 2 || !slices.Contains(found, expert.MirrorLost.String()) {
+			t.Errorf("copies %v from their packets: %d frames missing, findings %v; want 2 and %s", lead, s.Stats.MirrorLost, found, expert.MirrorLost)
+		}
+	}
+}
