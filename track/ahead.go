@@ -1,6 +1,7 @@
 package track
 
 import (
+	"errors"
 	"slices"
 	"time"
 
@@ -91,7 +92,13 @@ func (t *Tracker) hold(f *capture.Frame) bool {
 	if len(a.held) == maxHeld {
 		t.releaseFirst(1)
 	}
-	a.held = append(a.held, heldFrame{keptReq: keptOf(in), skip: in.skip, snapKept: in.snapKept, snapWire: in.snapWire, path: capturePath(f)})
+	h := heldFrame{keptReq: keptOf(in), skip: in.skip, snapKept: in.snapKept, snapWire: in.snapWire, path: capturePath(f)}
+	if e := h.roce.whyBad; e != nil {
+		// The reader's error may be its own, used again for a later
+		// frame: what it says now is kept.
+		h.roce.whyBad = errors.New(e.Error())
+	}
+	a.held = append(a.held, h)
 	return true
 }
 
@@ -163,6 +170,7 @@ func (t *Tracker) takeTwin(f *capture.Frame) bool {
 	}
 	t.feedFrame(f)
 	cur := t.cur
+	t.seenCopies.otherPath = true // captureCopy's count: the copy came by its path
 	t.feedHeld(&a.held[i], true)
 	t.cur = cur
 	a.held = slices.Delete(a.held, i, i+1)
