@@ -699,11 +699,7 @@ func TestSettleHeld(t *testing.T) {
 	all, lt := testutil.ReadFrames(t, "../testdata/reference/pingpong.pcap")
 	var frames []rawFrame
 	for i, p := range all {
-		cp := p
-		cp.Data = mutate.Carry("erspan2", p.Data[:min(len(p.Data), 80)], uint32(i), len(p.Data) > 80)
-		cp.CI.CaptureLength, cp.CI.Length = len(cp.Data), len(cp.Data)
-		cp.CI.Timestamp = p.CI.Timestamp.Add(-time.Millisecond)
-		frames = append(frames, cp, p)
+		frames = append(frames, cutCopy(p, i, -time.Millisecond), p)
 	}
 	// The capture stops after the copy of a packet, well into the link's
 	// traffic: that copy waits.
@@ -736,12 +732,8 @@ func TestHeldOnlyCopies(t *testing.T) {
 	all, lt := testutil.ReadFrames(t, "../testdata/reference/pingpong.pcap")
 	var frames []rawFrame
 	for i, p := range all {
-		cp := p
-		cp.Data = mutate.Carry("erspan2", p.Data[:min(len(p.Data), 80)], uint32(i), len(p.Data) > 80)
-		cp.CI.CaptureLength, cp.CI.Length = len(cp.Data), len(cp.Data)
-		cp.CI.Timestamp = p.CI.Timestamp.Add(-time.Millisecond)
 		if i < len(all)/2 {
-			frames = append(frames, cp)
+			frames = append(frames, cutCopy(p, i, -time.Millisecond))
 		}
 		frames = append(frames, p)
 	}
@@ -762,13 +754,9 @@ func TestHeldMirrorGap(t *testing.T) {
 	for _, lead := range []time.Duration{-time.Millisecond, time.Millisecond} {
 		var frames []rawFrame
 		for i, p := range all {
-			cp := p
-			cp.Data = mutate.Carry("erspan2", p.Data[:min(len(p.Data), 80)], uint32(i), len(p.Data) > 80)
-			cp.CI.CaptureLength, cp.CI.Length = len(cp.Data), len(cp.Data)
-			cp.CI.Timestamp = p.CI.Timestamp.Add(lead)
 			frames = append(frames, p)
 			if i != 500 && i != 501 {
-				frames = append(frames, cp)
+				frames = append(frames, cutCopy(p, i, lead))
 			}
 		}
 		slices.SortStableFunc(frames, func(a, b rawFrame) int { return a.CI.Timestamp.Compare(b.CI.Timestamp) })
@@ -777,4 +765,14 @@ func TestHeldMirrorGap(t *testing.T) {
 			t.Errorf("copies %v from their packets: %d frames missing, findings %v; want 2 and %s", lead, s.Stats.MirrorLost, found, expert.MirrorLost)
 		}
 	}
+}
+
+// cutCopy is the copy of p, frame i, that an ERSPAN II session cutting
+// its copies to 80 bytes (the T bit set) brings lead from p's time.
+func cutCopy(p rawFrame, i int, lead time.Duration) rawFrame {
+	cp := p
+	cp.Data = mutate.Carry("erspan2", p.Data[:min(len(p.Data), 80)], uint32(i), len(p.Data) > 80)
+	cp.CI.CaptureLength, cp.CI.Length = len(cp.Data), len(cp.Data)
+	cp.CI.Timestamp = p.CI.Timestamp.Add(lead)
+	return cp
 }
