@@ -1,7 +1,6 @@
 package track
 
 import (
-	"errors"
 	"slices"
 	"time"
 
@@ -92,13 +91,7 @@ func (t *Tracker) hold(f *capture.Frame) bool {
 	if len(a.held) == maxHeld {
 		t.releaseFirst(1)
 	}
-	h := heldFrame{keptReq: keptOf(in), skip: in.skip, snapKept: in.snapKept, snapWire: in.snapWire, path: capturePath(f)}
-	if e := h.roce.whyBad; e != nil {
-		// The reader's error may be its own, used again for a later
-		// frame: what it says now is kept.
-		h.roce.whyBad = errors.New(e.Error())
-	}
-	a.held = append(a.held, h)
+	a.held = append(a.held, heldFrame{keptReq: keptOf(in), skip: in.skip, snapKept: in.snapKept, snapWire: in.snapWire, path: capturePath(f)})
 	return true
 }
 
@@ -197,8 +190,9 @@ func (t *Tracker) feedHeld(h *heldFrame, asCopy bool) {
 // came first by another path, as its copy, and the CLC messages it holds
 // that the cut copy left unread (the reader decodes them from the segment
 // whole, where the stream had taken the cut copy's bytes; a message the
-// cut left enough of took its step with the copy). When every cut segment of the handshake has come whole,
-// the handshake is followed as one the capture holds whole.
+// cut left enough of took its step with the copy). When every cut
+// segment of the handshake has come whole, the handshake is followed as
+// one the capture holds whole.
 func (t *Tracker) feedCLCOfCut(f *capture.Frame) {
 	t.feedDup(f)
 	if len(f.CLC) == 0 {
