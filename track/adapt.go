@@ -53,7 +53,8 @@ func (t *Tracker) feedOne(f *capture.Frame) {
 	}
 	if len(t.ahead.held) > 0 && f.BTH != nil && t.takeTwin(f) {
 		// A copy held whose slot in captureDup's memory another packet
-		// took.
+		// took. (A packet with no copy held still ends the wait of its
+		// queue pair's earlier copies.)
 		return
 	}
 	if t.ahead.on && t.hold(f) {

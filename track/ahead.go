@@ -128,12 +128,13 @@ func (t *Tracker) releaseFirst(n int) {
 }
 
 // takeTwin follows f, a packet whose copy came by another path before it
-// and is held: f is followed, the copy counted as one. The held frames of
-// f's queue pair and direction before the copy are followed first: their
+// and is held: f is followed, the copy counted as one. It reports whether
+// the copy was held. The copy is found by its queue pair, PSN and opcode,
+// not by captureDup's memory, whose slot another packet may have taken
+// meanwhile. Held or not, the held frames of f's queue pair and
+// direction that came before it by another path are followed first: their
 // packets, which come in the order their copies did, are not in the
-// capture. It reports whether the copy was held. The copy is found by
-// its queue pair, PSN and opcode, not by captureDup's memory, whose slot
-// another packet may have taken meanwhile.
+// capture.
 func (t *Tracker) takeTwin(f *capture.Frame) bool {
 	a := &t.ahead
 	b := f.BTH
@@ -149,18 +150,10 @@ func (t *Tracker) takeTwin(f *capture.Frame) bool {
 		return r.psn == b.PSN && r.key == k && r.opcode == uint8(b.Opcode) && h.path != path
 	})
 	if i < 0 {
+		t.releaseFlow(k, path, len(a.held))
 		return false
 	}
-	key := a.held[i].roce.key
-	for j := 0; j < i; {
-		if a.held[j].roce.key == key {
-			t.feedHeld(&a.held[j], false)
-			a.held = slices.Delete(a.held, j, j+1)
-			i--
-			continue
-		}
-		j++
-	}
+	i -= t.releaseFlow(k, path, i)
 	t.feedFrame(f)
 	cur := t.cur
 	t.seenCopies.otherPath = true // captureCopy's count: the copy came by its path
@@ -168,6 +161,24 @@ func (t *Tracker) takeTwin(f *capture.Frame) bool {
 	t.cur = cur
 	a.held = slices.Delete(a.held, i, i+1)
 	return true
+}
+
+// releaseFlow follows the held frames before index upto of queue pair
+// direction k that came by another path than path, in capture order, and
+// returns how many it followed.
+func (t *Tracker) releaseFlow(k qpKey, path uint32, upto int) int {
+	a := &t.ahead
+	n := 0
+	for j := 0; j < upto-n; {
+		if h := &a.held[j]; h.roce.key == k && h.path != path {
+			t.feedHeld(h, false)
+			a.held = slices.Delete(a.held, j, j+1)
+			n++
+			continue
+		}
+		j++
+	}
+	return n
 }
 
 // feedHeld feeds the held frame h, or counts it as a copy. The frame

@@ -776,3 +776,27 @@ func cutCopy(p rawFrame, i int, lead time.Duration) rawFrame {
 	cp.CI.Timestamp = p.CI.Timestamp.Add(lead)
 	return cp
 }
+
+// TestHeldCopiesWithoutPackets: copies that come ahead of their packets
+// while the capture lacks a run of the packets (and of the copies, a run
+// overlapping it): a copy whose packet never comes is followed before its
+// queue pair's next packet, not after it, so no CDC repeats nor any
+// request is sent again.
+func TestHeldCopiesWithoutPackets(t *testing.T) {
+	all, _ := testutil.ReadFrames(t, "../testdata/reference/pingpong.pcap")
+	whole, _ := feedRaw(t, all)
+	var frames []rawFrame
+	for i, p := range all {
+		if i < 300 || i >= 320 {
+			frames = append(frames, p)
+		}
+		if i < 310 || i >= 330 {
+			frames = append(frames, cutCopy(p, i, -time.Millisecond))
+		}
+	}
+	slices.SortStableFunc(frames, func(a, b rawFrame) int { return a.CI.Timestamp.Compare(b.CI.Timestamp) })
+	s, found := feedRaw(t, frames)
+	if s.Stats.Retrans != whole.Stats.Retrans || slices.Contains(found, expert.SeqDup.String()) {
+		t.Errorf("%d retransmissions (without copies and losses %d), findings %v", s.Stats.Retrans, whole.Stats.Retrans, found)
+	}
+}
