@@ -46,6 +46,8 @@ func (t *Tracker) feedOne(f *capture.Frame) {
 		case s.otherPath && len(t.ahead.held) > 0 && t.takeTwin(f):
 		case s.cutFirst && f.TCP != nil:
 			t.feedCLCOfCut(f)
+		case s.cutFirst && f.BTH != nil:
+			t.feedSendOfCut(f)
 		default:
 			t.feedDup(f)
 		}
@@ -124,8 +126,9 @@ type seenCopies struct {
 	// otherPath: the copy came by another path than its original
 	// (capturePath).
 	otherPath bool
-	// cutFirst: a TCP segment's cut copy came before the segment whole,
-	// by cutPath (feedCLCOfCut; aheadCopies learns another path).
+	// cutFirst: a cut copy came before the TCP segment or RoCE packet
+	// whole (feedCLCOfCut, feedSendOfCut); a TCP segment's by cutPath
+	// (aheadCopies learns another path).
 	cutFirst bool
 	cutPath  uint32
 }
@@ -260,9 +263,13 @@ func (t *Tracker) captureDup(f *capture.Frame) bool {
 		e.naks == s.naks && e.within(ns, path)
 	if s.duplicate {
 		s.otherPath = e.path != path
-		if s.otherPath && e.length&lengthCut != 0 && length&lengthCut == 0 {
-			// The copy came cut before the packet whole.
-			t.ahead.learn(e.path)
+		if e.length&lengthCut != 0 && length&lengthCut == 0 {
+			// The copy came cut before the packet whole: what the cut
+			// left unread is read from the packet (feedSendOfCut).
+			s.cutFirst = true
+			if s.otherPath {
+				t.ahead.learn(e.path)
+			}
 		}
 		return true
 	}

@@ -197,6 +197,52 @@ func (t *Tracker) feedHeld(h *heldFrame, asCopy bool) {
 	t.mirrors.due = due
 }
 
+// feedSendOfCut follows f, a RoCE request whole whose cut copy came
+// first (a mirror session that truncates its copies, ahead of the packet
+// before its path was learned; two interfaces captured with two snap
+// lengths), as its copy, and the LLC or CDC message it carries where the
+// cut copy, followed as the request, left it unread (RC.cutUnread): the
+// request was counted then, its message is the packet's.
+func (t *Tracker) feedSendOfCut(f *capture.Frame) {
+	t.feedDup(f)
+	if f.LLC == nil && f.CDC == nil {
+		return
+	}
+	in := &t.ahead.in
+	t.fillFrame(in, f)
+	r := &in.roce
+	if !in.isRoCE || !r.hasLLC && !r.hasCDC || r.icrcBad || r.lengthBad || r.ipSumBad || !isRequest(r.opcode) {
+		return
+	}
+	ref, ok := t.lookupQP(&r.key)
+	if !ok {
+		return
+	}
+	l, d := ref.link, ref.dir
+	rc := &l.RC[d]
+	if !rc.cutUnread || rc.cutPSN != r.psn {
+		return
+	}
+	rc.cutUnread = false
+	in.ns = t.clock.at(in.number, in.ns)
+	t.cur.setLink(l)
+	t.cur.dir = d
+	// The request and its frame were counted with the cut copy: the
+	// message is followed as a kept request's is (touchConn).
+	outer := t.replaying
+	t.replaying = true
+	defer func() { t.replaying = outer }()
+	if r.hasLLC {
+		rc.LLCs++
+		t.stats.LLC++
+		t.llc(l, d, in)
+	} else {
+		rc.CDCs++
+		t.stats.CDC++
+		t.cdc(l, d, in)
+	}
+}
+
 // feedCLCOfCut follows f, a TCP segment whole whose copy the mirror cut
 // came first by another path, as its copy, and the CLC messages it holds
 // that the cut copy left unread (the reader decodes them from the segment

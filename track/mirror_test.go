@@ -219,6 +219,7 @@ func TestCrossPathCopies(t *testing.T) {
 		{name: "VXLAN copy a mirror cut with no flag 2 ms later", kind: "vxlan", cut: 100, copies: true, lateBy: 2 * time.Millisecond},
 		{name: "bare copy 2 ms later", kind: "", copies: false, lateBy: 2 * time.Millisecond},
 		{name: "bare copy a snap length of 80 cut 20 us later", kind: "", cut: 80, copies: true, lateBy: 20 * time.Microsecond},
+		{name: "bare copy a snap length of 80 cut 20 us earlier", kind: "", cut: 80, copies: true, lateBy: -20 * time.Microsecond},
 		{name: "ERSPAN copy written after its frame, stamped 300 us before it", kind: "erspan2", copies: true, lateBy: -300 * time.Microsecond, asTaken: true},
 		{name: "bare copy written after its frame, stamped 20 us before it", kind: "", copies: true, lateBy: -20 * time.Microsecond, asTaken: true},
 	} {
@@ -769,6 +770,49 @@ func TestHeldMirrorGap(t *testing.T) {
 
 // cutCopy is the copy of p, frame i, that an ERSPAN II session cutting
 // its copies to 80 bytes (the T bit set) brings lead from p's time.
+// TestSnapLenOnMirrorCapture: erspan.pcap (each packet and its ERSPAN
+// copy, the copy first for what one host sends) taken with a snap length
+// that keeps the packet's LLC and CDC messages but not the copy's (128,
+// as editcap -s 128 makes it). The copy cut comes first for half the
+// requests: the message is the packet's, whole after it, so the links
+// come up, the CDCs and bytes are those of the whole capture, and no
+// finding is raised that the whole capture does not raise but the cut
+// and the copies.
+func TestSnapLenOnMirrorCapture(t *testing.T) {
+	all, _ := testutil.ReadFrames(t, "../testdata/reference/erspan.pcap")
+	whole, wantFound := feedRaw(t, all)
+	for _, snap := range []int{110, 128, 140} {
+		frames := slices.Clone(all)
+		for i := range frames {
+			if len(frames[i].Data) > snap {
+				frames[i].Data = frames[i].Data[:snap]
+				frames[i].CI.CaptureLength = snap
+			}
+		}
+		s, found := feedRaw(t, frames)
+		if got, want := flowTotalsOf(s), flowTotalsOf(whole); got[0] != want[0] {
+			t.Errorf("snap length %d: CDCs %d, the whole capture %d", snap, got[0], want[0])
+		}
+		if len(s.Links) != len(whole.Links) {
+			t.Fatalf("snap length %d: %d links, want %d", snap, len(s.Links), len(whole.Links))
+		}
+		for i := range s.Links {
+			if l, w := &s.Links[i], &whole.Links[i]; l.State != w.State || l.wasUp != w.wasUp {
+				t.Errorf("snap length %d: link %d %v (was up %v), want %v (%v)", snap, i, l.State, l.wasUp, w.State, w.wasUp)
+			}
+		}
+		known := map[string]bool{expert.CaptureDuplicate.String(): true, expert.SnapCut.String(): true}
+		for _, f := range wantFound {
+			known[f] = true
+		}
+		for _, f := range found {
+			if !known[f] {
+				t.Errorf("snap length %d: finding %s, not the whole capture's", snap, f)
+			}
+		}
+	}
+}
+
 func cutCopy(p rawFrame, i int, lead time.Duration) rawFrame {
 	cp := p
 	cp.Data = mutate.Carry("erspan2", p.Data[:min(len(p.Data), 80)], uint32(i), len(p.Data) > 80)

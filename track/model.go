@@ -474,11 +474,16 @@ type RC struct {
 	// header checksum that verify (roce: one whose checksum alone fails
 	// is damage only then).
 	ipSumOK bool
-	maxPSN  uint32                      // the highest PSN seen (in PSN order), while a run is open
-	ahead   psnWindow                   // PSNs ahead of nextPSN seen out of sequence
-	late    lateWindow                  // PSNs the responder took unseen, which may yet come (reordered)
-	gapPend [maxPendingGaps]pendingLoss // PSN gaps the wire has not shown yet (reordered or lost)
-	kept    []keptReq                   // the run's requests, for a capture that only missed frames (resync)
+	// cutPSN is the last SEND followed whose message the snap length
+	// cut (cutUnread until read): its whole copy, should the capture
+	// hold one after it, gives the message (feedSendOfCut).
+	cutPSN    uint32
+	cutUnread bool
+	maxPSN    uint32                      // the highest PSN seen (in PSN order), while a run is open
+	ahead     psnWindow                   // PSNs ahead of nextPSN seen out of sequence
+	late      lateWindow                  // PSNs the responder took unseen, which may yet come (reordered)
+	gapPend   [maxPendingGaps]pendingLoss // PSN gaps the wire has not shown yet (reordered or lost)
+	kept      []keptReq                   // the run's requests, for a capture that only missed frames (resync)
 	// resyncing: resync is following kept; a request among them that
 	// settles runs (a DELETE_LINK of every link) leaves this one alone,
 	// and the run that settles may not settle this one in turn.

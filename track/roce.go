@@ -1273,6 +1273,7 @@ func (t *Tracker) content(l *Link, d Dir, in *input) {
 			// it is (smc.capture.snap_cut): a CDC may be among them, as
 			// among requests the capture missed.
 			t.uncaptured(l, d)
+			rc.cutPSN, rc.cutUnread = r.psn, true
 		}
 	}
 	if c := t.cur.theConn(); c != nil {
