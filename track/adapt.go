@@ -459,10 +459,14 @@ func (t *Tracker) fillFrame(in *input, f *capture.Frame) {
 		if r.icrcBad && !r.ipSumBad && !r.mended && !r.lengthBad && isRequest(r.opcode) {
 			t.mendExpected(in, f)
 		}
-		r.data, r.dataLen = nil, 0
+		r.data, r.dataLen, r.dataCut = nil, 0, false
 		if r.opcode >= opWriteFirst && r.opcode <= opWriteOnlyImm {
 			d := f.BTH.Data()
-			r.dataLen = uint32(len(d))
+			// Its length on the wire: a FIRST's is the path MTU its
+			// MIDDLEs' places follow from (placeWriteNext), also where
+			// the snap length cut it.
+			r.dataLen = uint32(f.BTH.DataWireLen())
+			r.dataCut = uint32(len(d)) < r.dataLen
 			if t.opts.Stream != nil {
 				r.data = d
 				if o := r.mend.Off - (cap(f.Data) - cap(d)); r.mended && o >= 0 && o < len(d) {

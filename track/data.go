@@ -61,6 +61,11 @@ func (t *Tracker) cdcConn(c *Conn, l *Link, d Dir, in *input) {
 	var claimed uint64
 	if l != nil {
 		claimed = t.claimWrites(c, l, d, m, in.number)
+		if claimed > 0 && t.opts.Stream != nil {
+			// WRITEs whose rkey named no connection when they came
+			// were not placed (streamCDC's GapNoAddress).
+			c.streamOf().dir[d].noAddr = true
+		}
 	}
 	if m.prodFlags&cdcFailover != 0 && l != nil {
 		// Sent on the surviving link with seq = last - 1 and zero cursors:

@@ -56,10 +56,6 @@ func (h *hotLink) dir(src, qpn uint32) Dir {
 // noQPN marks a direction of the hot link not seen yet.
 const noQPN = ^uint32(0)
 
-// rethLen is the length of the RETH (IBTA vol. 1 §9.3.3.3), after which a
-// WRITE First's data starts.
-const rethLen = 16
-
 // hotCDC is a connection whose CDCs fastRoCE may follow: in its link
 // group's token table under token, placed by its handshake, its cursors
 // known, not closed, with RMBEs of size (this direction's) and peer.
@@ -263,7 +259,7 @@ func (t *Tracker) fastRoCE(f *capture.Frame) fastResult {
 				rc.curWrite, rc.curLen = c, w.DMALen
 				rc.sw = streamWrite{}
 				if hw.va != 0 && hw.rmbe != 0 && w.VA >= hw.va {
-					rc.sw = streamWrite{ok: true, at: w.VA - hw.va, psn: b.PSN, pmtu: uint32(len(b.Payload) - rethLen), size: hw.rmbe}
+					rc.sw = streamWrite{ok: true, at: w.VA - hw.va, psn: b.PSN, pmtu: uint32(b.DataWireLen()), size: hw.rmbe}
 				}
 			}
 		case (op == opWriteMiddle || op == opWriteLast) && rc.curWrite != nil:

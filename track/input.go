@@ -236,9 +236,11 @@ type roceIn struct {
 	rkey    uint32
 	dmaLen  uint32
 	// data is a WRITE's payload (BTH.Data), only with Options.Stream;
-	// dataLen its length, always.
+	// dataLen its length on the wire, always; dataCut: the snap length
+	// cut it (data is shorter).
 	data    []byte
 	dataLen uint32
+	dataCut bool
 
 	hasAETH  bool
 	syndrome uint8

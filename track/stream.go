@@ -107,9 +107,12 @@ const (
 	// and a CDC released bytes no data frame of the capture holds: the
 	// capture missed the frame.
 	GapDumpMissed
+	// GapSnapCut: a WRITE the snap length cut placed only what the
+	// capture kept of it.
+	GapSnapCut
 )
 
-var gapNames = [...]string{"", "not captured", "RMB address unknown", "no WRITE seen", "before the capture", "cursor not followed", "not dumped (sent data)", "dump data frame not in the capture"}
+var gapNames = [...]string{"", "not captured", "RMB address unknown", "no WRITE seen", "before the capture", "cursor not followed", "not dumped (sent data)", "dump data frame not in the capture", "cut by the snap length"}
 
 func (g GapCause) String() string {
 	if int(g) < len(gapNames) {
@@ -129,6 +132,7 @@ type dirStream struct {
 	started bool
 	ended   bool
 	noAddr  bool   // a WRITE since the last release could not be placed (GapNoAddress)
+	cut     bool   // a WRITE since the last release was cut by the snap length (GapSnapCut)
 	dumped  uint64 // bytes of dump device data frames placed since the direction's last CDC
 	// dumpSeen: a dump device data frame of this direction was seen: the
 	// host dumps it, so bytes without one were missed by the capture.
@@ -197,7 +201,9 @@ func (t *Tracker) placeWrite(rc *RC, c *Conn, d Dir, ref rmbRef, in *input) {
 	}
 	t.cur.rmbeAt, t.cur.placed = at, true
 	if t.opts.Stream != nil {
-		c.streamOf().dir[d].place(at, r.data, size, in.number)
+		s := &c.streamOf().dir[d]
+		s.place(at, r.data, size, in.number)
+		s.cut = s.cut || r.dataCut
 	}
 }
 
@@ -236,7 +242,9 @@ func (t *Tracker) placeWriteNext(rc *RC, c *Conn, d Dir, in *input) {
 	at := w.at + uint64(k)*uint64(w.pmtu)
 	t.cur.rmbeAt, t.cur.placed = at, true
 	if t.opts.Stream != nil {
-		c.streamOf().dir[d].place(at, in.roce.data, w.size, in.number)
+		s := &c.streamOf().dir[d]
+		s.place(at, in.roce.data, w.size, in.number)
+		s.cut = s.cut || in.roce.dataCut
 	}
 }
 
@@ -305,6 +313,10 @@ func (t *Tracker) streamCDC(c *Conn, d Dir, f *Flow, produced uint64, okP, misse
 	case produced > 0:
 		cause := GapNoWrite
 		switch {
+		case s.cut:
+			// The bytes a WRITE carried past the snap length, most
+			// likely among those missing.
+			cause = GapSnapCut
 		case missed:
 			cause = GapNotCaptured
 		case s.noAddr:
@@ -316,7 +328,7 @@ func (t *Tracker) streamCDC(c *Conn, d Dir, f *Flow, produced uint64, okP, misse
 		}
 		em.release(f.Prod.Count, produced, c.rmbeSize(d), cause)
 	}
-	s.started, s.noAddr, s.dumped = true, false, 0
+	s.started, s.noAddr, s.cut, s.dumped = true, false, false, 0
 	if m.connFlags&(cdcDoneWriting|cdcConnClosed|cdcAbort) != 0 && !s.ended {
 		s.ended = true
 		t.opts.Stream.StreamChunk(&StreamChunk{Conn: c, Dir: d, Offset: s.off, End: true, Frame: in.number, Time: in.ts()})
@@ -470,8 +482,9 @@ func appendStream(r *decode.Record, c *Conn, a *attribution, f *capture.Frame) {
 	if size == 0 || pc >= size || a.rmbeAt >= size || c.Inferred && !fl.haveProd || f.BTH == nil {
 		return
 	}
-	data := f.BTH.Data()
+	// The length is the packet's on the wire, as tcp.len is a
+	// segment's; the bytes are what the capture kept of them.
 	r.AddUint(fStreamOffset, fl.Bytes+(a.rmbeAt+size-pc)%size)
-	r.AddUint(fStreamLen, uint64(len(data)))
-	r.AddBytes(fStream, data)
+	r.AddUint(fStreamLen, uint64(f.BTH.DataWireLen()))
+	r.AddBytes(fStream, f.BTH.Data())
 }

@@ -17,6 +17,7 @@ import (
 type streamRec struct {
 	streams map[[2]int]*recStream // by connection ID and direction
 	order   []StreamChunk         // every chunk, Data copied
+	keys    [][2]int              // each chunk's connection ID and direction
 }
 
 type recStream struct {
@@ -44,6 +45,7 @@ func (r *streamRec) StreamChunk(ch *StreamChunk) {
 	x.Data = bytes.Clone(ch.Data)
 	x.Writes = append([]int(nil), ch.Writes...)
 	r.order = append(r.order, x)
+	r.keys = append(r.keys, k)
 	switch {
 	case ch.End:
 		s.ended = true
@@ -493,5 +495,61 @@ func TestStreamMendedWrite(t *testing.T) {
 	}
 	if gaps != 1 {
 		t.Errorf("%d gaps with two bytes of a WRITE damaged, want 1", gaps)
+	}
+}
+
+// TestStreamSnapLen: long.pcap (WRITEs of 1 KiB packets, FIRST, MIDDLE
+// and LAST, and WRITE ONLYs of 64 bytes) taken with a snap length that
+// cuts every WRITE packet's data. A MIDDLE's place follows from the path
+// MTU its FIRST carried on the wire, not from what the capture kept of
+// it: every byte the capture holds is where the whole capture has it,
+// what it cut is a gap "cut by the snap length" (or, at 100 bytes, where
+// the CLC messages were cut, "RMB address unknown"), and the stream is as
+// long as the producer cursors say.
+func TestStreamSnapLen(t *testing.T) {
+	all, lt := testutil.ReadFrames(t, testutil.SamplesDir(t)+"/long.pcap")
+	run := func(frames []rawFrame) (*streamRec, Snapshot) {
+		rec := newStreamRec()
+		tr := New(Options{Stream: rec})
+		eachRaw(t, "long", lt, frames, tr.Feed)
+		return rec, tr.Snapshot()
+	}
+	whole, ws := run(all)
+	for _, snap := range []int{100, 200, 1000} {
+		frames := slices.Clone(all)
+		for i := range frames {
+			if len(frames[i].Data) > snap {
+				frames[i].Data = frames[i].Data[:snap]
+				frames[i].CI.CaptureLength = snap
+			}
+		}
+		rec, s := run(frames)
+		if got, want := flowTotalsOf(s), flowTotalsOf(ws); got != want {
+			t.Fatalf("snap length %d: CDCs and bytes %v, the whole capture %v", snap, got, want)
+		}
+		for k, w := range whole.streams {
+			var held, cut uint64
+			for i, ch := range rec.order {
+				if rec.keys[i] != k || ch.End {
+					continue
+				}
+				if ch.Cause != GapNone {
+					// At 100 bytes the CLC messages that tell the RMBs'
+					// addresses are cut too.
+					if ch.Cause != GapSnapCut && (snap > 100 || ch.Cause != GapNoAddress) {
+						t.Errorf("snap length %d, conn %d dir %d: a gap of %d bytes %q at %d", snap, k[0], k[1], ch.Gap, ch.Cause, ch.Offset)
+					}
+					cut += ch.Gap
+					continue
+				}
+				if end := ch.Offset + uint64(len(ch.Data)); end > uint64(len(w.data)) || !bytes.Equal(ch.Data, w.data[ch.Offset:end]) {
+					t.Fatalf("snap length %d, conn %d dir %d: %d bytes at %d (frame %d) unlike the whole capture's", snap, k[0], k[1], len(ch.Data), ch.Offset, ch.Frame)
+				}
+				held += uint64(len(ch.Data))
+			}
+			if bulk := len(w.data) > 1<<20; held+cut != uint64(len(w.data)) || bulk && snap < 1000 && cut == 0 || bulk && snap > 100 && held == 0 {
+				t.Errorf("snap length %d, conn %d dir %d: %d bytes held and %d cut, the whole capture %d", snap, k[0], k[1], held, cut, len(w.data))
+			}
+		}
 	}
 }
