@@ -562,9 +562,11 @@ func clcIsZero(b []byte) bool {
 	return true
 }
 
-// clcAppendPeerID renders a Linux peer ID as instance@MAC (2 random bytes and
-// the MAC of the first RoCE port, struct smc_clc_msg_local).
-func clcAppendPeerID(dst []byte, id [8]byte) []byte {
+// AppendPeerID appends a Linux peer ID as instance@MAC (2 random bytes and
+// the MAC of the first RoCE port, struct smc_clc_msg_local; smc_ib.c's
+// local_systemid), the instance in decimal as hwipl/smc prints it; every
+// view of a peer ID (the CLC line, the link group rows) writes it so.
+func AppendPeerID(dst []byte, id [8]byte) []byte {
 	dst = numfmt.AppendUint(dst, uint64(binary.BigEndian.Uint16(id[:2])))
 	dst = append(dst, '@')
 	return clcAppendMAC(dst, id[2:])

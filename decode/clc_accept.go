@@ -543,7 +543,7 @@ func (a *CLCAccept) appendSummary(c *CLC, dst []byte) []byte {
 		}
 		if a.has(16) {
 			dst = append(dst, " peer "...)
-			dst = clcAppendPeerID(dst, a.PeerID)
+			dst = AppendPeerID(dst, a.PeerID)
 		}
 	case SMCTypeD:
 		if a.has(16) {

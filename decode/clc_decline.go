@@ -175,7 +175,7 @@ func (d *CLCDecline) appendSummary(c *CLC, dst []byte) []byte {
 	case d.PeerID == clcPeerIDReset:
 		dst = append(dst, "peer ID unset: no SMC device yet"...)
 	default:
-		dst = clcAppendPeerID(dst, d.PeerID)
+		dst = AppendPeerID(dst, d.PeerID)
 	}
 	if c.Version >= 2 {
 		if n := OSTypeName(d.OSType); n != "" {

@@ -427,7 +427,7 @@ func (p *CLCProposal) appendSummary(c *CLC, dst []byte) []byte {
 	}
 	if p.has(16) && !clcIsZero(p.PeerID[:]) {
 		dst = append(dst, " peer "...)
-		dst = clcAppendPeerID(dst, p.PeerID)
+		dst = AppendPeerID(dst, p.PeerID)
 	}
 	if c.TypeV1.HasR() && p.has(32) && !p.GID.IsUnspecified() {
 		dst = append(dst, " GID "...)

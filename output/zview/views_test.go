@@ -44,7 +44,7 @@ func TestViews(t *testing.T) {
 					t.Errorf("links json: %+v", ls)
 				}
 			}},
-		{pp, "smc,lgr", []string{"e4ef@52:54:00:0a:00:01", "413e@52:54:00:0a:00:02", "0x100", "link 1:deleted link 2:rejected"},
+		{pp, "smc,lgr", []string{"58607@52:54:00:0a:00:01", "16702@52:54:00:0a:00:02", "0x100", "link 1:deleted link 2:rejected"},
 			func(t *testing.T, b []byte) {
 				var gs []rows.LGR
 				mustJSON(t, b, &gs)

@@ -2,7 +2,6 @@ package rows
 
 import (
 	"fmt"
-	"net"
 	"sort"
 	"time"
 
@@ -121,7 +120,7 @@ func peerID(id [8]byte) string {
 	if id == ([8]byte{}) {
 		return "-"
 	}
-	return fmt.Sprintf("%02x%02x@%s", id[0], id[1], net.HardwareAddr(id[2:]))
+	return string(decode.AppendPeerID(nil, id))
 }
 
 // Deletion is the Deleted column of a group: its DELETE_LINK reason, "-"
