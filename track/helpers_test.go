@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -193,4 +194,18 @@ func compileFilters(t testing.TB, exprs []string) []*filter.Filter {
 		fs[i] = f
 	}
 	return fs
+}
+
+// withSnapLen returns frames as a capture with snap length snap holds
+// them (tcpdump -s, editcap -s): each cut to snap bytes, its wire length
+// kept.
+func withSnapLen(frames []rawFrame, snap int) []rawFrame {
+	out := slices.Clone(frames)
+	for i := range out {
+		if len(out[i].Data) > snap {
+			out[i].Data = out[i].Data[:snap:snap]
+			out[i].CI.CaptureLength = snap
+		}
+	}
+	return out
 }

@@ -709,14 +709,7 @@ func TestThinnedCounts(t *testing.T) {
 // as far as that, one SMC-R connection, its initial PSN not invented.
 func TestSnaplenCut(t *testing.T) {
 	all := readRawFrames(t, crafted.Pingpong(t))
-	var frames []rawFrame
-	for _, f := range all {
-		if len(f.Data) > 128 {
-			f.Data = f.Data[:128:128]
-			f.CI.CaptureLength = 128
-		}
-		frames = append(frames, f)
-	}
+	frames := withSnapLen(all, 128)
 	_, lt := testutil.ReadFrames(t, crafted.Pingpong(t))
 	icrc, _ := decode.LookupField("roce.icrc")
 	cutSends := 0
@@ -957,15 +950,7 @@ func wholeAndCut(t *testing.T, path string, snap int) (whole, cut Snapshot, fram
 func snapFrames(t *testing.T, name string, snap int) ([]rawFrame, layers.LinkType) {
 	t.Helper()
 	all, lt := testutil.ReadFrames(t, name)
-	frames := make([]rawFrame, 0, len(all))
-	for _, f := range all {
-		if len(f.Data) > snap {
-			f.Data = f.Data[:snap:snap]
-			f.CI.CaptureLength = snap
-		}
-		frames = append(frames, f)
-	}
-	return frames, lt
+	return withSnapLen(all, snap), lt
 }
 
 // TestSnaplenCutAccept: multiconn.pcap cut to 110 bytes a frame keeps 44

@@ -782,13 +782,7 @@ func TestSnapLenOnMirrorCapture(t *testing.T) {
 	all, _ := testutil.ReadFrames(t, "../testdata/reference/erspan.pcap")
 	whole, wantFound := feedRaw(t, all)
 	for _, snap := range []int{110, 128, 140} {
-		frames := slices.Clone(all)
-		for i := range frames {
-			if len(frames[i].Data) > snap {
-				frames[i].Data = frames[i].Data[:snap]
-				frames[i].CI.CaptureLength = snap
-			}
-		}
+		frames := withSnapLen(all, snap)
 		s, found := feedRaw(t, frames)
 		if got, want := flowTotalsOf(s), flowTotalsOf(whole); got[0] != want[0] {
 			t.Errorf("snap length %d: CDCs %d, the whole capture %d", snap, got[0], want[0])

@@ -516,13 +516,7 @@ func TestStreamSnapLen(t *testing.T) {
 	}
 	whole, ws := run(all)
 	for _, snap := range []int{100, 200, 1000} {
-		frames := slices.Clone(all)
-		for i := range frames {
-			if len(frames[i].Data) > snap {
-				frames[i].Data = frames[i].Data[:snap]
-				frames[i].CI.CaptureLength = snap
-			}
-		}
+		frames := withSnapLen(all, snap)
 		rec, s := run(frames)
 		if got, want := flowTotalsOf(s), flowTotalsOf(ws); got != want {
 			t.Fatalf("snap length %d: CDCs and bytes %v, the whole capture %v", snap, got, want)
