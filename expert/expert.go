@@ -292,7 +292,7 @@ var defs = [numIDs]Def{
 		Check:   "capture again with the whole frames (tcpdump -s 0, its default; 128 bytes keep every LLC step and CDC of IPv4 RoCEv2 but no CLC message)"},
 	CaptureReordered: {Name: "roce.capture.reordered", Severity: Note, Group: "sequence", Object: ObjectLink,
 		Meaning: "a request the capture showed out of the order its responder took it (after the responder's ACK of it, or after a later request that was then acknowledged with no NAK or resend), too soon for a timeout: the capture point's order, not the network's; followed as the original, not as a retransmission or loss",
-		Check:   "the capture point: a multi-queue NIC or a tap feeding each direction apart; timestamps of the two directions are then not comparable to the microsecond"},
+		Check:   "the capture point: a multi-queue NIC or a tap feeding each direction apart, a mirror session whose copies come behind the packets it does not see; timestamps of the two directions are then not comparable to the microsecond"},
 	EndedPending: {Name: "smc.capture.ended_pending", Severity: Note, Group: "sequence", Object: ObjectConn,
 		Meaning: "the capture ended while an SMC step was still pending (handshake, link confirmation, LLC response): what came next is not in it",
 		Check:   "the detail: the last step seen, what was expected next and what the kernel does after its timeout; a longer capture"},

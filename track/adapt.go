@@ -855,6 +855,7 @@ func fill(in *input, f *capture.Frame) {
 	in.ns = f.UnixNano()
 	in.isTCP, in.isRoCE, in.isDump, in.isCopy = false, false, false, false
 	in.clcN, in.snapCut, in.skip, in.clocked = 0, 0, nil, false
+	in.carried = f.Tunnel != nil
 	if f.RecordErr != nil {
 		in.skip, _ = f.RecordErr.(*capture.SkipError)
 	}

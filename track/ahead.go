@@ -185,7 +185,8 @@ func (t *Tracker) releaseFlow(k qpKey, path uint32, upto int) int {
 // being fed keeps its mirror session's change (mirrorNote).
 func (t *Tracker) feedHeld(h *heldFrame, asCopy bool) {
 	in := &t.ahead.in
-	*in = input{number: h.number, ns: h.ns, clocked: true, skip: h.skip, clc: in.clc[:0]}
+	// Only frames of a learned tunnel's path are held.
+	*in = input{number: h.number, ns: h.ns, clocked: true, skip: h.skip, clc: in.clc[:0], carried: true}
 	if asCopy {
 		in.isCopy = true
 	} else {

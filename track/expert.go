@@ -741,7 +741,11 @@ func (l *Link) findingDetail(id expert.ID, text string) string {
 		}
 		return s
 	case expert.CaptureReordered:
-		return per(func(rc *RC) int { return rc.Reordered }, "request shown out of the order the responder took it", "requests shown out of the order the responder took them")
+		s := per(func(rc *RC) int { return rc.Reordered }, "request shown out of the order the responder took it", "requests shown out of the order the responder took them")
+		if n := l.RC[0].ReorderedCarried + l.RC[1].ReorderedCarried; n > 0 {
+			s += fmt.Sprintf("; %s by a mirror session or overlay alone, whose copies come behind the packets around them", numfmt.Count(n, "request"))
+		}
+		return s
 	case expert.BadICRC, expert.BadIPSum, expert.BadLength:
 		// Copies the responder took show the capture point damaging
 		// its copies: where it did, the rest may be its damage too (an

@@ -37,6 +37,8 @@ type input struct {
 	// isCopy: a copy of a RoCE packet the capture already holds
 	// (Tracker.captureDup): counted and noted, nothing else.
 	isCopy bool
+	// carried: a tunnel carried the frame (a mirror session, an overlay).
+	carried bool
 	// snapCut: what of the frame the snap length cut that the tracker
 	// needs (snapCutCLC, snapCutRoCE, snapCutSYN), 0 for nothing.
 	snapCut uint8

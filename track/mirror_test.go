@@ -838,3 +838,27 @@ func TestHeldCopiesWithoutPackets(t *testing.T) {
 		t.Errorf("%d retransmissions (without copies and losses %d), findings %v", s.Stats.Retrans, whole.Stats.Retrans, found)
 	}
 }
+
+// TestReorderedByMirror: erspan.pcap without the packet whose ERSPAN copy
+// then comes alone, behind the later packets of its queue pair that the
+// capture holds as they went (frame 301, the server's WRITE of PSN
+// 0xa9c8fb; its copy is frame 305). The responder took it in order: the
+// capture's order, told as the mirror session's.
+func TestReorderedByMirror(t *testing.T) {
+	all, _ := testutil.ReadFrames(t, "../testdata/reference/erspan.pcap")
+	frames := append(slices.Clone(all[:300]), all[301:]...)
+	s, _ := feedRaw(t, frames)
+	var reordered, carried int
+	for i := range s.Links {
+		for d := range 2 {
+			reordered += s.Links[i].RC[d].Reordered
+			carried += s.Links[i].RC[d].ReorderedCarried
+		}
+	}
+	if reordered != 1 || carried != 1 {
+		t.Errorf("%d requests reordered, %d of them carried; want 1 and 1", reordered, carried)
+	}
+	if d := findingDetail(&s, expert.CaptureReordered); !strings.Contains(d, "by a mirror session or overlay alone") {
+		t.Errorf("roce.capture.reordered: %q does not name the mirror session", d)
+	}
+}

@@ -461,6 +461,10 @@ type RC struct {
 	// ACK of them (the PSNs were counted not captured until they came):
 	// the capture's order, not the network's.
 	Reordered int
+	// ReorderedCarried counts those of them a tunnel carried (a mirror
+	// session's copy, its packet not in the capture): its path to the
+	// capture point is longer than the packets' around it.
+	ReorderedCarried int
 	// ICRCBad counts packets whose ICRC does not match: the receiving
 	// RNIC drops them, and the tracker follows none of their content
 	// (a request the responder took all the same is Damaged instead).

@@ -223,7 +223,7 @@ func (t *Tracker) roce(in *input) {
 		// loss; its ACK of the run with neither, the capture's order.
 		if w := &rc.ahead; w.run && !w.shown && in.ns-w.since <= int64(lateMax) {
 			upTo := (r.psn + uint32(w.missing)) & 0xFFFFFF
-			rc.openGap(pendingLoss{on: true, frame: w.frame, since: w.since, missing: w.missing, lo: rc.nextPSN, upTo: upTo, fresh: !rc.lastDup})
+			rc.openGap(pendingLoss{on: true, frame: w.frame, since: w.since, missing: w.missing, lo: rc.nextPSN, upTo: upTo, fresh: !rc.lastDup, carried: in.carried})
 		} else if !w.goBack {
 			t.lossShown(l, d, in)
 		}
@@ -504,6 +504,7 @@ type pendingLoss struct {
 	// no request came since the late one, and the one before it was no
 	// duplicate (the late one does not go on a resend already under way).
 	wentBack, again, fresh bool
+	carried                bool // a tunnel carried the late one (input.carried)
 }
 
 // late is the PSN that came late, filling the run's hole.
@@ -1190,6 +1191,9 @@ func (t *Tracker) reordered(l *Link, d Dir, in *input) {
 	rc := &l.RC[d]
 	rc.NotCaptured--
 	rc.Reordered++
+	if in.carried {
+		rc.ReorderedCarried++
+	}
 	t.raise(&l.expert, expert.CaptureReordered, in)
 	rc.Packets++
 	if !rc.late.bits.empty() {
@@ -1702,6 +1706,9 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 			if p := &rev.gapPend[i]; p.on && (psnDiff(r.psn, p.upTo) >= 0 || r.psn == p.late()) {
 				// The responder took the run's PSNs with no NAK and
 				// none sent again: the capture showed them out of order.
+				if p.carried {
+					rev.ReorderedCarried++
+				}
 				*p = pendingLoss{}
 				rev.Reordered++
 				t.raise(&l.expert, expert.CaptureReordered, in)
