@@ -698,6 +698,38 @@ func TestThinnedCounts(t *testing.T) {
 	}
 }
 
+// TestMissedBeforeGoBack: lossy.pcap (Soft-RoCE with loss) without the
+// ten WRITE packets (PSNs 0x02a754 to 0x02a75d) that the requester sent
+// before the responder's NAK of 0x02a751 sent it back. The NAK of
+// 0x02a760 after them says the responder took them; they come again in
+// the go-back that followed the first NAK, and the go-back goes on past
+// them with no second copy: those copies are its retransmissions, as in
+// the whole capture, not originals the capture put late. Ten requests
+// not captured, no roce.capture.reordered, the retransmissions and PSN
+// gaps of the whole capture.
+func TestMissedBeforeGoBack(t *testing.T) {
+	all, _ := testutil.ReadFrames(t, "../samples/lossy.pcap")
+	whole, _ := feedRaw(t, all)
+	const from = 1030 // frame 1031, the first of the ten
+	frames := append(slices.Clone(all[:from]), all[from+10:]...)
+	s, found := feedRaw(t, frames)
+	if slices.Contains(found, expert.CaptureReordered.String()) {
+		t.Errorf("findings %v: a resend taken for a late original", found)
+	}
+	var missed, gaps, wgaps int
+	for i := range s.Links {
+		missed += s.Links[i].RC[DirC2S].NotCaptured
+		gaps += s.Links[i].RC[DirC2S].PSNGaps
+	}
+	for i := range whole.Links {
+		wgaps += whole.Links[i].RC[DirC2S].PSNGaps
+	}
+	if s.Stats.Retrans != whole.Stats.Retrans || missed != 10 || gaps != wgaps {
+		t.Errorf("%d retransmissions, %d not captured, %d PSN gaps; want %d, 10, %d",
+			s.Stats.Retrans, missed, gaps, whole.Stats.Retrans, wgaps)
+	}
+}
+
 // TestSnaplenCut: pingpong.pcap captured with a snap length of 128 bytes
 // (tcpdump -s 128, common to keep headers only). What the snap length
 // left out is not the sender's fault: no LLC message cut short is

@@ -483,6 +483,7 @@ type RC struct {
 	// hold one after it, gives the message (feedSendOfCut).
 	cutPSN    uint32
 	cutUnread bool
+	goBack    goBack                      // the responder's last NAK's go-back, while it may settle late requests
 	maxPSN    uint32                      // the highest PSN seen (in PSN order), while a run is open
 	ahead     psnWindow                   // PSNs ahead of nextPSN seen out of sequence
 	late      lateWindow                  // PSNs the responder took unseen, which may yet come (reordered)

@@ -299,8 +299,12 @@ func (t *Tracker) inSequence(l *Link, d Dir, in *input) bool {
 		rc.lastDup = dd < 0
 	}
 	if dd < 0 && rc.late.take(r.psn, in.ns) {
+		rc.goBack.noteLate(r.psn, in)
 		t.reordered(l, d, in)
 		return false
+	}
+	if dd < 0 && len(rc.goBack.late) > 0 {
+		t.settleGoBack(l, d, in)
 	}
 	seen := dd < 0 || dd < aheadBits && rc.ahead.has(uint32(dd))
 	if !seen && dd != 0 || !rc.ahead.idle() {
@@ -992,6 +996,97 @@ func (t *Tracker) damagedResent(l *Link, d Dir, in *input) bool {
 	return true
 }
 
+// goBack is what the responder's NAK that sent the requester back to a
+// PSN makes of the requests the capture had not shown before it: one
+// that comes after the NAK, behind PSNs the capture had shown, is taken
+// as the original the capture put late (reordered, as one side of two
+// merged captures shows it), until the go-back says which it was: the
+// same PSN again (that was the original; this the resend), or a PSN
+// after it the capture had shown, sent again, with no second copy of it
+// (that was the resend; the capture never showed the original).
+type goBack struct {
+	psn  uint32 // the PSN the NAK named, the first one sent again
+	hi   uint32 // the highest PSN the capture had shown when it came
+	ns   int64  // when it came; 0 none
+	late []lateReq
+}
+
+// lateReq is a request taken as an original the capture put late while a
+// go-back was under way.
+type lateReq struct {
+	psn     uint32
+	number  int
+	ns      int64
+	carried bool
+}
+
+// maxGoBackLate bounds goBack.late: a run of the window at most.
+const maxGoBackLate = aheadBits
+
+// nak notes a NAK of psn, the capture having shown the requester up to
+// hi. NAKs within lateMax of each other are one go-back, from the
+// earliest PSN they name.
+func (g *goBack) nak(psn, hi uint32, ns int64) {
+	if g.ns == 0 || ns-g.ns > int64(lateMax) || psnDiff(psn, g.psn) < 0 {
+		g.psn, g.hi, g.late = psn, hi, g.late[:0]
+	}
+	g.ns = ns
+}
+
+// noteLate keeps a request taken as late where the go-back may yet show
+// it to be a resend: at or after the NAK's PSN, before the highest PSN
+// the capture had shown then.
+func (g *goBack) noteLate(psn uint32, in *input) {
+	if g.ns == 0 || in.ns-g.ns > int64(lateMax) || psnDiff(psn, g.psn) < 0 || psnDiff(psn, g.hi) >= 0 || len(g.late) >= maxGoBackLate {
+		return
+	}
+	g.late = append(g.late, lateReq{psn: psn, number: in.number, ns: in.ns, carried: in.carried})
+}
+
+// shownUpTo is the highest request PSN of rc the capture has shown (as
+// inSequence keeps it).
+func (rc *RC) shownUpTo() uint32 {
+	if !rc.ahead.idle() {
+		return rc.maxPSN
+	}
+	return (rc.nextPSN - 1) & 0xFFFFFF
+}
+
+// settleGoBack settles the late requests of direction d of l by in, a
+// request the capture had shown, sent again: one of the same PSN was the
+// original; one before it, not sent again, was the go-back's resend of an
+// original the capture never showed: a retransmission, its original not
+// captured, as the whole capture would have it.
+func (t *Tracker) settleGoBack(l *Link, d Dir, in *input) {
+	rc := &l.RC[d]
+	g := &rc.goBack
+	if in.ns-g.ns > int64(lateMax) {
+		g.late = g.late[:0] // the go-back is over: they were late
+		return
+	}
+	psn := in.roce.psn
+	g.late = slices.DeleteFunc(g.late, func(q lateReq) bool {
+		switch {
+		case q.psn == psn:
+			return true
+		case psnDiff(psn, q.psn) > 0:
+			rc.Reordered--
+			if q.carried {
+				rc.ReorderedCarried--
+			}
+			l.expert.unmark(expert.CaptureReordered)
+			rc.NotCaptured++
+			rc.Packets--
+			rc.Dups++
+			rc.Retrans++
+			t.stats.Retrans++
+			l.expert.add(expert.RCRetransmission, q.number, q.ns, "")
+			return true
+		}
+		return false
+	})
+}
+
 // damagedLate follows a request of direction d of l that the capture holds
 // damaged and showed after the responder's ACK of it (lateWindow): the
 // responder took it, so the damage is the capture's copy. Its content is
@@ -1631,6 +1726,9 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 	class := (r.syndrome >> 5) & 3
 	rev := &l.RC[d.Reverse()]
 	shown := false // one NAK shows one loss
+	if class != 0 && rev.havePSN {
+		rev.goBack.nak(r.psn, rev.shownUpTo(), in.ns)
+	}
 	if rev.havePSN {
 		dd := psnDiff(r.psn, rev.nextPSN)
 		switch class {
