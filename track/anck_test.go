@@ -430,3 +430,65 @@ func TestDumpDeviceLateStartDamaged(t *testing.T) {
 		t.Errorf("A->B: bytes %d cursor errors %d not captured %d, want %d 0 0", f.Bytes, f.CursorErrors, f.SeqNotCaptured, w.Bytes-88)
 	}
 }
+
+// TestDumpDataAfterMissedCDC: dump-device.pcap without a dumped CDC that
+// came between two data frames of the same bytes (a ping-pong of one
+// message, the next write under a millisecond later). The second data
+// frame is the next write, not the capture's copy of the first: nothing
+// is followed as a copy, and the stream of that direction lacks only
+// what the capture missed (no data frame was dropped: no gap at all).
+func TestDumpDataAfterMissedCDC(t *testing.T) {
+	frames, lt := testutil.ReadFrames(t, testutil.Root(t)+"/testdata/anck/dump-device.pcap")
+	type dumped struct {
+		cdc     bool
+		port    layers.UDPPort
+		payload string
+		ns      int64
+	}
+	var ds []dumped
+	eachRaw(t, "dump", lt, frames, func(f *capture.Frame) {
+		if f.Dump == nil || f.UDP == nil {
+			ds = append(ds, dumped{port: 0})
+			return
+		}
+		ds = append(ds, dumped{cdc: f.CDC != nil, port: f.UDP.SrcPort, payload: string(f.Dump.Payload), ns: f.UnixNano()})
+	})
+	drop := -1
+	for i := 1; i+1 < len(ds) && drop < 0; i++ {
+		if !ds[i].cdc || ds[i].port == 0 {
+			continue
+		}
+		prev, next := -1, -1
+		for j := i - 1; j >= 0 && prev < 0; j-- {
+			if ds[j].port == ds[i].port && !ds[j].cdc {
+				prev = j
+			}
+		}
+		for j := i + 1; j < len(ds) && next < 0; j++ {
+			if ds[j].port == ds[i].port {
+				next = j
+			}
+		}
+		if prev >= 0 && next >= 0 && !ds[next].cdc && ds[next].payload == ds[prev].payload && ds[next].ns-ds[prev].ns < int64(time.Millisecond) {
+			drop = i
+		}
+	}
+	if drop < 0 {
+		t.Fatal("no dumped CDC between two data frames of the same bytes: the test shows nothing")
+	}
+	vf := append(slices.Clone(frames[:drop]), frames[drop+1:]...)
+	rec := newStreamRec()
+	tr := New(Options{Stream: rec})
+	eachRaw(t, "dump", lt, vf, tr.Feed)
+	s := tr.Snapshot()
+	if s.Stats.CaptureDups != 0 {
+		t.Errorf("%d frames followed as copies, want none", s.Stats.CaptureDups)
+	}
+	for k, st := range rec.streams {
+		for _, g := range st.gaps {
+			if g.Cause == GapDumpMissed {
+				t.Errorf("conn %d dir %d: a gap of %d bytes %q at %d", k[0], k[1], g.Gap, g.Cause, g.Offset)
+			}
+		}
+	}
+}
