@@ -293,42 +293,30 @@ func (d *Decoder) mirrorCut(f *Frame, p []byte, next gopacket.LayerType) {
 }
 
 // innerClaim returns the length a carried frame p, starting with layer
-// next, claims for itself: its Ethernet and VLAN headers and its IPv4 or
-// IPv6 length; 0 where it has no IP header to say.
+// next, claims for itself: its Ethernet and VLAN headers (ethernetNetwork)
+// and its IP length; 0 where it has no IP header to say.
 func innerClaim(p []byte, next gopacket.LayerType) int {
-	off := 0
-	if next == layers.LayerTypeEthernet {
-		if len(p) < 14 {
-			return 0
-		}
-		et, off := binary.BigEndian.Uint16(p[12:14]), 14
-		for (et == uint16(layers.EthernetTypeDot1Q) || et == uint16(layers.EthernetTypeQinQ)) && len(p) >= off+4 {
-			et, off = binary.BigEndian.Uint16(p[off+2:off+4]), off+4
-		}
-		switch et {
-		case uint16(layers.EthernetTypeIPv4):
-			return ipClaim(p, off, 4)
-		case uint16(layers.EthernetTypeIPv6):
-			return ipClaim(p, off, 6)
-		}
-		return 0
-	}
 	switch next {
-	case layers.LayerTypeIPv4:
-		return ipClaim(p, off, 4)
-	case layers.LayerTypeIPv6:
-		return ipClaim(p, off, 6)
+	case layers.LayerTypeEthernet:
+		if et, off, ok := ethernetNetwork(p); ok && (et == uint16(layers.EthernetTypeIPv4) || et == uint16(layers.EthernetTypeIPv6)) {
+			return ipClaim(p, off)
+		}
+	case layers.LayerTypeIPv4, layers.LayerTypeIPv6:
+		return ipClaim(p, 0)
 	}
 	return 0
 }
 
-// ipClaim returns off plus the length the IP header of version v at off
-// in p claims for its packet, 0 where there is none.
-func ipClaim(p []byte, off, v int) int {
-	switch {
-	case v == 4 && len(p) >= off+4 && p[off]>>4 == 4:
+// ipClaim returns off plus the length the IPv4 or IPv6 header at off in p
+// claims for its packet, 0 where there is none.
+func ipClaim(p []byte, off int) int {
+	if len(p) < off+6 {
+		return 0
+	}
+	switch p[off] >> 4 {
+	case 4:
 		return off + int(binary.BigEndian.Uint16(p[off+2:off+4]))
-	case v == 6 && len(p) >= off+6 && p[off]>>4 == 6:
+	case 6:
 		return off + 40 + int(binary.BigEndian.Uint16(p[off+4:off+6]))
 	}
 	return 0
