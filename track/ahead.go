@@ -66,7 +66,11 @@ func (a *aheadCopies) learn(path uint32) {
 // followed at once (the step is a finding of its own frame).
 func (t *Tracker) hold(f *capture.Frame) bool {
 	a := &t.ahead
-	if p := capturePath(f); f.BTH == nil || p == 0 || !slices.Contains(a.paths[:], p) {
+	if f.BTH == nil {
+		return false
+	}
+	path := capturePath(f)
+	if path == 0 || !slices.Contains(a.paths[:], path) {
 		return false
 	}
 	in := &a.in
@@ -91,7 +95,7 @@ func (t *Tracker) hold(f *capture.Frame) bool {
 	if len(a.held) == maxHeld {
 		t.releaseFirst(1)
 	}
-	a.held = append(a.held, heldFrame{keptReq: keptOf(in), skip: in.skip, snapKept: in.snapKept, snapWire: in.snapWire, path: capturePath(f)})
+	a.held = append(a.held, heldFrame{keptReq: keptOf(in), skip: in.skip, snapKept: in.snapKept, snapWire: in.snapWire, path: path})
 	return true
 }
 
