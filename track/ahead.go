@@ -232,20 +232,17 @@ func (t *Tracker) feedSendOfCut(f *capture.Frame) {
 	in.ns = t.clock.at(in.number, in.ns)
 	t.cur.setLink(l)
 	t.cur.dir = d
-	// The request and its frame were counted with the cut copy: the
-	// message is followed as a kept request's is (touchConn).
+	// The request and its frame were counted with the cut copy (its
+	// credit spent): the message is followed as a kept request's is
+	// (touchConn), with what it gives back and says of the link.
 	outer := t.replaying
 	t.replaying = true
 	defer func() { t.replaying = outer }()
-	if r.hasLLC {
-		rc.LLCs++
-		t.stats.LLC++
-		t.llc(l, d, in)
-	} else {
-		rc.CDCs++
-		t.stats.CDC++
-		t.cdc(l, d, in)
+	if l.lgr.Credits {
+		t.creditsBack(l, d, in)
 	}
+	t.upByData(l, in)
+	t.message(l, d, in)
 }
 
 // feedCLCOfCut follows f, a TCP segment whole whose copy the mirror cut

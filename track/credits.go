@@ -130,6 +130,13 @@ func (t *Tracker) credits(l *Link, d Dir, in *input) {
 	default:
 		return
 	}
+	t.creditsBack(l, d, in)
+}
+
+// creditsBack follows what a request of direction d of a link whose group
+// counts credits gives back (its CDC, immediate or ANNOUNCE_CREDITS).
+func (t *Tracker) creditsBack(l *Link, d Dir, in *input) {
+	r := &in.roce
 	switch {
 	case r.hasCDC && r.cdc.anck && r.cdc.creditsCut:
 		// The snap length cut what it gave back: the count is not

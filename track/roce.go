@@ -1316,32 +1316,45 @@ func (t *Tracker) attributeAhead(l *Link, d Dir, in *input) {
 	}
 }
 
+// upByData brings l, a first contact's link waiting for its CONFIRM_LINK
+// response, up when it carries data (a CDC or a WRITE): connections use
+// the link only once that exchange is done (smc_serv_conf_first_link
+// waits for the response, smc_clnt_conf_first_link sends it, both in
+// net/smc/af_smc.c), so its data says the response was sent, also where
+// the capture lacks it.
+func (t *Tracker) upByData(l *Link, in *input) {
+	if r := &in.roce; l.State == LinkConfirming && (r.hasCDC || r.hasRETH) {
+		l.State, l.wasUp = LinkUp, true
+		l.addHistory(in, textEvent("up: it carries data, its CONFIRM_LINK response is not in the capture"))
+		t.linkUp(l)
+	}
+}
+
+// message follows the LLC or CDC message of a SEND of direction d of l
+// (content's, and feedSendOfCut's where the cut copy counted the SEND).
+func (t *Tracker) message(l *Link, d Dir, in *input) {
+	rc := &l.RC[d]
+	if in.roce.hasLLC {
+		rc.LLCs++
+		t.stats.LLC++
+		t.llc(l, d, in)
+		return
+	}
+	rc.CDCs++
+	t.stats.CDC++
+	t.cdc(l, d, in)
+}
+
 // content follows what an accepted request carries: LLC, CDC or WRITE.
 func (t *Tracker) content(l *Link, d Dir, in *input) {
 	r := &in.roce
 	rc := &l.RC[d]
 	t.credits(l, d, in)
-	if l.State == LinkConfirming && (r.hasCDC || r.hasRETH) {
-		// Connections use a first contact's link only once its
-		// CONFIRM_LINK exchange is done (smc_serv_conf_first_link waits
-		// for the response, smc_clnt_conf_first_link sends it, both
-		// in net/smc/af_smc.c): its data says the response was sent,
-		// also where the capture lacks it.
-		l.State, l.wasUp = LinkUp, true
-		l.addHistory(in, textEvent("up: it carries data, its CONFIRM_LINK response is not in the capture"))
-		t.linkUp(l)
-	}
+	t.upByData(l, in)
 	switch op := r.opcode; {
-	case r.hasLLC:
+	case r.hasLLC || r.hasCDC:
 		rc.Sends++
-		rc.LLCs++
-		t.stats.LLC++
-		t.llc(l, d, in)
-	case r.hasCDC:
-		rc.Sends++
-		rc.CDCs++
-		t.stats.CDC++
-		t.cdc(l, d, in)
+		t.message(l, d, in)
 	case r.malformed:
 		rc.Sends++
 		t.stats.Malformed++
