@@ -1052,6 +1052,15 @@ func (rc *RC) shownUpTo() uint32 {
 	return (rc.nextPSN - 1) & 0xFFFFFF
 }
 
+// countReordered adds n to the requests rc counts reordered, and to
+// those a tunnel carried where carried.
+func (rc *RC) countReordered(carried bool, n int) {
+	rc.Reordered += n
+	if carried {
+		rc.ReorderedCarried += n
+	}
+}
+
 // settleGoBack settles the late requests of direction d of l by in, a
 // request the capture had shown, sent again: one of the same PSN was the
 // original; one before it, not sent again, was the go-back's resend of an
@@ -1070,10 +1079,7 @@ func (t *Tracker) settleGoBack(l *Link, d Dir, in *input) {
 		case q.psn == psn:
 			return true
 		case psnDiff(psn, q.psn) > 0:
-			rc.Reordered--
-			if q.carried {
-				rc.ReorderedCarried--
-			}
+			rc.countReordered(q.carried, -1)
 			l.expert.unmark(expert.CaptureReordered)
 			rc.NotCaptured++
 			rc.Packets--
@@ -1285,10 +1291,7 @@ func (w *lateWindow) take(psn uint32, ns int64) bool {
 func (t *Tracker) reordered(l *Link, d Dir, in *input) {
 	rc := &l.RC[d]
 	rc.NotCaptured--
-	rc.Reordered++
-	if in.carried {
-		rc.ReorderedCarried++
-	}
+	rc.countReordered(in.carried, 1)
 	t.raise(&l.expert, expert.CaptureReordered, in)
 	rc.Packets++
 	if !rc.late.bits.empty() {
@@ -1817,11 +1820,8 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 			if p := &rev.gapPend[i]; p.on && (psnDiff(r.psn, p.upTo) >= 0 || r.psn == p.late()) {
 				// The responder took the run's PSNs with no NAK and
 				// none sent again: the capture showed them out of order.
-				if p.carried {
-					rev.ReorderedCarried++
-				}
+				rev.countReordered(p.carried, 1)
 				*p = pendingLoss{}
-				rev.Reordered++
 				t.raise(&l.expert, expert.CaptureReordered, in)
 			}
 		}
