@@ -286,6 +286,16 @@ func (a *clcAssembler) segment(f *Frame) {
 	a.frame, a.cur = f, fl
 	a.arena = a.arena[:0]
 	a.wholeAgain(fl, f, d)
+	if fl.stream.done {
+		// Kept past the cut Confirm or Decline that ended the handshake
+		// for that segment whole alone (clcStream.awaitWhole): its
+		// direction's next segment is it or shows it will not come.
+		if w := fl.stream.awaitWhole; w == 0 || t.RST || int(w-1) == d {
+			a.drop(fl)
+		}
+		a.frame, a.cur = nil, nil
+		return
+	}
 	a.ctx.ci = f.CI
 	payload := t.Payload
 	if wire := f.TCPWireLen(); wire > len(payload) {
@@ -303,7 +313,14 @@ func (a *clcAssembler) segment(f *Frame) {
 	}
 	t.Payload, a.padN = payload, 0
 	a.frame, a.cur = nil, nil
-	if fl.stream.done || t.RST {
+	switch {
+	case t.RST:
+		a.drop(fl)
+	case fl.stream.done && fl.stream.endCut && fl.cut[d].n != 0:
+		// The snap length cut the message that ended the handshake: the
+		// segment whole may come after it by another way (wholeAgain).
+		fl.stream.awaitWhole = uint8(d + 1)
+	case fl.stream.done:
 		a.drop(fl)
 	}
 	a.sweep(ts)
@@ -387,7 +404,12 @@ func (a *clcAssembler) wholeAgain(fl *clcFlow, f *Frame, d int) {
 			return
 		}
 		var none clcSwallow
-		a.emit(p[:l], &none, fl.stream.anck || decode.ProposalOffersAlibaba(p[:l]))
+		if decode.ProposalOffersAlibaba(p[:l]) {
+			// The stream took the cut copy's Proposal, whose offer the
+			// cut hid: the messages after it are ANCK's as well.
+			fl.stream.anck = true
+		}
+		a.emit(p[:l], &none, fl.stream.anck)
 		p = p[l:]
 	}
 }
@@ -529,6 +551,12 @@ type clcStream struct {
 	// anck: the Proposal offered Alibaba's vendor options, so this
 	// handshake's messages are ANCK's (decode.CLC.ANCK).
 	anck bool
+	// endCut: the Confirm or Decline that ended the handshake (done) was
+	// cut by the snap length; awaitWhole: 1 + the direction (as
+	// clcAssembler.segment counts them) whose segment whole, after its
+	// cut copy, is still awaited for it (wholeAgain), 0 for none.
+	endCut     bool
+	awaitWhole uint8
 	// inside per direction: the stream bytes that the length field of a
 	// malformed message claims beyond its real end (swallowing).
 	inside [2]clcSwallow
@@ -709,7 +737,7 @@ func (s *clcStream) ReassembledSG(sg reassembly.ScatterGather, ac reassembly.Ass
 					// (decode.CLC.DecodeCut), the stream goes on after it.
 					s.a.emit(data[:h], &s.inside[i], s.anck)
 					if typ := decode.CLCType(data[4]); typ == decode.CLCTypeConfirm || typ == decode.CLCTypeDecline {
-						s.done = true
+						s.done, s.endCut = true, true
 					}
 					data, seq = data[l:], seq+uint32(l)
 					continue

@@ -557,8 +557,10 @@ func TestCLCAfterAckedGap(t *testing.T) {
 // assembler takes for a retransmission, still carries its messages
 // whole, as in the capture without copies.
 func TestCLCWholeAfterCutCopy(t *testing.T) {
-	for _, name := range []string{"pingpong", "decline-nordma"} {
-		frames, _, err := mutate.ReadFile("../testdata/reference/" + name + ".pcap")
+	// handshake-credits: ANCK's, whose Accept and Confirm are read as
+	// ANCK's by the Proposal before them.
+	for _, name := range []string{"reference/pingpong", "reference/decline-nordma", "anck/handshake-credits"} {
+		frames, _, err := mutate.ReadFile("../testdata/" + name + ".pcap")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -601,7 +603,7 @@ func clcLines(t *testing.T, frames []mutate.Frame, bare bool) []string {
 			continue
 		}
 		for _, c := range f.CLC {
-			out = append(out, fmt.Sprintf("%v %d whole=%v", c.Type, c.Length, c.StepCaptured()))
+			out = append(out, fmt.Sprintf("%v %d whole=%v anck=%v", c.Type, c.Length, c.StepCaptured(), c.ANCK))
 		}
 	}
 }
