@@ -207,7 +207,8 @@ func (t *Tracker) feedHeld(h *heldFrame, asCopy bool) {
 // before its path was learned; two interfaces captured with two snap
 // lengths), as its copy, and the LLC or CDC message it carries where the
 // cut copy, followed as the request, left it unread (RC.cutUnread): the
-// request was counted then, its message is the packet's.
+// request was counted then, its message is the packet's. A CDC the cut
+// copy gave but its ANCK credits gives them (RC.creditsCut).
 func (t *Tracker) feedSendOfCut(f *capture.Frame) {
 	t.feedDup(f)
 	if f.LLC == nil && f.CDC == nil {
@@ -225,11 +226,18 @@ func (t *Tracker) feedSendOfCut(f *capture.Frame) {
 	}
 	l, d := ref.link, ref.dir
 	rc := &l.RC[d]
-	if !rc.cutUnread || rc.cutPSN != r.psn {
+	if rc.cutPSN != r.psn || !rc.cutUnread && !rc.creditsCut {
+		return
+	}
+	in.ns = t.clock.at(in.number, in.ns)
+	if !rc.cutUnread {
+		// The CDC was followed with its cut copy but what it gives back.
+		if r.hasCDC && l.lgr.Credits {
+			t.uncutCredits(l, d, in)
+		}
 		return
 	}
 	rc.cutUnread = false
-	in.ns = t.clock.at(in.number, in.ns)
 	t.cur.setLink(l)
 	t.cur.dir = d
 	// The request and its frame were counted with the cut copy (its

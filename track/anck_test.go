@@ -494,41 +494,44 @@ func TestDumpDataAfterMissedCDC(t *testing.T) {
 }
 
 // TestCreditsCutCopyFirst: handshake-credits.pcap with a copy of each
-// RoCE frame cut to 60 bytes (the BTH, none of the CDC or LLC message)
-// 20 us before it, as a second interface with a shorter snap length
-// shows it. A SEND's
-// credit is spent with the cut copy; what its message gives back comes
-// with the whole frame: the credits of every link are the whole
-// capture's. (The TCP segments stay whole: a SYN-ACK cut before its
-// options hides the SMCO option that turns credits on.)
+// frame cut 20 us before it, as a second interface with a shorter snap
+// length shows it: to 60 bytes (of a RoCE frame the BTH, none of the CDC
+// or LLC message; of a SYN its options), or to 80 (of a CDC its cursors,
+// not its credits byte; of a CLC message its header). A SEND's credit is
+// spent with the cut copy; what its message gives back comes with the
+// whole frame, and the handshake's vendor options (the Proposal's, the
+// SYN-ACK's SMCO) with its whole segments: the credits of every link are
+// the whole capture's.
 func TestCreditsCutCopyFirst(t *testing.T) {
 	all, _ := testutil.ReadFrames(t, testutil.Root(t)+"/testdata/anck/handshake-credits.pcap")
 	whole, _ := feedRaw(t, all)
-	var frames []rawFrame
-	for _, p := range all {
-		if len(p.Data) > 60 && p.Data[23] == 17 { // UDP over IPv4: RoCEv2
-			cp := p
-			cp.Data, cp.CI.CaptureLength = p.Data[:60:60], 60
-			cp.CI.Timestamp = p.CI.Timestamp.Add(-20 * time.Microsecond)
-			frames = append(frames, cp)
+	for _, cut := range []int{60, 80} {
+		var frames []rawFrame
+		for _, p := range all {
+			if len(p.Data) > cut {
+				cp := p
+				cp.Data, cp.CI.CaptureLength = p.Data[:cut:cut], cut
+				cp.CI.Timestamp = p.CI.Timestamp.Add(-20 * time.Microsecond)
+				frames = append(frames, cp)
+			}
+			frames = append(frames, p)
 		}
-		frames = append(frames, p)
-	}
-	s, _ := feedRaw(t, frames)
-	if len(s.Links) != len(whole.Links) {
-		t.Fatalf("%d links, the whole capture %d", len(s.Links), len(whole.Links))
-	}
-	known := false
-	for i := range s.Links {
-		for d := range 2 {
-			got, want := s.Links[i].Credits[d], whole.Links[i].Credits[d]
-			known = known || want.Known
-			if got.Known != want.Known || got.Now != want.Now || got.Returned != want.Returned || got.Spent != want.Spent {
-				t.Errorf("link %d dir %d: credits %+v, the whole capture %+v", i, d, got, want)
+		s, _ := feedRaw(t, frames)
+		if len(s.Links) != len(whole.Links) {
+			t.Fatalf("cut to %d: %d links, the whole capture %d", cut, len(s.Links), len(whole.Links))
+		}
+		known := false
+		for i := range s.Links {
+			for d := range 2 {
+				got, want := s.Links[i].Credits[d], whole.Links[i].Credits[d]
+				known = known || want.Known
+				if got.Known != want.Known || got.Now != want.Now || got.Returned != want.Returned || got.Spent != want.Spent {
+					t.Errorf("cut to %d: link %d dir %d: credits %+v, the whole capture %+v", cut, i, d, got, want)
+				}
 			}
 		}
-	}
-	if !known {
-		t.Fatal("no link counts credits: the test shows nothing")
+		if !known {
+			t.Fatal("no link counts credits: the test shows nothing")
+		}
 	}
 }

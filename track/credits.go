@@ -42,6 +42,10 @@ type Credits struct {
 	longestAtLeast bool
 	zeroSince      int64 // when it reached 0 (0: it holds some)
 	zeroFrame      int
+	// blind counts the messages that took or gave back credits while
+	// the count was not known: none since a cut CDC made it unknown,
+	// and its whole copy takes the count up again (uncutCredits).
+	blind int
 }
 
 // starveWarn is how long a sender may hold no credit before it is a
@@ -62,6 +66,7 @@ func (l *Link) startCredits(d Dir, init uint8) {
 func (t *Tracker) spendCredit(l *Link, d Dir, in *input) {
 	c := &l.Credits[d]
 	if !c.Known {
+		c.blind++
 		return
 	}
 	c.Spent++
@@ -80,7 +85,11 @@ func (t *Tracker) spendCredit(l *Link, d Dir, in *input) {
 // its peer (the peer may send that many more in direction d.Reverse()).
 func (t *Tracker) returnCredits(l *Link, d Dir, n uint8, in *input) {
 	c := &l.Credits[d.Reverse()]
-	if !c.Known || n == 0 {
+	if n == 0 {
+		return
+	}
+	if !c.Known {
+		c.blind++
 		return
 	}
 	c.Returned += int(n)
@@ -140,8 +149,13 @@ func (t *Tracker) creditsBack(l *Link, d Dir, in *input) {
 	switch {
 	case r.hasCDC && r.cdc.anck && r.cdc.creditsCut:
 		// The snap length cut what it gave back: the count is not
-		// known from here on (absent is not zero).
-		l.Credits[d.Reverse()].Known = false
+		// known from here on (absent is not zero), unless the CDC's
+		// whole copy comes next (uncutCredits).
+		c, rc := &l.Credits[d.Reverse()], &l.RC[d]
+		if c.Known {
+			rc.creditsWas, rc.creditsCut, rc.cutPSN, rc.cutUnread = *c, true, r.psn, false
+		}
+		c.Known = false
 	case r.hasCDC && r.cdc.anck:
 		t.returnCredits(l, d, r.cdc.credits, in)
 	case r.hasRWWI && r.rwwi.hasCredits:
@@ -149,4 +163,18 @@ func (t *Tracker) creditsBack(l *Link, d Dir, in *input) {
 	case r.hasLLC && r.llc.typ == decode.LLCAnnounceCredits:
 		t.returnCredits(l, d, r.llc.credits, in)
 	}
+}
+
+// uncutCredits follows the credits a CDC whole gives back, of direction
+// d, whose copy cut inside its credits field was followed before
+// (creditsBack): the count it made unknown is taken up again where
+// nothing took or gave back credits since.
+func (t *Tracker) uncutCredits(l *Link, d Dir, in *input) {
+	rc, c := &l.RC[d], &l.Credits[d.Reverse()]
+	rc.creditsCut = false
+	if c.Known || c.blind != rc.creditsWas.blind {
+		return
+	}
+	*c = rc.creditsWas
+	t.creditsBack(l, d, in)
 }

@@ -483,12 +483,18 @@ type RC struct {
 	// hold one after it, gives the message (feedSendOfCut).
 	cutPSN    uint32
 	cutUnread bool
-	goBack    goBack                      // the responder's last NAK's go-back, while it may settle late requests
-	maxPSN    uint32                      // the highest PSN seen (in PSN order), while a run is open
-	ahead     psnWindow                   // PSNs ahead of nextPSN seen out of sequence
-	late      lateWindow                  // PSNs the responder took unseen, which may yet come (reordered)
-	gapPend   [maxPendingGaps]pendingLoss // PSN gaps the wire has not shown yet (reordered or lost)
-	kept      []keptReq                   // the run's requests, for a capture that only missed frames (resync)
+	// creditsCut: the last CDC followed whose ANCK credits field the
+	// snap length cut is cutPSN's; creditsWas, the peer's credits
+	// before it (Link.Credits), which its whole copy takes up again
+	// (uncutCredits).
+	creditsCut bool
+	creditsWas Credits
+	goBack     goBack                      // the responder's last NAK's go-back, while it may settle late requests
+	maxPSN     uint32                      // the highest PSN seen (in PSN order), while a run is open
+	ahead      psnWindow                   // PSNs ahead of nextPSN seen out of sequence
+	late       lateWindow                  // PSNs the responder took unseen, which may yet come (reordered)
+	gapPend    [maxPendingGaps]pendingLoss // PSN gaps the wire has not shown yet (reordered or lost)
+	kept       []keptReq                   // the run's requests, for a capture that only missed frames (resync)
 	// resyncing: resync is following kept; a request among them that
 	// settles runs (a DELETE_LINK of every link) leaves this one alone,
 	// and the run that settles may not settle this one in turn.

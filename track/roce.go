@@ -1388,7 +1388,7 @@ func (t *Tracker) content(l *Link, d Dir, in *input) {
 			// it is (smc.capture.snap_cut): a CDC may be among them, as
 			// among requests the capture missed.
 			t.uncaptured(l, d)
-			rc.cutPSN, rc.cutUnread = r.psn, true
+			rc.cutPSN, rc.cutUnread, rc.creditsCut = r.psn, true, false
 		}
 	}
 	if c := t.cur.theConn(); c != nil {
