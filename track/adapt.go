@@ -42,6 +42,9 @@ func (t *Tracker) feedOne(f *capture.Frame) {
 		t.releaseHeld(f.UnixNano() - crossPathWindow)
 	}
 	if t.captureDup(f) {
+		if s := &t.seenCopies; s.cutFirst {
+			t.uncut(s.cutNumber)
+		}
 		switch s := &t.seenCopies; {
 		case s.otherPath && len(t.ahead.held) > 0 && t.takeTwin(f):
 		case s.cutFirst && f.TCP != nil:
@@ -127,10 +130,11 @@ type seenCopies struct {
 	// (capturePath).
 	otherPath bool
 	// cutFirst: a cut copy came before the TCP segment or RoCE packet
-	// whole (feedCLCOfCut, feedSendOfCut); a TCP segment's by cutPath
-	// (aheadCopies learns another path).
-	cutFirst bool
-	cutPath  uint32
+	// whole (feedCLCOfCut, feedSendOfCut), frame cutNumber; a TCP
+	// segment's by cutPath (aheadCopies learns another path).
+	cutFirst  bool
+	cutPath   uint32
+	cutNumber uint32
 }
 
 // packetSeen is one RoCE packet captureDup remembers: its queue pair,
@@ -143,6 +147,7 @@ type packetSeen struct {
 	naks   uint32 // seenCopies.naks when it went by
 	path   uint32 // the capture path it came by (capturePath)
 	head   uint32 // a TCP segment's digest without its payload (tcpDup)
+	number uint32 // its frame's number (seenCopies.cutNumber)
 }
 
 // within reports whether a packet like e that came by path at ns is e's
@@ -266,7 +271,7 @@ func (t *Tracker) captureDup(f *capture.Frame) bool {
 		if e.length&lengthCut != 0 && length&lengthCut == 0 {
 			// The copy came cut before the packet whole: what the cut
 			// left unread is read from the packet (feedSendOfCut).
-			s.cutFirst = true
+			s.cutFirst, s.cutNumber = true, e.number
 			if s.otherPath {
 				t.ahead.learn(e.path)
 			}
@@ -282,7 +287,7 @@ func (t *Tracker) captureDup(f *capture.Frame) bool {
 	// Field by field: a composite literal is built on the stack and
 	// copied in 16-byte moves that wait on its narrower stores (the most
 	// of captureDup's time in a profile of smcdump -Y with a tracker field).
-	e.ns, e.key, e.icrc, e.length, e.naks, e.path = ns, key, icrc, length, s.naks, path
+	e.ns, e.key, e.icrc, e.length, e.naks, e.path, e.number = ns, key, icrc, length, s.naks, path, uint32(f.Number)
 	return false
 }
 
@@ -384,11 +389,11 @@ func (s *seenCopies) tcpDup(f *capture.Frame) bool {
 		(e.icrc == digest && e.length == length || e.head == head && e.length^length == lengthCut) {
 		s.otherPath = e.path != path
 		if e.length&lengthCut != 0 && length&lengthCut == 0 {
-			s.cutFirst, s.cutPath = true, e.path
+			s.cutFirst, s.cutPath, s.cutNumber = true, e.path, e.number
 		}
 		return true
 	}
-	e.ns, e.key, e.icrc, e.length, e.naks, e.path, e.head = ns, key, digest, length, 0, path, head
+	e.ns, e.key, e.icrc, e.length, e.naks, e.path, e.head, e.number = ns, key, digest, length, 0, path, head, uint32(f.Number)
 	return false
 }
 
@@ -546,9 +551,8 @@ func snapCutOf(f *capture.Frame) uint8 {
 	return 0
 }
 
-// cutSYNOf reads the ports and sequence number of the SYN in f, whose TCP
-// header the snap length cut inside its options (synCut); a SYN-ACK's ns
-// is 0.
+// cutSYNOf reads the ports and sequence number of the SYN or SYN-ACK in
+// f, whose TCP header the snap length cut inside its options (synCut).
 func cutSYNOf(f *capture.Frame, ns int64) cutSYN {
 	var tcp []byte
 	if f.IPv4 != nil {
@@ -556,13 +560,14 @@ func cutSYNOf(f *capture.Frame, ns int64) cutSYN {
 	} else if f.IPv6 != nil {
 		tcp = f.IPv6.Payload
 	}
-	if len(tcp) < 14 || tcp[13]&0x10 != 0 {
+	if len(tcp) < 14 {
 		return cutSYN{}
 	}
 	src, dst := ipAddrs(f)
 	be := binary.BigEndian
 	from := netip.AddrPortFrom(src, be.Uint16(tcp[0:]))
-	return cutSYN{key: makeTCPKey(from, netip.AddrPortFrom(dst, be.Uint16(tcp[2:]))), client: from, seq: be.Uint32(tcp[4:]), ns: ns}
+	return cutSYN{key: makeTCPKey(from, netip.AddrPortFrom(dst, be.Uint16(tcp[2:]))), client: from, seq: be.Uint32(tcp[4:]), ns: ns,
+		ack: tcp[13]&0x10 != 0}
 }
 
 // synCut tells a TCP header cut inside its options (the frame has no

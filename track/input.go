@@ -47,7 +47,7 @@ type input struct {
 	skip     *capture.SkipError
 	snapKept int    // with snapCut: the bytes the capture kept of the frame
 	snapWire int    // and those on the wire
-	cutSYN   cutSYN // with snapCut snapCutSYN: the SYN's ports and sequence number (ns 0: a SYN-ACK)
+	cutSYN   cutSYN // with snapCut snapCutSYN: the SYN's ports and sequence number
 	dumpCDC  bool   // a CDC frame (else the data)
 	dumpData []byte // a data frame's bytes
 	dumpFrom netip.AddrPort

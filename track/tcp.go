@@ -16,6 +16,9 @@ import (
 func (t *Tracker) tcp(in *input) {
 	s := &in.tcp
 	t.stats.Malformed += s.clcErrs
+	if s.syn && t.cutShown.next > 0 {
+		t.uncutSYN(in)
+	}
 	// A connection's segments mostly follow each other: the last one
 	// found is compared before the 4-tuple is hashed.
 	c := t.lastTuple
@@ -460,12 +463,14 @@ func (t *Tracker) startConn(in *input, key tcpKey) *Conn {
 	return c
 }
 
-// cutSYN is a SYN whose options a snap length cut (Tracker.cutSYNs).
+// cutSYN is a SYN (or, ack, a SYN-ACK) whose options a snap length cut
+// (Tracker.cutSYNs); client is its sender.
 type cutSYN struct {
 	key    tcpKey
 	client netip.AddrPort
 	seq    uint32
 	ns     int64
+	ack    bool
 }
 
 func tcpInfo(s *tcpIn) string {

@@ -114,6 +114,9 @@ type Tracker struct {
 	// the SMC option would be): a connection its CLC messages show later
 	// began there (startConn).
 	cutSYNs [8]cutSYN
+	// cutShown: the last frames that raised smc.capture.snap_cut, whose
+	// whole copy may come after them (uncut).
+	cutShown cutShown
 	// dumpers are the hosts whose ANCK dump device the capture holds:
 	// each copies the CDCs its own host sends, so a connection's
 	// direction from any other host is not shown, not silent.
@@ -312,7 +315,8 @@ func (t *Tracker) feed(in *input) {
 	}
 	if in.snapCut != 0 {
 		t.raiseText(&t.expert, expert.SnapCut, in, func() string { return snapCutText(in) })
-		if in.cutSYN.ns != 0 {
+		t.cutShown.add(in)
+		if in.cutSYN.ns != 0 && !in.cutSYN.ack {
 			// A connection its CLC messages show later began here
 			// (startConn).
 			t.cutSYNs[in.number%len(t.cutSYNs)] = in.cutSYN
