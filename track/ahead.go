@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/expert"
 )
 
 // aheadCopies holds the RoCE frames of a capture path whose cut copies
@@ -238,6 +239,12 @@ func (t *Tracker) feedSendOfCut(f *capture.Frame) {
 		return
 	}
 	rc.cutUnread = false
+	if rc.cutResent {
+		if r.hasLLC {
+			t.raiseText(&l.expert, expert.LLCRetransmitted, in, func() string { return llcName(&r.llc) })
+		}
+		return
+	}
 	t.cur.setLink(l)
 	t.cur.dir = d
 	// The request and its frame were counted with the cut copy (its
@@ -251,6 +258,14 @@ func (t *Tracker) feedSendOfCut(f *capture.Frame) {
 	}
 	t.upByData(l, in)
 	t.message(l, d, in)
+	if c := t.cur.theConn(); c != nil {
+		// The cut copy went by for the link only (its message unread):
+		// the request is the connection's, as is its ACK.
+		rc.remember(r.psn, c)
+		t.stats.LinkOnly--
+		t.stats.ConnAttached++
+		c.Frames++
+	}
 }
 
 // feedCLCOfCut follows f, a TCP segment whole whose copy the mirror cut

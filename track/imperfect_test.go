@@ -2174,3 +2174,54 @@ func sameLinksAndBytes(t *testing.T, s, base Snapshot) {
 		}
 	}
 }
+
+// TestSnapCutCopiesFirst: captures with every frame's copy cut (to 60,
+// 80 or 128 bytes) 20 us before it, as two interfaces captured with two
+// snap lengths show them: the capture holds every frame whole, so nothing
+// is cut from it (no smc.capture.snap_cut), the findings are the whole
+// capture's (an LLC message sent again among them, which only its whole
+// copy names), and every connection counts the frames the whole capture
+// gives it.
+func TestSnapCutCopiesFirst(t *testing.T) {
+	root := testutil.Root(t) + "/testdata/"
+	for _, name := range []string{"reference/pingpong", "reference/decline-nordma", "anck/handshake-credits"} {
+		all, _ := testutil.ReadFrames(t, root+name+".pcap")
+		whole, wantFound := feedRaw(t, all)
+		wantFound = slices.DeleteFunc(wantFound, func(id string) bool { return id == expert.CaptureDuplicate.String() })
+		slices.Sort(wantFound)
+		for _, cut := range []int{60, 80, 128} {
+			var frames []rawFrame
+			for _, p := range all {
+				if len(p.Data) > cut {
+					cp := p
+					cp.Data, cp.CI.CaptureLength = p.Data[:cut:cut], cut
+					cp.CI.Timestamp = p.CI.Timestamp.Add(-20 * time.Microsecond)
+					frames = append(frames, cp)
+				}
+				frames = append(frames, p)
+			}
+			s, found := feedRaw(t, frames)
+			// A copy whose TCP header was cut is not known for one.
+			found = slices.DeleteFunc(found, func(id string) bool { return id == expert.CaptureDuplicate.String() })
+			slices.Sort(found)
+			if !slices.Equal(found, wantFound) {
+				t.Errorf("%s, copies cut to %d first: findings %v, want %v (%s)", name, cut, found, wantFound, findingDetail(&s, expert.SnapCut))
+			}
+			if len(s.Conns) != len(whole.Conns) {
+				t.Errorf("%s, copies cut to %d first: %d connections, want %d", name, cut, len(s.Conns), len(whole.Conns))
+				continue
+			}
+			if cut < 80 {
+				// A copy cut inside its RETH names no RMB: the WRITE is
+				// the connection's once its CDC comes whole, and an ACK
+				// of it whose copy comes before that the link's alone.
+				continue
+			}
+			for i := range s.Conns {
+				if got, want := s.Conns[i].Frames, whole.Conns[i].Frames; got != want {
+					t.Errorf("%s, copies cut to %d first: connection %d has %d frames, want %d", name, cut, i+1, got, want)
+				}
+			}
+		}
+	}
+}

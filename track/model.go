@@ -483,6 +483,7 @@ type RC struct {
 	// hold one after it, gives the message (feedSendOfCut).
 	cutPSN    uint32
 	cutUnread bool
+	cutResent bool // that SEND was a retransmission (its message followed once already)
 	// creditsCut: the last CDC followed whose ANCK credits field the
 	// snap length cut is cutPSN's; creditsWas, the peer's credits
 	// before it (Link.Credits), which its whole copy takes up again

@@ -355,10 +355,15 @@ func (t *Tracker) inSequence(l *Link, d Dir, in *input) bool {
 		t.stats.Retrans++
 		t.cur.retrans = true
 		t.raise(&l.expert, expert.RCRetransmission, in)
-		if r.hasLLC {
+		switch {
+		case r.hasLLC:
 			// The same message on the same PSN: the transport sent it
 			// again; the peer acts on one copy only.
 			t.raiseText(&l.expert, expert.LLCRetransmitted, in, func() string { return llcName(&r.llc) })
+		case in.snapCut == snapCutRoCE && r.opcode == opSendOnly:
+			// Which message it sent again its whole copy may say, should
+			// the capture hold one after it (feedSendOfCut).
+			rc.cutPSN, rc.cutUnread, rc.cutResent, rc.creditsCut = r.psn, true, true, false
 		}
 	}
 	switch {
@@ -1388,7 +1393,7 @@ func (t *Tracker) content(l *Link, d Dir, in *input) {
 			// it is (smc.capture.snap_cut): a CDC may be among them, as
 			// among requests the capture missed.
 			t.uncaptured(l, d)
-			rc.cutPSN, rc.cutUnread, rc.creditsCut = r.psn, true, false
+			rc.cutPSN, rc.cutUnread, rc.cutResent, rc.creditsCut = r.psn, true, false, false
 		}
 	}
 	if c := t.cur.theConn(); c != nil {
