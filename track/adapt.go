@@ -50,7 +50,7 @@ func (t *Tracker) feedOne(f *capture.Frame) {
 		case s.cutFirst && f.TCP != nil:
 			t.feedCLCOfCut(f)
 		case s.cutFirst && f.BTH != nil:
-			t.feedSendOfCut(f)
+			t.feedRoCEOfCut(f)
 		default:
 			t.feedDup(f)
 		}
@@ -130,7 +130,7 @@ type seenCopies struct {
 	// (capturePath).
 	otherPath bool
 	// cutFirst: a cut copy came before the TCP segment or RoCE packet
-	// whole (feedCLCOfCut, feedSendOfCut), frame cutNumber; a TCP
+	// whole (feedCLCOfCut, feedRoCEOfCut), frame cutNumber; a TCP
 	// segment's by cutPath (aheadCopies learns another path).
 	cutFirst  bool
 	cutPath   uint32
@@ -270,7 +270,7 @@ func (t *Tracker) captureDup(f *capture.Frame) bool {
 		s.otherPath = e.path != path
 		if e.length&lengthCut != 0 && length&lengthCut == 0 {
 			// The copy came cut before the packet whole: what the cut
-			// left unread is read from the packet (feedSendOfCut).
+			// left unread is read from the packet (feedRoCEOfCut).
 			s.cutFirst, s.cutNumber = true, e.number
 			if s.otherPath {
 				t.ahead.learn(e.path)

@@ -203,22 +203,24 @@ func (t *Tracker) feedHeld(h *heldFrame, asCopy bool) {
 	t.mirrors.due = due
 }
 
-// feedSendOfCut follows f, a RoCE request whole whose cut copy came
+// feedRoCEOfCut follows f, a RoCE request whole whose cut copy came
 // first (a mirror session that truncates its copies, ahead of the packet
 // before its path was learned; two interfaces captured with two snap
 // lengths), as its copy, and the LLC or CDC message it carries where the
 // cut copy, followed as the request, left it unread (RC.cutUnread): the
 // request was counted then, its message is the packet's. A CDC the cut
-// copy gave but its ANCK credits gives them (RC.creditsCut).
-func (t *Tracker) feedSendOfCut(f *capture.Frame) {
+// copy gave but its ANCK credits gives them (RC.creditsCut); a WRITE the
+// bytes the cut copy did not keep (placeUncut).
+func (t *Tracker) feedRoCEOfCut(f *capture.Frame) {
 	t.feedDup(f)
-	if f.LLC == nil && f.CDC == nil {
+	write := t.opts.Stream != nil && uint8(f.BTH.Opcode) >= opWriteFirst && uint8(f.BTH.Opcode) <= opWriteOnlyImm
+	if f.LLC == nil && f.CDC == nil && !write {
 		return
 	}
 	in := &t.ahead.in
 	t.fillFrame(in, f)
 	r := &in.roce
-	if !in.isRoCE || !r.hasLLC && !r.hasCDC || r.icrcBad || r.lengthBad || r.ipSumBad || !isRequest(r.opcode) {
+	if !in.isRoCE || !r.hasLLC && !r.hasCDC && r.data == nil || r.icrcBad || r.lengthBad || r.ipSumBad || !isRequest(r.opcode) {
 		return
 	}
 	ref, ok := t.lookupQP(&r.key)
@@ -227,6 +229,10 @@ func (t *Tracker) feedSendOfCut(f *capture.Frame) {
 	}
 	l, d := ref.link, ref.dir
 	rc := &l.RC[d]
+	if r.data != nil {
+		t.placeUncut(l, d, in)
+		return
+	}
 	if rc.cutPSN != r.psn || !rc.cutUnread && !rc.creditsCut {
 		return
 	}

@@ -480,7 +480,7 @@ type RC struct {
 	ipSumOK bool
 	// cutPSN is the last SEND followed whose message the snap length
 	// cut (cutUnread until read): its whole copy, should the capture
-	// hold one after it, gives the message (feedSendOfCut).
+	// hold one after it, gives the message (feedRoCEOfCut).
 	cutPSN    uint32
 	cutUnread bool
 	cutResent bool // that SEND was a retransmission (its message followed once already)

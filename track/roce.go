@@ -362,7 +362,7 @@ func (t *Tracker) inSequence(l *Link, d Dir, in *input) bool {
 			t.raiseText(&l.expert, expert.LLCRetransmitted, in, func() string { return llcName(&r.llc) })
 		case in.snapCut == snapCutRoCE && r.opcode == opSendOnly:
 			// Which message it sent again its whole copy may say, should
-			// the capture hold one after it (feedSendOfCut).
+			// the capture hold one after it (feedRoCEOfCut).
 			rc.cutPSN, rc.cutUnread, rc.cutResent, rc.creditsCut = r.psn, true, true, false
 		}
 	}
@@ -1339,7 +1339,7 @@ func (t *Tracker) upByData(l *Link, in *input) {
 }
 
 // message follows the LLC or CDC message of a SEND of direction d of l
-// (content's, and feedSendOfCut's where the cut copy counted the SEND).
+// (content's, and feedRoCEOfCut's where the cut copy counted the SEND).
 func (t *Tracker) message(l *Link, d Dir, in *input) {
 	rc := &l.RC[d]
 	if in.roce.hasLLC {

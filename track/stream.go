@@ -488,3 +488,34 @@ func appendStream(r *decode.Record, c *Conn, a *attribution, f *capture.Frame) {
 	r.AddUint(fStreamLen, uint64(f.BTH.DataWireLen()))
 	r.AddBytes(fStream, f.BTH.Data())
 }
+
+// placeUncut places the bytes of in, a WRITE packet whole whose cut copy
+// was followed before it (feedRoCEOfCut), where the cut copy placed what
+// it kept: unless a CDC released them already, the stream holds the
+// packet's bytes, not the capture's cut.
+func (t *Tracker) placeUncut(l *Link, d Dir, in *input) {
+	r := &in.roce
+	rc := &l.RC[d]
+	c := rc.connOf(r.psn)
+	if c == nil {
+		return // the cut copy named no RMB (its RETH cut), or no connection
+	}
+	size := c.rmbeSize(d)
+	var at uint64
+	switch r.opcode {
+	case opWriteFirst, opWriteOnly, opWriteOnlyImm:
+		ref, ok := l.rkeys[d][r.rkey]
+		if !ok || ref.conn != c || ref.va == 0 || size == 0 || r.va < ref.va {
+			return
+		}
+		at = r.va - ref.va
+	default:
+		w := rc.sw
+		k := psnDiff(r.psn, w.psn)
+		if !w.ok || k <= 0 {
+			return
+		}
+		at = w.at + uint64(k)*uint64(w.pmtu)
+	}
+	c.streamOf().dir[d].place(at, r.data, size, in.number)
+}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
@@ -544,6 +545,58 @@ func TestStreamSnapLen(t *testing.T) {
 			if bulk := len(w.data) > 1<<20; held+cut != uint64(len(w.data)) || bulk && snap < 1000 && cut == 0 || bulk && snap > 100 && held == 0 {
 				t.Errorf("snap length %d, conn %d dir %d: %d bytes held and %d cut, the whole capture %d", snap, k[0], k[1], held, cut, len(w.data))
 			}
+		}
+	}
+}
+
+// TestStreamCutCopiesFirst: long.pcap with every frame's copy cut to 200
+// bytes 20 us before it (two interfaces captured with two snap lengths).
+// A WRITE packet whole after its cut copy places the bytes the copy did
+// not keep, before the CDC that releases them comes: of the bulk
+// connection's MiB only the packets whose CDC's cut copy came before
+// them are gaps "cut by the snap length" (every WRITE's first packet and
+// MIDDLEs were, before).
+func TestStreamCutCopiesFirst(t *testing.T) {
+	all, lt := testutil.ReadFrames(t, testutil.SamplesDir(t)+"/long.pcap")
+	run := func(frames []rawFrame) *streamRec {
+		rec := newStreamRec()
+		tr := New(Options{Stream: rec})
+		eachRaw(t, "long", lt, frames, tr.Feed)
+		return rec
+	}
+	whole := run(all)
+	const cut = 200
+	var frames []rawFrame
+	for _, p := range all {
+		if len(p.Data) > cut {
+			cp := p
+			cp.Data, cp.CI.CaptureLength = p.Data[:cut:cut], cut
+			cp.CI.Timestamp = p.CI.Timestamp.Add(-20 * time.Microsecond)
+			frames = append(frames, cp)
+		}
+		frames = append(frames, p)
+	}
+	rec := run(frames)
+	for k, w := range whole.streams {
+		var held, gaps uint64
+		for i, ch := range rec.order {
+			if rec.keys[i] != k || ch.End {
+				continue
+			}
+			if ch.Cause != GapNone {
+				if ch.Cause != GapSnapCut {
+					t.Errorf("conn %d dir %d: a gap of %d bytes %q at %d", k[0], k[1], ch.Gap, ch.Cause, ch.Offset)
+				}
+				gaps += ch.Gap
+				continue
+			}
+			if end := ch.Offset + uint64(len(ch.Data)); end > uint64(len(w.data)) || !bytes.Equal(ch.Data, w.data[ch.Offset:end]) {
+				t.Fatalf("conn %d dir %d: %d bytes at %d (frame %d) unlike the whole capture's", k[0], k[1], len(ch.Data), ch.Offset, ch.Frame)
+			}
+			held += uint64(len(ch.Data))
+		}
+		if held+gaps != uint64(len(w.data)) || gaps > uint64(len(w.data))/50 {
+			t.Errorf("conn %d dir %d: %d bytes held and %d cut, the whole capture %d", k[0], k[1], held, gaps, len(w.data))
 		}
 	}
 }
