@@ -506,16 +506,7 @@ func TestCreditsCutCopyFirst(t *testing.T) {
 	all, _ := testutil.ReadFrames(t, testutil.Root(t)+"/testdata/anck/handshake-credits.pcap")
 	whole, _ := feedRaw(t, all)
 	for _, cut := range []int{60, 80} {
-		var frames []rawFrame
-		for _, p := range all {
-			if len(p.Data) > cut {
-				cp := p
-				cp.Data, cp.CI.CaptureLength = p.Data[:cut:cut], cut
-				cp.CI.Timestamp = p.CI.Timestamp.Add(-20 * time.Microsecond)
-				frames = append(frames, cp)
-			}
-			frames = append(frames, p)
-		}
+		frames := withCutCopiesFirst(all, cut)
 		s, _ := feedRaw(t, frames)
 		if len(s.Links) != len(whole.Links) {
 			t.Fatalf("cut to %d: %d links, the whole capture %d", cut, len(s.Links), len(whole.Links))

@@ -2190,16 +2190,7 @@ func TestSnapCutCopiesFirst(t *testing.T) {
 		wantFound = slices.DeleteFunc(wantFound, func(id string) bool { return id == expert.CaptureDuplicate.String() })
 		slices.Sort(wantFound)
 		for _, cut := range []int{60, 80, 128} {
-			var frames []rawFrame
-			for _, p := range all {
-				if len(p.Data) > cut {
-					cp := p
-					cp.Data, cp.CI.CaptureLength = p.Data[:cut:cut], cut
-					cp.CI.Timestamp = p.CI.Timestamp.Add(-20 * time.Microsecond)
-					frames = append(frames, cp)
-				}
-				frames = append(frames, p)
-			}
+			frames := withCutCopiesFirst(all, cut)
 			s, found := feedRaw(t, frames)
 			// A copy whose TCP header was cut is not known for one.
 			found = slices.DeleteFunc(found, func(id string) bool { return id == expert.CaptureDuplicate.String() })

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
@@ -523,25 +522,11 @@ func TestStreamSnapLen(t *testing.T) {
 			t.Fatalf("snap length %d: CDCs and bytes %v, the whole capture %v", snap, got, want)
 		}
 		for k, w := range whole.streams {
-			var held, cut uint64
-			for i, ch := range rec.order {
-				if rec.keys[i] != k || ch.End {
-					continue
-				}
-				if ch.Cause != GapNone {
-					// At 100 bytes the CLC messages that tell the RMBs'
-					// addresses are cut too.
-					if ch.Cause != GapSnapCut && (snap > 100 || ch.Cause != GapNoAddress) {
-						t.Errorf("snap length %d, conn %d dir %d: a gap of %d bytes %q at %d", snap, k[0], k[1], ch.Gap, ch.Cause, ch.Offset)
-					}
-					cut += ch.Gap
-					continue
-				}
-				if end := ch.Offset + uint64(len(ch.Data)); end > uint64(len(w.data)) || !bytes.Equal(ch.Data, w.data[ch.Offset:end]) {
-					t.Fatalf("snap length %d, conn %d dir %d: %d bytes at %d (frame %d) unlike the whole capture's", snap, k[0], k[1], len(ch.Data), ch.Offset, ch.Frame)
-				}
-				held += uint64(len(ch.Data))
-			}
+			// At 100 bytes the CLC messages that tell the RMBs' addresses
+			// are cut too.
+			held, cut := rec.against(t, fmt.Sprintf("snap length %d", snap), k, w, func(c GapCause) bool {
+				return c == GapSnapCut || snap == 100 && c == GapNoAddress
+			})
 			if bulk := len(w.data) > 1<<20; held+cut != uint64(len(w.data)) || bulk && snap < 1000 && cut == 0 || bulk && snap > 100 && held == 0 {
 				t.Errorf("snap length %d, conn %d dir %d: %d bytes held and %d cut, the whole capture %d", snap, k[0], k[1], held, cut, len(w.data))
 			}
@@ -566,37 +551,36 @@ func TestStreamCutCopiesFirst(t *testing.T) {
 	}
 	whole := run(all)
 	const cut = 200
-	var frames []rawFrame
-	for _, p := range all {
-		if len(p.Data) > cut {
-			cp := p
-			cp.Data, cp.CI.CaptureLength = p.Data[:cut:cut], cut
-			cp.CI.Timestamp = p.CI.Timestamp.Add(-20 * time.Microsecond)
-			frames = append(frames, cp)
-		}
-		frames = append(frames, p)
-	}
+	frames := withCutCopiesFirst(all, cut)
 	rec := run(frames)
 	for k, w := range whole.streams {
-		var held, gaps uint64
-		for i, ch := range rec.order {
-			if rec.keys[i] != k || ch.End {
-				continue
-			}
-			if ch.Cause != GapNone {
-				if ch.Cause != GapSnapCut {
-					t.Errorf("conn %d dir %d: a gap of %d bytes %q at %d", k[0], k[1], ch.Gap, ch.Cause, ch.Offset)
-				}
-				gaps += ch.Gap
-				continue
-			}
-			if end := ch.Offset + uint64(len(ch.Data)); end > uint64(len(w.data)) || !bytes.Equal(ch.Data, w.data[ch.Offset:end]) {
-				t.Fatalf("conn %d dir %d: %d bytes at %d (frame %d) unlike the whole capture's", k[0], k[1], len(ch.Data), ch.Offset, ch.Frame)
-			}
-			held += uint64(len(ch.Data))
-		}
+		held, gaps := rec.against(t, "copies cut first", k, w, func(c GapCause) bool { return c == GapSnapCut })
 		if held+gaps != uint64(len(w.data)) || gaps > uint64(len(w.data))/50 {
 			t.Errorf("conn %d dir %d: %d bytes held and %d cut, the whole capture %d", k[0], k[1], held, gaps, len(w.data))
 		}
 	}
+}
+
+// against compares the chunks rec holds of stream k with w, the whole
+// capture's: each kept chunk's bytes are w's at its offset, each gap's
+// cause one ok allows. It returns the bytes held and those in gaps.
+func (rec *streamRec) against(t *testing.T, what string, k [2]int, w *recStream, ok func(GapCause) bool) (held, gaps uint64) {
+	t.Helper()
+	for i, ch := range rec.order {
+		if rec.keys[i] != k || ch.End {
+			continue
+		}
+		if ch.Cause != GapNone {
+			if !ok(ch.Cause) {
+				t.Errorf("%s, conn %d dir %d: a gap of %d bytes %q at %d", what, k[0], k[1], ch.Gap, ch.Cause, ch.Offset)
+			}
+			gaps += ch.Gap
+			continue
+		}
+		if end := ch.Offset + uint64(len(ch.Data)); end > uint64(len(w.data)) || !bytes.Equal(ch.Data, w.data[ch.Offset:end]) {
+			t.Fatalf("%s, conn %d dir %d: %d bytes at %d (frame %d) unlike the whole capture's", what, k[0], k[1], len(ch.Data), ch.Offset, ch.Frame)
+		}
+		held += uint64(len(ch.Data))
+	}
+	return held, gaps
 }
