@@ -46,7 +46,7 @@ func (t *Tracker) feedOne(f *capture.Frame) {
 			t.uncut(s.cutNumber)
 		}
 		switch s := &t.seenCopies; {
-		case s.otherPath && len(t.ahead.held) > 0 && t.takeTwin(f):
+		case (s.otherPath || s.cutFirst) && len(t.ahead.held) > 0 && t.takeTwin(f):
 		case s.cutFirst && f.TCP != nil:
 			t.feedCLCOfCut(f)
 		case s.cutFirst && f.BTH != nil:
@@ -272,8 +272,13 @@ func (t *Tracker) captureDup(f *capture.Frame) bool {
 			// The copy came cut before the packet whole: what the cut
 			// left unread is read from the packet (feedRoCEOfCut).
 			s.cutFirst, s.cutNumber = true, e.number
-			if s.otherPath {
+			switch {
+			case s.otherPath:
 				t.ahead.learn(e.path)
+			case path == 0:
+				// Two interfaces captured with two snap lengths, the
+				// shorter one's copies first.
+				t.ahead.learn(cutWirePath)
 			}
 		}
 		return true

@@ -44,9 +44,25 @@ type heldFrame struct {
 // few milliseconds. The oldest is followed to make room.
 const maxHeld = 512
 
+// cutWirePath stands for the cut frames of path 0 (as they went on the
+// wire) once cut copies on it came before their packets whole: two
+// interfaces captured with two snap lengths, or a capture on a bond (or
+// any interface) whose member's snap length is shorter. capturePath's
+// paths are odd.
+const cutWirePath uint32 = 2
+
+// heldPath is the path f's frame is held by (hold): its capturePath, or
+// cutWirePath for a cut frame as it went on the wire.
+func heldPath(f *capture.Frame) uint32 {
+	if p := capturePath(f); p != 0 || !f.Cut {
+		return p
+	}
+	return cutWirePath
+}
+
 // learn adds path to the paths whose copies come before their packets;
-// a tunnel's (the frames as they went, path 0, are what the copies wait
-// for).
+// a tunnel's, or cutWirePath (the frames as they went whole, path 0, are
+// what the copies wait for).
 func (a *aheadCopies) learn(path uint32) {
 	if path == 0 {
 		return
@@ -70,7 +86,7 @@ func (t *Tracker) hold(f *capture.Frame) bool {
 	if f.BTH == nil {
 		return false
 	}
-	path := capturePath(f)
+	path := heldPath(f)
 	if path == 0 || !slices.Contains(a.paths[:], path) {
 		return false
 	}
@@ -149,7 +165,7 @@ func (t *Tracker) takeTwin(f *capture.Frame) bool {
 	var k qpKey
 	k.src, k.dst = roceAddrs(f)
 	k.qpn = uint64(b.DestQP)
-	path := capturePath(f)
+	path := heldPath(f)
 	i := slices.IndexFunc(a.held, func(h heldFrame) bool {
 		r := &h.roce
 		return r.psn == b.PSN && r.key == k && r.opcode == uint8(b.Opcode) && h.path != path
@@ -161,7 +177,7 @@ func (t *Tracker) takeTwin(f *capture.Frame) bool {
 	i -= t.releaseFlow(k, path, i)
 	t.feedFrame(f)
 	cur := t.cur
-	t.seenCopies.otherPath = true // captureCopy's count: the copy came by its path
+	t.seenCopies.otherPath = a.held[i].path != cutWirePath // captureCopy's count: the copy came by its path
 	t.feedHeld(&a.held[i], true)
 	t.cur = cur
 	a.held = slices.Delete(a.held, i, i+1)
@@ -190,8 +206,8 @@ func (t *Tracker) releaseFlow(k qpKey, path uint32, upto int) int {
 // being fed keeps its mirror session's change (mirrorNote).
 func (t *Tracker) feedHeld(h *heldFrame, asCopy bool) {
 	in := &t.ahead.in
-	// Only frames of a learned tunnel's path are held.
-	*in = input{number: h.number, ns: h.ns, clocked: true, skip: h.skip, clc: in.clc[:0], carried: true}
+	// Only frames of a learned tunnel's path, or cut ones, are held.
+	*in = input{number: h.number, ns: h.ns, clocked: true, skip: h.skip, clc: in.clc[:0], carried: h.path != cutWirePath}
 	if asCopy {
 		in.isCopy = true
 	} else {
