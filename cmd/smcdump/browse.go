@@ -92,5 +92,9 @@ func browse(ctx context.Context, o output.Options, bo browseOptions) error {
 	if !bo.noConfig {
 		bro.History, bro.ColumnsFile, bro.TimeFile = browser.HistoryFile(), browser.ColumnsFile(), browser.TimeFile()
 	}
-	return browser.New(ctx, idx, bro).Run()
+	b := browser.New(ctx, idx, bro)
+	if err := b.App.UseTerminal(); err != nil {
+		return err
+	}
+	return b.Run()
 }

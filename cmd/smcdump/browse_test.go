@@ -133,5 +133,11 @@ func TestBrowseColumns(t *testing.T) {
 	x.Keys("q")
 	x = testutil.NewTmuxConfig(t, x.Config, 80, 24, bin, "-I", "--no-config", "-r", sample)
 	x.WaitFor("No.      Time  Source")
+	// Esc and ] in one read (tcell would start an OSC string there and
+	// swallow every key after it): the keys after them still work.
+	x.Keys("Escape", "]")
+	x.Keys("o")
+	x.WaitFor("columns: ")
+	x.Keys("Escape")
 	x.Keys("q")
 }

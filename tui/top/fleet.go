@@ -498,6 +498,9 @@ func (f *Fleet) run(ctx context.Context, c *fleet.Client, interval time.Duration
 			})
 		}
 	}()
+	if err := f.App.UseTerminal(); err != nil {
+		return err
+	}
 	return f.App.Run()
 }
 

@@ -162,7 +162,11 @@ func replayKeys(w *monitor.Wire, moved func()) []tui.Binding {
 // Run shows the dashboard until the user quits or ctx ends, refreshing m
 // every interval (a capture replay runs meanwhile in its own goroutine).
 func Run(ctx context.Context, m *monitor.Monitor, o Options) error {
-	return New().Run(ctx, m, o)
+	t := New()
+	if err := t.App.UseTerminal(); err != nil {
+		return err
+	}
+	return t.Run(ctx, m, o)
 }
 
 // Run shows the dashboard until the user quits or ctx ends (see Run).
