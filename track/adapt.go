@@ -240,6 +240,9 @@ func (t *Tracker) captureDup(f *capture.Frame) bool {
 		return s.duplicate
 	default:
 		s.duplicate = s.dumpDup(f)
+		if s.duplicate && f.CDC == nil {
+			t.keepTwin(f, s.otherPath)
+		}
 		return s.duplicate
 	}
 	ns := f.UnixNano()

@@ -1,6 +1,8 @@
 package track
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"strings"
@@ -488,6 +490,67 @@ func TestDumpDataAfterMissedCDC(t *testing.T) {
 		for _, g := range st.gaps {
 			if g.Cause == GapDumpMissed {
 				t.Errorf("conn %d dir %d: a gap of %d bytes %q at %d", k[0], k[1], g.Gap, g.Cause, g.Offset)
+			}
+		}
+	}
+}
+
+// TestDumpIdenticalPieces: dump-device.pcap with the first data frame's
+// 64 bytes dumped as two pieces of 32 zeros (smc_dump_raw_data splits a
+// CDC's data at SMC_DUMP_MAX_DATA_LEN; a transfer of zeros makes the
+// pieces alike), then that capture with every frame twice (tcpdump -i any
+// of the dump device and the interface). The second piece is no copy:
+// the CDC after them says 64 bytes, and the stream holds them all; the
+// copies of the doubled capture are copies still.
+func TestDumpIdenticalPieces(t *testing.T) {
+	frames, lt := testutil.ReadFrames(t, testutil.Root(t)+"/testdata/anck/dump-device.pcap")
+	var out []rawFrame
+	split := -1
+	eachRaw(t, "dump", lt, frames, func(f *capture.Frame) {
+		i := f.Number - 1
+		if split >= 0 || f.Dump == nil || f.CDC != nil || len(f.Dump.Payload) != 64 {
+			out = append(out, frames[i])
+			return
+		}
+		split = i
+		// The frame's headers up to its dump header (16 bytes), the
+		// lengths made those of 32 bytes of data.
+		head := len(frames[i].Data) - 64
+		p := append(slices.Clone(frames[i].Data[:head]), make([]byte, 32)...)
+		binary.BigEndian.PutUint16(p[16:], uint16(len(p)-14))    // IPv4 total length
+		binary.BigEndian.PutUint16(p[38:], uint16(len(p)-34))    // UDP length
+		binary.BigEndian.PutUint16(p[head-16+8:], uint16(32+16)) // dump header's length
+		piece := frames[i]
+		piece.Data, piece.CI.CaptureLength, piece.CI.Length = p, len(p), len(p)
+		out = append(out, piece, piece)
+	})
+	if split < 0 {
+		t.Fatal("no data frame of 64 bytes: the test shows nothing")
+	}
+	for _, double := range []bool{false, true} {
+		in := out
+		if double {
+			in = nil
+			for _, p := range out {
+				cp := p
+				cp.CI.Timestamp = p.CI.Timestamp.Add(2 * time.Microsecond)
+				in = append(in, p, cp)
+			}
+		}
+		rec := newStreamRec()
+		tr := New(Options{Stream: rec})
+		eachRaw(t, "pieces", lt, in, tr.Feed)
+		s := tr.Snapshot()
+		if want := len(in) - len(out); s.Stats.CaptureDups > want {
+			t.Errorf("doubled %v: %d frames followed as copies, want at most %d", double, s.Stats.CaptureDups, want)
+		}
+		st := rec.streams[[2]int{s.Conns[0].ID, int(DirS2C)}]
+		if st == nil || len(st.data) < 64 || !bytes.Equal(st.data[:64], make([]byte, 64)) {
+			t.Errorf("doubled %v: the server's stream does not start with the 64 zeros dumped", double)
+		}
+		for _, g := range st.gaps {
+			if g.Cause == GapDumpMissed && g.Offset < 64 {
+				t.Errorf("doubled %v: a gap of %d bytes %q at %d", double, g.Gap, g.Cause, g.Offset)
 			}
 		}
 	}

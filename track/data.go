@@ -367,11 +367,16 @@ func (t *Tracker) dump(in *input) {
 	t.cur.dir = d
 	if !in.dumpCDC {
 		t.touchConn(c, in, d)
+		c.Flow[d].dumpedSince += uint64(len(in.dumpData))
 		if t.opts.Stream != nil {
-			t.placeDump(c, d, in)
+			t.placeDump(c, d, in.dumpData, in.number)
 		}
 		return
 	}
+	if len(t.dumpTwins) > 0 {
+		t.dumpPieces(c, d, in)
+	}
+	c.Flow[d].dumpedSince = 0
 	if c.Outcome == OutcomePending {
 		// A host sends CDCs only on a connection its handshake set up
 		// (smc_cdc_get_slot_and_msg_send once smc_connect or

@@ -1,9 +1,13 @@
 package track
 
 import (
+	"bytes"
 	"fmt"
+	"net/netip"
+	"slices"
 	"time"
 
+	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/expert"
 )
 
@@ -264,4 +268,68 @@ func recordDump(f *Flow, m *cdcIn) {
 	r := f.dumpRecent
 	r.cdc[r.n%len(r.cdc)] = said(m)
 	r.n++
+}
+
+// dumpTwin is a dump device data frame captureDup took for a copy of the
+// one before it (dumpDup): the same bytes microseconds apart.
+type dumpTwin struct {
+	from, to  netip.AddrPort
+	data      []byte
+	number    int
+	otherPath bool
+}
+
+// maxDumpTwins bounds Tracker.dumpTwins: the pieces of one CDC's data.
+const maxDumpTwins = 64
+
+// keepTwin remembers f, a dump device data frame taken for a copy, until
+// its direction's next CDC (dumpPieces).
+func (t *Tracker) keepTwin(f *capture.Frame, otherPath bool) {
+	if len(t.dumpTwins) == maxDumpTwins {
+		t.dumpTwins = slices.Delete(t.dumpTwins, 0, 1)
+	}
+	src, dst := ipAddrs(f)
+	t.dumpTwins = append(t.dumpTwins, dumpTwin{
+		from: netip.AddrPortFrom(src, uint16(f.UDP.SrcPort)), to: netip.AddrPortFrom(dst, uint16(f.UDP.DstPort)),
+		data: bytes.Clone(f.Dump.Payload), number: f.Number, otherPath: otherPath,
+	})
+}
+
+// dumpPieces settles the data frames of direction d of c taken for copies
+// since its last CDC by in, the next (dumped before it, its data: the
+// receiver dumps what the CDC makes valid in pieces of at most
+// SMC_DUMP_MAX_DATA_LEN bytes, smc_dump_raw_data, ANCK net/smc/smc_stats.c):
+// as many of them as the bytes its producer cursor moved need beyond the
+// pieces followed were pieces of the same bytes, not copies (a transfer
+// of zeros dumps identical pieces); the rest were copies.
+func (t *Tracker) dumpPieces(c *Conn, d Dir, in *input) {
+	f := &c.Flow[d]
+	var need uint64
+	if f.haveProd || !c.Inferred {
+		need, _ = in.roce.cdc.prod.Sub(f.Prod, c.rmbeSize(d))
+	}
+	from, to := c.Client, c.Server
+	if d == DirS2C {
+		from, to = to, from
+	}
+	t.dumpTwins = slices.DeleteFunc(t.dumpTwins, func(w dumpTwin) bool {
+		if w.from != from || w.to != to {
+			return false
+		}
+		data := w.data
+		if n := uint64(len(data)); n > 0 && f.dumpedSince+n <= need {
+			f.dumpedSince += n
+			t.stats.CaptureDups--
+			if w.otherPath {
+				t.stats.CaptureDupsOtherPath--
+			}
+			t.expert.unmark(expert.CaptureDuplicate)
+			t.stats.ConnAttached++
+			c.Frames++
+			if t.opts.Stream != nil {
+				t.placeDump(c, d, data, w.number)
+			}
+		}
+		return true
+	})
 }

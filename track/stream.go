@@ -215,7 +215,7 @@ func (t *Tracker) placeWrite(rc *RC, c *Conn, d Dir, ref rmbRef, in *input) {
 // that do not wrap: each piece follows the cursor and the pieces before it.
 // The CDC then releases them as it would a WRITE's, so an SMC-D or SMC-R
 // connection seen through the dump device has the same stream.
-func (t *Tracker) placeDump(c *Conn, d Dir, in *input) {
+func (t *Tracker) placeDump(c *Conn, d Dir, data []byte, number int) {
 	s := &c.streamOf().dir[d]
 	size := c.rmbeSize(d)
 	if size == 0 {
@@ -224,8 +224,8 @@ func (t *Tracker) placeDump(c *Conn, d Dir, in *input) {
 	}
 	s.dumpSeen = true
 	at := (uint64(c.Flow[d].Prod.Count) + s.dumped) % uint64(size)
-	s.place(at, in.dumpData, size, in.number)
-	s.dumped += uint64(len(in.dumpData))
+	s.place(at, data, size, number)
+	s.dumped += uint64(len(data))
 }
 
 // placeWriteNext is placeWrite for a MIDDLE or LAST packet of the WRITE

@@ -125,6 +125,10 @@ type Tracker struct {
 	// no connection has: the next, if they pair, makes the connection
 	// (joinDumped).
 	dumpFirst map[[2]netip.AddrPort]dumpFirst
+	// dumpTwins are the dump device data frames taken for copies since
+	// their direction's last CDC: a piece of the same bytes as the one
+	// before it is one too, until the CDC tells (dumpPieces).
+	dumpTwins []dumpTwin
 	byQP      map[qpKey]linkRef
 	halfLinks map[addrPair][]*Link // inferred links whose reverse direction is not keyed yet
 	unknownQP map[qpKey]*unknownQP
