@@ -240,8 +240,11 @@ func (t *Tracker) captureDup(f *capture.Frame) bool {
 		return s.duplicate
 	default:
 		s.duplicate = s.dumpDup(f)
-		if s.duplicate && f.CDC == nil {
+		switch {
+		case s.duplicate && f.CDC == nil:
 			t.keepTwin(f, s.otherPath)
+		case s.duplicate:
+			t.copiedCDC(f)
 		}
 		return s.duplicate
 	}

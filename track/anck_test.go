@@ -499,9 +499,10 @@ func TestDumpDataAfterMissedCDC(t *testing.T) {
 // 64 bytes dumped as two pieces of 32 zeros (smc_dump_raw_data splits a
 // CDC's data at SMC_DUMP_MAX_DATA_LEN; a transfer of zeros makes the
 // pieces alike), then that capture with every frame twice (tcpdump -i any
-// of the dump device and the interface). The second piece is no copy:
-// the CDC after them says 64 bytes, and the stream holds them all; the
-// copies of the doubled capture are copies still.
+// of the dump device and the interface, each copy after its original's
+// CDC). The second piece is no copy: the CDC after them says 64 bytes,
+// and the stream holds them all; the copies of the doubled capture are
+// copies still, its stream and counts the capture's once.
 func TestDumpIdenticalPieces(t *testing.T) {
 	frames, lt := testutil.ReadFrames(t, testutil.Root(t)+"/testdata/anck/dump-device.pcap")
 	var out []rawFrame
@@ -527,31 +528,47 @@ func TestDumpIdenticalPieces(t *testing.T) {
 	if split < 0 {
 		t.Fatal("no data frame of 64 bytes: the test shows nothing")
 	}
+	var single *streamRec
+	var singleFrames int
 	for _, double := range []bool{false, true} {
 		in := out
 		if double {
-			in = nil
+			// In time order, as mergecap of the two captures puts them:
+			// frames of one time (a CDC's data and the CDC) before the
+			// copies 2 us later.
+			in = slices.Clone(out)
 			for _, p := range out {
 				cp := p
 				cp.CI.Timestamp = p.CI.Timestamp.Add(2 * time.Microsecond)
-				in = append(in, p, cp)
+				in = append(in, cp)
 			}
+			slices.SortStableFunc(in, func(a, b rawFrame) int { return a.CI.Timestamp.Compare(b.CI.Timestamp) })
 		}
 		rec := newStreamRec()
 		tr := New(Options{Stream: rec})
 		eachRaw(t, "pieces", lt, in, tr.Feed)
 		s := tr.Snapshot()
-		if want := len(in) - len(out); s.Stats.CaptureDups > want {
-			t.Errorf("doubled %v: %d frames followed as copies, want at most %d", double, s.Stats.CaptureDups, want)
+		if want := len(in) - len(out); s.Stats.CaptureDups != want {
+			t.Errorf("doubled %v: %d frames followed as copies, want %d", double, s.Stats.CaptureDups, want)
 		}
-		st := rec.streams[[2]int{s.Conns[0].ID, int(DirS2C)}]
+		key := [2]int{s.Conns[0].ID, int(DirS2C)}
+		st := rec.streams[key]
 		if st == nil || len(st.data) < 64 || !bytes.Equal(st.data[:64], make([]byte, 64)) {
-			t.Errorf("doubled %v: the server's stream does not start with the 64 zeros dumped", double)
+			t.Fatalf("doubled %v: the server's stream does not start with the 64 zeros dumped", double)
 		}
 		for _, g := range st.gaps {
-			if g.Cause == GapDumpMissed && g.Offset < 64 {
+			if g.Cause == GapDumpMissed {
 				t.Errorf("doubled %v: a gap of %d bytes %q at %d", double, g.Gap, g.Cause, g.Offset)
 			}
+		}
+		if !double {
+			single, singleFrames = rec, s.Conns[0].Frames
+			continue
+		}
+		// Each data frame's copy comes after its CDC: the copies of the
+		// pieces a CDC took are copies too, not the next CDC's data.
+		if !bytes.Equal(st.data, single.streams[key].data) || s.Conns[0].Frames != singleFrames {
+			t.Errorf("doubled: %d stream bytes and %d frames, the capture once %d and %d", len(st.data), s.Conns[0].Frames, len(single.streams[key].data), singleFrames)
 		}
 	}
 }

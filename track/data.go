@@ -360,6 +360,7 @@ func (t *Tracker) dump(in *input) {
 		d = DirS2C
 	}
 	if in.dumpCDC && dumpCopy(&c.Flow[d], &in.roce.cdc) {
+		t.copiedPieces(c, d, in.roce.cdc.seq, in.ns)
 		t.captureCopy(in)
 		return
 	}
@@ -367,7 +368,7 @@ func (t *Tracker) dump(in *input) {
 	t.cur.dir = d
 	if !in.dumpCDC {
 		t.touchConn(c, in, d)
-		c.Flow[d].dumpedSince += uint64(len(in.dumpData))
+		c.Flow[d].followPiece(in.dumpData, in.number)
 		if t.opts.Stream != nil {
 			t.placeDump(c, d, in.dumpData, in.number)
 		}
@@ -376,6 +377,7 @@ func (t *Tracker) dump(in *input) {
 	if len(t.dumpTwins) > 0 {
 		t.dumpPieces(c, d, in)
 	}
+	c.Flow[d].pieces.cdc(c.Flow[d].dumpedSince)
 	c.Flow[d].dumpedSince = 0
 	if c.Outcome == OutcomePending {
 		// A host sends CDCs only on a connection its handshake set up

@@ -3,6 +3,7 @@ package track
 import (
 	"bytes"
 	"fmt"
+	"hash/crc32"
 	"net/netip"
 	"slices"
 	"time"
@@ -282,6 +283,22 @@ type dumpTwin struct {
 // maxDumpTwins bounds Tracker.dumpTwins: the pieces of one CDC's data.
 const maxDumpTwins = 64
 
+// copiedCDC follows f, a dumped CDC captureDup took for the capture's
+// copy, as copiedPieces does.
+func (t *Tracker) copiedCDC(f *capture.Frame) {
+	src, dst := ipAddrs(f)
+	from, to := netip.AddrPortFrom(src, uint16(f.UDP.SrcPort)), netip.AddrPortFrom(dst, uint16(f.UDP.DstPort))
+	c := t.byTuple[makeTCPKey(from, to)]
+	if c == nil {
+		return
+	}
+	d := DirC2S
+	if from != c.Client {
+		d = DirS2C
+	}
+	t.copiedPieces(c, d, f.CDC.Seq, f.UnixNano())
+}
+
 // keepTwin remembers f, a dump device data frame taken for a copy, until
 // its direction's next CDC (dumpPieces).
 func (t *Tracker) keepTwin(f *capture.Frame, otherPath bool) {
@@ -318,7 +335,7 @@ func (t *Tracker) dumpPieces(c *Conn, d Dir, in *input) {
 		}
 		data := w.data
 		if n := uint64(len(data)); n > 0 && f.dumpedSince+n <= need {
-			f.dumpedSince += n
+			f.followPiece(data, w.number)
 			t.stats.CaptureDups--
 			if w.otherPath {
 				t.stats.CaptureDupsOtherPath--
@@ -332,4 +349,74 @@ func (t *Tracker) dumpPieces(c *Conn, d Dir, in *input) {
 		}
 		return true
 	})
+}
+
+// dumpPieces is what a connection direction's dump device data frames
+// since its last dumped CDC hold, and what those before that CDC held:
+// the byte count and a sum of each piece's CRC (the order the capture
+// holds them in does not count), and the frames followed since.
+type dumpPieces struct {
+	sum, prevSum uint32
+	prevLen      uint64
+	frames       []int
+}
+
+// maxPieceFrames bounds dumpPieces.frames: the pieces of one CDC's data.
+const maxPieceFrames = 64
+
+// followPiece counts data, a data frame's bytes followed for the flow.
+func (f *Flow) followPiece(data []byte, number int) {
+	f.dumpedSince += uint64(len(data))
+	p := &f.pieces
+	p.sum += crc32.ChecksumIEEE(data)
+	if len(p.frames) < maxPieceFrames {
+		p.frames = append(p.frames, number)
+	}
+}
+
+// cdc closes the pieces of a dumped CDC (n bytes of them).
+func (p *dumpPieces) cdc(n uint64) {
+	p.prevSum, p.prevLen, p.sum, p.frames = p.sum, n, 0, p.frames[:0]
+}
+
+// copiedPieces follows in, a copy of direction d's last dumped CDC (the
+// capture holds the dump device twice, tcpdump -i any beside the device):
+// the data frames followed since that CDC, the same bytes as its own
+// pieces, were their copies too, which came after it (each frame and
+// its copy microseconds apart, the CDC between): they are counted so and
+// taken out of the stream.
+func (t *Tracker) copiedPieces(c *Conn, d Dir, seq uint16, ns int64) {
+	f := &c.Flow[d]
+	p := &f.pieces
+	if f.dumpedSince == 0 || seq != f.LastSeq || len(p.frames) == maxPieceFrames {
+		return
+	}
+	// The pieces' copies taken for copies already (keepTwin) count too.
+	from, to := c.Client, c.Server
+	if d == DirS2C {
+		from, to = to, from
+	}
+	n, sum := f.dumpedSince, p.sum
+	for _, w := range t.dumpTwins {
+		if w.from == from && w.to == to {
+			n += uint64(len(w.data))
+			sum += crc32.ChecksumIEEE(w.data)
+		}
+	}
+	if n != p.prevLen || sum != p.prevSum {
+		return
+	}
+	t.dumpTwins = slices.DeleteFunc(t.dumpTwins, func(w dumpTwin) bool { return w.from == from && w.to == to })
+	for _, n := range p.frames {
+		t.stats.ConnAttached--
+		t.stats.CaptureDups++
+		c.Frames--
+		t.expert.add(expert.CaptureDuplicate, n, ns, "")
+	}
+	if s := c.stream; s != nil {
+		ds := &s.dir[d]
+		ds.dumped -= min(ds.dumped, f.dumpedSince)
+		ds.segs = slices.DeleteFunc(ds.segs, func(x rmbeSeg) bool { return slices.Contains(p.frames, x.frame) })
+	}
+	f.dumpedSince, p.sum, p.frames = 0, 0, p.frames[:0]
 }

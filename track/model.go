@@ -199,6 +199,7 @@ type Flow struct {
 	LastSeq     uint16
 	sinceCDC    uint64 // WRITE bytes attributed since the last CDC
 	dumpedSince uint64 // bytes of dump device data frames followed since the last dumped CDC
+	pieces      dumpPieces
 	// unsizedWraps and unsizedDelta: the producer cursor's moves across
 	// the end of an RMBE whose size was not known yet (wraps, and the
 	// count's change), counted into Bytes once learnRMBESize learns it.
