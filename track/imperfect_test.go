@@ -2202,12 +2202,6 @@ func TestSnapCutCopiesFirst(t *testing.T) {
 				t.Errorf("%s, copies cut to %d first: %d connections, want %d", name, cut, len(s.Conns), len(whole.Conns))
 				continue
 			}
-			if cut < 80 {
-				// A copy cut inside its RETH names no RMB: the WRITE is
-				// the connection's once its CDC comes whole, and an ACK
-				// of it whose copy comes before that the link's alone.
-				continue
-			}
 			for i := range s.Conns {
 				if got, want := s.Conns[i].Frames, whole.Conns[i].Frames; got != want {
 					t.Errorf("%s, copies cut to %d first: connection %d has %d frames, want %d", name, cut, i+1, got, want)
