@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
@@ -108,6 +109,9 @@ func eachFrame(ctx context.Context, name string, sink track.StreamSink, fn func(
 		}
 		f, err := r.Next()
 		if errors.Is(err, io.EOF) {
+			// What the tracker held for copies that did not come is
+			// followed now, as smcdump's -z views follow it.
+			tr.EndCapture(time.Time{})
 			return r.Damage(), nil
 		}
 		if err != nil {

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/internal/mutate"
 	"github.com/smcscope/smcscope/internal/testutil"
 	"github.com/smcscope/smcscope/internal/testutil/crafted"
 	"github.com/smcscope/smcscope/track"
@@ -228,5 +229,41 @@ func TestExportDamaged(t *testing.T) {
 	}
 	if st.Conns != 1 || st.Passed+st.Replaced != whole.Passed+whole.Replaced-1 {
 		t.Errorf("export past the damage: %+v; want the whole file's %+v but one frame", st, whole)
+	}
+}
+
+// TestExportHeldAtEnd: a capture whose frames come twice, each cut to 80
+// bytes 20 us before it whole (two interfaces, two snap lengths), ended
+// right after a CDC's cut copy: the tracker holds the copy for its
+// packet, which does not come, and follows it at the end of the capture.
+// The export writes its bytes as -z smc,follow shows them: as many data
+// segments as the capture without copies, ended at that CDC.
+func TestExportHeldAtEnd(t *testing.T) {
+	frames, lt, err := mutate.ReadFile(filepath.Join(testutil.Root(t), "testdata/anck/handshake-credits.pcap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const end = 32 // the first 32 frames: the third CDC the last
+	// Ended after the last frame's cut copy, before the frame itself.
+	doubled := mutate.CutCopiesFirst(frames[:end], 80)
+	doubled = doubled[:len(doubled)-1]
+	dir := t.TempDir()
+	once, twice := filepath.Join(dir, "once.pcap"), filepath.Join(dir, "twice.pcap")
+	if err := mutate.WriteFile(once, lt, frames[:end]); err != nil {
+		t.Fatal(err)
+	}
+	if err := mutate.WriteFile(twice, lt, doubled); err != nil {
+		t.Fatal(err)
+	}
+	want, err := Export(context.Background(), once, filepath.Join(dir, "once.pcapng"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Export(context.Background(), twice, filepath.Join(dir, "twice.pcapng"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Segments != want.Segments || got.GapsBytes != want.GapsBytes || want.Segments < 6 {
+		t.Errorf("export of the capture twice, ended at a held copy: %+v; of the capture once: %+v", got, want)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
@@ -48,6 +49,9 @@ func readStream(ctx context.Context, r *capture.Reader, limit, conn int) (text s
 		}
 		f, err := r.Next()
 		if errors.Is(err, io.EOF) {
+			// What the tracker held for copies that did not come is
+			// followed now, as smcdump -z smc,follow follows it.
+			tr.EndCapture(time.Time{})
 			break
 		}
 		if err != nil {

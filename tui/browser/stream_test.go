@@ -8,6 +8,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/smcscope/smcscope/internal/mutate"
 	"github.com/smcscope/smcscope/internal/testutil"
 	"github.com/smcscope/smcscope/internal/testutil/crafted"
 )
@@ -27,6 +28,35 @@ func TestStreamText(t *testing.T) {
 	}
 	if _, ok, err := streamText(context.Background(), filepath.Join(testutil.SamplesDir(t), "fallback-nosmc.pcap"), 0, 1); ok || err != nil {
 		t.Errorf("a fallback connection: ok %v, %v; want no SMC-R bytes", ok, err)
+	}
+}
+
+// TestStreamTextHeldAtEnd: a capture whose frames come twice, each cut
+// to 80 bytes 20 us before it whole, ended right after a CDC's cut copy
+// (which the tracker holds for its packet, and follows at the end of the
+// capture): the pane shows the bytes of the capture without copies.
+func TestStreamTextHeldAtEnd(t *testing.T) {
+	frames, lt, err := mutate.ReadFile(filepath.Join(testutil.Root(t), "testdata/anck/handshake-credits.pcap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const end = 32 // the third CDC the last
+	doubled := mutate.CutCopiesFirst(frames[:end], 80)
+	dir := t.TempDir()
+	once, twice := filepath.Join(dir, "once.pcap"), filepath.Join(dir, "twice.pcap")
+	if err := mutate.WriteFile(once, lt, frames[:end]); err != nil {
+		t.Fatal(err)
+	}
+	if err := mutate.WriteFile(twice, lt, doubled[:len(doubled)-1]); err != nil {
+		t.Fatal(err)
+	}
+	want, _, err := streamText(context.Background(), once, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := streamText(context.Background(), twice, 0, 1)
+	if err != nil || got != want || !strings.Contains(want, "(88 B and 64 B;") {
+		t.Errorf("the capture twice, ended at a held copy: %v\n%.300s\nthe capture once:\n%.300s", err, got, want)
 	}
 }
 
