@@ -586,7 +586,7 @@ func TestCreditsCutCopyFirst(t *testing.T) {
 	all, _ := testutil.ReadFrames(t, testutil.Root(t)+"/testdata/anck/handshake-credits.pcap")
 	whole, _ := feedRaw(t, all)
 	for _, cut := range []int{60, 80} {
-		frames := withCutCopiesFirst(all, cut)
+		frames := mutate.CutCopiesFirst(all, cut)
 		s, _ := feedRaw(t, frames)
 		if len(s.Links) != len(whole.Links) {
 			t.Fatalf("cut to %d: %d links, the whole capture %d", cut, len(s.Links), len(whole.Links))

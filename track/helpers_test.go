@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gopacket/gopacket/layers"
 
@@ -207,23 +206,6 @@ func withSnapLen(frames []rawFrame, snap int) []rawFrame {
 			out[i].Data = out[i].Data[:snap:snap]
 			out[i].CI.CaptureLength = snap
 		}
-	}
-	return out
-}
-
-// withCutCopiesFirst puts before each frame of frames longer than snap a
-// copy cut to snap bytes, 20 us earlier: two interfaces captured with two
-// snap lengths, the shorter one's copies first.
-func withCutCopiesFirst(frames []rawFrame, snap int) []rawFrame {
-	var out []rawFrame
-	for _, p := range frames {
-		if len(p.Data) > snap {
-			cp := p
-			cp.Data, cp.CI.CaptureLength = p.Data[:snap:snap], snap
-			cp.CI.Timestamp = p.CI.Timestamp.Add(-20 * time.Microsecond)
-			out = append(out, cp)
-		}
-		out = append(out, p)
 	}
 	return out
 }

@@ -2190,7 +2190,7 @@ func TestSnapCutCopiesFirst(t *testing.T) {
 		wantFound = slices.DeleteFunc(wantFound, func(id string) bool { return id == expert.CaptureDuplicate.String() })
 		slices.Sort(wantFound)
 		for _, cut := range []int{60, 80, 128} {
-			frames := withCutCopiesFirst(all, cut)
+			frames := mutate.CutCopiesFirst(all, cut)
 			s, found := feedRaw(t, frames)
 			// A copy whose TCP header was cut is not known for one.
 			found = slices.DeleteFunc(found, func(id string) bool { return id == expert.CaptureDuplicate.String() })

@@ -9,6 +9,7 @@ import (
 
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
+	"github.com/smcscope/smcscope/internal/mutate"
 	"github.com/smcscope/smcscope/internal/testutil"
 	"github.com/smcscope/smcscope/internal/testutil/crafted"
 )
@@ -560,7 +561,7 @@ func TestStreamCutCopiesFirst(t *testing.T) {
 			return rec
 		}
 		whole := run(all)
-		rec := run(withCutCopiesFirst(all, c.cut))
+		rec := run(mutate.CutCopiesFirst(all, c.cut))
 		what := fmt.Sprintf("%s, copies cut to %d first", c.path, c.cut)
 		for k, w := range whole.streams {
 			held, gaps := rec.against(t, what, k, w, func(c GapCause) bool { return c == GapSnapCut })
