@@ -42,10 +42,11 @@ func (t *Tracker) feedOne(f *capture.Frame) {
 		t.releaseHeld(f.UnixNano() - crossPathWindow)
 	}
 	if t.captureDup(f) {
-		if s := &t.seenCopies; s.cutFirst {
+		s := &t.seenCopies
+		if s.cutFirst {
 			t.uncut(s.cutNumber)
 		}
-		switch s := &t.seenCopies; {
+		switch {
 		case (s.otherPath || s.cutFirst) && len(t.ahead.held) > 0 && t.takeTwin(f):
 		case s.cutFirst && f.TCP != nil:
 			t.feedCLCOfCut(f)

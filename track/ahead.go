@@ -223,9 +223,9 @@ func (t *Tracker) feedHeld(h *heldFrame, asCopy bool) {
 // first (a mirror session that truncates its copies, ahead of the packet
 // before its path was learned; two interfaces captured with two snap
 // lengths), as its copy, and the LLC or CDC message it carries where the
-// cut copy, followed as the request, left it unread (RC.cutUnread): the
+// cut copy, followed as the request, left it unread (RC.cut): the
 // request was counted then, its message is the packet's. A CDC the cut
-// copy gave but its ANCK credits gives them (RC.creditsCut); a WRITE the
+// copy gave but its ANCK credits gives them (cutCredits); a WRITE the
 // bytes the cut copy did not keep (placeUncut).
 func (t *Tracker) feedRoCEOfCut(f *capture.Frame) {
 	t.feedDup(f)
@@ -249,19 +249,20 @@ func (t *Tracker) feedRoCEOfCut(f *capture.Frame) {
 		t.placeUncut(l, d, in)
 		return
 	}
-	if rc.cutPSN != r.psn || !rc.cutUnread && !rc.creditsCut {
+	if rc.cutPSN != r.psn || rc.cut == cutNone {
 		return
 	}
 	in.ns = t.clock.at(in.number, in.ns)
-	if !rc.cutUnread {
+	cut := rc.cut
+	rc.cut = cutNone
+	switch {
+	case cut == cutCredits:
 		// The CDC was followed with its cut copy but what it gives back.
 		if r.hasCDC && l.lgr.Credits {
 			t.uncutCredits(l, d, in)
 		}
 		return
-	}
-	rc.cutUnread = false
-	if rc.cutResent {
+	case cut == cutResent:
 		if r.hasLLC {
 			t.raiseText(&l.expert, expert.LLCRetransmitted, in, func() string { return llcName(&r.llc) })
 		}

@@ -153,7 +153,7 @@ func (t *Tracker) creditsBack(l *Link, d Dir, in *input) {
 		// whole copy comes next (uncutCredits).
 		c, rc := &l.Credits[d.Reverse()], &l.RC[d]
 		if c.Known {
-			rc.creditsWas, rc.creditsCut, rc.cutPSN, rc.cutUnread = *c, true, r.psn, false
+			rc.creditsWas, rc.cutPSN, rc.cut = *c, r.psn, cutCredits
 		}
 		c.Known = false
 	case r.hasCDC && r.cdc.anck:
@@ -171,7 +171,6 @@ func (t *Tracker) creditsBack(l *Link, d Dir, in *input) {
 // nothing took or gave back credits since.
 func (t *Tracker) uncutCredits(l *Link, d Dir, in *input) {
 	rc, c := &l.RC[d], &l.Credits[d.Reverse()]
-	rc.creditsCut = false
 	if c.Known || c.blind != rc.creditsWas.blind {
 		return
 	}

@@ -480,17 +480,13 @@ type RC struct {
 	// header checksum that verify (roce: one whose checksum alone fails
 	// is damage only then).
 	ipSumOK bool
-	// cutPSN is the last SEND followed whose message the snap length
-	// cut (cutUnread until read): its whole copy, should the capture
-	// hold one after it, gives the message (feedRoCEOfCut).
-	cutPSN    uint32
-	cutUnread bool
-	cutResent bool // that SEND was a retransmission (its message followed once already)
-	// creditsCut: the last CDC followed whose ANCK credits field the
-	// snap length cut is cutPSN's; creditsWas, the peer's credits
-	// before it (Link.Credits), which its whole copy takes up again
-	// (uncutCredits).
-	creditsCut bool
+	// cutPSN is the last SEND followed whose content the snap length
+	// cut, and cut what (sendCut: until its whole copy, should the
+	// capture hold one after it, gives that, feedRoCEOfCut);
+	// creditsWas, with cutCredits, the peer's credits before it
+	// (Link.Credits), which its whole copy takes up again (uncutCredits).
+	cutPSN     uint32
+	cut        sendCut
 	creditsWas Credits
 	goBack     goBack                      // the responder's last NAK's go-back, while it may settle late requests
 	maxPSN     uint32                      // the highest PSN seen (in PSN order), while a run is open

@@ -363,7 +363,7 @@ func (t *Tracker) inSequence(l *Link, d Dir, in *input) bool {
 		case in.snapCut == snapCutRoCE && r.opcode == opSendOnly:
 			// Which message it sent again its whole copy may say, should
 			// the capture hold one after it (feedRoCEOfCut).
-			rc.cutPSN, rc.cutUnread, rc.cutResent, rc.creditsCut = r.psn, true, true, false
+			rc.cutPSN, rc.cut = r.psn, cutResent
 		}
 	}
 	switch {
@@ -1393,13 +1393,24 @@ func (t *Tracker) content(l *Link, d Dir, in *input) {
 			// it is (smc.capture.snap_cut): a CDC may be among them, as
 			// among requests the capture missed.
 			t.uncaptured(l, d)
-			rc.cutPSN, rc.cutUnread, rc.cutResent, rc.creditsCut = r.psn, true, false, false
+			rc.cutPSN, rc.cut = r.psn, cutMessage
 		}
 	}
 	if c := t.cur.theConn(); c != nil {
 		rc.remember(r.psn, c)
 	}
 }
+
+// sendCut is what the snap length cut of the last SEND followed
+// (RC.cut), which its whole copy may give (feedRoCEOfCut).
+type sendCut uint8
+
+const (
+	cutNone    sendCut = iota
+	cutMessage         // its LLC or CDC message: unread
+	cutResent          // the same, of a retransmission (its message followed once already)
+	cutCredits         // a CDC's ANCK credits byte (creditsBack)
+)
 
 const (
 	// aheadBits is how far ahead of the expected PSN a run out of
