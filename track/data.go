@@ -377,8 +377,7 @@ func (t *Tracker) dump(in *input) {
 	if len(t.dumpTwins) > 0 {
 		t.dumpPieces(c, d, in)
 	}
-	c.Flow[d].pieces.cdc(c.Flow[d].dumpedSince)
-	c.Flow[d].dumpedSince = 0
+	c.Flow[d].pieces.cdc()
 	if c.Outcome == OutcomePending {
 		// A host sends CDCs only on a connection its handshake set up
 		// (smc_cdc_get_slot_and_msg_send once smc_connect or

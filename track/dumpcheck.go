@@ -274,10 +274,26 @@ func recordDump(f *Flow, m *cdcIn) {
 // dumpTwin is a dump device data frame captureDup took for a copy of the
 // one before it (dumpDup): the same bytes microseconds apart.
 type dumpTwin struct {
-	from, to  netip.AddrPort
+	ends      [2]netip.AddrPort // from, to
 	data      []byte
+	crc       uint32 // of data
 	number    int
 	otherPath bool
+}
+
+// dumpEnds returns the sender and receiver of f, a dump device frame:
+// its connection's endpoints, as its UDP header gives them.
+func dumpEnds(f *capture.Frame) [2]netip.AddrPort {
+	src, dst := ipAddrs(f)
+	return [2]netip.AddrPort{netip.AddrPortFrom(src, uint16(f.UDP.SrcPort)), netip.AddrPortFrom(dst, uint16(f.UDP.DstPort))}
+}
+
+// ends returns the sender and receiver of direction d of c.
+func (c *Conn) ends(d Dir) [2]netip.AddrPort {
+	if d == DirS2C {
+		return [2]netip.AddrPort{c.Server, c.Client}
+	}
+	return [2]netip.AddrPort{c.Client, c.Server}
 }
 
 // maxDumpTwins bounds Tracker.dumpTwins: the pieces of one CDC's data.
@@ -286,14 +302,13 @@ const maxDumpTwins = 64
 // copiedCDC follows f, a dumped CDC captureDup took for the capture's
 // copy, as copiedPieces does.
 func (t *Tracker) copiedCDC(f *capture.Frame) {
-	src, dst := ipAddrs(f)
-	from, to := netip.AddrPortFrom(src, uint16(f.UDP.SrcPort)), netip.AddrPortFrom(dst, uint16(f.UDP.DstPort))
-	c := t.byTuple[makeTCPKey(from, to)]
+	e := dumpEnds(f)
+	c := t.byTuple[makeTCPKey(e[0], e[1])]
 	if c == nil {
 		return
 	}
 	d := DirC2S
-	if from != c.Client {
+	if e[0] != c.Client {
 		d = DirS2C
 	}
 	t.copiedPieces(c, d, f.CDC.Seq, f.UnixNano())
@@ -305,11 +320,8 @@ func (t *Tracker) keepTwin(f *capture.Frame, otherPath bool) {
 	if len(t.dumpTwins) == maxDumpTwins {
 		t.dumpTwins = slices.Delete(t.dumpTwins, 0, 1)
 	}
-	src, dst := ipAddrs(f)
-	t.dumpTwins = append(t.dumpTwins, dumpTwin{
-		from: netip.AddrPortFrom(src, uint16(f.UDP.SrcPort)), to: netip.AddrPortFrom(dst, uint16(f.UDP.DstPort)),
-		data: bytes.Clone(f.Dump.Payload), number: f.Number, otherPath: otherPath,
-	})
+	t.dumpTwins = append(t.dumpTwins, dumpTwin{ends: dumpEnds(f), data: bytes.Clone(f.Dump.Payload),
+		crc: crc32.ChecksumIEEE(f.Dump.Payload), number: f.Number, otherPath: otherPath})
 }
 
 // dumpPieces settles the data frames of direction d of c taken for copies
@@ -325,16 +337,13 @@ func (t *Tracker) dumpPieces(c *Conn, d Dir, in *input) {
 	if f.haveProd || !c.Inferred {
 		need, _ = in.roce.cdc.prod.Sub(f.Prod, c.rmbeSize(d))
 	}
-	from, to := c.Client, c.Server
-	if d == DirS2C {
-		from, to = to, from
-	}
+	ends := c.ends(d)
 	t.dumpTwins = slices.DeleteFunc(t.dumpTwins, func(w dumpTwin) bool {
-		if w.from != from || w.to != to {
+		if w.ends != ends {
 			return false
 		}
 		data := w.data
-		if n := uint64(len(data)); n > 0 && f.dumpedSince+n <= need {
+		if n := uint64(len(data)); n > 0 && f.pieces.since+n <= need {
 			f.followPiece(data, w.number)
 			t.stats.CaptureDups--
 			if w.otherPath {
@@ -356,9 +365,9 @@ func (t *Tracker) dumpPieces(c *Conn, d Dir, in *input) {
 // the byte count and a sum of each piece's CRC (the order the capture
 // holds them in does not count), and the frames followed since.
 type dumpPieces struct {
-	sum, prevSum uint32
-	prevLen      uint64
-	frames       []int
+	since, prevLen uint64
+	sum, prevSum   uint32
+	frames         []int
 }
 
 // maxPieceFrames bounds dumpPieces.frames: the pieces of one CDC's data.
@@ -366,17 +375,17 @@ const maxPieceFrames = 64
 
 // followPiece counts data, a data frame's bytes followed for the flow.
 func (f *Flow) followPiece(data []byte, number int) {
-	f.dumpedSince += uint64(len(data))
 	p := &f.pieces
+	p.since += uint64(len(data))
 	p.sum += crc32.ChecksumIEEE(data)
 	if len(p.frames) < maxPieceFrames {
 		p.frames = append(p.frames, number)
 	}
 }
 
-// cdc closes the pieces of a dumped CDC (n bytes of them).
-func (p *dumpPieces) cdc(n uint64) {
-	p.prevSum, p.prevLen, p.sum, p.frames = p.sum, n, 0, p.frames[:0]
+// cdc closes the pieces of a dumped CDC.
+func (p *dumpPieces) cdc() {
+	p.prevSum, p.prevLen, p.sum, p.since, p.frames = p.sum, p.since, 0, 0, p.frames[:0]
 }
 
 // copiedPieces follows in, a copy of direction d's last dumped CDC (the
@@ -388,25 +397,22 @@ func (p *dumpPieces) cdc(n uint64) {
 func (t *Tracker) copiedPieces(c *Conn, d Dir, seq uint16, ns int64) {
 	f := &c.Flow[d]
 	p := &f.pieces
-	if f.dumpedSince == 0 || seq != f.LastSeq || len(p.frames) == maxPieceFrames {
+	if p.since == 0 || seq != f.LastSeq || len(p.frames) == maxPieceFrames {
 		return
 	}
 	// The pieces' copies taken for copies already (keepTwin) count too.
-	from, to := c.Client, c.Server
-	if d == DirS2C {
-		from, to = to, from
-	}
-	n, sum := f.dumpedSince, p.sum
+	ends := c.ends(d)
+	n, sum := p.since, p.sum
 	for _, w := range t.dumpTwins {
-		if w.from == from && w.to == to {
+		if w.ends == ends {
 			n += uint64(len(w.data))
-			sum += crc32.ChecksumIEEE(w.data)
+			sum += w.crc
 		}
 	}
 	if n != p.prevLen || sum != p.prevSum {
 		return
 	}
-	t.dumpTwins = slices.DeleteFunc(t.dumpTwins, func(w dumpTwin) bool { return w.from == from && w.to == to })
+	t.dumpTwins = slices.DeleteFunc(t.dumpTwins, func(w dumpTwin) bool { return w.ends == ends })
 	for _, n := range p.frames {
 		t.stats.ConnAttached--
 		t.stats.CaptureDups++
@@ -415,8 +421,8 @@ func (t *Tracker) copiedPieces(c *Conn, d Dir, seq uint16, ns int64) {
 	}
 	if s := c.stream; s != nil {
 		ds := &s.dir[d]
-		ds.dumped -= min(ds.dumped, f.dumpedSince)
+		ds.dumped -= min(ds.dumped, p.since)
 		ds.segs = slices.DeleteFunc(ds.segs, func(x rmbeSeg) bool { return slices.Contains(p.frames, x.frame) })
 	}
-	f.dumpedSince, p.sum, p.frames = 0, 0, p.frames[:0]
+	p.since, p.sum, p.frames = 0, 0, p.frames[:0]
 }

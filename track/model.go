@@ -197,9 +197,8 @@ type Flow struct {
 	Aborted     bool
 	Prod, Cons  Cursor
 	LastSeq     uint16
-	sinceCDC    uint64 // WRITE bytes attributed since the last CDC
-	dumpedSince uint64 // bytes of dump device data frames followed since the last dumped CDC
-	pieces      dumpPieces
+	sinceCDC    uint64     // WRITE bytes attributed since the last CDC
+	pieces      dumpPieces // the dump device data frames followed since the last dumped CDC
 	// unsizedWraps and unsizedDelta: the producer cursor's moves across
 	// the end of an RMBE whose size was not known yet (wraps, and the
 	// count's change), counted into Bytes once learnRMBESize learns it.
