@@ -606,3 +606,85 @@ func TestCreditsCutCopyFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestCutFirstPair: once a cut copy came before its packet whole, the
+// cut frames wait for theirs (cutWirePath); the pair that teaches it is
+// followed from the cut copy, and its whole copy gives what the cut left
+// out. handshake-credits.pcap with cut copies 20 us ahead of only some
+// frames, so that the first pair is: the first CDC cut inside its credits
+// byte (80 bytes: the credits are the whole capture's), the first WRITE
+// (80 bytes: the stream is the whole capture's), or the first
+// retransmitted DELETE_LINK (60 bytes, its BTH only: smc.llc.retransmitted
+// counts it as in the whole capture).
+func TestCutFirstPair(t *testing.T) {
+	all, lt := testutil.ReadFrames(t, testutil.Root(t)+"/testdata/anck/handshake-credits.pcap")
+	type kind struct{ cdc, write, resentLLC bool }
+	kinds := make([]kind, len(all))
+	seen := map[uint32]bool{}
+	eachRaw(t, "kinds", lt, all, func(f *capture.Frame) {
+		k := &kinds[f.Number-1]
+		if b := f.BTH; b != nil {
+			k.cdc = f.CDC != nil
+			k.write = b.Opcode == decode.OpWriteOnly
+			key := b.DestQP<<24 | b.PSN
+			k.resentLLC = f.LLC != nil && seen[key]
+			seen[key] = true
+		}
+	})
+	run := func(frames []rawFrame) (Snapshot, *streamRec) {
+		rec := newStreamRec()
+		tr := New(Options{Stream: rec, Unshared: true})
+		eachRaw(t, "pair", lt, frames, tr.Feed)
+		tr.EndCapture(time.Time{})
+		return tr.Snapshot(), rec
+	}
+	whole, wholeRec := run(all)
+	for _, c := range []struct {
+		name string
+		cut  int
+		pick func(kind) bool
+	}{
+		{"CDCs", 80, func(k kind) bool { return k.cdc }},
+		{"WRITEs", 80, func(k kind) bool { return k.write }},
+		{"resent LLC requests", 60, func(k kind) bool { return k.resentLLC }},
+	} {
+		var frames []rawFrame
+		for i, p := range all {
+			if c.pick(kinds[i]) {
+				frames = append(frames, mutate.CutCopiesFirst([]rawFrame{p}, c.cut)...)
+				continue
+			}
+			frames = append(frames, p)
+		}
+		if len(frames) == len(all) {
+			t.Fatalf("%s: no frame picked: the test shows nothing", c.name)
+		}
+		s, rec := run(frames)
+		for i := range whole.Links {
+			for d := range 2 {
+				if got, want := s.Links[i].Credits[d], whole.Links[i].Credits[d]; got.Known != want.Known || got.Now != want.Now || got.Returned != want.Returned {
+					t.Errorf("%s first: link %d dir %d credits %+v, the whole capture %+v", c.name, i, d, got, want)
+				}
+			}
+		}
+		for k, w := range wholeRec.streams {
+			if got := rec.streams[k]; got == nil || !bytes.Equal(got.data, w.data) || len(got.gaps) != len(w.gaps) {
+				t.Errorf("%s first: conn %d dir %d stream unlike the whole capture's", c.name, k[0], k[1])
+			}
+		}
+		var found, want []string
+		for _, f := range s.Findings() {
+			if f.ID != expert.CaptureDuplicate {
+				found = append(found, fmt.Sprintf("%v x%d", f.ID, f.Count))
+			}
+		}
+		for _, f := range whole.Findings() {
+			want = append(want, fmt.Sprintf("%v x%d", f.ID, f.Count))
+		}
+		slices.Sort(found)
+		slices.Sort(want)
+		if !slices.Equal(found, want) {
+			t.Errorf("%s first: findings %v, the whole capture %v", c.name, found, want)
+		}
+	}
+}
