@@ -223,7 +223,8 @@ func (t *Tracker) roce(in *input) {
 		// loss; its ACK of the run with neither, the capture's order.
 		if w := &rc.ahead; w.run && !w.shown && in.ns-w.since <= int64(lateMax) {
 			upTo := (r.psn + uint32(w.missing)) & 0xFFFFFF
-			rc.openGap(pendingLoss{on: true, frame: w.frame, since: w.since, missing: w.missing, lo: rc.nextPSN, upTo: upTo, fresh: !rc.lastDup, carried: in.carried})
+			rc.openGap(pendingLoss{on: true, frame: w.frame, since: w.since, missing: w.missing, lo: rc.nextPSN, upTo: upTo, fresh: !rc.lastDup, carried: in.carried,
+				onResend: rc.lastDup, number: in.number, ns: in.ns})
 		} else if !w.goBack {
 			t.lossShown(l, d, in)
 		}
@@ -514,6 +515,12 @@ type pendingLoss struct {
 	// duplicate (the late one does not go on a resend already under way).
 	wentBack, again, fresh bool
 	carried                bool // a tunnel carried the late one (input.carried)
+	// onResend: the late one came right after a duplicate, as a step of
+	// a resend under way (go-back-N) rather than on its own; number and
+	// ns are its frame's.
+	onResend bool
+	number   int
+	ns       int64
 }
 
 // late is the PSN that came late, filling the run's hole.
@@ -1086,16 +1093,27 @@ func (t *Tracker) settleGoBack(l *Link, d Dir, in *input) {
 		case psnDiff(psn, q.psn) > 0:
 			rc.countReordered(q.carried, -1)
 			l.expert.unmark(expert.CaptureReordered)
-			rc.NotCaptured++
-			rc.Packets--
-			rc.Dups++
-			rc.Retrans++
-			t.stats.Retrans++
-			l.expert.add(expert.RCRetransmission, q.number, q.ns, "")
+			t.resentNotCaptured(l, d, q.number, q.ns, in)
 			return true
 		}
 		return false
 	})
+}
+
+// resentNotCaptured counts a request of direction d of l that was followed
+// as an original (frame number at ns) as what the wire made it after all,
+// which in tells: a retransmission whose original the capture never
+// showed (roce.rc.not_captured, on in).
+func (t *Tracker) resentNotCaptured(l *Link, d Dir, number int, ns int64, in *input) {
+	rc := &l.RC[d]
+	rc.NotCaptured++
+	t.cur.notCaptured++
+	t.raise(&l.expert, expert.NotCaptured, in)
+	rc.Packets--
+	rc.Dups++
+	rc.Retrans++
+	t.stats.Retrans++
+	l.expert.add(expert.RCRetransmission, number, ns, "")
 }
 
 // damagedLate follows a request of direction d of l that the capture holds
@@ -1833,13 +1851,30 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 		}
 	} else {
 		for i := range rev.gapPend {
-			if p := &rev.gapPend[i]; p.on && (psnDiff(r.psn, p.upTo) >= 0 || r.psn == p.late()) {
-				// The responder took the run's PSNs with no NAK and
-				// none sent again: the capture showed them out of order.
-				rev.countReordered(p.carried, 1)
-				*p = pendingLoss{}
-				t.raise(&l.expert, expert.CaptureReordered, in)
+			p := &rev.gapPend[i]
+			if !p.on || psnDiff(r.psn, p.upTo) < 0 && r.psn != p.late() {
+				continue
 			}
+			if p.onResend && rev.Reordered == 0 {
+				// The late PSN came as a step of a resend (the
+				// requester going back over PSNs it had sent, after a
+				// NAK or a timeout before the run): the copy of it the
+				// run left out was sent and the capture never showed
+				// it, and this one is its retransmission, as the whole
+				// capture would show them (settleGoBack). Not where
+				// the capture already put requests of the direction
+				// after their ACKs (two clocks apart): there the same
+				// shape is the first copy after a loss on the path,
+				// shown late.
+				t.resentNotCaptured(l, d.Reverse(), p.number, p.ns, in)
+				*p = pendingLoss{}
+				continue
+			}
+			// The responder took the run's PSNs with no NAK and none
+			// sent again: the capture showed them out of order.
+			rev.countReordered(p.carried, 1)
+			*p = pendingLoss{}
+			t.raise(&l.expert, expert.CaptureReordered, in)
 		}
 	}
 	switch class {
