@@ -183,7 +183,8 @@ func (t *Tracker) fastRoCE(f *capture.Frame) fastResult {
 		// bthNext, capture's decodeSMC).
 		// A run out of sequence (inSequence) is the general path's.
 		// A link still confirming is made up by its first data (content).
-		if !rc.havePSN || b.PSN != rc.nextPSN || !rc.ahead.idle() || rc.damaged || f.LLC != nil || f.SMCMalformed || l.State == LinkConfirming {
+		// The request after a pass of duplicates ends the pass (goBack).
+		if !rc.havePSN || b.PSN != rc.nextPSN || !rc.ahead.idle() || rc.damaged || rc.goBack.passing || f.LLC != nil || f.SMCMalformed || l.State == LinkConfirming {
 			return fastNo
 		}
 		switch m := f.CDC; {
@@ -273,6 +274,7 @@ func (t *Tracker) fastRoCE(f *capture.Frame) fastResult {
 			return fastNo
 		}
 		rc.nextPSN = (b.PSN + 1) & 0xFFFFFF
+		rc.shown(b.PSN)
 		rc.Packets++
 		rc.lastPSN = b.PSN
 		rc.remember(b.PSN, c)

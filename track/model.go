@@ -487,8 +487,9 @@ type RC struct {
 	cutPSN     uint32
 	cut        sendCut
 	creditsWas Credits
-	goBack     goBack                      // the responder's last NAK's go-back, while it may settle late requests
+	goBack     goBack                      // the requester's pass over PSNs sent before, while it may settle late requests
 	maxPSN     uint32                      // the highest PSN seen (in PSN order), while a run is open
+	hiShown    uint32                      // the highest request PSN the capture has shown (in PSN order)
 	ahead      psnWindow                   // PSNs ahead of nextPSN seen out of sequence
 	late       lateWindow                  // PSNs the responder took unseen, which may yet come (reordered)
 	gapPend    [maxPendingGaps]pendingLoss // PSN gaps the wire has not shown yet (reordered or lost)

@@ -72,6 +72,7 @@ func (t *Tracker) keyLink(l *Link, d Dir, k qpKey) {
 	delete(t.unknownQP, k)
 	if e := l.end(d); e.PSN != 0 && !l.RC[d].havePSN {
 		l.RC[d].nextPSN, l.RC[d].havePSN = e.PSN, true
+		l.RC[d].hiShown = (e.PSN - 1) & 0xFFFFFF // none sent before the first
 	}
 }
 
@@ -205,6 +206,9 @@ func (t *Tracker) roce(in *input) {
 	if rc.havePSN && !t.inSequence(l, d, in) {
 		return
 	}
+	if !rc.havePSN {
+		rc.hiShown = r.psn
+	}
 	rc.havePSN, rc.nextPSN = true, (r.psn+1)&0xFFFFFF
 	if rc.damaged {
 		// The PSN sent again: the responder dropped the damaged copy.
@@ -299,12 +303,22 @@ func (t *Tracker) inSequence(l *Link, d Dir, in *input) bool {
 	if dd != 0 {
 		rc.lastDup = dd < 0
 	}
+	g := &rc.goBack
+	g.follow(r.psn)
 	if dd < 0 && rc.late.take(r.psn, in.ns) {
-		rc.goBack.noteLate(r.psn, in)
+		next := g.passing && (g.last+1)&0xFFFFFF == r.psn
+		g.step(r.psn, true, true, rc.hiShown)
+		rc.shown(r.psn)
+		g.noteLate(lateReq{psn: r.psn, number: in.number, ns: in.ns, carried: in.carried, pass: g.id, lone: !next})
+		g.noted = len(g.late)
 		t.reordered(l, d, in)
 		return false
 	}
-	if dd < 0 && len(rc.goBack.late) > 0 {
+	// The pass goes on, past its duplicates or not.
+	onPass := g.passing && g.resent && psnDiff(r.psn, g.last) > 0
+	g.step(r.psn, dd < 0, false, rc.hiShown)
+	rc.shown(r.psn)
+	if len(g.late) > 0 && (dd < 0 || onPass) {
 		t.settleGoBack(l, d, in)
 	}
 	seen := dd < 0 || dd < aheadBits && rc.ahead.has(uint32(dd))
@@ -1008,60 +1022,108 @@ func (t *Tracker) damagedResent(l *Link, d Dir, in *input) bool {
 	return true
 }
 
-// goBack is what the responder's NAK that sent the requester back to a
-// PSN makes of the requests the capture had not shown before it: one
-// that comes after the NAK, behind PSNs the capture had shown, is taken
-// as the original the capture put late (reordered, as one side of two
-// merged captures shows it), until the go-back says which it was: the
-// same PSN again (that was the original; this the resend), or a PSN
-// after it the capture had shown, sent again, with no second copy of it
-// (that was the resend; the capture never showed the original).
+// goBack is what the requester's passes over PSNs it had sent before (a
+// go-back after a NAK or a timeout, IBA Vol. 1, 9.7.5.1.1-2) make of the
+// requests the capture had not shown before the responder's ACK of them:
+// one that comes after the ACK is taken as the original the capture put
+// late (reordered, as one side of two merged captures shows it), until a
+// pass says which it was: the same PSN again (that was the original; this
+// the resend); or, where it was itself a step of a pass that sends again,
+// or was sent alone and a pass steps over its PSN with no second copy,
+// it was the resend and the capture never showed the original. A pass is
+// a rising run of duplicates (a late request may be one of its steps);
+// one that goes back below the last starts another. It sends again only
+// what had been sent before it: a PSN past the highest the capture had
+// shown when it began is new.
 type goBack struct {
-	psn  uint32 // the PSN the NAK named, the first one sent again
-	hi   uint32 // the highest PSN the capture had shown when it came
-	ns   int64  // when it came; 0 none
-	late []lateReq
+	from, last uint32 // the pass under way: its first PSN and its latest
+	prevLast   uint32 // last before the request that stepped it
+	hi         uint32 // the highest PSN the capture had shown when it began
+	id         int    // which pass, counted
+	passing    bool
+	resent     bool // the pass holds a duplicate besides late ones
+	late       []lateReq
+	noted      int    // 1 + the index in late of the request before, if it was noted
+	nak        uint32 // the PSN the responder's last NAK named
+	nakNS      int64  // when; 0 none
 }
 
-// lateReq is a request taken as an original the capture put late while a
-// go-back was under way.
+// lateReq is a request taken as an original the capture put late.
 type lateReq struct {
 	psn     uint32
 	number  int
 	ns      int64
 	carried bool
+	// pass: the pass it was a step of (-1 none); lone: neither the
+	// request before it nor the one after it was the PSN next to it (a
+	// packet sent again on its own, not a step of a run).
+	pass int
+	lone bool
 }
 
 // maxGoBackLate bounds goBack.late: a run of the window at most.
 const maxGoBackLate = aheadBits
 
-// nak notes a NAK of psn, the capture having shown the requester up to
-// hi. NAKs within lateMax of each other are one go-back, from the
-// earliest PSN they name.
-func (g *goBack) nak(psn, hi uint32, ns int64) {
-	if g.ns == 0 || ns-g.ns > int64(lateMax) || psnDiff(psn, g.psn) < 0 {
-		g.psn, g.hi, g.late = psn, hi, g.late[:0]
-	}
-	g.ns = ns
-}
-
-// noteLate keeps a request taken as late where the go-back may yet show
-// it to be a resend: at or after the NAK's PSN, before the highest PSN
-// the capture had shown then.
-func (g *goBack) noteLate(psn uint32, in *input) {
-	if g.ns == 0 || in.ns-g.ns > int64(lateMax) || psnDiff(psn, g.psn) < 0 || psnDiff(psn, g.hi) >= 0 || len(g.late) >= maxGoBackLate {
+// step follows the requester's pass with a request of psn, a duplicate
+// (a PSN before the one the responder expects) or not; a late one (taken
+// as an original the capture put late) may begin a pass or be part of
+// one, but makes none on its own.
+func (g *goBack) step(psn uint32, dup, late bool, hi uint32) {
+	g.prevLast = g.last
+	if !dup {
+		g.passing = false
 		return
 	}
-	g.late = append(g.late, lateReq{psn: psn, number: in.number, ns: in.ns, carried: in.carried})
+	if !g.passing || psnDiff(psn, g.last) <= 0 {
+		g.from, g.hi, g.resent = psn, hi, false
+		g.id++
+	}
+	g.last, g.passing = psn, true
+	g.resent = g.resent || !late
 }
 
-// shownUpTo is the highest request PSN of rc the capture has shown (as
-// inSequence keeps it).
-func (rc *RC) shownUpTo() uint32 {
-	if !rc.ahead.idle() {
-		return rc.maxPSN
+// shown notes a request of psn the capture shows.
+func (rc *RC) shown(psn uint32) {
+	if !rc.havePSN || psnDiff(psn, rc.hiShown) > 0 {
+		rc.hiShown = psn
 	}
-	return (rc.nextPSN - 1) & 0xFFFFFF
+}
+
+// noteLate keeps a request taken as late until a pass may show it to be
+// a resend.
+func (g *goBack) noteLate(q lateReq) {
+	if len(g.late) >= maxGoBackLate {
+		return
+	}
+	g.late = append(g.late, q)
+}
+
+// follow notes the request of psn after one noted late: the PSN next to
+// it makes that one a step of a run.
+func (g *goBack) follow(psn uint32) {
+	if g.noted > 0 && g.noted <= len(g.late) && (g.late[g.noted-1].psn+1)&0xFFFFFF == psn {
+		g.late[g.noted-1].lone = false
+	}
+	g.noted = 0
+}
+
+// clocksApart reports whether the capture showed requests of rc after
+// their ACKs that no pass of the requester's explained (the late ones
+// still waiting for one, at ns, aside; one no pass came for within lateMax
+// was late): two hosts' clocks apart, or a capture point that reorders.
+// Then a request whose earlier copy the capture never showed, coming late
+// as a step of a pass, may be the first copy after a loss on the path as
+// well as the resend of one the capture missed, and it is left as the
+// capture showed it.
+func (rc *RC) clocksApart(ns int64) bool {
+	g := &rc.goBack
+	if n := len(g.late); n > 0 {
+		g.late = slices.DeleteFunc(g.late, func(q lateReq) bool { return ns-q.ns > int64(lateMax) })
+		if len(g.late) != n {
+			g.noted = 0
+		}
+	}
+	return rc.Reordered > len(g.late)
 }
 
 // countReordered adds n to the requests rc counts reordered, and to
@@ -1074,25 +1136,37 @@ func (rc *RC) countReordered(carried bool, n int) {
 }
 
 // settleGoBack settles the late requests of direction d of l by in, a
-// request the capture had shown, sent again: one of the same PSN was the
-// original; one before it, not sent again, was the go-back's resend of an
-// original the capture never showed: a retransmission, its original not
-// captured, as the whole capture would have it.
+// request the capture had shown, sent again, or the one after a pass's
+// last: one of the same PSN was the original; one before it that was a
+// step of in's pass, or a packet on its own that in's pass stepped over,
+// was a resend of an original the capture never showed: a
+// retransmission, its original not captured, as the whole capture would
+// have it. A pass sends again what was sent before it: a PSN past the
+// highest the capture had shown then is new, the original (the
+// responder's ACK of it shown early: clocks apart).
 func (t *Tracker) settleGoBack(l *Link, d Dir, in *input) {
 	rc := &l.RC[d]
 	g := &rc.goBack
-	if in.ns-g.ns > int64(lateMax) {
-		g.late = g.late[:0] // the go-back is over: they were late
-		return
-	}
 	psn := in.roce.psn
+	g.noted = 0
+	apart := rc.clocksApart(in.ns)
 	g.late = slices.DeleteFunc(g.late, func(q lateReq) bool {
 		switch {
 		case q.psn == psn:
 			return true
-		case psnDiff(psn, q.psn) > 0:
+		case apart || psnDiff(psn, q.psn) <= 0 || psnDiff(q.psn, g.hi) >= 0:
+			return false
+		case q.pass == g.id && g.resent && psnDiff(q.psn, g.from) >= 0,
+			q.lone && psnDiff(q.psn, g.from) > 0 && psnDiff(g.prevLast, q.psn) < 0:
+			// A step of this pass, which sends again; or one sent on
+			// its own that this pass steps over.
 			rc.countReordered(q.carried, -1)
 			l.expert.unmark(expert.CaptureReordered)
+			if q.psn == g.nak && q.ns-g.nakNS <= int64(lateMax) {
+				// The PSN the responder NAKed: the network lost the
+				// copy before; this one is the first the capture shows.
+				return true
+			}
 			t.resentNotCaptured(l, d, q.number, q.ns, in)
 			return true
 		}
@@ -1776,9 +1850,6 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 	class := (r.syndrome >> 5) & 3
 	rev := &l.RC[d.Reverse()]
 	shown := false // one NAK shows one loss
-	if class != 0 && rev.havePSN {
-		rev.goBack.nak(r.psn, rev.shownUpTo(), in.ns)
-	}
 	if rev.havePSN {
 		dd := psnDiff(r.psn, rev.nextPSN)
 		switch class {
@@ -1826,6 +1897,9 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 		// a run after a NAK as well, and the requester sends them again).
 		rev.forgetDamaged(func(psn uint32) bool { return psnDiff(psn, r.psn) < 0 })
 	}
+	if class == 3 {
+		rev.goBack.nak, rev.goBack.nakNS = r.psn, in.ns
+	}
 	if class != 0 {
 		// The requester goes back to the NAK's PSN: what comes next
 		// from it on is sent again, not the capture's late copy (the
@@ -1855,7 +1929,7 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 			if !p.on || psnDiff(r.psn, p.upTo) < 0 && r.psn != p.late() {
 				continue
 			}
-			if p.onResend && rev.Reordered == 0 {
+			if p.onResend && !rev.clocksApart(in.ns) {
 				// The late PSN came as a step of a resend (the
 				// requester going back over PSNs it had sent, after a
 				// NAK or a timeout before the run): the copy of it the
@@ -1871,8 +1945,11 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 				continue
 			}
 			// The responder took the run's PSNs with no NAK and none
-			// sent again: the capture showed them out of order.
+			// sent again: the capture showed them out of order, unless
+			// a pass of the requester's over them leaves the late PSN
+			// out (settleGoBack: then it was a resend).
 			rev.countReordered(p.carried, 1)
+			rev.goBack.noteLate(lateReq{psn: p.late(), number: p.number, ns: p.ns, carried: p.carried, pass: -1, lone: true})
 			*p = pendingLoss{}
 			t.raise(&l.expert, expert.CaptureReordered, in)
 		}
