@@ -743,10 +743,18 @@ func TestMissedBeforeGoBack(t *testing.T) {
 // clocks are apart: there they stay.)
 func TestThinnedGoBackPasses(t *testing.T) {
 	all, _ := testutil.ReadFrames(t, "../samples/lossy.pcap")
+	type thinning struct{ k, at, most int }
+	var cases []thinning
 	for _, k := range []int{5, 7, 11, 13, 17, 23, 31} {
+		cases = append(cases, thinning{k, k / 2, 0})
+	}
+	// Here one resend sent alone stays a late original (no pass steps
+	// over it); the others are still settled (clocksApart needs several).
+	cases = append(cases, thinning{7, 1, 1}, thinning{9, 4, 1})
+	for _, c := range cases {
 		var frames []rawFrame
 		for i := range all {
-			if i%k != k/2 {
+			if i%c.k != c.at {
 				frames = append(frames, all[i])
 			}
 		}
@@ -758,11 +766,11 @@ func TestThinnedGoBackPasses(t *testing.T) {
 				missed += s.Links[i].RC[d].NotCaptured
 			}
 		}
-		if reordered != 0 || slices.Contains(found, expert.CaptureReordered.String()) {
-			t.Errorf("every %dth frame left out: %d requests reordered, findings %v; want none", k, reordered, found)
+		if reordered > c.most || c.most == 0 && slices.Contains(found, expert.CaptureReordered.String()) {
+			t.Errorf("every %dth frame from %d left out: %d requests reordered, findings %v; want at most %d", c.k, c.at, reordered, found, c.most)
 		}
 		if missed == 0 {
-			t.Errorf("every %dth frame left out: no request not captured", k)
+			t.Errorf("every %dth frame from %d left out: no request not captured", c.k, c.at)
 		}
 	}
 }

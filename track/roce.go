@@ -1107,10 +1107,15 @@ func (g *goBack) follow(psn uint32) {
 	g.noted = 0
 }
 
-// clocksApart reports whether the capture showed requests of rc after
-// their ACKs that no pass of the requester's explained (the late ones
-// still waiting for one, at ns, aside; one no pass came for within lateMax
-// was late): two hosts' clocks apart, or a capture point that reorders.
+// minApart is how many requests shown after their ACKs with no pass to
+// explain them make a direction's clocks apart (clocksApart).
+const minApart = 4
+
+// clocksApart reports whether the capture showed several requests of rc
+// after their ACKs that no pass of the requester's explained (the late
+// ones still waiting for one, at ns, aside; one no pass came for within
+// lateMax was late): two hosts' clocks apart, or a capture point that
+// reorders (one such request may be a resend the thinning left alone).
 // Then a request whose earlier copy the capture never showed, coming late
 // as a step of a pass, may be the first copy after a loss on the path as
 // well as the resend of one the capture missed, and it is left as the
@@ -1123,7 +1128,7 @@ func (rc *RC) clocksApart(ns int64) bool {
 			g.noted = 0
 		}
 	}
-	return rc.Reordered > len(g.late)
+	return rc.Reordered-len(g.late) >= minApart
 }
 
 // countReordered adds n to the requests rc counts reordered, and to
