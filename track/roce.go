@@ -1153,7 +1153,6 @@ func (t *Tracker) settleGoBack(l *Link, d Dir, in *input) {
 	rc := &l.RC[d]
 	g := &rc.goBack
 	psn := in.roce.psn
-	g.noted = 0
 	apart := rc.clocksApart(in.ns)
 	g.late = slices.DeleteFunc(g.late, func(q lateReq) bool {
 		switch {
@@ -1172,27 +1171,35 @@ func (t *Tracker) settleGoBack(l *Link, d Dir, in *input) {
 				// copy before; this one is the first the capture shows.
 				return true
 			}
-			t.resentNotCaptured(l, d, q.number, q.ns, in)
+			t.resentNotCaptured(l, d, q.number, q.ns)
 			return true
 		}
 		return false
 	})
+	t.notCapturedOn(l, in)
 }
 
 // resentNotCaptured counts a request of direction d of l that was followed
-// as an original (frame number at ns) as what the wire made it after all,
-// which in tells: a retransmission whose original the capture never
-// showed (roce.rc.not_captured, on in).
-func (t *Tracker) resentNotCaptured(l *Link, d Dir, number int, ns int64, in *input) {
+// as an original (frame number at ns) as what the wire made it after all:
+// a retransmission whose original the capture never showed. The frame
+// that tells it carries roce.rc.not_captured (once: notCapturedOn).
+func (t *Tracker) resentNotCaptured(l *Link, d Dir, number int, ns int64) {
 	rc := &l.RC[d]
 	rc.NotCaptured++
 	t.cur.notCaptured++
-	t.raise(&l.expert, expert.NotCaptured, in)
 	rc.Packets--
 	rc.Dups++
 	rc.Retrans++
 	t.stats.Retrans++
 	l.expert.add(expert.RCRetransmission, number, ns, "")
+}
+
+// notCapturedOn raises roce.rc.not_captured on in where resentNotCaptured
+// counted requests that in tells of (t.cur.notCaptured).
+func (t *Tracker) notCapturedOn(l *Link, in *input) {
+	if t.cur.notCaptured > 0 && t.cur.expert&(1<<expert.NotCaptured) == 0 {
+		t.raise(&l.expert, expert.NotCaptured, in)
+	}
 }
 
 // damagedLate follows a request of direction d of l that the capture holds
@@ -1945,7 +1952,8 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 				// after their ACKs (two clocks apart): there the same
 				// shape is the first copy after a loss on the path,
 				// shown late.
-				t.resentNotCaptured(l, d.Reverse(), p.number, p.ns, in)
+				t.resentNotCaptured(l, d.Reverse(), p.number, p.ns)
+				t.notCapturedOn(l, in)
 				*p = pendingLoss{}
 				continue
 			}
