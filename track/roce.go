@@ -1003,6 +1003,13 @@ func (t *Tracker) damagedResent(l *Link, d Dir, in *input) bool {
 	m := rc.dmgTaken[i]
 	rc.dmgTaken = slices.Delete(rc.dmgTaken, i, i+1)
 	rc.syncDamaged()
+	if g := &rc.goBack; g.passing && psnDiff(in.roce.psn, g.last) > 0 {
+		// A step of a pass that sends again PSNs the responder had
+		// taken before this one (a go-back after a timeout): it sends
+		// this one again with them, whatever became of its copy, which
+		// stays the capture's damage; this is a duplicate as they are.
+		return false
+	}
 	rc.Damaged--
 	l.expert.unmark(expert.CaptureCopyDamaged)
 	if m.id == expert.BadICRC {
@@ -1013,13 +1020,46 @@ func (t *Tracker) damagedResent(l *Link, d Dir, in *input) bool {
 		text = damageText(m.id, &m.req.roce, m.req.roce.whyBad)
 	}
 	l.expert.add(m.id, m.req.number, m.req.ns, text)
-	rc.Reordered++
+	rc.countReordered(in.carried, 1)
 	t.raise(&l.expert, expert.CaptureReordered, in)
+	// The first step of a pass, or a copy sent alone that a pass steps
+	// over, was a resend after all (settleGoBack): the pass says so.
+	g := &rc.goBack
+	g.follow(in.roce.psn)
+	next := g.passing && (g.last+1)&0xFFFFFF == in.roce.psn
+	g.step(in.roce.psn, true, true, rc.hiShown)
+	rc.shown(in.roce.psn)
+	g.noteLate(lateReq{psn: in.roce.psn, number: in.number, ns: in.ns, carried: in.carried, pass: g.id, lone: !next, dmg: &m})
+	g.noted = len(g.late)
 	if !m.whole {
-		rc.Packets++
+		// Counted at the ACK, its content unknown then (damagedTaken).
 		t.content(l, d, in)
 	}
 	return true
+}
+
+// damagedAfterAll takes back what damagedResent made of q, a copy of a
+// damaged request's PSN that a pass shows to have been a resend: the
+// damaged copy was the one the responder took, the capture's damage as
+// the ACK said, and q a retransmission.
+func (t *Tracker) damagedAfterAll(l *Link, d Dir, q lateReq) {
+	rc := &l.RC[d]
+	m := q.dmg
+	l.expert.unmark(m.id)
+	if m.id == expert.BadICRC {
+		rc.ICRCBad--
+	}
+	rc.Damaged++
+	t.cur.expert |= 1 << expert.CaptureCopyDamaged
+	text := ""
+	if l.expert.find(expert.CaptureCopyDamaged) == nil {
+		text = damagedText(m.id, &m.req.roce, m.req.roce.whyBad)
+	}
+	l.expert.add(expert.CaptureCopyDamaged, m.req.number, m.req.ns, text)
+	rc.Dups++
+	rc.Retrans++
+	t.stats.Retrans++
+	l.expert.add(expert.RCRetransmission, q.number, q.ns, "")
 }
 
 // goBack is what the requester's passes over PSNs it had sent before (a
@@ -1059,6 +1099,10 @@ type lateReq struct {
 	// packet sent again on its own, not a step of a run).
 	pass int
 	lone bool
+	// dmg: a whole copy of a damaged request's PSN that the ACK had
+	// made the capture's damage (damagedResent), nil for one the
+	// capture never showed before the ACK.
+	dmg *takenDamaged
 }
 
 // maxGoBackLate bounds goBack.late: a run of the window at most.
@@ -1166,6 +1210,10 @@ func (t *Tracker) settleGoBack(l *Link, d Dir, in *input) {
 			// its own that this pass steps over.
 			rc.countReordered(q.carried, -1)
 			l.expert.unmark(expert.CaptureReordered)
+			if q.dmg != nil {
+				t.damagedAfterAll(l, d, q)
+				return true
+			}
 			if q.psn == g.nak && q.ns-g.nakNS <= int64(lateMax) {
 				// The PSN the responder NAKed: the network lost the
 				// copy before; this one is the first the capture shows.
@@ -1861,9 +1909,11 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 	// NAK, 3 a NAK.
 	class := (r.syndrome >> 5) & 3
 	rev := &l.RC[d.Reverse()]
-	shown := false // one NAK shows one loss
+	shown := false  // one NAK shows one loss
+	behind := false // the PSN named is before the one the tracker expects
 	if rev.havePSN {
 		dd := psnDiff(r.psn, rev.nextPSN)
+		behind = dd < 0
 		switch class {
 		case 0:
 			switch {
@@ -1903,10 +1953,14 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 		}
 		t.sumsTaken(l, d.Reverse(), next)
 	}
-	if class != 0 && rev.damaged {
+	if class != 0 && rev.damaged && !behind {
 		// The responder names the PSN it did not take: a damaged request
 		// held from it on was the network's packet (it drops the rest of
 		// a run after a NAK as well, and the requester sends them again).
+		// Not where the capture showed that PSN taken before the NAK (a
+		// NAK shown behind the requests it answers, the requester gone
+		// back already): what came after the PSN sent again the NAK does
+		// not speak of.
 		rev.forgetDamaged(func(psn uint32) bool { return psnDiff(psn, r.psn) < 0 })
 	}
 	if class == 3 {
