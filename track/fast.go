@@ -159,7 +159,7 @@ func (t *Tracker) fastRoCE(f *capture.Frame) fastResult {
 		// say that the capture missed requests (an ACK at or past the
 		// PSN the other direction expects: ack). 24-bit PSNs: the
 		// difference is at or past 0 when its bit 23 is clear.
-		if a == nil || (uint8(a.Syndrome)>>5)&3 != 0 || !r.ahead.idle() || r.havePSN && (b.PSN-r.nextPSN)&0x800000 == 0 || r.gapsPending() || len(r.sumUnsure) != 0 {
+		if a == nil || (uint8(a.Syndrome)>>5)&3 != 0 || !r.ahead.idle() || r.havePSN && (b.PSN-r.nextPSN)&0x800000 == 0 || r.gapsPending() || len(r.sumUnsure) != 0 || len(r.goBack.late) != 0 {
 			return fastNo
 		}
 		n := r.nRecent
@@ -175,6 +175,7 @@ func (t *Tracker) fastRoCE(f *capture.Frame) fastResult {
 		if c != nil && c.FirstFrame == 0 {
 			return fastNo
 		}
+		r.goBack.ackSeen(b.PSN, a.MSN)
 		rc.Acks++
 	} else {
 		// A request in PSN order (roce), on which the link carries no LLC

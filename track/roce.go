@@ -309,19 +309,35 @@ func (t *Tracker) inSequence(l *Link, d Dir, in *input) bool {
 		next := g.passing && (g.last+1)&0xFFFFFF == r.psn
 		g.step(r.psn, true, true, rc.hiShown)
 		rc.shown(r.psn)
+		if len(g.late) > 0 {
+			// A late step of a pass settles what a duplicate would
+			// (one sent alone that this step passes over).
+			t.settleGoBack(l, d, in)
+		}
 		g.noteLate(lateReq{psn: r.psn, number: in.number, ns: in.ns, carried: in.carried, pass: g.id, lone: !next})
 		g.noted = len(g.late)
 		t.reordered(l, d, in)
 		return false
 	}
-	// The pass goes on, past its duplicates or not.
+	// The pass goes on, past its duplicates or not. A PSN the
+	// capture showed before (one the responder took, or one it
+	// dropped out of sequence) is sent again.
+	seen := dd < 0 || dd < aheadBits && rc.ahead.has(uint32(dd))
+	if dd < 0 && g.acked && psnDiff(r.psn, g.ackPSN) <= 0 {
+		g.dupReqs++ // one the responder's next ACK answers (dupACK)
+	}
 	onPass := g.passing && g.resent && psnDiff(r.psn, g.last) > 0
-	g.step(r.psn, dd < 0, false, rc.hiShown)
+	g.step(r.psn, seen, false, rc.hiShown)
 	rc.shown(r.psn)
-	if len(g.late) > 0 && (dd < 0 || onPass) {
+	if g.passing && dd >= 0 && r.psn == g.nak && g.nakNS != 0 && in.ns-g.nakNS <= int64(lateMax) {
+		// The PSN the responder NAKed, as a step of the pass: a copy
+		// sent again by its nature (the responder NAKs the PSN it
+		// waits for when a later one comes), so the pass sends again.
+		g.resent, onPass = true, true
+	}
+	if len(g.late) > 0 && (seen || onPass) {
 		t.settleGoBack(l, d, in)
 	}
-	seen := dd < 0 || dd < aheadBits && rc.ahead.has(uint32(dd))
 	if !seen && dd != 0 || !rc.ahead.idle() {
 		// maxPSN is kept while PSNs ahead are seen; in a plain
 		// sequence the highest PSN is the one before the expected.
@@ -1029,6 +1045,9 @@ func (t *Tracker) damagedResent(l *Link, d Dir, in *input) bool {
 	next := g.passing && (g.last+1)&0xFFFFFF == in.roce.psn
 	g.step(in.roce.psn, true, true, rc.hiShown)
 	rc.shown(in.roce.psn)
+	if len(g.late) > 0 {
+		t.settleGoBack(l, d, in)
+	}
 	g.noteLate(lateReq{psn: in.roce.psn, number: in.number, ns: in.ns, carried: in.carried, pass: g.id, lone: !next, dmg: &m})
 	g.noted = len(g.late)
 	if !m.whole {
@@ -1071,10 +1090,13 @@ func (t *Tracker) damagedAfterAll(l *Link, d Dir, q lateReq) {
 // the resend); or, where it was itself a step of a pass that sends again,
 // or was sent alone and a pass steps over its PSN with no second copy,
 // it was the resend and the capture never showed the original. A pass is
-// a rising run of duplicates (a late request may be one of its steps);
-// one that goes back below the last starts another. It sends again only
-// what had been sent before it: a PSN past the highest the capture had
-// shown when it began is new.
+// a rising run of requests the capture showed before (duplicates, or PSNs
+// the responder dropped out of sequence; a late request may be one of its
+// steps), going on over PSNs the responder had not taken (step); one
+// that goes back below the last starts another. It sends again only what
+// had been sent before it: a PSN past the highest the capture had shown
+// when it began is new. The responder's ACKs of duplicates (dupACK) tell
+// a late request's kind as well.
 type goBack struct {
 	from, last uint32 // the pass under way: its first PSN and its latest
 	prevLast   uint32 // last before the request that stepped it
@@ -1086,6 +1108,12 @@ type goBack struct {
 	noted      int    // 1 + the index in late of the request before, if it was noted
 	nak        uint32 // the PSN the responder's last NAK named
 	nakNS      int64  // when; 0 none
+	// The responder's last ACK (dupACK): its PSN and MSN, how many
+	// ACKs since repeated both, and how many duplicates of PSNs it
+	// covers the capture showed since.
+	acked            bool
+	ackPSN, ackMSN   uint32
+	dupACKs, dupReqs int
 }
 
 // lateReq is a request taken as an original the capture put late.
@@ -1115,6 +1143,15 @@ const maxGoBackLate = aheadBits
 func (g *goBack) step(psn uint32, dup, late bool, hi uint32) {
 	g.prevLast = g.last
 	if !dup {
+		// A PSN after the pass's last that the responder had not taken
+		// (one it dropped out of sequence, or whose first copy the
+		// capture missed), below the highest the capture had shown
+		// when the pass began: the pass goes on over it. A PSN past
+		// those is new, and ends the pass.
+		if g.passing && psnDiff(psn, g.last) > 0 && psnDiff(psn, g.hi) < 0 {
+			g.last = psn
+			return
+		}
 		g.passing = false
 		return
 	}
@@ -1208,22 +1245,71 @@ func (t *Tracker) settleGoBack(l *Link, d Dir, in *input) {
 			q.lone && psnDiff(q.psn, g.from) > 0 && psnDiff(g.prevLast, q.psn) < 0:
 			// A step of this pass, which sends again; or one sent on
 			// its own that this pass steps over.
-			rc.countReordered(q.carried, -1)
-			l.expert.unmark(expert.CaptureReordered)
-			if q.dmg != nil {
-				t.damagedAfterAll(l, d, q)
-				return true
-			}
-			if q.psn == g.nak && q.ns-g.nakNS <= int64(lateMax) {
-				// The PSN the responder NAKed: the network lost the
-				// copy before; this one is the first the capture shows.
-				return true
-			}
-			t.resentNotCaptured(l, d, q.number, q.ns)
+			t.lateResent(l, d, q)
 			return true
 		}
 		return false
 	})
+	t.notCapturedOn(l, in)
+}
+
+// lateResent takes back q, a request of direction d of l followed as the
+// original the capture put late, as a resend: of an original the capture
+// never showed, or of a damaged copy the responder took (damagedAfterAll).
+func (t *Tracker) lateResent(l *Link, d Dir, q lateReq) {
+	rc := &l.RC[d]
+	g := &rc.goBack
+	rc.countReordered(q.carried, -1)
+	l.expert.unmark(expert.CaptureReordered)
+	switch {
+	case q.dmg != nil:
+		t.damagedAfterAll(l, d, q)
+	case q.psn == g.nak && q.ns-g.nakNS <= int64(lateMax):
+		// The PSN the responder NAKed: the network lost the copy
+		// before; this one is the first the capture shows.
+	default:
+		t.resentNotCaptured(l, d, q.number, q.ns)
+	}
+}
+
+// ackSeen notes the responder's ACK of psn with msn, and reports whether
+// it repeats the one before (dupACK). The fast path notes its ACKs too.
+func (g *goBack) ackSeen(psn, msn uint32) bool {
+	if g.acked && psn == g.ackPSN && msn == g.ackMSN {
+		g.dupACKs++
+		return true
+	}
+	g.acked, g.ackPSN, g.ackMSN, g.dupACKs, g.dupReqs = true, psn, msn, 0, 0
+	return false
+}
+
+// dupACK follows the responder's ACKs of direction d of l for what they
+// say of the late requests (goBack.late) of its requester: an ACK of the
+// PSN and MSN of the one before answers a request that came as a
+// duplicate (IBA Vol. 1, 9.7.5.1.2: the responder acknowledges a
+// duplicate again; Linux's rxe, duplicate_request, with the PSN it took
+// last), not one that it took. More of them than the duplicates the
+// capture showed of PSNs that ACK covers were answers to late requests:
+// those were resends, and the responder had taken the originals, which
+// the capture never showed. Not where the direction's clocks are apart.
+func (t *Tracker) dupACK(l *Link, d Dir, in *input) {
+	r := &in.roce
+	g := &l.RC[d.Reverse()].goBack
+	if !g.ackSeen(r.psn, r.msn) {
+		return
+	}
+	if len(g.late) == 0 || g.dupACKs <= g.dupReqs || l.RC[d.Reverse()].clocksApart(in.ns) {
+		return
+	}
+	i := slices.IndexFunc(g.late, func(q lateReq) bool { return psnDiff(q.psn, r.psn) <= 0 && q.ns <= in.ns })
+	if i < 0 {
+		return
+	}
+	q := g.late[i]
+	g.late = slices.Delete(g.late, i, i+1)
+	g.noted = 0
+	g.dupReqs++ // this late request was the duplicate
+	t.lateResent(l, d.Reverse(), q)
 	t.notCapturedOn(l, in)
 }
 
@@ -2020,6 +2106,11 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 			*p = pendingLoss{}
 			t.raise(&l.expert, expert.CaptureReordered, in)
 		}
+	}
+	if class == 0 {
+		t.dupACK(l, d, in)
+	} else {
+		rev.goBack.acked = false
 	}
 	switch class {
 	case 1:
