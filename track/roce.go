@@ -2097,6 +2097,16 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 				*p = pendingLoss{}
 				continue
 			}
+			if g := &rev.goBack; g.acked && g.dupACKs > g.dupReqs && psnDiff(p.late(), g.ackPSN) <= 0 && !rev.clocksApart(in.ns) {
+				// The responder's last ACK answered more duplicates of
+				// the PSNs it covers than the capture showed (dupACK):
+				// the late PSN came as one of them, a resend.
+				g.dupReqs++
+				t.resentNotCaptured(l, d.Reverse(), p.number, p.ns)
+				t.notCapturedOn(l, in)
+				*p = pendingLoss{}
+				continue
+			}
 			// The responder took the run's PSNs with no NAK and none
 			// sent again: the capture showed them out of order, unless
 			// a pass of the requester's over them leaves the late PSN
