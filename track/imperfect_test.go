@@ -736,16 +736,19 @@ func TestMissedBeforeGoBack(t *testing.T) {
 // their PSNs again: as a step of a pass under way (frames 783, 786, 788
 // and 793, sent again from frame 810), as the first step of a pass (778,
 // again at 810 after the ACK of 809), alone before a pass that steps over
-// it (622, again at 647), and after a NAK of an earlier PSN that the
+// it (622, again at 647), after a NAK of an earlier PSN that the
 // capture shows behind the requests it answers (1029, behind the NAK of
-// 1056). The responder's ACKs cover them before the copies come again:
+// 1056), and sent again by a pass before any word of the responder's
+// (462 and 463, again at 519 and 520 in a pass from 503: the copies there
+// are taken in their place until the ACK of 522 answers a duplicate,
+// which makes the PSN a run waited for a resend). The responder's ACKs cover them before the copies come again:
 // every one is the capture's damage, each copy sent again a
 // retransmission as in the whole capture, none a request the capture put
 // late, nothing not captured.
 func TestDamagedCopiesOfPasses(t *testing.T) {
 	all, _ := testutil.ReadFrames(t, "../samples/lossy.pcap")
 	whole, _ := feedRaw(t, all)
-	damaged := []int{622, 778, 783, 786, 788, 793, 1029}
+	damaged := []int{462, 463, 622, 778, 783, 786, 788, 793, 1029}
 	for _, bytes := range []int{1, 2} {
 		// One byte the ICRC explains (the copy mended, its content
 		// followed), or two (its content unknown till a copy comes).

@@ -520,6 +520,7 @@ type RC struct {
 	pend       []pendingWrite
 	dmg        []damagedReq   // damaged requests whose PSN the responder has yet to take (holdDamaged)
 	dmgTaken   []takenDamaged // damaged requests the responder's word made the capture's damage, lately
+	dmgPass    []passDamaged  // damaged requests whose PSN a pass sent again before the responder's word
 	unplaced   []unplacedReq  // damaged requests whose PSN may be the one the responder expected (holdDamaged)
 	sumUnsure  []sumUnsure    // requests followed though their IPv4 header checksum fails, none of the direction's verifying yet
 	// sumsUnfilled: the direction's IPv4 header checksums are left to

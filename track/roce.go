@@ -211,7 +211,11 @@ func (t *Tracker) roce(in *input) {
 	}
 	rc.havePSN, rc.nextPSN = true, (r.psn+1)&0xFFFFFF
 	if rc.damaged {
-		// The PSN sent again: the responder dropped the damaged copy.
+		// The PSN sent again: the responder dropped the damaged copy;
+		// unless a pass sent it again with PSNs the responder had taken.
+		if g := &rc.goBack; g.passing && g.resent && g.last == r.psn && g.from != r.psn {
+			rc.keepPassDamaged(r.psn, in.number, in.ns)
+		}
 		rc.forgetDamaged(func(psn uint32) bool { return psn != r.psn })
 	}
 	if !rc.ahead.idle() {
@@ -992,6 +996,31 @@ func (t *Tracker) damagedTaken(l *Link, d Dir, next uint32, in *input) int {
 	return n
 }
 
+// passDamaged is a damaged request whose PSN came again as a step of a
+// go-back pass that sends again PSNs the responder had taken (copy: the
+// frame of that copy, followed in its place): the pass sends it whatever
+// became of the damaged copy, so the copy tells nothing of it, until the
+// copy is shown to be a retransmission (resentNotCaptured): then the
+// damaged copy was its original, which the responder took.
+type passDamaged struct {
+	damagedReq
+	copy   int
+	copyNS int64
+}
+
+// keepPassDamaged keeps the damaged request of psn, which the copy at frame
+// number sent again as a step of a pass (passDamaged).
+func (rc *RC) keepPassDamaged(psn uint32, number int, ns int64) {
+	i := slices.IndexFunc(rc.dmg, func(m damagedReq) bool { return m.req.roce.psn == psn })
+	if i < 0 {
+		return
+	}
+	if len(rc.dmgPass) >= maxDamaged {
+		rc.dmgPass = slices.Delete(rc.dmgPass, 0, 1)
+	}
+	rc.dmgPass = append(rc.dmgPass, passDamaged{damagedReq: rc.dmg[i], copy: number, copyNS: ns})
+}
+
 // takenDamaged is a damaged request that the responder's word made the
 // capture's damage (damagedTaken), at ns: a whole copy of it shortly
 // after says otherwise (damagedResent).
@@ -1298,11 +1327,22 @@ func (t *Tracker) dupACK(l *Link, d Dir, in *input) {
 	if !g.ackSeen(r.psn, r.msn) {
 		return
 	}
-	if len(g.late) == 0 || g.dupACKs <= g.dupReqs || l.RC[d.Reverse()].clocksApart(in.ns) {
+	rq := &l.RC[d.Reverse()]
+	if g.dupACKs <= g.dupReqs || rq.clocksApart(in.ns) {
 		return
 	}
 	i := slices.IndexFunc(g.late, func(q lateReq) bool { return psnDiff(q.psn, r.psn) <= 0 && q.ns <= in.ns })
 	if i < 0 {
+		// Or a copy a pass sent again of a damaged request's PSN
+		// (passDamaged), followed as the one the responder took: it
+		// was a duplicate there, so the damaged copy was taken.
+		j := slices.IndexFunc(rq.dmgPass, func(m passDamaged) bool { return psnDiff(m.req.roce.psn, r.psn) <= 0 })
+		if j < 0 {
+			return
+		}
+		m := rq.dmgPass[j]
+		g.dupReqs++
+		t.resentNotCaptured(l, d.Reverse(), m.copy, m.copyNS)
 		return
 	}
 	q := g.late[i]
@@ -1319,13 +1359,22 @@ func (t *Tracker) dupACK(l *Link, d Dir, in *input) {
 // that tells it carries roce.rc.not_captured (once: notCapturedOn).
 func (t *Tracker) resentNotCaptured(l *Link, d Dir, number int, ns int64) {
 	rc := &l.RC[d]
-	rc.NotCaptured++
-	t.cur.notCaptured++
-	rc.Packets--
 	rc.Dups++
 	rc.Retrans++
 	t.stats.Retrans++
 	l.expert.add(expert.RCRetransmission, number, ns, "")
+	if i := slices.IndexFunc(rc.dmgPass, func(m passDamaged) bool { return m.copy == number }); i >= 0 {
+		// The capture showed the original, damaged, before the pass
+		// sent it again: the responder took it (its damage the
+		// capture's), and counted it for the copy.
+		m := rc.dmgPass[i]
+		rc.dmgPass = slices.Delete(rc.dmgPass, i, i+1)
+		t.copyDamaged(l, d, m.id, m.req.number, m.req.ns, &m.req.roce, m.req.roce.whyBad)
+		return
+	}
+	rc.NotCaptured++
+	t.cur.notCaptured++
+	rc.Packets--
 }
 
 // notCapturedOn raises roce.rc.not_captured on in where resentNotCaptured
@@ -2051,6 +2100,9 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 	}
 	if class == 3 {
 		rev.goBack.nak, rev.goBack.nakNS = r.psn, in.ns
+		// The responder waits for the PSN: a damaged copy of it was
+		// dropped, the pass's copy was needed.
+		rev.dmgPass = slices.DeleteFunc(rev.dmgPass, func(m passDamaged) bool { return m.req.roce.psn == r.psn })
 	}
 	if class != 0 {
 		// The requester goes back to the NAK's PSN: what comes next
