@@ -741,14 +741,17 @@ func TestMissedBeforeGoBack(t *testing.T) {
 // 1056), and sent again by a pass before any word of the responder's
 // (462 and 463, again at 519 and 520 in a pass from 503: the copies there
 // are taken in their place until the ACK of 522 answers a duplicate,
-// which makes the PSN a run waited for a resend). The responder's ACKs cover them before the copies come again:
+// which makes the PSN a run waited for a resend), and sent again after
+// an earlier copy held out of sequence (274: the requester sent it again
+// because the responder dropped that copy, so the damaged one is the copy
+// the ACK of 280 covers). The responder's ACKs cover them before the copies come again:
 // every one is the capture's damage, each copy sent again a
 // retransmission as in the whole capture, none a request the capture put
 // late, nothing not captured.
 func TestDamagedCopiesOfPasses(t *testing.T) {
 	all, _ := testutil.ReadFrames(t, "../samples/lossy.pcap")
 	whole, _ := feedRaw(t, all)
-	damaged := []int{462, 463, 622, 778, 783, 786, 788, 793, 1029}
+	damaged := []int{274, 462, 463, 622, 778, 783, 786, 788, 793, 1029}
 	for _, bytes := range []int{1, 2} {
 		// One byte the ICRC explains (the copy mended, its content
 		// followed), or two (its content unknown till a copy comes).

@@ -966,7 +966,22 @@ func (t *Tracker) damagedTaken(l *Link, d Dir, next uint32, in *input) int {
 	n, unknown := 0, false
 	for _, m := range rc.dmg {
 		i := psnDiff(m.req.roce.psn, rc.nextPSN)
-		if i < 0 || psnDiff(m.req.roce.psn, next) >= 0 || i >= aheadBits || rc.ahead.has(uint32(i)) {
+		if i < 0 || psnDiff(m.req.roce.psn, next) >= 0 || i >= aheadBits {
+			continue
+		}
+		if rc.ahead.has(uint32(i)) {
+			if slices.ContainsFunc(rc.kept, func(k keptReq) bool { return k.roce.psn == m.req.roce.psn && k.number < m.req.number }) {
+				// Held in an earlier copy, which the responder dropped
+				// (the requester sent it again: keep): this one is the
+				// copy it took, damaged in the capture alone, and a
+				// retransmission (the earlier copy's content is this
+				// one's, followed).
+				t.copyDamaged(l, d, m.id, m.req.number, m.req.ns, &m.req.roce, m.req.roce.whyBad)
+				rc.unplaced = slices.DeleteFunc(rc.unplaced, func(u unplacedReq) bool { return u.number == m.req.number })
+				rc.Retrans++
+				t.stats.Retrans++
+				l.expert.add(expert.RCRetransmission, m.req.number, m.req.ns, "")
+			}
 			continue
 		}
 		// Among the PSNs held: not missed, and not to come late
