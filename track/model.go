@@ -499,10 +499,11 @@ type RC struct {
 	// and the run that settles may not settle this one in turn.
 	resyncing bool
 	// lastDup: the last request out of PSN order (not the expected
-	// one) was a duplicate, a PSN before the expected one sent again.
-	// While a run out of sequence is open every request is out of
-	// order but the one that ends it: then it tells whether the request
-	// before that one was.
+	// one) was a duplicate, a PSN before the expected one sent again,
+	// or the expected one was sent again after a copy held out of
+	// sequence. While a run out of sequence is open every request is
+	// out of order but the one that ends it: then it tells whether the
+	// request before that one was.
 	lastDup    bool
 	LLCs       int
 	CDCs       int

@@ -232,7 +232,7 @@ func (t *Tracker) roce(in *input) {
 		if w := &rc.ahead; w.run && !w.shown && in.ns-w.since <= int64(lateMax) {
 			upTo := (r.psn + uint32(w.missing)) & 0xFFFFFF
 			rc.openGap(pendingLoss{on: true, frame: w.frame, since: w.since, missing: w.missing, lo: rc.nextPSN, upTo: upTo, fresh: !rc.lastDup, carried: in.carried,
-				onResend: rc.lastDup, number: in.number, ns: in.ns})
+				onResend: rc.lastDup, held: w.has(0), number: in.number, ns: in.ns})
 		} else if !w.goBack {
 			t.lossShown(l, d, in)
 		}
@@ -306,6 +306,10 @@ func (t *Tracker) inSequence(l *Link, d Dir, in *input) bool {
 	dd := psnDiff(r.psn, rc.nextPSN)
 	if dd != 0 {
 		rc.lastDup = dd < 0
+	} else if rc.ahead.has(0) {
+		// The expected PSN sent again after the responder dropped its
+		// copy held out of sequence: a resend as a duplicate is.
+		rc.lastDup = true
 	}
 	g := &rc.goBack
 	g.follow(r.psn)
@@ -550,11 +554,13 @@ type pendingLoss struct {
 	wentBack, again, fresh bool
 	carried                bool // a tunnel carried the late one (input.carried)
 	// onResend: the late one came right after a duplicate, as a step of
-	// a resend under way (go-back-N) rather than on its own; number and
-	// ns are its frame's.
-	onResend bool
-	number   int
-	ns       int64
+	// a resend under way (go-back-N) rather than on its own; held: a
+	// copy of it was held out of sequence before (the one sent first,
+	// this one counted its retransmission); number and ns are its
+	// frame's.
+	onResend, held bool
+	number         int
+	ns             int64
 }
 
 // late is the PSN that came late, filling the run's hole.
@@ -2148,6 +2154,12 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 			if !p.on || psnDiff(r.psn, p.upTo) < 0 && r.psn != p.late() {
 				continue
 			}
+			if p.onResend && p.held {
+				// Sent again after its copy held out of sequence, which
+				// the responder dropped: a retransmission, counted so.
+				*p = pendingLoss{}
+				continue
+			}
 			if p.onResend && !rev.clocksApart(in.ns) {
 				// The late PSN came as a step of a resend (the
 				// requester going back over PSNs it had sent, after a
@@ -2169,8 +2181,10 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 				// the PSNs it covers than the capture showed (dupACK):
 				// the late PSN came as one of them, a resend.
 				g.dupReqs++
-				t.resentNotCaptured(l, d.Reverse(), p.number, p.ns)
-				t.notCapturedOn(l, in)
+				if !p.held {
+					t.resentNotCaptured(l, d.Reverse(), p.number, p.ns)
+					t.notCapturedOn(l, in)
+				}
 				*p = pendingLoss{}
 				continue
 			}
