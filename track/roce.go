@@ -213,7 +213,7 @@ func (t *Tracker) roce(in *input) {
 	if rc.damaged {
 		// The PSN sent again: the responder dropped the damaged copy;
 		// unless a pass sent it again with PSNs the responder had taken.
-		if g := &rc.goBack; g.passing && g.resent && g.last == r.psn && g.from != r.psn {
+		if g := &rc.goBack; g.passing && g.resent && g.from != r.psn {
 			rc.keepPassDamaged(r.psn, in.number, in.ns)
 		}
 		rc.forgetDamaged(func(psn uint32) bool { return psn != r.psn })
@@ -982,11 +982,8 @@ func (t *Tracker) damagedTaken(l *Link, d Dir, next uint32, in *input) int {
 				// copy it took, damaged in the capture alone, and a
 				// retransmission (the earlier copy's content is this
 				// one's, followed).
-				t.copyDamaged(l, d, m.id, m.req.number, m.req.ns, &m.req.roce, m.req.roce.whyBad)
-				rc.unplaced = slices.DeleteFunc(rc.unplaced, func(u unplacedReq) bool { return u.number == m.req.number })
-				rc.Retrans++
-				t.stats.Retrans++
-				l.expert.add(expert.RCRetransmission, m.req.number, m.req.ns, "")
+				t.damagedCopyTaken(l, d, &m)
+				t.retransAt(l, d, m.req.number, m.req.ns)
 			}
 			continue
 		}
@@ -994,9 +991,7 @@ func (t *Tracker) damagedTaken(l *Link, d Dir, next uint32, in *input) int {
 		// (lateWindow).
 		rc.ahead.set(uint32(i))
 		n++
-		t.copyDamaged(l, d, m.id, m.req.number, m.req.ns, &m.req.roce, m.req.roce.whyBad)
-		// Not also one of the PSNs the responder expected then.
-		rc.unplaced = slices.DeleteFunc(rc.unplaced, func(u unplacedReq) bool { return u.number == m.req.number })
+		t.damagedCopyTaken(l, d, &m)
 		if len(rc.dmgTaken) < maxDamaged {
 			rc.dmgTaken = append(rc.dmgTaken, takenDamaged{damagedReq: m, ns: t.lastNS})
 		}
@@ -1017,6 +1012,32 @@ func (t *Tracker) damagedTaken(l *Link, d Dir, next uint32, in *input) int {
 	return n
 }
 
+// damagedCopyTaken takes the damaged request m of direction d of l for
+// the copy the responder took: the capture's damage (copyDamaged), and
+// not also one of the PSNs the responder expected then (unplaced).
+func (t *Tracker) damagedCopyTaken(l *Link, d Dir, m *damagedReq) {
+	rc := &l.RC[d]
+	t.copyDamaged(l, d, m.id, m.req.number, m.req.ns, &m.req.roce, m.req.roce.whyBad)
+	rc.unplaced = slices.DeleteFunc(rc.unplaced, func(u unplacedReq) bool { return u.number == m.req.number })
+}
+
+// damagedOriginal counts the copy at frame number (ns) of the PSN of m,
+// a damaged request the responder took after all: a retransmission (a
+// duplicate there), and m the capture's damage.
+func (t *Tracker) damagedOriginal(l *Link, d Dir, m *damagedReq, number int, ns int64) {
+	l.RC[d].Dups++
+	t.retransAt(l, d, number, ns)
+	t.copyDamaged(l, d, m.id, m.req.number, m.req.ns, &m.req.roce, m.req.roce.whyBad)
+}
+
+// retransAt counts the request of direction d of l at frame number (ns),
+// an earlier frame than the one being fed, a retransmission.
+func (t *Tracker) retransAt(l *Link, d Dir, number int, ns int64) {
+	l.RC[d].Retrans++
+	t.stats.Retrans++
+	l.expert.add(expert.RCRetransmission, number, ns, "")
+}
+
 // passDamaged is a damaged request whose PSN came again as a step of a
 // go-back pass that sends again PSNs the responder had taken (copy: the
 // frame of that copy, followed in its place): the pass sends it whatever
@@ -1027,6 +1048,15 @@ type passDamaged struct {
 	damagedReq
 	copy   int
 	copyNS int64
+}
+
+// passDamagedTaken settles dmgPass[i] of direction d of l: the pass's
+// copy was a retransmission, the damaged copy the original (damagedOriginal).
+func (t *Tracker) passDamagedTaken(l *Link, d Dir, i int) {
+	rc := &l.RC[d]
+	m := rc.dmgPass[i]
+	rc.dmgPass = slices.Delete(rc.dmgPass, i, i+1)
+	t.damagedOriginal(l, d, &m.damagedReq, m.copy, m.copyNS)
 }
 
 // keepPassDamaged keeps the damaged request of psn, which the copy at frame
@@ -1105,30 +1135,6 @@ func (t *Tracker) damagedResent(l *Link, d Dir, in *input) bool {
 		t.content(l, d, in)
 	}
 	return true
-}
-
-// damagedAfterAll takes back what damagedResent made of q, a copy of a
-// damaged request's PSN that a pass shows to have been a resend: the
-// damaged copy was the one the responder took, the capture's damage as
-// the ACK said, and q a retransmission.
-func (t *Tracker) damagedAfterAll(l *Link, d Dir, q lateReq) {
-	rc := &l.RC[d]
-	m := q.dmg
-	l.expert.unmark(m.id)
-	if m.id == expert.BadICRC {
-		rc.ICRCBad--
-	}
-	rc.Damaged++
-	t.cur.expert |= 1 << expert.CaptureCopyDamaged
-	text := ""
-	if l.expert.find(expert.CaptureCopyDamaged) == nil {
-		text = damagedText(m.id, &m.req.roce, m.req.roce.whyBad)
-	}
-	l.expert.add(expert.CaptureCopyDamaged, m.req.number, m.req.ns, text)
-	rc.Dups++
-	rc.Retrans++
-	t.stats.Retrans++
-	l.expert.add(expert.RCRetransmission, q.number, q.ns, "")
 }
 
 // goBack is what the requester's passes over PSNs it had sent before (a
@@ -1305,7 +1311,7 @@ func (t *Tracker) settleGoBack(l *Link, d Dir, in *input) {
 
 // lateResent takes back q, a request of direction d of l followed as the
 // original the capture put late, as a resend: of an original the capture
-// never showed, or of a damaged copy the responder took (damagedAfterAll).
+// never showed, or of a damaged copy the responder took (damagedOriginal).
 func (t *Tracker) lateResent(l *Link, d Dir, q lateReq) {
 	rc := &l.RC[d]
 	g := &rc.goBack
@@ -1313,7 +1319,7 @@ func (t *Tracker) lateResent(l *Link, d Dir, q lateReq) {
 	l.expert.unmark(expert.CaptureReordered)
 	switch {
 	case q.dmg != nil:
-		t.damagedAfterAll(l, d, q)
+		t.damagedOriginal(l, d, &q.dmg.damagedReq, q.number, q.ns)
 	case q.psn == g.nak && q.ns-g.nakNS <= int64(lateMax):
 		// The PSN the responder NAKed: the network lost the copy
 		// before; this one is the first the capture shows.
@@ -1352,26 +1358,33 @@ func (t *Tracker) dupACK(l *Link, d Dir, in *input) {
 	if g.dupACKs <= g.dupReqs || rq.clocksApart(in.ns) {
 		return
 	}
-	i := slices.IndexFunc(g.late, func(q lateReq) bool { return psnDiff(q.psn, r.psn) <= 0 && q.ns <= in.ns })
-	if i < 0 {
-		// Or a copy a pass sent again of a damaged request's PSN
-		// (passDamaged), followed as the one the responder took: it
-		// was a duplicate there, so the damaged copy was taken.
-		j := slices.IndexFunc(rq.dmgPass, func(m passDamaged) bool { return psnDiff(m.req.roce.psn, r.psn) <= 0 })
-		if j < 0 {
-			return
-		}
-		m := rq.dmgPass[j]
-		g.dupReqs++
-		t.resentNotCaptured(l, d.Reverse(), m.copy, m.copyNS)
+	if i := slices.IndexFunc(g.late, func(q lateReq) bool { return psnDiff(q.psn, r.psn) <= 0 && q.ns <= in.ns }); i >= 0 {
+		q := g.late[i]
+		g.late = slices.Delete(g.late, i, i+1)
+		g.noted = 0
+		g.dupReqs++ // this late request was the duplicate
+		t.lateResent(l, d.Reverse(), q)
+		t.notCapturedOn(l, in)
 		return
 	}
-	q := g.late[i]
-	g.late = slices.Delete(g.late, i, i+1)
-	g.noted = 0
-	g.dupReqs++ // this late request was the duplicate
-	t.lateResent(l, d.Reverse(), q)
-	t.notCapturedOn(l, in)
+	// Or a copy a pass sent again of a damaged request's PSN
+	// (passDamaged), followed as the one the responder took: it was a
+	// duplicate there, so the damaged copy was taken.
+	if j := slices.IndexFunc(rq.dmgPass, func(m passDamaged) bool { return psnDiff(m.req.roce.psn, r.psn) <= 0 }); j >= 0 {
+		g.dupReqs++
+		t.passDamagedTaken(l, d.Reverse(), j)
+	}
+}
+
+// answeredDup reports whether the responder's last ACK, which covers
+// psn, answered more duplicates than the capture showed (dupACK), and
+// takes one of them for a request of psn.
+func (g *goBack) answeredDup(psn uint32) bool {
+	if !g.acked || g.dupACKs <= g.dupReqs || psnDiff(psn, g.ackPSN) > 0 {
+		return false
+	}
+	g.dupReqs++
+	return true
 }
 
 // resentNotCaptured counts a request of direction d of l that was followed
@@ -1380,19 +1393,14 @@ func (t *Tracker) dupACK(l *Link, d Dir, in *input) {
 // that tells it carries roce.rc.not_captured (once: notCapturedOn).
 func (t *Tracker) resentNotCaptured(l *Link, d Dir, number int, ns int64) {
 	rc := &l.RC[d]
-	rc.Dups++
-	rc.Retrans++
-	t.stats.Retrans++
-	l.expert.add(expert.RCRetransmission, number, ns, "")
 	if i := slices.IndexFunc(rc.dmgPass, func(m passDamaged) bool { return m.copy == number }); i >= 0 {
 		// The capture showed the original, damaged, before the pass
-		// sent it again: the responder took it (its damage the
-		// capture's), and counted it for the copy.
-		m := rc.dmgPass[i]
-		rc.dmgPass = slices.Delete(rc.dmgPass, i, i+1)
-		t.copyDamaged(l, d, m.id, m.req.number, m.req.ns, &m.req.roce, m.req.roce.whyBad)
+		// sent it again: the responder took it, counted for the copy.
+		t.passDamagedTaken(l, d, i)
 		return
 	}
+	rc.Dups++
+	t.retransAt(l, d, number, ns)
 	rc.NotCaptured++
 	t.cur.notCaptured++
 	rc.Packets--
@@ -2176,11 +2184,10 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 				*p = pendingLoss{}
 				continue
 			}
-			if g := &rev.goBack; g.acked && g.dupACKs > g.dupReqs && psnDiff(p.late(), g.ackPSN) <= 0 && !rev.clocksApart(in.ns) {
+			if !rev.clocksApart(in.ns) && rev.goBack.answeredDup(p.late()) {
 				// The responder's last ACK answered more duplicates of
 				// the PSNs it covers than the capture showed (dupACK):
 				// the late PSN came as one of them, a resend.
-				g.dupReqs++
 				if !p.held {
 					t.resentNotCaptured(l, d.Reverse(), p.number, p.ns)
 					t.notCapturedOn(l, in)
