@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -845,6 +846,46 @@ func TestThinnedGoBackPasses(t *testing.T) {
 	}
 }
 
+// TestDamagedBytes: lossy.pcap with random bytes damaged, one in 30,000
+// (as editcap -E 0.00003 does; three seeds). Damaged copies the
+// responder's word decides are the capture's damage (roce.capture.damaged)
+// and none of their PSNs' other copies is taken for a request the capture
+// put late; those it dropped for their sequence anyway stay as they were.
+func TestDamagedBytes(t *testing.T) {
+	all, _ := testutil.ReadFrames(t, "../samples/lossy.pcap")
+	for seed := range uint64(3) {
+		rng := rand.New(rand.NewPCG(seed, 30000))
+		frames := slices.Clone(all)
+		hit := 0
+		for i := range frames {
+			var d []byte
+			for j := range frames[i].Data {
+				if rng.IntN(30000) == 0 {
+					if d == nil {
+						d = slices.Clone(frames[i].Data)
+					}
+					d[j] ^= byte(1 + rng.IntN(255))
+					hit++
+				}
+			}
+			if d != nil {
+				frames[i].Data = d
+			}
+		}
+		s, found := feedRaw(t, frames)
+		var reordered, damaged int
+		for i := range s.Links {
+			for d := range s.Links[i].RC {
+				reordered += s.Links[i].RC[d].Reordered
+				damaged += s.Links[i].RC[d].Damaged
+			}
+		}
+		if reordered != 0 || damaged == 0 {
+			t.Errorf("seed %d, %d bytes damaged: %d requests reordered, %d copies the capture's damage (findings %v); want none, some", seed, hit, reordered, damaged, found)
+		}
+	}
+}
+
 // TestBurstsLeftOut: lossy.pcap without bursts of frames (a capture
 // ring that overflowed) in its go-back passes. What comes after a burst
 // is taken as the whole capture has it: a pass that goes on over PSNs
@@ -880,6 +921,31 @@ func TestBurstsLeftOut(t *testing.T) {
 		if missed == 0 {
 			t.Errorf("frames %d-%d left out: no request not captured", b[0], b[0]+n-1)
 		}
+	}
+	// docs/smcdump.md's count: bursts of 2 to 40 frames from frame 200
+	// on, every 13th frame (710). One keeps one request (frames
+	// 850-889, PSN 0x02a72c at frame 987 of the whole capture).
+	kept := 0
+	for _, n := range []int{2, 6, 10, 20, 40} {
+		for from := 199; from < 2040; from += 13 {
+			frames := append(slices.Clone(all[:from]), all[min(from+n, len(all)):]...)
+			s, _ := feedRaw(t, frames)
+			reordered := 0
+			for i := range s.Links {
+				for d := range s.Links[i].RC {
+					reordered += s.Links[i].RC[d].Reordered
+				}
+			}
+			if reordered > 1 {
+				t.Errorf("frames %d-%d left out: %d requests reordered, want at most 1", from+1, from+n, reordered)
+			}
+			if reordered > 0 {
+				kept++
+			}
+		}
+	}
+	if kept > 1 {
+		t.Errorf("%d of 710 bursts keep a reordered request; docs/smcdump.md says 1", kept)
 	}
 }
 
