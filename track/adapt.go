@@ -473,6 +473,7 @@ func (t *Tracker) feedFrame(f *capture.Frame) {
 	in := &t.in
 	t.fillFrame(in, f)
 	t.feed(in)
+	in.tcp.frame = nil
 }
 
 // fillFrame copies what the tracker follows of f into in (fill), with
@@ -932,6 +933,7 @@ func fill(in *input, f *capture.Frame) {
 			}
 			s.clcErrs++
 		}
+		s.frame, s.namedSrc, s.namedDst = f, netip.AddrPort{}, netip.AddrPort{}
 	case f.BTH != nil:
 		in.isRoCE = true
 		r := &in.roce

@@ -449,7 +449,7 @@ func (t *Tracker) joinDumped(key tcpKey, in *input) *Conn {
 	c.Client, c.Server = in.dumpFrom, in.dumpTo
 	c.Inferred, c.Outcome = true, OutcomeUnknown
 	t.stats.InferredConns++
-	t.byTuple[key] = c
+	t.tuple(c)
 	first.start(&c.Flow[DirC2S])
 	if both {
 		other.start(&c.Flow[DirS2C])

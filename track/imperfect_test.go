@@ -2429,3 +2429,66 @@ func TestSnapCutCopiesFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestDamagedTuple: a handshake's segment (SYN, SYN-ACK, CLC message) or
+// a FIN whose address or port the capture damaged, one bit, names a
+// 4-tuple of no connection. Its checksum fails and its sequence numbers
+// are its connection's: it is that connection's damaged copy, with the
+// finding, not a connection of its own (a phantom pending one) that
+// leaves its own without its SYN, CLC message or FIN.
+func TestDamagedTuple(t *testing.T) {
+	type fact struct {
+		client, server string
+		outcome        Outcome
+		clc            string
+		fin            [2]bool
+	}
+	facts := func(s Snapshot) []fact {
+		var fs []fact
+		for _, c := range s.Conns {
+			fs = append(fs, fact{c.Client.String(), c.Server.String(), c.Outcome, fmt.Sprint(c.CLCTypes), [2]bool{c.Flow[0].FIN, c.Flow[1].FIN}})
+		}
+		return fs
+	}
+	for _, name := range []string{"../samples/pingpong.pcap", "../samples/ipv6.pcap"} {
+		all := readRawFrames(t, name)
+		base, _ := feedRaw(t, all)
+		want := facts(base)
+		tried := 0
+		for i, f := range all {
+			var addrs, ports int // offsets of the addresses and the ports
+			switch d := f.Data; {
+			case len(d) >= 54 && binary.BigEndian.Uint16(d[12:]) == 0x0800 && d[23] == 6:
+				addrs, ports = 26, 34
+			case len(d) >= 74 && binary.BigEndian.Uint16(d[12:]) == 0x86dd && d[20] == 6:
+				addrs, ports = 22, 54
+			default:
+				continue
+			}
+			tcpLen := int(binary.BigEndian.Uint16(f.Data[18:])) // IPv6's payload length
+			if addrs == 26 {
+				tcpLen = int(binary.BigEndian.Uint16(f.Data[16:])) - int(f.Data[14]&0x0f)*4
+			}
+			if f.Data[ports+13]&0x07 == 0 && tcpLen <= int(f.Data[ports+12]>>4)*4 {
+				continue // no SYN, FIN or RST, no payload: a bare ACK
+			}
+			for off := addrs; off < ports+4; off++ {
+				frames := slices.Clone(all)
+				frames[i].Data = slices.Clone(f.Data)
+				frames[i].Data[off] ^= 0x10
+				s, found := feedRaw(t, frames)
+				tried++
+				if got := facts(s); !slices.Equal(got, want) {
+					t.Errorf("%s: frame %d byte %d damaged: connections %+v, want %+v", filepath.Base(name), i+1, off, got, want)
+					continue
+				}
+				if !slices.Contains(found, expert.BadTCPSum.String()) && !slices.Contains(found, expert.BadTCPIPSum.String()) {
+					t.Errorf("%s: frame %d byte %d damaged: findings %v, want a checksum's", filepath.Base(name), i+1, off, found)
+				}
+			}
+		}
+		if tried == 0 {
+			t.Fatalf("%s: no segment damaged", name)
+		}
+	}
+}

@@ -70,6 +70,12 @@ type tcpIn struct {
 	sum      [2]uint16 // with sumBad: the checksum carried and the one computed
 	ipSumBad bool      // damaged: its IPv4 header checksum failed (capture.TCPSumStatus.IPSumBad)
 	ipSum    [2]uint16 // with ipSumBad: the checksum carried and the one computed
+	// frame is the frame being fed, while it is (damagedTuple verifies
+	// its checksums when it names no connection's 4-tuple).
+	frame *capture.Frame
+	// namedSrc, namedDst: the endpoints the segment named, where they were
+	// a damaged copy of its connection's (damagedTuple); else invalid.
+	namedSrc, namedDst netip.AddrPort
 }
 
 // damage names the checksum that makes the segment a damaged copy, ""

@@ -35,7 +35,13 @@ func (t *Tracker) tcp(in *input) {
 		c = nil
 	}
 	if c == nil {
+		c = t.damagedTuple(in)
+	}
+	if c == nil {
 		c = t.startConn(in, makeTCPKey(s.src, s.dst))
+		if c != nil {
+			t.keepDamagedSYN(c, in)
+		}
 		if c == nil {
 			t.stats.TCPUntracked++
 			if s.clcErrs > 0 {
@@ -57,13 +63,13 @@ func (t *Tracker) tcp(in *input) {
 		// It is followed all the same (a capture edited by hand fails
 		// it too); the finding says which segment to distrust.
 		t.raiseText(&c.expert, expert.BadTCPSum, in, func() string {
-			return fmt.Sprintf("checksum in the segment %#04x, computed %#04x", s.sum[0], s.sum[1])
+			return fmt.Sprintf("%schecksum in the segment %#04x, computed %#04x", s.namedText(), s.sum[0], s.sum[1])
 		})
 	}
 	if s.ipSumBad {
 		// ip_rcv_core (net/ipv4/ip_input.c) drops it before TCP sees it.
 		t.raiseText(&c.expert, expert.BadTCPIPSum, in, func() string {
-			return fmt.Sprintf("IPv4 header checksum in the segment %#04x, computed %#04x", s.ipSum[0], s.ipSum[1])
+			return fmt.Sprintf("%sIPv4 header checksum in the segment %#04x, computed %#04x", s.namedText(), s.ipSum[0], s.ipSum[1])
 		})
 	}
 	rec := t.recording(c)
@@ -449,7 +455,7 @@ func (t *Tracker) startConn(in *input, key tcpKey) *Conn {
 	}
 	c := t.newConn(in)
 	c.Client, c.Server = client, server
-	t.byTuple[key] = c
+	t.tuple(c)
 	if !s.syn || s.ack {
 		for i := range t.cutSYNs {
 			if y := &t.cutSYNs[i]; y.ns != 0 && y.key == key && y.client == client && y.ns <= in.ns {

@@ -108,12 +108,19 @@ type Tracker struct {
 	links []*Link
 	lgrs  []*LinkGroup
 
-	byTuple   map[tcpKey]*Conn
+	byTuple map[tcpKey]*Conn
+	// endpoints counts the connections in byTuple each endpoint is one
+	// end of: a segment no 4-tuple matches is compared with them only
+	// where one of its ends is one (damagedTuple).
+	endpoints map[netip.AddrPort]int
 	lastTuple *Conn // of the last TCP segment, while it is in byTuple
 	// cutSYNs are the last SYNs whose options a snap length cut (where
 	// the SMC option would be): a connection its CLC messages show later
 	// began there (startConn).
 	cutSYNs [8]cutSYN
+	// damagedSYNs: connections begun at a SYN whose checksum failed,
+	// oldest first (damagedSYNOf).
+	damagedSYNs []damagedSYN
 	// cutShown: the last frames that raised smc.capture.snap_cut, whose
 	// whole copy may come after them (uncut).
 	cutShown cutShown
@@ -266,6 +273,7 @@ func New(opts Options) *Tracker {
 		linkCap:   max(min(opts.MaxConns/4, opts.MaxClosed), 1),
 		foldAt:    opts.MaxClosed,
 		byTuple:   make(map[tcpKey]*Conn),
+		endpoints: make(map[netip.AddrPort]int),
 		byQP:      make(map[qpKey]linkRef),
 		halfLinks: make(map[addrPair][]*Link),
 		unknownQP: make(map[qpKey]*unknownQP),
@@ -488,10 +496,22 @@ func (t *Tracker) sweep(now int64) {
 	}
 }
 
+// tuple puts c in the 4-tuple table, in place of any connection there.
+func (t *Tracker) tuple(c *Conn) {
+	k := makeTCPKey(c.Client, c.Server)
+	if old := t.byTuple[k]; old != nil {
+		t.endpointsDrop(old)
+	}
+	t.byTuple[k] = c
+	t.endpoints[c.Client]++
+	t.endpoints[c.Server]++
+}
+
 // untuple takes c out of the 4-tuple table.
 func (t *Tracker) untuple(c *Conn) {
 	if k := makeTCPKey(c.Client, c.Server); t.byTuple[k] == c {
 		delete(t.byTuple, k)
+		t.endpointsDrop(c)
 	}
 	if t.lastTuple == c {
 		t.lastTuple = nil

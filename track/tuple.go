@@ -1,0 +1,208 @@
+package track
+
+import (
+	"fmt"
+	"net/netip"
+
+	"github.com/smcscope/smcscope/capture"
+	"github.com/smcscope/smcscope/expert"
+)
+
+// A segment whose address or port the capture damaged names a 4-tuple no
+// connection has: it would start a connection of its own (a SYN, a
+// SYN-ACK, a CLC message) that never goes on, and leave its own
+// connection without it. What tells it from a real one is both at once:
+// the checksum that covers the damaged field fails (the TCP checksum
+// covers the addresses through the pseudo-header and the ports, the IPv4
+// header's the addresses, RFC 9293 3.1 and RFC 791), and its sequence
+// numbers are a connection's whose 4-tuple is one field away (the
+// initial sequence number its SYN-ACK acknowledges, the bytes next in its
+// stream): a 32-bit number no other connection shares by chance.
+
+// tupleScan bounds the connections, newest first, a damaged segment is
+// compared with: its own began shortly before it.
+const tupleScan = 1024
+
+// maxDamagedSYNs bounds the connections kept that began at a SYN whose
+// checksum failed, waiting for a SYN-ACK that shows their true 4-tuple.
+const maxDamagedSYNs = 16
+
+// damagedSYN is a connection that began at a SYN whose checksum failed
+// (Tracker.damagedSYNs): if its SYN-ACK names another 4-tuple one field
+// away, the SYN's copy was damaged and the connection is the SYN-ACK's.
+type damagedSYN struct {
+	c     *Conn
+	id    int // c's ID when kept: a connection's memory is used again
+	frame int
+	ns    int64
+	sum   capture.TCPSumStatus
+	src   netip.AddrPort // the SYN's damaged endpoints
+	dst   netip.AddrPort
+}
+
+// tupleOff counts the fields (address, port) in which the endpoints a, b
+// differ from x, y.
+func tupleOff(a, b, x, y netip.AddrPort) int {
+	n := 0
+	for _, p := range [2][2]netip.AddrPort{{a, x}, {b, y}} {
+		if p[0].Addr() != p[1].Addr() {
+			n++
+		}
+		if p[0].Port() != p[1].Port() {
+			n++
+		}
+	}
+	return n
+}
+
+// near reports whether sequence number a is within a window of b.
+func near(a, b uint32) bool {
+	d := int32(a - b)
+	return d >= -1<<16 && d <= 1<<16
+}
+
+// tupleFits reports whether s, a segment whose 4-tuple is one field away
+// from c's in direction d, carries c's sequence numbers.
+func tupleFits(c *Conn, d Dir, s *tcpIn) bool {
+	switch {
+	case s.syn && !s.ack:
+		return d == DirC2S && (c.SeenSYN || c.SeenSYNACK) && s.seq == c.synSeq
+	case s.syn:
+		return d == DirS2C && (c.SeenSYN || c.SeenSYNACK) && s.ackNum == c.synSeq+1
+	case !s.ack:
+		return false // a sequence number alone: 2^17 of 2^32
+	}
+	f, o := &c.Flow[d], &c.Flow[1-d]
+	return f.haveTCPNext && near(s.seq, f.tcpNext) && o.haveTCPNext && near(s.ackNum, o.tcpNext)
+}
+
+// damagedTuple finds the connection of s, a segment no connection's
+// 4-tuple matches, where the capture damaged its address or port; s is
+// then followed as that connection's (its endpoints made the
+// connection's, what they were kept for the finding). A SYN-ACK whose
+// SYN was the damaged copy moves that SYN's connection to its 4-tuple.
+func (t *Tracker) damagedTuple(in *input) *Conn {
+	s := &in.tcp
+	if t.endpoints[s.src] == 0 && t.endpoints[s.dst] == 0 {
+		return nil // one field damaged leaves one end whole
+	}
+	sum := s.sums()
+	if !sum.Damaged() {
+		if s.syn && s.ack && len(t.damagedSYNs) > 0 {
+			return t.damagedSYNOf(in)
+		}
+		return nil
+	}
+	for i := len(t.conns) - 1; i >= max(0, len(t.conns)-tupleScan); i-- {
+		c := t.conns[i]
+		if t.byTuple[makeTCPKey(c.Client, c.Server)] != c {
+			continue
+		}
+		d := DirC2S
+		switch {
+		case tupleOff(s.src, s.dst, c.Client, c.Server) == 1:
+		case tupleOff(s.src, s.dst, c.Server, c.Client) == 1:
+			d = DirS2C
+		default:
+			continue
+		}
+		if !tupleFits(c, d, s) {
+			continue
+		}
+		s.namedSrc, s.namedDst = s.src, s.dst
+		if d == DirC2S {
+			s.src, s.dst = c.Client, c.Server
+		} else {
+			s.src, s.dst = c.Server, c.Client
+		}
+		s.sumBad, s.sum = sum.Checked && !sum.OK, [2]uint16{sum.Got, sum.Want}
+		if s.ipSumBad = sum.IPSumBad; s.ipSumBad {
+			s.ipSum = s.frame.IPv4Sum()
+		}
+		return c
+	}
+	return nil
+}
+
+// damagedSYNOf finds the connection begun at a damaged SYN that s, a
+// SYN-ACK no connection's 4-tuple matches, answers, and moves it to s's
+// 4-tuple.
+func (t *Tracker) damagedSYNOf(in *input) *Conn {
+	s := &in.tcp
+	for i := range t.damagedSYNs {
+		y := &t.damagedSYNs[i]
+		c := y.c
+		if c.ID != y.id || t.byTuple[makeTCPKey(c.Client, c.Server)] != c || c.SeenSYNACK ||
+			s.ackNum != c.synSeq+1 || tupleOff(s.src, s.dst, c.Server, c.Client) != 1 {
+			continue
+		}
+		t.damagedSYNs = append(t.damagedSYNs[:i], t.damagedSYNs[i+1:]...)
+		t.untuple(c)
+		c.Client, c.Server = s.dst, s.src
+		t.tuple(c)
+		for _, w := range [...]struct {
+			id   expert.ID
+			on   bool
+			what string
+		}{{expert.BadTCPSum, y.sum.Checked && !y.sum.OK, "TCP checksum"}, {expert.BadTCPIPSum, y.sum.IPSumBad, "IPv4 header checksum"}} {
+			if !w.on {
+				continue
+			}
+			text := ""
+			if c.expert.find(w.id) == nil {
+				text = fmt.Sprintf("the SYN (frame %d) names %s -> %s, its SYN-ACK (frame %d) answers %s -> %s: the SYN's copy is damaged (its %s fails)",
+					y.frame, y.src, y.dst, in.number, c.Client, c.Server, w.what)
+			}
+			c.expert.add(w.id, y.frame, y.ns, text)
+		}
+		return c
+	}
+	return nil
+}
+
+// keepDamagedSYN notes c, begun at the SYN being fed, where its checksum
+// failed: a SYN-ACK may show its address or port was damaged.
+func (t *Tracker) keepDamagedSYN(c *Conn, in *input) {
+	s := &in.tcp
+	if !s.syn || s.ack {
+		return
+	}
+	sum := s.sums()
+	if !sum.Damaged() {
+		return
+	}
+	if len(t.damagedSYNs) == maxDamagedSYNs {
+		t.damagedSYNs = t.damagedSYNs[1:]
+	}
+	t.damagedSYNs = append(t.damagedSYNs, damagedSYN{c: c, id: c.ID, frame: in.number, ns: in.ns, sum: sum, src: s.src, dst: s.dst})
+}
+
+// namedText is what a segment followed as another 4-tuple's named.
+func (s *tcpIn) namedText() string {
+	if !s.namedSrc.IsValid() {
+		return ""
+	}
+	return fmt.Sprintf("the segment names %s -> %s, a damaged copy of this connection's %s -> %s; ", s.namedSrc, s.namedDst, s.src, s.dst)
+}
+
+// sums is the segment's checksums verified whatever its flow: the
+// capture's verdict where it gave one (capture.Frame.TCPSum), else
+// capture.Frame.TCPSumAnyway's.
+func (s *tcpIn) sums() capture.TCPSumStatus {
+	switch {
+	case s.frame == nil:
+		return capture.TCPSumStatus{}
+	case s.frame.TCPSum.Damaged():
+		return s.frame.TCPSum
+	}
+	return s.frame.TCPSumAnyway()
+}
+
+// endpointsDrop takes c's ends out of Tracker.endpoints.
+func (t *Tracker) endpointsDrop(c *Conn) {
+	for _, e := range [2]netip.AddrPort{c.Client, c.Server} {
+		if t.endpoints[e]--; t.endpoints[e] <= 0 {
+			delete(t.endpoints, e)
+		}
+	}
+}
