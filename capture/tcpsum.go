@@ -3,6 +3,7 @@ package capture
 import (
 	"encoding/binary"
 	"net"
+	"net/netip"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
@@ -94,4 +95,37 @@ func (f *Frame) TCPSumAnyway() TCPSumStatus {
 		s.IPSumBad = true
 	}
 	return s
+}
+
+// TCPSumAs reports whether f's TCP checksum verifies as if the segment
+// named src -> dst (addresses and ports): where its own 4-tuple fails the
+// checksum, whether that 4-tuple is all the capture damaged.
+func (f *Frame) TCPSumAs(src, dst netip.AddrPort) bool {
+	t := f.TCP
+	if t == nil || f.Cut || len(t.Contents) < 20 || src.Addr().Is4() != dst.Addr().Is4() {
+		return false
+	}
+	n := len(t.Contents) + len(t.Payload)
+	switch {
+	case f.IPv4 != nil && src.Addr().Is4():
+		if int(f.IPv4.Length)-int(f.IPv4.IHL)*4 != n {
+			return false
+		}
+	case f.IPv6 != nil && src.Addr().Is6():
+		if f.IPv6.NextHeader != layers.IPProtocolTCP || int(f.IPv6.Length) != n {
+			return false
+		}
+	default:
+		return false
+	}
+	s, d := src.Addr().AsSlice(), dst.Addr().AsSlice()
+	pseudo := gopacket.ComputeChecksum(d, gopacket.ComputeChecksum(s, 0))
+	pseudo += uint32(layers.IPProtocolTCP) + uint32(n)
+	var ports [4]byte
+	binary.BigEndian.PutUint16(ports[:], src.Port())
+	binary.BigEndian.PutUint16(ports[2:], dst.Port())
+	sum := gopacket.ComputeChecksum(ports[:], pseudo)
+	sum = gopacket.ComputeChecksum(t.Contents[4:16], sum)
+	sum = gopacket.ComputeChecksum(t.Contents[18:], sum)
+	return gopacket.FoldChecksum(gopacket.ComputeChecksum(t.Payload, sum)) == binary.BigEndian.Uint16(t.Contents[16:18])
 }

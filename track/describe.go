@@ -33,6 +33,8 @@ func ConnDetail(c *Conn) string {
 			switch {
 			case c.clcCut:
 				s = "Accept and Confirm cut by the snap length: SMC-R by its CDCs"
+			case c.clcDamaged:
+				s = "Accept or Confirm damaged in the capture: SMC-R by its CDCs"
 			case len(c.CLCTypes) == 0:
 				s = "CLC messages not in the capture: SMC-R by its CDCs"
 			default:

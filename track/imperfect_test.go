@@ -2491,4 +2491,77 @@ func TestDamagedTuple(t *testing.T) {
 			t.Fatalf("%s: no segment damaged", name)
 		}
 	}
+	// The SYN's address damaged and its SYN-ACK damaged elsewhere (its
+	// window): both fail their checksums; the SYN-ACK's verifies with
+	// its own 4-tuple's fields in place, so the SYN's copy is the damaged one.
+	all := readRawFrames(t, "../samples/pingpong.pcap")
+	base, _ := feedRaw(t, all)
+	frames := slices.Clone(all)
+	for i, off := range map[int]int{2: 33, 3: 34 + 14} { // frames 3 (SYN) and 4 (SYN-ACK)
+		frames[i].Data = slices.Clone(frames[i].Data)
+		frames[i].Data[off] ^= 0x04
+	}
+	if s, _ := feedRaw(t, frames); !slices.Equal(facts(s), facts(base)) {
+		t.Errorf("SYN's address and SYN-ACK's window damaged: connections %+v, want %+v", facts(s), facts(base))
+	}
+}
+
+// TestDamagedCLCCopies: pingpong.pcap whose CLC Accept, or Accept and
+// Confirm, the capture holds with their ends overwritten (editcap -E fills
+// a frame's rest with 0xAA): their segments' checksums fail, so their
+// receivers never read the malformed bytes (their TCP dropped the segment,
+// or took the copy the capture's is not). The handshake is not failed on
+// them: the link's traffic that follows says SMC-R, as where the capture
+// missed them. An Accept sent again whole after its damaged copy is
+// followed from that copy, as the clean capture is.
+func TestDamagedCLCCopies(t *testing.T) {
+	clean := readRawFrames(t, crafted.Pingpong(t))
+	_, lt := testutil.ReadFrames(t, crafted.Pingpong(t))
+	accept := firstCLC(t, lt, clean, decode.CLCTypeAccept)
+	confirm := firstCLC(t, lt, clean, decode.CLCTypeConfirm)
+	smash := func(d []byte) {
+		for i := len(d) - 20; i < len(d); i++ {
+			d[i] = 0xAA
+		}
+	}
+	base, _ := feedRaw(t, clean)
+	for _, v := range []struct {
+		name   string
+		frames func() []rawFrame
+		detail string
+	}{
+		{"accept", func() []rawFrame {
+			fs := slices.Clone(clean)
+			fs[accept].Data = bytes.Clone(fs[accept].Data)
+			smash(fs[accept].Data)
+			return fs
+		}, ""},
+		{"accept and confirm", func() []rawFrame {
+			fs := slices.Clone(clean)
+			for _, i := range []int{accept, confirm} {
+				fs[i].Data = bytes.Clone(fs[i].Data)
+				smash(fs[i].Data)
+			}
+			return fs
+		}, "Accept or Confirm damaged in the capture: SMC-R by its CDCs"},
+		{"accept sent again", func() []rawFrame {
+			return crafted.Resent(slices.Clone(clean), accept+1, smash)
+		}, ConnDetail(&base.Conns[0])},
+	} {
+		s, found := feedRaw(t, v.frames())
+		if len(s.Conns) != 1 {
+			t.Errorf("%s: %d connections, want 1", v.name, len(s.Conns))
+			continue
+		}
+		c := &s.Conns[0]
+		if c.Outcome != OutcomeSMCR || slices.Contains(found, expert.HandshakeFailed.String()) || !slices.Contains(found, expert.Malformed.String()) {
+			t.Errorf("%s: outcome %v (%s), findings %v: want SMC-R, smc.malformed, no smc.handshake.failed", v.name, c.Outcome, ConnDetail(c), found)
+		}
+		if v.detail != "" && ConnDetail(c) != v.detail {
+			t.Errorf("%s: detail %q, want %q", v.name, ConnDetail(c), v.detail)
+		}
+		if f, bf := flowTotalsOf(s), flowTotalsOf(base); f != bf {
+			t.Errorf("%s: CDCs and bytes %v, want %v", v.name, f, bf)
+		}
+	}
 }

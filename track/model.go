@@ -61,12 +61,12 @@ const (
 	CauseNoOptionSYNACK               // server's SYN-ACK had no SMC option: server is not SMC-capable
 	CauseDecline                      // a CLC Decline was sent
 	CauseNoCLC                        // both options present but payload that is not CLC followed
-	CauseUncaptured                   // payload that is not CLC followed handshake bytes the capture missed
+	CauseUncaptured                   // payload that is not CLC followed handshake bytes the capture missed or holds damaged
 )
 
 // A SYN without the option is plain TCP, not an SMC attempt, so there is no
 // "option missing on the client's SYN" cause.
-var causeNames = [...]string{"", "option missing on server SYN-ACK", "CLC Decline", "no CLC after SMC options", "cause not in the capture (it missed handshake bytes)"}
+var causeNames = [...]string{"", "option missing on server SYN-ACK", "CLC Decline", "no CLC after SMC options", "cause not in the capture (handshake bytes it missed or holds damaged)"}
 
 func (c FallbackCause) String() string {
 	if int(c) < len(causeNames) {
@@ -343,6 +343,9 @@ type Conn struct {
 	// the sender's own sequence numbers skip them (its FIN came past bytes
 	// the capture never showed).
 	clcCut, clcHole bool
+	// clcDamaged: a CLC message the capture holds damaged (its segment's
+	// checksum fails) and malformed made them so.
+	clcDamaged bool
 	// cutSegs counts the handshake's segments the capture holds cut
 	// whose whole copy has not come (feedCLCOfCut); cutUnread[d], the
 	// messages the last of direction d ended with that the cut left

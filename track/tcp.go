@@ -127,6 +127,11 @@ func (t *Tracker) tcp(in *input) {
 		// Settled by the wire (tcpSeq): sent again, or acknowledged.
 		f.sumPend = append(f.sumPend, seqSpan{s.seq, s.seq + uint32(s.payload), s.clcErrs > 0})
 	}
+	if replaces && c.clcDamaged && !c.clcCut && !c.clcHole && c.Flow[0].TCPNotCaptured == 0 && c.Flow[1].TCPNotCaptured == 0 {
+		// The damaged message sent again whole: the handshake is
+		// followed from it as if the damaged copy had not been.
+		c.clcUncaptured, c.clcDamaged = false, false
+	}
 	if resent && !replaces {
 		// Bytes the capture showed already: a TCP retransmission, or a
 		// copy the capture made (two hosts' captures merged), that the
@@ -197,13 +202,23 @@ func (t *Tracker) tcp(in *input) {
 			return s.clcErr
 		})
 	}
-	if s.clcErrs > 0 && c.Outcome == OutcomePending && c.Failure == "" {
+	if s.clcErrs > 0 && c.Outcome == OutcomePending && c.Failure == "" && s.damage() != "" {
+		// The receiver's TCP dropped the segment (or took an undamaged
+		// copy the capture's is not): it never read the malformed
+		// message, which is as if the capture had missed it. The
+		// message the receiver read is told by what the peers did
+		// next (a copy sent again, the CLC, LLC or CDCs that follow).
+		if !c.clcUncaptured {
+			c.clcUncaptured, c.clcDamaged = true, true
+			t.awaitServerHalf(c, in)
+		}
+		if rec {
+			t.note(c, in, d, "CLC", "malformed, a damaged copy: "+s.clcErr)
+		}
+	} else if s.clcErrs > 0 && c.Outcome == OutcomePending && c.Failure == "" {
 		// Linux's receiver fails the handshake on it (EPROTO, no Decline);
 		// a Decline or a later CLC still decides if one follows.
 		c.Failure = "malformed CLC from the " + sender(d) + ": " + s.clcErr
-		if what := s.damage(); what != "" {
-			c.Failure = "a damaged copy (" + what + ") of a CLC message from the " + sender(d) + ": " + s.clcErr
-		}
 		if rec {
 			t.note(c, in, d, "CLC", "malformed: "+s.clcErr)
 		}
@@ -784,6 +799,9 @@ func uncapturedDetail(c *Conn) string {
 	}
 	if c.clcHole {
 		return "handshake not followed to its end: the capture missed CLC bytes (its sender's FIN came after them)"
+	}
+	if c.clcDamaged {
+		return "handshake not followed to its end: the capture's copy of a CLC message is damaged (its checksum fails)"
 	}
 	return "handshake not followed to its end: the capture missed CLC bytes (the peer's ACK covers them)"
 }

@@ -86,13 +86,21 @@ func (t *Tracker) damagedTuple(in *input) *Conn {
 	if t.endpoints[s.src] == 0 && t.endpoints[s.dst] == 0 {
 		return nil // one field damaged leaves one end whole
 	}
-	sum := s.sums()
-	if !sum.Damaged() {
-		if s.syn && s.ack && len(t.damagedSYNs) > 0 {
-			return t.damagedSYNOf(in)
+	if sum := s.sums(); sum.Damaged() {
+		if c := t.damagedCopyOf(in, sum); c != nil {
+			return c
 		}
-		return nil
 	}
+	if s.syn && s.ack && len(t.damagedSYNs) > 0 {
+		return t.damagedSYNOf(in)
+	}
+	return nil
+}
+
+// damagedCopyOf finds the connection one field away whose damaged copy
+// s is, its checksums sum.
+func (t *Tracker) damagedCopyOf(in *input, sum capture.TCPSumStatus) *Conn {
+	s := &in.tcp
 	for i := len(t.conns) - 1; i >= max(0, len(t.conns)-tupleScan); i-- {
 		c := t.conns[i]
 		if t.byTuple[makeTCPKey(c.Client, c.Server)] != c {
@@ -109,12 +117,15 @@ func (t *Tracker) damagedTuple(in *input) *Conn {
 		if !tupleFits(c, d, s) {
 			continue
 		}
-		s.namedSrc, s.namedDst = s.src, s.dst
-		if d == DirC2S {
-			s.src, s.dst = c.Client, c.Server
-		} else {
-			s.src, s.dst = c.Server, c.Client
+		if s.syn && s.ack && t.damagedSYNAt(c) >= 0 && !t.asConn(s, c, d) {
+			// Its SYN failed its checksum too: which of the two names
+			// the 4-tuple the hosts used is told by the SYN-ACK's
+			// checksum with the SYN's 4-tuple in place of its own.
+			continue
 		}
+		s.namedSrc, s.namedDst = s.src, s.dst
+		e := c.ends(d)
+		s.src, s.dst = e[0], e[1]
 		s.sumBad, s.sum = sum.Checked && !sum.OK, [2]uint16{sum.Got, sum.Want}
 		if s.ipSumBad = sum.IPSumBad; s.ipSumBad {
 			s.ipSum = s.frame.IPv4Sum()
@@ -132,8 +143,7 @@ func (t *Tracker) damagedSYNOf(in *input) *Conn {
 	for i := range t.damagedSYNs {
 		y := &t.damagedSYNs[i]
 		c := y.c
-		if c.ID != y.id || t.byTuple[makeTCPKey(c.Client, c.Server)] != c || c.SeenSYNACK ||
-			s.ackNum != c.synSeq+1 || tupleOff(s.src, s.dst, c.Server, c.Client) != 1 {
+		if t.damagedSYNAt(c) != i || s.ackNum != c.synSeq+1 || tupleOff(s.src, s.dst, c.Server, c.Client) != 1 {
 			continue
 		}
 		t.damagedSYNs = append(t.damagedSYNs[:i], t.damagedSYNs[i+1:]...)
@@ -205,4 +215,25 @@ func (t *Tracker) endpointsDrop(c *Conn) {
 			delete(t.endpoints, e)
 		}
 	}
+}
+
+// damagedSYNAt is the index in Tracker.damagedSYNs of c, a connection
+// still waiting for the SYN-ACK of its damaged SYN, or -1.
+func (t *Tracker) damagedSYNAt(c *Conn) int {
+	if c.SeenSYNACK || t.byTuple[makeTCPKey(c.Client, c.Server)] != c {
+		return -1
+	}
+	for i := range t.damagedSYNs {
+		if y := &t.damagedSYNs[i]; y.c == c && y.id == c.ID {
+			return i
+		}
+	}
+	return -1
+}
+
+// asConn reports whether s's checksum verifies with c's 4-tuple (in
+// direction d) in place of its own.
+func (t *Tracker) asConn(s *tcpIn, c *Conn, d Dir) bool {
+	e := c.ends(d)
+	return s.frame != nil && s.frame.TCPSumAs(e[0], e[1])
 }
