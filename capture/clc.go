@@ -775,9 +775,14 @@ func (s *clcStream) ReassembledSG(sg reassembly.ScatterGather, ac reassembly.Ass
 				// contents make: resume framing at the message's real end,
 				// where the sender's next message starts.
 				s.a.swallowing(data[:n], l)
-				s.inside[i] = clcSwallow{left: l - n, at: n, length: l, typ: decode.CLCType(data[4])}
-				if s.a.frame != nil {
-					s.inside[i].frame = s.a.frame.Number
+				if s.a.frame == nil || !s.a.frame.TCPSum.Damaged() {
+					// (A damaged copy's length is the damage's: its
+					// receiver read another copy, or none, so the
+					// messages after it are not read inside it.)
+					s.inside[i] = clcSwallow{left: l - n, at: n, length: l, typ: decode.CLCType(data[4])}
+					if s.a.frame != nil {
+						s.inside[i].frame = s.a.frame.Number
+					}
 				}
 				data, seq = data[n:], seq+uint32(n)
 				continue

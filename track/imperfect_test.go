@@ -2565,3 +2565,62 @@ func TestDamagedCLCCopies(t *testing.T) {
 		}
 	}
 }
+
+// TestDamagedHandshakeCopies: pingpong.pcap's handshake with copies the
+// capture damaged: its SYN-ACK's SMC option and the Proposal after it (a
+// server that answers with an Accept offered SMC); a second copy of the
+// SYN-ACK, the option damaged (a mirror's copy of what the capture showed
+// whole); a copy of the SYN before it whose flags read SYN, ACK and FIN;
+// the Proposal's length field, which then claims the Confirm's bytes (its
+// receiver never read that length); the Accept unreadable (its Ethernet
+// type) and the Confirm's first bytes not CLC (no application data: the
+// segment's checksum fails). Each is one SMC-R connection, as the clean
+// capture.
+func TestDamagedHandshakeCopies(t *testing.T) {
+	clean := readRawFrames(t, "../samples/pingpong.pcap")
+	const syn, synack, proposal, accept, confirm = 2, 3, 4, 6, 7 // indexes of frames 3, 4, 5, 7, 8
+	option := bytes.Index(clean[synack].Data, []byte{0xe2, 0xd4, 0xc3, 0xd9})
+	if option < 0 {
+		t.Fatal("no SMC option in the SYN-ACK")
+	}
+	damaged := func(i int, damage func(d []byte)) rawFrame {
+		f := clean[i]
+		f.Data = bytes.Clone(f.Data)
+		damage(f.Data)
+		return f
+	}
+	for _, v := range []struct {
+		name   string
+		frames []rawFrame
+	}{
+		{"SYN-ACK's option and Proposal", func() []rawFrame {
+			fs := slices.Clone(clean)
+			fs[synack] = damaged(synack, func(d []byte) { d[option+3] ^= 0x20 })
+			fs[proposal] = damaged(proposal, func(d []byte) { d[66] ^= 0x20 })
+			return fs
+		}()},
+		{"SYN-ACK's copy", slices.Insert(slices.Clone(clean), synack+1, damaged(synack, func(d []byte) { d[option+3] ^= 0x20 }))},
+		{"SYN's copy first", slices.Insert(slices.Clone(clean), syn, damaged(syn, func(d []byte) { d[47] = 0x13 }))},
+		{"Proposal's length", func() []rawFrame {
+			// Its length field claims the Confirm's bytes after it.
+			fs := slices.Clone(clean)
+			fs[proposal] = damaged(proposal, func(d []byte) { d[66+6] += 23 })
+			return fs
+		}()},
+		{"Accept unreadable, Confirm damaged", func() []rawFrame {
+			fs := slices.Clone(clean)
+			fs[accept] = damaged(accept, func(d []byte) { d[12] ^= 0xff })
+			fs[confirm] = damaged(confirm, func(d []byte) { d[66] ^= 0x20 })
+			return fs
+		}()},
+	} {
+		s, found := feedRaw(t, v.frames)
+		if len(s.Conns) != 1 || s.Conns[0].Outcome != OutcomeSMCR || !s.Conns[0].OptionSYNACK {
+			var got []string
+			for i := range s.Conns {
+				got = append(got, fmt.Sprintf("%v %s", s.Conns[i].Outcome, ConnDetail(&s.Conns[i])))
+			}
+			t.Errorf("%s: connections %q, findings %v; want one SMC-R", v.name, got, found)
+		}
+	}
+}

@@ -346,6 +346,8 @@ type Conn struct {
 	// clcDamaged: a CLC message the capture holds damaged (its segment's
 	// checksum fails) and malformed made them so.
 	clcDamaged bool
+	// damagedStart: the segment that began it failed its checksum.
+	damagedStart bool
 	// cutSegs counts the handshake's segments the capture holds cut
 	// whose whole copy has not come (feedCLCOfCut); cutUnread[d], the
 	// messages the last of direction d ended with that the cut left

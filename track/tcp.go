@@ -31,7 +31,14 @@ func (t *Tracker) tcp(in *input) {
 		// the capture showed after its SYN-ACK: two hosts' captures
 		// merged, their clocks apart).
 		t.untuple(c)
-		t.finish(c)
+		if c.damagedStart && c.Frames == 1 {
+			// Its one segment was a damaged copy (a mirror's of this
+			// SYN, its flags damaged, shown first): no connection of its
+			// own. The SYN's takes its place.
+			t.phantom = c
+		} else {
+			t.finish(c)
+		}
 		c = nil
 	}
 	if c == nil {
@@ -42,6 +49,7 @@ func (t *Tracker) tcp(in *input) {
 		if c != nil {
 			t.keepDamagedSYN(c, in)
 		}
+		t.phantom = nil
 		if c == nil {
 			t.stats.TCPUntracked++
 			if s.clcErrs > 0 {
@@ -86,6 +94,10 @@ func (t *Tracker) tcp(in *input) {
 	case s.syn && s.ack && c.SeenSYN && d == DirC2S:
 		// A SYN-ACK from the client whose SYN the capture showed: no
 		// TCP stack sends one (its flags were damaged in the capture).
+	case s.syn && s.ack && c.SeenSYNACK && c.OptionSYNACK && !s.smcOpt && s.damage() != "":
+		// A damaged copy of the SYN-ACK shown whole before (a mirror's,
+		// or one sent again and damaged on the way): the option's bytes
+		// are among the damage, not taken back.
 	case s.syn && s.ack:
 		if !c.SeenSYN && !c.SeenSYNACK {
 			c.synSeq = s.ackNum - 1 // the SYN it acknowledges
@@ -168,6 +180,9 @@ func (t *Tracker) tcp(in *input) {
 	}
 	switch {
 	case !s.notCLC || in.clcN != 0 || c.Outcome != OutcomePending || !c.OptionSYN:
+	case s.damage() != "":
+		// Bytes that are not CLC in a damaged copy say nothing of what
+		// the sender sent: its receiver read another copy, or none.
 	case !c.SeenSYNACK:
 		// The SYN-ACK is not in the capture yet (two hosts' captures
 		// merged, their clocks apart, show the client's first bytes
@@ -470,6 +485,8 @@ func (t *Tracker) startConn(in *input, key tcpKey) *Conn {
 	}
 	c := t.newConn(in)
 	c.Client, c.Server = client, server
+	sum := s.sums()
+	c.damagedStart = sum.Damaged()
 	t.tuple(c)
 	if !s.syn || s.ack {
 		for i := range t.cutSYNs {
@@ -550,13 +567,14 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 		return
 	}
 	t.stats.CLC++
-	if m.typ == decode.CLCTypeProposal && d == DirC2S && c.Outcome == OutcomeFallback && c.Fallback.Cause == CauseNoOptionSYNACK {
+	if c.Outcome == OutcomeFallback && c.Fallback.Cause == CauseNoOptionSYNACK && clcSender(m.typ, d) {
 		// A client whose SYN-ACK had no SMC option sends no Proposal
-		// (__smc_connect falls back on !syn_smc, net/smc/af_smc.c):
-		// the SYN-ACK the capture shows is not the one the
-		// client got (damaged in the capture, or changed past the
-		// capture point). The handshake goes on from this Proposal.
-		c.Outcome, c.Fallback = OutcomePending, Fallback{}
+		// (__smc_connect falls back on !syn_smc, net/smc/af_smc.c), a
+		// server that sent none answers none, and a client confirms
+		// only an Accept: the SYN-ACK the capture shows is not the one
+		// the client got (damaged in the capture, or changed past the
+		// capture point). The handshake goes on from this message.
+		c.Outcome, c.Fallback, c.OptionSYNACK = OutcomePending, Fallback{}, true
 		c.expert.drop(expert.Fallback)
 	}
 	if c.Outcome == OutcomeFallback && c.Fallback.Cause == CauseNoCLC &&
@@ -586,6 +604,7 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 		c.Offered = m.offered
 	case decode.CLCTypeAccept:
 		c.TAccept = in.ts()
+		c.answered()
 		c.ServerEP = m.ep
 		c.Version = m.version
 		c.SMCD = m.smcd
@@ -1427,4 +1446,27 @@ func (t *Tracker) registerRMB(c *Conn, l *Link, d Dir, ep *Endpoint) {
 		}
 	}
 	delete(g.pendingRKeys, pk)
+}
+
+// clcSender reports whether a CLC message of type typ is one the side
+// sending direction d sends: Proposal and Confirm the client's, Accept the
+// server's, Decline either's.
+func clcSender(typ decode.CLCType, d Dir) bool {
+	switch typ {
+	case decode.CLCTypeProposal, decode.CLCTypeConfirm:
+		return d == DirC2S
+	case decode.CLCTypeAccept:
+		return d == DirS2C
+	}
+	return true
+}
+
+// answered: the server's Accept or Decline was followed. Where the one
+// damaged message was the Proposal (clcDamaged before any message was
+// followed), the handshake is followed whole from here, as where the
+// Proposal was read: the server's answer tells what it took.
+func (c *Conn) answered() {
+	if c.clcDamaged && len(c.CLCTypes) == 1 && !c.clcCut && !c.clcHole && c.Flow[0].TCPNotCaptured == 0 && c.Flow[1].TCPNotCaptured == 0 {
+		c.clcUncaptured, c.clcDamaged = false, false
+	}
 }

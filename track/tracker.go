@@ -121,6 +121,9 @@ type Tracker struct {
 	// damagedSYNs: connections begun at a SYN whose checksum failed,
 	// oldest first (damagedSYNOf).
 	damagedSYNs []damagedSYN
+	// phantom: a connection whose one segment was a damaged copy, that
+	// the segment being fed begins again in its place (newConn).
+	phantom *Conn
 	// cutShown: the last frames that raised smc.capture.snap_cut, whose
 	// whole copy may come after them (uncut).
 	cutShown cutShown
@@ -425,6 +428,12 @@ func (t *Tracker) captureCopy(in *input) {
 }
 
 func (t *Tracker) newConn(in *input) *Conn {
+	if c := t.phantom; c != nil {
+		// The connection a damaged copy began, begun again (tcp).
+		t.phantom = nil
+		*c = Conn{ID: c.ID, CLCTypes: c.CLCTypes[:0], expert: c.expert[:0]}
+		return c
+	}
 	t.nextConn++
 	var c *Conn
 	if n := len(t.spare); n > 0 {
