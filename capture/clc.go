@@ -750,6 +750,14 @@ func (s *clcStream) ReassembledSG(sg reassembly.ScatterGather, ac reassembly.Ass
 			// no message has, they were not CLC after all.
 			fr = decode.CLCNotCLC
 		}
+		if (fr == decode.CLCNotCLC || fr == decode.CLCBadLength) && s.a.frame != nil && s.a.frame.TCPSum.Damaged() {
+			// A damaged copy's bytes (its checksum fails) that frame no
+			// message: its receiver read another copy, or none, so they
+			// neither end the handshake nor fail it. They are passed
+			// over as bytes the capture missed.
+			s.pending[i], s.gap[i] = s.pending[i][:0], true
+			return
+		}
 		if fr == decode.CLCNotCLC { // application data: the handshake is over
 			if s.gap[i] && !s.over[1-i] {
 				s.over[i], s.pending[i] = true, nil

@@ -25,6 +25,9 @@ func (t *Tracker) cdc(l *Link, d Dir, in *input) {
 	m := &in.roce.cdc
 	g := l.lgr
 	c := g.tokens[d][m.token]
+	if c == nil {
+		c = t.damagedToken(l, d, m.token)
+	}
 	if c == nil && m.prodFlags&cdcFailover != 0 {
 		c, d = t.failoverConn(l, d, m, in)
 		g = l.lgr
@@ -1078,4 +1081,38 @@ func (t *Tracker) claimWrites(c *Conn, l *Link, d Dir, m *cdcIn, number int) uin
 	c.Frames += frames + p.linkOnly
 	l.setRKey(d, p.rkey, rmbRef{conn: c})
 	return p.bytes
+}
+
+// damagedToken finds the connection of l's link group whose token for
+// direction d came from a damaged copy of its Accept or Confirm and that
+// carried no CDC that way yet, where it is the one such: the CDC's
+// token, under the ICRC the RNIC checked, is the one the peers use (both
+// are the receiver's alert token: smc_clc_send_confirm_accept in
+// net/smc/smc_clc.c, smc_cdc_msg_to_host in net/smc/smc_cdc.h). It is
+// registered in place of the damaged one.
+func (t *Tracker) damagedToken(l *Link, d Dir, token uint32) *Conn {
+	var found *Conn
+	for _, c := range l.lgr.conns {
+		if !c.tokDamaged[d] || c.finished || c.Flow[d].CDCs > 0 || c.link != nil && c.link != l {
+			continue
+		}
+		if found != nil {
+			return nil // which one cannot be told
+		}
+		found = c
+	}
+	if found == nil {
+		return nil
+	}
+	if g := l.lgr; found.hasTok[d] && g.tokens[d][found.tokens[d]] == found {
+		delete(g.tokens[d], found.tokens[d])
+	}
+	found.tokDamaged[d] = false
+	t.registerToken(found, d, token)
+	if d == DirS2C {
+		found.ClientEP.Token = token
+	} else {
+		found.ServerEP.Token = token
+	}
+	return found
 }

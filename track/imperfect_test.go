@@ -2574,10 +2574,12 @@ func TestDamagedCLCCopies(t *testing.T) {
 // the Proposal's length field, which then claims the Confirm's bytes (its
 // receiver never read that length); the Accept unreadable (its Ethernet
 // type) and the Confirm's first bytes not CLC (no application data: the
-// segment's checksum fails). Each is one SMC-R connection, as the clean
-// capture.
+// segment's checksum fails); the Confirm's token (the server's CDCs name
+// the one the client sent). Each is one SMC-R connection with the clean
+// capture's CDCs and bytes.
 func TestDamagedHandshakeCopies(t *testing.T) {
 	clean := readRawFrames(t, "../samples/pingpong.pcap")
+	base, _ := feedRaw(t, clean)
 	const syn, synack, proposal, accept, confirm = 2, 3, 4, 6, 7 // indexes of frames 3, 4, 5, 7, 8
 	option := bytes.Index(clean[synack].Data, []byte{0xe2, 0xd4, 0xc3, 0xd9})
 	if option < 0 {
@@ -2607,6 +2609,12 @@ func TestDamagedHandshakeCopies(t *testing.T) {
 			fs[proposal] = damaged(proposal, func(d []byte) { d[66+6] += 23 })
 			return fs
 		}()},
+		{"Confirm's token", func() []rawFrame {
+			// The server's CDCs carry the token the client sent.
+			fs := slices.Clone(clean)
+			fs[confirm] = damaged(confirm, func(d []byte) { d[115] ^= 0x96 })
+			return fs
+		}()},
 		{"Accept unreadable, Confirm damaged", func() []rawFrame {
 			fs := slices.Clone(clean)
 			fs[accept] = damaged(accept, func(d []byte) { d[12] ^= 0xff })
@@ -2615,6 +2623,9 @@ func TestDamagedHandshakeCopies(t *testing.T) {
 		}()},
 	} {
 		s, found := feedRaw(t, v.frames)
+		if got, want := flowTotalsOf(s), flowTotalsOf(base); got != want {
+			t.Errorf("%s: CDCs and bytes %v, want %v", v.name, got, want)
+		}
 		if len(s.Conns) != 1 || s.Conns[0].Outcome != OutcomeSMCR || !s.Conns[0].OptionSYNACK {
 			var got []string
 			for i := range s.Conns {

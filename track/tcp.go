@@ -605,6 +605,7 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 	case decode.CLCTypeAccept:
 		c.TAccept = in.ts()
 		c.answered()
+		c.tokDamaged[DirC2S] = in.tcp.damage() != ""
 		c.ServerEP = m.ep
 		c.Version = m.version
 		c.SMCD = m.smcd
@@ -626,6 +627,7 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 		}
 	case decode.CLCTypeConfirm:
 		c.TConfirm = in.ts()
+		c.tokDamaged[DirS2C] = in.tcp.damage() != ""
 		t.slowHandshake(c, in, "Confirm")
 		c.ClientEP = m.ep
 		c.FirstContact = c.FirstContact || m.flag // the Accept may be missing from the capture
