@@ -1778,7 +1778,9 @@ func TestTmuxDefects(t *testing.T) {
 	if err := os.WriteFile(cut, b[:off+16+10], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	x := testutil.NewTmux(t, 80, 24, bin, "-I", "-r", cut)
+	// Started where the file is and given its name alone: a path as long
+	// as some temporary directories' left no room for the help's hint.
+	x := testutil.NewTmuxIn(t, dir, 80, 24, bin, "-I", "-r", filepath.Base(cut))
 	want := fmt.Sprintf("frame 100 (file offset %#x): truncated record: the file ends inside it ? help q quit", off)
 	for deadline := time.Now().Add(20 * time.Second); ; {
 		scr := x.Run("capture-pane", "-p")
