@@ -2615,6 +2615,24 @@ func TestDamagedHandshakeCopies(t *testing.T) {
 			fs[confirm] = damaged(confirm, func(d []byte) { d[115] ^= 0x96 })
 			return fs
 		}()},
+		{"Accept's token, Confirm unreadable", func() []rawFrame {
+			// The client's first CDC carries the token the server sent.
+			fs := slices.Clone(clean)
+			fs[accept] = damaged(accept, func(d []byte) { d[115] ^= 0x96 })
+			fs[confirm] = damaged(confirm, func(d []byte) { d[66] ^= 0x20 })
+			return fs
+		}()},
+		{"SYN-ACK's flags", func() []rawFrame {
+			// SYN and PSH: no ACK, as a server's own SYN.
+			fs := slices.Clone(clean)
+			fs[synack] = damaged(synack, func(d []byte) { d[47] = 0x0a })
+			return fs
+		}()},
+		{"Confirm's copy smashed from its flags", slices.Insert(slices.Clone(clean), confirm+1, damaged(confirm, func(d []byte) {
+			for i := 47; i < len(d); i++ {
+				d[i] = 0xaa
+			}
+		}))},
 		{"Accept unreadable, Confirm damaged", func() []rawFrame {
 			fs := slices.Clone(clean)
 			fs[accept] = damaged(accept, func(d []byte) { d[12] ^= 0xff })

@@ -25,6 +25,33 @@ func (t *Tracker) tcp(in *input) {
 	if c == nil || !(s.src == c.Client && s.dst == c.Server || s.src == c.Server && s.dst == c.Client) {
 		c = t.byTuple[makeTCPKey(s.src, s.dst)]
 	}
+	if c != nil && s.syn && !s.ack && s.src == c.Server && (s.ackNum == c.synSeq+1 || !c.SeenSYNACK) && (c.SeenSYN || c.SeenSYNACK) && !c.Closed() {
+		if sum := s.sums(); sum.Damaged() {
+			// The server's SYN-ACK, its flags damaged (its checksum
+			// fails; its acknowledgement number the client's SYN's, or
+			// none shown yet: a listening server answers a SYN with a
+			// SYN-ACK, never a SYN of its own): no new connection the
+			// other way round, and no reset.
+			s.ack, s.rst, s.fin, s.payload = true, false, false, 0
+			s.sumBad, s.sum = sum.Checked && !sum.OK, [2]uint16{sum.Got, sum.Want}
+			if s.ipSumBad = sum.IPSumBad; s.ipSumBad {
+				s.ipSum = s.frame.IPv4Sum()
+			}
+		}
+	}
+	if c != nil && s.syn && (c.SeenSYN || c.SeenSYNACK) && !c.Closed() && (s.seq != c.synSeq || s.src != c.Client) &&
+		(!s.ack || s.src == c.Client) {
+		if sum := s.sums(); sum.Damaged() {
+			// A SYN on a live connection that is neither its SYN nor its
+			// SYN-ACK, its checksum failing: its flags are damage (a copy
+			// of a later segment), it begins no new connection.
+			s.syn, s.fin, s.rst = false, false, false
+			s.sumBad, s.sum = sum.Checked && !sum.OK, [2]uint16{sum.Got, sum.Want}
+			if s.ipSumBad = sum.IPSumBad; s.ipSumBad {
+				s.ipSum = s.frame.IPv4Sum()
+			}
+		}
+	}
 	if c != nil && s.syn && !s.ack && (!c.SeenSYN && !c.SeenSYNACK || s.seq != c.synSeq || s.src != c.Client || c.Closed()) {
 		// The 4-tuple is being reused by a new connection (a retransmitted
 		// SYN carries the same initial sequence number, and so does a SYN
@@ -143,6 +170,7 @@ func (t *Tracker) tcp(in *input) {
 		// The damaged message sent again whole: the handshake is
 		// followed from it as if the damaged copy had not been.
 		c.clcUncaptured, c.clcDamaged = false, false
+		t.unpend(c)
 	}
 	if resent && !replaces {
 		// Bytes the capture showed already: a TCP retransmission, or a
@@ -356,6 +384,12 @@ func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) (resent, replaces 
 		return
 	}
 	if !o.haveTCPNext || int32(s.ackNum-o.tcpNext) <= 0 || int32(s.ackNum-o.tcpNext) > 1<<20 {
+		return
+	}
+	if sum := s.sums(); sum.Damaged() {
+		// An acknowledgement number in a damaged copy is no word of the
+		// peer's (checked only here, where it would say bytes were
+		// missed: the segments that do not are most).
 		return
 	}
 	missed := s.ackNum - o.tcpNext
@@ -604,7 +638,7 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 		c.Offered = m.offered
 	case decode.CLCTypeAccept:
 		c.TAccept = in.ts()
-		c.answered()
+		t.answered(c)
 		c.tokDamaged[DirC2S] = in.tcp.damage() != ""
 		c.ServerEP = m.ep
 		c.Version = m.version
@@ -1188,8 +1222,17 @@ func (t *Tracker) claimHalf(l *Link, d Dir, m *cdcIn, in *input) (*Conn, Dir) {
 		if client {
 			want = DirS2C
 		}
-		if !ep.Valid || c.finished || c.link != nil || k.dst != addrOf(ep.GID) || k.qpn != uint64(ep.QPN) || m.token != ep.Token {
+		if !ep.Valid || c.finished || c.link != nil || k.dst != addrOf(ep.GID) || k.qpn != uint64(ep.QPN) {
 			continue
+		}
+		if m.token != ep.Token {
+			if !c.tokDamaged[want] || !m.first() {
+				continue
+			}
+			// The token came from a damaged copy of the message: the
+			// connection's first CDC to its queue pair names the one
+			// its receiver sent (damagedToken).
+			ep.Token, c.tokDamaged[want] = m.token, false
 		}
 		if d != want {
 			if !t.flip(l.lgr, in) {
@@ -1467,8 +1510,9 @@ func clcSender(typ decode.CLCType, d Dir) bool {
 // damaged message was the Proposal (clcDamaged before any message was
 // followed), the handshake is followed whole from here, as where the
 // Proposal was read: the server's answer tells what it took.
-func (c *Conn) answered() {
+func (t *Tracker) answered(c *Conn) {
 	if c.clcDamaged && len(c.CLCTypes) == 1 && !c.clcCut && !c.clcHole && c.Flow[0].TCPNotCaptured == 0 && c.Flow[1].TCPNotCaptured == 0 {
 		c.clcUncaptured, c.clcDamaged = false, false
+		t.unpend(c)
 	}
 }
