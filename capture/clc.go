@@ -314,7 +314,7 @@ func (a *clcAssembler) segment(f *Frame) {
 	t.Payload, a.padN = payload, 0
 	a.frame, a.cur = nil, nil
 	switch {
-	case t.RST:
+	case t.RST && !f.TCPSum.Damaged():
 		a.drop(fl)
 	case fl.stream.done && fl.stream.endCut && fl.cut[d].n != 0:
 		// The snap length cut the message that ended the handshake: the
@@ -624,6 +624,14 @@ func (s *clcStream) Accept(tcp *layers.TCP, ci gopacket.CaptureInfo, dir reassem
 	if s.done {
 		return false
 	}
+	damaged := s.a.frame != nil && tcp == s.a.frame.TCP && s.a.frame.TCPSum.Damaged()
+	if damaged && len(tcp.Payload) > 0 && nextSeq >= 0 && tcp.Seq != uint32(nextSeq) {
+		// A damaged copy (its checksum fails) away from where its
+		// stream goes on: its sequence number may be the damage, and
+		// the stream would take its bytes for others or wait on a gap
+		// its receiver never saw. Left out, as a copy it never read.
+		return false
+	}
 	i := dirIndex(dir)
 	if !s.started[i] {
 		s.started[i] = true
@@ -635,7 +643,7 @@ func (s *clcStream) Accept(tcp *layers.TCP, ci gopacket.CaptureInfo, dir reassem
 			s.next[i]++
 		}
 	}
-	if tcp.ACK {
+	if tcp.ACK && !damaged {
 		if o := 1 - i; !s.ackSeen[o] || int32(tcp.Ack-s.acked[o]) > 0 {
 			s.acked[o], s.ackSeen[o] = tcp.Ack, true
 		}
@@ -754,8 +762,10 @@ func (s *clcStream) ReassembledSG(sg reassembly.ScatterGather, ac reassembly.Ass
 			// A damaged copy's bytes (its checksum fails) that frame no
 			// message: its receiver read another copy, or none, so they
 			// neither end the handshake nor fail it. They are passed
-			// over as bytes the capture missed.
-			s.pending[i], s.gap[i] = s.pending[i][:0], true
+			// over; the next segment starts a message or the data (a
+			// CLC message is sent in one segment, smc_clc_send_* in
+			// net/smc/smc_clc.c, so the damaged one held whole ones).
+			s.pending[i] = s.pending[i][:0]
 			return
 		}
 		if fr == decode.CLCNotCLC { // application data: the handshake is over

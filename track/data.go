@@ -1093,7 +1093,7 @@ func (t *Tracker) claimWrites(c *Conn, l *Link, d Dir, m *cdcIn, number int) uin
 func (t *Tracker) damagedToken(l *Link, d Dir, token uint32) *Conn {
 	var found *Conn
 	for _, c := range l.lgr.conns {
-		if !c.tokDamaged[d] || c.finished || c.Flow[d].CDCs > 0 || c.link != nil && c.link != l {
+		if !c.epDamaged[d] || c.finished || c.Flow[d].CDCs > 0 || c.link != nil && c.link != l {
 			continue
 		}
 		if found != nil {
@@ -1107,7 +1107,7 @@ func (t *Tracker) damagedToken(l *Link, d Dir, token uint32) *Conn {
 	if g := l.lgr; found.hasTok[d] && g.tokens[d][found.tokens[d]] == found {
 		delete(g.tokens[d], found.tokens[d])
 	}
-	found.tokDamaged[d] = false
+	found.epDamaged[d] = false
 	t.registerToken(found, d, token)
 	if d == DirS2C {
 		found.ClientEP.Token = token

@@ -2575,11 +2575,12 @@ func TestDamagedCLCCopies(t *testing.T) {
 // receiver never read that length); the Accept unreadable (its Ethernet
 // type) and the Confirm's first bytes not CLC (no application data: the
 // segment's checksum fails); the Confirm's token (the server's CDCs name
-// the one the client sent). Each is one SMC-R connection with the clean
+// the one the client sent); the Proposal's sequence number (its bytes are
+// the ones the server acknowledged, not missed ones). Each is one SMC-R connection with the clean
 // capture's CDCs and bytes.
 func TestDamagedHandshakeCopies(t *testing.T) {
 	clean := readRawFrames(t, "../samples/pingpong.pcap")
-	base, _ := feedRaw(t, clean)
+	base, baseFound := feedRaw(t, clean)
 	const syn, synack, proposal, accept, confirm = 2, 3, 4, 6, 7 // indexes of frames 3, 4, 5, 7, 8
 	option := bytes.Index(clean[synack].Data, []byte{0xe2, 0xd4, 0xc3, 0xd9})
 	if option < 0 {
@@ -2633,6 +2634,11 @@ func TestDamagedHandshakeCopies(t *testing.T) {
 				d[i] = 0xaa
 			}
 		}))},
+		{"Proposal's sequence number", func() []rawFrame {
+			fs := slices.Clone(clean)
+			fs[proposal] = damaged(proposal, func(d []byte) { d[41] += 49 })
+			return fs
+		}()},
 		{"Accept unreadable, Confirm damaged", func() []rawFrame {
 			fs := slices.Clone(clean)
 			fs[accept] = damaged(accept, func(d []byte) { d[12] ^= 0xff })
@@ -2641,6 +2647,9 @@ func TestDamagedHandshakeCopies(t *testing.T) {
 		}()},
 	} {
 		s, found := feedRaw(t, v.frames)
+		if !strings.Contains(v.name, "unreadable") && slices.Contains(found, expert.NotCaptured.String()) && !slices.Contains(baseFound, expert.NotCaptured.String()) {
+			t.Errorf("%s: findings %v: the capture holds every segment (one damaged)", v.name, found)
+		}
 		if got, want := flowTotalsOf(s), flowTotalsOf(base); got != want {
 			t.Errorf("%s: CDCs and bytes %v, want %v", v.name, got, want)
 		}

@@ -392,12 +392,13 @@ type Conn struct {
 	firstOf [2]*firstCDCs
 	tokens  [2]uint32 // receiver token of each direction while registered
 	hasTok  [2]bool
-	// tokDamaged[d]: direction d's token came from a CLC message whose
-	// segment failed its checksum (a damaged copy): the link's CDCs,
-	// their ICRC checked, may name the one the peers use (damagedToken).
-	tokDamaged [2]bool
-	expert     marks       // its findings (expert.go)
-	stream     *connStream // reassembly (Options.Stream), nil until used
+	// epDamaged[d]: the endpoint whose token direction d's CDCs carry
+	// came from a CLC message whose segment failed its checksum (a
+	// damaged copy): the link's CDCs, their ICRC checked, may name the
+	// token and queue pair the peers use (damagedToken, claimHalf).
+	epDamaged [2]bool
+	expert    marks       // its findings (expert.go)
+	stream    *connStream // reassembly (Options.Stream), nil until used
 }
 
 // Closed reports whether both sides signalled the end (CDC close flags, or

@@ -350,6 +350,10 @@ func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) (resent, replaces 
 		// captures merged), after the bytes that followed it moves
 		// nothing back.
 		f.tcpNext, f.haveTCPNext, f.aheadSeen = end, true, false
+	case s.damage() != "" && !s.syn && s.seq != f.tcpNext:
+		// A damaged copy away from where the stream goes on: its
+		// sequence number may be the damage (clcStream.Accept leaves
+		// it out likewise).
 	case int32(s.seq-f.tcpNext) <= 0:
 		if int32(end-f.tcpNext) > 0 {
 			f.tcpNext = end
@@ -395,6 +399,19 @@ func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) (resent, replaces 
 	missed := s.ackNum - o.tcpNext
 	if o.aheadSeen && int32(o.tcpAhead-s.ackNum) < 0 {
 		missed = o.tcpAhead - o.tcpNext
+	}
+	if i := slices.IndexFunc(o.sumPend, func(p seqSpan) bool { return p.end-p.seq == missed && p.seq != o.tcpNext }); i >= 0 {
+		// As many bytes as a damaged copy shown away from its place (its
+		// sequence number damaged too, tcpSeq): those are the bytes the
+		// peer took, which the capture holds damaged, not missed.
+		o.sumPend = slices.Delete(o.sumPend, i, i+1)
+		o.SumCopyDamaged++
+		o.tcpNext, o.aheadSeen = s.ackNum, false
+		if c.Outcome == OutcomePending && !c.clcUncaptured {
+			c.clcUncaptured, c.clcDamaged = true, true
+			t.awaitServerHalf(c, in)
+		}
+		return
 	}
 	o.TCPNotCaptured += uint64(missed)
 	o.tcpLate, o.tcpLateEnd, o.tcpLateNS = o.tcpNext, o.tcpNext+missed, in.ns
@@ -639,7 +656,7 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 	case decode.CLCTypeAccept:
 		c.TAccept = in.ts()
 		t.answered(c)
-		c.tokDamaged[DirC2S] = in.tcp.damage() != ""
+		c.epDamaged[DirC2S] = in.tcp.damage() != ""
 		c.ServerEP = m.ep
 		c.Version = m.version
 		c.SMCD = m.smcd
@@ -661,7 +678,7 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 		}
 	case decode.CLCTypeConfirm:
 		c.TConfirm = in.ts()
-		c.tokDamaged[DirS2C] = in.tcp.damage() != ""
+		c.epDamaged[DirS2C] = in.tcp.damage() != ""
 		t.slowHandshake(c, in, "Confirm")
 		c.ClientEP = m.ep
 		c.FirstContact = c.FirstContact || m.flag // the Accept may be missing from the capture
@@ -1222,17 +1239,17 @@ func (t *Tracker) claimHalf(l *Link, d Dir, m *cdcIn, in *input) (*Conn, Dir) {
 		if client {
 			want = DirS2C
 		}
-		if !ep.Valid || c.finished || c.link != nil || k.dst != addrOf(ep.GID) || k.qpn != uint64(ep.QPN) {
+		if !ep.Valid || c.finished || c.link != nil || k.dst != addrOf(ep.GID) {
 			continue
 		}
-		if m.token != ep.Token {
-			if !c.tokDamaged[want] || !m.first() {
+		if qpn := uint64(ep.QPN); k.qpn != qpn || m.token != ep.Token {
+			if !c.epDamaged[want] || !m.first() || k.qpn != qpn && m.token != ep.Token {
 				continue
 			}
-			// The token came from a damaged copy of the message: the
-			// connection's first CDC to its queue pair names the one
-			// its receiver sent (damagedToken).
-			ep.Token, c.tokDamaged[want] = m.token, false
+			// The message was a damaged copy: the connection's first
+			// CDC, to its queue pair or with its token, names the
+			// queue pair and token its receiver sent (damagedToken).
+			ep.QPN, ep.Token, c.epDamaged[want] = uint32(k.qpn), m.token, false
 		}
 		if d != want {
 			if !t.flip(l.lgr, in) {
