@@ -2547,6 +2547,9 @@ func TestDamagedCLCCopies(t *testing.T) {
 		{"accept sent again", func() []rawFrame {
 			return crafted.Resent(slices.Clone(clean), accept+1, smash)
 		}, ConnDetail(&base.Conns[0])},
+		{"proposal's eyecatcher, sent again", func() []rawFrame {
+			return crafted.Resent(slices.Clone(clean), firstCLC(t, lt, clean, decode.CLCTypeProposal)+1, func(d []byte) { d[len(d)-156] ^= 0x20 })
+		}, ConnDetail(&base.Conns[0])},
 	} {
 		s, found := feedRaw(t, v.frames())
 		if len(s.Conns) != 1 {
@@ -2554,8 +2557,12 @@ func TestDamagedCLCCopies(t *testing.T) {
 			continue
 		}
 		c := &s.Conns[0]
-		if c.Outcome != OutcomeSMCR || slices.Contains(found, expert.HandshakeFailed.String()) || !slices.Contains(found, expert.Malformed.String()) {
+		malformed := !strings.HasPrefix(v.name, "proposal's eyecatcher") // bytes that frame no message are not one
+		if c.Outcome != OutcomeSMCR || slices.Contains(found, expert.HandshakeFailed.String()) || slices.Contains(found, expert.Malformed.String()) != malformed {
 			t.Errorf("%s: outcome %v (%s), findings %v: want SMC-R, smc.malformed, no smc.handshake.failed", v.name, c.Outcome, ConnDetail(c), found)
+		}
+		if v.detail == ConnDetail(&base.Conns[0]) && !slices.Equal(c.CLCTypes, base.Conns[0].CLCTypes) {
+			t.Errorf("%s: CLC messages %v, want %v", v.name, c.CLCTypes, base.Conns[0].CLCTypes)
 		}
 		if v.detail != "" && ConnDetail(c) != v.detail {
 			t.Errorf("%s: detail %q, want %q", v.name, ConnDetail(c), v.detail)

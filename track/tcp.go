@@ -164,13 +164,22 @@ func (t *Tracker) tcp(in *input) {
 	resent, replaces := t.tcpSeq(c, d, s, in)
 	if (s.sumBad || s.ipSumBad) && s.payload > 0 && !resent && len(f.sumPend) < maxSumPend {
 		// Settled by the wire (tcpSeq): sent again, or acknowledged.
-		f.sumPend = append(f.sumPend, seqSpan{s.seq, s.seq + uint32(s.payload), s.clcErrs > 0})
+		// (One whose bytes framed no message is as a malformed one: its
+		// copy sent again is read in its place.)
+		f.sumPend = append(f.sumPend, seqSpan{s.seq, s.seq + uint32(s.payload), s.clcErrs > 0 || in.clcN == 0})
 	}
 	if replaces && c.clcDamaged && !c.clcCut && !c.clcHole && c.Flow[0].TCPNotCaptured == 0 && c.Flow[1].TCPNotCaptured == 0 {
 		// The damaged message sent again whole: the handshake is
 		// followed from it as if the damaged copy had not been.
 		c.clcUncaptured, c.clcDamaged = false, false
 		t.unpend(c)
+	}
+	if s.damage() != "" && s.payload > 0 && !resent && in.clcN == 0 && s.clcErrs == 0 && c.Outcome == OutcomePending && c.OptionSYN && !c.clcUncaptured {
+		// A damaged segment of the handshake whose bytes frame no CLC
+		// message (the capture passes them over): a message may have
+		// been there, as in bytes the capture missed.
+		c.clcUncaptured, c.clcDamaged = true, true
+		t.awaitServerHalf(c, in)
 	}
 	if resent && !replaces {
 		// Bytes the capture showed already: a TCP retransmission, or a
