@@ -307,7 +307,15 @@ func (a *clcAssembler) segment(f *Frame) {
 		a.padFrom, a.padN = len(payload), wire-len(payload)
 		t.Payload = a.padded
 	}
+	rst := t.RST
+	if rst && f.TCPSum.Damaged() {
+		// A damaged copy's RST flag may be the damage (an ACK's flags):
+		// it does not end the stream (the tracker does not take it
+		// either).
+		t.RST = false
+	}
 	a.asm.AssembleWithContext(asmNet, t, &a.ctx)
+	t.RST = rst
 	if a.skipGap {
 		a.asm.MaxBufferedPagesPerConnection, a.skipGap = clcPagesPerConn, false
 	}

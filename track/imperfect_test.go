@@ -2669,3 +2669,24 @@ func TestDamagedHandshakeCopies(t *testing.T) {
 		}
 	}
 }
+
+// TestDamagedRST: decline-nordma.pcap whose server ACK of the Proposal
+// the capture holds with its flags damaged to RST and ACK (its checksum
+// fails): the Decline after it is read, the connection a fallback by that
+// Decline, not one reset before it.
+func TestDamagedRST(t *testing.T) {
+	clean := readRawFrames(t, "../samples/decline-nordma.pcap")
+	base, _ := feedRaw(t, clean)
+	fs := slices.Clone(clean)
+	const ack = 5 // frame 6
+	fs[ack].Data = bytes.Clone(fs[ack].Data)
+	fs[ack].Data[47] = 0x14
+	s, found := feedRaw(t, fs)
+	if len(s.Conns) != 1 || ConnDetail(&s.Conns[0]) != ConnDetail(&base.Conns[0]) {
+		var got []string
+		for i := range s.Conns {
+			got = append(got, ConnDetail(&s.Conns[i]))
+		}
+		t.Errorf("connections %q, findings %v; want %q", got, found, ConnDetail(&base.Conns[0]))
+	}
+}

@@ -87,6 +87,12 @@ func (t *Tracker) tcp(in *input) {
 	}
 	t.lastTuple = c
 	t.stats.TCP++
+	if s.rst && s.damage() != "" {
+		// A damaged copy's RST flag may be the damage (an ACK's flags
+		// damaged): a reset is taken from a segment that verifies, and
+		// the connection goes on where its peers' segments say so.
+		s.rst = false
+	}
 	d := DirC2S
 	if s.src != c.Client {
 		d = DirS2C
