@@ -25,32 +25,8 @@ func (t *Tracker) tcp(in *input) {
 	if c == nil || !(s.src == c.Client && s.dst == c.Server || s.src == c.Server && s.dst == c.Client) {
 		c = t.byTuple[makeTCPKey(s.src, s.dst)]
 	}
-	if c != nil && s.syn && !s.ack && s.src == c.Server && (s.ackNum == c.synSeq+1 || !c.SeenSYNACK) && (c.SeenSYN || c.SeenSYNACK) && !c.Closed() {
-		if sum := s.sums(); sum.Damaged() {
-			// The server's SYN-ACK, its flags damaged (its checksum
-			// fails; its acknowledgement number the client's SYN's, or
-			// none shown yet: a listening server answers a SYN with a
-			// SYN-ACK, never a SYN of its own): no new connection the
-			// other way round, and no reset.
-			s.ack, s.rst, s.fin, s.payload = true, false, false, 0
-			s.sumBad, s.sum = sum.Checked && !sum.OK, [2]uint16{sum.Got, sum.Want}
-			if s.ipSumBad = sum.IPSumBad; s.ipSumBad {
-				s.ipSum = s.frame.IPv4Sum()
-			}
-		}
-	}
-	if c != nil && s.syn && (c.SeenSYN || c.SeenSYNACK) && !c.Closed() && (s.seq != c.synSeq || s.src != c.Client) &&
-		(!s.ack || s.src == c.Client) {
-		if sum := s.sums(); sum.Damaged() {
-			// A SYN on a live connection that is neither its SYN nor its
-			// SYN-ACK, its checksum failing: its flags are damage (a copy
-			// of a later segment), it begins no new connection.
-			s.syn, s.fin, s.rst = false, false, false
-			s.sumBad, s.sum = sum.Checked && !sum.OK, [2]uint16{sum.Got, sum.Want}
-			if s.ipSumBad = sum.IPSumBad; s.ipSumBad {
-				s.ipSum = s.frame.IPv4Sum()
-			}
-		}
+	if c != nil && s.syn {
+		damagedFlags(c, s)
 	}
 	if c != nil && s.syn && !s.ack && (!c.SeenSYN && !c.SeenSYNACK || s.seq != c.synSeq || s.src != c.Client || c.Closed()) {
 		// The 4-tuple is being reused by a new connection (a retransmitted
@@ -76,14 +52,19 @@ func (t *Tracker) tcp(in *input) {
 		if c != nil {
 			t.keepDamagedSYN(c, in)
 		}
+	}
+	if t.phantom != nil {
+		// Not begun again (the segment was no SMC connection's SYN):
+		// ended as it was.
+		t.finish(t.phantom)
 		t.phantom = nil
-		if c == nil {
-			t.stats.TCPUntracked++
-			if s.clcErrs > 0 {
-				t.raise(&t.expert, expert.Malformed, in)
-			}
-			return
+	}
+	if c == nil {
+		t.stats.TCPUntracked++
+		if s.clcErrs > 0 {
+			t.raise(&t.expert, expert.Malformed, in)
 		}
+		return
 	}
 	t.lastTuple = c
 	t.stats.TCP++

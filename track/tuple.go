@@ -126,10 +126,7 @@ func (t *Tracker) damagedCopyOf(in *input, sum capture.TCPSumStatus) *Conn {
 		s.namedSrc, s.namedDst = s.src, s.dst
 		e := c.ends(d)
 		s.src, s.dst = e[0], e[1]
-		s.sumBad, s.sum = sum.Checked && !sum.OK, [2]uint16{sum.Got, sum.Want}
-		if s.ipSumBad = sum.IPSumBad; s.ipSumBad {
-			s.ipSum = s.frame.IPv4Sum()
-		}
+		s.judged(sum)
 		return c
 	}
 	return nil
@@ -236,4 +233,41 @@ func (t *Tracker) damagedSYNAt(c *Conn) int {
 func (t *Tracker) asConn(s *tcpIn, c *Conn, d Dir) bool {
 	e := c.ends(d)
 	return s.frame != nil && s.frame.TCPSumAs(e[0], e[1])
+}
+
+// judged takes sum, the checksums verified whatever the segment's flow
+// (sums), as the capture's verdict on the segment: a damaged copy, the
+// findings to say which checksum.
+func (s *tcpIn) judged(sum capture.TCPSumStatus) {
+	s.sumBad, s.sum = sum.Checked && !sum.OK, [2]uint16{sum.Got, sum.Want}
+	if s.ipSumBad = sum.IPSumBad; s.ipSumBad {
+		s.ipSum = s.frame.IPv4Sum()
+	}
+}
+
+// damagedFlags takes back the flags of s, a SYN on c's 4-tuple, where its
+// checksum fails and a SYN there is not what the peers send: the server's
+// SYN-ACK with its ACK flag damaged, or a later segment's flags.
+func damagedFlags(c *Conn, s *tcpIn) {
+	if s.syn && !s.ack && s.src == c.Server && (s.ackNum == c.synSeq+1 || !c.SeenSYNACK) && (c.SeenSYN || c.SeenSYNACK) && !c.Closed() {
+		if sum := s.sums(); sum.Damaged() {
+			// The server's SYN-ACK, its flags damaged (its checksum
+			// fails; its acknowledgement number the client's SYN's, or
+			// none shown yet: a listening server answers a SYN with a
+			// SYN-ACK, never a SYN of its own): no new connection the
+			// other way round, and no reset.
+			s.ack, s.rst, s.fin, s.payload = true, false, false, 0
+			s.judged(sum)
+		}
+	}
+	if s.syn && (c.SeenSYN || c.SeenSYNACK) && !c.Closed() && (s.seq != c.synSeq || s.src != c.Client) &&
+		(!s.ack || s.src == c.Client) {
+		if sum := s.sums(); sum.Damaged() {
+			// A SYN on a live connection that is neither its SYN nor its
+			// SYN-ACK, its checksum failing: its flags are damage (a copy
+			// of a later segment), it begins no new connection.
+			s.syn, s.fin, s.rst = false, false, false
+			s.judged(sum)
+		}
+	}
 }
