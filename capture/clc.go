@@ -60,6 +60,13 @@ type clcFlow struct {
 	sumOK   [2]bool
 	ipSumOK [2]bool
 	mss     [2]uint16
+	// synBad[d]: direction d's SYN failed its checksum, and the
+	// acknowledgement number its SYN-ACK would carry (segment: a SYN-ACK
+	// that carries another shows the SYN's sequence number damaged).
+	synBad [2]struct {
+		ack uint32
+		on  bool
+	}
 	// damaged[d]: the sequence number and length of direction d's last
 	// segment whose checksum failed (checkSum), 0 length for none: its
 	// whole copy, sent again, is decoded where the stream took the
@@ -260,6 +267,17 @@ func (a *clcAssembler) segment(f *Frame) {
 	net := f.NetworkFlow()
 	k := flowKey{net, t.TransportFlow()}
 	fl := a.lookup(k)
+	if sd := fl.synDamaged(f); sd >= 0 && f.SMCOption {
+		// The SYN's sequence number was damaged (its checksum failed,
+		// and this SYN-ACK acknowledges another): the stream the SYN
+		// began would take the client's bytes for old ones or wait on a
+		// gap. It begins again here, the client's half at its first
+		// segment, whose checksum is judged as the SYN's failing says.
+		mss, ipOK := fl.mss[sd], fl.ipSumOK[sd] // the client's, the SYN's direction
+		a.drop(fl)
+		fl = a.newFlow(k)
+		fl.smcSYN, fl.sumOK[1], fl.mss[1], fl.ipSumOK[1] = true, true, mss, ipOK
+	}
 	switch {
 	case fl != nil:
 		a.touch(fl)
@@ -364,6 +382,8 @@ func (fl *clcFlow) checkSum(f *Frame, d int) {
 	s, ok := tcpSum(f)
 	switch {
 	case !ok:
+	case t.SYN && !t.ACK && !s.OK:
+		fl.synBad[d].ack, fl.synBad[d].on = t.Seq+1, true
 	case s.OK:
 		fl.sumOK[d] = true
 		f.TCPSum = s
@@ -766,9 +786,9 @@ func (s *clcStream) ReassembledSG(sg reassembly.ScatterGather, ac reassembly.Ass
 			// no message has, they were not CLC after all.
 			fr = decode.CLCNotCLC
 		}
-		if (fr == decode.CLCNotCLC || fr == decode.CLCBadLength) && s.a.frame != nil && s.a.frame.TCPSum.Damaged() {
+		if (fr == decode.CLCNotCLC || fr == decode.CLCBadLength || fr == decode.CLCNeedMore || l > len(data)) && s.a.frame != nil && s.a.frame.TCPSum.Damaged() {
 			// A damaged copy's bytes (its checksum fails) that frame no
-			// message: its receiver read another copy, or none, so they
+			// message within it: its receiver read another copy, or none, so they
 			// neither end the handshake nor fail it. They are passed
 			// over; the next segment starts a message or the data (a
 			// CLC message is sent in one segment, smc_clc_send_* in
@@ -889,4 +909,21 @@ func (s *clcStream) ReassemblyComplete(ac reassembly.AssemblerContext) bool {
 func startsConfirm(p []byte) bool {
 	_, f := decode.CLCFrame(p)
 	return f == decode.CLCFramed && decode.CLCType(p[4]) == decode.CLCTypeConfirm
+}
+
+// synDamaged returns the direction of fl's SYN whose checksum failed
+// where f is a SYN-ACK of fl that acknowledges another sequence number
+// than that SYN's, else -1 (and for a nil fl).
+func (fl *clcFlow) synDamaged(f *Frame) int {
+	if fl == nil || !f.TCP.SYN || !f.TCP.ACK {
+		return -1
+	}
+	d := 0
+	if f.NetworkFlow() != fl.key[0] {
+		d = 1
+	}
+	if b := &fl.synBad[1-d]; b.on && f.TCP.Ack != b.ack {
+		return 1 - d
+	}
+	return -1
 }

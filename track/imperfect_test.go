@@ -2690,3 +2690,38 @@ func TestDamagedRST(t *testing.T) {
 		t.Errorf("connections %q, findings %v; want %q", got, found, ConnDetail(&base.Conns[0]))
 	}
 }
+
+// TestDamagedSYNSequence: a SYN whose sequence number the capture
+// damaged (its checksum fails; its SYN-ACK acknowledges another) and the
+// client's first CLC message damaged too: the client's bytes count from
+// the sequence number the SYN-ACK acknowledges, the CLC stream begins
+// again at the SYN-ACK, and the damaged message is judged by its checksum
+// (a damaged copy, not the client's malformed message; its length, which
+// claims bytes past its segment, makes the stream wait for none). no-ueid.pcap's
+// client Decline damaged: a fallback whose cause is not in the capture;
+// pingpong.pcap's Proposal damaged: SMC-R.
+func TestDamagedSYNSequence(t *testing.T) {
+	for _, v := range []struct {
+		name    string
+		outcome Outcome
+	}{{"no-ueid", OutcomeFallback}, {"pingpong", OutcomeSMCR}} {
+		fs := readRawFrames(t, "../samples/"+v.name+".pcap")
+		// The SYN's sequence number 16384 on; the CLC message's length 9
+		// bytes past its segment's end (its stream waits for more).
+		for i, off := range map[int]int{2: 40, 4: 72} { // frames 3 (SYN) and 5 (the client's CLC)
+			fs[i].Data = bytes.Clone(fs[i].Data)
+			fs[i].Data[off] += map[int]byte{2: 0x40, 4: 9}[i]
+		}
+		s, found := feedRaw(t, fs)
+		if len(s.Conns) == 1 && v.outcome == OutcomeFallback && s.Conns[0].Fallback.Cause != CauseUncaptured {
+			t.Errorf("%s: fallback %q, want %q (the Decline is in the damaged copy)", v.name, ConnDetail(&s.Conns[0]), CauseUncaptured)
+		}
+		if len(s.Conns) != 1 || s.Conns[0].Outcome != v.outcome || slices.Contains(found, expert.HandshakeFailed.String()) {
+			var got []string
+			for i := range s.Conns {
+				got = append(got, fmt.Sprintf("%v %s", s.Conns[i].Outcome, ConnDetail(&s.Conns[i])))
+			}
+			t.Errorf("%s: connections %q, findings %v; want one, %v", v.name, got, found, v.outcome)
+		}
+	}
+}

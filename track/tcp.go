@@ -113,6 +113,12 @@ func (t *Tracker) tcp(in *input) {
 		// or one sent again and damaged on the way): the option's bytes
 		// are among the damage, not taken back.
 	case s.syn && s.ack:
+		if c.SeenSYN && !c.SeenSYNACK && s.ackNum != c.synSeq+1 && t.damagedSYNAt(c) >= 0 {
+			// The SYN's sequence number was damaged (its checksum
+			// failed): the client's bytes count from the one its
+			// SYN-ACK acknowledges (clcFlow.synDamaged likewise).
+			c.synSeq, c.Flow[DirC2S].tcpNext = s.ackNum-1, s.ackNum
+		}
 		if !c.SeenSYN && !c.SeenSYNACK {
 			c.synSeq = s.ackNum - 1 // the SYN it acknowledges
 		}
