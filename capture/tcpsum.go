@@ -37,38 +37,58 @@ func (s *TCPSumStatus) Damaged() bool { return s.Checked && !s.OK || s.IPSumBad 
 // sum in the field, __tcp_v4_send_check in net/ipv4/tcp_ipv4.c and
 // __tcp_v6_send_check in include/net/ip6_checksum.h).
 func tcpSum(f *Frame) (s TCPSumStatus, ok bool) {
+	src, dst, ok := wholeSegment(f)
+	if !ok {
+		return s, false
+	}
 	t := f.TCP
-	if t == nil || f.Cut || len(t.Contents) < 20 {
-		return s, false
-	}
-	n := len(t.Contents) + len(t.Payload)
-	var pseudo uint32
-	switch {
-	case f.IPv4 != nil && f.IPv4.Protocol == layers.IPProtocolTCP && len(f.IPv4.SrcIP) == net.IPv4len && len(f.IPv4.DstIP) == net.IPv4len:
-		if int(f.IPv4.Length)-int(f.IPv4.IHL)*4 != n || f.IPv4.FragOffset != 0 || f.IPv4.Flags&layers.IPv4MoreFragments != 0 {
-			return s, false // not the whole segment: cut, or a fragment
-		}
-		pseudo = gopacket.ComputeChecksum(f.IPv4.DstIP, gopacket.ComputeChecksum(f.IPv4.SrcIP, 0))
-	case f.IPv6 != nil && len(f.IPv6.SrcIP) == net.IPv6len && len(f.IPv6.DstIP) == net.IPv6len:
-		if f.IPv6.NextHeader != layers.IPProtocolTCP || int(f.IPv6.Length) != n {
-			return s, false // extension headers, a jumbogram: not checked
-		}
-		pseudo = gopacket.ComputeChecksum(f.IPv6.DstIP, gopacket.ComputeChecksum(f.IPv6.SrcIP, 0))
-	default:
-		return s, false
-	}
-	pseudo += uint32(layers.IPProtocolTCP) + uint32(n)
+	pseudo := pseudoSum(src, dst, len(t.Contents)+len(t.Payload))
 	got := binary.BigEndian.Uint16(t.Contents[16:18])
 	if got == ^gopacket.FoldChecksum(pseudo) {
 		return s, false // offloaded: the NIC computes it on the way out
 	}
-	// The segment with its checksum field left out (gopacket's
-	// VerifyChecksum appends the payload to the header, a write into
-	// the buffer or chunk the frame lies in).
-	sum := gopacket.ComputeChecksum(t.Contents[:16], pseudo)
-	sum = gopacket.ComputeChecksum(t.Contents[18:], sum)
-	want := gopacket.FoldChecksum(gopacket.ComputeChecksum(t.Payload, sum))
+	want := segmentSum(t, pseudo, t.Contents[:4])
 	return TCPSumStatus{Checked: true, OK: want == got, Got: got, Want: want}, true
+}
+
+// wholeSegment returns the addresses of f's IP header where f holds its
+// whole TCP segment (not cut, not a fragment, no IPv6 extension header).
+func wholeSegment(f *Frame) (src, dst []byte, ok bool) {
+	t := f.TCP
+	if t == nil || f.Cut || len(t.Contents) < 20 {
+		return nil, nil, false
+	}
+	n := len(t.Contents) + len(t.Payload)
+	switch {
+	case f.IPv4 != nil && f.IPv4.Protocol == layers.IPProtocolTCP && len(f.IPv4.SrcIP) == net.IPv4len && len(f.IPv4.DstIP) == net.IPv4len:
+		if int(f.IPv4.Length)-int(f.IPv4.IHL)*4 != n || f.IPv4.FragOffset != 0 || f.IPv4.Flags&layers.IPv4MoreFragments != 0 {
+			return nil, nil, false // not the whole segment: cut, or a fragment
+		}
+		return f.IPv4.SrcIP, f.IPv4.DstIP, true
+	case f.IPv6 != nil && len(f.IPv6.SrcIP) == net.IPv6len && len(f.IPv6.DstIP) == net.IPv6len:
+		if f.IPv6.NextHeader != layers.IPProtocolTCP || int(f.IPv6.Length) != n {
+			return nil, nil, false // extension headers, a jumbogram: not checked
+		}
+		return f.IPv6.SrcIP, f.IPv6.DstIP, true
+	}
+	return nil, nil, false
+}
+
+// pseudoSum is the sum of the TCP pseudo-header (RFC 9293 3.1) of a
+// segment of n bytes from src to dst.
+func pseudoSum(src, dst []byte, n int) uint32 {
+	return gopacket.ComputeChecksum(dst, gopacket.ComputeChecksum(src, 0)) + uint32(layers.IPProtocolTCP) + uint32(n)
+}
+
+// segmentSum is t's checksum over pseudo, with ports (its first 4 bytes,
+// or others in their place) and its checksum field left out (gopacket's
+// VerifyChecksum appends the payload to the header, a write into the
+// buffer or chunk the frame lies in).
+func segmentSum(t *layers.TCP, pseudo uint32, ports []byte) uint16 {
+	sum := gopacket.ComputeChecksum(ports, pseudo)
+	sum = gopacket.ComputeChecksum(t.Contents[4:16], sum)
+	sum = gopacket.ComputeChecksum(t.Contents[18:], sum)
+	return gopacket.FoldChecksum(gopacket.ComputeChecksum(t.Payload, sum))
 }
 
 // IPv4Sum is the checksum f's IPv4 header carries and the one computed
@@ -101,31 +121,14 @@ func (f *Frame) TCPSumAnyway() TCPSumStatus {
 // named src -> dst (addresses and ports): where its own 4-tuple fails the
 // checksum, whether that 4-tuple is all the capture damaged.
 func (f *Frame) TCPSumAs(src, dst netip.AddrPort) bool {
+	s, d, ok := wholeSegment(f)
+	if !ok || len(s) != len(src.Addr().AsSlice()) || len(d) != len(dst.Addr().AsSlice()) {
+		return false
+	}
 	t := f.TCP
-	if t == nil || f.Cut || len(t.Contents) < 20 || src.Addr().Is4() != dst.Addr().Is4() {
-		return false
-	}
-	n := len(t.Contents) + len(t.Payload)
-	switch {
-	case f.IPv4 != nil && src.Addr().Is4():
-		if int(f.IPv4.Length)-int(f.IPv4.IHL)*4 != n {
-			return false
-		}
-	case f.IPv6 != nil && src.Addr().Is6():
-		if f.IPv6.NextHeader != layers.IPProtocolTCP || int(f.IPv6.Length) != n {
-			return false
-		}
-	default:
-		return false
-	}
-	s, d := src.Addr().AsSlice(), dst.Addr().AsSlice()
-	pseudo := gopacket.ComputeChecksum(d, gopacket.ComputeChecksum(s, 0))
-	pseudo += uint32(layers.IPProtocolTCP) + uint32(n)
 	var ports [4]byte
 	binary.BigEndian.PutUint16(ports[:], src.Port())
 	binary.BigEndian.PutUint16(ports[2:], dst.Port())
-	sum := gopacket.ComputeChecksum(ports[:], pseudo)
-	sum = gopacket.ComputeChecksum(t.Contents[4:16], sum)
-	sum = gopacket.ComputeChecksum(t.Contents[18:], sum)
-	return gopacket.FoldChecksum(gopacket.ComputeChecksum(t.Payload, sum)) == binary.BigEndian.Uint16(t.Contents[16:18])
+	pseudo := pseudoSum(src.Addr().AsSlice(), dst.Addr().AsSlice(), len(t.Contents)+len(t.Payload))
+	return segmentSum(t, pseudo, ports[:]) == binary.BigEndian.Uint16(t.Contents[16:18])
 }
