@@ -114,7 +114,8 @@ func ackOf(t *testing.T, frames []rawFrame, i int) int {
 // request's is (no sequence gap after it). Where the ICRC vouches for it
 // (a TTL damaged) the content is followed. The same where the capture
 // shows it after the ACK; where the responder NAKs its PSN, the
-// network's packet was damaged.
+// network's packet was damaged; where it RNR NAKs it or NAKs it for
+// another reason, the packet reached it whole.
 func TestDamagedCopy(t *testing.T) {
 	clean := readRawFrames(t, crafted.Pingpong(t))
 	base, _ := feedRaw(t, clean)
@@ -170,6 +171,20 @@ func TestDamagedCopy(t *testing.T) {
 		fs[ack].Data[crafted.RoCESMCOff] = 0x60
 		crafted.FixICRC(t, fs[ack].Data)
 	}
+	rnr := func(fs []rawFrame) {
+		// The ACK turned into an RNR NAK of the CDC's PSN: the responder
+		// had it whole (no receive WQE for it yet).
+		fs[ack].Data = append([]byte(nil), fs[ack].Data...)
+		fs[ack].Data[crafted.RoCESMCOff] = 0x21
+		crafted.FixICRC(t, fs[ack].Data)
+	}
+	accessNAK := func(fs []rawFrame) {
+		// The ACK turned into a remote access error NAK of the CDC's
+		// PSN: raised for a packet whose ICRC held.
+		fs[ack].Data = append([]byte(nil), fs[ack].Data...)
+		fs[ack].Data[crafted.RoCESMCOff] = 0x62
+		crafted.FixICRC(t, fs[ack].Data)
+	}
 	for _, tc := range []struct {
 		name     string
 		damage   func([]byte)
@@ -206,6 +221,9 @@ func TestDamagedCopy(t *testing.T) {
 		{"udp length and cdc", udpLenAndCDC, nil, false, expert.CaptureCopyDamaged, false},
 		{"udp-length-after-ack", udpLen, late, true, expert.CaptureCopyDamaged, false},
 		{"udp-length-naked", udpLen, nak, false, expert.BadLength, false},
+		{"icrc-rnr-naked", icrc, rnr, true, expert.CaptureCopyDamaged, false},
+		{"cdc-byte-rnr-naked", cdcByte, rnr, true, expert.CaptureCopyDamaged, false},
+		{"icrc-access-naked", icrc, accessNAK, true, expert.CaptureCopyDamaged, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fs := slices.Clone(clean)

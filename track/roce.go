@@ -2108,6 +2108,18 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 			} else if dd == 0 && r.syndrome == 0x60 {
 				shown = t.lossShown(l, d.Reverse(), in)
 			}
+			if r.syndrome != 0x60 && rev.damaged && dd >= 0 && dd < aheadBits &&
+				slices.ContainsFunc(rev.dmg, func(m damagedReq) bool { return m.req.roce.psn == r.psn }) {
+				// An RNR NAK, or a NAK other than a PSN sequence error,
+				// answers a request that reached the responder whole (a
+				// packet whose ICRC fails is dropped unanswered; these
+				// come of the responder's checks after the ICRC's and
+				// the PSN's, IBA Vol. 1): the capture's copy of that PSN
+				// is the damaged one. What the requester sends again
+				// after an RNR NAK is a retransmission, as the undamaged
+				// capture would show it.
+				t.resync(l, d.Reverse(), (r.psn+1)&0xFFFFFF, in)
+			}
 		}
 	}
 	if len(rev.sumUnsure) > 0 && class != 2 {
