@@ -1849,6 +1849,68 @@ func TestSYNACKOptionDamaged(t *testing.T) {
 	}
 }
 
+// TestSYNACKNotCaptured: fallback-nosmc.pcap (the client's SYN with the
+// SMC option, the server's SYN-ACK without, then the application's bytes)
+// whose SYN-ACK is missing, overwritten whole, or whose server direction
+// is missing altogether. The client's first bytes are no Proposal, so the
+// connection fell back; why, the SYN-ACK held: a fallback whose cause is
+// not in the capture, told by the server's next segment or the capture's
+// end, not a handshake pending to the end.
+func TestSYNACKNotCaptured(t *testing.T) {
+	all := readRawFrames(t, "../samples/fallback-nosmc.pcap")
+	_, lt := testutil.ReadFrames(t, "../samples/fallback-nosmc.pcap")
+	synack, server := -1, map[int]bool{}
+	eachRaw(t, "synack", lt, all, func(f *capture.Frame) {
+		if f.TCP == nil {
+			return
+		}
+		if f.TCP.SYN && f.TCP.ACK && synack < 0 {
+			synack = f.Number - 1
+		}
+		server[f.Number-1] = f.TCP.SrcPort == 5000
+	})
+	if synack < 0 {
+		t.Fatal("no SYN-ACK in fallback-nosmc.pcap")
+	}
+	whole, _ := feedRaw(t, all)
+	if c := whole.Conns[0]; c.Outcome != OutcomeFallback || c.Fallback.Cause != CauseNoOptionSYNACK {
+		t.Fatalf("whole capture: %v, %v; want fallback for the SYN-ACK's missing option", c.Outcome, c.Fallback.Cause)
+	}
+	smashed := slices.Clone(all)
+	d := bytes.Clone(all[synack].Data)
+	for i := 14; i < len(d); i++ {
+		d[i] = 0xAA
+	}
+	smashed[synack].Data = d
+	var clientOnly []rawFrame
+	for i, f := range all {
+		if !server[i] {
+			clientOnly = append(clientOnly, f)
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		frames []rawFrame
+	}{
+		{"missing", slices.Delete(slices.Clone(all), synack, synack+1)},
+		{"overwritten", smashed},
+		{"client's direction only", clientOnly},
+	} {
+		s, found := feedRaw(t, tc.frames)
+		if len(s.Conns) != 1 {
+			t.Errorf("%s: %d connections, want 1", tc.name, len(s.Conns))
+			continue
+		}
+		c := s.Conns[0]
+		if c.Outcome != OutcomeFallback || c.Fallback.Cause != CauseUncaptured || !slices.Contains(found, expert.Fallback.String()) {
+			t.Errorf("%s: %v, %v, findings %v; want a fallback whose cause is not in the capture", tc.name, c.Outcome, c.Fallback.Cause, found)
+		}
+		if got, want := c.Flow[DirC2S].TCPBytes, whole.Conns[0].Flow[DirC2S].TCPBytes; got != want {
+			t.Errorf("%s: client TCP bytes %d, want %d", tc.name, got, want)
+		}
+	}
+}
+
 // TestClientSYNACKDamaged: pingpong.pcap whose client Confirm segment has
 // the SYN flag set (its flags damaged in the capture): a SYN-ACK from the
 // client whose SYN the capture showed is no SYN-ACK (no TCP stack sends

@@ -135,6 +135,12 @@ func (t *Tracker) tcp(in *input) {
 			t.raise(&c.expert, expert.OptionEchoed, in)
 		}
 		c.noCLCEarly = nil
+	case d == DirS2C && c.noCLCEarly != nil && !c.SeenSYNACK && s.damage() == "":
+		// The server sends nothing before its SYN-ACK, and every capture
+		// of it shows that first: a segment of the server's after the
+		// client's first bytes that were no CLC says the SYN-ACK is not
+		// in the capture (missed, or damaged past knowing).
+		t.noSYNACKFallback(c, in)
 	}
 	if s.fin {
 		f.FIN = true
@@ -1533,5 +1539,27 @@ func (t *Tracker) answered(c *Conn) {
 	if c.clcDamaged && len(c.CLCTypes) == 1 && !c.clcCut && !c.clcHole && c.Flow[0].TCPNotCaptured == 0 && c.Flow[1].TCPNotCaptured == 0 {
 		c.clcUncaptured, c.clcDamaged = false, false
 		t.unpend(c)
+	}
+}
+
+// noSYNACKFallback ends the handshake of c, whose client sent bytes that
+// were no CLC after a SYN with the SMC option (noCLCEarly), when its
+// SYN-ACK will not come (in: the frame that tells it, nil at the
+// capture's end): a fallback, as the client's bytes say, for a reason
+// the SYN-ACK held (no option: the server is not SMC-capable; with it,
+// no CLC after SMC options), which the capture does not hold.
+func (t *Tracker) noSYNACKFallback(c *Conn, in *input) {
+	if c.Outcome != OutcomePending || len(c.CLCTypes) > 0 {
+		c.noCLCEarly = nil
+		return
+	}
+	e := c.noCLCEarly
+	c.noCLCEarly = nil
+	c.Outcome = OutcomeFallback
+	c.Fallback = Fallback{Cause: CauseUncaptured, By: e.By, Stage: StageSYN, Frame: e.Frame, Time: e.Time}
+	if in != nil {
+		t.raise(&c.expert, expert.Fallback, in)
+	} else {
+		c.expert.add(expert.Fallback, e.Frame, e.Time.UnixNano(), "")
 	}
 }

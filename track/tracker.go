@@ -671,6 +671,11 @@ func (t *Tracker) EndCapture(end time.Time) {
 		t.endNS = t.clock.project(end.UnixNano())
 	}
 	t.releaseHeld(math.MaxInt64)
+	for _, c := range t.conns {
+		if c.noCLCEarly != nil && !c.SeenSYNACK {
+			t.noSYNACKFallback(c, nil)
+		}
+	}
 	t.adoptDeleted()
 	t.settleRuns()
 	t.settleMirrors()
