@@ -232,7 +232,7 @@ func (t *Tracker) roce(in *input) {
 		if w := &rc.ahead; w.run && !w.shown && in.ns-w.since <= int64(lateMax) {
 			upTo := (r.psn + uint32(w.missing)) & 0xFFFFFF
 			rc.openGap(pendingLoss{on: true, frame: w.frame, since: w.since, missing: w.missing, lo: rc.nextPSN, upTo: upTo, fresh: !rc.lastDup, carried: in.carried,
-				onResend: rc.lastDup, held: w.has(0), number: in.number, ns: in.ns})
+				onResend: rc.lastDup, held: w.has(0), number: in.number, ns: in.ns, takenAgain: rc.goBack.takenAgain})
 		} else if !w.goBack {
 			t.lossShown(l, d, in)
 		}
@@ -331,8 +331,11 @@ func (t *Tracker) inSequence(l *Link, d Dir, in *input) bool {
 	// capture showed before (one the responder took, or one it
 	// dropped out of sequence) is sent again.
 	seen := dd < 0 || dd < aheadBits && rc.ahead.has(uint32(dd))
-	if dd < 0 && g.acked && psnDiff(r.psn, g.ackPSN) <= 0 {
-		g.dupReqs++ // one the responder's next ACK answers (dupACK)
+	if dd < 0 {
+		g.unanswered++
+		if g.acked && psnDiff(r.psn, g.ackPSN) <= 0 {
+			g.dupReqs++ // one the responder's next ACK answers (dupACK)
+		}
 	}
 	onPass := g.passing && g.resent && psnDiff(r.psn, g.last) > 0
 	g.step(r.psn, seen, false, rc.hiShown)
@@ -388,6 +391,9 @@ func (t *Tracker) inSequence(l *Link, d Dir, in *input) bool {
 			// NAKed the late PSN, and the requester gone back to that.)
 			t.pendShown(l, d, i, in)
 		}
+	}
+	if seen && dd == 0 {
+		g.takenAgain++
 	}
 	if seen {
 		rc.Retrans++
@@ -532,6 +538,11 @@ func (t *Tracker) lossShown(l *Link, d Dir, in *input) bool {
 	}
 	w.shown = true
 	rc := &l.RC[d]
+	for i := range rc.gapPend {
+		if p := &rc.gapPend[i]; p.on && !p.shown {
+			p.shown, p.takenShown = true, rc.goBack.takenAgain
+		}
+	}
 	rc.PSNGaps++
 	rc.PSNMissing += w.missing
 	t.cur.expert |= 1 << expert.PSNGap
@@ -561,6 +572,11 @@ type pendingLoss struct {
 	onResend, held bool
 	number         int
 	ns             int64
+	// takenAgain: goBack.takenAgain when it opened; takenShown, when the
+	// wire first showed a loss after (shown): the requests taken again
+	// since are resends of that loss.
+	takenAgain, takenShown int
+	shown                  bool
 }
 
 // late is the PSN that came late, filling the run's hole.
@@ -1170,6 +1186,14 @@ type goBack struct {
 	acked            bool
 	ackPSN, ackMSN   uint32
 	dupACKs, dupReqs int
+	// takenAgain counts the requests taken as the PSN expected whose
+	// PSN the capture had shown before (held out of sequence); carry,
+	// those of them that a run settled as the capture's order made
+	// duplicates after all, for the ACK that settled it (ackSeen).
+	takenAgain, carry int
+	// unanswered: duplicates shown since the responder's last ACK (a
+	// NAK answers none of them; the next ACK and its repeats do).
+	unanswered int
 }
 
 // lateReq is a request taken as an original the capture put late.
@@ -1331,11 +1355,16 @@ func (t *Tracker) lateResent(l *Link, d Dir, q lateReq) {
 // ackSeen notes the responder's ACK of psn with msn, and reports whether
 // it repeats the one before (dupACK). The fast path notes its ACKs too.
 func (g *goBack) ackSeen(psn, msn uint32) bool {
+	dups := g.unanswered
+	g.unanswered = 0
 	if g.acked && psn == g.ackPSN && msn == g.ackMSN {
 		g.dupACKs++
+		g.dupReqs += g.carry
+		g.carry = 0
 		return true
 	}
-	g.acked, g.ackPSN, g.ackMSN, g.dupACKs, g.dupReqs = true, psn, msn, 0, 0
+	g.acked, g.ackPSN, g.ackMSN, g.dupACKs, g.dupReqs = true, psn, msn, 0, g.carry+dups
+	g.carry = 0
 	return false
 }
 
@@ -2212,6 +2241,18 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 			// a pass of the requester's over them leaves the late PSN
 			// out (settleGoBack: then it was a resend).
 			rev.countReordered(p.carried, 1)
+			// The requests since that the tracker took as the PSN
+			// expected, sent again after their copies held out of
+			// sequence, came after the responder had taken those
+			// copies: duplicates, which this ACK and its repeats
+			// answer (dupACK).
+			// Their copies held out of sequence were not dropped.
+			again := rev.goBack.takenAgain - p.takenAgain
+			if p.shown {
+				again = p.takenShown - p.takenAgain
+			}
+			rev.goBack.carry += again
+			rev.OutOfSeq = max(rev.OutOfSeq-again, 0)
 			rev.goBack.noteLate(lateReq{psn: p.late(), number: p.number, ns: p.ns, carried: p.carried, pass: -1, lone: true})
 			*p = pendingLoss{}
 			t.raise(&l.expert, expert.CaptureReordered, in)
