@@ -2710,6 +2710,13 @@ func TestDamagedHandshakeCopies(t *testing.T) {
 			fs[confirm] = damaged(confirm, func(d []byte) { d[66] ^= 0x20 })
 			return fs
 		}()},
+		{"SYN's flags", func() []rawFrame {
+			// SYN, ACK, URG and CWR: a "SYN-ACK" from the client, shown
+			// first; the server's SYN-ACK acknowledges its sequence number.
+			fs := slices.Clone(clean)
+			fs[syn] = damaged(syn, func(d []byte) { d[47] = 0xb2 })
+			return fs
+		}()},
 		{"SYN-ACK's flags", func() []rawFrame {
 			// SYN and PSH: no ACK, as a server's own SYN.
 			fs := slices.Clone(clean)
@@ -2746,6 +2753,8 @@ func TestDamagedHandshakeCopies(t *testing.T) {
 				got = append(got, fmt.Sprintf("%v %s", s.Conns[i].Outcome, ConnDetail(&s.Conns[i])))
 			}
 			t.Errorf("%s: connections %q, findings %v; want one SMC-R", v.name, got, found)
+		} else if c := &s.Conns[0]; c.Client != base.Conns[0].Client || c.TSYN != base.Conns[0].TSYN {
+			t.Errorf("%s: client %v, SYN at %v; want %v, %v", v.name, c.Client, c.TSYN, base.Conns[0].Client, base.Conns[0].TSYN)
 		}
 	}
 }

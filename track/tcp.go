@@ -27,6 +27,7 @@ func (t *Tracker) tcp(in *input) {
 	}
 	if c != nil && s.syn {
 		damagedFlags(c, s)
+		t.synFlagsTurned(c, s)
 	}
 	if c != nil && s.syn && !s.ack && (!c.SeenSYN && !c.SeenSYNACK || s.seq != c.synSeq || s.src != c.Client || c.Closed()) {
 		// The 4-tuple is being reused by a new connection (a retransmitted

@@ -271,3 +271,32 @@ func damagedFlags(c *Conn, s *tcpIn) {
 		}
 	}
 }
+
+// synFlagsTurned handles s, a SYN-ACK whose checksum verifies, on c,
+// whose one segment so far was a SYN-ACK the other way whose checksum
+// failed: where s acknowledges that segment's sequence number, it was the
+// client's SYN with its flags damaged (a server answers a SYN, and only
+// one side's SYN-ACK verifies). c is turned round to be that SYN's
+// connection before s is followed as its SYN-ACK.
+func (t *Tracker) synFlagsTurned(c *Conn, s *tcpIn) {
+	if !s.syn || !s.ack || !c.damagedStart || c.Frames != 1 || !c.SeenSYNACK || c.SeenSYN ||
+		s.src != c.Client || s.ackNum != c.Flow[DirS2C].tcpNext {
+		return
+	}
+	if sum := s.sums(); sum.Damaged() {
+		return
+	}
+	t.untuple(c)
+	c.Client, c.Server = c.Server, c.Client
+	c.Flow[DirC2S], c.Flow[DirS2C] = c.Flow[DirS2C], c.Flow[DirC2S]
+	c.SeenSYN, c.OptionSYN, c.synSeq = true, c.OptionSYNACK, c.Flow[DirC2S].tcpNext-1
+	c.SeenSYNACK, c.OptionSYNACK = false, false
+	if c.TSYN.IsZero() {
+		c.TSYN = c.Start
+	}
+	if c.Outcome == OutcomeFallback && c.Fallback.Cause == CauseNoOptionSYNACK {
+		c.Outcome, c.Fallback = OutcomePending, Fallback{}
+		c.expert.unmark(expert.Fallback)
+	}
+	t.tuple(c)
+}
