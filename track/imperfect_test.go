@@ -2814,3 +2814,29 @@ func TestDamagedSYNSequence(t *testing.T) {
 		}
 	}
 }
+
+// TestSwappedInPass: lossy.pcap with two adjacent requests of a go-back
+// pass swapped by the capture (PSNs 0x2a670 and 0x2a671, frames 451 and
+// 452), while a run out of sequence is open. The responder's ACK, with no
+// NAK of the first, settles it as the capture's order; the pass's later
+// copies were duplicates, which the ACK's repeats answer: no request is
+// taken for a resend, none counted missed, as in the whole capture.
+func TestSwappedInPass(t *testing.T) {
+	clean := readRawFrames(t, "../samples/lossy.pcap")
+	base, _ := feedRaw(t, clean)
+	fs := slices.Clone(clean)
+	fs[450], fs[451] = fs[451], fs[450]
+	fs[450].CI.Timestamp, fs[451].CI.Timestamp = clean[450].CI.Timestamp, clean[451].CI.Timestamp
+	s, _ := feedRaw(t, fs)
+	got, want := s.Links[0].RC[DirC2S], base.Links[0].RC[DirC2S]
+	if got.Retrans != want.Retrans || got.NotCaptured != want.NotCaptured || got.Reordered != want.Reordered+1 {
+		t.Errorf("C->S retransmitted %d, not captured %d, reordered %d; want %d, %d, %d",
+			got.Retrans, got.NotCaptured, got.Reordered, want.Retrans, want.NotCaptured, want.Reordered+1)
+	}
+	if got.OutOfSeq > want.OutOfSeq+1 {
+		t.Errorf("C->S %d dropped out of sequence, want at most %d", got.OutOfSeq, want.OutOfSeq+1)
+	}
+	if a, b := flowTotalsOf(s), flowTotalsOf(base); a != b {
+		t.Errorf("CDCs and bytes %v, want %v", a, b)
+	}
+}
