@@ -25,6 +25,10 @@ type TCPSumStatus struct {
 	// where that is damage (clcFlow.checkSum); Frame.IPv4Sum says what
 	// it is. The TCP checksum's verdict is apart.
 	IPSumBad bool
+	// Offload: the field holds the pseudo-header's sum, for the NIC to
+	// finish (checksum offload, and every segment on loopback): the
+	// addresses and length verified, the ports and the rest unknown.
+	Offload bool
 }
 
 // Damaged reports a segment the receiving host drops: its TCP checksum
@@ -45,6 +49,7 @@ func tcpSum(f *Frame) (s TCPSumStatus, ok bool) {
 	pseudo := pseudoSum(src, dst, len(t.Contents)+len(t.Payload))
 	got := binary.BigEndian.Uint16(t.Contents[16:18])
 	if got == ^gopacket.FoldChecksum(pseudo) {
+		s.Offload = true
 		return s, false // offloaded: the NIC computes it on the way out
 	}
 	want := segmentSum(t, pseudo, t.Contents[:4])

@@ -2840,3 +2840,36 @@ func TestSwappedInPass(t *testing.T) {
 		t.Errorf("CDCs and bytes %v, want %v", a, b)
 	}
 }
+
+// TestOffloadedPortDamaged: smcd-loopback.pcapng, whose TCP checksums
+// were left to the NIC (loopback: the field holds the pseudo-header's
+// sum, which covers the addresses, not the ports), with a port of one
+// handshake segment damaged: the sequence numbers of the connection one
+// port away make it that connection's copy, not a connection of its own.
+func TestOffloadedPortDamaged(t *testing.T) {
+	clean := readRawFrames(t, "../samples/smcd-loopback.pcapng")
+	base, _ := feedRaw(t, clean)
+	for _, v := range []struct {
+		name      string
+		i, offset int
+	}{
+		{"SYN-ACK's source port", 1, 35},
+		{"Proposal's destination port", 2, 37},
+		{"Accept's destination port", 3, 36},
+		{"second connection's Confirm source port", 9, 34},
+	} {
+		fs := slices.Clone(clean)
+		fs[v.i].Data = bytes.Clone(fs[v.i].Data)
+		fs[v.i].Data[v.offset] ^= 0x41
+		s, _ := feedRaw(t, fs)
+		if len(s.Conns) != len(base.Conns) {
+			t.Errorf("%s: %d connections, want %d", v.name, len(s.Conns), len(base.Conns))
+			continue
+		}
+		for i := range s.Conns {
+			if g, w := &s.Conns[i], &base.Conns[i]; g.Client != w.Client || g.Server != w.Server || g.Outcome != w.Outcome {
+				t.Errorf("%s: connection %d %v -> %v %v, want %v -> %v %v", v.name, i+1, g.Client, g.Server, g.Outcome, w.Client, w.Server, w.Outcome)
+			}
+		}
+	}
+}
