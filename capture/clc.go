@@ -661,6 +661,18 @@ func (s *clcStream) Accept(tcp *layers.TCP, ci gopacket.CaptureInfo, dir reassem
 		return false
 	}
 	i := dirIndex(dir)
+	if damaged && len(tcp.Payload) > 0 && len(tcp.Payload) < decode.CLCMinLength && len(s.pending[i]) == 0 && s.started[i] {
+		if _, f := decode.CLCFrame(tcp.Payload); f == decode.CLCNotCLC {
+			// A damaged copy whose few bytes, where a message would
+			// begin, are no CLC: its header length damaged (an ACK's
+			// header read as bytes), or bytes its receiver dropped.
+			// Taken, they would stand for the stream's next bytes and
+			// shift the message sent at their place; left out, the
+			// segment that carries those bytes is read in its place, or
+			// the peer's ACK of them makes them missed.
+			return false
+		}
+	}
 	if !s.started[i] {
 		s.started[i] = true
 		if !tcp.SYN {
