@@ -2710,6 +2710,13 @@ func TestDamagedHandshakeCopies(t *testing.T) {
 			fs[confirm] = damaged(confirm, func(d []byte) { d[66] ^= 0x20 })
 			return fs
 		}()},
+		{"server ACK's header length", func() []rawFrame {
+			// 28 bytes, not 32: the timestamp option's last 4 bytes
+			// read as the server's first bytes, where its Accept goes.
+			fs := slices.Clone(clean)
+			fs[proposal+1] = damaged(proposal+1, func(d []byte) { d[46] = 0x70 })
+			return fs
+		}()},
 		{"SYN's flags", func() []rawFrame {
 			// SYN, ACK, URG and CWR: a "SYN-ACK" from the client, shown
 			// first; the server's SYN-ACK acknowledges its sequence number.
@@ -2871,5 +2878,32 @@ func TestOffloadedPortDamaged(t *testing.T) {
 				t.Errorf("%s: connection %d %v -> %v %v, want %v -> %v %v", v.name, i+1, g.Client, g.Server, g.Outcome, w.Client, w.Server, w.Outcome)
 			}
 		}
+	}
+}
+
+// TestDamagedSYNThenClient: ipv6.pcap whose SYN's source address the
+// capture damaged (its checksum fails) and whose SYN-ACK it overwrote
+// whole: the client's next segment, on the 4-tuple one field away and
+// going on from the SYN's sequence number, moves the SYN's connection to
+// its 4-tuple (no pending connection beside it, the whole capture's
+// outcome).
+func TestDamagedSYNThenClient(t *testing.T) {
+	clean := readRawFrames(t, "../samples/ipv6.pcap")
+	base, _ := feedRaw(t, clean)
+	const syn, synack = 12, 13 // frames 13 and 14
+	fs := slices.Clone(clean)
+	fs[syn].Data = bytes.Clone(fs[syn].Data)
+	fs[syn].Data[14+8+12] ^= 0x04
+	fs[synack].Data = bytes.Clone(fs[synack].Data)
+	for i := 14; i < len(fs[synack].Data); i++ {
+		fs[synack].Data[i] = 0xaa
+	}
+	s, found := feedRaw(t, fs)
+	if len(s.Conns) != 1 || s.Conns[0].Client != base.Conns[0].Client || s.Conns[0].Outcome != base.Conns[0].Outcome {
+		var got []string
+		for i := range s.Conns {
+			got = append(got, fmt.Sprintf("%v %v %s", s.Conns[i].Client, s.Conns[i].Outcome, ConnDetail(&s.Conns[i])))
+		}
+		t.Errorf("connections %q, findings %v; want %v %v", got, found, base.Conns[0].Client, base.Conns[0].Outcome)
 	}
 }

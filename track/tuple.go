@@ -93,7 +93,7 @@ func (t *Tracker) damagedTuple(in *input) *Conn {
 			return c
 		}
 	}
-	if s.syn && s.ack && len(t.damagedSYNs) > 0 {
+	if s.ack && !s.rst && len(t.damagedSYNs) > 0 {
 		return t.damagedSYNOf(in)
 	}
 	return nil
@@ -135,19 +135,32 @@ func (t *Tracker) damagedCopyOf(in *input, sum capture.TCPSumStatus) *Conn {
 }
 
 // damagedSYNOf finds the connection begun at a damaged SYN that s, a
-// SYN-ACK no connection's 4-tuple matches, answers, and moves it to s's
-// 4-tuple.
+// segment no connection's 4-tuple matches, goes on from: its SYN-ACK, or
+// the client's next segment (its sequence number the one after the SYN's,
+// its checksum not failing: where the SYN-ACK is not in the capture or
+// damaged past knowing), and moves it to s's 4-tuple.
 func (t *Tracker) damagedSYNOf(in *input) *Conn {
 	s := &in.tcp
 	for i := range t.damagedSYNs {
 		y := &t.damagedSYNs[i]
 		c := y.c
-		if t.damagedSYNAt(c) != i || s.ackNum != c.synSeq+1 || tupleOff(s.src, s.dst, c.Server, c.Client) != 1 {
+		if t.damagedSYNAt(c) != i {
+			continue
+		}
+		client, server := s.dst, s.src
+		switch {
+		case s.syn && s.ack && s.ackNum == c.synSeq+1 && tupleOff(s.src, s.dst, c.Server, c.Client) == 1:
+		case !s.syn && s.seq == c.synSeq+1 && tupleOff(s.src, s.dst, c.Client, c.Server) == 1:
+			if sum := s.sums(); sum.Damaged() {
+				continue
+			}
+			client, server = s.src, s.dst
+		default:
 			continue
 		}
 		t.damagedSYNs = append(t.damagedSYNs[:i], t.damagedSYNs[i+1:]...)
 		t.untuple(c)
-		c.Client, c.Server = s.dst, s.src
+		c.Client, c.Server = client, server
 		t.tuple(c)
 		for _, w := range [...]struct {
 			id   expert.ID
@@ -159,7 +172,11 @@ func (t *Tracker) damagedSYNOf(in *input) *Conn {
 			}
 			text := ""
 			if c.expert.find(w.id) == nil {
-				text = fmt.Sprintf("the SYN (frame %d) names %s -> %s, its SYN-ACK (frame %d) answers %s -> %s: the SYN's copy is damaged (its %s fails)",
+				next := "its SYN-ACK (frame %d) answers"
+				if !s.syn {
+					next = "the client's next segment (frame %d), going on from it, names"
+				}
+				text = fmt.Sprintf("the SYN (frame %d) names %s -> %s, "+next+" %s -> %s: the SYN's copy is damaged (its %s fails)",
 					y.frame, y.src, y.dst, in.number, c.Client, c.Server, w.what)
 			}
 			c.expert.add(w.id, y.frame, y.ns, text)
