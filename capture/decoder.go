@@ -294,6 +294,12 @@ func (d *Decoder) decodeChain(f *Frame, typ gopacket.LayerType, outer bool) {
 				// parser and error paths: nearly every frame.
 				d.decodePlainIPv4(data)
 				err = nil
+			} else if shortLengthDamaged(data) {
+				// Its segment is the frame's whole rest; the length the
+				// capture damaged is kept to show.
+				d.decodePlainIPv4(data)
+				d.ip4.Length = binary.BigEndian.Uint16(data[2:4])
+				err = nil
 			} else if err = d.ip4.DecodeFromBytes(data, d); err == nil && d.ip4.Version != 4 {
 				// layers.IPv4 takes any version nibble; a receiver
 				// drops the packet (Linux's ip_rcv_core), so nothing
@@ -402,6 +408,25 @@ func cutShort(typ gopacket.LayerType, data []byte, err error) bool {
 // exactly the bytes that follow (no Ethernet padding, not cut).
 func plainIPv4(b []byte) bool {
 	return len(b) >= 20 && b[0] == 0x45 && int(binary.BigEndian.Uint16(b[2:4])) == len(b)
+}
+
+// shortLengthDamaged reports a plain IPv4 header of a TCP segment whose
+// total length claims fewer bytes than follow it and whose checksum fails,
+// but verifies with the length those bytes give: the capture's copy has
+// that length damaged (the packet was sent whole; its receiver's IP layer
+// drops a header whose checksum fails, ip_rcv_core in
+// net/ipv4/ip_input.c), and the segment is read whole, not cut inside its
+// TCP header or payload. Ethernet padding after a short packet leaves the
+// checksum verifying with the length carried: not this.
+func shortLengthDamaged(b []byte) bool {
+	if len(b) < 40 || len(b) > 0xFFFF || b[0] != 0x45 || b[9] != byte(layers.IPProtocolTCP) ||
+		int(binary.BigEndian.Uint16(b[2:4])) >= len(b) || decode.IPv4HeaderSumOK(b[:20]) {
+		return false
+	}
+	var h [20]byte
+	copy(h[:], b[:20])
+	binary.BigEndian.PutUint16(h[2:4], uint16(len(b)))
+	return h[10]|h[11] != 0 && decode.IPv4Header20SumOK(&h)
 }
 
 // decodePlainIPv4 fills the IPv4 layer from a plain header (plainIPv4)

@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/gopacket/gopacket/layers"
 
+	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/internal/testutil"
 )
 
@@ -272,4 +274,42 @@ func firstRoCEv4(t *testing.T) []byte {
 	}
 	t.Fatal("pingpong.pcap holds no RoCEv2 frame")
 	return nil
+}
+
+// TestTCPLengthDamaged: a TCP segment (fallback-nosmc.pcap's SYN, its SMC
+// option last) whose IPv4 total length the capture's copy has damaged to
+// fewer bytes than the frame holds: the header's checksum fails as held
+// and verifies with the frame's length, so the segment is read whole (its
+// options, the SMC option among them), the length as held kept to show. A
+// total length that verifies (Ethernet padding after a short packet) cuts
+// the segment as before.
+func TestTCPLengthDamaged(t *testing.T) {
+	fs, _ := testutil.ReadFrames(t, testutil.Root(t)+"/samples/fallback-nosmc.pcap")
+	syn := fs[2].Data // frame 3
+	d, _ := NewDecoder(layers.LinkTypeEthernet)
+	for _, short := range []int{4, 18, 30} {
+		data := append([]byte(nil), syn...)
+		total := binary.BigEndian.Uint16(data[16:18])
+		binary.BigEndian.PutUint16(data[16:18], total-uint16(short))
+		var f Frame
+		f.Data = data
+		f.CI.CaptureLength, f.CI.Length = len(data), len(data)
+		d.decode(&f, true)
+		if f.TCP == nil || !f.TCP.SYN || len(f.TCP.Options) == 0 || f.IPv4 == nil || int(f.IPv4.Length) != int(total)-short {
+			t.Errorf("total length %d short: TCP %v, error %v", short, f.TCP != nil, f.Err)
+			continue
+		}
+		if o := f.TCP.Options[len(f.TCP.Options)-1]; o.OptionType != 254 {
+			t.Errorf("total length %d short: last option %v, want the SMC option", short, o.OptionType)
+		}
+		// The checksum fixed for the short length: a packet the frame pads.
+		_, want := decode.IPv4HeaderSum(data[14:34])
+		binary.BigEndian.PutUint16(data[24:26], want)
+		f = Frame{Data: data}
+		f.CI.CaptureLength, f.CI.Length = len(data), len(data)
+		d.decode(&f, true)
+		if f.TCP != nil && len(f.TCP.Payload)+len(f.TCP.Contents) > int(total)-short-20 {
+			t.Errorf("total length %d short, checksum verifying: the segment read past its length", short)
+		}
+	}
 }
