@@ -1888,11 +1888,17 @@ func TestSYNACKNotCaptured(t *testing.T) {
 			clientOnly = append(clientOnly, f)
 		}
 	}
+	firstData := slices.Delete(slices.Clone(all), synack, synack+1)
+	// The client's first bytes, now at synack, with their IPv4 header's
+	// checksum damaged: bytes that say nothing, the next ones do.
+	firstData[synack].Data = bytes.Clone(firstData[synack].Data)
+	firstData[synack].Data[14+10] ^= 0x55
 	for _, tc := range []struct {
 		name   string
 		frames []rawFrame
 	}{
 		{"missing", slices.Delete(slices.Clone(all), synack, synack+1)},
+		{"missing, the first bytes damaged", firstData},
 		{"overwritten", smashed},
 		{"client's direction only", clientOnly},
 	} {

@@ -133,7 +133,9 @@ func (t *Tracker) tcp(in *input) {
 		if s.smcOpt && c.noCLCEarly != nil && c.Outcome == OutcomePending && len(c.CLCTypes) == 0 {
 			c.Outcome, c.Fallback = OutcomeFallback, *c.noCLCEarly
 			t.raise(&c.expert, expert.Fallback, in)
-			t.raise(&c.expert, expert.OptionEchoed, in)
+			if c.Fallback.Cause == CauseNoCLC {
+				t.raise(&c.expert, expert.OptionEchoed, in)
+			}
 		}
 		c.noCLCEarly = nil
 	case d == DirS2C && c.noCLCEarly != nil && !c.SeenSYNACK && s.damage() == "":
@@ -225,8 +227,14 @@ func (t *Tracker) tcp(in *input) {
 		// merged, their clocks apart, show the client's first bytes
 		// before it): whether the server offered SMC decides when it
 		// comes.
-		if !c.clcUncaptured && len(c.CLCTypes) == 0 && c.noCLCEarly == nil {
-			c.noCLCEarly = &Fallback{Cause: CauseNoCLC, By: d, Stage: StageProposal, Frame: in.number, Time: in.ts()}
+		if len(c.CLCTypes) == 0 && c.noCLCEarly == nil {
+			cause := CauseNoCLC
+			if c.clcUncaptured {
+				// Handshake bytes before these the capture missed or
+				// holds damaged: what they held decides.
+				cause = CauseUncaptured
+			}
+			c.noCLCEarly = &Fallback{Cause: cause, By: d, Stage: StageProposal, Frame: in.number, Time: in.ts()}
 		}
 	case !c.OptionSYNACK:
 	case c.clcUncaptured:
