@@ -2913,3 +2913,25 @@ func TestDamagedSYNThenClient(t *testing.T) {
 		t.Errorf("connections %q, findings %v; want %v %v", got, found, base.Conns[0].Client, base.Conns[0].Outcome)
 	}
 }
+
+// TestSYNFlagsDamagedDecline: decline-nordma.pcap whose SYN's flags the
+// capture damaged into a SYN-ACK's (shown first, its checksum failing):
+// turned back into the client's SYN by the server's SYN-ACK, the server's
+// direction begins there, not at the damaged segment's acknowledgement
+// number, so its Decline is read: the whole capture's fallback.
+func TestSYNFlagsDamagedDecline(t *testing.T) {
+	clean := readRawFrames(t, "../samples/decline-nordma.pcap")
+	base, _ := feedRaw(t, clean)
+	fs := slices.Clone(clean)
+	const syn = 2 // frame 3
+	fs[syn].Data = bytes.Clone(fs[syn].Data)
+	fs[syn].Data[47] = 0xb2
+	s, found := feedRaw(t, fs)
+	if len(s.Conns) != 1 || ConnDetail(&s.Conns[0]) != ConnDetail(&base.Conns[0]) || s.Conns[0].Client != base.Conns[0].Client {
+		var got []string
+		for i := range s.Conns {
+			got = append(got, fmt.Sprintf("%v %s", s.Conns[i].Client, ConnDetail(&s.Conns[i])))
+		}
+		t.Errorf("connections %q, findings %v; want %v %q", got, found, base.Conns[0].Client, ConnDetail(&base.Conns[0]))
+	}
+}

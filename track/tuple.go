@@ -307,7 +307,9 @@ func (t *Tracker) synFlagsTurned(c *Conn, s *tcpIn) {
 	}
 	t.untuple(c)
 	c.Client, c.Server = c.Server, c.Client
-	c.Flow[DirC2S], c.Flow[DirS2C] = c.Flow[DirS2C], c.Flow[DirC2S]
+	// The server's direction begins at s: what the damaged segment's
+	// acknowledgement number claimed of it was damage.
+	c.Flow[DirC2S], c.Flow[DirS2C] = c.Flow[DirS2C], Flow{}
 	c.SeenSYN, c.OptionSYN, c.synSeq = true, c.OptionSYNACK, c.Flow[DirC2S].tcpNext-1
 	c.SeenSYNACK, c.OptionSYNACK = false, false
 	if c.TSYN.IsZero() {
