@@ -544,6 +544,23 @@ func (a *clcAssembler) swallowing(msg []byte, length int) {
 			length, name, len(msg), len(msg)-4, length-len(msg))})
 }
 
+// ErrLengthMended notes, in the CLCErr of its frame, a CLC message whose
+// length field the capture damaged (lengthMended): decoded as sent, a note,
+// not an error of the message.
+var ErrLengthMended = errors.New("length damaged in the capture's copy")
+
+// lengthMended notes msg, a whole message in a damaged copy whose length
+// field says length, read with its own length.
+func (a *clcAssembler) lengthMended(msg []byte, length int) {
+	if a.frame == nil {
+		return
+	}
+	name := "CLC " + decode.CLCType(msg[4]).String()
+	a.frame.CLCErr = append(a.frame.CLCErr, &decode.Error{Layer: name, Field: "length", Offset: 5, Err: ErrLengthMended,
+		Detail: fmt.Sprintf("length %d in a segment whose checksum fails, which ends in a whole %s of %d bytes (its trailer at %d): read as %d",
+			length, name, len(msg), len(msg)-4, len(msg))})
+}
+
 // ErrSwallowed is wrapped by a SwallowedError.
 var ErrSwallowed = errors.New("inside an earlier CLC message")
 
@@ -797,6 +814,25 @@ func (s *clcStream) ReassembledSG(sg reassembly.ScatterGather, ac reassembly.Ass
 			// Followed mid-stream on the strength of 4 bytes: with a length
 			// no message has, they were not CLC after all.
 			fr = decode.CLCNotCLC
+		}
+		if (fr == decode.CLCBadLength || fr == decode.CLCFramed && l > len(data)) && s.a.frame != nil && s.a.frame.TCPSum.Damaged() {
+			if n := s.a.wholeWithin(data); n == len(data) {
+				// A damaged copy whose message's length claims more than
+				// the segment, yet the segment ends in a whole message of
+				// its type (its trailer eyecatcher, its contents decoding
+				// at that length): the length is the damage, what the
+				// receiver read is this message as it was sent.
+				msg := append([]byte(nil), data...)
+				binary.BigEndian.PutUint16(msg[5:7], uint16(n))
+				s.a.lengthMended(data, l)
+				s.a.emit(msg, &s.inside[i], s.anck)
+				s.gap[i] = false
+				if typ := decode.CLCType(data[4]); typ == decode.CLCTypeConfirm || typ == decode.CLCTypeDecline {
+					s.done = true
+				}
+				data, seq = data[n:], seq+uint32(n)
+				continue
+			}
 		}
 		if (fr == decode.CLCNotCLC || fr == decode.CLCBadLength || fr == decode.CLCNeedMore || l > len(data)) && s.a.frame != nil && s.a.frame.TCPSum.Damaged() {
 			// A damaged copy's bytes (its checksum fails) that frame no

@@ -2799,9 +2799,10 @@ func TestDamagedRST(t *testing.T) {
 // the sequence number the SYN-ACK acknowledges, the CLC stream begins
 // again at the SYN-ACK, and the damaged message is judged by its checksum
 // (a damaged copy, not the client's malformed message; its length, which
-// claims bytes past its segment, makes the stream wait for none). no-ueid.pcap's
-// client Decline damaged: a fallback whose cause is not in the capture;
-// pingpong.pcap's Proposal damaged: SMC-R.
+// claims bytes past its segment that ends in the whole message, is the
+// damage: the message is read as sent). no-ueid.pcap's client Decline
+// damaged: the whole capture's fallback by that Decline; pingpong.pcap's
+// Proposal damaged: SMC-R.
 func TestDamagedSYNSequence(t *testing.T) {
 	for _, v := range []struct {
 		name    string
@@ -2815,8 +2816,8 @@ func TestDamagedSYNSequence(t *testing.T) {
 			fs[i].Data[off] += map[int]byte{2: 0x40, 4: 9}[i]
 		}
 		s, found := feedRaw(t, fs)
-		if len(s.Conns) == 1 && v.outcome == OutcomeFallback && s.Conns[0].Fallback.Cause != CauseUncaptured {
-			t.Errorf("%s: fallback %q, want %q (the Decline is in the damaged copy)", v.name, ConnDetail(&s.Conns[0]), CauseUncaptured)
+		if len(s.Conns) == 1 && v.outcome == OutcomeFallback && s.Conns[0].Fallback.Cause != CauseDecline {
+			t.Errorf("%s: fallback %q, want the client's Decline (read at its own length)", v.name, ConnDetail(&s.Conns[0]))
 		}
 		if len(s.Conns) != 1 || s.Conns[0].Outcome != v.outcome || slices.Contains(found, expert.HandshakeFailed.String()) {
 			var got []string
@@ -2933,5 +2934,36 @@ func TestSYNFlagsDamagedDecline(t *testing.T) {
 			got = append(got, fmt.Sprintf("%v %s", s.Conns[i].Client, ConnDetail(&s.Conns[i])))
 		}
 		t.Errorf("connections %q, findings %v; want %v %q", got, found, base.Conns[0].Client, ConnDetail(&base.Conns[0]))
+	}
+}
+
+// TestDamagedAcceptLength: multiconn.pcap's second connection (a reused
+// link group) whose Accept's length field the capture damaged (8300 for
+// 108, its checksum failing) and whose Confirm's GID it damaged too: the
+// Accept, ending whole in its segment, is read at its own length (its
+// token ties the server's CDCs to the connection), so the connection is
+// one, its CDCs its own, not a second one joined from CDCs.
+func TestDamagedAcceptLength(t *testing.T) {
+	clean := readRawFrames(t, "../samples/multiconn.pcap")
+	base, _ := feedRaw(t, clean)
+	fs := slices.Clone(clean)
+	// Frames 336 (the Accept's length, 108 to 8300) and 355 (a byte of
+	// the Confirm's GID).
+	for _, d := range []struct {
+		i, off int
+		x      byte
+	}{{335, 66 + 5, 0x20}, {354, 66 + 25, 0x57}} {
+		fs[d.i].Data = bytes.Clone(fs[d.i].Data)
+		fs[d.i].Data[d.off] ^= d.x
+	}
+	s, found := feedRaw(t, fs)
+	if len(s.Conns) != len(base.Conns) {
+		t.Fatalf("%d connections, want %d (findings %v)", len(s.Conns), len(base.Conns), found)
+	}
+	for i := range s.Conns {
+		g, w := &s.Conns[i], &base.Conns[i]
+		if g.Client != w.Client || g.Outcome != w.Outcome || g.Flow[DirS2C].CDCs != w.Flow[DirS2C].CDCs {
+			t.Errorf("connection %d: %v %v %d server CDCs, want %v %v %d", i+1, g.Client, g.Outcome, g.Flow[DirS2C].CDCs, w.Client, w.Outcome, w.Flow[DirS2C].CDCs)
+		}
 	}
 }
