@@ -308,6 +308,9 @@ func (d *Decoder) decodeChain(f *Frame, typ gopacket.LayerType, outer bool) {
 					Detail: "version " + strconv.Itoa(int(d.ip4.Version)) + " in an IPv4 header"}
 			}
 			if err == nil {
+				if p := d.ip4.Protocol; p != layers.IPProtocolTCP && p != layers.IPProtocolUDP && d.ip4.IHL == 5 {
+					d.ip4.Protocol = mendedProtocol(data, p)
+				}
 				f.IPv4 = &d.ip4
 				typ, data = d.ip4.NextLayerType(), d.ip4.Payload
 			}
@@ -429,6 +432,27 @@ func shortLengthDamaged(b []byte) bool {
 	return h[10]|h[11] != 0 && decode.IPv4Header20SumOK(&h)
 }
 
+// mendedProtocol is the protocol of the plain IPv4 header at the start of
+// b, p as held: TCP or UDP where the header's checksum fails as held and
+// verifies with that protocol in its place (the capture's copy has the
+// byte damaged; its receiver's IP layer drops a header whose checksum
+// fails, so the packet it took was the one sent). Other protocols are
+// rare on an SMC capture, and a checksum that verifies keeps them.
+func mendedProtocol(b []byte, p layers.IPProtocol) layers.IPProtocol {
+	if len(b) < 20 || decode.IPv4HeaderSumOK(b[:20]) {
+		return p
+	}
+	var h [20]byte
+	copy(h[:], b[:20])
+	for _, q := range [...]layers.IPProtocol{layers.IPProtocolTCP, layers.IPProtocolUDP} {
+		h[9] = byte(q)
+		if decode.IPv4Header20SumOK(&h) {
+			return q
+		}
+	}
+	return p
+}
+
 // decodePlainIPv4 fills the IPv4 layer from a plain header (plainIPv4)
 // field by field as layers.IPv4.DecodeFromBytes does.
 func (d *Decoder) decodePlainIPv4(b []byte) {
@@ -482,6 +506,9 @@ func (d *Decoder) decodeOuter(f *Frame, data []byte) (gopacket.LayerType, []byte
 	f.Decoded = append(f.Decoded, layers.LayerTypeIPv4)
 	data = d.ip4.Payload
 	ip := &d.ip4
+	if ip.Protocol != layers.IPProtocolTCP && ip.Protocol != layers.IPProtocolUDP {
+		ip.Protocol = mendedProtocol(ip.Contents, ip.Protocol)
+	}
 	if ip.Protocol != layers.IPProtocolUDP || ip.Flags&layers.IPv4MoreFragments != 0 || ip.FragOffset != 0 {
 		return ip.NextLayerType(), data
 	}

@@ -313,3 +313,36 @@ func TestTCPLengthDamaged(t *testing.T) {
 		}
 	}
 }
+
+// TestIPProtocolDamaged: a TCP segment (fallback-nosmc.pcap's SYN) and a
+// RoCEv2 packet whose IPv4 protocol byte the capture's copy has damaged:
+// the header's checksum fails as held and verifies with TCP or UDP in its
+// place, so the packet is read as that (its receiver took the one sent).
+// With the checksum fixed for the damaged byte, the protocol stands.
+func TestIPProtocolDamaged(t *testing.T) {
+	fs, _ := testutil.ReadFrames(t, testutil.Root(t)+"/samples/fallback-nosmc.pcap")
+	syn := fs[2].Data // frame 3
+	d, _ := NewDecoder(layers.LinkTypeEthernet)
+	for _, c := range []struct {
+		name string
+		data []byte
+		tcp  bool
+	}{{"TCP", syn, true}, {"RoCEv2", firstRoCEv4(t), false}} {
+		for _, fix := range []bool{false, true} {
+			data := append([]byte(nil), c.data...)
+			data[14+9] ^= 0x4f
+			if fix {
+				_, want := decode.IPv4HeaderSum(data[14:34])
+				binary.BigEndian.PutUint16(data[24:26], want)
+			}
+			var f Frame
+			f.Data = data
+			f.CI.CaptureLength, f.CI.Length = len(data), len(data)
+			d.decode(&f, true)
+			read := c.tcp && f.TCP != nil || !c.tcp && f.BTH != nil
+			if read == fix {
+				t.Errorf("%s, checksum fixed %v: read as %s %v", c.name, fix, c.name, read)
+			}
+		}
+	}
+}
