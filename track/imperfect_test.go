@@ -2772,24 +2772,32 @@ func TestDamagedHandshakeCopies(t *testing.T) {
 	}
 }
 
-// TestDamagedRST: decline-nordma.pcap whose server ACK of the Proposal
-// the capture holds with its flags damaged to RST and ACK (its checksum
-// fails): the Decline after it is read, the connection a fallback by that
-// Decline, not one reset before it.
-func TestDamagedRST(t *testing.T) {
+// TestDamagedFlagsDecline: decline-nordma.pcap with the flags of one
+// segment damaged in the capture (its checksum failing): the server's ACK
+// of the Proposal to RST and ACK (the Decline after it is read, no reset
+// before it), and the SYN's to a SYN-ACK's, shown first (turned back into
+// the client's SYN by the server's SYN-ACK, the server's direction begins
+// there, not at the damaged segment's acknowledgement number, so its
+// Decline is read). Each is the whole capture's fallback by that Decline.
+func TestDamagedFlagsDecline(t *testing.T) {
 	clean := readRawFrames(t, "../samples/decline-nordma.pcap")
 	base, _ := feedRaw(t, clean)
-	fs := slices.Clone(clean)
-	const ack = 5 // frame 6
-	fs[ack].Data = bytes.Clone(fs[ack].Data)
-	fs[ack].Data[47] = 0x14
-	s, found := feedRaw(t, fs)
-	if len(s.Conns) != 1 || ConnDetail(&s.Conns[0]) != ConnDetail(&base.Conns[0]) {
-		var got []string
-		for i := range s.Conns {
-			got = append(got, ConnDetail(&s.Conns[i]))
+	for _, v := range []struct {
+		name  string
+		i     int
+		flags byte
+	}{{"server ACK's flags to RST", 5, 0x14}, {"SYN's flags to a SYN-ACK's", 2, 0xb2}} { // frames 6 and 3
+		fs := slices.Clone(clean)
+		fs[v.i].Data = bytes.Clone(fs[v.i].Data)
+		fs[v.i].Data[47] = v.flags
+		s, found := feedRaw(t, fs)
+		if len(s.Conns) != 1 || ConnDetail(&s.Conns[0]) != ConnDetail(&base.Conns[0]) || s.Conns[0].Client != base.Conns[0].Client {
+			var got []string
+			for i := range s.Conns {
+				got = append(got, fmt.Sprintf("%v %s", s.Conns[i].Client, ConnDetail(&s.Conns[i])))
+			}
+			t.Errorf("%s: connections %q, findings %v; want %v %q", v.name, got, found, base.Conns[0].Client, ConnDetail(&base.Conns[0]))
 		}
-		t.Errorf("connections %q, findings %v; want %q", got, found, ConnDetail(&base.Conns[0]))
 	}
 }
 
@@ -2912,28 +2920,6 @@ func TestDamagedSYNThenClient(t *testing.T) {
 			got = append(got, fmt.Sprintf("%v %v %s", s.Conns[i].Client, s.Conns[i].Outcome, ConnDetail(&s.Conns[i])))
 		}
 		t.Errorf("connections %q, findings %v; want %v %v", got, found, base.Conns[0].Client, base.Conns[0].Outcome)
-	}
-}
-
-// TestSYNFlagsDamagedDecline: decline-nordma.pcap whose SYN's flags the
-// capture damaged into a SYN-ACK's (shown first, its checksum failing):
-// turned back into the client's SYN by the server's SYN-ACK, the server's
-// direction begins there, not at the damaged segment's acknowledgement
-// number, so its Decline is read: the whole capture's fallback.
-func TestSYNFlagsDamagedDecline(t *testing.T) {
-	clean := readRawFrames(t, "../samples/decline-nordma.pcap")
-	base, _ := feedRaw(t, clean)
-	fs := slices.Clone(clean)
-	const syn = 2 // frame 3
-	fs[syn].Data = bytes.Clone(fs[syn].Data)
-	fs[syn].Data[47] = 0xb2
-	s, found := feedRaw(t, fs)
-	if len(s.Conns) != 1 || ConnDetail(&s.Conns[0]) != ConnDetail(&base.Conns[0]) || s.Conns[0].Client != base.Conns[0].Client {
-		var got []string
-		for i := range s.Conns {
-			got = append(got, fmt.Sprintf("%v %s", s.Conns[i].Client, ConnDetail(&s.Conns[i])))
-		}
-		t.Errorf("connections %q, findings %v; want %v %q", got, found, base.Conns[0].Client, ConnDetail(&base.Conns[0]))
 	}
 }
 
