@@ -85,15 +85,37 @@ func pseudoSum(src, dst []byte, n int) uint32 {
 	return gopacket.ComputeChecksum(dst, gopacket.ComputeChecksum(src, 0)) + uint32(layers.IPProtocolTCP) + uint32(n)
 }
 
-// segmentSum is t's checksum over pseudo, with ports (its first 4 bytes,
-// or others in their place) and its checksum field left out (gopacket's
-// VerifyChecksum appends the payload to the header, a write into the
-// buffer or chunk the frame lies in).
-func segmentSum(t *layers.TCP, pseudo uint32, ports []byte) uint16 {
-	sum := gopacket.ComputeChecksum(ports, pseudo)
-	sum = gopacket.ComputeChecksum(t.Contents[4:16], sum)
-	sum = gopacket.ComputeChecksum(t.Contents[18:], sum)
-	return gopacket.FoldChecksum(gopacket.ComputeChecksum(t.Payload, sum))
+// segmentSum is t's checksum over pseudo, with head (its first bytes, the
+// ports or the ports and sequence number, or others in their place) and
+// its checksum field left out (gopacket's VerifyChecksum appends the
+// payload to the header, a write into the buffer or chunk the frame lies
+// in).
+func segmentSum(t *layers.TCP, pseudo uint32, head []byte) uint16 {
+	return headerSum(t.Contents, t.Payload, pseudo, head)
+}
+
+// headerSum is segmentSum of a TCP header hdr and its payload.
+func headerSum(hdr, payload []byte, pseudo uint32, head []byte) uint16 {
+	sum := gopacket.ComputeChecksum(head, pseudo)
+	sum = gopacket.ComputeChecksum(hdr[len(head):16], sum)
+	sum = gopacket.ComputeChecksum(hdr[18:], sum)
+	return gopacket.FoldChecksum(gopacket.ComputeChecksum(payload, sum))
+}
+
+// SYNSumAs reports whether hdr, the header of a TCP segment with no
+// payload (a SYN's, copied from its frame), verifies its checksum as if
+// it named src -> dst with sequence number seq: where its own fail, that
+// those fields are all the capture damaged.
+func SYNSumAs(hdr []byte, src, dst netip.AddrPort, seq uint32) bool {
+	if len(hdr) < 20 || src.Addr().Is4() != dst.Addr().Is4() {
+		return false
+	}
+	var head [8]byte
+	binary.BigEndian.PutUint16(head[:], src.Port())
+	binary.BigEndian.PutUint16(head[2:], dst.Port())
+	binary.BigEndian.PutUint32(head[4:], seq)
+	pseudo := pseudoSum(src.Addr().AsSlice(), dst.Addr().AsSlice(), len(hdr))
+	return headerSum(hdr, nil, pseudo, head[:]) == binary.BigEndian.Uint16(hdr[16:18])
 }
 
 // IPv4Sum is the checksum f's IPv4 header carries and the one computed

@@ -2716,6 +2716,13 @@ func TestDamagedHandshakeCopies(t *testing.T) {
 			fs[confirm] = damaged(confirm, func(d []byte) { d[66] ^= 0x20 })
 			return fs
 		}()},
+		{"SYN's port and sequence number", func() []rawFrame {
+			// Two fields: the SYN's checksum verifies with the SYN-ACK's
+			// 4-tuple and the number it acknowledges.
+			fs := slices.Clone(clean)
+			fs[syn] = damaged(syn, func(d []byte) { d[37] ^= 0x41; d[40] ^= 0x40 })
+			return fs
+		}()},
 		{"server ACK's header length", func() []rawFrame {
 			// 28 bytes, not 32: the timestamp option's last 4 bytes
 			// read as the server's first bytes, where its Accept goes.

@@ -1,6 +1,7 @@
 package track
 
 import (
+	"bytes"
 	"fmt"
 	"net/netip"
 
@@ -38,6 +39,7 @@ type damagedSYN struct {
 	sum   capture.TCPSumStatus
 	src   netip.AddrPort // the SYN's damaged endpoints
 	dst   netip.AddrPort
+	hdr   []byte // the SYN's TCP header, to verify with other fields
 }
 
 // tupleOff counts the fields (address, port) in which the endpoints a, b
@@ -150,6 +152,11 @@ func (t *Tracker) damagedSYNOf(in *input) *Conn {
 		client, server := s.dst, s.src
 		switch {
 		case s.syn && s.ack && s.ackNum == c.synSeq+1 && tupleOff(s.src, s.dst, c.Server, c.Client) == 1:
+		case s.syn && s.ack && tupleOff(s.src, s.dst, c.Server, c.Client) == 1 && capture.SYNSumAs(y.hdr, s.dst, s.src, s.ackNum-1):
+			// Its sequence number damaged as well: the SYN's checksum
+			// verifies with the SYN-ACK's 4-tuple and the number it
+			// acknowledges in place of its own.
+			c.synSeq, c.Flow[DirC2S].tcpNext = s.ackNum-1, s.ackNum
 		case !s.syn && s.seq == c.synSeq+1 && tupleOff(s.src, s.dst, c.Client, c.Server) == 1:
 			if sum := s.sums(); sum.Damaged() {
 				continue
@@ -200,7 +207,11 @@ func (t *Tracker) keepDamagedSYN(c *Conn, in *input) {
 	if len(t.damagedSYNs) == maxDamagedSYNs {
 		t.damagedSYNs = t.damagedSYNs[1:]
 	}
-	t.damagedSYNs = append(t.damagedSYNs, damagedSYN{c: c, id: c.ID, frame: in.number, ns: in.ns, sum: sum, src: s.src, dst: s.dst})
+	y := damagedSYN{c: c, id: c.ID, frame: in.number, ns: in.ns, sum: sum, src: s.src, dst: s.dst}
+	if f := s.frame; f != nil && f.TCP != nil && len(f.TCP.Payload) == 0 {
+		y.hdr = bytes.Clone(f.TCP.Contents)
+	}
+	t.damagedSYNs = append(t.damagedSYNs, y)
 }
 
 // namedText is what a segment followed as another 4-tuple's named.
