@@ -674,7 +674,13 @@ func (s *clcStream) Accept(tcp *layers.TCP, ci gopacket.CaptureInfo, dir reassem
 		// A damaged copy (its checksum fails) away from where its
 		// stream goes on: its sequence number may be the damage, and
 		// the stream would take its bytes for others or wait on a gap
-		// its receiver never saw. Left out, as a copy it never read.
+		// its receiver never saw. Left out, as a copy it never read;
+		// one whole message it holds is the frame's to show (the
+		// tracker judges whether it is the step its stream waits for).
+		if n, fr := decode.CLCFrame(tcp.Payload); fr == decode.CLCFramed && n == len(tcp.Payload) &&
+			s.a.probe.DecodeFromBytes(tcp.Payload, gopacket.NilDecodeFeedback) == nil {
+			s.a.emit(tcp.Payload, &clcSwallow{}, s.anck)
+		}
 		return false
 	}
 	i := dirIndex(dir)

@@ -2723,6 +2723,13 @@ func TestDamagedHandshakeCopies(t *testing.T) {
 			fs[syn] = damaged(syn, func(d []byte) { d[37] ^= 0x41; d[40] ^= 0x40 })
 			return fs
 		}()},
+		{"Confirm's sequence number", func() []rawFrame {
+			// Away from its stream's place: the Confirm it holds whole is
+			// the step the client's stream waits for.
+			fs := slices.Clone(clean)
+			fs[confirm] = damaged(confirm, func(d []byte) { d[39] ^= 0x08 })
+			return fs
+		}()},
 		{"server ACK's header length", func() []rawFrame {
 			// 28 bytes, not 32: the timestamp option's last 4 bytes
 			// read as the server's first bytes, where its Accept goes.
@@ -2957,6 +2964,41 @@ func TestDamagedAcceptLength(t *testing.T) {
 		g, w := &s.Conns[i], &base.Conns[i]
 		if g.Client != w.Client || g.Outcome != w.Outcome || g.Flow[DirS2C].CDCs != w.Flow[DirS2C].CDCs {
 			t.Errorf("connection %d: %v %v %d server CDCs, want %v %v %d", i+1, g.Client, g.Outcome, g.Flow[DirS2C].CDCs, w.Client, w.Outcome, w.Flow[DirS2C].CDCs)
+		}
+	}
+}
+
+// TestDamagedCLCSequence: a CLC message whose segment's sequence number
+// the capture damaged (its checksum failing), away from its stream's
+// place: where it holds one whole message that is the handshake's next
+// step from its side, its sequence number is the damage and the message
+// is read there. multiconn.pcap's last connection (a reused link group)
+// with its Confirm so damaged (and its Accept's GID): the whole capture's
+// connections; no-ueid.pcap's client Decline so damaged: its fallback.
+func TestDamagedCLCSequence(t *testing.T) {
+	for _, v := range []struct {
+		name   string
+		damage map[int]int // frame index: byte offset XORed with 0x08
+	}{
+		{"multiconn", map[int]int{1257: 39, 1197: 66 + 40}}, // frames 1258 (Confirm) and 1198 (Accept)
+		{"no-ueid", map[int]int{4: 39}},                     // frame 5 (Decline)
+	} {
+		clean := readRawFrames(t, "../samples/"+v.name+".pcap")
+		base, _ := feedRaw(t, clean)
+		fs := slices.Clone(clean)
+		for i, off := range v.damage {
+			fs[i].Data = bytes.Clone(fs[i].Data)
+			fs[i].Data[off] ^= 0x08
+		}
+		s, found := feedRaw(t, fs)
+		if len(s.Conns) != len(base.Conns) {
+			t.Errorf("%s: %d connections, want %d (findings %v)", v.name, len(s.Conns), len(base.Conns), found)
+			continue
+		}
+		for i := range s.Conns {
+			if g, w := &s.Conns[i], &base.Conns[i]; g.Client != w.Client || ConnDetail(g) != ConnDetail(w) {
+				t.Errorf("%s: connection %d %v %q, want %v %q", v.name, i+1, g.Client, ConnDetail(g), w.Client, ConnDetail(w))
+			}
 		}
 	}
 }

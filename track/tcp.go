@@ -163,6 +163,14 @@ func (t *Tracker) tcp(in *input) {
 	if s.payload > 0 {
 		f.TCPBytes += uint64(s.payload)
 	}
+	if f.haveTCPNext && s.seq != f.tcpNext && nextCLCAt(c, d, s, in) {
+		// A damaged copy away from its stream's place whose one whole
+		// message is the handshake's next step from this side (a
+		// Proposal first, a Confirm or Decline after the Accept, an
+		// Accept or Decline after the Proposal): its sequence number is
+		// the damage; no other message could stand there.
+		s.seq = f.tcpNext
+	}
 	resent, replaces := t.tcpSeq(c, d, s, in)
 	if (s.sumBad || s.ipSumBad) && s.payload > 0 && !resent && len(f.sumPend) < maxSumPend {
 		// Settled by the wire (tcpSeq): sent again, or acknowledged.
@@ -1525,6 +1533,35 @@ func (t *Tracker) registerRMB(c *Conn, l *Link, d Dir, ep *Endpoint) {
 		}
 	}
 	delete(g.pendingRKeys, pk)
+}
+
+// nextCLCAt reports whether s, a segment of direction d of c whose
+// checksum fails, holds nothing but one whole CLC message (in) that is
+// the handshake's next step from d.
+func nextCLCAt(c *Conn, d Dir, s *tcpIn, in *input) bool {
+	if s.syn || in.clcN != 1 || s.clcErrs != 0 || in.clc[0].malformed || in.clc[0].inside ||
+		c.Outcome != OutcomePending || s.frame == nil || s.frame.TCP == nil || len(s.frame.TCP.Payload) != s.payload {
+		return false
+	}
+	if sum := s.sums(); !sum.Damaged() {
+		return false
+	}
+	if n, fr := decode.CLCFrame(s.frame.TCP.Payload); fr != decode.CLCFramed || n != s.payload {
+		return false
+	}
+	last := decode.CLCType(0)
+	if k := len(c.CLCTypes); k > 0 {
+		last = decode.CLCType(c.CLCTypes[k-1])
+	}
+	switch typ := in.clc[0].typ; {
+	case d == DirC2S && len(c.CLCTypes) == 0:
+		return typ == decode.CLCTypeProposal || typ == decode.CLCTypeDecline
+	case d == DirC2S && last == decode.CLCTypeAccept:
+		return typ == decode.CLCTypeConfirm || typ == decode.CLCTypeDecline
+	case d == DirS2C && last == decode.CLCTypeProposal:
+		return typ == decode.CLCTypeAccept || typ == decode.CLCTypeDecline
+	}
+	return false
 }
 
 // clcSender reports whether a CLC message of type typ is one the side
