@@ -2730,6 +2730,12 @@ func TestDamagedHandshakeCopies(t *testing.T) {
 			fs[confirm] = damaged(confirm, func(d []byte) { d[39] ^= 0x08 })
 			return fs
 		}()},
+		{"Confirm's destination address and acknowledgement number", func() []rawFrame {
+			// Two fields: its sequence number is its stream's next.
+			fs := slices.Clone(clean)
+			fs[confirm] = damaged(confirm, func(d []byte) { d[33] ^= 0x01; d[43] ^= 0x2e })
+			return fs
+		}()},
 		{"server ACK's header length", func() []rawFrame {
 			// 28 bytes, not 32: the timestamp option's last 4 bytes
 			// read as the server's first bytes, where its Accept goes.
