@@ -3008,3 +3008,32 @@ func TestDamagedCLCSequence(t *testing.T) {
 		}
 	}
 }
+
+// TestDamagedSMCOption: a SYN whose SMC option the capture damaged in one
+// byte (its checksum failing; the other five bytes of kind, length and
+// magic as sent) still offered SMC: fallback-nosmc.pcap's connection is
+// the whole capture's fallback (its SYN-ACK without the option), not a
+// plain TCP connection left out; pingpong.pcap's is timed from its SYN.
+func TestDamagedSMCOption(t *testing.T) {
+	for _, name := range []string{"fallback-nosmc", "pingpong"} {
+		clean := readRawFrames(t, "../samples/"+name+".pcap")
+		base, _ := feedRaw(t, clean)
+		fs := slices.Clone(clean)
+		const syn = 2 // frame 3
+		i := bytes.Index(fs[syn].Data, []byte{0xfe, 0x06, 0xe2, 0xd4, 0xc3, 0xd9})
+		if i < 0 {
+			t.Fatalf("%s: no SMC option in the SYN", name)
+		}
+		fs[syn].Data = bytes.Clone(fs[syn].Data)
+		fs[syn].Data[i+3] ^= 0x08
+		s, found := feedRaw(t, fs)
+		if len(s.Conns) != 1 || s.Conns[0].Client != base.Conns[0].Client || ConnDetail(&s.Conns[0]) != ConnDetail(&base.Conns[0]) ||
+			s.Conns[0].TSYN != base.Conns[0].TSYN {
+			var got []string
+			for i := range s.Conns {
+				got = append(got, fmt.Sprintf("%v %s %v", s.Conns[i].Client, ConnDetail(&s.Conns[i]), s.Conns[i].TSYN))
+			}
+			t.Errorf("%s: connections %q, findings %v; want %v %q %v", name, got, found, base.Conns[0].Client, ConnDetail(&base.Conns[0]), base.Conns[0].TSYN)
+		}
+	}
+}
