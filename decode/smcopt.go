@@ -53,6 +53,27 @@ func SMCOptionKind(opts []layers.TCPOption) (smc, smco bool) {
 	return false, false
 }
 
+// SMCOptionOneOff reports whether the raw TCP options opts (the header's
+// bytes after its first 20) hold the SMC option's six bytes (kind 254,
+// length 6, the SMC ExID) with exactly one of them different: an option
+// damaged in a copy of the segment, which SMCOption no longer finds. By
+// chance, six bytes in 2^40 at a place.
+func SMCOptionOneOff(opts []byte) bool {
+	want := [6]byte{byte(tcpOptionKindExperimental), smcOptionMinLen, smcExID[0], smcExID[1], smcExID[2], smcExID[3]}
+	for i := 0; i+len(want) <= len(opts); i++ {
+		off := 0
+		for j, b := range want {
+			if opts[i+j] != b {
+				off++
+			}
+		}
+		if off == 1 {
+			return true
+		}
+	}
+	return false
+}
+
 // AppendSMCOptionFields adds tcp.smc_option: 1 when the segment carries the
 // SMC option, 0 on a SYN or SYN-ACK without it (the fallback evidence), and
 // nothing on other segments, where the option is never sent.

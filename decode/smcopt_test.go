@@ -96,3 +96,24 @@ func TestAppendSMCOptionFields(t *testing.T) {
 		}
 	}
 }
+
+// TestSMCOptionOneOff: the SMC option's six bytes with any one changed are
+// found among other options; whole, or with two changed, they are not.
+func TestSMCOptionOneOff(t *testing.T) {
+	opt := []byte{0xfe, 0x06, 0xe2, 0xd4, 0xc3, 0xd9}
+	pre := []byte{0x02, 0x04, 0x05, 0xb4, 0x01, 0x01} // MSS, two NOPs
+	for i := range opt {
+		b := append(append([]byte(nil), pre...), opt...)
+		b[len(pre)+i] ^= 0x08
+		if !SMCOptionOneOff(b) {
+			t.Errorf("byte %d changed: not found", i)
+		}
+		b[len(pre)+(i+1)%len(opt)] ^= 0x08
+		if SMCOptionOneOff(b) {
+			t.Errorf("bytes %d and %d changed: found", i, (i+1)%len(opt))
+		}
+	}
+	if SMCOptionOneOff(append(append([]byte(nil), pre...), opt...)) {
+		t.Error("the whole option: found as one byte off")
+	}
+}

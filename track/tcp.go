@@ -1611,31 +1611,13 @@ func (t *Tracker) noSYNACKFallback(c *Conn, in *input) {
 	}
 }
 
-// smcOptionBytes is the SMC experimental TCP option as a SYN carries it
-// (kind 254, length 6, magic 0xE2D4C3D9: RFC 7609, smc_options in
-// include/net/tcp.h's TCPOPT_SMC_MAGIC).
-var smcOptionBytes = [6]byte{0xfe, 0x06, 0xe2, 0xd4, 0xc3, 0xd9}
-
 // damagedSMCOption reports whether s, a SYN shown without the SMC option,
 // carried it with one byte damaged in the capture: its checksum fails and
-// its options hold those six bytes but one (by chance: 6 * 2^-40 a
-// place).
+// its options hold the option but one byte (decode.SMCOptionOneOff).
 func damagedSMCOption(s *tcpIn) bool {
-	if s.frame == nil || s.frame.TCP == nil || len(s.frame.TCP.Contents) < 26 {
+	if s.frame == nil || s.frame.TCP == nil || len(s.frame.TCP.Contents) <= 20 || !decode.SMCOptionOneOff(s.frame.TCP.Contents[20:]) {
 		return false
 	}
-	opts := s.frame.TCP.Contents[20:]
-	for i := 0; i+6 <= len(opts); i++ {
-		off := 0
-		for j, b := range smcOptionBytes {
-			if opts[i+j] != b {
-				off++
-			}
-		}
-		if off == 1 {
-			sum := s.sums()
-			return sum.Damaged()
-		}
-	}
-	return false
+	sum := s.sums()
+	return sum.Damaged()
 }
