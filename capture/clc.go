@@ -831,11 +831,7 @@ func (s *clcStream) ReassembledSG(sg reassembly.ScatterGather, ac reassembly.Ass
 				msg := append([]byte(nil), data...)
 				binary.BigEndian.PutUint16(msg[5:7], uint16(n))
 				s.a.lengthMended(data, l)
-				s.a.emit(msg, &s.inside[i], s.anck)
-				s.gap[i] = false
-				if typ := decode.CLCType(data[4]); typ == decode.CLCTypeConfirm || typ == decode.CLCTypeDecline {
-					s.done = true
-				}
+				s.took(i, msg)
 				data, seq = data[n:], seq+uint32(n)
 				continue
 			}
@@ -891,14 +887,7 @@ func (s *clcStream) ReassembledSG(sg reassembly.ScatterGather, ac reassembly.Ass
 		if fr == decode.CLCNeedMore || l > len(data) {
 			break
 		}
-		if decode.ProposalOffersAlibaba(data[:l]) {
-			s.anck = true
-		}
-		s.a.emit(data[:l], &s.inside[i], s.anck)
-		s.gap[i] = false
-		if typ := decode.CLCType(data[4]); typ == decode.CLCTypeConfirm || typ == decode.CLCTypeDecline {
-			s.done = true
-		}
+		s.took(i, data[:l])
 		data, seq = data[l:], seq+uint32(l)
 	}
 	switch {
@@ -920,6 +909,20 @@ func (s *clcStream) ReassembledSG(sg reassembly.ScatterGather, ac reassembly.Ass
 		// Keep the partial tail; copy first because data may alias pending.
 		rest := append([]byte(nil), data...)
 		s.pending[i] = append(s.pending[i][:0], rest...)
+	}
+}
+
+// took hands msg, a whole message of direction i read in its place, to
+// the frame: a Proposal offering ANCK makes the stream ANCK's, and a
+// Confirm or Decline ends it.
+func (s *clcStream) took(i int, msg []byte) {
+	if decode.ProposalOffersAlibaba(msg) {
+		s.anck = true
+	}
+	s.a.emit(msg, &s.inside[i], s.anck)
+	s.gap[i] = false
+	if typ := decode.CLCType(msg[4]); typ == decode.CLCTypeConfirm || typ == decode.CLCTypeDecline {
+		s.done = true
 	}
 }
 
