@@ -3037,3 +3037,26 @@ func TestDamagedSMCOption(t *testing.T) {
 		}
 	}
 }
+
+// TestDamagedProposalLengthANCK: an ANCK handshake (handshake-credits.pcap)
+// whose Proposal's length field the capture damaged: the Proposal, read at
+// its own length, offers ANCK as sent, so the Accept and Confirm after it
+// are read as ANCK's (their credits and vendor options), as in the whole
+// capture.
+func TestDamagedProposalLengthANCK(t *testing.T) {
+	clean := readRawFrames(t, "../testdata/anck/handshake-credits.pcap")
+	base, _ := feedRaw(t, clean)
+	fs := slices.Clone(clean)
+	const proposal = 7 // frame 8
+	fs[proposal].Data = bytes.Clone(fs[proposal].Data)
+	fs[proposal].Data[66+5] ^= 0x20
+	s, found := feedRaw(t, fs)
+	if len(s.Conns) != 1 || len(base.Conns) != 1 {
+		t.Fatalf("%d connections, want 1 (findings %v)", len(s.Conns), found)
+	}
+	for _, ep := range [][2]*Endpoint{{&s.Conns[0].ServerEP, &base.Conns[0].ServerEP}, {&s.Conns[0].ClientEP, &base.Conns[0].ClientEP}} {
+		if g, w := ep[0], ep[1]; !w.ANCK || g.ANCK != w.ANCK || g.InitCredits != w.InitCredits || g.Vendor != w.Vendor {
+			t.Errorf("endpoint ANCK %v credits %d vendor %+v, want %v %d %+v", g.ANCK, g.InitCredits, g.Vendor, w.ANCK, w.InitCredits, w.Vendor)
+		}
+	}
+}
