@@ -2978,16 +2978,18 @@ func TestDamagedAcceptLength(t *testing.T) {
 // the capture damaged (its checksum failing), away from its stream's
 // place: where it holds one whole message that is the handshake's next
 // step from its side, its sequence number is the damage and the message
-// is read there. multiconn.pcap's last connection (a reused link group)
-// with its Confirm so damaged (and its Accept's GID): the whole capture's
-// connections; no-ueid.pcap's client Decline so damaged: its fallback.
+// is read there. no-ueid.pcap's client Decline so damaged: its fallback
+// (left out, the cause was not in the capture). multiconn.pcap's last
+// connection (a reused link group) with its Confirm so damaged, and the
+// Proposal's and Accept's GIDs: the whole capture's connections (there its
+// CDCs would tie it to its link as well).
 func TestDamagedCLCSequence(t *testing.T) {
 	for _, v := range []struct {
 		name   string
 		damage map[int]int // frame index: byte offset XORed with 0x08
 	}{
-		{"multiconn", map[int]int{1257: 39, 1197: 66 + 40}}, // frames 1258 (Confirm) and 1198 (Accept)
-		{"no-ueid", map[int]int{4: 39}},                     // frame 5 (Decline)
+		{"multiconn", map[int]int{1257: 39, 1197: 66 + 25, 1155: 66 + 25}}, // frames 1258 (Confirm), 1198 and 1156 (the Accept's and Proposal's GIDs)
+		{"no-ueid", map[int]int{4: 39}},                                    // frame 5 (Decline)
 	} {
 		clean := readRawFrames(t, "../samples/"+v.name+".pcap")
 		base, _ := feedRaw(t, clean)

@@ -2244,9 +2244,10 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 			// The requests since that the tracker took as the PSN
 			// expected, sent again after their copies held out of
 			// sequence, came after the responder had taken those
-			// copies: duplicates, which this ACK and its repeats
-			// answer (dupACK).
-			// Their copies held out of sequence were not dropped.
+			// copies (not dropped: no longer out of sequence):
+			// duplicates, which this ACK and its repeats answer
+			// (dupACK). Up to a loss the wire showed after: what was
+			// taken again since resends that loss.
 			again := rev.goBack.takenAgain - p.takenAgain
 			if p.shown {
 				again = p.takenShown - p.takenAgain
