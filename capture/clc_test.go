@@ -15,6 +15,7 @@ import (
 
 	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/internal/mutate"
+	"github.com/smcscope/smcscope/internal/testutil"
 )
 
 // handshake holds the real SMC-Rv2 handshake of pingpong.pcap: the SYN and
@@ -605,5 +606,37 @@ func clcLines(t *testing.T, frames []mutate.Frame, bare bool) []string {
 		for _, c := range f.CLC {
 			out = append(out, fmt.Sprintf("%v %d whole=%v anck=%v", c.Type, c.Length, c.StepCaptured(), c.ANCK))
 		}
+	}
+}
+
+// TestCLCLengthMended: pingpong.pcap's Accept with its length field
+// damaged (160 to 8352, the segment's checksum failing) is read as sent,
+// at its own length, and its frame carries a note naming both lengths
+// (ErrLengthMended), not an error of the message.
+func TestCLCLengthMended(t *testing.T) {
+	frames, _ := testutil.ReadFrames(t, testutil.Root(t)+"/samples/pingpong.pcap")
+	const accept = 6 // frame 7
+	fs := slices.Clone(frames)
+	fs[accept].Data = bytes.Clone(fs[accept].Data)
+	fs[accept].Data[66+5] ^= 0x20
+	r, err := NewReader("mended", mutate.NewSource(fs), layers.LinkTypeEthernet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		f, err := r.Next()
+		if err != nil {
+			t.Fatalf("no frame 7: %v", err)
+		}
+		if f.Number != accept+1 {
+			continue
+		}
+		if n := len(frames[accept].Data) - 66; len(f.CLC) != 1 || f.CLC[0].Type != decode.CLCTypeAccept || int(f.CLC[0].Length) != n {
+			t.Fatalf("frame 7: CLC %v, want the Accept of %d bytes", f.CLC, n)
+		}
+		if len(f.CLCErr) != 1 || !errors.Is(f.CLCErr[0], ErrLengthMended) || !strings.Contains(f.CLCErr[0].Error(), "length 8352") {
+			t.Errorf("frame 7: errors %v, want one note of the length mended", f.CLCErr)
+		}
+		return
 	}
 }

@@ -2724,8 +2724,8 @@ func TestDamagedHandshakeCopies(t *testing.T) {
 			return fs
 		}()},
 		{"Confirm's sequence number", func() []rawFrame {
-			// Away from its stream's place: the Confirm it holds whole is
-			// the step the client's stream waits for.
+			// Away from its stream's place (TestDamagedCLCSequence holds
+			// the rule where the outcome rests on it).
 			fs := slices.Clone(clean)
 			fs[confirm] = damaged(confirm, func(d []byte) { d[39] ^= 0x08 })
 			return fs
