@@ -2685,6 +2685,12 @@ func TestDamagedHandshakeCopies(t *testing.T) {
 		damage(f.Data)
 		return f
 	}
+	// with is the capture with frame i damaged.
+	with := func(i int, damage func(d []byte)) []rawFrame {
+		fs := slices.Clone(clean)
+		fs[i] = damaged(i, damage)
+		return fs
+	}
 	for _, v := range []struct {
 		name   string
 		frames []rawFrame
@@ -2697,18 +2703,10 @@ func TestDamagedHandshakeCopies(t *testing.T) {
 		}()},
 		{"SYN-ACK's copy", slices.Insert(slices.Clone(clean), synack+1, damaged(synack, func(d []byte) { d[option+3] ^= 0x20 }))},
 		{"SYN's copy first", slices.Insert(slices.Clone(clean), syn, damaged(syn, func(d []byte) { d[47] = 0x13 }))},
-		{"Proposal's length", func() []rawFrame {
-			// Its length field claims the Confirm's bytes after it.
-			fs := slices.Clone(clean)
-			fs[proposal] = damaged(proposal, func(d []byte) { d[66+6] += 23 })
-			return fs
-		}()},
-		{"Confirm's token", func() []rawFrame {
-			// The server's CDCs carry the token the client sent.
-			fs := slices.Clone(clean)
-			fs[confirm] = damaged(confirm, func(d []byte) { d[115] ^= 0x96 })
-			return fs
-		}()},
+		// Its length field claims the Confirm's bytes after it.
+		{"Proposal's length", with(proposal, func(d []byte) { d[66+6] += 23 })},
+		// The server's CDCs carry the token the client sent.
+		{"Confirm's token", with(confirm, func(d []byte) { d[115] ^= 0x96 })},
 		{"Accept's token, Confirm unreadable", func() []rawFrame {
 			// The client's first CDC carries the token the server sent.
 			fs := slices.Clone(clean)
@@ -2716,56 +2714,28 @@ func TestDamagedHandshakeCopies(t *testing.T) {
 			fs[confirm] = damaged(confirm, func(d []byte) { d[66] ^= 0x20 })
 			return fs
 		}()},
-		{"SYN's port and sequence number", func() []rawFrame {
-			// Two fields: the SYN's checksum verifies with the SYN-ACK's
-			// 4-tuple and the number it acknowledges.
-			fs := slices.Clone(clean)
-			fs[syn] = damaged(syn, func(d []byte) { d[37] ^= 0x41; d[40] ^= 0x40 })
-			return fs
-		}()},
-		{"Confirm's sequence number", func() []rawFrame {
-			// Away from its stream's place (TestDamagedCLCSequence holds
-			// the rule where the outcome rests on it).
-			fs := slices.Clone(clean)
-			fs[confirm] = damaged(confirm, func(d []byte) { d[39] ^= 0x08 })
-			return fs
-		}()},
-		{"Confirm's destination address and acknowledgement number", func() []rawFrame {
-			// Two fields: its sequence number is its stream's next.
-			fs := slices.Clone(clean)
-			fs[confirm] = damaged(confirm, func(d []byte) { d[33] ^= 0x01; d[43] ^= 0x2e })
-			return fs
-		}()},
-		{"server ACK's header length", func() []rawFrame {
-			// 28 bytes, not 32: the timestamp option's last 4 bytes
-			// read as the server's first bytes, where its Accept goes.
-			fs := slices.Clone(clean)
-			fs[proposal+1] = damaged(proposal+1, func(d []byte) { d[46] = 0x70 })
-			return fs
-		}()},
-		{"SYN's flags", func() []rawFrame {
-			// SYN, ACK, URG and CWR: a "SYN-ACK" from the client, shown
-			// first; the server's SYN-ACK acknowledges its sequence number.
-			fs := slices.Clone(clean)
-			fs[syn] = damaged(syn, func(d []byte) { d[47] = 0xb2 })
-			return fs
-		}()},
-		{"SYN-ACK's flags", func() []rawFrame {
-			// SYN and PSH: no ACK, as a server's own SYN.
-			fs := slices.Clone(clean)
-			fs[synack] = damaged(synack, func(d []byte) { d[47] = 0x0a })
-			return fs
-		}()},
+		// Two fields: the SYN's checksum verifies with the SYN-ACK's
+		// 4-tuple and the number it acknowledges.
+		{"SYN's port and sequence number", with(syn, func(d []byte) { d[37] ^= 0x41; d[40] ^= 0x40 })},
+		// Away from its stream's place (TestDamagedCLCSequence holds
+		// the rule where the outcome rests on it).
+		{"Confirm's sequence number", with(confirm, func(d []byte) { d[39] ^= 0x08 })},
+		// Two fields: its sequence number is its stream's next.
+		{"Confirm's destination address and acknowledgement number", with(confirm, func(d []byte) { d[33] ^= 0x01; d[43] ^= 0x2e })},
+		// 28 bytes, not 32: the timestamp option's last 4 bytes
+		// read as the server's first bytes, where its Accept goes.
+		{"server ACK's header length", with(proposal+1, func(d []byte) { d[46] = 0x70 })},
+		// SYN, ACK, URG and CWR: a "SYN-ACK" from the client, shown
+		// first; the server's SYN-ACK acknowledges its sequence number.
+		{"SYN's flags", with(syn, func(d []byte) { d[47] = 0xb2 })},
+		// SYN and PSH: no ACK, as a server's own SYN.
+		{"SYN-ACK's flags", with(synack, func(d []byte) { d[47] = 0x0a })},
 		{"Confirm's copy smashed from its flags", slices.Insert(slices.Clone(clean), confirm+1, damaged(confirm, func(d []byte) {
 			for i := 47; i < len(d); i++ {
 				d[i] = 0xaa
 			}
 		}))},
-		{"Proposal's sequence number", func() []rawFrame {
-			fs := slices.Clone(clean)
-			fs[proposal] = damaged(proposal, func(d []byte) { d[41] += 49 })
-			return fs
-		}()},
+		{"Proposal's sequence number", with(proposal, func(d []byte) { d[41] += 49 })},
 		{"Accept unreadable, Confirm damaged", func() []rawFrame {
 			fs := slices.Clone(clean)
 			fs[accept] = damaged(accept, func(d []byte) { d[12] ^= 0xff })
