@@ -544,21 +544,71 @@ func (a *clcAssembler) swallowing(msg []byte, length int) {
 			length, name, len(msg), len(msg)-4, length-len(msg))})
 }
 
-// ErrLengthMended notes, in the CLCErr of its frame, a CLC message whose
-// length field the capture damaged (lengthMended): decoded as sent, a note,
-// not an error of the message.
-var ErrLengthMended = errors.New("length damaged in the capture's copy")
+// ErrMended is wrapped by the notes, in the CLCErr of a frame, of a CLC
+// message a field of which the capture damaged, read as sent: a note, not
+// an error of the message.
+var ErrMended = errors.New("damaged in the capture's copy")
 
-// lengthMended notes msg, a whole message in a damaged copy whose length
-// field says length, read with its own length.
-func (a *clcAssembler) lengthMended(msg []byte, length int) {
+// ErrLengthMended notes a message whose length field the capture damaged
+// (lengthMended).
+var ErrLengthMended = fmt.Errorf("length %w", ErrMended)
+
+// ErrEyecatcherMended notes a message one byte of whose leading
+// eyecatcher the capture damaged (eyecatcherMended).
+var ErrEyecatcherMended = fmt.Errorf("eyecatcher %w", ErrMended)
+
+// eyecatcherMended looks, in b (bytes of a damaged copy that frame no CLC
+// message), for a whole message whose leading eyecatcher is one byte off:
+// its length field within b, and b's first bytes up to it decoding as a
+// message of its type with the eyecatcher restored, its trailer an
+// eyecatcher. It returns the message's length, 0 for none, and
+// leaves the message as sent in a.scratch.
+func (a *clcAssembler) eyecatcherMended(b []byte) int {
+	if len(b) < decode.CLCMinLength {
+		return 0
+	}
+	n := int(binary.BigEndian.Uint16(b[5:7]))
+	if n < decode.CLCMinLength || n > len(b) {
+		return 0
+	}
+	if t := [4]byte(b[n-4 : n]); t != decode.EyecatcherSMCR && t != decode.EyecatcherSMCD {
+		return 0 // (a Decline's trailer is not checked by its decoder)
+	}
+	for _, e := range [...][4]byte{decode.EyecatcherSMCR, decode.EyecatcherSMCD} {
+		off := 0
+		for i := range e {
+			if b[i] != e[i] {
+				off++
+			}
+		}
+		if off != 1 {
+			continue
+		}
+		a.scratch = append(append(a.scratch[:0], e[:]...), b[4:n]...)
+		if a.probe.DecodeFromBytes(a.scratch, gopacket.NilDecodeFeedback) == nil {
+			return n
+		}
+	}
+	return 0
+}
+
+// noteMended notes msg, a message as sent read from a damaged copy whose
+// field (at offset) the capture damaged: err says which, detail how.
+func (a *clcAssembler) noteMended(msg []byte, field string, offset int, err error, detail string) {
 	if a.frame == nil {
 		return
 	}
 	name := "CLC " + decode.CLCType(msg[4]).String()
-	a.frame.CLCErr = append(a.frame.CLCErr, &decode.Error{Layer: name, Field: "length", Offset: 5, Err: ErrLengthMended,
-		Detail: fmt.Sprintf("length %d in a segment whose checksum fails, which ends in a whole %s of %d bytes (its trailer at %d): read as %d",
-			length, name, len(msg), len(msg)-4, len(msg))})
+	a.frame.CLCErr = append(a.frame.CLCErr, &decode.Error{Layer: name, Field: field, Offset: offset, Err: err, Detail: detail})
+}
+
+// lengthMended notes msg, a whole message in a damaged copy whose length
+// field says length, read with its own length.
+func (a *clcAssembler) lengthMended(msg []byte, length int) {
+	name := "CLC " + decode.CLCType(msg[4]).String()
+	a.noteMended(msg, "length", 5, ErrLengthMended,
+		fmt.Sprintf("length %d in a segment whose checksum fails, which ends in a whole %s of %d bytes (its trailer at %d): read as %d",
+			length, name, len(msg), len(msg)-4, len(msg)))
 }
 
 // ErrSwallowed is wrapped by a SwallowedError.
@@ -831,6 +881,20 @@ func (s *clcStream) ReassembledSG(sg reassembly.ScatterGather, ac reassembly.Ass
 				msg := append([]byte(nil), data...)
 				binary.BigEndian.PutUint16(msg[5:7], uint16(n))
 				s.a.lengthMended(data, l)
+				s.took(i, msg)
+				data, seq = data[n:], seq+uint32(n)
+				continue
+			}
+		}
+		if fr == decode.CLCNotCLC && s.a.frame != nil && s.a.frame.TCPSum.Damaged() {
+			if n := s.a.eyecatcherMended(data); n > 0 {
+				// A damaged copy whose bytes begin a whole message of its
+				// type but for one byte of the eyecatcher: what the
+				// receiver read is the message as it was sent.
+				msg := append([]byte(nil), s.a.scratch...)
+				s.a.noteMended(msg, "eyecatcher", 0, ErrEyecatcherMended,
+					fmt.Sprintf("eyecatcher % x in a segment whose checksum fails, one byte off the one its whole %s of %d bytes ends in: read as % x",
+						data[:4], "CLC "+decode.CLCType(msg[4]).String(), n, msg[:4]))
 				s.took(i, msg)
 				data, seq = data[n:], seq+uint32(n)
 				continue

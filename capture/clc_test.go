@@ -2,6 +2,7 @@ package capture
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -612,31 +613,62 @@ func clcLines(t *testing.T, frames []mutate.Frame, bare bool) []string {
 // TestCLCLengthMended: pingpong.pcap's Accept with its length field
 // damaged (160 to 8352, the segment's checksum failing) is read as sent,
 // at its own length, and its frame carries a note naming both lengths
-// (ErrLengthMended), not an error of the message.
+// (ErrLengthMended), not an error of the message. So is one with a byte
+// of its leading eyecatcher damaged, its trailer intact
+// (ErrEyecatcherMended); the same damage in a segment whose checksum
+// verifies (the sender's bytes) is no CLC.
 func TestCLCLengthMended(t *testing.T) {
 	frames, _ := testutil.ReadFrames(t, testutil.Root(t)+"/samples/pingpong.pcap")
 	const accept = 6 // frame 7
-	fs := slices.Clone(frames)
-	fs[accept].Data = bytes.Clone(fs[accept].Data)
-	fs[accept].Data[66+5] ^= 0x20
-	r, err := NewReader("mended", mutate.NewSource(fs), layers.LinkTypeEthernet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		f, err := r.Next()
+	for _, v := range []struct {
+		at           int
+		mask         byte
+		note, detail string
+		sumFixed     bool
+	}{
+		{66 + 5, 0x20, "length", "length 8352", false},
+		{66 + 1, 0x96, "eyecatcher", "eyecatcher e2 42 c3 d9", false},
+		{66 + 1, 0x96, "", "", true},
+	} {
+		fs := slices.Clone(frames)
+		fs[accept].Data = bytes.Clone(fs[accept].Data)
+		fs[accept].Data[v.at] ^= v.mask
+		if v.sumFixed {
+			// The TCP checksum is a one's complement sum of 16-bit
+			// words: the byte at an odd offset from the TCP header's
+			// start (34) is a word's low byte.
+			sum := binary.BigEndian.Uint16(fs[accept].Data[50:52])
+			diff := uint32(^sum) + uint32(^uint16(frames[accept].Data[v.at])) + uint32(fs[accept].Data[v.at])
+			for diff > 0xffff {
+				diff = diff&0xffff + diff>>16
+			}
+			binary.BigEndian.PutUint16(fs[accept].Data[50:52], ^uint16(diff))
+		}
+		r, err := NewReader("mended", mutate.NewSource(fs), layers.LinkTypeEthernet)
 		if err != nil {
-			t.Fatalf("no frame 7: %v", err)
+			t.Fatal(err)
 		}
-		if f.Number != accept+1 {
-			continue
+		for {
+			f, err := r.Next()
+			if err != nil {
+				t.Fatalf("no frame 7: %v", err)
+			}
+			if f.Number != accept+1 {
+				continue
+			}
+			if v.sumFixed {
+				if f.TCPSum.Damaged() || len(f.CLC) != 0 {
+					t.Errorf("%s damaged, checksum fixed: checksum damaged %v, CLC %v; want a whole segment of no CLC", v.note, f.TCPSum.Damaged(), f.CLC)
+				}
+				break
+			}
+			if n := len(frames[accept].Data) - 66; len(f.CLC) != 1 || f.CLC[0].Type != decode.CLCTypeAccept || int(f.CLC[0].Length) != n {
+				t.Fatalf("%s damaged: frame 7: CLC %v, want the Accept of %d bytes", v.note, f.CLC, n)
+			}
+			if len(f.CLCErr) != 1 || !errors.Is(f.CLCErr[0], ErrMended) || !strings.Contains(f.CLCErr[0].Error(), v.detail) {
+				t.Errorf("%s damaged: frame 7: errors %v, want one note of the %s mended", v.note, f.CLCErr, v.note)
+			}
+			break
 		}
-		if n := len(frames[accept].Data) - 66; len(f.CLC) != 1 || f.CLC[0].Type != decode.CLCTypeAccept || int(f.CLC[0].Length) != n {
-			t.Fatalf("frame 7: CLC %v, want the Accept of %d bytes", f.CLC, n)
-		}
-		if len(f.CLCErr) != 1 || !errors.Is(f.CLCErr[0], ErrLengthMended) || !strings.Contains(f.CLCErr[0].Error(), "length 8352") {
-			t.Errorf("frame 7: errors %v, want one note of the length mended", f.CLCErr)
-		}
-		return
 	}
 }

@@ -925,7 +925,7 @@ func fill(in *input, f *capture.Frame) {
 		}
 		s.clcErrs = 0
 		for _, e := range f.CLCErr {
-			if errors.Is(e, capture.ErrSwallowed) || errors.Is(e, capture.ErrLengthMended) {
+			if errors.Is(e, capture.ErrSwallowed) || errors.Is(e, capture.ErrMended) {
 				continue // a note on a message that decoded, not an error
 			}
 			if s.clcErrs == 0 {
