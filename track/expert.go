@@ -533,7 +533,7 @@ func (c *Conn) findingDetail(s *Snapshot, id expert.ID, now int64, text string) 
 		}
 		return text + "; " + verdict
 	case expert.Malformed:
-		if c.Failure != "" {
+		if c.failedMalformed && c.Failure != "" {
 			return c.Failure
 		}
 		return text
@@ -604,8 +604,12 @@ func (c *Conn) findingDetail(s *Snapshot, id expert.ID, now int64, text string) 
 	case expert.NotCaptured:
 		return c.perFlow(func(f *Flow) string {
 			switch {
+			case f.TCPNotCaptured > 0 && f.FINNotCaptured:
+				return fmt.Sprintf("%d TCP bytes and the FIN the peer acknowledged that the capture never showed", f.TCPNotCaptured)
 			case f.TCPNotCaptured > 0:
 				return fmt.Sprintf("%d TCP bytes the peer acknowledged that the capture never showed", f.TCPNotCaptured)
+			case f.FINNotCaptured:
+				return "the FIN the peer acknowledged that the capture never showed"
 			case f.TCPReordered > 0:
 				return "the capture showed every byte later (roce.capture.reordered)"
 			case f.Dumped > 0 && f.SeqNotCaptured > 0:

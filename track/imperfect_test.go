@@ -2981,25 +2981,40 @@ func TestDamagedCLCSequence(t *testing.T) {
 	}
 }
 
-// TestDamagedSMCOption: a SYN whose SMC option the capture damaged in one
-// byte (its checksum failing; the other five bytes of kind, length and
-// magic as sent) still offered SMC: fallback-nosmc.pcap's connection is
-// the whole capture's fallback (its SYN-ACK without the option), not a
-// plain TCP connection left out; pingpong.pcap's is timed from its SYN.
+// TestDamagedSMCOption: a SYN or SYN-ACK whose SMC option the capture
+// damaged in one byte (its checksum failing; the other five bytes of kind,
+// length and magic as sent) still offered SMC: fallback-nosmc.pcap's
+// connection is the whole capture's fallback (its SYN-ACK without the
+// option), not a plain TCP connection left out; pingpong.pcap's is timed
+// from its SYN; option-echoed.pcap's client, whose first bytes are no CLC
+// after a SYN-ACK with the option, is no fallback for want of the option,
+// whether or not the capture holds the SYN.
 func TestDamagedSMCOption(t *testing.T) {
-	for _, name := range []string{"fallback-nosmc", "pingpong"} {
-		clean := readRawFrames(t, "../samples/"+name+".pcap")
-		base, _ := feedRaw(t, clean)
+	for _, v := range []struct {
+		capture string
+		at      int   // index of the segment damaged
+		drop    []int // indexes of frames left out of both captures
+	}{
+		{"samples/fallback-nosmc", 2, nil}, // frame 3: the SYN
+		{"samples/pingpong", 2, nil},
+		{"testdata/expert/option-echoed", 5, nil}, // frame 6: the SYN-ACK
+		{"testdata/expert/option-echoed", 5, []int{4}},
+	} {
+		name := fmt.Sprintf("%s frame %d, frames %v left out", v.capture, v.at+1, v.drop)
+		clean := readRawFrames(t, "../"+v.capture+".pcap")
 		fs := slices.Clone(clean)
-		const syn = 2 // frame 3
-		i := bytes.Index(fs[syn].Data, []byte{0xfe, 0x06, 0xe2, 0xd4, 0xc3, 0xd9})
+		fs[v.at].Data = bytes.Clone(fs[v.at].Data)
+		i := bytes.Index(fs[v.at].Data, []byte{0xfe, 0x06, 0xe2, 0xd4, 0xc3, 0xd9})
 		if i < 0 {
-			t.Fatalf("%s: no SMC option in the SYN", name)
+			t.Fatalf("%s: no SMC option", name)
 		}
-		fs[syn].Data = bytes.Clone(fs[syn].Data)
-		fs[syn].Data[i+3] ^= 0x08
+		fs[v.at].Data[i+3] ^= 0x08
+		for j := len(v.drop) - 1; j >= 0; j-- {
+			clean, fs = slices.Delete(clean, v.drop[j], v.drop[j]+1), slices.Delete(fs, v.drop[j], v.drop[j]+1)
+		}
+		base, _ := feedRaw(t, clean)
 		s, found := feedRaw(t, fs)
-		if len(s.Conns) != 1 || s.Conns[0].Client != base.Conns[0].Client || ConnDetail(&s.Conns[0]) != ConnDetail(&base.Conns[0]) ||
+		if len(base.Conns) != 1 || len(s.Conns) != 1 || s.Conns[0].Client != base.Conns[0].Client || ConnDetail(&s.Conns[0]) != ConnDetail(&base.Conns[0]) ||
 			s.Conns[0].TSYN != base.Conns[0].TSYN {
 			var got []string
 			for i := range s.Conns {
@@ -3030,5 +3045,72 @@ func TestDamagedProposalLengthANCK(t *testing.T) {
 		if g, w := ep[0], ep[1]; !w.ANCK || g.ANCK != w.ANCK || g.InitCredits != w.InitCredits || g.Vendor != w.Vendor {
 			t.Errorf("endpoint ANCK %v credits %d vendor %+v, want %v %d %+v", g.ANCK, g.InitCredits, g.Vendor, w.ANCK, w.InitCredits, w.Vendor)
 		}
+	}
+}
+
+// TestDamagedUnconfirmedLink: a first contact whose CONFIRM_LINK request
+// is never answered (handshake-failed.pcap: TCP closes; ended-pending.pcap:
+// the capture ends after the Confirm), with one segment or packet of it
+// damaged or missed, ends as the clean capture does, not as SMC-R:
+//   - the CONFIRM_LINK request's destination address damaged (its ICRC
+//     fails): the capture shows the link's one packet all the same, so
+//     the link is not one the capture cannot see (Link.Shown);
+//   - the Accept's eyecatcher damaged (its checksum fails): the Confirm
+//     after it says the client read an Accept (confirming), and the
+//     connection, placed by the CONFIRM_LINK alone (placeHalfLink), waits
+//     for its link;
+//   - the client's FIN missed, or its TCP header smashed: the server's
+//     ACK of one sequence number past the client's last says it
+//     (Flow.FINNotCaptured).
+func TestDamagedUnconfirmedLink(t *testing.T) {
+	const accept, confirmLink, clientFIN = 9, 13, 14 // indexes of frames 10, 14, 15
+	for _, v := range []struct {
+		name, capture string
+		damage        func(fs []rawFrame) []rawFrame
+		finMissed     bool
+	}{
+		{"CONFIRM_LINK's destination address", "handshake-failed", func(fs []rawFrame) []rawFrame {
+			fs[confirmLink].Data[33] ^= 0x40
+			return fs
+		}, false},
+		{"Accept's eyecatcher", "handshake-failed", func(fs []rawFrame) []rawFrame {
+			fs[accept].Data[len(fs[accept].Data)-2] ^= 0x82
+			return fs
+		}, false},
+		{"Accept's eyecatcher", "ended-pending", func(fs []rawFrame) []rawFrame {
+			fs[accept].Data[len(fs[accept].Data)-2] ^= 0x82
+			return fs
+		}, false},
+		{"client's FIN missed", "handshake-failed", func(fs []rawFrame) []rawFrame {
+			return slices.Delete(fs, clientFIN, clientFIN+1)
+		}, true},
+		{"client's FIN smashed from its header length", "handshake-failed", func(fs []rawFrame) []rawFrame {
+			for i := 46; i < len(fs[clientFIN].Data); i++ {
+				fs[clientFIN].Data[i] = 0xaa
+			}
+			return fs
+		}, true},
+	} {
+		t.Run(v.capture+" "+v.name, func(t *testing.T) {
+			clean := readRawFrames(t, "../testdata/expert/"+v.capture+".pcap")
+			base, _ := feedRaw(t, clean)
+			fs := slices.Clone(clean)
+			for i := range fs {
+				fs[i].Data = bytes.Clone(fs[i].Data)
+			}
+			s, found := feedRaw(t, v.damage(fs))
+			if len(s.Conns) != 1 || len(base.Conns) != 1 {
+				t.Fatalf("%d connections, want 1", len(s.Conns))
+			}
+			c, w := &s.Conns[0], &base.Conns[0]
+			if c.Outcome != w.Outcome || ConnDetail(c) != ConnDetail(w) || CloseInfo(c) != CloseInfo(w) {
+				t.Errorf("%v %q, closed %q; want %v %q, closed %q (findings %v)",
+					c.Outcome, ConnDetail(c), CloseInfo(c), w.Outcome, ConnDetail(w), CloseInfo(w), found)
+			}
+			if c.Flow[DirC2S].FINNotCaptured != v.finMissed || c.Flow[DirC2S].TCPNotCaptured != 0 {
+				t.Errorf("C->S FIN not captured %v, %d bytes not captured; want %v, 0",
+					c.Flow[DirC2S].FINNotCaptured, c.Flow[DirC2S].TCPNotCaptured, v.finMissed)
+			}
+		})
 	}
 }

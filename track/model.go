@@ -237,6 +237,10 @@ type flowTCP struct {
 	// acknowledged and the capture never showed (the capture missed
 	// them): CLC messages may be among them.
 	TCPNotCaptured uint64
+	// FINNotCaptured: the direction's FIN is known from the peer's ACK
+	// of its sequence number alone (FIN is set): the capture never
+	// showed it.
+	FINNotCaptured bool
 	// TCPReordered counts, of those, the bytes the capture showed after
 	// the peer's ACK of them (the capture's order, not the network's).
 	TCPReordered uint64
@@ -366,6 +370,9 @@ type Conn struct {
 	// set as soon as it is seen (the outcome stays pending), and the
 	// outcome becomes OutcomeFailed when TCP closes.
 	Failure string
+	// failedMalformed: Failure names a malformed CLC message, which
+	// smc.malformed then says too.
+	failedMalformed bool
 
 	lgr    *LinkGroup
 	link   *Link
@@ -485,6 +492,10 @@ type RC struct {
 	// same (its ACK or NAK covers the PSN): the capture's copy is
 	// damaged, the packet was not.
 	Damaged int
+	// damagedShown counts the direction's packets the capture holds
+	// with a checksum or length that fails, whatever became of them: a
+	// packet shown all the same (Shown).
+	damagedShown int
 	// ipSumOK: a packet of this direction carried an ICRC and an IPv4
 	// header checksum that verify (roce: one whose checksum alone fails
 	// is damage only then).
@@ -599,10 +610,11 @@ type LinkEvent struct {
 }
 
 // Shown reports whether the capture showed any packet of the link: a
-// request or a response, either way.
+// request or a response, either way, damaged copies included (the capture
+// point sees the link's traffic).
 func (l *Link) Shown() bool {
 	for d := range l.RC {
-		if r := &l.RC[d]; r.Packets+r.Acks+r.NAKs+r.RNRs > 0 {
+		if r := &l.RC[d]; r.Packets+r.Acks+r.NAKs+r.RNRs+r.damagedShown > 0 {
 			return true
 		}
 	}

@@ -174,6 +174,7 @@ func (t *Tracker) roce(in *input) {
 		// whose length claims more than it holds: its PSN, ACK and
 		// content change nothing at the responder, so they change
 		// nothing here. A request is sent again; its copy is followed.
+		l.RC[d].damagedShown++
 		if isRequest(r.opcode) && l.RC[d].late.take(r.psn, in.ns) {
 			t.damagedLate(l, d, in)
 			return

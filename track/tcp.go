@@ -123,6 +123,9 @@ func (t *Tracker) tcp(in *input) {
 		if !c.SeenSYN && !c.SeenSYNACK {
 			c.synSeq = s.ackNum - 1 // the SYN it acknowledges
 		}
+		if !s.smcOpt && damagedSMCOption(s) {
+			s.smcOpt = true
+		}
 		c.SeenSYNACK = true
 		c.OptionSYNACK = s.smcOpt
 		if !s.smcOpt && c.Outcome == OutcomePending {
@@ -286,7 +289,7 @@ func (t *Tracker) tcp(in *input) {
 	} else if s.clcErrs > 0 && c.Outcome == OutcomePending && c.Failure == "" {
 		// Linux's receiver fails the handshake on it (EPROTO, no Decline);
 		// a Decline or a later CLC still decides if one follows.
-		c.Failure = "malformed CLC from the " + sender(d) + ": " + s.clcErr
+		c.Failure, c.failedMalformed = "malformed CLC from the "+sender(d)+": "+s.clcErr, true
 		if rec {
 			t.note(c, in, d, "CLC", "malformed: "+s.clcErr)
 		}
@@ -360,6 +363,9 @@ func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) (resent, replaces 
 		// the capture put the two directions out of order, it did not
 		// miss them (a sender resends acknowledged bytes never).
 		n := uint64(min(span, f.tcpLateEnd-s.seq))
+		if s.fin && f.FINNotCaptured {
+			f.FINNotCaptured = false
+		}
 		f.TCPNotCaptured -= min(n, f.TCPNotCaptured)
 		f.TCPReordered += n
 		f.tcpLate = s.seq + uint32(n)
@@ -437,6 +443,18 @@ func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) (resent, replaces 
 			t.awaitServerHalf(c, in)
 		}
 		return
+	}
+	if missed == 1 && o.tcpNext+1 == s.ackNum && !o.FIN && !o.RST && c.Outcome != OutcomeFallback {
+		// One sequence number acknowledged unseen where it ends the
+		// direction's stream, on a connection whose TCP carries CLC
+		// messages only (8 bytes at least, RFC 7609 section 3.3.1; the
+		// data goes by RDMA or the DMB): its FIN, which takes one (RFC
+		// 9293 section 3.4).
+		o.FIN, o.FINNotCaptured = true, true
+		o.tcpLate, o.tcpLateEnd, o.tcpLateNS = o.tcpNext, s.ackNum, in.ns
+		o.tcpNext, o.aheadSeen = s.ackNum, false
+		t.raise(&c.expert, expert.NotCaptured, in)
+		return resent, replaces
 	}
 	o.TCPNotCaptured += uint64(missed)
 	o.tcpLate, o.tcpLateEnd, o.tcpLateNS = o.tcpNext, o.tcpNext+missed, in.ns
@@ -543,9 +561,10 @@ func (t *Tracker) startConn(in *input, key tcpKey) *Conn {
 		}
 		s.smcOpt = true
 	case s.syn && s.ack:
-		if !s.smcOpt {
+		if !s.smcOpt && !damagedSMCOption(s) {
 			return nil
 		}
+		s.smcOpt = true
 		client, server = s.dst, s.src
 	case in.clcN > 0:
 		// Capture started after the SYNs: the CLC type says who sends.
@@ -691,19 +710,27 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 			c.EID = m.eid
 		}
 		t.awaitServerHalf(c, in)
-		if c.ClientEP.Valid && c.link == nil && !c.SMCD && c.Outcome == OutcomeSMCR && !c.halfPlaced {
+		if c.ClientEP.Valid && c.link == nil && !c.SMCD && !c.halfPlaced &&
+			(c.Outcome == OutcomeSMCR || c.Outcome == OutcomePending && c.AwaitingLink) {
 			// The Confirm came first in the capture (the capture point
 			// put the two directions out of order: its ACK covers this
 			// Accept): the connection is placed now, as the Confirm
 			// would have placed it.
 			t.unpend(c)
 			t.place(c, in, m)
-			if c.link != nil && !linkConfirmed(c.link) && c.TFirstCDC.IsZero() {
+			switch {
+			case c.link == nil:
+			case !linkConfirmed(c.link) && c.TFirstCDC.IsZero():
 				c.Outcome, c.AwaitingLink = OutcomePending, true
+			default:
+				connUp(c)
 			}
 		}
 	case decode.CLCTypeConfirm:
 		c.TConfirm = in.ts()
+		if !m.inside {
+			t.confirming(c)
+		}
 		c.epDamaged[DirS2C] = in.tcp.damage() != ""
 		t.slowHandshake(c, in, "Confirm")
 		c.ClientEP = m.ep
@@ -737,12 +764,15 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 		case smcr:
 			t.placeClientHalf(c, in)
 		}
-		if c.Outcome == OutcomeSMCR && c.link != nil && !linkConfirmed(c.link) && c.TFirstCDC.IsZero() {
+		if c.Outcome == OutcomeSMCR && c.TFirstCDC.IsZero() &&
+			(c.link != nil && !linkConfirmed(c.link) || c.link == nil && c.FirstContact) {
 			// Linux uses the connection only once its link is active:
 			// the first contact waits for CONFIRM_LINK (smc_listen_work,
 			// smc_connect_rdma in net/smc/af_smc.c), a reusing one finds
 			// an active link of the group, or waits for the first contact
-			// under the same lock.
+			// under the same lock. A first contact whose Accept the
+			// capture holds damaged has no link yet (pendingHalf): its
+			// CONFIRM_LINK makes it (placeHalfLink).
 			c.Outcome, c.AwaitingLink = OutcomePending, true
 		}
 	case decode.CLCTypeDecline:
@@ -847,19 +877,25 @@ func (t *Tracker) failPending(c *Conn, in *input) {
 		// (Snapshot: LinkNotCaptured). The link carried it: up, in a state
 		// the capture does not show.
 		c.Outcome, c.AwaitingLink = OutcomeSMCR, false
-		c.link.uncaptured, c.link.State = true, LinkUnknown
+		if c.link != nil {
+			c.link.uncaptured, c.link.State = true, LinkUnknown
+		}
 		return
 	}
 	t.raise(&c.expert, expert.HandshakeFailed, in)
 	if c.AwaitingLink {
 		what := "no CONFIRM_LINK"
-		if l := c.link; l != nil && l.LinkID != 0 {
+		if l := c.link; l != nil && (l.LinkID != 0 || l.RC[0].damagedShown+l.RC[1].damagedShown > 0) {
+			// A damaged packet on a link not yet confirmed is a
+			// CONFIRM_LINK message all the same: none other goes on
+			// it before (smcr_serv_conf_first_link and
+			// smcr_clnt_conf_first_link, net/smc/af_smc.c).
 			what = "CONFIRM_LINK not answered"
 		}
 		if !c.FirstContact {
 			what += " on the link group's first link"
 		}
-		c.Failure = "SMC-R failed: " + what + " before TCP closed"
+		c.Failure, c.failedMalformed = "SMC-R failed: "+what+" before TCP closed", false
 	}
 	c.Outcome, c.AwaitingLink = OutcomeFailed, false
 }
@@ -869,7 +905,7 @@ func (t *Tracker) failPending(c *Conn, in *input) {
 // tcpdump where the RNIC offloads RoCE, a mirror of the TCP port alone.
 func (c *Conn) awaitsUnseenLink() bool {
 	return c.AwaitingLink && c.Outcome == OutcomePending && c.Failure == "" && !c.clcUncaptured &&
-		c.link != nil && !c.link.Shown()
+		(c.link == nil || !c.link.Shown())
 }
 
 // pendingDetail says why a pending connection waits, or "".
@@ -1220,6 +1256,12 @@ func (t *Tracker) placeHalfLink(c *Conn, key qpKey, qpn uint32, toEP bool, in *i
 		t.attachHalf(c, l)
 	} else {
 		t.attachServerHalf(c, l)
+	}
+	if c.TFirstCDC.IsZero() {
+		// The link is not confirmed yet: the connection waits for it
+		// as one whose CLC messages were both captured does (the
+		// Confirm's case in clc).
+		c.Outcome, c.AwaitingLink = OutcomePending, true
 	}
 	return linkRef{l, kd}
 }
@@ -1578,6 +1620,20 @@ func clcSender(typ decode.CLCType, d Dir) bool {
 	return true
 }
 
+// confirming: the client's Confirm was followed. Where the damaged
+// message was the Accept (no Accept followed: the server's only bytes
+// before a Confirm are its Accept), the handshake is followed from here as
+// if it had been read: a client confirms only an Accept it took
+// (__smc_connect reads it in smc_connect_clc before smc_connect_rdma or
+// smc_connect_ism send the Confirm, net/smc/af_smc.c). The connection
+// stays where the Accept's absence put it (pendingHalf).
+func (t *Tracker) confirming(c *Conn) {
+	if c.clcDamaged && !slices.Contains(c.CLCTypes, uint8(decode.CLCTypeAccept)) &&
+		!c.clcCut && !c.clcHole && c.Flow[0].TCPNotCaptured == 0 && c.Flow[1].TCPNotCaptured == 0 {
+		c.clcUncaptured, c.clcDamaged = false, false
+	}
+}
+
 // answered: the server's Accept or Decline was followed. Where the one
 // damaged message was the Proposal (clcDamaged before any message was
 // followed), the handshake is followed whole from here, as where the
@@ -1611,9 +1667,10 @@ func (t *Tracker) noSYNACKFallback(c *Conn, in *input) {
 	}
 }
 
-// damagedSMCOption reports whether s, a SYN shown without the SMC option,
-// carried it with one byte damaged in the capture: its checksum fails and
-// its options hold the option but one byte (decode.SMCOptionOneOff).
+// damagedSMCOption reports whether s, a SYN or SYN-ACK shown without the
+// SMC option, carried it with one byte damaged in the capture: its
+// checksum fails and its options hold the option but one byte
+// (decode.SMCOptionOneOff).
 func damagedSMCOption(s *tcpIn) bool {
 	if s.frame == nil || s.frame.TCP == nil || len(s.frame.TCP.Contents) <= 20 || !decode.SMCOptionOneOff(s.frame.TCP.Contents[20:]) {
 		return false
