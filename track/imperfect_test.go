@@ -3059,11 +3059,13 @@ func TestDamagedProposalLengthANCK(t *testing.T) {
 //     after it says the client read an Accept (confirming), and the
 //     connection, placed by the CONFIRM_LINK alone (placeHalfLink), waits
 //     for its link;
+//   - the Confirm's GID list smashed (malformed, its checksum failing):
+//     the server's CONFIRM_LINK says it read the Confirm (damagedRead);
 //   - the client's FIN missed, or its TCP header smashed: the server's
 //     ACK of one sequence number past the client's last says it
 //     (Flow.FINNotCaptured).
 func TestDamagedUnconfirmedLink(t *testing.T) {
-	const accept, confirmLink, clientFIN = 9, 13, 14 // indexes of frames 10, 14, 15
+	const accept, confirm, confirmLink, clientFIN = 9, 11, 13, 14 // indexes of frames 10, 12, 14, 15
 	for _, v := range []struct {
 		name, capture string
 		damage        func(fs []rawFrame) []rawFrame
@@ -3079,6 +3081,12 @@ func TestDamagedUnconfirmedLink(t *testing.T) {
 		}, false},
 		{"Accept's eyecatcher", "ended-pending", func(fs []rawFrame) []rawFrame {
 			fs[accept].Data[len(fs[accept].Data)-2] ^= 0x82
+			return fs
+		}, false},
+		{"Confirm's GID list", "handshake-failed", func(fs []rawFrame) []rawFrame {
+			for i := 217; i < 225; i++ {
+				fs[confirm].Data[i] = 0xaa
+			}
 			return fs
 		}, false},
 		{"client's FIN missed", "handshake-failed", func(fs []rawFrame) []rawFrame {

@@ -1257,6 +1257,9 @@ func (t *Tracker) placeHalfLink(c *Conn, key qpKey, qpn uint32, toEP bool, in *i
 	} else {
 		t.attachServerHalf(c, l)
 	}
+	// The first CONFIRM_LINK comes after the Confirm was read (above): a
+	// CLC message the capture holds damaged was read too.
+	damagedRead(c)
 	if c.TFirstCDC.IsZero() {
 		// The link is not confirmed yet: the connection waits for it
 		// as one whose CLC messages were both captured does (the
@@ -1628,8 +1631,17 @@ func clcSender(typ decode.CLCType, d Dir) bool {
 // smc_connect_ism send the Confirm, net/smc/af_smc.c). The connection
 // stays where the Accept's absence put it (pendingHalf).
 func (t *Tracker) confirming(c *Conn) {
-	if c.clcDamaged && !slices.Contains(c.CLCTypes, uint8(decode.CLCTypeAccept)) &&
-		!c.clcCut && !c.clcHole && c.Flow[0].TCPNotCaptured == 0 && c.Flow[1].TCPNotCaptured == 0 {
+	if !slices.Contains(c.CLCTypes, uint8(decode.CLCTypeAccept)) {
+		damagedRead(c)
+	}
+}
+
+// damagedRead: what came after the handshake's damaged message shows it
+// read as the handshake goes (a Confirm, a CONFIRM_LINK), and the capture
+// missed or cut none of its bytes: the handshake is followed as if the
+// damaged copy had not been.
+func damagedRead(c *Conn) {
+	if c.clcDamaged && !c.clcCut && !c.clcHole && c.Flow[0].TCPNotCaptured == 0 && c.Flow[1].TCPNotCaptured == 0 {
 		c.clcUncaptured, c.clcDamaged = false, false
 	}
 }
