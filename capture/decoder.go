@@ -294,6 +294,12 @@ func (d *Decoder) decodeChain(f *Frame, typ gopacket.LayerType, outer bool) {
 				// parser and error paths: nearly every frame.
 				d.decodePlainIPv4(data)
 				err = nil
+			} else if n := versionIHLDamaged(data); n > 0 {
+				// Its header is the plain 20 bytes sent, read so; its
+				// checksum, over the bytes held, shows the damage
+				// (decode.IPv4HeaderSumOK).
+				d.decodePlainIPv4(data[:n])
+				err = nil
 			} else if shortLengthDamaged(data) {
 				// Its segment is the frame's whole rest; the length the
 				// capture damaged is kept to show.
@@ -430,6 +436,33 @@ func shortLengthDamaged(b []byte) bool {
 	copy(h[:], b[:20])
 	binary.BigEndian.PutUint16(h[2:4], uint16(len(b)))
 	return h[10]|h[11] != 0 && decode.IPv4Header20SumOK(&h)
+}
+
+// versionIHLDamaged reports, as the bytes the packet takes (its total
+// length), an IPv4 header whose version and header length byte is not a
+// plain header's (0x45) and whose checksum fails as held but verifies with
+// 0x45 in its place: the capture's copy has that byte damaged (its
+// receiver's IP layer drops a header whose checksum fails or whose
+// version is not 4, ip_rcv_core in net/ipv4/ip_input.c, so the packet it
+// took was the one sent). It returns 0 for any other header.
+func versionIHLDamaged(b []byte) int {
+	if len(b) < 20 || b[0] == 0x45 {
+		return 0
+	}
+	n := int(binary.BigEndian.Uint16(b[2:4]))
+	if n < 20 || n > len(b) {
+		return 0
+	}
+	var h [20]byte
+	copy(h[:], b[:20])
+	if decode.IPv4Header20SumOK(&h) {
+		return 0
+	}
+	h[0] = 0x45
+	if h[10]|h[11] == 0 || !decode.IPv4Header20SumOK(&h) {
+		return 0
+	}
+	return n
 }
 
 // mendedProtocol is the protocol of the plain IPv4 header at the start of

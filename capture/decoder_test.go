@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 
 	"github.com/smcscope/smcscope/decode"
@@ -197,16 +199,30 @@ func frameState(f *Frame) string {
 }
 
 // TestIPv4VersionBad: a RoCE frame whose IPv4 header says another version
-// (a bit flipped on the way or in the capture) is dropped by its receiver
+// (its checksum made over it: the sender's) is dropped by its receiver
 // (ip_rcv_core): a frame error at the IPv4 header, as Wireshark's "Bogus
 // IPv4 version", and no RoCE or SMC layer decoded from it. Each version
-// but 4, with a plain header otherwise.
+// but 4, with a plain header otherwise. One whose checksum verifies with
+// version 4 had that byte damaged after it was made (on the way, or in the
+// capture's copy, which the wire tells apart): it is read as sent, its
+// checksum over the bytes held failing (as its ICRC, which covers the
+// byte, does).
 func TestIPv4VersionBad(t *testing.T) {
 	roce := firstRoCEv4(t)
 	d, _ := NewDecoder(layers.LinkTypeEthernet)
 	for v := range byte(16) {
 		data := append([]byte(nil), roce...)
 		data[14] = v<<4 | 5
+		if v != 4 {
+			var f Frame
+			f.Data = bytes.Clone(data)
+			f.CI.CaptureLength, f.CI.Length = len(data), len(data)
+			d.decode(&f, true)
+			if f.Err != nil || f.IPv4 == nil || f.BTH == nil || decode.IPv4HeaderSumOK(f.IPv4.Contents) {
+				t.Errorf("version %d damaged: error %v, IPv4 %v, BTH %v: want the frame read as sent, its header's checksum failing", v, f.Err, f.IPv4 != nil, f.BTH != nil)
+			}
+		}
+		resumIPv4(data[14:34])
 		var f Frame
 		f.Data = data
 		f.CI.CaptureLength, f.CI.Length = len(data), len(data)
@@ -315,10 +331,11 @@ func TestTCPLengthDamaged(t *testing.T) {
 }
 
 // TestIPProtocolDamaged: a TCP segment (fallback-nosmc.pcap's SYN) and a
-// RoCEv2 packet whose IPv4 protocol byte the capture's copy has damaged:
-// the header's checksum fails as held and verifies with TCP or UDP in its
-// place, so the packet is read as that (its receiver took the one sent).
-// With the checksum fixed for the damaged byte, the protocol stands.
+// RoCEv2 packet whose IPv4 protocol byte, or version and header length
+// byte, the capture's copy has damaged: the header's checksum fails as
+// held and verifies with TCP or UDP in its place, or with 0x45, so the
+// packet is read as sent (its receiver took the one sent). With the
+// checksum fixed for the damaged byte, the byte stands.
 func TestIPProtocolDamaged(t *testing.T) {
 	fs, _ := testutil.ReadFrames(t, testutil.Root(t)+"/samples/fallback-nosmc.pcap")
 	syn := fs[2].Data // frame 3
@@ -328,20 +345,26 @@ func TestIPProtocolDamaged(t *testing.T) {
 		data []byte
 		tcp  bool
 	}{{"TCP", syn, true}, {"RoCEv2", firstRoCEv4(t), false}} {
-		for _, fix := range []bool{false, true} {
-			data := append([]byte(nil), c.data...)
-			data[14+9] ^= 0x4f
-			if fix {
-				_, want := decode.IPv4HeaderSum(data[14:34])
-				binary.BigEndian.PutUint16(data[24:26], want)
-			}
-			var f Frame
-			f.Data = data
-			f.CI.CaptureLength, f.CI.Length = len(data), len(data)
-			d.decode(&f, true)
-			read := c.tcp && f.TCP != nil || !c.tcp && f.BTH != nil
-			if read == fix {
-				t.Errorf("%s, checksum fixed %v: read as %s %v", c.name, fix, c.name, read)
+		for _, damage := range []struct {
+			field string
+			off   int
+			mask  byte
+		}{{"protocol", 9, 0x4f}, {"header length", 0, 0x08}, {"version", 0, 0x20}} {
+			for _, fix := range []bool{false, true} {
+				data := append([]byte(nil), c.data...)
+				data[14+damage.off] ^= damage.mask
+				if fix {
+					data[24], data[25] = 0, 0
+					binary.BigEndian.PutUint16(data[24:26], ^gopacket.FoldChecksum(gopacket.ComputeChecksum(data[14:34], 0)))
+				}
+				var f Frame
+				f.Data = data
+				f.CI.CaptureLength, f.CI.Length = len(data), len(data)
+				d.decode(&f, true)
+				read := c.tcp && f.TCP != nil && f.TCP.SYN && bytes.Equal(f.TCP.Payload, nil) || !c.tcp && f.BTH != nil
+				if read == fix {
+					t.Errorf("%s, %s damaged, checksum fixed %v: read as %s %v (error %v)", c.name, damage.field, fix, c.name, read, f.Err)
+				}
 			}
 		}
 	}

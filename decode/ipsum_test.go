@@ -2,6 +2,7 @@ package decode
 
 import (
 	"encoding/binary"
+	"slices"
 	"testing"
 )
 
@@ -63,9 +64,22 @@ func TestIPv4HeaderSumOK(t *testing.T) {
 	if !IPv4HeaderSumOK(h) || !IPv4Header20SumOK((*[20]byte)(h)) {
 		t.Error("a checksum of 0 (not filled in) is damage")
 	}
-	for _, bad := range [][]byte{h[:19], {0x65, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0}, append([]byte{0x46}, h[1:]...)} {
+	for _, bad := range [][]byte{h[:19], {0x65, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, append(append([]byte{0x46}, h[1:]...), 0, 0)} {
 		if !IPv4HeaderSumOK(bad) {
 			t.Errorf("%x: a header it cannot read is damage", bad)
+		}
+	}
+	// A header of 20 bytes whose first byte is not 0x45 is one a decoder
+	// read as plain: its checksum, made for 0x45, fails over the bytes.
+	p := slices.Clone(h)
+	p[10], p[11] = 0x7a, 0xff // 0x4500 + 0x4000 (TTL 64) + 0x7aff = 0xffff
+	if !IPv4HeaderSumOK(p) {
+		t.Fatalf("%x: the plain header's checksum fails", p)
+	}
+	for _, b0 := range []byte{0x46, 0x4d, 0x65, 0x43} {
+		p[0] = b0
+		if IPv4HeaderSumOK(p) {
+			t.Errorf("%x: its first byte damaged, the checksum verifies", p)
 		}
 	}
 }
