@@ -317,6 +317,9 @@ func (d *Decoder) decodeChain(f *Frame, typ gopacket.LayerType, outer bool) {
 				if p := d.ip4.Protocol; p != layers.IPProtocolTCP && p != layers.IPProtocolUDP && d.ip4.IHL == 5 {
 					d.ip4.Protocol = mendedProtocol(data, p)
 				}
+				if d.ip4.IHL == 5 && (d.ip4.FragOffset != 0 || d.ip4.Flags&layers.IPv4MoreFragments != 0) {
+					d.mendFragment(data)
+				}
 				f.IPv4 = &d.ip4
 				typ, data = d.ip4.NextLayerType(), d.ip4.Payload
 			}
@@ -486,6 +489,29 @@ func mendedProtocol(b []byte, p layers.IPProtocol) layers.IPProtocol {
 	return p
 }
 
+// mendFragment reads the plain IPv4 header at the start of b, which says
+// it is a fragment, as the whole packet (don't fragment, or no flags, at
+// offset 0) where its checksum fails as held and verifies so: the capture's
+// copy has its flags and fragment offset damaged (its receiver's IP layer
+// drops a header whose checksum fails, so the packet it took was the one
+// sent). SMC's TCP segments and RoCEv2 packets are sent whole (Linux sets
+// don't fragment on TCP; RoCEv2 fits the path MTU); a fragment whose
+// checksum verifies stays one.
+func (d *Decoder) mendFragment(b []byte) {
+	if len(b) < 20 || decode.IPv4HeaderSumOK(b[:20]) {
+		return
+	}
+	var h [20]byte
+	copy(h[:], b[:20])
+	for _, ff := range [...]uint16{uint16(layers.IPv4DontFragment) << 13, 0} {
+		binary.BigEndian.PutUint16(h[6:8], ff)
+		if decode.IPv4Header20SumOK(&h) {
+			d.ip4.Flags, d.ip4.FragOffset = layers.IPv4Flag(ff>>13), 0
+			return
+		}
+	}
+}
+
 // decodePlainIPv4 fills the IPv4 layer from a plain header (plainIPv4)
 // field by field as layers.IPv4.DecodeFromBytes does.
 func (d *Decoder) decodePlainIPv4(b []byte) {
@@ -541,6 +567,9 @@ func (d *Decoder) decodeOuter(f *Frame, data []byte) (gopacket.LayerType, []byte
 	ip := &d.ip4
 	if ip.Protocol != layers.IPProtocolTCP && ip.Protocol != layers.IPProtocolUDP {
 		ip.Protocol = mendedProtocol(ip.Contents, ip.Protocol)
+	}
+	if ip.FragOffset != 0 || ip.Flags&layers.IPv4MoreFragments != 0 {
+		d.mendFragment(ip.Contents)
 	}
 	if ip.Protocol != layers.IPProtocolUDP || ip.Flags&layers.IPv4MoreFragments != 0 || ip.FragOffset != 0 {
 		return ip.NextLayerType(), data

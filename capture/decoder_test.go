@@ -331,11 +331,12 @@ func TestTCPLengthDamaged(t *testing.T) {
 }
 
 // TestIPProtocolDamaged: a TCP segment (fallback-nosmc.pcap's SYN) and a
-// RoCEv2 packet whose IPv4 protocol byte, or version and header length
-// byte, the capture's copy has damaged: the header's checksum fails as
-// held and verifies with TCP or UDP in its place, or with 0x45, so the
-// packet is read as sent (its receiver took the one sent). With the
-// checksum fixed for the damaged byte, the byte stands.
+// RoCEv2 packet whose IPv4 protocol byte, version and header length byte,
+// or flags and fragment offset the capture's copy has damaged: the
+// header's checksum fails as held and verifies with TCP or UDP in its
+// place, with 0x45, or as a whole packet's, so the packet is read as sent
+// (its receiver took the one sent). With the checksum fixed for the
+// damaged byte, the byte stands.
 func TestIPProtocolDamaged(t *testing.T) {
 	fs, _ := testutil.ReadFrames(t, testutil.Root(t)+"/samples/fallback-nosmc.pcap")
 	syn := fs[2].Data // frame 3
@@ -349,7 +350,7 @@ func TestIPProtocolDamaged(t *testing.T) {
 			field string
 			off   int
 			mask  byte
-		}{{"protocol", 9, 0x4f}, {"header length", 0, 0x08}, {"version", 0, 0x20}} {
+		}{{"protocol", 9, 0x4f}, {"header length", 0, 0x08}, {"version", 0, 0x20}, {"fragment offset", 6, 0x08}, {"more fragments flag", 6, 0x20}} {
 			for _, fix := range []bool{false, true} {
 				data := append([]byte(nil), c.data...)
 				data[14+damage.off] ^= damage.mask
