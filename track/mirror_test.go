@@ -391,13 +391,13 @@ func TestMirrorOuterDamage(t *testing.T) {
 	all, _ := testutil.ReadFrames(t, "../testdata/reference/pingpong.pcap")
 	damaged := map[int]byte{500: 0xff, 1500: 0x0f, 1501: 0xf0}
 	// The bytes whose damage leaves a frame no longer its session's
-	// (the ethertype, IPv4 flags and fragment offset, protocol,
-	// addresses, GRE flags and protocol, ERSPAN session ID), and in how
-	// many of the three frames (flags and the session ID's high bits:
-	// not every damage reaches one). The IPv4 version and header length
-	// byte's damage its header's checksum shows (0x45 verifies): the
-	// frame is read as sent, its session's.
-	strays := map[int]int{12: 3, 13: 3, 20: 3, 21: 3, 23: 3, 34: 2, 36: 3, 37: 3, 44: 2, 45: 3}
+	// (the ethertype, IPv4 protocol, addresses, GRE flags and protocol,
+	// ERSPAN session ID), and in how many of the three frames (flags and
+	// the session ID's high bits: not every damage reaches one). The
+	// IPv4 version and header length byte's damage, and its flags and
+	// fragment offset's, its header's checksum shows (0x45, or a whole
+	// packet's, verifies): the frame is read as sent, its session's.
+	strays := map[int]int{12: 3, 13: 3, 23: 3, 34: 2, 36: 3, 37: 3, 44: 2, 45: 3}
 	for off := 26; off < 34; off++ {
 		strays[off] = 3
 	}
