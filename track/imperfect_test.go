@@ -3060,44 +3060,54 @@ func TestDamagedProposalLengthANCK(t *testing.T) {
 //     connection, placed by the CONFIRM_LINK alone (placeHalfLink), waits
 //     for its link;
 //   - the Confirm's GID list smashed (malformed, its checksum failing):
-//     the server's CONFIRM_LINK says it read the Confirm (damagedRead);
+//     the server's CONFIRM_LINK says it read the Confirm (handshakeRead);
+//   - the Proposal or the Accept missed (the peer's ACK covers its
+//     bytes): the Accept or the Confirm after it says it was read
+//     (answered, confirming);
 //   - the client's FIN missed, or its TCP header smashed: the server's
 //     ACK of one sequence number past the client's last says it
 //     (Flow.FINNotCaptured).
 func TestDamagedUnconfirmedLink(t *testing.T) {
-	const accept, confirm, confirmLink, clientFIN = 9, 11, 13, 14 // indexes of frames 10, 12, 14, 15
+	const proposal, accept, confirm, confirmLink, clientFIN = 7, 9, 11, 13, 14 // indexes of frames 8, 10, 12, 14, 15
 	for _, v := range []struct {
 		name, capture string
 		damage        func(fs []rawFrame) []rawFrame
 		finMissed     bool
+		missed        uint64 // C->S bytes the capture missed
 	}{
 		{"CONFIRM_LINK's destination address", "handshake-failed", func(fs []rawFrame) []rawFrame {
 			fs[confirmLink].Data[33] ^= 0x40
 			return fs
-		}, false},
+		}, false, 0},
 		{"Accept's eyecatcher", "handshake-failed", func(fs []rawFrame) []rawFrame {
 			fs[accept].Data[len(fs[accept].Data)-2] ^= 0x82
 			return fs
-		}, false},
+		}, false, 0},
 		{"Accept's eyecatcher", "ended-pending", func(fs []rawFrame) []rawFrame {
 			fs[accept].Data[len(fs[accept].Data)-2] ^= 0x82
 			return fs
-		}, false},
+		}, false, 0},
 		{"Confirm's GID list", "handshake-failed", func(fs []rawFrame) []rawFrame {
 			for i := 217; i < 225; i++ {
 				fs[confirm].Data[i] = 0xaa
 			}
 			return fs
-		}, false},
+		}, false, 0},
 		{"client's FIN missed", "handshake-failed", func(fs []rawFrame) []rawFrame {
 			return slices.Delete(fs, clientFIN, clientFIN+1)
-		}, true},
+		}, true, 0},
+		{"Proposal and client's FIN missed", "handshake-failed", func(fs []rawFrame) []rawFrame {
+			return slices.Delete(slices.Delete(fs, clientFIN, clientFIN+1), proposal, proposal+1)
+		}, true, 156},
+		{"Accept missed", "handshake-failed", func(fs []rawFrame) []rawFrame {
+			return slices.Delete(fs, accept, accept+1)
+		}, false, 0},
 		{"client's FIN smashed from its header length", "handshake-failed", func(fs []rawFrame) []rawFrame {
 			for i := 46; i < len(fs[clientFIN].Data); i++ {
 				fs[clientFIN].Data[i] = 0xaa
 			}
 			return fs
-		}, true},
+		}, true, 0},
 	} {
 		t.Run(v.capture+" "+v.name, func(t *testing.T) {
 			clean := readRawFrames(t, "../testdata/expert/"+v.capture+".pcap")
@@ -3115,9 +3125,9 @@ func TestDamagedUnconfirmedLink(t *testing.T) {
 				t.Errorf("%v %q, closed %q; want %v %q, closed %q (findings %v)",
 					c.Outcome, ConnDetail(c), CloseInfo(c), w.Outcome, ConnDetail(w), CloseInfo(w), found)
 			}
-			if c.Flow[DirC2S].FINNotCaptured != v.finMissed || c.Flow[DirC2S].TCPNotCaptured != 0 {
-				t.Errorf("C->S FIN not captured %v, %d bytes not captured; want %v, 0",
-					c.Flow[DirC2S].FINNotCaptured, c.Flow[DirC2S].TCPNotCaptured, v.finMissed)
+			if c.Flow[DirC2S].FINNotCaptured != v.finMissed || c.Flow[DirC2S].TCPNotCaptured != v.missed {
+				t.Errorf("C->S FIN not captured %v, %d bytes not captured; want %v, %d",
+					c.Flow[DirC2S].FINNotCaptured, c.Flow[DirC2S].TCPNotCaptured, v.finMissed, v.missed)
 			}
 		})
 	}

@@ -1258,8 +1258,8 @@ func (t *Tracker) placeHalfLink(c *Conn, key qpKey, qpn uint32, toEP bool, in *i
 		t.attachServerHalf(c, l)
 	}
 	// The first CONFIRM_LINK comes after the Confirm was read (above): a
-	// CLC message the capture holds damaged was read too.
-	damagedRead(c)
+	// CLC message the capture missed or holds damaged was read too.
+	handshakeRead(c)
 	if c.TFirstCDC.IsZero() {
 		// The link is not confirmed yet: the connection waits for it
 		// as one whose CLC messages were both captured does (the
@@ -1631,27 +1631,28 @@ func clcSender(typ decode.CLCType, d Dir) bool {
 // smc_connect_ism send the Confirm, net/smc/af_smc.c). The connection
 // stays where the Accept's absence put it (pendingHalf).
 func (t *Tracker) confirming(c *Conn) {
-	if !slices.Contains(c.CLCTypes, uint8(decode.CLCTypeAccept)) {
-		damagedRead(c)
-	}
+	handshakeRead(c)
 }
 
-// damagedRead: what came after the handshake's damaged message shows it
-// read as the handshake goes (a Confirm, a CONFIRM_LINK), and the capture
-// missed or cut none of its bytes: the handshake is followed as if the
-// damaged copy had not been.
-func damagedRead(c *Conn) {
-	if c.clcDamaged && !c.clcCut && !c.clcHole && c.Flow[0].TCPNotCaptured == 0 && c.Flow[1].TCPNotCaptured == 0 {
+// handshakeRead: what came after the handshake's bytes the capture missed
+// or holds damaged shows them read as the handshake goes (a Confirm, a
+// CONFIRM_LINK: before either, each side sends one message, the client's
+// Proposal and the server's Accept), and the snap length cut none of them,
+// nor did a FIN end a direction past them: the handshake is followed as
+// if the capture held them.
+func handshakeRead(c *Conn) {
+	if c.clcUncaptured && !c.clcCut && !c.clcHole {
 		c.clcUncaptured, c.clcDamaged = false, false
 	}
 }
 
 // answered: the server's Accept or Decline was followed. Where the one
-// damaged message was the Proposal (clcDamaged before any message was
-// followed), the handshake is followed whole from here, as where the
-// Proposal was read: the server's answer tells what it took.
+// message missed or damaged was the Proposal (before any message was
+// followed, and none of the server's bytes missed), the handshake is
+// followed whole from here, as where the Proposal was read: the server's
+// answer tells what it took.
 func (t *Tracker) answered(c *Conn) {
-	if c.clcDamaged && len(c.CLCTypes) == 1 && !c.clcCut && !c.clcHole && c.Flow[0].TCPNotCaptured == 0 && c.Flow[1].TCPNotCaptured == 0 {
+	if c.clcUncaptured && len(c.CLCTypes) == 1 && !c.clcCut && !c.clcHole && c.Flow[DirS2C].TCPNotCaptured == 0 {
 		c.clcUncaptured, c.clcDamaged = false, false
 		t.unpend(c)
 	}
