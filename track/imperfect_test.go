@@ -3063,7 +3063,7 @@ func TestDamagedProposalLengthANCK(t *testing.T) {
 //     the server's CONFIRM_LINK says it read the Confirm (handshakeRead);
 //   - the Proposal or the Accept missed (the peer's ACK covers its
 //     bytes): the Accept or the Confirm after it says it was read
-//     (answered, confirming);
+//     (answered, handshakeRead);
 //   - the client's FIN missed, or its TCP header smashed: the server's
 //     ACK of one sequence number past the client's last says it
 //     (Flow.FINNotCaptured).

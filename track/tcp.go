@@ -729,7 +729,10 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 	case decode.CLCTypeConfirm:
 		c.TConfirm = in.ts()
 		if !m.inside {
-			t.confirming(c)
+			// A client confirms only an Accept it took (__smc_connect
+			// reads it in smc_connect_clc before smc_connect_rdma or
+			// smc_connect_ism send the Confirm, net/smc/af_smc.c).
+			handshakeRead(c)
 		}
 		c.epDamaged[DirS2C] = in.tcp.damage() != ""
 		t.slowHandshake(c, in, "Confirm")
@@ -1621,17 +1624,6 @@ func clcSender(typ decode.CLCType, d Dir) bool {
 		return d == DirS2C
 	}
 	return true
-}
-
-// confirming: the client's Confirm was followed. Where the damaged
-// message was the Accept (no Accept followed: the server's only bytes
-// before a Confirm are its Accept), the handshake is followed from here as
-// if it had been read: a client confirms only an Accept it took
-// (__smc_connect reads it in smc_connect_clc before smc_connect_rdma or
-// smc_connect_ism send the Confirm, net/smc/af_smc.c). The connection
-// stays where the Accept's absence put it (pendingHalf).
-func (t *Tracker) confirming(c *Conn) {
-	handshakeRead(c)
 }
 
 // handshakeRead: what came after the handshake's bytes the capture missed
