@@ -53,12 +53,16 @@ func SMCOptionKind(opts []layers.TCPOption) (smc, smco bool) {
 	return false, false
 }
 
-// SMCOptionOneOff reports whether the raw TCP options opts (the header's
+// SMCOptionNear reports whether the raw TCP options opts (the header's
 // bytes after its first 20) hold the SMC option's six bytes (kind 254,
-// length 6, the SMC ExID) with exactly one of them different: an option
-// damaged in a copy of the segment, which SMCOption no longer finds. By
-// chance, six bytes in 2^40 at a place.
-func SMCOptionOneOff(opts []byte) bool {
+// length 6, the SMC ExID) with at most two of them different. Its
+// callers ask of a damaged copy of a segment in which SMCOption found no
+// option: the option itself damaged (a flipped bit, or a run of two bytes
+// overwritten: kind and length both), or whole behind an option whose
+// damaged length ends the list (tcp_parse_options stops there, and so
+// does the decoder). By chance, four of six bytes match at a place once
+// in ~2^28.
+func SMCOptionNear(opts []byte) bool {
 	want := [6]byte{byte(tcpOptionKindExperimental), smcOptionMinLen, smcExID[0], smcExID[1], smcExID[2], smcExID[3]}
 	for i := 0; i+len(want) <= len(opts); i++ {
 		off := 0
@@ -67,7 +71,7 @@ func SMCOptionOneOff(opts []byte) bool {
 				off++
 			}
 		}
-		if off == 1 {
+		if off <= 2 {
 			return true
 		}
 	}

@@ -97,23 +97,39 @@ func TestAppendSMCOptionFields(t *testing.T) {
 	}
 }
 
-// TestSMCOptionOneOff: the SMC option's six bytes with any one changed are
-// found among other options; whole, or with two changed, they are not.
-func TestSMCOptionOneOff(t *testing.T) {
+// TestSMCOptionNear: the SMC option's six bytes, whole or with any one or
+// two changed, are found among other options, behind one whose length
+// was damaged too; with three changed they are not.
+func TestSMCOptionNear(t *testing.T) {
 	opt := []byte{0xfe, 0x06, 0xe2, 0xd4, 0xc3, 0xd9}
 	pre := []byte{0x02, 0x04, 0x05, 0xb4, 0x01, 0x01} // MSS, two NOPs
 	for i := range opt {
 		b := append(append([]byte(nil), pre...), opt...)
 		b[len(pre)+i] ^= 0x08
-		if !SMCOptionOneOff(b) {
+		if !SMCOptionNear(b) {
 			t.Errorf("byte %d changed: not found", i)
 		}
 		b[len(pre)+(i+1)%len(opt)] ^= 0x08
-		if SMCOptionOneOff(b) {
-			t.Errorf("bytes %d and %d changed: found", i, (i+1)%len(opt))
+		if !SMCOptionNear(b) {
+			t.Errorf("bytes %d and %d changed: not found", i, (i+1)%len(opt))
+		}
+		b[len(pre)+(i+3)%len(opt)] ^= 0x08
+		if SMCOptionNear(b) {
+			t.Errorf("bytes %d, %d and %d changed: found", i, (i+1)%len(opt), (i+3)%len(opt))
 		}
 	}
-	if SMCOptionOneOff(append(append([]byte(nil), pre...), opt...)) {
-		t.Error("the whole option: found as one byte off")
+	// editcap -E's two-byte run over kind and length.
+	b := append(append([]byte(nil), pre...), opt...)
+	b[len(pre)], b[len(pre)+1] = 0x25, 0x00
+	if !SMCOptionNear(b) {
+		t.Error("kind and length overwritten: not found")
+	}
+	b = append(append([]byte(nil), pre...), opt...)
+	b[5] = 0x74 // the second NOP: kind 0x74 of length 254, past the end
+	if !SMCOptionNear(b) {
+		t.Error("whole behind a damaged option: not found")
+	}
+	if SMCOptionNear(pre) {
+		t.Error("no option: found")
 	}
 }

@@ -2982,8 +2982,10 @@ func TestDamagedCLCSequence(t *testing.T) {
 }
 
 // TestDamagedSMCOption: a SYN or SYN-ACK whose SMC option the capture
-// damaged in one byte (its checksum failing; the other five bytes of kind,
-// length and magic as sent) still offered SMC: fallback-nosmc.pcap's
+// damaged in one byte or two (its checksum failing; the other bytes of
+// kind, length and magic as sent; editcap -E overwrites kind and length
+// with a two-byte run), or whole behind a NOP damaged into an option whose
+// length runs past the header, still offered SMC: fallback-nosmc.pcap's
 // connection is the whole capture's fallback (its SYN-ACK without the
 // option), not a plain TCP connection left out; pingpong.pcap's is timed
 // from its SYN; option-echoed.pcap's client, whose first bytes are no CLC
@@ -2994,13 +2996,18 @@ func TestDamagedSMCOption(t *testing.T) {
 		capture string
 		at      int   // index of the segment damaged
 		drop    []int // indexes of frames left out of both captures
+		damage  string // "bit" of the magic, "run" over kind and length, the NOP "before" it
 	}{
-		{"samples/fallback-nosmc", 2, nil}, // frame 3: the SYN
-		{"samples/pingpong", 2, nil},
-		{"testdata/expert/option-echoed", 5, nil}, // frame 6: the SYN-ACK
-		{"testdata/expert/option-echoed", 5, []int{4}},
+		{"samples/fallback-nosmc", 2, nil, "bit"}, // frame 3: the SYN
+		{"samples/fallback-nosmc", 2, nil, "run"},
+		{"samples/fallback-nosmc", 2, nil, "before"},
+		{"samples/pingpong", 2, nil, "bit"},
+		{"testdata/expert/option-echoed", 5, nil, "bit"}, // frame 6: the SYN-ACK
+		{"testdata/expert/option-echoed", 5, []int{4}, "bit"},
+		{"testdata/expert/option-echoed", 5, []int{4}, "run"},
+		{"testdata/expert/option-echoed", 5, nil, "before"},
 	} {
-		name := fmt.Sprintf("%s frame %d, frames %v left out", v.capture, v.at+1, v.drop)
+		name := fmt.Sprintf("%s frame %d, frames %v left out, %s", v.capture, v.at+1, v.drop, v.damage)
 		clean := readRawFrames(t, "../"+v.capture+".pcap")
 		fs := slices.Clone(clean)
 		fs[v.at].Data = bytes.Clone(fs[v.at].Data)
@@ -3008,7 +3015,17 @@ func TestDamagedSMCOption(t *testing.T) {
 		if i < 0 {
 			t.Fatalf("%s: no SMC option", name)
 		}
-		fs[v.at].Data[i+3] ^= 0x08
+		switch d := fs[v.at].Data; v.damage {
+		case "run":
+			d[i], d[i+1] = 0x25, 0x00
+		case "before":
+			if d[i-1] != 0x01 {
+				t.Fatalf("%s: % x before the SMC option, want a NOP", name, d[i-1])
+			}
+			d[i-1] = 0x74
+		default:
+			d[i+3] ^= 0x08
+		}
 		for j := len(v.drop) - 1; j >= 0; j-- {
 			clean, fs = slices.Delete(clean, v.drop[j], v.drop[j]+1), slices.Delete(fs, v.drop[j], v.drop[j]+1)
 		}

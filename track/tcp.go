@@ -1673,11 +1673,10 @@ func (t *Tracker) noSYNACKFallback(c *Conn, in *input) {
 }
 
 // damagedSMCOption reports whether s, a SYN or SYN-ACK shown without the
-// SMC option, carried it with one byte damaged in the capture: its
-// checksum fails and its options hold the option but one byte
-// (decode.SMCOptionOneOff).
+// SMC option, carried it: its checksum fails and its options hold the
+// option but for at most two bytes (decode.SMCOptionNear).
 func damagedSMCOption(s *tcpIn) bool {
-	if s.frame == nil || s.frame.TCP == nil || len(s.frame.TCP.Contents) <= 20 || !decode.SMCOptionOneOff(s.frame.TCP.Contents[20:]) {
+	if s.frame == nil || s.frame.TCP == nil || len(s.frame.TCP.Contents) <= 20 || !decode.SMCOptionNear(s.frame.TCP.Contents[20:]) {
 		return false
 	}
 	sum := s.sums()
