@@ -2309,7 +2309,8 @@ func TestMeasuresAcrossStep(t *testing.T) {
 // queue pair (a byte of its QPN damaged, its TCP checksum failing; the
 // hosts went on) keys the link by the QP its CONFIRM_LINK names: the
 // link is one, with every packet of the clean capture, and nothing is
-// missed.
+// missed. So when the CONFIRM_LINK request's IPv4 header checksum fails
+// too (its ICRC, which covers the key, verifies).
 func TestDamagedCLCQPN(t *testing.T) {
 	clean := readRawFrames(t, crafted.Pingpong(t))
 	base, _ := feedRaw(t, clean)
@@ -2318,8 +2319,11 @@ func TestDamagedCLCQPN(t *testing.T) {
 		frame int // pingpong.pcap
 		qpn   uint32
 		gid   bool // a byte of the GID damaged, not of the QPN
-	}{{"accept", 10, base.Links[0].Server.QPN, false}, {"confirm", 12, base.Links[0].Client.QPN, false},
-		{"accept gid", 10, base.Links[0].Server.QPN, true}, {"confirm gid", 12, base.Links[0].Client.QPN, true}} {
+		ipSum bool // the IPv4 header checksum of the first RoCE packet after it damaged too
+	}{{"accept", 10, base.Links[0].Server.QPN, false, false}, {"confirm", 12, base.Links[0].Client.QPN, false, false},
+		{"accept gid", 10, base.Links[0].Server.QPN, true, false}, {"confirm gid", 12, base.Links[0].Client.QPN, true, false},
+		{"confirm gid, request's IPv4 checksum", 12, base.Links[0].Client.QPN, true, true},
+		{"confirm, request's IPv4 checksum", 12, base.Links[0].Client.QPN, false, true}} {
 		t.Run(c.name, func(t *testing.T) {
 			fs := slices.Clone(clean)
 			d := append([]byte(nil), fs[c.frame-1].Data...)
@@ -2336,6 +2340,17 @@ func TestDamagedCLCQPN(t *testing.T) {
 				d[q+1] ^= 0xf6
 			}
 			fs[c.frame-1].Data = d
+			if c.ipSum {
+				i := slices.IndexFunc(fs[c.frame:], func(f rawFrame) bool {
+					return len(f.Data) > 38 && f.Data[12] == 0x08 && f.Data[13] == 0 && f.Data[23] == 17 && f.Data[36] == 0x12 && f.Data[37] == 0xb7
+				})
+				if i < 0 {
+					t.Fatalf("no RoCEv2 packet after frame %d", c.frame)
+				}
+				r := append([]byte(nil), fs[c.frame+i].Data...)
+				r[14+11] ^= 0x02 // the header checksum's low byte: outside the ICRC
+				fs[c.frame+i].Data = r
+			}
 			s, found := feedRaw(t, fs)
 			if len(s.Links) != len(base.Links) || len(s.LinkGroups) != len(base.LinkGroups) {
 				t.Fatalf("%d links in %d groups, want %d in %d", len(s.Links), len(s.LinkGroups), len(base.Links), len(base.LinkGroups))

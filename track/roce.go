@@ -141,7 +141,9 @@ func (t *Tracker) roce(in *input) {
 			return
 		}
 	}
-	if !ok && !r.icrcBad && !r.lengthBad {
+	if !ok && (!r.icrcBad || r.ipSumBad) && !r.lengthBad {
+		// A packet whose IPv4 header checksum alone fails has the key
+		// its sender gave it too: the ICRC covers its addresses and QP.
 		ref, ok = t.firstOfKey(in)
 	}
 	if !ok {
