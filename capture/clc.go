@@ -557,6 +557,49 @@ var ErrLengthMended = fmt.Errorf("length %w", ErrMended)
 // eyecatcher the capture damaged (eyecatcherMended).
 var ErrEyecatcherMended = fmt.Errorf("eyecatcher %w", ErrMended)
 
+// ErrDiagnosisMended notes a Decline one byte of whose diagnosis the
+// capture damaged (diagnosisMended).
+var ErrDiagnosisMended = fmt.Errorf("diagnosis %w", ErrMended)
+
+// diagnosisMended returns the diagnosis a Decline (msg, at offset at of
+// its segment's payload) was sent with, where the capture damaged one
+// byte of it: the code held is no code a kernel sends (decode's table
+// names none), the segment's checksum fails (sum), and changing exactly
+// one of its four bytes by what the checksums differ by (one byte at an
+// even offset from the TCP header's start is a 16-bit word's high byte;
+// the header's length is a multiple of four) gives exactly one code with
+// a name. A byte damaged elsewhere leaves the code as held.
+func diagnosisMended(msg []byte, at int, sum TCPSumStatus) (decode.DeclineCode, bool) {
+	const diag = 16 // struct smc_clc_msg_decline: the header, peer ID, then peer_diagnosis
+	if len(msg) < diag+4 || !sum.Checked || sum.OK || decode.DeclineCode(binary.BigEndian.Uint32(msg[diag:])).Known() {
+		return 0, false
+	}
+	// The one's complement sums differ by what the carried and computed
+	// checksums (their complements) do, modulo 0xffff.
+	delta := (uint32(sum.Got) + 0xffff - uint32(sum.Want)) % 0xffff
+	var found decode.DeclineCode
+	n := 0
+	for j := range 4 {
+		d := delta // held minus sent, a word's low byte
+		if (at+diag+j)%2 == 0 {
+			d = delta * 256 % 0xffff // a high byte: 256 is its own inverse modulo 0xffff
+		}
+		held := int(msg[diag+j])
+		for _, sent := range [2]int{held - int(d), held - int(d) + 0xffff} {
+			if sent < 0 || sent > 255 || sent == held {
+				continue
+			}
+			b := [4]byte(msg[diag : diag+4])
+			b[j] = byte(sent)
+			if c := decode.DeclineCode(binary.BigEndian.Uint32(b[:])); c.Known() {
+				found = c
+				n++
+			}
+		}
+	}
+	return found, n == 1
+}
+
 // eyecatcherMended looks, in b (bytes of a damaged copy that frame no CLC
 // message), for a whole message whose leading eyecatcher is one byte off:
 // its length field within b, and b's first bytes up to it decoding as a
@@ -832,7 +875,9 @@ func (s *clcStream) ReassembledSG(sg reassembly.ScatterGather, ac reassembly.Ass
 			s.gap[i] = true
 		}
 	}
-	// seq is the sequence number of data[0], pending bytes included.
+	// seq is the sequence number of data[0], pending bytes included;
+	// segStart that of the segment's first byte.
+	segStart := s.next[i]
 	seq := s.next[i] - uint32(len(s.pending[i]))
 	s.next[i] += uint32(n)
 	if len(s.pending[i]) > 0 {
@@ -950,6 +995,20 @@ func (s *clcStream) ReassembledSG(sg reassembly.ScatterGather, ac reassembly.Ass
 		}
 		if fr == decode.CLCNeedMore || l > len(data) {
 			break
+		}
+		if at := int32(seq - segStart); at >= 0 && decode.CLCType(data[4]) == decode.CLCTypeDecline && s.a.frame != nil {
+			if code, ok := diagnosisMended(data[:l], int(at), s.a.frame.TCPSum); ok {
+				// The receiver read the code as it was sent: the one
+				// byte the checksums say changed is the damage.
+				msg := append([]byte(nil), data[:l]...)
+				binary.BigEndian.PutUint32(msg[16:], uint32(code))
+				s.a.noteMended(msg, "diagnosis", 16, ErrDiagnosisMended,
+					fmt.Sprintf("diagnosis %#08x in a segment whose checksum fails is one byte off %#08x %s by what the carried and computed checksums differ: read as that",
+						binary.BigEndian.Uint32(data[16:]), uint32(code), code))
+				s.took(i, msg)
+				data, seq = data[l:], seq+uint32(l)
+				continue
+			}
 		}
 		s.took(i, data[:l])
 		data, seq = data[l:], seq+uint32(l)

@@ -672,3 +672,74 @@ func TestCLCLengthMended(t *testing.T) {
 		}
 	}
 }
+
+// TestDeclineDiagnosisMended: no-ueid.pcap's Decline (0x03030000) with one
+// byte of its diagnosis damaged, the segment's checksum failing, is read
+// with the code sent, the one byte change the checksums' difference
+// allows that gives a code with a name, and its frame carries a note
+// (ErrDiagnosisMended); a word's high byte or its low one. The same
+// damage in a segment whose checksum verifies (the sender's bytes), or a
+// byte of the peer ID damaged (the code as held has a name), is read as
+// held.
+func TestDeclineDiagnosisMended(t *testing.T) {
+	frames, _ := testutil.ReadFrames(t, testutil.Root(t)+"/samples/no-ueid.pcap")
+	const decline = 4 // frame 5
+	d := frames[decline].Data
+	clc := 14 + 20 + int(d[14+20+12]>>4)*4
+	if !bytes.Equal(d[clc:clc+4], decode.EyecatcherSMCR[:]) || binary.BigEndian.Uint32(d[clc+16:]) != 0x03030000 {
+		t.Fatalf("frame 5: no Decline 0x03030000 at %d", clc)
+	}
+	for _, v := range []struct {
+		name     string
+		at       int
+		mask     byte
+		sumFixed bool
+		want     decode.DeclineCode
+		mended   bool
+	}{
+		{"low byte", clc + 17, 0x40, false, 0x03030000, true},
+		{"high byte", clc + 16, 0x10, false, 0x03030000, true},
+		{"checksum fixed", clc + 17, 0x40, true, 0x03430000, false},
+		{"peer ID", clc + 9, 0x40, false, 0x03030000, false},
+	} {
+		fs := slices.Clone(frames)
+		fs[decline].Data = bytes.Clone(d)
+		fs[decline].Data[v.at] ^= v.mask
+		if v.sumFixed {
+			// Undo the change in the one's complement sum (the checksum
+			// at the TCP header's offset 16), as the sender would have.
+			off := 14 + 20 + 16
+			sum := binary.BigEndian.Uint16(fs[decline].Data[off:])
+			word := func(b []byte, i int) uint32 { i -= (i - 34) % 2; return uint32(b[i])<<8 | uint32(b[i+1]) }
+			diff := uint32(^sum) + uint32(^uint16(word(d, v.at))) + word(fs[decline].Data, v.at)
+			for diff > 0xffff {
+				diff = diff&0xffff + diff>>16
+			}
+			binary.BigEndian.PutUint16(fs[decline].Data[off:], ^uint16(diff))
+		}
+		r, err := NewReader("mended", mutate.NewSource(fs), layers.LinkTypeEthernet)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			f, err := r.Next()
+			if err != nil {
+				t.Fatalf("%s: no frame 5: %v", v.name, err)
+			}
+			if f.Number != decline+1 {
+				continue
+			}
+			if f.TCPSum.Damaged() == v.sumFixed {
+				t.Errorf("%s: checksum damaged %v", v.name, f.TCPSum.Damaged())
+			}
+			if len(f.CLC) != 1 || f.CLC[0].Type != decode.CLCTypeDecline || f.CLC[0].Decline.Diagnosis != v.want {
+				t.Fatalf("%s: CLC %v, want the Decline with %#08x", v.name, f.CLC, uint32(v.want))
+			}
+			noted := len(f.CLCErr) == 1 && errors.Is(f.CLCErr[0], ErrDiagnosisMended)
+			if noted != v.mended || len(f.CLCErr) > 1 {
+				t.Errorf("%s: errors %v, want the diagnosis noted mended: %v", v.name, f.CLCErr, v.mended)
+			}
+			break
+		}
+	}
+}

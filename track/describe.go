@@ -17,7 +17,11 @@ func ConnDetail(c *Conn) string {
 		if fb.By == DirS2C {
 			who = "server"
 		}
-		s := fmt.Sprintf("%s declined %#08x %s %s", who, fb.Code, fb.CodeName(), fb.Stage)
+		code := fmt.Sprintf("%#08x", fb.Code)
+		if name := fb.CodeName(); name != code {
+			code += " " + name // (an unknown code's name is its hex again)
+		}
+		s := fmt.Sprintf("%s declined %s %s", who, code, fb.Stage)
 		if fb.OutOfSync {
 			s += " [out of sync]"
 		}
