@@ -281,7 +281,7 @@ func (a *clcAssembler) segment(f *Frame) {
 	switch {
 	case fl != nil:
 		a.touch(fl)
-	case t.SYN && f.SMCOption:
+	case t.SYN && (f.SMCOption || f.SMCOptionDamaged()):
 		fl = a.newFlow(k)
 		fl.smcSYN = true
 	case len(t.Payload) >= 4:

@@ -159,3 +159,21 @@ func (f *Frame) TCPSumAs(src, dst netip.AddrPort) bool {
 	pseudo := pseudoSum(src.Addr().AsSlice(), dst.Addr().AsSlice(), len(t.Contents)+len(t.Payload))
 	return segmentSum(t, pseudo, ports[:]) == binary.BigEndian.Uint16(t.Contents[16:18])
 }
+
+// SMCOptionDamaged reports whether f, a SYN or SYN-ACK in which no SMC
+// option was found (Frame.SMCOption false), carried it in a copy the
+// capture damaged: its TCP or IPv4 header checksum fails and its options
+// hold the option but for at most two bytes, or whole behind an option
+// whose damaged length ended the list (decode.SMCOptionNear). Its stream
+// is followed (clcAssembler) and its connection tracked as SMC's.
+func (f *Frame) SMCOptionDamaged() bool {
+	t := f.TCP
+	if t == nil || !t.SYN || f.SMCOption || len(t.Contents) <= 20 || !decode.SMCOptionNear(t.Contents[20:]) {
+		return false
+	}
+	s := f.TCPSum
+	if !s.Damaged() {
+		s = f.TCPSumAnyway()
+	}
+	return s.Damaged()
+}

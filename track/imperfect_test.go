@@ -3000,7 +3000,9 @@ func TestDamagedCLCSequence(t *testing.T) {
 // damaged in one byte or two (its checksum failing; the other bytes of
 // kind, length and magic as sent; editcap -E overwrites kind and length
 // with a two-byte run), or whole behind a NOP damaged into an option whose
-// length runs past the header, still offered SMC: fallback-nosmc.pcap's
+// length runs past the header, still offered SMC (and its stream is
+// followed: the client's first bytes, no CLC, say it fell back where the
+// capture holds no SYN-ACK): fallback-nosmc.pcap's
 // connection is the whole capture's fallback (its SYN-ACK without the
 // option), not a plain TCP connection left out; pingpong.pcap's is timed
 // from its SYN; option-echoed.pcap's client, whose first bytes are no CLC
@@ -3016,6 +3018,7 @@ func TestDamagedSMCOption(t *testing.T) {
 		{"samples/fallback-nosmc", 2, nil, "bit"}, // frame 3: the SYN
 		{"samples/fallback-nosmc", 2, nil, "run"},
 		{"samples/fallback-nosmc", 2, nil, "before"},
+		{"samples/fallback-nosmc", 2, []int{3}, "before"}, // its SYN-ACK not in the capture
 		{"samples/pingpong", 2, nil, "bit"},
 		{"testdata/expert/option-echoed", 5, nil, "bit"}, // frame 6: the SYN-ACK
 		{"testdata/expert/option-echoed", 5, []int{4}, "bit"},

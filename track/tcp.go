@@ -1673,12 +1673,5 @@ func (t *Tracker) noSYNACKFallback(c *Conn, in *input) {
 }
 
 // damagedSMCOption reports whether s, a SYN or SYN-ACK shown without the
-// SMC option, carried it: its checksum fails and its options hold the
-// option but for at most two bytes (decode.SMCOptionNear).
-func damagedSMCOption(s *tcpIn) bool {
-	if s.frame == nil || s.frame.TCP == nil || len(s.frame.TCP.Contents) <= 20 || !decode.SMCOptionNear(s.frame.TCP.Contents[20:]) {
-		return false
-	}
-	sum := s.sums()
-	return sum.Damaged()
-}
+// SMC option, carried it (capture.Frame.SMCOptionDamaged).
+func damagedSMCOption(s *tcpIn) bool { return s.frame != nil && s.frame.SMCOptionDamaged() }
