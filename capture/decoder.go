@@ -441,28 +441,46 @@ func shortLengthDamaged(b []byte) bool {
 	return h[10]|h[11] != 0 && decode.IPv4Header20SumOK(&h)
 }
 
+// ipv4SentAs returns which of the values sent a field of the plain IPv4
+// header at the start of b (size bytes at offset off) was sent with, -1
+// for none: the first for which the header, whose checksum fails as held,
+// verifies with it in the field's place. The capture's copy has that field
+// damaged: its receiver's IP layer drops a header whose checksum fails
+// (ip_rcv_core in net/ipv4/ip_input.c), so the packet it took was the one
+// sent.
+func ipv4SentAs(b []byte, off, size int, sent []uint16) int {
+	if len(b) < 20 {
+		return -1
+	}
+	var h [20]byte
+	copy(h[:], b[:20])
+	if decode.IPv4Header20SumOK(&h) {
+		return -1 // verifies as held, or was not filled in (0)
+	}
+	for i, v := range sent {
+		if size == 1 {
+			h[off] = byte(v)
+		} else {
+			binary.BigEndian.PutUint16(h[off:], v)
+		}
+		if decode.IPv4Header20SumOK(&h) {
+			return i
+		}
+	}
+	return -1
+}
+
 // versionIHLDamaged reports, as the bytes the packet takes (its total
 // length), an IPv4 header whose version and header length byte is not a
 // plain header's (0x45) and whose checksum fails as held but verifies with
-// 0x45 in its place: the capture's copy has that byte damaged (its
-// receiver's IP layer drops a header whose checksum fails or whose
-// version is not 4, ip_rcv_core in net/ipv4/ip_input.c, so the packet it
-// took was the one sent). It returns 0 for any other header.
+// 0x45 in its place (ipv4SentAs; a receiver also drops a header whose
+// version is not 4). It returns 0 for any other header.
 func versionIHLDamaged(b []byte) int {
 	if len(b) < 20 || b[0] == 0x45 {
 		return 0
 	}
 	n := int(binary.BigEndian.Uint16(b[2:4]))
-	if n < 20 || n > len(b) {
-		return 0
-	}
-	var h [20]byte
-	copy(h[:], b[:20])
-	if decode.IPv4Header20SumOK(&h) {
-		return 0
-	}
-	h[0] = 0x45
-	if h[10]|h[11] == 0 || !decode.IPv4Header20SumOK(&h) {
+	if n < 20 || n > len(b) || ipv4SentAs(b, 0, 1, []uint16{0x45}) < 0 {
 		return 0
 	}
 	return n
@@ -470,45 +488,26 @@ func versionIHLDamaged(b []byte) int {
 
 // mendedProtocol is the protocol of the plain IPv4 header at the start of
 // b, p as held: TCP or UDP where the header's checksum fails as held and
-// verifies with that protocol in its place (the capture's copy has the
-// byte damaged; its receiver's IP layer drops a header whose checksum
-// fails, so the packet it took was the one sent). Other protocols are
-// rare on an SMC capture, and a checksum that verifies keeps them.
+// verifies with that protocol in its place (ipv4SentAs). Other protocols
+// are rare on an SMC capture, and a checksum that verifies keeps them.
 func mendedProtocol(b []byte, p layers.IPProtocol) layers.IPProtocol {
-	if len(b) < 20 || decode.IPv4HeaderSumOK(b[:20]) {
-		return p
-	}
-	var h [20]byte
-	copy(h[:], b[:20])
-	for _, q := range [...]layers.IPProtocol{layers.IPProtocolTCP, layers.IPProtocolUDP} {
-		h[9] = byte(q)
-		if decode.IPv4Header20SumOK(&h) {
-			return q
-		}
+	sent := [...]uint16{uint16(layers.IPProtocolTCP), uint16(layers.IPProtocolUDP)}
+	if i := ipv4SentAs(b, 9, 1, sent[:]); i >= 0 {
+		return layers.IPProtocol(sent[i])
 	}
 	return p
 }
 
 // mendFragment reads the plain IPv4 header at the start of b, which says
 // it is a fragment, as the whole packet (don't fragment, or no flags, at
-// offset 0) where its checksum fails as held and verifies so: the capture's
-// copy has its flags and fragment offset damaged (its receiver's IP layer
-// drops a header whose checksum fails, so the packet it took was the one
-// sent). SMC's TCP segments and RoCEv2 packets are sent whole (Linux sets
-// don't fragment on TCP; RoCEv2 fits the path MTU); a fragment whose
-// checksum verifies stays one.
+// offset 0) where its checksum fails as held and verifies so (ipv4SentAs:
+// its flags and fragment offset damaged). SMC's TCP segments and RoCEv2
+// packets are sent whole (Linux sets don't fragment on TCP; RoCEv2 fits
+// the path MTU); a fragment whose checksum verifies stays one.
 func (d *Decoder) mendFragment(b []byte) {
-	if len(b) < 20 || decode.IPv4HeaderSumOK(b[:20]) {
-		return
-	}
-	var h [20]byte
-	copy(h[:], b[:20])
-	for _, ff := range [...]uint16{uint16(layers.IPv4DontFragment) << 13, 0} {
-		binary.BigEndian.PutUint16(h[6:8], ff)
-		if decode.IPv4Header20SumOK(&h) {
-			d.ip4.Flags, d.ip4.FragOffset = layers.IPv4Flag(ff>>13), 0
-			return
-		}
+	sent := [...]uint16{uint16(layers.IPv4DontFragment) << 13, 0}
+	if i := ipv4SentAs(b, 6, 2, sent[:]); i >= 0 {
+		d.ip4.Flags, d.ip4.FragOffset = layers.IPv4Flag(sent[i]>>13), 0
 	}
 }
 
