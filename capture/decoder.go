@@ -287,6 +287,10 @@ func (d *Decoder) decodeChain(f *Frame, typ gopacket.LayerType, outer bool) {
 			if err = d.eth.DecodeFromBytes(data, d); err == nil {
 				f.Eth = &d.eth
 				typ, data = d.eth.NextLayerType(), d.eth.Payload
+				if et := d.eth.EthernetType; et >= 0x600 && et != layers.EthernetTypeIPv4 && etherTypeDamaged(data) {
+					f.CLCErr = append(f.CLCErr, etherTypeNote(et))
+					typ = layers.LayerTypeIPv4
+				}
 			}
 		case layers.LayerTypeIPv4:
 			if plainIPv4(data) {
@@ -422,6 +426,35 @@ func plainIPv4(b []byte) bool {
 	return len(b) >= 20 && b[0] == 0x45 && int(binary.BigEndian.Uint16(b[2:4])) == len(b)
 }
 
+// ErrEtherTypeMended notes a frame whose EtherType the capture damaged
+// (etherTypeDamaged), read as IPv4.
+var ErrEtherTypeMended = fmt.Errorf("EtherType %w", ErrMended)
+
+// etherTypeNote is the note of a frame whose EtherType et the capture
+// damaged (etherTypeDamaged).
+func etherTypeNote(et layers.EthernetType) error {
+	return &decode.Error{Layer: "Ethernet", Field: "type", Offset: 12, Err: ErrEtherTypeMended,
+		Detail: fmt.Sprintf("EtherType %#04x ahead of a whole IPv4 header whose checksum verifies: read as IPv4", uint16(et))}
+}
+
+// etherTypeDamaged reports whether b, the payload of an Ethernet frame
+// whose EtherType is not IPv4's, is a plain IPv4 header of a TCP or UDP
+// packet whose checksum is filled in and verifies, its total length b's
+// (or within b in a frame padded to Ethernet's 60 bytes): the capture's
+// copy has the EtherType damaged. Only the frame check sequence covers
+// the EtherType, and a NIC or switch drops a frame whose FCS fails before
+// a capture point sees it, so the frame was sent as IPv4 and taken so.
+// No other protocol's payload starts with a header that verifies as one.
+func etherTypeDamaged(b []byte) bool {
+	if len(b) < 20 || b[0] != 0x45 || b[9] != byte(layers.IPProtocolTCP) && b[9] != byte(layers.IPProtocolUDP) || b[10]|b[11] == 0 {
+		return false
+	}
+	if n := int(binary.BigEndian.Uint16(b[2:4])); n != len(b) && (len(b) != 46 || n < 20 || n > len(b)) {
+		return false
+	}
+	return decode.IPv4Header20SumOK((*[20]byte)(b[:20]))
+}
+
 // shortLengthDamaged reports a plain IPv4 header of a TCP segment whose
 // total length claims fewer bytes than follow it and whose checksum fails,
 // but verifies with the length those bytes give: the capture's copy has
@@ -554,7 +587,10 @@ func (d *Decoder) decodeOuter(f *Frame, data []byte) (gopacket.LayerType, []byte
 	f.Decoded = append(f.Decoded, layers.LayerTypeEthernet)
 	data = data[14:]
 	if et != layers.EthernetTypeIPv4 {
-		return et.LayerType(), data
+		if !etherTypeDamaged(data) {
+			return et.LayerType(), data
+		}
+		f.CLCErr = append(f.CLCErr, etherTypeNote(et))
 	}
 	if !plainIPv4(data) {
 		return layers.LayerTypeIPv4, data

@@ -3,13 +3,13 @@ package capture
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 
 	"github.com/smcscope/smcscope/decode"
@@ -92,6 +92,9 @@ func TestDecodeOuterAsLoop(t *testing.T) {
 		for n := 1; n < 30; n++ { // Ethernet padding
 			check(append(append([]byte(nil), orig...), make([]byte, n)...))
 		}
+		// Tagged: 802.1Q, and QinQ.
+		check(append(append(append([]byte(nil), orig[:12]...), 0x81, 0, 0, 100), orig[12:]...))
+		check(append(append(append([]byte(nil), orig[:12]...), 0x88, 0xa8, 0, 10, 0x81, 0, 0, 100), orig[12:]...))
 	}
 	// Random damage to random frames.
 	for range 5000 {
@@ -355,8 +358,11 @@ func TestIPProtocolDamaged(t *testing.T) {
 				data := append([]byte(nil), c.data...)
 				data[14+damage.off] ^= damage.mask
 				if fix {
-					data[24], data[25] = 0, 0
-					binary.BigEndian.PutUint16(data[24:26], ^gopacket.FoldChecksum(gopacket.ComputeChecksum(data[14:34], 0)))
+					_, sum := decode.IPv4HeaderSum(data[14:34])
+					binary.BigEndian.PutUint16(data[24:26], sum)
+					if !decode.IPv4HeaderSumOK(data[14:34]) {
+						t.Fatalf("%s, %s damaged: the checksum made does not verify", c.name, damage.field)
+					}
 				}
 				var f Frame
 				f.Data = data
@@ -366,6 +372,52 @@ func TestIPProtocolDamaged(t *testing.T) {
 				if read == fix {
 					t.Errorf("%s, %s damaged, checksum fixed %v: read as %s %v (error %v)", c.name, damage.field, fix, c.name, read, f.Err)
 				}
+			}
+		}
+	}
+}
+
+// TestEtherTypeDamaged: a TCP segment (fallback-nosmc.pcap's SYN), a
+// RoCEv2 packet and a pure ACK padded to Ethernet's 60 bytes whose
+// EtherType the capture's copy has damaged, ahead of a whole IPv4 header
+// whose checksum verifies: the frame is read as IPv4, with a note naming
+// the EtherType held (ErrEtherTypeMended). With the IPv4 header's checksum
+// failing too, or 0 (not filled in), it stays an unknown EtherType's.
+func TestEtherTypeDamaged(t *testing.T) {
+	fs, _ := testutil.ReadFrames(t, testutil.Root(t)+"/samples/fallback-nosmc.pcap")
+	syn := fs[2].Data // frame 3
+	// An ACK of 40 bytes of IPv4, padded to 60 bytes of frame.
+	ack := append(append([]byte(nil), syn[:14+20+20]...), make([]byte, 6)...)
+	binary.BigEndian.PutUint16(ack[14+2:], 40)
+	ack[14+20+12], ack[14+20+13] = 5<<4, 0x10
+	_, sum := decode.IPv4HeaderSum(ack[14:34])
+	binary.BigEndian.PutUint16(ack[24:26], sum)
+	d, _ := NewDecoder(layers.LinkTypeEthernet)
+	for _, c := range []struct {
+		name string
+		data []byte
+		tcp  bool
+	}{{"SYN", syn, true}, {"RoCEv2", firstRoCEv4(t), false}, {"padded ACK", ack, true}} {
+		for _, sum := range []string{"verifying", "failing", "zero"} {
+			data := append([]byte(nil), c.data...)
+			data[12] ^= 0x5c // 0x0800 -> 0x5400
+			switch sum {
+			case "failing":
+				data[14+8] ^= 0x01 // the TTL
+			case "zero":
+				data[24], data[25] = 0, 0
+			}
+			var f Frame
+			f.Data = data
+			f.CI.CaptureLength, f.CI.Length = len(data), len(data)
+			d.decode(&f, true)
+			read := c.tcp && f.TCP != nil || !c.tcp && f.BTH != nil
+			noted := len(f.CLCErr) == 1 && errors.Is(f.CLCErr[0], ErrEtherTypeMended) && strings.Contains(f.CLCErr[0].Error(), "0x5400")
+			if want := sum == "verifying"; read != want || noted != want || f.Err != nil {
+				t.Errorf("%s, IPv4 header checksum %s: read as IPv4 %v, noted %v (%v), error %v; want %v", c.name, sum, read, noted, f.CLCErr, f.Err, want)
+			}
+			if read && f.Eth.EthernetType != 0x5400 {
+				t.Errorf("%s: eth.type %#x, want the one held", c.name, f.Eth.EthernetType)
 			}
 		}
 	}
