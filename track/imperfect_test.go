@@ -3011,8 +3011,8 @@ func TestDamagedCLCSequence(t *testing.T) {
 func TestDamagedSMCOption(t *testing.T) {
 	for _, v := range []struct {
 		capture string
-		at      int   // index of the segment damaged
-		drop    []int // indexes of frames left out of both captures
+		at      int    // index of the segment damaged
+		drop    []int  // indexes of frames left out of both captures
 		damage  string // "bit" of the magic, "run" over kind and length, the NOP "before" it
 	}{
 		{"samples/fallback-nosmc", 2, nil, "bit"}, // frame 3: the SYN
