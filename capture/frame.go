@@ -181,9 +181,12 @@ type Frame struct {
 	// completed those bytes in sequence, which is not always the segment
 	// that carries them (out of order).
 	NotCLC bool
-	// CLCErr holds decode errors of CLC messages completed by this frame,
-	// and notes (*SwallowedError) on those that lie inside the length of
-	// an earlier message.
+	// CLCErr holds decode errors of CLC messages completed by this frame
+	// and of the LLC or CDC messages of its RoCE packet, notes
+	// (*SwallowedError) on CLC messages that lie inside the length of an
+	// earlier message, and notes (ErrMended) on fields the capture damaged
+	// that the frame is read past as sent (a CLC message's, its EtherType):
+	// the frame's errors but for Err, which ends its layers.
 	CLCErr []error
 	// CLCInside[i] says that CLC[i] lies inside the length an earlier
 	// message of its direction claims (a *SwallowedError in CLCErr says
