@@ -3164,6 +3164,16 @@ func TestDamagedUnconfirmedLink(t *testing.T) {
 				t.Errorf("C->S FIN not captured %v, %d bytes not captured; want %v, %d",
 					c.Flow[DirC2S].FINNotCaptured, c.Flow[DirC2S].TCPNotCaptured, v.finMissed, v.missed)
 			}
+			// roce.rc.not_captured names the FIN the capture missed.
+			said := false
+			for _, f := range s.Findings() {
+				if f.ID == expert.NotCaptured && f.ObjectID == c.ID && strings.Contains(f.Detail, "the FIN the peer acknowledged") {
+					said = true
+				}
+			}
+			if said != v.finMissed {
+				t.Errorf("roce.rc.not_captured names the FIN: %v, want %v (findings %v)", said, v.finMissed, found)
+			}
 		})
 	}
 }
