@@ -302,6 +302,7 @@ func (d *Decoder) decodeChain(f *Frame, typ gopacket.LayerType, outer bool) {
 				// Its header is the plain 20 bytes sent, read so; its
 				// checksum, over the bytes held, shows the damage
 				// (decode.IPv4HeaderSumOK).
+				f.CLCErr = append(f.CLCErr, ipv4Note("version and header length", 0, uint16(data[0]), 0x45))
 				d.decodePlainIPv4(data[:n])
 				err = nil
 			} else if shortLengthDamaged(data) {
@@ -319,10 +320,10 @@ func (d *Decoder) decodeChain(f *Frame, typ gopacket.LayerType, outer bool) {
 			}
 			if err == nil {
 				if p := d.ip4.Protocol; p != layers.IPProtocolTCP && p != layers.IPProtocolUDP && d.ip4.IHL == 5 {
-					d.ip4.Protocol = mendedProtocol(data, p)
+					d.mendProtocol(f, data)
 				}
 				if d.ip4.IHL == 5 && (d.ip4.FragOffset != 0 || d.ip4.Flags&layers.IPv4MoreFragments != 0) {
-					d.mendFragment(data)
+					d.mendFragment(f, data)
 				}
 				f.IPv4 = &d.ip4
 				typ, data = d.ip4.NextLayerType(), d.ip4.Payload
@@ -519,29 +520,49 @@ func versionIHLDamaged(b []byte) int {
 	return n
 }
 
-// mendedProtocol is the protocol of the plain IPv4 header at the start of
-// b, p as held: TCP or UDP where the header's checksum fails as held and
-// verifies with that protocol in its place (ipv4SentAs). Other protocols
-// are rare on an SMC capture, and a checksum that verifies keeps them.
-func mendedProtocol(b []byte, p layers.IPProtocol) layers.IPProtocol {
+// mendProtocol reads the plain IPv4 header at the start of b, whose
+// protocol is neither TCP nor UDP, with TCP's or UDP's where its checksum
+// fails as held and verifies with that protocol in its place (ipv4SentAs),
+// with a note on f. Other protocols are rare on an SMC capture, and a
+// checksum that verifies keeps them.
+func (d *Decoder) mendProtocol(f *Frame, b []byte) {
 	sent := [...]uint16{uint16(layers.IPProtocolTCP), uint16(layers.IPProtocolUDP)}
-	if i := ipv4SentAs(b, 9, 1, sent[:]); i >= 0 {
-		return layers.IPProtocol(sent[i])
+	i := ipv4SentAs(b, 9, 1, sent[:])
+	if i < 0 {
+		return
 	}
-	return p
+	v := sent[i]
+	f.CLCErr = append(f.CLCErr, ipv4Note("protocol", 9, uint16(b[9]), v))
+	d.ip4.Protocol = layers.IPProtocol(v)
 }
 
 // mendFragment reads the plain IPv4 header at the start of b, which says
 // it is a fragment, as the whole packet (don't fragment, or no flags, at
 // offset 0) where its checksum fails as held and verifies so (ipv4SentAs:
-// its flags and fragment offset damaged). SMC's TCP segments and RoCEv2
-// packets are sent whole (Linux sets don't fragment on TCP; RoCEv2 fits
-// the path MTU); a fragment whose checksum verifies stays one.
-func (d *Decoder) mendFragment(b []byte) {
+// its flags and fragment offset damaged), with a note on f. SMC's TCP
+// segments and RoCEv2 packets are sent whole (Linux sets don't fragment on
+// TCP; RoCEv2 fits the path MTU); a fragment whose checksum verifies stays
+// one.
+func (d *Decoder) mendFragment(f *Frame, b []byte) {
 	sent := [...]uint16{uint16(layers.IPv4DontFragment) << 13, 0}
-	if i := ipv4SentAs(b, 6, 2, sent[:]); i >= 0 {
-		d.ip4.Flags, d.ip4.FragOffset = layers.IPv4Flag(sent[i]>>13), 0
+	i := ipv4SentAs(b, 6, 2, sent[:])
+	if i < 0 {
+		return
 	}
+	v := sent[i]
+	f.CLCErr = append(f.CLCErr, ipv4Note("flags and fragment offset", 6, binary.BigEndian.Uint16(b[6:8]), v))
+	d.ip4.Flags, d.ip4.FragOffset = layers.IPv4Flag(v>>13), 0
+}
+
+// ErrIPv4Mended notes an IPv4 header a field of which the capture
+// damaged (ipv4SentAs), read as sent.
+var ErrIPv4Mended = fmt.Errorf("field %w", ErrMended)
+
+// ipv4Note is the note of an IPv4 header whose field (at offset off) the
+// capture damaged: held, read as sent.
+func ipv4Note(field string, off int, held, sent uint16) error {
+	return &decode.Error{Layer: "IPv4", Field: field, Offset: off, Err: ErrIPv4Mended,
+		Detail: fmt.Sprintf("%#x held, with which the header's checksum fails; it verifies with %#x: read as that", held, sent)}
 }
 
 // decodePlainIPv4 fills the IPv4 layer from a plain header (plainIPv4)
@@ -601,10 +622,10 @@ func (d *Decoder) decodeOuter(f *Frame, data []byte) (gopacket.LayerType, []byte
 	data = d.ip4.Payload
 	ip := &d.ip4
 	if ip.Protocol != layers.IPProtocolTCP && ip.Protocol != layers.IPProtocolUDP {
-		ip.Protocol = mendedProtocol(ip.Contents, ip.Protocol)
+		d.mendProtocol(f, ip.Contents)
 	}
 	if ip.FragOffset != 0 || ip.Flags&layers.IPv4MoreFragments != 0 {
-		d.mendFragment(ip.Contents)
+		d.mendFragment(f, ip.Contents)
 	}
 	if ip.Protocol != layers.IPProtocolUDP || ip.Flags&layers.IPv4MoreFragments != 0 || ip.FragOffset != 0 {
 		return ip.NextLayerType(), data

@@ -338,8 +338,8 @@ func TestTCPLengthDamaged(t *testing.T) {
 // or flags and fragment offset the capture's copy has damaged: the
 // header's checksum fails as held and verifies with TCP or UDP in its
 // place, with 0x45, or as a whole packet's, so the packet is read as sent
-// (its receiver took the one sent). With the checksum fixed for the
-// damaged byte, the byte stands.
+// (its receiver took the one sent), with a note (ErrIPv4Mended). With the
+// checksum fixed for the damaged byte, the byte stands.
 func TestIPProtocolDamaged(t *testing.T) {
 	fs, _ := testutil.ReadFrames(t, testutil.Root(t)+"/samples/fallback-nosmc.pcap")
 	syn := fs[2].Data // frame 3
@@ -371,6 +371,10 @@ func TestIPProtocolDamaged(t *testing.T) {
 				read := c.tcp && f.TCP != nil && f.TCP.SYN && bytes.Equal(f.TCP.Payload, nil) || !c.tcp && f.BTH != nil
 				if read == fix {
 					t.Errorf("%s, %s damaged, checksum fixed %v: read as %s %v (error %v)", c.name, damage.field, fix, c.name, read, f.Err)
+				}
+				noted := len(f.CLCErr) == 1 && errors.Is(f.CLCErr[0], ErrIPv4Mended)
+				if noted == fix {
+					t.Errorf("%s, %s damaged, checksum fixed %v: notes %v, want one of the field mended: %v", c.name, damage.field, fix, f.CLCErr, !fix)
 				}
 			}
 		}
