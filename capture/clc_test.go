@@ -634,33 +634,14 @@ func TestCLCLengthMended(t *testing.T) {
 		fs[accept].Data = bytes.Clone(fs[accept].Data)
 		fs[accept].Data[v.at] ^= v.mask
 		if v.sumFixed {
-			// The TCP checksum is a one's complement sum of 16-bit
-			// words: the byte at an odd offset from the TCP header's
-			// start (34) is a word's low byte.
-			sum := binary.BigEndian.Uint16(fs[accept].Data[50:52])
-			diff := uint32(^sum) + uint32(^uint16(frames[accept].Data[v.at])) + uint32(fs[accept].Data[v.at])
-			for diff > 0xffff {
-				diff = diff&0xffff + diff>>16
-			}
-			binary.BigEndian.PutUint16(fs[accept].Data[50:52], ^uint16(diff))
+			sumAsSent(fs[accept].Data, frames[accept].Data, v.at)
 		}
-		r, err := NewReader("mended", mutate.NewSource(fs), layers.LinkTypeEthernet)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for {
-			f, err := r.Next()
-			if err != nil {
-				t.Fatalf("no frame 7: %v", err)
-			}
-			if f.Number != accept+1 {
-				continue
-			}
+		if f := frameOf(t, fs, accept+1); f != nil {
 			if v.sumFixed {
 				if f.TCPSum.Damaged() || len(f.CLC) != 0 {
 					t.Errorf("%s damaged, checksum fixed: checksum damaged %v, CLC %v; want a whole segment of no CLC", v.note, f.TCPSum.Damaged(), f.CLC)
 				}
-				break
+				continue
 			}
 			if n := len(frames[accept].Data) - 66; len(f.CLC) != 1 || f.CLC[0].Type != decode.CLCTypeAccept || int(f.CLC[0].Length) != n {
 				t.Fatalf("%s damaged: frame 7: CLC %v, want the Accept of %d bytes", v.note, f.CLC, n)
@@ -668,7 +649,43 @@ func TestCLCLengthMended(t *testing.T) {
 			if len(f.CLCErr) != 1 || !errors.Is(f.CLCErr[0], ErrMended) || !strings.Contains(f.CLCErr[0].Error(), v.detail) {
 				t.Errorf("%s damaged: frame 7: errors %v, want one note of the %s mended", v.note, f.CLCErr, v.note)
 			}
-			break
+		}
+	}
+}
+
+// sumAsSent makes the TCP checksum of data (an Ethernet frame of IPv4
+// without options: the TCP header at 34) verify again after its byte at
+// was changed from the one orig holds there, as the segment's sender
+// would have made it. The checksum is a one's complement sum of 16-bit
+// words: a byte at an even offset from the header's start is a word's
+// high byte.
+func sumAsSent(data, orig []byte, at int) {
+	const tcp = 14 + 20
+	word := func(b []byte) uint32 { i := at - (at-tcp)%2; return uint32(b[i])<<8 | uint32(b[i+1]) }
+	sum := binary.BigEndian.Uint16(data[tcp+16:])
+	diff := uint32(^sum) + uint32(^uint16(word(orig))) + word(data)
+	for diff > 0xffff {
+		diff = diff&0xffff + diff>>16
+	}
+	binary.BigEndian.PutUint16(data[tcp+16:], ^uint16(diff))
+}
+
+// frameOf reads fs through a Reader (CLC reassembly included) up to frame
+// number, and returns it; nil, with the test failed, where there is none.
+func frameOf(t *testing.T, fs []rawFrame, number int) *Frame {
+	t.Helper()
+	r, err := NewReader("mended", mutate.NewSource(fs), layers.LinkTypeEthernet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		f, err := r.Next()
+		if err != nil {
+			t.Errorf("no frame %d: %v", number, err)
+			return nil
+		}
+		if f.Number == number {
+			return f
 		}
 	}
 }
@@ -706,29 +723,9 @@ func TestDeclineDiagnosisMended(t *testing.T) {
 		fs[decline].Data = bytes.Clone(d)
 		fs[decline].Data[v.at] ^= v.mask
 		if v.sumFixed {
-			// Undo the change in the one's complement sum (the checksum
-			// at the TCP header's offset 16), as the sender would have.
-			off := 14 + 20 + 16
-			sum := binary.BigEndian.Uint16(fs[decline].Data[off:])
-			word := func(b []byte, i int) uint32 { i -= (i - 34) % 2; return uint32(b[i])<<8 | uint32(b[i+1]) }
-			diff := uint32(^sum) + uint32(^uint16(word(d, v.at))) + word(fs[decline].Data, v.at)
-			for diff > 0xffff {
-				diff = diff&0xffff + diff>>16
-			}
-			binary.BigEndian.PutUint16(fs[decline].Data[off:], ^uint16(diff))
+			sumAsSent(fs[decline].Data, d, v.at)
 		}
-		r, err := NewReader("mended", mutate.NewSource(fs), layers.LinkTypeEthernet)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for {
-			f, err := r.Next()
-			if err != nil {
-				t.Fatalf("%s: no frame 5: %v", v.name, err)
-			}
-			if f.Number != decline+1 {
-				continue
-			}
+		if f := frameOf(t, fs, decline+1); f != nil {
 			if f.TCPSum.Damaged() == v.sumFixed {
 				t.Errorf("%s: checksum damaged %v", v.name, f.TCPSum.Damaged())
 			}
@@ -739,7 +736,6 @@ func TestDeclineDiagnosisMended(t *testing.T) {
 			if noted != v.mended || len(f.CLCErr) > 1 {
 				t.Errorf("%s: errors %v, want the diagnosis noted mended: %v", v.name, f.CLCErr, v.mended)
 			}
-			break
 		}
 	}
 }
