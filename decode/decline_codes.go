@@ -178,6 +178,16 @@ func (c DeclineCode) Known() bool {
 	return false
 }
 
+// Named reports whether String gives c a name (a kernel code's, or a
+// negative errno's), not its hex.
+func (c DeclineCode) Named() bool {
+	if _, ok := declineTable[c]; ok {
+		return true
+	}
+	_, ok := c.Errno()
+	return ok
+}
+
 // String returns the kernel name without the SMC_CLC_DECL_ prefix
 // ("NOSMCRDEV"), "-ETIMEDOUT" for a negative errno, and the code in hex for
 // an unknown value.

@@ -18,8 +18,8 @@ func ConnDetail(c *Conn) string {
 			who = "server"
 		}
 		code := fmt.Sprintf("%#08x", fb.Code)
-		if name := fb.CodeName(); name != code {
-			code += " " + name // (an unknown code's name is its hex again)
+		if name := fb.CodeName(); name != "" {
+			code += " " + name
 		}
 		s := fmt.Sprintf("%s declined %s %s", who, code, fb.Stage)
 		if fb.OutOfSync {

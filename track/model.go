@@ -109,8 +109,14 @@ type Fallback struct {
 	ANCK bool
 }
 
-// CodeName is the Decline code's kernel name as the handshake reads it.
-func (f *Fallback) CodeName() string { return decode.DeclineCode(f.Code).StringIn(f.ANCK) }
+// CodeName is the Decline code's kernel name as the handshake reads it,
+// "" for a code no kernel names.
+func (f *Fallback) CodeName() string {
+	if c := decode.DeclineCode(f.Code); c.Named() {
+		return c.StringIn(f.ANCK)
+	}
+	return "" // no name: the code's hex is all there is
+}
 
 // CodeMeaning is what the Decline code means, as the handshake reads it.
 func (f *Fallback) CodeMeaning() string { return decode.DeclineCode(f.Code).MeaningIn(f.ANCK) }

@@ -253,3 +253,25 @@ func TestDurationsWithoutSYN(t *testing.T) {
 		t.Errorf("SYN's options cut: %+v, want the whole capture's %+v", h, full)
 	}
 }
+
+// TestUnnamedDeclineCode: a Decline code no kernel names (a damaged copy's
+// 0x03032500 in no-ueid.pcap's place) has no name, not its hex again: the
+// smc,decline row's name is absent and neither the reason nor the
+// connection's detail repeats the code.
+func TestUnnamedDeclineCode(t *testing.T) {
+	s := snapshotOf(t, testutil.Root(t)+"/samples/no-ueid.pcap")
+	if len(s.Conns) != 1 || s.Conns[0].Fallback.Cause != track.CauseDecline {
+		t.Fatalf("%d connections, want one declined", len(s.Conns))
+	}
+	s.Conns[0].Fallback.Code = 0x03032500
+	v := rows.Declines(&s)
+	if len(v.Fallbacks) != 1 || len(v.ByReason) != 1 {
+		t.Fatalf("%d fallbacks, %d reasons", len(v.Fallbacks), len(v.ByReason))
+	}
+	if r := v.Fallbacks[0]; r.Code != "0x03032500" || r.Name != "" || v.ByReason[0].Reason != "0x03032500 (client)" {
+		t.Errorf("code %q name %q reason %q; want 0x03032500, none, 0x03032500 (client)", r.Code, r.Name, v.ByReason[0].Reason)
+	}
+	if d := track.ConnDetail(&s.Conns[0]); strings.Count(d, "0x03032500") != 1 {
+		t.Errorf("detail %q names the code twice", d)
+	}
+}

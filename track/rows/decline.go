@@ -88,7 +88,10 @@ func declineRow(c *track.Conn) (Decline, string) {
 	switch fb.Cause {
 	case track.CauseDecline:
 		r.Code, r.Name, r.Meaning = fmt.Sprintf("%#08x", fb.Code), fb.CodeName(), fb.CodeMeaning()
-		reason = r.Code + " " + r.Name + " (" + r.By + ")"
+		reason = r.Code + " (" + r.By + ")"
+		if r.Name != "" { // (none for a code no kernel names)
+			reason = r.Code + " " + r.Name + " (" + r.By + ")"
+		}
 	case track.CauseNoOptionSYNACK:
 		// Same meaning as the client's local reason 0x03010000 PEERNOSMC.
 		code := decode.DeclinePeerNoSMC

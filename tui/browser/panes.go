@@ -104,7 +104,7 @@ func (b *Browser) pane(kind string) pane {
 			by = d.Cause // no Decline: the SYN-ACK lacked the option, or no CLC
 		}
 		p.rows = append(p.rows, paneRow{
-			cells:  []string{strconv.Itoa(d.ID), d.Client, d.Server, by, d.Stage, d.Code, d.Name, d.Meaning, strconv.Itoa(d.Frame)},
+			cells:  []string{strconv.Itoa(d.ID), d.Client, d.Server, by, d.Stage, rows.Dash(d.Code), rows.Dash(d.Name), d.Meaning, strconv.Itoa(d.Frame)},
 			frames: func() []int32 { return b.idx.Follow(id) },
 			mode:   "follow connection " + strconv.Itoa(id),
 		})
