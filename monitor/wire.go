@@ -661,11 +661,15 @@ type sideFallback struct {
 // SMC option with SMC_CLC_DECL_PEERNOSMC, its server not at all (it never
 // spoke SMC); a fallback whose Decline the capture missed, both sides
 // (the one that declined, and its peer), for a reason the capture does
-// not hold.
+// not hold; one whose Decline's code the snap length cut, the side that
+// declined for a reason the capture does not hold.
 func fallbackSides(fb *track.Fallback) (client, server sideFallback) {
 	switch fb.Cause {
-	case track.CauseDecline:
+	case track.CauseDecline, track.CauseDeclineCut:
 		declined, peer := sideFallback{true, fb.Code}, sideFallback{true, uint32(decode.DeclinePeerDecl)}
+		if fb.Cause == track.CauseDeclineCut {
+			declined.reason = 0
+		}
 		if fb.By == track.DirC2S {
 			return declined, peer
 		}

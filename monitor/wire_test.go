@@ -123,6 +123,32 @@ func TestWireFallbackNotCaptured(t *testing.T) {
 	}
 }
 
+// TestWireFallbackCodeCut: decline-nordma.pcap cut to 80 bytes a frame
+// keeps the server's Decline's header, not its code: the client fell
+// back with PEERDECL (its kernel's reason, whatever the code), the server
+// for a reason the capture does not hold (counted, no reason listed, no
+// peer diagnosis made up).
+func TestWireFallbackCodeCut(t *testing.T) {
+	frames, lt := testutil.ReadFrames(t, "../samples/decline-nordma.pcap")
+	for i := range frames {
+		if len(frames[i].Data) > 80 {
+			frames[i].Data = frames[i].Data[:80:80]
+			frames[i].CI.CaptureLength = 80
+		}
+	}
+	s := replay(t, testutil.WriteFrames(t, "cut.pcap", lt, frames))
+	if len(s.Conns) != 1 || s.Conns[0].Mode != ModeFallback {
+		t.Fatalf("connections %+v, want one fallback", s.Conns)
+	}
+	c := s.Conns[0].Details()
+	if c.Fallback.Code != uint32(decode.DeclinePeerDecl) || c.PeerDiagnosis.Code != 0 {
+		t.Errorf("client reason %#x, peer diagnosis %#x: want PEERDECL and none", c.Fallback.Code, c.PeerDiagnosis.Code)
+	}
+	if s.Overview.FallbacksTotal != 2 || len(s.Fallbacks) != 1 || s.Fallbacks[0].Side != RoleClient {
+		t.Errorf("fallbacks total %d, reasons %+v: want 2, the client's PEERDECL only", s.Overview.FallbacksTotal, s.Fallbacks)
+	}
+}
+
 // TestWireEventTimes: every wire event carries the time of the frame that
 // shows it, not the time of the refresh that found it, also when the
 // capture is read in several refreshes (the dashboard's replay); the log

@@ -10,16 +10,19 @@ func ConnDetail(c *Conn) string {
 	switch c.Outcome {
 	case OutcomeFallback:
 		fb := &c.Fallback
-		if fb.Cause != CauseDecline {
+		if fb.Cause != CauseDecline && fb.Cause != CauseDeclineCut {
 			return fb.Cause.String()
 		}
 		who := "client"
 		if fb.By == DirS2C {
 			who = "server"
 		}
-		code := fmt.Sprintf("%#08x", fb.Code)
-		if name := fb.CodeName(); name != "" {
-			code += " " + name
+		code := "(its code cut by the snap length)"
+		if fb.Cause == CauseDecline {
+			code = fmt.Sprintf("%#08x", fb.Code)
+			if name := fb.CodeName(); name != "" {
+				code += " " + name
+			}
 		}
 		s := fmt.Sprintf("%s declined %s %s", who, code, fb.Stage)
 		if fb.OutOfSync {
@@ -28,13 +31,19 @@ func ConnDetail(c *Conn) string {
 		return s
 	case OutcomeSMCR, OutcomeSMCD:
 		s := "reused link group"
-		switch {
-		case c.FirstContact:
+		if c.FirstContact {
 			s = "first contact (new link group)"
+		}
+		switch {
+		case c.Outcome == OutcomeSMCD && c.cutHeader && !c.ClientEP.Valid:
+			s += "; Accept and Confirm cut by the snap length: SMC-D by their headers"
+		case c.FirstContact && !c.cutHeader:
 		case !c.Inferred && !c.ServerEP.Valid && !c.ClientEP.Valid:
 			// Placed by its CDCs (claimFirst): whether it made its group
-			// was in the Accept.
+			// was in the Accept, or its header (cutStep).
 			switch {
+			case c.clcCut && c.cutHeader:
+				s += "; Accept and Confirm cut by the snap length: SMC-R by its CDCs"
 			case c.clcCut:
 				s = "Accept and Confirm cut by the snap length: SMC-R by its CDCs"
 			case c.clcDamaged:

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -1381,20 +1382,60 @@ func TestReusedQueuePairs(t *testing.T) {
 	}
 }
 
-// TestSnaplenCutOpen: the SMC-D loopback capture cut to 96 bytes a frame
-// keeps 30 bytes of each Accept and Confirm, and ends before the TCP
-// connections close: each handshake, still open, says the snap length
-// cut it rather than "incomplete after Proposal".
-func TestSnaplenCutOpen(t *testing.T) {
-	frames, _ := snapFrames(t, "../samples/smcd-loopback.pcapng", 96)
-	s, _ := feedRaw(t, frames)
-	if len(s.Conns) != 2 {
-		t.Fatalf("%d connections, want 2", len(s.Conns))
-	}
-	for i := range s.Conns {
-		if d := ConnDetail(&s.Conns[i]); !strings.Contains(d, "snap length cut its CLC messages") {
-			t.Errorf("connection %d: %q", s.Conns[i].ID, d)
-		}
+// TestSnaplenCutHeaders: captures cut where a CLC message keeps its
+// header (8 bytes) but not the fields a whole step takes (decode.CLC.
+// StepCaptured): the header still says what the connection did (cutStep).
+// The SMC-D loopback capture (cut to 80 and 96 bytes, ending before its
+// connections close) is SMC-D, first contact or reused as the whole
+// capture says, by the headers of its Accept and Confirm; the SMC-R
+// captures say first contact or reused as whole; a Decline whose code
+// was cut is a fallback by that side at that stage, its code absent (no
+// smc.conn.fallback.reason field, "-" in smc,decline).
+func TestSnaplenCutHeaders(t *testing.T) {
+	for _, tc := range []struct {
+		path string
+		snap int
+	}{
+		{"../samples/smcd-loopback.pcapng", 80}, {"../samples/smcd-loopback.pcapng", 96},
+		{"../samples/pingpong.pcap", 96}, {"../samples/multiconn.pcap", 96}, {"../samples/multiconn.pcap", 110},
+		{"../samples/long.pcap", 110}, {"../samples/decline-nordma.pcap", 80}, {"../samples/decline-ueid.pcap", 80},
+		{"../samples/ipv6.pcap", 96},
+	} {
+		t.Run(fmt.Sprintf("%s/%d", path.Base(tc.path), tc.snap), func(t *testing.T) {
+			w, s, frames := wholeAndCut(t, tc.path, tc.snap)
+			if len(s.Conns) != len(w.Conns) {
+				t.Fatalf("%d connections, the whole capture %d", len(s.Conns), len(w.Conns))
+			}
+			for i := range s.Conns {
+				c, wc := &s.Conns[i], &w.Conns[i]
+				d := ConnDetail(c)
+				if c.Outcome != wc.Outcome || c.FirstContact != wc.FirstContact || !strings.Contains(d, "snap length") {
+					t.Errorf("connection %d: %v first contact %v %q; the whole capture: %v first contact %v %q",
+						c.ID, c.Outcome, c.FirstContact, d, wc.Outcome, wc.FirstContact, ConnDetail(wc))
+				}
+				if c.ServerEP.Valid || c.ClientEP.Valid {
+					t.Errorf("connection %d: an endpoint from a cut message: %+v %+v", c.ID, c.ServerEP, c.ClientEP)
+				}
+				if c.Outcome != OutcomeFallback {
+					continue
+				}
+				if fb, wfb := c.Fallback, wc.Fallback; fb.Cause != CauseDeclineCut || fb.Code != 0 || fb.By != wfb.By || fb.Stage != wfb.Stage {
+					t.Errorf("connection %d: fallback %+v; the whole capture's %+v", c.ID, fb, wfb)
+				}
+			}
+			tr := New(Options{Unshared: true})
+			_, lt := testutil.ReadFrames(t, crafted.Pingpong(t))
+			eachRaw(t, "fields", lt, frames, func(f *capture.Frame) {
+				tr.Feed(f)
+				r := f.Fields()
+				tr.AppendFields(f, r)
+				for i, id := range r.IDs {
+					if id == fConnFallback && w.Conns[0].Outcome == OutcomeFallback {
+						t.Errorf("frame %d: %s %s, want it absent", f.Number, decode.Def(id).Name, r.Vals[i].Format(decode.Def(id).Kind))
+					}
+				}
+			})
+		})
 	}
 }
 

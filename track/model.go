@@ -62,11 +62,12 @@ const (
 	CauseDecline                      // a CLC Decline was sent
 	CauseNoCLC                        // both options present but payload that is not CLC followed
 	CauseUncaptured                   // payload that is not CLC followed handshake bytes the capture missed or holds damaged
+	CauseDeclineCut                   // a CLC Decline was sent; the snap length cut it before its code (Code absent)
 )
 
 // A SYN without the option is plain TCP, not an SMC attempt, so there is no
 // "option missing on the client's SYN" cause.
-var causeNames = [...]string{"", "option missing on server SYN-ACK", "CLC Decline", "no CLC after SMC options", "cause not in the capture (handshake bytes it missed or holds damaged)"}
+var causeNames = [...]string{"", "option missing on server SYN-ACK", "CLC Decline", "no CLC after SMC options", "cause not in the capture (handshake bytes it missed or holds damaged)", "CLC Decline, its code cut by the snap length"}
 
 func (c FallbackCause) String() string {
 	if int(c) < len(causeNames) {
@@ -353,6 +354,10 @@ type Conn struct {
 	// the sender's own sequence numbers skip them (its FIN came past bytes
 	// the capture never showed).
 	clcCut, clcHole bool
+	// cutHeader: the header of an Accept or Confirm whose body the snap
+	// length cut said whether the connection made its link group
+	// (FirstContact): a step that needs no more (cutStep).
+	cutHeader bool
 	// clcDamaged: a CLC message the capture holds damaged (its segment's
 	// checksum fails) and malformed made them so.
 	clcDamaged bool

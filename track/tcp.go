@@ -640,7 +640,12 @@ func tcpInfo(s *tcpIn) string {
 // clc advances the handshake with one CLC message sent in direction d.
 func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 	if m.uncaptured {
-		return // as bytes the capture missed (tcp: the snap length cut it)
+		// As bytes the capture missed (tcp: the snap length cut it), but
+		// for what its header says.
+		if !m.inside && !m.malformed {
+			t.cutStep(c, d, m, in, rec)
+		}
+		return
 	}
 	if m.malformed {
 		// A kernel of today refuses it: no step of the handshake (the
@@ -782,18 +787,9 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 		if m.inside {
 			break // the receiver read it as part of an earlier message
 		}
-		c.Outcome = OutcomeFallback
-		c.Fallback = Fallback{Cause: CauseDecline, Code: m.decline, By: d, Stage: declineStage(c), OutOfSync: m.flag, Frame: in.number, Time: in.ts(), ANCK: m.anck}
-		t.raise(&c.expert, expert.Fallback, in)
+		t.declined(c, d, m, in, CauseDecline)
 		if decode.DeclineCode(m.decline) == decode.DeclineCreditsErr {
 			t.raise(&c.expert, expert.CreditsDecline, in)
-		}
-		t.slowHandshake(c, in, "Decline")
-		if c.TClose.IsZero() && c.lgr != nil {
-			t.unregister(c) // the connection never uses the link
-		}
-		if c.Version == 0 {
-			c.Version = m.version
 		}
 	}
 	if rec {
@@ -802,6 +798,82 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 			info += " [inside the malformed CLC before it: no step of the handshake]"
 		}
 		t.note(c, in, d, clcName(uint8(m.typ)), info)
+	}
+}
+
+// declined ends c's handshake in the fallback a Decline sent in
+// direction d says (cause CauseDecline, or CauseDeclineCut for one whose
+// code the snap length cut).
+func (t *Tracker) declined(c *Conn, d Dir, m *clcIn, in *input, cause FallbackCause) {
+	c.Outcome = OutcomeFallback
+	c.Fallback = Fallback{Cause: cause, By: d, Stage: declineStage(c), OutOfSync: m.flag, Frame: in.number, Time: in.ts(), ANCK: m.anck}
+	if cause == CauseDecline {
+		c.Fallback.Code = m.decline
+	}
+	t.raise(&c.expert, expert.Fallback, in)
+	t.slowHandshake(c, in, "Decline")
+	if c.TClose.IsZero() && c.lgr != nil {
+		t.unregister(c) // the connection never uses the link
+	}
+	if c.Version == 0 {
+		c.Version = m.version
+	}
+}
+
+// cutStep takes the step that the header of m, a CLC message the snap
+// length cut before the fields a whole step needs (clcIn.uncaptured),
+// says on its own (struct smc_clc_msg_hdr, net/smc/smc_clc.h: type,
+// version, path, flag; decode.CLC.DecodeCut checked it): when it came; a
+// Decline, that its sender fell back to TCP (smc_clc_send_decline and
+// smc_switch_to_fallback, net/smc/af_smc.c), for a reason the capture
+// does not hold; an Accept's or Confirm's first-contact flag, and its
+// SMC type: a Confirm ends an SMC-D handshake (nothing on the wire would
+// place it later, as CDCs place an SMC-R one: claimFirst). The endpoint
+// is not taken: its fields are not all in the capture.
+func (t *Tracker) cutStep(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
+	// A Decline after the Confirm (the server's, its link or buffers
+	// failed) overrides SMC-D, as a whole one does.
+	if c.Outcome != OutcomePending && (c.Outcome != OutcomeSMCD || m.typ != decode.CLCTypeDecline) || !clcSender(m.typ, d) {
+		return
+	}
+	var info string
+	switch m.typ {
+	case decode.CLCTypeAccept:
+		if c.TAccept.IsZero() {
+			c.TAccept = in.ts()
+		}
+		c.Version, c.SMCD, c.FirstContact, c.cutHeader = m.version, m.smcd, m.flag, true
+	case decode.CLCTypeConfirm:
+		if c.TConfirm.IsZero() {
+			c.TConfirm = in.ts()
+		}
+		c.FirstContact, c.cutHeader = c.FirstContact || m.flag, true
+		if c.Version == 0 {
+			c.Version = m.version
+		}
+		if m.smcd || c.SMCD {
+			c.SMCD = true
+			c.Outcome = OutcomeSMCD
+		}
+	case decode.CLCTypeDecline:
+		t.declined(c, d, m, in, CauseDeclineCut)
+		c.Failure = ""
+		info = fmt.Sprintf("v%d, the %s fell back to TCP", m.version, sender(d))
+	default:
+		return
+	}
+	if info == "" {
+		kind, fc := "SMC-R", "reused link group"
+		if m.smcd {
+			kind = "SMC-D"
+		}
+		if m.flag {
+			fc = "first contact"
+		}
+		info = fmt.Sprintf("%sv%d %s", kind, m.version, fc)
+	}
+	if rec {
+		t.note(c, in, d, clcName(uint8(m.typ)), "cut by the snap length, its header only: "+info)
 	}
 }
 

@@ -92,6 +92,11 @@ func declineRow(c *track.Conn) (Decline, string) {
 		if r.Name != "" { // (none for a code no kernel names)
 			reason = r.Code + " " + r.Name + " (" + r.By + ")"
 		}
+	case track.CauseDeclineCut:
+		// Who declined, and when, is in its header; its code is not in
+		// the capture: absent, not 0.
+		r.Meaning = fb.Cause.String()
+		reason = "code not captured (" + r.By + ")"
 	case track.CauseNoOptionSYNACK:
 		// Same meaning as the client's local reason 0x03010000 PEERNOSMC.
 		code := decode.DeclinePeerNoSMC
