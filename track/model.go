@@ -632,6 +632,11 @@ func (l *Link) Shown() bool {
 	return false
 }
 
+// FirstContactKnown reports whether the capture holds the flag
+// FirstContact reads: an Accept or Confirm, whole or its header (cut by
+// the snap length).
+func (c *Conn) FirstContactKnown() bool { return c.ServerEP.Valid || c.ClientEP.Valid || c.cutHeader }
+
 // bornInCapture reports whether the capture shows g made: a first
 // contact's Accept and Confirm announced one of its links. Every
 // connection of such a group came up while the capture ran.

@@ -376,7 +376,7 @@ func Steps(c *track.Conn) []Step {
 // firstContact is c's first-contact flag where its Accept or Confirm told
 // it (either carries it), else nil.
 func firstContact(c *track.Conn) *bool {
-	if !c.ServerEP.Valid && !c.ClientEP.Valid {
+	if !c.FirstContactKnown() {
 		return nil
 	}
 	v := c.FirstContact

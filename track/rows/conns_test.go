@@ -275,3 +275,39 @@ func TestUnnamedDeclineCode(t *testing.T) {
 		t.Errorf("detail %q names the code twice", d)
 	}
 }
+
+// cutSnapshot is the tracker's snapshot of the capture at path as a snap
+// length of snap bytes keeps it (tcpdump -s).
+func cutSnapshot(t *testing.T, path string, snap int) track.Snapshot {
+	t.Helper()
+	frames, lt := testutil.ReadFrames(t, path)
+	for i := range frames {
+		if len(frames[i].Data) > snap {
+			frames[i].Data = frames[i].Data[:snap:snap]
+			frames[i].CI.CaptureLength = snap
+		}
+	}
+	return snapshotOf(t, testutil.WriteFrames(t, "cut.pcap", lt, frames))
+}
+
+// TestCutCLCHeaders: what the header of a CLC message the snap length
+// cut says reaches the rows: pingpong.pcap cut to 96 bytes keeps the
+// Accept's first-contact flag (first_contact true, not absent);
+// decline-nordma.pcap cut to 80 bytes keeps the Decline's header, not
+// its code: the fallback row's code and name are absent ("-"), counted
+// under "code not captured".
+func TestCutCLCHeaders(t *testing.T) {
+	s := cutSnapshot(t, testutil.Root(t)+"/samples/pingpong.pcap", 96)
+	r := rows.ConnRows(&s)
+	if len(r) != 1 || r[0].FirstContact == nil || !*r[0].FirstContact {
+		t.Errorf("rows %+v: want one, first contact", r)
+	}
+	s = cutSnapshot(t, testutil.Root(t)+"/samples/decline-nordma.pcap", 80)
+	v := rows.Declines(&s)
+	if len(v.Fallbacks) != 1 || len(v.ByReason) != 1 {
+		t.Fatalf("%d fallbacks, %d reasons", len(v.Fallbacks), len(v.ByReason))
+	}
+	if f := v.Fallbacks[0]; f.Code != "" || f.Name != "" || f.By != "server" || v.ByReason[0].Reason != "code not captured (server)" {
+		t.Errorf("fallback %+v, reason %q", f, v.ByReason[0].Reason)
+	}
+}
