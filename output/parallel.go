@@ -413,6 +413,7 @@ func (o *Options) ploop(ctx context.Context, r *capture.Reader, flt *filter.Filt
 	if jp != nil {
 		jp.n = pl.selected // end closes the array after them
 	}
+	o.shown = pl.selected
 	return pl.err
 }
 

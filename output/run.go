@@ -69,6 +69,8 @@ type Options struct {
 	// process may run on; 1: the frames are read, decoded and printed on
 	// the calling goroutine).
 	Jobs int
+	// shown counts the frames the run selected (printed or written).
+	shown int
 	// NewTracker builds the tracker for the -z specs (possibly none); nil
 	// means neither -z nor tracker fields are available. Run creates it
 	// only when views or tracker fields are asked for.
@@ -399,6 +401,12 @@ func Run(ctx context.Context, o Options) error {
 			runErr = fmt.Errorf("-w: %w", err)
 		}
 	}
+	if runErr == nil && o.ended && o.shown == 0 && p != nil && flt == nil && !o.All && r.Frames() > 0 && o.Iface == "" {
+		// A capture none of whose frames is SMC-relevant prints nothing:
+		// a user reading the wrong file, or one whose link type or
+		// framing is not what its frames hold, is told why.
+		fmt.Fprintf(o.Stderr, "%s%s: none of its %d frames is SMC (a SYN with the SMC option, CLC, RoCE); -a shows every frame\n", o.prefix(), r.Name(), r.Frames())
+	}
 	if runErr == nil {
 		// Read to its end past damage: the file's error all the same,
 		// the frames in the damaged bytes being missing from the output.
@@ -637,6 +645,7 @@ func (o *Options) loop(ctx context.Context, r *capture.Reader, flt *filter.Filte
 	prog := progress{on: o.Progress, w: o.Stderr, last: time.Now(), prefix: o.prefix()}
 	defer prog.clear()
 	selected := 0
+	defer func() { o.shown = selected }()
 	direct, _ := p.(*fieldsPrinter)
 	if direct != nil && direct.direct == nil {
 		direct = nil

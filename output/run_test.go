@@ -735,3 +735,29 @@ func TestVerboseOneNodePerLayer(t *testing.T) {
 		t.Errorf("ICRC node lacks its value or verdict")
 	}
 }
+
+// TestNoSMCFrames: a capture none of whose frames is SMC (here
+// pingpong.pcap with 4 bytes chopped off each frame's start, as
+// editcap -C 4 does: no frame's EtherType is where Ethernet's is) prints
+// no line; the run says why on stderr, once, on one goroutine or two,
+// and says nothing with -a, -Y or -q, or when one frame is shown.
+func TestNoSMCFrames(t *testing.T) {
+	frames, lt := testutil.ReadFrames(t, pingpong)
+	for i := range frames {
+		frames[i].Data = frames[i].Data[4:]
+		frames[i].CI.CaptureLength -= 4
+		frames[i].CI.Length -= 4
+	}
+	chopped := testutil.WriteFrames(t, "chopped.pcap", lt, frames)
+	for _, o := range []Options{{Read: chopped}, {Read: chopped, Jobs: 2}, {Read: chopped, Format: FormatFields, Fields: []string{"frame.number"}}} {
+		out, errs, err := run(t, o)
+		if err != nil || out != "" || strings.Count(errs, "none of its") != 1 || !strings.Contains(errs, "-a shows every frame") {
+			t.Errorf("jobs %d %s: out %q, stderr %q, error %v", o.Jobs, o.Format, out, errs, err)
+		}
+	}
+	for _, o := range []Options{{Read: chopped, All: true}, {Read: chopped, DisplayFilter: "frame.number == 1"}, {Read: chopped, Quiet: true}, {Read: pingpong}} {
+		if _, errs, err := run(t, o); err != nil || errs != "" {
+			t.Errorf("%+v: stderr %q, error %v", o, errs, err)
+		}
+	}
+}

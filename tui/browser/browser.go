@@ -352,6 +352,11 @@ func (b *Browser) redraw() {
 
 func (b *Browser) drawStatus(n int, done bool, err error) {
 	st := fmt.Sprintf("%s, %d rows", tview.Escape(b.mode), b.rows.GetRowCount())
+	if done && err == nil && n > 0 && b.mode == "relevant" && b.rows.GetRowCount() == 0 {
+		// Nothing to list is not nothing read: a capture of no SMC frame
+		// (the wrong file, or a framing its link type does not say).
+		st += "  [yellow]no SMC frame: a lists every frame[-]"
+	}
 	if b.message != "" {
 		st += "  " + b.message
 	}

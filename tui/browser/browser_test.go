@@ -1871,3 +1871,23 @@ func TestPaneRolesUnknown(t *testing.T) {
 		t.Errorf("conversations pane of a connection joined mid-stream:\n%s", scr)
 	}
 }
+
+// TestNoSMCFrame: a capture of no SMC frame (pingpong.pcap with 4 bytes
+// chopped off each frame's start, editcap -C 4) lists no row: the status
+// line says why and how to see the frames; a lists them.
+func TestNoSMCFrame(t *testing.T) {
+	frames, lt := testutil.ReadFrames(t, filepath.Join(testutil.SamplesDir(t), "pingpong.pcap"))
+	for i := range frames {
+		frames[i].Data = frames[i].Data[4:]
+		frames[i].CI.CaptureLength -= 4
+		frames[i].CI.Length -= 4
+	}
+	idx, ctx := openIndexed(t, testutil.WriteFrames(t, "chopped.pcap", lt, frames))
+	h := run(t, New(ctx, idx, Options{}), 120, 24)
+	h.Until("relevant, 0 rows  no SMC frame: a lists every frame")
+	h.Key(tcell.KeyRune, 'a')
+	h.Until(fmt.Sprintf("all, %d rows", len(frames)))
+	if strings.Contains(h.Text(), "no SMC frame") {
+		t.Errorf("the note stays once every frame is listed:\n%s", h.Text())
+	}
+}
