@@ -67,6 +67,15 @@ type clcFlow struct {
 		ack uint32
 		on  bool
 	}
+	// synAck[d]: the acknowledgement number the peer's segments carry
+	// for direction d's SYN-ACK (its sequence number + 1), on while that
+	// SYN-ACK's checksum did not verify and the peer's first segment
+	// whose checksum does has not come (segment: one that acknowledges
+	// another shows the SYN-ACK's sequence number damaged).
+	synAck [2]struct {
+		ack uint32
+		on  bool
+	}
 	// damaged[d]: the sequence number and length of direction d's last
 	// segment whose checksum failed (checkSum), 0 length for none: its
 	// whole copy, sent again, is decoded where the stream took the
@@ -278,6 +287,19 @@ func (a *clcAssembler) segment(f *Frame) {
 		fl = a.newFlow(k)
 		fl.smcSYN, fl.sumOK[1], fl.mss[1], fl.ipSumOK[1] = true, true, mss, ipOK
 	}
+	if sd := fl.synAckDamaged(f); sd >= 0 {
+		// The SYN-ACK's sequence number was damaged (its checksum did
+		// not verify, and the client's first segment whose checksum
+		// does acknowledges another): the server's half would take its
+		// first bytes for old ones. Both halves begin again here, the
+		// server's at its first segment.
+		mss, ipOK, sumOK := fl.mss, fl.ipSumOK, fl.sumOK
+		a.drop(fl)
+		fl = a.newFlow(k)
+		fl.smcSYN = true
+		// This segment's direction (the client's) is the new flow's 0.
+		fl.mss, fl.ipSumOK, fl.sumOK = [2]uint16{mss[1-sd], mss[sd]}, [2]bool{ipOK[1-sd], ipOK[sd]}, [2]bool{sumOK[1-sd], sumOK[sd]}
+	}
 	switch {
 	case fl != nil:
 		a.touch(fl)
@@ -380,6 +402,9 @@ func (fl *clcFlow) checkSum(f *Frame, d int) {
 		return
 	}
 	s, ok := tcpSum(f)
+	if t.SYN && t.ACK {
+		fl.synAck[d].ack, fl.synAck[d].on = t.Seq+1, !ok || !s.OK
+	}
 	switch {
 	case !ok:
 	case t.SYN && !t.ACK && !s.OK:
@@ -1089,6 +1114,33 @@ func (s *clcStream) ReassemblyComplete(ac reassembly.AssemblerContext) bool {
 func startsConfirm(p []byte) bool {
 	_, f := decode.CLCFrame(p)
 	return f == decode.CLCFramed && decode.CLCType(p[4]) == decode.CLCTypeConfirm
+}
+
+// synAckDamaged returns the direction of fl's SYN-ACK whose checksum did
+// not verify where f, the peer's first segment after it with an ACK and
+// a checksum that verifies, acknowledges another sequence number than
+// that SYN-ACK's, else -1 (and for a nil fl). The first such segment
+// decides: the SYN-ACK is left to be judged no further.
+func (fl *clcFlow) synAckDamaged(f *Frame) int {
+	if fl == nil || f.TCP.SYN || !f.TCP.ACK {
+		return -1
+	}
+	d := 0
+	if f.NetworkFlow() != fl.key[0] {
+		d = 1
+	}
+	b := &fl.synAck[1-d]
+	if !b.on {
+		return -1
+	}
+	if s, ok := tcpSum(f); !ok || !s.OK {
+		return -1
+	}
+	b.on = false
+	if f.TCP.Ack != b.ack {
+		return 1 - d
+	}
+	return -1
 }
 
 // synDamaged returns the direction of fl's SYN whose checksum failed

@@ -2883,6 +2883,47 @@ func TestDamagedSYNSequence(t *testing.T) {
 	}
 }
 
+// TestDamagedSYNACKSequence: a SYN-ACK whose sequence number the capture
+// damaged (its checksum fails; the client's first segment whose checksum
+// verifies acknowledges another), alone or with its acknowledgement
+// number: the server's bytes count from the one the client acknowledges,
+// and its CLC stream begins again there (clcFlow.synAckDamaged), so the
+// server's first message is read where it is, not taken for a copy of
+// old bytes: each capture's outcome is the whole capture's.
+func TestDamagedSYNACKSequence(t *testing.T) {
+	for _, name := range []string{"decline-ueid", "pingpong", "multiconn"} {
+		clean := readRawFrames(t, "../samples/"+name+".pcap")
+		base, _ := feedRaw(t, clean)
+		synAck := -1
+		for i, f := range clean {
+			if len(f.Data) > 14+20+14 && f.Data[23] == 6 && f.Data[14+20+13]&0x12 == 0x12 {
+				synAck = i
+				break
+			}
+		}
+		for _, v := range []struct {
+			what string
+			at   []int
+		}{{"sequence number", []int{38}}, {"sequence and acknowledgement numbers", []int{38, 45}}} {
+			fs := slices.Clone(clean)
+			fs[synAck].Data = bytes.Clone(fs[synAck].Data)
+			for _, off := range v.at {
+				fs[synAck].Data[off] += 0x29
+			}
+			s, _ := feedRaw(t, fs)
+			if len(s.Conns) != len(base.Conns) {
+				t.Errorf("%s, the SYN-ACK's %s damaged: %d connections, want %d", name, v.what, len(s.Conns), len(base.Conns))
+				continue
+			}
+			for i := range s.Conns {
+				if g, w := &s.Conns[i], &base.Conns[i]; g.Outcome != w.Outcome || ConnDetail(g) != ConnDetail(w) {
+					t.Errorf("%s, the SYN-ACK's %s damaged: connection %d %v %q, want %v %q", name, v.what, g.ID, g.Outcome, ConnDetail(g), w.Outcome, ConnDetail(w))
+				}
+			}
+		}
+	}
+}
+
 // TestSwappedInPass: lossy.pcap with two adjacent requests of a go-back
 // pass swapped by the capture (PSNs 0x2a670 and 0x2a671, frames 451 and
 // 452), while a run out of sequence is open. The responder's ACK, with no

@@ -354,6 +354,10 @@ type Conn struct {
 	// the sender's own sequence numbers skip them (its FIN came past bytes
 	// the capture never showed).
 	clcCut, clcHole bool
+	// synAckUnsure: the SYN-ACK's checksum did not verify, and no
+	// segment of the client's whose checksum does has acknowledged its
+	// sequence number yet (or another: the SYN-ACK's was damaged).
+	synAckUnsure bool
 	// cutHeader: the header of an Accept or Confirm whose body the snap
 	// length cut said whether the connection made its link group
 	// (FirstContact): a step that needs no more (cutStep).

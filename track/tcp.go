@@ -128,6 +128,8 @@ func (t *Tracker) tcp(in *input) {
 		}
 		c.SeenSYNACK = true
 		c.OptionSYNACK = s.smcOpt
+		sum := s.sums()
+		c.synAckUnsure = !sum.Checked || !sum.OK
 		if !s.smcOpt && c.Outcome == OutcomePending {
 			c.Outcome = OutcomeFallback
 			c.Fallback = Fallback{Cause: CauseNoOptionSYNACK, By: DirS2C, Stage: StageSYN, Frame: in.number, Time: in.ts()}
@@ -173,6 +175,19 @@ func (t *Tracker) tcp(in *input) {
 		// Accept or Decline after the Proposal): its sequence number is
 		// the damage; no other message could stand there.
 		s.seq = f.tcpNext
+	}
+	if d == DirC2S && c.synAckUnsure && s.ack && !s.syn {
+		if sum := s.sums(); sum.Checked && sum.OK {
+			c.synAckUnsure = false
+			if o := &c.Flow[DirS2C]; o.haveTCPNext && o.tcpNext != s.ackNum && o.TCPBytes == 0 && !o.FIN {
+				// The client's first segment whose checksum verifies
+				// acknowledges another initial sequence number than
+				// the SYN-ACK's, whose checksum did not: that was the
+				// damage (clcFlow.synAckDamaged likewise). The
+				// server's bytes count from the one acknowledged.
+				o.tcpNext = s.ackNum
+			}
+		}
 	}
 	resent, replaces := t.tcpSeq(c, d, s, in)
 	if (s.sumBad || s.ipSumBad) && s.payload > 0 && !resent && len(f.sumPend) < maxSumPend {
