@@ -287,9 +287,15 @@ func (d *Decoder) decodeChain(f *Frame, typ gopacket.LayerType, outer bool) {
 			if err = d.eth.DecodeFromBytes(data, d); err == nil {
 				f.Eth = &d.eth
 				typ, data = d.eth.NextLayerType(), d.eth.Payload
-				if et := d.eth.EthernetType; et >= 0x600 && et != layers.EthernetTypeIPv4 && etherTypeDamaged(data) {
-					f.CLCErr = append(f.CLCErr, etherTypeNote(et))
-					typ = layers.LayerTypeIPv4
+				if et := d.eth.EthernetType; et >= 0x600 && et != layers.EthernetTypeIPv4 {
+					switch {
+					case etherTypeDamaged(data):
+						f.CLCErr = append(f.CLCErr, etherTypeNote(et, false))
+						typ = layers.LayerTypeIPv4
+					case et != layers.EthernetTypeIPv6 && etherTypeDamagedIPv6(data):
+						f.CLCErr = append(f.CLCErr, etherTypeNote(et, true))
+						typ = layers.LayerTypeIPv6
+					}
 				}
 			}
 		case layers.LayerTypeIPv4:
@@ -428,14 +434,42 @@ func plainIPv4(b []byte) bool {
 }
 
 // ErrEtherTypeMended notes a frame whose EtherType the capture damaged
-// (etherTypeDamaged), read as IPv4.
+// (etherTypeDamaged, etherTypeDamagedIPv6), read as IPv4 or IPv6.
 var ErrEtherTypeMended = fmt.Errorf("EtherType %w", ErrMended)
 
 // etherTypeNote is the note of a frame whose EtherType et the capture
-// damaged (etherTypeDamaged).
-func etherTypeNote(et layers.EthernetType) error {
+// damaged (etherTypeDamaged, or etherTypeDamagedIPv6 where v6).
+func etherTypeNote(et layers.EthernetType, v6 bool) error {
+	what := "a whole IPv4 header whose checksum verifies: read as IPv4"
+	if v6 {
+		what = "an IPv6 header whose TCP segment's checksum verifies: read as IPv6"
+	}
 	return &decode.Error{Layer: "Ethernet", Field: "type", Offset: 12, Err: ErrEtherTypeMended,
-		Detail: fmt.Sprintf("EtherType %#04x ahead of a whole IPv4 header whose checksum verifies: read as IPv4", uint16(et))}
+		Detail: fmt.Sprintf("EtherType %#04x ahead of %s", uint16(et), what)}
+}
+
+// etherTypeDamagedIPv6 reports whether b, the payload of an Ethernet
+// frame whose EtherType is neither IPv4's nor IPv6's, is an IPv6 header
+// with no extension header followed by a TCP segment that fills b (its
+// payload length) and whose checksum, filled in (not left to the NIC),
+// verifies over the IPv6 pseudo-header (RFC 8200 section 8.1): the
+// capture's copy has the EtherType damaged, as etherTypeDamaged says of
+// IPv4. IPv6 has no header checksum; the segment's covers both addresses,
+// the length and every byte after the header, which no other payload
+// matches. (A RoCEv1 GRH, whose first nibble is 6 too, names the BTH as
+// its next header; RoCEv2's UDP checksum is 0: neither is taken.)
+func etherTypeDamagedIPv6(b []byte) bool {
+	if len(b) < 60 || b[0]>>4 != 6 || b[6] != byte(layers.IPProtocolTCP) || int(binary.BigEndian.Uint16(b[4:6])) != len(b)-40 {
+		return false
+	}
+	seg := b[40:]
+	hl := int(seg[12]>>4) * 4
+	if hl < 20 || hl > len(seg) {
+		return false
+	}
+	pseudo := pseudoSum(b[8:24], b[24:40], len(seg))
+	got := binary.BigEndian.Uint16(seg[16:18])
+	return got != ^gopacket.FoldChecksum(pseudo) && headerSum(seg[:hl], seg[hl:], pseudo, seg[:4]) == got
 }
 
 // etherTypeDamaged reports whether b, the payload of an Ethernet frame
@@ -608,10 +642,14 @@ func (d *Decoder) decodeOuter(f *Frame, data []byte) (gopacket.LayerType, []byte
 	f.Decoded = append(f.Decoded, layers.LayerTypeEthernet)
 	data = data[14:]
 	if et != layers.EthernetTypeIPv4 {
+		if et != layers.EthernetTypeIPv6 && etherTypeDamagedIPv6(data) {
+			f.CLCErr = append(f.CLCErr, etherTypeNote(et, true))
+			return layers.LayerTypeIPv6, data
+		}
 		if !etherTypeDamaged(data) {
 			return et.LayerType(), data
 		}
-		f.CLCErr = append(f.CLCErr, etherTypeNote(et))
+		f.CLCErr = append(f.CLCErr, etherTypeNote(et, false))
 	}
 	if !plainIPv4(data) {
 		return layers.LayerTypeIPv4, data

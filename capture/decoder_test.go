@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 
 	"github.com/smcscope/smcscope/decode"
@@ -424,5 +425,72 @@ func TestEtherTypeDamaged(t *testing.T) {
 				t.Errorf("%s: eth.type %#x, want the one held", c.name, f.Eth.EthernetType)
 			}
 		}
+	}
+}
+
+// TestEtherTypeDamagedIPv6: ipv6.pcap's SYN and its client's CLC Decline
+// whose EtherType the capture's copy has damaged, ahead of an IPv6 header
+// whose TCP segment's checksum verifies: read as IPv6, with a note naming
+// the EtherType held. With the
+// segment's checksum failing too, or left to the NIC (the
+// pseudo-header's sum), it stays an unknown EtherType's; so does a
+// RoCEv1 packet (its GRH starts as an IPv6 header does) whose EtherType
+// was damaged.
+func TestEtherTypeDamagedIPv6(t *testing.T) {
+	fs, _ := testutil.ReadFrames(t, testutil.Root(t)+"/samples/ipv6.pcap")
+	var syn, decline []byte
+	for _, f := range fs {
+		if len(f.Data) > 14+40+20 && f.Data[12] == 0x86 && f.Data[13] == 0xdd && f.Data[20] == 6 {
+			switch tcp := f.Data[14+40:]; {
+			case syn == nil && tcp[13]&0x12 == 0x02:
+				syn = f.Data
+			case decline == nil && len(tcp) > int(tcp[12]>>4)*4+4 && bytes.Equal(tcp[int(tcp[12]>>4)*4:][:4], []byte{0xe2, 0xd4, 0xc3, 0xd9}):
+				decline = f.Data
+			}
+		}
+	}
+	if syn == nil || decline == nil {
+		t.Fatal("no SYN or CLC message in ipv6.pcap")
+	}
+	d, _ := NewDecoder(layers.LinkTypeEthernet)
+	for _, c := range []struct {
+		name string
+		data []byte
+	}{{"SYN", syn}, {"CLC", decline}} {
+		for _, sum := range []string{"verifying", "failing", "offloaded"} {
+			data := append([]byte(nil), c.data...)
+			data[12] ^= 0x5c // 0x86dd -> 0xdadd
+			tcp := data[14+40:]
+			switch sum {
+			case "failing":
+				tcp[14] ^= 0x01 // the window
+			case "offloaded":
+				p := pseudoSum(data[14+8:14+24], data[14+24:14+40], len(tcp))
+				binary.BigEndian.PutUint16(tcp[16:], ^gopacket.FoldChecksum(p))
+			}
+			var f Frame
+			f.Data = data
+			f.CI.CaptureLength, f.CI.Length = len(data), len(data)
+			d.decode(&f, true)
+			read := f.IPv6 != nil && f.TCP != nil
+			noted := len(f.CLCErr) == 1 && errors.Is(f.CLCErr[0], ErrEtherTypeMended) && strings.Contains(f.CLCErr[0].Error(), "0xdadd")
+			if want := sum == "verifying"; read != want || noted != want || f.Err != nil {
+				t.Errorf("%s, TCP checksum %s: read as IPv6 %v, noted %v (%v), error %v; want %v", c.name, sum, read, noted, f.CLCErr, f.Err, want)
+			}
+		}
+	}
+	// A RoCEv1 packet: a GRH (IPv6-like, next header 0x1B) then the BTH.
+	v1 := append([]byte(nil), syn[:14+40]...)
+	v1[12], v1[13] = 0x89, 0x15
+	v1[14+6] = 0x1b
+	v1 = append(v1, make([]byte, 12+44+4)...)
+	binary.BigEndian.PutUint16(v1[14+4:], uint16(len(v1)-14-40))
+	v1[12] ^= 0x5c
+	var f Frame
+	f.Data = v1
+	f.CI.CaptureLength, f.CI.Length = len(v1), len(v1)
+	d.decode(&f, true)
+	if f.IPv6 != nil || len(f.CLCErr) != 0 {
+		t.Errorf("a RoCEv1 packet's EtherType damaged: read as IPv6 %v, notes %v", f.IPv6 != nil, f.CLCErr)
 	}
 }
