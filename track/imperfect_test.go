@@ -1382,6 +1382,39 @@ func TestReusedQueuePairs(t *testing.T) {
 	}
 }
 
+// TestSnaplenCutAddressDamaged: pingpong.pcap cut to 96 bytes a frame
+// (no ICRC kept) with an IPv4 address of RoCE packets damaged, their
+// header checksum failing: each is judged as a packet whose ICRC matches
+// and whose IPv4 header checksum fails, but for its addresses, which no
+// ICRC vouches for: its link's own one field away (damagedQP), held as
+// dropped till the responder's ACK says it took it (roce.capture.damaged:
+// the capture's copy), never a link, link group or connection of its own
+// between hosts that never spoke. The CDCs and bytes are the cut
+// capture's.
+func TestSnaplenCutAddressDamaged(t *testing.T) {
+	_, base, frames := wholeAndCut(t, "../samples/pingpong.pcap", 96)
+	fs := slices.Clone(frames)
+	n := 0
+	for i := 100; i < len(fs) && n < 40; i += 7 {
+		if d := fs[i].Data; len(d) > 14+20+8 && d[23] == 17 && binary.BigEndian.Uint16(d[14+20+2:]) == 4791 {
+			fs[i].Data = bytes.Clone(d)
+			fs[i].Data[14+12+n%8] ^= 0x24 // a byte of the source or destination address
+			n++
+		}
+	}
+	s, found := feedRaw(t, fs)
+	if len(s.Conns) != len(base.Conns) || len(s.Links) != len(base.Links) || len(s.LinkGroups) != len(base.LinkGroups) {
+		t.Errorf("%d connections, %d links, %d link groups; the cut capture %d, %d, %d",
+			len(s.Conns), len(s.Links), len(s.LinkGroups), len(base.Conns), len(base.Links), len(base.LinkGroups))
+	}
+	if !slices.Contains(found, expert.CaptureCopyDamaged.String()) {
+		t.Errorf("findings %v, want %v", found, expert.CaptureCopyDamaged)
+	}
+	if a, b := flowTotalsOf(s), flowTotalsOf(base); a != b {
+		t.Errorf("CDCs and bytes %v, the cut capture's %v", a, b)
+	}
+}
+
 // TestSnaplenCutHeaders: captures cut where a CLC message keeps its
 // header (8 bytes) but not the fields a whole step takes (decode.CLC.
 // StepCaptured): the header still says what the connection did (cutStep).

@@ -132,7 +132,9 @@ func (t *Tracker) roce(in *input) {
 		t.retire(ref.link)
 		ok = false
 	}
-	if !ok && (r.icrcBad && !r.ipSumBad || r.lengthBad) {
+	if !ok && (r.icrcBad && (!r.ipSumBad || r.cutSumBad) || r.lengthBad) {
+		// (A packet the snap length cut, its IPv4 header checksum
+		// failing, may have its addresses damaged: no ICRC says not.)
 		if ref, ok = t.damagedQP(in); !ok {
 			// Nothing is learned from a packet the receiver drops: not
 			// even a link joined mid-stream.
@@ -141,7 +143,7 @@ func (t *Tracker) roce(in *input) {
 			return
 		}
 	}
-	if !ok && (!r.icrcBad || r.ipSumBad) && !r.lengthBad {
+	if !ok && (!r.icrcBad || r.ipSumBad) && !r.lengthBad && !r.cutSumBad {
 		// A packet whose IPv4 header checksum alone fails has the key
 		// its sender gave it too: the ICRC covers its addresses and QP.
 		ref, ok = t.firstOfKey(in)
@@ -188,7 +190,7 @@ func (t *Tracker) roce(in *input) {
 		return
 	}
 	rc := &l.RC[d]
-	if r.icrcOK && !rc.ipSumOK {
+	if (r.icrcOK || r.cutSumOK) && !rc.ipSumOK {
 		rc.ipSumOK = true
 		t.settleSums(l, d)
 	}
