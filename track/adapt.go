@@ -971,7 +971,8 @@ func fill(in *input, f *capture.Frame) {
 		r.icrcOK, r.icrcBad = f.ICRC.Checked && f.ICRC.OK, f.ICRC.Checked && !f.ICRC.OK
 		r.ipSumBad, r.ipSum = f.ICRC.IPSumBad, f.ICRC.IPSum
 		r.cutSumBad, r.cutSumOK = false, false
-		if !f.ICRC.Checked && f.Cut && f.IPv4 != nil {
+		r.icrcCut = !f.ICRC.Checked && f.Cut
+		if r.icrcCut && f.IPv4 != nil {
 			// The snap length cut the ICRC: the IPv4 header's checksum
 			// is all that judges the packet, as where the ICRC matches
 			// (ipSumBad), but for its addresses, which no ICRC vouches

@@ -28,6 +28,9 @@ func (t *Tracker) cdc(l *Link, d Dir, in *input) {
 	if c == nil {
 		c = t.damagedToken(l, d, m.token)
 	}
+	if c == nil && in.roce.icrcCut {
+		c = t.cutTokenConn(l, d, in)
+	}
 	if c == nil && m.prodFlags&cdcFailover != 0 {
 		c, d = t.failoverConn(l, d, m, in)
 		g = l.lgr
@@ -1081,6 +1084,34 @@ func (t *Tracker) claimWrites(c *Conn, l *Link, d Dir, m *cdcIn, number int) uin
 	c.Frames += frames + p.linkOnly
 	l.setRKey(d, p.rkey, rmbRef{conn: c})
 	return p.bytes
+}
+
+// cutTokenConn finds the connection whose CDC in is, a CDC on l in
+// direction d whose ICRC the snap length cut (it would have shown a token
+// damaged in the capture's copy) and whose token no connection of the
+// group has: the one connection with a token that way whose last CDC's
+// sequence number is the one before in's (a connection's CDCs count up
+// by one, smc_cdc_get_free_slot in net/smc/smc_cdc.c). Its token stays
+// the one registered.
+func (t *Tracker) cutTokenConn(l *Link, d Dir, in *input) *Conn {
+	m := &in.roce.cdc
+	var found *Conn
+	for _, c := range l.lgr.conns {
+		if f := &c.Flow[d]; !c.hasTok[d] || c.finished || !f.haveSeq || f.CDCs == 0 || f.LastSeq+1 != m.seq || c.link != nil && c.link != l {
+			continue
+		}
+		if found != nil {
+			return nil // which one cannot be told
+		}
+		found = c
+	}
+	if found != nil {
+		t.raiseText(&l.expert, expert.CaptureCopyDamaged, in, func() string {
+			return fmt.Sprintf("CDC token %d is none of its link group's; its sequence number %d follows connection %d's (token %d); the snap length cut its ICRC",
+				m.token, m.seq, found.ID, found.tokens[d])
+		})
+	}
+	return found
 }
 
 // damagedToken finds the connection of l's link group whose token for

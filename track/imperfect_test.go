@@ -1382,36 +1382,54 @@ func TestReusedQueuePairs(t *testing.T) {
 	}
 }
 
-// TestSnaplenCutAddressDamaged: pingpong.pcap cut to 96 bytes a frame
-// (no ICRC kept) with an IPv4 address of RoCE packets damaged, their
-// header checksum failing: each is judged as a packet whose ICRC matches
-// and whose IPv4 header checksum fails, but for its addresses, which no
-// ICRC vouches for: its link's own one field away (damagedQP), held as
-// dropped till the responder's ACK says it took it (roce.capture.damaged:
-// the capture's copy), never a link, link group or connection of its own
-// between hosts that never spoke. The CDCs and bytes are the cut
-// capture's.
-func TestSnaplenCutAddressDamaged(t *testing.T) {
+// TestSnaplenCutDamaged: pingpong.pcap cut to 96 bytes a frame (no ICRC
+// kept) with a byte of cut RoCE requests damaged where the ICRC alone
+// would show it. An IPv4 address (its header checksum failing): judged
+// as a packet whose ICRC matches and whose IPv4 header checksum fails,
+// but for its addresses, which no ICRC vouches for: its link's own one
+// field away (damagedQP), held as dropped till the responder's ACK says
+// it took it (roce.capture.damaged). A DestQP: the link direction whose
+// addresses and next PSN it carries (damagedQP). A CDC's token: the
+// connection whose next sequence number it carries (cutTokenConn). None
+// makes a link, link group or connection of its own; the CDCs and bytes
+// are the cut capture's but for those the held copies took.
+func TestSnaplenCutDamaged(t *testing.T) {
 	_, base, frames := wholeAndCut(t, "../samples/pingpong.pcap", 96)
-	fs := slices.Clone(frames)
-	n := 0
-	for i := 100; i < len(fs) && n < 40; i += 7 {
-		if d := fs[i].Data; len(d) > 14+20+8 && d[23] == 17 && binary.BigEndian.Uint16(d[14+20+2:]) == 4791 {
+	for _, v := range []struct {
+		what     string
+		off      func(n int) int
+		cdcsOnly bool
+		exact    bool
+	}{
+		{"address", func(n int) int { return 14 + 12 + n%8 }, false, true},
+		{"DestQP", func(n int) int { return 14 + 20 + 8 + 5 + n%3 }, true, true},
+		{"token", func(n int) int { return 14 + 20 + 8 + 12 + 4 + n%4 }, true, true},
+	} {
+		fs := slices.Clone(frames)
+		n := 0
+		for i := 100; i < len(fs) && n < 40; i += 7 {
+			d := fs[i].Data
+			if len(d) != 96 || d[23] != 17 || binary.BigEndian.Uint16(d[14+20+2:]) != 4791 || v.cdcsOnly && (d[14+20+8] != 4 || d[54] != 0xfe) {
+				continue
+			}
 			fs[i].Data = bytes.Clone(d)
-			fs[i].Data[14+12+n%8] ^= 0x24 // a byte of the source or destination address
+			fs[i].Data[v.off(n)] ^= 0x24
 			n++
 		}
-	}
-	s, found := feedRaw(t, fs)
-	if len(s.Conns) != len(base.Conns) || len(s.Links) != len(base.Links) || len(s.LinkGroups) != len(base.LinkGroups) {
-		t.Errorf("%d connections, %d links, %d link groups; the cut capture %d, %d, %d",
-			len(s.Conns), len(s.Links), len(s.LinkGroups), len(base.Conns), len(base.Links), len(base.LinkGroups))
-	}
-	if !slices.Contains(found, expert.CaptureCopyDamaged.String()) {
-		t.Errorf("findings %v, want %v", found, expert.CaptureCopyDamaged)
-	}
-	if a, b := flowTotalsOf(s), flowTotalsOf(base); a != b {
-		t.Errorf("CDCs and bytes %v, the cut capture's %v", a, b)
+		if n < 10 {
+			t.Fatalf("%s: %d frames damaged", v.what, n)
+		}
+		s, found := feedRaw(t, fs)
+		if len(s.Conns) != len(base.Conns) || len(s.Links) != len(base.Links) || len(s.LinkGroups) != len(base.LinkGroups) {
+			t.Errorf("%s damaged in %d frames: %d connections, %d links, %d link groups; the cut capture %d, %d, %d", v.what, n,
+				len(s.Conns), len(s.Links), len(s.LinkGroups), len(base.Conns), len(base.Links), len(base.LinkGroups))
+		}
+		if !slices.Contains(found, expert.CaptureCopyDamaged.String()) {
+			t.Errorf("%s: findings %v, want %v", v.what, found, expert.CaptureCopyDamaged)
+		}
+		if a, b := flowTotalsOf(s), flowTotalsOf(base); v.exact && a != b {
+			t.Errorf("%s: CDCs and bytes %v, the cut capture's %v", v.what, a, b)
+		}
 	}
 }
 

@@ -267,6 +267,9 @@ type roceIn struct {
 	// may be the damage. cutSumOK: the ICRC cut, the checksum, filled in,
 	// verifies (as icrcOK says of the direction's checksums).
 	cutSumBad, cutSumOK bool
+	// icrcCut: the snap length cut the ICRC: a damaged DestQP or PSN is
+	// not seen as damage (damagedQP places the packet by the rest).
+	icrcCut bool
 	// icrcGot, icrcWant: the frame's ICRC and the one computed (icrcBad)
 	icrcGot, icrcWant uint32
 	hasCDC            bool

@@ -148,6 +148,18 @@ func (t *Tracker) roce(in *input) {
 		// its sender gave it too: the ICRC covers its addresses and QP.
 		ref, ok = t.firstOfKey(in)
 	}
+	if !ok && r.icrcCut && !r.icrcBad && !r.lengthBad {
+		// The snap length cut the ICRC, which would have shown a DestQP
+		// damaged in the capture's copy: a request with its link
+		// direction's addresses and the PSN its responder expects next
+		// (24 random bits at the start) is that direction's, not a link
+		// of its own joined mid-stream.
+		if ref, ok = t.damagedQP(in); ok {
+			t.raiseText(&ref.link.expert, expert.CaptureCopyDamaged, in, func() string {
+				return fmt.Sprintf("DestQP 0x%06x is none of its link's, whose addresses and next PSN 0x%06x it carries; the snap length cut its ICRC", r.key.qpn, r.psn)
+			})
+		}
+	}
 	if !ok {
 		if ref, ok = t.resolveUnknown(in, r.key); !ok {
 			t.cur.unattached = true
@@ -671,7 +683,7 @@ func (t *Tracker) pendShown(l *Link, d Dir, i int, in *input) {
 func (t *Tracker) damagedQP(in *input) (linkRef, bool) {
 	r := &in.roce
 	req := isRequest(r.opcode)
-	if !r.icrcBad || !req && !r.hasAETH {
+	if !r.icrcBad && !r.icrcCut || !req && !r.hasAETH {
 		return linkRef{}, false
 	}
 	var found linkRef
