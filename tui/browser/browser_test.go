@@ -1891,3 +1891,27 @@ func TestNoSMCFrame(t *testing.T) {
 		t.Errorf("the note stays once every frame is listed:\n%s", h.Text())
 	}
 }
+
+// TestPaneDeclineCodeCut: decline-nordma.pcap cut to 80 bytes a frame
+// keeps the server's Decline's header, not its code: the declines pane
+// says who declined whom, as for a whole Decline, its code and name
+// absent ("-").
+func TestPaneDeclineCodeCut(t *testing.T) {
+	frames, lt := testutil.ReadFrames(t, filepath.Join(testutil.SamplesDir(t), "decline-nordma.pcap"))
+	for i := range frames {
+		if len(frames[i].Data) > 80 {
+			frames[i].Data = frames[i].Data[:80:80]
+			frames[i].CI.CaptureLength = 80
+		}
+	}
+	idx, ctx := openIndexed(t, testutil.WriteFrames(t, "cut.pcap", lt, frames))
+	h := run(t, New(ctx, idx, Options{}), 200, 24)
+	h.Until("CLC Decline")
+	h.Key(tcell.KeyRune, 'd')
+	scr := squash(h.Until("declines"))
+	for _, want := range []string{"server → client after Proposal - - CLC Decline, its code cut by the snap length", "Code: -"} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("declines pane lacks %q:\n%s", want, scr)
+		}
+	}
+}

@@ -100,7 +100,7 @@ func (b *Browser) pane(kind string) pane {
 		if d.Facts.By == track.DirS2C {
 			by = "server → client"
 		}
-		if d.Code == "" {
+		if c := d.Facts.Cause; c != track.CauseDecline && c != track.CauseDeclineCut {
 			by = d.Cause // no Decline: the SYN-ACK lacked the option, or no CLC
 		}
 		p.rows = append(p.rows, paneRow{
