@@ -319,7 +319,7 @@ func (t *Tracker) rwwi(l *Link, d Dir, in *input) {
 		// is the one connection on the link that waits for its first
 		// message of that direction. Otherwise no connection is
 		// inferred from an immediate (32 bits, no sequence number).
-		c = t.claimFirst(l, d, &cdcIn{token: uint32(w.token), noSeq: true})
+		c = t.claimFirst(l, d, &cdcIn{token: uint32(w.token), noSeq: true}, in)
 	}
 	if c == nil {
 		t.cur.unattached = true
@@ -648,13 +648,13 @@ func (t *Tracker) inferConn(l *Link, d Dir, m *cdcIn, in *input) (*Conn, Dir) {
 		// damaged), it is that handshake's.
 		if cands := t.firstCandidates(l, d); len(cands) == 1 && cands[0].blind() {
 			c := cands[0]
-			t.placeBlind(c, l)
+			t.placeBlind(c, l, in)
 			t.registerToken(c, d, m.token)
 			return t.merge(c, pick), d
 		}
 	}
 	if pick == nil {
-		if c := t.claimFirst(l, d, m); c != nil {
+		if c := t.claimFirst(l, d, m, in); c != nil {
 			return c, d // its token registered
 		}
 		pick = t.newConn(in)

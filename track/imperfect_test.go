@@ -1441,7 +1441,9 @@ func TestSnaplenCutDamaged(t *testing.T) {
 // capture says, by the headers of its Accept and Confirm; the SMC-R
 // captures say first contact or reused as whole; a Decline whose code
 // was cut is a fallback by that side at that stage, its code absent (no
-// smc.conn.fallback.reason field, "-" in smc,decline).
+// smc.conn.fallback.reason field, "-" in smc,decline). A link group a cut
+// first contact made reads as the whole capture's (adoptCut): not joined
+// mid-stream, its version and peers from the cut headers.
 func TestSnaplenCutHeaders(t *testing.T) {
 	for _, tc := range []struct {
 		path string
@@ -1472,6 +1474,19 @@ func TestSnaplenCutHeaders(t *testing.T) {
 				}
 				if fb, wfb := c.Fallback, wc.Fallback; fb.Cause != CauseDeclineCut || fb.Code != 0 || fb.By != wfb.By || fb.Stage != wfb.Stage {
 					t.Errorf("connection %d: fallback %+v; the whole capture's %+v", c.ID, fb, wfb)
+				}
+			}
+			// A group the cut first contact made is the whole capture's:
+			// not joined mid-stream, its version and peers (adoptCut).
+			if len(s.LinkGroups) != len(w.LinkGroups) {
+				t.Errorf("%d link groups, the whole capture %d", len(s.LinkGroups), len(w.LinkGroups))
+			} else {
+				for i := range s.LinkGroups {
+					g, wg := &s.LinkGroups[i], &w.LinkGroups[i]
+					if g.Inferred != wg.Inferred || g.Version != wg.Version || g.ServerPeerID != wg.ServerPeerID || g.ClientPeerID != wg.ClientPeerID {
+						t.Errorf("link group %d: inferred %v v%d peers %x %x; the whole capture's: %v v%d %x %x", g.ID,
+							g.Inferred, g.Version, g.ServerPeerID, g.ClientPeerID, wg.Inferred, wg.Version, wg.ServerPeerID, wg.ClientPeerID)
+					}
 				}
 			}
 			tr := New(Options{Unshared: true})

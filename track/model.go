@@ -362,6 +362,9 @@ type Conn struct {
 	// length cut said whether the connection made its link group
 	// (FirstContact): a step that needs no more (cutStep).
 	cutHeader bool
+	// cutPeer: the peer IDs the cut Accept (DirS2C: the server's) and
+	// Confirm kept, zero where the cut left them out.
+	cutPeer [2][8]byte
 	// clcDamaged: a CLC message the capture holds damaged (its segment's
 	// checksum fails) and malformed made them so.
 	clcDamaged bool

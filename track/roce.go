@@ -2034,7 +2034,15 @@ func (t *Tracker) resolveUnknown(in *input, key qpKey) (linkRef, bool) {
 	g := t.newLGR(in, true)
 	l := t.newLink(g, in, true)
 	l.Client.Addr, l.Server.Addr, l.Server.QPN = key.src.netip(), key.dst.netip(), uint32(key.qpn)
-	l.addHistory(in, textEvent("first seen mid-stream: link setup not in the capture"))
+	if r.hasLLC && r.llc.typ.Base() == decode.LLCConfirmLink && !r.llc.resp {
+		// A new group's first link carries this first (its server's
+		// request, smcr_serv_conf_first_link in net/smc/af_smc.c): the
+		// setup is in the capture, the CLC handshake that announced it
+		// is not (missed, cut by the snap length, or on another path).
+		l.addHistory(in, textEvent("first seen at its CONFIRM_LINK request: its setup in the capture, the CLC Accept/Confirm that announced it not followed"))
+	} else {
+		l.addHistory(in, textEvent("first seen mid-stream: link setup not in the capture"))
+	}
 	if u := t.unknownQP[key]; u != nil {
 		l.addHistory(in, histEvent{kind: LinkEventEarlier, n: u.frames})
 	}

@@ -549,7 +549,7 @@ func (t *Tracker) adoptJoined(c *Conn, in *input) {
 		}
 		g.settle()
 	}
-	t.placeBlind(c, j.link)
+	t.placeBlind(c, j.link, in)
 	t.merge(c, j)
 	for d := range c.Flow {
 		c.Flow[d].countFromZero(c.rmbeSize(Dir(d)), c.rmbeSize(Dir(d).Reverse()))
@@ -858,11 +858,13 @@ func (t *Tracker) cutStep(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 			c.TAccept = in.ts()
 		}
 		c.Version, c.SMCD, c.FirstContact, c.cutHeader = m.version, m.smcd, m.flag, true
+		c.cutPeer[DirS2C] = m.ep.PeerID // (zero where the cut left it out: absent)
 	case decode.CLCTypeConfirm:
 		if c.TConfirm.IsZero() {
 			c.TConfirm = in.ts()
 		}
 		c.FirstContact, c.cutHeader = c.FirstContact || m.flag, true
+		c.cutPeer[DirC2S] = m.ep.PeerID
 		if c.Version == 0 {
 			c.Version = m.version
 		}
@@ -1445,7 +1447,7 @@ func (t *Tracker) claimHalf(l *Link, d Dir, m *cdcIn, in *input) (*Conn, Dir) {
 // and the CDC goes to a connection joined from CDCs; once as many such
 // CDCs came as there were connections to choose from, each of those has
 // had its first CDC, and the next connection's is told apart again.
-func (t *Tracker) claimFirst(l *Link, d Dir, m *cdcIn) *Conn {
+func (t *Tracker) claimFirst(l *Link, d Dir, m *cdcIn, in *input) *Conn {
 	if !m.first() && !l.lgr.bornInCapture() {
 		return nil
 	}
@@ -1469,7 +1471,7 @@ func (t *Tracker) claimFirst(l *Link, d Dir, m *cdcIn) *Conn {
 	switch {
 	case c.link != nil:
 	case c.blind():
-		t.placeBlind(c, l)
+		t.placeBlind(c, l, in)
 	default:
 		t.unpend(c)
 		t.attachServerHalf(c, l)
@@ -1518,11 +1520,42 @@ func (t *Tracker) unpend(c *Conn) {
 }
 
 // placeBlind places blind connection c on l, SMC-R by its CDCs.
-func (t *Tracker) placeBlind(c *Conn, l *Link) {
+func (t *Tracker) placeBlind(c *Conn, l *Link, in *input) {
 	t.unpend(c)
 	c.halfPlaced = true
+	t.adoptCut(c, l, in)
 	t.attach(c, l)
 	c.Outcome, c.Failure = OutcomeSMCR, ""
+}
+
+// adoptCut: c, a first contact whose Accept and Confirm the snap length
+// cut (their headers said first contact: cutStep), is the first
+// connection placed on l's group, one the capture made from its RoCE
+// traffic, whose roles its LLC requests settled and whose first link
+// was first seen after c's Confirm and not long after: c's handshake
+// made that group (a first contact's alone makes one, and the server
+// sends its first link's CONFIRM_LINK once the Confirm came,
+// smc_listen_work in net/smc/af_smc.c). The group is no longer one
+// joined mid-stream; its version, and its peers where the cut kept
+// their IDs (struct smc_clc_msg_accept_confirm, offset 8), are the
+// handshake's.
+func (t *Tracker) adoptCut(c *Conn, l *Link, in *input) {
+	g := l.lgr
+	if !c.cutHeader || !c.FirstContact || c.SMCD || !g.Inferred || !g.rolesKnown || g.Deleted || len(g.conns) > 0 ||
+		len(g.links) == 0 || c.TConfirm.IsZero() {
+		return
+	}
+	first := g.links[0]
+	if at := first.Start.Sub(c.TConfirm); at < 0 || at > lateMax {
+		return
+	}
+	g.Inferred = false
+	if g.Version == 0 {
+		g.Version = c.Version
+	}
+	g.ServerPeerID, g.ClientPeerID = c.cutPeer[DirS2C], c.cutPeer[DirC2S]
+	first.announced = true
+	first.addHistory(in, histEvent{kind: LinkEventAnnounced, text: "announced by CLC Accept/Confirm (first contact) whose bodies the snap length cut: its first CDC ties them"})
 }
 
 // firstCDCs is a set of connections (Conn.firstOf) and how many first
