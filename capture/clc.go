@@ -282,10 +282,8 @@ func (a *clcAssembler) segment(f *Frame) {
 		// began would take the client's bytes for old ones or wait on a
 		// gap. It begins again here, the client's half at its first
 		// segment, whose checksum is judged as the SYN's failing says.
-		mss, ipOK := fl.mss[sd], fl.ipSumOK[sd] // the client's, the SYN's direction
-		a.drop(fl)
-		fl = a.newFlow(k)
-		fl.smcSYN, fl.sumOK[1], fl.mss[1], fl.ipSumOK[1] = true, true, mss, ipOK
+		fl = a.restart(fl, k, sd)
+		fl.sumOK[1] = true
 	}
 	if sd := fl.synAckDamaged(f); sd >= 0 {
 		// The SYN-ACK's sequence number was damaged (its checksum did
@@ -293,12 +291,7 @@ func (a *clcAssembler) segment(f *Frame) {
 		// does acknowledges another): the server's half would take its
 		// first bytes for old ones. Both halves begin again here, the
 		// server's at its first segment.
-		mss, ipOK, sumOK := fl.mss, fl.ipSumOK, fl.sumOK
-		a.drop(fl)
-		fl = a.newFlow(k)
-		fl.smcSYN = true
-		// This segment's direction (the client's) is the new flow's 0.
-		fl.mss, fl.ipSumOK, fl.sumOK = [2]uint16{mss[1-sd], mss[sd]}, [2]bool{ipOK[1-sd], ipOK[sd]}, [2]bool{sumOK[1-sd], sumOK[sd]}
+		fl = a.restart(fl, k, sd)
 	}
 	switch {
 	case fl != nil:
@@ -1114,6 +1107,20 @@ func (s *clcStream) ReassemblyComplete(ac reassembly.AssemblerContext) bool {
 func startsConfirm(p []byte) bool {
 	_, f := decode.CLCFrame(p)
 	return f == decode.CLCFramed && decode.CLCType(p[4]) == decode.CLCTypeConfirm
+}
+
+// restart begins the stream of fl, whose direction sd (its index in fl)
+// sent a SYN or SYN-ACK whose sequence number was damaged, again at the
+// segment of the other direction, the new flow's first (key k): the
+// MSS each SYN announced and whether each direction's checksums verified
+// carry over (checkSum).
+func (a *clcAssembler) restart(fl *clcFlow, k flowKey, sd int) *clcFlow {
+	mss, ipOK, sumOK := fl.mss, fl.ipSumOK, fl.sumOK
+	a.drop(fl)
+	fl = a.newFlow(k)
+	fl.smcSYN = true
+	fl.mss, fl.ipSumOK, fl.sumOK = [2]uint16{mss[1-sd], mss[sd]}, [2]bool{ipOK[1-sd], ipOK[sd]}, [2]bool{sumOK[1-sd], sumOK[sd]}
+	return fl
 }
 
 // synAckDamaged returns the direction of fl's SYN-ACK whose checksum did

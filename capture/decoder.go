@@ -287,14 +287,9 @@ func (d *Decoder) decodeChain(f *Frame, typ gopacket.LayerType, outer bool) {
 			if err = d.eth.DecodeFromBytes(data, d); err == nil {
 				f.Eth = &d.eth
 				typ, data = d.eth.NextLayerType(), d.eth.Payload
-				if et := d.eth.EthernetType; et >= 0x600 && et != layers.EthernetTypeIPv4 {
-					switch {
-					case etherTypeDamaged(data):
-						f.CLCErr = append(f.CLCErr, etherTypeNote(et, false))
-						typ = layers.LayerTypeIPv4
-					case et != layers.EthernetTypeIPv6 && etherTypeDamagedIPv6(data):
-						f.CLCErr = append(f.CLCErr, etherTypeNote(et, true))
-						typ = layers.LayerTypeIPv6
+				if et := d.eth.EthernetType; et >= 0x600 {
+					if sent := etherTypeSent(f, et, data); sent != 0 {
+						typ = sent
 					}
 				}
 			}
@@ -446,6 +441,23 @@ func etherTypeNote(et layers.EthernetType, v6 bool) error {
 	}
 	return &decode.Error{Layer: "Ethernet", Field: "type", Offset: 12, Err: ErrEtherTypeMended,
 		Detail: fmt.Sprintf("EtherType %#04x ahead of %s", uint16(et), what)}
+}
+
+// etherTypeSent is the layer the payload b of an Ethernet frame f whose
+// EtherType et is not IPv4's was sent as where the capture damaged et
+// (etherTypeDamaged, etherTypeDamagedIPv6), with a note on f; 0 where et
+// is as sent.
+func etherTypeSent(f *Frame, et layers.EthernetType, b []byte) gopacket.LayerType {
+	switch {
+	case et == layers.EthernetTypeIPv4:
+	case etherTypeDamaged(b):
+		f.CLCErr = append(f.CLCErr, etherTypeNote(et, false))
+		return layers.LayerTypeIPv4
+	case et != layers.EthernetTypeIPv6 && etherTypeDamagedIPv6(b):
+		f.CLCErr = append(f.CLCErr, etherTypeNote(et, true))
+		return layers.LayerTypeIPv6
+	}
+	return 0
 }
 
 // etherTypeDamagedIPv6 reports whether b, the payload of an Ethernet
@@ -642,14 +654,13 @@ func (d *Decoder) decodeOuter(f *Frame, data []byte) (gopacket.LayerType, []byte
 	f.Decoded = append(f.Decoded, layers.LayerTypeEthernet)
 	data = data[14:]
 	if et != layers.EthernetTypeIPv4 {
-		if et != layers.EthernetTypeIPv6 && etherTypeDamagedIPv6(data) {
-			f.CLCErr = append(f.CLCErr, etherTypeNote(et, true))
+		switch etherTypeSent(f, et, data) {
+		case layers.LayerTypeIPv4:
+		case layers.LayerTypeIPv6:
 			return layers.LayerTypeIPv6, data
-		}
-		if !etherTypeDamaged(data) {
+		default:
 			return et.LayerType(), data
 		}
-		f.CLCErr = append(f.CLCErr, etherTypeNote(et, false))
 	}
 	if !plainIPv4(data) {
 		return layers.LayerTypeIPv4, data
