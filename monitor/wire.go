@@ -666,10 +666,8 @@ type sideFallback struct {
 func fallbackSides(fb *track.Fallback) (client, server sideFallback) {
 	switch fb.Cause {
 	case track.CauseDecline, track.CauseDeclineCut:
+		// (A cut Decline's Code is 0: no reason held.)
 		declined, peer := sideFallback{true, fb.Code}, sideFallback{true, uint32(decode.DeclinePeerDecl)}
-		if fb.Cause == track.CauseDeclineCut {
-			declined.reason = 0
-		}
 		if fb.By == track.DirC2S {
 			return declined, peer
 		}

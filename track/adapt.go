@@ -970,15 +970,15 @@ func fill(in *input, f *capture.Frame) {
 		}
 		r.icrcOK, r.icrcBad = f.ICRC.Checked && f.ICRC.OK, f.ICRC.Checked && !f.ICRC.OK
 		r.ipSumBad, r.ipSum = f.ICRC.IPSumBad, f.ICRC.IPSum
-		r.cutSumBad, r.cutSumOK = false, false
+		r.cutSumOK = false
 		r.icrcCut = !f.ICRC.Checked && f.Cut
 		if r.icrcCut && f.IPv4 != nil {
 			// The snap length cut the ICRC: the IPv4 header's checksum
 			// is all that judges the packet, as where the ICRC matches
 			// (ipSumBad), but for its addresses, which no ICRC vouches
-			// for (cutSumBad).
+			// for (icrcCut).
 			if ip := f.IPv4.Contents; !decode.IPv4HeaderSumOK(ip) {
-				r.icrcBad, r.ipSumBad, r.cutSumBad = true, true, true
+				r.icrcBad, r.ipSumBad = true, true
 				r.ipSum = f.IPv4Sum()
 			} else {
 				r.cutSumOK = len(ip) >= 20 && ip[10]|ip[11] != 0

@@ -19,10 +19,7 @@ func ConnDetail(c *Conn) string {
 		}
 		code := "(its code cut by the snap length)"
 		if fb.Cause == CauseDecline {
-			code = fmt.Sprintf("%#08x", fb.Code)
-			if name := fb.CodeName(); name != "" {
-				code += " " + name
-			}
+			code = fb.CodeText()
 		}
 		s := fmt.Sprintf("%s declined %s %s", who, code, fb.Stage)
 		if fb.OutOfSync {
@@ -38,6 +35,7 @@ func ConnDetail(c *Conn) string {
 		case c.Outcome == OutcomeSMCD && c.cutHeader && !c.ClientEP.Valid:
 			s += "; Accept and Confirm cut by the snap length: SMC-D by their headers"
 		case c.FirstContact && !c.cutHeader:
+			// A whole Accept or Confirm said so.
 		case !c.Inferred && !c.ServerEP.Valid && !c.ClientEP.Valid:
 			// Placed by its CDCs (claimFirst): whether it made its group
 			// was in the Accept, or its header (cutStep).

@@ -261,15 +261,13 @@ type roceIn struct {
 	ipSum     [2]uint16 // with ipSumBad: the checksum carried and the one computed
 	lengthBad bool      // an IP or UDP length claims more than the frame holds (capture.Frame.LengthBad)
 	whyBad    error     // with malformed or lengthBad: the decoder's error (offset and field)
-	// cutSumBad: the snap length cut the ICRC (not checked) and the IPv4
-	// header's checksum, filled in, fails (icrcBad and ipSumBad are set
-	// too): the receiver's IP layer drops the packet, and its addresses
-	// may be the damage. cutSumOK: the ICRC cut, the checksum, filled in,
-	// verifies (as icrcOK says of the direction's checksums).
-	cutSumBad, cutSumOK bool
-	// icrcCut: the snap length cut the ICRC: a damaged DestQP or PSN is
-	// not seen as damage (damagedQP places the packet by the rest).
-	icrcCut bool
+	// icrcCut: the snap length cut the ICRC (not checked): a damaged
+	// DestQP or PSN is not seen as damage (damagedQP places the packet by
+	// the rest), and with ipSumBad (its IPv4 header's checksum, filled
+	// in, fails; icrcBad too) no ICRC vouches for its addresses.
+	// cutSumOK: the ICRC cut, that checksum, filled in, verifies (as
+	// icrcOK says of the direction's checksums).
+	icrcCut, cutSumOK bool
 	// icrcGot, icrcWant: the frame's ICRC and the one computed (icrcBad)
 	icrcGot, icrcWant uint32
 	hasCDC            bool

@@ -1,6 +1,7 @@
 package track
 
 import (
+	"fmt"
 	"net/netip"
 	"time"
 
@@ -117,6 +118,16 @@ func (f *Fallback) CodeName() string {
 		return c.StringIn(f.ANCK)
 	}
 	return "" // no name: the code's hex is all there is
+}
+
+// CodeText is the Decline code in hex and its kernel name where one
+// names it ("0x03030002 NOSMCRDEV", "0x03032500").
+func (f *Fallback) CodeText() string {
+	s := fmt.Sprintf("%#08x", f.Code)
+	if name := f.CodeName(); name != "" {
+		s += " " + name
+	}
+	return s
 }
 
 // CodeMeaning is what the Decline code means, as the handshake reads it.

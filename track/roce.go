@@ -132,7 +132,7 @@ func (t *Tracker) roce(in *input) {
 		t.retire(ref.link)
 		ok = false
 	}
-	if !ok && (r.icrcBad && (!r.ipSumBad || r.cutSumBad) || r.lengthBad) {
+	if !ok && (r.icrcBad && (!r.ipSumBad || r.icrcCut) || r.lengthBad) {
 		// (A packet the snap length cut, its IPv4 header checksum
 		// failing, may have its addresses damaged: no ICRC says not.)
 		if ref, ok = t.damagedQP(in); !ok {
@@ -143,7 +143,7 @@ func (t *Tracker) roce(in *input) {
 			return
 		}
 	}
-	if !ok && (!r.icrcBad || r.ipSumBad) && !r.lengthBad && !r.cutSumBad {
+	if !ok && (!r.icrcBad || r.ipSumBad && !r.icrcCut) && !r.lengthBad {
 		// A packet whose IPv4 header checksum alone fails has the key
 		// its sender gave it too: the ICRC covers its addresses and QP.
 		ref, ok = t.firstOfKey(in)

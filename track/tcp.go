@@ -851,7 +851,14 @@ func (t *Tracker) cutStep(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 	if c.Outcome != OutcomePending && (c.Outcome != OutcomeSMCD || m.typ != decode.CLCTypeDecline) || !clcSender(m.typ, d) {
 		return
 	}
-	var info string
+	kind, fc := "SMC-R", "reused link group"
+	if m.smcd {
+		kind = "SMC-D"
+	}
+	if m.flag {
+		fc = "first contact"
+	}
+	info := fmt.Sprintf("%sv%d %s", kind, m.version, fc)
 	switch m.typ {
 	case decode.CLCTypeAccept:
 		if c.TAccept.IsZero() {
@@ -878,16 +885,6 @@ func (t *Tracker) cutStep(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 		info = fmt.Sprintf("v%d, the %s fell back to TCP", m.version, sender(d))
 	default:
 		return
-	}
-	if info == "" {
-		kind, fc := "SMC-R", "reused link group"
-		if m.smcd {
-			kind = "SMC-D"
-		}
-		if m.flag {
-			fc = "first contact"
-		}
-		info = fmt.Sprintf("%sv%d %s", kind, m.version, fc)
 	}
 	if rec {
 		t.note(c, in, d, clcName(uint8(m.typ)), "cut by the snap length, its header only: "+info)
@@ -1553,7 +1550,11 @@ func (t *Tracker) adoptCut(c *Conn, l *Link, in *input) {
 	if g.Version == 0 {
 		g.Version = c.Version
 	}
-	g.ServerPeerID, g.ClientPeerID = c.cutPeer[DirS2C], c.cutPeer[DirC2S]
+	for d, id := range [2]*[8]byte{&g.ClientPeerID, &g.ServerPeerID} { // (by the sender of each message)
+		if p := c.cutPeer[Dir(d)]; p != ([8]byte{}) {
+			*id = p
+		}
+	}
 	first.announced = true
 	first.addHistory(in, histEvent{kind: LinkEventAnnounced, text: "announced by CLC Accept/Confirm (first contact) whose bodies the snap length cut: its first CDC ties them"})
 }

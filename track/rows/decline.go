@@ -88,10 +88,7 @@ func declineRow(c *track.Conn) (Decline, string) {
 	switch fb.Cause {
 	case track.CauseDecline:
 		r.Code, r.Name, r.Meaning = fmt.Sprintf("%#08x", fb.Code), fb.CodeName(), fb.CodeMeaning()
-		reason = r.Code + " (" + r.By + ")"
-		if r.Name != "" { // (none for a code no kernel names)
-			reason = r.Code + " " + r.Name + " (" + r.By + ")"
-		}
+		reason = fb.CodeText() + " (" + r.By + ")"
 	case track.CauseDeclineCut:
 		// Who declined, and when, is in its header; its code is not in
 		// the capture: absent, not 0.
