@@ -15,6 +15,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/gopacket/gopacket"
@@ -45,9 +46,10 @@ const (
 	Skew                      // side 2's frames N microseconds later, merged by time: two hosts' captures merged, their clocks apart
 	Mirror                    // every Ethernet frame twice, the copy 20 us later tagged with VLAN N: a mirror of both directions of a port, one side tagged
 	Step                      // frames At.. stamped N ms earlier: the capture host's clock stepped back (NTP) while it ran
+	Twice                     // every frame twice, the copy N microseconds later (side 1's At more, side 2's At less: the path's delay), merged by time: two hosts' captures of both directions merged, their clocks apart
 )
 
-var kindNames = [...]string{"", "drop", "drop", "dup", "flip", "cut", "start", "thin", "late", "snap", "oneway", "skew", "mirror", "step"}
+var kindNames = [...]string{"", "drop", "drop", "dup", "flip", "cut", "start", "thin", "late", "snap", "oneway", "skew", "mirror", "step", "twice"}
 
 // Mutation is one damage done to a capture.
 type Mutation struct {
@@ -79,6 +81,11 @@ func (m Mutation) String() string {
 		return fmt.Sprintf("mirror vlan %d", m.N)
 	case Step:
 		return fmt.Sprintf("step %d-%dms", m.At+1, m.N)
+	case Twice:
+		if m.At != 0 {
+			return fmt.Sprintf("twice %dus+%dus", m.N, m.At)
+		}
+		return fmt.Sprintf("twice %dus", m.N)
 	}
 	if int(m.Kind) < len(kindNames) && m.Kind != 0 {
 		return fmt.Sprintf("%s %d", kindNames[m.Kind], m.At+1)
@@ -197,6 +204,32 @@ func (m Mutation) Apply(frames []Frame) []Frame {
 			out = append(out, c)
 		}
 		return out
+	case Twice:
+		// Each host's capture holds every frame of the two, a frame one
+		// side sent stamped by the other the path's delay later;
+		// mergecap puts them in time order, the earlier first where the
+		// times tie.
+		later := make([]Frame, 0, n)
+		for _, f := range frames {
+			us := m.N
+			if s, ok := sideOf(f.Data); ok && s == 2 {
+				us -= m.At
+			} else {
+				us += m.At
+			}
+			c := f
+			c.CI.Timestamp = f.CI.Timestamp.Add(time.Duration(us) * time.Microsecond)
+			later = append(later, c)
+		}
+		slices.SortStableFunc(later, func(a, b Frame) int { return a.CI.Timestamp.Compare(b.CI.Timestamp) })
+		out := make([]Frame, 0, 2*n)
+		for _, f := range frames {
+			for len(later) > 0 && later[0].CI.Timestamp.Before(f.CI.Timestamp) {
+				out, later = append(out, later[0]), later[1:]
+			}
+			out = append(out, f)
+		}
+		return append(out, later...)
 	case Step:
 		out := append([]Frame(nil), frames...)
 		for i := at; i < n; i++ {
@@ -443,8 +476,12 @@ func Parse(s string) (Mutation, error) {
 		m = Mutation{Kind: Mirror, N: b}
 	case scan(s, "step %d-%dms", &a, &b) && b >= 1:
 		m = Mutation{Kind: Step, At: a - 1, N: b}
+	case scan(s, "twice %dus+%dus", &b, &a) && a >= 0 && b >= a:
+		m = Mutation{Kind: Twice, N: b, At: a}
+	case scan(s, "twice %dus", &b) && b >= 0:
+		m = Mutation{Kind: Twice, N: b}
 	default:
-		return m, fmt.Errorf("mutation %q: want drop N, drop N-M, dup N, flip N:OFFSET^MASK, cut N, start N, thin N/EVERY, late N+K, snap BYTES, oneway 1|2, skew MICROSECONDSus, mirror vlan ID or step N-MILLISECONDSms", s)
+		return m, fmt.Errorf("mutation %q: want drop N, drop N-M, dup N, flip N:OFFSET^MASK, cut N, start N, thin N/EVERY, late N+K, snap BYTES, oneway 1|2, skew MICROSECONDSus, mirror vlan ID, step N-MILLISECONDSms or twice MICROSECONDSus[+DELAYus]", s)
 	}
 	if m.At < 0 {
 		return m, fmt.Errorf("mutation %q: frames are numbered from 1", s)

@@ -18,7 +18,7 @@ func frames(n int) []Frame {
 // variant's name makes it again (smcmutate -m).
 func TestParseString(t *testing.T) {
 	for _, m := range append(Generate(7, frames(500), 200), append(Thinned(7, frames(500), 20),
-		Mutation{Kind: Late, At: 4, N: 3}, Mutation{Kind: Snap, N: 96}, Mutation{Kind: OneWay, N: 2}, Mutation{Kind: Skew, N: -2000}, Mutation{Kind: Mirror, N: 100}, Mutation{Kind: Step, At: 9, N: 5000})...) {
+		Mutation{Kind: Late, At: 4, N: 3}, Mutation{Kind: Snap, N: 96}, Mutation{Kind: OneWay, N: 2}, Mutation{Kind: Skew, N: -2000}, Mutation{Kind: Mirror, N: 100}, Mutation{Kind: Step, At: 9, N: 5000}, Mutation{Kind: Twice, N: 5000}, Mutation{Kind: Twice, N: 5000, At: 300})...) {
 		got, err := Parse(m.String())
 		if err != nil || got != m {
 			t.Errorf("%q reads back as %+v, %v; want %+v", m, got, err, m)
@@ -71,6 +71,12 @@ func TestApply(t *testing.T) {
 		if !f.CI.Timestamp.Equal(time.Unix(int64(i), 0)) {
 			t.Errorf("late 2+3: frame %d at %v, want the slot's time %v", i+1, f.CI.Timestamp, time.Unix(int64(i), 0))
 		}
+	}
+	// Frames a second apart, their copies 2.5 s later: two frames
+	// between each and its copy.
+	twice, _ := Parse("twice 2500000us")
+	if got, want := first(twice.Apply(fs[:5])), []byte{0, 1, 2, 0, 3, 1, 4, 2, 3, 4}; !bytes.Equal(got, want) {
+		t.Errorf("twice 2500000us: frames %v, want %v", got, want)
 	}
 	snap, _ := Parse("snap 20")
 	for _, f := range snap.Apply(fs) {

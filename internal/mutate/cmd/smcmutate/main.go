@@ -28,7 +28,7 @@ func main() {
 	n := fs.Int("n", 50, "how many variants")
 	out := fs.String("o", ".", "directory the variants are written to")
 	list := fs.Bool("list", false, "print the mutations, write nothing")
-	only := fs.String("m", "", `write only this mutation, as -list names it ("drop 7", "drop 40-7204", "dup 3", "flip 27:66^0x40", "cut 12", "start 40", "oneway 1", "skew 2000us", "mirror vlan 100", "step 40-5000ms")`)
+	only := fs.String("m", "", `write only this mutation, as -list names it ("drop 7", "drop 40-7204", "dup 3", "flip 27:66^0x40", "cut 12", "start 40", "oneway 1", "skew 2000us", "mirror vlan 100", "step 40-5000ms", "twice 5000us")`)
 	err := cli.Parse(fs, os.Args[1:])
 	if err == nil && fs.NArg() != 1 {
 		err = &cli.UsageError{Tool: page.Name, Msg: "want exactly one CAPTURE"}
