@@ -117,6 +117,30 @@ type seenCopies struct {
 	// recent holds a packet's fingerprint in the slot its queue pair and
 	// PSN pick: a copy the capture made lands on its original's slot.
 	recent [dupSlots]packetSeen
+	// segs holds the TCP segments' fingerprints apart from recent, whose
+	// slots the RoCE packets take in a millisecond: the copy of a
+	// handshake's segment that comes seconds later is found here.
+	segs [segSlots]packetSeen
+	// gone are the last packets whose slots in recent others took, in the
+	// order they went (goneNext counts them), up to goneFor after a SYN
+	// (synNS): those whose copies are still to come when the SYN's copy
+	// tells apart go to owed.
+	gone     [goneSlots]packetSeen
+	goneNext uint32
+	synNS    int64
+	// apart are the times between a packet and its copy where the
+	// capture is two captures of the same packets merged (each host's,
+	// its clock apart from the other's), one for each direction (the
+	// clocks' offset plus or minus the path's delay); 0: none learned.
+	apart [2]int64
+	// byApart: the last copy found was found by apart, d after its
+	// original (captureCopy's count).
+	byApart bool
+	d       int64
+	// owed holds, once apart is known, the packets whose copies are still
+	// to come and whose slots in recent others took (another packet, or
+	// the same one sent again), by key and ICRC.
+	owed map[owedKey]packetSeen
 	// naks counts the NAKs and RNR NAKs seen: a packet sent again after
 	// one is the transport's, not the capture's.
 	naks uint32
@@ -151,6 +175,114 @@ type packetSeen struct {
 	number uint32 // its frame's number (seenCopies.cutNumber)
 }
 
+// apartCopy reports whether a packet like one seen d nanoseconds before
+// is its copy by the times two merged captures are apart (apart), and
+// follows that time as the clocks drift.
+func (s *seenCopies) apartCopy(d int64) bool {
+	for i, a := range s.apart {
+		if a != 0 && d-a <= captureDupWindow && a-d <= captureDupWindow {
+			s.apart[i] = d
+			s.byApart, s.d = true, d
+			return true
+		}
+	}
+	return false
+}
+
+// apartOf is apartCopy for a packet like e seen at ns by path: one that
+// came by another path than e may be its other path's copy (within),
+// the two merged captures apart.
+func (s *seenCopies) apartOf(e *packetSeen, ns int64, path uint32) bool {
+	d := ns - e.ns
+	if e.path == path {
+		return s.apartCopy(d)
+	}
+	for _, a := range s.apart {
+		if a != 0 && d-a <= crossPathWindow && a-d <= crossPathWindow {
+			s.byApart, s.d = true, d
+			return true
+		}
+	}
+	return false
+}
+
+// owedKey is what a packet in seenCopies.owed is found by: its key and
+// ICRC (a TCP segment's digest).
+type owedKey struct {
+	key  uint64
+	icrc uint32
+}
+
+// owedCopy reports whether a packet with key, its ICRC (or a TCP
+// segment's digest) and length, seen at ns, is the copy of one owed
+// holds.
+func (s *seenCopies) owedCopy(key uint64, icrc, length uint32, ns int64, path uint32) bool {
+	// The entry stays till its time is over (owe): a packet the capture
+	// held twice before has two copies to come.
+	o, ok := s.owed[owedKey{key, icrc}]
+	if !ok || o.length != length || !s.apartOf(&o, ns, path) {
+		return false
+	}
+	s.otherPath = o.path != path
+	return true
+}
+
+// letGo notes e, whose slot a packet seen at ns takes: before apart is
+// known in gone, after it in owed while its copy is still to come.
+func (s *seenCopies) letGo(e *packetSeen, ns int64) {
+	switch {
+	case e.key == 0:
+	case s.apart[0] == 0:
+		if ns-s.synNS <= goneFor {
+			s.gone[s.goneNext%goneSlots] = *e
+			s.goneNext++
+		}
+	case ns-e.ns <= max(s.apart[0], s.apart[1])+captureDupWindow:
+		s.owe(e, ns)
+	}
+}
+
+// owe puts e in owed, making room for it among those whose copies'
+// time is over.
+func (s *seenCopies) owe(e *packetSeen, ns int64) {
+	if s.owed == nil {
+		s.owed = make(map[owedKey]packetSeen)
+	}
+	if len(s.owed) >= maxOwed {
+		horizon := max(s.apart[0], s.apart[1]) + captureDupWindow
+		for k, o := range s.owed {
+			if ns-o.ns > horizon {
+				delete(s.owed, k)
+			}
+		}
+		if len(s.owed) >= maxOwed {
+			return
+		}
+	}
+	s.owed[owedKey{e.key, e.icrc}] = *e
+}
+
+// learnApart notes that the capture holds a packet and its copy d
+// nanoseconds apart, seen at ns, farther than any capture point or path
+// makes them: two captures of the same packets merged. The packets gone
+// from recent since d before are owed their copies.
+func (s *seenCopies) learnApart(d, ns int64) {
+	if s.apartCopy(d) {
+		return
+	}
+	s.byApart, s.d = true, d
+	if s.apart[0] != 0 {
+		s.apart[1] = d
+		return
+	}
+	s.apart[0] = d
+	for i := s.goneNext - min(s.goneNext, goneSlots); i != s.goneNext; i++ {
+		if e := &s.gone[i%goneSlots]; ns-e.ns <= d+captureDupWindow {
+			s.owe(e, ns)
+		}
+	}
+}
+
 // within reports whether a packet like e that came by path at ns is e's
 // copy by its time: up to captureDupWindow from it on the same path, up
 // to crossPathWindow on another. Before it too: a capture writes frames
@@ -170,6 +302,23 @@ func (e *packetSeen) within(ns int64, path uint32) bool {
 // a capture made at two points (each host's, merged) come up to a
 // millisecond apart, hundreds of packets between them at full rate.
 const dupSlots = 1024
+
+// goneSlots is how many packets seenCopies.gone remembers: those of the
+// first half second of an SMC-R link's ping-pong.
+const goneSlots = 4096
+
+// goneFor is how long after a SYN seenCopies.gone remembers: two hosts'
+// clocks a second apart.
+const goneFor = int64(time.Second)
+
+// maxOwed is the most packets seenCopies.owed holds: a tenth of a second
+// of a link at a million packets a second, some 6 MiB.
+const maxOwed = 1 << 17
+
+// segSlots is how many TCP segments captureDup remembers apart from the
+// RoCE packets: an SMC connection's handshake and close are a few
+// dozen, seconds apart at most.
+const segSlots = 256
 
 // captureDupWindow: a copy the capture point makes comes microseconds
 // after the frame (a merge of two hosts' captures: their clocks' skew).
@@ -230,11 +379,11 @@ func (t *Tracker) captureDup(f *capture.Frame) bool {
 		return s.duplicate
 	}
 	s.number = f.Number
-	s.cutFirst = false
+	s.cutFirst, s.byApart = false, false
 	switch {
 	case b != nil:
 	case f.TCP != nil:
-		s.duplicate = s.tcpDup(f)
+		s.duplicate = s.tcpDup(f, t.byTuple)
 		if s.duplicate && s.cutFirst && s.otherPath {
 			t.ahead.learn(s.cutPath)
 		}
@@ -271,8 +420,10 @@ func (t *Tracker) captureDup(f *capture.Frame) bool {
 	// interfaces captured with two snap lengths) has digests that cannot
 	// agree: its length says it, and the windows (within) that no resend
 	// comes so soon after it without a NAK.
+	// Two captures merged hold every packet twice, its times apart
+	// (apart), NAKs between them or not.
 	s.duplicate = length != 0 && e.key == key && (e.icrc == icrc && e.length == length || e.length^length == lengthCut) &&
-		e.naks == s.naks && e.within(ns, path)
+		(e.naks == s.naks && e.within(ns, path) || s.apart[0] != 0 && s.apartOf(e, ns, path))
 	if s.duplicate {
 		s.otherPath = e.path != path
 		if e.length&lengthCut != 0 && length&lengthCut == 0 {
@@ -290,6 +441,10 @@ func (t *Tracker) captureDup(f *capture.Frame) bool {
 		}
 		return true
 	}
+	if len(s.owed) > 0 && length != 0 && s.owedCopy(key, icrc, length, ns, path) {
+		s.duplicate = true
+		return true
+	}
 	// A NAK counts before it is remembered: its own copy is a copy.
 	if a := f.AETH; a != nil {
 		if ty := a.Syndrome.Type(); ty == decode.AETHNak || ty == decode.AETHRNRNak {
@@ -299,6 +454,7 @@ func (t *Tracker) captureDup(f *capture.Frame) bool {
 	// Field by field: a composite literal is built on the stack and
 	// copied in 16-byte moves that wait on its narrower stores (the most
 	// of captureDup's time in a profile of smcdump -Y with a tracker field).
+	s.letGo(e, ns)
 	e.ns, e.key, e.icrc, e.length, e.naks, e.path, e.number = ns, key, icrc, length, s.naks, path, uint32(f.Number)
 	return false
 }
@@ -321,14 +477,18 @@ func (s *seenCopies) dumpDup(f *capture.Frame) bool {
 	e := &s.recent[(digest^uint32(key>>32))%dupSlots]
 	ns, length := f.UnixNano(), uint32(len(f.UDP.Payload))
 	path := capturePath(f)
-	if e.key == key && e.icrc == digest && e.length == length && e.naks == s.dumpCDCs[h] && e.within(ns, path) &&
-		(f.CDC != nil || ns-e.ns <= dumpDataCopyWindow && e.ns-ns <= dumpDataCopyWindow) {
+	if e.key == key && e.icrc == digest && e.length == length && (e.naks == s.dumpCDCs[h] && e.within(ns, path) &&
+		(f.CDC != nil || ns-e.ns <= dumpDataCopyWindow && e.ns-ns <= dumpDataCopyWindow) || s.apart[0] != 0 && s.apartOf(e, ns, path)) {
 		s.otherPath = e.path != path
+		return true
+	}
+	if len(s.owed) > 0 && s.owedCopy(key, digest, length, ns, path) {
 		return true
 	}
 	if f.CDC != nil {
 		s.dumpCDCs[h]++
 	}
+	s.letGo(e, ns)
 	e.ns, e.key, e.icrc, e.length, e.naks, e.path = ns, key, digest, length, s.dumpCDCs[h], path
 	return false
 }
@@ -351,7 +511,7 @@ const dumpDataCopyWindow = int64(10 * time.Microsecond)
 // new timestamp. A copy the capture damaged differs in its bytes or fails
 // its checksum, where the checksum is computed (the handshake's segments),
 // and is no copy.
-func (s *seenCopies) tcpDup(f *capture.Frame) bool {
+func (s *seenCopies) tcpDup(f *capture.Frame, conns map[tcpKey]*Conn) bool {
 	tc := f.TCP
 	if len(tc.Contents) < 20 || f.TCPSum.Damaged() {
 		// A segment whose checksums fail is no copy and no original: of
@@ -391,7 +551,8 @@ func (s *seenCopies) tcpDup(f *capture.Frame) bool {
 	}
 	digest := uint32(h ^ h>>32)
 	key := uint64(tc.SrcPort)<<48 | uint64(tc.DstPort)<<32 | uint64(tc.Seq)
-	e := &s.recent[(head^tc.Seq)%dupSlots]
+	hash := head ^ tc.Seq
+	e := &s.recent[hash%dupSlots]
 	ns, length := f.UnixNano(), uint32(wire)+1
 	if wire > len(tc.Payload) {
 		length |= lengthCut
@@ -405,7 +566,80 @@ func (s *seenCopies) tcpDup(f *capture.Frame) bool {
 		}
 		return true
 	}
+	// Two captures merged hold every segment twice, its times apart.
+	if s.apart[0] != 0 {
+		if e.key == key && e.icrc == digest && e.length == length && s.apartOf(e, ns, path) {
+			s.otherPath = e.path != path
+			return true
+		}
+		if len(s.owed) > 0 && s.owedCopy(key, digest, length, ns, path) {
+			return true
+		}
+	}
+	// A handshake's or close's segment and its copy seconds later: two
+	// captures merged, their clocks apart. A segment sent again differs
+	// from it where it can be told (identified): a new IPv4
+	// identification, a new TCP timestamp once a millisecond went by.
+	// The first such copy is the handshake's while the connection it
+	// opened runs (running): the same handshake after its connection
+	// ended is the capture played again (tcpreplay, a benchmark's
+	// rounds), not a copy. (The segments between them, a fallback's data
+	// among them, do not take its slot.)
+	var g *packetSeen
+	if tc.SYN || tc.FIN || tc.RST {
+		g = &s.segs[hash%segSlots]
+		if d := ns - g.ns; g.key == key && g.icrc == digest && g.length == length && g.path == path && d > 0 &&
+			(s.apart[0] != 0 && s.apartCopy(d) || tc.SYN && identified(f) && running(f, conns, g.number)) {
+			s.otherPath = false
+			s.learnApart(d, ns)
+			return true
+		}
+	}
+	s.letGo(e, ns)
 	e.ns, e.key, e.icrc, e.length, e.naks, e.path, e.head, e.number = ns, key, digest, length, 0, path, head, uint32(f.Number)
+	if g != nil {
+		*g = *e
+		if tc.SYN {
+			s.synNS = ns
+		}
+	}
+	return false
+}
+
+// running reports whether the connection of f, a TCP segment, is known
+// since frame since (its original's) and has not ended: not closed
+// (Conn.Closed), its TCP not either (a FIN each way, or a RST).
+func running(f *capture.Frame, conns map[tcpKey]*Conn, since uint32) bool {
+	src, dst := ipAddrs(f)
+	c := conns[makeTCPKey(netip.AddrPortFrom(src, uint16(f.TCP.SrcPort)), netip.AddrPortFrom(dst, uint16(f.TCP.DstPort)))]
+	return c != nil && c.FirstFrame != 0 && c.FirstFrame <= int(since) && !c.Closed() && !(c.Flow[0].FIN && c.Flow[1].FIN) && !c.Flow[0].RST && !c.Flow[1].RST
+}
+
+// identified reports whether f, a TCP segment, differs from the same
+// segment sent again more than a millisecond later: Linux gives every
+// datagram of a connection its own IPv4 identification
+// (ip_select_ident_segs), and a TCP timestamp option its sender's clock
+// in milliseconds (tcp_options_write).
+func identified(f *capture.Frame) bool {
+	if f.IPv4 != nil && f.IPv4.Id != 0 {
+		return true
+	}
+	o := f.TCP.Contents[20:min(int(f.TCP.DataOffset)*4, len(f.TCP.Contents))]
+	for len(o) > 0 {
+		switch o[0] {
+		case 0: // end of options
+			return false
+		case 1: // no-operation
+			o = o[1:]
+			continue
+		case 8: // timestamps
+			return true
+		}
+		if len(o) < 2 || o[1] < 2 || int(o[1]) > len(o) {
+			return false
+		}
+		o = o[o[1]:]
+	}
 	return false
 }
 

@@ -3325,3 +3325,45 @@ func TestDamagedUnconfirmedLink(t *testing.T) {
 		})
 	}
 }
+
+// TestMergedCapturesApart: each host's capture of both directions,
+// merged with the clocks 0.3 s apart, holds every packet twice; the
+// second of each is a copy (found by the time the two are apart, told by
+// the SYN's copy while its connection runs), NAKs and resends between or
+// not: one connection, no retransmission but the capture's own. The same
+// capture played again after it ended (tcpreplay, bench/mkbig's rounds)
+// holds its connection twice, a SYN byte for byte the first one's: two
+// connections, nothing taken for a copy.
+func TestMergedCapturesApart(t *testing.T) {
+	for _, name := range []string{"pingpong", "long", "multilink"} {
+		clean := readRawFrames(t, "../samples/"+name+".pcap")
+		base, _ := feedRaw(t, clean)
+		merged, _ := feedRaw(t, mutate.Mutation{Kind: mutate.Twice, N: 300000}.Apply(clean))
+		if got, want := len(merged.Conns), len(base.Conns); got != want {
+			t.Errorf("%s merged 0.3 s apart: %d connections, want %d", name, got, want)
+		}
+		// Every TCP and RoCE frame: not ARP's and the like (Stats.Other).
+		st, want := &merged.Stats, len(clean)-base.Stats.Other
+		if st.CaptureDups != want || st.CaptureDupsApart != want || st.Retrans != base.Stats.Retrans {
+			t.Errorf("%s merged 0.3 s apart: %d copies, %d of them apart, %d retransmissions; want %d, %d, %d",
+				name, st.CaptureDups, st.CaptureDupsApart, st.Retrans, want, want, base.Stats.Retrans)
+		}
+		if st.CaptureApartNS < 299e6 || st.CaptureApartNS > 301e6 {
+			t.Errorf("%s merged 0.3 s apart: copies %v after their originals", name, time.Duration(st.CaptureApartNS))
+		}
+
+		again := slices.Clone(clean)
+		shift := clean[len(clean)-1].CI.Timestamp.Sub(clean[0].CI.Timestamp) + time.Second
+		for _, f := range clean {
+			f.CI.Timestamp = f.CI.Timestamp.Add(shift)
+			again = append(again, f)
+		}
+		played, _ := feedRaw(t, again)
+		if got, want := len(played.Conns), 2*len(base.Conns); got != want {
+			t.Errorf("%s played twice: %d connections, want %d", name, got, want)
+		}
+		if played.Stats.CaptureDups != 0 {
+			t.Errorf("%s played twice: %d frames taken for copies, want none", name, played.Stats.CaptureDups)
+		}
+	}
+}

@@ -607,13 +607,26 @@ func mirrorDetail(ls []MirrorLoss) string {
 }
 
 // copiesDetail is roce.capture.duplicate's detail: how many copies, and
-// how many of them came by another path than their original.
+// how many of them came by another path than their original, or apart.
 func copiesDetail(st *Stats) string {
 	d := plural(st.CaptureDups, "frame") + " held twice, followed once"
 	if st.CaptureDupsOtherPath > 0 {
 		d += fmt.Sprintf(" (%d of them came by another path than the first: one of the two carried by a mirror session or an overlay)", st.CaptureDupsOtherPath)
 	}
+	if a := st.ApartText(); a != "" {
+		d += " (" + a + ")"
+	}
 	return d
+}
+
+// ApartText says how many of the copies the capture holds came the time
+// two merged captures are apart after their originals, and that time;
+// "" where none did.
+func (st *Stats) ApartText() string {
+	if st.CaptureDupsApart == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d of them %.3f ms after the first: two captures of the same packets merged, their clocks apart", st.CaptureDupsApart, float64(st.CaptureApartNS)/1e6)
 }
 
 // plural is n and word, with an s where n is not one.

@@ -191,8 +191,10 @@ func TestMirrorSequenceFast(t *testing.T) {
 // as a mirror session delivers it to the same capture point (the lab's
 // erspan scenario: the client's ERSPAN session to the server, whose NIC
 // the capture is on). Copies that came another way are copies beyond
-// captureDupWindow, and the transport's resends on one path stay resends;
-// copies 2 ms apart on the same path are resends (captureDupWindow).
+// captureDupWindow, and the transport's resends on one path stay resends.
+// Every frame again 2 ms later on the same path is two captures merged 2
+// ms apart: the SYN's copy, byte for byte while its connection runs (no
+// resend is), tells it, and every frame then is a copy.
 func TestCrossPathCopies(t *testing.T) {
 	all, _ := testutil.ReadFrames(t, "../testdata/reference/pingpong.pcap")
 	whole, _ := feedRaw(t, all)
@@ -217,7 +219,7 @@ func TestCrossPathCopies(t *testing.T) {
 		{name: "ERSPAN copy cut inside the CLC messages 3 ms later", kind: "erspan3", cut: 100, copies: true, lateBy: 3 * time.Millisecond},
 		{name: "VXLAN copy a mirror cut with no flag 1 ms earlier", kind: "vxlan", cut: 64, copies: true, lateBy: -time.Millisecond},
 		{name: "VXLAN copy a mirror cut with no flag 2 ms later", kind: "vxlan", cut: 100, copies: true, lateBy: 2 * time.Millisecond},
-		{name: "bare copy 2 ms later", kind: "", copies: false, lateBy: 2 * time.Millisecond},
+		{name: "bare copy 2 ms later", kind: "", copies: true, lateBy: 2 * time.Millisecond},
 		{name: "bare copy a snap length of 80 cut 20 us later", kind: "", cut: 80, copies: true, lateBy: 20 * time.Microsecond},
 		{name: "bare copy a snap length of 80 cut 20 us earlier", kind: "", cut: 80, copies: true, lateBy: -20 * time.Microsecond},
 		{name: "ERSPAN copy written after its frame, stamped 300 us before it", kind: "erspan2", copies: true, lateBy: -300 * time.Microsecond, asTaken: true},

@@ -880,6 +880,11 @@ type Stats struct {
 	// than their original: one of the two carried by a mirror session
 	// or an overlay (capturePath).
 	CaptureDupsOtherPath int `json:"capture_duplicates_other_path,omitempty"`
+	// CaptureDupsApart are those of them that came the time two merged
+	// captures of the same packets are apart after their originals
+	// (each host's capture, the clocks apart), the last CaptureApartNS.
+	CaptureDupsApart int   `json:"capture_duplicates_apart,omitempty"`
+	CaptureApartNS   int64 `json:"capture_copies_apart_ns,omitempty"`
 	// MirrorLost are frames mirror sessions numbered that the capture
 	// does not hold (Snapshot.Mirrors).
 	MirrorLost int `json:"mirror_lost,omitempty"`

@@ -10,11 +10,12 @@ import (
 // TestTCPCaptureCopies: smcd-loopback.pcapng as tcpdump -i any shows
 // loopback, every segment twice (out and in), 3 us apart. The copies are
 // the capture's (roce.capture.duplicate, CaptureDups), followed once: the
-// connections' frames, times and outcomes are the single capture's. A
-// segment shown again 2 ms later is no copy; nor is the copy after a
-// handshake segment the capture damaged (a byte of the CLC Accept: its
-// checksum fails, pingpong.pcap), and the handshake is the single
-// capture's.
+// connections' frames, times and outcomes are the single capture's.
+// Every segment shown again 2 ms later is two captures merged 2 ms apart
+// (the SYN's copy, byte for byte while its connection runs, tells it):
+// copies too. The copy after a handshake segment the capture damaged (a
+// byte of the CLC Accept: its checksum fails, pingpong.pcap) is no copy,
+// and the handshake is the single capture's.
 func TestTCPCaptureCopies(t *testing.T) {
 	frames, lt := testutil.ReadFrames(t, "../samples/smcd-loopback.pcapng")
 	run := func(fs []rawFrame) Snapshot {
@@ -57,8 +58,9 @@ func TestTCPCaptureCopies(t *testing.T) {
 	if !found {
 		t.Error("copies: no roce.capture.duplicate finding")
 	}
-	if s := run(twice(2*time.Millisecond, nil)); s.Stats.CaptureDups != 0 {
-		t.Errorf("every segment again 2 ms later: %d taken for the capture's copies", s.Stats.CaptureDups)
+	if s := run(twice(2*time.Millisecond, nil)); s.Stats.CaptureDups != len(frames) || s.Stats.CaptureDupsApart != len(frames) || len(s.Conns) != len(base.Conns) {
+		t.Errorf("every segment again 2 ms later: %d taken for the capture's copies (%d by the time apart), %d connections; want %d, %d, %d",
+			s.Stats.CaptureDups, s.Stats.CaptureDupsApart, len(s.Conns), len(frames), len(frames), len(base.Conns))
 	}
 	// Damage the capture can tell needs checksums: loopback's are left
 	// to the offload. pingpong.pcap's are filled.

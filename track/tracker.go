@@ -424,6 +424,10 @@ func (t *Tracker) captureCopy(in *input) {
 	if t.seenCopies.otherPath {
 		t.stats.CaptureDupsOtherPath++
 	}
+	if s := &t.seenCopies; s.byApart {
+		t.stats.CaptureDupsApart++
+		t.stats.CaptureApartNS = s.d
+	}
 	t.raise(&t.expert, expert.CaptureDuplicate, in)
 }
 

@@ -127,11 +127,15 @@ func textConns(tw *tabwriter.Writer, s *track.Snapshot, conns []rows.Conn) {
 	if st.Malformed > 0 {
 		fmt.Fprintf(tw, "malformed SMC messages %d (frame.error shows each)\n", st.Malformed)
 	}
-	switch {
-	case st.CaptureDupsOtherPath > 0:
-		fmt.Fprintf(tw, "frames the capture holds twice %d (followed once; %d came by another path than the first: a mirror session or an overlay carried one of the two)\n", st.CaptureDups, st.CaptureDupsOtherPath)
-	case st.CaptureDups > 0:
-		fmt.Fprintf(tw, "frames the capture holds twice %d (followed once)\n", st.CaptureDups)
+	if st.CaptureDups > 0 {
+		note := "followed once"
+		if st.CaptureDupsOtherPath > 0 {
+			note += fmt.Sprintf("; %d came by another path than the first: a mirror session or an overlay carried one of the two", st.CaptureDupsOtherPath)
+		}
+		if a := st.ApartText(); a != "" {
+			note += "; " + a
+		}
+		fmt.Fprintf(tw, "frames the capture holds twice %d (%s)\n", st.CaptureDups, note)
 	}
 	if st.MirrorLost > 0 {
 		fmt.Fprintf(tw, "frames a mirror session numbered that the capture does not hold %d (smc.capture.mirror_lost)\n", st.MirrorLost)
