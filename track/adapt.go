@@ -141,6 +141,8 @@ type seenCopies struct {
 	// to come and whose slots in recent others took (another packet, or
 	// the same one sent again), by key and ICRC.
 	owed map[owedKey]packetSeen
+	// sweptNS is when owe last swept owed for room.
+	sweptNS int64
 	// naks counts the NAKs and RNR NAKs seen: a packet sent again after
 	// one is the transport's, not the capture's.
 	naks uint32
@@ -243,13 +245,18 @@ func (s *seenCopies) letGo(e *packetSeen, ns int64) {
 }
 
 // owe puts e in owed, making room for it among those whose copies'
-// time is over.
+// time is over. Full of packets still owed, owed drops e: it sweeps
+// again once an eighth of that time went by, not for every packet.
 func (s *seenCopies) owe(e *packetSeen, ns int64) {
 	if s.owed == nil {
 		s.owed = make(map[owedKey]packetSeen)
 	}
 	if len(s.owed) >= maxOwed {
 		horizon := max(s.apart[0], s.apart[1]) + captureDupWindow
+		if ns-s.sweptNS < horizon/8 {
+			return
+		}
+		s.sweptNS = ns
 		for k, o := range s.owed {
 			if ns-o.ns > horizon {
 				delete(s.owed, k)
@@ -312,7 +319,7 @@ const goneSlots = 4096
 const goneFor = int64(time.Second)
 
 // maxOwed is the most packets seenCopies.owed holds: a tenth of a second
-// of a link at a million packets a second, some 6 MiB.
+// of a link at a million packets a second, some 10 MiB.
 const maxOwed = 1 << 17
 
 // segSlots is how many TCP segments captureDup remembers apart from the
