@@ -1176,7 +1176,8 @@ func linkSum(s Snapshot) []string {
 // bytes), so the data is followed from them, byte for byte as in the
 // whole capture, on the handshake's row (its first CDC names the one
 // handshake waiting: claimFirst), and the ADD_LINK whose rkey count was
-// cut says so rather than counting none.
+// cut says so rather than counting none. The link's history does not say
+// its roles turned at its first frame.
 func TestSnaplenCut96(t *testing.T) {
 	w, s, _ := wholeAndCut(t, "../samples/pingpong.pcap", 96)
 	if len(w.Conns) != 1 || len(s.Conns) != 1 {
@@ -1201,6 +1202,13 @@ func TestSnaplenCut96(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("link 1's ADD_LINK does not say its rkeys were not captured: %+v", s.Links[0].History)
+	}
+	// Its first frame, the server's CONFIRM_LINK request, told the
+	// roles: nothing of it was shown the other way round before.
+	for _, h := range s.Links[0].History {
+		if strings.Contains(h.What, "other way round") {
+			t.Errorf("frame %d: %q, at the link's first frame", h.Frame, h.What)
+		}
 	}
 }
 

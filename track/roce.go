@@ -2362,6 +2362,11 @@ func (t *Tracker) flip(g *LinkGroup, in *input) bool {
 		t.cur.dir ^= 1
 	}
 	for _, l := range g.links {
+		if l.FirstFrame == in.number {
+			// The link's first frame told its roles: nothing of it
+			// was shown the other way round.
+			continue
+		}
 		l.addHistory(in, textEvent("roles identified: client and server were the other way round"))
 	}
 	return true
