@@ -159,6 +159,7 @@ const (
 	BadTCPIPSum
 	CaptureCopyDamaged
 	MirrorLost
+	CaptureReplayed
 	numIDs
 )
 
@@ -284,6 +285,9 @@ var defs = [numIDs]Def{
 	CaptureDamaged: {Name: "smc.capture.damaged", Severity: Warn, Group: "malformed", Object: ObjectCapture,
 		Meaning: "the capture file is damaged before this frame: a record header whose lengths no record has (or after which no record follows), and the bytes up to the next record that could be found, which were skipped; the frames in them are missing from everything after, as frames the capture point missed are (a pcapng block that carries no frame and was read all the same, an option that cannot be read taken as its default, and a classic pcap file header with a version no writer makes, a magic one bit off pcap's or a link type its frames are not, whose records follow it, are noted too, with no frame missing)",
 		Check:   "the file (its storage, a copy cut short or joined, the tool that wrote it); the detail's file offsets (a hex viewer); the frames after are read as they are"},
+	CaptureReplayed: {Name: "smc.capture.replayed", Severity: Note, Group: "sequence", Object: ObjectConn,
+		Meaning: "the connection's SYN is one the capture held before, byte for byte (its sequence number, IPv4 identification and TCP timestamp), after that connection ended: no host sends it again, so the capture holds the same traffic twice (a capture played again, tcpreplay or bench/mkbig's rounds; two hosts' captures merged with their clocks further apart than the connection lasted); followed as a connection of its own",
+		Check:   "how the capture was made: a replay, or captures merged (the time apart the detail gives is then the clocks' offset); merge with the clocks aligned (editcap -t) or read each host's capture alone"},
 	TimeBackwards: {Name: "smc.capture.time_backwards", Severity: Warn, Group: "sequence", Object: ObjectCapture,
 		Meaning: "a frame's time is more than a second before the frame's before it: captures joined end to end (mergecap -a) or a capture host's clock stepped back; the tracker's clock stands there (the time between that frame and the one before is not known)",
 		Check:   "merge captures by time (mergecap without -a); the capture host's clock (NTP steps); the frames' order (editcap -S sorts by time)"},

@@ -137,6 +137,11 @@ type seenCopies struct {
 	// original (captureCopy's count).
 	byApart bool
 	d       int64
+	// replayOf is, for the frame last asked about, the frame of the SYN
+	// it repeats byte for byte after that SYN's connection ended (0:
+	// none), replayAfter nanoseconds later: the capture played again.
+	replayOf    uint32
+	replayAfter int64
 	// owed holds, once apart is known, the packets whose copies are still
 	// to come and whose slots in recent others took (another packet, or
 	// the same one sent again), by key and ICRC.
@@ -386,7 +391,7 @@ func (t *Tracker) captureDup(f *capture.Frame) bool {
 		return s.duplicate
 	}
 	s.number = f.Number
-	s.cutFirst, s.byApart = false, false
+	s.cutFirst, s.byApart, s.replayOf = false, false, 0
 	switch {
 	case b != nil:
 	case f.TCP != nil:
@@ -590,16 +595,21 @@ func (s *seenCopies) tcpDup(f *capture.Frame, conns map[tcpKey]*Conn) bool {
 	// The first such copy is the handshake's while the connection it
 	// opened runs (running): the same handshake after its connection
 	// ended is the capture played again (tcpreplay, a benchmark's
-	// rounds), not a copy. (The segments between them, a fallback's data
-	// among them, do not take its slot.)
+	// rounds), not a copy: replayOf says it (whatever the times, a
+	// capture clock's step back between them too). (The segments between
+	// them, a fallback's data among them, do not take its slot.)
 	var g *packetSeen
 	if tc.SYN || tc.FIN || tc.RST {
 		g = &s.segs[hash%segSlots]
-		if d := ns - g.ns; g.key == key && g.icrc == digest && g.length == length && g.path == path && d > 0 &&
-			(s.apart[0] != 0 && s.apartCopy(d) || tc.SYN && identified(f) && running(f, conns, g.number)) {
-			s.otherPath = false
-			s.learnApart(d, ns)
-			return true
+		if d := ns - g.ns; g.key == key && g.icrc == digest && g.length == length && g.path == path && g.number != uint32(f.Number) {
+			switch {
+			case d > 0 && (s.apart[0] != 0 && s.apartCopy(d) || tc.SYN && identified(f) && running(f, conns, g.number)):
+				s.otherPath = false
+				s.learnApart(d, ns)
+				return true
+			case tc.SYN && !tc.ACK && identified(f) && !running(f, conns, g.number):
+				s.replayOf, s.replayAfter = g.number, d
+			}
 		}
 	}
 	s.letGo(e, ns)

@@ -3341,7 +3341,7 @@ func TestDamagedUnconfirmedLink(t *testing.T) {
 // not: one connection, no retransmission but the capture's own. The same
 // capture played again after it ended (tcpreplay, bench/mkbig's rounds)
 // holds its connection twice, a SYN byte for byte the first one's: two
-// connections, nothing taken for a copy.
+// connections, nothing taken for a copy, the second noted replayed.
 func TestMergedCapturesApart(t *testing.T) {
 	for _, name := range []string{"pingpong", "long", "multilink"} {
 		clean := readRawFrames(t, "../samples/"+name+".pcap")
@@ -3372,6 +3372,20 @@ func TestMergedCapturesApart(t *testing.T) {
 		}
 		if played.Stats.CaptureDups != 0 {
 			t.Errorf("%s played twice: %d frames taken for copies, want none", name, played.Stats.CaptureDups)
+		}
+		replayed := 0
+		for _, f := range played.Findings() {
+			if f.ID == expert.CaptureReplayed {
+				replayed += f.Count
+			}
+		}
+		if replayed != len(base.Conns) {
+			t.Errorf("%s played twice: %d connections noted replayed (smc.capture.replayed), want %d", name, replayed, len(base.Conns))
+		}
+		for _, f := range merged.Findings() {
+			if f.ID == expert.CaptureReplayed {
+				t.Errorf("%s merged 0.3 s apart: %s", name, f.ID)
+			}
 		}
 	}
 }

@@ -626,7 +626,12 @@ func (st *Stats) ApartText() string {
 	if st.CaptureDupsApart == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%d of them %.3f ms after the first: two captures of the same packets merged, their clocks apart", st.CaptureDupsApart, float64(st.CaptureApartNS)/1e6)
+	return fmt.Sprintf("%d of them %s after the first: two captures of the same packets merged, their clocks apart", st.CaptureDupsApart, fmtApart(st.CaptureApartNS))
+}
+
+// fmtApart is a time between a frame and its copy: "300.000 ms".
+func fmtApart(ns int64) string {
+	return fmt.Sprintf("%.3f ms", float64(ns)/1e6)
 }
 
 // plural is n and word, with an s where n is not one.

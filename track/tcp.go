@@ -100,6 +100,15 @@ func (t *Tracker) tcp(in *input) {
 	f.tcpShown = true
 	switch {
 	case s.syn && !s.ack:
+		if r := &t.seenCopies; r.replayOf != 0 && c.FirstFrame == in.number {
+			t.raiseText(&c.expert, expert.CaptureReplayed, in, func() string {
+				if r.replayAfter <= 0 {
+					// The capture's clock stepped back between the two.
+					return fmt.Sprintf("its SYN is frame %d's byte for byte, after that connection ended", r.replayOf)
+				}
+				return fmt.Sprintf("its SYN is frame %d's byte for byte, %s later, after that connection ended", r.replayOf, fmtApart(r.replayAfter))
+			})
+		}
 		c.SeenSYN = true
 		c.synSeq = s.seq
 		c.OptionSYN = s.smcOpt

@@ -3,6 +3,7 @@ package crafted
 import (
 	"encoding/binary"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -157,6 +158,18 @@ var ExpertVectors = []Vector{
 		dup := testutil.Packet{CI: fs[ppCDC-1].CI, Data: append([]byte(nil), fs[ppCDC-1].Data...)}
 		fs = append(fs[:ppCDC:ppCDC], append([]testutil.Packet{dup}, fs[ppCDC:]...)...)
 		return write(t, "capture-duplicate", fs)
+	}},
+	{"capture-replayed", "smc.capture.replayed", func(t testing.TB) string {
+		// A declined connection, its TCP closed, then the same frames
+		// again a second after its last (tcpreplay of the capture, or
+		// bench/mkbig's rounds).
+		fs, _ := testutil.ReadFrames(t, filepath.Join(testutil.Root(t), "testdata", "reference", "decline-nordma.pcap"))
+		shift := fs[len(fs)-1].CI.Timestamp.Sub(fs[0].CI.Timestamp) + time.Second
+		for _, f := range fs[:len(fs):len(fs)] {
+			f.CI.Timestamp = f.CI.Timestamp.Add(shift)
+			fs = append(fs, f)
+		}
+		return write(t, "capture-replayed", fs)
 	}},
 	{"time-backwards", "smc.capture.time_backwards", func(t testing.TB) string {
 		// One ACK stamped 5 s early, the frames after it as they were: a
