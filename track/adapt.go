@@ -315,8 +315,9 @@ func (e *packetSeen) within(ns int64, path uint32) bool {
 // millisecond apart, hundreds of packets between them at full rate.
 const dupSlots = 1024
 
-// goneSlots is how many packets seenCopies.gone remembers: those of the
-// first half second of an SMC-R link's ping-pong.
+// goneSlots is how many packets seenCopies.gone remembers: over two
+// seconds of the lab's ping-pong (some 1,500 packets a second), a few
+// milliseconds of a busy link.
 const goneSlots = 4096
 
 // goneFor is how long after a SYN seenCopies.gone remembers: two hosts'
