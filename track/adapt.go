@@ -1222,7 +1222,7 @@ func fill(in *input, f *capture.Frame) {
 		}
 		r.icrcOK, r.icrcBad = f.ICRC.Checked && f.ICRC.OK, f.ICRC.Checked && !f.ICRC.OK
 		r.ipSumBad, r.ipSum = f.ICRC.IPSumBad, f.ICRC.IPSum
-		r.cutSumOK = false
+		r.cutSumOK, r.shownLate = false, false
 		r.icrcCut = !f.ICRC.Checked && f.Cut
 		if r.icrcCut && f.IPv4 != nil {
 			// The snap length cut the ICRC: the IPv4 header's checksum

@@ -127,6 +127,19 @@ func (t *Tracker) cdcConn(c *Conn, l *Link, d Dir, in *input) {
 		before = f.dumpBefore(c)
 	}
 	if f.haveSeq && !m.noSeq {
+		if dd <= 0 && in.isRoCE && in.roce.shownLate {
+			// A CDC the capture showed after the next ones it had
+			// followed, its request after the responder's ACK of it
+			// (reordered): one of those the capture had not shown
+			// (SeqNotCaptured), found now; its cursors are behind.
+			if f.SeqNotCaptured > 0 {
+				f.SeqNotCaptured--
+			}
+			if rec {
+				t.note(c, in, d, "CDC", fmt.Sprintf("seq %d shown late (last %d): the capture's order, its cursors behind", m.seq, f.LastSeq))
+			}
+			return
+		}
 		if dd <= 0 {
 			f.SeqDup++
 			t.raise(&c.expert, expert.SeqDup, in)

@@ -268,6 +268,9 @@ type roceIn struct {
 	// cutSumOK: the ICRC cut, that checksum, filled in, verifies (as
 	// icrcOK says of the direction's checksums).
 	icrcCut, cutSumOK bool
+	// shownLate: the responder's ACK of it came before it (reordered):
+	// the capture put it late, no sender sent it again.
+	shownLate bool
 	// icrcGot, icrcWant: the frame's ICRC and the one computed (icrcBad)
 	icrcGot, icrcWant uint32
 	hasCDC            bool

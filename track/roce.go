@@ -1666,7 +1666,12 @@ func (t *Tracker) reordered(l *Link, d Dir, in *input) {
 		// missed them): a CDC among them explains this one's gap.
 		t.uncaptured(l, d)
 	}
+	in.roce.shownLate = true
 	t.content(l, d, in)
+	if !rc.late.bits.empty() {
+		// Still: following this one's CDC did not show those.
+		t.uncaptured(l, d)
+	}
 }
 
 // attributeAhead ties a request that the responder drops (out of

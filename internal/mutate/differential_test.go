@@ -614,7 +614,9 @@ func checkVariant(t *testing.T, name string, lt layers.LinkType, vf []mutate.Fra
 // retransmission, gap, unanswered request or failed link is made up.
 // Each host's capture holding both directions, merged, holds every
 // packet twice: the copies come 3 ms to 0.3 s after (the clocks apart),
-// NAKs and resends between, and each is followed once.
+// NAKs and resends between, and each is followed once; where one of the
+// two captures missed frames (thinned), the other's copy, 3 ms late, is
+// the capture's order, and no CDC is taken for repeated or skipped.
 func TestDifferentialSkew(t *testing.T) {
 	variants := 0
 	eachCapture(t, func(rel string, lt layers.LinkType, frames []mutate.Frame, base run) {
@@ -659,6 +661,21 @@ func TestDifferentialSkew(t *testing.T) {
 			}
 			if got, want := len(v.snap.LinkGroups), len(base.snap.LinkGroups); got != want {
 				t.Errorf("%s: %d link groups, whole capture %d", name, got, want)
+			}
+			if m.Kind == mutate.Twice && m.N == 3000 {
+				// Merged, and one of the two captures missed frames the
+				// other holds: the other's copy comes 3 ms late, after
+				// the responder's ACK of it and the CDCs after it.
+				mf := m.Apply(frames)
+				for _, th := range mutate.Thinned(uint64(diffSeed), mf, 2) {
+					tname := fmt.Sprintf("%s, then %q", name, th)
+					tv := checkVariant(t, tname, lt, th.Apply(mf))
+					variants++
+					if s := noMore(base, tv, expert.RCRetransmission, expert.PSNGap, expert.SeqGap, expert.SeqDup, expert.LLCUnanswered,
+						expert.ClosedWithoutClose, expert.FirstLinkUnconfirmed, expert.HandshakeFailed); s != "" {
+						t.Errorf("%s: one capture missed frames the other holds, yet %s", tname, s)
+					}
+				}
 			}
 			if m.Kind != mutate.Skew || (m.N != 5000 && m.N != -5000 && m.N != 20000 && m.N != -20000) || base.findings[expert.RCRetransmission] > 0 {
 				continue
