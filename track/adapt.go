@@ -439,7 +439,9 @@ func (t *Tracker) captureDup(f *capture.Frame) bool {
 		(e.naks == s.naks && e.within(ns, path) || s.apart[0] != 0 && s.apartOf(e, ns, path))
 	if s.duplicate {
 		s.otherPath = e.path != path
-		if e.length&lengthCut != 0 && length&lengthCut == 0 {
+		// (Two merged captures apart: the cut copy was followed as it
+		// came, the capture's first; the packet whole is its copy.)
+		if e.length&lengthCut != 0 && length&lengthCut == 0 && !s.byApart {
 			// The copy came cut before the packet whole: what the cut
 			// left unread is read from the packet (feedRoCEOfCut).
 			s.cutFirst, s.cutNumber = true, e.number

@@ -3341,7 +3341,10 @@ func TestDamagedUnconfirmedLink(t *testing.T) {
 // not: one connection, no retransmission but the capture's own. The same
 // capture played again after it ended (tcpreplay, bench/mkbig's rounds)
 // holds its connection twice, a SYN byte for byte the first one's: two
-// connections, nothing taken for a copy, the second noted replayed.
+// connections, nothing taken for a copy, the second noted replayed. And
+// merged with its own copy cut to 96 bytes (the other host's snap
+// length) 5 ms ahead: the cut copies are followed, the whole packets
+// their copies.
 func TestMergedCapturesApart(t *testing.T) {
 	for _, name := range []string{"pingpong", "long", "multilink"} {
 		clean := readRawFrames(t, "../samples/"+name+".pcap")
@@ -3386,6 +3389,33 @@ func TestMergedCapturesApart(t *testing.T) {
 			if f.ID == expert.CaptureReplayed {
 				t.Errorf("%s merged 0.3 s apart: %s", name, f.ID)
 			}
+		}
+
+		// The other host's capture cut to 96 bytes, its clock 5 ms
+		// ahead: its cut copies come first and are followed as they
+		// came, the packets whole their copies; nothing is reordered,
+		// missed or sent again.
+		cut := mutate.Mutation{Kind: mutate.Snap, N: 96}.Apply(clean)
+		for i := range cut {
+			cut[i].CI.Timestamp = cut[i].CI.Timestamp.Add(-5 * time.Millisecond)
+		}
+		mixed := append(slices.Clone(cut), clean...)
+		slices.SortStableFunc(mixed, func(a, b rawFrame) int { return a.CI.Timestamp.Compare(b.CI.Timestamp) })
+		ms, _ := feedRaw(t, mixed)
+		had := map[expert.ID]int{}
+		for _, f := range base.Findings() {
+			had[f.ID] += f.Count
+		}
+		for _, f := range ms.Findings() {
+			switch f.ID {
+			case expert.CaptureReordered, expert.NotCaptured, expert.RCRetransmission, expert.LLCRetransmitted, expert.SeqGap, expert.SeqDup:
+				if f.Count > had[f.ID] {
+					t.Errorf("%s and its 96-byte cut 5 ms ahead, merged: %s %d (whole capture: %d)", name, f.ID, f.Count, had[f.ID])
+				}
+			}
+		}
+		if got, want := len(ms.Conns), len(base.Conns); got != want {
+			t.Errorf("%s and its 96-byte cut 5 ms ahead, merged: %d connections, want %d", name, got, want)
 		}
 	}
 }
