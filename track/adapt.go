@@ -182,18 +182,28 @@ type packetSeen struct {
 	number uint32 // its frame's number (seenCopies.cutNumber)
 }
 
+// apartNear is the index of the time apart d is within w of; -1 where
+// none is.
+func (s *seenCopies) apartNear(d, w int64) int {
+	for i, a := range s.apart {
+		if a != 0 && d-a <= w && a-d <= w {
+			return i
+		}
+	}
+	return -1
+}
+
 // apartCopy reports whether a packet like one seen d nanoseconds before
 // is its copy by the times two merged captures are apart (apart), and
 // follows that time as the clocks drift.
 func (s *seenCopies) apartCopy(d int64) bool {
-	for i, a := range s.apart {
-		if a != 0 && d-a <= captureDupWindow && a-d <= captureDupWindow {
-			s.apart[i] = d
-			s.byApart, s.d = true, d
-			return true
-		}
+	i := s.apartNear(d, captureDupWindow)
+	if i < 0 {
+		return false
 	}
-	return false
+	s.apart[i] = d
+	s.byApart, s.d = true, d
+	return true
 }
 
 // apartOf is apartCopy for a packet like e seen at ns by path: one that
@@ -204,13 +214,11 @@ func (s *seenCopies) apartOf(e *packetSeen, ns int64, path uint32) bool {
 	if e.path == path {
 		return s.apartCopy(d)
 	}
-	for _, a := range s.apart {
-		if a != 0 && d-a <= crossPathWindow && a-d <= crossPathWindow {
-			s.byApart, s.d = true, d
-			return true
-		}
+	if s.apartNear(d, crossPathWindow) < 0 {
+		return false
 	}
-	return false
+	s.byApart, s.d = true, d
+	return true
 }
 
 // owedKey is what a packet in seenCopies.owed is found by: its key and
