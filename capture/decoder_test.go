@@ -382,6 +382,44 @@ func TestIPProtocolDamaged(t *testing.T) {
 	}
 }
 
+// TestIPv4MendedICRC: a RoCEv2 packet whose IPv4 header the decoder read
+// as sent (TestIPProtocolDamaged) still has its ICRC checked, which covers
+// those fields: over the packet as sent where the version byte was mended
+// (the held one is no IPv4 header to compute it over), so the one damaged
+// byte leaves the packet good and its held header's checksum failing (a
+// damaged copy, as a damaged TTL); over the bytes held for the others,
+// whose failure the one byte explains. A second damaged byte, in the BTH,
+// fails the ICRC: the packet is not the one sent.
+func TestIPv4MendedICRC(t *testing.T) {
+	d, _ := NewDecoder(layers.LinkTypeEthernet)
+	for _, damage := range []struct {
+		field string
+		off   int
+		mask  byte
+	}{{"version", 0, 0x20}, {"header length", 0, 0x08}, {"protocol", 9, 0x4f}, {"fragment offset", 6, 0x08}} {
+		for _, more := range []bool{false, true} {
+			data := append([]byte(nil), firstRoCEv4(t)...)
+			data[14+damage.off] ^= damage.mask
+			if more {
+				data[14+20+8+5] ^= 0x01 // the BTH's destination QP
+			}
+			var f Frame
+			f.Data = data
+			f.CI.CaptureLength, f.CI.Length = len(data), len(data)
+			d.decode(&f, true)
+			if !f.ICRC.Checked {
+				t.Errorf("%s damaged (and the BTH %v): ICRC not checked", damage.field, more)
+				continue
+			}
+			mend, mended := f.ICRCMend()
+			asSent := f.ICRC.IPSumBad || mended && mend.Off == 14+damage.off
+			if f.ICRC.OK || asSent == more {
+				t.Errorf("%s damaged (and the BTH %v): ICRC %+v, mend %+v %v: want the packet as sent %v", damage.field, more, f.ICRC, mend, mended, !more)
+			}
+		}
+	}
+}
+
 // TestEtherTypeDamaged: a TCP segment (fallback-nosmc.pcap's SYN), a
 // RoCEv2 packet and a pure ACK padded to Ethernet's 60 bytes whose
 // EtherType the capture's copy has damaged, ahead of a whole IPv4 header

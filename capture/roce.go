@@ -58,6 +58,9 @@ type roceLayers struct {
 	// without computing it again.
 	matched bool
 	icrc    decode.ICRC
+	// asSent holds a RoCEv2 packet whose IPv4 version the decoder read as
+	// 4 (versionIHLDamaged), the byte as sent, for its ICRC.
+	asSent []byte
 }
 
 func (r *roceLayers) attach(t gopacket.LayerType, f *Frame) {
@@ -102,6 +105,18 @@ func (r *roceLayers) checkICRC(f *Frame) {
 		want, err = r.icrc.RoCEv1(f.Data[cap(f.Data)-cap(f.GRH.Contents):])
 	case f.IPv4 != nil:
 		ip = f.Data[cap(f.Data)-cap(f.IPv4.Contents):]
+		if ip[0] != 0x45 && f.IPv4.IHL == 5 {
+			// The decoder read the header as the plain one sent, its
+			// checksum verifying so (versionIHLDamaged): the ICRC, which
+			// covers that byte, is checked over the packet as sent, and
+			// the header's checksum over the bytes held says the copy is
+			// damaged (icrcStatus), as for a damaged TTL.
+			r.asSent = append(r.asSent[:0], ip...)
+			r.asSent[0] = 0x45
+			want, err = r.icrc.RoCEv2(r.asSent)
+			ip = ip[:20] // IPv4HeaderSumOK: a damaged version, the plain header's length
+			break
+		}
 		want, err = r.icrc.RoCEv2(ip)
 	case f.IPv6 != nil:
 		want, err = r.icrc.RoCEv2(f.Data[cap(f.Data)-cap(f.IPv6.Contents):])
