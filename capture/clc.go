@@ -405,7 +405,7 @@ func (fl *clcFlow) checkSum(f *Frame, d int) {
 	case s.OK:
 		fl.sumOK[d] = true
 		f.TCPSum = s
-	case fl.sumOK[d] && fl.mss[1-d] != 0 && len(t.Payload) <= int(fl.mss[1-d]):
+	case (fl.sumOK[d] || fl.sumOK[1-d]) && fl.mss[1-d] != 0 && len(t.Payload) <= int(fl.mss[1-d]):
 		f.TCPSum = s
 		if len(t.Payload) > 0 {
 			fl.damaged[d].seq, fl.damaged[d].n = t.Seq, len(t.Payload)

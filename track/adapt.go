@@ -1304,6 +1304,10 @@ func fillCLC(m *clcIn, c *decode.CLC, eids *textcache.Cache) {
 			m.eid = eids.String(c.Proposal.V2Ext.EID(0))
 		}
 		m.offered = offered(c)
+		m.gids[0] = c.Proposal.GID
+		if c.Proposal.HasV2Ext {
+			m.gids[1] = c.Proposal.V2Ext.RoCEv2GID
+		}
 	case decode.CLCTypeAccept, decode.CLCTypeConfirm:
 		a := &c.Accept
 		m.smcd = c.TypeV1 == decode.SMCTypeD
@@ -1318,6 +1322,9 @@ func fillCLC(m *clcIn, c *decode.CLC, eids *textcache.Cache) {
 			RMBESize: uint32(decode.RMBESizeBytes(a.RMBESize)),
 			MTU:      uint32(decode.QPMTUBytes(a.QPMTU)),
 			VA:       a.RMBVA, PSN: a.PSN, Valid: true,
+		}
+		if a.HasGIDList && a.GIDs() > 0 {
+			m.gids[1] = a.ListGID(0)
 		}
 		if a.FCECaptured() {
 			m.maxLinks, m.maxConns = a.FCE.MaxLinks, a.FCE.MaxConns

@@ -3419,3 +3419,105 @@ func TestMergedCapturesApart(t *testing.T) {
 		}
 	}
 }
+
+// TestDamagedHandshakeAndLink: a first contact (samples/pingpong.pcap) whose
+// handshake and link setup the capture holds damaged as editcap -E
+// damages them, each a byte or a few: the client's SYN with a NOP turned
+// into the end of its options and its timestamp echo damaged (the SMC
+// option after them unread: its SYN-ACK's echo says it was there), its
+// Proposal and its Confirm (a
+// byte of the Confirm's GID) failing their checksums with no segment of
+// the client's verifying before, and the server's CONFIRM_LINK request
+// failing its ICRC. The connection is still the one SMC-R first contact
+// of the whole capture with every CDC on its link: the Confirm's GID is
+// the one the Proposal and the Confirm's own GID list name, not a
+// second link group's, and no handshake failed.
+func TestDamagedHandshakeAndLink(t *testing.T) {
+	clean, lt := testutil.ReadFrames(t, "../samples/pingpong.pcap")
+	base, _ := feedRaw(t, clean)
+	fs := slices.Clone(clean)
+	damage := func(i int, f func(d []byte)) {
+		d := bytes.Clone(fs[i].Data)
+		f(d)
+		fs[i].Data = d
+	}
+	tcpAt := func(d []byte) int { return 14 + int(d[14]&0x0f)*4 }
+	syn := slices.IndexFunc(fs, func(p rawFrame) bool {
+		return len(p.Data) > 54 && p.Data[23] == 6 && p.Data[tcpAt(p.Data)+13] == 0x02
+	})
+	if syn < 0 {
+		t.Fatal("no SYN")
+	}
+	damage(syn, func(d []byte) {
+		o := tcpAt(d) + 20
+		i := bytes.Index(d[o:], []byte{1, 3, 3}) // NOP, window scale
+		if i < 0 {
+			t.Fatal("SYN without NOP and window scale")
+		}
+		d[o+i] = 0      // end of option list
+		d[o+i-1] = 0x25 // the timestamp echo's last byte, before it
+	})
+	proposal := firstCLC(t, lt, fs, decode.CLCTypeProposal)
+	damage(proposal, func(d []byte) { d[tcpAt(d)+int(d[tcpAt(d)+12]>>4)*4+9] ^= 0x10 }) // a byte of its peer ID
+	confirm := firstCLC(t, lt, fs, decode.CLCTypeConfirm)
+	damage(confirm, func(d []byte) { d[tcpAt(d)+int(d[tcpAt(d)+12]>>4)*4+8+8+14] ^= 0x40 }) // the GID's IPv4 address, third byte
+	llc := slices.IndexFunc(fs[confirm:], func(p rawFrame) bool {
+		return len(p.Data) > 58 && p.Data[23] == 17 && p.Data[42] == 0x04 // RC SEND Only
+	})
+	if llc < 0 {
+		t.Fatal("no SEND after the Confirm")
+	}
+	damage(confirm+llc, func(d []byte) {
+		for i := 14 + 20 + 8 + 12; i < len(d)-4; i++ {
+			d[i] = 0xAA
+		}
+	})
+	s, found := feedRaw(t, fs)
+	if len(s.Conns) != 1 || len(s.LinkGroups) != 1 {
+		t.Fatalf("%d connections in %d link groups, findings %v: want 1 in 1", len(s.Conns), len(s.LinkGroups), found)
+	}
+	c, b := s.Conns[0], base.Conns[0]
+	if c.Outcome != OutcomeSMCR || !c.FirstContact || slices.Contains(found, expert.HandshakeFailed.String()) {
+		t.Errorf("outcome %v (%s), first contact %v, findings %v: want SMC-R first contact, no smc.handshake.failed", c.Outcome, c.Failure, c.FirstContact, found)
+	}
+	for d := range 2 {
+		if got, want := c.Flow[d].CDCs, b.Flow[d].CDCs; got != want {
+			t.Errorf("%v CDCs %d, want %d", Dir(d), got, want)
+		}
+	}
+	if got := c.ClientEP.GID; got != b.ClientEP.GID {
+		t.Errorf("client GID %v, want %v", got, b.ClientEP.GID)
+	}
+}
+
+// TestDamagedConfirmGIDNoAccept: a connection on a link group that exists
+// (multiconn.pcap's second) whose Accept the capture missed and whose
+// Confirm it holds damaged in a byte of the GID: the CDCs to the queue
+// pair and with the token the Confirm names are its own (56 bits agree;
+// the GID is the damage), not a connection joined mid-stream.
+func TestDamagedConfirmGIDNoAccept(t *testing.T) {
+	all, lt := testutil.ReadFrames(t, "../samples/multiconn.pcap")
+	base, _ := feedRaw(t, all)
+	accepts := clcFrames(t, lt, all, decode.CLCTypeAccept)
+	confirms := clcFrames(t, lt, all, decode.CLCTypeConfirm)
+	if len(accepts) < 2 || len(confirms) < 2 {
+		t.Fatalf("%d Accepts, %d Confirms", len(accepts), len(confirms))
+	}
+	fs := slices.Clone(all)
+	d := bytes.Clone(fs[confirms[1]].Data)
+	tcp := 14 + int(d[14]&0x0f)*4
+	d[tcp+int(d[tcp+12]>>4)*4+8+8+14] ^= 0x40 // the GID's IPv4 address, third byte
+	fs[confirms[1]].Data = d
+	fs = slices.Delete(fs, accepts[1], accepts[1]+1)
+	s, found := feedRaw(t, fs)
+	if len(s.Conns) != len(base.Conns) {
+		t.Fatalf("%d connections, findings %v: want %d", len(s.Conns), found, len(base.Conns))
+	}
+	for i, c := range s.Conns {
+		for dir := range 2 {
+			if got, want := c.Flow[dir].CDCs, base.Conns[i].Flow[dir].CDCs; got != want {
+				t.Errorf("connection %d %v: CDCs %d, want %d", c.ID, Dir(dir), got, want)
+			}
+		}
+	}
+}

@@ -97,14 +97,21 @@ func (in *input) ts() time.Time { return time.Unix(0, in.ns) }
 func clcName(t uint8) string { return "CLC " + decode.CLCType(t).String() }
 
 type clcIn struct {
-	typ      decode.CLCType
-	version  uint8
-	flag     bool // first contact (Accept/Confirm), out of sync (Decline)
-	smcd     bool // Accept/Confirm chose SMC-D
-	ep       Endpoint
-	eid      string
-	decline  uint32
-	offered  string // Proposal: the SMC types and versions offered
+	typ     decode.CLCType
+	version uint8
+	flag    bool // first contact (Accept/Confirm), out of sync (Decline)
+	smcd    bool // Accept/Confirm chose SMC-D
+	ep      Endpoint
+	eid     string
+	decline uint32
+	offered string // Proposal: the SMC types and versions offered
+	// gids: the SMC-R GIDs a Proposal offers, v1's (the header's) and
+	// v2's (its v2 extension's); a client confirms the one of the version
+	// chosen (smc_clc_send_proposal, smc_clc_send_confirm_accept in
+	// net/smc/smc_clc.c: both the first link's GID). A first-contact v2
+	// Confirm's GID list begins with it too: gids[1] (struct
+	// smc_clc_msg_accept_confirm's fce GID list, smc_clc_fill_fce_v2x).
+	gids     [2]netip.Addr
 	maxLinks uint8
 	maxConns uint8
 	anck     bool // the handshake is ANCK's (decode.CLC.ANCK)

@@ -433,8 +433,13 @@ type Conn struct {
 	// damaged copy): the link's CDCs, their ICRC checked, may name the
 	// token and queue pair the peers use (damagedToken, claimHalf).
 	epDamaged [2]bool
-	expert    marks       // its findings (expert.go)
-	stream    *connStream // reassembly (Options.Stream), nil until used
+	// proposed: the GIDs of the client's Proposal (clcIn.gids), and
+	// whether its segment's checksum verified: a damaged copy of its
+	// Confirm is read with the one proposed (confirmedGID).
+	proposed   [2]netip.Addr
+	proposedOK bool
+	expert     marks       // its findings (expert.go)
+	stream     *connStream // reassembly (Options.Stream), nil until used
 }
 
 // Closed reports whether both sides signalled the end (CDC close flags, or

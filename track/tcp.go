@@ -727,6 +727,7 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 			c.EID = m.eid
 		}
 		c.Offered = m.offered
+		c.proposed, c.proposedOK = m.gids, in.tcp.damage() == ""
 	case decode.CLCTypeAccept:
 		c.TAccept = in.ts()
 		t.answered(c)
@@ -766,6 +767,9 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 		c.epDamaged[DirS2C] = in.tcp.damage() != ""
 		t.slowHandshake(c, in, "Confirm")
 		c.ClientEP = m.ep
+		if c.epDamaged[DirS2C] && !m.smcd {
+			c.ClientEP.GID = c.confirmedGID(m)
+		}
 		c.FirstContact = c.FirstContact || m.flag // the Accept may be missing from the capture
 		if c.Version == 0 {
 			c.Version = m.version
@@ -1391,6 +1395,43 @@ func (t *Tracker) addPendingHalf(c *Conn) {
 	t.pendingHalf = append(keep, c)
 }
 
+// confirmedGID is the GID of c's Confirm m, a damaged copy. A client
+// confirms the GID its Proposal offered for the version chosen (a reused
+// link group's Confirm names the GID of the link the connection got,
+// which may be another), and a first-contact v2 Confirm lists it first:
+// m's GID is the damage where it differs from the one proposed in one
+// byte and the Proposal verified, or the Proposal and the list agree on
+// it (two damaged copies). Else m's stands.
+func (c *Conn) confirmedGID(m *clcIn) netip.Addr {
+	i := 0
+	if m.version >= 2 {
+		i = 1
+	}
+	g, p := m.ep.GID, c.proposed[i]
+	if !p.IsValid() || p.IsUnspecified() || g == p || !oneByteOff(g, p) {
+		return g
+	}
+	if c.proposedOK || m.gids[1] == p {
+		return p
+	}
+	return g
+}
+
+// oneByteOff reports whether GIDs a and b differ in exactly one byte.
+func oneByteOff(a, b netip.Addr) bool {
+	if !a.Is6() || !b.Is6() {
+		return false
+	}
+	x, y := a.As16(), b.As16()
+	n := 0
+	for k := range x {
+		if x[k] != y[k] {
+			n++
+		}
+	}
+	return n == 1
+}
+
 // claimHalf finds the half-placed connection a CDC of a newly seen stream
 // belongs to: the stream goes to the client's QP and GID that its Confirm
 // announced and carries the client's token (or, for a connection whose
@@ -1408,7 +1449,12 @@ func (t *Tracker) claimHalf(l *Link, d Dir, m *cdcIn, in *input) (*Conn, Dir) {
 		if client {
 			want = DirS2C
 		}
-		if !ep.Valid || c.finished || c.link != nil || k.dst != addrOf(ep.GID) {
+		if !ep.Valid || c.finished || c.link != nil {
+			continue
+		}
+		if k.dst != addrOf(ep.GID) && (!c.epDamaged[want] || k.qpn != uint64(ep.QPN) || m.token != ep.Token) {
+			// The GID of a damaged copy may be the damage where its
+			// queue pair and token, 56 bits, are the link's.
 			continue
 		}
 		if qpn := uint64(ep.QPN); k.qpn != qpn || m.token != ep.Token {
