@@ -3521,3 +3521,47 @@ func TestDamagedConfirmGIDNoAccept(t *testing.T) {
 		}
 	}
 }
+
+// TestDamagedAcceptGIDFirstRequests: a first contact (samples/pingpong.pcap)
+// whose Accept the capture holds with a byte of the server's GID damaged
+// and whose link's first requests of each direction (the CONFIRM_LINK
+// exchange) it holds damaged too (their ICRCs fail): the first request of
+// a direction whose ICRC verifies, a few PSNs past the first one the
+// Accept and Confirm announced, keys the link again (two of its key's
+// three parts are the link's, the PSN the one expected shortly), both
+// directions with it. The connection is the whole capture's SMC-R first
+// contact on one link group, not a handshake that failed beside a link
+// group joined mid-stream.
+func TestDamagedAcceptGIDFirstRequests(t *testing.T) {
+	all, lt := testutil.ReadFrames(t, "../samples/pingpong.pcap")
+	base, _ := feedRaw(t, all)
+	fs := slices.Clone(all)
+	damage := func(i int, f func(d []byte)) {
+		d := bytes.Clone(fs[i].Data)
+		f(d)
+		fs[i].Data = d
+	}
+	accept := firstCLC(t, lt, fs, decode.CLCTypeAccept)
+	damage(accept, func(d []byte) {
+		tcp := 14 + int(d[14]&0x0f)*4
+		d[tcp+int(d[tcp+12]>>4)*4+8+8+14] ^= 0x40 // the GID's IPv4 address, third byte
+	})
+	confirm := firstCLC(t, lt, fs, decode.CLCTypeConfirm)
+	sends := 0
+	for i := confirm + 1; i < len(fs) && sends < 2; i++ {
+		if d := fs[i].Data; len(d) > 58 && d[23] == 17 && d[42] == 0x04 { // RC SEND Only
+			damage(i, func(d []byte) { d[len(d)-10] ^= 0x01 })
+			sends++
+		}
+	}
+	s, found := feedRaw(t, fs)
+	if len(s.Conns) != 1 || len(s.LinkGroups) != 1 {
+		t.Fatalf("%d connections in %d link groups, findings %v: want 1 in 1", len(s.Conns), len(s.LinkGroups), found)
+	}
+	if c := s.Conns[0]; c.Outcome != OutcomeSMCR || slices.Contains(found, expert.HandshakeFailed.String()) {
+		t.Errorf("outcome %v (%s), findings %v: want SMC-R, no smc.handshake.failed", c.Outcome, c.Failure, found)
+	}
+	if l, b := s.Links[0], base.Links[0]; l.Client.Addr != b.Client.Addr || l.Server.Addr != b.Server.Addr {
+		t.Errorf("link %v -> %v, want %v -> %v", l.Client.Addr, l.Server.Addr, b.Client.Addr, b.Server.Addr)
+	}
+}

@@ -716,7 +716,9 @@ func (t *Tracker) damagedQP(in *input) (linkRef, bool) {
 // link has where it is the direction's first packet as the CLC messages
 // announced it but for one of the three parts of its key: the one
 // direction with two of them that has seen no packet and whose first PSN
-// (the sender's CLC or ADD_LINK value) is the request's. The CLC copy that
+// (the sender's CLC or ADD_LINK value) is the request's, or one shortly
+// before it (the requests between the capture holds damaged, or missed
+// them: 24 random bits at the start leave no doubt). The CLC copy that
 // keyed it was damaged in the capture (a byte of its QPN or GID; the hosts
 // went on): the direction is keyed again by the request, whose ICRC
 // verifies.
@@ -733,7 +735,10 @@ func (t *Tracker) firstOfKey(in *input) (linkRef, bool) {
 		}
 		for d := range l.keys {
 			rc := &l.RC[d]
-			if l.keyed[d] && rc.Packets == 0 && rc.havePSN && rc.nextPSN == r.psn && sameOfKey(&l.keys[d], &r.key) == 2 {
+			if !l.keyed[d] || rc.Packets > 0 || !rc.havePSN || sameOfKey(&l.keys[d], &r.key) != 2 {
+				continue
+			}
+			if dd := psnDiff(r.psn, rc.nextPSN); dd >= 0 && dd < aheadBits {
 				found = linkRef{l, Dir(d)}
 				n++
 			}
@@ -757,6 +762,18 @@ func (t *Tracker) rekey(l *Link, d Dir, k qpKey, in *input, by string) {
 	t.keyLink(l, d, k)
 	l.end(d).Addr, l.end(d.Reverse()).Addr = k.src.netip(), k.dst.netip()
 	l.addHistory(in, textEvent(fmt.Sprintf("%s keyed by %s: %s", d, by, keyChange(old, k))))
+	if o := d.Reverse(); l.keyed[o] && l.RC[o].Packets == 0 {
+		// The other direction's packets carry the same two addresses
+		// the other way round: it had the damaged one too.
+		ok := l.keys[o]
+		if nk := makeQPKey(k.dst.netip(), k.src.netip(), uint32(ok.qpn)); nk != ok {
+			if ref, found := t.byQP[ok]; found && ref == (linkRef{l, o}) {
+				delete(t.byQP, ok)
+			}
+			t.keyLink(l, o, nk)
+			l.addHistory(in, textEvent(fmt.Sprintf("%s keyed by the other direction's: %s", o, keyChange(ok, nk))))
+		}
+	}
 }
 
 // keyChange says what of wire key old differs in k (the queue pair, the
