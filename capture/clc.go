@@ -405,7 +405,7 @@ func (fl *clcFlow) checkSum(f *Frame, d int) {
 	case s.OK:
 		fl.sumOK[d] = true
 		f.TCPSum = s
-	case (fl.sumOK[d] || fl.sumOK[1-d]) && fl.mss[1-d] != 0 && len(t.Payload) <= int(fl.mss[1-d]):
+	case (fl.sumOK[d] || fl.sumOK[1-d]) && len(t.Payload) <= fl.sentMSS(d):
 		f.TCPSum = s
 		if len(t.Payload) > 0 {
 			fl.damaged[d].seq, fl.damaged[d].n = t.Seq, len(t.Payload)
@@ -420,6 +420,17 @@ func (fl *clcFlow) checkSum(f *Frame, d int) {
 			fl.ipSumOK[d] = true
 		}
 	}
+}
+
+// sentMSS is the largest segment direction d sends: the MSS its receiver's
+// SYN announced, or, where the capture lacks that SYN (or damaged it past
+// reading as SMC's), the 536 bytes a sender assumes without one (RFC 9293
+// section 3.7.1). A segment GRO merged holds two at least.
+func (fl *clcFlow) sentMSS(d int) int {
+	if m := fl.mss[1-d]; m != 0 {
+		return int(m)
+	}
+	return 536
 }
 
 // wholeAgain decodes the CLC messages of f, a segment of fl in direction

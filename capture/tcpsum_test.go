@@ -1,9 +1,11 @@
 package capture
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"io"
+	"slices"
 	"testing"
 
 	"github.com/gopacket/gopacket"
@@ -160,5 +162,55 @@ func TestTCPIPSum(t *testing.T) {
 	}
 	if got, _ := sums(t, offload); got[synAck-1].IPSumBad || got[accept-1].IPSumBad {
 		t.Errorf("every IPv4 checksum of the direction fails (offload): SYN-ACK %+v, Accept %+v, want not judged", got[synAck-1], got[accept-1])
+	}
+}
+
+// TestSumWithoutReceiverSYN: a handshake followed from its SYN-ACK (the
+// capture lacks the client's SYN, or damaged it past reading as SMC's),
+// so the server's MSS is the only one known: the client's Proposal and
+// Confirm, held damaged, are judged against the 536 bytes a sender
+// assumes without an MSS option (no GRO merge is that short) and the
+// server's Accept against the server's MSS, once a segment of the
+// connection verified; undamaged, they verify.
+func TestSumWithoutReceiverSYN(t *testing.T) {
+	all := readRaw(t, "../samples/pingpong.pcap")
+	syn := slices.IndexFunc(all, func(p rawFrame) bool {
+		return len(p.Data) > 54 && p.Data[23] == 6 && p.Data[14+20+13] == 0x02
+	})
+	if syn < 0 {
+		t.Fatal("no SYN")
+	}
+	for _, damaged := range []bool{false, true} {
+		fs := slices.Delete(slices.Clone(all), syn, syn+1)
+		var clc []int // frames with payload after the SYN-ACK: the CLC messages
+		for i, p := range fs {
+			if d := p.Data; len(d) > 66 && d[23] == 6 && d[14+20+13]&0x02 == 0 && len(clc) < 3 {
+				clc = append(clc, i)
+				if damaged {
+					d = bytes.Clone(d)
+					d[len(d)-20] ^= 0x01
+					fs[i].Data = d
+				}
+			}
+		}
+		if len(clc) != 3 {
+			t.Fatalf("%d CLC segments", len(clc))
+		}
+		r, err := NewReader("nosyn", &sliceSource{frames: fs}, layers.LinkTypeEthernet)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; ; i++ {
+			f, err := r.Next()
+			if err != nil {
+				break
+			}
+			if !slices.Contains(clc, i) {
+				continue
+			}
+			if s := f.TCPSum; !s.Checked || s.OK == damaged {
+				t.Errorf("damaged %v: frame %d: TCP checksum %+v, want checked, OK %v", damaged, f.Number, s, !damaged)
+			}
+		}
 	}
 }
