@@ -3565,3 +3565,50 @@ func TestDamagedAcceptGIDFirstRequests(t *testing.T) {
 		t.Errorf("link %v -> %v, want %v -> %v", l.Client.Addr, l.Server.Addr, b.Client.Addr, b.Server.Addr)
 	}
 }
+
+// TestBlindHandshakeFirstCDCsDamaged: a first contact (samples/pingpong.pcap)
+// whose Accept and Confirm the capture missed and whose first CDC of each
+// direction it holds damaged (their ICRCs fail): its link group is made at
+// the server's CONFIRM_LINK request, which the capture holds, so the
+// group came up while the capture ran and every connection on it too; the
+// first CDCs followed (sequence 2) belong to the one handshake the
+// capture showed between those hosts, not to a connection joined
+// mid-stream.
+func TestBlindHandshakeFirstCDCsDamaged(t *testing.T) {
+	all, lt := testutil.ReadFrames(t, "../samples/pingpong.pcap")
+	base, _ := feedRaw(t, all)
+	accept := firstCLC(t, lt, all, decode.CLCTypeAccept)
+	confirm := firstCLC(t, lt, all, decode.CLCTypeConfirm)
+	var fs []rawFrame
+	firsts := 0
+	eachRaw(t, "cdc", lt, all, func(f *capture.Frame) {
+		i := f.Number - 1
+		if i == accept || i == confirm {
+			return
+		}
+		p := all[i]
+		if f.CDC != nil && f.CDC.Seq == 1 {
+			p.Data = bytes.Clone(p.Data)
+			p.Data[len(p.Data)-10] ^= 0x01 // two bytes: no one byte's mend explains it
+			p.Data[len(p.Data)-20] ^= 0x01
+			firsts++
+		}
+		fs = append(fs, p)
+	})
+	if firsts != 2 {
+		t.Fatalf("%d first CDCs", firsts)
+	}
+	s, found := feedRaw(t, fs)
+	if len(s.Conns) != 1 {
+		t.Fatalf("%d connections, findings %v: want 1", len(s.Conns), found)
+	}
+	c := s.Conns[0]
+	if c.Outcome != OutcomeSMCR || c.Inferred {
+		t.Errorf("outcome %v, inferred %v: want SMC-R from its handshake", c.Outcome, c.Inferred)
+	}
+	for d := range 2 {
+		if got, want := c.Flow[d].CDCs, base.Conns[0].Flow[d].CDCs-1; got != want {
+			t.Errorf("%v CDCs %d, want %d (the first damaged)", Dir(d), got, want)
+		}
+	}
+}

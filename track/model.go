@@ -661,11 +661,13 @@ func (l *Link) Shown() bool {
 func (c *Conn) FirstContactKnown() bool { return c.ServerEP.Valid || c.ClientEP.Valid || c.cutHeader }
 
 // bornInCapture reports whether the capture shows g made: a first
-// contact's Accept and Confirm announced one of its links. Every
+// contact's Accept and Confirm announced one of its links, or its first
+// link's CONFIRM_LINK request is in it (the first message on a new
+// group's link, smcr_serv_conf_first_link in net/smc/af_smc.c). Every
 // connection of such a group came up while the capture ran.
 func (g *LinkGroup) bornInCapture() bool {
 	for _, l := range g.links {
-		if l.announced {
+		if l.announced || l.setupShown {
 			return true
 		}
 	}
@@ -768,8 +770,10 @@ type Link struct {
 	added, wasUp bool
 	endNS        int64
 	// answered: an ADD_LINK response for it came; announced: a first
-	// contact's CLC Accept and Confirm announced it.
-	answered, announced bool
+	// contact's CLC Accept and Confirm announced it; setupShown: made at
+	// the server's CONFIRM_LINK request of a group's first link (its
+	// handshake not followed), which the capture holds.
+	answered, announced, setupShown bool
 	// respFirstNS: made by an ADD_LINK response whose request the capture
 	// had not shown, then (addLink); 0 once a request came.
 	respFirstNS int64

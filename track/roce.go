@@ -2062,6 +2062,7 @@ func (t *Tracker) resolveUnknown(in *input, key qpKey) (linkRef, bool) {
 		// setup is in the capture, the CLC handshake that announced it
 		// is not (missed, cut by the snap length, or on another path).
 		l.addHistory(in, textEvent("first seen at its CONFIRM_LINK request: its setup in the capture, the CLC Accept/Confirm that announced it not followed"))
+		l.setupShown = true
 	} else {
 		l.addHistory(in, textEvent("first seen mid-stream: link setup not in the capture"))
 	}
