@@ -3612,3 +3612,37 @@ func TestBlindHandshakeFirstCDCsDamaged(t *testing.T) {
 		}
 	}
 }
+
+// TestConfirmQPNOffNoAccept: a first contact (samples/pingpong.pcap) whose
+// Accept the capture missed and whose Confirm names another queue pair
+// than the one the link's CDCs go to, its checksum verifying (a damaged
+// copy whose damage no checksum shows: every segment of the direction
+// damaged, or a capture edited without them): the first S->C CDC, to the
+// link's queue pair with the Confirm's token and GID, is the connection's
+// (a host's alert tokens are one per connection), not a connection joined
+// mid-stream.
+func TestConfirmQPNOffNoAccept(t *testing.T) {
+	all, lt := testutil.ReadFrames(t, "../samples/pingpong.pcap")
+	base, _ := feedRaw(t, all)
+	accept := firstCLC(t, lt, all, decode.CLCTypeAccept)
+	confirm := firstCLC(t, lt, all, decode.CLCTypeConfirm)
+	d := bytes.Clone(all[confirm].Data)
+	tcp := 14 + int(d[14]&0x0f)*4
+	d[tcp+int(d[tcp+12]>>4)*4+8+8+16+6] ^= 0xc5 // the QPN's first byte
+	fixed := resegment(t, rawFrame{CI: all[confirm].CI, Data: d}, len(d))
+	if len(fixed) != 1 {
+		t.Fatalf("Confirm made %d segments", len(fixed))
+	}
+	fs := slices.Clone(all)
+	fs[confirm] = fixed[0]
+	fs = slices.Delete(fs, accept, accept+1)
+	s, found := feedRaw(t, fs)
+	if len(s.Conns) != 1 {
+		t.Fatalf("%d connections, findings %v: want 1", len(s.Conns), found)
+	}
+	for dir := range 2 {
+		if got, want := s.Conns[0].Flow[dir].CDCs, base.Conns[0].Flow[dir].CDCs; got != want {
+			t.Errorf("%v CDCs %d, want %d", Dir(dir), got, want)
+		}
+	}
+}

@@ -1458,7 +1458,12 @@ func (t *Tracker) claimHalf(l *Link, d Dir, m *cdcIn, in *input) (*Conn, Dir) {
 			continue
 		}
 		if qpn := uint64(ep.QPN); k.qpn != qpn || m.token != ep.Token {
-			if !c.epDamaged[want] || !m.first() || k.qpn != qpn && m.token != ep.Token {
+			// (A queue pair alone differing with the token and GID the
+			// same is a damaged copy whose checksum told nothing as
+			// well: a host's alert tokens are its own, one per
+			// connection, smc_lgr_register_conn in net/smc/smc_core.c.)
+			damaged := c.epDamaged[want] || m.token == ep.Token && k.dst == addrOf(ep.GID)
+			if !damaged || !m.first() || k.qpn != qpn && m.token != ep.Token {
 				continue
 			}
 			// The message was a damaged copy: the connection's first
