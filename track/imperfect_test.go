@@ -3617,10 +3617,11 @@ func TestBlindHandshakeFirstCDCsDamaged(t *testing.T) {
 // Accept the capture missed and whose Confirm names another queue pair
 // than the one the link's CDCs go to, its checksum verifying (a damaged
 // copy whose damage no checksum shows: every segment of the direction
-// damaged, or a capture edited without them): the first S->C CDC, to the
-// link's queue pair with the Confirm's token and GID, is the connection's
-// (a host's alert tokens are one per connection), not a connection joined
-// mid-stream.
+// damaged, or a capture edited without them): the first S->C CDC followed,
+// to the link's queue pair with the Confirm's token and GID, is the
+// connection's (a host's alert tokens are one per connection), not a
+// connection joined mid-stream, whether it is the connection's first or,
+// that one held damaged, its second.
 func TestConfirmQPNOffNoAccept(t *testing.T) {
 	all, lt := testutil.ReadFrames(t, "../samples/pingpong.pcap")
 	base, _ := feedRaw(t, all)
@@ -3633,16 +3634,39 @@ func TestConfirmQPNOffNoAccept(t *testing.T) {
 	if len(fixed) != 1 {
 		t.Fatalf("Confirm made %d segments", len(fixed))
 	}
-	fs := slices.Clone(all)
-	fs[confirm] = fixed[0]
-	fs = slices.Delete(fs, accept, accept+1)
-	s, found := feedRaw(t, fs)
-	if len(s.Conns) != 1 {
-		t.Fatalf("%d connections, findings %v: want 1", len(s.Conns), found)
+	// The first S->C CDC: to the client's queue pair.
+	firstS2C := -1
+	eachRaw(t, "cdc", lt, all, func(f *capture.Frame) {
+		if f.CDC != nil && f.CDC.Seq == 1 && f.BTH != nil && f.BTH.DestQP == base.Links[0].Client.QPN && firstS2C < 0 {
+			firstS2C = f.Number - 1
+		}
+	})
+	if firstS2C < 0 {
+		t.Fatal("no first S->C CDC")
 	}
-	for dir := range 2 {
-		if got, want := s.Conns[0].Flow[dir].CDCs, base.Conns[0].Flow[dir].CDCs; got != want {
-			t.Errorf("%v CDCs %d, want %d", Dir(dir), got, want)
+	for _, firstDamaged := range []bool{false, true} {
+		fs := slices.Clone(all)
+		fs[confirm] = fixed[0]
+		lost := 0
+		if firstDamaged {
+			// Two bytes: no one byte's mend explains it, and the next
+			// CDC, sequence 2, is the first one followed.
+			p := bytes.Clone(fs[firstS2C].Data)
+			p[len(p)-10] ^= 0x01
+			p[len(p)-20] ^= 0x01
+			fs[firstS2C].Data = p
+			lost = 1
+		}
+		fs = slices.Delete(fs, accept, accept+1)
+		s, found := feedRaw(t, fs)
+		if len(s.Conns) != 1 {
+			t.Fatalf("first CDC damaged %v: %d connections, findings %v: want 1", firstDamaged, len(s.Conns), found)
+		}
+		if got, want := s.Conns[0].Flow[DirS2C].CDCs, base.Conns[0].Flow[DirS2C].CDCs-lost; got != want {
+			t.Errorf("first CDC damaged %v: S->C CDCs %d, want %d", firstDamaged, got, want)
+		}
+		if got, want := s.Conns[0].Flow[DirC2S].CDCs, base.Conns[0].Flow[DirC2S].CDCs; got != want {
+			t.Errorf("first CDC damaged %v: C->S CDCs %d, want %d", firstDamaged, got, want)
 		}
 	}
 }

@@ -1460,10 +1460,11 @@ func (t *Tracker) claimHalf(l *Link, d Dir, m *cdcIn, in *input) (*Conn, Dir) {
 		if qpn := uint64(ep.QPN); k.qpn != qpn || m.token != ep.Token {
 			// (A queue pair alone differing with the token and GID the
 			// same is a damaged copy whose checksum told nothing as
-			// well: a host's alert tokens are its own, one per
-			// connection, smc_lgr_register_conn in net/smc/smc_core.c.)
-			damaged := c.epDamaged[want] || m.token == ep.Token && k.dst == addrOf(ep.GID)
-			if !damaged || !m.first() || k.qpn != qpn && m.token != ep.Token {
+			// well, whichever CDC of the connection's comes first: a
+			// host's alert tokens are its own, one per connection,
+			// smc_lgr_register_conn in net/smc/smc_core.c.)
+			ours := m.token == ep.Token && k.dst == addrOf(ep.GID)
+			if !(c.epDamaged[want] || ours) || !(m.first() || ours) || k.qpn != qpn && m.token != ep.Token {
 				continue
 			}
 			// The message was a damaged copy: the connection's first
