@@ -532,3 +532,28 @@ func TestEtherTypeDamagedIPv6(t *testing.T) {
 		t.Errorf("a RoCEv1 packet's EtherType damaged: read as IPv6 %v, notes %v", f.IPv6 != nil, f.CLCErr)
 	}
 }
+
+// TestIPv4ZeroLengthICRC: a RoCEv2 packet whose IPv4 total length the
+// capture holds as 0 (layers.IPv4 reads that as the frame's rest, a
+// segmentation offload's convention no RNIC uses) has its ICRC checked
+// over the packet with the frame's length: the 0 alone damaged leaves the
+// packet good and its header's checksum failing; a byte of its RETH
+// damaged too fails the ICRC, so the tracker does not take a DMA length
+// the damage made.
+func TestIPv4ZeroLengthICRC(t *testing.T) {
+	d, _ := NewDecoder(layers.LinkTypeEthernet)
+	for _, more := range []bool{false, true} {
+		data := append([]byte(nil), firstRoCEv4(t)...)
+		data[14+2], data[14+3] = 0, 0
+		if more {
+			data[14+20+8+5] ^= 0x01 // the BTH's destination QP
+		}
+		var f Frame
+		f.Data = data
+		f.CI.CaptureLength, f.CI.Length = len(data), len(data)
+		d.decode(&f, true)
+		if !f.ICRC.Checked || f.ICRC.OK || f.ICRC.IPSumBad == more {
+			t.Errorf("BTH damaged too %v: ICRC %+v: want checked, the packet as sent %v", more, f.ICRC, !more)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"encoding/binary"
 	"errors"
 
 	"github.com/gopacket/gopacket"
@@ -115,6 +116,17 @@ func (r *roceLayers) checkICRC(f *Frame) {
 			r.asSent[0] = 0x45
 			want, err = r.icrc.RoCEv2(r.asSent)
 			ip = ip[:20] // IPv4HeaderSumOK: a damaged version, the plain header's length
+			break
+		}
+		if len(ip) >= 20 && ip[2]|ip[3] == 0 && len(ip) <= 0xFFFF {
+			// A total length of 0, which layers.IPv4 reads as the
+			// frame's rest (a segmentation offload's convention; no
+			// RNIC sends one): the ICRC is checked over the packet with
+			// that length, and the header's checksum, over the bytes
+			// held, fails where the 0 is damage.
+			r.asSent = append(r.asSent[:0], ip...)
+			binary.BigEndian.PutUint16(r.asSent[2:4], uint16(len(ip)))
+			want, err = r.icrc.RoCEv2(r.asSent)
 			break
 		}
 		want, err = r.icrc.RoCEv2(ip)

@@ -402,6 +402,9 @@ type Conn struct {
 	// failedMalformed: Failure names a malformed CLC message, which
 	// smc.malformed then says too.
 	failedMalformed bool
+	// failedLink: Failure says the link never came up (failPending); a
+	// CDC of c's followed after that says it did (connUp).
+	failedLink bool
 
 	lgr    *LinkGroup
 	link   *Link

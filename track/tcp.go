@@ -948,10 +948,17 @@ func (t *Tracker) linkUp(l *Link) {
 	}
 }
 
-// connUp: c's link is confirmed (or c carries CDCs, which proves it).
+// connUp: c's link is confirmed (or c carries CDCs, which proves it),
+// also where c was failed for want of that when its TCP closed: a CDC
+// the capture gave c only later (a request kept out of sequence, a
+// connection joined from CDCs merged into it) says it did not fail.
 func connUp(c *Conn) {
 	if c.AwaitingLink && c.Outcome == OutcomePending {
 		c.Outcome = OutcomeSMCR
+	}
+	if c.failedLink && c.Outcome == OutcomeFailed {
+		c.Outcome, c.Failure, c.failedLink = OutcomeSMCR, "", false
+		c.expert.drop(expert.HandshakeFailed)
 	}
 	c.AwaitingLink = false
 }
@@ -997,7 +1004,7 @@ func (t *Tracker) failPending(c *Conn, in *input) {
 		if !c.FirstContact {
 			what += " on the link group's first link"
 		}
-		c.Failure, c.failedMalformed = "SMC-R failed: "+what+" before TCP closed", false
+		c.Failure, c.failedMalformed, c.failedLink = "SMC-R failed: "+what+" before TCP closed", false, true
 	}
 	c.Outcome, c.AwaitingLink = OutcomeFailed, false
 }

@@ -401,7 +401,13 @@ func (t *Tracker) account() {
 
 func (t *Tracker) touchConn(c *Conn, in *input, d Dir) {
 	if t.replaying && c.FirstFrame != 0 {
-		// A kept request's frame went by, and counted, long ago.
+		// A kept request's frame went by, and counted, long ago; it may
+		// be older than the frame that made c (a CDC of the other
+		// direction, followed first): c began with it, and so do the
+		// episodes measured from it.
+		if in.number < c.FirstFrame {
+			c.FirstFrame, c.Start = in.number, in.ts()
+		}
 		t.cur.setConn(c)
 		t.cur.dir = d
 		return
