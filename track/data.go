@@ -60,6 +60,9 @@ func (t *Tracker) cdcConn(c *Conn, l *Link, d Dir, in *input) {
 	if m.first() && m.prodFlags&cdcFailover == 0 {
 		c.cameUp = true
 	}
+	if !m.noSeq && !f.haveFirstSeq {
+		f.firstSeq, f.haveFirstSeq = m.seq, true
+	}
 	if c.TFirstCDC.IsZero() {
 		c.TFirstCDC = in.ts()
 	}

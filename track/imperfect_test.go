@@ -3494,7 +3494,8 @@ func TestDamagedHandshakeAndLink(t *testing.T) {
 // (multiconn.pcap's second) whose Accept the capture missed and whose
 // Confirm it holds damaged in a byte of the GID: the CDCs to the queue
 // pair and with the token the Confirm names are its own (56 bits agree;
-// the GID is the damage), not a connection joined mid-stream.
+// the GID is the damage), not a connection joined mid-stream, whether or
+// not the Confirm's checksum could say it was damaged (unjudgedSums).
 func TestDamagedConfirmGIDNoAccept(t *testing.T) {
 	all, lt := testutil.ReadFrames(t, "../samples/multiconn.pcap")
 	base, _ := feedRaw(t, all)
@@ -3503,20 +3504,25 @@ func TestDamagedConfirmGIDNoAccept(t *testing.T) {
 	if len(accepts) < 2 || len(confirms) < 2 {
 		t.Fatalf("%d Accepts, %d Confirms", len(accepts), len(confirms))
 	}
-	fs := slices.Clone(all)
-	d := bytes.Clone(fs[confirms[1]].Data)
-	tcp := 14 + int(d[14]&0x0f)*4
-	d[tcp+int(d[tcp+12]>>4)*4+8+8+14] ^= 0x40 // the GID's IPv4 address, third byte
-	fs[confirms[1]].Data = d
-	fs = slices.Delete(fs, accepts[1], accepts[1]+1)
-	s, found := feedRaw(t, fs)
-	if len(s.Conns) != len(base.Conns) {
-		t.Fatalf("%d connections, findings %v: want %d", len(s.Conns), found, len(base.Conns))
-	}
-	for i, c := range s.Conns {
-		for dir := range 2 {
-			if got, want := c.Flow[dir].CDCs, base.Conns[i].Flow[dir].CDCs; got != want {
-				t.Errorf("connection %d %v: CDCs %d, want %d", c.ID, Dir(dir), got, want)
+	for _, unjudged := range []bool{false, true} {
+		fs := slices.Clone(all)
+		if unjudged {
+			fs = unjudgedSums(fs)
+		}
+		d := bytes.Clone(fs[confirms[1]].Data)
+		tcp := 14 + int(d[14]&0x0f)*4
+		d[tcp+int(d[tcp+12]>>4)*4+8+8+14] ^= 0x40 // the GID's IPv4 address, third byte
+		fs[confirms[1]].Data = d
+		fs = slices.Delete(fs, accepts[1], accepts[1]+1)
+		s, found := feedRaw(t, fs)
+		if len(s.Conns) != len(base.Conns) {
+			t.Fatalf("checksums unjudged %v: %d connections, findings %v: want %d", unjudged, len(s.Conns), found, len(base.Conns))
+		}
+		for i, c := range s.Conns {
+			for dir := range 2 {
+				if got, want := c.Flow[dir].CDCs, base.Conns[i].Flow[dir].CDCs; got != want {
+					t.Errorf("checksums unjudged %v: connection %d %v: CDCs %d, want %d", unjudged, c.ID, Dir(dir), got, want)
+				}
 			}
 		}
 	}
@@ -3668,5 +3674,128 @@ func TestConfirmQPNOffNoAccept(t *testing.T) {
 		if got, want := s.Conns[0].Flow[DirC2S].CDCs, base.Conns[0].Flow[DirC2S].CDCs; got != want {
 			t.Errorf("first CDC damaged %v: C->S CDCs %d, want %d", firstDamaged, got, want)
 		}
+	}
+}
+
+// unjudgedSums returns frames with every TCP segment's checksum made
+// wrong, as a capture edited without them (or damaged in every segment)
+// holds them: none verifies, so none that fails is judged damage.
+func unjudgedSums(frames []rawFrame) []rawFrame {
+	out := slices.Clone(frames)
+	for i, p := range out {
+		if d := p.Data; len(d) > 54 && d[12] == 0x08 && d[13] == 0 && d[23] == 6 {
+			d = bytes.Clone(d)
+			tcp := 14 + int(d[14]&0x0f)*4
+			d[tcp+16] ^= 0x55
+			out[i].Data = d
+		}
+	}
+	return out
+}
+
+// TestMalformedAcceptUnjudged: a first contact (samples/pingpong.pcap) in
+// a capture where no TCP checksum verifies (unjudgedSums), its Accept
+// malformed (its trailer damaged): a malformed message is then the
+// sender's as far as the TCP side can tell, but the client's Confirm
+// after it places the connection, and where the capture lacks that
+// Confirm, the link group that came up between the hosts right after,
+// its first CDCs (and CONFIRM_LINK request) damaged, carries a connection
+// joined from CDCs whose first followed are among its first: the
+// handshake's (adoptJoined), which did not fail.
+func TestMalformedAcceptUnjudged(t *testing.T) {
+	all, lt := testutil.ReadFrames(t, "../samples/pingpong.pcap")
+	base, _ := feedRaw(t, all)
+	accept := firstCLC(t, lt, all, decode.CLCTypeAccept)
+	confirm := firstCLC(t, lt, all, decode.CLCTypeConfirm)
+	for _, withConfirm := range []bool{true, false} {
+		fs := unjudgedSums(all)
+		d := bytes.Clone(fs[accept].Data)
+		d[len(d)-2] ^= 0x40 // the trailer's eyecatcher
+		fs[accept].Data = d
+		lost := 0
+		if !withConfirm {
+			// The first CDC of each direction and the server's
+			// CONFIRM_LINK request damaged past mending (two bytes).
+			eachRaw(t, "first", lt, all, func(f *capture.Frame) {
+				first := f.CDC != nil && f.CDC.Seq == 1 || f.LLC != nil && f.LLC.Type.Base() == decode.LLCConfirmLink && f.Number-1 < confirm+3
+				if i := f.Number - 1; first {
+					p := bytes.Clone(fs[i].Data)
+					p[len(p)-10] ^= 0x01
+					p[len(p)-20] ^= 0x01
+					fs[i].Data = p
+					if f.CDC != nil {
+						lost++
+					}
+				}
+			})
+			fs = slices.Delete(fs, confirm, confirm+1)
+		}
+		s, found := feedRaw(t, fs)
+		if slices.Contains(found, expert.HandshakeFailed.String()) {
+			t.Errorf("Confirm %v: findings %v: want no smc.handshake.failed", withConfirm, found)
+		}
+		cdcs := 0
+		for _, c := range s.Conns {
+			if c.Outcome == OutcomeFailed {
+				t.Errorf("Confirm %v: connection %d failed: %s", withConfirm, c.ID, c.Failure)
+			}
+			if c.Client == base.Conns[0].Client {
+				cdcs = c.Flow[DirC2S].CDCs + c.Flow[DirS2C].CDCs
+			}
+		}
+		if want := base.Conns[0].Flow[DirC2S].CDCs + base.Conns[0].Flow[DirS2C].CDCs - lost; cdcs != want {
+			t.Errorf("Confirm %v: the handshake's connection has %d CDCs, want %d", withConfirm, cdcs, want)
+		}
+	}
+}
+
+// TestConfirmLinkKeysTwoParts: a first contact (samples/pingpong.pcap)
+// whose Accept the capture holds with its QPN damaged and whose Confirm
+// with two bytes of its GID damaged, so that the client's requests carry
+// only one part of the key those messages gave (the server's address),
+// and whose server's CONFIRM_LINK request is damaged too: the client's
+// CONFIRM_LINK response, at the first PSN its Confirm announced and
+// naming the Confirm's queue pair, keys the link (both directions), and
+// the connection is the whole capture's SMC-R first contact on one link
+// group.
+func TestConfirmLinkKeysTwoParts(t *testing.T) {
+	all, lt := testutil.ReadFrames(t, "../samples/pingpong.pcap")
+	base, _ := feedRaw(t, all)
+	fs := slices.Clone(all)
+	damage := func(i int, f func(d []byte, clc int)) {
+		d := bytes.Clone(fs[i].Data)
+		tcp := 14 + int(d[14]&0x0f)*4
+		f(d, tcp+int(d[tcp+12]>>4)*4)
+		fs[i].Data = d
+	}
+	accept := firstCLC(t, lt, fs, decode.CLCTypeAccept)
+	damage(accept, func(d []byte, clc int) { d[clc+8+8+16+6+2] ^= 0x0c }) // the QPN's last byte
+	confirm := firstCLC(t, lt, fs, decode.CLCTypeConfirm)
+	damage(confirm, func(d []byte, clc int) {
+		d[clc+8+8+13] ^= 0x10 // the GID's IPv4 address, second and third bytes
+		d[clc+8+8+14] ^= 0x40
+	})
+	req := -1
+	eachRaw(t, "llc", lt, fs, func(f *capture.Frame) {
+		if f.LLC != nil && f.LLC.Type.Base() == decode.LLCConfirmLink && req < 0 {
+			req = f.Number - 1
+		}
+	})
+	if req < 0 {
+		t.Fatal("no CONFIRM_LINK")
+	}
+	p := bytes.Clone(fs[req].Data)
+	p[len(p)-10] ^= 0x01
+	p[len(p)-20] ^= 0x01
+	fs[req].Data = p
+	s, found := feedRaw(t, fs)
+	if len(s.Conns) != 1 || len(s.LinkGroups) != 1 {
+		t.Fatalf("%d connections in %d link groups, findings %v: want 1 in 1", len(s.Conns), len(s.LinkGroups), found)
+	}
+	if c := s.Conns[0]; c.Outcome != OutcomeSMCR || slices.Contains(found, expert.HandshakeFailed.String()) {
+		t.Errorf("outcome %v (%s), findings %v: want SMC-R, no smc.handshake.failed", c.Outcome, c.Failure, found)
+	}
+	if l, b := s.Links[0], base.Links[0]; l.Client.Addr != b.Client.Addr || l.Server.QPN != b.Server.QPN {
+		t.Errorf("link client %v server QPN %#x, want %v %#x", l.Client.Addr, l.Server.QPN, b.Client.Addr, b.Server.QPN)
 	}
 }

@@ -197,7 +197,12 @@ type Flow struct {
 	// of the capture's clock, its length a lower bound (Snapshot.Unmeasured).
 	wbAtLeast, stallAtLeast bool
 	PastRMBE                int // CDCs whose cursor count is at or past the RMBE size
-	SeqGaps                 int // CDC sequence numbers skipped
+	// firstSeq: the sequence number of the first CDC followed of this
+	// direction (haveFirstSeq): a small one says the connection came up
+	// not long before (adoptJoined).
+	firstSeq     uint16
+	haveFirstSeq bool
+	SeqGaps      int // CDC sequence numbers skipped
 	// SeqNotCaptured counts CDC sequence numbers skipped in the capture
 	// where the responder acknowledged requests the capture never showed:
 	// the CDCs were sent and taken, the capture missed them.
@@ -402,6 +407,9 @@ type Conn struct {
 	// failedMalformed: Failure names a malformed CLC message, which
 	// smc.malformed then says too.
 	failedMalformed bool
+	// malformedUnjudged: that message's segment had its checksum judged
+	// neither way (clcFlow.checkSum).
+	malformedUnjudged bool
 	// failedLink: Failure says the link never came up (failPending); a
 	// CDC of c's followed after that says it did (connUp).
 	failedLink bool

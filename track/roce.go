@@ -735,10 +735,22 @@ func (t *Tracker) firstOfKey(in *input) (linkRef, bool) {
 		}
 		for d := range l.keys {
 			rc := &l.RC[d]
-			if !l.keyed[d] || rc.Packets > 0 || !rc.havePSN || sameOfKey(&l.keys[d], &r.key) != 2 {
+			if !l.keyed[d] || rc.Packets > 0 || !rc.havePSN {
 				continue
 			}
-			if dd := psnDiff(r.psn, rc.nextPSN); dd >= 0 && dd < aheadBits {
+			switch same := sameOfKey(&l.keys[d], &r.key); {
+			case same == 2:
+				if dd := psnDiff(r.psn, rc.nextPSN); dd >= 0 && dd < aheadBits {
+					found = linkRef{l, Dir(d)}
+					n++
+				}
+			case same == 1 && r.psn == rc.nextPSN && r.hasLLC && r.llc.typ.Base() == decode.LLCConfirmLink &&
+				r.llc.qpn == l.end(Dir(d)).QPN:
+				// The link's CONFIRM_LINK at its first PSN, naming its
+				// sender's queue pair as the Accept or Confirm did: the
+				// first message on a new link (smcr_serv_conf_first_link,
+				// smcr_clnt_conf_first_link), where that CLC copy had
+				// two parts of the key damaged (a GID and the peer's QP).
 				found = linkRef{l, Dir(d)}
 				n++
 			}
@@ -761,6 +773,7 @@ func (t *Tracker) rekey(l *Link, d Dir, k qpKey, in *input, by string) {
 	}
 	t.keyLink(l, d, k)
 	l.end(d).Addr, l.end(d.Reverse()).Addr = k.src.netip(), k.dst.netip()
+	l.end(d.Reverse()).QPN = uint32(k.qpn) // the responder's queue pair
 	l.addHistory(in, textEvent(fmt.Sprintf("%s keyed by %s: %s", d, by, keyChange(old, k))))
 	if o := d.Reverse(); l.keyed[o] && l.RC[o].Packets == 0 {
 		// The other direction's packets carry the same two addresses

@@ -314,6 +314,11 @@ func (t *Tracker) tcp(in *input) {
 		// Linux's receiver fails the handshake on it (EPROTO, no Decline);
 		// a Decline or a later CLC still decides if one follows.
 		c.Failure, c.failedMalformed = "malformed CLC from the "+sender(d)+": "+s.clcErr, true
+		// Its checksum not judged (no segment of the connection verified
+		// to vouch that a failing one is damage, not a capture edited
+		// without them): what the link's traffic shows may still tell
+		// (failPending).
+		c.malformedUnjudged = s.frame != nil && !s.frame.TCPSum.Checked
 		if rec {
 			t.note(c, in, d, "CLC", "malformed: "+s.clcErr)
 		}
@@ -506,7 +511,7 @@ func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) (resent, replaces 
 func (t *Tracker) awaitServerHalf(c *Conn, in *input) {
 	if (c.ServerEP.Valid && !c.ClientEP.Valid || c.blind()) && !c.SMCD && c.link == nil && !slices.Contains(t.pendingHalf, c) {
 		t.addPendingHalf(c)
-		t.adoptJoined(c, in)
+		t.adoptJoined(c, in, false)
 	}
 }
 
@@ -517,10 +522,11 @@ func (t *Tracker) awaitServerHalf(c *Conn, in *input) {
 // in the capture (a CDC of sequence 1), after c's SYN, between c's hosts,
 // where there is one such connection and c is the one handshake of
 // those hosts, without a CLC message the capture showed, that could be
-// its. Elsewhere the two stay apart: which handshake a connection is
+// its; with young, also one whose first CDCs followed are among its
+// first (Conn.young). Elsewhere the two stay apart: which handshake a connection is
 // cannot be told. A group built from traffic alone whose roles were
 // guessed the other way round turns (flip): the handshake names them.
-func (t *Tracker) adoptJoined(c *Conn, in *input) {
+func (t *Tracker) adoptJoined(c *Conn, in *input, young bool) {
 	if !c.blind() {
 		return
 	}
@@ -532,7 +538,7 @@ func (t *Tracker) adoptJoined(c *Conn, in *input) {
 		}
 		born := g.bornInCapture()
 		for _, x := range g.conns {
-			if !x.Inferred || x.finished || !x.cameUp && !born || x.link == nil || x.TFirstCDC.Before(c.Start) {
+			if !x.Inferred || x.finished || !x.cameUp && !born && !(young && x.young()) || x.link == nil || x.TFirstCDC.Before(c.Start) {
 				continue
 			}
 			if j != nil {
@@ -563,6 +569,29 @@ func (t *Tracker) adoptJoined(c *Conn, in *input) {
 	for d := range c.Flow {
 		c.Flow[d].countFromZero(c.rmbeSize(Dir(d)), c.rmbeSize(Dir(d).Reverse()))
 	}
+}
+
+// youngSeq is the highest first CDC sequence number followed of a
+// connection joined from CDCs that young takes for one that came up
+// shortly before (its first CDCs damaged or missed).
+const youngSeq = 16
+
+// young reports whether the first CDC followed of each direction of c
+// that has one is among its first youngSeq: a connection that came up
+// not long before, where the capture did not follow its first.
+func (c *Conn) young() bool {
+	n := 0
+	for d := range c.Flow {
+		f := &c.Flow[d]
+		if f.CDCs == 0 {
+			continue
+		}
+		if !f.haveFirstSeq || f.firstSeq > youngSeq {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }
 
 // blind reports whether c is an SMC handshake under way (an SMC SYN or
@@ -977,6 +1006,20 @@ func (t *Tracker) failPending(c *Conn, in *input) {
 	}
 	if !c.AwaitingLink && c.Failure == "" {
 		return
+	}
+	if c.failedMalformed && c.malformedUnjudged && !c.ServerEP.Valid && !c.ClientEP.Valid {
+		// A connection joined from CDCs that came up on a group between
+		// c's hosts after c began, where c is the one handshake that
+		// could be its (adoptJoined), says the malformed message was a
+		// damaged copy after all: Linux sends no CDC on a connection
+		// whose handshake failed.
+		failure := c.Failure
+		c.Failure, c.failedMalformed, c.clcUncaptured, c.clcDamaged = "", false, true, true
+		t.adoptJoined(c, in, true)
+		if c.Outcome != OutcomePending {
+			return
+		}
+		c.Failure, c.failedMalformed, c.clcUncaptured, c.clcDamaged = failure, true, false, false
 	}
 	if c.awaitsUnseenLink() {
 		// Linux ends a link it could not confirm with a CLC Decline
@@ -1459,9 +1502,10 @@ func (t *Tracker) claimHalf(l *Link, d Dir, m *cdcIn, in *input) (*Conn, Dir) {
 		if !ep.Valid || c.finished || c.link != nil {
 			continue
 		}
-		if k.dst != addrOf(ep.GID) && (!c.epDamaged[want] || k.qpn != uint64(ep.QPN) || m.token != ep.Token) {
+		if k.dst != addrOf(ep.GID) && (k.qpn != uint64(ep.QPN) || m.token != ep.Token) {
 			// The GID of a damaged copy may be the damage where its
-			// queue pair and token, 56 bits, are the link's.
+			// queue pair and token, 56 bits, are the link's (whether
+			// or not its checksum could say it was damaged).
 			continue
 		}
 		if qpn := uint64(ep.QPN); k.qpn != qpn || m.token != ep.Token {
