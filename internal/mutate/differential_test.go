@@ -1090,10 +1090,11 @@ func carriedAlready(frames []mutate.Frame) bool {
 }
 
 // heavyPerCapture: TestHeavyDamage's damaged copies of each sample, made
-// with heavySeed (not diffSeed: SMCSCOPE_MUTATE_SEED=28 to 32 still find
-// up to 6 of the 96 copies failed, a handshake whose Confirm, CONFIRM_LINK
-// exchange and first CDCs are all damaged past tying, and one
-// write-blocked episode longer than its connection).
+// with heavySeed (not diffSeed: SMCSCOPE_MUTATE_SEED=28 to 37 still find
+// up to 5 of the 96 copies with a connection failed, most of them one a
+// damaged segment made whose CLC message is malformed, some a handshake
+// whose every message is damaged past tying, and at 33 a write-blocked
+// episode longer than its connection).
 const (
 	heavyPerCapture = 12
 	heavySeed       = 2
