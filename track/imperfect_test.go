@@ -3436,11 +3436,7 @@ func TestDamagedHandshakeAndLink(t *testing.T) {
 	clean, lt := testutil.ReadFrames(t, "../samples/pingpong.pcap")
 	base, _ := feedRaw(t, clean)
 	fs := slices.Clone(clean)
-	damage := func(i int, f func(d []byte)) {
-		d := bytes.Clone(fs[i].Data)
-		f(d)
-		fs[i].Data = d
-	}
+	damage := func(i int, f func(d []byte)) { damageAt(fs, i, f) }
 	tcpAt := func(d []byte) int { return 14 + int(d[14]&0x0f)*4 }
 	syn := slices.IndexFunc(fs, func(p rawFrame) bool {
 		return len(p.Data) > 54 && p.Data[23] == 6 && p.Data[tcpAt(p.Data)+13] == 0x02
@@ -3542,11 +3538,7 @@ func TestDamagedAcceptGIDFirstRequests(t *testing.T) {
 	all, lt := testutil.ReadFrames(t, "../samples/pingpong.pcap")
 	base, _ := feedRaw(t, all)
 	fs := slices.Clone(all)
-	damage := func(i int, f func(d []byte)) {
-		d := bytes.Clone(fs[i].Data)
-		f(d)
-		fs[i].Data = d
-	}
+	damage := func(i int, f func(d []byte)) { damageAt(fs, i, f) }
 	accept := firstCLC(t, lt, fs, decode.CLCTypeAccept)
 	damage(accept, func(d []byte) {
 		tcp := 14 + int(d[14]&0x0f)*4
@@ -3560,13 +3552,7 @@ func TestDamagedAcceptGIDFirstRequests(t *testing.T) {
 			sends++
 		}
 	}
-	s, found := feedRaw(t, fs)
-	if len(s.Conns) != 1 || len(s.LinkGroups) != 1 {
-		t.Fatalf("%d connections in %d link groups, findings %v: want 1 in 1", len(s.Conns), len(s.LinkGroups), found)
-	}
-	if c := s.Conns[0]; c.Outcome != OutcomeSMCR || slices.Contains(found, expert.HandshakeFailed.String()) {
-		t.Errorf("outcome %v (%s), findings %v: want SMC-R, no smc.handshake.failed", c.Outcome, c.Failure, found)
-	}
+	s := oneSMCR(t, fs)
 	if l, b := s.Links[0], base.Links[0]; l.Client.Addr != b.Client.Addr || l.Server.Addr != b.Server.Addr {
 		t.Errorf("link %v -> %v, want %v -> %v", l.Client.Addr, l.Server.Addr, b.Client.Addr, b.Server.Addr)
 	}
@@ -3788,14 +3774,29 @@ func TestConfirmLinkKeysTwoParts(t *testing.T) {
 	p[len(p)-10] ^= 0x01
 	p[len(p)-20] ^= 0x01
 	fs[req].Data = p
-	s, found := feedRaw(t, fs)
+	s := oneSMCR(t, fs)
+	if l, b := s.Links[0], base.Links[0]; l.Client.Addr != b.Client.Addr || l.Server.QPN != b.Server.QPN {
+		t.Errorf("link client %v server QPN %#x, want %v %#x", l.Client.Addr, l.Server.QPN, b.Client.Addr, b.Server.QPN)
+	}
+}
+
+// oneSMCR feeds frames and checks that they hold one SMC-R connection, in
+// one link group, no handshake failed; it returns the snapshot.
+func oneSMCR(t *testing.T, frames []rawFrame) Snapshot {
+	t.Helper()
+	s, found := feedRaw(t, frames)
 	if len(s.Conns) != 1 || len(s.LinkGroups) != 1 {
 		t.Fatalf("%d connections in %d link groups, findings %v: want 1 in 1", len(s.Conns), len(s.LinkGroups), found)
 	}
 	if c := s.Conns[0]; c.Outcome != OutcomeSMCR || slices.Contains(found, expert.HandshakeFailed.String()) {
 		t.Errorf("outcome %v (%s), findings %v: want SMC-R, no smc.handshake.failed", c.Outcome, c.Failure, found)
 	}
-	if l, b := s.Links[0], base.Links[0]; l.Client.Addr != b.Client.Addr || l.Server.QPN != b.Server.QPN {
-		t.Errorf("link client %v server QPN %#x, want %v %#x", l.Client.Addr, l.Server.QPN, b.Client.Addr, b.Server.QPN)
-	}
+	return s
+}
+
+// damageAt changes the bytes of frames[i] by f, on a copy of them.
+func damageAt(frames []rawFrame, i int, f func(d []byte)) {
+	d := bytes.Clone(frames[i].Data)
+	f(d)
+	frames[i].Data = d
 }
