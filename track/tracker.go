@@ -403,10 +403,13 @@ func (t *Tracker) touchConn(c *Conn, in *input, d Dir) {
 	if t.replaying && c.FirstFrame != 0 {
 		// A kept request's frame went by, and counted, long ago; it may
 		// be older than the frame that made c (a CDC of the other
-		// direction, followed first): c began with it, and so do the
-		// episodes measured from it.
+		// direction, followed first), or newer than c's last: c's frames
+		// span it, as do the episodes measured from it.
 		if in.number < c.FirstFrame {
 			c.FirstFrame, c.Start = in.number, in.ts()
+		}
+		if in.number > c.LastFrame {
+			c.LastFrame, c.lastNS = in.number, in.ns
 		}
 		t.cur.setConn(c)
 		t.cur.dir = d

@@ -1093,8 +1093,7 @@ func carriedAlready(frames []mutate.Frame) bool {
 // with heavySeed (not diffSeed: SMCSCOPE_MUTATE_SEED=28 to 37 still find
 // up to 5 of the 96 copies with a connection failed, most of them one a
 // damaged segment made whose CLC message is malformed, some a handshake
-// whose every message is damaged past tying, and at 33 a write-blocked
-// episode longer than its connection).
+// whose every message is damaged past tying).
 const (
 	heavyPerCapture = 12
 	heavySeed       = 2
@@ -1120,17 +1119,7 @@ func TestHeavyDamage(t *testing.T) {
 		}
 		base := feed(t, rel, lt, frames)
 		for k := uint64(1); k <= heavyPerCapture; k++ {
-			rng := rand.New(rand.NewPCG(k, seed))
-			vf := make([]mutate.Frame, len(frames))
-			for i, f := range frames {
-				d := slices.Clone(f.Data)
-				for j := range d {
-					if rng.Float64() < 0.02 {
-						d[j] = byte(rng.Uint32())
-					}
-				}
-				vf[i] = mutate.Frame{CI: f.CI, Data: d}
-			}
+			vf := heavyDamaged(frames, seed, k)
 			vname := fmt.Sprintf("%s damaged 0.02 (seed %d, variant %d)", rel, seed, k)
 			v := checkVariant(t, vname, lt, vf)
 			if s := noMore(base, v, expert.HandshakeFailed); s != "" {
@@ -1142,5 +1131,41 @@ func TestHeavyDamage(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// heavyDamaged is frames with every byte replaced with probability 0.02,
+// copy k of seed's.
+func heavyDamaged(frames []mutate.Frame, seed, k uint64) []mutate.Frame {
+	rng := rand.New(rand.NewPCG(k, seed))
+	vf := make([]mutate.Frame, len(frames))
+	for i, f := range frames {
+		d := slices.Clone(f.Data)
+		for j := range d {
+			if rng.Float64() < 0.02 {
+				d[j] = byte(rng.Uint32())
+			}
+		}
+		vf[i] = mutate.Frame{CI: f.CI, Data: d}
+	}
+	return vf
+}
+
+// TestHeavyDamageEpisodes: two heavily damaged copies (heavyDamaged) in
+// which a connection joined from CDCs had requests kept out of sequence
+// replayed into it from before its first frame and after its last: its
+// write-blocked episodes stay within its frames (checkDurations, through
+// checkVariant).
+func TestHeavyDamageEpisodes(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		seed, k uint64
+	}{{"lossy", 33, 4}, {"long", 26002, 2}} {
+		rel := "samples/" + c.name + ".pcap"
+		frames, lt, err := mutate.ReadFile(filepath.Join(testutil.Root(t), rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkVariant(t, fmt.Sprintf("%s damaged 0.02 (seed %d, variant %d)", rel, c.seed, c.k), lt, heavyDamaged(frames, c.seed, c.k))
 	}
 }
