@@ -523,9 +523,10 @@ func (t *Tracker) awaitServerHalf(c *Conn, in *input) {
 // where there is one such connection and c is the one handshake of
 // those hosts, without a CLC message the capture showed, that could be
 // its; with young, also one whose first CDCs followed are among its
-// first (Conn.young). Elsewhere the two stay apart: which handshake a connection is
-// cannot be told. A group built from traffic alone whose roles were
-// guessed the other way round turns (flip): the handshake names them.
+// first (Conn.young). Elsewhere the two stay apart: which handshake a
+// connection is cannot be told. A group built from traffic alone whose
+// roles were guessed the other way round turns (flip): the handshake
+// names them.
 func (t *Tracker) adoptJoined(c *Conn, in *input, young bool) {
 	if !c.blind() {
 		return
