@@ -59,8 +59,7 @@ type roceLayers struct {
 	// without computing it again.
 	matched bool
 	icrc    decode.ICRC
-	// asSent holds a RoCEv2 packet whose IPv4 version the decoder read as
-	// 4 (versionIHLDamaged), the byte as sent, for its ICRC.
+	// asSent holds a RoCEv2 packet as sent for its ICRC (sentIPv4).
 	asSent []byte
 }
 
@@ -106,27 +105,9 @@ func (r *roceLayers) checkICRC(f *Frame) {
 		want, err = r.icrc.RoCEv1(f.Data[cap(f.Data)-cap(f.GRH.Contents):])
 	case f.IPv4 != nil:
 		ip = f.Data[cap(f.Data)-cap(f.IPv4.Contents):]
-		if ip[0] != 0x45 && f.IPv4.IHL == 5 {
-			// The decoder read the header as the plain one sent, its
-			// checksum verifying so (versionIHLDamaged): the ICRC, which
-			// covers that byte, is checked over the packet as sent, and
-			// the header's checksum over the bytes held says the copy is
-			// damaged (icrcStatus), as for a damaged TTL.
-			r.asSent = append(r.asSent[:0], ip...)
-			r.asSent[0] = 0x45
-			want, err = r.icrc.RoCEv2(r.asSent)
-			ip = ip[:20] // IPv4HeaderSumOK: a damaged version, the plain header's length
-			break
-		}
-		if len(ip) >= 20 && ip[2]|ip[3] == 0 && len(ip) <= 0xFFFF {
-			// A total length of 0, which layers.IPv4 reads as the
-			// frame's rest (a segmentation offload's convention; no
-			// RNIC sends one): the ICRC is checked over the packet with
-			// that length, and the header's checksum, over the bytes
-			// held, fails where the 0 is damage.
-			r.asSent = append(r.asSent[:0], ip...)
-			binary.BigEndian.PutUint16(r.asSent[2:4], uint16(len(ip)))
-			want, err = r.icrc.RoCEv2(r.asSent)
+		if sent := r.sentIPv4(ip, f.IPv4.IHL); sent != nil {
+			want, err = r.icrc.RoCEv2(sent)
+			ip = ip[:20] // IPv4HeaderSumOK over the plain header's bytes held
 			break
 		}
 		want, err = r.icrc.RoCEv2(ip)
@@ -139,6 +120,31 @@ func (r *roceLayers) checkICRC(f *Frame) {
 		return // not computable (length fields disagree): not a verdict
 	}
 	f.ICRC = icrcStatus(ip, f.BTH.ICRC, want, err)
+}
+
+// sentIPv4 is the RoCEv2 packet at ip (an IPv4 header on) as it was sent
+// where the decoder read its header otherwise than the capture holds it,
+// nil elsewhere: a version and header length byte it read as the plain
+// header's, its checksum verifying so (versionIHLDamaged, ihl the header
+// length read), or a total length of 0, which layers.IPv4 reads as the
+// frame's rest (a segmentation offload's convention; no RNIC sends one)
+// in a plain header (RoCEv2 carries no IPv4 options).
+// The ICRC covers both fields; the header's checksum over the bytes held
+// (icrcStatus) then says the copy is damaged, as for a damaged TTL.
+func (r *roceLayers) sentIPv4(ip []byte, ihl uint8) []byte {
+	mendVersion := ip[0] != 0x45 && ihl == 5
+	mendLength := ihl == 5 && len(ip) >= 20 && ip[2]|ip[3] == 0 && len(ip) <= 0xFFFF
+	if !mendVersion && !mendLength {
+		return nil
+	}
+	r.asSent = append(r.asSent[:0], ip...)
+	if mendVersion {
+		r.asSent[0] = 0x45
+	}
+	if mendLength {
+		binary.BigEndian.PutUint16(r.asSent[2:4], uint16(len(ip)))
+	}
+	return r.asSent
 }
 
 // appendRoCEFields adds the fields of every RoCE/SMC layer of the frame
