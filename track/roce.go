@@ -765,28 +765,33 @@ func (t *Tracker) firstOfKey(in *input) (linkRef, bool) {
 
 // rekey keys direction d of l by k, which its packets carry, in place of
 // the key a damaged CLC copy gave it (by: what told k), the ends'
-// addresses with it, and says so in the link's history.
+// addresses and the responder's queue pair with it, and says so in the
+// link's history. The other direction, no packet of it seen yet, carries
+// the same two addresses the other way round: it had the damaged one too.
 func (t *Tracker) rekey(l *Link, d Dir, k qpKey, in *input, by string) {
+	old := t.keyAgain(l, d, k)
+	l.end(d).Addr, l.end(d.Reverse()).Addr = k.src.netip(), k.dst.netip()
+	l.end(d.Reverse()).QPN = uint32(k.qpn)
+	l.addHistory(in, textEvent(fmt.Sprintf("%s keyed by %s: %s", d, by, keyChange(old, k))))
+	o := d.Reverse()
+	if !l.keyed[o] || l.RC[o].Packets > 0 {
+		return
+	}
+	if nk := makeQPKey(k.dst.netip(), k.src.netip(), uint32(l.keys[o].qpn)); nk != l.keys[o] {
+		old := t.keyAgain(l, o, nk)
+		l.addHistory(in, textEvent(fmt.Sprintf("%s keyed by the other direction's: %s", o, keyChange(old, nk))))
+	}
+}
+
+// keyAgain keys direction d of l by k in place of its key, which it
+// returns (keyLink, the old key no longer resolving to l).
+func (t *Tracker) keyAgain(l *Link, d Dir, k qpKey) qpKey {
 	old := l.keys[d]
 	if ref, ok := t.byQP[old]; ok && ref == (linkRef{l, d}) {
 		delete(t.byQP, old)
 	}
 	t.keyLink(l, d, k)
-	l.end(d).Addr, l.end(d.Reverse()).Addr = k.src.netip(), k.dst.netip()
-	l.end(d.Reverse()).QPN = uint32(k.qpn) // the responder's queue pair
-	l.addHistory(in, textEvent(fmt.Sprintf("%s keyed by %s: %s", d, by, keyChange(old, k))))
-	if o := d.Reverse(); l.keyed[o] && l.RC[o].Packets == 0 {
-		// The other direction's packets carry the same two addresses
-		// the other way round: it had the damaged one too.
-		ok := l.keys[o]
-		if nk := makeQPKey(k.dst.netip(), k.src.netip(), uint32(ok.qpn)); nk != ok {
-			if ref, found := t.byQP[ok]; found && ref == (linkRef{l, o}) {
-				delete(t.byQP, ok)
-			}
-			t.keyLink(l, o, nk)
-			l.addHistory(in, textEvent(fmt.Sprintf("%s keyed by the other direction's: %s", o, keyChange(ok, nk))))
-		}
-	}
+	return old
 }
 
 // keyChange says what of wire key old differs in k (the queue pair, the

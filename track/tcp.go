@@ -1516,7 +1516,7 @@ func (t *Tracker) claimHalf(l *Link, d Dir, m *cdcIn, in *input) (*Conn, Dir) {
 			// host's alert tokens are its own, one per connection,
 			// smc_lgr_register_conn in net/smc/smc_core.c.)
 			ours := m.token == ep.Token && k.dst == addrOf(ep.GID)
-			if !(c.epDamaged[want] || ours) || !(m.first() || ours) || k.qpn != qpn && m.token != ep.Token {
+			if !ours && !(c.epDamaged[want] && m.first()) || k.qpn != qpn && m.token != ep.Token {
 				continue
 			}
 			// The message was a damaged copy: the connection's first
