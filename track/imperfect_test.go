@@ -865,6 +865,48 @@ func TestThinnedGoBackPasses(t *testing.T) {
 	}
 }
 
+// TestSwappedInGoBack: two neighbouring requests of one burst in
+// lossy.pcap shown the other way round (mutate.Reordered's "late N+1"),
+// inside Soft-RoCE's go-back passes, where the pass that follows leaves
+// out PSNs it sent alone just before. The one shown second was sent with
+// the burst, not alone: the pass leaving it out makes it no resend whose
+// original the capture missed; and a second copy of it shown before the
+// responder's ACK said the first was the original. Only the capture's
+// order differs from the whole capture: one request reordered, the same
+// retransmissions, no request not captured, the same requests dropped
+// out of sequence.
+func TestSwappedInGoBack(t *testing.T) {
+	all, _ := testutil.ReadFrames(t, "../samples/lossy.pcap")
+	count := func(s Snapshot) (reordered, missed, retrans, outOfSeq int) {
+		for i := range s.Links {
+			for d := range s.Links[i].RC {
+				rc := &s.Links[i].RC[d]
+				reordered += rc.Reordered
+				missed += rc.NotCaptured
+				retrans += rc.Retrans
+				outOfSeq += rc.OutOfSeq
+			}
+		}
+		return
+	}
+	whole, _ := feedRaw(t, all)
+	_, wMissed, wRetrans, wOutOfSeq := count(whole)
+	// Frame 617 resent alone at 645, the pass from 648 leaving it out;
+	// frame 784 sent again at 800, before the ACK at 809.
+	for _, name := range []string{"late 617+1", "late 784+1"} {
+		m, err := mutate.Parse(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, _ := feedRaw(t, m.Apply(all))
+		reordered, missed, retrans, outOfSeq := count(s)
+		if reordered != 1 || missed != wMissed || retrans != wRetrans || outOfSeq != wOutOfSeq {
+			t.Errorf("%s: %d reordered, %d not captured, %d retransmitted, %d out of sequence; want 1, %d, %d, %d",
+				name, reordered, missed, retrans, outOfSeq, wMissed, wRetrans, wOutOfSeq)
+		}
+	}
+}
+
 // TestDamagedBytes: lossy.pcap with random bytes damaged, one in 30,000
 // (as editcap -E 0.00003 does; three seeds). Damaged copies the
 // responder's word decides are the capture's damage (roce.capture.damaged)

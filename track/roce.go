@@ -249,7 +249,8 @@ func (t *Tracker) roce(in *input) {
 		if w := &rc.ahead; w.run && !w.shown && in.ns-w.since <= int64(lateMax) {
 			upTo := (r.psn + uint32(w.missing)) & 0xFFFFFF
 			rc.openGap(pendingLoss{on: true, frame: w.frame, since: w.since, missing: w.missing, lo: rc.nextPSN, upTo: upTo, fresh: !rc.lastDup, carried: in.carried,
-				onResend: rc.lastDup, held: w.has(0), number: in.number, ns: in.ns, takenAgain: rc.goBack.takenAgain})
+				onResend: rc.lastDup, held: w.has(0), requests: w.requests,
+				number: in.number, ns: in.ns, takenAgain: rc.goBack.takenAgain})
 		} else if !w.goBack {
 			t.lossShown(l, d, in)
 		}
@@ -452,6 +453,7 @@ func (t *Tracker) inSequence(l *Link, d Dir, in *input) bool {
 		if !seen {
 			rc.ahead.set(uint32(dd))
 		}
+		rc.ahead.requests++
 		rc.keep(in)
 		t.attributeAhead(l, d, in)
 		return false
@@ -587,8 +589,11 @@ type pendingLoss struct {
 	// this one counted its retransmission); number and ns are its
 	// frame's.
 	onResend, held bool
-	number         int
-	ns             int64
+	// requests: how many the run held when the late one came, each
+	// counted dropped out of sequence.
+	requests int
+	number   int
+	ns       int64
 	// takenAgain: goBack.takenAgain when it opened; takenShown, when the
 	// wire first showed a loss after (shown): the requests taken again
 	// since are resends of that loss.
@@ -1877,10 +1882,11 @@ type psnWindow struct {
 	psnBits
 	run   bool  // a run is open
 	since int64 // when it started
-	// The run's first frame and how many PSNs it skipped there; shown:
-	// the network's loss is shown (roce.rc.psn_gap raised).
-	frame, missing int
-	shown          bool
+	// The run's first frame and how many PSNs it skipped there, and how
+	// many requests it held; shown: the network's loss is shown
+	// (roce.rc.psn_gap raised).
+	frame, missing, requests int
+	shown                    bool
 	// goBack: a NAK of a PSN before the run's first missing one came
 	// while the run was open; the requester goes back to that PSN and
 	// sends the missing one again with the rest, which then shows
@@ -1891,7 +1897,7 @@ type psnWindow struct {
 // open opens a run out of sequence at frame (time ns) that skipped
 // missing PSNs.
 func (w *psnWindow) open(ns int64, frame, missing int) {
-	w.run, w.since, w.frame, w.missing, w.shown, w.goBack = true, ns, frame, missing, false, false
+	w.run, w.since, w.frame, w.missing, w.requests, w.shown, w.goBack = true, ns, frame, missing, 0, false, false
 }
 
 // idle: no run open and no PSN ahead seen, the sequence is plain.
@@ -2319,8 +2325,18 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 				again = p.takenShown - p.takenAgain
 			}
 			rev.goBack.carry += again
-			rev.OutOfSeq = max(rev.OutOfSeq-again, 0)
-			rev.goBack.noteLate(lateReq{psn: p.late(), number: p.number, ns: p.ns, carried: p.carried, pass: -1, lone: true})
+			// The run's requests, counted dropped as they came, the
+			// responder took.
+			rev.OutOfSeq = max(rev.OutOfSeq-max(again, p.requests), 0)
+			if !p.again {
+				// Until a pass says it was a resend (a second copy
+				// shown since says it was the original). Not sent on
+				// its own where the run it filled was its next PSN
+				// alone, shown just before it: two neighbours of one
+				// burst the other way round.
+				swapped := p.missing == 1 && p.requests == 1
+				rev.goBack.noteLate(lateReq{psn: p.late(), number: p.number, ns: p.ns, carried: p.carried, pass: -1, lone: !swapped})
+			}
 			*p = pendingLoss{}
 			t.raise(&l.expert, expert.CaptureReordered, in)
 		}
