@@ -202,6 +202,12 @@ func run(args []string) int {
 	if code, exit := cli.Done(err, page, newFlags(&config{}), os.Stdout, os.Stderr); exit {
 		return code
 	}
+	if err := checkFiles(c); err != nil {
+		// Said before the terminal: a user without one is told first
+		// what no terminal would mend.
+		fmt.Fprintln(os.Stderr, "smctop: "+err.Error())
+		return 1
+	}
 	if c.dashboard() {
 		if err := tui.CheckTerminal(); err != nil {
 			advice := "--once, --count N or --listen ADDR --no-tui"
@@ -236,15 +242,6 @@ func run(args []string) int {
 	case c.read != "":
 		o = monitor.Options{KernelErr: fmt.Errorf("replaying %s, not reading the kernel", c.read)}
 	case c.recorded != "":
-		// A recording is read lazily, file by file; a wrong directory
-		// would only show as a missing source.
-		if st, err := os.Stat(c.recorded); err != nil || !st.IsDir() {
-			if err == nil {
-				err = errors.New("not a directory")
-			}
-			fmt.Fprintf(os.Stderr, "smctop: --netlink-replay %s: %v\n", c.recorded, unwrapPath(err))
-			return 1
-		}
 		k, err := monitor.ReplayKernel(c.recorded)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "smctop: --netlink-replay %s: %v\n", c.recorded, err)
@@ -295,6 +292,41 @@ func run(args []string) int {
 		fmt.Fprintln(os.Stderr, "smctop: "+err.Error())
 	}
 	return code
+}
+
+// checkFiles says what is wrong with the capture (-r: missing,
+// unreadable, a directory) or the recording (--netlink-replay: missing,
+// not a directory) c names, before anything else runs. A recording is
+// read lazily, file by file, where a wrong directory would only show as a
+// missing source. A FIFO is not opened here: its open waits for the
+// writer.
+func checkFiles(c config) error {
+	if c.recorded != "" {
+		st, err := os.Stat(c.recorded)
+		if err == nil && !st.IsDir() {
+			err = errors.New("not a directory")
+		}
+		if err != nil {
+			return fmt.Errorf("--netlink-replay %s: %v", c.recorded, unwrapPath(err))
+		}
+	}
+	if c.read == "" || c.read == "-" {
+		return nil
+	}
+	st, err := os.Stat(c.read)
+	if err == nil && st.IsDir() {
+		err = errors.New("is a directory")
+	}
+	if err == nil && st.Mode().IsRegular() {
+		var f *os.File
+		if f, err = os.Open(c.read); err == nil {
+			f.Close()
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %v", c.read, unwrapPath(err))
+	}
+	return nil
 }
 
 // unwrapPath drops the path an *os.PathError repeats, for messages that

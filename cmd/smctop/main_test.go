@@ -144,6 +144,22 @@ func TestNoTerminal(t *testing.T) {
 	if want := "smctop: no terminal: the dashboard needs one; use --once or --count N\n"; code != 2 || stderr != want {
 		t.Errorf("smctop --prometheus without a terminal: exit %d, stderr %q; want 2, %q", code, stderr, want)
 	}
+	// A file that cannot be read is said first: a terminal would not
+	// mend it.
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-r", dir + "/missing.pcap"}, dir + "/missing.pcap: no such file or directory"},
+		{[]string{"-r", dir}, dir + ": is a directory"},
+		{[]string{"--netlink-replay", dir + "/missing"}, "--netlink-replay " + dir + "/missing: no such file or directory"},
+	} {
+		_, stderr, code := testutil.RunNoTTY(t, bin, tt.args...)
+		if want := "smctop: " + tt.want + "\n"; code != 1 || stderr != want {
+			t.Errorf("smctop %q without a terminal: exit %d, stderr %q; want 1, %q", tt.args, code, stderr, want)
+		}
+	}
 	// The modes that need no terminal still run.
 	out, stderr, code := testutil.RunNoTTY(t, bin, "-r", "../../samples/multilink.pcap", "--once")
 	if code != 0 || !strings.Contains(out, "0x1") {
