@@ -160,6 +160,29 @@ func (f *Frame) TCPSumAs(src, dst netip.AddrPort) bool {
 	return segmentSum(t, pseudo, ports[:]) == binary.BigEndian.Uint16(t.Contents[16:18])
 }
 
+// IPv4SumAs reports whether f's IPv4 header checksum, which fails as
+// held, verifies with src and dst as its addresses: the capture damaged
+// the header's addresses, and nothing else of it (a receiver's IP layer
+// drops a header whose checksum fails, ip_rcv_core in
+// net/ipv4/ip_input.c, so the packet sent named src and dst). A checksum
+// that does not verify for another reason (one not filled in) verifies
+// with other addresses by chance once in 65,536.
+func (f *Frame) IPv4SumAs(src, dst netip.Addr) bool {
+	if f.IPv4 == nil || !src.Is4() || !dst.Is4() {
+		return false
+	}
+	h := f.IPv4.Contents
+	if len(h) < 20 || len(h) > 60 || decode.IPv4HeaderSumOK(h) {
+		return false
+	}
+	var b [60]byte
+	n := copy(b[:], h)
+	a, d := src.As4(), dst.As4()
+	copy(b[12:16], a[:])
+	copy(b[16:20], d[:])
+	return decode.IPv4HeaderSumOK(b[:n])
+}
+
 // SMCOptionDamaged reports whether f, a SYN or SYN-ACK in which no SMC
 // option was found (Frame.SMCOption false), carried it in a copy the
 // capture damaged: its TCP or IPv4 header checksum fails and its options

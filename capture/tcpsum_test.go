@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"net/netip"
 	"slices"
 	"testing"
 
@@ -162,6 +163,49 @@ func TestTCPIPSum(t *testing.T) {
 	}
 	if got, _ := sums(t, offload); got[synAck-1].IPSumBad || got[accept-1].IPSumBad {
 		t.Errorf("every IPv4 checksum of the direction fails (offload): SYN-ACK %+v, Accept %+v, want not judged", got[synAck-1], got[accept-1])
+	}
+}
+
+// TestIPv4SumAs: pingpong.pcap's SYN-ACK with its source address and
+// its window damaged: its TCP checksum fails whichever addresses; its
+// IPv4 header's verifies with the addresses sent, not with those held,
+// and an undamaged header's with no others.
+func TestIPv4SumAs(t *testing.T) {
+	const synAck = 6
+	frames := readRaw(t, pingpong)
+	d := frames[synAck-1].Data
+	src, dst := netip.AddrFrom4([4]byte(d[14+12:14+16])), netip.AddrFrom4([4]byte(d[14+16:14+20]))
+	read := func(frames []rawFrame) *Frame {
+		r, err := Open(writePcap(t, t.TempDir(), "as.pcap", layers.LinkTypeEthernet, frames))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		for {
+			f, err := r.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.Number == synAck {
+				return f
+			}
+		}
+	}
+	if f := read(frames); f.IPv4SumAs(src, dst) || f.IPv4SumAs(dst, src) {
+		t.Error("undamaged SYN-ACK: its header verifies as held, yet IPv4SumAs")
+	}
+	d[14+14] ^= 0x04    // the source address's third byte
+	d[14+20+14] ^= 0x04 // the TCP window
+	f := read(frames)
+	held := netip.AddrFrom4([4]byte(d[14+12 : 14+16]))
+	if !f.IPv4SumAs(src, dst) {
+		t.Errorf("source %v held for %v: IPv4SumAs the addresses sent = false", held, src)
+	}
+	if f.IPv4SumAs(held, dst) {
+		t.Error("IPv4SumAs the addresses held = true")
+	}
+	if f.TCPSumAs(netip.AddrPortFrom(src, uint16(f.TCP.SrcPort)), netip.AddrPortFrom(dst, uint16(f.TCP.DstPort))) {
+		t.Error("TCPSumAs the addresses sent = true, with the window damaged too")
 	}
 }
 

@@ -2762,6 +2762,32 @@ func TestDamagedTuple(t *testing.T) {
 	if s, _ := feedRaw(t, frames); !slices.Equal(facts(s), facts(base)) {
 		t.Errorf("SYN's address and SYN-ACK's window damaged: connections %+v, want %+v", facts(s), facts(base))
 	}
+	// The other way round: the SYN damaged in its window, its SYN-ACK in
+	// its source address and its window. Neither TCP checksum verifies
+	// with the other's 4-tuple; the SYN-ACK's IPv4 header checksum does
+	// with the SYN's addresses: the SYN-ACK's address is the damage (not
+	// the SYN's connection moved to it, a phantom server), and the SYN's
+	// copy is damaged too.
+	frames = slices.Clone(all)
+	for i, offs := range map[int][]int{2: {34 + 14}, 3: {28, 34 + 14}} {
+		frames[i].Data = slices.Clone(frames[i].Data)
+		for _, off := range offs {
+			frames[i].Data[off] ^= 0x04
+		}
+	}
+	s, _ := feedRaw(t, frames)
+	if !slices.Equal(facts(s), facts(base)) {
+		t.Errorf("SYN's window and SYN-ACK's address and window damaged: connections %+v, want %+v", facts(s), facts(base))
+	}
+	var synFlagged bool
+	for _, f := range s.Findings() {
+		if f.ID == expert.BadTCPSum && f.First == 3 {
+			synFlagged = true
+		}
+	}
+	if !synFlagged {
+		t.Errorf("SYN's window and SYN-ACK's address and window damaged: no %s on the SYN (frame 3)", expert.BadTCPSum)
+	}
 }
 
 // TestDamagedCLCCopies: pingpong.pcap whose CLC Accept, or Accept and

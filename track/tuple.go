@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"net/netip"
+	"slices"
 
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/expert"
@@ -127,11 +128,18 @@ func (t *Tracker) damagedCopyOf(in *input, sum capture.TCPSumStatus) *Conn {
 		if !tupleFits(c, d, s) {
 			continue
 		}
-		if s.syn && s.ack && t.damagedSYNAt(c) >= 0 && !t.asConn(s, c, d) {
+		if i := t.damagedSYNAt(c); s.syn && s.ack && i >= 0 {
 			// Its SYN failed its checksum too: which of the two names
 			// the 4-tuple the hosts used is told by the SYN-ACK's
-			// checksum with the SYN's 4-tuple in place of its own.
-			continue
+			// checksums with the SYN's 4-tuple in place of its own.
+			if !t.asConn(s, c, d) {
+				continue
+			}
+			y := t.damagedSYNs[i]
+			t.damagedSYNs = slices.Delete(t.damagedSYNs, i, i+1)
+			damagedSYNFindings(c, &y, func(what string) string {
+				return fmt.Sprintf("the SYN (frame %d), which its SYN-ACK (frame %d) answers, is a damaged copy (its %s fails)", y.frame, in.number, what)
+			})
 		}
 		s.namedSrc, s.namedDst = s.src, s.dst
 		e := c.ends(d)
@@ -150,7 +158,7 @@ func (t *Tracker) damagedCopyOf(in *input, sum capture.TCPSumStatus) *Conn {
 func (t *Tracker) damagedSYNOf(in *input) *Conn {
 	s := &in.tcp
 	for i := range t.damagedSYNs {
-		y := &t.damagedSYNs[i]
+		y := t.damagedSYNs[i] // a copy: the entry is deleted below
 		c := y.c
 		if t.damagedSYNAt(c) != i {
 			continue
@@ -175,28 +183,37 @@ func (t *Tracker) damagedSYNOf(in *input) *Conn {
 		t.untuple(c)
 		c.Client, c.Server = client, server
 		t.tuple(c)
-		for _, w := range [...]struct {
-			id   expert.ID
-			on   bool
-			what string
-		}{{expert.BadTCPSum, y.sum.Checked && !y.sum.OK, "TCP checksum"}, {expert.BadTCPIPSum, y.sum.IPSumBad, "IPv4 header checksum"}} {
-			if !w.on {
-				continue
+		damagedSYNFindings(c, &y, func(what string) string {
+			next := "its SYN-ACK (frame %d) answers"
+			if !s.syn {
+				next = "the client's next segment (frame %d), going on from it, names"
 			}
-			text := ""
-			if c.expert.find(w.id) == nil {
-				next := "its SYN-ACK (frame %d) answers"
-				if !s.syn {
-					next = "the client's next segment (frame %d), going on from it, names"
-				}
-				text = fmt.Sprintf("the SYN (frame %d) names %s -> %s, "+next+" %s -> %s: the SYN's copy is damaged (its %s fails)",
-					y.frame, y.src, y.dst, in.number, c.Client, c.Server, w.what)
-			}
-			c.expert.add(w.id, y.frame, y.ns, text)
-		}
+			return fmt.Sprintf("the SYN (frame %d) names %s -> %s, "+next+" %s -> %s: the SYN's copy is damaged (its %s fails)",
+				y.frame, y.src, y.dst, in.number, c.Client, c.Server, what)
+		})
 		return c
 	}
 	return nil
+}
+
+// damagedSYNFindings raises on c the findings of y, its SYN, whose
+// checksums failed; text says, of the first of each kind on c, which
+// checksum (what) and how the segments after it showed the SYN damaged.
+func damagedSYNFindings(c *Conn, y *damagedSYN, text func(what string) string) {
+	for _, w := range [...]struct {
+		id   expert.ID
+		on   bool
+		what string
+	}{{expert.BadTCPSum, y.sum.Checked && !y.sum.OK, "TCP checksum"}, {expert.BadTCPIPSum, y.sum.IPSumBad, "IPv4 header checksum"}} {
+		if !w.on {
+			continue
+		}
+		s := ""
+		if c.expert.find(w.id) == nil {
+			s = text(w.what)
+		}
+		c.expert.add(w.id, y.frame, y.ns, s)
+	}
 }
 
 // keepDamagedSYN notes c, begun at the SYN being fed, where its checksum
@@ -264,11 +281,12 @@ func (t *Tracker) damagedSYNAt(c *Conn) int {
 	return -1
 }
 
-// asConn reports whether s's checksum verifies with c's 4-tuple (in
-// direction d) in place of its own.
+// asConn reports whether s's TCP checksum verifies with c's 4-tuple (in
+// direction d) in place of its own, or its IPv4 header's, which fails as
+// held, with c's addresses (the rest of the segment may be damaged too).
 func (t *Tracker) asConn(s *tcpIn, c *Conn, d Dir) bool {
 	e := c.ends(d)
-	return s.frame != nil && s.frame.TCPSumAs(e[0], e[1])
+	return s.frame != nil && (s.frame.TCPSumAs(e[0], e[1]) || s.frame.IPv4SumAs(e[0].Addr(), e[1].Addr()))
 }
 
 // judged takes sum, the checksums verified whatever the segment's flow
