@@ -2779,6 +2779,24 @@ func TestDamagedTuple(t *testing.T) {
 	if !slices.Equal(facts(s), facts(base)) {
 		t.Errorf("SYN's window and SYN-ACK's address and window damaged: connections %+v, want %+v", facts(s), facts(base))
 	}
+	// One field damaged in each: the SYN's client port, and the
+	// SYN-ACK's acknowledgement number (the SYN's checksum verifies with
+	// the SYN-ACK's 4-tuple and its own number) or its server port (the
+	// 4-tuple sent takes the client's port from the SYN-ACK and the
+	// server's from the SYN, as each one's checksum says).
+	for name, offs := range map[string]map[int]int{
+		"SYN's client port and SYN-ACK's acknowledgement number": {2: 35, 3: 34 + 11},
+		"SYN's client port and SYN-ACK's server port":            {2: 35, 3: 35},
+	} {
+		frames := slices.Clone(all)
+		for i, off := range offs {
+			frames[i].Data = slices.Clone(frames[i].Data)
+			frames[i].Data[off] ^= 0x04
+		}
+		if s, _ := feedRaw(t, frames); !slices.Equal(facts(s), facts(base)) {
+			t.Errorf("%s damaged: connections %+v, want %+v", name, facts(s), facts(base))
+		}
+	}
 	var synFlagged bool
 	for _, f := range s.Findings() {
 		if f.ID == expert.BadTCPSum && f.First == 3 {

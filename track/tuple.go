@@ -93,7 +93,13 @@ func tupleFits(c *Conn, d Dir, s *tcpIn) bool {
 func (t *Tracker) damagedTuple(in *input) *Conn {
 	s := &in.tcp
 	if t.endpoints[s.src] == 0 && t.endpoints[s.dst] == 0 {
-		return nil // one field damaged leaves one end whole
+		// One field damaged leaves one end whole; a SYN-ACK may answer
+		// a damaged SYN with a field of each end damaged, one in each
+		// (damagedSYNOf).
+		if s.syn && s.ack && len(t.damagedSYNs) > 0 {
+			return t.damagedSYNOf(in)
+		}
+		return nil
 	}
 	// A checksum left to the NIC vouches for the addresses alone: a port
 	// the capture damaged is found out by the sequence numbers as well.
@@ -171,6 +177,21 @@ func (t *Tracker) damagedSYNOf(in *input) *Conn {
 			// verifies with the SYN-ACK's 4-tuple and the number it
 			// acknowledges in place of its own.
 			c.synSeq, c.Flow[DirC2S].tcpNext = s.ackNum-1, s.ackNum
+		case s.syn && s.ack && tupleOff(s.src, s.dst, c.Server, c.Client) == 1 && capture.SYNSumAs(y.hdr, s.dst, s.src, c.synSeq):
+			// Its acknowledgement number damaged instead: the SYN's
+			// checksum verifies with the SYN-ACK's 4-tuple and its own
+			// number.
+		case s.syn && s.ack && s.ackNum == c.synSeq+1 && tupleOff(s.src, s.dst, c.Server, c.Client) == 2:
+			// One field damaged in each: the 4-tuple sent takes each
+			// from the segment that held it whole, which the SYN's or
+			// the SYN-ACK's checksum says (mixedTuple).
+			var ok bool
+			if client, server, ok = mixedTuple(&y, c.synSeq, s); !ok {
+				continue
+			}
+			s.namedSrc, s.namedDst = s.src, s.dst
+			s.src, s.dst = server, client
+			s.judged(s.sums())
 		case !s.syn && s.seq == c.synSeq+1 && tupleOff(s.src, s.dst, c.Client, c.Server) == 1:
 			if sum := s.sums(); sum.Damaged() {
 				continue
@@ -194,6 +215,57 @@ func (t *Tracker) damagedSYNOf(in *input) *Conn {
 		return c
 	}
 	return nil
+}
+
+// mixedTuple returns the 4-tuple of a connection whose SYN y (sequence
+// number seq) and SYN-ACK s each hold one field of it damaged: of the two
+// that take one field from each, the one with which the SYN's checksum or
+// the SYN-ACK's verifies, where exactly one does.
+func mixedTuple(y *damagedSYN, seq uint32, s *tcpIn) (client, server netip.AddrPort, ok bool) {
+	// The SYN-ACK's fields, as the client's and server's.
+	sc, ss := s.dst, s.src
+	var found int
+	for _, m := range [2][2]netip.AddrPort{mix(y.src, sc, y.dst, ss, true), mix(y.src, sc, y.dst, ss, false)} {
+		if m[0] == y.src && m[1] == y.dst || m[0] == sc && m[1] == ss {
+			continue
+		}
+		if capture.SYNSumAs(y.hdr, m[0], m[1], seq) || s.frame != nil && s.frame.TCPSumAs(m[1], m[0]) {
+			client, server = m[0], m[1]
+			found++
+		}
+	}
+	return client, server, found == 1
+}
+
+// mix takes the fields in which the endpoints a1, b1 and a2, b2 differ
+// (two of them) one from each pair: the first from pair 1 where first.
+func mix(a1, a2, b1, b2 netip.AddrPort, first bool) [2]netip.AddrPort {
+	fields := [4]struct{ one, two any }{{a1.Addr(), a2.Addr()}, {a1.Port(), a2.Port()}, {b1.Addr(), b2.Addr()}, {b1.Port(), b2.Port()}}
+	take := first
+	var pick [4]bool // from pair 1
+	for i, f := range fields {
+		pick[i] = true
+		if f.one != f.two {
+			pick[i] = take
+			take = !take
+		}
+	}
+	addr := func(i int, one, two netip.AddrPort) netip.Addr {
+		if pick[i] {
+			return one.Addr()
+		}
+		return two.Addr()
+	}
+	port := func(i int, one, two netip.AddrPort) uint16 {
+		if pick[i] {
+			return one.Port()
+		}
+		return two.Port()
+	}
+	return [2]netip.AddrPort{
+		netip.AddrPortFrom(addr(0, a1, a2), port(1, a1, a2)),
+		netip.AddrPortFrom(addr(2, b1, b2), port(3, b1, b2)),
+	}
 }
 
 // damagedSYNFindings raises on c the findings of y, its SYN, whose
