@@ -2784,14 +2784,18 @@ func TestDamagedTuple(t *testing.T) {
 	// the SYN-ACK's 4-tuple and its own number) or its server port (the
 	// 4-tuple sent takes the client's port from the SYN-ACK and the
 	// server's from the SYN, as each one's checksum says).
-	for name, offs := range map[string]map[int]int{
-		"SYN's client port and SYN-ACK's acknowledgement number": {2: 35, 3: 34 + 11},
-		"SYN's client port and SYN-ACK's server port":            {2: 35, 3: 35},
+	// Two fields of one: the SYN's client port and server address (its
+	// SYN-ACK whole), or the SYN-ACK's two ports (its SYN whole).
+	for name, offs := range map[string][][2]int{ // frame index, byte
+		"SYN's client port and SYN-ACK's acknowledgement number": {{2, 35}, {3, 34 + 11}},
+		"SYN's client port and SYN-ACK's server port":            {{2, 35}, {3, 35}},
+		"SYN's client port and server address":                   {{2, 35}, {2, 14 + 18}},
+		"SYN-ACK's two ports":                                    {{3, 35}, {3, 37}},
 	} {
 		frames := slices.Clone(all)
-		for i, off := range offs {
-			frames[i].Data = slices.Clone(frames[i].Data)
-			frames[i].Data[off] ^= 0x04
+		for _, o := range offs {
+			frames[o[0]].Data = slices.Clone(frames[o[0]].Data)
+			frames[o[0]].Data[o[1]] ^= 0x04
 		}
 		if s, _ := feedRaw(t, frames); !slices.Equal(facts(s), facts(base)) {
 			t.Errorf("%s damaged: connections %+v, want %+v", name, facts(s), facts(base))

@@ -93,10 +93,18 @@ func tupleFits(c *Conn, d Dir, s *tcpIn) bool {
 func (t *Tracker) damagedTuple(in *input) *Conn {
 	s := &in.tcp
 	if t.endpoints[s.src] == 0 && t.endpoints[s.dst] == 0 {
-		// One field damaged leaves one end whole; a SYN-ACK may answer
-		// a damaged SYN with a field of each end damaged, one in each
-		// (damagedSYNOf).
-		if s.syn && s.ack && len(t.damagedSYNs) > 0 {
+		// One field damaged leaves one end whole; a SYN-ACK may have a
+		// field of each end damaged (damagedCopyOf), or answer a
+		// damaged SYN with one in each (damagedSYNOf).
+		if !s.syn || !s.ack {
+			return nil
+		}
+		if sum := s.sums(); sum.Damaged() {
+			if c := t.damagedCopyOf(in, sum); c != nil {
+				return c
+			}
+		}
+		if len(t.damagedSYNs) > 0 {
 			return t.damagedSYNOf(in)
 		}
 		return nil
@@ -115,7 +123,7 @@ func (t *Tracker) damagedTuple(in *input) *Conn {
 }
 
 // damagedCopyOf finds the connection one field away whose damaged copy
-// s is, its checksums sum.
+// s is, its checksums sum; or two fields away, s the SYN-ACK of its SYN.
 func (t *Tracker) damagedCopyOf(in *input, sum capture.TCPSumStatus) *Conn {
 	s := &in.tcp
 	for i := len(t.conns) - 1; i >= max(0, len(t.conns)-tupleScan); i-- {
@@ -123,15 +131,14 @@ func (t *Tracker) damagedCopyOf(in *input, sum capture.TCPSumStatus) *Conn {
 		if t.byTuple[makeTCPKey(c.Client, c.Server)] != c {
 			continue
 		}
-		d := DirC2S
-		switch {
-		case tupleOff(s.src, s.dst, c.Client, c.Server) == 1:
-		case tupleOff(s.src, s.dst, c.Server, c.Client) == 1:
-			d = DirS2C
-		default:
-			continue
+		d, off := DirC2S, tupleOff(s.src, s.dst, c.Client, c.Server)
+		if o := tupleOff(s.src, s.dst, c.Server, c.Client); o < off {
+			d, off = DirS2C, o
 		}
-		if !tupleFits(c, d, s) {
+		// Two fields off, a SYN-ACK answers the SYN's number: 1 in 2^32
+		// by chance. Where the SYN failed its checksum too, which of
+		// the two held each field whole is damagedSYNOf's to tell.
+		if off != 1 && (off != 2 || !s.syn || !s.ack || d != DirS2C || t.damagedSYNAt(c) >= 0) || !tupleFits(c, d, s) {
 			continue
 		}
 		if i := t.damagedSYNAt(c); s.syn && s.ack && i >= 0 {
@@ -182,9 +189,9 @@ func (t *Tracker) damagedSYNOf(in *input) *Conn {
 			// checksum verifies with the SYN-ACK's 4-tuple and its own
 			// number.
 		case s.syn && s.ack && s.ackNum == c.synSeq+1 && tupleOff(s.src, s.dst, c.Server, c.Client) == 2:
-			// One field damaged in each: the 4-tuple sent takes each
-			// from the segment that held it whole, which the SYN's or
-			// the SYN-ACK's checksum says (mixedTuple).
+			// Two fields damaged between them: the 4-tuple sent takes
+			// each from the segment that held it whole, which the SYN's
+			// or the SYN-ACK's checksum says (mixedTuple).
 			var ok bool
 			if client, server, ok = mixedTuple(&y, c.synSeq, s); !ok {
 				continue
@@ -218,17 +225,17 @@ func (t *Tracker) damagedSYNOf(in *input) *Conn {
 }
 
 // mixedTuple returns the 4-tuple of a connection whose SYN y (sequence
-// number seq) and SYN-ACK s each hold one field of it damaged: of the two
-// that take one field from each, the one with which the SYN's checksum or
-// the SYN-ACK's verifies, where exactly one does.
+// number seq) and SYN-ACK s hold two fields of it damaged between them,
+// the two fields in which they differ: of the four 4-tuples that take
+// each of those from either (the SYN's, the SYN-ACK's, and the two that
+// take one from each), the one with which the SYN's checksum or the
+// SYN-ACK's verifies, where exactly one does. (A segment's checksum fails
+// with its own 4-tuple: it is a damaged copy.)
 func mixedTuple(y *damagedSYN, seq uint32, s *tcpIn) (client, server netip.AddrPort, ok bool) {
 	// The SYN-ACK's fields, as the client's and server's.
 	sc, ss := s.dst, s.src
 	var found int
-	for _, m := range [2][2]netip.AddrPort{mix(y.src, sc, y.dst, ss, true), mix(y.src, sc, y.dst, ss, false)} {
-		if m[0] == y.src && m[1] == y.dst || m[0] == sc && m[1] == ss {
-			continue
-		}
+	for _, m := range [4][2]netip.AddrPort{{y.src, y.dst}, {sc, ss}, mix(y.src, sc, y.dst, ss, true), mix(y.src, sc, y.dst, ss, false)} {
 		if capture.SYNSumAs(y.hdr, m[0], m[1], seq) || s.frame != nil && s.frame.TCPSumAs(m[1], m[0]) {
 			client, server = m[0], m[1]
 			found++
