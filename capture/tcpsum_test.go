@@ -175,28 +175,12 @@ func TestIPv4SumAs(t *testing.T) {
 	frames := readRaw(t, pingpong)
 	d := frames[synAck-1].Data
 	src, dst := netip.AddrFrom4([4]byte(d[14+12:14+16])), netip.AddrFrom4([4]byte(d[14+16:14+20]))
-	read := func(frames []rawFrame) *Frame {
-		r, err := Open(writePcap(t, t.TempDir(), "as.pcap", layers.LinkTypeEthernet, frames))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer r.Close()
-		for {
-			f, err := r.Next()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if f.Number == synAck {
-				return f
-			}
-		}
-	}
-	if f := read(frames); f.IPv4SumAs(src, dst) || f.IPv4SumAs(dst, src) {
+	if f := frameOf(t, frames, synAck); f.IPv4SumAs(src, dst) || f.IPv4SumAs(dst, src) {
 		t.Error("undamaged SYN-ACK: its header verifies as held, yet IPv4SumAs")
 	}
 	d[14+14] ^= 0x04    // the source address's third byte
 	d[14+20+14] ^= 0x04 // the TCP window
-	f := read(frames)
+	f := frameOf(t, frames, synAck)
 	held := netip.AddrFrom4([4]byte(d[14+12 : 14+16]))
 	if !f.IPv4SumAs(src, dst) {
 		t.Errorf("source %v held for %v: IPv4SumAs the addresses sent = false", held, src)
