@@ -212,12 +212,15 @@ func (t *Tracker) damagedSYNOf(in *input) *Conn {
 		c.Client, c.Server = client, server
 		t.tuple(c)
 		damagedSYNFindings(c, &y, func(what string) string {
-			next := "its SYN-ACK (frame %d) answers"
-			if !s.syn {
-				next = "the client's next segment (frame %d), going on from it, names"
+			next := fmt.Sprintf("its SYN-ACK (frame %d) answers", in.number)
+			switch {
+			case !s.syn:
+				next = fmt.Sprintf("the client's next segment (frame %d), going on from it, names", in.number)
+			case s.namedSrc.IsValid():
+				next = fmt.Sprintf("its SYN-ACK (frame %d, damaged too: it names %s -> %s) answers", in.number, s.namedSrc, s.namedDst)
 			}
-			return fmt.Sprintf("the SYN (frame %d) names %s -> %s, "+next+" %s -> %s: the SYN's copy is damaged (its %s fails)",
-				y.frame, y.src, y.dst, in.number, c.Client, c.Server, what)
+			return fmt.Sprintf("the SYN (frame %d) names %s -> %s, %s %s -> %s: the SYN's copy is damaged (its %s fails)",
+				y.frame, y.src, y.dst, next, c.Client, c.Server, what)
 		})
 		return c
 	}
