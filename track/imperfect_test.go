@@ -2791,6 +2791,11 @@ func TestDamagedTuple(t *testing.T) {
 		"SYN's client port and SYN-ACK's server port":            {{2, 35}, {3, 35}},
 		"SYN's client port and server address":                   {{2, 35}, {2, 14 + 18}},
 		"SYN-ACK's two ports":                                    {{3, 35}, {3, 37}},
+		// Neither checksum verifies with any 4-tuple the two make: the
+		// segment after them, whole or damaged, names the field the
+		// SYN-ACK held whole (two of three name it).
+		"SYN's client port and window, SYN-ACK's server port and window":         {{2, 35}, {2, 48}, {3, 35}, {3, 48}},
+		"SYN's client port and window, SYN-ACK's server port and window, next's": {{2, 35}, {2, 48}, {3, 35}, {3, 48}, {4, 48}},
 	} {
 		frames := slices.Clone(all)
 		for _, o := range offs {

@@ -41,6 +41,12 @@ type damagedSYN struct {
 	src   netip.AddrPort // the SYN's damaged endpoints
 	dst   netip.AddrPort
 	hdr   []byte // the SYN's TCP header, to verify with other fields
+	// answered: a SYN-ACK two fields off answered it, both damaged past
+	// telling by their checksums which held each field (mixedTuple);
+	// synAck is the client's and server's endpoints it named. The next
+	// segment that goes on from the two decides (outvoted).
+	answered bool
+	synAck   [2]netip.AddrPort
 }
 
 // tupleOff counts the fields (address, port) in which the endpoints a, b
@@ -108,6 +114,9 @@ func (t *Tracker) damagedTuple(in *input) *Conn {
 			return t.damagedSYNOf(in)
 		}
 		return nil
+	}
+	if c := t.outvoted(in); c != nil {
+		return c
 	}
 	// A checksum left to the NIC vouches for the addresses alone: a port
 	// the capture damaged is found out by the sequence numbers as well.
@@ -192,8 +201,19 @@ func (t *Tracker) damagedSYNOf(in *input) *Conn {
 			// Two fields damaged between them: the 4-tuple sent takes
 			// each from the segment that held it whole, which the SYN's
 			// or the SYN-ACK's checksum says (mixedTuple).
-			var ok bool
-			if client, server, ok = mixedTuple(&y, c.synSeq, s); !ok {
+			var n int
+			client, server, n = mixedTuple(&y, c.synSeq, s)
+			if n == 0 {
+				// Neither checksum tells: the SYN-ACK is the SYN's all
+				// the same (it answers its number), on the SYN's
+				// 4-tuple until a segment after them says (outvoted).
+				t.damagedSYNs[i].answered, t.damagedSYNs[i].synAck = true, [2]netip.AddrPort{s.dst, s.src}
+				s.namedSrc, s.namedDst = s.src, s.dst
+				s.src, s.dst = c.Server, c.Client
+				s.judged(s.sums())
+				return c
+			}
+			if n > 1 {
 				continue
 			}
 			s.namedSrc, s.namedDst = s.src, s.dst
@@ -227,24 +247,62 @@ func (t *Tracker) damagedSYNOf(in *input) *Conn {
 	return nil
 }
 
+// outvoted finds the connection begun at a damaged SYN whose damaged
+// SYN-ACK answered it two fields off, neither checksum telling which held
+// each (damagedSYN.answered), that s goes on from: its sequence numbers
+// the connection's (tupleFits), one field off the SYN's 4-tuple, and
+// that field the SYN-ACK's. Two segments of three name it: the SYN's copy
+// held it damaged, and the connection moves to the 4-tuple s names.
+func (t *Tracker) outvoted(in *input) *Conn {
+	s := &in.tcp
+	if s.syn || !s.ack {
+		return nil
+	}
+	for i := range t.damagedSYNs {
+		y := t.damagedSYNs[i]
+		c := y.c
+		if !y.answered || y.id != c.ID || t.byTuple[makeTCPKey(c.Client, c.Server)] != c {
+			continue
+		}
+		d, client, server := DirC2S, s.src, s.dst
+		if tupleOff(s.dst, s.src, c.Client, c.Server) < tupleOff(s.src, s.dst, c.Client, c.Server) {
+			d, client, server = DirS2C, s.dst, s.src
+		}
+		if tupleOff(client, server, c.Client, c.Server) != 1 || tupleOff(client, server, y.synAck[0], y.synAck[1]) != 1 ||
+			!tupleFits(c, d, s) {
+			continue
+		}
+		t.damagedSYNs = slices.Delete(t.damagedSYNs, i, i+1)
+		t.untuple(c)
+		c.Client, c.Server = client, server
+		t.tuple(c)
+		damagedSYNFindings(c, &y, func(what string) string {
+			return fmt.Sprintf("the SYN (frame %d) names %s -> %s, its SYN-ACK (damaged too) %s -> %s, the segment after them (frame %d) %s -> %s: the SYN's copy is damaged (its %s fails)",
+				y.frame, y.src, y.dst, y.synAck[0], y.synAck[1], in.number, c.Client, c.Server, what)
+		})
+		return c
+	}
+	return nil
+}
+
 // mixedTuple returns the 4-tuple of a connection whose SYN y (sequence
 // number seq) and SYN-ACK s hold two fields of it damaged between them,
 // the two fields in which they differ: of the four 4-tuples that take
 // each of those from either (the SYN's, the SYN-ACK's, and the two that
 // take one from each), the one with which the SYN's checksum or the
-// SYN-ACK's verifies, where exactly one does. (A segment's checksum fails
-// with its own 4-tuple: it is a damaged copy.)
-func mixedTuple(y *damagedSYN, seq uint32, s *tcpIn) (client, server netip.AddrPort, ok bool) {
+// SYN-ACK's verifies, and how many do (it is told where exactly one
+// does). (A segment's checksum fails with its own 4-tuple: it is a
+// damaged copy.)
+func mixedTuple(y *damagedSYN, seq uint32, s *tcpIn) (client, server netip.AddrPort, found int) {
 	// The SYN-ACK's fields, as the client's and server's.
 	sc, ss := s.dst, s.src
-	var found int
 	for _, m := range [4][2]netip.AddrPort{{y.src, y.dst}, {sc, ss}, mix(y.src, sc, y.dst, ss, true), mix(y.src, sc, y.dst, ss, false)} {
 		if capture.SYNSumAs(y.hdr, m[0], m[1], seq) || s.frame != nil && s.frame.TCPSumAs(m[1], m[0]) {
 			client, server = m[0], m[1]
 			found++
 		}
 	}
-	return client, server, found == 1
+	return client, server, found
 }
 
 // mix takes the fields in which the endpoints a1, b1 and a2, b2 differ
