@@ -165,8 +165,9 @@ func (f *Frame) TCPSumAs(src, dst netip.AddrPort) bool {
 // the header's addresses, and nothing else of it (a receiver's IP layer
 // drops a header whose checksum fails, ip_rcv_core in
 // net/ipv4/ip_input.c, so the packet sent named src and dst). A checksum
-// that does not verify for another reason (one not filled in) verifies
-// with other addresses by chance once in 65,536.
+// that fails for another reason (other fields damaged, a NIC's) verifies
+// with other addresses by chance once in 65,536; one of 0, not filled
+// in, is not judged.
 func (f *Frame) IPv4SumAs(src, dst netip.Addr) bool {
 	if f.IPv4 == nil || !src.Is4() || !dst.Is4() {
 		return false

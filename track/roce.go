@@ -2332,8 +2332,8 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 				// Until a pass says it was a resend (a second copy
 				// shown since says it was the original). Not sent on
 				// its own where the run it filled was its next PSN
-				// alone, shown just before it: two neighbours of one
-				// burst the other way round.
+				// alone, shown before it: two neighbours of one burst
+				// the other way round.
 				swapped := p.missing == 1 && p.requests == 1
 				rev.goBack.noteLate(lateReq{psn: p.late(), number: p.number, ns: p.ns, carried: p.carried, pass: -1, lone: !swapped})
 			}

@@ -3,6 +3,7 @@ package track
 import (
 	"bytes"
 	"fmt"
+	"math/bits"
 	"net/netip"
 	"slices"
 
@@ -163,10 +164,8 @@ func (t *Tracker) damagedCopyOf(in *input, sum capture.TCPSumStatus) *Conn {
 				return fmt.Sprintf("the SYN (frame %d), which its SYN-ACK (frame %d) answers, is a damaged copy (its %s fails)", y.frame, in.number, what)
 			})
 		}
-		s.namedSrc, s.namedDst = s.src, s.dst
 		e := c.ends(d)
-		s.src, s.dst = e[0], e[1]
-		s.judged(sum)
+		s.nameAs(e[0], e[1], sum)
 		return c
 	}
 	return nil
@@ -208,17 +207,13 @@ func (t *Tracker) damagedSYNOf(in *input) *Conn {
 				// the same (it answers its number), on the SYN's
 				// 4-tuple until a segment after them says (outvoted).
 				t.damagedSYNs[i].answered, t.damagedSYNs[i].synAck = true, [2]netip.AddrPort{s.dst, s.src}
-				s.namedSrc, s.namedDst = s.src, s.dst
-				s.src, s.dst = c.Server, c.Client
-				s.judged(s.sums())
+				s.nameAs(c.Server, c.Client, s.sums())
 				return c
 			}
 			if n > 1 {
 				continue
 			}
-			s.namedSrc, s.namedDst = s.src, s.dst
-			s.src, s.dst = server, client
-			s.judged(s.sums())
+			s.nameAs(server, client, s.sums())
 		case !s.syn && s.seq == c.synSeq+1 && tupleOff(s.src, s.dst, c.Client, c.Server) == 1:
 			if sum := s.sums(); sum.Damaged() {
 				continue
@@ -295,45 +290,30 @@ func (t *Tracker) outvoted(in *input) *Conn {
 // damaged copy.)
 func mixedTuple(y *damagedSYN, seq uint32, s *tcpIn) (client, server netip.AddrPort, found int) {
 	// The SYN-ACK's fields, as the client's and server's.
-	sc, ss := s.dst, s.src
-	for _, m := range [4][2]netip.AddrPort{{y.src, y.dst}, {sc, ss}, mix(y.src, sc, y.dst, ss, true), mix(y.src, sc, y.dst, ss, false)} {
-		if capture.SYNSumAs(y.hdr, m[0], m[1], seq) || s.frame != nil && s.frame.TCPSumAs(m[1], m[0]) {
-			client, server = m[0], m[1]
+	syn, synAck := [2]netip.AddrPort{y.src, y.dst}, [2]netip.AddrPort{s.dst, s.src}
+	for m := range 16 { // bit i: field i (client address, port, server address, port) from the SYN-ACK
+		f := func(i int) bool { return m&(1<<i) != 0 }
+		e := [2]netip.AddrPort{
+			netip.AddrPortFrom(either(f(0), syn[0].Addr(), synAck[0].Addr()), either(f(1), syn[0].Port(), synAck[0].Port())),
+			netip.AddrPortFrom(either(f(2), syn[1].Addr(), synAck[1].Addr()), either(f(3), syn[1].Port(), synAck[1].Port())),
+		}
+		if tupleOff(e[0], e[1], syn[0], syn[1]) != bits.OnesCount(uint(m)) {
+			continue // a field the two hold alike: that 4-tuple is another m's
+		}
+		if capture.SYNSumAs(y.hdr, e[0], e[1], seq) || s.frame != nil && s.frame.TCPSumAs(e[1], e[0]) {
+			client, server = e[0], e[1]
 			found++
 		}
 	}
 	return client, server, found
 }
 
-// mix takes the fields in which the endpoints a1, b1 and a2, b2 differ
-// (two of them) one from each pair: the first from pair 1 where first.
-func mix(a1, a2, b1, b2 netip.AddrPort, first bool) [2]netip.AddrPort {
-	fields := [4]struct{ one, two any }{{a1.Addr(), a2.Addr()}, {a1.Port(), a2.Port()}, {b1.Addr(), b2.Addr()}, {b1.Port(), b2.Port()}}
-	take := first
-	var pick [4]bool // from pair 1
-	for i, f := range fields {
-		pick[i] = true
-		if f.one != f.two {
-			pick[i] = take
-			take = !take
-		}
+// either is b where second, else a.
+func either[T any](second bool, a, b T) T {
+	if second {
+		return b
 	}
-	addr := func(i int, one, two netip.AddrPort) netip.Addr {
-		if pick[i] {
-			return one.Addr()
-		}
-		return two.Addr()
-	}
-	port := func(i int, one, two netip.AddrPort) uint16 {
-		if pick[i] {
-			return one.Port()
-		}
-		return two.Port()
-	}
-	return [2]netip.AddrPort{
-		netip.AddrPortFrom(addr(0, a1, a2), port(1, a1, a2)),
-		netip.AddrPortFrom(addr(2, b1, b2), port(3, b1, b2)),
-	}
+	return a
 }
 
 // damagedSYNFindings raises on c the findings of y, its SYN, whose
@@ -427,6 +407,14 @@ func (t *Tracker) damagedSYNAt(c *Conn) int {
 func (t *Tracker) asConn(s *tcpIn, c *Conn, d Dir) bool {
 	e := c.ends(d)
 	return s.frame != nil && (s.frame.TCPSumAs(e[0], e[1]) || s.frame.IPv4SumAs(e[0].Addr(), e[1].Addr()))
+}
+
+// nameAs follows s as the segment src -> dst sent, the 4-tuple it named
+// kept for the finding (namedText), sum its checksums' verdict (judged).
+func (s *tcpIn) nameAs(src, dst netip.AddrPort, sum capture.TCPSumStatus) {
+	s.namedSrc, s.namedDst = s.src, s.dst
+	s.src, s.dst = src, dst
+	s.judged(sum)
 }
 
 // judged takes sum, the checksums verified whatever the segment's flow
