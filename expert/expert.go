@@ -160,6 +160,7 @@ const (
 	CaptureCopyDamaged
 	MirrorLost
 	CaptureReplayed
+	CLCWrongSender
 	numIDs
 )
 
@@ -192,6 +193,9 @@ var defs = [numIDs]Def{
 	HandshakeFailed: {Name: "smc.handshake.failed", Severity: Error, Group: "protocol", Object: ObjectConn,
 		Meaning: "the SMC attempt ended without SMC and without a fallback: a malformed CLC message or a first link never confirmed",
 		Check:   "the connection's detail in smc,conns; the peer's kernel log (EPROTO, link setup timeout)"},
+	CLCWrongSender: {Name: "smc.clc.wrong_sender", Severity: Warn, Group: "protocol", Object: ObjectConn,
+		Meaning: "a CLC message of a type its sender never sends (an Accept from the client, a Proposal or Confirm from the server): a receiver refuses a type other than the one it awaits, so where the handshake goes on the capture's copy is not what was sent (its type byte damaged); an Accept and a Confirm share one layout, and one sent as the other is followed as its sender's, a Proposal from the server is no step",
+		Check:   "the frame's CLC type against the handshake's order and what follows it (the receiver's Decline, or the link coming up); the capture (a damaged copy, a capture point that rewrites packets), else the peer's SMC stack"},
 	FirstLinkUnconfirmed: {Name: "smc.link.first_unconfirmed", Severity: Error, Group: "sequence", Object: ObjectLink,
 		Meaning: "a first contact's link never completed its CONFIRM_LINK exchange",
 		Check:   "RoCE reachability between the GIDs (routing, MTU, PFC), the RNIC's state; the client declines with TIMEOUT_CL"},

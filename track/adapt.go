@@ -1183,9 +1183,10 @@ func fill(in *input, f *capture.Frame) {
 			fillCLC(&in.clc[in.clcN], c, &in.eids)
 			in.clc[in.clcN].inside = f.CLCInside[i]
 			in.clc[in.clcN].malformed = c.Malformed != nil
+			in.clc[in.clcN].raw = c.Contents
 			in.clcN++
 		}
-		s.clcErrs = 0
+		s.clcErrs, s.retyped = 0, 0
 		for _, e := range f.CLCErr {
 			if errors.Is(e, capture.ErrSwallowed) || errors.Is(e, capture.ErrMended) {
 				continue // a note on a message that decoded, not an error

@@ -61,10 +61,13 @@ type tcpIn struct {
 	syn, ack bool
 	fin, rst bool
 	smcOpt   bool
-	payload  int       // as on the wire (the IP length says), cut or not
-	cut      int       // of payload, the bytes the capture's snap length left out
-	clcErrs  int       // CLC messages of this segment that did not decode
-	clcErr   string    // the first one's error
+	payload  int    // as on the wire (the IP length says), cut or not
+	cut      int    // of payload, the bytes the capture's snap length left out
+	clcErrs  int    // CLC messages of this segment that did not decode
+	clcErr   string // the first one's error
+	// retyped: of clcErrs, the messages read as the type their sender
+	// sends (Tracker.retype): no error of the handshake's.
+	retyped  int
 	notCLC   bool      // the stream reached application data where CLC would start (capture.Frame.NotCLC)
 	sumBad   bool      // damaged: its TCP checksum failed (capture.Frame.TCPSum)
 	sum      [2]uint16 // with sumBad: the checksum carried and the one computed
@@ -127,6 +130,11 @@ type clcIn struct {
 	// buffer, a Decline's reason): it is no step, as bytes the capture
 	// missed.
 	uncaptured bool
+	// raw is the message's bytes in the frame being fed.
+	raw []byte
+	// sentAs: a type its sender never sends that the message carried,
+	// read as typ (Tracker.retype); 0 where typ is the one it carried.
+	sentAs decode.CLCType
 }
 
 type triplet struct {

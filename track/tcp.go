@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gopacket/gopacket"
+
 	"github.com/smcscope/smcscope/decode"
 	"github.com/smcscope/smcscope/expert"
 )
@@ -98,6 +100,9 @@ func (t *Tracker) tcp(in *input) {
 	rec := t.recording(c)
 	f := &c.Flow[d]
 	f.tcpShown = true
+	if in.clcN > 0 {
+		t.retype(d, s, in)
+	}
 	switch {
 	case s.syn && !s.ack:
 		if r := &t.seenCopies; r.replayOf != 0 && c.FirstFrame == in.number {
@@ -296,6 +301,9 @@ func (t *Tracker) tcp(in *input) {
 			}
 			return s.clcErr
 		})
+		// As captured, a message read as the type its sender sends does
+		// not decode; as that type it does, and the handshake goes on.
+		s.clcErrs = max(0, s.clcErrs-s.retyped)
 	}
 	if s.clcErrs > 0 && c.Outcome == OutcomePending && c.Failure == "" && s.damage() != "" {
 		// The receiver's TCP dropped the segment (or took an undamaged
@@ -721,6 +729,12 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 		}
 		return
 	}
+	if (m.sentAs != 0 || !clcSender(m.typ, d)) && !t.wrongSender(c, d, m, in) {
+		if rec {
+			t.note(c, in, d, clcName(uint8(m.typ)), "from the "+sender(d)+", who sends none: no step of the handshake")
+		}
+		return
+	}
 	t.stats.CLC++
 	if c.Outcome == OutcomeFallback && c.Fallback.Cause == CauseNoOptionSYNACK && clcSender(m.typ, d) {
 		// A client whose SYN-ACK had no SMC option sends no Proposal
@@ -852,11 +866,70 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 	}
 	if rec {
 		info := clcInfo(c, m)
+		if m.sentAs != 0 {
+			info += " [carried as a " + clcName(uint8(m.sentAs)) + ", which the " + sender(d) + " never sends]"
+		}
 		if m.inside {
 			info += " [inside the malformed CLC before it: no step of the handshake]"
 		}
 		t.note(c, in, d, clcName(uint8(m.typ)), info)
 	}
+}
+
+// retype reads each CLC message of s of a type its sender never sends
+// (clcSender) as the one it sends where its bytes decode whole as that:
+// an Accept and a Confirm share one layout (struct
+// smc_clc_msg_accept_confirm, net/smc/smc_clc.h) and each side sends one
+// of them, so one sent as the other differs in its type byte (and, as
+// the other, may not decode: a first contact's Confirm carries a GID
+// list the Accept's extension has no room for). A receiver refuses a type
+// other than the one it awaits (smc_clc_wait_msg in net/smc/smc_clc.c:
+// EPROTO), so a handshake that goes on says the capture's copy was
+// damaged there; a Decline of its receiver still ends it.
+func (t *Tracker) retype(d Dir, s *tcpIn, in *input) {
+	for i := range in.clcN {
+		m := &in.clc[i]
+		if clcSender(m.typ, d) || m.uncaptured || len(m.raw) <= clcTypeOff {
+			continue
+		}
+		as := decode.CLCTypeAccept
+		switch m.typ {
+		case decode.CLCTypeAccept:
+			as = decode.CLCTypeConfirm
+		case decode.CLCTypeConfirm:
+		default:
+			continue
+		}
+		t.clcBuf = append(t.clcBuf[:0], m.raw...)
+		t.clcBuf[clcTypeOff] = byte(as)
+		var c decode.CLC
+		if c.DecodeFromBytes(t.clcBuf, gopacket.NilDecodeFeedback) != nil {
+			continue
+		}
+		sent, inside, malformed := m.typ, m.inside, m.malformed
+		fillCLC(m, &c, &in.eids)
+		m.sentAs, m.inside = sent, inside
+		if malformed {
+			s.retyped++
+		}
+	}
+}
+
+// clcTypeOff is the type's offset in a CLC message (struct
+// smc_clc_msg_hdr, net/smc/smc_clc.h: after the 4-byte eyecatcher).
+const clcTypeOff = 4
+
+// wrongSender raises smc.clc.wrong_sender on m, a CLC message of a type
+// its sender never sends, read as the one it sends (retype) or, where it
+// does not decode as that, no step. It reports whether m is a step.
+func (t *Tracker) wrongSender(c *Conn, d Dir, m *clcIn, in *input) bool {
+	t.raiseText(&c.expert, expert.CLCWrongSender, in, func() string {
+		if m.sentAs != 0 {
+			return "a " + clcName(uint8(m.sentAs)) + " from the " + sender(d) + ", who never sends one: followed as its " + m.typ.String() + " (one layout)"
+		}
+		return "a " + clcName(uint8(m.typ)) + " from the " + sender(d) + ", who never sends one: no step of the handshake"
+	})
+	return m.sentAs != 0
 }
 
 // declined ends c's handshake in the fallback a Decline sent in

@@ -150,6 +150,7 @@ type Tracker struct {
 	nextConn, nextLink, nextLGR int
 	folded                      folded       // what is no longer kept whole
 	spare                       []*Conn      // folded connections, nothing points to them: newConn reuses them
+	clcBuf                      []byte       // a CLC message read as another type (retype)
 	spareLinks                  []*Link      // folded links nothing points to: newLink reuses them (recycle)
 	spareLGRs                   []*LinkGroup // folded link groups likewise, for newLGR
 	history                     int          // link events held by the kept links (maxHistory)

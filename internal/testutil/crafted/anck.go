@@ -128,7 +128,7 @@ func anckCLC(t testing.TB, fs []testutil.Packet, agreed decode.AliOptions, maxLi
 	if !found {
 		t.Fatal("pingpong.pcap's SYN-ACK has no SMC option")
 	}
-	fixIPv4TCP(d)
+	FixIPv4TCP(d)
 	resizeCLC(t, fs, ppProposal, func(m []byte) []byte {
 		copy(m[52:55], decode.AlibabaOUI[:])
 		m[55], m[56] = 0, byte(decode.AliValid|decode.AliCredits|decode.AliRWWI)

@@ -312,7 +312,7 @@ var ExpertVectors = []Vector{
 		d := fs[ppProposal-1].Data
 		p := 14 + 20 + int(d[14+20+12]>>4)*4 // Ethernet, IPv4, TCP header
 		copy(d[p:], "GET ")
-		fixIPv4TCP(d) // as the peer sent them
+		FixIPv4TCP(d) // as the peer sent them
 		return write(t, "option-echoed", fs)
 	}},
 	{"tcp-checksum-bad", "tcp.checksum.bad", func(t testing.TB) string {
@@ -326,6 +326,22 @@ var ExpertVectors = []Vector{
 		}
 		d[p+8] ^= 1
 		return write(t, "tcp-checksum-bad", fs)
+	}},
+	{"clc-wrong-sender", "smc.clc.wrong_sender", func(t testing.TB) string {
+		// The client's Confirm with the type byte of an Accept, its
+		// checksums made again: a copy damaged with the TCP checksum
+		// still verifying (two damaged bytes that cancel out), as the
+		// server's CONFIRM_LINK and the data after it show the server
+		// took a Confirm.
+		fs := pingpong(t)
+		d := fs[ppConfirmCLC-1].Data
+		clc := d[14+int(d[14]&0x0f)*4+int(d[14+int(d[14]&0x0f)*4+12]>>4)*4:]
+		if clc[4] != byte(decode.CLCTypeConfirm) {
+			t.Fatalf("pingpong.pcap frame %d is no CLC Confirm: % x", ppConfirmCLC, clc[:8])
+		}
+		clc[4] = byte(decode.CLCTypeAccept)
+		FixIPv4TCP(d)
+		return write(t, "clc-wrong-sender", fs)
 	}},
 	{"tcp-ip-checksum-bad", "tcp.ip_checksum.bad", func(t testing.TB) string {
 		// A bit of the Accept's TTL flipped: the TCP checksum leaves the

@@ -126,7 +126,7 @@ func resizeCLC(t testing.TB, fs []testutil.Packet, n int, fn func(m []byte) []by
 	binary.BigEndian.PutUint16(nd[ipOff+2:], uint16(len(nd)-ipOff))
 	fs[n-1].Data = nd
 	fs[n-1].CI.CaptureLength, fs[n-1].CI.Length = len(nd), len(nd)
-	fixIPv4TCP(nd)
+	FixIPv4TCP(nd)
 	src, dst := string(d[ipOff+12:ipOff+16])+string(d[tcpOff:tcpOff+2]), string(d[ipOff+16:ipOff+20])+string(d[tcpOff+2:tcpOff+4])
 	for i := n; i < len(fs); i++ {
 		f := fs[i].Data
@@ -144,13 +144,13 @@ func resizeCLC(t testing.TB, fs []testutil.Packet, n int, fn func(m []byte) []by
 		default:
 			continue
 		}
-		fixIPv4TCP(f)
+		FixIPv4TCP(f)
 	}
 }
 
-// fixIPv4TCP recomputes the IPv4 header and TCP checksums of an Ethernet
+// FixIPv4TCP recomputes the IPv4 header and TCP checksums of an Ethernet
 // frame.
-func fixIPv4TCP(d []byte) {
+func FixIPv4TCP(d []byte) {
 	const ipOff = 14
 	ip := d[ipOff:]
 	ihl := int(ip[0]&0x0f) * 4
