@@ -3619,6 +3619,67 @@ func TestDamagedConfirmGIDNoAccept(t *testing.T) {
 	}
 }
 
+// TestDamagedBothGIDsReused: a reusing connection of
+// samples/multiconn.pcap whose Accept and Confirm the capture holds each
+// with a byte of its sender's GID damaged (both checksums fail), its
+// Proposal's TTL damaged too (the GID it offered not vouched for), goes on
+// the link whose queue pairs they name, each GID a byte off its own: the
+// whole capture's connections, CDCs and link groups. The same GIDs in
+// copies whose checksums verify are what the hosts sent: no link of the
+// group's, a link group of its own.
+func TestDamagedBothGIDsReused(t *testing.T) {
+	all, lt := testutil.ReadFrames(t, "../samples/multiconn.pcap")
+	base, _ := feedRaw(t, all)
+	accepts := clcFrames(t, lt, all, decode.CLCTypeAccept)
+	confirms := clcFrames(t, lt, all, decode.CLCTypeConfirm)
+	if len(accepts) < 2 || len(confirms) < 2 {
+		t.Fatalf("%d Accepts, %d Confirms", len(accepts), len(confirms))
+	}
+	lgrs := func(s Snapshot) map[int]bool {
+		m := map[int]bool{}
+		for _, c := range s.Conns {
+			m[c.LGR] = true
+		}
+		return m
+	}
+	for _, sent := range []bool{false, true} {
+		fs := slices.Clone(all)
+		proposals := clcFrames(t, lt, all, decode.CLCTypeProposal)
+		damageAt(fs, proposals[1], func(d []byte) {
+			d[14+8] ^= 0x01
+			if sent {
+				crafted.FixIPv4TCP(d)
+			}
+		})
+		for _, i := range []int{accepts[1], confirms[1]} {
+			damageAt(fs, i, func(d []byte) {
+				tcp := 14 + int(d[14]&0x0f)*4
+				d[tcp+int(d[tcp+12]>>4)*4+8+8+2] ^= 0xdc // the GID's third byte
+				if sent {
+					crafted.FixIPv4TCP(d)
+				}
+			})
+		}
+		s, found := feedRaw(t, fs)
+		if sent {
+			if len(lgrs(s)) != 2 {
+				t.Errorf("GIDs as sent: link groups %v, want the connection's own beside the first's", lgrs(s))
+			}
+			continue
+		}
+		if len(s.Conns) != len(base.Conns) || len(lgrs(s)) != len(lgrs(base)) {
+			t.Fatalf("%d connections on link groups %v, findings %v: want %d on %v", len(s.Conns), lgrs(s), found, len(base.Conns), lgrs(base))
+		}
+		for i, c := range s.Conns {
+			for dir := range 2 {
+				if got, want := c.Flow[dir].CDCs, base.Conns[i].Flow[dir].CDCs; got != want {
+					t.Errorf("connection %d %v: CDCs %d, want %d", c.ID, Dir(dir), got, want)
+				}
+			}
+		}
+	}
+}
+
 // TestDamagedAcceptGIDFirstRequests: a first contact (samples/pingpong.pcap)
 // whose Accept the capture holds with a byte of the server's GID damaged
 // and whose link's first requests of each direction (the CONFIRM_LINK

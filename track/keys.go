@@ -28,6 +28,19 @@ func addrOfIP(ip []byte) addr {
 	return addr{}
 }
 
+// nearly reports whether a and b differ in at most one byte.
+func (a addr) nearly(b addr) bool {
+	n := 0
+	for _, x := range [2]uint64{a.hi ^ b.hi, a.lo ^ b.lo} {
+		for ; x != 0; x >>= 8 {
+			if x&0xff != 0 {
+				n++
+			}
+		}
+	}
+	return n <= 1
+}
+
 // netip returns a as netip.Addr, IPv4 unmapped.
 func (a addr) netip() netip.Addr {
 	var b [16]byte

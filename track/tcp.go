@@ -1222,7 +1222,7 @@ func (t *Tracker) place(c *Conn, in *input, m *clcIn) {
 	s2c := makeQPKey(gidAddr(s.GID), gidAddr(cl.GID), cl.QPN)
 	var l *Link
 	if !c.FirstContact {
-		l = t.reusedLink(c2s, s2c, in)
+		l = t.reusedLink(c2s, s2c, c.epDamaged[DirC2S] || c.epDamaged[DirS2C], in)
 	} else if l = t.earlyLink(c2s, s2c, in); l != nil {
 		// The new group's link, its CONFIRM_LINK exchange shown before
 		// the Confirm that announced it.
@@ -1770,7 +1770,7 @@ func (t *Tracker) attachServerHalf(c *Conn, l *Link) {
 // reusedLink finds the link a connection of a reused link group was
 // placed on, by either wire key. A link built from traffic alone may have
 // its roles the wrong way round; the CLC settles them.
-func (t *Tracker) reusedLink(c2s, s2c qpKey, in *input) *Link {
+func (t *Tracker) reusedLink(c2s, s2c qpKey, damaged bool, in *input) *Link {
 	for d, k := range [2]qpKey{c2s, s2c} {
 		ref, ok := t.byQP[k]
 		if !ok || (ref.link.lgr.Deleted && !ref.link.Inferred) {
@@ -1784,12 +1784,17 @@ func (t *Tracker) reusedLink(c2s, s2c qpKey, in *input) *Link {
 	// The link whose queue pairs the message names, both of its
 	// addresses but one as the message says: a byte of a GID damaged in
 	// the capture's copy (its TCP checksum fails; the hosts went on).
+	// Where the Accept's or the Confirm's copy is damaged, both GIDs may
+	// be, each a byte off.
+	near := func(k, o *qpKey) bool {
+		return sameOfKey(k, o) >= 2 || damaged && k.src.nearly(o.src) && k.dst.nearly(o.dst)
+	}
 	var found *Link
 	n := 0
 	for _, l := range t.links {
 		k := &l.keys
 		if l.retired || !l.keyed[DirC2S] || !l.keyed[DirS2C] || l.lgr.Deleted && !l.Inferred ||
-			k[DirC2S].qpn != c2s.qpn || k[DirS2C].qpn != s2c.qpn || sameOfKey(&k[DirC2S], &c2s) < 2 || sameOfKey(&k[DirS2C], &s2c) < 2 {
+			k[DirC2S].qpn != c2s.qpn || k[DirS2C].qpn != s2c.qpn || !near(&k[DirC2S], &c2s) || !near(&k[DirS2C], &s2c) {
 			continue
 		}
 		found = l
