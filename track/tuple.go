@@ -141,10 +141,7 @@ func (t *Tracker) damagedCopyOf(in *input, sum capture.TCPSumStatus) *Conn {
 		if t.byTuple[makeTCPKey(c.Client, c.Server)] != c {
 			continue
 		}
-		d, off := DirC2S, tupleOff(s.src, s.dst, c.Client, c.Server)
-		if o := tupleOff(s.src, s.dst, c.Server, c.Client); o < off {
-			d, off = DirS2C, o
-		}
+		d, off := orient(s, c)
 		// Two fields off, a SYN-ACK answers the SYN's number: 1 in 2^32
 		// by chance. Where the SYN failed its checksum too, which of
 		// the two held each field whole is damagedSYNOf's to tell.
@@ -159,8 +156,7 @@ func (t *Tracker) damagedCopyOf(in *input, sum capture.TCPSumStatus) *Conn {
 				continue
 			}
 			y := t.damagedSYNs[i]
-			t.damagedSYNs = slices.Delete(t.damagedSYNs, i, i+1)
-			damagedSYNFindings(c, &y, func(what string) string {
+			t.settleSYN(i, c.Client, c.Server, func(what string) string {
 				return fmt.Sprintf("the SYN (frame %d), which its SYN-ACK (frame %d) answers, is a damaged copy (its %s fails)", y.frame, in.number, what)
 			})
 		}
@@ -222,11 +218,7 @@ func (t *Tracker) damagedSYNOf(in *input) *Conn {
 		default:
 			continue
 		}
-		t.damagedSYNs = append(t.damagedSYNs[:i], t.damagedSYNs[i+1:]...)
-		t.untuple(c)
-		c.Client, c.Server = client, server
-		t.tuple(c)
-		damagedSYNFindings(c, &y, func(what string) string {
+		t.settleSYN(i, client, server, func(what string) string {
 			next := fmt.Sprintf("its SYN-ACK (frame %d) answers", in.number)
 			switch {
 			case !s.syn:
@@ -259,19 +251,15 @@ func (t *Tracker) outvoted(in *input) *Conn {
 		if !y.answered || y.id != c.ID || t.byTuple[makeTCPKey(c.Client, c.Server)] != c {
 			continue
 		}
-		d, client, server := DirC2S, s.src, s.dst
-		if tupleOff(s.dst, s.src, c.Client, c.Server) < tupleOff(s.src, s.dst, c.Client, c.Server) {
-			d, client, server = DirS2C, s.dst, s.src
+		d, off := orient(s, c)
+		client, server := s.src, s.dst
+		if d == DirS2C {
+			client, server = s.dst, s.src
 		}
-		if tupleOff(client, server, c.Client, c.Server) != 1 || tupleOff(client, server, y.synAck[0], y.synAck[1]) != 1 ||
-			!tupleFits(c, d, s) {
+		if off != 1 || tupleOff(client, server, y.synAck[0], y.synAck[1]) != 1 || !tupleFits(c, d, s) {
 			continue
 		}
-		t.damagedSYNs = slices.Delete(t.damagedSYNs, i, i+1)
-		t.untuple(c)
-		c.Client, c.Server = client, server
-		t.tuple(c)
-		damagedSYNFindings(c, &y, func(what string) string {
+		t.settleSYN(i, client, server, func(what string) string {
 			return fmt.Sprintf("the SYN (frame %d) names %s -> %s, its SYN-ACK (damaged too) %s -> %s, the segment after them (frame %d) %s -> %s: the SYN's copy is damaged (its %s fails)",
 				y.frame, y.src, y.dst, y.synAck[0], y.synAck[1], in.number, c.Client, c.Server, what)
 		})
@@ -314,6 +302,31 @@ func either[T any](second bool, a, b T) T {
 		return b
 	}
 	return a
+}
+
+// orient returns the direction of c in which s, a segment near c's
+// 4-tuple, goes, and how many fields of that 4-tuple s holds apart.
+func orient(s *tcpIn, c *Conn) (Dir, int) {
+	off := tupleOff(s.src, s.dst, c.Client, c.Server)
+	if o := tupleOff(s.src, s.dst, c.Server, c.Client); o < off {
+		return DirS2C, o
+	}
+	return DirC2S, off
+}
+
+// settleSYN takes damaged SYN i off the list, the segments after it
+// having shown its connection's 4-tuple (client, server): the connection
+// goes on on that 4-tuple, and the SYN's findings are raised on it
+// (damagedSYNFindings, with text).
+func (t *Tracker) settleSYN(i int, client, server netip.AddrPort, text func(what string) string) {
+	y := t.damagedSYNs[i]
+	t.damagedSYNs = slices.Delete(t.damagedSYNs, i, i+1)
+	if c := y.c; client != c.Client || server != c.Server {
+		t.untuple(c)
+		c.Client, c.Server = client, server
+		t.tuple(c)
+	}
+	damagedSYNFindings(y.c, &y, text)
 }
 
 // damagedSYNFindings raises on c the findings of y, its SYN, whose
