@@ -20,8 +20,8 @@ func retyped(t *testing.T, frames []rawFrame, n int, typ decode.CLCType) []rawFr
 	d := slices.Clone(out[n-1].Data)
 	ip := 14 + int(d[14]&0x0f)*4
 	clc := d[ip+int(d[ip+12]>>4)*4:]
-	if string(clc[:4]) != "\xe2\xd4\xc3\xd9" { // "SMCR" in EBCDIC
-		t.Fatalf("frame %d holds no SMC-R CLC message: % x", n, clc[:8])
+	if e := string(clc[:4]); e != "\xe2\xd4\xc3\xd9" && e != "\xe2\xd4\xc3\xc4" { // "SMCR", "SMCD" in EBCDIC
+		t.Fatalf("frame %d holds no CLC message: % x", n, clc[:8])
 	}
 	clc[clcTypeOff] = byte(typ)
 	crafted.FixIPv4TCP(d)
@@ -30,7 +30,7 @@ func retyped(t *testing.T, frames []rawFrame, n int, typ decode.CLCType) []rawFr
 }
 
 // TestWrongSender: an Accept from the client or a Confirm from the server
-// (one layout) is followed as the message its sender sends where the
+// (one layout, SMC-R's and SMC-D's) is followed as the message its sender sends where the
 // handshake goes on, with smc.clc.wrong_sender; a first contact's Confirm
 // carried as an Accept does not decode as one (its GID list) and is still
 // followed; a Proposal from the server is no step.
@@ -59,6 +59,8 @@ func TestWrongSender(t *testing.T) {
 		{"pingpong.pcap", 8, decode.CLCTypeAccept, true},     // first contact's Confirm
 		{"pingpong.pcap", 7, decode.CLCTypeConfirm, true},    // first contact's Accept
 		{"multiconn.pcap", 355, decode.CLCTypeAccept, false}, // a reusing connection's Confirm
+		{"smcd-loopback.pcapng", 5, decode.CLCTypeAccept, false},
+		{"smcd-loopback.pcapng", 9, decode.CLCTypeConfirm, false},
 	} {
 		name := fmt.Sprintf("%s frame %d as %s", tc.file, tc.frame, tc.typ)
 		all := readRawFrames(t, "../samples/"+tc.file)
