@@ -3588,13 +3588,7 @@ func TestDamagedHandshakeAndLink(t *testing.T) {
 // the GID is the damage), not a connection joined mid-stream, whether or
 // not the Confirm's checksum could say it was damaged (unjudgedSums).
 func TestDamagedConfirmGIDNoAccept(t *testing.T) {
-	all, lt := testutil.ReadFrames(t, "../samples/multiconn.pcap")
-	base, _ := feedRaw(t, all)
-	accepts := clcFrames(t, lt, all, decode.CLCTypeAccept)
-	confirms := clcFrames(t, lt, all, decode.CLCTypeConfirm)
-	if len(accepts) < 2 || len(confirms) < 2 {
-		t.Fatalf("%d Accepts, %d Confirms", len(accepts), len(confirms))
-	}
+	all, _, base, accepts, confirms := multiconnHandshakes(t)
 	for _, unjudged := range []bool{false, true} {
 		fs := slices.Clone(all)
 		if unjudged {
@@ -3609,13 +3603,7 @@ func TestDamagedConfirmGIDNoAccept(t *testing.T) {
 		if len(s.Conns) != len(base.Conns) {
 			t.Fatalf("checksums unjudged %v: %d connections, findings %v: want %d", unjudged, len(s.Conns), found, len(base.Conns))
 		}
-		for i, c := range s.Conns {
-			for dir := range 2 {
-				if got, want := c.Flow[dir].CDCs, base.Conns[i].Flow[dir].CDCs; got != want {
-					t.Errorf("checksums unjudged %v: connection %d %v: CDCs %d, want %d", unjudged, c.ID, Dir(dir), got, want)
-				}
-			}
-		}
+		sameCDCs(t, fmt.Sprintf("checksums unjudged %v: ", unjudged), s, base)
 	}
 }
 
@@ -3628,13 +3616,7 @@ func TestDamagedConfirmGIDNoAccept(t *testing.T) {
 // copies whose checksums verify are what the hosts sent: no link of the
 // group's, a link group of its own.
 func TestDamagedBothGIDsReused(t *testing.T) {
-	all, lt := testutil.ReadFrames(t, "../samples/multiconn.pcap")
-	base, _ := feedRaw(t, all)
-	accepts := clcFrames(t, lt, all, decode.CLCTypeAccept)
-	confirms := clcFrames(t, lt, all, decode.CLCTypeConfirm)
-	if len(accepts) < 2 || len(confirms) < 2 {
-		t.Fatalf("%d Accepts, %d Confirms", len(accepts), len(confirms))
-	}
+	all, lt, base, accepts, confirms := multiconnHandshakes(t)
 	lgrs := func(s Snapshot) map[int]bool {
 		m := map[int]bool{}
 		for _, c := range s.Conns {
@@ -3670,11 +3652,32 @@ func TestDamagedBothGIDsReused(t *testing.T) {
 		if len(s.Conns) != len(base.Conns) || len(lgrs(s)) != len(lgrs(base)) {
 			t.Fatalf("%d connections on link groups %v, findings %v: want %d on %v", len(s.Conns), lgrs(s), found, len(base.Conns), lgrs(base))
 		}
-		for i, c := range s.Conns {
-			for dir := range 2 {
-				if got, want := c.Flow[dir].CDCs, base.Conns[i].Flow[dir].CDCs; got != want {
-					t.Errorf("connection %d %v: CDCs %d, want %d", c.ID, Dir(dir), got, want)
-				}
+		sameCDCs(t, "", s, base)
+	}
+}
+
+// multiconnHandshakes is samples/multiconn.pcap, its link type, its
+// snapshot, and the indexes of its frames holding an Accept and a Confirm
+// (the second of each a reusing connection's).
+func multiconnHandshakes(t *testing.T) (all []rawFrame, lt layers.LinkType, base Snapshot, accepts, confirms []int) {
+	t.Helper()
+	all, lt = testutil.ReadFrames(t, "../samples/multiconn.pcap")
+	base, _ = feedRaw(t, all)
+	accepts = clcFrames(t, lt, all, decode.CLCTypeAccept)
+	confirms = clcFrames(t, lt, all, decode.CLCTypeConfirm)
+	if len(accepts) < 2 || len(confirms) < 2 {
+		t.Fatalf("%d Accepts, %d Confirms", len(accepts), len(confirms))
+	}
+	return all, lt, base, accepts, confirms
+}
+
+// sameCDCs wants each connection of s to count the CDCs of base's.
+func sameCDCs(t *testing.T, label string, s, base Snapshot) {
+	t.Helper()
+	for i, c := range s.Conns {
+		for dir := range 2 {
+			if got, want := c.Flow[dir].CDCs, base.Conns[i].Flow[dir].CDCs; got != want {
+				t.Errorf("%sconnection %d %v: CDCs %d, want %d", label, c.ID, Dir(dir), got, want)
 			}
 		}
 	}
