@@ -65,8 +65,8 @@ type tcpIn struct {
 	cut      int    // of payload, the bytes the capture's snap length left out
 	clcErrs  int    // CLC messages of this segment that did not decode
 	clcErr   string // the first one's error
-	// retyped: of clcErrs, the messages read as the type their sender
-	// sends (Tracker.retype): no error of the handshake's.
+	// retyped: messages that did not decode as carried, read as the
+	// type their sender sends (Tracker.retype); clcErrs leaves them out.
 	retyped  int
 	notCLC   bool      // the stream reached application data where CLC would start (capture.Frame.NotCLC)
 	sumBad   bool      // damaged: its TCP checksum failed (capture.Frame.TCPSum)

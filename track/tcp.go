@@ -294,16 +294,16 @@ func (t *Tracker) tcp(in *input) {
 		t.raise(&c.expert, expert.Fallback, in)
 		t.raise(&c.expert, expert.OptionEchoed, in)
 	}
-	if s.clcErrs > 0 {
+	if s.clcErrs > 0 || s.retyped > 0 {
+		// A message read as the type its sender sends (retype) does not
+		// decode as carried: malformed all the same, no error of the
+		// handshake's.
 		t.raiseText(&c.expert, expert.Malformed, in, func() string {
 			if what := s.damage(); what != "" {
 				return s.clcErr + " (in a segment whose " + what + " fails: a damaged copy)"
 			}
 			return s.clcErr
 		})
-		// As captured, a message read as the type its sender sends does
-		// not decode; as that type it does, and the handshake goes on.
-		s.clcErrs = max(0, s.clcErrs-s.retyped)
 	}
 	if s.clcErrs > 0 && c.Outcome == OutcomePending && c.Failure == "" && s.damage() != "" {
 		// The receiver's TCP dropped the segment (or took an undamaged
@@ -892,11 +892,12 @@ func (t *Tracker) retype(d Dir, s *tcpIn, in *input) {
 		if clcSender(m.typ, d) || m.uncaptured || len(m.raw) <= clcTypeOff {
 			continue
 		}
-		as := decode.CLCTypeAccept
+		var as decode.CLCType
 		switch m.typ {
 		case decode.CLCTypeAccept:
 			as = decode.CLCTypeConfirm
 		case decode.CLCTypeConfirm:
+			as = decode.CLCTypeAccept
 		default:
 			continue
 		}
@@ -909,7 +910,8 @@ func (t *Tracker) retype(d Dir, s *tcpIn, in *input) {
 		sent, inside, malformed := m.typ, m.inside, m.malformed
 		fillCLC(m, &c, &in.eids)
 		m.sentAs, m.inside = sent, inside
-		if malformed {
+		if malformed && s.clcErrs > 0 {
+			s.clcErrs--
 			s.retyped++
 		}
 	}
