@@ -3635,8 +3635,7 @@ func TestDamagedBothGIDsReused(t *testing.T) {
 		})
 		for _, i := range []int{accepts[1], confirms[1]} {
 			damageAt(fs, i, func(d []byte) {
-				tcp := 14 + int(d[14]&0x0f)*4
-				d[tcp+int(d[tcp+12]>>4)*4+8+8+2] ^= 0xdc // the GID's third byte
+				tcpPayload(d)[8+8+2] ^= 0xdc // the GID's third byte
 				if sent {
 					crafted.FixIPv4TCP(d)
 				}

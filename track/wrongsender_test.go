@@ -18,8 +18,10 @@ func retyped(t *testing.T, frames []rawFrame, n int, typ decode.CLCType) []rawFr
 	t.Helper()
 	out := slices.Clone(frames)
 	d := slices.Clone(out[n-1].Data)
-	ip := 14 + int(d[14]&0x0f)*4
-	clc := d[ip+int(d[ip+12]>>4)*4:]
+	clc := tcpPayload(d)
+	if len(clc) < 8 {
+		t.Fatalf("frame %d holds no TCP payload", n)
+	}
 	if e := string(clc[:4]); e != "\xe2\xd4\xc3\xd9" && e != "\xe2\xd4\xc3\xc4" { // "SMCR", "SMCD" in EBCDIC
 		t.Fatalf("frame %d holds no CLC message: % x", n, clc[:8])
 	}

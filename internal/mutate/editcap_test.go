@@ -8,7 +8,6 @@ import (
 
 	"github.com/smcscope/smcscope/internal/mutate"
 	"github.com/smcscope/smcscope/internal/testutil"
-	"github.com/smcscope/smcscope/track"
 )
 
 // TestEditcapCopies holds docs/smcdump.md's count: Wireshark's own fuzzer,
@@ -28,7 +27,7 @@ func TestEditcapCopies(t *testing.T) {
 	const want = 78
 	dir := t.TempDir()
 	kept, copies := 0, 0
-	for _, name := range []string{"pingpong", "long", "multiconn", "multilink", "lossy", "silent-link", "teardown", "slow-reader"} {
+	for _, name := range damagedSamples {
 		rel := "samples/" + name + ".pcap"
 		src := filepath.Join(testutil.Root(t), rel)
 		frames, lt, err := mutate.ReadFile(src)
@@ -52,11 +51,7 @@ func TestEditcapCopies(t *testing.T) {
 				if len(v.snap.Conns) == len(base.snap.Conns) {
 					kept++
 				}
-				for _, c := range v.snap.Conns {
-					if c.Outcome == track.OutcomeFailed {
-						t.Errorf("%s: connection %d failed: %s", vname, c.ID, c.Failure)
-					}
-				}
+				noneFailed(t, vname, v)
 			}
 		}
 	}

@@ -335,7 +335,7 @@ var ExpertVectors = []Vector{
 		// took a Confirm.
 		fs := pingpong(t)
 		d := fs[ppConfirmCLC-1].Data
-		clc := d[14+int(d[14]&0x0f)*4+int(d[14+int(d[14]&0x0f)*4+12]>>4)*4:]
+		clc := d[14+20+int(d[14+20+12]>>4)*4:] // Ethernet, IPv4, TCP header
 		if clc[4] != byte(decode.CLCTypeConfirm) {
 			t.Fatalf("pingpong.pcap frame %d is no CLC Confirm: % x", ppConfirmCLC, clc[:8])
 		}
