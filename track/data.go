@@ -63,8 +63,8 @@ func (t *Tracker) cdcConn(c *Conn, l *Link, d Dir, in *input) {
 	if !m.noSeq && !f.haveFirstSeq {
 		f.firstSeq, f.haveFirstSeq = m.seq, true
 	}
-	if c.TFirstCDC.IsZero() {
-		c.TFirstCDC = in.ts()
+	if c.TFirstCDC.IsZero() || in.number < c.firstCDCFrame {
+		c.TFirstCDC, c.firstCDCFrame = in.ts(), in.number
 	}
 	connUp(c)
 	var claimed uint64
@@ -896,8 +896,8 @@ func (t *Tracker) merge(a, b *Conn) *Conn {
 	if gone.LastFrame > keep.LastFrame {
 		keep.LastFrame, keep.lastNS = gone.LastFrame, gone.lastNS
 	}
-	if !gone.TFirstCDC.IsZero() && (keep.TFirstCDC.IsZero() || gone.TFirstCDC.Before(keep.TFirstCDC)) {
-		keep.TFirstCDC = gone.TFirstCDC
+	if !gone.TFirstCDC.IsZero() && (keep.TFirstCDC.IsZero() || gone.firstCDCFrame < keep.firstCDCFrame) {
+		keep.TFirstCDC, keep.firstCDCFrame = gone.TFirstCDC, gone.firstCDCFrame
 	}
 	if len(gone.Timeline) > 0 {
 		keep.Timeline = append(keep.Timeline, gone.Timeline...)

@@ -366,6 +366,39 @@ func TestDamagedPSNResent(t *testing.T) {
 	}
 }
 
+// TestFirstCDCFollowedLate: the client's first CDCs come after a request
+// the capture missed, so they are held (a run out of sequence) until the
+// server's ACK says it took them, and followed then, after the server's
+// first CDC: the connection's first CDC is still the client's, and its
+// timeline lists them in their frames' order.
+func TestFirstCDCFollowedLate(t *testing.T) {
+	const clientFirstCDC = 23 // after its WRITE at 22, which the capture misses
+	clean := readRawFrames(t, crafted.Pingpong(t))
+	var fs []rawFrame
+	for i, f := range clean {
+		switch i + 1 {
+		case 22, 24, 25, 28, 29: // the WRITE, and the server's ACKs before its first CDC (31)
+			continue
+		}
+		fs = append(fs, f)
+	}
+	tr := New(Options{Unshared: true, Timeline: "all"})
+	_, lt := testutil.ReadFrames(t, crafted.Pingpong(t))
+	eachRaw(t, "late", lt, fs, func(f *capture.Frame) { tr.Feed(f) })
+	tr.EndCapture(time.Time{})
+	s := tr.Snapshot()
+	if len(s.Conns) != 1 {
+		t.Fatalf("%d connections", len(s.Conns))
+	}
+	c := s.Conns[0]
+	if want := clean[clientFirstCDC-1].CI.Timestamp; !c.TFirstCDC.Equal(want) {
+		t.Errorf("first CDC at %v, want frame %d's %v", c.TFirstCDC, clientFirstCDC, want)
+	}
+	if !slices.IsSortedFunc(c.Timeline, func(a, b Event) int { return a.Frame - b.Frame }) {
+		t.Errorf("timeline out of frame order: %v", c.Timeline)
+	}
+}
+
 // TestDamagedResentAfterACK: a CDC damaged on the way and sent again,
 // whose ACK the capture shows before the copy sent again (two hosts'
 // captures merged with their clocks apart): the ACK makes the damaged copy

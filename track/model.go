@@ -345,8 +345,11 @@ type Conn struct {
 	Frames                                                int
 	Start, Last                                           time.Time // Last is set in snapshots (the tracker keeps lastNS)
 	TSYN, TProposal, TAccept, TConfirm, TFirstCDC, TClose time.Time
-	Timeline                                              []Event
-	TimelineCut                                           int // events not kept because the timeline was full
+	// firstCDCFrame is TFirstCDC's frame: a CDC followed late (a run
+	// kept out of sequence, Tracker.replaying) may be an earlier one.
+	firstCDCFrame int
+	Timeline      []Event
+	TimelineCut   int // events not kept because the timeline was full
 	// Merged are the connections found to be this one (a joined half and
 	// its handshake, the two halves of a joined connection): their frames
 	// went by, and were attributed (smc.conn.id), under their own IDs.

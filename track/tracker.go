@@ -1,9 +1,11 @@
 package track
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"net/netip"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -480,7 +482,15 @@ func (t *Tracker) note(c *Conn, in *input, d Dir, what, info string) {
 		c.TimelineCut++
 		return
 	}
-	c.Timeline = append(c.Timeline, Event{Frame: in.number, Time: in.ts(), Dir: d, What: what, Info: info})
+	e := Event{Frame: in.number, Time: in.ts(), Dir: d, What: what, Info: info}
+	if n := len(c.Timeline); n > 0 && c.Timeline[n-1].Frame > e.Frame {
+		// A frame followed late (a run kept out of sequence): in its
+		// place, after the events of its own frame.
+		i, _ := slices.BinarySearchFunc(c.Timeline, e.Frame+1, func(x Event, f int) int { return cmp.Compare(x.Frame, f) })
+		c.Timeline = slices.Insert(c.Timeline, i, e)
+		return
+	}
+	c.Timeline = append(c.Timeline, e)
 }
 
 // sweep ends connections idle for longer than the idle timeout and forgets
