@@ -497,7 +497,7 @@ func (r *Reader) carry(f *Frame, lt layers.LinkType, b *Batch, rec *batchRec, wh
 	case f.TCP != nil:
 		n := len(f.CLCErr)
 		r.clc.segment(f)
-		if f.SMCFlow || f.NotCLC || len(f.CLCErr) > n || len(f.clcRaw) > 0 {
+		if f.SMCFlow || f.NotCLC || len(f.CLCErr) > n || len(f.clcRaw) > 0 || f.TCPSum.Checked || f.TCPSum.IPSumBad {
 			rec.clc = int32(len(b.clc))
 			if len(b.clc) < cap(b.clc) {
 				b.clc = b.clc[:len(b.clc)+1] // emptied by reset, its slices' arrays kept

@@ -52,14 +52,9 @@ type clcFlow struct {
 	// smcSYN: followed from a SYN or SYN-ACK with the SMC option (not
 	// mid-stream from an eyecatcher).
 	smcSYN bool
-	// sumOK[d]: a segment of direction d (0: key[0]'s) carried a TCP
-	// checksum that verifies; mss[d]: the MSS direction d's SYN
-	// announced (the largest segment the other direction sends), 0 when
-	// none was seen; ipSumOK[d]: one carried an IPv4 header checksum
-	// that verifies. See checkSum.
-	sumOK   [2]bool
-	ipSumOK [2]bool
-	mss     [2]uint16
+	// sumHistory: what judging its segments' checksums needs (checkSum),
+	// kept past the handshake (clcAssembler.after).
+	sumHistory
 	// synBad[d]: direction d's SYN failed its checksum, and the
 	// acknowledgement number its SYN-ACK would carry (segment: a SYN-ACK
 	// that carries another shows the SYN's sequence number damaged).
@@ -109,6 +104,9 @@ type clcFlow struct {
 type clcAssembler struct {
 	asm   *reassembly.Assembler
 	flows map[flowKey]*clcFlow
+	// done holds the connections whose handshake ended, their
+	// checksums still judged (after).
+	done  map[flowKey]afterFlow
 	ctx   asmContext
 	frame *Frame   // frame being assembled; receives completed messages
 	cur   *clcFlow // flow being assembled; New attaches its stream
@@ -148,7 +146,7 @@ type asmContext struct{ ci gopacket.CaptureInfo }
 func (c *asmContext) GetCaptureInfo() gopacket.CaptureInfo { return c.ci }
 
 func newCLCAssembler() *clcAssembler {
-	a := &clcAssembler{flows: make(map[flowKey]*clcFlow)}
+	a := &clcAssembler{flows: make(map[flowKey]*clcFlow), done: make(map[flowKey]afterFlow)}
 	a.held.prev, a.held.next = &a.held, &a.held
 	a.asm = reassembly.NewAssembler(reassembly.NewStreamPool(a))
 	a.asm.MaxBufferedPagesPerConnection = clcPagesPerConn
@@ -293,6 +291,9 @@ func (a *clcAssembler) segment(f *Frame) {
 		// server's at its first segment.
 		fl = a.restart(fl, k, sd)
 	}
+	if fl == nil && len(a.done) > 0 {
+		a.after(f, k)
+	}
 	switch {
 	case fl != nil:
 		a.touch(fl)
@@ -324,6 +325,9 @@ func (a *clcAssembler) segment(f *Frame) {
 		// for that segment whole alone (clcStream.awaitWhole): its
 		// direction's next segment is it or shows it will not come.
 		if w := fl.stream.awaitWhole; w == 0 || t.RST || int(w-1) == d {
+			if !t.RST {
+				a.remember(fl)
+			}
 			a.drop(fl)
 		}
 		a.frame, a.cur = nil, nil
@@ -362,26 +366,19 @@ func (a *clcAssembler) segment(f *Frame) {
 		// segment whole may come after it by another way (wholeAgain).
 		fl.stream.awaitWhole = uint8(d + 1)
 	case fl.stream.done:
+		a.remember(fl)
 		a.drop(fl)
 	}
 	a.sweep(ts)
 }
 
 // checkSum verifies the TCP checksum of f, a segment of fl in direction
-// d, and says in f.TCPSum what it found where that says something: a
-// checksum that verifies, or one that fails where that cannot be the
-// capture point's own doing: the direction's segments verified before
-// (a host capture with checksum offload verifies none of what it sends,
-// the offloaded field being recognised too), and the segment is no
-// longer than the MSS its receiver announced (a receiving host's capture
-// shows segments GRO merged, whose checksum is the first one's). The
-// IPv4 header's checksum is damage on the first of these grounds alone
-// (GRO and TSO leave a header whose checksum verifies: inet_gro_complete
-// mends it, ip_send_check makes it for the whole segment), and one of 0
-// was not filled in. The segment is read all the same: what the capture
-// holds is what a hand-edited capture means, and a damaged copy's
-// message is malformed or followed as before; the finding says which
-// segment to distrust.
+// d, and says in f.TCPSum what it found where that says something
+// (sumHistory.judge, judgeIP); of a SYN, it keeps the MSS it announced,
+// and whether its checksum or its SYN-ACK's failed. The segment is read
+// all the same: what the capture holds is what a hand-edited capture
+// means, and a damaged copy's message is malformed or followed as
+// before; the finding says which segment to distrust.
 func (fl *clcFlow) checkSum(f *Frame, d int) {
 	t := f.TCP
 	if t.SYN {
@@ -399,38 +396,12 @@ func (fl *clcFlow) checkSum(f *Frame, d int) {
 		fl.synAck[d].ack, fl.synAck[d].on = t.Seq+1, !ok || !s.OK
 	}
 	switch {
-	case !ok:
-	case t.SYN && !t.ACK && !s.OK:
+	case ok && t.SYN && !t.ACK && !s.OK:
 		fl.synBad[d].ack, fl.synBad[d].on = t.Seq+1, true
-	case s.OK:
-		fl.sumOK[d] = true
-		f.TCPSum = s
-	case (fl.sumOK[d] || fl.sumOK[1-d]) && len(t.Payload) <= fl.sentMSS(d):
-		f.TCPSum = s
-		if len(t.Payload) > 0 {
-			fl.damaged[d].seq, fl.damaged[d].n = t.Seq, len(t.Payload)
-		}
+	case fl.judge(f, d, s, ok) && len(t.Payload) > 0:
+		fl.damaged[d].seq, fl.damaged[d].n = t.Seq, len(t.Payload)
 	}
-	if f.IPv4 != nil {
-		ip := f.IPv4.Contents
-		switch {
-		case !decode.IPv4HeaderSumOK(ip):
-			f.TCPSum.IPSumBad = fl.ipSumOK[d]
-		case len(ip) >= 20 && ip[10]|ip[11] != 0:
-			fl.ipSumOK[d] = true
-		}
-	}
-}
-
-// sentMSS is the largest segment direction d sends: the MSS its receiver's
-// SYN announced, or, where the capture lacks that SYN (or damaged it past
-// reading as SMC's), the 536 bytes a sender assumes without one (RFC 9293
-// section 3.7.1). A segment GRO merged holds two at least.
-func (fl *clcFlow) sentMSS(d int) int {
-	if m := fl.mss[1-d]; m != 0 {
-		return int(m)
-	}
-	return 536
+	fl.judgeIP(f, d)
 }
 
 // wholeAgain decodes the CLC messages of f, a segment of fl in direction

@@ -161,11 +161,11 @@ type Frame struct {
 
 	ICRC ICRCStatus
 	// TCPSum is the TCP checksum of a segment of a connection followed as
-	// SMC (SMCFlow), checked while its CLC handshake is followed and its
-	// SYN was seen: Checked and OK where it verifies, Checked and not OK
-	// where the segment is damaged, IPSumBad where its IPv4 header is
-	// (see clcFlow.checkSum for when a checksum that fails is damage; the
-	// segment is read all the same).
+	// SMC from its SYN, checked while its CLC handshake is followed
+	// (SMCFlow) and after it (clcAssembler.after): Checked and OK where it
+	// verifies, Checked and not OK where the segment is damaged, IPSumBad
+	// where its IPv4 header is (see sumHistory.judge for when a checksum
+	// that fails is damage; the segment is read all the same).
 	TCPSum TCPSumStatus
 	// SMCOption: this TCP SYN or SYN-ACK carried the SMC option.
 	SMCOption bool

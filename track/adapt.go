@@ -1197,6 +1197,7 @@ func fill(in *input, f *capture.Frame) {
 			s.clcErrs++
 		}
 		s.frame, s.namedSrc, s.namedDst = f, netip.AddrPort{}, netip.AddrPort{}
+		s.away, s.flagsLost = false, false
 	case f.BTH != nil:
 		in.isRoCE = true
 		r := &in.roce

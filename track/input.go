@@ -67,12 +67,14 @@ type tcpIn struct {
 	clcErr   string // the first one's error
 	// retyped: messages that did not decode as carried, read as the
 	// type their sender sends (Tracker.retype); clcErrs leaves them out.
-	retyped  int
-	notCLC   bool      // the stream reached application data where CLC would start (capture.Frame.NotCLC)
-	sumBad   bool      // damaged: its TCP checksum failed (capture.Frame.TCPSum)
-	sum      [2]uint16 // with sumBad: the checksum carried and the one computed
-	ipSumBad bool      // damaged: its IPv4 header checksum failed (capture.TCPSumStatus.IPSumBad)
-	ipSum    [2]uint16 // with ipSumBad: the checksum carried and the one computed
+	retyped   int
+	notCLC    bool      // the stream reached application data where CLC would start (capture.Frame.NotCLC)
+	away      bool      // a damaged copy shown away from where its direction's stream went on (Tracker.tcpSeq)
+	flagsLost bool      // its flags were damage (damagedFlags): it may have carried a FIN
+	sumBad    bool      // damaged: its TCP checksum failed (capture.Frame.TCPSum)
+	sum       [2]uint16 // with sumBad: the checksum carried and the one computed
+	ipSumBad  bool      // damaged: its IPv4 header checksum failed (capture.TCPSumStatus.IPSumBad)
+	ipSum     [2]uint16 // with ipSumBad: the checksum carried and the one computed
 	// frame is the frame being fed, while it is (damagedTuple verifies
 	// its checksums when it names no connection's 4-tuple).
 	frame *capture.Frame

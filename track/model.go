@@ -285,14 +285,27 @@ type flowTCP struct {
 	// covered with none sent again: the capture's copy was damaged.
 	SumResent, SumCopyDamaged int
 	sumPend                   []seqSpan // such segments the wire has not yet settled
+	// tcpNextFrame is the frame that last moved tcpNext (Tracker.tcpSeq);
+	// damagedEnd, with damagedEndOn, the end of the last damaged segment
+	// that moved it, whose length may be the damage (damagedGap).
+	tcpNextFrame int
+	damagedEnd   uint32
+	damagedEndOn bool
 }
 
 // seqSpan is a TCP segment's sequence numbers, from seq to end;
 // malformed: a damaged segment whose CLC message did not decode (it took
-// no step of the handshake).
+// no step of the handshake); away: one shown away from where its
+// direction's stream went on (its sequence number may be the damage),
+// frame the frame that holds it.
 type seqSpan struct {
 	seq, end  uint32
 	malformed bool
+	away      bool
+	frame     int
+	// finLost: its flags were damage and it ends a sequence number past
+	// its bytes: a FIN, where the peer's ACK covers that (damagedGap).
+	finLost bool
 }
 
 // TCPShown reports whether the capture holds a TCP segment of this

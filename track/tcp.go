@@ -204,11 +204,19 @@ func (t *Tracker) tcp(in *input) {
 		}
 	}
 	resent, replaces := t.tcpSeq(c, d, s, in)
-	if (s.sumBad || s.ipSumBad) && s.payload > 0 && !resent && len(f.sumPend) < maxSumPend {
+	if (s.sumBad || s.ipSumBad) && (s.payload > 0 || s.fin && !s.syn || s.flagsLost) && (!resent || s.away) && len(f.sumPend) < maxSumPend {
 		// Settled by the wire (tcpSeq): sent again, or acknowledged.
 		// (One whose bytes framed no message is as a malformed one: its
-		// copy sent again is read in its place.)
-		f.sumPend = append(f.sumPend, seqSpan{s.seq, s.seq + uint32(s.payload), s.clcErrs > 0 || in.clcN == 0})
+		// copy sent again is read in its place.) One away from its
+		// place may be so behind it: its sequence number the damage.
+		// A FIN takes a sequence number of its own; a segment whose
+		// flags were damage may have been one, where its place is
+		// covered (damagedGap).
+		end := s.seq + uint32(s.payload)
+		if s.fin || s.flagsLost {
+			end++
+		}
+		f.sumPend = append(f.sumPend, seqSpan{s.seq, end, s.payload > 0 && (s.clcErrs > 0 || in.clcN == 0), s.away || s.flagsLost, in.number, s.flagsLost})
 	}
 	if replaces && c.clcDamaged && !c.clcCut && !c.clcHole && c.Flow[0].TCPNotCaptured == 0 && c.Flow[1].TCPNotCaptured == 0 {
 		// The damaged message sent again whole: the handshake is
@@ -375,9 +383,10 @@ func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) (resent, replaces 
 	}
 	// Before tcpNext and outside the last bytes an ACK covered unseen:
 	// shown before.
-	resent = s.payload > 0 && !s.syn && f.haveTCPNext && int32(end-f.tcpNext) <= 0 &&
+	again := (s.payload > 0 || s.fin) && !s.syn && f.haveTCPNext && int32(end-f.tcpNext) <= 0 &&
 		(int32(end-f.tcpLate) <= 0 || int32(s.seq-f.tcpLateEnd) >= 0)
-	if resent && len(f.sumPend) > 0 {
+	resent = again && s.payload > 0
+	if again && len(f.sumPend) > 0 {
 		// A copy of a segment whose checksum failed: the receiving host
 		// dropped that one.
 		f.sumPend = slices.DeleteFunc(f.sumPend, func(p seqSpan) bool {
@@ -412,19 +421,26 @@ func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) (resent, replaces 
 			c.clcUncaptured = false
 		}
 	}
+	s.away = false
 	switch {
 	case !f.haveTCPNext, s.syn && int32(end-f.tcpNext) > 0:
 		// A SYN sent again, or copied by the capture (two hosts'
 		// captures merged), after the bytes that followed it moves
 		// nothing back.
 		f.tcpNext, f.haveTCPNext, f.aheadSeen = end, true, false
+		f.tcpNextFrame, f.damagedEndOn = in.number, false
 	case s.damage() != "" && !s.syn && s.seq != f.tcpNext:
 		// A damaged copy away from where the stream goes on: its
 		// sequence number may be the damage (clcStream.Accept leaves
 		// it out likewise).
+		s.away = true
 	case int32(s.seq-f.tcpNext) <= 0:
 		if int32(end-f.tcpNext) > 0 {
-			f.tcpNext = end
+			if s.damage() == "" && !resent {
+				f.awayResent(span)
+			}
+			f.tcpNext, f.tcpNextFrame = end, in.number
+			f.damagedEnd, f.damagedEndOn = end, s.damage() != ""
 		}
 		if f.aheadSeen && int32(f.tcpAhead-f.tcpNext) <= 0 {
 			f.aheadSeen = false
@@ -440,7 +456,7 @@ func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) (resent, replaces 
 		// The peer acknowledges a segment whose checksum failed, none
 		// sent again: it took it, and the capture's copy is damaged.
 		o.sumPend = slices.DeleteFunc(o.sumPend, func(p seqSpan) bool {
-			if int32(s.ackNum-p.end) >= 0 {
+			if !p.away && int32(s.ackNum-p.end) >= 0 {
 				o.SumCopyDamaged++
 				return true
 			}
@@ -452,7 +468,7 @@ func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) (resent, replaces 
 		// direction) acknowledges the peer's initial sequence number:
 		// the peer's bytes count from there, and an ACK of them that the
 		// capture never showed says so.
-		o.tcpNext, o.haveTCPNext = s.ackNum, true
+		o.tcpNext, o.haveTCPNext, o.tcpNextFrame = s.ackNum, true, in.number
 		return
 	}
 	if !o.haveTCPNext || int32(s.ackNum-o.tcpNext) <= 0 || int32(s.ackNum-o.tcpNext) > 1<<20 {
@@ -468,13 +484,21 @@ func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) (resent, replaces 
 	if o.aheadSeen && int32(o.tcpAhead-s.ackNum) < 0 {
 		missed = o.tcpAhead - o.tcpNext
 	}
-	if i := slices.IndexFunc(o.sumPend, func(p seqSpan) bool { return p.end-p.seq == missed && p.seq != o.tcpNext }); i >= 0 {
-		// As many bytes as a damaged copy shown away from its place (its
-		// sequence number damaged too, tcpSeq): those are the bytes the
-		// peer took, which the capture holds damaged, not missed.
-		o.sumPend = slices.Delete(o.sumPend, i, i+1)
-		o.SumCopyDamaged++
-		o.tcpNext, o.aheadSeen = s.ackNum, false
+	if rest, fin := o.damagedGap(missed); rest < missed {
+		// Damaged copies shown away from their place (their sequence
+		// numbers damaged too), or one in place whose length was the
+		// damage: the bytes the peer took, which the capture holds
+		// damaged, not missed; the rest, if any, it missed.
+		if rest > 0 {
+			o.TCPNotCaptured += uint64(rest)
+			o.tcpLate, o.tcpLateEnd, o.tcpLateNS = s.ackNum-rest, s.ackNum, in.ns
+			t.raise(&c.expert, expert.NotCaptured, in)
+		}
+		o.tcpNext, o.tcpNextFrame, o.aheadSeen, o.damagedEndOn = s.ackNum, in.number, false, false
+		if fin && !o.FIN && !o.RST {
+			// The damaged copy whose flags were damage was the FIN.
+			o.FIN = true
+		}
 		if c.Outcome == OutcomePending && !c.clcUncaptured {
 			c.clcUncaptured, c.clcDamaged = true, true
 			t.awaitServerHalf(c, in)
@@ -489,19 +513,81 @@ func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) (resent, replaces 
 		// 9293 section 3.4).
 		o.FIN, o.FINNotCaptured = true, true
 		o.tcpLate, o.tcpLateEnd, o.tcpLateNS = o.tcpNext, s.ackNum, in.ns
-		o.tcpNext, o.aheadSeen = s.ackNum, false
+		o.tcpNext, o.tcpNextFrame, o.aheadSeen, o.damagedEndOn = s.ackNum, in.number, false, false
 		t.raise(&c.expert, expert.NotCaptured, in)
 		return resent, replaces
 	}
 	o.TCPNotCaptured += uint64(missed)
 	o.tcpLate, o.tcpLateEnd, o.tcpLateNS = o.tcpNext, o.tcpNext+missed, in.ns
-	o.tcpNext, o.aheadSeen = s.ackNum, false
+	o.tcpNext, o.tcpNextFrame, o.aheadSeen, o.damagedEndOn = s.ackNum, in.number, false, false
 	t.raise(&c.expert, expert.NotCaptured, in)
 	if c.Outcome == OutcomePending && !c.clcUncaptured {
 		c.clcUncaptured = true
 		t.awaitServerHalf(c, in)
 	}
 	return resent, replaces
+}
+
+// dataOffsetSlack is the most payload a TCP header's damaged data offset
+// can hide: a header of 60 bytes read where 20 were sent (RFC 9293
+// section 3.1), in 4-byte words.
+const dataOffsetSlack = 40
+
+// damagedGap settles, of missed bytes the peer's ACK covers past tcpNext
+// that the capture did not show in place, those it holds damaged:
+// copies shown away from their place since tcpNext last moved (their
+// sequence numbers damaged: their lengths tell), as many as fit, each
+// counted in SumCopyDamaged; and where a damaged segment in place ends at
+// tcpNext, up to dataOffsetSlack bytes more in 4-byte words (its data
+// offset damaged: its header took bytes of its payload). It returns the
+// bytes left, those the capture missed, and whether a copy settled was
+// the direction's FIN, its flags damaged (seqSpan.finLost).
+func (f *Flow) damagedGap(missed uint32) (rest uint32, fin bool) {
+	var idx [maxSumPend]int
+	n := 0
+	for i, p := range f.sumPend {
+		if p.away && p.frame > f.tcpNextFrame && n < len(idx) {
+			idx[n], n = i, n+1
+		}
+	}
+	var best uint32
+	bestSet := 0
+	for set := 1; set < 1<<n; set++ {
+		var sum uint32
+		for j := range n {
+			if set&(1<<j) != 0 {
+				p := f.sumPend[idx[j]]
+				sum += p.end - p.seq
+			}
+		}
+		if sum <= missed && sum > best {
+			best, bestSet = sum, set
+		}
+	}
+	rest = missed - best
+	if f.damagedEndOn && f.damagedEnd == f.tcpNext && rest <= dataOffsetSlack && rest%4 == 0 {
+		rest = 0
+	}
+	for j := n - 1; j >= 0; j-- {
+		if bestSet&(1<<j) != 0 {
+			fin = fin || f.sumPend[idx[j]].finLost
+			f.sumPend = slices.Delete(f.sumPend, idx[j], idx[j]+1)
+			f.SumCopyDamaged++
+		}
+	}
+	return rest, fin
+}
+
+// awayResent settles a damaged copy shown away from its place since
+// tcpNext last moved whose n bytes a segment in place, one that verifies,
+// now shows: sent again, the receiving host having dropped the damaged
+// one (its sequence number damaged too: its length tells).
+func (f *Flow) awayResent(n uint32) {
+	i := slices.IndexFunc(f.sumPend, func(p seqSpan) bool { return p.away && p.frame > f.tcpNextFrame && p.end-p.seq == n })
+	if i >= 0 && n > 0 {
+		f.sumPend = slices.Delete(f.sumPend, i, i+1)
+		f.SumResent++
+	}
 }
 
 // awaitServerHalf: a connection with the server's Accept but not (yet)

@@ -461,7 +461,7 @@ func damagedFlags(c *Conn, s *tcpIn) {
 			// A SYN on a live connection that is neither its SYN nor its
 			// SYN-ACK, its checksum failing: its flags are damage (a copy
 			// of a later segment), it begins no new connection.
-			s.syn, s.fin, s.rst = false, false, false
+			s.syn, s.fin, s.rst, s.flagsLost = false, false, false, true
 			s.judged(sum)
 		}
 	}
