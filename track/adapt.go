@@ -1169,6 +1169,7 @@ func fill(in *input, f *capture.Frame) {
 		// whatever the capture kept of it.
 		s.payload = f.TCPWireLen()
 		s.cut = s.payload - len(tc.Payload)
+		s.hdr = int(tc.DataOffset) * 4
 		s.notCLC = f.NotCLC
 		s.sumBad = f.TCPSum.Checked && !f.TCPSum.OK
 		s.sum = [2]uint16{f.TCPSum.Got, f.TCPSum.Want}

@@ -43,6 +43,8 @@ func TestDamagedAfterHandshake(t *testing.T) {
 		{"sequence number", []int{nordmaServerData}, seq, false, [2]int{0, 1}},
 		{"two sequence numbers", []int{nordmaServerData, nordmaServerNext}, seq, false, [2]int{0, 2}},
 		{"data offset", []int{nordmaServerData}, func(d []byte) { d[tcpOff+12] += 0x10 }, false, [2]int{0, 1}},
+		{"sequence number and data offset", []int{nordmaServerData}, func(d []byte) { seq(d); d[tcpOff+12] += 0x20 }, false, [2]int{0, 1}},
+		{"sequence number and flags", []int{nordmaServerData}, func(d []byte) { seq(d); d[tcpOff+13] = 0x02 }, false, [2]int{0, 1}},
 		{"FIN sequence number", []int{nordmaServerFIN}, seq, false, [2]int{0, 1}},
 		{"FIN flags", []int{nordmaServerFIN}, func(d []byte) { d[tcpOff+13] = 0x02 }, false, [2]int{0, 1}},
 		{"sequence number, sent again", []int{nordmaServerData}, seq, true, [2]int{1, 0}},

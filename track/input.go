@@ -63,6 +63,7 @@ type tcpIn struct {
 	smcOpt   bool
 	payload  int    // as on the wire (the IP length says), cut or not
 	cut      int    // of payload, the bytes the capture's snap length left out
+	hdr      int    // the TCP header's length, as its data offset says
 	clcErrs  int    // CLC messages of this segment that did not decode
 	clcErr   string // the first one's error
 	// retyped: messages that did not decode as carried, read as the

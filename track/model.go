@@ -291,6 +291,10 @@ type flowTCP struct {
 	tcpNextFrame int
 	damagedEnd   uint32
 	damagedEndOn bool
+	// tcpHdr is the TCP header length of this direction's last data
+	// segment that was no damaged copy: what a damaged one's data offset
+	// should say.
+	tcpHdr int
 }
 
 // seqSpan is a TCP segment's sequence numbers, from seq to end;

@@ -100,6 +100,9 @@ func (t *Tracker) tcp(in *input) {
 	rec := t.recording(c)
 	f := &c.Flow[d]
 	f.tcpShown = true
+	if s.payload > 0 && !s.syn && s.damage() == "" {
+		f.tcpHdr = s.hdr
+	}
 	if in.clcN > 0 {
 		t.retype(d, s, in)
 	}
@@ -211,9 +214,15 @@ func (t *Tracker) tcp(in *input) {
 		// place may be so behind it: its sequence number the damage.
 		// A FIN takes a sequence number of its own; a segment whose
 		// flags were damage may have been one, where its place is
-		// covered (damagedGap).
-		end := s.seq + uint32(s.payload)
-		if s.fin || s.flagsLost {
+		// covered (damagedGap). A header whose length is not the
+		// direction's took its payload's bytes, or gave it some: the
+		// data offset damaged (the IP length holds).
+		n := s.payload
+		if h := f.tcpHdr; h != 0 && s.hdr != h && s.payload+s.hdr-h >= 0 {
+			n += s.hdr - h
+		}
+		end := s.seq + uint32(n)
+		if s.fin {
 			end++
 		}
 		f.sumPend = append(f.sumPend, seqSpan{s.seq, end, s.payload > 0 && (s.clcErrs > 0 || in.clcN == 0), s.away || s.flagsLost, in.number, s.flagsLost})
@@ -537,11 +546,13 @@ const dataOffsetSlack = 40
 // that the capture did not show in place, those it holds damaged:
 // copies shown away from their place since tcpNext last moved (their
 // sequence numbers damaged: their lengths tell), as many as fit, each
-// counted in SumCopyDamaged; and where a damaged segment in place ends at
-// tcpNext, up to dataOffsetSlack bytes more in 4-byte words (its data
-// offset damaged: its header took bytes of its payload). It returns the
-// bytes left, those the capture missed, and whether a copy settled was
-// the direction's FIN, its flags damaged (seqSpan.finLost).
+// counted in SumCopyDamaged, a segment whose flags were damage taking the
+// FIN's sequence number where one is left over; and where a damaged
+// segment in place ends at tcpNext, up to dataOffsetSlack bytes more in
+// 4-byte words (its data offset damaged: its header took bytes of its
+// payload). It returns the bytes left, those the capture missed, and
+// whether a copy settled was the direction's FIN, its flags damaged
+// (seqSpan.finLost).
 func (f *Flow) damagedGap(missed uint32) (rest uint32, fin bool) {
 	var idx [maxSumPend]int
 	n := 0
@@ -565,12 +576,22 @@ func (f *Flow) damagedGap(missed uint32) (rest uint32, fin bool) {
 		}
 	}
 	rest = missed - best
+	if rest > 0 {
+		// One FIN at most, its sequence number the last: a segment
+		// whose flags were damage, settled with the rest or on its own.
+		for j := range n {
+			if f.sumPend[idx[j]].finLost {
+				bestSet |= 1 << j
+				rest, fin = rest-1, true
+				break
+			}
+		}
+	}
 	if f.damagedEndOn && f.damagedEnd == f.tcpNext && rest <= dataOffsetSlack && rest%4 == 0 {
 		rest = 0
 	}
 	for j := n - 1; j >= 0; j-- {
 		if bestSet&(1<<j) != 0 {
-			fin = fin || f.sumPend[idx[j]].finLost
 			f.sumPend = slices.Delete(f.sumPend, idx[j], idx[j]+1)
 			f.SumCopyDamaged++
 		}
