@@ -850,6 +850,34 @@ func damagedCopiesOfPasses(t *testing.T, bytes int, whole Snapshot, frames []raw
 	}
 }
 
+// TestDamagedResendOfHeld: lossy.pcap with the capture's copy of frame
+// 440 damaged, connection 2's first CDC sent again after the responder
+// dropped the copy at 427 (held out of sequence, then NAKed): the ACK of
+// 441 says the responder took the damaged copy, whose content is the
+// held one's, followed as of the copy taken: the connection's first CDC
+// is at 440, as in the whole capture, not at the dropped 427.
+func TestDamagedResendOfHeld(t *testing.T) {
+	const resent = 440
+	all, _ := testutil.ReadFrames(t, "../samples/lossy.pcap")
+	whole, _ := feedRaw(t, all)
+	frames := slices.Clone(all)
+	d := slices.Clone(frames[resent-1].Data)
+	d[len(d)-1] ^= 0xff // the ICRC
+	frames[resent-1].Data = d
+	s, _ := feedRaw(t, frames)
+	if len(s.Conns) != len(whole.Conns) {
+		t.Fatalf("%d connections, whole capture %d", len(s.Conns), len(whole.Conns))
+	}
+	for i, c := range s.Conns {
+		if w := whole.Conns[i]; !c.TFirstCDC.Equal(w.TFirstCDC) {
+			t.Errorf("connection %d: first CDC at %v, whole capture %v", c.ID, c.TFirstCDC, w.TFirstCDC)
+		}
+	}
+	if got, want := flowTotalsOf(s), flowTotalsOf(whole); got != want {
+		t.Errorf("CDCs and bytes %v, whole capture %v", got, want)
+	}
+}
+
 // TestThinnedGoBackPasses: lossy.pcap with every k-th frame left out (a
 // mirror that drops evenly). What the thinning took from a go-back's
 // passes comes again in a later pass, as a step of it or alone before

@@ -1049,14 +1049,15 @@ func (t *Tracker) damagedTaken(l *Link, d Dir, next uint32, in *input) int {
 			continue
 		}
 		if rc.ahead.has(uint32(i)) {
-			if slices.ContainsFunc(rc.kept, func(k keptReq) bool { return k.roce.psn == m.req.roce.psn && k.number < m.req.number }) {
+			if k := slices.IndexFunc(rc.kept, func(k keptReq) bool { return k.roce.psn == m.req.roce.psn && k.number < m.req.number }); k >= 0 {
 				// Held in an earlier copy, which the responder dropped
 				// (the requester sent it again: keep): this one is the
 				// copy it took, damaged in the capture alone, and a
 				// retransmission (the earlier copy's content is this
-				// one's, followed).
+				// one's, followed as of this one's frame and time).
 				t.damagedCopyTaken(l, d, &m)
 				t.retransAt(l, d, m.req.number, m.req.ns)
+				rc.kept[k].number, rc.kept[k].ns = m.req.number, m.req.ns
 			}
 			continue
 		}
