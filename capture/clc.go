@@ -23,7 +23,9 @@ import (
 // non-CLC byte (the rest is application data), at a RST, or when it stalls,
 // and the assembler is made to let go of it at once (closeAsm), so memory
 // depends on the number of handshakes in flight, not on the traffic: flows
-// are recycled, and at most maxCLCFlows are held at once.
+// are recycled, and at most maxCLCFlows are held at once. What judging a
+// connection's checksums needs is kept past its handshake (after), under
+// 200 bytes each with its key, for at most maxAfter connections.
 
 // clcIdle is how long a handshake may stall (capture time) before its
 // stream is forgotten; Linux gives up after 6 s per message.

@@ -242,3 +242,46 @@ func TestSumWithoutReceiverSYN(t *testing.T) {
 		}
 	}
 }
+
+// TestTCPSumAfterHandshake: the checksums of a connection followed as
+// SMC from its SYN are judged after its handshake too (its FINs and
+// ACKs, a fallback's data): pingpong.pcap's closing segments verify, the
+// client's FIN with a byte of its window damaged fails, and one with its
+// flags damaged to a SYN fails and ends nothing (the server's FIN after
+// it is judged still).
+func TestTCPSumAfterHandshake(t *testing.T) {
+	frames := readRaw(t, pingpong)
+	var fins []int
+	for i, f := range frames {
+		if d := f.Data; len(d) >= 14+20+20 && d[14+9] == byte(layers.IPProtocolTCP) && d[14+20+13]&0x01 != 0 {
+			fins = append(fins, i)
+		}
+	}
+	if len(fins) != 2 {
+		t.Fatalf("pingpong.pcap: %d FINs, want 2", len(fins))
+	}
+	client, server := fins[0], fins[1]
+	got, _ := sums(t, frames)
+	for i := client; i < len(got); i++ {
+		if s := got[i]; frames[i].Data[14+9] == byte(layers.IPProtocolTCP) && (!s.Checked || !s.OK) {
+			t.Errorf("frame %d, after the handshake: %+v, want judged and verifying", i+1, s)
+		}
+	}
+	for _, damage := range []struct {
+		name string
+		fn   func(d []byte)
+	}{
+		{"window", func(d []byte) { d[14+20+14] ^= 0x10 }},
+		{"flags to a SYN", func(d []byte) { d[14+20+13] = 0x02 }},
+	} {
+		fs := readRaw(t, pingpong)
+		damage.fn(fs[client].Data)
+		got, _ := sums(t, fs)
+		if s := got[client]; !s.Checked || s.OK {
+			t.Errorf("the client's FIN, its %s damaged: %+v, want judged and failing", damage.name, s)
+		}
+		if s := got[server]; !s.Checked || !s.OK {
+			t.Errorf("the server's FIN after the client's with its %s damaged: %+v, want judged and verifying", damage.name, s)
+		}
+	}
+}
