@@ -7,12 +7,12 @@ import (
 	"github.com/smcscope/smcscope/decode"
 )
 
-// sumHistory is what judging the checksums of a connection's segments needs of
-// those before them: sumOK[d], a segment of direction d (0: the flow
-// key's) carried a TCP checksum that verifies; ipSumOK[d], one carried an
-// IPv4 header checksum that verifies; mss[d], the MSS direction d's SYN
-// announced (the largest segment the other direction sends), 0 when none
-// was seen.
+// sumHistory is what judging the checksums of a connection's segments
+// needs of those before them: sumOK[d], a segment of direction d (0: the
+// flow key's) carried a TCP checksum that verifies; ipSumOK[d], one
+// carried an IPv4 header checksum that verifies; mss[d], the MSS
+// direction d's SYN announced (the largest segment the other direction
+// sends), 0 when none was seen.
 type sumHistory struct {
 	sumOK   [2]bool
 	ipSumOK [2]bool

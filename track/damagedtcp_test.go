@@ -76,3 +76,40 @@ func TestDamagedAfterHandshake(t *testing.T) {
 		}
 	}
 }
+
+// TestDamagedGap: which bytes a peer's ACK covers past tcpNext the
+// damaged copies explain: away copies by their lengths (one seen before
+// tcpNext last moved does not), a copy whose flags were damage the FIN's
+// sequence number, and the payload a damaged header length hid, exactly
+// where a whole segment told the header's length, in 4-byte words up to
+// 40 where none did.
+func TestDamagedGap(t *testing.T) {
+	away := func(n uint32, frame int) seqSpan { return seqSpan{seq: 1000, end: 1000 + n, away: true, frame: frame} }
+	for _, tc := range []struct {
+		name     string
+		pend     []seqSpan
+		hid      int32
+		missed   uint32
+		rest     uint32
+		fin      bool
+		copies   int
+		leftPend int
+	}{
+		{"two away copies and a hidden 4", []seqSpan{away(64, 12), away(64, 13)}, 4, 132, 0, false, 2, 0},
+		{"one of two fits", []seqSpan{away(64, 12), away(100, 13)}, 0, 70, 6, false, 1, 1},
+		{"seen before tcpNext moved", []seqSpan{away(64, 9)}, 0, 64, 64, false, 0, 1},
+		{"FIN flags lost", []seqSpan{{seq: 5, end: 5, away: true, frame: 12, finLost: true}}, 0, 1, 0, true, 1, 0},
+		{"data and FIN flags lost", []seqSpan{{seq: 5, end: 69, away: true, frame: 12, finLost: true}}, 0, 65, 0, true, 1, 0},
+		{"flags lost, data too long", []seqSpan{{seq: 5, end: 69, away: true, frame: 12, finLost: true}}, 0, 10, 10, false, 0, 1},
+		{"header length unknown, 8", nil, hidUnknown, 8, 0, false, 0, 0},
+		{"header length unknown, 6", nil, hidUnknown, 6, 6, false, 0, 0},
+		{"header length unknown, 44", nil, hidUnknown, 44, 44, false, 0, 0},
+	} {
+		f := Flow{flowTCP: flowTCP{tcpNext: 500, tcpNextFrame: 10, damagedEnd: 500, damagedHid: tc.hid, sumPend: slices.Clone(tc.pend)}}
+		rest, fin := f.damagedGap(tc.missed)
+		if rest != tc.rest || fin != tc.fin || f.SumCopyDamaged != tc.copies || len(f.sumPend) != tc.leftPend {
+			t.Errorf("%s: rest %d, FIN %v, %d copies settled, %d left; want %d, %v, %d, %d", tc.name,
+				rest, fin, f.SumCopyDamaged, len(f.sumPend), tc.rest, tc.fin, tc.copies, tc.leftPend)
+		}
+	}
+}

@@ -84,6 +84,18 @@ type tcpIn struct {
 	namedSrc, namedDst netip.AddrPort
 }
 
+// hidden is how many more bytes of payload than it shows s, a damaged
+// copy, carried where its TCP header's length is not h, that of its
+// direction's last whole segment: its data offset damaged, the IP
+// length whole (less, where the header shows shorter). 0 where s is no
+// damaged copy, h is not known, or the header is h's length.
+func (s *tcpIn) hidden(h int) int {
+	if s.damage() == "" || s.syn || h == 0 || s.hdr == h || s.payload+s.hdr-h < 0 {
+		return 0
+	}
+	return s.hdr - h
+}
+
 // damage names the checksum that makes the segment a damaged copy, ""
 // for none.
 func (s *tcpIn) damage() string {

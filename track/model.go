@@ -286,14 +286,16 @@ type flowTCP struct {
 	SumResent, SumCopyDamaged int
 	sumPend                   []seqSpan // such segments the wire has not yet settled
 	// tcpNextFrame is the frame that last moved tcpNext (Tracker.tcpSeq);
-	// damagedEnd, with damagedEndOn, the end of the last damaged segment
-	// that moved it, whose length may be the damage (damagedGap).
+	// damagedEnd the end, as shown, of the last segment that moved it,
+	// and damagedHid the bytes of its payload its damaged header length
+	// hid (tcpIn.hidden; hidUnknown where no whole segment told the
+	// header's length; damagedGap).
 	tcpNextFrame int
 	damagedEnd   uint32
-	damagedEndOn bool
-	// tcpHdr is the TCP header length of this direction's last data
-	// segment that was no damaged copy: what a damaged one's data offset
-	// should say.
+	damagedHid   int32
+	// tcpHdr is the TCP header length of this direction's last segment
+	// after its SYN that was no damaged copy: what a damaged one's data
+	// offset should say.
 	tcpHdr int
 }
 

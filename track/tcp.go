@@ -100,7 +100,7 @@ func (t *Tracker) tcp(in *input) {
 	rec := t.recording(c)
 	f := &c.Flow[d]
 	f.tcpShown = true
-	if s.payload > 0 && !s.syn && s.damage() == "" {
+	if !s.syn && s.damage() == "" {
 		f.tcpHdr = s.hdr
 	}
 	if in.clcN > 0 {
@@ -217,11 +217,7 @@ func (t *Tracker) tcp(in *input) {
 		// covered (damagedGap). A header whose length is not the
 		// direction's took its payload's bytes, or gave it some: the
 		// data offset damaged (the IP length holds).
-		n := s.payload
-		if h := f.tcpHdr; h != 0 && s.hdr != h && s.payload+s.hdr-h >= 0 {
-			n += s.hdr - h
-		}
-		end := s.seq + uint32(n)
+		end := s.seq + uint32(s.payload+s.hidden(c.tcpHdrOf(d)))
 		if s.fin {
 			end++
 		}
@@ -437,7 +433,7 @@ func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) (resent, replaces 
 		// captures merged), after the bytes that followed it moves
 		// nothing back.
 		f.tcpNext, f.haveTCPNext, f.aheadSeen = end, true, false
-		f.tcpNextFrame, f.damagedEndOn = in.number, false
+		f.tcpNextFrame, f.damagedHid = in.number, 0
 	case s.damage() != "" && !s.syn && s.seq != f.tcpNext:
 		// A damaged copy away from where the stream goes on: its
 		// sequence number may be the damage (clcStream.Accept leaves
@@ -449,7 +445,14 @@ func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) (resent, replaces 
 				f.awayResent(span)
 			}
 			f.tcpNext, f.tcpNextFrame = end, in.number
-			f.damagedEnd, f.damagedEndOn = end, s.damage() != ""
+			f.damagedEnd, f.damagedHid = end, 0
+			switch h := c.tcpHdrOf(d); {
+			case s.damage() == "":
+			case h == 0:
+				f.damagedHid = hidUnknown
+			default:
+				f.damagedHid = int32(max(s.hidden(h), 0))
+			}
 		}
 		if f.aheadSeen && int32(f.tcpAhead-f.tcpNext) <= 0 {
 			f.aheadSeen = false
@@ -503,7 +506,7 @@ func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) (resent, replaces 
 			o.tcpLate, o.tcpLateEnd, o.tcpLateNS = s.ackNum-rest, s.ackNum, in.ns
 			t.raise(&c.expert, expert.NotCaptured, in)
 		}
-		o.tcpNext, o.tcpNextFrame, o.aheadSeen, o.damagedEndOn = s.ackNum, in.number, false, false
+		o.tcpNext, o.tcpNextFrame, o.aheadSeen, o.damagedHid = s.ackNum, in.number, false, 0
 		if fin && !o.FIN && !o.RST {
 			// The damaged copy whose flags were damage was the FIN.
 			o.FIN = true
@@ -522,13 +525,13 @@ func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) (resent, replaces 
 		// 9293 section 3.4).
 		o.FIN, o.FINNotCaptured = true, true
 		o.tcpLate, o.tcpLateEnd, o.tcpLateNS = o.tcpNext, s.ackNum, in.ns
-		o.tcpNext, o.tcpNextFrame, o.aheadSeen, o.damagedEndOn = s.ackNum, in.number, false, false
+		o.tcpNext, o.tcpNextFrame, o.aheadSeen, o.damagedHid = s.ackNum, in.number, false, 0
 		t.raise(&c.expert, expert.NotCaptured, in)
 		return resent, replaces
 	}
 	o.TCPNotCaptured += uint64(missed)
 	o.tcpLate, o.tcpLateEnd, o.tcpLateNS = o.tcpNext, o.tcpNext+missed, in.ns
-	o.tcpNext, o.tcpNextFrame, o.aheadSeen, o.damagedEndOn = s.ackNum, in.number, false, false
+	o.tcpNext, o.tcpNextFrame, o.aheadSeen, o.damagedHid = s.ackNum, in.number, false, 0
 	t.raise(&c.expert, expert.NotCaptured, in)
 	if c.Outcome == OutcomePending && !c.clcUncaptured {
 		c.clcUncaptured = true
@@ -539,8 +542,23 @@ func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) (resent, replaces 
 
 // dataOffsetSlack is the most payload a TCP header's damaged data offset
 // can hide: a header of 60 bytes read where 20 were sent (RFC 9293
-// section 3.1), in 4-byte words.
+// section 3.1).
 const dataOffsetSlack = 40
+
+// hidUnknown is Flow.damagedHid where no whole segment of the connection
+// told its header length.
+const hidUnknown = -1
+
+// tcpHdrOf is the TCP header length of direction d's last segment after
+// its SYN that was no damaged copy, or where it has none yet, the other
+// direction's (both send the options they agreed in the handshake, RFC
+// 7323's timestamps alike): 0 where neither has one.
+func (c *Conn) tcpHdrOf(d Dir) int {
+	if h := c.Flow[d].tcpHdr; h != 0 {
+		return h
+	}
+	return c.Flow[d.Reverse()].tcpHdr
+}
 
 // damagedGap settles, of missed bytes the peer's ACK covers past tcpNext
 // that the capture did not show in place, those it holds damaged:
@@ -548,9 +566,10 @@ const dataOffsetSlack = 40
 // sequence numbers damaged: their lengths tell), as many as fit, each
 // counted in SumCopyDamaged, a segment whose flags were damage taking the
 // FIN's sequence number where one is left over; and where a damaged
-// segment in place ends at tcpNext, up to dataOffsetSlack bytes more in
-// 4-byte words (its data offset damaged: its header took bytes of its
-// payload). It returns the bytes left, those the capture missed, and
+// segment in place ends at tcpNext, the bytes of its payload its damaged
+// header length hid (tcpIn.hidden), or where no whole segment told the
+// header's length, up to dataOffsetSlack bytes in 4-byte words. It
+// returns the bytes left, those the capture missed, and
 // whether a copy settled was the direction's FIN, its flags damaged
 // (seqSpan.finLost).
 func (f *Flow) damagedGap(missed uint32) (rest uint32, fin bool) {
@@ -580,14 +599,20 @@ func (f *Flow) damagedGap(missed uint32) (rest uint32, fin bool) {
 		// One FIN at most, its sequence number the last: a segment
 		// whose flags were damage, settled with the rest or on its own.
 		for j := range n {
-			if f.sumPend[idx[j]].finLost {
+			if p := f.sumPend[idx[j]]; p.finLost && (bestSet&(1<<j) != 0 || p.end == p.seq) {
 				bestSet |= 1 << j
 				rest, fin = rest-1, true
 				break
 			}
 		}
 	}
-	if f.damagedEndOn && f.damagedEnd == f.tcpNext && rest <= dataOffsetSlack && rest%4 == 0 {
+	switch {
+	case f.damagedEnd != f.tcpNext:
+	case f.damagedHid > 0:
+		rest -= min(rest, uint32(f.damagedHid))
+	case f.damagedHid == hidUnknown && rest <= dataOffsetSlack && rest%4 == 0:
+		// No whole segment of the connection tells its header length:
+		// what a data offset damaged can hide, in 4-byte words.
 		rest = 0
 	}
 	for j := n - 1; j >= 0; j-- {
