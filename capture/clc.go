@@ -108,13 +108,15 @@ type clcAssembler struct {
 	flows map[flowKey]*clcFlow
 	// done holds the connections whose handshake ended, their
 	// checksums still judged (after).
-	done  map[flowKey]afterFlow
-	ctx   asmContext
-	frame *Frame   // frame being assembled; receives completed messages
-	cur   *clcFlow // flow being assembled; New attaches its stream
-	gen   int64    // connections seen, for clcFlow.asmNet
-	arena []byte   // message bytes of the current frame
-	swept time.Time
+	done      map[afterKey]*afterFlow
+	lastAfter lastAfter
+	afterFree []*afterFlow // forgotten, to serve again (forget)
+	ctx       asmContext
+	frame     *Frame   // frame being assembled; receives completed messages
+	cur       *clcFlow // flow being assembled; New attaches its stream
+	gen       int64    // connections seen, for clcFlow.asmNet
+	arena     []byte   // message bytes of the current frame
+	swept     time.Time
 	// held lists the flows in flows, least recently seen first (a
 	// sentinel: held.next is the oldest). free holds recycled ones: a
 	// capture of short connections then allocates nothing per connection.
@@ -148,7 +150,7 @@ type asmContext struct{ ci gopacket.CaptureInfo }
 func (c *asmContext) GetCaptureInfo() gopacket.CaptureInfo { return c.ci }
 
 func newCLCAssembler() *clcAssembler {
-	a := &clcAssembler{flows: make(map[flowKey]*clcFlow), done: make(map[flowKey]afterFlow)}
+	a := &clcAssembler{flows: make(map[flowKey]*clcFlow), done: make(map[afterKey]*afterFlow)}
 	a.held.prev, a.held.next = &a.held, &a.held
 	a.asm = reassembly.NewAssembler(reassembly.NewStreamPool(a))
 	a.asm.MaxBufferedPagesPerConnection = clcPagesPerConn
@@ -294,7 +296,7 @@ func (a *clcAssembler) segment(f *Frame) {
 		fl = a.restart(fl, k, sd)
 	}
 	if fl == nil && len(a.done) > 0 {
-		a.after(f, k)
+		a.after(f)
 	}
 	switch {
 	case fl != nil:

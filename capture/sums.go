@@ -1,8 +1,12 @@
 package capture
 
 import (
+	"bytes"
+	"encoding/binary"
 	"slices"
 	"time"
+
+	"github.com/gopacket/gopacket/layers"
 
 	"github.com/smcscope/smcscope/decode"
 )
@@ -80,37 +84,115 @@ const maxAfter = 16384
 // ended: its segments' checksums are still judged, so that a damaged copy
 // of its data (a fallback's), of a FIN or of an ACK is known as such (a
 // receiving host drops it, tcp_v4_rcv in net/ipv4/tcp_ipv4.c) and not
-// taken for the segment sent.
+// taken for the segment sent. Its directions are afterKey's: 0 from the
+// lower end. fin[d]: direction d sent its FIN, which takes sequence
+// number finEnd[d]-1, and acked[d]: the other acknowledged it (segments
+// whose checksums did not fail).
 type afterFlow struct {
 	sumHistory
-	lastSeen time.Time
+	lastSeen   time.Time
+	fin, acked [2]bool
+	finEnd     [2]uint32
 }
 
-// after judges the checksums of f, a segment of key k that no handshake
-// being followed holds, where its connection's handshake was followed
-// from the SYN and has ended (remember). A SYN on the 4-tuple begins
-// another connection and a RST ends this one: either ends the judging,
-// unless its checksums fail (its flags may be the damage).
-func (a *clcAssembler) after(f *Frame, k flowKey) {
-	d := 0
-	fl, ok := a.done[k]
-	if !ok {
-		k = flowKey{k[0].Reverse(), k[1].Reverse()}
-		if fl, ok = a.done[k]; !ok {
-			return
-		}
-		d = 1
+// afterKey names a connection by its two ends (address family, address,
+// port), the lower first, so that a segment of either direction finds it
+// in one lookup of a short key.
+type afterKey [2][19]byte
+
+// afterKeyOf is the afterKey of the segment src:sport -> dst:dport, and
+// the direction it goes in (0: from the key's first end).
+func afterKeyOf(src, dst []byte, sport, dport uint16) (k afterKey, d int) {
+	end := func(e *[19]byte, ip []byte, port uint16) {
+		e[0] = byte(len(ip))
+		copy(e[1:17], ip)
+		binary.BigEndian.PutUint16(e[17:], port)
+	}
+	end(&k[0], src, sport)
+	end(&k[1], dst, dport)
+	if bytes.Compare(k[0][:], k[1][:]) > 0 {
+		k[0], k[1], d = k[1], k[0], 1
+	}
+	return k, d
+}
+
+// after judges the checksums of f, a TCP segment that no handshake being
+// followed holds, where its connection's handshake was followed from the
+// SYN and has ended (remember). A SYN on the 4-tuple begins another
+// connection and a RST ends this one: either ends the judging, unless its
+// checksums fail (its flags may be the damage), as does the segment that
+// acknowledges the second FIN (the last ACK).
+func (a *clcAssembler) after(f *Frame) {
+	var src, dst []byte
+	switch {
+	case f.IPv4 != nil:
+		src, dst = f.IPv4.SrcIP, f.IPv4.DstIP
+	case f.IPv6 != nil:
+		src, dst = f.IPv6.SrcIP, f.IPv6.DstIP
+	default:
+		return
 	}
 	t := f.TCP
+	var k afterKey
+	var d int
+	fl, c := (*afterFlow)(nil), &a.lastAfter
+	switch {
+	case c.fl != nil && c.sport == t.SrcPort && c.dport == t.DstPort && bytes.Equal(c.src, src) && bytes.Equal(c.dst, dst):
+		fl, k, d = c.fl, c.k, c.d
+	case c.fl != nil && c.sport == t.DstPort && c.dport == t.SrcPort && bytes.Equal(c.src, dst) && bytes.Equal(c.dst, src):
+		fl, k, d = c.fl, c.k, 1-c.d
+	default:
+		// A connection's segments mostly follow each other: the last
+		// one found is compared before the key is built and hashed.
+		k, d = afterKeyOf(src, dst, uint16(t.SrcPort), uint16(t.DstPort))
+		if fl = a.done[k]; fl == nil {
+			return
+		}
+		*c = lastAfter{fl: fl, k: k, d: d, sport: t.SrcPort, dport: t.DstPort,
+			src: append(c.src[:0], src...), dst: append(c.dst[:0], dst...)}
+	}
 	s, sumOK := tcpSum(f)
 	fl.judge(f, d, s, sumOK)
 	fl.judgeIP(f, d)
 	fl.lastSeen = f.CI.Timestamp
-	if (t.SYN || t.RST) && !f.TCPSum.Damaged() {
-		delete(a.done, k)
+	if f.TCPSum.Damaged() {
 		return
 	}
-	a.done[k] = fl
+	if t.FIN && !fl.fin[d] {
+		fl.fin[d], fl.finEnd[d] = true, t.Seq+uint32(f.TCPWireLen())+1
+	}
+	if o := 1 - d; t.ACK && fl.fin[o] && int32(t.Ack-fl.finEnd[o]) >= 0 {
+		fl.acked[o] = true
+	}
+	if t.SYN || t.RST || fl.acked[0] && fl.acked[1] {
+		a.forget(k)
+	}
+}
+
+// lastAfter is the connection after found last (after), with the
+// segment's addresses, ports and direction that found it.
+type lastAfter struct {
+	fl           *afterFlow
+	k            afterKey
+	d            int
+	sport, dport layers.TCPPort
+	src, dst     []byte
+}
+
+// forget ends the judging of connection k. Its afterFlow serves a later
+// connection: a capture of short connections allocates none each.
+func (a *clcAssembler) forget(k afterKey) {
+	fl := a.done[k]
+	if fl == nil {
+		return
+	}
+	if a.lastAfter.fl == fl {
+		a.lastAfter.fl = nil
+	}
+	delete(a.done, k)
+	if len(a.afterFree) < 256 {
+		a.afterFree = append(a.afterFree, fl)
+	}
 }
 
 // remember keeps what judging fl's checksums needs once its handshake,
@@ -122,7 +204,23 @@ func (a *clcAssembler) remember(fl *clcFlow) {
 	if len(a.done) >= maxAfter {
 		a.afterEvict()
 	}
-	a.done[fl.key] = afterFlow{fl.sumHistory, fl.lastSeen}
+	net, ports := fl.key[0], fl.key[1]
+	sp, dp := ports.Endpoints()
+	k, d := afterKeyOf(net.Src().Raw(), net.Dst().Raw(), binary.BigEndian.Uint16(sp.Raw()), binary.BigEndian.Uint16(dp.Raw()))
+	h := fl.sumHistory
+	if d == 1 {
+		// Direction 0 of fl is the key's second end's.
+		h = sumHistory{[2]bool{h.sumOK[1], h.sumOK[0]}, [2]bool{h.ipSumOK[1], h.ipSumOK[0]}, [2]uint16{h.mss[1], h.mss[0]}}
+	}
+	a.forget(k) // a connection on the 4-tuple before
+	var x *afterFlow
+	if n := len(a.afterFree); n > 0 {
+		x, a.afterFree = a.afterFree[n-1], a.afterFree[:n-1]
+	} else {
+		x = new(afterFlow)
+	}
+	*x = afterFlow{sumHistory: h, lastSeen: fl.lastSeen}
+	a.done[k] = x
 }
 
 // afterEvict forgets the quarter of the connections after their
@@ -137,7 +235,7 @@ func (a *clcAssembler) afterEvict() {
 	cut := seen[len(seen)/4]
 	for k, fl := range a.done {
 		if !fl.lastSeen.After(cut) {
-			delete(a.done, k)
+			a.forget(k)
 		}
 	}
 }

@@ -99,7 +99,33 @@ func headerSum(hdr, payload []byte, pseudo uint32, head []byte) uint16 {
 	sum := gopacket.ComputeChecksum(head, pseudo)
 	sum = gopacket.ComputeChecksum(hdr[len(head):16], sum)
 	sum = gopacket.ComputeChecksum(hdr[18:], sum)
-	return gopacket.FoldChecksum(gopacket.ComputeChecksum(payload, sum))
+	return gopacket.FoldChecksum(wordSum(payload, sum))
+}
+
+// wordSum is gopacket.ComputeChecksum's sum (RFC 1071) of b, an even
+// number of bytes from the segment's start, added to sum, eight bytes at
+// a time: two 32-bit big-endian words add up to what their four 16-bit
+// words do modulo 0xffff (2^16 is 1 there), the ones' complement sum.
+// The checksum of every TCP segment of a connection followed as SMC is
+// computed, a fallback's bulk data among them.
+func wordSum(b []byte, sum uint32) uint32 {
+	acc := uint64(sum)
+	for len(b) >= 8 {
+		v := binary.BigEndian.Uint64(b)
+		acc += v>>32 + v&0xffffffff
+		b = b[8:]
+	}
+	for len(b) >= 2 {
+		acc += uint64(binary.BigEndian.Uint16(b))
+		b = b[2:]
+	}
+	if len(b) == 1 {
+		acc += uint64(b[0]) << 8
+	}
+	for acc>>32 != 0 {
+		acc = acc&0xffffffff + acc>>32
+	}
+	return uint32(acc)
 }
 
 // SYNSumAs reports whether hdr, the header of a TCP segment with no

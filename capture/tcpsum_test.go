@@ -285,3 +285,22 @@ func TestTCPSumAfterHandshake(t *testing.T) {
 		}
 	}
 }
+
+// TestWordSum: wordSum folds to gopacket.ComputeChecksum's checksum for
+// every length up to 3000 bytes, carries included.
+func TestWordSum(t *testing.T) {
+	b := make([]byte, 3000)
+	for i := range b {
+		b[i] = byte(i*7 + i>>3)
+	}
+	ff := bytes.Repeat([]byte{0xff}, 3000)
+	for _, data := range [][]byte{b, ff} {
+		for n := range len(data) + 1 {
+			for _, init := range []uint32{0, 0xffff, 0xfffffff0} {
+				if got, want := gopacket.FoldChecksum(wordSum(data[:n], init)), gopacket.FoldChecksum(gopacket.ComputeChecksum(data[:n], init)); got != want {
+					t.Fatalf("%d bytes, initial %#x: %#04x, want %#04x", n, init, got, want)
+				}
+			}
+		}
+	}
+}
