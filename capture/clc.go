@@ -176,16 +176,22 @@ func (a *clcAssembler) newFlow(k flowKey) *clcFlow {
 	}
 	a.gen++
 	src, dst := k[0].Endpoints()
-	var fl *clcFlow
-	if n := len(a.free); n > 0 {
-		fl, a.free = a.free[n-1], a.free[:n-1]
-	} else {
-		fl = new(clcFlow)
-	}
+	fl := reuse(&a.free)
 	*fl = clcFlow{key: k, asmNet: gopacket.NewFlow(gopacket.EndpointType(-a.gen), src.Raw(), dst.Raw()), inMap: true}
 	a.flows[k] = fl
 	a.link(fl)
 	return fl
+}
+
+// reuse takes a recycled object from free, or a new one where there is
+// none.
+func reuse[T any](free *[]*T) *T {
+	if n := len(*free); n > 0 {
+		x := (*free)[n-1]
+		*free = (*free)[:n-1]
+		return x
+	}
+	return new(T)
 }
 
 // link puts fl at the recent end of the held list.

@@ -213,12 +213,7 @@ func (a *clcAssembler) remember(fl *clcFlow) {
 		h = sumHistory{[2]bool{h.sumOK[1], h.sumOK[0]}, [2]bool{h.ipSumOK[1], h.ipSumOK[0]}, [2]uint16{h.mss[1], h.mss[0]}}
 	}
 	a.forget(k) // a connection on the 4-tuple before
-	var x *afterFlow
-	if n := len(a.afterFree); n > 0 {
-		x, a.afterFree = a.afterFree[n-1], a.afterFree[:n-1]
-	} else {
-		x = new(afterFlow)
-	}
+	x := reuse(&a.afterFree)
 	*x = afterFlow{sumHistory: h, lastSeen: fl.lastSeen}
 	a.done[k] = x
 }
