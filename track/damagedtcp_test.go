@@ -105,7 +105,7 @@ func TestDamagedGap(t *testing.T) {
 		{"header length unknown, 6", nil, hidUnknown, 6, 6, false, 0, 0},
 		{"header length unknown, 44", nil, hidUnknown, 44, 44, false, 0, 0},
 	} {
-		f := Flow{flowTCP: flowTCP{tcpNext: 500, tcpNextFrame: 10, damagedEnd: 500, damagedHid: tc.hid, sumPend: slices.Clone(tc.pend)}}
+		f := Flow{flowTCP: flowTCP{tcpNext: 500, tcpNextFrame: 10, damagedHid: tc.hid, sumPend: slices.Clone(tc.pend)}}
 		rest, fin := f.damagedGap(tc.missed)
 		if rest != tc.rest || fin != tc.fin || f.SumCopyDamaged != tc.copies || len(f.sumPend) != tc.leftPend {
 			t.Errorf("%s: rest %d, FIN %v, %d copies settled, %d left; want %d, %v, %d, %d", tc.name,

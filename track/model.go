@@ -286,12 +286,11 @@ type flowTCP struct {
 	SumResent, SumCopyDamaged int
 	sumPend                   []seqSpan // such segments the wire has not yet settled
 	// tcpNextFrame is the frame that last moved tcpNext (Tracker.tcpSeq);
-	// damagedEnd the end, as shown, of the last segment that moved it,
-	// and damagedHid the bytes of its payload its damaged header length
-	// hid (tcpIn.hidden; hidUnknown where no whole segment told the
-	// header's length; damagedGap).
+	// damagedHid, where that was a damaged copy, the bytes of its payload
+	// its damaged header length hid (tcpIn.hidden; hidUnknown where no
+	// whole segment told the header's length; damagedGap), else 0: every
+	// move of tcpNext sets it.
 	tcpNextFrame int
-	damagedEnd   uint32
 	damagedHid   int32
 	// tcpHdr is the TCP header length of this direction's last segment
 	// after its SYN that was no damaged copy: what a damaged one's data

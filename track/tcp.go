@@ -202,7 +202,7 @@ func (t *Tracker) tcp(in *input) {
 				// the SYN-ACK's, whose checksum did not: that was the
 				// damage (clcFlow.synAckDamaged likewise). The
 				// server's bytes count from the one acknowledged.
-				o.tcpNext = s.ackNum
+				o.tcpNext, o.damagedHid = s.ackNum, 0
 			}
 		}
 	}
@@ -445,7 +445,7 @@ func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) (resent, replaces 
 				f.awayResent(span)
 			}
 			f.tcpNext, f.tcpNextFrame = end, in.number
-			f.damagedEnd, f.damagedHid = end, 0
+			f.damagedHid = 0
 			switch h := c.tcpHdrOf(d); {
 			case s.damage() == "":
 			case h == 0:
@@ -607,7 +607,6 @@ func (f *Flow) damagedGap(missed uint32) (rest uint32, fin bool) {
 		}
 	}
 	switch {
-	case f.damagedEnd != f.tcpNext:
 	case f.damagedHid > 0:
 		rest -= min(rest, uint32(f.damagedHid))
 	case f.damagedHid == hidUnknown && rest <= dataOffsetSlack && rest%4 == 0:
