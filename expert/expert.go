@@ -161,6 +161,7 @@ const (
 	MirrorLost
 	CaptureReplayed
 	CLCWrongSender
+	CaptureUnreadable
 	numIDs
 )
 
@@ -346,6 +347,9 @@ var defs = [numIDs]Def{
 	CaptureCopyDamaged: {Name: "roce.capture.damaged", Severity: Warn, Group: "checksum", Object: ObjectLink,
 		Meaning: "a RoCE request whose copy in the capture fails its ICRC or IPv4 header checksum, or claims more bytes than it holds, that the responder took all the same (its ACK or NAK covers the PSN, with no copy sent again): the capture's copy is damaged, not the packet the network carried; its content is followed where it is the sender's (one byte that explains the ICRC failing, mended; addresses, DestQP or PSN damaged, with which the ICRC verifies as the link expected them; or the damage in a field the ICRC leaves out), else missing as a request the capture point missed",
 		Check:   "the capture point (a mirror session or tap that rewrites the TTL or DSCP of its copies, a faulty capture NIC) or the file (its storage, a tool that rewrote it); not the path: the receiver took the packet"},
+	CaptureUnreadable: {Name: "smc.capture.unreadable", Severity: Warn, Group: "malformed", Object: ObjectCapture,
+		Meaning: "TCP bytes or RoCE request PSNs a peer acknowledged that the capture shows nowhere else, in whose place it holds frames damaged past reading (an EtherType, IP header or TCP header no sender makes, an IPv4 header checksum that fails; a RoCE packet whose ICRC fails on no link's queue pair) whose lengths fit them: the capture's copies are damaged, not missed by the capture point and not lost on the network; what they held is not known",
+		Check:   "the capture file (its storage, a tool that rewrote it) or the capture point (a faulty capture NIC); the frames it is raised on, in hex (smcdump -x)"},
 	MirrorLost: {Name: "smc.capture.mirror_lost", Severity: Warn, Group: "sequence", Object: ObjectCapture,
 		Meaning: "a mirror session's GRE sequence numbers (ERSPAN II and III number every frame they mirror) skip: frames the switch mirrored that the capture does not hold, whatever they carried (lost between the switch and the collector, dropped by the capture host, left out by a capture filter or a tool that thinned the file); what is missing there is the capture's, not the network's",
 		Check:   "the path from the switch to the collector (its drops, the collector's NIC and tcpdump -B), the capture filter; the session's rate against the mirror port's"},

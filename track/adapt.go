@@ -1144,6 +1144,7 @@ func fill(in *input, f *capture.Frame) {
 	in.isTCP, in.isRoCE, in.isDump, in.isCopy = false, false, false, false
 	in.clcN, in.snapCut, in.skip, in.clocked = 0, 0, nil, false
 	in.carried = f.Tunnel != nil
+	in.wire, in.unread = f.CI.Length, false
 	if f.RecordErr != nil {
 		in.skip, _ = f.RecordErr.(*capture.SkipError)
 	}
@@ -1253,6 +1254,14 @@ func fill(in *input, f *capture.Frame) {
 		if r.icrcBad {
 			r.icrcGot, r.icrcWant = f.ICRC.Got, f.ICRC.Want
 		}
+		if r.hasMAC = f.Eth != nil && len(f.Eth.DstMAC) == 6; r.hasMAC {
+			r.dstMAC = [6]byte(f.Eth.DstMAC)
+		}
+		r.ipHdrOK = false
+		if (r.icrcBad || r.lengthBad) && f.IPv4 != nil {
+			ip := f.IPv4.Contents
+			r.ipHdrOK = decode.IPv4HeaderSumOK(ip) && len(ip) >= 20 && ip[10]|ip[11] != 0
+		}
 		// An LLC message the snap length cut before the fields a link
 		// takes from it is followed as a SEND of no known content.
 		r.hasLLC = f.LLC != nil && f.LLC.StepCaptured()
@@ -1292,6 +1301,15 @@ func fill(in *input, f *capture.Frame) {
 		// A dump of a write-with-immediate is a CDC made up with seqno 0
 		// (smc_dump_cdc_msg_rwwi): no sequence to follow.
 		m.credits, m.anck, m.noSeq = c.Credits, true, c.Seq == 0
+	default:
+		in.unread = unreadable(f)
+		in.unreadAddrs = in.unread && f.IPv4 != nil && decode.IPv4HeaderSumOK(f.IPv4.Contents)
+		if in.unreadAddrs {
+			in.unreadSrc, in.unreadDst = addrOfIP(f.IPv4.SrcIP), addrOfIP(f.IPv4.DstIP)
+		}
+		if in.unreadHasMAC = in.unread && f.Eth != nil && len(f.Eth.DstMAC) == 6; in.unreadHasMAC {
+			in.unreadMAC = [6]byte(f.Eth.DstMAC)
+		}
 	}
 }
 

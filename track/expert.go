@@ -617,6 +617,13 @@ func (c *Conn) findingDetail(s *Snapshot, id expert.ID, now int64, text string) 
 			}
 			return ""
 		})
+	case expert.CaptureUnreadable:
+		return c.perFlow(func(f *Flow) string {
+			if f.TCPUnreadable == 0 {
+				return ""
+			}
+			return fmt.Sprintf("%d TCP bytes the peer acknowledged that the capture holds only in frames damaged past reading", f.TCPUnreadable)
+		})
 	case expert.CaptureReordered:
 		return c.perFlow(func(f *Flow) string {
 			if f.TCPReordered == 0 {
@@ -744,6 +751,8 @@ func (l *Link) findingDetail(id expert.ID, text string) string {
 			s = "the capture showed every one later (roce.capture.reordered)"
 		}
 		return s
+	case expert.CaptureUnreadable:
+		return per(func(rc *RC) int { return rc.Unreadable }, "request PSN the responder took that the capture holds only in a frame damaged past reading", "request PSNs the responder took that the capture holds only in frames damaged past reading")
 	case expert.CaptureReordered:
 		s := per(func(rc *RC) int { return rc.Reordered }, "request shown out of the order the responder took it", "requests shown out of the order the responder took them")
 		if n := l.RC[0].ReorderedCarried + l.RC[1].ReorderedCarried; n > 0 {

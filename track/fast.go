@@ -277,7 +277,7 @@ func (t *Tracker) fastRoCE(f *capture.Frame) fastResult {
 		rc.nextPSN = (b.PSN + 1) & 0xFFFFFF
 		rc.shown(b.PSN)
 		rc.Packets++
-		rc.lastPSN = b.PSN
+		rc.lastPSN, rc.lastFrame = b.PSN, f.Number
 		rc.remember(b.PSN, c)
 	}
 	// What feed, roce and touchConn do for every such frame: the

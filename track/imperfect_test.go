@@ -3411,9 +3411,10 @@ func TestDamagedProposalLengthANCK(t *testing.T) {
 //   - the Proposal or the Accept missed (the peer's ACK covers its
 //     bytes): the Accept or the Confirm after it says it was read
 //     (answered, handshakeRead);
-//   - the client's FIN missed, or its TCP header smashed: the server's
-//     ACK of one sequence number past the client's last says it
-//     (Flow.FINNotCaptured).
+//   - the client's FIN missed: the server's ACK of one sequence number
+//     past the client's last says it (Flow.FINNotCaptured); or its TCP
+//     header smashed, the frame unreadable: the same ACK says that frame
+//     was the FIN, held damaged (smc.capture.unreadable).
 func TestDamagedUnconfirmedLink(t *testing.T) {
 	const proposal, accept, confirm, confirmLink, clientFIN = 7, 9, 11, 13, 14 // indexes of frames 8, 10, 12, 14, 15
 	for _, v := range []struct {
@@ -3421,40 +3422,41 @@ func TestDamagedUnconfirmedLink(t *testing.T) {
 		damage        func(fs []rawFrame) []rawFrame
 		finMissed     bool
 		missed        uint64 // C->S bytes the capture missed
+		unread        bool   // the FIN held in a frame damaged past reading
 	}{
 		{"CONFIRM_LINK's destination address", "handshake-failed", func(fs []rawFrame) []rawFrame {
 			fs[confirmLink].Data[33] ^= 0x40
 			return fs
-		}, false, 0},
+		}, false, 0, false},
 		{"Accept's eyecatcher", "handshake-failed", func(fs []rawFrame) []rawFrame {
 			fs[accept].Data[len(fs[accept].Data)-2] ^= 0x82
 			return fs
-		}, false, 0},
+		}, false, 0, false},
 		{"Accept's eyecatcher", "ended-pending", func(fs []rawFrame) []rawFrame {
 			fs[accept].Data[len(fs[accept].Data)-2] ^= 0x82
 			return fs
-		}, false, 0},
+		}, false, 0, false},
 		{"Confirm's GID list", "handshake-failed", func(fs []rawFrame) []rawFrame {
 			for i := 217; i < 225; i++ {
 				fs[confirm].Data[i] = 0xaa
 			}
 			return fs
-		}, false, 0},
+		}, false, 0, false},
 		{"client's FIN missed", "handshake-failed", func(fs []rawFrame) []rawFrame {
 			return slices.Delete(fs, clientFIN, clientFIN+1)
-		}, true, 0},
+		}, true, 0, false},
 		{"Proposal and client's FIN missed", "handshake-failed", func(fs []rawFrame) []rawFrame {
 			return slices.Delete(slices.Delete(fs, clientFIN, clientFIN+1), proposal, proposal+1)
-		}, true, 156},
+		}, true, 156, false},
 		{"Accept missed", "handshake-failed", func(fs []rawFrame) []rawFrame {
 			return slices.Delete(fs, accept, accept+1)
-		}, false, 0},
+		}, false, 0, false},
 		{"client's FIN smashed from its header length", "handshake-failed", func(fs []rawFrame) []rawFrame {
 			for i := 46; i < len(fs[clientFIN].Data); i++ {
 				fs[clientFIN].Data[i] = 0xaa
 			}
 			return fs
-		}, true, 0},
+		}, false, 0, true},
 	} {
 		t.Run(v.capture+" "+v.name, func(t *testing.T) {
 			clean := readRawFrames(t, "../testdata/expert/"+v.capture+".pcap")
@@ -3485,6 +3487,15 @@ func TestDamagedUnconfirmedLink(t *testing.T) {
 			}
 			if said != v.finMissed {
 				t.Errorf("roce.rc.not_captured names the FIN: %v, want %v (findings %v)", said, v.finMissed, found)
+			}
+			unread := false
+			for _, f := range s.Findings() {
+				if f.ID == expert.CaptureUnreadable && f.ObjectID == c.ID && f.First == clientFIN+1 {
+					unread = true
+				}
+			}
+			if unread != v.unread || v.unread && !c.Flow[DirC2S].FIN {
+				t.Errorf("smc.capture.unreadable on frame %d: %v, want %v; C->S FIN %v (findings %v)", clientFIN+1, unread, v.unread, c.Flow[DirC2S].FIN, found)
 			}
 		})
 	}

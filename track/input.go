@@ -52,6 +52,16 @@ type input struct {
 	dumpData []byte // a data frame's bytes
 	dumpFrom netip.AddrPort
 	dumpTo   netip.AddrPort
+	// wire is the frame's length on the wire (capture.Frame.CI.Length).
+	wire int
+	// unread: a frame of none of the kinds above that the capture
+	// damaged past reading (unreadable); with unreadAddrs, its IPv4
+	// header verifies and names unreadSrc and unreadDst.
+	unread               bool
+	unreadAddrs          bool
+	unreadSrc, unreadDst addr
+	unreadMAC            [6]byte // its Ethernet destination, with unreadHasMAC
+	unreadHasMAC         bool
 }
 
 type tcpIn struct {
@@ -320,6 +330,14 @@ type roceIn struct {
 	// direction expected (mendExpected), named here, in place of those
 	// the frame holds (and with mend, where mended).
 	mendAs string
+	// ipHdrOK: with icrcBad or lengthBad, an IPv4 header whose checksum
+	// verifies holds the addresses its sender gave (the ICRC may fail
+	// for the rest).
+	ipHdrOK bool
+	// dstMAC is the frame's Ethernet destination (hasMAC): which
+	// direction of a link an unreadable frame likely was (unreadRoCE).
+	dstMAC [6]byte
+	hasMAC bool
 }
 
 // isRequest reports whether an RC opcode is a requester packet (carries a

@@ -294,8 +294,13 @@ type flowTCP struct {
 	damagedHid   int32
 	// tcpHdr is the TCP header length of this direction's last segment
 	// after its SYN that was no damaged copy: what a damaged one's data
-	// offset should say.
-	tcpHdr int
+	// offset should say; frameHdr, the bytes of its frame before its
+	// payload (every header, the link's on): what an unreadable frame
+	// holding this direction's bytes adds to them (Tracker.unreadTCP).
+	tcpHdr, frameHdr int
+	// TCPUnreadable counts bytes the peer acknowledged that the capture
+	// holds only in frames damaged past reading (smc.capture.unreadable).
+	TCPUnreadable uint64
 }
 
 // seqSpan is a TCP segment's sequence numbers, from seq to end;
@@ -558,6 +563,9 @@ type RC struct {
 	// same (its ACK or NAK covers the PSN): the capture's copy is
 	// damaged, the packet was not.
 	Damaged int
+	// Unreadable counts request PSNs the responder took that the capture
+	// holds only in frames damaged past reading (smc.capture.unreadable).
+	Unreadable int
 	// damagedShown counts the direction's packets the capture holds
 	// with a checksum or length that fails, whatever became of them: a
 	// packet shown all the same (Shown).
@@ -597,8 +605,12 @@ type RC struct {
 	Unattached int // CDCs or WRITEs that matched no connection
 	nextPSN    uint32
 	havePSN    bool
-	damaged    bool        // dmg or dmgTaken holds a request: the fast path steps aside
-	lastPSN    uint32      // PSN of the last request packet
+	damaged    bool    // dmg or dmgTaken holds a request: the fast path steps aside
+	lastPSN    uint32  // PSN of the last request packet
+	lastFrame  int     // its frame number
+	mac        [6]byte // the Ethernet destination of the direction's requests (haveMAC), for unreadRoCE
+	haveMAC    bool
+	unreadPSNs []unreadPSN // the PSNs unreadRoCE settled lately, and by which frames
 	recent     [16]psnConn // connections of the last requests, to attribute ACKs
 	nRecent    uint        // unsigned: the ring index is a mask, not a division
 	curWrite   *Conn       // connection of the WRITE message in progress (FIRST..LAST)

@@ -137,9 +137,17 @@ func (t *Tracker) roce(in *input) {
 		// failing, may have its addresses damaged: no ICRC says not.)
 		if ref, ok = t.damagedQP(in); !ok {
 			// Nothing is learned from a packet the receiver drops: not
-			// even a link joined mid-stream.
+			// even a link joined mid-stream. Should a responder's ACK
+			// cover a request the capture showed nowhere else, this
+			// was its copy, damaged (unreadRoCE).
 			t.cur.unattached = true
-			t.raiseDropped(&t.expert, in)
+			id := t.raiseDropped(&t.expert, in)
+			// Its addresses are the sender's where its IPv4 header
+			// verifies (the ICRC may fail for its DestQP or PSN).
+			in.unreadAddrs = r.ipHdrOK
+			in.unreadSrc, in.unreadDst = r.key.src, r.key.dst
+			in.unreadMAC, in.unreadHasMAC = r.dstMAC, r.hasMAC
+			t.keepUnread(in, id)
 			return
 		}
 	}
@@ -263,7 +271,10 @@ func (t *Tracker) roce(in *input) {
 		}
 	}
 	rc.Packets++
-	rc.lastPSN = r.psn
+	rc.lastPSN, rc.lastFrame = r.psn, in.number
+	if !rc.haveMAC && r.hasMAC {
+		rc.mac, rc.haveMAC = r.dstMAC, true
+	}
 	t.content(l, d, in)
 }
 
@@ -491,8 +502,15 @@ func (t *Tracker) resync(l *Link, d Dir, next uint32, in *input) {
 	if missed > 0 && len(rc.unplaced) > 0 {
 		missed -= t.unplacedTaken(l, d, missed, in)
 	}
+	unread := 0
+	if missed > 0 && len(t.unread) > 0 {
+		unread = t.unreadRoCE(l, d, missed, uint32(n), in)
+		missed -= unread
+	}
 	if missed > 0 {
 		t.notCaptured(l, d, missed, in)
+	}
+	if missed > 0 || unread > 0 {
 		// Dated by the newest frame so far: an ACK stamped before the
 		// frames before it (a clock stepped back) came after them.
 		rc.late.open(rc.nextPSN, uint32(n), &rc.ahead, t.lastNS)
@@ -526,7 +544,7 @@ func (t *Tracker) resync(l *Link, d Dir, next uint32, in *input) {
 		t.cur.setLink(l)
 		t.cur.dir = d
 		rc.Packets++
-		rc.lastPSN = k.roce.psn
+		rc.lastPSN, rc.lastFrame = k.roce.psn, k.number
 		t.content(l, d, rin)
 	}
 	t.replaying, rc.resyncing = outer, false
@@ -1513,7 +1531,7 @@ func (t *Tracker) damagedLate(l *Link, d Dir, in *input) {
 	rc.Damaged++
 	t.raiseText(&l.expert, expert.CaptureCopyDamaged, in, func() string { return damagedText(id, r, r.whyBad) })
 	if !wholeCopy(id, r) {
-		rc.NotCaptured--
+		t.shownLate(l, d, r.psn)
 		return
 	}
 	r.icrcBad, r.ipSumBad, r.lengthBad = false, false, false
@@ -1698,10 +1716,14 @@ func (w *lateWindow) take(psn uint32, ns int64) bool {
 // the responder took it.
 func (t *Tracker) reordered(l *Link, d Dir, in *input) {
 	rc := &l.RC[d]
-	rc.NotCaptured--
+	t.shownLate(l, d, in.roce.psn)
 	rc.countReordered(in.carried, 1)
 	t.raise(&l.expert, expert.CaptureReordered, in)
 	rc.Packets++
+	// A frame damaged past reading before it is not one of the PSNs
+	// still missing (unreadRoCE): the capture shows this direction's
+	// requests late.
+	rc.lastFrame = max(rc.lastFrame, in.number)
 	if !rc.late.bits.empty() {
 		// Others the responder took may yet come, or never (the capture
 		// missed them): a CDC among them explains this one's gap.

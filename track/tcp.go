@@ -67,6 +67,14 @@ func (t *Tracker) tcp(in *input) {
 		if s.clcErrs > 0 {
 			t.raise(&t.expert, expert.Malformed, in)
 		}
+		if f := s.frame; f != nil && f.IPv4 != nil && !f.Cut {
+			// Its IPv4 header checksum failing, its addresses may be
+			// damage: a connection's segment, past reading as one.
+			if ip := f.IPv4.Contents; !decode.IPv4HeaderSumOK(ip) && len(ip) >= 20 && ip[10]|ip[11] != 0 {
+				in.unreadAddrs = false
+				t.keepUnread(in, expert.None)
+			}
+		}
 		return
 	}
 	t.lastTuple = c
@@ -101,7 +109,7 @@ func (t *Tracker) tcp(in *input) {
 	f := &c.Flow[d]
 	f.tcpShown = true
 	if !s.syn && s.damage() == "" {
-		f.tcpHdr = s.hdr
+		f.tcpHdr, f.frameHdr = s.hdr, in.wire-s.payload
 	}
 	if in.clcN > 0 {
 		t.retype(d, s, in)
@@ -496,11 +504,18 @@ func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) (resent, replaces 
 	if o.aheadSeen && int32(o.tcpAhead-s.ackNum) < 0 {
 		missed = o.tcpAhead - o.tcpNext
 	}
-	if rest, fin := o.damagedGap(missed); rest < missed {
+	rest, fin := o.damagedGap(missed)
+	if rest > 0 && len(t.unread) > 0 {
+		var unreadFIN bool
+		rest, unreadFIN = t.unreadTCP(c, d.Reverse(), rest, in)
+		fin = fin || unreadFIN
+	}
+	if rest < missed {
 		// Damaged copies shown away from their place (their sequence
-		// numbers damaged too), or one in place whose length was the
-		// damage: the bytes the peer took, which the capture holds
-		// damaged, not missed; the rest, if any, it missed.
+		// numbers damaged too), one in place whose length was the
+		// damage, or frames damaged past reading: the bytes the peer
+		// took, which the capture holds damaged, not missed; the rest,
+		// if any, it missed.
 		if rest > 0 {
 			o.TCPNotCaptured += uint64(rest)
 			o.tcpLate, o.tcpLateEnd, o.tcpLateNS = s.ackNum-rest, s.ackNum, in.ns
@@ -511,7 +526,8 @@ func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) (resent, replaces 
 			// The damaged copy whose flags were damage was the FIN.
 			o.FIN = true
 		}
-		if c.Outcome == OutcomePending && !c.clcUncaptured {
+		if c.Outcome == OutcomePending && !c.clcUncaptured && !(fin && missed == 1) {
+			// (The FIN alone holds no CLC byte.)
 			c.clcUncaptured, c.clcDamaged = true, true
 			t.awaitServerHalf(c, in)
 		}

@@ -164,6 +164,7 @@ type Tracker struct {
 	lastSweep                   int64               // Unix nanoseconds
 	lastNS                      int64               // newest frame feed handled (fastRoCE's are in their links' lastNS)
 	seenCopies                  seenCopies          // recent RoCE and dump-device frames (captureDup)
+	unread                      []unreadFrame       // recent frames damaged past reading (keepUnread)
 	ahead                       aheadCopies         // cut copies that come before the packets (hold)
 	mirrors                     mirrors             // the mirror sessions' sequence numbers (mirrorStep)
 	endNS                       int64               // the capture's end as its file records it (EndCapture), 0 unknown
@@ -351,6 +352,9 @@ func (t *Tracker) feed(in *input) {
 		t.captureCopy(in)
 	default:
 		t.stats.Other++
+		if in.unread {
+			t.keepUnread(in, expert.None)
+		}
 	}
 	t.account()
 	if t.stats.Frames&1023 == 0 && in.ns-t.lastSweep > int64(t.opts.IdleTimeout/4) {

@@ -276,6 +276,17 @@ var ExpertVectors = []Vector{
 		fs = append(fs[:ppCDC-1:ppCDC-1], fs[ppCDC:]...)
 		return write(t, "not-captured", fs)
 	}},
+	{"capture-unreadable", "smc.capture.unreadable", func(t testing.TB) string {
+		// A CDC's copy filled with 0xaa from its EtherType on, as editcap
+		// -E damages a frame (its addresses and DestQP gone): the
+		// server's ACK of its PSN follows, nothing is sent again.
+		fs := pingpong(t)
+		d := fs[ppCDC-1].Data
+		for i := 12; i < len(d); i++ {
+			d[i] = 0xaa
+		}
+		return write(t, "capture-unreadable", fs)
+	}},
 	{"closed-without-close", "smc.conn.closed_without_close", func(t testing.TB) string {
 		// The server's CDCs lose their peer_conn_closed flag: its TCP FIN
 		// ends a connection whose SMC side it never closed.

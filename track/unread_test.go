@@ -1,0 +1,128 @@
+package track
+
+import (
+	"bytes"
+	"slices"
+	"testing"
+
+	"github.com/smcscope/smcscope/expert"
+	"github.com/smcscope/smcscope/internal/testutil/crafted"
+)
+
+// fillAA overwrites d from offset off on with 0xaa, as editcap -E's
+// fill does: whatever headers were there are past reading.
+func fillAA(d []byte, off int) {
+	for i := off; i < len(d); i++ {
+		d[i] = 0xaa
+	}
+}
+
+// findingOn reports whether finding id is raised on frame n (as its
+// first frame or its last) of the snapshot's findings.
+func findingOn(s *Snapshot, id expert.ID, n int) bool {
+	for _, f := range s.Findings() {
+		if f.ID == id && (f.First == n || f.Last == n) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestUnreadableFrames: bytes or request PSNs a peer acknowledged whose
+// frames the capture holds damaged past reading are held damaged
+// (smc.capture.unreadable, Flow.TCPUnreadable, RC.Unreadable), not
+// missed (roce.rc.not_captured); the same frames left out of the capture
+// are missed.
+func TestUnreadableFrames(t *testing.T) {
+	const fallbackData = 21 // index of decline-nordma.pcap's frame 22: C>S 64 bytes after the Decline
+	const cdc = 26          // index of pingpong.pcap's frame 27: CDC seq 2, C->S
+	for _, v := range []struct {
+		name, capture string
+		damage        func(fs []rawFrame) []rawFrame
+		frame         int    // the frame damaged (1-based)
+		unreadBytes   uint64 // C>S TCP bytes held past reading
+		unreadPSNs    int    // C->S request PSNs held past reading
+		notCaptured   bool   // roce.rc.not_captured raised
+		copyDamaged   bool   // roce.capture.damaged raised (the request read as sent)
+	}{
+		{"fallback data filled from its EtherType", "../samples/decline-nordma.pcap", func(fs []rawFrame) []rawFrame {
+			fillAA(fs[fallbackData].Data, 12)
+			return fs
+		}, fallbackData + 1, 64, 0, false, false},
+		{"fallback data filled from its IPv4 addresses", "../samples/decline-nordma.pcap", func(fs []rawFrame) []rawFrame {
+			fillAA(fs[fallbackData].Data, 14+13)
+			return fs
+		}, fallbackData + 1, 64, 0, false, false},
+		{"fallback data missed", "../samples/decline-nordma.pcap", func(fs []rawFrame) []rawFrame {
+			return slices.Delete(fs, fallbackData, fallbackData+1)
+		}, 0, 0, 0, true, false},
+		{"CDC filled from its EtherType", crafted.Pingpong(t), func(fs []rawFrame) []rawFrame {
+			fillAA(fs[cdc].Data, 12)
+			return fs
+		}, cdc + 1, 0, 1, false, false},
+		{"CDC's UDP port and ICRC damaged", crafted.Pingpong(t), func(fs []rawFrame) []rawFrame {
+			d := fs[cdc].Data
+			d[14+20+2] ^= 0x40  // the destination port's high byte: 0x52b7, one byte off 4791
+			d[len(d)-1] ^= 0x01 // and the ICRC: no one byte explains it
+			return fs
+		}, cdc + 1, 0, 1, false, false},
+		{"CDC missed", crafted.Pingpong(t), func(fs []rawFrame) []rawFrame {
+			return slices.Delete(fs, cdc, cdc+1)
+		}, 0, 0, 0, true, false},
+	} {
+		t.Run(v.name, func(t *testing.T) {
+			clean := readRawFrames(t, v.capture)
+			base, _ := feedRaw(t, clean)
+			fs := slices.Clone(clean)
+			for i := range fs {
+				fs[i].Data = bytes.Clone(fs[i].Data)
+			}
+			s, found := feedRaw(t, v.damage(fs))
+			if len(s.Conns) != len(base.Conns) {
+				t.Fatalf("%d connections, want %d", len(s.Conns), len(base.Conns))
+			}
+			c, w := &s.Conns[0], &base.Conns[0]
+			if c.Outcome != w.Outcome || ConnDetail(c) != ConnDetail(w) || CloseInfo(c) != CloseInfo(w) {
+				t.Errorf("%v %q, closed %q; want %v %q, closed %q (findings %v)",
+					c.Outcome, ConnDetail(c), CloseInfo(c), w.Outcome, ConnDetail(w), CloseInfo(w), found)
+			}
+			if got := c.Flow[DirC2S].TCPUnreadable; got != v.unreadBytes {
+				t.Errorf("C>S %d TCP bytes held past reading, want %d (findings %v)", got, v.unreadBytes, found)
+			}
+			psns := 0
+			for i := range s.Links {
+				psns += s.Links[i].RC[DirC2S].Unreadable + s.Links[i].RC[DirS2C].Unreadable
+			}
+			if psns != v.unreadPSNs {
+				t.Errorf("%d request PSNs held past reading, want %d (findings %v)", psns, v.unreadPSNs, found)
+			}
+			if v.frame != 0 && !findingOn(&s, expert.CaptureUnreadable, v.frame) != (v.unreadBytes == 0 && v.unreadPSNs == 0) {
+				t.Errorf("smc.capture.unreadable on frame %d: %v (findings %v)", v.frame, findingOn(&s, expert.CaptureUnreadable, v.frame), found)
+			}
+			if got := slices.Contains(found, expert.NotCaptured.String()); got != v.notCaptured {
+				t.Errorf("roce.rc.not_captured %v, want %v (findings %v)", got, v.notCaptured, found)
+			}
+			if got := slices.Contains(found, expert.CaptureCopyDamaged.String()); got != v.copyDamaged {
+				t.Errorf("roce.capture.damaged %v, want %v (findings %v)", got, v.copyDamaged, found)
+			}
+			if c.Flow[DirC2S].CDCs != w.Flow[DirC2S].CDCs && v.copyDamaged {
+				t.Errorf("C->S %d CDCs followed, want %d: the request read as sent", c.Flow[DirC2S].CDCs, w.Flow[DirC2S].CDCs)
+			}
+			for _, id := range []expert.ID{expert.SeqGap, expert.RCRetransmission, expert.BadICRC} {
+				if slices.Contains(found, id.String()) && !slices.Contains(foundBase(t, base), id.String()) {
+					t.Errorf("%s, which the whole capture does not show (findings %v)", id, found)
+				}
+			}
+		})
+	}
+}
+
+// foundBase is the names of the findings of snapshot s.
+func foundBase(t *testing.T, s Snapshot) []string {
+	t.Helper()
+	var out []string
+	for _, f := range s.Findings() {
+		out = append(out, f.ID.String())
+	}
+	return out
+}
