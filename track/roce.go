@@ -1003,12 +1003,14 @@ type unplacedReq struct {
 // took missed PSNs the capture never showed: one that came while the
 // responder still expected the first of them was one of them, its copy
 // damaged in the capture (roce.capture.damaged, as damagedTaken), its
-// content unknown. It returns how many were.
+// content unknown; so was one that came while it expected an earlier
+// PSN that the capture holds damaged too, taken since (damagedTaken),
+// where no request followed came after it. It returns how many were.
 func (t *Tracker) unplacedTaken(l *Link, d Dir, missed int, in *input) int {
 	rc := &l.RC[d]
 	n := 0
 	for _, u := range rc.unplaced {
-		if u.at != rc.nextPSN || n == missed {
+		if psnDiff(u.at, rc.nextPSN) > 0 || u.at != rc.nextPSN && u.number < rc.lastFrame || n == missed {
 			continue
 		}
 		n++
