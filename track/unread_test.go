@@ -43,32 +43,39 @@ func TestUnreadableFrames(t *testing.T) {
 		unreadBytes   uint64 // C>S TCP bytes held past reading
 		unreadPSNs    int    // C->S request PSNs held past reading
 		notCaptured   bool   // roce.rc.not_captured raised
-		copyDamaged   bool   // roce.capture.damaged raised (the request read as sent)
+		copyDamaged   bool   // roce.capture.damaged raised
+		asSent        bool   // and the request's content followed as sent
 	}{
 		{"fallback data filled from its EtherType", "../samples/decline-nordma.pcap", func(fs []rawFrame) []rawFrame {
 			fillAA(fs[fallbackData].Data, 12)
 			return fs
-		}, fallbackData + 1, 64, 0, false, false},
+		}, fallbackData + 1, 64, 0, false, false, false},
 		{"fallback data filled from its IPv4 addresses", "../samples/decline-nordma.pcap", func(fs []rawFrame) []rawFrame {
 			fillAA(fs[fallbackData].Data, 14+13)
 			return fs
-		}, fallbackData + 1, 64, 0, false, false},
+		}, fallbackData + 1, 64, 0, false, false, false},
 		{"fallback data missed", "../samples/decline-nordma.pcap", func(fs []rawFrame) []rawFrame {
 			return slices.Delete(fs, fallbackData, fallbackData+1)
-		}, 0, 0, 0, true, false},
+		}, 0, 0, 0, true, false, false},
 		{"CDC filled from its EtherType", crafted.Pingpong(t), func(fs []rawFrame) []rawFrame {
 			fillAA(fs[cdc].Data, 12)
 			return fs
-		}, cdc + 1, 0, 1, false, false},
+		}, cdc + 1, 0, 1, false, false, false},
 		{"CDC's UDP port and ICRC damaged", crafted.Pingpong(t), func(fs []rawFrame) []rawFrame {
 			d := fs[cdc].Data
 			d[14+20+2] ^= 0x40  // the destination port's high byte: 0x52b7, one byte off 4791
 			d[len(d)-1] ^= 0x01 // and the ICRC: no one byte explains it
 			return fs
-		}, cdc + 1, 0, 1, false, false},
+		}, cdc + 1, 0, 1, false, false, false},
+		{"WRITE's data and the CDC's PSN damaged", crafted.Pingpong(t), func(fs []rawFrame) []rawFrame {
+			fs[cdc-1].Data[len(fs[cdc-1].Data)-8] ^= 0x10 // a byte of the WRITE's data: its ICRC names it
+			fs[cdc].Data[14+20+8+9] ^= 0x37               // two bytes of the CDC's PSN: no one byte explains its ICRC
+			fs[cdc].Data[14+20+8+10] ^= 0x51
+			return fs
+		}, 0, 0, 0, false, true, false},
 		{"CDC missed", crafted.Pingpong(t), func(fs []rawFrame) []rawFrame {
 			return slices.Delete(fs, cdc, cdc+1)
-		}, 0, 0, 0, true, false},
+		}, 0, 0, 0, true, false, false},
 	} {
 		t.Run(v.name, func(t *testing.T) {
 			clean := readRawFrames(t, v.capture)
@@ -105,7 +112,7 @@ func TestUnreadableFrames(t *testing.T) {
 			if got := slices.Contains(found, expert.CaptureCopyDamaged.String()); got != v.copyDamaged {
 				t.Errorf("roce.capture.damaged %v, want %v (findings %v)", got, v.copyDamaged, found)
 			}
-			if c.Flow[DirC2S].CDCs != w.Flow[DirC2S].CDCs && v.copyDamaged {
+			if c.Flow[DirC2S].CDCs != w.Flow[DirC2S].CDCs && v.asSent {
 				t.Errorf("C->S %d CDCs followed, want %d: the request read as sent", c.Flow[DirC2S].CDCs, w.Flow[DirC2S].CDCs)
 			}
 			for _, id := range []expert.ID{expert.SeqGap, expert.RCRetransmission, expert.BadICRC} {
