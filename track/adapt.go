@@ -754,6 +754,23 @@ func (t *Tracker) fillFrame(in *input, f *capture.Frame) {
 			// MIDDLEs' places follow from (placeWriteNext), also where
 			// the snap length cut it.
 			r.dataLen = uint32(f.BTH.DataWireLen())
+			if r.opMended {
+				// The data after the RETH and immediate data the opcode
+				// sent names (mendOpcode): the frame is whole, its ICRC
+				// verifying with that opcode.
+				d = afterBTH(f)
+				n := 0
+				switch r.opcode {
+				case opWriteFirst, opWriteOnly:
+					n = 16
+				case opWriteOnlyImm:
+					n = 16 + 4
+				case opWriteLastImm:
+					n = 4
+				}
+				d = d[min(n, len(d)):]
+				r.dataLen = uint32(len(d))
+			}
 			r.dataCut = uint32(len(d)) < r.dataLen
 			if t.opts.Stream != nil {
 				r.data = d
@@ -986,6 +1003,9 @@ func mendRoCE(r *roceIn, f *capture.Frame, m decode.ICRCMend) {
 		r.mendField = "RDMA WRITE data"
 	case b < 0:
 		r.mendField, whole = "IP or UDP header", false
+	case b == 0:
+		whole = mendOpcode(r, f, m.Sent)
+		r.mendField = "BTH opcode"
 	case b < 2:
 		r.mendField, whole = "BTH opcode or flags", false
 	default:
@@ -995,6 +1015,42 @@ func mendRoCE(r *roceIn, f *capture.Frame, m decode.ICRCMend) {
 	if key {
 		placedSMC(r, f)
 	}
+}
+
+// mendOpcode reads the packet of f, whose BTH opcode the capture's copy
+// damaged, as sent with opcode op (the byte mend found): an RDMA WRITE
+// Only's RETH and data, or a SEND Only's SMC message, are the bytes after
+// the BTH (the extension headers the damaged opcode named are not
+// there), up to its pad and ICRC. It reports whether the content is
+// known so: for other opcodes, only the request's place is.
+func mendOpcode(r *roceIn, f *capture.Frame, op uint8) bool {
+	r.opcode, r.opMended = op, true
+	r.hasRETH, r.hasAETH, r.hasCDC, r.hasLLC, r.hasRWWI = false, false, false, false, false
+	r.va, r.rkey, r.dmaLen = 0, 0, 0
+	p := afterBTH(f)
+	switch op {
+	case opWriteOnly:
+		if len(p) < 16 {
+			return false
+		}
+		r.hasRETH = true
+		r.va, r.rkey, r.dmaLen = binary.BigEndian.Uint64(p[0:8]), binary.BigEndian.Uint32(p[8:12]), binary.BigEndian.Uint32(p[12:16])
+		return true
+	case opSendOnly:
+		return decodeSMC(r, p, f.SMCCredits)
+	}
+	return false
+}
+
+// afterBTH is the bytes of f's RoCE packet after its BTH, up to its pad
+// and ICRC, whatever extension headers its opcode names.
+func afterBTH(f *capture.Frame) []byte {
+	b := f.BTH
+	from, to := cap(f.Data)-cap(b.Contents)+12, cap(f.Data)-cap(b.Payload)+len(b.Payload)
+	if len(b.Contents) < 12 || from > to || to > len(f.Data) {
+		return nil
+	}
+	return f.Data[from:to]
 }
 
 // mendExpected takes a damaged request that no one byte explains (its
@@ -1269,7 +1325,7 @@ func fill(in *input, f *capture.Frame) {
 			fillLLC(&r.llc, f.LLC)
 		}
 		// Last: a mended byte may be in what the lines above read.
-		r.mended, r.mendWhole, r.mendAs = false, false, ""
+		r.mended, r.mendWhole, r.mendAs, r.opMended = false, false, "", false
 		if r.icrcBad && !r.ipSumBad {
 			if m, ok := f.ICRCMend(); ok {
 				mendRoCE(r, f, m)

@@ -330,6 +330,10 @@ type roceIn struct {
 	// direction expected (mendExpected), named here, in place of those
 	// the frame holds (and with mend, where mended).
 	mendAs string
+	// opMended: the opcode is the one sent, the capture's copy having
+	// damaged it (mendOpcode): the frame's layers after the BTH are not
+	// the packet's.
+	opMended bool
 	// ipHdrOK: with icrcBad or lengthBad, an IPv4 header whose checksum
 	// verifies holds the addresses its sender gave (the ICRC may fail
 	// for the rest).

@@ -32,7 +32,7 @@ func findingOn(s *Snapshot, id expert.ID, n int) bool {
 // frames the capture holds damaged past reading are held damaged
 // (smc.capture.unreadable, Flow.TCPUnreadable, RC.Unreadable), not
 // missed (roce.rc.not_captured); the same frames left out of the capture
-// are missed.
+// are missed; a request whose opcode alone was damaged is read as sent.
 func TestUnreadableFrames(t *testing.T) {
 	const fallbackData = 21 // index of decline-nordma.pcap's frame 22: C>S 64 bytes after the Decline
 	const cdc = 26          // index of pingpong.pcap's frame 27: CDC seq 2, C->S
@@ -76,6 +76,14 @@ func TestUnreadableFrames(t *testing.T) {
 		{"CDC missed", crafted.Pingpong(t), func(fs []rawFrame) []rawFrame {
 			return slices.Delete(fs, cdc, cdc+1)
 		}, 0, 0, 0, true, false, false},
+		{"CDC's opcode damaged", crafted.Pingpong(t), func(fs []rawFrame) []rawFrame {
+			fs[cdc].Data[14+20+8] = 0x24 // UC SEND Only for RC SEND Only: the ICRC names the byte
+			return fs
+		}, cdc + 1, 0, 0, false, true, true},
+		{"WRITE's opcode damaged", crafted.Pingpong(t), func(fs []rawFrame) []rawFrame {
+			fs[cdc-1].Data[14+20+8] = 0x0b // RDMA WRITE Only with Immediate for RDMA WRITE Only
+			return fs
+		}, cdc, 0, 0, false, true, true},
 	} {
 		t.Run(v.name, func(t *testing.T) {
 			clean := readRawFrames(t, v.capture)
@@ -112,8 +120,9 @@ func TestUnreadableFrames(t *testing.T) {
 			if got := slices.Contains(found, expert.CaptureCopyDamaged.String()); got != v.copyDamaged {
 				t.Errorf("roce.capture.damaged %v, want %v (findings %v)", got, v.copyDamaged, found)
 			}
-			if c.Flow[DirC2S].CDCs != w.Flow[DirC2S].CDCs && v.asSent {
-				t.Errorf("C->S %d CDCs followed, want %d: the request read as sent", c.Flow[DirC2S].CDCs, w.Flow[DirC2S].CDCs)
+			if cf, wf := &c.Flow[DirC2S], &w.Flow[DirC2S]; v.asSent && (cf.CDCs != wf.CDCs || cf.WriteBytes != wf.WriteBytes || cf.Bytes != wf.Bytes) {
+				t.Errorf("C->S %d CDCs, %d bytes written, %d bytes followed; want %d, %d, %d: the request read as sent",
+					cf.CDCs, cf.WriteBytes, cf.Bytes, wf.CDCs, wf.WriteBytes, wf.Bytes)
 			}
 			for _, id := range []expert.ID{expert.SeqGap, expert.RCRetransmission, expert.BadICRC} {
 				if slices.Contains(found, id.String()) && !slices.Contains(foundBase(t, base), id.String()) {
