@@ -73,6 +73,12 @@ func TestUnreadableFrames(t *testing.T) {
 			fs[cdc].Data[14+20+8+10] ^= 0x51
 			return fs
 		}, 0, 0, 0, false, true, false},
+		{"CDC's DestQP and ICRC damaged", crafted.Pingpong(t), func(fs []rawFrame) []rawFrame {
+			d := fs[cdc].Data
+			d[14+20+8+5] ^= 0x5a // no link's queue pair, its addresses and PSN the link's next
+			d[len(d)-2] ^= 0x01  // and the ICRC: no one byte explains it
+			return fs
+		}, 0, 0, 0, false, true, false},
 		{"CDC missed", crafted.Pingpong(t), func(fs []rawFrame) []rawFrame {
 			return slices.Delete(fs, cdc, cdc+1)
 		}, 0, 0, 0, true, false, false},
