@@ -1358,13 +1358,8 @@ func fill(in *input, f *capture.Frame) {
 		// (smc_dump_cdc_msg_rwwi): no sequence to follow.
 		m.credits, m.anck, m.noSeq = c.Credits, true, c.Seq == 0
 	default:
-		in.unread = unreadable(f)
-		in.unreadAddrs = in.unread && f.IPv4 != nil && decode.IPv4HeaderSumOK(f.IPv4.Contents)
-		if in.unreadAddrs {
-			in.unreadSrc, in.unreadDst = addrOfIP(f.IPv4.SrcIP), addrOfIP(f.IPv4.DstIP)
-		}
-		if in.unreadHasMAC = in.unread && f.Eth != nil && len(f.Eth.DstMAC) == 6; in.unreadHasMAC {
-			in.unreadMAC = [6]byte(f.Eth.DstMAC)
+		if in.unread = unreadable(f); in.unread {
+			in.unreadFrom(f)
 		}
 	}
 }

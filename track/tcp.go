@@ -71,7 +71,7 @@ func (t *Tracker) tcp(in *input) {
 			// Its IPv4 header checksum failing, its addresses may be
 			// damage: a connection's segment, past reading as one.
 			if ip := f.IPv4.Contents; !decode.IPv4HeaderSumOK(ip) && len(ip) >= 20 && ip[10]|ip[11] != 0 {
-				in.unreadAddrs = false
+				in.unreadFrom(f)
 				t.keepUnread(in, expert.None)
 			}
 		}

@@ -1,8 +1,9 @@
 package track
 
 import (
-	"github.com/gopacket/gopacket/layers"
 	"slices"
+
+	"github.com/gopacket/gopacket/layers"
 
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
@@ -88,6 +89,19 @@ func knownEtherType(t layers.EthernetType, n int) bool {
 		return true
 	}
 	return t > 0 && t <= 1500 && int(t) <= n
+}
+
+// unreadFrom says in in what f, a frame damaged past reading, still
+// tells of where it went: the addresses of an IPv4 header that
+// verifies, its Ethernet destination.
+func (in *input) unreadFrom(f *capture.Frame) {
+	in.unreadAddrs = f.IPv4 != nil && decode.IPv4HeaderSumOK(f.IPv4.Contents)
+	if in.unreadAddrs {
+		in.unreadSrc, in.unreadDst = addrOfIP(f.IPv4.SrcIP), addrOfIP(f.IPv4.DstIP)
+	}
+	if in.unreadHasMAC = f.Eth != nil && len(f.Eth.DstMAC) == 6; in.unreadHasMAC {
+		in.unreadMAC = [6]byte(f.Eth.DstMAC)
+	}
 }
 
 // keepUnread keeps the frame in in as one the capture damaged past
