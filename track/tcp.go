@@ -109,7 +109,11 @@ func (t *Tracker) tcp(in *input) {
 	f := &c.Flow[d]
 	f.tcpShown = true
 	if !s.syn && s.damage() == "" {
-		f.tcpHdr, f.frameHdr = s.hdr, in.wire-s.payload
+		f.tcpHdr = s.hdr
+		if in.wire > 60 {
+			// (Not an Ethernet frame padded to its least size.)
+			f.frameHdr = in.wire - s.payload
+		}
 	}
 	if in.clcN > 0 {
 		t.retype(d, s, in)
