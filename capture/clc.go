@@ -610,6 +610,44 @@ func diagnosisMended(msg []byte, at int, sum TCPSumStatus) (decode.DeclineCode, 
 	return found, n == 1
 }
 
+// diagnosisNote writes code, the diagnosis diagnosisMended found a
+// Decline msg was sent with, into msg, with its note (less: what else
+// the checksums' difference was taken for).
+func (a *clcAssembler) diagnosisNote(msg []byte, code decode.DeclineCode, less string) {
+	held := binary.BigEndian.Uint32(msg[16:])
+	binary.BigEndian.PutUint32(msg[16:], uint32(code))
+	a.noteMended(msg, "diagnosis", 16, ErrDiagnosisMended,
+		fmt.Sprintf("diagnosis %#08x in a segment whose checksum fails is one byte off %#08x %s by what the carried and computed checksums differ%s: read as that",
+			held, uint32(code), code, less))
+}
+
+// diagnosisAfter mends the diagnosis of msg, a Decline at offset at of
+// its segment's payload whose eyecatcher was held as heldEye (one byte
+// off: eyecatcherMended), as diagnosisMended does, with what the
+// checksums differ by less what that byte accounts for: two bytes
+// damaged, each read as sent.
+func (a *clcAssembler) diagnosisAfter(heldEye, msg []byte, at int) {
+	sum := a.frame.TCPSum
+	if !sum.Checked || sum.OK {
+		return
+	}
+	delta := (uint32(sum.Got) + 0xffff - uint32(sum.Want)) % 0xffff
+	for j := range 4 {
+		d := (uint32(heldEye[j]) + 0xffff - uint32(msg[j])) % 0xffff // held minus sent
+		if (at+j)%2 == 0 {
+			d = d * 256 % 0xffff // a word's high byte
+		}
+		delta = (delta + 0xffff - d) % 0xffff
+	}
+	if delta == 0 {
+		return // the eyecatcher's byte is all the damage
+	}
+	sum.Want = uint16((uint32(sum.Got) + 0xffff - delta) % 0xffff)
+	if code, ok := diagnosisMended(msg, at, sum); ok {
+		a.diagnosisNote(msg, code, " less the eyecatcher's byte")
+	}
+}
+
 // eyecatcherMended looks, in b (bytes of a damaged copy that frame no CLC
 // message), for a whole message whose leading eyecatcher is one byte off:
 // its length field within b, and b's first bytes up to it decoding as a
@@ -950,6 +988,11 @@ func (s *clcStream) ReassembledSG(sg reassembly.ScatterGather, ac reassembly.Ass
 				s.a.noteMended(msg, "eyecatcher", 0, ErrEyecatcherMended,
 					fmt.Sprintf("eyecatcher % x in a segment whose checksum fails, one byte off the one its whole %s of %d bytes ends in: read as % x",
 						data[:4], "CLC "+decode.CLCType(msg[4]).String(), n, msg[:4]))
+				if at := int32(seq - segStart); at >= 0 && decode.CLCType(msg[4]) == decode.CLCTypeDecline {
+					// The diagnosis may be damaged too: what the
+					// checksums differ by less the eyecatcher's byte.
+					s.a.diagnosisAfter(data[:4], msg, int(at))
+				}
 				s.took(i, msg)
 				data, seq = data[n:], seq+uint32(n)
 				continue
@@ -1011,10 +1054,7 @@ func (s *clcStream) ReassembledSG(sg reassembly.ScatterGather, ac reassembly.Ass
 				// The receiver read the code as it was sent: the one
 				// byte the checksums say changed is the damage.
 				msg := append([]byte(nil), data[:l]...)
-				binary.BigEndian.PutUint32(msg[16:], uint32(code))
-				s.a.noteMended(msg, "diagnosis", 16, ErrDiagnosisMended,
-					fmt.Sprintf("diagnosis %#08x in a segment whose checksum fails is one byte off %#08x %s by what the carried and computed checksums differ: read as that",
-						binary.BigEndian.Uint32(data[16:]), uint32(code), code))
+				s.a.diagnosisNote(msg, code, "")
 				s.took(i, msg)
 				data, seq = data[l:], seq+uint32(l)
 				continue

@@ -739,3 +739,40 @@ func TestDeclineDiagnosisMended(t *testing.T) {
 		}
 	}
 }
+
+// TestDeclineEyecatcherAndDiagnosisMended: no-ueid.pcap's Decline with one
+// byte of its eyecatcher and one of its diagnosis damaged is read as sent
+// (the eyecatcher one byte off, eyecatcherMended; the diagnosis by what
+// the checksums differ less the eyecatcher's byte), with both notes; a
+// word's high byte or its low one each.
+func TestDeclineEyecatcherAndDiagnosisMended(t *testing.T) {
+	frames, _ := testutil.ReadFrames(t, testutil.Root(t)+"/samples/no-ueid.pcap")
+	const decline = 4 // frame 5
+	d := frames[decline].Data
+	clc := 14 + 20 + int(d[14+20+12]>>4)*4
+	for _, v := range []struct {
+		name     string
+		eye, dia int // offsets in the message
+	}{
+		{"high bytes", 0, 16},
+		{"low bytes", 1, 17},
+		{"high and low", 2, 17},
+		{"low and high", 3, 16},
+	} {
+		fs := slices.Clone(frames)
+		fs[decline].Data = bytes.Clone(d)
+		fs[decline].Data[clc+v.eye] ^= 0x21
+		fs[decline].Data[clc+v.dia] ^= 0x40
+		f := frameOf(t, fs, decline+1)
+		if f == nil {
+			continue
+		}
+		if len(f.CLC) != 1 || f.CLC[0].Type != decode.CLCTypeDecline || f.CLC[0].Decline.Diagnosis != 0x03030000 {
+			t.Errorf("%s: CLC %v, want the Decline with 0x03030000", v.name, f.CLC)
+			continue
+		}
+		if len(f.CLCErr) != 2 || !errors.Is(f.CLCErr[0], ErrEyecatcherMended) || !errors.Is(f.CLCErr[1], ErrDiagnosisMended) {
+			t.Errorf("%s: errors %v, want the eyecatcher and the diagnosis noted mended", v.name, f.CLCErr)
+		}
+	}
+}
