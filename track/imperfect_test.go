@@ -4030,3 +4030,36 @@ func damageAt(frames []rawFrame, i int, f func(d []byte)) {
 	f(d)
 	frames[i].Data = d
 }
+
+// TestServerDeclineStage: a server's Decline answers a Proposal, also
+// where the capture does not hold it (missed, or damaged past reading):
+// "after Proposal", never "instead of Proposal", which only a client's
+// Decline can be.
+func TestServerDeclineStage(t *testing.T) {
+	const proposal = 4 // index of decline-nordma.pcap's frame 5
+	for _, v := range []struct {
+		name   string
+		damage func(fs []rawFrame) []rawFrame
+	}{
+		{"Proposal missed", func(fs []rawFrame) []rawFrame { return slices.Delete(fs, proposal, proposal+1) }},
+		{"Proposal filled from its EtherType", func(fs []rawFrame) []rawFrame {
+			fillAA(fs[proposal].Data, 12)
+			return fs
+		}},
+	} {
+		t.Run(v.name, func(t *testing.T) {
+			fs := readRawFrames(t, "../samples/decline-nordma.pcap")
+			for i := range fs {
+				fs[i].Data = bytes.Clone(fs[i].Data)
+			}
+			s, found := feedRaw(t, v.damage(fs))
+			if len(s.Conns) != 1 {
+				t.Fatalf("%d connections, want 1", len(s.Conns))
+			}
+			c := &s.Conns[0]
+			if c.Outcome != OutcomeFallback || c.Fallback.By != DirS2C || c.Fallback.Stage != StageAccept {
+				t.Errorf("%v by %v, stage %q; want a fallback by the server's Decline after Proposal (findings %v)", c.Outcome, c.Fallback.By, c.Fallback.Stage, found)
+			}
+		})
+	}
+}

@@ -866,7 +866,7 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 		// Decline still says its sender fell back: data after it
 		// decides (tcp).
 		if m.typ == decode.CLCTypeDecline && !m.inside && c.Outcome == OutcomePending && c.refusedDecline == nil {
-			c.refusedDecline = &Fallback{Cause: CauseDecline, Code: m.decline, By: d, Stage: declineStage(c),
+			c.refusedDecline = &Fallback{Cause: CauseDecline, Code: m.decline, By: d, Stage: declinedStage(c, d),
 				OutOfSync: m.flag, Frame: in.number, Time: in.ts()}
 			c.declinedAt.dir, c.declinedAt.seq = d, in.tcp.seq
 		}
@@ -1090,7 +1090,7 @@ func (t *Tracker) wrongSender(c *Conn, d Dir, m *clcIn, in *input) bool {
 // code the snap length cut).
 func (t *Tracker) declined(c *Conn, d Dir, m *clcIn, in *input, cause FallbackCause) {
 	c.Outcome = OutcomeFallback
-	c.Fallback = Fallback{Cause: cause, By: d, Stage: declineStage(c), OutOfSync: m.flag, Frame: in.number, Time: in.ts(), ANCK: m.anck}
+	c.Fallback = Fallback{Cause: cause, By: d, Stage: declinedStage(c, d), OutOfSync: m.flag, Frame: in.number, Time: in.ts(), ANCK: m.anck}
 	if cause == CauseDecline {
 		c.Fallback.Code = m.decline
 	}
@@ -1171,6 +1171,18 @@ func declineStage(c *Conn) Stage {
 		return StageAccept
 	}
 	return StageProposal
+}
+
+// declinedStage is the handshake step a Decline sent now in direction d
+// answers: a server's answers a Proposal at least, which it cannot send
+// before one came (smc_listen_work in net/smc/af_smc.c reads the
+// Proposal first), whether or not the capture holds it.
+func declinedStage(c *Conn, d Dir) Stage {
+	s := declineStage(c)
+	if d == DirS2C && s == StageProposal {
+		s = StageAccept
+	}
+	return s
 }
 
 // slowHandshake raises expert.HandshakeSlow on the CLC message (what)
