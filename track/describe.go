@@ -39,17 +39,25 @@ func ConnDetail(c *Conn) string {
 		case !c.Inferred && !c.ServerEP.Valid && !c.ClientEP.Valid:
 			// Placed by its CDCs (claimFirst): whether it made its group
 			// was in the Accept, or its header (cutStep).
+			by := ""
 			switch {
 			case c.clcCut && c.cutHeader:
 				s += "; Accept and Confirm cut by the snap length: SMC-R by its CDCs"
 			case c.clcCut:
 				s = "Accept and Confirm cut by the snap length: SMC-R by its CDCs"
 			case c.clcDamaged:
-				s = "Accept or Confirm damaged in the capture: SMC-R by its CDCs"
+				by = "Accept or Confirm damaged in the capture: SMC-R by its CDCs"
 			case len(c.CLCTypes) == 0:
-				s = "CLC messages not in the capture: SMC-R by its CDCs"
+				by = "CLC messages not in the capture: SMC-R by its CDCs"
 			default:
-				s = "Accept and Confirm not in the capture: SMC-R by its CDCs"
+				by = "Accept and Confirm not in the capture: SMC-R by its CDCs"
+			}
+			switch {
+			case by != "" && c.reuseShown:
+				// Its group was there before it (placeBlind).
+				s = "reused link group; " + by
+			case by != "":
+				s = by
 			}
 		}
 		switch {

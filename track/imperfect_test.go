@@ -4063,3 +4063,55 @@ func TestServerDeclineStage(t *testing.T) {
 		})
 	}
 }
+
+// TestReusedByCDCs: a connection placed by its CDCs, its Accept and
+// Confirm missed or damaged past reading, on a link group the capture
+// showed before its first frame is a reused group's (a first contact's
+// group shows only after its Confirm): "reused link group; ..." as the
+// whole capture says "reused link group". The first contact, its
+// messages missed as well, is not said to reuse anything.
+func TestReusedByCDCs(t *testing.T) {
+	const accept, confirm = 335, 354       // indexes of multiconn.pcap's frames 336 and 355: connection 2's
+	const firstAccept, firstConfirm = 6, 7 // frames 7 and 8: connection 1's, the first contact's
+	for _, v := range []struct {
+		name   string
+		port   uint16 // the connection's client port
+		reused bool
+		damage func(fs []rawFrame) []rawFrame
+	}{
+		{"missed", 36946, true, func(fs []rawFrame) []rawFrame {
+			return slices.Delete(slices.Delete(fs, confirm, confirm+1), accept, accept+1)
+		}},
+		{"filled from their EtherType", 36946, true, func(fs []rawFrame) []rawFrame {
+			fillAA(fs[accept].Data, 12)
+			fillAA(fs[confirm].Data, 12)
+			return fs
+		}},
+		{"the first contact's filled", 36936, false, func(fs []rawFrame) []rawFrame {
+			fillAA(fs[firstAccept].Data, 12)
+			fillAA(fs[firstConfirm].Data, 12)
+			return fs
+		}},
+	} {
+		t.Run(v.name, func(t *testing.T) {
+			fs := readRawFrames(t, "../samples/multiconn.pcap")
+			for i := range fs {
+				fs[i].Data = bytes.Clone(fs[i].Data)
+			}
+			s, found := feedRaw(t, v.damage(fs))
+			var c *Conn
+			for i := range s.Conns {
+				if s.Conns[i].Client.Port() == v.port {
+					c = &s.Conns[i]
+				}
+			}
+			if c == nil {
+				t.Fatalf("no connection from port %d (findings %v)", v.port, found)
+			}
+			d := ConnDetail(c)
+			if c.Outcome != OutcomeSMCR || strings.HasPrefix(d, "reused link group") != v.reused {
+				t.Errorf("%v %q, want SMC-R, reused link group %v", c.Outcome, d, v.reused)
+			}
+		})
+	}
+}

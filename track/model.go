@@ -459,6 +459,10 @@ type Conn struct {
 	// halfPlaced: placed from a Confirm without its Accept, so one
 	// direction's token is unknown and is paired like a joined connection's.
 	halfPlaced bool
+	// reuseShown: placed by its CDCs on a group the capture showed
+	// before its first frame (placeBlind): a reused group, its Accept
+	// and Confirm not needed to say so.
+	reuseShown bool
 	// firstOf[d]: the connections whose first CDC of direction d a CDC
 	// that went to a joined connection may have been, this one among
 	// them (claimFirst).

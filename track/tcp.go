@@ -1872,6 +1872,11 @@ func (t *Tracker) placeBlind(c *Conn, l *Link, in *input) {
 	t.unpend(c)
 	c.halfPlaced = true
 	t.adoptCut(c, l, in)
+	// A group the capture showed before c's first frame is not c's
+	// making: a first contact's group shows only after its Confirm (the
+	// server sends its first CONFIRM_LINK then, smc_listen_work in
+	// net/smc/af_smc.c), and c's first frame is one of its handshake.
+	c.reuseShown = !c.FirstContact && l.lgr.FirstFrame > 0 && l.lgr.FirstFrame < c.FirstFrame
 	t.attach(c, l)
 	c.Outcome, c.Failure = OutcomeSMCR, ""
 }
