@@ -2810,6 +2810,21 @@ func TestDamagedTuple(t *testing.T) {
 			t.Fatalf("%s: no segment damaged", name)
 		}
 	}
+	// The Proposal's source port and its flags damaged (FIN and RST for
+	// ACK and PSH): its bytes are the next of its connection's stream, to
+	// the number, whatever its flags say.
+	{
+		all := readRawFrames(t, "../samples/pingpong.pcap")
+		base, _ := feedRaw(t, all)
+		frames := slices.Clone(all)
+		const proposal = 7 // frame 8
+		frames[proposal].Data = slices.Clone(frames[proposal].Data)
+		frames[proposal].Data[34+1] ^= 0x10
+		frames[proposal].Data[34+13] = 0x05
+		if s, found := feedRaw(t, frames); !slices.Equal(facts(s), facts(base)) {
+			t.Errorf("Proposal's port and flags damaged: connections %+v, want %+v (findings %v)", facts(s), facts(base), found)
+		}
+	}
 	// The SYN's address damaged and its SYN-ACK damaged elsewhere (its
 	// window): both fail their checksums; the SYN-ACK's verifies with
 	// its own 4-tuple's fields in place, so the SYN's copy is the damaged one.

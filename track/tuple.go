@@ -74,6 +74,13 @@ func near(a, b uint32) bool {
 // tupleFits reports whether s, a segment whose 4-tuple is one field away
 // from c's in direction d, carries c's sequence numbers.
 func tupleFits(c *Conn, d Dir, s *tcpIn) bool {
+	f, o := &c.Flow[d], &c.Flow[1-d]
+	if f.haveTCPNext && s.seq == f.tcpNext && s.payload > 0 {
+		// The bytes next in its stream, to the number: its
+		// acknowledgement number and flags may be damaged as well (1 in
+		// 2^32 by chance).
+		return true
+	}
 	switch {
 	case s.syn && !s.ack:
 		return d == DirC2S && (c.SeenSYN || c.SeenSYNACK) && s.seq == c.synSeq
@@ -81,13 +88,6 @@ func tupleFits(c *Conn, d Dir, s *tcpIn) bool {
 		return d == DirS2C && (c.SeenSYN || c.SeenSYNACK) && s.ackNum == c.synSeq+1
 	case !s.ack:
 		return false // a sequence number alone: 2^17 of 2^32
-	}
-	f, o := &c.Flow[d], &c.Flow[1-d]
-	if f.haveTCPNext && s.seq == f.tcpNext && s.payload > 0 {
-		// The bytes next in its stream, to the number: its
-		// acknowledgement number may be damaged as well (1 in 2^32 by
-		// chance).
-		return true
 	}
 	return f.haveTCPNext && near(s.seq, f.tcpNext) && o.haveTCPNext && near(s.ackNum, o.tcpNext)
 }
