@@ -4130,3 +4130,36 @@ func TestReusedByCDCs(t *testing.T) {
 		})
 	}
 }
+
+// TestMalformedSumsFilled: a Proposal whose trailer is damaged, its
+// segment's checksum failing, where the SYN and SYN-ACK before it were
+// damaged too: nothing told a damaged copy from a capture whose
+// checksums were never filled in, and the handshake failed on it
+// (malformed). The server's ACK after it verifies: the checksums are
+// filled in, the Proposal was a damaged copy its receiver never read.
+// With nothing after it but the TCP close (the Accept and Confirm, and
+// the RoCE traffic, left out), the handshake is not followed to its
+// end, not failed.
+func TestMalformedSumsFilled(t *testing.T) {
+	const syn, synAck, proposal, ack = 2, 3, 4, 5 // frames 3, 4, 5, 6 of pingpong.pcap
+	all := readRawFrames(t, "../samples/pingpong.pcap")
+	frames := append(slices.Clone(all[:ack+1]), all[4019], all[4021], all[4022], all[4023]) // the FINs and last ACKs
+	for _, i := range []int{syn, synAck, proposal} {
+		frames[i].Data = slices.Clone(frames[i].Data)
+	}
+	frames[syn].Data[34+14] ^= 0x04    // the window
+	frames[synAck].Data[34+14] ^= 0x04 // the window
+	p := frames[proposal].Data
+	p[len(p)-1] ^= 0x01 // the trailer's eyecatcher
+	s, found := feedRaw(t, frames)
+	if len(s.Conns) != 1 {
+		t.Fatalf("%d connections, want 1 (findings %v)", len(s.Conns), found)
+	}
+	c := &s.Conns[0]
+	if c.Outcome != OutcomePending || !strings.Contains(ConnDetail(c), "damaged") {
+		t.Errorf("%v %q, want pending, its CLC message damaged (findings %v)", c.Outcome, ConnDetail(c), found)
+	}
+	if slices.Contains(found, expert.HandshakeFailed.String()) {
+		t.Errorf("smc.handshake.failed (findings %v)", found)
+	}
+}

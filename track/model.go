@@ -434,8 +434,10 @@ type Conn struct {
 	// smc.malformed then says too.
 	failedMalformed bool
 	// malformedUnjudged: that message's segment had its checksum judged
-	// neither way (clcFlow.checkSum).
-	malformedUnjudged bool
+	// neither way (clcFlow.checkSum); malformedSumBad, its checksum
+	// failed as held: a later segment of the connection whose checksum
+	// verifies makes it damage (sumsFilled).
+	malformedUnjudged, malformedSumBad bool
 	// failedLink: Failure says the link never came up (failPending); a
 	// CDC of c's followed after that says it did (connUp).
 	failedLink bool

@@ -90,6 +90,9 @@ func (t *Tracker) tcp(in *input) {
 		d = DirS2C
 	}
 	t.touchConn(c, in, d)
+	if c.malformedSumBad {
+		t.sumsFilled(c, s, in)
+	}
 	if s.sumBad {
 		// The receiving host drops a segment whose checksum fails
 		// (tcp_checksum_complete in tcp_v4_rcv, net/ipv4/tcp_ipv4.c).
@@ -352,6 +355,10 @@ func (t *Tracker) tcp(in *input) {
 		// without them): what the link's traffic shows may still tell
 		// (failPending).
 		c.malformedUnjudged = s.frame != nil && !s.frame.TCPSum.Checked
+		if c.malformedUnjudged {
+			sum := s.frame.TCPSumAnyway()
+			c.malformedSumBad = sum.Damaged()
+		}
 		if rec {
 			t.note(c, in, d, "CLC", "malformed: "+s.clcErr)
 		}
@@ -1171,6 +1178,29 @@ func declineStage(c *Conn) Stage {
 		return StageAccept
 	}
 	return StageProposal
+}
+
+// sumsFilled: where c's handshake failed on a malformed CLC message whose
+// segment's checksum failed with no segment of c's verifying before it
+// (no telling a damaged copy from a capture whose checksums were never
+// filled in: a host's transmit offload), a segment s of c's that the
+// capture judged and whose checksum verifies says they are filled in
+// (as clcFlow.checkSum judges with one that came before): that message
+// was a damaged copy, its receiver never read it, and the handshake goes
+// on as one whose bytes the capture holds damaged.
+func (t *Tracker) sumsFilled(c *Conn, s *tcpIn, in *input) {
+	if f := s.frame; f == nil || !f.TCPSum.Checked || !f.TCPSum.OK {
+		return
+	}
+	c.malformedSumBad = false
+	if !c.failedMalformed || c.Outcome != OutcomePending {
+		return
+	}
+	c.Failure, c.failedMalformed, c.malformedUnjudged = "", false, false
+	if !c.clcUncaptured {
+		c.clcUncaptured, c.clcDamaged = true, true
+		t.awaitServerHalf(c, in)
+	}
 }
 
 // declinedStage is the handshake step a Decline sent now in direction d
