@@ -2814,14 +2814,14 @@ func TestDamagedTuple(t *testing.T) {
 	// ACK and PSH): its bytes are the next of its connection's stream, to
 	// the number, whatever its flags say.
 	{
-		all := readRawFrames(t, "../samples/pingpong.pcap")
-		base, _ := feedRaw(t, all)
-		frames := slices.Clone(all)
+		base, _ := feedRaw(t, readRawFrames(t, "../samples/pingpong.pcap"))
 		const proposal = 7 // frame 8
-		frames[proposal].Data = slices.Clone(frames[proposal].Data)
-		frames[proposal].Data[34+1] ^= 0x10
-		frames[proposal].Data[34+13] = 0x05
-		if s, found := feedRaw(t, frames); !slices.Equal(facts(s), facts(base)) {
+		s, found := feedDamaged(t, "../samples/pingpong.pcap", func(fs []rawFrame) []rawFrame {
+			fs[proposal].Data[34+1] ^= 0x10
+			fs[proposal].Data[34+13] = 0x05
+			return fs
+		})
+		if !slices.Equal(facts(s), facts(base)) {
 			t.Errorf("Proposal's port and flags damaged: connections %+v, want %+v (findings %v)", facts(s), facts(base), found)
 		}
 	}
@@ -4063,11 +4063,7 @@ func TestServerDeclineStage(t *testing.T) {
 		}},
 	} {
 		t.Run(v.name, func(t *testing.T) {
-			fs := readRawFrames(t, "../samples/decline-nordma.pcap")
-			for i := range fs {
-				fs[i].Data = bytes.Clone(fs[i].Data)
-			}
-			s, found := feedRaw(t, v.damage(fs))
+			s, found := feedDamaged(t, "../samples/decline-nordma.pcap", v.damage)
 			if len(s.Conns) != 1 {
 				t.Fatalf("%d connections, want 1", len(s.Conns))
 			}
@@ -4109,11 +4105,7 @@ func TestReusedByCDCs(t *testing.T) {
 		}},
 	} {
 		t.Run(v.name, func(t *testing.T) {
-			fs := readRawFrames(t, "../samples/multiconn.pcap")
-			for i := range fs {
-				fs[i].Data = bytes.Clone(fs[i].Data)
-			}
-			s, found := feedRaw(t, v.damage(fs))
+			s, found := feedDamaged(t, "../samples/multiconn.pcap", v.damage)
 			var c *Conn
 			for i := range s.Conns {
 				if s.Conns[i].Client.Port() == v.port {

@@ -17,6 +17,17 @@ func fillAA(d []byte, off int) {
 	}
 }
 
+// feedDamaged runs capture name through a tracker with damage done to a
+// copy of its frames (each frame's bytes its own).
+func feedDamaged(t *testing.T, name string, damage func(fs []rawFrame) []rawFrame) (Snapshot, []string) {
+	t.Helper()
+	fs := readRawFrames(t, name)
+	for i := range fs {
+		fs[i].Data = bytes.Clone(fs[i].Data)
+	}
+	return feedRaw(t, damage(fs))
+}
+
 // findingOn reports whether finding id is raised on frame n (as its
 // first frame or its last) of the snapshot's findings.
 func findingOn(s *Snapshot, id expert.ID, n int) bool {
@@ -92,13 +103,8 @@ func TestUnreadableFrames(t *testing.T) {
 		}, cdc, 0, 0, false, true, true},
 	} {
 		t.Run(v.name, func(t *testing.T) {
-			clean := readRawFrames(t, v.capture)
-			base, _ := feedRaw(t, clean)
-			fs := slices.Clone(clean)
-			for i := range fs {
-				fs[i].Data = bytes.Clone(fs[i].Data)
-			}
-			s, found := feedRaw(t, v.damage(fs))
+			base, _ := feedRaw(t, readRawFrames(t, v.capture))
+			s, found := feedDamaged(t, v.capture, v.damage)
 			if len(s.Conns) != len(base.Conns) {
 				t.Fatalf("%d connections, want %d", len(s.Conns), len(base.Conns))
 			}
