@@ -60,7 +60,7 @@ func unreadable(f *capture.Frame) bool {
 		return false
 	case f.Err != nil:
 		return true
-	case f.UDP != nil && len(f.UDP.Payload) >= 12+4 && nearRoCEv2(uint16(f.UDP.DstPort)):
+	case f.UDP != nil && len(f.UDP.Payload) >= 12+4 && nearRoCEv2(uint16(f.UDP.SrcPort), uint16(f.UDP.DstPort)):
 		return true
 	case f.IPv4 != nil:
 		ip := f.IPv4.Contents
@@ -73,10 +73,15 @@ func unreadable(f *capture.Frame) bool {
 	return false
 }
 
-// nearRoCEv2 reports whether port is one byte off RoCEv2's.
-func nearRoCEv2(port uint16) bool {
+// nearRoCEv2 reports whether a datagram from port src to port dst is a
+// RoCEv2 packet's with its destination port damaged: dst one byte off
+// RoCEv2's but for VXLAN's and VXLAN-GPE's (4789, 4790: a mirror's
+// overlay), src in the range RoCEv2's senders take theirs from (RFC
+// 6335's dynamic ports, from 0xC000: rdma_get_udp_sport in
+// include/rdma/ib_verbs.h).
+func nearRoCEv2(src, dst uint16) bool {
 	r := uint16(decode.UDPPortRoCEv2)
-	return port != r && (port>>8 == r>>8 || port&0xFF == r&0xFF)
+	return src >= 0xC000 && dst != r && dst != 4789 && dst != 4790 && (dst>>8 == r>>8 || dst&0xFF == r&0xFF)
 }
 
 // knownEtherType reports whether t is the EtherType of a frame a capture

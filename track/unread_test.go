@@ -154,3 +154,25 @@ func foundBase(t *testing.T, s Snapshot) []string {
 	}
 	return out
 }
+
+// TestNearRoCEv2: a datagram to a port one byte off 4791 from a RoCEv2
+// sender's port range is a RoCEv2 packet's with its port damaged; not
+// 4791 itself, not VXLAN's or VXLAN-GPE's, not one from a lower port.
+func TestNearRoCEv2(t *testing.T) {
+	for _, v := range []struct {
+		src, dst uint16
+		want     bool
+	}{
+		{0xC143, 0x52b7, true},
+		{0xC143, 0x12f7, true},
+		{0xC143, 4791, false},
+		{0xC143, 4789, false},
+		{0xC143, 4790, false},
+		{0xC143, 0x1300, false},
+		{40000, 0x52b7, false},
+	} {
+		if got := nearRoCEv2(v.src, v.dst); got != v.want {
+			t.Errorf("nearRoCEv2(%#x, %#x) = %v, want %v", v.src, v.dst, got, v.want)
+		}
+	}
+}
