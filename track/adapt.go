@@ -1315,8 +1315,7 @@ func fill(in *input, f *capture.Frame) {
 		}
 		r.ipHdrOK = false
 		if (r.icrcBad || r.lengthBad) && f.IPv4 != nil {
-			ip := f.IPv4.Contents
-			r.ipHdrOK = decode.IPv4HeaderSumOK(ip) && len(ip) >= 20 && ip[10]|ip[11] != 0
+			r.ipHdrOK = ipv4Vouches(f.IPv4.Contents)
 		}
 		// An LLC message the snap length cut before the fields a link
 		// takes from it is followed as a SEND of no known content.

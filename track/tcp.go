@@ -70,7 +70,7 @@ func (t *Tracker) tcp(in *input) {
 		if f := s.frame; f != nil && f.IPv4 != nil && !f.Cut {
 			// Its IPv4 header checksum failing, its addresses may be
 			// damage: a connection's segment, past reading as one.
-			if ip := f.IPv4.Contents; !decode.IPv4HeaderSumOK(ip) && len(ip) >= 20 && ip[10]|ip[11] != 0 {
+			if !decode.IPv4HeaderSumOK(f.IPv4.Contents) {
 				in.unreadFrom(f)
 				t.keepUnread(in, expert.None)
 			}

@@ -63,8 +63,7 @@ func unreadable(f *capture.Frame) bool {
 	case f.UDP != nil && len(f.UDP.Payload) >= 12+4 && nearRoCEv2(uint16(f.UDP.SrcPort), uint16(f.UDP.DstPort)):
 		return true
 	case f.IPv4 != nil:
-		ip := f.IPv4.Contents
-		return !decode.IPv4HeaderSumOK(ip) && len(ip) >= 20 && ip[10]|ip[11] != 0
+		return !decode.IPv4HeaderSumOK(f.IPv4.Contents) // (one of 0 was not filled in: it passes)
 	case f.IPv6 != nil:
 		return false // no header checksum tells
 	case f.Eth != nil && len(f.VLAN) == 0:
@@ -100,13 +99,20 @@ func knownEtherType(t layers.EthernetType, n int) bool {
 // tells of where it went: the addresses of an IPv4 header that
 // verifies, its Ethernet destination.
 func (in *input) unreadFrom(f *capture.Frame) {
-	in.unreadAddrs = f.IPv4 != nil && decode.IPv4HeaderSumOK(f.IPv4.Contents)
+	in.unreadAddrs = f.IPv4 != nil && ipv4Vouches(f.IPv4.Contents)
 	if in.unreadAddrs {
 		in.unreadSrc, in.unreadDst = addrOfIP(f.IPv4.SrcIP), addrOfIP(f.IPv4.DstIP)
 	}
 	if in.unreadHasMAC = f.Eth != nil && len(f.Eth.DstMAC) == 6; in.unreadHasMAC {
 		in.unreadMAC = [6]byte(f.Eth.DstMAC)
 	}
+}
+
+// ipv4Vouches reports whether IPv4 header ip holds the addresses its
+// sender gave: its checksum filled in (decode.IPv4HeaderSumOK passes one
+// of 0) and verifying.
+func ipv4Vouches(ip []byte) bool {
+	return len(ip) >= 20 && ip[10]|ip[11] != 0 && decode.IPv4HeaderSumOK(ip)
 }
 
 // keepUnread keeps the frame in in as one the capture damaged past
