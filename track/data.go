@@ -66,6 +66,7 @@ func (t *Tracker) cdcConn(c *Conn, l *Link, d Dir, in *input) {
 	if c.TFirstCDC.IsZero() || in.number < c.firstCDCFrame {
 		c.TFirstCDC, c.firstCDCFrame = in.ts(), in.number
 	}
+	t.malformedCopy(c, in)
 	connUp(c)
 	var claimed uint64
 	if l != nil {
@@ -406,7 +407,8 @@ func (t *Tracker) dump(in *input) {
 		// smc_listen_work is done, net/smc/af_smc.c), and its dump device
 		// copies only those: the rest of the handshake, which the capture
 		// missed or holds damaged, succeeded.
-		c.Outcome, c.Failure = OutcomeSMCR, ""
+		c.Outcome = OutcomeSMCR
+		c.handshakeWentOn()
 		if c.SMCD {
 			c.Outcome = OutcomeSMCD
 		}

@@ -3043,6 +3043,25 @@ func TestDamagedHandshakeCopies(t *testing.T) {
 			fs[confirm] = damaged(confirm, func(d []byte) { d[66] ^= 0x20 })
 			return fs
 		}()},
+		// No segment verified before (no checksum judged): the
+		// Confirm's trailer and its flags to RST and ACK with its bytes;
+		// its CDCs say it was sent whole.
+		{"Confirm's trailer and flags, no checksum judged", func() []rawFrame {
+			fs := slices.Clone(clean)
+			for i := syn; i < confirm; i++ {
+				fs[i] = damaged(i, func(d []byte) { d[48] ^= 0x04 }) // the window
+			}
+			fs[confirm] = damaged(confirm, func(d []byte) { d[47] |= 0x04; d[len(d)-2] ^= 0x40 })
+			return fs
+		}()},
+		// Three fields between them, neither checksum verifying with any
+		// 4-tuple: the Proposal after them names each field's.
+		{"SYN's addresses and acknowledgement number, SYN-ACK's client port and timestamp", func() []rawFrame {
+			fs := slices.Clone(clean)
+			fs[syn] = damaged(syn, func(d []byte) { d[28] ^= 0xa0; d[30] ^= 0xd6; d[42] ^= 0x4d })
+			fs[synack] = damaged(synack, func(d []byte) { d[36] ^= 0x27; d[65] ^= 0x05 })
+			return fs
+		}()},
 	} {
 		s, found := feedRaw(t, v.frames)
 		if !strings.Contains(v.name, "unreadable") && slices.Contains(found, expert.NotCaptured.String()) && !slices.Contains(baseFound, expert.NotCaptured.String()) {
@@ -3059,6 +3078,11 @@ func TestDamagedHandshakeCopies(t *testing.T) {
 			t.Errorf("%s: connections %q, findings %v; want one SMC-R", v.name, got, found)
 		} else if c := &s.Conns[0]; c.Client != base.Conns[0].Client || c.TSYN != base.Conns[0].TSYN {
 			t.Errorf("%s: client %v, SYN at %v; want %v, %v", v.name, c.Client, c.TSYN, base.Conns[0].Client, base.Conns[0].TSYN)
+		} else if b := &base.Conns[0]; c.Flow[0].RST != b.Flow[0].RST || c.Flow[1].RST != b.Flow[1].RST {
+			t.Errorf("%s: RST %v %v, want %v %v", v.name, c.Flow[0].RST, c.Flow[1].RST, b.Flow[0].RST, b.Flow[1].RST)
+		}
+		if d := findingDetail(&s, expert.Malformed); d != "" && !strings.Contains(d, "a damaged copy") {
+			t.Errorf("%s: smc.malformed %q, want it said a damaged copy", v.name, d)
 		}
 	}
 }
@@ -4153,5 +4177,8 @@ func TestMalformedSumsFilled(t *testing.T) {
 	}
 	if slices.Contains(found, expert.HandshakeFailed.String()) {
 		t.Errorf("smc.handshake.failed (findings %v)", found)
+	}
+	if d := findingDetail(&s, expert.Malformed); !strings.HasSuffix(d, "(in a segment whose TCP checksum fails: a damaged copy)") {
+		t.Errorf("smc.malformed %q, want it said a damaged copy", d)
 	}
 }

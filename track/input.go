@@ -118,6 +118,21 @@ func (s *tcpIn) damage() string {
 	return ""
 }
 
+// mayBeDamaged reports whether s may be a damaged copy: a checksum of it
+// fails, judged damage (damage) or as held where nothing judged it (no
+// segment of its connection verified before: a capture whose checksums
+// were never filled in fails them too, but its messages are whole).
+func (s *tcpIn) mayBeDamaged() bool {
+	if s.damage() != "" {
+		return true
+	}
+	if s.frame == nil || s.frame.TCPSum.Checked {
+		return false
+	}
+	sum := s.frame.TCPSumAnyway()
+	return sum.Checked && !sum.OK || sum.IPSumBad
+}
+
 // ts is the frame's time.
 func (in *input) ts() time.Time { return time.Unix(0, in.ns) }
 

@@ -434,10 +434,16 @@ type Conn struct {
 	// smc.malformed then says too.
 	failedMalformed bool
 	// malformedUnjudged: that message's segment had its checksum judged
-	// neither way (clcFlow.checkSum); malformedSumBad, its checksum
-	// failed as held: a later segment of the connection whose checksum
-	// verifies makes it damage (sumsFilled).
-	malformedUnjudged, malformedSumBad bool
+	// neither way (clcFlow.checkSum); malformedSum names the checksum of
+	// it that failed as held ("TCP checksum"), if one did: a later
+	// segment of the connection whose checksum verifies makes it damage
+	// (sumsFilled).
+	malformedUnjudged bool
+	malformedSum      string
+	// malformedCopy says why the malformed CLC message Failure named
+	// was the capture's damaged copy after all (sumsFilled,
+	// handshakeWentOn), for smc.malformed's detail.
+	malformedCopy string
 	// failedLink: Failure says the link never came up (failPending); a
 	// CDC of c's followed after that says it did (connUp).
 	failedLink bool

@@ -85,12 +85,15 @@ func (t *Tracker) tcp(in *input) {
 		// the connection goes on where its peers' segments say so.
 		s.rst = false
 	}
+	if s.rst && s.payload > 0 && resetDamaged(s) {
+		s.rst = false
+	}
 	d := DirC2S
 	if s.src != c.Client {
 		d = DirS2C
 	}
 	t.touchConn(c, in, d)
-	if c.malformedSumBad {
+	if c.malformedSum != "" {
 		t.sumsFilled(c, s, in)
 	}
 	if s.sumBad {
@@ -356,8 +359,12 @@ func (t *Tracker) tcp(in *input) {
 		// (failPending).
 		c.malformedUnjudged = s.frame != nil && !s.frame.TCPSum.Checked
 		if c.malformedUnjudged {
-			sum := s.frame.TCPSumAnyway()
-			c.malformedSumBad = sum.Damaged()
+			switch sum := s.frame.TCPSumAnyway(); {
+			case sum.Checked && !sum.OK:
+				c.malformedSum = "TCP checksum"
+			case sum.IPSumBad:
+				c.malformedSum = "IPv4 header checksum"
+			}
 		}
 		if rec {
 			t.note(c, in, d, "CLC", "malformed: "+s.clcErr)
@@ -929,11 +936,11 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 			c.EID = m.eid
 		}
 		c.Offered = m.offered
-		c.proposed, c.proposedOK = m.gids, in.tcp.damage() == ""
+		c.proposed, c.proposedOK = m.gids, !in.tcp.mayBeDamaged()
 	case decode.CLCTypeAccept:
 		c.TAccept = in.ts()
 		t.answered(c)
-		c.epDamaged[DirC2S] = in.tcp.damage() != ""
+		c.epDamaged[DirC2S] = in.tcp.mayBeDamaged()
 		c.ServerEP = m.ep
 		c.Version = m.version
 		c.SMCD = m.smcd
@@ -966,7 +973,7 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 			// smc_connect_ism send the Confirm, net/smc/af_smc.c).
 			handshakeRead(c)
 		}
-		c.epDamaged[DirS2C] = in.tcp.damage() != ""
+		c.epDamaged[DirS2C] = in.tcp.mayBeDamaged()
 		t.slowHandshake(c, in, "Confirm")
 		c.ClientEP = m.ep
 		if c.epDamaged[DirS2C] && !m.smcd {
@@ -1192,11 +1199,13 @@ func (t *Tracker) sumsFilled(c *Conn, s *tcpIn, in *input) {
 	if f := s.frame; f == nil || !f.TCPSum.Checked || !f.TCPSum.OK {
 		return
 	}
-	c.malformedSumBad = false
+	what := c.malformedSum
+	c.malformedSum = ""
 	if !c.failedMalformed || c.Outcome != OutcomePending {
 		return
 	}
 	c.Failure, c.failedMalformed, c.malformedUnjudged = "", false, false
+	c.malformedCopy = "in a segment whose " + what + " fails: a damaged copy"
 	if !c.clcUncaptured {
 		c.clcUncaptured, c.clcDamaged = true, true
 		t.awaitServerHalf(c, in)
@@ -1251,6 +1260,9 @@ func (t *Tracker) linkUp(l *Link) {
 // the capture gave c only later (a request kept out of sequence, a
 // connection joined from CDCs merged into it) says it did not fail.
 func connUp(c *Conn) {
+	if c.failedMalformed && c.malformedUnjudged {
+		c.handshakeWentOn()
+	}
 	if c.AwaitingLink && c.Outcome == OutcomePending {
 		c.Outcome = OutcomeSMCR
 	}
@@ -1282,13 +1294,13 @@ func (t *Tracker) failPending(c *Conn, in *input) {
 		// could be its (adoptJoined), says the malformed message was a
 		// damaged copy after all: Linux sends no CDC on a connection
 		// whose handshake failed.
-		failure := c.Failure
+		failure, uncaptured, damaged := c.Failure, c.clcUncaptured, c.clcDamaged
 		c.Failure, c.failedMalformed, c.clcUncaptured, c.clcDamaged = "", false, true, true
 		t.adoptJoined(c, in, true)
 		if c.Outcome != OutcomePending {
 			return
 		}
-		c.Failure, c.failedMalformed, c.clcUncaptured, c.clcDamaged = failure, true, false, false
+		c.Failure, c.failedMalformed, c.clcUncaptured, c.clcDamaged = failure, true, uncaptured, damaged
 	}
 	if c.awaitsUnseenLink() {
 		// Linux ends a link it could not confirm with a CLC Decline
@@ -1720,7 +1732,9 @@ func (t *Tracker) addPendingHalf(c *Conn) {
 // which may be another), and a first-contact v2 Confirm lists it first:
 // m's GID is the damage where it differs from the one proposed in one
 // byte and the Proposal verified, or the Proposal and the list agree on
-// it (two damaged copies). Else m's stands.
+// it (two damaged copies), or the proposed one is a GID a RoCE device
+// has and m's is not (wellFormedGID: the two copies both damaged, their
+// checksums telling nothing). Else m's stands.
 func (c *Conn) confirmedGID(m *clcIn) netip.Addr {
 	i := 0
 	if m.version >= 2 {
@@ -1730,10 +1744,22 @@ func (c *Conn) confirmedGID(m *clcIn) netip.Addr {
 	if !p.IsValid() || p.IsUnspecified() || g == p || !oneByteOff(g, p) {
 		return g
 	}
-	if c.proposedOK || m.gids[1] == p {
+	if c.proposedOK || m.gids[1] == p || wellFormedGID(p) && !wellFormedGID(g) {
 		return p
 	}
 	return g
+}
+
+// wellFormedGID reports whether g is a GID a RoCE device has: an
+// IPv4-mapped one (RoCEv2 over IPv4, RFC 4291 2.5.5.2) or an IPv6 unicast
+// address outside ::/8, which IPv6 reserves (RFC 4291 2.4) and no device
+// is given. A damaged byte in the first 10 of an IPv4-mapped GID, the
+// ones a lab's and a cloud's GIDs hold, leaves one that is neither.
+func wellFormedGID(g netip.Addr) bool {
+	if !g.Is6() || g.Is4In6() {
+		return g.Is4In6()
+	}
+	return g.As16()[0] != 0 && !g.IsMulticast()
 }
 
 // oneByteOff reports whether GIDs a and b differ in exactly one byte.
@@ -1784,7 +1810,7 @@ func (t *Tracker) claimHalf(l *Link, d Dir, m *cdcIn, in *input) (*Conn, Dir) {
 			// host's alert tokens are its own, one per connection,
 			// smc_lgr_register_conn in net/smc/smc_core.c.)
 			ours := m.token == ep.Token && k.dst == addrOf(ep.GID)
-			if !ours && !(c.epDamaged[want] && m.first()) || k.qpn != qpn && m.token != ep.Token {
+			if !ours && !(c.epDamaged[want] && firstOf(c, m)) || k.qpn != qpn && m.token != ep.Token {
 				continue
 			}
 			// The message was a damaged copy: the connection's first
@@ -1807,6 +1833,15 @@ func (t *Tracker) claimHalf(l *Link, d Dir, m *cdcIn, in *input) (*Conn, Dir) {
 		return c, d
 	}
 	return nil, d
+}
+
+// firstOf reports whether m, a CDC of a token no connection registered,
+// is among the first of c's that the capture can show: its first, or,
+// where c made its link group (a first contact's link carries its CDCs
+// before any other connection's), one of its first youngSeq, the ones
+// before it damaged or missed.
+func firstOf(c *Conn, m *cdcIn) bool {
+	return m.first() || c.FirstContact && !m.noSeq && m.seq <= youngSeq
 }
 
 // claimFirst finds the connection a connection's first CDC belongs to when
@@ -1908,7 +1943,8 @@ func (t *Tracker) placeBlind(c *Conn, l *Link, in *input) {
 	// net/smc/af_smc.c), and c's first frame is one of its handshake.
 	c.reuseShown = !c.FirstContact && l.lgr.FirstFrame > 0 && l.lgr.FirstFrame < c.FirstFrame
 	t.attach(c, l)
-	c.Outcome, c.Failure = OutcomeSMCR, ""
+	c.Outcome = OutcomeSMCR
+	c.handshakeWentOn()
 }
 
 // adoptCut: c, a first contact whose Accept and Confirm the snap length
@@ -1963,7 +1999,8 @@ func (t *Tracker) attachServerHalf(c *Conn, l *Link) {
 	t.registerToken(c, DirC2S, c.ServerEP.Token)
 	t.registerRMB(c, l, DirC2S, &c.ServerEP)
 	if c.Outcome == OutcomePending {
-		c.Outcome, c.Failure = OutcomeSMCR, ""
+		c.Outcome = OutcomeSMCR
+		c.handshakeWentOn()
 	}
 }
 
@@ -2187,3 +2224,46 @@ func (t *Tracker) noSYNACKFallback(c *Conn, in *input) {
 // damagedSMCOption reports whether s, a SYN or SYN-ACK shown without the
 // SMC option, carried it (capture.Frame.SMCOptionDamaged).
 func damagedSMCOption(s *tcpIn) bool { return s.frame != nil && s.frame.SMCOptionDamaged() }
+
+// malformedCopy: a CDC of c's, found by its token on c's link group, where
+// c's handshake failed on a malformed CLC message whose checksum the
+// capture could not judge, says that message was a damaged copy: Linux
+// sends no CDC on a connection whose handshake failed (the receiver of a
+// malformed CLC message ends it with EPROTO, smc_clc_wait_msg in
+// net/smc/smc_clc.c). The handshake goes on as one whose bytes the
+// capture holds damaged (sumsFilled).
+func (t *Tracker) malformedCopy(c *Conn, in *input) {
+	if !c.failedMalformed || !c.malformedUnjudged || c.Outcome != OutcomePending {
+		return
+	}
+	c.handshakeWentOn()
+	if !c.clcUncaptured {
+		c.clcUncaptured = true
+		t.awaitServerHalf(c, in)
+	}
+}
+
+// handshakeWentOn: c's CDCs, or its first link's CONFIRM_LINK, prove its
+// handshake set it up, whatever failure it was given: a malformed CLC
+// message it failed on was the capture's damaged copy.
+func (c *Conn) handshakeWentOn() {
+	if c.failedMalformed {
+		c.clcDamaged, c.malformedCopy = true, "a damaged copy: the handshake went on, its link or CDCs say"
+	}
+	c.Failure, c.failedMalformed, c.malformedUnjudged, c.malformedSum = "", false, false, ""
+}
+
+// resetDamaged reports whether s, a reset carrying bytes, has its RST flag
+// from the capture's damage: Linux sends a reset bare, with no payload
+// (tcp_send_active_reset in net/ipv4/tcp_output.c, tcp_v4_send_reset in
+// net/ipv4/tcp_ipv4.c), so a segment with both whose TCP or IPv4 header
+// checksum fails as held (its flags covered by the one, not judged where
+// nothing of its direction verified before) is a data segment whose
+// flags byte the capture damaged.
+func resetDamaged(s *tcpIn) bool {
+	if s.frame == nil {
+		return false
+	}
+	sum := s.frame.TCPSumAnyway()
+	return sum.Checked && !sum.OK || sum.IPSumBad
+}

@@ -104,7 +104,9 @@ func (t *Tracker) damagedTuple(in *input) *Conn {
 		// field of each end damaged (damagedCopyOf), or answer a
 		// damaged SYN with one in each (damagedSYNOf).
 		if !s.syn || !s.ack {
-			return nil
+			// Three fields damaged between a SYN and its SYN-ACK leave
+			// the ends the segment after them names unseen.
+			return t.outvoted(in)
 		}
 		if sum := s.sums(); sum.Damaged() {
 			if c := t.damagedCopyOf(in, sum); c != nil {
@@ -181,8 +183,9 @@ func (t *Tracker) damagedSYNOf(in *input) *Conn {
 			continue
 		}
 		client, server := s.dst, s.src
+		off := tupleOff(s.src, s.dst, c.Server, c.Client)
 		switch {
-		case s.syn && s.ack && s.ackNum == c.synSeq+1 && tupleOff(s.src, s.dst, c.Server, c.Client) == 1:
+		case s.syn && s.ack && s.ackNum == c.synSeq+1 && off == 1:
 		case s.syn && s.ack && tupleOff(s.src, s.dst, c.Server, c.Client) == 1 && capture.SYNSumAs(y.hdr, s.dst, s.src, s.ackNum-1):
 			// Its sequence number damaged as well: the SYN's checksum
 			// verifies with the SYN-ACK's 4-tuple and the number it
@@ -192,10 +195,11 @@ func (t *Tracker) damagedSYNOf(in *input) *Conn {
 			// Its acknowledgement number damaged instead: the SYN's
 			// checksum verifies with the SYN-ACK's 4-tuple and its own
 			// number.
-		case s.syn && s.ack && s.ackNum == c.synSeq+1 && tupleOff(s.src, s.dst, c.Server, c.Client) == 2:
-			// Two fields damaged between them: the 4-tuple sent takes
-			// each from the segment that held it whole, which the SYN's
-			// or the SYN-ACK's checksum says (mixedTuple).
+		case s.syn && s.ack && s.ackNum == c.synSeq+1 && (off == 2 || off == 3):
+			// Two fields damaged between them (or three): the 4-tuple
+			// sent takes each from the segment that held it whole,
+			// which the SYN's or the SYN-ACK's checksum says
+			// (mixedTuple).
 			var n int
 			client, server, n = mixedTuple(&y, c.synSeq, s)
 			if n == 0 {
@@ -235,11 +239,13 @@ func (t *Tracker) damagedSYNOf(in *input) *Conn {
 }
 
 // outvoted finds the connection begun at a damaged SYN whose damaged
-// SYN-ACK answered it two fields off, neither checksum telling which held
-// each (damagedSYN.answered), that s goes on from: its sequence numbers
-// the connection's (tupleFits), one field off the SYN's 4-tuple, and
-// that field the SYN-ACK's. Two segments of three name it: the SYN's copy
-// held it damaged, and the connection moves to the 4-tuple s names.
+// SYN-ACK answered it two or three fields off, neither checksum telling
+// which held each (damagedSYN.answered), that s goes on from: its
+// sequence numbers the connection's (tupleFits), each field in which the
+// two differ the SYN's or the SYN-ACK's, at least one the SYN-ACK's.
+// Two segments of three name each field: the SYN's copy held those s
+// takes from the SYN-ACK damaged, and the connection moves to the
+// 4-tuple s names.
 func (t *Tracker) outvoted(in *input) *Conn {
 	s := &in.tcp
 	if s.syn || !s.ack {
@@ -256,7 +262,10 @@ func (t *Tracker) outvoted(in *input) *Conn {
 		if d == DirS2C {
 			client, server = s.dst, s.src
 		}
-		if off != 1 || tupleOff(client, server, y.synAck[0], y.synAck[1]) != 1 || !tupleFits(c, d, s) {
+		// Each field the two hold apart s takes from one of them, and
+		// at least one from the SYN-ACK.
+		toAck := tupleOff(client, server, y.synAck[0], y.synAck[1])
+		if off == 0 || toAck == 0 || off+toAck != tupleOff(y.src, y.dst, y.synAck[0], y.synAck[1]) || !tupleFits(c, d, s) {
 			continue
 		}
 		t.settleSYN(i, client, server, func(what string) string {

@@ -1,0 +1,85 @@
+package track
+
+import (
+	"bytes"
+	"fmt"
+	"net/netip"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/smcscope/smcscope/expert"
+)
+
+// TestDamagedClientHalf: pingpong.pcap where no TCP checksum of the
+// handshake could be judged (every segment before the Confirm damaged in
+// its window), the Accept malformed (its trailer), the Confirm's token
+// damaged and the Proposal's v2 GID too, the link's CONFIRM_LINK
+// exchange damaged past mending and the server's first CDC missed: the
+// Confirm, its checksum failing as held, may be a damaged copy, so the
+// server's first CDC the capture holds (sequence 2), to the client's
+// queue pair and GID, places the connection with the token it carries;
+// the Confirm's GID, a RoCE device's, stands against the Proposal's
+// damaged one. One SMC-R connection, as in the whole capture.
+func TestDamagedClientHalf(t *testing.T) {
+	const proposal, accept, confirm = 4, 6, 7           // indexes of frames 5, 7 and 8
+	const confirmReq, confirmResp, firstCDC = 8, 10, 22 // frames 9, 11 and 23 (S->C CDC seq 1)
+	s, found := feedDamaged(t, "../samples/pingpong.pcap", func(fs []rawFrame) []rawFrame {
+		for i := 2; i < confirm; i++ {
+			fs[i].Data[48] ^= 0x04 // the TCP window
+		}
+		gid := []byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 10, 0, 2}
+		p := fs[proposal].Data
+		i := bytes.LastIndex(p, gid)
+		if i < 0 {
+			t.Fatal("no v2 GID in the Proposal")
+		}
+		p[i+4] ^= 0xb3
+		a := fs[accept].Data
+		a[len(a)-2] ^= 0x40           // the trailer's eyecatcher
+		fs[confirm].Data[115] ^= 0x48 // the token
+		for _, i := range []int{confirmReq, confirmResp} {
+			d := fs[i].Data
+			d[len(d)-20] ^= 0x11
+			d[len(d)-30] ^= 0x22
+		}
+		return slices.Delete(fs, firstCDC, firstCDC+1)
+	})
+	if len(s.Conns) != 1 || s.Conns[0].Outcome != OutcomeSMCR {
+		var got []string
+		for i := range s.Conns {
+			got = append(got, fmt.Sprintf("%v %s", s.Conns[i].Outcome, ConnDetail(&s.Conns[i])))
+		}
+		t.Fatalf("connections %q, findings %v; want one SMC-R", got, found)
+	}
+	c := &s.Conns[0]
+	if c.ClientEP.GID.String() != "::ffff:10.10.0.2" || c.Flow[DirS2C].CDCs == 0 || c.Flow[DirC2S].CDCs == 0 {
+		t.Errorf("client GID %v, CDCs %d %d; want ::ffff:10.10.0.2 and CDCs both ways", c.ClientEP.GID, c.Flow[DirC2S].CDCs, c.Flow[DirS2C].CDCs)
+	}
+	if slices.Contains(found, expert.HandshakeFailed.String()) {
+		t.Errorf("findings %v: smc.handshake.failed", found)
+	}
+	if d := findingDetail(&s, expert.Malformed); !strings.Contains(d, "a damaged copy") {
+		t.Errorf("smc.malformed %q, want it said a damaged copy", d)
+	}
+}
+
+// TestConfirmedGID: a damaged Confirm's GID one byte off the one its
+// Proposal offered, neither copy's checksum verifying: the one a RoCE
+// device can have is read (wellFormedGID), and where both can, the
+// Confirm's stands.
+func TestConfirmedGID(t *testing.T) {
+	for _, v := range []struct{ proposed, confirmed, want string }{
+		{"::ffff:10.10.0.2", "0:80::ffff:a0a:2", "::ffff:10.10.0.2"},
+		{"::b3:0:ffff:a0a:2", "::ffff:10.10.0.2", "::ffff:10.10.0.2"},
+		{"::ffff:10.10.0.2", "::ffff:10.10.0.3", "::ffff:10.10.0.3"},
+		{"fe80::5054:ff:fe0a:2", "fe80::5054:ff:fe0a:3", "fe80::5054:ff:fe0a:3"},
+		{"fe80::5054:ff:fe0a:2", "80::5054:ff:fe0a:2", "fe80::5054:ff:fe0a:2"},
+	} {
+		c := &Conn{proposed: [2]netip.Addr{{}, netip.MustParseAddr(v.proposed)}}
+		m := &clcIn{version: 2, ep: Endpoint{GID: netip.MustParseAddr(v.confirmed)}}
+		if got := c.confirmedGID(m); got.String() != v.want {
+			t.Errorf("proposed %s, confirmed %s: %s, want %s", v.proposed, v.confirmed, got, v.want)
+		}
+	}
+}
