@@ -83,3 +83,36 @@ func TestConfirmedGID(t *testing.T) {
 		}
 	}
 }
+
+// TestDamagedAcceptGIDNoDevice: pingpong.pcap with the Accept's GID
+// damaged into one no RoCE device has (in the reserved ::/8), the
+// Confirm's queue pair damaged too and the link's CONFIRM_LINK exchange
+// damaged past mending: the server's first request whose ICRC verifies
+// has the client's address alone of the key the two copies gave, and the
+// damaged GID stands for its source (unknownEnds), so it keys the link;
+// one SMC-R connection with its CDCs both ways, as in the whole capture.
+func TestDamagedAcceptGIDNoDevice(t *testing.T) {
+	const accept, confirm, confirmReq, confirmResp = 6, 7, 8, 10 // frames 7, 8, 9 and 11
+	clean := readRawFrames(t, "../samples/pingpong.pcap")
+	base, _ := feedRaw(t, clean)
+	s, found := feedDamaged(t, "../samples/pingpong.pcap", func(fs []rawFrame) []rawFrame {
+		fs[accept].Data[66+16+3] ^= 0xbc  // the GID's fourth byte
+		fs[confirm].Data[66+38+2] ^= 0xf0 // the QPN's last byte
+		for _, i := range []int{confirmReq, confirmResp} {
+			d := fs[i].Data
+			d[len(d)-20] ^= 0x11
+			d[len(d)-30] ^= 0x22
+		}
+		return fs
+	})
+	if len(s.Conns) != 1 || s.Conns[0].Outcome != OutcomeSMCR {
+		var got []string
+		for i := range s.Conns {
+			got = append(got, fmt.Sprintf("%v %s", s.Conns[i].Outcome, ConnDetail(&s.Conns[i])))
+		}
+		t.Fatalf("connections %q, findings %v; want one SMC-R", got, found)
+	}
+	if got, want := flowTotalsOf(s), flowTotalsOf(base); got != want {
+		t.Errorf("CDCs and bytes %v, want %v", got, want)
+	}
+}

@@ -28,6 +28,17 @@ func addrOfIP(ip []byte) addr {
 	return addr{}
 }
 
+// wellFormed reports whether a is an address a RoCE device's GID gives
+// (wellFormedGID): IPv4, or IPv6 outside the reserved ::/8 and not
+// multicast.
+func (a addr) wellFormed() bool {
+	if a.hi == 0 && a.lo>>32 == 0xffff {
+		return true
+	}
+	b := byte(a.hi >> 56)
+	return b != 0 && b != 0xff
+}
+
 // nearly reports whether a and b differ in at most one byte.
 func (a addr) nearly(b addr) bool {
 	n := 0

@@ -738,7 +738,9 @@ func (t *Tracker) damagedQP(in *input) (linkRef, bool) {
 // firstOfKey finds the link direction of a request whose wire key no
 // link has where it is the direction's first packet as the CLC messages
 // announced it but for one of the three parts of its key: the one
-// direction with two of them that has seen no packet and whose first PSN
+// direction with two of them (an address no RoCE device has, which only
+// a damaged CLC copy gives, stands for any: unknownEnds) that has seen
+// no packet and whose first PSN
 // (the sender's CLC or ADD_LINK value) is the request's, or one shortly
 // before it (the requests between the capture holds damaged, or missed
 // them: 24 random bits at the start leave no doubt). The CLC copy that
@@ -761,8 +763,8 @@ func (t *Tracker) firstOfKey(in *input) (linkRef, bool) {
 			if !l.keyed[d] || rc.Packets > 0 || !rc.havePSN {
 				continue
 			}
-			switch same := sameOfKey(&l.keys[d], &r.key); {
-			case same == 2:
+			switch same := sameOfKey(&l.keys[d], &r.key) + unknownEnds(&l.keys[d], &r.key); {
+			case same >= 2:
 				if dd := psnDiff(r.psn, rc.nextPSN); dd >= 0 && dd < aheadBits {
 					found = linkRef{l, Dir(d)}
 					n++
@@ -828,6 +830,19 @@ func keyChange(old, k qpKey) string {
 		what = append(what, fmt.Sprintf("%v -> %v where the CLC message named %v -> %v", k.src.netip(), k.dst.netip(), old.src.netip(), old.dst.netip()))
 	}
 	return strings.Join(what, ", ")
+}
+
+// unknownEnds counts the addresses of link key k that o does not carry
+// and no RoCE device has (addr.wellFormed): the damaged copy of a CLC
+// message gave them, and they stand for whatever o carries.
+func unknownEnds(k, o *qpKey) int {
+	n := 0
+	for _, a := range [2][2]addr{{k.src, o.src}, {k.dst, o.dst}} {
+		if a[0] != a[1] && a[0] != (addr{}) && !a[0].wellFormed() {
+			n++
+		}
+	}
+	return n
 }
 
 // sameOfKey counts the parts of k (source, destination, DestQP) that o
