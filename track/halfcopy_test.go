@@ -116,3 +116,46 @@ func TestDamagedAcceptGIDNoDevice(t *testing.T) {
 		t.Errorf("CDCs and bytes %v, want %v", got, want)
 	}
 }
+
+// TestBlindHandshakeBesideDamagedSYN: pingpong.pcap where no TCP checksum
+// could be judged (every handshake segment damaged in its window), the
+// SYN's port and sequence number damaged too (a connection of its own,
+// which no SYN-ACK answers), the Accept's sequence number (its bytes not
+// read as CLC) and the Confirm's trailer: the one handshake between the
+// hosts is the connection whose CDCs came up after it (adoptJoined); the
+// damaged SYN's, answered by nothing, is no other candidate for them.
+func TestBlindHandshakeBesideDamagedSYN(t *testing.T) {
+	const syn, accept, confirm = 2, 6, 7 // frames 3, 7 and 8
+	s, found := feedDamaged(t, "../samples/pingpong.pcap", func(fs []rawFrame) []rawFrame {
+		for i := syn; i <= confirm; i++ {
+			fs[i].Data[48] ^= 0x04 // the TCP window
+		}
+		fs[syn].Data[35] ^= 0x30 // the client's port
+		fs[syn].Data[40] ^= 0x21 // the sequence number
+		fs[accept].Data[40] ^= 0x08
+		c := fs[confirm].Data
+		c[len(c)-2] ^= 0x40                      // the trailer's eyecatcher
+		for _, i := range []int{8, 10, 19, 22} { // CONFIRM_LINK and the first CDC of each direction (frames 9, 11, 20 and 23)
+			d := fs[i].Data
+			d[len(d)-20] ^= 0x11
+			d[len(d)-30] ^= 0x22
+		}
+		return fs
+	})
+	var smcr, failed int
+	for i := range s.Conns {
+		switch s.Conns[i].Outcome {
+		case OutcomeSMCR:
+			smcr++
+		case OutcomeFailed, OutcomeUnknown:
+			failed++
+		}
+	}
+	if smcr != 1 || failed != 0 || slices.Contains(found, expert.HandshakeFailed.String()) {
+		var got []string
+		for i := range s.Conns {
+			got = append(got, fmt.Sprintf("%v %s", s.Conns[i].Outcome, ConnDetail(&s.Conns[i])))
+		}
+		t.Errorf("connections %q, findings %v; want one SMC-R, none failed or joined", got, found)
+	}
+}

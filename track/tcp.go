@@ -728,7 +728,10 @@ func (t *Tracker) adoptJoined(c *Conn, in *input, young bool) {
 	// hosts): the walk over every connection is not paid per handshake.
 	for _, x := range t.conns {
 		if x != c && !x.Inferred && x.link == nil && x.Outcome == OutcomePending && !x.ServerEP.Valid && !x.ClientEP.Valid &&
-			!x.SMCD && x.Client.Addr() == client && x.Server.Addr() == server && !j.TFirstCDC.Before(x.Start) {
+			!x.SMCD && x.Client.Addr() == client && x.Server.Addr() == server && !j.TFirstCDC.Before(x.Start) &&
+			t.damagedSYNAt(x) < 0 {
+			// (A SYN alone whose checksum failed is a damaged copy's
+			// connection, which no SYN-ACK answered: no handshake.)
 			return
 		}
 	}
@@ -1281,7 +1284,13 @@ func (t *Tracker) failPending(c *Conn, in *input) {
 	}
 	if c.clcUncaptured && c.Failure == "" {
 		// What decided it may be in the bytes the capture missed (a
-		// malformed message before them decided already).
+		// malformed message before them decided already); a connection
+		// joined from CDCs that came up between c's hosts after c began,
+		// c the one handshake that could be its, says SMC-R
+		// (adoptJoined, as for a malformed message below).
+		if t.adoptJoined(c, in, true); c.Outcome != OutcomePending {
+			return
+		}
 		c.Failure = uncapturedDetail(c)
 		return
 	}
