@@ -3054,6 +3054,17 @@ func TestDamagedHandshakeCopies(t *testing.T) {
 			fs[confirm] = damaged(confirm, func(d []byte) { d[47] |= 0x04; d[len(d)-2] ^= 0x40 })
 			return fs
 		}()},
+		// No segment verified before: the server's ACK of the Proposal
+		// with its flags to RST and ACK, bare; its Accept after it says
+		// the server went on (resetUndone).
+		{"server ACK's flags to RST, no checksum judged", func() []rawFrame {
+			fs := slices.Clone(clean)
+			for i := syn; i <= proposal+1; i++ {
+				fs[i] = damaged(i, func(d []byte) { d[48] ^= 0x04 }) // the window
+			}
+			fs[proposal+1].Data[47] = 0x14
+			return fs
+		}()},
 		// Three fields between them, neither checksum verifying with any
 		// 4-tuple: the Proposal after them names each field's.
 		{"SYN's addresses and acknowledgement number, SYN-ACK's client port and timestamp", func() []rawFrame {

@@ -440,6 +440,9 @@ type Conn struct {
 	// (sumsFilled).
 	malformedUnjudged bool
 	malformedSum      string
+	// resetUnsure: the reset that ended c had its checksum fail as held,
+	// nothing of c's judged: undone if its sender goes on (resetUndone).
+	resetUnsure *resetUndo
 	// malformedCopy says why the malformed CLC message Failure named
 	// was the capture's damaged copy after all (sumsFilled,
 	// handshakeWentOn), for smc.malformed's detail.

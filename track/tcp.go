@@ -93,6 +93,14 @@ func (t *Tracker) tcp(in *input) {
 		d = DirS2C
 	}
 	t.touchConn(c, in, d)
+	if u := c.resetUnsure; u != nil && u.dir == d && !s.syn && !s.sumBad && int32(s.seq-u.seq) >= 0 && in.number != u.frame {
+		t.resetUndone(c, in)
+	}
+	if s.rst && c.resetUnsure == nil && resetDamaged(s) && !s.frame.TCPSum.Checked {
+		c.resetUnsure = &resetUndo{dir: d, seq: s.seq, frame: in.number, rst: c.Flow[d].RST, finFrame: c.Flow[d].finFrame,
+			finNS: c.Flow[d].finNS, tClose: c.TClose, outcome: c.Outcome, failure: c.Failure, failedMalformed: c.failedMalformed,
+			failedLink: c.failedLink, awaiting: c.AwaitingLink, failed: c.expert.find(expert.HandshakeFailed) != nil}
+	}
 	if c.malformedSum != "" {
 		t.sumsFilled(c, s, in)
 	}
@@ -2275,4 +2283,43 @@ func resetDamaged(s *tcpIn) bool {
 	}
 	sum := s.frame.TCPSumAnyway()
 	return sum.Checked && !sum.OK || sum.IPSumBad
+}
+
+// resetUndo is what a reset whose checksum failed as held, nothing of its
+// connection judged yet, changed (Conn.resetUnsure): its flags may be the
+// capture's damage.
+type resetUndo struct {
+	dir             Dir
+	seq             uint32
+	frame           int
+	rst             bool
+	finFrame        int
+	finNS           int64
+	tClose          time.Time
+	outcome         Outcome
+	failure         string
+	failedMalformed bool
+	failedLink      bool
+	awaiting        bool
+	failed          bool // smc.handshake.failed was raised before it
+}
+
+// resetUndone: a segment its sender sent after the reset c.resetUnsure
+// took (its sequence number the reset's or past it) says that reset was a
+// damaged copy's flags: Linux sends nothing on a connection after its
+// reset (tcp_send_active_reset, and tcp_done after it). The connection is
+// as it was before it.
+func (t *Tracker) resetUndone(c *Conn, in *input) {
+	u := c.resetUnsure
+	c.resetUnsure = nil
+	f := &c.Flow[u.dir]
+	f.RST, f.finFrame, f.finNS = u.rst, u.finFrame, u.finNS
+	c.TClose, c.Outcome, c.Failure, c.failedMalformed, c.failedLink, c.AwaitingLink =
+		u.tClose, u.outcome, u.failure, u.failedMalformed, u.failedLink, u.awaiting
+	if !u.failed {
+		c.expert.drop(expert.HandshakeFailed)
+	}
+	if t.recording(c) {
+		t.note(c, in, u.dir, "TCP", fmt.Sprintf("sent after the RST of frame %d: that reset was a damaged copy's flags", u.frame))
+	}
 }
