@@ -159,3 +159,31 @@ func TestBlindHandshakeBesideDamagedSYN(t *testing.T) {
 		t.Errorf("connections %q, findings %v; want one SMC-R, none failed or joined", got, found)
 	}
 }
+
+// TestDamagedSYNAddressVouched: pingpong.pcap with its SYN-ACK unreadable,
+// the SYN's client address damaged (its checksum fails) and the
+// Proposal's TTL and window (both its checksums fail): the SYN's checksum
+// verifies with the Proposal's addresses, so the connection is the
+// Proposal's 4-tuple from its SYN on, not a SYN alone beside a handshake
+// begun mid-stream.
+func TestDamagedSYNAddressVouched(t *testing.T) {
+	const syn, synack, proposal = 2, 3, 4 // frames 3, 4 and 5
+	base, _ := feedRaw(t, readRawFrames(t, "../samples/pingpong.pcap"))
+	s, found := feedDamaged(t, "../samples/pingpong.pcap", func(fs []rawFrame) []rawFrame {
+		fs[syn].Data[29] ^= 0x11 // the client's address
+		fillAA(fs[synack].Data, 12)
+		fs[proposal].Data[22] ^= 0x01 // the TTL
+		fs[proposal].Data[48] ^= 0x04 // the window
+		return fs
+	})
+	if len(s.Conns) != 1 || s.Conns[0].Outcome != OutcomeSMCR || s.Conns[0].Client != base.Conns[0].Client || s.Conns[0].TSYN != base.Conns[0].TSYN {
+		var got []string
+		for i := range s.Conns {
+			got = append(got, fmt.Sprintf("%v %v %s", s.Conns[i].Client, s.Conns[i].Outcome, ConnDetail(&s.Conns[i])))
+		}
+		t.Errorf("connections %q, findings %v; want one SMC-R from %v, its SYN at %v", got, found, base.Conns[0].Client, base.Conns[0].TSYN)
+	}
+	if d := findingDetail(&s, expert.BadTCPSum); !strings.Contains(d, "vouches for") {
+		t.Errorf("tcp.checksum.bad %q, want the SYN's damage told", d)
+	}
+}
