@@ -187,3 +187,41 @@ func TestDamagedSYNAddressVouched(t *testing.T) {
 		t.Errorf("tcp.checksum.bad %q, want the SYN's damage told", d)
 	}
 }
+
+// TestDamagedIPv6Handshake: ipv6.pcap (no IPv4 header checksum to vouch
+// for addresses) with its handshake's 4-tuples damaged as editcap -E 0.02
+// damaged them: the SYN's two addresses and its SYN-ACK's server address
+// another way, neither checksum verifying with any mix of them, where the
+// client's Decline after them verifies (sumVerifies: no vote needed); and
+// the Decline's client address and port damaged, its bytes its stream's
+// next to the number (nextBytes). Each is the whole capture's one
+// fallback by the client's Decline.
+func TestDamagedIPv6Handshake(t *testing.T) {
+	const syn, synAck, decline = 12, 13, 14 // frames 13, 14 and 15
+	base, _ := feedRaw(t, readRawFrames(t, "../samples/ipv6.pcap"))
+	for _, v := range []struct {
+		name   string
+		damage func(fs []rawFrame)
+	}{
+		{"SYN's addresses, SYN-ACK's server address", func(fs []rawFrame) {
+			fs[syn].Data[22+6] ^= 0xc8  // client address
+			fs[syn].Data[38+11] ^= 0x01 // server address
+			fs[syn].Data[54+14] ^= 0x02 // the window: no mix verifies
+			fs[synAck].Data[22+11] ^= 0x4e
+			fs[synAck].Data[54+14] ^= 0x02
+		}},
+		{"Decline's client address and port", func(fs []rawFrame) {
+			fs[decline].Data[22+3] ^= 0x35 // client address
+			fs[decline].Data[54+0] ^= 0x8b // client port
+		}},
+	} {
+		s, found := feedDamaged(t, "../samples/ipv6.pcap", func(fs []rawFrame) []rawFrame { v.damage(fs); return fs })
+		if len(s.Conns) != 1 || ConnDetail(&s.Conns[0]) != ConnDetail(&base.Conns[0]) || s.Conns[0].Client != base.Conns[0].Client {
+			var got []string
+			for i := range s.Conns {
+				got = append(got, fmt.Sprintf("%v %s", s.Conns[i].Client, ConnDetail(&s.Conns[i])))
+			}
+			t.Errorf("%s: connections %q, findings %v; want %v %q", v.name, got, found, base.Conns[0].Client, ConnDetail(&base.Conns[0]))
+		}
+	}
+}

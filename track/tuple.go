@@ -135,7 +135,8 @@ func (t *Tracker) damagedTuple(in *input) *Conn {
 }
 
 // damagedCopyOf finds the connection one field away whose damaged copy
-// s is, its checksums sum; or two fields away, s the SYN-ACK of its SYN.
+// s is, its checksums sum; or two fields away, s the SYN-ACK of its SYN
+// or its stream's next bytes (nextBytes).
 func (t *Tracker) damagedCopyOf(in *input, sum capture.TCPSumStatus) *Conn {
 	s := &in.tcp
 	for i := len(t.conns) - 1; i >= max(0, len(t.conns)-tupleScan); i-- {
@@ -147,7 +148,8 @@ func (t *Tracker) damagedCopyOf(in *input, sum capture.TCPSumStatus) *Conn {
 		// Two fields off, a SYN-ACK answers the SYN's number: 1 in 2^32
 		// by chance. Where the SYN failed its checksum too, which of
 		// the two held each field whole is damagedSYNOf's to tell.
-		if off != 1 && (off != 2 || !s.syn || !s.ack || d != DirS2C || t.damagedSYNAt(c) >= 0) || !tupleFits(c, d, s) {
+		if off != 1 && (off != 2 || !s.syn || !s.ack || d != DirS2C || t.damagedSYNAt(c) >= 0) && (off != 2 || !nextBytes(c, d, s)) ||
+			!tupleFits(c, d, s) {
 			continue
 		}
 		if i := t.damagedSYNAt(c); s.syn && s.ack && i >= 0 {
@@ -182,6 +184,15 @@ func (t *Tracker) damagedCopyOf(in *input, sum capture.TCPSumStatus) *Conn {
 		return c
 	}
 	return nil
+}
+
+// nextBytes reports whether s carries the bytes next in direction d of
+// c's stream, to the sequence number: two fields of its 4-tuple damaged
+// (an address and a port of one end) still leave 32 bits that no other
+// connection shares by chance.
+func nextBytes(c *Conn, d Dir, s *tcpIn) bool {
+	f := &c.Flow[d]
+	return !s.syn && s.payload > 0 && f.haveTCPNext && s.seq == f.tcpNext
 }
 
 // addrOff reports whether s, a client's segment one field off c's
@@ -264,10 +275,11 @@ func (t *Tracker) damagedSYNOf(in *input) *Conn {
 // SYN-ACK answered it two or three fields off, neither checksum telling
 // which held each (damagedSYN.answered), that s goes on from: its
 // sequence numbers the connection's (tupleFits), each field in which the
-// two differ the SYN's or the SYN-ACK's, at least one the SYN-ACK's.
-// Two segments of three name each field: the SYN's copy held those s
-// takes from the SYN-ACK damaged, and the connection moves to the
-// 4-tuple s names.
+// two differ the SYN's or the SYN-ACK's: two segments of three name each
+// field, the SYN's copy held those s takes from the SYN-ACK damaged, and
+// the connection moves to the 4-tuple s names. So it does where s's
+// checksum verifies (sumVerifies), its 4-tuple at most two fields from
+// each of theirs (the two damaged in one field, unlike).
 func (t *Tracker) outvoted(in *input) *Conn {
 	s := &in.tcp
 	if s.syn || !s.ack {
@@ -284,10 +296,12 @@ func (t *Tracker) outvoted(in *input) *Conn {
 		if d == DirS2C {
 			client, server = s.dst, s.src
 		}
-		// Each field the two hold apart s takes from one of them, and
-		// at least one from the SYN-ACK.
+		// Each field the two hold apart s takes from one of them; or s's
+		// checksum verifies with its own 4-tuple, which then needs no
+		// vote (the SYN and SYN-ACK damaged in one field alike).
 		toAck := tupleOff(client, server, y.synAck[0], y.synAck[1])
-		if off == 0 || toAck == 0 || off+toAck != tupleOff(y.src, y.dst, y.synAck[0], y.synAck[1]) || !tupleFits(c, d, s) {
+		voted := off+toAck == tupleOff(y.src, y.dst, y.synAck[0], y.synAck[1])
+		if off == 0 || !voted && (off > 2 || toAck > 2 || !sumVerifies(s)) || !tupleFits(c, d, s) {
 			continue
 		}
 		t.settleSYN(i, client, server, func(what string) string {
@@ -297,6 +311,13 @@ func (t *Tracker) outvoted(in *input) *Conn {
 		return c
 	}
 	return nil
+}
+
+// sumVerifies reports whether s's TCP checksum verifies as held and its
+// IPv4 header's does not fail: its 4-tuple is the one sent.
+func sumVerifies(s *tcpIn) bool {
+	sum := s.sums()
+	return sum.Checked && sum.OK && !sum.IPSumBad
 }
 
 // mixedTuple returns the 4-tuple of a connection whose SYN y (sequence
