@@ -1770,8 +1770,9 @@ func (c *Conn) confirmedGID(m *clcIn) netip.Addr {
 // wellFormedGID reports whether g is a GID a RoCE device has: an
 // IPv4-mapped one (RoCEv2 over IPv4, RFC 4291 2.5.5.2) or an IPv6 unicast
 // address outside ::/8, which IPv6 reserves (RFC 4291 2.4) and no device
-// is given. A damaged byte in the first 10 of an IPv4-mapped GID, the
-// ones a lab's and a cloud's GIDs hold, leaves one that is neither.
+// is given. A damaged byte of an IPv4-mapped GID's prefix (the GIDs a
+// lab's and a cloud's hosts have), but its first, leaves one that is
+// neither.
 func wellFormedGID(g netip.Addr) bool {
 	if !g.Is6() || g.Is4In6() {
 		return g.Is4In6()
