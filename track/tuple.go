@@ -109,7 +109,7 @@ func (t *Tracker) damagedTuple(in *input) *Conn {
 			return t.outvoted(in)
 		}
 		if sum := s.sums(); sum.Damaged() {
-			if c := t.damagedCopyOf(in, sum); c != nil {
+			if c := t.damagedCopyOf(in, sum, false); c != nil {
 				return c
 			}
 		}
@@ -124,7 +124,10 @@ func (t *Tracker) damagedTuple(in *input) *Conn {
 	// A checksum left to the NIC vouches for the addresses alone: a port
 	// the capture damaged is found out by the sequence numbers as well.
 	if sum := s.sums(); sum.Damaged() || sum.Offload {
-		if c := t.damagedCopyOf(in, sum); c != nil {
+		if c := t.damagedCopyOf(in, sum, false); c != nil {
+			return c
+		}
+		if c := t.damagedCopyOf(in, sum, true); c != nil {
 			return c
 		}
 	}
@@ -135,9 +138,10 @@ func (t *Tracker) damagedTuple(in *input) *Conn {
 }
 
 // damagedCopyOf finds the connection one field away whose damaged copy
-// s is, its checksums sum; or two fields away, s the SYN-ACK of its SYN
-// or its stream's next bytes (nextBytes).
-func (t *Tracker) damagedCopyOf(in *input, sum capture.TCPSumStatus) *Conn {
+// s is, its checksums sum; or two fields away, s the SYN-ACK of its SYN;
+// with far, the one two fields away whose stream's next bytes s carries
+// (nextBytes), asked where none nearer is.
+func (t *Tracker) damagedCopyOf(in *input, sum capture.TCPSumStatus, far bool) *Conn {
 	s := &in.tcp
 	for i := len(t.conns) - 1; i >= max(0, len(t.conns)-tupleScan); i-- {
 		c := t.conns[i]
@@ -148,8 +152,11 @@ func (t *Tracker) damagedCopyOf(in *input, sum capture.TCPSumStatus) *Conn {
 		// Two fields off, a SYN-ACK answers the SYN's number: 1 in 2^32
 		// by chance. Where the SYN failed its checksum too, which of
 		// the two held each field whole is damagedSYNOf's to tell.
-		if off != 1 && (off != 2 || !s.syn || !s.ack || d != DirS2C || t.damagedSYNAt(c) >= 0) && (off != 2 || !nextBytes(c, d, s)) ||
-			!tupleFits(c, d, s) {
+		fits := off == 1 || off == 2 && s.syn && s.ack && d == DirS2C && t.damagedSYNAt(c) < 0
+		if far {
+			fits = off == 2 && nextBytes(c, d, s)
+		}
+		if !fits || !tupleFits(c, d, s) {
 			continue
 		}
 		if i := t.damagedSYNAt(c); s.syn && s.ack && i >= 0 {

@@ -1162,6 +1162,37 @@ func heavyDamaged(frames []mutate.Frame, seed, k uint64) []mutate.Frame {
 	return vf
 }
 
+// TestHeavyDamageHandshakes: heavily damaged copies (heavyDamaged) whose
+// handshakes the damage left told only by what the peers did next: a
+// Confirm's trailer and flags (RST with its bytes), a SYN and SYN-ACK
+// three fields apart, a first contact's Confirm token and Proposal GID,
+// an Accept GID no device has, a damaged SYN nothing answered, an ACK's
+// flags to a bare RST, a SYN's address the Proposal's checksum settles,
+// a Confirm nearer one connection than another's stream. No handshake
+// fails where the whole capture's none does.
+func TestHeavyDamageHandshakes(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		seed, k uint64
+	}{
+		{"multilink", 303, 3}, {"multilink", 56, 11}, {"pingpong", 403, 4}, {"pingpong", 412, 11},
+		{"long", 403, 5}, {"long", 408, 6}, {"multilink", 422, 3}, {"multiconn", 402, 2},
+	} {
+		rel := "samples/" + c.name + ".pcap"
+		frames, lt, err := mutate.ReadFile(filepath.Join(testutil.Root(t), rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := feed(t, rel, lt, frames)
+		vname := fmt.Sprintf("%s damaged 0.02 (seed %d, variant %d)", rel, c.seed, c.k)
+		v := checkVariant(t, vname, lt, heavyDamaged(frames, c.seed, c.k))
+		if s := noMore(base, v, expert.HandshakeFailed); s != "" {
+			t.Errorf("%s: %s", vname, s)
+		}
+		noneFailed(t, vname, v)
+	}
+}
+
 // TestHeavyDamageEpisodes: two heavily damaged copies (heavyDamaged) in
 // which a connection joined from CDCs had requests kept out of sequence
 // replayed into it from before its first frame and after its last: its
