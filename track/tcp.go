@@ -1828,7 +1828,7 @@ func (t *Tracker) claimHalf(l *Link, d Dir, m *cdcIn, in *input) (*Conn, Dir) {
 			// host's alert tokens are its own, one per connection,
 			// smc_lgr_register_conn in net/smc/smc_core.c.)
 			ours := m.token == ep.Token && k.dst == addrOf(ep.GID)
-			if !ours && !(c.epDamaged[want] && firstOf(c, m)) || k.qpn != qpn && m.token != ep.Token {
+			if !ours && !(c.epDamaged[want] && t.firstOf(c, l, m)) || k.qpn != qpn && m.token != ep.Token {
 				continue
 			}
 			// The message was a damaged copy: the connection's first
@@ -1853,13 +1853,34 @@ func (t *Tracker) claimHalf(l *Link, d Dir, m *cdcIn, in *input) (*Conn, Dir) {
 	return nil, d
 }
 
-// firstOf reports whether m, a CDC of a token no connection registered,
-// is among the first of c's that the capture can show: its first, or,
-// where c made its link group (a first contact's link carries its CDCs
-// before any other connection's), one of its first youngSeq, the ones
-// before it damaged or missed.
-func firstOf(c *Conn, m *cdcIn) bool {
-	return m.first() || c.FirstContact && !m.noSeq && m.seq <= youngSeq
+// firstOf reports whether m, a CDC on l of a token no connection
+// registered, is among the first of c's that the capture can show: its
+// first, or one of its first youngSeq (those before it damaged or
+// missed) where c made its link group (a first contact's link carries
+// its CDCs before any other connection's) or c is the one handshake
+// waiting that could be its: no other with a CLC message naming l's
+// queue pair, none blind between its group's hosts.
+func (t *Tracker) firstOf(c *Conn, l *Link, m *cdcIn) bool {
+	switch {
+	case m.first():
+		return true
+	case m.noSeq || m.seq > youngSeq:
+		return false
+	case c.FirstContact:
+		return true
+	}
+	for _, x := range t.pendingHalf {
+		if x == c || x.link != nil || x.finished {
+			continue
+		}
+		if x.blind() && l.lgr.between(x.Client.Addr(), x.Server.Addr()) {
+			return false
+		}
+		if ep, _ := x.halfEP(); ep.Valid && (ep.QPN == l.Client.QPN || ep.QPN == l.Server.QPN) {
+			return false
+		}
+	}
+	return true
 }
 
 // claimFirst finds the connection a connection's first CDC belongs to when

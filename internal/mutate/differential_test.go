@@ -1168,7 +1168,8 @@ func heavyDamaged(frames []mutate.Frame, seed, k uint64) []mutate.Frame {
 // three fields apart, a first contact's Confirm token and Proposal GID,
 // an Accept GID no device has, a damaged SYN nothing answered, an ACK's
 // flags to a bare RST, a SYN's address the Proposal's checksum settles,
-// a Confirm nearer one connection than another's stream. No handshake
+// a Confirm nearer one connection than another's stream, a reusing
+// connection's Accept token whose first CDCs are damaged. No handshake
 // fails where the whole capture's none does.
 func TestHeavyDamageHandshakes(t *testing.T) {
 	for _, c := range []struct {
@@ -1176,7 +1177,7 @@ func TestHeavyDamageHandshakes(t *testing.T) {
 		seed, k uint64
 	}{
 		{"multilink", 303, 3}, {"multilink", 56, 11}, {"pingpong", 403, 4}, {"pingpong", 412, 11},
-		{"long", 403, 5}, {"long", 408, 6}, {"multilink", 422, 3}, {"multiconn", 402, 2},
+		{"long", 403, 5}, {"long", 408, 6}, {"multilink", 422, 3}, {"multiconn", 402, 2}, {"multiconn", 423, 9},
 	} {
 		rel := "samples/" + c.name + ".pcap"
 		frames, lt, err := mutate.ReadFile(filepath.Join(testutil.Root(t), rel))
