@@ -20,7 +20,8 @@ import (
 // server's first CDC the capture holds (sequence 2), to the client's
 // queue pair and GID, places the connection with the token it carries;
 // the Confirm's GID, a RoCE device's, stands against the Proposal's
-// damaged one. One SMC-R connection, as in the whole capture.
+// damaged one. One SMC-R connection, as in the whole capture, and its
+// link group the handshake's, not one joined mid-stream (adoptHalf).
 func TestDamagedClientHalf(t *testing.T) {
 	const proposal, accept, confirm = 4, 6, 7           // indexes of frames 5, 7 and 8
 	const confirmReq, confirmResp, firstCDC = 8, 10, 22 // frames 9, 11 and 23 (S->C CDC seq 1)
@@ -61,6 +62,9 @@ func TestDamagedClientHalf(t *testing.T) {
 	}
 	if d := findingDetail(&s, expert.Malformed); !strings.Contains(d, "a damaged copy") {
 		t.Errorf("smc.malformed %q, want it said a damaged copy", d)
+	}
+	if len(s.LinkGroups) != 1 || s.LinkGroups[0].Inferred || s.LinkGroups[0].Version != 2 {
+		t.Errorf("link groups %+v, want one, the handshake's (v2, not joined mid-stream)", s.LinkGroups)
 	}
 }
 

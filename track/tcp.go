@@ -1848,9 +1848,47 @@ func (t *Tracker) claimHalf(l *Link, d Dir, m *cdcIn, in *input) (*Conn, Dir) {
 		} else {
 			t.attachHalf(c, l)
 		}
+		t.adoptHalf(c, l, in)
 		return c, d
 	}
 	return nil, d
+}
+
+// halfSetup bounds how long after a first contact's CLC message its
+// link is first seen where the capture damaged or missed its first
+// packets: the link's setup (CONFIRM_LINK, ADD_LINK, CONFIRM_RKEY) is a
+// few round trips, a first CDC among youngSeq a few more.
+const halfSetup = time.Second
+
+// adoptHalf: c, a first contact placed by its one CLC message's queue
+// pair (claimHalf), on a group the capture made from its traffic whose
+// first link was first seen after that message and not long after, made
+// that group (a first contact's alone makes one, and its link's first
+// packets follow the Confirm, smc_listen_work in net/smc/af_smc.c): the
+// group is no longer one joined mid-stream, and its version is the
+// handshake's (adoptCut's, for a connection whose CLC messages the snap
+// length cut). The peer c's message named is not taken: that copy may
+// be damaged (its queue pair or token was, where the CDC claimed it).
+func (t *Tracker) adoptHalf(c *Conn, l *Link, in *input) {
+	g := l.lgr
+	_, client := c.halfEP()
+	at := c.TConfirm
+	if !client {
+		at = c.TAccept
+	}
+	if !c.FirstContact || c.SMCD || !g.Inferred || g.Deleted || len(g.links) == 0 || at.IsZero() {
+		return
+	}
+	first := g.links[0]
+	if d := first.Start.Sub(at); d < 0 || d > halfSetup {
+		return
+	}
+	g.Inferred = false
+	if g.Version == 0 {
+		g.Version = c.Version
+	}
+	first.announced = true
+	first.addHistory(in, histEvent{kind: LinkEventAnnounced, text: "announced by CLC " + map[bool]string{true: "Confirm", false: "Accept"}[client] + " (first contact; the other side's is damaged in the capture or not in it): its CDCs tie them"})
 }
 
 // firstOf reports whether m, a CDC on l of a token no connection
