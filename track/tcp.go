@@ -1872,9 +1872,9 @@ const halfSetup = time.Second
 func (t *Tracker) adoptHalf(c *Conn, l *Link, in *input) {
 	g := l.lgr
 	_, client := c.halfEP()
-	at := c.TConfirm
+	at, msg := c.TConfirm, "Confirm"
 	if !client {
-		at = c.TAccept
+		at, msg = c.TAccept, "Accept"
 	}
 	if !c.FirstContact || c.SMCD || !g.Inferred || g.Deleted || len(g.links) == 0 || at.IsZero() {
 		return
@@ -1888,7 +1888,7 @@ func (t *Tracker) adoptHalf(c *Conn, l *Link, in *input) {
 		g.Version = c.Version
 	}
 	first.announced = true
-	first.addHistory(in, histEvent{kind: LinkEventAnnounced, text: "announced by CLC " + map[bool]string{true: "Confirm", false: "Accept"}[client] + " (first contact; the other side's is damaged in the capture or not in it): its CDCs tie them"})
+	first.addHistory(in, histEvent{kind: LinkEventAnnounced, text: "announced by CLC " + msg + " (first contact; the other side's is damaged in the capture or not in it): its CDCs tie them"})
 }
 
 // firstOf reports whether m, a CDC on l of a token no connection
