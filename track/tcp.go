@@ -85,7 +85,12 @@ func (t *Tracker) tcp(in *input) {
 		// the connection goes on where its peers' segments say so.
 		s.rst = false
 	}
-	if s.rst && s.payload > 0 && resetDamaged(s) {
+	if s.rst && s.payload > 0 && s.mayBeDamaged() {
+		// Linux sends a reset bare, with no payload
+		// (tcp_send_active_reset in net/ipv4/tcp_output.c,
+		// tcp_v4_send_reset in net/ipv4/tcp_ipv4.c): a segment with
+		// both whose checksum fails as held, judged or not, is a data
+		// segment whose flags byte the capture damaged.
 		s.rst = false
 	}
 	d := DirC2S
@@ -96,7 +101,9 @@ func (t *Tracker) tcp(in *input) {
 	if u := c.resetUnsure; u != nil && u.dir == d && !s.syn && !s.sumBad && int32(s.seq-u.seq) >= 0 && in.number != u.frame {
 		t.resetUndone(c, in)
 	}
-	if s.rst && c.resetUnsure == nil && resetDamaged(s) && !s.frame.TCPSum.Checked {
+	if s.rst && c.resetUnsure == nil && s.mayBeDamaged() {
+		// (Judged damage took the flag above: this one's checksum
+		// failed with nothing of c's verified before.)
 		c.resetUnsure = &resetUndo{dir: d, seq: s.seq, frame: in.number, rst: c.Flow[d].RST, finFrame: c.Flow[d].finFrame,
 			finNS: c.Flow[d].finNS, tClose: c.TClose, outcome: c.Outcome, failure: c.Failure, failedMalformed: c.failedMalformed,
 			failedLink: c.failedLink, awaiting: c.AwaitingLink, failed: c.expert.find(expert.HandshakeFailed) != nil}
@@ -1767,18 +1774,13 @@ func (c *Conn) confirmedGID(m *clcIn) netip.Addr {
 	return g
 }
 
-// wellFormedGID reports whether g is a GID a RoCE device has: an
-// IPv4-mapped one (RoCEv2 over IPv4, RFC 4291 2.5.5.2) or an IPv6 unicast
-// address outside ::/8, which IPv6 reserves (RFC 4291 2.4) and no device
-// is given. A damaged byte of an IPv4-mapped GID's prefix (the GIDs a
-// lab's and a cloud's hosts have), but its first, leaves one that is
-// neither.
-func wellFormedGID(g netip.Addr) bool {
-	if !g.Is6() || g.Is4In6() {
-		return g.Is4In6()
-	}
-	return g.As16()[0] != 0 && !g.IsMulticast()
-}
+// wellFormedGID reports whether g is a GID a RoCE device has
+// (addr.wellFormed): an IPv4-mapped one (RoCEv2 over IPv4, RFC 4291
+// 2.5.5.2) or an IPv6 unicast address outside ::/8, which IPv6 reserves
+// (RFC 4291 2.4) and no device is given. A damaged byte of an
+// IPv4-mapped GID's prefix (the GIDs a lab's and a cloud's hosts have),
+// but its first, leaves one that is neither.
+func wellFormedGID(g netip.Addr) bool { return g.Is6() && addrOf(g).wellFormed() }
 
 // oneByteOff reports whether GIDs a and b differ in exactly one byte.
 func oneByteOff(a, b netip.Addr) bool {
@@ -2328,21 +2330,6 @@ func (c *Conn) handshakeWentOn() {
 		c.clcDamaged, c.malformedCopy = true, "a damaged copy: the handshake went on, its link or CDCs say"
 	}
 	c.Failure, c.failedMalformed, c.malformedUnjudged, c.malformedSum = "", false, false, ""
-}
-
-// resetDamaged reports whether s, a reset carrying bytes, has its RST flag
-// from the capture's damage: Linux sends a reset bare, with no payload
-// (tcp_send_active_reset in net/ipv4/tcp_output.c, tcp_v4_send_reset in
-// net/ipv4/tcp_ipv4.c), so a segment with both whose TCP or IPv4 header
-// checksum fails as held (its flags covered by the one, not judged where
-// nothing of its direction verified before) is a data segment whose
-// flags byte the capture damaged.
-func resetDamaged(s *tcpIn) bool {
-	if s.frame == nil {
-		return false
-	}
-	sum := s.frame.TCPSumAnyway()
-	return sum.Checked && !sum.OK || sum.IPSumBad
 }
 
 // resetUndo is what a reset whose checksum failed as held, nothing of its
