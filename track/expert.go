@@ -536,9 +536,6 @@ func (c *Conn) findingDetail(s *Snapshot, id expert.ID, now int64, text string) 
 		if c.failedMalformed && c.Failure != "" {
 			return c.Failure
 		}
-		if c.malformedCopy != "" && !strings.Contains(text, "a damaged copy") {
-			return text + " (" + c.malformedCopy + ")"
-		}
 		return text
 	case expert.Failover:
 		// The kernel's number of the link, as every text names a link.

@@ -229,3 +229,16 @@ func TestDamagedIPv6Handshake(t *testing.T) {
 		}
 	}
 }
+
+// TestConnUpAfterMalformedFailure: a connection failed on a malformed CLC
+// message whose checksum nothing judged, its TCP closed, whose CDC or
+// link the capture shows only later (a request kept out of sequence):
+// SMC-R, not failed, and not a failure with no reason.
+func TestConnUpAfterMalformedFailure(t *testing.T) {
+	c := &Conn{Outcome: OutcomeFailed, Failure: "malformed CLC from the client: x", failedMalformed: true, malformedUnjudged: true}
+	c.expert.add(expert.HandshakeFailed, 9, 0, "")
+	connUp(c)
+	if c.Outcome != OutcomeSMCR || c.Failure != "" || c.expert.find(expert.HandshakeFailed) != nil {
+		t.Errorf("outcome %v, failure %q, smc.handshake.failed %v; want SMC-R, none, none", c.Outcome, c.Failure, c.expert.find(expert.HandshakeFailed) != nil)
+	}
+}

@@ -443,10 +443,9 @@ type Conn struct {
 	// resetUnsure: the reset that ended c had its checksum fail as held,
 	// nothing of c's judged: undone if its sender goes on (resetUndone).
 	resetUnsure *resetUndo
-	// malformedCopy says why the malformed CLC message Failure named
-	// was the capture's damaged copy after all (sumsFilled,
-	// handshakeWentOn), for smc.malformed's detail.
-	malformedCopy string
+	// malformedOwn: smc.malformed's detail is the message's that Failure
+	// names (malformedWasCopy adds why it was a damaged copy after all).
+	malformedOwn bool
 	// failedLink: Failure says the link never came up (failPending); a
 	// CDC of c's followed after that says it did (connUp).
 	failedLink bool

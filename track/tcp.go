@@ -368,6 +368,10 @@ func (t *Tracker) tcp(in *input) {
 		// Linux's receiver fails the handshake on it (EPROTO, no Decline);
 		// a Decline or a later CLC still decides if one follows.
 		c.Failure, c.failedMalformed = "malformed CLC from the "+sender(d)+": "+s.clcErr, true
+		// (smc.malformed's detail is this message's where this frame
+		// raised it first: malformedWasCopy may add to it.)
+		m := c.expert.find(expert.Malformed)
+		c.malformedOwn = m != nil && m.first == in.number
 		// Its checksum not judged (no segment of the connection verified
 		// to vouch that a failing one is damage, not a capture edited
 		// without them): what the link's traffic shows may still tell
@@ -1222,8 +1226,7 @@ func (t *Tracker) sumsFilled(c *Conn, s *tcpIn, in *input) {
 	if !c.failedMalformed || c.Outcome != OutcomePending {
 		return
 	}
-	c.Failure, c.failedMalformed, c.malformedUnjudged = "", false, false
-	c.malformedCopy = "in a segment whose " + what + " fails: a damaged copy"
+	c.malformedWasCopy("in a segment whose " + what + " fails: a damaged copy")
 	if !c.clcUncaptured {
 		c.clcUncaptured, c.clcDamaged = true, true
 		t.awaitServerHalf(c, in)
@@ -2326,10 +2329,28 @@ func (t *Tracker) malformedCopy(c *Conn, in *input) {
 // handshake set it up, whatever failure it was given: a malformed CLC
 // message it failed on was the capture's damaged copy.
 func (c *Conn) handshakeWentOn() {
-	if c.failedMalformed {
-		c.clcDamaged, c.malformedCopy = true, "a damaged copy: the handshake went on, its link or CDCs say"
+	if !c.failedMalformed {
+		c.Failure = ""
+		return
 	}
-	c.Failure, c.failedMalformed, c.malformedUnjudged, c.malformedSum = "", false, false, ""
+	if c.Outcome == OutcomeFailed {
+		// Failed when TCP closed (failPending), shown its link or CDC
+		// only later (a request kept out of sequence).
+		c.Outcome = OutcomeSMCR
+		c.expert.drop(expert.HandshakeFailed)
+	}
+	c.clcDamaged = true
+	c.malformedWasCopy("a damaged copy: the handshake went on, its link or CDCs say")
+}
+
+// malformedWasCopy: the malformed CLC message c failed on was the
+// capture's damaged copy after all (why says what told it): no failure,
+// and its smc.malformed detail, where it is that message's, says why.
+func (c *Conn) malformedWasCopy(why string) {
+	if m := c.expert.find(expert.Malformed); m != nil && c.malformedOwn {
+		m.text += " (" + why + ")"
+	}
+	c.Failure, c.failedMalformed, c.malformedUnjudged, c.malformedSum, c.malformedOwn = "", false, false, "", false
 }
 
 // resetUndo is what a reset whose checksum failed as held, nothing of its
