@@ -141,8 +141,13 @@ type clcAssembler struct {
 	// skipGap: the segment being assembled comes after bytes its
 	// receiver acknowledged and the capture missed (clcStream.Accept),
 	// so the assembler takes it now, past the gap, rather than queue it
-	// for bytes no copy of which will come.
+	// for bytes no copy of which will come. bareAt, where bare, is the
+	// sequence number of that segment when it carries no bytes (an ACK
+	// or FIN): bytes queued at or past it are none its sender sent
+	// before it (clcStream.ReassembledSG).
 	skipGap bool
+	bare    bool
+	bareAt  uint32
 }
 
 type asmContext struct{ ci gopacket.CaptureInfo }
@@ -364,7 +369,7 @@ func (a *clcAssembler) segment(f *Frame) {
 	a.asm.AssembleWithContext(asmNet, t, &a.ctx)
 	t.RST = rst
 	if a.skipGap {
-		a.asm.MaxBufferedPagesPerConnection, a.skipGap = clcPagesPerConn, false
+		a.asm.MaxBufferedPagesPerConnection, a.skipGap, a.bare = clcPagesPerConn, false, false
 	}
 	t.Payload, a.padN = payload, 0
 	a.frame, a.cur = nil, nil
@@ -811,6 +816,16 @@ func (s *clcStream) Accept(tcp *layers.TCP, ci gopacket.CaptureInfo, dir reassem
 		return false
 	}
 	damaged := s.a.frame != nil && tcp == s.a.frame.TCP && s.a.frame.TCPSum.Damaged()
+	if !damaged && s.a.frame != nil && tcp == s.a.frame.TCP && len(tcp.Payload) > 0 && nextSeq >= 0 {
+		if d := int32(tcp.Seq - uint32(nextSeq)); d > clcAhead || d < -clcAhead {
+			// Further from where the stream goes on than a handshake's
+			// messages reach, its checksum failing as held though none
+			// of the connection's was judged yet: its sequence number
+			// is the likeliest damage.
+			sum := s.a.frame.TCPSumAnyway()
+			damaged = sum.Damaged()
+		}
+	}
 	if damaged && len(tcp.Payload) > 0 && nextSeq >= 0 && tcp.Seq != uint32(nextSeq) {
 		// A damaged copy (its checksum fails) away from where its
 		// stream goes on: its sequence number may be the damage, and
@@ -864,6 +879,7 @@ func (s *clcStream) Accept(tcp *layers.TCP, ci gopacket.CaptureInfo, dir reassem
 		// a Confirm after a Proposal and Accept the capture missed is
 		// still the Confirm, read with its own frame.
 		s.a.asm.MaxBufferedPagesPerConnection, s.a.skipGap = 1, true
+		s.a.bare, s.a.bareAt = len(tcp.Payload) == 0 && !tcp.SYN, tcp.Seq
 	}
 	if a := s.a; a.padN > 0 && a.frame != nil && tcp == a.frame.TCP {
 		seq := tcp.Seq + uint32(a.padFrom)
@@ -883,6 +899,11 @@ func (s *clcStream) Accept(tcp *layers.TCP, ci gopacket.CaptureInfo, dir reassem
 	}
 	return true
 }
+
+// clcAhead is how far from the next byte of a half-stream a handshake's
+// bytes can lie: its sender's CLC messages, at most three of the largest
+// length a receiver reads (decode.CLCMaxLength).
+const clcAhead = 3 * decode.CLCMaxLength
 
 // maxCLCHoles bounds the holes a direction of a handshake remembers: it has
 // a few messages, each in a segment or two.
@@ -921,6 +942,15 @@ func (s *clcStream) ReassembledSG(sg reassembly.ScatterGather, ac reassembly.Ass
 		if skip > 0 { // -1: the half's first bytes, at the sequence Accept noted
 			s.next[i] += uint32(skip)
 			s.gap[i] = true
+		}
+		if s.a.bare && skip > 0 && int32(s.next[i]-s.a.bareAt) >= 0 {
+			// The skip a segment with no bytes asked for reached bytes
+			// queued at or past its own sequence number, captured before
+			// it: its sender sends an ACK or FIN at the next byte it has
+			// not sent, so they are a copy whose sequence number was
+			// damaged, no bytes of the stream.
+			s.next[i] += uint32(n)
+			return
 		}
 	}
 	// seq is the sequence number of data[0], pending bytes included;

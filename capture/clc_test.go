@@ -776,3 +776,81 @@ func TestDeclineEyecatcherAndDiagnosisMended(t *testing.T) {
 		}
 	}
 }
+
+// TestCLCBareSkipLeavesCopyAway: four frames of multiconn.pcap's fourth
+// connection (client port 36954) as a fuzzer damaged them (TestHeavyDamage,
+// seed 403, copy 5): the SYN's checksums fail, the Proposal's sequence
+// number is damaged (+0x3e00), the server's ACK after the Confirm has its
+// acknowledgement number damaged (far past everything sent); the client's
+// FIN, which that ACK covers, asks the assembler past the gap before it.
+// The Proposal's copy lies further ahead than a handshake's messages
+// reach, so it is left out as it comes; with its sequence number nearer
+// (+0x2000) the stream queues it, and the bytes queued at or past the
+// FIN's sequence number are no bytes its sender sent before it (an ACK or
+// FIN carries the next sequence number). Either way no CLC message is
+// read on the FIN's frame.
+func TestCLCBareSkipLeavesCopyAway(t *testing.T) {
+	all := readRaw(t, testutil.Root(t)+"/samples/multiconn.pcap")
+	damage := []struct {
+		frame int
+		at    []int
+		to    []byte
+	}{
+		{689, []int{24, 45}, []byte{0xfe, 0xaa}},
+		{695, []int{6, 40, 56, 76, 106, 117}, []byte{0x29, 0xee, 0x22, 0xfb, 0x29, 0x9d}},
+		{790, []int{42, 43, 59}, []byte{0xcd, 0x44, 0x60}},
+		{5171, nil, nil},
+	}
+	for _, seqHigh := range []byte{0xee, 0xd0} { // +0x3e00, +0x2000
+		damage[1].to[1] = seqHigh
+		var fs []rawFrame
+		for _, d := range damage {
+			f := all[d.frame-1]
+			f.Data = bytes.Clone(f.Data)
+			for j, at := range d.at {
+				f.Data[at] = d.to[j]
+			}
+			fs = append(fs, f)
+		}
+		var got []string
+		r, err := NewReader("bare", &sliceSource{frames: fs}, layers.LinkTypeEthernet)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for n := 0; ; n++ {
+			f, err := r.Next()
+			if err != nil {
+				break
+			}
+			for _, m := range f.CLC {
+				got = append(got, fmt.Sprintf("%d:%v", damage[n].frame, m.Type))
+			}
+		}
+		if len(got) != 0 {
+			t.Errorf("sequence number's byte 0x%02x: CLC messages by frame %q, want none (none on the FIN, frame 5171)", seqHigh, got)
+		}
+	}
+}
+
+// TestCLCFarCopyShown: pingpong.pcap's handshake with no checksum judged
+// (the windows of every segment before the Accept damaged) and the Accept's
+// sequence number damaged (+0x1000000), its checksum failing as held:
+// further from where the server's stream goes on than a handshake's
+// messages reach, it is a damaged copy left out of the stream, its whole
+// Accept read on its own frame, as for a copy whose checksum was judged.
+func TestCLCFarCopyShown(t *testing.T) {
+	fs := readRaw(t, pingpong)
+	const accept = 9 // frame 10
+	for i := 4; i <= accept; i++ {
+		fs[i].Data = bytes.Clone(fs[i].Data)
+		if i < accept {
+			fs[i].Data[14+20+14] ^= 0x04 // the TCP window
+		}
+	}
+	fs[accept].Data[14+20+4] ^= 0x01 // the sequence number's high byte
+	if f := frameOf(t, fs, accept+1); f != nil {
+		if len(f.CLC) != 1 || f.CLC[0].Type != decode.CLCTypeAccept {
+			t.Errorf("frame %d: CLC %v, want the Accept", accept+1, f.CLC)
+		}
+	}
+}
