@@ -242,3 +242,74 @@ func TestConnUpAfterMalformedFailure(t *testing.T) {
 		t.Errorf("outcome %v, failure %q, smc.handshake.failed %v; want SMC-R, none, none", c.Outcome, c.Failure, c.expert.find(expert.HandshakeFailed) != nil)
 	}
 }
+
+// TestMalformedAnswered: pingpong.pcap where no TCP checksum of the
+// handshake could be judged (each damaged in its window, the Confirm's
+// too) and the Proposal's length field damaged past any CLC message's:
+// the server's Accept answers it, which Linux's receiver of a malformed
+// message never does (EPROTO, nothing sent), so the Proposal was a
+// damaged copy, and smc.malformed says the server answered it. With the
+// Accept missed too, the client's Confirm, sent for an Accept, says so.
+// One SMC-R connection, as in the whole capture.
+func TestMalformedAnswered(t *testing.T) {
+	const proposal, accept, confirm = 4, 6, 7 // frames 5, 7 and 8
+	for _, v := range []struct {
+		missed bool
+		want   string
+	}{
+		{false, "a damaged copy: the server answered it"},
+		{true, "a damaged copy: the client sent a CLC Confirm after it"},
+	} {
+		s, found := feedDamaged(t, "../samples/pingpong.pcap", func(fs []rawFrame) []rawFrame {
+			for i := 2; i <= confirm; i++ {
+				fs[i].Data[48] ^= 0x04 // the TCP window
+			}
+			fs[proposal].Data[66+5] ^= 0x80 // the length's high byte
+			if v.missed {
+				return slices.Delete(fs, accept, accept+1)
+			}
+			return fs
+		})
+		if len(s.Conns) != 1 || s.Conns[0].Outcome != OutcomeSMCR || slices.Contains(found, expert.HandshakeFailed.String()) {
+			var got []string
+			for i := range s.Conns {
+				got = append(got, fmt.Sprintf("%v %s", s.Conns[i].Outcome, ConnDetail(&s.Conns[i])))
+			}
+			t.Fatalf("Accept missed %v: connections %q, findings %v; want one SMC-R, not failed", v.missed, got, found)
+		}
+		if d := findingDetail(&s, expert.Malformed); !strings.Contains(d, v.want) {
+			t.Errorf("Accept missed %v: smc.malformed %q, want it said %q", v.missed, d, v.want)
+		}
+	}
+}
+
+// TestMalformedAnsweredAfterReset: TestMalformedAnswered's capture with
+// the server's ACK of the Proposal damaged into a reset and the Accept's
+// flags damaged too (a SYN), so that the reset stands until the server's
+// FIN undoes it (resetUndone): the Accept, the Confirm and the CDCs that
+// came while it stood still say the Proposal was a damaged copy and the
+// connection SMC-R. One SMC-R connection, as in the whole capture.
+func TestMalformedAnsweredAfterReset(t *testing.T) {
+	const proposal, ack, accept, confirm = 4, 5, 6, 7 // frames 5, 6, 7 and 8
+	clean := readRawFrames(t, "../samples/pingpong.pcap")
+	base, _ := feedRaw(t, clean)
+	s, found := feedDamaged(t, "../samples/pingpong.pcap", func(fs []rawFrame) []rawFrame {
+		for i := 2; i <= confirm; i++ {
+			fs[i].Data[48] ^= 0x04 // the TCP window
+		}
+		fs[proposal].Data[66+5] ^= 0x80 // the length's high byte
+		fs[ack].Data[47] |= 0x04        // RST
+		fs[accept].Data[47] |= 0x02     // SYN
+		return fs
+	})
+	if len(s.Conns) != 1 || s.Conns[0].Outcome != OutcomeSMCR || slices.Contains(found, expert.HandshakeFailed.String()) {
+		var got []string
+		for i := range s.Conns {
+			got = append(got, fmt.Sprintf("%v %s", s.Conns[i].Outcome, ConnDetail(&s.Conns[i])))
+		}
+		t.Fatalf("connections %q, findings %v; want one SMC-R, not failed", got, found)
+	}
+	if got, want := flowTotalsOf(s), flowTotalsOf(base); got != want {
+		t.Errorf("CDCs and bytes %v, want %v", got, want)
+	}
+}

@@ -433,6 +433,8 @@ type Conn struct {
 	// failedMalformed: Failure names a malformed CLC message, which
 	// smc.malformed then says too.
 	failedMalformed bool
+	// malformedDir: the direction that message came in.
+	malformedDir Dir
 	// malformedUnjudged: that message's segment had its checksum judged
 	// neither way (clcFlow.checkSum); malformedSum names the checksum of
 	// it that failed as held ("TCP checksum"), if one did: a later

@@ -98,8 +98,9 @@ func (t *Tracker) tcp(in *input) {
 		d = DirS2C
 	}
 	t.touchConn(c, in, d)
-	if u := c.resetUnsure; u != nil && u.dir == d && !s.syn && !s.sumBad && int32(s.seq-u.seq) >= 0 && in.number != u.frame {
-		t.resetUndone(c, in)
+	if u := c.resetUnsure; u != nil && in.number != u.frame &&
+		(u.dir == d && !s.syn && !s.sumBad && int32(s.seq-u.seq) >= 0 || newStep(c, in)) {
+		t.resetUndone(c, d, in)
 	}
 	if s.rst && c.resetUnsure == nil && s.mayBeDamaged() {
 		// (Judged damage took the flag above: this one's checksum
@@ -367,7 +368,7 @@ func (t *Tracker) tcp(in *input) {
 	} else if s.clcErrs > 0 && c.Outcome == OutcomePending && c.Failure == "" {
 		// Linux's receiver fails the handshake on it (EPROTO, no Decline);
 		// a Decline or a later CLC still decides if one follows.
-		c.Failure, c.failedMalformed = "malformed CLC from the "+sender(d)+": "+s.clcErr, true
+		c.Failure, c.failedMalformed, c.malformedDir = "malformed CLC from the "+sender(d)+": "+s.clcErr, true, d
 		// (smc.malformed's detail is this message's where this frame
 		// raised it first: malformedWasCopy may add to it.)
 		m := c.expert.find(expert.Malformed)
@@ -923,6 +924,9 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 		return
 	}
 	t.stats.CLC++
+	if c.failedMalformed && c.Outcome == OutcomePending && !m.inside {
+		t.malformedAnswered(c, d, m.typ, in)
+	}
 	if c.Outcome == OutcomeFallback && c.Fallback.Cause == CauseNoOptionSYNACK && clcSender(m.typ, d) {
 		// A client whose SYN-ACK had no SMC option sends no Proposal
 		// (__smc_connect falls back on !syn_smc, net/smc/af_smc.c), a
@@ -1229,6 +1233,36 @@ func (t *Tracker) sumsFilled(c *Conn, s *tcpIn, in *input) {
 	c.malformedWasCopy("in a segment whose " + what + " fails: a damaged copy")
 	if !c.clcUncaptured {
 		c.clcUncaptured, c.clcDamaged = true, true
+		t.awaitServerHalf(c, in)
+	}
+}
+
+// malformedAnswered: m, a CLC message of c's in direction d after the
+// malformed one c failed on, says that message was read whole: Linux's
+// receiver of a malformed one ends the handshake with EPROTO and sends
+// nothing (smc_clc_wait_msg in net/smc/smc_clc.c fails;
+// smc_listen_decline and smc_connect_decline_fallback send no Decline
+// for a negative reason, net/smc/af_smc.c), so its peer's answer, or its
+// sender's next step (made for an answer), or its sender's copy sent
+// again, comes only where it was. Where the capture could not judge that
+// message's checksum, its copy was damaged; where the checksum verified,
+// the receiver's kernel read what this one calls malformed. Either way
+// the handshake went on, the message's contents missing from what the
+// capture tells.
+func (t *Tracker) malformedAnswered(c *Conn, d Dir, typ decode.CLCType, in *input) {
+	damaged := c.malformedUnjudged
+	why := "the " + sender(d) + " answered it"
+	if d == c.malformedDir {
+		why = "the " + sender(d) + " sent a " + clcName(uint8(typ)) + " after it"
+	}
+	if damaged {
+		why = "a damaged copy: " + why
+	} else {
+		why = "its receiver read it: " + why
+	}
+	c.malformedWasCopy(why)
+	if !c.clcUncaptured {
+		c.clcUncaptured, c.clcDamaged = true, damaged
 		t.awaitServerHalf(c, in)
 	}
 }
@@ -2353,6 +2387,21 @@ func (c *Conn) malformedWasCopy(why string) {
 	c.Failure, c.failedMalformed, c.malformedUnjudged, c.malformedSum, c.malformedOwn = "", false, false, "", false
 }
 
+// newStep reports whether in carries a CLC message of a type c's
+// handshake has not shown, whole: a step the handshake took after a
+// reset (whatever its segment's flags, the damage may be there too)
+// says the reset was a damaged copy's, from either end: Linux ends the
+// handshake of a reset socket (smc_clc_wait_msg fails, net/smc/smc_clc.c)
+// and its peer sent no step for a reset it sent.
+func newStep(c *Conn, in *input) bool {
+	for i := range in.clcN {
+		if m := &in.clc[i]; !m.malformed && !m.inside && !m.uncaptured && !slices.Contains(c.CLCTypes, uint8(m.typ)) {
+			return true
+		}
+	}
+	return false
+}
+
 // resetUndo is what a reset whose checksum failed as held, nothing of its
 // connection judged yet, changed (Conn.resetUnsure): its flags may be the
 // capture's damage.
@@ -2373,11 +2422,12 @@ type resetUndo struct {
 }
 
 // resetUndone: a segment its sender sent after the reset c.resetUnsure
-// took (its sequence number the reset's or past it) says that reset was a
-// damaged copy's flags: Linux sends nothing on a connection after its
-// reset (tcp_send_active_reset, and tcp_done after it). The connection is
-// as it was before it.
-func (t *Tracker) resetUndone(c *Conn, in *input) {
+// took (its sequence number the reset's or past it), or a new step of the
+// handshake from either end (newStep), in, in direction d, says that
+// reset was a damaged copy's flags: Linux sends nothing on a connection
+// after its reset (tcp_send_active_reset, and tcp_done after it). The
+// connection is as it was before it.
+func (t *Tracker) resetUndone(c *Conn, d Dir, in *input) {
 	u := c.resetUnsure
 	c.resetUnsure = nil
 	f := &c.Flow[u.dir]
@@ -2388,6 +2438,10 @@ func (t *Tracker) resetUndone(c *Conn, in *input) {
 		c.expert.drop(expert.HandshakeFailed)
 	}
 	if t.recording(c) {
-		t.note(c, in, u.dir, "TCP", fmt.Sprintf("sent after the RST of frame %d: that reset was a damaged copy's flags", u.frame))
+		what := "sent after"
+		if d != u.dir {
+			what = "a step of the handshake after"
+		}
+		t.note(c, in, d, "TCP", fmt.Sprintf("%s the RST of frame %d: that reset was a damaged copy's flags", what, u.frame))
 	}
 }
