@@ -121,6 +121,77 @@ func TestDamagedAcceptGIDNoDevice(t *testing.T) {
 	}
 }
 
+// TestDamagedAcceptGIDAndPSNs: TestDamagedAcceptGIDNoDevice's capture
+// with the first PSN both CLC messages announced damaged in a byte too
+// (the Accept's and the Confirm's middle byte) and the Confirm's queue
+// pair intact: the link's first requests whose ICRC verifies carry two
+// parts of a direction's key and a PSN shortly after one a byte off the
+// announced one (psnByteOff), so they key the link and set its first
+// PSN (firstOfKey). With the GID intact and the PSNs' high byte damaged,
+// the link's first requests find it by their key, and set its first PSN
+// the same way (firstPSNOff). One SMC-R connection with its CDCs both
+// ways, as in the whole capture.
+func TestDamagedAcceptGIDAndPSNs(t *testing.T) {
+	const accept, confirm, confirmReq, confirmResp = 6, 7, 8, 10 // frames 7, 8, 9 and 11
+	clean := readRawFrames(t, "../samples/pingpong.pcap")
+	base, _ := feedRaw(t, clean)
+	for _, v := range []struct {
+		gid     bool
+		psnByte int
+	}{{true, 62}, {false, 61}} {
+		s, found := feedDamaged(t, "../samples/pingpong.pcap", func(fs []rawFrame) []rawFrame {
+			if v.gid {
+				fs[accept].Data[66+16+3] ^= 0xbc // the GID's fourth byte
+			}
+			fs[accept].Data[66+v.psnByte] ^= 0x5a // a byte of the PSN
+			fs[confirm].Data[66+v.psnByte] ^= 0x0b
+			for _, i := range []int{confirmReq, confirmResp} {
+				d := fs[i].Data
+				d[len(d)-20] ^= 0x11
+				d[len(d)-30] ^= 0x22
+			}
+			return fs
+		})
+		if len(s.Conns) != 1 || s.Conns[0].Outcome != OutcomeSMCR {
+			var got []string
+			for i := range s.Conns {
+				got = append(got, fmt.Sprintf("%v %s", s.Conns[i].Outcome, ConnDetail(&s.Conns[i])))
+			}
+			t.Fatalf("GID damaged %v: connections %q, findings %v; want one SMC-R", v.gid, got, found)
+		}
+		if got, want := flowTotalsOf(s), flowTotalsOf(base); got != want {
+			t.Errorf("GID damaged %v: CDCs and bytes %v, want %v", v.gid, got, want)
+		}
+	}
+}
+
+// TestPSNByteOff: a PSN at or shortly after one that differs from the
+// announced first PSN in its high or middle byte gives that first PSN;
+// one differing in two bytes, or too far after, none; one differing only
+// in the low byte, only a CONFIRM_LINK's, at that PSN.
+func TestPSNByteOff(t *testing.T) {
+	for _, v := range []struct {
+		psn, announced, first uint32
+		confirm, ok           bool
+	}{
+		{0x5e2051, 0x5ed951, 0x5e2051, false, true},
+		{0x5e2054, 0x5ed951, 0x5e2051, false, true},
+		{0x61f6e9, 0x61fde9, 0x61f6e9, false, true},
+		{0x001234, 0xff1234, 0x001234, false, true},
+		{0x5e2051, 0x5e2051, 0, true, false}, // the announced one: no damage to mend
+		{0x5e2051, 0x5ed952, 0, false, false},
+		{0x5e2051, 0x5e2052, 0, false, false},
+		{0x5e2051 + psnOffAhead, 0x5ed951, 0, false, false},
+		{0xdeb26c, 0xdeb2dd, 0xdeb26c, true, true},
+		{0xdeb26d, 0xdeb2dd, 0, false, false},
+	} {
+		first, ok := psnByteOff(v.psn, v.announced, v.confirm)
+		if ok != v.ok || first != v.first {
+			t.Errorf("psnByteOff(%#06x, %#06x, %v) = %#06x %v, want %#06x %v", v.psn, v.announced, v.confirm, first, ok, v.first, v.ok)
+		}
+	}
+}
+
 // TestBlindHandshakeBesideDamagedSYN: pingpong.pcap where no TCP checksum
 // could be judged (every handshake segment damaged in its window), the
 // SYN's port and sequence number damaged too (a connection of its own,

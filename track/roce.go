@@ -228,6 +228,9 @@ func (t *Tracker) roce(in *input) {
 	if rc.damaged && t.damagedResent(l, d, in) {
 		return
 	}
+	if rc.havePSN && rc.Packets == 0 {
+		t.firstPSNOff(l, d, in)
+	}
 	if rc.havePSN && !t.inSequence(l, d, in) {
 		return
 	}
@@ -292,7 +295,7 @@ func reusedQP(l *Link, d Dir, in *input) bool {
 	if !isRequest(r.opcode) || r.icrcBad || r.lengthBad || r.ipSumBad {
 		return false
 	}
-	if r.hasLLC && r.llc.typ.Base() == decode.LLCConfirmLink {
+	if confirmLink(r) {
 		return true
 	}
 	rc := &l.RC[d]
@@ -753,6 +756,7 @@ func (t *Tracker) firstOfKey(in *input) (linkRef, bool) {
 		return linkRef{}, false
 	}
 	var found linkRef
+	var first uint32
 	n := 0
 	for _, l := range t.links {
 		if l.retired || l.State == LinkDeleted {
@@ -766,10 +770,13 @@ func (t *Tracker) firstOfKey(in *input) (linkRef, bool) {
 			switch same := sameOfKey(&l.keys[d], &r.key) + unknownEnds(&l.keys[d], &r.key); {
 			case same >= 2:
 				if dd := psnDiff(r.psn, rc.nextPSN); dd >= 0 && dd < aheadBits {
-					found = linkRef{l, Dir(d)}
+					found, first = linkRef{l, Dir(d)}, rc.nextPSN
+					n++
+				} else if p, ok := psnByteOff(r.psn, rc.nextPSN, confirmLink(r)); ok {
+					found, first = linkRef{l, Dir(d)}, p
 					n++
 				}
-			case same == 1 && r.psn == rc.nextPSN && r.hasLLC && r.llc.typ.Base() == decode.LLCConfirmLink &&
+			case same == 1 && r.psn == rc.nextPSN && confirmLink(r) &&
 				r.llc.qpn == l.end(Dir(d)).QPN:
 				// The link's CONFIRM_LINK at its first PSN, naming its
 				// sender's queue pair as the Accept or Confirm did: the
@@ -785,8 +792,70 @@ func (t *Tracker) firstOfKey(in *input) (linkRef, bool) {
 		return linkRef{}, false
 	}
 	t.rekey(found.link, found.dir, r.key, in, "its first packet")
+	if first != found.link.RC[found.dir].nextPSN {
+		t.psnOff(found.link, found.dir, first, in)
+	}
 	return found, true
 }
+
+// firstPSNOff: the first request direction d of l takes, whose ICRC
+// verifies, is none of those the first PSN its CLC or ADD_LINK value
+// announced leads to, but psnByteOff finds that value one byte off the
+// PSN its requests began at: the copy the capture holds was damaged there
+// (its key whole). The direction's first PSN is that one, and the
+// damaged requests held against the announced one are held against it.
+func (t *Tracker) firstPSNOff(l *Link, d Dir, in *input) {
+	rc := &l.RC[d]
+	if dd := psnDiff(in.roce.psn, rc.nextPSN); dd >= 0 && dd < aheadBits {
+		return
+	}
+	p, ok := psnByteOff(in.roce.psn, rc.nextPSN, confirmLink(&in.roce))
+	if !ok {
+		return
+	}
+	t.psnOff(l, d, p, in)
+}
+
+// psnOff makes p the first PSN of direction d of l in place of the one a
+// damaged copy announced, and says so in the link's history.
+func (t *Tracker) psnOff(l *Link, d Dir, p uint32, in *input) {
+	rc := &l.RC[d]
+	l.addHistory(in, textEvent(fmt.Sprintf("%s first PSN 0x%06x where the CLC message announced 0x%06x: a byte of its copy damaged", d, p, rc.nextPSN)))
+	for i := range rc.unplaced {
+		if rc.unplaced[i].at == rc.nextPSN {
+			rc.unplaced[i].at = p
+		}
+	}
+	rc.nextPSN, rc.hiShown = p, (p-1)&0xFFFFFF
+}
+
+// psnByteOff reports whether psn is the first PSN, or one of the
+// psnOffAhead after it, of a direction whose CLC copy announced a first
+// PSN one byte off it, and returns that first PSN: the copy's damage hit
+// a byte of its PSN as well as its key. Only a high or middle byte,
+// unless the request is a CONFIRM_LINK (first: a link's first message,
+// smcr_serv_conf_first_link and smcr_clnt_conf_first_link in
+// net/smc/af_smc.c, so at the first PSN): a low byte damaged leaves the
+// first PSN among those before psn, not known. The two other bytes (16
+// random bits) and how near psn is leave little doubt.
+func psnByteOff(psn, announced uint32, first bool) (uint32, bool) {
+	for dd := range uint32(psnOffAhead) {
+		p := (psn - dd) & 0xffffff
+		x := p ^ announced
+		if x != 0 && (x&0xff00ff == 0 || x&0x00ffff == 0 || first && dd == 0 && x&0xffff00 == 0) {
+			return p, true
+		}
+	}
+	return 0, false
+}
+
+// confirmLink reports whether r carries a CONFIRM_LINK message.
+func confirmLink(r *roceIn) bool { return r.hasLLC && r.llc.typ.Base() == decode.LLCConfirmLink }
+
+// psnOffAhead: see psnByteOff. The first requests of a link are few (its
+// CONFIRM_LINK, ADD_LINK, the first CDCs and writes), and a capture that
+// damaged its CLC copies damaged some of them too.
+const psnOffAhead = 16
 
 // rekey keys direction d of l by k, which its packets carry, in place of
 // the key a damaged CLC copy gave it (by: what told k), the ends'
@@ -2073,7 +2142,7 @@ func (t *Tracker) resolveUnknown(in *input, key qpKey) (linkRef, bool) {
 	r := &in.roce
 	smc := r.hasLLC || r.hasCDC
 	pair := addrPair{key.dst, key.src}
-	if r.hasLLC && r.llc.typ.Base() == decode.LLCConfirmLink {
+	if confirmLink(r) {
 		if ref, ok := t.addedOn(in, key); ok {
 			return ref, true
 		}
