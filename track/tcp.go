@@ -924,7 +924,7 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 		return
 	}
 	t.stats.CLC++
-	if c.failedMalformed && c.Outcome == OutcomePending && !m.inside {
+	if c.failedMalformed && c.malformedUnjudged && c.Outcome == OutcomePending && !m.inside {
 		t.malformedAnswered(c, d, m.typ, in)
 	}
 	if c.Outcome == OutcomeFallback && c.Fallback.Cause == CauseNoOptionSYNACK && clcSender(m.typ, d) {
@@ -1237,32 +1237,26 @@ func (t *Tracker) sumsFilled(c *Conn, s *tcpIn, in *input) {
 	}
 }
 
-// malformedAnswered: m, a CLC message of c's in direction d after the
-// malformed one c failed on, says that message was read whole: Linux's
-// receiver of a malformed one ends the handshake with EPROTO and sends
-// nothing (smc_clc_wait_msg in net/smc/smc_clc.c fails;
-// smc_listen_decline and smc_connect_decline_fallback send no Decline
-// for a negative reason, net/smc/af_smc.c), so its peer's answer, or its
-// sender's next step (made for an answer), or its sender's copy sent
-// again, comes only where it was. Where the capture could not judge that
-// message's checksum, its copy was damaged; where the checksum verified,
-// the receiver's kernel read what this one calls malformed. Either way
-// the handshake went on, the message's contents missing from what the
-// capture tells.
+// malformedAnswered: a CLC message of c's in direction d after the
+// malformed one c failed on, that message's checksum judged neither way,
+// says its copy was damaged: Linux's receiver of a malformed message ends
+// the handshake with EPROTO and sends nothing (smc_clc_wait_msg in
+// net/smc/smc_clc.c fails; smc_listen_decline and
+// smc_connect_decline_fallback send no Decline for a negative reason,
+// net/smc/af_smc.c), so its peer's answer, or its sender's next step
+// (made for an answer), or its sender's copy sent again, comes only where
+// it was read whole. The handshake went on, the message's contents
+// missing from what the capture tells. (Where the checksum verified, the
+// bytes are the sender's, a hand-edited capture's among them, and mean
+// what they hold: the failure stands.)
 func (t *Tracker) malformedAnswered(c *Conn, d Dir, typ decode.CLCType, in *input) {
-	damaged := c.malformedUnjudged
-	why := "the " + sender(d) + " answered it"
+	why := "a damaged copy: the " + sender(d) + " answered it"
 	if d == c.malformedDir {
-		why = "the " + sender(d) + " sent a " + clcName(uint8(typ)) + " after it"
-	}
-	if damaged {
-		why = "a damaged copy: " + why
-	} else {
-		why = "its receiver read it: " + why
+		why = "a damaged copy: the " + sender(d) + " sent a " + clcName(uint8(typ)) + " after it"
 	}
 	c.malformedWasCopy(why)
 	if !c.clcUncaptured {
-		c.clcUncaptured, c.clcDamaged = true, damaged
+		c.clcUncaptured, c.clcDamaged = true, true
 		t.awaitServerHalf(c, in)
 	}
 }
