@@ -772,7 +772,7 @@ func (t *Tracker) firstOfKey(in *input) (linkRef, bool) {
 				if dd := psnDiff(r.psn, rc.nextPSN); dd >= 0 && dd < aheadBits {
 					found, first = linkRef{l, Dir(d)}, rc.nextPSN
 					n++
-				} else if p, ok := psnByteOff(r.psn, rc.nextPSN, confirmLink(r)); ok {
+				} else if p, ok := psnByteOff(r.psn, rc.nextPSN, confirmLink(r)); ok && rc.nextPSN == l.end(Dir(d)).PSN {
 					found, first = linkRef{l, Dir(d)}, p
 					n++
 				}
@@ -806,7 +806,9 @@ func (t *Tracker) firstOfKey(in *input) (linkRef, bool) {
 // damaged requests held against the announced one are held against it.
 func (t *Tracker) firstPSNOff(l *Link, d Dir, in *input) {
 	rc := &l.RC[d]
-	if dd := psnDiff(in.roce.psn, rc.nextPSN); dd >= 0 && dd < aheadBits {
+	if dd := psnDiff(in.roce.psn, rc.nextPSN); dd >= 0 && dd < aheadBits || rc.nextPSN != l.end(d).PSN {
+		// (A responder's ACK moved it from the announced one: its word
+		// that the announced one was the sender's.)
 		return
 	}
 	p, ok := psnByteOff(in.roce.psn, rc.nextPSN, confirmLink(&in.roce))
