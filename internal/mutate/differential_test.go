@@ -1169,8 +1169,11 @@ func heavyDamaged(frames []mutate.Frame, seed, k uint64) []mutate.Frame {
 // an Accept GID no device has, a damaged SYN nothing answered, an ACK's
 // flags to a bare RST, a SYN's address the Proposal's checksum settles,
 // a Confirm nearer one connection than another's stream, a reusing
-// connection's Accept token whose first CDCs are damaged. No handshake
-// fails where the whole capture's none does.
+// connection's Accept token whose first CDCs are damaged, a FIN past a
+// gap before a copy queued far ahead, a malformed Proposal its peer
+// answered (once after a reset its flags made), an Accept's or Confirm's
+// first PSN a byte off the link's. No handshake fails where the whole
+// capture's none does.
 func TestHeavyDamageHandshakes(t *testing.T) {
 	for _, c := range []struct {
 		name    string
@@ -1178,6 +1181,8 @@ func TestHeavyDamageHandshakes(t *testing.T) {
 	}{
 		{"multilink", 303, 3}, {"multilink", 56, 11}, {"pingpong", 403, 4}, {"pingpong", 412, 11},
 		{"long", 403, 5}, {"long", 408, 6}, {"multilink", 422, 3}, {"multiconn", 402, 2}, {"multiconn", 423, 9},
+		{"multiconn", 403, 5}, {"silent-link", 403, 8}, {"long", 410, 2}, {"long", 426, 2}, {"multilink", 431, 5},
+		{"multilink", 403, 4}, {"multiconn", 410, 2},
 	} {
 		rel := "samples/" + c.name + ".pcap"
 		frames, lt, err := mutate.ReadFile(filepath.Join(testutil.Root(t), rel))
