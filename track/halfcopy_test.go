@@ -384,3 +384,57 @@ func TestMalformedAnsweredAfterReset(t *testing.T) {
 		t.Errorf("CDCs and bytes %v, want %v", got, want)
 	}
 }
+
+// TestMalformedConfirmNoAccept: multiconn.pcap's second connection (a
+// reused link group) with no TCP checksum of its handshake judged (each
+// damaged in its window), its Proposal's and Accept's eyecatchers damaged
+// past reading and its Confirm's trailer. The Proposal's bytes made a
+// fallback for want of CLC, which the malformed Confirm's header undoes
+// (noCLCUndone: a client confirms only an Accept); the client's GID,
+// queue pair and token it holds still tie the server's CDCs to the
+// connection (placeClientHalf), which then say the server read it whole
+// (malformedCopy). SMC-R with its CDCs both ways, as in the whole
+// capture: neither a fallback nor failed.
+func TestMalformedConfirmNoAccept(t *testing.T) {
+	clean := readRawFrames(t, "../samples/multiconn.pcap")
+	base, _ := feedRaw(t, clean)
+	const proposal, accept, confirm = 314 - 1, 336 - 1, 355 - 1 // indexes of frames 314, 336 and 355
+	s, found := feedDamaged(t, "../samples/multiconn.pcap", func(fs []rawFrame) []rawFrame {
+		for _, n := range []int{308, 309, 314, 315, 336, 355, 376} {
+			fs[n-1].Data[48] ^= 0x04 // the TCP window
+		}
+		for _, i := range []int{proposal, accept} {
+			fs[i].Data[66] ^= 0x5a // the eyecatcher
+			fs[i].Data[67] ^= 0x33
+		}
+		c := fs[confirm].Data
+		c[len(c)-1] ^= 0x40 // the trailer's last byte
+		return fs
+	})
+	var c *Conn
+	for i := range s.Conns {
+		if s.Conns[i].Client.Port() == 36946 {
+			if c != nil {
+				t.Fatalf("two connections of client port 36946, findings %v", found)
+			}
+			c = &s.Conns[i]
+		}
+	}
+	var want *Conn
+	for i := range base.Conns {
+		if base.Conns[i].Client.Port() == 36946 {
+			want = &base.Conns[i]
+		}
+	}
+	if c == nil || c.Outcome != OutcomeSMCR || c.FirstContact {
+		t.Fatalf("connection of client port 36946: %+v, findings %v; want SMC-R, a reused link group", c, found)
+	}
+	for d := range c.Flow {
+		if c.Flow[d].CDCs != want.Flow[d].CDCs {
+			t.Errorf("%v CDCs %d, want %d", Dir(d), c.Flow[d].CDCs, want.Flow[d].CDCs)
+		}
+	}
+	if det := findingDetail(&s, expert.Malformed); !strings.Contains(det, "a damaged copy") {
+		t.Errorf("smc.malformed %q, want it said a damaged copy", det)
+	}
+}

@@ -352,6 +352,15 @@ func (t *Tracker) tcp(in *input) {
 			return s.clcErr
 		})
 	}
+	if s.clcErrs > 0 && c.Outcome == OutcomeFallback {
+		// A malformed message's header says what step it is, which
+		// undoes a fallback as a whole one's would.
+		for i := range in.clcN {
+			if m := &in.clc[i]; m.malformed && !m.inside && !m.uncaptured {
+				c.noCLCUndone(m.typ, d)
+			}
+		}
+	}
 	if s.clcErrs > 0 && c.Outcome == OutcomePending && c.Failure == "" && s.damage() != "" {
 		// The receiver's TCP dropped the segment (or took an undamaged
 		// copy the capture's is not): it never read the malformed
@@ -915,6 +924,22 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 			// say it did, as for a Confirm the capture missed (claimHalf).
 			t.addPendingHalf(c)
 		}
+		if m.typ == decode.CLCTypeConfirm && d == DirC2S && !m.inside && !m.flag && c.Outcome == OutcomePending && c.malformedUnjudged &&
+			!c.ServerEP.Valid && !c.ClientEP.Valid && !c.SMCD && !m.smcd && c.link == nil && m.ep.Valid && m.ep.QPN != 0 {
+			// Nor the Accept in the capture: the client's GID, queue
+			// pair and token this copy holds are still what the link's
+			// traffic carries where the server read it whole, as a
+			// Confirm's whose Accept the capture missed
+			// (placeClientHalf); the server's CDCs with its token then
+			// say it did (malformedCopy), else TCP's close fails it. (A
+			// first contact's link is yet to come: its handshake stays
+			// blind, for the link's first traffic to place, adoptJoined.)
+			c.ClientEP, c.epDamaged[DirS2C] = m.ep, true
+			if c.Version == 0 {
+				c.Version = m.version
+			}
+			t.placeClientHalf(c, in)
+		}
 		return
 	}
 	if (m.sentAs != 0 || !clcSender(m.typ, d)) && !t.wrongSender(c, d, m, in) {
@@ -937,16 +962,7 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 		c.Outcome, c.Fallback, c.OptionSYNACK = OutcomePending, Fallback{}, true
 		c.expert.drop(expert.Fallback)
 	}
-	if c.Outcome == OutcomeFallback && c.Fallback.Cause == CauseNoCLC &&
-		(m.typ != decode.CLCTypeProposal && d == DirS2C || m.typ == decode.CLCTypeConfirm && d == DirC2S) {
-		// A server accepts or declines only a Proposal it read, and a
-		// client confirms only an Accept: the stream's first bytes the
-		// capture shows as not CLC are not what the peer got (damaged
-		// in the capture). The handshake goes on from this message.
-		c.Outcome, c.Fallback = OutcomePending, Fallback{}
-		c.expert.drop(expert.Fallback)
-		c.expert.drop(expert.OptionEchoed)
-	}
+	c.noCLCUndone(m.typ, d)
 	if len(c.CLCTypes) < maxCLCTypes {
 		c.CLCTypes = append(c.CLCTypes, uint8(m.typ))
 	}
@@ -2335,6 +2351,21 @@ func (t *Tracker) noSYNACKFallback(c *Conn, in *input) {
 // SMC option, carried it (capture.Frame.SMCOptionDamaged).
 func damagedSMCOption(s *tcpIn) bool { return s.frame != nil && s.frame.SMCOptionDamaged() }
 
+// noCLCUndone: a CLC message of type typ in direction d (whole, or
+// malformed with its header read) after the stream's first bytes made c
+// a fallback for want of CLC: a server accepts or declines only a
+// Proposal it read, and a client confirms only an Accept, so those bytes
+// the capture shows as not CLC are not what the peer got (damaged in the
+// capture). The handshake goes on from this message.
+func (c *Conn) noCLCUndone(typ decode.CLCType, d Dir) {
+	if c.Outcome == OutcomeFallback && c.Fallback.Cause == CauseNoCLC &&
+		(typ != decode.CLCTypeProposal && d == DirS2C || typ == decode.CLCTypeConfirm && d == DirC2S) {
+		c.Outcome, c.Fallback = OutcomePending, Fallback{}
+		c.expert.drop(expert.Fallback)
+		c.expert.drop(expert.OptionEchoed)
+	}
+}
+
 // malformedCopy: a CDC of c's, found by its token on c's link group, where
 // c's handshake failed on a malformed CLC message whose checksum the
 // capture could not judge, says that message was a damaged copy: Linux
@@ -2350,6 +2381,11 @@ func (t *Tracker) malformedCopy(c *Conn, in *input) {
 	if !c.clcUncaptured {
 		c.clcUncaptured = true
 		t.awaitServerHalf(c, in)
+	}
+	if c.link != nil && !c.AwaitingLink {
+		// Placed on its link by the Confirm's copy (placeClientHalf):
+		// the CDC says the handshake set it up.
+		c.Outcome = OutcomeSMCR
 	}
 }
 

@@ -1172,7 +1172,8 @@ func heavyDamaged(frames []mutate.Frame, seed, k uint64) []mutate.Frame {
 // connection's Accept token whose first CDCs are damaged, a FIN past a
 // gap before a copy queued far ahead, a malformed Proposal its peer
 // answered (once after a reset its flags made), an Accept's or Confirm's
-// first PSN a byte off the link's. No handshake fails where the whole
+// first PSN a byte off the link's, a reusing connection's malformed
+// Confirm whose Accept is unreadable. No handshake fails where the whole
 // capture's none does.
 func TestHeavyDamageHandshakes(t *testing.T) {
 	for _, c := range []struct {
@@ -1182,7 +1183,7 @@ func TestHeavyDamageHandshakes(t *testing.T) {
 		{"multilink", 303, 3}, {"multilink", 56, 11}, {"pingpong", 403, 4}, {"pingpong", 412, 11},
 		{"long", 403, 5}, {"long", 408, 6}, {"multilink", 422, 3}, {"multiconn", 402, 2}, {"multiconn", 423, 9},
 		{"multiconn", 403, 5}, {"silent-link", 403, 8}, {"long", 410, 2}, {"long", 426, 2}, {"multilink", 431, 5},
-		{"multilink", 403, 4}, {"multiconn", 410, 2},
+		{"multilink", 403, 4}, {"multiconn", 410, 2}, {"multiconn", 509, 11}, {"multiconn", 515, 2},
 	} {
 		rel := "samples/" + c.name + ".pcap"
 		frames, lt, err := mutate.ReadFile(filepath.Join(testutil.Root(t), rel))
