@@ -934,11 +934,21 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 			// say it did (malformedCopy), else TCP's close fails it. (A
 			// first contact's link is yet to come: its handshake stays
 			// blind, for the link's first traffic to place, adoptJoined.)
+			// Where no one link fits, it stays blind too.
+			waiting := slices.Contains(t.pendingHalf, c)
 			c.ClientEP, c.epDamaged[DirS2C] = m.ep, true
-			if c.Version == 0 {
+			t.placeClientHalf(c, in)
+			switch {
+			case c.link == nil:
+				// No one link took it (two fit, or none yet): the
+				// handshake stays blind, for its CDCs to place.
+				c.ClientEP, c.epDamaged[DirS2C] = Endpoint{}, false
+				if !waiting {
+					t.unpend(c)
+				}
+			case c.Version == 0:
 				c.Version = m.version
 			}
-			t.placeClientHalf(c, in)
 		}
 		return
 	}
