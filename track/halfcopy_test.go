@@ -109,15 +109,26 @@ func TestDamagedAcceptGIDNoDevice(t *testing.T) {
 		}
 		return fs
 	})
-	if len(s.Conns) != 1 || s.Conns[0].Outcome != OutcomeSMCR {
+	checkOneSMCR(t, "", s, found, &base)
+}
+
+// checkOneSMCR wants s to hold one connection, SMC-R, and no
+// smc.handshake.failed among found; where base is not nil, its CDCs and
+// bytes (flowTotalsOf). what prefixes the failures.
+func checkOneSMCR(t *testing.T, what string, s Snapshot, found []string, base *Snapshot) {
+	t.Helper()
+	if len(s.Conns) != 1 || s.Conns[0].Outcome != OutcomeSMCR || slices.Contains(found, expert.HandshakeFailed.String()) {
 		var got []string
 		for i := range s.Conns {
 			got = append(got, fmt.Sprintf("%v %s", s.Conns[i].Outcome, ConnDetail(&s.Conns[i])))
 		}
-		t.Fatalf("connections %q, findings %v; want one SMC-R", got, found)
+		t.Fatalf("%sconnections %q, findings %v; want one SMC-R, not failed", what, got, found)
 	}
-	if got, want := flowTotalsOf(s), flowTotalsOf(base); got != want {
-		t.Errorf("CDCs and bytes %v, want %v", got, want)
+	if base == nil {
+		return
+	}
+	if got, want := flowTotalsOf(s), flowTotalsOf(*base); got != want {
+		t.Errorf("%sCDCs and bytes %v, want %v", what, got, want)
 	}
 }
 
@@ -152,16 +163,7 @@ func TestDamagedAcceptGIDAndPSNs(t *testing.T) {
 			}
 			return fs
 		})
-		if len(s.Conns) != 1 || s.Conns[0].Outcome != OutcomeSMCR {
-			var got []string
-			for i := range s.Conns {
-				got = append(got, fmt.Sprintf("%v %s", s.Conns[i].Outcome, ConnDetail(&s.Conns[i])))
-			}
-			t.Fatalf("GID damaged %v: connections %q, findings %v; want one SMC-R", v.gid, got, found)
-		}
-		if got, want := flowTotalsOf(s), flowTotalsOf(base); got != want {
-			t.Errorf("GID damaged %v: CDCs and bytes %v, want %v", v.gid, got, want)
-		}
+		checkOneSMCR(t, fmt.Sprintf("GID damaged %v: ", v.gid), s, found, &base)
 	}
 }
 
@@ -341,13 +343,7 @@ func TestMalformedAnswered(t *testing.T) {
 			}
 			return fs
 		})
-		if len(s.Conns) != 1 || s.Conns[0].Outcome != OutcomeSMCR || slices.Contains(found, expert.HandshakeFailed.String()) {
-			var got []string
-			for i := range s.Conns {
-				got = append(got, fmt.Sprintf("%v %s", s.Conns[i].Outcome, ConnDetail(&s.Conns[i])))
-			}
-			t.Fatalf("Accept missed %v: connections %q, findings %v; want one SMC-R, not failed", v.missed, got, found)
-		}
+		checkOneSMCR(t, fmt.Sprintf("Accept missed %v: ", v.missed), s, found, nil)
 		if d := findingDetail(&s, expert.Malformed); !strings.Contains(d, v.want) {
 			t.Errorf("Accept missed %v: smc.malformed %q, want it said %q", v.missed, d, v.want)
 		}
@@ -373,16 +369,7 @@ func TestMalformedAnsweredAfterReset(t *testing.T) {
 		fs[accept].Data[47] |= 0x02     // SYN
 		return fs
 	})
-	if len(s.Conns) != 1 || s.Conns[0].Outcome != OutcomeSMCR || slices.Contains(found, expert.HandshakeFailed.String()) {
-		var got []string
-		for i := range s.Conns {
-			got = append(got, fmt.Sprintf("%v %s", s.Conns[i].Outcome, ConnDetail(&s.Conns[i])))
-		}
-		t.Fatalf("connections %q, findings %v; want one SMC-R, not failed", got, found)
-	}
-	if got, want := flowTotalsOf(s), flowTotalsOf(base); got != want {
-		t.Errorf("CDCs and bytes %v, want %v", got, want)
-	}
+	checkOneSMCR(t, "", s, found, &base)
 }
 
 // TestMalformedConfirmNoAccept: multiconn.pcap's second connection (a
