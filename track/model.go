@@ -272,6 +272,7 @@ type flowTCP struct {
 	tcpLate, tcpLateEnd uint32
 	tcpLateNS           int64
 	tcpNext             uint32 // the sequence number after this direction's bytes seen in order
+	tcpFirst            uint32 // the sequence number of the first of them (where haveTCPNext)
 	tcpAhead            uint32 // the first sequence number seen past tcpNext, when aheadSeen
 	haveTCPNext         bool
 	aheadSeen           bool

@@ -442,9 +442,10 @@ func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) (resent, replaces 
 		end++
 	}
 	// Before tcpNext and outside the last bytes an ACK covered unseen:
-	// shown before.
+	// shown before. (Not before the first the capture showed: those it
+	// never showed, a damaged SYN's sequence number put them there.)
 	again := (s.payload > 0 || s.fin) && !s.syn && f.haveTCPNext && int32(end-f.tcpNext) <= 0 &&
-		(int32(end-f.tcpLate) <= 0 || int32(s.seq-f.tcpLateEnd) >= 0)
+		int32(s.seq-f.tcpFirst) >= 0 && (int32(end-f.tcpLate) <= 0 || int32(s.seq-f.tcpLateEnd) >= 0)
 	resent = again && s.payload > 0
 	if again && len(f.sumPend) > 0 {
 		// A copy of a segment whose checksum failed: the receiving host
@@ -487,6 +488,9 @@ func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) (resent, replaces 
 		// A SYN sent again, or copied by the capture (two hosts'
 		// captures merged), after the bytes that followed it moves
 		// nothing back.
+		if !f.haveTCPNext {
+			f.tcpFirst = s.seq
+		}
 		f.tcpNext, f.haveTCPNext, f.aheadSeen = end, true, false
 		f.tcpNextFrame, f.damagedHid = in.number, 0
 	case s.damage() != "" && !s.syn && s.seq != f.tcpNext:
@@ -535,7 +539,7 @@ func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) (resent, replaces 
 		// direction) acknowledges the peer's initial sequence number:
 		// the peer's bytes count from there, and an ACK of them that the
 		// capture never showed says so.
-		o.tcpNext, o.haveTCPNext, o.tcpNextFrame = s.ackNum, true, in.number
+		o.tcpNext, o.tcpFirst, o.haveTCPNext, o.tcpNextFrame = s.ackNum, s.ackNum, true, in.number
 		return
 	}
 	if !o.haveTCPNext || int32(s.ackNum-o.tcpNext) <= 0 || int32(s.ackNum-o.tcpNext) > 1<<20 {
