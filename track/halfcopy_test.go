@@ -425,3 +425,26 @@ func TestMalformedConfirmNoAccept(t *testing.T) {
 		t.Errorf("smc.malformed %q, want it said a damaged copy", det)
 	}
 }
+
+// TestConfirmTypeDamaged: pingpong.pcap's Confirm with its type byte
+// damaged into one no CLC message has, its checksum failing as held, no
+// checksum of the handshake judged: the client's next step after the
+// Accept is its Confirm, and the bytes decode whole as one (retype), so it
+// is read as the Confirm, not a malformed message the handshake fails on.
+// One SMC-R connection, as in the whole capture.
+func TestConfirmTypeDamaged(t *testing.T) {
+	const confirm = 7 // frame 8
+	clean := readRawFrames(t, "../samples/pingpong.pcap")
+	base, _ := feedRaw(t, clean)
+	s, found := feedDamaged(t, "../samples/pingpong.pcap", func(fs []rawFrame) []rawFrame {
+		for i := 2; i <= confirm; i++ {
+			fs[i].Data[48] ^= 0x04 // the TCP window
+		}
+		fs[confirm].Data[66+4] = 0x65 // the type
+		return fs
+	})
+	checkOneSMCR(t, "", s, found, &base)
+	if s.Conns[0].TConfirm.IsZero() {
+		t.Errorf("no Confirm read (findings %v): want frame 8 read as the Confirm", found)
+	}
+}

@@ -138,7 +138,7 @@ func (t *Tracker) tcp(in *input) {
 		}
 	}
 	if in.clcN > 0 {
-		t.retype(d, s, in)
+		t.retype(c, d, s, in)
 	}
 	switch {
 	case s.syn && !s.ack:
@@ -1106,21 +1106,37 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 // list the Accept's extension has no room for). A receiver refuses a type
 // other than the one it awaits (smc_clc_wait_msg in net/smc/smc_clc.c:
 // EPROTO), so a handshake that goes on says the capture's copy was
-// damaged there; a Decline of its receiver still ends it.
-func (t *Tracker) retype(d Dir, s *tcpIn, in *input) {
+// damaged there; a Decline of its receiver still ends it. A type no
+// message has, in a segment whose checksum fails as held, is read so as
+// the step its sender takes next (an Accept, a Confirm after the Accept,
+// else a Proposal).
+func (t *Tracker) retype(c *Conn, d Dir, s *tcpIn, in *input) {
 	for i := range in.clcN {
 		m := &in.clc[i]
-		if clcSender(m.typ, d) || m.uncaptured || len(m.raw) <= clcTypeOff {
+		if m.uncaptured || len(m.raw) <= clcTypeOff {
 			continue
 		}
 		var as decode.CLCType
-		switch m.typ {
-		case decode.CLCTypeAccept:
-			as = decode.CLCTypeConfirm
-		case decode.CLCTypeConfirm:
-			as = decode.CLCTypeAccept
-		default:
+		switch {
+		case m.typ >= decode.CLCTypeProposal && m.typ <= decode.CLCTypeDecline:
+			switch {
+			case clcSender(m.typ, d):
+				continue
+			case m.typ == decode.CLCTypeAccept:
+				as = decode.CLCTypeConfirm
+			case m.typ == decode.CLCTypeConfirm:
+				as = decode.CLCTypeAccept
+			default:
+				continue
+			}
+		case !s.mayBeDamaged():
 			continue
+		case d == DirS2C:
+			as = decode.CLCTypeAccept
+		case c.ServerEP.Valid || slices.Contains(c.CLCTypes, uint8(decode.CLCTypeAccept)):
+			as = decode.CLCTypeConfirm
+		default:
+			as = decode.CLCTypeProposal
 		}
 		t.clcBuf = append(t.clcBuf[:0], m.raw...)
 		t.clcBuf[clcTypeOff] = byte(as)
