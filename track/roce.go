@@ -822,7 +822,7 @@ func (t *Tracker) firstPSNOff(l *Link, d Dir, in *input) {
 // damaged copy announced, and says so in the link's history.
 func (t *Tracker) psnOff(l *Link, d Dir, p uint32, in *input) {
 	rc := &l.RC[d]
-	l.addHistory(in, textEvent(fmt.Sprintf("%s first PSN 0x%06x where the CLC message announced 0x%06x: a byte of its copy damaged", d, p, rc.nextPSN)))
+	l.addHistory(in, textEvent(fmt.Sprintf("%s first PSN 0x%06x where its CLC or ADD_LINK message announced 0x%06x: a byte of its copy damaged", d, p, rc.nextPSN)))
 	for i := range rc.unplaced {
 		if rc.unplaced[i].at == rc.nextPSN {
 			rc.unplaced[i].at = p

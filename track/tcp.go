@@ -443,9 +443,12 @@ func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) (resent, replaces 
 	}
 	// Before tcpNext and outside the last bytes an ACK covered unseen:
 	// shown before. (Not before the first the capture showed: those it
-	// never showed, a damaged SYN's sequence number put them there.)
+	// never showed, a damaged SYN's sequence number put them there; told
+	// while the direction has shown less than 1 GiB, far from the
+	// sequence space's wrap.)
+	beforeFirst := int32(s.seq-f.tcpFirst) < 0 && f.tcpNext-f.tcpFirst < 1<<30
 	again := (s.payload > 0 || s.fin) && !s.syn && f.haveTCPNext && int32(end-f.tcpNext) <= 0 &&
-		int32(s.seq-f.tcpFirst) >= 0 && (int32(end-f.tcpLate) <= 0 || int32(s.seq-f.tcpLateEnd) >= 0)
+		!beforeFirst && (int32(end-f.tcpLate) <= 0 || int32(s.seq-f.tcpLateEnd) >= 0)
 	resent = again && s.payload > 0
 	if again && len(f.sumPend) > 0 {
 		// A copy of a segment whose checksum failed: the receiving host
