@@ -812,22 +812,8 @@ func TestCLCBareSkipLeavesCopyAway(t *testing.T) {
 			}
 			fs = append(fs, f)
 		}
-		var got []string
-		r, err := NewReader("bare", &sliceSource{frames: fs}, layers.LinkTypeEthernet)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for n := 0; ; n++ {
-			f, err := r.Next()
-			if err != nil {
-				break
-			}
-			for _, m := range f.CLC {
-				got = append(got, fmt.Sprintf("%d:%v", damage[n].frame, m.Type))
-			}
-		}
-		if len(got) != 0 {
-			t.Errorf("sequence number's byte 0x%02x: CLC messages by frame %q, want none (none on the FIN, frame 5171)", seqHigh, got)
+		if got := clcLines(t, fs, false); len(got) != 0 {
+			t.Errorf("sequence number's byte 0x%02x: CLC messages %q, want none (none on the FIN, frame 5171)", seqHigh, got)
 		}
 	}
 }
