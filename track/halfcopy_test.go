@@ -377,11 +377,13 @@ func TestMalformedAnsweredAfterReset(t *testing.T) {
 // damaged in its window), its Proposal's and Accept's eyecatchers damaged
 // past reading and its Confirm's trailer. The Proposal's bytes made a
 // fallback for want of CLC, which the malformed Confirm's header undoes
-// (noCLCUndone: a client confirms only an Accept); the client's GID,
-// queue pair and token it holds still tie the server's CDCs to the
-// connection (placeClientHalf), which then say the server read it whole
-// (malformedCopy). SMC-R with its CDCs both ways, as in the whole
-// capture: neither a fallback nor failed.
+// (noCLCUndone: a client confirms only an Accept); the connection's CDCs
+// then place it (by the Confirm's GID, queue pair and token where one
+// link takes them, placeMalformedConfirm, else as a blind handshake) and
+// say the server read it whole (malformedCopy). SMC-R with its CDCs both
+// ways, as in the whole capture: neither a fallback nor failed. (That the
+// Confirm's fields place it where blind placement cannot is held by
+// TestHeavyDamageHandshakes' multiconn copies 509/11 and 515/2.)
 func TestMalformedConfirmNoAccept(t *testing.T) {
 	clean := readRawFrames(t, "../samples/multiconn.pcap")
 	base, _ := feedRaw(t, clean)

@@ -931,31 +931,8 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 			// say it did, as for a Confirm the capture missed (claimHalf).
 			t.addPendingHalf(c)
 		}
-		if m.typ == decode.CLCTypeConfirm && d == DirC2S && !m.inside && !m.flag && c.Outcome == OutcomePending && c.malformedUnjudged &&
-			!c.ServerEP.Valid && !c.ClientEP.Valid && !c.SMCD && !m.smcd && c.link == nil && m.ep.Valid && m.ep.QPN != 0 {
-			// Nor the Accept in the capture: the client's GID, queue
-			// pair and token this copy holds are still what the link's
-			// traffic carries where the server read it whole, as a
-			// Confirm's whose Accept the capture missed
-			// (placeClientHalf); the server's CDCs with its token then
-			// say it did (malformedCopy), else TCP's close fails it. (A
-			// first contact's link is yet to come: its handshake stays
-			// blind, for the link's first traffic to place, adoptJoined.)
-			// Where no one link fits, it stays blind too.
-			waiting := slices.Contains(t.pendingHalf, c)
-			c.ClientEP, c.epDamaged[DirS2C] = m.ep, true
-			t.placeClientHalf(c, in)
-			switch {
-			case c.link == nil:
-				// No one link took it (two fit, or none yet): the
-				// handshake stays blind, for its CDCs to place.
-				c.ClientEP, c.epDamaged[DirS2C] = Endpoint{}, false
-				if !waiting {
-					t.unpend(c)
-				}
-			case c.Version == 0:
-				c.Version = m.version
-			}
+		if m.typ == decode.CLCTypeConfirm && d == DirC2S && !m.inside {
+			t.placeMalformedConfirm(c, m, in)
 		}
 		return
 	}
@@ -1121,18 +1098,11 @@ func (t *Tracker) retype(c *Conn, d Dir, s *tcpIn, in *input) {
 		}
 		var as decode.CLCType
 		switch {
-		case m.typ >= decode.CLCTypeProposal && m.typ <= decode.CLCTypeDecline:
-			switch {
-			case clcSender(m.typ, d):
-				continue
-			case m.typ == decode.CLCTypeAccept:
-				as = decode.CLCTypeConfirm
-			case m.typ == decode.CLCTypeConfirm:
-				as = decode.CLCTypeAccept
-			default:
-				continue
-			}
-		case !s.mayBeDamaged():
+		case m.typ == decode.CLCTypeAccept && d == DirC2S:
+			as = decode.CLCTypeConfirm
+		case m.typ == decode.CLCTypeConfirm && d == DirS2C:
+			as = decode.CLCTypeAccept
+		case m.typ >= decode.CLCTypeProposal && m.typ <= decode.CLCTypeDecline, !s.mayBeDamaged():
 			continue
 		case d == DirS2C:
 			as = decode.CLCTypeAccept
@@ -1283,6 +1253,34 @@ func (t *Tracker) sumsFilled(c *Conn, s *tcpIn, in *input) {
 	if !c.clcUncaptured {
 		c.clcUncaptured, c.clcDamaged = true, true
 		t.awaitServerHalf(c, in)
+	}
+}
+
+// placeMalformedConfirm: m, a malformed Confirm of c's, its checksum
+// judged neither way and c's Accept not read either: the client's GID,
+// queue pair and token this copy holds are still what the link's traffic
+// carries where the server read it whole, as a Confirm's whose Accept
+// the capture missed (placeClientHalf); the server's CDCs with its token
+// then say it did (malformedCopy), else TCP's close fails it. A first
+// contact's link is yet to come, and where no one link fits a reusing
+// one: its handshake stays blind, for its link's traffic to place
+// (adoptJoined, claimFirst).
+func (t *Tracker) placeMalformedConfirm(c *Conn, m *clcIn, in *input) {
+	if m.flag || m.smcd || !m.ep.Valid || m.ep.QPN == 0 || c.Outcome != OutcomePending || !c.malformedUnjudged ||
+		c.ServerEP.Valid || c.ClientEP.Valid || c.SMCD || c.link != nil {
+		return
+	}
+	waiting := slices.Contains(t.pendingHalf, c)
+	c.ClientEP, c.epDamaged[DirS2C] = m.ep, true
+	t.placeClientHalf(c, in)
+	switch {
+	case c.link == nil:
+		c.ClientEP, c.epDamaged[DirS2C] = Endpoint{}, false
+		if !waiting {
+			t.unpend(c)
+		}
+	case c.Version == 0:
+		c.Version = m.version
 	}
 }
 
