@@ -111,6 +111,7 @@ type clcAssembler struct {
 	done      map[afterKey]*afterFlow
 	lastAfter lastAfter
 	afterFree []*afterFlow // forgotten, to serve again (forget)
+	senders   ipSenders    // whose IPv4 headers verified (sumHistory.judgeIP)
 	ctx       asmContext
 	frame     *Frame   // frame being assembled; receives completed messages
 	cur       *clcFlow // flow being assembled; New attaches its stream
@@ -331,7 +332,7 @@ func (a *clcAssembler) segment(f *Frame) {
 	if net != fl.key[0] { // the network flow of the first segment seen
 		asmNet, d = asmNet.Reverse(), 1
 	}
-	fl.checkSum(f, d)
+	fl.checkSum(f, d, &a.senders)
 	a.frame, a.cur = f, fl
 	a.arena = a.arena[:0]
 	a.wholeAgain(fl, f, d)
@@ -394,7 +395,7 @@ func (a *clcAssembler) segment(f *Frame) {
 // all the same: what the capture holds is what a hand-edited capture
 // means, and a damaged copy's message is malformed or followed as
 // before; the finding says which segment to distrust.
-func (fl *clcFlow) checkSum(f *Frame, d int) {
+func (fl *clcFlow) checkSum(f *Frame, d int, senders *ipSenders) {
 	t := f.TCP
 	if t.SYN {
 		for _, o := range t.Options {
@@ -404,6 +405,10 @@ func (fl *clcFlow) checkSum(f *Frame, d int) {
 		}
 	}
 	if !fl.smcSYN {
+		// Its TCP checksums are not judged (the capture point's
+		// offload is not ruled out); its IPv4 headers' are, as their
+		// sender's were.
+		fl.judgeIP(f, d, senders)
 		return
 	}
 	s, ok := tcpSum(f)
@@ -416,7 +421,7 @@ func (fl *clcFlow) checkSum(f *Frame, d int) {
 	case fl.judge(f, d, s, ok) && len(t.Payload) > 0:
 		fl.damaged[d].seq, fl.damaged[d].n = t.Seq, len(t.Payload)
 	}
-	fl.judgeIP(f, d)
+	fl.judgeIP(f, d, senders)
 }
 
 // wholeAgain decodes the CLC messages of f, a segment of fl in direction

@@ -49,18 +49,75 @@ func (u *sumHistory) judge(f *Frame, d int, s TCPSumStatus, ok bool) bool {
 // segment of direction d, fails where that is damage: the direction's
 // headers verified before (GRO and TSO leave a header whose checksum
 // verifies: inet_gro_complete mends it, ip_send_check makes it for the
-// whole segment), and one of 0 was not filled in.
-func (u *sumHistory) judgeIP(f *Frame, d int) {
+// whole segment), or those of its link-layer source did (senders: a
+// header whose addresses or ports the capture damaged names no
+// connection seen), and one of 0 was not filled in.
+func (u *sumHistory) judgeIP(f *Frame, d int, senders *ipSenders) {
 	if f.IPv4 == nil {
 		return
 	}
 	ip := f.IPv4.Contents
 	switch {
 	case !decode.IPv4HeaderSumOK(ip):
-		f.TCPSum.IPSumBad = u.ipSumOK[d]
+		f.TCPSum.IPSumBad = u.ipSumOK[d] || senders.vouched(f)
 	case len(ip) >= 20 && ip[10]|ip[11] != 0:
 		u.ipSumOK[d] = true
+		senders.see(f)
 	}
+}
+
+// ipSenders are the link-layer sources whose IPv4 headers, their
+// checksums filled in, verified in a segment judged: a header from one of
+// them whose checksum fails is a damaged copy (a Linux sender makes every
+// header's checksum, ip_send_check in net/ipv4/ip_output.c, and a
+// receiver drops one that fails, ip_rcv_core in net/ipv4/ip_input.c), its
+// addresses and ports not to be believed. A sender whose headers were
+// never seen verifying may leave them to its adapter (z/OS's OSA checksum
+// offload): its headers are taken as they are. Frames without a
+// link-layer source count as one sender.
+type ipSenders struct {
+	last  [6]byte // the source seen last, while known
+	known bool
+	seen  map[[6]byte]struct{}
+}
+
+// linkSource is f's link-layer source address: the Ethernet source, a
+// Linux cooked capture's address, or zeros where the frame has none.
+func linkSource(f *Frame) (a [6]byte) {
+	switch {
+	case f.Eth != nil && len(f.Eth.SrcMAC) == 6:
+		a = [6]byte(f.Eth.SrcMAC)
+	case f.SLL != nil && len(f.SLL.Addr) == 6:
+		a = [6]byte(f.SLL.Addr)
+	}
+	return a
+}
+
+// maxSenders bounds the sources kept: more than a capture's hosts (one
+// whose damaged copy kept a verifying header adds one).
+const maxSenders = 4096
+
+// see notes f's link-layer source as one whose IPv4 headers verify.
+func (v *ipSenders) see(f *Frame) {
+	src := linkSource(f)
+	if v.known && v.last == src {
+		return
+	}
+	if v.seen == nil {
+		v.seen = make(map[[6]byte]struct{})
+	}
+	if len(v.seen) >= maxSenders {
+		return
+	}
+	v.seen[src] = struct{}{}
+	v.last, v.known = src, true
+}
+
+// vouched reports whether f's link-layer source is one whose IPv4 headers
+// verified.
+func (v *ipSenders) vouched(f *Frame) bool {
+	_, ok := v.seen[linkSource(f)]
+	return ok
 }
 
 // sentMSS is the largest segment direction d sends: the MSS its receiver's
@@ -153,7 +210,7 @@ func (a *clcAssembler) after(f *Frame) {
 	}
 	s, sumOK := tcpSum(f)
 	fl.judge(f, d, s, sumOK)
-	fl.judgeIP(f, d)
+	fl.judgeIP(f, d, &a.senders)
 	fl.lastSeen = f.CI.Timestamp
 	if f.TCPSum.Damaged() {
 		return

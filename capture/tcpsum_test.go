@@ -304,3 +304,28 @@ func TestWordSum(t *testing.T) {
 		}
 	}
 }
+
+// TestIPSumJudgedBySender: a copy of pingpong's Accept whose destination
+// address and port the capture damaged names a flow no segment began; its
+// IPv4 header checksum failing is damage all the same, the server's
+// headers (its SYN-ACK's) having verified. Not where its Ethernet source
+// is damaged too: a sender whose headers were never seen verifying may
+// leave them to its adapter.
+func TestIPSumJudgedBySender(t *testing.T) {
+	const accept = 9 // frame 10
+	for _, v := range []struct {
+		mac  bool
+		want bool
+	}{{false, true}, {true, false}} {
+		fs := readRaw(t, pingpong)
+		fs[accept].Data = bytes.Clone(fs[accept].Data)
+		fs[accept].Data[14+19] ^= 0x40 // the destination address's last byte
+		fs[accept].Data[34+3] ^= 0x20  // the destination port's low byte
+		if v.mac {
+			fs[accept].Data[6+5] ^= 0x01 // the Ethernet source's last byte
+		}
+		if f := frameOf(t, fs, accept+1); f != nil && f.TCPSum.IPSumBad != v.want {
+			t.Errorf("source damaged %v: IPSumBad %v, want %v", v.mac, f.TCPSum.IPSumBad, v.want)
+		}
+	}
+}

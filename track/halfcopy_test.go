@@ -450,3 +450,24 @@ func TestConfirmTypeDamaged(t *testing.T) {
 		t.Errorf("no Confirm read (findings %v): want frame 8 read as the Confirm", found)
 	}
 }
+
+// TestDamagedAddressCopy: pingpong.pcap with a copy of a CLC message
+// after it (a mirror's duplicate) whose destination address and port the
+// capture damaged (two fields: no sequence number ties a copy of bytes
+// already seen to its connection): its IPv4 header checksum fails where
+// its sender's headers verified, so the 4-tuple it names begins no
+// connection. One SMC-R connection, as in the whole capture.
+func TestDamagedAddressCopy(t *testing.T) {
+	clean := readRawFrames(t, "../samples/pingpong.pcap")
+	base, _ := feedRaw(t, clean)
+	for _, at := range []int{4, 6} { // frames 5 and 7: the Proposal, the Accept
+		s, found := feedDamaged(t, "../samples/pingpong.pcap", func(fs []rawFrame) []rawFrame {
+			dup := fs[at]
+			dup.Data = bytes.Clone(dup.Data)
+			dup.Data[14+19] ^= 0x40 // the destination address's last byte
+			dup.Data[34+3] ^= 0x20  // the destination port's low byte
+			return slices.Insert(fs, at+1, dup)
+		})
+		checkOneSMCR(t, fmt.Sprintf("frame %d copied: ", at+1), s, found, &base)
+	}
+}

@@ -306,9 +306,13 @@ func (t *Tracker) tcp(in *input) {
 	}
 	switch {
 	case !s.notCLC || in.clcN != 0 || c.Outcome != OutcomePending || !c.OptionSYN:
-	case s.damage() != "":
+	case s.damage() != "" || c.clcUncaptured && s.mayBeDamaged():
 		// Bytes that are not CLC in a damaged copy say nothing of what
-		// the sender sent: its receiver read another copy, or none.
+		// the sender sent: its receiver read another copy, or none. So
+		// where handshake bytes before them were missed or damaged, a
+		// checksum failing as held, unjudged, is enough to wait for the
+		// next segment (a capture point's checksum offload fails its own
+		// host's, not its peer's).
 	case !c.SeenSYNACK:
 		// The SYN-ACK is not in the capture yet (two hosts' captures
 		// merged, their clocks apart, show the client's first bytes
@@ -819,6 +823,14 @@ func (c *Conn) blind() bool {
 // or a mid-stream segment without a CLC message.
 func (t *Tracker) startConn(in *input, key tcpKey) *Conn {
 	s := &in.tcp
+	if s.ipSumBad && (!s.syn || s.ack) {
+		// Its addresses and ports may be the damage: a connection's
+		// segment past reading as one (kept unread), no connection of
+		// its own. (A SYN's begins one all the same: its SYN-ACK or the
+		// client's next segment may show the 4-tuple it was sent with,
+		// keepDamagedSYN.)
+		return nil
+	}
 	var client, server = s.src, s.dst
 	switch {
 	case s.syn && !s.ack:

@@ -1145,6 +1145,17 @@ func noneFailed(t *testing.T, vname string, v run) {
 	}
 }
 
+// fallbacks counts the connections of s that fell back to TCP.
+func fallbacks(s track.Snapshot) int {
+	n := 0
+	for _, c := range s.Conns {
+		if c.Outcome == track.OutcomeFallback {
+			n++
+		}
+	}
+	return n
+}
+
 // heavyDamaged is frames with every byte replaced with probability 0.02,
 // copy k of seed's.
 func heavyDamaged(frames []mutate.Frame, seed, k uint64) []mutate.Frame {
