@@ -471,3 +471,24 @@ func TestDamagedAddressCopy(t *testing.T) {
 		checkOneSMCR(t, fmt.Sprintf("frame %d copied: ", at+1), s, found, &base)
 	}
 }
+
+// TestSYNACKBitLost: pingpong.pcap with its SYN's flags damaged past
+// reading as one (RST, PSH, ACK) and its SYN-ACK's ACK bit lost, RST set
+// instead, both checksums failing: the server's segment, a SYN whose
+// acknowledgement number is the client's (a SYN's is 0), is its SYN-ACK,
+// and the connection is the client's, not one the server began. One SMC-R
+// connection, as in the whole capture.
+func TestSYNACKBitLost(t *testing.T) {
+	const syn, synAck = 2, 3 // frames 3 and 4
+	clean := readRawFrames(t, "../samples/pingpong.pcap")
+	base, _ := feedRaw(t, clean)
+	s, found := feedDamaged(t, "../samples/pingpong.pcap", func(fs []rawFrame) []rawFrame {
+		fs[syn].Data[34+13] = 0x1C    // RST, PSH, ACK
+		fs[synAck].Data[34+13] = 0x06 // SYN, RST
+		return fs
+	})
+	checkOneSMCR(t, "", s, found, &base)
+	if c := s.Conns[0]; c.Client.Port() == 5000 {
+		t.Errorf("client %v, server %v: want the server on port 5000", c.Client, c.Server)
+	}
+}

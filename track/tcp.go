@@ -832,6 +832,16 @@ func (t *Tracker) startConn(in *input, key tcpKey) *Conn {
 		return nil
 	}
 	var client, server = s.src, s.dst
+	if s.syn && !s.ack && s.mayBeDamaged() {
+		// Its flags may be the damage. A client's SYN acknowledges
+		// nothing, its acknowledgement number 0 (tcp_connect_init in
+		// net/ipv4/tcp_output.c sets rcv_nxt 0): one whose number has
+		// two bytes or more set is the server's SYN-ACK, its ACK bit
+		// lost. RST or FIN beside SYN no sender sets, and a listener
+		// drops (tcp_rcv_state_process in net/ipv4/tcp_input.c).
+		s.ack = setBytes(s.ackNum) >= 2
+		s.rst, s.fin = false, false
+	}
 	switch {
 	case s.syn && !s.ack:
 		if !s.smcOpt && !damagedSMCOption(s) {
@@ -873,6 +883,16 @@ func (t *Tracker) startConn(in *input, key tcpKey) *Conn {
 		}
 	}
 	return c
+}
+
+// setBytes counts the bytes of x that are not 0.
+func setBytes(x uint32) (n int) {
+	for ; x != 0; x >>= 8 {
+		if x&0xFF != 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // cutSYN is a SYN (or, ack, a SYN-ACK) whose options a snap length cut
