@@ -492,3 +492,41 @@ func TestSYNACKBitLost(t *testing.T) {
 		t.Errorf("client %v, server %v: want the server on port 5000", c.Client, c.Server)
 	}
 }
+
+// TestSYNTwoFieldsOff: pingpong.pcap with its SYN's destination address
+// and port damaged (its IPv4 header checksum failing), its SYN-ACK
+// missed, and a byte of the Proposal damaged (its TCP checksum failing,
+// its IPv4 header's verifying): the SYN's checksum verifies with the
+// Proposal's 4-tuple and its own sequence number, so the connection is
+// the Proposal's, not the damaged SYN's. One SMC-R connection between the
+// hosts' own ends, as in the whole capture.
+func TestSYNTwoFieldsOff(t *testing.T) {
+	const syn, synAck, proposal = 2, 3, 4 // frames 3, 4 and 5
+	clean := readRawFrames(t, "../samples/pingpong.pcap")
+	base, _ := feedRaw(t, clean)
+	s, found := feedDamaged(t, "../samples/pingpong.pcap", func(fs []rawFrame) []rawFrame {
+		fs[syn].Data[14+18] ^= 0x08 // the destination address's third byte
+		fs[syn].Data[34+2] ^= 0x40  // the destination port's high byte
+		fs[proposal].Data[66+9] ^= 0x01
+		return slices.Delete(fs, synAck, synAck+1)
+	})
+	checkOneSMCR(t, "", s, found, &base)
+	if c, w := s.Conns[0], base.Conns[0]; c.Client != w.Client || c.Server != w.Server {
+		t.Errorf("connection %v -> %v, want %v -> %v", c.Client, c.Server, w.Client, w.Server)
+	}
+}
+
+// TestUnknownTypeRoles: pingpong.pcap from its Accept on (the capture
+// began late), the Accept's type byte damaged into one no CLC message
+// has: the connection's client is the end whose port is the higher, not
+// the message's sender.
+func TestUnknownTypeRoles(t *testing.T) {
+	const accept = 6 // frame 7
+	s, _ := feedDamaged(t, "../samples/pingpong.pcap", func(fs []rawFrame) []rawFrame {
+		fs[accept].Data[66+4] = 0x52 // the type
+		return fs[accept:]
+	})
+	if len(s.Conns) == 0 || s.Conns[0].Client.Port() == 5000 {
+		t.Fatalf("connections %+v: want the first one's client on the ephemeral port", s.Conns)
+	}
+}

@@ -857,9 +857,13 @@ func (t *Tracker) startConn(in *input, key tcpKey) *Conn {
 	case in.clcN > 0:
 		// Capture started after the SYNs: the CLC type says who sends.
 		switch in.clc[0].typ {
+		case decode.CLCTypeProposal, decode.CLCTypeConfirm:
 		case decode.CLCTypeAccept:
 			client, server = s.dst, s.src
-		case decode.CLCTypeDecline:
+		default:
+			// A Decline, which either end sends, or a type no CLC
+			// message has (its byte damaged): the client is the end
+			// whose port is the higher, the ephemeral one.
 			if s.dst.Port() > s.src.Port() {
 				client, server = s.dst, s.src
 			}

@@ -176,14 +176,14 @@ func (t *Tracker) damagedCopyOf(in *input, sum capture.TCPSumStatus, far bool) *
 				return fmt.Sprintf("the SYN (frame %d), which its SYN-ACK (frame %d) answers, is a damaged copy (its %s fails)", y.frame, in.number, what)
 			})
 		}
-		if i := t.damagedSYNAt(c); i >= 0 && !s.syn && d == DirC2S && s.seq == c.synSeq+1 && addrOff(s, c) &&
-			(s.frame != nil && s.frame.IPv4 != nil && ipv4Vouches(s.frame.IPv4.Contents) ||
+		if i := t.damagedSYNAt(c); i >= 0 && !s.syn && d == DirC2S && s.seq == c.synSeq+1 &&
+			(addrOff(s, c) && s.frame != nil && s.frame.IPv4 != nil && ipv4Vouches(s.frame.IPv4.Contents) ||
 				capture.SYNSumAs(t.damagedSYNs[i].hdr, s.src, s.dst, c.synSeq)) {
 			// The client's next segment after a SYN whose checksum
 			// failed, damaged elsewhere, where its IPv4 header verifies
-			// (and so vouches for its addresses) or the SYN's checksum
-			// verifies with its addresses: the SYN's copy held the one
-			// they differ in damaged.
+			// (and so vouches for its addresses, where only an address
+			// differs) or the SYN's checksum verifies with its 4-tuple:
+			// the SYN's copy held those they differ in damaged.
 			y := t.damagedSYNs[i]
 			t.settleSYN(i, s.src, s.dst, func(what string) string {
 				return fmt.Sprintf("the SYN (frame %d) names %s -> %s, the client's next segment (frame %d) %s -> %s, which its IPv4 header or the SYN's checksum vouches for: the SYN's copy is damaged (its %s fails)",
