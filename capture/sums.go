@@ -60,7 +60,8 @@ func (u *sumHistory) judgeIP(f *Frame, d int, senders *ipSenders) {
 	switch {
 	case !decode.IPv4HeaderSumOK(ip):
 		f.TCPSum.IPSumBad = u.ipSumOK[d] || senders.vouched(f)
-	case len(ip) >= 20 && ip[10]|ip[11] != 0:
+	case len(ip) >= 20 && ip[10]|ip[11] != 0 && !u.ipSumOK[d]:
+		// (A direction's sender is noted once.)
 		u.ipSumOK[d] = true
 		senders.see(f)
 	}
