@@ -530,3 +530,35 @@ func TestUnknownTypeRoles(t *testing.T) {
 		t.Fatalf("connections %+v: want the first one's client on the ephemeral port", s.Conns)
 	}
 }
+
+// TestMalformedFirstConfirmLinked: pingpong.pcap where no TCP checksum of
+// the handshake verifies, the Confirm's trailer damaged (malformed, its
+// checksum judged neither way) and, in one variant, the Accept's QPN and
+// GID too (a first contact's Accept that names no end of the link): the
+// server's first CONFIRM_LINK, to the queue pair the Confirm's copy
+// names, says the server read the Confirm whole. One SMC-R connection, as
+// in the whole capture, the malformed message a damaged copy
+// (TestHeavyDamage's pingpong copy 543/1).
+func TestMalformedFirstConfirmLinked(t *testing.T) {
+	const accept, confirm = 6, 7 // frames 7 and 8
+	clean := readRawFrames(t, "../samples/pingpong.pcap")
+	base, _ := feedRaw(t, clean)
+	for _, acceptQPN := range []bool{false, true} {
+		s, found := feedDamaged(t, "../samples/pingpong.pcap", func(fs []rawFrame) []rawFrame {
+			for i := 2; i <= confirm; i++ {
+				fs[i].Data[48] ^= 0x04 // the TCP window
+			}
+			fs[confirm].Data[66+176+2] ^= 0x40 // the trailer's third byte
+			if acceptQPN {
+				fs[accept].Data[66+38] ^= 0xe5 // the QPN's high byte
+				fs[accept].Data[66+31] ^= 0x48 // the GID's last byte
+			}
+			return fs
+		})
+		what := fmt.Sprintf("Accept's QPN and GID damaged %v: ", acceptQPN)
+		checkOneSMCR(t, what, s, found, &base)
+		if d := findingDetail(&s, expert.Malformed); !strings.Contains(d, "a damaged copy") {
+			t.Errorf("%ssmc.malformed %q, want it said a damaged copy", what, d)
+		}
+	}
+}

@@ -1293,23 +1293,30 @@ func (t *Tracker) sumsFilled(c *Conn, s *tcpIn, in *input) {
 }
 
 // placeMalformedConfirm: m, a malformed Confirm of c's, its checksum
-// judged neither way and c's Accept not read either: the client's GID,
-// queue pair and token this copy holds are still what the link's traffic
-// carries where the server read it whole, as a Confirm's whose Accept
-// the capture missed (placeClientHalf); the server's CDCs with its token
-// then say it did (malformedCopy), else TCP's close fails it. A first
-// contact's link is yet to come, and where no one link fits a reusing
-// one: its handshake stays blind, for its link's traffic to place
-// (adoptJoined, claimFirst).
+// judged neither way, and c's Accept not read either (a reusing one's) or
+// read (a first contact's): the client's GID, queue pair and token this
+// copy holds are still what the link's traffic carries where the server
+// read it whole, as a Confirm's whose Accept the capture missed
+// (placeClientHalf); the server's CDCs with its token, or its first
+// CONFIRM_LINK to that queue pair, then say it did (malformedCopy,
+// connUp), else TCP's close fails it. A first contact's whose Accept is
+// not read, and a reusing one's where no one link fits, leave the
+// handshake blind, for its link's traffic to place (adoptJoined,
+// claimFirst).
 func (t *Tracker) placeMalformedConfirm(c *Conn, m *clcIn, in *input) {
-	if m.flag || m.smcd || !m.ep.Valid || m.ep.QPN == 0 || c.Outcome != OutcomePending || !c.malformedUnjudged ||
-		c.ServerEP.Valid || c.ClientEP.Valid || c.SMCD || c.link != nil {
+	if m.smcd || !m.ep.Valid || m.ep.QPN == 0 || c.Outcome != OutcomePending || !c.malformedUnjudged ||
+		m.flag != c.ServerEP.Valid || c.ClientEP.Valid || c.SMCD || c.link != nil {
 		return
 	}
 	waiting := slices.Contains(t.pendingHalf, c)
 	c.ClientEP, c.epDamaged[DirS2C] = m.ep, true
 	t.placeClientHalf(c, in)
 	switch {
+	case c.link == nil && m.flag:
+		// The first contact's link is yet to come: the server's
+		// CONFIRM_LINK to the client's queue pair this copy names makes
+		// it (halfAnnounced; the Accept's end, its copy damaged too,
+		// may name none the link's traffic carries).
 	case c.link == nil:
 		c.ClientEP, c.epDamaged[DirS2C] = Endpoint{}, false
 		if !waiting {
@@ -1818,7 +1825,11 @@ func (t *Tracker) placeHalfLink(c *Conn, key qpKey, qpn uint32, toEP bool, in *i
 		*l.end(d.Reverse()) = LinkEnd{Addr: key.dst.netip(), QPN: uint32(key.qpn)}
 	}
 	l.State, l.announced = LinkConfirming, true
-	l.addHistory(in, histEvent{kind: LinkEventAnnounced, text: "announced by CLC " + msg + " (first contact; the other side's message is not in the capture)"})
+	other := "the other side's message is not in the capture"
+	if o := &c.ServerEP; client && o.Valid {
+		other = "the Accept's copy names no end of it: damaged in the capture"
+	}
+	l.addHistory(in, histEvent{kind: LinkEventAnnounced, text: "announced by CLC " + msg + " (first contact; " + other + ")"})
 	t.keyLink(l, kd, key)
 	// The other direction, should the capture hold it after all, pairs
 	// with this one as with a link joined from traffic.
