@@ -436,6 +436,10 @@ type Conn struct {
 	failedMalformed bool
 	// malformedDir: the direction that message came in.
 	malformedDir Dir
+	// malformedEP: the client's end a first contact's malformed Confirm
+	// names, its Accept read (placeMalformedConfirm), while its link is
+	// yet to come.
+	malformedEP Endpoint
 	// malformedUnjudged: that message's segment had its checksum judged
 	// neither way (clcFlow.checkSum); malformedSum names the checksum of
 	// it that failed as held ("TCP checksum"), if one did: a later

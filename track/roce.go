@@ -2149,7 +2149,12 @@ func (t *Tracker) resolveUnknown(in *input, key qpKey) (linkRef, bool) {
 			return ref, true
 		}
 		if len(t.halfLinks[pair]) == 0 {
-			if c, toEP := t.halfAnnounced(key, r.llc.qpn); c != nil {
+			if c, toEP, malformed := t.halfAnnounced(key, r.llc.qpn); c != nil {
+				if malformed {
+					// The link is the one the malformed Confirm's copy
+					// named: its client end is the link's.
+					c.ClientEP, c.epDamaged[DirS2C] = c.malformedEP, true
+				}
 				return t.placeHalfLink(c, key, r.llc.qpn, toEP, in), true
 			}
 		}

@@ -1293,30 +1293,34 @@ func (t *Tracker) sumsFilled(c *Conn, s *tcpIn, in *input) {
 }
 
 // placeMalformedConfirm: m, a malformed Confirm of c's, its checksum
-// judged neither way, and c's Accept not read either (a reusing one's) or
-// read (a first contact's): the client's GID, queue pair and token this
-// copy holds are still what the link's traffic carries where the server
-// read it whole, as a Confirm's whose Accept the capture missed
-// (placeClientHalf); the server's CDCs with its token, or its first
-// CONFIRM_LINK to that queue pair, then say it did (malformedCopy,
-// connUp), else TCP's close fails it. A first contact's whose Accept is
-// not read, and a reusing one's where no one link fits, leave the
-// handshake blind, for its link's traffic to place (adoptJoined,
-// claimFirst).
+// judged neither way and c's Accept not read either: the client's GID,
+// queue pair and token this copy holds are still what the link's traffic
+// carries where the server read it whole, as a Confirm's whose Accept
+// the capture missed (placeClientHalf); the server's CDCs with its token
+// then say it did (malformedCopy), else TCP's close fails it. A reusing
+// one's where no one link fits, and a first contact's whose Accept is
+// not read, leave the handshake blind, for its link's traffic to place
+// (adoptJoined, claimFirst). A first contact's whose Accept is read waits
+// for its link (pendingHalf) with the client's end this copy names kept
+// aside (Conn.malformedEP): the server's first CONFIRM_LINK to that queue
+// pair says the server read it whole where the Accept's copy, damaged
+// too, names no end of the link (halfAnnounced).
 func (t *Tracker) placeMalformedConfirm(c *Conn, m *clcIn, in *input) {
 	if m.smcd || !m.ep.Valid || m.ep.QPN == 0 || c.Outcome != OutcomePending || !c.malformedUnjudged ||
 		m.flag != c.ServerEP.Valid || c.ClientEP.Valid || c.SMCD || c.link != nil {
+		return
+	}
+	if m.flag {
+		c.malformedEP = m.ep
+		if !slices.Contains(t.pendingHalf, c) {
+			t.addPendingHalf(c)
+		}
 		return
 	}
 	waiting := slices.Contains(t.pendingHalf, c)
 	c.ClientEP, c.epDamaged[DirS2C] = m.ep, true
 	t.placeClientHalf(c, in)
 	switch {
-	case c.link == nil && m.flag:
-		// The first contact's link is yet to come: the server's
-		// CONFIRM_LINK to the client's queue pair this copy names makes
-		// it (halfAnnounced; the Accept's end, its copy damaged too,
-		// may name none the link's traffic carries).
 	case c.link == nil:
 		c.ClientEP, c.epDamaged[DirS2C] = Endpoint{}, false
 		if !waiting {
@@ -1773,25 +1777,33 @@ func (c *Conn) halfEP() (ep *Endpoint, client bool) {
 // server's request from its Accept's queue pair proves the Confirm that
 // the capture missed). So does the other side's CONFIRM_LINK sent to that
 // GID and queue pair (toEP: a capture that missed the Accept and kept
-// the Confirm, or the other way round). Two connections that fit prove
-// nothing.
-func (t *Tracker) halfAnnounced(key qpKey, qpn uint32) (pick *Conn, toEP bool) {
+// the Confirm, or the other way round). Where the end the connection
+// holds names neither, a first contact's malformed Confirm's (malformed:
+// Conn.malformedEP) is asked. Two connections that fit prove nothing.
+func (t *Tracker) halfAnnounced(key qpKey, qpn uint32) (pick *Conn, toEP, malformed bool) {
+	announces := func(ep *Endpoint) (from, to bool) {
+		return addrOf(ep.GID) == key.src && ep.QPN == qpn, addrOf(ep.GID) == key.dst && uint64(ep.QPN) == key.qpn
+	}
 	for _, c := range t.pendingHalf {
 		ep, _ := c.halfEP()
 		if !ep.Valid || c.finished || c.link != nil || c.SMCD || !c.FirstContact {
 			continue
 		}
-		from := addrOf(ep.GID) == key.src && ep.QPN == qpn
-		to := addrOf(ep.GID) == key.dst && uint64(ep.QPN) == key.qpn
+		from, to := announces(ep)
+		mal := false
+		if !from && !to && c.malformedEP.Valid {
+			from, to = announces(&c.malformedEP)
+			mal = from || to
+		}
 		if !from && !to {
 			continue
 		}
 		if pick != nil {
-			return nil, false
+			return nil, false, false
 		}
-		pick, toEP = c, to && !from
+		pick, toEP, malformed = c, to && !from, mal
 	}
-	return pick, toEP
+	return pick, toEP, malformed
 }
 
 // placeHalfLink makes the link of first-contact connection c, whose one
