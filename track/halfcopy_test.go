@@ -532,33 +532,42 @@ func TestUnknownTypeRoles(t *testing.T) {
 }
 
 // TestMalformedFirstConfirmLinked: pingpong.pcap where no TCP checksum of
-// the handshake verifies, the Confirm's trailer damaged (malformed, its
-// checksum judged neither way) and, in one variant, the Accept's QPN and
-// GID too (a first contact's Accept that names no end of the link): the
-// server's first CONFIRM_LINK, to the queue pair the Confirm's copy
-// names, says the server read the Confirm whole. One SMC-R connection, as
-// in the whole capture, the malformed message a damaged copy
-// (TestHeavyDamage's pingpong copy 543/1).
+// the handshake verifies and the Confirm's trailer is damaged (malformed,
+// its checksum judged neither way); in one variant the Accept's QPN and
+// GID too (a first contact's Accept that names no end of the link), in
+// others the Accept missed, or malformed too, its IPv4 header's checksum
+// failing (a damaged copy, as if missed), the CONFIRM_LINK request's
+// address damaged past reading. The link's first CONFIRM_LINK, to or from
+// the queue pair the Confirm's copy names, or the link group that came up
+// right after, says the server read the Confirm whole. One SMC-R
+// connection, as in the whole capture, the malformed message a damaged
+// copy (TestHeavyDamage's pingpong copy 543/1; its lossy copy 542/4, which
+// TestHeavyDamageHandshakes holds, has more of the handshake damaged).
 func TestMalformedFirstConfirmLinked(t *testing.T) {
-	const accept, confirm = 6, 7 // frames 7 and 8
+	const accept, confirm, confirmLink = 6, 7, 8 // frames 7, 8 and 9
 	clean := readRawFrames(t, "../samples/pingpong.pcap")
 	base, _ := feedRaw(t, clean)
-	for _, acceptQPN := range []bool{false, true} {
+	for _, v := range []string{"Accept whole", "Accept's QPN and GID damaged", "Accept missed", "Accept a damaged copy"} {
 		s, found := feedDamaged(t, "../samples/pingpong.pcap", func(fs []rawFrame) []rawFrame {
 			for i := 2; i <= confirm; i++ {
 				fs[i].Data[48] ^= 0x04 // the TCP window
 			}
 			fs[confirm].Data[66+176+2] ^= 0x40 // the trailer's third byte
-			if acceptQPN {
+			switch v {
+			case "Accept's QPN and GID damaged":
 				fs[accept].Data[66+38] ^= 0xe5 // the QPN's high byte
 				fs[accept].Data[66+31] ^= 0x48 // the GID's last byte
+			case "Accept missed":
+				return slices.Delete(fs, accept, accept+1)
+			case "Accept a damaged copy":
+				fs[accept].Data[14+8] ^= 0x01     // the TTL
+				fs[accept].Data[66+156+2] ^= 0x40 // the trailer's third byte
 			}
 			return fs
 		})
-		what := fmt.Sprintf("Accept's QPN and GID damaged %v: ", acceptQPN)
-		checkOneSMCR(t, what, s, found, &base)
+		checkOneSMCR(t, v+": ", s, found, &base)
 		if d := findingDetail(&s, expert.Malformed); !strings.Contains(d, "a damaged copy") {
-			t.Errorf("%ssmc.malformed %q, want it said a damaged copy", what, d)
+			t.Errorf("%s: smc.malformed %q, want it said a damaged copy", v, d)
 		}
 	}
 }

@@ -2153,7 +2153,7 @@ func (t *Tracker) resolveUnknown(in *input, key qpKey) (linkRef, bool) {
 				if malformed {
 					// The link is the one the malformed Confirm's copy
 					// named: its client end is the link's.
-					c.ClientEP, c.epDamaged[DirS2C] = c.malformedEP, true
+					c.ClientEP, c.epDamaged[DirS2C], c.FirstContact = c.malformedEP, true, true
 				}
 				return t.placeHalfLink(c, key, r.llc.qpn, toEP, in), true
 			}

@@ -1297,17 +1297,16 @@ func (t *Tracker) sumsFilled(c *Conn, s *tcpIn, in *input) {
 // queue pair and token this copy holds are still what the link's traffic
 // carries where the server read it whole, as a Confirm's whose Accept
 // the capture missed (placeClientHalf); the server's CDCs with its token
-// then say it did (malformedCopy), else TCP's close fails it. A reusing
-// one's where no one link fits, and a first contact's whose Accept is
-// not read, leave the handshake blind, for its link's traffic to place
-// (adoptJoined, claimFirst). A first contact's whose Accept is read waits
-// for its link (pendingHalf) with the client's end this copy names kept
-// aside (Conn.malformedEP): the server's first CONFIRM_LINK to that queue
-// pair says the server read it whole where the Accept's copy, damaged
-// too, names no end of the link (halfAnnounced).
+// then say it did (malformedCopy), else TCP's close fails it; where no
+// one link fits, the handshake stays blind, for its link's traffic to
+// place (adoptJoined, claimFirst). A first contact's, its Accept read or
+// not, waits for its link (pendingHalf) with the client's end this copy
+// names kept aside (Conn.malformedEP): the link's first CONFIRM_LINK from
+// or to that queue pair says the server read it whole, where no Accept
+// read names an end of the link (halfAnnounced).
 func (t *Tracker) placeMalformedConfirm(c *Conn, m *clcIn, in *input) {
 	if m.smcd || !m.ep.Valid || m.ep.QPN == 0 || c.Outcome != OutcomePending || !c.malformedUnjudged ||
-		m.flag != c.ServerEP.Valid || c.ClientEP.Valid || c.SMCD || c.link != nil {
+		!m.flag && c.ServerEP.Valid || c.ClientEP.Valid || c.SMCD || c.link != nil {
 		return
 	}
 	if m.flag {
@@ -1786,10 +1785,13 @@ func (t *Tracker) halfAnnounced(key qpKey, qpn uint32) (pick *Conn, toEP, malfor
 	}
 	for _, c := range t.pendingHalf {
 		ep, _ := c.halfEP()
-		if !ep.Valid || c.finished || c.link != nil || c.SMCD || !c.FirstContact {
+		if !ep.Valid && !c.malformedEP.Valid || c.finished || c.link != nil || c.SMCD || !c.FirstContact && !c.malformedEP.Valid {
 			continue
 		}
-		from, to := announces(ep)
+		var from, to bool
+		if ep.Valid {
+			from, to = announces(ep)
+		}
 		mal := false
 		if !from && !to && c.malformedEP.Valid {
 			from, to = announces(&c.malformedEP)
@@ -1840,6 +1842,9 @@ func (t *Tracker) placeHalfLink(c *Conn, key qpKey, qpn uint32, toEP bool, in *i
 	other := "the other side's message is not in the capture"
 	if o := &c.ServerEP; client && o.Valid {
 		other = "the Accept's copy names no end of it: damaged in the capture"
+	}
+	if client && c.malformedEP.Valid {
+		other = "its copy malformed; " + other
 	}
 	l.addHistory(in, histEvent{kind: LinkEventAnnounced, text: "announced by CLC " + msg + " (first contact; " + other + ")"})
 	t.keyLink(l, kd, key)
