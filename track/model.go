@@ -437,8 +437,8 @@ type Conn struct {
 	// malformedDir: the direction that message came in.
 	malformedDir Dir
 	// malformedEP: the client's end a first contact's malformed Confirm
-	// names, its Accept read (placeMalformedConfirm), while its link is
-	// yet to come.
+	// names (placeMalformedConfirm), asked while its link is yet to come
+	// (halfAnnounced).
 	malformedEP Endpoint
 	// malformedUnjudged: that message's segment had its checksum judged
 	// neither way (clcFlow.checkSum); malformedSum names the checksum of

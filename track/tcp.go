@@ -1840,11 +1840,8 @@ func (t *Tracker) placeHalfLink(c *Conn, key qpKey, qpn uint32, toEP bool, in *i
 	}
 	l.State, l.announced = LinkConfirming, true
 	other := "the other side's message is not in the capture"
-	if o := &c.ServerEP; client && o.Valid {
-		other = "the Accept's copy names no end of it: damaged in the capture"
-	}
 	if client && c.malformedEP.Valid {
-		other = "its copy malformed; " + other
+		other = "its copy malformed; no Accept read names an end of it"
 	}
 	l.addHistory(in, histEvent{kind: LinkEventAnnounced, text: "announced by CLC " + msg + " (first contact; " + other + ")"})
 	t.keyLink(l, kd, key)
