@@ -571,3 +571,27 @@ func TestMalformedFirstConfirmLinked(t *testing.T) {
 		}
 	}
 }
+
+// TestDamagedTTLSYNACKBegins: multiconn.pcap with its second
+// connection's SYN missed and its SYN-ACK's TTL damaged: the SYN-ACK's IPv4
+// header checksum fails where the server's (the first connection's)
+// verified, but its TCP checksum, which covers the addresses and ports,
+// verifies, so it still begins its connection. Four connections, each
+// SMC-R, the second with its SYN-ACK seen.
+func TestDamagedTTLSYNACKBegins(t *testing.T) {
+	const syn, synAck = 307, 308 // frames 308 and 309
+	s, found := feedDamaged(t, "../samples/multiconn.pcap", func(fs []rawFrame) []rawFrame {
+		fs[synAck].Data[14+8] ^= 0x01 // the TTL
+		return slices.Delete(fs, syn, syn+1)
+	})
+	var got []string
+	for i := range s.Conns {
+		got = append(got, fmt.Sprintf("%v %s", s.Conns[i].Outcome, ConnDetail(&s.Conns[i])))
+	}
+	if len(s.Conns) != 4 || slices.ContainsFunc(s.Conns, func(c Conn) bool { return c.Outcome != OutcomeSMCR }) {
+		t.Fatalf("connections %q (findings %v), want four SMC-R", got, found)
+	}
+	if !s.Conns[1].SeenSYNACK {
+		t.Errorf("the second connection saw no SYN-ACK: want it begun at its SYN-ACK")
+	}
+}

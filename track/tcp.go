@@ -823,7 +823,7 @@ func (c *Conn) blind() bool {
 // or a mid-stream segment without a CLC message.
 func (t *Tracker) startConn(in *input, key tcpKey) *Conn {
 	s := &in.tcp
-	if s.ipSumBad && (!s.syn || s.ack) {
+	if s.ipSumBad && (!s.syn || s.ack) && !tupleVouched(s) {
 		// Its addresses and ports may be the damage: a connection's
 		// segment past reading as one (kept unread), no connection of
 		// its own. (A SYN's begins one all the same: its SYN-ACK or the
@@ -887,6 +887,18 @@ func (t *Tracker) startConn(in *input, key tcpKey) *Conn {
 		}
 	}
 	return c
+}
+
+// tupleVouched reports whether s's TCP checksum verifies as held: it
+// covers the addresses (its pseudo-header) and the ports, so an IPv4
+// header whose checksum fails was damaged elsewhere (its type of service,
+// identification or TTL).
+func tupleVouched(s *tcpIn) bool {
+	if s.frame == nil {
+		return false
+	}
+	sum := s.frame.TCPSumAnyway()
+	return sum.Checked && sum.OK
 }
 
 // setBytes counts the bytes of x that are not 0.
