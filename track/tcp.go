@@ -1796,15 +1796,13 @@ func (t *Tracker) halfAnnounced(key qpKey, qpn uint32) (pick *Conn, toEP, malfor
 		return addrOf(ep.GID) == key.src && ep.QPN == qpn, addrOf(ep.GID) == key.dst && uint64(ep.QPN) == key.qpn
 	}
 	for _, c := range t.pendingHalf {
-		ep, _ := c.halfEP()
-		if !ep.Valid && !c.malformedEP.Valid || c.finished || c.link != nil || c.SMCD || !c.FirstContact && !c.malformedEP.Valid {
+		if c.finished || c.link != nil || c.SMCD {
 			continue
 		}
-		var from, to bool
-		if ep.Valid {
+		var from, to, mal bool
+		if ep, _ := c.halfEP(); ep.Valid && c.FirstContact {
 			from, to = announces(ep)
 		}
-		mal := false
 		if !from && !to && c.malformedEP.Valid {
 			from, to = announces(&c.malformedEP)
 			mal = from || to
