@@ -832,6 +832,12 @@ func (t *Tracker) startConn(in *input, key tcpKey) *Conn {
 		return nil
 	}
 	var client, server = s.src, s.dst
+	if s.syn {
+		if !s.smcOpt && !damagedSMCOption(s) {
+			return nil
+		}
+		s.smcOpt = true
+	}
 	if s.syn && !s.ack && s.mayBeDamaged() {
 		// Its flags may be the damage. A client's SYN acknowledges
 		// nothing, its acknowledgement number 0 (tcp_connect_init in
@@ -844,15 +850,7 @@ func (t *Tracker) startConn(in *input, key tcpKey) *Conn {
 	}
 	switch {
 	case s.syn && !s.ack:
-		if !s.smcOpt && !damagedSMCOption(s) {
-			return nil
-		}
-		s.smcOpt = true
-	case s.syn && s.ack:
-		if !s.smcOpt && !damagedSMCOption(s) {
-			return nil
-		}
-		s.smcOpt = true
+	case s.syn:
 		client, server = s.dst, s.src
 	case in.clcN > 0:
 		// Capture started after the SYNs: the CLC type says who sends.
