@@ -533,16 +533,18 @@ func TestUnknownTypeRoles(t *testing.T) {
 
 // TestMalformedFirstConfirmLinked: pingpong.pcap where no TCP checksum of
 // the handshake verifies and the Confirm's trailer is damaged (malformed,
-// its checksum judged neither way); in one variant the Accept's QPN and
-// GID too (a first contact's Accept that names no end of the link), in
-// others the Accept missed, or malformed too, its IPv4 header's checksum
-// failing (a damaged copy, as if missed), the CONFIRM_LINK request's
-// address damaged past reading. The link's first CONFIRM_LINK, to or from
-// the queue pair the Confirm's copy names, or the link group that came up
-// right after, says the server read the Confirm whole. One SMC-R
-// connection, as in the whole capture, the malformed message a damaged
-// copy (TestHeavyDamage's pingpong copy 543/1; its lossy copy 542/4, which
-// TestHeavyDamageHandshakes holds, has more of the handshake damaged).
+// its checksum judged neither way). With the Accept's QPN and GID damaged
+// too (a first contact's Accept that names no end of the link), only the
+// link's first CONFIRM_LINK, to the queue pair the Confirm's copy names,
+// says the server read the Confirm whole (halfAnnounced on
+// Conn.malformedEP; TestHeavyDamage's pingpong copy 543/1). With the
+// Accept whole, missed, or a damaged copy itself (malformed, its IPv4
+// header checksum failing) and the CONFIRM_LINK request past reading, the
+// link group that came up right after says so as well (blind placement,
+// which these variants keep to); the lossy copy 542/4 that needs the
+// malformed Confirm's end with no Accept read is TestHeavyDamageHandshakes'.
+// One SMC-R connection, as in the whole capture, the malformed message a
+// damaged copy.
 func TestMalformedFirstConfirmLinked(t *testing.T) {
 	const accept, confirm, confirmLink = 6, 7, 8 // frames 7, 8 and 9
 	clean := readRawFrames(t, "../samples/pingpong.pcap")
