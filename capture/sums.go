@@ -77,9 +77,7 @@ func (u *sumHistory) judgeIP(f *Frame, d int, senders *ipSenders) {
 // offload): its headers are taken as they are. Frames without a
 // link-layer source count as one sender.
 type ipSenders struct {
-	last  [6]byte // the source seen last, while known
-	known bool
-	seen  map[[6]byte]struct{}
+	seen map[[6]byte]struct{}
 }
 
 // linkSource is f's link-layer source address: the Ethernet source, a
@@ -99,19 +97,14 @@ func linkSource(f *Frame) (a [6]byte) {
 const maxSenders = 4096
 
 // see notes f's link-layer source as one whose IPv4 headers verify.
+// (judgeIP asks it once per connection direction.)
 func (v *ipSenders) see(f *Frame) {
-	src := linkSource(f)
-	if v.known && v.last == src {
-		return
-	}
 	if v.seen == nil {
 		v.seen = make(map[[6]byte]struct{})
 	}
-	if len(v.seen) >= maxSenders {
-		return
+	if len(v.seen) < maxSenders {
+		v.seen[linkSource(f)] = struct{}{}
 	}
-	v.seen[src] = struct{}{}
-	v.last, v.known = src, true
 }
 
 // vouched reports whether f's link-layer source is one whose IPv4 headers
