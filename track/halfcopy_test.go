@@ -47,10 +47,7 @@ func TestDamagedClientHalf(t *testing.T) {
 		return slices.Delete(fs, firstCDC, firstCDC+1)
 	})
 	if len(s.Conns) != 1 || s.Conns[0].Outcome != OutcomeSMCR {
-		var got []string
-		for i := range s.Conns {
-			got = append(got, fmt.Sprintf("%v %s", s.Conns[i].Outcome, ConnDetail(&s.Conns[i])))
-		}
+		got := connOutcomes(&s)
 		t.Fatalf("connections %q, findings %v; want one SMC-R", got, found)
 	}
 	c := &s.Conns[0]
@@ -115,13 +112,20 @@ func TestDamagedAcceptGIDNoDevice(t *testing.T) {
 // checkOneSMCR wants s to hold one connection, SMC-R, and no
 // smc.handshake.failed among found; where base is not nil, its CDCs and
 // bytes (flowTotalsOf). what prefixes the failures.
+// connOutcomes is each connection of s as its outcome and detail, for a
+// test's message.
+func connOutcomes(s *Snapshot) []string {
+	var got []string
+	for i := range s.Conns {
+		got = append(got, fmt.Sprintf("%v %s", s.Conns[i].Outcome, ConnDetail(&s.Conns[i])))
+	}
+	return got
+}
+
 func checkOneSMCR(t *testing.T, what string, s Snapshot, found []string, base *Snapshot) {
 	t.Helper()
 	if len(s.Conns) != 1 || s.Conns[0].Outcome != OutcomeSMCR || slices.Contains(found, expert.HandshakeFailed.String()) {
-		var got []string
-		for i := range s.Conns {
-			got = append(got, fmt.Sprintf("%v %s", s.Conns[i].Outcome, ConnDetail(&s.Conns[i])))
-		}
+		got := connOutcomes(&s)
 		t.Fatalf("%sconnections %q, findings %v; want one SMC-R, not failed", what, got, found)
 	}
 	if base == nil {
@@ -229,10 +233,7 @@ func TestBlindHandshakeBesideDamagedSYN(t *testing.T) {
 		}
 	}
 	if smcr != 1 || failed != 0 || slices.Contains(found, expert.HandshakeFailed.String()) {
-		var got []string
-		for i := range s.Conns {
-			got = append(got, fmt.Sprintf("%v %s", s.Conns[i].Outcome, ConnDetail(&s.Conns[i])))
-		}
+		got := connOutcomes(&s)
 		t.Errorf("connections %q, findings %v; want one SMC-R, none failed or joined", got, found)
 	}
 }
@@ -586,10 +587,7 @@ func TestDamagedTTLSYNACKBegins(t *testing.T) {
 		fs[synAck].Data[14+8] ^= 0x01 // the TTL
 		return slices.Delete(fs, syn, syn+1)
 	})
-	var got []string
-	for i := range s.Conns {
-		got = append(got, fmt.Sprintf("%v %s", s.Conns[i].Outcome, ConnDetail(&s.Conns[i])))
-	}
+	got := connOutcomes(&s)
 	if len(s.Conns) != 4 || slices.ContainsFunc(s.Conns, func(c Conn) bool { return c.Outcome != OutcomeSMCR }) {
 		t.Fatalf("connections %q (findings %v), want four SMC-R", got, found)
 	}

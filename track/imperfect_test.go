@@ -3082,10 +3082,7 @@ func TestDamagedHandshakeCopies(t *testing.T) {
 			t.Errorf("%s: CDCs and bytes %v, want %v", v.name, got, want)
 		}
 		if len(s.Conns) != 1 || s.Conns[0].Outcome != OutcomeSMCR || !s.Conns[0].OptionSYNACK {
-			var got []string
-			for i := range s.Conns {
-				got = append(got, fmt.Sprintf("%v %s", s.Conns[i].Outcome, ConnDetail(&s.Conns[i])))
-			}
+			got := connOutcomes(&s)
 			t.Errorf("%s: connections %q, findings %v; want one SMC-R", v.name, got, found)
 		} else if c := &s.Conns[0]; c.Client != base.Conns[0].Client || c.TSYN != base.Conns[0].TSYN {
 			t.Errorf("%s: client %v, SYN at %v; want %v, %v", v.name, c.Client, c.TSYN, base.Conns[0].Client, base.Conns[0].TSYN)
@@ -3154,10 +3151,7 @@ func TestDamagedSYNSequence(t *testing.T) {
 			t.Errorf("%s: fallback %q, want the client's Decline (read at its own length)", v.name, ConnDetail(&s.Conns[0]))
 		}
 		if len(s.Conns) != 1 || s.Conns[0].Outcome != v.outcome || slices.Contains(found, expert.HandshakeFailed.String()) {
-			var got []string
-			for i := range s.Conns {
-				got = append(got, fmt.Sprintf("%v %s", s.Conns[i].Outcome, ConnDetail(&s.Conns[i])))
-			}
+			got := connOutcomes(&s)
 			t.Errorf("%s: connections %q, findings %v; want one, %v", v.name, got, found, v.outcome)
 		}
 	}
