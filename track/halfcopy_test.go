@@ -457,7 +457,8 @@ func TestConfirmTypeDamaged(t *testing.T) {
 // capture damaged (two fields: no sequence number ties a copy of bytes
 // already seen to its connection): its IPv4 header checksum fails where
 // its sender's headers verified, so the 4-tuple it names begins no
-// connection. One SMC-R connection, as in the whole capture.
+// connection, and it counts as a damaged copy among the segments not
+// tracked. One SMC-R connection, as in the whole capture.
 func TestDamagedAddressCopy(t *testing.T) {
 	clean := readRawFrames(t, "../samples/pingpong.pcap")
 	base, _ := feedRaw(t, clean)
@@ -470,6 +471,9 @@ func TestDamagedAddressCopy(t *testing.T) {
 			return slices.Insert(fs, at+1, dup)
 		})
 		checkOneSMCR(t, fmt.Sprintf("frame %d copied: ", at+1), s, found, &base)
+		if st := s.Stats; st.TCPDamaged != 1 || st.TCPUntracked != 1 {
+			t.Errorf("frame %d copied: %d TCP segments not tracked, %d of them damaged copies: want the copy, 1 and 1", at+1, st.TCPUntracked, st.TCPDamaged)
+		}
 	}
 }
 

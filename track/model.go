@@ -928,11 +928,15 @@ type Event struct {
 // Stats counts frames by what the tracker could do with them, so nothing
 // is dropped silently.
 type Stats struct {
-	Frames        int `json:"frames"`
-	TCP           int `json:"tcp"`           // TCP segments of tracked connections
-	TCPUntracked  int `json:"tcp_untracked"` // TCP segments of connections without SMC option (or seen mid-stream without CLC)
-	CLC           int `json:"clc"`           // CLC messages
-	RoCE          int `json:"roce"`          // RoCE packets (BTH decoded)
+	Frames       int `json:"frames"`
+	TCP          int `json:"tcp"`           // TCP segments of tracked connections
+	TCPUntracked int `json:"tcp_untracked"` // TCP segments of connections without SMC option (or seen mid-stream without CLC)
+	// TCPDamaged are those of TCPUntracked whose IPv4 header checksum
+	// fails: the capture's damaged copies of segments, their addresses
+	// past trusting, not a host's plain TCP.
+	TCPDamaged    int `json:"tcp_damaged,omitempty"`
+	CLC           int `json:"clc"`  // CLC messages
+	RoCE          int `json:"roce"` // RoCE packets (BTH decoded)
 	LLC           int `json:"llc"`
 	CDC           int `json:"cdc"`
 	Writes        int `json:"writes"`                 // RDMA WRITE messages (FIRST/ONLY)

@@ -71,6 +71,7 @@ func (t *Tracker) tcp(in *input) {
 			// Its IPv4 header checksum failing, its addresses may be
 			// damage: a connection's segment, past reading as one.
 			if !decode.IPv4HeaderSumOK(f.IPv4.Contents) {
+				t.stats.TCPDamaged++
 				in.unreadFrom(f)
 				t.keepUnread(in, expert.None)
 			}

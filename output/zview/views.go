@@ -122,8 +122,12 @@ func textConns(tw *tabwriter.Writer, s *track.Snapshot, conns []rows.Conn) {
 			r.Frames, rows.Dash(r.Close), rows.Dash(flowNotes(r)))
 	}
 	st := &s.Stats
-	fmt.Fprintf(tw, "frames %d: attached to a connection %d (late %d), link only %d, unattached %d, TCP not tracked %d, other %d; retransmissions %d; evicted connections %d\n",
-		st.Frames, st.ConnAttached, st.LateAttached, st.LinkOnly, st.Unattached, st.TCPUntracked, st.Other, st.Retrans, st.Evicted)
+	untracked := strconv.Itoa(st.TCPUntracked)
+	if st.TCPDamaged > 0 {
+		untracked += fmt.Sprintf(" (damaged copies %d)", st.TCPDamaged)
+	}
+	fmt.Fprintf(tw, "frames %d: attached to a connection %d (late %d), link only %d, unattached %d, TCP not tracked %s, other %d; retransmissions %d; evicted connections %d\n",
+		st.Frames, st.ConnAttached, st.LateAttached, st.LinkOnly, st.Unattached, untracked, st.Other, st.Retrans, st.Evicted)
 	if st.Malformed > 0 {
 		fmt.Fprintf(tw, "malformed SMC messages %d (frame.error shows each)\n", st.Malformed)
 	}
