@@ -549,7 +549,7 @@ func TestUnknownTypeRoles(t *testing.T) {
 // which these variants keep to); the lossy copy 542/4 that needs the
 // malformed Confirm's end with no Accept read is TestHeavyDamageHandshakes'.
 // One SMC-R connection, as in the whole capture, the malformed message a
-// damaged copy.
+// damaged copy read at its frame's time (the Confirm's, as whole).
 func TestMalformedFirstConfirmLinked(t *testing.T) {
 	const accept, confirm, confirmLink = 6, 7, 8 // frames 7, 8 and 9
 	clean := readRawFrames(t, "../samples/pingpong.pcap")
@@ -575,6 +575,9 @@ func TestMalformedFirstConfirmLinked(t *testing.T) {
 		checkOneSMCR(t, v+": ", s, found, &base)
 		if d := findingDetail(&s, expert.Malformed); !strings.Contains(d, "a damaged copy") {
 			t.Errorf("%s: smc.malformed %q, want it said a damaged copy", v, d)
+		}
+		if got, want := s.Conns[0].TConfirm, base.Conns[0].TConfirm; !got.Equal(want) {
+			t.Errorf("%s: Confirm at %v, want %v (frame 8's)", v, got, want)
 		}
 	}
 }

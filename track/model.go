@@ -434,8 +434,11 @@ type Conn struct {
 	// failedMalformed: Failure names a malformed CLC message, which
 	// smc.malformed then says too.
 	failedMalformed bool
-	// malformedDir: the direction that message came in.
-	malformedDir Dir
+	// malformedDir: the direction that message came in; malformedType,
+	// the type its header names, sent at malformedAt.
+	malformedDir  Dir
+	malformedType decode.CLCType
+	malformedAt   time.Time
 	// malformedEP: the client's end a first contact's malformed Confirm
 	// names (placeMalformedConfirm), asked while its link is yet to come
 	// (halfAnnounced).

@@ -383,6 +383,13 @@ func (t *Tracker) tcp(in *input) {
 		// Linux's receiver fails the handshake on it (EPROTO, no Decline);
 		// a Decline or a later CLC still decides if one follows.
 		c.Failure, c.failedMalformed, c.malformedDir = "malformed CLC from the "+sender(d)+": "+s.clcErr, true, d
+		c.malformedType, c.malformedAt = 0, in.ts()
+		for i := range in.clcN {
+			if m := &in.clc[i]; m.malformed && !m.inside && !m.uncaptured {
+				c.malformedType = m.typ
+				break
+			}
+		}
 		// (smc.malformed's detail is this message's where this frame
 		// raised it first: malformedWasCopy may add to it.)
 		m := c.expert.find(expert.Malformed)
@@ -2515,7 +2522,28 @@ func (c *Conn) malformedWasCopy(why string) {
 	if m := c.expert.find(expert.Malformed); m != nil && c.malformedOwn {
 		m.text += " (" + why + ")"
 	}
+	if at := c.stepTime(c.malformedType, c.malformedDir); at != nil && at.IsZero() {
+		// The step its header names was read then: a copy sent again,
+		// read whole, would have set its time.
+		*at = c.malformedAt
+	}
+	c.malformedType = 0
 	c.Failure, c.failedMalformed, c.malformedUnjudged, c.malformedSum, c.malformedOwn = "", false, false, "", false
+}
+
+// stepTime is where c keeps the time of the handshake step a CLC message
+// of type typ from direction d is: nil for a type its sender does not
+// send (the header's type damaged) or one that is no step.
+func (c *Conn) stepTime(typ decode.CLCType, d Dir) *time.Time {
+	switch {
+	case typ == decode.CLCTypeProposal && d == DirC2S:
+		return &c.TProposal
+	case typ == decode.CLCTypeAccept && d == DirS2C:
+		return &c.TAccept
+	case typ == decode.CLCTypeConfirm && d == DirC2S:
+		return &c.TConfirm
+	}
+	return nil
 }
 
 // newStep reports whether in carries a CLC message of a type c's
