@@ -31,7 +31,7 @@ func (t *Tracker) cdc(l *Link, d Dir, in *input) {
 	if c == nil && in.roce.icrcCut {
 		c = t.cutTokenConn(l, d, in)
 	}
-	if c == nil && m.prodFlags&cdcFailover != 0 {
+	if c == nil {
 		c, d = t.failoverConn(l, d, m, in)
 		g = l.lgr
 	}
@@ -694,8 +694,15 @@ func (t *Tracker) inferConn(l *Link, d Dir, m *cdcIn, in *input) (*Conn, Dir) {
 // groups are then one. A capture that missed the connection's last CDCs
 // before the failover saw an earlier last sequence number: the one
 // connection with the token whose last is at most failoverMissed behind
-// is taken where none matches exactly.
+// is taken where none matches exactly. A CDC that is no validation finds
+// its connection the same way where the capture holds the validations
+// damaged or not at all: the one with its token whose sequence it goes
+// on, at most failoverMissed ahead (after smc_switch_conns the sender's
+// CDCs go on numbering from its last, net/smc/smc_core.c; tokens come
+// from one counter of the host, smc_lgr_register_conn, so two live
+// connections to the same host share none).
 func (t *Tracker) failoverConn(l *Link, d Dir, m *cdcIn, in *input) (*Conn, Dir) {
+	validation := m.prodFlags&cdcFailover != 0
 	type cand struct {
 		x      *Conn
 		og     *LinkGroup
@@ -703,7 +710,8 @@ func (t *Tracker) failoverConn(l *Link, d Dir, m *cdcIn, in *input) (*Conn, Dir)
 		behind uint16
 	}
 	var best cand
-	n := 0 // candidates at best's distance
+	n := 0      // candidates at best's distance
+	within := 0 // candidates at any distance
 	for _, og := range t.lgrs {
 		if og == l.lgr || (!og.Inferred && !l.lgr.Inferred) {
 			continue
@@ -712,10 +720,16 @@ func (t *Tracker) failoverConn(l *Link, d Dir, m *cdcIn, in *input) (*Conn, Dir)
 		// other way round: its first seen direction was the other one.
 		for _, dd := range [2]Dir{d, d.Reverse()} {
 			x := og.tokens[dd][m.token]
-			if x == nil || !x.Flow[dd].haveSeq || x.finished {
+			if x == nil || !x.Flow[dd].haveSeq || x.finished || !validation && (m.noSeq || x.link == nil) {
 				continue
 			}
 			behind := m.seq + 1 - x.Flow[dd].LastSeq
+			if !validation {
+				behind = m.seq - x.Flow[dd].LastSeq - 1 // the next one: 0
+			}
+			if behind < failoverMissed {
+				within++
+			}
 			switch {
 			case behind >= failoverMissed:
 			case best.x == nil || behind < best.behind:
@@ -725,7 +739,10 @@ func (t *Tracker) failoverConn(l *Link, d Dir, m *cdcIn, in *input) (*Conn, Dir)
 			}
 		}
 	}
-	if best.x == nil || n > 1 {
+	if best.x == nil || n > 1 || !validation && within > 1 {
+		// (A CDC that is no validation moves nothing on a guess: each
+		// host numbers its own tokens, so one of the other direction
+		// may share it.)
 		return nil, d
 	}
 	if best.dd != d && !t.flip(best.og, in) {

@@ -2319,6 +2319,10 @@ func TestSnaplenCutRETH(t *testing.T) {
 //     and the last CDC before the failover: the failover-validation CDC,
 //     one behind the last the capture saw, still names the connection
 //     (failoverConn), and the groups are one;
+//   - multilink.pcap without link 2's ADD_LINK and CONFIRM_LINK messages
+//     (frames 13, 16, 20, 22) and both failover-validation CDCs (frames
+//     985, 989): the connection's next CDC on link 1 names its token and
+//     goes on its sequence (failoverConn), and the groups are one;
 //   - multiconn.pcap without every 5th frame from frame 4, multilink.pcap
 //     without every 7th: a connection's Accept and Confirm are both
 //     missed (its Proposal, or nothing of its CLC, is there), and its
@@ -2334,6 +2338,7 @@ func TestThinnedHandshakes(t *testing.T) {
 		{"../samples/multiconn.pcap", []mutate.Mutation{{Kind: mutate.Thin, At: 0, N: 5}}},
 		{"../samples/multiconn.pcap", []mutate.Mutation{drop(376), drop(355)}},
 		{"../samples/multilink.pcap", []mutate.Mutation{{Kind: mutate.Thin, At: 10, N: 3}}},
+		{"../samples/multilink.pcap", []mutate.Mutation{drop(989), drop(985), drop(22), drop(20), drop(16), drop(13)}},
 		{"../samples/multiconn.pcap", []mutate.Mutation{{Kind: mutate.Thin, At: 3, N: 5}}},
 		{"../samples/multilink.pcap", []mutate.Mutation{{Kind: mutate.Thin, At: 0, N: 7}}},
 		// A connection whose CLC messages and first CDCs were all missed,
