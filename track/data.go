@@ -77,6 +77,9 @@ func (t *Tracker) cdcConn(c *Conn, l *Link, d Dir, in *input) {
 			c.streamOf().dir[d].noAddr = true
 		}
 	}
+	if l != nil {
+		f.lastCDCPSN, f.lastCDCPkts = in.roce.psn, l.RC[d].Packets
+	}
 	if m.prodFlags&cdcFailover != 0 && l != nil {
 		// Sent on the surviving link with seq = last - 1 and zero cursors:
 		// it moves the connection and must not disturb the counters.
@@ -727,11 +730,12 @@ func (t *Tracker) failoverConn(l *Link, d Dir, m *cdcIn, in *input) (*Conn, Dir)
 			if !validation {
 				behind = m.seq - x.Flow[dd].LastSeq - 1 // the next one: 0
 			}
-			if behind < failoverMissed {
+			bound := min(failoverMissed+missedSince(x.link, dd, &x.Flow[dd], l), 1<<15)
+			if int(behind) < bound {
 				within++
 			}
 			switch {
-			case behind >= failoverMissed:
+			case int(behind) >= bound:
 			case best.x == nil || behind < best.behind:
 				best, n = cand{x, og, dd, behind}, 1
 			case behind == best.behind:
@@ -758,8 +762,29 @@ func (t *Tracker) failoverConn(l *Link, d Dir, m *cdcIn, in *input) (*Conn, Dir)
 // failoverMissed bounds how many of a connection's last CDCs before a
 // failover a capture may have missed for its validation CDC to still
 // name it: beyond, the sequence numbers of another connection with the
-// same token could be as close.
+// same token could be as close. The requests its old link carried since
+// its last CDC that the capture missed (missedSince) may each have been
+// one of its CDCs, and add to the bound.
 const failoverMissed = 16
+
+// missedSince is how many requests of direction d of old, f's link, the
+// capture missed since f's last CDC on it: PSNs its sender used since,
+// less the requests the capture showed. 0 where old is l, the CDC's own
+// link, or nothing is known.
+func missedSince(old *Link, d Dir, f *Flow, l *Link) int {
+	if old == nil || old == l || f.CDCs == 0 {
+		return 0
+	}
+	rc := &old.RC[d]
+	if !rc.havePSN {
+		return 0
+	}
+	used := int((rc.nextPSN - f.lastCDCPSN - 1) & 0xFFFFFF)
+	if seen := rc.Packets - f.lastCDCPkts; used > seen && used-seen < 1<<16 {
+		return used - seen
+	}
+	return 0
+}
 
 // mergeLGR makes one link group of two that turned out to be the same
 // (the older one stays), a connection having failed over between them.

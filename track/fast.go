@@ -228,6 +228,7 @@ func (t *Tracker) fastRoCE(f *capture.Frame) fastResult {
 			t.stats.CDC++
 			fl.CDCs++
 			fl.LastSeq = m.Seq
+			fl.lastCDCPSN, fl.lastCDCPkts = b.PSN, rc.Packets+1 // (counted below, as before cdc on the general path)
 			fl.Bytes += produced
 			fl.Consumed += consumed
 			fl.Prod, fl.Cons = prod, cons

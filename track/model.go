@@ -220,6 +220,12 @@ type Flow struct {
 	Aborted     bool
 	Prod, Cons  Cursor
 	LastSeq     uint16
+	// lastCDCPSN is the PSN of this direction's last CDC on a link;
+	// lastCDCPkts, the requests its link's direction had carried with
+	// it (RC.Packets): what the link carried since says how many CDCs
+	// the capture may have missed (failoverCands).
+	lastCDCPSN  uint32
+	lastCDCPkts int
 	sinceCDC    uint64     // WRITE bytes attributed since the last CDC
 	pieces      dumpPieces // the dump device data frames followed since the last dumped CDC
 	// unsizedWraps and unsizedDelta: the producer cursor's moves across
