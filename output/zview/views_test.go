@@ -450,3 +450,37 @@ func TestTimelineAcrossStepText(t *testing.T) {
 		}
 	}
 }
+
+// TestWritesNotAllCaptured: long.pcap without every 10th frame from
+// frame 30 (a mirror port that drops): the second connection's WRITE
+// bytes (64 KiB WRITEs of several packets) fall short of its cursors',
+// the capture's miss, so smc,conns notes the WRITEs not all in the
+// capture (JSON writes_not_all_captured), not that the cursors and
+// WRITEs differ; the whole capture notes neither.
+func TestWritesNotAllCaptured(t *testing.T) {
+	frames, lt := testutil.ReadFrames(t, filepath.Join(samplesDir(), "long.pcap"))
+	thinned := testutil.WriteFrames(t, "thinned.pcap", lt, mutate.Mutation{Kind: mutate.Thin, At: 29, N: 10}.Apply(frames))
+	for _, c := range []struct {
+		name   string
+		path   string
+		missed bool
+	}{{"whole", filepath.Join(samplesDir(), "long.pcap"), false}, {"thinned", thinned, true}} {
+		s := feedFile(t, c.path, track.Options{}, 0).Snapshot()
+		var text, js bytes.Buffer
+		if err := View(&text, &s, track.ViewConns, "", "text"); err != nil {
+			t.Fatal(err)
+		}
+		if err := View(&js, &s, track.ViewConns, "", "json"); err != nil {
+			t.Fatal(err)
+		}
+		out := text.String()
+		if got := strings.Contains(out, "C>S WRITEs not all in the capture"); got != c.missed || strings.Contains(out, "cursor/WRITE bytes differ") {
+			t.Errorf("%s: notes WRITEs not all in the capture %v, want %v, and no disagreement:\n%s", c.name, got, c.missed, out)
+		}
+		var v rows.ConnsView
+		mustJSON(t, js.Bytes(), &v)
+		if len(v.Conns) != 2 || v.Conns[1].Client2Srv.WritesMissed != c.missed || c.missed && v.Conns[1].Client2Srv.WriteBytes >= v.Conns[1].Client2Srv.Bytes {
+			t.Errorf("%s: JSON %+v, want two connections, the second's C>S writes_not_all_captured %v, its WRITE bytes short", c.name, v.Conns, c.missed)
+		}
+	}
+}

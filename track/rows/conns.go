@@ -158,19 +158,24 @@ type Flow struct {
 	// WritesNotShown: the direction's CDCs all came from ANCK's dump
 	// device and its link is not in the capture: its RDMA WRITEs, which
 	// only the link carries, are unknown, not none.
-	WritesNotShown bool   `json:"writes_not_captured,omitempty"`
-	WriteBytes     uint64 `json:"write_bytes"`
-	Writes         int    `json:"writes"`
-	WritesOutside  int    `json:"writes_outside_rmbe,omitempty"`
-	TCPBytes       uint64 `json:"tcp_bytes"`
-	WriteBlocked   int    `json:"write_blocked,omitempty"`
-	UrgentPending  int    `json:"urgent_pending,omitempty"`
-	UrgentPresent  int    `json:"urgent_present,omitempty"`
-	ConsUpdReq     int    `json:"cons_update_requested,omitempty"`
-	Failover       int    `json:"failover_validation,omitempty"`
-	SeqGaps        int    `json:"seq_gaps,omitempty"`
-	SeqDup         int    `json:"seq_dup,omitempty"`
-	CursorErrors   int    `json:"cursor_errors,omitempty"`
+	WritesNotShown bool `json:"writes_not_captured,omitempty"`
+	// WritesMissed: a link of the connection's group carried requests of
+	// this direction that the capture missed or holds damaged: the WRITEs
+	// it shows may be fewer than the cursors moved over, the capture's
+	// miss, not the hosts' disagreement.
+	WritesMissed  bool   `json:"writes_not_all_captured,omitempty"`
+	WriteBytes    uint64 `json:"write_bytes"`
+	Writes        int    `json:"writes"`
+	WritesOutside int    `json:"writes_outside_rmbe,omitempty"`
+	TCPBytes      uint64 `json:"tcp_bytes"`
+	WriteBlocked  int    `json:"write_blocked,omitempty"`
+	UrgentPending int    `json:"urgent_pending,omitempty"`
+	UrgentPresent int    `json:"urgent_present,omitempty"`
+	ConsUpdReq    int    `json:"cons_update_requested,omitempty"`
+	Failover      int    `json:"failover_validation,omitempty"`
+	SeqGaps       int    `json:"seq_gaps,omitempty"`
+	SeqDup        int    `json:"seq_dup,omitempty"`
+	CursorErrors  int    `json:"cursor_errors,omitempty"`
 	// DumpDamaged: dump-device CDCs the CDCs around them showed damaged
 	// in the capture's copy, not followed (track.Flow.DumpDamaged).
 	DumpDamaged int    `json:"dump_damaged,omitempty"`
@@ -269,10 +274,10 @@ func Conns(s *track.Snapshot) ConnsView {
 // ConnRows returns the smc,conns rows: every connection of s.
 func ConnRows(s *track.Snapshot) []Conn {
 	rows := make([]Conn, 0, len(s.Conns))
-	links := linksByID(s)
+	links, missed := linksByID(s), missedByGroup(s)
 	ended := groupsEnded(s)
 	for i := range s.Conns {
-		r := connRow(s, &s.Conns[i], links)
+		r := connRow(s, &s.Conns[i], links, missed)
 		r.Ended = Ended(&s.Conns[i], ended[s.Conns[i].LGR])
 		rows = append(rows, r)
 	}
@@ -301,10 +306,32 @@ func linksByID(s *track.Snapshot) map[int]*track.Link {
 
 func clcName(t uint8) string { return decode.CLCType(t).String() }
 
+// missedByGroup says, by link group ID, in which directions a link of
+// the group carried requests the capture missed or holds damaged (the
+// responder took them): a connection's WRITEs the capture shows may then
+// fall short of what its cursors moved over (Flow.WritesMissed).
+func missedByGroup(s *track.Snapshot) map[int][2]bool {
+	missed := map[int][2]bool{}
+	for i := range s.Links {
+		l := &s.Links[i]
+		m := missed[l.LGR]
+		for d := range l.RC {
+			if rc := &l.RC[d]; rc.NotCaptured+rc.Damaged+rc.Unreadable > 0 {
+				m[d] = true
+			}
+		}
+		if m[0] || m[1] {
+			missed[l.LGR] = m
+		}
+	}
+	return missed
+}
+
 // connRow is c's line of smc,conns; links finds c's link: its kernel
 // number, and for an inferred connection the hosts that stand in for the
-// TCP endpoints.
-func connRow(s *track.Snapshot, c *track.Conn, links map[int]*track.Link) Conn {
+// TCP endpoints; missed, its group's directions with requests the
+// capture missed (missedByGroup).
+func connRow(s *track.Snapshot, c *track.Conn, links map[int]*track.Link, missed map[int][2]bool) Conn {
 	start, atLeast := c.TSYN, false
 	if start.IsZero() {
 		start, atLeast = c.TProposal, true
@@ -328,6 +355,7 @@ func connRow(s *track.Snapshot, c *track.Conn, links map[int]*track.Link) Conn {
 	// carrying no request of it in the capture.
 	for d, f := range []*Flow{&r.Client2Srv, &r.Srv2Client} {
 		f.WritesNotShown = f.Dumped > 0 && f.Writes == 0 && (l == nil || l.RC[d].Packets == 0)
+		f.WritesMissed = !c.SMCD && missed[c.LGR][d]
 	}
 	if l != nil {
 		r.Link = l.LinkID

@@ -34,7 +34,7 @@ func TimelineOf(s *track.Snapshot, arg string) (Timeline, error) {
 	if err != nil {
 		return Timeline{}, err
 	}
-	tl := Timeline{Conn: connRow(s, c, linksByID(s)), Events: []TimelineEvent{}, Cut: c.TimelineCut}
+	tl := Timeline{Conn: connRow(s, c, linksByID(s), missedByGroup(s)), Events: []TimelineEvent{}, Cut: c.TimelineCut}
 	if len(c.Timeline) == 0 && c.Frames > 0 {
 		tl.Note = "no events recorded: the tracker records a timeline only for connections named before the pass (Options.Timeline / track.OptionsForViews)"
 	}
