@@ -996,10 +996,17 @@ func removeID(ids []int, id int) []int {
 // writesNoMore reports whether c's side that sends in direction d writes
 // no more: the connection is over, or that side closed or aborted it (its
 // close CDC comes after its last WRITE, smc_close_final in
-// net/smc/smc_close.c). A capture of that direction alone shows only its
-// close.
-func (c *Conn) writesNoMore(d Dir) bool {
-	return c.Closed() || c.Flow[d].Closed || c.Flow[d].Aborted
+// net/smc/smc_close.c), or its TCP sent its FIN, which it does only after
+// that CDC or a shutdown's (smc_close_active, smc_shutdown in
+// net/smc/af_smc.c shut the TCP socket down after it): a capture that
+// missed those CDCs still shows the FIN, where its segment's checksums do
+// not fail (finSentFrame; a damaged copy's flags may be the damage) and
+// the WRITE, frame number, came after it in the capture (one held out of
+// sequence is followed later). A capture of that direction alone shows
+// only its close.
+func (c *Conn) writesNoMore(d Dir, number int) bool {
+	f := &c.Flow[d]
+	return c.Closed() || f.Closed || f.Aborted || f.finSentFrame != 0 && number > f.finSentFrame
 }
 
 // write attributes an RDMA WRITE by the rkey of its first packet.
@@ -1014,7 +1021,7 @@ func (t *Tracker) write(l *Link, d Dir, in *input) {
 			rc.curLen = r.dmaLen
 		}
 		ref, ok := l.rkeys[d][r.rkey]
-		if ok && ref.conn.writesNoMore(d) {
+		if ok && ref.conn.writesNoMore(d, in.number) {
 			// Its RMB went back to the link group's pool (smc_buf_unuse)
 			// and this is a later connection's, whose handshake the
 			// capture lacks (cut, missed, or the other direction's). Its

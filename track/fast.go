@@ -366,7 +366,7 @@ func (t *Tracker) warm(f *capture.Frame, r fastResult) bool {
 	}
 	w := f.RETH
 	ref, ok := l.rkeys[d][w.RKey]
-	if !ok || ref.conn.FirstFrame == 0 || ref.conn.writesNoMore(d) {
+	if !ok || ref.conn.FirstFrame == 0 || ref.conn.writesNoMore(d, f.Number) {
 		return false
 	}
 	hw := hotWrite{conn: ref.conn, lo: 0, hi: math.MaxUint64, rkey: w.RKey, va: ref.va, rmbe: ref.conn.rmbeSize(d)}

@@ -4202,3 +4202,41 @@ func TestMalformedSumsFilled(t *testing.T) {
 		t.Errorf("smc.malformed %q, want it said a damaged copy", d)
 	}
 }
+
+// TestWritesAfterFIN: lossy.pcap without its first connection's closing
+// CDCs (frames 180 and 183: the capture missed them) and without the
+// second connection's SYN, SYN-ACK and CLC messages (frames 196 to 209):
+// the second reuses the first one's RMBs (smc_buf_get_slot), so its WRITEs
+// carry the rkeys the first one's did. The first one's TCP sent its FIN
+// both ways before them (a side's FIN comes after its close CDC,
+// smc_close_active), so those WRITEs are not the first connection's: its
+// WRITE bytes stay at most the whole capture's, the second's CDCs claim
+// them.
+func TestWritesAfterFIN(t *testing.T) {
+	whole := feedFile(t, "../samples/lossy.pcap", Options{Unshared: true}, 0).Snapshot()
+	frames := readRawFrames(t, "../samples/lossy.pcap")
+	for _, n := range []int{209, 204, 198, 197, 196, 183, 180} {
+		frames = mutate.Mutation{Kind: mutate.Drop, At: n - 1}.Apply(frames)
+	}
+	s, _ := feedRaw(t, frames)
+	var first, later *Conn
+	for i := range s.Conns {
+		switch c := &s.Conns[i]; {
+		case c.Client.Port() == whole.Conns[0].Client.Port():
+			first = c
+		case c.Inferred:
+			later = c
+		}
+	}
+	if first == nil || later == nil {
+		t.Fatalf("connections %q: want the first one and one joined from CDCs", connOutcomes(&s))
+	}
+	for d := range first.Flow {
+		if got, want := first.Flow[d].WriteBytes, whole.Conns[0].Flow[d].WriteBytes; got > want {
+			t.Errorf("%v: the first connection has %d WRITE bytes, the whole capture %d: a later connection's are counted as its", Dir(d), got, want)
+		}
+	}
+	if got, want := later.Flow[DirC2S].WriteBytes, whole.Conns[1].Flow[DirC2S].WriteBytes; got != want {
+		t.Errorf("the later connection has %d C>S WRITE bytes, want the whole capture's %d", got, want)
+	}
+}

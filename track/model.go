@@ -286,6 +286,10 @@ type flowTCP struct {
 	FIN, RST            bool
 	finFrame            int // this direction's first FIN or RST
 	finNS               int64
+	// finSentFrame is the first frame with a FIN of this direction in a
+	// segment whose checksums do not fail: its sender's, not a damaged
+	// copy's flags. 0: none.
+	finSentFrame int
 	// SumResent counts this direction's segments whose checksum failed
 	// (tcp.checksum.bad, tcp.ip_checksum.bad) that were sent again: the
 	// receiving host dropped them. SumCopyDamaged those the peer's ACK

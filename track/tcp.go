@@ -204,6 +204,9 @@ func (t *Tracker) tcp(in *input) {
 	}
 	if s.fin {
 		f.FIN = true
+		if f.finSentFrame == 0 && !s.mayBeDamaged() {
+			f.finSentFrame = in.number
+		}
 	}
 	if s.rst {
 		f.RST = true
