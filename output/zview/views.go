@@ -220,9 +220,12 @@ func flowNotes(r rows.Conn) string {
 		// are the RMBE's bytes, not the RoCE packets).
 		switch {
 		case f.Bytes == f.WriteBytes || f.CDCs <= f.Dumped && f.Writes == 0:
-		case f.Bytes > f.WriteBytes && f.WritesMissed:
+		case f.RequestsMissed && f.Bytes > f.WriteBytes:
 			// The capture's miss, not the hosts' disagreement.
 			n = append(n, fmt.Sprintf("%s WRITEs not all in the capture", x.dir))
+		case f.RequestsMissed:
+			// Its cursors stop at the last CDC the capture shows.
+			n = append(n, fmt.Sprintf("%s CDCs not all in the capture", x.dir))
 		default:
 			n = append(n, fmt.Sprintf("%s cursor/WRITE bytes differ", x.dir))
 		}

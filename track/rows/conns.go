@@ -159,23 +159,24 @@ type Flow struct {
 	// device and its link is not in the capture: its RDMA WRITEs, which
 	// only the link carries, are unknown, not none.
 	WritesNotShown bool `json:"writes_not_captured,omitempty"`
-	// WritesMissed: a link of the connection's group carried requests of
-	// this direction that the capture missed or holds damaged: the WRITEs
-	// it shows may be fewer than the cursors moved over, the capture's
-	// miss, not the hosts' disagreement.
-	WritesMissed  bool   `json:"writes_not_all_captured,omitempty"`
-	WriteBytes    uint64 `json:"write_bytes"`
-	Writes        int    `json:"writes"`
-	WritesOutside int    `json:"writes_outside_rmbe,omitempty"`
-	TCPBytes      uint64 `json:"tcp_bytes"`
-	WriteBlocked  int    `json:"write_blocked,omitempty"`
-	UrgentPending int    `json:"urgent_pending,omitempty"`
-	UrgentPresent int    `json:"urgent_present,omitempty"`
-	ConsUpdReq    int    `json:"cons_update_requested,omitempty"`
-	Failover      int    `json:"failover_validation,omitempty"`
-	SeqGaps       int    `json:"seq_gaps,omitempty"`
-	SeqDup        int    `json:"seq_dup,omitempty"`
-	CursorErrors  int    `json:"cursor_errors,omitempty"`
+	// RequestsMissed: a link of the connection's group carried requests
+	// of this direction that the capture missed or holds damaged: the
+	// WRITEs it shows may be fewer than the cursors moved over, or the
+	// cursors behind the WRITEs (a CDC among them), the capture's miss,
+	// not the hosts' disagreement.
+	RequestsMissed bool   `json:"requests_not_all_captured,omitempty"`
+	WriteBytes     uint64 `json:"write_bytes"`
+	Writes         int    `json:"writes"`
+	WritesOutside  int    `json:"writes_outside_rmbe,omitempty"`
+	TCPBytes       uint64 `json:"tcp_bytes"`
+	WriteBlocked   int    `json:"write_blocked,omitempty"`
+	UrgentPending  int    `json:"urgent_pending,omitempty"`
+	UrgentPresent  int    `json:"urgent_present,omitempty"`
+	ConsUpdReq     int    `json:"cons_update_requested,omitempty"`
+	Failover       int    `json:"failover_validation,omitempty"`
+	SeqGaps        int    `json:"seq_gaps,omitempty"`
+	SeqDup         int    `json:"seq_dup,omitempty"`
+	CursorErrors   int    `json:"cursor_errors,omitempty"`
 	// DumpDamaged: dump-device CDCs the CDCs around them showed damaged
 	// in the capture's copy, not followed (track.Flow.DumpDamaged).
 	DumpDamaged int    `json:"dump_damaged,omitempty"`
@@ -309,7 +310,8 @@ func clcName(t uint8) string { return decode.CLCType(t).String() }
 // missedByGroup says, by link group ID, in which directions a link of
 // the group carried requests the capture missed or holds damaged (the
 // responder took them): a connection's WRITEs the capture shows may then
-// fall short of what its cursors moved over (Flow.WritesMissed).
+// fall short of what its cursors moved over, or its cursors short of its
+// WRITEs (Flow.RequestsMissed).
 func missedByGroup(s *track.Snapshot) map[int][2]bool {
 	missed := map[int][2]bool{}
 	for i := range s.Links {
@@ -355,7 +357,7 @@ func connRow(s *track.Snapshot, c *track.Conn, links map[int]*track.Link, missed
 	// carrying no request of it in the capture.
 	for d, f := range []*Flow{&r.Client2Srv, &r.Srv2Client} {
 		f.WritesNotShown = f.Dumped > 0 && f.Writes == 0 && (l == nil || l.RC[d].Packets == 0)
-		f.WritesMissed = !c.SMCD && missed[c.LGR][d]
+		f.RequestsMissed = !c.SMCD && missed[c.LGR][d]
 	}
 	if l != nil {
 		r.Link = l.LinkID
