@@ -91,7 +91,11 @@ func ConnDetail(c *Conn) string {
 }
 
 // CloseInfo says how each side ended a connection ("client closed,
-// server FIN"), "" while both are open.
+// server FIN"), "" while both are open. A side of an SMC-R connection
+// whose TCP sent its FIN, no close CDC of it followed, where the capture
+// missed requests of its link since its last CDC, "close CDC not in the
+// capture": Linux sends that CDC before the FIN (smc_close_active,
+// smc_shutdown in net/smc/af_smc.c), so it is among them.
 func CloseInfo(c *Conn) string {
 	var parts []string
 	for d := DirC2S; d <= DirS2C; d++ {
@@ -107,6 +111,8 @@ func CloseInfo(c *Conn) string {
 			parts = append(parts, who+" closed")
 		case f.DoneWriting:
 			parts = append(parts, who+" done writing")
+		case c.Outcome == OutcomeSMCR && f.finSentFrame != 0 && !f.RST && f.uncaptured:
+			parts = append(parts, who+" close CDC not in the capture")
 		}
 		if f.RST {
 			parts = append(parts, who+" RST")

@@ -4211,7 +4211,8 @@ func TestMalformedSumsFilled(t *testing.T) {
 // both ways before them (a side's FIN comes after its close CDC,
 // smc_close_active), so those WRITEs are not the first connection's: its
 // WRITE bytes stay at most the whole capture's, the second's CDCs claim
-// them.
+// them; its close column says each side's close CDC is not in the
+// capture.
 func TestWritesAfterFIN(t *testing.T) {
 	whole := feedFile(t, "../samples/lossy.pcap", Options{Unshared: true}, 0).Snapshot()
 	frames := readRawFrames(t, "../samples/lossy.pcap")
@@ -4238,5 +4239,10 @@ func TestWritesAfterFIN(t *testing.T) {
 	}
 	if got, want := later.Flow[DirC2S].WriteBytes, whole.Conns[1].Flow[DirC2S].WriteBytes; got != want {
 		t.Errorf("the later connection has %d C>S WRITE bytes, want the whole capture's %d", got, want)
+	}
+	// Each side's close CDC is among the requests the responder took that
+	// the capture missed, before its FIN.
+	if got, want := CloseInfo(first), "client close CDC not in the capture, client FIN, server close CDC not in the capture, server FIN"; got != want {
+		t.Errorf("the first connection's close %q, want %q", got, want)
 	}
 }
