@@ -723,7 +723,7 @@ func (t *Tracker) failoverConn(l *Link, d Dir, m *cdcIn, in *input) (*Conn, Dir)
 		// other way round: its first seen direction was the other one.
 		for _, dd := range [2]Dir{d, d.Reverse()} {
 			x := og.tokens[dd][m.token]
-			if x == nil || !x.Flow[dd].haveSeq || x.finished || !validation && (m.noSeq || x.link == nil) {
+			if x == nil || !x.Flow[dd].haveSeq || x.finished || !validation && !goesOn(x, dd, m, og, l.lgr) {
 				continue
 			}
 			behind := m.seq + 1 - x.Flow[dd].LastSeq
@@ -757,6 +757,50 @@ func (t *Tracker) failoverConn(l *Link, d Dir, m *cdcIn, in *input) (*Conn, Dir)
 	}
 	t.mergeLGR(l.lgr, best.og, in)
 	return best.x, d
+}
+
+// goesOn reports whether m, a CDC that is no failover validation, on a
+// link of group g, may go on direction dd of x, a connection of group og
+// with its token: it carries a sequence number, x was on a link that g
+// deleted by a DELETE_LINK naming a link of none of its own
+// (deletedElsewhere: a link goes down, its connections move, the group's
+// owner deletes it, smcr_link_down in net/smc/smc_core.c; without that a
+// token and sequence number two hosts' counters both give prove nothing:
+// each client numbers its own tokens from one), the
+// groups, where each knows both its peers, name the same two (one link
+// group's peers are its own, smcr_lgr_match in net/smc/smc_core.c), and
+// its producer cursor is not behind x's (smc_switch_cursor moves the
+// cursors on, never back).
+func goesOn(x *Conn, dd Dir, m *cdcIn, og, g *LinkGroup) bool {
+	if m.noSeq || x.link == nil || !g.deletedElsewhere(x.link) {
+		return false
+	}
+	// (Either pair in either order: a group built from traffic may have
+	// its roles the other way round.)
+	var none [8]byte
+	if a, b := og, g; a.ServerPeerID != none && a.ClientPeerID != none && b.ServerPeerID != none && b.ClientPeerID != none &&
+		(a.ServerPeerID != b.ServerPeerID || a.ClientPeerID != b.ClientPeerID) &&
+		(a.ServerPeerID != b.ClientPeerID || a.ClientPeerID != b.ServerPeerID) {
+		return false
+	}
+	f := &x.Flow[dd]
+	if !f.haveProd {
+		return true
+	}
+	_, ok := m.prod.Sub(f.Prod, x.rmbeSize(dd))
+	return ok
+}
+
+// deletedElsewhere reports whether a DELETE_LINK of g named a link none
+// of its own is (unplaced) that l, a link of another group, may be: its
+// link number unknown, or that one.
+func (g *LinkGroup) deletedElsewhere(l *Link) bool {
+	for i := range g.unplaced {
+		if id := g.unplaced[i].ev.link; g.linkByID(id) == nil && (l.LinkID == 0 || l.LinkID == id) {
+			return true
+		}
+	}
+	return false
 }
 
 // failoverMissed bounds how many of a connection's last CDCs before a

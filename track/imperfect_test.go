@@ -4246,3 +4246,29 @@ func TestWritesAfterFIN(t *testing.T) {
 		t.Errorf("the first connection's close %q, want %q", got, want)
 	}
 }
+
+// TestMoveNeedsDeletion: multilink.pcap without link 2's setup (frames 13,
+// 16, 20, 22), both failover validations (985, 989) and the DELETE_LINK
+// exchange of link 2 (987, 990, 993): the connection's next CDC on link 1
+// goes on its token and sequence number, but nothing says link 2 was
+// this group's (no DELETE_LINK names a link it lacks), so the groups stay
+// apart: a token and sequence number two hosts' counters may both give
+// move nothing on their own (TestThinnedHandshakes holds the copy with the
+// DELETE_LINK, whose groups are one).
+func TestMoveNeedsDeletion(t *testing.T) {
+	frames := readRawFrames(t, "../samples/multilink.pcap")
+	for _, n := range []int{993, 990, 989, 987, 985, 22, 20, 16, 13} {
+		frames = mutate.Mutation{Kind: mutate.Drop, At: n - 1}.Apply(frames)
+	}
+	s, _ := feedRaw(t, frames)
+	if len(s.LinkGroups) != 2 {
+		t.Errorf("%d link groups, want 2: nothing ties link 2 to the first", len(s.LinkGroups))
+	}
+	for _, l := range s.Links {
+		for _, e := range l.History {
+			if strings.Contains(e.What, "merged into") {
+				t.Errorf("link %d, frame %d: %s", l.ID, e.Frame, e.What)
+			}
+		}
+	}
+}
