@@ -31,7 +31,9 @@ func (t *Tracker) cdc(l *Link, d Dir, in *input) {
 	if c == nil && in.roce.icrcCut {
 		c = t.cutTokenConn(l, d, in)
 	}
-	if c == nil {
+	if c == nil && (m.prodFlags&cdcFailover != 0 || len(g.unplaced) > 0) {
+		// (A CDC that is no validation goes on a connection of another
+		// group only where this one deleted a link it lacks: goesOn.)
 		c, d = t.failoverConn(l, d, m, in)
 		g = l.lgr
 	}
@@ -775,12 +777,7 @@ func goesOn(x *Conn, dd Dir, m *cdcIn, og, g *LinkGroup) bool {
 	if m.noSeq || x.link == nil || !g.deletedElsewhere(x.link) {
 		return false
 	}
-	// (Either pair in either order: a group built from traffic may have
-	// its roles the other way round.)
-	var none [8]byte
-	if a, b := og, g; a.ServerPeerID != none && a.ClientPeerID != none && b.ServerPeerID != none && b.ClientPeerID != none &&
-		(a.ServerPeerID != b.ServerPeerID || a.ClientPeerID != b.ClientPeerID) &&
-		(a.ServerPeerID != b.ClientPeerID || a.ClientPeerID != b.ServerPeerID) {
+	if peersDiffer(og, g) {
 		return false
 	}
 	f := &x.Flow[dd]
@@ -789,6 +786,19 @@ func goesOn(x *Conn, dd Dir, m *cdcIn, og, g *LinkGroup) bool {
 	}
 	_, ok := m.prod.Sub(f.Prod, x.rmbeSize(dd))
 	return ok
+}
+
+// peersDiffer reports whether groups a and b, each knowing both its
+// peers, name two different pairs, in either order (a group built from
+// traffic may have its roles the other way round).
+func peersDiffer(a, b *LinkGroup) bool {
+	var none [8]byte
+	if a.ServerPeerID == none || a.ClientPeerID == none || b.ServerPeerID == none || b.ClientPeerID == none {
+		return false
+	}
+	same := a.ServerPeerID == b.ServerPeerID && a.ClientPeerID == b.ClientPeerID
+	swapped := a.ServerPeerID == b.ClientPeerID && a.ClientPeerID == b.ServerPeerID
+	return !same && !swapped
 }
 
 // deletedElsewhere reports whether a DELETE_LINK of g named a link none
@@ -824,10 +834,7 @@ func missedSince(old *Link, d Dir, f *Flow, l *Link) int {
 		return 0
 	}
 	used := int((rc.nextPSN - f.lastCDCPSN - 1) & 0xFFFFFF)
-	if seen := rc.Packets - f.lastCDCPkts; used > seen && used-seen < 1<<16 {
-		return used - seen
-	}
-	return 0
+	return max(used-(rc.Packets-f.lastCDCPkts), 0)
 }
 
 // mergeLGR makes one link group of two that turned out to be the same
