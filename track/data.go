@@ -768,11 +768,10 @@ func (t *Tracker) failoverConn(l *Link, d Dir, m *cdcIn, in *input) (*Conn, Dir)
 // (deletedElsewhere: a link goes down, its connections move, the group's
 // owner deletes it, smcr_link_down in net/smc/smc_core.c; without that a
 // token and sequence number two hosts' counters both give prove nothing:
-// each client numbers its own tokens from one), the
-// groups, where each knows both its peers, name the same two (one link
-// group's peers are its own, smcr_lgr_match in net/smc/smc_core.c), and
-// its producer cursor is not behind x's (smc_switch_cursor moves the
-// cursors on, never back).
+// each client numbers its own tokens from one), the groups name no
+// different peers (peersDiffer; one link group's peers are its own,
+// smcr_lgr_match in net/smc/smc_core.c), and its producer cursor is not
+// behind x's (smc_switch_cursor moves the cursors on, never back).
 func goesOn(x *Conn, dd Dir, m *cdcIn, og, g *LinkGroup) bool {
 	if m.noSeq || x.link == nil || !g.deletedElsewhere(x.link) {
 		return false
