@@ -4272,3 +4272,54 @@ func TestMoveNeedsDeletion(t *testing.T) {
 		}
 	}
 }
+
+// TestDamagedFINProven: lossy.pcap without the client's close CDC (frame
+// 180), its FIN (184) a copy whose TCP checksum fails. Linux sends the
+// close CDC before the FIN, so the Close column says the capture lacks it
+// where the stream proves the damaged copy's FIN the client's: the
+// server's ACK of exactly the sequence number after it, or the client's
+// next segment, an ACK alone, standing there. A FIN flag that was the
+// damage (the client's ACK of frame 9) is proven by neither: the next
+// segment stands a number short, the server's ACKs go past it.
+func TestDamagedFINProven(t *testing.T) {
+	const client = "client close CDC not in the capture, client FIN"
+	flip := func(n, off int, mask byte) mutate.Mutation {
+		return mutate.Mutation{Kind: mutate.Flip, At: n - 1, N: off, Mask: mask}
+	}
+	const sum = 14 + 20 + 17 // the TCP checksum's low byte (IPv4, no options)
+	for _, tc := range []struct {
+		name    string
+		flips   []mutate.Mutation
+		want    string
+		finSent int // the client's finSentFrame, frame 180 left out
+	}{
+		{"the server's ACK", []mutate.Mutation{flip(184, sum, 0x01)}, client, 183},
+		{"the client's next segment", []mutate.Mutation{flip(184, sum, 0x01), flip(185, sum, 0x01)}, client, 183},
+		{"a FIN flag the damage", []mutate.Mutation{flip(9, 14+20+13, 0x01)}, client, 183},
+		{"no proof", []mutate.Mutation{flip(184, sum, 0x01), flip(185, sum, 0x01), flip(186, sum, 0x01)}, "client FIN", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			frames := readRawFrames(t, "../samples/lossy.pcap")
+			for _, m := range tc.flips {
+				frames = m.Apply(frames)
+			}
+			frames = mutate.Mutation{Kind: mutate.Drop, At: 179}.Apply(frames)
+			s, _ := feedRaw(t, frames)
+			var first *Conn
+			for i := range s.Conns {
+				if c := &s.Conns[i]; c.Client.Port() == 42572 {
+					first = c
+				}
+			}
+			if first == nil {
+				t.Fatalf("connections %q: want the first (port 42572)", connOutcomes(&s))
+			}
+			if got := first.Flow[DirC2S].finSentFrame; got != tc.finSent {
+				t.Errorf("the client's FIN taken as sent in frame %d, want %d", got, tc.finSent)
+			}
+			if got := CloseInfo(first); !strings.HasPrefix(got, tc.want+",") {
+				t.Errorf("close %q, want it to begin %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -287,9 +287,11 @@ type flowTCP struct {
 	finFrame            int // this direction's first FIN or RST
 	finNS               int64
 	// finSentFrame is the first frame with a FIN of this direction in a
-	// segment whose checksums do not fail: its sender's, not a damaged
-	// copy's flags. 0: none.
+	// segment whose checksums do not fail, or in a damaged copy that the
+	// stream proved one (finCopy): its sender's, not a damaged copy's
+	// flags. 0: none.
 	finSentFrame int
+	finCopy      finCopy
 	// SumResent counts this direction's segments whose checksum failed
 	// (tcp.checksum.bad, tcp.ip_checksum.bad) that were sent again: the
 	// receiving host dropped them. SumCopyDamaged those the peer's ACK
@@ -327,6 +329,16 @@ type seqSpan struct {
 	// finLost: its flags were damage and it ends a sequence number past
 	// its bytes: a FIN, where the peer's ACK covers that (damagedGap).
 	finLost bool
+}
+
+// finCopy is a damaged copy of a segment whose flags show a FIN (they may
+// be the damage): its frame, the sequence number after it (its FIN
+// counted), and whether the sender's next whole segment was read against
+// it (Tracker.finProof). frame 0: none.
+type finCopy struct {
+	frame      int
+	end        uint32
+	senderRead bool
 }
 
 // TCPShown reports whether the capture holds a TCP segment of this

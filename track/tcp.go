@@ -204,8 +204,12 @@ func (t *Tracker) tcp(in *input) {
 	}
 	if s.fin {
 		f.FIN = true
-		if f.finSentFrame == 0 && !s.mayBeDamaged() {
+		switch {
+		case f.finSentFrame != 0:
+		case !s.mayBeDamaged():
 			f.finSentFrame = in.number
+		case !s.syn && !s.away && f.finCopy.frame == 0:
+			f.finCopy = finCopy{frame: in.number, end: s.seq + uint32(s.payload) + 1}
 		}
 	}
 	if s.rst {
@@ -244,6 +248,7 @@ func (t *Tracker) tcp(in *input) {
 			}
 		}
 	}
+	t.finProof(c, d, s, in)
 	resent, replaces := t.tcpSeq(c, d, s, in)
 	if (s.sumBad || s.ipSumBad) && (s.payload > 0 || s.fin && !s.syn || s.flagsLost) && (!resent || s.away) && len(f.sumPend) < maxSumPend {
 		// Settled by the wire (tcpSeq): sent again, or acknowledged.
@@ -706,6 +711,39 @@ func (f *Flow) damagedGap(missed uint32) (rest uint32, fin bool) {
 		}
 	}
 	return rest, fin
+}
+
+// finProof reads a whole segment of direction d against the FIN copies
+// (Flow.finCopy) of both: the peer's ACK of exactly the sequence number
+// after one (no data follows a FIN; an ACK past it says the flag was the
+// damage), or the sender's next segment, an ACK alone, standing there
+// (were the flag the damage, it would stand a number short), proves it
+// its sender's FIN.
+func (t *Tracker) finProof(c *Conn, d Dir, s *tcpIn, in *input) {
+	if s.syn || s.rst || s.mayBeDamaged() {
+		return
+	}
+	if f := &c.Flow[d]; f.finCopy.frame != 0 && !f.finCopy.senderRead && f.finCopy.frame < in.number {
+		f.finCopy.senderRead = true
+		if s.seq == f.finCopy.end && s.payload == 0 && !s.fin {
+			f.finProven()
+		}
+	}
+	if o := &c.Flow[d.Reverse()]; o.finCopy.frame != 0 && s.ack && int32(s.ackNum-o.finCopy.end) >= 0 {
+		if s.ackNum == o.finCopy.end {
+			o.finProven()
+		} else {
+			o.finCopy = finCopy{}
+		}
+	}
+}
+
+// finProven takes the FIN copy as this direction's FIN.
+func (f *Flow) finProven() {
+	if f.finSentFrame == 0 {
+		f.finSentFrame = f.finCopy.frame
+	}
+	f.finCopy = finCopy{}
 }
 
 // awayResent settles a damaged copy shown away from its place since
