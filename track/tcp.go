@@ -2637,6 +2637,10 @@ func (t *Tracker) resetUndone(c *Conn, d Dir, in *input) {
 	if !u.failed {
 		c.expert.drop(expert.HandshakeFailed)
 	}
+	if c.Flow[DirC2S].CDCs+c.Flow[DirS2C].CDCs > 0 {
+		// CDCs of its own since, which proved it up, still do.
+		connUp(c)
+	}
 	if t.recording(c) {
 		what := "sent after"
 		if d != u.dir {
