@@ -4323,3 +4323,47 @@ func TestDamagedFINProven(t *testing.T) {
 		})
 	}
 }
+
+// TestDamagedAcceptGID: pingpong.pcap with a byte of the server's GID and
+// one of its initial PSN in its CLC Accept damaged (the segment's checksum
+// fails), with and without the link's CONFIRM_LINK exchange: the link's
+// first whole packets come to the server's QP from an address the Accept
+// does not name, at PSNs it does not lead to. An RC QP takes packets from
+// its one peer, so the link is the Accept's, keyed by its traffic: one
+// connection, SMC-R, in one link group, every CDC its own.
+func TestDamagedAcceptGID(t *testing.T) {
+	whole := feedFile(t, "../samples/pingpong.pcap", Options{Unshared: true}, 0).Snapshot()
+	const accept = 14 + 20 + 32 // the CLC Accept in frame 7
+	for _, tc := range []struct {
+		name string
+		drop []int
+	}{
+		{"GID and PSN", nil},
+		{"without CONFIRM_LINK", []int{12, 11, 10, 9}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			frames := readRawFrames(t, "../samples/pingpong.pcap")
+			frames = mutate.Mutation{Kind: mutate.Flip, At: 6, N: accept + 16 + 3, Mask: 0x80}.Apply(frames) // GID
+			frames = mutate.Mutation{Kind: mutate.Flip, At: 6, N: accept + 63, Mask: 0x66}.Apply(frames)     // PSN
+			for _, n := range tc.drop {
+				frames = mutate.Mutation{Kind: mutate.Drop, At: n - 1}.Apply(frames)
+			}
+			s, _ := feedRaw(t, frames)
+			if len(s.Conns) != 1 || len(s.LinkGroups) != 1 {
+				t.Fatalf("connections %q in %d link groups, want one in one", connOutcomes(&s), len(s.LinkGroups))
+			}
+			c := &s.Conns[0]
+			if c.Outcome != OutcomeSMCR {
+				t.Errorf("outcome %v (%s), want SMC-R", c.Outcome, c.Failure)
+			}
+			// (The server's initial PSN came in the damaged copy: S>C
+			// requests before it read as sent again, left out.)
+			if got, want := c.Flow[DirC2S].CDCs, whole.Conns[0].Flow[DirC2S].CDCs; got != want {
+				t.Errorf("C>S: %d CDCs, want the whole capture's %d", got, want)
+			}
+			if c.Flow[DirS2C].CDCs == 0 {
+				t.Errorf("S>C: no CDC, want the link's")
+			}
+		})
+	}
+}

@@ -2159,6 +2159,9 @@ func (t *Tracker) resolveUnknown(in *input, key qpKey) (linkRef, bool) {
 			}
 		}
 	}
+	if ref, ok := t.damagedGIDLink(in, key); ok {
+		return ref, true
+	}
 	if cands := t.halfLinks[pair]; len(cands) > 0 {
 		var pick *Link
 		for _, l := range cands {
@@ -2213,6 +2216,69 @@ func (t *Tracker) resolveUnknown(in *input, key qpKey) (linkRef, bool) {
 	t.halfLinks[addrPair{key.src, key.dst}] = append(t.halfLinks[addrPair{key.src, key.dst}], l)
 	t.stats.InferredLinks++
 	return linkRef{l, DirC2S}, true
+}
+
+// damagedGIDLink finds the first contact's new link that a whole packet
+// on an unknown wire key belongs to where one end's GID in the CLC Accept
+// (the server's) or Confirm (the client's) was damaged in the capture's
+// copy (its segment's checksum fails): the link has carried nothing yet,
+// and the key is one of its directions' but for that end's address. The
+// ICRC vouches for the packet's addresses and DestQP. Where the sender's
+// address differs, the receiver's address and QP are the link's, and an
+// RC QP takes packets from its one peer; where the receiver's differs,
+// another QP of the sender's may send to a QP numbered alike elsewhere
+// (rxe numbers every device's alike), so the message must name the link:
+// a CDC the token that direction's receiver announced, a CONFIRM_LINK
+// its sender's QP. The link is keyed by the packet's addresses (rekey).
+func (t *Tracker) damagedGIDLink(in *input, key qpKey) (linkRef, bool) {
+	r := &in.roce
+	if !r.icrcOK {
+		return linkRef{}, false
+	}
+	var (
+		found *Link
+		dir   Dir
+		n     int
+	)
+	for _, l := range t.links {
+		if l.retired || l.Inferred || l.lgr.Deleted || l.State != LinkConfirming || len(l.conns) != 1 ||
+			l.RC[0].Packets+l.RC[1].Packets+l.RC[0].Acks+l.RC[1].Acks > 0 {
+			continue
+		}
+		c := l.conns[0]
+		for d := DirC2S; d <= DirS2C; d++ {
+			k := &l.keys[d]
+			if !l.keyed[d] || k.qpn != key.qpn || (k.src == key.src) == (k.dst == key.dst) {
+				continue
+			}
+			// The end whose address differs, and the message that
+			// announced it: the server's came in the Accept
+			// (epDamaged[DirC2S]), the client's in the Confirm.
+			wrong := d
+			if k.src == key.src {
+				wrong = d.Reverse()
+			}
+			if !c.epDamaged[wrong.Reverse()] {
+				continue
+			}
+			named := r.hasCDC && c.hasTok[d] && r.cdc.token == c.tokens[d] ||
+				r.hasLLC && r.llc.typ.Base() == decode.LLCConfirmLink && r.llc.qpn == l.end(d).QPN
+			if wrong != d && !named {
+				continue
+			}
+			found, dir = l, d
+			n++
+		}
+	}
+	if n != 1 {
+		return linkRef{}, false
+	}
+	who, msg := "server", "Accept"
+	if k := &found.keys[dir]; k.src != key.src && dir == DirC2S || k.dst != key.dst && dir == DirS2C {
+		who, msg = "client", "Confirm"
+	}
+	t.rekey(found, dir, key, in, "its first whole packet, the "+who+"'s GID in the capture's copy of the CLC "+msg+" damaged")
+	return linkRef{found, dir}, true
 }
 
 // addedOn finds the link that a CONFIRM_LINK on an unknown queue pair
