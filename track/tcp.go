@@ -837,6 +837,50 @@ func (t *Tracker) adoptJoined(c *Conn, in *input, young bool) {
 	}
 }
 
+// adoptByToken: c, whose Accept the capture holds and whose client's next
+// CLC message was malformed, is the connection joined from CDCs between
+// c's hosts that came up after the Accept (its first CDCs among its
+// first youngSeq) and whose client's CDCs carry the token the Accept
+// announced: a host gives each connection of a link group its own
+// (smc_lgr_register_conn in net/smc/smc_core.c), and Linux sends no CDC
+// on a connection whose handshake failed, so the malformed message was a
+// damaged copy of the Confirm. One such connection only; it reports
+// whether c was placed.
+func (t *Tracker) adoptByToken(c *Conn, in *input) bool {
+	if c.SMCD || c.link != nil || c.TAccept.IsZero() {
+		return false
+	}
+	client, server := c.Client.Addr(), c.Server.Addr()
+	var j *Conn
+	for _, g := range t.lgrs {
+		if !g.between(client, server) {
+			continue
+		}
+		for _, x := range g.conns {
+			if !x.Inferred || x.finished || x.link == nil || !x.hasTok[DirC2S] || x.tokens[DirC2S] != c.ServerEP.Token ||
+				x.TFirstCDC.Before(c.TAccept) || !x.cameUp && !x.young() {
+				continue
+			}
+			if j != nil {
+				return false
+			}
+			j = x
+		}
+	}
+	if j == nil {
+		return false
+	}
+	failure := c.Failure
+	c.Failure, c.failedMalformed, c.malformedUnjudged = "", false, false
+	t.placeBlind(c, j.link, in)
+	t.merge(c, j)
+	for d := range c.Flow {
+		c.Flow[d].countFromZero(c.rmbeSize(Dir(d)), c.rmbeSize(Dir(d).Reverse()))
+	}
+	t.note(c, in, DirC2S, "CLC", fmt.Sprintf("the malformed message was a damaged copy (%s): CDCs of the token its Accept announced came on", failure))
+	return true
+}
+
 // youngSeq is the highest first CDC sequence number followed of a
 // connection joined from CDCs that young takes for one that came up
 // shortly before (its first CDCs damaged or missed).
@@ -1508,6 +1552,9 @@ func (t *Tracker) failPending(c *Conn, in *input) {
 			return
 		}
 		c.Failure, c.failedMalformed, c.clcUncaptured, c.clcDamaged = failure, true, uncaptured, damaged
+	}
+	if c.failedMalformed && c.malformedUnjudged && c.ServerEP.Valid && !c.ClientEP.Valid && t.adoptByToken(c, in) {
+		return
 	}
 	if c.awaitsUnseenLink() {
 		// Linux ends a link it could not confirm with a CLC Decline
