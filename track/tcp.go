@@ -877,7 +877,9 @@ func (t *Tracker) adoptByToken(c *Conn, in *input) bool {
 	for d := range c.Flow {
 		c.Flow[d].countFromZero(c.rmbeSize(Dir(d)), c.rmbeSize(Dir(d).Reverse()))
 	}
-	t.note(c, in, DirC2S, "CLC", fmt.Sprintf("the malformed message was a damaged copy (%s): CDCs of the token its Accept announced came on", failure))
+	if t.recording(c) {
+		t.note(c, in, DirC2S, "CLC", fmt.Sprintf("the malformed message was a damaged copy (%s): CDCs of the token its Accept announced came on", failure))
+	}
 	return true
 }
 
