@@ -4367,3 +4367,41 @@ func TestDamagedAcceptGID(t *testing.T) {
 		})
 	}
 }
+
+// TestDamagedConfirmQPAndGID: multiconn.pcap's second connection (it
+// reuses the group) without its Proposal and Accept (frames 314, 336), its Confirm's copy
+// (355) with a byte of its GID and of its queue pair damaged: only the
+// token is the Confirm's. The connection's first CDC to the client, on a
+// link between the connection's hosts, carries that token (a host gives
+// each live connection its own): the connection is SMC-R with its CDCs,
+// not one joined mid-stream beside a handshake that never ends.
+func TestDamagedConfirmQPAndGID(t *testing.T) {
+	const clc = 14 + 20 + 32
+	frames := readRawFrames(t, "../samples/multiconn.pcap")
+	for _, m := range []mutate.Mutation{
+		{Kind: mutate.Flip, At: 354, N: clc + 40, Mask: 0x40},     // the Confirm's QPN
+		{Kind: mutate.Flip, At: 354, N: clc + 16 + 1, Mask: 0xae}, // its GID
+		{Kind: mutate.Drop, At: 335},                              // the Accept
+		{Kind: mutate.Drop, At: 313},                              // the Proposal (its GID would mend the Confirm's)
+	} {
+		frames = m.Apply(frames)
+	}
+	s, _ := feedRaw(t, frames)
+	var second *Conn
+	for i := range s.Conns {
+		c := &s.Conns[i]
+		if c.Inferred {
+			t.Errorf("connection %d joined mid-stream (from CDCs), want its CDCs the second connection's", c.ID)
+		}
+		if c.Client.Port() == 36946 {
+			second = c
+		}
+	}
+	if second == nil {
+		t.Fatalf("connections %q: want the second (port 36946)", connOutcomes(&s))
+	}
+	if second.Outcome != OutcomeSMCR || second.Flow[DirS2C].CDCs == 0 || second.Flow[DirC2S].CDCs == 0 {
+		t.Errorf("second connection %v (%s) with %d and %d CDCs, want SMC-R with its CDCs", second.Outcome, pendingDetail(second),
+			second.Flow[DirC2S].CDCs, second.Flow[DirS2C].CDCs)
+	}
+}

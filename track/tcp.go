@@ -2062,10 +2062,15 @@ func (t *Tracker) claimHalf(l *Link, d Dir, m *cdcIn, in *input) (*Conn, Dir) {
 		if !ep.Valid || c.finished || c.link != nil {
 			continue
 		}
-		if k.dst != addrOf(ep.GID) && (k.qpn != uint64(ep.QPN) || m.token != ep.Token) {
+		if k.dst != addrOf(ep.GID) && (k.qpn != uint64(ep.QPN) || m.token != ep.Token) &&
+			!(c.epDamaged[want] && m.token == ep.Token && m.first() && l.lgr.between(c.Client.Addr(), c.Server.Addr())) {
 			// The GID of a damaged copy may be the damage where its
 			// queue pair and token, 56 bits, are the link's (whether
-			// or not its checksum could say it was damaged).
+			// or not its checksum could say it was damaged); and its
+			// queue pair too, where a connection's first CDC on a link
+			// between the connection's hosts carries its token: a
+			// host gives each live connection its own
+			// (smc_lgr_register_conn in net/smc/smc_core.c).
 			continue
 		}
 		if qpn := uint64(ep.QPN); k.qpn != qpn || m.token != ep.Token {
