@@ -183,3 +183,45 @@ func MendICRCRoCEv2As(ip []byte, k ICRCKey) (m ICRCMend, exact, ok bool) {
 	m.Held = ip[m.Off]
 	return m, false, true
 }
+
+// MendICRCRoCEv2Zeroed returns the RoCEv2 packet at ip (an IPv4 or IPv6
+// header on, up to its ICRC) as sent where it verifies its ICRC with the
+// bytes of the ranges zero (offsets in ip, each from its first to before
+// its second) set to zero and the capture's copy holds some of them
+// otherwise: fields its sender fills with zeros, the damage all in them.
+// It returns nil elsewhere, and where the packet's lengths do not hold.
+// Any number of damaged bytes is mended so, where they all fall in those
+// fields; a damage elsewhere passes for it once in 2^32.
+func MendICRCRoCEv2Zeroed(ip []byte, zero [][2]int) []byte {
+	var hdr, end int
+	switch {
+	case len(ip) >= 20 && ip[0]>>4 == 4:
+		hdr, end = int(ip[0]&0x0F)*4, int(binary.BigEndian.Uint16(ip[2:4]))
+	case len(ip) >= 40 && ip[0]>>4 == 6:
+		hdr, end = 40, 40+int(binary.BigEndian.Uint16(ip[4:6]))
+	default:
+		return nil
+	}
+	if hdr < 20 || end > len(ip) || end < hdr+8+bthLen+icrcLen {
+		return nil
+	}
+	var p []byte
+	for _, z := range zero {
+		for i := max(z[0], hdr+8+bthLen); i < min(z[1], end-icrcLen); i++ {
+			if ip[i] == 0 {
+				continue
+			}
+			if p == nil {
+				p = bytes.Clone(ip[:end])
+			}
+			p[i] = 0
+		}
+	}
+	if p == nil {
+		return nil
+	}
+	if _, err := new(ICRC).RoCEv2(p); err != nil {
+		return nil
+	}
+	return p
+}

@@ -238,3 +238,28 @@ func TestMendICRCAs(t *testing.T) {
 		}
 	}
 }
+
+// TestMendICRCZeroed: a CDC (pingpong.pcap frame 23) with several of its
+// reserved bytes damaged verifies with them zeroed, and is returned as
+// sent; one with a byte outside them damaged too, or with none of them
+// nonzero, is not mended.
+func TestMendICRCZeroed(t *testing.T) {
+	orig, _, _ := roceSplit(roceFrame(t, "pingpong.pcap", 23))
+	orig = bytes.Clone(orig)
+	const cdc = 20 + 8 + bthLen // the CDC message in the packet
+	zero := [][2]int{{cdc + 8, cdc + 10}, {cdc + 16, cdc + 18}, {cdc + 26, cdc + 44}}
+	if p := MendICRCRoCEv2Zeroed(orig, zero); p != nil {
+		t.Errorf("a whole packet, its reserved bytes zero, mended")
+	}
+	ip := bytes.Clone(orig)
+	ip[cdc+9] ^= 0x40
+	ip[cdc+30] ^= 0x6A
+	ip[cdc+43] ^= 0xFF
+	if p := MendICRCRoCEv2Zeroed(ip, zero); !bytes.Equal(p, orig) {
+		t.Errorf("reserved bytes damaged: mended %x, want the packet as sent %x", p, orig)
+	}
+	ip[cdc+4] ^= 0x01 // the token
+	if p := MendICRCRoCEv2Zeroed(ip, zero); p != nil {
+		t.Errorf("the token damaged too: mended %x", p)
+	}
+}

@@ -744,7 +744,7 @@ func (t *Tracker) fillFrame(in *input, f *capture.Frame) {
 	fill(in, f)
 	if in.isRoCE {
 		r := &in.roce
-		if r.icrcBad && !r.ipSumBad && !r.mended && !r.lengthBad && isRequest(r.opcode) {
+		if r.icrcBad && !r.ipSumBad && !r.mended && !r.zeroed && !r.lengthBad && isRequest(r.opcode) {
 			t.mendExpected(in, f)
 		}
 		r.data, r.dataLen, r.dataCut = nil, 0, false
@@ -903,6 +903,49 @@ func roceAddrs(f *capture.Frame) (src, dst addr) {
 		return addrOfIP(f.IPv6.SrcIP), addrOfIP(f.IPv6.DstIP)
 	}
 	return addr{}, addr{}
+}
+
+// cdcZeroed are the bytes of a CDC message its sender sends as zeros
+// (struct smc_cdc_msg in net/smc/smc_cdc.h: each cursor's reserved
+// half-word, the reserved bytes after the flags; ANCK's credits byte is
+// the first of those, zero where its ICRC says so).
+var cdcZeroed = [][2]int{{8, 10}, {16, 18}, {26, 44}}
+
+// zeroedCDC takes a CDC frame whose ICRC fails, no one byte explaining it,
+// for one whose damage lies in the bytes its sender sends as zeros, where
+// its ICRC verifies with those zeroed (decode.MendICRCRoCEv2Zeroed):
+// every other byte is the sender's, the message decoded again as sent
+// (mendWhole, zeroed).
+func zeroedCDC(r *roceIn, f *capture.Frame) {
+	at := func(c []byte) int { return cap(f.Data) - cap(c) }
+	var ip []byte
+	switch {
+	case f.IPv4 != nil:
+		ip = f.Data[at(f.IPv4.Contents):]
+	case f.IPv6 != nil:
+		ip = f.Data[at(f.IPv6.Contents):]
+	default:
+		return
+	}
+	off := at(f.CDC.Contents) - at(ip)
+	if off < 0 || off+44 > len(ip) {
+		return
+	}
+	zero := make([][2]int, len(cdcZeroed))
+	for i, z := range cdcZeroed {
+		zero[i] = [2]int{off + z[0], off + z[1]}
+	}
+	p := decode.MendICRCRoCEv2Zeroed(ip, zero)
+	if p == nil {
+		return
+	}
+	var c decode.CDC
+	if c.DecodeFromBytes(p[off:off+44], gopacket.NilDecodeFeedback) != nil {
+		return
+	}
+	c.ANCK = f.CDC.ANCK
+	fillCDC(&r.cdc, &c)
+	r.mendWhole, r.zeroed = true, true
 }
 
 // mendRoCE takes the one byte that explains why a RoCE frame fails its
@@ -1324,10 +1367,12 @@ func fill(in *input, f *capture.Frame) {
 			fillLLC(&r.llc, f.LLC)
 		}
 		// Last: a mended byte may be in what the lines above read.
-		r.mended, r.mendWhole, r.mendAs, r.opMended = false, false, "", false
+		r.mended, r.mendWhole, r.mendAs, r.opMended, r.zeroed = false, false, "", false, false
 		if r.icrcBad && !r.ipSumBad {
 			if m, ok := f.ICRCMend(); ok {
 				mendRoCE(r, f, m)
+			} else if f.CDC != nil && f.CDC.Cut == 0 {
+				zeroedCDC(r, f)
 			}
 		}
 		if r.lengthBad && f.LengthMend() {

@@ -4405,3 +4405,29 @@ func TestDamagedConfirmQPAndGID(t *testing.T) {
 			second.Flow[DirC2S].CDCs, second.Flow[DirS2C].CDCs)
 	}
 }
+
+// TestDamagedCDCReservedBytes: pingpong.pcap with two reserved bytes of
+// the client's first CDC (frame 20) damaged, so that no one byte explains
+// its ICRC failing: with them zeroed, as Linux sends them, it verifies,
+// so the rest is the sender's and the CDC is followed (the responder took
+// it): every CDC of the whole capture counted.
+func TestDamagedCDCReservedBytes(t *testing.T) {
+	whole := feedFile(t, "../samples/pingpong.pcap", Options{Unshared: true}, 0).Snapshot()
+	const cdc = 14 + 20 + 8 + 12
+	frames := readRawFrames(t, "../samples/pingpong.pcap")
+	for _, m := range []mutate.Mutation{
+		{Kind: mutate.Flip, At: 19, N: cdc + 30, Mask: 0x6A},
+		{Kind: mutate.Flip, At: 19, N: cdc + 40, Mask: 0x56},
+	} {
+		frames = m.Apply(frames)
+	}
+	s, _ := feedRaw(t, frames)
+	if len(s.Conns) != 1 {
+		t.Fatalf("connections %q, want one", connOutcomes(&s))
+	}
+	for d := range s.Conns[0].Flow {
+		if got, want := s.Conns[0].Flow[d].CDCs, whole.Conns[0].Flow[d].CDCs; got != want {
+			t.Errorf("%v: %d CDCs, want the whole capture's %d", Dir(d), got, want)
+		}
+	}
+}

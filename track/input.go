@@ -339,8 +339,12 @@ type roceIn struct {
 	// byte mended outside it, or only a length damaged: LengthMend).
 	// Last, with llc: only damaged frames read them.
 	mended, mendWhole bool
-	mend              decode.ICRCMend
-	mendField         string // what the mended byte is part of
+	// zeroed: the ICRC verifies with the CDC message's reserved bytes
+	// zeroed, as its sender sent them (zeroedCDC): the damage was there
+	// alone (mendWhole with it).
+	zeroed    bool
+	mend      decode.ICRCMend
+	mendField string // what the mended byte is part of
 	// mendAs: the ICRC verifies with the key fields and PSN its link
 	// direction expected (mendExpected), named here, in place of those
 	// the frame holds (and with mend, where mended).

@@ -1662,6 +1662,9 @@ func damageText(id expert.ID, r *roceIn, why error) string {
 			return fmt.Sprintf("ICRC in the frame 0x%08x, computed 0x%08x: one byte explains it, offset %d (%s), 0x%02x in the frame, 0x%02x sent",
 				r.icrcGot, r.icrcWant, r.mend.Off, r.mendField, r.mend.Held, r.mend.Sent)
 		}
+		if r.zeroed {
+			return fmt.Sprintf("ICRC in the frame 0x%08x, computed 0x%08x: it verifies with the CDC message's reserved bytes zero, as sent", r.icrcGot, r.icrcWant)
+		}
 		return fmt.Sprintf("ICRC in the frame 0x%08x, computed 0x%08x", r.icrcGot, r.icrcWant)
 	case expert.BadIPSum:
 		return fmt.Sprintf("IPv4 header checksum in the frame 0x%04x, computed 0x%04x", r.ipSum[0], r.ipSum[1])
