@@ -907,8 +907,8 @@ func roceAddrs(f *capture.Frame) (src, dst addr) {
 
 // cdcZeroed are the bytes of a CDC message its sender sends as zeros
 // (struct smc_cdc_msg in net/smc/smc_cdc.h: each cursor's reserved
-// half-word, the reserved bytes after the flags; ANCK's credits byte is
-// the first of those, zero where its ICRC says so).
+// half-word, the reserved bytes after the flags, the first of which is
+// ANCK's credits byte on its queue pairs).
 var cdcZeroed = [][2]int{{8, 10}, {16, 18}, {26, 44}}
 
 // zeroedCDC takes a CDC frame whose ICRC fails, no one byte explaining it,
@@ -934,6 +934,9 @@ func zeroedCDC(r *roceIn, f *capture.Frame) {
 	zero := make([][2]int, len(cdcZeroed))
 	for i, z := range cdcZeroed {
 		zero[i] = [2]int{off + z[0], off + z[1]}
+	}
+	if f.CDC.ANCK {
+		zero[2][0]++ // its credits byte is no reserved one
 	}
 	p := decode.MendICRCRoCEv2Zeroed(ip, zero)
 	if p == nil {
