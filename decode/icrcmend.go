@@ -184,15 +184,17 @@ func MendICRCRoCEv2As(ip []byte, k ICRCKey) (m ICRCMend, exact, ok bool) {
 	return m, false, true
 }
 
-// MendICRCRoCEv2Zeroed returns the RoCEv2 packet at ip (an IPv4 or IPv6
-// header on, up to its ICRC) as sent where it verifies its ICRC with the
-// bytes of the ranges zero (offsets in ip, each from its first to before
-// its second) set to zero and the capture's copy holds some of them
-// otherwise: fields its sender fills with zeros, the damage all in them.
-// It returns nil elsewhere, and where the packet's lengths do not hold.
-// Any number of damaged bytes is mended so, where they all fall in those
-// fields; a damage elsewhere passes for it once in 2^32.
-func MendICRCRoCEv2Zeroed(ip []byte, zero [][2]int) []byte {
+// MendICRCRoCEv2Zeroed tells whether the RoCEv2 packet at ip (an IPv4 or
+// IPv6 header on) was sent with the bytes of the ranges zero (offsets in
+// ip, each from its first to before its second) zero, where the capture's
+// copy holds some of them otherwise: fields its sender fills with zeros.
+// exact: its ICRC verifies with them zeroed (any number of them damaged;
+// a damage elsewhere passes for it once in 2^32); else m: it verifies with
+// them zeroed and one byte more changed, found as MendICRCRoCEv2 finds
+// one, outside those fields (m.Held is the frame's byte). It reports false
+// where none of those bytes is nonzero, where neither verifies, and where
+// the packet's lengths do not hold.
+func MendICRCRoCEv2Zeroed(ip []byte, zero [][2]int) (m ICRCMend, exact, ok bool) {
 	var hdr, end int
 	switch {
 	case len(ip) >= 20 && ip[0]>>4 == 4:
@@ -200,17 +202,22 @@ func MendICRCRoCEv2Zeroed(ip []byte, zero [][2]int) []byte {
 	case len(ip) >= 40 && ip[0]>>4 == 6:
 		hdr, end = 40, 40+int(binary.BigEndian.Uint16(ip[4:6]))
 	default:
-		return nil
+		return ICRCMend{}, false, false
 	}
 	if hdr < 20 || end > len(ip) || end < hdr+8+bthLen+icrcLen {
-		return nil
+		return ICRCMend{}, false, false
 	}
 	var p []byte
-	for _, z := range zero {
-		for i := max(z[0], hdr+8+bthLen); i < min(z[1], end-icrcLen); i++ {
-			if ip[i] == 0 {
-				continue
+	zeroed := func(off int) bool {
+		for _, z := range zero {
+			if off >= max(z[0], hdr+8+bthLen) && off < min(z[1], end-icrcLen) {
+				return true
 			}
+		}
+		return false
+	}
+	for i := hdr + 8 + bthLen; i < end-icrcLen; i++ {
+		if ip[i] != 0 && zeroed(i) {
 			if p == nil {
 				p = bytes.Clone(ip[:end])
 			}
@@ -218,10 +225,19 @@ func MendICRCRoCEv2Zeroed(ip []byte, zero [][2]int) []byte {
 		}
 	}
 	if p == nil {
-		return nil
+		return ICRCMend{}, false, false
 	}
-	if _, err := new(ICRC).RoCEv2(p); err != nil {
-		return nil
+	want, err := new(ICRC).RoCEv2(p)
+	switch {
+	case err == nil:
+		return ICRCMend{}, true, true
+	case !errors.Is(err, ErrBadICRC):
+		return ICRCMend{}, false, false
 	}
-	return p
+	m, ok = MendICRCRoCEv2(p, binary.LittleEndian.Uint32(p[end-icrcLen:]), want)
+	if !ok || zeroed(m.Off) {
+		return ICRCMend{}, false, false
+	}
+	m.Held = ip[m.Off]
+	return m, false, true
 }

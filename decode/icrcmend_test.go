@@ -240,26 +240,31 @@ func TestMendICRCAs(t *testing.T) {
 }
 
 // TestMendICRCZeroed: a CDC (pingpong.pcap frame 23) with several of its
-// reserved bytes damaged verifies with them zeroed, and is returned as
-// sent; one with a byte outside them damaged too, or with none of them
-// nonzero, is not mended.
+// reserved bytes damaged verifies with them zeroed (exact); with a byte
+// outside them damaged too, that byte is named; with two outside, or
+// with none of them nonzero, it is not mended.
 func TestMendICRCZeroed(t *testing.T) {
 	orig, _, _ := roceSplit(roceFrame(t, "pingpong.pcap", 23))
 	orig = bytes.Clone(orig)
 	const cdc = 20 + 8 + bthLen // the CDC message in the packet
 	zero := [][2]int{{cdc + 8, cdc + 10}, {cdc + 16, cdc + 18}, {cdc + 26, cdc + 44}}
-	if p := MendICRCRoCEv2Zeroed(orig, zero); p != nil {
+	if _, _, ok := MendICRCRoCEv2Zeroed(orig, zero); ok {
 		t.Errorf("a whole packet, its reserved bytes zero, mended")
 	}
 	ip := bytes.Clone(orig)
 	ip[cdc+9] ^= 0x40
 	ip[cdc+30] ^= 0x6A
 	ip[cdc+43] ^= 0xFF
-	if p := MendICRCRoCEv2Zeroed(ip, zero); !bytes.Equal(p, orig) {
-		t.Errorf("reserved bytes damaged: mended %x, want the packet as sent %x", p, orig)
+	if m, exact, ok := MendICRCRoCEv2Zeroed(ip, zero); !ok || !exact {
+		t.Errorf("reserved bytes damaged: mend %+v exact %v ok %v, want exact", m, exact, ok)
 	}
 	ip[cdc+4] ^= 0x01 // the token
-	if p := MendICRCRoCEv2Zeroed(ip, zero); p != nil {
-		t.Errorf("the token damaged too: mended %x", p)
+	m, exact, ok := MendICRCRoCEv2Zeroed(ip, zero)
+	if want := (ICRCMend{Off: cdc + 4, Held: ip[cdc+4], Sent: orig[cdc+4]}); !ok || exact || m != want {
+		t.Errorf("the token damaged too: mend %+v exact %v ok %v, want %+v", m, exact, ok, want)
+	}
+	ip[cdc+2] ^= 0x10 // the sequence number
+	if m, exact, ok := MendICRCRoCEv2Zeroed(ip, zero); ok {
+		t.Errorf("two bytes damaged outside them: mend %+v exact %v", m, exact)
 	}
 }

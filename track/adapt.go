@@ -914,8 +914,8 @@ var cdcZeroed = [][2]int{{8, 10}, {16, 18}, {26, 44}}
 // zeroedCDC takes a CDC frame whose ICRC fails, no one byte explaining it,
 // for one whose damage lies in the bytes its sender sends as zeros, where
 // its ICRC verifies with those zeroed (decode.MendICRCRoCEv2Zeroed):
-// every other byte is the sender's, the message decoded again as sent
-// (mendWhole, zeroed).
+// every other byte is the sender's (mendWhole, zeroed); or with those and
+// one byte more, which is mended as mendRoCE mends one alone.
 func zeroedCDC(r *roceIn, f *capture.Frame) {
 	at := func(c []byte) int { return cap(f.Data) - cap(c) }
 	var ip []byte
@@ -938,16 +938,21 @@ func zeroedCDC(r *roceIn, f *capture.Frame) {
 	if f.CDC.ANCK {
 		zero[2][0]++ // its credits byte is no reserved one
 	}
-	p := decode.MendICRCRoCEv2Zeroed(ip, zero)
-	if p == nil {
+	m, exact, ok := decode.MendICRCRoCEv2Zeroed(ip, zero)
+	switch {
+	case !ok:
+		return
+	case !exact:
+		// One byte more, outside them: mended as one byte alone is (the
+		// CDC decoded again from the frame's bytes, whose reserved ones
+		// shape nothing of it).
+		m.Off += at(ip)
+		mendRoCE(r, f, m)
+		r.zeroed = true
 		return
 	}
-	var c decode.CDC
-	if c.DecodeFromBytes(p[off:off+44], gopacket.NilDecodeFeedback) != nil {
-		return
-	}
-	c.ANCK = f.CDC.ANCK
-	fillCDC(&r.cdc, &c)
+	// The message as decoded (fill) is the one sent: its reserved bytes
+	// shape nothing of it.
 	r.mendWhole, r.zeroed = true, true
 }
 

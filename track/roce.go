@@ -1658,12 +1658,16 @@ func damageText(id expert.ID, r *roceIn, why error) string {
 			}
 			return s
 		}
+		zeroed := ""
+		if r.zeroed {
+			zeroed = " with the CDC message's reserved bytes zero, as sent,"
+		}
 		if r.mended {
-			return fmt.Sprintf("ICRC in the frame 0x%08x, computed 0x%08x: one byte explains it, offset %d (%s), 0x%02x in the frame, 0x%02x sent",
-				r.icrcGot, r.icrcWant, r.mend.Off, r.mendField, r.mend.Held, r.mend.Sent)
+			return fmt.Sprintf("ICRC in the frame 0x%08x, computed 0x%08x:%s one byte explains it, offset %d (%s), 0x%02x in the frame, 0x%02x sent",
+				r.icrcGot, r.icrcWant, zeroed, r.mend.Off, r.mendField, r.mend.Held, r.mend.Sent)
 		}
 		if r.zeroed {
-			return fmt.Sprintf("ICRC in the frame 0x%08x, computed 0x%08x: it verifies with the CDC message's reserved bytes zero, as sent", r.icrcGot, r.icrcWant)
+			return fmt.Sprintf("ICRC in the frame 0x%08x, computed 0x%08x: it verifies%s", r.icrcGot, r.icrcWant, strings.TrimSuffix(zeroed, ","))
 		}
 		return fmt.Sprintf("ICRC in the frame 0x%08x, computed 0x%08x", r.icrcGot, r.icrcWant)
 	case expert.BadIPSum:
