@@ -3870,8 +3870,8 @@ func TestBlindHandshakeFirstCDCsDamaged(t *testing.T) {
 		p := all[i]
 		if f.CDC != nil && f.CDC.Seq == 1 {
 			p.Data = bytes.Clone(p.Data)
-			p.Data[len(p.Data)-10] ^= 0x01 // two bytes: no one byte's mend explains it
-			p.Data[len(p.Data)-20] ^= 0x01
+			p.Data[len(p.Data)-35] ^= 0x01 // two bytes of its cursors: no one byte's mend explains it, nor its reserved bytes zeroed
+			p.Data[len(p.Data)-27] ^= 0x01
 			firsts++
 		}
 		fs = append(fs, p)
@@ -3933,8 +3933,8 @@ func TestConfirmQPNOffNoAccept(t *testing.T) {
 			// Two bytes: no one byte's mend explains it, and the next
 			// CDC, sequence 2, is the first one followed.
 			p := bytes.Clone(fs[firstS2C].Data)
-			p[len(p)-10] ^= 0x01
-			p[len(p)-20] ^= 0x01
+			p[len(p)-35] ^= 0x01
+			p[len(p)-27] ^= 0x01
 			fs[firstS2C].Data = p
 			lost = 1
 		}
@@ -3995,8 +3995,8 @@ func TestMalformedAcceptUnjudged(t *testing.T) {
 				first := f.CDC != nil && f.CDC.Seq == 1 || f.LLC != nil && f.LLC.Type.Base() == decode.LLCConfirmLink && f.Number-1 < confirm+3
 				if i := f.Number - 1; first {
 					p := bytes.Clone(fs[i].Data)
-					p[len(p)-10] ^= 0x01
-					p[len(p)-20] ^= 0x01
+					p[len(p)-35] ^= 0x01
+					p[len(p)-27] ^= 0x01
 					fs[i].Data = p
 					if f.CDC != nil {
 						lost++
