@@ -169,6 +169,17 @@ func MendICRCRoCEv2As(ip []byte, k ICRCKey) (m ICRCMend, exact, ok bool) {
 	if bytes.Equal(p, ip[:end]) {
 		return ICRCMend{}, false, false
 	}
+	return sentAs(ip, p, func(off int) bool {
+		return !(off >= src && off < src+2*n || off >= bth+5 && off <= bth+11 && off != bth+8)
+	})
+}
+
+// sentAs tells whether p, the packet at ip (its ICRC at p's end) with some
+// of its bytes changed as a caller supposes they were sent, verifies its
+// ICRC (exact), or does with one byte more changed, found as
+// MendICRCRoCEv2 finds one, at an offset outside (m, its Held the
+// frame's byte).
+func sentAs(ip, p []byte, outside func(off int) bool) (m ICRCMend, exact, ok bool) {
 	want, err := new(ICRC).RoCEv2(p)
 	switch {
 	case err == nil:
@@ -176,8 +187,8 @@ func MendICRCRoCEv2As(ip []byte, k ICRCKey) (m ICRCMend, exact, ok bool) {
 	case !errors.Is(err, ErrBadICRC):
 		return ICRCMend{}, false, false
 	}
-	m, ok = MendICRCRoCEv2(p, binary.LittleEndian.Uint32(p[end-icrcLen:]), want)
-	if !ok || m.Off >= src && m.Off < src+2*n || m.Off >= bth+5 && m.Off <= bth+11 && m.Off != bth+8 {
+	m, ok = MendICRCRoCEv2(p, binary.LittleEndian.Uint32(p[len(p)-icrcLen:]), want)
+	if !ok || !outside(m.Off) {
 		return ICRCMend{}, false, false
 	}
 	m.Held = ip[m.Off]
@@ -227,17 +238,5 @@ func MendICRCRoCEv2Zeroed(ip []byte, zero [][2]int) (m ICRCMend, exact, ok bool)
 	if p == nil {
 		return ICRCMend{}, false, false
 	}
-	want, err := new(ICRC).RoCEv2(p)
-	switch {
-	case err == nil:
-		return ICRCMend{}, true, true
-	case !errors.Is(err, ErrBadICRC):
-		return ICRCMend{}, false, false
-	}
-	m, ok = MendICRCRoCEv2(p, binary.LittleEndian.Uint32(p[end-icrcLen:]), want)
-	if !ok || zeroed(m.Off) {
-		return ICRCMend{}, false, false
-	}
-	m.Held = ip[m.Off]
-	return m, false, true
+	return sentAs(ip, p, func(off int) bool { return !zeroed(off) })
 }
