@@ -4431,3 +4431,34 @@ func TestDamagedCDCReservedBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestReusedAcceptQPAndGID: lossy.pcap's second connection (it reuses the
+// group) with its Accept's queue pair and a byte of its GID damaged (the
+// segment's checksum fails), its Confirm whole: the link the Confirm's end
+// names (the client's QP at its address) is the connection's, the
+// server's end off as one damaged message makes it. It stays on its
+// group's link with every CDC, not in a group of its own beside one joined
+// from its CDCs. (A link between the hosts' other devices, both addresses
+// a byte off, is not taken so: TestEditcapCopies' multilink copies.)
+func TestReusedAcceptQPAndGID(t *testing.T) {
+	whole := feedFile(t, "../samples/lossy.pcap", Options{Unshared: true}, 0).Snapshot()
+	const clc = 14 + 20 + 32
+	frames := readRawFrames(t, "../samples/lossy.pcap")
+	for _, m := range []mutate.Mutation{
+		{Kind: mutate.Flip, At: 203, N: clc + 40, Mask: 0x40},     // the Accept's QPN
+		{Kind: mutate.Flip, At: 203, N: clc + 16 + 3, Mask: 0x80}, // its GID
+	} {
+		frames = m.Apply(frames)
+	}
+	s, _ := feedRaw(t, frames)
+	if len(s.Conns) != len(whole.Conns) || len(s.LinkGroups) != 1 {
+		t.Fatalf("connections %q in %d link groups, want the whole capture's %d in one", connOutcomes(&s), len(s.LinkGroups), len(whole.Conns))
+	}
+	for i := range s.Conns {
+		for d := range s.Conns[i].Flow {
+			if got, want := s.Conns[i].Flow[d].CDCs, whole.Conns[i].Flow[d].CDCs; got != want {
+				t.Errorf("connection %d %v: %d CDCs, want the whole capture's %d", s.Conns[i].ID, Dir(d), got, want)
+			}
+		}
+	}
+}

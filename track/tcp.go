@@ -2351,23 +2351,50 @@ func (t *Tracker) reusedLink(c2s, s2c qpKey, damaged bool, in *input) *Link {
 	// addresses but one as the message says: a byte of a GID damaged in
 	// the capture's copy (its TCP checksum fails; the hosts went on).
 	// Where the Accept's or the Confirm's copy is damaged, both GIDs may
-	// be, each a byte off.
+	// be, each a byte off, and one end's queue pair with its address:
+	// the other end's names the link, a host's QP numbers being its own.
 	near := func(k, o *qpKey) bool {
 		return sameOfKey(k, o) >= 2 || damaged && k.src.nearly(o.src) && k.dst.nearly(o.dst)
 	}
-	var found *Link
-	n := 0
+	// (Those with both queue pairs as named first: a link beside it
+	// between the same hosts' other devices, addresses a byte apart,
+	// may differ in one.)
+	var found [2]*Link
+	var n [2]int
 	for _, l := range t.links {
 		k := &l.keys
+		// A queue pair off is its end's (C->S goes to the server's), and
+		// the other end's address must then be as named: the damage of
+		// one message, which names one end.
+		qpOff := 0
+		switch {
+		case k[DirC2S].qpn != c2s.qpn && k[DirS2C].qpn != s2c.qpn:
+			continue
+		case k[DirC2S].qpn != c2s.qpn:
+			qpOff = 1
+			if k[DirC2S].src != c2s.src {
+				continue
+			}
+		case k[DirS2C].qpn != s2c.qpn:
+			qpOff = 1
+			if k[DirC2S].dst != c2s.dst {
+				continue
+			}
+		}
 		if l.retired || !l.keyed[DirC2S] || !l.keyed[DirS2C] || l.lgr.Deleted && !l.Inferred ||
-			k[DirC2S].qpn != c2s.qpn || k[DirS2C].qpn != s2c.qpn || !near(&k[DirC2S], &c2s) || !near(&k[DirS2C], &s2c) {
+			qpOff == 1 && !damaged || !near(&k[DirC2S], &c2s) || !near(&k[DirS2C], &s2c) {
 			continue
 		}
-		found = l
-		n++
+		found[qpOff] = l
+		n[qpOff]++
 	}
-	if n == 1 {
-		return found
+	for i := range n {
+		if n[i] > 0 {
+			if n[i] == 1 {
+				return found[i]
+			}
+			return nil
+		}
 	}
 	return nil
 }
