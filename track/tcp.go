@@ -720,6 +720,9 @@ func (f *Flow) damagedGap(missed uint32) (rest uint32, fin bool) {
 // (were the flag the damage, it would stand a number short), proves it
 // its sender's FIN.
 func (t *Tracker) finProof(c *Conn, d Dir, s *tcpIn, in *input) {
+	if c.Flow[DirC2S].finCopy.frame == 0 && c.Flow[DirS2C].finCopy.frame == 0 {
+		return // (every segment comes here: mayBeDamaged may sum it)
+	}
 	if s.syn || s.rst || s.mayBeDamaged() {
 		return
 	}
