@@ -91,6 +91,28 @@ func (f *Frame) ICRCMendAs(k decode.ICRCKey) (m decode.ICRCMend, exact, ok bool)
 	return m, exact, ok
 }
 
+// ICRCMendZeroed tells whether the RoCEv2 frame, whose ICRC fails, was
+// sent with the bytes of zero (offsets in Data, each from its first to
+// before its second) zero (decode.MendICRCRoCEv2Zeroed): exact where its
+// ICRC then verifies, else with m, one byte more, offset in Data. False
+// for other frames.
+func (f *Frame) ICRCMendZeroed(zero [][2]int) (m decode.ICRCMend, exact, ok bool) {
+	ip := f.icrcIP()
+	if ip == nil {
+		return decode.ICRCMend{}, false, false
+	}
+	base := len(f.Data) - len(ip)
+	z := make([][2]int, len(zero))
+	for i, r := range zero {
+		z[i] = [2]int{r[0] - base, r[1] - base}
+	}
+	m, exact, ok = decode.MendICRCRoCEv2Zeroed(ip, z)
+	if ok && !exact {
+		m.Off += base
+	}
+	return m, exact, ok
+}
+
 // LengthMend reports whether the RoCEv2 packet of a frame whose IP or UDP
 // length claims more than it holds (LengthBad) was sent as the frame holds
 // it but for those lengths: with the lengths the frame's size gives, its

@@ -917,20 +917,7 @@ var cdcZeroed = [][2]int{{8, 10}, {16, 18}, {26, 44}}
 // every other byte is the sender's (mendWhole, zeroed); or with those and
 // one byte more, which is mended as mendRoCE mends one alone.
 func zeroedCDC(r *roceIn, f *capture.Frame) {
-	at := func(c []byte) int { return cap(f.Data) - cap(c) }
-	var ip []byte
-	switch {
-	case f.IPv4 != nil:
-		ip = f.Data[at(f.IPv4.Contents):]
-	case f.IPv6 != nil:
-		ip = f.Data[at(f.IPv6.Contents):]
-	default:
-		return
-	}
-	off := at(f.CDC.Contents) - at(ip)
-	if off < 0 || off+44 > len(ip) {
-		return
-	}
+	off := cap(f.Data) - cap(f.CDC.Contents)
 	zero := make([][2]int, len(cdcZeroed))
 	for i, z := range cdcZeroed {
 		zero[i] = [2]int{off + z[0], off + z[1]}
@@ -938,7 +925,7 @@ func zeroedCDC(r *roceIn, f *capture.Frame) {
 	if f.CDC.ANCK {
 		zero[2][0]++ // its credits byte is no reserved one
 	}
-	m, exact, ok := decode.MendICRCRoCEv2Zeroed(ip, zero)
+	m, exact, ok := f.ICRCMendZeroed(zero)
 	switch {
 	case !ok:
 		return
@@ -946,7 +933,6 @@ func zeroedCDC(r *roceIn, f *capture.Frame) {
 		// One byte more, outside them: mended as one byte alone is (the
 		// CDC decoded again from the frame's bytes, whose reserved ones
 		// shape nothing of it).
-		m.Off += at(ip)
 		mendRoCE(r, f, m)
 		r.zeroed = true
 		return
