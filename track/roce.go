@@ -2242,9 +2242,20 @@ func (t *Tracker) damagedGIDLink(in *input, key qpKey) (linkRef, bool) {
 	if !r.icrcOK {
 		return linkRef{}, false
 	}
+	// A packet that is no LLC or CDC message is told by its key alone:
+	// looked for once per key and announced link (every unknown queue
+	// pair's packets come here).
+	u := t.unknownQP[key]
+	if plain := !r.hasLLC && !r.hasCDC; plain && u != nil {
+		if u.announced == t.announced {
+			return linkRef{}, false
+		}
+		u.announced = t.announced
+	}
 	var (
 		found *Link
 		dir   Dir
+		wrong Dir // the direction whose sender's GID was damaged
 		n     int
 	)
 	for _, l := range t.links {
@@ -2261,19 +2272,19 @@ func (t *Tracker) damagedGIDLink(in *input, key qpKey) (linkRef, bool) {
 			// The end whose address differs, and the message that
 			// announced it: the server's came in the Accept
 			// (epDamaged[DirC2S]), the client's in the Confirm.
-			wrong := d
+			w := d
 			if k.src == key.src {
-				wrong = d.Reverse()
+				w = d.Reverse()
 			}
-			if !c.epDamaged[wrong.Reverse()] {
+			if !c.epDamaged[w.Reverse()] {
 				continue
 			}
 			named := r.hasCDC && c.hasTok[d] && r.cdc.token == c.tokens[d] ||
 				r.hasLLC && r.llc.typ.Base() == decode.LLCConfirmLink && r.llc.qpn == l.end(d).QPN
-			if wrong != d && !named {
+			if w != d && !named {
 				continue
 			}
-			found, dir = l, d
+			found, dir, wrong = l, d, w
 			n++
 		}
 	}
@@ -2281,7 +2292,7 @@ func (t *Tracker) damagedGIDLink(in *input, key qpKey) (linkRef, bool) {
 		return linkRef{}, false
 	}
 	who, msg := "server", "Accept"
-	if k := &found.keys[dir]; k.src != key.src && dir == DirC2S || k.dst != key.dst && dir == DirS2C {
+	if wrong == DirC2S {
 		who, msg = "client", "Confirm"
 	}
 	t.rekey(found, dir, key, in, "its first whole packet, the "+who+"'s GID in the capture's copy of the CLC "+msg+" damaged")

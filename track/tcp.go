@@ -1712,6 +1712,7 @@ func (t *Tracker) place(c *Conn, in *input, m *clcIn) {
 		l.Client = LinkEnd{Addr: gidAddr(cl.GID), GID: cl.GID, MAC: cl.MAC, QPN: cl.QPN, PSN: cl.PSN}
 		if c.FirstContact {
 			l.State, l.announced = LinkConfirming, true
+			t.announced++
 			l.addHistory(in, histEvent{kind: LinkEventAnnounced, text: "announced by CLC Accept/Confirm (first contact)"})
 		} else {
 			l.State, l.wasUp = LinkUp, true
@@ -1948,6 +1949,7 @@ func (t *Tracker) placeHalfLink(c *Conn, key qpKey, qpn uint32, toEP bool, in *i
 		*l.end(d.Reverse()) = LinkEnd{Addr: key.dst.netip(), QPN: uint32(key.qpn)}
 	}
 	l.State, l.announced = LinkConfirming, true
+	t.announced++
 	other := "the other side's message is not in the capture"
 	if client && c.malformedEP.Valid {
 		other = "its copy malformed; no Accept read names an end of it"

@@ -144,6 +144,9 @@ type Tracker struct {
 	byQP      map[qpKey]linkRef
 	halfLinks map[addrPair][]*Link // inferred links whose reverse direction is not keyed yet
 	unknownQP map[qpKey]*unknownQP
+	// announced counts links a first contact's CLC messages announced
+	// (place, placeHalfLink): see unknownQP.announced.
+	announced int
 	// pendingHalf holds connections whose Confirm came before any traffic
 	// of their link (the capture started after the Accept); their S->C
 	// CDCs claim them once the link shows up (claimHalf).
@@ -197,6 +200,10 @@ type qpCacheEntry struct {
 type unknownQP struct {
 	frames int
 	last   int64 // Unix nanoseconds
+	// announced: Tracker.announced when damagedGIDLink last looked for a
+	// link for it (its packets naming none, they match one only if a
+	// link was announced since).
+	announced int
 }
 
 // attribution is what the last fed frame was tied to, for AppendFields.
