@@ -833,6 +833,13 @@ func (t *Tracker) adoptJoined(c *Conn, in *input, young bool) {
 		}
 		g.settle()
 	}
+	t.adoptCameUp(c, j, in)
+}
+
+// adoptCameUp makes j, a connection joined from CDCs that came up in the
+// capture, c's: c goes on j's link, j merges into it, and its bytes count
+// from cursor 0.
+func (t *Tracker) adoptCameUp(c, j *Conn, in *input) {
 	t.placeBlind(c, j.link, in)
 	t.merge(c, j)
 	for d := range c.Flow {
@@ -875,11 +882,7 @@ func (t *Tracker) adoptByToken(c *Conn, in *input) bool {
 	}
 	failure := c.Failure
 	c.Failure, c.failedMalformed, c.malformedUnjudged = "", false, false
-	t.placeBlind(c, j.link, in)
-	t.merge(c, j)
-	for d := range c.Flow {
-		c.Flow[d].countFromZero(c.rmbeSize(Dir(d)), c.rmbeSize(Dir(d).Reverse()))
-	}
+	t.adoptCameUp(c, j, in)
 	if t.recording(c) {
 		t.note(c, in, DirC2S, "CLC", fmt.Sprintf("the malformed message was a damaged copy (%s): CDCs of the token its Accept announced came on", failure))
 	}
@@ -2393,13 +2396,11 @@ func (t *Tracker) reusedLink(c2s, s2c qpKey, damaged bool, in *input) *Link {
 		found[qpOff] = l
 		n[qpOff]++
 	}
-	for i := range n {
-		if n[i] > 0 {
-			if n[i] == 1 {
-				return found[i]
-			}
-			return nil
-		}
+	switch {
+	case n[0] == 1:
+		return found[0]
+	case n[0] == 0 && n[1] == 1:
+		return found[1]
 	}
 	return nil
 }
