@@ -612,6 +612,11 @@ type RC struct {
 	// Unreadable counts request PSNs the responder took that the capture
 	// holds only in frames damaged past reading (smc.capture.unreadable).
 	Unreadable int
+	// Untied counts RDMA WRITE packets the capture showed on the
+	// direction's queue pair before anything named the link (its setup
+	// missed or cut by the snap length): no connection's count has
+	// their bytes.
+	Untied int
 	// damagedShown counts the direction's packets the capture holds
 	// with a checksum or length that fails, whatever became of them: a
 	// packet shown all the same (Shown).

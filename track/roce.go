@@ -69,6 +69,9 @@ func (t *Tracker) keyLink(l *Link, d Dir, k qpKey) {
 	t.byQP[k] = linkRef{l, d}
 	t.clearQPCache()
 	l.keys[d], l.keyed[d] = k, true
+	if u := t.unknownQP[k]; u != nil {
+		l.RC[d].Untied += u.writes
+	}
 	delete(t.unknownQP, k)
 	if e := l.end(d); e.PSN != 0 && !l.RC[d].havePSN {
 		l.RC[d].nextPSN, l.RC[d].havePSN = e.PSN, true
@@ -2200,6 +2203,9 @@ func (t *Tracker) resolveUnknown(in *input, key qpKey) (linkRef, bool) {
 		if u != nil {
 			u.frames++
 			u.last = in.ns
+			if r.opcode >= opWriteFirst && r.opcode <= opWriteOnlyImm {
+				u.writes++
+			}
 		}
 		return linkRef{}, false
 	}

@@ -199,6 +199,9 @@ type qpCacheEntry struct {
 // identified yet; they are promoted to a link at the first LLC or CDC.
 type unknownQP struct {
 	frames int
+	// writes counts, of the frames, RDMA WRITE packets: bytes of some
+	// connection the link, once known, does not count (RC.Untied).
+	writes int
 	last   int64 // Unix nanoseconds
 	// announced: Tracker.announced when damagedGIDLink last looked for a
 	// link for it (its packets naming none, they match one only if a

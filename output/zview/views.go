@@ -226,6 +226,8 @@ func flowNotes(r rows.Conn) string {
 		case f.RequestsMissed:
 			// Its cursors stop at the last CDC the capture shows.
 			n = append(n, fmt.Sprintf("%s CDCs not all in the capture", x.dir))
+		case f.WritesUntied && f.Bytes > f.WriteBytes:
+			n = append(n, fmt.Sprintf("%s WRITEs before its link was known not counted", x.dir))
 		default:
 			n = append(n, fmt.Sprintf("%s cursor/WRITE bytes differ", x.dir))
 		}

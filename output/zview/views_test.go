@@ -504,3 +504,39 @@ func TestCDCsNotAllCaptured(t *testing.T) {
 		t.Errorf("notes: want C>S CDCs not all in the capture, and no disagreement:\n%s", out)
 	}
 }
+
+// TestWritesBeforeLinkKnown: pingpong.pcap cut to 80 bytes a frame keeps
+// no CONFIRM_LINK's sender QP, so the link is known from the client's
+// first CDC, after its first WRITE: smc,conns notes the WRITEs the
+// tracker could not count (JSON writes_before_link_known), not that the
+// cursors and WRITEs differ. Cut to 84 bytes, the CONFIRM_LINKs keep
+// their QPs (their UIDs cut) and every WRITE is counted.
+func TestWritesBeforeLinkKnown(t *testing.T) {
+	frames, lt := testutil.ReadFrames(t, filepath.Join(samplesDir(), "pingpong.pcap"))
+	for _, c := range []struct {
+		snap   int
+		untied bool
+	}{{80, true}, {84, false}} {
+		path := testutil.WriteFrames(t, "cut.pcap", lt, mutate.Mutation{Kind: mutate.Snap, N: c.snap}.Apply(frames))
+		s := feedFile(t, path, track.Options{}, 0).Snapshot()
+		var text, js bytes.Buffer
+		if err := View(&text, &s, track.ViewConns, "", "text"); err != nil {
+			t.Fatal(err)
+		}
+		if err := View(&js, &s, track.ViewConns, "", "json"); err != nil {
+			t.Fatal(err)
+		}
+		out := text.String()
+		if got := strings.Contains(out, "C>S WRITEs before its link was known not counted"); got != c.untied || strings.Contains(out, "cursor/WRITE bytes differ") {
+			t.Errorf("cut to %d: notes WRITEs not counted %v, want %v, and no disagreement:\n%s", c.snap, got, c.untied, out)
+		}
+		var v rows.ConnsView
+		mustJSON(t, js.Bytes(), &v)
+		if len(v.Conns) != 1 {
+			t.Fatalf("cut to %d: %d connections, want 1", c.snap, len(v.Conns))
+		}
+		if f := &v.Conns[0].Client2Srv; f.WritesUntied != c.untied || f.RequestsMissed || (f.WriteBytes == f.Bytes) == c.untied {
+			t.Errorf("cut to %d: C>S %+v, want writes_before_link_known %v, its WRITE bytes short only then", c.snap, f, c.untied)
+		}
+	}
+}

@@ -164,19 +164,24 @@ type Flow struct {
 	// WRITEs it shows may be fewer than the cursors moved over, or the
 	// cursors behind the WRITEs (a CDC among them), the capture's miss,
 	// not the hosts' disagreement.
-	RequestsMissed bool   `json:"requests_not_all_captured,omitempty"`
-	WriteBytes     uint64 `json:"write_bytes"`
-	Writes         int    `json:"writes"`
-	WritesOutside  int    `json:"writes_outside_rmbe,omitempty"`
-	TCPBytes       uint64 `json:"tcp_bytes"`
-	WriteBlocked   int    `json:"write_blocked,omitempty"`
-	UrgentPending  int    `json:"urgent_pending,omitempty"`
-	UrgentPresent  int    `json:"urgent_present,omitempty"`
-	ConsUpdReq     int    `json:"cons_update_requested,omitempty"`
-	Failover       int    `json:"failover_validation,omitempty"`
-	SeqGaps        int    `json:"seq_gaps,omitempty"`
-	SeqDup         int    `json:"seq_dup,omitempty"`
-	CursorErrors   int    `json:"cursor_errors,omitempty"`
+	RequestsMissed bool `json:"requests_not_all_captured,omitempty"`
+	// WritesUntied: a link of the connection's group carried WRITEs of
+	// this direction before anything in the capture named the link (its
+	// setup missed, or cut by the snap length): the connection's WRITE
+	// count may fall short of its cursors, the tracker's blind spot.
+	WritesUntied  bool   `json:"writes_before_link_known,omitempty"`
+	WriteBytes    uint64 `json:"write_bytes"`
+	Writes        int    `json:"writes"`
+	WritesOutside int    `json:"writes_outside_rmbe,omitempty"`
+	TCPBytes      uint64 `json:"tcp_bytes"`
+	WriteBlocked  int    `json:"write_blocked,omitempty"`
+	UrgentPending int    `json:"urgent_pending,omitempty"`
+	UrgentPresent int    `json:"urgent_present,omitempty"`
+	ConsUpdReq    int    `json:"cons_update_requested,omitempty"`
+	Failover      int    `json:"failover_validation,omitempty"`
+	SeqGaps       int    `json:"seq_gaps,omitempty"`
+	SeqDup        int    `json:"seq_dup,omitempty"`
+	CursorErrors  int    `json:"cursor_errors,omitempty"`
 	// DumpDamaged: dump-device CDCs the CDCs around them showed damaged
 	// in the capture's copy, not followed (track.Flow.DumpDamaged).
 	DumpDamaged int    `json:"dump_damaged,omitempty"`
@@ -309,31 +314,37 @@ func clcName(t uint8) string { return decode.CLCType(t).String() }
 
 // missedByGroup says, by link group ID, in which directions a link of
 // the group carried requests the capture missed or holds damaged (the
-// responder took them): a connection's WRITEs the capture shows may then
-// fall short of what its cursors moved over, or its cursors short of its
-// WRITEs (Flow.RequestsMissed).
-func missedByGroup(s *track.Snapshot) map[int][2]bool {
-	missed := map[int][2]bool{}
+// responder took them), and in which it carried WRITEs before anything
+// named the link (track.RC.Untied): a connection's WRITEs the capture
+// shows may then fall short of what its cursors moved over, or its
+// cursors short of its WRITEs (Flow.RequestsMissed, Flow.WritesUntied).
+func missedByGroup(s *track.Snapshot) map[int]groupMissed {
+	missed := map[int]groupMissed{}
 	for i := range s.Links {
 		l := &s.Links[i]
 		m := missed[l.LGR]
 		for d := range l.RC {
-			if rc := &l.RC[d]; rc.NotCaptured+rc.Damaged+rc.Unreadable > 0 {
-				m[d] = true
-			}
+			rc := &l.RC[d]
+			m.requests[d] = m.requests[d] || rc.NotCaptured+rc.Damaged+rc.Unreadable > 0
+			m.untied[d] = m.untied[d] || rc.Untied > 0
 		}
-		if m[0] || m[1] {
+		if m != (groupMissed{}) {
 			missed[l.LGR] = m
 		}
 	}
 	return missed
 }
 
+// groupMissed is what missedByGroup says of one group, by direction.
+type groupMissed struct {
+	requests, untied [2]bool
+}
+
 // connRow is c's line of smc,conns; links finds c's link: its kernel
 // number, and for an inferred connection the hosts that stand in for the
 // TCP endpoints; missed, its group's directions with requests the
 // capture missed (missedByGroup).
-func connRow(s *track.Snapshot, c *track.Conn, links map[int]*track.Link, missed map[int][2]bool) Conn {
+func connRow(s *track.Snapshot, c *track.Conn, links map[int]*track.Link, missed map[int]groupMissed) Conn {
 	start, atLeast := c.TSYN, false
 	if start.IsZero() {
 		start, atLeast = c.TProposal, true
@@ -357,7 +368,8 @@ func connRow(s *track.Snapshot, c *track.Conn, links map[int]*track.Link, missed
 	// carrying no request of it in the capture.
 	for d, f := range []*Flow{&r.Client2Srv, &r.Srv2Client} {
 		f.WritesNotShown = f.Dumped > 0 && f.Writes == 0 && (l == nil || l.RC[d].Packets == 0)
-		f.RequestsMissed = !c.SMCD && missed[c.LGR][d]
+		f.RequestsMissed = !c.SMCD && missed[c.LGR].requests[d]
+		f.WritesUntied = !c.SMCD && missed[c.LGR].untied[d]
 	}
 	if l != nil {
 		r.Link = l.LinkID
