@@ -477,12 +477,15 @@ func (l *LLC) Captured(end int) bool { return l.Cut == 0 || end <= l.Cut }
 
 // StepCaptured reports whether the capture holds what a link's tracker
 // takes from the message: the fixed fields of its type (an rkey list
-// behind them may be cut: Captured says which entries are there).
+// behind them may be cut: Captured says which entries are there). Of
+// CONFIRM_LINK (struct smc_llc_msg_confirm_link) the sender's QP and the
+// link number make the step; the link UID and the limits after them may
+// be cut, and are then absent (Captured(34), Captured(35)).
 func (l *LLC) StepCaptured() bool {
 	need := 4
 	switch l.Type.Base() {
 	case LLCConfirmLink:
-		need = 36
+		need = 30
 	case LLCAddLink:
 		need = 36
 		if l.ANCK {

@@ -1457,6 +1457,18 @@ func fillLLC(m *llcIn, l *decode.LLC) {
 		b := &l.ConfirmLink
 		m.mac, m.gid, m.qpn, m.linkID, m.uid = b.MAC, b.GID, b.QPN, b.LinkID, b.LinkUID
 		m.maxLinks, m.maxConns = b.MaxLinks, b.MaxConns
+		// What the snap length cut decoded as zeros: a UID, max links
+		// and max conns are then absent (0 is none of theirs).
+		m.uidCut = !l.Captured(34)
+		if m.uidCut {
+			m.uid = 0
+		}
+		if !l.Captured(35) {
+			m.maxLinks = 0
+		}
+		if !l.Captured(36) {
+			m.maxConns = 0
+		}
 	case decode.LLCAddLink:
 		b := &l.AddLink
 		m.mac, m.gid, m.qpn, m.linkID, m.psn = b.MAC, b.GID, b.QPN, b.LinkID, b.PSN

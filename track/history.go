@@ -34,7 +34,7 @@ type LinkEventKind uint8
 
 const (
 	LinkEventText        LinkEventKind = iota // text
-	LinkEventConfirmLink                      // "CONFIRM_LINK req link 1 UID 00000101" (a: UID)
+	LinkEventConfirmLink                      // "CONFIRM_LINK req link 1 UID 00000101" (a: UID; n -1: "UID not captured")
 	LinkEventDeleteLink                       // "DELETE_LINK req ALL ORDERLY link 0 reason 0x00020000 meaning" (a: reason)
 	LinkEventDeleteOther                      // LinkEventDeleteLink + " (sent on link 2)"
 	LinkEventConfirmRKey                      // "CONFIRM_RKEY req rkey 0x1 VA 0x2 (+1 other links)" (a: rkey, b: VA, n: others)
@@ -88,6 +88,9 @@ func (e *histEvent) What() string {
 	}
 	switch e.kind {
 	case LinkEventConfirmLink:
+		if e.n < 0 {
+			return fmt.Sprintf("%s %s link %d UID not captured", name, kind, e.link)
+		}
 		return fmt.Sprintf("%s %s link %d UID %08x", name, kind, e.link, uint32(e.a))
 	case LinkEventDeleteLink, LinkEventDeleteOther:
 		what := fmt.Sprintf("%s %s", name, kind)

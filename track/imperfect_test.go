@@ -1315,6 +1315,59 @@ func TestSnaplenCut96(t *testing.T) {
 	}
 }
 
+// TestSnaplenCutConfirmLinkUID: pingpong.pcap cut to 84 bytes a frame
+// keeps 30 of each CONFIRM_LINK's 44 bytes: the sender's QP and the link
+// number, not the link UID and the limits after it. The link is set up
+// from them as in the whole capture (not joined mid-stream, every WRITE
+// counted); what was cut is absent, not 0: the UIDs and the group's IDs
+// unknown, the history saying the UID was not captured. Cut to 88 bytes
+// the UIDs are kept and max links (byte 34) is not.
+func TestSnaplenCutConfirmLinkUID(t *testing.T) {
+	for _, snap := range []int{84, 88} {
+		t.Run(fmt.Sprint(snap), func(t *testing.T) {
+			w, s, _ := wholeAndCut(t, "../samples/pingpong.pcap", snap)
+			if len(s.Conns) != 1 || len(s.LinkGroups) != 1 || len(s.Links) == 0 {
+				t.Fatalf("%d connections, %d groups, %d links; want 1, 1 and its links", len(s.Conns), len(s.LinkGroups), len(s.Links))
+			}
+			g, wg, l := &s.LinkGroups[0], &w.LinkGroups[0], &s.Links[0]
+			if g.Inferred || l.Inferred || l.LinkID != 1 || l.State != w.Links[0].State {
+				t.Errorf("group inferred %v, link %d inferred %v %v; want the whole capture's link 1 %v", g.Inferred, l.LinkID, l.Inferred, l.State, w.Links[0].State)
+			}
+			for d := range s.Conns[0].Flow {
+				if f, wf := &s.Conns[0].Flow[d], &w.Conns[0].Flow[d]; f.Writes != wf.Writes || f.WriteBytes != wf.WriteBytes {
+					t.Errorf("%v: %d WRITEs %d bytes, the whole capture %d and %d", Dir(d), f.Writes, f.WriteBytes, wf.Writes, wf.WriteBytes)
+				}
+				if n := l.RC[d].Untied; n != 0 {
+					t.Errorf("%v: %d WRITE packets before the link was known", Dir(d), n)
+				}
+			}
+			if g.MaxLinks != 0 {
+				t.Errorf("max links %d, want it absent (0): byte 34 was cut", g.MaxLinks)
+			}
+			confirms := 0
+			for _, h := range l.History {
+				if h.Kind == LinkEventConfirmLink {
+					confirms++
+					if cut := strings.HasSuffix(h.What, "UID not captured"); cut != (snap == 84) {
+						t.Errorf("frame %d: %q", h.Frame, h.What)
+					}
+				}
+			}
+			if confirms != 2 {
+				t.Errorf("%d CONFIRM_LINK events, want 2: %+v", confirms, l.History)
+			}
+			uids := [4]uint32{l.Client.UID, l.Server.UID, g.ClientLGRID, g.ServerLGRID}
+			want := [4]uint32{w.Links[0].Client.UID, w.Links[0].Server.UID, wg.ClientLGRID, wg.ServerLGRID}
+			if snap == 84 {
+				want = [4]uint32{}
+			}
+			if uids != want {
+				t.Errorf("UIDs and group IDs %x, want %x", uids, want)
+			}
+		})
+	}
+}
+
 // wholeAndCut is the tracker's snapshot of capture path whole and cut
 // to snap bytes a frame, and the cut frames.
 func wholeAndCut(t *testing.T, path string, snap int) (whole, cut Snapshot, frames []rawFrame) {

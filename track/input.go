@@ -194,6 +194,7 @@ type llcIn struct {
 	qpn      uint32
 	linkID   uint8
 	uid      uint32
+	uidCut   bool // CONFIRM_LINK: the snap length cut its link UID
 	psn      uint32
 	maxLinks uint8
 	maxConns uint8

@@ -22,15 +22,17 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 		d = t.serverSends(l, d, m.resp, in)
 		t.confirmKey(l, d, in, m.qpn)
 		e := l.end(d)
-		e.MAC, e.GID, e.QPN, e.UID = m.mac, m.gid, m.qpn, m.uid
+		e.MAC, e.GID, e.QPN = m.mac, m.gid, m.qpn
 		if !e.Addr.IsValid() {
 			e.Addr = gidAddr(m.gid)
 		}
 		l.LinkID = m.linkID
-		if d == DirS2C {
-			g.ServerLGRID = m.uid - uint32(m.linkID)
-		} else {
-			g.ClientLGRID = m.uid - uint32(m.linkID)
+		switch {
+		case m.uidCut: // what is known of the UID stays as it was
+		case d == DirS2C:
+			e.UID, g.ServerLGRID = m.uid, m.uid-uint32(m.linkID)
+		default:
+			e.UID, g.ClientLGRID = m.uid, m.uid-uint32(m.linkID)
 		}
 		if m.maxLinks != 0 {
 			g.MaxLinks = m.maxLinks
@@ -46,6 +48,9 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 		}
 		ev := llcEvent(in, LinkEventConfirmLink)
 		ev.link, ev.a = m.linkID, uint64(m.uid)
+		if m.uidCut {
+			ev.n = -1
+		}
 		l.addHistory(in, ev)
 		// The first connection of a new link waits for this exchange.
 		if len(l.conns) > 0 && l.conns[0].TFirstCDC.IsZero() {
