@@ -478,16 +478,19 @@ func (l *LLC) Captured(end int) bool { return l.Cut == 0 || end <= l.Cut }
 // StepCaptured reports whether the capture holds what a link's tracker
 // takes from the message: the fixed fields of its type (an rkey list
 // behind them may be cut: Captured says which entries are there). Of
-// CONFIRM_LINK (struct smc_llc_msg_confirm_link) the sender's QP and the
-// link number make the step; the link UID and the limits after them may
-// be cut, and are then absent (Captured(34), Captured(35)).
+// CONFIRM_LINK (struct smc_llc_msg_confirm_link) and ADD_LINK (struct
+// smc_llc_msg_add_link) the sender's QP and the link number make the
+// step; what comes after them may be cut, and is then absent: a
+// CONFIRM_LINK's link UID and limits (Captured(34), Captured(35)), an
+// ADD_LINK's MTU and initial PSN (Captured(36)), not ANCK's init_credits,
+// which its credits follow from.
 func (l *LLC) StepCaptured() bool {
 	need := 4
 	switch l.Type.Base() {
 	case LLCConfirmLink:
 		need = 30
 	case LLCAddLink:
-		need = 36
+		need = 32
 		if l.ANCK {
 			need = llcAddLinkInitCreditsOff + 1
 		}

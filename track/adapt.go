@@ -1472,6 +1472,9 @@ func fillLLC(m *llcIn, l *decode.LLC) {
 	case decode.LLCAddLink:
 		b := &l.AddLink
 		m.mac, m.gid, m.qpn, m.linkID, m.psn = b.MAC, b.GID, b.QPN, b.LinkID, b.PSN
+		if !l.Captured(36) {
+			m.psn = 0 // absent: the link's first packets give it (LinkEnd.PSN)
+		}
 		m.reject = b.Rejected
 		m.initCredits = b.InitCredits
 		trips := b.Triplets()

@@ -1368,6 +1368,39 @@ func TestSnaplenCutConfirmLinkUID(t *testing.T) {
 	}
 }
 
+// TestSnaplenCutLinkSteps: the kernel's captures cut to 88 bytes a
+// frame keep 34 bytes of each LLC message: a CONFIRM_LINK's and an
+// ADD_LINK's sender QP and link number, not the initial PSN of an
+// ADD_LINK or the limits of a CONFIRM_LINK. Every link is then the whole
+// capture's (number, state, ends, packets) and every connection's CDCs,
+// bytes and WRITEs are too; the initial PSNs come from the links'
+// packets.
+func TestSnaplenCutLinkSteps(t *testing.T) {
+	for _, name := range []string{"pingpong", "long", "multiconn", "multilink", "lossy", "teardown", "slow-reader", "silent-link"} {
+		t.Run(name, func(t *testing.T) {
+			w, s, _ := wholeAndCut(t, "../samples/"+name+".pcap", 88)
+			sum := func(s Snapshot) []string {
+				var out []string
+				for i := range s.Links {
+					l := &s.Links[i]
+					out = append(out, fmt.Sprintf("link %d lgr %d id %d %v inferred %v client %v qpn %#x server %v qpn %#x packets %d/%d",
+						l.ID, l.LGR, l.LinkID, l.State, l.Inferred, l.Client.GID, l.Client.QPN, l.Server.GID, l.Server.QPN, l.RC[0].Packets, l.RC[1].Packets))
+				}
+				for i := range s.Conns {
+					c := &s.Conns[i]
+					out = append(out, fmt.Sprintf("conn %d %v link %d %d/%d CDCs %d/%d bytes %d/%d WRITE bytes", c.ID, c.Outcome, c.Link,
+						c.Flow[DirC2S].CDCs, c.Flow[DirS2C].CDCs, c.Flow[DirC2S].Bytes, c.Flow[DirS2C].Bytes,
+						c.Flow[DirC2S].WriteBytes, c.Flow[DirS2C].WriteBytes))
+				}
+				return out
+			}
+			if got, want := sum(s), sum(w); !slices.Equal(got, want) {
+				t.Errorf("cut to 88 bytes:\n%s\nthe whole capture:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+		})
+	}
+}
+
 // wholeAndCut is the tracker's snapshot of capture path whole and cut
 // to snap bytes a frame, and the cut frames.
 func wholeAndCut(t *testing.T, path string, snap int) (whole, cut Snapshot, frames []rawFrame) {
