@@ -91,24 +91,25 @@ func (f *Frame) ICRCMendAs(k decode.ICRCKey) (m decode.ICRCMend, exact, ok bool)
 	return m, exact, ok
 }
 
-// ICRCMendZeroed tells whether the RoCEv2 frame, whose ICRC fails, was
-// sent with the bytes of zero (offsets in Data, each from its first to
-// before its second) zero (decode.MendICRCRoCEv2Zeroed): exact where its
+// ICRCMendCDC tells whether the RoCEv2 frame of a whole CDC message,
+// whose ICRC fails, was sent with the bytes its sender sends as zeros
+// zero (decode.CDC.SentZero, decode.MendICRCRoCEv2Zeroed): exact where its
 // ICRC then verifies, else with m, one byte more, offset in Data. False
 // for other frames.
-func (f *Frame) ICRCMendZeroed(zero [][2]int) (m decode.ICRCMend, exact, ok bool) {
+func (f *Frame) ICRCMendCDC() (m decode.ICRCMend, exact, ok bool) {
 	ip := f.icrcIP()
-	if ip == nil {
+	if ip == nil || f.CDC == nil || f.CDC.Cut != 0 || len(f.CDC.Contents) == 0 {
 		return decode.ICRCMend{}, false, false
 	}
-	base := len(f.Data) - len(ip)
-	z := make([][2]int, len(zero))
-	for i, r := range zero {
-		z[i] = [2]int{r[0] - base, r[1] - base}
+	at := len(ip) - (len(f.Data) - (cap(f.Data) - cap(f.CDC.Contents)))
+	sent := f.CDC.SentZero()
+	var z [len(sent)][2]int
+	for i, r := range sent {
+		z[i] = [2]int{at + r[0], at + r[1]}
 	}
-	m, exact, ok = decode.MendICRCRoCEv2Zeroed(ip, z)
+	m, exact, ok = decode.MendICRCRoCEv2Zeroed(ip, z[:])
 	if ok && !exact {
-		m.Off += base
+		m.Off += len(f.Data) - len(ip)
 	}
 	return m, exact, ok
 }

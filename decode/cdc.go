@@ -127,6 +127,19 @@ func (c *CDC) DecodeCut(data []byte, wire int) error {
 // cut.
 func (c *CDC) Captured(end int) bool { return c.Cut == 0 || end <= c.Cut }
 
+// SentZero returns the bytes of the message its sender sends as zeros,
+// as offsets from its first byte, each span from its first to before its
+// second (struct smc_cdc_msg in net/smc/smc_cdc.h: each cursor's reserved
+// half-word, the reserved bytes after the flags, the first of which is
+// ANCK's credits byte on its queue pairs, ANCK's own).
+func (c *CDC) SentZero() [3][2]int {
+	z := [3][2]int{{8, 10}, {16, 18}, {cdcCreditsOff, smcMsgLen}}
+	if c.ANCK {
+		z[2][0]++
+	}
+	return z
+}
+
 // LayerType returns LayerTypeCDC.
 func (c *CDC) LayerType() gopacket.LayerType { return LayerTypeCDC }
 

@@ -393,14 +393,24 @@ func TestTrackerHook(t *testing.T) {
 }
 
 // TestProblemsShown: frames cut by the snap length and RoCE frames with a
-// wrong ICRC are printed, flagged, and the run goes on.
+// wrong ICRC are printed, flagged, and the run goes on. The line names
+// what explains a wrong ICRC: one byte, or a CDC's bytes its sender sends
+// as zeros (and one byte more).
 func TestProblemsShown(t *testing.T) {
-	p := rewriteFrames(t, pingpong, 30, func(n int, data []byte, ci *gopacket.CaptureInfo) []byte {
+	const cdc = 14 + 20 + 8 + 12
+	p := rewriteFrames(t, pingpong, 31, func(n int, data []byte, ci *gopacket.CaptureInfo) []byte {
 		switch n {
+		case 27: // CDC with two reserved bytes damaged
+			data[cdc+30] ^= 0x6A
+			data[cdc+40] ^= 0x56
 		case 22: // WRITE ONLY cut to 80 of its 98 bytes
 			data, ci.CaptureLength = data[:80], 80
 		case 23: // CDC with one payload bit flipped: the ICRC no longer matches
 			data[70] ^= 0x01
+		case 31: // CDC with two reserved bytes and its producer count damaged
+			data[cdc+8] ^= 0x11
+			data[cdc+33] ^= 0x20
+			data[cdc+15] ^= 0x04
 		}
 		return data
 	})
@@ -411,15 +421,22 @@ func TestProblemsShown(t *testing.T) {
 	if l := linesOf(text, 22); len(l) != 1 || !strings.Contains(l[0], "[cut by snaplen: 80 of 98 bytes]") {
 		t.Errorf("frame 22: %q", l)
 	}
-	if l := linesOf(text, 23); len(l) != 1 || !strings.Contains(l[0], "[bad ICRC 0x") {
+	if l := linesOf(text, 23); len(l) != 1 || !strings.Contains(l[0], ": byte 70 sent as 0x00]") {
 		t.Errorf("frame 23: %q", l)
+	}
+	if l := linesOf(text, 27); len(l) != 1 || !strings.HasSuffix(l[0], ": CDC reserved bytes sent as zeros]") {
+		t.Errorf("frame 27: %q", l)
+	}
+	if l := linesOf(text, 31); len(l) != 1 || !strings.Contains(l[0], "prod 0/68 ") ||
+		!strings.HasSuffix(l[0], ": CDC reserved bytes sent as zeros, byte 69 sent as 0x40]") {
+		t.Errorf("frame 31: %q", l)
 	}
 	if l := linesOf(text, 30); len(l) != 1 {
 		t.Errorf("the run stopped before frame 30")
 	}
 	fields, _, err := run(t, Options{Read: p, Format: FormatFields, Fields: []string{"frame.number", "roce.icrc.ok", "frame.cut"},
 		DisplayFilter: "roce.icrc.ok == 0 or frame.cut"})
-	if err != nil || fields != "22\t\t1\n23\t0\t\n" {
+	if err != nil || fields != "22\t\t1\n23\t0\t\n27\t0\t\n31\t0\t\n" {
 		t.Errorf("fields %q %v", fields, err)
 	}
 }

@@ -663,10 +663,14 @@ func appendProblems(dst []byte, f *capture.Frame) []byte {
 		dst = appendHex32(dst, f.ICRC.Want)
 		if m, ok := f.ICRCMend(); ok {
 			// The one byte that explains it (decode.MendICRCRoCEv2).
-			dst = append(dst, ": byte "...)
-			dst = strconv.AppendInt(dst, int64(m.Off), 10)
-			dst = append(dst, " sent as 0x"...)
-			dst = numfmt.AppendHexPadded(dst, uint64(m.Sent), 2)
+			dst = appendSentAs(append(dst, ": "...), m)
+		} else if m, exact, ok := f.ICRCMendCDC(); ok {
+			// A CDC's bytes its sender sends as zeros, and perhaps one
+			// more (capture.Frame.ICRCMendCDC).
+			dst = append(dst, ": CDC reserved bytes sent as zeros"...)
+			if !exact {
+				dst = appendSentAs(append(dst, ", "...), m)
+			}
 		}
 		dst = append(dst, ']')
 	}
@@ -686,6 +690,15 @@ func appendProblems(dst []byte, f *capture.Frame) []byte {
 		dst = append(dst, ']')
 	}
 	return dst
+}
+
+// appendSentAs appends "byte 77 sent as 0x12": m's offset in the frame and
+// the value its sender sent there.
+func appendSentAs(dst []byte, m decode.ICRCMend) []byte {
+	dst = append(dst, "byte "...)
+	dst = strconv.AppendInt(dst, int64(m.Off), 10)
+	dst = append(dst, " sent as 0x"...)
+	return numfmt.AppendHexPadded(dst, uint64(m.Sent), 2)
 }
 
 func appendHex32(dst []byte, v uint32) []byte {

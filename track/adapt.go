@@ -905,27 +905,13 @@ func roceAddrs(f *capture.Frame) (src, dst addr) {
 	return addr{}, addr{}
 }
 
-// cdcZeroed are the bytes of a CDC message its sender sends as zeros
-// (struct smc_cdc_msg in net/smc/smc_cdc.h: each cursor's reserved
-// half-word, the reserved bytes after the flags, the first of which is
-// ANCK's credits byte on its queue pairs).
-var cdcZeroed = [][2]int{{8, 10}, {16, 18}, {26, 44}}
-
 // zeroedCDC takes a CDC frame whose ICRC fails, no one byte explaining it,
 // for one whose damage lies in the bytes its sender sends as zeros, where
-// its ICRC verifies with those zeroed (decode.MendICRCRoCEv2Zeroed):
+// its ICRC verifies with those zeroed (capture.Frame.ICRCMendCDC):
 // every other byte is the sender's (mendWhole, zeroed); or with those and
 // one byte more, which is mended as mendRoCE mends one alone.
 func zeroedCDC(r *roceIn, f *capture.Frame) {
-	off := cap(f.Data) - cap(f.CDC.Contents)
-	zero := make([][2]int, len(cdcZeroed))
-	for i, z := range cdcZeroed {
-		zero[i] = [2]int{off + z[0], off + z[1]}
-	}
-	if f.CDC.ANCK {
-		zero[2][0]++ // its credits byte is no reserved one
-	}
-	m, exact, ok := f.ICRCMendZeroed(zero)
+	m, exact, ok := f.ICRCMendCDC()
 	switch {
 	case !ok:
 		return
