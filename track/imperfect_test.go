@@ -4496,7 +4496,8 @@ func TestDamagedConfirmQPAndGID(t *testing.T) {
 // the client's first CDC (frame 20) damaged, so that no one byte explains
 // its ICRC failing: with them zeroed, as Linux sends them, it verifies,
 // so the rest is the sender's and the CDC is followed (the responder took
-// it): every CDC of the whole capture counted.
+// it): every CDC of the whole capture counted. Its third (frame 36) with
+// a cursor byte damaged too is read with that byte as sent.
 func TestDamagedCDCReservedBytes(t *testing.T) {
 	whole := feedFile(t, "../samples/pingpong.pcap", Options{Unshared: true}, 0).Snapshot()
 	const cdc = 14 + 20 + 8 + 12
@@ -4507,13 +4508,24 @@ func TestDamagedCDCReservedBytes(t *testing.T) {
 	} {
 		frames = m.Apply(frames)
 	}
+	// A CDC with two reserved bytes and its producer count damaged (the
+	// cursor back behind the one before): mended with those zeroed and
+	// that byte as sent, no cursor error.
+	for _, m := range []mutate.Mutation{
+		{Kind: mutate.Flip, At: 35, N: cdc + 8, Mask: 0x11},
+		{Kind: mutate.Flip, At: 35, N: cdc + 33, Mask: 0x20},
+		{Kind: mutate.Flip, At: 35, N: cdc + 15, Mask: 0x80},
+	} {
+		frames = m.Apply(frames)
+	}
 	s, _ := feedRaw(t, frames)
 	if len(s.Conns) != 1 {
 		t.Fatalf("connections %q, want one", connOutcomes(&s))
 	}
 	for d := range s.Conns[0].Flow {
-		if got, want := s.Conns[0].Flow[d].CDCs, whole.Conns[0].Flow[d].CDCs; got != want {
-			t.Errorf("%v: %d CDCs, want the whole capture's %d", Dir(d), got, want)
+		f, wf := &s.Conns[0].Flow[d], &whole.Conns[0].Flow[d]
+		if f.CDCs != wf.CDCs || f.Bytes != wf.Bytes || f.CursorErrors != 0 {
+			t.Errorf("%v: %d CDCs %d bytes %d cursor errors, want the whole capture's %d and %d, none", Dir(d), f.CDCs, f.Bytes, f.CursorErrors, wf.CDCs, wf.Bytes)
 		}
 	}
 }
