@@ -119,7 +119,7 @@ func textConns(tw *tabwriter.Writer, s *track.Snapshot, conns []rows.Conn) {
 			r.ID, client, server, r.Outcome, r.Detail, rows.VersionName(r.Version), rows.Known(r.LGR), rows.LinkName(r.Link),
 			rows.FlowCount(c2s, c2s.CDCs), rows.FlowCount(s2c, s2c.CDCs), rows.ByteCount(c2s), rows.ByteCount(s2c),
 			rows.WriteCount(c2s, c2s.WriteBytes), rows.WriteCount(s2c, s2c.WriteBytes), fmtMS(r.Handshake.Confirm, r.Handshake.AtLeast), fmtMS(r.Handshake.FirstCDC, r.Handshake.AtLeast),
-			r.Frames, rows.Dash(r.Close), rows.Dash(flowNotes(r)))
+			r.Frames, rows.Dash(r.Close), rows.Dash(r.Notes()))
 	}
 	st := &s.Stats
 	untracked := strconv.Itoa(st.TCPUntracked)
@@ -194,49 +194,6 @@ func connList(ids []int, folded int) string {
 		return fmt.Sprintf("%d folded", folded)
 	}
 	return fmt.Sprintf("%s +%d folded", intList(ids), folded)
-}
-
-// flowNotes lists what deserves a look: flow-control and failover events,
-// anything the cursors and WRITEs disagree on, and the connections merged
-// into this one (whose frames carry their own IDs).
-func flowNotes(r rows.Conn) string {
-	var n []string
-	for _, x := range []struct {
-		dir string
-		f   *rows.Flow
-	}{{"C>S", &r.Client2Srv}, {"S>C", &r.Srv2Client}} {
-		f := x.f
-		for _, c := range []struct {
-			n    int
-			name string
-		}{{f.WriteBlocked, "write-blocked"}, {f.UrgentPending + f.UrgentPresent, "urgent"}, {f.ConsUpdReq, "cons-update-req"},
-			{f.Failover, "failover"}, {f.SeqGaps, "seq-gaps"}, {f.SeqDup, "seq-dup"}, {f.CursorErrors, "cursor-errors"},
-			{f.DumpDamaged, "dump-damaged"}, {f.WritesOutside, "writes-outside-RMBE"}} {
-			if c.n > 0 {
-				n = append(n, fmt.Sprintf("%s %s %d", x.dir, c.name, c.n))
-			}
-		}
-		// A dump device's CDCs come without the WRITEs (its data frames
-		// are the RMBE's bytes, not the RoCE packets).
-		switch {
-		case f.Bytes == f.WriteBytes || f.CDCs <= f.Dumped && f.Writes == 0:
-		case f.RequestsMissed && f.Bytes > f.WriteBytes:
-			// The capture's miss, not the hosts' disagreement.
-			n = append(n, fmt.Sprintf("%s WRITEs not all in the capture", x.dir))
-		case f.RequestsMissed:
-			// Its cursors stop at the last CDC the capture shows.
-			n = append(n, fmt.Sprintf("%s CDCs not all in the capture", x.dir))
-		case f.WritesUntied && f.Bytes > f.WriteBytes:
-			n = append(n, fmt.Sprintf("%s WRITEs before its link was known not counted", x.dir))
-		default:
-			n = append(n, fmt.Sprintf("%s cursor/WRITE bytes differ", x.dir))
-		}
-	}
-	if len(r.Merged) > 0 {
-		// Their frames carry those IDs: -Y needs them too.
-		n = append(n, "merged from connection "+intList(r.Merged))
-	}
-	return strings.Join(n, ", ")
 }
 
 func textLinks(tw *tabwriter.Writer, s *track.Snapshot, links []rows.Link) {

@@ -189,6 +189,50 @@ type Flow struct {
 	Cons        string `json:"cons"`
 }
 
+// Notes lists what deserves a look, "" where nothing does: flow-control
+// and failover events, anything the cursors and WRITEs disagree on (or
+// the capture's part in it), and the connections merged into this one
+// (whose frames carry their own IDs).
+func (r *Conn) Notes() string {
+	var n []string
+	for _, x := range []struct {
+		dir string
+		f   *Flow
+	}{{"C>S", &r.Client2Srv}, {"S>C", &r.Srv2Client}} {
+		f := x.f
+		for _, c := range []struct {
+			n    int
+			name string
+		}{{f.WriteBlocked, "write-blocked"}, {f.UrgentPending + f.UrgentPresent, "urgent"}, {f.ConsUpdReq, "cons-update-req"},
+			{f.Failover, "failover"}, {f.SeqGaps, "seq-gaps"}, {f.SeqDup, "seq-dup"}, {f.CursorErrors, "cursor-errors"},
+			{f.DumpDamaged, "dump-damaged"}, {f.WritesOutside, "writes-outside-RMBE"}} {
+			if c.n > 0 {
+				n = append(n, fmt.Sprintf("%s %s %d", x.dir, c.name, c.n))
+			}
+		}
+		// A dump device's CDCs come without the WRITEs (its data frames
+		// are the RMBE's bytes, not the RoCE packets).
+		switch {
+		case f.Bytes == f.WriteBytes || f.CDCs <= f.Dumped && f.Writes == 0:
+		case f.RequestsMissed && f.Bytes > f.WriteBytes:
+			// The capture's miss, not the hosts' disagreement.
+			n = append(n, fmt.Sprintf("%s WRITEs not all in the capture", x.dir))
+		case f.RequestsMissed:
+			// Its cursors stop at the last CDC the capture shows.
+			n = append(n, fmt.Sprintf("%s CDCs not all in the capture", x.dir))
+		case f.WritesUntied && f.Bytes > f.WriteBytes:
+			n = append(n, fmt.Sprintf("%s WRITEs before its link was known not counted", x.dir))
+		default:
+			n = append(n, fmt.Sprintf("%s cursor/WRITE bytes differ", x.dir))
+		}
+	}
+	if len(r.Merged) > 0 {
+		// Their frames carry those IDs: -Y needs them too.
+		n = append(n, "merged from connection "+idList(r.Merged))
+	}
+	return strings.Join(n, ", ")
+}
+
 // Ends are the connection's client and server as every surface names
 // them: "A " and "B " in front where which end is the client is not on
 // the wire (RolesUnknown), " (no TCP)" after where the connection is known
@@ -423,4 +467,13 @@ func firstContact(c *track.Conn) *bool {
 	}
 	v := c.FirstContact
 	return &v
+}
+
+// idList is ids joined by commas.
+func idList(ids []int) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = strconv.Itoa(id)
+	}
+	return strings.Join(s, ",")
 }

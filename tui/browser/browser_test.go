@@ -1872,6 +1872,26 @@ func TestPaneRolesUnknown(t *testing.T) {
 	}
 }
 
+// TestPaneNotes: the conversations pane gives a connection's notes as
+// smcdump -z smc,conns does (rows.Conn.Notes): pingpong.pcap cut to 80
+// bytes a frame, whose link is known only from its first CDC, says the
+// WRITEs before it were not counted.
+func TestPaneNotes(t *testing.T) {
+	fs, lt := testutil.ReadFrames(t, filepath.Join(testutil.SamplesDir(t), "pingpong.pcap"))
+	for i := range fs {
+		if len(fs[i].Data) > 80 {
+			fs[i].Data = fs[i].Data[:80]
+		}
+	}
+	idx, ctx := openIndexed(t, testutil.WriteFrames(t, "cut.pcap", lt, fs))
+	h := run(t, New(ctx, idx, Options{}), 160, 40)
+	h.Until("RoCE")
+	h.Key(tcell.KeyRune, 'c')
+	if scr := h.Until("conversations"); !strings.Contains(squash(scr), "Notes: C>S WRITEs before its link was known not counted") {
+		t.Errorf("conversations pane:\n%s", scr)
+	}
+}
+
 // TestNoSMCFrame: a capture of no SMC frame (pingpong.pcap with 4 bytes
 // chopped off each frame's start, editcap -C 4) lists no row: the status
 // line says why and how to see the frames; a lists them.

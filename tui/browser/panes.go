@@ -46,7 +46,7 @@ func (b *Browser) pane(kind string) pane {
 	s := b.idx.Snapshot()
 	switch kind {
 	case "conversations":
-		p := pane{title: "conversations", headers: []string{"ID", "Client", "Server", "Outcome", "LGR", "Link", "CDCs C→S", "CDCs S→C", "Bytes C→S", "Bytes S→C", "Detail"}, lead: "Detail"}
+		p := pane{title: "conversations", headers: []string{"ID", "Client", "Server", "Outcome", "LGR", "Link", "CDCs C→S", "CDCs S→C", "Bytes C→S", "Bytes S→C", "Notes", "Detail"}, lead: "Detail"}
 		if s == nil {
 			return p
 		}
@@ -56,7 +56,7 @@ func (b *Browser) pane(kind string) pane {
 			client, server := r.Ends()
 			p.rows = append(p.rows, paneRow{
 				cells: []string{strconv.Itoa(r.ID), client, server, r.Outcome, rows.Known(r.LGR), rows.LinkName(r.Link),
-					rows.FlowCount(c2s, c2s.CDCs), rows.FlowCount(s2c, s2c.CDCs), rows.ByteCount(c2s), rows.ByteCount(s2c), r.Detail},
+					rows.FlowCount(c2s, c2s.CDCs), rows.FlowCount(s2c, s2c.CDCs), rows.ByteCount(c2s), rows.ByteCount(s2c), rows.Dash(r.Notes()), r.Detail},
 				frames: func() []int32 { return b.idx.Follow(id) },
 				mode:   "follow connection " + strconv.Itoa(id),
 			})
