@@ -373,6 +373,10 @@ type ConnDetail struct {
 	// Detail is a one-line human summary (wire rows: how the handshake
 	// ended, and how the connection closed).
 	Detail string `json:"detail,omitempty"`
+	// Notes is what of the wire's connection deserves a look (rows.Conn.Notes:
+	// flow-control events, WRITEs the capture missed or could not tie),
+	// as smcdump -z smc,conns gives it; empty for kernel rows.
+	Notes string `json:"notes,omitempty"`
 	// Start is when the wire saw the connection begin (zero for kernel rows).
 	Start time.Time `json:"start,omitzero"`
 	// Handshake is the wire's timeline of the connection: TCP SYN, each

@@ -692,7 +692,7 @@ func wireConn(c *track.Conn, cr *rows.Conn, g *LinkGroupRow, l *rows.Link) ConnR
 		RxBytes: c.Flow[track.DirS2C].Bytes, TxBytes: c.Flow[track.DirC2S].Bytes,
 		RateUnknown: true, // until a refresh measures it (Monitor.carry)
 		Mode:        wireModes[cr.Mode], ConnLink: &ConnLink{Role: RoleClient, LinkID: cr.Link},
-		ConnDetail: &ConnDetail{Detail: cr.Detail, Start: c.Start},
+		ConnDetail: &ConnDetail{Detail: cr.Detail, Notes: cr.Notes(), Start: c.Start},
 		RxUnknown:  cr.Srv2Client.NotShown || cr.Srv2Client.BytesUnknown,
 		TxUnknown:  cr.Client2Srv.NotShown || cr.Client2Srv.BytesUnknown,
 	}

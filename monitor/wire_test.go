@@ -149,6 +149,31 @@ func TestWireFallbackCodeCut(t *testing.T) {
 	}
 }
 
+// TestWireConnNotes: a wire connection's detail carries its notes as
+// smcdump -z smc,conns gives them (rows.Conn.Notes): pingpong.pcap cut to
+// 80 bytes a frame, its link known only from its first CDC, says the
+// WRITEs before it were not counted; the whole capture has none.
+func TestWireConnNotes(t *testing.T) {
+	frames, lt := testutil.ReadFrames(t, "../samples/pingpong.pcap")
+	whole := replay(t, testutil.WriteFrames(t, "whole.pcap", lt, frames))
+	for i := range frames {
+		if len(frames[i].Data) > 80 {
+			frames[i].Data = frames[i].Data[:80:80]
+			frames[i].CI.CaptureLength = 80
+		}
+	}
+	s := replay(t, testutil.WriteFrames(t, "cut.pcap", lt, frames))
+	if len(s.Conns) != 1 || len(whole.Conns) != 1 {
+		t.Fatalf("connections %+v, the whole capture %+v: want one", s.Conns, whole.Conns)
+	}
+	if got := s.Conns[0].Details().Notes; got != "C>S WRITEs before its link was known not counted" {
+		t.Errorf("notes %q", got)
+	}
+	if got := whole.Conns[0].Details().Notes; got != "" {
+		t.Errorf("the whole capture: notes %q, want none", got)
+	}
+}
+
 // TestWireEventTimes: every wire event carries the time of the frame that
 // shows it, not the time of the refresh that found it, also when the
 // capture is read in several refreshes (the dashboard's replay); the log

@@ -120,6 +120,9 @@ func connDetail(r monitor.ConnRow, s *monitor.Snapshot) string {
 	if d.Detail != "" {
 		b.WriteString(d.Detail + "\n")
 	}
+	if d.Notes != "" {
+		b.WriteString("notes: " + d.Notes + "\n")
+	}
 	findingLines(&b, d.Findings, "")
 	// Its history: the wire's steps of the connection, and every event
 	// about it or its link group (a link lost under it, a failover), in
