@@ -83,6 +83,9 @@ func FuzzFrame(f *testing.F) {
 			}
 			fr.Fields()
 			fr.SMCRelevant()
+			fr.ICRCMend()
+			fr.ICRCMendCDC()
+			fr.LengthMend()
 		}
 	})
 }
