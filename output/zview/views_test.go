@@ -465,20 +465,10 @@ func TestWritesNotAllCaptured(t *testing.T) {
 		path   string
 		missed bool
 	}{{"whole", filepath.Join(samplesDir(), "long.pcap"), false}, {"thinned", thinned, true}} {
-		s := feedFile(t, c.path, track.Options{}, 0).Snapshot()
-		var text, js bytes.Buffer
-		if err := View(&text, &s, track.ViewConns, "", "text"); err != nil {
-			t.Fatal(err)
-		}
-		if err := View(&js, &s, track.ViewConns, "", "json"); err != nil {
-			t.Fatal(err)
-		}
-		out := text.String()
+		out, v := connsViews(t, c.path)
 		if got := strings.Contains(out, "C>S WRITEs not all in the capture"); got != c.missed || strings.Contains(out, "cursor/WRITE bytes differ") {
 			t.Errorf("%s: notes WRITEs not all in the capture %v, want %v, and no disagreement:\n%s", c.name, got, c.missed, out)
 		}
-		var v rows.ConnsView
-		mustJSON(t, js.Bytes(), &v)
 		if len(v.Conns) != 2 || v.Conns[1].Client2Srv.RequestsMissed != c.missed || c.missed && v.Conns[1].Client2Srv.WriteBytes >= v.Conns[1].Client2Srv.Bytes {
 			t.Errorf("%s: JSON %+v, want two connections, the second's C>S requests_not_all_captured %v, its WRITE bytes short", c.name, v.Conns, c.missed)
 		}
@@ -518,20 +508,10 @@ func TestWritesBeforeLinkKnown(t *testing.T) {
 		untied bool
 	}{{80, true}, {84, false}} {
 		path := testutil.WriteFrames(t, "cut.pcap", lt, mutate.Mutation{Kind: mutate.Snap, N: c.snap}.Apply(frames))
-		s := feedFile(t, path, track.Options{}, 0).Snapshot()
-		var text, js bytes.Buffer
-		if err := View(&text, &s, track.ViewConns, "", "text"); err != nil {
-			t.Fatal(err)
-		}
-		if err := View(&js, &s, track.ViewConns, "", "json"); err != nil {
-			t.Fatal(err)
-		}
-		out := text.String()
+		out, v := connsViews(t, path)
 		if got := strings.Contains(out, "C>S WRITEs before its link was known not counted"); got != c.untied || strings.Contains(out, "cursor/WRITE bytes differ") {
 			t.Errorf("cut to %d: notes WRITEs not counted %v, want %v, and no disagreement:\n%s", c.snap, got, c.untied, out)
 		}
-		var v rows.ConnsView
-		mustJSON(t, js.Bytes(), &v)
 		if len(v.Conns) != 1 {
 			t.Fatalf("cut to %d: %d connections, want 1", c.snap, len(v.Conns))
 		}
@@ -539,4 +519,20 @@ func TestWritesBeforeLinkKnown(t *testing.T) {
 			t.Errorf("cut to %d: C>S %+v, want writes_before_link_known %v, its WRITE bytes short only then", c.snap, f, c.untied)
 		}
 	}
+}
+
+// connsViews is smc,conns of the capture at path, as text and as JSON.
+func connsViews(t *testing.T, path string) (string, rows.ConnsView) {
+	t.Helper()
+	s := feedFile(t, path, track.Options{}, 0).Snapshot()
+	var text, js bytes.Buffer
+	if err := View(&text, &s, track.ViewConns, "", "text"); err != nil {
+		t.Fatal(err)
+	}
+	if err := View(&js, &s, track.ViewConns, "", "json"); err != nil {
+		t.Fatal(err)
+	}
+	var v rows.ConnsView
+	mustJSON(t, js.Bytes(), &v)
+	return text.String(), v
 }
