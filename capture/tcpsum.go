@@ -227,3 +227,68 @@ func (f *Frame) SMCOptionDamaged() bool {
 	}
 	return s.Damaged()
 }
+
+// SMCOptionMended reports whether f, a SYN or SYN-ACK whose SMC option
+// the capture damaged (SMCOptionDamaged), was sent as the capture holds
+// it but for that: its TCP checksum verifies with the option's six bytes
+// as Linux sends them (decode.SMCOptionSent), or with one byte of its
+// options changed so that the list, walked as a receiver walks it, holds
+// the option (an option's length that ended the list was the damage). So
+// its sequence and acknowledgement numbers are the sender's.
+func (f *Frame) SMCOptionMended() bool {
+	src, dst, ok := wholeSegment(f)
+	t := f.TCP
+	// (One whose option was found as held is not asked: a byte of its
+	// options could make up for damage elsewhere, its list still whole.)
+	if !ok || !t.SYN || f.SMCOption || len(t.Contents) <= 20 || len(t.Contents) > 60 {
+		return false
+	}
+	pseudo := pseudoSum(src, dst, len(t.Contents)+len(t.Payload))
+	got := binary.BigEndian.Uint16(t.Contents[16:18])
+	var hdr [60]byte
+	n := copy(hdr[:], t.Contents)
+	want := decode.SMCOptionSent()
+	for i := 20; i+len(want) <= n; i++ {
+		off := 0
+		for j, b := range want {
+			if hdr[i+j] != b {
+				off++
+			}
+		}
+		if off == 0 || off > 2 {
+			continue
+		}
+		copy(hdr[i:], want[:])
+		if headerSum(hdr[:n], t.Payload, pseudo, hdr[:4]) == got {
+			return true
+		}
+		copy(hdr[i:i+len(want)], t.Contents[i:])
+	}
+	// One byte: the ones' complement sum with the checksum field left
+	// out, to which a byte's change adds its difference in its half of
+	// its 16-bit word (RFC 1071).
+	sum := gopacket.ComputeChecksum(hdr[:16], pseudo)
+	sum = wordSum(t.Payload, gopacket.ComputeChecksum(hdr[18:n], sum))
+	for i := 20; i < n; i++ {
+		old := uint32(hdr[i])
+		for v := range uint32(256) {
+			if v == old {
+				continue
+			}
+			d := v + 0xffff - old // v - old in ones' complement: the word's low byte
+			if i%2 == 0 {
+				d = v<<8 + 0xffff - old<<8 // its high byte
+			}
+			if gopacket.FoldChecksum(sum+d) != got {
+				continue
+			}
+			hdr[i] = byte(v)
+			in := decode.SMCOptionIn(hdr[20:n])
+			hdr[i] = byte(old)
+			if in {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -329,3 +329,36 @@ func TestIPSumJudgedBySender(t *testing.T) {
 		}
 	}
 }
+
+// TestSMCOptionMended: pingpong.pcap's SYN-ACK (frame 6) with the length
+// of its timestamps option damaged (the list ends there, before the SMC
+// option), or the SMC option's kind and length overwritten, verifies its
+// checksum with that mended: its other bytes are the sender's. With its
+// sequence number damaged too, or alone (its option found), or whole, it
+// is not mended.
+func TestSMCOptionMended(t *testing.T) {
+	const opts = 14 + 20 + 20 // the SYN-ACK's TCP options
+	whole := readRaw(t, pingpong)[5].Data
+	for _, tc := range []struct {
+		name    string
+		damage  func(d []byte)
+		damaged bool // SMCOptionDamaged
+		mended  bool
+	}{
+		{"whole", func([]byte) {}, false, false},
+		{"timestamps length", func(d []byte) { d[opts+7] ^= 0x40 }, true, true},
+		{"SMC option kind and length", func(d []byte) { d[opts+22], d[opts+23] = 0x25, 0x00 }, true, true},
+		{"timestamps length and sequence number", func(d []byte) { d[opts+7] ^= 0x40; d[14+20+7] ^= 0x01 }, true, false},
+		{"sequence number", func(d []byte) { d[14+20+7] ^= 0x01 }, false, false},
+	} {
+		d := bytes.Clone(whole)
+		tc.damage(d)
+		f := decodeOne(t, d)
+		if got := f.SMCOptionDamaged(); got != tc.damaged {
+			t.Errorf("%s: SMCOptionDamaged %v, want %v", tc.name, got, tc.damaged)
+		}
+		if got := f.SMCOptionMended(); got != tc.mended {
+			t.Errorf("%s: SMCOptionMended %v, want %v", tc.name, got, tc.mended)
+		}
+	}
+}

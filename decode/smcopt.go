@@ -63,7 +63,7 @@ func SMCOptionKind(opts []layers.TCPOption) (smc, smco bool) {
 // does the decoder). By chance, four of six bytes match at a place once
 // in ~2^28.
 func SMCOptionNear(opts []byte) bool {
-	want := [6]byte{byte(tcpOptionKindExperimental), smcOptionMinLen, smcExID[0], smcExID[1], smcExID[2], smcExID[3]}
+	want := SMCOptionSent()
 	for i := 0; i+len(want) <= len(opts); i++ {
 		off := 0
 		for j, b := range want {
@@ -76,6 +76,41 @@ func SMCOptionNear(opts []byte) bool {
 		}
 	}
 	return false
+}
+
+// SMCOptionIn reports whether the raw TCP options opts hold the SMC option
+// where a receiver's walk of the list finds it (tcp_parse_options in
+// net/ipv4/tcp_input.c: an option whose length is short or runs past the
+// list ends it).
+func SMCOptionIn(opts []byte) bool {
+	for i := 0; i < len(opts); {
+		switch opts[i] {
+		case 0: // end of options
+			return false
+		case 1: // no-operation
+			i++
+			continue
+		}
+		if i+1 >= len(opts) {
+			return false
+		}
+		n := int(opts[i+1])
+		if n < 2 || i+n > len(opts) {
+			return false
+		}
+		if opts[i] == byte(tcpOptionKindExperimental) && n >= int(smcOptionMinLen) && [4]byte(opts[i+2:i+6]) == smcExID {
+			return true
+		}
+		i += n
+	}
+	return false
+}
+
+// SMCOptionSent is the SMC option as Linux sends it in a SYN or SYN-ACK
+// (smc_set_option in net/ipv4/tcp_output.c): kind 254, length 6, the SMC
+// ExID.
+func SMCOptionSent() [6]byte {
+	return [6]byte{byte(tcpOptionKindExperimental), smcOptionMinLen, smcExID[0], smcExID[1], smcExID[2], smcExID[3]}
 }
 
 // AppendSMCOptionFields adds tcp.smc_option: 1 when the segment carries the

@@ -1,6 +1,7 @@
 package decode
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/gopacket/gopacket/layers"
@@ -131,5 +132,31 @@ func TestSMCOptionNear(t *testing.T) {
 	}
 	if SMCOptionNear(pre) {
 		t.Error("no option: found")
+	}
+}
+
+// TestSMCOptionIn: the SMC option is found where a receiver's walk of the
+// option list reaches it (behind NOPs and other options, padded with
+// zeros after), not behind an option whose length is short or runs past
+// the list, nor after the end of options.
+func TestSMCOptionIn(t *testing.T) {
+	opt := []byte{0xfe, 0x06, 0xe2, 0xd4, 0xc3, 0xd9}
+	pre := []byte{0x02, 0x04, 0x05, 0xb4, 0x01, 0x01} // MSS, two NOPs
+	for _, tc := range []struct {
+		name string
+		opts []byte
+		want bool
+	}{
+		{"behind MSS and NOPs", append(slices.Clone(pre), opt...), true},
+		{"then end of options", append(append(slices.Clone(pre), opt...), 0, 0), true},
+		{"after end of options", append(append([]byte{0}, pre...), opt...), false},
+		{"behind a length past the list", append([]byte{0x02, 0x40, 0x05, 0xb4, 0x01, 0x01}, opt...), false},
+		{"behind a length of 1", append([]byte{0x02, 0x01, 0x05, 0xb4, 0x01, 0x01}, opt...), false},
+		{"its ExID damaged", append(slices.Clone(pre), 0xfe, 0x06, 0xe2, 0xd4, 0xc3, 0xd8), false},
+		{"none", pre, false},
+	} {
+		if got := SMCOptionIn(tc.opts); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }

@@ -4560,3 +4560,32 @@ func TestReusedAcceptQPAndGID(t *testing.T) {
 		}
 	}
 }
+
+// TestDamagedSYNACKOption: pingpong.pcap with the SYN-ACK's timestamps
+// option length damaged (which ends the option list before the SMC
+// option), the Proposal's checksum failing and the Accept missed: the
+// client's first segment whose checksum verifies (its Confirm)
+// acknowledges the Accept's bytes. The SYN-ACK's checksum verifies with
+// that one length mended (capture.Frame.SMCOptionMended), so its
+// sequence number is the server's: the 160 bytes are the capture's miss,
+// not the SYN-ACK's damage.
+func TestDamagedSYNACKOption(t *testing.T) {
+	frames := readRawFrames(t, "../samples/pingpong.pcap")
+	for _, m := range []mutate.Mutation{
+		{Kind: mutate.Flip, At: 3, N: 14 + 20 + 27, Mask: 0x40}, // frame 4: the timestamps option's length
+		{Kind: mutate.Flip, At: 4, N: 14 + 20 + 32 + 120, Mask: 0x01},
+		{Kind: mutate.Drop, At: 6}, // the Accept
+	} {
+		frames = m.Apply(frames)
+	}
+	s, found := feedRaw(t, frames)
+	if len(s.Conns) != 1 {
+		t.Fatalf("connections %q, want one", connOutcomes(&s))
+	}
+	if got := s.Conns[0].Flow[DirS2C].TCPNotCaptured; got != 160 {
+		t.Errorf("S>C: %d TCP bytes not captured, want the Accept's 160", got)
+	}
+	if !slices.Contains(found, expert.NotCaptured.String()) {
+		t.Errorf("findings %v, want %v", found, expert.NotCaptured)
+	}
+}

@@ -181,7 +181,9 @@ func (t *Tracker) tcp(in *input) {
 		c.SeenSYNACK = true
 		c.OptionSYNACK = s.smcOpt
 		sum := s.sums()
-		c.synAckUnsure = !sum.Checked || !sum.OK
+		// (A checksum that only the SMC option's damage fails vouches
+		// for the sequence number: capture.Frame.SMCOptionMended.)
+		c.synAckUnsure = (!sum.Checked || !sum.OK) && !(s.frame != nil && s.frame.SMCOptionMended())
 		if !s.smcOpt && c.Outcome == OutcomePending {
 			c.Outcome = OutcomeFallback
 			c.Fallback = Fallback{Cause: CauseNoOptionSYNACK, By: DirS2C, Stage: StageSYN, Frame: in.number, Time: in.ts()}
