@@ -4561,6 +4561,38 @@ func TestReusedAcceptQPAndGID(t *testing.T) {
 	}
 }
 
+// TestBlindHandshakesTwo: multiconn.pcap without the Accept, Confirm and
+// server's ACK of its first connection (frames 7, 8, 17) and of its last
+// (1198, 1258, 1315): neither handshake is known to have missed bytes
+// before the final ACKs and FINs, long after their connections' CDCs
+// came up as connections joined mid-stream. Each handshake is then one
+// of two blind ones between the hosts, each joined connection one either
+// could be by time, but the first came up before the last handshake
+// began: it is the first's alone, which leaves the later one the last's
+// (adoptJoined). Four rows, each the whole capture's CDCs and bytes.
+func TestBlindHandshakesTwo(t *testing.T) {
+	whole := feedFile(t, "../samples/multiconn.pcap", Options{Unshared: true}, 0).Snapshot()
+	frames := readRawFrames(t, "../samples/multiconn.pcap")
+	for _, n := range []int{1315, 1258, 1198, 17, 8, 7} {
+		frames = mutate.Mutation{Kind: mutate.Drop, At: n - 1}.Apply(frames)
+	}
+	s, _ := feedRaw(t, frames)
+	if len(s.Conns) != len(whole.Conns) {
+		t.Fatalf("connections %q, want the whole capture's %d", connOutcomes(&s), len(whole.Conns))
+	}
+	for i := range s.Conns {
+		c, w := &s.Conns[i], &whole.Conns[i]
+		if c.Outcome != OutcomeSMCR || c.Inferred || c.Client != w.Client {
+			t.Errorf("connection %d %v: %v inferred %v, want SMC-R from its handshake (%v)", c.ID, c.Client, c.Outcome, c.Inferred, w.Client)
+		}
+		for d := range c.Flow {
+			if f, wf := &c.Flow[d], &w.Flow[d]; f.CDCs != wf.CDCs || f.Bytes != wf.Bytes {
+				t.Errorf("connection %d %v: %d CDCs %d bytes, the whole capture %d and %d", c.ID, Dir(d), f.CDCs, f.Bytes, wf.CDCs, wf.Bytes)
+			}
+		}
+	}
+}
+
 // TestDamagedSYNACKOption: pingpong.pcap with the SYN-ACK's timestamps
 // option length damaged (which ends the option list before the SMC
 // option), the Proposal's checksum failing and the Accept missed: the

@@ -798,8 +798,71 @@ func (t *Tracker) adoptJoined(c *Conn, in *input, young bool) {
 	if !c.blind() {
 		return
 	}
-	client, server := c.Client.Addr(), c.Server.Addr()
+	cands := t.joinedFor(c, young)
+	if len(cands) == 0 {
+		return
+	}
+	// Rarely reached (a joined connection that came up, between c's
+	// hosts): the walk over every connection is not paid per handshake.
+	hs := append(t.handshakesBeside(c), c)
+	// alone: j could be no handshake's of hs but x's (a connection's
+	// first CDC comes after its SYN).
+	alone := func(x, j *Conn) bool {
+		for _, y := range hs {
+			if y != x && !j.TFirstCDC.Before(y.Start) {
+				return false
+			}
+		}
+		return true
+	}
+	// taken: x has a connection of its own other than j, one that no
+	// other handshake could be: a handshake is one connection.
+	taken := func(x, j *Conn) bool {
+		for _, k := range t.joinedFor(x, young) {
+			if k != j && alone(x, k) {
+				return true
+			}
+		}
+		return false
+	}
 	var j *Conn
+	for _, k := range cands {
+		other := false
+		for _, y := range hs {
+			if y != c && !k.TFirstCDC.Before(y.Start) && !taken(y, k) {
+				other = true // another handshake could be k's
+				break
+			}
+		}
+		if other {
+			continue
+		}
+		if j != nil {
+			return // two: which is c's cannot be told
+		}
+		j = k
+	}
+	if j == nil {
+		return
+	}
+	client, server := c.Client.Addr(), c.Server.Addr()
+	if g := j.lgr; !g.between(client, server) {
+		if !t.flip(g, in) {
+			return
+		}
+		g.settle()
+	}
+	t.adoptCameUp(c, j, in)
+}
+
+// joinedFor lists the connections joined from CDCs that handshake c may
+// be (adoptJoined): on a group between c's hosts (or one whose roles
+// were guessed, the other way round), come up in the capture (a CDC of
+// sequence 1, or on a group born in it; with young, among its first
+// CDCs), their first CDC after c began.
+func (t *Tracker) joinedFor(c *Conn, young bool) []*Conn {
+	client, server := c.Client.Addr(), c.Server.Addr()
+	var out []*Conn
 	for _, g := range t.lgrs {
 		if !g.between(client, server) && (!g.Inferred || g.rolesKnown || !g.between(server, client)) {
 			continue
@@ -809,33 +872,26 @@ func (t *Tracker) adoptJoined(c *Conn, in *input, young bool) {
 			if !x.Inferred || x.finished || !x.cameUp && !born && !(young && x.young()) || x.link == nil || x.TFirstCDC.Before(c.Start) {
 				continue
 			}
-			if j != nil {
-				return
-			}
-			j = x
+			out = append(out, x)
 		}
 	}
-	if j == nil {
-		return
-	}
-	// Rarely reached (a joined connection that came up, between c's
-	// hosts): the walk over every connection is not paid per handshake.
+	return out
+}
+
+// handshakesBeside lists the other handshakes between c's hosts, pending
+// with no CLC endpoint or link, that a connection joined from CDCs may
+// be. (A SYN alone whose checksum failed is a damaged copy's connection,
+// which no SYN-ACK answered: no handshake.)
+func (t *Tracker) handshakesBeside(c *Conn) []*Conn {
+	client, server := c.Client.Addr(), c.Server.Addr()
+	var out []*Conn
 	for _, x := range t.conns {
 		if x != c && !x.Inferred && x.link == nil && x.Outcome == OutcomePending && !x.ServerEP.Valid && !x.ClientEP.Valid &&
-			!x.SMCD && x.Client.Addr() == client && x.Server.Addr() == server && !j.TFirstCDC.Before(x.Start) &&
-			t.damagedSYNAt(x) < 0 {
-			// (A SYN alone whose checksum failed is a damaged copy's
-			// connection, which no SYN-ACK answered: no handshake.)
-			return
+			!x.SMCD && x.Client.Addr() == client && x.Server.Addr() == server && t.damagedSYNAt(x) < 0 {
+			out = append(out, x)
 		}
 	}
-	if g := j.lgr; !g.between(client, server) {
-		if !t.flip(g, in) {
-			return
-		}
-		g.settle()
-	}
-	t.adoptCameUp(c, j, in)
+	return out
 }
 
 // adoptCameUp makes j, a connection joined from CDCs that came up in the
