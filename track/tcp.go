@@ -816,8 +816,14 @@ func (t *Tracker) adoptJoined(c *Conn, in *input, young bool) {
 		return true
 	}
 	// taken: x has a connection of its own other than j, one that no
-	// other handshake could be: a handshake is one connection.
+	// other handshake could be: a handshake is one connection. Worked
+	// out for a few handshakes and connections only (each handshake's
+	// candidates are a walk of its hosts' groups): beyond, none is.
+	deduce := len(hs) <= blindSet && len(cands) <= blindSet
 	taken := func(x, j *Conn) bool {
+		if !deduce {
+			return false
+		}
 		for _, k := range t.joinedFor(x, young) {
 			if k != j && alone(x, k) {
 				return true
@@ -854,6 +860,10 @@ func (t *Tracker) adoptJoined(c *Conn, in *input, young bool) {
 	}
 	t.adoptCameUp(c, j, in)
 }
+
+// blindSet bounds how many handshakes, and connections joined from CDCs,
+// adoptJoined works out whose is whose among.
+const blindSet = 8
 
 // joinedFor lists the connections joined from CDCs that handshake c may
 // be (adoptJoined): on a group between c's hosts (or one whose roles
