@@ -1873,9 +1873,10 @@ func TestPaneRolesUnknown(t *testing.T) {
 }
 
 // TestPaneNotes: the conversations pane gives a connection's notes as
-// smcdump -z smc,conns does (rows.Conn.Notes): pingpong.pcap cut to 80
-// bytes a frame, whose link is known only from its first CDC, says the
-// WRITEs before it were not counted.
+// smcdump -z smc,conns does (rows.Conn.Notes), after its detail, at the
+// top of a short pane (80x24): pingpong.pcap cut to 80 bytes a frame,
+// whose link is known only from its first CDC, says the WRITEs before it
+// were not counted.
 func TestPaneNotes(t *testing.T) {
 	fs, lt := testutil.ReadFrames(t, filepath.Join(testutil.SamplesDir(t), "pingpong.pcap"))
 	for i := range fs {
@@ -1884,7 +1885,7 @@ func TestPaneNotes(t *testing.T) {
 		}
 	}
 	idx, ctx := openIndexed(t, testutil.WriteFrames(t, "cut.pcap", lt, fs))
-	h := run(t, New(ctx, idx, Options{}), 160, 40)
+	h := run(t, New(ctx, idx, Options{}), 80, 24)
 	h.Until("RoCE")
 	h.Key(tcell.KeyRune, 'c')
 	if scr := h.Until("conversations"); !strings.Contains(squash(scr), "Notes: C>S WRITEs before its link was known not counted") {

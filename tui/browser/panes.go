@@ -25,10 +25,11 @@ import (
 type pane struct {
 	title   string
 	headers []string
-	// lead names the column the detail shows first: the free text (a
-	// connection's detail, a finding's, a decline's meaning) that a
-	// narrow table cuts and a short pane would leave below its bottom.
-	lead string
+	// lead names the columns the detail shows first: the free text (a
+	// connection's detail and notes, a finding's, a decline's meaning)
+	// that a narrow table cuts and a short pane would leave below its
+	// bottom.
+	lead []string
 	rows []paneRow
 }
 
@@ -46,7 +47,7 @@ func (b *Browser) pane(kind string) pane {
 	s := b.idx.Snapshot()
 	switch kind {
 	case "conversations":
-		p := pane{title: "conversations", headers: []string{"ID", "Client", "Server", "Outcome", "LGR", "Link", "CDCs C→S", "CDCs S→C", "Bytes C→S", "Bytes S→C", "Notes", "Detail"}, lead: "Detail"}
+		p := pane{title: "conversations", headers: []string{"ID", "Client", "Server", "Outcome", "LGR", "Link", "CDCs C→S", "CDCs S→C", "Bytes C→S", "Bytes S→C", "Notes", "Detail"}, lead: []string{"Detail", "Notes"}}
 		if s == nil {
 			return p
 		}
@@ -88,7 +89,7 @@ func (b *Browser) pane(kind string) pane {
 	if kind == "expert" {
 		return b.expertPane(s)
 	}
-	p := pane{title: "declines", headers: []string{"ID", "Client", "Server", "Declined", "Stage", "Code", "Name", "Meaning", "Frame"}, lead: "Meaning"}
+	p := pane{title: "declines", headers: []string{"ID", "Client", "Server", "Declined", "Stage", "Code", "Name", "Meaning", "Frame"}, lead: []string{"Meaning"}}
 	if s == nil {
 		return p
 	}
@@ -116,7 +117,7 @@ func (b *Browser) pane(kind string) pane {
 // one row per finding and object (smcdump -z smc,expert's), with what it
 // means and what to check in the detail; enter goes to its first frame.
 func (b *Browser) expertPane(s *track.Snapshot) pane {
-	p := pane{title: "expert", headers: []string{"Severity", "Finding", "Object", "Frames", "First", "Last", "Detail"}, lead: "Detail"}
+	p := pane{title: "expert", headers: []string{"Severity", "Finding", "Object", "Frames", "First", "Last", "Detail"}, lead: []string{"Detail"}}
 	if s == nil {
 		return p
 	}
@@ -178,10 +179,13 @@ func (b *Browser) showPane(kind string) {
 			return
 		}
 		var d strings.Builder
-		lead := max(slices.Index(p.headers, p.lead), 0)
-		fmt.Fprintf(&d, "%s: %s\n", p.headers[lead], p.rows[i].cells[lead])
+		for _, h := range p.lead {
+			if c := slices.Index(p.headers, h); c >= 0 {
+				fmt.Fprintf(&d, "%s: %s\n", h, p.rows[i].cells[c])
+			}
+		}
 		for c, h := range p.headers {
-			if c != lead {
+			if !slices.Contains(p.lead, h) {
 				fmt.Fprintf(&d, "%s: %s\n", h, p.rows[i].cells[c])
 			}
 		}
