@@ -240,11 +240,16 @@ func (f *Frame) SMCOptionMended() bool {
 	t := f.TCP
 	// (One whose option was found as held is not asked: a byte of its
 	// options could make up for damage elsewhere, its list still whole.)
-	if !ok || !t.SYN || f.SMCOption || len(t.Contents) <= 20 || len(t.Contents) > 60 {
+	// (A SYN-ACK of a peer that offered no SMC holds no option to mend:
+	// SMCOptionNear first, a walk of its options.)
+	if !ok || !t.SYN || f.SMCOption || len(t.Contents) <= 20 || len(t.Contents) > 60 || !decode.SMCOptionNear(t.Contents[20:]) {
 		return false
 	}
 	pseudo := pseudoSum(src, dst, len(t.Contents)+len(t.Payload))
 	got := binary.BigEndian.Uint16(t.Contents[16:18])
+	if got == ^gopacket.FoldChecksum(pseudo) {
+		return false // offloaded: nothing to verify against (tcpSum)
+	}
 	var hdr [60]byte
 	n := copy(hdr[:], t.Contents)
 	want := decode.SMCOptionSent()
