@@ -594,23 +594,14 @@ func diagnosisMended(msg []byte, at int, sum TCPSumStatus) (decode.DeclineCode, 
 	if len(msg) < diag+4 || !sum.Checked || sum.OK || decode.DeclineCode(binary.BigEndian.Uint32(msg[diag:])).Known() {
 		return 0, false
 	}
-	// The one's complement sums differ by what the carried and computed
-	// checksums (their complements) do, modulo 0xffff.
-	delta := (uint32(sum.Got) + 0xffff - uint32(sum.Want)) % 0xffff
+	delta := sum.delta()
 	var found decode.DeclineCode
 	n := 0
 	for j := range 4 {
-		d := delta // held minus sent, a word's low byte
-		if (at+diag+j)%2 == 0 {
-			d = delta * 256 % 0xffff // a high byte: 256 is its own inverse modulo 0xffff
-		}
-		held := int(msg[diag+j])
-		for _, sent := range [2]int{held - int(d), held - int(d) + 0xffff} {
-			if sent < 0 || sent > 255 || sent == held {
-				continue
-			}
+		v, k := sentFor(delta, at+diag+j, msg[diag+j])
+		for _, sent := range v[:k] {
 			b := [4]byte(msg[diag : diag+4])
-			b[j] = byte(sent)
+			b[j] = sent
 			if c := decode.DeclineCode(binary.BigEndian.Uint32(b[:])); c.Known() {
 				found = c
 				n++
@@ -641,13 +632,9 @@ func (a *clcAssembler) diagnosisAfter(heldEye, msg []byte, at int) {
 	if !sum.Checked || sum.OK {
 		return
 	}
-	delta := (uint32(sum.Got) + 0xffff - uint32(sum.Want)) % 0xffff
+	delta := sum.delta()
 	for j := range 4 {
-		d := (uint32(heldEye[j]) + 0xffff - uint32(msg[j])) % 0xffff // held minus sent
-		if (at+j)%2 == 0 {
-			d = d * 256 % 0xffff // a word's high byte
-		}
-		delta = (delta + 0xffff - d) % 0xffff
+		delta = (delta + 0xffff - byteShare(at+j, heldEye[j], msg[j])) % 0xffff
 	}
 	if delta == 0 {
 		return // the eyecatcher's byte is all the damage

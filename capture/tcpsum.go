@@ -228,68 +228,81 @@ func (f *Frame) SMCOptionDamaged() bool {
 	return s.Damaged()
 }
 
+// delta is what the segment's ones' complement sum as held exceeds the
+// one its sender summed by, modulo 0xffff (RFC 1071): the carried and
+// computed checksums, their complements, differ by as much.
+func (s TCPSumStatus) delta() uint32 { return (uint32(s.Got) + 0xffff - uint32(s.Want)) % 0xffff }
+
+// byteShare is what a byte at offset off of a segment adds to its ones'
+// complement sum held rather than sent, modulo 0xffff: at an even offset
+// it is a 16-bit word's high byte.
+func byteShare(off int, held, sent byte) uint32 {
+	d := (uint32(held) + 0xffff - uint32(sent)) % 0xffff
+	if off%2 == 0 {
+		d = d * 256 % 0xffff
+	}
+	return d
+}
+
+// sentFor returns the n values the byte held at offset off of a segment
+// may have been sent with where it alone makes up delta (TCPSumStatus's):
+// at a high byte, delta times 256 (its own inverse modulo 0xffff); held
+// less that, or less that and 0xffff, the two zeros of ones' complement.
+func sentFor(delta uint32, off int, held byte) (v [2]byte, n int) {
+	d := delta
+	if off%2 == 0 {
+		d = delta * 256 % 0xffff
+	}
+	for _, sent := range [2]int{int(held) - int(d), int(held) - int(d) + 0xffff} {
+		if sent >= 0 && sent <= 255 && sent != int(held) {
+			v[n], n = byte(sent), n+1
+		}
+	}
+	return v, n
+}
+
 // SMCOptionMended reports whether f, a SYN or SYN-ACK whose SMC option
 // the capture damaged (SMCOptionDamaged), was sent as the capture holds
 // it but for that: its TCP checksum verifies with the option's six bytes
 // as Linux sends them (decode.SMCOptionSent), or with one byte of its
 // options changed so that the list, walked as a receiver walks it, holds
 // the option (an option's length that ended the list was the damage). So
-// its sequence and acknowledgement numbers are the sender's.
+// its sequence and acknowledgement numbers are the sender's. One whose
+// option was found as held is not asked (a byte of its options could make
+// up for damage elsewhere, its list still whole), nor one whose options
+// hold no near copy of it (a peer that offered no SMC).
 func (f *Frame) SMCOptionMended() bool {
-	src, dst, ok := wholeSegment(f)
 	t := f.TCP
-	// (One whose option was found as held is not asked: a byte of its
-	// options could make up for damage elsewhere, its list still whole.)
-	// (A SYN-ACK of a peer that offered no SMC holds no option to mend:
-	// SMCOptionNear first, a walk of its options.)
-	if !ok || !t.SYN || f.SMCOption || len(t.Contents) <= 20 || len(t.Contents) > 60 || !decode.SMCOptionNear(t.Contents[20:]) {
+	if t == nil || !t.SYN || f.SMCOption || len(t.Contents) <= 20 || !decode.SMCOptionNear(t.Contents[20:]) {
 		return false
 	}
-	pseudo := pseudoSum(src, dst, len(t.Contents)+len(t.Payload))
-	got := binary.BigEndian.Uint16(t.Contents[16:18])
-	if got == ^gopacket.FoldChecksum(pseudo) {
-		return false // offloaded: nothing to verify against (tcpSum)
+	s, ok := tcpSum(f) // not ok: offloaded, or not whole
+	if !ok || s.OK {
+		return false
 	}
-	var hdr [60]byte
-	n := copy(hdr[:], t.Contents)
+	delta := s.delta()
+	h := t.Contents
 	want := decode.SMCOptionSent()
-	for i := 20; i+len(want) <= n; i++ {
+	for i := 20; i+len(want) <= len(h); i++ {
+		var d uint32
 		off := 0
 		for j, b := range want {
-			if hdr[i+j] != b {
-				off++
+			if h[i+j] != b {
+				d, off = (d+byteShare(i+j, h[i+j], b))%0xffff, off+1
 			}
 		}
-		if off == 0 || off > 2 {
-			continue
-		}
-		copy(hdr[i:], want[:])
-		if headerSum(hdr[:n], t.Payload, pseudo, hdr[:4]) == got {
+		if off > 0 && off <= 2 && d == delta {
 			return true
 		}
-		copy(hdr[i:i+len(want)], t.Contents[i:])
 	}
-	// One byte: the ones' complement sum with the checksum field left
-	// out, to which a byte's change adds its difference in its half of
-	// its 16-bit word (RFC 1071).
-	sum := gopacket.ComputeChecksum(hdr[:16], pseudo)
-	sum = wordSum(t.Payload, gopacket.ComputeChecksum(hdr[18:n], sum))
-	for i := 20; i < n; i++ {
-		old := uint32(hdr[i])
-		for v := range uint32(256) {
-			if v == old {
-				continue
-			}
-			d := v + 0xffff - old // v - old in ones' complement: the word's low byte
-			if i%2 == 0 {
-				d = v<<8 + 0xffff - old<<8 // its high byte
-			}
-			if gopacket.FoldChecksum(sum+d) != got {
-				continue
-			}
-			hdr[i] = byte(v)
-			in := decode.SMCOptionIn(hdr[20:n])
-			hdr[i] = byte(old)
+	var opts [40]byte
+	n := copy(opts[:], h[20:])
+	for i, held := range opts[:n] {
+		v, k := sentFor(delta, 20+i, held)
+		for _, sent := range v[:k] {
+			opts[i] = sent
+			in := decode.SMCOptionIn(opts[:n])
+			opts[i] = held
 			if in {
 				return true
 			}
