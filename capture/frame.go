@@ -101,7 +101,8 @@ func (f *Frame) ICRCMendCDC() (m decode.ICRCMend, exact, ok bool) {
 	if ip == nil || f.CDC == nil || f.CDC.Cut != 0 || len(f.CDC.Contents) == 0 {
 		return decode.ICRCMend{}, false, false
 	}
-	at := len(ip) - (len(f.Data) - (cap(f.Data) - cap(f.CDC.Contents)))
+	base := len(f.Data) - len(ip)                  // ip's offset in Data
+	at := cap(f.Data) - cap(f.CDC.Contents) - base // the message's in ip
 	sent := f.CDC.SentZero()
 	var z [len(sent)][2]int
 	for i, r := range sent {
@@ -109,7 +110,7 @@ func (f *Frame) ICRCMendCDC() (m decode.ICRCMend, exact, ok bool) {
 	}
 	m, exact, ok = decode.MendICRCRoCEv2Zeroed(ip, z[:])
 	if ok && !exact {
-		m.Off += len(f.Data) - len(ip)
+		m.Off += base
 	}
 	return m, exact, ok
 }

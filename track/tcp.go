@@ -815,17 +815,25 @@ func (t *Tracker) adoptJoined(c *Conn, in *input, young bool) {
 		}
 		return true
 	}
-	// taken: x has a connection of its own other than j, one that no
+	// taken: hs[i] has a connection of its own other than j, one that no
 	// other handshake could be: a handshake is one connection. Worked
 	// out for a few handshakes and connections only (each handshake's
 	// candidates are a walk of its hosts' groups): beyond, none is.
 	deduce := len(hs) <= blindSet && len(cands) <= blindSet
-	taken := func(x, j *Conn) bool {
+	theirs, asked := make([][]*Conn, len(hs)), make([]bool, len(hs)) // joinedFor of hs[i]
+	taken := func(i int, j *Conn) bool {
 		if !deduce {
 			return false
 		}
-		for _, k := range t.joinedFor(x, young) {
-			if k != j && alone(x, k) {
+		if !asked[i] {
+			theirs[i], asked[i] = t.joinedFor(hs[i], young), true
+		}
+		return slices.ContainsFunc(theirs[i], func(k *Conn) bool { return k != j && alone(hs[i], k) })
+	}
+	// another: a handshake of hs but c (its last) could be k's.
+	another := func(k *Conn) bool {
+		for i, y := range hs[:len(hs)-1] {
+			if !k.TFirstCDC.Before(y.Start) && !taken(i, k) {
 				return true
 			}
 		}
@@ -833,14 +841,7 @@ func (t *Tracker) adoptJoined(c *Conn, in *input, young bool) {
 	}
 	var j *Conn
 	for _, k := range cands {
-		other := false
-		for _, y := range hs {
-			if y != c && !k.TFirstCDC.Before(y.Start) && !taken(y, k) {
-				other = true // another handshake could be k's
-				break
-			}
-		}
-		if other {
+		if another(k) {
 			continue
 		}
 		if j != nil {
