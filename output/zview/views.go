@@ -188,12 +188,12 @@ func textConnTotals(tw *tabwriter.Writer, c *track.ConnTotals) {
 // were folded.
 func connList(ids []int, folded int) string {
 	if folded == 0 {
-		return intList(ids)
+		return rows.IDList(ids)
 	}
 	if len(ids) == 0 {
 		return fmt.Sprintf("%d folded", folded)
 	}
-	return fmt.Sprintf("%s +%d folded", intList(ids), folded)
+	return fmt.Sprintf("%s +%d folded", rows.IDList(ids), folded)
 }
 
 func textLinks(tw *tabwriter.Writer, s *track.Snapshot, links []rows.Link) {
@@ -243,17 +243,6 @@ func endText(e rows.End) string {
 		return "-"
 	}
 	return rows.Dash(e.Addr) + " " + rows.Dash(e.QPN)
-}
-
-func intList(ids []int) string {
-	if len(ids) == 0 {
-		return "-"
-	}
-	s := make([]string, len(ids))
-	for i, id := range ids {
-		s[i] = strconv.Itoa(id)
-	}
-	return strings.Join(s, ",")
 }
 
 func textLGRs(tw *tabwriter.Writer, s *track.Snapshot, groups []rows.LGR) {

@@ -228,7 +228,7 @@ func (r *Conn) Notes() string {
 	}
 	if len(r.Merged) > 0 {
 		// Their frames carry those IDs: -Y needs them too.
-		n = append(n, "merged from connection "+idList(r.Merged))
+		n = append(n, "merged from connection "+IDList(r.Merged))
 	}
 	return strings.Join(n, ", ")
 }
@@ -469,8 +469,12 @@ func firstContact(c *track.Conn) *bool {
 	return &v
 }
 
-// idList is ids joined by commas.
-func idList(ids []int) string {
+// IDList is how every surface lists connections or links: their IDs
+// joined by commas, "-" for none.
+func IDList(ids []int) string {
+	if len(ids) == 0 {
+		return "-"
+	}
 	s := make([]string, len(ids))
 	for i, id := range ids {
 		s[i] = strconv.Itoa(id)
