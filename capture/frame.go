@@ -91,24 +91,39 @@ func (f *Frame) ICRCMendAs(k decode.ICRCKey) (m decode.ICRCMend, exact, ok bool)
 	return m, exact, ok
 }
 
-// ICRCMendCDC tells whether the RoCEv2 frame of a whole CDC message,
-// whose ICRC fails, was sent with the bytes its sender sends as zeros
-// zero (decode.CDC.SentZero, decode.MendICRCRoCEv2Zeroed): exact where its
-// ICRC then verifies, else with m, one byte more, offset in Data. False
-// for other frames.
-func (f *Frame) ICRCMendCDC() (m decode.ICRCMend, exact, ok bool) {
+// ICRCMendSMC tells whether the RoCEv2 frame of a whole CDC or LLC
+// message, whose ICRC fails, was sent with the bytes its sender sends as
+// zeros zero (decode.CDC.SentZero, decode.LLC.SentZero,
+// decode.MendICRCRoCEv2Zeroed): exact where its ICRC then verifies, else
+// with m, one byte more, offset in Data. False for other frames, and for
+// an LLC message the frame does not hold (one put together from several
+// SENDs).
+func (f *Frame) ICRCMendSMC() (m decode.ICRCMend, exact, ok bool) {
 	ip := f.icrcIP()
-	if ip == nil || f.CDC == nil || f.CDC.Cut != 0 || len(f.CDC.Contents) == 0 {
+	var msg []byte
+	var spans [8][2]int
+	sent := spans[:0]
+	switch {
+	case ip == nil:
+		return decode.ICRCMend{}, false, false
+	case f.CDC != nil && f.CDC.Cut == 0:
+		msg = f.CDC.Contents
+		z := f.CDC.SentZero()
+		sent = append(sent, z[:]...)
+	case f.LLC != nil && f.LLC.Cut == 0:
+		msg = f.LLC.Contents
+		sent = f.LLC.SentZero(sent)
+	}
+	base := len(f.Data) - len(ip) // ip's offset in Data
+	at := cap(f.Data) - cap(msg)  // the message's offset in Data
+	if len(msg) == 0 || len(sent) == 0 || cap(msg) > cap(f.Data) || &f.Data[:cap(f.Data)][at] != &msg[0] || at < base {
 		return decode.ICRCMend{}, false, false
 	}
-	base := len(f.Data) - len(ip)                  // ip's offset in Data
-	at := cap(f.Data) - cap(f.CDC.Contents) - base // the message's in ip
-	sent := f.CDC.SentZero()
-	var z [len(sent)][2]int
-	for i, r := range sent {
-		z[i] = [2]int{at + r[0], at + r[1]}
+	for i := range sent {
+		sent[i][0] += at - base
+		sent[i][1] += at - base
 	}
-	m, exact, ok = decode.MendICRCRoCEv2Zeroed(ip, z[:])
+	m, exact, ok = decode.MendICRCRoCEv2Zeroed(ip, sent)
 	if ok && !exact {
 		m.Off += base
 	}

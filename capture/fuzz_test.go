@@ -84,7 +84,7 @@ func FuzzFrame(f *testing.F) {
 			fr.Fields()
 			fr.SMCRelevant()
 			fr.ICRCMend()
-			fr.ICRCMendCDC()
+			fr.ICRCMendSMC()
 			fr.LengthMend()
 		}
 	})

@@ -475,6 +475,61 @@ func (l *LLC) DecodeCut(data []byte, wire int) error {
 // cut.
 func (l *LLC) Captured(end int) bool { return l.Cut == 0 || end <= l.Cut }
 
+// SentZero appends to dst the bytes of the message its sender sends as
+// zeros and returns it, each span as offsets from the message's first
+// byte, from its first to before its second: the reserved fields of its
+// type's struct, which Linux's senders memset to zero before filling the
+// rest (net/smc/smc_llc.c: struct smc_llc_msg_confirm_link reserved,
+// smc_llc_msg_add_link reserved2 and reserved, smc_llc_msg_add_link_cont
+// reserved2 and reserved, smc_llc_msg_del_link reserved,
+// smc_llc_msg_req_add_link_v2 reserved and reserved2,
+// smc_llc_msg_confirm_rkey reserved, smc_llc_msg_test_link reserved,
+// smc_llc_msg_delete_rkey reserved and reserved2, the v2 ADD_LINK's
+// smc_llc_msg_add_link_v2_ext reserved2 and reserved3; a v1 header's
+// byte 2, struct smc_llc_hdr reserved, but for ADD_LINK's reject reason),
+// and ANCK's struct smc_llc_msg_announce_credits reserved (ANCK
+// net/smc/smc_llc.c). On an ANCK queue pair ADD_LINK's byte 36 is
+// init_credits. Responses echo their request's reserved bytes. Partly
+// reserved bytes (ADD_LINK's MTU byte, the v2 extension's direct flag)
+// and entries past a count are left out: a count may lie.
+func (l *LLC) SentZero(dst [][2]int) [][2]int {
+	n := int(l.Length)
+	if l.Version == 1 && l.Type.Base() != LLCAddLink {
+		dst = append(dst, [2]int{2, 3})
+	}
+	switch l.Type.Base() {
+	case LLCConfirmLink:
+		dst = append(dst, [2]int{36, smcMsgLen})
+	case LLCAddLink:
+		from := llcAddLinkInitCreditsOff
+		if l.ANCK {
+			from++
+		}
+		dst = append(dst, [2]int{10, 12}, [2]int{from, smcMsgLen})
+		if l.Version == 2 && n >= 72 {
+			dst = append(dst, [2]int{45, 46}, [2]int{62, 70})
+		}
+	case LLCAddLinkCont:
+		dst = append(dst, [2]int{6, 8}, [2]int{40, smcMsgLen})
+	case LLCDeleteLink:
+		dst = append(dst, [2]int{9, smcMsgLen})
+	case LLCRequestAddLink:
+		dst = append(dst, [2]int{4, 24}, [2]int{25, 28})
+	case LLCConfirmRKey:
+		dst = append(dst, [2]int{43, smcMsgLen})
+	case LLCTestLink:
+		dst = append(dst, [2]int{20, smcMsgLen})
+	case LLCDeleteRKey:
+		dst = append(dst, [2]int{6, 8})
+		if l.Version == 1 {
+			dst = append(dst, [2]int{40, smcMsgLen})
+		}
+	case LLCAnnounceCredits:
+		dst = append(dst, [2]int{5, smcMsgLen})
+	}
+	return dst
+}
+
 // StepCaptured reports whether the capture holds what a link's tracker
 // takes from the message: the fixed fields of its type (an rkey list
 // behind them may be cut: Captured says which entries are there). Of

@@ -394,12 +394,15 @@ func TestTrackerHook(t *testing.T) {
 
 // TestProblemsShown: frames cut by the snap length and RoCE frames with a
 // wrong ICRC are printed, flagged, and the run goes on. The line names
-// what explains a wrong ICRC: one byte, or a CDC's bytes its sender sends
-// as zeros (and one byte more).
+// what explains a wrong ICRC: one byte, or a CDC's or LLC message's bytes
+// its sender sends as zeros (and one byte more).
 func TestProblemsShown(t *testing.T) {
 	const cdc = 14 + 20 + 8 + 12
 	p := rewriteFrames(t, pingpong, 31, func(n int, data []byte, ci *gopacket.CaptureInfo) []byte {
 		switch n {
+		case 14: // CONFIRM_LINK with two reserved bytes damaged (the LLC message is where a CDC would be)
+			data[cdc+38] ^= 0x11
+			data[cdc+41] ^= 0x22
 		case 27: // CDC with two reserved bytes damaged
 			data[cdc+30] ^= 0x6A
 			data[cdc+40] ^= 0x56
@@ -424,6 +427,9 @@ func TestProblemsShown(t *testing.T) {
 	if l := linesOf(text, 23); len(l) != 1 || !strings.Contains(l[0], ": byte 70 sent as 0x00]") {
 		t.Errorf("frame 23: %q", l)
 	}
+	if l := linesOf(text, 14); len(l) != 1 || !strings.HasSuffix(l[0], ": LLC reserved bytes sent as zeros]") {
+		t.Errorf("frame 14: %q", l)
+	}
 	if l := linesOf(text, 27); len(l) != 1 || !strings.HasSuffix(l[0], ": CDC reserved bytes sent as zeros]") {
 		t.Errorf("frame 27: %q", l)
 	}
@@ -436,7 +442,7 @@ func TestProblemsShown(t *testing.T) {
 	}
 	fields, _, err := run(t, Options{Read: p, Format: FormatFields, Fields: []string{"frame.number", "roce.icrc.ok", "frame.cut"},
 		DisplayFilter: "roce.icrc.ok == 0 or frame.cut"})
-	if err != nil || fields != "22\t\t1\n23\t0\t\n27\t0\t\n31\t0\t\n" {
+	if err != nil || fields != "14\t0\t\n22\t\t1\n23\t0\t\n27\t0\t\n31\t0\t\n" {
 		t.Errorf("fields %q %v", fields, err)
 	}
 }

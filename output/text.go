@@ -664,10 +664,14 @@ func appendProblems(dst []byte, f *capture.Frame) []byte {
 		if m, ok := f.ICRCMend(); ok {
 			// The one byte that explains it (decode.MendICRCRoCEv2).
 			dst = appendSentAs(append(dst, ": "...), m)
-		} else if m, exact, ok := f.ICRCMendCDC(); ok {
-			// A CDC's bytes its sender sends as zeros, and perhaps one
-			// more (capture.Frame.ICRCMendCDC).
-			dst = append(dst, ": CDC reserved bytes sent as zeros"...)
+		} else if m, exact, ok := f.ICRCMendSMC(); ok {
+			// A CDC's or LLC message's bytes its sender sends as zeros,
+			// and perhaps one more (capture.Frame.ICRCMendSMC).
+			if f.CDC != nil {
+				dst = append(dst, ": CDC reserved bytes sent as zeros"...)
+			} else {
+				dst = append(dst, ": LLC reserved bytes sent as zeros"...)
+			}
 			if !exact {
 				dst = appendSentAs(append(dst, ", "...), m)
 			}

@@ -905,20 +905,21 @@ func roceAddrs(f *capture.Frame) (src, dst addr) {
 	return addr{}, addr{}
 }
 
-// zeroedCDC takes a CDC frame whose ICRC fails, no one byte explaining it,
-// for one whose damage lies in the bytes its sender sends as zeros, where
-// its ICRC verifies with those zeroed (capture.Frame.ICRCMendCDC):
+// zeroedSMC takes a CDC or LLC frame whose ICRC fails, no one byte
+// explaining it, for one whose damage lies in the bytes its sender sends
+// as zeros, where its ICRC verifies with those zeroed
+// (capture.Frame.ICRCMendSMC):
 // every other byte is the sender's (mendWhole, zeroed); or with those and
 // one byte more, which is mended as mendRoCE mends one alone.
-func zeroedCDC(r *roceIn, f *capture.Frame) {
-	m, exact, ok := f.ICRCMendCDC()
+func zeroedSMC(r *roceIn, f *capture.Frame) {
+	m, exact, ok := f.ICRCMendSMC()
 	switch {
 	case !ok:
 		return
 	case !exact:
 		// One byte more, outside them: mended as one byte alone is (the
-		// CDC decoded again from the frame's bytes, whose reserved ones
-		// shape nothing of it).
+		// message decoded again from the frame's bytes, whose reserved
+		// ones shape nothing of it).
 		mendRoCE(r, f, m)
 		r.zeroed = true
 		return
@@ -1351,8 +1352,8 @@ func fill(in *input, f *capture.Frame) {
 		if r.icrcBad && !r.ipSumBad {
 			if m, ok := f.ICRCMend(); ok {
 				mendRoCE(r, f, m)
-			} else if f.CDC != nil && f.CDC.Cut == 0 {
-				zeroedCDC(r, f)
+			} else {
+				zeroedSMC(r, f)
 			}
 		}
 		if r.lengthBad && f.LengthMend() {

@@ -4530,6 +4530,43 @@ func TestDamagedCDCReservedBytes(t *testing.T) {
 	}
 }
 
+// TestDamagedLLCReservedBytes: pingpong.pcap with two reserved bytes of
+// the server's CONFIRM_LINK (frame 9) damaged, so that no one byte
+// explains its ICRC failing: with them zeroed, as Linux sends them, it
+// verifies, so the rest is the sender's and the message is followed (the
+// responder took it): the server's link UID and group ID are the whole
+// capture's, and the finding says why its content is known.
+func TestDamagedLLCReservedBytes(t *testing.T) {
+	whole := feedFile(t, "../samples/pingpong.pcap", Options{Unshared: true}, 0).Snapshot()
+	const llc = 14 + 20 + 8 + 12
+	frames := readRawFrames(t, "../samples/pingpong.pcap")
+	for _, m := range []mutate.Mutation{
+		{Kind: mutate.Flip, At: 8, N: llc + 38, Mask: 0x11},
+		{Kind: mutate.Flip, At: 8, N: llc + 41, Mask: 0x22},
+	} {
+		frames = m.Apply(frames)
+	}
+	s, _ := feedRaw(t, frames)
+	if len(s.LinkGroups) != 1 || len(whole.LinkGroups) != 1 {
+		t.Fatalf("%d link groups, the whole capture %d: want one", len(s.LinkGroups), len(whole.LinkGroups))
+	}
+	if g, w := &s.LinkGroups[0], &whole.LinkGroups[0]; g.ServerLGRID != w.ServerLGRID || g.ClientLGRID != w.ClientLGRID {
+		t.Errorf("group IDs %#x/%#x, want the whole capture's %#x/%#x", g.ServerLGRID, g.ClientLGRID, w.ServerLGRID, w.ClientLGRID)
+	}
+	found := false
+	for _, f := range s.Findings() {
+		if f.ID == expert.CaptureCopyDamaged {
+			found = true
+			if !strings.Contains(f.Detail, "it verifies with the LLC message's reserved bytes zero, as sent (its content followed)") {
+				t.Errorf("finding: %s", f.Detail)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no %v finding", expert.CaptureCopyDamaged)
+	}
+}
+
 // TestReusedAcceptQPAndGID: lossy.pcap's second connection (it reuses the
 // group) with its Accept's queue pair and a byte of its GID damaged (the
 // segment's checksum fails), its Confirm whole: the link the Confirm's end

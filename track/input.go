@@ -340,8 +340,8 @@ type roceIn struct {
 	// byte mended outside it, or only a length damaged: LengthMend).
 	// Last, with llc: only damaged frames read them.
 	mended, mendWhole bool
-	// zeroed: the ICRC verifies with the CDC message's reserved bytes
-	// zeroed, as its sender sent them (zeroedCDC): the damage was there
+	// zeroed: the ICRC verifies with the CDC or LLC message's reserved
+	// bytes zeroed, as its sender sent them (zeroedSMC): the damage was there
 	// alone (mendWhole with it).
 	zeroed    bool
 	mend      decode.ICRCMend

@@ -1663,7 +1663,11 @@ func damageText(id expert.ID, r *roceIn, why error) string {
 		}
 		zeroed := ""
 		if r.zeroed {
-			zeroed = " with the CDC message's reserved bytes zero, as sent,"
+			msg := "CDC"
+			if !r.hasCDC {
+				msg = "LLC"
+			}
+			zeroed = " with the " + msg + " message's reserved bytes zero, as sent,"
 		}
 		if r.mended {
 			return fmt.Sprintf("ICRC in the frame 0x%08x, computed 0x%08x:%s one byte explains it, offset %d (%s), 0x%02x in the frame, 0x%02x sent",
