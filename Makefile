@@ -49,12 +49,14 @@ lint:
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
 
+# Past go test's 10-minute default per package: output's tests take 4-8 minutes on an idle
+# 2-core machine, more on a busy one.
 unit:
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -timeout 45m ./...
 	# The concurrent parts (dashboard, browser, exporter, monitor, the ordered pass) under the race detector.
-	$(GO) test -count=1 -race ./tui/... ./metrics/ ./monitor/ ./internal/inorder/
+	$(GO) test -count=1 -timeout 45m -race ./tui/... ./metrics/ ./monitor/ ./internal/inorder/
 	# smcdump -j: reading, decoding and writing in turn (a sample of the captures and modes).
-	$(GO) test -count=1 -race -run 'TestParallel' ./output/
+	$(GO) test -count=1 -timeout 45m -race -run 'TestParallel' ./output/
 
 # Boots the QEMU lab on Linux 6.12, then on the lab's 7.3, and drives the real binaries in
 # it; skips a kernel with the reason where it cannot run. Its time limits are lab/run's
