@@ -4528,6 +4528,10 @@ func TestDamagedCDCReservedBytes(t *testing.T) {
 			t.Errorf("%v: %d CDCs %d bytes %d cursor errors, want the whole capture's %d and %d, none", Dir(d), f.CDCs, f.Bytes, f.CursorErrors, wf.CDCs, wf.Bytes)
 		}
 	}
+	// The damaged frames are the connection's, as their whole copies are.
+	if got, want := s.Conns[0].Frames, whole.Conns[0].Frames; got != want {
+		t.Errorf("the connection's frames %d, want the whole capture's %d", got, want)
+	}
 }
 
 // TestDamagedLLCReservedBytes: pingpong.pcap with two reserved bytes of
@@ -4564,6 +4568,13 @@ func TestDamagedLLCReservedBytes(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no %v finding", expert.CaptureCopyDamaged)
+	}
+	// The CONFIRM_LINK is the first connection's, as its whole copy is.
+	if len(s.Conns) != 1 {
+		t.Fatalf("connections %q, want one", connOutcomes(&s))
+	}
+	if got, want := s.Conns[0].Frames, whole.Conns[0].Frames; got != want {
+		t.Errorf("the connection's frames %d, want the whole capture's %d", got, want)
 	}
 }
 

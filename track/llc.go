@@ -8,6 +8,15 @@ import (
 	"github.com/smcscope/smcscope/expert"
 )
 
+// confirmingFor is the connection l's CONFIRM_LINK exchange is for, nil
+// for none: the first connection of a new link waits for it (no CDC yet).
+func (l *Link) confirmingFor() *Conn {
+	if len(l.conns) > 0 && l.conns[0].TFirstCDC.IsZero() {
+		return l.conns[0]
+	}
+	return nil
+}
+
 // llc follows link and link-group state from one LLC message sent in
 // direction d on link l (the flows of net/smc/smc_llc.c).
 func (t *Tracker) llc(l *Link, d Dir, in *input) {
@@ -52,9 +61,7 @@ func (t *Tracker) llc(l *Link, d Dir, in *input) {
 			ev.n = -1
 		}
 		l.addHistory(in, ev)
-		// The first connection of a new link waits for this exchange.
-		if len(l.conns) > 0 && l.conns[0].TFirstCDC.IsZero() {
-			c := l.conns[0]
+		if c := l.confirmingFor(); c != nil {
 			t.touchConn(c, in, d)
 			if t.recording(c) {
 				t.note(c, in, d, "LLC "+m.typ.String(), fmt.Sprintf("%s link %d QPN %#x GID %v", kind, m.linkID, m.qpn, m.gid))

@@ -209,7 +209,13 @@ func (t *Tracker) roce(in *input) {
 		if r.icrcBad && !r.ipSumBad {
 			l.RC[d].ICRCBad++
 		}
-		l.RC[d].holdDamaged(in, t.raiseDropped(&l.expert, in))
+		id := t.raiseDropped(&l.expert, in)
+		if wholeCopy(id, r) {
+			// Its content is the sender's: the frame is its
+			// connection's, whether the responder took it or not.
+			t.attributeAhead(l, d, in)
+		}
+		l.RC[d].holdDamaged(in, id)
 		return
 	}
 	rc := &l.RC[d]
@@ -1840,14 +1846,19 @@ func (t *Tracker) reordered(l *Link, d Dir, in *input) {
 }
 
 // attributeAhead ties a request that the responder drops (out of
-// sequence) to its connection where the frame names it (a CDC's token, a
-// WRITE's rkey), without following its content: a copy comes again.
+// sequence), or may have dropped (damaged, its content the sender's), to
+// its connection where the frame names it (a CDC's token, a WRITE's rkey,
+// a CONFIRM_LINK its link's first connection waits for), without
+// following its content: a copy comes again, or it is followed once the
+// responder's word says it took it.
 func (t *Tracker) attributeAhead(l *Link, d Dir, in *input) {
 	r := &in.roce
 	var c *Conn
 	switch {
 	case r.hasCDC:
 		c = l.lgr.tokens[d][r.cdc.token]
+	case r.hasLLC && r.llc.typ.Base() == decode.LLCConfirmLink:
+		c = l.confirmingFor()
 	case r.hasRETH && (r.opcode == opWriteFirst || r.opcode == opWriteOnly || r.opcode == opWriteOnlyImm):
 		c = l.rkeys[d][r.rkey].conn
 	}
