@@ -69,9 +69,9 @@ func connRows(s *monitor.Snapshot) []entry[monitor.ConnRow] {
 	return out
 }
 
-// connDetail is a connection's story: what it is, where it runs, what it
-// moved, why it fell back, and its history (the wire's handshake steps and
-// every event about it).
+// connDetail is a connection's story: what it is, why it fell back and
+// what deserves a look, where it runs, what it moved, and its history
+// (the wire's handshake steps and every event about it).
 func connDetail(r monitor.ConnRow, s *monitor.Snapshot) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s %s  %s -> %s", r.Key, r.Mode, r.State, localEnd(r), endpoint(r.Dst, r.AddrHidden))
@@ -88,6 +88,21 @@ func connDetail(r monitor.ConnRow, s *monitor.Snapshot) string {
 	}
 	if r.FamilyUnknown {
 		b.WriteString("listener on all addresses: sock_diag reports zeros for 0.0.0.0 and [::] alike, and /proc/net/tcp, tcp6 did not tell which (unread, or both list the port)\n")
+	}
+	// Why it fell back, how it went and what deserves a look come
+	// first: a short pane (80x24) shows them before the addresses.
+	d := r.Details()
+	if d.Fallback.Code != 0 {
+		fmt.Fprintf(&b, "fallback %#08x %s: %s\n", d.Fallback.Code, d.Fallback.Name, d.Fallback.Meaning)
+	}
+	if d.PeerDiagnosis.Code != 0 {
+		fmt.Fprintf(&b, "peer diagnosis %#08x %s: %s\n", d.PeerDiagnosis.Code, d.PeerDiagnosis.Name, d.PeerDiagnosis.Meaning)
+	}
+	if d.Detail != "" {
+		b.WriteString(d.Detail + "\n")
+	}
+	if d.Notes != "" {
+		b.WriteString("notes: " + d.Notes + "\n")
 	}
 	if r.Source == monitor.SourceKernel {
 		uid := "-"
@@ -109,19 +124,6 @@ func connDetail(r monitor.ConnRow, s *monitor.Snapshot) string {
 	if t := r.Traced; t != nil {
 		fmt.Fprintf(&b, "traced in the last interval: sent %d B in %d calls (%s), received %d B in %d calls (%s)\n",
 			t.TxBytes, t.TxCalls, bytesRate(t.TxRate), t.RxBytes, t.RxCalls, bytesRate(t.RxRate))
-	}
-	d := r.Details()
-	if d.Fallback.Code != 0 {
-		fmt.Fprintf(&b, "fallback %#08x %s: %s\n", d.Fallback.Code, d.Fallback.Name, d.Fallback.Meaning)
-	}
-	if d.PeerDiagnosis.Code != 0 {
-		fmt.Fprintf(&b, "peer diagnosis %#08x %s: %s\n", d.PeerDiagnosis.Code, d.PeerDiagnosis.Name, d.PeerDiagnosis.Meaning)
-	}
-	if d.Detail != "" {
-		b.WriteString(d.Detail + "\n")
-	}
-	if d.Notes != "" {
-		b.WriteString("notes: " + d.Notes + "\n")
 	}
 	findingLines(&b, d.Findings, "")
 	// Its history: the wire's steps of the connection, and every event
