@@ -1244,6 +1244,7 @@ func fill(in *input, f *capture.Frame) {
 		s.src = netip.AddrPortFrom(src, uint16(tc.SrcPort))
 		s.dst = netip.AddrPortFrom(dst, uint16(tc.DstPort))
 		s.syn, s.ack, s.fin, s.rst = tc.SYN, tc.ACK, tc.FIN, tc.RST
+		s.oddRST = tc.RST && (tc.SYN || tc.FIN || tc.PSH || tc.URG)
 		s.seq, s.ackNum = tc.Seq, tc.Ack
 		s.smcOpt = f.SMCOption
 		// The segment's length on the wire: the sequence space it takes,

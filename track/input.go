@@ -70,12 +70,17 @@ type tcpIn struct {
 	ackNum   uint32 // valid with ack
 	syn, ack bool
 	fin, rst bool
-	smcOpt   bool
-	payload  int    // as on the wire (the IP length says), cut or not
-	cut      int    // of payload, the bytes the capture's snap length left out
-	hdr      int    // the TCP header's length, as its data offset says
-	clcErrs  int    // CLC messages of this segment that did not decode
-	clcErr   string // the first one's error
+	// oddRST: a RST with a flag no Linux reset carries (SYN, FIN, PSH,
+	// URG: tcp_send_active_reset in net/ipv4/tcp_output.c and
+	// tcp_v4_send_reset in net/ipv4/tcp_ipv4.c send RST, with ACK at
+	// most).
+	oddRST  bool
+	smcOpt  bool
+	payload int    // as on the wire (the IP length says), cut or not
+	cut     int    // of payload, the bytes the capture's snap length left out
+	hdr     int    // the TCP header's length, as its data offset says
+	clcErrs int    // CLC messages of this segment that did not decode
+	clcErr  string // the first one's error
 	// retyped: messages that did not decode as carried, read as the
 	// type their sender sends (Tracker.retype); clcErrs leaves them out.
 	retyped   int

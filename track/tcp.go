@@ -86,11 +86,11 @@ func (t *Tracker) tcp(in *input) {
 		// the connection goes on where its peers' segments say so.
 		s.rst = false
 	}
-	if s.rst && s.payload > 0 && s.mayBeDamaged() {
-		// Linux sends a reset bare, with no payload
-		// (tcp_send_active_reset in net/ipv4/tcp_output.c,
-		// tcp_v4_send_reset in net/ipv4/tcp_ipv4.c): a segment with
-		// both whose checksum fails as held, judged or not, is a data
+	if s.rst && (s.oddRST || s.payload > 0) && s.mayBeDamaged() {
+		// Linux sends a reset bare, with no payload and no flag but
+		// ACK (tcp_send_active_reset in net/ipv4/tcp_output.c,
+		// tcp_v4_send_reset in net/ipv4/tcp_ipv4.c): one with either
+		// whose checksum fails as held, judged or not, is another
 		// segment whose flags byte the capture damaged.
 		s.rst = false
 	}

@@ -1192,7 +1192,10 @@ func heavyDamaged(frames []mutate.Frame, seed, k uint64) []mutate.Frame {
 // (and PSN) damaged where the link's first whole packets come to the
 // other end's QP, a reset copy before the link's first CDCs that a FIN
 // after them proves damage, a reusing connection's malformed Confirm
-// whose Accept's token the client's CDCs carry. No handshake fails where the whole capture's none does.
+// whose Accept's token the client's CDCs carry, ACKs whose damaged flags
+// byte reads RST with SYN or PSH (no Linux reset carries either) after a
+// malformed Proposal, nothing of the connection verifying before. No
+// handshake fails where the whole capture's none does.
 func TestHeavyDamageHandshakes(t *testing.T) {
 	for _, c := range []struct {
 		name    string
@@ -1204,7 +1207,7 @@ func TestHeavyDamageHandshakes(t *testing.T) {
 		{"multilink", 403, 4}, {"multiconn", 410, 2}, {"multiconn", 509, 11}, {"multiconn", 515, 2},
 		{"multiconn", 501, 6}, {"lossy", 436, 10}, {"multilink", 531, 11}, {"pingpong", 543, 1}, {"multiconn", 529, 12},
 		{"lossy", 542, 4}, {"pingpong", 549, 11}, {"long", 549, 11}, {"slow-reader", 432, 6}, {"silent-link", 544, 11},
-		{"slow-reader", 550, 12}, {"lossy", 505, 10},
+		{"slow-reader", 550, 12}, {"lossy", 505, 10}, {"slow-reader", 545, 11},
 	} {
 		rel := "samples/" + c.name + ".pcap"
 		frames, lt, err := mutate.ReadFile(filepath.Join(testutil.Root(t), rel))
