@@ -116,7 +116,7 @@ func (f *Frame) ICRCMendSMC() (m decode.ICRCMend, exact, ok bool) {
 	}
 	base := len(f.Data) - len(ip) // ip's offset in Data
 	at := cap(f.Data) - cap(msg)  // the message's offset in Data
-	if len(msg) == 0 || len(sent) == 0 || cap(msg) > cap(f.Data) || &f.Data[:cap(f.Data)][at] != &msg[0] || at < base {
+	if len(msg) == 0 || len(sent) == 0 || cap(msg) > cap(f.Data) || &f.Data[:cap(f.Data)][at] != &msg[0] {
 		return decode.ICRCMend{}, false, false
 	}
 	for i := range sent {
