@@ -45,6 +45,14 @@ func feedRaw(t *testing.T, frames []rawFrame) (Snapshot, []string) {
 	return s, found
 }
 
+// applied is frames with ms applied in turn.
+func applied(frames []rawFrame, ms ...mutate.Mutation) []rawFrame {
+	for _, m := range ms {
+		frames = m.Apply(frames)
+	}
+	return frames
+}
+
 // clientCDCs lists the frame indexes of the client's CDCs in frames.
 func clientCDCs(t *testing.T, frames []rawFrame) []int {
 	t.Helper()
@@ -2447,9 +2455,7 @@ func TestThinnedHandshakes(t *testing.T) {
 		t.Run(fmt.Sprintf("%s %v", filepath.Base(c.capture), c.damage), func(t *testing.T) {
 			whole := feedFile(t, c.capture, Options{Unshared: true}, 0).Snapshot()
 			frames := readRawFrames(t, c.capture)
-			for _, m := range c.damage {
-				frames = m.Apply(frames)
-			}
+			frames = applied(frames, c.damage...)
 			s, _ := feedRaw(t, frames)
 			if len(s.Conns) != len(whole.Conns) || len(s.LinkGroups) != len(whole.LinkGroups) {
 				for _, x := range s.Conns {
@@ -4386,9 +4392,7 @@ func TestDamagedFINProven(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			frames := readRawFrames(t, "../samples/lossy.pcap")
-			for _, m := range tc.flips {
-				frames = m.Apply(frames)
-			}
+			frames = applied(frames, tc.flips...)
 			frames = mutate.Mutation{Kind: mutate.Drop, At: 179}.Apply(frames)
 			s, _ := feedRaw(t, frames)
 			var first *Conn
@@ -4464,14 +4468,12 @@ func TestDamagedAcceptGID(t *testing.T) {
 func TestDamagedConfirmQPAndGID(t *testing.T) {
 	const clc = 14 + 20 + 32
 	frames := readRawFrames(t, "../samples/multiconn.pcap")
-	for _, m := range []mutate.Mutation{
+	frames = applied(frames, []mutate.Mutation{
 		{Kind: mutate.Flip, At: 354, N: clc + 40, Mask: 0x40},     // the Confirm's QPN
 		{Kind: mutate.Flip, At: 354, N: clc + 16 + 1, Mask: 0xae}, // its GID
 		{Kind: mutate.Drop, At: 335},                              // the Accept
 		{Kind: mutate.Drop, At: 313},                              // the Proposal (its GID would mend the Confirm's)
-	} {
-		frames = m.Apply(frames)
-	}
+	}...)
 	s, _ := feedRaw(t, frames)
 	var second *Conn
 	for i := range s.Conns {
@@ -4502,22 +4504,18 @@ func TestDamagedCDCReservedBytes(t *testing.T) {
 	whole := feedFile(t, "../samples/pingpong.pcap", Options{Unshared: true}, 0).Snapshot()
 	const cdc = 14 + 20 + 8 + 12
 	frames := readRawFrames(t, "../samples/pingpong.pcap")
-	for _, m := range []mutate.Mutation{
+	frames = applied(frames, []mutate.Mutation{
 		{Kind: mutate.Flip, At: 19, N: cdc + 30, Mask: 0x6A},
 		{Kind: mutate.Flip, At: 19, N: cdc + 40, Mask: 0x56},
-	} {
-		frames = m.Apply(frames)
-	}
+	}...)
 	// A CDC with two reserved bytes and its producer count damaged (the
 	// cursor back behind the one before): mended with those zeroed and
 	// that byte as sent, no cursor error.
-	for _, m := range []mutate.Mutation{
+	frames = applied(frames, []mutate.Mutation{
 		{Kind: mutate.Flip, At: 35, N: cdc + 8, Mask: 0x11},
 		{Kind: mutate.Flip, At: 35, N: cdc + 33, Mask: 0x20},
 		{Kind: mutate.Flip, At: 35, N: cdc + 15, Mask: 0x80},
-	} {
-		frames = m.Apply(frames)
-	}
+	}...)
 	s, _ := feedRaw(t, frames)
 	if len(s.Conns) != 1 {
 		t.Fatalf("connections %q, want one", connOutcomes(&s))
@@ -4544,12 +4542,10 @@ func TestDamagedLLCReservedBytes(t *testing.T) {
 	whole := feedFile(t, "../samples/pingpong.pcap", Options{Unshared: true}, 0).Snapshot()
 	const llc = 14 + 20 + 8 + 12
 	frames := readRawFrames(t, "../samples/pingpong.pcap")
-	for _, m := range []mutate.Mutation{
+	frames = applied(frames, []mutate.Mutation{
 		{Kind: mutate.Flip, At: 8, N: llc + 38, Mask: 0x11},
 		{Kind: mutate.Flip, At: 8, N: llc + 41, Mask: 0x22},
-	} {
-		frames = m.Apply(frames)
-	}
+	}...)
 	s, _ := feedRaw(t, frames)
 	if len(s.LinkGroups) != 1 || len(whole.LinkGroups) != 1 {
 		t.Fatalf("%d link groups, the whole capture %d: want one", len(s.LinkGroups), len(whole.LinkGroups))
@@ -4590,12 +4586,10 @@ func TestReusedAcceptQPAndGID(t *testing.T) {
 	whole := feedFile(t, "../samples/lossy.pcap", Options{Unshared: true}, 0).Snapshot()
 	const clc = 14 + 20 + 32
 	frames := readRawFrames(t, "../samples/lossy.pcap")
-	for _, m := range []mutate.Mutation{
+	frames = applied(frames, []mutate.Mutation{
 		{Kind: mutate.Flip, At: 203, N: clc + 40, Mask: 0x40},     // the Accept's QPN
 		{Kind: mutate.Flip, At: 203, N: clc + 16 + 3, Mask: 0x80}, // its GID
-	} {
-		frames = m.Apply(frames)
-	}
+	}...)
 	s, _ := feedRaw(t, frames)
 	if len(s.Conns) != len(whole.Conns) || len(s.LinkGroups) != 1 {
 		t.Fatalf("connections %q in %d link groups, want the whole capture's %d in one", connOutcomes(&s), len(s.LinkGroups), len(whole.Conns))
@@ -4651,13 +4645,11 @@ func TestBlindHandshakesTwo(t *testing.T) {
 // not the SYN-ACK's damage.
 func TestDamagedSYNACKOption(t *testing.T) {
 	frames := readRawFrames(t, "../samples/pingpong.pcap")
-	for _, m := range []mutate.Mutation{
+	frames = applied(frames, []mutate.Mutation{
 		{Kind: mutate.Flip, At: 3, N: 14 + 20 + 27, Mask: 0x40}, // frame 4: the timestamps option's length
 		{Kind: mutate.Flip, At: 4, N: 14 + 20 + 32 + 120, Mask: 0x01},
 		{Kind: mutate.Drop, At: 6}, // the Accept
-	} {
-		frames = m.Apply(frames)
-	}
+	}...)
 	s, found := feedRaw(t, frames)
 	if len(s.Conns) != 1 {
 		t.Fatalf("connections %q, want one", connOutcomes(&s))
