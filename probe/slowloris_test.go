@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/netip"
 	"slices"
@@ -94,7 +95,8 @@ func testReconnectingSlowloris(t *testing.T, period time.Duration) {
 		tries    = 30
 		within   = 100 * time.Millisecond
 	)
-	s, ap := startServer(t, ServerConfig{TCPOnly: true, MaxConns: maxConns,
+	sheds := &shedLog{as: map[string]string{}}
+	s, ap := startServer(t, ServerConfig{TCPOnly: true, MaxConns: maxConns, Log: slog.New(sheds),
 		IdleTimeout: 2 * time.Second, RequestTimeout: time.Second, ShedAfter: 100 * time.Millisecond})
 	ctx, cancel := context.WithCancel(context.Background())
 	connects, wait := slowloris(ctx, ap, slow, period)
@@ -115,6 +117,7 @@ func testReconnectingSlowloris(t *testing.T, period time.Duration) {
 
 	var took []time.Duration
 	var failed []string
+	unsent := 0 // good clients shed before their request reached the server
 	pace := time.NewTicker(30 * time.Millisecond) // spreads the tries over the attack, asserts nothing
 	defer pace.Stop()
 	for range tries {
@@ -122,13 +125,21 @@ func testReconnectingSlowloris(t *testing.T, period time.Duration) {
 		start := time.Now()
 		c, err := Dial(context.Background(), ProtoTCP, ap, 5*time.Second)
 		dialed := time.Since(start)
+		local := ""
 		if err == nil {
+			local = c.LocalAddr().String()
 			c.SetDeadline(time.Now().Add(5 * time.Second))
 			_, err = NewPinger(c, 64).Ping(64)
 			c.Close()
 		}
 		d := time.Since(start)
 		switch {
+		case err != nil && period == 0 && sheds.shedAs(local) == "new":
+			// Its socket held nothing when the server chose it (Server.unread
+			// looks): this process had not yet sent its request, and a
+			// connection that sends nothing is a silent slow client's twin.
+			// A busy machine delays the send past 63 reconnects (~20 ms).
+			unsent++
 		case err != nil:
 			failed = append(failed, err.Error())
 		case d > within:
@@ -138,10 +149,49 @@ func testReconnectingSlowloris(t *testing.T, period time.Duration) {
 		}
 	}
 	slices.Sort(took)
-	t.Logf("%d of %d good clients served within %v (%d slow connections made); served in %v; the others: %q", len(took), tries, within, connects.Load(), took, failed)
-	if len(took) < tries-1 {
-		t.Fatalf("%d of %d good clients served within %v behind %d reconnecting slow clients; the others: %q", len(took), tries, within, slow, failed)
+	t.Logf("%d of %d good clients served within %v (%d slow connections made); served in %v; %d shed before their request was sent; the others: %q",
+		len(took), tries, within, connects.Load(), took, unsent, failed)
+	if len(took) < tries-1-unsent || len(took) < tries*2/3 {
+		t.Fatalf("%d of %d good clients served within %v behind %d reconnecting slow clients (%d shed before they sent); the others: %q",
+			len(took), tries, within, slow, unsent, failed)
 	}
+}
+
+// shedLog is a slog.Handler that keeps, of the server's lines, which
+// connection (its client's address) was shed as what class.
+type shedLog struct {
+	mu sync.Mutex
+	as map[string]string
+}
+
+func (h *shedLog) Enabled(context.Context, slog.Level) bool { return true }
+func (h *shedLog) WithAttrs([]slog.Attr) slog.Handler      { return h }
+func (h *shedLog) WithGroup(string) slog.Handler           { return h }
+
+func (h *shedLog) Handle(_ context.Context, r slog.Record) error {
+	var shed, as string
+	r.Attrs(func(a slog.Attr) bool {
+		switch a.Key {
+		case "shed":
+			shed = a.Value.String()
+		case "shed_as":
+			as = a.Value.String()
+		}
+		return true
+	})
+	if shed != "" {
+		h.mu.Lock()
+		h.as[shed] = as
+		h.mu.Unlock()
+	}
+	return nil
+}
+
+// shedAs is the class the connection from addr was shed as, "" if none.
+func (h *shedLog) shedAs(addr string) string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.as[addr]
 }
 
 // TestServerVictimOrder: which connection a full server sheds for a new
