@@ -402,6 +402,9 @@ func (d *Decoder) decodeChain(f *Frame, typ gopacket.LayerType, outer bool) {
 			if f.Cut && cutShort(cur, data, err) {
 				// The snap length cut the layer, the sender did not: the
 				// frame says it is cut (frame.cut), and is no error.
+				if cur == layers.LayerTypeTCP && decodeTCPCut(&d.tcp, data) {
+					f.TCPCut = &d.tcp
+				}
 				return
 			}
 			f.Err = layerError(cur, data, err)

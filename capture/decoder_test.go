@@ -193,6 +193,10 @@ func frameState(f *Frame) string {
 		fmt.Fprintf(&b, "%#v\n", l)
 		at("tcp", f.TCP.Contents, f.TCP.Payload)
 	}
+	if t := f.TCPCut; t != nil {
+		fmt.Fprintf(&b, "tcp cut %v %v %v %v %v %d options %v\n", t.SrcPort, t.DstPort, t.Seq, t.Ack, t.DataOffset, len(t.Options), f.TCPWireLen())
+		at("tcp cut", t.Contents, t.Payload)
+	}
 	if f.BTH != nil {
 		fmt.Fprintf(&b, "%#v\n", *f.BTH)
 	}

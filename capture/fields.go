@@ -33,7 +33,7 @@ var (
 	fTCPDstPort  = decode.Field(decode.OwnerTCP, "tcp.dstport", decode.KindUint, "TCP destination port", decode.At(2, 2))
 	fTCPSeq      = decode.Field(decode.OwnerTCP, "tcp.seq", decode.KindUint, "TCP sequence number (absolute)", decode.At(4, 4))
 	fTCPAck      = decode.Field(decode.OwnerTCP, "tcp.ack", decode.KindUint, "TCP acknowledgement number (absolute)", decode.At(8, 4))
-	fTCPLen      = decode.Field(decode.OwnerTCP, "tcp.len", decode.KindUint, "TCP payload length")
+	fTCPLen      = decode.Field(decode.OwnerTCP, "tcp.len", decode.KindUint, "TCP payload length on the wire (from the IP length where the frame is cut)")
 	fTCPSYN      = decode.Field(decode.OwnerTCP, "tcp.flags.syn", decode.KindBool, "TCP SYN flag", decode.At(13, 1, decode.Bits(0x02)))
 	fTCPACK      = decode.Field(decode.OwnerTCP, "tcp.flags.ack", decode.KindBool, "TCP ACK flag", decode.At(13, 1, decode.Bits(0x10)))
 	fTCPFIN      = decode.Field(decode.OwnerTCP, "tcp.flags.fin", decode.KindBool, "TCP FIN flag", decode.At(13, 1, decode.Bits(0x01)))
@@ -122,12 +122,12 @@ func appendBaseFields(r *decode.Record, f *Frame) {
 		r.AddUint(fIPProto, uint64(ip.NextHeader))
 		r.AddUint(fIPTTL, uint64(ip.HopLimit))
 	}
-	if t := f.TCP; t != nil && g&gTCP != 0 {
+	if t := f.TCPHeader(); t != nil && g&gTCP != 0 {
 		r.AddUint(fTCPSrcPort, uint64(t.SrcPort))
 		r.AddUint(fTCPDstPort, uint64(t.DstPort))
 		r.AddUint(fTCPSeq, uint64(t.Seq))
 		r.AddUint(fTCPAck, uint64(t.Ack))
-		r.AddUint(fTCPLen, uint64(len(t.Payload)))
+		r.AddUint(fTCPLen, uint64(f.TCPWireLen()))
 		r.AddBool(fTCPSYN, t.SYN)
 		r.AddBool(fTCPACK, t.ACK)
 		r.AddBool(fTCPFIN, t.FIN)
@@ -135,7 +135,11 @@ func appendBaseFields(r *decode.Record, f *Frame) {
 		if f.TCPSum.Checked {
 			r.AddBool(fTCPSumOK, f.TCPSum.OK)
 		}
-		decode.AppendSMCOptionFields(r, t)
+		if smc, _ := decode.SMCOptionKind(t.Options); smc || f.TCPCut == nil {
+			// Of a header cut inside its options, only an option kept
+			// is known: tcp.smc_option is absent, not 0, otherwise.
+			decode.AppendSMCOptionFields(r, t)
+		}
 	}
 	if u := f.UDP; u != nil && g&gUDP != 0 {
 		r.AddUint(fUDPSrcPort, uint64(u.SrcPort))

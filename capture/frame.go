@@ -189,7 +189,13 @@ type Frame struct {
 	IPv4 *layers.IPv4
 	IPv6 *layers.IPv6
 	TCP  *layers.TCP
-	UDP  *layers.UDP
+	// TCPCut is a TCP header the snap length cut inside its options
+	// (TCP is nil then): its fixed 20 bytes and the options whole in the
+	// capture, no payload. Shown and filtered like a TCP header; the
+	// tracker and the CLC reassembler read TCP only, as its options (the
+	// SMC option among them) and its payload are not all there.
+	TCPCut *layers.TCP
+	UDP    *layers.UDP
 	// Tunnel: the frame was carried by a mirror session or an overlay
 	// (ERSPAN, GRE, VXLAN, Geneve); the layers above are the carried
 	// frame's.
@@ -306,6 +312,7 @@ func (f *Frame) reset() {
 	f.Decoded = f.Decoded[:0]
 	f.Eth, f.VLAN, f.SLL, f.SLL2 = nil, nil, nil, nil
 	f.IPv4, f.IPv6, f.TCP, f.UDP = nil, nil, nil, nil
+	f.TCPCut = nil
 	f.Tunnel = nil
 	f.SMCLayers.reset()
 	f.ICRC, f.icrcDue = ICRCStatus{}, false
@@ -329,11 +336,20 @@ func (f *Frame) reset() {
 	f.direct = 0
 }
 
+// TCPHeader is the frame's TCP header for showing it: TCP, or TCPCut
+// where the snap length cut it inside its options; nil without one.
+func (f *Frame) TCPHeader() *layers.TCP {
+	if f.TCP != nil {
+		return f.TCP
+	}
+	return f.TCPCut
+}
+
 // TCPWireLen is how many payload bytes the frame's TCP segment had on the
 // wire: by its IP length when the snap length cut the frame, else the
 // bytes captured (also when the IP layer cannot say more).
 func (f *Frame) TCPWireLen() int {
-	t := f.TCP
+	t := f.TCPHeader()
 	if t == nil {
 		return 0
 	}
@@ -341,12 +357,13 @@ func (f *Frame) TCPWireLen() int {
 	if !f.Cut {
 		return n
 	}
+	hdr := int(t.DataOffset) * 4 // a cut header's Contents are the bytes kept
 	wire := n
 	switch {
 	case f.IPv4 != nil:
-		wire = int(f.IPv4.Length) - int(f.IPv4.IHL)*4 - len(t.Contents)
+		wire = int(f.IPv4.Length) - int(f.IPv4.IHL)*4 - hdr
 	case f.IPv6 != nil && f.IPv6.NextHeader == layers.IPProtocolTCP:
-		wire = int(f.IPv6.Length) - len(t.Contents)
+		wire = int(f.IPv6.Length) - hdr
 	}
 	return max(wire, n)
 }

@@ -103,8 +103,8 @@ func (f *Frame) layerAt(o decode.Owner, inst int, clcFrom *int) (start int, at S
 			c = f.IPv6.Contents
 		}
 	case decode.OwnerTCP:
-		if f.TCP != nil {
-			c = f.TCP.Contents
+		if t := f.TCPHeader(); t != nil {
+			c = t.Contents
 		}
 	case decode.OwnerUDP:
 		if f.UDP != nil {

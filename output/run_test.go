@@ -447,6 +447,37 @@ func TestProblemsShown(t *testing.T) {
 	}
 }
 
+// TestTCPHeaderCutShown: a segment whose TCP header the snap length cut
+// inside its options is a TCP line (ports, flags, the payload's length on
+// the wire), the SMC option of a SYN unknown, not absent; as tshark shows
+// it, and -T fields with it.
+func TestTCPHeaderCutShown(t *testing.T) {
+	p := rewriteFrames(t, fallback, 10, func(n int, data []byte, ci *gopacket.CaptureInfo) []byte {
+		switch n {
+		case 5: // SYN cut to 64 of its 82 bytes: MSS and SACK_PERM kept
+			data, ci.CaptureLength = data[:64], 64
+		case 10: // a data segment cut to 60: 6 bytes of its options
+			data, ci.CaptureLength = data[:60], 60
+		}
+		return data
+	})
+	text, _, err := run(t, Options{Read: p, All: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := linesOf(text, 5); len(l) != 1 || !strings.Contains(l[0], ":39008 -> 10.10.0.1:5000  TCP  [SYN] seq 3201529688 len 0 SMC option not captured (options cut) [cut by snaplen: 64 of 82 bytes]") {
+		t.Errorf("frame 5: %q", l)
+	}
+	if l := linesOf(text, 10); len(l) != 1 || !strings.Contains(l[0], "TCP  [PSH, ACK] seq 3201529713 len 64 [cut by snaplen: 60 of 130 bytes]") {
+		t.Errorf("frame 10: %q", l)
+	}
+	fields, _, err := run(t, Options{Read: p, Format: FormatFields, All: true,
+		Fields: []string{"frame.number", "tcp.srcport", "tcp.flags.syn", "tcp.len", "tcp.smc_option"}, DisplayFilter: "frame.cut"})
+	if err != nil || fields != "5\t39008\t1\t0\t\n10\t39008\t0\t64\t\n" {
+		t.Errorf("fields %q %v", fields, err)
+	}
+}
+
 func TestFieldsJoinedValues(t *testing.T) {
 	out, _, err := run(t, Options{Read: declineRDM, Format: FormatFields,
 		Fields: []string{"frame.number", "smc.clc.decline.extra_diag", "smc.clc.type"}, DisplayFilter: "smc.clc.type == 4"})

@@ -419,8 +419,9 @@ func appendPortDst(dst []byte, f *capture.Frame) []byte {
 // of a dump device frame.
 func ports(f *capture.Frame) (src, dst uint16, ok bool) {
 	switch {
-	case f.TCP != nil:
-		return uint16(f.TCP.SrcPort), uint16(f.TCP.DstPort), true
+	case f.TCPHeader() != nil:
+		t := f.TCPHeader()
+		return uint16(t.SrcPort), uint16(t.DstPort), true
 	case f.Dump != nil && f.UDP != nil:
 		return uint16(f.UDP.SrcPort), uint16(f.UDP.DstPort), true
 	}
@@ -492,7 +493,7 @@ func topLayer(f *capture.Frame, clc int) lineLayer {
 		return layerDump
 	case f.BTH != nil:
 		return layerRoCE
-	case f.TCP != nil:
+	case f.TCP != nil, f.TCPCut != nil:
 		return layerTCP
 	case f.UDP != nil:
 		return layerUDP
@@ -583,7 +584,7 @@ func appendRoCE(dst []byte, f *capture.Frame) []byte {
 }
 
 func appendTCP(dst []byte, f *capture.Frame) []byte {
-	t := f.TCP
+	t := f.TCPHeader()
 	dst = append(dst, '[')
 	n := len(dst)
 	flag := func(on bool, name string) {
@@ -602,9 +603,18 @@ func appendTCP(dst []byte, f *capture.Frame) []byte {
 	flag(t.ACK, "ACK")
 	dst = append(dst, "] seq "...)
 	dst = numfmt.AppendUint(dst, uint64(t.Seq))
-	dst = appendLen(dst, len(t.Payload))
+	dst = appendLen(dst, f.TCPWireLen()) // as sent: a cut frame says so apart
 	if t.SYN {
-		if f.SMCO {
+		if f.TCPCut != nil {
+			// Only the options kept are known (SMCOption reads TCP's).
+			if smc, smco := decode.SMCOptionKind(t.Options); smco {
+				dst = append(dst, " SMC option (ANCK SMCO)"...)
+			} else if smc {
+				dst = append(dst, " SMC option"...)
+			} else {
+				dst = append(dst, " SMC option not captured (options cut)"...)
+			}
+		} else if f.SMCO {
 			dst = append(dst, " SMC option (ANCK SMCO)"...)
 		} else if f.SMCOption {
 			dst = append(dst, " SMC option"...)
