@@ -117,7 +117,7 @@ func testReconnectingSlowloris(t *testing.T, period time.Duration) {
 
 	var took []time.Duration
 	var failed []string
-	unsent := 0 // good clients shed before their request reached the server
+	unsent := 0                                   // good clients shed before their request reached the server
 	pace := time.NewTicker(30 * time.Millisecond) // spreads the tries over the attack, asserts nothing
 	defer pace.Stop()
 	for range tries {
@@ -165,8 +165,8 @@ type shedLog struct {
 }
 
 func (h *shedLog) Enabled(context.Context, slog.Level) bool { return true }
-func (h *shedLog) WithAttrs([]slog.Attr) slog.Handler      { return h }
-func (h *shedLog) WithGroup(string) slog.Handler           { return h }
+func (h *shedLog) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h *shedLog) WithGroup(string) slog.Handler            { return h }
 
 func (h *shedLog) Handle(_ context.Context, r slog.Record) error {
 	var shed, as string
