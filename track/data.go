@@ -1082,7 +1082,9 @@ func (t *Tracker) write(l *Link, d Dir, in *input) {
 		if !ok {
 			rc.Unattached++
 			t.cur.unattached = true
-			rc.curPending = r.opcode == opWriteFirst
+			if rc.curPending = r.opcode == opWriteFirst; rc.curPending {
+				rc.lastFirst = spanOf(nil, r.psn, r.dmaLen, r.dataLen)
+			}
 			t.pendWrite(rc, r.rkey, uint64(r.dmaLen), 1, in.number)
 			return
 		}
@@ -1098,6 +1100,7 @@ func (t *Tracker) write(l *Link, d Dir, in *input) {
 		}
 		if r.opcode == opWriteFirst {
 			rc.curWrite = c
+			rc.lastFirst = spanOf(c, r.psn, r.dmaLen, r.dataLen)
 		}
 		t.placeWrite(rc, c, d, ref, in)
 		if t.recording(c) {

@@ -260,6 +260,7 @@ func (t *Tracker) fastRoCE(f *capture.Frame) fastResult {
 				// curWrite), placed after it in the RMBE (placeWrite's
 				// sw; its data is what follows the RETH).
 				rc.curWrite, rc.curLen = c, w.DMALen
+				rc.lastFirst = spanOf(c, b.PSN, w.DMALen, uint32(b.DataWireLen()))
 				rc.sw = streamWrite{}
 				if hw.va != 0 && hw.rmbe != 0 && w.VA >= hw.va {
 					rc.sw = streamWrite{ok: true, at: w.VA - hw.va, psn: b.PSN, pmtu: uint32(b.DataWireLen()), size: hw.rmbe}

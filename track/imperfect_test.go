@@ -976,6 +976,73 @@ func TestSwappedInGoBack(t *testing.T) {
 	}
 }
 
+// TestAheadWriteAttributed: the MIDDLE and LAST packets of an RDMA WRITE
+// whose FIRST is a connection's frame are that connection's too, also in
+// a run ahead of the PSN its responder expects: lossy.pcap's runs the
+// responder dropped after a loss (its WRITEs of 524 KB), and multiconn's
+// requests a capture showed out of order (each request of frames 780-799
+// and 1210-1225 put after the next: a multi-queue capture's order).
+func TestAheadWriteAttributed(t *testing.T) {
+	lossy, lt := testutil.ReadFrames(t, "../samples/lossy.pcap")
+	multi, _ := testutil.ReadFrames(t, "../samples/multiconn.pcap")
+	var swapped []mutate.Mutation
+	for _, at := range []int{782, 1214, 1217, 1219} { // indexes: frames 783, 1215, 1218, 1220
+		swapped = append(swapped, mutate.Mutation{Kind: mutate.Late, At: at, N: 1})
+	}
+	for _, c := range []struct {
+		name   string
+		frames []rawFrame
+		ahead  int // WRITE packets that must come in a run, at least
+	}{
+		{"lossy", lossy, 100},
+		{"multiconn reordered", applied(multi, swapped...), 3},
+	} {
+		tr := New(Options{Unshared: true})
+		var rec decode.Record
+		type write struct {
+			conn       string
+			from, pkts uint32
+		}
+		writes := map[uint32]write{} // by destination QP
+		checked, wrong := 0, 0
+		eachRaw(t, c.name, lt, c.frames, func(f *capture.Frame) {
+			tr.Feed(f)
+			rec.Reset()
+			tr.AppendFields(f, &rec)
+			b := f.BTH
+			if b == nil {
+				return
+			}
+			conn := ""
+			if v, ok := rec.First(fConnID); ok {
+				conn = v.Format(decode.KindUint)
+			}
+			switch b.Opcode {
+			case decode.OpWriteFirst:
+				w := write{from: b.PSN}
+				if f.RETH != nil && b.DataWireLen() > 0 {
+					w.conn, w.pkts = conn, (f.RETH.DMALen+uint32(b.DataWireLen())-1)/uint32(b.DataWireLen())
+				}
+				writes[b.DestQP] = w
+			case decode.OpWriteMiddle, decode.OpWriteLast:
+				w := writes[b.DestQP]
+				if n := (b.PSN - w.from) & 0xFFFFFF; w.conn != "" && n > 0 && n < w.pkts {
+					checked++
+					if conn != w.conn {
+						wrong++
+						if wrong <= 5 {
+							t.Errorf("%s: frame %d, PSN %#x of the WRITE of connection %s from PSN %#x: connection %q", c.name, f.Number, b.PSN, w.conn, w.from, conn)
+						}
+					}
+				}
+			}
+		})
+		if wrong > 0 || checked < c.ahead {
+			t.Errorf("%s: %d of %d later WRITE packets not their FIRST's connection's (want 0 of at least %d)", c.name, wrong, checked, c.ahead)
+		}
+	}
+}
+
 // TestDamagedBytes: lossy.pcap with random bytes damaged, one in 30,000
 // (as editcap -E 0.00003 does; three seeds). Damaged copies the
 // responder's word decides are the capture's damage (roce.capture.damaged)

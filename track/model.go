@@ -665,6 +665,10 @@ type RC struct {
 	recent     [16]psnConn // connections of the last requests, to attribute ACKs
 	nRecent    uint        // unsigned: the ring index is a mask, not a division
 	curWrite   *Conn       // connection of the WRITE message in progress (FIRST..LAST)
+	// lastFirst is the WRITE whose FIRST came last, in sequence or out
+	// of it: its MIDDLE and LAST packets that come out of sequence
+	// (requestConn) are its connection's frames as they go by.
+	lastFirst  writeSpan
 	curPending bool        // the WRITE in progress matched no rkey
 	curLen     uint32      // its whole length (the FIRST's RETH), for a LAST with immediate
 	sw         streamWrite // where the WRITE in progress places its bytes (Options.Stream)
@@ -677,6 +681,31 @@ type RC struct {
 	// sumsUnfilled: the direction's IPv4 header checksums are left to
 	// the RNIC in this capture (unsureSum).
 	sumsUnfilled bool
+}
+
+// writeSpan is an RDMA WRITE message by its FIRST packet: its connection
+// (nil: unknown), PSN and packets (its RETH length over the FIRST's
+// payload, the path MTU); on when there was one.
+type writeSpan struct {
+	conn       *Conn
+	from, pkts uint32
+	on         bool
+}
+
+// spanOf is the WRITE message whose FIRST, of connection c, has PSN psn,
+// RETH length dmaLen and a payload of pmtu bytes.
+func spanOf(c *Conn, psn, dmaLen, pmtu uint32) writeSpan {
+	w := writeSpan{conn: c, from: psn, pkts: 1, on: true}
+	if pmtu > 0 {
+		w.pkts = (dmaLen + pmtu - 1) / pmtu
+	}
+	return w
+}
+
+// holds reports whether psn is one of the message's later packets.
+func (w *writeSpan) holds(psn uint32) bool {
+	n := psnDiff(psn, w.from)
+	return w.on && n > 0 && n < int32(w.pkts)
 }
 
 // psnConn remembers which connection a request packet belonged to.

@@ -458,7 +458,13 @@ func (t *Tracker) inSequence(l *Link, d Dir, in *input) bool {
 	case dd < 0:
 		// A duplicate: the responder acknowledges it again and leaves it.
 		rc.Dups++
-		if c := rc.connOf(r.psn); c != nil {
+		c := rc.connOf(r.psn)
+		if c == nil {
+			// Older than the PSNs remembered: a pass sent again after a
+			// loss, or a copy the capture showed late.
+			c = t.requestConn(l, d, in, false)
+		}
+		if c != nil {
 			t.touchConn(c, in, d)
 			if t.recording(c) {
 				t.note(c, in, d, "RoCE", fmt.Sprintf("retransmission PSN %#06x", r.psn))
@@ -1847,24 +1853,46 @@ func (t *Tracker) reordered(l *Link, d Dir, in *input) {
 
 // attributeAhead ties a request that the responder drops (out of
 // sequence), or may have dropped (damaged, its content the sender's), to
-// its connection where the frame names it (a CDC's token, a WRITE's rkey,
-// a CONFIRM_LINK its link's first connection waits for), without
+// its connection where the frame names it (requestConn), without
 // following its content: a copy comes again, or it is followed once the
 // responder's word says it took it.
 func (t *Tracker) attributeAhead(l *Link, d Dir, in *input) {
-	r := &in.roce
-	var c *Conn
-	switch {
-	case r.hasCDC:
-		c = l.lgr.tokens[d][r.cdc.token]
-	case r.hasLLC && r.llc.typ.Base() == decode.LLCConfirmLink:
-		c = l.confirmingFor()
-	case r.hasRETH && (r.opcode == opWriteFirst || r.opcode == opWriteOnly || r.opcode == opWriteOnlyImm):
-		c = l.rkeys[d][r.rkey].conn
-	}
-	if c != nil {
+	if c := t.requestConn(l, d, in, true); c != nil {
 		t.touchConn(c, in, d)
 	}
+}
+
+// requestConn is the connection of a request of direction d of l that
+// is not followed as it goes by (ahead of the PSN its responder expects,
+// damaged, or a PSN it took before), where the frame names it: a CDC's
+// token, a WRITE's rkey, a CONFIRM_LINK its link's first connection
+// waits for, and a WRITE's MIDDLE and LAST packets the FIRST's, by PSN
+// (RC.lastFirst), in whatever order the capture shows them. ahead: in a
+// run ahead of the responder's PSN, where a later packet of the WRITE in
+// progress (its FIRST followed) is its connection's, as write has it.
+func (t *Tracker) requestConn(l *Link, d Dir, in *input, ahead bool) *Conn {
+	r := &in.roce
+	rc := &l.RC[d]
+	switch {
+	case r.hasCDC:
+		return l.lgr.tokens[d][r.cdc.token]
+	case r.hasLLC && r.llc.typ.Base() == decode.LLCConfirmLink:
+		return l.confirmingFor()
+	case r.hasRETH && (r.opcode == opWriteFirst || r.opcode == opWriteOnly || r.opcode == opWriteOnlyImm):
+		c := l.rkeys[d][r.rkey].conn
+		if r.opcode == opWriteFirst {
+			rc.lastFirst = spanOf(c, r.psn, r.dmaLen, r.dataLen)
+		}
+		return c
+	case r.opcode == opWriteMiddle || r.opcode == opWriteLast || r.opcode == opWriteLastImm:
+		if w := &rc.lastFirst; w.holds(r.psn) {
+			return w.conn
+		}
+		if ahead {
+			return rc.curWrite
+		}
+	}
+	return nil
 }
 
 // upByData brings l, a first contact's link waiting for its CONFIRM_LINK

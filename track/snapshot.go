@@ -113,6 +113,7 @@ func (t *Tracker) snapshot() Snapshot {
 		}
 		for d := range x.RC {
 			x.RC[d].recent, x.RC[d].curWrite, x.RC[d].pend, x.RC[d].kept = [16]psnConn{}, nil, nil, nil
+			x.RC[d].lastFirst = writeSpan{}
 		}
 		x.groupOneWay = l.oneWay()
 		if l.State == LinkConfirming && carried[l] {
