@@ -977,8 +977,9 @@ func TestSwappedInGoBack(t *testing.T) {
 }
 
 // TestAheadWriteAttributed: the MIDDLE and LAST packets of an RDMA WRITE
-// whose FIRST is a connection's frame are that connection's too, also in
-// a run ahead of the PSN its responder expects: lossy.pcap's runs the
+// whose FIRST is a connection's frame, and the ACKs and NAKs of its
+// packets, are that connection's too, also in a run ahead of the PSN its
+// responder expects, sent again, or acknowledged long after: lossy.pcap's runs the
 // responder dropped after a loss (its WRITEs of 524 KB), and multiconn's
 // requests a capture showed out of order (each request of frames 780-799
 // and 1210-1225 put after the next: a multi-queue capture's order).
@@ -1003,8 +1004,20 @@ func TestAheadWriteAttributed(t *testing.T) {
 			conn       string
 			from, pkts uint32
 		}
-		writes := map[uint32]write{} // by destination QP
+		writes := map[string]write{} // by the requester's and responder's addresses
 		checked, wrong := 0, 0
+		check := func(f *capture.Frame, w write, psn uint32, conn string) {
+			if n := (psn - w.from) & 0xFFFFFF; w.conn == "" || n >= w.pkts || n == 0 && f.BTH.Opcode != decode.OpAcknowledge {
+				return
+			}
+			checked++
+			if conn != w.conn {
+				wrong++
+				if wrong <= 5 {
+					t.Errorf("%s: frame %d, PSN %#x of the WRITE of connection %s from PSN %#x: connection %q", c.name, f.Number, psn, w.conn, w.from, conn)
+				}
+			}
+		}
 		eachRaw(t, c.name, lt, c.frames, func(f *capture.Frame) {
 			tr.Feed(f)
 			rec.Reset()
@@ -1017,24 +1030,18 @@ func TestAheadWriteAttributed(t *testing.T) {
 			if v, ok := rec.First(fConnID); ok {
 				conn = v.Format(decode.KindUint)
 			}
+			src, dst := f.IPv4.SrcIP.String(), f.IPv4.DstIP.String()
 			switch b.Opcode {
 			case decode.OpWriteFirst:
 				w := write{from: b.PSN}
 				if f.RETH != nil && b.DataWireLen() > 0 {
 					w.conn, w.pkts = conn, (f.RETH.DMALen+uint32(b.DataWireLen())-1)/uint32(b.DataWireLen())
 				}
-				writes[b.DestQP] = w
+				writes[src+">"+dst] = w
 			case decode.OpWriteMiddle, decode.OpWriteLast:
-				w := writes[b.DestQP]
-				if n := (b.PSN - w.from) & 0xFFFFFF; w.conn != "" && n > 0 && n < w.pkts {
-					checked++
-					if conn != w.conn {
-						wrong++
-						if wrong <= 5 {
-							t.Errorf("%s: frame %d, PSN %#x of the WRITE of connection %s from PSN %#x: connection %q", c.name, f.Number, b.PSN, w.conn, w.from, conn)
-						}
-					}
-				}
+				check(f, writes[src+">"+dst], b.PSN, conn)
+			case decode.OpAcknowledge: // an ACK or NAK of one of its packets
+				check(f, writes[dst+">"+src], b.PSN, conn)
 			}
 		})
 		if wrong > 0 || checked < c.ahead {

@@ -702,6 +702,11 @@ func spanOf(c *Conn, psn, dmaLen, pmtu uint32) writeSpan {
 	return w
 }
 
+// covers reports whether psn is one of the message's packets.
+func (w *writeSpan) covers(psn uint32) bool {
+	return w.on && (psn == w.from || w.holds(psn))
+}
+
 // holds reports whether psn is one of the message's later packets.
 func (w *writeSpan) holds(psn uint32) bool {
 	n := psnDiff(psn, w.from)

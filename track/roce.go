@@ -2606,7 +2606,13 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 		}
 		t.raise(&l.expert, expert.NAK, in)
 	}
-	if c := rev.connOf(r.psn); c != nil {
+	c := rev.connOf(r.psn)
+	if w := &rev.lastFirst; c == nil && w.covers(r.psn) {
+		// A packet of a WRITE longer than the PSNs remembered (a NAK
+		// names the one its responder waits for).
+		c = w.conn
+	}
+	if c != nil {
 		t.touchConn(c, in, d)
 		if t.recording(c) {
 			kind := "ACK"
