@@ -236,6 +236,12 @@ func (t *Tracker) llcPairs(l *Link, d Dir, in *input) {
 	if l.llcEarly[d].take(m.typ, in.ns) {
 		return // answered already
 	}
+	if l.unknownNS[d.Reverse()] >= in.ns {
+		// Followed after the other direction's requests whose content
+		// the capture lacks were taken (held for its sequence): its
+		// response may be one of them.
+		return
+	}
 	// Linux runs one LLC flow at a time (smc_llc_flow_start): a request
 	// while another waits means the first got no answer the capture
 	// shows. The older one stays: it is the one that decides.

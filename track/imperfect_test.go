@@ -622,6 +622,32 @@ func TestMissedLLCResponse(t *testing.T) {
 	}
 }
 
+// TestUnreadableLLCResponse: rwwi.pcap's DELETE_RKEY exchanges at its end
+// with the capture's copies damaged as editcap -E damaged them: the
+// server's WRITE at frame 2059 and its ACK fail their ICRC, so the
+// server's requests after it wait for the client's word; the client's
+// request (2069) and the ACKs around fail theirs too, and the client's
+// response to the server's DELETE_RKEY (2075) is damaged past reading,
+// its PSN taken (the ACK at 2076). The server's request (2070), followed
+// only once its sequence was settled, after that ACK, may have had its
+// response among what the capture lacks: not smc.llc.unanswered.
+func TestUnreadableLLCResponse(t *testing.T) {
+	frames, _ := testutil.ReadFrames(t, "../testdata/anck/rwwi.pcap")
+	flip := func(n, off int, mask byte) mutate.Mutation {
+		return mutate.Mutation{Kind: mutate.Flip, At: n - 1, N: off, Mask: mask}
+	}
+	ms := []mutate.Mutation{flip(2059, 55, 0x5e), flip(2059, 131, 0xcc), flip(2060, 42, 0x34),
+		flip(2068, 58, 0x19), flip(2069, 56, 0x2d), flip(2073, 29, 0x63),
+		flip(2074, 43, 0x25), flip(2074, 44, 0xff), flip(2076, 6, 0x77), flip(2076, 7, 0x54)}
+	for off := 33; off <= 101; off++ { // the response's IPv4 destination, UDP header, BTH and message
+		ms = append(ms, flip(2075, off, 0xaa))
+	}
+	_, found := feedRaw(t, applied(frames, ms...))
+	if slices.Contains(found, expert.LLCUnanswered.String()) || !slices.Contains(found, expert.CaptureUnreadable.String()) {
+		t.Errorf("findings %v: want smc.capture.unreadable, no smc.llc.unanswered", found)
+	}
+}
+
 // clcFrames lists the indexes of the frames that carry a CLC message of
 // type typ.
 func clcFrames(t *testing.T, lt layers.LinkType, frames []rawFrame, typ decode.CLCType) []int {

@@ -885,6 +885,11 @@ type Link struct {
 	// llcPend: per direction, the LLC requests waiting for a response
 	// (slot 0 the LLC flow's, slot 1 TEST_LINK's; expert.go).
 	llcPend [2][2]pendingLLC
+	// unknownNS: per direction, when the responder's word last said it
+	// took requests whose content the capture lacks (contentUnknown): a
+	// request of the other direction followed later (held for its
+	// sequence) from before then may have had its response among them.
+	unknownNS [2]int64
 	// llcEarly: per direction, the responses to requests of that
 	// direction that the capture showed before the requests (llcPairs).
 	llcEarly [2]earlyLLCs

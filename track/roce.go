@@ -1722,6 +1722,7 @@ func (t *Tracker) notCaptured(l *Link, d Dir, n int, in *input) {
 func (t *Tracker) contentUnknown(l *Link, d Dir, in *input) {
 	t.uncaptured(l, d)
 	l.llcPend[d.Reverse()] = [2]pendingLLC{}
+	l.unknownNS[d] = max(l.unknownNS[d], in.ns)
 	l.lgr.missedNS = in.ns
 	if l.State == LinkConfirming {
 		l.uncaptured = true
