@@ -648,6 +648,29 @@ func TestUnreadableLLCResponse(t *testing.T) {
 	}
 }
 
+// TestDamagedPSNNotResend: multiconn.pcap's WRITE at frame 1338 damaged in
+// two payload bytes, so the requests after it wait for the responder's
+// word, and the WRITE First at 1340 damaged in its PSN to the CDC's before
+// it (1339) and in its ICRC: the damaged copy is no resend of that CDC, whose opcode and
+// length it does not have, so no roce.rc.retransmission (its ICRC fails,
+// its PSN the damage's).
+func TestDamagedPSNNotResend(t *testing.T) {
+	frames, _ := testutil.ReadFrames(t, "../samples/multiconn.pcap")
+	const psn = 14 + 20 + 8 + 11 // the low byte of the BTH's PSN
+	icrc := len(frames[1339].Data) - 1 // and its ICRC: no one byte explains the damage
+	s, found := feedRaw(t, applied(frames,
+		mutate.Mutation{Kind: mutate.Flip, At: 1337, N: 70, Mask: 0x01},
+		mutate.Mutation{Kind: mutate.Flip, At: 1337, N: 71, Mask: 0x01},
+		mutate.Mutation{Kind: mutate.Flip, At: 1339, N: psn, Mask: 0x01},
+		mutate.Mutation{Kind: mutate.Flip, At: 1339, N: icrc, Mask: 0x55}))
+	if slices.Contains(found, expert.RCRetransmission.String()) {
+		t.Errorf("findings %v: a retransmission", found)
+	}
+	if s.Stats.Retrans != 0 {
+		t.Errorf("%d retransmissions, want 0", s.Stats.Retrans)
+	}
+}
+
 // clcFrames lists the indexes of the frames that carry a CLC message of
 // type typ.
 func clcFrames(t *testing.T, lt layers.LinkType, frames []rawFrame, typ decode.CLCType) []int {

@@ -1170,7 +1170,12 @@ func (t *Tracker) damagedTaken(l *Link, d Dir, next uint32, in *input) int {
 			continue
 		}
 		if rc.ahead.has(uint32(i)) {
-			if k := slices.IndexFunc(rc.kept, func(k keptReq) bool { return k.roce.psn == m.req.roce.psn && k.number < m.req.number }); k >= 0 {
+			if k := slices.IndexFunc(rc.kept, func(k keptReq) bool {
+				// A copy sent again is the same packet: its opcode and
+				// length (not the frame's ICRC, which the damage fails).
+				return k.roce.psn == m.req.roce.psn && k.number < m.req.number &&
+					k.roce.opcode == m.req.roce.opcode && k.roce.dataLen == m.req.roce.dataLen
+			}); k >= 0 {
 				// Held in an earlier copy, which the responder dropped
 				// (the requester sent it again: keep): this one is the
 				// copy it took, damaged in the capture alone, and a
