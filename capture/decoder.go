@@ -214,6 +214,13 @@ func (d *Decoder) decode(f *Frame, outer bool) {
 		if err := lengthClaim(f); err != nil {
 			f.LengthBad = true
 			f.Err = err // the outermost error: it explains the layers after
+		} else if f.Tunnel != nil {
+			// The carried frame's own lengths hold: what claimed more
+			// was a tunnel's outer header (the mirror's or overlay's),
+			// damaged in the capture's copy. The packet it carries is
+			// whole, and its ICRC says whether its bytes are the
+			// sender's.
+			f.Truncated = false
 		}
 	}
 	if f.TCP != nil && f.TCP.SYN {

@@ -3,11 +3,13 @@ package capture
 import (
 	"errors"
 	"io"
+	"slices"
 	"testing"
 
 	"github.com/gopacket/gopacket/layers"
 
 	"github.com/smcscope/smcscope/internal/mutate"
+	"github.com/smcscope/smcscope/internal/testutil"
 )
 
 // TestTunnelNestedSession: a frame carried in tunnels nested is the
@@ -92,5 +94,32 @@ func TestTunnelMirrorCut(t *testing.T) {
 	}
 	if f := decodeOne(t, inner[:64]); !f.LengthBad || f.Cut {
 		t.Errorf("a bare frame whose IP length claims more: bad length %v, cut %v", f.LengthBad, f.Cut)
+	}
+}
+
+// TestTunnelOuterLengthDamaged: erspan.pcap's ERSPAN copy of a CDC (frame
+// 153) whose outer IPv4 total length the capture's copy damaged to claim
+// more than the frame holds: the carried packet is whole (its own lengths
+// hold), so its ICRC is checked, verifying as held and failing with a
+// byte of its CDC damaged too, which the tracker then does not follow.
+func TestTunnelOuterLengthDamaged(t *testing.T) {
+	fs, _ := testutil.ReadFrames(t, testutil.Root(t)+"/testdata/reference/erspan.pcap")
+	d, _ := NewDecoder(layers.LinkTypeEthernet)
+	for _, c := range []struct {
+		cdc  bool // a byte of the carried CDC damaged as well
+		want bool // ICRC verifies
+	}{{false, true}, {true, false}} {
+		data := slices.Clone(fs[152].Data)
+		data[16] ^= 0x4a // outer IPv4 total length, high byte
+		if c.cdc {
+			data[125] ^= 0x41 // the CDC's consumer cursor
+		}
+		f := Frame{Data: data}
+		f.CI.CaptureLength, f.CI.Length = len(data), len(data)
+		d.decode(&f, true)
+		if f.Tunnel == nil || f.CDC == nil || f.Err != nil || !f.ICRC.Checked || f.ICRC.OK != c.want {
+			t.Errorf("CDC damaged %v: tunnel %v, CDC %v, error %v, ICRC %+v; want checked, ok %v",
+				c.cdc, f.Tunnel != nil, f.CDC != nil, f.Err, f.ICRC, c.want)
+		}
 	}
 }
