@@ -224,9 +224,7 @@ func (t *Tracker) llcPairs(l *Link, d Dir, in *input) {
 	}
 	s := llcSlot(m.typ)
 	if m.resp {
-		if p := &l.llcPend[d.Reverse()][s]; p.frame != 0 && p.typ.Base() == m.typ.Base() {
-			*p = pendingLLC{}
-		} else {
+		if !l.answerLLC(d, m.typ) {
 			// No request waits: it may come just after, put late by the
 			// capture (two hosts' captures merged, their clocks apart).
 			l.llcEarly[d.Reverse()].add(m.typ, in.ns)
@@ -248,6 +246,16 @@ func (t *Tracker) llcPairs(l *Link, d Dir, in *input) {
 	if p := &l.llcPend[d][s]; p.frame == 0 {
 		*p = pendingLLC{typ: m.typ, frame: in.number, ns: in.ns}
 	}
+}
+
+// answerLLC clears the request of the other direction that a response of
+// type typ, sent in direction d, answers, and reports whether one waited.
+func (l *Link) answerLLC(d Dir, typ decode.LLCType) bool {
+	if p := &l.llcPend[d.Reverse()][llcSlot(typ)]; p.frame != 0 && p.typ.Base() == typ.Base() {
+		*p = pendingLLC{}
+		return true
+	}
+	return false
 }
 
 // expireLLC marks the requests of l that waited longer than llcWait by

@@ -648,6 +648,32 @@ func TestUnreadableLLCResponse(t *testing.T) {
 	}
 }
 
+// TestHeldLLCResponse: mirror-lost.pcap's DELETE_RKEY exchange at its end
+// as an editcap -E copy damaged it: the client's response (frame 4119)
+// damaged in one byte (its content the sender's, held for the server's
+// word), the server's ACK of it damaged past reading (4120), the client's
+// next request damaged past its ICRC (4121) and the ACK of that one cut
+// short by its damage (4122): the word comes after the request's 2 s, and
+// the request is answered all the same: the capture holds the response.
+// No smc.llc.unanswered.
+func TestHeldLLCResponse(t *testing.T) {
+	frames, _ := testutil.ReadFrames(t, "../testdata/expert/mirror-lost.pcap")
+	flip := func(n, off int, mask byte) mutate.Mutation {
+		return mutate.Mutation{Kind: mutate.Flip, At: n - 1, N: off, Mask: mask}
+	}
+	ms := []mutate.Mutation{flip(4119, 129, 0x80), flip(4121, 81, 0x2f), flip(4122, 50, 0x38), flip(4122, 92, 0x02)}
+	for off := 80; off <= 111; off++ { // the ACK's IPv4 addresses, UDP header and BTH
+		ms = append(ms, flip(4120, off, 0xaa))
+	}
+	for off := 145; off <= 151; off++ { // the next request's ICRC
+		ms = append(ms, flip(4121, off, 0xaa))
+	}
+	_, found := feedRaw(t, applied(frames, ms...))
+	if slices.Contains(found, expert.LLCUnanswered.String()) {
+		t.Errorf("findings %v: smc.llc.unanswered", found)
+	}
+}
+
 // TestDamagedPSNNotResend: multiconn.pcap's WRITE at frame 1338 damaged in
 // two payload bytes, so the requests after it wait for the responder's
 // word, and the WRITE First at 1340 damaged in its PSN to the CDC's before

@@ -1861,10 +1861,16 @@ func (t *Tracker) reordered(l *Link, d Dir, in *input) {
 // sequence), or may have dropped (damaged, its content the sender's), to
 // its connection where the frame names it (requestConn), without
 // following its content: a copy comes again, or it is followed once the
-// responder's word says it took it.
+// responder's word says it took it. An LLC response answers its request
+// at once.
 func (t *Tracker) attributeAhead(l *Link, d Dir, in *input) {
 	if c := t.requestConn(l, d, in, true); c != nil {
 		t.touchConn(c, in, d)
+	}
+	if r := &in.roce; r.hasLLC && r.llc.resp {
+		// The peer answered: the request is not unanswered, whenever
+		// the responder's word lets the response be followed.
+		l.answerLLC(d, r.llc.typ)
 	}
 }
 
