@@ -682,7 +682,7 @@ func TestHeldLLCResponse(t *testing.T) {
 // its PSN the damage's).
 func TestDamagedPSNNotResend(t *testing.T) {
 	frames, _ := testutil.ReadFrames(t, "../samples/multiconn.pcap")
-	const psn = 14 + 20 + 8 + 11 // the low byte of the BTH's PSN
+	const psn = 14 + 20 + 8 + 11       // the low byte of the BTH's PSN
 	icrc := len(frames[1339].Data) - 1 // and its ICRC: no one byte explains the damage
 	s, found := feedRaw(t, applied(frames,
 		mutate.Mutation{Kind: mutate.Flip, At: 1337, N: 70, Mask: 0x01},
