@@ -313,6 +313,35 @@ func TestDumpDeviceDamaged(t *testing.T) {
 	}
 }
 
+// TestDumpFlagsDamaged: dump-device.pcap with a dumped CDC's producer
+// flags damaged into what no sender sends (flagsDamaged): urgent data
+// present without pending (frame 130), write-blocked first set on a CDC
+// that writes nothing (the client's close CDC, 1540). Each is a damaged
+// copy (smc.dump.damaged), not urgent data or a blocked writer.
+func TestDumpFlagsDamaged(t *testing.T) {
+	frames, lt := testutil.ReadFrames(t, testutil.Root(t)+"/testdata/anck/dump-device.pcap")
+	for _, dm := range []crafted.DumpDamage{
+		{Frame: 130, What: "urgent data present, not pending", Off: 24, Xor: byte(decode.CDCUrgentPresent)},
+		{Frame: 1540, What: "write-blocked on the close CDC", Off: 24, Xor: byte(decode.CDCWriteBlocked)},
+	} {
+		fs := make([]testutil.Packet, len(frames))
+		for i, f := range frames {
+			fs[i] = f
+			fs[i].Data = slices.Clone(f.Data)
+		}
+		tr := New(Options{})
+		eachRaw(t, "dump", lt, crafted.DumpDamaged(t, fs, dm), tr.Feed)
+		s := tr.Snapshot()
+		var ids []string
+		for _, f := range s.Findings() {
+			ids = append(ids, f.ID.String())
+		}
+		if !slices.Contains(ids, expert.DumpDamaged.String()) || slices.Contains(ids, expert.Urgent.String()) || slices.Contains(ids, expert.WriteBlocked.String()) {
+			t.Errorf("frame %d %s: findings %v, want smc.dump.damaged alone", dm.Frame, dm.What, ids)
+		}
+	}
+}
+
 // TestDumpDevicesMerged: the dump devices of both hosts merged, the second
 // host's clock 3 ms ahead. Each host's device dumps the CDCs it sends and
 // the ones it takes (smc_cdc_msg_send, smc_cdc_msg_recv_action), so each

@@ -72,6 +72,25 @@ func (f *Flow) keepDump(before dumpLast, m *cdcIn, in *input, produced, consumed
 	recordDump(f, m)
 }
 
+// flagsDamaged reports producer flags that no sender sets on dump CDC m,
+// the next of direction f by dd (1: the direction's last CDC was the one
+// before it). A sender sets urgent-data-present only with
+// urgent-data-pending, which it clears with both once that CDC is sent,
+// and only with the write that ends the urgent data (smc_tx_sendmsg,
+// smc_tx_rdma_writes and smcr_tx_sndbuf_nonempty, net/smc/smc_tx.c); it
+// sets write-blocked only as a write fills the peer's RMBE: the CDC that
+// first carries it moves the producer cursor (smc_tx_rdma_writes).
+func flagsDamaged(f *Flow, m *cdcIn, dd int16) bool {
+	if m.prodFlags&cdcUrgentPresent != 0 && m.prodFlags&cdcUrgentPending == 0 {
+		return true
+	}
+	still := dd == 1 && f.haveProd && m.prod == f.Prod // the last CDC's producer cursor
+	if still && m.prodFlags&cdcUrgentPresent != 0 {
+		return true
+	}
+	return still && m.prodFlags&cdcWriteBlocked != 0 && f.wbSince == 0
+}
+
 // dumpDamaged judges dump CDC m of direction d, its sequence number dd
 // past the direction's last (0: not known), and reports whether it is a
 // damaged copy, not to be followed. Where the last CDC was the damaged
@@ -79,7 +98,7 @@ func (f *Flow) keepDump(before dumpLast, m *cdcIn, in *input, produced, consumed
 func (t *Tracker) dumpDamaged(c *Conn, d Dir, f *Flow, m *cdcIn, dd *int16, in *input) bool {
 	last := &f.dumpLast
 	size, peer := c.rmbeSize(d), c.rmbeSize(d.Reverse())
-	damaged := size != 0 && m.prod.Count >= size || peer != 0 && m.cons.Count >= peer
+	damaged := size != 0 && m.prod.Count >= size || peer != 0 && m.cons.Count >= peer || flagsDamaged(f, m, *dd)
 	seqBack, prodBack, consBack := false, false, false
 	back := int16(0)
 	if f.haveSeq && !m.noSeq && *dd <= 0 {
