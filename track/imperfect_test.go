@@ -677,23 +677,30 @@ func TestHeldLLCResponse(t *testing.T) {
 // TestDamagedPSNNotResend: multiconn.pcap's WRITE at frame 1338 damaged in
 // two payload bytes, so the requests after it wait for the responder's
 // word, and the WRITE First at 1340 damaged in its PSN to the CDC's before
-// it (1339) and in its ICRC: the damaged copy is no resend of that CDC, whose opcode and
-// length it does not have, so no roce.rc.retransmission (its ICRC fails,
-// its PSN the damage's).
+// it (1339) and in its ICRC: the damaged copy is no resend of that CDC,
+// whose opcode and length it does not have, so no roce.rc.retransmission
+// (its ICRC fails, its PSN the damage's). So for a CDC (5377) damaged into
+// the PSN of the CDC before it (5375), the WRITE at 5374 damaged: the same
+// opcode and length, another sequence number and token (sameRequest).
 func TestDamagedPSNNotResend(t *testing.T) {
 	frames, _ := testutil.ReadFrames(t, "../samples/multiconn.pcap")
-	const psn = 14 + 20 + 8 + 11       // the low byte of the BTH's PSN
-	icrc := len(frames[1339].Data) - 1 // and its ICRC: no one byte explains the damage
-	s, found := feedRaw(t, applied(frames,
-		mutate.Mutation{Kind: mutate.Flip, At: 1337, N: 70, Mask: 0x01},
-		mutate.Mutation{Kind: mutate.Flip, At: 1337, N: 71, Mask: 0x01},
-		mutate.Mutation{Kind: mutate.Flip, At: 1339, N: psn, Mask: 0x01},
-		mutate.Mutation{Kind: mutate.Flip, At: 1339, N: icrc, Mask: 0x55}))
-	if slices.Contains(found, expert.RCRetransmission.String()) {
-		t.Errorf("findings %v: a retransmission", found)
-	}
-	if s.Stats.Retrans != 0 {
-		t.Errorf("%d retransmissions, want 0", s.Stats.Retrans)
+	const psn = 14 + 20 + 8 + 11 // the low byte of the BTH's PSN
+	for _, c := range []struct {
+		write, copy int  // frame indexes: the WRITE damaged, the copy whose PSN is
+		mask        byte // what turns the copy's PSN into the one before
+	}{
+		{1337, 1339, 0x01}, // a WRITE First read as a resend of a CDC
+		{5372, 5375, 0x02}, // a CDC (seq 206, token 3) read as a resend of another (seq 165, token 4)
+	} {
+		icrc := len(frames[c.copy].Data) - 1 // and its ICRC: no one byte explains the damage
+		s, found := feedRaw(t, applied(frames,
+			mutate.Mutation{Kind: mutate.Flip, At: c.write, N: 70, Mask: 0x01},
+			mutate.Mutation{Kind: mutate.Flip, At: c.write, N: 71, Mask: 0x01},
+			mutate.Mutation{Kind: mutate.Flip, At: c.copy, N: psn, Mask: c.mask},
+			mutate.Mutation{Kind: mutate.Flip, At: c.copy, N: icrc, Mask: 0x55}))
+		if slices.Contains(found, expert.RCRetransmission.String()) || s.Stats.Retrans != 0 {
+			t.Errorf("frame %d: findings %v, %d retransmissions; want none", c.copy+1, found, s.Stats.Retrans)
+		}
 	}
 }
 

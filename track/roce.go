@@ -1171,10 +1171,7 @@ func (t *Tracker) damagedTaken(l *Link, d Dir, next uint32, in *input) int {
 		}
 		if rc.ahead.has(uint32(i)) {
 			if k := slices.IndexFunc(rc.kept, func(k keptReq) bool {
-				// A copy sent again is the same packet: its opcode and
-				// length (not the frame's ICRC, which the damage fails).
-				return k.roce.psn == m.req.roce.psn && k.number < m.req.number &&
-					k.roce.opcode == m.req.roce.opcode && k.roce.dataLen == m.req.roce.dataLen
+				return k.roce.psn == m.req.roce.psn && k.number < m.req.number && sameRequest(&k.roce, &m.req.roce)
 			}); k >= 0 {
 				// Held in an earlier copy, which the responder dropped
 				// (the requester sent it again: keep): this one is the
@@ -1210,6 +1207,25 @@ func (t *Tracker) damagedTaken(l *Link, d Dir, next uint32, in *input) int {
 		t.contentUnknown(l, d, in)
 	}
 	return n
+}
+
+// sameRequest reports whether damaged copy b can be a copy of request a
+// sent again: the RC transport resends the same packet, so its opcode,
+// length and what the tracker reads of it (a CDC's sequence number and
+// token, an LLC message's type, a RETH) are a's, as far as the damage left
+// them. A copy that differs there had its PSN damaged into a's, or its
+// content past telling: no resend is claimed of it (not its ICRC, which
+// covers the IPv4 identification a resend may change).
+func sameRequest(a, b *roceIn) bool {
+	switch {
+	case a.opcode != b.opcode || a.dataLen != b.dataLen || a.hasCDC != b.hasCDC || a.hasLLC != b.hasLLC || a.hasRETH != b.hasRETH:
+		return false
+	case a.hasCDC && (a.cdc.seq != b.cdc.seq || a.cdc.token != b.cdc.token):
+		return false
+	case a.hasLLC && a.llc.typ != b.llc.typ:
+		return false
+	}
+	return !a.hasRETH || a.rkey == b.rkey && a.va == b.va && a.dmaLen == b.dmaLen
 }
 
 // damagedCopyTaken takes the damaged request m of direction d of l for
