@@ -356,7 +356,11 @@ func (d *Decoder) decodeTunnel(f *Frame, typ gopacket.LayerType, data []byte) (n
 			return 0, nil, true, err
 		}
 		d.enterTunnel(f, e.kind, uint32(e.session), true)
-		if e.truncated {
+		if n := innerClaim(e.payload, e.next); e.truncated && (n == 0 || n > len(e.payload)) {
+			// A T bit on a frame whose IP length the bytes carried
+			// fill is no cut (a switch truncates only what is longer
+			// than its limit): the bit is damaged in the capture's
+			// copy, and the frame's ICRC judges it as any other's.
 			tl.t.Truncated = true
 			f.Cut = true
 		}

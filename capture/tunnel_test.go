@@ -97,29 +97,36 @@ func TestTunnelMirrorCut(t *testing.T) {
 	}
 }
 
-// TestTunnelOuterLengthDamaged: erspan.pcap's ERSPAN copy of a CDC (frame
-// 153) whose outer IPv4 total length the capture's copy damaged to claim
-// more than the frame holds: the carried packet is whole (its own lengths
-// hold), so its ICRC is checked, verifying as held and failing with a
+// TestTunnelHeaderDamaged: erspan.pcap's ERSPAN copy of a CDC (frame 153)
+// with its outer IPv4 total length damaged to claim more than the frame
+// holds, or its ERSPAN T bit set (a switch sets it only on a frame it
+// cut, which this one, its IP length filled, is not): the carried packet
+// is whole, so its ICRC is checked, verifying as held and failing with a
 // byte of its CDC damaged too, which the tracker then does not follow.
-func TestTunnelOuterLengthDamaged(t *testing.T) {
+func TestTunnelHeaderDamaged(t *testing.T) {
 	fs, _ := testutil.ReadFrames(t, testutil.Root(t)+"/testdata/reference/erspan.pcap")
 	d, _ := NewDecoder(layers.LinkTypeEthernet)
 	for _, c := range []struct {
-		cdc  bool // a byte of the carried CDC damaged as well
-		want bool // ICRC verifies
-	}{{false, true}, {true, false}} {
-		data := slices.Clone(fs[152].Data)
-		data[16] ^= 0x4a // outer IPv4 total length, high byte
-		if c.cdc {
-			data[125] ^= 0x41 // the CDC's consumer cursor
-		}
-		f := Frame{Data: data}
-		f.CI.CaptureLength, f.CI.Length = len(data), len(data)
-		d.decode(&f, true)
-		if f.Tunnel == nil || f.CDC == nil || f.Err != nil || !f.ICRC.Checked || f.ICRC.OK != c.want {
-			t.Errorf("CDC damaged %v: tunnel %v, CDC %v, error %v, ICRC %+v; want checked, ok %v",
-				c.cdc, f.Tunnel != nil, f.CDC != nil, f.Err, f.ICRC, c.want)
+		what string
+		off  int  // the carrier's byte damaged
+		mask byte // how
+	}{
+		{"outer IPv4 total length", 16, 0x4a},
+		{"ERSPAN T bit", 14 + 20 + 8 + 2, 0x04},
+	} {
+		for _, cdc := range []bool{false, true} { // a byte of the carried CDC damaged as well
+			data := slices.Clone(fs[152].Data)
+			data[c.off] ^= c.mask
+			if cdc {
+				data[125] ^= 0x41 // the CDC's consumer cursor
+			}
+			f := Frame{Data: data}
+			f.CI.CaptureLength, f.CI.Length = len(data), len(data)
+			d.decode(&f, true)
+			if f.Tunnel == nil || f.CDC == nil || f.Err != nil || f.Cut || !f.ICRC.Checked || f.ICRC.OK == cdc {
+				t.Errorf("%s, CDC damaged %v: tunnel %v, CDC %v, error %v, cut %v, ICRC %+v; want checked, ok %v",
+					c.what, cdc, f.Tunnel != nil, f.CDC != nil, f.Err, f.Cut, f.ICRC, !cdc)
+			}
 		}
 	}
 }
