@@ -1349,8 +1349,16 @@ const clcTypeOff = 4
 
 // wrongSender raises smc.clc.wrong_sender on m, a CLC message of a type
 // its sender never sends, read as the one it sends (retype) or, where it
-// does not decode as that, no step. It reports whether m is a step.
+// does not decode as that, no step; not on one retyped in a segment
+// judged damaged. It reports whether m is a step.
 func (t *Tracker) wrongSender(c *Conn, d Dir, m *clcIn, in *input) bool {
+	if m.sentAs != 0 && in.tcp.damage() != "" {
+		// Its segment's checksum fails where the connection's others
+		// verify: the type byte is what the capture's copy damaged
+		// (the segment's own finding says so), not what its sender's
+		// stack did.
+		return true
+	}
 	t.raiseText(&c.expert, expert.CLCWrongSender, in, func() string {
 		if m.sentAs != 0 {
 			return "a " + clcName(uint8(m.sentAs)) + " from the " + sender(d) + ", who never sends one: followed as its " + m.typ.String() + " (one layout)"

@@ -16,6 +16,13 @@ import (
 // in its type byte whose TCP checksum still verifies.
 func retyped(t *testing.T, frames []rawFrame, n int, typ decode.CLCType) []rawFrame {
 	t.Helper()
+	return retypedSum(t, frames, n, typ, true)
+}
+
+// retypedSum is retyped, its checksums made again only with fix: without,
+// the copy's TCP checksum fails (the capture damaged the type byte).
+func retypedSum(t *testing.T, frames []rawFrame, n int, typ decode.CLCType, fix bool) []rawFrame {
+	t.Helper()
 	out := slices.Clone(frames)
 	d := slices.Clone(out[n-1].Data)
 	clc := tcpPayload(d)
@@ -26,7 +33,9 @@ func retyped(t *testing.T, frames []rawFrame, n int, typ decode.CLCType) []rawFr
 		t.Fatalf("frame %d holds no CLC message: % x", n, clc[:8])
 	}
 	clc[clcTypeOff] = byte(typ)
-	crafted.FixIPv4TCP(d)
+	if fix {
+		crafted.FixIPv4TCP(d)
+	}
 	out[n-1].Data = d
 	return out
 }
@@ -81,6 +90,31 @@ func TestWrongSender(t *testing.T) {
 			if f.ID == expert.CLCWrongSender && (f.First != tc.frame || !strings.Contains(f.Detail, "followed as its")) {
 				t.Errorf("%s: %s on frame %d: %q", name, f.ID, f.First, f.Detail)
 			}
+		}
+	}
+
+	// The same copies with their TCP checksums failing, and a type no
+	// message has in the client's Proposal (multilink.pcap): the capture
+	// damaged the byte, the sender's stack did not send it. Followed as
+	// the message it is, with no smc.clc.wrong_sender.
+	for _, tc := range []struct {
+		file  string
+		frame int
+		typ   decode.CLCType
+	}{
+		{"pingpong.pcap", 8, decode.CLCTypeAccept},
+		{"multiconn.pcap", 355, decode.CLCTypeAccept},
+		{"multilink.pcap", 5, 0x4c},
+	} {
+		name := fmt.Sprintf("%s frame %d damaged to type %d", tc.file, tc.frame, tc.typ)
+		all := readRawFrames(t, "../samples/"+tc.file)
+		base, _ := feedRaw(t, all)
+		s, found := feedRaw(t, retypedSum(t, all, tc.frame, tc.typ, false))
+		if got, want := facts(s), facts(base); !slices.Equal(got, want) {
+			t.Errorf("%s: connections %+v, want %+v", name, got, want)
+		}
+		if slices.Contains(found, expert.CLCWrongSender.String()) || !slices.Contains(found, expert.BadTCPSum.String()) {
+			t.Errorf("%s: findings %v, want %s and no %s", name, found, expert.BadTCPSum, expert.CLCWrongSender)
 		}
 	}
 
