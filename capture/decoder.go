@@ -319,6 +319,13 @@ func (d *Decoder) decodeChain(f *Frame, typ gopacket.LayerType, outer bool) {
 				d.decodePlainIPv4(data)
 				d.ip4.Length = binary.BigEndian.Uint16(data[2:4])
 				err = nil
+			} else if !f.Cut && longLengthDamaged(data) {
+				// The packet is the frame's whole rest (a RoCE packet's
+				// ICRC then covers the length as sent).
+				held := binary.BigEndian.Uint16(data[2:4])
+				f.CLCErr = append(f.CLCErr, ipv4Note("total length", 2, held, uint16(len(data))))
+				d.decodePlainIPv4(data)
+				err = nil
 			} else if err = d.ip4.DecodeFromBytes(data, d); err == nil && d.ip4.Version != 4 {
 				// layers.IPv4 takes any version nibble; a receiver
 				// drops the packet (Linux's ip_rcv_core), so nothing
@@ -523,6 +530,23 @@ func etherTypeDamaged(b []byte) bool {
 func shortLengthDamaged(b []byte) bool {
 	if len(b) < 40 || len(b) > 0xFFFF || b[0] != 0x45 || b[9] != byte(layers.IPProtocolTCP) ||
 		int(binary.BigEndian.Uint16(b[2:4])) >= len(b) || decode.IPv4HeaderSumOK(b[:20]) {
+		return false
+	}
+	var h [20]byte
+	copy(h[:], b[:20])
+	binary.BigEndian.PutUint16(h[2:4], uint16(len(b)))
+	return h[10]|h[11] != 0 && decode.IPv4Header20SumOK(&h)
+}
+
+// longLengthDamaged reports a plain IPv4 header whose total length claims
+// more bytes than the frame holds after it and whose checksum fails, but
+// verifies with the length those bytes give: the capture's copy has the
+// length damaged (a receiver's IP layer drops a header whose checksum
+// fails, ip_rcv_core in net/ipv4/ip_input.c, so the packet it took had the
+// frame's length), not a packet that claims more than it carries. A
+// header whose checksum was not filled in (0) says nothing of it.
+func longLengthDamaged(b []byte) bool {
+	if len(b) < 20 || len(b) > 0xFFFF || b[0] != 0x45 || int(binary.BigEndian.Uint16(b[2:4])) <= len(b) || decode.IPv4HeaderSumOK(b[:20]) {
 		return false
 	}
 	var h [20]byte

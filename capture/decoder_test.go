@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -544,5 +545,39 @@ func TestEtherTypeDamagedIPv6(t *testing.T) {
 	d.decode(&f, true)
 	if f.IPv6 != nil || len(f.CLCErr) != 0 {
 		t.Errorf("a RoCEv1 packet's EtherType damaged: read as IPv6 %v, notes %v", f.IPv6 != nil, f.CLCErr)
+	}
+}
+
+// TestIPv4LongLengthDamaged: a RoCE packet (pingpong.pcap's ACK at frame
+// 27) whose IPv4 total length the capture's copy damaged to claim more than
+// the frame holds: the header's checksum fails as held and verifies with
+// the frame's length, so the packet is read whole with a note
+// (ErrIPv4Mended), its ICRC checked over the length sent and matching.
+// With the checksum made for the length held, the packet claims more than
+// it carries: a length error, as before.
+func TestIPv4LongLengthDamaged(t *testing.T) {
+	fs, _ := testutil.ReadFrames(t, testutil.Root(t)+"/samples/pingpong.pcap")
+	d, _ := NewDecoder(layers.LinkTypeEthernet)
+	for _, fix := range []bool{false, true} {
+		data := slices.Clone(fs[26].Data)
+		data[16] ^= 0x08
+		if fix {
+			_, want := decode.IPv4HeaderSum(data[14:34])
+			binary.BigEndian.PutUint16(data[24:26], want)
+		}
+		f := Frame{Data: data}
+		f.CI.CaptureLength, f.CI.Length = len(data), len(data)
+		d.decode(&f, true)
+		mended := slices.ContainsFunc(f.CLCErr, func(e error) bool { return errors.Is(e, ErrIPv4Mended) })
+		if fix {
+			if !f.LengthBad || f.Err == nil || mended {
+				t.Errorf("checksum made for the length held: length bad %v, error %v, mended %v; want a length error", f.LengthBad, f.Err, mended)
+			}
+			continue
+		}
+		if f.Err != nil || f.LengthBad || !mended || f.BTH == nil || !f.ICRC.Checked || f.ICRC.Got != f.ICRC.Want || !f.ICRC.IPSumBad {
+			t.Errorf("length damaged: error %v, length bad %v, mended %v, BTH %v, ICRC %+v; want read whole, ICRC matching, IPv4 checksum failing",
+				f.Err, f.LengthBad, mended, f.BTH != nil, f.ICRC)
+		}
 	}
 }

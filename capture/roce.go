@@ -128,12 +128,13 @@ func (r *roceLayers) checkICRC(f *Frame) {
 // header's, its checksum verifying so (versionIHLDamaged, ihl the header
 // length read), or a total length of 0, which layers.IPv4 reads as the
 // frame's rest (a segmentation offload's convention; no RNIC sends one)
-// in a plain header (RoCEv2 carries no IPv4 options).
+// or one the capture damaged to claim more (longLengthDamaged), in a plain
+// header (RoCEv2 carries no IPv4 options).
 // The ICRC covers both fields; the header's checksum over the bytes held
 // (icrcStatus) then says the copy is damaged, as for a damaged TTL.
 func (r *roceLayers) sentIPv4(ip []byte, ihl uint8) []byte {
 	mendVersion := ip[0] != 0x45 && ihl == 5
-	mendLength := ihl == 5 && len(ip) >= 20 && ip[2]|ip[3] == 0 && len(ip) <= 0xFFFF
+	mendLength := ihl == 5 && len(ip) >= 20 && len(ip) <= 0xFFFF && (ip[2]|ip[3] == 0 || longLengthDamaged(ip))
 	if !mendVersion && !mendLength {
 		return nil
 	}

@@ -285,11 +285,28 @@ func (d *Decoder) mirrorCut(f *Frame, p []byte, next gopacket.LayerType) {
 	if f.Cut {
 		return
 	}
-	if n := innerClaim(p, next); n > len(p) {
+	if n := innerClaim(p, next); n > len(p) && !innerLengthDamaged(p, next) {
 		t := &d.tunnel.t
 		t.Truncated, t.Claimed, t.Carried = true, n, len(p)
 		f.Cut = true
 	}
+}
+
+// innerLengthDamaged reports a carried frame p (starting with layer next)
+// whose IPv4 header's length claims more than p holds only because the
+// capture damaged it (longLengthDamaged): no cut of the mirror's.
+func innerLengthDamaged(p []byte, next gopacket.LayerType) bool {
+	off := 0
+	if next == layers.LayerTypeEthernet {
+		et, o, ok := ethernetNetwork(p)
+		if !ok || et != uint16(layers.EthernetTypeIPv4) {
+			return false
+		}
+		off = o
+	} else if next != layers.LayerTypeIPv4 {
+		return false
+	}
+	return len(p) > off && longLengthDamaged(p[off:])
 }
 
 // innerClaim returns the length a carried frame p, starting with layer

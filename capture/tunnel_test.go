@@ -99,10 +99,12 @@ func TestTunnelMirrorCut(t *testing.T) {
 
 // TestTunnelHeaderDamaged: erspan.pcap's ERSPAN copy of a CDC (frame 153)
 // with its outer IPv4 total length damaged to claim more than the frame
-// holds, or its ERSPAN T bit set (a switch sets it only on a frame it
-// cut, which this one, its IP length filled, is not): the carried packet
-// is whole, so its ICRC is checked, verifying as held and failing with a
-// byte of its CDC damaged too, which the tracker then does not follow.
+// holds, its ERSPAN T bit set (a switch sets it only on a frame it cut,
+// which this one, its IP length filled, is not), or the carried packet's
+// own IPv4 length damaged to claim more (its header's checksum verifying
+// with the bytes carried: longLengthDamaged): the carried packet is whole,
+// so its ICRC is checked, verifying as sent and failing with a byte of its
+// CDC damaged too, which the tracker then does not follow.
 func TestTunnelHeaderDamaged(t *testing.T) {
 	fs, _ := testutil.ReadFrames(t, testutil.Root(t)+"/testdata/reference/erspan.pcap")
 	d, _ := NewDecoder(layers.LinkTypeEthernet)
@@ -113,6 +115,7 @@ func TestTunnelHeaderDamaged(t *testing.T) {
 	}{
 		{"outer IPv4 total length", 16, 0x4a},
 		{"ERSPAN T bit", 14 + 20 + 8 + 2, 0x04},
+		{"carried IPv4 total length", 14 + 20 + 8 + 8 + 14 + 2, 0x08}, // claiming more: no mirror's cut
 	} {
 		for _, cdc := range []bool{false, true} { // a byte of the carried CDC damaged as well
 			data := slices.Clone(fs[152].Data)
@@ -123,7 +126,9 @@ func TestTunnelHeaderDamaged(t *testing.T) {
 			f := Frame{Data: data}
 			f.CI.CaptureLength, f.CI.Length = len(data), len(data)
 			d.decode(&f, true)
-			if f.Tunnel == nil || f.CDC == nil || f.Err != nil || f.Cut || !f.ICRC.Checked || f.ICRC.OK == cdc {
+			// The ICRC matches as sent (where the carried IPv4 header's
+			// checksum fails as held, OK says that: IPSumBad).
+			if f.Tunnel == nil || f.CDC == nil || f.Err != nil || f.Cut || !f.ICRC.Checked || (f.ICRC.Got == f.ICRC.Want) == cdc {
 				t.Errorf("%s, CDC damaged %v: tunnel %v, CDC %v, error %v, cut %v, ICRC %+v; want checked, ok %v",
 					c.what, cdc, f.Tunnel != nil, f.CDC != nil, f.Err, f.Cut, f.ICRC, !cdc)
 			}
