@@ -223,6 +223,9 @@ func (d *Decoder) decode(f *Frame, outer bool) {
 			f.Truncated = false
 		}
 	}
+	if f.TCP != nil && !f.TCP.SYN && len(f.TCP.Options) > 0 {
+		f.mendSYNFlags()
+	}
 	if f.TCP != nil && f.TCP.SYN {
 		f.SMCOption, f.SMCO = decode.SMCOptionKind(f.TCP.Options)
 	}

@@ -2,6 +2,7 @@ package capture
 
 import (
 	"encoding/binary"
+	"fmt"
 	"net"
 	"net/netip"
 
@@ -309,4 +310,62 @@ func (f *Frame) SMCOptionMended() bool {
 		}
 	}
 	return false
+}
+
+// ErrTCPFlagsMended notes a SYN or SYN-ACK whose flags byte the capture
+// damaged (mendSYNFlags).
+var ErrTCPFlagsMended = fmt.Errorf("flags %w", ErrMended)
+
+// mendSYNFlags reads as sent a segment whose flags say no SYN but whose
+// options only a SYN or SYN-ACK carries: the SMC option (Linux writes it
+// there alone, smc_options_write under OPTION_SMC in
+// net/ipv4/tcp_output.c, and a receiver reads it there alone,
+// smc_parse_options), the MSS, window scale or SACK-permitted option (RFC
+// 9293, RFC 7323, RFC 2018). Where its TCP checksum fails as held, the
+// capture damaged the flags byte: it is read with the flags sent, the one
+// value the checksums' difference gives where that byte alone was damaged
+// (sentFor), else a SYN's (a SYN-ACK's where it acknowledges a number),
+// with a note.
+func (f *Frame) mendSYNFlags() {
+	t := f.TCP
+	if t == nil || t.SYN || len(t.Options) == 0 || len(t.Contents) < 20 {
+		return
+	}
+	synOnly := false
+	for _, o := range t.Options {
+		switch o.OptionType {
+		case layers.TCPOptionKindMSS, layers.TCPOptionKindWindowScale, layers.TCPOptionKindSACKPermitted:
+			synOnly = true
+		}
+	}
+	if smc, _ := decode.SMCOptionKind(t.Options); !smc && !synOnly {
+		return
+	}
+	s, ok := tcpSum(f)
+	if !ok || s.OK {
+		return
+	}
+	held := t.Contents[13]
+	sent, found := byte(0), false
+	v, n := sentFor(s.delta(), 13, held)
+	for _, b := range v[:n] {
+		if b&0x02 != 0 && b&0x05 == 0 { // a SYN, no FIN or RST
+			sent, found = b, true
+			break
+		}
+	}
+	why := "it verifies with"
+	if !found {
+		sent, why = 0x02, "its options are a SYN's: read as"
+		if t.Ack != 0 {
+			sent = 0x12
+		}
+	}
+	t.CWR, t.ECE, t.URG, t.ACK = sent&0x80 != 0, sent&0x40 != 0, sent&0x20 != 0, sent&0x10 != 0
+	t.PSH, t.RST, t.SYN, t.FIN = sent&0x08 != 0, sent&0x04 != 0, sent&0x02 != 0, sent&0x01 != 0
+	detail := fmt.Sprintf("%#02x held, with which the segment's checksum fails; %s %#02x", held, why, sent)
+	if found {
+		detail += ": read as that"
+	}
+	f.CLCErr = append(f.CLCErr, &decode.Error{Layer: "TCP", Field: "flags", Offset: 13, Err: ErrTCPFlagsMended, Detail: detail})
 }

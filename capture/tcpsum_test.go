@@ -11,6 +11,8 @@ import (
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
+
+	"github.com/smcscope/smcscope/internal/testutil"
 )
 
 // sums reads frames (Ethernet) and returns each frame's TCPSum and
@@ -359,6 +361,53 @@ func TestSMCOptionMended(t *testing.T) {
 		}
 		if got := f.SMCOptionMended(); got != tc.mended {
 			t.Errorf("%s: SMCOptionMended %v, want %v", tc.name, got, tc.mended)
+		}
+	}
+}
+
+// TestSYNFlagsMended: fallback-nosmc.pcap's SYN (frame 5, the SMC option
+// and the MSS among its options) with its flags byte damaged in the
+// capture's copy to FIN|RST: alone, the checksums' difference gives the
+// byte sent; with the window's byte damaged too, its options say a SYN.
+// Either way it is read as the SYN sent (its SMC option found), with a
+// note. With its checksum made for the flags held (the sender's), and a
+// segment with no option a SYN alone carries, nothing is mended.
+func TestSYNFlagsMended(t *testing.T) {
+	fs, _ := testutil.ReadFrames(t, testutil.Root(t)+"/testdata/reference/fallback-nosmc.pcap")
+	const flags = 14 + 20 + 13
+	d, _ := NewDecoder(layers.LinkTypeEthernet)
+	decodeAs := func(data []byte) *Frame {
+		f := &Frame{Data: data}
+		f.CI.CaptureLength, f.CI.Length = len(data), len(data)
+		d.decode(f, true)
+		return f
+	}
+	mended := func(f *Frame) bool {
+		return slices.ContainsFunc(f.CLCErr, func(e error) bool { return errors.Is(e, ErrTCPFlagsMended) })
+	}
+	for _, c := range []struct {
+		name   string
+		frame  int
+		damage map[int]byte
+		fix    bool // checksum made for the bytes held
+		want   bool
+	}{
+		{"flags alone", 5, map[int]byte{flags: 0x27}, false, true},
+		{"flags and window", 5, map[int]byte{flags: 0x27, flags + 1: 0xfa}, false, true},
+		{"flags, checksum the sender's", 5, map[int]byte{flags: 0x27}, true, false},
+		{"an ACK's flags", 7, map[int]byte{flags: 0x13}, false, false},
+	} {
+		data := slices.Clone(fs[c.frame-1].Data)
+		for off, mask := range c.damage {
+			data[off] ^= mask
+		}
+		if c.fix {
+			s, _ := tcpSum(decodeAs(slices.Clone(data)))
+			binary.BigEndian.PutUint16(data[14+20+16:], s.Want)
+		}
+		f := decodeAs(data)
+		if got := mended(f) && f.TCP.SYN && !f.TCP.FIN && !f.TCP.RST && f.SMCOption; got != c.want || mended(f) != c.want {
+			t.Errorf("%s: mended %v, SYN %v FIN %v RST %v, SMC option %v; want mended %v", c.name, mended(f), f.TCP.SYN, f.TCP.FIN, f.TCP.RST, f.SMCOption, c.want)
 		}
 	}
 }
