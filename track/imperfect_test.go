@@ -674,6 +674,31 @@ func TestHeldLLCResponse(t *testing.T) {
 	}
 }
 
+// TestStartAtSYNACK: option-echoed.pcap begun at the server's SYN-ACK
+// (a capture started late), or with the client's SYN damaged past
+// reading: the SYN-ACK's SMC option says the SYN carried it (a server
+// echoes it only then), so the client's first bytes that are not CLC are
+// the fallback they are in the whole capture, smc.option.echoed_no_clc.
+func TestStartAtSYNACK(t *testing.T) {
+	frames, _ := testutil.ReadFrames(t, "../testdata/expert/option-echoed.pcap")
+	unreadable := slices.Clone(frames)
+	syn := slices.Clone(unreadable[4].Data)
+	for i := 14 + 9; i < len(syn); i++ { // from the IPv4 protocol on
+		syn[i] = 0xaa
+	}
+	unreadable[4].Data = syn
+	for name, fs := range map[string][]rawFrame{
+		"begun at the SYN-ACK": mutate.Mutation{Kind: mutate.Start, At: 5}.Apply(frames),
+		"SYN unreadable":       unreadable,
+	} {
+		s, found := feedRaw(t, fs)
+		if len(s.Conns) != 1 || s.Conns[0].Outcome != OutcomeFallback || s.Conns[0].Fallback.Cause != CauseNoCLC ||
+			!slices.Contains(found, expert.OptionEchoed.String()) {
+			t.Errorf("%s: connections %+v, findings %v; want one fallback (no CLC after SMC options), %s", name, s.Conns, found, expert.OptionEchoed)
+		}
+	}
+}
+
 // TestDamagedPSNNotResend: multiconn.pcap's WRITE at frame 1338 damaged in
 // two payload bytes, so the requests after it wait for the responder's
 // word, and the WRITE First at 1340 damaged in its PSN to the CDC's before

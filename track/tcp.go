@@ -316,7 +316,11 @@ func (t *Tracker) tcp(in *input) {
 		}
 	}
 	switch {
-	case !s.notCLC || in.clcN != 0 || c.Outcome != OutcomePending || !c.OptionSYN:
+	case !s.notCLC || in.clcN != 0 || c.Outcome != OutcomePending || !c.OptionSYN && (c.SeenSYN || !c.OptionSYNACK):
+		// A SYN-ACK with the SMC option whose SYN the capture lacks
+		// says the SYN had it: a server echoes the option only to a
+		// SYN that carried it (tcp_synack_options under ireq->smc_ok,
+		// net/ipv4/tcp_output.c).
 	case s.damage() != "" || c.clcUncaptured && s.mayBeDamaged():
 		// Bytes that are not CLC in a damaged copy say nothing of what
 		// the sender sent: its receiver read another copy, or none. So
