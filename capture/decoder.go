@@ -524,38 +524,35 @@ func etherTypeDamaged(b []byte) bool {
 
 // shortLengthDamaged reports a plain IPv4 header of a TCP segment whose
 // total length claims fewer bytes than follow it and whose checksum fails,
-// but verifies with the length those bytes give: the capture's copy has
-// that length damaged (the packet was sent whole; its receiver's IP layer
-// drops a header whose checksum fails, ip_rcv_core in
-// net/ipv4/ip_input.c), and the segment is read whole, not cut inside its
-// TCP header or payload. Ethernet padding after a short packet leaves the
-// checksum verifying with the length carried: not this.
+// but verifies with the length those bytes give (lengthDamaged): the
+// segment is read whole, not cut inside its TCP header or payload.
+// Ethernet padding after a short packet leaves the checksum verifying
+// with the length carried: not this.
 func shortLengthDamaged(b []byte) bool {
-	if len(b) < 40 || len(b) > 0xFFFF || b[0] != 0x45 || b[9] != byte(layers.IPProtocolTCP) ||
-		int(binary.BigEndian.Uint16(b[2:4])) >= len(b) || decode.IPv4HeaderSumOK(b[:20]) {
-		return false
-	}
-	var h [20]byte
-	copy(h[:], b[:20])
-	binary.BigEndian.PutUint16(h[2:4], uint16(len(b)))
-	return h[10]|h[11] != 0 && decode.IPv4Header20SumOK(&h)
+	return len(b) >= 40 && b[9] == byte(layers.IPProtocolTCP) && lengthDamaged(b) < 0
 }
 
 // longLengthDamaged reports a plain IPv4 header whose total length claims
-// more bytes than the frame holds after it and whose checksum fails, but
-// verifies with the length those bytes give: the capture's copy has the
-// length damaged (a receiver's IP layer drops a header whose checksum
+// more bytes than the frame holds after it, the capture's damage
+// (lengthDamaged), not a packet that claims more than it carries.
+func longLengthDamaged(b []byte) bool { return lengthDamaged(b) > 0 }
+
+// lengthDamaged compares with the bytes b holds the total length of the
+// plain IPv4 header at its start where its checksum fails as held but
+// verifies with those bytes' length (ipv4SentAs): the capture's copy has
+// the length damaged (a receiver's IP layer drops a header whose checksum
 // fails, ip_rcv_core in net/ipv4/ip_input.c, so the packet it took had the
-// frame's length), not a packet that claims more than it carries. A
-// header whose checksum was not filled in (0) says nothing of it.
-func longLengthDamaged(b []byte) bool {
-	if len(b) < 20 || len(b) > 0xFFFF || b[0] != 0x45 || int(binary.BigEndian.Uint16(b[2:4])) <= len(b) || decode.IPv4HeaderSumOK(b[:20]) {
-		return false
+// frame's length). It is 0 for any other header, one whose checksum was
+// not filled in (0) among them.
+func lengthDamaged(b []byte) int {
+	if len(b) < 20 || len(b) > 0xFFFF || b[0] != 0x45 {
+		return 0
 	}
-	var h [20]byte
-	copy(h[:], b[:20])
-	binary.BigEndian.PutUint16(h[2:4], uint16(len(b)))
-	return h[10]|h[11] != 0 && decode.IPv4Header20SumOK(&h)
+	held := int(binary.BigEndian.Uint16(b[2:4]))
+	if held == len(b) || ipv4SentAs(b, 2, 2, []uint16{uint16(len(b))}) != 0 {
+		return 0
+	}
+	return held - len(b)
 }
 
 // ipv4SentAs returns which of the values sent a field of the plain IPv4

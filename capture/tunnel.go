@@ -296,32 +296,33 @@ func (d *Decoder) mirrorCut(f *Frame, p []byte, next gopacket.LayerType) {
 // whose IPv4 header's length claims more than p holds only because the
 // capture damaged it (longLengthDamaged): no cut of the mirror's.
 func innerLengthDamaged(p []byte, next gopacket.LayerType) bool {
-	off := 0
-	if next == layers.LayerTypeEthernet {
-		et, o, ok := ethernetNetwork(p)
-		if !ok || et != uint16(layers.EthernetTypeIPv4) {
-			return false
-		}
-		off = o
-	} else if next != layers.LayerTypeIPv4 {
-		return false
-	}
-	return len(p) > off && longLengthDamaged(p[off:])
+	off, ok := innerIP(p, next)
+	return ok && longLengthDamaged(p[off:])
 }
 
 // innerClaim returns the length a carried frame p, starting with layer
 // next, claims for itself: its Ethernet and VLAN headers (ethernetNetwork)
 // and its IP length; 0 where it has no IP header to say.
 func innerClaim(p []byte, next gopacket.LayerType) int {
+	if off, ok := innerIP(p, next); ok {
+		return ipClaim(p, off)
+	}
+	return 0
+}
+
+// innerIP returns where the IPv4 or IPv6 header of a carried frame p,
+// starting with layer next, begins: after its Ethernet and VLAN headers
+// (ethernetNetwork), or at once.
+func innerIP(p []byte, next gopacket.LayerType) (off int, ok bool) {
 	switch next {
 	case layers.LayerTypeEthernet:
 		if et, off, ok := ethernetNetwork(p); ok && (et == uint16(layers.EthernetTypeIPv4) || et == uint16(layers.EthernetTypeIPv6)) {
-			return ipClaim(p, off)
+			return off, off < len(p)
 		}
 	case layers.LayerTypeIPv4, layers.LayerTypeIPv6:
-		return ipClaim(p, 0)
+		return 0, len(p) > 0
 	}
-	return 0
+	return 0, false
 }
 
 // ipClaim returns off plus the length the IPv4 or IPv6 header at off in p
