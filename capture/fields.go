@@ -135,9 +135,7 @@ func appendBaseFields(r *decode.Record, f *Frame) {
 		if f.TCPSum.Checked {
 			r.AddBool(fTCPSumOK, f.TCPSum.OK)
 		}
-		if smc, _ := decode.SMCOptionKind(t.Options); smc || f.TCPCut == nil {
-			// Of a header cut inside its options, only an option kept
-			// is known: tcp.smc_option is absent, not 0, otherwise.
+		if _, _, known := f.SMCOptionShown(); known {
 			decode.AppendSMCOptionFields(r, t)
 		}
 	}

@@ -345,6 +345,19 @@ func (f *Frame) TCPHeader() *layers.TCP {
 	return f.TCPCut
 }
 
+// SMCOptionShown is what the frame's SYN or SYN-ACK says of the SMC
+// option (SMCOption, SMCO): of a header the snap length cut inside its
+// options (TCPCut), only an option kept is known, known false otherwise
+// (absent, not "none"). Not asked on the per-frame path but of a cut
+// header.
+func (f *Frame) SMCOptionShown() (smc, smco, known bool) {
+	if f.TCPCut == nil {
+		return f.SMCOption, f.SMCO, true
+	}
+	smc, smco = decode.SMCOptionKind(f.TCPCut.Options)
+	return smc, smco, smc
+}
+
 // TCPWireLen is how many payload bytes the frame's TCP segment had on the
 // wire: by its IP length when the snap length cut the frame, else the
 // bytes captured (also when the IP layer cannot say more).

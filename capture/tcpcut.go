@@ -29,18 +29,11 @@ func decodeTCPCut(t *layers.TCP, b []byte) bool {
 		Ack:        be.Uint32(b[8:]),
 		DataOffset: doff,
 		NS:         b[12]&0x01 != 0,
-		CWR:        b[13]&0x80 != 0,
-		ECE:        b[13]&0x40 != 0,
-		URG:        b[13]&0x20 != 0,
-		ACK:        b[13]&0x10 != 0,
-		PSH:        b[13]&0x08 != 0,
-		RST:        b[13]&0x04 != 0,
-		SYN:        b[13]&0x02 != 0,
-		FIN:        b[13]&0x01 != 0,
 		Window:     be.Uint16(b[14:]),
 		Checksum:   be.Uint16(b[16:]),
 		Urgent:     be.Uint16(b[18:]),
 	}
+	setTCPFlags(t, b[13])
 	t.Contents = b
 	for o := b[20:]; len(o) > 0; {
 		kind := layers.TCPOptionKind(o[0])
@@ -61,4 +54,11 @@ func decodeTCPCut(t *layers.TCP, b []byte) bool {
 	}
 	t.Options = opts
 	return true
+}
+
+// setTCPFlags sets t's flags from the header's flags byte (byte 13 of
+// struct tcphdr).
+func setTCPFlags(t *layers.TCP, b byte) {
+	t.CWR, t.ECE, t.URG, t.ACK = b&0x80 != 0, b&0x40 != 0, b&0x20 != 0, b&0x10 != 0
+	t.PSH, t.RST, t.SYN, t.FIN = b&0x08 != 0, b&0x04 != 0, b&0x02 != 0, b&0x01 != 0
 }

@@ -328,17 +328,7 @@ var ErrTCPFlagsMended = fmt.Errorf("flags %w", ErrMended)
 // with a note.
 func (f *Frame) mendSYNFlags() {
 	t := f.TCP
-	if t == nil || t.SYN || len(t.Options) == 0 || len(t.Contents) < 20 {
-		return
-	}
-	synOnly := false
-	for _, o := range t.Options {
-		switch o.OptionType {
-		case layers.TCPOptionKindMSS, layers.TCPOptionKindWindowScale, layers.TCPOptionKindSACKPermitted:
-			synOnly = true
-		}
-	}
-	if smc, _ := decode.SMCOptionKind(t.Options); !smc && !synOnly {
+	if t == nil || t.SYN || len(t.Contents) < 20 || !synOptions(t.Options) {
 		return
 	}
 	s, ok := tcpSum(f)
@@ -361,11 +351,26 @@ func (f *Frame) mendSYNFlags() {
 			sent = 0x12
 		}
 	}
-	t.CWR, t.ECE, t.URG, t.ACK = sent&0x80 != 0, sent&0x40 != 0, sent&0x20 != 0, sent&0x10 != 0
-	t.PSH, t.RST, t.SYN, t.FIN = sent&0x08 != 0, sent&0x04 != 0, sent&0x02 != 0, sent&0x01 != 0
+	setTCPFlags(t, sent)
 	detail := fmt.Sprintf("%#02x held, with which the segment's checksum fails; %s %#02x", held, why, sent)
 	if found {
 		detail += ": read as that"
 	}
 	f.CLCErr = append(f.CLCErr, &decode.Error{Layer: "TCP", Field: "flags", Offset: 13, Err: ErrTCPFlagsMended, Detail: detail})
+}
+
+// synOptions reports options only a SYN or SYN-ACK carries
+// (mendSYNFlags): walked once, as every TCP segment with options asks.
+func synOptions(opts []layers.TCPOption) bool {
+	for _, o := range opts {
+		switch o.OptionType {
+		case layers.TCPOptionKindMSS, layers.TCPOptionKindWindowScale, layers.TCPOptionKindSACKPermitted:
+			return true
+		case 254:
+			if smc, _ := decode.SMCOptionKind(opts); smc {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -418,11 +418,10 @@ func appendPortDst(dst []byte, f *capture.Frame) []byte {
 // ports are the ports a line names: a TCP segment's, or the connection's
 // of a dump device frame.
 func ports(f *capture.Frame) (src, dst uint16, ok bool) {
-	switch {
-	case f.TCPHeader() != nil:
-		t := f.TCPHeader()
+	if t := f.TCPHeader(); t != nil {
 		return uint16(t.SrcPort), uint16(t.DstPort), true
-	case f.Dump != nil && f.UDP != nil:
+	}
+	if f.Dump != nil && f.UDP != nil {
 		return uint16(f.UDP.SrcPort), uint16(f.UDP.DstPort), true
 	}
 	return 0, 0, false
@@ -605,20 +604,14 @@ func appendTCP(dst []byte, f *capture.Frame) []byte {
 	dst = numfmt.AppendUint(dst, uint64(t.Seq))
 	dst = appendLen(dst, f.TCPWireLen()) // as sent: a cut frame says so apart
 	if t.SYN {
-		if f.TCPCut != nil {
-			// Only the options kept are known (SMCOption reads TCP's).
-			if smc, smco := decode.SMCOptionKind(t.Options); smco {
-				dst = append(dst, " SMC option (ANCK SMCO)"...)
-			} else if smc {
-				dst = append(dst, " SMC option"...)
-			} else {
-				dst = append(dst, " SMC option not captured (options cut)"...)
-			}
-		} else if f.SMCO {
+		switch smc, smco, known := f.SMCOptionShown(); {
+		case smco:
 			dst = append(dst, " SMC option (ANCK SMCO)"...)
-		} else if f.SMCOption {
+		case smc:
 			dst = append(dst, " SMC option"...)
-		} else {
+		case !known:
+			dst = append(dst, " SMC option not captured (options cut)"...)
+		default:
 			dst = append(dst, " no SMC option"...)
 		}
 	}
