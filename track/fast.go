@@ -169,8 +169,8 @@ func (t *Tracker) fastRoCE(f *capture.Frame) fastResult {
 		// the answer, whichever matched.
 		if n >= 2 && uint64(e1.psn^b.PSN)*uint64(e2.psn^b.PSN) == 0 && e1.conn == e2.conn {
 			c = e1.conn
-		} else if c = r.connOf(b.PSN); c == nil && r.lastFirst.covers(b.PSN) {
-			c = r.lastFirst.conn // as ack has it
+		} else {
+			c = r.ackedConn(b.PSN)
 		}
 		if c != nil && c.FirstFrame == 0 {
 			return fastNo

@@ -685,32 +685,40 @@ type RC struct {
 
 // writeSpan is an RDMA WRITE message by its FIRST packet: its connection
 // (nil: unknown), PSN and packets (its RETH length over the FIRST's
-// payload, the path MTU); on when there was one.
+// payload, the path MTU; 0 where there was none).
 type writeSpan struct {
 	conn       *Conn
 	from, pkts uint32
-	on         bool
 }
 
 // spanOf is the WRITE message whose FIRST, of connection c, has PSN psn,
 // RETH length dmaLen and a payload of pmtu bytes.
 func spanOf(c *Conn, psn, dmaLen, pmtu uint32) writeSpan {
-	w := writeSpan{conn: c, from: psn, pkts: 1, on: true}
+	w := writeSpan{conn: c, from: psn, pkts: 1}
 	if pmtu > 0 {
-		w.pkts = (dmaLen + pmtu - 1) / pmtu
+		w.pkts = max((dmaLen+pmtu-1)/pmtu, 1)
 	}
 	return w
 }
 
 // covers reports whether psn is one of the message's packets.
 func (w *writeSpan) covers(psn uint32) bool {
-	return w.on && (psn == w.from || w.holds(psn))
+	n := psnDiff(psn, w.from)
+	return n >= 0 && n < int32(w.pkts)
 }
 
 // holds reports whether psn is one of the message's later packets.
-func (w *writeSpan) holds(psn uint32) bool {
-	n := psnDiff(psn, w.from)
-	return w.on && n > 0 && n < int32(w.pkts)
+func (w *writeSpan) holds(psn uint32) bool { return psn != w.from && w.covers(psn) }
+
+// ackedConn is the connection of the request of PSN psn that an ACK or
+// NAK of the other direction names: one of the last requests, or a
+// packet of the WRITE whose FIRST came last (a message longer than the
+// PSNs remembered).
+func (r *RC) ackedConn(psn uint32) *Conn {
+	if c := r.connOf(psn); c != nil || !r.lastFirst.covers(psn) {
+		return c
+	}
+	return r.lastFirst.conn
 }
 
 // psnConn remembers which connection a request packet belonged to.

@@ -2634,13 +2634,7 @@ func (t *Tracker) ack(l *Link, d Dir, in *input) {
 		}
 		t.raise(&l.expert, expert.NAK, in)
 	}
-	c := rev.connOf(r.psn)
-	if w := &rev.lastFirst; c == nil && w.covers(r.psn) {
-		// A packet of a WRITE longer than the PSNs remembered (a NAK
-		// names the one its responder waits for).
-		c = w.conn
-	}
-	if c != nil {
+	if c := rev.ackedConn(r.psn); c != nil {
 		t.touchConn(c, in, d)
 		if t.recording(c) {
 			kind := "ACK"
