@@ -80,7 +80,7 @@ func (c *Conn) pendingAtEnd(l *Link) (p pendingStep, ok bool) {
 			clcWait, "the server falls back to TCP"}, true
 	case last != 0:
 		return p, false
-	case c.SeenSYNACK && c.OptionSYN && c.OptionSYNACK:
+	case c.SeenSYNACK && c.offeredSMC() && c.OptionSYNACK:
 		return pendingStep{"SYN-ACK with the SMC option", c.lastNS, "the client's CLC Proposal",
 			clcWait, "the server falls back to TCP"}, true
 	case c.SeenSYN && !c.SeenSYNACK && c.OptionSYN:

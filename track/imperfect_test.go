@@ -678,7 +678,8 @@ func TestHeldLLCResponse(t *testing.T) {
 // (a capture started late), or with the client's SYN damaged past
 // reading: the SYN-ACK's SMC option says the SYN carried it (a server
 // echoes it only then), so the client's first bytes that are not CLC are
-// the fallback they are in the whole capture, smc.option.echoed_no_clc.
+// the fallback they are in the whole capture, smc.option.echoed_no_clc;
+// ended before them, the Proposal is what was pending (Conn.offeredSMC).
 func TestStartAtSYNACK(t *testing.T) {
 	frames, _ := testutil.ReadFrames(t, "../testdata/expert/option-echoed.pcap")
 	unreadable := slices.Clone(frames)
@@ -696,6 +697,12 @@ func TestStartAtSYNACK(t *testing.T) {
 			!slices.Contains(found, expert.OptionEchoed.String()) {
 			t.Errorf("%s: connections %+v, findings %v; want one fallback (no CLC after SMC options), %s", name, s.Conns, found, expert.OptionEchoed)
 		}
+	}
+	// Begun at the SYN-ACK and ended before the client's first bytes: the
+	// client's Proposal is what was pending.
+	_, found := feedRaw(t, mutate.Mutation{Kind: mutate.Cut, At: 1}.Apply(mutate.Mutation{Kind: mutate.Start, At: 5}.Apply(frames)))
+	if !slices.Contains(found, expert.EndedPending.String()) {
+		t.Errorf("begun at the SYN-ACK, ended after its ACK: findings %v, want %s", found, expert.EndedPending)
 	}
 }
 

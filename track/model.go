@@ -527,6 +527,13 @@ type Conn struct {
 
 // Closed reports whether both sides signalled the end (CDC close flags, or
 // TCP FIN/RST for a fallback connection).
+// offeredSMC reports whether the client's SYN carried the SMC option: the
+// SYN's word, or where the capture lacks the SYN (begun late, or the SYN
+// damaged past reading) the SYN-ACK's, for a server echoes the option only
+// to a SYN that carried it (tcp_synack_options under ireq->smc_ok,
+// net/ipv4/tcp_output.c).
+func (c *Conn) offeredSMC() bool { return c.OptionSYN || !c.SeenSYN && c.OptionSYNACK }
+
 func (c *Conn) Closed() bool {
 	if c.Outcome == OutcomeFallback || c.Outcome == OutcomePending || c.Outcome == OutcomeFailed {
 		return (c.Flow[0].FIN && c.Flow[1].FIN) || c.Flow[0].RST || c.Flow[1].RST

@@ -274,7 +274,7 @@ func (t *Tracker) tcp(in *input) {
 		c.clcUncaptured, c.clcDamaged = false, false
 		t.unpend(c)
 	}
-	if s.damage() != "" && s.payload > 0 && !resent && in.clcN == 0 && s.clcErrs == 0 && c.Outcome == OutcomePending && c.OptionSYN && !c.clcUncaptured {
+	if s.damage() != "" && s.payload > 0 && !resent && in.clcN == 0 && s.clcErrs == 0 && c.Outcome == OutcomePending && c.offeredSMC() && !c.clcUncaptured {
 		// A damaged segment of the handshake whose bytes frame no CLC
 		// message (the capture passes them over): a message may have
 		// been there, as in bytes the capture missed.
@@ -316,11 +316,7 @@ func (t *Tracker) tcp(in *input) {
 		}
 	}
 	switch {
-	case !s.notCLC || in.clcN != 0 || c.Outcome != OutcomePending || !c.OptionSYN && (c.SeenSYN || !c.OptionSYNACK):
-		// A SYN-ACK with the SMC option whose SYN the capture lacks
-		// says the SYN had it: a server echoes the option only to a
-		// SYN that carried it (tcp_synack_options under ireq->smc_ok,
-		// net/ipv4/tcp_output.c).
+	case !s.notCLC || in.clcN != 0 || c.Outcome != OutcomePending || !c.offeredSMC():
 	case s.damage() != "" || c.clcUncaptured && s.mayBeDamaged():
 		// Bytes that are not CLC in a damaged copy say nothing of what
 		// the sender sent: its receiver read another copy, or none. So
