@@ -37,7 +37,7 @@ var (
 	fTCPSYN      = decode.Field(decode.OwnerTCP, "tcp.flags.syn", decode.KindBool, "TCP SYN flag", decode.At(13, 1, decode.Bits(0x02)))
 	fTCPACK      = decode.Field(decode.OwnerTCP, "tcp.flags.ack", decode.KindBool, "TCP ACK flag", decode.At(13, 1, decode.Bits(0x10)))
 	fTCPFIN      = decode.Field(decode.OwnerTCP, "tcp.flags.fin", decode.KindBool, "TCP FIN flag", decode.At(13, 1, decode.Bits(0x01)))
-	fTCPRST      = decode.Field(decode.OwnerTCP, "tcp.flags.rst", decode.KindBool, "TCP RST flag", decode.At(13, 1, decode.Bits(0x04)))
+	fTCPRST      = decode.Field(decode.OwnerTCP, "tcp.flags.rst", decode.KindBool, "TCP RST flag", decode.At(13, 1, decode.Bits(0x04)), decode.WiresharkName("tcp.flags.reset"))
 	fTCPSumOK    = decode.Field(decode.OwnerTCP, "tcp.checksum.ok", decode.KindBool, "TCP checksum verified: 0 on a damaged segment (present on the segments of a connection followed as SMC from its SYN, where checked)")
 	fUDPSrcPort  = decode.Field(decode.OwnerUDP, "udp.srcport", decode.KindUint, "UDP source port", decode.At(0, 2))
 	fUDPDstPort  = decode.Field(decode.OwnerUDP, "udp.dstport", decode.KindUint, "UDP destination port", decode.At(2, 2))

@@ -450,15 +450,15 @@ func decodeDETH(data []byte, p gopacket.PacketBuilder) error {
 // byte, the 24-bit source QP. An ImmDt that the BTH reports from behind
 // another header (see BTH.AppendFields) has no ImmDt layer to be placed in.
 var (
-	fRETHVA       = Field(OwnerRETH, "roce.reth.va", KindUint, "RETH virtual address", Hex(), At(0, 8))
-	fRETHRKey     = Field(OwnerRETH, "roce.reth.rkey", KindUint, "RETH remote key", Hex(), At(8, 4))
-	fRETHLen      = Field(OwnerRETH, "roce.reth.len", KindUint, "RETH DMA length (whole message)", At(12, 4))
-	fAETHSyndrome = Field(OwnerAETH, "roce.aeth.syndrome", KindUint, "AETH syndrome", Hex(), Enum(aethSyndromeName), At(0, 1))
-	fAETHType     = Field(OwnerAETH, "roce.aeth.type", KindUint, "AETH syndrome type: 0 ACK, 1 RNR NAK, 3 NAK", Enum(aethTypeName), At(0, 1, Bits(0x60)))
+	fRETHVA       = Field(OwnerRETH, "roce.reth.va", KindUint, "RETH virtual address", Hex(), At(0, 8), WiresharkName("infiniband.reth.va"))
+	fRETHRKey     = Field(OwnerRETH, "roce.reth.rkey", KindUint, "RETH remote key", Hex(), At(8, 4), WiresharkName("infiniband.reth.r_key"))
+	fRETHLen      = Field(OwnerRETH, "roce.reth.len", KindUint, "RETH DMA length (whole message)", At(12, 4), WiresharkName("infiniband.reth.dmalen"))
+	fAETHSyndrome = Field(OwnerAETH, "roce.aeth.syndrome", KindUint, "AETH syndrome", Hex(), Enum(aethSyndromeName), At(0, 1), WiresharkName("infiniband.aeth.syndrome"))
+	fAETHType     = Field(OwnerAETH, "roce.aeth.type", KindUint, "AETH syndrome type: 0 ACK, 1 RNR NAK, 3 NAK", Enum(aethTypeName), At(0, 1, Bits(0x60)), WiresharkName("infiniband.aeth.syndrome.opcode"))
 	fAETHCode     = Field(OwnerAETH, "roce.aeth.code", KindUint, "AETH credit count (ACK), RNR timer or NAK code", At(0, 1, Bits(0x1f)))
-	fAETHMSN      = Field(OwnerAETH, "roce.aeth.msn", KindUint, "AETH message sequence number", At(1, 3))
+	fAETHMSN      = Field(OwnerAETH, "roce.aeth.msn", KindUint, "AETH message sequence number", At(1, 3), WiresharkName("infiniband.aeth.msn"))
 	fImmDt        = Field(OwnerImmDt, "roce.immdt", KindUint, "immediate data", Hex(), At(0, 4))
 	fIETHRKey     = Field(OwnerIETH, "roce.ieth.rkey", KindUint, "IETH remote key to invalidate", Hex(), At(0, 4))
-	fDETHQKey     = Field(OwnerDETH, "roce.deth.qkey", KindUint, "DETH queue key", Hex(), At(0, 4))
-	fDETHSrcQP    = Field(OwnerDETH, "roce.deth.srcqp", KindUint, "DETH source queue pair number", Hex(), At(5, 3))
+	fDETHQKey     = Field(OwnerDETH, "roce.deth.qkey", KindUint, "DETH queue key", Hex(), At(0, 4), WiresharkName("infiniband.deth.q_key"))
+	fDETHSrcQP    = Field(OwnerDETH, "roce.deth.srcqp", KindUint, "DETH source queue pair number", Hex(), At(5, 3), WiresharkName("infiniband.deth.srcqp"))
 )

@@ -68,6 +68,10 @@ type FieldDef struct {
 	// Places say where the field's bytes sit in its layer (At; see
 	// Locate); none when it has no fixed place there.
 	Places []Place
+	// Wireshark is Wireshark's name for the same value where it differs
+	// (tcp.flags.reset, infiniband.bth.psn); filters, -e and columns
+	// accept it, so a display filter carried over from Wireshark works.
+	Wireshark string
 }
 
 // FieldOpt adjusts a FieldDef at registration.
@@ -78,6 +82,10 @@ func Hex() FieldOpt { return func(d *FieldDef) { d.Hex = true } }
 
 // HexN shows the value in hex zero-padded to n digits in the -V tree.
 func HexN(n int) FieldOpt { return func(d *FieldDef) { d.Hex, d.HexDigits = true, n } }
+
+// WiresharkName gives the field Wireshark's name for the same value as a
+// second spelling (FieldDef.Wireshark).
+func WiresharkName(name string) FieldOpt { return func(d *FieldDef) { d.Wireshark = name } }
 
 // Enum attaches a namer for numeric values.
 func Enum(f func(uint64) string) FieldOpt { return func(d *FieldDef) { d.Enum = f } }
@@ -135,10 +143,17 @@ func Field(owner Owner, name string, k Kind, desc string, opts ...FieldOpt) Fiel
 	}
 	catalogue.defs = append(catalogue.defs, d)
 	catalogue.byName[name] = id
+	if d.Wireshark != "" {
+		if _, dup := catalogue.byName[d.Wireshark]; dup {
+			panic("decode: field registered twice: " + d.Wireshark)
+		}
+		catalogue.byName[d.Wireshark] = id
+	}
 	return id
 }
 
-// LookupField finds a field by name.
+// LookupField finds a field by its name or its Wireshark name; the
+// definition returned carries the catalogue's name.
 func LookupField(name string) (FieldDef, bool) {
 	id, ok := catalogue.byName[name]
 	if !ok {

@@ -342,13 +342,14 @@ func (p *parser) use(id decode.FieldID) {
 	}
 }
 
-// fieldsUnder returns the catalogue fields whose names continue name with
-// a dot: "smc.cdc" covers "smc.cdc.seq", not "smc.cdcx".
+// fieldsUnder returns the catalogue fields whose names, or Wireshark
+// names, continue name with a dot: "smc.cdc" covers "smc.cdc.seq", not
+// "smc.cdcx"; "infiniband" covers infiniband.bth.psn (roce.bth.psn).
 func fieldsUnder(name string) []decode.FieldID {
 	var ids []decode.FieldID
 	pre := name + "."
 	for _, d := range decode.Fields() {
-		if strings.HasPrefix(d.Name, pre) {
+		if strings.HasPrefix(d.Name, pre) || strings.HasPrefix(d.Wireshark, pre) {
 			ids = append(ids, d.ID)
 		}
 	}

@@ -3,6 +3,8 @@ package output
 import (
 	"bufio"
 	"bytes"
+	"slices"
+	"strings"
 
 	"github.com/smcscope/smcscope/capture"
 	"github.com/smcscope/smcscope/decode"
@@ -21,6 +23,7 @@ import (
 type fieldsPrinter struct {
 	w          *bufio.Writer
 	defs       []decode.FieldDef
+	names      []string // the -e names as given (a Wireshark name stays one), for the header
 	sep        string
 	agg        string
 	quote      byte // 0, '"' or '\''
@@ -62,11 +65,11 @@ func (p *fieldsPrinter) begin() error {
 	if !p.header {
 		return nil
 	}
-	for i, d := range p.defs {
+	for i, name := range p.names {
 		if i > 0 {
 			p.w.WriteString(p.sep)
 		}
-		p.w.WriteString(d.Name)
+		p.w.WriteString(name)
 	}
 	return p.w.WriteByte('\n')
 }
@@ -168,15 +171,25 @@ func (p *fieldsPrinter) directRun(r *capture.Reader, limit int) (*capture.Frame,
 	return f, n, err
 }
 
-// writeGlossary prints -G fields: every catalogue field as
-// name, type and description, tab separated, sorted by name.
+// writeGlossary prints -G fields: every catalogue field as name, type
+// and description, tab separated, sorted by name; a field's Wireshark name
+// is a line of its own that names the field it stands for.
 func writeGlossary(w *bufio.Writer) {
+	type entry struct{ name, kind, desc string }
+	var es []entry
 	for _, d := range decode.Fields() {
-		w.WriteString(d.Name)
+		es = append(es, entry{d.Name, d.Kind.String(), d.Desc})
+		if d.Wireshark != "" {
+			es = append(es, entry{d.Wireshark, d.Kind.String(), "Wireshark's name for " + d.Name})
+		}
+	}
+	slices.SortFunc(es, func(a, b entry) int { return strings.Compare(a.name, b.name) })
+	for _, e := range es {
+		w.WriteString(e.name)
 		w.WriteByte('\t')
-		w.WriteString(d.Kind.String())
+		w.WriteString(e.kind)
 		w.WriteByte('\t')
-		w.WriteString(d.Desc)
+		w.WriteString(e.desc)
 		w.WriteByte('\n')
 	}
 }

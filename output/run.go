@@ -509,6 +509,7 @@ func (o *Options) printer(bw *bufio.Writer) (printer, error) {
 		for _, name := range o.Fields {
 			d, _ := decode.LookupField(name)
 			fp.defs = append(fp.defs, d)
+			fp.names = append(fp.names, name)
 		}
 		fp.index()
 		return fp, nil

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -234,16 +235,48 @@ func TestJSONClosedOnError(t *testing.T) {
 	}
 }
 
+// A field asked for by its Wireshark name is the field, and the header
+// says the name asked for, as tshark's does.
+func TestFieldsWiresharkName(t *testing.T) {
+	ours, _, err := run(t, Options{Read: pingpong, Format: FormatFields, Header: true, Fields: []string{"roce.bth.psn", "tcp.flags.rst"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs, _, err := run(t, Options{Read: pingpong, Format: FormatFields, Header: true, Fields: []string{"infiniband.bth.psn", "tcp.flags.reset"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	oh, ob, _ := strings.Cut(ours, "\n")
+	th, tb, _ := strings.Cut(theirs, "\n")
+	if th != "infiniband.bth.psn\ttcp.flags.reset" || oh != "roce.bth.psn\ttcp.flags.rst" {
+		t.Errorf("headers %q and %q", oh, th)
+	}
+	if ob != tb || len(ob) == 0 {
+		t.Errorf("the two spellings print different columns (%d and %d bytes)", len(ob), len(tb))
+	}
+}
+
 func TestGlossary(t *testing.T) {
 	out, _, err := run(t, Options{Glossary: "fields"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
-	if len(lines) != len(decode.Fields()) {
-		t.Fatalf("%d lines for %d fields", len(lines), len(decode.Fields()))
+	names := 0
+	for _, d := range decode.Fields() {
+		names++
+		if d.Wireshark != "" {
+			names++
+		}
 	}
-	want := map[string]bool{"frame.number\tuint\t": false, "smc.cdc.seq\tuint\t": false, "ip.src\taddress\t": false, "tcp.smc_option\tbool\t": false}
+	if len(lines) != names {
+		t.Fatalf("%d lines for %d field names", len(lines), names)
+	}
+	if !slices.IsSorted(lines) {
+		t.Error("-G fields is not sorted by name")
+	}
+	want := map[string]bool{"frame.number\tuint\t": false, "smc.cdc.seq\tuint\t": false, "ip.src\taddress\t": false, "tcp.smc_option\tbool\t": false,
+		"tcp.flags.reset\tbool\tWireshark's name for tcp.flags.rst": false, "infiniband.bth.psn\tuint\tWireshark's name for roce.bth.psn": false}
 	for _, l := range lines {
 		if strings.Count(l, "\t") != 2 {
 			t.Errorf("line %q: want name<TAB>type<TAB>description", l)

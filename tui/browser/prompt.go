@@ -225,12 +225,16 @@ var filterWords = sync.OnceValue(func() []string {
 		}
 	}
 	for _, d := range decode.Fields() {
-		for i := range len(d.Name) {
-			if d.Name[i] == '.' {
-				add(d.Name[:i])
+		for _, name := range []string{d.Name, d.Wireshark} {
+			for i := range len(name) {
+				if name[i] == '.' {
+					add(name[:i])
+				}
+			}
+			if name != "" {
+				add(name)
 			}
 		}
-		add(d.Name)
 	}
 	for _, a := range []string{"eth.addr", "ip.addr", "tcp.port", "udp.port", "frame"} {
 		add(a)
