@@ -1,10 +1,12 @@
 package output
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/smcscope/smcscope/columns"
+	"github.com/smcscope/smcscope/internal/mutate"
 	"github.com/smcscope/smcscope/output/zview"
 )
 
@@ -57,6 +59,56 @@ func TestTextColumns(t *testing.T) {
 	}
 	if _, _, err := run(t, Options{Read: pingpong, Columns: cut, Format: FormatJSON}); err == nil || !strings.Contains(err.Error(), "-o column.format") {
 		t.Errorf("-T json with a layout: %v", err)
+	}
+}
+
+// TestInfoColumnNotes: the Info column says a frame's carrier and its
+// problems once, in the default line's order, on a mirror's frames whose
+// copies are damaged (the column once wrote the problems twice).
+func TestInfoColumnNotes(t *testing.T) {
+	frames, lt, err := mutate.ReadFile(ref + "erspan.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range frames {
+		if d := frames[i].Data; i%3 == 0 && len(d) > 120 {
+			d[len(d)-10] ^= 0x10 // in the carried RoCE packet: its ICRC fails
+		}
+	}
+	damaged := filepath.Join(t.TempDir(), "erspan-damaged.pcap")
+	if err := mutate.WriteFile(damaged, lt, frames); err != nil {
+		t.Fatal(err)
+	}
+	cols, err := columns.Parse("No.,Time,Source,Destination,Protocol,Info", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := run(t, Options{Read: damaged, Columns: cols})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, _, err := run(t, Options{Read: damaged})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gl, pl := lines(got), lines(plain)
+	if len(gl) != len(pl) {
+		t.Fatalf("%d lines with the layout, %d without", len(gl), len(pl))
+	}
+	noted := 0
+	for i, l := range gl {
+		c := strings.SplitN(l, "  ", 6)
+		if want := strings.Join(c[:2], "  ") + "  " + c[2] + " -> " + c[3] + "  " + c[4] + "  " + c[5]; want != pl[i] {
+			t.Errorf("line %d: %q\nthe default line: %q", i, want, pl[i])
+		}
+		if n := strings.Count(l, "[bad ICRC"); n > 1 {
+			t.Errorf("line %d says its bad ICRC %d times: %q", i, n, l)
+		} else if n == 1 && strings.Contains(l, "] [bad ICRC") {
+			noted++
+		}
+	}
+	if noted == 0 {
+		t.Error("no line with a carrier and a bad ICRC: the test tests nothing")
 	}
 }
 

@@ -192,7 +192,7 @@ func TestAppendCarrier(t *testing.T) {
 			Session: capture.TunnelSession{Kind: capture.TunnelERSPAN2, ID: 7, HasID: true, Seq: 45, HasSeq: true}},
 			" [ERSPAN II session 7 seq 45]"},
 	} {
-		if got := string(AppendCarrier(nil, &capture.Frame{Tunnel: c.tunnel})); got != c.want {
+		if got := string(appendCarrier(nil, &capture.Frame{Tunnel: c.tunnel})); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.tunnel, got, c.want)
 		}
 	}

@@ -101,18 +101,19 @@ func appendLine(dst []byte, f *capture.Frame, base time.Time, clc int, ends *end
 	dst = append(dst, "  "...)
 	dst = ends.appendEndpoints(dst, f)
 	dst = append(dst, "  "...)
-	dst = appendProtoSummary(dst, f, clc)
-	dst = AppendCarrier(dst, f)
-	dst = appendProblems(dst, f)
+	l := topLayer(f, clc)
+	dst = append(dst, layerNames[l]...)
+	dst = append(dst, "  "...)
+	dst = AppendInfo(dst, f, clc)
 	return append(dst, '\n')
 }
 
-// AppendCarrier appends, for a frame a mirror session or an overlay
+// appendCarrier appends, for a frame a mirror session or an overlay
 // carried, who carried it: " [ERSPAN II session 7 seq 45]". The line is
 // the carried frame's, as in tshark's columns; in a capture that holds a
 // frame and its mirrored copy, this is what tells them apart (tcpdump
 // prints the carrier's headers first).
-func AppendCarrier(dst []byte, f *capture.Frame) []byte {
+func appendCarrier(dst []byte, f *capture.Frame) []byte {
 	t := f.Tunnel
 	if t == nil {
 		return dst
@@ -164,7 +165,7 @@ func appendColumns(dst []byte, f *capture.Frame, base time.Time, clc int, cols [
 		case columns.Length:
 			dst = numfmt.AppendInt(dst, int64(f.CI.Length))
 		case columns.Info:
-			dst = appendProblems(AppendCarrier(AppendInfo(dst, f, clc), f), f)
+			dst = AppendInfo(dst, f, clc)
 		case columns.Field:
 			dst = append(dst, columns.FieldText(f.Fields(), c.Field)...)
 		}
@@ -446,15 +447,6 @@ func appendMAC(dst []byte, m []byte) []byte {
 	return dst
 }
 
-// appendProtoSummary writes the PROTO column and the summary of the
-// highest decoded layer, with the RoCE transport header after SMC messages.
-func appendProtoSummary(dst []byte, f *capture.Frame, clc int) []byte {
-	l := topLayer(f, clc)
-	dst = append(dst, layerNames[l]...)
-	dst = append(dst, "  "...)
-	return appendLayerSummary(dst, f, clc, l)
-}
-
 // lineLayer is the layer a text line describes: the highest decoded.
 type lineLayer uint8
 
@@ -511,10 +503,23 @@ func topLayer(f *capture.Frame, clc int) lineLayer {
 func Protocol(f *capture.Frame, clc int) string { return layerNames[topLayer(f, clc)] }
 
 // AppendInfo appends what the line says after the PROTO column: the
-// summary of the highest decoded layer and what makes it less than the
-// whole truth (cut, bad ICRC, decode errors).
+// summary of the highest decoded layer, who carried the frame and what
+// makes it less than the whole truth (cut, bad ICRC, decode errors). clc
+// selects one of f.CLC; -1 on a segment that completes several CLC
+// messages joins their summaries by " | " (one row per frame, as the
+// browser lists them), the notes said once.
 func AppendInfo(dst []byte, f *capture.Frame, clc int) []byte {
-	return appendProblems(appendLayerSummary(dst, f, clc, topLayer(f, clc)), f)
+	if clc < 0 && len(f.CLC) > 0 {
+		for i := range f.CLC {
+			if i > 0 {
+				dst = append(dst, " | "...)
+			}
+			dst = appendLayerSummary(dst, f, i, topLayer(f, i))
+		}
+	} else {
+		dst = appendLayerSummary(dst, f, clc, topLayer(f, clc))
+	}
+	return appendProblems(appendCarrier(dst, f), f)
 }
 
 // appendLayerSummary writes the summary of layer l, with the RoCE

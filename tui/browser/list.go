@@ -100,19 +100,10 @@ func classOf(f *capture.Frame) rowClass {
 func rowOfFrame(f *capture.Frame) row {
 	r := row{time: f.CI.Timestamp, proto: output.Protocol(f, -1), length: f.CI.Length, class: classOf(f)}
 	r.src, r.dst = output.Endpoints(f)
-	var info []byte
-	if len(f.CLC) == 0 {
-		info = output.AppendInfo(info, f, -1)
+	if n := len(f.CLC); n > 0 {
+		r.proto = output.Protocol(f, n-1)
 	}
-	for i := range f.CLC {
-		if i > 0 {
-			info = append(info, " | "...)
-		}
-		info = output.AppendInfo(info, f, i)
-		r.proto = output.Protocol(f, i)
-	}
-	info = output.AppendCarrier(info, f)
-	r.info = string(info)
+	r.info = string(output.AppendInfo(nil, f, -1))
 	return r
 }
 
