@@ -2890,26 +2890,37 @@ func TestDamagedCLCQPN(t *testing.T) {
 // that exists (multiconn.pcap's second) whose copy is damaged (its TCP
 // checksum fails; the hosts went on): a GID byte, and the connection is
 // still on its link group's link; a byte of the RMB's address, and its
-// WRITEs still land in the RMBE its CONFIRM_RKEY gave.
+// WRITEs still land in the RMBE its CONFIRM_RKEY gave; a GID byte with a
+// byte of the Confirm's QPN damaged too (each message off in a key of its
+// own end), and it is still on its link.
 func TestDamagedReusedCLC(t *testing.T) {
 	all, lt := testutil.ReadFrames(t, "../samples/multiconn.pcap")
 	accepts := clcFrames(t, lt, all, decode.CLCTypeAccept)
-	if len(accepts) < 2 {
-		t.Fatalf("%d CLC Accepts", len(accepts))
+	confirms := clcFrames(t, lt, all, decode.CLCTypeConfirm)
+	if len(accepts) < 2 || len(confirms) < 2 {
+		t.Fatalf("%d CLC Accepts, %d Confirms", len(accepts), len(confirms))
 	}
 	base, _ := feedRaw(t, all)
-	i := accepts[1]
 	// struct smcr_clc_msg_accept_confirm: the header (8 bytes), the peer
-	// ID (8), the GID (16) ..., the RMB's address at 52.
-	clc := 14 + 20 + int(all[i].Data[14+20+12]>>4)*4
+	// ID (8), the GID (16), the MAC (6), the QPN (3) ..., the RMB's
+	// address at 52.
+	clcOf := func(i int) int { return 14 + 20 + int(all[i].Data[14+20+12]>>4)*4 }
+	a, cf := accepts[1], confirms[1]
+	type damage struct{ frame, off int }
 	for _, c := range []struct {
-		name string
-		off  int
-	}{{"gid", clc + 8 + 8 + 2}, {"va", clc + 52 + 5}} {
+		name    string
+		damages []damage
+	}{
+		{"gid", []damage{{a, clcOf(a) + 8 + 8 + 2}}},
+		{"va", []damage{{a, clcOf(a) + 52 + 5}}},
+		{"gid and the confirm's qpn", []damage{{a, clcOf(a) + 8 + 8 + 2}, {cf, clcOf(cf) + 8 + 30 + 1}}},
+	} {
 		t.Run(c.name, func(t *testing.T) {
 			fs := slices.Clone(all)
-			fs[i].Data = append([]byte(nil), fs[i].Data...)
-			fs[i].Data[c.off] ^= 0x82
+			for _, d := range c.damages {
+				fs[d.frame].Data = append([]byte(nil), fs[d.frame].Data...)
+				fs[d.frame].Data[d.off] ^= 0x82
+			}
 			s, found := feedRaw(t, fs)
 			if !slices.Contains(found, expert.BadTCPSum.String()) {
 				t.Errorf("findings %v: want tcp.checksum.bad", found)

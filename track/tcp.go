@@ -1768,7 +1768,7 @@ func (t *Tracker) place(c *Conn, in *input, m *clcIn) {
 	s2c := makeQPKey(gidAddr(s.GID), gidAddr(cl.GID), cl.QPN)
 	var l *Link
 	if !c.FirstContact {
-		l = t.reusedLink(c2s, s2c, c.epDamaged[DirC2S] || c.epDamaged[DirS2C], in)
+		l = t.reusedLink(c2s, s2c, c.epDamaged, in)
 	} else if l = t.earlyLink(c2s, s2c, in); l != nil {
 		// The new group's link, its CONFIRM_LINK exchange shown before
 		// the Confirm that announced it.
@@ -2421,7 +2421,8 @@ func (t *Tracker) attachServerHalf(c *Conn, l *Link) {
 // reusedLink finds the link a connection of a reused link group was
 // placed on, by either wire key. A link built from traffic alone may have
 // its roles the wrong way round; the CLC settles them.
-func (t *Tracker) reusedLink(c2s, s2c qpKey, damaged bool, in *input) *Link {
+func (t *Tracker) reusedLink(c2s, s2c qpKey, epDamaged [2]bool, in *input) *Link {
+	damaged := epDamaged[DirC2S] || epDamaged[DirS2C]
 	for d, k := range [2]qpKey{c2s, s2c} {
 		ref, ok := t.byQP[k]
 		if !ok || (ref.link.lgr.Deleted && !ref.link.Inferred) {
@@ -2450,19 +2451,22 @@ func (t *Tracker) reusedLink(c2s, s2c qpKey, damaged bool, in *input) *Link {
 		k := &l.keys
 		// A queue pair off is its end's (C->S goes to the server's), and
 		// the other end's address must then be as named: the damage of
-		// one message, which names one end.
+		// one message, which names one end. Where both messages' copies
+		// are damaged (epDamaged: C->S's token is the Accept's, S->C's
+		// the Confirm's), each may have lost a byte of its own: the
+		// other end's address need only be near.
 		qpOff := 0
 		switch {
 		case k[DirC2S].qpn != c2s.qpn && k[DirS2C].qpn != s2c.qpn:
 			continue
 		case k[DirC2S].qpn != c2s.qpn:
 			qpOff = 1
-			if k[DirC2S].src != c2s.src {
+			if k[DirC2S].src != c2s.src && !epDamaged[DirS2C] {
 				continue
 			}
 		case k[DirS2C].qpn != s2c.qpn:
 			qpOff = 1
-			if k[DirC2S].dst != c2s.dst {
+			if k[DirC2S].dst != c2s.dst && !epDamaged[DirC2S] {
 				continue
 			}
 		}
