@@ -323,6 +323,9 @@ func TestDumpFlagsDamaged(t *testing.T) {
 	for _, dm := range []crafted.DumpDamage{
 		{Frame: 130, What: "urgent data present, not pending", Off: 24, Xor: byte(decode.CDCUrgentPresent)},
 		{Frame: 1540, What: "write-blocked on the close CDC", Off: 24, Xor: byte(decode.CDCWriteBlocked)},
+		{Frame: 130, What: "urgent pending and present with a reserved producer flag", Off: 24,
+			Xor: byte(decode.CDCUrgentPending|decode.CDCUrgentPresent) | 0x01},
+		{Frame: 130, What: "a reserved connection state flag", Off: 25, Xor: 0x04},
 	} {
 		fs := make([]testutil.Packet, len(frames))
 		for i, f := range frames {

@@ -79,8 +79,17 @@ func (f *Flow) keepDump(before dumpLast, m *cdcIn, in *input, produced, consumed
 // and only with the write that ends the urgent data (smc_tx_sendmsg,
 // smc_tx_rdma_writes and smcr_tx_sndbuf_nonempty, net/smc/smc_tx.c); it
 // sets write-blocked only as a write fills the peer's RMBE: the CDC that
-// first carries it moves the producer cursor (smc_tx_rdma_writes).
+// first carries it moves the producer cursor (smc_tx_rdma_writes). The
+// flags' reserved bits (struct smc_cdc_producer_flags and
+// smc_cdc_conn_state_flags, net/smc/smc.h) no sender sets.
 func flagsDamaged(f *Flow, m *cdcIn, dd int16) bool {
+	const (
+		prodKnown = cdcWriteBlocked | cdcUrgentPending | cdcUrgentPresent | cdcConsUpdReq | cdcFailover
+		connKnown = cdcDoneWriting | cdcConnClosed | cdcAbort
+	)
+	if m.prodFlags&^prodKnown != 0 || m.connFlags&^connKnown != 0 {
+		return true
+	}
 	if m.prodFlags&cdcUrgentPresent != 0 && m.prodFlags&cdcUrgentPending == 0 {
 		return true
 	}
