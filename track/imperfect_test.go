@@ -4860,3 +4860,69 @@ func TestDamagedSYNACKOption(t *testing.T) {
 		t.Errorf("findings %v, want %v", found, expert.NotCaptured)
 	}
 }
+
+// TestUnreadableOpcodeBeforeNAK: nak.pcap's NAK (PSN sequence error)
+// names a request the capture holds; in a copy whose byte of that
+// request's opcode is damaged to one no sender uses, the frame is past
+// reading but its BTH still names the queue pair and PSN: the capture
+// saw the packet, so the loss the NAK shows was past the capture point,
+// as in the whole capture (no roce.rc.psn_gap; smc.capture.unreadable).
+// The same request missing from the capture is a PSN gap the NAK shows
+// lost.
+func TestUnreadableOpcodeBeforeNAK(t *testing.T) {
+	frames := readRawFrames(t, testutil.Root(t)+"/testdata/expert/nak.pcap")
+	const bth = 14 + 20 + 8
+	roce := func(d []byte) bool {
+		return len(d) > bth+16 && d[12] == 0x08 && d[13] == 0 && d[23] == 17 && d[36] == 0x12 && d[37] == 0xb7
+	}
+	psnOf := func(d []byte) uint32 { return uint32(d[bth+9])<<16 | uint32(d[bth+10])<<8 | uint32(d[bth+11]) }
+	nak, req := -1, -1
+	for i, f := range frames {
+		if d := f.Data; roce(d) && d[bth] == byte(decode.OpAcknowledge) && d[bth+12]&0x60 == 0x60 {
+			nak = i
+			break
+		}
+	}
+	if nak < 0 {
+		t.Fatal("no NAK in nak.pcap")
+	}
+	for i := nak - 1; i >= 0; i-- {
+		if d := frames[i].Data; roce(d) && d[bth] != byte(decode.OpAcknowledge) && psnOf(d) == psnOf(frames[nak].Data) {
+			req = i
+			break
+		}
+	}
+	if req < 0 {
+		t.Fatalf("no request of the NAK's PSN %#x before it", psnOf(frames[nak].Data))
+	}
+	gaps := func(s Snapshot) int {
+		n := 0
+		for _, l := range s.Links {
+			n += l.RC[DirC2S].PSNGaps + l.RC[DirS2C].PSNGaps
+		}
+		return n
+	}
+	whole, wholeFound := feedRaw(t, frames)
+	if gaps(whole) != 0 || slices.Contains(wholeFound, expert.PSNGap.String()) || !slices.Contains(wholeFound, expert.NAK.String()) {
+		t.Fatalf("whole capture: %d PSN gaps, findings %v", gaps(whole), wholeFound)
+	}
+
+	damaged := slices.Clone(frames)
+	damaged[req].Data = slices.Clone(frames[req].Data)
+	damaged[req].Data[bth] = 0x1a // reserved (IBA Vol. 1 9.2)
+	s, found := feedRaw(t, damaged)
+	if gaps(s) != 0 || slices.Contains(found, expert.PSNGap.String()) {
+		t.Errorf("opcode damaged: %d PSN gaps, findings %v; want none, as the whole capture", gaps(s), found)
+	}
+	for _, id := range []expert.ID{expert.NAK, expert.CaptureUnreadable} {
+		if !slices.Contains(found, id.String()) {
+			t.Errorf("opcode damaged: findings %v, want %s", found, id)
+		}
+	}
+
+	missed := slices.Delete(slices.Clone(frames), req, req+1)
+	s, found = feedRaw(t, missed)
+	if gaps(s) != 1 || !slices.Contains(found, expert.PSNGap.String()) {
+		t.Errorf("request missed: %d PSN gaps, findings %v; want the gap the NAK shows lost", gaps(s), found)
+	}
+}

@@ -62,6 +62,11 @@ type input struct {
 	unreadSrc, unreadDst addr
 	unreadMAC            [6]byte // its Ethernet destination, with unreadHasMAC
 	unreadHasMAC         bool
+	// unreadBTH: a datagram to RoCEv2's port whose BTH is past reading
+	// (a reserved opcode) names unreadQPN and unreadPSN where its BTH's
+	// DestQP and PSN sit.
+	unreadBTH            bool
+	unreadQPN, unreadPSN uint32
 }
 
 type tcpIn struct {

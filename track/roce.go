@@ -150,6 +150,7 @@ func (t *Tracker) roce(in *input) {
 			in.unreadAddrs = r.ipHdrOK
 			in.unreadSrc, in.unreadDst = r.key.src, r.key.dst
 			in.unreadMAC, in.unreadHasMAC = r.dstMAC, r.hasMAC
+			in.unreadBTH = false
 			t.keepUnread(in, id)
 			return
 		}
@@ -597,6 +598,9 @@ func (t *Tracker) lossShown(l *Link, d Dir, in *input) bool {
 		if p := &rc.gapPend[i]; p.on && !p.shown {
 			p.shown, p.takenShown = true, rc.goBack.takenAgain
 		}
+	}
+	if t.heldUnread(l, d) {
+		return false
 	}
 	rc.PSNGaps++
 	rc.PSNMissing += w.missing

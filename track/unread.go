@@ -31,6 +31,10 @@ type unreadFrame struct {
 	// as likely as not.
 	mac    [6]byte
 	hasMAC bool
+	// bth: a datagram to RoCEv2's port whose BTH is past reading names
+	// qpn and psn where its DestQP and PSN sit (heldUnread).
+	bth      bool
+	qpn, psn uint32
 }
 
 // from reports whether u may hold a packet sent from src to dst.
@@ -106,6 +110,14 @@ func (in *input) unreadFrom(f *capture.Frame) {
 	if in.unreadHasMAC = f.Eth != nil && len(f.Eth.DstMAC) == 6; in.unreadHasMAC {
 		in.unreadMAC = [6]byte(f.Eth.DstMAC)
 	}
+	in.unreadBTH = false
+	if u := f.UDP; u != nil && u.DstPort == decode.UDPPortRoCEv2 && len(u.Payload) >= 12 {
+		// IBA Vol. 1 9.2: DestQP in bytes 5-7, PSN in 9-11.
+		b := u.Payload
+		in.unreadBTH = true
+		in.unreadQPN = uint32(b[5])<<16 | uint32(b[6])<<8 | uint32(b[7])
+		in.unreadPSN = uint32(b[9])<<16 | uint32(b[10])<<8 | uint32(b[11])
+	}
 }
 
 // ipv4Vouches reports whether IPv4 header ip holds the addresses its
@@ -122,7 +134,8 @@ func (t *Tracker) keepUnread(in *input, id expert.ID) {
 		t.unread = append(t.unread[:0], t.unread[maxUnread/4:]...)
 	}
 	t.unread = append(t.unread, unreadFrame{number: in.number, ns: in.ns, wire: in.wire, id: id,
-		addrs: in.unreadAddrs, src: in.unreadSrc, dst: in.unreadDst, mac: in.unreadMAC, hasMAC: in.unreadHasMAC})
+		addrs: in.unreadAddrs, src: in.unreadSrc, dst: in.unreadDst, mac: in.unreadMAC, hasMAC: in.unreadHasMAC,
+		bth: in.unreadBTH, qpn: in.unreadQPN, psn: in.unreadPSN})
 }
 
 // unreadTCP settles, of rest TCP bytes of direction d of c that the
@@ -245,6 +258,51 @@ func (t *Tracker) unreadRoCE(l *Link, d Dir, missed int, n uint32, in *input) in
 	t.unreadFound(&l.expert, frames)
 	t.contentUnknown(l, d, in)
 	return len(frames)
+}
+
+// heldUnread reports whether the PSNs direction d of l's open run
+// skipped are each named, by the DestQP and PSN where a BTH has them, by
+// a frame the capture held damaged past reading since the direction's
+// last request (its opcode reserved): the capture saw those packets, so
+// what the responder's word then shows lost went missing past the
+// capture point, as where the capture holds them whole. It takes them.
+func (t *Tracker) heldUnread(l *Link, d Dir) bool {
+	rc := &l.RC[d]
+	w := &rc.ahead
+	if !l.keyed[d] || w.missing <= 0 || w.missing > maxUnreadFit {
+		return false
+	}
+	k := &l.keys[d]
+	var idx [maxUnreadFit]int
+	n := 0
+	for i := uint32(0); i < aheadBits && n < w.missing; i++ {
+		if w.has(i) {
+			continue
+		}
+		psn := (rc.nextPSN + i) & 0xFFFFFF
+		j := slices.IndexFunc(t.unread, func(u unreadFrame) bool {
+			return !u.taken && u.bth && uint64(u.qpn) == k.qpn && u.psn == psn && u.number > rc.lastFrame && u.from(k.src, k.dst)
+		})
+		if j < 0 {
+			return false
+		}
+		idx[n], n = j, n+1
+	}
+	if n < w.missing {
+		return false
+	}
+	frames := make([]unreadFrame, n)
+	for i, j := range idx[:n] {
+		u := &t.unread[j]
+		u.taken = true
+		frames[i] = *u
+		if u.id != expert.None {
+			t.expert.unmark(u.id)
+		}
+	}
+	rc.Unreadable += n
+	t.unreadFound(&l.expert, frames)
+	return true
 }
 
 // unreadPSN is a PSN that unreadRoCE settled, at ns, by frame.
