@@ -4926,3 +4926,75 @@ func TestUnreadableOpcodeBeforeNAK(t *testing.T) {
 		t.Errorf("request missed: %d PSN gaps, findings %v; want the gap the NAK shows lost", gaps(s), found)
 	}
 }
+
+// TestDamagedReusedCLCOtherDevices: multilink.pcap's second connection is
+// announced on the link between the hosts' second devices (10.10.0.12 and
+// .11, each address a byte off the first link's, queue pair 0x11 on both
+// ends). With that link's frames before its Confirm and the ADD_LINK
+// exchange that announced it not in the capture,
+// and its Accept's and Confirm's copies damaged in a byte each elsewhere
+// (their MACs), the connection is on a link of those addresses, as with
+// the copies whole: not on the first link, whose addresses are each a
+// byte off and whose server queue pair differs.
+func TestDamagedReusedCLCOtherDevices(t *testing.T) {
+	all, lt := testutil.ReadFrames(t, "../samples/multilink.pcap")
+	accepts := clcFrames(t, lt, all, decode.CLCTypeAccept)
+	confirms := clcFrames(t, lt, all, decode.CLCTypeConfirm)
+	if len(accepts) < 2 || len(confirms) < 2 {
+		t.Fatalf("%d CLC Accepts, %d Confirms", len(accepts), len(confirms))
+	}
+	a, cf := accepts[1], confirms[1]
+	second := func(d []byte) bool {
+		return len(d) > 34 && d[12] == 0x08 && d[13] == 0 && (d[29] == 11 || d[29] == 12 || d[33] == 11 || d[33] == 12)
+	}
+	addLink := map[int]bool{} // the ADD_LINK exchange on the first link, which names the second's keys
+	eachRaw(t, "llc", lt, all, func(f *capture.Frame) {
+		if f.LLC != nil && f.LLC.Type.Base() == decode.LLCAddLink {
+			addLink[f.Number-1] = true
+		}
+	})
+	if len(addLink) == 0 {
+		t.Fatal("no ADD_LINK in multilink.pcap")
+	}
+	var kept []rawFrame
+	na, ncf := -1, -1
+	for i, f := range all {
+		if i < cf && (second(f.Data) || addLink[i]) {
+			continue
+		}
+		switch i {
+		case a:
+			na = len(kept)
+		case cf:
+			ncf = len(kept)
+		}
+		kept = append(kept, f)
+	}
+	whole, _ := feedRaw(t, kept)
+	// struct smcr_clc_msg_accept_confirm: the header (8 bytes), the peer
+	// ID (8), the GID (16), the MAC (6).
+	damaged := slices.Clone(kept)
+	for _, i := range []int{na, ncf} {
+		d := slices.Clone(damaged[i].Data)
+		clc := 14 + 20 + int(d[14+20+12]>>4)*4
+		d[clc+8+8+16+1] ^= 0x40
+		damaged[i].Data = d
+	}
+	s, found := feedRaw(t, damaged)
+	if !slices.Contains(found, expert.BadTCPSum.String()) {
+		t.Errorf("findings %v: want tcp.checksum.bad", found)
+	}
+	links := func(s Snapshot) string {
+		var b strings.Builder
+		for _, l := range s.Links {
+			fmt.Fprintf(&b, "[group %d: %v %#x -> %v %#x, %d connections] ", l.LGR, l.Client.Addr, l.Client.QPN, l.Server.Addr, l.Server.QPN, len(l.Conns))
+		}
+		return b.String()
+	}
+	if len(s.Conns) != len(whole.Conns) || len(s.LinkGroups) != len(whole.LinkGroups) {
+		t.Fatalf("%d connections in %d link groups, want %d in %d\n%s\nwant %s", len(s.Conns), len(s.LinkGroups), len(whole.Conns), len(whole.LinkGroups), links(s), links(whole))
+	}
+	if got, want := links(s), links(whole); got != want || !strings.Contains(want, "10.10.0.12 0x11 -> 10.10.0.11 0x11") {
+		t.Errorf("links %s\nwant %s (the second devices' as the CLC messages name it)", got, want)
+	}
+}

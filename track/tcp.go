@@ -1228,10 +1228,10 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 		c.epDamaged[DirS2C] = in.tcp.mayBeDamaged()
 		t.slowHandshake(c, in, "Confirm")
 		c.ClientEP = m.ep
-		if c.epDamaged[DirS2C] && !m.smcd {
+		c.FirstContact = c.FirstContact || m.flag // the Accept may be missing from the capture
+		if c.epDamaged[DirS2C] && !m.smcd && (c.FirstContact || !wellFormedGID(m.ep.GID)) {
 			c.ClientEP.GID = c.confirmedGID(m)
 		}
-		c.FirstContact = c.FirstContact || m.flag // the Accept may be missing from the capture
 		if c.Version == 0 {
 			c.Version = m.version
 		}
@@ -2080,10 +2080,13 @@ func (t *Tracker) addPendingHalf(c *Conn) {
 	t.pendingHalf = append(keep, c)
 }
 
-// confirmedGID is the GID of c's Confirm m, a damaged copy. A client
+// confirmedGID is the GID of c's Confirm m, a damaged copy, asked of a
+// first contact's or of a GID no device has (wellFormedGID). A client
 // confirms the GID its Proposal offered for the version chosen (a reused
 // link group's Confirm names the GID of the link the connection got,
-// which may be another), and a first-contact v2 Confirm lists it first:
+// which may be another device's, its address a byte off on hosts whose
+// devices' subnets differ in one byte: reusedLink allows for a byte
+// damaged there), and a first-contact v2 Confirm lists it first:
 // m's GID is the damage where it differs from the one proposed in one
 // byte and the Proposal verified, or the Proposal and the list agree on
 // it (two damaged copies), or the proposed one is a GID a RoCE device
@@ -2454,19 +2457,22 @@ func (t *Tracker) reusedLink(c2s, s2c qpKey, epDamaged [2]bool, in *input) *Link
 		// one message, which names one end. Where both messages' copies
 		// are damaged (epDamaged: C->S's token is the Accept's, S->C's
 		// the Confirm's), each may have lost a byte of its own: the
-		// other end's address need only be near.
+		// other end's address may be a byte off where this end's is as
+		// named, its message's damage being its queue pair. (Both
+		// addresses a byte off and a queue pair too name another link:
+		// one between the same hosts' other devices.)
 		qpOff := 0
 		switch {
 		case k[DirC2S].qpn != c2s.qpn && k[DirS2C].qpn != s2c.qpn:
 			continue
 		case k[DirC2S].qpn != c2s.qpn:
 			qpOff = 1
-			if k[DirC2S].src != c2s.src && !epDamaged[DirS2C] {
+			if k[DirC2S].src != c2s.src && (!epDamaged[DirS2C] || k[DirC2S].dst != c2s.dst) {
 				continue
 			}
 		case k[DirS2C].qpn != s2c.qpn:
 			qpOff = 1
-			if k[DirC2S].dst != c2s.dst && !epDamaged[DirC2S] {
+			if k[DirC2S].dst != c2s.dst && (!epDamaged[DirC2S] || k[DirC2S].src != c2s.src) {
 				continue
 			}
 		}
