@@ -4998,3 +4998,58 @@ func TestDamagedReusedCLCOtherDevices(t *testing.T) {
 		t.Errorf("links %s\nwant %s (the second devices' as the CLC messages name it)", got, want)
 	}
 }
+
+// TestDamagedCLCPSNCopy: erspan.pcap holds every handshake segment twice
+// (the host's capture and a mirror session's copy). Where the first copy
+// of the Confirm, or of the Accept, has two bytes of its sender's first
+// PSN damaged (its TCP checksum failing), the second copy verifies and is
+// what the peer read: the link's direction starts at that PSN, so its
+// first requests are not retransmissions of PSNs never sent and the
+// CONFIRM_LINK exchange is answered, as in the whole capture.
+func TestDamagedCLCPSNCopy(t *testing.T) {
+	all, lt := testutil.ReadFrames(t, "../testdata/reference/erspan.pcap")
+	whole, wholeFound := feedRaw(t, all)
+	retrans := func(s Snapshot) int {
+		n := 0
+		for _, l := range s.Links {
+			n += l.RC[DirC2S].Retrans + l.RC[DirS2C].Retrans
+		}
+		return n
+	}
+	for _, typ := range []decode.CLCType{decode.CLCTypeConfirm, decode.CLCTypeAccept} {
+		t.Run(typ.String(), func(t *testing.T) {
+			msgs := clcFrames(t, lt, all, typ)
+			if len(msgs) == 0 {
+				t.Fatalf("no %v", typ)
+			}
+			i := msgs[0]
+			fs := slices.Clone(all)
+			d := slices.Clone(fs[i].Data)
+			// struct smcr_clc_msg_accept_confirm: the header (8 bytes,
+			// the eyecatcher and type first), the peer ID (8), GID (16),
+			// MAC (6), QPN (3), rkey (4), rmbe_idx and rmbe_alert_token
+			// (5), rmbe_size and MTU (1), reserved (1), the RMB's
+			// address (8), reserved (1), the PSN.
+			clc := bytes.Index(d, []byte{0xe2, 0xd4, 0xc3, 0xd9, byte(typ)})
+			if clc < 0 {
+				t.Fatalf("frame %d: no %v", i+1, typ)
+			}
+			psn := clc + 8 + 8 + 16 + 6 + 3 + 4 + 5 + 1 + 1 + 8 + 1
+			d[psn] ^= 0xed
+			d[psn+1] ^= 0x4b
+			fs[i].Data = d
+			s, found := feedRaw(t, fs)
+			if !slices.Contains(found, expert.BadTCPSum.String()) {
+				t.Errorf("findings %v: want tcp.checksum.bad", found)
+			}
+			if got, want := retrans(s), retrans(whole); got != want {
+				t.Errorf("%d retransmissions, the whole capture's %d", got, want)
+			}
+			for _, id := range []expert.ID{expert.LLCUnanswered, expert.LLCRetransmitted} {
+				if slices.Contains(found, id.String()) != slices.Contains(wholeFound, id.String()) {
+					t.Errorf("findings %v, the whole capture's %v: %s differs", found, wholeFound, id)
+				}
+			}
+		})
+	}
+}

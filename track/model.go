@@ -329,6 +329,9 @@ type seqSpan struct {
 	// finLost: its flags were damage and it ends a sequence number past
 	// its bytes: a FIN, where the peer's ACK covers that (damagedGap).
 	finLost bool
+	// clc: CLC messages decoded from it (not malformed), their values
+	// read from the damaged copy (refreshCLC).
+	clc bool
 }
 
 // finCopy is a damaged copy of a segment whose flags show a FIN (they may

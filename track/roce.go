@@ -842,6 +842,31 @@ func (t *Tracker) firstPSNOff(l *Link, d Dir, in *input) {
 func (t *Tracker) psnOff(l *Link, d Dir, p uint32, in *input) {
 	rc := &l.RC[d]
 	l.addHistory(in, textEvent(fmt.Sprintf("%s first PSN 0x%06x where its CLC or ADD_LINK message announced 0x%06x: a byte of its copy damaged", d, p, rc.nextPSN)))
+	t.firstPSN(l, d, p)
+}
+
+// announcedAgain takes the first PSN of direction d of c's link from ep,
+// what a verified copy of the CLC message of its sender says, where the
+// copy c was placed from is damaged (its checksum failing) and the
+// direction has sent nothing yet: the segment sent again, or the
+// capture's other copy of it.
+func (t *Tracker) announcedAgain(c *Conn, d Dir, ep *Endpoint, in *input) {
+	l := c.link
+	if l == nil {
+		return
+	}
+	e, rc := l.end(d), &l.RC[d]
+	if e.PSN == ep.PSN || rc.Packets != 0 || !rc.havePSN || rc.nextPSN != e.PSN {
+		return
+	}
+	l.addHistory(in, textEvent(fmt.Sprintf("%s first PSN 0x%06x, as a verified copy of its CLC message says, where the damaged copy read 0x%06x", d, ep.PSN, e.PSN)))
+	e.PSN = ep.PSN
+	t.firstPSN(l, d, ep.PSN)
+}
+
+// firstPSN makes p the first PSN direction d of l is expected to send.
+func (t *Tracker) firstPSN(l *Link, d Dir, p uint32) {
+	rc := &l.RC[d]
 	for i := range rc.unplaced {
 		if rc.unplaced[i].at == rc.nextPSN {
 			rc.unplaced[i].at = p

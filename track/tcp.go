@@ -251,7 +251,7 @@ func (t *Tracker) tcp(in *input) {
 		}
 	}
 	t.finProof(c, d, s, in)
-	resent, replaces := t.tcpSeq(c, d, s, in)
+	resent, replaces, refresh := t.tcpSeq(c, d, s, in)
 	if (s.sumBad || s.ipSumBad) && (s.payload > 0 || s.fin && !s.syn || s.flagsLost) && (!resent || s.away) && len(f.sumPend) < maxSumPend {
 		// Settled by the wire (tcpSeq): sent again, or acknowledged.
 		// (One whose bytes framed no message is as a malformed one: its
@@ -266,7 +266,8 @@ func (t *Tracker) tcp(in *input) {
 		if s.fin {
 			end++
 		}
-		f.sumPend = append(f.sumPend, seqSpan{s.seq, end, s.payload > 0 && (s.clcErrs > 0 || in.clcN == 0), s.away || s.flagsLost, in.number, s.flagsLost})
+		malformed := s.payload > 0 && (s.clcErrs > 0 || in.clcN == 0)
+		f.sumPend = append(f.sumPend, seqSpan{s.seq, end, malformed, s.away || s.flagsLost, in.number, s.flagsLost, !malformed && in.clcN > 0})
 	}
 	if replaces && c.clcDamaged && !c.clcCut && !c.clcHole && c.Flow[0].TCPNotCaptured == 0 && c.Flow[1].TCPNotCaptured == 0 {
 		// The damaged message sent again whole: the handshake is
@@ -287,7 +288,13 @@ func (t *Tracker) tcp(in *input) {
 		// CLC reassembly took for a new message after the handshake's
 		// stream was done. The handshake took its step the first time;
 		// unless the first time was a damaged segment whose message did
-		// not decode: the receiver dropped it and read this one.
+		// not decode: the receiver dropped it and read this one. Where
+		// it decoded, this copy says what the receiver read.
+		if refresh {
+			for i := range in.clcN {
+				t.refreshCLC(c, d, &in.clc[i], in)
+			}
+		}
 		in.clcN = 0
 	}
 	if s.fin && c.Outcome == OutcomePending && !c.clcUncaptured && f.haveTCPNext && int32(s.seq-f.tcpNext) > 0 {
@@ -445,6 +452,26 @@ func (t *Tracker) tcp(in *input) {
 	}
 }
 
+// refreshCLC reads m, a CLC message of direction d of c in a verified copy
+// of a segment whose damaged copy the handshake took its step from (the
+// segment sent again, or the capture's other copy of it): the receiver
+// read this one. What the damaged copy may have said wrong and nothing
+// after it mends is taken from it: the first PSN of the Accept's or the
+// Confirm's sender, where its direction of the link has sent nothing.
+func (t *Tracker) refreshCLC(c *Conn, d Dir, m *clcIn, in *input) {
+	if m.smcd || c.SMCD || m.inside {
+		return
+	}
+	switch {
+	case m.typ == decode.CLCTypeAccept && d == DirS2C && c.epDamaged[DirC2S]:
+		c.ServerEP.PSN = m.ep.PSN
+		t.announcedAgain(c, DirS2C, &m.ep, in)
+	case m.typ == decode.CLCTypeConfirm && d == DirC2S && c.epDamaged[DirS2C]:
+		c.ClientEP.PSN = m.ep.PSN
+		t.announcedAgain(c, DirC2S, &m.ep, in)
+	}
+}
+
 // maxSumPend bounds the damaged segments a direction holds for the wire's
 // word: the handshake's few CLC segments are the ones checked.
 const maxSumPend = 8
@@ -456,8 +483,8 @@ const maxSumPend = 8
 // A handshake that misses bytes is not judged by what is missing. It
 // reports whether the segment's bytes were all shown before (resent), and
 // whether they are those of a damaged segment whose CLC message did not
-// decode (replaces).
-func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) (resent, replaces bool) {
+// decode (replaces) or did (refresh).
+func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) (resent, replaces, refresh bool) {
 	f := &c.Flow[d]
 	end := s.seq + uint32(s.payload)
 	if s.syn || s.fin {
@@ -479,6 +506,7 @@ func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) (resent, replaces 
 			if int32(p.seq-s.seq) >= 0 && int32(end-p.end) >= 0 {
 				f.SumResent++
 				replaces = replaces || p.malformed
+				refresh = refresh || p.clc
 				return true
 			}
 			return false
@@ -619,7 +647,7 @@ func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) (resent, replaces 
 		o.tcpLate, o.tcpLateEnd, o.tcpLateNS = o.tcpNext, s.ackNum, in.ns
 		o.tcpNext, o.tcpNextFrame, o.aheadSeen, o.damagedHid = s.ackNum, in.number, false, 0
 		t.raise(&c.expert, expert.NotCaptured, in)
-		return resent, replaces
+		return resent, replaces, refresh
 	}
 	o.TCPNotCaptured += uint64(missed)
 	o.tcpLate, o.tcpLateEnd, o.tcpLateNS = o.tcpNext, o.tcpNext+missed, in.ns
@@ -629,7 +657,7 @@ func (t *Tracker) tcpSeq(c *Conn, d Dir, s *tcpIn, in *input) (resent, replaces 
 		c.clcUncaptured = true
 		t.awaitServerHalf(c, in)
 	}
-	return resent, replaces
+	return resent, replaces, refresh
 }
 
 // dataOffsetSlack is the most payload a TCP header's damaged data offset
