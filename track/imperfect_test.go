@@ -5053,3 +5053,37 @@ func TestDamagedCLCPSNCopy(t *testing.T) {
 		})
 	}
 }
+
+// TestDamagedProposalPortAndSeq: a copy of pingpong.pcap's CLC Proposal
+// whose destination port and a byte of its sequence number the capture
+// damaged (its TCP checksum fails; its 4-tuple one field off the
+// connection's, its bytes nowhere in that connection's stream) is that
+// connection's copy damaged past reading: no connection of its own
+// waiting for the rest of a handshake (lossy.pcap editcap -E 0.001 seed
+// 502).
+func TestDamagedProposalPortAndSeq(t *testing.T) {
+	frames := readRawFrames(t, crafted.Pingpong(t))
+	_, lt := testutil.ReadFrames(t, crafted.Pingpong(t))
+	props := clcFrames(t, lt, frames, decode.CLCTypeProposal)
+	if len(props) == 0 {
+		t.Fatal("no CLC Proposal")
+	}
+	base, _ := feedRaw(t, frames)
+	fs := slices.Clone(frames)
+	d := slices.Clone(fs[props[0]].Data)
+	d[14+20+3] ^= 0xad // the destination port's low byte
+	d[14+20+4] ^= 0x11 // the sequence number's high byte
+	fs[props[0]].Data = d
+	s, found := feedRaw(t, fs)
+	if len(s.Conns) != len(base.Conns) {
+		t.Errorf("%d connections, want %d: the damaged copy began one of its own", len(s.Conns), len(base.Conns))
+	}
+	for i := range min(len(s.Conns), len(base.Conns)) {
+		if g, w := s.Conns[i].Outcome, base.Conns[i].Outcome; g != w {
+			t.Errorf("connection %d: %v, want %v", i+1, g, w)
+		}
+	}
+	if s.Stats.TCPDamaged == 0 {
+		t.Errorf("findings %v, stats %+v: the copy not counted damaged", found, s.Stats)
+	}
+}

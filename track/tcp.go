@@ -70,7 +70,7 @@ func (t *Tracker) tcp(in *input) {
 		if f := s.frame; f != nil && f.IPv4 != nil && !f.Cut {
 			// Its IPv4 header checksum failing, its addresses may be
 			// damage: a connection's segment, past reading as one.
-			if !decode.IPv4HeaderSumOK(f.IPv4.Contents) {
+			if !decode.IPv4HeaderSumOK(f.IPv4.Contents) || in.clcN > 0 && t.damagedCLCCopy(in) {
 				t.stats.TCPDamaged++
 				in.unreadFrom(f)
 				t.keepUnread(in, expert.None)
@@ -1051,6 +1051,9 @@ func (t *Tracker) startConn(in *input, key tcpKey) *Conn {
 	case s.syn:
 		client, server = s.dst, s.src
 	case in.clcN > 0:
+		if t.damagedCLCCopy(in) {
+			return nil
+		}
 		// Capture started after the SYNs: the CLC type says who sends.
 		switch in.clc[0].typ {
 		case decode.CLCTypeProposal, decode.CLCTypeConfirm:
@@ -1083,6 +1086,44 @@ func (t *Tracker) startConn(in *input, key tcpKey) *Conn {
 		}
 	}
 	return c
+}
+
+// damagedCLCCopy reports whether the segment in in, which carries CLC
+// messages and names no connection followed, is a live connection's
+// copy damaged past reading as one: its TCP checksum fails (computed: no
+// segment of its 4-tuple was judged), its client end (as its first
+// message's type says) is that connection's and its server end one field
+// off (its sequence number damaged too, or damagedTuple would have taken
+// it), so it begins no connection of its own. (A client's port a byte
+// off is another connection's: consecutive ephemeral ports differ so.)
+func (t *Tracker) damagedCLCCopy(in *input) bool {
+	s := &in.tcp
+	client, server := s.src, s.dst
+	switch in.clc[0].typ {
+	case decode.CLCTypeProposal, decode.CLCTypeConfirm:
+	case decode.CLCTypeAccept:
+		client, server = s.dst, s.src
+	default:
+		return false
+	}
+	c := t.byClient(client)
+	if c == nil || c.Server == server || tupleOff(client, server, c.Client, c.Server) != 1 {
+		return false
+	}
+	sum := s.sums()
+	return sum.Damaged()
+}
+
+// byClient finds the live connection, among the last tupleScan, whose
+// client end is client.
+func (t *Tracker) byClient(client netip.AddrPort) *Conn {
+	for i := len(t.conns) - 1; i >= max(0, len(t.conns)-tupleScan); i-- {
+		c := t.conns[i]
+		if c.Client == client && t.byTuple[makeTCPKey(c.Client, c.Server)] == c && !c.Closed() {
+			return c
+		}
+	}
+	return nil
 }
 
 // tupleVouched reports whether s's TCP checksum verifies as held: it
