@@ -1105,6 +1105,18 @@ func (t *Tracker) mendExpected(in *input, f *capture.Frame) {
 			n = 16
 		}
 		km, ke, ok := f.ICRCMendAs(decode.ICRCKey{Src: addrBytes(k.src, n), Dst: addrBytes(k.dst, n), QPN: uint32(k.qpn), PSN: rc.nextPSN})
+		if ok && !ke && rc.lastFirst.holds(rc.nextPSN) {
+			// The expected PSN is a later packet of the WRITE whose
+			// FIRST came last: a requester sends a message's packets
+			// one after the other (IBA Vol. 1 9.5), so only a MIDDLE or
+			// LAST may be it. A byte more changed makes a CRC match in
+			// a few of 10^6 packets by chance; this rules most out.
+			op := r.opcode
+			if km.Off == cap(f.Data)-cap(f.BTH.Contents) {
+				op = km.Sent
+			}
+			ok = op == opWriteMiddle || op == opWriteLast || op == opWriteLastImm
+		}
 		if ok {
 			found, psn, m, exact = k, rc.nextPSN, km, ke
 			matches++
