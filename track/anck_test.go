@@ -326,6 +326,8 @@ func TestDumpFlagsDamaged(t *testing.T) {
 		{Frame: 130, What: "urgent pending and present with a reserved producer flag", Off: 24,
 			Xor: byte(decode.CDCUrgentPending|decode.CDCUrgentPresent) | 0x01},
 		{Frame: 130, What: "a reserved connection state flag", Off: 25, Xor: 0x04},
+		{Frame: 130, What: "urgent pending with failover validation on a new sequence number", Off: 24,
+			Xor: byte(decode.CDCUrgentPending | decode.CDCFailoverValidation)},
 	} {
 		fs := make([]testutil.Packet, len(frames))
 		for i, f := range frames {

@@ -81,13 +81,19 @@ func (f *Flow) keepDump(before dumpLast, m *cdcIn, in *input, produced, consumed
 // sets write-blocked only as a write fills the peer's RMBE: the CDC that
 // first carries it moves the producer cursor (smc_tx_rdma_writes). The
 // flags' reserved bits (struct smc_cdc_producer_flags and
-// smc_cdc_conn_state_flags, net/smc/smc.h) no sender sets.
+// smc_cdc_conn_state_flags, net/smc/smc.h) no sender sets. A failover
+// validation message repeats the sequence number of the last CDC whose
+// send completed (smcr_cdc_msg_send_validation, net/smc/smc_cdc.c): one
+// numbered past the direction's last is no such message.
 func flagsDamaged(f *Flow, m *cdcIn, dd int16) bool {
 	const (
 		prodKnown = cdcWriteBlocked | cdcUrgentPending | cdcUrgentPresent | cdcConsUpdReq | cdcFailover
 		connKnown = cdcDoneWriting | cdcConnClosed | cdcAbort
 	)
 	if m.prodFlags&^prodKnown != 0 || m.connFlags&^connKnown != 0 {
+		return true
+	}
+	if m.prodFlags&cdcFailover != 0 && dd >= 1 {
 		return true
 	}
 	if m.prodFlags&cdcUrgentPresent != 0 && m.prodFlags&cdcUrgentPending == 0 {
