@@ -5166,3 +5166,59 @@ func TestMendExpectedInsideWrite(t *testing.T) {
 		}
 	}
 }
+
+// TestDamagedPSNAmongHeld: in a WRITE whose FIRST's copy is damaged (so
+// the MIDDLEs after it are held ahead of the PSN the responder expects),
+// a MIDDLE's copy whose PSN and ICRC the capture damaged, naming the PSN
+// of a MIDDLE shown before it, is the copy of the PSN it sits in the
+// place of, which the capture shows nowhere else: no retransmission (the
+// RC transport resends every packet from a PSN on, never one alone; long
+// editcap -E 0.001 seed 604).
+func TestDamagedPSNAmongHeld(t *testing.T) {
+	frames := readRawFrames(t, "../samples/long.pcap")
+	const bth = 14 + 20 + 8
+	roce := func(d []byte) bool {
+		return len(d) > bth+16 && d[12] == 0x08 && d[13] == 0 && d[23] == 17 && d[36] == 0x12 && d[37] == 0xb7
+	}
+	first := -1
+	var mids []int
+	for i := 0; i < len(frames) && len(mids) < 6; i++ {
+		d := frames[i].Data
+		switch {
+		case !roce(d):
+		case d[bth] == byte(decode.OpWriteFirst):
+			first, mids = i, mids[:0]
+		case first >= 0 && d[bth] == byte(decode.OpWriteMiddle) && d[bth+7] == frames[first].Data[bth+7]:
+			mids = append(mids, i)
+		}
+	}
+	if len(mids) < 6 {
+		t.Fatal("no WRITE of seven packets or more")
+	}
+	whole, _ := feedRaw(t, frames)
+	fs := slices.Clone(frames)
+	damage := func(i int, f func(d []byte)) {
+		d := slices.Clone(fs[i].Data)
+		f(d)
+		fs[i].Data = d
+	}
+	damage(first, func(d []byte) { d[len(d)-4] ^= 0x5a }) // its ICRC
+	damage(mids[4], func(d []byte) {
+		copy(d[bth+9:bth+12], frames[mids[0]].Data[bth+9:bth+12]) // the first MIDDLE's PSN
+		copy(d[len(d)-4:], []byte{0xaa, 0xaa, 0xaa, 0xaa})
+	})
+	s, found := feedRaw(t, fs)
+	retrans := func(s Snapshot) int {
+		n := 0
+		for _, l := range s.Links {
+			n += l.RC[DirC2S].Retrans + l.RC[DirS2C].Retrans
+		}
+		return n
+	}
+	if got, want := retrans(s), retrans(whole); got != want {
+		t.Errorf("%d retransmissions, the whole capture's %d; findings %v", got, want, found)
+	}
+	if slices.Contains(found, expert.NotCaptured.String()) {
+		t.Errorf("findings %v: roce.rc.not_captured, where the capture holds every PSN, two damaged", found)
+	}
+}

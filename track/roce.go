@@ -182,6 +182,9 @@ func (t *Tracker) roce(in *input) {
 	t.cur.setLink(l)
 	t.cur.dir = d
 	l.LastFrame, l.lastNS = in.number, in.ns
+	if isRequest(r.opcode) {
+		l.RC[d].noteAfter(in)
+	}
 	if r.ipSumBad && !r.lengthBad && !l.RC[d].ipSumOK {
 		// An IPv4 header checksum that fails where none of the
 		// direction's packets showed one that verifies is the capture
@@ -1181,6 +1184,22 @@ type damagedReq struct {
 	id    expert.ID // what its frame raised: BadICRC, BadIPSum or BadLength
 	whole bool      // its content is the sender's: req is followed if the responder took it
 	req   keptReq
+	// after: the PSN of the direction's next request the capture showed
+	// (haveAfter), where its ICRC vouches for it (afterOK: it verifies,
+	// or one byte explains its failing).
+	after              uint32
+	haveAfter, afterOK bool
+}
+
+// noteAfter gives the newest damaged request held, where the direction's
+// next request shown is in's, that request's PSN (damagedReq.after).
+func (rc *RC) noteAfter(in *input) {
+	if n := len(rc.dmg); n > 0 {
+		if m := &rc.dmg[n-1]; !m.haveAfter && m.req.number < in.number {
+			r := &in.roce
+			m.after, m.haveAfter, m.afterOK = r.psn, true, !r.icrcBad && !r.ipSumBad && !r.lengthBad && !r.icrcCut || r.mended
+		}
+	}
 }
 
 // damagedTaken settles the damaged requests held for direction d of l
@@ -1199,6 +1218,16 @@ func (t *Tracker) damagedTaken(l *Link, d Dir, next uint32, in *input) int {
 			continue
 		}
 		if rc.ahead.has(uint32(i)) {
+			if n := uint32(min(psnDiff(next, rc.nextPSN), aheadBits)); m.afterOK && m.after != (m.req.roce.psn+1)&0xFFFFFF &&
+				rc.ahead.count(n) < int(n) && slices.ContainsFunc(rc.unplaced, func(u unplacedReq) bool { return u.number == m.req.number }) {
+				// The RC transport resends from a PSN on, every packet
+				// after it again (go-back-N): a resend of this PSN is
+				// followed by the next. Followed by another, while a
+				// PSN before next the capture showed nowhere may be the
+				// one it holds, its PSN is the damage (unplacedTaken
+				// settles it).
+				continue
+			}
 			if k := slices.IndexFunc(rc.kept, func(k keptReq) bool {
 				return k.roce.psn == m.req.roce.psn && k.number < m.req.number && sameRequest(&k.roce, &m.req.roce)
 			}); k >= 0 {

@@ -130,6 +130,15 @@ func ipv4Vouches(ip []byte) bool {
 // keepUnread keeps the frame in in as one the capture damaged past
 // reading (id: its finding, for a RoCE packet; None otherwise).
 func (t *Tracker) keepUnread(in *input, id expert.ID) {
+	// Whatever it held may be the request after a damaged one held: what
+	// came after that one is not known (damagedReq.after).
+	for _, l := range t.links {
+		for d := range l.RC {
+			if rc := &l.RC[d]; len(rc.dmg) > 0 && !rc.dmg[len(rc.dmg)-1].haveAfter {
+				rc.dmg[len(rc.dmg)-1].haveAfter = true
+			}
+		}
+	}
 	if len(t.unread) == maxUnread {
 		t.unread = append(t.unread[:0], t.unread[maxUnread/4:]...)
 	}
