@@ -4867,8 +4867,8 @@ func TestDamagedSYNACKOption(t *testing.T) {
 // reading but its BTH still names the queue pair and PSN: the capture
 // saw the packet, so the loss the NAK shows was past the capture point,
 // as in the whole capture (no roce.rc.psn_gap; smc.capture.unreadable).
-// The same request missing from the capture is a PSN gap the NAK shows
-// lost.
+// So where its copy fails its ICRC. The same request missing from the
+// capture is a PSN gap the NAK shows lost.
 func TestUnreadableOpcodeBeforeNAK(t *testing.T) {
 	frames := readRawFrames(t, testutil.Root(t)+"/testdata/expert/nak.pcap")
 	const bth = 14 + 20 + 8
@@ -4918,6 +4918,20 @@ func TestUnreadableOpcodeBeforeNAK(t *testing.T) {
 		if !slices.Contains(found, id.String()) {
 			t.Errorf("opcode damaged: findings %v, want %s", found, id)
 		}
+	}
+
+	// The request's copy failing its ICRC (the wire's damage, which its
+	// RNIC dropped, or the capture's): held, so no PSN jumped where the
+	// capture stood; the ICRC and the NAK say what happened.
+	bad := slices.Clone(frames)
+	bad[req].Data = slices.Clone(frames[req].Data)
+	bad[req].Data[len(bad[req].Data)-1] ^= 0x5a
+	s, found = feedRaw(t, bad)
+	if gaps(s) != 0 || slices.Contains(found, expert.PSNGap.String()) {
+		t.Errorf("ICRC damaged: %d PSN gaps, findings %v; want none", gaps(s), found)
+	}
+	if !slices.Contains(found, expert.NAK.String()) {
+		t.Errorf("ICRC damaged: findings %v, want %s", found, expert.NAK)
 	}
 
 	missed := slices.Delete(slices.Clone(frames), req, req+1)

@@ -480,7 +480,7 @@ func (t *Tracker) inSequence(l *Link, d Dir, in *input) bool {
 		rc.OutOfSeq++
 		t.cur.outOfSeq = true
 		if !rc.ahead.run {
-			rc.ahead.open(in.ns, in.number, int(dd))
+			rc.ahead.open(in.ns, in.number, int(dd), rc.nextPSN)
 			t.cur.psnGap = int(dd)
 		}
 		if !seen {
@@ -602,7 +602,7 @@ func (t *Tracker) lossShown(l *Link, d Dir, in *input) bool {
 			p.shown, p.takenShown = true, rc.goBack.takenAgain
 		}
 	}
-	if t.heldUnread(l, d) {
+	if t.heldDamaged(l, d) {
 		return false
 	}
 	rc.PSNGaps++
@@ -1189,6 +1189,9 @@ type damagedReq struct {
 	// or one byte explains its failing).
 	after              uint32
 	haveAfter, afterOK bool
+	// lossShown: the responder's word showed its PSN lost while the
+	// capture held this copy (Tracker.heldDamaged).
+	lossShown bool
 }
 
 // noteAfter gives the newest damaged request held, where the direction's
@@ -2137,6 +2140,8 @@ type psnWindow struct {
 	// (roce.rc.psn_gap raised).
 	frame, missing, requests int
 	shown                    bool
+	// from: the PSN expected when it opened, the first it skipped.
+	from uint32
 	// goBack: a NAK of a PSN before the run's first missing one came
 	// while the run was open; the requester goes back to that PSN and
 	// sends the missing one again with the rest, which then shows
@@ -2145,9 +2150,9 @@ type psnWindow struct {
 }
 
 // open opens a run out of sequence at frame (time ns) that skipped
-// missing PSNs.
-func (w *psnWindow) open(ns int64, frame, missing int) {
-	w.run, w.since, w.frame, w.missing, w.requests, w.shown, w.goBack = true, ns, frame, missing, 0, false, false
+// missing PSNs from PSN from.
+func (w *psnWindow) open(ns int64, frame, missing int, from uint32) {
+	w.run, w.since, w.frame, w.missing, w.requests, w.shown, w.goBack, w.from = true, ns, frame, missing, 0, false, false, from
 }
 
 // idle: no run open and no PSN ahead seen, the sequence is plain.
@@ -2242,7 +2247,7 @@ func (r *RC) reopenRun() {
 		return
 	}
 	dd := psnDiff(first.roce.psn, r.nextPSN)
-	r.ahead.open(first.ns, first.number, int(dd))
+	r.ahead.open(first.ns, first.number, int(dd), r.nextPSN)
 }
 
 // endRun closes the run out of sequence: the responder has what it

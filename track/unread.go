@@ -269,39 +269,55 @@ func (t *Tracker) unreadRoCE(l *Link, d Dir, missed int, n uint32, in *input) in
 	return len(frames)
 }
 
-// heldUnread reports whether the PSNs direction d of l's open run
-// skipped are each named, by the DestQP and PSN where a BTH has them, by
-// a frame the capture held damaged past reading since the direction's
-// last request (its opcode reserved): the capture saw those packets, so
-// what the responder's word then shows lost went missing past the
-// capture point, as where the capture holds them whole. It takes them.
-func (t *Tracker) heldUnread(l *Link, d Dir) bool {
+// heldDamaged reports whether the PSNs direction d of l's open run
+// skipped are each held by the capture damaged: a request whose copy
+// fails its ICRC or IPv4 header checksum (RC.dmg), or a frame damaged
+// past reading since the direction's last request whose BTH names the
+// PSN and DestQP where it has them (its opcode reserved). The capture
+// saw those packets: what the responder's word then shows lost was the
+// damaged packet its RNIC dropped (roce.icrc.bad says so), or one lost
+// past the capture point, as where the capture holds them whole; no PSN
+// jumped where the capture stood. It takes the unreadable frames.
+func (t *Tracker) heldDamaged(l *Link, d Dir) bool {
 	rc := &l.RC[d]
 	w := &rc.ahead
 	if !l.keyed[d] || w.missing <= 0 || w.missing > maxUnreadFit {
 		return false
 	}
 	k := &l.keys[d]
-	var idx [maxUnreadFit]int
-	n := 0
-	for i := uint32(0); i < aheadBits && n < w.missing; i++ {
-		if w.has(i) {
+	var idx, held [maxUnreadFit]int
+	n, nu, nh := 0, 0, 0
+	for i := range uint32(w.missing) {
+		psn := (w.from + i) & 0xFFFFFF
+		n++
+		// (A copy shown before the direction's last request followed,
+		// or that explained a loss shown before, is an earlier pass's:
+		// the PSN sent again since went missing.)
+		if j := slices.IndexFunc(rc.dmg, func(m damagedReq) bool {
+			return m.req.roce.psn == psn && m.req.number > rc.lastFrame && !m.lossShown
+		}); j >= 0 {
+			held[nh], nh = j, nh+1
 			continue
 		}
-		psn := (rc.nextPSN + i) & 0xFFFFFF
 		j := slices.IndexFunc(t.unread, func(u unreadFrame) bool {
 			return !u.taken && u.bth && uint64(u.qpn) == k.qpn && u.psn == psn && u.number > rc.lastFrame && u.from(k.src, k.dst)
 		})
 		if j < 0 {
 			return false
 		}
-		idx[n], n = j, n+1
+		idx[nu], nu = j, nu+1
 	}
 	if n < w.missing {
 		return false
 	}
-	frames := make([]unreadFrame, n)
-	for i, j := range idx[:n] {
+	for _, j := range held[:nh] {
+		rc.dmg[j].lossShown = true
+	}
+	if nu == 0 {
+		return true
+	}
+	frames := make([]unreadFrame, nu)
+	for i, j := range idx[:nu] {
 		u := &t.unread[j]
 		u.taken = true
 		frames[i] = *u
@@ -309,7 +325,7 @@ func (t *Tracker) heldUnread(l *Link, d Dir) bool {
 			t.expert.unmark(u.id)
 		}
 	}
-	rc.Unreadable += n
+	rc.Unreadable += nu
 	t.unreadFound(&l.expert, frames)
 	return true
 }
