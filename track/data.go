@@ -19,6 +19,37 @@ func (c *Conn) rmbeSize(d Dir) uint32 {
 	return c.ClientEP.RMBESize
 }
 
+// sizeContradicted forgets rmbeSize(d) where it came from a damaged copy
+// of its CLC message (Conn.sizeDamaged) and count, a cursor into that
+// RMBE that a CDC the receiver took carries, is past it: the size was the
+// copy's damage (the rmbe_size nibble, a power of two off), not the
+// sender's cursor. (A cursor at the size is a sender's off-by-one, the
+// one smc.cdc.cursor_past_rmbe is for: it stands.) What was counted
+// against that size is taken back; the size is learned again from the
+// cursor's wraps (learnRMBESize).
+func (t *Tracker) sizeContradicted(c *Conn, d Dir, count uint32, in *input) {
+	size := c.rmbeSize(d)
+	if !c.sizeDamaged[d] || size == 0 || count <= size {
+		return
+	}
+	c.sizeDamaged[d] = false
+	if d == DirC2S {
+		c.ServerEP.RMBESize = 0
+	} else {
+		c.ClientEP.RMBESize = 0
+	}
+	for e, n := range c.pastDamaged[d] {
+		c.Flow[e].PastRMBE -= int(n)
+		for range n {
+			c.expert.unmark(expert.CursorPastRMBE)
+		}
+	}
+	c.pastDamaged[d] = [2]uint32{}
+	if t.recording(c) {
+		t.note(c, in, d, "CDC", fmt.Sprintf("cursor %d past the %d-byte RMBE a damaged copy of its CLC message announced: that size was the damage", count, size))
+	}
+}
+
 // cdc follows one CDC: sequence, cursors (bytes produced and consumed),
 // flags, close, failover.
 func (t *Tracker) cdc(l *Link, d Dir, in *input) {
@@ -200,9 +231,17 @@ func (t *Tracker) cdcConn(c *Conn, l *Link, d Dir, in *input) {
 	}
 	// A cursor counts bytes into an RMBE: Linux wraps it before the
 	// buffer's size (smc_curs_add, net/smc/smc_cdc.h).
+	t.sizeContradicted(c, d, m.prod.Count, in)
+	t.sizeContradicted(c, d.Reverse(), m.cons.Count, in)
 	if size, peer := c.rmbeSize(d), c.rmbeSize(d.Reverse()); size != 0 && m.prod.Count >= size || peer != 0 && m.cons.Count >= peer {
 		f.PastRMBE++
 		t.raise(&c.expert, expert.CursorPastRMBE, in)
+		switch {
+		case size != 0 && m.prod.Count >= size && c.sizeDamaged[d]:
+			c.pastDamaged[d][d]++
+		case peer != 0 && m.cons.Count >= peer && c.sizeDamaged[d.Reverse()]:
+			c.pastDamaged[d.Reverse()][d]++
+		}
 	}
 	errs := f.CursorErrors
 	if f.haveProd || !c.Inferred {

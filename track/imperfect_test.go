@@ -5236,3 +5236,47 @@ func TestDamagedPSNAmongHeld(t *testing.T) {
 		t.Errorf("findings %v: roce.rc.not_captured, where the capture holds every PSN, two damaged", found)
 	}
 }
+
+// TestDamagedRMBESize: pingpong.pcap's Confirm whose copy says a 16 KiB
+// RMBE where the client's is 64 KiB (its rmbe_size nibble damaged, its TCP
+// checksum failing): the server's cursors into that RMBE go past 16 KiB,
+// which says the size was the damage, not a cursor past the RMBE; the
+// bytes are the whole capture's (editcap -E 0.002 seed 1202 on every
+// sample). A cursor at the size it announced is a sender's off-by-one
+// and stands.
+func TestDamagedRMBESize(t *testing.T) {
+	frames := readRawFrames(t, crafted.Pingpong(t))
+	_, lt := testutil.ReadFrames(t, crafted.Pingpong(t))
+	confirms := clcFrames(t, lt, frames, decode.CLCTypeConfirm)
+	if len(confirms) == 0 {
+		t.Fatal("no CLC Confirm")
+	}
+	whole, _ := feedRaw(t, frames)
+	fs := slices.Clone(frames)
+	d := slices.Clone(fs[confirms[0]].Data)
+	// struct smcr_clc_msg_accept_confirm: the header (8), peer ID (8),
+	// GID (16), MAC (6), QPN (3), rkey (4), rmbe_idx (1), alert token
+	// (4), then rmbe_size (high nibble, 16 KiB << n) and the MTU.
+	clc := bytes.Index(d, []byte{0xe2, 0xd4, 0xc3, 0xd9, byte(decode.CLCTypeConfirm)})
+	at := clc + 8 + 8 + 16 + 6 + 3 + 4 + 1 + 4
+	if d[at]>>4 != 2 {
+		t.Fatalf("Confirm's rmbe_size %d, want 2 (64 KiB)", d[at]>>4)
+	}
+	d[at] &= 0x0f
+	fs[confirms[0]].Data = d
+	s, found := feedRaw(t, fs)
+	if !slices.Contains(found, expert.BadTCPSum.String()) {
+		t.Errorf("findings %v: want tcp.checksum.bad", found)
+	}
+	for _, id := range []expert.ID{expert.CursorPastRMBE, expert.CursorBackwards} {
+		if slices.Contains(found, id.String()) {
+			t.Errorf("findings %v: %s", found, id)
+		}
+	}
+	for dir := range 2 {
+		g, w := s.Conns[0].Flow[dir], whole.Conns[0].Flow[dir]
+		if g.Bytes != w.Bytes || g.Consumed != w.Consumed || g.PastRMBE != 0 {
+			t.Errorf("%v: bytes %d consumed %d past the RMBE %d, want %d %d 0", Dir(dir), g.Bytes, g.Consumed, g.PastRMBE, w.Bytes, w.Consumed)
+		}
+	}
+}

@@ -519,6 +519,12 @@ type Conn struct {
 	// damaged copy): the link's CDCs, their ICRC checked, may name the
 	// token and queue pair the peers use (damagedToken, claimHalf).
 	epDamaged [2]bool
+	// sizeDamaged[d]: rmbeSize(d) came from a CLC message whose segment
+	// failed its checksum; a cursor past it says the size was the damage
+	// (sizeContradicted). pastDamaged[d][e]: the CDCs of direction e
+	// counted Flow.PastRMBE against that size, taken back then.
+	sizeDamaged [2]bool
+	pastDamaged [2][2]uint32
 	// proposed: the GIDs of the client's Proposal (clcIn.gids), and
 	// whether its segment's checksum verified: a damaged copy of its
 	// Confirm is read with the one proposed (confirmedGID).

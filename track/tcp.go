@@ -457,7 +457,8 @@ func (t *Tracker) tcp(in *input) {
 // segment sent again, or the capture's other copy of it): the receiver
 // read this one. What the damaged copy may have said wrong and nothing
 // after it mends is taken from it: the first PSN of the Accept's or the
-// Confirm's sender, where its direction of the link has sent nothing.
+// Confirm's sender, where its direction of the link has sent nothing,
+// and its RMBE's size.
 func (t *Tracker) refreshCLC(c *Conn, d Dir, m *clcIn, in *input) {
 	if m.smcd || c.SMCD || m.inside {
 		return
@@ -465,9 +466,15 @@ func (t *Tracker) refreshCLC(c *Conn, d Dir, m *clcIn, in *input) {
 	switch {
 	case m.typ == decode.CLCTypeAccept && d == DirS2C && c.epDamaged[DirC2S]:
 		c.ServerEP.PSN = m.ep.PSN
+		if c.sizeDamaged[DirC2S] {
+			c.ServerEP.RMBESize, c.sizeDamaged[DirC2S] = m.ep.RMBESize, false
+		}
 		t.announcedAgain(c, DirS2C, &m.ep, in)
 	case m.typ == decode.CLCTypeConfirm && d == DirC2S && c.epDamaged[DirS2C]:
 		c.ClientEP.PSN = m.ep.PSN
+		if c.sizeDamaged[DirS2C] {
+			c.ClientEP.RMBESize, c.sizeDamaged[DirS2C] = m.ep.RMBESize, false
+		}
 		t.announcedAgain(c, DirC2S, &m.ep, in)
 	}
 }
@@ -1262,6 +1269,7 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 		c.TAccept = in.ts()
 		t.answered(c)
 		c.epDamaged[DirC2S] = in.tcp.mayBeDamaged()
+		c.sizeDamaged[DirC2S] = c.epDamaged[DirC2S]
 		c.ServerEP = m.ep
 		c.Version = m.version
 		c.SMCD = m.smcd
@@ -1297,6 +1305,7 @@ func (t *Tracker) clc(c *Conn, d Dir, m *clcIn, in *input, rec bool) {
 		c.epDamaged[DirS2C] = in.tcp.mayBeDamaged()
 		t.slowHandshake(c, in, "Confirm")
 		c.ClientEP = m.ep
+		c.sizeDamaged[DirS2C] = c.epDamaged[DirS2C]
 		c.FirstContact = c.FirstContact || m.flag // the Accept may be missing from the capture
 		if c.epDamaged[DirS2C] && !m.smcd && (c.FirstContact || !wellFormedGID(m.ep.GID)) {
 			c.ClientEP.GID = c.confirmedGID(m)
