@@ -5280,3 +5280,41 @@ func TestDamagedRMBESize(t *testing.T) {
 		}
 	}
 }
+
+// TestDamagedSYNCopyBesideWhole: erspan.pcap holds the SYN twice (a
+// mirror session's copy, then the host's); with the copy's source address
+// damaged (its checksums failing), the host's SYN after it is the same
+// SYN whole: one connection, timed from the first copy as in the whole
+// capture, not a second one waiting on a SYN alone (editcap -E 0.002 seed
+// 1202).
+func TestDamagedSYNCopyBesideWhole(t *testing.T) {
+	frames := readRawFrames(t, "../testdata/reference/erspan.pcap")
+	whole, _ := feedRaw(t, frames)
+	fs := slices.Clone(frames)
+	// The mirror's copy of the SYN (its IPv4 header carried, past the
+	// outer headers), shown before the host's: its source address at
+	// that header + 12.
+	syn := -1
+	for i := 0; i < len(fs) && syn < 0; i++ {
+		d := fs[i].Data
+		for j := 15; j+34 < len(d); j++ {
+			if d[j] == 0x45 && d[j+9] == 6 && d[j+33]&0x12 == 0x02 {
+				syn = i
+				d = slices.Clone(d)
+				d[j+12] ^= 0x2f
+				fs[i].Data = d
+				break
+			}
+		}
+	}
+	if syn < 0 {
+		t.Fatal("no SYN carried by the mirror")
+	}
+	s, found := feedRaw(t, fs)
+	if len(s.Conns) != len(whole.Conns) {
+		t.Fatalf("%d connections, want %d; findings %v", len(s.Conns), len(whole.Conns), found)
+	}
+	if g, w := s.Conns[0].TSYN, whole.Conns[0].TSYN; !g.Equal(w) {
+		t.Errorf("SYN at %v, want %v", g, w)
+	}
+}

@@ -136,7 +136,7 @@ func (t *Tracker) damagedTuple(in *input) *Conn {
 			return c
 		}
 	}
-	if s.ack && !s.rst && len(t.damagedSYNs) > 0 {
+	if (s.ack || s.syn) && !s.rst && len(t.damagedSYNs) > 0 {
 		return t.damagedSYNOf(in)
 	}
 	return nil
@@ -264,12 +264,22 @@ func (t *Tracker) damagedSYNOf(in *input) *Conn {
 				continue
 			}
 			client, server = s.src, s.dst
+		case s.syn && !s.ack && s.seq == c.synSeq && tupleOff(s.src, s.dst, c.Client, c.Server) == 1:
+			// The SYN sent again, or the capture's other copy of it
+			// (a mirror's beside the host's), its checksums verifying:
+			// the damaged one's 4-tuple is this one's.
+			if sum := s.sums(); sum.Damaged() {
+				continue
+			}
+			client, server = s.src, s.dst
 		default:
 			continue
 		}
 		t.settleSYN(i, client, server, func(what string) string {
 			next := fmt.Sprintf("its SYN-ACK (frame %d) answers", in.number)
 			switch {
+			case s.syn && !s.ack:
+				next = fmt.Sprintf("its copy sent again or captured again (frame %d) names", in.number)
 			case !s.syn:
 				next = fmt.Sprintf("the client's next segment (frame %d), going on from it, names", in.number)
 			case s.namedSrc.IsValid():
