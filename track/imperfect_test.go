@@ -2894,18 +2894,12 @@ func TestDamagedCLCQPN(t *testing.T) {
 // byte of the Confirm's QPN damaged too (each message off in a key of its
 // own end), and it is still on its link.
 func TestDamagedReusedCLC(t *testing.T) {
-	all, lt := testutil.ReadFrames(t, "../samples/multiconn.pcap")
-	accepts := clcFrames(t, lt, all, decode.CLCTypeAccept)
-	confirms := clcFrames(t, lt, all, decode.CLCTypeConfirm)
-	if len(accepts) < 2 || len(confirms) < 2 {
-		t.Fatalf("%d CLC Accepts, %d Confirms", len(accepts), len(confirms))
-	}
+	all, _, a, cf := secondHandshake(t, "../samples/multiconn.pcap")
 	base, _ := feedRaw(t, all)
 	// struct smcr_clc_msg_accept_confirm: the header (8 bytes), the peer
 	// ID (8), the GID (16), the MAC (6), the QPN (3) ..., the RMB's
 	// address at 52.
 	clcOf := func(i int) int { return 14 + 20 + int(all[i].Data[14+20+12]>>4)*4 }
-	a, cf := accepts[1], confirms[1]
 	type damage struct{ frame, off int }
 	for _, c := range []struct {
 		name    string
@@ -4945,19 +4939,13 @@ func TestUnreadableOpcodeBeforeNAK(t *testing.T) {
 // announced on the link between the hosts' second devices (10.10.0.12 and
 // .11, each address a byte off the first link's, queue pair 0x11 on both
 // ends). With that link's frames before its Confirm and the ADD_LINK
-// exchange that announced it not in the capture,
-// and its Accept's and Confirm's copies damaged in a byte each elsewhere
-// (their MACs), the connection is on a link of those addresses, as with
-// the copies whole: not on the first link, whose addresses are each a
-// byte off and whose server queue pair differs.
+// exchange that announced it not in the capture, and its Accept's and
+// Confirm's copies damaged in a byte each elsewhere (their MACs), the
+// connection is on a link of those addresses, as with the copies whole:
+// not on the first link, whose addresses are each a byte off and whose
+// server queue pair differs.
 func TestDamagedReusedCLCOtherDevices(t *testing.T) {
-	all, lt := testutil.ReadFrames(t, "../samples/multilink.pcap")
-	accepts := clcFrames(t, lt, all, decode.CLCTypeAccept)
-	confirms := clcFrames(t, lt, all, decode.CLCTypeConfirm)
-	if len(accepts) < 2 || len(confirms) < 2 {
-		t.Fatalf("%d CLC Accepts, %d Confirms", len(accepts), len(confirms))
-	}
-	a, cf := accepts[1], confirms[1]
+	all, lt, a, cf := secondHandshake(t, "../samples/multilink.pcap")
 	second := func(d []byte) bool {
 		return len(d) > 34 && d[12] == 0x08 && d[13] == 0 && (d[29] == 11 || d[29] == 12 || d[33] == 11 || d[33] == 12)
 	}
@@ -5023,13 +5011,6 @@ func TestDamagedReusedCLCOtherDevices(t *testing.T) {
 func TestDamagedCLCPSNCopy(t *testing.T) {
 	all, lt := testutil.ReadFrames(t, "../testdata/reference/erspan.pcap")
 	whole, wholeFound := feedRaw(t, all)
-	retrans := func(s Snapshot) int {
-		n := 0
-		for _, l := range s.Links {
-			n += l.RC[DirC2S].Retrans + l.RC[DirS2C].Retrans
-		}
-		return n
-	}
 	for _, typ := range []decode.CLCType{decode.CLCTypeConfirm, decode.CLCTypeAccept} {
 		t.Run(typ.String(), func(t *testing.T) {
 			msgs := clcFrames(t, lt, all, typ)
@@ -5056,7 +5037,7 @@ func TestDamagedCLCPSNCopy(t *testing.T) {
 			if !slices.Contains(found, expert.BadTCPSum.String()) {
 				t.Errorf("findings %v: want tcp.checksum.bad", found)
 			}
-			if got, want := retrans(s), retrans(whole); got != want {
+			if got, want := retransOf(s), retransOf(whole); got != want {
 				t.Errorf("%d retransmissions, the whole capture's %d", got, want)
 			}
 			for _, id := range []expert.ID{expert.LLCUnanswered, expert.LLCRetransmitted} {
@@ -5076,19 +5057,10 @@ func TestDamagedCLCPSNCopy(t *testing.T) {
 // waiting for the rest of a handshake (lossy.pcap editcap -E 0.001 seed
 // 502).
 func TestDamagedProposalPortAndSeq(t *testing.T) {
-	frames := readRawFrames(t, crafted.Pingpong(t))
-	_, lt := testutil.ReadFrames(t, crafted.Pingpong(t))
-	props := clcFrames(t, lt, frames, decode.CLCTypeProposal)
-	if len(props) == 0 {
-		t.Fatal("no CLC Proposal")
-	}
-	base, _ := feedRaw(t, frames)
-	fs := slices.Clone(frames)
-	d := slices.Clone(fs[props[0]].Data)
-	d[14+20+3] ^= 0xad // the destination port's low byte
-	d[14+20+4] ^= 0x11 // the sequence number's high byte
-	fs[props[0]].Data = d
-	s, found := feedRaw(t, fs)
+	base, s, found := pingpongCLCDamaged(t, decode.CLCTypeProposal, func(d []byte, _ int) {
+		d[14+20+3] ^= 0xad // the destination port's low byte
+		d[14+20+4] ^= 0x11 // the sequence number's high byte
+	})
 	if len(s.Conns) != len(base.Conns) {
 		t.Errorf("%d connections, want %d: the damaged copy began one of its own", len(s.Conns), len(base.Conns))
 	}
@@ -5222,14 +5194,7 @@ func TestDamagedPSNAmongHeld(t *testing.T) {
 		copy(d[len(d)-4:], []byte{0xaa, 0xaa, 0xaa, 0xaa})
 	})
 	s, found := feedRaw(t, fs)
-	retrans := func(s Snapshot) int {
-		n := 0
-		for _, l := range s.Links {
-			n += l.RC[DirC2S].Retrans + l.RC[DirS2C].Retrans
-		}
-		return n
-	}
-	if got, want := retrans(s), retrans(whole); got != want {
+	if got, want := retransOf(s), retransOf(whole); got != want {
 		t.Errorf("%d retransmissions, the whole capture's %d; findings %v", got, want, found)
 	}
 	if slices.Contains(found, expert.NotCaptured.String()) {
@@ -5245,26 +5210,16 @@ func TestDamagedPSNAmongHeld(t *testing.T) {
 // sample). A cursor at the size it announced is a sender's off-by-one
 // and stands.
 func TestDamagedRMBESize(t *testing.T) {
-	frames := readRawFrames(t, crafted.Pingpong(t))
-	_, lt := testutil.ReadFrames(t, crafted.Pingpong(t))
-	confirms := clcFrames(t, lt, frames, decode.CLCTypeConfirm)
-	if len(confirms) == 0 {
-		t.Fatal("no CLC Confirm")
-	}
-	whole, _ := feedRaw(t, frames)
-	fs := slices.Clone(frames)
-	d := slices.Clone(fs[confirms[0]].Data)
-	// struct smcr_clc_msg_accept_confirm: the header (8), peer ID (8),
-	// GID (16), MAC (6), QPN (3), rkey (4), rmbe_idx (1), alert token
-	// (4), then rmbe_size (high nibble, 16 KiB << n) and the MTU.
-	clc := bytes.Index(d, []byte{0xe2, 0xd4, 0xc3, 0xd9, byte(decode.CLCTypeConfirm)})
-	at := clc + 8 + 8 + 16 + 6 + 3 + 4 + 1 + 4
-	if d[at]>>4 != 2 {
-		t.Fatalf("Confirm's rmbe_size %d, want 2 (64 KiB)", d[at]>>4)
-	}
-	d[at] &= 0x0f
-	fs[confirms[0]].Data = d
-	s, found := feedRaw(t, fs)
+	whole, s, found := pingpongCLCDamaged(t, decode.CLCTypeConfirm, func(d []byte, clc int) {
+		// struct smcr_clc_msg_accept_confirm: the header (8), peer ID
+		// (8), GID (16), MAC (6), QPN (3), rkey (4), rmbe_idx (1), alert
+		// token (4), then rmbe_size (high nibble, 16 KiB << n) and MTU.
+		at := clc + 8 + 8 + 16 + 6 + 3 + 4 + 1 + 4
+		if d[at]>>4 != 2 {
+			t.Fatalf("Confirm's rmbe_size %d, want 2 (64 KiB)", d[at]>>4)
+		}
+		d[at] &= 0x0f
+	})
 	if !slices.Contains(found, expert.BadTCPSum.String()) {
 		t.Errorf("findings %v: want tcp.checksum.bad", found)
 	}
@@ -5317,4 +5272,47 @@ func TestDamagedSYNCopyBesideWhole(t *testing.T) {
 	if g, w := s.Conns[0].TSYN, whole.Conns[0].TSYN; !g.Equal(w) {
 		t.Errorf("SYN at %v, want %v", g, w)
 	}
+}
+
+// pingpongCLCDamaged feeds pingpong.pcap whole and with its first CLC
+// message of type typ damaged by damage (given the frame's bytes and the
+// message's offset in them), and returns both snapshots and the damaged
+// copy's findings.
+func pingpongCLCDamaged(t *testing.T, typ decode.CLCType, damage func(d []byte, clc int)) (whole, s Snapshot, found []string) {
+	t.Helper()
+	frames := readRawFrames(t, crafted.Pingpong(t))
+	_, lt := testutil.ReadFrames(t, crafted.Pingpong(t))
+	msgs := clcFrames(t, lt, frames, typ)
+	if len(msgs) == 0 {
+		t.Fatalf("no CLC %v", typ)
+	}
+	whole, _ = feedRaw(t, frames)
+	fs := slices.Clone(frames)
+	d := slices.Clone(fs[msgs[0]].Data)
+	damage(d, bytes.Index(d, []byte{0xe2, 0xd4, 0xc3, 0xd9, byte(typ)}))
+	fs[msgs[0]].Data = d
+	s, found = feedRaw(t, fs)
+	return whole, s, found
+}
+
+// retransOf counts the retransmissions of every link of s.
+func retransOf(s Snapshot) int {
+	n := 0
+	for _, l := range s.Links {
+		n += l.RC[DirC2S].Retrans + l.RC[DirS2C].Retrans
+	}
+	return n
+}
+
+// secondHandshake reads capture name and finds its second connection's
+// CLC Accept and Confirm frames.
+func secondHandshake(t *testing.T, name string) (all []rawFrame, lt layers.LinkType, accept, confirm int) {
+	t.Helper()
+	all, lt = testutil.ReadFrames(t, name)
+	accepts := clcFrames(t, lt, all, decode.CLCTypeAccept)
+	confirms := clcFrames(t, lt, all, decode.CLCTypeConfirm)
+	if len(accepts) < 2 || len(confirms) < 2 {
+		t.Fatalf("%d CLC Accepts, %d Confirms", len(accepts), len(confirms))
+	}
+	return all, lt, accepts[1], confirms[1]
 }
