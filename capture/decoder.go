@@ -603,17 +603,43 @@ func versionIHLDamaged(b []byte) int {
 // mendProtocol reads the plain IPv4 header at the start of b, whose
 // protocol is neither TCP nor UDP, with TCP's or UDP's where its checksum
 // fails as held and verifies with that protocol in its place (ipv4SentAs),
-// with a note on f. Other protocols are rare on an SMC capture, and a
+// with a note on f; or with TCP's where the header's checksum field is
+// damaged too and what follows the header verifies as a TCP segment
+// (tcpAsSent). Other protocols are rare on an SMC capture, and a
 // checksum that verifies keeps them.
 func (d *Decoder) mendProtocol(f *Frame, b []byte) {
 	sent := [...]uint16{uint16(layers.IPProtocolTCP), uint16(layers.IPProtocolUDP)}
 	i := ipv4SentAs(b, 9, 1, sent[:])
-	if i < 0 {
+	switch {
+	case i >= 0:
+	case len(b) >= 20 && !decode.IPv4HeaderSumOK(b[:20]) && tcpAsSent(b[:20], d.ip4.Payload):
+		i = 0
+		f.CLCErr = append(f.CLCErr, &decode.Error{Layer: "IPv4", Field: "protocol", Offset: 9, Err: ErrIPv4Mended,
+			Detail: fmt.Sprintf("%#x held, and the header's checksum fails; what follows verifies as a TCP segment: read as %#x", b[9], sent[0])})
+		d.ip4.Protocol = layers.IPProtocolTCP
+		return
+	default:
 		return
 	}
 	v := sent[i]
 	f.CLCErr = append(f.CLCErr, ipv4Note("protocol", 9, uint16(b[9]), v))
 	d.ip4.Protocol = layers.IPProtocol(v)
+}
+
+// tcpAsSent reports whether seg, the payload of the plain IPv4 header
+// hdr, all of it held, is a TCP segment whose checksum verifies with
+// TCP's pseudo-header: 16 bits that random bytes match once in 65536,
+// besides a data offset that fits.
+func tcpAsSent(hdr, seg []byte) bool {
+	if int(binary.BigEndian.Uint16(hdr[2:4])) != 20+len(seg) || len(seg) < 20 {
+		return false
+	}
+	off := int(seg[12]>>4) * 4
+	if off < 20 || off > len(seg) {
+		return false
+	}
+	got := binary.BigEndian.Uint16(seg[16:18])
+	return headerSum(seg[:off], seg[off:], pseudoSum(hdr[12:16], hdr[16:20], len(seg)), seg[:4]) == got
 }
 
 // mendFragment reads the plain IPv4 header at the start of b, which says

@@ -387,6 +387,36 @@ func TestIPProtocolDamaged(t *testing.T) {
 	}
 }
 
+// TestIPProtocolAndSumDamaged: fallback-nosmc.pcap's SYN whose IPv4
+// protocol byte and a byte of the header's checksum the capture's copy
+// has damaged (editcap -E 0.002 seed 1304: the capture read as no SMC at
+// all): no protocol makes the header verify, but the bytes after it
+// verify as a TCP segment, so it is read as one, with a note. A byte of
+// the segment damaged too leaves it unread.
+func TestIPProtocolAndSumDamaged(t *testing.T) {
+	fs, _ := testutil.ReadFrames(t, testutil.Root(t)+"/samples/fallback-nosmc.pcap")
+	d, _ := NewDecoder(layers.LinkTypeEthernet)
+	for _, c := range []struct {
+		name string
+		offs []int
+		tcp  bool
+	}{{"protocol and checksum", []int{14 + 9, 14 + 10}, true}, {"and the sequence number", []int{14 + 9, 14 + 10, 34 + 5}, false}} {
+		data := slices.Clone(fs[2].Data) // frame 3, the SYN
+		for _, o := range c.offs {
+			data[o] ^= 0x23
+		}
+		var f Frame
+		f.Data = data
+		f.CI.CaptureLength, f.CI.Length = len(data), len(data)
+		d.decode(&f, true)
+		read := f.TCP != nil && f.TCP.SYN && f.SMCOption
+		noted := slices.ContainsFunc(f.CLCErr, func(e error) bool { return errors.Is(e, ErrIPv4Mended) })
+		if read != c.tcp || noted != c.tcp {
+			t.Errorf("%s damaged: read as the SMC SYN %v, noted %v (%v); want %v", c.name, read, noted, f.CLCErr, c.tcp)
+		}
+	}
+}
+
 // TestIPv4MendedICRC: a RoCEv2 packet whose IPv4 header the decoder read
 // as sent (TestIPProtocolDamaged), or whose total length is 0, still has
 // its ICRC checked, which covers those fields: over the packet as sent
