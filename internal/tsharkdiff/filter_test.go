@@ -49,6 +49,15 @@ var filterPairs = []struct {
 	{"reference/fallback-nosmc.pcap", "frame.time_epoch > 1795330405.230493000", "frame.time_epoch > 1795330405.230493000"},
 	{"public/linlinw5_rdma_ib_tutorial/rdma_cm.pcap", "roce.deth.srcqp == 1 or roce.aeth.syndrome > 0", "infiniband.deth.srcqp == 1 or infiniband.aeth.syndrome > 0"},
 	{"public/linlinw5_rdma_ib_tutorial/rping.pcap", "roce.aeth.type == 0 and roce.aeth.msn in {1, 3, 5}", "infiniband.aeth.syndrome.opcode == 0 and infiniband.aeth.msn in {1, 3, 5}"},
+	// Wireshark's names, which smcdump reads as its own (decode.WiresharkName),
+	// and its protocol name as a prefix of them.
+	{"reference/pingpong.pcap", "infiniband.bth.opcode in {10, 4} and infiniband.bth.destqp > 0", "infiniband.bth.opcode in {10, 4} and infiniband.bth.destqp > 0"},
+	{"reference/pingpong.pcap", "infiniband.reth.dmalen > 0 and infiniband.reth.dmalen <= 64", "infiniband.reth.dmalen > 0 and infiniband.reth.dmalen <= 64"},
+	{"reference/pingpong.pcap", "infiniband.aeth", "infiniband.aeth"},
+	{"public/linlinw5_rdma_ib_tutorial/rping.pcap", "infiniband.aeth.syndrome.opcode == 0 and infiniband.aeth.msn in {1, 3, 5}", "infiniband.aeth.syndrome.opcode == 0 and infiniband.aeth.msn in {1, 3, 5}"},
+	{"public/linlinw5_rdma_ib_tutorial/nccl__nccl_node0.pcap", "tcp.flags.reset == 1", "tcp.flags.reset == 1"},
+	{"reference/erspan.pcap", "infiniband", "infiniband"},
+	{"reference/erspan.pcap", "roce", "infiniband"},
 }
 
 func TestFiltersAgainstTshark(t *testing.T) {
