@@ -183,7 +183,7 @@ func (t *Tracker) roce(in *input) {
 	t.cur.dir = d
 	l.LastFrame, l.lastNS = in.number, in.ns
 	if isRequest(r.opcode) {
-		l.RC[d].noteAfter(in)
+		l.RC[d].noteAfter(in, t.lastUnread())
 	}
 	if r.ipSumBad && !r.lengthBad && !l.RC[d].ipSumOK {
 		// An IPv4 header checksum that fails where none of the
@@ -1195,12 +1195,15 @@ type damagedReq struct {
 }
 
 // noteAfter gives the newest damaged request held, where the direction's
-// next request shown is in's, that request's PSN (damagedReq.after).
-func (rc *RC) noteAfter(in *input) {
+// next request shown is in's, that request's PSN (damagedReq.after). A
+// frame damaged past reading between the two (the newest, unread) may
+// have been that next request: then what came after it is not known.
+func (rc *RC) noteAfter(in *input, unread int) {
 	if n := len(rc.dmg); n > 0 {
 		if m := &rc.dmg[n-1]; !m.haveAfter && m.req.number < in.number {
 			r := &in.roce
-			m.after, m.haveAfter, m.afterOK = r.psn, true, !r.icrcBad && !r.ipSumBad && !r.lengthBad && !r.icrcCut || r.mended
+			m.after, m.haveAfter = r.psn, true
+			m.afterOK = unread < m.req.number && (!r.icrcBad && !r.ipSumBad && !r.lengthBad && !r.icrcCut || r.mended)
 		}
 	}
 }

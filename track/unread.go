@@ -32,7 +32,7 @@ type unreadFrame struct {
 	mac    [6]byte
 	hasMAC bool
 	// bth: a datagram to RoCEv2's port whose BTH is past reading names
-	// qpn and psn where its DestQP and PSN sit (heldUnread).
+	// qpn and psn where its DestQP and PSN sit (heldDamaged).
 	bth      bool
 	qpn, psn uint32
 }
@@ -127,18 +127,18 @@ func ipv4Vouches(ip []byte) bool {
 	return len(ip) >= 20 && ip[10]|ip[11] != 0 && decode.IPv4HeaderSumOK(ip)
 }
 
+// lastUnread is the number of the newest frame kept as damaged past
+// reading, 0 for none.
+func (t *Tracker) lastUnread() int {
+	if n := len(t.unread); n > 0 {
+		return t.unread[n-1].number
+	}
+	return 0
+}
+
 // keepUnread keeps the frame in in as one the capture damaged past
 // reading (id: its finding, for a RoCE packet; None otherwise).
 func (t *Tracker) keepUnread(in *input, id expert.ID) {
-	// Whatever it held may be the request after a damaged one held: what
-	// came after that one is not known (damagedReq.after).
-	for _, l := range t.links {
-		for d := range l.RC {
-			if rc := &l.RC[d]; len(rc.dmg) > 0 && !rc.dmg[len(rc.dmg)-1].haveAfter {
-				rc.dmg[len(rc.dmg)-1].haveAfter = true
-			}
-		}
-	}
 	if len(t.unread) == maxUnread {
 		t.unread = append(t.unread[:0], t.unread[maxUnread/4:]...)
 	}
@@ -286,10 +286,9 @@ func (t *Tracker) heldDamaged(l *Link, d Dir) bool {
 	}
 	k := &l.keys[d]
 	var idx, held [maxUnreadFit]int
-	n, nu, nh := 0, 0, 0
+	nu, nh := 0, 0
 	for i := range uint32(w.missing) {
 		psn := (w.from + i) & 0xFFFFFF
-		n++
 		// (A copy shown before the direction's last request followed,
 		// or that explained a loss shown before, is an earlier pass's:
 		// the PSN sent again since went missing.)
@@ -306,9 +305,6 @@ func (t *Tracker) heldDamaged(l *Link, d Dir) bool {
 			return false
 		}
 		idx[nu], nu = j, nu+1
-	}
-	if n < w.missing {
-		return false
 	}
 	for _, j := range held[:nh] {
 		rc.dmg[j].lossShown = true
