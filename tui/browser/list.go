@@ -98,11 +98,9 @@ func classOf(f *capture.Frame) rowClass {
 // rowOfFrame reads a decoded frame's columns. A segment that completes
 // several CLC messages has one row, their summaries joined by " | ".
 func rowOfFrame(f *capture.Frame) row {
-	r := row{time: f.CI.Timestamp, proto: output.Protocol(f, -1), length: f.CI.Length, class: classOf(f)}
+	// The protocol of its last CLC message (-1 where it has none).
+	r := row{time: f.CI.Timestamp, proto: output.Protocol(f, len(f.CLC)-1), length: f.CI.Length, class: classOf(f)}
 	r.src, r.dst = output.Endpoints(f)
-	if n := len(f.CLC); n > 0 {
-		r.proto = output.Protocol(f, n-1)
-	}
 	r.info = string(output.AppendInfo(nil, f, -1))
 	return r
 }
