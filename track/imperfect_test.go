@@ -5037,6 +5037,9 @@ func TestDamagedCLCPSNCopy(t *testing.T) {
 			if !slices.Contains(found, expert.BadTCPSum.String()) {
 				t.Errorf("findings %v: want tcp.checksum.bad", found)
 			}
+			if len(s.Links) == 0 || s.Links[0].Client.PSN != whole.Links[0].Client.PSN || s.Links[0].Server.PSN != whole.Links[0].Server.PSN {
+				t.Errorf("link's first PSNs %v, want the whole capture's (client %#x, server %#x)", firstPSNs(s), whole.Links[0].Client.PSN, whole.Links[0].Server.PSN)
+			}
 			if got, want := retransOf(s), retransOf(whole); got != want {
 				t.Errorf("%d retransmissions, the whole capture's %d", got, want)
 			}
@@ -5315,4 +5318,13 @@ func secondHandshake(t *testing.T, name string) (all []rawFrame, lt layers.LinkT
 		t.Fatalf("%d CLC Accepts, %d Confirms", len(accepts), len(confirms))
 	}
 	return all, lt, accepts[1], confirms[1]
+}
+
+// firstPSNs lists the first PSN each link's client and server announced.
+func firstPSNs(s Snapshot) []string {
+	var out []string
+	for _, l := range s.Links {
+		out = append(out, fmt.Sprintf("link %d: client %#x, server %#x", l.ID, l.Client.PSN, l.Server.PSN))
+	}
+	return out
 }
